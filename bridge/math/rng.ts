@@ -1,0 +1,116 @@
+/**
+ * Seeded pseudo-random numbers. Every random choice in esi3d comes from an Rng passed in explicitly,
+ * so the same seed gives byte-identical tasks, bundles, clouds and reports.
+ *
+ * Generator: sfc32 (Chris Doty-Humphrey's Small Fast Counting generator, 128-bit state), seeded from a
+ * string by the cyrb128 hash. Both are tiny, fast and well-distributed; neither is cryptographic.
+ */
+
+function cyrb128(text: string): [number, number, number, number] {
+  let h1 = 1779033703, h2 = 3144134277, h3 = 1013904242, h4 = 2773480762;
+  for (let i = 0; i < text.length; i++) {
+    const k = text.charCodeAt(i);
+    h1 = h2 ^ Math.imul(h1 ^ k, 597399067);
+    h2 = h3 ^ Math.imul(h2 ^ k, 2869860233);
+    h3 = h4 ^ Math.imul(h3 ^ k, 951274213);
+    h4 = h1 ^ Math.imul(h4 ^ k, 2716044179);
+  }
+  h1 = Math.imul(h3 ^ (h1 >>> 18), 597399067);
+  h2 = Math.imul(h4 ^ (h2 >>> 22), 2869860233);
+  h3 = Math.imul(h1 ^ (h3 >>> 17), 951274213);
+  h4 = Math.imul(h2 ^ (h4 >>> 19), 2716044179);
+  h1 ^= h2 ^ h3 ^ h4;
+  h2 ^= h1;
+  h3 ^= h1;
+  h4 ^= h1;
+  return [h1 >>> 0, h2 >>> 0, h3 >>> 0, h4 >>> 0];
+}
+
+export class Rng {
+  private a: number;
+  private b: number;
+  private c: number;
+  private d: number;
+  readonly seed: string;
+
+  constructor(seed: string | number) {
+    this.seed = String(seed);
+    [this.a, this.b, this.c, this.d] = cyrb128(this.seed);
+    for (let i = 0; i < 12; i++) this.nextUint32(); // warm up away from the hash output
+  }
+
+  /** An independent stream for a named sub-task: the same (seed, label) always gives the same stream. */
+  fork(label: string | number): Rng {
+    return new Rng(`${this.seed}/${label}`);
+  }
+
+  nextUint32(): number {
+    this.a >>>= 0; this.b >>>= 0; this.c >>>= 0; this.d >>>= 0;
+    let t = (this.a + this.b) | 0;
+    this.a = this.b ^ (this.b >>> 9);
+    this.b = (this.c + (this.c << 3)) | 0;
+    this.c = (this.c << 21) | (this.c >>> 11);
+    this.d = (this.d + 1) | 0;
+    t = (t + this.d) | 0;
+    this.c = (this.c + t) | 0;
+    return t >>> 0;
+  }
+
+  /** Uniform in [0, 1). */
+  next(): number {
+    return this.nextUint32() / 4294967296;
+  }
+
+  uniform(lo: number, hi: number): number {
+    return lo + (hi - lo) * this.next();
+  }
+
+  /** Uniform integer in [lo, hi] (both inclusive). */
+  int(lo: number, hi: number): number {
+    return lo + Math.floor(this.next() * (hi - lo + 1));
+  }
+
+  bool(pTrue = 0.5): boolean {
+    return this.next() < pTrue;
+  }
+
+  pick<T>(items: readonly T[]): T {
+    if (items.length === 0) throw new Error("Rng.pick: empty list");
+    return items[Math.floor(this.next() * items.length)]!;
+  }
+
+  /** Picks by non-negative weights. */
+  weighted<T>(items: readonly T[], weights: readonly number[]): T {
+    let total = 0;
+    for (const w of weights) total += w;
+    let r = this.next() * total;
+    for (let i = 0; i < items.length; i++) {
+      r -= weights[i]!;
+      if (r < 0) return items[i]!;
+    }
+    return items[items.length - 1]!;
+  }
+
+  /** Fisher-Yates shuffle into a new array. */
+  shuffle<T>(items: readonly T[]): T[] {
+    const out = items.slice();
+    for (let i = out.length - 1; i > 0; i--) {
+      const j = Math.floor(this.next() * (i + 1));
+      [out[i], out[j]] = [out[j]!, out[i]!];
+    }
+    return out;
+  }
+
+  /** k distinct items in random order. */
+  sample<T>(items: readonly T[], k: number): T[] {
+    return this.shuffle(items).slice(0, k);
+  }
+
+  /** Standard normal (Box-Muller; one value per call, deterministic). */
+  normal(mean = 0, std = 1): number {
+    let u = this.next();
+    while (u <= 1e-300) u = this.next();
+    const v = this.next();
+    return mean + std * Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
+  }
+}

@@ -1,0 +1,136 @@
+/**
+ * The agent's discrete action vocabulary (reference/esi-spec.md §2.4) and its motion model.
+ * Step sizes follow ESI-Bench's public active-exploration code (MOVE_STEP 0.25 m, TURN_STEP 15 deg);
+ * pitch and height steps are not given there, so we use the same 15 deg and 0.25 m.
+ */
+import type { AgentPose } from "../math/camera.js";
+import { rad, wrapAngle } from "../math/vec.js";
+import type { Task, TaskObject } from "../task/schema.js";
+import { quatToMat } from "../math/quat.js";
+
+export const MOVE_STEP_M = 0.25;
+export const TURN_STEP_RAD = rad(15);
+export const PITCH_STEP_RAD = rad(15);
+export const HEIGHT_STEP_M = 0.25;
+/** Camera height limits (m): from crouching to a raised arm. */
+export const MIN_CAMERA_HEIGHT_M = 0.2;
+export const MAX_CAMERA_HEIGHT_M = 2.0;
+/** Pitch limits: looking straight down is allowed, looking up at most 45 deg. */
+export const MIN_PITCH_RAD = rad(-90);
+export const MAX_PITCH_RAD = rad(45);
+/** The camera keeps this clearance from walls and from any object it is not above (m). */
+export const BODY_CLEARANCE_M = 0.15;
+
+export const MOVE_ACTIONS = ["move_forward", "move_backward", "move_left", "move_right", "move_up", "move_down"] as const;
+export const TURN_ACTIONS = ["turn_left", "turn_right", "turn_up", "turn_down"] as const;
+export const NAVIGATION_ACTIONS = [...MOVE_ACTIONS, ...TURN_ACTIONS] as const;
+export type NavigationAction = (typeof NAVIGATION_ACTIONS)[number];
+
+export function isNavigationAction(a: string): a is NavigationAction {
+  return (NAVIGATION_ACTIONS as readonly string[]).includes(a);
+}
+
+/** Footprints the agent's camera may not enter (unless it is above them). */
+export interface Obstacle {
+  centre: [number, number];
+  halfX: number;
+  halfY: number;
+  yaw: number;
+  top: number;
+}
+
+export function obstaclesOf(objects: readonly TaskObject[]): Obstacle[] {
+  return objects.map((o) => {
+    const R = quatToMat(o.orientation);
+    return {
+      centre: [o.position[0], o.position[1]],
+      halfX: (o.extent[0] * o.scale) / 2,
+      halfY: (o.extent[1] * o.scale) / 2,
+      yaw: Math.atan2(R[1][0], R[0][0]),
+      top: o.position[2] + (o.extent[2] * o.scale) / 2,
+    };
+  });
+}
+
+export interface World {
+  roomSize: [number, number];
+  obstacles: Obstacle[];
+}
+
+export function worldOf(task: Pick<Task, "room" | "objects">): World {
+  return { roomSize: task.room.size, obstacles: obstaclesOf(task.objects) };
+}
+
+/** True where a camera at `p` is inside the room and clear of every obstacle it is not above. */
+export function isFree(world: World, p: [number, number, number]): boolean {
+  const hx = world.roomSize[0] / 2 - BODY_CLEARANCE_M, hy = world.roomSize[1] / 2 - BODY_CLEARANCE_M;
+  if (Math.abs(p[0]) > hx || Math.abs(p[1]) > hy) return false;
+  if (p[2] < MIN_CAMERA_HEIGHT_M - 1e-9 || p[2] > MAX_CAMERA_HEIGHT_M + 1e-9) return false;
+  for (const o of world.obstacles) {
+    if (p[2] > o.top + BODY_CLEARANCE_M) continue;
+    const dx = p[0] - o.centre[0], dy = p[1] - o.centre[1];
+    const c = Math.cos(o.yaw), s = Math.sin(o.yaw);
+    const lx = c * dx + s * dy, ly = -s * dx + c * dy;
+    if (Math.abs(lx) < o.halfX + BODY_CLEARANCE_M && Math.abs(ly) < o.halfY + BODY_CLEARANCE_M) return false;
+  }
+  return true;
+}
+
+/** The pose after an action, or null when the action is blocked (the agent then stays where it is). */
+export function applyAction(world: World, pose: AgentPose, action: NavigationAction): AgentPose | null {
+  const [x, y, z] = pose.position;
+  const fwd: [number, number] = [Math.cos(pose.yaw), Math.sin(pose.yaw)];
+  const left: [number, number] = [-fwd[1], fwd[0]];
+  let next: AgentPose;
+  switch (action) {
+    case "move_forward":
+      next = { ...pose, position: [x + MOVE_STEP_M * fwd[0], y + MOVE_STEP_M * fwd[1], z] };
+      break;
+    case "move_backward":
+      next = { ...pose, position: [x - MOVE_STEP_M * fwd[0], y - MOVE_STEP_M * fwd[1], z] };
+      break;
+    case "move_left":
+      next = { ...pose, position: [x + MOVE_STEP_M * left[0], y + MOVE_STEP_M * left[1], z] };
+      break;
+    case "move_right":
+      next = { ...pose, position: [x - MOVE_STEP_M * left[0], y - MOVE_STEP_M * left[1], z] };
+      break;
+    case "move_up":
+      next = { ...pose, position: [x, y, z + HEIGHT_STEP_M] };
+      break;
+    case "move_down":
+      next = { ...pose, position: [x, y, z - HEIGHT_STEP_M] };
+      break;
+    case "turn_left":
+      return { ...pose, yaw: wrapAngle(pose.yaw + TURN_STEP_RAD) };
+    case "turn_right":
+      return { ...pose, yaw: wrapAngle(pose.yaw - TURN_STEP_RAD) };
+    case "turn_up": {
+      const p = pose.pitch + PITCH_STEP_RAD;
+      return p > MAX_PITCH_RAD + 1e-9 ? null : { ...pose, pitch: p };
+    }
+    case "turn_down": {
+      const p = pose.pitch - PITCH_STEP_RAD;
+      return p < MIN_PITCH_RAD - 1e-9 ? null : { ...pose, pitch: p };
+    }
+  }
+  return isFree(world, next.position) ? next : null;
+}
+
+/** Replays an action sequence; blocked actions leave the pose unchanged (a physical failure). */
+export function replay(world: World, start: AgentPose, actions: readonly string[]): AgentPose[] {
+  const poses = [start];
+  let pose = start;
+  for (const a of actions) {
+    if (!isNavigationAction(a)) throw new Error(`unknown action "${a}"`);
+    pose = applyAction(world, pose, a) ?? pose;
+    poses.push(pose);
+  }
+  return poses;
+}
+
+/** Yaw and pitch that point the camera at `target` from `from`. */
+export function lookAt(from: [number, number, number], target: [number, number, number]): { yaw: number; pitch: number } {
+  const dx = target[0] - from[0], dy = target[1] - from[1], dz = target[2] - from[2];
+  return { yaw: Math.atan2(dy, dx), pitch: Math.atan2(dz, Math.hypot(dx, dy)) };
+}

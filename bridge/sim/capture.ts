@@ -1,0 +1,46 @@
+/** Renders a task's views for a paradigm into a frame bundle. */
+import { intrinsicsFromHfov, poseToExtrinsic } from "../math/camera.js";
+import type { Task } from "../task/schema.js";
+import { BUNDLE_CONVENTIONS, BUNDLE_FORMAT, type BundleManifest, type Paradigm } from "../bundle/schema.js";
+import type { ViewPayload } from "../bundle/io.js";
+import { viewFileNames } from "../bundle/io.js";
+import { buildScene } from "./scene.js";
+import { render } from "./raster.js";
+import { paradigmViews } from "./views.js";
+
+export const BUILTIN_SIMULATOR = "esi3d-builtin/1";
+
+export interface CapturedBundle {
+  manifest: BundleManifest;
+  payloads: ViewPayload[];
+}
+
+export function captureBundle(task: Task, paradigm: Paradigm): CapturedBundle {
+  const scene = buildScene(task);
+  const { width, height, hfov_deg } = task.camera;
+  const K = intrinsicsFromHfov(width, height, hfov_deg);
+  const planned = paradigmViews(task, paradigm);
+  const payloads: ViewPayload[] = [];
+  const views: BundleManifest["views"] = [];
+  planned.forEach((pv, i) => {
+    const E = poseToExtrinsic(pv.pose);
+    const out = render(scene, { width, height, K, E });
+    payloads.push({ rgb: out.rgb!, depth: out.depth, ids: out.ids });
+    views.push({ index: i, ...viewFileNames(i), intrinsics: K, extrinsic: E, action: pv.action });
+  });
+  const instances = [...scene.categories.entries()]
+    .sort((a, b) => a[0] - b[0])
+    .map(([id, category]) => ({ id, category, structure: category === "floor" || category === "wall" }));
+  const manifest: BundleManifest = {
+    format: BUNDLE_FORMAT,
+    task_id: task.task_id,
+    paradigm,
+    simulator: BUILTIN_SIMULATOR,
+    image: { width, height },
+    conventions: BUNDLE_CONVENTIONS,
+    views,
+    instances,
+    task,
+  };
+  return { manifest, payloads };
+}

@@ -1,0 +1,130 @@
+/**
+ * Turns a task record into a renderable triangle scene: the room (floor and four walls; no ceiling, as
+ * ESI-Bench loads none) and every object's model, scaled, rotated and placed.
+ */
+import type { Vec3 } from "../math/vec.js";
+import { quatToMat } from "../math/quat.js";
+import type { Lighting, Task, TaskObject } from "../task/schema.js";
+import { colorRgb, type Rgb } from "./colors.js";
+import { buildModel, modelDef } from "./library.js";
+
+/** Instance ids reserved for room structure (task objects start at 16). */
+export const FLOOR_ID = 1;
+export const WALL_IDS = [2, 3, 4, 5] as const;
+export const FIRST_OBJECT_ID = 16;
+
+export const FLOOR_RGB: Rgb = [176, 150, 118];
+export const WALL_RGB: Rgb = [214, 210, 200];
+/** Size of the floor's checker tiles (m); gives the floor texture that multi-view methods need. */
+export const FLOOR_TILE_M = 0.5;
+
+export interface RenderScene {
+  /** World-space triangle soup, 9 floats per triangle. */
+  tris: Float32Array;
+  /** Unit normal per triangle (3 floats). */
+  normals: Float32Array;
+  /** Instance id per triangle. */
+  triId: Uint16Array;
+  /** Albedo per triangle (3 bytes). */
+  triRgb: Uint8Array;
+  /** 1 where the triangle is glass. */
+  triGlass: Uint8Array;
+  lighting: Lighting;
+  /** id -> category for every id that can appear in an instance image. */
+  categories: Map<number, string>;
+  roomSize: [number, number];
+  roomHeight: number;
+}
+
+interface Builder {
+  tris: number[];
+  ids: number[];
+  rgb: number[];
+  glass: number[];
+}
+
+function pushQuad(b: Builder, a: Vec3, c: Vec3, d: Vec3, e: Vec3, id: number, rgb: Rgb): void {
+  b.tris.push(...a, ...c, ...d, ...a, ...d, ...e);
+  b.ids.push(id, id);
+  b.rgb.push(...rgb, ...rgb);
+  b.glass.push(0, 0);
+}
+
+function slotColor(obj: TaskObject, slot: number): Rgb {
+  const md = modelDef(obj.model);
+  if (slot === 0) return colorRgb(obj.color);
+  if (slot === 1) return colorRgb(md.secondary ?? obj.color);
+  if (slot === 2) return colorRgb(md.accent ?? md.secondary ?? obj.color);
+  return colorRgb("glass");
+}
+
+/** Appends an object's model, transformed to its world pose. Exported for validation geometry. */
+export function objectWorldTriangles(obj: TaskObject): Float32Array {
+  const model = buildModel(obj.model);
+  const R = quatToMat(obj.orientation);
+  const s = obj.scale;
+  const [px, py, pz] = obj.position;
+  const out = new Float32Array(model.tris.length);
+  for (let i = 0; i < model.tris.length; i += 3) {
+    const x = model.tris[i]! * s, y = model.tris[i + 1]! * s, z = model.tris[i + 2]! * s;
+    out[i] = R[0][0] * x + R[0][1] * y + R[0][2] * z + px;
+    out[i + 1] = R[1][0] * x + R[1][1] * y + R[1][2] * z + py;
+    out[i + 2] = R[2][0] * x + R[2][1] * y + R[2][2] * z + pz;
+  }
+  return out;
+}
+
+export function buildScene(task: Pick<Task, "room" | "objects" | "lighting">): RenderScene {
+  const b: Builder = { tris: [], ids: [], rgb: [], glass: [] };
+  const [sx, sy] = task.room.size;
+  const hx = sx / 2, hy = sy / 2, h = task.room.height;
+  const categories = new Map<number, string>();
+  categories.set(FLOOR_ID, "floor");
+  pushQuad(b, [-hx, -hy, 0], [hx, -hy, 0], [hx, hy, 0], [-hx, hy, 0], FLOOR_ID, FLOOR_RGB);
+  const walls: Array<[Vec3, Vec3, Vec3, Vec3]> = [
+    [[-hx, -hy, 0], [-hx, -hy, h], [hx, -hy, h], [hx, -hy, 0]],
+    [[hx, -hy, 0], [hx, -hy, h], [hx, hy, h], [hx, hy, 0]],
+    [[hx, hy, 0], [hx, hy, h], [-hx, hy, h], [-hx, hy, 0]],
+    [[-hx, hy, 0], [-hx, hy, h], [-hx, -hy, h], [-hx, -hy, 0]],
+  ];
+  walls.forEach((w, i) => {
+    pushQuad(b, w[0], w[1], w[2], w[3], WALL_IDS[i]!, WALL_RGB);
+    categories.set(WALL_IDS[i]!, "wall");
+  });
+  for (const obj of task.objects) {
+    categories.set(obj.id, obj.category);
+    const world = objectWorldTriangles(obj);
+    const slots = buildModel(obj.model).slots;
+    for (let t = 0; t < slots.length; t++) {
+      for (let k = 0; k < 9; k++) b.tris.push(world[t * 9 + k]!);
+      const slot = slots[t]!;
+      b.ids.push(obj.id);
+      b.rgb.push(...slotColor(obj, slot));
+      b.glass.push(obj.transparent || slot === 3 ? 1 : 0);
+    }
+  }
+  const tris = Float32Array.from(b.tris);
+  const n = b.ids.length;
+  const normals = new Float32Array(n * 3);
+  for (let t = 0; t < n; t++) {
+    const o = t * 9;
+    const ux = tris[o + 3]! - tris[o]!, uy = tris[o + 4]! - tris[o + 1]!, uz = tris[o + 5]! - tris[o + 2]!;
+    const vx = tris[o + 6]! - tris[o]!, vy = tris[o + 7]! - tris[o + 1]!, vz = tris[o + 8]! - tris[o + 2]!;
+    const nx = uy * vz - uz * vy, ny = uz * vx - ux * vz, nz = ux * vy - uy * vx;
+    const l = Math.hypot(nx, ny, nz) || 1;
+    normals[t * 3] = nx / l;
+    normals[t * 3 + 1] = ny / l;
+    normals[t * 3 + 2] = nz / l;
+  }
+  return {
+    tris,
+    normals,
+    triId: Uint16Array.from(b.ids),
+    triRgb: Uint8Array.from(b.rgb),
+    triGlass: Uint8Array.from(b.glass),
+    lighting: task.lighting,
+    categories,
+    roomSize: [sx, sy],
+    roomHeight: h,
+  };
+}

@@ -1,0 +1,79 @@
+/**
+ * View sets per paradigm (design.md "Paradigms"):
+ * - single: the initial pose only;
+ * - multi: 30 views along a seeded random trajectory from the initial pose (agent-like moves and turns,
+ *   staying inside the room and clear of furniture);
+ * - gt: the initial pose, then one view after each action of the task's ground-truth trajectory.
+ */
+import type { AgentPose } from "../math/camera.js";
+import { Rng } from "../math/rng.js";
+import type { Task } from "../task/schema.js";
+import type { Paradigm } from "../bundle/schema.js";
+import { applyAction, NAVIGATION_ACTIONS, replay, worldOf, type NavigationAction, type World } from "./agent.js";
+
+/** Passive Multi-View: 30 views, equal to the step budget T_max (reference/esi-spec.md §2.2). */
+export const MULTI_VIEW_COUNT = 30;
+
+/**
+ * Action weights of the random walk: mostly forward moves and yaw turns, like an agent looking around;
+ * [U] in the paper (§10 Q13), our choice.
+ */
+const RANDOM_WALK_WEIGHTS: Record<NavigationAction, number> = {
+  move_forward: 0.28,
+  move_backward: 0.05,
+  move_left: 0.1,
+  move_right: 0.1,
+  move_up: 0.03,
+  move_down: 0.03,
+  turn_left: 0.16,
+  turn_right: 0.16,
+  turn_up: 0.04,
+  turn_down: 0.05,
+};
+/** Probability of repeating the previous action, so the walk travels instead of dithering. */
+const RANDOM_WALK_MOMENTUM = 0.45;
+
+export interface PlannedView {
+  pose: AgentPose;
+  action: string | null;
+}
+
+export function randomTrajectory(world: World, start: AgentPose, rng: Rng, nViews = MULTI_VIEW_COUNT): PlannedView[] {
+  const views: PlannedView[] = [{ pose: start, action: null }];
+  let pose = start;
+  let prev: NavigationAction | null = null;
+  const weights = NAVIGATION_ACTIONS.map((a) => RANDOM_WALK_WEIGHTS[a]);
+  while (views.length < nViews) {
+    let next: AgentPose | null = null;
+    let action: NavigationAction = "turn_left";
+    for (let attempt = 0; attempt < 20 && !next; attempt++) {
+      action = prev && attempt === 0 && rng.bool(RANDOM_WALK_MOMENTUM) ? prev : rng.weighted(NAVIGATION_ACTIONS, weights);
+      next = applyAction(world, pose, action);
+    }
+    if (!next) {
+      action = "turn_left"; // always possible
+      next = applyAction(world, pose, action)!;
+    }
+    pose = next;
+    prev = action;
+    views.push({ pose, action });
+  }
+  return views;
+}
+
+export function paradigmViews(task: Task, paradigm: Paradigm): PlannedView[] {
+  const start: AgentPose = { position: task.agent_initial.position, yaw: task.agent_initial.yaw, pitch: task.agent_initial.pitch };
+  const world = worldOf(task);
+  switch (paradigm) {
+    case "single":
+      return [{ pose: start, action: null }];
+    case "multi":
+      return randomTrajectory(world, start, new Rng(`${task.seed}/${task.task_id}/multi`));
+    case "gt": {
+      const poses = replay(world, start, task.action_trajectory);
+      return poses.map((pose, i) => ({ pose, action: i === 0 ? null : task.action_trajectory[i - 1]! }));
+    }
+    case "active":
+      throw new Error("the 'active' paradigm needs an agent choosing actions; the built-in simulator renders single, multi and gt");
+  }
+}
