@@ -1,0 +1,66 @@
+/**
+ * The one point-cloud type every source (gt, vggt, noisy) produces: structure of arrays, one entry per
+ * point, so later stages can trace every node back to its pixels.
+ */
+
+export type CloudSource = "gt" | "vggt" | "noisy";
+
+export interface PointCloud {
+  count: number;
+  /** x, y, z per point (world frame, metres; for `vggt --align none`, VGGT's own frame). */
+  xyz: Float32Array;
+  /** r, g, b per point. */
+  rgb: Uint8Array;
+  /** Per-point confidence: 1 for ground truth, VGGT's depth/point confidence (>= 1) for vggt. */
+  confidence: Float32Array;
+  /** Index of the bundle view the point came from. */
+  view: Uint16Array;
+  /** Pixel index (row * width + column) in that view's image at the bundle's resolution. */
+  pixel: Uint32Array;
+  /** Mask label: the instance id at that pixel in the bundle's instance image (0 = none). */
+  instance: Uint16Array;
+  /** id -> category for the ids in `instance` (the bundle's instance table). */
+  categories: Map<number, string>;
+  /** Image size the `pixel` indices refer to. */
+  imageWidth: number;
+  imageHeight: number;
+  source: CloudSource;
+  /** Source-specific facts worth reporting (alignment scale and residual, noise parameters, ...). */
+  meta: Record<string, unknown>;
+}
+
+export function allocateCloud(count: number, base: Pick<PointCloud, "categories" | "imageWidth" | "imageHeight" | "source" | "meta">): PointCloud {
+  return {
+    count,
+    xyz: new Float32Array(count * 3),
+    rgb: new Uint8Array(count * 3),
+    confidence: new Float32Array(count),
+    view: new Uint16Array(count),
+    pixel: new Uint32Array(count),
+    instance: new Uint16Array(count),
+    ...base,
+  };
+}
+
+/** A new cloud holding the points where keep[i] is non-zero, in the same order. */
+export function filterCloud(c: PointCloud, keep: ArrayLike<number | boolean>): PointCloud {
+  let n = 0;
+  for (let i = 0; i < c.count; i++) if (keep[i]) n++;
+  const out = allocateCloud(n, c);
+  let k = 0;
+  for (let i = 0; i < c.count; i++) {
+    if (!keep[i]) continue;
+    out.xyz[3 * k] = c.xyz[3 * i]!;
+    out.xyz[3 * k + 1] = c.xyz[3 * i + 1]!;
+    out.xyz[3 * k + 2] = c.xyz[3 * i + 2]!;
+    out.rgb[3 * k] = c.rgb[3 * i]!;
+    out.rgb[3 * k + 1] = c.rgb[3 * i + 1]!;
+    out.rgb[3 * k + 2] = c.rgb[3 * i + 2]!;
+    out.confidence[k] = c.confidence[i]!;
+    out.view[k] = c.view[i]!;
+    out.pixel[k] = c.pixel[i]!;
+    out.instance[k] = c.instance[i]!;
+    k++;
+  }
+  return out;
+}
