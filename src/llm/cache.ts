@@ -1,0 +1,170 @@
+/**
+ * The LLM response cache: one SQLite file (better-sqlite3, WAL mode so that several processes of one run can
+ * share it), keyed by a sha256 of everything that determines the reply.
+ *
+ * Rules (reference/ecosystem.md §0 and §1.1, after lmms-eval's cache):
+ * - only deterministic requests are cached: temperature 0 or unset (unset is keyed apart from 0, since the
+ *   provider's default may differ);
+ * - an empty or whitespace-only reply is never stored, and a failure never reaches the cache;
+ * - the key covers provider, model, base URL, generation parameters, system text, user text and a sha256 of every
+ *   image (with its MIME type), in order; nothing else (timeouts and retry settings do not change a reply);
+ * - nothing secret is stored: the API key is not part of the request description.
+ */
+import { createHash } from "node:crypto";
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import Database from "better-sqlite3";
+import type { ChatImage, ChatRequest, ChatUsage } from "./types.js";
+
+/** Bump when the key recipe or the stored fields change; old entries then simply stop matching. */
+export const CACHE_SCHEMA_VERSION = 1;
+/** How long a writer waits for another process's lock before failing (ms); ours. */
+const SQLITE_BUSY_TIMEOUT_MS = 5_000;
+
+export interface CacheKeyInput {
+  provider: string;
+  model: string;
+  /** the resolved endpoint, so that two servers serving the same model name never share entries */
+  baseUrl: string;
+  /** generation parameters, exactly as they affect the request (temperature, output limit, its parameter name) */
+  params: Record<string, unknown>;
+  system?: string;
+  user: string;
+  images?: readonly ChatImage[];
+}
+
+/** A request is cached only when it is deterministic: temperature 0 or unset. */
+export function isCacheable(req: Pick<ChatRequest, "temperature">): boolean {
+  return req.temperature === undefined || req.temperature === 0;
+}
+
+export function sha256Hex(data: Uint8Array | string): string {
+  return createHash("sha256").update(data).digest("hex");
+}
+
+/** JSON with object keys sorted at every level, undefined members dropped: a stable serialisation to hash. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(sortKeys(value));
+}
+
+function sortKeys(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sortKeys);
+  if (v && typeof v === "object") {
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(v as Record<string, unknown>).sort()) {
+      const x = (v as Record<string, unknown>)[k];
+      if (x !== undefined) out[k] = sortKeys(x);
+    }
+    return out;
+  }
+  return v;
+}
+
+export function cacheKey(input: CacheKeyInput): string {
+  return sha256Hex(
+    canonicalJson({
+      v: CACHE_SCHEMA_VERSION,
+      provider: input.provider,
+      model: input.model,
+      baseUrl: input.baseUrl.replace(/\/+$/, ""),
+      params: input.params,
+      system: input.system ?? null,
+      user: input.user,
+      images: (input.images ?? []).map((im) => ({ mimeType: im.mimeType, sha256: sha256Hex(im.data) })),
+    }),
+  );
+}
+
+export interface CachedReply {
+  text: string;
+  model: string;
+  usage?: ChatUsage;
+  finishReason?: string;
+}
+
+export interface CacheEntryInfo {
+  provider: string;
+  model: string;
+  baseUrl: string;
+}
+
+interface Row {
+  text: string;
+  reply_model: string;
+  usage: string | null;
+  finish_reason: string | null;
+}
+
+export class ResponseCache {
+  readonly path: string;
+  private readonly db: Database.Database;
+  private readonly getStmt: Database.Statement<[string], Row>;
+  private readonly putStmt: Database.Statement<unknown[]>;
+
+  private constructor(path: string) {
+    this.path = path;
+    if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+    this.db = new Database(path);
+    this.db.pragma("journal_mode = WAL");
+    this.db.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
+    this.db.exec(`
+      CREATE TABLE IF NOT EXISTS responses (
+        key TEXT PRIMARY KEY,
+        schema_version INTEGER NOT NULL,
+        provider TEXT NOT NULL,
+        model TEXT NOT NULL,
+        base_url TEXT NOT NULL,
+        text TEXT NOT NULL,
+        reply_model TEXT NOT NULL,
+        usage TEXT,
+        finish_reason TEXT,
+        created_at TEXT NOT NULL
+      )`);
+    this.getStmt = this.db.prepare("SELECT text, reply_model, usage, finish_reason FROM responses WHERE key = ?");
+    this.putStmt = this.db.prepare(
+      `INSERT OR REPLACE INTO responses (key, schema_version, provider, model, base_url, text, reply_model, usage, finish_reason, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+  }
+
+  /** Opens (creating folders and the file if needed) the cache at `path`; ":memory:" gives a private one. */
+  static open(path: string): ResponseCache {
+    return new ResponseCache(path);
+  }
+
+  get(key: string): CachedReply | undefined {
+    const row = this.getStmt.get(key);
+    if (!row) return undefined;
+    const out: CachedReply = { text: row.text, model: row.reply_model };
+    if (row.usage) out.usage = JSON.parse(row.usage) as ChatUsage;
+    if (row.finish_reason) out.finishReason = row.finish_reason;
+    return out;
+  }
+
+  /** Stores a reply; returns false (and stores nothing) for an empty or whitespace-only text. */
+  put(key: string, info: CacheEntryInfo, reply: CachedReply): boolean {
+    if (reply.text.trim() === "") return false;
+    this.putStmt.run(
+      key,
+      CACHE_SCHEMA_VERSION,
+      info.provider,
+      info.model,
+      info.baseUrl,
+      reply.text,
+      reply.model,
+      reply.usage ? JSON.stringify(reply.usage) : null,
+      reply.finishReason ?? null,
+      new Date().toISOString(),
+    );
+    return true;
+  }
+
+  /** Number of stored replies. */
+  size(): number {
+    return (this.db.prepare("SELECT COUNT(*) AS n FROM responses").get() as { n: number }).n;
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+}

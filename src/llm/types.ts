@@ -1,0 +1,83 @@
+/**
+ * Provider-neutral LLM client types. Every provider (OpenAI Chat Completions and OpenAI-compatible servers,
+ * Gemini) is reached through this one interface; retries, timeouts, concurrency and the response cache are
+ * ours (src/llm/client.ts), not the SDKs'.
+ */
+
+export interface ChatImage {
+  /** e.g. "image/png" */
+  mimeType: string;
+  /** raw encoded image bytes (PNG, JPEG, ...); sent base64-encoded */
+  data: Uint8Array;
+}
+
+export interface ChatRequest {
+  system?: string;
+  user: string;
+  images?: ChatImage[];
+  /** undefined = the provider's default. Only 0 or undefined is cached (see cache.ts). */
+  temperature?: number;
+  maxOutputTokens?: number;
+}
+
+export interface ChatUsage {
+  inputTokens?: number;
+  outputTokens?: number;
+}
+
+export interface ChatResult {
+  /** the reply text; "" when the model returned no text (e.g. thinking used the whole output budget) */
+  text: string;
+  /** the model that answered, as the server reports it (falls back to the requested model) */
+  model: string;
+  /** HTTP attempts made for this result (0 for a cache hit) */
+  attempts: number;
+  /** wall time of this call in ms, including retries and backoff (cache lookup time for a hit) */
+  latencyMs: number;
+  cached: boolean;
+  usage?: ChatUsage;
+  /** the provider's finish / stop reason when it gives one ("stop", "length", "STOP", "MAX_TOKENS", "SAFETY", ...) */
+  finishReason?: string;
+}
+
+export interface LlmClient {
+  /** "openai:<model>" or "gemini:<model>" */
+  readonly id: string;
+  chat(req: ChatRequest, signal?: AbortSignal): Promise<ChatResult>;
+}
+
+/**
+ * How a call failed.
+ * - `config`: the client cannot be built or used (missing key, bad spec); never retried.
+ * - `http`: the server answered with a non-2xx status (`status` set).
+ * - `connection`: no HTTP answer (refused, reset, DNS).
+ * - `timeout`: the per-attempt timeout ran out.
+ * - `bad_response`: a 2xx answer whose body is not the provider's wire format (malformed JSON, no choices).
+ * - `aborted`: the caller's AbortSignal fired.
+ */
+export type LlmErrorKind = "config" | "http" | "connection" | "timeout" | "bad_response" | "aborted";
+
+/**
+ * The one error type the clients throw. Its message names the provider, model, status and the server's own
+ * message, and never contains an API key (every message passes through `redact`).
+ */
+export class LlmError extends Error {
+  readonly kind: LlmErrorKind;
+  readonly status: number | undefined;
+  readonly attempts: number;
+  readonly retryable: boolean;
+  /** the wait the server asked for (Retry-After / retry-after-ms), in ms, when it asked */
+  readonly retryAfterMs: number | undefined;
+  constructor(
+    message: string,
+    opts: { kind: LlmErrorKind; status?: number; attempts?: number; retryable?: boolean; retryAfterMs?: number },
+  ) {
+    super(message);
+    this.name = "LlmError";
+    this.kind = opts.kind;
+    this.status = opts.status;
+    this.attempts = opts.attempts ?? 0;
+    this.retryable = opts.retryable ?? false;
+    this.retryAfterMs = opts.retryAfterMs;
+  }
+}
