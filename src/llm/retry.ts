@@ -51,6 +51,8 @@ export function parseRetryAfterMs(headers: HeaderLookup | undefined, nowMs: numb
   if (ra == null || ra.trim() === "") return undefined;
   const s = ra.trim();
   if (/^\d+(\.\d+)?$/.test(s)) return Number(s) * 1000;
+  // every HTTP-date form (IMF-fixdate, RFC 850, asctime) starts with a day name; anything else is not a date
+  if (!/^[A-Za-z]{3}/.test(s)) return undefined;
   const date = Date.parse(s);
   if (Number.isFinite(date)) return Math.max(0, date - nowMs);
   return undefined;
