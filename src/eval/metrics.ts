@@ -1,0 +1,249 @@
+/**
+ * Evaluation metrics: Wilson intervals for accuracies, VSI-Bench's mean relative accuracy (MRA) for numeric
+ * answers, calibration of the reported confidences (ECE, Brier, mean confidence when right vs wrong), and accuracy
+ * per group with and without the unscored items.
+ *
+ * The ESI-Bench paper reports only accuracy; it collects a confidence but never uses it (reference/esi-spec.md
+ * §2.6, §10.17). Calibration is ours, on the scored items that gave a confidence.
+ */
+
+// ---------------------------------------------------------------------------------------------------------------
+// Wilson interval
+
+/** The two-sided 95 % normal quantile, Φ⁻¹(0.975). */
+export const Z_95 = 1.959963984540054;
+
+export interface Interval {
+  /** point estimate k/n; NaN when n = 0 */
+  p: number;
+  lo: number;
+  hi: number;
+}
+
+/**
+ * Wilson score interval for k successes in n trials (Wilson 1927): centre (p + z²/2n)/(1 + z²/n), half-width
+ * z·√(p(1−p)/n + z²/4n²)/(1 + z²/n). n = 0 gives p = NaN and the uninformative [0, 1].
+ */
+export function wilsonInterval(k: number, n: number, z: number = Z_95): Interval {
+  if (!(Number.isInteger(k) && Number.isInteger(n) && n >= 0 && k >= 0 && k <= n)) {
+    throw new RangeError(`wilsonInterval: need integers 0 <= k <= n, got k=${k}, n=${n}`);
+  }
+  if (n === 0) return { p: Number.NaN, lo: 0, hi: 1 };
+  const p = k / n;
+  const z2 = z * z;
+  const denom = 1 + z2 / n;
+  const centre = (p + z2 / (2 * n)) / denom;
+  const half = (z * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n))) / denom;
+  return { p, lo: k === 0 ? 0 : Math.max(0, centre - half), hi: k === n ? 1 : Math.min(1, centre + half) };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// MRA
+
+/**
+ * VSI-Bench's confidence thresholds C = {0.50, 0.55, …, 0.95}, hard-coded (reference/vsi-spatialworld.md §C3: the
+ * official linspace only gives 10 values by floating-point accident). Threshold k is k/20 for k = 10…19.
+ */
+export const MRA_THRESHOLDS: readonly number[] = [0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95];
+const MRA_STEPS = 20; // thresholds are multiples of 1/20
+
+export interface MraOptions {
+  /**
+   * false (default): the paper's strict `|ŷ−y|/|y| < 1−θ`; true: the official code's `<=`. They differ only when the
+   * relative error is exactly a multiple of 0.05.
+   */
+  inclusive?: boolean;
+}
+
+/**
+ * Mean relative accuracy: (1/10)·Σ_θ 1[|ŷ−y|/|y| < 1−θ]. The comparison is done as 20·|ŷ−y| < (20−k)·|y|, exact for
+ * integers, so a relative error of exactly 0.05·k is never misjudged by floating-point rounding of 1−θ.
+ * - An unparseable prediction (null, undefined, NaN) scores the worst case, 0, as in VSI-Bench.
+ * - y = 0 (never in VSI-Bench, where counts are >= 2): ours, 1 if ŷ = 0 and 0 otherwise.
+ */
+export function meanRelativeAccuracy(pred: number | null | undefined, truth: number, opts: MraOptions = {}): number {
+  if (!Number.isFinite(truth)) throw new RangeError(`meanRelativeAccuracy: ground truth must be finite, got ${truth}`);
+  if (pred === null || pred === undefined || !Number.isFinite(pred)) return 0;
+  if (truth === 0) return pred === 0 ? 1 : 0;
+  const err = MRA_STEPS * Math.abs(pred - truth);
+  const y = Math.abs(truth);
+  let hits = 0;
+  for (let k = 10; k < MRA_STEPS; k++) {
+    const bound = (MRA_STEPS - k) * y;
+    if (opts.inclusive ? err <= bound : err < bound) hits++;
+  }
+  return hits / MRA_THRESHOLDS.length;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// calibration
+
+/** Equal-width confidence bins over [0, 1] for ECE: the common choice (Guo et al. 2017; Naeini et al. 2015). */
+export const ECE_BINS = 10;
+
+export interface CalibrationItem {
+  /** in [0, 1]; items without one are left out of every calibration number (and counted) */
+  confidence?: number;
+  correct: boolean;
+}
+
+export interface CalibrationBin {
+  /** bin i covers [i/B, (i+1)/B); the last bin also holds 1.0 */
+  lo: number;
+  hi: number;
+  n: number;
+  /** NaN for an empty bin */
+  meanConfidence: number;
+  accuracy: number;
+}
+
+export interface MeanWithN {
+  /** NaN when n = 0 */
+  mean: number;
+  n: number;
+}
+
+export interface Calibration {
+  /** items that gave a confidence */
+  n: number;
+  /** items left out because they gave none (or one outside [0, 1]) */
+  nWithoutConfidence: number;
+  /** Σ_b (n_b/n)·|accuracy_b − meanConfidence_b|; NaN when n = 0 */
+  ece: number;
+  /** mean (c − 1[correct])²; NaN when n = 0 */
+  brier: number;
+  meanConfidenceRight: MeanWithN;
+  meanConfidenceWrong: MeanWithN;
+  bins: CalibrationBin[];
+}
+
+function withConfidence(items: readonly CalibrationItem[]): { c: number; correct: boolean }[] {
+  const out: { c: number; correct: boolean }[] = [];
+  for (const it of items) {
+    const c = it.confidence;
+    if (c !== undefined && Number.isFinite(c) && c >= 0 && c <= 1) out.push({ c, correct: it.correct });
+  }
+  return out;
+}
+
+/** Expected calibration error with `bins` equal-width bins (default 10), and the bins themselves. */
+export function expectedCalibrationError(items: readonly CalibrationItem[], bins: number = ECE_BINS): { ece: number; bins: CalibrationBin[] } {
+  if (!(Number.isInteger(bins) && bins >= 1)) throw new RangeError(`bins must be a positive integer, got ${bins}`);
+  const xs = withConfidence(items);
+  const acc = Array.from({ length: bins }, () => ({ n: 0, conf: 0, right: 0 }));
+  for (const x of xs) {
+    const b = acc[Math.min(Math.floor(x.c * bins), bins - 1)]!;
+    b.n++;
+    b.conf += x.c;
+    if (x.correct) b.right++;
+  }
+  const out: CalibrationBin[] = acc.map((b, i) => ({
+    lo: i / bins,
+    hi: (i + 1) / bins,
+    n: b.n,
+    meanConfidence: b.n ? b.conf / b.n : Number.NaN,
+    accuracy: b.n ? b.right / b.n : Number.NaN,
+  }));
+  if (xs.length === 0) return { ece: Number.NaN, bins: out };
+  let ece = 0;
+  for (const b of out) if (b.n > 0) ece += (b.n / xs.length) * Math.abs(b.accuracy - b.meanConfidence);
+  return { ece, bins: out };
+}
+
+/** Brier score of the confidences against correctness: mean (c − 1[correct])². */
+export function brierScore(items: readonly CalibrationItem[]): number {
+  const xs = withConfidence(items);
+  if (xs.length === 0) return Number.NaN;
+  return xs.reduce((s, x) => s + (x.c - (x.correct ? 1 : 0)) ** 2, 0) / xs.length;
+}
+
+/** Mean confidence over the right answers and over the wrong ones. */
+export function meanConfidenceByOutcome(items: readonly CalibrationItem[]): { right: MeanWithN; wrong: MeanWithN } {
+  const xs = withConfidence(items);
+  const mean = (ys: { c: number }[]): MeanWithN => ({ mean: ys.length ? ys.reduce((s, y) => s + y.c, 0) / ys.length : Number.NaN, n: ys.length });
+  return { right: mean(xs.filter((x) => x.correct)), wrong: mean(xs.filter((x) => !x.correct)) };
+}
+
+/** Every calibration number at once. Pass scored items only (an unscored item has no correctness). */
+export function calibration(items: readonly CalibrationItem[], bins: number = ECE_BINS): Calibration {
+  const n = withConfidence(items).length;
+  const { ece, bins: b } = expectedCalibrationError(items, bins);
+  const { right, wrong } = meanConfidenceByOutcome(items);
+  return { n, nWithoutConfidence: items.length - n, ece, brier: brierScore(items), meanConfidenceRight: right, meanConfidenceWrong: wrong, bins: b };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// accuracy aggregation
+
+export interface ScoredRecord {
+  /** scored = the reply was parsed; unscored = invalid, empty or error (never counted as a wrong answer silently) */
+  scored: boolean;
+  /** required when scored */
+  correct?: boolean;
+  /** MRA of the item, when it has one (integer answers); include 0 for unscored items to follow VSI-Bench's worst case */
+  mra?: number;
+}
+
+export interface GroupSummary {
+  group: string;
+  /** all items */
+  n: number;
+  nScored: number;
+  nUnscored: number;
+  /** correct items */
+  k: number;
+  /** k of nScored, with its Wilson interval: the model's accuracy on the answers it gave */
+  accuracy: Interval;
+  /** k of n, unscored items counted as wrong: the accuracy a user of the whole pipeline sees */
+  accuracyAll: Interval;
+  /** mean MRA over the items that carry one */
+  mra?: MeanWithN;
+}
+
+/** One summary over all records. */
+export function summarize<R extends ScoredRecord>(records: readonly R[], group = "all"): GroupSummary {
+  let nScored = 0;
+  let k = 0;
+  let mraSum = 0;
+  let mraN = 0;
+  for (const r of records) {
+    if (r.scored) {
+      if (typeof r.correct !== "boolean") throw new TypeError(`summarize: a scored record in group "${group}" has no boolean 'correct'`);
+      nScored++;
+      if (r.correct) k++;
+    }
+    if (r.mra !== undefined && Number.isFinite(r.mra)) {
+      mraSum += r.mra;
+      mraN++;
+    }
+  }
+  const out: GroupSummary = {
+    group,
+    n: records.length,
+    nScored,
+    nUnscored: records.length - nScored,
+    k,
+    accuracy: wilsonInterval(k, nScored),
+    accuracyAll: wilsonInterval(k, records.length),
+  };
+  if (mraN > 0) out.mra = { mean: mraSum / mraN, n: mraN };
+  return out;
+}
+
+/** One summary per group, sorted by group name. */
+export function summarizeBy<R extends ScoredRecord>(records: readonly R[], groupOf: (r: R) => string): GroupSummary[] {
+  const groups = new Map<string, R[]>();
+  for (const r of records) {
+    const g = groupOf(r);
+    let list = groups.get(g);
+    if (!list) groups.set(g, (list = []));
+    list.push(r);
+  }
+  return [...groups.keys()].sort().map((g) => summarize(groups.get(g)!, g));
+}
+
+/** Unweighted mean of the finite values (a macro average over groups); NaN when there are none. */
+export function macroAverage(values: readonly number[]): number {
+  const xs = values.filter((v) => Number.isFinite(v));
+  return xs.length ? xs.reduce((s, v) => s + v, 0) / xs.length : Number.NaN;
+}

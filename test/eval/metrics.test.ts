@@ -1,0 +1,178 @@
+import { describe, expect, it } from "vitest";
+import {
+  MRA_THRESHOLDS,
+  brierScore,
+  calibration,
+  expectedCalibrationError,
+  macroAverage,
+  meanConfidenceByOutcome,
+  meanRelativeAccuracy,
+  summarize,
+  summarizeBy,
+  wilsonInterval,
+} from "../../src/eval/metrics.js";
+
+describe("wilsonInterval", () => {
+  it("matches the textbook values (R: prop.test(k, n, correct = FALSE))", () => {
+    const w = wilsonInterval(8, 10);
+    expect(w.p).toBe(0.8);
+    expect(w.lo).toBeCloseTo(0.4901625, 6);
+    expect(w.hi).toBeCloseTo(0.9433178, 6);
+    const h = wilsonInterval(5, 10);
+    expect(h.lo).toBeCloseTo(0.2365931, 6);
+    expect(h.hi).toBeCloseTo(0.7634069, 6);
+  });
+  it("follows the formula for an arbitrary case", () => {
+    const k = 37, n = 120, z = 1.959963984540054, p = k / n;
+    const centre = (p + (z * z) / (2 * n)) / (1 + (z * z) / n);
+    const half = (z * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n))) / (1 + (z * z) / n);
+    const w = wilsonInterval(k, n);
+    expect(w.lo).toBeCloseTo(centre - half, 12);
+    expect(w.hi).toBeCloseTo(centre + half, 12);
+  });
+  it("pins the ends at 0 and 1 and stays inside [0, 1]", () => {
+    const zero = wilsonInterval(0, 10);
+    expect(zero.lo).toBe(0);
+    expect(zero.hi).toBeCloseTo(0.2775328, 6);
+    const all = wilsonInterval(10, 10);
+    expect(all.hi).toBe(1);
+    expect(all.lo).toBeCloseTo(0.7224672, 6);
+  });
+  it("gives [0, 1] and p = NaN for n = 0, and rejects nonsense", () => {
+    expect(wilsonInterval(0, 0)).toEqual({ p: NaN, lo: 0, hi: 1 });
+    expect(() => wilsonInterval(3, 2)).toThrow(RangeError);
+    expect(() => wilsonInterval(1.5, 2)).toThrow(RangeError);
+  });
+});
+
+describe("meanRelativeAccuracy (VSI-Bench)", () => {
+  it("has the ten hard-coded thresholds", () => {
+    expect(MRA_THRESHOLDS).toEqual([0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95]);
+  });
+  it("hand-computed examples", () => {
+    expect(meanRelativeAccuracy(4, 4)).toBe(1);
+    // 12 % error passes θ = 0.50…0.85, fails 0.90 and 0.95 (the reference's worked example)
+    expect(meanRelativeAccuracy(112, 100)).toBeCloseTo(0.8, 12);
+    expect(meanRelativeAccuracy(88, 100)).toBeCloseTo(0.8, 12);
+    // 12.5 %: same
+    expect(meanRelativeAccuracy(7, 8)).toBeCloseTo(0.8, 12);
+    // 25 %: passes 1−θ ∈ {0.50, 0.45, 0.40, 0.35, 0.30} only
+    expect(meanRelativeAccuracy(5, 4)).toBeCloseTo(0.5, 12);
+    // 33 %: passes 0.50, 0.45, 0.40, 0.35
+    expect(meanRelativeAccuracy(2, 3)).toBeCloseTo(0.4, 12);
+    // ≥ 50 % error scores 0
+    expect(meanRelativeAccuracy(2, 4)).toBe(0);
+    expect(meanRelativeAccuracy(9, 3)).toBe(0);
+    expect(meanRelativeAccuracy(-3, 3)).toBe(0);
+  });
+  it("uses the paper's strict '<' at relative error exactly 0.05·k, the code's '<=' on request", () => {
+    // 10 % exactly: strict passes θ ≤ 0.85 (8 of 10); inclusive also θ = 0.90
+    expect(meanRelativeAccuracy(11, 10)).toBeCloseTo(0.8, 12);
+    expect(meanRelativeAccuracy(11, 10, { inclusive: true })).toBeCloseTo(0.9, 12);
+    // 5 % exactly: 0.9 vs 1.0
+    expect(meanRelativeAccuracy(21, 20)).toBeCloseTo(0.9, 12);
+    expect(meanRelativeAccuracy(21, 20, { inclusive: true })).toBe(1);
+    // 50 % exactly: 0 vs 0.1
+    expect(meanRelativeAccuracy(6, 4)).toBe(0);
+    expect(meanRelativeAccuracy(6, 4, { inclusive: true })).toBeCloseTo(0.1, 12);
+    // every k: error exactly k·5 % of 20
+    for (let k = 1; k <= 10; k++) {
+      expect(meanRelativeAccuracy(20 + k, 20)).toBeCloseTo((10 - k) / 10, 12);
+      expect(meanRelativeAccuracy(20 + k, 20, { inclusive: true })).toBeCloseTo(Math.min(1, (11 - k) / 10), 12);
+    }
+  });
+  it("scores an unparseable prediction 0 and handles y = 0", () => {
+    expect(meanRelativeAccuracy(null, 5)).toBe(0);
+    expect(meanRelativeAccuracy(undefined, 5)).toBe(0);
+    expect(meanRelativeAccuracy(Number.NaN, 5)).toBe(0);
+    expect(meanRelativeAccuracy(0, 0)).toBe(1);
+    expect(meanRelativeAccuracy(1, 0)).toBe(0);
+  });
+});
+
+describe("calibration", () => {
+  // bin 9: four items at 0.95, 3 right (accuracy 0.75); bin 2: four at 0.25, 1 right (accuracy 0.25); one without confidence
+  const items = [
+    ...Array.from({ length: 3 }, () => ({ confidence: 0.95, correct: true })),
+    { confidence: 0.95, correct: false },
+    { confidence: 0.25, correct: true },
+    ...Array.from({ length: 3 }, () => ({ confidence: 0.25, correct: false })),
+    { correct: true },
+  ];
+  it("ECE with 10 equal-width bins, hand-computed", () => {
+    const { ece, bins } = expectedCalibrationError(items);
+    // (4/8)·|0.75 − 0.95| + (4/8)·|0.25 − 0.25| = 0.1
+    expect(ece).toBeCloseTo(0.1, 12);
+    expect(bins).toHaveLength(10);
+    expect(bins[9]).toMatchObject({ lo: 0.9, hi: 1, n: 4, accuracy: 0.75 });
+    expect(bins[9]!.meanConfidence).toBeCloseTo(0.95, 12);
+    expect(bins[2]).toMatchObject({ n: 4, accuracy: 0.25 });
+    expect(bins[5]!.n).toBe(0);
+    expect(bins[5]!.accuracy).toBeNaN();
+  });
+  it("puts 1.0 in the last bin and 0 in the first", () => {
+    const { bins } = expectedCalibrationError([
+      { confidence: 1, correct: true },
+      { confidence: 0, correct: false },
+      { confidence: 0.3, correct: true },
+    ]);
+    expect(bins[9]!.n).toBe(1);
+    expect(bins[0]!.n).toBe(1);
+    expect(bins[3]!.n).toBe(1);
+  });
+  it("a perfectly calibrated set has ECE 0", () => {
+    const xs = [...Array.from({ length: 7 }, () => ({ confidence: 0.7, correct: true })), ...Array.from({ length: 3 }, () => ({ confidence: 0.7, correct: false }))];
+    expect(expectedCalibrationError(xs).ece).toBeCloseTo(0, 12);
+  });
+  it("Brier score, hand-computed", () => {
+    // 3·0.05² + 0.95² + 0.75² + 3·0.25² = 1.66, over 8
+    expect(brierScore(items)).toBeCloseTo(0.2075, 12);
+  });
+  it("mean confidence when right vs wrong", () => {
+    const m = meanConfidenceByOutcome(items);
+    expect(m.right.mean).toBeCloseTo(0.775, 12);
+    expect(m.right.n).toBe(4);
+    expect(m.wrong.mean).toBeCloseTo(0.425, 12);
+    expect(m.wrong.n).toBe(4);
+  });
+  it("reports everything together and counts items without confidence", () => {
+    const c = calibration(items);
+    expect(c).toMatchObject({ n: 8, nWithoutConfidence: 1 });
+    expect(c.ece).toBeCloseTo(0.1, 12);
+    expect(calibration([{ correct: true }]).ece).toBeNaN();
+  });
+});
+
+describe("accuracy aggregation", () => {
+  const recs = [
+    { task: "counting", scored: true, correct: true, mra: 1 },
+    { task: "counting", scored: true, correct: false, mra: 0.8 },
+    { task: "counting", scored: false, mra: 0 },
+    { task: "contact", scored: true, correct: true },
+    { task: "contact", scored: true, correct: true },
+  ];
+  it("summarises with and without unscored items", () => {
+    const s = summarize(recs);
+    expect(s).toMatchObject({ group: "all", n: 5, nScored: 4, nUnscored: 1, k: 3 });
+    expect(s.accuracy.p).toBe(0.75);
+    expect(s.accuracyAll.p).toBe(0.6);
+    expect(s.accuracy).toEqual(wilsonInterval(3, 4));
+    expect(s.mra!.mean).toBeCloseTo(0.6, 12);
+    expect(s.mra!.n).toBe(3);
+  });
+  it("groups, sorted by name", () => {
+    const g = summarizeBy(recs, (r) => r.task);
+    expect(g.map((x) => [x.group, x.n, x.k])).toEqual([
+      ["contact", 2, 2],
+      ["counting", 3, 1],
+    ]);
+    expect(g[0]).not.toHaveProperty("mra");
+  });
+  it("rejects a scored record without correctness", () => {
+    expect(() => summarize([{ scored: true }])).toThrow(/no boolean 'correct'/);
+  });
+  it("macro-averages finite values", () => {
+    expect(macroAverage([0.5, 1, Number.NaN])).toBe(0.75);
+    expect(macroAverage([])).toBeNaN();
+  });
+});
