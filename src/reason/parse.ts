@@ -430,14 +430,8 @@ export function resolveString(s: string, q: AnswerQuestion, guardLength = false)
   if (same.length > 1) return { error: `"${clip(t)}" matches several options after normalisation` };
 
   if (q.answer_format === "yes_no") {
-    const first = norm.split(" ")[0] ?? "";
-    if (YES_WORDS.has(first) || NO_WORDS.has(first)) {
-      // "yes, …" or "No." — but not "no, yes" style contradictions
-      const rest = norm.split(" ").slice(1);
-      const opposite = YES_WORDS.has(first) ? NO_WORDS : YES_WORDS;
-      if (rest[0] !== undefined && opposite.has(rest[0])) return { error: `"${clip(t)}" contradicts itself` };
-      return yesNoOption(YES_WORDS.has(first), q, "synonym");
-    }
+    const yn = leadingYesNo(t);
+    if (yn) return "error" in yn ? yn : yesNoOption(yn.yes, q, "synonym");
   }
 
   const letter = readLetter(t, q);
@@ -463,6 +457,29 @@ export function resolveString(s: string, q: AnswerQuestion, guardLength = false)
     }
   }
   return { error: `"${clip(t)}" matches none of the options (${opts.map((o) => `"${o}"`).join(", ")})` };
+}
+
+/** Hedges that make a leading "yes"/"no" something other than an answer ("No, I cannot tell"). */
+const HEDGE = /\b(can ?not|can't|cannot|unable to|impossible to|not sure|unsure|unclear|uncertain|hard to (?:say|tell)|don't know|either)\b/i;
+
+/**
+ * A yes/no answer at the start of a short answer: the whole answer ("Yes", "n", "TRUE") or a synonym followed by
+ * punctuation and more text ("Yes, the mug is …", "No. …"). "No idea" and "yes and no" do not count (no punctuation
+ * after the word), nor does a hedge after it, nor an opposite synonym right after it ("no, yes").
+ */
+function leadingYesNo(t: string): { yes: boolean } | { error: string } | undefined {
+  const norm = normalizeAnswerText(t);
+  if (YES_WORDS.has(norm)) return { yes: true };
+  if (NO_WORDS.has(norm)) return { yes: false };
+  const m = /^([A-Za-z]+)\s*[,.;:!)\u2013\u2014-]\s*([\s\S]*)$/.exec(t);
+  if (!m) return undefined;
+  const w = m[1]!.toLowerCase();
+  if (w.length < 2 || !(YES_WORDS.has(w) || NO_WORDS.has(w))) return undefined; // "y." / "n," only as whole answers
+  const yes = YES_WORDS.has(w);
+  const next = normalizeAnswerText(m[2]!).split(" ")[0] ?? "";
+  if ((yes ? NO_WORDS : YES_WORDS).has(next)) return { error: `"${clip(t)}" contradicts itself` };
+  if (HEDGE.test(m[2]!)) return { error: `"${clip(t)}" hedges` };
+  return { yes };
 }
 
 /** "B", "(B)", "b", "B.", "B)", "B: the red mug", "B. the red mug", "Option B", "choice (b)". */

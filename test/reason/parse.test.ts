@@ -142,6 +142,12 @@ describe("parseAnswer: rules on free text", () => {
   it("reads a leading yes/no in prose", () => {
     expect(parseAnswer("Yes, the mug is to the left of the bowl.", yesNo)).toMatchObject({ answer: "yes", method: "rule-text", match: "synonym" });
     expect(parseAnswer("No. Confidence: 70%", yesNo)).toMatchObject({ answer: "no", confidence: 0.7 });
+    expect(parseAnswer("No - the bowl is in front.", yesNo)).toMatchObject({ answer: "no" });
+  });
+  it("does not read 'no idea', 'yes and no' or hedges as answers", () => {
+    for (const r of ["No idea", "no idea.", "Yes and no", "No, I cannot tell from these views.", "Yes, no, maybe", "Nope, hard to say", "Not really sure", "y? n?"]) {
+      expect(parseAnswer(r, yesNo), r).toMatchObject({ status: "unparsed" });
+    }
   });
   it("reads counts in prose only when unambiguous", () => {
     expect(parseAnswer("There are three mugs.", count)).toMatchObject({ answer: "3", method: "numeric" });

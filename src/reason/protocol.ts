@@ -1,0 +1,147 @@
+/**
+ * The answer protocol (ESI-Bench Appendix N, reference/esi-spec.md §2.5, applied to answers): ask once; if the reply
+ * cannot be read as an answer, ask **once** more with the same inputs plus a reminder of the required JSON form; a
+ * second failure is `invalid`: kept with both raw replies, reported separately, never scored wrong and never
+ * replaced by a guess.
+ *
+ * Other outcomes, each distinct from `invalid` (reference/ecosystem.md §0.3: a failed call is never a wrong answer):
+ * - `empty`: the model returned no text (typically a thinking model that spent its whole output budget, or a
+ *   blocked prompt). Ours: an empty first reply is not re-prompted, since a format reminder does not fix a budget
+ *   or a block; an empty reply to the re-prompt is also `empty`.
+ * - `error`: the client threw (after its own retries); the message is recorded. A cancellation (AbortError, or an
+ *   LlmError of kind "aborted") is re-thrown instead, so that a cancelled run does not record finished samples.
+ */
+import type { AnswerFormat } from "../../bridge/task/schema.js";
+import { meanRelativeAccuracy, type MraOptions } from "../eval/metrics.js";
+import { parseIntegerAnswer } from "./numbers.js";
+import { parseAnswer, type AnswerQuestion, type ParseResult, type ParsedAnswer } from "./parse.js";
+
+/** Text between the original prompt and the reminder in the re-prompt. */
+export const REPROMPT_SEPARATOR = "\n\n";
+
+export type AnswerOutcome =
+  | {
+      status: "parsed";
+      parsed: ParsedAnswer;
+      /** raw replies in order: one, or two when the first needed the re-prompt */
+      replies: string[];
+      reprompted: boolean;
+      /** why the first reply was not readable, when it was re-prompted */
+      firstFailure?: string;
+    }
+  | { status: "invalid"; reason: string; firstFailure: string; replies: [string, string]; reprompted: true }
+  | { status: "empty"; reason: string; replies: string[]; reprompted: boolean; firstFailure?: string }
+  | { status: "error"; message: string; replies: string[]; reprompted: boolean; firstFailure?: string };
+
+/** How the answer field should look, per answer format. */
+function answerShape(q: AnswerQuestion): string {
+  const list = q.options.map((o) => JSON.stringify(o)).join(", ");
+  switch (q.answer_format) {
+    case "yes_no":
+      return q.options.length ? `one of ${list}` : `"yes" or "no"`;
+    case "integer":
+      return "an integer written with digits, for example 3";
+    case "choice":
+    case "ordering":
+      return `exactly one of these options, copied as written: ${list}`;
+  }
+}
+
+/** The reminder appended to the prompt for the one re-prompt. */
+export function formatReminder(q: AnswerQuestion): string {
+  const example = q.answer_format === "integer" ? `{"answer": 3, "confidence": 0.8}` : `{"answer": ${JSON.stringify(q.options[0] ?? "yes")}, "confidence": 0.8}`;
+  return [
+    "Your previous reply could not be read as an answer.",
+    "Reply with only a JSON object and nothing else, of the form",
+    `{"answer": <answer>, "confidence": <a number from 0 to 1>}`,
+    `where <answer> is ${answerShape(q)}.`,
+    `Example: ${example}`,
+  ].join("\n");
+}
+
+/** The full user text of the re-prompt: the same prompt plus the reminder. */
+export function repromptText(prompt: string, q: AnswerQuestion): string {
+  return `${prompt}${REPROMPT_SEPARATOR}${formatReminder(q)}`;
+}
+
+function isCancellation(e: unknown): boolean {
+  if (!(e instanceof Error)) return false;
+  return e.name === "AbortError" || (e as { kind?: unknown }).kind === "aborted";
+}
+
+function errorMessage(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+/**
+ * Asks `ask(prompt)`, parses, and re-prompts at most once. `ask` returns the reply text (an LlmClient's
+ * `chat(...).text` with the system text and images bound by the caller).
+ */
+export async function answerWithReprompt(ask: (userText: string) => Promise<string>, prompt: string, question: AnswerQuestion): Promise<AnswerOutcome> {
+  let first: string;
+  try {
+    first = await ask(prompt);
+  } catch (e) {
+    if (isCancellation(e)) throw e;
+    return { status: "error", message: errorMessage(e), replies: [], reprompted: false };
+  }
+  if (first.trim() === "") return { status: "empty", reason: "the reply was empty", replies: [first], reprompted: false };
+  const p1 = parseAnswer(first, question);
+  if (p1.status === "parsed") return { status: "parsed", parsed: p1, replies: [first], reprompted: false };
+
+  let second: string;
+  try {
+    second = await ask(repromptText(prompt, question));
+  } catch (e) {
+    if (isCancellation(e)) throw e;
+    return { status: "error", message: errorMessage(e), replies: [first], reprompted: true, firstFailure: p1.reason };
+  }
+  if (second.trim() === "") {
+    return { status: "empty", reason: "the reply to the re-prompt was empty", replies: [first, second], reprompted: true, firstFailure: p1.reason };
+  }
+  const p2 = parseAnswer(second, question);
+  if (p2.status === "parsed") return { status: "parsed", parsed: p2, replies: [first, second], reprompted: true, firstFailure: p1.reason };
+  return { status: "invalid", reason: p2.reason, firstFailure: p1.reason, replies: [first, second], reprompted: true };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// scoring
+
+/** What scoring needs from a task: a Task has these fields. */
+export interface ScoreTask {
+  answer: string;
+  answer_format: AnswerFormat;
+  options: readonly string[];
+}
+
+export type AnswerScore =
+  | {
+      scored: true;
+      /** exact match of the canonical answer with the task's answer (integers compared by value) */
+      correct: boolean;
+      /** VSI-Bench mean relative accuracy, integer answers only */
+      mra?: number;
+    }
+  | {
+      scored: false;
+      status: "unparsed" | "invalid" | "empty" | "error";
+      /** VSI-Bench's worst case for an unreadable numeric answer, integer answers only; report it separately */
+      mraWorstCase?: 0;
+    };
+
+/**
+ * Scores a parse result or a protocol outcome against the task: exact match ("correct iff ŷ = y*",
+ * reference/esi-spec.md §2.6) and, for integer answers, MRA. Anything not parsed is unscored.
+ */
+export function scoreAnswer(result: ParseResult | AnswerOutcome, task: ScoreTask, opts: MraOptions = {}): AnswerScore {
+  if (result.status !== "parsed") {
+    const status = result.status;
+    return task.answer_format === "integer" ? { scored: false, status, mraWorstCase: 0 } : { scored: false, status };
+  }
+  const parsed: ParsedAnswer = "parsed" in result ? result.parsed : result;
+  if (task.answer_format !== "integer") return { scored: true, correct: parsed.answer === task.answer };
+  const truth = parseIntegerAnswer(task.answer);
+  if ("error" in truth) throw new RangeError(`task answer "${task.answer}" is not an integer (${truth.error})`);
+  const pred = Number(parsed.answer);
+  return { scored: true, correct: pred === truth.value, mra: meanRelativeAccuracy(pred, truth.value, opts) };
+}
