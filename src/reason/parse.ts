@@ -370,9 +370,13 @@ export function readConfidence(v: unknown): number | undefined {
   return undefined;
 }
 
+/** "confidence: 0.8", "Confidence = 80 %", "confidence of .7" in free text. */
+const CONFIDENCE_MENTION = /\bconfidence["']?\s*(?:is|:|=|of)?\s*["']?\s*(\d+(?:\.\d+)?\s*%?|\.\d+)["']?/gi;
+
 function confidenceFromText(text: string): number | undefined {
-  const m = /\bconfidence["']?\s*(?:is|:|=|of)?\s*["']?\s*(\d+(?:\.\d+)?\s*%?|\.\d+)/i.exec(text);
-  return m ? readConfidence(m[1]!.replace(/\s+/g, "")) : undefined;
+  const m = [...text.matchAll(CONFIDENCE_MENTION)];
+  const last = m[m.length - 1];
+  return last ? readConfidence(last[1]!.replace(/\s+/g, "")) : undefined;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -527,6 +531,7 @@ export function orderingItems(s: string): string[] {
   return s
     .split(/\s*(?:,|;|\n|->|=>|→|>|\bthen\b)\s*/i)
     .map((x) => x.replace(/^\s*(?:and\s+|\d+\s*[.)]\s*|[-*•]\s+)/i, ""))
+    .map((x) => x.replace(/^(?:first(?:ly)?|second(?:ly)?|third(?:ly)?|next|finally|lastly|last)\b[,:]?\s*/i, ""))
     .map(normalizeAnswerText)
     .filter((x) => x !== "");
 }
@@ -590,7 +595,8 @@ function answerLines(text: string): { value: string; final: boolean }[] {
 }
 
 function resolveFreeText(text: string, q: AnswerQuestion): Resolved {
-  const t = text.replace(/```[a-z]*\n?/gi, "").trim();
+  // fences and the confidence statement are not part of the answer ("3 mugs. Confidence: 0.8" is one number)
+  const t = text.replace(/```[a-z]*\n?/gi, "").replace(CONFIDENCE_MENTION, " ").trim();
 
   // 1. explicit answer lines; "final answer" wins over plain ones
   const lines = answerLines(t);

@@ -106,6 +106,11 @@ describe("parseAnswer: JSON", () => {
     expect(parseAnswer('{"answer": "A"}', order)).toMatchObject({ answer: "box, mug, plate", match: "letter" });
     expect(parseAnswer('{"answer": ["mug", "plate", "box"]}', order)).toMatchObject({ status: "unparsed" });
   });
+  it("skips brace groups that are not JSON", () => {
+    expect(parseAnswer('Consider the set {mug, bowl}. {"answer": "bowl"}', { answer_format: "choice", options: ["mug", "bowl"] })).toMatchObject({ answer: "bowl", method: "json" });
+    expect(parseAnswer('{"answer": "it {really} is yes"}', yesNo)).toMatchObject({ status: "unparsed" });
+    expect(parseAnswer('{"Answer": "YES", "Confidence": "90%"}', yesNo)).toMatchObject({ answer: "yes", confidence: 0.9 });
+  });
   it("finds an answer object nested one level down", () => {
     expect(parseAnswer('{"result": {"answer": "no", "confidence": 1}}', yesNo)).toMatchObject({ answer: "no", confidence: 1 });
   });
@@ -153,6 +158,7 @@ describe("parseAnswer: rules on free text", () => {
     expect(parseAnswer("There are three mugs.", count)).toMatchObject({ answer: "3", method: "numeric" });
     expect(parseAnswer("3", count)).toMatchObject({ answer: "3", method: "numeric" });
     expect(parseAnswer("I see 2 on the left and 3 on the right.", count)).toMatchObject({ status: "unparsed" });
+    expect(parseAnswer("There are 4 mugs. Confidence: 0.8", count)).toMatchObject({ answer: "4", confidence: 0.8 });
   });
   it("reads exactly one option mentioned in a short reply", () => {
     expect(parseAnswer("It is the bowl.", choice)).toMatchObject({ answer: "the bowl", match: "contained", method: "rule-text" });
@@ -192,6 +198,7 @@ describe("loose JSON and helpers", () => {
   it("splits orderings", () => {
     expect(orderingItems("1. The box\n2. the mug\n3. plate")).toEqual(["box", "mug", "plate"]);
     expect(orderingItems("box -> mug → plate")).toEqual(["box", "mug", "plate"]);
+    expect(orderingItems("First the plate, then the box, and finally the mug")).toEqual(["plate", "box", "mug"]);
   });
 });
 
