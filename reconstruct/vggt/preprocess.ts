@@ -219,19 +219,19 @@ const U8_TO_UNIT = Float32Array.from({ length: 256 }, (_, i) => i / 255);
 export function preprocessInto(rgb: Uint8Array, plan: PreprocessPlan, out: Float32Array, offset: number): void {
   const same = plan.resizedWidth === plan.srcWidth && plan.resizedHeight === plan.srcHeight;
   const resized = same ? rgb : resizeBicubicPil(rgb, plan.srcWidth, plan.srcHeight, 3, plan.resizedWidth, plan.resizedHeight);
-  const { width: W, height: H, resizedWidth: rw, resizedHeight: rh } = plan;
-  const plane = W * H;
+  const { width: W, height: H, resizedWidth: rw, resizedHeight: rh, padLeft, padTop, cropTop } = plan;
+  const plane = W * H, lut = U8_TO_UNIT;
   if (plan.mode === "pad") out.fill(VGGT_PAD_VALUE, offset, offset + 3 * plane);
+  const n = Math.min(rw, W - padLeft);
   for (let y = 0; y < H; y++) {
-    const ry = y - plan.padTop + plan.cropTop;
+    const ry = y - padTop + cropTop;
     if (ry < 0 || ry >= rh) continue;
-    const inRow = ry * rw * 3;
-    const outRow = offset + y * W + plan.padLeft;
-    for (let x = 0; x < rw && x + plan.padLeft < W; x++) {
-      const p = inRow + x * 3;
-      out[outRow + x] = U8_TO_UNIT[resized[p]!]!;
-      out[outRow + plane + x] = U8_TO_UNIT[resized[p + 1]!]!;
-      out[outRow + 2 * plane + x] = U8_TO_UNIT[resized[p + 2]!]!;
+    let p = ry * rw * 3;
+    const r0 = offset + y * W + padLeft, r1 = r0 + plane, r2 = r1 + plane;
+    for (let x = 0; x < n; x++, p += 3) {
+      out[r0 + x] = lut[resized[p]!]!;
+      out[r1 + x] = lut[resized[p + 1]!]!;
+      out[r2 + x] = lut[resized[p + 2]!]!;
     }
   }
 }
