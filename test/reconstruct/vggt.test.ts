@@ -6,8 +6,9 @@ import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { FrameBundle, ViewData } from "../../bridge/bundle/io.js";
-import type { BundleManifest } from "../../bridge/bundle/schema.js";
+import { readBundle, viewFileNames, writeBundle, type FrameBundle, type ViewData } from "../../bridge/bundle/io.js";
+import { BUNDLE_CONVENTIONS, BUNDLE_FORMAT, type BundleManifest } from "../../bridge/bundle/schema.js";
+import type { Task } from "../../bridge/task/schema.js";
 import type { Mat3, Mat34, Vec3 } from "../../bridge/math/vec.js";
 import { matMul, matVec, transpose } from "../../bridge/math/vec.js";
 import { cameraCentre, extrinsicRotation, extrinsicTranslation, invertExtrinsic, poseToExtrinsic, transformPoint, type Intrinsics } from "../../bridge/math/camera.js";
@@ -225,6 +226,31 @@ describe("vggt source, crop mode (dynamic-shape model)", () => {
     }
     expect(logs.some((l) => /2 chunks/.test(l) && /separate reconstruction/.test(l))).toBe(true);
     expectPointsMatchTruth(cloud, bundle, (v) => depthOf(v % 2), 1e-4);
+  });
+});
+
+describe("vggt source on a bundle read from disk", () => {
+  it("writeBundle -> readBundle -> vggtPointCloud recovers the true world points", async () => {
+    const task: Task = {
+      schema: "esi3d-task/1", task_id: "vggt-test", seed: "0", category: "spatial_relations", subcategory: "linear_alignment",
+      simulator: "test", scene: "test", room: { id: "r", type: "room", size: [5, 5], height: 3 }, floor: 0, objects: [],
+      lighting: { ambient: 1, sun: null, lights: [] }, camera: { width: W, height: H, hfov_deg: (FOV_W * 180) / Math.PI },
+      agent_initial: { position: [0, 0, 1.5], orientation: { x: 0, y: 0, z: 0, w: 1 }, yaw: 0, pitch: 0 },
+      action_trajectory: [], view_object_existence: [], question: "q?", answer: "yes", answer_format: "yes_no", options: ["yes", "no"],
+      relevant_object_ids: [], label_metadata: {},
+    };
+    const manifest: BundleManifest = {
+      format: BUNDLE_FORMAT, task_id: "vggt-test", paradigm: "multi", simulator: "test", image: { width: W, height: H },
+      conventions: BUNDLE_CONVENTIONS, instances: INSTANCES, task,
+      views: KNOWN_POSES.map((E, index) => ({ index, ...viewFileNames(index), intrinsics: K, extrinsic: E, action: index ? "move_forward" : null })),
+    };
+    const dir = join(mkdtempSync(join(tmpdir(), "esi3d-vggt-bundle-")), "bundle");
+    writeBundle(dir, manifest, [0, 1, 2, 3].map((v) => ({ rgb: rgbOf(W, H, v), depth: depthOf(v), ids: idsOf(W, H) })));
+    const bundle = readBundle(dir);
+    const cloud = await vggtPointCloud(bundle, cpu(knownSceneModel([0, 1, 2, 3])));
+    expect(cloud.count).toBe(4 * W * H);
+    expect(cloud.meta.alignMethod).toBe("umeyama");
+    expectPointsMatchTruth(cloud, bundle, depthOf, 1e-4);
   });
 });
 
