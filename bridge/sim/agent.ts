@@ -18,7 +18,10 @@ export const MAX_CAMERA_HEIGHT_M = 2.0;
 /** Pitch limits: looking straight down is allowed, looking up at most 45 deg. */
 export const MIN_PITCH_RAD = rad(-90);
 export const MAX_PITCH_RAD = rad(45);
-/** The camera keeps this clearance from walls and from any object it is not above (m). */
+/**
+ * The camera keeps this clearance from walls and from every object's footprint, whatever its height:
+ * the agent's body stands on the floor, so it cannot pass over a table even with the camera raised (m).
+ */
 export const BODY_CLEARANCE_M = 0.15;
 
 export const MOVE_ACTIONS = ["move_forward", "move_backward", "move_left", "move_right", "move_up", "move_down"] as const;
@@ -44,10 +47,10 @@ export function obstaclesOf(objects: readonly TaskObject[]): Obstacle[] {
     const R = quatToMat(o.orientation);
     return {
       centre: [o.position[0], o.position[1]],
-      halfX: (o.extent[0] * o.scale) / 2,
-      halfY: (o.extent[1] * o.scale) / 2,
+      halfX: o.extent[0] / 2,
+      halfY: o.extent[1] / 2,
       yaw: Math.atan2(R[1][0], R[0][0]),
-      top: o.position[2] + (o.extent[2] * o.scale) / 2,
+      top: o.position[2] + o.extent[2] / 2,
     };
   });
 }
@@ -61,13 +64,12 @@ export function worldOf(task: Pick<Task, "room" | "objects">): World {
   return { roomSize: task.room.size, obstacles: obstaclesOf(task.objects) };
 }
 
-/** True where a camera at `p` is inside the room and clear of every obstacle it is not above. */
+/** True where a camera at `p` is inside the room, within the height limits and clear of every footprint. */
 export function isFree(world: World, p: [number, number, number]): boolean {
   const hx = world.roomSize[0] / 2 - BODY_CLEARANCE_M, hy = world.roomSize[1] / 2 - BODY_CLEARANCE_M;
   if (Math.abs(p[0]) > hx || Math.abs(p[1]) > hy) return false;
   if (p[2] < MIN_CAMERA_HEIGHT_M - 1e-9 || p[2] > MAX_CAMERA_HEIGHT_M + 1e-9) return false;
   for (const o of world.obstacles) {
-    if (p[2] > o.top + BODY_CLEARANCE_M) continue;
     const dx = p[0] - o.centre[0], dy = p[1] - o.centre[1];
     const c = Math.cos(o.yaw), s = Math.sin(o.yaw);
     const lx = c * dx + s * dy, ly = -s * dx + c * dy;

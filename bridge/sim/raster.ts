@@ -11,11 +11,12 @@
 import type { Mat34 } from "../math/vec.js";
 import type { Intrinsics } from "../math/camera.js";
 import { FLOOR_ID, FLOOR_TILE_M, type RenderScene } from "./scene.js";
+import { colorRgb } from "./colors.js";
 
 /** Near clipping plane (m): closer geometry is cut away. */
 export const NEAR_PLANE_M = 0.05;
-/** Fraction of light one glass layer lets through; the rest is the glass tint. */
-export const GLASS_TRANSMITTANCE = 0.8;
+/** Fraction of light one glass surface lets through; the rest is the glass tint (a glass wall has two surfaces, a glass four along a ray through it). */
+export const GLASS_TRANSMITTANCE = 0.9;
 /** Colour of pixels that see nothing (the open ceiling). */
 export const SKY_RGB: [number, number, number] = [30, 32, 40];
 
@@ -214,7 +215,7 @@ function shade(scene: RenderScene, cam: RenderCamera, zO: Float32Array, tO: Int3
   const sunI = sun ? sun.intensity : 0;
   const lights = L.lights;
   const out = new Uint8Array(W * H * 3);
-  const glassRgb = [200, 230, 240];
+  const glassRgb = colorRgb("glass");
   for (let j = 0; j < H; j++) {
     const yn = (j - cy) / fy;
     for (let i = 0; i < W; i++) {
@@ -222,7 +223,7 @@ function shade(scene: RenderScene, cam: RenderCamera, zO: Float32Array, tO: Int3
       const t = tO[p]!;
       let r: number, g: number, b: number;
       if (t < 0) {
-        [r, g, b] = [30, 32, 40];
+        [r, g, b] = SKY_RGB;
       } else {
         const xn = (i - cx) / fx;
         // ray direction in world (camera z = 1) and the surface point

@@ -58,15 +58,19 @@ function slotColor(obj: TaskObject, slot: number): Rgb {
   return colorRgb("glass");
 }
 
+export function scaleVector(scale: TaskObject["scale"]): Vec3 {
+  return typeof scale === "number" ? [scale, scale, scale] : [scale[0], scale[1], scale[2]];
+}
+
 /** Appends an object's model, transformed to its world pose. Exported for validation geometry. */
 export function objectWorldTriangles(obj: TaskObject): Float32Array {
   const model = buildModel(obj.model);
   const R = quatToMat(obj.orientation);
-  const s = obj.scale;
+  const [sx, sy, sz] = scaleVector(obj.scale);
   const [px, py, pz] = obj.position;
   const out = new Float32Array(model.tris.length);
   for (let i = 0; i < model.tris.length; i += 3) {
-    const x = model.tris[i]! * s, y = model.tris[i + 1]! * s, z = model.tris[i + 2]! * s;
+    const x = model.tris[i]! * sx, y = model.tris[i + 1]! * sy, z = model.tris[i + 2]! * sz;
     out[i] = R[0][0] * x + R[0][1] * y + R[0][2] * z + px;
     out[i + 1] = R[1][0] * x + R[1][1] * y + R[1][2] * z + py;
     out[i + 2] = R[2][0] * x + R[2][1] * y + R[2][2] * z + pz;

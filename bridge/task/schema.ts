@@ -19,8 +19,10 @@ export const TaskObjectSchema = z.object({
   role: z.string().min(1).describe("why the object is in the scene: target, reference, occluder, divider, container, confuser, distractor, support, furniture"),
   position: Vec3Schema.describe("centre of the object's box (metres, world)"),
   orientation: QuatSchema.describe("object-to-world rotation"),
-  extent: Vec3Schema.describe("full box size along the object's own axes (metres)"),
-  scale: finite().positive().describe("uniform scale applied to the model"),
+  extent: Vec3Schema.describe("full box size along the object's own axes (metres), model size times scale"),
+  scale: z
+    .union([finite().positive(), z.tuple([finite().positive(), finite().positive(), finite().positive()])])
+    .describe("scale applied to the model: uniform, or per object axis [sx, sy, sz]"),
   color: z.string().describe("primary colour name"),
   transparent: z.boolean().default(false).describe("rendered as glass"),
   support: z.union([z.number().int(), z.literal("floor")]).optional().describe("id of the object it rests on, or 'floor'"),

@@ -1,0 +1,344 @@
+/**
+ * Enumerative Perception (reference/esi-spec.md §6.2.21–6.2.26): Counting w Occlusion, Spatial
+ * Segmentation, Merged Observation, Category Ambiguity, Illumination Variability.
+ * Shared rules (ESI Q.19): objects from the counting pool (every box edge <= 0.25 m, not all < 0.05 m);
+ * the initial camera about 1.25 m above the floor pitched 30 deg down; four integer options.
+ */
+import { rad } from "../../math/vec.js";
+import type { AgentPose } from "../../math/camera.js";
+import type { Lighting, TaskObject } from "../../task/schema.js";
+import { categoryDef, LIBRARY } from "../library.js";
+import {
+  assignNames,
+  cameraLookingAt,
+  COUNTING_CAMERA_HEIGHT_M,
+  COUNTING_CAMERA_PITCH_RAD,
+  defaultLighting,
+  integerOptions,
+  makeRoom,
+  pluralName,
+  require,
+  round3,
+  round4,
+  SceneBuilder,
+} from "./common.js";
+import type { Draft, InitialViewProbe } from "./draft.js";
+import { orbitPoses, type ViewGoal } from "./gt-trajectory.js";
+import { boxesIntersect, objectBox } from "./geometry.js";
+import { isVisible, VISIBLE_MIN_PX } from "./visibility.js";
+import type { Rng } from "../../math/rng.js";
+
+/** ESI Q.19 counting pool, from the library flags (checked against the edge rule by a test). */
+export const COUNT_CATEGORIES = [...LIBRARY.values()].filter((c) => c.flags.countable).map((c) => c.category);
+/** Counts of the built-in suite; [U] in the paper (§10 Q25), our choice. */
+export const COUNT_RANGE: [number, number] = [2, 6];
+/** Tall furniture that hides a small object behind it (ESI Q.19: cabinets, shelves, sofas, counters...). */
+export const OCCLUDER_CATEGORIES = ["cabinet", "bookshelf", "wardrobe", "sofa", "counter", "piano"];
+/** Chair-like dividers (ESI Q.20) and the free space under their seats: leg gap and height (m), from the models. */
+export const DIVIDER_CLEARANCE: Record<string, { gapM: number; underM: number }> = {
+  chair: { gapM: 0.33, underM: 0.41 },
+  stool: { gapM: 0.13, underM: 0.47 },
+  armchair: { gapM: 0.6, underM: 0.33 },
+};
+/** Categories that stack flat on top of each other (Merged Observation). */
+export const STACKABLE = ["book", "toy_block", "cardboard_box", "can"];
+/** Illumination Variability lights; [U] in the paper, our choice: a dim room with pools of light. */
+export const DIM_AMBIENT: [number, number] = [0.05, 0.12];
+export const SPOT_INTENSITY: [number, number] = [1.0, 1.8];
+export const SPOT_RANGE_M: [number, number] = [0.5, 0.9];
+/** A target counts as clearly seen in a ground-truth view with this many pixels at the check resolution (~100 px full size). */
+export const COUNT_CLEAR_VIEW_PX = 6;
+/** The ground-truth trajectory of a counting task includes a view at least this far from the start (m). */
+export const SECOND_VANTAGE_M = 1.0;
+/** Objects are placed where the initial view can see the floor: within this angle of the view axis. */
+const VIEW_HALF_ANGLE = rad(24);
+
+interface CountingScene {
+  b: SceneBuilder;
+  agent: AgentPose;
+}
+
+/** A room and the agent near one wall, facing into the room, camera 1.25 m high, 30 deg down. */
+function countingScene(rng: Rng, roomType: string): CountingScene {
+  const room = makeRoom(rng, roomType);
+  const b = new SceneBuilder(rng, room);
+  const wall = rng.int(0, 3);
+  const [sx, sy] = room.size;
+  const off = rng.uniform(0.5, 0.8);
+  const along = rng.uniform(-0.25, 0.25);
+  const pos: [number, number] =
+    wall === 0 ? [along * sx, -sy / 2 + off] : wall === 1 ? [sx / 2 - off, along * sy] : wall === 2 ? [along * sx, sy / 2 - off] : [-sx / 2 + off, along * sy];
+  const yaw = Math.atan2(-pos[1], -pos[0]) + rad(rng.uniform(-15, 15));
+  return { b, agent: { position: [round4(pos[0]), round4(pos[1]), COUNTING_CAMERA_HEIGHT_M], yaw: round4(yaw), pitch: round4(COUNTING_CAMERA_PITCH_RAD) } };
+}
+
+/** A floor spot in front of the agent (within the view) at a distance in `dist`, clear of other objects. */
+function spotInView(b: SceneBuilder, agent: AgentPose, half: [number, number], dist: [number, number], yaw: number, margin = 0.05): [number, number] | null {
+  for (let i = 0; i < 300; i++) {
+    const a = agent.yaw + b.rng.uniform(-VIEW_HALF_ANGLE, VIEW_HALF_ANGLE);
+    const d = b.rng.uniform(...dist);
+    const x = agent.position[0] + d * Math.cos(a), y = agent.position[1] + d * Math.sin(a);
+    if (b.isClear({ centre: [x, y, 0.5], half: [half[0], half[1], 0.5], yaw }, margin)) return [x, y];
+  }
+  return null;
+}
+
+function agentClear(b: SceneBuilder, agent: AgentPose): AgentPose {
+  const p = cameraLookingAt(b, agent.position, [agent.position[0] + Math.cos(agent.yaw), agent.position[1] + Math.sin(agent.yaw), agent.position[2] + Math.tan(agent.pitch)]);
+  require(p, "agent position blocked");
+  return agent;
+}
+
+function countDraft(
+  rng: Rng,
+  s: CountingScene,
+  roomType: string,
+  category: string,
+  targets: TaskObject[],
+  extra: { lighting?: Lighting; question?: string; preferred?: number[]; metadata?: Record<string, unknown>; allowedOverlaps?: Array<[number, number]>; checkInitialView?: (p: InitialViewProbe) => string | null; alsoSee?: number[] },
+): Draft {
+  const n = targets.length;
+  require(n >= COUNT_RANGE[0] && n <= COUNT_RANGE[1], "count out of range");
+  assignNames(s.b.objects);
+  const ids = targets.map((t) => t.id);
+  const seeIds = [...ids, ...(extra.alsoSee ?? [])];
+  // every object clearly seen somewhere, plus a second vantage point well away from the first, which
+  // separates touching copies and gives multi-view geometry (a view 0 alone rarely settles a count)
+  const start = s.agent.position;
+  const goals: ViewGoal[] = [
+    ...seeIds.map((id) => (v: Parameters<ViewGoal>[0]) => isVisible(v, id, COUNT_CLEAR_VIEW_PX)),
+    (v) => Math.hypot(v.pose.position[0] - start[0], v.pose.position[1] - start[1]) >= SECOND_VANTAGE_M && ids.filter((id) => isVisible(v, id)).length >= Math.ceil(ids.length / 2),
+  ];
+  const keyPoses = seeIds.flatMap((id) => {
+    const o = s.b.objects.find((x) => x.id === id)!;
+    return orbitPoses([o.position[0], o.position[1], o.position[2]], [0.9, 1.3, 1.8], [0.8, 1.25], 8, rng.uniform(0, Math.PI));
+  });
+  return {
+    roomType,
+    room: s.b.room,
+    objects: s.b.objects,
+    lighting: extra.lighting ?? defaultLighting(rng),
+    agent: agentClear(s.b, s.agent),
+    question: extra.question ?? `How many ${pluralName(category)} are there in the room?`,
+    answer: String(n),
+    answerFormat: "integer",
+    // filled in after the initial view is known (the count it shows is the natural wrong answer)
+    options: [],
+    relevant: ids,
+    metadata: { count: n, category, ...(extra.metadata ?? {}) },
+    allowedOverlaps: extra.allowedOverlaps,
+    derive: (objects) => String(objects.filter((o) => o.category === category && o.role === "target").length),
+    checkInitialView: (p) => (extra.checkInitialView ? extra.checkInitialView(p) : null),
+    // the count the initial view shows is the natural wrong answer, so it is always an option
+    finalizeOptions: (p) => {
+      const visibleInitially = ids.filter((id) => (p.counts.get(id) ?? 0) >= VISIBLE_MIN_PX).length;
+      return integerOptions(rng, n, [visibleInitially, ...(extra.preferred ?? [])]);
+    },
+    gtGoals: goals,
+    gtKeyPoses: keyPoses,
+  };
+}
+
+function distractors(b: SceneBuilder, agent: AgentPose, exclude: string[], count: number): void {
+  for (let i = 0; i < count; i++) {
+    const cat = b.rng.pick(COUNT_CATEGORIES.filter((c) => !exclude.includes(c)));
+    const e = SceneBuilder.scaledExtent(`${cat}/0`, 1);
+    const spot = spotInView(b, agent, [e[0] / 2, e[1] / 2], [1.2, 3.2], 0, 0.15);
+    if (spot) b.add(cat, { x: spot[0], y: spot[1], yaw: b.rng.uniform(-Math.PI, Math.PI), role: "distractor" });
+  }
+}
+
+export function countingWithOcclusion(rng: Rng): Draft {
+  const s = countingScene(rng, "living_room");
+  const { b, agent } = s;
+  const cat = rng.pick(COUNT_CATEGORIES);
+  const te = SceneBuilder.scaledExtent(`${cat}/0`, 1);
+  const hidden: TaskObject[] = [];
+  const nOcc = rng.int(2, 4);
+  for (let k = 0; k < nOcc; k++) {
+    const oc = rng.pick(OCCLUDER_CATEGORIES);
+    const model = rng.pick(categoryDef(oc).models).id;
+    const oe = SceneBuilder.scaledExtent(model, 1);
+    const spot = spotInView(b, agent, [Math.max(oe[0], oe[1]) / 2 + te[0] + 0.3, Math.max(oe[0], oe[1]) / 2 + te[0] + 0.3], [1.6, 3.0], 0, 0.1);
+    if (!spot) continue;
+    const u = [spot[0] - agent.position[0], spot[1] - agent.position[1]];
+    const L = Math.hypot(u[0]!, u[1]!);
+    const ux = u[0]! / L, uy = u[1]! / L;
+    // furniture fronts face -y; turn the front towards the agent
+    const yaw = Math.atan2(-ux, uy);
+    const occ = b.add(oc, { model, x: spot[0], y: spot[1], yaw, role: "occluder" });
+    // the target goes slightly beyond the occluder, on the agent -> occluder line (ESI Q.19)
+    const d = oe[1] / 2 + Math.max(te[0], te[1]) / 2 + rng.uniform(0.08, 0.2);
+    const t = b.add(cat, { x: spot[0] + ux * d, y: spot[1] + uy * d, yaw: rng.uniform(-Math.PI, Math.PI), role: "target" });
+    if (!b.isClear(objectBox(t), 0.02, new Set([t.id])) || !b.isClear(objectBox(occ), 0, new Set([occ.id]))) {
+      b.remove(t);
+      b.remove(occ);
+      continue;
+    }
+    hidden.push(t);
+  }
+  require(hidden.length >= 1, "no occluded target placed");
+  const open: TaskObject[] = [];
+  for (let k = rng.int(0, 2); k > 0; k--) {
+    const spot = spotInView(b, agent, [te[0] / 2, te[1] / 2], [1.2, 2.6], 0, 0.15);
+    if (spot) open.push(b.add(cat, { x: spot[0], y: spot[1], yaw: rng.uniform(-Math.PI, Math.PI), role: "target" }));
+  }
+  distractors(b, agent, [cat], rng.int(0, 2));
+  const targets = [...hidden, ...open];
+  return countDraft(rng, s, "living_room", cat, targets, {
+    metadata: { hidden_behind_furniture: hidden.length, in_the_open: open.length },
+    checkInitialView: (p) => {
+      for (const t of hidden) if ((p.counts.get(t.id) ?? 0) > 0) return `occluded target ${t.id} is visible in the initial view`;
+      for (const t of open) if (p.fraction(t.id) < 0.5) return `open target ${t.id} hidden in the initial view`;
+      return null;
+    },
+  });
+}
+
+export function spatialSegmentation(rng: Rng): Draft {
+  const s = countingScene(rng, "dining_room");
+  const { b, agent } = s;
+  const nDiv = rng.int(2, 4);
+  const divCats = Array.from({ length: nDiv }, () => rng.pick(Object.keys(DIVIDER_CLEARANCE)));
+  const gap = Math.min(...divCats.map((c) => DIVIDER_CLEARANCE[c]!.gapM)), under = Math.min(...divCats.map((c) => DIVIDER_CLEARANCE[c]!.underM));
+  const fits = COUNT_CATEGORIES.filter((c) => {
+    const e = SceneBuilder.scaledExtent(`${c}/0`, 1);
+    return Math.hypot(e[0], e[1]) <= gap && e[2] <= under;
+  });
+  require(fits.length > 0, "no category fits under the dividers");
+  const cat = rng.pick(fits);
+  const targets: TaskObject[] = [];
+  const allowed: Array<[number, number]> = [];
+  for (const dc of divCats) {
+    const model = rng.pick(categoryDef(dc).models).id;
+    const de = SceneBuilder.scaledExtent(model, 1);
+    const yaw = rng.uniform(-Math.PI, Math.PI);
+    const spot = spotInView(b, agent, [de[0] / 2 + 0.05, de[1] / 2 + 0.05], [1.5, 3.0], yaw, 0.15);
+    if (!spot) continue;
+    const div = b.add(dc, { model, x: spot[0], y: spot[1], yaw, role: "divider" });
+    // the count object sits at the horizontal centre of the divider's box, on the floor under it (ESI Q.20)
+    const t = b.add(cat, { x: spot[0], y: spot[1], yaw: rng.uniform(-Math.PI, Math.PI), role: "target" });
+    targets.push(t);
+    allowed.push([div.id, t.id]);
+  }
+  if (rng.bool(0.4)) {
+    const spot = spotInView(b, agent, [0.25, 0.25], [1.3, 2.8], 0, 0.15);
+    if (spot) b.add(rng.pick(Object.keys(DIVIDER_CLEARANCE)), { x: spot[0], y: spot[1], yaw: rng.uniform(-Math.PI, Math.PI), role: "divider" });
+  }
+  const dividerIds = b.objects.filter((o) => o.role === "divider").map((o) => o.id);
+  return countDraft(rng, s, "dining_room", cat, targets, {
+    metadata: { dividers: dividerIds.length },
+    allowedOverlaps: allowed,
+    checkInitialView: (p) => (targets.some((t) => (p.counts.get(t.id) ?? 0) >= VISIBLE_MIN_PX) ? null : "no target visible in the initial view"),
+  });
+}
+
+export function mergedObservation(rng: Rng): Draft {
+  const s = countingScene(rng, "playroom");
+  const { b, agent } = s;
+  const stack = rng.bool(0.5);
+  const cat = stack ? rng.pick(STACKABLE) : rng.pick(COUNT_CATEGORIES);
+  const md = categoryDef(cat).models[0]!;
+  const color = rng.pick(md.palette);
+  const e = SceneBuilder.scaledExtent(md.id, 1);
+  const n = rng.int(...COUNT_RANGE);
+  const base = spotInView(b, agent, [e[0] * 2 + 0.2, e[1] * 2 + 0.2], [1.6, 2.6], 0, 0.1);
+  require(base, "no free floor for the group");
+  const copies: TaskObject[] = [b.add(cat, { model: md.id, color, x: base[0], y: base[1], yaw: 0, role: "target" })];
+  const allowed: Array<[number, number]> = [];
+  const supporting = new Set<number>();
+  for (let k = 1; k < n; k++) {
+    let placed: TaskObject | null = null;
+    for (let tries = 0; tries < 60 && !placed; tries++) {
+      const anchor = rng.pick(copies);
+      if (stack && rng.bool(0.4) && !supporting.has(anchor.id) && anchor.position[2] - anchor.extent[2] / 2 < 0.5) {
+        // stacked on top of another copy, slightly offset
+        const o = b.add(cat, { model: md.id, color, x: anchor.position[0] + rng.uniform(-0.01, 0.01), y: anchor.position[1] + rng.uniform(-0.01, 0.01), bottom: anchor.position[2] + anchor.extent[2] / 2, yaw: 0, role: "target", support: anchor.id });
+        supporting.add(anchor.id);
+        allowed.push([anchor.id, o.id]);
+        placed = o;
+        break;
+      }
+      // beside another copy on the floor, a few millimetres to 3 cm apart ([U] offsets, our choice)
+      const dirs: Array<[number, number]> = [[1, 0], [-1, 0], [0, 1], [0, -1]];
+      const [dx, dy] = rng.pick(dirs);
+      const g = rng.uniform(0.003, 0.03);
+      const floorAnchor = anchor.position[2] - anchor.extent[2] / 2 < 0.01 ? anchor : copies[0]!;
+      const o = b.add(cat, { model: md.id, color, x: floorAnchor.position[0] + dx * (e[0] + g), y: floorAnchor.position[1] + dy * (e[1] + g), yaw: 0, role: "target" });
+      if (b.objects.every((q) => q === o || !boxesIntersect(objectBox(q), objectBox(o), 0.0005)) && b.isClear(objectBox(o), 0, new Set(b.objects.filter((q) => q.category === cat).map((q) => q.id)))) placed = o;
+      else b.remove(o);
+    }
+    require(placed, "could not place a copy");
+    copies.push(placed);
+  }
+  return countDraft(rng, s, "playroom", cat, copies, {
+    question: `How many ${pluralName(cat)} are there in the room?`,
+    metadata: { stacked: allowed.length, identical_copies: true },
+    allowedOverlaps: allowed,
+    checkInitialView: (p) => (copies.some((t) => (p.counts.get(t.id) ?? 0) >= VISIBLE_MIN_PX) ? null : "the group is not in the initial view"),
+  });
+}
+
+export function categoryAmbiguity(rng: Rng): Draft {
+  const s = countingScene(rng, "kitchen");
+  const { b, agent } = s;
+  const withConfusers = COUNT_CATEGORIES.filter((c) => categoryDef(c).confusables.slice(0, 3).some((x) => COUNT_CATEGORIES.includes(x)));
+  const cat = rng.pick(withConfusers);
+  // ESI Q.22: each counting object gets one confuser drawn from its top-3 most similar categories
+  const confusers = categoryDef(cat).confusables.slice(0, 3).filter((x) => COUNT_CATEGORIES.includes(x));
+  const n = rng.int(COUNT_RANGE[0], 5);
+  const targets: TaskObject[] = [];
+  const confObjs: TaskObject[] = [];
+  const te = SceneBuilder.scaledExtent(`${cat}/0`, 1);
+  for (let k = 0; k < n; k++) {
+    const spot = spotInView(b, agent, [te[0] / 2 + 0.3, te[1] / 2 + 0.3], [1.5, 3.2], 0, 0.15);
+    if (!spot) continue;
+    const t = b.add(cat, { x: spot[0], y: spot[1], yaw: rng.uniform(-Math.PI, Math.PI), role: "target" });
+    targets.push(t);
+    const cc = rng.pick(confusers);
+    const ce = SceneBuilder.scaledExtent(`${cc}/0`, 1);
+    for (let tries = 0; tries < 30; tries++) {
+      const a = rng.uniform(-Math.PI, Math.PI);
+      const d = Math.hypot(te[0], te[1]) / 2 + Math.hypot(ce[0], ce[1]) / 2 + rng.uniform(0.03, 0.12);
+      const c = b.add(cc, { x: spot[0] + d * Math.cos(a), y: spot[1] + d * Math.sin(a), yaw: rng.uniform(-Math.PI, Math.PI), role: "confuser" });
+      if (b.isClear(objectBox(c), 0.01, new Set([c.id]))) {
+        confObjs.push(c);
+        break;
+      }
+      b.remove(c);
+    }
+  }
+  require(confObjs.length >= 1, "no confuser placed");
+  return countDraft(rng, s, "kitchen", cat, targets, {
+    preferred: [targets.length + confObjs.length],
+    metadata: { confusers: confObjs.map((c) => c.category) },
+    alsoSee: confObjs.map((c) => c.id),
+  });
+}
+
+export function illuminationVariability(rng: Rng): Draft {
+  const s = countingScene(rng, "living_room");
+  const { b, agent } = s;
+  const cat = rng.pick(COUNT_CATEGORIES);
+  const n = rng.int(...COUNT_RANGE);
+  const te = SceneBuilder.scaledExtent(`${cat}/0`, 1);
+  const targets: TaskObject[] = [];
+  for (let k = 0; k < n; k++) {
+    const spot = spotInView(b, agent, [te[0] / 2 + 0.1, te[1] / 2 + 0.1], [1.2, 3.4], 0, 0.1);
+    if (spot) targets.push(b.add(cat, { x: spot[0], y: spot[1], yaw: rng.uniform(-Math.PI, Math.PI), role: "target" }));
+  }
+  distractors(b, agent, [cat], rng.int(0, 2));
+  b.addWallFurniture(rng.int(0, 2), ["bookshelf", "cabinet", "sofa"]);
+  // ESI Q.24: lower the ambient light and add lights on selected objects; positions stay fixed
+  const lit = rng.sample(targets, Math.min(targets.length, rng.int(1, 2)));
+  const lighting: Lighting = {
+    ambient: round3(rng.uniform(...DIM_AMBIENT)),
+    sun: rng.bool(0.5) ? { direction: [round3(rng.uniform(-0.5, 0.5)), round3(rng.uniform(-0.5, 0.5)), -1], intensity: round3(rng.uniform(0.0, 0.1)) } : null,
+    lights: lit.map((t) => ({ position: [round4(t.position[0] + rng.uniform(-0.2, 0.2)), round4(t.position[1] + rng.uniform(-0.2, 0.2)), round4(rng.uniform(0.6, 1.0))], intensity: round3(rng.uniform(...SPOT_INTENSITY)), range: round3(rng.uniform(...SPOT_RANGE_M)) })),
+  };
+  return countDraft(rng, s, "living_room", cat, targets, {
+    lighting,
+    question: `The room is dimly lit. How many ${pluralName(cat)} are there?`,
+    metadata: { ambient: lighting.ambient, lights: lighting.lights.length },
+  });
+}

@@ -1,0 +1,44 @@
+/** What a subcategory generator returns: a placed scene, its question and how to check it. */
+import type { AgentPose } from "../../math/camera.js";
+import type { Rng } from "../../math/rng.js";
+import type { AnswerFormat, CameraSpec, Lighting, TaskObject } from "../../task/schema.js";
+import type { RenderScene } from "../scene.js";
+import type { Room } from "./common.js";
+import type { ViewGoal } from "./gt-trajectory.js";
+
+export interface InitialViewProbe {
+  scene: RenderScene;
+  camera: CameraSpec;
+  pose: AgentPose;
+  /** Pixel counts per id in the initial view at the visibility-check resolution. */
+  counts: Map<number, number>;
+  /** Visible fraction of an object (see visibility.ts visibleFraction). */
+  fraction(id: number): number;
+}
+
+export interface Draft {
+  roomType: string;
+  room: Room;
+  objects: TaskObject[];
+  lighting: Lighting;
+  agent: AgentPose;
+  question: string;
+  answer: string;
+  answerFormat: AnswerFormat;
+  options: string[];
+  relevant: number[];
+  metadata: Record<string, unknown>;
+  /** Pairs allowed to touch or nest (contact, containment, stacking) in the intersection check. */
+  allowedOverlaps?: Array<[number, number]>;
+  /** Re-derives the answer from the placed geometry alone; must agree with `answer`. */
+  derive(objects: readonly TaskObject[]): string;
+  /** Options that depend on the initial view (counting tasks offer the count it shows); replaces `options`. */
+  finalizeOptions?(probe: InitialViewProbe): string[];
+  /** Checks that the initial view does what the construction rule says; returns a failure reason or null. */
+  checkInitialView(probe: InitialViewProbe): string | null;
+  /** What the ground-truth trajectory's views must show, and candidate poses to show it from. */
+  gtGoals: ViewGoal[];
+  gtKeyPoses: AgentPose[];
+}
+
+export type Generator = (rng: Rng, camera: CameraSpec) => Draft;

@@ -1,0 +1,330 @@
+/**
+ * Spatial Relations (reference/esi-spec.md §6.2.12–6.2.14): Geometric Configuration, Linear Alignment,
+ * Physical Contact.
+ */
+import type { Vec3 } from "../../math/vec.js";
+import { rad } from "../../math/vec.js";
+import type { Rng } from "../../math/rng.js";
+import type { AgentPose } from "../../math/camera.js";
+import type { CameraSpec, TaskObject } from "../../task/schema.js";
+import {
+  classifyTriangle,
+  collinearityResidual,
+  COLLINEAR_TOL_M,
+  CONTACT_NEGATIVE_MIN_GAP_M,
+  CONTACT_PLACEMENT_MAX_GAP_M,
+  triangleMargin,
+  type TriangleType,
+} from "../../task/rules.js";
+import { buildModel, categoryDef } from "../library.js";
+import { assignNames, cameraLookingAt, defaultLighting, displayName, makeRoom, require, Resample, round4, SceneBuilder } from "./common.js";
+import type { Draft, Generator } from "./draft.js";
+import { orbitPoses } from "./gt-trajectory.js";
+import { objectBox, surfaceGap } from "./geometry.js";
+import { isVisible } from "./visibility.js";
+
+/** Small-footprint objects with some height (ESI Q.9: tabletop or hand-held; no furniture, vehicles, mats). */
+export const ALIGNMENT_CATEGORIES = ["mug", "cup", "can", "bottle", "vase", "candle", "kettle", "potted_plant", "toy_block", "teddy_bear", "pot", "pumpkin", "basketball", "cardboard_box"];
+/** ESI Q.9: resample the set when the largest/smallest footprint ratio exceeds 2.0, up to 5 attempts. */
+export const MAX_FOOTPRINT_RATIO = 2.0;
+export const FOOTPRINT_RESAMPLE_ATTEMPTS = 5;
+/** ESI Q.9: equilateral side ~ U[0.4, 0.65] m. */
+export const TRIANGLE_SIDE_M: [number, number] = [0.4, 0.65];
+/** Isosceles and random triangles differ from equal sides by at least this (relative), far outside the 5 % tolerance. */
+export const TRIANGLE_CLASS_MARGIN = 0.15;
+/** Linear Alignment spacing and negative lateral offset (m); [U] in the paper (§10 Q21), our choice. */
+export const ALIGNMENT_SPACING_M: [number, number] = [0.3, 0.5];
+export const ALIGNMENT_OFFSET_M: [number, number] = [0.1, 0.2];
+/** Grazing camera of the spatial-relation tasks (ESI §5.3: ground level, 0 deg orbit). */
+export const GRAZING_HEIGHT_M: [number, number] = [0.3, 0.42];
+export const GRAZING_DISTANCE_M: [number, number] = [1.6, 2.4];
+/** Physical Contact: ESI Q.8 places touching pairs with a 0.05 m overlap band along y. */
+export const CONTACT_Y_OVERLAP_M = 0.05;
+export const CONTACT_NEGATIVE_GAP_M: [number, number] = [0.06, 0.15];
+/** Medium-to-small objects for contact (ESI Q.8: e.g. a teddy bear, a book, a basketball; no tiny items). */
+export const CONTACT_CATEGORIES = ["book", "cardboard_box", "teddy_bear", "basketball", "soccer_ball", "toy_car", "toy_truck", "shoe", "kettle", "pot", "vase", "potted_plant", "clock", "pumpkin"];
+
+function footprintArea(category: string): number {
+  const e = buildModel(`${category}/0`).extent;
+  return e[0] * e[1];
+}
+
+/**
+ * Three categories whose footprints differ by at most MAX_FOOTPRINT_RATIO (ESI Q.9). Half the time all
+ * three are copies of one category, as in the paper's examples ("the cups", "the glasses").
+ */
+function pickThree(rng: Rng): string[] {
+  if (rng.bool(0.5)) {
+    const c = rng.pick(ALIGNMENT_CATEGORIES);
+    return [c, c, c];
+  }
+  for (let i = 0; i < FOOTPRINT_RESAMPLE_ATTEMPTS; i++) {
+    const chosen: string[] = [];
+    for (const c of rng.shuffle(ALIGNMENT_CATEGORIES)) {
+      const areas = [...chosen, c].map(footprintArea);
+      if (Math.max(...areas) / Math.min(...areas) <= MAX_FOOTPRINT_RATIO) chosen.push(c);
+      if (chosen.length === 3) return chosen;
+    }
+  }
+  throw new Resample("no footprint-compatible set of three categories");
+}
+
+function listNames(objs: TaskObject[]): string {
+  const names = objs.map((o) => o.name);
+  return `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}`;
+}
+
+function sampleTriangle(rng: Rng, kind: TriangleType): [number, number, number] {
+  for (let i = 0; i < 200; i++) {
+    let s: [number, number, number];
+    if (kind === "equilateral") {
+      const a = rng.uniform(...TRIANGLE_SIDE_M);
+      s = [a, a, a];
+    } else if (kind === "isosceles") {
+      const leg = rng.uniform(...TRIANGLE_SIDE_M);
+      const base = leg * (rng.bool() ? rng.uniform(0.55, 0.8) : rng.uniform(1.25, 1.5));
+      s = [base, leg, leg];
+    } else {
+      s = [rng.uniform(0.35, 0.8), rng.uniform(0.35, 0.8), rng.uniform(0.35, 0.8)];
+    }
+    const [a, b, c] = [...s].sort((x, y) => x - y) as [number, number, number];
+    if (a + b < 1.2 * c) continue; // not too flat
+    if (classifyTriangle(s) !== kind) continue;
+    // keep unequal sides far from the 5 % tolerance: isosceles bases and random sides differ by >= 15 %
+    if (kind === "isosceles" && (c - a) / c < TRIANGLE_CLASS_MARGIN) continue;
+    if (kind === "random" && Math.min(b - a, c - b) / c < TRIANGLE_CLASS_MARGIN) continue;
+    return s;
+  }
+  throw new Resample(`could not sample a ${kind} triangle`);
+}
+
+/** Vertices (XY, centred on the centroid) of a triangle with sides |BC| = a, |CA| = b, |AB| = c. */
+function triangleVertices([a, b, c]: [number, number, number]): Array<[number, number]> {
+  const cx = (b * b + c * c - a * a) / (2 * c);
+  const cy = Math.sqrt(Math.max(0, b * b - cx * cx));
+  const pts: Array<[number, number]> = [[0, 0], [c, 0], [cx, cy]];
+  const g = [(c + cx) / 3, cy / 3];
+  return pts.map(([x, y]) => [x - g[0]!, y - g[1]!]);
+}
+
+function sides3(objs: readonly TaskObject[]): [number, number, number] {
+  const d = (i: number, j: number) => Math.hypot(objs[i]!.position[0] - objs[j]!.position[0], objs[i]!.position[1] - objs[j]!.position[1]);
+  return [d(1, 2), d(2, 0), d(0, 1)];
+}
+
+/**
+ * Places three objects at XY points (relative to a free centre found in the room) and a grazing camera
+ * perpendicular to `axisYaw` (ESI's "0 deg orbit" about the centroid, where depth differences are hardest to see).
+ */
+function placeTriple(b: SceneBuilder, cats: string[], rel: Array<[number, number]>, axisYaw: number): { objs: TaskObject[]; centre: Vec3; agent: AgentPose } {
+  const rng = b.rng;
+  const radius = Math.max(...rel.map(([x, y]) => Math.hypot(x, y))) + 0.2;
+  const spot = b.findFloorSpot([radius, radius], 0.1, 0);
+  require(spot, "no free floor for the object group");
+  const objs = cats.map((c, i) => b.add(c, { x: spot[0] + rel[i]![0], y: spot[1] + rel[i]![1], yaw: rng.uniform(-Math.PI, Math.PI), role: "target" }));
+  const ids = new Set(objs.map((o) => o.id));
+  for (const o of objs) require(b.isClear(objectBox(o), 0, ids), "object group overlaps the scene");
+  const centre: Vec3 = [spot[0], spot[1], 0.08];
+  for (let i = 0; i < 12; i++) {
+    const side = rng.bool() ? 1 : -1;
+    const az = axisYaw + (side * Math.PI) / 2 + rad(rng.uniform(-8, 8));
+    const D = rng.uniform(...GRAZING_DISTANCE_M);
+    const agent = cameraLookingAt(b, [spot[0] + D * Math.cos(az), spot[1] + D * Math.sin(az), rng.uniform(...GRAZING_HEIGHT_M)], centre);
+    if (agent) return { objs, centre, agent };
+  }
+  throw new Resample("initial camera position blocked");
+}
+
+/** Every target visible enough in the initial view (the grazing view hides depth, not the objects). */
+function allVisible(ids: number[], minFraction: number) {
+  return (p: { fraction(id: number): number }) => {
+    for (const id of ids) if (p.fraction(id) < minFraction) return `object ${id} only ${(p.fraction(id) * 100).toFixed(0)} % visible in the initial view`;
+    return null;
+  };
+}
+
+/** Goals: each target visible, and one view looking down (pitch <= -30 deg) that shows all of them. */
+function overheadGoals(ids: number[]) {
+  return [
+    ...ids.map((id) => (v: Parameters<typeof isVisible>[0]) => isVisible(v, id)),
+    (v: Parameters<typeof isVisible>[0]) => v.pose.pitch <= rad(-30) + 1e-6 && ids.every((id) => isVisible(v, id, 6)),
+  ];
+}
+
+export const geometricConfiguration: Generator = (rng, _camera: CameraSpec): Draft => {
+  const room = makeRoom(rng, "living_room");
+  const b = new SceneBuilder(rng, room);
+  b.addWallFurniture(rng.int(1, 3), ["cabinet", "bookshelf", "sofa", "wardrobe"]);
+  const cats = pickThree(rng);
+  const kind = rng.pick(["equilateral", "isosceles", "random"] as const);
+  const sides = sampleTriangle(rng, kind);
+  const rot = rng.uniform(-Math.PI, Math.PI);
+  const verts = triangleVertices(sides).map(([x, y]) => [x * Math.cos(rot) - y * Math.sin(rot), x * Math.sin(rot) + y * Math.cos(rot)] as [number, number]);
+  // ESI's 0 deg orbit: look perpendicular to the base AB (vertices 0 and 1).
+  const { objs, centre, agent } = placeTriple(b, cats, verts, rot);
+  assignNames(b.objects);
+  const measured = sides3(objs);
+  const answer = classifyTriangle(measured);
+  const same = cats[0] === cats[1] && cats[1] === cats[2];
+  const what = same ? `the three ${displayName(cats[0]!)}s` : listNames(objs);
+  const ids = objs.map((o) => o.id);
+  return {
+    roomType: "living_room",
+    room,
+    objects: b.objects,
+    lighting: defaultLighting(rng),
+    agent,
+    question: `Looking at them from above, do ${what} on the floor form an equilateral, an isosceles or a random (scalene) triangle?`,
+    answer,
+    answerFormat: "choice",
+    options: ["equilateral", "isosceles", "random"],
+    relevant: ids,
+    metadata: { side_lengths_m: measured.map(round4), triangle_type: answer, margin: round4(triangleMargin(measured)), tolerance: 0.05 },
+    derive: (objects) => classifyTriangle(sides3(ids.map((id) => objects.find((o) => o.id === id)!))),
+    checkInitialView: allVisible(ids, 0.25),
+    gtGoals: overheadGoals(ids),
+    gtKeyPoses: orbitPoses(centre, [0.9, 1.2, 1.6], [1.5, 1.75], 12),
+  };
+};
+
+export const linearAlignment: Generator = (rng): Draft => {
+  const room = makeRoom(rng, "living_room");
+  const b = new SceneBuilder(rng, room);
+  b.addWallFurniture(rng.int(1, 3), ["cabinet", "bookshelf", "sofa", "wardrobe"]);
+  const cats = pickThree(rng);
+  const aligned = rng.bool();
+  const spacing = rng.uniform(...ALIGNMENT_SPACING_M);
+  const axis = rng.uniform(-Math.PI, Math.PI);
+  const u: [number, number] = [Math.cos(axis), Math.sin(axis)], n: [number, number] = [-u[1], u[0]];
+  const offsets = [0, 0, 0];
+  if (!aligned) offsets[rng.int(0, 2)] = (rng.bool() ? 1 : -1) * rng.uniform(...ALIGNMENT_OFFSET_M);
+  const rel = [-1, 0, 1].map((k, i) => [k * spacing * u[0] + offsets[i]! * n[0], k * spacing * u[1] + offsets[i]! * n[1]] as [number, number]);
+  const { objs, centre, agent } = placeTriple(b, cats, rel, axis);
+  assignNames(b.objects);
+  const ids = objs.map((o) => o.id);
+  const residual = collinearityResidual(objs.map((o) => o.position));
+  const answer = residual <= COLLINEAR_TOL_M ? "yes" : "no";
+  require((answer === "yes") === aligned, "alignment label changed by placement");
+  const same = cats[0] === cats[1] && cats[1] === cats[2];
+  const what = same ? `the three ${displayName(cats[0]!)}s` : listNames(objs);
+  return {
+    roomType: "living_room",
+    room,
+    objects: b.objects,
+    lighting: defaultLighting(rng),
+    agent,
+    question: `Are ${what} on the floor standing in a straight line?`,
+    answer,
+    answerFormat: "yes_no",
+    options: ["yes", "no"],
+    relevant: ids,
+    metadata: { residual_m: round4(residual), tolerance_m: COLLINEAR_TOL_M, spacing_m: round4(spacing), lateral_offset_m: round4(Math.max(...offsets.map(Math.abs))) },
+    derive: (objects) => (collinearityResidual(ids.map((id) => objects.find((o) => o.id === id)!.position)) <= COLLINEAR_TOL_M ? "yes" : "no"),
+    checkInitialView: allVisible(ids, 0.25),
+    gtGoals: overheadGoals(ids),
+    gtKeyPoses: orbitPoses(centre, [0.9, 1.2, 1.6], [1.5, 1.75], 12),
+  };
+};
+
+/** Moves `obj` along `dir` (unit XY) by `d` metres. */
+function shift(obj: TaskObject, dir: [number, number], d: number): void {
+  obj.position = [round4(obj.position[0] + dir[0] * d), round4(obj.position[1] + dir[1] * d), obj.position[2]];
+}
+
+export const physicalContact: Generator = (rng): Draft => {
+  const room = makeRoom(rng, "living_room");
+  const b = new SceneBuilder(rng, room);
+  b.addWallFurniture(rng.int(1, 2), ["cabinet", "bookshelf", "sofa"]);
+  const [c1, c2] = rng.bool(0.4) ? (() => { const c = rng.pick(CONTACT_CATEGORIES); return [c, c]; })() : rng.sample(CONTACT_CATEGORIES, 2);
+  const touching = rng.bool();
+  // Pair frame: obj1 at the origin, obj2 on +x; the whole pair is rotated by `rot`.
+  const rot = rng.uniform(-Math.PI, Math.PI);
+  const ux: [number, number] = [Math.cos(rot), Math.sin(rot)], uy: [number, number] = [-ux[1], ux[0]];
+  const m1 = `${c1}/0`, m2 = `${c2}/0`;
+  const e1 = SceneBuilder.scaledExtent(m1, 1), e2 = SceneBuilder.scaledExtent(m2, 1);
+  const spot = b.findFloorSpot([e1[0] + e2[0] + 0.3, e1[1] + e2[1] + 0.3], 0.1, rot);
+  require(spot, "no free floor for the pair");
+  const colors = rng.sample(["red", "blue", "green", "yellow", "white", "black", "brown", "tan", "orange", "purple", "pink", "grey", "teal", "silver", "wood", "cream"], 2);
+  const pickColor = (c: string, pref: string) => {
+    const pal = buildPalette(c);
+    return pal.includes(pref) ? pref : pal[0]!;
+  };
+  const col1 = pickColor(c1!, colors[0]!);
+  let col2 = pickColor(c2!, colors[1]!);
+  if (c1 === c2 && col2 === col1) col2 = buildPalette(c2!).find((p) => p !== col1) ?? col2;
+  require(!(c1 === c2 && col1 === col2), "identical pair cannot be named apart");
+  const o1 = b.add(c1!, { model: m1, color: col1, x: spot[0], y: spot[1], yaw: rot, role: "target" });
+  // obj2_ymin = obj1_ymax - 0.05 (ESI Q.8), start 5 cm apart along x
+  const ox = e1[0] / 2 + e2[0] / 2 + 0.05, oy = e1[1] / 2 + e2[1] / 2 - CONTACT_Y_OVERLAP_M;
+  const o2 = b.add(c2!, { model: m2, color: col2, x: spot[0] + ox * ux[0] + oy * uy[0], y: spot[1] + ox * ux[1] + oy * uy[1], yaw: rot, role: "target" });
+  const back: [number, number] = [-ux[0], -ux[1]];
+  let gap = surfaceGap(o1, o2);
+  if (touching) {
+    // Approach along -x; a step shorter than the current gap cannot make the surfaces cross.
+    for (let i = 0; i < 80 && gap > CONTACT_PLACEMENT_MAX_GAP_M; i++) {
+      shift(o2, back, Math.max(0.0002, gap * 0.7));
+      gap = surfaceGap(o1, o2);
+    }
+    require(gap <= CONTACT_PLACEMENT_MAX_GAP_M, "could not bring the pair into contact");
+  } else {
+    const target = rng.uniform(...CONTACT_NEGATIVE_GAP_M);
+    for (let i = 0; i < 80 && Math.abs(gap - target) > 0.003; i++) {
+      shift(o2, back, (gap - target) * 0.8);
+      gap = surfaceGap(o1, o2);
+    }
+    require(gap > CONTACT_NEGATIVE_MIN_GAP_M, "separated pair too close");
+  }
+  // a random drift of the pair as a whole (ESI's +-0.03 m), which leaves the gap unchanged
+  const drift: [number, number] = [rng.uniform(-0.03, 0.03), rng.uniform(-0.03, 0.03)];
+  for (const o of [o1, o2]) o.position = [round4(o.position[0] + drift[0]), round4(o.position[1] + drift[1]), o.position[2]];
+  const ids = new Set([o1.id, o2.id]);
+  for (const o of [o1, o2]) require(b.isClear(objectBox(o), 0, ids), "pair overlaps the scene");
+  const contactPoint: Vec3 = [(o1.position[0] + o2.position[0]) / 2, (o1.position[1] + o2.position[1]) / 2, Math.min(o1.extent[2], o2.extent[2]) / 2];
+  // ESI §5.3: look at the contact zone head-on, along the gap axis, where the gap looks smallest.
+  const fromSide = rng.bool() ? 1 : -1;
+  const az = Math.atan2(fromSide * ux[1], fromSide * ux[0]) + rad(rng.uniform(-15, 15));
+  const D = rng.uniform(1.0, 1.6), h = Math.max(o1.extent[2], o2.extent[2]) + rng.uniform(0.2, 0.5);
+  const agent = cameraLookingAt(b, [contactPoint[0] + D * Math.cos(az), contactPoint[1] + D * Math.sin(az), h], contactPoint);
+  require(agent, "initial camera position blocked");
+  const answer = touching ? "yes" : "no";
+  const idList = [o1.id, o2.id];
+  assignNames(b.objects);
+  const side = Math.atan2(uy[1], uy[0]);
+  return {
+    roomType: "living_room",
+    room,
+    objects: b.objects,
+    lighting: defaultLighting(rng),
+    agent,
+    question: `Are ${o1.name} and ${o2.name} touching each other?`,
+    answer,
+    answerFormat: "yes_no",
+    options: ["yes", "no"],
+    relevant: idList,
+    metadata: { surface_gap_m: round4(gap), touching_threshold_m: CONTACT_PLACEMENT_MAX_GAP_M, negative_min_gap_m: CONTACT_NEGATIVE_MIN_GAP_M },
+    allowedOverlaps: [[o1.id, o2.id]],
+    derive: (objects) => {
+      const g = surfaceGap(objects.find((o) => o.id === o1.id)!, objects.find((o) => o.id === o2.id)!);
+      if (g <= CONTACT_PLACEMENT_MAX_GAP_M) return "yes";
+      if (g > CONTACT_NEGATIVE_MIN_GAP_M) return "no";
+      return "ambiguous";
+    },
+    checkInitialView: allVisible(idList, 0.2),
+    // a side view, perpendicular to the gap axis, shows the gap (or its absence) directly
+    gtGoals: [
+      (v) => {
+        const dirx = contactPoint[0] - v.pose.position[0], diry = contactPoint[1] - v.pose.position[1];
+        const along = Math.abs(dirx * ux[0] + diry * ux[1]) / (Math.hypot(dirx, diry) || 1);
+        return along < Math.sin(rad(30)) && idList.every((id) => isVisible(v, id, 6));
+      },
+    ],
+    gtKeyPoses: [
+      ...orbitPoses(contactPoint, [0.8, 1.1, 1.4], [Math.max(0.5, h - 0.2)], 2, side),
+      ...orbitPoses(contactPoint, [0.8, 1.1, 1.4], [Math.max(0.5, h - 0.2)], 8, side + Math.PI / 8),
+    ],
+  };
+};
+
+function buildPalette(category: string): string[] {
+  return categoryDef(category).models[0]!.palette;
+}

@@ -1,0 +1,164 @@
+/**
+ * The built-in task suite: draws each subcategory's scenes, validates every task before it is written
+ * (objects don't intersect, the answer follows from the placed geometry, the initial view sees what the
+ * rule says, the ground-truth trajectory reveals what the question needs) and re-samples a task that
+ * fails, never writing it.
+ */
+import { Rng } from "../../math/rng.js";
+import { poseQuaternion } from "../../math/camera.js";
+import { SUBCATEGORY_CATEGORY, BUILTIN_SUBCATEGORIES, type BuiltinSubcategory } from "../../task/taxonomy.js";
+import { TaskSchema, type CameraSpec, type Task } from "../../task/schema.js";
+import { buildScene } from "../scene.js";
+import { worldOf, isFree } from "../agent.js";
+import { assignNames, Resample } from "./common.js";
+import type { Draft, Generator, InitialViewProbe } from "./draft.js";
+import { boxesIntersect, footprint, objectBox } from "./geometry.js";
+import { buildGtTrajectory } from "./gt-trajectory.js";
+import { visibleCounts, visibleFraction, VISIBLE_MIN_PX } from "./visibility.js";
+import { geometricConfiguration, linearAlignment, physicalContact } from "./spatial.js";
+import { dimensionalSize, spatialDistance } from "./metric.js";
+import { materialTransparency, partialOcclusion, viewHallucination } from "./perceptual.js";
+import { categoryAmbiguity, countingWithOcclusion, illuminationVariability, mergedObservation, spatialSegmentation } from "./counting.js";
+
+export const GENERATORS: Record<BuiltinSubcategory, Generator> = {
+  geometric_configuration: geometricConfiguration,
+  linear_alignment: linearAlignment,
+  spatial_distance: spatialDistance,
+  dimensional_size: dimensionalSize,
+  physical_contact: physicalContact,
+  material_transparency: materialTransparency,
+  partial_occlusion: partialOcclusion,
+  view_hallucination: viewHallucination,
+  counting_with_occlusion: countingWithOcclusion,
+  spatial_segmentation: spatialSegmentation,
+  merged_observation: mergedObservation,
+  category_ambiguity: categoryAmbiguity,
+  illumination_variability: illuminationVariability,
+};
+
+/** The agent camera of the built-in simulator: VGGT's crop-mode size for 4:3 frames (518x392), 70 deg FOV (the only FOV ESI states). */
+export const DEFAULT_CAMERA: CameraSpec = { width: 518, height: 392, hfov_deg: 70 };
+/** Draws per task before giving up (each failed draw is re-sampled with a fresh stream). */
+export const MAX_ATTEMPTS = 80;
+export const SIMULATOR_ID = "esi3d-builtin/1";
+
+export class GenerationError extends Error {}
+
+/** Validates a draft and turns it into a task record, or throws Resample with the reason. */
+export function finalizeDraft(d: Draft, subcategory: BuiltinSubcategory, taskId: string, seed: string, camera: CameraSpec): Task {
+  assignNames(d.objects);
+  // objects inside the room and not intersecting (touching, nesting and stacking pairs are declared)
+  const allowed = new Set((d.allowedOverlaps ?? []).flatMap(([a, b]) => [`${a}:${b}`, `${b}:${a}`]));
+  const hx = d.room.size[0] / 2, hy = d.room.size[1] / 2;
+  for (let i = 0; i < d.objects.length; i++) {
+    const a = d.objects[i]!;
+    const ab = objectBox(a);
+    if (footprint(ab).some(([x, y]) => Math.abs(x) > hx + 1e-6 || Math.abs(y) > hy + 1e-6)) throw new Resample(`object ${a.id} outside the room`);
+    for (let j = i + 1; j < d.objects.length; j++) {
+      const b = d.objects[j]!;
+      if (allowed.has(`${a.id}:${b.id}`) || a.support === b.id || b.support === a.id) continue;
+      if (boxesIntersect(ab, objectBox(b))) throw new Resample(`objects ${a.id} and ${b.id} intersect`);
+    }
+  }
+  // the answer follows from the placed geometry
+  const derived = d.derive(d.objects);
+  if (derived !== d.answer) throw new Resample(`answer "${d.answer}" does not follow from the geometry ("${derived}")`);
+  const world = worldOf({ room: d.room, objects: d.objects });
+  if (!isFree(world, d.agent.position)) throw new Resample("initial pose is not a free agent position");
+  const scene = buildScene({ room: d.room, objects: d.objects, lighting: d.lighting });
+  const counts = visibleCounts(scene, camera, d.agent);
+  const fractions = new Map<number, number>();
+  const probe: InitialViewProbe = {
+    scene,
+    camera,
+    pose: d.agent,
+    counts,
+    fraction: (id) => {
+      if (!fractions.has(id)) fractions.set(id, visibleFraction(scene, camera, d.agent, id).fraction);
+      return fractions.get(id)!;
+    },
+  };
+  const failure = d.checkInitialView(probe);
+  if (failure) throw new Resample(`initial view: ${failure}`);
+  const options = d.finalizeOptions ? d.finalizeOptions(probe) : d.options;
+  const gt = buildGtTrajectory(scene, camera, world, d.agent, d.gtGoals, d.gtKeyPoses);
+  const objectIds = new Set(d.objects.map((o) => o.id));
+  const task: Task = {
+    schema: "esi3d-task/1",
+    task_id: taskId,
+    seed,
+    category: SUBCATEGORY_CATEGORY[subcategory],
+    subcategory,
+    simulator: SIMULATOR_ID,
+    scene: `builtin-${d.roomType}-${taskId}`,
+    room: d.room,
+    floor: 0,
+    objects: d.objects,
+    lighting: d.lighting,
+    camera,
+    agent_initial: { position: d.agent.position, orientation: poseQuaternion(d.agent), yaw: d.agent.yaw, pitch: d.agent.pitch },
+    action_trajectory: gt.actions,
+    view_object_existence: gt.views.map((v, i) => ({
+      view: i,
+      visible: [...v.counts.entries()].filter(([id, n]) => objectIds.has(id) && n >= VISIBLE_MIN_PX).map(([id]) => id).sort((a, b) => a - b),
+    })),
+    question: d.question,
+    answer: d.answer,
+    answer_format: d.answerFormat,
+    options,
+    relevant_object_ids: d.relevant,
+    label_metadata: d.metadata,
+  };
+  // ESI §5.2: discard an instance whose task-relevant object is invisible in every rendered view
+  for (const id of d.relevant) {
+    if (!task.view_object_existence.some((v) => v.visible.includes(id))) throw new Resample(`relevant object ${id} never visible`);
+  }
+  return TaskSchema.parse(task);
+}
+
+export interface GenerateStats {
+  attempts: number;
+  reasons: Map<string, number>;
+}
+
+/** One task: draws until a draft validates (deterministic for a given seed and task id). */
+export function generateTask(subcategory: BuiltinSubcategory, seed: string, index: number, camera = DEFAULT_CAMERA, stats?: GenerateStats): Task {
+  const taskId = `${subcategory}-${String(index).padStart(3, "0")}`;
+  const base = new Rng(seed).fork(taskId);
+  let lastReason = "";
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const rng = base.fork(attempt);
+    if (stats) stats.attempts++;
+    try {
+      const draft = GENERATORS[subcategory](rng, camera);
+      return finalizeDraft(draft, subcategory, taskId, seed, camera);
+    } catch (e) {
+      if (!(e instanceof Resample)) throw e;
+      lastReason = e.message;
+      if (stats) stats.reasons.set(e.message.replace(/\d+/g, "N"), (stats.reasons.get(e.message.replace(/\d+/g, "N")) ?? 0) + 1);
+    }
+  }
+  throw new GenerationError(`${taskId}: no valid scene in ${MAX_ATTEMPTS} draws (last: ${lastReason})`);
+}
+
+export interface SuiteOptions {
+  seed: string;
+  perSubcategory: number;
+  subcategories?: readonly BuiltinSubcategory[];
+  camera?: CameraSpec;
+  onTask?: (task: Task, done: number, total: number) => void;
+}
+
+export function generateSuite(opts: SuiteOptions): Task[] {
+  const subs = opts.subcategories ?? BUILTIN_SUBCATEGORIES;
+  const total = subs.length * opts.perSubcategory;
+  const tasks: Task[] = [];
+  for (const sub of subs) {
+    for (let i = 0; i < opts.perSubcategory; i++) {
+      const t = generateTask(sub, opts.seed, i, opts.camera ?? DEFAULT_CAMERA);
+      tasks.push(t);
+      opts.onTask?.(t, tasks.length, total);
+    }
+  }
+  return tasks;
+}

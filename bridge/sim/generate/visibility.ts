@@ -1,0 +1,50 @@
+/**
+ * Visibility checks for the generator: which objects a pose sees, and how much of each. Rendered at a
+ * reduced resolution (VISIBILITY_SCALE) to keep generation fast; the thresholds are stated in pixels of
+ * that resolution.
+ */
+import { intrinsicsFromHfov, poseToExtrinsic, type AgentPose } from "../../math/camera.js";
+import type { CameraSpec } from "../../task/schema.js";
+import { render } from "../raster.js";
+import type { RenderScene } from "../scene.js";
+
+/** Visibility is judged on images at this fraction of the camera's resolution (518x392 -> 130x98). */
+export const VISIBILITY_SCALE = 0.25;
+/** An object "exists" in a view (ESI's per-view segmentation flag) with at least this many pixels at VISIBILITY_SCALE (about 50 px at full size). */
+export const VISIBLE_MIN_PX = 3;
+
+export interface ViewVisibility {
+  pose: AgentPose;
+  /** instance id -> pixel count at the check resolution. */
+  counts: Map<number, number>;
+}
+
+function checkCamera(spec: CameraSpec, pose: AgentPose, scale: number) {
+  const width = Math.max(8, Math.round(spec.width * scale)), height = Math.max(8, Math.round(spec.height * scale));
+  return { width, height, K: intrinsicsFromHfov(width, height, spec.hfov_deg), E: poseToExtrinsic(pose) };
+}
+
+export function visibleCounts(scene: RenderScene, spec: CameraSpec, pose: AgentPose, scale = VISIBILITY_SCALE, onlyIds?: ReadonlySet<number>): Map<number, number> {
+  const out = render(scene, checkCamera(spec, pose, scale), { rgb: false, onlyIds });
+  const counts = new Map<number, number>();
+  for (const id of out.ids) if (id !== 0) counts.set(id, (counts.get(id) ?? 0) + 1);
+  return counts;
+}
+
+export function viewVisibility(scene: RenderScene, spec: CameraSpec, pose: AgentPose): ViewVisibility {
+  return { pose, counts: visibleCounts(scene, spec, pose) };
+}
+
+/**
+ * Fraction of an object's pixels that are visible with everything else in place, relative to the object
+ * rendered alone from the same pose (0 when it is outside the view).
+ */
+export function visibleFraction(scene: RenderScene, spec: CameraSpec, pose: AgentPose, id: number, scale = 0.5): { visible: number; alone: number; fraction: number } {
+  const visible = visibleCounts(scene, spec, pose, scale).get(id) ?? 0;
+  const alone = visibleCounts(scene, spec, pose, scale, new Set([id])).get(id) ?? 0;
+  return { visible, alone, fraction: alone > 0 ? visible / alone : 0 };
+}
+
+export function isVisible(v: ViewVisibility, id: number, minPx = VISIBLE_MIN_PX): boolean {
+  return (v.counts.get(id) ?? 0) >= minPx;
+}

@@ -1,0 +1,74 @@
+/**
+ * The answer rules of the built-in suite, with their thresholds. The generator derives every answer
+ * with these functions from the placed geometry, and the symbolic reasoner applies the same functions
+ * to a scene graph, so "the graph oracle" and the ground truth can never disagree about a rule.
+ * Where the paper leaves a value unspecified ([U] in reference/esi-spec.md §10), the choice is ours and
+ * the generator keeps a margin around it so answers are robust to centimetre-level measurement error.
+ */
+
+/** Geometric Configuration: sides within 5 % of each other count as equal ([U] §10 Q22, our choice). */
+export const TRIANGLE_EQUAL_SIDE_TOL = 0.05;
+
+export type TriangleType = "equilateral" | "isosceles" | "random";
+
+/** Classifies a triangle from its three side lengths (any order). */
+export function classifyTriangle(sides: readonly [number, number, number]): TriangleType {
+  const [a, b, c] = [...sides].sort((x, y) => x - y) as [number, number, number];
+  if ((c - a) / c <= TRIANGLE_EQUAL_SIDE_TOL) return "equilateral";
+  if ((b - a) / c <= TRIANGLE_EQUAL_SIDE_TOL || (c - b) / c <= TRIANGLE_EQUAL_SIDE_TOL) return "isosceles";
+  return "random";
+}
+
+/** Distance from the tolerance boundary of the class (how far from flipping), in relative side units. */
+export function triangleMargin(sides: readonly [number, number, number]): number {
+  const [a, b, c] = [...sides].sort((x, y) => x - y) as [number, number, number];
+  const spread = (c - a) / c, d1 = (b - a) / c, d2 = (c - b) / c;
+  const t = TRIANGLE_EQUAL_SIDE_TOL;
+  const kind = classifyTriangle(sides);
+  if (kind === "equilateral") return t - spread;
+  if (kind === "isosceles") return Math.min(spread - t, Math.max(t - Math.min(d1, d2), 0), Math.abs(Math.max(d1, d2) - t));
+  return Math.min(d1, d2) - t;
+}
+
+/** Linear Alignment: three centroids are collinear when none is farther than this from the line (m). */
+export const COLLINEAR_TOL_M = 0.04;
+
+type P2 = readonly [number, number] | readonly [number, number, number];
+
+/** Largest distance (m, XY) of a point from the line through the two points farthest apart. */
+export function collinearityResidual(points: readonly P2[]): number {
+  let best = -1, ia = 0, ib = 1;
+  for (let i = 0; i < points.length; i++)
+    for (let j = i + 1; j < points.length; j++) {
+      const d = Math.hypot(points[i]![0] - points[j]![0], points[i]![1] - points[j]![1]);
+      if (d > best) [best, ia, ib] = [d, i, j];
+    }
+  const a = points[ia]!, b = points[ib]!;
+  const dx = b[0] - a[0], dy = b[1] - a[1], L = Math.hypot(dx, dy) || 1;
+  let res = 0;
+  for (const p of points) res = Math.max(res, Math.abs((p[0] - a[0]) * dy - (p[1] - a[1]) * dx) / L);
+  return res;
+}
+
+/**
+ * Physical Contact: objects whose surfaces are within this distance touch. Ground truth places
+ * touching pairs at a surface gap <= 2 mm and separated pairs at > 5 cm (ESI's negatives), so any
+ * threshold in between is consistent; 2.5 cm tolerates reconstruction noise (scenegraph-anchors §11).
+ */
+export const TOUCHING_GAP_M = 0.025;
+/** Largest sampled surface gap the generator accepts for a touching pair (m). */
+export const CONTACT_PLACEMENT_MAX_GAP_M = 0.002;
+/** Smallest surface gap of a separated pair (m), ESI Q.8. */
+export const CONTACT_NEGATIVE_MIN_GAP_M = 0.05;
+
+/**
+ * Material Transparency: an object is inside a container when its centre lies within the container's
+ * footprint shrunk by this margin and its top is below the container's rim (m).
+ */
+export const INSIDE_FOOTPRINT_MARGIN_M = 0.0;
+
+/** Spatial Distance / Dimensional Size: comparisons closer than this are not generated (relative). */
+export const METRIC_COMPARISON_MIN_RATIO = 1.3;
+
+/** Counting tasks: four numeric options (ESI Q.19). */
+export const COUNT_OPTION_COUNT = 4;

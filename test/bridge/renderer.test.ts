@@ -1,0 +1,99 @@
+import { describe, expect, it } from "vitest";
+import { render } from "../../bridge/sim/raster.js";
+import { buildScene, FLOOR_ID } from "../../bridge/sim/scene.js";
+import { intrinsicsFromHfov, poseToExtrinsic, projectPoint, cameraCentre, type AgentPose } from "../../bridge/math/camera.js";
+import { buildModel } from "../../bridge/sim/library.js";
+import { quatFromYaw } from "../../bridge/math/quat.js";
+import type { TaskObject } from "../../bridge/task/schema.js";
+import type { Vec3 } from "../../bridge/math/vec.js";
+
+const W = 160, H = 120;
+const K = intrinsicsFromHfov(W, H, 70);
+
+function obj(id: number, model: string, pos: [number, number], yaw = 0): TaskObject {
+  const e = buildModel(model).extent;
+  return { id, category: model.split("/")[0]!, model, name: "x", role: "target", position: [pos[0], pos[1], e[2] / 2], orientation: quatFromYaw(yaw), extent: e, scale: 1, color: "red", transparent: false };
+}
+
+const room = { id: "r", type: "test", size: [6, 5] as [number, number], height: 2.6 };
+const lighting = { ambient: 0.4, sun: { direction: [0.3, 0.2, -1] as Vec3, intensity: 0.6 }, lights: [] };
+
+describe("software rasterizer", () => {
+  it("renders the floor plane at its exact depth (within 1 mm)", () => {
+    const scene = buildScene({ room, objects: [], lighting });
+    const pose: AgentPose = { position: [0.3, -0.2, 1.3], yaw: 0.4, pitch: -0.6 };
+    const E = poseToExtrinsic(pose);
+    const out = render(scene, { width: W, height: H, K, E });
+    const C = cameraCentre(E);
+    let checked = 0, maxErr = 0;
+    for (let j = 0; j < H; j++)
+      for (let i = 0; i < W; i++) {
+        const p = j * W + i;
+        if (out.ids[p] !== FLOOR_ID) continue;
+        // ray through pixel (i, j) in world coordinates: R^T [ (i-cx)/fx, (j-cy)/fy, 1 ]
+        const xn = (i - K.cx) / K.fx, yn = (j - K.cy) / K.fy;
+        const d: Vec3 = [0, 1, 2].map((k) => E[0][k]! * xn + E[1][k]! * yn + E[2][k]!) as Vec3;
+        const s = -C[2] / d[2]; // hits z = 0 at C + s d, and the camera-axis depth is s (camera z of d is 1)
+        maxErr = Math.max(maxErr, Math.abs(out.depth[p]! - s));
+        checked++;
+      }
+    expect(checked).toBeGreaterThan(W * H * 0.3);
+    expect(maxErr).toBeLessThan(0.001);
+  });
+
+  it("puts each object's id at its projected centre", () => {
+    const objects = [obj(16, "cardboard_box/0", [1.5, 0.4]), obj(17, "basketball/0", [1.8, -0.5]), obj(18, "toy_block/0", [1.2, -0.1])];
+    const scene = buildScene({ room, objects, lighting });
+    const pose: AgentPose = { position: [-0.5, 0, 0.8], yaw: 0, pitch: -0.3 };
+    const E = poseToExtrinsic(pose);
+    const out = render(scene, { width: W, height: H, K, E });
+    for (const o of objects) {
+      const { u, v } = projectPoint(E, K, o.position as Vec3);
+      expect(out.ids[Math.round(v) * W + Math.round(u)]).toBe(o.id);
+    }
+  });
+
+  it("lets nearer objects occlude farther ones, in depth and ids", () => {
+    const near = obj(16, "cardboard_box/0", [1.0, 0]);
+    const far = obj(17, "cardboard_box/0", [2.0, 0]);
+    const scene = buildScene({ room, objects: [near, far], lighting });
+    const pose: AgentPose = { position: [-0.5, 0, 0.075], yaw: 0, pitch: 0 };
+    const E = poseToExtrinsic(pose);
+    const out = render(scene, { width: W, height: H, K, E });
+    const { u, v } = projectPoint(E, K, [1.0, 0, 0.075]);
+    const p = Math.round(v) * W + Math.round(u);
+    expect(out.ids[p]).toBe(16);
+    // the near box's front face is at x = 1.0 - 0.1 (box depth 0.2 along x), 1.4 m from the camera
+    expect(out.depth[p]).toBeCloseTo(1.4, 3);
+    // rendering the far box alone shows it at the same pixel
+    const alone = render(scene, { width: W, height: H, K, E }, { onlyIds: new Set([17]) });
+    expect(alone.ids[p]).toBe(17);
+    expect(alone.depth[p]).toBeCloseTo(2.4, 3);
+  });
+
+  it("renders glass: RGB shows what is behind, depth and ids show the first surface", () => {
+    const glass = { ...obj(16, "glass/0", [1.0, 0]), transparent: true };
+    const box = obj(17, "cardboard_box/0", [1.6, 0]);
+    const scene = buildScene({ room, objects: [glass, box], lighting });
+    const pose: AgentPose = { position: [0, 0, 0.06], yaw: 0, pitch: 0 };
+    const E = poseToExtrinsic(pose);
+    const out = render(scene, { width: W, height: H, K, E });
+    const withoutGlass = render(buildScene({ room, objects: [box], lighting }), { width: W, height: H, K, E });
+    const { u, v } = projectPoint(E, K, [1.0, 0, 0.06]);
+    const p = Math.round(v) * W + Math.round(u);
+    expect(out.ids[p]).toBe(16);
+    expect(out.depth[p]).toBeLessThan(1.0);
+    // the box's colour shows through: the blended pixel is closer to it than to the glass tint
+    const d = (a: Uint8Array | null, b: number[]) => Math.hypot(a![p * 3]! - b[0]!, a![p * 3 + 1]! - b[1]!, a![p * 3 + 2]! - b[2]!);
+    const boxRgb = [withoutGlass.rgb![p * 3]!, withoutGlass.rgb![p * 3 + 1]!, withoutGlass.rgb![p * 3 + 2]!];
+    expect(d(out.rgb, boxRgb)).toBeLessThan(d(out.rgb, [200, 230, 240]));
+  });
+
+  it("is deterministic", () => {
+    const scene = buildScene({ room, objects: [obj(16, "mug/0", [1, 0])], lighting });
+    const cam = { width: W, height: H, K, E: poseToExtrinsic({ position: [0, 0, 0.5], yaw: 0, pitch: -0.2 }) };
+    const a = render(scene, cam), b = render(scene, cam);
+    expect(Buffer.from(a.rgb!).equals(Buffer.from(b.rgb!))).toBe(true);
+    expect(Buffer.from(a.depth.buffer).equals(Buffer.from(b.depth.buffer))).toBe(true);
+  });
+});
