@@ -6,6 +6,7 @@ import { EXIT_USAGE, reportError } from "./errors.js";
 import { registerGenerate } from "./commands/generate.js";
 import { registerRender } from "./commands/render.js";
 import { registerSchema } from "./commands/schema.js";
+import { registerPoints } from "./commands/points.js";
 
 export function buildProgram(): Command {
   const program = new Command();
@@ -17,6 +18,7 @@ export function buildProgram(): Command {
     .exitOverride();
   registerGenerate(program);
   registerRender(program);
+  registerPoints(program);
   registerSchema(program);
   for (const c of program.commands) c.exitOverride().showHelpAfterError("(run with --help for usage)");
   return program;

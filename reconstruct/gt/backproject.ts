@@ -1,0 +1,65 @@
+/**
+ * The `gt` point-cloud source: back-projects every valid depth pixel of the views a paradigm supplies,
+ * with the bundle's own intrinsics and camera-from-world extrinsics. Only those views: an object no view
+ * sees has no points.
+ *
+ *   X_cam = ((i - cx) d / fx, (j - cy) d / fy, d),  X_world = R^T (X_cam - t) = R^T X_cam + C
+ */
+import type { ViewData } from "../../bridge/bundle/io.js";
+import { allocateCloud, type PointCloud } from "../pointcloud.js";
+
+export interface BackprojectOptions {
+  /** Use every `stride`-th pixel in x and y (1 = all pixels). */
+  stride?: number;
+  /** Ignore depths beyond this (m); none by default. */
+  maxDepthM?: number;
+}
+
+const isValidDepth = (d: number, max: number) => d > 0 && d <= max; // NaN and Infinity fail both tests
+
+export function backprojectViews(views: readonly ViewData[], categories: Map<number, string>, opts: BackprojectOptions = {}): PointCloud {
+  const stride = opts.stride ?? 1;
+  const maxDepth = opts.maxDepthM ?? Number.MAX_VALUE;
+  if (views.length === 0) throw new Error("backprojectViews: no views");
+  const W = views[0]!.width, H = views[0]!.height;
+  let n = 0;
+  for (const v of views) {
+    const depth = v.depth;
+    for (let j = 0; j < H; j += stride) for (let i = 0, p = j * W; i < W; i += stride, p += stride) if (isValidDepth(depth[p]!, maxDepth)) n++;
+  }
+  const cloud = allocateCloud(n, { categories, imageWidth: W, imageHeight: H, source: "gt", meta: { views: views.length, stride } });
+  cloud.confidence.fill(1);
+  const { xyz, rgb, view, pixel, instance } = cloud;
+  const xn = new Float64Array(W), yn = new Float64Array(H);
+  let k = 0;
+  for (const v of views) {
+    const { fx, fy, cx, cy } = v.K;
+    const E = v.E;
+    for (let i = 0; i < W; i++) xn[i] = (i - cx) / fx;
+    for (let j = 0; j < H; j++) yn[j] = (j - cy) / fy;
+    // world = R^T X_cam + C, with C = -R^T t
+    const r00 = E[0][0], r01 = E[0][1], r02 = E[0][2], r10 = E[1][0], r11 = E[1][1], r12 = E[1][2], r20 = E[2][0], r21 = E[2][1], r22 = E[2][2];
+    const tx = E[0][3], ty = E[1][3], tz = E[2][3];
+    const Cx = -(r00 * tx + r10 * ty + r20 * tz), Cy = -(r01 * tx + r11 * ty + r21 * tz), Cz = -(r02 * tx + r12 * ty + r22 * tz);
+    const depth = v.depth, ids = v.ids, col = v.rgb, vi = v.index;
+    for (let j = 0; j < H; j += stride) {
+      const y = yn[j]!;
+      for (let i = 0, p = j * W; i < W; i += stride, p += stride) {
+        const d = depth[p]!;
+        if (!isValidDepth(d, maxDepth)) continue;
+        const X = xn[i]! * d, Y = y * d;
+        xyz[3 * k] = r00 * X + r10 * Y + r20 * d + Cx;
+        xyz[3 * k + 1] = r01 * X + r11 * Y + r21 * d + Cy;
+        xyz[3 * k + 2] = r02 * X + r12 * Y + r22 * d + Cz;
+        rgb[3 * k] = col[3 * p]!;
+        rgb[3 * k + 1] = col[3 * p + 1]!;
+        rgb[3 * k + 2] = col[3 * p + 2]!;
+        view[k] = vi;
+        pixel[k] = p;
+        instance[k] = ids[p]!;
+        k++;
+      }
+    }
+  }
+  return cloud;
+}

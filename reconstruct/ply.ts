@@ -1,0 +1,142 @@
+/**
+ * PLY export and import of point clouds: binary little endian with uchar colours (Open3D's reader divides
+ * colours by 255 whatever their type, so float colours would load almost black), plus esi3d's
+ * per-point fields as extra properties (CloudCompare shows them as scalar fields; Open3D ignores them).
+ * Metadata that later stages need (image size, id -> category table, source) travels in comments.
+ */
+import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { allocateCloud, type CloudSource, type PointCloud } from "./pointcloud.js";
+import { InputError } from "../bridge/util/errors.js";
+
+interface Prop {
+  name: string;
+  type: string;
+}
+
+const TYPE_SIZE: Record<string, number> = { char: 1, uchar: 1, int8: 1, uint8: 1, short: 2, ushort: 2, int16: 2, uint16: 2, int: 4, uint: 4, int32: 4, uint32: 4, float: 4, float32: 4, double: 8, float64: 8 };
+
+/** Per-vertex properties we write, in order. */
+const PROPS: Prop[] = [
+  { name: "x", type: "float" },
+  { name: "y", type: "float" },
+  { name: "z", type: "float" },
+  { name: "red", type: "uchar" },
+  { name: "green", type: "uchar" },
+  { name: "blue", type: "uchar" },
+  { name: "confidence", type: "float" },
+  { name: "view", type: "ushort" },
+  { name: "pixel", type: "uint" },
+  { name: "instance", type: "ushort" },
+];
+const STRIDE = PROPS.reduce((s, p) => s + TYPE_SIZE[p.type]!, 0);
+
+export function encodePly(c: PointCloud, colors?: Uint8Array): Buffer {
+  const head = [
+    "ply",
+    "format binary_little_endian 1.0",
+    "comment esi3d point cloud (world frame: Z up, metres)",
+    `comment esi3d-source ${c.source}`,
+    `comment esi3d-image ${c.imageWidth} ${c.imageHeight}`,
+    ...[...c.categories.entries()].sort((a, b) => a[0] - b[0]).map(([id, name]) => `comment esi3d-category ${id} ${name}`),
+    `element vertex ${c.count}`,
+    ...PROPS.map((p) => `property ${p.type} ${p.name}`),
+    "end_header",
+    "",
+  ].join("\n");
+  const header = Buffer.from(head, "ascii");
+  const body = Buffer.alloc(c.count * STRIDE);
+  const rgb = colors ?? c.rgb;
+  for (let i = 0, o = 0; i < c.count; i++, o += STRIDE) {
+    body.writeFloatLE(c.xyz[3 * i]!, o);
+    body.writeFloatLE(c.xyz[3 * i + 1]!, o + 4);
+    body.writeFloatLE(c.xyz[3 * i + 2]!, o + 8);
+    body[o + 12] = rgb[3 * i]!;
+    body[o + 13] = rgb[3 * i + 1]!;
+    body[o + 14] = rgb[3 * i + 2]!;
+    body.writeFloatLE(c.confidence[i]!, o + 15);
+    body.writeUInt16LE(c.view[i]!, o + 19);
+    body.writeUInt32LE(c.pixel[i]!, o + 21);
+    body.writeUInt16LE(c.instance[i]!, o + 25);
+  }
+  return Buffer.concat([header, body]);
+}
+
+/** Writes a PLY atomically (temporary name, then rename). `colors` overrides the RGB (e.g. node colours). */
+export function writePly(c: PointCloud, file: string, colors?: Uint8Array): void {
+  const tmp = `${file}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
+  writeFileSync(tmp, encodePly(c, colors));
+  renameSync(tmp, file);
+}
+
+/** Raw little-endian float32 x,y,z triples: the input format of ../shared/peers. */
+export function writeXyzF32(c: PointCloud, file: string): void {
+  const tmp = `${file}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
+  writeFileSync(tmp, Buffer.from(c.xyz.buffer, c.xyz.byteOffset, c.count * 12));
+  renameSync(tmp, file);
+}
+
+function readers(buf: Buffer): Record<string, (o: number) => number> {
+  return {
+    char: (o) => buf.readInt8(o), int8: (o) => buf.readInt8(o), uchar: (o) => buf[o]!, uint8: (o) => buf[o]!,
+    short: (o) => buf.readInt16LE(o), int16: (o) => buf.readInt16LE(o), ushort: (o) => buf.readUInt16LE(o), uint16: (o) => buf.readUInt16LE(o),
+    int: (o) => buf.readInt32LE(o), int32: (o) => buf.readInt32LE(o), uint: (o) => buf.readUInt32LE(o), uint32: (o) => buf.readUInt32LE(o),
+    float: (o) => buf.readFloatLE(o), float32: (o) => buf.readFloatLE(o), double: (o) => buf.readDoubleLE(o), float64: (o) => buf.readDoubleLE(o),
+  };
+}
+
+/** Reads a binary little-endian PLY point cloud (ours, or any with x, y, z and optional colours). */
+export function readPly(file: string): PointCloud {
+  const buf = readFileSync(file);
+  const end = buf.indexOf("end_header\n");
+  if (buf.subarray(0, 4).toString("ascii") !== "ply\n" || end < 0) throw new InputError(`${file}: not a PLY file (no "ply" magic or "end_header")`);
+  const lines = buf.subarray(0, end).toString("ascii").split("\n");
+  if (!lines.includes("format binary_little_endian 1.0")) throw new InputError(`${file}: format: only "binary_little_endian 1.0" PLY is supported`);
+  let count = -1;
+  let inVertex = false;
+  const props: Prop[] = [];
+  const categories = new Map<number, string>();
+  let width = 0, height = 0;
+  let source: CloudSource = "gt";
+  for (const l of lines) {
+    const w = l.trim().split(/\s+/);
+    if (w[0] === "element") {
+      inVertex = w[1] === "vertex";
+      if (inVertex) count = Number(w[2]);
+      else if (count >= 0 && props.length) break; // only the vertex element is read
+    } else if (w[0] === "property" && inVertex) {
+      if (w[1] === "list") throw new InputError(`${file}: property ${w[4]}: list properties in the vertex element are not supported`);
+      if (!(w[1]! in TYPE_SIZE)) throw new InputError(`${file}: property ${w[2]}: unknown type ${w[1]}`);
+      props.push({ type: w[1]!, name: w[2]! });
+    } else if (w[0] === "comment" && w[1] === "esi3d-category") categories.set(Number(w[2]), w.slice(3).join(" "));
+    else if (w[0] === "comment" && w[1] === "esi3d-image") [width, height] = [Number(w[2]), Number(w[3])];
+    else if (w[0] === "comment" && w[1] === "esi3d-source") source = w[2] as CloudSource;
+  }
+  if (!(count >= 0)) throw new InputError(`${file}: element vertex: missing`);
+  for (const need of ["x", "y", "z"]) if (!props.some((p) => p.name === need)) throw new InputError(`${file}: property ${need}: missing from the vertex element`);
+  const stride = props.reduce((s, p) => s + TYPE_SIZE[p.type]!, 0);
+  const bodyStart = end + "end_header\n".length;
+  if (buf.length < bodyStart + count * stride) throw new InputError(`${file}: truncated: ${count} vertices need ${count * stride} bytes, found ${buf.length - bodyStart}`);
+  const c = allocateCloud(count, { categories, imageWidth: width, imageHeight: height, source, meta: {} });
+  const rd = readers(buf);
+  const offsets = new Map<string, [number, (o: number) => number]>();
+  let off = 0;
+  for (const p of props) {
+    offsets.set(p.name, [off, rd[p.type]!]);
+    off += TYPE_SIZE[p.type]!;
+  }
+  const get = (name: string) => offsets.get(name);
+  const fields: Array<[string, (i: number, v: number) => void]> = [
+    ["x", (i, v) => (c.xyz[3 * i] = v)], ["y", (i, v) => (c.xyz[3 * i + 1] = v)], ["z", (i, v) => (c.xyz[3 * i + 2] = v)],
+    ["red", (i, v) => (c.rgb[3 * i] = v)], ["green", (i, v) => (c.rgb[3 * i + 1] = v)], ["blue", (i, v) => (c.rgb[3 * i + 2] = v)],
+    ["confidence", (i, v) => (c.confidence[i] = v)], ["view", (i, v) => (c.view[i] = v)], ["pixel", (i, v) => (c.pixel[i] = v)], ["instance", (i, v) => (c.instance[i] = v)],
+  ];
+  if (!get("confidence")) c.confidence.fill(1);
+  for (const [name, set] of fields) {
+    const f = get(name);
+    if (!f) continue;
+    const [o, read] = f;
+    for (let i = 0; i < count; i++) set(i, read(bodyStart + i * stride + o));
+  }
+  return c;
+}
