@@ -218,3 +218,107 @@ export function canonicalLabels(labels: Int32Array): Int32Array {
   }
   return out;
 }
+
+export interface RoomOptions {
+  /** Rotation of the whole room about z (rad) and its translation. */
+  yaw?: number;
+  offset?: [number, number, number];
+  /** Floor tilt about the x axis (deg), applied to every point. */
+  tiltDeg?: number;
+  noiseM?: number;
+  /** Points per square metre of surface. */
+  density?: number;
+}
+
+/**
+ * A synthetic room: floor z=0 over 5 x 4 m, four walls 2.5 m tall, three boxes on the floor, a table
+ * (top + four legs) with a box on it. Returns the shuffled cloud and the true class of every point
+ * (0 object, 1 floor, 2 wall).
+ */
+export function syntheticRoom(seed: string | number, opts: RoomOptions = {}): { xyz: Float32Array; truth: Uint8Array } {
+  const rng = new Rng(`room/${seed}`);
+  const density = opts.density ?? 1500, noise = opts.noiseM ?? 0.002;
+  const pts: number[] = [];
+  const cls: number[] = [];
+  const hx = 2.5, hy = 2, H = 2.5;
+  type Box = { c: [number, number, number]; s: [number, number, number]; yaw: number };
+  const objects: Box[] = [
+    { c: [-1.4, -0.9, 0.2], s: [0.5, 0.4, 0.4], yaw: 0.4 },
+    { c: [1.5, 1.0, 0.3], s: [0.6, 0.35, 0.6], yaw: 1.2 },
+    { c: [1.6, -1.2, 0.15], s: [0.3, 0.3, 0.3], yaw: 0.1 },
+    // table: top and legs
+    { c: [-0.3, 0.6, 0.74], s: [1.2, 0.8, 0.04], yaw: 0.25 },
+    ...[[-0.55, -0.35], [0.55, -0.35], [0.55, 0.35], [-0.55, 0.35]].map(([u, v]) => ({
+      c: [-0.3 + Math.cos(0.25) * u! - Math.sin(0.25) * v!, 0.6 + Math.sin(0.25) * u! + Math.cos(0.25) * v!, 0.36] as [number, number, number],
+      s: [0.05, 0.05, 0.72] as [number, number, number],
+      yaw: 0.25,
+    })),
+    { c: [-0.2, 0.55, 0.86], s: [0.2, 0.15, 0.2], yaw: 0.9 },
+  ];
+  const onFloorFootprint = (x: number, y: number) =>
+    objects.some((o) => {
+      if (o.c[2] - o.s[2] / 2 > 0.01) return false;
+      const dx = x - o.c[0], dy = y - o.c[1], c = Math.cos(-o.yaw), s = Math.sin(-o.yaw);
+      return Math.abs(c * dx - s * dy) < o.s[0] / 2 && Math.abs(s * dx + c * dy) < o.s[1] / 2;
+    });
+  const add = (x: number, y: number, z: number, k: number) => {
+    pts.push(x + rng.normal(0, noise), y + rng.normal(0, noise), z + rng.normal(0, noise));
+    cls.push(k);
+  };
+  // floor (hidden under objects standing on it)
+  for (let i = 0, m = Math.round(density * 4 * hx * hy); i < m; i++) {
+    const x = rng.uniform(-hx, hx), y = rng.uniform(-hy, hy);
+    if (!onFloorFootprint(x, y)) add(x, y, 0, 1);
+  }
+  // walls
+  for (const [len, fixed, alongX] of [[2 * hx, -hy, true], [2 * hx, hy, true], [2 * hy, -hx, false], [2 * hy, hx, false]] as const) {
+    for (let i = 0, m = Math.round(density * len * H); i < m; i++) {
+      const t = rng.uniform(-len / 2, len / 2), z = rng.uniform(0, H);
+      if (alongX) add(t, fixed, z, 2);
+      else add(fixed, t, z, 2);
+    }
+  }
+  // objects: box surfaces (bottom faces resting on something are hidden)
+  for (const o of objects) {
+    const [a, b, h] = o.s;
+    const faces = [b * h, b * h, a * h, a * h, a * b, a * b];
+    const total = faces.reduce((s, v) => s + v, 0);
+    const cs = Math.cos(o.yaw), sn = Math.sin(o.yaw);
+    for (let i = 0, m = Math.round(density * total); i < m; i++) {
+      let r = rng.next() * total, f = 0;
+      while (r >= faces[f]!) r -= faces[f++]!;
+      const u = [rng.uniform(-a / 2, a / 2), rng.uniform(-b / 2, b / 2), rng.uniform(-h / 2, h / 2)];
+      const ax = Math.floor(f / 2);
+      u[ax] = (f % 2 ? 0.5 : -0.5) * o.s[ax]!;
+      if (f === 4 && o.c[2] - h / 2 < 0.01) continue; // bottom face on the floor
+      add(o.c[0] + cs * u[0]! - sn * u[1]!, o.c[1] + sn * u[0]! + cs * u[1]!, o.c[2] + u[2]!, 0);
+    }
+  }
+  // rigid motion: tilt about x, yaw about z, translation
+  const n = cls.length;
+  const tilt = ((opts.tiltDeg ?? 0) * Math.PI) / 180, yaw = opts.yaw ?? 0, off = opts.offset ?? [0, 0, 0];
+  const ct = Math.cos(tilt), st = Math.sin(tilt), cy = Math.cos(yaw), sy = Math.sin(yaw);
+  const xyz = new Float32Array(3 * n);
+  for (let i = 0; i < n; i++) {
+    const x = pts[3 * i]!, y0 = pts[3 * i + 1]!, z0 = pts[3 * i + 2]!;
+    const y = ct * y0 - st * z0, z = st * y0 + ct * z0;
+    xyz[3 * i] = cy * x - sy * y + off[0];
+    xyz[3 * i + 1] = sy * x + cy * y + off[1];
+    xyz[3 * i + 2] = z + off[2];
+  }
+  // shuffle points and labels together
+  const perm = Array.from({ length: n }, (_, i) => i);
+  const srng = rng.fork("shuffle");
+  for (let i = n - 1; i > 0; i--) {
+    const j = Math.floor(srng.next() * (i + 1));
+    [perm[i], perm[j]] = [perm[j]!, perm[i]!];
+  }
+  const outXyz = new Float32Array(3 * n), truth = new Uint8Array(n);
+  perm.forEach((src, dst) => {
+    outXyz[3 * dst] = xyz[3 * src]!;
+    outXyz[3 * dst + 1] = xyz[3 * src + 1]!;
+    outXyz[3 * dst + 2] = xyz[3 * src + 2]!;
+    truth[dst] = cls[src]!;
+  });
+  return { xyz: outXyz, truth };
+}
