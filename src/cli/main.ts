@@ -7,6 +7,7 @@ import { registerGenerate } from "./commands/generate.js";
 import { registerRender } from "./commands/render.js";
 import { registerSchema } from "./commands/schema.js";
 import { registerPoints } from "./commands/points.js";
+import { registerGraph } from "./commands/graph.js";
 
 export function buildProgram(): Command {
   const program = new Command();
@@ -19,6 +20,7 @@ export function buildProgram(): Command {
   registerGenerate(program);
   registerRender(program);
   registerPoints(program);
+  registerGraph(program);
   registerSchema(program);
   for (const c of program.commands) c.exitOverride().showHelpAfterError("(run with --help for usage)");
   return program;

@@ -201,13 +201,18 @@ export function pluralName(category: string): string {
   return /(s|x|ch|sh)$/.test(n) ? `${n}es` : `${n}s`;
 }
 
-/** "the X" unless the category repeats, then "the <colour> X"; call after every object is placed. */
+/** "the X" unless the category repeats, then "the <colour> X" (numbered when colours repeat too); unique per task. */
 export function assignNames(objects: TaskObject[]): void {
   const byCat = new Map<string, TaskObject[]>();
   for (const o of objects) byCat.set(o.category, [...(byCat.get(o.category) ?? []), o]);
   for (const list of byCat.values()) {
     if (list.length === 1) list[0]!.name = `the ${displayName(list[0]!.category)}`;
-    else for (const o of list) o.name = `the ${o.color} ${displayName(o.category)}`;
+    else {
+      // colour first; copies of the same colour are numbered in id order ("the blue toy block #2")
+      const byColor = new Map<string, TaskObject[]>();
+      for (const o of list) byColor.set(o.color, [...(byColor.get(o.color) ?? []), o]);
+      for (const same of byColor.values()) same.forEach((o, k) => (o.name = `the ${o.color} ${displayName(o.category)}${same.length > 1 ? ` #${k + 1}` : ""}`));
+    }
   }
 }
 

@@ -1,0 +1,129 @@
+/**
+ * Point cloud + frame bundle -> scene graph (`esi3d graph`). Honours the evidence modes (--masks) and the
+ * instance builders (--instances fusion|dbscan).
+ */
+import type { FrameBundle } from "../bridge/bundle/io.js";
+import type { PointCloud } from "../reconstruct/pointcloud.js";
+import { InputError } from "../bridge/util/errors.js";
+import { computeEvidence, type Evidence, type MaskMode } from "./evidence.js";
+import { DEFAULT_INSTANCE_PARAMS, type InstanceParams } from "./instances/params.js";
+import { fuseDetections } from "./instances/fusion.js";
+import { dbscanInstances } from "./instances/dbscan-instances.js";
+import type { Cluster } from "./instances/cluster.js";
+import { voxelDownsample } from "./primitives/voxelDownsample.js";
+import { clusterToNode, computeFlags } from "./nodes.js";
+import { computeRelations } from "./relations.js";
+import type { SceneGraph } from "./types.js";
+
+export const INSTANCE_MODES = ["fusion", "dbscan"] as const;
+export type InstanceMode = (typeof INSTANCE_MODES)[number];
+
+export interface GraphOptions {
+  masks: MaskMode;
+  instances: InstanceMode;
+  params?: Partial<InstanceParams>;
+}
+
+export interface GraphResult {
+  graph: SceneGraph;
+  /** Raw cloud point indices of each node, in graph.nodes order. */
+  members: Uint32Array[];
+  evidence: Evidence;
+}
+
+/** Which points are room structure: from the masks, or found geometrically with `--masks none`. */
+function structureMask(cloud: PointCloud, ev: Evidence): { isStructure: Uint8Array; floor: number; wall: number } {
+  const isStructure = new Uint8Array(cloud.count);
+  let floor = 0, wall = 0;
+  if (ev.mode === "none") {
+    const labels = segmentStructurePending(cloud.xyz);
+    for (let i = 0; i < cloud.count; i++) {
+      if (labels[i] === 1) floor++;
+      else if (labels[i] === 2) wall++;
+      isStructure[i] = labels[i]! > 0 ? 1 : 0;
+    }
+  } else {
+    for (let i = 0; i < cloud.count; i++) {
+      const id = cloud.instance[i]!;
+      if (ev.structureIds.has(id)) {
+        isStructure[i] = 1;
+        if (cloud.categories.get(id) === "floor") floor++;
+        else wall++;
+      }
+    }
+  }
+  return { isStructure, floor, wall };
+}
+
+// TODO(primitives): replaced by scenegraph/primitives segmentStructure once it lands
+function segmentStructurePending(_xyz: Float32Array): Uint8Array {
+  throw new InputError("--masks none: geometric floor/wall separation is not available yet");
+}
+
+export function buildSceneGraph(cloud: PointCloud, bundle: Pick<FrameBundle, "manifest" | "views">, opts: GraphOptions): GraphResult {
+  const p: InstanceParams = { ...DEFAULT_INSTANCE_PARAMS, ...opts.params };
+  const timings: Record<string, number> = {};
+  let t = performance.now();
+  const lap = (name: string) => {
+    const now = performance.now();
+    timings[name] = Math.round((now - t) * 10) / 10;
+    t = now;
+  };
+  if (opts.instances === "fusion" && opts.masks === "none") throw new InputError("--instances fusion needs masks (it fuses 2D mask fragments); with --masks none use --instances dbscan");
+  const ev = computeEvidence(bundle, opts.masks);
+  lap("evidence");
+  const downsample = (xyz: Float32Array) => voxelDownsample(xyz, p.voxelM).xyz;
+  let clusters: Cluster[];
+  let floor = 0, wall = 0;
+  if (opts.instances === "fusion") {
+    clusters = fuseDetections(cloud, ev, p, downsample);
+    for (let i = 0; i < cloud.count; i++) {
+      const c = cloud.categories.get(cloud.instance[i]!);
+      if (c === "floor") floor++;
+      else if (c === "wall") wall++;
+    }
+  } else {
+    const s = structureMask(cloud, ev);
+    floor = s.floor;
+    wall = s.wall;
+    const cat = opts.masks === "none" ? null : (i: number) => {
+      const id = cloud.instance[i]!;
+      return id && !ev.structureIds.has(id) ? (cloud.categories.get(id) ?? null) : null;
+    };
+    clusters = dbscanInstances(cloud, s.isStructure, p, cat);
+  }
+  lap("instances");
+  // deterministic node order: by centroid x, then y, then z
+  const withCentroid = clusters.map((c) => {
+    let x = 0, y = 0, z = 0;
+    const n = c.xyz.length / 3;
+    for (let i = 0; i < n; i++) (x += c.xyz[3 * i]!), (y += c.xyz[3 * i + 1]!), (z += c.xyz[3 * i + 2]!);
+    return { c, key: [x / n, y / n, z / n] };
+  });
+  withCentroid.sort((a, b) => a.key[0]! - b.key[0]! || a.key[1]! - b.key[1]! || a.key[2]! - b.key[2]!);
+  const nodes = withCentroid.map(({ c }, k) => clusterToNode(c, `n${k}`, cloud));
+  computeFlags(nodes);
+  lap("nodes");
+  const task = bundle.manifest.task;
+  const relations = computeRelations(
+    nodes.map((n, k) => ({ id: n.id, box: n.box, xyz: withCentroid[k]!.c.xyz })),
+    { position: task.agent_initial.position, yaw: task.agent_initial.yaw },
+  );
+  lap("relations");
+  const graph: SceneGraph = {
+    format: "esi3d-graph/1",
+    task_id: bundle.manifest.task_id,
+    paradigm: bundle.manifest.paradigm,
+    source: cloud.source,
+    masks: opts.masks,
+    instances: opts.instances,
+    frame: "world, Z up, metres; yaw counter-clockwise from +X",
+    viewpoint: { position: task.agent_initial.position, yaw: task.agent_initial.yaw, pitch: task.agent_initial.pitch },
+    params: { ...p },
+    nodes,
+    relations,
+    structure: { floor_points: floor, wall_points: wall },
+    timings_ms: timings,
+  };
+  return { graph, members: withCentroid.map(({ c }) => c.members), evidence: ev };
+}

@@ -1,0 +1,328 @@
+/**
+ * Quality diagnosis of a scene graph against the ground truth: what users come to inspect.
+ *
+ * Every node is traced to the simulator ids of its pixels (each cloud point keeps the instance id of the
+ * pixel it came from, for every source, VGGT included). From those shares:
+ *  - hallucinated: less than HALLUCINATED_MAX_OBJECT_SHARE of its points show any true object (they
+ *    show floor, walls, background, or nothing: flying pixels, blobs);
+ *  - merged: a second true object holds at least MERGED_MIN_SECOND_SHARE of its points;
+ *  - otherwise a candidate for its dominant object. Candidates are matched one-to-one to true objects by
+ *    the Hungarian method on point IoU (gated by purity >= MATCH_MIN_PURITY and a centroid distance
+ *    gate); a candidate left over is a duplicate of its dominant object (its points belong to a true
+ *    object that already has a match).
+ * True objects left unmatched are missed-unseen (no view shows them) or missed-lost (seen, not recovered).
+ * Relations are compared after mapping node ids to true ids (duplicates map to their object).
+ */
+import type { Vec3 } from "../bridge/math/vec.js";
+import type { FrameBundle } from "../bridge/bundle/io.js";
+import type { Task, TaskObject } from "../bridge/task/schema.js";
+import type { PointCloud } from "../reconstruct/pointcloud.js";
+import { objectBox } from "../bridge/sim/generate/geometry.js";
+import { MIN_MASK_AREA_PX } from "./evidence.js";
+import { hungarian } from "./primitives/hungarian.js";
+import type { GraphNode, Predicate, Relation, SceneGraph } from "./types.js";
+
+/** anchors §10 step 3: a node whose points are < 20 % on true objects is a hallucination. */
+export const HALLUCINATED_MAX_OBJECT_SHARE = 0.2;
+/** A node with a second true object holding >= 25 % of its points covers two objects: merged. */
+export const MERGED_MIN_SECOND_SHARE = 0.25;
+/** 3DSSG corr_thres: a node matches its dominant object only when > 50 % of its points are that object's. */
+export const MATCH_MIN_PURITY = 0.5;
+/** A matched node's centroid must lie within max(this, half the object's diagonal) of the true box centre (m). */
+export const MATCH_MAX_CENTROID_M = 0.3;
+
+/** Predicates that hold both ways; a graph states them once per pair. */
+export const SYMMETRIC: ReadonlySet<string> = new Set(["touching", "near"]);
+
+export type NodeStatus = "matched" | "duplicate" | "merged" | "hallucinated";
+export type ObjectStatus = "matched" | "missed-unseen" | "missed-lost";
+
+export interface NodeDiagnosis {
+  node: string;
+  label: string;
+  status: NodeStatus;
+  /** The matched object, or the dominant object for duplicates and merged nodes. */
+  object_id: number | null;
+  object_name: string | null;
+  /** For a duplicate: the node matched to the same object. */
+  twin: string | null;
+  /** Fraction of the node's points per true object (largest first, up to 3), and on structure/background. */
+  shares: Array<{ id: number; name: string; share: number }>;
+  structure_share: number;
+  iou: number;
+  centroid_error_m: number | null;
+  label_correct: boolean | null;
+}
+
+export interface ObjectDiagnosis {
+  id: number;
+  name: string;
+  category: string;
+  role: string;
+  status: ObjectStatus;
+  node: string | null;
+  duplicates: string[];
+  /** Pixels showing the object, summed over the bundle's views. */
+  observed_px: number;
+  /** The most pixels any single view shows of it; "observed" when >= MIN_MASK_AREA_PX. */
+  max_view_px: number;
+}
+
+export interface RelationDiagnosis extends Relation {
+  correct: boolean;
+  /** True object ids the relation maps to, or null when an end is not a true object. */
+  mapped: [number, number] | null;
+}
+
+export interface PredicateScore {
+  tp: number;
+  fp: number;
+  fn: number;
+  precision: number | null;
+  recall: number | null;
+}
+
+export interface GraphMetrics {
+  nodes: number;
+  objects: number;
+  observed_objects: number;
+  matched: number;
+  duplicates: number;
+  merged: number;
+  hallucinated: number;
+  missed_unseen: number;
+  missed_lost: number;
+  precision: number;
+  recall: number;
+  recall_observed: number;
+  f1: number;
+  f1_observed: number;
+  duplicate_rate: number;
+  hallucination_rate: number;
+  merged_rate: number;
+  miss_rate: number;
+  label_accuracy: number | null;
+  count_error_by_category: Record<string, number>;
+  centroid_error_m: number | null;
+  extent_error_m: number | null;
+  relations: Record<string, PredicateScore>;
+  relation_precision: number | null;
+  relation_recall: number | null;
+}
+
+export interface Diagnosis {
+  nodes: NodeDiagnosis[];
+  objects: ObjectDiagnosis[];
+  relations: RelationDiagnosis[];
+  missing_relations: Array<{ subject: number; predicate: Predicate; object: number }>;
+  metrics: GraphMetrics;
+}
+
+const ratio = (a: number, b: number) => (b > 0 ? a / b : 0);
+const f1 = (p: number, r: number) => (p + r > 0 ? (2 * p * r) / (p + r) : 0);
+
+/** Pixels per object id over all views of a bundle, and the most it shows in any one view. */
+export function observedPixels(bundle: Pick<FrameBundle, "views">): { total: Map<number, number>; maxPerView: Map<number, number> } {
+  const total = new Map<number, number>(), maxPerView = new Map<number, number>();
+  for (const v of bundle.views) {
+    const here = new Map<number, number>();
+    for (const id of v.ids) if (id) here.set(id, (here.get(id) ?? 0) + 1);
+    for (const [id, n] of here) {
+      total.set(id, (total.get(id) ?? 0) + n);
+      maxPerView.set(id, Math.max(maxPerView.get(id) ?? 0, n));
+    }
+  }
+  return { total, maxPerView };
+}
+
+export interface DiagnoseInput {
+  graph: SceneGraph;
+  /** Raw cloud point indices per node (same order as graph.nodes). */
+  members: Uint32Array[];
+  cloud: PointCloud;
+  task: Task;
+  bundle: Pick<FrameBundle, "views">;
+  /** Relations of the ground-truth graph, with node ids "o<objectId>". */
+  trueRelations: Relation[];
+}
+
+function extentError(node: GraphNode, obj: TaskObject): number {
+  // compare sorted horizontal extents and the height, so the box's own axis order does not matter
+  const a = [...node.box.extent.slice(0, 2)].sort((x, y) => x - y), b = [...obj.extent.slice(0, 2)].sort((x, y) => x - y);
+  return (Math.abs(a[0]! - b[0]!) + Math.abs(a[1]! - b[1]!) + Math.abs(node.box.extent[2] - obj.extent[2])) / 3;
+}
+
+export function diagnose(input: DiagnoseInput): Diagnosis {
+  const { graph, members, cloud, task } = input;
+  const objects = task.objects;
+  const objIndex = new Map(objects.map((o, i) => [o.id, i]));
+  const { total: observed, maxPerView } = observedPixels(input.bundle);
+  // "observed" = some view shows it at least as large as the smallest 2D mask a detector keeps
+  const isObserved = (id: number) => (maxPerView.get(id) ?? 0) >= MIN_MASK_AREA_PX;
+  // points of each object present in the cloud (its observed points)
+  const cloudPointsOf = new Map<number, number>();
+  for (let i = 0; i < cloud.count; i++) {
+    const id = cloud.instance[i]!;
+    if (objIndex.has(id)) cloudPointsOf.set(id, (cloudPointsOf.get(id) ?? 0) + 1);
+  }
+  const P = graph.nodes.length, G = objects.length;
+  const shareCounts = graph.nodes.map((_, k) => {
+    const counts = new Map<number, number>();
+    for (const i of members[k]!) {
+      const id = cloud.instance[i]!;
+      counts.set(id, (counts.get(id) ?? 0) + 1);
+    }
+    return counts;
+  });
+  const nodeDiag: NodeDiagnosis[] = graph.nodes.map((n, k) => {
+    const counts = shareCounts[k]!;
+    const total = members[k]!.length || 1;
+    const objShares = [...counts.entries()].filter(([id]) => objIndex.has(id)).map(([id, c]) => ({ id, name: objects[objIndex.get(id)!]!.name, share: c / total })).sort((a, b) => b.share - a.share || a.id - b.id);
+    const objectShare = objShares.reduce((s, x) => s + x.share, 0);
+    let status: NodeStatus = "duplicate";
+    if (objectShare < HALLUCINATED_MAX_OBJECT_SHARE) status = "hallucinated";
+    else if (objShares.length > 1 && objShares[1]!.share >= MERGED_MIN_SECOND_SHARE) status = "merged";
+    const top = objShares[0];
+    return {
+      node: n.id,
+      label: n.label,
+      status,
+      object_id: status === "hallucinated" ? null : (top?.id ?? null),
+      object_name: status === "hallucinated" ? null : (top?.name ?? null),
+      twin: null,
+      shares: objShares.slice(0, 3).map((s) => ({ ...s, share: Math.round(s.share * 1000) / 1000 })),
+      structure_share: Math.round((1 - objectShare) * 1000) / 1000,
+      iou: 0,
+      centroid_error_m: null,
+      label_correct: null,
+    };
+  });
+  // Hungarian on IoU between candidates and their dominant objects
+  const weight: number[][] = Array.from({ length: P }, () => new Array(G).fill(0));
+  nodeDiag.forEach((d, k) => {
+    if (d.status === "hallucinated" || d.status === "merged" || d.object_id === null) return;
+    const g = objIndex.get(d.object_id)!;
+    const inter = shareCounts[k]!.get(d.object_id) ?? 0;
+    const purity = inter / (members[k]!.length || 1);
+    const obj = objects[g]!;
+    const c = graph.nodes[k]!.centroid;
+    const dist = Math.hypot(c[0] - obj.position[0], c[1] - obj.position[1], c[2] - obj.position[2]);
+    const gate = Math.max(MATCH_MAX_CENTROID_M, 0.5 * Math.hypot(...obj.extent));
+    if (purity < MATCH_MIN_PURITY || dist > gate) return;
+    weight[k]![g] = inter / (members[k]!.length + (cloudPointsOf.get(d.object_id) ?? 0) - inter);
+  });
+  const assignment = P > 0 && G > 0 ? hungarian(weight, "max") : [];
+  const matchOfObject = new Map<number, number>();
+  assignment.forEach((g, k) => {
+    if (g >= 0 && weight[k]![g]! > 0) matchOfObject.set(objects[g]!.id, k);
+  });
+  nodeDiag.forEach((d, k) => {
+    if (d.status === "hallucinated" || d.status === "merged") return;
+    const obj = d.object_id !== null ? objects[objIndex.get(d.object_id)!]! : null;
+    if (obj && matchOfObject.get(obj.id) === k) {
+      d.status = "matched";
+      d.iou = Math.round(weight[k]![objIndex.get(obj.id)!]! * 1000) / 1000;
+      const c = graph.nodes[k]!.centroid;
+      d.centroid_error_m = Math.round(Math.hypot(c[0] - obj.position[0], c[1] - obj.position[1], c[2] - obj.position[2]) * 10000) / 10000;
+    } else {
+      d.status = "duplicate";
+      const twin = obj ? matchOfObject.get(obj.id) : undefined;
+      d.twin = twin !== undefined ? graph.nodes[twin]!.id : null;
+      if (twin === undefined && obj) {
+        // its object has no match (this candidate failed the gate): a displaced copy, not a true detection
+        d.status = "hallucinated";
+      }
+    }
+    if (obj) d.label_correct = graph.nodes[k]!.label === obj.category;
+  });
+  const objDiag: ObjectDiagnosis[] = objects.map((o) => {
+    const k = matchOfObject.get(o.id);
+    const px = observed.get(o.id) ?? 0;
+    return {
+      id: o.id,
+      name: o.name,
+      category: o.category,
+      role: o.role,
+      status: k !== undefined ? "matched" : px > 0 ? "missed-lost" : "missed-unseen",
+      node: k !== undefined ? graph.nodes[k]!.id : null,
+      duplicates: nodeDiag.filter((d) => d.status === "duplicate" && d.object_id === o.id).map((d) => d.node),
+      observed_px: px,
+      max_view_px: maxPerView.get(o.id) ?? 0,
+    };
+  });
+  // relations mapped to true ids
+  const toTrue = new Map<string, number>();
+  nodeDiag.forEach((d) => {
+    if ((d.status === "matched" || d.status === "duplicate") && d.object_id !== null) toTrue.set(d.node, d.object_id);
+  });
+  // symmetric predicates are unordered: compare them with the smaller id first
+  const key = (a: number, p: string, b: number) => (SYMMETRIC.has(p) && b < a ? `${b}|${p}|${a}` : `${a}|${p}|${b}`);
+  const truth = new Set(input.trueRelations.map((r) => key(Number(r.subject.slice(1)), r.predicate, Number(r.object.slice(1)))));
+  const relDiag: RelationDiagnosis[] = graph.relations.map((r) => {
+    const a = toTrue.get(r.subject), b = toTrue.get(r.object);
+    const mapped: [number, number] | null = a !== undefined && b !== undefined && a !== b ? [a, b] : null;
+    return { ...r, mapped, correct: mapped !== null && truth.has(key(mapped[0], r.predicate, mapped[1])) };
+  });
+  const found = new Set(relDiag.filter((r) => r.correct).map((r) => key(r.mapped![0], r.predicate, r.mapped![1])));
+  const missing = input.trueRelations
+    .map((r) => ({ subject: Number(r.subject.slice(1)), predicate: r.predicate, object: Number(r.object.slice(1)) }))
+    .filter((r) => !found.has(key(r.subject, r.predicate, r.object)));
+  // metrics
+  const count = (s: NodeStatus) => nodeDiag.filter((d) => d.status === s).length;
+  const matched = count("matched");
+  const observedObjects = objects.filter((o) => isObserved(o.id)).length;
+  const matchedObserved = objDiag.filter((o) => o.status === "matched" && isObserved(o.id)).length;
+  const precision = ratio(matched, P), recall = ratio(matched, G), recallObs = ratio(matchedObserved, observedObjects);
+  const predicates: Record<string, PredicateScore> = {};
+  const bump = (p: string, f: keyof Pick<PredicateScore, "tp" | "fp" | "fn">) => {
+    predicates[p] ??= { tp: 0, fp: 0, fn: 0, precision: null, recall: null };
+    predicates[p]![f]++;
+  };
+  for (const r of relDiag) bump(r.predicate, r.correct ? "tp" : "fp");
+  for (const r of missing) bump(r.predicate, "fn");
+  for (const s of Object.values(predicates)) {
+    s.precision = s.tp + s.fp > 0 ? s.tp / (s.tp + s.fp) : null;
+    s.recall = s.tp + s.fn > 0 ? s.tp / (s.tp + s.fn) : null;
+  }
+  const tp = relDiag.filter((r) => r.correct).length;
+  const labelJudged = nodeDiag.filter((d) => d.status === "matched" && d.label_correct !== null);
+  const countError: Record<string, number> = {};
+  const cats = new Set([...objects.map((o) => o.category), ...graph.nodes.map((n) => n.label)]);
+  for (const c of [...cats].sort()) {
+    const e = graph.nodes.filter((n) => n.label === c).length - objects.filter((o) => o.category === c && (observed.get(o.id) ?? 0) > 0).length;
+    if (e !== 0) countError[c] = e;
+  }
+  const matchedPairs = nodeDiag.map((d, k) => [d, k] as const).filter(([d]) => d.status === "matched");
+  const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
+  const metrics: GraphMetrics = {
+    nodes: P,
+    objects: G,
+    observed_objects: observedObjects,
+    matched,
+    duplicates: count("duplicate"),
+    merged: count("merged"),
+    hallucinated: count("hallucinated"),
+    missed_unseen: objDiag.filter((o) => o.status === "missed-unseen").length,
+    missed_lost: objDiag.filter((o) => o.status === "missed-lost").length,
+    precision,
+    recall,
+    recall_observed: recallObs,
+    f1: f1(precision, recall),
+    f1_observed: f1(precision, recallObs),
+    duplicate_rate: ratio(count("duplicate"), P),
+    hallucination_rate: ratio(count("hallucinated"), P),
+    merged_rate: ratio(count("merged"), P),
+    miss_rate: ratio(G - matched, G),
+    label_accuracy: labelJudged.length ? labelJudged.filter((d) => d.label_correct).length / labelJudged.length : null,
+    count_error_by_category: countError,
+    centroid_error_m: mean(matchedPairs.map(([d]) => d.centroid_error_m!)),
+    extent_error_m: mean(matchedPairs.map(([d, k]) => extentError(graph.nodes[k]!, objects[objIndex.get(d.object_id!)!]!))),
+    relations: predicates,
+    relation_precision: relDiag.length ? tp / relDiag.length : null,
+    relation_recall: input.trueRelations.length ? found.size / input.trueRelations.length : null,
+  };
+  return { nodes: nodeDiag, objects: objDiag, relations: relDiag, missing_relations: missing, metrics };
+}
+
+export { objectBox };
+export type { Vec3 };

@@ -1,0 +1,33 @@
+/**
+ * Exports for other tools: the ConceptGraphs scene-graph JSON (nodes as `scene_graph.json`: id,
+ * bbox_extent, bbox_center, object_tag, possible_tags, caption; edges as ConceptGraphs' relation records
+ * limited to its vocabulary "a on b" / "b on a" / "a in b" / "b in a").
+ */
+import type { SceneGraph } from "./types.js";
+
+export interface ConceptGraphsExport {
+  nodes: Array<{ id: number; bbox_extent: number[]; bbox_center: number[]; object_tag: string; possible_tags: string[]; caption: string }>;
+  edges: Array<{ object1: { id: number; object_tag: string }; object2: { id: number; object_tag: string }; object_relation: string; reason: string }>;
+}
+
+export function toConceptGraphs(g: SceneGraph): ConceptGraphsExport {
+  const num = (id: string) => Number(id.slice(1));
+  const byId = new Map(g.nodes.map((n) => [n.id, n]));
+  const nodes = g.nodes.map((n) => ({
+    id: num(n.id),
+    bbox_extent: n.box.extent.map((v) => Math.round(v * 100) / 100),
+    bbox_center: n.box.centre.map((v) => Math.round(v * 100) / 100),
+    object_tag: n.label,
+    possible_tags: Object.keys(n.label_distribution),
+    caption: `${n.label} seen in ${n.views.length} view(s)`,
+  }));
+  const edges = g.relations
+    .filter((r) => r.predicate === "on" || r.predicate === "inside")
+    .map((r) => ({
+      object1: { id: num(r.subject), object_tag: byId.get(r.subject)!.label },
+      object2: { id: num(r.object), object_tag: byId.get(r.object)!.label },
+      object_relation: r.predicate === "on" ? "a on b" : "a in b",
+      reason: `geometric rule (esi3d), margin ${r.margin_m} m`,
+    }));
+  return { nodes, edges };
+}

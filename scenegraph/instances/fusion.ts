@@ -1,0 +1,209 @@
+/**
+ * `--instances fusion` (default): ConceptGraphs-style incremental fusion of 2D mask fragments.
+ *   1. every mask segment of every view is lifted to 3D (its pixels' points), voxel-downsampled and
+ *      denoised (largest DBSCAN cluster): one detection;
+ *   2. views are processed in order; each detection joins the existing node with the largest point
+ *      overlap when the overlap and the labels agree (detections of the same view do not match each other),
+ *      otherwise it starts a node;
+ *   3. every node is re-downsampled from its raw points and denoised;
+ *   4. post-merge: same-label nodes that overlap one way > 0.7 (ConceptGraphs) or both ways > 0.3 (BBQ)
+ *      are merged, until nothing changes.
+ * With `--masks oracle`, identity across views is given, so step 2 groups by the simulator id instead.
+ */
+import type { PointCloud } from "../../reconstruct/pointcloud.js";
+import type { Evidence } from "../evidence.js";
+import type { InstanceParams } from "./params.js";
+import { footprintIntersectionArea, yawBox, zOverlap, type YawBox } from "../primitives/boxes.js";
+import { aabbGap, boundsOf, clusterGrid, majorityLabel, makeCluster, overlapRatio, type Cluster } from "./cluster.js";
+
+/** Points of the cloud grouped by their evidence segment (-1 = none). */
+export function pointsBySegment(cloud: PointCloud, ev: Evidence): Uint32Array[] {
+  const segOf = new Int32Array(cloud.count);
+  const counts = new Int32Array(ev.segments.length);
+  for (let i = 0; i < cloud.count; i++) {
+    const map = ev.segmentOfPixel[cloud.view[i]!];
+    const s = map ? map[cloud.pixel[i]!]! : -1;
+    segOf[i] = s;
+    if (s >= 0) counts[s]!++;
+  }
+  const out = Array.from(ev.segments, (_, s) => new Uint32Array(counts[s]!));
+  const fill = new Int32Array(ev.segments.length);
+  for (let i = 0; i < cloud.count; i++) {
+    const s = segOf[i]!;
+    if (s >= 0) out[s]![fill[s]!++] = i;
+  }
+  return out;
+}
+
+function newCluster(xyz: Float32Array, members: Uint32Array, label: string | null, views: Map<number, number>, segments: number[], detections: number): Cluster {
+  const { min, max } = boundsOf(xyz);
+  const votes = new Map<string, number>();
+  if (label) votes.set(label, members.length);
+  return { xyz, members, votes, views, detections, segments, min, max, grid: null };
+}
+
+function addCounts<K>(into: Map<K, number>, from: Map<K, number>): void {
+  for (const [k, v] of from) into.set(k, (into.get(k) ?? 0) + v);
+}
+
+function concatU32(a: Uint32Array, b: Uint32Array): Uint32Array {
+  const out = new Uint32Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}
+
+/** Merges b into a (points re-downsampled, raw members and votes summed). */
+function mergeInto(a: Cluster, b: Cluster, voxelM: number, downsample: (xyz: Float32Array) => Float32Array): void {
+  const both = new Float32Array(a.xyz.length + b.xyz.length);
+  both.set(a.xyz);
+  both.set(b.xyz, a.xyz.length);
+  a.xyz = downsample(both);
+  a.members = concatU32(a.members, b.members);
+  addCounts(a.votes, b.votes);
+  addCounts(a.views, b.views);
+  a.detections += b.detections;
+  a.segments.push(...b.segments);
+  for (let k = 0; k < 3; k++) {
+    a.min[k] = Math.min(a.min[k]!, b.min[k]!);
+    a.max[k] = Math.max(a.max[k]!, b.max[k]!);
+  }
+  a.grid = null;
+  void voxelM;
+}
+
+function sameLabel(a: Cluster, b: Cluster): boolean {
+  const la = majorityLabel(a.votes), lb = majorityLabel(b.votes);
+  return la === lb;
+}
+
+export function fuseDetections(cloud: PointCloud, ev: Evidence, p: InstanceParams, downsample: (xyz: Float32Array) => Float32Array): Cluster[] {
+  const bySeg = pointsBySegment(cloud, ev);
+  const denoise = { epsM: p.denoiseEpsM, minPoints: p.denoiseMinPoints, minKeep: 5 };
+  let nodes: Cluster[] = [];
+  if (ev.mode === "oracle") {
+    const byId = new Map<number, { members: Uint32Array[]; views: Map<number, number>; label: string | null; segments: number[] }>();
+    ev.segments.forEach((s, k) => {
+      const m = bySeg[k]!;
+      if (m.length === 0) return;
+      let g = byId.get(s.globalId!);
+      if (!g) byId.set(s.globalId!, (g = { members: [], views: new Map(), label: s.label, segments: [] }));
+      g.members.push(m);
+      g.views.set(s.view, (g.views.get(s.view) ?? 0) + m.length);
+      g.segments.push(k);
+    });
+    for (const [, g] of [...byId.entries()].sort((a, b) => a[0] - b[0])) {
+      const all = g.members.reduce(concatU32);
+      if (all.length < p.minDetectionPoints) continue;
+      const c = makeCluster(cloud.xyz, all, p.voxelM, denoise);
+      nodes.push(newCluster(c.xyz, c.members, g.label, g.views, g.segments, g.segments.length));
+    }
+  } else {
+    const byView = new Map<number, number[]>();
+    ev.segments.forEach((s, k) => byView.set(s.view, [...(byView.get(s.view) ?? []), k]));
+    for (const view of [...byView.keys()].sort((a, b) => a - b)) {
+      const dets: Cluster[] = [];
+      for (const k of byView.get(view)!) {
+        const m = bySeg[k]!;
+        if (m.length < p.minDetectionPoints) continue;
+        const c = makeCluster(cloud.xyz, m, p.voxelM, denoise);
+        if (c.xyz.length === 0) continue;
+        dets.push(newCluster(c.xyz, c.members, ev.segments[k]!.label, new Map([[view, c.members.length]]), [k], 1));
+      }
+      // match against the nodes that existed before this view (ConceptGraphs: per frame)
+      const existing = nodes.length;
+      const assignments: Array<[Cluster, number]> = [];
+      for (const d of dets) {
+        let best = -1, bestOverlap = p.associationMinOverlap;
+        for (let n = 0; n < existing; n++) {
+          const node = nodes[n]!;
+          if (!sameLabel(node, d) || aabbGap(node, d) > p.associationRadiusM) continue;
+          const o = overlapRatio(d.xyz, clusterGrid(node, p.associationRadiusM), p.associationRadiusM);
+          if (o >= bestOverlap) [best, bestOverlap] = [n, o];
+        }
+        assignments.push([d, best]);
+      }
+      for (const [d, n] of assignments) {
+        if (n >= 0) mergeInto(nodes[n]!, d, p.voxelM, downsample);
+        else nodes.push(d);
+      }
+    }
+    // re-downsample every node from its raw points and keep its largest DBSCAN cluster
+    nodes = nodes.map((n) => {
+      const c = makeCluster(cloud.xyz, n.members, p.voxelM, denoise);
+      const { min, max } = boundsOf(c.xyz);
+      const views = new Map<number, number>();
+      for (const i of c.members) views.set(cloud.view[i]!, (views.get(cloud.view[i]!) ?? 0) + 1);
+      const votes = new Map<string, number>();
+      // votes stay per raw point of the surviving members
+      const share = c.members.length / Math.max(1, n.members.length);
+      for (const [l, v] of n.votes) votes.set(l, Math.round(v * share));
+      return { ...n, xyz: c.xyz, members: c.members, min, max, views, votes, grid: null };
+    });
+    nodes = postMerge(nodes, p, downsample);
+  }
+  return nodes.filter((n) => n.members.length >= p.minDetectionPoints);
+}
+
+/**
+ * 3D intersection of two yaw boxes over the smaller box's volume (1 when one lies inside the other).
+ * Every side is first grown to at least `minSide` (one voxel), so a planar surface (a face seen
+ * head-on, whose box is flat) still has a volume.
+ */
+function padBox(b: YawBox, minSide: number): YawBox {
+  const extent = b.extent.map((e) => Math.max(e, minSide)) as YawBox["extent"];
+  return { ...b, extent, volume: extent[0] * extent[1] * extent[2] };
+}
+
+function boxIoM(a0: YawBox, b0: YawBox, minSide: number): number {
+  const a = padBox(a0, minSide), b = padBox(b0, minSide);
+  return (footprintIntersectionArea(a, b) * zOverlap(a, b)) / Math.min(a.volume, b.volume);
+}
+
+/**
+ * Merges same-label nodes that overlap one way > mergeOneWay or both ways > mergeMutual (points within
+ * the association radius), or whose boxes overlap by mergeBoxIoM of the smaller one, until stable.
+ */
+export function postMerge(nodes: Cluster[], p: InstanceParams, downsample: (xyz: Float32Array) => Float32Array): Cluster[] {
+  const r = p.associationRadiusM;
+  const boxes = new Map<Cluster, { n: number; box: YawBox }>();
+  const boxOf = (c: Cluster) => {
+    const cached = boxes.get(c);
+    if (cached && cached.n === c.xyz.length) return cached.box;
+    const box = yawBox(c.xyz);
+    boxes.set(c, { n: c.xyz.length, box });
+    return box;
+  };
+  for (let changed = true; changed; ) {
+    changed = false;
+    const pairs: Array<[number, number, number]> = [];
+    for (let i = 0; i < nodes.length; i++)
+      for (let j = i + 1; j < nodes.length; j++) {
+        const a = nodes[i]!, b = nodes[j]!;
+        if (!sameLabel(a, b) || aabbGap(a, b) > r) continue;
+        const ab = overlapRatio(a.xyz, clusterGrid(b, r), r), ba = overlapRatio(b.xyz, clusterGrid(a, r), r);
+        const iom = boxIoM(boxOf(a), boxOf(b), p.voxelM);
+        let score = Math.max(ab, ba, Math.min(1, iom));
+        let merge = Math.max(ab, ba) > p.mergeOneWay || Math.min(ab, ba) > p.mergeMutual || iom >= p.mergeBoxIoM;
+        if (!merge && p.mergeUnionGrowth > 0) {
+          const union = new Float32Array(a.xyz.length + b.xyz.length);
+          union.set(a.xyz);
+          union.set(b.xyz, a.xyz.length);
+          const grown = padBox(yawBox(union), p.voxelM).volume / Math.max(padBox(boxOf(a), p.voxelM).volume, padBox(boxOf(b), p.voxelM).volume);
+          if (grown <= p.mergeUnionGrowth) [merge, score] = [true, 1 / grown];
+        }
+        if (merge) pairs.push([score, i, j]);
+      }
+    if (pairs.length === 0) break;
+    pairs.sort((x, y) => y[0] - x[0] || x[1] - y[1] || x[2] - y[2]);
+    const dead = new Set<number>();
+    for (const [, i, j] of pairs) {
+      if (dead.has(i) || dead.has(j)) continue;
+      mergeInto(nodes[i]!, nodes[j]!, p.voxelM, downsample);
+      dead.add(j);
+      changed = true;
+    }
+    nodes = nodes.filter((_, k) => !dead.has(k));
+  }
+  return nodes;
+}

@@ -1,0 +1,86 @@
+/** Node attributes and evidence flags, from instance clusters. */
+import type { Vec3 } from "../bridge/math/vec.js";
+import type { PointCloud } from "../reconstruct/pointcloud.js";
+import { aabb, yawBox } from "./primitives/boxes.js";
+import type { Cluster } from "./instances/cluster.js";
+import { majorityLabel } from "./instances/cluster.js";
+import type { GraphNode, NodeSupport, YawBoxJson } from "./types.js";
+
+/** `low_support`: a node seen in a single view with fewer raw points than this (our choice: ~a 20x20 px mask). */
+export const LOW_SUPPORT_MAX_POINTS = 400;
+/** `possible_duplicate_of`: same-label nodes whose boxes overlap or come within this distance (m). */
+export const DUPLICATE_NEAR_M = 0.05;
+/** `fragment`: a node with at most this fraction of the points of a same-label node next to it. */
+export const FRAGMENT_MAX_SHARE = 0.25;
+/** Label of nodes without mask evidence (`--masks none`). */
+export const ANONYMOUS_LABEL = "object";
+
+const r4 = (x: number) => Math.round(x * 10000) / 10000;
+const rv = (v: readonly number[]) => v.map(r4) as Vec3;
+
+export function clusterToNode(c: Cluster, id: string, cloud: PointCloud): GraphNode {
+  const n = c.xyz.length / 3;
+  const box = yawBox(c.xyz);
+  const bb = aabb(c.xyz);
+  let sx = 0, sy = 0, sz = 0;
+  for (let i = 0; i < n; i++) {
+    sx += c.xyz[3 * i]!;
+    sy += c.xyz[3 * i + 1]!;
+    sz += c.xyz[3 * i + 2]!;
+  }
+  let conf = 0;
+  const perView = new Map<number, NodeSupport>();
+  const W = cloud.imageWidth;
+  for (const i of c.members) {
+    conf += cloud.confidence[i]!;
+    const v = cloud.view[i]!, p = cloud.pixel[i]!;
+    const x = p % W, y = (p - x) / W;
+    const s = perView.get(v);
+    if (!s) perView.set(v, { view: v, points: 1, bbox: [x, y, x, y] });
+    else {
+      s.points++;
+      s.bbox = [Math.min(s.bbox[0], x), Math.min(s.bbox[1], y), Math.max(s.bbox[2], x), Math.max(s.bbox[3], y)];
+    }
+  }
+  const totalVotes = [...c.votes.values()].reduce((a, b) => a + b, 0);
+  const dist: Record<string, number> = {};
+  for (const [l, v] of [...c.votes.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))) dist[l] = Math.round((v / (totalVotes || 1)) * 1000) / 1000;
+  const boxJson: YawBoxJson = { centre: rv(box.center), extent: rv(box.extent), yaw: r4(box.yaw) };
+  return {
+    id,
+    label: majorityLabel(c.votes) ?? ANONYMOUS_LABEL,
+    label_distribution: dist,
+    centroid: rv([sx / n, sy / n, sz / n]),
+    box: boxJson,
+    aabb: { min: rv(bb.min), max: rv(bb.max) },
+    volume_m3: Math.round(box.volume * 1e6) / 1e6,
+    point_count: n,
+    raw_point_count: c.members.length,
+    views: [...perView.keys()].sort((a, b) => a - b),
+    detections: c.detections,
+    mean_confidence: Math.round((conf / Math.max(1, c.members.length)) * 1000) / 1000,
+    flags: { low_support: false, possible_duplicate_of: [], fragment: false },
+    support: [...perView.values()].sort((a, b) => a.view - b.view),
+  };
+}
+
+function aabbGapM(a: GraphNode, b: GraphNode): number {
+  let g = 0;
+  for (let k = 0; k < 3; k++) g = Math.max(g, a.aabb.min[k]! - b.aabb.max[k]!, b.aabb.min[k]! - a.aabb.max[k]!);
+  return g;
+}
+
+/** Evidence flags: the uncertainty-aware part of the graph that the paper asks for. */
+export function computeFlags(nodes: GraphNode[]): void {
+  for (const a of nodes) {
+    a.flags.low_support = a.views.length <= 1 && a.raw_point_count < LOW_SUPPORT_MAX_POINTS;
+    a.flags.possible_duplicate_of = [];
+    a.flags.fragment = false;
+    for (const b of nodes) {
+      if (a === b || a.label !== b.label || a.label === ANONYMOUS_LABEL) continue;
+      if (aabbGapM(a, b) > DUPLICATE_NEAR_M) continue;
+      a.flags.possible_duplicate_of.push(b.id);
+      if (a.raw_point_count <= FRAGMENT_MAX_SHARE * b.raw_point_count) a.flags.fragment = true;
+    }
+  }
+}

@@ -1,0 +1,150 @@
+/**
+ * Spatial relations, computed deterministically from boxes and points with documented thresholds and a
+ * margin: how far (m) the deciding quantity is from its threshold. The same code builds the relations of
+ * predicted graphs and of the ground-truth graph, so the two are comparable.
+ * Candidate pairs: boxes within CANDIDATE_RADIUS_M of each other (3DSSG's receptive field).
+ */
+import type { Vec3 } from "../bridge/math/vec.js";
+import { TOUCHING_GAP_M } from "../bridge/task/rules.js";
+import { VoxelHashGrid } from "./primitives/hashGrid.js";
+import { footprintIntersectionArea, type YawBox } from "./primitives/boxes.js";
+import type { Predicate, Relation, YawBoxJson } from "./types.js";
+
+/** 3DSSG `radius_receptive`: only pairs whose boxes come within 0.5 m of each other get relations. */
+export const CANDIDATE_RADIUS_M = 0.5;
+/** `on`: A's bottom within [B.top - 0.05, B.top + 0.03] (anchors §11, VLA-3D/SceneVerse) ... */
+export const ON_BELOW_TOP_M = 0.05;
+export const ON_ABOVE_TOP_M = 0.03;
+/** ... and A's footprint at least half over B's (intersection over A's area, VLA-3D IoM 0.5). */
+export const ON_MIN_IOM = 0.5;
+/** `above`/`below`: a vertical gap of at least 1 cm over footprints that overlap by IoM > 0.5 (VLA-3D). */
+export const ABOVE_MIN_GAP_M = 0.01;
+/** `inside`: A's centre within B's footprint and A's height range within B's, with this tolerance (m). */
+export const INSIDE_Z_TOLERANCE_M = 0.02;
+/** `near`: closest points within 0.5 m (3DSSG receptive field) and not touching. */
+export const NEAR_M = 0.5;
+/** Egocentric left/right/front/behind: differences under 0.1 m give no relation (anchors §11 dead-zone). */
+export const EGO_DEAD_ZONE_M = 0.1;
+
+export interface RelNode {
+  id: string;
+  box: YawBoxJson;
+  /** Downsampled points (for closest distances). */
+  xyz: Float32Array;
+}
+
+export interface Viewpoint {
+  position: Vec3;
+  yaw: number;
+}
+
+/** Our JSON box as the primitives' yaw box. */
+export function asYawBox(b: YawBoxJson): YawBox {
+  return { center: b.centre, extent: b.extent, yaw: b.yaw, volume: b.extent[0] * b.extent[1] * b.extent[2] };
+}
+
+const footprintArea = (b: YawBoxJson) => b.extent[0] * b.extent[1];
+const bottom = (b: YawBoxJson) => b.centre[2] - b.extent[2] / 2;
+const top = (b: YawBoxJson) => b.centre[2] + b.extent[2] / 2;
+
+/** Intersection of the footprints over the smaller... over A's footprint area. */
+export function footprintIoA(a: YawBoxJson, b: YawBoxJson): number {
+  const ia = footprintArea(a);
+  return ia > 0 ? footprintIntersectionArea(asYawBox(a), asYawBox(b)) / ia : 0;
+}
+
+/** Signed distance (m) of (x, y) inside B's footprint: positive inside, negative outside. */
+function insideDepth(b: YawBoxJson, x: number, y: number): number {
+  const c = Math.cos(b.yaw), s = Math.sin(b.yaw);
+  const dx = x - b.centre[0], dy = y - b.centre[1];
+  return Math.min(b.extent[0] / 2 - Math.abs(c * dx + s * dy), b.extent[1] / 2 - Math.abs(-s * dx + c * dy));
+}
+
+function boxGap(a: YawBoxJson, b: YawBoxJson): number {
+  // conservative: gap between bounding circles in XY combined with the z gap
+  const ra = Math.hypot(a.extent[0], a.extent[1]) / 2, rb = Math.hypot(b.extent[0], b.extent[1]) / 2;
+  const dxy = Math.max(0, Math.hypot(a.centre[0] - b.centre[0], a.centre[1] - b.centre[1]) - ra - rb);
+  const dz = Math.max(0, bottom(a) - top(b), bottom(b) - top(a));
+  return Math.hypot(dxy, dz);
+}
+
+/** Closest distance between two point sets (m), searching up to `maxM`. */
+export function closestDistance(a: Float32Array, bGrid: VoxelHashGrid, maxM: number): number {
+  let best = maxM * maxM;
+  for (let i = 0; i < a.length; i += 3) {
+    const r = Math.sqrt(best);
+    bGrid.forEachWithin(a[i]!, a[i + 1]!, a[i + 2]!, r, (_k, d2) => {
+      if (d2 < best) best = d2;
+    });
+    if (best === 0) break;
+  }
+  return Math.sqrt(best);
+}
+
+const round = (x: number, dp = 4) => Math.round(x * 10 ** dp) / 10 ** dp;
+
+export function computeRelations(nodes: readonly RelNode[], viewpoint: Viewpoint): Relation[] {
+  const out: Relation[] = [];
+  const grids = new Map<string, VoxelHashGrid>();
+  const gridOf = (n: RelNode) => {
+    let g = grids.get(n.id);
+    if (!g) grids.set(n.id, (g = new VoxelHashGrid(n.xyz, CANDIDATE_RADIUS_M)));
+    return g;
+  };
+  const fwd: [number, number] = [Math.cos(viewpoint.yaw), Math.sin(viewpoint.yaw)];
+  const right: [number, number] = [fwd[1], -fwd[0]];
+  const push = (subject: RelNode, predicate: Predicate, object: RelNode, margin: number, centre: number, closest: number) =>
+    out.push({ subject: subject.id, predicate, object: object.id, margin_m: round(Math.max(0, margin)), centre_distance_m: round(centre), closest_distance_m: round(closest) });
+  for (let i = 0; i < nodes.length; i++) {
+    for (let j = i + 1; j < nodes.length; j++) {
+      const A = nodes[i]!, B = nodes[j]!;
+      if (boxGap(A.box, B.box) > CANDIDATE_RADIUS_M) continue;
+      const ca = A.box.centre, cb = B.box.centre;
+      const centre = Math.hypot(ca[0] - cb[0], ca[1] - cb[1], ca[2] - cb[2]);
+      const closest = A.xyz.length && B.xyz.length ? closestDistance(A.xyz.length <= B.xyz.length ? A.xyz : B.xyz, gridOf(A.xyz.length <= B.xyz.length ? B : A), CANDIDATE_RADIUS_M) : boxGap(A.box, B.box);
+      // symmetric predicates, once per pair
+      if (closest <= TOUCHING_GAP_M) push(A, "touching", B, TOUCHING_GAP_M - closest, centre, closest);
+      else if (closest < NEAR_M) push(A, "near", B, Math.min(closest - TOUCHING_GAP_M, NEAR_M - closest), centre, closest);
+      for (const [X, Y] of [[A, B], [B, A]] as const) {
+        const iom = footprintIoA(X.box, Y.box);
+        const iomMargin = (iom - ON_MIN_IOM) * Math.sqrt(footprintArea(X.box));
+        const zb = bottom(X.box), ty = top(Y.box);
+        const onSlack = Math.min(zb - (ty - ON_BELOW_TOP_M), ty + ON_ABOVE_TOP_M - zb);
+        const isOn = onSlack >= 0 && iom > ON_MIN_IOM && footprintArea(Y.box) > footprintArea(X.box);
+        if (isOn) {
+          const m = Math.min(onSlack, iomMargin);
+          push(X, "on", Y, m, centre, closest);
+          push(Y, "supports", X, m, centre, closest);
+        } else if (zb >= ty + ABOVE_MIN_GAP_M && iom > ON_MIN_IOM) {
+          const m = Math.min(zb - ty - ABOVE_MIN_GAP_M, iomMargin);
+          push(X, "above", Y, m, centre, closest);
+          push(Y, "below", X, m, centre, closest);
+        }
+        // inside: X's centre in Y's footprint, X's height range within Y's, X smaller on every axis
+        const depth = insideDepth(Y.box, X.box.centre[0], X.box.centre[1]);
+        const zIn = Math.min(bottom(X.box) - bottom(Y.box) + INSIDE_Z_TOLERANCE_M, top(Y.box) + INSIDE_Z_TOLERANCE_M - top(X.box));
+        const smaller = Math.max(...X.box.extent) < Math.max(...Y.box.extent) && X.box.extent[2] < Y.box.extent[2];
+        if (depth > 0 && zIn >= 0 && smaller && !isOn) {
+          push(X, "inside", Y, Math.min(depth, zIn), centre, closest);
+          push(Y, "contains", X, Math.min(depth, zIn), centre, closest);
+        }
+      }
+      // egocentric, from the agent's initial viewpoint: right is the camera's right, front is nearer to it
+      const dx = cb[0] - ca[0], dy = cb[1] - ca[1];
+      const lateral = dx * right[0] + dy * right[1];
+      if (Math.abs(lateral) > EGO_DEAD_ZONE_M) {
+        const [L, R] = lateral > 0 ? [A, B] : [B, A];
+        push(L, "left_of", R, Math.abs(lateral) - EGO_DEAD_ZONE_M, centre, closest);
+        push(R, "right_of", L, Math.abs(lateral) - EGO_DEAD_ZONE_M, centre, closest);
+      }
+      const da = (ca[0] - viewpoint.position[0]) * fwd[0] + (ca[1] - viewpoint.position[1]) * fwd[1];
+      const db = (cb[0] - viewpoint.position[0]) * fwd[0] + (cb[1] - viewpoint.position[1]) * fwd[1];
+      if (Math.abs(da - db) > EGO_DEAD_ZONE_M) {
+        const [F, Bk] = da < db ? [A, B] : [B, A];
+        push(F, "in_front_of", Bk, Math.abs(da - db) - EGO_DEAD_ZONE_M, centre, closest);
+        push(Bk, "behind", F, Math.abs(da - db) - EGO_DEAD_ZONE_M, centre, closest);
+      }
+    }
+  }
+  return out;
+}
