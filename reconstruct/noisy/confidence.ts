@@ -1,0 +1,73 @@
+/**
+ * A synthetic, VGGT-like per-pixel confidence: conf = 1 + exp(L), VGGT's own activation for depth_conf
+ * (vggt-onnx.md §1.4), so conf ≥ 1 and an easy pixel sits near 1 + e^CONF_LOG_BASE ≈ 21.
+ *
+ *   L = CONF_LOG_BASE − CONF_EDGE_PENALTY·[within CONF_EDGE_BAND_PX of a depth discontinuity]
+ *       − CONF_DEPTH_PENALTY_PER_M·depth − CONF_DARK_PENALTY·max(0, 1 − luma / CONF_DARK_LUMA)
+ *       − CONF_TEXTURELESS_PENALTY·max(0, 1 − gradient / CONF_TEXTURE_GRAD) − CONF_GLASS_PENALTY·[transparent object]
+ *       + CONF_JITTER_STD·N(0, 1)
+ *
+ * Every cue is read from the ground-truth view (depth, RGB, instance ids) and the task record (which
+ * objects are transparent), so the confidence does not depend on which other noise components run.
+ */
+import type { ViewData } from "../../bridge/bundle/io.js";
+import type { Rng } from "../../bridge/math/rng.js";
+import { boxMean, dilate, fillNormals, isValid } from "./filters.js";
+import {
+  CONF_DARK_LUMA, CONF_DARK_PENALTY, CONF_DEPTH_PENALTY_PER_M, CONF_EDGE_BAND_PX, CONF_EDGE_PENALTY, CONF_GLASS_PENALTY,
+  CONF_JITTER_STD, CONF_LOG_BASE, CONF_TEXTURE_GRAD, CONF_TEXTURE_RADIUS_PX, CONF_TEXTURELESS_PENALTY,
+} from "./params.js";
+
+export interface ConfidenceScratch {
+  luma: Float32Array;
+  grad: Float32Array;
+  tmp: Float32Array;
+  band: Uint8Array;
+  bandTmp: Uint8Array;
+  jitter: Float32Array;
+}
+
+export function confidenceScratch(n: number): ConfidenceScratch {
+  return {
+    luma: new Float32Array(n), grad: new Float32Array(n), tmp: new Float32Array(n),
+    band: new Uint8Array(n), bandTmp: new Uint8Array(n), jitter: new Float32Array(n),
+  };
+}
+
+/**
+ * Confidence of every pixel of one view (0 where the view has no depth). `disc` is the view's depth
+ * discontinuity mask (filters.depthDiscontinuities of its ground-truth depth); `transparent[id]` is 1 for
+ * the instance ids of transparent objects (65536 entries).
+ */
+export function viewConfidence(v: ViewData, disc: Uint8Array, transparent: Uint8Array, rng: Rng, s: ConfidenceScratch, out: Float32Array): void {
+  const { width: W, height: H, depth, rgb, ids } = v;
+  const N = W * H;
+  const { luma, grad, tmp, band, bandTmp, jitter } = s;
+  for (let p = 0; p < N; p++) luma[p] = 0.299 * rgb[3 * p]! + 0.587 * rgb[3 * p + 1]! + 0.114 * rgb[3 * p + 2]!;
+  // absolute central-difference gradient (one-sided at the border), averaged over the texture window
+  for (let y = 0; y < H; y++) {
+    for (let x = 0, p = y * W; x < W; x++, p++) {
+      const gx = (luma[x + 1 < W ? p + 1 : p]! - luma[x > 0 ? p - 1 : p]!) / (x > 0 && x + 1 < W ? 2 : 1);
+      const gy = (luma[y + 1 < H ? p + W : p]! - luma[y > 0 ? p - W : p]!) / (y > 0 && y + 1 < H ? 2 : 1);
+      tmp[p] = Math.abs(gx) + Math.abs(gy);
+    }
+  }
+  boxMean(tmp, W, H, CONF_TEXTURE_RADIUS_PX, grad, jitter);
+  dilate(disc, W, H, CONF_EDGE_BAND_PX, band, bandTmp);
+  fillNormals(rng, jitter, N);
+  for (let p = 0; p < N; p++) {
+    const d = depth[p]!;
+    if (!isValid(d)) {
+      out[p] = 0;
+      continue;
+    }
+    let L = CONF_LOG_BASE - CONF_DEPTH_PENALTY_PER_M * d + CONF_JITTER_STD * jitter[p]!;
+    if (band[p]) L -= CONF_EDGE_PENALTY;
+    const Y = luma[p]!;
+    if (Y < CONF_DARK_LUMA) L -= CONF_DARK_PENALTY * (1 - Y / CONF_DARK_LUMA);
+    const g = grad[p]!;
+    if (g < CONF_TEXTURE_GRAD) L -= CONF_TEXTURELESS_PENALTY * (1 - g / CONF_TEXTURE_GRAD);
+    if (transparent[ids[p]!]) L -= CONF_GLASS_PENALTY;
+    out[p] = 1 + Math.exp(L);
+  }
+}

@@ -1,0 +1,251 @@
+/**
+ * Image-sized building blocks of the noise model, all on typed arrays with reusable scratch buffers:
+ * Gaussian fields (white or box-correlated), depth discontinuities, dilation, box means and selection.
+ */
+import type { Rng } from "../../bridge/math/rng.js";
+import { EDGE_MIN_JUMP_M, EDGE_REL_JUMP } from "./params.js";
+
+/** Inverse of the standard normal CDF (Acklam's rational approximation, relative error < 1.2e-9). */
+export function normalQuantile(p: number): number {
+  const a = [-3.969683028665376e1, 2.209460984245205e2, -2.759285104469687e2, 1.38357751867269e2, -3.066479806614716e1, 2.506628277459239];
+  const b = [-5.447609879822406e1, 1.615858368580409e2, -1.556989798598866e2, 6.680131188771972e1, -1.328068155288572e1];
+  const c = [-7.784894002430293e-3, -3.223964580411365e-1, -2.400758277161838, -2.549732539343734, 4.374664141464968, 2.938163982698783];
+  const d = [7.784695709041462e-3, 3.224671290700398e-1, 2.445134137142996, 3.754408661907416];
+  const lo = 0.02425;
+  if (p < lo) {
+    const q = Math.sqrt(-2 * Math.log(p));
+    return (((((c[0]! * q + c[1]!) * q + c[2]!) * q + c[3]!) * q + c[4]!) * q + c[5]!) / ((((d[0]! * q + d[1]!) * q + d[2]!) * q + d[3]!) * q + 1);
+  }
+  if (p > 1 - lo) return -normalQuantile(1 - p);
+  const q = p - 0.5, r = q * q;
+  return ((((((a[0]! * r + a[1]!) * r + a[2]!) * r + a[3]!) * r + a[4]!) * r + a[5]!) * q) / (((((b[0]! * r + b[1]!) * r + b[2]!) * r + b[3]!) * r + b[4]!) * r + 1);
+}
+
+/** Bits of uniform randomness per Gaussian sample drawn by `fillNormals`: two samples per Rng.nextUint32(). */
+export const NORMAL_TABLE_BITS = 16;
+
+/**
+ * 2^16 equiprobable standard-normal values (the quantiles at the bin centres, rescaled to variance exactly
+ * 1): a sample is one table entry chosen by 16 random bits. Tails are cut at ≈ 4.3σ (probability 3e-5
+ * beyond), which is immaterial for noise fields; it makes drawing millions of samples per view cheap.
+ */
+const NORMAL_TABLE: Float32Array = (() => {
+  const n = 1 << NORMAL_TABLE_BITS;
+  const t = new Float64Array(n);
+  let ss = 0;
+  for (let i = 0; i < n; i++) {
+    t[i] = normalQuantile((i + 0.5) / n);
+    ss += t[i]! * t[i]!;
+  }
+  const k = 1 / Math.sqrt(ss / n);
+  return Float32Array.from(t, (v) => v * k);
+})();
+
+/** Fills out[0..n) with independent standard normals (table lookup, two per 32 random bits). */
+export function fillNormals(rng: Rng, out: Float32Array, n = out.length): void {
+  const T = NORMAL_TABLE;
+  let i = 0;
+  for (; i + 1 < n; i += 2) {
+    const u = rng.nextUint32();
+    out[i] = T[u & 0xffff]!;
+    out[i + 1] = T[u >>> 16]!;
+  }
+  if (i < n) out[i] = T[rng.nextUint32() >>> 16]!;
+}
+
+/** Sum over a sliding window of `w` samples, 'valid' mode: out has n - w + 1 entries, at stride `stride`. */
+function slidingSum(src: Float32Array, srcOff: number, n: number, w: number, dst: Float32Array, dstOff: number): void {
+  let s = 0;
+  for (let k = 0; k < w; k++) s += src[srcOff + k]!;
+  dst[dstOff] = s;
+  for (let x = 1; x + w <= n; x++) {
+    s += src[srcOff + x + w - 1]! - src[srcOff + x - 1]!;
+    dst[dstOff + x] = s;
+  }
+}
+
+/** Scratch buffers for `correlatedField`, reused across views. */
+export class FieldScratch {
+  private bufs: Float32Array[] = [];
+  get(i: number, n: number): Float32Array {
+    let b = this.bufs[i];
+    if (!b || b.length < n) this.bufs[i] = b = new Float32Array(n);
+    return b;
+  }
+}
+
+/**
+ * A W×H field of unit-variance Gaussian noise, correlated by a box filter of radius r applied twice in x
+ * and in y (≈ a Gaussian of σ ≈ sqrt((w² − 1) / 6) px, w = 2r + 1). The white noise is drawn on a grid
+ * padded by 2r on each side so the field is stationary up to the image border. r = 0 gives white noise.
+ */
+export function correlatedField(rng: Rng, W: number, H: number, r: number, out: Float32Array, scratch: FieldScratch): void {
+  if (r <= 0) {
+    fillNormals(rng, out, W * H);
+    return;
+  }
+  const w = 2 * r + 1;
+  const Wp = W + 4 * r, Hp = H + 4 * r, W1 = W + 2 * r;
+  const src = scratch.get(0, Wp * Hp);
+  fillNormals(rng, src, Wp * Hp);
+  // rows: Wp -> W1 -> W
+  const a = scratch.get(1, W1 * Hp), b = scratch.get(2, W * Hp);
+  for (let y = 0; y < Hp; y++) {
+    slidingSum(src, y * Wp, Wp, w, a, y * W1);
+    slidingSum(a, y * W1, W1, w, b, y * W);
+  }
+  // columns, a whole row at a time: Hp -> H + 2r -> H
+  const H1 = H + 2 * r;
+  const c = scratch.get(3, W * H1);
+  colSlidingSum(b, W, Hp, w, c);
+  colSlidingSum(c, W, H1, w, out);
+  // each 1-D pass pair is the triangle kernel (w - |i|), whose squared weights sum to w(2w² + 1)/3
+  const norm = 1 / ((w * (2 * w * w + 1)) / 3);
+  for (let p = 0; p < W * H; p++) out[p] = out[p]! * norm;
+}
+
+function colSlidingSum(src: Float32Array, W: number, n: number, w: number, dst: Float32Array): void {
+  const rows = n - w + 1;
+  for (let x = 0; x < W; x++) dst[x] = 0;
+  for (let k = 0; k < w; k++) for (let x = 0, o = k * W; x < W; x++) dst[x] = dst[x]! + src[o + x]!;
+  for (let y = 1; y < rows; y++) {
+    const o = y * W, prev = (y - 1) * W, add = (y + w - 1) * W, sub = (y - 1) * W;
+    for (let x = 0; x < W; x++) dst[o + x] = dst[prev + x]! + src[add + x]! - src[sub + x]!;
+  }
+}
+
+/** Autocorrelation of `correlatedField` at a lag of `lag` pixels along x or y (for tests and docs). */
+export function fieldCorrelation(r: number, lag: number): number {
+  if (r <= 0) return lag === 0 ? 1 : 0;
+  const w = 2 * r + 1;
+  const c = (i: number) => Math.max(0, w - Math.abs(i));
+  let num = 0, den = 0;
+  for (let i = -w; i <= w; i++) {
+    num += c(i) * c(i + lag);
+    den += c(i) * c(i);
+  }
+  return num / den;
+}
+
+export const isValid = (d: number): boolean => d > 0 && d <= Number.MAX_VALUE;
+
+/** Is the step between two valid depths a discontinuity (EDGE_REL_JUMP of the nearer depth and EDGE_MIN_JUMP_M)? */
+export function isJump(a: number, b: number): boolean {
+  const diff = Math.abs(a - b);
+  return diff > EDGE_MIN_JUMP_M && diff > EDGE_REL_JUMP * Math.min(a, b);
+}
+
+/** Marks both pixels of every horizontal or vertical neighbour pair of valid depths that is a discontinuity. */
+export function depthDiscontinuities(depth: Float32Array, W: number, H: number, out: Uint8Array): number {
+  out.fill(0, 0, W * H);
+  let n = 0;
+  for (let y = 0; y < H; y++) {
+    for (let x = 0, p = y * W; x < W; x++, p++) {
+      const d = depth[p]!;
+      if (!isValid(d)) continue;
+      if (x + 1 < W) {
+        const e = depth[p + 1]!;
+        if (isValid(e) && isJump(d, e)) {
+          out[p] = 1;
+          out[p + 1] = 1;
+        }
+      }
+      if (y + 1 < H) {
+        const e = depth[p + W]!;
+        if (isValid(e) && isJump(d, e)) {
+          out[p] = 1;
+          out[p + W] = 1;
+        }
+      }
+    }
+  }
+  for (let p = 0; p < W * H; p++) n += out[p]!;
+  return n;
+}
+
+/** Dilation of a 0/1 mask by a (2r+1)² square (Chebyshev distance ≤ r). */
+export function dilate(mask: Uint8Array, W: number, H: number, r: number, out: Uint8Array, tmp: Uint8Array): void {
+  if (r <= 0) {
+    out.set(mask.subarray(0, W * H));
+    return;
+  }
+  // horizontal: distance to the last set pixel, forwards and backwards
+  for (let y = 0; y < H; y++) {
+    const o = y * W;
+    let last = -Infinity;
+    for (let x = 0; x < W; x++) {
+      if (mask[o + x]) last = x;
+      tmp[o + x] = x - last <= r ? 1 : 0;
+    }
+    last = Infinity;
+    for (let x = W - 1; x >= 0; x--) {
+      if (mask[o + x]) last = x;
+      if (last - x <= r) tmp[o + x] = 1;
+    }
+  }
+  // vertical, the same on columns
+  for (let x = 0; x < W; x++) {
+    let last = -Infinity;
+    for (let y = 0; y < H; y++) {
+      if (tmp[y * W + x]) last = y;
+      out[y * W + x] = y - last <= r ? 1 : 0;
+    }
+    last = Infinity;
+    for (let y = H - 1; y >= 0; y--) {
+      if (tmp[y * W + x]) last = y;
+      if (last - y <= r) out[y * W + x] = 1;
+    }
+  }
+}
+
+/** Mean of `src` over the (2r+1)² window clipped to the image (running sums; O(1) per pixel). */
+export function boxMean(src: Float32Array, W: number, H: number, r: number, out: Float32Array, tmp: Float32Array): void {
+  for (let y = 0; y < H; y++) {
+    const o = y * W;
+    let s = 0;
+    for (let x = 0; x <= Math.min(r, W - 1); x++) s += src[o + x]!;
+    for (let x = 0; x < W; x++) {
+      const lo = Math.max(0, x - r), hi = Math.min(W - 1, x + r);
+      tmp[o + x] = s / (hi - lo + 1);
+      if (x + r + 1 < W) s += src[o + x + r + 1]!;
+      if (x - r >= 0) s -= src[o + x - r]!;
+    }
+  }
+  for (let x = 0; x < W; x++) {
+    let s = 0;
+    for (let y = 0; y <= Math.min(r, H - 1); y++) s += tmp[y * W + x]!;
+    for (let y = 0; y < H; y++) {
+      const lo = Math.max(0, y - r), hi = Math.min(H - 1, y + r);
+      out[y * W + x] = s / (hi - lo + 1);
+      if (y + r + 1 < H) s += tmp[(y + r + 1) * W + x]!;
+      if (y - r >= 0) s -= tmp[(y - r) * W + x]!;
+    }
+  }
+}
+
+/**
+ * The k-th smallest (0-based) of the values ≥ 1 in a set of arrays (values below 1, e.g. the 0 of pixels
+ * without depth, are ignored). Exact, in two passes: a histogram of the top 16 bits of the float32 bit
+ * pattern (monotone for positive floats), then a sort of the one bucket that holds the k-th value.
+ */
+export function kthSmallestAtLeastOne(arrays: readonly Float32Array[], k: number): number {
+  const hist = new Uint32Array(65536);
+  for (const a of arrays) {
+    const bits = new Uint32Array(a.buffer, a.byteOffset, a.length);
+    for (let i = 0; i < a.length; i++) if (a[i]! >= 1) hist[bits[i]! >>> 16]!++;
+  }
+  let bucket = 0, before = 0;
+  for (; bucket < 65536; bucket++) {
+    if (before + hist[bucket]! > k) break;
+    before += hist[bucket]!;
+  }
+  if (bucket === 65536) throw new RangeError(`kthSmallestAtLeastOne: k = ${k} is beyond the ${before} values`);
+  const vals = new Float32Array(hist[bucket]!);
+  let m = 0;
+  for (const a of arrays) {
+    const bits = new Uint32Array(a.buffer, a.byteOffset, a.length);
+    for (let i = 0; i < a.length; i++) if (a[i]! >= 1 && bits[i]! >>> 16 === bucket) vals[m++] = a[i]!;
+  }
+  vals.sort();
+  return vals[k - before]!;
+}

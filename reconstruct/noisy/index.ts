@@ -1,0 +1,459 @@
+/**
+ * The `noisy` point-cloud source: ground truth passed through a seeded error model whose parts mimic
+ * what VGGT gets wrong (ESI-Bench §3's failure modes: duplicated objects, hallucinated objects, corrupted
+ * relations), each with its own parameter, and one `level` in 0..1 that scales the `vggt-like` preset.
+ * docs/noise-model.md has the parameter table and the reasoning behind every value.
+ *
+ * Per view (its own random streams, forked from seed × task id × view × component, so switching one
+ * component on or off never changes another's draws, and the same draws are scaled at every level):
+ *
+ *   blobs    patches of pixels lifted off their surface towards the camera (hallucination seeds)
+ *   flying   pixels near depth discontinuities moved strictly between foreground and background
+ *   depth    d ← d·(1 + lowfreq(x, y) + depthNoiseRel·n(x, y)), n a unit, box-correlated Gaussian field
+ *   pose     the view's camera rotated / moved / its depth scaled (view 0 is the anchor, never moved)
+ *   → back-projection by the `gt` source's own code (reconstruct/gt/backproject.ts) with the noisy depth
+ *     and camera, so level 0 is the `gt` cloud bit for bit
+ *   dropout  a synthetic VGGT-like confidence per point, the lowest `dropoutFraction` of points removed
+ *
+ * Every pixel keeps its colour and mask label, as VGGT's points keep theirs; each point still traces back
+ * to its view and pixel.
+ */
+import type { FrameBundle, ViewData } from "../../bridge/bundle/io.js";
+import type { Mat34 } from "../../bridge/math/vec.js";
+import { Rng } from "../../bridge/math/rng.js";
+import { InputError } from "../../bridge/util/errors.js";
+import type { PointCloud } from "../pointcloud.js";
+import { backprojectViews } from "../gt/backproject.js";
+import { confidenceScratch, viewConfidence, type ConfidenceScratch } from "./confidence.js";
+import { correlatedField, depthDiscontinuities, dilate, FieldScratch, isValid, kthSmallestAtLeastOne } from "./filters.js";
+import {
+  activeComponents, BLOB_JITTER_RATIO, BLOB_MIN_DEPTH_M, BLOB_OFFSET_MIN_FRACTION, BLOB_SEED_ATTEMPTS, FLYING_T_MARGIN,
+  NOISY_DEPTH_MIN_RATIO, POSE_ANCHOR_VIEW, POSE_SCALE_MIN, resolveNoiseParams, type NoiseComponent, type NoiseOptions, type NoiseParams,
+} from "./params.js";
+
+export * from "./params.js";
+export { fieldCorrelation } from "./filters.js";
+
+/** Per-pixel flags of what happened to a pixel (exposed in tests through meta counts). */
+export const FLAG_FLYING = 1;
+export const FLAG_BLOB = 2;
+
+export interface PoseRecord {
+  view: number;
+  /** Rotation error (degrees) about the camera centre. */
+  rotDeg: number;
+  /** Unit axis of that rotation, in the camera frame. */
+  axisCam: [number, number, number];
+  /** Camera-centre displacement (metres, world). */
+  dC: [number, number, number];
+  /** Scale applied to the view's depths (1 = none). */
+  scale: number;
+  /** The perturbed camera-from-world extrinsic the view was back-projected with. */
+  E: Mat34;
+}
+
+export interface DepthFieldRecord {
+  view: number;
+  /** Coefficients of lowfreq(x, y) = tiltX·x̂ + tiltY·ŷ + bowl·(x̂² + ŷ² − mean), x̂ = (i − cx)/(W/2), ŷ = (j − cy)/(W/2). */
+  tiltX: number;
+  tiltY: number;
+  bowl: number;
+  bowlMean: number;
+}
+
+export interface BlobRecord {
+  view: number;
+  /** Seed (centre) pixel; the blob's pixels are the first `points` pixels, row by row, of the `side`-wide square whose top-left is (x0, y0). */
+  x0: number;
+  y0: number;
+  side: number;
+  points: number;
+  /** Depth (m) the blob's pixels were moved to (before per-point jitter, depth noise and pose). */
+  depthM: number;
+  /** Distance (m) in front of the nearest true surface of its patch. */
+  offsetM: number;
+  /** Half-range (m) of its per-point depth jitter. */
+  jitterM: number;
+}
+
+export interface NoisyMeta {
+  preset: string;
+  level: number;
+  seed: string;
+  taskId: string;
+  /** Components with non-zero amplitude. */
+  components: NoiseComponent[];
+  /** The effective parameters (level × preset, overrides applied, components not listed at zero). */
+  params: NoiseParams;
+  views: number;
+  counts: {
+    /** Points the gt source gives for these views. */
+    gtPoints: number;
+    /** Points in this cloud. */
+    points: number;
+    /** Pixels whose depth got depth noise. */
+    depthNoised: number;
+    /** Views back-projected with a perturbed camera. */
+    poseViews: number;
+    /** Flying pixels made, and those left after dropout. */
+    flying: number;
+    flyingKept: number;
+    /** Points removed by dropout. */
+    dropped: number;
+    /** Blobs made, their points, and blob points left after dropout. */
+    blobs: number;
+    blobPoints: number;
+    blobPointsKept: number;
+  };
+  /** Confidence at or below which points were dropped (null without dropout). */
+  dropoutThreshold: number | null;
+  poses: PoseRecord[];
+  depthFields: DepthFieldRecord[];
+  blobs: BlobRecord[];
+}
+
+/** Random streams of one view: seed × task id × view × component. */
+function viewRng(seed: string, taskId: string, view: number, component: string): Rng {
+  return new Rng(seed).fork(taskId).fork(`view${view}`).fork(component);
+}
+
+/** The task's transparent objects as a lookup table indexed by instance id. */
+function transparentTable(bundle: FrameBundle): Uint8Array {
+  const t = new Uint8Array(65536);
+  for (const o of bundle.manifest.task?.objects ?? []) if (o.transparent) t[o.id] = 1;
+  return t;
+}
+
+function taskIdOf(bundle: FrameBundle): string {
+  return bundle.manifest.task_id ?? bundle.manifest.task?.task_id ?? "";
+}
+
+function checkBundle(bundle: FrameBundle): void {
+  if (bundle.views.length === 0) throw new InputError("noisy: the bundle has no views");
+  const { width: W, height: H } = bundle.views[0]!;
+  for (const v of bundle.views) {
+    if (v.width !== W || v.height !== H || v.depth.length !== W * H || v.ids.length !== W * H || v.rgb.length !== 3 * W * H)
+      throw new InputError(`noisy: view ${v.index} is not a ${W}x${H} view with rgb, depth and ids of matching sizes`);
+  }
+}
+
+/**
+ * Synthetic confidence maps, one per view (view order of the bundle), W×H, 0 where a view has no depth:
+ * exactly the values the noisy source writes into `PointCloud.confidence` when dropout is on. They depend
+ * only on the bundle and the seed.
+ */
+export function syntheticConfidence(bundle: FrameBundle, seed: string): Float32Array[] {
+  checkBundle(bundle);
+  const { width: W, height: H } = bundle.views[0]!;
+  const scratch = confidenceScratch(W * H);
+  const disc = new Uint8Array(W * H);
+  const glass = transparentTable(bundle);
+  const taskId = taskIdOf(bundle);
+  return bundle.views.map((v) => {
+    const out = new Float32Array(W * H);
+    depthDiscontinuities(v.depth, W, H, disc);
+    viewConfidence(v, disc, glass, viewRng(seed, taskId, v.index, "conf"), scratch, out);
+    return out;
+  });
+}
+
+/** Rodrigues: rotation matrix (row-major 3×3) of rotation vector w (radians). */
+function rotationFromVector(wx: number, wy: number, wz: number): number[] {
+  const th = Math.hypot(wx, wy, wz);
+  if (th === 0) return [1, 0, 0, 0, 1, 0, 0, 0, 1];
+  const kx = wx / th, ky = wy / th, kz = wz / th, s = Math.sin(th), c = 1 - Math.cos(th);
+  return [
+    1 + c * (-ky * ky - kz * kz), -s * kz + c * kx * ky, s * ky + c * kx * kz,
+    s * kz + c * kx * ky, 1 + c * (-kx * kx - kz * kz), -s * kx + c * ky * kz,
+    -s * ky + c * kx * kz, s * kx + c * ky * kz, 1 + c * (-kx * kx - ky * ky),
+  ];
+}
+
+/** Perturbed camera of one view: R' = δR·R (δR about the camera centre, in camera axes), C' = C + δC. */
+function perturbPose(v: ViewData, p: NoiseParams, rng: Rng): PoseRecord {
+  // Always draw all seven numbers, so every level scales the same draws.
+  const n = [rng.normal(), rng.normal(), rng.normal(), rng.normal(), rng.normal(), rng.normal(), rng.normal()];
+  const sr = (p.poseRotDeg * Math.PI) / 180 / Math.sqrt(3); // per-axis std, so that the RMS angle is poseRotDeg
+  const st = p.poseTransM / Math.sqrt(3);
+  const wx = n[0]! * sr, wy = n[1]! * sr, wz = n[2]! * sr;
+  const dC: [number, number, number] = [n[3]! * st, n[4]! * st, n[5]! * st];
+  const scale = Math.max(POSE_SCALE_MIN, 1 + (n[6]! * p.poseScalePct) / 100);
+  const E = v.E;
+  const R = [E[0][0], E[0][1], E[0][2], E[1][0], E[1][1], E[1][2], E[2][0], E[2][1], E[2][2]];
+  const t = [E[0][3], E[1][3], E[2][3]];
+  const C = [0, 1, 2].map((k) => -(R[k]! * t[0]! + R[3 + k]! * t[1]! + R[6 + k]! * t[2]!));
+  const d = rotationFromVector(wx, wy, wz);
+  const Rp: number[] = [];
+  for (let i = 0; i < 3; i++) for (let j = 0; j < 3; j++) Rp.push(d[3 * i]! * R[j]! + d[3 * i + 1]! * R[3 + j]! + d[3 * i + 2]! * R[6 + j]!);
+  const Cp = [C[0]! + dC[0], C[1]! + dC[1], C[2]! + dC[2]];
+  const tp = [0, 1, 2].map((i) => -(Rp[3 * i]! * Cp[0]! + Rp[3 * i + 1]! * Cp[1]! + Rp[3 * i + 2]! * Cp[2]!));
+  const Ep: Mat34 = [
+    [Rp[0]!, Rp[1]!, Rp[2]!, tp[0]!],
+    [Rp[3]!, Rp[4]!, Rp[5]!, tp[1]!],
+    [Rp[6]!, Rp[7]!, Rp[8]!, tp[2]!],
+  ];
+  const th = Math.hypot(wx, wy, wz);
+  return {
+    view: v.index,
+    rotDeg: (th * 180) / Math.PI,
+    axisCam: th > 0 ? [wx / th, wy / th, wz / th] : [0, 0, 1],
+    dC,
+    scale,
+    E: Ep,
+  };
+}
+
+interface Work {
+  W: number;
+  H: number;
+  disc: Uint8Array;
+  band: Uint8Array;
+  bandTmp: Uint8Array;
+  field: Float32Array;
+  fieldScratch: FieldScratch;
+  conf: ConfidenceScratch | null;
+}
+
+/** Moves blob patches off their surface in `d` (a copy of the view's depth); marks FLAG_BLOB. */
+function placeBlobs(v: ViewData, p: NoiseParams, rng: Rng, d: Float32Array, flags: Uint8Array, out: BlobRecord[]): void {
+  const { width: W, height: H, depth } = v;
+  const lambda = p.blobsPerView;
+  const whole = Math.floor(lambda);
+  const extra = rng.next() < lambda - whole ? 1 : 0;
+  const count = whole + extra;
+  const points = p.blobPoints;
+  const side = Math.ceil(Math.sqrt(points));
+  const rows = Math.ceil(points / side);
+  if (side > W || rows > H) return;
+  for (let b = 0; b < count; b++) {
+    for (let attempt = 0; attempt < BLOB_SEED_ATTEMPTS; attempt++) {
+      const seed = rng.int(0, W * H - 1);
+      const offsetU = rng.next();
+      const sx = seed % W, sy = (seed - sx) / W;
+      const x0 = sx - (side >> 1), y0 = sy - (rows >> 1);
+      if (x0 < 0 || y0 < 0 || x0 + side > W || y0 + rows > H) continue;
+      let minD = Infinity, ok = true;
+      for (let k = 0; k < points && ok; k++) {
+        const q = (y0 + Math.floor(k / side)) * W + x0 + (k % side);
+        const g = depth[q]!;
+        if (!isValid(g) || flags[q]! & FLAG_BLOB) ok = false;
+        else if (g < minD) minD = g;
+      }
+      if (!ok) continue;
+      const offsetM = p.blobOffsetM * (BLOB_OFFSET_MIN_FRACTION + (1 - BLOB_OFFSET_MIN_FRACTION) * offsetU);
+      const depthM = minD - offsetM;
+      if (!(depthM >= BLOB_MIN_DEPTH_M)) continue;
+      const lateralM = (side * depthM) / v.K.fx;
+      const jitterM = Math.min(BLOB_JITTER_RATIO * lateralM, 0.5 * offsetM);
+      for (let k = 0; k < points; k++) {
+        const q = (y0 + Math.floor(k / side)) * W + x0 + (k % side);
+        d[q] = depthM + jitterM * (2 * rng.next() - 1);
+        flags[q] = flags[q]! | FLAG_BLOB;
+      }
+      out.push({ view: v.index, x0, y0, side, points, depthM, offsetM, jitterM });
+      break;
+    }
+  }
+}
+
+/** Turns a share of the pixels near depth discontinuities into flying pixels; returns how many. */
+function flyingPixels(v: ViewData, p: NoiseParams, rng: Rng, w: Work, d: Float32Array, flags: Uint8Array): number {
+  const { W, H } = w;
+  const depth = v.depth;
+  const r = p.flyingBandPx, R = r + 1; // the (r+1) window of a band pixel spans both sides of its discontinuity
+  dilate(w.disc, W, H, r, w.band, w.bandTmp);
+  const band = w.band;
+  let n = 0;
+  for (let y = 0; y < H; y++) {
+    for (let x = 0, q = y * W; x < W; x++, q++) {
+      if (!band[q] || !isValid(depth[q]!)) continue;
+      // Two draws for every band pixel, whatever the fraction: higher levels add flying pixels, never move others.
+      const u = rng.next(), t = rng.next();
+      if (u >= p.flyingFraction || flags[q]! & FLAG_BLOB) continue;
+      let lo = Infinity, hi = -Infinity;
+      const ya = Math.max(0, y - R), yb = Math.min(H - 1, y + R), xa = Math.max(0, x - R), xb = Math.min(W - 1, x + R);
+      for (let yy = ya; yy <= yb; yy++) {
+        for (let xx = xa, o = yy * W + xa; xx <= xb; xx++, o++) {
+          const g = depth[o]!;
+          if (!isValid(g)) continue;
+          if (g < lo) lo = g;
+          if (g > hi) hi = g;
+        }
+      }
+      d[q] = lo + (FLYING_T_MARGIN + (1 - 2 * FLYING_T_MARGIN) * t) * (hi - lo);
+      flags[q] = flags[q]! | FLAG_FLYING;
+      n++;
+    }
+  }
+  return n;
+}
+
+/** Depth noise in place, with the pose's scale drift: d ← scale · max(NOISY_DEPTH_MIN_RATIO, 1 + lowfreq + depthNoiseRel·n) · d. Returns the pixels touched. */
+function depthNoise(v: ViewData, p: NoiseParams, w: Work, d: Float32Array, rngNoise: Rng, rngLow: Rng, out: DepthFieldRecord[], scale: number): number {
+  const { W, H } = w;
+  const rel = p.depthNoiseRel;
+  const field = w.field;
+  if (rel > 0) correlatedField(rngNoise, W, H, p.depthNoiseCorrPx, field, w.fieldScratch);
+  const lf = p.depthLowFreqRel;
+  const a = [rngLow.normal(), rngLow.normal(), rngLow.normal()];
+  const tiltX = a[0]! * lf, tiltY = a[1]! * lf, bowl = a[2]! * lf;
+  const { cx, cy } = v.K;
+  const half = W / 2;
+  let sx = 0, sy = 0;
+  for (let i = 0; i < W; i++) sx += ((i - cx) / half) ** 2;
+  for (let j = 0; j < H; j++) sy += ((j - cy) / half) ** 2;
+  const bowlMean = sx / W + sy / H;
+  if (lf > 0) out.push({ view: v.index, tiltX, tiltY, bowl, bowlMean });
+  let n = 0;
+  for (let j = 0; j < H; j++) {
+    const yh = (j - cy) / half;
+    const rowTerm = tiltY * yh + bowl * (yh * yh - bowlMean);
+    for (let i = 0, q = j * W; i < W; i++, q++) {
+      const g = d[q]!;
+      if (!isValid(g)) continue;
+      const xh = (i - cx) / half;
+      const f = lf > 0 ? tiltX * xh + bowl * xh * xh + rowTerm : 0;
+      const nz = rel > 0 ? rel * field[q]! : 0;
+      d[q] = scale * g * Math.max(NOISY_DEPTH_MIN_RATIO, 1 + f + nz);
+      n++;
+    }
+  }
+  return n;
+}
+
+/** The `noisy` point cloud of a bundle (source "noisy"; meta: NoisyMeta). */
+export function noisyPointCloud(bundle: FrameBundle, opts: NoiseOptions): PointCloud {
+  const params = resolveNoiseParams(opts);
+  if (typeof opts.seed !== "string") throw new InputError(`noisy: seed must be a string, not ${String(opts.seed)}`);
+  checkBundle(bundle);
+  const categories = new Map(bundle.manifest.instances.map((e) => [e.id, e.category] as [number, string]));
+  const active = new Set(activeComponents(params));
+  const seed = opts.seed, taskId = taskIdOf(bundle);
+  const { width: W, height: H } = bundle.views[0]!;
+  const N = W * H;
+  const dropout = active.has("dropout");
+  const needDisc = active.has("flying") || dropout;
+  const work: Work = {
+    W, H,
+    disc: new Uint8Array(needDisc ? N : 0),
+    band: new Uint8Array(active.has("flying") ? N : 0),
+    bandTmp: new Uint8Array(active.has("flying") ? N : 0),
+    field: new Float32Array(params.depthNoiseRel > 0 ? N : 0),
+    fieldScratch: new FieldScratch(),
+    conf: dropout ? confidenceScratch(N) : null,
+  };
+  const glass = dropout ? transparentTable(bundle) : null;
+  const changesDepth = active.has("flying") || active.has("blobs") || active.has("depth") || dropout;
+  const poses: PoseRecord[] = [], depthFields: DepthFieldRecord[] = [], blobs: BlobRecord[] = [];
+  const confMaps: Float32Array[] = [];
+  const flagMaps: (Uint8Array | null)[] = [];
+  let flying = 0, depthNoised = 0;
+
+  // 1. per view: blobs, flying pixels, depth noise, pose (scale folded into depth), confidence
+  const noisyViews: ViewData[] = bundle.views.map((v) => {
+    const rng = (c: string) => viewRng(seed, taskId, v.index, c);
+    let d = v.depth;
+    let flags: Uint8Array | null = null;
+    if (needDisc) depthDiscontinuities(v.depth, W, H, work.disc);
+    if (changesDepth) d = new Float32Array(v.depth);
+    if (active.has("flying") || active.has("blobs")) flags = new Uint8Array(N);
+    if (active.has("blobs")) placeBlobs(v, params, rng("blobs"), d, flags!, blobs);
+    if (active.has("flying")) flying += flyingPixels(v, params, rng("flying"), work, d, flags!);
+    let scale = 1, E = v.E;
+    if (active.has("pose") && v.index !== POSE_ANCHOR_VIEW) {
+      const rec = perturbPose(v, params, rng("pose"));
+      poses.push(rec);
+      E = rec.E;
+      scale = rec.scale;
+    }
+    if (active.has("depth")) depthNoised += depthNoise(v, params, work, d, rng("depth"), rng("lowfreq"), depthFields, scale);
+    else if (scale !== 1) {
+      if (d === v.depth) d = new Float32Array(v.depth);
+      for (let q = 0; q < N; q++) if (isValid(d[q]!)) d[q] = d[q]! * scale;
+    }
+    flagMaps.push(flags);
+    if (work.conf) {
+      const conf = new Float32Array(N);
+      viewConfidence(v, work.disc, glass!, rng("conf"), work.conf, conf);
+      confMaps.push(conf);
+    }
+    return d === v.depth && E === v.E ? v : { ...v, depth: d, E };
+  });
+
+  // 2. dropout: the lowest dropoutFraction of all points by confidence (ties: the first in point order)
+  //    get depth 0, so the back-projection skips them
+  let gtPoints = 0;
+  for (const v of bundle.views) for (let q = 0; q < N; q++) if (isValid(v.depth[q]!)) gtPoints++;
+  let dropped = 0, dropoutThreshold: number | null = null;
+  const K = dropout ? Math.round(params.dropoutFraction * gtPoints) : 0;
+  if (K > 0) {
+    const thr = kthSmallestAtLeastOne(confMaps, K - 1);
+    let below = 0;
+    for (const c of confMaps) for (let q = 0; q < N; q++) if (c[q]! >= 1 && c[q]! < thr) below++;
+    let ties = K - below;
+    noisyViews.forEach((nv, i) => {
+      const c = confMaps[i]!, d = nv.depth;
+      for (let q = 0; q < N; q++) {
+        const x = c[q]!;
+        if (x < 1 || x > thr) continue;
+        if (x === thr) {
+          if (ties <= 0) continue;
+          ties--;
+        }
+        d[q] = 0;
+      }
+    });
+    dropped = K;
+    dropoutThreshold = thr;
+  }
+
+  // 3. back-projection with the gt source's own code: level 0 gives the gt cloud bit for bit
+  const cloud = backprojectViews(noisyViews, categories);
+  cloud.source = "noisy";
+  if (cloud.count !== gtPoints - dropped) throw new Error(`noisy: ${cloud.count} points, expected ${gtPoints - dropped}`);
+
+  // 4. per-point confidence and counts, view by view (points come out grouped by view, pixels in order)
+  let flyingKept = 0, blobPointsKept = 0;
+  const viewPos = new Map(bundle.views.map((v, i) => [v.index, i] as [number, number]));
+  const { confidence, view, pixel } = cloud;
+  for (let k = 0; k < cloud.count; ) {
+    const vi = view[k]!, i = viewPos.get(vi)!;
+    const c = dropout ? confMaps[i]! : null, f = flagMaps[i];
+    for (; k < cloud.count && view[k] === vi; k++) {
+      const q = pixel[k]!;
+      if (c) confidence[k] = c[q]!;
+      if (f) {
+        const g = f[q]!;
+        if (g & FLAG_FLYING) flyingKept++;
+        if (g & FLAG_BLOB) blobPointsKept++;
+      }
+    }
+  }
+  const meta: NoisyMeta = {
+    preset: opts.preset ?? "vggt-like",
+    level: opts.level,
+    seed,
+    taskId,
+    components: [...active],
+    params,
+    views: bundle.views.length,
+    counts: {
+      gtPoints,
+      points: cloud.count,
+      depthNoised,
+      poseViews: poses.length,
+      flying,
+      flyingKept,
+      dropped,
+      blobs: blobs.length,
+      blobPoints: blobs.reduce((s, b) => s + b.points, 0),
+      blobPointsKept,
+    },
+    dropoutThreshold,
+    poses,
+    depthFields,
+    blobs,
+  };
+  cloud.meta = meta as unknown as Record<string, unknown>;
+  return cloud;
+}
