@@ -1,0 +1,194 @@
+/**
+ * Point-cloud primitives vs Open3D (../shared/peers/o3d_peer.py, 1 thread) on the same shuffled
+ * gen_scene.py clouds in the same run: voxel downsampling (0.02 m), DBSCAN (eps 0.05, min 10, on the
+ * downsampled cloud), statistical outlier removal (k 20, std 2.0), plus kd-tree / grid build and radius
+ * search, and our kd-tree against kd-tree-javascript (build + k-NN, 100k points).
+ * Results must agree exactly (same voxel points, same labels, same kept set); speed is reported as ratios.
+ *
+ *   npx tsc -p tsconfig.json && node dist/bench/main.js primitives
+ *   ESI3D_BENCH_SIZES=1m node dist/bench/main.js primitives     (skip the 4M cloud)
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { BenchContext } from "./context.js";
+import { voxelDownsample } from "../scenegraph/primitives/voxelDownsample.js";
+import { dbscanDetailed } from "../scenegraph/primitives/dbscan.js";
+import { statisticalOutlierRemoval } from "../scenegraph/primitives/outliers.js";
+import { knnStats } from "../scenegraph/primitives/knnGrid.js";
+import { KdTree3 } from "../scenegraph/primitives/kdtree.js";
+import { VoxelHashGrid } from "../scenegraph/primitives/hashGrid.js";
+
+const VOXEL = 0.02, EPS = 0.05, MIN_POINTS = 10, SOR_K = 20, SOR_STD = 2.0, RADIUS = 0.02, QUERIES = 10_000;
+
+const here = dirname(fileURLToPath(import.meta.url));
+// dist/bench -> repository root -> ../shared/peers
+const peersDir = [resolve(here, "../../../shared/peers"), resolve(here, "../../shared/peers")].find((p) => existsSync(join(p, "o3d_peer.py")));
+
+function gc(): void {
+  (globalThis as { gc?: () => void }).gc?.();
+}
+
+function readF32(path: string): Float32Array {
+  const b = readFileSync(path);
+  return new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
+}
+
+function writeF32(path: string, a: Float32Array): void {
+  writeFileSync(path, Buffer.from(a.buffer, a.byteOffset, a.byteLength));
+}
+
+function peer(py: string, args: string[]): { seconds: number } & Record<string, unknown> {
+  const out = execFileSync(py, [join(peersDir!, "o3d_peer.py"), "--threads", "1", ...args], { encoding: "utf8", maxBuffer: 1 << 26 });
+  return JSON.parse(out.trim().split("\n").pop()!) as { seconds: number } & Record<string, unknown>;
+}
+
+/** Whether two clouds hold the same float32 points (bit patterns), in any order. */
+function sameTuples(a: Float32Array, b: Float32Array): boolean {
+  if (a.length !== b.length) return false;
+  const key = (x: Float32Array) => {
+    const u = new Uint32Array(x.buffer, x.byteOffset, x.length);
+    const keys: string[] = [];
+    for (let i = 0; i < u.length; i += 3) keys.push(`${u[i]},${u[i + 1]},${u[i + 2]}`);
+    return keys.sort();
+  };
+  const ka = key(a), kb = key(b);
+  return ka.every((k, i) => k === kb[i]);
+}
+
+const fmt = (ms: number) => (ms >= 100 ? ms.toFixed(0) : ms.toFixed(1));
+const ratio = (theirs: number, ours: number) => theirs / ours;
+
+export default async function primitives(ctx: BenchContext): Promise<void> {
+  const py = ctx.pythonWithOpen3d();
+  if (!py || !peersDir) {
+    console.log("  Open3D peer unavailable (needs /usr/bin/python3 with python3-open3d and ../shared/peers): no comparison possible");
+    ctx.goal("primitives vs Open3D", "not measured", "Open3D installed", false);
+    return;
+  }
+  const dataDir = join(ctx.workDir, "primitives");
+  mkdirSync(dataDir, { recursive: true });
+  const sizes = (process.env.ESI3D_BENCH_SIZES ?? "1m,4m").split(",");
+  console.log(`  generating ${sizes.join(", ")} clouds with gen_scene.py (shuffled, 2 mm noise, 0.1 % outliers) ...`);
+  execFileSync(py, [join(peersDir, "gen_scene.py"), "--sizes", [...sizes, "100k"].join(","), "--out", dataDir], { stdio: "ignore" });
+
+  console.log(`  Open3D with 1 thread; times are the best of 3 runs (SOR on 4M: 1 run each), milliseconds`);
+  console.log(`  ${"op".padEnd(34)}${"size".padStart(6)}${"ours".padStart(10)}${"Open3D".padStart(10)}${"ratio".padStart(8)}  agreement`);
+  const row = (op: string, size: string, ours: number, theirs: number | null, agree: string) =>
+    console.log(`  ${op.padEnd(34)}${size.padStart(6)}${fmt(ours).padStart(10)}${(theirs === null ? "-" : fmt(theirs)).padStart(10)}${(theirs === null ? "-" : ratio(theirs, ours).toFixed(1) + "x").padStart(8)}  ${agree}`);
+
+  for (const size of sizes) {
+    const file = join(dataDir, `scene_${size}.f32`);
+    const xyz = readF32(file);
+    const n = xyz.length / 3;
+    gc();
+
+    // voxel downsampling
+    const vox = await ctx.time(() => voxelDownsample(xyz, VOXEL));
+    const o3dDown = join(dataDir, `o3d_down_${size}.f32`);
+    const pv = peer(py, ["--in", file, "--op", "voxel", "--voxel", String(VOXEL), "--runs", "3", "--out", o3dDown]);
+    const voxSame = vox.result.count === pv.points_out && sameTuples(vox.result.xyz, readF32(o3dDown));
+    row(`voxel downsample ${VOXEL}`, size, vox.ms, pv.seconds * 1000, `${vox.result.count} pts, ${voxSame ? "bit-identical" : "DIFFERENT"}`);
+
+    // DBSCAN on the downsampled cloud (ours, written for Open3D in our order)
+    const down = vox.result.xyz;
+    const downFile = join(dataDir, `down_${size}.f32`);
+    writeF32(downFile, down);
+    gc();
+    const db = await ctx.time(() => dbscanDetailed(down, EPS, MIN_POINTS));
+    const labFile = join(dataDir, `labels_${size}.i32`);
+    const pd = peer(py, ["--in", downFile, "--op", "dbscan", "--eps", String(EPS), "--min-points", String(MIN_POINTS), "--runs", "3", "--out", labFile]);
+    const theirLabels = new Int32Array(readFileSync(labFile).buffer.slice(0));
+    let labelDiff = 0;
+    for (let i = 0; i < theirLabels.length; i++) if (theirLabels[i] !== db.result.labels[i]) labelDiff++;
+    const dbSame = labelDiff === 0 && theirLabels.length === db.result.labels.length;
+    row(`DBSCAN eps ${EPS} min ${MIN_POINTS}`, size, db.ms, pd.seconds * 1000, `${db.result.clusterCount} clusters, ${dbSame ? "identical labels" : `${labelDiff} labels differ`}`);
+
+    // statistical outlier removal on the full cloud
+    gc();
+    const sorRuns = n > 2_000_000 ? 1 : 3;
+    const sor = await ctx.time(() => statisticalOutlierRemoval(xyz, SOR_K, SOR_STD), sorRuns);
+    const keepFile = join(dataDir, `keep_${size}.u8`);
+    const ps = peer(py, ["--in", file, "--op", "sor", "--k", String(SOR_K), "--std", String(SOR_STD), "--runs", String(sorRuns), "--out", keepFile]);
+    const theirKeep = readFileSync(keepFile);
+    let keepDiff = 0, kept = 0;
+    for (let i = 0; i < n; i++) {
+      kept += sor.result[i]!;
+      if (theirKeep[i] !== sor.result[i]) keepDiff++;
+    }
+    row(`statistical outliers k ${SOR_K} std ${SOR_STD}`, size, sor.ms, ps.seconds * 1000, `${kept} kept, ${keepDiff === 0 ? "same kept set" : `${keepDiff} differ`} (grid ${knnStats.cellSize.toFixed(4)} m, ${knnStats.fallbacks} coarse searches)`);
+
+    // spatial indexes: build + 10k radius queries (every n/10k-th point, as bench_peers.py)
+    gc();
+    const step = Math.floor(n / QUERIES);
+    const out: number[] = [];
+    const kd = await ctx.time(() => new KdTree3(xyz));
+    const kdq = await ctx.time(() => {
+      let total = 0;
+      for (let q = 0; q < QUERIES; q++) {
+        out.length = 0;
+        total += kd.result.within(xyz[3 * q * step]!, xyz[3 * q * step + 1]!, xyz[3 * q * step + 2]!, RADIUS, out).length;
+      }
+      return total;
+    });
+    row("kd-tree build", size, kd.ms, null, "");
+    row(`kd-tree ${QUERIES / 1000}k radius ${RADIUS} queries`, size, kdq.ms, null, `${kdq.result} neighbours`);
+    const grid = await ctx.time(() => new VoxelHashGrid(xyz, RADIUS));
+    const gq = await ctx.time(() => {
+      let total = 0;
+      for (let q = 0; q < QUERIES; q++) total += grid.result.countWithin(xyz[3 * q * step]!, xyz[3 * q * step + 1]!, xyz[3 * q * step + 2]!, RADIUS);
+      return total;
+    });
+    row(`voxel grid (cell ${RADIUS}) build`, size, grid.ms, null, "");
+    row(`voxel grid ${QUERIES / 1000}k radius queries`, size, gq.ms, null, gq.result === kdq.result ? "same counts as kd-tree" : "COUNTS DIFFER");
+
+    if (size === "1m") {
+      const r = (theirs: number, ours: number) => ratio(theirs, ours).toFixed(1) + "x";
+      ctx.goal("voxel downsampling 1M vs Open3D (1 thread)", `${r(pv.seconds * 1000, vox.ms)} (${fmt(vox.ms)} vs ${fmt(pv.seconds * 1000)} ms), ${voxSame ? "bit-identical" : "DIFFERENT"}`, ">= 2x, identical", voxSame && ratio(pv.seconds * 1000, vox.ms) >= 2);
+      ctx.goal("DBSCAN on the downsampled 1M cloud vs Open3D", `${r(pd.seconds * 1000, db.ms)} (${fmt(db.ms)} vs ${fmt(pd.seconds * 1000)} ms), ${dbSame ? "identical labels" : "labels differ"}`, ">= 2x, identical labels", dbSame && ratio(pd.seconds * 1000, db.ms) >= 2);
+      ctx.goal("statistical outlier removal 1M vs Open3D", `${r(ps.seconds * 1000, sor.ms)} (${fmt(sor.ms)} vs ${fmt(ps.seconds * 1000)} ms), ${keepDiff === 0 ? "same kept set" : "kept sets differ"}`, ">= 10x, same kept set", keepDiff === 0 && ratio(ps.seconds * 1000, sor.ms) >= 10);
+    }
+  }
+
+  // our kd-tree vs kd-tree-javascript: build + 10k 20-NN queries on 100k points
+  const small = readF32(join(dataDir, "scene_100k.f32"));
+  const m = small.length / 3;
+  const require = createRequire(import.meta.url);
+  const { kdTree } = require("kd-tree-javascript") as {
+    kdTree: new (pts: { x: number; y: number; z: number }[], metric: (a: { x: number; y: number; z: number }, b: { x: number; y: number; z: number }) => number, dims: string[]) => {
+      nearest(p: { x: number; y: number; z: number }, count: number): [unknown, number][];
+    };
+  };
+  const objs = Array.from({ length: m }, (_, i) => ({ x: small[3 * i]!, y: small[3 * i + 1]!, z: small[3 * i + 2]! }));
+  const metric = (a: { x: number; y: number; z: number }, b: { x: number; y: number; z: number }) => (a.x - b.x) ** 2 + (a.y - b.y) ** 2 + (a.z - b.z) ** 2;
+  gc();
+  const theirBuild = await ctx.time(() => new kdTree(objs.slice(), metric, ["x", "y", "z"]), 1);
+  const qStep = Math.floor(m / QUERIES);
+  const theirKnn = await ctx.time(() => {
+    let s = 0;
+    for (let q = 0; q < QUERIES; q++) {
+      const res = theirBuild.result.nearest(objs[q * qStep]!, SOR_K);
+      for (const [, d] of res) s += d;
+    }
+    return s;
+  }, 1);
+  const ourBuild = await ctx.time(() => new KdTree3(small));
+  const outIdx = new Int32Array(SOR_K), outD2 = new Float64Array(SOR_K);
+  const ourKnn = await ctx.time(() => {
+    let s = 0;
+    for (let q = 0; q < QUERIES; q++) {
+      const o = 3 * q * qStep;
+      const r = ourBuild.result.knn(small[o]!, small[o + 1]!, small[o + 2]!, SOR_K, outIdx, outD2);
+      for (let t = 0; t < r.count; t++) s += outD2[t]!;
+    }
+    return s;
+  });
+  console.log(`\n  k-d trees on 100k points (kd-tree-javascript 1.0.3, objects per point, vs ours, typed arrays):`);
+  console.log(`  ${"".padEnd(34)}${"ours".padStart(10)}${"kd-tree-js".padStart(12)}${"ratio".padStart(8)}`);
+  console.log(`  ${"build".padEnd(34)}${fmt(ourBuild.ms).padStart(10)}${fmt(theirBuild.ms).padStart(12)}${(theirBuild.ms / ourBuild.ms).toFixed(1).padStart(7)}x`);
+  console.log(`  ${`${QUERIES / 1000}k ${SOR_K}-NN queries`.padEnd(34)}${fmt(ourKnn.ms).padStart(10)}${fmt(theirKnn.ms).padStart(12)}${(theirKnn.ms / ourKnn.ms).toFixed(1).padStart(7)}x`);
+  const sameSums = Math.abs(theirKnn.result - ourKnn.result) <= 1e-9 * Math.abs(ourKnn.result);
+  console.log(`  sum of k-NN squared distances: ${sameSums ? "equal" : `DIFFER (${ourKnn.result} vs ${theirKnn.result})`}`);
+}
