@@ -46,10 +46,12 @@ export function viewConfidence(v: ViewData, disc: Uint8Array, transparent: Uint8
   for (let p = 0; p < N; p++) luma[p] = 0.299 * rgb[3 * p]! + 0.587 * rgb[3 * p + 1]! + 0.114 * rgb[3 * p + 2]!;
   // absolute central-difference gradient (one-sided at the border), averaged over the texture window
   for (let y = 0; y < H; y++) {
-    for (let x = 0, p = y * W; x < W; x++, p++) {
-      const gx = (luma[x + 1 < W ? p + 1 : p]! - luma[x > 0 ? p - 1 : p]!) / (x > 0 && x + 1 < W ? 2 : 1);
-      const gy = (luma[y + 1 < H ? p + W : p]! - luma[y > 0 ? p - W : p]!) / (y > 0 && y + 1 < H ? 2 : 1);
-      tmp[p] = Math.abs(gx) + Math.abs(gy);
+    const up = y > 0 ? -W : 0, down = y + 1 < H ? W : 0, ky = up && down ? 0.5 : 1;
+    const o = y * W;
+    for (let x = 0, p = o; x < W; x++, p++) {
+      const left = x > 0 ? p - 1 : p, right = x + 1 < W ? p + 1 : p;
+      const kx = x > 0 && x + 1 < W ? 0.5 : 1;
+      tmp[p] = kx * Math.abs(luma[right]! - luma[left]!) + ky * Math.abs(luma[p + down]! - luma[p + up]!);
     }
   }
   boxMean(tmp, W, H, CONF_TEXTURE_RADIUS_PX, grad, jitter);
