@@ -16,12 +16,14 @@ export interface CloudOptions {
   vggt?: VggtOptions;
   /** gt/noisy: back-project every stride-th pixel (1 = all). */
   stride?: number;
+  /** gt: leave out pixels of these instance ids (room structure, when only objects matter). */
+  excludeIds?: ReadonlySet<number>;
 }
 
 export async function buildPointCloud(bundle: FrameBundle, opts: CloudOptions): Promise<PointCloud> {
   switch (opts.source) {
     case "gt":
-      return backprojectViews(bundle.views, bundleCategories(bundle), { stride: opts.stride });
+      return backprojectViews(bundle.views, bundleCategories(bundle), { stride: opts.stride, excludeIds: opts.excludeIds });
     case "vggt":
       return vggtPointCloud(bundle, opts.vggt ?? {});
     case "noisy":

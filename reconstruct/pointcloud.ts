@@ -29,6 +29,7 @@ export interface PointCloud {
   meta: Record<string, unknown>;
 }
 
+/** A zeroed cloud of `count` points that takes only its metadata from `base` (never its arrays). */
 export function allocateCloud(count: number, base: Pick<PointCloud, "categories" | "imageWidth" | "imageHeight" | "source" | "meta">): PointCloud {
   return {
     count,
@@ -38,7 +39,11 @@ export function allocateCloud(count: number, base: Pick<PointCloud, "categories"
     view: new Uint16Array(count),
     pixel: new Uint32Array(count),
     instance: new Uint16Array(count),
-    ...base,
+    categories: base.categories,
+    imageWidth: base.imageWidth,
+    imageHeight: base.imageHeight,
+    source: base.source,
+    meta: base.meta,
   };
 }
 

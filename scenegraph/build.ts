@@ -11,6 +11,7 @@ import { fuseDetections } from "./instances/fusion.js";
 import { dbscanInstances } from "./instances/dbscan-instances.js";
 import type { Cluster } from "./instances/cluster.js";
 import { voxelDownsample } from "./primitives/voxelDownsample.js";
+import { segmentStructure } from "./primitives/structure.js";
 import { clusterToNode, computeFlags } from "./nodes.js";
 import { computeRelations } from "./relations.js";
 import type { SceneGraph } from "./types.js";
@@ -36,7 +37,7 @@ function structureMask(cloud: PointCloud, ev: Evidence): { isStructure: Uint8Arr
   const isStructure = new Uint8Array(cloud.count);
   let floor = 0, wall = 0;
   if (ev.mode === "none") {
-    const labels = segmentStructurePending(cloud.xyz);
+    const labels = segmentStructure(cloud.xyz);
     for (let i = 0; i < cloud.count; i++) {
       if (labels[i] === 1) floor++;
       else if (labels[i] === 2) wall++;
@@ -53,11 +54,6 @@ function structureMask(cloud: PointCloud, ev: Evidence): { isStructure: Uint8Arr
     }
   }
   return { isStructure, floor, wall };
-}
-
-// TODO(primitives): replaced by scenegraph/primitives segmentStructure once it lands
-function segmentStructurePending(_xyz: Float32Array): Uint8Array {
-  throw new InputError("--masks none: geometric floor/wall separation is not available yet");
 }
 
 export function buildSceneGraph(cloud: PointCloud, bundle: Pick<FrameBundle, "manifest" | "views">, opts: GraphOptions): GraphResult {
@@ -77,11 +73,14 @@ export function buildSceneGraph(cloud: PointCloud, bundle: Pick<FrameBundle, "ma
   let floor = 0, wall = 0;
   if (opts.instances === "fusion") {
     clusters = fuseDetections(cloud, ev, p, downsample);
-    for (let i = 0; i < cloud.count; i++) {
-      const c = cloud.categories.get(cloud.instance[i]!);
-      if (c === "floor") floor++;
-      else if (c === "wall") wall++;
-    }
+    // structure pixels with depth, counted on the images (the cloud may have left them out)
+    for (const v of bundle.views)
+      for (let q = 0; q < v.ids.length; q++) {
+        const id = v.ids[q]!;
+        if (!ev.structureIds.has(id) || !(v.depth[q]! > 0)) continue;
+        if (cloud.categories.get(id) === "floor") floor++;
+        else wall++;
+      }
   } else {
     const s = structureMask(cloud, ev);
     floor = s.floor;

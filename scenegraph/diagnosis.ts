@@ -5,11 +5,13 @@
  * pixel it came from, for every source, VGGT included). From those shares:
  *  - hallucinated: less than HALLUCINATED_MAX_OBJECT_SHARE of its points show any true object (they
  *    show floor, walls, background, or nothing: flying pixels, blobs);
- *  - merged: a second true object holds at least MERGED_MIN_SECOND_SHARE of its points;
+ *  - merged: a second true object holds at least MERGED_MIN_SECOND_SHARE of its points, or no object holds
+ *    a majority while several hold at least MERGED_MIN_PART_SHARE each;
+ *  - hallucinated too: a node farther than NEAR_OBJECT_M from its dominant object's true box (near no
+ *    true object: displaced geometry, floating blobs);
  *  - otherwise a candidate for its dominant object. Candidates are matched one-to-one to true objects by
- *    the Hungarian method on point IoU (gated by purity >= MATCH_MIN_PURITY and a centroid distance
- *    gate); a candidate left over is a duplicate of its dominant object (its points belong to a true
- *    object that already has a match).
+ *    the Hungarian method on point IoU (gated by purity >= MATCH_MIN_PURITY); a candidate left over is a
+ *    duplicate of its dominant object (its points belong to a true object that already has a match).
  * True objects left unmatched are missed-unseen (no view shows them) or missed-lost (seen, not recovered).
  * Relations are compared after mapping node ids to true ids (duplicates map to their object).
  */
@@ -26,10 +28,16 @@ import type { GraphNode, Predicate, Relation, SceneGraph } from "./types.js";
 export const HALLUCINATED_MAX_OBJECT_SHARE = 0.2;
 /** A node with a second true object holding >= 25 % of its points covers two objects: merged. */
 export const MERGED_MIN_SECOND_SHARE = 0.25;
+/** Also merged: no object holds a majority while several hold >= 10 % each (a pile fused into one node). */
+export const MERGED_MIN_PART_SHARE = 0.1;
 /** 3DSSG corr_thres: a node matches its dominant object only when > 50 % of its points are that object's. */
 export const MATCH_MIN_PURITY = 0.5;
-/** A matched node's centroid must lie within max(this, half the object's diagonal) of the true box centre (m). */
-export const MATCH_MAX_CENTROID_M = 0.3;
+/**
+ * Geometric gate: a node belongs to an object only when its centroid lies within this distance of the
+ * object's true box (m). Farther away it is "near no true object" (a displaced copy, a floating blob):
+ * hallucinated, whatever pixels its points came from.
+ */
+export const NEAR_OBJECT_M = 0.3;
 
 /** Predicates that hold both ways; a graph states them once per pair. */
 export const SYMMETRIC: ReadonlySet<string> = new Set(["touching", "near"]);
@@ -124,10 +132,14 @@ const f1 = (p: number, r: number) => (p + r > 0 ? (2 * p * r) / (p + r) : 0);
 /** Pixels per object id over all views of a bundle, and the most it shows in any one view. */
 export function observedPixels(bundle: Pick<FrameBundle, "views">): { total: Map<number, number>; maxPerView: Map<number, number> } {
   const total = new Map<number, number>(), maxPerView = new Map<number, number>();
+  const here = new Int32Array(65536);
   for (const v of bundle.views) {
-    const here = new Map<number, number>();
-    for (const id of v.ids) if (id) here.set(id, (here.get(id) ?? 0) + 1);
-    for (const [id, n] of here) {
+    here.fill(0);
+    const ids = v.ids;
+    for (let p = 0; p < ids.length; p++) here[ids[p]!]!++;
+    for (let id = 1; id < 65536; id++) {
+      const n = here[id]!;
+      if (n === 0) continue;
       total.set(id, (total.get(id) ?? 0) + n);
       maxPerView.set(id, Math.max(maxPerView.get(id) ?? 0, n));
     }
@@ -144,6 +156,15 @@ export interface DiagnoseInput {
   bundle: Pick<FrameBundle, "views">;
   /** Relations of the ground-truth graph, with node ids "o<objectId>". */
   trueRelations: Relation[];
+}
+
+/** Distance (m) from a point to an object's true yaw box (0 inside). */
+export function pointBoxDistance(p: Vec3, obj: TaskObject): number {
+  const b = objectBox(obj);
+  const c = Math.cos(b.yaw), s = Math.sin(b.yaw);
+  const dx = p[0] - b.centre[0], dy = p[1] - b.centre[1], dz = p[2] - b.centre[2];
+  const lx = Math.abs(c * dx + s * dy) - b.half[0], ly = Math.abs(-s * dx + c * dy) - b.half[1], lz = Math.abs(dz) - b.half[2];
+  return Math.hypot(Math.max(0, lx), Math.max(0, ly), Math.max(0, lz));
 }
 
 function extentError(node: GraphNode, obj: TaskObject): number {
@@ -181,7 +202,7 @@ export function diagnose(input: DiagnoseInput): Diagnosis {
     const objectShare = objShares.reduce((s, x) => s + x.share, 0);
     let status: NodeStatus = "duplicate";
     if (objectShare < HALLUCINATED_MAX_OBJECT_SHARE) status = "hallucinated";
-    else if (objShares.length > 1 && objShares[1]!.share >= MERGED_MIN_SECOND_SHARE) status = "merged";
+    else if (objShares.length > 1 && (objShares[1]!.share >= MERGED_MIN_SECOND_SHARE || (objShares[0]!.share < MATCH_MIN_PURITY && objShares.filter((x) => x.share >= MERGED_MIN_PART_SHARE).length >= 2))) status = "merged";
     const top = objShares[0];
     return {
       node: n.id,
@@ -197,6 +218,16 @@ export function diagnose(input: DiagnoseInput): Diagnosis {
       label_correct: null,
     };
   });
+  // geometric gate: far from the dominant object's box means near no true object
+  nodeDiag.forEach((d, k) => {
+    if (d.status === "hallucinated" || d.status === "merged" || d.object_id === null) return;
+    const obj = objects[objIndex.get(d.object_id)!]!;
+    if (pointBoxDistance(graph.nodes[k]!.centroid, obj) > NEAR_OBJECT_M) {
+      d.status = "hallucinated";
+      d.object_id = null;
+      d.object_name = null;
+    }
+  });
   // Hungarian on IoU between candidates and their dominant objects
   const weight: number[][] = Array.from({ length: P }, () => new Array(G).fill(0));
   nodeDiag.forEach((d, k) => {
@@ -204,11 +235,7 @@ export function diagnose(input: DiagnoseInput): Diagnosis {
     const g = objIndex.get(d.object_id)!;
     const inter = shareCounts[k]!.get(d.object_id) ?? 0;
     const purity = inter / (members[k]!.length || 1);
-    const obj = objects[g]!;
-    const c = graph.nodes[k]!.centroid;
-    const dist = Math.hypot(c[0] - obj.position[0], c[1] - obj.position[1], c[2] - obj.position[2]);
-    const gate = Math.max(MATCH_MAX_CENTROID_M, 0.5 * Math.hypot(...obj.extent));
-    if (purity < MATCH_MIN_PURITY || dist > gate) return;
+    if (purity < MATCH_MIN_PURITY) return;
     weight[k]![g] = inter / (members[k]!.length + (cloudPointsOf.get(d.object_id) ?? 0) - inter);
   });
   const assignment = P > 0 && G > 0 ? hungarian(weight, "max") : [];
@@ -228,8 +255,8 @@ export function diagnose(input: DiagnoseInput): Diagnosis {
       d.status = "duplicate";
       const twin = obj ? matchOfObject.get(obj.id) : undefined;
       d.twin = twin !== undefined ? graph.nodes[twin]!.id : null;
-      if (twin === undefined && obj) {
-        // its object has no match (this candidate failed the gate): a displaced copy, not a true detection
+      if (twin === undefined) {
+        // too impure to match, and no other node matched its object: mostly background
         d.status = "hallucinated";
       }
     }
@@ -324,5 +351,3 @@ export function diagnose(input: DiagnoseInput): Diagnosis {
   return { nodes: nodeDiag, objects: objDiag, relations: relDiag, missing_relations: missing, metrics };
 }
 
-export { objectBox };
-export type { Vec3 };

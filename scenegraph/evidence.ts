@@ -43,10 +43,9 @@ export interface Evidence {
   height: number;
 }
 
-/** Labels 8-connected components of `key` (-1 = background); returns component index per pixel. */
-function connectedComponents(key: Int32Array, W: number, H: number): { comp: Int32Array; count: number } {
-  const comp = new Int32Array(W * H).fill(-1);
-  const queue = new Int32Array(W * H);
+/** Labels 8-connected components of `key` (-1 = background) into `comp`; returns the component count. */
+function connectedComponents(key: Int32Array, W: number, H: number, comp: Int32Array, queue: Int32Array): number {
+  comp.fill(-1);
   let count = 0;
   for (let start = 0; start < W * H; start++) {
     const k = key[start]!;
@@ -73,7 +72,7 @@ function connectedComponents(key: Int32Array, W: number, H: number): { comp: Int
     }
     count++;
   }
-  return { comp, count };
+  return count;
 }
 
 export function computeEvidence(bundle: Pick<FrameBundle, "manifest" | "views">, mode: MaskMode): Evidence {
@@ -83,11 +82,12 @@ export function computeEvidence(bundle: Pick<FrameBundle, "manifest" | "views">,
   const segments: Segment[] = [];
   const segmentOfPixel: Int32Array[] = [];
   const categoryIndex = new Map<string, number>();
+  // scratch buffers shared by every view (fresh memory is expensive to touch here)
+  const key = new Int32Array(W * H), comp = new Int32Array(W * H), queue = new Int32Array(W * H);
   for (const v of bundle.views) {
     const map = new Int32Array(W * H).fill(-1);
     segmentOfPixel.push(map);
     if (mode === "none") continue;
-    const key = new Int32Array(W * H);
     for (let p = 0; p < W * H; p++) {
       const id = v.ids[p]!;
       if (id === 0 || structureIds.has(id)) key[p] = -1;
@@ -116,7 +116,7 @@ export function computeEvidence(bundle: Pick<FrameBundle, "manifest" | "views">,
       }
       continue;
     }
-    const { comp, count } = connectedComponents(key, W, H);
+    const count = connectedComponents(key, W, H, comp, queue);
     const local: Array<Segment | null> = new Array(count).fill(null);
     const firstPixel = new Int32Array(count).fill(-1);
     const area = new Int32Array(count);

@@ -9,8 +9,8 @@ import { computeRelations, type RelNode } from "./relations.js";
 import type { Relation, YawBoxJson } from "./types.js";
 import { FUSION_VOXEL_M } from "./instances/params.js";
 
-/** Mesh sampling spacing for true objects' points (m), finer than the fusion voxel. */
-export const TRUE_SURFACE_SPACING_M = 0.01;
+/** Mesh sampling spacing for true objects' points (m), finer than the fusion voxel they are downsampled to. */
+export const TRUE_SURFACE_SPACING_M = 0.0125;
 
 export interface TrueNode extends RelNode {
   objectId: number;

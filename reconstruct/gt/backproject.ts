@@ -13,6 +13,11 @@ export interface BackprojectOptions {
   stride?: number;
   /** Ignore depths beyond this (m); none by default. */
   maxDepthM?: number;
+  /**
+   * Leave out pixels whose instance id is in this set (e.g. room structure, when only objects matter):
+   * fewer points, and on this machine fresh memory is expensive to touch (~2.5 ms per MB).
+   */
+  excludeIds?: ReadonlySet<number>;
 }
 
 const isValidDepth = (d: number, max: number) => d > 0 && d <= max; // NaN and Infinity fail both tests
@@ -20,14 +25,17 @@ const isValidDepth = (d: number, max: number) => d > 0 && d <= max; // NaN and I
 export function backprojectViews(views: readonly ViewData[], categories: Map<number, string>, opts: BackprojectOptions = {}): PointCloud {
   const stride = opts.stride ?? 1;
   const maxDepth = opts.maxDepthM ?? Number.MAX_VALUE;
+  const excluded = new Uint8Array(65536);
+  for (const id of opts.excludeIds ?? []) excluded[id] = 1;
   if (views.length === 0) throw new Error("backprojectViews: no views");
   const W = views[0]!.width, H = views[0]!.height;
   let n = 0;
   for (const v of views) {
     const depth = v.depth;
-    for (let j = 0; j < H; j += stride) for (let i = 0, p = j * W; i < W; i += stride, p += stride) if (isValidDepth(depth[p]!, maxDepth)) n++;
+    const ids = v.ids;
+    for (let j = 0; j < H; j += stride) for (let i = 0, p = j * W; i < W; i += stride, p += stride) if (isValidDepth(depth[p]!, maxDepth) && !excluded[ids[p]!]) n++;
   }
-  const cloud = allocateCloud(n, { categories, imageWidth: W, imageHeight: H, source: "gt", meta: { views: views.length, stride } });
+  const cloud = allocateCloud(n, { categories, imageWidth: W, imageHeight: H, source: "gt", meta: { views: views.length, stride, excluded_ids: [...(opts.excludeIds ?? [])] } });
   cloud.confidence.fill(1);
   const { xyz, rgb, view, pixel, instance } = cloud;
   const xn = new Float64Array(W), yn = new Float64Array(H);
@@ -46,7 +54,7 @@ export function backprojectViews(views: readonly ViewData[], categories: Map<num
       const y = yn[j]!;
       for (let i = 0, p = j * W; i < W; i += stride, p += stride) {
         const d = depth[p]!;
-        if (!isValidDepth(d, maxDepth)) continue;
+        if (!isValidDepth(d, maxDepth) || excluded[ids[p]!]) continue;
         const X = xn[i]! * d, Y = y * d;
         xyz[3 * k] = r00 * X + r10 * Y + r20 * d + Cx;
         xyz[3 * k + 1] = r01 * X + r11 * Y + r21 * d + Cy;

@@ -53,6 +53,50 @@ function concatU32(a: Uint32Array, b: Uint32Array): Uint32Array {
   return out;
 }
 
+/**
+ * A node while views are being fused: merged detections are queued and only concatenated (members) or
+ * re-downsampled (points) when needed, so a large node merged in many views is not copied every time.
+ */
+interface Growing {
+  c: Cluster;
+  memberChunks: Uint32Array[];
+  pendingXyz: Float32Array[];
+}
+
+function settle(g: Growing, downsample: (xyz: Float32Array) => Float32Array): Cluster {
+  if (g.pendingXyz.length) {
+    const total = g.c.xyz.length + g.pendingXyz.reduce((s, a) => s + a.length, 0);
+    const all = new Float32Array(total);
+    all.set(g.c.xyz);
+    let o = g.c.xyz.length;
+    for (const a of g.pendingXyz) (all.set(a, o), (o += a.length));
+    g.c.xyz = downsample(all);
+    g.c.grid = null;
+    g.pendingXyz = [];
+  }
+  return g.c;
+}
+
+function absorb(g: Growing, b: Cluster): void {
+  g.pendingXyz.push(b.xyz);
+  g.memberChunks.push(b.members);
+  addCounts(g.c.votes, b.votes);
+  addCounts(g.c.views, b.views);
+  g.c.detections += b.detections;
+  g.c.segments.push(...b.segments);
+  for (let k = 0; k < 3; k++) {
+    g.c.min[k] = Math.min(g.c.min[k]!, b.min[k]!);
+    g.c.max[k] = Math.max(g.c.max[k]!, b.max[k]!);
+  }
+}
+
+function concatAll(chunks: Uint32Array[]): Uint32Array {
+  const out = new Uint32Array(chunks.reduce((s, a) => s + a.length, 0));
+  let o = 0;
+  for (const a of chunks) (out.set(a, o), (o += a.length));
+  return out;
+}
+
 /** Merges b into a (points re-downsampled, raw members and votes summed). */
 function mergeInto(a: Cluster, b: Cluster, voxelM: number, downsample: (xyz: Float32Array) => Float32Array): void {
   const both = new Float32Array(a.xyz.length + b.xyz.length);
@@ -99,6 +143,7 @@ export function fuseDetections(cloud: PointCloud, ev: Evidence, p: InstanceParam
       nodes.push(newCluster(c.xyz, c.members, g.label, g.views, g.segments, g.segments.length));
     }
   } else {
+    const growing: Growing[] = [];
     const byView = new Map<number, number[]>();
     ev.segments.forEach((s, k) => byView.set(s.view, [...(byView.get(s.view) ?? []), k]));
     for (const view of [...byView.keys()].sort((a, b) => a - b)) {
@@ -111,23 +156,25 @@ export function fuseDetections(cloud: PointCloud, ev: Evidence, p: InstanceParam
         dets.push(newCluster(c.xyz, c.members, ev.segments[k]!.label, new Map([[view, c.members.length]]), [k], 1));
       }
       // match against the nodes that existed before this view (ConceptGraphs: per frame)
-      const existing = nodes.length;
+      const existing = growing.length;
       const assignments: Array<[Cluster, number]> = [];
       for (const d of dets) {
         let best = -1, bestOverlap = p.associationMinOverlap;
         for (let n = 0; n < existing; n++) {
-          const node = nodes[n]!;
-          if (!sameLabel(node, d) || aabbGap(node, d) > p.associationRadiusM) continue;
+          const g = growing[n]!;
+          if (!sameLabel(g.c, d) || aabbGap(g.c, d) > p.associationRadiusM) continue;
+          const node = settle(g, downsample);
           const o = overlapRatio(d.xyz, clusterGrid(node, p.associationRadiusM), p.associationRadiusM);
           if (o >= bestOverlap) [best, bestOverlap] = [n, o];
         }
         assignments.push([d, best]);
       }
       for (const [d, n] of assignments) {
-        if (n >= 0) mergeInto(nodes[n]!, d, p.voxelM, downsample);
-        else nodes.push(d);
+        if (n >= 0) absorb(growing[n]!, d);
+        else growing.push({ c: d, memberChunks: [d.members], pendingXyz: [] });
       }
     }
+    nodes = growing.map((g) => ({ ...g.c, members: concatAll(g.memberChunks) }));
     // re-downsample every node from its raw points and keep its largest DBSCAN cluster
     nodes = nodes.map((n) => {
       const c = makeCluster(cloud.xyz, n.members, p.voxelM, denoise);

@@ -22,8 +22,10 @@ export function addGraphOptions(cmd: Command): Command {
 
 export async function graphFromBundle(bundleDir: string, opts: Record<string, unknown>) {
   const bundle = readBundle(bundleDir);
-  const cloud = await buildPointCloud(bundle, cloudOptionsFrom(opts));
   const masks = opts.masks as MaskMode;
+  // with masks, structure points never reach an instance: leave them out of the cloud
+  const structure = new Set(bundle.manifest.instances.filter((e) => e.structure).map((e) => e.id));
+  const cloud = await buildPointCloud(bundle, { ...cloudOptionsFrom(opts), excludeIds: masks === "none" ? undefined : structure });
   const instances = (masks === "none" && opts.instances === "fusion" ? "dbscan" : opts.instances) as InstanceMode;
   if (instances !== opts.instances) process.stderr.write("graph: --masks none has no 2D masks to fuse; using --instances dbscan\n");
   const result = buildSceneGraph(cloud, bundle, { masks, instances });
