@@ -37,6 +37,12 @@ describe("voxelDownsample = Open3D voxel_down_sample", () => {
       const info = runO3dPeer(["--in", f, "--op", "voxel", "--voxel", String(voxel), "--out", g]);
       const ours = voxelDownsample(xyz, voxel);
       const theirs = readF32(g);
+      // both grouping strategies give the same result, order included
+      for (const grouping of ["dense", "sort"] as const) {
+        const other = voxelDownsample(xyz, voxel, { grouping });
+        expect(other.xyz).toEqual(ours.xyz);
+        expect(other.voxelOfPoint).toEqual(ours.voxelOfPoint);
+      }
       expect(ours.count).toBe(info.points_out);
       expect(ours.count).toBe(theirs.length / 3);
       expect(countDifferentTuples(ours.xyz, theirs)).toBe(0);
