@@ -94,8 +94,9 @@ export const VGGT_LIKE_PRESET: Readonly<NoiseParams> = Object.freeze({
   // the image border, i.e. up to ~10 cm at 5 m. Our calibration.
   depthLowFreqRel: 0.02,
   // VGGT predicts all cameras jointly; relative pose errors of a few degrees are typical on real
-  // benchmarks (its paper reports AUC@30 in the high 80s on CO3Dv2 / RealEstate10K, i.e. errors of a few
-  // degrees). 2° RMS moves a point 3 m away by ~10 cm: enough to duplicate small objects, as in ESI §3.
+  // benchmarks (feed-forward AUC@30 of roughly 85–90 on RealEstate10K / CO3Dv2 in the VGGT paper, from
+  // memory, not re-checked here). 2° RMS moves a point 3 m away by ~10 cm, four times ConceptGraphs'
+  // 2.5 cm association voxel (scenegraph-anchors.md): enough to duplicate objects, as in ESI §3.
   poseRotDeg: 2,
   // A few centimetres of camera-centre error after Sim(3) alignment in a room-sized scene (our calibration).
   poseTransM: 0.05,
@@ -113,10 +114,11 @@ export const VGGT_LIKE_PRESET: Readonly<NoiseParams> = Object.freeze({
   dropoutFraction: 0.5,
   // Occasional spurious clusters (hallucination seeds): about one every three views (our calibration).
   blobsPerView: 0.3,
-  // Big enough to survive clustering as an object proposal (DBSCAN min-points of 10–50 are common;
-  // ConceptGraphs-style pipelines keep clusters of tens of points): 150 points.
+  // Big enough to survive a ConceptGraphs-style pipeline as an object proposal (2.5 cm voxels, DBSCAN
+  // min_points 10, min_points_threshold 16; scenegraph-anchors.md): 150 pixels ≈ a 12×13 patch, ~10 cm
+  // across at 3 m, ~30 voxels with its depth jitter.
   blobPoints: 150,
-  // Far enough off the surface to form a separate cluster (typical clustering eps is 2–10 cm): up to 30 cm.
+  // Far enough off the surface to be a separate cluster for DBSCAN eps 0.05–0.1 m: 15–30 cm.
   blobOffsetM: 0.3,
 });
 
@@ -131,13 +133,23 @@ export const POSE_ANCHOR_VIEW = 0;
 /** Scale drift is clamped to at least this factor (guards against non-positive scale under large overrides). */
 export const POSE_SCALE_MIN = 0.5;
 
-/** Two neighbouring pixels form a depth discontinuity when their depths differ by more than this fraction of the nearer one... */
+/**
+ * Two neighbouring pixels form a depth discontinuity when their depths differ by more than this fraction of
+ * the nearer one... (read on the true depth. A 1-px step along the floor is ~1 % of depth at 5 m for a
+ * camera 1.5 m high with the 70° built-in camera (f ≈ 370 px); object silhouettes against the room are
+ * far above. For comparison, Pi3's demo drops depth-edge pixels at rtol 0.03, vggt-onnx.md §6.)
+ */
 export const EDGE_REL_JUMP = 0.1;
 /** ...and by more than this many metres. */
 export const EDGE_MIN_JUMP_M = 0.05;
 /** A flying pixel's depth is foreground + t · (background − foreground) with t in [margin, 1 − margin]: strictly between. */
 export const FLYING_T_MARGIN = 0.05;
 
+/*
+ * Confidence cues (confidence.ts). The penalties are our calibration, set so that at level 1 (half the
+ * points dropped, like VGGT's demo) on built-in scenes about 55 % of pixels nearer than 2 m survive,
+ * 30 % beyond 4 m, 25 % of flying pixels (noticeable smears, as in VGGT's filtered clouds) and 5 % of glass.
+ */
 /** VGGT-like confidence: conf = 1 + exp(L) (VGGT's own activation, so conf ≥ 1); L for an easy pixel. exp(3) ≈ 20. */
 export const CONF_LOG_BASE = 3;
 /** L penalty for pixels within CONF_EDGE_BAND_PX of a depth discontinuity (VGGT is least sure at edges). */
