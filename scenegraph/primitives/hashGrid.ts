@@ -1,13 +1,13 @@
 /**
  * VoxelHashGrid: a uniform grid over a point cloud for fixed-radius queries (DBSCAN, radius outlier
- * removal, point-overlap ratios). Points are counting-sorted by cell, cells numbered in raster order
+ * removal, point-overlap ratios). Points are radix-sorted by cell, cells numbered in raster order
  * (x fastest, then y, then z), and the coordinates copied in that order, so a query touches a few
  * contiguous runs of memory even when the input order is shuffled.
  *
  * Radius convention (Open3D / nanoflann): a point is "within r" of a query when the squared distance,
  * computed in double as ((dx*dx) + dy*dy) + dz*dz, is strictly less than r*r.
  */
-import { CellLookup } from "./cellIndex.js";
+import { CellLookup } from "./cellLookup.js";
 import { checkPositive, computeBounds, pointCount } from "./bounds.js";
 import { sortPointsByCell } from "./radixSort.js";
 

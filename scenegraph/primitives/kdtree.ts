@@ -11,8 +11,11 @@
  */
 import { computeBounds, pointCount } from "./bounds.js";
 
-/** Leaf size. nanoflann's default in Open3D's KDTreeFlann is 15; 16 measured as fast here (bench/primitives.ts). */
-export const KD_LEAF_SIZE = 16;
+/**
+ * Leaf size (Open3D's KDTreeFlann builds nanoflann with 15). Measured 8-64 on the 1M gen_scene cloud:
+ * 32 was fastest for build, 20-NN and radius queries, though within ~20 % of 16 and 64.
+ */
+export const KD_LEAF_SIZE = 32;
 
 const STACK = 256;
 
@@ -93,7 +96,7 @@ export class KdTree3 {
     return r < 0 ? -1 : this.ids[r]!;
   }
 
-  /** Squared distance found by the last `nearest` call (Infinity if none). */
+  /** Squared distance of the point found by the last `nearest` call (Infinity if none). */
   lastNearestD2 = Infinity;
 
   /** Original indices of the points strictly within r of (x, y, z), appended to `out` (tree order). */
@@ -127,21 +130,13 @@ export class KdTree3 {
     return out;
   }
 
-  /**
-   * k-NN into the internal heap (tree positions, unsorted max-heap). Returns the count. Internal:
-   * used by statisticalOutlierRemoval, which needs only the distances.
-   */
-  knnRaw(x: number, y: number, z: number, k: number): number {
+  /** k-NN into the internal heap (tree positions, unsorted max-heap); returns the count. */
+  private knnRaw(x: number, y: number, z: number, k: number): number {
     if (k > this.heapD.length) {
       this.heapD = new Float64Array(k);
       this.heapI = new Int32Array(k);
     }
     return knnSearch(this.coords, this.axes, this.count, this.nodeSize, x, y, z, k, this.heapD, this.heapI, this.stackL, this.stackR, this.stackB);
-  }
-
-  /** Squared distances of the last knnRaw call (heap order). */
-  get lastHeapD2(): Float64Array {
-    return this.heapD;
   }
 
   private nearestRaw(x: number, y: number, z: number, maxD2: number): number {
@@ -185,11 +180,8 @@ export class KdTree3 {
   }
 }
 
-/**
- * k-NN search; the result is an unsorted max-heap of tree positions in heapI with squared distances
- * in heapD. Exported for the hot loops in this folder; use KdTree3.knn elsewhere.
- */
-export function knnSearch(
+/** k-NN search; the result is an unsorted max-heap of tree positions in heapI, squared distances in heapD. */
+function knnSearch(
   C: Float32Array, A: Uint8Array, n: number, ns: number,
   x: number, y: number, z: number, k: number,
   heapD: Float64Array, heapI: Int32Array,
@@ -237,7 +229,7 @@ export function knnSearch(
 }
 
 /** Bounded max-heap insert: while not full, push; when full, replace the root (caller checked d2 < root). */
-export function heapPush(hd: Float64Array, hi: Int32Array, cnt: number, k: number, d2: number, id: number): number {
+function heapPush(hd: Float64Array, hi: Int32Array, cnt: number, k: number, d2: number, id: number): number {
   if (cnt < k) {
     let i = cnt;
     while (i > 0) {
@@ -269,7 +261,7 @@ export function heapPush(hd: Float64Array, hi: Int32Array, cnt: number, k: numbe
 }
 
 /** Insertion sort of the first n (d, i) pairs by d ascending (n is small: a k-NN list). */
-export function sortPairsAscending(d: Float64Array, idx: Int32Array, n: number): void {
+function sortPairsAscending(d: Float64Array, idx: Int32Array, n: number): void {
   for (let a = 1; a < n; a++) {
     const v = d[a]!, vi = idx[a]!;
     let b = a - 1;

@@ -11,7 +11,7 @@
  * (nanoflann's expression), in ascending order, i.e. exactly Open3D's KDTreeFlann::SearchKNN lists.
  */
 import { checkPositiveInt, computeBounds, pointCount } from "./bounds.js";
-import { CellLookup } from "./cellIndex.js";
+import { CellLookup } from "./cellLookup.js";
 import { VoxelHashGrid } from "./hashGrid.js";
 import { sortByKey } from "./radixSort.js";
 
