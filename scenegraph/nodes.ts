@@ -1,5 +1,6 @@
 /** Node attributes and evidence flags, from instance clusters. */
 import type { Vec3 } from "../bridge/math/vec.js";
+import { nameColor } from "../bridge/sim/colors.js";
 import type { PointCloud } from "../reconstruct/pointcloud.js";
 import { aabb, yawBox } from "./primitives/boxes.js";
 import type { Cluster } from "./instances/cluster.js";
@@ -29,10 +30,14 @@ export function clusterToNode(c: Cluster, id: string, cloud: PointCloud): GraphN
     sz += c.xyz[3 * i + 2]!;
   }
   let conf = 0;
+  const rgbSum = [0, 0, 0];
   const perView = new Map<number, NodeSupport>();
   const W = cloud.imageWidth;
   for (const i of c.members) {
     conf += cloud.confidence[i]!;
+    rgbSum[0]! += cloud.rgb[3 * i]!;
+    rgbSum[1]! += cloud.rgb[3 * i + 1]!;
+    rgbSum[2]! += cloud.rgb[3 * i + 2]!;
     const v = cloud.view[i]!, p = cloud.pixel[i]!;
     const x = p % W, y = (p - x) / W;
     const s = perView.get(v);
@@ -45,12 +50,15 @@ export function clusterToNode(c: Cluster, id: string, cloud: PointCloud): GraphN
   const totalVotes = [...c.votes.values()].reduce((a, b) => a + b, 0);
   const dist: Record<string, number> = {};
   for (const [l, v] of [...c.votes.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))) dist[l] = Math.round((v / (totalVotes || 1)) * 1000) / 1000;
+  const color = rgbSum.map((v) => Math.round(v / Math.max(1, c.members.length))) as [number, number, number];
   const boxJson: YawBoxJson = { centre: rv(box.center), extent: rv(box.extent), yaw: r4(box.yaw) };
   return {
     id,
     label: majorityLabel(c.votes) ?? ANONYMOUS_LABEL,
     label_distribution: dist,
     centroid: rv([sx / n, sy / n, sz / n]),
+    color,
+    color_name: nameColor(color),
     box: boxJson,
     aabb: { min: rv(bb.min), max: rv(bb.max) },
     volume_m3: Math.round(box.volume * 1e6) / 1e6,

@@ -4,13 +4,16 @@
  */
 import type { Task } from "../bridge/task/schema.js";
 import { objectBox, surfaceSamples } from "../bridge/sim/generate/geometry.js";
-import { voxelDownsample } from "./primitives/voxelDownsample.js";
 import { computeRelations, type RelNode } from "./relations.js";
-import type { Relation, YawBoxJson } from "./types.js";
-import { FUSION_VOXEL_M } from "./instances/params.js";
+import type { GraphNode, Relation, SceneGraph, YawBoxJson } from "./types.js";
+import { colorRgb } from "../bridge/sim/colors.js";
+import type { Vec3 } from "../bridge/math/vec.js";
 
-/** Mesh sampling spacing for true objects' points (m), finer than the fusion voxel they are downsampled to. */
-export const TRUE_SURFACE_SPACING_M = 0.0125;
+/**
+ * Mesh sampling spacing for true objects' points (m). Samples lie exactly on the surfaces, so closest
+ * distances (touching: 2.5 cm) are measured to within this spacing; not downsampled.
+ */
+export const TRUE_SURFACE_SPACING_M = 0.01;
 
 export interface TrueNode extends RelNode {
   objectId: number;
@@ -22,11 +25,59 @@ export function trueNodes(task: Task): TrueNode[] {
   return task.objects.map((o) => {
     const b = objectBox(o);
     const box: YawBoxJson = { centre: b.centre, extent: o.extent, yaw: b.yaw };
-    const xyz = voxelDownsample(surfaceSamples(o, TRUE_SURFACE_SPACING_M), FUSION_VOXEL_M).xyz;
+    const xyz = surfaceSamples(o, TRUE_SURFACE_SPACING_M);
     return { id: `o${o.id}`, objectId: o.id, label: o.category, name: o.name, box, xyz };
   });
 }
 
 export function trueRelations(task: Task, nodes = trueNodes(task)): Relation[] {
   return computeRelations(nodes, { position: task.agent_initial.position, yaw: task.agent_initial.yaw });
+}
+
+/**
+ * The ground-truth scene graph as an esi3d-graph/1 document: one node per task object with its true box,
+ * category and colour, and relations from the same code as predicted graphs. What a perfect
+ * reconstruction with perfect instance association would give; the "graph oracle" reads it.
+ */
+export function truthGraph(task: Task, paradigm = "truth"): SceneGraph {
+  const nodes = trueNodes(task);
+  const graphNodes: GraphNode[] = nodes.map((n) => {
+    const o = task.objects.find((x) => x.id === n.objectId)!;
+    const c = Math.cos(n.box.yaw), s = Math.sin(n.box.yaw);
+    const hx = (Math.abs(c) * o.extent[0] + Math.abs(s) * o.extent[1]) / 2, hy = (Math.abs(s) * o.extent[0] + Math.abs(c) * o.extent[1]) / 2;
+    const centre = n.box.centre;
+    return {
+      id: n.id,
+      label: n.label,
+      label_distribution: { [n.label]: 1 },
+      centroid: centre,
+      color: colorRgb(o.color),
+      color_name: o.color,
+      box: n.box,
+      aabb: { min: [centre[0] - hx, centre[1] - hy, centre[2] - o.extent[2] / 2] as Vec3, max: [centre[0] + hx, centre[1] + hy, centre[2] + o.extent[2] / 2] as Vec3 },
+      volume_m3: o.extent[0] * o.extent[1] * o.extent[2],
+      point_count: n.xyz.length / 3,
+      raw_point_count: n.xyz.length / 3,
+      views: [],
+      detections: 0,
+      mean_confidence: 1,
+      flags: { low_support: false, possible_duplicate_of: [], fragment: false },
+      support: [],
+    };
+  });
+  return {
+    format: "esi3d-graph/1",
+    task_id: task.task_id,
+    paradigm,
+    source: "truth",
+    masks: "oracle",
+    instances: "truth",
+    frame: "world, Z up, metres; yaw counter-clockwise from +X",
+    viewpoint: { position: task.agent_initial.position, yaw: task.agent_initial.yaw, pitch: task.agent_initial.pitch },
+    params: { surface_spacing_m: TRUE_SURFACE_SPACING_M },
+    nodes: graphNodes,
+    relations: trueRelations(task, nodes),
+    structure: { floor_points: 0, wall_points: 0 },
+    timings_ms: {},
+  };
 }

@@ -36,6 +36,9 @@ export interface GraphNode {
   /** Label votes, as fractions of the node's points. */
   label_distribution: Record<string, number>;
   centroid: Vec3;
+  /** Mean colour of the node's points, and the nearest palette colour name. */
+  color: [number, number, number];
+  color_name: string;
   box: YawBoxJson;
   aabb: { min: Vec3; max: Vec3 };
   volume_m3: number;

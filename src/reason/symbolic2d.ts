@@ -1,0 +1,221 @@
+/**
+ * The `symbolic-2d` reasoner: the offline 2D baseline. It sees only the per-view instance masks in pixel
+ * space (view-local ids and categories, design.md "Evidence modes"): no depth, no identity across views.
+ * Its programs mirror the 3D ones with image quantities: count = most instances of the category in any
+ * one view, size = pixel area, distance = image distance, contact = adjacent masks, shape = the
+ * image-plane triangle. It shows honestly what projection loses.
+ */
+import { classifyTriangle, collinearityResidual, triangleMargin, TRIANGLE_EQUAL_SIDE_TOL } from "../../bridge/task/rules.js";
+import { colorRgb } from "../../bridge/sim/colors.js";
+import type { FrameBundle } from "../../bridge/bundle/io.js";
+import { computeEvidence, type Evidence } from "../../scenegraph/evidence.js";
+import { queryOf, type Query, type Referent } from "./query.js";
+import { marginConfidence } from "./symbolic.js";
+import type { Reasoner, ReasonerAnswer, ReasonerInput } from "./types.js";
+
+/** Image-plane collinearity: residual over the longest side; 0.05 = the 4 cm metric tolerance over a typical 0.8 m span. */
+export const IMAGE_COLLINEAR_RATIO = 0.05;
+/** Masks within this many pixels of each other count as touching. */
+export const ADJACENT_PX = 2;
+/** A mask covering more than this fraction of the image is a support or backdrop, not the object asked about. */
+export const BACKDROP_AREA_FRACTION = 0.25;
+
+interface Mask {
+  key: number;
+  view: number;
+  label: string;
+  area: number;
+  cx: number;
+  cy: number;
+  bbox: [number, number, number, number];
+  rgb: [number, number, number];
+}
+
+function masksOf(bundle: FrameBundle, ev: Evidence): Mask[][] {
+  const W = ev.width;
+  const perView: Mask[][] = bundle.views.map(() => []);
+  const acc = new Map<number, { sx: number; sy: number; n: number; r: number; g: number; b: number }>();
+  bundle.views.forEach((v, vi) => {
+    const map = ev.segmentOfPixel[vi]!;
+    for (let p = 0; p < map.length; p++) {
+      const s = map[p]!;
+      if (s < 0) continue;
+      const a = acc.get(s) ?? { sx: 0, sy: 0, n: 0, r: 0, g: 0, b: 0 };
+      const x = p % W;
+      a.sx += x;
+      a.sy += (p - x) / W;
+      a.n++;
+      a.r += v.rgb[3 * p]!;
+      a.g += v.rgb[3 * p + 1]!;
+      a.b += v.rgb[3 * p + 2]!;
+      acc.set(s, a);
+    }
+  });
+  for (const s of ev.segments) {
+    const a = acc.get(s.key);
+    if (!a) continue;
+    perView[s.view]!.push({ key: s.key, view: s.view, label: s.label ?? "object", area: a.n, cx: a.sx / a.n, cy: a.sy / a.n, bbox: s.bbox, rgb: [a.r / a.n, a.g / a.n, a.b / a.n] });
+  }
+  return perView;
+}
+
+function colourDistance(a: readonly number[], b: readonly number[]): number {
+  const sa = a[0]! + a[1]! + a[2]! + 1e-6, sb = b[0]! + b[1]! + b[2]! + 1e-6;
+  return Math.hypot(a[0]! / sa - b[0]! / sb, a[1]! / sa - b[1]! / sb);
+}
+
+/** Distinct masks for the referents in one view (best colour match, then the largest mask). */
+function resolveInView(masks: Mask[], refs: Referent[]): Array<Mask | null> {
+  const used = new Set<number>();
+  return refs.map((r) => {
+    const want = colorRgb(r.color);
+    const m = masks.filter((x) => x.label === r.category && !used.has(x.key)).sort((a, b) => colourDistance(a.rgb, want) - colourDistance(b.rgb, want) || b.area - a.area)[0] ?? null;
+    if (m) used.add(m.key);
+    return m;
+  });
+}
+
+/** The view that shows the most referents (then the most referent pixels); view 0 on ties. */
+function bestView(perView: Mask[][], refs: Referent[]): { view: number; masks: Array<Mask | null> } {
+  let best = { view: 0, masks: resolveInView(perView[0] ?? [], refs) };
+  const score = (ms: Array<Mask | null>) => [ms.filter(Boolean).length, ms.reduce((s, m) => s + (m?.area ?? 0), 0)] as const;
+  perView.forEach((masks, view) => {
+    const ms = resolveInView(masks, refs);
+    const [a, b] = score(ms), [c, d] = score(best.masks);
+    if (a > c || (a === c && b > d)) best = { view, masks: ms };
+  });
+  return best;
+}
+
+const dist = (a: Mask, b: Mask) => Math.hypot(a.cx - b.cx, a.cy - b.cy);
+
+function adjacent(ev: Evidence, a: Mask, b: Mask): boolean {
+  const W = ev.width, H = ev.height, map = ev.segmentOfPixel[a.view]!;
+  const [x0, y0, x1, y1] = a.bbox;
+  for (let y = y0; y <= y1; y++)
+    for (let x = x0; x <= x1; x++) {
+      if (map[y * W + x] !== a.key) continue;
+      for (let dy = -ADJACENT_PX; dy <= ADJACENT_PX; dy++)
+        for (let dx = -ADJACENT_PX; dx <= ADJACENT_PX; dx++) {
+          const xx = x + dx, yy = y + dy;
+          if (xx >= 0 && yy >= 0 && xx < W && yy < H && map[yy * W + xx] === b.key) return true;
+        }
+    }
+  return false;
+}
+
+const r1 = (x: number) => Math.round(x * 10) / 10;
+
+function nearestOption(options: string[], value: number): string {
+  return options.reduce((best, o) => (Math.abs(Number(o) - value) < Math.abs(Number(best) - value) ? o : best));
+}
+
+function decide2d(bundle: FrameBundle, q: Query): { answer: string; confidence: number; trace: string[] } {
+  const ev = computeEvidence(bundle, "instance");
+  const perView = masksOf(bundle, ev);
+  const imageArea = ev.width * ev.height;
+  const trace: string[] = [];
+  const fallback = (why: string) => ({ answer: q.answer_format === "integer" ? nearestOption(q.options, 0) : q.options[0]!, confidence: 0, trace: [...trace, `${why}; answering ${q.answer_format === "integer" ? "the count 0" : "the first option"} at confidence 0`] });
+  const opt = (text: string) => q.options.find((o) => o === text || o === text.replace(/_/g, " ")) ?? null;
+  if (q.answer_format === "integer") {
+    const cat = q.countCategory!;
+    const counts = perView.map((ms) => ms.filter((m) => m.label === cat).length);
+    const best = Math.max(0, ...counts);
+    trace.push(`most ${cat} masks in one view: ${best} (view ${counts.indexOf(best)})`);
+    const answer = nearestOption(q.options, best);
+    return { answer, confidence: Number(answer) === best ? 0.75 : 0.5, trace };
+  }
+  const { view, masks } = bestView(perView, q.referents);
+  trace.push(`view ${view}: ${q.referents.map((r, i) => `${r.name} -> ${masks[i] ? `mask ${masks[i]!.key} (${masks[i]!.area} px)` : "not visible"}`).join("; ")}`);
+  const all = (n: number) => masks.slice(0, n).every(Boolean);
+  switch (q.subcategory) {
+    case "geometric_configuration": {
+      if (!all(3)) return fallback("not all three objects are visible in one view");
+      const [a, b, c] = masks as Mask[];
+      const sides: [number, number, number] = [dist(b!, c!), dist(c!, a!), dist(a!, b!)];
+      const kind = classifyTriangle(sides);
+      trace.push(`image sides ${sides.map(r1).join(", ")} px -> ${kind}`);
+      return { answer: kind, confidence: marginConfidence(triangleMargin(sides), TRIANGLE_EQUAL_SIDE_TOL), trace };
+    }
+    case "linear_alignment": {
+      if (!all(3)) return fallback("not all three objects are visible in one view");
+      const pts = (masks as Mask[]).map((m) => [m.cx, m.cy] as [number, number]);
+      const longest = Math.max(...pts.flatMap((p, i) => pts.map((q2) => Math.hypot(p[0] - q2[0], p[1] - q2[1]))).concat(1));
+      const ratio = collinearityResidual(pts) / longest;
+      trace.push(`image residual / span = ${ratio.toFixed(3)} (collinear <= ${IMAGE_COLLINEAR_RATIO})`);
+      return { answer: ratio <= IMAGE_COLLINEAR_RATIO ? "yes" : "no", confidence: marginConfidence(Math.abs(ratio - IMAGE_COLLINEAR_RATIO), IMAGE_COLLINEAR_RATIO), trace };
+    }
+    case "physical_contact": {
+      if (!all(2)) return fallback("the two objects are not both visible in one view");
+      const touching = adjacent(ev, masks[0]!, masks[1]!);
+      trace.push(`masks ${touching ? "adjacent" : "apart"} (within ${ADJACENT_PX} px)`);
+      return { answer: touching ? "yes" : "no", confidence: 0.6, trace };
+    }
+    case "material_transparency": {
+      const [c, o] = masks;
+      if (!c) return fallback("the container is not visible");
+      if (!o) {
+        trace.push("the object is not visible in any mask");
+        return { answer: "no", confidence: 0.5, trace };
+      }
+      const inside = o.cx >= c.bbox[0] && o.cx <= c.bbox[2] && o.cy >= c.bbox[1] && o.cy <= c.bbox[3];
+      trace.push(`object centre ${inside ? "inside" : "outside"} the container's box in the image`);
+      return { answer: inside ? "yes" : "no", confidence: 0.6, trace };
+    }
+    case "spatial_distance": {
+      const [ref, ...objs] = masks;
+      if (!ref) return fallback("the reference is not visible");
+      const scored = q.referents.slice(1).map((r, i) => ({ name: r.name, d: objs[i] ? dist(objs[i]!, ref) : Infinity })).sort((a, b) => a.d - b.d);
+      scored.forEach((s) => trace.push(`${s.name}: ${Number.isFinite(s.d) ? r1(s.d) + " px" : "not visible"} from the reference`));
+      const a = opt(scored[0]!.name);
+      return a ? { answer: a, confidence: marginConfidence(scored[1] && Number.isFinite(scored[1].d) && scored[0]!.d > 0 ? scored[1].d / scored[0]!.d - 1 : 1, 0.3), trace } : fallback("no option names the nearer object");
+    }
+    case "dimensional_size": {
+      const objCat = q.referents.find((r) => r.role === "target")!.category;
+      const refs = q.referents.filter((r) => r.role === "reference");
+      const vMasks = perView[view]!;
+      const copies = vMasks.filter((m) => m.label === objCat).sort((a, b) => b.area - a.area).slice(0, 2);
+      if (copies.length < 2) return fallback(`two ${objCat} masks are not visible in one view`);
+      const bigger = !/smaller/.test(q.question);
+      const target = bigger ? copies[0]! : copies[1]!;
+      const refMasks = resolveInView(vMasks, refs);
+      const d = refMasks.map((m) => (m ? dist(m, target) : Infinity));
+      const k = d.indexOf(Math.min(...d));
+      trace.push(`areas ${copies.map((c) => c.area).join(", ")} px; ${bigger ? "bigger" : "smaller"} -> mask ${target.key}; nearest reference ${refs[k]!.name}`);
+      const a = opt(refs[k]!.category);
+      return a ? { answer: a, confidence: marginConfidence(copies[0]!.area / Math.max(1, copies[1]!.area) - 1, 0.5), trace } : fallback("no option names the reference");
+    }
+    case "partial_occlusion": {
+      const occ = masks[0];
+      if (!occ) return fallback("the occluder is not visible");
+      const others = perView[view]!.filter((m) => m.key !== occ.key && m.area < BACKDROP_AREA_FRACTION * imageArea).sort((a, b) => dist(a, occ) - dist(b, occ));
+      if (!others[0]) return fallback("nothing is visible next to the occluder");
+      trace.push(`mask next to the occluder: ${others[0].label}`);
+      return opt(others[0].label) ? { answer: opt(others[0].label)!, confidence: 0.75, trace } : fallback(`no option for ${others[0].label}`);
+    }
+    case "view_hallucination": {
+      const ms = (perView[0] ?? []).filter((m) => m.area < BACKDROP_AREA_FRACTION * imageArea);
+      const cx = (ev.width - 1) / 2, cy = (ev.height - 1) / 2;
+      const centred = ms.filter((m) => m.bbox[0] <= cx && cx <= m.bbox[2] && m.bbox[1] <= cy && cy <= m.bbox[3]).sort((a, b) => a.area - b.area)[0] ?? ms.sort((a, b) => Math.hypot(a.cx - cx, a.cy - cy) - Math.hypot(b.cx - cx, b.cy - cy))[0];
+      if (!centred) return fallback("no object in the centre of the first view");
+      trace.push(`mask at the image centre: ${centred.label}`);
+      return opt(centred.label) ? { answer: opt(centred.label)!, confidence: 0.75, trace } : fallback(`no option for ${centred.label}`);
+    }
+    default:
+      return fallback(`no 2D program for ${q.subcategory}`);
+  }
+}
+
+export function createSymbolic2dReasoner(): Reasoner {
+  return {
+    id: "symbolic-2d",
+    needs: "bundle",
+    async answer(input: ReasonerInput): Promise<ReasonerAnswer> {
+      const t = performance.now();
+      if (!input.bundle) throw new Error("the symbolic-2d reasoner needs the frame bundle (its masks)");
+      const q = queryOf(input.task);
+      const d = decide2d(input.bundle, q);
+      return { status: "parsed", answer: d.answer, confidence: d.confidence, raw: d.trace, method: `program-2d:${q.subcategory}`, reason: d.trace[d.trace.length - 1], latencyMs: Math.round((performance.now() - t) * 100) / 100 };
+    },
+  };
+}
