@@ -67,7 +67,7 @@ export default async function (ctx: BenchContext): Promise<void> {
     const r = results[i]!;
     const counts = r.source === "noisy" ? (r.meta as unknown as NoisyMeta).counts : null;
     const extra = i === 0 ? `${(r.count / 1e6).toFixed(2)} M points`
-      : `x${(ms[i]! / gt).toFixed(2)} of gt, +${(ms[i]! - gt).toFixed(0)} ms; ${(r.count / 1e6).toFixed(2)} M points` +
+      : `x${(ms[i]! / gt).toFixed(2)} of gt, ${ms[i]! >= gt ? "+" : ""}${(ms[i]! - gt).toFixed(0)} ms; ${(r.count / 1e6).toFixed(2)} M points` +
         (counts && counts.flying ? `, ${counts.flying} flying (${counts.flyingKept} kept)` : "") + (counts && counts.blobs ? `, ${counts.blobs} blobs` : "");
     row(c.name, ms[i]!, extra);
   });

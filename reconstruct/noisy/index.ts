@@ -34,7 +34,7 @@ import {
 export * from "./params.js";
 export { fieldCorrelation } from "./filters.js";
 
-/** Per-pixel flags of what happened to a pixel (exposed in tests through meta counts). */
+/** Per-pixel flags of what happened to a pixel (tallied into meta.counts: flying/flyingKept, blobPoints/blobPointsKept). */
 export const FLAG_FLYING = 1;
 export const FLAG_BLOB = 2;
 
