@@ -39,12 +39,14 @@ export const WALL_MIN_LENGTH_M = 1.0;
 export const WALL_MIN_FRACTION = 0.02;
 /** At most 2 % of the non-floor points may lie beyond a wall (outliers, windows, doorways). */
 export const WALL_MAX_OUTSIDE_FRACTION = 0.02;
+/** The wall search stops after this many candidates in a row fail the wall tests. */
+export const WALL_MAX_CONSECUTIVE_REJECTS = 3;
 /** Direction search step (deg); the line fit then refines the angle. */
 export const WALL_ANGLE_STEP_DEG = 1;
 /** At most this many walls are extracted (a rectangular room has 4). */
 export const MAX_WALLS = 8;
 /** Points used by the plane searches (evenly strided sample); labelling then uses every point. */
-export const STRUCTURE_SAMPLE_POINTS = 60_000;
+export const STRUCTURE_SAMPLE_POINTS = 30_000;
 
 export interface StructureOptions {
   floorToleranceM?: number;
@@ -212,7 +214,8 @@ function findWalls(xyz: Float32Array, mask: Uint8Array, floor: FloorPlane | null
   const walls: WallPlane[] = [];
   const maxOutsideSample = WALL_MAX_OUTSIDE_FRACTION * m;
 
-  for (let attempt = 0; attempt < 2 * MAX_WALLS && walls.length < MAX_WALLS; attempt++) {
+  let rejects = 0;
+  for (let attempt = 0; attempt < 2 * MAX_WALLS && walls.length < MAX_WALLS && rejects < WALL_MAX_CONSECUTIVE_REJECTS; attempt++) {
     // best slab over all directions and both ends
     let bestCount = 0, bestAngle = 0, bestLo = 0, bestHi = 0;
     for (let s = 0; s < steps; s++) {
@@ -277,7 +280,6 @@ function findWalls(xyz: Float32Array, mask: Uint8Array, floor: FloorPlane | null
     // evaluate on every non-floor point: inliers, extent, and which side the rest lies on
     let inl = 0, pos = 0, neg = 0, zMin = 0, zMax = 0, tMin = 0, tMax = 0;
     const inliers: number[] = [];
-    const zList: number[] = [], tList: number[] = [];
     for (let i = 0; i < n; i++) {
       if (mask[i] !== STRUCTURE_OBJECT) continue;
       const x = xyz[3 * i]!, y = xyz[3 * i + 1]!;
@@ -285,9 +287,6 @@ function findWalls(xyz: Float32Array, mask: Uint8Array, floor: FloorPlane | null
       if (Math.abs(d) <= tol) {
         inl++;
         inliers.push(i);
-        const z = xyz[3 * i + 2]! - (floor ? floor.a * x + floor.b * y + floor.c : 0);
-        zList.push(z);
-        tList.push(-x * ny + y * nx);
       } else if (d > 0) pos++;
       else neg++;
     }
@@ -295,20 +294,31 @@ function findWalls(xyz: Float32Array, mask: Uint8Array, floor: FloorPlane | null
     if (neg > pos) {
       nx = -nx; ny = -ny; off = -off;
       const t = pos; pos = neg; neg = t;
-      for (let j = 0; j < tList.length; j++) tList[j] = -tList[j]!;
     }
-    zList.sort((p, q) => p - q);
-    tList.sort((p, q) => p - q);
-    if (zList.length > 0) {
-      zMin = zList[Math.floor(0.01 * (zList.length - 1))]!;
-      zMax = zList[Math.ceil(0.99 * (zList.length - 1))]!;
-      tMin = tList[Math.floor(0.01 * (tList.length - 1))]!;
-      tMax = tList[Math.ceil(0.99 * (tList.length - 1))]!;
+    if (inl > 0) {
+      // robust extents (1st-99th percentile) of height above the floor and position along the wall
+      const zs = new Float64Array(inl), ts = new Float64Array(inl);
+      for (let k = 0; k < inl; k++) {
+        const i = inliers[k]!;
+        const x = xyz[3 * i]!, y = xyz[3 * i + 1]!;
+        zs[k] = xyz[3 * i + 2]! - (floor ? floor.a * x + floor.b * y + floor.c : 0);
+        ts[k] = -x * ny + y * nx;
+      }
+      zs.sort();
+      ts.sort();
+      zMin = zs[Math.floor(0.01 * (inl - 1))]!;
+      zMax = zs[Math.ceil(0.99 * (inl - 1))]!;
+      tMin = ts[Math.floor(0.01 * (inl - 1))]!;
+      tMax = ts[Math.ceil(0.99 * (inl - 1))]!;
     }
     const ok = inl >= WALL_MIN_FRACTION * nonFloor && neg <= WALL_MAX_OUTSIDE_FRACTION * nonFloor && zMax - zMin >= minHeight && tMax - tMin >= minLength;
     // retire the slab's sample points either way, so the next search finds something else
     for (let j = 0; j < m; j++) if (alive[j] && Math.abs(sx[j]! * nx + sy[j]! * ny - off) <= tol) alive[j] = 0;
-    if (!ok) continue;
+    if (!ok) {
+      rejects++;
+      continue;
+    }
+    rejects = 0;
     // label the wall's points: within the band and within the wall's extent (plus the band)
     for (const i of inliers) {
       const x = xyz[3 * i]!, y = xyz[3 * i + 1]!;
