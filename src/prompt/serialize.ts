@@ -1,0 +1,466 @@
+/**
+ * Scene graph → prompt text, in four formats (the paper leaves the serialization open, reference/esi-spec.md §3.2
+ * and §10 Q9; these are ours, after the public systems):
+ *
+ * - `json`: ConceptGraphs' object list (reference/scenegraph-anchors.md §1.7: id, tag, bbox centre and extent), one
+ *   object per line, metres to 2 decimals (ali-dev/BBQ precision; CG `main`'s 1 dp is too coarse for small
+ *   objects, anchors §0), plus yaw in **degrees**;
+ * - `relations`: the same list plus the graph's relation triples, each with its closest-point and centre distance,
+ *   labelled as such (reference/vsi-spatialworld.md §C1.4);
+ * - `text`: plain sentences, one per object, with its relations;
+ * - `cogmap`: VSI-Bench's cognitive map (vsi-spatialworld.md §A5): a size × size grid (10 by default) seen from
+ *   above, `{"category": [[row, col], ...]}`, with the grid's mapping to metres and the agent's cell and heading.
+ *
+ * Every format opens with its conventions: axes, units, what yaw means, where the agent stands and faces
+ * (`graph.viewpoint`), and what left/right/in front/behind are relative to (the agent's initial view).
+ *
+ * `uncertainty: true` adds the evidence the paper asks for and no published system serializes (esi-spec.md §3.1,
+ * "uncertainty-aware scene-graph construction"): per object its support (views, points, mean confidence), label
+ * votes when they disagree, and flags (possible duplicate of …, fragment, low support); per relation its margin;
+ * and an explanation of how to weigh them. With `uncertainty: false` none of this appears.
+ *
+ * Output is a pure function of the graph and the options: nodes and relations keep the graph's order, numbers are
+ * printed with fixed decimals, and nothing depends on time, locale or object key order.
+ */
+import { TOUCHING_GAP_M } from "../../bridge/task/rules.js";
+import { DUPLICATE_NEAR_M, FRAGMENT_MAX_SHARE, LOW_SUPPORT_MAX_POINTS } from "../../scenegraph/nodes.js";
+import {
+  ABOVE_MIN_GAP_M,
+  CANDIDATE_RADIUS_M,
+  EGO_DEAD_ZONE_M,
+  INSIDE_Z_TOLERANCE_M,
+  NEAR_M,
+  ON_ABOVE_TOP_M,
+  ON_BELOW_TOP_M,
+  ON_MIN_IOM,
+} from "../../scenegraph/relations.js";
+import { PREDICATES, type GraphNode, type Predicate, type Relation, type SceneGraph } from "../../scenegraph/types.js";
+import { GRAPH_FORMATS, type GraphFormat } from "../reason/types.js";
+
+/** Decimals for metres in every format: 0.01 m (anchors §0, ali-dev and BBQ; CG `main`'s 0.1 m loses small objects). */
+export const METRE_DECIMALS = 2;
+/** Decimals for confidences and label-vote fractions: two are enough to compare objects. Ours. */
+export const FRACTION_DECIMALS = 2;
+/** Angles (yaw, pitch) are printed in whole degrees: box yaw from a few hundred points is not better than ~1°. Ours. */
+export const DEGREE_DECIMALS = 0;
+/** VSI-Bench's cognitive map is a 10 × 10 grid (vsi-spatialworld.md §A5); its 20 × 20 ablation is allowed too. */
+export const DEFAULT_COGMAP_SIZE = 10;
+/** Smallest and largest grid accepted: 2 cells is the least that places anything; 50 × 50 already prints 2,500 cells' worth of range. Ours. */
+export const MIN_COGMAP_SIZE = 2;
+export const MAX_COGMAP_SIZE = 50;
+/** The cognitive map covers at least this many metres per side, so that a graph of one small object still maps sensibly. Ours. */
+export const MIN_COGMAP_SIDE_M = 1;
+/**
+ * Relations with a margin under this (m) are called fragile in the uncertainty explanation: ESI-Bench's own contact
+ * ground truth jitters objects by ±0.05 m (anchors §9), and it equals the duplicate gate DUPLICATE_NEAR_M. Ours.
+ */
+export const SMALL_MARGIN_M = 0.05;
+
+export interface SerializeOptions {
+  format: GraphFormat;
+  /** Add node support and flags, relation margins, and how to weigh them. */
+  uncertainty: boolean;
+  /** cogmap only: cells per side (default DEFAULT_COGMAP_SIZE). */
+  cogmapSize?: number;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// number formatting (fixed decimals, never "-0.00")
+
+export function fmt(x: number, dp = METRE_DECIMALS): string {
+  const s = x.toFixed(dp);
+  return Number(s) === 0 ? (0).toFixed(dp) : s;
+}
+
+const fmtVec = (v: readonly number[], dp = METRE_DECIMALS) => `[${v.map((x) => fmt(x, dp)).join(", ")}]`;
+const deg = (r: number) => (r * 180) / Math.PI;
+
+/** Box yaw in degrees in [0, 180): a box turned by 180° is the same box. */
+export function boxYawDeg(yawRad: number): number {
+  let d = Number(fmt(((deg(yawRad) % 180) + 180) % 180, DEGREE_DECIMALS));
+  if (d >= 180) d -= 180;
+  return d;
+}
+
+/** A heading in degrees in [0, 360), counter-clockwise from +X. */
+export function headingDeg(yawRad: number): number {
+  let d = Number(fmt(((deg(yawRad) % 360) + 360) % 360, DEGREE_DECIMALS));
+  if (d >= 360) d -= 360;
+  return d;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// the viewpoint
+
+export interface ViewFrame {
+  /** horizontal unit vector the agent faces: (cos yaw, sin yaw) */
+  forward: [number, number];
+  /** the agent's right: (sin yaw, −cos yaw), as scenegraph/relations.ts uses it */
+  right: [number, number];
+}
+
+export function viewFrame(yaw: number): ViewFrame {
+  const forward: [number, number] = [Math.cos(yaw), Math.sin(yaw)];
+  return { forward, right: [forward[1], -forward[0]] };
+}
+
+function pitchPhrase(pitch: number): string {
+  const d = Number(fmt(Math.abs(deg(pitch)), DEGREE_DECIMALS));
+  if (d === 0) return "camera level";
+  return `camera pitched ${d}° ${pitch > 0 ? "up" : "down"}`;
+}
+
+function viewpointLines(g: SceneGraph): string[] {
+  const vp = g.viewpoint;
+  const { forward, right } = viewFrame(vp.yaw);
+  return [
+    `- You (the agent) stand at x ${fmt(vp.position[0])}, y ${fmt(vp.position[1])} with your camera ${fmt(vp.position[2])} m above the floor, ` +
+      `facing yaw ${headingDeg(vp.yaw)}° (forward = ${fmtVec(forward)} in x, y; your right = ${fmtVec(right)}), ${pitchPhrase(vp.pitch)}. This is your initial view.`,
+    `- Left, right, in front of and behind are meant as seen from this initial view: A is left of B when A lies further towards your left ` +
+      `(−right) than B; A is in front of B when A is nearer to you along forward than B.`,
+  ];
+}
+
+function axesLine(): string {
+  return "- Coordinates: world frame, right-handed, Z up, metres; x and y are horizontal, z is height above the floor (z = 0).";
+}
+
+function boxLine(): string {
+  return (
+    "- Each object is a box: `centre` [x, y, z] is the box centre; `extent` [a, b, h] is the full size along the box's own horizontal axes a and b and vertically; " +
+    "`yaw_deg` is the angle in degrees, counter-clockwise seen from above, from world +X to the box's a axis, in [0, 180) since a box turned by 180° is the same box."
+  );
+}
+
+/** Centimetres with at most one decimal ("2.5 cm", "5 cm"). */
+const cm = (m: number) => `${fmt(m * 100, 1).replace(/\.0$/, "")} cm`;
+
+/** What each predicate means, with the thresholds scenegraph/relations.ts uses; `text` names them as the sentences do. */
+function predicateLines(style: EvidenceStyle): string[] {
+  const t = style === "text";
+  const pct = `${fmt(ON_MIN_IOM * 100, 0)}%`;
+  return [
+    `- Relations were computed only between objects whose boxes come within ${fmt(CANDIDATE_RADIUS_M)} m of each other; a missing relation between two objects says nothing about them.`,
+    `- ${t ? "on" : "`on`"}: A's bottom is between ${cm(ON_BELOW_TOP_M)} below and ${cm(ON_ABOVE_TOP_M)} above B's top and more than ${pct} of A's footprint lies over B; ` +
+      `${t ? '"B is supporting A"' : '"B supports A"'} is the same fact.`,
+    `- ${t ? "inside" : "`inside`"}: A's centre lies within B's footprint and A's height range within B's (${cm(INSIDE_Z_TOLERANCE_M)} tolerance); ` +
+      `${t ? '"B is containing A"' : '"B contains A"'} is the same fact.`,
+    `- ${t ? "above / below" : "`above` / `below`"}: A's bottom is at least ${cm(ABOVE_MIN_GAP_M)} over B's top and more than ${pct} of A's footprint lies over B.`,
+    `- ${t ? "touching" : "`touching`"}: the closest points of A and B are at most ${cm(TOUCHING_GAP_M)} apart; ${t ? "near" : "`near`"}: closer than ${fmt(NEAR_M)} m but not touching. Both are symmetric.`,
+    `- ${t ? "left of / right of / in front of / behind" : "`left_of` / `right_of` / `in_front_of` / `behind`"}: from your initial view (above), comparing box centres; ` +
+      `given only when they differ by more than ${fmt(EGO_DEAD_ZONE_M)} m.`,
+  ];
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// uncertainty
+
+type EvidenceStyle = "json" | "text";
+
+function uncertaintyLines(style: EvidenceStyle, withRelations: boolean): string[] {
+  const k = (json: string, text: string) => (style === "json" ? `\`${json}\`` : `"${text}"`);
+  const lines = [
+    "Evidence and uncertainty: this scene graph was reconstructed automatically from the camera views and can be wrong in known ways: " +
+      "one real object can appear as two or more objects (duplicates, fragments), an object can be spurious (nothing real there), and positions can be off, which corrupts relations. Each object carries its evidence:",
+    `- ${k("support", "evidence")}: the number of views it was seen in, the number of 3D points behind it, and the mean confidence of those points ` +
+      `(on VGGT's scale: 1 or more, higher is more reliable; compare objects with each other; every point from exact depth has 1).`,
+    `- ${k("possible_duplicate_of", "possible duplicate of")}: other objects with the same label whose boxes overlap or come within ${fmt(DUPLICATE_NEAR_M)} m of this one. ` +
+      "They may be one object seen twice: when counting, count such a group once unless their positions and sizes clearly show separate objects.",
+    `- ${k("fragment", "fragment")}: the object has at most ${fmt(FRAGMENT_MAX_SHARE * 100, 0)}% of the points of a same-label object next to it; it is most likely a piece of that object, not a separate one.`,
+    `- ${k("low_support", "low support")}: seen in only one view with fewer than ${LOW_SUPPORT_MAX_POINTS} points; it may be spurious, so give it less weight.`,
+    `- ${k("label_votes", "label votes")} (only when the views disagreed): the share of the object's points that voted for each label.`,
+  ];
+  if (withRelations) {
+    lines.push(
+      `- ${k("margin_m", "margin")} on each relation: how far (m) the deciding quantity is from the threshold that would flip the relation. ` +
+        `A relation with a margin under ${fmt(SMALL_MARGIN_M)} m may well be wrong; check it against the coordinates.`,
+    );
+  }
+  lines.push(
+    "Weigh what you read by this evidence: trust well-supported objects" +
+      (withRelations ? " and relations with large margins" : "") +
+      "; be sceptical of flagged objects" +
+      (withRelations ? " and small margins" : "") +
+      ", and let your confidence reflect the doubt.",
+  );
+  return lines;
+}
+
+/** Labels with their vote share, when more than one label got votes; sorted by share, then name. */
+function labelVotes(n: GraphNode): [string, number][] | undefined {
+  const e = Object.entries(n.label_distribution).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  return e.length > 1 ? e : undefined;
+}
+
+function colourOf(n: GraphNode): string | undefined {
+  // the mean colour's palette name, where the graph carries one (scenegraph/nodes.ts)
+  const c = (n as Partial<{ color_name: unknown }>).color_name;
+  return typeof c === "string" && c !== "" ? c : undefined;
+}
+
+const q = (s: string) => JSON.stringify(s);
+
+/** The uncertainty fields of an object, as JSON members: support, label votes (when they disagree), flags. */
+function evidenceMembers(n: GraphNode): string[] {
+  const parts = [`"support": {"views": ${n.views.length}, "points": ${n.raw_point_count}, "confidence": ${fmt(n.mean_confidence, FRACTION_DECIMALS)}}`];
+  const votes = labelVotes(n);
+  if (votes) parts.push(`"label_votes": {${votes.map(([l, v]) => `${q(l)}: ${fmt(v, FRACTION_DECIMALS)}`).join(", ")}}`);
+  const f: string[] = [];
+  if (n.flags.possible_duplicate_of.length) f.push(`"possible_duplicate_of": [${n.flags.possible_duplicate_of.map(q).join(", ")}]`);
+  if (n.flags.fragment) f.push(`"fragment": true`);
+  if (n.flags.low_support) f.push(`"low_support": true`);
+  parts.push(`"flags": {${f.join(", ")}}`);
+  return parts;
+}
+
+function identityMembers(n: GraphNode): string[] {
+  const parts = [`"id": ${q(n.id)}`, `"label": ${q(n.label)}`];
+  const colour = colourOf(n);
+  if (colour) parts.push(`"colour": ${q(colour)}`);
+  return parts;
+}
+
+function nodeJson(n: GraphNode, uncertainty: boolean): string {
+  const parts = [...identityMembers(n), `"centre": ${fmtVec(n.box.centre)}`, `"extent": ${fmtVec(n.box.extent)}`, `"yaw_deg": ${boxYawDeg(n.box.yaw)}`];
+  if (uncertainty) parts.push(...evidenceMembers(n));
+  return `{${parts.join(", ")}}`;
+}
+
+function relationJson(r: Relation, uncertainty: boolean): string {
+  const parts = [`"subject": ${q(r.subject)}`, `"predicate": ${q(r.predicate)}`, `"object": ${q(r.object)}`, `"closest_m": ${fmt(r.closest_distance_m)}`, `"centre_m": ${fmt(r.centre_distance_m)}`];
+  if (uncertainty) parts.push(`"margin_m": ${fmt(r.margin_m)}`);
+  return `{${parts.join(", ")}}`;
+}
+
+const jsonList = (items: string[]) => (items.length ? `[\n${items.map((s) => `  ${s}`).join(",\n")}\n]` : "[]");
+
+function plural(n: number, one: string, many = `${one}s`) {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// formats
+
+function serializeJson(g: SceneGraph, uncertainty: boolean, withRelations: boolean): string {
+  const conv = ["Conventions:", axesLine(), boxLine(), ...viewpointLines(g)];
+  if (withRelations) {
+    conv.push(
+      "- Each relation reads \"subject predicate object\"; `closest_m` is the distance between the two objects' closest points, `centre_m` the distance between their box centres (m).",
+      ...predicateLines("json"),
+    );
+  }
+  const out = [
+    `Scene graph: ${plural(g.nodes.length, "object")}${withRelations ? `, ${plural(g.relations.length, "relation")}` : ""}.`,
+    "",
+    conv.join("\n"),
+  ];
+  if (uncertainty) out.push("", uncertaintyLines("json", withRelations).join("\n"));
+  out.push("", "Objects (JSON list):", jsonList(g.nodes.map((n) => nodeJson(n, uncertainty))));
+  if (withRelations) out.push("", "Relations (JSON list):", jsonList(g.relations.map((r) => relationJson(r, uncertainty))));
+  return out.join("\n");
+}
+
+const PREDICATE_PHRASE: Record<Predicate, string> = {
+  on: "on",
+  supports: "supporting",
+  inside: "inside",
+  contains: "containing",
+  touching: "touching",
+  near: "near",
+  above: "above",
+  below: "below",
+  left_of: "left of",
+  right_of: "right of",
+  in_front_of: "in front of",
+  behind: "behind",
+};
+/** Predicates the graph stores once per pair; the text format states them for both objects. */
+const SYMMETRIC: ReadonlySet<Predicate> = new Set(["touching", "near"]);
+
+const article = (label: string) => (/^[aeiou]/i.test(label) ? "an" : "a");
+
+function joinAnd(items: string[]): string {
+  if (items.length <= 1) return items.join("");
+  return `${items.slice(0, -1).join(", ")} and ${items[items.length - 1]}`;
+}
+
+function serializeText(g: SceneGraph, uncertainty: boolean): string {
+  const byId = new Map(g.nodes.map((n) => [n.id, n]));
+  const relsOf = new Map<string, { predicate: Predicate; other: string; margin: number }[]>();
+  const add = (subject: string, predicate: Predicate, other: string, margin: number) => {
+    let l = relsOf.get(subject);
+    if (!l) relsOf.set(subject, (l = []));
+    l.push({ predicate, other, margin });
+  };
+  for (const r of g.relations) {
+    add(r.subject, r.predicate, r.object, r.margin_m);
+    if (SYMMETRIC.has(r.predicate)) add(r.object, r.predicate, r.subject, r.margin_m);
+  }
+  const ref = (id: string) => {
+    const o = byId.get(id);
+    return o ? `${id} (${article(o.label)} ${o.label})` : id;
+  };
+  const sentences = g.nodes.map((n) => {
+    const colour = colourOf(n);
+    const e = n.box.extent;
+    let s =
+      `${n.id} is ${article(colour ?? n.label)} ${colour ? `${colour} ` : ""}${n.label} at (${n.box.centre.map((x) => fmt(x)).join(", ")}) m, ` +
+      `${e.map((x) => fmt(x)).join(" × ")} m, yaw ${boxYawDeg(n.box.yaw)}°`;
+    const rels = relsOf.get(n.id) ?? [];
+    if (rels.length) {
+      const groups: string[] = [];
+      for (const p of PREDICATES) {
+        const objs = rels.filter((r) => r.predicate === p).map((r) => (uncertainty ? `${ref(r.other)}, margin ${fmt(r.margin)} m` : ref(r.other)));
+        if (objs.length) groups.push(`${PREDICATE_PHRASE[p]} ${joinAnd(objs)}`);
+      }
+      s += `; it is ${uncertainty ? groups.join("; ") : joinAnd(groups)}`;
+    }
+    s += ".";
+    if (uncertainty) {
+      const ev = [`seen in ${plural(n.views.length, "view")}, ${plural(n.raw_point_count, "point")}, confidence ${fmt(n.mean_confidence, FRACTION_DECIMALS)}`];
+      const votes = labelVotes(n);
+      if (votes) ev.push(`label votes ${votes.map(([l, v]) => `${l} ${fmt(v, FRACTION_DECIMALS)}`).join(", ")}`);
+      if (n.flags.possible_duplicate_of.length) ev.push(`possible duplicate of ${joinAnd(n.flags.possible_duplicate_of.map(ref))}`);
+      if (n.flags.fragment) ev.push("fragment");
+      if (n.flags.low_support) ev.push("low support");
+      s += ` Evidence: ${ev.join("; ")}.`;
+    }
+    return s;
+  });
+  const conv = [
+    "Conventions:",
+    axesLine(),
+    "- Each object is a box: its centre (x, y, z), its full size a × b × h along its own horizontal axes and vertically, and its yaw: the angle in degrees, counter-clockwise seen from above, from world +X to the box's a axis, in [0, 180).",
+    ...viewpointLines(g),
+    "- Relations are stated in each object's sentence: \"n0 is ...; it is near n2\" means n0 is near n2.",
+    ...predicateLines("text"),
+  ];
+  const out = [`Scene graph: ${plural(g.nodes.length, "object")}, ${plural(g.relations.length, "relation")}.`, "", conv.join("\n")];
+  if (uncertainty) out.push("", uncertaintyLines("text", true).join("\n"));
+  out.push("", "Objects:", sentences.length ? sentences.join("\n") : "(none)");
+  return out.join("\n");
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// cognitive map
+
+export interface CogMapCell {
+  id: string;
+  label: string;
+  row: number;
+  col: number;
+}
+
+export interface CogMap {
+  size: number;
+  /** side of a (square) cell, m */
+  cellM: number;
+  /** the grid's west (smallest x) and north (largest y) edges, m */
+  xMin: number;
+  yMax: number;
+  /** one per node, in graph order: the cell of its box centre */
+  cells: CogMapCell[];
+  agent: { row: number; col: number };
+}
+
+function checkSize(size: number): number {
+  if (!Number.isInteger(size) || size < MIN_COGMAP_SIZE || size > MAX_COGMAP_SIZE) {
+    throw new RangeError(`cogmapSize must be an integer from ${MIN_COGMAP_SIZE} to ${MAX_COGMAP_SIZE}, got ${size}`);
+  }
+  return size;
+}
+
+/**
+ * The grid: square cells (so that grid distances are proportional to metres, as VSI's locality metric assumes),
+ * covering the union of the nodes' boxes and the agent's position in x and y, centred on it. Row 0 is the
+ * largest-y edge and rows grow towards −y; column 0 is the smallest-x edge and columns grow towards +x. A point is in
+ * the cell that contains it; one on the far edge goes to the last cell.
+ */
+export function cognitiveMap(g: SceneGraph, size = DEFAULT_COGMAP_SIZE): CogMap {
+  checkSize(size);
+  let x0 = g.viewpoint.position[0], x1 = x0, y0 = g.viewpoint.position[1], y1 = y0;
+  for (const n of g.nodes) {
+    x0 = Math.min(x0, n.aabb.min[0]);
+    x1 = Math.max(x1, n.aabb.max[0]);
+    y0 = Math.min(y0, n.aabb.min[1]);
+    y1 = Math.max(y1, n.aabb.max[1]);
+  }
+  const side = Math.max(x1 - x0, y1 - y0, MIN_COGMAP_SIDE_M);
+  // cell size rounded up to the printed precision, so that the printed mapping is exact
+  const cellM = Math.ceil((side / size) * 10 ** METRE_DECIMALS - 1e-9) / 10 ** METRE_DECIMALS;
+  const xMin = Number(fmt((x0 + x1) / 2 - (cellM * size) / 2));
+  const yMax = Number(fmt((y0 + y1) / 2 + (cellM * size) / 2));
+  const clamp = (k: number) => Math.min(size - 1, Math.max(0, k));
+  const cellOf = (x: number, y: number) => ({ row: clamp(Math.floor((yMax - y) / cellM)), col: clamp(Math.floor((x - xMin) / cellM)) });
+  return {
+    size,
+    cellM,
+    xMin,
+    yMax,
+    cells: g.nodes.map((n) => ({ id: n.id, label: n.label, ...cellOf(n.box.centre[0], n.box.centre[1]) })),
+    agent: cellOf(g.viewpoint.position[0], g.viewpoint.position[1]),
+  };
+}
+
+/** 8-way map direction of a heading (0° = +x = towards higher columns, 90° = +y = towards row 0). */
+const MAP_DIRECTIONS = ["right (higher columns)", "up-right", "up (towards row 0)", "up-left", "left (lower columns)", "down-left", "down (higher rows)", "down-right"];
+
+function serializeCogmap(g: SceneGraph, uncertainty: boolean, size: number): string {
+  const m = cognitiveMap(g, size);
+  const byLabel = new Map<string, { cells: string[]; colours: string[] }>();
+  g.nodes.forEach((n, i) => {
+    const c = m.cells[i]!;
+    let e = byLabel.get(n.label);
+    if (!e) byLabel.set(n.label, (e = { cells: [], colours: [] }));
+    e.cells.push(`[${c.row}, ${c.col}]`);
+    e.colours.push(colourOf(n) ?? "unknown");
+  });
+  const labels = [...byLabel.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const mapJson = `{${labels.map((l) => `${q(l)}: [${byLabel.get(l)!.cells.join(", ")}]`).join(", ")}}`;
+  const anyColour = g.nodes.some((n) => colourOf(n) !== undefined);
+  const colourJson = `{${labels.map((l) => `${q(l)}: [${byLabel.get(l)!.colours.map(q).join(", ")}]`).join(", ")}}`;
+
+  const vp = g.viewpoint;
+  const { forward, right } = viewFrame(vp.yaw);
+  // a world direction (dx, dy) on the map: Δcol = dx, Δrow = −dy
+  const onMap = (d: [number, number]) => `(Δrow ${fmt(-d[1])}, Δcol ${fmt(d[0])})`;
+  const h = headingDeg(vp.yaw);
+  const dir = MAP_DIRECTIONS[Math.round(h / 45) % 8]!;
+  const xMax = m.xMin + m.cellM * m.size, yMin = m.yMax - m.cellM * m.size;
+  const conv = [
+    "Conventions:",
+    `- The map is a ${m.size} × ${m.size} grid seen from above, in the world frame (right-handed, Z up, metres). It covers x from ${fmt(m.xMin)} to ${fmt(xMax)} m and y from ${fmt(yMin)} to ${fmt(m.yMax)} m; each cell is ${fmt(m.cellM)} m × ${fmt(m.cellM)} m.`,
+    `- Cell [row, col]: row 0 is the top edge (largest y) and rows grow towards −y; column 0 is the left edge (smallest x) and columns grow towards +x. ` +
+      `The centre of cell [row, col] is at x = ${fmt(m.xMin)} + ${fmt(m.cellM)} × (col + 0.5), y = ${fmt(m.yMax)} − ${fmt(m.cellM)} × (row + 0.5). Heights are not shown.`,
+    "- Each object is placed in the cell that contains the centre of its box; the map lists, per category, the cells of all its instances.",
+    `- You (the agent) stand in cell [${m.agent.row}, ${m.agent.col}] (x ${fmt(vp.position[0])}, y ${fmt(vp.position[1])}, camera ${fmt(vp.position[2])} m above the floor), ` +
+      `facing yaw ${h}° (counter-clockwise from +X seen from above), which on the map points ${dir}: one cell forward is ${onMap(forward)}; your right is ${onMap(right)}; ${pitchPhrase(vp.pitch)}. This is your initial view.`,
+    "- Left, right, in front of and behind are meant as seen from this initial view: A is left of B when A lies further towards your left than B; A is in front of B when A is nearer to you along your facing direction than B.",
+  ];
+  const out = [`Cognitive map: ${plural(g.nodes.length, "object")} in ${plural(labels.length, "category", "categories")}.`, "", conv.join("\n")];
+  if (uncertainty) out.push("", uncertaintyLines("json", false).join("\n"));
+  out.push("", "Map (JSON: category → [row, col] of each instance):", mapJson);
+  if (anyColour) out.push("", "Colours of the same instances, in the same order:", colourJson);
+  if (uncertainty) {
+    const lines = g.nodes.map((n, i) => `{${[...identityMembers(n), `"cell": [${m.cells[i]!.row}, ${m.cells[i]!.col}]`, ...evidenceMembers(n)].join(", ")}}`);
+    out.push("", "Instances with their evidence (JSON list, same instances as the map):", jsonList(lines));
+  }
+  return out.join("\n");
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+export function serializeGraph(graph: SceneGraph, opts: SerializeOptions): string {
+  switch (opts.format) {
+    case "json":
+      return serializeJson(graph, opts.uncertainty, false);
+    case "relations":
+      return serializeJson(graph, opts.uncertainty, true);
+    case "text":
+      return serializeText(graph, opts.uncertainty);
+    case "cogmap":
+      return serializeCogmap(graph, opts.uncertainty, checkSize(opts.cogmapSize ?? DEFAULT_COGMAP_SIZE));
+    default:
+      throw new RangeError(`unknown graph format "${String(opts.format)}": expected one of ${GRAPH_FORMATS.join(", ")}`);
+  }
+}
