@@ -1,0 +1,180 @@
+/**
+ * LLM reasoners: `openai:<model>` (OpenAI and OpenAI-compatible servers) and `gemini:<model>`.
+ *
+ * Without images an LLM reasoner is ESI-Bench's "3D + LLM" arm: it gets the serialized scene graph (src/prompt) and no
+ * images. With `images` ("single" | "multi", set per reasoner or per input) it is the "2D + VLM" baseline: images of
+ * the frame bundle, no graph (reference/esi-spec.md §2.7).
+ *
+ * One answer = buildPrompt → client.chat through `answerWithReprompt` (src/reason/protocol.ts: one re-prompt with a
+ * format reminder, then `invalid`). Model failures never throw: they come back as status `error` (the client failed
+ * after its retries, or the input lacked what the arm needs), `invalid` (two unreadable replies) or `empty` (no text).
+ * Only a cancellation is re-thrown (AbortError, or an LlmError of kind "aborted"), as protocol.ts does, so that a
+ * cancelled run records nothing for the sample.
+ *
+ * What each answer records:
+ * - `prompt`: the prompt record of src/prompt/templates.ts `promptRecord`: `=== system ===`, the system text,
+ *   `=== user ===`, the exact user text of the first request (the re-prompt is that text plus protocol.ts's reminder),
+ *   and for the VLM arm `=== images ===` with one line per image (view index, MIME type, sha256);
+ * - `promptHash`: sha256 of the canonical JSON of {prompt version, provider, model, resolved base URL, generation
+ *   parameters (temperature, maxOutputTokens), system, user, images (MIME type + sha256, in order)}: everything that
+ *   determines the first reply;
+ * - `raw`: the replies, in order; `method`: the parse path ("json", "rule-option", "rule-text", "numeric"), or "none"
+ *   when nothing was parsed; `reprompted`, `cached` (every reply came from the response cache), summed `usage`, and
+ *   `latencyMs` (the whole answer, prompt building included).
+ */
+import { GEMINI_DEFAULT_API_VERSION, GEMINI_DEFAULT_BASE_URL } from "../llm/gemini.js";
+import { canonicalJson, sha256Hex, type ResponseCache } from "../llm/cache.js";
+import { createLlmClient, parseModelSpec, type LlmClientOptions } from "../llm/client.js";
+import { OPENAI_DEFAULT_BASE_URL } from "../llm/openai.js";
+import type { ChatResult, LlmClient } from "../llm/types.js";
+import type { ImageMode } from "../prompt/images.js";
+import { buildPrompt, imageHashes, promptRecord, PROMPT_VERSION, type BuildOptions, type BuiltPrompt } from "../prompt/templates.js";
+import { answerWithReprompt, type AnswerOutcome } from "./protocol.js";
+import type { GraphFormat, Reasoner, ReasonerAnswer, ReasonerInput } from "./types.js";
+
+/** Greedy decoding, as VSI-Bench evaluates (reference/vsi-spatialworld.md §A4), and the only setting the response cache stores. */
+export const DEFAULT_TEMPERATURE = 0;
+/** `method` of an answer that was not parsed. */
+export const NO_PARSE_METHOD = "none";
+
+export interface LlmReasonerOptions extends Partial<Omit<LlmClientOptions, "cache">> {
+  /** the response cache: an open ResponseCache, a file path, or null for none (default null) */
+  cache?: ResponseCache | string | null;
+  /** sampling temperature (default DEFAULT_TEMPERATURE) */
+  temperature?: number;
+  /** output token limit (default: the provider's) */
+  maxOutputTokens?: number;
+  /** graph serialization when the input names none (default: src/prompt DEFAULT_GRAPH_FORMAT) */
+  format?: GraphFormat;
+  /** uncertainty-aware serialization when the input does not say (default false) */
+  uncertainty?: boolean;
+  /** cogmap cells per side (default 10) */
+  cogmapSize?: number;
+  /** make this reasoner a VLM 2D baseline: images instead of a graph (an input's own `images` wins) */
+  images?: ImageMode;
+  /** images for `multi` when the input names none (default 8, at most 30) */
+  maxImages?: number;
+  /** an existing client to use (e.g. one shared by several reasoners); its id must be `spec` */
+  client?: LlmClient;
+}
+
+/** The base URL the client talks to, resolved as src/llm/client.ts does (for the prompt hash). */
+function resolvedBaseUrl(provider: "openai" | "gemini", opts: LlmReasonerOptions): string {
+  const env = opts.env ?? process.env;
+  if (provider === "openai") return (opts.baseUrl ?? env.OPENAI_BASE_URL ?? OPENAI_DEFAULT_BASE_URL).replace(/\/+$/, "");
+  return `${(opts.baseUrl ?? GEMINI_DEFAULT_BASE_URL).replace(/\/+$/, "")}/${opts.apiVersion ?? GEMINI_DEFAULT_API_VERSION}`;
+}
+
+export interface PromptHashIdentity {
+  provider: string;
+  model: string;
+  baseUrl: string;
+  params: { temperature: number | null; maxOutputTokens: number | null };
+}
+
+/** sha256 of everything that determines the first reply (see the file comment). */
+export function promptHash(id: PromptHashIdentity, p: BuiltPrompt): string {
+  const hashes = imageHashes(p);
+  return sha256Hex(
+    canonicalJson({
+      version: PROMPT_VERSION,
+      provider: id.provider,
+      model: id.model,
+      baseUrl: id.baseUrl,
+      params: id.params,
+      system: p.system,
+      user: p.user,
+      images: (p.images ?? []).map((im, k) => ({ mimeType: im.mimeType, sha256: hashes[k] })),
+    }),
+  );
+}
+
+function sumUsage(calls: readonly ChatResult[]): ReasonerAnswer["usage"] {
+  const withUsage = calls.filter((c) => c.usage);
+  if (!withUsage.length) return undefined;
+  const sum = (k: "inputTokens" | "outputTokens") => {
+    const v = withUsage.map((c) => c.usage![k]).filter((x): x is number => typeof x === "number");
+    return v.length ? v.reduce((a, b) => a + b, 0) : undefined;
+  };
+  const u: NonNullable<ReasonerAnswer["usage"]> = {};
+  const i = sum("inputTokens"), o = sum("outputTokens");
+  if (i !== undefined) u.inputTokens = i;
+  if (o !== undefined) u.outputTokens = o;
+  return u;
+}
+
+/**
+ * `createLlmReasoner("openai:<model>" | "gemini:<model>", options)`. Throws (an LlmError of kind "config") only
+ * when the reasoner cannot be built: an unknown spec, a missing API key, bad client options.
+ */
+export function createLlmReasoner(spec: string, opts: LlmReasonerOptions = {}): Reasoner {
+  const { provider, model } = parseModelSpec(spec);
+  const { client: given, temperature: t, maxOutputTokens, format, uncertainty, cogmapSize, images, maxImages, cache, ...clientOpts } = opts;
+  const temperature = t ?? DEFAULT_TEMPERATURE;
+  const client = given ?? createLlmClient(spec, { ...clientOpts, cache: cache ?? null });
+  if (given && given.id !== `${provider}:${model}`) throw new RangeError(`createLlmReasoner("${spec}"): the given client is "${given.id}"`);
+  const buildOpts: BuildOptions = {};
+  if (format !== undefined) buildOpts.format = format;
+  if (uncertainty !== undefined) buildOpts.uncertainty = uncertainty;
+  if (cogmapSize !== undefined) buildOpts.cogmapSize = cogmapSize;
+  if (maxImages !== undefined) buildOpts.maxImages = maxImages;
+  const identity: PromptHashIdentity = {
+    provider,
+    model,
+    baseUrl: resolvedBaseUrl(provider, opts),
+    params: { temperature, maxOutputTokens: maxOutputTokens ?? null },
+  };
+
+  async function answer(input: ReasonerInput, signal?: AbortSignal): Promise<ReasonerAnswer> {
+    const t0 = performance.now();
+    const elapsed = () => performance.now() - t0;
+    let built: BuiltPrompt;
+    try {
+      const mode = input.images ?? images;
+      built = buildPrompt(mode ? { ...input, images: mode } : input, buildOpts);
+    } catch (e) {
+      return { status: "error", answer: null, confidence: null, raw: [], method: NO_PARSE_METHOD, reason: `no prompt: ${(e as Error).message}`, latencyMs: elapsed() };
+    }
+    const calls: ChatResult[] = [];
+    const ask = async (user: string): Promise<string> => {
+      const req = { system: built.system, user, temperature, ...(built.images ? { images: built.images } : {}), ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}) };
+      const r = await client.chat(req, signal);
+      calls.push(r);
+      return r.text;
+    };
+    const out: AnswerOutcome = await answerWithReprompt(ask, built.user, input.task); // re-throws a cancellation
+
+    const base = {
+      raw: out.replies,
+      prompt: promptRecord(built),
+      promptHash: promptHash(identity, built),
+      reprompted: out.reprompted,
+      latencyMs: elapsed(),
+      cached: calls.length > 0 && calls.every((c) => c.cached),
+    };
+    const usage = sumUsage(calls);
+    const withUsage = <T extends object>(a: T) => (usage ? { ...a, usage } : a);
+    const first = out.firstFailure ? ` (first reply: ${out.firstFailure})` : "";
+    switch (out.status) {
+      case "parsed":
+        return withUsage({
+          status: "parsed",
+          answer: out.parsed.answer,
+          confidence: out.parsed.confidence ?? null,
+          method: out.parsed.method,
+          ...base,
+          ...(out.reprompted ? { reason: `re-prompted${first}` } : {}),
+        });
+      case "invalid":
+        return withUsage({ status: "invalid", answer: null, confidence: null, method: NO_PARSE_METHOD, ...base, reason: `${out.reason}${first}` });
+      case "empty": {
+        const fr = calls[calls.length - 1]?.finishReason;
+        return withUsage({ status: "empty", answer: null, confidence: null, method: NO_PARSE_METHOD, ...base, reason: `${out.reason}${fr ? ` (finish reason ${fr})` : ""}${first}` });
+      }
+      case "error":
+        return withUsage({ status: "error", answer: null, confidence: null, method: NO_PARSE_METHOD, ...base, reason: `${out.message}${first}` });
+    }
+  }
+
+  return { id: client.id, needs: images ? "bundle" : "graph", answer };
+}
