@@ -4,6 +4,8 @@ import { backprojectViews } from "./gt/backproject.js";
 import { bundleCategories } from "./categories.js";
 import type { PointCloud } from "./pointcloud.js";
 import { vggtPointCloud, type VggtOptions } from "./vggt/index.js";
+import { noisyPointCloud, type NoiseComponent } from "./noisy/index.js";
+import { filterCloud } from "./pointcloud.js";
 
 export const SOURCES = ["gt", "vggt", "noisy"] as const;
 export type Source = (typeof SOURCES)[number];
@@ -13,10 +15,11 @@ export interface CloudOptions {
   /** noisy: 0..1 */
   noiseLevel?: number;
   noiseSeed?: string;
+  noiseComponents?: NoiseComponent[];
   vggt?: VggtOptions;
   /** gt/noisy: back-project every stride-th pixel (1 = all). */
   stride?: number;
-  /** gt: leave out pixels of these instance ids (room structure, when only objects matter). */
+  /** Leave out points whose pixel has one of these instance ids (room structure, when only objects matter). */
   excludeIds?: ReadonlySet<number>;
 }
 
@@ -25,8 +28,17 @@ export async function buildPointCloud(bundle: FrameBundle, opts: CloudOptions): 
     case "gt":
       return backprojectViews(bundle.views, bundleCategories(bundle), { stride: opts.stride, excludeIds: opts.excludeIds });
     case "vggt":
-      return vggtPointCloud(bundle, opts.vggt ?? {});
+      return withoutIds(await vggtPointCloud(bundle, opts.vggt ?? {}), opts.excludeIds);
     case "noisy":
-      throw new Error("the noisy source is not available yet");
+      return withoutIds(noisyPointCloud(bundle, { level: opts.noiseLevel ?? 0.5, seed: opts.noiseSeed ?? "0", components: opts.noiseComponents }), opts.excludeIds);
   }
+}
+
+function withoutIds(c: PointCloud, ids: ReadonlySet<number> | undefined): PointCloud {
+  if (!ids || ids.size === 0) return c;
+  const keep = new Uint8Array(c.count);
+  for (let i = 0; i < c.count; i++) keep[i] = ids.has(c.instance[i]!) ? 0 : 1;
+  const out = filterCloud(c, keep);
+  out.meta = { ...c.meta, excluded_ids: [...ids] };
+  return out;
 }

@@ -56,6 +56,22 @@ function structureMask(cloud: PointCloud, ev: Evidence): { isStructure: Uint8Arr
   return { isStructure, floor, wall };
 }
 
+/** At most this many raw points per node are kept for refined closest distances (evenly strided). */
+export const MAX_FINE_POINTS = 20_000;
+
+function finePoints(cloud: PointCloud, members: Uint32Array): Float32Array {
+  const stride = Math.max(1, Math.ceil(members.length / MAX_FINE_POINTS));
+  const n = Math.ceil(members.length / stride);
+  const out = new Float32Array(n * 3);
+  for (let k = 0, m = 0; m < members.length; k++, m += stride) {
+    const i = members[m]!;
+    out[3 * k] = cloud.xyz[3 * i]!;
+    out[3 * k + 1] = cloud.xyz[3 * i + 1]!;
+    out[3 * k + 2] = cloud.xyz[3 * i + 2]!;
+  }
+  return out;
+}
+
 export function buildSceneGraph(cloud: PointCloud, bundle: Pick<FrameBundle, "manifest" | "views">, opts: GraphOptions): GraphResult {
   const p: InstanceParams = { ...DEFAULT_INSTANCE_PARAMS, ...opts.params };
   const timings: Record<string, number> = {};
@@ -105,7 +121,7 @@ export function buildSceneGraph(cloud: PointCloud, bundle: Pick<FrameBundle, "ma
   lap("nodes");
   const task = bundle.manifest.task;
   const relations = computeRelations(
-    nodes.map((n, k) => ({ id: n.id, box: n.box, xyz: withCentroid[k]!.c.xyz })),
+    nodes.map((n, k) => ({ id: n.id, box: n.box, xyz: withCentroid[k]!.c.xyz, fine: finePoints(cloud, withCentroid[k]!.c.members) })),
     { position: task.agent_initial.position, yaw: task.agent_initial.yaw },
   );
   lap("relations");

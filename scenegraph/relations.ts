@@ -31,7 +31,15 @@ export interface RelNode {
   box: YawBoxJson;
   /** Downsampled points (for closest distances). */
   xyz: Float32Array;
+  /**
+   * Optional full-resolution points: closest distances under REFINE_BELOW_M are measured again on them,
+   * because voxel means sit up to half a voxel inside a curved surface and would open a touching gap.
+   */
+  fine?: Float32Array;
 }
+
+/** Pairs closer than this (m) on downsampled points get their closest distance measured on the fine points. */
+export const REFINE_BELOW_M = 3 * TOUCHING_GAP_M;
 
 export interface Viewpoint {
   position: Vec3;
@@ -101,7 +109,11 @@ export function computeRelations(nodes: readonly RelNode[], viewpoint: Viewpoint
       if (boxGap(A.box, B.box) > CANDIDATE_RADIUS_M) continue;
       const ca = A.box.centre, cb = B.box.centre;
       const centre = Math.hypot(ca[0] - cb[0], ca[1] - cb[1], ca[2] - cb[2]);
-      const closest = A.xyz.length && B.xyz.length ? closestDistance(A.xyz.length <= B.xyz.length ? A.xyz : B.xyz, gridOf(A.xyz.length <= B.xyz.length ? B : A), CANDIDATE_RADIUS_M) : boxGap(A.box, B.box);
+      let closest = A.xyz.length && B.xyz.length ? closestDistance(A.xyz.length <= B.xyz.length ? A.xyz : B.xyz, gridOf(A.xyz.length <= B.xyz.length ? B : A), CANDIDATE_RADIUS_M) : boxGap(A.box, B.box);
+      if (closest < REFINE_BELOW_M && A.fine && B.fine && A.fine.length && B.fine.length) {
+        const [small, big] = A.fine.length <= B.fine.length ? [A.fine, B.fine] : [B.fine, A.fine];
+        closest = Math.min(closest, closestDistance(small, new VoxelHashGrid(big, REFINE_BELOW_M), REFINE_BELOW_M));
+      }
       // symmetric predicates, once per pair
       if (closest <= TOUCHING_GAP_M) push(A, "touching", B, TOUCHING_GAP_M - closest, centre, closest);
       else if (closest < NEAR_M) push(A, "near", B, Math.min(closest - TOUCHING_GAP_M, NEAR_M - closest), centre, closest);

@@ -8,6 +8,7 @@ import { registerRender } from "./commands/render.js";
 import { registerSchema } from "./commands/schema.js";
 import { registerPoints } from "./commands/points.js";
 import { registerGraph } from "./commands/graph.js";
+import { registerRun } from "./commands/run.js";
 
 export function buildProgram(): Command {
   const program = new Command();
@@ -17,6 +18,7 @@ export function buildProgram(): Command {
     .version(PACKAGE_VERSION)
     .showHelpAfterError("(run with --help for usage)")
     .exitOverride();
+  registerRun(program);
   registerGenerate(program);
   registerRender(program);
   registerPoints(program);

@@ -1,0 +1,182 @@
+/**
+ * Reports people want to read: the paper-style table for the terminal and report.md, and a self-contained
+ * report.html (no CDN) with inline SVG charts.
+ */
+import { SUBCATEGORY_CATEGORY, SUBCATEGORY_TITLES, type Subcategory } from "../../bridge/task/taxonomy.js";
+import type { RunConfig } from "./config.js";
+import { METHOD_LABELS, type Cell, type RunSummary } from "./summary.js";
+
+const CATEGORY_TITLES: Record<string, string> = {
+  perceptual_grounding: "Perceptual Grounding",
+  spatial_relations: "Spatial Relations",
+  metric_comparison: "Metric Comparison",
+  enumerative_perception: "Enumerative Perception",
+};
+const PARADIGM_TITLES: Record<string, string> = { single: "Single", multi: "Multi", gt: "GT", all: "All" };
+const title = (s: string) => SUBCATEGORY_TITLES[s as Subcategory] ?? s;
+const pct = (c: Cell | undefined) => (!c || c.nScored === 0 ? "-" : (c.accuracy.p * 100).toFixed(1));
+
+function pad(rows: string[][], markdown: boolean): string {
+  const w = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
+  const fmt = (r: string[]) => (markdown ? `| ${r.map((c, i) => (i === 0 ? c.padEnd(w[i]!) : c.padStart(w[i]!))).join(" | ")} |` : r.map((c, i) => (i === 0 ? c.padEnd(w[i]!) : c.padStart(w[i]!))).join("  "));
+  const sep = markdown ? `|${w.map((x, i) => (i === 0 ? "-".repeat(x + 2) : "-".repeat(x + 1) + ":")).join("|")}|` : w.map((x) => "-".repeat(x)).join("  ");
+  return [fmt(rows[0]!), sep, ...rows.slice(1).map(fmt)].join("\n");
+}
+
+/** Accuracy (%) by subcategory (grouped by category) x method x paradigm, as in the paper's Table 4. */
+export function paperTable(s: RunSummary, opts: { markdown?: boolean } = {}): string {
+  const cols = s.methods.flatMap((m) => s.paradigms.map((p) => [m, p] as const));
+  const header = ["Subcategory", ...cols.map(([m, p]) => `${m} ${PARADIGM_TITLES[p]}`)];
+  const rows: string[][] = [header];
+  const cats = [...new Set(s.subcategories.map((x) => SUBCATEGORY_CATEGORY[x as Subcategory]))];
+  for (const c of cats) {
+    rows.push([opts.markdown ? `**${CATEGORY_TITLES[c] ?? c}**` : `${CATEGORY_TITLES[c] ?? c}`, ...cols.map(([m, p]) => pct(s.byCategory[c]?.[m]?.[p]))]);
+    for (const sub of s.subcategories.filter((x) => SUBCATEGORY_CATEGORY[x as Subcategory] === c)) rows.push([`  ${title(sub)}`, ...cols.map(([m, p]) => pct(s.table[sub]?.[m]?.[p]))]);
+  }
+  rows.push([opts.markdown ? "**Overall**" : "Overall", ...cols.map(([m, p]) => pct(s.overall[m]?.[p]))]);
+  const n = s.overall[s.methods[0]!]?.[s.paradigms[0]!]?.n ?? 0;
+  return pad(rows, !!opts.markdown) + `\n(accuracy %, ${n} items per method and paradigm overall; 95 % Wilson intervals in summary.json)`;
+}
+
+function cellWithInterval(c: Cell | undefined): string {
+  if (!c || c.nScored === 0) return "-";
+  return `${(c.accuracy.p * 100).toFixed(1)} [${(c.accuracy.lo * 100).toFixed(0)}, ${(c.accuracy.hi * 100).toFixed(0)}] n=${c.n}${c.invalid ? ` invalid=${c.invalid}` : ""}`;
+}
+
+export function evidenceLine(config: RunConfig): string {
+  const oracle = config.masks === "oracle" ? " — ORACLE masks: a diagnostic upper bound, not a realistic pipeline" : "";
+  return `Evidence: 3D arms use --masks ${config.masks}${oracle}, --instances ${config.instances}; the 2D baseline sees ${config.reasoner === "symbolic" ? "per-view instance masks in pixel space (symbolic-2d)" : `images (${config.images})`}, never depth or identity across views. Label-answer subcategories (View Hallucination, Partial Occlusion) are label-trivial whenever masks carry categories.`;
+}
+
+export function reportMarkdown(s: RunSummary, config: RunConfig, meta: { runId: string; version: string; wallSeconds?: number }): string {
+  const out: string[] = [];
+  out.push(`# esi3d run ${meta.runId}`);
+  out.push("");
+  out.push(`esi3d ${meta.version}; suite ${config.suite} (seed ${config.seed}); sources ${config.sources.join(", ")}${config.sources.includes("noisy") ? ` (noise level ${config.noiseLevel}, components ${config.noiseComponents.join("+")})` : ""}; paradigms ${config.paradigms.join(", ")}; reasoner ${config.reasoner}; baseline ${config.baseline}.${meta.wallSeconds ? ` Wall time ${meta.wallSeconds.toFixed(0)} s.` : ""}`);
+  out.push("");
+  out.push(evidenceLine(config));
+  out.push("");
+  out.push("## Findings");
+  out.push("");
+  for (const h of s.headlines) out.push(`- ${h}`);
+  out.push("");
+  out.push("## Accuracy by subcategory, method and paradigm");
+  out.push("");
+  out.push(paperTable(s, { markdown: true }));
+  out.push("");
+  out.push("## Pooled over paradigms, with 95 % Wilson intervals");
+  out.push("");
+  const rows = [["Subcategory", ...s.methods]];
+  for (const sub of s.subcategories) rows.push([title(sub), ...s.methods.map((m) => cellWithInterval(s.table[sub]?.[m]?.["all"]))]);
+  rows.push(["Overall", ...s.methods.map((m) => cellWithInterval(s.overall[m]?.["all"]))]);
+  out.push(pad(rows, true));
+  const mraRows = [["Method", ...s.paradigms.map((p) => PARADIGM_TITLES[p]!), "All"]];
+  for (const m of s.methods) mraRows.push([m, ...[...s.paradigms, "all"].map((p) => (s.overall[m]?.[p]?.mra ? s.overall[m]![p]!.mra!.mean.toFixed(3) : "-"))]);
+  out.push("");
+  out.push("## Counting: VSI-Bench mean relative accuracy (integer answers)");
+  out.push("");
+  out.push(pad(mraRows, true));
+  out.push("");
+  out.push("## Confidence calibration (the paper's metacognition point)");
+  out.push("");
+  const calRows = [["Method", "ECE", "Brier", "mean conf. right", "mean conf. wrong", "n"]];
+  for (const m of s.methods) {
+    const c = s.calibration[m]!;
+    calRows.push([m, Number.isFinite(c.ece) ? c.ece.toFixed(3) : "-", Number.isFinite(c.brier) ? c.brier.toFixed(3) : "-", Number.isFinite(c.meanConfidenceRight.mean) ? c.meanConfidenceRight.mean.toFixed(3) : "-", Number.isFinite(c.meanConfidenceWrong.mean) ? c.meanConfidenceWrong.mean.toFixed(3) : "-", String(c.n)]);
+  }
+  out.push(pad(calRows, true));
+  out.push("");
+  out.push("## Graph quality per source (against the ground truth)");
+  out.push("");
+  const qRows = [["Source", "Paradigm", "graphs", "node F1", "dup. rate", "halluc. rate", "miss rate", "rel. precision", "rel. recall", "nodes/graph"]];
+  for (const q of s.quality) qRows.push([METHOD_LABELS[q.source] ?? q.source, q.paradigm, String(q.graphs), q.node_f1.toFixed(3), (q.duplicate_rate * 100).toFixed(1) + "%", (q.hallucination_rate * 100).toFixed(1) + "%", (q.miss_rate * 100).toFixed(1) + "%", q.relation_precision === null ? "-" : q.relation_precision.toFixed(3), q.relation_recall === null ? "-" : q.relation_recall.toFixed(3), q.nodes_per_graph.toFixed(1)]);
+  out.push(pad(qRows, true));
+  out.push("");
+  out.push("## Time per stage (mean ms per item)");
+  out.push("");
+  const tRows = [["Stage", "mean ms", "n"]];
+  for (const [k, v] of Object.entries(s.timings_ms)) tRows.push([k, v.mean.toFixed(1), String(v.n)]);
+  out.push(pad(tRows, true));
+  out.push("");
+  return out.join("\n");
+}
+
+// ---------------------------------------------------------------- HTML with inline SVG
+
+const esc = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+const COLORS: Record<string, string> = { "2D": "#8c8c8c", "GT-3D": "#2b7bba", "Noisy-3D": "#e0812f", "VGGT-3D": "#c23b3b" };
+const colorOf = (m: string) => COLORS[m] ?? "#6a51a3";
+
+/** Grouped horizontal bars with 95 % interval whiskers: accuracy by subcategory for each method. */
+export function accuracyChart(s: RunSummary, paradigm: string): string {
+  const rowH = 14 * s.methods.length + 10, left = 190, width = 420, top = 30;
+  const H = top + s.subcategories.length * rowH + 30;
+  const parts: string[] = [`<svg xmlns="http://www.w3.org/2000/svg" width="${left + width + 150}" height="${H}" role="img" aria-label="accuracy by subcategory, ${paradigm}" font-family="sans-serif" font-size="11">`];
+  for (let t = 0; t <= 100; t += 25) {
+    const x = left + (t / 100) * width;
+    parts.push(`<line x1="${x}" y1="${top - 5}" x2="${x}" y2="${H - 25}" stroke="#ddd"/><text x="${x}" y="${H - 10}" text-anchor="middle" fill="#555">${t}%</text>`);
+  }
+  s.subcategories.forEach((sub, i) => {
+    const y0 = top + i * rowH;
+    parts.push(`<text x="${left - 8}" y="${y0 + rowH / 2}" text-anchor="end" dominant-baseline="middle">${esc(title(sub))}</text>`);
+    s.methods.forEach((m, j) => {
+      const c = s.table[sub]?.[m]?.[paradigm];
+      if (!c || c.nScored === 0) return;
+      const y = y0 + 4 + j * 14;
+      parts.push(`<rect x="${left}" y="${y}" width="${(c.accuracy.p * width).toFixed(1)}" height="11" fill="${colorOf(m)}"><title>${esc(`${m}: ${(c.accuracy.p * 100).toFixed(1)}% (n=${c.nScored})`)}</title></rect>`);
+      parts.push(`<line x1="${(left + c.accuracy.lo * width).toFixed(1)}" x2="${(left + c.accuracy.hi * width).toFixed(1)}" y1="${y + 5.5}" y2="${y + 5.5}" stroke="#222" stroke-width="1"/>`);
+    });
+  });
+  s.methods.forEach((m, j) => parts.push(`<rect x="${left + width + 20}" y="${top + j * 18}" width="12" height="12" fill="${colorOf(m)}"/><text x="${left + width + 38}" y="${top + j * 18 + 10}">${esc(m)}</text>`));
+  parts.push("</svg>");
+  return parts.join("");
+}
+
+/** Duplicate, hallucination and miss rates per source and paradigm. */
+export function qualityChart(s: RunSummary): string {
+  const metrics: Array<[keyof RunSummary["quality"][number], string, string]> = [["duplicate_rate", "duplicates", "#e0812f"], ["hallucination_rate", "hallucinated", "#c23b3b"], ["miss_rate", "missed", "#6a51a3"]];
+  const rowH = 50, left = 150, width = 360, top = 20;
+  const H = top + s.quality.length * rowH + 30;
+  const parts: string[] = [`<svg xmlns="http://www.w3.org/2000/svg" width="${left + width + 150}" height="${H}" role="img" aria-label="graph quality" font-family="sans-serif" font-size="11">`];
+  s.quality.forEach((q, i) => {
+    const y0 = top + i * rowH;
+    parts.push(`<text x="${left - 8}" y="${y0 + 20}" text-anchor="end">${esc(`${METHOD_LABELS[q.source] ?? q.source} / ${q.paradigm}`)}</text>`);
+    metrics.forEach(([k, label, color], j) => {
+      const v = q[k] as number;
+      parts.push(`<rect x="${left}" y="${y0 + j * 14}" width="${(v * width).toFixed(1)}" height="11" fill="${color}"><title>${esc(`${label}: ${(v * 100).toFixed(1)}%`)}</title></rect><text x="${left + v * width + 4}" y="${y0 + j * 14 + 9}" fill="#333">${(v * 100).toFixed(1)}%</text>`);
+    });
+  });
+  metrics.forEach(([, label, color], j) => parts.push(`<rect x="${left + width + 20}" y="${top + j * 18}" width="12" height="12" fill="${color}"/><text x="${left + width + 38}" y="${top + j * 18 + 10}">${label} (of nodes / objects)</text>`));
+  parts.push("</svg>");
+  return parts.join("");
+}
+
+function mdTableToHtml(md: string): string {
+  const lines = md.split("\n").filter((l) => l.startsWith("|"));
+  const cells = (l: string) => l.slice(1, -1).split("|").map((c) => c.trim());
+  const [head, , ...body] = lines;
+  return `<table><thead><tr>${cells(head!).map((c) => `<th>${esc(c.replace(/\*\*/g, ""))}</th>`).join("")}</tr></thead><tbody>${body.map((l) => `<tr>${cells(l).map((c) => `<td>${c.startsWith("**") ? `<b>${esc(c.replace(/\*\*/g, ""))}</b>` : esc(c)}</td>`).join("")}</tr>`).join("")}</tbody></table>`;
+}
+
+export function reportHtml(s: RunSummary, config: RunConfig, meta: { runId: string; version: string; wallSeconds?: number }): string {
+  const md = reportMarkdown(s, config, meta);
+  const sections = md.split("\n## ").slice(1).map((sec) => {
+    const [head, ...rest] = sec.split("\n");
+    const body = rest.join("\n").trim();
+    const html = body.startsWith("|") ? mdTableToHtml(body.split("\n(")[0]!) + (body.includes("\n(") ? `<p class="note">(${esc(body.split("\n(")[1]!)}</p>` : "") : `<ul>${body.split("\n").filter((l) => l.startsWith("- ")).map((l) => `<li>${esc(l.slice(2))}</li>`).join("")}</ul>`;
+    return `<h2>${esc(head!)}</h2>${html}`;
+  });
+  const charts = [`<h2>Accuracy by subcategory (paradigms pooled)</h2>${accuracyChart(s, "all")}`, ...s.paradigms.map((p) => `<h3>${PARADIGM_TITLES[p]} paradigm</h3>${accuracyChart(s, p)}`), s.quality.length ? `<h2>Graph quality</h2>${qualityChart(s)}` : ""].join("\n");
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>esi3d run ${esc(meta.runId)}</title>
+<style>body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}table{border-collapse:collapse;margin:1em 0;font-size:13px}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}td:first-child,th:first-child{text-align:left}th{background:#f3f3f3}.note{color:#666;font-size:12px}svg{display:block;margin:1em 0}</style>
+</head><body>
+<h1>esi3d run ${esc(meta.runId)}</h1>
+<p>${esc(md.split("\n")[2] ?? "")}</p>
+<p>${esc(evidenceLine(config))}</p>
+${sections[0] ?? ""}
+${charts}
+${sections.slice(1).join("\n")}
+</body></html>
+`;
+}

@@ -1,0 +1,169 @@
+/**
+ * Aggregates items.jsonl into summary.json: the paper's table (subcategory x method x paradigm) with n and
+ * 95 % Wilson intervals, MRA for integer answers, invalid replies counted apart, calibration, graph
+ * quality per source, time per stage, and headline findings in words.
+ */
+import { SUBCATEGORY_CATEGORY, SUBCATEGORY_TITLES, type Subcategory } from "../../bridge/task/taxonomy.js";
+import { calibration, summarize, wilsonInterval, type Calibration, type GroupSummary, type Interval } from "./metrics.js";
+import type { ItemRecord } from "./records.js";
+
+export const METHOD_LABELS: Record<string, string> = { "2d": "2D", gt: "GT-3D", noisy: "Noisy-3D", vggt: "VGGT-3D" };
+
+export function methodOf(r: Pick<ItemRecord, "arm" | "source">): string {
+  return r.arm === "2d" ? "2D" : (METHOD_LABELS[r.source ?? ""] ?? `${r.source}-3D`);
+}
+
+const scored = (r: ItemRecord) => ({ scored: r.status === "parsed" && r.correct !== null, correct: r.correct ?? undefined, mra: r.mra ?? undefined });
+
+export interface Cell extends GroupSummary {
+  invalid: number;
+  errors: number;
+}
+
+export interface QualityRow {
+  source: string;
+  paradigm: string;
+  graphs: number;
+  node_f1: number;
+  precision: number;
+  recall_observed: number;
+  duplicate_rate: number;
+  hallucination_rate: number;
+  miss_rate: number;
+  relation_precision: number | null;
+  relation_recall: number | null;
+  nodes_per_graph: number;
+  duplicates_per_graph: number;
+  hallucinated_per_graph: number;
+}
+
+export interface Difference {
+  subcategory: string;
+  a: string;
+  b: string;
+  paradigm: string;
+  diff: number;
+  lo: number;
+  hi: number;
+}
+
+export interface RunSummary {
+  format: "esi3d-summary/1";
+  items: number;
+  unscored: number;
+  methods: string[];
+  paradigms: string[];
+  subcategories: string[];
+  /** table[subcategory][method][paradigm] */
+  table: Record<string, Record<string, Record<string, Cell>>>;
+  /** byCategory[category][method][paradigm] */
+  byCategory: Record<string, Record<string, Record<string, Cell>>>;
+  /** overall[method][paradigm], with "all" pooling paradigms */
+  overall: Record<string, Record<string, Cell>>;
+  calibration: Record<string, Calibration>;
+  quality: QualityRow[];
+  timings_ms: Record<string, { mean: number; n: number }>;
+  differences: Difference[];
+  headlines: string[];
+}
+
+function cell(records: ItemRecord[], group: string): Cell {
+  return { ...summarize(records.map(scored), group), invalid: records.filter((r) => r.status === "invalid").length, errors: records.filter((r) => r.status === "error" || r.status === "empty").length };
+}
+
+/** Newcombe's hybrid score interval for the difference of two independent proportions. */
+export function newcombeDifference(a: Interval & { k?: number }, b: Interval): { diff: number; lo: number; hi: number } {
+  const d = a.p - b.p;
+  return { diff: d, lo: d - Math.sqrt((a.p - a.lo) ** 2 + (b.hi - b.p) ** 2), hi: d + Math.sqrt((a.hi - a.p) ** 2 + (b.p - b.lo) ** 2) };
+}
+
+const mean = (xs: number[]) => (xs.length ? xs.reduce((s, x) => s + x, 0) / xs.length : NaN);
+
+export function summarizeRun(records: ItemRecord[]): RunSummary {
+  const methods = [...new Set(records.map(methodOf))].sort((a, b) => (a === "2D" ? -1 : b === "2D" ? 1 : a.localeCompare(b)));
+  const paradigms = ["single", "multi", "gt"].filter((p) => records.some((r) => r.paradigm === p));
+  const subcategories = [...new Set(records.map((r) => r.subcategory))].sort((a, b) => Object.keys(SUBCATEGORY_CATEGORY).indexOf(a) - Object.keys(SUBCATEGORY_CATEGORY).indexOf(b));
+  const group = (keyOf: (r: ItemRecord) => string) => {
+    const out: Record<string, Record<string, Record<string, Cell>>> = {};
+    const buckets = new Map<string, ItemRecord[]>();
+    for (const r of records) {
+      for (const p of [r.paradigm, "all"]) {
+        const k = `${keyOf(r)}\u0000${methodOf(r)}\u0000${p}`;
+        buckets.set(k, [...(buckets.get(k) ?? []), r]);
+      }
+    }
+    for (const [k, rs] of buckets) {
+      const [g, m, p] = k.split("\u0000") as [string, string, string];
+      ((out[g] ??= {})[m] ??= {})[p] = cell(rs, `${g}/${m}/${p}`);
+    }
+    return out;
+  };
+  const table = group((r) => r.subcategory);
+  const byCategory = group((r) => r.category);
+  const overall = group(() => "overall")["overall"] ?? {};
+  const cal: Record<string, Calibration> = {};
+  for (const m of methods) cal[m] = calibration(records.filter((r) => methodOf(r) === m && r.status === "parsed").map((r) => ({ confidence: r.confidence ?? undefined, correct: r.correct === true })));
+  const quality: QualityRow[] = [];
+  for (const source of [...new Set(records.filter((r) => r.arm === "3d").map((r) => r.source!))].sort()) {
+    for (const p of paradigms) {
+      const qs = records.filter((r) => r.arm === "3d" && r.source === source && r.paradigm === p && r.graph_quality).map((r) => r.graph_quality!);
+      if (!qs.length) continue;
+      const sum = (k: string) => qs.reduce((s, q) => s + (q[k] ?? 0), 0);
+      const nodes = sum("nodes"), matched = sum("matched"), observed = sum("observed_objects");
+      const precision = nodes ? matched / nodes : 0, recall = observed ? qs.reduce((s, q) => s + (q.recall_observed ?? 0) * (q.observed_objects ?? 0), 0) / observed : 0;
+      const relP = qs.filter((q) => q.relation_precision !== null), relR = qs.filter((q) => q.relation_recall !== null);
+      quality.push({
+        source,
+        paradigm: p,
+        graphs: qs.length,
+        node_f1: precision + recall > 0 ? (2 * precision * recall) / (precision + recall) : 0,
+        precision,
+        recall_observed: recall,
+        duplicate_rate: nodes ? sum("duplicates") / nodes : 0,
+        hallucination_rate: nodes ? sum("hallucinated") / nodes : 0,
+        miss_rate: sum("objects") ? (sum("objects") - matched) / sum("objects") : 0,
+        relation_precision: relP.length ? mean(relP.map((q) => q.relation_precision!)) : null,
+        relation_recall: relR.length ? mean(relR.map((q) => q.relation_recall!)) : null,
+        nodes_per_graph: nodes / qs.length,
+        duplicates_per_graph: sum("duplicates") / qs.length,
+        hallucinated_per_graph: sum("hallucinated") / qs.length,
+      });
+    }
+  }
+  const timings: Record<string, { mean: number; n: number }> = {};
+  const stageValues = new Map<string, number[]>();
+  for (const r of records) for (const [k, v] of Object.entries(r.timings_ms)) stageValues.set(`${methodOf(r)}:${k}`, [...(stageValues.get(`${methodOf(r)}:${k}`) ?? []), v]);
+  for (const [k, vs] of [...stageValues.entries()].sort()) timings[k] = { mean: Math.round(mean(vs) * 10) / 10, n: vs.length };
+  // differences of each 3D method against 2D, per subcategory, paradigms pooled and per paradigm
+  const differences: Difference[] = [];
+  for (const s of subcategories)
+    for (const m of methods.filter((x) => x !== "2D"))
+      for (const p of [...paradigms, "all"]) {
+        const a = table[s]?.[m]?.[p], b = table[s]?.["2D"]?.[p];
+        if (!a || !b || a.nScored === 0 || b.nScored === 0) continue;
+        differences.push({ subcategory: s, a: m, b: "2D", paradigm: p, ...newcombeDifference(a.accuracy, b.accuracy) });
+      }
+  const headlines: string[] = [];
+  const pctS = (x: number) => `${(x * 100).toFixed(1)}%`;
+  if (overall) {
+    const parts = methods.map((m) => overall[m]?.["all"] ? `${m} ${pctS(overall[m]!["all"]!.accuracy.p)}` : null).filter(Boolean);
+    if (parts.length) headlines.push(`Overall accuracy (all paradigms pooled): ${parts.join(", ")}.`);
+  }
+  for (const m of methods.filter((x) => x !== "2D")) {
+    const ds = differences.filter((d) => d.a === m && d.paradigm === "all");
+    if (!ds.length) continue;
+    const ahead = ds.filter((d) => d.diff > 0), behind = ds.filter((d) => d.diff < 0);
+    const sigAhead = ds.filter((d) => d.lo > 0).length, sigBehind = ds.filter((d) => d.hi < 0).length;
+    headlines.push(`${m} beats 2D on ${ahead.length} of ${ds.length} subcategories (${sigAhead} with a 95% interval above 0) and falls below it on ${behind.length} (${sigBehind} significantly).`);
+    const worst = [...ds].sort((x, y) => x.diff - y.diff)[0];
+    const best = [...ds].sort((x, y) => y.diff - x.diff)[0];
+    if (best && best.diff > 0) headlines.push(`Largest ${m} gain over 2D: ${SUBCATEGORY_TITLES[best.subcategory as Subcategory] ?? best.subcategory} (${best.diff >= 0 ? "+" : ""}${(best.diff * 100).toFixed(1)} points).`);
+    if (worst && worst.diff < 0) headlines.push(`Largest ${m} loss against 2D: ${SUBCATEGORY_TITLES[worst.subcategory as Subcategory] ?? worst.subcategory} (${(worst.diff * 100).toFixed(1)} points).`);
+  }
+  for (const q of quality.filter((x) => x.paradigm === "gt" || paradigms.length === 1))
+    headlines.push(`${METHOD_LABELS[q.source] ?? q.source} graphs (${q.paradigm} views): node F1 ${q.node_f1.toFixed(3)}, ${q.duplicates_per_graph.toFixed(2)} duplicate and ${q.hallucinated_per_graph.toFixed(2)} hallucinated nodes per graph.`);
+  const unscored = records.filter((r) => r.status !== "parsed").length;
+  if (unscored) headlines.push(`${unscored} item(s) had no usable answer (invalid, empty or error); they are reported apart, not scored as wrong.`);
+  void wilsonInterval;
+  return { format: "esi3d-summary/1", items: records.length, unscored, methods, paradigms, subcategories, table, byCategory, overall, calibration: cal, quality, timings_ms: timings, differences, headlines };
+}
