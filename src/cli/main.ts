@@ -31,7 +31,7 @@ export function buildProgram(): Command {
 export async function main(argv: string[]): Promise<number> {
   try {
     await buildProgram().parseAsync(argv);
-    return 0;
+    return typeof process.exitCode === "number" ? process.exitCode : 0;
   } catch (e) {
     if (e instanceof CommanderError) {
       // help and version exit 0; every other commander error is a usage error

@@ -1,0 +1,116 @@
+import { describe, expect, it } from "vitest";
+import { spawn } from "node:child_process";
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { CLI, esi3d, REPO_ROOT } from "../cli/helpers.js";
+import { readRecords } from "../../src/eval/records.js";
+
+const SMALL = ["--per-subcategory", "1", "--subcategories", "linear_alignment,physical_contact,counting_with_occlusion", "--paradigm", "single,gt", "--concurrency", "2"];
+const EXPECTED = 3 * 2 * 3; // tasks x paradigms x (gt, noisy, 2d)
+
+function keysOf(dir: string): string[] {
+  return readRecords(join(dir, "items.jsonl")).records.map((r) => r.key);
+}
+
+/** Starts a run and kills it once items.jsonl holds at least `atLeast` lines. */
+function runAndKill(out: string, signal: NodeJS.Signals, atLeast: number): Promise<number | null> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, "run", ...SMALL, "--out", out], { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    let sent = false;
+    const timer = setInterval(() => {
+      const f = join(out, "items.jsonl");
+      const lines = existsSync(f) ? readFileSync(f, "utf8").split("\n").filter(Boolean).length : 0;
+      if (!sent && lines >= atLeast) {
+        sent = true;
+        child.kill(signal);
+      }
+    }, 20);
+    child.on("exit", (code) => {
+      clearInterval(timer);
+      resolve(code);
+    });
+    child.on("error", reject);
+  });
+}
+
+describe("esi3d run", () => {
+  it("survives SIGKILL at any moment: resume loses nothing and duplicates nothing, even after a torn last line", async () => {
+    const out = mkdtempSync(join(tmpdir(), "esi3d-kill-"));
+    await runAndKill(out, "SIGKILL", 4);
+    const before = keysOf(out);
+    expect(before.length).toBeGreaterThanOrEqual(4);
+    expect(before.length).toBeLessThan(EXPECTED);
+    // what a kill in the middle of a write leaves behind
+    appendFileSync(join(out, "items.jsonl"), '{"key": "torn-line-from-a-kill", "task');
+    const r = esi3d(["run", ...SMALL, "--out", out, "--resume"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/dropping a torn last line/);
+    const after = keysOf(out);
+    expect(after.length).toBe(EXPECTED);
+    expect(new Set(after).size).toBe(EXPECTED);
+    for (const k of before) expect(after).toContain(k);
+    expect(readFileSync(join(out, "items.jsonl"), "utf8").endsWith("\n")).toBe(true);
+    const summary = JSON.parse(readFileSync(join(out, "summary.json"), "utf8"));
+    expect(summary.items).toBe(EXPECTED);
+    expect(summary.complete).toBe(true);
+  }, 300_000);
+
+  it("Ctrl-C finishes the items in flight, exits 130, and --resume completes the run", async () => {
+    const out = mkdtempSync(join(tmpdir(), "esi3d-int-"));
+    const code = await runAndKill(out, "SIGINT", 2);
+    expect(code).toBe(130);
+    const partial = keysOf(out);
+    expect(partial.length).toBeLessThan(EXPECTED);
+    expect(JSON.parse(readFileSync(join(out, "summary.json"), "utf8")).complete).toBe(false);
+    const r = esi3d(["run", ...SMALL, "--out", out, "--resume"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(new Set(keysOf(out)).size).toBe(EXPECTED);
+  }, 300_000);
+
+  it("writes the configuration, records, summary and readable reports", () => {
+    const out = mkdtempSync(join(tmpdir(), "esi3d-rep-"));
+    const r = esi3d(["run", ...SMALL, "--out", out, "--noise-level", "0.8"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/Subcategory\s+2D Single\s+2D GT\s+GT-3D Single/);
+    expect(r.stdout).toMatch(/GT-3D beats 2D on \d+ of 3 subcategories/);
+    const cfg = JSON.parse(readFileSync(join(out, "config.json"), "utf8"));
+    expect(cfg.config.noiseLevel).toBe(0.8);
+    expect(cfg.package_version).toMatch(/^\d+\.\d+\.\d+/);
+    const recs = readRecords(join(out, "items.jsonl")).records;
+    const rec = recs.find((x) => x.arm === "3d" && x.source === "noisy")!;
+    for (const field of ["task_id", "subcategory", "paradigm", "source", "reasoner", "masks", "raw", "answer", "confidence", "correct", "graph_quality", "timings_ms"]) expect(rec).toHaveProperty(field);
+    expect(rec.graph_quality!.f1_observed).toBeGreaterThanOrEqual(0);
+    expect(rec.timings_ms.cloud).toBeGreaterThan(0);
+    const md = readFileSync(join(out, "report.md"), "utf8");
+    expect(md).toMatch(/## Findings/);
+    expect(md).toMatch(/\| Subcategory .*GT-3D Single/);
+    expect(md).toMatch(/Counting w Occlusion/);
+    expect(md).toMatch(/## Graph quality per source/);
+    const html = readFileSync(join(out, "report.html"), "utf8");
+    expect(html).toMatch(/<svg[^>]*aria-label="accuracy by subcategory/);
+    // self-contained: no external scripts, styles, images or fonts (the SVG namespace URI is not a fetch)
+    expect(html).not.toMatch(/<script[^>]+src=|<link[\s>]|<img[^>]+src="?https?:|@import|url\(\s*["']?https?:/);
+    expect(readdirSync(join(out, "graphs")).length).toBe(3);
+  }, 300_000);
+
+  it("with --source vggt and no model, stops at once with the reconstruction stage's message", () => {
+    const out = mkdtempSync(join(tmpdir(), "esi3d-vggt-"));
+    const r = esi3d(["run", ...SMALL, "--source", "vggt", "--out", join(out, "r")], { env: { ESI3D_VGGT_MODEL: "" } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/ESI3D_VGGT_MODEL/);
+    expect(r.stderr).toMatch(/models\/README\.md/);
+    expect(existsSync(join(out, "r", "items.jsonl"))).toBe(false);
+  });
+
+  it("refuses to overwrite a finished run without --resume, and a resume with other options", () => {
+    const out = mkdtempSync(join(tmpdir(), "esi3d-dup-"));
+    expect(esi3d(["run", "--per-subcategory", "1", "--subcategories", "linear_alignment", "--paradigm", "single", "--out", out]).code).toBe(0);
+    const again = esi3d(["run", "--per-subcategory", "1", "--subcategories", "linear_alignment", "--paradigm", "single", "--out", out]);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(/a run already exists here; pass --resume/);
+    const other = esi3d(["run", "--per-subcategory", "1", "--subcategories", "linear_alignment", "--paradigm", "gt", "--out", out, "--resume"]);
+    expect(other.code).toBe(2);
+    expect(other.stderr).toMatch(/different configuration/);
+  }, 120_000);
+});
