@@ -296,9 +296,9 @@ function serializeText(g: SceneGraph, uncertainty: boolean): string {
     add(r.subject, r.predicate, r.object, r.margin_m);
     if (SYMMETRIC.has(r.predicate)) add(r.object, r.predicate, r.subject, r.margin_m);
   }
-  const ref = (id: string) => {
+  const ref = (id: string, extra = "") => {
     const o = byId.get(id);
-    return o ? `${id} (${article(o.label)} ${o.label})` : id;
+    return o ? `${id} (${article(o.label)} ${o.label}${extra})` : extra ? `${id} (${extra.replace(/^; /, "")})` : id;
   };
   const sentences = g.nodes.map((n) => {
     const colour = colourOf(n);
@@ -310,17 +310,18 @@ function serializeText(g: SceneGraph, uncertainty: boolean): string {
     if (rels.length) {
       const groups: string[] = [];
       for (const p of PREDICATES) {
-        const objs = rels.filter((r) => r.predicate === p).map((r) => (uncertainty ? `${ref(r.other)}, margin ${fmt(r.margin)} m` : ref(r.other)));
+        const objs = rels.filter((r) => r.predicate === p).map((r) => ref(r.other, uncertainty ? `; margin ${fmt(r.margin)} m` : ""));
         if (objs.length) groups.push(`${PREDICATE_PHRASE[p]} ${joinAnd(objs)}`);
       }
-      s += `; it is ${uncertainty ? groups.join("; ") : joinAnd(groups)}`;
+      // predicate groups are separated by semicolons: a group may itself list several objects with commas
+      s += `; it is ${groups.join("; ")}`;
     }
     s += ".";
     if (uncertainty) {
       const ev = [`seen in ${plural(n.views.length, "view")}, ${plural(n.raw_point_count, "point")}, confidence ${fmt(n.mean_confidence, FRACTION_DECIMALS)}`];
       const votes = labelVotes(n);
       if (votes) ev.push(`label votes ${votes.map(([l, v]) => `${l} ${fmt(v, FRACTION_DECIMALS)}`).join(", ")}`);
-      if (n.flags.possible_duplicate_of.length) ev.push(`possible duplicate of ${joinAnd(n.flags.possible_duplicate_of.map(ref))}`);
+      if (n.flags.possible_duplicate_of.length) ev.push(`possible duplicate of ${joinAnd(n.flags.possible_duplicate_of.map((id) => ref(id)))}`);
       if (n.flags.fragment) ev.push("fragment");
       if (n.flags.low_support) ev.push("low support");
       s += ` Evidence: ${ev.join("; ")}.`;
@@ -332,7 +333,7 @@ function serializeText(g: SceneGraph, uncertainty: boolean): string {
     axesLine(),
     "- Each object is a box: its centre (x, y, z), its full size a × b × h along its own horizontal axes and vertically, and its yaw: the angle in degrees, counter-clockwise seen from above, from world +X to the box's a axis, in [0, 180).",
     ...viewpointLines(g),
-    "- Relations are stated in each object's sentence: \"n0 is ...; it is near n2\" means n0 is near n2.",
+    "- Relations are stated in each object's sentence, one predicate per clause: \"n0 is ...; it is near n2 (...) and n4 (...); left of n3 (...)\" means n0 is near n2, near n4 and left of n3.",
     ...predicateLines("text"),
   ];
   const out = [`Scene graph: ${plural(g.nodes.length, "object")}, ${plural(g.relations.length, "relation")}.`, "", conv.join("\n")];

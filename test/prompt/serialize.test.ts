@@ -95,8 +95,8 @@ describe("relations", () => {
 describe("text", () => {
   it("writes one sentence per object with its relations, symmetric ones on both sides", () => {
     const s = ser("text");
-    expect(s).toContain("n0 is a brown table at (1.00, 0.50, 0.38) m, 1.20 × 0.80 × 0.75 m, yaw 0°; it is supporting n1 (a mug) and right of n3 (an armchair).");
-    expect(s).toContain("n1 is a white mug at (1.20, 0.40, 0.80) m, 0.08 × 0.08 × 0.10 m, yaw 90°; it is on n0 (a table) and touching n2 (a mug).");
+    expect(s).toContain("n0 is a brown table at (1.00, 0.50, 0.38) m, 1.20 × 0.80 × 0.75 m, yaw 0°; it is supporting n1 (a mug); right of n3 (an armchair).");
+    expect(s).toContain("n1 is a white mug at (1.20, 0.40, 0.80) m, 0.08 × 0.08 × 0.10 m, yaw 90°; it is on n0 (a table); touching n2 (a mug).");
     expect(s).toContain("n2 is a red mug at (1.25, 0.42, 0.80) m, 0.03 × 0.05 × 0.06 m, yaw 0°; it is touching n1 (a mug).");
     expect(s).toContain("n3 is an armchair at (-1.00, -1.00, 0.45) m, 0.50 × 0.50 × 0.90 m, yaw 163°; it is left of n0 (a table).");
     expect(s).toContain("left of / right of / in front of / behind: from your initial view");
@@ -105,10 +105,10 @@ describe("text", () => {
   it("with uncertainty: evidence per object and a margin per relation", () => {
     const s = ser("text", true);
     expect(s).toContain(
-      "n2 is a red mug at (1.25, 0.42, 0.80) m, 0.03 × 0.05 × 0.06 m, yaw 0°; it is touching n1 (a mug), margin 0.00 m. " +
+      "n2 is a red mug at (1.25, 0.42, 0.80) m, 0.03 × 0.05 × 0.06 m, yaw 0°; it is touching n1 (a mug; margin 0.00 m). " +
         "Evidence: seen in 1 view, 120 points, confidence 1.40; label votes mug 0.70, cup 0.30; possible duplicate of n1 (a mug); fragment; low support.",
     );
-    expect(s).toContain("it is on n0 (a table), margin 0.02 m; touching n2 (a mug), margin 0.00 m. Evidence: seen in 2 views, 900 points, confidence 3.25.");
+    expect(s).toContain("it is on n0 (a table; margin 0.02 m); touching n2 (a mug; margin 0.00 m). Evidence: seen in 2 views, 900 points, confidence 3.25.");
     expect(s).toContain('"possible duplicate of": other objects with the same label');
   });
 });
