@@ -62,54 +62,48 @@ export function voxelDownsample(xyz: Float32Array, voxelSize: number, opts: Voxe
   }
   const cells = nx * ny * nz;
   const voxelOfPoint = new Int32Array(n);
-  let nv: number;
   const dense = opts.grouping ? opts.grouping === "dense" : cells <= VOXEL_DENSE_CELL_LIMIT && cells <= VOXEL_DENSE_CELLS_PER_POINT * n;
+  let nv: number;
+  let out: Float32Array, pointsPerVoxel: Int32Array;
   if (dense) {
-    // Dense grid: one table lookup per point assigns first-seen ids; a scan of the table in key order
-    // renumbers them into raster order.
+    // Dense grid, one pass over the points: a table lookup gives each voxel an id in first-seen order
+    // and the point is added to that voxel's sums (so each voxel sums its points in input order, as
+    // Open3D does). A scan of the table in key order then renumbers the voxels into raster order.
+    // (Each loop lives in its own small function: V8 then optimises it whole, instead of entering a
+    // long function's later loops unoptimised.)
     const table = new Int32Array(cells).fill(-1);
-    let next = 0;
-    const nxy = nx * ny;
-    for (let i = 0, o = 0; i < n; i++, o += 3) {
-      const key = Math.floor((xyz[o]! - ox) / voxelSize) + nx * Math.floor((xyz[o + 1]! - oy) / voxelSize) + nxy * Math.floor((xyz[o + 2]! - oz) / voxelSize);
-      let v = table[key]!;
-      if (v < 0) {
-        v = next++;
-        table[key] = v;
-      }
-      voxelOfPoint[i] = v;
-    }
-    nv = next;
+    // at most min(n, cells) voxels; large typed arrays are zero pages until touched, so the unused
+    // tail costs nothing (and a fixed size keeps the hot loop free of growth checks)
+    const cap = Math.min(n, cells);
+    const sums = new Float64Array(3 * cap), counts = new Int32Array(cap);
+    nv = assignAndSum(xyz, ox, oy, oz, voxelSize, nx, nx * ny, table, voxelOfPoint, sums, counts);
+    out = new Float32Array(3 * nv);
+    pointsPerVoxel = new Int32Array(nv);
     const remap = new Int32Array(nv);
-    for (let k = 0, r = 0; k < cells; k++) {
-      const v = table[k]!;
-      if (v >= 0) remap[v] = r++;
-    }
-    for (let i = 0; i < n; i++) voxelOfPoint[i] = remap[voxelOfPoint[i]!]!;
+    emitInKeyOrder(table, sums, counts, out, pointsPerVoxel, remap);
+    applyRemap(voxelOfPoint, remap);
   } else {
-    // Sparse or huge grid: stable radix sort of the voxel keys (raster order).
+    // Sparse or huge grid: stable radix sort of the voxel keys (raster order), then sums streamed in
+    // input order (the sums array is small, 3 doubles per voxel, so the scattered adds stay in cache).
     const { order, start } = sortPointsByCell(xyz, ox, oy, oz, voxelSize, nx, ny, nz);
     nv = start.length - 1;
     for (let v = 0; v < nv; v++) for (let p = start[v]!, e = start[v + 1]!; p < e; p++) voxelOfPoint[order[p]!] = v;
-  }
-  // Sums in input order (Open3D adds a voxel's points in input order); the sums array is small
-  // (3 doubles per voxel) so these scattered adds stay in cache while xyz streams through.
-  const sums = new Float64Array(3 * nv);
-  const pointsPerVoxel = new Int32Array(nv);
-  for (let i = 0, o = 0; i < n; i++, o += 3) {
-    const v = voxelOfPoint[i]!;
-    sums[3 * v] += xyz[o]!;
-    sums[3 * v + 1] += xyz[o + 1]!;
-    sums[3 * v + 2] += xyz[o + 2]!;
-    pointsPerVoxel[v]!++;
-  }
-  const out = new Float32Array(3 * nv);
-  for (let v = 0; v < nv; v++) {
-    const c = pointsPerVoxel[v]!;
-    // Open3D: point_ / double(num_of_points_); the Float32Array store rounds like numpy's astype(float32).
-    out[3 * v] = sums[3 * v]! / c;
-    out[3 * v + 1] = sums[3 * v + 1]! / c;
-    out[3 * v + 2] = sums[3 * v + 2]! / c;
+    const sums = new Float64Array(3 * nv);
+    pointsPerVoxel = new Int32Array(nv);
+    for (let i = 0, o = 0; i < n; i++, o += 3) {
+      const v = voxelOfPoint[i]!;
+      sums[3 * v] += xyz[o]!;
+      sums[3 * v + 1] += xyz[o + 1]!;
+      sums[3 * v + 2] += xyz[o + 2]!;
+      pointsPerVoxel[v]!++;
+    }
+    out = new Float32Array(3 * nv);
+    for (let v = 0; v < nv; v++) {
+      const c = pointsPerVoxel[v]!;
+      out[3 * v] = sums[3 * v]! / c;
+      out[3 * v + 1] = sums[3 * v + 1]! / c;
+      out[3 * v + 2] = sums[3 * v + 2]! / c;
+    }
   }
 
   const result: VoxelDownsampleResult = { count: nv, xyz: out, voxelOfPoint, pointsPerVoxel };
@@ -132,4 +126,48 @@ export function voxelDownsample(xyz: Float32Array, voxelSize: number, opts: Voxe
     result.rgb = outRgb;
   }
   return result;
+}
+
+/** Voxel id (first-seen order) of every point, and per-voxel sums in input order; returns the voxel count. */
+function assignAndSum(
+  xyz: Float32Array, ox: number, oy: number, oz: number, voxelSize: number, nx: number, nxy: number,
+  table: Int32Array, voxelOfPoint: Int32Array, sums: Float64Array, counts: Int32Array,
+): number {
+  const n = voxelOfPoint.length;
+  let next = 0;
+  for (let i = 0, o = 0; i < n; i++, o += 3) {
+    const x = xyz[o]!, y = xyz[o + 1]!, z = xyz[o + 2]!;
+    const key = Math.floor((x - ox) / voxelSize) + nx * Math.floor((y - oy) / voxelSize) + nxy * Math.floor((z - oz) / voxelSize);
+    let v = table[key]!;
+    if (v < 0) {
+      v = next++;
+      table[key] = v;
+    }
+    voxelOfPoint[i] = v;
+    sums[3 * v] += x;
+    sums[3 * v + 1] += y;
+    sums[3 * v + 2] += z;
+    counts[v]!++;
+  }
+  return next;
+}
+
+/** Means in raster (key) order; remap[first-seen id] = output index. */
+function emitInKeyOrder(table: Int32Array, sums: Float64Array, counts: Int32Array, out: Float32Array, pointsPerVoxel: Int32Array, remap: Int32Array): void {
+  for (let k = 0, r = 0; k < table.length; k++) {
+    const v = table[k]!;
+    if (v < 0) continue;
+    remap[v] = r;
+    const c = counts[v]!;
+    // Open3D: point_ / double(num_of_points_); the Float32Array store rounds like numpy's astype(float32).
+    out[3 * r] = sums[3 * v]! / c;
+    out[3 * r + 1] = sums[3 * v + 1]! / c;
+    out[3 * r + 2] = sums[3 * v + 2]! / c;
+    pointsPerVoxel[r] = c;
+    r++;
+  }
+}
+
+function applyRemap(ids: Int32Array, remap: Int32Array): void {
+  for (let i = 0; i < ids.length; i++) ids[i] = remap[ids[i]!]!;
 }
