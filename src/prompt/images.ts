@@ -90,7 +90,7 @@ export function describeImages(p: PromptImages): string {
     p.images.length === 1
       ? "One image follows this text: your initial view (view 0)."
       : `${p.images.length} images follow this text, in this order (${p.images.length} of the ${p.totalViews} views taken, evenly spaced, in the order they were taken):`;
-  if (p.images.length === 1 && p.views[0]!.view === 0) return head;
+  if (p.images.length === 1) return head; // always view 0 (selectViews)
   const lines = p.views.map((v, k) => {
     const what = v.view === 0 ? "your initial view" : v.actions.length ? `after ${v.actions.join(", ")}` : "no action since the previous image";
     return `- image ${k + 1}: view ${v.view}, ${what}`;

@@ -23,7 +23,7 @@
 import { HEIGHT_STEP_M, MOVE_STEP_M, PITCH_STEP_RAD, TURN_STEP_RAD } from "../../bridge/sim/agent.js";
 import type { Task } from "../../bridge/task/schema.js";
 import { LABEL_ANSWER_SUBCATEGORIES } from "../../bridge/task/taxonomy.js";
-import { createHash } from "node:crypto";
+import { canonicalJson, sha256Hex } from "../llm/cache.js";
 import type { ChatImage } from "../llm/types.js";
 import type { GraphFormat, ReasonerInput } from "../reason/types.js";
 import { bundleImages, checkMaxImages, DEFAULT_MAX_IMAGES, describeImages, type ImageMode, type ShownView } from "./images.js";
@@ -232,19 +232,14 @@ export function buildPrompt(input: ReasonerInput, opts: BuildOptions = {}): Buil
 }
 
 /** sha256 of each image, in order. */
-export function sha256Hex(data: Uint8Array | string): string {
-  return createHash("sha256").update(data).digest("hex");
-}
-
 export function imageHashes(p: Pick<BuiltPrompt, "images">): string[] {
   return (p.images ?? []).map((im) => sha256Hex(im.data));
 }
 
 /** sha256 of the prompt alone (version, system, user, image MIME types and hashes): the same for every model. */
 export function promptDigest(p: BuiltPrompt): string {
-  // fixed key order, so JSON.stringify is canonical here
   return sha256Hex(
-    JSON.stringify({
+    canonicalJson({
       version: p.version,
       system: p.system,
       user: p.user,
