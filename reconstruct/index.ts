@@ -30,7 +30,7 @@ export async function buildPointCloud(bundle: FrameBundle, opts: CloudOptions): 
     case "vggt":
       return withoutIds(await vggtPointCloud(bundle, opts.vggt ?? {}), opts.excludeIds);
     case "noisy":
-      return withoutIds(noisyPointCloud(bundle, { level: opts.noiseLevel ?? 0.5, seed: opts.noiseSeed ?? "0", components: opts.noiseComponents }), opts.excludeIds);
+      return noisyPointCloud(bundle, { level: opts.noiseLevel ?? 0.5, seed: opts.noiseSeed ?? "0", components: opts.noiseComponents, excludeIds: opts.excludeIds });
   }
 }
 

@@ -130,7 +130,11 @@ const ratio = (a: number, b: number) => (b > 0 ? a / b : 0);
 const f1 = (p: number, r: number) => (p + r > 0 ? (2 * p * r) / (p + r) : 0);
 
 /** Pixels per object id over all views of a bundle, and the most it shows in any one view. */
+const observedCache = new WeakMap<object, { total: Map<number, number>; maxPerView: Map<number, number> }>();
+
 export function observedPixels(bundle: Pick<FrameBundle, "views">): { total: Map<number, number>; maxPerView: Map<number, number> } {
+  const cached = observedCache.get(bundle.views);
+  if (cached) return cached;
   const total = new Map<number, number>(), maxPerView = new Map<number, number>();
   const here = new Int32Array(65536);
   for (const v of bundle.views) {
@@ -144,6 +148,7 @@ export function observedPixels(bundle: Pick<FrameBundle, "views">): { total: Map
       maxPerView.set(id, Math.max(maxPerView.get(id) ?? 0, n));
     }
   }
+  observedCache.set(bundle.views, { total, maxPerView });
   return { total, maxPerView };
 }
 

@@ -75,7 +75,20 @@ function connectedComponents(key: Int32Array, W: number, H: number, comp: Int32A
   return count;
 }
 
+/** Evidence per bundle (by its views array) and mode: a unit of the runner needs it for every source and the 2D baseline. */
+const evidenceCache = new WeakMap<object, Map<MaskMode, Evidence>>();
+
 export function computeEvidence(bundle: Pick<FrameBundle, "manifest" | "views">, mode: MaskMode): Evidence {
+  let byMode = evidenceCache.get(bundle.views);
+  if (!byMode) evidenceCache.set(bundle.views, (byMode = new Map()));
+  const cached = byMode.get(mode);
+  if (cached) return cached;
+  const ev = computeEvidenceUncached(bundle, mode);
+  byMode.set(mode, ev);
+  return ev;
+}
+
+function computeEvidenceUncached(bundle: Pick<FrameBundle, "manifest" | "views">, mode: MaskMode): Evidence {
   const { width: W, height: H } = bundle.manifest.image;
   const structureIds = new Set(bundle.manifest.instances.filter((e) => e.structure).map((e) => e.id));
   const category = new Map(bundle.manifest.instances.map((e) => [e.id, e.category]));

@@ -408,9 +408,9 @@ export function noisyPointCloud(bundle: FrameBundle, opts: NoiseOptions): PointC
   }
 
   // 3. back-projection with the gt source's own code: level 0 gives the gt cloud bit for bit
-  const cloud = backprojectViews(noisyViews, categories);
+  const cloud = backprojectViews(noisyViews, categories, { excludeIds: opts.excludeIds });
   cloud.source = "noisy";
-  if (cloud.count !== gtPoints - dropped) throw new Error(`noisy: ${cloud.count} points, expected ${gtPoints - dropped}`);
+  if (!opts.excludeIds?.size && cloud.count !== gtPoints - dropped) throw new Error(`noisy: ${cloud.count} points, expected ${gtPoints - dropped}`);
 
   // 4. per-point confidence and counts, view by view (points come out grouped by view, pixels in order)
   let flyingKept = 0, blobPointsKept = 0;

@@ -54,6 +54,11 @@ export interface NoiseOptions {
   /** Components to apply (default all); the others get zero amplitude. */
   components?: NoiseComponent[];
   seed: string;
+  /**
+   * Leave out points whose pixel has one of these instance ids (room structure, when only objects
+   * matter). The error model still runs on every pixel; only the back-projection skips them.
+   */
+  excludeIds?: ReadonlySet<number>;
   /** Replace preset values (the level-1 values) before `level` scales the amplitudes; shapes are used as given. */
   overrides?: Partial<NoiseParams>;
 }

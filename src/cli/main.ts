@@ -9,6 +9,8 @@ import { registerSchema } from "./commands/schema.js";
 import { registerPoints } from "./commands/points.js";
 import { registerGraph } from "./commands/graph.js";
 import { registerRun } from "./commands/run.js";
+import { registerCompare } from "./commands/compare.js";
+import { registerAblate } from "./commands/ablate.js";
 
 export function buildProgram(): Command {
   const program = new Command();
@@ -19,6 +21,8 @@ export function buildProgram(): Command {
     .showHelpAfterError("(run with --help for usage)")
     .exitOverride();
   registerRun(program);
+  registerAblate(program);
+  registerCompare(program);
   registerGenerate(program);
   registerRender(program);
   registerPoints(program);

@@ -26,6 +26,7 @@ export const RunConfigSchema = z
     format: z.enum(GRAPH_FORMATS),
     uncertainty: z.boolean(),
     noiseLevel: z.number().min(0).max(1),
+    noiseLevels: z.array(z.number().min(0).max(1)).min(1).nullable().describe("ablation: evaluate the noisy source at each of these levels (null: --noise-level only)"),
     noiseSeed: z.string(),
     noiseComponents: z.array(z.enum(NOISE_COMPONENT_NAMES)).min(1),
     seed: z.string().regex(/^[A-Za-z0-9_.-]+$/),
@@ -66,6 +67,7 @@ export const DEFAULT_RUN_CONFIG: RunConfig = {
   format: "json",
   uncertainty: false,
   noiseLevel: 0.5,
+  noiseLevels: null,
   noiseSeed: "0",
   noiseComponents: [...NOISE_COMPONENT_NAMES],
   seed: "0",
@@ -88,4 +90,19 @@ export function resolveRunConfig(...layers: Array<Partial<Record<string, unknown
     }
   }
   return RunConfigSchema.parse(merged);
+}
+
+/** The 3D arms of a run: each source, and the noisy source once per level in an ablation. */
+export interface ThreeDArm {
+  source: (typeof RUN_SOURCES)[number];
+  level: number | null;
+  label: string;
+}
+
+export function threeDArms(config: RunConfig): ThreeDArm[] {
+  return config.sources.flatMap((source): ThreeDArm[] => {
+    if (source !== "noisy") return [{ source, level: null, label: source }];
+    const levels = config.noiseLevels ?? [config.noiseLevel];
+    return levels.map((level) => ({ source, level, label: config.noiseLevels ? `noisy@${level}` : "noisy" }));
+  });
 }

@@ -16,7 +16,7 @@ import { createSymbolicReasoner } from "../reason/symbolic.js";
 import { createSymbolic2dReasoner } from "../reason/symbolic2d.js";
 import type { ReasonerAnswer } from "../reason/types.js";
 import { scoreAnswer } from "../reason/protocol.js";
-import type { RunConfig } from "./config.js";
+import { threeDArms, type RunConfig } from "./config.js";
 import { itemKey, type Arm, type ItemRecord } from "./records.js";
 
 export interface UnitJob {
@@ -77,19 +77,19 @@ export function qualityFigures(m: GraphMetrics): Record<string, number | null> {
   };
 }
 
-export function makeRecord(task: Task, paradigm: string, arm: Arm, source: string | null, config: RunConfig, reasoner: string, a: ReasonerAnswer, views: number, quality: Record<string, number | null> | null, timings: Record<string, number>): ItemRecord {
+export function makeRecord(task: Task, paradigm: string, arm: Arm, source: string | null, config: RunConfig, reasoner: string, a: ReasonerAnswer, views: number, quality: Record<string, number | null> | null, timings: Record<string, number>, level: number | null = null, key?: string): ItemRecord {
   const score = a.status === "parsed" && a.answer !== null ? scoreAnswer({ status: "parsed", answer: a.answer } as never, task) : null;
   const correct = score && score.scored ? score.correct : null;
   const mra = task.answer_format === "integer" ? (score && score.scored ? (score.mra ?? null) : 0) : null;
   return {
-    key: itemKey(task.task_id, paradigm, arm, source),
+    key: key ?? itemKey(task.task_id, paradigm, arm, source),
     task_id: task.task_id,
     subcategory: task.subcategory,
     category: task.category,
     paradigm,
     arm,
     source,
-    noise_level: source === "noisy" ? config.noiseLevel : null,
+    noise_level: source === "noisy" ? (level ?? config.noiseLevel) : null,
     reasoner,
     masks: arm === "3d" ? config.masks : null,
     instances: arm === "3d" ? config.instances : null,
@@ -133,14 +133,14 @@ export async function runUnit(job: UnitJob): Promise<UnitResult> {
   const pending: UnitResult["pending"] = [];
   const structure = new Set(bundle.manifest.instances.filter((e) => e.structure).map((e) => e.id));
   const truthRelations = trueRelations(task);
-  for (const source of config.sources) {
-    const key = itemKey(task.task_id, paradigm, "3d", source);
+  for (const { source, level, label } of threeDArms(config)) {
+    const key = itemKey(task.task_id, paradigm, "3d", label);
     if (done.has(key)) continue;
     const st: Record<string, number> = {};
     let t0 = performance.now();
     const cloud = await buildPointCloud(bundle, {
       source,
-      noiseLevel: config.noiseLevel,
+      noiseLevel: level ?? config.noiseLevel,
       noiseSeed: config.noiseSeed,
       noiseComponents: config.noiseComponents,
       excludeIds: config.masks === "none" ? undefined : structure,
@@ -154,11 +154,11 @@ export async function runUnit(job: UnitJob): Promise<UnitResult> {
     t0 = performance.now();
     const diagnosis = diagnose({ graph: g.graph, members: g.members, cloud, task, bundle, trueRelations: truthRelations });
     st.diagnose = Math.round(performance.now() - t0);
-    graphs.push({ source, graph: g.graph, diagnosis });
+    graphs.push({ source: label, graph: g.graph, diagnosis });
     if (isOffline(config.reasoner)) {
       const a = await createSymbolicReasoner().answer({ task, graph: g.graph });
-      records.push(makeRecord(task, paradigm, "3d", source, config, "symbolic", a, bundle.views.length, qualityFigures(diagnosis.metrics), { render: timings.render!, ...st }));
-    } else pending.push({ key, arm: "3d", source });
+      records.push(makeRecord(task, paradigm, "3d", source, config, "symbolic", a, bundle.views.length, qualityFigures(diagnosis.metrics), { render: timings.render!, ...st }, level, key));
+    } else pending.push({ key, arm: "3d", source: label });
   }
   lap("sources");
   if (config.baseline === "2d") {

@@ -17,7 +17,7 @@ import type { Paradigm } from "../../bridge/bundle/schema.js";
 import { resolveVggtModel } from "../../reconstruct/vggt/index.js";
 import { createReasoner } from "../reason/index.js";
 import type { Reasoner } from "../reason/types.js";
-import type { RunConfig } from "./config.js";
+import { threeDArms, type RunConfig } from "./config.js";
 import { makeRecord, qualityFigures, renderBundle, runUnit, type UnitJob, type UnitResult } from "./pipeline.js";
 import { itemKey, readRecords, RecordWriter, type ItemRecord } from "./records.js";
 import { summarizeRun, type RunSummary } from "./summary.js";
@@ -102,9 +102,9 @@ export async function runEvaluation(opts: RunOptions): Promise<RunOutcome> {
       (id) => (existsSync(taskFile(id)) ? readTaskFile(taskFile(id)) : null),
     );
     if (config.suite !== "default") for (const t of tasks) if (!existsSync(taskFile(t.task_id))) writeJsonAtomic(taskFile(t.task_id), t);
-    const arms = (t: Task, p: string) => [...config.sources.map((s) => itemKey(t.task_id, p, "3d", s)), ...(config.baseline === "2d" ? [itemKey(t.task_id, p, "2d", null)] : [])];
+    const arms = (t: Task, p: string) => [...threeDArms(config).map((a) => itemKey(t.task_id, p, "3d", a.label)), ...(config.baseline === "2d" ? [itemKey(t.task_id, p, "2d", null)] : [])];
     const units = tasks.flatMap((task) => config.paradigms.map((paradigm) => ({ task, paradigm: paradigm as Paradigm }))).filter((u) => arms(u.task, u.paradigm).some((k) => !doneKeys.has(k)));
-    const totalItems = tasks.length * config.paradigms.length * (config.sources.length + (config.baseline === "2d" ? 1 : 0));
+    const totalItems = tasks.length * config.paradigms.length * (threeDArms(config).length + (config.baseline === "2d" ? 1 : 0));
     opts.progress?.setTotal(totalItems);
     opts.progress?.tick(previous.length);
     log(`run: ${tasks.length} tasks x ${config.paradigms.length} paradigms = ${totalItems} items (${previous.length} already done), ${threads} worker(s), reasoner ${config.reasoner}`);
@@ -140,7 +140,8 @@ export async function runEvaluation(opts: RunOptions): Promise<RunOutcome> {
             if (stop.signal.aborted && abandon.signal.aborted) return;
             const g = res.graphs.find((x) => x.source === p.source);
             const a = await llm.answer(p.arm === "2d" ? { task, bundle, images: config.images, maxImages: config.maxImages } : { task, graph: g!.graph, format: config.format, uncertainty: config.uncertainty }, abandon.signal);
-            commit(makeRecord(task, paradigm, p.arm, p.source, config, config.reasoner, a, res.views, g ? qualityFigures(g.diagnosis.metrics) : null, { ...res.timings }));
+            const arm = threeDArms(config).find((x) => x.label === p.source);
+            commit(makeRecord(task, paradigm, p.arm, arm?.source ?? null, config, config.reasoner, a, res.views, g ? qualityFigures(g.diagnosis.metrics) : null, { ...res.timings }, arm?.level ?? null, p.key));
           }),
         ),
       );

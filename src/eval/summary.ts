@@ -4,13 +4,15 @@
  * quality per source, time per stage, and headline findings in words.
  */
 import { SUBCATEGORY_CATEGORY, SUBCATEGORY_TITLES, type Subcategory } from "../../bridge/task/taxonomy.js";
-import { calibration, summarize, wilsonInterval, type Calibration, type GroupSummary, type Interval } from "./metrics.js";
+import { calibration, summarize, type Calibration, type GroupSummary, type Interval } from "./metrics.js";
 import type { ItemRecord } from "./records.js";
 
 export const METHOD_LABELS: Record<string, string> = { "2d": "2D", gt: "GT-3D", noisy: "Noisy-3D", vggt: "VGGT-3D" };
 
-export function methodOf(r: Pick<ItemRecord, "arm" | "source">): string {
-  return r.arm === "2d" ? "2D" : (METHOD_LABELS[r.source ?? ""] ?? `${r.source}-3D`);
+export function methodOf(r: Pick<ItemRecord, "arm" | "source"> & Partial<Pick<ItemRecord, "key" | "noise_level">>): string {
+  if (r.arm === "2d") return "2D";
+  if (r.key?.includes("|3d:noisy@")) return `Noisy-3D@${r.noise_level}`;
+  return METHOD_LABELS[r.source ?? ""] ?? `${r.source}-3D`;
 }
 
 const scored = (r: ItemRecord) => ({ scored: r.status === "parsed" && r.correct !== null, correct: r.correct ?? undefined, mra: r.mra ?? undefined });
@@ -164,6 +166,5 @@ export function summarizeRun(records: ItemRecord[]): RunSummary {
     headlines.push(`${METHOD_LABELS[q.source] ?? q.source} graphs (${q.paradigm} views): node F1 ${q.node_f1.toFixed(3)}, ${q.duplicates_per_graph.toFixed(2)} duplicate and ${q.hallucinated_per_graph.toFixed(2)} hallucinated nodes per graph.`);
   const unscored = records.filter((r) => r.status !== "parsed").length;
   if (unscored) headlines.push(`${unscored} item(s) had no usable answer (invalid, empty or error); they are reported apart, not scored as wrong.`);
-  void wilsonInterval;
   return { format: "esi3d-summary/1", items: records.length, unscored, methods, paradigms, subcategories, table, byCategory, overall, calibration: cal, quality, timings_ms: timings, differences, headlines };
 }

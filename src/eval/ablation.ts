@@ -1,0 +1,172 @@
+/**
+ * `esi3d ablate`: the noisy source swept over error levels against the 2D baseline, per subcategory.
+ * Shows where explicit 3D falls below images alone (the paper's central finding, as a curve), and how
+ * duplicate, hallucination and miss rates grow with the noise.
+ */
+import { SUBCATEGORY_TITLES, type Subcategory } from "../../bridge/task/taxonomy.js";
+import { summarize } from "./metrics.js";
+import type { ItemRecord } from "./records.js";
+import type { Cell } from "./summary.js";
+
+export interface AblationQuality {
+  level: number;
+  graphs: number;
+  node_f1: number;
+  duplicate_rate: number;
+  hallucination_rate: number;
+  miss_rate: number;
+  relation_precision: number | null;
+}
+
+export interface AblationSummary {
+  format: "esi3d-ablation/1";
+  levels: number[];
+  components: string[];
+  paradigms: string[];
+  subcategories: string[];
+  /** accuracy[subcategory or "overall"][level] (paradigms pooled) */
+  accuracy: Record<string, Record<string, Cell>>;
+  /** 2D baseline per subcategory or "overall" */
+  baseline: Record<string, Cell>;
+  quality: AblationQuality[];
+  /** The lowest level at which 3D accuracy falls below 2D, per subcategory (null: never). */
+  crossings: Record<string, number | null>;
+  headlines: string[];
+}
+
+const scored = (r: ItemRecord) => ({ scored: r.status === "parsed" && r.correct !== null, correct: r.correct ?? undefined, mra: r.mra ?? undefined });
+const cellOf = (rs: ItemRecord[], g: string): Cell => ({ ...summarize(rs.map(scored), g), invalid: rs.filter((r) => r.status === "invalid").length, errors: rs.filter((r) => r.status === "error" || r.status === "empty").length });
+
+export function summarizeAblation(records: ItemRecord[], components: string[]): AblationSummary {
+  const noisy = records.filter((r) => r.arm === "3d" && r.source === "noisy");
+  const twoD = records.filter((r) => r.arm === "2d");
+  const levels = [...new Set(noisy.map((r) => r.noise_level!))].sort((a, b) => a - b);
+  const subcategories = [...new Set(records.map((r) => r.subcategory))];
+  const paradigms = [...new Set(records.map((r) => r.paradigm))];
+  const accuracy: AblationSummary["accuracy"] = {};
+  const baseline: AblationSummary["baseline"] = {};
+  for (const s of [...subcategories, "overall"]) {
+    const inS = (r: ItemRecord) => s === "overall" || r.subcategory === s;
+    accuracy[s] = {};
+    for (const l of levels) accuracy[s]![String(l)] = cellOf(noisy.filter((r) => inS(r) && r.noise_level === l), `${s}@${l}`);
+    baseline[s] = cellOf(twoD.filter(inS), `${s}/2D`);
+  }
+  const quality: AblationQuality[] = levels.map((l) => {
+    const qs = noisy.filter((r) => r.noise_level === l && r.graph_quality).map((r) => r.graph_quality!);
+    const sum = (k: string) => qs.reduce((a, q) => a + (q[k] ?? 0), 0);
+    const nodes = sum("nodes"), matched = sum("matched"), observed = sum("observed_objects");
+    const p = nodes ? matched / nodes : 0, rc = observed ? qs.reduce((a, q) => a + (q.recall_observed ?? 0) * (q.observed_objects ?? 0), 0) / observed : 0;
+    const rel = qs.filter((q) => q.relation_precision !== null);
+    return {
+      level: l,
+      graphs: qs.length,
+      node_f1: p + rc > 0 ? (2 * p * rc) / (p + rc) : 0,
+      duplicate_rate: nodes ? sum("duplicates") / nodes : 0,
+      hallucination_rate: nodes ? sum("hallucinated") / nodes : 0,
+      miss_rate: sum("objects") ? (sum("objects") - matched) / sum("objects") : 0,
+      relation_precision: rel.length ? rel.reduce((a, q) => a + q.relation_precision!, 0) / rel.length : null,
+    };
+  });
+  const crossings: Record<string, number | null> = {};
+  for (const s of [...subcategories, "overall"]) {
+    const b = baseline[s]!.accuracy.p;
+    crossings[s] = levels.find((l) => accuracy[s]![String(l)]!.nScored > 0 && accuracy[s]![String(l)]!.accuracy.p < b) ?? null;
+  }
+  const headlines: string[] = [];
+  const o = accuracy.overall!;
+  headlines.push(`Overall 3D accuracy from noise ${levels[0]} to ${levels[levels.length - 1]}: ${levels.map((l) => `${(o[String(l)]!.accuracy.p * 100).toFixed(1)}%`).join(" -> ")}; 2D baseline ${(baseline.overall!.accuracy.p * 100).toFixed(1)}%.`);
+  const below = subcategories.filter((s) => crossings[s] !== null);
+  headlines.push(`3D falls below 2D on ${below.length} of ${subcategories.length} subcategories somewhere in the sweep` + (below.length ? `: ${below.map((s) => `${SUBCATEGORY_TITLES[s as Subcategory] ?? s} at ${crossings[s]}`).join(", ")}.` : "."));
+  if (crossings.overall !== null) headlines.push(`Overall, 3D drops below 2D from noise level ${crossings.overall}.`);
+  const q0 = quality[0], q1 = quality[quality.length - 1];
+  if (q0 && q1) headlines.push(`Duplicate rate ${(q0.duplicate_rate * 100).toFixed(1)}% -> ${(q1.duplicate_rate * 100).toFixed(1)}%, hallucination rate ${(q0.hallucination_rate * 100).toFixed(1)}% -> ${(q1.hallucination_rate * 100).toFixed(1)}%, miss rate ${(q0.miss_rate * 100).toFixed(1)}% -> ${(q1.miss_rate * 100).toFixed(1)}% (node F1 ${q0.node_f1.toFixed(3)} -> ${q1.node_f1.toFixed(3)}).`);
+  return { format: "esi3d-ablation/1", levels, components, paradigms, subcategories, accuracy, baseline, quality, crossings, headlines };
+}
+
+const title = (s: string) => (s === "overall" ? "Overall" : (SUBCATEGORY_TITLES[s as Subcategory] ?? s));
+
+export function ablationTable(a: AblationSummary, markdown = false): string {
+  const head = ["Subcategory", "2D", ...a.levels.map((l) => `noise ${l}`)];
+  const rows = [...a.subcategories, "overall"].map((s) => [title(s), (a.baseline[s]!.accuracy.p * 100).toFixed(1), ...a.levels.map((l) => {
+    const c = a.accuracy[s]![String(l)]!;
+    return `${(c.accuracy.p * 100).toFixed(1)}${c.accuracy.p < a.baseline[s]!.accuracy.p ? "*" : ""}`;
+  })]);
+  const qhead = ["Graph quality", "", ...a.levels.map((l) => `noise ${l}`)];
+  const qrows = [
+    ["node F1", "", ...a.quality.map((q) => q.node_f1.toFixed(3))],
+    ["duplicate rate", "", ...a.quality.map((q) => `${(q.duplicate_rate * 100).toFixed(1)}%`)],
+    ["hallucination rate", "", ...a.quality.map((q) => `${(q.hallucination_rate * 100).toFixed(1)}%`)],
+    ["miss rate", "", ...a.quality.map((q) => `${(q.miss_rate * 100).toFixed(1)}%`)],
+  ];
+  const all = [head, ...rows, qhead, ...qrows];
+  const w = head.map((_, i) => Math.max(...all.map((r) => (r[i] ?? "").length)));
+  const fmt = (r: string[]) => (markdown ? `| ${r.map((c, i) => (i ? c.padStart(w[i]!) : c.padEnd(w[i]!))).join(" | ")} |` : r.map((c, i) => (i ? c.padStart(w[i]!) : c.padEnd(w[i]!))).join("  "));
+  const sep = markdown ? `|${w.map((x, i) => (i ? "-".repeat(x + 1) + ":" : "-".repeat(x + 2))).join("|")}|` : w.map((x) => "-".repeat(x)).join("  ");
+  return [fmt(head), sep, ...rows.map(fmt), "", fmt(qhead), sep, ...qrows.map(fmt)].join("\n") + "\n(accuracy %, paradigms pooled; * = below the 2D baseline)";
+}
+
+const esc = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+
+/** Small multiples: accuracy vs noise per subcategory, the 2D baseline dashed, crossings marked. */
+export function ablationSvg(a: AblationSummary): string {
+  const subs = [...a.subcategories, "overall"];
+  const cols = 4, cw = 230, ch = 150, pad = 36;
+  const rows = Math.ceil(subs.length / cols);
+  const W = cols * cw, H = rows * ch;
+  const maxL = Math.max(...a.levels, 1e-9), minL = Math.min(...a.levels);
+  const parts = [`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" role="img" aria-label="accuracy versus noise level" font-family="sans-serif" font-size="10">`];
+  subs.forEach((s, i) => {
+    const ox = (i % cols) * cw, oy = Math.floor(i / cols) * ch;
+    const x = (l: number) => ox + pad + ((l - minL) / (maxL - minL || 1)) * (cw - pad - 12);
+    const y = (p: number) => oy + ch - 28 - p * (ch - 50);
+    parts.push(`<text x="${ox + pad}" y="${oy + 14}" font-weight="bold">${esc(title(s))}</text>`);
+    parts.push(`<line x1="${ox + pad}" y1="${y(0)}" x2="${ox + cw - 12}" y2="${y(0)}" stroke="#999"/><line x1="${ox + pad}" y1="${y(0)}" x2="${ox + pad}" y2="${y(1)}" stroke="#999"/>`);
+    for (const t of [0, 0.5, 1]) parts.push(`<text x="${ox + pad - 4}" y="${y(t) + 3}" text-anchor="end" fill="#555">${t * 100}%</text>`);
+    for (const l of a.levels) parts.push(`<text x="${x(l)}" y="${y(0) + 12}" text-anchor="middle" fill="#555">${l}</text>`);
+    const b = a.baseline[s]!.accuracy.p;
+    parts.push(`<line x1="${ox + pad}" y1="${y(b)}" x2="${ox + cw - 12}" y2="${y(b)}" stroke="#8c8c8c" stroke-dasharray="4 3"><title>2D baseline ${(b * 100).toFixed(1)}%</title></line>`);
+    const pts = a.levels.map((l) => [x(l), y(a.accuracy[s]![String(l)]!.accuracy.p)] as const);
+    parts.push(`<polyline fill="none" stroke="#e0812f" stroke-width="2" points="${pts.map(([px, py]) => `${px.toFixed(1)},${py.toFixed(1)}`).join(" ")}"/>`);
+    a.levels.forEach((l, k) => {
+      const p = a.accuracy[s]![String(l)]!.accuracy.p;
+      parts.push(`<circle cx="${pts[k]![0].toFixed(1)}" cy="${pts[k]![1].toFixed(1)}" r="${p < b ? 4 : 2.5}" fill="${p < b ? "#c23b3b" : "#e0812f"}"><title>${esc(`noise ${l}: ${(p * 100).toFixed(1)}%${p < b ? " (below 2D)" : ""}`)}</title></circle>`);
+    });
+  });
+  parts.push("</svg>");
+  return parts.join("");
+}
+
+export function qualitySvg(a: AblationSummary): string {
+  const W = 520, H = 240, pad = 44;
+  const maxL = Math.max(...a.levels, 1e-9), minL = Math.min(...a.levels);
+  const x = (l: number) => pad + ((l - minL) / (maxL - minL || 1)) * (W - pad - 140);
+  const top = Math.max(0.05, ...a.quality.flatMap((q) => [q.duplicate_rate, q.hallucination_rate, q.miss_rate]));
+  const y = (v: number) => H - 30 - (v / top) * (H - 50);
+  const series: Array<[keyof AblationQuality, string, string]> = [["duplicate_rate", "duplicates", "#e0812f"], ["hallucination_rate", "hallucinated", "#c23b3b"], ["miss_rate", "missed", "#6a51a3"]];
+  const parts = [`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" role="img" aria-label="graph errors versus noise level" font-family="sans-serif" font-size="10">`];
+  parts.push(`<line x1="${pad}" y1="${y(0)}" x2="${W - 140}" y2="${y(0)}" stroke="#999"/><line x1="${pad}" y1="${y(0)}" x2="${pad}" y2="${y(top)}" stroke="#999"/>`);
+  for (const t of [0, top / 2, top]) parts.push(`<text x="${pad - 4}" y="${y(t) + 3}" text-anchor="end">${(t * 100).toFixed(0)}%</text>`);
+  for (const l of a.levels) parts.push(`<text x="${x(l)}" y="${y(0) + 12}" text-anchor="middle">${l}</text>`);
+  series.forEach(([k, label, color], j) => {
+    parts.push(`<polyline fill="none" stroke="${color}" stroke-width="2" points="${a.quality.map((q) => `${x(q.level).toFixed(1)},${y(q[k] as number).toFixed(1)}`).join(" ")}"/>`);
+    parts.push(`<rect x="${W - 125}" y="${20 + j * 18}" width="12" height="12" fill="${color}"/><text x="${W - 108}" y="${30 + j * 18}">${label}</text>`);
+  });
+  parts.push(`<text x="${(W - 140) / 2}" y="${H - 2}" text-anchor="middle">noise level</text></svg>`);
+  return parts.join("");
+}
+
+export function ablationMarkdown(a: AblationSummary): string {
+  return [`# Noise ablation (components: ${a.components.join(", ")})`, "", ...a.headlines.map((h) => `- ${h}`), "", ablationTable(a, true), ""].join("\n");
+}
+
+export function ablationHtml(a: AblationSummary): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>esi3d noise ablation</title>
+<style>body{font-family:system-ui,sans-serif;max-width:1000px;margin:2em auto;padding:0 1em}pre{font-size:12px;background:#f6f6f6;padding:1em;overflow:auto}</style></head><body>
+<h1>Noise ablation</h1><p>Components: ${esc(a.components.join(", "))}; paradigms ${esc(a.paradigms.join(", "))} pooled. Orange: 3D (noisy source) accuracy; dashed grey: the 2D baseline; red dots: 3D below 2D.</p>
+<ul>${a.headlines.map((h) => `<li>${esc(h)}</li>`).join("")}</ul>
+${ablationSvg(a)}
+<h2>Graph errors</h2>${qualitySvg(a)}
+<h2>Table</h2><pre>${esc(ablationTable(a))}</pre>
+</body></html>
+`;
+}
