@@ -142,6 +142,20 @@ function checkBundle(bundle: FrameBundle): void {
  * exactly the values the noisy source writes into `PointCloud.confidence` when dropout is on. They depend
  * only on the bundle and the seed.
  */
+/**
+ * Confidence maps depend on the views and the seed only, not on the level: an ablation sweeping levels
+ * over one bundle computes them once (cached per views array and seed; the maps are never modified).
+ */
+const confidenceCache = new WeakMap<object, Map<string, Float32Array[]>>();
+
+function cachedConfidence(bundle: FrameBundle, seed: string): Float32Array[] {
+  let bySeed = confidenceCache.get(bundle.views);
+  if (!bySeed) confidenceCache.set(bundle.views, (bySeed = new Map()));
+  let maps = bySeed.get(seed);
+  if (!maps) bySeed.set(seed, (maps = syntheticConfidence(bundle, seed)));
+  return maps;
+}
+
 export function syntheticConfidence(bundle: FrameBundle, seed: string): Float32Array[] {
   checkBundle(bundle);
   const { width: W, height: H } = bundle.views[0]!;
@@ -340,8 +354,9 @@ export function noisyPointCloud(bundle: FrameBundle, opts: NoiseOptions): PointC
     bandTmp: new Uint8Array(active.has("flying") ? N : 0),
     field: new Float32Array(params.depthNoiseRel > 0 ? N : 0),
     fieldScratch: new FieldScratch(),
-    conf: dropout ? confidenceScratch(N) : null,
+    conf: null,
   };
+  const cachedConf = dropout ? cachedConfidence(bundle, opts.seed) : null;
   const glass = dropout ? transparentTable(bundle) : null;
   const changesDepth = active.has("flying") || active.has("blobs") || active.has("depth") || dropout;
   const poses: PoseRecord[] = [], depthFields: DepthFieldRecord[] = [], blobs: BlobRecord[] = [];
@@ -372,11 +387,7 @@ export function noisyPointCloud(bundle: FrameBundle, opts: NoiseOptions): PointC
       for (let q = 0; q < N; q++) if (isValid(d[q]!)) d[q] = d[q]! * scale;
     }
     flagMaps.push(flags);
-    if (work.conf) {
-      const conf = new Float32Array(N);
-      viewConfidence(v, work.disc, glass!, rng("conf"), work.conf, conf);
-      confMaps.push(conf);
-    }
+    if (cachedConf) confMaps.push(cachedConf[bundle.views.indexOf(v)]!);
     return d === v.depth && E === v.E ? v : { ...v, depth: d, E };
   });
 
