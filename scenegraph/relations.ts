@@ -6,7 +6,7 @@
  */
 import type { Vec3 } from "../bridge/math/vec.js";
 import { TOUCHING_GAP_M } from "../bridge/task/rules.js";
-import { VoxelHashGrid } from "./primitives/hashGrid.js";
+import { KdTree3 } from "./primitives/kdtree.js";
 import { footprintIntersectionArea, type YawBox } from "./primitives/boxes.js";
 import type { Predicate, Relation, YawBoxJson } from "./types.js";
 
@@ -76,29 +76,53 @@ function boxGap(a: YawBoxJson, b: YawBoxJson): number {
   return Math.hypot(dxy, dz);
 }
 
-/** Closest distance between two point sets (m), searching up to `maxM`. */
-export function closestDistance(a: Float32Array, bGrid: VoxelHashGrid, maxM: number): number {
-  let best = maxM * maxM;
-  for (let i = 0; i < a.length; i += 3) {
-    const r = Math.sqrt(best);
-    bGrid.forEachWithin(a[i]!, a[i + 1]!, a[i + 2]!, r, (_k, d2) => {
-      if (d2 < best) best = d2;
-    });
+/** A point set with its kd-tree and bounds, built once per node and reused for every pair. */
+interface Indexed {
+  xyz: Float32Array;
+  tree: KdTree3;
+  min: [number, number, number];
+  max: [number, number, number];
+}
+
+function indexed(xyz: Float32Array): Indexed {
+  const min: [number, number, number] = [Infinity, Infinity, Infinity], max: [number, number, number] = [-Infinity, -Infinity, -Infinity];
+  for (let i = 0; i < xyz.length; i += 3)
+    for (let a = 0; a < 3; a++) {
+      const v = xyz[i + a]!;
+      if (v < min[a]!) min[a] = v;
+      if (v > max[a]!) max[a] = v;
+    }
+  return { xyz, tree: new KdTree3(xyz), min, max };
+}
+
+/**
+ * Closest distance between two point sets (m), or `maxM` when they are farther apart: nearest-point
+ * queries of the smaller set in the larger set's kd-tree, each bounded by the best so far, skipping
+ * query points whose distance to the other set's box already exceeds it.
+ */
+export function closestDistance(a: Indexed, b: Indexed, maxM: number): number {
+  const [q, t] = a.xyz.length <= b.xyz.length ? [a, b] : [b, a];
+  let best = maxM;
+  const p = q.xyz;
+  for (let i = 0; i < p.length; i += 3) {
+    const x = p[i]!, y = p[i + 1]!, z = p[i + 2]!;
+    const dx = x < t.min[0] ? t.min[0] - x : x > t.max[0] ? x - t.max[0] : 0;
+    const dy = y < t.min[1] ? t.min[1] - y : y > t.max[1] ? y - t.max[1] : 0;
+    const dz = z < t.min[2] ? t.min[2] - z : z > t.max[2] ? z - t.max[2] : 0;
+    if (dx * dx + dy * dy + dz * dz >= best * best) continue;
+    if (t.tree.nearest(x, y, z, best) >= 0) best = Math.sqrt(t.tree.lastNearestD2);
     if (best === 0) break;
   }
-  return Math.sqrt(best);
+  return best;
 }
 
 const round = (x: number, dp = 4) => Math.round(x * 10 ** dp) / 10 ** dp;
 
 export function computeRelations(nodes: readonly RelNode[], viewpoint: Viewpoint): Relation[] {
   const out: Relation[] = [];
-  const grids = new Map<string, VoxelHashGrid>();
-  const gridOf = (n: RelNode) => {
-    let g = grids.get(n.id);
-    if (!g) grids.set(n.id, (g = new VoxelHashGrid(n.xyz, CANDIDATE_RADIUS_M)));
-    return g;
-  };
+  const coarse = new Map<string, Indexed>(), fine = new Map<string, Indexed>();
+  const coarseOf = (n: RelNode) => coarse.get(n.id) ?? coarse.set(n.id, indexed(n.xyz)).get(n.id)!;
+  const fineOf = (n: RelNode) => fine.get(n.id) ?? fine.set(n.id, indexed(n.fine!)).get(n.id)!;
   const fwd: [number, number] = [Math.cos(viewpoint.yaw), Math.sin(viewpoint.yaw)];
   const right: [number, number] = [fwd[1], -fwd[0]];
   const push = (subject: RelNode, predicate: Predicate, object: RelNode, margin: number, centre: number, closest: number) =>
@@ -109,11 +133,8 @@ export function computeRelations(nodes: readonly RelNode[], viewpoint: Viewpoint
       if (boxGap(A.box, B.box) > CANDIDATE_RADIUS_M) continue;
       const ca = A.box.centre, cb = B.box.centre;
       const centre = Math.hypot(ca[0] - cb[0], ca[1] - cb[1], ca[2] - cb[2]);
-      let closest = A.xyz.length && B.xyz.length ? closestDistance(A.xyz.length <= B.xyz.length ? A.xyz : B.xyz, gridOf(A.xyz.length <= B.xyz.length ? B : A), CANDIDATE_RADIUS_M) : boxGap(A.box, B.box);
-      if (closest < REFINE_BELOW_M && A.fine && B.fine && A.fine.length && B.fine.length) {
-        const [small, big] = A.fine.length <= B.fine.length ? [A.fine, B.fine] : [B.fine, A.fine];
-        closest = Math.min(closest, closestDistance(small, new VoxelHashGrid(big, REFINE_BELOW_M), REFINE_BELOW_M));
-      }
+      let closest = A.xyz.length && B.xyz.length ? closestDistance(coarseOf(A), coarseOf(B), CANDIDATE_RADIUS_M) : boxGap(A.box, B.box);
+      if (closest < REFINE_BELOW_M && A.fine && B.fine && A.fine.length && B.fine.length) closest = Math.min(closest, closestDistance(fineOf(A), fineOf(B), REFINE_BELOW_M));
       // symmetric predicates, once per pair
       if (closest <= TOUCHING_GAP_M) push(A, "touching", B, TOUCHING_GAP_M - closest, centre, closest);
       else if (closest < NEAR_M) push(A, "near", B, Math.min(closest - TOUCHING_GAP_M, NEAR_M - closest), centre, closest);

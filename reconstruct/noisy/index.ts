@@ -303,11 +303,28 @@ function flyingPixels(v: ViewData, p: NoiseParams, rng: Rng, w: Work, d: Float32
 }
 
 /** Depth noise in place, with the pose's scale drift: d ← scale · max(NOISY_DEPTH_MIN_RATIO, 1 + lowfreq + depthNoiseRel·n) · d. Returns the pixels touched. */
-function depthNoise(v: ViewData, p: NoiseParams, w: Work, d: Float32Array, rngNoise: Rng, rngLow: Rng, out: DepthFieldRecord[], scale: number): number {
+/**
+ * Per-view intermediates that depend only on the ground-truth view and the seed, not on the level
+ * (common random numbers): computed once per bundle and reused by every level of an ablation.
+ */
+const levelFreeCache = new WeakMap<object, Map<string, Float32Array | Uint8Array>>();
+
+function levelFree<T extends Float32Array | Uint8Array>(views: object, key: string, make: () => T): T {
+  let m = levelFreeCache.get(views);
+  if (!m) levelFreeCache.set(views, (m = new Map()));
+  let v = m.get(key) as T | undefined;
+  if (!v) m.set(key, (v = make()));
+  return v;
+}
+
+function depthNoise(v: ViewData, p: NoiseParams, w: Work, d: Float32Array, rngNoise: () => Rng, rngLow: Rng, out: DepthFieldRecord[], scale: number, cacheKey: { views: object; seed: string }): number {
   const { W, H } = w;
   const rel = p.depthNoiseRel;
-  const field = w.field;
-  if (rel > 0) correlatedField(rngNoise, W, H, p.depthNoiseCorrPx, field, w.fieldScratch);
+  const field = rel > 0 ? levelFree(cacheKey.views, `field|${cacheKey.seed}|${v.index}|${p.depthNoiseCorrPx}`, () => {
+    const f = new Float32Array(W * H);
+    correlatedField(rngNoise(), W, H, p.depthNoiseCorrPx, f, w.fieldScratch);
+    return f;
+  }) : w.field;
   const lf = p.depthLowFreqRel;
   const a = [rngLow.normal(), rngLow.normal(), rngLow.normal()];
   const tiltX = a[0]! * lf, tiltY = a[1]! * lf, bowl = a[2]! * lf;
@@ -369,7 +386,11 @@ export function noisyPointCloud(bundle: FrameBundle, opts: NoiseOptions): PointC
     const rng = (c: string) => viewRng(seed, taskId, v.index, c);
     let d = v.depth;
     let flags: Uint8Array | null = null;
-    if (needDisc) depthDiscontinuities(v.depth, W, H, work.disc);
+    if (needDisc) work.disc = levelFree(bundle.views, `disc|${v.index}`, () => {
+      const disc = new Uint8Array(N);
+      depthDiscontinuities(v.depth, W, H, disc);
+      return disc;
+    });
     if (changesDepth) d = new Float32Array(v.depth);
     if (active.has("flying") || active.has("blobs")) flags = new Uint8Array(N);
     if (active.has("blobs")) placeBlobs(v, params, rng("blobs"), d, flags!, blobs);
@@ -381,7 +402,7 @@ export function noisyPointCloud(bundle: FrameBundle, opts: NoiseOptions): PointC
       E = rec.E;
       scale = rec.scale;
     }
-    if (active.has("depth")) depthNoised += depthNoise(v, params, work, d, rng("depth"), rng("lowfreq"), depthFields, scale);
+    if (active.has("depth")) depthNoised += depthNoise(v, params, work, d, () => rng("depth"), rng("lowfreq"), depthFields, scale, { views: bundle.views, seed });
     else if (scale !== 1) {
       if (d === v.depth) d = new Float32Array(v.depth);
       for (let q = 0; q < N; q++) if (isValid(d[q]!)) d[q] = d[q]! * scale;
