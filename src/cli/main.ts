@@ -11,6 +11,7 @@ import { registerGraph } from "./commands/graph.js";
 import { registerRun } from "./commands/run.js";
 import { registerCompare } from "./commands/compare.js";
 import { registerAblate } from "./commands/ablate.js";
+import { registerAsk } from "./commands/ask.js";
 
 export function buildProgram(): Command {
   const program = new Command();
@@ -22,6 +23,7 @@ export function buildProgram(): Command {
     .exitOverride();
   registerRun(program);
   registerAblate(program);
+  registerAsk(program);
   registerCompare(program);
   registerGenerate(program);
   registerRender(program);
