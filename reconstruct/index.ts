@@ -5,7 +5,7 @@ import { bundleCategories } from "./categories.js";
 import type { PointCloud } from "./pointcloud.js";
 import { vggtPointCloud, type VggtOptions } from "./vggt/index.js";
 import { noisyPointCloud, type NoiseComponent } from "./noisy/index.js";
-import { filterCloud } from "./pointcloud.js";
+import { filterCloud, type CloudArena } from "./pointcloud.js";
 
 export const SOURCES = ["gt", "vggt", "noisy"] as const;
 export type Source = (typeof SOURCES)[number];
@@ -19,6 +19,8 @@ export interface CloudOptions {
   vggt?: VggtOptions;
   /** gt/noisy: back-project every stride-th pixel (1 = all). */
   stride?: number;
+  /** Reusable storage for gt/noisy clouds (valid until its next use); see CloudArena. */
+  arena?: CloudArena;
   /** Leave out points whose pixel has one of these instance ids (room structure, when only objects matter). */
   excludeIds?: ReadonlySet<number>;
 }
@@ -26,11 +28,11 @@ export interface CloudOptions {
 export async function buildPointCloud(bundle: FrameBundle, opts: CloudOptions): Promise<PointCloud> {
   switch (opts.source) {
     case "gt":
-      return backprojectViews(bundle.views, bundleCategories(bundle), { stride: opts.stride, excludeIds: opts.excludeIds });
+      return backprojectViews(bundle.views, bundleCategories(bundle), { stride: opts.stride, excludeIds: opts.excludeIds, arena: opts.arena });
     case "vggt":
       return withoutIds(await vggtPointCloud(bundle, opts.vggt ?? {}), opts.excludeIds);
     case "noisy":
-      return noisyPointCloud(bundle, { level: opts.noiseLevel ?? 0.5, seed: opts.noiseSeed ?? "0", components: opts.noiseComponents, excludeIds: opts.excludeIds });
+      return noisyPointCloud(bundle, { level: opts.noiseLevel ?? 0.5, seed: opts.noiseSeed ?? "0", components: opts.noiseComponents, excludeIds: opts.excludeIds, arena: opts.arena });
   }
 }
 

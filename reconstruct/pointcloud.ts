@@ -29,16 +29,53 @@ export interface PointCloud {
   meta: Record<string, unknown>;
 }
 
-/** A zeroed cloud of `count` points that takes only its metadata from `base` (never its arrays). */
-export function allocateCloud(count: number, base: Pick<PointCloud, "categories" | "imageWidth" | "imageHeight" | "source" | "meta">): PointCloud {
+/**
+ * Reusable storage for clouds built one after another (the runner builds several per task). Fresh memory
+ * is expensive to touch on these machines (~2.5 ms per MB of first-touch page faults, measured here), so
+ * reusing it makes back-projection several times faster. A cloud taken from an arena is valid until the
+ * next cloud is taken from it.
+ */
+export class CloudArena {
+  private cap = 0;
+  private xyz = new Float32Array(0);
+  private rgb = new Uint8Array(0);
+  private confidence = new Float32Array(0);
+  private view = new Uint16Array(0);
+  private pixel = new Uint32Array(0);
+  private instance = new Uint16Array(0);
+
+  take(count: number): Pick<PointCloud, "xyz" | "rgb" | "confidence" | "view" | "pixel" | "instance"> {
+    if (count > this.cap) {
+      this.cap = Math.ceil(count * 1.25);
+      this.xyz = new Float32Array(this.cap * 3);
+      this.rgb = new Uint8Array(this.cap * 3);
+      this.confidence = new Float32Array(this.cap);
+      this.view = new Uint16Array(this.cap);
+      this.pixel = new Uint32Array(this.cap);
+      this.instance = new Uint16Array(this.cap);
+    }
+    return {
+      xyz: this.xyz.subarray(0, count * 3),
+      rgb: this.rgb.subarray(0, count * 3),
+      confidence: this.confidence.subarray(0, count),
+      view: this.view.subarray(0, count),
+      pixel: this.pixel.subarray(0, count),
+      instance: this.instance.subarray(0, count),
+    };
+  }
+}
+
+/**
+ * A cloud of `count` points that takes only its metadata from `base` (never its arrays). Zeroed when
+ * freshly allocated; from an `arena`, the arrays hold old values and the producer must write every field.
+ */
+export function allocateCloud(count: number, base: Pick<PointCloud, "categories" | "imageWidth" | "imageHeight" | "source" | "meta">, arena?: CloudArena): PointCloud {
+  const arrays = arena
+    ? arena.take(count)
+    : { xyz: new Float32Array(count * 3), rgb: new Uint8Array(count * 3), confidence: new Float32Array(count), view: new Uint16Array(count), pixel: new Uint32Array(count), instance: new Uint16Array(count) };
   return {
     count,
-    xyz: new Float32Array(count * 3),
-    rgb: new Uint8Array(count * 3),
-    confidence: new Float32Array(count),
-    view: new Uint16Array(count),
-    pixel: new Uint32Array(count),
-    instance: new Uint16Array(count),
+    ...arrays,
     categories: base.categories,
     imageWidth: base.imageWidth,
     imageHeight: base.imageHeight,

@@ -90,13 +90,17 @@ export function buildSceneGraph(cloud: PointCloud, bundle: Pick<FrameBundle, "ma
   if (opts.instances === "fusion") {
     clusters = fuseDetections(cloud, ev, p, downsample);
     // structure pixels with depth, counted on the images (the cloud may have left them out)
-    for (const v of bundle.views)
-      for (let q = 0; q < v.ids.length; q++) {
-        const id = v.ids[q]!;
-        if (!ev.structureIds.has(id) || !(v.depth[q]! > 0)) continue;
-        if (cloud.categories.get(id) === "floor") floor++;
+    const kind = new Uint8Array(65536); // 1 floor, 2 wall
+    for (const id of ev.structureIds) kind[id] = cloud.categories.get(id) === "floor" ? 1 : 2;
+    for (const v of bundle.views) {
+      const ids = v.ids, depth = v.depth;
+      for (let q = 0; q < ids.length; q++) {
+        const k = kind[ids[q]!]!;
+        if (k === 0 || !(depth[q]! > 0)) continue;
+        if (k === 1) floor++;
         else wall++;
       }
+    }
   } else {
     const s = structureMask(cloud, ev);
     floor = s.floor;

@@ -97,19 +97,24 @@ function computeEvidenceUncached(bundle: Pick<FrameBundle, "manifest" | "views">
   const categoryIndex = new Map<string, number>();
   // scratch buffers shared by every view (fresh memory is expensive to touch here)
   const key = new Int32Array(W * H), comp = new Int32Array(W * H), queue = new Int32Array(W * H);
+  // id -> segmentation key, as a table (a Set/Map lookup per pixel is the slow part over 6 M pixels)
+  const keyOfId = new Int32Array(65536);
+  for (let id = 0; id < 65536; id++) keyOfId[id] = id;
+  keyOfId[0] = -1;
+  for (const id of structureIds) keyOfId[id] = -1;
+  if (mode === "semantic") {
+    for (const e of bundle.manifest.instances) {
+      if (e.structure) continue;
+      if (!categoryIndex.has(e.category)) categoryIndex.set(e.category, categoryIndex.size);
+      keyOfId[e.id] = categoryIndex.get(e.category)!;
+    }
+  }
   for (const v of bundle.views) {
     const map = new Int32Array(W * H).fill(-1);
     segmentOfPixel.push(map);
     if (mode === "none") continue;
-    for (let p = 0; p < W * H; p++) {
-      const id = v.ids[p]!;
-      if (id === 0 || structureIds.has(id)) key[p] = -1;
-      else if (mode === "semantic") {
-        const c = category.get(id) ?? "unknown";
-        if (!categoryIndex.has(c)) categoryIndex.set(c, categoryIndex.size);
-        key[p] = categoryIndex.get(c)!;
-      } else key[p] = id;
-    }
+    const ids = v.ids;
+    for (let p = 0; p < W * H; p++) key[p] = keyOfId[ids[p]!]!;
     if (mode === "oracle") {
       // one segment per id per view; identity across views is the id itself (globalId)
       const byId = new Map<number, Segment>();

@@ -6,7 +6,7 @@
  *   X_cam = ((i - cx) d / fx, (j - cy) d / fy, d),  X_world = R^T (X_cam - t) = R^T X_cam + C
  */
 import type { ViewData } from "../../bridge/bundle/io.js";
-import { allocateCloud, type PointCloud } from "../pointcloud.js";
+import { allocateCloud, type CloudArena, type PointCloud } from "../pointcloud.js";
 
 export interface BackprojectOptions {
   /** Use every `stride`-th pixel in x and y (1 = all pixels). */
@@ -18,6 +18,8 @@ export interface BackprojectOptions {
    * fewer points, and on this machine fresh memory is expensive to touch (~2.5 ms per MB).
    */
   excludeIds?: ReadonlySet<number>;
+  /** Reusable storage (see CloudArena): the returned cloud is valid until the arena's next use. */
+  arena?: CloudArena;
 }
 
 const isValidDepth = (d: number, max: number) => d > 0 && d <= max; // NaN and Infinity fail both tests
@@ -35,7 +37,7 @@ export function backprojectViews(views: readonly ViewData[], categories: Map<num
     const ids = v.ids;
     for (let j = 0; j < H; j += stride) for (let i = 0, p = j * W; i < W; i += stride, p += stride) if (isValidDepth(depth[p]!, maxDepth) && !excluded[ids[p]!]) n++;
   }
-  const cloud = allocateCloud(n, { categories, imageWidth: W, imageHeight: H, source: "gt", meta: { views: views.length, stride, excluded_ids: [...(opts.excludeIds ?? [])] } });
+  const cloud = allocateCloud(n, { categories, imageWidth: W, imageHeight: H, source: "gt", meta: { views: views.length, stride, excluded_ids: [...(opts.excludeIds ?? [])] } }, opts.arena);
   cloud.confidence.fill(1);
   const { xyz, rgb, view, pixel, instance } = cloud;
   const xn = new Float64Array(W), yn = new Float64Array(H);

@@ -440,7 +440,7 @@ export function noisyPointCloud(bundle: FrameBundle, opts: NoiseOptions): PointC
   }
 
   // 3. back-projection with the gt source's own code: level 0 gives the gt cloud bit for bit
-  const cloud = backprojectViews(noisyViews, categories, { excludeIds: opts.excludeIds });
+  const cloud = backprojectViews(noisyViews, categories, { excludeIds: opts.excludeIds, arena: opts.arena });
   cloud.source = "noisy";
   if (!opts.excludeIds?.size && cloud.count !== gtPoints - dropped) throw new Error(`noisy: ${cloud.count} points, expected ${gtPoints - dropped}`);
 

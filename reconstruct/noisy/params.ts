@@ -59,6 +59,8 @@ export interface NoiseOptions {
    * matter). The error model still runs on every pixel; only the back-projection skips them.
    */
   excludeIds?: ReadonlySet<number>;
+  /** Reusable storage for the back-projection (see reconstruct/pointcloud.ts CloudArena). */
+  arena?: import("../pointcloud.js").CloudArena;
   /** Replace preset values (the level-1 values) before `level` scales the amplitudes; shapes are used as given. */
   overrides?: Partial<NoiseParams>;
 }

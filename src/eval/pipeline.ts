@@ -8,6 +8,7 @@ import type { FrameBundle } from "../../bridge/bundle/io.js";
 import type { Paradigm } from "../../bridge/bundle/schema.js";
 import { captureBundle } from "../../bridge/sim/capture.js";
 import { buildPointCloud } from "../../reconstruct/index.js";
+import { CloudArena } from "../../reconstruct/pointcloud.js";
 import { buildSceneGraph } from "../../scenegraph/build.js";
 import { diagnose, type Diagnosis, type GraphMetrics } from "../../scenegraph/diagnosis.js";
 import { trueRelations } from "../../scenegraph/truth.js";
@@ -116,6 +117,9 @@ export function makeRecord(task: Task, paradigm: string, arm: Arm, source: strin
 
 const isOffline = (reasoner: string) => reasoner === "symbolic";
 
+/** One arena per thread: a unit's clouds are built and used one after another. */
+const arena = new CloudArena();
+
 export async function runUnit(job: UnitJob): Promise<UnitResult> {
   const { task, paradigm, config } = job;
   const done = new Set(job.done);
@@ -144,6 +148,7 @@ export async function runUnit(job: UnitJob): Promise<UnitResult> {
       noiseSeed: config.noiseSeed,
       noiseComponents: config.noiseComponents,
       excludeIds: config.masks === "none" ? undefined : structure,
+      arena,
       vggt: { modelPath: config.vggt.modelPath ?? undefined, device: config.vggt.device, points: config.vggt.points, confPercentile: config.vggt.confPercentile, align: config.vggt.align },
     });
     st.cloud = Math.round(performance.now() - t0);
