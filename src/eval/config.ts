@@ -64,7 +64,7 @@ export const DEFAULT_RUN_CONFIG: RunConfig = {
   baseline: "2d",
   masks: "instance",
   instances: "fusion",
-  format: "json",
+  format: "relations",
   uncertainty: false,
   noiseLevel: 0.5,
   noiseLevels: null,
