@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { spawn } from "node:child_process";
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, readdirSync } from "node:fs";
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CLI, esi3d, REPO_ROOT } from "../cli/helpers.js";
@@ -112,5 +112,24 @@ describe("esi3d run", () => {
     const other = esi3d(["run", "--per-subcategory", "1", "--subcategories", "linear_alignment", "--paradigm", "gt", "--out", out, "--resume"]);
     expect(other.code).toBe(2);
     expect(other.stderr).toMatch(/different configuration/);
+  }, 120_000);
+});
+
+describe("esi3d run configuration", () => {
+  it("layers defaults, a --config file and command-line flags (flags win), and reads a suite directory", () => {
+    const dir = mkdtempSync(join(tmpdir(), "esi3d-cfg-"));
+    const cfg = join(dir, "cfg.json");
+    writeFileSync(cfg, JSON.stringify({ noiseLevel: 0.9, paradigms: ["gt"], sources: ["gt"] }));
+    const r = esi3d(["run", "--suite", join(REPO_ROOT, "fixtures", "tasks"), "--subcategories", "linear_alignment,spatial_distance", "--config", cfg, "--paradigm", "single", "--out", join(dir, "r")]);
+    expect(r.code, r.stderr).toBe(0);
+    const c = JSON.parse(readFileSync(join(dir, "r", "config.json"), "utf8")).config;
+    expect(c.noiseLevel).toBe(0.9);
+    expect(c.paradigms).toEqual(["single"]);
+    expect(c.sources).toEqual(["gt"]);
+    expect(keysOf(join(dir, "r")).sort()).toEqual(["linear_alignment-000|single|2d", "linear_alignment-000|single|3d:gt", "spatial_distance-000|single|2d", "spatial_distance-000|single|3d:gt"]);
+    writeFileSync(cfg, JSON.stringify({ noiseLevel: 3 }));
+    const bad = esi3d(["run", "--config", cfg, "--out", join(dir, "bad")]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/noiseLevel/);
   }, 120_000);
 });
