@@ -26,7 +26,7 @@ export function registerServe(program: Command): void {
     .option("--cpu-jobs <n>", "CPU jobs (graphs, bundle finishing, offline answers) at once, each in a worker thread", intOption("--cpu-jobs", 1, 256), DEFAULT_CPU_JOBS)
     .option("--queue <n>", "CPU jobs allowed to wait; more are answered 503 with Retry-After", intOption("--queue", 0, 100000), DEFAULT_CPU_QUEUE)
     .action(async (opts: { host: string; port: number; token?: string; data: string; cpuJobs: number; queue: number }) => {
-      const token = opts.token ?? process.env.ESI3D_TOKEN ?? null;
+      const token = opts.token ?? (process.env.ESI3D_TOKEN || null);
       if (token !== null && token.length < MIN_TOKEN_LENGTH) throw new InputError(`--token: at least ${MIN_TOKEN_LENGTH} characters (e.g. \`openssl rand -hex 16\`), got ${token.length}`);
       if (!isLoopback(opts.host) && token === null)
         throw new InputError(`--host ${opts.host}: binding to an address other machines can reach requires --token (or $ESI3D_TOKEN); without a token, use --host 127.0.0.1`);
