@@ -26,7 +26,7 @@ export const CONFIDENCE_SCALE = {
   insideM: 0.02,
 };
 
-interface Decision {
+export interface Decision {
   answer: string;
   confidence: number;
   trace: string[];
@@ -66,7 +66,8 @@ function closest(g: SceneGraph, a: GraphNode, b: GraphNode): number {
   return r ? r.closest_distance_m : boxDistance(asBox(a), asBox(b));
 }
 
-function nearestOption(options: string[], value: number): string {
+/** The integer option nearest to a count (the lower one on ties). */
+export function nearestOption(options: string[], value: number): string {
   return options.reduce((best, o) => (Math.abs(Number(o) - value) < Math.abs(Number(best) - value) || (Math.abs(Number(o) - value) === Math.abs(Number(best) - value) && Number(o) < Number(best)) ? o : best));
 }
 
@@ -199,22 +200,28 @@ function unanswerable(q: Query, what: string, trace: string[]): Decision {
   return { answer: q.answer_format === "integer" ? nearestOption(q.options, 0) : q.options[0] ?? "no", confidence: 0, trace: [...trace, `not in the graph: ${what}; answering ${q.answer_format === "integer" ? "the count 0" : "the first option"} at confidence 0`] };
 }
 
-export function createSymbolicReasoner(): Reasoner {
+/** An offline reasoner from a decision program: the answer, a confidence and the program's trace. */
+export function programReasoner(id: string, needs: "graph" | "bundle", method: string, run: (input: ReasonerInput, q: Query) => Decision): Reasoner {
   return {
-    id: "symbolic",
-    needs: "graph",
+    id,
+    needs,
     async answer(input: ReasonerInput): Promise<ReasonerAnswer> {
       const t = performance.now();
-      if (!input.graph) throw new Error("the symbolic reasoner needs a scene graph");
       const q = queryOf(input.task);
-      let d: Decision;
-      try {
-        d = decide(input.graph, q);
-      } catch (e) {
-        if (!(e instanceof Unanswerable)) throw e;
-        d = unanswerable(q, e.message, []);
-      }
-      return { status: "parsed", answer: d.answer, confidence: d.confidence, raw: d.trace, method: `program:${q.subcategory}`, reason: d.trace[d.trace.length - 1], latencyMs: Math.round((performance.now() - t) * 100) / 100 };
+      const d = run(input, q);
+      return { status: "parsed", answer: d.answer, confidence: d.confidence, raw: d.trace, method: `${method}:${q.subcategory}`, reason: d.trace[d.trace.length - 1], latencyMs: Math.round((performance.now() - t) * 100) / 100 };
     },
   };
+}
+
+export function createSymbolicReasoner(): Reasoner {
+  return programReasoner("symbolic", "graph", "program", (input, q) => {
+    if (!input.graph) throw new Error("the symbolic reasoner needs a scene graph");
+    try {
+      return decide(input.graph, q);
+    } catch (e) {
+      if (!(e instanceof Unanswerable)) throw e;
+      return unanswerable(q, e.message, []);
+    }
+  });
 }

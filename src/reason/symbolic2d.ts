@@ -9,9 +9,9 @@ import { classifyTriangle, collinearityResidual, triangleMargin, TRIANGLE_EQUAL_
 import { colorRgb } from "../../bridge/sim/colors.js";
 import type { FrameBundle } from "../../bridge/bundle/io.js";
 import { computeEvidence, type Evidence } from "../../scenegraph/evidence.js";
-import { queryOf, type Query, type Referent } from "./query.js";
-import { marginConfidence } from "./symbolic.js";
-import type { Reasoner, ReasonerAnswer, ReasonerInput } from "./types.js";
+import type { Query, Referent } from "./query.js";
+import { marginConfidence, nearestOption, programReasoner } from "./symbolic.js";
+import type { Reasoner } from "./types.js";
 
 /** Image-plane collinearity: residual over the longest side; 0.05 = the 4 cm metric tolerance over a typical 0.8 m span. */
 export const IMAGE_COLLINEAR_RATIO = 0.05;
@@ -105,10 +105,6 @@ function adjacent(ev: Evidence, a: Mask, b: Mask): boolean {
 }
 
 const r1 = (x: number) => Math.round(x * 10) / 10;
-
-function nearestOption(options: string[], value: number): string {
-  return options.reduce((best, o) => (Math.abs(Number(o) - value) < Math.abs(Number(best) - value) ? o : best));
-}
 
 function decide2d(bundle: FrameBundle, q: Query): { answer: string; confidence: number; trace: string[] } {
   const ev = computeEvidence(bundle, "instance");
@@ -207,15 +203,8 @@ function decide2d(bundle: FrameBundle, q: Query): { answer: string; confidence: 
 }
 
 export function createSymbolic2dReasoner(): Reasoner {
-  return {
-    id: "symbolic-2d",
-    needs: "bundle",
-    async answer(input: ReasonerInput): Promise<ReasonerAnswer> {
-      const t = performance.now();
-      if (!input.bundle) throw new Error("the symbolic-2d reasoner needs the frame bundle (its masks)");
-      const q = queryOf(input.task);
-      const d = decide2d(input.bundle, q);
-      return { status: "parsed", answer: d.answer, confidence: d.confidence, raw: d.trace, method: `program-2d:${q.subcategory}`, reason: d.trace[d.trace.length - 1], latencyMs: Math.round((performance.now() - t) * 100) / 100 };
-    },
-  };
+  return programReasoner("symbolic-2d", "bundle", "program-2d", (input, q) => {
+    if (!input.bundle) throw new Error("the symbolic-2d reasoner needs the frame bundle (its masks)");
+    return decide2d(input.bundle, q);
+  });
 }
