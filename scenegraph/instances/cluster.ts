@@ -46,29 +46,99 @@ export function boundsOf(p: Float32Array): { min: [number, number, number]; max:
   return { min, max };
 }
 
+export interface DenoiseRule {
+  epsM: number;
+  minPoints: number;
+  /** Keep everything when the largest cluster (or the whole set) has fewer points than this. */
+  minKeep: number;
+}
+
 /**
- * Downsamples the raw points `members` of the cloud and, when `denoise` is given, keeps only the largest
- * DBSCAN cluster (ConceptGraphs' process_pcd; the original is kept when that cluster is tiny).
+ * ConceptGraphs' denoising: the points of the largest DBSCAN cluster, as a mask; null means keep all
+ * (the set is tiny, has one cluster and no noise, or its largest cluster is tiny).
  */
-export function makeCluster(cloudXyz: Float32Array, members: Uint32Array, voxelM: number, denoise: { epsM: number; minPoints: number; minKeep: number } | null): { xyz: Float32Array; members: Uint32Array } {
-  const raw = gather(cloudXyz, members);
-  const ds = voxelDownsample(raw, voxelM);
-  if (!denoise || ds.count < denoise.minKeep) return { xyz: ds.xyz, members };
-  const { labels, clusterCount } = dbscanDetailed(ds.xyz, denoise.epsM, denoise.minPoints);
-  if (clusterCount <= 1 && !labels.includes(-1)) return { xyz: ds.xyz, members };
+export function largestClusterMask(xyz: Float32Array, count: number, d: DenoiseRule): Uint8Array | null {
+  if (count < d.minKeep) return null;
+  const { labels, clusterCount } = dbscanDetailed(xyz, d.epsM, d.minPoints);
+  if (clusterCount <= 1 && !labels.includes(-1)) return null;
   const size = new Int32Array(clusterCount);
   for (const l of labels) if (l >= 0) size[l]!++;
   let best = -1;
   for (let c = 0; c < clusterCount; c++) if (best < 0 || size[c]! > size[best]!) best = c;
-  if (best < 0 || size[best]! < denoise.minKeep) return { xyz: ds.xyz, members };
-  const keepVoxel = new Uint8Array(ds.count);
+  if (best < 0 || size[best]! < d.minKeep) return null;
+  const keep = new Uint8Array(count);
+  for (let v = 0; v < count; v++) if (labels[v] === best) keep[v] = 1;
+  return keep;
+}
+
+/** Compacts voxels by a keep mask; returns the kept points and each old index's new index (-1 dropped). */
+export function compactVoxels(xyz: Float32Array, count: number, keep: Uint8Array): { xyz: Float32Array; newIndex: Int32Array } {
+  const newIndex = new Int32Array(count).fill(-1);
   let n = 0;
-  for (let v = 0; v < ds.count; v++) if (labels[v] === best) (keepVoxel[v] = 1), n++;
-  const xyz = new Float32Array(n * 3);
-  for (let v = 0, k = 0; v < ds.count; v++) if (keepVoxel[v]) xyz.set(ds.xyz.subarray(3 * v, 3 * v + 3), 3 * k++);
-  const kept: number[] = [];
-  for (let m = 0; m < members.length; m++) if (keepVoxel[ds.voxelOfPoint[m]!]) kept.push(members[m]!);
-  return { xyz, members: Uint32Array.from(kept) };
+  for (let v = 0; v < count; v++) if (keep[v]) newIndex[v] = n++;
+  const out = new Float32Array(n * 3);
+  for (let v = 0; v < count; v++) if (keep[v]) out.set(xyz.subarray(3 * v, 3 * v + 3), 3 * newIndex[v]!);
+  return { xyz: out, newIndex };
+}
+
+export interface DenoisedCluster {
+  /** Downsampled points that survived denoising. */
+  xyz: Float32Array;
+  /** Raw cloud points that survived. */
+  members: Uint32Array;
+  /** For each surviving member, the index of its voxel in `xyz`. */
+  memberVoxel: Int32Array;
+}
+
+/**
+ * Downsamples the raw points `members` of the cloud and, when `denoise` is given, keeps only the largest
+ * DBSCAN cluster (ConceptGraphs' process_pcd; the original is kept when that cluster is tiny).
+ */
+export function makeCluster(cloudXyz: Float32Array, members: Uint32Array, voxelM: number, denoise: DenoiseRule | null): DenoisedCluster {
+  const raw = gather(cloudXyz, members);
+  const ds = voxelDownsample(raw, voxelM);
+  const keep = denoise ? largestClusterMask(ds.xyz, ds.count, denoise) : null;
+  if (!keep) return { xyz: ds.xyz, members, memberVoxel: ds.voxelOfPoint };
+  const { xyz, newIndex } = compactVoxels(ds.xyz, ds.count, keep);
+  const kept: number[] = [], keptVoxel: number[] = [];
+  for (let m = 0; m < members.length; m++) {
+    const v = newIndex[ds.voxelOfPoint[m]!]!;
+    if (v >= 0) (kept.push(members[m]!), keptVoxel.push(v));
+  }
+  return { xyz, members: Uint32Array.from(kept), memberVoxel: Int32Array.from(keptVoxel) };
+}
+
+/**
+ * The final denoising of a fused node from its detections' voxels (not from its raw points again):
+ * the detections' voxels are downsampled together, the largest DBSCAN cluster is kept, and raw members are
+ * kept or dropped through their detection voxel -> node voxel mapping. One pass over voxels, none over
+ * raw points.
+ */
+export function denoiseFused(parts: readonly DenoisedCluster[], voxelM: number, denoise: DenoiseRule): DenoisedCluster {
+  const total = parts.reduce((s, d) => s + d.xyz.length, 0);
+  const union = new Float32Array(total);
+  const offsets: number[] = [];
+  let o = 0;
+  for (const d of parts) {
+    offsets.push(o / 3);
+    union.set(d.xyz, o);
+    o += d.xyz.length;
+  }
+  const ds = voxelDownsample(union, voxelM);
+  const keep = largestClusterMask(ds.xyz, ds.count, denoise) ?? new Uint8Array(ds.count).fill(1);
+  const { xyz, newIndex } = compactVoxels(ds.xyz, ds.count, keep);
+  const nMembers = parts.reduce((s, d) => s + d.members.length, 0);
+  const members = new Uint32Array(nMembers), memberVoxel = new Int32Array(nMembers);
+  let k = 0;
+  parts.forEach((d, i) => {
+    for (let m = 0; m < d.members.length; m++) {
+      const f = newIndex[ds.voxelOfPoint[offsets[i]! + d.memberVoxel[m]!]!]!;
+      if (f < 0) continue;
+      members[k] = d.members[m]!;
+      memberVoxel[k++] = f;
+    }
+  });
+  return { xyz, members: members.slice(0, k), memberVoxel: memberVoxel.slice(0, k) };
 }
 
 export function clusterGrid(c: Cluster, radius: number): VoxelHashGrid {

@@ -14,7 +14,7 @@ import type { PointCloud } from "../../reconstruct/pointcloud.js";
 import type { Evidence } from "../evidence.js";
 import type { InstanceParams } from "./params.js";
 import { footprintIntersectionArea, yawBox, zOverlap, type YawBox } from "../primitives/boxes.js";
-import { aabbGap, boundsOf, clusterGrid, majorityLabel, makeCluster, overlapRatio, type Cluster } from "./cluster.js";
+import { aabbGap, boundsOf, clusterGrid, denoiseFused, majorityLabel, makeCluster, overlapRatio, type Cluster, type DenoisedCluster } from "./cluster.js";
 
 /** Points of the cloud grouped by their evidence segment (-1 = none). */
 export function pointsBySegment(cloud: PointCloud, ev: Evidence): Uint32Array[] {
@@ -59,7 +59,8 @@ function concatU32(a: Uint32Array, b: Uint32Array): Uint32Array {
  */
 interface Growing {
   c: Cluster;
-  memberChunks: Uint32Array[];
+  /** The denoised detections merged into this node, kept for the final denoising. */
+  parts: DenoisedCluster[];
   pendingXyz: Float32Array[];
 }
 
@@ -77,9 +78,9 @@ function settle(g: Growing, downsample: (xyz: Float32Array) => Float32Array): Cl
   return g.c;
 }
 
-function absorb(g: Growing, b: Cluster): void {
+function absorb(g: Growing, b: Cluster, part: DenoisedCluster): void {
   g.pendingXyz.push(b.xyz);
-  g.memberChunks.push(b.members);
+  g.parts.push(part);
   addCounts(g.c.votes, b.votes);
   addCounts(g.c.views, b.views);
   g.c.detections += b.detections;
@@ -88,13 +89,6 @@ function absorb(g: Growing, b: Cluster): void {
     g.c.min[k] = Math.min(g.c.min[k]!, b.min[k]!);
     g.c.max[k] = Math.max(g.c.max[k]!, b.max[k]!);
   }
-}
-
-function concatAll(chunks: Uint32Array[]): Uint32Array {
-  const out = new Uint32Array(chunks.reduce((s, a) => s + a.length, 0));
-  let o = 0;
-  for (const a of chunks) (out.set(a, o), (o += a.length));
-  return out;
 }
 
 /** Merges b into a (points re-downsampled, raw members and votes summed). */
@@ -147,18 +141,18 @@ export function fuseDetections(cloud: PointCloud, ev: Evidence, p: InstanceParam
     const byView = new Map<number, number[]>();
     ev.segments.forEach((s, k) => byView.set(s.view, [...(byView.get(s.view) ?? []), k]));
     for (const view of [...byView.keys()].sort((a, b) => a - b)) {
-      const dets: Cluster[] = [];
+      const dets: Array<[Cluster, DenoisedCluster]> = [];
       for (const k of byView.get(view)!) {
         const m = bySeg[k]!;
         if (m.length < p.minDetectionPoints) continue;
         const c = makeCluster(cloud.xyz, m, p.voxelM, denoise);
         if (c.xyz.length === 0) continue;
-        dets.push(newCluster(c.xyz, c.members, ev.segments[k]!.label, new Map([[view, c.members.length]]), [k], 1));
+        dets.push([newCluster(c.xyz, c.members, ev.segments[k]!.label, new Map([[view, c.members.length]]), [k], 1), c]);
       }
       // match against the nodes that existed before this view (ConceptGraphs: per frame)
       const existing = growing.length;
-      const assignments: Array<[Cluster, number]> = [];
-      for (const d of dets) {
+      const assignments: Array<[Cluster, DenoisedCluster, number]> = [];
+      for (const [d, part] of dets) {
         let best = -1, bestOverlap = p.associationMinOverlap;
         for (let n = 0; n < existing; n++) {
           const g = growing[n]!;
@@ -167,23 +161,24 @@ export function fuseDetections(cloud: PointCloud, ev: Evidence, p: InstanceParam
           const o = overlapRatio(d.xyz, clusterGrid(node, p.associationRadiusM), p.associationRadiusM);
           if (o >= bestOverlap) [best, bestOverlap] = [n, o];
         }
-        assignments.push([d, best]);
+        assignments.push([d, part, best]);
       }
-      for (const [d, n] of assignments) {
-        if (n >= 0) absorb(growing[n]!, d);
-        else growing.push({ c: d, memberChunks: [d.members], pendingXyz: [] });
+      for (const [d, part, n] of assignments) {
+        if (n >= 0) absorb(growing[n]!, d, part);
+        else growing.push({ c: d, parts: [part], pendingXyz: [] });
       }
     }
-    nodes = growing.map((g) => ({ ...g.c, members: concatAll(g.memberChunks) }));
-    // re-downsample every node from its raw points and keep its largest DBSCAN cluster
-    nodes = nodes.map((n) => {
-      const c = makeCluster(cloud.xyz, n.members, p.voxelM, denoise);
+    // denoise every node once more as a whole (its largest DBSCAN cluster), from its detections' voxels
+    nodes = growing.map((g) => {
+      const n = g.c;
+      const before = g.parts.reduce((s, d) => s + d.members.length, 0);
+      const c = denoiseFused(g.parts, p.voxelM, denoise);
       const { min, max } = boundsOf(c.xyz);
       const views = new Map<number, number>();
       for (const i of c.members) views.set(cloud.view[i]!, (views.get(cloud.view[i]!) ?? 0) + 1);
       const votes = new Map<string, number>();
       // votes stay per raw point of the surviving members
-      const share = c.members.length / Math.max(1, n.members.length);
+      const share = c.members.length / Math.max(1, before);
       for (const [l, v] of n.votes) votes.set(l, Math.round(v * share));
       return { ...n, xyz: c.xyz, members: c.members, min, max, views, votes, grid: null };
     });
