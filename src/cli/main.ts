@@ -8,6 +8,7 @@ import { registerRender } from "./commands/render.js";
 import { registerSchema } from "./commands/schema.js";
 import { registerPoints } from "./commands/points.js";
 import { registerGraph } from "./commands/graph.js";
+import { registerInspect } from "./commands/inspect.js";
 import { registerRun } from "./commands/run.js";
 import { registerCompare } from "./commands/compare.js";
 import { registerAblate } from "./commands/ablate.js";
@@ -30,6 +31,7 @@ export function buildProgram(): Command {
   registerRender(program);
   registerPoints(program);
   registerGraph(program);
+  registerInspect(program);
   registerSchema(program);
   registerServe(program);
   for (const c of program.commands) c.exitOverride().showHelpAfterError("(run with --help for usage)");

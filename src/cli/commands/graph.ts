@@ -87,15 +87,5 @@ export function registerGraph(program: Command): void {
       process.stdout.write(`wrote ${opts.out as string}: ${r.graph.nodes.length} nodes, ${r.graph.relations.length} relations (node F1 ${fix(m.f1_observed)} on observed objects, ${m.duplicates} duplicate(s), ${m.hallucinated} hallucinated)\n`);
     });
 
-  addGraphOptions(
-    program
-      .command("inspect")
-      .description("print a bundle's scene graph node by node: status, evidence and the true object each node matches, then the quality metrics")
-      .argument("<bundle>", "frame bundle directory"),
-  )
-    .option("--json", "print the diagnosis as JSON instead of tables")
-    .action(async (bundleDir: string, opts: Record<string, unknown>) => {
-      const r = await graphFromBundle(bundleDir, opts);
-      process.stdout.write(opts.json ? JSON.stringify(r.diagnosis, null, 1) + "\n" : printDiagnosis(r.graph, r.diagnosis));
-    });
+  // `esi3d inspect` (the node table, the 3D page, exports) lives in ./inspect.ts
 }
