@@ -43,19 +43,27 @@ export interface Evidence {
   height: number;
 }
 
-/** Labels 8-connected components of `key` (-1 = background) into `comp`; returns the component count. */
-function connectedComponents(key: Int32Array, W: number, H: number, comp: Int32Array, queue: Int32Array): number {
-  comp.fill(-1);
-  let count = 0;
-  for (let start = 0; start < W * H; start++) {
+/**
+ * Visits the 8-connected components of `key` (-1 = background) among the foreground pixels `fg`: for each
+ * component, `visit(pixels, count, x0, y0, x1, y1)` gets its pixels (in `queue`) and bounding box.
+ * `comp` must be all -1 on entry and is left so (only foreground pixels are touched).
+ */
+function visitComponents(key: Int32Array, W: number, H: number, fg: Int32Array, fgCount: number, comp: Int32Array, queue: Int32Array, visit: (pixels: Int32Array, count: number, x0: number, y0: number, x1: number, y1: number) => void): void {
+  for (let f = 0; f < fgCount; f++) {
+    const start = fg[f]!;
+    if (comp[start] !== -1) continue;
     const k = key[start]!;
-    if (k < 0 || comp[start] !== -1) continue;
     let head = 0, tail = 0;
     queue[tail++] = start;
-    comp[start] = count;
+    comp[start] = 1;
+    let x0 = W, y0 = H, x1 = -1, y1 = -1;
     while (head < tail) {
       const p = queue[head++]!;
       const x = p % W, y = (p - x) / W;
+      if (x < x0) x0 = x;
+      if (x > x1) x1 = x;
+      if (y < y0) y0 = y;
+      if (y > y1) y1 = y;
       for (let dy = -1; dy <= 1; dy++) {
         const yy = y + dy;
         if (yy < 0 || yy >= H) continue;
@@ -64,15 +72,15 @@ function connectedComponents(key: Int32Array, W: number, H: number, comp: Int32A
           if (xx < 0 || xx >= W || (dx === 0 && dy === 0)) continue;
           const q = yy * W + xx;
           if (comp[q] === -1 && key[q] === k) {
-            comp[q] = count;
+            comp[q] = 1;
             queue[tail++] = q;
           }
         }
       }
     }
-    count++;
+    visit(queue, tail, x0, y0, x1, y1);
   }
-  return count;
+  for (let f = 0; f < fgCount; f++) comp[fg[f]!] = -1;
 }
 
 /** Evidence per bundle (by its views array) and mode: a unit of the runner needs it for every source and the 2D baseline. */
@@ -96,7 +104,7 @@ function computeEvidenceUncached(bundle: Pick<FrameBundle, "manifest" | "views">
   const segmentOfPixel: Int32Array[] = [];
   const categoryIndex = new Map<string, number>();
   // scratch buffers shared by every view (fresh memory is expensive to touch here)
-  const key = new Int32Array(W * H), comp = new Int32Array(W * H), queue = new Int32Array(W * H);
+  const key = new Int32Array(W * H), comp = new Int32Array(W * H).fill(-1), queue = new Int32Array(W * H), fg = new Int32Array(W * H);
   // id -> segmentation key, as a table (a Set/Map lookup per pixel is the slow part over 6 M pixels)
   const keyOfId = new Int32Array(65536);
   for (let id = 0; id < 65536; id++) keyOfId[id] = id;
@@ -114,7 +122,12 @@ function computeEvidenceUncached(bundle: Pick<FrameBundle, "manifest" | "views">
     segmentOfPixel.push(map);
     if (mode === "none") continue;
     const ids = v.ids;
-    for (let p = 0; p < W * H; p++) key[p] = keyOfId[ids[p]!]!;
+    let fgCount = 0;
+    for (let p = 0; p < W * H; p++) {
+      const k = keyOfId[ids[p]!]!;
+      key[p] = k;
+      if (k >= 0) fg[fgCount++] = p;
+    }
     if (mode === "oracle") {
       // one segment per id per view; identity across views is the id itself (globalId)
       const byId = new Map<number, Segment>();
@@ -134,37 +147,13 @@ function computeEvidenceUncached(bundle: Pick<FrameBundle, "manifest" | "views">
       }
       continue;
     }
-    const count = connectedComponents(key, W, H, comp, queue);
-    const local: Array<Segment | null> = new Array(count).fill(null);
-    const firstPixel = new Int32Array(count).fill(-1);
-    const area = new Int32Array(count);
-    const bb = new Int32Array(count * 4);
-    for (let p = 0; p < W * H; p++) {
-      const c = comp[p]!;
-      if (c < 0) continue;
-      const x = p % W, y = (p - x) / W;
-      if (area[c] === 0) {
-        firstPixel[c] = p;
-        bb.set([x, y, x, y], c * 4);
-      } else {
-        bb[c * 4] = Math.min(bb[c * 4]!, x);
-        bb[c * 4 + 1] = Math.min(bb[c * 4 + 1]!, y);
-        bb[c * 4 + 2] = Math.max(bb[c * 4 + 2]!, x);
-        bb[c * 4 + 3] = Math.max(bb[c * 4 + 3]!, y);
-      }
-      area[c]!++;
-    }
-    for (let c = 0; c < count; c++) {
-      if (area[c]! < MIN_MASK_AREA_PX) continue;
-      const id = v.ids[firstPixel[c]!]!;
-      const s: Segment = { key: segments.length, view: v.index, label: category.get(id) ?? "unknown", globalId: null, areaPx: area[c]!, bbox: [bb[c * 4]!, bb[c * 4 + 1]!, bb[c * 4 + 2]!, bb[c * 4 + 3]!] };
-      segments.push(s);
-      local[c] = s;
-    }
-    for (let p = 0; p < W * H; p++) {
-      const c = comp[p]!;
-      if (c >= 0 && local[c]) map[p] = local[c]!.key;
-    }
+    visitComponents(key, W, H, fg, fgCount, comp, queue, (pixels, count, x0, y0, x1, y1) => {
+      if (count < MIN_MASK_AREA_PX) return;
+      const id = v.ids[pixels[0]!]!;
+      const seg: Segment = { key: segments.length, view: v.index, label: category.get(id) ?? "unknown", globalId: null, areaPx: count, bbox: [x0, y0, x1, y1] };
+      segments.push(seg);
+      for (let i = 0; i < count; i++) map[pixels[i]!] = seg.key;
+    });
   }
   return { mode, segments, segmentOfPixel, structureIds, width: W, height: H };
 }
