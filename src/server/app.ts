@@ -7,10 +7,8 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { createHash, timingSafeEqual } from "node:crypto";
 import { existsSync } from "node:fs";
-import { z } from "zod";
 import { TaskSchema } from "../../bridge/task/schema.js";
 import { readManifest } from "../../bridge/bundle/io.js";
-import { BundleManifestSchema } from "../../bridge/bundle/schema.js";
 import { writeJsonAtomic } from "../../bridge/task/io.js";
 import { PACKAGE_VERSION } from "../cli/version.js";
 import { AnswerService } from "./answers.js";
@@ -18,25 +16,11 @@ import { ServerContext } from "./context.js";
 import { fromZod, HttpError, notFound, toHttpError } from "./errors.js";
 import { GraphService } from "./graphs.js";
 import { checkId, checkTaskId } from "./ids.js";
-import { JSON_BODY_LIMIT_BYTES, KEEP_ALIVE_TIMEOUT_MS, REQUEST_RECEIVE_TIMEOUT_MS, SESSION_SWEEP_INTERVAL_MS, SHUTDOWN_GRACE_MS, VIEW_BODY_LIMIT_BYTES } from "./limits.js";
+import { JSON_BODY_LIMIT_BYTES, KEEP_ALIVE_TIMEOUT_MS, REQUEST_RECEIVE_TIMEOUT_MS, SESSION_SWEEP_INTERVAL_MS, SHUTDOWN_GRACE_MS } from "./limits.js";
 import { Metrics } from "./metrics.js";
-import { openApiDocument, type RouteDoc } from "./openapi.js";
+import { openApiDocument } from "./openapi.js";
+import { ROUTES, routeKey } from "./routes.js";
 import { RunService } from "./runs.js";
-import {
-  AnswerRequestSchema,
-  AnswerResponseSchema,
-  FinishResponseSchema,
-  GraphRequestSchema,
-  GraphSummarySchema,
-  ItemsPageQuerySchema,
-  RunRequestSchema,
-  RunStatusSchema,
-  SessionFinishSchema,
-  SessionOpenSchema,
-  SessionStatusSchema,
-  TaskPutResponseSchema,
-  ViewResponseSchema,
-} from "./schemas.js";
 import { SessionService } from "./sessions.js";
 import { DataStore } from "./store.js";
 import { VIEW_CONTENT_TYPE } from "./view-codec.js";
@@ -54,18 +38,6 @@ export interface ServeOptions {
 }
 
 type Handler = (req: FastifyRequest, reply: FastifyReply) => Promise<unknown> | unknown;
-interface Route extends RouteDoc {
-  handler: Handler;
-  bodyLimit?: number;
-}
-
-const HEALTH = z.object({ status: z.literal("ok"), version: z.string(), uptime_s: z.number() });
-const BUNDLE_RESPONSE = z.object({ id: z.string(), manifest: BundleManifestSchema });
-const GRAPH_RESPONSE = z.object({ id: z.string(), bundle: z.string(), options: z.record(z.string(), z.unknown()), created_at: z.string(), graph: z.unknown().describe("esi3d-graph/1 (docs/scene-graph.md)") });
-const DIAGNOSIS_RESPONSE = z.object({ id: z.string(), bundle: z.string(), diagnosis: z.unknown() });
-const ITEMS_RESPONSE = z.object({ run: z.string(), offset: z.number().int(), limit: z.number().int(), total: z.number().int(), items: z.array(z.record(z.string(), z.unknown())) });
-const RUN_LIST = z.object({ runs: z.array(z.object({ id: z.string(), status: z.string(), created_at: z.string() })) });
-
 const params = (req: FastifyRequest) => req.params as Record<string, string>;
 
 export interface RunningServer {
@@ -113,12 +85,12 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     return timingSafeEqual(createHash("sha256").update(m[1]!).digest(), tokenDigest);
   };
 
-  const routes: Route[] = [
-    { method: "GET", url: "/healthz", summary: "liveness: answers while CPU work runs in workers (no auth)", status: 200, response: HEALTH, auth: false, handler: () => ({ status: "ok", version: PACKAGE_VERSION, uptime_s: Math.round((Date.now() - startedAt) / 1000) }) },
-    { method: "GET", url: "/metrics", summary: "Prometheus metrics (text format 0.0.4)", status: 200, responseType: "text/plain", auth: true, handler: (_q, reply) => reply.type("text/plain; version=0.0.4").send(metrics.render()) },
-    { method: "GET", url: "/openapi.json", summary: "this document", status: 200, auth: true, handler: () => openApiDocument(routes) },
+  const handlers: Record<string, Handler> = {
+    "GET /healthz": () => ({ status: "ok", version: PACKAGE_VERSION, uptime_s: Math.round((Date.now() - startedAt) / 1000) }),
+    "GET /metrics": (_q, reply) => reply.type("text/plain; version=0.0.4").send(metrics.render()),
+    "GET /openapi.json": () => openapi,
 
-    { method: "PUT", url: "/v1/tasks/:id", summary: "store a task record (TaskSchema); sessions and runs (suite 'tasks') can then name it", body: TaskSchema, status: 201, response: TaskPutResponseSchema, auth: true, handler: (req, reply) => {
+    "PUT /v1/tasks/:id": (req, reply) => {
       const id = checkTaskId(params(req).id, "params.id");
       const parsed = TaskSchema.safeParse(req.body ?? {});
       if (!parsed.success) throw fromZod(parsed.error, "body");
@@ -128,67 +100,67 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       writeJsonAtomic(file, parsed.data);
       reply.code(created ? 201 : 200);
       return { task_id: id, created };
-    } },
-    { method: "GET", url: "/v1/tasks/:id", summary: "a stored task record", status: 200, response: TaskSchema, auth: true, handler: (req) => {
+    },
+    "GET /v1/tasks/:id": (req) => {
       const id = checkTaskId(params(req).id, "params.id");
       const t = store.readJson(store.path("tasks", `${id}.json`));
       if (!t) throw notFound("task", id);
       return t;
-    } },
+    },
 
-    { method: "POST", url: "/v1/sim/sessions", summary: "open a capture session for a task (a task record, or the id of a stored task)", body: SessionOpenSchema, status: 201, response: SessionStatusSchema, auth: true, handler: (req, reply) => {
+    "POST /v1/sim/sessions": (req, reply) => {
       reply.code(201);
       return sessions.open(req.body);
-    } },
-    { method: "GET", url: "/v1/sim/sessions/:id", summary: "a session's state: the views received so far, the bundle once finished", status: 200, response: SessionStatusSchema, auth: true, handler: (req) => sessions.get(params(req).id) },
-    { method: "DELETE", url: "/v1/sim/sessions/:id", summary: "abandon a session (its views are deleted; a finished session's bundle stays)", status: 204, auth: true, handler: (req, reply) => {
+    },
+    "GET /v1/sim/sessions/:id": (req) => sessions.get(params(req).id),
+    "DELETE /v1/sim/sessions/:id": (req, reply) => {
       sessions.delete(params(req).id);
       return reply.code(204).send();
-    } },
-    { method: "PUT", url: "/v1/sim/sessions/:id/views/:n", summary: "upload view n (0-based) of a session; replaces an earlier upload of the same n", binaryBody: "The binary view layout of docs/protocol.md: preamble, camera JSON, RGB PNG, float32 depth, instance-id PNG.", status: 201, response: ViewResponseSchema, auth: true, bodyLimit: VIEW_BODY_LIMIT_BYTES, handler: (req, reply) => {
+    },
+    "PUT /v1/sim/sessions/:id/views/:n": (req, reply) => {
       const r = sessions.putView(params(req).id, params(req).n, req.body);
       reply.code(r.created ? 201 : 200);
       return r.response;
-    } },
-    { method: "POST", url: "/v1/sim/sessions/:id/finish", summary: "check every view and write the session as a frame bundle (atomically); idempotent", body: SessionFinishSchema, status: 201, response: FinishResponseSchema, auth: true, handler: async (req, reply) => {
+    },
+    "POST /v1/sim/sessions/:id/finish": async (req, reply) => {
       const r = await sessions.finish(params(req).id, req.body);
       reply.code(r.created ? 201 : 200);
       return r.response;
-    } },
-    { method: "GET", url: "/v1/bundles/:id", summary: "a finished bundle's manifest (bundle.json)", status: 200, response: BUNDLE_RESPONSE, auth: true, handler: (req) => {
+    },
+    "GET /v1/bundles/:id": (req) => {
       const id = checkId("bundle", params(req).id, "params.id");
-      const dir = graphs.bundleDir(id, "params.id");
-      return { id, manifest: readManifest(dir) };
-    } },
+      return { id, manifest: readManifest(graphs.bundleDir(id, "params.id")) };
+    },
 
-    { method: "POST", url: "/v1/graphs", summary: "build (or fetch the stored) scene graph of a bundle, with the options of `esi3d graph`", body: GraphRequestSchema, status: 201, response: GraphSummarySchema, auth: true, handler: async (req, reply) => {
+    "POST /v1/graphs": async (req, reply) => {
       const r = await graphs.request(req.body);
       reply.code(r.created ? 201 : 200);
       return r.response;
-    } },
-    { method: "GET", url: "/v1/graphs/:id", summary: "a stored scene graph (esi3d-graph/1) with its bundle and options", status: 200, response: GRAPH_RESPONSE, auth: true, handler: (req) => {
+    },
+    "GET /v1/graphs/:id": (req) => {
       const r = graphs.load(params(req).id);
       return { id: r.id, bundle: r.bundle, options: r.options, created_at: r.created_at, graph: r.graph };
-    } },
-    { method: "GET", url: "/v1/graphs/:id/diagnosis", summary: "the graph's quality against the ground truth (matched / duplicate / merged / hallucinated / missed)", status: 200, response: DIAGNOSIS_RESPONSE, auth: true, handler: (req) => {
+    },
+    "GET /v1/graphs/:id/diagnosis": (req) => {
       const r = graphs.load(params(req).id);
       return { id: r.id, bundle: r.bundle, diagnosis: r.diagnosis };
-    } },
+    },
 
-    { method: "POST", url: "/v1/answers", summary: "answer the task's question (or another) over a graph or bundle with a reasoner", body: AnswerRequestSchema, status: 200, response: AnswerResponseSchema, auth: true, handler: (req) => answers.answer(req.body) },
+    "POST /v1/answers": (req) => answers.answer(req.body),
 
-    { method: "POST", url: "/v1/runs", summary: "start an evaluation run in the background (the configuration of `esi3d run`)", body: RunRequestSchema, status: 202, response: RunStatusSchema, auth: true, handler: (req, reply) => {
+    "POST /v1/runs": (req, reply) => {
       reply.code(202);
       return runs.start(req.body);
-    } },
-    { method: "GET", url: "/v1/runs", summary: "every run with its status", status: 200, response: RUN_LIST, auth: true, handler: () => runs.list() },
-    { method: "GET", url: "/v1/runs/:id", summary: "a run's status, progress (items done / total) and, once finished, its summary", status: 200, response: RunStatusSchema, auth: true, handler: (req) => runs.get(params(req).id) },
-    { method: "GET", url: "/v1/runs/:id/items", summary: "a page of the run's item records (items.jsonl)", query: ItemsPageQuerySchema, status: 200, response: ITEMS_RESPONSE, auth: true, handler: (req) => runs.items(params(req).id, req.query) },
-    { method: "POST", url: "/v1/runs/:id/resume", summary: "complete an interrupted (or failed) run", status: 202, response: RunStatusSchema, auth: true, handler: (req, reply) => {
+    },
+    "GET /v1/runs": () => runs.list(),
+    "GET /v1/runs/:id": (req) => runs.get(params(req).id),
+    "GET /v1/runs/:id/items": (req) => runs.items(params(req).id, req.query),
+    "POST /v1/runs/:id/resume": (req, reply) => {
       reply.code(202);
       return runs.resume(params(req).id);
-    } },
-  ];
+    },
+  };
+  const openapi = openApiDocument(ROUTES);
 
   let reqCounter = 0;
   const app = Fastify({
@@ -223,7 +195,9 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     reply.code(404).send(new HttpError(404, "not_found", `no route ${req.method} ${req.url.split("?")[0]!.slice(0, 200)}`).body());
   });
 
-  for (const r of routes) {
+  for (const r of ROUTES) {
+    const handler = handlers[routeKey(r)];
+    if (!handler) throw new Error(`no handler for ${routeKey(r)}`);
     const onRequest = r.binaryBody
       ? async (req: FastifyRequest) => {
           // refuse other media types before reading up to VIEW_BODY_LIMIT_BYTES of them
@@ -232,7 +206,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
             throw new HttpError(415, "unsupported_media_type", `Content-Type: expected ${VIEW_CONTENT_TYPE} (the binary view layout of docs/protocol.md), got ${JSON.stringify(ct || "none")}`);
         }
       : undefined;
-    app.route({ method: r.method, url: r.url, bodyLimit: r.bodyLimit, ...(onRequest ? { onRequest } : {}), handler: async (req, reply) => r.handler(req, reply) });
+    app.route({ method: r.method, url: r.url, bodyLimit: r.bodyLimit, ...(onRequest ? { onRequest } : {}), handler: async (req, reply) => handler(req, reply) });
   }
 
   await app.listen({ host: opts.host, port: opts.port });

@@ -7,24 +7,8 @@ import { PACKAGE_VERSION } from "../cli/version.js";
 import { ErrorBodySchema } from "./schemas.js";
 import { VIEW_CONTENT_TYPE } from "./view-codec.js";
 import { JSON_BODY_LIMIT_BYTES, VIEW_BODY_LIMIT_BYTES } from "./limits.js";
+import type { RouteDoc } from "./routes.js";
 
-export interface RouteDoc {
-  method: "GET" | "POST" | "PUT" | "DELETE";
-  /** fastify form, e.g. /v1/graphs/:id */
-  url: string;
-  summary: string;
-  /** JSON request body */
-  body?: z.ZodType;
-  /** a binary request body instead (the view layout) */
-  binaryBody?: string;
-  query?: z.ZodType;
-  /** success status and body */
-  status: number;
-  response?: z.ZodType;
-  /** response content type when not JSON */
-  responseType?: string;
-  auth: boolean;
-}
 
 const toSchema = (s: z.ZodType, io: "input" | "output") => z.toJSONSchema(s, { io, unrepresentable: "any" }) as Record<string, unknown>;
 
