@@ -36,6 +36,8 @@ const SELECT_COLOR: [number, number, number] = [255, 225, 77];
 const TWIN_COLOR: [number, number, number] = [58, 215, 255];
 /** Everything but the selection is multiplied by this, so the selection stands out in any colour mode. */
 const DIM_FACTOR = 0.28;
+/** Dark grey, not black: black objects (pianos, speakers) stay visible against it. */
+const BACKGROUND = 0x2b2f38;
 /** Frustum depth (m): visible at room scale without hiding the objects in front of the cameras. */
 const FRUSTUM_DEPTH_M = 0.18;
 /** Minor floor-grid spacing (m); major lines every metre. */
@@ -153,9 +155,13 @@ export class Viewer {
     private readonly container: HTMLElement,
     private readonly labelLayer: HTMLElement,
   ) {
+    // every colour here is an sRGB byte triple meant to be shown as is (point RGB from the images, palette
+    // colours): no linear-space conversion on the way in or out, or black pianos come out grey
+    THREE.ColorManagement.enabled = false;
     this.renderer = new THREE.WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });
+    this.renderer.outputColorSpace = THREE.LinearSRGBColorSpace;
     this.renderer.setPixelRatio(Math.min(2, window.devicePixelRatio || 1));
-    this.renderer.setClearColor(0x15171c);
+    this.renderer.setClearColor(BACKGROUND);
     container.appendChild(this.renderer.domElement);
     this.camera = new THREE.PerspectiveCamera(50, 1, 0.01, 500);
     this.camera.up.set(0, 0, 1); // Z up, before the controls read it
@@ -288,7 +294,7 @@ export class Viewer {
       l.renderOrder = -1;
       return l;
     };
-    this.gridGroup.add(mk(MINOR_GRID_M, 0x3a3f4a, 0.5), mk(1, 0x6b7385, 0.9));
+    this.gridGroup.add(mk(MINOR_GRID_M, 0x454b58, 0.6), mk(1, 0x78819a, 0.9));
     const axes = new THREE.AxesHelper(0.5);
     this.gridGroup.add(axes);
     for (let x = -Math.floor(half); x <= Math.floor(half); x++) {
