@@ -209,7 +209,15 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     app.route({ method: r.method, url: r.url, bodyLimit: r.bodyLimit, ...(onRequest ? { onRequest } : {}), handler: async (req, reply) => handler(req, reply) });
   }
 
-  await app.listen({ host: opts.host, port: opts.port });
+  try {
+    await app.listen({ host: opts.host, port: opts.port });
+  } catch (e) {
+    // nothing started: give the data directory back
+    await app.close().catch(() => {});
+    metrics.close();
+    store.unlock();
+    throw e;
+  }
   ctx.warm();
   const sweeper = setInterval(() => {
     try {
