@@ -78,6 +78,7 @@ export async function pageHtml(meta: PageMeta, variants: Variant[]): Promise<str
     "<!doctype html>",
     '<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">',
     `<title>${escapeHtml(meta.title)}</title>`,
+    '<link rel="icon" href="data:,">', // no favicon request
     // the page loads nothing: everything is inline (data: images only)
     `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data: blob:; connect-src 'self'">`,
     // data blocks in the head: the script replaces the body's contents

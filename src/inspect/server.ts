@@ -57,7 +57,7 @@ export function indexHtml(run: RunDir, rows: TaskWrongness[]): string {
         `<tr><td class="r">${i + 1}</td><td><a href="/task/${encodeURIComponent(r.task_id)}">${esc(r.task_id)}</a><br><small>${esc(r.subcategory.replace(/_/g, " "))}</small></td><td class="r"><b>${r.errors}</b></td><td class="r">${r.worst_f1.toFixed(2)}</td><td class="r">${r.wrong_answers}</td><td>${esc(r.question)}</td><td class="vs">${r.variants.map((v) => cell(r.task_id, v)).join("")}</td></tr>`,
     )
     .join("\n");
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>esi3d inspect — ${esc(run.dir)}</title><style>
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>esi3d inspect — ${esc(run.dir)}</title><style>
 body{font:13px/1.4 system-ui,sans-serif;background:#15171c;color:#e6e8ee;margin:0;padding:16px 20px}a{color:#8fc7ff}small{color:#9aa1b1}
 table{border-collapse:collapse;width:100%}th{text-align:left;color:#9aa1b1;border-bottom:1px solid #2e323c;padding:4px 6px}td{border-bottom:1px solid #262a33;padding:5px 6px;vertical-align:top}
 td.r{text-align:right;font-variant-numeric:tabular-nums}.vs{display:flex;flex-wrap:wrap;gap:4px}.v{display:inline-block;padding:1px 6px;border-radius:4px;background:#252932;text-decoration:none;color:#e6e8ee;font-size:12px}

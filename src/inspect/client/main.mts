@@ -269,8 +269,8 @@ function renderHeader(): void {
   header.replaceChildren(
     h("div", { class: "brand" }, meta.api ? h("a", { href: "/" }, "esi3d") : "esi3d", h("small", {}, " inspect")),
     h("div", { class: "switch" }, taskSel, h("span", { class: "sub" }, meta.task.subcategory.replace(/_/g, " ")), parSel, srcSel),
-    metrics,
     downloads,
+    metrics,
   );
 }
 
@@ -319,7 +319,7 @@ function renderStatusLine(): void {
   if (!v) return;
   const d = v.cloud.downsample;
   const thin = d.method === "voxel" ? ` (one per ${fix((d.voxel_m ?? 0) * 1000, 1)} mm voxel and node: budget ${d.budget.toLocaleString()})` : "";
-  status.textContent = `${v.paradigm} views (${v.views.length}) · source ${v.source} · showing ${d.shown.toLocaleString()} of ${d.total.toLocaleString()} points${thin} · drag to orbit, right-drag to pan, wheel to zoom, click a box`;
+  status.title = status.textContent = `${v.paradigm} views (${v.views.length}) · source ${v.source} · showing ${d.shown.toLocaleString()} of ${d.total.toLocaleString()} points${thin} · drag to orbit, right-drag to pan, wheel to zoom, click a box`;
 }
 
 // ---------------------------------------------------------------------------------------------------------
