@@ -519,7 +519,7 @@ function relationsTab(v: Variant): HTMLElement {
 }
 
 function recordBlock(title: string, r: ItemRecord | null, testid: string): HTMLElement {
-  if (!r) return h("div", { class: "record" }, h("h3", {}, title), h("p", { class: "muted" }, "no record for this paradigm and source in items.jsonl"));
+  if (!r) return h("div", { class: "record" }, h("h3", {}, title), h("p", { class: "muted" }, meta.run ? "no record for this paradigm and source in items.jsonl" : "a frame bundle's page has no answer records (inspect a run directory for them)"));
   const verdict = r.correct === null ? h("span", { class: "pill", style: "--c: #888" }, r.status) : r.correct ? h("span", { class: "pill", style: "--c: #2ecc71" }, "correct") : h("span", { class: "pill", style: "--c: #e74c3c" }, "wrong");
   return h(
     "div",
