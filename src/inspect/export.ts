@@ -14,10 +14,12 @@ import { dirname } from "node:path";
 import { randomBytes } from "node:crypto";
 import { Document, NodeIO, Primitive, type Node as GltfNode } from "@gltf-transform/core";
 import { writePly } from "../../reconstruct/ply.js";
+import { writeJsonAtomic } from "../../bridge/task/io.js";
 import type { YawBoxJson } from "../../scenegraph/types.js";
 import type { VariantData } from "./inspection.js";
 import { MISSED_COLOR, nodeColor, statusColor, TRUTH_COLOR, UNASSIGNED_COLOR } from "./palette.js";
 import { taskInfo } from "./variant.js";
+import { boxEdges } from "./geometry.js";
 
 /** Per-point node colours (r, g, b), grey for points in no node. */
 export function nodeColors(count: number, members: readonly Uint32Array[]): Uint8Array {
@@ -34,7 +36,7 @@ function ensureDir(file: string): void {
   mkdirSync(dirname(file), { recursive: true });
 }
 
-function writeAtomic(file: string, data: Uint8Array | string): void {
+function writeBinaryAtomic(file: string, data: Uint8Array): void {
   ensureDir(file);
   const tmp = `${file}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
   writeFileSync(tmp, data);
@@ -47,24 +49,13 @@ export function exportPly(d: VariantData, file: string): void {
 }
 
 export function exportGraphJson(d: VariantData, file: string): void {
-  writeAtomic(file, JSON.stringify({ graph: d.graph, diagnosis: d.diagnosis }, null, 1) + "\n");
+  ensureDir(file);
+  writeJsonAtomic(file, { graph: d.graph, diagnosis: d.diagnosis });
 }
 
 /** Z-up world -> glTF Y-up: (x, y, z) -> (x, z, -y). */
 export function zUpToYUp(x: number, y: number, z: number): [number, number, number] {
   return [x, z, -y];
-}
-
-/** The 12 edges of a yaw box as 24 endpoints (x, y, z, world frame, Z up). */
-export function boxEdges(b: YawBoxJson): number[] {
-  const c = Math.cos(b.yaw), s = Math.sin(b.yaw);
-  const hx = b.extent[0] / 2, hy = b.extent[1] / 2, hz = b.extent[2] / 2;
-  const corner = (i: number): [number, number, number] => {
-    const lx = i & 1 ? hx : -hx, ly = i & 2 ? hy : -hy, lz = i & 4 ? hz : -hz;
-    return [b.centre[0] + c * lx - s * ly, b.centre[1] + s * lx + c * ly, b.centre[2] + lz];
-  };
-  const pairs = [[0, 1], [2, 3], [4, 5], [6, 7], [0, 2], [1, 3], [4, 6], [5, 7], [0, 4], [1, 5], [2, 6], [3, 7]];
-  return pairs.flatMap(([a, b2]) => [...corner(a!), ...corner(b2!)]);
 }
 
 export async function encodeGlb(d: VariantData): Promise<Uint8Array> {
@@ -92,7 +83,7 @@ export async function encodeGlb(d: VariantData): Promise<Uint8Array> {
     .setExtras({ points: d.cloud.count, source: d.source, paradigm: d.paradigm, colours: "by node (palette of src/inspect/palette.ts), grey = in no node", ...frame });
   scene.addChild(cloudNode);
   const lines = (name: string, box: YawBoxJson, rgb: [number, number, number], extras: Record<string, unknown>) => {
-    const edges = boxEdges(box);
+    const edges = boxEdges(box.centre, box.extent, box.yaw);
     const colors = new Uint8Array(edges.length);
     for (let i = 0; i < edges.length / 3; i++) colors.set(rgb, 3 * i);
     return doc.createNode(name).setMesh(doc.createMesh(name).addPrimitive(primitive(Primitive.Mode.LINES, edges, colors))).setExtras(extras);
@@ -116,5 +107,5 @@ export async function encodeGlb(d: VariantData): Promise<Uint8Array> {
 }
 
 export async function exportGlb(d: VariantData, file: string): Promise<void> {
-  writeAtomic(file, await encodeGlb(d));
+  writeBinaryAtomic(file, await encodeGlb(d));
 }

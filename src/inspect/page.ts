@@ -24,7 +24,8 @@ function packageRoot(): string {
 
 const ROOT = packageRoot();
 export const CLIENT_BUNDLE = join(ROOT, "dist", "inspect-client", "client.js");
-const CLIENT_SOURCES = [join(ROOT, "src", "inspect", "client"), join(ROOT, "src", "inspect", "types.ts"), join(ROOT, "src", "inspect", "palette.ts")];
+/** What the browser bundle is built from (client/ and the plain modules it imports). */
+const CLIENT_SOURCES = [join(ROOT, "src", "inspect", "client"), ...["types.ts", "palette.ts", "geometry.ts"].map((f) => join(ROOT, "src", "inspect", f))];
 
 function newestSource(): number {
   let t = 0;
@@ -68,7 +69,7 @@ export function scriptJson(value: unknown): string {
   return JSON.stringify(value).replace(/</g, "\\u003c").replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
 }
 
-const escapeHtml = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+export const escapeHtml = (s: string): string => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 
 /** The page: head JSON, embedded variants (file mode), and the script. */
 export async function pageHtml(meta: PageMeta, variants: Variant[]): Promise<string> {

@@ -13,7 +13,7 @@ import { encodePly } from "../../reconstruct/ply.js";
 import { InputError } from "../../bridge/util/errors.js";
 import { encodeGlb, nodeColors } from "./export.js";
 import { RunInspection } from "./inspection.js";
-import { pageHtml } from "./page.js";
+import { escapeHtml, pageHtml } from "./page.js";
 import { rankTasks, type RunDir, type TaskWrongness } from "./run.js";
 import type { Variant } from "./types.js";
 
@@ -43,7 +43,7 @@ class Lru<V> {
   }
 }
 
-const esc = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+const esc = escapeHtml;
 
 export function indexHtml(run: RunDir, rows: TaskWrongness[]): string {
   const cell = (taskId: string, v: TaskWrongness["variants"][number]) => {

@@ -2,7 +2,8 @@
 import { describe, expect, it } from "vitest";
 import { displaySample, DISPLAY_POINT_BUDGET } from "../../src/inspect/downsample.js";
 import { graphDifference } from "../../src/inspect/variant.js";
-import { boxEdges, zUpToYUp } from "../../src/inspect/export.js";
+import { zUpToYUp } from "../../src/inspect/export.js";
+import { boxEdges } from "../../src/inspect/geometry.js";
 import { Rng } from "../../bridge/math/rng.js";
 import type { SceneGraph } from "../../scenegraph/types.js";
 
@@ -57,7 +58,7 @@ describe("graphDifference", () => {
 
 describe("export geometry", () => {
   it("draws a yaw box's 12 edges through its corners", () => {
-    const e = boxEdges({ centre: [1, 2, 3], extent: [2, 4, 6], yaw: Math.PI / 2 });
+    const e = boxEdges([1, 2, 3], [2, 4, 6], Math.PI / 2);
     expect(e.length).toBe(12 * 2 * 3);
     const xs = e.filter((_, i) => i % 3 === 0), ys = e.filter((_, i) => i % 3 === 1), zs = e.filter((_, i) => i % 3 === 2);
     // rotated 90°: the 4 m side lies along x

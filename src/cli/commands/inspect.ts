@@ -5,8 +5,6 @@
  * See docs/viewer.md.
  */
 import type { Command, Option } from "commander";
-import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
 import { SOURCES } from "../../../reconstruct/index.js";
 import { InputError } from "../../../bridge/util/errors.js";
 import { writeTextAtomic } from "../../eval/files.js";
@@ -41,10 +39,6 @@ interface InspectOpts extends Record<string, unknown> {
 
 const log = (line: string) => process.stderr.write(`inspect: ${line}\n`);
 
-function ensureParent(file: string): void {
-  mkdirSync(dirname(file), { recursive: true });
-}
-
 /** Writes the page and the exports of an inspection; `keys` are the variants to embed. */
 async function writeOutputs(insp: Inspection, keys: string[], opts: InspectOpts, tasks: Array<{ task_id: string; subcategory: string; href: string }>): Promise<void> {
   const exporting = opts.ply || opts.glb || opts.graphJson;
@@ -73,8 +67,7 @@ async function writeOutputs(insp: Inspection, keys: string[], opts: InspectOpts,
     }
     const meta = insp.meta({ mode: "file", api: null, tasks, initial: keys[0], only: keys });
     const html = await pageHtml(meta, variants);
-    ensureParent(opts.out);
-    writeTextAtomic(opts.out, html);
+    writeTextAtomic(opts.out, html); // makes the parent directory
     const shown = variants.map((v) => v.cloud.downsample.shown).reduce((a, b) => a + b, 0);
     process.stdout.write(`wrote ${opts.out}: ${variants.length} graph(s) of ${insp.task.task_id}, ${shown.toLocaleString()} points drawn, ${(Buffer.byteLength(html) / 1e6).toFixed(1)} MB (self-contained; open it in a browser)\n`);
   }

@@ -12,6 +12,7 @@ import { OrbitControls } from "three/examples/jsm/controls/OrbitControls.js";
 import type { GraphNode } from "../../../scenegraph/types.js";
 import type { TrueObjectPayload, Variant, ViewPayload } from "../types.js";
 import { MISSED_COLOR, nodeColor, statusColor, TRUTH_COLOR, UNASSIGNED_COLOR } from "../palette.js";
+import { boxEdges } from "../geometry.js";
 import type { DecodedCloud } from "./data.mjs";
 
 export type ColorMode = "rgb" | "node" | "status" | "confidence" | "view";
@@ -70,18 +71,6 @@ export function viewColor(index: number, count: number): [number, number, number
 }
 
 const rgbHex = (c: readonly number[]) => (Math.round(c[0]!) << 16) | (Math.round(c[1]!) << 8) | Math.round(c[2]!);
-
-/** The 12 edges of a yaw box as 24 endpoints (as src/inspect/export.ts boxEdges). */
-function boxEdges(centre: readonly number[], extent: readonly number[], yaw: number): Float32Array {
-  const c = Math.cos(yaw), s = Math.sin(yaw);
-  const hx = extent[0]! / 2, hy = extent[1]! / 2, hz = extent[2]! / 2;
-  const corner = (i: number) => {
-    const lx = i & 1 ? hx : -hx, ly = i & 2 ? hy : -hy, lz = i & 4 ? hz : -hz;
-    return [centre[0]! + c * lx - s * ly, centre[1]! + s * lx + c * ly, centre[2]! + lz];
-  };
-  const pairs = [0, 1, 2, 3, 4, 5, 6, 7, 0, 2, 1, 3, 4, 6, 5, 7, 0, 4, 1, 5, 2, 6, 3, 7];
-  return new Float32Array(pairs.flatMap((k) => corner(k)));
-}
 
 function lines(positions: Float32Array, color: readonly number[], opts: { dashed?: boolean; opacity?: number } = {}): THREE.LineSegments {
   const g = new THREE.BufferGeometry();
@@ -244,7 +233,7 @@ export class Viewer {
     variant.graph.nodes.forEach((n, index) => {
       const status = diag.get(n.id)?.status ?? "matched";
       const col = statusColor(status);
-      const edges = lines(boxEdges(n.box.centre, n.box.extent, n.box.yaw), col);
+      const edges = lines(new Float32Array(boxEdges(n.box.centre, n.box.extent, n.box.yaw)), col);
       const fill = boxMesh(n.box.centre, n.box.extent, n.box.yaw, col, 0);
       fill.userData.node = index;
       edges.renderOrder = 2;
@@ -260,7 +249,7 @@ export class Viewer {
     const objStatus = new Map(variant.diagnosis.objects.map((o) => [o.id, o.status]));
     for (const o of truth) {
       const missed = objStatus.get(o.id) !== "matched";
-      this.truthGroup.add(lines(boxEdges(o.centre, o.extent, o.yaw), missed ? MISSED_COLOR : TRUTH_COLOR, { dashed: !missed, opacity: missed ? 1 : 0.7 }));
+      this.truthGroup.add(lines(new Float32Array(boxEdges(o.centre, o.extent, o.yaw)), missed ? MISSED_COLOR : TRUTH_COLOR, { dashed: !missed, opacity: missed ? 1 : 0.7 }));
       if (missed) {
         this.truthGroup.add(boxMesh(o.centre, o.extent, o.yaw, MISSED_COLOR, 0.18));
         const el = document.createElement("div");
