@@ -8,8 +8,8 @@ import type { FrameBundle } from "../../bridge/bundle/io.js";
 import type { Paradigm } from "../../bridge/bundle/schema.js";
 import { captureBundle } from "../../bridge/sim/capture.js";
 import { buildPointCloud } from "../../reconstruct/index.js";
-import { CloudArena } from "../../reconstruct/pointcloud.js";
-import { buildSceneGraph } from "../../scenegraph/build.js";
+import { CloudArena, type PointCloud } from "../../reconstruct/pointcloud.js";
+import { buildSceneGraph, type GraphResult } from "../../scenegraph/build.js";
 import { diagnose, type Diagnosis, type GraphMetrics } from "../../scenegraph/diagnosis.js";
 import { trueRelations } from "../../scenegraph/truth.js";
 import type { SceneGraph } from "../../scenegraph/types.js";
@@ -17,7 +17,7 @@ import { createSymbolicReasoner } from "../reason/symbolic.js";
 import { createSymbolic2dReasoner } from "../reason/symbolic2d.js";
 import type { ReasonerAnswer } from "../reason/types.js";
 import { scoreAnswer } from "../reason/protocol.js";
-import { threeDArms, type RunConfig } from "./config.js";
+import { threeDArms, type RunConfig, type ThreeDArm } from "./config.js";
 import { itemKey, type Arm, type ItemRecord } from "./records.js";
 
 export interface UnitJob {
@@ -117,6 +117,29 @@ export function makeRecord(task: Task, paradigm: string, arm: Arm, source: strin
 
 const isOffline = (reasoner: string) => reasoner === "symbolic";
 
+/**
+ * The point cloud of one 3D arm of a run, from the run's configuration. The inspection viewer calls this
+ * too, to rebuild exactly the cloud behind a stored graph.
+ */
+export function armCloud(bundle: FrameBundle, config: RunConfig, arm: ThreeDArm, cloudArena?: CloudArena): Promise<PointCloud> {
+  const structure = new Set(bundle.manifest.instances.filter((e) => e.structure).map((e) => e.id));
+  return buildPointCloud(bundle, {
+    source: arm.source,
+    noiseLevel: arm.level ?? config.noiseLevel,
+    noiseSeed: config.noiseSeed,
+    noiseComponents: config.noiseComponents,
+    // with masks, structure points never reach an instance: leave them out
+    excludeIds: config.masks === "none" ? undefined : structure,
+    arena: cloudArena,
+    vggt: { modelPath: config.vggt.modelPath ?? undefined, device: config.vggt.device, points: config.vggt.points, confPercentile: config.vggt.confPercentile, align: config.vggt.align },
+  });
+}
+
+/** The scene graph of one 3D arm from its cloud, with the run's evidence mode and instance builder. */
+export function armGraph(cloud: PointCloud, bundle: FrameBundle, config: RunConfig): GraphResult {
+  return buildSceneGraph(cloud, bundle, { masks: config.masks, instances: config.masks === "none" ? "dbscan" : config.instances });
+}
+
 /** One arena per thread: a unit's clouds are built and used one after another. */
 const arena = new CloudArena();
 
@@ -135,26 +158,16 @@ export async function runUnit(job: UnitJob): Promise<UnitResult> {
   const records: ItemRecord[] = [];
   const graphs: UnitGraph[] = [];
   const pending: UnitResult["pending"] = [];
-  const structure = new Set(bundle.manifest.instances.filter((e) => e.structure).map((e) => e.id));
   const truthRelations = trueRelations(task);
   for (const { source, level, label } of threeDArms(config)) {
     const key = itemKey(task.task_id, paradigm, "3d", label);
     if (done.has(key)) continue;
     const st: Record<string, number> = {};
     let t0 = performance.now();
-    const cloud = await buildPointCloud(bundle, {
-      source,
-      noiseLevel: level ?? config.noiseLevel,
-      noiseSeed: config.noiseSeed,
-      noiseComponents: config.noiseComponents,
-      excludeIds: config.masks === "none" ? undefined : structure,
-      arena,
-      vggt: { modelPath: config.vggt.modelPath ?? undefined, device: config.vggt.device, points: config.vggt.points, confPercentile: config.vggt.confPercentile, align: config.vggt.align },
-    });
+    const cloud = await armCloud(bundle, config, { source, level, label }, arena);
     st.cloud = Math.round(performance.now() - t0);
     t0 = performance.now();
-    const instances = config.masks === "none" ? "dbscan" : config.instances;
-    const g = buildSceneGraph(cloud, bundle, { masks: config.masks, instances });
+    const g = armGraph(cloud, bundle, config);
     st.graph = Math.round(performance.now() - t0);
     t0 = performance.now();
     const diagnosis = diagnose({ graph: g.graph, members: g.members, cloud, task, bundle, trueRelations: truthRelations });

@@ -15,13 +15,11 @@ import type { Paradigm } from "../../bridge/bundle/schema.js";
 import { encodePng } from "../../bridge/bundle/png.js";
 import { objectBox } from "../../bridge/sim/generate/geometry.js";
 import { InputError } from "../../bridge/util/errors.js";
-import { buildPointCloud } from "../../reconstruct/index.js";
 import type { PointCloud } from "../../reconstruct/pointcloud.js";
-import { buildSceneGraph } from "../../scenegraph/build.js";
 import type { Diagnosis } from "../../scenegraph/diagnosis.js";
 import type { SceneGraph } from "../../scenegraph/types.js";
 import { threeDArms } from "../eval/config.js";
-import { renderBundle } from "../eval/pipeline.js";
+import { armCloud, armGraph, renderBundle } from "../eval/pipeline.js";
 import type { ItemRecord } from "../eval/records.js";
 import { buildPrompt, promptRecord } from "../prompt/templates.js";
 import type { GraphFormat } from "../reason/types.js";
@@ -77,19 +75,10 @@ export async function reproduceRunGraph(run: RunDir, task: Task, paradigm: strin
   };
   const b = bundle ?? renderBundle(task, paradigm as Paradigm);
   lap("render");
-  const structure = new Set(b.manifest.instances.filter((e) => e.structure).map((e) => e.id));
-  // the same options as src/eval/pipeline.ts runUnit
-  const cloud = await buildPointCloud(b, {
-    source: arm.source,
-    noiseLevel: arm.level ?? config.noiseLevel,
-    noiseSeed: config.noiseSeed,
-    noiseComponents: config.noiseComponents,
-    excludeIds: config.masks === "none" ? undefined : structure,
-    vggt: { modelPath: config.vggt.modelPath ?? undefined, device: config.vggt.device, points: config.vggt.points, confPercentile: config.vggt.confPercentile, align: config.vggt.align },
-  });
+  // the same cloud and graph as src/eval/pipeline.ts runUnit builds
+  const cloud = await armCloud(b, config, arm);
   lap("cloud");
-  const instances = config.masks === "none" ? "dbscan" : config.instances;
-  const g = buildSceneGraph(cloud, b, { masks: config.masks, instances });
+  const g = armGraph(cloud, b, config);
   lap("graph");
   const diff = graphDifference(stored.graph, g.graph);
   if (diff !== null)
