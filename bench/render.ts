@@ -10,7 +10,10 @@ import { writeBundle } from "../bridge/bundle/io.js";
 import { buildScene } from "../bridge/sim/scene.js";
 
 export default async function benchRender(ctx: BenchContext): Promise<void> {
-  const task = generateTask("counting_with_occlusion", "bench", 0);
+  // the scene with the most triangles among a few task kinds (furniture, chairs, many objects)
+  const task = (["counting_with_occlusion", "spatial_segmentation", "category_ambiguity", "view_hallucination", "partial_occlusion"] as const)
+    .map((s) => generateTask(s, "bench", 0))
+    .sort((a, b) => buildScene(b).triId.length - buildScene(a).triId.length)[0]!;
   const scene = buildScene(task);
   const { ms: renderMs, result } = await ctx.time(() => captureBundle(task, "multi"), 3);
   const views = result.payloads.length;
