@@ -8,7 +8,7 @@ import { basename, dirname, join, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
 import type { Mat34 } from "../math/vec.js";
 import { rotationError, type Intrinsics } from "../math/camera.js";
-import { decodePng, encodePng, PngError } from "./png.js";
+import { decodePng, encodePng, PngError, rgbOf } from "./png.js";
 import { BundleManifestSchema, type BundleManifest } from "./schema.js";
 import { formatZodIssues } from "../util/errors.js";
 
@@ -122,16 +122,7 @@ function readViewFiles(dir: string, m: BundleManifest, i: number, knownIds: Set<
     throw new BundleError(join(dir, v.rgb), `views.${i}.rgb`, `image is ${rgbPng.width}x${rgbPng.height}, expected ${W}x${H} (bundle image size)`);
   if (rgbPng.channels < 3 || rgbPng.bitDepth !== 8)
     throw new BundleError(join(dir, v.rgb), `views.${i}.rgb`, `expected an 8-bit RGB or RGBA PNG, found ${rgbPng.channels} channel(s) at ${rgbPng.bitDepth} bits`);
-  let rgb = rgbPng.data as Uint8Array;
-  if (rgbPng.channels === 4) {
-    const out = new Uint8Array(W * H * 3);
-    for (let p = 0; p < W * H; p++) {
-      out[p * 3] = rgb[p * 4]!;
-      out[p * 3 + 1] = rgb[p * 4 + 1]!;
-      out[p * 3 + 2] = rgb[p * 4 + 2]!;
-    }
-    rgb = out;
-  }
+  const rgb = rgbOf(rgbPng.data as Uint8Array, rgbPng.channels, W * H);
   const depthBuf = load(v.depth, "depth");
   if (depthBuf.length !== W * H * 4)
     throw new BundleError(join(dir, v.depth), `views.${i}.depth`, `file has ${depthBuf.length} bytes, expected ${W * H * 4} (${W}x${H} float32)`);

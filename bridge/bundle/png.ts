@@ -158,3 +158,15 @@ export function decodePng(buf: Uint8Array): DecodedPng {
   }
   return { width, height, channels: ch, bitDepth: 8, data: new Uint8Array(pixels.buffer, pixels.byteOffset, pixels.length) };
 }
+
+/** 8-bit RGB pixels of a decoded RGB or RGBA image (alpha dropped: bundles carry no transparency). */
+export function rgbOf(data: Uint8Array, channels: number, pixels: number): Uint8Array {
+  if (channels === 3) return data;
+  const out = new Uint8Array(pixels * 3);
+  for (let p = 0; p < pixels; p++) {
+    out[p * 3] = data[p * channels]!;
+    out[p * 3 + 1] = data[p * channels + 1]!;
+    out[p * 3 + 2] = data[p * channels + 2]!;
+  }
+  return out;
+}

@@ -9,7 +9,7 @@
 import { readFileSync } from "node:fs";
 import zlib from "node:zlib";
 import { float32FromLE, readBundle, viewFileNames, writeBundle, type ViewPayload } from "../../bridge/bundle/io.js";
-import { decodePng, PngError } from "../../bridge/bundle/png.js";
+import { decodePng, PngError, rgbOf } from "../../bridge/bundle/png.js";
 import { BUNDLE_CONVENTIONS, BUNDLE_FORMAT, type BundleManifest } from "../../bridge/bundle/schema.js";
 import type { Task } from "../../bridge/task/schema.js";
 import { InputError } from "../../bridge/util/errors.js";
@@ -132,16 +132,7 @@ function finishBundle(job: FinishJob): { ok: true; views: number } | JobFailure 
       const rgbPng = decode(parts.rgb, `views.${n}.rgb`);
       if (rgbPng.width !== W || rgbPng.height !== H || rgbPng.bitDepth !== 8 || rgbPng.channels < 3)
         throw new ViewError(`views.${n}.rgb`, `expected an 8-bit RGB(A) ${W}x${H} PNG, found ${rgbPng.channels} channel(s) at ${rgbPng.bitDepth} bits, ${rgbPng.width}x${rgbPng.height}`);
-      let rgb = rgbPng.data as Uint8Array;
-      if (rgbPng.channels === 4) {
-        const out = new Uint8Array(W * H * 3);
-        for (let p = 0; p < W * H; p++) {
-          out[p * 3] = rgb[p * 4]!;
-          out[p * 3 + 1] = rgb[p * 4 + 1]!;
-          out[p * 3 + 2] = rgb[p * 4 + 2]!;
-        }
-        rgb = out;
-      }
+      const rgb = rgbOf(rgbPng.data as Uint8Array, rgbPng.channels, W * H);
       const depth = float32FromLE(Buffer.from(parts.depth));
       const instPng = decode(parts.inst, `views.${n}.instances`);
       if (instPng.width !== W || instPng.height !== H || instPng.channels !== 1) throw new ViewError(`views.${n}.instances`, `expected a ${W}x${H} greyscale PNG`);
