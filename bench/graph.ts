@@ -6,7 +6,7 @@
  */
 import type { BenchContext } from "./context.js";
 import { generateTask } from "../bridge/sim/generate/suite.js";
-import { renderBundle } from "../src/eval/pipeline.js";
+import { renderBundle } from "../bridge/sim/capture.js";
 import { backprojectViews } from "../reconstruct/gt/backproject.js";
 import { bundleCategories } from "../reconstruct/categories.js";
 import { CloudArena } from "../reconstruct/pointcloud.js";

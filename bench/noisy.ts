@@ -5,25 +5,14 @@
  * part of every noisy run).
  */
 import type { BenchContext } from "./context.js";
-import type { FrameBundle, ViewData } from "../bridge/bundle/io.js";
-import type { Mat34 } from "../bridge/math/vec.js";
 import { generateTask } from "../bridge/sim/generate/suite.js";
-import { captureBundle } from "../bridge/sim/capture.js";
+import { renderBundle } from "../bridge/sim/capture.js";
 import { backprojectViews } from "../reconstruct/gt/backproject.js";
 import type { PointCloud } from "../reconstruct/pointcloud.js";
 import { NOISE_COMPONENTS, noisyPointCloud, type NoisyMeta } from "../reconstruct/noisy/index.js";
 
 /** Goal: the full model on 30 views at 518×392 within this many milliseconds on one core. */
 const GOAL_MS = 2000;
-
-function bundleInMemory(): FrameBundle {
-  const { manifest, payloads } = captureBundle(generateTask("counting_with_occlusion", "bench", 0), "multi");
-  const { width, height } = manifest.image;
-  const views: ViewData[] = manifest.views.map((v, i) => ({
-    index: i, width, height, rgb: payloads[i]!.rgb, depth: payloads[i]!.depth, ids: payloads[i]!.ids, K: v.intrinsics, E: v.extrinsic as Mat34, action: v.action,
-  }));
-  return { dir: "", manifest, views };
-}
 
 /**
  * Best time of each case over `rounds` rounds, the cases interleaved within a round (so load from other
@@ -46,7 +35,7 @@ function timeInterleaved<T>(cases: readonly (() => T)[], rounds: number): { ms: 
 }
 
 export default async function (ctx: BenchContext): Promise<void> {
-  const bundle = bundleInMemory();
+  const bundle = renderBundle(generateTask("counting_with_occlusion", "bench", 0), "multi");
   const { width: W, height: H } = bundle.views[0]!;
   const categories = new Map(bundle.manifest.instances.map((e) => [e.id, e.category] as [number, string]));
   const ROUNDS = 5;

@@ -3,6 +3,7 @@
  * instance builders (--instances fusion|dbscan).
  */
 import type { FrameBundle } from "../bridge/bundle/io.js";
+import { stageTimer } from "../bridge/util/stageTimer.js";
 import type { PointCloud } from "../reconstruct/pointcloud.js";
 import { InputError } from "../bridge/util/errors.js";
 import { computeEvidence, type Evidence, type MaskMode } from "./evidence.js";
@@ -74,13 +75,7 @@ function finePoints(cloud: PointCloud, members: Uint32Array): Float32Array {
 
 export function buildSceneGraph(cloud: PointCloud, bundle: Pick<FrameBundle, "manifest" | "views">, opts: GraphOptions): GraphResult {
   const p: InstanceParams = { ...DEFAULT_INSTANCE_PARAMS, ...opts.params };
-  const timings: Record<string, number> = {};
-  let t = performance.now();
-  const lap = (name: string) => {
-    const now = performance.now();
-    timings[name] = Math.round((now - t) * 10) / 10;
-    t = now;
-  };
+  const { timings, lap } = stageTimer(1);
   if (opts.instances === "fusion" && opts.masks === "none") throw new InputError("--instances fusion needs masks (it fuses 2D mask fragments); with --masks none use --instances dbscan");
   const ev = computeEvidence(bundle, opts.masks);
   lap("evidence");

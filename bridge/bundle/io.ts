@@ -138,7 +138,13 @@ function readViewFiles(dir: string, m: BundleManifest, i: number, knownIds: Set<
     if (id !== 0 && !knownIds.has(id))
       throw new BundleError(join(dir, v.instances), `views.${i}.instances`, `pixel (${p % W}, ${Math.floor(p / W)}) has id ${id}, which is not in bundle.json "instances"`);
   }
-  return { index: i, width: W, height: H, rgb, depth, ids, K: v.intrinsics, E: v.extrinsic as Mat34, action: v.action };
+  return viewData(m, i, { rgb, depth, ids });
+}
+
+/** View i of a bundle in memory: its manifest entry (camera, action) with its pixels. */
+export function viewData(m: BundleManifest, i: number, pixels: ViewPayload): ViewData {
+  const v = m.views[i]!;
+  return { index: i, width: m.image.width, height: m.image.height, ...pixels, K: v.intrinsics, E: v.extrinsic as Mat34, action: v.action };
 }
 
 /** Reads and validates a whole bundle. */

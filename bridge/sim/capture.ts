@@ -2,8 +2,8 @@
 import { intrinsicsFromHfov, poseToExtrinsic } from "../math/camera.js";
 import type { Task } from "../task/schema.js";
 import { BUNDLE_CONVENTIONS, BUNDLE_FORMAT, type BundleManifest, type Paradigm } from "../bundle/schema.js";
-import type { ViewPayload } from "../bundle/io.js";
-import { viewFileNames } from "../bundle/io.js";
+import type { FrameBundle, ViewPayload } from "../bundle/io.js";
+import { viewData, viewFileNames } from "../bundle/io.js";
 import { buildScene } from "./scene.js";
 import { render } from "./raster.js";
 import { paradigmViews } from "./views.js";
@@ -43,4 +43,10 @@ export function captureBundle(task: Task, paradigm: Paradigm): CapturedBundle {
     task,
   };
   return { manifest, payloads };
+}
+
+/** Renders a task's views into an in-memory bundle (nothing is written to disk). */
+export function renderBundle(task: Task, paradigm: Paradigm): FrameBundle {
+  const { manifest, payloads } = captureBundle(task, paradigm);
+  return { dir: "", manifest, views: payloads.map((p, i) => viewData(manifest, i, p)) };
 }

@@ -11,6 +11,7 @@ import type { ViewData } from "../../bridge/bundle/io.js";
 import { alignCameras, alignExtrinsic, IDENTITY_SIM3, type CameraAlignment, type Sim3 } from "../align.js";
 import { checkPoseEncoding, decodePoseEncoding } from "./pose.js";
 import type { PreprocessPlan } from "./preprocess.js";
+import type { PointCloud } from "../pointcloud.js";
 
 /** Confidences at or below this are dropped whatever the rule (visual_util.py `predictions_to_glb`: `conf > 1e-5`). */
 export const CONF_FLOOR = 1e-5;
@@ -159,16 +160,8 @@ export interface ChunkMeta {
   cameras: ChunkCamera[];
 }
 
-export interface ChunkPoints {
-  count: number;
-  xyz: Float32Array;
-  rgb: Uint8Array;
-  confidence: Float32Array;
-  view: Uint16Array;
-  pixel: Uint32Array;
-  instance: Uint16Array;
-  meta: ChunkMeta;
-}
+/** One chunk's points: the per-point arrays of the final PointCloud, concatenated over chunks later. */
+export type ChunkPoints = Pick<PointCloud, "count" | "xyz" | "rgb" | "confidence" | "view" | "pixel" | "instance"> & { meta: ChunkMeta };
 
 /**
  * Intrinsics at the source resolution from model-resolution ones (both in our pixel-centre convention).

@@ -4,9 +4,10 @@
  * spot. LLM answers need the network and run in the main thread, so for them the unit returns the graphs.
  */
 import type { Task } from "../../bridge/task/schema.js";
+import { stageTimer } from "../../bridge/util/stageTimer.js";
 import type { FrameBundle } from "../../bridge/bundle/io.js";
 import type { Paradigm } from "../../bridge/bundle/schema.js";
-import { captureBundle } from "../../bridge/sim/capture.js";
+import { renderBundle } from "../../bridge/sim/capture.js";
 import { buildPointCloud } from "../../reconstruct/index.js";
 import { CloudArena, type PointCloud } from "../../reconstruct/pointcloud.js";
 import { buildSceneGraph, type GraphResult } from "../../scenegraph/build.js";
@@ -41,17 +42,6 @@ export interface UnitResult {
   pending: Array<{ key: string; arm: Arm; source: string | null }>;
   timings: Record<string, number>;
   views: number;
-}
-
-/** Builds an in-memory bundle from captured views (nothing is written to disk). */
-export function renderBundle(task: Task, paradigm: Paradigm): FrameBundle {
-  const { manifest, payloads } = captureBundle(task, paradigm);
-  const { width, height } = manifest.image;
-  return {
-    dir: "",
-    manifest,
-    views: manifest.views.map((v, k) => ({ index: k, width, height, rgb: payloads[k]!.rgb, depth: payloads[k]!.depth, ids: payloads[k]!.ids, K: v.intrinsics, E: v.extrinsic, action: v.action })),
-  };
 }
 
 /** The graph-quality figures a record carries. */
@@ -146,13 +136,7 @@ const arena = new CloudArena();
 export async function runUnit(job: UnitJob): Promise<UnitResult> {
   const { task, paradigm, config } = job;
   const done = new Set(job.done);
-  const timings: Record<string, number> = {};
-  let t = performance.now();
-  const lap = (name: string) => {
-    const now = performance.now();
-    timings[name] = Math.round((now - t) * 10) / 10;
-    t = now;
-  };
+  const { timings, lap } = stageTimer(1);
   const bundle = renderBundle(task, paradigm);
   lap("render");
   const records: ItemRecord[] = [];

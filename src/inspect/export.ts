@@ -16,7 +16,7 @@ import { Document, NodeIO, Primitive, type Node as GltfNode } from "@gltf-transf
 import { writePly } from "../../reconstruct/ply.js";
 import { writeJsonAtomic } from "../../bridge/task/io.js";
 import type { YawBoxJson } from "../../scenegraph/types.js";
-import type { VariantData } from "./inspection.js";
+import type { VariantData } from "./variant.js";
 import { MISSED_COLOR, nodeColor, statusColor, TRUTH_COLOR, UNASSIGNED_COLOR } from "./palette.js";
 import { taskInfo } from "./variant.js";
 import { boxEdges } from "./geometry.js";

@@ -7,26 +7,10 @@ import type { FrameBundle } from "../../bridge/bundle/io.js";
 import type { Paradigm } from "../../bridge/bundle/schema.js";
 import type { Task } from "../../bridge/task/schema.js";
 import { InputError } from "../../bridge/util/errors.js";
-import type { PointCloud } from "../../reconstruct/pointcloud.js";
-import type { Diagnosis } from "../../scenegraph/diagnosis.js";
-import type { SceneGraph } from "../../scenegraph/types.js";
-import { renderBundle } from "../eval/pipeline.js";
+import { renderBundle } from "../../bridge/sim/capture.js";
 import { graphFile, readRunTask, readStoredGraph, recordsFor, variantKey, variantRef, variantsOf, type RunDir } from "./run.js";
 import { PAGE_FORMAT, type PageMeta, type Variant, type VariantRef } from "./types.js";
-import { buildVariant, promptFor, reproduceRunGraph, taskInfo } from "./variant.js";
-
-/** Everything behind one variant, full resolution (exports use this; the page gets buildVariant's packing). */
-export interface VariantData {
-  paradigm: string;
-  source: string;
-  task: Task;
-  bundle: FrameBundle;
-  cloud: PointCloud;
-  graph: SceneGraph;
-  members: Uint32Array[];
-  diagnosis: Diagnosis;
-  timings_ms: Record<string, number>;
-}
+import { buildVariant, promptFor, reproduceRunGraph, taskInfo, type VariantData } from "./variant.js";
 
 export interface Inspection {
   readonly task: Task;

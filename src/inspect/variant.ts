@@ -9,6 +9,7 @@
  * graph they do not belong to (a run made by another esi3d version, or an edited graph file).
  */
 import { deflateSync } from "node:zlib";
+import { stageTimer } from "../../bridge/util/stageTimer.js";
 import type { Task } from "../../bridge/task/schema.js";
 import type { FrameBundle } from "../../bridge/bundle/io.js";
 import type { Paradigm } from "../../bridge/bundle/schema.js";
@@ -19,7 +20,8 @@ import type { PointCloud } from "../../reconstruct/pointcloud.js";
 import type { Diagnosis } from "../../scenegraph/diagnosis.js";
 import type { SceneGraph } from "../../scenegraph/types.js";
 import { threeDArms } from "../eval/config.js";
-import { armCloud, armGraph, renderBundle } from "../eval/pipeline.js";
+import { armCloud, armGraph } from "../eval/pipeline.js";
+import { renderBundle } from "../../bridge/sim/capture.js";
 import type { ItemRecord } from "../eval/records.js";
 import { buildPrompt, promptRecord } from "../prompt/templates.js";
 import type { GraphFormat } from "../reason/types.js";
@@ -66,13 +68,7 @@ export async function reproduceRunGraph(run: RunDir, task: Task, paradigm: strin
   const config = run.config;
   const arm = threeDArms(config).find((a) => a.label === source);
   if (!arm) throw new InputError(`--source ${source}: this run has no such source (sources: ${threeDArms(config).map((a) => a.label).join(", ")})`);
-  const timings: Record<string, number> = {};
-  let t = performance.now();
-  const lap = (name: string) => {
-    const now = performance.now();
-    timings[name] = Math.round(now - t);
-    t = now;
-  };
+  const { timings, lap } = stageTimer(0);
   const b = bundle ?? renderBundle(task, paradigm as Paradigm);
   lap("render");
   // the same cloud and graph as src/eval/pipeline.ts runUnit builds
@@ -222,7 +218,8 @@ export function promptFor(task: Task, graph: SceneGraph, record: ItemRecord | nu
   };
 }
 
-export interface VariantInput {
+/** Everything behind one variant, full resolution (exports use this; the page gets buildVariant's packing). */
+export interface VariantData {
   paradigm: string;
   source: string;
   task: Task;
@@ -231,10 +228,14 @@ export interface VariantInput {
   graph: SceneGraph;
   members: Uint32Array[];
   diagnosis: Diagnosis;
+  timings_ms: Record<string, number>;
+}
+
+/** What the page's packing of a variant needs besides its data: the records and the prompt shown. */
+export interface VariantInput extends VariantData {
   record3d: ItemRecord | null;
   record2d: ItemRecord | null;
   prompt: PromptPayload;
-  timings_ms: Record<string, number>;
 }
 
 export function buildVariant(v: VariantInput): Variant {

@@ -8,7 +8,7 @@ import type { FrameBundle, ViewData } from "../../bridge/bundle/io.js";
 import type { Mat34 } from "../../bridge/math/vec.js";
 import { Rng } from "../../bridge/math/rng.js";
 import { generateTask } from "../../bridge/sim/generate/suite.js";
-import { captureBundle } from "../../bridge/sim/capture.js";
+import { renderBundle } from "../../bridge/sim/capture.js";
 import type { BundleManifest } from "../../bridge/bundle/schema.js";
 import { backprojectViews } from "../../reconstruct/gt/backproject.js";
 import type { PointCloud } from "../../reconstruct/pointcloud.js";
@@ -18,12 +18,8 @@ import {
 } from "../../reconstruct/noisy/index.js";
 
 function realBundle(sub: Parameters<typeof generateTask>[0], seed: string, paradigm: "gt" | "multi", maxViews = Infinity): FrameBundle {
-  const { manifest, payloads } = captureBundle(generateTask(sub, seed, 0), paradigm);
-  const { width, height } = manifest.image;
-  const views: ViewData[] = manifest.views.slice(0, maxViews).map((v, i) => ({
-    index: i, width, height, rgb: payloads[i]!.rgb, depth: payloads[i]!.depth, ids: payloads[i]!.ids, K: v.intrinsics, E: v.extrinsic as Mat34, action: v.action,
-  }));
-  return { dir: "", manifest: { ...manifest, views: manifest.views.slice(0, maxViews) }, views };
+  const b = renderBundle(generateTask(sub, seed, 0), paradigm);
+  return { dir: "", manifest: { ...b.manifest, views: b.manifest.views.slice(0, maxViews) }, views: b.views.slice(0, maxViews) };
 }
 
 const categoriesOf = (b: FrameBundle) => new Map(b.manifest.instances.map((e) => [e.id, e.category] as [number, string]));

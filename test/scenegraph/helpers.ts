@@ -4,7 +4,7 @@ import type { FrameBundle } from "../../bridge/bundle/io.js";
 import type { Paradigm } from "../../bridge/bundle/schema.js";
 import type { Task } from "../../bridge/task/schema.js";
 import type { BuiltinSubcategory } from "../../bridge/task/taxonomy.js";
-import { renderBundle } from "../../src/eval/pipeline.js";
+import { renderBundle } from "../../bridge/sim/capture.js";
 
 export function bundleOf(task: Task, paradigm: Paradigm): FrameBundle {
   return renderBundle(task, paradigm);
