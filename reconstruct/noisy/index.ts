@@ -374,7 +374,6 @@ export function noisyPointCloud(bundle: FrameBundle, opts: NoiseOptions): PointC
     conf: null,
   };
   const cachedConf = dropout ? cachedConfidence(bundle, opts.seed) : null;
-  const glass = dropout ? transparentTable(bundle) : null;
   const changesDepth = active.has("flying") || active.has("blobs") || active.has("depth") || dropout;
   const poses: PoseRecord[] = [], depthFields: DepthFieldRecord[] = [], blobs: BlobRecord[] = [];
   const confMaps: Float32Array[] = [];

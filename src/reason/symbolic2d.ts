@@ -136,7 +136,7 @@ function decide2d(bundle: FrameBundle, q: Query): { answer: string; confidence: 
     case "linear_alignment": {
       if (!all(3)) return fallback("not all three objects are visible in one view");
       const pts = (masks as Mask[]).map((m) => [m.cx, m.cy] as [number, number]);
-      const longest = Math.max(...pts.flatMap((p, i) => pts.map((q2) => Math.hypot(p[0] - q2[0], p[1] - q2[1]))).concat(1));
+      const longest = Math.max(...pts.flatMap((p) => pts.map((q2) => Math.hypot(p[0] - q2[0], p[1] - q2[1]))).concat(1));
       const ratio = collinearityResidual(pts) / longest;
       trace.push(`image residual / span = ${ratio.toFixed(3)} (collinear <= ${IMAGE_COLLINEAR_RATIO})`);
       return { answer: ratio <= IMAGE_COLLINEAR_RATIO ? "yes" : "no", confidence: marginConfidence(Math.abs(ratio - IMAGE_COLLINEAR_RATIO), IMAGE_COLLINEAR_RATIO), trace };
