@@ -207,7 +207,11 @@ export class VoxelHashGrid {
     return k;
   }
 
-  /** Whether any point lies strictly within r of (x, y, z); stops at the first one. */
+  /**
+   * Whether any point lies strictly within r of (x, y, z); stops at the first one. Its own loop rather
+   * than forEachWithin with a stopping callback: the callback made pointOverlapRatio (fusion's hot loop)
+   * about 25 % slower on 1.5 M queries.
+   */
   anyWithin(x: number, y: number, z: number, r: number): boolean {
     if (this.count === 0) return false;
     const r2 = r * r;

@@ -139,6 +139,7 @@ export class KdTree3 {
     return knnSearch(this.coords, this.axes, this.count, this.nodeSize, x, y, z, k, this.heapD, this.heapI, this.stackL, this.stackR, this.stackB);
   }
 
+  /** knnSearch's walk for k = 1, started from a bound (maxD2) and without the heap: the closest-pair loops call it per point. */
   private nearestRaw(x: number, y: number, z: number, maxD2: number): number {
     const n = this.count;
     let best = -1, worst = maxD2;
