@@ -37,7 +37,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from esi3d_agent import paradigm_views  # noqa: E402
-from esi3d_bridge import Esi3dClient, Esi3dError, depth_f32le, extrinsic_from_usd_pose, png_gray16, png_rgb8, usd_camera_quat  # noqa: E402
+from esi3d_bridge import Esi3dClient, depth_f32le, extrinsic_from_usd_pose, png_gray16, png_rgb8, run_client, usd_camera_quat  # noqa: E402
 
 SIMULATOR = "omnigibson"
 CAMERA_NAME = "esi3d_camera"
@@ -178,17 +178,20 @@ def main(argv=None):
     p.add_argument("--server", default="http://127.0.0.1:8080")
     p.add_argument("--token", help="bearer token (default $ESI3D_TOKEN)")
     a = p.parse_args(argv)
-    with open(a.task, "r", encoding="utf-8") as f:
-        task = json.load(f)
+    try:
+        with open(a.task, "r", encoding="utf-8") as f:
+            task = json.load(f)
+    except (OSError, ValueError) as e:
+        print(f"capture: {a.task}: cannot read the task record (expected esi3d-task/1 JSON): {e}", file=sys.stderr)
+        return 2
+    try:
+        import omnigibson  # noqa: F401 (capture() uses it; checked here for a clear message)
+    except ImportError as e:
+        print(f"capture: OmniGibson is not importable ({e}); run this script with OmniGibson's Python (see README.md here)", file=sys.stderr)
+        return 1
     paradigms = [x.strip() for x in a.paradigm.split(",") if x.strip()]
     client = Esi3dClient(a.server, token=a.token, log=lambda line: print(line, file=sys.stderr))
-    try:
-        bundles = capture(task, paradigms, client, log=lambda line: print(line, file=sys.stderr))
-    except Esi3dError as e:
-        print(f"capture: {e}", file=sys.stderr)
-        return 2
-    print(json.dumps(bundles))
-    return 0
+    return run_client("capture", lambda: capture(task, paradigms, client, log=lambda line: print(line, file=sys.stderr)))
 
 
 if __name__ == "__main__":

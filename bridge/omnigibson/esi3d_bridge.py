@@ -324,16 +324,21 @@ def main(argv=None):
         q.add_argument("--token", help="bearer token (default $ESI3D_TOKEN)")
     a = p.parse_args(argv)
     client = Esi3dClient(a.server, token=a.token, log=lambda line: print(line, file=sys.stderr))
+    if a.cmd == "health":
+        return run_client("esi3d_bridge", client.health)
+    return run_client("esi3d_bridge", lambda: upload_bundle(client, a.bundle, simulator=a.simulator, log=lambda line: print(line, file=sys.stderr)))
+
+
+def run_client(prog, work):
+    """Runs work() and prints its result as JSON; a failure becomes one line on stderr and the exit code:
+    2 when the server refused the request (4xx: the input is wrong), 1 for a server, file or connection failure."""
     try:
-        if a.cmd == "health":
-            out = client.health()
-        else:
-            out = upload_bundle(client, a.bundle, simulator=a.simulator, log=lambda line: print(line, file=sys.stderr))
+        out = work()
     except Esi3dError as e:
-        print(f"esi3d_bridge: {e}", file=sys.stderr)
+        print(f"{prog}: {e}", file=sys.stderr)
         return 2 if 400 <= e.status < 500 else 1
     except (OSError, urllib.error.URLError) as e:
-        print(f"esi3d_bridge: {e}", file=sys.stderr)
+        print(f"{prog}: {e}", file=sys.stderr)
         return 1
     print(json.dumps(out))
     return 0
