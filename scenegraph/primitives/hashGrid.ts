@@ -9,7 +9,7 @@
  */
 import { CellLookup } from "./cellLookup.js";
 import { checkPositive, computeBounds, pointCount } from "./bounds.js";
-import { sortPointsByCell } from "./radixSort.js";
+import { sortPointsByCell, unpackCellKeys } from "./radixSort.js";
 
 /**
  * Relative margin added to cell ranges (and to the DBSCAN cell size) so that rounding in
@@ -90,15 +90,8 @@ export class VoxelHashGrid {
     const sortedCell = new Int32Array(n);
     const sorted = new Float32Array(3 * n);
     const coords = new Int32Array(3 * nc);
-    const nxy = nx * ny;
+    unpackCellKeys(keys, nx, ny, coords);
     for (let c = 0; c < nc; c++) {
-      const key = keys[c]!;
-      const iz = Math.floor(key / nxy);
-      const rem = key - iz * nxy;
-      const iy = Math.floor(rem / nx);
-      coords[3 * c] = rem - iy * nx;
-      coords[3 * c + 1] = iy;
-      coords[3 * c + 2] = iz;
       for (let p = start[c]!, e = start[c + 1]!; p < e; p++) {
         const i = order[p]!;
         positionOf[i] = p;

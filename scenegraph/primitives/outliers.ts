@@ -12,7 +12,7 @@
  * included, is greater than nbPoints.
  */
 import { checkPositive, checkPositiveInt, pointCount } from "./bounds.js";
-import { meanKnnDistances } from "./knnGrid.js";
+import { withMeanKnnDistances } from "./knnGrid.js";
 import { GRID_ROUNDING_MARGIN, VoxelHashGrid, neighborCounts } from "./hashGrid.js";
 
 /** Open3D tutorial `remove_statistical_outlier(nb_neighbors=20, std_ratio=2.0)`. */
@@ -29,26 +29,27 @@ export function statisticalOutlierRemoval(xyz: Float32Array, nbNeighbors: number
   const n = pointCount(xyz);
   const keep = new Uint8Array(n);
   if (n === 0) return keep;
-  const avg = meanKnnDistances(xyz, nbNeighbors);
-  // Open3D: valid_distances counts every point with a non-empty k-NN list (all of them), while the
-  // sums skip avg <= 0.
-  let sum = 0;
-  for (let i = 0; i < n; i++) {
-    const a = avg[i]!;
-    if (a > 0) sum += a;
-  }
-  const mean = sum / n;
-  let sq = 0;
-  for (let i = 0; i < n; i++) {
-    const a = avg[i]!;
-    sq += a > 0 ? (a - mean) * (a - mean) : 0;
-  }
-  const std = Math.sqrt(sq / (n - 1));
-  const threshold = mean + stdRatio * std;
-  for (let i = 0; i < n; i++) {
-    const a = avg[i]!;
-    keep[i] = a > 0 && a < threshold ? 1 : 0;
-  }
+  withMeanKnnDistances(xyz, nbNeighbors, (avg) => {
+    // Open3D: valid_distances counts every point with a non-empty k-NN list (all of them), while the
+    // sums skip avg <= 0.
+    let sum = 0;
+    for (let i = 0; i < n; i++) {
+      const a = avg[i]!;
+      if (a > 0) sum += a;
+    }
+    const mean = sum / n;
+    let sq = 0;
+    for (let i = 0; i < n; i++) {
+      const a = avg[i]!;
+      sq += a > 0 ? (a - mean) * (a - mean) : 0;
+    }
+    const std = Math.sqrt(sq / (n - 1));
+    const threshold = mean + stdRatio * std;
+    for (let i = 0; i < n; i++) {
+      const a = avg[i]!;
+      keep[i] = a > 0 && a < threshold ? 1 : 0;
+    }
+  });
   return keep;
 }
 

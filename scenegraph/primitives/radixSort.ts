@@ -50,6 +50,20 @@ export function sortPointsByCell(
   return sortByKey(lo, hi, maxKey);
 }
 
+/** ix, iy, iz of each packed key ix + nx*(iy + ny*iz) (sortPointsByCell's keys), into `coords`. */
+export function unpackCellKeys(keys: Float64Array, nx: number, ny: number, coords: Int32Array): void {
+  const nxy = nx * ny;
+  for (let c = 0; c < keys.length; c++) {
+    const key = keys[c]!;
+    const iz = Math.floor(key / nxy);
+    const rem = key - iz * nxy;
+    const iy = Math.floor(rem / nx);
+    coords[3 * c] = rem - iy * nx;
+    coords[3 * c + 1] = iy;
+    coords[3 * c + 2] = iz;
+  }
+}
+
 /**
  * Stable sort of indices 0..n-1 by key i = lo[i] + 2^32 * hi[i] (hi null when all keys < 2^32);
  * maxKey bounds the keys and sets the number of passes. lo and hi are consumed (overwritten).

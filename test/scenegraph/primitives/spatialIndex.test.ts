@@ -4,6 +4,7 @@ import { Rng } from "../../../bridge/math/rng.js";
 import { GRID_ROUNDING_MARGIN, VoxelHashGrid, neighborCounts } from "../../../scenegraph/primitives/hashGrid.js";
 import { KdTree3 } from "../../../scenegraph/primitives/kdtree.js";
 import { knnStats, meanKnnDistances } from "../../../scenegraph/primitives/knnGrid.js";
+import { releaseKnnMemory } from "../../../scenegraph/primitives/knnKernelHost.js";
 import { syntheticScene } from "./helpers.js";
 
 function randomCloud(n: number, seed: string, scale = 1): Float32Array {
@@ -159,6 +160,33 @@ describe("meanKnnDistances (all-points k-NN on the grid)", () => {
       const avg = meanKnnDistances(cloud, 8, h);
       for (let i = 0; i < 3000; i += 11) expect(avg[i]).toBe(bruteMean(cloud, i, 8));
     }
+  });
+
+  it("stays exact when the kernel memory is reused by a smaller cloud, outgrown by a larger one, or released", () => {
+    const big = syntheticScene(20_000, "knn-reuse-big", { objects: 4, outlierFraction: 0.002 });
+    const small = randomCloud(500, "knn-reuse-small", 0.2);
+    const check = (cloud: Float32Array, k: number, step: number): Float64Array => {
+      const avg = meanKnnDistances(cloud, k);
+      for (let i = 0; i < cloud.length / 3; i += step) expect(avg[i]).toBe(bruteMean(cloud, i, k));
+      return avg;
+    };
+    releaseKnnMemory();
+    check(small, 6, 1); // fresh memory, sized for the small cloud
+    const first = check(big, 20, 37); // outgrows it
+    check(small, 6, 1); // reuses the big one, whose old contents must not leak in
+    expect(check(big, 20, 37)).toEqual(first);
+    releaseKnnMemory();
+    expect(meanKnnDistances(big, 20)).toEqual(first);
+  });
+
+  it("handles runs of identical points (zero k-th distances) followed by ordinary ones", () => {
+    const rest = randomCloud(400, "knn-dups", 0.3);
+    const cloud = new Float32Array(3 * 430);
+    for (let i = 0; i < 30; i++) cloud.set([0.1, 0.1, 0.1], 3 * i); // 30 copies of one point, then the rest
+    cloud.set(rest, 90);
+    const avg = meanKnnDistances(cloud, 8);
+    for (let i = 0; i < 30; i++) expect(avg[i]).toBe(0);
+    for (let i = 30; i < 430; i++) expect(avg[i]).toBe(bruteMean(cloud, i, 8));
   });
 
   it("k >= number of points averages over all of them", () => {
