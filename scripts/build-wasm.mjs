@@ -1,7 +1,10 @@
 // Runs before `tsc`: compiles the AssemblyScript kernels under scenegraph/primitives/wasm/ to WebAssembly
 // next to their sources (so the TypeScript sources, as vitest runs them, find them) and into dist/.
 import { copyFileSync, mkdirSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import asc from "assemblyscript/asc";
+
+process.chdir(fileURLToPath(new URL("..", import.meta.url))); // paths below are relative to the repository
 
 const KERNELS = ["scenegraph/primitives/wasm/knnKernel"];
 // -O3, no runtime (the kernels allocate nothing), no assertions, the memory comes from the host.
