@@ -120,19 +120,23 @@ export function run(c0: i32, c1: i32): i32 {
 
 /**
  * Squared distances from (px, py, pz) to the block's points that are <= limit, into lane0; returns
- * their number. Two candidates per step with a counter each, so the two appends do not wait on each
- * other; lane 1's values are appended to lane 0's at the end.
+ * their number. Two candidates per step: their distances in one SIMD pair of doubles (lane-wise the
+ * same IEEE operations as the scalar expression, so the same bits), and a counter each, so the two
+ * appends do not wait on each other; lane 1's values are appended to lane 0's at the end.
  */
 @inline function collect(x: usize, y: usize, z: usize, lane0: usize, lane1: usize, rows: usize, px: f64, py: f64, pz: f64, limit: f64): i32 {
   let n0 = 0, n1 = 0;
+  const vx = f64x2.splat(px), vy = f64x2.splat(py), vz = f64x2.splat(pz);
   for (let r = 0; r < 9; r++) {
     const end = load<i32>(rows + (<usize>r << 3) + 4);
     let q = load<i32>(rows + (<usize>r << 3));
     for (; q + 1 < end; q += 2) {
-      const ax = px - f32At(x, q), ay = py - f32At(y, q), az = pz - f32At(z, q);
-      const bx = px - f32At(x, q + 1), by = py - f32At(y, q + 1), bz = pz - f32At(z, q + 1);
-      const a = ax * ax + ay * ay + az * az;
-      const b = bx * bx + by * by + bz * bz;
+      const o = <usize>q << 2;
+      const dx = f64x2.sub(vx, f64x2.promote_low_f32x4(v128.load64_zero(x + o)));
+      const dy = f64x2.sub(vy, f64x2.promote_low_f32x4(v128.load64_zero(y + o)));
+      const dz = f64x2.sub(vz, f64x2.promote_low_f32x4(v128.load64_zero(z + o)));
+      const d = f64x2.add(f64x2.add(f64x2.mul(dx, dx), f64x2.mul(dy, dy)), f64x2.mul(dz, dz));
+      const a = f64x2.extract_lane(d, 0), b = f64x2.extract_lane(d, 1);
       store<f64>(lane0 + (<usize>n0 << 3), a);
       n0 += <i32>(a <= limit);
       store<f64>(lane1 + (<usize>n1 << 3), b);
@@ -156,7 +160,10 @@ export function run(c0: i32, c1: i32): i32 {
   const scale: f64 = limit > 0 && limit < Infinity ? <f64>buckets / limit : 0;
   for (let b = 0; b <= buckets + 1; b++) store<i32>(count + (<usize>b << 2), 0); // a loop: memory.fill is a call in V8
   for (let i = 0; i < found; i++) {
-    const b = <i32>(f64At(lane0, i) * scale); // <= buckets: the values are <= limit
+    // bucket = the value scaled to [0, buckets], rounded to nearest (monotone, which is all the sort
+    // needs) by adding 2^52, which leaves the integer in the low mantissa bits: far cheaper than a
+    // float-to-int conversion, which WebAssembly makes check for NaN and overflow
+    const b = <i32>reinterpret<i64>(f64At(lane0, i) * scale + 4503599627370496.0);
     store<i32>(bucket + (<usize>i << 2), b);
     const at = count + (<usize>(b + 1) << 2);
     store<i32>(at, load<i32>(at) + 1);
