@@ -13,7 +13,7 @@
  */
 import { checkPositiveInt, computeBounds, pointCount } from "./bounds.js";
 import { CellLookup } from "./cellLookup.js";
-import { KnnRun, type KernelGrid } from "./knnKernelHost.js";
+import { KnnRun, keptSortScratch, type KernelGrid } from "./knnKernelHost.js";
 import { sortByKey, sortPointsByCell, unpackCellKeys } from "./radixSort.js";
 
 /**
@@ -155,7 +155,7 @@ function sortIntoCells(xyz: Float32Array, h: number): SortedCells {
   const b = computeBounds(xyz);
   const nx = Math.floor((b.maxX - b.minX) / h) + 1, ny = Math.floor((b.maxY - b.minY) / h) + 1, nz = Math.floor((b.maxZ - b.minZ) / h) + 1;
   if (nx * ny * nz >= 2 ** 53) throw new RangeError(`cellSize ${h} is too small for a cloud this large`);
-  const { order, keys, start } = sortPointsByCell(xyz, b.minX, b.minY, b.minZ, h, nx, ny, nz);
+  const { order, keys, start } = sortPointsByCell(xyz, b.minX, b.minY, b.minZ, h, nx, ny, nz, keptSortScratch(xyz.length / 3));
   return { originX: b.minX, originY: b.minY, originZ: b.minZ, cellSize: h, nx, ny, nz, cellCount: keys.length, cellKeys: keys, cellStart: start, order };
 }
 
@@ -247,7 +247,7 @@ class CoarseBlocks {
   /** Exact k nearest squared distances to (x, y, z), ascending, into buf; returns the count. */
   knn(x: number, y: number, z: number, k: number, buf: Float64Array): number {
     const g = this.grid, f = this.f, bh = g.cellSize * f;
-    const X = g.x, Y = g.y, Z = g.z, cs = g.cellStart;
+    const X = g.x, Y = g.y, Z = g.z, cs = g.cellStart, co = g.cellCoords, h = g.cellSize;
     const ox = g.originX, oy = g.originY, oz = g.originZ;
     // block of the query (clamped: the query is a cloud point, so inside the grid)
     const bx = Math.min(this.bnx - 1, Math.max(0, Math.floor(Math.floor((x - ox) / g.cellSize) / f)));
@@ -286,6 +286,8 @@ class CoarseBlocks {
         const id = this.pendId[opened++]!;
         for (let j = this.start[id]!, je = this.start[id + 1]!; j < je; j++) {
           const c = this.cells[j]!;
+          // skip a fine cell that cannot hold a closer point (a block is often only grazed)
+          if (cnt === k && boxD2(x, y, z, ox + co[3 * c]! * h, oy + co[3 * c + 1]! * h, oz + co[3 * c + 2]! * h, h) * SAFE >= worst) continue;
           for (let q = cs[c]!, qe = cs[c + 1]!; q < qe; q++) {
             const dx = x - X[q]!, dy = y - Y[q]!, dz = z - Z[q]!;
             const d2 = dx * dx + dy * dy + dz * dz;

@@ -14,6 +14,18 @@ export interface SortedCells {
   start: Int32Array;
 }
 
+/**
+ * Caller-owned working arrays for a sort of up to `length` points (each at least that long), so that
+ * repeated sorts reuse memory instead of faulting in fresh pages. The returned order is a view of one
+ * of the index arrays: valid until the scratch is used again.
+ */
+export interface SortScratch {
+  lo: Uint32Array;
+  lo2: Uint32Array;
+  idx: Int32Array;
+  idx2: Int32Array;
+}
+
 /** Largest radix digit (bits): 4096 buckets, a 16 KiB histogram that stays in L1. */
 const MAX_DIGIT_BITS = 12;
 
@@ -24,21 +36,23 @@ const MAX_DIGIT_BITS = 12;
  */
 export function sortPointsByCell(
   xyz: Float32Array, ox: number, oy: number, oz: number, cellSize: number, nx: number, ny: number, nz: number,
+  scratch?: SortScratch,
 ): SortedCells {
   const n = xyz.length / 3;
   const nxy = nx * ny;
   const maxKey = nxy * nz - 1;
-  const lo = new Uint32Array(n);
   if (maxKey < 4294967296) {
+    const lo = scratch ? scratch.lo.subarray(0, n) : new Uint32Array(n);
     for (let i = 0, o = 0; i < n; i++, o += 3) {
       const ix = Math.floor((xyz[o]! - ox) / cellSize);
       const iy = Math.floor((xyz[o + 1]! - oy) / cellSize);
       const iz = Math.floor((xyz[o + 2]! - oz) / cellSize);
       lo[i] = ix + nx * iy + nxy * iz;
     }
-    return sortByKey(lo, null, maxKey);
+    return sortByKey(lo, null, maxKey, scratch);
   }
-  const hi = new Uint32Array(n);
+  // keys over 32 bits (huge grids): fresh arrays, the scratch has no room for the high words
+  const lo = new Uint32Array(n), hi = new Uint32Array(n);
   for (let i = 0, o = 0; i < n; i++, o += 3) {
     const ix = Math.floor((xyz[o]! - ox) / cellSize);
     const iy = Math.floor((xyz[o + 1]! - oy) / cellSize);
@@ -68,7 +82,7 @@ export function unpackCellKeys(keys: Float64Array, nx: number, ny: number, coord
  * Stable sort of indices 0..n-1 by key i = lo[i] + 2^32 * hi[i] (hi null when all keys < 2^32);
  * maxKey bounds the keys and sets the number of passes. lo and hi are consumed (overwritten).
  */
-export function sortByKey(lo: Uint32Array, hi: Uint32Array | null, maxKey: number): SortedCells {
+export function sortByKey(lo: Uint32Array, hi: Uint32Array | null, maxKey: number, scratch?: SortScratch): SortedCells {
   const n = lo.length;
   const bits = Math.max(1, Math.ceil(Math.log2(maxKey + 1)));
   const passes = Math.ceil(bits / MAX_DIGIT_BITS);
@@ -77,9 +91,11 @@ export function sortByKey(lo: Uint32Array, hi: Uint32Array | null, maxKey: numbe
   const mask = radix - 1;
   const hist = new Int32Array(radix);
 
-  let curLo: Uint32Array = lo, curHi: Uint32Array | null = hi, curIdx: Int32Array = new Int32Array(n);
+  const reuse = scratch !== undefined && hi === null;
+  let curLo: Uint32Array = lo, curHi: Uint32Array | null = hi, curIdx: Int32Array = reuse ? scratch.idx.subarray(0, n) : new Int32Array(n);
   for (let i = 0; i < n; i++) curIdx[i] = i;
-  let nxtLo: Uint32Array = new Uint32Array(n), nxtHi: Uint32Array | null = hi ? new Uint32Array(n) : null, nxtIdx: Int32Array = new Int32Array(n);
+  let nxtLo: Uint32Array = reuse ? scratch.lo2.subarray(0, n) : new Uint32Array(n), nxtHi: Uint32Array | null = hi ? new Uint32Array(n) : null;
+  let nxtIdx: Int32Array = reuse ? scratch.idx2.subarray(0, n) : new Int32Array(n);
 
   for (let pass = 0; pass < passes; pass++) {
     const shift = pass * digitBits;
