@@ -189,6 +189,11 @@ describe("meanKnnDistances (all-points k-NN on the grid)", () => {
     for (let i = 30; i < 430; i++) expect(avg[i]).toBe(bruteMean(cloud, i, 8));
   });
 
+  it("k = 1 finds each point itself (distance 0)", () => {
+    const avg = meanKnnDistances(randomCloud(2000, "knn-k1", 0.5), 1);
+    expect(avg.every((a) => a === 0)).toBe(true);
+  });
+
   it("k >= number of points averages over all of them", () => {
     const cloud = new Float32Array([0, 0, 0, 3, 0, 0, 0, 4, 0]);
     const avg = meanKnnDistances(cloud, 5);
