@@ -92,8 +92,17 @@ export function run(c0: i32, c1: i32): i32 {
     const lowY = cy <= 1 ? -Infinity : originY + <f64>(cy - 1) * cell, highY = cy >= ny - 2 ? Infinity : originY + <f64>(cy + 2) * cell;
     const lowZ = cz <= 1 ? -Infinity : originZ + <f64>(cz - 1) * cell, highZ = cz >= nz - 2 ? Infinity : originZ + <f64>(cz + 2) * cell;
     const rows = ROWS + <usize>c * 72;
-    for (let p = i32At(start, c), pe = i32At(start, c + 1); p < pe; p++) {
+    const first = i32At(start, c);
+    for (let p = first, pe = i32At(start, c + 1); p < pe; p++) {
       const px = f32At(x, p), py = f32At(y, p), pz = f32At(z, p);
+      // a copy of the previous point has the same distances to everything: same result (the host
+      // groups the copies in crowded cells, where recomputing each would be quadratic)
+      if (p > first && px == f32At(x, p - 1) && py == f32At(y, p - 1) && pz == f32At(z, p - 1)) {
+        const previous = f64At(out, p - 1);
+        store<f64>(out + (<usize>p << 3), previous);
+        if (previous < 0) unsettled++;
+        continue;
+      }
       const gap = min(min(min(px - lowX, highX - px), min(py - lowY, highY - py)), min(pz - lowZ, highZ - pz));
       const cap = gap * gap * SAFE;
       let limit = min(last * growth, cap);

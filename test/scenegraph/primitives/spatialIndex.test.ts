@@ -189,6 +189,23 @@ describe("meanKnnDistances (all-points k-NN on the grid)", () => {
     for (let i = 30; i < 430; i++) expect(avg[i]).toBe(bruteMean(cloud, i, 8));
   });
 
+  it("stays exact on piles of copies (a crowded cell: copies grouped, each group computed once)", () => {
+    const rest = randomCloud(3000, "knn-piles", 0.4);
+    const cloud = new Float32Array(3 * 5012);
+    const pileA = [0.2, 0.2, 0.2], pileB = [0.2003, 0.2001, 0.2];
+    // 1999 copies of A with 13 copies of B (fewer than k, right next to A) scattered among them
+    const isB = (i: number) => i % 167 === 5;
+    for (let i = 0; i < 2012; i++) cloud.set(isB(i) ? pileB : pileA, 3 * i);
+    cloud.set(rest, 3 * 2012);
+    const avg = meanKnnDistances(cloud, 20);
+    for (let i = 0; i < 2012; i++) {
+      if (!isB(i)) expect(avg[i]).toBe(0);
+      else expect(avg[i]).toBe(bruteMean(cloud, i, 20)); // 13 zeros and 7 distances to A
+    }
+    expect(avg[5]).toBeGreaterThan(0);
+    for (let i = 2012; i < 5012; i += 7) expect(avg[i]).toBe(bruteMean(cloud, i, 20));
+  });
+
   it("k = 1 finds each point itself (distance 0)", () => {
     const avg = meanKnnDistances(randomCloud(2000, "knn-k1", 0.5), 1);
     expect(avg.every((a) => a === 0)).toBe(true);
