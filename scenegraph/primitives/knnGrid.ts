@@ -61,8 +61,10 @@ export function knnCellSize(xyz: Float32Array, k: number): number {
   let h = Math.sqrt(((faces[0]! || extent * extent) * k) / n);
   if (!(h > 0)) h = extent;
   const target = Math.max(1, KNN_CELL_OCCUPANCY_PER_K * k);
-  // a sampled cell's count, capped at KNN_OCCUPANCY_CAP times the target (in sample terms)
-  const cap = 1 + (KNN_OCCUPANCY_CAP * target - 1) / stride;
+  // a sampled cell's count, capped at KNN_OCCUPANCY_CAP times the target in sample terms, but never
+  // below 4: in a sparse sample (large stride) ordinary cells hold 1-2 sampled points, and capping
+  // those would bias the estimate (at 4 M points a cap of 1.8 made cells 31 % larger)
+  const cap = 1 + Math.max(3, (KNN_OCCUPANCY_CAP * target - 1) / stride);
   const lo = new Uint32Array(m);
   for (let iter = 0; iter < 4; iter++) {
     const nx = Math.floor(ex / h) + 1, ny = Math.floor(ey / h) + 1, nz = Math.floor(ez / h) + 1;
