@@ -3,11 +3,11 @@
  * cell-sorted cloud out in the kernel's memory and runs it.
  *
  * The memory (about 36 bytes per point and 88 per occupied cell, plus 16 per point for sorting the
- * points by cell) is kept for KNN_MEMORY_KEEP_MS after a call and reused by the next one, then dropped. Why: fresh WebAssembly memory is zero pages that
- * fault in on first touch, and on this project's machines that costs about 3 ms per MiB (measured:
- * 97 ms to first-write 32 MiB, 4 ms to write it again), as much as the kernel's own work for a
- * million points. Back-to-back calls (an ablation, the benchmark's repeated runs) skip it, the way a
- * C++ peer's malloc reuses its heap.
+ * points by cell) is kept for KNN_MEMORY_KEEP_MS after a call and reused by the next one, then
+ * dropped. Why: fresh memory is zero pages that fault in on first touch, and on this project's
+ * machines that costs about 3 ms per MiB (measured: 97 ms to first-write 32 MiB, 4 ms to write it
+ * again), about half as much again as the kernel's own work for a million points. Back-to-back calls
+ * (an ablation, the benchmark's repeated runs) skip it, the way a C++ peer's malloc reuses its heap.
  */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
