@@ -13,8 +13,8 @@
  */
 import { checkPositiveInt, computeBounds, pointCount } from "./bounds.js";
 import { CellLookup } from "./cellLookup.js";
-import { KnnRun, keptSortScratch, type KernelGrid } from "./knnKernelHost.js";
-import { sortByKey, sortPointsByCell, unpackCellKeys } from "./radixSort.js";
+import { KnnRun, keptSortScratch, resultsOver, type KernelGrid } from "./knnKernelHost.js";
+import { sortByKey, sortPointsByCell, unpackCellKeys, type SortScratch } from "./radixSort.js";
 
 /**
  * Target number of points per occupied cell, as a fraction of k. For a surface sampled at density rho,
@@ -105,8 +105,9 @@ export function meanKnnDistances(xyz: Float32Array, k: number, cellSize?: number
 }
 
 /**
- * meanKnnDistances without the copy: `use` gets the distances as a view of the kernel's memory, valid
- * only during the call (statistical outlier removal reduces them to a mask there).
+ * meanKnnDistances without the copy: `use` gets the distances as a view of kept working memory, valid
+ * only during the call, and must not start another k-NN computation, which would reuse that memory
+ * (statistical outlier removal reduces them to a mask there).
  */
 export function withMeanKnnDistances<T>(xyz: Float32Array, k: number, use: (avg: Float64Array) => T, cellSize?: number): T {
   checkPositiveInt(k, "k");
@@ -141,7 +142,7 @@ export function withMeanKnnDistances<T>(xyz: Float32Array, k: number, use: (avg:
       out[p] = sum / cnt;
     }
   }
-  const avg = run.byIndex;
+  const avg = resultsOver(cells.scratch, n); // the sort's key arrays are free now
   for (let p = 0; p < n; p++) avg[order[p]!] = out[p]!;
   knnStats.cellSize = h;
   knnStats.fallbacks = left;
@@ -167,6 +168,8 @@ interface SortedCells extends KernelGrid {
   cellStart: Int32Array;
   /** Sorted position -> original point index. */
   order: Int32Array;
+  /** The sort's working arrays (`order` is a view of one of them). */
+  scratch: SortScratch;
 }
 
 /** With cell coordinates and sorted coordinates, for the coarse search. */
@@ -182,8 +185,9 @@ function sortIntoCells(xyz: Float32Array, h: number): SortedCells {
   const b = computeBounds(xyz);
   const nx = Math.floor((b.maxX - b.minX) / h) + 1, ny = Math.floor((b.maxY - b.minY) / h) + 1, nz = Math.floor((b.maxZ - b.minZ) / h) + 1;
   if (nx * ny * nz >= 2 ** 53) throw new RangeError(`cellSize ${h} is too small for a cloud this large`);
-  const { order, keys, start } = sortPointsByCell(xyz, b.minX, b.minY, b.minZ, h, nx, ny, nz, keptSortScratch(xyz.length / 3));
-  return { originX: b.minX, originY: b.minY, originZ: b.minZ, cellSize: h, nx, ny, nz, cellCount: keys.length, cellKeys: keys, cellStart: start, order };
+  const scratch = keptSortScratch(xyz.length / 3);
+  const { order, keys, start } = sortPointsByCell(xyz, b.minX, b.minY, b.minZ, h, nx, ny, nz, scratch);
+  return { originX: b.minX, originY: b.minY, originZ: b.minZ, cellSize: h, nx, ny, nz, cellCount: keys.length, cellKeys: keys, cellStart: start, order, scratch };
 }
 
 /**

@@ -2,8 +2,8 @@
  * Host side of the WebAssembly k-NN kernel (wasm/knnKernel.ts, compiled by `npm run build`): lays a
  * cell-sorted cloud out in the kernel's memory and runs it.
  *
- * The memory (about 36 bytes per point and 88 per occupied cell, plus 16 per point for sorting the
- * points by cell) is kept for KNN_MEMORY_KEEP_MS after a call and reused by the next one, then
+ * The memory (about 28 bytes per point and 88 per occupied cell, plus 16 per point for sorting the
+ * points by cell, which then hold the results) is kept for KNN_MEMORY_KEEP_MS after a call and reused by the next one, then
  * dropped. Why: fresh memory is zero pages that fault in on first touch, and on this project's
  * machines that costs about 3 ms per MiB (measured: 97 ms to first-write 32 MiB, 4 ms to write it
  * again), about half as much again as the kernel's own work for a million points. Back-to-back calls
@@ -79,14 +79,26 @@ function arenaOf(bytes: number): Arena {
   return kept;
 }
 
-/** Working arrays for sorting `points` points by cell, kept along with the kernel memory. */
+/**
+ * Working arrays for sorting `points` points by cell, kept along with the kernel memory. The two key
+ * arrays lie side by side, so once the sort is done they can hold the results (`resultsOver`).
+ */
 export function keptSortScratch(points: number): SortScratch {
   if (keptSort === null || keptSort.idx.length < points) {
     keptSort = null;
-    keptSort = { lo: new Uint32Array(points), lo2: new Uint32Array(points), idx: new Int32Array(points), idx2: new Int32Array(points) };
+    const buf = new ArrayBuffer(16 * points);
+    keptSort = {
+      lo: new Uint32Array(buf, 0, points), lo2: new Uint32Array(buf, 4 * points, points),
+      idx: new Int32Array(buf, 8 * points, points), idx2: new Int32Array(buf, 12 * points, points),
+    };
   }
   keepForNow();
   return keptSort;
+}
+
+/** `points` doubles over a sort scratch's key arrays, free once the sort is done (no fresh pages). */
+export function resultsOver(scratch: SortScratch, points: number): Float64Array {
+  return new Float64Array(scratch.lo.buffer, scratch.lo.byteOffset, points);
 }
 
 /** Drops the kept memory now (tests, or a caller that knows no k-NN work follows). */
@@ -118,8 +130,8 @@ class Layout {
 }
 
 /**
- * One run of the kernel: fill x, y, z, start, coords and rows, call `run`, then read out (and use
- * byIndex). `run` may grow the memory, which replaces every view: read the fields again after it.
+ * One run of the kernel: fill x, y, z, start, coords and rows, call `run`, then read out. `run` may
+ * grow the memory, which replaces every view: read the fields again after it.
  * Everything is valid until the next KnnRun is made.
  */
 export class KnnRun {
@@ -128,13 +140,11 @@ export class KnnRun {
   z!: Float32Array;
   /** Mean k-NN distance per sorted point, -1 where the kernel left the point to the host. */
   out!: Float64Array;
-  /** Free space for the host: the results by original index. */
-  byIndex!: Float64Array;
   start!: Int32Array;
   coords!: Int32Array;
   rows!: Int32Array;
   private readonly layout = new Layout();
-  private readonly at: { x: number; y: number; z: number; out: number; byIndex: number; start: number; coords: number; rows: number };
+  private readonly at: { x: number; y: number; z: number; out: number; start: number; coords: number; rows: number };
   private readonly arena: Arena;
   private readonly points: number;
   private readonly cells: number;
@@ -142,7 +152,7 @@ export class KnnRun {
   constructor(points: number, cells: number) {
     const l = this.layout;
     this.at = {
-      x: l.take(4 * points), y: l.take(4 * points), z: l.take(4 * points), out: l.take(8 * points), byIndex: l.take(8 * points),
+      x: l.take(4 * points), y: l.take(4 * points), z: l.take(4 * points), out: l.take(8 * points),
       start: l.take(4 * (cells + 1)), coords: l.take(12 * cells), rows: l.take(72 * cells),
     };
     this.arena = arenaOf(l.bytes);
@@ -157,7 +167,6 @@ export class KnnRun {
     this.y = new Float32Array(buf, at.y, n);
     this.z = new Float32Array(buf, at.z, n);
     this.out = new Float64Array(buf, at.out, n);
-    this.byIndex = new Float64Array(buf, at.byIndex, n);
     this.start = new Int32Array(buf, at.start, cells + 1);
     this.coords = new Int32Array(buf, at.coords, 3 * cells);
     this.rows = new Int32Array(buf, at.rows, 18 * cells);
