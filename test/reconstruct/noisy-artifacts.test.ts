@@ -7,24 +7,14 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { FrameBundle, ViewData } from "../../bridge/bundle/io.js";
 import type { Mat34 } from "../../bridge/math/vec.js";
 import { Rng } from "../../bridge/math/rng.js";
-import { generateTask } from "../../bridge/sim/generate/suite.js";
-import { renderBundle } from "../../bridge/sim/capture.js";
 import type { BundleManifest } from "../../bridge/bundle/schema.js";
-import { backprojectViews } from "../../reconstruct/gt/backproject.js";
 import type { PointCloud } from "../../reconstruct/pointcloud.js";
 import {
   BLOB_OFFSET_MIN_FRACTION, CONF_EDGE_BAND_PX, EDGE_MIN_JUMP_M, EDGE_REL_JUMP, FLYING_T_MARGIN, noisyPointCloud, syntheticConfidence,
-  VGGT_LIKE_PRESET, type NoisyMeta,
+  VGGT_LIKE_PRESET,
 } from "../../reconstruct/noisy/index.js";
+import { gtOf, metaOf, realBundle } from "./noisyHelpers.js";
 
-function realBundle(sub: Parameters<typeof generateTask>[0], seed: string, paradigm: "gt" | "multi", maxViews = Infinity): FrameBundle {
-  const b = renderBundle(generateTask(sub, seed, 0), paradigm);
-  return { dir: "", manifest: { ...b.manifest, views: b.manifest.views.slice(0, maxViews) }, views: b.views.slice(0, maxViews) };
-}
-
-const categoriesOf = (b: FrameBundle) => new Map(b.manifest.instances.map((e) => [e.id, e.category] as [number, string]));
-const gtOf = (b: FrameBundle) => backprojectViews(b.views, categoriesOf(b));
-const metaOf = (c: PointCloud) => c.meta as unknown as NoisyMeta;
 const valid = (d: number) => d > 0 && Number.isFinite(d);
 /** Camera-frame coordinates of a world point. */
 function toCam(E: Mat34, c: PointCloud, k: number): [number, number, number] {

@@ -6,25 +6,15 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { FrameBundle, ViewData } from "../../bridge/bundle/io.js";
 import type { Mat34, Vec3 } from "../../bridge/math/vec.js";
-import { generateTask } from "../../bridge/sim/generate/suite.js";
-import { renderBundle } from "../../bridge/sim/capture.js";
 import { InputError } from "../../bridge/util/errors.js";
-import { backprojectViews } from "../../reconstruct/gt/backproject.js";
 import type { PointCloud } from "../../reconstruct/pointcloud.js";
 import { umeyama } from "../../reconstruct/align.js";
 import {
   fieldCorrelation, noisyPointCloud, NOISE_COMPONENTS, POSE_ANCHOR_VIEW, resolveNoiseParams, VGGT_LIKE_PRESET,
-  type NoiseComponent, type NoisyMeta,
+  type NoiseComponent,
 } from "../../reconstruct/noisy/index.js";
+import { gtOf, metaOf, realBundle } from "./noisyHelpers.js";
 
-function realBundle(sub: Parameters<typeof generateTask>[0], seed: string, paradigm: "gt" | "multi", maxViews = Infinity): FrameBundle {
-  const b = renderBundle(generateTask(sub, seed, 0), paradigm);
-  return { dir: "", manifest: { ...b.manifest, views: b.manifest.views.slice(0, maxViews) }, views: b.views.slice(0, maxViews) };
-}
-
-const categoriesOf = (b: FrameBundle) => new Map(b.manifest.instances.map((e) => [e.id, e.category] as [number, string]));
-const gtOf = (b: FrameBundle) => backprojectViews(b.views, categoriesOf(b));
-const metaOf = (c: PointCloud) => c.meta as unknown as NoisyMeta;
 const bytes = (a: ArrayBufferView) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
 const sameArrays = (a: PointCloud, b: PointCloud) =>
   a.count === b.count && (["xyz", "rgb", "confidence", "view", "pixel", "instance"] as const).every((k) => bytes(a[k]).equals(bytes(b[k])));
