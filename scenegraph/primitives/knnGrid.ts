@@ -11,7 +11,7 @@
  * (nanoflann's expression), summed in ascending order, i.e. exactly what Open3D sums from
  * KDTreeFlann::SearchKNN's lists.
  */
-import { checkPositiveInt, computeBounds, pointCount } from "./bounds.js";
+import { checkPositiveInt, computeBounds, pointCount, type Bounds3 } from "./bounds.js";
 import { CellLookup } from "./cellLookup.js";
 import { KnnRun, keptSortScratch, resultsOver, type KernelGrid } from "./knnKernelHost.js";
 import { sortByKey, sortPointsByCell, unpackCellKeys, type SortScratch } from "./radixSort.js";
@@ -47,10 +47,9 @@ export const KNN_GUESS_GROWTH = 1.5;
 /** Guard against rounding in the "no unscanned point can be closer" tests (relative, on squared distances). */
 const SAFE = 1 - 1e-9;
 
-/** Cell size for all-points k-NN on this cloud (see KNN_CELL_OCCUPANCY_PER_K). */
-export function knnCellSize(xyz: Float32Array, k: number): number {
+/** Cell size for all-points k-NN on this cloud (see KNN_CELL_OCCUPANCY_PER_K); `b`: its bounds, if known. */
+export function knnCellSize(xyz: Float32Array, k: number, b: Bounds3 = computeBounds(xyz)): number {
   const n = pointCount(xyz);
-  const b = computeBounds(xyz);
   const ex = b.maxX - b.minX, ey = b.maxY - b.minY, ez = b.maxZ - b.minZ;
   const extent = Math.max(ex, ey, ez);
   if (!(extent > 0)) return 1; // all points coincide: any cell works
@@ -113,9 +112,10 @@ export function withMeanKnnDistances<T>(xyz: Float32Array, k: number, use: (avg:
   checkPositiveInt(k, "k");
   const n = pointCount(xyz);
   if (n === 0) return use(new Float64Array(0));
-  const h = cellSize ?? knnCellSize(xyz, k);
+  const b = computeBounds(xyz);
+  const h = cellSize ?? knnCellSize(xyz, k, b);
   const kk = Math.min(k, n);
-  const cells = sortIntoCells(xyz, h);
+  const cells = sortIntoCells(xyz, h, b);
   groupCopies(xyz, cells, KNN_CROWDED_CELL_PER_K * k);
   const run = new KnnRun(n, cells.cellCount);
   const order = cells.order;
@@ -150,7 +150,7 @@ export function withMeanKnnDistances<T>(xyz: Float32Array, k: number, use: (avg:
 }
 
 /** In each cell of more than `crowded` points, orders the points by position (then index), so copies sit together. */
-function groupCopies(xyz: Float32Array, cells: SortedCells, crowded: number): void {
+function groupCopies(xyz: Float32Array, cells: KnnCells, crowded: number): void {
   const { order, cellStart } = cells;
   const byPosition = (i: number, j: number): number =>
     xyz[3 * i]! - xyz[3 * j]! || xyz[3 * i + 1]! - xyz[3 * j + 1]! || xyz[3 * i + 2]! - xyz[3 * j + 2]! || i - j;
@@ -160,7 +160,7 @@ function groupCopies(xyz: Float32Array, cells: SortedCells, crowded: number): vo
 }
 
 /** A cloud sorted by grid cell (raster order: x fastest, then y, then z). */
-interface SortedCells extends KernelGrid {
+interface KnnCells extends KernelGrid {
   cellCount: number;
   /** Packed key ix + nx*(iy + ny*iz) of each occupied cell, ascending. */
   cellKeys: Float64Array;
@@ -173,7 +173,7 @@ interface SortedCells extends KernelGrid {
 }
 
 /** With cell coordinates and sorted coordinates, for the coarse search. */
-interface SortedCloud extends SortedCells {
+interface SortedCloud extends KnnCells {
   /** ix, iy, iz of each cell. */
   cellCoords: Int32Array;
   x: Float32Array;
@@ -181,8 +181,7 @@ interface SortedCloud extends SortedCells {
   z: Float32Array;
 }
 
-function sortIntoCells(xyz: Float32Array, h: number): SortedCells {
-  const b = computeBounds(xyz);
+function sortIntoCells(xyz: Float32Array, h: number, b: Bounds3): KnnCells {
   const nx = Math.floor((b.maxX - b.minX) / h) + 1, ny = Math.floor((b.maxY - b.minY) / h) + 1, nz = Math.floor((b.maxZ - b.minZ) / h) + 1;
   if (nx * ny * nz >= 2 ** 53) throw new RangeError(`cellSize ${h} is too small for a cloud this large`);
   const scratch = keptSortScratch(xyz.length / 3);
@@ -196,7 +195,7 @@ function sortIntoCells(xyz: Float32Array, h: number): SortedCells {
  * each row's key range only moves forward: one forward-moving pair of cursors per (dy, dz) finds it,
  * without a lookup table over the whole grid. Returns the most points any block holds.
  */
-function blockRows(cells: SortedCells, coords: Int32Array, rows: Int32Array): number {
+function blockRows(cells: KnnCells, coords: Int32Array, rows: Int32Array): number {
   const { nx, ny, nz, cellCount, cellKeys: keys, cellStart } = cells;
   const first = new Int32Array(9), after = new Int32Array(9);
   let candidates = 0;
