@@ -18,7 +18,7 @@ import type { BenchContext } from "./context.js";
 import { generateTask } from "../bridge/sim/generate/suite.js";
 import { captureBundle } from "../bridge/sim/capture.js";
 import { encodePng } from "../bridge/bundle/png.js";
-import { encodeView, VIEW_CONTENT_TYPE } from "../src/server/view-codec.js";
+import { encodeView, VIEW_CONTENT_TYPE } from "../src/apps/service/view-codec.js";
 
 /** Concurrent connections held open in phases A and B (the issue asks for 4-8). */
 const CONNECTIONS = 8;
@@ -77,7 +77,7 @@ interface AutocannonOptions {
 type Autocannon = (opts: AutocannonOptions) => Promise<AutocannonResult>;
 const autocannon = createRequire(import.meta.url)("autocannon") as Autocannon;
 
-const CLI = fileURLToPath(new URL("../src/cli/main.js", import.meta.url));
+const CLI = fileURLToPath(new URL("../src/apps/cli/main.js", import.meta.url));
 
 function startServer(data: string): Promise<{ url: string; proc: ChildProcess }> {
   const proc = spawn(process.execPath, [CLI, "serve", "--port", "0", "--data", data], { stdio: ["ignore", "pipe", "inherit"] });

@@ -5,10 +5,10 @@
  */
 import type { BenchContext } from "./context.js";
 import type { ViewData } from "../bridge/bundle/io.js";
-import type { Mat34 } from "../bridge/math/vec.js";
-import { poseToExtrinsic } from "../bridge/math/camera.js";
-import { matToQuat } from "../bridge/math/quat.js";
-import { extrinsicRotation } from "../bridge/math/camera.js";
+import type { Mat34 } from "../src/core/math/vec.js";
+import { poseToExtrinsic } from "../src/core/math/camera.js";
+import { matToQuat } from "../src/core/math/quat.js";
+import { extrinsicRotation } from "../src/core/math/camera.js";
 import { modelToSourcePixel, planPreprocess, preprocessViews, type PreprocessMode } from "../reconstruct/vggt/preprocess.js";
 import { halfToFloat, postprocessChunk, type PointsFrom, type VggtChunkOutputs } from "../reconstruct/vggt/postprocess.js";
 

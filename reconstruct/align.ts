@@ -10,10 +10,10 @@
  * frame at arbitrary scale) to the same cameras' known poses (the agent's odometry), falling back to
  * camera-0-based alignments when the camera centres cannot fix a rotation.
  */
-import type { Mat3, Mat34, Vec3 } from "../bridge/math/vec.js";
-import { add, dist, dot, matMul, matVec, scale, sub, transpose } from "../bridge/math/vec.js";
-import { cameraCentre, extrinsicRotation, extrinsicTranslation } from "../bridge/math/camera.js";
-import { quatToMat } from "../bridge/math/quat.js";
+import type { Mat3, Mat34, Vec3 } from "../src/core/math/vec.js";
+import { add, dist, dot, matMul, matVec, scale, sub, transpose } from "../src/core/math/vec.js";
+import { cameraCentre, extrinsicRotation, extrinsicTranslation } from "../src/core/math/camera.js";
+import { quatToMat } from "../src/core/math/quat.js";
 
 /** x_dst = s · R · x_src + t. */
 export interface Sim3 {

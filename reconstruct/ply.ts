@@ -7,7 +7,7 @@
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { allocateCloud, type CloudSource, type PointCloud } from "./pointcloud.js";
-import { InputError } from "../bridge/util/errors.js";
+import { InputError } from "../src/core/errors.js";
 
 interface Prop {
   name: string;

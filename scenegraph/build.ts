@@ -3,9 +3,9 @@
  * instance builders (--instances fusion|dbscan).
  */
 import type { FrameBundle } from "../bridge/bundle/io.js";
-import { stageTimer } from "../bridge/util/stageTimer.js";
+import { stageTimer } from "../src/core/stageTimer.js";
 import type { PointCloud } from "../reconstruct/pointcloud.js";
-import { InputError } from "../bridge/util/errors.js";
+import { InputError } from "../src/core/errors.js";
 import { computeEvidence, type Evidence, type MaskMode } from "./evidence.js";
 import { DEFAULT_INSTANCE_PARAMS, type InstanceParams } from "./instances/params.js";
 import { fuseDetections } from "./instances/fusion.js";

@@ -15,11 +15,11 @@
  * True objects left unmatched are missed-unseen (no view shows them) or missed-lost (seen, not recovered).
  * Relations are compared after mapping node ids to true ids (duplicates map to their object).
  */
-import type { Vec3 } from "../bridge/math/vec.js";
+import type { Vec3 } from "../src/core/math/vec.js";
 import type { FrameBundle } from "../bridge/bundle/io.js";
 import type { Task, TaskObject } from "../bridge/task/schema.js";
 import type { PointCloud } from "../reconstruct/pointcloud.js";
-import { objectBox } from "../bridge/sim/generate/geometry.js";
+import { objectBox } from "../bridge/objects/geometry.js";
 import { MIN_MASK_AREA_PX } from "./evidence.js";
 import { hungarian } from "./primitives/hungarian.js";
 import type { GraphNode, Predicate, Relation, SceneGraph } from "./types.js";

@@ -1,6 +1,6 @@
 /** Node attributes and evidence flags, from instance clusters. */
-import type { Vec3 } from "../bridge/math/vec.js";
-import { nameColor } from "../bridge/sim/colors.js";
+import type { Vec3 } from "../src/core/math/vec.js";
+import { nameColor } from "../bridge/task/palette.js";
 import type { PointCloud } from "../reconstruct/pointcloud.js";
 import { aabb, yawBox } from "./primitives/boxes.js";
 import type { Cluster } from "./instances/cluster.js";

@@ -4,7 +4,7 @@
  * predicted graphs and of the ground-truth graph, so the two are comparable.
  * Candidate pairs: boxes within CANDIDATE_RADIUS_M of each other (3DSSG's receptive field).
  */
-import type { Vec3 } from "../bridge/math/vec.js";
+import type { Vec3 } from "../src/core/math/vec.js";
 import { TOUCHING_GAP_M } from "../bridge/task/rules.js";
 import { KdTree3 } from "./primitives/kdtree.js";
 import { footprintIntersectionArea, type YawBox } from "./primitives/boxes.js";

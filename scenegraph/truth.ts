@@ -3,11 +3,11 @@
  * mesh, with relations computed by the same code as predicted graphs. Node ids are "o<objectId>".
  */
 import type { Task } from "../bridge/task/schema.js";
-import { objectBox, surfaceSamples } from "../bridge/sim/generate/geometry.js";
+import { objectBox, surfaceSamples } from "../bridge/objects/geometry.js";
 import { computeRelations, type RelNode } from "./relations.js";
 import type { GraphNode, Relation, SceneGraph, YawBoxJson } from "./types.js";
-import { colorRgb } from "../bridge/sim/colors.js";
-import type { Vec3 } from "../bridge/math/vec.js";
+import { colorRgb } from "../bridge/task/palette.js";
+import type { Vec3 } from "../src/core/math/vec.js";
 
 /**
  * Mesh sampling spacing for true objects' points (m). Samples lie exactly on the surfaces, so closest

@@ -2,7 +2,7 @@
  * The scene graph: object nodes with evidence, and spatial relations with margins. Serialized as
  * `esi3d-graph/1` JSON (docs/scene-graph.md).
  */
-import type { Vec3 } from "../bridge/math/vec.js";
+import type { Vec3 } from "../src/core/math/vec.js";
 import type { AgentPoseRecord } from "../bridge/task/schema.js";
 import type { MaskMode } from "./evidence.js";
 

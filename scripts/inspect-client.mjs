@@ -1,11 +1,11 @@
-// Bundles the inspection page's browser code (src/inspect/client/main.mts, three.js included) into one
+// Bundles the inspection page's browser code (src/apps/viewer/client/main.mts, three.js included) into one
 // minified IIFE with esbuild. Used by scripts/postbuild.mjs (writes dist/inspect-client/client.js) and, in a
-// checkout whose bundle is missing or older than its sources, by src/inspect/bundle.ts at run time.
+// checkout whose bundle is missing or older than its sources, by src/apps/viewer/bundle.ts at run time.
 import { fileURLToPath } from "node:url";
 import { dirname, join } from "node:path";
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
-export const CLIENT_ENTRY = join(ROOT, "src", "inspect", "client", "main.mts");
+export const CLIENT_ENTRY = join(ROOT, "src", "apps", "viewer", "client", "main.mts");
 export const CLIENT_OUT = join(ROOT, "dist", "inspect-client", "client.js");
 
 /** esbuild options shared by the build and the run-time fallback. */

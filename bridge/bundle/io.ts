@@ -6,11 +6,11 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
-import type { Mat34 } from "../math/vec.js";
-import { rotationError, type Intrinsics } from "../math/camera.js";
+import type { Mat34 } from "../../src/core/math/vec.js";
+import { rotationError, type Intrinsics } from "../../src/core/math/camera.js";
 import { decodePng, encodePng, PngError, rgbOf } from "./png.js";
 import { BundleManifestSchema, type BundleManifest } from "./schema.js";
-import { formatZodIssues } from "../util/errors.js";
+import { formatZodIssues } from "../../src/core/errors.js";
 
 /** Rotation rows must be orthonormal to this tolerance (float32 files give ~1e-7). */
 export const ROTATION_TOLERANCE = 1e-4;

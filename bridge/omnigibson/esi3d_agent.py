@@ -7,10 +7,10 @@ esi3d_agent: the agent's motion model and the view sets of esi3d's built-in simu
   the body clearance around walls and furniture footprints, blocked actions leaving the pose unchanged;
 - bridge/sim/views.ts: `single` (the initial pose), `multi` (30 views along a seeded random walk) and `gt`
   (the initial pose, then one view after each action of the task's ground-truth trajectory);
-- bridge/math/rng.ts: the seeded generator (cyrb128 hash + sfc32), bit for bit, so the random walk of a
+- src/core/math/rng.ts: the seeded generator (cyrb128 hash + sfc32), bit for bit, so the random walk of a
   task is the same walk in both languages.
 
-test/server/python-agent.test.ts checks the poses against the TypeScript implementation.
+test/apps/service/python-agent.test.ts checks the poses against the TypeScript implementation.
 """
 import math
 
@@ -52,7 +52,7 @@ RANDOM_WALK_ATTEMPTS = 20
 M32 = 0xFFFFFFFF
 
 
-# ---------------------------------------------------------------- seeded generator (bridge/math/rng.ts)
+# ---------------------------------------------------------------- seeded generator (src/core/math/rng.ts)
 
 
 def _imul(a, b):

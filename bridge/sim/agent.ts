@@ -3,10 +3,10 @@
  * Step sizes follow ESI-Bench's public active-exploration code (MOVE_STEP 0.25 m, TURN_STEP 15 deg);
  * pitch and height steps are not given there, so we use the same 15 deg and 0.25 m.
  */
-import type { AgentPose } from "../math/camera.js";
-import { rad, wrapAngle } from "../math/vec.js";
+import type { AgentPose } from "../../src/core/math/camera.js";
+import { rad, wrapAngle } from "../../src/core/math/vec.js";
 import type { Task, TaskObject } from "../task/schema.js";
-import { quatToMat } from "../math/quat.js";
+import { quatToMat } from "../../src/core/math/quat.js";
 
 export const MOVE_STEP_M = 0.25;
 export const TURN_STEP_RAD = rad(15);

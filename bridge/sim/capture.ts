@@ -1,5 +1,5 @@
 /** Renders a task's views for a paradigm into a frame bundle. */
-import { intrinsicsFromHfov, poseToExtrinsic } from "../math/camera.js";
+import { intrinsicsFromHfov, poseToExtrinsic } from "../../src/core/math/camera.js";
 import type { Task } from "../task/schema.js";
 import { BUNDLE_CONVENTIONS, BUNDLE_FORMAT, type BundleManifest, type Paradigm } from "../bundle/schema.js";
 import type { FrameBundle, ViewPayload } from "../bundle/io.js";

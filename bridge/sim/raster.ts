@@ -3,15 +3,15 @@
  * ambient, sun and point lights, glass blended over what is behind it), metric z-depth (float32) and an
  * instance-id image.
  *
- * Conventions (bridge/math/camera.ts): pixel (i, j) is sampled at its centre, image coordinates (i, j);
+ * Conventions (src/core/math/camera.ts): pixel (i, j) is sampled at its centre, image coordinates (i, j);
  * depth is the camera-axis z of the first surface hit, glass included (as a rasterised depth buffer
  * gives it); pixels that see nothing (no ceiling, open sky) have depth 0 and id 0.
  * Depth is interpolated as 1/z, which is exact for planar triangles under perspective.
  */
-import type { Mat34 } from "../math/vec.js";
-import type { Intrinsics } from "../math/camera.js";
+import type { Mat34 } from "../../src/core/math/vec.js";
+import type { Intrinsics } from "../../src/core/math/camera.js";
 import { FLOOR_ID, FLOOR_TILE_M, type RenderScene } from "./scene.js";
-import { colorRgb } from "./colors.js";
+import { colorRgb } from "../task/palette.js";
 
 /** Near clipping plane (m): closer geometry is cut away. */
 export const NEAR_PLANE_M = 0.05;

@@ -2,11 +2,11 @@
  * Turns a task record into a renderable triangle scene: the room (floor and four walls; no ceiling, as
  * ESI-Bench loads none) and every object's model, scaled, rotated and placed.
  */
-import type { Vec3 } from "../math/vec.js";
-import { quatToMat } from "../math/quat.js";
+import type { Vec3 } from "../../src/core/math/vec.js";
+import { quatToMat } from "../../src/core/math/quat.js";
 import type { Lighting, Task, TaskObject } from "../task/schema.js";
-import { colorRgb, type Rgb } from "./colors.js";
-import { buildModel, modelDef } from "./library.js";
+import { colorRgb, type Rgb } from "../task/palette.js";
+import { buildModel, modelDef } from "../objects/library.js";
 
 /** Instance ids reserved for room structure (task objects start at 16). */
 export const FLOOR_ID = 1;

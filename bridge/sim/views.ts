@@ -5,8 +5,8 @@
  *   staying inside the room and clear of furniture);
  * - gt: the initial pose, then one view after each action of the task's ground-truth trajectory.
  */
-import type { AgentPose } from "../math/camera.js";
-import { Rng } from "../math/rng.js";
+import type { AgentPose } from "../../src/core/math/camera.js";
+import { Rng } from "../../src/core/math/rng.js";
 import type { Task } from "../task/schema.js";
 import type { Paradigm } from "../bundle/schema.js";
 import { applyAction, NAVIGATION_ACTIONS, replay, worldOf, type NavigationAction, type World } from "./agent.js";

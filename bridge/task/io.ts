@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileS
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { TaskSchema, type Task } from "./schema.js";
-import { InputError, formatZodIssues } from "../util/errors.js";
+import { InputError, formatZodIssues } from "../../src/core/errors.js";
 
 export function parseTask(raw: unknown, file: string): Task {
   const r = TaskSchema.safeParse(raw);

@@ -11,7 +11,7 @@
  * objects are transparent), so the confidence does not depend on which other noise components run.
  */
 import type { ViewData } from "../../bridge/bundle/io.js";
-import type { Rng } from "../../bridge/math/rng.js";
+import type { Rng } from "../../src/core/math/rng.js";
 import { boxMean, dilate, fillNormals, isValid } from "./filters.js";
 import {
   CONF_DARK_LUMA, CONF_DARK_PENALTY, CONF_DEPTH_PENALTY_PER_M, CONF_EDGE_BAND_PX, CONF_EDGE_PENALTY, CONF_GLASS_PENALTY,

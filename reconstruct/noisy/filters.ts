@@ -2,7 +2,7 @@
  * Image-sized building blocks of the noise model, all on typed arrays with reusable scratch buffers:
  * Gaussian fields (white or box-correlated), depth discontinuities, dilation, box means and selection.
  */
-import type { Rng } from "../../bridge/math/rng.js";
+import type { Rng } from "../../src/core/math/rng.js";
 import { EDGE_MIN_JUMP_M, EDGE_REL_JUMP } from "./params.js";
 
 /** Inverse of the standard normal CDF (Acklam's rational approximation, relative error < 1.2e-9). */

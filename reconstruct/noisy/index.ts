@@ -19,9 +19,9 @@
  * to its view and pixel.
  */
 import type { FrameBundle, ViewData } from "../../bridge/bundle/io.js";
-import type { Mat34 } from "../../bridge/math/vec.js";
-import { Rng } from "../../bridge/math/rng.js";
-import { InputError } from "../../bridge/util/errors.js";
+import type { Mat34 } from "../../src/core/math/vec.js";
+import { Rng } from "../../src/core/math/rng.js";
+import { InputError } from "../../src/core/errors.js";
 import type { PointCloud } from "../pointcloud.js";
 import { backprojectViews } from "../gt/backproject.js";
 import { confidenceScratch, viewConfidence, type ConfidenceScratch } from "./confidence.js";

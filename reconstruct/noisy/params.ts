@@ -9,7 +9,7 @@
  * - shapes (what the error looks like: a correlation length, a band width, a blob size): not scaled by
  *   level; they only matter when the component's amplitude is non-zero.
  */
-import { InputError } from "../../bridge/util/errors.js";
+import { InputError } from "../../src/core/errors.js";
 
 export type NoiseComponent = "depth" | "pose" | "flying" | "dropout" | "blobs";
 export const NOISE_COMPONENTS: readonly NoiseComponent[] = ["depth", "pose", "flying", "dropout", "blobs"];

@@ -9,7 +9,7 @@
  */
 import * as ort from "onnxruntime-node";
 import type { FrameBundle } from "../../bridge/bundle/io.js";
-import { InputError } from "../../bridge/util/errors.js";
+import { InputError } from "../../src/core/errors.js";
 import { allocateCloud, type PointCloud } from "../pointcloud.js";
 import { availableMemoryBytes, planChunks, type ChunkPlan } from "./memory.js";
 import { getVggtSession, modelBytesOnDisk, resolveVggtModel, VGGT_INPUT, type VggtDevice, type VggtOutputName } from "./model.js";

@@ -6,7 +6,7 @@
 import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import * as ort from "onnxruntime-node";
-import { InputError } from "../../bridge/util/errors.js";
+import { InputError } from "../../src/core/errors.js";
 import { VGGT_PATCH_SIZE, VGGT_TARGET_SIZE, type PreprocessMode } from "./preprocess.js";
 
 /** Environment variable naming the model file when no path is given. */

@@ -3,10 +3,10 @@
  * the bundle's known cameras, unproject depth (or take the point map), and label every point with its
  * source pixel's colour and instance id.
  */
-import type { Mat34 } from "../../bridge/math/vec.js";
-import { matMul, matVec, transpose } from "../../bridge/math/vec.js";
-import type { Intrinsics } from "../../bridge/math/camera.js";
-import { extrinsicRotation, extrinsicTranslation } from "../../bridge/math/camera.js";
+import type { Mat34 } from "../../src/core/math/vec.js";
+import { matMul, matVec, transpose } from "../../src/core/math/vec.js";
+import type { Intrinsics } from "../../src/core/math/camera.js";
+import { extrinsicRotation, extrinsicTranslation } from "../../src/core/math/camera.js";
 import type { ViewData } from "../../bridge/bundle/io.js";
 import { alignCameras, alignExtrinsic, IDENTITY_SIM3, type CameraAlignment, type Sim3 } from "../align.js";
 import { checkPoseEncoding, decodePoseEncoding } from "./pose.js";

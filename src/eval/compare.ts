@@ -1,7 +1,7 @@
 /** `esi3d compare RUN_A RUN_B`: per-subcategory accuracy differences with 95 % intervals. */
 import { readFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
-import { InputError } from "../../bridge/util/errors.js";
+import { InputError } from "../core/errors.js";
 import { SUBCATEGORY_TITLES, type Subcategory } from "../../bridge/task/taxonomy.js";
 import { readRecords } from "./records.js";
 import { newcombeDifference, summarizeRun, type RunSummary } from "./summary.js";

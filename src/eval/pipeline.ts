@@ -4,7 +4,7 @@
  * spot. LLM answers need the network and run in the main thread, so for them the unit returns the graphs.
  */
 import type { Task } from "../../bridge/task/schema.js";
-import { stageTimer } from "../../bridge/util/stageTimer.js";
+import { stageTimer } from "../core/stageTimer.js";
 import type { FrameBundle } from "../../bridge/bundle/io.js";
 import type { Paradigm } from "../../bridge/bundle/schema.js";
 import { renderBundle } from "../../bridge/sim/capture.js";

@@ -11,7 +11,7 @@ import { Piscina } from "piscina";
 import pLimit from "p-limit";
 import type { Task } from "../../bridge/task/schema.js";
 import { readTaskFile, readTasks, writeJsonAtomic } from "../../bridge/task/io.js";
-import { InputError } from "../../bridge/util/errors.js";
+import { InputError } from "../core/errors.js";
 import { generateTask } from "../../bridge/sim/generate/suite.js";
 import type { Paradigm } from "../../bridge/bundle/schema.js";
 import { resolveVggtModel } from "../../reconstruct/vggt/index.js";

@@ -7,7 +7,7 @@
  * retry event or a cache entry.
  */
 import pLimit from "p-limit";
-import { Rng } from "../../bridge/math/rng.js";
+import { Rng } from "../core/math/rng.js";
 import { ResponseCache, cacheKey, isCacheable } from "./cache.js";
 import { GEMINI_DEFAULT_API_VERSION, GEMINI_DEFAULT_BASE_URL, createGeminiTransport } from "./gemini.js";
 import { OPENAI_DEFAULT_BASE_URL, OPENAI_PLACEHOLDER_KEY, createOpenAiTransport, type MaxTokensParam } from "./openai.js";

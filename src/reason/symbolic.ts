@@ -5,8 +5,8 @@
  * Confidence comes from how far the deciding quantity is from its threshold (relation margins).
  */
 import { classifyTriangle, collinearityResidual, COLLINEAR_TOL_M, TOUCHING_GAP_M, TRIANGLE_EQUAL_SIDE_TOL, triangleMargin } from "../../bridge/task/rules.js";
-import { colorRgb } from "../../bridge/sim/colors.js";
-import { boxDistance } from "../../bridge/sim/generate/geometry.js";
+import { colorRgb } from "../../bridge/task/palette.js";
+import { boxDistance } from "../../bridge/objects/geometry.js";
 import type { GraphNode, SceneGraph } from "../../scenegraph/types.js";
 import { queryOf, type Query, type Referent } from "./query.js";
 import type { Reasoner, ReasonerAnswer, ReasonerInput } from "./types.js";

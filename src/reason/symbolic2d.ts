@@ -6,7 +6,7 @@
  * image-plane triangle. It shows honestly what projection loses.
  */
 import { classifyTriangle, collinearityResidual, triangleMargin, TRIANGLE_EQUAL_SIDE_TOL } from "../../bridge/task/rules.js";
-import { colorRgb } from "../../bridge/sim/colors.js";
+import { colorRgb } from "../../bridge/task/palette.js";
 import type { FrameBundle } from "../../bridge/bundle/io.js";
 import { computeEvidence, type Evidence } from "../../scenegraph/evidence.js";
 import type { Query, Referent } from "./query.js";

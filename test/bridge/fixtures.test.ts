@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { generateTask } from "../../bridge/sim/generate/suite.js";
 import { BUILTIN_SUBCATEGORIES } from "../../bridge/task/taxonomy.js";
 import { readTasks } from "../../bridge/task/io.js";
-import { REPO_ROOT } from "../cli/helpers.js";
+import { REPO_ROOT } from "../apps/cli/helpers.js";
 
 describe("committed task fixtures", () => {
   it("are valid task records that the generator reproduces byte for byte", () => {

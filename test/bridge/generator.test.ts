@@ -7,13 +7,13 @@ import { generateTask } from "../../bridge/sim/generate/suite.js";
 import { BUILTIN_SUBCATEGORIES, type BuiltinSubcategory } from "../../bridge/task/taxonomy.js";
 import type { Task, TaskObject } from "../../bridge/task/schema.js";
 import { classifyTriangle, collinearityResidual, COLLINEAR_TOL_M } from "../../bridge/task/rules.js";
-import { surfaceGap, objectBox, boxesIntersect, boxDistance, boxVolume } from "../../bridge/sim/generate/geometry.js";
+import { surfaceGap, objectBox, boxesIntersect, boxDistance, boxVolume } from "../../bridge/objects/geometry.js";
 import { buildScene } from "../../bridge/sim/scene.js";
 import { visibleCounts, visibleFraction } from "../../bridge/sim/generate/visibility.js";
 import { captureBundle } from "../../bridge/sim/capture.js";
 import { writeBundle } from "../../bridge/bundle/io.js";
 import { isInsideContainer } from "../../bridge/sim/generate/perceptual.js";
-import { LIBRARY } from "../../bridge/sim/library.js";
+import { LIBRARY } from "../../bridge/objects/library.js";
 import { COUNT_CATEGORIES } from "../../bridge/sim/generate/counting.js";
 import { paradigmViews } from "../../bridge/sim/views.js";
 import { isFree, worldOf } from "../../bridge/sim/agent.js";
@@ -37,7 +37,7 @@ describe("object library", () => {
   });
 
   it("keeps the counting pool to ESI's size rule (edges <= 0.25 m, not all < 0.05 m)", async () => {
-    const { buildModel } = await import("../../bridge/sim/library.js");
+    const { buildModel } = await import("../../bridge/objects/library.js");
     for (const c of COUNT_CATEGORIES) {
       const e = buildModel(`${c}/0`).extent;
       expect(Math.max(...e), c).toBeLessThanOrEqual(0.25);

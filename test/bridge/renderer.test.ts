@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { render } from "../../bridge/sim/raster.js";
 import { buildScene, FLOOR_ID } from "../../bridge/sim/scene.js";
-import { intrinsicsFromHfov, poseToExtrinsic, projectPoint, cameraCentre, type AgentPose } from "../../bridge/math/camera.js";
-import { buildModel } from "../../bridge/sim/library.js";
-import { quatFromYaw } from "../../bridge/math/quat.js";
+import { intrinsicsFromHfov, poseToExtrinsic, projectPoint, cameraCentre, type AgentPose } from "../../src/core/math/camera.js";
+import { buildModel } from "../../bridge/objects/library.js";
+import { quatFromYaw } from "../../src/core/math/quat.js";
 import type { TaskObject } from "../../bridge/task/schema.js";
-import type { Vec3 } from "../../bridge/math/vec.js";
+import type { Vec3 } from "../../src/core/math/vec.js";
 
 const W = 160, H = 120;
 const K = intrinsicsFromHfov(W, H, 70);

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { esi3d } from "../cli/helpers.js";
+import { esi3d } from "../apps/cli/helpers.js";
 import { newcombeDifference } from "../../src/eval/summary.js";
 import { wilsonInterval } from "../../src/eval/metrics.js";
 

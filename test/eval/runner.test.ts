@@ -3,7 +3,7 @@ import { spawn } from "node:child_process";
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CLI, esi3d, REPO_ROOT } from "../cli/helpers.js";
+import { CLI, esi3d, REPO_ROOT } from "../apps/cli/helpers.js";
 import { readRecords } from "../../src/eval/records.js";
 
 const SMALL = ["--per-subcategory", "1", "--subcategories", "linear_alignment,physical_contact,counting_with_occlusion", "--paradigm", "single,gt", "--concurrency", "2"];

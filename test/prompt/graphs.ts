@@ -1,6 +1,6 @@
 /** Small hand-built scene graphs for prompt tests: every number is chosen so the expected text is known. */
 import type { GraphNode, Relation, SceneGraph } from "../../scenegraph/types.js";
-import type { Vec3 } from "../../bridge/math/vec.js";
+import type { Vec3 } from "../../src/core/math/vec.js";
 
 interface NodeSpec {
   id: string;

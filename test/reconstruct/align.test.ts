@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { Mat3, Mat34, Vec3 } from "../../bridge/math/vec.js";
-import { det3, matMul, rotZ } from "../../bridge/math/vec.js";
-import { cameraCentre, poseToExtrinsic } from "../../bridge/math/camera.js";
-import { quatToMat } from "../../bridge/math/quat.js";
+import type { Mat3, Mat34, Vec3 } from "../../src/core/math/vec.js";
+import { det3, matMul, rotZ } from "../../src/core/math/vec.js";
+import { cameraCentre, poseToExtrinsic } from "../../src/core/math/camera.js";
+import { quatToMat } from "../../src/core/math/quat.js";
 import { alignCameras, alignExtrinsic, applySim3, principalSpreads, symmetricEigen, umeyama, type Sim3 } from "../../reconstruct/align.js";
 
 /** Deterministic pseudo-random numbers in [-1, 1). */

@@ -5,8 +5,8 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import type { FrameBundle, ViewData } from "../../bridge/bundle/io.js";
-import type { Mat34 } from "../../bridge/math/vec.js";
-import { Rng } from "../../bridge/math/rng.js";
+import type { Mat34 } from "../../src/core/math/vec.js";
+import { Rng } from "../../src/core/math/rng.js";
 import type { BundleManifest } from "../../bridge/bundle/schema.js";
 import type { PointCloud } from "../../reconstruct/pointcloud.js";
 import {

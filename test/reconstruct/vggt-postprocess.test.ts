@@ -3,7 +3,7 @@ import { decodePoseEncoding } from "../../reconstruct/vggt/pose.js";
 import { halfToFloat, intrinsicsAtSource, percentileLinear } from "../../reconstruct/vggt/postprocess.js";
 import { planPreprocess } from "../../reconstruct/vggt/preprocess.js";
 import { estimateInferenceBytes, planChunks, tokensPerFrame } from "../../reconstruct/vggt/memory.js";
-import { quatToMat } from "../../bridge/math/quat.js";
+import { quatToMat } from "../../src/core/math/quat.js";
 
 describe("percentileLinear (numpy default linear interpolation)", () => {
   // Expected values: numpy 1.24 np.percentile(np.array(vals, dtype=np.float32), p), printed with repr().

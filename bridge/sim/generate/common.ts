@@ -2,16 +2,16 @@
  * Shared machinery of the task generators: rooms, object placement, lighting, camera poses, naming.
  * Generators throw `Resample` when a random draw cannot satisfy a rule; the suite then draws again.
  */
-import type { Vec3 } from "../../math/vec.js";
-import { rad } from "../../math/vec.js";
-import type { Rng } from "../../math/rng.js";
-import { quatFromYaw } from "../../math/quat.js";
-import type { AgentPose } from "../../math/camera.js";
+import type { Vec3 } from "../../../src/core/math/vec.js";
+import { rad } from "../../../src/core/math/vec.js";
+import type { Rng } from "../../../src/core/math/rng.js";
+import { quatFromYaw } from "../../../src/core/math/quat.js";
+import type { AgentPose } from "../../../src/core/math/camera.js";
 import type { Lighting, TaskObject } from "../../task/schema.js";
-import { buildModel, categoryDef, LIBRARY } from "../library.js";
+import { buildModel, categoryDef, LIBRARY } from "../../objects/library.js";
 import { FIRST_OBJECT_ID } from "../scene.js";
 import { BODY_CLEARANCE_M, isFree, lookAt, worldOf } from "../agent.js";
-import { boxesIntersect, footprint, footprintsOverlap, objectBox, type YawBox } from "./geometry.js";
+import { boxesIntersect, footprint, footprintsOverlap, objectBox, type YawBox } from "../../objects/geometry.js";
 
 export class Resample extends Error {
   constructor(reason: string) {

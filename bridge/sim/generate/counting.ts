@@ -4,10 +4,10 @@
  * Shared rules (ESI Q.19): objects from the counting pool (every box edge <= 0.25 m, not all < 0.05 m);
  * the initial camera about 1.25 m above the floor pitched 30 deg down; four integer options.
  */
-import { rad } from "../../math/vec.js";
-import type { AgentPose } from "../../math/camera.js";
+import { rad } from "../../../src/core/math/vec.js";
+import type { AgentPose } from "../../../src/core/math/camera.js";
 import type { Lighting, TaskObject } from "../../task/schema.js";
-import { categoryDef, LIBRARY } from "../library.js";
+import { categoryDef, LIBRARY } from "../../objects/library.js";
 import {
   assignNames,
   cameraLookingAt,
@@ -24,9 +24,9 @@ import {
 } from "./common.js";
 import type { Draft, InitialViewProbe } from "./draft.js";
 import { orbitPoses, type ViewGoal } from "./gt-trajectory.js";
-import { boxesIntersect, objectBox } from "./geometry.js";
+import { boxesIntersect, objectBox } from "../../objects/geometry.js";
 import { isVisible, VISIBLE_MIN_PX } from "./visibility.js";
-import type { Rng } from "../../math/rng.js";
+import type { Rng } from "../../../src/core/math/rng.js";
 
 /** ESI Q.19 counting pool, from the library flags (checked against the edge rule by a test). */
 export const COUNT_CATEGORIES = [...LIBRARY.values()].filter((c) => c.flags.countable).map((c) => c.category);

@@ -1,6 +1,6 @@
 /** What a subcategory generator returns: a placed scene, its question and how to check it. */
-import type { AgentPose } from "../../math/camera.js";
-import type { Rng } from "../../math/rng.js";
+import type { AgentPose } from "../../../src/core/math/camera.js";
+import type { Rng } from "../../../src/core/math/rng.js";
 import type { AnswerFormat, CameraSpec, Lighting, TaskObject } from "../../task/schema.js";
 import type { RenderScene } from "../scene.js";
 import type { Room } from "./common.js";

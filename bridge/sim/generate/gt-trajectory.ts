@@ -5,8 +5,8 @@
  * greedy planner walks to the key pose that satisfies the most open goals per step, until all goals are
  * met within the step budget. Every intermediate view counts, as the paradigm renders them all.
  */
-import type { AgentPose } from "../../math/camera.js";
-import type { Vec3 } from "../../math/vec.js";
+import type { AgentPose } from "../../../src/core/math/camera.js";
+import type { Vec3 } from "../../../src/core/math/vec.js";
 import type { CameraSpec } from "../../task/schema.js";
 import type { RenderScene } from "../scene.js";
 import type { World } from "../agent.js";

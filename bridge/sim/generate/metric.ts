@@ -1,14 +1,14 @@
 /** Metric Comparison (reference/esi-spec.md §6.2.15–6.2.16): Spatial Distance and Dimensional Size. */
-import type { Vec3 } from "../../math/vec.js";
-import { rad } from "../../math/vec.js";
-import type { AgentPose } from "../../math/camera.js";
+import type { Vec3 } from "../../../src/core/math/vec.js";
+import { rad } from "../../../src/core/math/vec.js";
+import type { AgentPose } from "../../../src/core/math/camera.js";
 import type { TaskObject } from "../../task/schema.js";
 import { METRIC_COMPARISON_MIN_RATIO } from "../../task/rules.js";
-import { categoryDef } from "../library.js";
+import { categoryDef } from "../../objects/library.js";
 import { assignNames, cameraLookingAt, defaultLighting, displayName, makeRoom, require, round4, SceneBuilder } from "./common.js";
 import type { Draft, Generator } from "./draft.js";
 import { orbitPoses } from "./gt-trajectory.js";
-import { boxDistance, boxVolume, footprint, objectBox } from "./geometry.js";
+import { boxDistance, boxVolume, footprint, objectBox } from "../../objects/geometry.js";
 import { isVisible } from "./visibility.js";
 
 /** Reference furniture for Spatial Distance (ESI Q.6: an object already in the room, chosen by clearance). */

@@ -2,14 +2,14 @@
  * Perceptual Grounding (reference/esi-spec.md §6.2.1–6.2.3): Material Transparency, Partial Occlusion,
  * View Hallucination.
  */
-import type { Vec3 } from "../../math/vec.js";
-import { rad, wrapAngle } from "../../math/vec.js";
+import type { Vec3 } from "../../../src/core/math/vec.js";
+import { rad, wrapAngle } from "../../../src/core/math/vec.js";
 import type { TaskObject } from "../../task/schema.js";
-import { categoryDef, LIBRARY } from "../library.js";
+import { categoryDef, LIBRARY } from "../../objects/library.js";
 import { assignNames, cameraLookingAt, defaultLighting, displayName, makeRoom, require, round4, SceneBuilder } from "./common.js";
 import type { Draft, Generator } from "./draft.js";
 import { orbitPoses } from "./gt-trajectory.js";
-import { boxDistance, objectBox } from "./geometry.js";
+import { boxDistance, objectBox } from "../../objects/geometry.js";
 import { isVisible } from "./visibility.js";
 
 export const TRANSPARENT_CONTAINERS = ["glass", "jar", "glass_bowl"];

@@ -4,8 +4,8 @@
  * forward/backward/left/right), so paths go around furniture; then yaw and pitch turns; height changes
  * come first when rising and last when descending.
  */
-import type { AgentPose } from "../../math/camera.js";
-import { wrapAngle } from "../../math/vec.js";
+import type { AgentPose } from "../../../src/core/math/camera.js";
+import { wrapAngle } from "../../../src/core/math/vec.js";
 import { applyAction, HEIGHT_STEP_M, MOVE_STEP_M, PITCH_STEP_RAD, TURN_STEP_RAD, type NavigationAction, type World } from "../agent.js";
 
 export interface PlannedPath {

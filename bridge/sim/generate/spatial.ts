@@ -2,10 +2,10 @@
  * Spatial Relations (reference/esi-spec.md §6.2.12–6.2.14): Geometric Configuration, Linear Alignment,
  * Physical Contact.
  */
-import type { Vec3 } from "../../math/vec.js";
-import { rad } from "../../math/vec.js";
-import type { Rng } from "../../math/rng.js";
-import type { AgentPose } from "../../math/camera.js";
+import type { Vec3 } from "../../../src/core/math/vec.js";
+import { rad } from "../../../src/core/math/vec.js";
+import type { Rng } from "../../../src/core/math/rng.js";
+import type { AgentPose } from "../../../src/core/math/camera.js";
 import type { CameraSpec, TaskObject } from "../../task/schema.js";
 import {
   classifyTriangle,
@@ -16,11 +16,11 @@ import {
   triangleMargin,
   type TriangleType,
 } from "../../task/rules.js";
-import { buildModel, categoryDef } from "../library.js";
+import { buildModel, categoryDef } from "../../objects/library.js";
 import { assignNames, cameraLookingAt, defaultLighting, displayName, makeRoom, require, Resample, round4, SceneBuilder } from "./common.js";
 import type { Draft, Generator } from "./draft.js";
 import { orbitPoses } from "./gt-trajectory.js";
-import { objectBox, surfaceGap } from "./geometry.js";
+import { objectBox, surfaceGap } from "../../objects/geometry.js";
 import { isVisible } from "./visibility.js";
 
 /** Small-footprint objects with some height (ESI Q.9: tabletop or hand-held; no furniture, vehicles, mats). */

@@ -4,15 +4,15 @@
  * rule says, the ground-truth trajectory reveals what the question needs) and re-samples a task that
  * fails, never writing it.
  */
-import { Rng } from "../../math/rng.js";
-import { poseQuaternion } from "../../math/camera.js";
+import { Rng } from "../../../src/core/math/rng.js";
+import { poseQuaternion } from "../../../src/core/math/camera.js";
 import { SUBCATEGORY_CATEGORY, BUILTIN_SUBCATEGORIES, type BuiltinSubcategory } from "../../task/taxonomy.js";
 import { TaskSchema, type CameraSpec, type Task } from "../../task/schema.js";
 import { buildScene } from "../scene.js";
 import { worldOf, isFree } from "../agent.js";
 import { assignNames, Resample } from "./common.js";
 import type { Draft, Generator, InitialViewProbe } from "./draft.js";
-import { boxesIntersect, footprint, objectBox } from "./geometry.js";
+import { boxesIntersect, footprint, objectBox } from "../../objects/geometry.js";
 import { buildGtTrajectory } from "./gt-trajectory.js";
 import { visibleCounts, visibleFraction, VISIBLE_MIN_PX } from "./visibility.js";
 import { geometricConfiguration, linearAlignment, physicalContact } from "./spatial.js";

@@ -3,7 +3,7 @@
  * reduced resolution (VISIBILITY_SCALE) to keep generation fast; the thresholds are stated in pixels of
  * that resolution.
  */
-import { intrinsicsFromHfov, poseToExtrinsic, type AgentPose } from "../../math/camera.js";
+import { intrinsicsFromHfov, poseToExtrinsic, type AgentPose } from "../../../src/core/math/camera.js";
 import type { CameraSpec } from "../../task/schema.js";
 import { render } from "../raster.js";
 import type { RenderScene } from "../scene.js";

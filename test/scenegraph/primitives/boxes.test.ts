@@ -1,6 +1,6 @@
 /** Hull, minimum-area rectangle, yaw boxes, IoU and IoM: geometry checked against known answers and brute force. */
 import { describe, expect, it } from "vitest";
-import { Rng } from "../../../bridge/math/rng.js";
+import { Rng } from "../../../src/core/math/rng.js";
 import { convexHull2d, minAreaRect } from "../../../scenegraph/primitives/hull2d.js";
 import {
   aabb, aabbIoU, aabbsTouch, footprintIntersectionArea, footprintIoM, normaliseYaw, polygonArea, yawBox, yawBoxCorners, yawBoxIoU, type YawBox,

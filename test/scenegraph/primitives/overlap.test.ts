@@ -1,6 +1,6 @@
 /** Point-overlap ratio and minimum point distance against brute force. */
 import { describe, expect, it } from "vitest";
-import { Rng } from "../../../bridge/math/rng.js";
+import { Rng } from "../../../src/core/math/rng.js";
 import { VoxelHashGrid } from "../../../scenegraph/primitives/hashGrid.js";
 import { minPointDistance, pointOverlapRatio } from "../../../scenegraph/primitives/overlap.js";
 

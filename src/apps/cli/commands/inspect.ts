@@ -1,0 +1,161 @@
+/**
+ * `esi3d inspect BUNDLE | RUN_DIR`: the node table of a scene graph (each node's status against the truth),
+ * and the 3D inspection page: written as one self-contained HTML file (-o), or every task of a run served on
+ * localhost (--serve). Exports for other tools from the same data: --ply, --glb, --graph-json.
+ * See docs/viewer.md.
+ */
+import type { Command, Option } from "commander";
+import { SOURCES } from "../../../../reconstruct/index.js";
+import { InputError } from "../../../core/errors.js";
+import { writeTextAtomic } from "../../../eval/files.js";
+import { BundleInspection, RunInspection, type Inspection } from "../../viewer/inspection.js";
+import { exportGlb, exportGraphJson, exportPly } from "../../viewer/export.js";
+import { pageHtml } from "../../viewer/page.js";
+import { graphFile, isRunDir, openRun, readStoredGraph, type RunDir } from "../../viewer/run.js";
+import { serveRun } from "../../viewer/server.js";
+import type { Variant } from "../../viewer/types.js";
+import { addGraphOptions, graphFromBundle, printDiagnosis } from "./graph.js";
+import { intOption } from "../options.js";
+import { PACKAGE_VERSION } from "../../../core/version.js";
+
+/** The viewer's default port: free of the usual dev servers (3000, 5173, 8000, 8080). */
+export const DEFAULT_INSPECT_PORT = 8090;
+/** Loopback only unless --host says otherwise: the page shows task data and reads files of the run. */
+export const DEFAULT_INSPECT_HOST = "127.0.0.1";
+
+interface InspectOpts extends Record<string, unknown> {
+  source?: string;
+  paradigm?: string;
+  task?: string;
+  out?: string;
+  serve?: boolean;
+  port: number;
+  host: string;
+  ply?: string;
+  glb?: string;
+  graphJson?: string;
+  json?: boolean;
+}
+
+const log = (line: string) => process.stderr.write(`inspect: ${line}\n`);
+
+/** Writes the page and the exports of an inspection; `keys` are the variants to embed. */
+async function writeOutputs(insp: Inspection, keys: string[], opts: InspectOpts, tasks: Array<{ task_id: string; subcategory: string; href: string }>): Promise<void> {
+  const exporting = opts.ply || opts.glb || opts.graphJson;
+  if (exporting) {
+    if (keys.length !== 1) throw new InputError(`--ply/--glb/--graph-json export one graph: pass --paradigm and --source (this task has: ${keys.map((k) => k.replace("__", "/")).join(", ")})`);
+    const d = await insp.data(keys[0]!);
+    if (opts.ply) {
+      exportPly(d, opts.ply);
+      process.stdout.write(`wrote ${opts.ply}: ${d.cloud.count} points coloured by node (binary PLY, uchar colours)\n`);
+    }
+    if (opts.glb) {
+      await exportGlb(d, opts.glb);
+      process.stdout.write(`wrote ${opts.glb}: cloud (${d.cloud.count} points) and ${d.graph.nodes.length} predicted + ${d.task.objects.length} true boxes (GLB, +Y up)\n`);
+    }
+    if (opts.graphJson) {
+      exportGraphJson(d, opts.graphJson);
+      process.stdout.write(`wrote ${opts.graphJson}: graph and diagnosis (JSON)\n`);
+    }
+  }
+  if (opts.out) {
+    const variants: Variant[] = [];
+    for (const k of keys) {
+      const t = performance.now();
+      variants.push(await insp.variant(k));
+      log(`${k.replace("__", "/")}: cloud and graph rebuilt and checked (${Math.round(performance.now() - t)} ms)`);
+    }
+    const meta = insp.meta({ mode: "file", api: null, tasks, initial: keys[0], only: keys });
+    const html = await pageHtml(meta, variants);
+    writeTextAtomic(opts.out, html); // makes the parent directory
+    const shown = variants.map((v) => v.cloud.downsample.shown).reduce((a, b) => a + b, 0);
+    process.stdout.write(`wrote ${opts.out}: ${variants.length} graph(s) of ${insp.task.task_id}, ${shown.toLocaleString()} points drawn, ${(Buffer.byteLength(html) / 1e6).toFixed(1)} MB (self-contained; open it in a browser)\n`);
+  }
+}
+
+async function inspectRun(dir: string, opts: InspectOpts): Promise<void> {
+  const run: RunDir = openRun(dir);
+  if (opts.serve) return serve(run, opts);
+  let taskId = opts.task;
+  if (!taskId) {
+    if (run.taskIds.length !== 1) throw new InputError(`${dir}: a run directory needs --task ID (or --serve for all ${run.taskIds.length} tasks); tasks: ${run.taskIds.slice(0, 6).join(", ")}${run.taskIds.length > 6 ? ", ..." : ""}`);
+    taskId = run.taskIds[0]!;
+  }
+  const insp = new RunInspection(run, taskId, PACKAGE_VERSION);
+  const keys = insp.refs.filter((r) => (!opts.paradigm || r.paradigm === opts.paradigm) && (!opts.source || r.source === opts.source)).map((r) => r.key);
+  if (keys.length === 0) insp.resolve(opts.paradigm, opts.source); // throws the error naming what exists
+  if (opts.out || opts.ply || opts.glb || opts.graphJson) return writeOutputs(insp, keys, opts, []);
+  // no output asked for: the stored node tables (nothing recomputed)
+  for (const k of keys) {
+    const r = insp.refs.find((x) => x.key === k)!;
+    const stored = readStoredGraph(graphFile(run, taskId, r.paradigm, r.source));
+    process.stdout.write(opts.json ? JSON.stringify(stored.diagnosis, null, 1) + "\n" : printDiagnosis(stored.graph, stored.diagnosis) + "\n");
+  }
+}
+
+async function inspectBundle(dir: string, opts: InspectOpts): Promise<void> {
+  if (opts.serve) throw new InputError(`${dir}: --serve needs a run directory (esi3d run --out DIR); for a bundle, write a page with -o page.html`);
+  if (opts.task) throw new InputError(`--task: only for a run directory; ${dir} is a frame bundle`);
+  const source = opts.source ?? "gt";
+  if (!(SOURCES as readonly string[]).includes(source)) throw new InputError(`--source: expected one of ${SOURCES.join(", ")} for a bundle, got "${source}"`);
+  const r = await graphFromBundle(dir, { ...opts, source });
+  if (opts.paradigm && opts.paradigm !== r.bundle.manifest.paradigm) throw new InputError(`--paradigm ${opts.paradigm}: the bundle ${dir} holds ${r.bundle.manifest.paradigm} views`);
+  if (!(opts.out || opts.ply || opts.glb || opts.graphJson)) {
+    process.stdout.write(opts.json ? JSON.stringify(r.diagnosis, null, 1) + "\n" : printDiagnosis(r.graph, r.diagnosis));
+    return;
+  }
+  const insp = new BundleInspection({ paradigm: r.bundle.manifest.paradigm, source, task: r.bundle.manifest.task, bundle: r.bundle, cloud: r.cloud, graph: r.graph, members: r.members, diagnosis: r.diagnosis, timings_ms: {} }, PACKAGE_VERSION);
+  await writeOutputs(insp, [insp.refs[0]!.key], opts, []);
+}
+
+async function serve(run: RunDir, opts: InspectOpts): Promise<void> {
+  if (opts.out || opts.ply || opts.glb || opts.graphJson) throw new InputError("--serve serves pages and exports over HTTP; leave out -o/--ply/--glb/--graph-json (or drop --serve)");
+  const { server, url } = await serveRun({ run, version: PACKAGE_VERSION, host: opts.host, port: opts.port, log: process.env.ESI3D_INSPECT_LOG ? log : undefined }).catch((e: NodeJS.ErrnoException) => {
+    if (e.code === "EADDRINUSE") throw new InputError(`--port ${opts.port}: already in use on ${opts.host}; choose another --port (0 picks a free one)`);
+    if (e.code === "EADDRNOTAVAIL" || e.code === "ENOTFOUND") throw new InputError(`--host ${opts.host}: not an address of this machine`);
+    throw e;
+  });
+  process.stdout.write(`serving ${run.taskIds.length} task(s) of ${run.dir} at ${url} (Ctrl-C to stop)\n`);
+  if (opts.host !== DEFAULT_INSPECT_HOST && opts.host !== "localhost" && opts.host !== "::1") process.stderr.write(`inspect: listening on ${opts.host}: anyone who can reach this machine can read this run's tasks and graphs\n`);
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      server.close(() => resolve());
+      server.closeAllConnections();
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+  });
+}
+
+export function registerInspect(program: Command): void {
+  const cmd = addGraphOptions(
+    program
+      .command("inspect")
+      .description("print a scene graph node by node (status, evidence, the true object each node matches, then the quality metrics) for a frame bundle or a run's task; write its 3D inspection page (-o page.html), serve every task of a run (--serve), or export it (--ply, --glb, --graph-json). See docs/viewer.md")
+      .argument("<dir>", "frame bundle directory, or run directory (esi3d run --out DIR)"),
+  );
+  // --source selects a run's graph by its source label (gt, noisy, noisy@0.5, vggt) as well as a bundle's cloud source
+  const source = cmd.options.find((o: Option) => o.long === "--source")!;
+  source.description = `point-cloud source: for a bundle ${SOURCES.join(" | ")} (default gt); for a run, which of its graphs (default: all)`;
+  source.defaultValue = undefined;
+  source.argChoices = undefined;
+  source.parseArg = undefined;
+  cmd.setOptionValueWithSource("source", undefined, "default");
+  cmd
+    .option("--task <id>", "run directory: the task to inspect")
+    .option("--paradigm <p>", "run directory: the view set (single, multi, gt; default: all)")
+    .option("-o, --out <file>", "write the inspection page: one self-contained HTML file (opens offline)")
+    .option("--serve", "run directory: serve every task's page on a local HTTP server, with an index of tasks by how wrong their graphs are")
+    .option("--port <n>", "--serve: TCP port (0 = any free one)", intOption("--port", 0, 65535), DEFAULT_INSPECT_PORT)
+    .option("--host <addr>", "--serve: address to bind", DEFAULT_INSPECT_HOST)
+    .option("--ply <file>", "export the cloud coloured by node (binary PLY, uchar colours)")
+    .option("--glb <file>", "export the cloud and the predicted and true boxes (GLB, converted to glTF's +Y up)")
+    .option("--graph-json <file>", "export the graph and its diagnosis (JSON)")
+    .option("--json", "print the diagnosis as JSON instead of tables")
+    .action(async (dir: string, opts: InspectOpts) => {
+      if (isRunDir(dir)) await inspectRun(dir, opts);
+      else await inspectBundle(dir, opts);
+    });
+}

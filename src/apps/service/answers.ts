@@ -1,0 +1,127 @@
+/**
+ * POST /v1/answers: a question over a stored graph or bundle, with the reasoners of `--reasoner`.
+ * Offline programs (symbolic over the graph, symbolic-2d over the bundle's masks) run in a worker under the
+ * CPU limiter; LLM reasoners run here under their own limit (they wait on the network, not the CPU). Keys
+ * and OPENAI_BASE_URL come from the server's environment only: a client cannot make the server send its
+ * key elsewhere.
+ */
+import { join } from "node:path";
+import { readBundle, readManifest } from "../../../bridge/bundle/io.js";
+import type { Task } from "../../../bridge/task/schema.js";
+import { ResponseCache, canonicalJson } from "../../llm/cache.js";
+import { LlmError } from "../../llm/types.js";
+import { createReasoner, OFFLINE_REASONERS } from "../../reason/index.js";
+import { scoreAnswer } from "../../reason/protocol.js";
+import type { Reasoner, ReasonerAnswer, ReasonerInput } from "../../reason/types.js";
+import { fromZod, HttpError } from "./errors.js";
+import { LLM_DEFAULT_TIMEOUT_MS, LLM_MAX_IN_FLIGHT, LLM_QUEUE } from "./limits.js";
+import { JobLimiter } from "./limiter.js";
+import { AnswerRequestSchema, type AnswerRequest } from "./schemas.js";
+import type { ServerContext } from "./context.js";
+import type { GraphRecord, GraphService } from "./graphs.js";
+import type { AnswerResult } from "./worker.js";
+
+/** LLM reasoners kept for reuse (each holds a client with its connection limit); least recently used go first. */
+const MAX_CACHED_REASONERS = 16;
+
+export class AnswerService {
+  readonly llm = new JobLimiter("model calls", LLM_MAX_IN_FLIGHT, LLM_QUEUE);
+  private reasoners = new Map<string, Reasoner>();
+  private responseCache: ResponseCache | null = null;
+
+  constructor(
+    private readonly ctx: ServerContext,
+    private readonly graphs: GraphService,
+  ) {}
+
+  private cache(): ResponseCache {
+    this.responseCache ??= ResponseCache.open(join(this.ctx.store.root, "llm-cache.sqlite"));
+    return this.responseCache;
+  }
+
+  private llmReasoner(b: AnswerRequest): Reasoner {
+    const opts = { timeoutMs: b.timeoutMs ?? LLM_DEFAULT_TIMEOUT_MS, maxRetries: b.maxRetries, temperature: b.temperature, format: b.format, uncertainty: b.uncertainty, maxImages: b.maxImages, cache: b.cache };
+    const key = canonicalJson({ spec: b.reasoner, ...opts });
+    const hit = this.reasoners.get(key);
+    if (hit) {
+      this.reasoners.delete(key);
+      this.reasoners.set(key, hit);
+      return hit;
+    }
+    let r: Reasoner;
+    try {
+      r = createReasoner(b.reasoner, { ...opts, cache: b.cache ? this.cache() : null, maxConcurrency: LLM_MAX_IN_FLIGHT });
+    } catch (e) {
+      if (e instanceof LlmError) throw new HttpError(400, "invalid_request", `body.reasoner: ${e.message}`, "body.reasoner");
+      throw e;
+    }
+    this.reasoners.set(key, r);
+    if (this.reasoners.size > MAX_CACHED_REASONERS) this.reasoners.delete(this.reasoners.keys().next().value!);
+    return r;
+  }
+
+  async answer(body: unknown) {
+    const parsed = AnswerRequestSchema.safeParse(body ?? {});
+    if (!parsed.success) throw fromZod(parsed.error, "body");
+    const b = parsed.data;
+    const offline = (OFFLINE_REASONERS as readonly string[]).includes(b.reasoner);
+    if (!offline && !/^(openai|gemini):.+$/.test(b.reasoner))
+      throw new HttpError(400, "invalid_request", `body.reasoner: expected symbolic, symbolic-2d, openai:<model> or gemini:<model>, got ${JSON.stringify(b.reasoner.slice(0, 60))}`, "body.reasoner");
+    if (offline && b.question !== undefined)
+      throw new HttpError(400, "invalid_request", "body.question: the offline reasoners answer the task's own question (a program per subcategory); a custom question needs an LLM reasoner", "body.question");
+    const needsGraph = b.reasoner === "symbolic" || (!offline && b.images === undefined);
+    // where the graph and the bundle come from
+    let graph: GraphRecord | null = null;
+    let bundle: string;
+    if (b.graph !== undefined) {
+      graph = this.graphs.load(b.graph, "body.graph");
+      bundle = graph.bundle;
+    } else {
+      bundle = b.bundle!;
+      this.graphs.bundleDir(bundle, "body.bundle");
+      if (needsGraph) graph = (await this.graphs.get(bundle, b.graph_options ?? {}, "body.bundle")).record;
+    }
+    const bundleDir = this.graphs.bundleDir(bundle, "body.bundle");
+    const task0 = readManifest(bundleDir).task;
+    const task: Task = b.question !== undefined ? { ...task0, question: b.question } : task0;
+    let a: ReasonerAnswer;
+    if (offline) {
+      const res = (await this.ctx.cpuJob("answer", { kind: "answer", reasoner: b.reasoner as "symbolic" | "symbolic-2d", task, graph: b.reasoner === "symbolic" ? graph!.graph : undefined, bundleDir })) as AnswerResult;
+      if (!res.ok) throw new HttpError(res.status, res.code, res.message, res.field);
+      a = res.answer;
+    } else {
+      const reasoner = this.llmReasoner(b);
+      a = await this.llm.run(async () => {
+        const t = performance.now();
+        try {
+          const input: ReasonerInput = b.images ? { task, bundle: readBundle(bundleDir), images: b.images, maxImages: b.maxImages } : { task, graph: graph!.graph, format: b.format, uncertainty: b.uncertainty };
+          return await reasoner.answer(input);
+        } finally {
+          this.ctx.metrics.stages.observe({ stage: "answer_llm" }, (performance.now() - t) / 1000);
+        }
+      });
+    }
+    const score = a.status === "parsed" && a.answer !== null && b.question === undefined ? scoreAnswer({ status: "parsed", answer: a.answer } as never, task) : null;
+    return {
+      reasoner: b.reasoner,
+      task_id: task.task_id,
+      graph: graph?.id ?? null,
+      bundle,
+      question: task.question,
+      status: a.status,
+      answer: a.answer,
+      confidence: a.confidence,
+      truth: task0.answer,
+      correct: score && score.scored ? score.correct : null,
+      method: a.method,
+      reason: a.reason ?? null,
+      raw: a.raw,
+      latency_ms: Math.round(a.latencyMs * 10) / 10,
+    };
+  }
+
+  close(): void {
+    this.responseCache?.close();
+    this.responseCache = null;
+  }
+}

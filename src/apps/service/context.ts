@@ -1,0 +1,58 @@
+/**
+ * What the services share: the data store, the metrics, and the CPU worker pool behind its admission
+ * limiter. CPU jobs run in worker threads (piscina, src/apps/service/worker.ts), at most `cpuJobs` at once, at
+ * most `cpuQueue` waiting; more get a 503 with Retry-After.
+ */
+import { Piscina } from "piscina";
+import { HttpError } from "./errors.js";
+import { CPU_JOB_TIMEOUT_MS, WORKER_IDLE_MS } from "./limits.js";
+import { JobLimiter } from "./limiter.js";
+import type { Metrics } from "./metrics.js";
+import type { DataStore } from "./store.js";
+import type { ServerJob } from "./worker.js";
+
+export class ServerContext {
+  readonly cpu: JobLimiter;
+  private pool: Piscina | null = null;
+
+  constructor(
+    readonly store: DataStore,
+    readonly metrics: Metrics,
+    readonly cpuJobs: number,
+    cpuQueue: number,
+  ) {
+    this.cpu = new JobLimiter("CPU jobs (graphs, bundle finishing, offline answers)", cpuJobs, cpuQueue);
+  }
+
+  private getPool(): Piscina {
+    // the worker is the compiled dist/src/apps/service/worker.js next to this file
+    this.pool ??= new Piscina({ filename: new URL("./worker.js", import.meta.url).href, minThreads: this.cpuJobs, maxThreads: this.cpuJobs, idleTimeout: WORKER_IDLE_MS });
+    return this.pool;
+  }
+
+  /** Runs `job` in a worker under the limiter; records its duration as stage `stage`. */
+  async cpuJob(stage: string, job: ServerJob): Promise<unknown> {
+    return this.cpu.run(async () => {
+      const t = performance.now();
+      try {
+        return await this.getPool().run(job, { signal: AbortSignal.timeout(CPU_JOB_TIMEOUT_MS) });
+      } catch (e) {
+        if ((e as Error)?.name === "AbortError" || (e as Error)?.name === "TimeoutError")
+          throw new HttpError(504, "timeout", `${stage}: took longer than ${CPU_JOB_TIMEOUT_MS / 1000} s and was cancelled`);
+        throw e;
+      } finally {
+        this.metrics.stages.observe({ stage }, (performance.now() - t) / 1000);
+      }
+    });
+  }
+
+  /** Starts the worker threads now, so the first request does not pay for it. */
+  warm(): void {
+    this.getPool();
+  }
+
+  async close(): Promise<void> {
+    await this.pool?.destroy();
+    this.pool = null;
+  }
+}

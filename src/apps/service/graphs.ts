@@ -1,0 +1,126 @@
+/**
+ * Scene graphs: POST /v1/graphs builds one from a stored bundle with the options of `esi3d graph`, in a
+ * worker. Graph building is deterministic, so the graph id is a hash of the bundle id and the options that
+ * matter for the chosen source: the same request is answered from the store (200), and identical requests
+ * arriving together share one build.
+ */
+import { existsSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { canonicalJson } from "../../llm/cache.js";
+import type { SceneGraph } from "../../../scenegraph/types.js";
+import type { Diagnosis } from "../../../scenegraph/diagnosis.js";
+import { fromZod, HttpError, notFound } from "./errors.js";
+import { checkId, hashedId } from "./ids.js";
+import { GRAPH_CACHE_ENTRIES } from "./limits.js";
+import { GraphOptionsSchema, GraphRequestSchema, type GraphOptions } from "./schemas.js";
+import type { ServerContext } from "./context.js";
+import type { GraphResult } from "./worker.js";
+
+export interface GraphRecord {
+  format: "esi3d-served-graph/1";
+  id: string;
+  bundle: string;
+  options: GraphOptions;
+  created_at: string;
+  timings_ms: Record<string, number>;
+  graph: SceneGraph;
+  diagnosis: Diagnosis;
+}
+
+/** The options that change the graph for a source (the others are ignored, as the CLI ignores them). */
+export function relevantOptions(o: GraphOptions): Partial<GraphOptions> {
+  const base = { source: o.source, masks: o.masks, instances: o.masks === "none" ? "dbscan" : o.instances } as Partial<GraphOptions>;
+  if (o.source === "noisy") return { ...base, noiseLevel: o.noiseLevel, noiseSeed: o.noiseSeed };
+  if (o.source === "vggt") return { ...base, vggtPoints: o.vggtPoints, confPercentile: o.confPercentile, confThreshold: o.confThreshold, align: o.align, device: o.device };
+  return base;
+}
+
+export function graphIdOf(bundle: string, options: GraphOptions): string {
+  return hashedId("graph", createHash("sha256").update(canonicalJson({ bundle, options: relevantOptions(options) })).digest("hex"));
+}
+
+export class GraphService {
+  private inflight = new Map<string, Promise<GraphRecord>>();
+  /** Recently used records, oldest first (a Map keeps insertion order). */
+  private recent = new Map<string, GraphRecord>();
+
+  constructor(private readonly ctx: ServerContext) {}
+
+  private file(id: string): string {
+    return this.ctx.store.path("graphs", `${id}.json`);
+  }
+
+  private remember(r: GraphRecord): GraphRecord {
+    this.recent.delete(r.id);
+    this.recent.set(r.id, r);
+    if (this.recent.size > GRAPH_CACHE_ENTRIES) this.recent.delete(this.recent.keys().next().value!);
+    return r;
+  }
+
+  /** The stored record, or null. */
+  find(id: string): GraphRecord | null {
+    const hit = this.recent.get(id);
+    if (hit) return this.remember(hit);
+    const rec = this.ctx.store.readJson<GraphRecord>(this.file(id));
+    return rec ? this.remember(rec) : null;
+  }
+
+  load(id: string, field = "params.id"): GraphRecord {
+    checkId("graph", id, field);
+    const r = this.find(id);
+    if (!r) throw notFound("graph", id);
+    return r;
+  }
+
+  bundleDir(bundle: string, field: string): string {
+    checkId("bundle", bundle, field);
+    const dir = this.ctx.store.path("bundles", bundle);
+    if (!existsSync(this.ctx.store.path("bundles", bundle, "bundle.json"))) throw new HttpError(404, "not_found", `${field}: bundle ${bundle} does not exist`, field);
+    return dir;
+  }
+
+  summary(r: GraphRecord, cached: boolean) {
+    return { id: r.id, bundle: r.bundle, options: r.options, cached, created_at: r.created_at, nodes: r.graph.nodes.length, relations: r.graph.relations.length, metrics: r.diagnosis.metrics as unknown as Record<string, unknown>, timings_ms: r.timings_ms };
+  }
+
+  /** POST /v1/graphs. */
+  async request(body: unknown): Promise<{ created: boolean; response: ReturnType<GraphService["summary"]> }> {
+    const parsed = GraphRequestSchema.safeParse(body ?? {});
+    if (!parsed.success) throw fromZod(parsed.error, "body");
+    const { bundle, ...rest } = parsed.data;
+    const r = await this.get(bundle, rest, "body.bundle");
+    return { created: r.created, response: this.summary(r.record, !r.created) };
+  }
+
+  /** The graph of `bundle` with `options`: stored, being built, or built now. */
+  async get(bundle: string, options: Partial<GraphOptions>, field: string): Promise<{ record: GraphRecord; created: boolean }> {
+    const dir = this.bundleDir(bundle, field);
+    const o = GraphOptionsSchema.parse(options);
+    if (o.masks === "none") o.instances = "dbscan"; // no 2D masks to fuse, as `esi3d graph` decides
+    const id = graphIdOf(bundle, o);
+    const stored = this.find(id);
+    if (stored) {
+      this.ctx.metrics.graphCache.inc({ outcome: "stored" });
+      return { record: stored, created: false };
+    }
+    const running = this.inflight.get(id);
+    if (running) {
+      this.ctx.metrics.graphCache.inc({ outcome: "joined" });
+      return { record: await running, created: true };
+    }
+    const p = (async () => {
+      const res = (await this.ctx.cpuJob("graph", { kind: "graph", bundleDir: dir, options: o })) as GraphResult;
+      if (!res.ok) throw new HttpError(res.status, res.code, res.message, res.field);
+      const rec: GraphRecord = { format: "esi3d-served-graph/1", id, bundle, options: o, created_at: new Date().toISOString(), timings_ms: { graph: Math.round(res.ms) }, graph: res.graph, diagnosis: res.diagnosis };
+      this.ctx.store.writeJson(this.file(id), rec);
+      this.ctx.metrics.graphCache.inc({ outcome: "built" });
+      return this.remember(rec);
+    })();
+    this.inflight.set(id, p);
+    try {
+      return { record: await p, created: true };
+    } finally {
+      this.inflight.delete(id);
+    }
+  }
+}

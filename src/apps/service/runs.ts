@@ -1,0 +1,235 @@
+/**
+ * Evaluation runs: POST /v1/runs validates a RunConfig (the `esi3d run --config` keys) and runs
+ * runEvaluation in the background, with its worker threads, in runs/<id>/. The runner appends every
+ * finished item to items.jsonl at once, so progress is read from there and survives a kill. A run the
+ * server stopped (SIGTERM) or lost (SIGKILL, crash) is reported as `interrupted` and can be resumed.
+ */
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { ZodError } from "zod";
+import { readTasks } from "../../../bridge/task/io.js";
+import { InputError } from "../../core/errors.js";
+import { resolveRunConfig, type RunConfig } from "../../eval/config.js";
+import { runEvaluation } from "../../eval/runner.js";
+import { readRecords, type ItemRecord } from "../../eval/records.js";
+import { PACKAGE_VERSION } from "../../core/version.js";
+import { busy, fromZod, HttpError, notFound } from "./errors.js";
+import { checkId, newId } from "./ids.js";
+import { DEFAULT_PAGE_SIZE, MAX_ACTIVE_RUNS, MAX_PAGE_SIZE, MAX_RUN_THREADS } from "./limits.js";
+import { ItemsPageQuerySchema, RunRequestSchema, type RUN_STATUSES } from "./schemas.js";
+import type { ServerContext } from "./context.js";
+
+/** Retry-After (s) when MAX_ACTIVE_RUNS are running: a small run takes tens of seconds, a full suite hours. */
+const RUNS_FULL_RETRY_AFTER_S = 30;
+/** The suite names a client may use: the built-in suite, or the tasks stored with PUT /v1/tasks. */
+export const RUN_SUITES = ["default", "tasks"] as const;
+
+type RunStatus = (typeof RUN_STATUSES)[number];
+
+export interface RunRecord {
+  format: "esi3d-served-run/1";
+  id: string;
+  status: RunStatus;
+  created_at: string;
+  finished_at: string | null;
+  /** The configuration as the client sees it (suite "default" or "tasks"; server paths left out). */
+  config: RunConfig;
+  total: number | null;
+  error: string | null;
+}
+
+interface Active {
+  stop: AbortController;
+  done: Promise<void>;
+}
+
+export class RunService {
+  private active = new Map<string, Active>();
+  /** items.jsonl parsed, keyed by run, reused while the file's size is unchanged. */
+  private records = new Map<string, { size: number; records: ItemRecord[] }>();
+
+  constructor(private readonly ctx: ServerContext) {}
+
+  get activeCount(): number {
+    return this.active.size;
+  }
+
+  private dir(id: string): string {
+    return this.ctx.store.path("runs", id);
+  }
+
+  private load(id: string): RunRecord {
+    checkId("run", id, "params.id");
+    const r = this.ctx.store.readJson<RunRecord>(join(this.dir(id), "run.json"));
+    if (!r) throw notFound("run", id);
+    return r;
+  }
+
+  private save(r: RunRecord): void {
+    this.ctx.store.writeJson(join(this.dir(r.id), "run.json"), r);
+  }
+
+  /** At start-up: runs left `running` by a previous process are interrupted (no process is running them). */
+  recover(): number {
+    let n = 0;
+    for (const id of readdirSync(this.ctx.store.path("runs"))) {
+      if (!/^r-[0-9a-f]{24}$/.test(id)) continue;
+      const r = this.ctx.store.readJson<RunRecord>(join(this.dir(id), "run.json"));
+      if (r?.status === "running") {
+        this.save({ ...r, status: "interrupted", error: "the server stopped during this run; POST /v1/runs/{id}/resume completes it" });
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /** The configuration the runner gets: server paths filled in. */
+  private internalConfig(c: RunConfig, dir: string): RunConfig {
+    return resolveRunConfig(c, {
+      suite: c.suite === "tasks" ? this.ctx.store.path("tasks") : "default",
+      llm: { ...c.llm, cachePath: c.reasoner === "symbolic" ? null : join(dir, "llm-cache.sqlite") },
+      vggt: { ...c.vggt, modelPath: process.env.ESI3D_VGGT_MODEL ?? null },
+    });
+  }
+
+  start(body: unknown) {
+    const parsed = RunRequestSchema.safeParse(body ?? {});
+    if (!parsed.success) throw fromZod(parsed.error, "body");
+    const b = parsed.data;
+    if (b.suite !== undefined && !(RUN_SUITES as readonly string[]).includes(b.suite))
+      throw new HttpError(400, "invalid_request", `body.suite: expected "default" (the built-in suite) or "tasks" (the tasks stored with PUT /v1/tasks); server paths cannot be named`, "body.suite");
+    for (const [k, v] of [["llm.baseUrl", b.llm?.baseUrl], ["llm.cachePath", b.llm?.cachePath], ["vggt.modelPath", b.vggt?.modelPath]] as const)
+      if (v !== undefined && v !== null) throw new HttpError(400, "invalid_request", `body.${k}: set by the server (its environment and data directory), not by a request`, `body.${k}`);
+    if (b.concurrency !== undefined && b.concurrency > MAX_RUN_THREADS)
+      throw new HttpError(400, "invalid_request", `body.concurrency: at most ${MAX_RUN_THREADS} worker threads on this server, got ${b.concurrency}`, "body.concurrency");
+    let config: RunConfig;
+    try {
+      config = resolveRunConfig(b as Record<string, unknown>, { concurrency: b.concurrency ?? Math.min(MAX_RUN_THREADS, 2) });
+    } catch (e) {
+      if (e instanceof ZodError) throw fromZod(e, "body");
+      throw e;
+    }
+    if (config.suite === "tasks") {
+      try {
+        readTasks(this.ctx.store.path("tasks"));
+      } catch (e) {
+        throw new HttpError(400, "invalid_request", `body.suite: "tasks": ${(e as Error).message.replace(this.ctx.store.root, "<data>")}`, "body.suite");
+      }
+    }
+    if (this.active.size >= MAX_ACTIVE_RUNS) throw busy(`runs (${MAX_ACTIVE_RUNS} at a time)`, RUNS_FULL_RETRY_AFTER_S);
+    const id = newId("run");
+    const rec: RunRecord = { format: "esi3d-served-run/1", id, status: "running", created_at: new Date().toISOString(), finished_at: null, config, total: null, error: null };
+    this.launch(rec, false);
+    return this.status(this.load(id));
+  }
+
+  resume(id: string) {
+    const rec = this.load(id);
+    if (rec.status !== "interrupted" && rec.status !== "failed") throw new HttpError(409, "conflict", `run ${id} is ${rec.status}; only an interrupted or failed run can be resumed`);
+    if (this.active.size >= MAX_ACTIVE_RUNS) throw busy(`runs (${MAX_ACTIVE_RUNS} at a time)`, RUNS_FULL_RETRY_AFTER_S);
+    this.launch({ ...rec, status: "running", finished_at: null, error: null }, true);
+    return this.status(this.load(id));
+  }
+
+  private launch(rec: RunRecord, resume: boolean): void {
+    const dir = this.dir(rec.id);
+    mkdirSync(dir, { recursive: true });
+    this.save(rec);
+    const stop = new AbortController();
+    const log = (line: string) => {
+      try {
+        appendFileSync(join(dir, "server.log"), `${new Date().toISOString()} ${line}\n`);
+      } catch {
+        // the log is a convenience; the run's state is in run.json and items.jsonl
+      }
+    };
+    const t = performance.now();
+    const done = (async () => {
+      let status: RunStatus = "finished";
+      let error: string | null = null;
+      try {
+        const out = await runEvaluation({
+          config: this.internalConfig(rec.config, dir),
+          out: dir,
+          resume,
+          version: PACKAGE_VERSION,
+          log,
+          workers: true,
+          signal: stop.signal,
+          progress: {
+            setTotal: (n) => this.save({ ...this.load(rec.id), total: n }),
+            tick: () => {},
+            line: log,
+            finish: () => {},
+          },
+        });
+        if (out.interrupted) {
+          status = "interrupted";
+          error = "the server stopped during this run; POST /v1/runs/{id}/resume completes it";
+        }
+      } catch (e) {
+        status = "failed";
+        error = e instanceof InputError ? e.message.replaceAll(this.ctx.store.root, "<data>") : `run failed: ${(e as Error)?.message ?? String(e)}`.replaceAll(this.ctx.store.root, "<data>");
+        log(`failed: ${(e as Error)?.stack ?? String(e)}`);
+      } finally {
+        this.ctx.metrics.stages.observe({ stage: "run" }, (performance.now() - t) / 1000);
+        this.save({ ...this.load(rec.id), status, error, finished_at: new Date().toISOString() });
+        this.active.delete(rec.id);
+      }
+    })();
+    this.active.set(rec.id, { stop, done });
+  }
+
+  private readItems(id: string): ItemRecord[] {
+    const file = join(this.dir(id), "items.jsonl");
+    if (!existsSync(file)) return [];
+    const size = statSync(file).size;
+    const hit = this.records.get(id);
+    if (hit && hit.size === size) return hit.records;
+    const { records } = readRecords(file);
+    this.records.set(id, { size, records });
+    return records;
+  }
+
+  status(rec: RunRecord) {
+    const done = this.readItems(rec.id).length;
+    let summary: unknown = null;
+    const sfile = join(this.dir(rec.id), "summary.json");
+    if (rec.status !== "running" && existsSync(sfile)) summary = JSON.parse(readFileSync(sfile, "utf8"));
+    return { id: rec.id, status: rec.status, created_at: rec.created_at, finished_at: rec.finished_at, config: rec.config, progress: { done, total: rec.total }, summary, error: rec.error };
+  }
+
+  get(id: string) {
+    return this.status(this.load(id));
+  }
+
+  list() {
+    const out: Array<{ id: string; status: RunStatus; created_at: string }> = [];
+    for (const id of readdirSync(this.ctx.store.path("runs"))) {
+      if (!/^r-[0-9a-f]{24}$/.test(id)) continue;
+      const r = this.ctx.store.readJson<RunRecord>(join(this.dir(id), "run.json"));
+      if (r) out.push({ id: r.id, status: r.status, created_at: r.created_at });
+    }
+    return { runs: out.sort((a, b) => a.created_at.localeCompare(b.created_at)) };
+  }
+
+  items(id: string, query: unknown) {
+    this.load(id);
+    const q = ItemsPageQuerySchema.safeParse(query ?? {});
+    if (!q.success) throw fromZod(q.error, "query");
+    const limit = q.data.limit ?? DEFAULT_PAGE_SIZE;
+    if (limit > MAX_PAGE_SIZE) throw new HttpError(400, "invalid_request", `query.limit: at most ${MAX_PAGE_SIZE}, got ${limit}`, "query.limit");
+    const all = this.readItems(id);
+    return { run: id, offset: q.data.offset, limit, total: all.length, items: all.slice(q.data.offset, q.data.offset + limit) };
+  }
+
+  /** Asks every active run to stop (items in flight finish) and waits up to `graceMs`. */
+  async stopAll(graceMs: number): Promise<void> {
+    const waits = [...this.active.values()].map((a) => {
+      a.stop.abort();
+      return a.done;
+    });
+    if (waits.length === 0) return;
+    await Promise.race([Promise.allSettled(waits), new Promise((r) => setTimeout(r, graceMs).unref())]);
+  }
+}

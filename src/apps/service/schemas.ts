@@ -1,0 +1,202 @@
+/**
+ * Request and response schemas of the service. Requests reuse the zod types the CLI and the file formats
+ * use (TaskSchema, the bundle's IntrinsicsSchema / extrinsic / InstanceEntrySchema, RunConfigSchema, the
+ * source / mask / instance-mode enums), so a body the server accepts is exactly what the CLI accepts.
+ * /openapi.json and docs/protocol.md are generated from these (src/apps/service/openapi.ts, protocol-doc.ts).
+ */
+import { z } from "zod";
+import { TaskSchema } from "../../../bridge/task/schema.js";
+import { BundleManifestSchema, BundleViewSchema, InstanceEntrySchema, IntrinsicsSchema, PARADIGMS } from "../../../bridge/bundle/schema.js";
+import { SOURCES } from "../../../reconstruct/index.js";
+import { MASK_MODES } from "../../../scenegraph/evidence.js";
+import { INSTANCE_MODES } from "../../../scenegraph/build.js";
+import { RunConfigSchema } from "../../eval/config.js";
+import { GRAPH_FORMATS } from "../../reason/types.js";
+import { MAX_VIEWS_PER_SESSION } from "./limits.js";
+
+// ---------------------------------------------------------------- capture sessions (the simulator protocol)
+
+export const SessionOpenSchema = z
+  .object({
+    task: TaskSchema.optional().describe("the task record the views are captured for (or give task_id)"),
+    task_id: z.string().optional().describe("instead of `task`: the id of a task stored on the server (PUT /v1/tasks/{id})"),
+    paradigm: z.enum(PARADIGMS).describe("which view set the views are: single, multi, gt or active"),
+    simulator: z.string().min(1).max(200).describe("who captures the views, e.g. 'omnigibson/1.1.1'"),
+    image: BundleManifestSchema.shape.image.optional().describe("size of every image of the session (default: the task's camera)"),
+    instances: z
+      .array(InstanceEntrySchema)
+      .max(65535)
+      .optional()
+      .describe("id -> category table for every id in the instance images (default: 1 floor, 2-5 walls, and the task's objects); may also be given at finish"),
+  })
+  .strict()
+  .superRefine((b, ctx) => {
+    if ((b.task === undefined) === (b.task_id === undefined)) ctx.addIssue({ code: "custom", path: ["task"], message: "give exactly one of task (a task record) or task_id (a stored task)" });
+  });
+export type SessionOpen = z.infer<typeof SessionOpenSchema>;
+
+/** The JSON header of a view upload (binary layout, docs/protocol.md): the camera of that view. */
+export const ViewHeaderSchema = z
+  .object({
+    intrinsics: IntrinsicsSchema.describe("fx, fy, cx, cy in pixels; pixel (i, j) has its centre at (u, v) = (i, j)"),
+    extrinsic: BundleViewSchema.shape.extrinsic,
+    action: BundleViewSchema.shape.action,
+  })
+  .strict();
+export type ViewHeader = z.infer<typeof ViewHeaderSchema>;
+
+export const SessionFinishSchema = z
+  .object({
+    views: z.number().int().min(1).max(MAX_VIEWS_PER_SESSION).optional().describe("the number of views the client sent; the finish fails if the server has a different number"),
+    instances: z.array(InstanceEntrySchema).max(65535).optional().describe("the id -> category table, if not given when the session was opened (replaces it)"),
+  })
+  .strict();
+
+export const SessionStatusSchema = z.object({
+  id: z.string(),
+  status: z.enum(["open", "finished"]),
+  task_id: z.string(),
+  paradigm: z.enum(PARADIGMS),
+  simulator: z.string(),
+  image: BundleManifestSchema.shape.image,
+  views: z.array(z.number().int()).describe("indices of the views received so far"),
+  bytes: z.number().int().describe("bytes held for the views received so far"),
+  bundle: z.string().nullable().describe("the bundle id once finished"),
+  expires_at: z.string().nullable().describe("an open session idle until then is deleted"),
+  upload: z.string().describe("URL template for view uploads"),
+});
+
+export const FinishResponseSchema = z.object({
+  bundle: z.string().describe("id of the frame bundle (GET /v1/bundles/{id})"),
+  session: z.string(),
+  task_id: z.string(),
+  paradigm: z.enum(PARADIGMS),
+  views: z.number().int(),
+});
+
+export const ViewResponseSchema = z.object({ session: z.string(), view: z.number().int(), bytes: z.number().int(), views: z.number().int().describe("views received so far") });
+
+// ---------------------------------------------------------------- tasks
+
+export const TaskPutResponseSchema = z.object({ task_id: z.string(), created: z.boolean() });
+
+// ---------------------------------------------------------------- graphs
+
+/** The options of `esi3d graph` (same names, camelCase; same defaults). */
+export const GraphOptionsSchema = z
+  .object({
+    source: z.enum(SOURCES).default("gt").describe("point-cloud source: gt (depth back-projection), vggt (ONNX model from the server's ESI3D_VGGT_MODEL), noisy (controlled error model)"),
+    masks: z.enum(MASK_MODES).default("instance").describe("evidence: semantic | instance | oracle | none"),
+    instances: z.enum(INSTANCE_MODES).default("fusion").describe("instance builder: fusion | dbscan (masks none always uses dbscan)"),
+    noiseLevel: z.number().min(0).max(1).default(0.5).describe("noisy: overall error level 0..1"),
+    noiseSeed: z.string().max(200).default("0").describe("noisy: seed of the error model"),
+    vggtPoints: z.enum(["depth", "pointmap"]).default("depth").describe("vggt: depth head with decoded cameras, or the point-map head"),
+    confPercentile: z.number().min(0).max(100).default(50).describe("vggt: drop the lowest p % of confidences"),
+    confThreshold: z.number().min(0).max(1e9).optional().describe("vggt: instead, keep confidence >= c"),
+    align: z.enum(["sim3", "none"]).default("sim3").describe("vggt: align predicted cameras to the known poses"),
+    device: z.enum(["auto", "cuda", "cpu"]).default("auto").describe("vggt: execution provider"),
+  })
+  .strict();
+export type GraphOptions = z.infer<typeof GraphOptionsSchema>;
+
+export const GraphRequestSchema = GraphOptionsSchema.extend({
+  bundle: z.string().describe("bundle id (from POST /v1/sim/sessions/{id}/finish)"),
+}).strict();
+
+export const GraphSummarySchema = z.object({
+  id: z.string().describe("graph id: a hash of the bundle and the options, so the same request is answered from the store"),
+  bundle: z.string(),
+  options: GraphOptionsSchema,
+  cached: z.boolean().describe("true when the graph was already stored"),
+  created_at: z.string(),
+  nodes: z.number().int(),
+  relations: z.number().int(),
+  metrics: z.record(z.string(), z.unknown()).describe("the diagnosis metrics (GET /v1/graphs/{id}/diagnosis has everything)"),
+  timings_ms: z.record(z.string(), z.number()),
+});
+
+// ---------------------------------------------------------------- answers
+
+export const AnswerRequestSchema = z
+  .object({
+    graph: z.string().optional().describe("graph id to answer over (its bundle gives the task and, for 2D arms, the images)"),
+    bundle: z.string().optional().describe("instead: a bundle id; 3D reasoners build (or reuse) its graph with graph_options"),
+    graph_options: GraphOptionsSchema.optional().describe("with `bundle`: the graph to build (default: the `esi3d graph` defaults)"),
+    reasoner: z.string().min(1).max(200).describe("symbolic | symbolic-2d | openai:<model> | gemini:<model> (keys and OPENAI_BASE_URL from the server's environment)"),
+    question: z.string().min(1).max(20_000).optional().describe("ask this instead of the task's question (LLM reasoners; the offline programs answer the task's question)"),
+    format: z.enum(GRAPH_FORMATS).optional().describe("LLM: graph serialization"),
+    uncertainty: z.boolean().optional().describe("LLM: uncertainty-aware serialization"),
+    images: z.enum(["single", "multi"]).optional().describe("LLM: answer from images (the VLM 2D baseline) instead of the graph"),
+    maxImages: z.number().int().min(1).max(30).optional(),
+    temperature: z.number().min(0).max(2).optional(),
+    timeoutMs: z.number().int().min(1000).max(600_000).optional().describe("LLM: per-attempt timeout"),
+    maxRetries: z.number().int().min(0).max(20).optional(),
+    cache: z.boolean().default(true).describe("LLM: use the server's response cache"),
+  })
+  .strict()
+  .superRefine((b, ctx) => {
+    if ((b.graph === undefined) === (b.bundle === undefined)) ctx.addIssue({ code: "custom", path: ["graph"], message: "give exactly one of graph (a graph id) or bundle (a bundle id)" });
+    if (b.graph_options && b.graph) ctx.addIssue({ code: "custom", path: ["graph_options"], message: "graph_options go with bundle, not with graph (the graph already has its options)" });
+  });
+export type AnswerRequest = z.infer<typeof AnswerRequestSchema>;
+
+export const AnswerResponseSchema = z.object({
+  reasoner: z.string(),
+  task_id: z.string(),
+  graph: z.string().nullable(),
+  bundle: z.string(),
+  question: z.string(),
+  status: z.enum(["parsed", "invalid", "empty", "error"]),
+  answer: z.string().nullable(),
+  confidence: z.number().nullable(),
+  truth: z.string().describe("the task's answer"),
+  correct: z.boolean().nullable().describe("null when not parsed, or when a custom question was asked"),
+  method: z.string(),
+  reason: z.string().nullable(),
+  raw: z.array(z.string()),
+  latency_ms: z.number(),
+});
+
+// ---------------------------------------------------------------- runs
+
+/**
+ * The body of POST /v1/runs: any subset of RunConfig (the keys of `esi3d run --config`), merged over the
+ * defaults by resolveRunConfig. Paths on the server are not the client's to choose: `suite` is "default"
+ * (the built-in suite) or "tasks" (the tasks stored with PUT /v1/tasks); llm.baseUrl, llm.cachePath and
+ * vggt.modelPath come from the server (its environment and data directory).
+ */
+export const RunRequestSchema = RunConfigSchema.partial()
+  .extend({
+    llm: RunConfigSchema.shape.llm.partial().optional(),
+    vggt: RunConfigSchema.shape.vggt.partial().optional(),
+  })
+  .strict();
+
+export const RUN_STATUSES = ["running", "finished", "interrupted", "failed"] as const;
+
+export const RunStatusSchema = z.object({
+  id: z.string(),
+  status: z.enum(RUN_STATUSES).describe("interrupted: the server stopped (or was killed) during the run; POST /v1/runs/{id}/resume completes it"),
+  created_at: z.string(),
+  finished_at: z.string().nullable(),
+  config: RunConfigSchema,
+  progress: z.object({ done: z.number().int(), total: z.number().int().nullable() }).describe("items finished (lines of items.jsonl) of the planned total"),
+  summary: z.unknown().nullable().describe("summary.json once the run finished"),
+  error: z.string().nullable(),
+});
+
+export const ItemsPageQuerySchema = z
+  .object({
+    offset: z.coerce.number().int().min(0).default(0),
+    limit: z.coerce.number().int().min(1).optional(),
+  })
+  .strict();
+
+export const ErrorBodySchema = z.object({
+  error: z.object({
+    code: z.string(),
+    message: z.string().describe("names the field and the expected form"),
+    field: z.string().optional().describe("path of the offending field, e.g. body.task.objects.0.id or view.3.extrinsic"),
+    issues: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
+  }),
+});

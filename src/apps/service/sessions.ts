@@ -1,0 +1,233 @@
+/**
+ * Capture sessions: the simulator protocol (docs/protocol.md). A simulator opens a session for a task,
+ * uploads views one at a time (each checked on arrival and stored as received), then finishes it: the
+ * views are decoded, checked and written as a frame bundle in a worker thread, atomically. A session that
+ * is never finished never becomes a bundle; it expires after SESSION_TTL_MS without uploads.
+ */
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
+import { join } from "node:path";
+import type { Task } from "../../../bridge/task/schema.js";
+import { readTaskFile } from "../../../bridge/task/io.js";
+import type { BundleManifest } from "../../../bridge/bundle/schema.js";
+import { HttpError, busy, fromZod, notFound } from "./errors.js";
+import { checkId, checkTaskId, newId, sameId } from "./ids.js";
+import { MAX_IMAGE_PIXELS, MAX_OPEN_SESSIONS, MAX_SESSION_BYTES, MAX_VIEWS_PER_SESSION, SESSION_TTL_MS } from "./limits.js";
+import { SessionFinishSchema, SessionOpenSchema, type SessionOpen } from "./schemas.js";
+import { writeAtomic, type DataStore } from "./store.js";
+import { parseView } from "./view-codec.js";
+import type { FinishResult } from "./worker.js";
+import type { ServerContext } from "./context.js";
+
+/** Instance ids of room structure in ESI-Bench tasks (README "Tasks"): 1 floor, 2-5 walls. */
+const FLOOR_ID = 1;
+const WALL_IDS = [2, 3, 4, 5];
+/** Retry-After (s) when MAX_OPEN_SESSIONS are open: sessions finish or expire on the scale of minutes. */
+const SESSIONS_FULL_RETRY_AFTER_S = 60;
+
+export interface SessionRecord {
+  format: "esi3d-session/1";
+  id: string;
+  status: "open" | "finished";
+  created_at: string;
+  updated_at: string;
+  task: Task;
+  paradigm: BundleManifest["paradigm"];
+  simulator: string;
+  image: { width: number; height: number };
+  instances: BundleManifest["instances"];
+  bundle: string | null;
+}
+
+const VIEW_FILE = /^(\d{3})\.view$/;
+
+/** The default id -> category table of a task: floor, walls and the task's objects. */
+export function defaultInstances(task: Task): BundleManifest["instances"] {
+  return [
+    { id: FLOOR_ID, category: "floor", structure: true },
+    ...WALL_IDS.map((id) => ({ id, category: "wall", structure: true })),
+    ...task.objects.map((o) => ({ id: o.id, category: o.category, structure: false })),
+  ].sort((a, b) => a.id - b.id);
+}
+
+function checkInstances(instances: BundleManifest["instances"], field: string): void {
+  const seen = new Set<number>();
+  instances.forEach((e, i) => {
+    if (seen.has(e.id)) throw new HttpError(400, "invalid_request", `${field}.${i}.id: duplicate id ${e.id}`, `${field}.${i}.id`);
+    seen.add(e.id);
+  });
+}
+
+export class SessionService {
+  /** Sessions being finished right now (uploads and a second finish are refused meanwhile). */
+  private finishing = new Set<string>();
+
+  constructor(
+    private readonly store: DataStore,
+    private readonly ctx: ServerContext,
+  ) {}
+
+  private dir(id: string): string {
+    return this.store.path("sessions", id);
+  }
+
+  private load(id: string): SessionRecord {
+    checkId("session", id, "params.id");
+    const rec = this.store.readJson<SessionRecord>(join(this.dir(id), "session.json"));
+    if (!rec) throw notFound("session", id);
+    return rec;
+  }
+
+  private save(rec: SessionRecord): void {
+    this.store.writeJson(join(this.dir(rec.id), "session.json"), rec);
+  }
+
+  /** Indices and sizes of the views received so far. */
+  private received(id: string): Map<number, number> {
+    const views = join(this.dir(id), "views");
+    const out = new Map<number, number>();
+    if (!existsSync(views)) return out;
+    for (const name of readdirSync(views)) {
+      const m = VIEW_FILE.exec(name);
+      if (m) out.set(Number(m[1]), statSync(join(views, name)).size);
+    }
+    return out;
+  }
+
+  openCount(): number {
+    let n = 0;
+    for (const name of readdirSync(this.store.path("sessions"))) {
+      const rec = this.store.readJson<SessionRecord>(join(this.store.path("sessions"), name, "session.json"));
+      if (rec?.status === "open") n++;
+    }
+    return n;
+  }
+
+  status(rec: SessionRecord) {
+    const got = this.received(rec.id);
+    return {
+      id: rec.id,
+      status: rec.status,
+      task_id: rec.task.task_id,
+      paradigm: rec.paradigm,
+      simulator: rec.simulator,
+      image: rec.image,
+      views: [...got.keys()].sort((a, b) => a - b),
+      bytes: [...got.values()].reduce((a, b) => a + b, 0),
+      bundle: rec.bundle,
+      expires_at: rec.status === "open" ? new Date(Date.parse(rec.updated_at) + SESSION_TTL_MS).toISOString() : null,
+      upload: `/v1/sim/sessions/${rec.id}/views/{n}`,
+    };
+  }
+
+  open(body: unknown) {
+    const parsed = SessionOpenSchema.safeParse(body ?? {});
+    if (!parsed.success) throw fromZod(parsed.error, "body");
+    const b: SessionOpen = parsed.data;
+    let task: Task;
+    if (b.task) task = b.task;
+    else {
+      const taskId = checkTaskId(b.task_id, "body.task_id");
+      const file = this.store.path("tasks", `${taskId}.json`);
+      if (!existsSync(file)) throw new HttpError(404, "not_found", `body.task_id: no task ${taskId} is stored on the server (PUT /v1/tasks/${taskId} first, or send the task record as body.task)`, "body.task_id");
+      task = readTaskFile(file);
+    }
+    const image = b.image ?? { width: task.camera.width, height: task.camera.height };
+    if (image.width * image.height > MAX_IMAGE_PIXELS)
+      throw new HttpError(400, "invalid_request", `body.image: ${image.width}x${image.height} is more than the ${MAX_IMAGE_PIXELS} pixels this server accepts per image`, "body.image");
+    const instances = b.instances ? [...b.instances] : defaultInstances(task);
+    checkInstances(instances, "body.instances");
+    if (this.openCount() >= MAX_OPEN_SESSIONS) throw busy(`open sessions (${MAX_OPEN_SESSIONS} at most)`, SESSIONS_FULL_RETRY_AFTER_S);
+    const id = newId("session");
+    mkdirSync(join(this.dir(id), "views"), { recursive: true });
+    const now = new Date().toISOString();
+    const rec: SessionRecord = { format: "esi3d-session/1", id, status: "open", created_at: now, updated_at: now, task, paradigm: b.paradigm, simulator: b.simulator, image, instances, bundle: null };
+    this.save(rec);
+    return this.status(rec);
+  }
+
+  get(id: string) {
+    return this.status(this.load(id));
+  }
+
+  delete(id: string): void {
+    this.load(id);
+    if (this.finishing.has(id)) throw new HttpError(409, "conflict", `session ${id} is being finished`);
+    rmSync(this.dir(id), { recursive: true, force: true });
+  }
+
+  /** Stores view `nText` of session `id`; returns whether it was new. */
+  putView(id: string, nText: string, body: unknown) {
+    if (!/^\d{1,3}$/.test(nText) || Number(nText) >= MAX_VIEWS_PER_SESSION)
+      throw new HttpError(400, "invalid_request", `params.n: expected a view index 0..${MAX_VIEWS_PER_SESSION - 1}, got ${JSON.stringify(nText.slice(0, 20))}`, "params.n");
+    const n = Number(nText);
+    const rec = this.load(id);
+    if (rec.status !== "open") throw new HttpError(409, "conflict", `session ${id} is already finished (bundle ${rec.bundle}); open a new session to capture again`);
+    if (this.finishing.has(id)) throw new HttpError(409, "conflict", `session ${id} is being finished; uploads are closed`);
+    if (!Buffer.isBuffer(body)) throw new HttpError(415, "unsupported_media_type", `a view is uploaded as application/vnd.esi3d.view (the binary view layout of docs/protocol.md)`);
+    parseView(body, n, rec.image);
+    const got = this.received(id);
+    const others = [...got.entries()].filter(([k]) => k !== n).reduce((a, [, s]) => a + s, 0);
+    if (others + body.length > MAX_SESSION_BYTES)
+      throw new HttpError(413, "too_large", `session ${id} would hold ${others + body.length} bytes, more than the ${MAX_SESSION_BYTES}-byte limit per session`);
+    writeAtomic(join(this.dir(id), "views", `${String(n).padStart(3, "0")}.view`), body);
+    rec.updated_at = new Date().toISOString();
+    this.save(rec);
+    return { created: !got.has(n), response: { session: id, view: n, bytes: body.length, views: got.has(n) ? got.size : got.size + 1 } };
+  }
+
+  async finish(id: string, body: unknown) {
+    const parsed = SessionFinishSchema.safeParse(body ?? {});
+    if (!parsed.success) throw fromZod(parsed.error, "body");
+    const rec = this.load(id);
+    const respond = (r: SessionRecord, views: number) => ({ bundle: r.bundle!, session: r.id, task_id: r.task.task_id, paradigm: r.paradigm, views });
+    if (rec.status === "finished") {
+      const m = this.store.readJson<BundleManifest>(this.store.path("bundles", rec.bundle!, "bundle.json"));
+      return { created: false, response: respond(rec, m?.views.length ?? 0) };
+    }
+    if (this.finishing.has(id)) throw new HttpError(409, "conflict", `session ${id} is already being finished`);
+    const got = [...this.received(id).keys()].sort((a, b) => a - b);
+    if (got.length === 0) throw new HttpError(400, "invalid_request", `views: session ${id} has no views; upload views 0..n-1 first`, "views");
+    for (let k = 0; k < got.length; k++) {
+      if (got[k] !== k)
+        throw new HttpError(400, "invalid_request", `views.${k}: view ${k} was never uploaded (received ${got.join(", ")}); views must be numbered 0..n-1`, `views.${k}`);
+    }
+    if (parsed.data.views !== undefined && parsed.data.views !== got.length)
+      throw new HttpError(400, "invalid_request", `body.views: the client sent ${parsed.data.views} views, the server has ${got.length} (${got.join(", ")})`, "body.views");
+    const instances = parsed.data.instances ?? rec.instances;
+    checkInstances(instances, parsed.data.instances ? "body.instances" : "instances");
+    const bundleId = sameId(id, "bundle");
+    this.finishing.add(id);
+    try {
+      const result = (await this.ctx.cpuJob("finish", { kind: "finish", viewFiles: got.map((k) => join(this.dir(id), "views", `${String(k).padStart(3, "0")}.view`)), bundleDir: this.store.path("bundles", bundleId), base: { task_id: rec.task.task_id, paradigm: rec.paradigm, simulator: rec.simulator, image: rec.image, instances, task: rec.task } })) as FinishResult;
+      if (!result.ok) throw new HttpError(result.status, result.code, result.message, result.field);
+      const done: SessionRecord = { ...rec, status: "finished", bundle: bundleId, instances, updated_at: new Date().toISOString() };
+      this.save(done);
+      rmSync(join(this.dir(id), "views"), { recursive: true, force: true });
+      return { created: true, response: respond(done, result.views) };
+    } finally {
+      this.finishing.delete(id);
+    }
+  }
+
+  /** Deletes sessions idle for more than SESSION_TTL_MS (open ones lose their views; finished ones only their record). */
+  sweep(now = Date.now()): number {
+    let removed = 0;
+    const root = this.store.path("sessions");
+    for (const name of readdirSync(root)) {
+      if (this.finishing.has(name)) continue;
+      const dir = join(root, name);
+      let rec: SessionRecord | null = null;
+      try {
+        rec = this.store.readJson<SessionRecord>(join(dir, "session.json"));
+      } catch {
+        rec = null;
+      }
+      const last = rec ? Date.parse(rec.updated_at) : statSync(dir).mtimeMs;
+      if (now - last > SESSION_TTL_MS) {
+        rmSync(dir, { recursive: true, force: true });
+        removed++;
+      }
+    }
+    return removed;
+  }
+}

@@ -1,0 +1,562 @@
+/**
+ * The 3D view: the cloud (colour by RGB, node, status, confidence or source view), predicted boxes by
+ * status, true boxes as dashed wireframes (missed objects filled magenta), camera frustums of the views,
+ * a metric floor grid, orbit controls, picking and node highlighting. World frame: Z up, metres (three's
+ * camera.up is set to +Z; nothing is converted).
+ *
+ * Renders on demand (after a camera move or a state change), not every frame: the page stays idle, and
+ * stays usable on software WebGL.
+ */
+import * as THREE from "three";
+import { OrbitControls } from "three/examples/jsm/controls/OrbitControls.js";
+import type { GraphNode } from "../../../../scenegraph/types.js";
+import type { TrueObjectPayload, Variant, ViewPayload } from "../types.js";
+import { MISSED_COLOR, nodeColor, statusColor, TRUTH_COLOR, UNASSIGNED_COLOR } from "../palette.js";
+import { boxEdges } from "../geometry.js";
+import type { DecodedCloud } from "./data.mjs";
+
+export type ColorMode = "rgb" | "node" | "status" | "confidence" | "view";
+export const COLOR_MODES: Array<{ mode: ColorMode; key: string; label: string }> = [
+  { mode: "rgb", key: "r", label: "RGB" },
+  { mode: "node", key: "i", label: "node" },
+  { mode: "status", key: "s", label: "status" },
+  { mode: "confidence", key: "c", label: "confidence" },
+  { mode: "view", key: "v", label: "view" },
+];
+
+export interface Toggles {
+  boxes: boolean;
+  truth: boolean;
+  frustums: boolean;
+  grid: boolean;
+  labels: boolean;
+}
+
+/** Selected node's points, and its twin's: bright yellow and cyan over the dimmed rest. */
+const SELECT_COLOR: [number, number, number] = [255, 225, 77];
+const TWIN_COLOR: [number, number, number] = [58, 215, 255];
+/** Everything but the selection is multiplied by this, so the selection stands out in any colour mode. */
+const DIM_FACTOR = 0.28;
+/** Dark grey, not black: black objects (pianos, speakers) stay visible against it. */
+const BACKGROUND = 0x2b2f38;
+/** Frustum depth (m): visible at room scale without hiding the objects in front of the cameras. */
+const FRUSTUM_DEPTH_M = 0.18;
+/** Minor floor-grid spacing (m); major lines every metre. */
+const MINOR_GRID_M = 0.25;
+/** Drawn point size in pixels (no attenuation: the same on screen at every distance); [ and ] change it. */
+const DEFAULT_POINT_PX = 2;
+/** A press that moves less than this (px) before release is a click, not an orbit. */
+const CLICK_SLOP_PX = 5;
+/** Point picking radius (m) when the ray hits no box. */
+const POINT_PICK_M = 0.015;
+/** Viridis at 5 stops, for confidence. */
+const VIRIDIS: Array<[number, number, number]> = [
+  [68, 1, 84],
+  [59, 82, 139],
+  [33, 145, 140],
+  [94, 201, 98],
+  [253, 231, 37],
+];
+
+function ramp(t: number): [number, number, number] {
+  const x = Math.min(1, Math.max(0, t)) * (VIRIDIS.length - 1);
+  const i = Math.min(VIRIDIS.length - 2, Math.floor(x)), f = x - i;
+  const a = VIRIDIS[i]!, b = VIRIDIS[i + 1]!;
+  return [a[0] + (b[0] - a[0]) * f, a[1] + (b[1] - a[1]) * f, a[2] + (b[2] - a[2]) * f];
+}
+
+export function viewColor(index: number, count: number): [number, number, number] {
+  const c = new THREE.Color().setHSL((index / Math.max(1, count)) * 0.85, 0.75, 0.55);
+  return [c.r * 255, c.g * 255, c.b * 255];
+}
+
+const rgbHex = (c: readonly number[]) => (Math.round(c[0]!) << 16) | (Math.round(c[1]!) << 8) | Math.round(c[2]!);
+
+function lines(positions: Float32Array, color: readonly number[], opts: { dashed?: boolean; opacity?: number } = {}): THREE.LineSegments {
+  const g = new THREE.BufferGeometry();
+  g.setAttribute("position", new THREE.BufferAttribute(positions, 3));
+  const common = { color: rgbHex(color), transparent: (opts.opacity ?? 1) < 1, opacity: opts.opacity ?? 1 };
+  const m = opts.dashed ? new THREE.LineDashedMaterial({ ...common, dashSize: 0.03, gapSize: 0.02 }) : new THREE.LineBasicMaterial(common);
+  const l = new THREE.LineSegments(g, m);
+  if (opts.dashed) l.computeLineDistances();
+  return l;
+}
+
+/** A yaw box as a mesh (for picking, and a translucent fill when highlighted). */
+function boxMesh(centre: readonly number[], extent: readonly number[], yaw: number, color: readonly number[], opacity: number): THREE.Mesh {
+  const m = new THREE.Mesh(new THREE.BoxGeometry(Math.max(extent[0]!, 1e-3), Math.max(extent[1]!, 1e-3), Math.max(extent[2]!, 1e-3)), new THREE.MeshBasicMaterial({ color: rgbHex(color), transparent: true, opacity, depthWrite: false }));
+  m.position.set(centre[0]!, centre[1]!, centre[2]!);
+  m.rotation.z = yaw;
+  return m;
+}
+
+interface NodeVisual {
+  index: number;
+  node: GraphNode;
+  status: string;
+  edges: THREE.LineSegments;
+  fill: THREE.Mesh;
+  label: HTMLElement;
+}
+
+interface Overlay {
+  el: HTMLElement;
+  at: THREE.Vector3;
+  kind: "node" | "truth" | "scale";
+  node?: number;
+}
+
+export interface Selection {
+  node: number | null;
+  twin: number | null;
+}
+
+export class Viewer {
+  readonly renderer: THREE.WebGLRenderer;
+  readonly camera: THREE.PerspectiveCamera;
+  readonly controls: OrbitControls;
+  private scene = new THREE.Scene();
+  private world = new THREE.Group();
+  private points: THREE.Points | null = null;
+  private cloud: DecodedCloud | null = null;
+  private variant: Variant | null = null;
+  private nodes: NodeVisual[] = [];
+  private truthGroup = new THREE.Group();
+  private frustumGroup = new THREE.Group();
+  private gridGroup = new THREE.Group();
+  private frustums: THREE.LineSegments[] = [];
+  private overlays: Overlay[] = [];
+  private relationLine: THREE.Line | null = null;
+  private colorMode: ColorMode = "rgb";
+  private selection: Selection = { node: null, twin: null };
+  private hovered: number | null = null;
+  private statusFilter = new Set(["matched", "duplicate", "merged", "hallucinated"]);
+  private toggles: Toggles = { boxes: true, truth: true, frustums: true, grid: true, labels: true };
+  private pending = false;
+  private lastHits: number[] = [];
+  private lastHitIndex = 0;
+  pointSize = DEFAULT_POINT_PX;
+  /** Called when the user picks a node in 3D (null: clicked empty space). */
+  onPick: (node: number | null) => void = () => {};
+  onHover: (node: number | null, x: number, y: number) => void = () => {};
+
+  constructor(
+    private readonly container: HTMLElement,
+    private readonly labelLayer: HTMLElement,
+  ) {
+    // every colour here is an sRGB byte triple meant to be shown as is (point RGB from the images, palette
+    // colours): no linear-space conversion on the way in or out, or black pianos come out grey
+    THREE.ColorManagement.enabled = false;
+    this.renderer = new THREE.WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });
+    this.renderer.outputColorSpace = THREE.LinearSRGBColorSpace;
+    this.renderer.setPixelRatio(Math.min(2, window.devicePixelRatio || 1));
+    this.renderer.setClearColor(BACKGROUND);
+    container.appendChild(this.renderer.domElement);
+    this.camera = new THREE.PerspectiveCamera(50, 1, 0.01, 500);
+    this.camera.up.set(0, 0, 1); // Z up, before the controls read it
+    this.controls = new OrbitControls(this.camera, this.renderer.domElement);
+    this.controls.addEventListener("change", () => this.requestRender());
+    this.scene.add(this.world);
+    this.world.add(this.gridGroup, this.truthGroup, this.frustumGroup);
+    new ResizeObserver(() => this.resize()).observe(container);
+    this.installPointer();
+    this.resize();
+  }
+
+  private resize(): void {
+    const w = Math.max(1, this.container.clientWidth), h = Math.max(1, this.container.clientHeight);
+    this.renderer.setSize(w, h, true);
+    this.camera.aspect = w / h;
+    this.camera.updateProjectionMatrix();
+    this.requestRender();
+  }
+
+  requestRender(): void {
+    if (this.pending) return;
+    this.pending = true;
+    requestAnimationFrame(() => {
+      this.pending = false;
+      this.renderNow();
+    });
+  }
+
+  renderNow(): void {
+    this.renderer.render(this.scene, this.camera);
+    this.placeOverlays();
+  }
+
+  private clearWorld(): void {
+    const dispose = (o: THREE.Object3D) =>
+      o.traverse((x) => {
+        const m = x as THREE.Mesh;
+        m.geometry?.dispose();
+        const mat = m.material as THREE.Material | THREE.Material[] | undefined;
+        if (Array.isArray(mat)) mat.forEach((q) => q.dispose());
+        else mat?.dispose();
+      });
+    for (const g of [this.gridGroup, this.truthGroup, this.frustumGroup]) {
+      dispose(g);
+      g.clear();
+    }
+    for (const n of this.nodes) {
+      this.world.remove(n.edges, n.fill);
+      dispose(n.edges);
+      dispose(n.fill);
+    }
+    if (this.points) {
+      this.world.remove(this.points);
+      dispose(this.points);
+    }
+    if (this.relationLine) this.world.remove(this.relationLine);
+    this.relationLine = null;
+    this.points = null;
+    this.nodes = [];
+    this.frustums = [];
+    this.overlays = [];
+    this.labelLayer.replaceChildren();
+  }
+
+  setVariant(variant: Variant, cloud: DecodedCloud, truth: TrueObjectPayload[], room: [number, number], keepCamera: boolean): void {
+    this.clearWorld();
+    this.variant = variant;
+    this.cloud = cloud;
+    this.selection = { node: null, twin: null };
+    // cloud
+    const g = new THREE.BufferGeometry();
+    g.setAttribute("position", new THREE.BufferAttribute(cloud.position, 3));
+    g.setAttribute("color", new THREE.BufferAttribute(new Uint8Array(cloud.count * 3), 3, true));
+    g.computeBoundingSphere();
+    this.points = new THREE.Points(g, new THREE.PointsMaterial({ size: this.pointSize, sizeAttenuation: false, vertexColors: true }));
+    this.world.add(this.points);
+    // predicted boxes
+    const diag = new Map(variant.diagnosis.nodes.map((d) => [d.node, d]));
+    variant.graph.nodes.forEach((n, index) => {
+      const status = diag.get(n.id)?.status ?? "matched";
+      const col = statusColor(status);
+      const edges = lines(new Float32Array(boxEdges(n.box.centre, n.box.extent, n.box.yaw)), col);
+      const fill = boxMesh(n.box.centre, n.box.extent, n.box.yaw, col, 0);
+      fill.userData.node = index;
+      edges.renderOrder = 2;
+      this.world.add(edges, fill);
+      const label = document.createElement("div");
+      label.className = `label3d status-${status}`;
+      label.textContent = `${n.id} ${n.label}`;
+      this.labelLayer.appendChild(label);
+      this.overlays.push({ el: label, at: new THREE.Vector3(n.box.centre[0], n.box.centre[1], n.box.centre[2] + n.box.extent[2] / 2), kind: "node", node: index });
+      this.nodes.push({ index, node: n, status, edges, fill, label });
+    });
+    // true boxes: recovered ones dashed grey, missed ones magenta with a fill
+    const objStatus = new Map(variant.diagnosis.objects.map((o) => [o.id, o.status]));
+    for (const o of truth) {
+      const missed = objStatus.get(o.id) !== "matched";
+      this.truthGroup.add(lines(new Float32Array(boxEdges(o.centre, o.extent, o.yaw)), missed ? MISSED_COLOR : TRUTH_COLOR, { dashed: !missed, opacity: missed ? 1 : 0.7 }));
+      if (missed) {
+        this.truthGroup.add(boxMesh(o.centre, o.extent, o.yaw, MISSED_COLOR, 0.18));
+        const el = document.createElement("div");
+        el.className = "label3d missed";
+        el.textContent = `missed: ${o.name}`;
+        this.labelLayer.appendChild(el);
+        this.overlays.push({ el, at: new THREE.Vector3(o.centre[0], o.centre[1], o.centre[2] + o.extent[2] / 2), kind: "truth" });
+      }
+    }
+    // camera frustums
+    variant.views.forEach((v) => {
+      const l = lines(frustumLines(v), viewColor(v.index, variant.views.length), { opacity: 0.85 });
+      this.frustums.push(l);
+      this.frustumGroup.add(l);
+    });
+    this.buildGrid(room);
+    this.applyColors();
+    this.applyVisibility();
+    if (!keepCamera) this.frame(variant, truth);
+    this.requestRender();
+  }
+
+  /** Floor grid at z = 0: 1 m major lines, MINOR_GRID_M minor, labelled in metres along one edge. */
+  private buildGrid(room: [number, number]): void {
+    const size = Math.ceil(Math.max(room[0], room[1])) + 2;
+    const half = size / 2;
+    const mk = (step: number, color: number, opacity: number) => {
+      const pos: number[] = [];
+      for (let x = -half; x <= half + 1e-9; x += step) pos.push(x, -half, 0, x, half, 0, -half, x, 0, half, x, 0);
+      const l = lines(new Float32Array(pos), [(color >> 16) & 255, (color >> 8) & 255, color & 255], { opacity });
+      l.renderOrder = -1;
+      return l;
+    };
+    this.gridGroup.add(mk(MINOR_GRID_M, 0x454b58, 0.6), mk(1, 0x78819a, 0.9));
+    const axes = new THREE.AxesHelper(0.5);
+    this.gridGroup.add(axes);
+    for (let x = -Math.floor(half); x <= Math.floor(half); x++) {
+      const el = document.createElement("div");
+      el.className = "label3d scale";
+      el.textContent = `${x} m`;
+      this.labelLayer.appendChild(el);
+      this.overlays.push({ el, at: new THREE.Vector3(x, -half, 0), kind: "scale" });
+    }
+    for (let y = -Math.floor(half); y <= Math.floor(half); y++) {
+      if (y === -Math.floor(half)) continue;
+      const el = document.createElement("div");
+      el.className = "label3d scale";
+      el.textContent = `${y} m`;
+      this.labelLayer.appendChild(el);
+      this.overlays.push({ el, at: new THREE.Vector3(-half, y, 0), kind: "scale" });
+    }
+  }
+
+  /** Looks at the objects from behind and above the agent's first view, so the layout reads as the question's. */
+  private frame(variant: Variant, truth: TrueObjectPayload[]): void {
+    const box = new THREE.Box3();
+    for (const n of variant.graph.nodes) box.expandByPoint(new THREE.Vector3(...n.box.centre));
+    for (const o of truth) box.expandByPoint(new THREE.Vector3(...o.centre));
+    if (box.isEmpty()) box.setFromCenterAndSize(new THREE.Vector3(0, 0, 0.5), new THREE.Vector3(2, 2, 1));
+    const centre = box.getCenter(new THREE.Vector3());
+    const radius = Math.max(0.8, box.getSize(new THREE.Vector3()).length() / 2);
+    const yaw = variant.graph.viewpoint.yaw;
+    const dir = new THREE.Vector3(Math.cos(yaw), Math.sin(yaw), 0);
+    this.camera.position.copy(centre).addScaledVector(dir, -radius * 2.2).add(new THREE.Vector3(0, 0, radius * 1.6));
+    this.controls.target.copy(centre);
+    this.controls.update();
+  }
+
+  /** Moves the orbit target to a box and comes closer. */
+  focus(centre: readonly number[], extent: readonly number[]): void {
+    const c = new THREE.Vector3(centre[0], centre[1], centre[2]);
+    const r = Math.max(0.25, Math.hypot(extent[0]!, extent[1]!, extent[2]!) * 1.8);
+    const offset = this.camera.position.clone().sub(this.controls.target).normalize().multiplyScalar(r * 2);
+    this.controls.target.copy(c);
+    this.camera.position.copy(c).add(offset);
+    this.controls.update();
+  }
+
+  setColorMode(mode: ColorMode): void {
+    this.colorMode = mode;
+    this.applyColors();
+  }
+
+  getColorMode(): ColorMode {
+    return this.colorMode;
+  }
+
+  setSelection(sel: Selection): void {
+    this.selection = sel;
+    this.applyColors();
+    this.applyVisibility();
+  }
+
+  setHovered(node: number | null): void {
+    if (node === this.hovered) return;
+    this.hovered = node;
+    this.applyVisibility();
+  }
+
+  setToggles(t: Partial<Toggles>): void {
+    Object.assign(this.toggles, t);
+    this.applyVisibility();
+  }
+
+  getToggles(): Toggles {
+    return { ...this.toggles };
+  }
+
+  setStatusFilter(statuses: Set<string>): void {
+    this.statusFilter = new Set(statuses);
+    this.applyVisibility();
+  }
+
+  setPointSize(px: number): void {
+    this.pointSize = Math.min(8, Math.max(1, px));
+    if (this.points) (this.points.material as THREE.PointsMaterial).size = this.pointSize;
+    this.requestRender();
+  }
+
+  /** A line between two nodes' box centres (the selected relation); null clears it. */
+  showRelation(a: number | null, b: number | null, correct = true): void {
+    if (this.relationLine) this.world.remove(this.relationLine);
+    this.relationLine = null;
+    if (a !== null && b !== null && this.nodes[a] && this.nodes[b]) {
+      const p = this.nodes[a]!.node.box.centre, q = this.nodes[b]!.node.box.centre;
+      const g = new THREE.BufferGeometry().setFromPoints([new THREE.Vector3(...p), new THREE.Vector3(...q)]);
+      this.relationLine = new THREE.Line(g, new THREE.LineBasicMaterial({ color: correct ? 0x2ecc71 : 0xe74c3c, depthTest: false }));
+      this.relationLine.renderOrder = 5;
+      this.world.add(this.relationLine);
+    }
+    this.requestRender();
+  }
+
+  private applyColors(): void {
+    const cloud = this.cloud, variant = this.variant;
+    if (!cloud || !variant || !this.points) return;
+    const attr = this.points.geometry.getAttribute("color") as THREE.BufferAttribute;
+    const out = attr.array as Uint8Array;
+    const statusOf = variant.graph.nodes.map((n) => variant.diagnosis.nodes.find((d) => d.node === n.id)?.status ?? "matched");
+    const nViews = variant.views.length;
+    const viewCols = variant.views.map((_, k) => viewColor(k, nViews));
+    const sel = this.selection.node, twin = this.selection.twin;
+    const dim = sel !== null ? DIM_FACTOR : 1;
+    for (let i = 0; i < cloud.count; i++) {
+      const k = cloud.node[i]! - 1;
+      let c: readonly number[];
+      if (sel !== null && k === sel) c = SELECT_COLOR;
+      else if (twin !== null && k === twin) c = TWIN_COLOR;
+      else {
+        switch (this.colorMode) {
+          case "rgb":
+            c = [cloud.rgb[3 * i]!, cloud.rgb[3 * i + 1]!, cloud.rgb[3 * i + 2]!];
+            break;
+          case "node":
+            c = k >= 0 ? nodeColor(k) : UNASSIGNED_COLOR;
+            break;
+          case "status":
+            c = k >= 0 ? statusColor(statusOf[k]!) : UNASSIGNED_COLOR;
+            break;
+          case "confidence":
+            c = ramp(cloud.confidence[i]! / 255);
+            break;
+          case "view":
+            c = viewCols[cloud.view[i]!] ?? UNASSIGNED_COLOR;
+            break;
+        }
+        out[3 * i] = c[0]! * dim;
+        out[3 * i + 1] = c[1]! * dim;
+        out[3 * i + 2] = c[2]! * dim;
+        continue;
+      }
+      out[3 * i] = c[0]!;
+      out[3 * i + 1] = c[1]!;
+      out[3 * i + 2] = c[2]!;
+    }
+    attr.needsUpdate = true;
+    this.requestRender();
+  }
+
+  private applyVisibility(): void {
+    const t = this.toggles, sel = this.selection;
+    for (const n of this.nodes) {
+      const picked = n.index === sel.node || n.index === sel.twin;
+      const shown = t.boxes && (this.statusFilter.has(n.status) || picked);
+      n.edges.visible = shown;
+      n.fill.visible = shown;
+      const mat = n.fill.material as THREE.MeshBasicMaterial;
+      mat.opacity = picked ? 0.22 : n.index === this.hovered ? 0.12 : 0;
+      const em = n.edges.material as THREE.LineBasicMaterial;
+      em.color.setHex(n.index === this.hovered && !picked ? 0xffffff : rgbHex(statusColor(n.status)));
+      n.label.classList.toggle("picked", picked);
+    }
+    this.truthGroup.visible = t.truth;
+    this.frustumGroup.visible = t.frustums;
+    this.gridGroup.visible = t.grid;
+    // the selected node's views bright, the others faint
+    const views = sel.node !== null ? new Set(this.nodes[sel.node]?.node.views ?? []) : null;
+    const twinViews = sel.twin !== null ? new Set(this.nodes[sel.twin]?.node.views ?? []) : null;
+    this.frustums.forEach((f, k) => {
+      const m = f.material as THREE.LineBasicMaterial;
+      const on = !views || views.has(k) || (twinViews?.has(k) ?? false);
+      m.opacity = on ? 0.9 : 0.12;
+      m.transparent = true;
+    });
+    this.requestRender();
+  }
+
+  /** Screen position (CSS px, relative to the canvas) of a world point, or null when behind the camera. */
+  project(p: readonly number[]): { x: number; y: number } | null {
+    const v = new THREE.Vector3(p[0], p[1], p[2]).project(this.camera);
+    if (v.z > 1 || v.z < -1) return null;
+    const el = this.renderer.domElement;
+    return { x: ((v.x + 1) / 2) * el.clientWidth, y: ((1 - v.y) / 2) * el.clientHeight };
+  }
+
+  private placeOverlays(): void {
+    const t = this.toggles;
+    const el = this.renderer.domElement;
+    const w = el.clientWidth, h = el.clientHeight;
+    for (const o of this.overlays) {
+      let visible = o.kind === "node" ? t.labels && t.boxes : o.kind === "truth" ? t.truth && t.labels : t.grid;
+      if (visible && o.kind === "node" && o.node !== undefined) {
+        const n = this.nodes[o.node]!;
+        visible = n.edges.visible;
+      }
+      const s = visible ? this.project([o.at.x, o.at.y, o.at.z]) : null;
+      if (!s || s.x < -40 || s.y < -20 || s.x > w + 40 || s.y > h + 20) {
+        o.el.style.display = "none";
+        continue;
+      }
+      o.el.style.display = "";
+      o.el.style.transform = `translate(${Math.round(s.x)}px, ${Math.round(s.y)}px) translate(-50%, -120%)`;
+    }
+  }
+
+  /** Box hits under a client point, nearest first. */
+  private hits(clientX: number, clientY: number): number[] {
+    const rect = this.renderer.domElement.getBoundingClientRect();
+    const ndc = new THREE.Vector2(((clientX - rect.left) / rect.width) * 2 - 1, -((clientY - rect.top) / rect.height) * 2 + 1);
+    const ray = new THREE.Raycaster();
+    ray.setFromCamera(ndc, this.camera);
+    const fills = this.nodes.filter((n) => n.fill.visible).map((n) => n.fill);
+    const out = ray.intersectObjects(fills, false).map((h) => h.object.userData.node as number);
+    if (out.length === 0 && this.points && this.cloud) {
+      ray.params.Points = { threshold: POINT_PICK_M };
+      const p = ray.intersectObject(this.points, false).find((h) => h.index !== undefined && this.cloud!.node[h.index]! > 0);
+      if (p && p.index !== undefined) out.push(this.cloud.node[p.index]! - 1);
+    }
+    return [...new Set(out)];
+  }
+
+  /** Picks at a client point as a click would: repeated clicks on the same spot cycle through overlapping boxes. */
+  pickAt(clientX: number, clientY: number): number | null {
+    const hits = this.hits(clientX, clientY);
+    if (hits.length === 0) {
+      this.lastHits = [];
+      return null;
+    }
+    if (hits.join() === this.lastHits.join()) this.lastHitIndex = (this.lastHitIndex + 1) % hits.length;
+    else this.lastHitIndex = 0;
+    this.lastHits = hits;
+    return hits[this.lastHitIndex]!;
+  }
+
+  private installPointer(): void {
+    const el = this.renderer.domElement;
+    let down: { x: number; y: number } | null = null;
+    el.addEventListener("pointerdown", (e) => (down = { x: e.clientX, y: e.clientY }));
+    el.addEventListener("pointerup", (e) => {
+      if (down && Math.hypot(e.clientX - down.x, e.clientY - down.y) < CLICK_SLOP_PX) this.onPick(this.pickAt(e.clientX, e.clientY));
+      down = null;
+    });
+    let queued = false;
+    el.addEventListener("pointermove", (e) => {
+      if (queued || e.buttons) return;
+      queued = true;
+      requestAnimationFrame(() => {
+        queued = false;
+        const h = this.hits(e.clientX, e.clientY)[0] ?? null;
+        this.setHovered(h);
+        this.onHover(h, e.clientX, e.clientY);
+      });
+    });
+    el.addEventListener("pointerleave", () => {
+      this.setHovered(null);
+      this.onHover(null, 0, 0);
+    });
+  }
+}
+
+/** A view's camera as 8 line segments: centre to the 4 image corners at FRUSTUM_DEPTH_M, and the image rectangle. */
+export function frustumLines(v: ViewPayload): Float32Array {
+  const R = [0, 1, 2].map((r) => [v.E[r]![0]!, v.E[r]![1]!, v.E[r]![2]!]);
+  const t = [v.E[0]![3]!, v.E[1]![3]!, v.E[2]![3]!];
+  // world = Rᵀ (X_cam - t)
+  const toWorld = (x: number, y: number, z: number) => {
+    const a = x - t[0]!, b = y - t[1]!, c = z - t[2]!;
+    return [R[0]![0]! * a + R[1]![0]! * b + R[2]![0]! * c, R[0]![1]! * a + R[1]![1]! * b + R[2]![1]! * c, R[0]![2]! * a + R[1]![2]! * b + R[2]![2]! * c];
+  };
+  const d = FRUSTUM_DEPTH_M;
+  const o = toWorld(0, 0, 0);
+  const corner = (u: number, w: number) => toWorld(((u - v.K.cx) / v.K.fx) * d, ((w - v.K.cy) / v.K.fy) * d, d);
+  const cs = [corner(-0.5, -0.5), corner(v.width - 0.5, -0.5), corner(v.width - 0.5, v.height - 0.5), corner(-0.5, v.height - 0.5)];
+  const segs: number[] = [];
+  for (let k = 0; k < 4; k++) segs.push(...o, ...cs[k]!, ...cs[k]!, ...cs[(k + 1) % 4]!);
+  // a tick on the top edge shows which way is up in the image
+  const top = toWorld(((v.width / 2 - v.K.cx) / v.K.fx) * d, ((-0.5 - v.height * 0.12 - v.K.cy) / v.K.fy) * d, d);
+  segs.push(...cs[0]!.map((x, i) => (x + cs[1]![i]!) / 2), ...top);
+  return new Float32Array(segs);
+}

@@ -1,0 +1,148 @@
+/**
+ * The data an inspection page receives: shared by the Node side that builds it (src/apps/viewer/*.ts) and the
+ * browser code that draws it (src/apps/viewer/client/*.mts). Type-only: nothing here runs.
+ *
+ * One `Variant` is one scene graph of a task: a paradigm (view set) and a point-cloud source. Heavy
+ * per-point data travels as base64 of little-endian typed arrays (see `CloudPayload`), decoded in the
+ * browser without copies.
+ */
+import type { Diagnosis } from "../../../scenegraph/diagnosis.js";
+import type { SceneGraph } from "../../../scenegraph/types.js";
+import type { ItemRecord } from "../../eval/records.js";
+
+export const PAGE_FORMAT = "esi3d-inspect/1";
+
+/** How the displayed cloud was thinned (docs/viewer.md "Large clouds"). */
+export interface DownsampleInfo {
+  /** Points in the cloud the graph was built from. */
+  total: number;
+  /** Points drawn. */
+  shown: number;
+  /** "all" (within the budget), or "voxel": one point per (voxel, node) cell of `voxel_m`. */
+  method: "all" | "voxel";
+  voxel_m: number | null;
+  budget: number;
+}
+
+/**
+ * Per-point arrays, each zlib-deflated then base64 (the page inflates them with the browser's
+ * DecompressionStream). Positions are quantised to uint16 per axis inside `bounds` (step = extent / 65535:
+ * 0.1 mm for a 6 m room) and stored as differences from the previous point (mod 65536; points are in cloud
+ * order, so image neighbours follow each other and the differences are small), split into byte planes
+ * (low bytes of x, y, z, then high bytes). A 300 k-point cloud packs into ~1.5 MB instead of ~5.6 MB.
+ */
+export interface CloudPayload {
+  count: number;
+  bounds: { min: [number, number, number]; max: [number, number, number] };
+  /** 6 byte planes of 'count' bytes: lo(dx), lo(dy), lo(dz), hi(dx), hi(dy), hi(dz). */
+  xyz: string;
+  /** uint8 r, g, b per point. */
+  rgb: string;
+  /** uint8 per point: confidence mapped linearly from [conf_min, conf_max] to 0..255. */
+  confidence: string;
+  conf_min: number;
+  conf_max: number;
+  /** uint16 (LE) per point: the bundle view the point came from. */
+  view: string;
+  /** uint16 (LE) per point: 1 + index of the node the point belongs to in graph.nodes, 0 = none. */
+  node: string;
+  downsample: DownsampleInfo;
+}
+
+export interface ViewPayload {
+  index: number;
+  /** Full image size (pixels) and camera, for frustums and bbox scaling. */
+  width: number;
+  height: number;
+  K: { fx: number; fy: number; cx: number; cy: number };
+  /** Camera-from-world [R | t], 3 rows of 4. */
+  E: number[][];
+  action: string | null;
+  /** Thumbnail: PNG data URL at 1 / thumb_scale of the image size. */
+  thumb: string;
+  thumb_width: number;
+  thumb_height: number;
+  /** base64 of zlib-deflated uint16 (LE) per thumbnail pixel: 1 + node index whose points came from it, 0 = none. */
+  labels: string;
+}
+
+export interface TrueObjectPayload {
+  id: number;
+  name: string;
+  category: string;
+  role: string;
+  /** Yaw box: centre, full extents, yaw (rad). */
+  centre: [number, number, number];
+  extent: [number, number, number];
+  yaw: number;
+}
+
+export interface PromptPayload {
+  /**
+   * Where the text comes from: the record itself; rebuilt from the stored graph with the run's format (an
+   * LLM run whose records keep only the hash); or what an LLM would have been sent (the symbolic reasoner
+   * reads the graph directly and sends no prompt).
+   */
+  origin: "record" | "rebuilt" | "hypothetical";
+  text: string | null;
+  /** What the origin means, in one sentence. */
+  note: string;
+}
+
+export interface Variant {
+  key: string;
+  paradigm: string;
+  source: string;
+  graph: SceneGraph;
+  diagnosis: Diagnosis;
+  /** The 3D record of this paradigm and source, and the 2D baseline's record of the paradigm, when the run has them. */
+  record3d: ItemRecord | null;
+  record2d: ItemRecord | null;
+  prompt: PromptPayload;
+  cloud: CloudPayload;
+  views: ViewPayload[];
+  thumb_scale: number;
+  /** How long building this variant took on the server (ms), by stage. */
+  timings_ms: Record<string, number>;
+}
+
+export interface VariantRef {
+  key: string;
+  paradigm: string;
+  source: string;
+  /** Headline numbers for the switcher, from the stored diagnosis. */
+  f1_observed: number;
+  duplicates: number;
+  hallucinated: number;
+  merged: number;
+  missed: number;
+  correct: boolean | null;
+}
+
+export interface TaskInfo {
+  task_id: string;
+  subcategory: string;
+  question: string;
+  options: string[];
+  answer: string;
+  answer_format: string;
+  room: { size: [number, number] };
+  objects: TrueObjectPayload[];
+}
+
+/** The page's head: everything small, parsed at once; variants are fetched or decoded on demand. */
+export interface PageMeta {
+  format: typeof PAGE_FORMAT;
+  esi3d_version: string;
+  /** "file": variants embedded in the page; "serve": fetched from `api` on the local server. */
+  mode: "file" | "serve";
+  title: string;
+  run: { dir: string; reasoner: string; masks: string; instances: string; format: string; noise_level: number | null } | null;
+  task: TaskInfo;
+  variants: VariantRef[];
+  initial: string;
+  /** Other tasks of the run (serve mode: links to switch task). */
+  tasks: Array<{ task_id: string; subcategory: string; href: string }>;
+  /** serve mode: URL prefix of variant data and exports. */
+  api: string | null;
+}
