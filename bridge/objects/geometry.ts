@@ -2,7 +2,7 @@
 import type { Vec3 } from "../../src/core/math/vec.js";
 import { quatToMat } from "../../src/core/math/quat.js";
 import type { TaskObject } from "../task/schema.js";
-import { objectWorldTriangles } from "../sim/scene.js";
+import { objectWorldTriangles } from "./shape.js";
 
 export interface YawBox {
   centre: Vec3;

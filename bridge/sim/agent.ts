@@ -1,17 +1,14 @@
 /**
- * The agent's discrete action vocabulary (reference/esi-spec.md §2.4) and its motion model.
- * Step sizes follow ESI-Bench's public active-exploration code (MOVE_STEP 0.25 m, TURN_STEP 15 deg);
- * pitch and height steps are not given there, so we use the same 15 deg and 0.25 m.
+ * The built-in simulator's motion model for the agent's discrete actions (bridge/task/actions.ts): camera
+ * limits, the body's clearance, and which moves are blocked.
  */
 import type { AgentPose } from "../../src/core/math/camera.js";
 import { rad, wrapAngle } from "../../src/core/math/vec.js";
 import type { Task, TaskObject } from "../task/schema.js";
 import { quatToMat } from "../../src/core/math/quat.js";
+import { HEIGHT_STEP_M, isNavigationAction, MOVE_STEP_M, PITCH_STEP_RAD, TURN_STEP_RAD, type NavigationAction } from "../task/actions.js";
 
-export const MOVE_STEP_M = 0.25;
-export const TURN_STEP_RAD = rad(15);
-export const PITCH_STEP_RAD = rad(15);
-export const HEIGHT_STEP_M = 0.25;
+
 /** Camera height limits (m): from crouching to a raised arm. */
 export const MIN_CAMERA_HEIGHT_M = 0.2;
 export const MAX_CAMERA_HEIGHT_M = 2.0;
@@ -24,14 +21,6 @@ export const MAX_PITCH_RAD = rad(45);
  */
 export const BODY_CLEARANCE_M = 0.15;
 
-export const MOVE_ACTIONS = ["move_forward", "move_backward", "move_left", "move_right", "move_up", "move_down"] as const;
-export const TURN_ACTIONS = ["turn_left", "turn_right", "turn_up", "turn_down"] as const;
-export const NAVIGATION_ACTIONS = [...MOVE_ACTIONS, ...TURN_ACTIONS] as const;
-export type NavigationAction = (typeof NAVIGATION_ACTIONS)[number];
-
-export function isNavigationAction(a: string): a is NavigationAction {
-  return (NAVIGATION_ACTIONS as readonly string[]).includes(a);
-}
 
 /** Footprints the agent's camera may not enter (unless it is above them). */
 export interface Obstacle {

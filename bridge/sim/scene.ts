@@ -3,10 +3,10 @@
  * ESI-Bench loads none) and every object's model, scaled, rotated and placed.
  */
 import type { Vec3 } from "../../src/core/math/vec.js";
-import { quatToMat } from "../../src/core/math/quat.js";
 import type { Lighting, Task, TaskObject } from "../task/schema.js";
 import { colorRgb, type Rgb } from "../task/palette.js";
 import { buildModel, modelDef } from "../objects/library.js";
+import { objectWorldTriangles } from "../objects/shape.js";
 
 /** Instance ids reserved for room structure (task objects start at 16). */
 export const FLOOR_ID = 1;
@@ -58,25 +58,6 @@ function slotColor(obj: TaskObject, slot: number): Rgb {
   return colorRgb("glass");
 }
 
-export function scaleVector(scale: TaskObject["scale"]): Vec3 {
-  return typeof scale === "number" ? [scale, scale, scale] : [scale[0], scale[1], scale[2]];
-}
-
-/** Appends an object's model, transformed to its world pose. Exported for validation geometry. */
-export function objectWorldTriangles(obj: TaskObject): Float32Array {
-  const model = buildModel(obj.model);
-  const R = quatToMat(obj.orientation);
-  const [sx, sy, sz] = scaleVector(obj.scale);
-  const [px, py, pz] = obj.position;
-  const out = new Float32Array(model.tris.length);
-  for (let i = 0; i < model.tris.length; i += 3) {
-    const x = model.tris[i]! * sx, y = model.tris[i + 1]! * sy, z = model.tris[i + 2]! * sz;
-    out[i] = R[0][0] * x + R[0][1] * y + R[0][2] * z + px;
-    out[i + 1] = R[1][0] * x + R[1][1] * y + R[1][2] * z + py;
-    out[i + 2] = R[2][0] * x + R[2][1] * y + R[2][2] * z + pz;
-  }
-  return out;
-}
 
 export function buildScene(task: Pick<Task, "room" | "objects" | "lighting">): RenderScene {
   const b: Builder = { tris: [], ids: [], rgb: [], glass: [] };

@@ -9,7 +9,8 @@ import type { AgentPose } from "../../src/core/math/camera.js";
 import { Rng } from "../../src/core/math/rng.js";
 import type { Task } from "../task/schema.js";
 import type { Paradigm } from "../bundle/schema.js";
-import { applyAction, NAVIGATION_ACTIONS, replay, worldOf, type NavigationAction, type World } from "./agent.js";
+import { applyAction, replay, worldOf, type World } from "./agent.js";
+import { NAVIGATION_ACTIONS, type NavigationAction } from "../task/actions.js";
 
 /** Passive Multi-View: 30 views, equal to the step budget T_max (reference/esi-spec.md §2.2). */
 export const MULTI_VIEW_COUNT = 30;

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { BUILTIN_SUBCATEGORIES } from "../../bridge/task/taxonomy.js";
 import { MASK_MODES } from "../../scenegraph/evidence.js";
 import { INSTANCE_MODES } from "../../scenegraph/build.js";
-import { GRAPH_FORMATS } from "../reason/types.js";
+import { GRAPH_FORMATS } from "../prompt/formats.js";
 
 export const RUN_SOURCES = ["gt", "noisy", "vggt"] as const;
 export const RUN_PARADIGMS = ["single", "multi", "gt"] as const;

@@ -1,6 +1,5 @@
 /**
- * Evaluation metrics: Wilson intervals for accuracies, VSI-Bench's mean relative accuracy (MRA) for numeric
- * answers, calibration of the reported confidences (ECE, Brier, mean confidence when right vs wrong), and accuracy
+ * Evaluation metrics: Wilson intervals for accuracies, calibration of the reported confidences (ECE, Brier, mean confidence when right vs wrong), and accuracy
  * per group with and without the unscored items.
  *
  * The ESI-Bench paper reports only accuracy; it collects a confidence but never uses it (reference/esi-spec.md
@@ -35,44 +34,6 @@ export function wilsonInterval(k: number, n: number, z: number = Z_95): Interval
   const centre = (p + z2 / (2 * n)) / denom;
   const half = (z * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n))) / denom;
   return { p, lo: k === 0 ? 0 : Math.max(0, centre - half), hi: k === n ? 1 : Math.min(1, centre + half) };
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// MRA
-
-/**
- * VSI-Bench's confidence thresholds C = {0.50, 0.55, …, 0.95}, hard-coded (reference/vsi-spatialworld.md §C3: the
- * official linspace only gives 10 values by floating-point accident). Threshold k is k/20 for k = 10…19.
- */
-export const MRA_THRESHOLDS: readonly number[] = [0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95];
-const MRA_STEPS = 20; // thresholds are multiples of 1/20
-
-export interface MraOptions {
-  /**
-   * false (default): the paper's strict `|ŷ−y|/|y| < 1−θ`; true: the official code's `<=`. They differ only when the
-   * relative error is exactly a multiple of 0.05.
-   */
-  inclusive?: boolean;
-}
-
-/**
- * Mean relative accuracy: (1/10)·Σ_θ 1[|ŷ−y|/|y| < 1−θ]. The comparison is done as 20·|ŷ−y| < (20−k)·|y|, exact for
- * integers, so a relative error of exactly 0.05·k is never misjudged by floating-point rounding of 1−θ.
- * - An unparseable prediction (null, undefined, NaN) scores the worst case, 0, as in VSI-Bench.
- * - y = 0 (never in VSI-Bench, where counts are >= 2): ours, 1 if ŷ = 0 and 0 otherwise.
- */
-export function meanRelativeAccuracy(pred: number | null | undefined, truth: number, opts: MraOptions = {}): number {
-  if (!Number.isFinite(truth)) throw new RangeError(`meanRelativeAccuracy: ground truth must be finite, got ${truth}`);
-  if (pred === null || pred === undefined || !Number.isFinite(pred)) return 0;
-  if (truth === 0) return pred === 0 ? 1 : 0;
-  const err = MRA_STEPS * Math.abs(pred - truth);
-  const y = Math.abs(truth);
-  let hits = 0;
-  for (let k = 10; k < MRA_STEPS; k++) {
-    const bound = (MRA_STEPS - k) * y;
-    if (opts.inclusive ? err <= bound : err < bound) hits++;
-  }
-  return hits / MRA_THRESHOLDS.length;
 }
 
 // ---------------------------------------------------------------------------------------------------------------

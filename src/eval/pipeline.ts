@@ -17,7 +17,7 @@ import type { SceneGraph } from "../../scenegraph/types.js";
 import { createSymbolicReasoner } from "../reason/symbolic.js";
 import { createSymbolic2dReasoner } from "../reason/symbolic2d.js";
 import type { ReasonerAnswer } from "../reason/types.js";
-import { scoreAnswer } from "../reason/protocol.js";
+import { scoreAnswer } from "./score.js";
 import { threeDArms, type RunConfig, type ThreeDArm } from "./config.js";
 import { itemKey, type Arm, type ItemRecord } from "./records.js";
 
@@ -69,7 +69,7 @@ export function qualityFigures(m: GraphMetrics): Record<string, number | null> {
 }
 
 export function makeRecord(task: Task, paradigm: string, arm: Arm, source: string | null, config: RunConfig, reasoner: string, a: ReasonerAnswer, views: number, quality: Record<string, number | null> | null, timings: Record<string, number>, level: number | null = null, key?: string): ItemRecord {
-  const score = a.status === "parsed" && a.answer !== null ? scoreAnswer({ status: "parsed", answer: a.answer } as never, task) : null;
+  const score = a.status === "parsed" && a.answer !== null ? scoreAnswer(a, task) : null;
   const correct = score && score.scored ? score.correct : null;
   const mra = task.answer_format === "integer" ? (score && score.scored ? (score.mra ?? null) : 0) : null;
   return {

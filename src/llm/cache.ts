@@ -10,11 +10,11 @@
  *   image (with its MIME type), in order; nothing else (timeouts and retry settings do not change a reply);
  * - nothing secret is stored: the API key is not part of the request description.
  */
-import { createHash } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import type { ChatImage, ChatRequest, ChatUsage } from "./types.js";
+import { canonicalJson, sha256Hex } from "../core/hash.js";
 
 /** Bump when the key recipe or the stored fields change; old entries then simply stop matching. */
 export const CACHE_SCHEMA_VERSION = 1;
@@ -36,28 +36,6 @@ export interface CacheKeyInput {
 /** A request is cached only when it is deterministic: temperature 0 or unset. */
 export function isCacheable(req: Pick<ChatRequest, "temperature">): boolean {
   return req.temperature === undefined || req.temperature === 0;
-}
-
-export function sha256Hex(data: Uint8Array | string): string {
-  return createHash("sha256").update(data).digest("hex");
-}
-
-/** JSON with object keys sorted at every level, undefined members dropped: a stable serialisation to hash. */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(sortKeys(value));
-}
-
-function sortKeys(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(sortKeys);
-  if (v && typeof v === "object") {
-    const out: Record<string, unknown> = {};
-    for (const k of Object.keys(v as Record<string, unknown>).sort()) {
-      const x = (v as Record<string, unknown>)[k];
-      if (x !== undefined) out[k] = sortKeys(x);
-    }
-    return out;
-  }
-  return v;
 }
 
 export function cacheKey(input: CacheKeyInput): string {

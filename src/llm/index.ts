@@ -1,7 +1,7 @@
 /** LLM clients and the response cache: see client.ts for the entry point. */
 export { createLlmClient, parseModelSpec, DEFAULT_MAX_CONCURRENCY, DEFAULT_TIMEOUT_MS, SUPPORTED_PROVIDERS } from "./client.js";
 export type { LlmClientOptions, RetryEvent } from "./client.js";
-export { ResponseCache, cacheKey, isCacheable, canonicalJson, sha256Hex, CACHE_SCHEMA_VERSION } from "./cache.js";
+export { ResponseCache, cacheKey, isCacheable, CACHE_SCHEMA_VERSION } from "./cache.js";
 export type { CacheKeyInput, CachedReply } from "./cache.js";
 export {
   DEFAULT_MAX_RETRIES,

@@ -35,7 +35,7 @@ import {
   ON_MIN_IOM,
 } from "../../scenegraph/relations.js";
 import { PREDICATES, type GraphNode, type Predicate, type Relation, type SceneGraph } from "../../scenegraph/types.js";
-import { GRAPH_FORMATS, type GraphFormat } from "../reason/types.js";
+import { GRAPH_FORMATS, type GraphFormat } from "./formats.js";
 
 /** Decimals for metres in every format: 0.01 m (anchors §0, ali-dev and BBQ; CG `main`'s 0.1 m loses small objects). */
 export const METRE_DECIMALS = 2;

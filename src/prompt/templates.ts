@@ -20,12 +20,13 @@
  * Reproducibility: the text is a pure function of the input (task, graph or bundle, options); `PROMPT_VERSION` is part of
  * every hash and changes whenever any text here or in serialize.ts / images.ts changes.
  */
-import { HEIGHT_STEP_M, MOVE_STEP_M, PITCH_STEP_RAD, TURN_STEP_RAD } from "../../bridge/sim/agent.js";
+import { HEIGHT_STEP_M, MOVE_STEP_M, PITCH_STEP_RAD, TURN_STEP_RAD } from "../../bridge/task/actions.js";
 import type { Task } from "../../bridge/task/schema.js";
 import { LABEL_ANSWER_SUBCATEGORIES } from "../../bridge/task/taxonomy.js";
-import { canonicalJson, sha256Hex } from "../llm/cache.js";
+import { canonicalJson, sha256Hex } from "../core/hash.js";
 import type { ChatImage } from "../llm/types.js";
-import type { GraphFormat, ReasonerInput } from "../reason/types.js";
+import type { GraphFormat } from "./formats.js";
+import type { PromptInput } from "./input.js";
 import { bundleImages, checkMaxImages, DEFAULT_MAX_IMAGES, describeImages, type ImageMode, type ShownView } from "./images.js";
 import { DEFAULT_COGMAP_SIZE, fmt, serializeGraph } from "./serialize.js";
 
@@ -192,7 +193,7 @@ export interface BuiltPrompt {
  * The prompt for one input: with `input.images` the 2D VLM baseline (images of `input.bundle`, no graph), otherwise
  * the 3D + LLM arm (`input.graph` serialized). Throws PromptError when the input lacks what the arm needs.
  */
-export function buildPrompt(input: ReasonerInput, opts: BuildOptions = {}): BuiltPrompt {
+export function buildPrompt(input: PromptInput, opts: BuildOptions = {}): BuiltPrompt {
   const task = input.task;
   if (!task || typeof task.question !== "string") throw new PromptError("the input has no task with a question");
   const template = templateKind(task);

@@ -23,7 +23,8 @@
  *   `latencyMs` (the whole answer, prompt building included).
  */
 import { GEMINI_DEFAULT_API_VERSION, GEMINI_DEFAULT_BASE_URL } from "../llm/gemini.js";
-import { canonicalJson, sha256Hex, type ResponseCache } from "../llm/cache.js";
+import type { ResponseCache } from "../llm/cache.js";
+import { canonicalJson, sha256Hex } from "../core/hash.js";
 import { createLlmClient, parseModelSpec, type LlmClientOptions } from "../llm/client.js";
 import { OPENAI_DEFAULT_BASE_URL } from "../llm/openai.js";
 import type { ChatResult, LlmClient } from "../llm/types.js";

@@ -11,10 +11,7 @@
  * - `error`: the client threw (after its own retries); the message is recorded. A cancellation (AbortError, or an
  *   LlmError of kind "aborted") is re-thrown instead, so that a cancelled run does not record finished samples.
  */
-import type { AnswerFormat } from "../../bridge/task/schema.js";
-import { meanRelativeAccuracy, type MraOptions } from "../eval/metrics.js";
-import { parseIntegerAnswer } from "./numbers.js";
-import { parseAnswer, type AnswerQuestion, type ParseResult, type ParsedAnswer } from "./parse.js";
+import { parseAnswer, type AnswerQuestion, type ParsedAnswer } from "./parse.js";
 
 /** Text between the original prompt and the reminder in the re-prompt. */
 export const REPROMPT_SEPARATOR = "\n\n";
@@ -102,46 +99,4 @@ export async function answerWithReprompt(ask: (userText: string) => Promise<stri
   const p2 = parseAnswer(second, question);
   if (p2.status === "parsed") return { status: "parsed", parsed: p2, replies: [first, second], reprompted: true, firstFailure: p1.reason };
   return { status: "invalid", reason: p2.reason, firstFailure: p1.reason, replies: [first, second], reprompted: true };
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// scoring
-
-/** What scoring needs from a task: a Task has these fields. */
-export interface ScoreTask {
-  answer: string;
-  answer_format: AnswerFormat;
-  options: readonly string[];
-}
-
-export type AnswerScore =
-  | {
-      scored: true;
-      /** exact match of the canonical answer with the task's answer (integers compared by value) */
-      correct: boolean;
-      /** VSI-Bench mean relative accuracy, integer answers only */
-      mra?: number;
-    }
-  | {
-      scored: false;
-      status: "unparsed" | "invalid" | "empty" | "error";
-      /** VSI-Bench's worst case for an unreadable numeric answer, integer answers only; report it separately */
-      mraWorstCase?: 0;
-    };
-
-/**
- * Scores a parse result or a protocol outcome against the task: exact match ("correct iff ŷ = y*",
- * reference/esi-spec.md §2.6) and, for integer answers, MRA. Anything not parsed is unscored.
- */
-export function scoreAnswer(result: ParseResult | AnswerOutcome, task: ScoreTask, opts: MraOptions = {}): AnswerScore {
-  if (result.status !== "parsed") {
-    const status = result.status;
-    return task.answer_format === "integer" ? { scored: false, status, mraWorstCase: 0 } : { scored: false, status };
-  }
-  const parsed: ParsedAnswer = "parsed" in result ? result.parsed : result;
-  if (task.answer_format !== "integer") return { scored: true, correct: parsed.answer === task.answer };
-  const truth = parseIntegerAnswer(task.answer);
-  if ("error" in truth) throw new RangeError(`task answer "${task.answer}" is not an integer (${truth.error})`);
-  const pred = Number(parsed.answer);
-  return { scored: true, correct: pred === truth.value, mra: meanRelativeAccuracy(pred, truth.value, opts) };
 }

@@ -3,30 +3,12 @@
  * baselines) into `{answer, confidence}`. Offline programs (`symbolic`, `symbolic-2d`) and language
  * models (`openai:<model>`, `gemini:<model>`) share this interface, so the runner treats them alike.
  */
-import type { FrameBundle } from "../../bridge/bundle/io.js";
-import type { Task } from "../../bridge/task/schema.js";
-import type { SceneGraph } from "../../scenegraph/types.js";
+import type { PromptInput } from "../prompt/input.js";
 
-export const GRAPH_FORMATS = ["json", "text", "relations", "cogmap"] as const;
-export type GraphFormat = (typeof GRAPH_FORMATS)[number];
+export type { GraphFormat } from "../prompt/formats.js";
 
-export interface ReasonerInput {
-  /** The task record. LLM reasoners read only its question fields (question, answer_format, options,
-   *  agent_initial for the stated viewpoint); offline programs also read the referents' descriptions
-   *  (category, colour, role) of `relevant_object_ids`, never object positions. */
-  task: Task;
-  /** The scene graph (3D arms). */
-  graph?: SceneGraph;
-  /** The frame bundle (2D arms: images for VLMs, per-view masks for symbolic-2d). */
-  bundle?: FrameBundle;
-  /** Graph serialization for LLM prompts. */
-  format?: GraphFormat;
-  /** Uncertainty-aware serialization: node support and flags, relation margins. */
-  uncertainty?: boolean;
-  /** VLM baselines: send images instead of a graph ("single": the first view; "multi": up to maxImages views). */
-  images?: "single" | "multi";
-  maxImages?: number;
-}
+/** What a reasoner is given: the prompt stage's input (src/prompt/input.ts), whatever the reasoner is. */
+export type ReasonerInput = PromptInput;
 
 export type AnswerStatus = "parsed" | "invalid" | "empty" | "error";
 

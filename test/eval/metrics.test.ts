@@ -1,16 +1,15 @@
 import { describe, expect, it } from "vitest";
 import {
-  MRA_THRESHOLDS,
   brierScore,
   calibration,
   expectedCalibrationError,
   macroAverage,
   meanConfidenceByOutcome,
-  meanRelativeAccuracy,
   summarize,
   summarizeBy,
   wilsonInterval,
 } from "../../src/eval/metrics.js";
+import { MRA_THRESHOLDS, meanRelativeAccuracy } from "../../src/eval/score.js";
 
 describe("wilsonInterval", () => {
   it("matches the textbook values (R: prop.test(k, n, correct = FALSE))", () => {

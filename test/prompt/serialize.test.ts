@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { boxYawDeg, cognitiveMap, fmt, serializeGraph, type SerializeOptions } from "../../src/prompt/serialize.js";
-import { GRAPH_FORMATS } from "../../src/reason/types.js";
+import { GRAPH_FORMATS } from "../../src/prompt/formats.js";
 import { graph, gridScene, node, tableScene } from "./graphs.js";
 
 const ser = (format: SerializeOptions["format"], uncertainty = false, cogmapSize?: number) =>

@@ -1,7 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { LlmError, createLlmClient, type LlmClient } from "../../src/llm/index.js";
 import { parseAnswer, type AnswerQuestion } from "../../src/reason/parse.js";
-import { answerWithReprompt, formatReminder, repromptText, scoreAnswer, type AnswerOutcome } from "../../src/reason/protocol.js";
+import { answerWithReprompt, formatReminder, repromptText, type AnswerOutcome } from "../../src/reason/protocol.js";
+import { scoreAnswer } from "../../src/eval/score.js";
+
+/** What the runner scores of a protocol outcome: its parsed answer, or its status. */
+const scored = (out: AnswerOutcome) => (out.status === "parsed" ? out.parsed : out);
 import { json, openaiReply, startServer, type TestServer } from "../llm/server.js";
 
 const yesNo: AnswerQuestion = { answer_format: "yes_no", options: ["yes", "no"] };
@@ -46,7 +50,7 @@ describe("answerWithReprompt over real HTTP", () => {
     expect(out).toMatchObject({ status: "invalid", reprompted: true, replies: ["Hmm, hard to say.", "It could be either, honestly."] });
     expect(out).not.toHaveProperty("parsed");
     expect(server.requests).toHaveLength(2);
-    expect(scoreAnswer(out, { ...yesNo, answer: "yes" })).toEqual({ scored: false, status: "invalid" });
+    expect(scoreAnswer(scored(out), { ...yesNo, answer: "yes" })).toEqual({ scored: false, status: "invalid" });
   });
 
   it("does not re-prompt an answer read at once", async () => {
@@ -55,7 +59,7 @@ describe("answerWithReprompt over real HTTP", () => {
     const out = await answerWithReprompt(askVia(c), "How many?", count);
     expect(out).toMatchObject({ status: "parsed", reprompted: false, parsed: { answer: "4" } });
     expect(server.requests).toHaveLength(1);
-    expect(scoreAnswer(out, count)).toEqual({ scored: true, correct: true, mra: 1 });
+    expect(scoreAnswer(scored(out), count)).toEqual({ scored: true, correct: true, mra: 1 });
   });
 
   it("records an empty reply as empty, not invalid, without a re-prompt", async () => {
@@ -72,7 +76,7 @@ describe("answerWithReprompt over real HTTP", () => {
     const out = await answerWithReprompt(askVia(c), "Is it?", yesNo);
     expect(out).toMatchObject({ status: "error", reprompted: false, replies: [] });
     expect(out.status === "error" && out.message).toMatch(/HTTP 400: image too large/);
-    expect(scoreAnswer(out, { ...count })).toEqual({ scored: false, status: "error", mraWorstCase: 0 });
+    expect(scoreAnswer(scored(out), { ...count })).toEqual({ scored: false, status: "error", mraWorstCase: 0 });
   });
 });
 
@@ -121,27 +125,5 @@ describe("formatReminder", () => {
     expect(formatReminder(choice)).toContain('copied as written: "mug", "bowl", "plate"');
     expect(formatReminder(count)).toContain("an integer written with digits");
     expect(formatReminder(count)).toContain('{"answer": 3, "confidence": 0.8}');
-  });
-});
-
-describe("scoreAnswer", () => {
-  it("scores exact matches", () => {
-    expect(scoreAnswer(parseAnswer('{"answer": "B"}', choice), choice)).toEqual({ scored: true, correct: true });
-    expect(scoreAnswer(parseAnswer('{"answer": "plate"}', choice), choice)).toEqual({ scored: true, correct: false });
-  });
-  it("adds MRA for integer answers", () => {
-    const s = scoreAnswer(parseAnswer('{"answer": 3}', count), count);
-    expect(s).toMatchObject({ scored: true, correct: false });
-    // |3 − 4|/4 = 0.25: passes 1−θ ∈ {0.50 … 0.30}, 5 of 10
-    expect(s.scored && s.mra).toBeCloseTo(0.5, 12);
-    expect(scoreAnswer(parseAnswer('{"answer": 40}', count), count)).toMatchObject({ correct: false, mra: 0 });
-  });
-  it("leaves unparsed results unscored, with VSI's worst-case MRA for integers", () => {
-    expect(scoreAnswer(parseAnswer("no clue", count), count)).toEqual({ scored: false, status: "unparsed", mraWorstCase: 0 });
-    expect(scoreAnswer(parseAnswer("no clue", choice), choice)).toEqual({ scored: false, status: "unparsed" });
-  });
-  it("accepts protocol outcomes", () => {
-    const out: AnswerOutcome = { status: "parsed", parsed: { status: "parsed", answer: "bowl", method: "json", match: "exact" }, replies: ["x"], reprompted: false };
-    expect(scoreAnswer(out, choice)).toEqual({ scored: true, correct: true });
   });
 });

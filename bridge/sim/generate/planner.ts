@@ -6,7 +6,8 @@
  */
 import type { AgentPose } from "../../../src/core/math/camera.js";
 import { wrapAngle } from "../../../src/core/math/vec.js";
-import { applyAction, HEIGHT_STEP_M, MOVE_STEP_M, PITCH_STEP_RAD, TURN_STEP_RAD, type NavigationAction, type World } from "../agent.js";
+import { applyAction, type World } from "../agent.js";
+import { HEIGHT_STEP_M, MOVE_STEP_M, PITCH_STEP_RAD, TURN_STEP_RAD, type NavigationAction } from "../../task/actions.js";
 
 export interface PlannedPath {
   actions: NavigationAction[];

@@ -8,10 +8,11 @@
 import { join } from "node:path";
 import { readBundle, readManifest } from "../../../bridge/bundle/io.js";
 import type { Task } from "../../../bridge/task/schema.js";
-import { ResponseCache, canonicalJson } from "../../llm/cache.js";
+import { ResponseCache } from "../../llm/cache.js";
+import { canonicalJson } from "../../core/hash.js";
 import { LlmError } from "../../llm/types.js";
 import { createReasoner, OFFLINE_REASONERS } from "../../reason/index.js";
-import { scoreAnswer } from "../../reason/protocol.js";
+import { scoreAnswer } from "../../eval/score.js";
 import type { Reasoner, ReasonerAnswer, ReasonerInput } from "../../reason/types.js";
 import { fromZod, HttpError } from "./errors.js";
 import { LLM_DEFAULT_TIMEOUT_MS, LLM_MAX_IN_FLIGHT, LLM_QUEUE } from "./limits.js";
@@ -101,7 +102,7 @@ export class AnswerService {
         }
       });
     }
-    const score = a.status === "parsed" && a.answer !== null && b.question === undefined ? scoreAnswer({ status: "parsed", answer: a.answer } as never, task) : null;
+    const score = a.status === "parsed" && a.answer !== null && b.question === undefined ? scoreAnswer(a, task) : null;
     return {
       reasoner: b.reasoner,
       task_id: task.task_id,

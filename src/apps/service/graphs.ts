@@ -5,8 +5,7 @@
  * arriving together share one build.
  */
 import { existsSync } from "node:fs";
-import { createHash } from "node:crypto";
-import { canonicalJson } from "../../llm/cache.js";
+import { canonicalJson, sha256Hex } from "../../core/hash.js";
 import type { SceneGraph } from "../../../scenegraph/types.js";
 import type { Diagnosis } from "../../../scenegraph/diagnosis.js";
 import { fromZod, HttpError, notFound } from "./errors.js";
@@ -36,7 +35,7 @@ export function relevantOptions(o: GraphOptions): Partial<GraphOptions> {
 }
 
 export function graphIdOf(bundle: string, options: GraphOptions): string {
-  return hashedId("graph", createHash("sha256").update(canonicalJson({ bundle, options: relevantOptions(options) })).digest("hex"));
+  return hashedId("graph", sha256Hex(canonicalJson({ bundle, options: relevantOptions(options) })));
 }
 
 export class GraphService {

@@ -11,7 +11,7 @@ import { SOURCES } from "../../../reconstruct/index.js";
 import { MASK_MODES } from "../../../scenegraph/evidence.js";
 import { INSTANCE_MODES } from "../../../scenegraph/build.js";
 import { RunConfigSchema } from "../../eval/config.js";
-import { GRAPH_FORMATS } from "../../reason/types.js";
+import { GRAPH_FORMATS } from "../../prompt/formats.js";
 import { MAX_VIEWS_PER_SESSION } from "./limits.js";
 
 // ---------------------------------------------------------------- capture sessions (the simulator protocol)

@@ -24,7 +24,7 @@ import { armCloud, armGraph } from "../../eval/pipeline.js";
 import { renderBundle } from "../../../bridge/sim/capture.js";
 import type { ItemRecord } from "../../eval/records.js";
 import { buildPrompt, promptRecord } from "../../prompt/templates.js";
-import type { GraphFormat } from "../../reason/types.js";
+import type { GraphFormat } from "../../prompt/formats.js";
 import { displaySample } from "./downsample.js";
 import type { RunDir, StoredGraph } from "./run.js";
 import type { CloudPayload, PromptPayload, TaskInfo, TrueObjectPayload, Variant, ViewPayload } from "./types.js";

@@ -6,8 +6,8 @@ import { InputError } from "../../../core/errors.js";
 import type { AnswerFormat, Task } from "../../../../bridge/task/schema.js";
 import type { SceneGraph } from "../../../../scenegraph/types.js";
 import { createReasoner } from "../../../reason/index.js";
-import { GRAPH_FORMATS, type GraphFormat } from "../../../reason/types.js";
-import { scoreAnswer } from "../../../reason/protocol.js";
+import { GRAPH_FORMATS, type GraphFormat } from "../../../prompt/formats.js";
+import { scoreAnswer } from "../../../eval/score.js";
 import { addGraphOptions, graphFromBundle } from "./graph.js";
 import { choiceOption, intOption, numberOption } from "../options.js";
 
@@ -90,7 +90,7 @@ export function registerAsk(program: Command): void {
       out.push(`answer: ${a.answer ?? "(none)"}${a.confidence !== null ? ` (confidence ${a.confidence})` : ""} [${a.status}, ${a.method}${a.reprompted ? ", re-prompted" : ""}]`);
       if (a.status !== "parsed" && a.reason) out.push(`why: ${a.reason}`);
       if (!custom) {
-        const s = a.status === "parsed" && a.answer !== null ? scoreAnswer({ status: "parsed", answer: a.answer } as never, task) : null;
+        const s = a.status === "parsed" && a.answer !== null ? scoreAnswer(a, task) : null;
         out.push(s && s.scored ? `correct: ${s.correct ? "yes" : "no"} (truth: ${task.answer})` : `not scored (${a.status}); truth: ${task.answer}`);
       }
       process.stdout.write(out.join("\n") + "\n");

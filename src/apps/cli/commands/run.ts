@@ -7,7 +7,7 @@ import { MASK_MODES } from "../../../../scenegraph/evidence.js";
 import { INSTANCE_MODES } from "../../../../scenegraph/build.js";
 import { DEFAULT_RUN_CONFIG, NOISE_COMPONENT_NAMES, resolveRunConfig, RUN_PARADIGMS, RUN_SOURCES, type RunConfig } from "../../../eval/config.js";
 import { runEvaluation, paperTable } from "../../../eval/runner.js";
-import { GRAPH_FORMATS } from "../../../reason/types.js";
+import { GRAPH_FORMATS } from "../../../prompt/formats.js";
 import { choiceOption, intOption, listOption, numberOption } from "../options.js";
 import { Progress } from "../progress.js";
 import { PACKAGE_VERSION } from "../../../core/version.js";
