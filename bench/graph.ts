@@ -30,11 +30,11 @@ export default async function benchGraph(ctx: BenchContext): Promise<void> {
   const structure = new Set(bundle.manifest.instances.filter((e) => e.structure).map((e) => e.id));
   const rssBefore = process.memoryUsage().rss;
   const whole = await ctx.time(async () => {
-    const cloud = await buildPointCloud(bundle, { source: "gt", excludeIds: structure, arena });
+    const cloud = await buildPointCloud(bundle, { source: "gt" }, { excludeIds: structure, arena });
     return { cloud, graph: buildSceneGraph(cloud, bundle, { masks: "instance", instances: "fusion" }) };
   }, 3);
   const allPoints = await ctx.time(async () => {
-    const cloud = await buildPointCloud(bundle, { source: "gt", arena });
+    const cloud = await buildPointCloud(bundle, { source: "gt" }, { arena });
     return { cloud, graph: buildSceneGraph(cloud, bundle, { masks: "instance", instances: "dbscan" }) };
   }, 2);
   const peakMb = process.resourceUsage().maxRSS / 1024;

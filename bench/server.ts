@@ -77,7 +77,7 @@ interface AutocannonOptions {
 type Autocannon = (opts: AutocannonOptions) => Promise<AutocannonResult>;
 const autocannon = createRequire(import.meta.url)("autocannon") as Autocannon;
 
-const CLI = fileURLToPath(new URL("../src/apps/cli/main.js", import.meta.url));
+const CLI = fileURLToPath(new URL("../src/main.js", import.meta.url));
 
 function startServer(data: string): Promise<{ url: string; proc: ChildProcess }> {
   const proc = spawn(process.execPath, [CLI, "serve", "--port", "0", "--data", data], { stdio: ["ignore", "pipe", "inherit"] });

@@ -1,38 +1,49 @@
-/** One entry point for every point-cloud source (`--source gt|vggt|noisy`). */
+/** One entry point for every point-cloud source (`--source gt|vggt|noisy`); options in ./options.ts. */
 import type { FrameBundle } from "../bridge/bundle/io.js";
 import { backprojectViews } from "./gt/backproject.js";
 import { bundleCategories } from "./categories.js";
-import type { PointCloud } from "./pointcloud.js";
-import { vggtPointCloud, type VggtOptions } from "./vggt/index.js";
-import { noisyPointCloud, type NoiseComponent } from "./noisy/index.js";
-import { filterCloud, type CloudArena } from "./pointcloud.js";
+import { CloudOptionsSchema, type CloudOptions } from "./options.js";
+import { filterCloud, type CloudArena, type PointCloud } from "./pointcloud.js";
+import { vggtPointCloud } from "./vggt/index.js";
+import { noisyPointCloud } from "./noisy/index.js";
+import type { z } from "zod";
 
-export const SOURCES = ["gt", "vggt", "noisy"] as const;
-export type Source = (typeof SOURCES)[number];
+export { SOURCES, type Source, type CloudOptions } from "./options.js";
 
-export interface CloudOptions {
-  source: Source;
-  /** noisy: 0..1 */
-  noiseLevel?: number;
-  noiseSeed?: string;
-  noiseComponents?: NoiseComponent[];
-  vggt?: VggtOptions;
+/** How a cloud is built, beyond what it is (none of this changes the points' values). */
+export interface CloudRuntime {
   /** gt/noisy: back-project every stride-th pixel (1 = all). */
   stride?: number;
   /** Reusable storage for gt/noisy clouds (valid until its next use); see CloudArena. */
   arena?: CloudArena;
   /** Leave out points whose pixel has one of these instance ids (room structure, when only objects matter). */
   excludeIds?: ReadonlySet<number>;
+  /** Progress lines of slow sources (vggt). */
+  log?: (msg: string) => void;
 }
 
-export async function buildPointCloud(bundle: FrameBundle, opts: CloudOptions): Promise<PointCloud> {
-  switch (opts.source) {
+/** The cloud of `bundle` from the source and options given (missing options take their defaults). */
+export async function buildPointCloud(bundle: FrameBundle, options: z.input<typeof CloudOptionsSchema>, runtime: CloudRuntime = {}): Promise<PointCloud> {
+  const o: CloudOptions = CloudOptionsSchema.parse(options);
+  switch (o.source) {
     case "gt":
-      return backprojectViews(bundle.views, bundleCategories(bundle), { stride: opts.stride, excludeIds: opts.excludeIds, arena: opts.arena });
-    case "vggt":
-      return withoutIds(await vggtPointCloud(bundle, opts.vggt ?? {}), opts.excludeIds);
+      return backprojectViews(bundle.views, bundleCategories(bundle), { stride: runtime.stride, excludeIds: runtime.excludeIds, arena: runtime.arena });
+    case "vggt": {
+      const v = o.vggt;
+      const cloud = await vggtPointCloud(bundle, {
+        modelPath: v.modelPath ?? undefined,
+        device: v.device,
+        points: v.points,
+        confPercentile: v.confPercentile,
+        confThreshold: v.confThreshold ?? undefined,
+        align: v.align,
+        maxFramesPerChunk: v.maxFramesPerChunk ?? undefined,
+        log: runtime.log,
+      });
+      return withoutIds(cloud, runtime.excludeIds);
+    }
     case "noisy":
-      return noisyPointCloud(bundle, { level: opts.noiseLevel ?? 0.5, seed: opts.noiseSeed ?? "0", components: opts.noiseComponents, excludeIds: opts.excludeIds, arena: opts.arena });
+      return noisyPointCloud(bundle, { level: o.noiseLevel, seed: o.noiseSeed, components: o.noiseComponents, excludeIds: runtime.excludeIds, arena: runtime.arena });
   }
 }
 

@@ -4,8 +4,8 @@
  * per-point fields as extra properties (CloudCompare shows them as scalar fields; Open3D ignores them).
  * Metadata that later stages need (image size, id -> category table, source) travels in comments.
  */
-import { readFileSync, renameSync, writeFileSync } from "node:fs";
-import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { writeFileAtomic } from "../src/core/fs.js";
 import { allocateCloud, type CloudSource, type PointCloud } from "./pointcloud.js";
 import { InputError } from "../src/core/errors.js";
 
@@ -64,16 +64,12 @@ export function encodePly(c: PointCloud, colors?: Uint8Array): Buffer {
 
 /** Writes a PLY atomically (temporary name, then rename). `colors` overrides the RGB (e.g. node colours). */
 export function writePly(c: PointCloud, file: string, colors?: Uint8Array): void {
-  const tmp = `${file}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
-  writeFileSync(tmp, encodePly(c, colors));
-  renameSync(tmp, file);
+  writeFileAtomic(file, encodePly(c, colors));
 }
 
 /** Raw little-endian float32 x,y,z triples: the input format of ../shared/peers. */
 export function writeXyzF32(c: PointCloud, file: string): void {
-  const tmp = `${file}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
-  writeFileSync(tmp, Buffer.from(c.xyz.buffer, c.xyz.byteOffset, c.count * 12));
-  renameSync(tmp, file);
+  writeFileAtomic(file, Buffer.from(c.xyz.buffer, c.xyz.byteOffset, c.count * 12));
 }
 
 function readers(buf: Buffer): Record<string, (o: number) => number> {

@@ -16,9 +16,7 @@ import { segmentStructure } from "./primitives/structure.js";
 import { clusterToNode, computeFlags } from "./nodes.js";
 import { computeRelations } from "./relations.js";
 import type { SceneGraph } from "./types.js";
-
-export const INSTANCE_MODES = ["fusion", "dbscan"] as const;
-export type InstanceMode = (typeof INSTANCE_MODES)[number];
+import type { InstanceMode } from "./options.js";
 
 export interface GraphOptions {
   masks: MaskMode;
@@ -76,7 +74,7 @@ function finePoints(cloud: PointCloud, members: Uint32Array): Float32Array {
 export function buildSceneGraph(cloud: PointCloud, bundle: Pick<FrameBundle, "manifest" | "views">, opts: GraphOptions): GraphResult {
   const p: InstanceParams = { ...DEFAULT_INSTANCE_PARAMS, ...opts.params };
   const { timings, lap } = stageTimer(1);
-  if (opts.instances === "fusion" && opts.masks === "none") throw new InputError("--instances fusion needs masks (it fuses 2D mask fragments); with --masks none use --instances dbscan");
+  if (opts.instances === "fusion" && opts.masks === "none") throw new InputError("instances: fusion needs masks (it fuses 2D mask fragments); with masks none use dbscan", { field: "instances" });
   const ev = computeEvidence(bundle, opts.masks);
   lap("evidence");
   const downsample = (xyz: Float32Array) => voxelDownsample(xyz, p.voxelM).xyz;

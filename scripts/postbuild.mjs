@@ -2,6 +2,6 @@
 // inspection page's browser code (three.js included) with esbuild into dist/inspect-client/client.js.
 import { chmodSync, existsSync } from "node:fs";
 import { buildInspectClient } from "./inspect-client.mjs";
-const bin = new URL("../dist/src/apps/cli/main.js", import.meta.url);
+const bin = new URL("../dist/src/main.js", import.meta.url);
 if (existsSync(bin)) chmodSync(bin, 0o755);
 await buildInspectClient({ write: true });

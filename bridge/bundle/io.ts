@@ -10,18 +10,18 @@ import type { Mat34 } from "../../src/core/math/vec.js";
 import { rotationError, type Intrinsics } from "../../src/core/math/camera.js";
 import { decodePng, encodePng, PngError, rgbOf } from "./png.js";
 import { BundleManifestSchema, type BundleManifest } from "./schema.js";
-import { formatZodIssues } from "../../src/core/errors.js";
+import { formatZodIssues, InputError } from "../../src/core/errors.js";
 
 /** Rotation rows must be orthonormal to this tolerance (float32 files give ~1e-7). */
 export const ROTATION_TOLERANCE = 1e-4;
 
-export class BundleError extends Error {
-  constructor(
-    readonly file: string,
-    readonly field: string,
-    message: string,
-  ) {
-    super(`${file}: ${field}: ${message}`);
+/** A frame bundle that cannot be read: names the file and the field. */
+export class BundleError extends InputError {
+  declare readonly file: string;
+  declare readonly field: string;
+  constructor(file: string, field: string, message: string) {
+    super(`${file}: ${field}: ${message}`, { file, field });
+    this.name = "BundleError";
   }
 }
 

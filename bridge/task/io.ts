@@ -1,9 +1,9 @@
 /** Reading and writing task records, with errors that name the file and field. */
-import { existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync, mkdirSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { randomBytes } from "node:crypto";
 import { TaskSchema, type Task } from "./schema.js";
 import { InputError, formatZodIssues } from "../../src/core/errors.js";
+import { writeJsonAtomic } from "../../src/core/fs.js";
 
 export function parseTask(raw: unknown, file: string): Task {
   const r = TaskSchema.safeParse(raw);
@@ -31,12 +31,6 @@ export function readTasks(path: string): Task[] {
   return files.map((f) => readTaskFile(join(path, f)));
 }
 
-/** Writes JSON atomically (temporary name, then rename) so a reader never sees half a file. */
-export function writeJsonAtomic(file: string, value: unknown): void {
-  const tmp = `${file}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
-  writeFileSync(tmp, JSON.stringify(value, null, 1) + "\n");
-  renameSync(tmp, file);
-}
 
 export function writeTasks(dir: string, tasks: readonly Task[]): string[] {
   mkdirSync(dir, { recursive: true });

@@ -11,8 +11,8 @@
  */
 import { InputError } from "../../src/core/errors.js";
 
-export type NoiseComponent = "depth" | "pose" | "flying" | "dropout" | "blobs";
-export const NOISE_COMPONENTS: readonly NoiseComponent[] = ["depth", "pose", "flying", "dropout", "blobs"];
+export const NOISE_COMPONENTS = ["depth", "pose", "flying", "dropout", "blobs"] as const;
+export type NoiseComponent = (typeof NOISE_COMPONENTS)[number];
 export type NoisePreset = "vggt-like";
 
 export interface NoiseParams {

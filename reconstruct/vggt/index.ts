@@ -11,6 +11,7 @@ import * as ort from "onnxruntime-node";
 import type { FrameBundle } from "../../bridge/bundle/io.js";
 import { InputError } from "../../src/core/errors.js";
 import { allocateCloud, type PointCloud } from "../pointcloud.js";
+import type { VggtSettings } from "../options.js";
 import { availableMemoryBytes, planChunks, type ChunkPlan } from "./memory.js";
 import { getVggtSession, modelBytesOnDisk, resolveVggtModel, VGGT_INPUT, type VggtDevice, type VggtOutputName } from "./model.js";
 import { DEFAULT_CONF_PERCENTILE, halfToFloat, postprocessChunk, VggtOutputError, type ChunkMeta, type ChunkPoints, type ConfRule, type PointsFrom, type VggtChunkOutputs } from "./postprocess.js";
@@ -22,23 +23,8 @@ export { planPreprocess, resizeBicubicPil, roundHalfEven } from "./preprocess.js
 export { decodePoseEncoding } from "./pose.js";
 export { estimateInferenceBytes, planChunks } from "./memory.js";
 
-export interface VggtOptions {
-  /** The .onnx file (or a directory holding vggt.onnx); else $ESI3D_VGGT_MODEL. */
-  modelPath?: string;
-  /** Execution provider: "auto" (default) tries CUDA when an NVIDIA driver is present. */
-  device?: VggtDevice;
-  /** Points from the depth head unprojected with the predicted cameras (default, VGGT's recommendation) or the point-map head. */
-  points?: PointsFrom;
-  /** Drop the lowest p % of confidences (numpy linear percentile, per chunk); default 50 as VGGT's demo. */
-  confPercentile?: number;
-  /** Absolute alternative: keep conf ≥ this (takes precedence over confPercentile). */
-  confThreshold?: number;
-  /** "sim3" (default): align to the bundle's known cameras; "none": keep VGGT's frame (camera 0, arbitrary scale). */
-  align?: "sim3" | "none";
-  /** Upper bound on views per VGGT run (memory also limits it). */
-  maxFramesPerChunk?: number;
-  log?: (msg: string) => void;
-}
+/** VGGT's options as a library call takes them: ../options.ts declares them (VggtOptionsSchema); unset = default. */
+export type VggtOptions = { [K in keyof VggtSettings]?: NonNullable<VggtSettings[K]> } & { log?: (msg: string) => void };
 
 export interface VggtTimings {
   load: number;

@@ -4,6 +4,7 @@
  * duplicate, hallucination and miss rates grow with the noise.
  */
 import { SUBCATEGORY_TITLES, type Subcategory } from "../../bridge/task/taxonomy.js";
+import { columnWidths, tableRow, tableRule } from "../core/table.js";
 import { summarize } from "./metrics.js";
 import type { ItemRecord } from "./records.js";
 import type { Cell } from "./summary.js";
@@ -99,9 +100,10 @@ export function ablationTable(a: AblationSummary, markdown = false): string {
     ["miss rate", "", ...a.quality.map((q) => `${(q.miss_rate * 100).toFixed(1)}%`)],
   ];
   const all = [head, ...rows, qhead, ...qrows];
-  const w = head.map((_, i) => Math.max(...all.map((r) => (r[i] ?? "").length)));
-  const fmt = (r: string[]) => (markdown ? `| ${r.map((c, i) => (i ? c.padStart(w[i]!) : c.padEnd(w[i]!))).join(" | ")} |` : r.map((c, i) => (i ? c.padStart(w[i]!) : c.padEnd(w[i]!))).join("  "));
-  const sep = markdown ? `|${w.map((x, i) => (i ? "-".repeat(x + 1) + ":" : "-".repeat(x + 2))).join("|")}|` : w.map((x) => "-".repeat(x)).join("  ");
+  const o = { markdown, align: "numbers" } as const;
+  const w = columnWidths(all);
+  const fmt = (r: string[]) => tableRow(r, w, o);
+  const sep = tableRule(w, o);
   return [fmt(head), sep, ...rows.map(fmt), "", fmt(qhead), sep, ...qrows.map(fmt)].join("\n") + "\n(accuracy %, paradigms pooled; * = below the 2D baseline)";
 }
 

@@ -2,6 +2,7 @@
 import { readFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import { InputError } from "../core/errors.js";
+import { columnWidths, tableRow } from "../core/table.js";
 import { SUBCATEGORY_TITLES, type Subcategory } from "../../bridge/task/taxonomy.js";
 import { readRecords } from "./records.js";
 import { newcombeDifference, summarizeRun, type RunSummary } from "./summary.js";
@@ -49,9 +50,8 @@ export function formatComparison(rows: ComparisonRow[], nameA: string, nameB: st
     `[${(r.lo * 100).toFixed(1)}, ${(r.hi * 100).toFixed(1)}]`,
     r.lo > 0 ? "A better" : r.hi < 0 ? "B better" : "",
   ]);
-  const all = [head, ...body];
-  const w = head.map((_, i) => Math.max(...all.map((x) => x[i]!.length)));
-  return all.map((x) => x.map((c, i) => c.padEnd(w[i]!)).join("  ").trimEnd()).join("\n");
+  const w = columnWidths([head, ...body]);
+  return [head, ...body].map((r) => tableRow(r, w)).join("\n");
 }
 
 export function compareCommand(dirA: string, dirB: string, paradigm: string): string {

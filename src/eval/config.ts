@@ -1,88 +1,56 @@
 /**
- * The fully resolved configuration of a run (config.json): defaults <- --config file <- flags.
+ * The fully resolved configuration of a run (config.json): defaults <- --config file <- flags. Composed
+ * from the option sets of the stages (cloud sources, noise, VGGT, graphs, prompts, reasoners, model calls),
+ * so a run, `esi3d graph` and the service accept the same options under the same names.
  */
 import { z } from "zod";
 import { BUILTIN_SUBCATEGORIES } from "../../bridge/task/taxonomy.js";
-import { MASK_MODES } from "../../scenegraph/evidence.js";
-import { INSTANCE_MODES } from "../../scenegraph/build.js";
-import { GRAPH_FORMATS } from "../prompt/formats.js";
+import { NoiseOptionsSchema, SourceSchema, SOURCES, VggtOptionsSchema } from "../../reconstruct/options.js";
+import { GraphOptionsSchema } from "../../scenegraph/options.js";
+import { LlmOptionsSchema } from "../llm/options.js";
+import { ImageOptionsSchema, PromptFormatSchema } from "../prompt/formats.js";
+import { RunReasonerSchema } from "../reason/spec.js";
+import { InputError } from "../core/errors.js";
 
-export const RUN_SOURCES = ["gt", "noisy", "vggt"] as const;
+export const RUN_SOURCES = SOURCES;
 export const RUN_PARADIGMS = ["single", "multi", "gt"] as const;
-export const NOISE_COMPONENT_NAMES = ["depth", "pose", "flying", "dropout", "blobs"] as const;
+export { NOISE_COMPONENTS as NOISE_COMPONENT_NAMES } from "../../reconstruct/noisy/params.js";
+
+/** A seed is also a file-name part of the default run directory: letters, digits, '_', '.', '-'. */
+export const SEED_PATTERN = /^[A-Za-z0-9_.-]+$/;
 
 export const RunConfigSchema = z
   .object({
-    suite: z.string().min(1).describe("'default' (the built-in suite, generated from the seed) or a directory of task JSON files"),
-    perSubcategory: z.number().int().min(1).max(10000),
-    subcategories: z.array(z.enum(BUILTIN_SUBCATEGORIES)).min(1),
-    limit: z.number().int().min(1).nullable().describe("use at most this many tasks (after --subcategories)"),
-    sources: z.array(z.enum(RUN_SOURCES)).min(1),
-    paradigms: z.array(z.enum(RUN_PARADIGMS)).min(1),
-    reasoner: z.string().regex(/^(symbolic|(openai|gemini):.+)$/, "symbolic, openai:<model> or gemini:<model>"),
-    baseline: z.enum(["2d", "none"]),
-    masks: z.enum(MASK_MODES),
-    instances: z.enum(INSTANCE_MODES),
-    format: z.enum(GRAPH_FORMATS),
-    uncertainty: z.boolean(),
-    noiseLevel: z.number().min(0).max(1),
-    noiseLevels: z.array(z.number().min(0).max(1)).min(1).nullable().describe("ablation: evaluate the noisy source at each of these levels (null: --noise-level only)"),
-    noiseSeed: z.string(),
-    noiseComponents: z.array(z.enum(NOISE_COMPONENT_NAMES)).min(1),
-    seed: z.string().regex(/^[A-Za-z0-9_.-]+$/),
-    concurrency: z.number().int().min(1).max(64),
-    maxConnections: z.number().int().min(1).max(256),
-    llm: z.object({
-      baseUrl: z.string().nullable(),
-      cachePath: z.string().nullable(),
-      timeoutMs: z.number().int().positive(),
-      maxRetries: z.number().int().min(0).max(20),
-      temperature: z.number().min(0).max(2),
-    }),
-    images: z.enum(["single", "multi"]),
-    maxImages: z.number().int().min(1).max(30),
-    vggt: z.object({
-      modelPath: z.string().nullable(),
-      device: z.enum(["auto", "cuda", "cpu"]),
-      points: z.enum(["depth", "pointmap"]),
-      confPercentile: z.number().min(0).max(100),
-      align: z.enum(["sim3", "none"]),
-    }),
+    suite: z.string().min(1).default("default").describe("'default' (the built-in suite, generated from the seed) or a directory of task JSON files"),
+    perSubcategory: z.number().int().min(1).max(10000).default(10).describe("built-in suite: tasks per subcategory"),
+    subcategories: z.array(z.enum(BUILTIN_SUBCATEGORIES)).min(1).default([...BUILTIN_SUBCATEGORIES]).describe("comma-separated subset of subcategories"),
+    limit: z.number().int().min(1).nullable().default(null).describe("use at most this many tasks (round-robin over subcategories)"),
+    sources: z.array(SourceSchema).min(1).default(["gt", "noisy"]).describe("point-cloud sources for the 3D arms: gt, noisy, vggt"),
+    paradigms: z.array(z.enum(RUN_PARADIGMS)).min(1).default([...RUN_PARADIGMS]).describe("view sets: single, multi, gt"),
+    reasoner: RunReasonerSchema.default("symbolic"),
+    baseline: z.enum(["2d", "none"]).default("2d").describe("2d (symbolic-2d, or the VLM with images for an LLM reasoner) | none"),
+    ...GraphOptionsSchema.shape,
+    ...PromptFormatSchema.shape,
+    ...NoiseOptionsSchema.shape,
+    noiseLevels: z.array(z.number().min(0).max(1)).min(1).nullable().default(null).describe("ablation: evaluate the noisy source at each of these levels (null: noiseLevel only)"),
+    seed: z.string().regex(SEED_PATTERN, "use letters, digits, '_', '.', '-' only").default("0").describe("seed of the built-in suite"),
+    concurrency: z.number().int().min(1).max(64).default(2).describe("worker threads for CPU stages"),
+    maxConnections: z.number().int().min(1).max(256).default(8).describe("model calls in flight at once"),
+    llm: LlmOptionsSchema.default(LlmOptionsSchema.parse({})),
+    ...ImageOptionsSchema.shape,
+    vggt: VggtOptionsSchema.default(VggtOptionsSchema.parse({})),
   })
   .strict();
 
 export type RunConfig = z.infer<typeof RunConfigSchema>;
 
-export const DEFAULT_RUN_CONFIG: RunConfig = {
-  suite: "default",
-  perSubcategory: 10,
-  subcategories: [...BUILTIN_SUBCATEGORIES],
-  limit: null,
-  sources: ["gt", "noisy"],
-  paradigms: ["single", "multi", "gt"],
-  reasoner: "symbolic",
-  baseline: "2d",
-  masks: "instance",
-  instances: "fusion",
-  format: "relations",
-  uncertainty: false,
-  noiseLevel: 0.5,
-  noiseLevels: null,
-  noiseSeed: "0",
-  noiseComponents: [...NOISE_COMPONENT_NAMES],
-  seed: "0",
-  concurrency: 2,
-  maxConnections: 8,
-  llm: { baseUrl: null, cachePath: null, timeoutMs: 300_000, maxRetries: 4, temperature: 0 },
-  images: "multi",
-  maxImages: 8,
-  vggt: { modelPath: null, device: "auto", points: "depth", confPercentile: 50, align: "sim3" },
-};
+export const DEFAULT_RUN_CONFIG: RunConfig = RunConfigSchema.parse({});
 
-/** Deep-merges partial configs over the defaults, then validates. */
+/** Deep-merges partial configs over the defaults, then validates. A layer must be an object. */
 export function resolveRunConfig(...layers: Array<Partial<Record<string, unknown>>>): RunConfig {
   const merged: Record<string, unknown> = structuredClone(DEFAULT_RUN_CONFIG) as unknown as Record<string, unknown>;
   for (const layer of layers) {
+    if (layer === null || typeof layer !== "object" || Array.isArray(layer)) throw new InputError(`a configuration must be a JSON object of options, got ${layer === null ? "null" : Array.isArray(layer) ? "an array" : typeof layer}`);
     for (const [k, v] of Object.entries(layer)) {
       if (v === undefined) continue;
       if (v && typeof v === "object" && !Array.isArray(v) && merged[k] && typeof merged[k] === "object") merged[k] = { ...(merged[k] as object), ...(v as object) };

@@ -1,17 +1,17 @@
 /**
  * One unit of evaluation work: a task in one paradigm. Renders the views once, then for each point-cloud
- * source builds the cloud, the scene graph and its diagnosis; answers with the offline reasoners on the
- * spot. LLM answers need the network and run in the main thread, so for them the unit returns the graphs.
+ * source builds the graph through the shared pipeline (scenegraph/pipeline.ts) and answers with the
+ * offline reasoners on the spot. LLM answers need the network and run in the main thread, so for them the
+ * unit returns the graphs.
  */
 import type { Task } from "../../bridge/task/schema.js";
 import { stageTimer } from "../core/stageTimer.js";
 import type { FrameBundle } from "../../bridge/bundle/io.js";
 import type { Paradigm } from "../../bridge/bundle/schema.js";
 import { renderBundle } from "../../bridge/sim/capture.js";
-import { buildPointCloud } from "../../reconstruct/index.js";
-import { CloudArena, type PointCloud } from "../../reconstruct/pointcloud.js";
-import { buildSceneGraph, type GraphResult } from "../../scenegraph/build.js";
-import { diagnose, type Diagnosis, type GraphMetrics } from "../../scenegraph/diagnosis.js";
+import { CloudArena } from "../../reconstruct/pointcloud.js";
+import type { Diagnosis, GraphMetrics } from "../../scenegraph/diagnosis.js";
+import { graphOfBundle, type GraphPipelineOptions, type PipelineResult, type PipelineRuntime } from "../../scenegraph/pipeline.js";
 import { trueRelations } from "../../scenegraph/truth.js";
 import type { SceneGraph } from "../../scenegraph/types.js";
 import { createSymbolicReasoner } from "../reason/symbolic.js";
@@ -68,19 +68,38 @@ export function qualityFigures(m: GraphMetrics): Record<string, number | null> {
   };
 }
 
-export function makeRecord(task: Task, paradigm: string, arm: Arm, source: string | null, config: RunConfig, reasoner: string, a: ReasonerAnswer, views: number, quality: Record<string, number | null> | null, timings: Record<string, number>, level: number | null = null, key?: string): ItemRecord {
+/** Everything one item record is made of. */
+export interface RecordParts {
+  task: Task;
+  paradigm: string;
+  arm: Arm;
+  /** the 3D arm's source (null for 2D) and, for the noisy source, its level */
+  source: ThreeDArm["source"] | null;
+  level?: number | null;
+  config: RunConfig;
+  reasoner: string;
+  answer: ReasonerAnswer;
+  views: number;
+  quality: Record<string, number | null> | null;
+  timings: Record<string, number>;
+  /** the item key, when it is not the default one of (task, paradigm, arm, source) */
+  key?: string;
+}
+
+export function makeRecord(p: RecordParts): ItemRecord {
+  const { task, paradigm, arm, source, config, reasoner, answer: a } = p;
   const score = a.status === "parsed" && a.answer !== null ? scoreAnswer(a, task) : null;
   const correct = score && score.scored ? score.correct : null;
   const mra = task.answer_format === "integer" ? (score && score.scored ? (score.mra ?? null) : 0) : null;
   return {
-    key: key ?? itemKey(task.task_id, paradigm, arm, source),
+    key: p.key ?? itemKey(task.task_id, paradigm, arm, source),
     task_id: task.task_id,
     subcategory: task.subcategory,
     category: task.category,
     paradigm,
     arm,
     source,
-    noise_level: source === "noisy" ? (level ?? config.noiseLevel) : null,
+    noise_level: source === "noisy" ? (p.level ?? config.noiseLevel) : null,
     reasoner,
     masks: arm === "3d" ? config.masks : null,
     instances: arm === "3d" ? config.instances : null,
@@ -99,35 +118,30 @@ export function makeRecord(task: Task, paradigm: string, arm: Arm, source: strin
     raw: a.raw,
     method: a.method,
     reprompted: a.reprompted ?? false,
-    views,
-    graph_quality: quality,
-    timings_ms: { ...timings, reason: a.latencyMs },
+    views: p.views,
+    graph_quality: p.quality,
+    timings_ms: { ...p.timings, reason: a.latencyMs },
   };
 }
 
 const isOffline = (reasoner: string) => reasoner === "symbolic";
 
-/**
- * The point cloud of one 3D arm of a run, from the run's configuration. The inspection viewer calls this
- * too, to rebuild exactly the cloud behind a stored graph.
- */
-export function armCloud(bundle: FrameBundle, config: RunConfig, arm: ThreeDArm, cloudArena?: CloudArena): Promise<PointCloud> {
-  const structure = new Set(bundle.manifest.instances.filter((e) => e.structure).map((e) => e.id));
-  return buildPointCloud(bundle, {
+/** The graph options of one 3D arm of a run (the inspection viewer uses them to rebuild a stored graph). */
+export function armOptions(config: RunConfig, arm: ThreeDArm): GraphPipelineOptions {
+  return {
     source: arm.source,
     noiseLevel: arm.level ?? config.noiseLevel,
     noiseSeed: config.noiseSeed,
     noiseComponents: config.noiseComponents,
-    // with masks, structure points never reach an instance: leave them out
-    excludeIds: config.masks === "none" ? undefined : structure,
-    arena: cloudArena,
-    vggt: { modelPath: config.vggt.modelPath ?? undefined, device: config.vggt.device, points: config.vggt.points, confPercentile: config.vggt.confPercentile, align: config.vggt.align },
-  });
+    vggt: config.vggt,
+    masks: config.masks,
+    instances: config.instances,
+  };
 }
 
-/** The scene graph of one 3D arm from its cloud, with the run's evidence mode and instance builder. */
-export function armGraph(cloud: PointCloud, bundle: FrameBundle, config: RunConfig): GraphResult {
-  return buildSceneGraph(cloud, bundle, { masks: config.masks, instances: config.masks === "none" ? "dbscan" : config.instances });
+/** The cloud, graph and (unless runtime says otherwise) diagnosis of one 3D arm of a run. */
+export function armPipeline(bundle: FrameBundle, config: RunConfig, arm: ThreeDArm, runtime: PipelineRuntime = {}): Promise<PipelineResult> {
+  return graphOfBundle(bundle, armOptions(config, arm), runtime);
 }
 
 /** One arena per thread: a unit's clouds are built and used one after another. */
@@ -143,32 +157,25 @@ export async function runUnit(job: UnitJob): Promise<UnitResult> {
   const graphs: UnitGraph[] = [];
   const pending: UnitResult["pending"] = [];
   const truthRelations = trueRelations(task);
-  for (const { source, level, label } of threeDArms(config)) {
-    const key = itemKey(task.task_id, paradigm, "3d", label);
+  for (const arm of threeDArms(config)) {
+    const key = itemKey(task.task_id, paradigm, "3d", arm.label);
     if (done.has(key)) continue;
-    const st: Record<string, number> = {};
-    let t0 = performance.now();
-    const cloud = await armCloud(bundle, config, { source, level, label }, arena);
-    st.cloud = Math.round(performance.now() - t0);
-    t0 = performance.now();
-    const g = armGraph(cloud, bundle, config);
-    st.graph = Math.round(performance.now() - t0);
-    t0 = performance.now();
-    const diagnosis = diagnose({ graph: g.graph, members: g.members, cloud, task, bundle, trueRelations: truthRelations });
-    st.diagnose = Math.round(performance.now() - t0);
-    graphs.push({ source: label, graph: g.graph, diagnosis });
+    const r = await armPipeline(bundle, config, arm, { arena, trueRelations: truthRelations });
+    const diagnosis = r.diagnosis!;
+    graphs.push({ source: arm.label, graph: r.graph, diagnosis });
     if (isOffline(config.reasoner)) {
-      const a = await createSymbolicReasoner().answer({ task, graph: g.graph });
-      records.push(makeRecord(task, paradigm, "3d", source, config, "symbolic", a, bundle.views.length, qualityFigures(diagnosis.metrics), { render: timings.render!, ...st }, level, key));
-    } else pending.push({ key, arm: "3d", source: label });
+      const answer = await createSymbolicReasoner().answer({ task, graph: r.graph });
+      const st = { render: timings.render!, ...r.timings_ms };
+      records.push(makeRecord({ task, paradigm, arm: "3d", source: arm.source, level: arm.level, config, reasoner: "symbolic", answer, views: bundle.views.length, quality: qualityFigures(diagnosis.metrics), timings: st, key }));
+    } else pending.push({ key, arm: "3d", source: arm.label });
   }
   lap("sources");
   if (config.baseline === "2d") {
     const key = itemKey(task.task_id, paradigm, "2d", null);
     if (!done.has(key)) {
       if (isOffline(config.reasoner)) {
-        const a = await createSymbolic2dReasoner().answer({ task, bundle });
-        records.push(makeRecord(task, paradigm, "2d", null, config, "symbolic-2d", a, bundle.views.length, null, { render: timings.render! }));
+        const answer = await createSymbolic2dReasoner().answer({ task, bundle });
+        records.push(makeRecord({ task, paradigm, arm: "2d", source: null, config, reasoner: "symbolic-2d", answer, views: bundle.views.length, quality: null, timings: { render: timings.render! } }));
       } else pending.push({ key, arm: "2d", source: null });
     }
   }

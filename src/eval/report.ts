@@ -3,6 +3,7 @@
  * report.html (no CDN) with inline SVG charts.
  */
 import { SUBCATEGORY_CATEGORY, SUBCATEGORY_TITLES, type Subcategory } from "../../bridge/task/taxonomy.js";
+import { formatTable } from "../core/table.js";
 import type { RunConfig } from "./config.js";
 import { METHOD_LABELS, type Cell, type RunSummary } from "./summary.js";
 
@@ -17,10 +18,7 @@ const title = (s: string) => SUBCATEGORY_TITLES[s as Subcategory] ?? s;
 const pct = (c: Cell | undefined) => (!c || c.nScored === 0 ? "-" : (c.accuracy.p * 100).toFixed(1));
 
 function pad(rows: string[][], markdown: boolean): string {
-  const w = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
-  const fmt = (r: string[]) => (markdown ? `| ${r.map((c, i) => (i === 0 ? c.padEnd(w[i]!) : c.padStart(w[i]!))).join(" | ")} |` : r.map((c, i) => (i === 0 ? c.padEnd(w[i]!) : c.padStart(w[i]!))).join("  "));
-  const sep = markdown ? `|${w.map((x, i) => (i === 0 ? "-".repeat(x + 2) : "-".repeat(x + 1) + ":")).join("|")}|` : w.map((x) => "-".repeat(x)).join("  ");
-  return [fmt(rows[0]!), sep, ...rows.slice(1).map(fmt)].join("\n");
+  return formatTable(rows[0]!, rows.slice(1), { markdown, align: "numbers" });
 }
 
 /** Accuracy (%) by subcategory (grouped by category) x method x paradigm, as in the paper's Table 4. */

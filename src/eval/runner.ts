@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { Piscina } from "piscina";
 import pLimit from "p-limit";
 import type { Task } from "../../bridge/task/schema.js";
-import { readTaskFile, readTasks, writeJsonAtomic } from "../../bridge/task/io.js";
+import { readTaskFile, readTasks } from "../../bridge/task/io.js";
 import { InputError } from "../core/errors.js";
 import { generateTask } from "../../bridge/sim/generate/suite.js";
 import type { Paradigm } from "../../bridge/bundle/schema.js";
@@ -22,9 +22,10 @@ import { makeRecord, qualityFigures, runUnit, type UnitJob, type UnitResult } fr
 import { renderBundle } from "../../bridge/sim/capture.js";
 import { itemKey, readRecords, RecordWriter, type ItemRecord } from "./records.js";
 import { summarizeRun, type RunSummary } from "./summary.js";
-import { paperTable, reportHtml, reportMarkdown } from "./report.js";
+import { reportHtml, reportMarkdown } from "./report.js";
 import type { WorkerJob } from "./worker.js";
 import { sceneGraphFile } from "./files.js";
+import { writeFileAtomic, writeJsonAtomic } from "../core/fs.js";
 
 export interface RunOptions {
   config: RunConfig;
@@ -142,7 +143,7 @@ export async function runEvaluation(opts: RunOptions): Promise<RunOutcome> {
             const g = res.graphs.find((x) => x.source === p.source);
             const a = await llm.answer(p.arm === "2d" ? { task, bundle, images: config.images, maxImages: config.maxImages } : { task, graph: g!.graph, format: config.format, uncertainty: config.uncertainty }, abandon.signal);
             const arm = threeDArms(config).find((x) => x.label === p.source);
-            commit(makeRecord(task, paradigm, p.arm, arm?.source ?? null, config, config.reasoner, a, res.views, g ? qualityFigures(g.diagnosis.metrics) : null, { ...res.timings }, arm?.level ?? null, p.key));
+            commit(makeRecord({ task, paradigm, arm: p.arm, source: arm?.source ?? null, level: arm?.level ?? null, config, reasoner: config.reasoner, answer: a, views: res.views, quality: g ? qualityFigures(g.diagnosis.metrics) : null, timings: { ...res.timings }, key: p.key }));
           }),
         ),
       );
@@ -177,11 +178,9 @@ export async function runEvaluation(opts: RunOptions): Promise<RunOutcome> {
   const wallSeconds = (Date.now() - t0) / 1000;
   const meta = { runId: out.split("/").filter(Boolean).pop() ?? out, version: opts.version, wallSeconds };
   writeJsonAtomic(join(out, "summary.json"), { ...summary, complete: !interrupted, wall_seconds: wallSeconds });
-  const { writeTextAtomic } = await import("./files.js");
-  writeTextAtomic(join(out, "report.md"), reportMarkdown(summary, config, meta));
-  writeTextAtomic(join(out, "report.html"), reportHtml(summary, config, meta));
+  writeFileAtomic(join(out, "report.md"), reportMarkdown(summary, config, meta));
+  writeFileAtomic(join(out, "report.html"), reportHtml(summary, config, meta));
   opts.progress?.finish();
   return { summary, records, interrupted, wallSeconds };
 }
 
-export { paperTable };

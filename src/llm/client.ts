@@ -8,6 +8,7 @@
  */
 import pLimit from "p-limit";
 import { Rng } from "../core/math/rng.js";
+import { DEFAULT_TIMEOUT_MS } from "./options.js";
 import { ResponseCache, cacheKey, isCacheable } from "./cache.js";
 import { GEMINI_DEFAULT_API_VERSION, GEMINI_DEFAULT_BASE_URL, createGeminiTransport } from "./gemini.js";
 import { OPENAI_DEFAULT_BASE_URL, OPENAI_PLACEHOLDER_KEY, createOpenAiTransport, type MaxTokensParam } from "./openai.js";
@@ -22,11 +23,8 @@ import {
   sleep,
 } from "./retry.js";
 import { TransportError, type Transport, type TransportReply } from "./transport.js";
-import { LlmError, type ChatRequest, type ChatResult, type LlmClient, type LlmErrorKind } from "./types.js";
+import { LlmConfigError, LlmError, type ChatRequest, type ChatResult, type LlmClient, type LlmErrorKind } from "./types.js";
 
-/** Per-attempt timeout. The openai SDK defaults to 10 min, which hides a hung connection for too long; 5 min
- * (undici's default headers timeout) still leaves room for slow reasoning models. Ours. */
-export const DEFAULT_TIMEOUT_MS = 300_000;
 /** In-flight requests per client: reference/ecosystem.md §1.4 suggests about 8–10 (Inspect's --max-connections
  * default is 10); we take the lower end for rate-limited accounts. */
 export const DEFAULT_MAX_CONCURRENCY = 8;
@@ -82,7 +80,7 @@ export const SUPPORTED_PROVIDERS = ["openai", "gemini"] as const;
 export function parseModelSpec(spec: string): { provider: (typeof SUPPORTED_PROVIDERS)[number]; model: string } {
   const m = /^([a-z]+):(.+)$/.exec(spec.trim());
   if (!m || !(SUPPORTED_PROVIDERS as readonly string[]).includes(m[1]!)) {
-    throw new LlmError(`unknown model "${spec}": expected "openai:<model>" or "gemini:<model>"`, { kind: "config" });
+    throw new LlmConfigError(`unknown model "${spec}": expected "openai:<model>" or "gemini:<model>"`);
   }
   return { provider: m[1] as "openai" | "gemini", model: m[2]!.trim() };
 }
@@ -93,7 +91,7 @@ export function createLlmClient(spec: string, opts: LlmClientOptions): LlmClient
   const timeoutMs = positive(opts.timeoutMs ?? DEFAULT_TIMEOUT_MS, "timeoutMs");
   const maxRetries = nonNegativeInt(opts.maxRetries ?? DEFAULT_MAX_RETRIES, "maxRetries");
   const maxConcurrency = nonNegativeInt(opts.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY, "maxConcurrency");
-  if (maxConcurrency < 1) throw new LlmError("maxConcurrency must be at least 1", { kind: "config" });
+  if (maxConcurrency < 1) throw new LlmConfigError("maxConcurrency must be at least 1");
   const jitterRng = new Rng(DEFAULT_JITTER_SEED);
   const backoff = {
     baseMs: opts.backoffBaseMs ?? DEFAULT_BACKOFF_BASE_MS,
@@ -109,10 +107,7 @@ export function createLlmClient(spec: string, opts: LlmClientOptions): LlmClient
     let apiKey = env.OPENAI_API_KEY;
     if (!apiKey) {
       if (!explicitServer) {
-        throw new LlmError(
-          `${spec}: the environment variable OPENAI_API_KEY is not set (for a local OpenAI-compatible server without a key, pass its --base-url)`,
-          { kind: "config" },
-        );
+        throw new LlmConfigError(`${spec}: the environment variable OPENAI_API_KEY is not set (for a local OpenAI-compatible server without a key, pass its --base-url)`);
       }
       apiKey = OPENAI_PLACEHOLDER_KEY;
     }
@@ -120,7 +115,7 @@ export function createLlmClient(spec: string, opts: LlmClientOptions): LlmClient
     transport = createOpenAiTransport({ model, apiKey, baseUrl, maxTokensParam, timeoutMs });
   } else {
     const apiKey = env.GEMINI_API_KEY;
-    if (!apiKey) throw new LlmError(`${spec}: the environment variable GEMINI_API_KEY is not set`, { kind: "config" });
+    if (!apiKey) throw new LlmConfigError(`${spec}: the environment variable GEMINI_API_KEY is not set`);
     transport = createGeminiTransport({
       model,
       apiKey,
@@ -169,7 +164,7 @@ export function createLlmClient(spec: string, opts: LlmClientOptions): LlmClient
   }
 
   async function chat(req: ChatRequest, signal?: AbortSignal): Promise<ChatResult> {
-    if (typeof req?.user !== "string") throw new LlmError(`${id}: ChatRequest.user must be a string`, { kind: "config" });
+    if (typeof req?.user !== "string") throw new LlmConfigError(`${id}: ChatRequest.user must be a string`);
     const t0 = performance.now();
     const key =
       cache && isCacheable(req)
@@ -250,11 +245,11 @@ export function createLlmClient(spec: string, opts: LlmClientOptions): LlmClient
 }
 
 function positive(v: number, name: string): number {
-  if (!(Number.isFinite(v) && v > 0)) throw new LlmError(`${name} must be a positive number, got ${v}`, { kind: "config" });
+  if (!(Number.isFinite(v) && v > 0)) throw new LlmConfigError(`${name} must be a positive number, got ${v}`);
   return v;
 }
 
 function nonNegativeInt(v: number, name: string): number {
-  if (!(Number.isInteger(v) && v >= 0)) throw new LlmError(`${name} must be a non-negative integer, got ${v}`, { kind: "config" });
+  if (!(Number.isInteger(v) && v >= 0)) throw new LlmConfigError(`${name} must be a non-negative integer, got ${v}`);
   return v;
 }

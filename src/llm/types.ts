@@ -3,6 +3,7 @@
  * Gemini) is reached through this one interface; retries, timeouts, concurrency and the response cache are
  * ours (src/llm/client.ts), not the SDKs'.
  */
+import { InputError } from "../core/errors.js";
 
 export interface ChatImage {
   /** e.g. "image/png" */
@@ -55,7 +56,7 @@ export interface LlmClient {
  * - `bad_response`: a 2xx answer whose body is not the provider's wire format (malformed JSON, no choices).
  * - `aborted`: the caller's AbortSignal fired.
  */
-export type LlmErrorKind = "config" | "http" | "connection" | "timeout" | "bad_response" | "aborted";
+export type LlmErrorKind = "http" | "connection" | "timeout" | "bad_response" | "aborted";
 
 /**
  * The one error type the clients throw. Its message names the provider, model, status and the server's own
@@ -79,5 +80,13 @@ export class LlmError extends Error {
     this.attempts = opts.attempts ?? 0;
     this.retryable = opts.retryable ?? false;
     this.retryAfterMs = opts.retryAfterMs;
+  }
+}
+
+/** A client that cannot be made as configured (unknown model, missing API key, malformed base URL): the user's to fix. */
+export class LlmConfigError extends InputError {
+  constructor(message: string) {
+    super(message);
+    this.name = "LlmConfigError";
   }
 }

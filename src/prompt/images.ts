@@ -18,11 +18,9 @@
 import type { FrameBundle } from "../../bridge/bundle/io.js";
 import { encodePng } from "../../bridge/bundle/png.js";
 import type { ChatImage } from "../llm/types.js";
+import { DEFAULT_MAX_IMAGES, MAX_IMAGES } from "./formats.js";
 
-/** Default number of images for `multi` (see the file comment for why). */
-export const DEFAULT_MAX_IMAGES = 8;
-/** The most images ever sent: the paper's 30 views (= T_max, esi-spec.md §2.2–2.3). */
-export const MAX_IMAGES = 30;
+export { DEFAULT_MAX_IMAGES, MAX_IMAGES };
 export const IMAGE_MIME_TYPE = "image/png";
 
 export type ImageMode = "single" | "multi";

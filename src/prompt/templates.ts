@@ -23,6 +23,7 @@
 import { HEIGHT_STEP_M, MOVE_STEP_M, PITCH_STEP_RAD, TURN_STEP_RAD } from "../../bridge/task/actions.js";
 import type { Task } from "../../bridge/task/schema.js";
 import { LABEL_ANSWER_SUBCATEGORIES } from "../../bridge/task/taxonomy.js";
+import { InputError } from "../core/errors.js";
 import { canonicalJson, sha256Hex } from "../core/hash.js";
 import type { ChatImage } from "../llm/types.js";
 import type { GraphFormat } from "./formats.js";
@@ -46,7 +47,8 @@ export type Arm = "3d-llm" | "2d-vlm";
 /** What the templates read from a task (LLMs see only the question fields, src/reason/types.ts). */
 export type PromptTask = Pick<Task, "question" | "answer_format" | "options" | "subcategory" | "camera" | "agent_initial">;
 
-export class PromptError extends Error {
+/** A question that cannot be put to a model as given (no graph for a 3D arm, no bundle for images, ...). */
+export class PromptError extends InputError {
   constructor(message: string) {
     super(message);
     this.name = "PromptError";

@@ -4,12 +4,12 @@ import { createSymbolicReasoner } from "./symbolic.js";
 import { createSymbolic2dReasoner } from "./symbolic2d.js";
 import { createLlmReasoner, type LlmReasonerOptions } from "./llm.js";
 import type { Reasoner } from "./types.js";
+import { isLlmReasoner, REASONER_FORMS } from "./spec.js";
 
-export const OFFLINE_REASONERS = ["symbolic", "symbolic-2d"] as const;
 
 export function createReasoner(spec: string, llm: LlmReasonerOptions = {}): Reasoner {
   if (spec === "symbolic") return createSymbolicReasoner();
   if (spec === "symbolic-2d") return createSymbolic2dReasoner();
-  if (/^(openai|gemini):.+/.test(spec)) return createLlmReasoner(spec, llm);
-  throw new InputError(`--reasoner: expected symbolic, symbolic-2d, openai:<model> or gemini:<model>, got "${spec}"`);
+  if (isLlmReasoner(spec)) return createLlmReasoner(spec, llm);
+  throw new InputError(`reasoner: expected ${REASONER_FORMS}, got "${spec}"`, { field: "reasoner" });
 }

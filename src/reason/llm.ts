@@ -27,14 +27,13 @@ import type { ResponseCache } from "../llm/cache.js";
 import { canonicalJson, sha256Hex } from "../core/hash.js";
 import { createLlmClient, parseModelSpec, type LlmClientOptions } from "../llm/client.js";
 import { OPENAI_DEFAULT_BASE_URL } from "../llm/openai.js";
+import { DEFAULT_TEMPERATURE } from "../llm/options.js";
 import type { ChatResult, LlmClient } from "../llm/types.js";
 import type { ImageMode } from "../prompt/images.js";
 import { buildPrompt, imageHashes, promptRecord, PROMPT_VERSION, type BuildOptions, type BuiltPrompt } from "../prompt/templates.js";
 import { answerWithReprompt, type AnswerOutcome } from "./protocol.js";
 import type { GraphFormat, Reasoner, ReasonerAnswer, ReasonerInput } from "./types.js";
 
-/** Greedy decoding, as VSI-Bench evaluates (reference/vsi-spatialworld.md §A4), and the only setting the response cache stores. */
-export const DEFAULT_TEMPERATURE = 0;
 /** `method` of an answer that was not parsed. */
 export const NO_PARSE_METHOD = "none";
 

@@ -10,8 +10,9 @@ import { readBundle, readManifest } from "../../../bridge/bundle/io.js";
 import type { Task } from "../../../bridge/task/schema.js";
 import { ResponseCache } from "../../llm/cache.js";
 import { canonicalJson } from "../../core/hash.js";
-import { LlmError } from "../../llm/types.js";
-import { createReasoner, OFFLINE_REASONERS } from "../../reason/index.js";
+import { InputError } from "../../core/errors.js";
+import { createReasoner } from "../../reason/index.js";
+import { OFFLINE_REASONERS } from "../../reason/spec.js";
 import { scoreAnswer } from "../../eval/score.js";
 import type { Reasoner, ReasonerAnswer, ReasonerInput } from "../../reason/types.js";
 import { fromZod, HttpError } from "./errors.js";
@@ -53,7 +54,7 @@ export class AnswerService {
     try {
       r = createReasoner(b.reasoner, { ...opts, cache: b.cache ? this.cache() : null, maxConcurrency: LLM_MAX_IN_FLIGHT });
     } catch (e) {
-      if (e instanceof LlmError) throw new HttpError(400, "invalid_request", `body.reasoner: ${e.message}`, "body.reasoner");
+      if (e instanceof InputError) throw new HttpError(400, "invalid_request", `body.reasoner: ${e.message}`, "body.reasoner");
       throw e;
     }
     this.reasoners.set(key, r);

@@ -9,7 +9,6 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import { existsSync } from "node:fs";
 import { TaskSchema } from "../../../bridge/task/schema.js";
 import { readManifest } from "../../../bridge/bundle/io.js";
-import { writeJsonAtomic } from "../../../bridge/task/io.js";
 import { PACKAGE_VERSION } from "../../core/version.js";
 import { AnswerService } from "./answers.js";
 import { ServerContext } from "./context.js";
@@ -24,6 +23,7 @@ import { RunService } from "./runs.js";
 import { SessionService } from "./sessions.js";
 import { DataStore } from "./store.js";
 import { VIEW_CONTENT_TYPE } from "./view-codec.js";
+import { writeJsonAtomic } from "../../core/fs.js";
 
 export interface ServeOptions {
   host: string;

@@ -4,7 +4,7 @@
  * server's stderr).
  */
 import { ZodError } from "zod";
-import { InputError } from "../../core/errors.js";
+import { InputError, zodIssues } from "../../core/errors.js";
 import { BundleError } from "../../../bridge/bundle/io.js";
 
 export interface ErrorBody {
@@ -41,11 +41,9 @@ export function notFound(what: string, id: string): HttpError {
   return new HttpError(404, "not_found", `${what} ${id} does not exist`);
 }
 
-const MAX_ISSUES = 10;
-
 /** A zod error as a 400 naming the first field (prefixed with where it came from: body, query, params, ...). */
 export function fromZod(e: ZodError, where: string): HttpError {
-  const issues = e.issues.slice(0, MAX_ISSUES).map((i) => ({ field: [where, ...i.path.map(String)].join("."), message: i.message }));
+  const issues = zodIssues(e.issues, [where]);
   const first = issues[0]!;
   const message = issues.map((i) => `${i.field}: ${i.message}`).join("; ");
   return new HttpError(400, "invalid_request", message, first.field, {}, issues);
@@ -56,7 +54,7 @@ export function toHttpError(e: unknown, requestId: string): HttpError {
   if (e instanceof HttpError) return e;
   if (e instanceof ZodError) return fromZod(e, "body");
   if (e instanceof BundleError) return new HttpError(400, "invalid_bundle", e.message, e.field);
-  if (e instanceof InputError) return new HttpError(400, "invalid_request", e.message);
+  if (e instanceof InputError) return new HttpError(400, "invalid_request", e.message, e.field);
   // fastify's own errors (body too large, bad JSON, unsupported media type, ...) carry a 4xx statusCode
   const fe = e as { statusCode?: number; code?: string; message?: string };
   if (typeof fe?.statusCode === "number" && fe.statusCode >= 400 && fe.statusCode < 500) {

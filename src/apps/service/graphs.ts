@@ -7,6 +7,7 @@
 import { existsSync } from "node:fs";
 import { canonicalJson, sha256Hex } from "../../core/hash.js";
 import type { SceneGraph } from "../../../scenegraph/types.js";
+import { effectiveInstances } from "../../../scenegraph/options.js";
 import type { Diagnosis } from "../../../scenegraph/diagnosis.js";
 import { fromZod, HttpError, notFound } from "./errors.js";
 import { checkId, hashedId } from "./ids.js";
@@ -28,9 +29,9 @@ export interface GraphRecord {
 
 /** The options that change the graph for a source (the others are ignored, as the CLI ignores them). */
 export function relevantOptions(o: GraphOptions): Partial<GraphOptions> {
-  const base = { source: o.source, masks: o.masks, instances: o.masks === "none" ? "dbscan" : o.instances } as Partial<GraphOptions>;
-  if (o.source === "noisy") return { ...base, noiseLevel: o.noiseLevel, noiseSeed: o.noiseSeed };
-  if (o.source === "vggt") return { ...base, vggtPoints: o.vggtPoints, confPercentile: o.confPercentile, confThreshold: o.confThreshold, align: o.align, device: o.device };
+  const base: Partial<GraphOptions> = { source: o.source, masks: o.masks, instances: effectiveInstances(o.masks, o.instances) };
+  if (o.source === "noisy") return { ...base, noiseLevel: o.noiseLevel, noiseSeed: o.noiseSeed, noiseComponents: o.noiseComponents };
+  if (o.source === "vggt") return { ...base, vggt: o.vggt };
   return base;
 }
 
@@ -95,7 +96,7 @@ export class GraphService {
   async get(bundle: string, options: Partial<GraphOptions>, field: string): Promise<{ record: GraphRecord; created: boolean }> {
     const dir = this.bundleDir(bundle, field);
     const o = GraphOptionsSchema.parse(options);
-    if (o.masks === "none") o.instances = "dbscan"; // no 2D masks to fuse, as `esi3d graph` decides
+    o.instances = effectiveInstances(o.masks, o.instances); // as `esi3d graph` decides
     const id = graphIdOf(bundle, o);
     const stored = this.find(id);
     if (stored) {

@@ -7,11 +7,12 @@
 import { z } from "zod";
 import { TaskSchema } from "../../../bridge/task/schema.js";
 import { BundleManifestSchema, BundleViewSchema, InstanceEntrySchema, IntrinsicsSchema, PARADIGMS } from "../../../bridge/bundle/schema.js";
-import { SOURCES } from "../../../reconstruct/index.js";
-import { MASK_MODES } from "../../../scenegraph/evidence.js";
-import { INSTANCE_MODES } from "../../../scenegraph/build.js";
+import { VggtOptionsSchema } from "../../../reconstruct/options.js";
+import { GraphPipelineOptionsSchema } from "../../../scenegraph/pipeline.js";
+import { LlmOptionsSchema } from "../../llm/options.js";
 import { RunConfigSchema } from "../../eval/config.js";
-import { GRAPH_FORMATS } from "../../prompt/formats.js";
+import { ImageOptionsSchema, PromptFormatSchema } from "../../prompt/formats.js";
+import { ReasonerSpecSchema } from "../../reason/spec.js";
 import { MAX_VIEWS_PER_SESSION } from "./limits.js";
 
 // ---------------------------------------------------------------- capture sessions (the simulator protocol)
@@ -82,21 +83,13 @@ export const TaskPutResponseSchema = z.object({ task_id: z.string(), created: z.
 
 // ---------------------------------------------------------------- graphs
 
-/** The options of `esi3d graph` (same names, camelCase; same defaults). */
-export const GraphOptionsSchema = z
-  .object({
-    source: z.enum(SOURCES).default("gt").describe("point-cloud source: gt (depth back-projection), vggt (ONNX model from the server's ESI3D_VGGT_MODEL), noisy (controlled error model)"),
-    masks: z.enum(MASK_MODES).default("instance").describe("evidence: semantic | instance | oracle | none"),
-    instances: z.enum(INSTANCE_MODES).default("fusion").describe("instance builder: fusion | dbscan (masks none always uses dbscan)"),
-    noiseLevel: z.number().min(0).max(1).default(0.5).describe("noisy: overall error level 0..1"),
-    noiseSeed: z.string().max(200).default("0").describe("noisy: seed of the error model"),
-    vggtPoints: z.enum(["depth", "pointmap"]).default("depth").describe("vggt: depth head with decoded cameras, or the point-map head"),
-    confPercentile: z.number().min(0).max(100).default(50).describe("vggt: drop the lowest p % of confidences"),
-    confThreshold: z.number().min(0).max(1e9).optional().describe("vggt: instead, keep confidence >= c"),
-    align: z.enum(["sim3", "none"]).default("sim3").describe("vggt: align predicted cameras to the known poses"),
-    device: z.enum(["auto", "cuda", "cpu"]).default("auto").describe("vggt: execution provider"),
-  })
-  .strict();
+/**
+ * The options of `esi3d graph`: the same schema (scenegraph/pipeline.ts), so the same names and defaults. The
+ * VGGT model file is the server's (its ESI3D_VGGT_MODEL), never the client's.
+ */
+export const GraphOptionsSchema = GraphPipelineOptionsSchema.extend({
+  vggt: VggtOptionsSchema.omit({ modelPath: true }).default(VggtOptionsSchema.omit({ modelPath: true }).parse({})),
+}).strict();
 export type GraphOptions = z.infer<typeof GraphOptionsSchema>;
 
 export const GraphRequestSchema = GraphOptionsSchema.extend({
@@ -122,15 +115,15 @@ export const AnswerRequestSchema = z
     graph: z.string().optional().describe("graph id to answer over (its bundle gives the task and, for 2D arms, the images)"),
     bundle: z.string().optional().describe("instead: a bundle id; 3D reasoners build (or reuse) its graph with graph_options"),
     graph_options: GraphOptionsSchema.optional().describe("with `bundle`: the graph to build (default: the `esi3d graph` defaults)"),
-    reasoner: z.string().min(1).max(200).describe("symbolic | symbolic-2d | openai:<model> | gemini:<model> (keys and OPENAI_BASE_URL from the server's environment)"),
+    reasoner: ReasonerSpecSchema.describe("symbolic | symbolic-2d | openai:<model> | gemini:<model> (keys and OPENAI_BASE_URL from the server's environment)"),
     question: z.string().min(1).max(20_000).optional().describe("ask this instead of the task's question (LLM reasoners; the offline programs answer the task's question)"),
-    format: z.enum(GRAPH_FORMATS).optional().describe("LLM: graph serialization"),
-    uncertainty: z.boolean().optional().describe("LLM: uncertainty-aware serialization"),
-    images: z.enum(["single", "multi"]).optional().describe("LLM: answer from images (the VLM 2D baseline) instead of the graph"),
-    maxImages: z.number().int().min(1).max(30).optional(),
-    temperature: z.number().min(0).max(2).optional(),
-    timeoutMs: z.number().int().min(1000).max(600_000).optional().describe("LLM: per-attempt timeout"),
-    maxRetries: z.number().int().min(0).max(20).optional(),
+    format: PromptFormatSchema.shape.format.unwrap().optional(),
+    uncertainty: PromptFormatSchema.shape.uncertainty.unwrap().optional(),
+    images: ImageOptionsSchema.shape.images.unwrap().optional().describe("LLM: answer from images (the VLM 2D baseline) instead of the graph"),
+    maxImages: ImageOptionsSchema.shape.maxImages.unwrap().optional(),
+    temperature: LlmOptionsSchema.shape.temperature.unwrap().optional(),
+    timeoutMs: LlmOptionsSchema.shape.timeoutMs.unwrap().max(600_000).optional().describe("LLM: per-attempt timeout (ms; at most 10 minutes here)"),
+    maxRetries: LlmOptionsSchema.shape.maxRetries.unwrap().optional(),
     cache: z.boolean().default(true).describe("LLM: use the server's response cache"),
   })
   .strict()
@@ -167,8 +160,8 @@ export const AnswerResponseSchema = z.object({
  */
 export const RunRequestSchema = RunConfigSchema.partial()
   .extend({
-    llm: RunConfigSchema.shape.llm.partial().optional(),
-    vggt: RunConfigSchema.shape.vggt.partial().optional(),
+    llm: LlmOptionsSchema.partial().optional(),
+    vggt: VggtOptionsSchema.partial().optional(),
   })
   .strict();
 

@@ -13,10 +13,11 @@ import { HttpError, busy, fromZod, notFound } from "./errors.js";
 import { checkId, checkTaskId, newId, sameId } from "./ids.js";
 import { MAX_IMAGE_PIXELS, MAX_OPEN_SESSIONS, MAX_SESSION_BYTES, MAX_VIEWS_PER_SESSION, SESSION_TTL_MS } from "./limits.js";
 import { SessionFinishSchema, SessionOpenSchema, type SessionOpen } from "./schemas.js";
-import { writeAtomic, type DataStore } from "./store.js";
+import { type DataStore } from "./store.js";
 import { parseView } from "./view-codec.js";
 import type { FinishResult } from "./worker.js";
 import type { ServerContext } from "./context.js";
+import { writeFileAtomic } from "../../core/fs.js";
 
 /** Instance ids of room structure in ESI-Bench tasks (README "Tasks"): 1 floor, 2-5 walls. */
 const FLOOR_ID = 1;
@@ -169,7 +170,7 @@ export class SessionService {
     const others = [...got.entries()].filter(([k]) => k !== n).reduce((a, [, s]) => a + s, 0);
     if (others + body.length > MAX_SESSION_BYTES)
       throw new HttpError(413, "too_large", `session ${id} would hold ${others + body.length} bytes, more than the ${MAX_SESSION_BYTES}-byte limit per session`);
-    writeAtomic(join(this.dir(id), "views", `${String(n).padStart(3, "0")}.view`), body);
+    writeFileAtomic(join(this.dir(id), "views", `${String(n).padStart(3, "0")}.view`), body);
     rec.updated_at = new Date().toISOString();
     this.save(rec);
     return { created: !got.has(n), response: { session: id, view: n, bytes: body.length, views: got.has(n) ? got.size : got.size + 1 } };

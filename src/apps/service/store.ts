@@ -12,11 +12,11 @@
  *
  * Files are written to a temporary name and renamed, so a kill never leaves half a file under a final name.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync, renameSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, unlinkSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { randomBytes } from "node:crypto";
 import { InputError } from "../../core/errors.js";
 import { inside } from "./ids.js";
+import { TEMP_FILE_PATTERN, writeFileAtomic } from "../../core/fs.js";
 
 export const DATA_FOLDERS = ["tasks", "sessions", "bundles", "graphs", "runs"] as const;
 export type DataFolder = (typeof DATA_FOLDERS)[number];
@@ -47,7 +47,7 @@ export class DataStore {
   }
 
   writeJson(file: string, value: unknown): void {
-    writeAtomic(file, JSON.stringify(value, null, 1) + "\n");
+    writeFileAtomic(file, JSON.stringify(value, null, 1) + "\n");
   }
 
   private lockFile(): string {
@@ -62,7 +62,7 @@ export class DataStore {
       if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid))
         throw new InputError(`--data ${this.root}: in use by another esi3d serve (pid ${pid}); stop it or choose another --data`);
     }
-    writeAtomic(f, `${process.pid}\n`);
+    writeFileAtomic(f, `${process.pid}\n`);
   }
 
   unlock(): void {
@@ -79,7 +79,7 @@ export class DataStore {
     for (const folder of DATA_FOLDERS) {
       const dir = join(this.root, folder);
       for (const name of readdirSync(dir)) {
-        if (/\.tmp-\d+-[0-9a-f]+$/.test(name) || /\.old-\d+-[0-9a-f]+$/.test(name)) rmSync(join(dir, name), { recursive: true, force: true });
+        if (TEMP_FILE_PATTERN.test(name) || /\.old-\d+-[0-9a-f]+$/.test(name)) rmSync(join(dir, name), { recursive: true, force: true });
       }
     }
   }
@@ -94,13 +94,4 @@ function alive(pid: number): boolean {
   }
 }
 
-export function writeAtomic(file: string, data: string | Uint8Array): void {
-  const tmp = `${file}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
-  try {
-    writeFileSync(tmp, data);
-    renameSync(tmp, file);
-  } catch (e) {
-    rmSync(tmp, { force: true });
-    throw e;
-  }
-}
+

@@ -1,7 +1,7 @@
 /**
  * Piscina worker of `esi3d serve`: the CPU-heavy stages run here, off the event loop, so /healthz and
  * uploads keep answering while graphs are built. Jobs:
- *   graph   a bundle on disk -> scene graph + diagnosis (the CLI's graphFromBundle, same options)
+ *   graph   a bundle on disk -> scene graph + diagnosis (the graph pipeline, as `esi3d graph`)
  *   finish  a session's uploaded views -> a frame bundle, decoded, checked and written atomically (writeBundle)
  *   answer  an offline reasoner (symbolic over a graph, symbolic-2d over a bundle)
  * Input errors come back as `{ok: false, ...}` values (a thrown error loses its class crossing threads).
@@ -14,7 +14,7 @@ import { BUNDLE_CONVENTIONS, BUNDLE_FORMAT, type BundleManifest } from "../../..
 import type { Task } from "../../../bridge/task/schema.js";
 import { InputError } from "../../core/errors.js";
 import { BundleError } from "../../../bridge/bundle/io.js";
-import { graphFromBundle } from "../cli/commands/graph.js";
+import { graphOfBundle } from "../../../scenegraph/pipeline.js";
 import { createReasoner } from "../../reason/index.js";
 import type { ReasonerAnswer } from "../../reason/types.js";
 import type { SceneGraph } from "../../../scenegraph/types.js";
@@ -53,8 +53,8 @@ export default async function work(job: ServerJob): Promise<GraphResult | Finish
   try {
     switch (job.kind) {
       case "graph": {
-        const r = await graphFromBundle(job.bundleDir, { ...job.options, vggtModel: undefined });
-        return { ok: true, graph: r.graph, diagnosis: r.diagnosis, ms: performance.now() - t };
+        const r = await graphOfBundle(readBundle(job.bundleDir), job.options);
+        return { ok: true, graph: r.graph, diagnosis: r.diagnosis!, ms: performance.now() - t };
       }
       case "finish":
         return { ...finishBundle(job), ms: performance.now() - t } as FinishResult;

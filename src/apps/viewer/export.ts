@@ -9,17 +9,14 @@
  *    (right-handed stays right-handed);
  *  - graph JSON: the stored {graph, diagnosis}, as the run wrote it.
  */
-import { mkdirSync, renameSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
-import { randomBytes } from "node:crypto";
 import { Document, NodeIO, Primitive, type Node as GltfNode } from "@gltf-transform/core";
 import { writePly } from "../../../reconstruct/ply.js";
-import { writeJsonAtomic } from "../../../bridge/task/io.js";
 import type { YawBoxJson } from "../../../scenegraph/types.js";
 import type { VariantData } from "./variant.js";
 import { MISSED_COLOR, nodeColor, statusColor, TRUTH_COLOR, UNASSIGNED_COLOR } from "./palette.js";
 import { taskInfo } from "./variant.js";
 import { boxEdges } from "./geometry.js";
+import { writeFileAtomic, writeJsonAtomic } from "../../core/fs.js";
 
 /** Per-point node colours (r, g, b), grey for points in no node. */
 export function nodeColors(count: number, members: readonly Uint32Array[]): Uint8Array {
@@ -32,24 +29,11 @@ export function nodeColors(count: number, members: readonly Uint32Array[]): Uint
   return rgb;
 }
 
-function ensureDir(file: string): void {
-  mkdirSync(dirname(file), { recursive: true });
-}
-
-function writeBinaryAtomic(file: string, data: Uint8Array): void {
-  ensureDir(file);
-  const tmp = `${file}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
-  writeFileSync(tmp, data);
-  renameSync(tmp, file);
-}
-
 export function exportPly(d: VariantData, file: string): void {
-  ensureDir(file);
   writePly(d.cloud, file, nodeColors(d.cloud.count, d.members));
 }
 
 export function exportGraphJson(d: VariantData, file: string): void {
-  ensureDir(file);
   writeJsonAtomic(file, { graph: d.graph, diagnosis: d.diagnosis });
 }
 
@@ -107,5 +91,5 @@ export async function encodeGlb(d: VariantData): Promise<Uint8Array> {
 }
 
 export async function exportGlb(d: VariantData, file: string): Promise<void> {
-  writeBinaryAtomic(file, await encodeGlb(d));
+  writeFileAtomic(file, await encodeGlb(d));
 }

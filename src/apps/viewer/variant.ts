@@ -4,7 +4,7 @@
  *
  * A run stores graphs and diagnoses, not clouds: the cloud and each node's points are recomputed from the
  * task and the run's config exactly as src/eval/pipeline.ts `runUnit` builds them (renderBundle →
- * buildPointCloud with the run's options → buildSceneGraph). Every step is seeded, so this reproduces the
+ * the graph pipeline with the arm's options). Every step is seeded, so this reproduces the
  * run's graph; `reproduceRunGraph` checks that it does, node by node, and refuses to show points under a
  * graph they do not belong to (a run made by another esi3d version, or an edited graph file).
  */
@@ -20,7 +20,7 @@ import type { PointCloud } from "../../../reconstruct/pointcloud.js";
 import type { Diagnosis } from "../../../scenegraph/diagnosis.js";
 import type { SceneGraph } from "../../../scenegraph/types.js";
 import { threeDArms } from "../../eval/config.js";
-import { armCloud, armGraph } from "../../eval/pipeline.js";
+import { armPipeline } from "../../eval/pipeline.js";
 import { renderBundle } from "../../../bridge/sim/capture.js";
 import type { ItemRecord } from "../../eval/records.js";
 import { buildPrompt, promptRecord } from "../../prompt/templates.js";
@@ -72,10 +72,9 @@ export async function reproduceRunGraph(run: RunDir, task: Task, paradigm: strin
   const b = bundle ?? renderBundle(task, paradigm as Paradigm);
   lap("render");
   // the same cloud and graph as src/eval/pipeline.ts runUnit builds
-  const cloud = await armCloud(b, config, arm);
-  lap("cloud");
-  const g = armGraph(cloud, b, config);
-  lap("graph");
+  const g = await armPipeline(b, config, arm, { diagnose: false });
+  Object.assign(timings, g.timings_ms);
+  const cloud = g.cloud;
   const diff = graphDifference(stored.graph, g.graph);
   if (diff !== null)
     throw new ReproductionError(

@@ -3,7 +3,7 @@ import { fileURLToPath } from "node:url";
 import { dirname, join } from "node:path";
 
 export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
-export const CLI = join(REPO_ROOT, "dist", "src", "apps", "cli", "main.js");
+export const CLI = join(REPO_ROOT, "dist", "src", "main.js");
 
 /** Runs the built esi3d CLI (npm test builds it first). */
 export function esi3d(args: string[], opts: { env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {}) {

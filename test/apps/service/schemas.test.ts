@@ -1,8 +1,10 @@
-/** The service's request schemas agree with the CLI: same option names and defaults as `esi3d graph`. */
+/** The service's request schemas agree with the CLI: both derive from the one schema of the graph pipeline. */
 import { describe, expect, it } from "vitest";
 import { Command } from "commander";
 import { registerGraph } from "../../../src/apps/cli/commands/graph.js";
 import { GraphOptionsSchema } from "../../../src/apps/service/schemas.js";
+import { GRAPH_PIPELINE_FLAGS, GraphPipelineOptionsSchema } from "../../../scenegraph/pipeline.js";
+import { flagAttribute } from "../../../src/core/flags.js";
 import { checkId, checkTaskId, inside } from "../../../src/apps/service/ids.js";
 
 describe("server schemas", () => {
@@ -10,10 +12,15 @@ describe("server schemas", () => {
     const program = new Command();
     registerGraph(program);
     const graph = program.commands.find((c) => c.name() === "graph")!;
-    const cli = Object.fromEntries(graph.options.filter((o) => o.defaultValue !== undefined).map((o) => [o.attributeName(), o.defaultValue]));
-    const served = GraphOptionsSchema.parse({});
-    for (const [k, v] of Object.entries(served)) expect(cli[k], k).toEqual(v);
-    for (const k of Object.keys(cli)) expect(served, k).toHaveProperty(k);
+    const defaults = GraphPipelineOptionsSchema.parse({}) as Record<string, unknown>;
+    const at = (o: Record<string, unknown>, path: string) => path.split(".").reduce<unknown>((v, k) => (v as Record<string, unknown>)?.[k], o);
+    // every flag of `esi3d graph` shows the schema's default for its field
+    for (const spec of GRAPH_PIPELINE_FLAGS) expect(graph.options.find((o) => o.attributeName() === flagAttribute(spec.flag))?.defaultValue, spec.path).toEqual(at(defaults, spec.path) ?? undefined);
+    // the served body takes the same fields with the same defaults, but never the model file (the server's own)
+    const served = GraphOptionsSchema.parse({}) as Record<string, unknown>;
+    const { modelPath: _m, ...vggt } = defaults.vggt as Record<string, unknown>;
+    expect(served).toEqual({ ...defaults, vggt });
+    expect(GraphOptionsSchema.safeParse({ vggt: { modelPath: "/etc/passwd" } }).success).toBe(false);
   });
 
   it("ids: strict forms, and paths that cannot leave their folder", () => {

@@ -4,11 +4,10 @@ import { InputError } from "../../../core/errors.js";
 import { NOISE_COMPONENT_NAMES } from "../../../eval/config.js";
 import { runEvaluation } from "../../../eval/runner.js";
 import { ablationHtml, ablationMarkdown, ablationTable, summarizeAblation } from "../../../eval/ablation.js";
-import { writeJsonAtomic } from "../../../../bridge/task/io.js";
-import { writeTextAtomic } from "../../../eval/files.js";
 import { addRunOptions, configFromCommand } from "./run.js";
 import { Progress } from "../progress.js";
 import { PACKAGE_VERSION } from "../../../core/version.js";
+import { writeFileAtomic, writeJsonAtomic } from "../../../core/fs.js";
 
 function parseLevels(v: string): number[] {
   const levels = v.split(",").map((s) => Number(s.trim()));
@@ -33,8 +32,8 @@ export function registerAblate(program: Command): void {
     const result = await runEvaluation({ config, out, resume, version: PACKAGE_VERSION, log: (l) => progress.line(l), progress });
     const a = summarizeAblation(result.records, comps);
     writeJsonAtomic(join(out, "ablation.json"), a);
-    writeTextAtomic(join(out, "ablation.md"), ablationMarkdown(a));
-    writeTextAtomic(join(out, "ablation.html"), ablationHtml(a));
+    writeFileAtomic(join(out, "ablation.md"), ablationMarkdown(a));
+    writeFileAtomic(join(out, "ablation.html"), ablationHtml(a));
     process.stdout.write("\n" + ablationTable(a) + "\n\n" + a.headlines.map((h) => `- ${h}`).join("\n") + `\n\nwrote ${join(out, "ablation.json")}, ablation.md, ablation.html (${result.wallSeconds.toFixed(0)} s)\n`);
     if (result.interrupted) process.exitCode = 130;
   });

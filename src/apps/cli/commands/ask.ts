@@ -1,15 +1,18 @@
 import type { Command } from "commander";
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { readBundle, type FrameBundle } from "../../../../bridge/bundle/io.js";
 import { readTaskFile } from "../../../../bridge/task/io.js";
-import { InputError } from "../../../core/errors.js";
 import type { AnswerFormat, Task } from "../../../../bridge/task/schema.js";
+import { readSceneGraphFile } from "../../../../scenegraph/io.js";
+import { graphOfBundle, GRAPH_PIPELINE_FLAGS, GraphPipelineOptionsSchema } from "../../../../scenegraph/pipeline.js";
 import type { SceneGraph } from "../../../../scenegraph/types.js";
+import { InputError } from "../../../core/errors.js";
+import { addSchemaFlags, parseFlagValue, parseSchemaFlags } from "../../../core/flags.js";
+import { LLM_FLAGS, LlmOptionsSchema } from "../../../llm/options.js";
+import { IMAGE_FLAGS, ImageOptionsSchema, PROMPT_FORMAT_FLAGS, PromptFormatSchema } from "../../../prompt/formats.js";
 import { createReasoner } from "../../../reason/index.js";
-import { GRAPH_FORMATS, type GraphFormat } from "../../../prompt/formats.js";
+import { ReasonerSpecSchema } from "../../../reason/spec.js";
 import { scoreAnswer } from "../../../eval/score.js";
-import { addGraphOptions, graphFromBundle } from "./graph.js";
-import { choiceOption, intOption, numberOption } from "../options.js";
 
 /** Answer format of a free-form question, from its options or its first words. */
 function inferFormat(question: string, options: string[] | undefined): AnswerFormat {
@@ -19,69 +22,71 @@ function inferFormat(question: string, options: string[] | undefined): AnswerFor
   throw new InputError(`--question: cannot tell the answer format of "${question}"; give --options a,b,c (or ask a yes/no or "how many" question)`);
 }
 
+/** `ask`'s own default cache file (a run keeps its cache in its directory). */
+const ASK_CACHE_FILE = ".esi3d-cache.sqlite";
+
+interface AskOpts {
+  question?: string;
+  options?: string;
+  task?: string;
+  reasoner: string;
+  showPrompt?: boolean;
+  cache: string | false;
+}
+
 export function registerAsk(program: Command): void {
-  addGraphOptions(
-    program
-      .command("ask")
-      .description("answer a question over a scene graph or a frame bundle and show the prompt, the reply and the parsed answer")
-      .argument("<graph-or-bundle>", "a scene-graph JSON (esi3d graph -o) or a frame bundle directory"),
-  )
+  const cmd = program
+    .command("ask")
+    .description("answer a question over a scene graph or a frame bundle and show the prompt, the reply and the parsed answer")
+    .argument("<graph-or-bundle>", "a scene-graph JSON (esi3d graph -o) or a frame bundle directory");
+  addSchemaFlags(cmd, GraphPipelineOptionsSchema, GRAPH_PIPELINE_FLAGS);
+  addSchemaFlags(cmd, PromptFormatSchema, PROMPT_FORMAT_FLAGS);
+  // --images switches to the VLM 2D baseline, so it has no default here
+  addSchemaFlags(cmd, ImageOptionsSchema, IMAGE_FLAGS, { maxImages: ImageOptionsSchema.shape.maxImages.parse(undefined) });
+  addSchemaFlags(cmd, LlmOptionsSchema, LLM_FLAGS)
     .option("--question <text>", "a question of your own (default: the bundle's task question, which is then scored)")
     .option("--options <list>", "answer options for --question, comma-separated")
     .option("--task <file>", "the task record, when the input is a graph JSON")
-    .option("--reasoner <name>", "symbolic | symbolic-2d | openai:<model> | gemini:<model>", "symbolic")
+    .option("--reasoner <name>", ReasonerSpecSchema.description ?? "", "symbolic")
     .option("--show-prompt", "print the exact prompt sent to the model")
-    .option("--format <f>", "graph serialization for LLMs: json | text | relations | cogmap", choiceOption("--format", GRAPH_FORMATS), "relations")
-    .option("--uncertainty <on|off>", "uncertainty-aware serialization", choiceOption("--uncertainty", ["on", "off"] as const), "off")
-    .option("--images <mode>", "VLM 2D baseline: send images instead of the graph (single | multi)", choiceOption("--images", ["single", "multi"] as const))
-    .option("--max-images <n>", "images for --images multi", intOption("--max-images", 1, 30), 8)
-    .option("--base-url <url>", "OpenAI-compatible server or Gemini endpoint")
-    .option("--cache <file>", "response cache (SQLite)", ".esi3d-cache.sqlite")
+    .option("--cache <file>", "response cache (SQLite)", ASK_CACHE_FILE)
     .option("--no-cache", "do not use the response cache")
-    .option("--timeout <s>", "per-request timeout (s)", numberOption("--timeout", 1, 3600), 300)
-    .option("--max-retries <n>", "retries of a failed model call", intOption("--max-retries", 0, 20), 4)
-    .action(async (input: string, opts: Record<string, unknown>) => {
+    .action(async (input: string, opts: AskOpts) => {
       if (!existsSync(input)) throw new InputError(`${input}: no such file or directory (expected a scene-graph JSON or a frame bundle directory)`);
-      const reasonerName = opts.reasoner as string;
-      const custom = opts.question as string | undefined;
+      const reasonerName = parseFlagValue(ReasonerSpecSchema, opts.reasoner, "--reasoner");
+      const format = parseSchemaFlags(cmd, PromptFormatSchema, PROMPT_FORMAT_FLAGS);
+      const images = cmd.opts().images as "single" | "multi" | undefined;
+      const maxImages = cmd.opts().maxImages as number;
+      const llm = parseSchemaFlags(cmd, LlmOptionsSchema, LLM_FLAGS);
+      const custom = opts.question;
       if (custom && (reasonerName === "symbolic" || reasonerName === "symbolic-2d")) throw new InputError(`--question: the ${reasonerName} reasoner runs one program per built-in subcategory and answers only the task's own question; use an LLM reasoner (openai:<model>, gemini:<model>) for questions of your own`);
+      // a reasoner that cannot be made (no key, bad URL) fails here, before any graph is built
+      const reasoner = createReasoner(reasonerName, { baseUrl: llm.baseUrl ?? undefined, cache: opts.cache === false ? null : opts.cache, timeoutMs: llm.timeoutMs, maxRetries: llm.maxRetries, temperature: llm.temperature, ...format });
       let task: Task;
       let graph: SceneGraph | undefined;
       let bundle: FrameBundle | undefined;
-      const wantsBundle = reasonerName === "symbolic-2d" || !!opts.images;
+      const wantsBundle = reasonerName === "symbolic-2d" || !!images;
       if (statSync(input).isDirectory()) {
         bundle = readBundle(input);
         task = bundle.manifest.task;
-        if (!wantsBundle) graph = (await graphFromBundle(input, opts)).graph;
-      } else {
-        let raw: unknown;
-        try {
-          raw = JSON.parse(readFileSync(input, "utf8"));
-        } catch (e) {
-          throw new InputError(`${input}: not valid JSON (${(e as Error).message})`);
+        if (!wantsBundle) {
+          const r = await graphOfBundle(bundle, parseSchemaFlags(cmd, GraphPipelineOptionsSchema, GRAPH_PIPELINE_FLAGS), { diagnose: false, log: (m) => process.stderr.write(`vggt: ${m}\n`) });
+          for (const note of r.notes) process.stderr.write(`ask: ${note}\n`);
+          graph = r.graph;
         }
-        const g = raw as SceneGraph;
-        if (g.format !== "esi3d-graph/1") throw new InputError(`${input}: format: expected "esi3d-graph/1" (a file written by esi3d graph -o), found ${JSON.stringify(g.format)}`);
+      } else {
         if (wantsBundle) throw new InputError(`${reasonerName === "symbolic-2d" ? "symbolic-2d" : "--images"} needs the frame bundle (its masks or images), not a graph`);
-        graph = g;
+        graph = readSceneGraphFile(input);
         if (!opts.task) throw new InputError(`--task: give the task record of ${input} (its question, options and viewpoint)`);
-        task = readTaskFile(opts.task as string);
+        task = readTaskFile(opts.task);
       }
       if (custom) {
-        const options = (opts.options as string | undefined)?.split(",").map((s) => s.trim()).filter(Boolean);
-        const format = inferFormat(custom, options);
-        const opt = options ?? (format === "yes_no" ? ["yes", "no"] : []);
-        task = { ...task, question: custom, answer_format: format, options: opt, answer: opt[0] ?? "0" };
+        const options = opts.options?.split(",").map((s) => s.trim()).filter(Boolean);
+        const fmt = inferFormat(custom, options);
+        const opt = options ?? (fmt === "yes_no" ? ["yes", "no"] : []);
+        task = { ...task, question: custom, answer_format: fmt, options: opt, answer: opt[0] ?? "0" };
       }
-      const reasoner = createReasoner(reasonerName, {
-        baseUrl: opts.baseUrl as string | undefined,
-        cache: opts.cache === false ? null : (opts.cache as string),
-        timeoutMs: Math.round((opts.timeout as number) * 1000),
-        maxRetries: opts.maxRetries as number,
-        format: opts.format as GraphFormat,
-        uncertainty: opts.uncertainty === "on",
-      });
-      const a = await reasoner.answer({ task, graph, bundle, format: opts.format as GraphFormat, uncertainty: opts.uncertainty === "on", images: opts.images as "single" | "multi" | undefined, maxImages: opts.maxImages as number });
+      const a = await reasoner.answer({ task, graph, bundle, ...format, images, maxImages });
       const out: string[] = [];
       out.push(`question: ${task.question}`);
       if (task.options.length) out.push(`options: ${task.options.join(" | ")}`);

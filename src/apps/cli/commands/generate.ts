@@ -3,7 +3,7 @@ import { BUILTIN_SUBCATEGORIES, type BuiltinSubcategory } from "../../../../brid
 import { generateTask } from "../../../../bridge/sim/generate/suite.js";
 import { writeTasks } from "../../../../bridge/task/io.js";
 import { InputError } from "../../../core/errors.js";
-import { choiceOption, intOption, listOption } from "../options.js";
+import { choiceOption, intOption, listOption } from "../../../core/flags.js";
 
 export function registerGenerate(program: Command): void {
   program

@@ -6,7 +6,7 @@ import { writeBundle, readBundle } from "../../../../bridge/bundle/io.js";
 import type { Paradigm } from "../../../../bridge/bundle/schema.js";
 import { contactSheet } from "../../../../bridge/sim/contact-sheet.js";
 import { writeFileSync } from "node:fs";
-import { intOption, listOption } from "../options.js";
+import { intOption, listOption } from "../../../core/flags.js";
 
 export const RENDERABLE_PARADIGMS = ["single", "multi", "gt"] as const;
 

@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { writeFileSync } from "node:fs";
 import { taskJsonSchema } from "../../../../bridge/task/schema.js";
 import { bundleJsonSchema } from "../../../../bridge/bundle/schema.js";
-import { choiceOption } from "../options.js";
+import { choiceOption } from "../../../core/flags.js";
 
 export function registerSchema(program: Command): void {
   program

@@ -5,18 +5,20 @@
  * See docs/viewer.md.
  */
 import type { Command, Option } from "commander";
-import { SOURCES } from "../../../../reconstruct/index.js";
-import { InputError } from "../../../core/errors.js";
-import { writeTextAtomic } from "../../../eval/files.js";
-import { BundleInspection, RunInspection, type Inspection } from "../../viewer/inspection.js";
-import { exportGlb, exportGraphJson, exportPly } from "../../viewer/export.js";
-import { pageHtml } from "../../viewer/page.js";
-import { graphFile, isRunDir, openRun, readStoredGraph, type RunDir } from "../../viewer/run.js";
-import { serveRun } from "../../viewer/server.js";
-import type { Variant } from "../../viewer/types.js";
-import { addGraphOptions, graphFromBundle, printDiagnosis } from "./graph.js";
-import { intOption } from "../options.js";
-import { PACKAGE_VERSION } from "../../../core/version.js";
+import { SOURCES } from "../../../reconstruct/options.js";
+import { InputError } from "../../core/errors.js";
+import { BundleInspection, RunInspection, type Inspection } from "./inspection.js";
+import { exportGlb, exportGraphJson, exportPly } from "./export.js";
+import { pageHtml } from "./page.js";
+import { graphFile, isRunDir, openRun, readStoredGraph, type RunDir } from "./run.js";
+import { serveRun } from "./server.js";
+import type { Variant } from "./types.js";
+import { addSchemaFlags, intOption, parseSchemaFlags } from "../../core/flags.js";
+import { readBundle } from "../../../bridge/bundle/io.js";
+import { diagnosisTable } from "../../../scenegraph/diagnosisTable.js";
+import { graphOfBundle, GRAPH_PIPELINE_FLAGS, GraphPipelineOptionsSchema, type GraphPipelineOptions } from "../../../scenegraph/pipeline.js";
+import { PACKAGE_VERSION } from "../../core/version.js";
+import { writeFileAtomic } from "../../core/fs.js";
 
 /** The viewer's default port: free of the usual dev servers (3000, 5173, 8000, 8080). */
 export const DEFAULT_INSPECT_PORT = 8090;
@@ -67,7 +69,7 @@ async function writeOutputs(insp: Inspection, keys: string[], opts: InspectOpts,
     }
     const meta = insp.meta({ mode: "file", api: null, tasks, initial: keys[0], only: keys });
     const html = await pageHtml(meta, variants);
-    writeTextAtomic(opts.out, html); // makes the parent directory
+    writeFileAtomic(opts.out, html); // makes the parent directory
     const shown = variants.map((v) => v.cloud.downsample.shown).reduce((a, b) => a + b, 0);
     process.stdout.write(`wrote ${opts.out}: ${variants.length} graph(s) of ${insp.task.task_id}, ${shown.toLocaleString()} points drawn, ${(Buffer.byteLength(html) / 1e6).toFixed(1)} MB (self-contained; open it in a browser)\n`);
   }
@@ -89,22 +91,24 @@ async function inspectRun(dir: string, opts: InspectOpts): Promise<void> {
   for (const k of keys) {
     const r = insp.refs.find((x) => x.key === k)!;
     const stored = readStoredGraph(graphFile(run, taskId, r.paradigm, r.source));
-    process.stdout.write(opts.json ? JSON.stringify(stored.diagnosis, null, 1) + "\n" : printDiagnosis(stored.graph, stored.diagnosis) + "\n");
+    process.stdout.write(opts.json ? JSON.stringify(stored.diagnosis, null, 1) + "\n" : diagnosisTable(stored.graph, stored.diagnosis) + "\n");
   }
 }
 
-async function inspectBundle(dir: string, opts: InspectOpts): Promise<void> {
+async function inspectBundle(dir: string, opts: InspectOpts, graphOptions: GraphPipelineOptions): Promise<void> {
   if (opts.serve) throw new InputError(`${dir}: --serve needs a run directory (esi3d run --out DIR); for a bundle, write a page with -o page.html`);
   if (opts.task) throw new InputError(`--task: only for a run directory; ${dir} is a frame bundle`);
   const source = opts.source ?? "gt";
   if (!(SOURCES as readonly string[]).includes(source)) throw new InputError(`--source: expected one of ${SOURCES.join(", ")} for a bundle, got "${source}"`);
-  const r = await graphFromBundle(dir, { ...opts, source });
-  if (opts.paradigm && opts.paradigm !== r.bundle.manifest.paradigm) throw new InputError(`--paradigm ${opts.paradigm}: the bundle ${dir} holds ${r.bundle.manifest.paradigm} views`);
+  const bundle = readBundle(dir);
+  const r = await graphOfBundle(bundle, { ...graphOptions, source: source as GraphPipelineOptions["source"] });
+  for (const note of r.notes) log(note);
+  if (opts.paradigm && opts.paradigm !== bundle.manifest.paradigm) throw new InputError(`--paradigm ${opts.paradigm}: the bundle ${dir} holds ${bundle.manifest.paradigm} views`);
   if (!(opts.out || opts.ply || opts.glb || opts.graphJson)) {
-    process.stdout.write(opts.json ? JSON.stringify(r.diagnosis, null, 1) + "\n" : printDiagnosis(r.graph, r.diagnosis));
+    process.stdout.write(opts.json ? JSON.stringify(r.diagnosis, null, 1) + "\n" : diagnosisTable(r.graph, r.diagnosis!));
     return;
   }
-  const insp = new BundleInspection({ paradigm: r.bundle.manifest.paradigm, source, task: r.bundle.manifest.task, bundle: r.bundle, cloud: r.cloud, graph: r.graph, members: r.members, diagnosis: r.diagnosis, timings_ms: {} }, PACKAGE_VERSION);
+  const insp = new BundleInspection({ paradigm: bundle.manifest.paradigm, source, task: bundle.manifest.task, bundle, cloud: r.cloud, graph: r.graph, members: r.members, diagnosis: r.diagnosis!, timings_ms: {} }, PACKAGE_VERSION);
   await writeOutputs(insp, [insp.refs[0]!.key], opts, []);
 }
 
@@ -130,11 +134,13 @@ async function serve(run: RunDir, opts: InspectOpts): Promise<void> {
 }
 
 export function registerInspect(program: Command): void {
-  const cmd = addGraphOptions(
+  const cmd = addSchemaFlags(
     program
       .command("inspect")
       .description("print a scene graph node by node (status, evidence, the true object each node matches, then the quality metrics) for a frame bundle or a run's task; write its 3D inspection page (-o page.html), serve every task of a run (--serve), or export it (--ply, --glb, --graph-json). See docs/viewer.md")
       .argument("<dir>", "frame bundle directory, or run directory (esi3d run --out DIR)"),
+    GraphPipelineOptionsSchema,
+    GRAPH_PIPELINE_FLAGS,
   );
   // --source selects a run's graph by its source label (gt, noisy, noisy@0.5, vggt) as well as a bundle's cloud source
   const source = cmd.options.find((o: Option) => o.long === "--source")!;
@@ -156,6 +162,6 @@ export function registerInspect(program: Command): void {
     .option("--json", "print the diagnosis as JSON instead of tables")
     .action(async (dir: string, opts: InspectOpts) => {
       if (isRunDir(dir)) await inspectRun(dir, opts);
-      else await inspectBundle(dir, opts);
+      else await inspectBundle(dir, opts, parseSchemaFlags(cmd, GraphPipelineOptionsSchema, GRAPH_PIPELINE_FLAGS, { source: "gt" }));
     });
 }

@@ -1,10 +1,10 @@
 import type { Command } from "commander";
 import { isIP } from "node:net";
 import { resolve } from "node:path";
-import { InputError } from "../../../core/errors.js";
-import { intOption } from "../options.js";
-import { startServer } from "../../service/app.js";
-import { DEFAULT_CPU_JOBS, DEFAULT_CPU_QUEUE, DEFAULT_DATA_DIR, DEFAULT_HOST, DEFAULT_PORT, MIN_TOKEN_LENGTH } from "../../service/limits.js";
+import { InputError } from "../../core/errors.js";
+import { intOption } from "../../core/flags.js";
+import { startServer } from "./app.js";
+import { DEFAULT_CPU_JOBS, DEFAULT_CPU_QUEUE, DEFAULT_DATA_DIR, DEFAULT_HOST, DEFAULT_PORT, MIN_TOKEN_LENGTH } from "./limits.js";
 
 /** True for addresses only this machine can reach: 127.0.0.0/8, ::1, localhost. */
 export function isLoopback(host: string): boolean {

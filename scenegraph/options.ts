@@ -1,0 +1,29 @@
+/**
+ * The scene-graph options, declared once (CLI flags, run configs, service bodies and OpenAPI derive from
+ * this), and the one rule that ties them: without masks there are no 2D fragments to fuse, so fusion
+ * falls back to DBSCAN.
+ */
+import { z } from "zod";
+import type { FlagSpec } from "../src/core/flags.js";
+import { MASK_MODES, type MaskMode } from "./evidence.js";
+
+export const INSTANCE_MODES = ["fusion", "dbscan"] as const;
+export type InstanceMode = (typeof INSTANCE_MODES)[number];
+
+export const GraphOptionsSchema = z
+  .object({
+    masks: z.enum(MASK_MODES).default("instance").describe("evidence: semantic | instance | oracle | none (see README 'Evidence modes')"),
+    instances: z.enum(INSTANCE_MODES).default("fusion").describe("instance builder: fusion (2D masks fused across views) | dbscan (label-agnostic clustering); masks none always uses dbscan"),
+  })
+  .strict();
+export type GraphSettings = z.infer<typeof GraphOptionsSchema>;
+
+export const GRAPH_FLAGS: readonly FlagSpec[] = [
+  { path: "masks", flag: "--masks <mode>" },
+  { path: "instances", flag: "--instances <mode>" },
+];
+
+/** The instance builder that runs: fusion needs 2D masks, so `--masks none` always clusters with DBSCAN. */
+export function effectiveInstances(masks: MaskMode, instances: InstanceMode): InstanceMode {
+  return masks === "none" ? "dbscan" : instances;
+}

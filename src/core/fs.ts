@@ -1,0 +1,56 @@
+/**
+ * Writing files so that a reader never sees half of one: data goes to a temporary name next to the
+ * target, then is renamed over it (atomic on POSIX). The temporary file is removed when the write fails,
+ * and operating-system failures become errors that name the path: a path the user got wrong (a file where a
+ * directory is needed, a directory where a file is) is an input error; a full or read-only disk is a failure.
+ */
+import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { dirname } from "node:path";
+import { InputError } from "./errors.js";
+
+/** Temporary files are `<name>.tmp-<pid>-<hex>`: a sweeper can recognise (and remove) leftovers of a kill. */
+export const TEMP_FILE_PATTERN = /\.tmp-\d+-[0-9a-f]+$/;
+
+export function tempNameFor(file: string): string {
+  return `${file}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
+}
+
+const USER_PATH_ERRORS: Record<string, string> = {
+  ENOTDIR: "a part of the path is a file, not a directory",
+  EISDIR: "it is a directory",
+  ENAMETOOLONG: "the name is too long",
+};
+const SYSTEM_PATH_ERRORS: Record<string, string> = {
+  ENOSPC: "no space left on the device",
+  EROFS: "the file system is read-only",
+  EACCES: "permission denied",
+  EPERM: "operation not permitted",
+  EDQUOT: "disk quota exceeded",
+};
+
+/** An error of the file system about `path`, as an error naming the path (input error when the path is the user's mistake). */
+export function pathError(e: unknown, path: string, verb = "write"): Error {
+  const code = (e as NodeJS.ErrnoException)?.code ?? "";
+  if (code in USER_PATH_ERRORS) return new InputError(`${path}: cannot ${verb}: ${USER_PATH_ERRORS[code]}`, { file: path });
+  if (code in SYSTEM_PATH_ERRORS) return new Error(`${path}: cannot ${verb}: ${SYSTEM_PATH_ERRORS[code]} (${code})`);
+  return e as Error;
+}
+
+/** Writes `data` to `file` atomically, creating its directory; nothing is left behind on failure. */
+export function writeFileAtomic(file: string, data: string | Uint8Array): void {
+  const tmp = tempNameFor(file);
+  try {
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(tmp, data);
+    renameSync(tmp, file);
+  } catch (e) {
+    rmSync(tmp, { force: true });
+    throw pathError(e, file);
+  }
+}
+
+/** JSON as esi3d writes it (one space of indent, a final newline), atomically. */
+export function writeJsonAtomic(file: string, value: unknown): void {
+  writeFileAtomic(file, JSON.stringify(value, null, 1) + "\n");
+}

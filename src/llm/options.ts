@@ -1,0 +1,45 @@
+/**
+ * How model calls are made, declared once (the `run` and `ask` flags, a run's config.json and the service
+ * derive from this): endpoint, cache, timeout, retries, temperature. None of it is secret: keys come from
+ * the environment only (src/llm/client.ts).
+ */
+import { z } from "zod";
+import type { FlagSpec } from "../core/flags.js";
+import { DEFAULT_MAX_RETRIES } from "./retry.js";
+
+/** Per-attempt timeout (ms). The openai SDK defaults to 10 min, which hides a hung connection for too long; 5 min
+ * (undici's default headers timeout) still leaves room for slow reasoning models. Ours. */
+export const DEFAULT_TIMEOUT_MS = 300_000;
+/** Greedy decoding, as VSI-Bench evaluates (reference/vsi-spatialworld.md §A4), and the only setting the response cache stores. */
+export const DEFAULT_TEMPERATURE = 0;
+
+/** True for an absolute http(s) URL: the only endpoints a client can talk to. */
+export function isHttpUrl(s: string): boolean {
+  try {
+    const u = new URL(s);
+    return (u.protocol === "http:" || u.protocol === "https:") && u.hostname !== "";
+  } catch {
+    return false;
+  }
+}
+
+export const BaseUrlSchema = z.string().refine(isHttpUrl, "expected an absolute http(s) URL, e.g. http://127.0.0.1:8000/v1");
+
+export const LlmOptionsSchema = z
+  .object({
+    baseUrl: BaseUrlSchema.nullable().default(null).describe("OpenAI-compatible server (vLLM, Ollama, llama.cpp) or Gemini endpoint"),
+    cachePath: z.string().min(1).nullable().default(null).describe("response cache (SQLite); null: none"),
+    timeoutMs: z.number().int().min(1000).max(3_600_000).default(DEFAULT_TIMEOUT_MS).describe("per-request timeout for model calls (s on the command line)"),
+    maxRetries: z.number().int().min(0).max(20).default(DEFAULT_MAX_RETRIES).describe("retries of a failed model call"),
+    temperature: z.number().min(0).max(2).default(DEFAULT_TEMPERATURE).describe("sampling temperature (0: cacheable)"),
+  })
+  .strict();
+export type LlmOptions = z.infer<typeof LlmOptionsSchema>;
+
+/** `--cache` and `--no-cache` are the front-end's (their default location depends on the command). */
+export const LLM_FLAGS: readonly FlagSpec[] = [
+  { path: "baseUrl", flag: "--base-url <url>" },
+  { path: "timeoutMs", flag: "--timeout <s>", scale: 1000, help: "per-request timeout for model calls (s)" },
+  { path: "maxRetries", flag: "--max-retries <n>" },
+  { path: "temperature", flag: "--temperature <t>" },
+];

@@ -1,0 +1,44 @@
+#!/usr/bin/env node
+/**
+ * The `esi3d` binary: the composition root that joins the three front-ends (src/apps/cli, the HTTP service's
+ * `serve`, the viewer's `inspect`) into one command line. Apps never import each other; only this file sees
+ * them all. Exit codes: 0 ok, 1 failure, 2 usage or input error, 130 interrupted (src/core/errors.ts).
+ */
+import { Command, CommanderError } from "commander";
+import { PACKAGE_VERSION } from "./core/version.js";
+import { EXIT_OK, EXIT_USAGE, exitCodeOf, userMessage } from "./core/errors.js";
+import { registerCliCommands } from "./apps/cli/commands.js";
+import { registerServe } from "./apps/service/command.js";
+import { registerInspect } from "./apps/viewer/command.js";
+
+export function buildProgram(): Command {
+  const program = new Command();
+  program
+    .name("esi3d")
+    .description("3D-augmented spatial reasoning: when does explicit 3D help a language model reason about space, and when does it hurt?")
+    .version(PACKAGE_VERSION)
+    .showHelpAfterError("(run with --help for usage)")
+    .exitOverride();
+  registerCliCommands(program, { afterGraph: registerInspect, last: registerServe });
+  for (const c of program.commands) c.exitOverride().showHelpAfterError("(run with --help for usage)");
+  return program;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  try {
+    await buildProgram().parseAsync(argv);
+    return typeof process.exitCode === "number" ? process.exitCode : EXIT_OK;
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      // help and version exit 0; every other commander error is a usage error (commander printed it)
+      if (e.code === "commander.helpDisplayed" || e.code === "commander.version" || e.code === "commander.help") return EXIT_OK;
+      return EXIT_USAGE;
+    }
+    process.stderr.write(`esi3d: ${userMessage(e)}\n`);
+    const stack = (e as Error)?.stack;
+    if (process.env.ESI3D_DEBUG && stack) process.stderr.write(stack + "\n");
+    return exitCodeOf(e);
+  }
+}
+
+process.exitCode = await main(process.argv);

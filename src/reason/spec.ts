@@ -1,0 +1,28 @@
+/**
+ * Which reasoner answers, declared once: offline programs by name, language models as `provider:model`.
+ * The CLI's `--reasoner`, a run's config and the service's bodies all check names with these schemas.
+ */
+import { z } from "zod";
+
+export const OFFLINE_REASONERS = ["symbolic", "symbolic-2d"] as const;
+export const LLM_PROVIDERS = ["openai", "gemini"] as const;
+const LLM_SPEC = /^(openai|gemini):\S.*$/;
+
+export const REASONER_FORMS = "symbolic, symbolic-2d, openai:<model> or gemini:<model>";
+
+export const ReasonerSpecSchema = z
+  .string()
+  .min(1)
+  .max(200)
+  .refine((s) => (OFFLINE_REASONERS as readonly string[]).includes(s) || LLM_SPEC.test(s), `expected ${REASONER_FORMS}`)
+  .describe(`who answers: ${REASONER_FORMS}`);
+
+/** A run's reasoner answers the 3D arms: symbolic-2d is the 2D baseline arm (`baseline: 2d`), not a run's reasoner. */
+export const RunReasonerSchema = z
+  .string()
+  .min(1)
+  .max(200)
+  .refine((s) => s === "symbolic" || LLM_SPEC.test(s), "expected symbolic, openai:<model> or gemini:<model> (symbolic-2d is the 2D baseline: baseline 2d)")
+  .describe("the 3D arms' reasoner: symbolic (offline graph programs) | openai:<model> | gemini:<model>");
+
+export const isLlmReasoner = (spec: string): boolean => LLM_SPEC.test(spec);

@@ -1,0 +1,123 @@
+/**
+ * The architecture, enforced: imports follow the layer order
+ *   core < bridge < reconstruct < scenegraph < llm < prompt < reason < eval < apps < main
+ * (a file may import its own layer or a lower one), the three apps (cli, service, viewer) never import each
+ * other, only the composition root (src/main.ts) joins them, and the built-in simulator (bridge/sim) is a
+ * data source that only eval and the front-ends may use, like the OmniGibson bridge. See docs/design.md.
+ */
+import { describe, expect, it } from "vitest";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join, posix } from "node:path";
+import { REPO_ROOT } from "./apps/cli/helpers.js";
+
+const LAYERS = ["core", "bridge", "reconstruct", "scenegraph", "llm", "prompt", "reason", "eval", "apps", "main"] as const;
+type Layer = (typeof LAYERS)[number];
+const APPS = ["cli", "service", "viewer"] as const;
+
+interface Place {
+  layer: Layer;
+  /** the app, for files under src/apps/<app>/ */
+  app?: string;
+  /** true for the built-in simulator (bridge/sim) */
+  simulator?: boolean;
+}
+
+/** Where a source file sits in the architecture, or null when it is in no layer (a misplaced file). */
+export function placeOf(file: string): Place | null {
+  const p = file.split("/");
+  if (p[0] === "bridge") return { layer: "bridge", simulator: p[1] === "sim" };
+  if (p[0] === "reconstruct") return { layer: "reconstruct" };
+  if (p[0] === "scenegraph") return { layer: "scenegraph" };
+  if (p[0] !== "src") return null;
+  if (file === "src/main.ts") return { layer: "main" };
+  if (p[1] === "apps") return (APPS as readonly string[]).includes(p[2] ?? "") ? { layer: "apps", app: p[2] } : null;
+  const layer = p[1] as Layer;
+  return (["core", "llm", "prompt", "reason", "eval"] as readonly string[]).includes(layer) ? { layer } : null;
+}
+
+/** Relative import specifiers of a module: static imports and re-exports, dynamic imports, `new URL(...)` of modules. */
+export function importsOf(text: string): string[] {
+  const out: string[] = [];
+  const re = /(?:\bfrom\s+|\bimport\s*\(\s*|\bimport\s+)["'](\.\.?\/[^"']+)["']/g;
+  for (let m = re.exec(text); m; m = re.exec(text)) out.push(m[1]!);
+  return out;
+}
+
+/** The repository file a relative specifier names (`.js` of a `.ts` source, `.mjs` of `.mts`). */
+function resolveImport(from: string, spec: string, exists: (f: string) => boolean): string {
+  const base = posix.normalize(posix.join(posix.dirname(from), spec));
+  for (const c of [base, base.replace(/\.js$/, ".ts"), base.replace(/\.mjs$/, ".mts"), base.replace(/\.js$/, ".mts")]) if (exists(c)) return c;
+  return base;
+}
+
+/** Every import of `files` (path -> text) that breaks a rule, as "from -> to: why". */
+export function architectureViolations(files: ReadonlyMap<string, string>): string[] {
+  const bad: string[] = [];
+  const exists = (f: string) => files.has(f);
+  for (const [file, text] of files) {
+    const here = placeOf(file);
+    if (!here) {
+      bad.push(`${file}: in no layer (every module lives in src/core, bridge, reconstruct, scenegraph, src/{llm,prompt,reason,eval}, src/apps/{${APPS.join(",")}} or is src/main.ts)`);
+      continue;
+    }
+    for (const spec of importsOf(text)) {
+      const target = resolveImport(file, spec, exists);
+      const there = placeOf(target);
+      if (!there) {
+        if (!target.startsWith("node_modules/") && !target.startsWith("dist/") && !target.startsWith("scripts/")) bad.push(`${file} -> ${target}: imports a file in no layer`);
+        continue;
+      }
+      const a = LAYERS.indexOf(here.layer), b = LAYERS.indexOf(there.layer);
+      if (b > a) bad.push(`${file} -> ${target}: ${here.layer} may not import ${there.layer} (layer order ${LAYERS.join(" < ")})`);
+      else if (here.layer === "apps" && there.layer === "apps" && here.app !== there.app) bad.push(`${file} -> ${target}: the ${here.app} app may not import the ${there.app} app (only src/main.ts joins the apps)`);
+      else if (there.simulator && !here.simulator && a < LAYERS.indexOf("eval")) bad.push(`${file} -> ${target}: only eval and the front-ends may use the built-in simulator (bridge/sim)`);
+    }
+  }
+  return bad;
+}
+
+function sourceFiles(dir: string, out = new Map<string, string>()): Map<string, string> {
+  for (const name of readdirSync(join(REPO_ROOT, dir))) {
+    const rel = `${dir}/${name}`;
+    if (rel === "scenegraph/primitives/wasm") continue; // AssemblyScript, compiled to WebAssembly on its own
+    if (statSync(join(REPO_ROOT, rel)).isDirectory()) sourceFiles(rel, out);
+    else if (/\.m?ts$/.test(name) && !name.endsWith(".d.ts")) out.set(rel, readFileSync(join(REPO_ROOT, rel), "utf8"));
+  }
+  return out;
+}
+
+describe("architecture", () => {
+  it("every import of the source tree follows the layer order, and no app imports another", () => {
+    const files = new Map([...sourceFiles("src"), ...sourceFiles("bridge"), ...sourceFiles("reconstruct"), ...sourceFiles("scenegraph")]);
+    expect(files.size).toBeGreaterThan(150);
+    const imports = [...files.values()].reduce((n, t) => n + importsOf(t).length, 0);
+    expect(imports).toBeGreaterThan(600); // the scan sees the tree's imports, not nothing
+    expect(architectureViolations(files)).toEqual([]);
+  });
+
+  it("catches a backward import, a cross-app import, a reach into the simulator and a misplaced file", () => {
+    const files = new Map([
+      ["src/core/x.ts", ""],
+      ["src/eval/runner.ts", ""],
+      ["scenegraph/build.ts", 'import { run } from "../src/eval/runner.js";'],
+      ["src/apps/service/app.ts", 'import { x } from "../../core/x.js";'],
+      ["src/apps/cli/serve.ts", 'import { startServer } from "../service/app.js";'],
+      ["bridge/sim/colors.ts", ""],
+      ["src/reason/symbolic.ts", 'import { c } from "../../bridge/sim/colors.js";'],
+      ["src/eval/pipeline.ts", 'import { c } from "../../bridge/sim/colors.js";\nconst m = await import("../core/x.js");'],
+      ["src/util/misc.ts", ""],
+      ["src/main.ts", 'import "./apps/cli/serve.js";\nimport "./apps/service/app.js";'],
+    ]);
+    const v = architectureViolations(files);
+    expect(v).toEqual([
+      "scenegraph/build.ts -> src/eval/runner.ts: scenegraph may not import eval (layer order core < bridge < reconstruct < scenegraph < llm < prompt < reason < eval < apps < main)",
+      "src/apps/cli/serve.ts -> src/apps/service/app.ts: the cli app may not import the service app (only src/main.ts joins the apps)",
+      "src/reason/symbolic.ts -> bridge/sim/colors.ts: only eval and the front-ends may use the built-in simulator (bridge/sim)",
+      expect.stringMatching(/^src\/util\/misc\.ts: in no layer/),
+    ]);
+  });
+
+  it("reads every import form the tree uses", () => {
+    expect(importsOf('import a from "./a.js";\nimport type { B } from "../b.js";\nexport { c } from "./c.js";\nawait import("./d.js");\nimport "./e.js";')).toEqual(["./a.js", "../b.js", "./c.js", "./d.js", "./e.js"]);
+  });
+});
