@@ -8,7 +8,6 @@ import { vggtPointCloud } from "./vggt/index.js";
 import { noisyPointCloud } from "./noisy/index.js";
 import type { z } from "zod";
 
-export { SOURCES, type Source, type CloudOptions } from "./options.js";
 
 /** How a cloud is built, beyond what it is (none of this changes the points' values). */
 export interface CloudRuntime {

@@ -8,7 +8,6 @@ import type { FlagSpec } from "../src/core/flags.js";
 import { NOISE_COMPONENTS } from "./noisy/params.js";
 
 export const SOURCES = ["gt", "vggt", "noisy"] as const;
-export type Source = (typeof SOURCES)[number];
 
 export const SourceSchema = z.enum(SOURCES).describe("point-cloud source: gt (depth back-projection), vggt (ONNX model), noisy (controlled error model)");
 
@@ -36,7 +35,6 @@ export const NoiseOptionsSchema = z
     noiseComponents: z.array(z.enum(NOISE_COMPONENTS)).min(1).default([...NOISE_COMPONENTS]).describe(`noisy: error components switched on (${NOISE_COMPONENTS.join(", ")})`),
   })
   .strict();
-export type NoiseSettings = z.infer<typeof NoiseOptionsSchema>;
 
 /** One cloud: its source and that source's options. */
 export const CloudOptionsSchema = z

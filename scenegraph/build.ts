@@ -15,7 +15,7 @@ import { voxelDownsample } from "./primitives/voxelDownsample.js";
 import { segmentStructure } from "./primitives/structure.js";
 import { clusterToNode, computeFlags } from "./nodes.js";
 import { computeRelations } from "./relations.js";
-import type { SceneGraph } from "./types.js";
+import { GRAPH_FORMAT, GRAPH_FRAME, type SceneGraph } from "./types.js";
 import type { InstanceMode } from "./options.js";
 
 export interface GraphOptions {
@@ -123,13 +123,13 @@ export function buildSceneGraph(cloud: PointCloud, bundle: Pick<FrameBundle, "ma
   );
   lap("relations");
   const graph: SceneGraph = {
-    format: "esi3d-graph/1",
+    format: GRAPH_FORMAT,
     task_id: bundle.manifest.task_id,
     paradigm: bundle.manifest.paradigm,
     source: cloud.source,
     masks: opts.masks,
     instances: opts.instances,
-    frame: "world, Z up, metres; yaw counter-clockwise from +X",
+    frame: GRAPH_FRAME,
     viewpoint: { position: task.agent_initial.position, yaw: task.agent_initial.yaw, pitch: task.agent_initial.pitch },
     params: { ...p },
     nodes,

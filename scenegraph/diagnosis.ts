@@ -20,9 +20,11 @@ import type { FrameBundle } from "../bridge/bundle/io.js";
 import type { Task, TaskObject } from "../bridge/task/schema.js";
 import type { PointCloud } from "../reconstruct/pointcloud.js";
 import { objectBox } from "../bridge/objects/geometry.js";
+import { pointBoxDistance } from "../src/core/geometry.js";
 import { MIN_MASK_AREA_PX } from "./evidence.js";
 import { hungarian } from "./primitives/hungarian.js";
-import type { GraphNode, Predicate, Relation, SceneGraph } from "./types.js";
+import type { GraphNode, Relation, SceneGraph } from "./types.js";
+import type { Diagnosis, GraphMetrics, NodeDiagnosis, NodeStatus, ObjectDiagnosis, PredicateScore, RelationDiagnosis } from "./diagnosisSchema.js";
 
 /** anchors §10 step 3: a node whose points are < 20 % on true objects is a hallucination. */
 export const HALLUCINATED_MAX_OBJECT_SHARE = 0.2;
@@ -41,90 +43,6 @@ export const NEAR_OBJECT_M = 0.3;
 
 /** Predicates that hold both ways; a graph states them once per pair. */
 export const SYMMETRIC: ReadonlySet<string> = new Set(["touching", "near"]);
-
-export type NodeStatus = "matched" | "duplicate" | "merged" | "hallucinated";
-export type ObjectStatus = "matched" | "missed-unseen" | "missed-lost";
-
-export interface NodeDiagnosis {
-  node: string;
-  label: string;
-  status: NodeStatus;
-  /** The matched object, or the dominant object for duplicates and merged nodes. */
-  object_id: number | null;
-  object_name: string | null;
-  /** For a duplicate: the node matched to the same object. */
-  twin: string | null;
-  /** Fraction of the node's points per true object (largest first, up to 3), and on structure/background. */
-  shares: Array<{ id: number; name: string; share: number }>;
-  structure_share: number;
-  iou: number;
-  centroid_error_m: number | null;
-  label_correct: boolean | null;
-}
-
-export interface ObjectDiagnosis {
-  id: number;
-  name: string;
-  category: string;
-  role: string;
-  status: ObjectStatus;
-  node: string | null;
-  duplicates: string[];
-  /** Pixels showing the object, summed over the bundle's views. */
-  observed_px: number;
-  /** The most pixels any single view shows of it; "observed" when >= MIN_MASK_AREA_PX. */
-  max_view_px: number;
-}
-
-export interface RelationDiagnosis extends Relation {
-  correct: boolean;
-  /** True object ids the relation maps to, or null when an end is not a true object. */
-  mapped: [number, number] | null;
-}
-
-export interface PredicateScore {
-  tp: number;
-  fp: number;
-  fn: number;
-  precision: number | null;
-  recall: number | null;
-}
-
-export interface GraphMetrics {
-  nodes: number;
-  objects: number;
-  observed_objects: number;
-  matched: number;
-  duplicates: number;
-  merged: number;
-  hallucinated: number;
-  missed_unseen: number;
-  missed_lost: number;
-  precision: number;
-  recall: number;
-  recall_observed: number;
-  f1: number;
-  f1_observed: number;
-  duplicate_rate: number;
-  hallucination_rate: number;
-  merged_rate: number;
-  miss_rate: number;
-  label_accuracy: number | null;
-  count_error_by_category: Record<string, number>;
-  centroid_error_m: number | null;
-  extent_error_m: number | null;
-  relations: Record<string, PredicateScore>;
-  relation_precision: number | null;
-  relation_recall: number | null;
-}
-
-export interface Diagnosis {
-  nodes: NodeDiagnosis[];
-  objects: ObjectDiagnosis[];
-  relations: RelationDiagnosis[];
-  missing_relations: Array<{ subject: number; predicate: Predicate; object: number }>;
-  metrics: GraphMetrics;
-}
 
 const ratio = (a: number, b: number) => (b > 0 ? a / b : 0);
 const f1 = (p: number, r: number) => (p + r > 0 ? (2 * p * r) / (p + r) : 0);
@@ -164,12 +82,8 @@ export interface DiagnoseInput {
 }
 
 /** Distance (m) from a point to an object's true yaw box (0 inside). */
-export function pointBoxDistance(p: Vec3, obj: TaskObject): number {
-  const b = objectBox(obj);
-  const c = Math.cos(b.yaw), s = Math.sin(b.yaw);
-  const dx = p[0] - b.centre[0], dy = p[1] - b.centre[1], dz = p[2] - b.centre[2];
-  const lx = Math.abs(c * dx + s * dy) - b.half[0], ly = Math.abs(-s * dx + c * dy) - b.half[1], lz = Math.abs(dz) - b.half[2];
-  return Math.hypot(Math.max(0, lx), Math.max(0, ly), Math.max(0, lz));
+export function pointObjectDistance(p: Vec3, obj: TaskObject): number {
+  return pointBoxDistance(p, objectBox(obj));
 }
 
 function extentError(node: GraphNode, obj: TaskObject): number {
@@ -227,7 +141,7 @@ export function diagnose(input: DiagnoseInput): Diagnosis {
   nodeDiag.forEach((d, k) => {
     if (d.status === "hallucinated" || d.status === "merged" || d.object_id === null) return;
     const obj = objects[objIndex.get(d.object_id)!]!;
-    if (pointBoxDistance(graph.nodes[k]!.centroid, obj) > NEAR_OBJECT_M) {
+    if (pointObjectDistance(graph.nodes[k]!.centroid, obj) > NEAR_OBJECT_M) {
       d.status = "hallucinated";
       d.object_id = null;
       d.object_name = null;

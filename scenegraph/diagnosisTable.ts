@@ -1,6 +1,6 @@
 /** A scene graph and its diagnosis as the terminal shows them: the node table, the missed objects, the metrics. */
 import { fix, formatTable, pct } from "../src/core/table.js";
-import type { Diagnosis } from "./diagnosis.js";
+import type { Diagnosis } from "./diagnosisSchema.js";
 import type { SceneGraph } from "./types.js";
 
 export function diagnosisTable(graph: SceneGraph, d: Diagnosis): string {

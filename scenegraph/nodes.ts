@@ -5,7 +5,8 @@ import type { PointCloud } from "../reconstruct/pointcloud.js";
 import { aabb, yawBox } from "./primitives/boxes.js";
 import type { Cluster } from "./instances/cluster.js";
 import { majorityLabel } from "./instances/cluster.js";
-import type { GraphNode, NodeSupport, YawBoxJson } from "./types.js";
+import type { GraphNode, NodeSupport } from "./types.js";
+import { boxVolume, type YawBox } from "../src/core/geometry.js";
 
 /** `low_support`: a node seen in a single view with fewer raw points than this (our choice: ~a 20x20 px mask). */
 export const LOW_SUPPORT_MAX_POINTS = 400;
@@ -51,7 +52,7 @@ export function clusterToNode(c: Cluster, id: string, cloud: PointCloud): GraphN
   const dist: Record<string, number> = {};
   for (const [l, v] of [...c.votes.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))) dist[l] = Math.round((v / (totalVotes || 1)) * 1000) / 1000;
   const color = rgbSum.map((v) => Math.round(v / Math.max(1, c.members.length))) as [number, number, number];
-  const boxJson: YawBoxJson = { centre: rv(box.center), extent: rv(box.extent), yaw: r4(box.yaw) };
+  const boxJson: YawBox = { centre: rv(box.centre), extent: rv(box.extent), yaw: r4(box.yaw) };
   return {
     id,
     label: majorityLabel(c.votes) ?? ANONYMOUS_LABEL,
@@ -61,7 +62,7 @@ export function clusterToNode(c: Cluster, id: string, cloud: PointCloud): GraphN
     color_name: nameColor(color),
     box: boxJson,
     aabb: { min: rv(bb.min), max: rv(bb.max) },
-    volume_m3: Math.round(box.volume * 1e6) / 1e6,
+    volume_m3: Math.round(boxVolume(box) * 1e6) / 1e6,
     point_count: n,
     raw_point_count: c.members.length,
     views: [...perView.keys()].sort((a, b) => a - b),

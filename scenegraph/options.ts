@@ -16,7 +16,6 @@ export const GraphOptionsSchema = z
     instances: z.enum(INSTANCE_MODES).default("fusion").describe("instance builder: fusion (2D masks fused across views) | dbscan (label-agnostic clustering); masks none always uses dbscan"),
   })
   .strict();
-export type GraphSettings = z.infer<typeof GraphOptionsSchema>;
 
 export const GRAPH_FLAGS: readonly FlagSpec[] = [
   { path: "masks", flag: "--masks <mode>" },

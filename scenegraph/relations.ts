@@ -6,9 +6,10 @@
  */
 import type { Vec3 } from "../src/core/math/vec.js";
 import { TOUCHING_GAP_M } from "../bridge/task/rules.js";
-import { KdTree3 } from "./primitives/kdtree.js";
-import { footprintIntersectionArea, type YawBox } from "./primitives/boxes.js";
-import type { Predicate, Relation, YawBoxJson } from "./types.js";
+import { footprintIntersectionArea } from "./primitives/boxes.js";
+import { closestDistance, indexPoints, type IndexedPoints } from "./primitives/overlap.js";
+import { boxBottom, boxTop, type YawBox } from "../src/core/geometry.js";
+import type { Predicate, Relation } from "./types.js";
 
 /** 3DSSG `radius_receptive`: only pairs whose boxes come within 0.5 m of each other get relations. */
 export const CANDIDATE_RADIUS_M = 0.5;
@@ -28,7 +29,7 @@ export const EGO_DEAD_ZONE_M = 0.1;
 
 export interface RelNode {
   id: string;
-  box: YawBoxJson;
+  box: YawBox;
   /** Downsampled points (for closest distances). */
   xyz: Float32Array;
   /**
@@ -46,83 +47,37 @@ export interface Viewpoint {
   yaw: number;
 }
 
-/** Our JSON box as the primitives' yaw box. */
-export function asYawBox(b: YawBoxJson): YawBox {
-  return { center: b.centre, extent: b.extent, yaw: b.yaw, volume: b.extent[0] * b.extent[1] * b.extent[2] };
-}
+const footprintArea = (b: YawBox) => b.extent[0] * b.extent[1];
 
-const footprintArea = (b: YawBoxJson) => b.extent[0] * b.extent[1];
-const bottom = (b: YawBoxJson) => b.centre[2] - b.extent[2] / 2;
-const top = (b: YawBoxJson) => b.centre[2] + b.extent[2] / 2;
-
-/** Intersection of the footprints over the smaller... over A's footprint area. */
-export function footprintIoA(a: YawBoxJson, b: YawBoxJson): number {
+/** Intersection of the footprints over A's footprint area. */
+export function footprintIoA(a: YawBox, b: YawBox): number {
   const ia = footprintArea(a);
-  return ia > 0 ? footprintIntersectionArea(asYawBox(a), asYawBox(b)) / ia : 0;
+  return ia > 0 ? footprintIntersectionArea(a, b) / ia : 0;
 }
 
 /** Signed distance (m) of (x, y) inside B's footprint: positive inside, negative outside. */
-function insideDepth(b: YawBoxJson, x: number, y: number): number {
+function insideDepth(b: YawBox, x: number, y: number): number {
   const c = Math.cos(b.yaw), s = Math.sin(b.yaw);
   const dx = x - b.centre[0], dy = y - b.centre[1];
   return Math.min(b.extent[0] / 2 - Math.abs(c * dx + s * dy), b.extent[1] / 2 - Math.abs(-s * dx + c * dy));
 }
 
-function boxGap(a: YawBoxJson, b: YawBoxJson): number {
+function boxGap(a: YawBox, b: YawBox): number {
   // conservative: gap between bounding circles in XY combined with the z gap
   const ra = Math.hypot(a.extent[0], a.extent[1]) / 2, rb = Math.hypot(b.extent[0], b.extent[1]) / 2;
   const dxy = Math.max(0, Math.hypot(a.centre[0] - b.centre[0], a.centre[1] - b.centre[1]) - ra - rb);
-  const dz = Math.max(0, bottom(a) - top(b), bottom(b) - top(a));
+  const dz = Math.max(0, boxBottom(a) - boxTop(b), boxBottom(b) - boxTop(a));
   return Math.hypot(dxy, dz);
 }
 
-/** A point set with its kd-tree and bounds, built once per node and reused for every pair. */
-interface Indexed {
-  xyz: Float32Array;
-  tree: KdTree3;
-  min: [number, number, number];
-  max: [number, number, number];
-}
-
-function indexed(xyz: Float32Array): Indexed {
-  const min: [number, number, number] = [Infinity, Infinity, Infinity], max: [number, number, number] = [-Infinity, -Infinity, -Infinity];
-  for (let i = 0; i < xyz.length; i += 3)
-    for (let a = 0; a < 3; a++) {
-      const v = xyz[i + a]!;
-      if (v < min[a]!) min[a] = v;
-      if (v > max[a]!) max[a] = v;
-    }
-  return { xyz, tree: new KdTree3(xyz), min, max };
-}
-
-/**
- * Closest distance between two point sets (m), or `maxM` when they are farther apart: nearest-point
- * queries of the smaller set in the larger set's kd-tree, each bounded by the best so far, skipping
- * query points whose distance to the other set's box already exceeds it.
- */
-export function closestDistance(a: Indexed, b: Indexed, maxM: number): number {
-  const [q, t] = a.xyz.length <= b.xyz.length ? [a, b] : [b, a];
-  let best = maxM;
-  const p = q.xyz;
-  for (let i = 0; i < p.length; i += 3) {
-    const x = p[i]!, y = p[i + 1]!, z = p[i + 2]!;
-    const dx = x < t.min[0] ? t.min[0] - x : x > t.max[0] ? x - t.max[0] : 0;
-    const dy = y < t.min[1] ? t.min[1] - y : y > t.max[1] ? y - t.max[1] : 0;
-    const dz = z < t.min[2] ? t.min[2] - z : z > t.max[2] ? z - t.max[2] : 0;
-    if (dx * dx + dy * dy + dz * dz >= best * best) continue;
-    if (t.tree.nearest(x, y, z, best) >= 0) best = Math.sqrt(t.tree.lastNearestD2);
-    if (best === 0) break;
-  }
-  return best;
-}
 
 const round = (x: number, dp = 4) => Math.round(x * 10 ** dp) / 10 ** dp;
 
 export function computeRelations(nodes: readonly RelNode[], viewpoint: Viewpoint): Relation[] {
   const out: Relation[] = [];
-  const coarse = new Map<string, Indexed>(), fine = new Map<string, Indexed>();
-  const coarseOf = (n: RelNode) => coarse.get(n.id) ?? coarse.set(n.id, indexed(n.xyz)).get(n.id)!;
-  const fineOf = (n: RelNode) => fine.get(n.id) ?? fine.set(n.id, indexed(n.fine!)).get(n.id)!;
+  const coarse = new Map<string, IndexedPoints>(), fine = new Map<string, IndexedPoints>();
+  const coarseOf = (n: RelNode) => coarse.get(n.id) ?? coarse.set(n.id, indexPoints(n.xyz)).get(n.id)!;
+  const fineOf = (n: RelNode) => fine.get(n.id) ?? fine.set(n.id, indexPoints(n.fine!)).get(n.id)!;
   const fwd: [number, number] = [Math.cos(viewpoint.yaw), Math.sin(viewpoint.yaw)];
   const right: [number, number] = [fwd[1], -fwd[0]];
   const push = (subject: RelNode, predicate: Predicate, object: RelNode, margin: number, centre: number, closest: number) =>
@@ -141,7 +96,7 @@ export function computeRelations(nodes: readonly RelNode[], viewpoint: Viewpoint
       for (const [X, Y] of [[A, B], [B, A]] as const) {
         const iom = footprintIoA(X.box, Y.box);
         const iomMargin = (iom - ON_MIN_IOM) * Math.sqrt(footprintArea(X.box));
-        const zb = bottom(X.box), ty = top(Y.box);
+        const zb = boxBottom(X.box), ty = boxTop(Y.box);
         const onSlack = Math.min(zb - (ty - ON_BELOW_TOP_M), ty + ON_ABOVE_TOP_M - zb);
         const isOn = onSlack >= 0 && iom > ON_MIN_IOM && footprintArea(Y.box) > footprintArea(X.box);
         if (isOn) {
@@ -155,7 +110,7 @@ export function computeRelations(nodes: readonly RelNode[], viewpoint: Viewpoint
         }
         // inside: X's centre in Y's footprint, X's height range within Y's, X smaller on every axis
         const depth = insideDepth(Y.box, X.box.centre[0], X.box.centre[1]);
-        const zIn = Math.min(bottom(X.box) - bottom(Y.box) + INSIDE_Z_TOLERANCE_M, top(Y.box) + INSIDE_Z_TOLERANCE_M - top(X.box));
+        const zIn = Math.min(boxBottom(X.box) - boxBottom(Y.box) + INSIDE_Z_TOLERANCE_M, boxTop(Y.box) + INSIDE_Z_TOLERANCE_M - boxTop(X.box));
         const smaller = Math.max(...X.box.extent) < Math.max(...Y.box.extent) && X.box.extent[2] < Y.box.extent[2];
         if (depth > 0 && zIn >= 0 && smaller && !isOn) {
           push(X, "inside", Y, Math.min(depth, zIn), centre, closest);

@@ -5,7 +5,8 @@
 import type { Task } from "../bridge/task/schema.js";
 import { objectBox, surfaceSamples } from "../bridge/objects/geometry.js";
 import { computeRelations, type RelNode } from "./relations.js";
-import type { GraphNode, Relation, SceneGraph, YawBoxJson } from "./types.js";
+import { GRAPH_FORMAT, GRAPH_FRAME, type GraphNode, type Relation, type SceneGraph } from "./types.js";
+import type { YawBox } from "../src/core/geometry.js";
 import { colorRgb } from "../bridge/task/palette.js";
 import type { Vec3 } from "../src/core/math/vec.js";
 
@@ -24,7 +25,7 @@ export interface TrueNode extends RelNode {
 export function trueNodes(task: Task): TrueNode[] {
   return task.objects.map((o) => {
     const b = objectBox(o);
-    const box: YawBoxJson = { centre: b.centre, extent: o.extent, yaw: b.yaw };
+    const box: YawBox = { centre: b.centre, extent: o.extent, yaw: b.yaw };
     const xyz = surfaceSamples(o, TRUE_SURFACE_SPACING_M);
     return { id: `o${o.id}`, objectId: o.id, label: o.category, name: o.name, box, xyz };
   });
@@ -39,7 +40,7 @@ export function trueRelations(task: Task, nodes = trueNodes(task)): Relation[] {
  * category and colour, and relations from the same code as predicted graphs. What a perfect
  * reconstruction with perfect instance association would give; the "graph oracle" reads it.
  */
-export function truthGraph(task: Task, paradigm = "truth"): SceneGraph {
+export function truthGraph(task: Task, paradigm: SceneGraph["paradigm"] = "truth"): SceneGraph {
   const nodes = trueNodes(task);
   const graphNodes: GraphNode[] = nodes.map((n) => {
     const o = task.objects.find((x) => x.id === n.objectId)!;
@@ -66,13 +67,13 @@ export function truthGraph(task: Task, paradigm = "truth"): SceneGraph {
     };
   });
   return {
-    format: "esi3d-graph/1",
+    format: GRAPH_FORMAT,
     task_id: task.task_id,
     paradigm,
     source: "truth",
     masks: "oracle",
     instances: "truth",
-    frame: "world, Z up, metres; yaw counter-clockwise from +X",
+    frame: GRAPH_FRAME,
     viewpoint: { position: task.agent_initial.position, yaw: task.agent_initial.yaw, pitch: task.agent_initial.pitch },
     params: { surface_spacing_m: TRUE_SURFACE_SPACING_M },
     nodes: graphNodes,

@@ -1,86 +1,119 @@
 /**
  * The scene graph: object nodes with evidence, and spatial relations with margins. Serialized as
- * `esi3d-graph/1` JSON (docs/scene-graph.md).
+ * `esi3d-graph/1` JSON (docs/scene-graph.md, docs/scene-graph.schema.json). This zod schema is the one
+ * declaration: the types below are inferred from it, every reader parses through it (scenegraph/io.ts),
+ * and the service's OpenAPI document shows it.
  */
-import type { Vec3 } from "../src/core/math/vec.js";
-import type { AgentPoseRecord } from "../bridge/task/schema.js";
-import type { MaskMode } from "./evidence.js";
+import { z } from "zod";
+import { YawBoxSchema } from "../src/core/geometry.js";
+import { PARADIGMS } from "../bridge/bundle/schema.js";
+import { SOURCES } from "../reconstruct/options.js";
+import { MASK_MODES } from "./evidence.js";
+import { INSTANCE_MODES } from "./options.js";
 
-/** Gravity-aligned (yaw-only) oriented box: centre, full extents along its own x, y, z, yaw (rad). */
-export interface YawBoxJson {
-  centre: Vec3;
-  extent: Vec3;
-  yaw: number;
-}
+export const GRAPH_FORMAT = "esi3d-graph/1";
+export const GRAPH_FRAME = "world, Z up, metres; yaw counter-clockwise from +X";
+/**
+ * No coordinate of a graph lies farther than this from the world origin (m). Real rooms are metres across;
+ * a node at 1e308 m (audit case A10) would otherwise give confident answers from absurd geometry. Ours.
+ */
+export const MAX_COORDINATE_M = 10_000;
 
-export interface NodeSupport {
-  view: number;
-  /** Raw points (pixels) from this view. */
-  points: number;
-  /** Pixel bounding box [x0, y0, x1, y1] of those points in the view image. */
-  bbox: [number, number, number, number];
-}
+const coordinate = () => z.number().finite().min(-MAX_COORDINATE_M).max(MAX_COORDINATE_M);
+const PointSchema = z.tuple([coordinate(), coordinate(), coordinate()]);
+const count = () => z.number().int().min(0);
+const fraction = () => z.number().min(0).max(1);
 
-export interface NodeFlags {
-  /** Seen in one view only, with few points: weak evidence. */
-  low_support: boolean;
-  /** Other nodes with the same label that overlap or nearly touch this one. */
-  possible_duplicate_of: string[];
-  /** A sliver of a larger same-label node next to it. */
-  fragment: boolean;
-}
+export const NodeSupportSchema = z
+  .object({
+    view: count().describe("index of the bundle view"),
+    points: count().describe("raw points (pixels) from this view"),
+    bbox: z.tuple([z.number(), z.number(), z.number(), z.number()]).describe("pixel bounding box [x0, y0, x1, y1] of those points in the view image"),
+  })
+  .strict();
 
-export interface GraphNode {
-  id: string;
-  label: string;
-  /** Label votes, as fractions of the node's points. */
-  label_distribution: Record<string, number>;
-  centroid: Vec3;
-  /** Mean colour of the node's points, and the nearest palette colour name. */
-  color: [number, number, number];
-  color_name: string;
-  box: YawBoxJson;
-  aabb: { min: Vec3; max: Vec3 };
-  volume_m3: number;
-  /** Downsampled points (voxel size in `params`). */
-  point_count: number;
-  /** Raw cloud points behind the node. */
-  raw_point_count: number;
-  views: number[];
-  detections: number;
-  mean_confidence: number;
-  flags: NodeFlags;
-  support: NodeSupport[];
-}
+export const NodeFlagsSchema = z
+  .object({
+    low_support: z.boolean().describe("seen in one view only, with few points: weak evidence"),
+    possible_duplicate_of: z.array(z.string()).describe("other nodes with the same label that overlap or nearly touch this one"),
+    fragment: z.boolean().describe("a sliver of a larger same-label node next to it"),
+  })
+  .strict();
+
+export const GraphNodeSchema = z
+  .object({
+    id: z.string().min(1).max(64).describe("node id, unique in the graph (n<k> predicted, o<objectId> ground truth)"),
+    label: z.string().min(1).describe("the node's category"),
+    label_distribution: z.record(z.string(), fraction()).describe("label votes, as fractions of the node's points"),
+    centroid: PointSchema.describe("mean of the node's points (m)"),
+    color: z.tuple([z.number().int().min(0).max(255), z.number().int().min(0).max(255), z.number().int().min(0).max(255)]).describe("mean colour of the node's points"),
+    color_name: z.string().describe("the nearest palette colour name"),
+    box: YawBoxSchema.extend({ centre: PointSchema, extent: z.tuple([coordinate().min(0), coordinate().min(0), coordinate().min(0)]) }).describe("gravity-aligned (yaw-only) oriented box"),
+    aabb: z.object({ min: PointSchema, max: PointSchema }).strict().describe("axis-aligned bounds of the node's points"),
+    volume_m3: z.number().min(0),
+    point_count: count().describe("downsampled points (voxel size in params)"),
+    raw_point_count: count().describe("raw cloud points behind the node"),
+    views: z.array(count()).describe("views that see the node"),
+    detections: count().describe("2D detections fused into the node"),
+    mean_confidence: z.number().min(0),
+    flags: NodeFlagsSchema,
+    support: z.array(NodeSupportSchema).describe("points per view"),
+  })
+  .strict();
 
 export const PREDICATES = ["on", "supports", "inside", "contains", "touching", "near", "above", "below", "left_of", "right_of", "in_front_of", "behind"] as const;
+
+export const RelationSchema = z
+  .object({
+    subject: z.string(),
+    predicate: z.enum(PREDICATES),
+    object: z.string(),
+    margin_m: z.number().describe("how far from flipping (m): the smallest change of the deciding quantity that would flip it"),
+    centre_distance_m: z.number().min(0),
+    closest_distance_m: z.number().min(0),
+  })
+  .strict();
+
+/** Who made the graph: a reconstruction source, or the ground truth (`truthGraph`). */
+const TRUTH = "truth";
+
+export const SceneGraphSchema = z
+  .object({
+    format: z.literal(GRAPH_FORMAT),
+    task_id: z.string().min(1),
+    paradigm: z.union([z.enum(PARADIGMS), z.literal(TRUTH)]).describe("the view set the graph was built from"),
+    source: z.union([z.enum(SOURCES), z.literal(TRUTH)]).describe("the point-cloud source"),
+    masks: z.enum(MASK_MODES).describe("the evidence mode (README 'Evidence modes')"),
+    instances: z.union([z.enum(INSTANCE_MODES), z.literal(TRUTH)]).describe("the instance builder"),
+    frame: z.literal(GRAPH_FRAME).describe("conventions of every coordinate in this graph"),
+    viewpoint: z.object({ position: PointSchema, yaw: z.number().finite(), pitch: z.number().finite() }).strict().describe("the agent's initial pose: the viewpoint of left/right/front/behind"),
+    params: z.record(z.string(), z.union([z.number(), z.string()])).describe("the graph builder's parameters"),
+    nodes: z.array(GraphNodeSchema),
+    relations: z.array(RelationSchema),
+    structure: z.object({ floor_points: count(), wall_points: count() }).strict().describe("structure points found (floor, walls), for reference"),
+    timings_ms: z.record(z.string(), z.number()),
+  })
+  .strict()
+  .superRefine((g, ctx) => {
+    const ids = new Set<string>();
+    g.nodes.forEach((n, k) => {
+      if (ids.has(n.id)) ctx.addIssue({ code: "custom", path: ["nodes", k, "id"], message: `duplicate node id "${n.id}"` });
+      ids.add(n.id);
+    });
+    g.relations.forEach((r, k) => {
+      for (const end of ["subject", "object"] as const)
+        if (!ids.has(r[end])) ctx.addIssue({ code: "custom", path: ["relations", k, end], message: `names node "${r[end]}", which the graph does not have` });
+    });
+  });
+
+export type NodeSupport = z.infer<typeof NodeSupportSchema>;
+export type NodeFlags = z.infer<typeof NodeFlagsSchema>;
+export type GraphNode = z.infer<typeof GraphNodeSchema>;
 export type Predicate = (typeof PREDICATES)[number];
+export type Relation = z.infer<typeof RelationSchema>;
+export type SceneGraph = z.infer<typeof SceneGraphSchema>;
 
-export interface Relation {
-  subject: string;
-  predicate: Predicate;
-  object: string;
-  /** How far from flipping (m): the smallest change of the deciding quantity that would flip it. */
-  margin_m: number;
-  centre_distance_m: number;
-  closest_distance_m: number;
-}
-
-export interface SceneGraph {
-  format: "esi3d-graph/1";
-  task_id: string;
-  paradigm: string;
-  source: string;
-  masks: MaskMode;
-  instances: string;
-  /** Conventions of every coordinate in this graph. */
-  frame: "world, Z up, metres; yaw counter-clockwise from +X";
-  /** The agent's initial pose: the viewpoint of left/right/front/behind. */
-  viewpoint: Pick<AgentPoseRecord, "position" | "yaw" | "pitch">;
-  params: Record<string, number | string>;
-  nodes: GraphNode[];
-  relations: Relation[];
-  /** Structure points found (floor, walls), for reference. */
-  structure: { floor_points: number; wall_points: number };
-  timings_ms: Record<string, number>;
+/** The JSON Schema of a scene-graph file (docs/scene-graph.schema.json). */
+export function sceneGraphJsonSchema(): object {
+  return z.toJSONSchema(SceneGraphSchema, { io: "output", unrepresentable: "any" });
 }

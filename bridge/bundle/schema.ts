@@ -28,7 +28,6 @@ export const BundleViewSchema = z.object({
   extrinsic: z.tuple([Row4, Row4, Row4]).describe("camera-from-world [R | t], OpenCV camera axes"),
   action: z.string().nullable().describe("the action that led to this view (null for the first view)"),
 });
-export type BundleView = z.infer<typeof BundleViewSchema>;
 
 export const InstanceEntrySchema = z.object({
   id: z.number().int().min(1).max(65535),

@@ -248,10 +248,6 @@ export function modelDef(id: string): ModelDef {
   return md;
 }
 
-export function categoriesWhere(pred: (c: CategoryDef) => boolean): string[] {
-  return CATS.filter(pred).map((c) => c.category);
-}
-
 export interface BuiltModel {
   /** Triangle soup in the object frame, centred on the box centre. */
   tris: Float32Array;
@@ -283,6 +279,3 @@ export function buildModel(id: string): BuiltModel {
   builtCache.set(id, built);
   return built;
 }
-
-/** Names of object categories that can appear as objects (not room structure). */
-export const STRUCTURE_CATEGORIES = ["floor", "wall"] as const;

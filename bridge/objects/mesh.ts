@@ -4,7 +4,8 @@
  * Local frames are Z up, metres. No back-face culling is assumed anywhere, so single surfaces are
  * visible from both sides.
  */
-import type { Mat3, Vec3 } from "../../src/core/math/vec.js";
+import type { Vec3 } from "../../src/core/math/vec.js";
+import { boundsOf, type Bounds } from "../../src/core/geometry.js";
 
 /** Material slot of a part: 0 = the instance's primary colour, 1 = secondary, 2 = accent, 3 = glass. */
 export type Slot = 0 | 1 | 2 | 3;
@@ -134,34 +135,4 @@ export function handle(m: PartMesh, cx: number, zc: number, R: number, r: number
   }
 }
 
-/** Rotates then translates every vertex of `part` and appends it to `m`. */
-export function appendTransformed(m: PartMesh, part: PartMesh, R: Mat3, t: Vec3): void {
-  const src = part.tris;
-  for (let i = 0; i < src.length; i += 3) {
-    const x = src[i]!, y = src[i + 1]!, z = src[i + 2]!;
-    m.tris.push(
-      R[0][0] * x + R[0][1] * y + R[0][2] * z + t[0],
-      R[1][0] * x + R[1][1] * y + R[1][2] * z + t[1],
-      R[2][0] * x + R[2][1] * y + R[2][2] * z + t[2],
-    );
-  }
-  for (const s of part.slots) m.slots.push(s);
-}
-
-export interface Bounds {
-  min: Vec3;
-  max: Vec3;
-}
-
-export function meshBounds(tris: ArrayLike<number>): Bounds {
-  const min: Vec3 = [Infinity, Infinity, Infinity];
-  const max: Vec3 = [-Infinity, -Infinity, -Infinity];
-  for (let i = 0; i < tris.length; i += 3) {
-    for (let a = 0; a < 3; a++) {
-      const v = tris[i + a]!;
-      if (v < min[a]!) min[a] = v;
-      if (v > max[a]!) max[a] = v;
-    }
-  }
-  return { min, max };
-}
+export const meshBounds = (tris: ArrayLike<number>): Bounds => boundsOf(tris);

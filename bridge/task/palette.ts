@@ -31,21 +31,26 @@ export function colorRgb(name: string): Rgb {
 }
 
 /**
- * The palette name closest to an observed colour. Shading scales RGB by the light (0.4-1.2 here), so
- * chromaticity (r, g, b over their sum) and saturation weigh most; brightness separates white, grey and
- * black. Used to resolve "the red mug" against nodes (3D) and masks (2D).
+ * How far two colours look apart. Shading scales RGB by the light (0.4-1.2 here), so chromaticity (r, g, b
+ * over their sum) and saturation weigh most; brightness separates white, grey and black. One measure for
+ * naming a node's colour and for matching "the red mug" against nodes (3D) and masks (2D).
  */
+export function colourDistance(a: readonly number[], b: readonly number[]): number {
+  const fa = colourFeatures(a), fb = colourFeatures(b);
+  return 3 * Math.hypot(fa.r - fb.r, fa.g - fb.g) + Math.abs(fa.sat - fb.sat) + 0.35 * Math.abs(fa.v - fb.v);
+}
+
+function colourFeatures(c: readonly number[]) {
+  const s = c[0]! + c[1]! + c[2]! + 1e-6;
+  const max = Math.max(c[0]!, c[1]!, c[2]!), min = Math.min(c[0]!, c[1]!, c[2]!);
+  return { r: c[0]! / s, g: c[1]! / s, sat: max > 0 ? (max - min) / max : 0, v: max / 255 };
+}
+
+/** The palette name closest to an observed colour. */
 export function nameColor(rgb: readonly number[], candidates: readonly string[] = Object.keys(COLORS).filter((c) => c !== "glass")): string {
-  const feat = (c: readonly number[]) => {
-    const s = c[0]! + c[1]! + c[2]! + 1e-6;
-    const max = Math.max(c[0]!, c[1]!, c[2]!), min = Math.min(c[0]!, c[1]!, c[2]!);
-    return { r: c[0]! / s, g: c[1]! / s, sat: max > 0 ? (max - min) / max : 0, v: max / 255 };
-  };
-  const f = feat(rgb);
   let best = candidates[0]!, bestD = Infinity;
   for (const name of candidates) {
-    const p = feat(colorRgb(name));
-    const d = 3 * Math.hypot(f.r - p.r, f.g - p.g) + Math.abs(f.sat - p.sat) + 0.35 * Math.abs(f.v - p.v);
+    const d = colourDistance(rgb, colorRgb(name));
     if (d < bestD) [best, bestD] = [name, d];
   }
   return best;

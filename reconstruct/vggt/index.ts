@@ -17,11 +17,7 @@ import { getVggtSession, modelBytesOnDisk, resolveVggtModel, VGGT_INPUT, type Vg
 import { DEFAULT_CONF_PERCENTILE, halfToFloat, postprocessChunk, VggtOutputError, type ChunkMeta, type ChunkPoints, type ConfRule, type PointsFrom, type VggtChunkOutputs } from "./postprocess.js";
 import { modelToSourcePixel, planPreprocess, preprocessViews, type PreprocessPlan } from "./preprocess.js";
 
-export { resolveVggtModel, VggtModelError, VGGT_MODEL_ENV, releaseVggtSession, checkVggtContract } from "./model.js";
-export { VggtOutputError, percentileLinear, halfToFloat } from "./postprocess.js";
-export { planPreprocess, resizeBicubicPil, roundHalfEven } from "./preprocess.js";
-export { decodePoseEncoding } from "./pose.js";
-export { estimateInferenceBytes, planChunks } from "./memory.js";
+export { resolveVggtModel, VggtModelError } from "./model.js";
 
 /** VGGT's options as a library call takes them: ../options.ts declares them (VggtOptionsSchema); unset = default. */
 export type VggtOptions = { [K in keyof VggtSettings]?: NonNullable<VggtSettings[K]> } & { log?: (msg: string) => void };

@@ -102,7 +102,6 @@ export function modelBytesOnDisk(modelPath: string): number {
 
 export const VGGT_INPUT = "input_images";
 export const VGGT_OUTPUTS = ["pose_enc", "depth", "depth_conf", "world_points", "world_points_conf"] as const;
-export const VGGT_OPTIONAL_OUTPUTS = ["images"] as const;
 export type VggtOutputName = (typeof VGGT_OUTPUTS)[number];
 /** Trailing (channel) size and accepted ranks (with / without the batch axis) of each output (vggt-onnx.md §1.4). */
 const OUTPUT_SHAPES: Record<VggtOutputName, { last: number | null; ranks: number[] }> = {

@@ -35,17 +35,6 @@ export function gather(xyz: Float32Array, idx: ArrayLike<number>): Float32Array 
   return out;
 }
 
-export function boundsOf(p: Float32Array): { min: [number, number, number]; max: [number, number, number] } {
-  const min: [number, number, number] = [Infinity, Infinity, Infinity], max: [number, number, number] = [-Infinity, -Infinity, -Infinity];
-  for (let i = 0; i < p.length; i += 3)
-    for (let a = 0; a < 3; a++) {
-      const v = p[i + a]!;
-      if (v < min[a]!) min[a] = v;
-      if (v > max[a]!) max[a] = v;
-    }
-  return { min, max };
-}
-
 export interface DenoiseRule {
   epsM: number;
   minPoints: number;
@@ -144,15 +133,6 @@ export function denoiseFused(parts: readonly DenoisedCluster[], voxelM: number, 
 export function clusterGrid(c: Cluster, radius: number): VoxelHashGrid {
   if (!c.grid || c.grid.cellSize < radius) c.grid = new VoxelHashGrid(c.xyz, radius);
   return c.grid;
-}
-
-/** Fraction of `a`'s points with a point of `b` within `radius` (ConceptGraphs' overlap ratio). */
-export function overlapRatio(a: Float32Array, bGrid: VoxelHashGrid, radius: number): number {
-  const n = a.length / 3;
-  if (n === 0) return 0;
-  let hit = 0;
-  for (let i = 0; i < n; i++) if (bGrid.anyWithin(a[3 * i]!, a[3 * i + 1]!, a[3 * i + 2]!, radius)) hit++;
-  return hit / n;
 }
 
 export function aabbGap(a: Cluster, b: Cluster): number {

@@ -6,7 +6,8 @@
 import type { PointCloud } from "../../reconstruct/pointcloud.js";
 import { voxelDownsample } from "../primitives/voxelDownsample.js";
 import { dbscanDetailed } from "../primitives/dbscan.js";
-import { boundsOf, gather, type Cluster } from "./cluster.js";
+import { gather, type Cluster } from "./cluster.js";
+import { boundsOf } from "../../src/core/geometry.js";
 import type { InstanceParams } from "./params.js";
 
 export function dbscanInstances(cloud: PointCloud, isStructure: Uint8Array, p: InstanceParams, categoryOfPoint: ((i: number) => string | null) | null): Cluster[] {

@@ -12,9 +12,11 @@
  */
 import type { PointCloud } from "../../reconstruct/pointcloud.js";
 import type { Evidence } from "../evidence.js";
-import type { InstanceParams } from "./params.js";
-import { footprintIntersectionArea, yawBox, zOverlap, type YawBox } from "../primitives/boxes.js";
-import { aabbGap, boundsOf, clusterGrid, denoiseFused, majorityLabel, makeCluster, overlapRatio, type Cluster, type DenoisedCluster } from "./cluster.js";
+import { DENOISE_MIN_KEEP, type InstanceParams } from "./params.js";
+import { footprintIntersectionArea, yawBox, zOverlap } from "../primitives/boxes.js";
+import { pointOverlapRatio } from "../primitives/overlap.js";
+import { boundsOf, boxVolume, type YawBox } from "../../src/core/geometry.js";
+import { aabbGap, clusterGrid, denoiseFused, majorityLabel, makeCluster, type Cluster, type DenoisedCluster } from "./cluster.js";
 
 /** Points of the cloud grouped by their evidence segment (-1 = none). */
 export function pointsBySegment(cloud: PointCloud, ev: Evidence): Uint32Array[] {
@@ -92,7 +94,7 @@ function absorb(g: Growing, b: Cluster, part: DenoisedCluster): void {
 }
 
 /** Merges b into a (points re-downsampled, raw members and votes summed). */
-function mergeInto(a: Cluster, b: Cluster, voxelM: number, downsample: (xyz: Float32Array) => Float32Array): void {
+function mergeInto(a: Cluster, b: Cluster, downsample: (xyz: Float32Array) => Float32Array): void {
   const both = new Float32Array(a.xyz.length + b.xyz.length);
   both.set(a.xyz);
   both.set(b.xyz, a.xyz.length);
@@ -107,7 +109,6 @@ function mergeInto(a: Cluster, b: Cluster, voxelM: number, downsample: (xyz: Flo
     a.max[k] = Math.max(a.max[k]!, b.max[k]!);
   }
   a.grid = null;
-  void voxelM;
 }
 
 function sameLabel(a: Cluster, b: Cluster): boolean {
@@ -117,7 +118,7 @@ function sameLabel(a: Cluster, b: Cluster): boolean {
 
 export function fuseDetections(cloud: PointCloud, ev: Evidence, p: InstanceParams, downsample: (xyz: Float32Array) => Float32Array): Cluster[] {
   const bySeg = pointsBySegment(cloud, ev);
-  const denoise = { epsM: p.denoiseEpsM, minPoints: p.denoiseMinPoints, minKeep: 5 };
+  const denoise = { epsM: p.denoiseEpsM, minPoints: p.denoiseMinPoints, minKeep: DENOISE_MIN_KEEP };
   let nodes: Cluster[] = [];
   if (ev.mode === "oracle") {
     const byId = new Map<number, { members: Uint32Array[]; views: Map<number, number>; label: string | null; segments: number[] }>();
@@ -158,7 +159,7 @@ export function fuseDetections(cloud: PointCloud, ev: Evidence, p: InstanceParam
           const g = growing[n]!;
           if (!sameLabel(g.c, d) || aabbGap(g.c, d) > p.associationRadiusM) continue;
           const node = settle(g, downsample);
-          const o = overlapRatio(d.xyz, clusterGrid(node, p.associationRadiusM), p.associationRadiusM);
+          const o = pointOverlapRatio(d.xyz, clusterGrid(node, p.associationRadiusM), p.associationRadiusM);
           if (o >= bestOverlap) [best, bestOverlap] = [n, o];
         }
         assignments.push([d, part, best]);
@@ -194,12 +195,12 @@ export function fuseDetections(cloud: PointCloud, ev: Evidence, p: InstanceParam
  */
 function padBox(b: YawBox, minSide: number): YawBox {
   const extent = b.extent.map((e) => Math.max(e, minSide)) as YawBox["extent"];
-  return { ...b, extent, volume: extent[0] * extent[1] * extent[2] };
+  return { ...b, extent };
 }
 
 function boxIoM(a0: YawBox, b0: YawBox, minSide: number): number {
   const a = padBox(a0, minSide), b = padBox(b0, minSide);
-  return (footprintIntersectionArea(a, b) * zOverlap(a, b)) / Math.min(a.volume, b.volume);
+  return (footprintIntersectionArea(a, b) * zOverlap(a, b)) / Math.min(boxVolume(a), boxVolume(b));
 }
 
 /**
@@ -223,7 +224,7 @@ export function postMerge(nodes: Cluster[], p: InstanceParams, downsample: (xyz:
       for (let j = i + 1; j < nodes.length; j++) {
         const a = nodes[i]!, b = nodes[j]!;
         if (!sameLabel(a, b) || aabbGap(a, b) > r) continue;
-        const ab = overlapRatio(a.xyz, clusterGrid(b, r), r), ba = overlapRatio(b.xyz, clusterGrid(a, r), r);
+        const ab = pointOverlapRatio(a.xyz, clusterGrid(b, r), r), ba = pointOverlapRatio(b.xyz, clusterGrid(a, r), r);
         const iom = boxIoM(boxOf(a), boxOf(b), p.voxelM);
         let score = Math.max(ab, ba, Math.min(1, iom));
         let merge = Math.max(ab, ba) > p.mergeOneWay || Math.min(ab, ba) > p.mergeMutual || iom >= p.mergeBoxIoM;
@@ -231,7 +232,7 @@ export function postMerge(nodes: Cluster[], p: InstanceParams, downsample: (xyz:
           const union = new Float32Array(a.xyz.length + b.xyz.length);
           union.set(a.xyz);
           union.set(b.xyz, a.xyz.length);
-          const grown = padBox(yawBox(union), p.voxelM).volume / Math.max(padBox(boxOf(a), p.voxelM).volume, padBox(boxOf(b), p.voxelM).volume);
+          const grown = boxVolume(padBox(yawBox(union), p.voxelM)) / Math.max(boxVolume(padBox(boxOf(a), p.voxelM)), boxVolume(padBox(boxOf(b), p.voxelM)));
           if (grown <= p.mergeUnionGrowth) [merge, score] = [true, 1 / grown];
         }
         if (merge) pairs.push([score, i, j]);
@@ -241,7 +242,7 @@ export function postMerge(nodes: Cluster[], p: InstanceParams, downsample: (xyz:
     const dead = new Set<number>();
     for (const [, i, j] of pairs) {
       if (dead.has(i) || dead.has(j)) continue;
-      mergeInto(nodes[i]!, nodes[j]!, p.voxelM, downsample);
+      mergeInto(nodes[i]!, nodes[j]!, downsample);
       dead.add(j);
       changed = true;
     }

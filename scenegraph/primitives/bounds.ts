@@ -2,15 +2,9 @@
  * Shared input checks and bounds for `Float32Array` xyz clouds (x, y, z per point, metres, Z up).
  * Every primitive calls these first so bad input fails with one clear message, never deep inside a loop.
  */
+import { boundsOf, type Bounds } from "../../src/core/geometry.js";
 
-export interface Bounds3 {
-  minX: number;
-  minY: number;
-  minZ: number;
-  maxX: number;
-  maxY: number;
-  maxZ: number;
-}
+export type { Bounds };
 
 /** Number of points in an xyz array; throws if its length is not a multiple of 3. */
 export function pointCount(xyz: Float32Array, name = "xyz"): number {
@@ -20,25 +14,15 @@ export function pointCount(xyz: Float32Array, name = "xyz"): number {
 }
 
 /** Axis-aligned bounds of all points; throws on an empty cloud or a non-finite coordinate (naming the point). */
-export function computeBounds(xyz: Float32Array, name = "xyz"): Bounds3 {
+export function computeBounds(xyz: Float32Array, name = "xyz"): Bounds {
   const n = pointCount(xyz, name);
   if (n === 0) throw new RangeError(`${name}: empty point cloud`);
-  let minX = Infinity, minY = Infinity, minZ = Infinity;
-  let maxX = -Infinity, maxY = -Infinity, maxZ = -Infinity;
   for (let i = 0, o = 0; i < n; i++, o += 3) {
     const x = xyz[o]!, y = xyz[o + 1]!, z = xyz[o + 2]!;
     // x - x is NaN for NaN and for +-Infinity: one test catches both.
-    if (x - x !== 0 || y - y !== 0 || z - z !== 0) {
-      throw new RangeError(`${name}: point ${i} has a non-finite coordinate (${x}, ${y}, ${z})`);
-    }
-    if (x < minX) minX = x;
-    if (x > maxX) maxX = x;
-    if (y < minY) minY = y;
-    if (y > maxY) maxY = y;
-    if (z < minZ) minZ = z;
-    if (z > maxZ) maxZ = z;
+    if (x - x !== 0 || y - y !== 0 || z - z !== 0) throw new RangeError(`${name}: point ${i} has a non-finite coordinate (${x}, ${y}, ${z})`);
   }
-  return { minX, minY, minZ, maxX, maxY, maxZ };
+  return boundsOf(xyz);
 }
 
 export function checkPositive(value: number, name: string): void {

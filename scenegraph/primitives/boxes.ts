@@ -9,24 +9,15 @@
  * Rationale (scenegraph-anchors §12): 3D PCA boxes of partial, noisy clouds tilt, and tilted extents
  * confuse the reader; a gravity-aligned box keeps "height" meaning height.
  */
+import { boundsOf, boxVolume, type Bounds, type YawBox } from "../../src/core/geometry.js";
 import { pointCount } from "./bounds.js";
+
+export type { YawBox };
 import { convexHull2d, minAreaRect } from "./hull2d.js";
 
-export type Vec3 = [number, number, number];
+/** An axis-aligned box is a point set's bounds (src/core/geometry.ts). */
+export type Aabb = Bounds;
 
-export interface Aabb {
-  min: Vec3;
-  max: Vec3;
-}
-
-export interface YawBox {
-  center: Vec3;
-  /** Full side lengths: along the yaw axis, across it, and vertical. */
-  extent: Vec3;
-  /** Radians in [0, pi/2). */
-  yaw: number;
-  volume: number;
-}
 
 const HALF_PI = Math.PI / 2;
 
@@ -46,17 +37,8 @@ function subsetSize(xyz: Float32Array, indices?: ArrayLike<number>): number {
 
 /** Axis-aligned box of the points (or of the subset `indices`). */
 export function aabb(xyz: Float32Array, indices?: ArrayLike<number>): Aabb {
-  const m = subsetSize(xyz, indices);
-  const min: Vec3 = [Infinity, Infinity, Infinity], max: Vec3 = [-Infinity, -Infinity, -Infinity];
-  for (let j = 0; j < m; j++) {
-    const o = 3 * (indices ? indices[j]! : j);
-    for (let a = 0; a < 3; a++) {
-      const v = xyz[o + a]!;
-      if (v < min[a]!) min[a] = v;
-      if (v > max[a]!) max[a] = v;
-    }
-  }
-  return { min, max };
+  subsetSize(xyz, indices);
+  return boundsOf(xyz, indices);
 }
 
 /** Gravity-aligned minimum-footprint box of the points (or of the subset `indices`). */
@@ -83,7 +65,7 @@ export function yawBox(xyz: Float32Array, indices?: ArrayLike<number>): YawBox {
   const r = minAreaRect(xy, convexHull2d(xy, m));
   const { yaw, along, across } = normaliseYaw(r.angle, r.length, r.width);
   const ez = zMax - zMin;
-  return { center: [r.cx + mx, r.cy + my, (zMin + zMax) / 2], extent: [along, across, ez], yaw, volume: along * across * ez };
+  return { centre: [r.cx + mx, r.cy + my, (zMin + zMax) / 2], extent: [along, across, ez], yaw };
 }
 
 /** Maps a rectangle (angle, side along it, side across it) to the yaw in [0, pi/2) describing it. */
@@ -104,8 +86,8 @@ export function yawBoxCorners(b: YawBox): Float64Array {
   const sx = [-1, 1, 1, -1], sy = [-1, -1, 1, 1];
   for (let k = 0; k < 4; k++) {
     const lx = sx[k]! * hx, ly = sy[k]! * hy;
-    out[2 * k] = b.center[0] + c * lx - s * ly;
-    out[2 * k + 1] = b.center[1] + s * lx + c * ly;
+    out[2 * k] = b.centre[0] + c * lx - s * ly;
+    out[2 * k + 1] = b.centre[1] + s * lx + c * ly;
   }
   return out;
 }
@@ -150,22 +132,22 @@ export function footprintIntersectionArea(a: YawBox, b: YawBox): number {
   if (!(a.extent[0] > 0 && a.extent[1] > 0 && b.extent[0] > 0 && b.extent[1] > 0)) return 0;
   // quick reject on the circumscribed circles
   const ra = Math.hypot(a.extent[0], a.extent[1]) / 2, rb = Math.hypot(b.extent[0], b.extent[1]) / 2;
-  if (Math.hypot(a.center[0] - b.center[0], a.center[1] - b.center[1]) >= ra + rb) return 0;
+  if (Math.hypot(a.centre[0] - b.centre[0], a.centre[1] - b.centre[1]) >= ra + rb) return 0;
   const poly = clipConvex(yawBoxCorners(a), yawBoxCorners(b));
   return poly.length >= 6 ? Math.max(0, polygonArea(poly)) : 0;
 }
 
 /** Overlap of two boxes' z ranges (m). */
 export function zOverlap(a: YawBox, b: YawBox): number {
-  const lo = Math.max(a.center[2] - a.extent[2] / 2, b.center[2] - b.extent[2] / 2);
-  const hi = Math.min(a.center[2] + a.extent[2] / 2, b.center[2] + b.extent[2] / 2);
+  const lo = Math.max(a.centre[2] - a.extent[2] / 2, b.centre[2] - b.extent[2] / 2);
+  const hi = Math.min(a.centre[2] + a.extent[2] / 2, b.centre[2] + b.extent[2] / 2);
   return Math.max(0, hi - lo);
 }
 
 /** 3D intersection-over-union of two yaw boxes (0 when both are degenerate). */
 export function yawBoxIoU(a: YawBox, b: YawBox): number {
   const inter = footprintIntersectionArea(a, b) * zOverlap(a, b);
-  const union = a.volume + b.volume - inter;
+  const union = boxVolume(a) + boxVolume(b) - inter;
   return union > 0 ? inter / union : 0;
 }
 
@@ -194,5 +176,3 @@ export function aabbsTouch(a: Aabb, b: Aabb, margin: number): boolean {
   return true;
 }
 
-/** 3DSSG `radius_receptive` / SGF `neighbor_margin`: relation candidates are pairs within 0.5 m expanded AABBs. */
-export const RELATION_CANDIDATE_MARGIN_M = 0.5;

@@ -16,10 +16,6 @@
 import { checkPositive, checkPositiveInt, pointCount } from "./bounds.js";
 import { GRID_ROUNDING_MARGIN, VoxelHashGrid, neighborCountsSorted } from "./hashGrid.js";
 
-/** ConceptGraphs `dbscan_eps` default (its README runs and ali-dev use 0.1); BBQ 0.05. */
-export const DBSCAN_EPS_M = 0.05;
-/** ConceptGraphs `dbscan_min_points`; also the Open3D tutorial's min_points. */
-export const DBSCAN_MIN_POINTS = 10;
 /** Label of points in no cluster (Open3D's value). */
 export const NOISE_LABEL = -1;
 

@@ -71,10 +71,10 @@ export class VoxelHashGrid {
       return;
     }
     const b = computeBounds(xyz);
-    const ox = b.minX, oy = b.minY, oz = b.minZ;
-    const nx = Math.floor((b.maxX - ox) / cellSize) + 1;
-    const ny = Math.floor((b.maxY - oy) / cellSize) + 1;
-    const nz = Math.floor((b.maxZ - oz) / cellSize) + 1;
+    const ox = b.min[0], oy = b.min[1], oz = b.min[2];
+    const nx = Math.floor((b.max[0] - ox) / cellSize) + 1;
+    const ny = Math.floor((b.max[1] - oy) / cellSize) + 1;
+    const nz = Math.floor((b.max[2] - oz) / cellSize) + 1;
     if (nx * ny * nz >= 2 ** 53) throw new RangeError(`cellSize ${cellSize} is too small for a cloud this large`);
     this.originX = ox;
     this.originY = oy;

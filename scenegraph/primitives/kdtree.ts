@@ -47,8 +47,8 @@ export class KdTree3 {
     if (n === 0) return;
     const b = computeBounds(xyz);
     const bounds = new Float64Array(6 * 128);
-    bounds[0] = b.minX; bounds[1] = b.minY; bounds[2] = b.minZ;
-    bounds[3] = b.maxX; bounds[4] = b.maxY; bounds[5] = b.maxZ;
+    bounds[0] = b.min[0]; bounds[1] = b.min[1]; bounds[2] = b.min[2];
+    bounds[3] = b.max[0]; bounds[4] = b.max[1]; bounds[5] = b.max[2];
     this.build(0, n - 1, bounds, 0);
   }
 

@@ -11,7 +11,7 @@
  * (nanoflann's expression), summed in ascending order, i.e. exactly what Open3D sums from
  * KDTreeFlann::SearchKNN's lists.
  */
-import { checkPositiveInt, computeBounds, pointCount, type Bounds3 } from "./bounds.js";
+import { checkPositiveInt, computeBounds, pointCount, type Bounds } from "./bounds.js";
 import { CellLookup } from "./cellLookup.js";
 import { KnnRun, keptSortScratch, resultsOver, type KernelGrid } from "./knnKernelHost.js";
 import { sortByKey, sortPointsByCell, unpackCellKeys, type SortScratch } from "./radixSort.js";
@@ -48,9 +48,9 @@ export const KNN_GUESS_GROWTH = 1.5;
 const SAFE = 1 - 1e-9;
 
 /** Cell size for all-points k-NN on this cloud (see KNN_CELL_OCCUPANCY_PER_K); `b`: its bounds, if known. */
-export function knnCellSize(xyz: Float32Array, k: number, b: Bounds3 = computeBounds(xyz)): number {
+export function knnCellSize(xyz: Float32Array, k: number, b: Bounds = computeBounds(xyz)): number {
   const n = pointCount(xyz);
-  const ex = b.maxX - b.minX, ey = b.maxY - b.minY, ez = b.maxZ - b.minZ;
+  const ex = b.max[0] - b.min[0], ey = b.max[1] - b.min[1], ez = b.max[2] - b.min[2];
   const extent = Math.max(ex, ey, ez);
   if (!(extent > 0)) return 1; // all points coincide: any cell works
   const stride = Math.max(1, Math.floor(n / KNN_DENSITY_SAMPLE));
@@ -72,9 +72,9 @@ export function knnCellSize(xyz: Float32Array, k: number, b: Bounds3 = computeBo
       continue;
     }
     for (let j = 0, i = 0; j < m; j++, i += stride) {
-      const ix = Math.floor((xyz[3 * i]! - b.minX) / h);
-      const iy = Math.floor((xyz[3 * i + 1]! - b.minY) / h);
-      const iz = Math.floor((xyz[3 * i + 2]! - b.minZ) / h);
+      const ix = Math.floor((xyz[3 * i]! - b.min[0]) / h);
+      const iy = Math.floor((xyz[3 * i + 1]! - b.min[1]) / h);
+      const iz = Math.floor((xyz[3 * i + 2]! - b.min[2]) / h);
       lo[j] = ix + nx * iy + nx * ny * iz;
     }
     const { start } = sortByKey(lo.slice(), null, nx * ny * nz - 1);
@@ -181,12 +181,12 @@ interface SortedCloud extends KnnCells {
   z: Float32Array;
 }
 
-function sortIntoCells(xyz: Float32Array, h: number, b: Bounds3): KnnCells {
-  const nx = Math.floor((b.maxX - b.minX) / h) + 1, ny = Math.floor((b.maxY - b.minY) / h) + 1, nz = Math.floor((b.maxZ - b.minZ) / h) + 1;
+function sortIntoCells(xyz: Float32Array, h: number, b: Bounds): KnnCells {
+  const nx = Math.floor((b.max[0] - b.min[0]) / h) + 1, ny = Math.floor((b.max[1] - b.min[1]) / h) + 1, nz = Math.floor((b.max[2] - b.min[2]) / h) + 1;
   if (nx * ny * nz >= 2 ** 53) throw new RangeError(`cellSize ${h} is too small for a cloud this large`);
   const scratch = keptSortScratch(xyz.length / 3);
-  const { order, keys, start } = sortPointsByCell(xyz, b.minX, b.minY, b.minZ, h, nx, ny, nz, scratch);
-  return { originX: b.minX, originY: b.minY, originZ: b.minZ, cellSize: h, nx, ny, nz, cellCount: keys.length, cellKeys: keys, cellStart: start, order, scratch };
+  const { order, keys, start } = sortPointsByCell(xyz, b.min[0], b.min[1], b.min[2], h, nx, ny, nz, scratch);
+  return { originX: b.min[0], originY: b.min[1], originZ: b.min[2], cellSize: h, nx, ny, nz, cellCount: keys.length, cellKeys: keys, cellStart: start, order, scratch };
 }
 
 /**

@@ -15,13 +15,6 @@ import { checkPositive, checkPositiveInt, pointCount } from "./bounds.js";
 import { withMeanKnnDistances } from "./knnGrid.js";
 import { GRID_ROUNDING_MARGIN, VoxelHashGrid, neighborCounts } from "./hashGrid.js";
 
-/** Open3D tutorial `remove_statistical_outlier(nb_neighbors=20, std_ratio=2.0)`. */
-export const SOR_NB_NEIGHBORS = 20;
-export const SOR_STD_RATIO = 2.0;
-/** Open3D tutorial `remove_radius_outlier(nb_points=16, radius=0.05)`. */
-export const ROR_NB_POINTS = 16;
-export const ROR_RADIUS_M = 0.05;
-
 /** Keep mask (1 = inlier) of Open3D's remove_statistical_outlier(nbNeighbors, stdRatio). */
 export function statisticalOutlierRemoval(xyz: Float32Array, nbNeighbors: number, stdRatio: number): Uint8Array {
   checkPositiveInt(nbNeighbors, "nbNeighbors");

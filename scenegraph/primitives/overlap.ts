@@ -2,20 +2,13 @@
  * Point-set overlap and proximity between two clouds (objects).
  *  - pointOverlapRatio(a, b, r): the fraction of a's points with some b point strictly within r
  *    (ConceptGraphs `compute_overlap_matrix`, HOV-SG). Asymmetric: compute both directions.
- *  - minPointDistance(a, b): the exact smallest point-to-point distance (the "touching" relation).
+ *  - closestDistance(a, b, max): the exact smallest point-to-point distance (the "touching" relation), over
+ *    point sets indexed once (indexPoints) and reused for every pair.
  */
-import { checkPositive, computeBounds, pointCount } from "./bounds.js";
+import { boundsOf } from "../../src/core/geometry.js";
+import { checkPositive, pointCount } from "./bounds.js";
 import { GRID_ROUNDING_MARGIN, VoxelHashGrid } from "./hashGrid.js";
 import { KdTree3 } from "./kdtree.js";
-
-/** ConceptGraphs: a detection point "overlaps" a node when within one voxel (0.025 m) of its points. */
-export const OVERLAP_RADIUS_M = 0.025;
-/** ConceptGraphs `merge_overlap_thresh`: merge node i into j when overlap(i -> j) > 0.7. */
-export const MERGE_OVERLAP_THRESHOLD = 0.7;
-/** BBQ's purely spatial post-merge: mutual overlap > 0.3 in both directions. */
-export const MUTUAL_OVERLAP_THRESHOLD = 0.3;
-/** Touching: min point distance < 0.03 m for GT depth (0.05 m for VGGT); ESI places touching objects ~0.01 m apart. */
-export const TOUCHING_DISTANCE_M = 0.03;
 
 /**
  * Fraction of a's points that have at least one b point strictly closer than `radius`. `b` may be a
@@ -39,42 +32,37 @@ export function pointOverlapRatio(a: Float32Array, b: Float32Array | VoxelHashGr
   return hits / na;
 }
 
-export interface ClosestPair {
-  /** Euclidean distance (m); Infinity when a set is empty. */
-  distance: number;
-  /** Index of the point in a and in b (-1 when a set is empty). */
-  indexA: number;
-  indexB: number;
+/** A point set with its kd-tree and bounds, built once per node and reused for every pair. */
+export interface IndexedPoints {
+  xyz: Float32Array;
+  tree: KdTree3;
+  min: [number, number, number];
+  max: [number, number, number];
+}
+
+export function indexPoints(xyz: Float32Array): IndexedPoints {
+  return { xyz, tree: new KdTree3(xyz), ...boundsOf(xyz) };
 }
 
 /**
- * Exact minimum distance between a point of a and a point of b (kd-tree of the larger set, nearest
- * queries from the smaller one, each bounded by the best distance so far). `stopBelow`: return as soon
- * as a pair closer than this is found (enough for a yes/no "touching" test).
+ * Closest distance between two point sets (m), or `maxM` when they are farther apart: nearest-point
+ * queries of the smaller set in the larger set's kd-tree, each bounded by the best so far, skipping
+ * query points whose distance to the other set's box already exceeds it. Exact: it equals
+ * src/core/geometry.ts minPointDistance (the generator's surface gaps), tested; this form reuses each set's
+ * tree across the many pairs of a graph.
  */
-export function minPointDistance(a: Float32Array, b: Float32Array, opts: { stopBelow?: number } = {}): ClosestPair {
-  const na = pointCount(a, "a"), nb = pointCount(b, "b");
-  if (na === 0 || nb === 0) return { distance: Infinity, indexA: -1, indexB: -1 };
-  const swap = na > nb;
-  const query = swap ? b : a, target = swap ? a : b, nq = swap ? nb : na;
-  const tree = new KdTree3(target);
-  const tb = computeBounds(target);
-  let best = Infinity, bq = -1, bt = -1;
-  const stop = opts.stopBelow ?? 0;
-  for (let i = 0; i < nq; i++) {
-    const x = query[3 * i]!, y = query[3 * i + 1]!, z = query[3 * i + 2]!;
-    // cheap lower bound: distance to the target's bounding box
-    const dx = x < tb.minX ? tb.minX - x : x > tb.maxX ? x - tb.maxX : 0;
-    const dy = y < tb.minY ? tb.minY - y : y > tb.maxY ? y - tb.maxY : 0;
-    const dz = z < tb.minZ ? tb.minZ - z : z > tb.maxZ ? z - tb.maxZ : 0;
+export function closestDistance(a: IndexedPoints, b: IndexedPoints, maxM: number): number {
+  const [q, t] = a.xyz.length <= b.xyz.length ? [a, b] : [b, a];
+  let best = maxM;
+  const p = q.xyz;
+  for (let i = 0; i < p.length; i += 3) {
+    const x = p[i]!, y = p[i + 1]!, z = p[i + 2]!;
+    const dx = x < t.min[0] ? t.min[0] - x : x > t.max[0] ? x - t.max[0] : 0;
+    const dy = y < t.min[1] ? t.min[1] - y : y > t.max[1] ? y - t.max[1] : 0;
+    const dz = z < t.min[2] ? t.min[2] - z : z > t.max[2] ? z - t.max[2] : 0;
     if (dx * dx + dy * dy + dz * dz >= best * best) continue;
-    const j = tree.nearest(x, y, z, best);
-    if (j >= 0) {
-      best = Math.sqrt(tree.lastNearestD2);
-      bq = i;
-      bt = j;
-      if (best < stop) break;
-    }
+    if (t.tree.nearest(x, y, z, best) >= 0) best = Math.sqrt(t.tree.lastNearestD2);
+    if (best === 0) break;
   }
-  return swap ? { distance: best, indexA: bt, indexB: bq } : { distance: best, indexA: bq, indexB: bt };
+  return best;
 }

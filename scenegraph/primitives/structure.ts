@@ -205,7 +205,7 @@ function findWalls(xyz: Float32Array, mask: Uint8Array, floor: FloorPlane | null
   }
   const alive = new Uint8Array(m).fill(1);
   const b = computeBounds(xyz);
-  const span = Math.hypot(b.maxX - b.minX, b.maxY - b.minY);
+  const span = Math.hypot(b.max[0] - b.min[0], b.max[1] - b.min[1]);
   const bin = tol; // slab = 2 bins = the +-tol band
   const nb = Math.max(2, Math.ceil(span / bin) + 2);
   const hist = new Int32Array(nb);

@@ -10,9 +10,6 @@
 import { checkPositive, computeBounds, pointCount } from "./bounds.js";
 import { sortPointsByCell } from "./radixSort.js";
 
-/** ConceptGraphs `downsample_voxel_size` per detection (GT depth); HOV-SG uses 0.02, SpatialRGPT 0.025. */
-export const DOWNSAMPLE_VOXEL_M = 0.025;
-
 /** Grids up to this many cells use a direct lookup table (2^24 Int32 = 64 MiB) ... */
 export const VOXEL_DENSE_CELL_LIMIT = 1 << 24;
 /**
@@ -52,10 +49,10 @@ export function voxelDownsample(xyz: Float32Array, voxelSize: number, opts: Voxe
   const b = computeBounds(xyz);
   // Exactly Open3D's expressions: GetMinBound() - voxel_size3 * 0.5, then (p - min) / voxel_size.
   const half = voxelSize * 0.5;
-  const ox = b.minX - half, oy = b.minY - half, oz = b.minZ - half;
-  const nx = Math.floor((b.maxX - ox) / voxelSize) + 1;
-  const ny = Math.floor((b.maxY - oy) / voxelSize) + 1;
-  const nz = Math.floor((b.maxZ - oz) / voxelSize) + 1;
+  const ox = b.min[0] - half, oy = b.min[1] - half, oz = b.min[2] - half;
+  const nx = Math.floor((b.max[0] - ox) / voxelSize) + 1;
+  const ny = Math.floor((b.max[1] - oy) / voxelSize) + 1;
+  const nz = Math.floor((b.max[2] - oz) / voxelSize) + 1;
   // Open3D refuses voxel indices beyond int range; we need the packed key below 2^53.
   if (nx > 2147483647 || ny > 2147483647 || nz > 2147483647 || nx * ny * nz >= 2 ** 53) {
     throw new RangeError(`voxelSize ${voxelSize} is too small for a cloud of this extent`);

@@ -1,13 +1,15 @@
 /**
- * Writing files so that a reader never sees half of one: data goes to a temporary name next to the
+ * Reading and writing files. JSON files are read through their zod schema (readJsonFile). Writes are atomic,
+ * so that a reader never sees half of a file: data goes to a temporary name next to the
  * target, then is renamed over it (atomic on POSIX). The temporary file is removed when the write fails,
  * and operating-system failures become errors that name the path: a path the user got wrong (a file where a
  * directory is needed, a directory where a file is) is an input error; a full or read-only disk is a failure.
  */
-import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { dirname } from "node:path";
-import { InputError } from "./errors.js";
+import type { z } from "zod";
+import { InputError, inputErrorFromZod } from "./errors.js";
 
 /** Temporary files are `<name>.tmp-<pid>-<hex>`: a sweeper can recognise (and remove) leftovers of a kill. */
 export const TEMP_FILE_PATTERN = /\.tmp-\d+-[0-9a-f]+$/;
@@ -53,4 +55,28 @@ export function writeFileAtomic(file: string, data: string | Uint8Array): void {
 /** JSON as esi3d writes it (one space of indent, a final newline), atomically. */
 export function writeJsonAtomic(file: string, value: unknown): void {
   writeFileAtomic(file, JSON.stringify(value, null, 1) + "\n");
+}
+
+/**
+ * A JSON file parsed by its schema. Every failure is an input error naming the file and, for a schema
+ * failure, the first field (`what` says what the file should be, e.g. "scene graph (esi3d graph -o)").
+ */
+export function readJsonFile<S extends z.ZodType>(file: string, schema: S, what: string): z.infer<S> {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") throw new InputError(`${file}: no such file (expected a ${what})`, { file });
+    throw pathError(e, file, "read");
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    throw new InputError(`${file}: not valid JSON (${(e as Error).message}); expected a ${what}`, { file });
+  }
+  const r = schema.safeParse(raw);
+  if (!r.success) throw inputErrorFromZod(r.error, { file, what: `not a valid ${what}` });
+  return r.data;
 }

@@ -5,9 +5,8 @@
  */
 import { SUBCATEGORY_TITLES, type Subcategory } from "../../bridge/task/taxonomy.js";
 import { columnWidths, tableRow, tableRule } from "../core/table.js";
-import { summarize } from "./metrics.js";
 import type { ItemRecord } from "./records.js";
-import type { Cell } from "./summary.js";
+import { cell, type Cell } from "./summary.js";
 
 export interface AblationQuality {
   level: number;
@@ -35,8 +34,6 @@ export interface AblationSummary {
   headlines: string[];
 }
 
-const scored = (r: ItemRecord) => ({ scored: r.status === "parsed" && r.correct !== null, correct: r.correct ?? undefined, mra: r.mra ?? undefined });
-const cellOf = (rs: ItemRecord[], g: string): Cell => ({ ...summarize(rs.map(scored), g), invalid: rs.filter((r) => r.status === "invalid").length, errors: rs.filter((r) => r.status === "error" || r.status === "empty").length });
 
 export function summarizeAblation(records: ItemRecord[], components: string[]): AblationSummary {
   const noisy = records.filter((r) => r.arm === "3d" && r.source === "noisy");
@@ -49,8 +46,8 @@ export function summarizeAblation(records: ItemRecord[], components: string[]): 
   for (const s of [...subcategories, "overall"]) {
     const inS = (r: ItemRecord) => s === "overall" || r.subcategory === s;
     accuracy[s] = {};
-    for (const l of levels) accuracy[s]![String(l)] = cellOf(noisy.filter((r) => inS(r) && r.noise_level === l), `${s}@${l}`);
-    baseline[s] = cellOf(twoD.filter(inS), `${s}/2D`);
+    for (const l of levels) accuracy[s]![String(l)] = cell(noisy.filter((r) => inS(r) && r.noise_level === l), `${s}@${l}`);
+    baseline[s] = cell(twoD.filter(inS), `${s}/2D`);
   }
   const quality: AblationQuality[] = levels.map((l) => {
     const qs = noisy.filter((r) => r.noise_level === l && r.graph_quality).map((r) => r.graph_quality!);

@@ -1,5 +1,5 @@
 /** `esi3d compare RUN_A RUN_B`: per-subcategory accuracy differences with 95 % intervals. */
-import { readFileSync, existsSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { InputError } from "../core/errors.js";
 import { columnWidths, tableRow } from "../core/table.js";
@@ -57,6 +57,5 @@ export function formatComparison(rows: ComparisonRow[], nameA: string, nameB: st
 export function compareCommand(dirA: string, dirB: string, paradigm: string): string {
   const rows = compareRuns(loadRunSummary(dirA), loadRunSummary(dirB), paradigm);
   if (!rows.length) throw new InputError(`${dirA} and ${dirB} share no method and subcategory to compare (paradigm ${paradigm})`);
-  void readFileSync;
   return formatComparison(rows, "A", "B") + `\n(A = ${dirA}, B = ${dirB}; paradigm ${paradigm}; Newcombe's 95% interval for the difference of two proportions)\n`;
 }

@@ -1,10 +1,11 @@
 /**
- * Evaluation metrics: Wilson intervals for accuracies, calibration of the reported confidences (ECE, Brier, mean confidence when right vs wrong), and accuracy
- * per group with and without the unscored items.
+ * Evaluation metrics: Wilson intervals for accuracies, calibration of the reported confidences (ECE, Brier,
+ * mean confidence when right vs wrong), and accuracy per group with and without the unscored items.
  *
  * The ESI-Bench paper reports only accuracy; it collects a confidence but never uses it (reference/esi-spec.md
  * §2.6, §10.17). Calibration is ours, on the scored items that gave a confidence.
  */
+import { z } from "zod";
 
 // ---------------------------------------------------------------------------------------------------------------
 // Wilson interval
@@ -12,12 +13,17 @@
 /** The two-sided 95 % normal quantile, Φ⁻¹(0.975). */
 export const Z_95 = 1.959963984540054;
 
-export interface Interval {
-  /** point estimate k/n; NaN when n = 0 */
-  p: number;
-  lo: number;
-  hi: number;
-}
+/** A number that is NaN when undefined (an empty group): `null` in JSON files, NaN in memory. */
+export const nanable = () => z.number().nullable().transform((v) => v ?? Number.NaN);
+
+export const IntervalSchema = z
+  .object({
+    p: nanable().describe("point estimate k/n; NaN (null in JSON) when n = 0"),
+    lo: z.number(),
+    hi: z.number(),
+  })
+  .strict();
+export type Interval = z.infer<typeof IntervalSchema>;
 
 /**
  * Wilson score interval for k successes in n trials (Wilson 1927): centre (p + z²/2n)/(1 + z²/n), half-width
@@ -48,35 +54,32 @@ export interface CalibrationItem {
   correct: boolean;
 }
 
-export interface CalibrationBin {
-  /** bin i covers [i/B, (i+1)/B); the last bin also holds 1.0 */
-  lo: number;
-  hi: number;
-  n: number;
-  /** NaN for an empty bin */
-  meanConfidence: number;
-  accuracy: number;
-}
+export const CalibrationBinSchema = z
+  .object({
+    lo: z.number().describe("bin i covers [i/B, (i+1)/B); the last bin also holds 1.0"),
+    hi: z.number(),
+    n: z.number().int().min(0),
+    meanConfidence: nanable().describe("NaN (null) for an empty bin"),
+    accuracy: nanable(),
+  })
+  .strict();
+export type CalibrationBin = z.infer<typeof CalibrationBinSchema>;
 
-export interface MeanWithN {
-  /** NaN when n = 0 */
-  mean: number;
-  n: number;
-}
+export const MeanWithNSchema = z.object({ mean: nanable().describe("NaN (null) when n = 0"), n: z.number().int().min(0) }).strict();
+export type MeanWithN = z.infer<typeof MeanWithNSchema>;
 
-export interface Calibration {
-  /** items that gave a confidence */
-  n: number;
-  /** items left out because they gave none (or one outside [0, 1]) */
-  nWithoutConfidence: number;
-  /** Σ_b (n_b/n)·|accuracy_b − meanConfidence_b|; NaN when n = 0 */
-  ece: number;
-  /** mean (c − 1[correct])²; NaN when n = 0 */
-  brier: number;
-  meanConfidenceRight: MeanWithN;
-  meanConfidenceWrong: MeanWithN;
-  bins: CalibrationBin[];
-}
+export const CalibrationSchema = z
+  .object({
+    n: z.number().int().min(0).describe("items that gave a confidence"),
+    nWithoutConfidence: z.number().int().min(0).describe("items left out because they gave none (or one outside [0, 1])"),
+    ece: nanable().describe("Σ_b (n_b/n)·|accuracy_b − meanConfidence_b|; NaN when n = 0"),
+    brier: nanable().describe("mean (c − 1[correct])²; NaN when n = 0"),
+    meanConfidenceRight: MeanWithNSchema,
+    meanConfidenceWrong: MeanWithNSchema,
+    bins: z.array(CalibrationBinSchema),
+  })
+  .strict();
+export type Calibration = z.infer<typeof CalibrationSchema>;
 
 function withConfidence(items: readonly CalibrationItem[]): { c: number; correct: boolean }[] {
   const out: { c: number; correct: boolean }[] = [];
@@ -145,21 +148,19 @@ export interface ScoredRecord {
   mra?: number;
 }
 
-export interface GroupSummary {
-  group: string;
-  /** all items */
-  n: number;
-  nScored: number;
-  nUnscored: number;
-  /** correct items */
-  k: number;
-  /** k of nScored, with its Wilson interval: the model's accuracy on the answers it gave */
-  accuracy: Interval;
-  /** k of n, unscored items counted as wrong: the accuracy a user of the whole pipeline sees */
-  accuracyAll: Interval;
-  /** mean MRA over the items that carry one */
-  mra?: MeanWithN;
-}
+export const GroupSummarySchema = z
+  .object({
+    group: z.string(),
+    n: z.number().int().min(0).describe("all items"),
+    nScored: z.number().int().min(0),
+    nUnscored: z.number().int().min(0),
+    k: z.number().int().min(0).describe("correct items"),
+    accuracy: IntervalSchema.describe("k of nScored, with its Wilson interval: the model's accuracy on the answers it gave"),
+    accuracyAll: IntervalSchema.describe("k of n, unscored items counted as wrong: the accuracy a user of the whole pipeline sees"),
+    mra: MeanWithNSchema.optional().describe("mean MRA over the items that carry one"),
+  })
+  .strict();
+export type GroupSummary = z.infer<typeof GroupSummarySchema>;
 
 /** One summary over all records. */
 export function summarize<R extends ScoredRecord>(records: readonly R[], group = "all"): GroupSummary {

@@ -10,7 +10,7 @@ import type { FrameBundle } from "../../bridge/bundle/io.js";
 import type { Paradigm } from "../../bridge/bundle/schema.js";
 import { renderBundle } from "../../bridge/sim/capture.js";
 import { CloudArena } from "../../reconstruct/pointcloud.js";
-import type { Diagnosis, GraphMetrics } from "../../scenegraph/diagnosis.js";
+import type { Diagnosis, GraphMetrics } from "../../scenegraph/diagnosisSchema.js";
 import { graphOfBundle, type GraphPipelineOptions, type PipelineResult, type PipelineRuntime } from "../../scenegraph/pipeline.js";
 import { trueRelations } from "../../scenegraph/truth.js";
 import type { SceneGraph } from "../../scenegraph/types.js";

@@ -4,65 +4,90 @@
  * a resumed run cuts the file back to its last complete line.
  */
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync, statSync, ftruncateSync, writeSync } from "node:fs";
+import { z } from "zod";
+import { InputError, inputErrorFromZod } from "../core/errors.js";
+import { SOURCES } from "../../reconstruct/options.js";
+import { MASK_MODES } from "../../scenegraph/evidence.js";
+import { INSTANCE_MODES } from "../../scenegraph/options.js";
+import { GRAPH_FORMATS } from "../prompt/formats.js";
+import { ANSWER_STATUSES } from "../reason/types.js";
 
-export type Arm = "2d" | "3d";
+export const ARMS = ["2d", "3d"] as const;
+export type Arm = (typeof ARMS)[number];
 
-export interface ItemRecord {
-  key: string;
-  task_id: string;
-  subcategory: string;
-  category: string;
-  paradigm: string;
-  arm: Arm;
-  /** Point-cloud source of the 3D arm, null for 2D. */
-  source: string | null;
-  noise_level: number | null;
-  reasoner: string;
-  masks: string | null;
-  instances: string | null;
-  format: string | null;
-  uncertainty: boolean | null;
-  question: string;
-  answer_format: string;
-  options: string[];
-  truth: string;
-  status: "parsed" | "invalid" | "empty" | "error";
-  answer: string | null;
-  confidence: number | null;
-  correct: boolean | null;
-  /** VSI-Bench mean relative accuracy for integer answers (0 when unparsed). */
-  mra: number | null;
-  prompt_hash: string | null;
-  raw: string[];
-  method: string;
-  reprompted: boolean;
-  views: number;
-  graph_quality: Record<string, number | null> | null;
-  timings_ms: Record<string, number>;
-}
+/** One evaluated item: a line of items.jsonl. Readers parse every line through this schema. */
+export const ItemRecordSchema = z
+  .object({
+    key: z.string().min(1).describe("task|paradigm|arm (2d, or 3d:<source label>): unique in a run"),
+    task_id: z.string().min(1),
+    subcategory: z.string(),
+    category: z.string(),
+    paradigm: z.string(),
+    arm: z.enum(ARMS),
+    source: z.enum(SOURCES).nullable().describe("point-cloud source of the 3D arm, null for 2D"),
+    noise_level: z.number().nullable(),
+    reasoner: z.string(),
+    masks: z.enum(MASK_MODES).nullable(),
+    instances: z.enum(INSTANCE_MODES).nullable(),
+    format: z.enum(GRAPH_FORMATS).nullable(),
+    uncertainty: z.boolean().nullable(),
+    question: z.string(),
+    answer_format: z.string(),
+    options: z.array(z.string()),
+    truth: z.string(),
+    status: z.enum(ANSWER_STATUSES),
+    answer: z.string().nullable(),
+    confidence: z.number().nullable(),
+    correct: z.boolean().nullable(),
+    mra: z.number().min(0).max(1).nullable().describe("VSI-Bench mean relative accuracy for integer answers (0 when unparsed)"),
+    prompt_hash: z.string().nullable(),
+    raw: z.array(z.string()),
+    method: z.string(),
+    reprompted: z.boolean(),
+    views: z.number().int().min(0),
+    graph_quality: z.record(z.string(), z.number().nullable()).nullable(),
+    timings_ms: z.record(z.string(), z.number()),
+  })
+  .strict();
+export type ItemRecord = z.infer<typeof ItemRecordSchema>;
 
 export function itemKey(taskId: string, paradigm: string, arm: Arm, source: string | null): string {
   return `${taskId}|${paradigm}|${arm === "2d" ? "2d" : `3d:${source}`}`;
 }
 
-/** Reads every complete record; a torn or unparsable last line is ignored (a kill mid-write). */
-export function readRecords(file: string): { records: ItemRecord[]; tornBytes: number } {
-  if (!existsSync(file)) return { records: [], tornBytes: 0 };
+/**
+ * Reads every complete record; a torn last line (a kill mid-write) is ignored. A key seen twice (two
+ * writers on one run, before runs were locked) keeps its first record: the rest are dropped and counted,
+ * so no summary counts an item twice.
+ */
+export function readRecords(file: string): { records: ItemRecord[]; tornBytes: number; duplicates: number } {
+  if (!existsSync(file)) return { records: [], tornBytes: 0, duplicates: 0 };
   const text = readFileSync(file, "utf8");
   const lastNl = text.lastIndexOf("\n");
   const complete = lastNl >= 0 ? text.slice(0, lastNl) : "";
   const records: ItemRecord[] = [];
+  const seen = new Set<string>();
+  let duplicates = 0;
   const lines = complete.split("\n");
   lines.forEach((line, i) => {
     if (!line.trim()) return;
+    let value: unknown;
     try {
-      records.push(JSON.parse(line) as ItemRecord);
+      value = JSON.parse(line);
     } catch (e) {
       // only a kill can tear a line, and only the last one; anything else is corruption
-      if (i < lines.length - 1) throw new Error(`${file}: line ${i + 1} is not valid JSON (${(e as Error).message})`);
+      if (i < lines.length - 1) throw new InputError(`${file}: line ${i + 1} is not valid JSON (${(e as Error).message})`, { file });
+      return;
+    }
+    const r = ItemRecordSchema.safeParse(value);
+    if (!r.success) throw inputErrorFromZod(r.error, { file, what: `line ${i + 1} is not an item record` });
+    if (seen.has(r.data.key)) duplicates++;
+    else {
+      seen.add(r.data.key);
+      records.push(r.data);
     }
   });
-  return { records, tornBytes: Buffer.byteLength(text.slice(lastNl + 1)) };
+  return { records, tornBytes: Buffer.byteLength(text.slice(lastNl + 1)), duplicates };
 }
 
 export class RecordWriter {

@@ -38,7 +38,7 @@ export function paperTable(s: RunSummary, opts: { markdown?: boolean } = {}): st
 
 function cellWithInterval(c: Cell | undefined): string {
   if (!c || c.nScored === 0) return "-";
-  return `${(c.accuracy.p * 100).toFixed(1)} [${(c.accuracy.lo * 100).toFixed(0)}, ${(c.accuracy.hi * 100).toFixed(0)}] n=${c.n}${c.invalid ? ` invalid=${c.invalid}` : ""}`;
+  return `${(c.accuracy.p * 100).toFixed(1)} [${(c.accuracy.lo * 100).toFixed(0)}, ${(c.accuracy.hi * 100).toFixed(0)}] n=${c.n}${c.invalid ? ` invalid=${c.invalid}` : ""}${c.unanswerable ? ` unanswerable=${c.unanswerable}` : ""}`;
 }
 
 export function evidenceLine(config: RunConfig): string {

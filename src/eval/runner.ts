@@ -2,30 +2,44 @@
  * `esi3d run`: the evaluation runner. Generates (or reads) the tasks, then evaluates every task in every
  * paradigm: CPU-heavy stages (render, reconstruct, graph, diagnosis, offline reasoners) on a pool of
  * worker threads, model calls in the main thread under a concurrency limit. Every finished item is
- * appended to items.jsonl at once; Ctrl-C finishes (or, pressed twice, abandons) the items in flight and
- * leaves a run that --resume completes. At the end: summary.json, report.md, report.html.
+ * appended to items.jsonl at once. Stopping is the caller's: `signal` finishes the items in flight,
+ * `abandon` drops them; either way the run resumes with --resume. At the end: summary.json, report.md,
+ * report.html.
+ *
+ * The phases, in order: preflight (every check that needs no run directory: the VGGT model, the model
+ * client, the suite), then the run directory (locked, created only once the configuration is known to
+ * work), tasks, units, and the reports.
  */
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { Piscina } from "piscina";
 import pLimit from "p-limit";
 import type { Task } from "../../bridge/task/schema.js";
 import { readTaskFile, readTasks } from "../../bridge/task/io.js";
 import { InputError } from "../core/errors.js";
+import { canonicalJson } from "../core/hash.js";
+import { writeFileAtomic, writeJsonAtomic } from "../core/fs.js";
 import { generateTask } from "../../bridge/sim/generate/suite.js";
 import type { Paradigm } from "../../bridge/bundle/schema.js";
+import { renderBundle } from "../../bridge/sim/capture.js";
 import { resolveVggtModel } from "../../reconstruct/vggt/index.js";
 import { createReasoner } from "../reason/index.js";
 import type { Reasoner } from "../reason/types.js";
 import { threeDArms, type RunConfig } from "./config.js";
 import { makeRecord, qualityFigures, runUnit, type UnitJob, type UnitResult } from "./pipeline.js";
-import { renderBundle } from "../../bridge/sim/capture.js";
 import { itemKey, readRecords, RecordWriter, type ItemRecord } from "./records.js";
 import { summarizeRun, type RunSummary } from "./summary.js";
 import { reportHtml, reportMarkdown } from "./report.js";
 import type { WorkerJob } from "./worker.js";
-import { sceneGraphFile } from "./files.js";
-import { writeFileAtomic, writeJsonAtomic } from "../core/fs.js";
+import { readRunFile, runConfigFile, RUN_FORMAT, sceneGraphFile } from "./files.js";
+import { lockRunDir } from "./runLock.js";
+
+export interface RunProgress {
+  setTotal(n: number): void;
+  tick(n?: number, failed?: number): void;
+  line(text: string): void;
+  finish(): void;
+}
 
 export interface RunOptions {
   config: RunConfig;
@@ -33,10 +47,13 @@ export interface RunOptions {
   resume: boolean;
   version: string;
   log: (line: string) => void;
-  progress?: { setTotal(n: number): void; tick(n?: number, failed?: number): void; line(text: string): void; finish(): void };
+  progress?: RunProgress;
   /** Use worker threads (default); false runs units in this thread (tests, debugging). */
   workers?: boolean;
+  /** Stop starting work; the items in flight finish and are recorded. */
   signal?: AbortSignal;
+  /** Stop at once; the items in flight are dropped (they run again on --resume). */
+  abandon?: AbortSignal;
 }
 
 export interface RunOutcome {
@@ -48,39 +65,86 @@ export interface RunOutcome {
 
 /** The task list of a run: the built-in suite (round-robin over subcategories under --limit) or a directory. */
 export function planTasks(config: RunConfig, generate: (sub: RunConfig["subcategories"][number], index: number) => Promise<Task>, cached: (id: string) => Task | null): Promise<Task[]> {
-  if (config.suite !== "default") {
-    const tasks = readTasks(config.suite).filter((t) => (config.subcategories as string[]).includes(t.subcategory));
-    return Promise.resolve(config.limit ? tasks.slice(0, config.limit) : tasks);
-  }
+  if (config.suite !== "default") return Promise.resolve(suiteTasks(config));
   const plan: Array<[RunConfig["subcategories"][number], number]> = [];
   for (let i = 0; i < config.perSubcategory; i++) for (const s of config.subcategories) plan.push([s, i]);
   const chosen = config.limit ? plan.slice(0, config.limit) : plan;
   return Promise.all(chosen.map(([s, i]) => cached(`${s}-${String(i).padStart(3, "0")}`) ?? generate(s, i)));
 }
 
-/** Checks that a run directory being resumed was made with the same configuration. */
+/** The tasks of a suite directory, filtered and limited as the config says. */
+function suiteTasks(config: RunConfig): Task[] {
+  const tasks = readTasks(config.suite).filter((t) => (config.subcategories as string[]).includes(t.subcategory));
+  return config.limit ? tasks.slice(0, config.limit) : tasks;
+}
+
+/** The run's model client (null for the offline reasoner): made before any work, so a bad key or URL fails at once. */
+function makeReasoner(config: RunConfig): Reasoner | null {
+  if (config.reasoner === "symbolic") return null;
+  return createReasoner(config.reasoner, { baseUrl: config.llm.baseUrl ?? undefined, cache: config.llm.cachePath, timeoutMs: config.llm.timeoutMs, maxRetries: config.llm.maxRetries, maxConcurrency: config.maxConnections, temperature: config.llm.temperature, format: config.format, uncertainty: config.uncertainty, maxImages: config.maxImages });
+}
+
+/** Every check that needs no run directory, so a run that cannot work leaves nothing behind (audit M6). */
+function preflight(config: RunConfig, out: string): Reasoner | null {
+  if (existsSync(out) && !statSync(out).isDirectory()) throw new InputError(`${out}: exists and is not a directory (choose another --out)`, { file: out });
+  if (config.sources.includes("vggt")) resolveVggtModel({ modelPath: config.vggt.modelPath ?? undefined });
+  if (config.suite !== "default" && suiteTasks(config).length === 0) throw new InputError(`${config.suite}: no task of the chosen subcategories (${config.subcategories.join(", ")})`, { file: config.suite });
+  return makeReasoner(config);
+}
+
+/** The configuration a run directory was made with must be this one (worker counts aside) to resume it. */
 function checkResume(out: string, config: RunConfig): void {
-  const file = join(out, "config.json");
-  if (!existsSync(file)) return;
-  const prev = JSON.parse(readFileSync(file, "utf8")) as { config: RunConfig };
-  const a = JSON.stringify({ ...prev.config, concurrency: 0, maxConnections: 0 }), b = JSON.stringify({ ...config, concurrency: 0, maxConnections: 0 });
-  if (a !== b) throw new InputError(`${file}: this run directory was made with a different configuration; use another --out, or the same options to resume`);
+  if (!existsSync(runConfigFile(out))) return;
+  const prev = readRunFile(out).config;
+  const comparable = (c: RunConfig) => canonicalJson({ ...c, concurrency: 0, maxConnections: 0 });
+  if (comparable(prev) !== comparable(config)) throw new InputError(`${runConfigFile(out)}: this run directory was made with a different configuration; use another --out, or the same options to resume`, { file: runConfigFile(out) });
+}
+
+/** Creates (or reopens, to resume) the run directory, locked for this process. */
+function openRunDir(opts: RunOptions) {
+  const { out, config } = opts;
+  if (opts.resume && !existsSync(runConfigFile(out))) throw new InputError(`${out}: --resume: there is no run here to complete (no config.json); drop --resume to start one`, { file: out });
+  if (existsSync(join(out, "items.jsonl")) && !opts.resume) throw new InputError(`${out}: a run already exists here; pass --resume to complete it, or choose another --out`, { file: out });
+  mkdirSync(out, { recursive: true });
+  const lock = lockRunDir(out);
+  try {
+    if (opts.resume) checkResume(out, config);
+    mkdirSync(join(out, "tasks"), { recursive: true });
+    mkdirSync(join(out, "graphs"), { recursive: true });
+    writeJsonAtomic(runConfigFile(out), { format: RUN_FORMAT, package_version: opts.version, node: process.version, started_at: new Date().toISOString(), config });
+    const previous = readRecords(join(out, "items.jsonl"));
+    if (previous.tornBytes) opts.log(`resume: dropping a torn last line (${previous.tornBytes} bytes) from items.jsonl`);
+    if (previous.duplicates) opts.log(`resume: items.jsonl holds ${previous.duplicates} duplicated item key(s); each is counted once (its first record)`);
+    return { lock, previous: previous.records };
+  } catch (e) {
+    lock.release();
+    throw e;
+  }
+}
+
+/** The item keys of a unit (task × paradigm): one per 3D arm, and the 2D baseline's. */
+function unitKeys(config: RunConfig, task: Task, paradigm: string): string[] {
+  return [...threeDArms(config).map((a) => itemKey(task.task_id, paradigm, "3d", a.label)), ...(config.baseline === "2d" ? [itemKey(task.task_id, paradigm, "2d", null)] : [])];
+}
+
+function writeReports(opts: RunOptions, records: ItemRecord[], interrupted: boolean, wallSeconds: number): RunSummary {
+  const { out, config } = opts;
+  const summary = summarizeRun(records);
+  const meta = { runId: out.split("/").filter(Boolean).pop() ?? out, version: opts.version, wallSeconds };
+  writeJsonAtomic(join(out, "summary.json"), { ...summary, complete: !interrupted, wall_seconds: wallSeconds });
+  writeFileAtomic(join(out, "report.md"), reportMarkdown(summary, config, meta));
+  writeFileAtomic(join(out, "report.html"), reportHtml(summary, config, meta));
+  return summary;
 }
 
 export async function runEvaluation(opts: RunOptions): Promise<RunOutcome> {
   const { config, out, log } = opts;
   const t0 = Date.now();
-  if (config.sources.includes("vggt")) resolveVggtModel({ modelPath: config.vggt.modelPath ?? undefined }); // fail fast, before any work
-  if (existsSync(join(out, "items.jsonl")) && !opts.resume) throw new InputError(`${out}: a run already exists here; pass --resume to complete it, or choose another --out`);
-  if (opts.resume) checkResume(out, config);
-  mkdirSync(join(out, "tasks"), { recursive: true });
-  mkdirSync(join(out, "graphs"), { recursive: true });
-  writeJsonAtomic(join(out, "config.json"), { format: "esi3d-run/1", package_version: opts.version, node: process.version, started_at: new Date().toISOString(), config });
-  const { records: previous, tornBytes } = readRecords(join(out, "items.jsonl"));
-  if (tornBytes) log(`resume: dropping a torn last line (${tornBytes} bytes) from items.jsonl`);
+  const llm = preflight(config, out);
+  const { lock, previous } = openRunDir(opts);
   const doneKeys = new Set(previous.map((r) => r.key));
-  const writer = new RecordWriter(join(out, "items.jsonl"));
   const records: ItemRecord[] = [...previous];
+  const writer = new RecordWriter(join(out, "items.jsonl"));
   // vggt holds one ONNX Runtime session of ~5 GB weights per process: one worker only
   const threads = config.sources.includes("vggt") ? 1 : config.concurrency;
   if (threads !== config.concurrency) log(`run: --source vggt uses one worker (one ONNX Runtime session)`);
@@ -90,41 +154,20 @@ export async function runEvaluation(opts: RunOptions): Promise<RunOutcome> {
     if (job.kind === "generate") return generateTask(job.subcategory, job.seed, job.index);
     return runUnit(job);
   };
-  let interrupted = false;
+  const stopped = () => opts.signal?.aborted === true || abandoned();
+  const abandoned = () => opts.abandon?.aborted === true;
+  const abandonSignal = opts.abandon ?? new AbortController().signal;
+  let totalItems = 0;
   try {
-    // tasks: generated from the seed on the pool, stored in the run directory (reused on resume)
-    const taskFile = (id: string) => join(out, "tasks", `${id}.json`);
-    const tasks = await planTasks(
-      config,
-      async (s, i) => {
-        const t = (await exec({ kind: "generate", subcategory: s, seed: config.seed, index: i })) as Task;
-        writeJsonAtomic(taskFile(t.task_id), t);
-        return t;
-      },
-      (id) => (existsSync(taskFile(id)) ? readTaskFile(taskFile(id)) : null),
-    );
-    if (config.suite !== "default") for (const t of tasks) if (!existsSync(taskFile(t.task_id))) writeJsonAtomic(taskFile(t.task_id), t);
-    const arms = (t: Task, p: string) => [...threeDArms(config).map((a) => itemKey(t.task_id, p, "3d", a.label)), ...(config.baseline === "2d" ? [itemKey(t.task_id, p, "2d", null)] : [])];
-    const units = tasks.flatMap((task) => config.paradigms.map((paradigm) => ({ task, paradigm: paradigm as Paradigm }))).filter((u) => arms(u.task, u.paradigm).some((k) => !doneKeys.has(k)));
-    const totalItems = tasks.length * config.paradigms.length * (threeDArms(config).length + (config.baseline === "2d" ? 1 : 0));
+    const tasks = await prepareTasks(opts, exec);
+    const units = tasks.flatMap((task) => config.paradigms.map((paradigm) => ({ task, paradigm: paradigm as Paradigm }))).filter((u) => unitKeys(config, u.task, u.paradigm).some((k) => !doneKeys.has(k)));
+    totalItems = tasks.length * config.paradigms.length * (threeDArms(config).length + (config.baseline === "2d" ? 1 : 0));
     opts.progress?.setTotal(totalItems);
     opts.progress?.tick(previous.length);
     log(`run: ${tasks.length} tasks x ${config.paradigms.length} paradigms = ${totalItems} items (${previous.length} already done), ${threads} worker(s), reasoner ${config.reasoner}`);
-    const llm: Reasoner | null = config.reasoner === "symbolic" ? null : createReasoner(config.reasoner, { baseUrl: config.llm.baseUrl ?? undefined, cache: config.llm.cachePath, timeoutMs: config.llm.timeoutMs, maxRetries: config.llm.maxRetries, maxConcurrency: config.maxConnections, temperature: config.llm.temperature, format: config.format, uncertainty: config.uncertainty, maxImages: config.maxImages });
     const limit = pLimit(config.maxConnections);
-    const stop = new AbortController();
-    const abandon = new AbortController();
-    const onSignal = () => {
-      if (!stop.signal.aborted) {
-        interrupted = true;
-        stop.abort();
-        opts.progress?.line("interrupted: finishing the items in flight (Ctrl-C again to abandon them); --resume completes the run");
-      } else abandon.abort();
-    };
-    process.on("SIGINT", onSignal);
-    opts.signal?.addEventListener("abort", onSignal);
     const commit = (r: ItemRecord) => {
-      if (abandon.signal.aborted) return;
+      if (abandoned()) return;
       writer.append(r);
       records.push(r);
       doneKeys.add(r.key);
@@ -139,9 +182,9 @@ export async function runEvaluation(opts: RunOptions): Promise<RunOutcome> {
       await Promise.all(
         res.pending.map((p) =>
           limit(async () => {
-            if (stop.signal.aborted && abandon.signal.aborted) return;
+            if (abandoned()) return;
             const g = res.graphs.find((x) => x.source === p.source);
-            const a = await llm.answer(p.arm === "2d" ? { task, bundle, images: config.images, maxImages: config.maxImages } : { task, graph: g!.graph, format: config.format, uncertainty: config.uncertainty }, abandon.signal);
+            const a = await llm.answer(p.arm === "2d" ? { task, bundle, images: config.images, maxImages: config.maxImages } : { task, graph: g!.graph, format: config.format, uncertainty: config.uncertainty }, abandonSignal);
             const arm = threeDArms(config).find((x) => x.label === p.source);
             commit(makeRecord({ task, paradigm, arm: p.arm, source: arm?.source ?? null, level: arm?.level ?? null, config, reasoner: config.reasoner, answer: a, views: res.views, quality: g ? qualityFigures(g.diagnosis.metrics) : null, timings: { ...res.timings }, key: p.key }));
           }),
@@ -150,37 +193,51 @@ export async function runEvaluation(opts: RunOptions): Promise<RunOutcome> {
     };
     const inflight = new Set<Promise<void>>();
     for (const u of units) {
-      if (stop.signal.aborted) break;
+      if (stopped()) break;
       while (inflight.size >= threads * 2) await Promise.race(inflight);
-      if (stop.signal.aborted) break;
-      const job: UnitJob = { task: u.task, paradigm: u.paradigm, config, done: arms(u.task, u.paradigm).filter((k) => doneKeys.has(k)) };
+      if (stopped()) break;
+      const job: UnitJob = { task: u.task, paradigm: u.paradigm, config, done: unitKeys(config, u.task, u.paradigm).filter((k) => doneKeys.has(k)) };
       const p: Promise<void> = (async () => {
         try {
-          const res = (await exec({ kind: "unit", ...job }, abandon.signal)) as UnitResult;
-          if (abandon.signal.aborted) return;
+          const res = (await exec({ kind: "unit", ...job }, abandonSignal)) as UnitResult;
+          if (abandoned()) return;
           saveGraphs(u.task, u.paradigm, res);
           for (const r of res.records) commit(r);
           await answerPending(u.task, u.paradigm, res);
         } catch (e) {
-          if (abandon.signal.aborted) return;
+          if (abandoned()) return;
           throw e;
         }
       })().finally(() => inflight.delete(p));
       inflight.add(p);
     }
     await Promise.all(inflight);
-    process.off("SIGINT", onSignal);
   } finally {
     writer.close();
     await pool?.destroy();
+    lock.release();
   }
-  const summary = summarizeRun(records);
+  // a stop that came after the last item changes nothing
+  const interrupted = stopped() && records.length < totalItems;
   const wallSeconds = (Date.now() - t0) / 1000;
-  const meta = { runId: out.split("/").filter(Boolean).pop() ?? out, version: opts.version, wallSeconds };
-  writeJsonAtomic(join(out, "summary.json"), { ...summary, complete: !interrupted, wall_seconds: wallSeconds });
-  writeFileAtomic(join(out, "report.md"), reportMarkdown(summary, config, meta));
-  writeFileAtomic(join(out, "report.html"), reportHtml(summary, config, meta));
+  const summary = writeReports(opts, records, interrupted, wallSeconds);
   opts.progress?.finish();
   return { summary, records, interrupted, wallSeconds };
 }
 
+/** Generates the built-in suite's tasks on the pool (or reads a suite directory), stored in the run (reused on resume). */
+async function prepareTasks(opts: RunOptions, exec: (job: WorkerJob) => Promise<unknown>): Promise<Task[]> {
+  const { config, out } = opts;
+  const taskFile = (id: string) => join(out, "tasks", `${id}.json`);
+  const tasks = await planTasks(
+    config,
+    async (s, i) => {
+      const t = (await exec({ kind: "generate", subcategory: s, seed: config.seed, index: i })) as Task;
+      writeJsonAtomic(taskFile(t.task_id), t);
+      return t;
+    },
+    (id) => (existsSync(taskFile(id)) ? readTaskFile(taskFile(id)) : null),
+  );
+  if (config.suite !== "default") for (const t of tasks) if (!existsSync(taskFile(t.task_id))) writeJsonAtomic(taskFile(t.task_id), t);
+  return tasks;
+}

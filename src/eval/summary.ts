@@ -1,10 +1,11 @@
 /**
  * Aggregates items.jsonl into summary.json: the paper's table (subcategory x method x paradigm) with n and
- * 95 % Wilson intervals, MRA for integer answers, invalid replies counted apart, calibration, graph
- * quality per source, time per stage, and headline findings in words.
+ * 95 % Wilson intervals, MRA for integer answers, invalid replies and declined programs counted apart,
+ * calibration, graph quality per source, time per stage, and headline findings in words.
  */
 import { SUBCATEGORY_CATEGORY, SUBCATEGORY_TITLES, type Subcategory } from "../../bridge/task/taxonomy.js";
-import { calibration, summarize, type Calibration, type GroupSummary, type Interval } from "./metrics.js";
+import { z } from "zod";
+import { calibration, CalibrationSchema, GroupSummarySchema, summarize, type Calibration, type Interval } from "./metrics.js";
 import type { ItemRecord } from "./records.js";
 
 export const METHOD_LABELS: Record<string, string> = { "2d": "2D", gt: "GT-3D", noisy: "Noisy-3D", vggt: "VGGT-3D" };
@@ -17,60 +18,73 @@ export function methodOf(r: Pick<ItemRecord, "arm" | "source"> & Partial<Pick<It
 
 const scored = (r: ItemRecord) => ({ scored: r.status === "parsed" && r.correct !== null, correct: r.correct ?? undefined, mra: r.mra ?? undefined });
 
-export interface Cell extends GroupSummary {
-  invalid: number;
-  errors: number;
-}
+export const CellSchema = GroupSummarySchema.extend({
+  invalid: z.number().int().min(0).describe("replies that could not be read, after the re-prompt"),
+  errors: z.number().int().min(0).describe("failed or empty model calls"),
+  unanswerable: z.number().int().min(0).describe("offline programs that declined: the graph (or the masks) lacked what the question needs"),
+}).strict();
+export type Cell = z.infer<typeof CellSchema>;
 
-export interface QualityRow {
-  source: string;
-  paradigm: string;
-  graphs: number;
-  node_f1: number;
-  precision: number;
-  recall_observed: number;
-  duplicate_rate: number;
-  hallucination_rate: number;
-  miss_rate: number;
-  relation_precision: number | null;
-  relation_recall: number | null;
-  nodes_per_graph: number;
-  duplicates_per_graph: number;
-  hallucinated_per_graph: number;
-}
+const nullableRate = () => z.number().min(0).max(1).nullable();
 
-export interface Difference {
-  subcategory: string;
-  a: string;
-  b: string;
-  paradigm: string;
-  diff: number;
-  lo: number;
-  hi: number;
-}
+export const QualityRowSchema = z
+  .object({
+    source: z.string(),
+    paradigm: z.string(),
+    graphs: z.number().int().min(0),
+    node_f1: z.number(),
+    precision: z.number(),
+    recall_observed: z.number(),
+    duplicate_rate: z.number(),
+    hallucination_rate: z.number(),
+    miss_rate: z.number(),
+    relation_precision: nullableRate(),
+    relation_recall: nullableRate(),
+    nodes_per_graph: z.number(),
+    duplicates_per_graph: z.number(),
+    hallucinated_per_graph: z.number(),
+  })
+  .strict();
+export type QualityRow = z.infer<typeof QualityRowSchema>;
 
-export interface RunSummary {
-  format: "esi3d-summary/1";
-  items: number;
-  unscored: number;
-  methods: string[];
-  paradigms: string[];
-  subcategories: string[];
-  /** table[subcategory][method][paradigm] */
-  table: Record<string, Record<string, Record<string, Cell>>>;
-  /** byCategory[category][method][paradigm] */
-  byCategory: Record<string, Record<string, Record<string, Cell>>>;
-  /** overall[method][paradigm], with "all" pooling paradigms */
-  overall: Record<string, Record<string, Cell>>;
-  calibration: Record<string, Calibration>;
-  quality: QualityRow[];
-  timings_ms: Record<string, { mean: number; n: number }>;
-  differences: Difference[];
-  headlines: string[];
-}
+export const DifferenceSchema = z
+  .object({ subcategory: z.string(), a: z.string(), b: z.string(), paradigm: z.string(), diff: z.number(), lo: z.number(), hi: z.number() })
+  .strict()
+  .describe("accuracy of method a minus method b, with Newcombe's 95 % interval");
+export type Difference = z.infer<typeof DifferenceSchema>;
 
-function cell(records: ItemRecord[], group: string): Cell {
-  return { ...summarize(records.map(scored), group), invalid: records.filter((r) => r.status === "invalid").length, errors: records.filter((r) => r.status === "error" || r.status === "empty").length };
+const byParadigm = z.record(z.string(), CellSchema);
+const byMethod = z.record(z.string(), byParadigm);
+
+export const RunSummarySchema = z
+  .object({
+    format: z.literal("esi3d-summary/1"),
+    items: z.number().int().min(0),
+    unscored: z.number().int().min(0),
+    methods: z.array(z.string()),
+    paradigms: z.array(z.string()),
+    subcategories: z.array(z.string()),
+    table: z.record(z.string(), byMethod).describe("table[subcategory][method][paradigm]"),
+    byCategory: z.record(z.string(), byMethod).describe("byCategory[category][method][paradigm]"),
+    overall: byMethod.describe("overall[method][paradigm], with \"all\" pooling paradigms"),
+    calibration: z.record(z.string(), CalibrationSchema),
+    quality: z.array(QualityRowSchema),
+    timings_ms: z.record(z.string(), z.object({ mean: z.number(), n: z.number().int() }).strict()),
+    differences: z.array(DifferenceSchema),
+    headlines: z.array(z.string()),
+  })
+  .strict();
+export type RunSummary = z.infer<typeof RunSummarySchema>;
+
+/** summary.json: the summary, and whether the run completed. */
+export const SummaryFileSchema = RunSummarySchema.extend({
+  complete: z.boolean().describe("false when the run was interrupted (--resume completes it)"),
+  wall_seconds: z.number().min(0),
+}).strict();
+
+export function cell(records: ItemRecord[], group: string): Cell {
+  const count = (...statuses: ItemRecord["status"][]) => records.filter((r) => statuses.includes(r.status)).length;
+  return { ...summarize(records.map(scored), group), invalid: count("invalid"), errors: count("error", "empty"), unanswerable: count("unanswerable") };
 }
 
 /** Newcombe's hybrid score interval for the difference of two independent proportions. */
@@ -165,6 +179,10 @@ export function summarizeRun(records: ItemRecord[]): RunSummary {
   for (const q of quality.filter((x) => x.paradigm === "gt" || paradigms.length === 1))
     headlines.push(`${METHOD_LABELS[q.source] ?? q.source} graphs (${q.paradigm} views): node F1 ${q.node_f1.toFixed(3)}, ${q.duplicates_per_graph.toFixed(2)} duplicate and ${q.hallucinated_per_graph.toFixed(2)} hallucinated nodes per graph.`);
   const unscored = records.filter((r) => r.status !== "parsed").length;
-  if (unscored) headlines.push(`${unscored} item(s) had no usable answer (invalid, empty or error); they are reported apart, not scored as wrong.`);
+  if (unscored) {
+    const declinedByMethod = methods.map((m) => [m, records.filter((r) => methodOf(r) === m && r.status === "unanswerable").length] as const).filter(([, n]) => n > 0);
+    const declinedText = declinedByMethod.length ? `; unanswerable (the program declined): ${declinedByMethod.map(([m, n]) => `${m} ${n}`).join(", ")}` : "";
+    headlines.push(`${unscored} item(s) had no usable answer (invalid, empty, error or unanswerable${declinedText}); they are reported apart, not scored as wrong.`);
+  }
   return { format: "esi3d-summary/1", items: records.length, unscored, methods, paradigms, subcategories, table, byCategory, overall, calibration: cal, quality, timings_ms: timings, differences, headlines };
 }

@@ -34,7 +34,6 @@ export const LlmOptionsSchema = z
     temperature: z.number().min(0).max(2).default(DEFAULT_TEMPERATURE).describe("sampling temperature (0: cacheable)"),
   })
   .strict();
-export type LlmOptions = z.infer<typeof LlmOptionsSchema>;
 
 /** `--cache` and `--no-cache` are the front-end's (their default location depends on the command). */
 export const LLM_FLAGS: readonly FlagSpec[] = [

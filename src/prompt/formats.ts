@@ -15,7 +15,6 @@ export const PromptFormatSchema = z
     uncertainty: z.boolean().default(false).describe("uncertainty-aware serialization (node support and flags, relation margins)"),
   })
   .strict();
-export type PromptFormat = z.infer<typeof PromptFormatSchema>;
 
 /** Default number of images for `multi` (see the file comment for why). */
 export const DEFAULT_MAX_IMAGES = 8;

@@ -26,7 +26,7 @@ import { LABEL_ANSWER_SUBCATEGORIES } from "../../bridge/task/taxonomy.js";
 import { InputError } from "../core/errors.js";
 import { canonicalJson, sha256Hex } from "../core/hash.js";
 import type { ChatImage } from "../llm/types.js";
-import type { GraphFormat } from "./formats.js";
+import { PromptFormatSchema, type GraphFormat } from "./formats.js";
 import type { PromptInput } from "./input.js";
 import { bundleImages, checkMaxImages, DEFAULT_MAX_IMAGES, describeImages, type ImageMode, type ShownView } from "./images.js";
 import { DEFAULT_COGMAP_SIZE, fmt, serializeGraph } from "./serialize.js";
@@ -38,14 +38,11 @@ export const PROMPT_VERSION = "esi3d-prompt/1";
  * (reference/ecosystem.md §2.5), and the one that gives the LLM both coordinates and the relations it gets wrong
  * (vsi-spatialworld.md §C1.4).
  */
-export const DEFAULT_GRAPH_FORMAT: GraphFormat = "relations";
+export const DEFAULT_GRAPH_FORMAT: GraphFormat = PromptFormatSchema.shape.format.parse(undefined);
 
 export const TEMPLATE_KINDS = ["yes_no", "option", "category", "integer", "ordering"] as const;
 export type TemplateKind = (typeof TEMPLATE_KINDS)[number];
 export type Arm = "3d-llm" | "2d-vlm";
-
-/** What the templates read from a task (LLMs see only the question fields, src/reason/types.ts). */
-export type PromptTask = Pick<Task, "question" | "answer_format" | "options" | "subcategory" | "camera" | "agent_initial">;
 
 /** A question that cannot be put to a model as given (no graph for a 3D arm, no bundle for images, ...). */
 export class PromptError extends InputError {

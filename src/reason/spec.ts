@@ -6,7 +6,7 @@ import { z } from "zod";
 
 export const OFFLINE_REASONERS = ["symbolic", "symbolic-2d"] as const;
 export const LLM_PROVIDERS = ["openai", "gemini"] as const;
-const LLM_SPEC = /^(openai|gemini):\S.*$/;
+const LLM_SPEC = new RegExp(`^(${LLM_PROVIDERS.join("|")}):\\S.*$`);
 
 export const REASONER_FORMS = "symbolic, symbolic-2d, openai:<model> or gemini:<model>";
 

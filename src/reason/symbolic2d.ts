@@ -6,11 +6,11 @@
  * image-plane triangle. It shows honestly what projection loses.
  */
 import { classifyTriangle, collinearityResidual, triangleMargin, TRIANGLE_EQUAL_SIDE_TOL } from "../../bridge/task/rules.js";
-import { colorRgb } from "../../bridge/task/palette.js";
+import { colorRgb, colourDistance } from "../../bridge/task/palette.js";
 import type { FrameBundle } from "../../bridge/bundle/io.js";
 import { computeEvidence, type Evidence } from "../../scenegraph/evidence.js";
 import type { Query, Referent } from "./query.js";
-import { marginConfidence, nearestOption, programReasoner } from "./symbolic.js";
+import { declined, marginConfidence, nearestOption, optionNaming, programReasoner, type Decision } from "./decision.js";
 import type { Reasoner } from "./types.js";
 
 /** Image-plane collinearity: residual over the longest side; 0.05 = the 4 cm metric tolerance over a typical 0.8 m span. */
@@ -59,11 +59,6 @@ function masksOf(bundle: FrameBundle, ev: Evidence): Mask[][] {
   return perView;
 }
 
-function colourDistance(a: readonly number[], b: readonly number[]): number {
-  const sa = a[0]! + a[1]! + a[2]! + 1e-6, sb = b[0]! + b[1]! + b[2]! + 1e-6;
-  return Math.hypot(a[0]! / sa - b[0]! / sb, a[1]! / sa - b[1]! / sb);
-}
-
 /** Distinct masks for the referents in one view (best colour match, then the largest mask). */
 function resolveInView(masks: Mask[], refs: Referent[]): Array<Mask | null> {
   const used = new Set<number>();
@@ -106,13 +101,13 @@ function adjacent(ev: Evidence, a: Mask, b: Mask): boolean {
 
 const r1 = (x: number) => Math.round(x * 10) / 10;
 
-function decide2d(bundle: FrameBundle, q: Query): { answer: string; confidence: number; trace: string[] } {
+function decide2d(bundle: FrameBundle, q: Query): Decision {
   const ev = computeEvidence(bundle, "instance");
   const perView = masksOf(bundle, ev);
   const imageArea = ev.width * ev.height;
   const trace: string[] = [];
-  const fallback = (why: string) => ({ answer: q.answer_format === "integer" ? nearestOption(q.options, 0) : q.options[0]!, confidence: 0, trace: [...trace, `${why}; answering ${q.answer_format === "integer" ? "the count 0" : "the first option"} at confidence 0`] });
-  const opt = (text: string) => q.options.find((o) => o === text || o === text.replace(/_/g, " ")) ?? null;
+  const fallback = (why: string) => declined(why, trace);
+  const opt = (text: string) => optionNaming(q.options, text);
   if (q.answer_format === "integer") {
     const cat = q.countCategory!;
     const counts = perView.map((ms) => ms.filter((m) => m.label === cat).length);

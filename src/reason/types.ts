@@ -10,7 +10,13 @@ export type { GraphFormat } from "../prompt/formats.js";
 /** What a reasoner is given: the prompt stage's input (src/prompt/input.ts), whatever the reasoner is. */
 export type ReasonerInput = PromptInput;
 
-export type AnswerStatus = "parsed" | "invalid" | "empty" | "error";
+/**
+ * How an answer ended: `parsed` (an answer, scored), `invalid` (a reply that could not be read, after the
+ * re-prompt), `empty` (an empty reply), `error` (the call failed), `unanswerable` (an offline program whose
+ * graph lacks what the question needs: it declines rather than guesses). Only `parsed` is scored.
+ */
+export const ANSWER_STATUSES = ["parsed", "invalid", "empty", "error", "unanswerable"] as const;
+export type AnswerStatus = (typeof ANSWER_STATUSES)[number];
 
 export interface ReasonerAnswer {
   status: AnswerStatus;

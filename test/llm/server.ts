@@ -121,7 +121,3 @@ export function geminiReply(text: string): Handler {
   });
 }
 
-/** Scripted replies in order, as Chat Completions bodies. */
-export function openaiSequence(...texts: string[]): Handler[] {
-  return texts.map((t) => openaiReply(t));
-}

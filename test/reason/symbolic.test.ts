@@ -3,6 +3,7 @@ import { generateTask } from "../../bridge/sim/generate/suite.js";
 import { BUILTIN_SUBCATEGORIES } from "../../bridge/task/taxonomy.js";
 import { truthGraph } from "../../scenegraph/truth.js";
 import { createSymbolicReasoner } from "../../src/reason/symbolic.js";
+import { scoreAnswer } from "../../src/eval/score.js";
 import { createSymbolic2dReasoner } from "../../src/reason/symbolic2d.js";
 import { queryOf } from "../../src/reason/query.js";
 import { backprojectViews } from "../../reconstruct/gt/backproject.js";
@@ -31,14 +32,24 @@ describe("symbolic reasoner: the graph oracle", () => {
     expect(JSON.stringify(q)).not.toContain(JSON.stringify(task.objects[0]!.position));
   });
 
-  it("answers the first option at confidence 0 when the graph lacks a referent", async () => {
-    const task = generateTask("physical_contact", "oracle-test", 0);
-    const g = truthGraph(task);
-    g.nodes = [];
-    g.relations = [];
-    const a = await createSymbolicReasoner().answer({ task, graph: g });
-    expect(a.confidence).toBe(0);
-    expect(a.reason).toMatch(/not in the graph/);
+  it("declines (unanswerable, no answer, never scored) when the graph lacks what the program needs", async () => {
+    for (const sub of ["physical_contact", "geometric_configuration", "dimensional_size", "counting_with_occlusion"] as const) {
+      const task = generateTask(sub, "oracle-test", 0);
+      const g = truthGraph(task);
+      // a graph without the referents: a counting program still counts (zero nodes is an answer), the others decline
+      g.nodes = [];
+      g.relations = [];
+      const a = await createSymbolicReasoner().answer({ task, graph: g });
+      if (sub === "counting_with_occlusion") {
+        expect(a.status).toBe("parsed");
+        continue;
+      }
+      expect(a.status, sub).toBe("unanswerable");
+      expect(a.answer).toBeNull();
+      expect(a.confidence).toBeNull();
+      expect(a.reason).toMatch(/^unanswerable: .*(not in the graph|fewer than two)/);
+      expect(scoreAnswer(a, task)).toEqual({ scored: false, status: "unanswerable" });
+    }
   });
 });
 

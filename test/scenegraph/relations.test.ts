@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { computeRelations, type RelNode } from "../../scenegraph/relations.js";
-import type { YawBoxJson } from "../../scenegraph/types.js";
+import type { YawBox } from "../../src/core/geometry.js";
 
 /** Points on a box's surface at 1 cm spacing (enough for closest distances). */
 function boxNode(id: string, centre: [number, number, number], extent: [number, number, number], yaw = 0): RelNode {
@@ -13,7 +13,7 @@ function boxNode(id: string, centre: [number, number, number], extent: [number, 
         const onFace = [Math.abs(Math.abs(x) - extent[0] / 2), Math.abs(Math.abs(y) - extent[1] / 2), Math.abs(Math.abs(z) - extent[2] / 2)].some((d) => d < step / 2);
         if (onFace) pts.push(centre[0] + c * x - s * y, centre[1] + s * x + c * y, centre[2] + z);
       }
-  const box: YawBoxJson = { centre, extent, yaw };
+  const box: YawBox = { centre, extent, yaw };
   return { id, box, xyz: Float32Array.from(pts) };
 }
 

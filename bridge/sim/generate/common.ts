@@ -8,10 +8,11 @@ import type { Rng } from "../../../src/core/math/rng.js";
 import { quatFromYaw } from "../../../src/core/math/quat.js";
 import type { AgentPose } from "../../../src/core/math/camera.js";
 import type { Lighting, TaskObject } from "../../task/schema.js";
-import { buildModel, categoryDef, LIBRARY } from "../../objects/library.js";
+import { buildModel, categoryDef } from "../../objects/library.js";
 import { FIRST_OBJECT_ID } from "../scene.js";
-import { BODY_CLEARANCE_M, isFree, lookAt, worldOf } from "../agent.js";
-import { boxesIntersect, footprint, footprintsOverlap, objectBox, type YawBox } from "../../objects/geometry.js";
+import { isFree, lookAt, worldOf } from "../agent.js";
+import { objectBox } from "../../objects/geometry.js";
+import { boxesIntersect, footprint, footprintsOverlap, type YawBox } from "../../../src/core/geometry.js";
 
 export class Resample extends Error {
   constructor(reason: string) {
@@ -141,7 +142,7 @@ export class SceneBuilder {
     for (let i = 0; i < tries; i++) {
       const x = this.rng.uniform(-hx, hx), y = this.rng.uniform(-hy, hy);
       if (region && !region(x, y)) continue;
-      if (this.isClear({ centre: [x, y, 0.5], half: [half[0], half[1], 0.5], yaw }, margin)) return [x, y];
+      if (this.isClear({ centre: [x, y, 0.5], extent: [2 * half[0], 2 * half[1], 1], yaw }, margin)) return [x, y];
     }
     return null;
   }
@@ -164,7 +165,7 @@ export class SceneBuilder {
         else if (wall === 1) [x, y] = [-sx / 2 + e[1] / 2 + gap, along * sy];
         else if (wall === 2) [x, y] = [along * sx, -sy / 2 + e[1] / 2 + gap];
         else [x, y] = [sx / 2 - e[1] / 2 - gap, along * sy];
-        const box: YawBox = { centre: [x, y, e[2] / 2], half: [e[0] / 2, e[1] / 2, e[2] / 2], yaw };
+        const box: YawBox = { centre: [x, y, e[2] / 2], extent: [e[0], e[1], e[2]], yaw };
         if (this.objects.every((o) => !footprintsOverlap(box, objectBox(o), 0.1))) {
           this.add(category, { model, x, y, yaw, role: "furniture" });
           break;
@@ -216,11 +217,6 @@ export function assignNames(objects: TaskObject[]): void {
   }
 }
 
-/** Categories of the library matching a predicate, excluding furniture unless asked. */
-export function libraryCategories(pred: (c: ReturnType<typeof categoryDef>) => boolean): string[] {
-  return [...LIBRARY.values()].filter(pred).map((c) => c.category);
-}
-
 /** A camera pose at `from` looking at `target`, checked to be a free spot for the agent. */
 export function cameraLookingAt(builder: SceneBuilder, from: Vec3, target: Vec3): AgentPose | null {
   const { yaw, pitch } = lookAt(from, target);
@@ -242,4 +238,3 @@ export function integerOptions(rng: Rng, answer: number, preferred: readonly num
   return [...opts].sort((a, b) => a - b).map(String);
 }
 
-export { BODY_CLEARANCE_M };

@@ -24,7 +24,8 @@ import {
 } from "./common.js";
 import type { Draft, InitialViewProbe } from "./draft.js";
 import { orbitPoses, type ViewGoal } from "./gt-trajectory.js";
-import { boxesIntersect, objectBox } from "../../objects/geometry.js";
+import { objectBox } from "../../objects/geometry.js";
+import { boxesIntersect } from "../../../src/core/geometry.js";
 import { isVisible, VISIBLE_MIN_PX } from "./visibility.js";
 import type { Rng } from "../../../src/core/math/rng.js";
 
@@ -78,7 +79,7 @@ function spotInView(b: SceneBuilder, agent: AgentPose, half: [number, number], d
     const a = agent.yaw + b.rng.uniform(-VIEW_HALF_ANGLE, VIEW_HALF_ANGLE);
     const d = b.rng.uniform(...dist);
     const x = agent.position[0] + d * Math.cos(a), y = agent.position[1] + d * Math.sin(a);
-    if (b.isClear({ centre: [x, y, 0.5], half: [half[0], half[1], 0.5], yaw }, margin)) return [x, y];
+    if (b.isClear({ centre: [x, y, 0.5], extent: [2 * half[0], 2 * half[1], 1], yaw }, margin)) return [x, y];
   }
   return null;
 }

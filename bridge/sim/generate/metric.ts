@@ -8,7 +8,8 @@ import { categoryDef } from "../../objects/library.js";
 import { assignNames, cameraLookingAt, defaultLighting, displayName, makeRoom, require, round4, SceneBuilder } from "./common.js";
 import type { Draft, Generator } from "./draft.js";
 import { orbitPoses } from "./gt-trajectory.js";
-import { boxDistance, boxVolume, footprint, objectBox } from "../../objects/geometry.js";
+import { objectBox } from "../../objects/geometry.js";
+import { boxDistance, boxVolume, footprint } from "../../../src/core/geometry.js";
 import { isVisible } from "./visibility.js";
 
 /** Reference furniture for Spatial Distance (ESI Q.6: an object already in the room, chosen by clearance). */

@@ -9,7 +9,8 @@ import { categoryDef, LIBRARY } from "../../objects/library.js";
 import { assignNames, cameraLookingAt, defaultLighting, displayName, makeRoom, require, round4, SceneBuilder } from "./common.js";
 import type { Draft, Generator } from "./draft.js";
 import { orbitPoses } from "./gt-trajectory.js";
-import { boxDistance, objectBox } from "../../objects/geometry.js";
+import { objectBox } from "../../objects/geometry.js";
+import { boxBottom, boxDistance, boxTop, inFootprint } from "../../../src/core/geometry.js";
 import { isVisible } from "./visibility.js";
 
 export const TRANSPARENT_CONTAINERS = ["glass", "jar", "glass_bowl"];
@@ -142,17 +143,17 @@ export const materialTransparency: Generator = (rng): Draft => {
 };
 
 function pointOnTable(table: TaskObject, x: number, y: number, margin: number): boolean {
-  const b = objectBox(table);
-  const c = Math.cos(b.yaw), s = Math.sin(b.yaw);
-  const dx = x - b.centre[0], dy = y - b.centre[1];
-  return Math.abs(c * dx + s * dy) <= b.half[0] - margin && Math.abs(-s * dx + c * dy) <= b.half[1] - margin;
+  return inFootprint(objectBox(table), x, y, margin);
 }
+
+/** Slack for float rounding of a placement that rests exactly on a container's floor or rim (m). */
+const INSIDE_TOLERANCE_M = 1e-4;
 
 /** Inside = the object's centre within the container's footprint and its box within the container's height. */
 export function isInsideContainer(o: TaskObject, c: TaskObject): boolean {
   const cb = objectBox(c), ob = objectBox(o);
   const r = Math.hypot(o.position[0] - c.position[0], o.position[1] - c.position[1]);
-  return r < Math.min(cb.half[0], cb.half[1]) && ob.centre[2] - ob.half[2] >= cb.centre[2] - cb.half[2] - 1e-4 && ob.centre[2] + ob.half[2] <= cb.centre[2] + cb.half[2] + 1e-4;
+  return r < Math.min(cb.extent[0], cb.extent[1]) / 2 && boxBottom(ob) >= boxBottom(cb) - INSIDE_TOLERANCE_M && boxTop(ob) <= boxTop(cb) + INSIDE_TOLERANCE_M;
 }
 
 export const partialOcclusion: Generator = (rng): Draft => {

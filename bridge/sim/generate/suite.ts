@@ -6,13 +6,14 @@
  */
 import { Rng } from "../../../src/core/math/rng.js";
 import { poseQuaternion } from "../../../src/core/math/camera.js";
-import { SUBCATEGORY_CATEGORY, BUILTIN_SUBCATEGORIES, type BuiltinSubcategory } from "../../task/taxonomy.js";
+import { SUBCATEGORY_CATEGORY, type BuiltinSubcategory } from "../../task/taxonomy.js";
 import { TaskSchema, type CameraSpec, type Task } from "../../task/schema.js";
 import { buildScene } from "../scene.js";
 import { worldOf, isFree } from "../agent.js";
 import { assignNames, Resample } from "./common.js";
 import type { Draft, Generator, InitialViewProbe } from "./draft.js";
-import { boxesIntersect, footprint, objectBox } from "../../objects/geometry.js";
+import { objectBox } from "../../objects/geometry.js";
+import { boxesIntersect, footprint } from "../../../src/core/geometry.js";
 import { buildGtTrajectory } from "./gt-trajectory.js";
 import { visibleCounts, visibleFraction, VISIBLE_MIN_PX } from "./visibility.js";
 import { geometricConfiguration, linearAlignment, physicalContact } from "./spatial.js";
@@ -139,26 +140,4 @@ export function generateTask(subcategory: BuiltinSubcategory, seed: string, inde
     }
   }
   throw new GenerationError(`${taskId}: no valid scene in ${MAX_ATTEMPTS} draws (last: ${lastReason})`);
-}
-
-export interface SuiteOptions {
-  seed: string;
-  perSubcategory: number;
-  subcategories?: readonly BuiltinSubcategory[];
-  camera?: CameraSpec;
-  onTask?: (task: Task, done: number, total: number) => void;
-}
-
-export function generateSuite(opts: SuiteOptions): Task[] {
-  const subs = opts.subcategories ?? BUILTIN_SUBCATEGORIES;
-  const total = subs.length * opts.perSubcategory;
-  const tasks: Task[] = [];
-  for (const sub of subs) {
-    for (let i = 0; i < opts.perSubcategory; i++) {
-      const t = generateTask(sub, opts.seed, i, opts.camera ?? DEFAULT_CAMERA);
-      tasks.push(t);
-      opts.onTask?.(t, tasks.length, total);
-    }
-  }
-  return tasks;
 }

@@ -8,7 +8,7 @@ import { existsSync } from "node:fs";
 import { canonicalJson, sha256Hex } from "../../core/hash.js";
 import type { SceneGraph } from "../../../scenegraph/types.js";
 import { effectiveInstances } from "../../../scenegraph/options.js";
-import type { Diagnosis } from "../../../scenegraph/diagnosis.js";
+import type { Diagnosis } from "../../../scenegraph/diagnosisSchema.js";
 import { fromZod, HttpError, notFound } from "./errors.js";
 import { checkId, hashedId } from "./ids.js";
 import { GRAPH_CACHE_ENTRIES } from "./limits.js";

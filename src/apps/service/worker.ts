@@ -18,7 +18,7 @@ import { graphOfBundle } from "../../../scenegraph/pipeline.js";
 import { createReasoner } from "../../reason/index.js";
 import type { ReasonerAnswer } from "../../reason/types.js";
 import type { SceneGraph } from "../../../scenegraph/types.js";
-import type { Diagnosis } from "../../../scenegraph/diagnosis.js";
+import type { Diagnosis } from "../../../scenegraph/diagnosisSchema.js";
 import { splitView, type PngHeader, pngHeader } from "./view-codec.js";
 import type { GraphOptions } from "./schemas.js";
 

@@ -11,7 +11,7 @@
  */
 import { Document, NodeIO, Primitive, type Node as GltfNode } from "@gltf-transform/core";
 import { writePly } from "../../../reconstruct/ply.js";
-import type { YawBoxJson } from "../../../scenegraph/types.js";
+import type { YawBox } from "../../core/geometry.js";
 import type { VariantData } from "./variant.js";
 import { MISSED_COLOR, nodeColor, statusColor, TRUTH_COLOR, UNASSIGNED_COLOR } from "./palette.js";
 import { taskInfo } from "./variant.js";
@@ -66,7 +66,7 @@ export async function encodeGlb(d: VariantData): Promise<Uint8Array> {
     .setMesh(doc.createMesh("cloud").addPrimitive(primitive(Primitive.Mode.POINTS, d.cloud.xyz.subarray(0, d.cloud.count * 3), nodeColors(d.cloud.count, d.members))))
     .setExtras({ points: d.cloud.count, source: d.source, paradigm: d.paradigm, colours: "by node (palette of src/apps/viewer/palette.ts), grey = in no node", ...frame });
   scene.addChild(cloudNode);
-  const lines = (name: string, box: YawBoxJson, rgb: [number, number, number], extras: Record<string, unknown>) => {
+  const lines = (name: string, box: YawBox, rgb: [number, number, number], extras: Record<string, unknown>) => {
     const edges = boxEdges(box.centre, box.extent, box.yaw);
     const colors = new Uint8Array(edges.length);
     for (let i = 0; i < edges.length / 3; i++) colors.set(rgb, 3 * i);

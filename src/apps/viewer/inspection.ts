@@ -8,7 +8,8 @@ import type { Paradigm } from "../../../bridge/bundle/schema.js";
 import type { Task } from "../../../bridge/task/schema.js";
 import { InputError } from "../../core/errors.js";
 import { renderBundle } from "../../../bridge/sim/capture.js";
-import { graphFile, readRunTask, readStoredGraph, recordsFor, variantKey, variantRef, variantsOf, type RunDir } from "./run.js";
+import { graphFile, readRunTask, recordsFor, variantKey, variantRef, variantsOf, type RunDir } from "./run.js";
+import { readStoredGraph } from "../../eval/files.js";
 import { PAGE_FORMAT, type PageMeta, type Variant, type VariantRef } from "./types.js";
 import { buildVariant, promptFor, reproduceRunGraph, taskInfo, type VariantData } from "./variant.js";
 

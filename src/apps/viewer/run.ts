@@ -2,22 +2,15 @@
  * Reading a run directory for inspection: its configuration, tasks, stored graphs (with their diagnoses)
  * and item records. Nothing here recomputes anything; variant.ts does that.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Task } from "../../../bridge/task/schema.js";
 import { readTaskFile } from "../../../bridge/task/io.js";
 import { InputError } from "../../core/errors.js";
-import type { Diagnosis } from "../../../scenegraph/diagnosis.js";
-import type { SceneGraph } from "../../../scenegraph/types.js";
-import { RunConfigSchema, threeDArms, type RunConfig } from "../../eval/config.js";
+import { threeDArms, type RunConfig } from "../../eval/config.js";
+import { readRunFile, readStoredGraph, runConfigFile, type StoredGraph } from "../../eval/files.js";
 import { readRecords, type ItemRecord } from "../../eval/records.js";
-import { formatZodIssues } from "../../core/errors.js";
 import type { VariantRef } from "./types.js";
-
-export interface StoredGraph {
-  graph: SceneGraph;
-  diagnosis: Diagnosis;
-}
 
 export interface RunDir {
   dir: string;
@@ -34,22 +27,14 @@ export function isRunDir(dir: string): boolean {
 }
 
 export function openRun(dir: string): RunDir {
-  const file = join(dir, "config.json");
-  if (!existsSync(file)) throw new InputError(`${dir}: not a run directory (no config.json; make one with esi3d run --out DIR)`);
-  let raw: { config?: unknown; package_version?: unknown };
-  try {
-    raw = JSON.parse(readFileSync(file, "utf8")) as typeof raw;
-  } catch (e) {
-    throw new InputError(`${file}: not valid JSON (${(e as Error).message})`);
-  }
-  const parsed = RunConfigSchema.safeParse(raw.config);
-  if (!parsed.success) throw new InputError(`${file}: config: ${formatZodIssues(parsed.error.issues)} (expected the RunConfig written by esi3d run)`);
+  if (!existsSync(runConfigFile(dir))) throw new InputError(`${dir}: not a run directory (no config.json; make one with esi3d run --out DIR)`);
+  const run = readRunFile(dir);
   const tasksDir = join(dir, "tasks");
   if (!existsSync(tasksDir)) throw new InputError(`${tasksDir}: missing (a run directory keeps one task JSON per task here)`);
   const taskIds = readdirSync(tasksDir).filter((f) => f.endsWith(".json")).map((f) => f.slice(0, -5)).sort();
   if (taskIds.length === 0) throw new InputError(`${tasksDir}: no task files (*.json)`);
   const { records } = readRecords(join(dir, "items.jsonl"));
-  return { dir: resolve(dir), config: parsed.data, version: typeof raw.package_version === "string" ? raw.package_version : "unknown", taskIds, records };
+  return { dir: resolve(dir), config: run.config, version: run.package_version, taskIds, records };
 }
 
 export function readRunTask(run: RunDir, taskId: string): Task {
@@ -70,19 +55,6 @@ export function variantsOf(run: RunDir, taskId: string): Array<{ paradigm: strin
   for (const paradigm of run.config.paradigms)
     for (const arm of threeDArms(run.config)) if (existsSync(graphFile(run, taskId, paradigm, arm.label))) out.push({ paradigm, source: arm.label });
   return out;
-}
-
-export function readStoredGraph(file: string): StoredGraph {
-  if (!existsSync(file)) throw new InputError(`${file}: missing (the run did not finish this graph; esi3d run --resume completes it)`);
-  let raw: Partial<StoredGraph>;
-  try {
-    raw = JSON.parse(readFileSync(file, "utf8")) as Partial<StoredGraph>;
-  } catch (e) {
-    throw new InputError(`${file}: not valid JSON (${(e as Error).message})`);
-  }
-  if (!raw.graph || raw.graph.format !== "esi3d-graph/1" || !Array.isArray(raw.graph.nodes)) throw new InputError(`${file}: graph: expected an esi3d-graph/1 scene graph under "graph"`);
-  if (!raw.diagnosis || !Array.isArray(raw.diagnosis.nodes) || !raw.diagnosis.metrics) throw new InputError(`${file}: diagnosis: expected the quality diagnosis under "diagnosis"`);
-  return raw as StoredGraph;
 }
 
 export function recordsFor(run: RunDir, taskId: string, paradigm: string, source: string): { record3d: ItemRecord | null; record2d: ItemRecord | null } {

@@ -6,7 +6,7 @@
  * per-point data travels as base64 of little-endian typed arrays (see `CloudPayload`), decoded in the
  * browser without copies.
  */
-import type { Diagnosis } from "../../../scenegraph/diagnosis.js";
+import type { Diagnosis } from "../../../scenegraph/diagnosisSchema.js";
 import type { SceneGraph } from "../../../scenegraph/types.js";
 import type { ItemRecord } from "../../eval/records.js";
 

@@ -15,9 +15,10 @@ import type { FrameBundle } from "../../../bridge/bundle/io.js";
 import type { Paradigm } from "../../../bridge/bundle/schema.js";
 import { encodePng } from "../../../bridge/bundle/png.js";
 import { objectBox } from "../../../bridge/objects/geometry.js";
+import { boundsOf } from "../../core/geometry.js";
 import { InputError } from "../../core/errors.js";
 import type { PointCloud } from "../../../reconstruct/pointcloud.js";
-import type { Diagnosis } from "../../../scenegraph/diagnosis.js";
+import type { Diagnosis } from "../../../scenegraph/diagnosisSchema.js";
 import type { SceneGraph } from "../../../scenegraph/types.js";
 import { threeDArms } from "../../eval/config.js";
 import { armPipeline } from "../../eval/pipeline.js";
@@ -26,7 +27,8 @@ import type { ItemRecord } from "../../eval/records.js";
 import { buildPrompt, promptRecord } from "../../prompt/templates.js";
 import type { GraphFormat } from "../../prompt/formats.js";
 import { displaySample } from "./downsample.js";
-import type { RunDir, StoredGraph } from "./run.js";
+import type { RunDir } from "./run.js";
+import type { StoredGraph } from "../../eval/files.js";
 import type { CloudPayload, PromptPayload, TaskInfo, TrueObjectPayload, Variant, ViewPayload } from "./types.js";
 
 /** Thumbnails are 1/2 of the view size (259×196 for 518×392): enough to see an object, ~60 kB per view as PNG. */
@@ -106,14 +108,9 @@ export function nodeOfPoints(count: number, members: readonly Uint32Array[]): Ui
 export function cloudPayload(cloud: PointCloud, nodeOf: Uint16Array): CloudPayload {
   const { indices, info } = displaySample(cloud.xyz, nodeOf);
   const n = indices.length;
-  const min: [number, number, number] = [Infinity, Infinity, Infinity], max: [number, number, number] = [-Infinity, -Infinity, -Infinity];
+  const { min, max } = boundsOf(cloud.xyz, indices);
   let cmin = Infinity, cmax = -Infinity;
   for (const i of indices) {
-    for (let a = 0; a < 3; a++) {
-      const x = cloud.xyz[3 * i + a]!;
-      if (x < min[a]!) min[a] = x;
-      if (x > max[a]!) max[a] = x;
-    }
     const c = cloud.confidence[i]!;
     if (c < cmin) cmin = c;
     if (c > cmax) cmax = c;
@@ -192,7 +189,7 @@ export function viewPayloads(bundle: FrameBundle, cloud: PointCloud, members: re
 export function taskInfo(task: Task): TaskInfo {
   const objects: TrueObjectPayload[] = task.objects.map((o) => {
     const b = objectBox(o);
-    return { id: o.id, name: o.name, category: o.category, role: o.role, centre: [...b.centre] as [number, number, number], extent: [b.half[0] * 2, b.half[1] * 2, b.half[2] * 2], yaw: b.yaw };
+    return { id: o.id, name: o.name, category: o.category, role: o.role, centre: [...b.centre] as [number, number, number], extent: [...b.extent] as [number, number, number], yaw: b.yaw };
   });
   return { task_id: task.task_id, subcategory: task.subcategory, question: task.question, options: task.options, answer: task.answer, answer_format: task.answer_format, room: { size: [task.room.size[0], task.room.size[1]] }, objects };
 }

@@ -1,5 +1,5 @@
 /** Unit quaternions, stored as {x, y, z, w} (scalar last, as VGGT's pose encoding and OmniGibson use). */
-import type { Mat3, Vec3 } from "./vec.js";
+import type { Mat3 } from "./vec.js";
 
 export interface Quat {
   x: number;
@@ -8,15 +8,8 @@ export interface Quat {
   w: number;
 }
 
-export const quatIdentity = (): Quat => ({ x: 0, y: 0, z: 0, w: 1 });
-
 export function quatFromYaw(yaw: number): Quat {
   return { x: 0, y: 0, z: Math.sin(yaw / 2), w: Math.cos(yaw / 2) };
-}
-
-/** Yaw (rotation about +Z) of a quaternion, assuming it is (close to) a pure yaw rotation. */
-export function yawFromQuat(q: Quat): number {
-  return Math.atan2(2 * (q.w * q.z + q.x * q.y), 1 - 2 * (q.y * q.y + q.z * q.z));
 }
 
 /**
@@ -67,11 +60,3 @@ export function matToQuat(m: Mat3): Quat {
   return { x: (sign * x) / n, y: (sign * y) / n, z: (sign * z) / n, w: (sign * w) / n };
 }
 
-export function quatRotate(q: Quat, v: Vec3): Vec3 {
-  const m = quatToMat(q);
-  return [
-    m[0][0] * v[0] + m[0][1] * v[1] + m[0][2] * v[2],
-    m[1][0] * v[0] + m[1][1] * v[1] + m[1][2] * v[2],
-    m[2][0] * v[0] + m[2][1] * v[1] + m[2][2] * v[2],
-  ];
-}

@@ -1,7 +1,6 @@
 /** Small fixed-size vector and matrix helpers. Plain tuples for clarity; hot loops use typed arrays instead. */
 
 export type Vec3 = [number, number, number];
-export type Vec2 = [number, number];
 /** Row-major 3x3 matrix. */
 export type Mat3 = [Vec3, Vec3, Vec3];
 /** Row-major 3x4 matrix [R | t]. */
@@ -16,14 +15,7 @@ export const cross = (a: Vec3, b: Vec3): Vec3 => [
   a[2] * b[0] - a[0] * b[2],
   a[0] * b[1] - a[1] * b[0],
 ];
-export const norm = (a: Vec3): number => Math.hypot(a[0], a[1], a[2]);
 export const dist = (a: Vec3, b: Vec3): number => Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
-export const dist2d = (a: Vec2 | Vec3, b: Vec2 | Vec3): number => Math.hypot(a[0] - b[0], a[1] - b[1]);
-export function normalize(a: Vec3): Vec3 {
-  const n = norm(a);
-  return n > 0 ? [a[0] / n, a[1] / n, a[2] / n] : [0, 0, 0];
-}
-export const lerp = (a: Vec3, b: Vec3, t: number): Vec3 => [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t, a[2] + (b[2] - a[2]) * t];
 
 export function matVec(m: Mat3, v: Vec3): Vec3 {
   return [dot(m[0], v), dot(m[1], v), dot(m[2], v)];
@@ -46,7 +38,6 @@ export function matMul(a: Mat3, b: Mat3): Mat3 {
 export function det3(m: Mat3): number {
   return dot(m[0], cross(m[1], m[2]));
 }
-export const identity3 = (): Mat3 => [[1, 0, 0], [0, 1, 0], [0, 0, 1]];
 
 /** Rotation about +Z by `yaw` radians (counter-clockwise seen from above). */
 export function rotZ(yaw: number): Mat3 {
@@ -62,13 +53,4 @@ export function wrapAngle(a: number): number {
   return x;
 }
 
-export const deg = (rad: number): number => (rad * 180) / Math.PI;
 export const rad = (degrees: number): number => (degrees * Math.PI) / 180;
-
-/** Rounds to `dp` decimals, normalising -0 to 0 (keeps JSON output stable). */
-export function round(x: number, dp: number): number {
-  const f = 10 ** dp;
-  const r = Math.round(x * f) / f;
-  return r === 0 ? 0 : r;
-}
-export const roundVec = (v: readonly number[], dp: number): number[] => v.map((x) => round(x, dp));

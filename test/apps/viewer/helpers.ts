@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type Browser } from "playwright-core";
 import { esi3d } from "../cli/helpers.js";
-import type { Diagnosis } from "../../../scenegraph/diagnosis.js";
+import type { Diagnosis } from "../../../scenegraph/diagnosisSchema.js";
 import type { SceneGraph } from "../../../scenegraph/types.js";
 
 /** Debian's Chromium (.ci/run installs it). */

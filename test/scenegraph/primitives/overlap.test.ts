@@ -2,7 +2,8 @@
 import { describe, expect, it } from "vitest";
 import { Rng } from "../../../src/core/math/rng.js";
 import { VoxelHashGrid } from "../../../scenegraph/primitives/hashGrid.js";
-import { minPointDistance, pointOverlapRatio } from "../../../scenegraph/primitives/overlap.js";
+import { closestDistance, indexPoints, pointOverlapRatio } from "../../../scenegraph/primitives/overlap.js";
+import { minPointDistance } from "../../../src/core/geometry.js";
 
 function blob(rng: Rng, n: number, c: [number, number, number], s: number): Float32Array {
   const a = new Float32Array(3 * n);
@@ -47,22 +48,23 @@ describe("pointOverlapRatio", () => {
   });
 });
 
-describe("minPointDistance", () => {
-  it("equals brute force for separate, touching and interpenetrating sets", () => {
+describe("closestDistance", () => {
+  it("equals brute force, and the generator's minPointDistance, for separate, touching and interpenetrating sets", () => {
     const rng = new Rng("mindist");
     for (const [offset, na, nb] of [[0.5, 300, 2000], [0.21, 2000, 300], [0.05, 500, 500], [3, 10, 10]] as const) {
       const a = blob(rng, na, [0, 0, 0], 0.05), b = blob(rng, nb, [offset, 0.02, 0], 0.05);
-      const r = minPointDistance(a, b);
-      expect(r.distance).toBeCloseTo(bruteMin(a, b), 7);
-      const d = Math.hypot(a[3 * r.indexA]! - b[3 * r.indexB]!, a[3 * r.indexA + 1]! - b[3 * r.indexB + 1]!, a[3 * r.indexA + 2]! - b[3 * r.indexB + 2]!);
-      expect(d).toBeCloseTo(r.distance, 7);
+      const brute = bruteMin(a, b);
+      const d = closestDistance(indexPoints(a), indexPoints(b), 10);
+      expect(d).toBeCloseTo(brute, 7);
+      // the two exact searches of the tree (kd-tree here, grid in src/core/geometry.ts) give the same number
+      expect(minPointDistance(a, b, 10)).toBe(d);
     }
   });
 
-  it("stopBelow answers 'touching?' early; empty sets give Infinity", () => {
-    const rng = new Rng("stop");
-    const a = blob(rng, 1000, [0, 0, 0], 0.05), b = blob(rng, 1000, [0.02, 0, 0], 0.05);
-    expect(minPointDistance(a, b, { stopBelow: 0.03 }).distance).toBeLessThan(0.03);
-    expect(minPointDistance(a, new Float32Array(0)).distance).toBe(Infinity);
+  it("is capped at the cutoff when the sets are farther apart", () => {
+    const rng = new Rng("cap");
+    const a = blob(rng, 100, [0, 0, 0], 0.05), b = blob(rng, 100, [2, 0, 0], 0.05);
+    expect(closestDistance(indexPoints(a), indexPoints(b), 0.25)).toBe(0.25);
+    expect(minPointDistance(a, b, 0.25)).toBe(0.25);
   });
 });

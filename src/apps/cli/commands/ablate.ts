@@ -1,11 +1,12 @@
 import type { Command } from "commander";
 import { join } from "node:path";
-import { InputError } from "../../../core/errors.js";
+import { EXIT_INTERRUPTED, InputError } from "../../../core/errors.js";
 import { NOISE_COMPONENT_NAMES } from "../../../eval/config.js";
 import { runEvaluation } from "../../../eval/runner.js";
 import { ablationHtml, ablationMarkdown, ablationTable, summarizeAblation } from "../../../eval/ablation.js";
 import { addRunOptions, configFromCommand } from "./run.js";
 import { Progress } from "../progress.js";
+import { INTERRUPT_NOTE, withInterrupts } from "../interrupts.js";
 import { PACKAGE_VERSION } from "../../../core/version.js";
 import { writeFileAtomic, writeJsonAtomic } from "../../../core/fs.js";
 
@@ -29,12 +30,12 @@ export function registerAblate(program: Command): void {
     for (const c of comps) if (!(NOISE_COMPONENT_NAMES as readonly string[]).includes(c)) throw new InputError(`--component: "${c}" is not one of ${NOISE_COMPONENT_NAMES.join(", ")}, all`);
     const { config, out, resume } = configFromCommand(cmd, { sources: ["noisy"], noiseLevels: o.noise, noiseComponents: comps as typeof NOISE_COMPONENT_NAMES[number][] });
     const progress = new Progress("ablate", 0);
-    const result = await runEvaluation({ config, out, resume, version: PACKAGE_VERSION, log: (l) => progress.line(l), progress });
+    const result = await withInterrupts(() => progress.line(INTERRUPT_NOTE), (signals) => runEvaluation({ config, out, resume, version: PACKAGE_VERSION, log: (l) => progress.line(l), progress, ...signals }));
     const a = summarizeAblation(result.records, comps);
     writeJsonAtomic(join(out, "ablation.json"), a);
     writeFileAtomic(join(out, "ablation.md"), ablationMarkdown(a));
     writeFileAtomic(join(out, "ablation.html"), ablationHtml(a));
     process.stdout.write("\n" + ablationTable(a) + "\n\n" + a.headlines.map((h) => `- ${h}`).join("\n") + `\n\nwrote ${join(out, "ablation.json")}, ablation.md, ablation.html (${result.wallSeconds.toFixed(0)} s)\n`);
-    if (result.interrupted) process.exitCode = 130;
+    if (result.interrupted) process.exitCode = EXIT_INTERRUPTED;
   });
 }

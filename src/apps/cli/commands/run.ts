@@ -2,7 +2,7 @@ import { Command } from "commander";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { ZodError } from "zod";
-import { InputError } from "../../../core/errors.js";
+import { EXIT_INTERRUPTED, InputError } from "../../../core/errors.js";
 import { addSchemaFlags, schemaFlagValues, flagOfField, type FlagSpec } from "../../../core/flags.js";
 import { VGGT_FLAGS } from "../../../../reconstruct/options.js";
 import { GRAPH_FLAGS } from "../../../../scenegraph/options.js";
@@ -12,6 +12,7 @@ import { DEFAULT_RUN_CONFIG, resolveRunConfig, RunConfigSchema, type RunConfig }
 import { runEvaluation } from "../../../eval/runner.js";
 import { paperTable } from "../../../eval/report.js";
 import { Progress } from "../progress.js";
+import { INTERRUPT_NOTE, withInterrupts } from "../interrupts.js";
 import { PACKAGE_VERSION } from "../../../core/version.js";
 
 const D = DEFAULT_RUN_CONFIG as unknown as Record<string, unknown>;
@@ -99,9 +100,9 @@ export function registerRun(program: Command): void {
   cmd.action(async () => {
     const { config, out, resume } = configFromCommand(cmd, {}, specs);
     const progress = new Progress("run", 0);
-    const result = await runEvaluation({ config, out, resume, version: PACKAGE_VERSION, log: (l) => progress.line(l), progress });
+    const result = await withInterrupts(() => progress.line(INTERRUPT_NOTE), (signals) => runEvaluation({ config, out, resume, version: PACKAGE_VERSION, log: (l) => progress.line(l), progress, ...signals }));
     process.stdout.write("\n" + paperTable(result.summary) + "\n\n" + result.summary.headlines.map((h) => `- ${h}`).join("\n") + "\n\n");
     process.stdout.write(`wrote ${join(out, "items.jsonl")}, summary.json, report.md, report.html (${result.wallSeconds.toFixed(0)} s)${result.interrupted ? "; interrupted: rerun with --resume to finish" : ""}\n`);
-    if (result.interrupted) process.exitCode = 130;
+    if (result.interrupted) process.exitCode = EXIT_INTERRUPTED;
   });
 }

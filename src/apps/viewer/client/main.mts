@@ -4,7 +4,7 @@
  * Data: src/apps/viewer/types.ts (embedded in the page, or fetched from `esi3d inspect --serve`).
  */
 import styleText from "./style.css";
-import type { NodeDiagnosis, RelationDiagnosis } from "../../../../scenegraph/diagnosis.js";
+import type { NodeDiagnosis, RelationDiagnosis } from "../../../../scenegraph/diagnosisSchema.js";
 import type { GraphNode } from "../../../../scenegraph/types.js";
 import type { ItemRecord } from "../../../eval/records.js";
 import type { PageMeta, Variant, VariantRef } from "../types.js";

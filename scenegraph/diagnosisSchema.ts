@@ -1,0 +1,102 @@
+/**
+ * The diagnosis of a scene graph against the ground truth (scenegraph/diagnosis.ts computes it): node and
+ * object statuses, relation correctness and the graph-quality metrics. This zod schema is the one
+ * declaration; readers parse through it, and the service's OpenAPI document shows it.
+ */
+import { z } from "zod";
+import { PREDICATES, RelationSchema } from "./types.js";
+
+export const NODE_STATUSES = ["matched", "duplicate", "merged", "hallucinated"] as const;
+export const OBJECT_STATUSES = ["matched", "missed-unseen", "missed-lost"] as const;
+
+const share = () => z.number().min(0).max(1);
+const count = () => z.number().int().min(0);
+const rate = () => z.number().min(0);
+
+export const NodeDiagnosisSchema = z
+  .object({
+    node: z.string(),
+    label: z.string(),
+    status: z.enum(NODE_STATUSES),
+    object_id: z.number().int().nullable().describe("the matched object, or the dominant object for duplicates and merged nodes"),
+    object_name: z.string().nullable(),
+    twin: z.string().nullable().describe("for a duplicate: the node matched to the same object"),
+    shares: z.array(z.object({ id: z.number().int(), name: z.string(), share: share() }).strict()).describe("fraction of the node's points per true object (largest first, up to 3)"),
+    structure_share: share().describe("fraction of the node's points on room structure or background"),
+    iou: share(),
+    centroid_error_m: z.number().min(0).nullable(),
+    label_correct: z.boolean().nullable(),
+  })
+  .strict();
+
+export const ObjectDiagnosisSchema = z
+  .object({
+    id: z.number().int(),
+    name: z.string(),
+    category: z.string(),
+    role: z.string(),
+    status: z.enum(OBJECT_STATUSES),
+    node: z.string().nullable(),
+    duplicates: z.array(z.string()),
+    observed_px: count().describe("pixels showing the object, summed over the bundle's views"),
+    max_view_px: count().describe("the most pixels any single view shows of it"),
+  })
+  .strict();
+
+export const RelationDiagnosisSchema = RelationSchema.extend({
+  correct: z.boolean(),
+  mapped: z.tuple([z.number().int(), z.number().int()]).nullable().describe("true object ids the relation maps to, or null when an end is not a true object"),
+}).strict();
+
+export const PredicateScoreSchema = z
+  .object({ tp: count(), fp: count(), fn: count(), precision: share().nullable(), recall: share().nullable() })
+  .strict();
+
+export const GraphMetricsSchema = z
+  .object({
+    nodes: count(),
+    objects: count(),
+    observed_objects: count(),
+    matched: count(),
+    duplicates: count(),
+    merged: count(),
+    hallucinated: count(),
+    missed_unseen: count(),
+    missed_lost: count(),
+    precision: share(),
+    recall: share(),
+    recall_observed: share(),
+    f1: share(),
+    f1_observed: share(),
+    duplicate_rate: rate(),
+    hallucination_rate: rate(),
+    merged_rate: rate(),
+    miss_rate: rate(),
+    label_accuracy: share().nullable(),
+    count_error_by_category: z.record(z.string(), z.number()),
+    centroid_error_m: z.number().min(0).nullable(),
+    extent_error_m: z.number().min(0).nullable(),
+    relations: z.record(z.string(), PredicateScoreSchema),
+    relation_precision: share().nullable(),
+    relation_recall: share().nullable(),
+  })
+  .strict();
+
+export const DiagnosisSchema = z
+  .object({
+    nodes: z.array(NodeDiagnosisSchema),
+    objects: z.array(ObjectDiagnosisSchema),
+    relations: z.array(RelationDiagnosisSchema),
+    missing_relations: z.array(z.object({ subject: z.number().int(), predicate: z.enum(PREDICATES), object: z.number().int() }).strict()),
+    metrics: GraphMetricsSchema,
+  })
+  .strict();
+
+export type NodeStatus = (typeof NODE_STATUSES)[number];
+export type ObjectStatus = (typeof OBJECT_STATUSES)[number];
+export type NodeDiagnosis = z.infer<typeof NodeDiagnosisSchema>;
+export type ObjectDiagnosis = z.infer<typeof ObjectDiagnosisSchema>;
+export type RelationDiagnosis = z.infer<typeof RelationDiagnosisSchema>;
+export type PredicateScore = z.infer<typeof PredicateScoreSchema>;
+export type GraphMetrics = z.infer<typeof GraphMetricsSchema>;
+export type Diagnosis = z.infer<typeof DiagnosisSchema>;

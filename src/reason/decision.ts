@@ -1,0 +1,45 @@
+/**
+ * What an offline program returns, and the reasoner around it. A program either decides (an answer, a
+ * confidence and its trace) or declines: when the evidence lacks what the question needs, it says so
+ * (`unanswerable`, with what is missing), reported apart like an unreadable model reply and never scored.
+ * Guessing the first option would score luck as evidence.
+ */
+import { queryOf, type Query } from "./query.js";
+import type { Reasoner, ReasonerAnswer, ReasonerInput } from "./types.js";
+
+export type Decision = { answer: string; confidence: number; trace: string[] } | { unanswerable: string; trace: string[] };
+
+/** A program that declines, saying why in a sentence ("the red mug is not in the graph"). */
+export const declined = (why: string, trace: string[]): Decision => ({ unanswerable: why, trace: [...trace, `unanswerable: ${why}`] });
+
+/** Confidence from a margin: 0.5 at the threshold, rising to 1 at `scale` away from it. */
+export function marginConfidence(margin: number, scale: number): number {
+  return Math.round((0.5 + 0.5 * Math.min(1, Math.max(0, margin) / scale)) * 1000) / 1000;
+}
+
+/** The integer option nearest to a count (the lower one on ties). */
+export function nearestOption(options: string[], value: number): string {
+  return options.reduce((best, o) => (Math.abs(Number(o) - value) < Math.abs(Number(best) - value) || (Math.abs(Number(o) - value) === Math.abs(Number(best) - value) && Number(o) < Number(best)) ? o : best));
+}
+
+/** The option a label or category names (underscores read as spaces), or null. */
+export function optionNaming(options: readonly string[], text: string): string | null {
+  return options.find((o) => o === text || o === text.replace(/_/g, " ")) ?? null;
+}
+
+/** An offline reasoner from a decision program: the answer, a confidence and the program's trace. */
+export function programReasoner(id: string, needs: "graph" | "bundle", method: string, run: (input: ReasonerInput, q: Query) => Decision): Reasoner {
+  return {
+    id,
+    needs,
+    async answer(input: ReasonerInput): Promise<ReasonerAnswer> {
+      const t = performance.now();
+      const q = queryOf(input.task);
+      const d = run(input, q);
+      const latencyMs = Math.round((performance.now() - t) * 100) / 100;
+      const base = { raw: d.trace, method: `${method}:${q.subcategory}`, latencyMs };
+      if ("unanswerable" in d) return { ...base, status: "unanswerable", answer: null, confidence: null, reason: `unanswerable: ${d.unanswerable}` };
+      return { ...base, status: "parsed", answer: d.answer, confidence: d.confidence, reason: d.trace[d.trace.length - 1] };
+    },
+  };
+}
