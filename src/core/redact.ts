@@ -11,3 +11,11 @@ export function redactor(known: ReadonlyArray<readonly [value: string | null | u
     return out;
   };
 }
+
+/** `value` with `redact` applied to every string in it (records a client reads back, e.g. a run's items). */
+export function redactStrings<T>(value: T, redact: (text: string) => string): T {
+  if (typeof value === "string") return redact(value) as T;
+  if (Array.isArray(value)) return value.map((v) => redactStrings(v, redact)) as T;
+  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactStrings(v, redact)])) as T;
+  return value;
+}
