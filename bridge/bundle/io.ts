@@ -1,29 +1,23 @@
 /**
  * Reading and writing frame bundles. Reading validates everything and fails with a BundleError naming
  * the file and field; writing is atomic (a temporary directory renamed into place), so an interrupted
- * render never leaves a bundle that looks complete.
+ * render never leaves a bundle that looks complete. Every file a manifest names must stay inside the
+ * bundle directory, compared by path segment after symbolic links are resolved (audit B17, B20).
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
 import type { Mat34 } from "../../src/core/math/vec.js";
-import { rotationError, type Intrinsics } from "../../src/core/math/camera.js";
-import { decodePng, encodePng, PngError, rgbOf } from "./png.js";
+import type { Intrinsics } from "../../src/core/math/camera.js";
+import { isWithin } from "../../src/core/paths.js";
+import { encodePng } from "./png.js";
 import { BundleManifestSchema, type BundleManifest } from "./schema.js";
-import { formatZodIssues, InputError } from "../../src/core/errors.js";
+import { formatZodIssues } from "../../src/core/errors.js";
+import { BundleError } from "./errors.js";
+import { checkCamera, decodeViewPayload, float32ToLE, type EncodedView, type ViewPart, type ViewPayload } from "./view.js";
 
-/** Rotation rows must be orthonormal to this tolerance (float32 files give ~1e-7). */
-export const ROTATION_TOLERANCE = 1e-4;
-
-/** A frame bundle that cannot be read: names the file and the field. */
-export class BundleError extends InputError {
-  declare readonly file: string;
-  declare readonly field: string;
-  constructor(file: string, field: string, message: string) {
-    super(`${file}: ${field}: ${message}`, { file, field });
-    this.name = "BundleError";
-  }
-}
+export { BundleError } from "./errors.js";
+export { float32FromLE, float32ToLE, ROTATION_TOLERANCE, type ViewPayload } from "./view.js";
 
 export interface ViewData {
   index: number;
@@ -46,22 +40,6 @@ export interface FrameBundle {
   views: ViewData[];
 }
 
-const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
-
-export function float32ToLE(a: Float32Array): Buffer {
-  if (LITTLE_ENDIAN) return Buffer.from(a.buffer, a.byteOffset, a.byteLength);
-  const b = Buffer.alloc(a.length * 4);
-  for (let i = 0; i < a.length; i++) b.writeFloatLE(a[i]!, i * 4);
-  return b;
-}
-
-export function float32FromLE(b: Buffer): Float32Array {
-  const out = new Float32Array(b.length / 4);
-  if (LITTLE_ENDIAN) new Uint8Array(out.buffer).set(b);
-  else for (let i = 0; i < out.length; i++) out[i] = b.readFloatLE(i * 4);
-  return out;
-}
-
 /** Reads and validates bundle.json only. */
 export function readManifest(dir: string): BundleManifest {
   const file = join(dir, "bundle.json");
@@ -82,14 +60,7 @@ export function readManifest(dir: string): BundleManifest {
   m.views.forEach((v, i) => {
     const field = `views.${i}`;
     if (v.index !== i) throw new BundleError(file, `${field}.index`, `expected ${i} (views must be numbered 0..n-1 in order), found ${v.index}`);
-    const R = v.extrinsic.map((r) => [r[0], r[1], r[2]]) as [[number, number, number], [number, number, number], [number, number, number]];
-    const { orthoError, det } = rotationError(R);
-    if (!(orthoError <= ROTATION_TOLERANCE) || !(Math.abs(det - 1) <= ROTATION_TOLERANCE))
-      throw new BundleError(file, `${field}.extrinsic`, `rotation is not orthonormal with det +1 (|R R^T - I| = ${orthoError.toExponential(2)}, det = ${det.toFixed(6)}; tolerance ${ROTATION_TOLERANCE})`);
-    const { cx, cy } = v.intrinsics;
-    const { width, height } = m.image;
-    if (!(cx >= -0.5 && cx <= width - 0.5) || !(cy >= -0.5 && cy <= height - 0.5))
-      throw new BundleError(file, `${field}.intrinsics`, `principal point (${cx}, ${cy}) lies outside the ${width}x${height} image (expected cx in [-0.5, ${width - 0.5}], cy in [-0.5, ${height - 0.5}])`);
+    checkCamera(v, m.image, file, field);
   });
   const ids = new Set<number>();
   m.instances.forEach((e, i) => {
@@ -99,46 +70,27 @@ export function readManifest(dir: string): BundleManifest {
   return m;
 }
 
-function readViewFiles(dir: string, m: BundleManifest, i: number, knownIds: Set<number>): ViewData {
+/**
+ * The bytes of a file a manifest names, refused unless it is a regular file inside the bundle: the path is
+ * compared by segment (`../b-evil/x` is not inside `b`), then again after symbolic links are resolved.
+ */
+function readInside(dir: string, rel: string, field: string): Buffer {
+  const manifest = join(dir, "bundle.json");
+  const leaves = () => new BundleError(manifest, field, `path "${rel}" leaves the bundle directory`);
+  const p = resolve(dir, rel);
+  if (!isWithin(dir, p)) throw leaves();
+  if (!existsSync(p)) throw new BundleError(p, field, "file is missing");
+  if (!isWithin(realpathSync(dir), realpathSync(p))) throw leaves();
+  if (!statSync(p).isFile()) throw new BundleError(p, field, "is a directory (or another non-file), expected a file");
+  return readFileSync(p);
+}
+
+function readViewFiles(dir: string, m: BundleManifest, i: number, knownIds: ReadonlySet<number>): ViewData {
   const v = m.views[i]!;
-  const { width: W, height: H } = m.image;
-  const load = (rel: string, field: string): Buffer => {
-    const p = resolve(dir, rel);
-    if (!p.startsWith(resolve(dir))) throw new BundleError(join(dir, "bundle.json"), `views.${i}.${field}`, `path "${rel}" leaves the bundle directory`);
-    if (!existsSync(p)) throw new BundleError(p, `views.${i}.${field}`, "file is missing");
-    return readFileSync(p);
-  };
-  const decode = (rel: string, field: string) => {
-    const buf = load(rel, field);
-    try {
-      return decodePng(buf);
-    } catch (e) {
-      if (e instanceof PngError) throw new BundleError(join(dir, rel), `views.${i}.${field}`, e.message);
-      throw e;
-    }
-  };
-  const rgbPng = decode(v.rgb, "rgb");
-  if (rgbPng.width !== W || rgbPng.height !== H)
-    throw new BundleError(join(dir, v.rgb), `views.${i}.rgb`, `image is ${rgbPng.width}x${rgbPng.height}, expected ${W}x${H} (bundle image size)`);
-  if (rgbPng.channels < 3 || rgbPng.bitDepth !== 8)
-    throw new BundleError(join(dir, v.rgb), `views.${i}.rgb`, `expected an 8-bit RGB or RGBA PNG, found ${rgbPng.channels} channel(s) at ${rgbPng.bitDepth} bits`);
-  const rgb = rgbOf(rgbPng.data as Uint8Array, rgbPng.channels, W * H);
-  const depthBuf = load(v.depth, "depth");
-  if (depthBuf.length !== W * H * 4)
-    throw new BundleError(join(dir, v.depth), `views.${i}.depth`, `file has ${depthBuf.length} bytes, expected ${W * H * 4} (${W}x${H} float32)`);
-  const depth = float32FromLE(depthBuf);
-  const instPng = decode(v.instances, "instances");
-  if (instPng.width !== W || instPng.height !== H)
-    throw new BundleError(join(dir, v.instances), `views.${i}.instances`, `image is ${instPng.width}x${instPng.height}, expected ${W}x${H}`);
-  if (instPng.channels !== 1)
-    throw new BundleError(join(dir, v.instances), `views.${i}.instances`, `expected a single-channel (greyscale) PNG, found ${instPng.channels} channels`);
-  const ids = instPng.bitDepth === 16 ? (instPng.data as Uint16Array) : Uint16Array.from(instPng.data);
-  for (let p = 0; p < ids.length; p++) {
-    const id = ids[p]!;
-    if (id !== 0 && !knownIds.has(id))
-      throw new BundleError(join(dir, v.instances), `views.${i}.instances`, `pixel (${p % W}, ${Math.floor(p / W)}) has id ${id}, which is not in bundle.json "instances"`);
-  }
-  return viewData(m, i, { rgb, depth, ids });
+  const parts: ViewPart[] = ["rgb", "depth", "instances"];
+  const encoded = Object.fromEntries(parts.map((part) => [part, readInside(dir, v[part], `views.${i}.${part}`)])) as unknown as EncodedView;
+  const files = { rgb: join(dir, v.rgb), depth: join(dir, v.depth), instances: join(dir, v.instances) };
+  return viewData(m, i, decodeViewPayload(encoded, m.image, knownIds, { index: i, files, idsFrom: 'bundle.json "instances"' }));
 }
 
 /** View i of a bundle in memory: its manifest entry (camera, action) with its pixels. */
@@ -153,12 +105,6 @@ export function readBundle(dir: string): FrameBundle {
   const knownIds = new Set(manifest.instances.map((e) => e.id));
   const views = manifest.views.map((_, i) => readViewFiles(dir, manifest, i, knownIds));
   return { dir, manifest, views };
-}
-
-export interface ViewPayload {
-  rgb: Uint8Array;
-  depth: Float32Array;
-  ids: Uint16Array;
 }
 
 export function viewFileNames(index: number): { rgb: string; depth: string; instances: string } {
@@ -176,8 +122,8 @@ export function writeBundle(dir: string, manifest: BundleManifest, payloads: rea
   const parent = dirname(resolve(dir));
   mkdirSync(parent, { recursive: true });
   const tmp = join(parent, `.${basename(dir)}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`);
-  mkdirSync(join(tmp, "views"), { recursive: true });
   try {
+    mkdirSync(join(tmp, "views"), { recursive: true });
     const { width: W, height: H } = parsed.image;
     parsed.views.forEach((v, i) => {
       const p = payloads[i]!;

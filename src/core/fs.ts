@@ -31,11 +31,23 @@ const SYSTEM_PATH_ERRORS: Record<string, string> = {
   EDQUOT: "disk quota exceeded",
 };
 
+/** A failure of the system (a full or read-only disk, permissions) about `path`; `code` is the errno name. */
+export class FileSystemError extends Error {
+  constructor(
+    message: string,
+    readonly code: string,
+    readonly path: string,
+  ) {
+    super(message);
+    this.name = "FileSystemError";
+  }
+}
+
 /** An error of the file system about `path`, as an error naming the path (input error when the path is the user's mistake). */
 export function pathError(e: unknown, path: string, verb = "write"): Error {
   const code = (e as NodeJS.ErrnoException)?.code ?? "";
   if (code in USER_PATH_ERRORS) return new InputError(`${path}: cannot ${verb}: ${USER_PATH_ERRORS[code]}`, { file: path });
-  if (code in SYSTEM_PATH_ERRORS) return new Error(`${path}: cannot ${verb}: ${SYSTEM_PATH_ERRORS[code]} (${code})`);
+  if (code in SYSTEM_PATH_ERRORS) return new FileSystemError(`${path}: cannot ${verb}: ${SYSTEM_PATH_ERRORS[code]} (${code})`, code, path);
   return e as Error;
 }
 

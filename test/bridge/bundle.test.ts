@@ -1,5 +1,6 @@
 import { describe, expect, it, beforeAll } from "vitest";
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
+import zlib from "node:zlib";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { generateTask } from "../../bridge/sim/generate/suite.js";
@@ -7,6 +8,7 @@ import { captureBundle } from "../../bridge/sim/capture.js";
 import { BundleError, readBundle, writeBundle } from "../../bridge/bundle/io.js";
 import { encodePng } from "../../bridge/bundle/png.js";
 import type { Task } from "../../bridge/task/schema.js";
+import { esi3d } from "../apps/cli/helpers.js";
 
 let task: Task;
 let root: string;
@@ -63,6 +65,7 @@ describe("frame bundles", () => {
       ["missing-manifest", (d) => rmSync(join(d, "bundle.json")), /bundle\.json: bundle\.json: missing/],
       ["views-out-of-order", (_d, m) => (m.views[1].index = 5), /views\.1\.index: expected 1/],
       ["bad-format", (_d, m) => (m.format = "other"), /bundle\.json: format/],
+      ["view-path-is-a-directory", (_d, m) => (m.views[0].rgb = "views"), /views: views\.0\.rgb: .*is a directory/],
     ];
     for (const [name, edit, pattern] of cases) expect(broken(name, edit).message, name).toMatch(pattern);
   });
@@ -79,5 +82,72 @@ describe("frame bundles", () => {
     writeBundle(dir, manifest, payloads);
     expect(readBundle(dir).views.length).toBe(1);
     expect(readdirSync(root).filter((f) => f.includes("tmp") || f.includes(".old-"))).toEqual([]);
+  });
+});
+
+/** A PNG whose header declares W x H but whose image data inflates to `factor` times that (a decompression bomb). */
+function inflatingPng(W: number, H: number, channels: 1 | 3, factor: number): Buffer {
+  const png = encodePng(W, H * factor, channels, 8, new Uint8Array(W * H * factor * channels));
+  png.writeUInt32BE(H, 20); // IHDR height
+  png.writeUInt32BE(zlib.crc32(png.subarray(12, 29)) >>> 0, 29); // IHDR CRC over type + data
+  return png;
+}
+
+describe("frame bundles: what the reader refuses before reading (audit B17, B20, B28)", () => {
+  it("refuses a view file that is a symlink leaving the bundle (B17)", () => {
+    const outside = join(root, "outside.png");
+    writeFileSync(outside, readFileSync(join(good, "views", "000_rgb.png")));
+    const e = broken("symlink-out", (d, m) => {
+      rmSync(join(d, m.views[0].rgb));
+      symlinkSync(outside, join(d, m.views[0].rgb));
+    });
+    expect(e.message).toMatch(/views\.0\.rgb: .*leaves the bundle directory/);
+    expect(e.field).toBe("views.0.rgb");
+  });
+
+  it("still reads a symlink that stays inside the bundle", () => {
+    const dir = join(root, "symlink-in");
+    cpSync(good, dir, { recursive: true });
+    const m = JSON.parse(readFileSync(join(dir, "bundle.json"), "utf8"));
+    mkdirSync(join(dir, "shared"));
+    cpSync(join(dir, m.views[0].rgb), join(dir, "shared", "rgb.png"));
+    rmSync(join(dir, m.views[0].rgb));
+    symlinkSync(join("..", "shared", "rgb.png"), join(dir, m.views[0].rgb));
+    expect(readBundle(dir).views.length).toBe(m.views.length);
+  });
+
+  it("compares paths by segment: '../b-evil/' does not pass for bundle 'b' (B20)", () => {
+    const parent = mkdtempSync(join(tmpdir(), "esi3d-prefix-"));
+    const b = join(parent, "b");
+    cpSync(good, b, { recursive: true });
+    mkdirSync(join(parent, "b-evil"));
+    cpSync(join(b, "views", "000_rgb.png"), join(parent, "b-evil", "rgb.png"));
+    const m = JSON.parse(readFileSync(join(b, "bundle.json"), "utf8"));
+    m.views[0].rgb = "../b-evil/rgb.png";
+    writeFileSync(join(b, "bundle.json"), JSON.stringify(m));
+    expect(() => readBundle(b)).toThrow(BundleError);
+    expect(() => readBundle(b)).toThrow(/views\.0\.rgb: path "\.\.\/b-evil\/rgb\.png" leaves the bundle directory/);
+  });
+
+  it("refuses a PNG that inflates beyond the size its header declares, at once (B28)", () => {
+    const W = 518, H = 392;
+    const e = broken("bomb", (d, m) => writeFileSync(join(d, m.views[0].rgb), inflatingPng(W, H, 3, 64)));
+    expect(e.field).toBe("views.0.rgb");
+    expect(e.message).toMatch(/000_rgb\.png: views\.0\.rgb: image data inflates to more than \d+ bytes/);
+  });
+
+  it("esi3d graph exits 2 on a decompression bomb, naming the file and field, writing nothing", () => {
+    const dir = join(root, "bomb-cli");
+    cpSync(good, dir, { recursive: true });
+    const m = JSON.parse(readFileSync(join(dir, "bundle.json"), "utf8"));
+    writeFileSync(join(dir, m.views[0].instances), inflatingPng(518, 392, 1, 256));
+    const out = join(root, "bomb-cli.json");
+    const t = performance.now();
+    const r = esi3d(["graph", dir, "-o", out]);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/000_inst\.png: views\.0\.instances: image data inflates to more than/);
+    expect(r.stderr).not.toMatch(/\bat .*\.js:\d+/);
+    expect(existsSync(out)).toBe(false);
+    expect(performance.now() - t).toBeLessThan(30_000);
   });
 });

@@ -10,6 +10,7 @@ import { readBundle, readManifest } from "../../../bridge/bundle/io.js";
 import type { Task } from "../../../bridge/task/schema.js";
 import { ResponseCache } from "../../llm/cache.js";
 import { canonicalJson } from "../../core/hash.js";
+import { Lru } from "../../core/lru.js";
 import { InputError } from "../../core/errors.js";
 import { createReasoner } from "../../reason/index.js";
 import { OFFLINE_REASONERS } from "../../reason/spec.js";
@@ -28,7 +29,7 @@ const MAX_CACHED_REASONERS = 16;
 
 export class AnswerService {
   readonly llm = new JobLimiter("model calls", LLM_MAX_IN_FLIGHT, LLM_QUEUE);
-  private reasoners = new Map<string, Reasoner>();
+  private reasoners = new Lru<string, Reasoner>(MAX_CACHED_REASONERS);
   private responseCache: ResponseCache | null = null;
 
   constructor(
@@ -45,11 +46,7 @@ export class AnswerService {
     const opts = { timeoutMs: b.timeoutMs ?? LLM_DEFAULT_TIMEOUT_MS, maxRetries: b.maxRetries, temperature: b.temperature, format: b.format, uncertainty: b.uncertainty, maxImages: b.maxImages, cache: b.cache };
     const key = canonicalJson({ spec: b.reasoner, ...opts });
     const hit = this.reasoners.get(key);
-    if (hit) {
-      this.reasoners.delete(key);
-      this.reasoners.set(key, hit);
-      return hit;
-    }
+    if (hit) return hit;
     let r: Reasoner;
     try {
       r = createReasoner(b.reasoner, { ...opts, cache: b.cache ? this.cache() : null, maxConcurrency: LLM_MAX_IN_FLIGHT });
@@ -58,7 +55,6 @@ export class AnswerService {
       throw e;
     }
     this.reasoners.set(key, r);
-    if (this.reasoners.size > MAX_CACHED_REASONERS) this.reasoners.delete(this.reasoners.keys().next().value!);
     return r;
   }
 
@@ -80,10 +76,10 @@ export class AnswerService {
       bundle = graph.bundle;
     } else {
       bundle = b.bundle!;
-      this.graphs.bundleDir(bundle, "body.bundle");
+      this.ctx.store.bundleDir(bundle, "body.bundle");
       if (needsGraph) graph = (await this.graphs.get(bundle, b.graph_options ?? {}, "body.bundle")).record;
     }
-    const bundleDir = this.graphs.bundleDir(bundle, "body.bundle");
+    const bundleDir = this.ctx.store.bundleDir(bundle, "body.bundle");
     const task0 = readManifest(bundleDir).task;
     const task: Task = b.question !== undefined ? { ...task0, question: b.question } : task0;
     let a: ReasonerAnswer;
@@ -93,7 +89,7 @@ export class AnswerService {
       a = res.answer;
     } else {
       const reasoner = this.llmReasoner(b);
-      a = await this.llm.run(async () => {
+      a = await this.llm.run("answer_llm", async () => {
         const t = performance.now();
         try {
           const input: ReasonerInput = b.images ? { task, bundle: readBundle(bundleDir), images: b.images, maxImages: b.maxImages } : { task, graph: graph!.graph, format: b.format, uncertainty: b.uncertainty };
@@ -116,7 +112,8 @@ export class AnswerService {
       truth: task0.answer,
       correct: score && score.scored ? score.correct : null,
       method: a.method,
-      reason: a.reason ?? null,
+      // the reason of a failed model call names the endpoint: the client sees it as <OPENAI_BASE_URL>
+      reason: a.reason == null ? null : this.ctx.redact(a.reason),
       raw: a.raw,
       latency_ms: Math.round(a.latencyMs * 10) / 10,
     };

@@ -4,11 +4,11 @@
  * matter for the chosen source: the same request is answered from the store (200), and identical requests
  * arriving together share one build.
  */
-import { existsSync } from "node:fs";
 import { canonicalJson, sha256Hex } from "../../core/hash.js";
 import type { SceneGraph } from "../../../scenegraph/types.js";
 import { effectiveInstances } from "../../../scenegraph/options.js";
 import type { Diagnosis } from "../../../scenegraph/diagnosisSchema.js";
+import { Lru } from "../../core/lru.js";
 import { fromZod, HttpError, notFound } from "./errors.js";
 import { checkId, hashedId } from "./ids.js";
 import { GRAPH_CACHE_ENTRIES } from "./limits.js";
@@ -41,8 +41,8 @@ export function graphIdOf(bundle: string, options: GraphOptions): string {
 
 export class GraphService {
   private inflight = new Map<string, Promise<GraphRecord>>();
-  /** Recently used records, oldest first (a Map keeps insertion order). */
-  private recent = new Map<string, GraphRecord>();
+  /** Recently used records. */
+  private recent = new Lru<string, GraphRecord>(GRAPH_CACHE_ENTRIES);
 
   constructor(private readonly ctx: ServerContext) {}
 
@@ -51,16 +51,14 @@ export class GraphService {
   }
 
   private remember(r: GraphRecord): GraphRecord {
-    this.recent.delete(r.id);
     this.recent.set(r.id, r);
-    if (this.recent.size > GRAPH_CACHE_ENTRIES) this.recent.delete(this.recent.keys().next().value!);
     return r;
   }
 
   /** The stored record, or null. */
   find(id: string): GraphRecord | null {
     const hit = this.recent.get(id);
-    if (hit) return this.remember(hit);
+    if (hit) return hit;
     const rec = this.ctx.store.readJson<GraphRecord>(this.file(id));
     return rec ? this.remember(rec) : null;
   }
@@ -68,15 +66,8 @@ export class GraphService {
   load(id: string, field = "params.id"): GraphRecord {
     checkId("graph", id, field);
     const r = this.find(id);
-    if (!r) throw notFound("graph", id);
+    if (!r) throw notFound("graph", id, field);
     return r;
-  }
-
-  bundleDir(bundle: string, field: string): string {
-    checkId("bundle", bundle, field);
-    const dir = this.ctx.store.path("bundles", bundle);
-    if (!existsSync(this.ctx.store.path("bundles", bundle, "bundle.json"))) throw new HttpError(404, "not_found", `${field}: bundle ${bundle} does not exist`, field);
-    return dir;
   }
 
   summary(r: GraphRecord, cached: boolean) {
@@ -94,7 +85,7 @@ export class GraphService {
 
   /** The graph of `bundle` with `options`: stored, being built, or built now. */
   async get(bundle: string, options: Partial<GraphOptions>, field: string): Promise<{ record: GraphRecord; created: boolean }> {
-    const dir = this.bundleDir(bundle, field);
+    const dir = this.ctx.store.bundleDir(bundle, field);
     const o = GraphOptionsSchema.parse(options);
     o.instances = effectiveInstances(o.masks, o.instances); // as `esi3d graph` decides
     const id = graphIdOf(bundle, o);

@@ -4,7 +4,8 @@
  * outside the data directory (`..`, `/`, `%2F`, NUL, absolute paths all fail the format).
  */
 import { randomBytes } from "node:crypto";
-import { resolve, sep } from "node:path";
+import { resolve } from "node:path";
+import { isWithin } from "../../core/paths.js";
 import { HttpError } from "./errors.js";
 
 /** Server-made ids: a kind letter, a dash, 24 lowercase hex digits (96 random or hashed bits). */
@@ -54,9 +55,8 @@ export function checkTaskId(value: unknown, field: string): string {
 
 /** Joins `parts` under `root` and verifies the result is still inside it (defence in depth after the id checks). */
 export function inside(root: string, ...parts: string[]): string {
-  const base = resolve(root);
-  const p = resolve(base, ...parts);
-  if (p !== base && !p.startsWith(base + sep)) throw new HttpError(400, "invalid_id", `path leaves the data directory`);
+  const p = resolve(root, ...parts);
+  if (!isWithin(root, p)) throw new HttpError(400, "invalid_id", `path leaves the data directory`);
   return p;
 }
 

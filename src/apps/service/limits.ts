@@ -10,16 +10,20 @@ export const DEFAULT_PORT = 8080;
 export const DEFAULT_DATA_DIR = "esi3d-data";
 
 /**
- * Shortest bearer token accepted when the server is reachable off loopback: 16 characters of a random
- * token (e.g. `openssl rand -hex 16` gives 32) are far beyond online guessing.
- */
-export const MIN_TOKEN_LENGTH = 16;
-
-/**
  * JSON request bodies (task records, graph/answer/run requests). A task record with a few dozen objects is
  * under 100 KiB; 4 MiB leaves room for large scenes and rejects anything that is clearly not a request.
  */
 export const JSON_BODY_LIMIT_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Longest path segment the router matches (fastify's default is 100). Ids are at most 128 characters; a
+ * longer segment still reaches the handler, whose id check answers 400 invalid_id naming the field, instead
+ * of fastify's own 414. Node refuses request lines beyond its 16 KiB header limit first (431).
+ */
+export const MAX_PARAM_CHARS = 16 * 1024;
+
+/** Top-level keys of a JSON request body: the widest request (POST /v1/runs) has 23. */
+export const MAX_BODY_KEYS = 64;
 
 /** Largest image a session may declare: 2048 x 2048 (ESI-Bench renders 518 x 392; VGGT eats 518 wide). */
 export const MAX_IMAGE_PIXELS = 2048 * 2048;

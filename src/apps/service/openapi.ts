@@ -23,8 +23,9 @@ export function openApiDocument(routes: readonly RouteDoc[]): Record<string, unk
       operationId: `${r.method.toLowerCase()}${path.replace(/[{}]/g, "").replace(/[/_-](\w)/g, (_, c: string) => c.toUpperCase())}`,
       responses: {
         [String(r.status)]: r.response ? { description: "success", content: { "application/json": { schema: toSchema(r.response, "output") } } } : { description: "success", ...(r.responseType ? { content: { [r.responseType]: { schema: { type: "string" } } } } : {}) },
-        "4XX": { description: "invalid request (400, field named), unauthorized (401), not found (404), conflict (409), too large (413), unsupported media type (415)", content: { "application/json": { schema: toSchema(ErrorBodySchema, "output") } } },
-        "503": { description: "at a concurrency limit; retry after the Retry-After header's seconds", headers: { "Retry-After": { schema: { type: "integer" } } }, content: { "application/json": { schema: toSchema(ErrorBodySchema, "output") } } },
+        "4XX": { description: "invalid request (400, field named), unauthorized (401), not found (404), method not allowed (405, Allow header), conflict (409), too large (413), unsupported media type (415), headers too large (431)", content: { "application/json": { schema: toSchema(ErrorBodySchema, "output") } } },
+        "503": { description: "at a concurrency limit (busy; retry after the Retry-After header's seconds), or a read-only data directory (storage_read_only)", headers: { "Retry-After": { schema: { type: "integer" } } }, content: { "application/json": { schema: toSchema(ErrorBodySchema, "output") } } },
+        "507": { description: "the server's disk is full (insufficient_storage); nothing was stored", content: { "application/json": { schema: toSchema(ErrorBodySchema, "output") } } },
       },
     };
     if (params.length || query.length) op.parameters = [...params, ...query];

@@ -10,7 +10,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { z } from "zod";
 import * as L from "./limits.js";
-import { ROUTES } from "./routes.js";
+import { ROUTE_LIST } from "./routes.js";
 import { ErrorBodySchema, FinishResponseSchema, SessionFinishSchema, SessionOpenSchema, SessionStatusSchema, ViewHeaderSchema, ViewResponseSchema } from "./schemas.js";
 import { VIEW_CONTENT_TYPE, VIEW_MAGIC, VIEW_PREAMBLE_BYTES } from "./view-codec.js";
 
@@ -29,6 +29,7 @@ const mib = (b: number) => (b >= 1024 ** 3 ? `${b / 1024 ** 3} GiB` : b >= 1024 
 function limitsTable(): string {
   const rows: Array<[string, string, string]> = [
     ["JSON request body", mib(L.JSON_BODY_LIMIT_BYTES), "413 too_large"],
+    ["top-level keys of a JSON request body", String(L.MAX_BODY_KEYS), "400 body"],
     ["one view upload (whole binary body)", mib(L.VIEW_BODY_LIMIT_BYTES), "413 too_large (from Content-Length, before the body is read)"],
     ["JSON camera header inside a view", mib(L.MAX_VIEW_HEADER_BYTES), "400 views.N.header"],
     ["pixels per image (width x height)", `${L.MAX_IMAGE_PIXELS} (2048 x 2048)`, "400 body.image at session open"],
@@ -48,7 +49,7 @@ function limitsTable(): string {
 }
 
 function endpointsTable(): string {
-  const rows = ROUTES.map((r) => `| \`${r.method}\` | \`${r.url.replace(/:([A-Za-z_]+)/g, "{$1}")}\` | ${r.status} | ${r.auth ? "" : "no auth; "}${r.summary.replace(/\|/g, "\\|")} |`);
+  const rows = ROUTE_LIST.map((r) => `| \`${r.method}\` | \`${r.url.replace(/:([A-Za-z_]+)/g, "{$1}")}\` | ${r.status} | ${r.auth ? "" : "no auth; "}${r.summary.replace(/\|/g, "\\|")} |`);
   return ["| method | path | success | what it does |", "|---|---|---|---|", ...rows].join("\n");
 }
 

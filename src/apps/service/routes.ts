@@ -1,7 +1,7 @@
 /**
  * Every route of the service, once: method, path, summary, request and response schemas, limits. The
- * router (app.ts attaches a handler to each), /openapi.json (openapi.ts) and the endpoint table of
- * docs/protocol.md (protocol-doc.ts) are all generated from this list.
+ * router (the resource plugins in routes/ attach a typed handler to each), /openapi.json (openapi.ts) and
+ * the endpoint table of docs/protocol.md (protocol-doc.ts) are all generated from this declaration.
  */
 import { z } from "zod";
 import { TaskSchema } from "../../../bridge/task/schema.js";
@@ -43,6 +43,9 @@ export interface RouteDoc {
   bodyLimit?: number;
 }
 
+/** A route declared with its literal method and url (the handler's params are typed from the url). */
+const route = <const R extends RouteDoc>(r: R): R => r;
+
 export const HealthSchema = z.object({ status: z.literal("ok"), version: z.string(), uptime_s: z.number() });
 export const BundleResponseSchema = z.object({ id: z.string(), manifest: BundleManifestSchema });
 export const GraphResponseSchema = z.object({ id: z.string(), bundle: z.string(), options: z.record(z.string(), z.unknown()), created_at: z.string(), graph: z.unknown().describe("esi3d-graph/1 (docs/scene-graph.md)") });
@@ -50,32 +53,47 @@ export const DiagnosisResponseSchema = z.object({ id: z.string(), bundle: z.stri
 export const ItemsResponseSchema = z.object({ run: z.string(), offset: z.number().int(), limit: z.number().int(), total: z.number().int(), items: z.array(z.record(z.string(), z.unknown())) });
 export const RunListSchema = z.object({ runs: z.array(z.object({ id: z.string(), status: z.string(), created_at: z.string() })) });
 
-export const ROUTES: readonly RouteDoc[] = [
-  { method: "GET", url: "/healthz", summary: "liveness; answers while CPU work runs in worker threads", status: 200, response: HealthSchema, auth: false },
-  { method: "GET", url: "/metrics", summary: "Prometheus metrics (text format 0.0.4): requests by route and status, latency histograms, stage timings, CPU queue depth and jobs in flight", status: 200, responseType: "text/plain", auth: true },
-  { method: "GET", url: "/openapi.json", summary: "this API as OpenAPI 3.1, generated from the zod schemas", status: 200, auth: true },
+/**
+ * Every route, grouped by resource: one plugin per group (src/apps/service/routes/<resource>.ts) implements
+ * exactly these keys (a mapped type, so a missing or misspelled handler does not compile).
+ */
+export const ROUTES = {
+  meta: {
+    health: route({ method: "GET", url: "/healthz", summary: "liveness; answers while CPU work runs in worker threads", status: 200, response: HealthSchema, auth: false }),
+    metrics: route({ method: "GET", url: "/metrics", summary: "Prometheus metrics (text format 0.0.4): requests by route and status, latency histograms, stage timings, CPU queue depth and jobs in flight", status: 200, responseType: "text/plain", auth: true }),
+    openapi: route({ method: "GET", url: "/openapi.json", summary: "this API as OpenAPI 3.1, generated from the zod schemas", status: 200, auth: true }),
+  },
+  tasks: {
+    put: route({ method: "PUT", url: "/v1/tasks/:id", summary: "store a task record (TaskSchema); sessions (task_id) and runs (suite \"tasks\") can then name it", body: TaskSchema, status: 201, response: TaskPutResponseSchema, auth: true }),
+    get: route({ method: "GET", url: "/v1/tasks/:id", summary: "a stored task record", status: 200, response: TaskSchema, auth: true }),
+  },
+  sessions: {
+    open: route({ method: "POST", url: "/v1/sim/sessions", summary: "open a capture session for a task (a task record, or the id of a stored task)", body: SessionOpenSchema, status: 201, response: SessionStatusSchema, auth: true }),
+    get: route({ method: "GET", url: "/v1/sim/sessions/:id", summary: "a session's state: views received so far; the bundle id once finished", status: 200, response: SessionStatusSchema, auth: true }),
+    delete: route({ method: "DELETE", url: "/v1/sim/sessions/:id", summary: "abandon a session (its views are deleted; a finished session's bundle stays)", status: 204, auth: true }),
+    putView: route({ method: "PUT", url: "/v1/sim/sessions/:id/views/:n", summary: "upload view n (0-based); 201 new, 200 replaced an earlier upload of n", binaryBody: "The binary view layout of docs/protocol.md: preamble, camera JSON, RGB PNG, float32 depth, instance-id PNG.", status: 201, response: ViewResponseSchema, auth: true, bodyLimit: VIEW_BODY_LIMIT_BYTES }),
+    finish: route({ method: "POST", url: "/v1/sim/sessions/:id/finish", summary: "decode and check every view, write the frame bundle atomically; 201 (200 if already finished)", body: SessionFinishSchema, status: 201, response: FinishResponseSchema, auth: true }),
+    bundle: route({ method: "GET", url: "/v1/bundles/:id", summary: "a finished bundle's manifest (bundle.json)", status: 200, response: BundleResponseSchema, auth: true }),
+  },
+  graphs: {
+    build: route({ method: "POST", url: "/v1/graphs", summary: "build the scene graph of a bundle with the options of `esi3d graph` (201), or return the stored one (200)", body: GraphRequestSchema, status: 201, response: GraphSummarySchema, auth: true }),
+    get: route({ method: "GET", url: "/v1/graphs/:id", summary: "a stored scene graph (esi3d-graph/1) with its bundle and options", status: 200, response: GraphResponseSchema, auth: true }),
+    diagnosis: route({ method: "GET", url: "/v1/graphs/:id/diagnosis", summary: "the graph's quality against the ground truth (matched / duplicate / merged / hallucinated / missed)", status: 200, response: DiagnosisResponseSchema, auth: true }),
+  },
+  answers: {
+    answer: route({ method: "POST", url: "/v1/answers", summary: "answer the task's question (or another, LLMs) over a graph or bundle with symbolic, symbolic-2d, openai:M or gemini:M", body: AnswerRequestSchema, status: 200, response: AnswerResponseSchema, auth: true }),
+  },
+  runs: {
+    start: route({ method: "POST", url: "/v1/runs", summary: "start an evaluation run in the background (the configuration of `esi3d run`)", body: RunRequestSchema, status: 202, response: RunStatusSchema, auth: true }),
+    list: route({ method: "GET", url: "/v1/runs", summary: "every run with its status", status: 200, response: RunListSchema, auth: true }),
+    get: route({ method: "GET", url: "/v1/runs/:id", summary: "a run's status, progress (items done / total) and, once finished, its summary", status: 200, response: RunStatusSchema, auth: true }),
+    items: route({ method: "GET", url: "/v1/runs/:id/items", summary: "a page of the run's item records (items.jsonl): ?offset&limit", query: ItemsPageQuerySchema, status: 200, response: ItemsResponseSchema, auth: true }),
+    resume: route({ method: "POST", url: "/v1/runs/:id/resume", summary: "complete an interrupted (or failed) run", status: 202, response: RunStatusSchema, auth: true }),
+  },
+} as const satisfies Record<string, Record<string, RouteDoc>>;
 
-  { method: "PUT", url: "/v1/tasks/:id", summary: "store a task record (TaskSchema); sessions (task_id) and runs (suite \"tasks\") can then name it", body: TaskSchema, status: 201, response: TaskPutResponseSchema, auth: true },
-  { method: "GET", url: "/v1/tasks/:id", summary: "a stored task record", status: 200, response: TaskSchema, auth: true },
+export type Resource = keyof typeof ROUTES;
 
-  { method: "POST", url: "/v1/sim/sessions", summary: "open a capture session for a task (a task record, or the id of a stored task)", body: SessionOpenSchema, status: 201, response: SessionStatusSchema, auth: true },
-  { method: "GET", url: "/v1/sim/sessions/:id", summary: "a session's state: views received so far; the bundle id once finished", status: 200, response: SessionStatusSchema, auth: true },
-  { method: "DELETE", url: "/v1/sim/sessions/:id", summary: "abandon a session (its views are deleted; a finished session's bundle stays)", status: 204, auth: true },
-  { method: "PUT", url: "/v1/sim/sessions/:id/views/:n", summary: "upload view n (0-based); 201 new, 200 replaced an earlier upload of n", binaryBody: "The binary view layout of docs/protocol.md: preamble, camera JSON, RGB PNG, float32 depth, instance-id PNG.", status: 201, response: ViewResponseSchema, auth: true, bodyLimit: VIEW_BODY_LIMIT_BYTES },
-  { method: "POST", url: "/v1/sim/sessions/:id/finish", summary: "decode and check every view, write the frame bundle atomically; 201 (200 if already finished)", body: SessionFinishSchema, status: 201, response: FinishResponseSchema, auth: true },
-  { method: "GET", url: "/v1/bundles/:id", summary: "a finished bundle's manifest (bundle.json)", status: 200, response: BundleResponseSchema, auth: true },
+/** Every route in documentation order (the router, /openapi.json and docs/protocol.md use this list). */
+export const ROUTE_LIST: readonly RouteDoc[] = Object.values(ROUTES).flatMap((group) => Object.values(group) as RouteDoc[]);
 
-  { method: "POST", url: "/v1/graphs", summary: "build the scene graph of a bundle with the options of `esi3d graph` (201), or return the stored one (200)", body: GraphRequestSchema, status: 201, response: GraphSummarySchema, auth: true },
-  { method: "GET", url: "/v1/graphs/:id", summary: "a stored scene graph (esi3d-graph/1) with its bundle and options", status: 200, response: GraphResponseSchema, auth: true },
-  { method: "GET", url: "/v1/graphs/:id/diagnosis", summary: "the graph's quality against the ground truth (matched / duplicate / merged / hallucinated / missed)", status: 200, response: DiagnosisResponseSchema, auth: true },
-
-  { method: "POST", url: "/v1/answers", summary: "answer the task's question (or another, LLMs) over a graph or bundle with symbolic, symbolic-2d, openai:M or gemini:M", body: AnswerRequestSchema, status: 200, response: AnswerResponseSchema, auth: true },
-
-  { method: "POST", url: "/v1/runs", summary: "start an evaluation run in the background (the configuration of `esi3d run`)", body: RunRequestSchema, status: 202, response: RunStatusSchema, auth: true },
-  { method: "GET", url: "/v1/runs", summary: "every run with its status", status: 200, response: RunListSchema, auth: true },
-  { method: "GET", url: "/v1/runs/:id", summary: "a run's status, progress (items done / total) and, once finished, its summary", status: 200, response: RunStatusSchema, auth: true },
-  { method: "GET", url: "/v1/runs/:id/items", summary: "a page of the run's item records (items.jsonl): ?offset&limit", query: ItemsPageQuerySchema, status: 200, response: ItemsResponseSchema, auth: true },
-  { method: "POST", url: "/v1/runs/:id/resume", summary: "complete an interrupted (or failed) run", status: 202, response: RunStatusSchema, auth: true },
-];
-
-export const routeKey = (r: Pick<RouteDoc, "method" | "url">) => `${r.method} ${r.url}`;

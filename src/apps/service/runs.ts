@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { ZodError } from "zod";
 import { readTasks } from "../../../bridge/task/io.js";
 import { InputError } from "../../core/errors.js";
+import { redactStrings } from "../../core/redact.js";
 import { resolveRunConfig, type RunConfig } from "../../eval/config.js";
 import { runEvaluation } from "../../eval/runner.js";
 import { readRecords, type ItemRecord } from "../../eval/records.js";
@@ -113,7 +114,7 @@ export class RunService {
       try {
         readTasks(this.ctx.store.path("tasks"));
       } catch (e) {
-        throw new HttpError(400, "invalid_request", `body.suite: "tasks": ${(e as Error).message.replace(this.ctx.store.root, "<data>")}`, "body.suite");
+        throw new HttpError(400, "invalid_request", `body.suite: "tasks": ${this.ctx.redact((e as Error).message)}`, "body.suite");
       }
     }
     if (this.active.size >= MAX_ACTIVE_RUNS) throw busy(`runs (${MAX_ACTIVE_RUNS} at a time)`, RUNS_FULL_RETRY_AFTER_S);
@@ -169,7 +170,7 @@ export class RunService {
         }
       } catch (e) {
         status = "failed";
-        error = e instanceof InputError ? e.message.replaceAll(this.ctx.store.root, "<data>") : `run failed: ${(e as Error)?.message ?? String(e)}`.replaceAll(this.ctx.store.root, "<data>");
+        error = this.ctx.redact(e instanceof InputError ? e.message : `run failed: ${(e as Error)?.message ?? String(e)}`);
         log(`failed: ${(e as Error)?.stack ?? String(e)}`);
       } finally {
         this.ctx.metrics.stages.observe({ stage: "run" }, (performance.now() - t) / 1000);
@@ -220,7 +221,8 @@ export class RunService {
     const limit = q.data.limit ?? DEFAULT_PAGE_SIZE;
     if (limit > MAX_PAGE_SIZE) throw new HttpError(400, "invalid_request", `query.limit: at most ${MAX_PAGE_SIZE}, got ${limit}`, "query.limit");
     const all = this.readItems(id);
-    return { run: id, offset: q.data.offset, limit, total: all.length, items: all.slice(q.data.offset, q.data.offset + limit) };
+    // an item's error names the model endpoint it failed on: the client sees <OPENAI_BASE_URL>
+    return { run: id, offset: q.data.offset, limit, total: all.length, items: redactStrings(all.slice(q.data.offset, q.data.offset + limit), this.ctx.redact) };
   }
 
   /** Asks every active run to stop (items in flight finish) and waits up to `graceMs`. */

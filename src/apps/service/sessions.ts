@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Task } from "../../../bridge/task/schema.js";
 import { readTaskFile } from "../../../bridge/task/io.js";
+import { readManifest } from "../../../bridge/bundle/io.js";
 import type { BundleManifest } from "../../../bridge/bundle/schema.js";
 import { HttpError, busy, fromZod, notFound } from "./errors.js";
 import { checkId, checkTaskId, newId, sameId } from "./ids.js";
@@ -139,10 +140,16 @@ export class SessionService {
     checkInstances(instances, "body.instances");
     if (this.openCount() >= MAX_OPEN_SESSIONS) throw busy(`open sessions (${MAX_OPEN_SESSIONS} at most)`, SESSIONS_FULL_RETRY_AFTER_S);
     const id = newId("session");
-    mkdirSync(join(this.dir(id), "views"), { recursive: true });
     const now = new Date().toISOString();
     const rec: SessionRecord = { format: "esi3d-session/1", id, status: "open", created_at: now, updated_at: now, task, paradigm: b.paradigm, simulator: b.simulator, image, instances, bundle: null };
-    this.save(rec);
+    try {
+      mkdirSync(join(this.dir(id), "views"), { recursive: true });
+      this.save(rec);
+    } catch (e) {
+      // a full disk: no half-made session is left behind
+      rmSync(this.dir(id), { recursive: true, force: true });
+      throw e;
+    }
     return this.status(rec);
   }
 
@@ -208,6 +215,11 @@ export class SessionService {
     } finally {
       this.finishing.delete(id);
     }
+  }
+
+  /** GET /v1/bundles/{id}: a finished bundle's manifest, read and checked as the bundle reader does. */
+  bundle(id: string) {
+    return { id, manifest: readManifest(this.store.bundleDir(id, "params.id")) };
   }
 
   /** Deletes sessions idle for more than SESSION_TTL_MS (open ones lose their views; finished ones only their record). */

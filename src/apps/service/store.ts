@@ -15,7 +15,8 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, unlinkSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { InputError } from "../../core/errors.js";
-import { inside } from "./ids.js";
+import { HttpError } from "./errors.js";
+import { checkId, inside } from "./ids.js";
 import { TEMP_FILE_PATTERN, writeFileAtomic } from "../../core/fs.js";
 
 export const DATA_FOLDERS = ["tasks", "sessions", "bundles", "graphs", "runs"] as const;
@@ -39,6 +40,13 @@ export class DataStore {
   /** A path inside one of the data folders; parts must already be validated ids. */
   path(folder: DataFolder, ...parts: string[]): string {
     return inside(join(this.root, folder), ...parts);
+  }
+
+  /** The directory of a finished bundle, or a 404 naming `field` (the request field that named it). */
+  bundleDir(bundle: unknown, field: string): string {
+    const id = checkId("bundle", bundle, field);
+    if (!existsSync(this.path("bundles", id, "bundle.json"))) throw new HttpError(404, "not_found", `${field}: bundle ${id} does not exist`, field);
+    return this.path("bundles", id);
   }
 
   readJson<T>(file: string): T | null {

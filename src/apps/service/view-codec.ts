@@ -14,10 +14,12 @@
  *   ...     I     instance ids, 16-bit (or 8-bit) greyscale PNG, width x height, 0 = none
  *
  * and the body is exactly 24 + H + A + D + I bytes. Uploads are checked here without decoding pixels (the
- * PNG headers, the depth size, the camera); the pixels are decoded and checked at finish, in a worker.
+ * PNG headers, the depth size, the camera, with the bundle reader's own rules: bridge/bundle/view.ts); the
+ * pixels are decoded and checked at finish, in a worker, by the same decoder the bundle reader uses.
  */
-import { rotationError } from "../../core/math/camera.js";
-import { ROTATION_TOLERANCE } from "../../../bridge/bundle/io.js";
+import { BundleError } from "../../../bridge/bundle/errors.js";
+import { checkCamera, checkViewHeaders } from "../../../bridge/bundle/view.js";
+import { zodIssues } from "../../core/errors.js";
 import { HttpError } from "./errors.js";
 import { ViewHeaderSchema, type ViewHeader } from "./schemas.js";
 import { MAX_VIEW_HEADER_BYTES } from "./limits.js";
@@ -57,22 +59,6 @@ export function splitView(buf: Buffer): ViewParts {
   return { header, rgb, depth, inst: buf.subarray(off) };
 }
 
-export interface PngHeader {
-  width: number;
-  height: number;
-  bitDepth: number;
-  colorType: number;
-  interlace: number;
-}
-
-const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-
-/** The IHDR of a PNG (the first chunk), or null when `b` does not start like a PNG. */
-export function pngHeader(b: Buffer): PngHeader | null {
-  if (b.length < 33 || !b.subarray(0, 8).equals(PNG_SIGNATURE) || b.toString("ascii", 12, 16) !== "IHDR" || b.readUInt32BE(8) !== 13) return null;
-  return { width: b.readUInt32BE(16), height: b.readUInt32BE(20), bitDepth: b[24]!, colorType: b[25]!, interlace: b[28]! };
-}
-
 /**
  * Checks the layout, the camera header, the PNG headers and the depth size of view `n` of a session with
  * images of `image` size. Errors are 400s whose field names the view: `views.<n>.<field>`.
@@ -94,35 +80,23 @@ export function parseView(buf: Buffer, n: number, image: { width: number; height
   }
   const parsed = ViewHeaderSchema.safeParse(raw);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const field = f(issue.path.map(String).join(".") || "header");
-    throw new HttpError(400, "invalid_view", parsed.error.issues.slice(0, 5).map((x) => `${f(x.path.map(String).join(".") || "header")}: ${x.message}`).join("; "), field);
+    const issues = zodIssues(parsed.error.issues).map((x) => ({ field: f(x.field === "(root)" ? "header" : x.field), message: x.message }));
+    throw new HttpError(400, "invalid_view", issues.map((x) => `${x.field}: ${x.message}`).join("; "), issues[0]!.field, {}, issues);
   }
   const header = parsed.data;
-  const R = header.extrinsic.map((r) => [r[0], r[1], r[2]]) as [[number, number, number], [number, number, number], [number, number, number]];
-  const { orthoError, det } = rotationError(R);
-  if (!(orthoError <= ROTATION_TOLERANCE) || !(Math.abs(det - 1) <= ROTATION_TOLERANCE))
-    throw bad(f("extrinsic"), `rotation is not orthonormal with det +1 (|R R^T - I| = ${orthoError.toExponential(2)}, det = ${det.toFixed(6)}; tolerance ${ROTATION_TOLERANCE}); expected camera-from-world [R | t] with OpenCV camera axes`);
-  const { width: W, height: H } = image;
-  const { cx, cy } = header.intrinsics;
-  if (!(cx >= -0.5 && cx <= W - 0.5) || !(cy >= -0.5 && cy <= H - 0.5))
-    throw bad(f("intrinsics"), `principal point (${cx}, ${cy}) lies outside the ${W}x${H} image (expected cx in [-0.5, ${W - 0.5}], cy in [-0.5, ${H - 0.5}])`);
   let off = VIEW_PREAMBLE_BYTES + h;
   const rgb = buf.subarray(off, off + a);
   off += a;
   const depth = buf.subarray(off, off + d);
   off += d;
   const inst = buf.subarray(off, off + i);
-  const rh = pngHeader(rgb);
-  if (!rh) throw bad(f("rgb"), "not a PNG file (bad signature or no IHDR)");
-  if (rh.width !== W || rh.height !== H) throw bad(f("rgb"), `image is ${rh.width}x${rh.height}, expected ${W}x${H} (the session's image size)`);
-  if (rh.bitDepth !== 8 || (rh.colorType !== 2 && rh.colorType !== 6)) throw bad(f("rgb"), `expected an 8-bit RGB or RGBA PNG (colour type 2 or 6), found colour type ${rh.colorType} at ${rh.bitDepth} bits`);
-  if (rh.interlace !== 0) throw bad(f("rgb"), "interlaced PNGs are not supported");
-  if (d !== W * H * 4) throw bad(f("depth"), `${d} bytes, expected ${W * H * 4} (${W}x${H} float32 little-endian)`);
-  const ih = pngHeader(inst);
-  if (!ih) throw bad(f("instances"), "not a PNG file (bad signature or no IHDR)");
-  if (ih.width !== W || ih.height !== H) throw bad(f("instances"), `image is ${ih.width}x${ih.height}, expected ${W}x${H}`);
-  if (ih.colorType !== 0 || (ih.bitDepth !== 16 && ih.bitDepth !== 8)) throw bad(f("instances"), `expected a 16-bit (or 8-bit) greyscale PNG (colour type 0), found colour type ${ih.colorType} at ${ih.bitDepth} bits`);
-  if (ih.interlace !== 0) throw bad(f("instances"), "interlaced PNGs are not supported");
+  try {
+    const upload = `view ${n}`;
+    checkCamera(header, image, upload, `views.${n}`);
+    checkViewHeaders({ rgb, depth, instances: inst }, image, { index: n, files: { rgb: upload, depth: upload, instances: upload }, idsFrom: "" });
+  } catch (e) {
+    if (e instanceof BundleError) throw bad(e.field, e.detail);
+    throw e;
+  }
   return { header, rgb, depth, inst };
 }

@@ -15,6 +15,7 @@ import { readStoredGraph } from "../../eval/files.js";
 import { serveRun } from "./server.js";
 import type { Variant } from "./types.js";
 import { addSchemaFlags, intOption, parseSchemaFlags } from "../../core/flags.js";
+import { MIN_TOKEN_LENGTH, serverToken } from "../../core/http/access.js";
 import { readBundle } from "../../../bridge/bundle/io.js";
 import { diagnosisTable } from "../../../scenegraph/diagnosisTable.js";
 import { graphOfBundle, GRAPH_PIPELINE_FLAGS, GraphPipelineOptionsSchema, type GraphPipelineOptions } from "../../../scenegraph/pipeline.js";
@@ -34,6 +35,7 @@ interface InspectOpts extends Record<string, unknown> {
   serve?: boolean;
   port: number;
   host: string;
+  token?: string;
   ply?: string;
   glb?: string;
   graphJson?: string;
@@ -77,8 +79,10 @@ async function writeOutputs(insp: Inspection, keys: string[], opts: InspectOpts,
 }
 
 async function inspectRun(dir: string, opts: InspectOpts): Promise<void> {
+  // the access rule first: a server reachable from other machines needs a token (as `esi3d serve`)
+  const token = opts.serve ? serverToken(opts.host, opts.token) : null;
   const run: RunDir = openRun(dir);
-  if (opts.serve) return serve(run, opts);
+  if (opts.serve) return serve(run, opts, token);
   let taskId = opts.task;
   if (!taskId) {
     if (run.taskIds.length !== 1) throw new InputError(`${dir}: a run directory needs --task ID (or --serve for all ${run.taskIds.length} tasks); tasks: ${run.taskIds.slice(0, 6).join(", ")}${run.taskIds.length > 6 ? ", ..." : ""}`);
@@ -113,21 +117,20 @@ async function inspectBundle(dir: string, opts: InspectOpts, graphOptions: Graph
   await writeOutputs(insp, [insp.refs[0]!.key], opts, []);
 }
 
-async function serve(run: RunDir, opts: InspectOpts): Promise<void> {
+async function serve(run: RunDir, opts: InspectOpts, token: string | null): Promise<void> {
   if (opts.out || opts.ply || opts.glb || opts.graphJson) throw new InputError("--serve serves pages and exports over HTTP; leave out -o/--ply/--glb/--graph-json (or drop --serve)");
-  const { server, url } = await serveRun({ run, version: PACKAGE_VERSION, host: opts.host, port: opts.port, log: process.env.ESI3D_INSPECT_LOG ? log : undefined }).catch((e: NodeJS.ErrnoException) => {
+  const { app, url } = await serveRun({ run, version: PACKAGE_VERSION, host: opts.host, port: opts.port, token, log: process.env.ESI3D_INSPECT_LOG ? log : undefined }).catch((e: NodeJS.ErrnoException) => {
     if (e.code === "EADDRINUSE") throw new InputError(`--port ${opts.port}: already in use on ${opts.host}; choose another --port (0 picks a free one)`);
     if (e.code === "EADDRNOTAVAIL" || e.code === "ENOTFOUND") throw new InputError(`--host ${opts.host}: not an address of this machine`);
     throw e;
   });
   process.stdout.write(`serving ${run.taskIds.length} task(s) of ${run.dir} at ${url} (Ctrl-C to stop)\n`);
-  if (opts.host !== DEFAULT_INSPECT_HOST && opts.host !== "localhost" && opts.host !== "::1") process.stderr.write(`inspect: listening on ${opts.host}: anyone who can reach this machine can read this run's tasks and graphs\n`);
+  if (token) process.stdout.write(`a token is required: send Authorization: Bearer <token>, or open ${url}?token=<token> once in a browser\n`);
   await new Promise<void>((resolve) => {
     const stop = () => {
       process.off("SIGINT", stop);
       process.off("SIGTERM", stop);
-      server.close(() => resolve());
-      server.closeAllConnections();
+      app.close().then(() => resolve(), () => resolve());
     };
     process.on("SIGINT", stop);
     process.on("SIGTERM", stop);
@@ -156,7 +159,8 @@ export function registerInspect(program: Command): void {
     .option("-o, --out <file>", "write the inspection page: one self-contained HTML file (opens offline)")
     .option("--serve", "run directory: serve every task's page on a local HTTP server, with an index of tasks by how wrong their graphs are")
     .option("--port <n>", "--serve: TCP port (0 = any free one)", intOption("--port", 0, 65535), DEFAULT_INSPECT_PORT)
-    .option("--host <addr>", "--serve: address to bind", DEFAULT_INSPECT_HOST)
+    .option("--host <addr>", "--serve: address to bind; anything but loopback requires --token", DEFAULT_INSPECT_HOST)
+    .option("--token <token>", `--serve: token every request must carry (at least ${MIN_TOKEN_LENGTH} characters; a browser opens /?token=<token> once); default $ESI3D_TOKEN`)
     .option("--ply <file>", "export the cloud coloured by node (binary PLY, uchar colours)")
     .option("--glb <file>", "export the cloud and the predicted and true boxes (GLB, converted to glTF's +Y up)")
     .option("--graph-json <file>", "export the graph and its diagnosis (JSON)")

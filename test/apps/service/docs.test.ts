@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { z } from "zod";
 import { REPO_ROOT } from "../cli/helpers.js";
 import { GENERATED, renderProtocolDoc } from "../../../src/apps/service/protocol-doc.js";
-import { ROUTES } from "../../../src/apps/service/routes.js";
+import { ROUTE_LIST } from "../../../src/apps/service/routes.js";
 import { openApiDocument } from "../../../src/apps/service/openapi.js";
 import { ViewHeaderSchema } from "../../../src/apps/service/schemas.js";
 import { VIEW_CONTENT_TYPE, VIEW_MAGIC } from "../../../src/apps/service/view-codec.js";
@@ -23,12 +23,12 @@ describe("docs/protocol.md", () => {
     expect(text).toContain(JSON.stringify(z.toJSONSchema(ViewHeaderSchema, { io: "input", unrepresentable: "any" }), null, 2));
     expect(text).toContain(VIEW_MAGIC);
     expect(text).toContain(VIEW_CONTENT_TYPE);
-    for (const r of ROUTES) expect(text).toContain(`\`${r.url.replace(/:([A-Za-z_]+)/g, "{$1}")}\``);
+    for (const r of ROUTE_LIST) expect(text).toContain(`\`${r.url.replace(/:([A-Za-z_]+)/g, "{$1}")}\``);
   });
 
   it("the OpenAPI document covers every route, with bearer auth on all but /healthz", () => {
-    const doc = openApiDocument(ROUTES) as { paths: Record<string, Record<string, { security?: unknown[] }>> };
-    for (const r of ROUTES) {
+    const doc = openApiDocument(ROUTE_LIST) as { paths: Record<string, Record<string, { security?: unknown[] }>> };
+    for (const r of ROUTE_LIST) {
       const op = doc.paths[r.url.replace(/:([A-Za-z_]+)/g, "{$1}")]?.[r.method.toLowerCase()];
       expect(op, `${r.method} ${r.url}`).toBeDefined();
       expect(op!.security === undefined, `${r.method} ${r.url}`).toBe(r.auth);

@@ -1,0 +1,131 @@
+/**
+ * One view of a frame bundle, from its encoded parts (RGB PNG, float32 depth, instance-id PNG) to pixels,
+ * with every check a reader makes: the same rules whether the parts come from a bundle on disk
+ * (io.ts readBundle) or from an upload (the service's view layout). The PNG headers are checked before any
+ * pixel is inflated, and inflation is bounded by the size the header declares (png.ts), so a small file
+ * cannot inflate to gigabytes (audit M4/B28). Errors are BundleErrors naming the file and the field
+ * `views.<i>.<part>`.
+ */
+import { rotationError, type Intrinsics } from "../../src/core/math/camera.js";
+import { BundleError } from "./errors.js";
+import { decodePng, pngHeader, PngError, rgbOf, type PngHeader } from "./png.js";
+
+/** Rotation rows must be orthonormal to this tolerance (float32 files give ~1e-7). */
+export const ROTATION_TOLERANCE = 1e-4;
+
+export interface ViewPayload {
+  rgb: Uint8Array;
+  depth: Float32Array;
+  ids: Uint16Array;
+}
+
+/** The three encoded parts of a view, as stored. */
+export interface EncodedView {
+  rgb: Uint8Array;
+  depth: Uint8Array;
+  instances: Uint8Array;
+}
+
+export type ViewPart = keyof EncodedView;
+
+/** Where a view came from, for messages: its index, the file of each part, and where its ids are declared. */
+export interface ViewPlace {
+  index: number;
+  files: Record<ViewPart, string>;
+  /** e.g. `bundle.json "instances"` */
+  idsFrom: string;
+}
+
+export interface ImageSize {
+  width: number;
+  height: number;
+}
+
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+export function float32ToLE(a: Float32Array): Buffer {
+  if (LITTLE_ENDIAN) return Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+  const b = Buffer.alloc(a.length * 4);
+  for (let i = 0; i < a.length; i++) b.writeFloatLE(a[i]!, i * 4);
+  return b;
+}
+
+export function float32FromLE(b: Uint8Array): Float32Array {
+  const out = new Float32Array(b.byteLength / 4);
+  if (LITTLE_ENDIAN) new Uint8Array(out.buffer).set(b);
+  else {
+    const view = new DataView(b.buffer, b.byteOffset, b.byteLength);
+    for (let i = 0; i < out.length; i++) out[i] = view.getFloat32(i * 4, true);
+  }
+  return out;
+}
+
+/**
+ * Checks a view's camera: the rotation of `extrinsic` orthonormal with det +1, the principal point on the
+ * image. `field` is the view's field (`views.<i>`); errors name `<field>.extrinsic` or `<field>.intrinsics`.
+ */
+export function checkCamera(v: { intrinsics: Intrinsics; extrinsic: readonly (readonly number[])[] }, image: ImageSize, file: string, field: string): void {
+  const R = v.extrinsic.map((r) => [r[0], r[1], r[2]]) as [[number, number, number], [number, number, number], [number, number, number]];
+  const { orthoError, det } = rotationError(R);
+  if (!(orthoError <= ROTATION_TOLERANCE) || !(Math.abs(det - 1) <= ROTATION_TOLERANCE))
+    throw new BundleError(file, `${field}.extrinsic`, `rotation is not orthonormal with det +1 (|R R^T - I| = ${orthoError.toExponential(2)}, det = ${det.toFixed(6)}; tolerance ${ROTATION_TOLERANCE}); expected camera-from-world [R | t] with OpenCV camera axes`);
+  const { cx, cy } = v.intrinsics;
+  const { width: W, height: H } = image;
+  if (!(cx >= -0.5 && cx <= W - 0.5) || !(cy >= -0.5 && cy <= H - 0.5))
+    throw new BundleError(file, `${field}.intrinsics`, `principal point (${cx}, ${cy}) lies outside the ${W}x${H} image (expected cx in [-0.5, ${W - 0.5}], cy in [-0.5, ${H - 0.5}])`);
+}
+
+/** RGB: 8-bit RGB (colour type 2), palette (3) or RGBA (6). */
+const RGB_COLOR_TYPES = [2, 3, 6];
+
+/**
+ * The header-only checks of a view (no pixel decoded): both PNGs of the image's size and of the right
+ * colour type, not interlaced, and the depth exactly width x height float32 values.
+ */
+export function checkViewHeaders(encoded: EncodedView, image: ImageSize, place: ViewPlace): { rgb: PngHeader; instances: PngHeader } {
+  const { width: W, height: H } = image;
+  const fail = (part: ViewPart, msg: string) => new BundleError(place.files[part], `views.${place.index}.${part}`, msg);
+  const header = (part: "rgb" | "instances") => {
+    const h = pngHeader(encoded[part]);
+    if (!h) throw fail(part, "not a PNG file (bad signature or no IHDR)");
+    if (h.width !== W || h.height !== H) throw fail(part, `image is ${h.width}x${h.height}, expected ${W}x${H} (the bundle's image size)`);
+    if (h.interlace !== 0) throw fail(part, "interlaced PNGs are not supported");
+    return h;
+  };
+  const rgb = header("rgb");
+  if (rgb.bitDepth !== 8 || !RGB_COLOR_TYPES.includes(rgb.colorType))
+    throw fail("rgb", `expected an 8-bit RGB or RGBA PNG (colour type 2 or 6), found colour type ${rgb.colorType} at ${rgb.bitDepth} bits`);
+  if (encoded.depth.byteLength !== W * H * 4) throw fail("depth", `file has ${encoded.depth.byteLength} bytes, expected ${W * H * 4} (${W}x${H} float32 little-endian)`);
+  const instances = header("instances");
+  if (instances.colorType !== 0 || (instances.bitDepth !== 16 && instances.bitDepth !== 8))
+    throw fail("instances", `expected a single-channel (greyscale) 16- or 8-bit PNG (colour type 0), found colour type ${instances.colorType} at ${instances.bitDepth} bits`);
+  return { rgb, instances };
+}
+
+/**
+ * Decodes and checks one view: the headers first (checkViewHeaders), then the pixels, then every instance
+ * id against `knownIds` (0 = none). Throws a BundleError naming the part's file and field.
+ */
+export function decodeViewPayload(encoded: EncodedView, image: ImageSize, knownIds: ReadonlySet<number>, place: ViewPlace): ViewPayload {
+  const { width: W, height: H } = image;
+  checkViewHeaders(encoded, image, place);
+  const decode = (part: "rgb" | "instances") => {
+    try {
+      return decodePng(encoded[part]);
+    } catch (e) {
+      if (e instanceof PngError) throw new BundleError(place.files[part], `views.${place.index}.${part}`, e.message);
+      throw e;
+    }
+  };
+  const rgbPng = decode("rgb");
+  const rgb = rgbOf(rgbPng.data as Uint8Array, rgbPng.channels, W * H);
+  const depth = float32FromLE(encoded.depth);
+  const instPng = decode("instances");
+  const ids = instPng.bitDepth === 16 ? (instPng.data as Uint16Array) : Uint16Array.from(instPng.data);
+  for (let p = 0; p < ids.length; p++) {
+    const id = ids[p]!;
+    if (id !== 0 && !knownIds.has(id))
+      throw new BundleError(place.files.instances, `views.${place.index}.instances`, `pixel (${p % W}, ${Math.floor(p / W)}) has id ${id}, which is not in ${place.idsFrom}`);
+  }
+  return { rgb, depth, ids };
+}
