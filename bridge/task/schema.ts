@@ -313,6 +313,8 @@ export const TaskRecordSchema = z
     ...taskFields,
     room: RoomRecordSchema,
     objects: z.array(TaskRecordObjectSchema),
+    lighting: LightingSchema.nullable().describe("null when the source stores no lighting (ESI-Bench: the scene's own lights)"),
+    agent_initial: AgentPoseSchema.nullable().describe("the initial camera pose; null when the source records no camera for the question"),
     answer_format: z.enum(RECORD_ANSWER_FORMATS).describe("yes_no, choice, integer, ordering; imported records also any_ordering, assignment, step_sequence, parts (see answer_spec)"),
     options: taskFields.options.describe("answer options; the answer is one of them (structured formats: the items or targets, see answer_spec)"),
   })
@@ -327,6 +329,8 @@ export function unresolvedFields(t: TaskRecord): string[] {
   const out: string[] = [];
   if (t.room.size === null) out.push("room.size (unknown)");
   if (t.room.height === null) out.push("room.height (unknown)");
+  if (t.lighting === null) out.push("lighting (not recorded)");
+  if (t.agent_initial === null) out.push("agent_initial (no camera recorded)");
   t.objects.forEach((o, i) => {
     if (o.extent === null) out.push(`objects[${i}].extent (unknown until capture)`);
     if (o.model === null) out.push(`objects[${i}].model (not recorded)`);

@@ -39,6 +39,10 @@ export interface ItemRecord {
   views: number;
   graph_quality: Record<string, number | null> | null;
   timings_ms: Record<string, number>;
+  /** Set when the task was rendered as a proxy scene (bridge/esibench/proxy.ts): the results are about the proxy. */
+  proxy?: true;
+  /** The task's simulator, on proxy records ("esi3d-builtin/1 proxy of esi-bench/omnigibson"). */
+  simulator?: string;
 }
 
 export function itemKey(taskId: string, paradigm: string, arm: Arm, source: string | null): string {

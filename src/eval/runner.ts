@@ -10,7 +10,8 @@ import { join } from "node:path";
 import { Piscina } from "piscina";
 import pLimit from "p-limit";
 import type { Task } from "../../bridge/task/schema.js";
-import { readTaskFile, readTasks } from "../../bridge/task/io.js";
+import { readTaskFile } from "../../bridge/task/io.js";
+import { isSkippedUnit, planSuiteDirectory, type SkippedItem } from "./suite.js";
 import { InputError } from "../core/errors.js";
 import { generateTask } from "../../bridge/sim/generate/suite.js";
 import type { Paradigm } from "../../bridge/bundle/schema.js";
@@ -46,11 +47,15 @@ export interface RunOutcome {
   wallSeconds: number;
 }
 
-/** The task list of a run: the built-in suite (round-robin over subcategories under --limit) or a directory. */
-export function planTasks(config: RunConfig, generate: (sub: RunConfig["subcategories"][number], index: number) => Promise<Task>, cached: (id: string) => Task | null): Promise<Task[]> {
+/**
+ * The task list of a run: the built-in suite (round-robin over subcategories under --limit) or a directory
+ * (src/eval/suite.ts: imported tasks as proxies; what cannot run is skipped with the reason).
+ */
+export function planTasks(config: RunConfig, generate: (sub: RunConfig["subcategories"][number], index: number) => Promise<Task>, cached: (id: string) => Task | null, skipped: SkippedItem[] = []): Promise<Task[]> {
   if (config.suite !== "default") {
-    const tasks = readTasks(config.suite).filter((t) => (config.subcategories as string[]).includes(t.subcategory));
-    return Promise.resolve(config.limit ? tasks.slice(0, config.limit) : tasks);
+    const planned = planSuiteDirectory(config.suite, config);
+    skipped.push(...planned.skipped);
+    return Promise.resolve(config.limit ? planned.tasks.slice(0, config.limit) : planned.tasks);
   }
   const plan: Array<[RunConfig["subcategories"][number], number]> = [];
   for (let i = 0; i < config.perSubcategory; i++) for (const s of config.subcategories) plan.push([s, i]);
@@ -91,6 +96,7 @@ export async function runEvaluation(opts: RunOptions): Promise<RunOutcome> {
     return runUnit(job);
   };
   let interrupted = false;
+  const skipped: SkippedItem[] = [];
   try {
     // tasks: generated from the seed on the pool, stored in the run directory (reused on resume)
     const taskFile = (id: string) => join(out, "tasks", `${id}.json`);
@@ -102,11 +108,18 @@ export async function runEvaluation(opts: RunOptions): Promise<RunOutcome> {
         return t;
       },
       (id) => (existsSync(taskFile(id)) ? readTaskFile(taskFile(id)) : null),
+      skipped,
     );
+    if (skipped.length) {
+      writeJsonAtomic(join(out, "skipped.json"), skipped);
+      log(`run: ${skipped.length} task(s) or paradigm(s) skipped (reasons in ${join(out, "skipped.json")})`);
+    }
+    if (tasks.length === 0) throw new InputError(`${config.suite}: no task of this suite can run here (${skipped.length} skipped, reasons in ${join(out, "skipped.json")})`);
     if (config.suite !== "default") for (const t of tasks) if (!existsSync(taskFile(t.task_id))) writeJsonAtomic(taskFile(t.task_id), t);
     const arms = (t: Task, p: string) => [...threeDArms(config).map((a) => itemKey(t.task_id, p, "3d", a.label)), ...(config.baseline === "2d" ? [itemKey(t.task_id, p, "2d", null)] : [])];
-    const units = tasks.flatMap((task) => config.paradigms.map((paradigm) => ({ task, paradigm: paradigm as Paradigm }))).filter((u) => arms(u.task, u.paradigm).some((k) => !doneKeys.has(k)));
-    const totalItems = tasks.length * config.paradigms.length * (threeDArms(config).length + (config.baseline === "2d" ? 1 : 0));
+    const allUnits = tasks.flatMap((task) => config.paradigms.map((paradigm) => ({ task, paradigm: paradigm as Paradigm }))).filter((u) => !isSkippedUnit(skipped, u.task.task_id, u.paradigm));
+    const units = allUnits.filter((u) => arms(u.task, u.paradigm).some((k) => !doneKeys.has(k)));
+    const totalItems = allUnits.length * (threeDArms(config).length + (config.baseline === "2d" ? 1 : 0));
     opts.progress?.setTotal(totalItems);
     opts.progress?.tick(previous.length);
     log(`run: ${tasks.length} tasks x ${config.paradigms.length} paradigms = ${totalItems} items (${previous.length} already done), ${threads} worker(s), reasoner ${config.reasoner}`);
@@ -176,7 +189,7 @@ export async function runEvaluation(opts: RunOptions): Promise<RunOutcome> {
   }
   const summary = summarizeRun(records);
   const wallSeconds = (Date.now() - t0) / 1000;
-  const meta = { runId: out.split("/").filter(Boolean).pop() ?? out, version: opts.version, wallSeconds };
+  const meta = { runId: out.split("/").filter(Boolean).pop() ?? out, version: opts.version, wallSeconds, skipped, proxies: new Set(records.filter((r) => r.proxy).map((r) => r.task_id)).size };
   writeJsonAtomic(join(out, "summary.json"), { ...summary, complete: !interrupted, wall_seconds: wallSeconds });
   writeFileAtomic(join(out, "report.md"), reportMarkdown(summary, config, meta));
   writeFileAtomic(join(out, "report.html"), reportHtml(summary, config, meta));
