@@ -19,6 +19,8 @@ import { paradigmViews } from "../../../bridge/sim/views.js";
 import { poseToExtrinsic } from "../../../src/core/math/camera.js";
 import { parseView } from "../../../src/apps/service/view-codec.js";
 import { REPO_ROOT } from "../cli/helpers.js";
+import { importRecords } from "../../../bridge/esibench/importer.js";
+import { proxyTask } from "../../../bridge/esibench/proxy.js";
 import { startServe, tempDir } from "./helpers.js";
 
 const PYTHON = "/usr/bin/python3";
@@ -113,6 +115,34 @@ open("${dir}/view.bin", "wb").write(b.encode_view({"intrinsics": K, "extrinsic":
       }
     }
     expect(views).toBeGreaterThan(4 * 31);
+  });
+
+  it("places the camera where the built-in simulator does for imported ESI-Bench tasks (rooms at world bounds, 0.02 m camera floor, gt from candidate views)", () => {
+    const dir = tempDir("py-agent-esi");
+    const imported = importRecords(join(REPO_ROOT, "fixtures", "esi-bench")).imported;
+    let views = 0;
+    for (const id of ["2805", "0398", "1145"]) {
+      const p = proxyTask(imported.find((x) => x.record.raw.id === id)!.task!);
+      if ("skip" in p) throw new Error(p.skip);
+      const task = p.task;
+      const file = join(dir, `${task.task_id}.json`);
+      writeFileSync(file, JSON.stringify(task));
+      for (const paradigm of ["single", "multi", "gt"] as const) {
+        const ts = paradigmViews(task, paradigm);
+        const py = execFileSync(PYTHON, [...PY_FLAGS, join(BRIDGE, "esi3d_agent.py"), file, paradigm], { env: PY_ENV, encoding: "utf8" })
+          .trim()
+          .split("\n")
+          .map((l) => JSON.parse(l) as { action: string | null; extrinsic: number[][] });
+        expect(py.length, `${task.task_id} ${paradigm}`).toBe(ts.length);
+        ts.forEach((v, k) => {
+          expect(py[k]!.action).toBe(v.action);
+          const E = poseToExtrinsic(v.pose);
+          E.forEach((row, a) => row.forEach((x, b) => expect(Math.abs(x - py[k]!.extrinsic[a]![b]!), `${task.task_id} ${paradigm} view ${k}`).toBeLessThan(1e-9)));
+          views++;
+        });
+      }
+    }
+    expect(views).toBeGreaterThan(3 * 31);
   });
 
   it("passes its own unit tests (conventions, USD camera conversion, capture.py helpers without OmniGibson)", () => {
