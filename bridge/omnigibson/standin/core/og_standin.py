@@ -407,6 +407,41 @@ class StandinVisionSensor(Pose):
 # ------------------------------------------------------------------------------------ simulator, app, env
 
 
+def launch(og):
+    """og.launch(): the simulator singleton and the Kit app."""
+    og.sim = StandinSim()
+    og.app = StandinApp()
+    return og.sim
+
+
+def shutdown(og, due_to_signal=False):
+    """og.shutdown(): cleanup, then app.close() (ends the process), or exit(0) when no app was launched."""
+    if og.app is not None:
+        og.app.close()
+    elif not due_to_signal:
+        exit(0)
+
+
+def create_sensor(classes, sensor_type, relative_prim_path, name, modalities, enabled, sensor_kwargs):
+    """create_sensor(): the class by prim type or registered name, constructed with **sensor_kwargs."""
+    assert isinstance(sensor_type, str), "Inputted sensor_type must be a string!"
+    if sensor_type not in classes:
+        raise ValueError(f"No sensor found with corresponding sensor_type: {sensor_type}")
+    sensor_kwargs = dict() if sensor_kwargs is None else sensor_kwargs
+    return classes[sensor_type](relative_prim_path=relative_prim_path, name=name, modalities=modalities, enabled=enabled, noise=None, **sensor_kwargs)
+
+
+class StandinTraversableScene(StandinScene):
+    """InteractiveTraversableScene: the scene file's furniture, filtered by rooms and excluded categories."""
+
+    ground_plane = False
+
+    def _init(self, scene_model, load_room_instances, not_load_object_categories):
+        StandinScene.__init__(self)
+        self.scene_model = scene_model
+        self._add_furniture(scene_model, load_room_instances, not_load_object_categories)
+
+
 class StandinSim:
     device = "cpu"
 

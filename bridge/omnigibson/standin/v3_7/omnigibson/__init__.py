@@ -16,24 +16,11 @@ app = None
 
 
 def launch(*args, **kwargs):
-    global sim, app
-    sim = _core.StandinSim()
-    app = _core.StandinApp()
-    return sim
-
-
-def cleanup(*args, **kwargs):
-    pass
+    return _core.launch(_sys.modules[__name__])
 
 
 def shutdown(due_to_signal=False):
-    if app is not None:
-        cleanup()
-        app.close()
-    else:
-        cleanup()
-        if not due_to_signal:
-            exit(0)
+    return _core.shutdown(_sys.modules[__name__], due_to_signal)
 
 
 from omnigibson.envs import Environment  # noqa: E402,F401

@@ -10,13 +10,9 @@ class Scene(_core.StandinScene):
         self.ground_plane = use_floor_plane
 
 
-class InteractiveTraversableScene(_core.StandinScene):
-    ground_plane = False
-
+class InteractiveTraversableScene(_core.StandinTraversableScene):
     def __init__(self, scene_model, scene_instance=None, scene_file=None, dataset_name="behavior-1k-assets", trav_map_resolution=0.1, default_erosion_radius=0.0, trav_map_with_objects=True, num_waypoints=10, waypoint_resolution=0.2, load_object_categories=None, not_load_object_categories=None, load_room_types=None, load_room_instances=None, load_task_relevant_only=False, seg_map_resolution=0.1, include_robots=True):
-        super().__init__()
-        self.scene_model = scene_model
-        self._add_furniture(scene_model, load_room_instances, not_load_object_categories)
+        self._init(scene_model, load_room_instances, not_load_object_categories)
 
 
 REGISTERED_SCENES = {"Scene": Scene, "InteractiveTraversableScene": InteractiveTraversableScene}
