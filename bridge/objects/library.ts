@@ -234,7 +234,15 @@ const CATS: CategoryDef[] = [
 ];
 
 export const LIBRARY: ReadonlyMap<string, CategoryDef> = new Map(CATS.map((c) => [c.category, c]));
-const MODELS: ReadonlyMap<string, ModelDef> = new Map(CATS.flatMap((c) => c.models.map((md) => [md.id, md] as const)));
+
+/**
+ * A unit cube (1 m edges), belonging to no category: proxy renders of imported tasks (bridge/esibench/proxy.ts)
+ * scale it to an object's recorded box when the library has no model of the object's category.
+ */
+export const PROXY_BOX_MODEL = "proxy_box/0";
+const PROXY_MODELS: ModelDef[] = [{ id: PROXY_BOX_MODEL, palette: ["grey"], build: () => { const g = m(); box(g, [0, 0, 0.5], [1, 1, 1], 0); return g; } }];
+
+const MODELS: ReadonlyMap<string, ModelDef> = new Map([...CATS.flatMap((c) => c.models.map((md) => [md.id, md] as const)), ...PROXY_MODELS.map((md) => [md.id, md] as const)]);
 
 export function categoryDef(category: string): CategoryDef {
   const c = LIBRARY.get(category);

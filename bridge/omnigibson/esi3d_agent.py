@@ -6,7 +6,12 @@ esi3d_agent: the agent's motion model and the view sets of esi3d's built-in simu
   move 0.25 m, turn 15 deg; pitch 15 deg and height 0.25 m are esi3d's), camera height and pitch limits,
   the body clearance around walls and furniture footprints, blocked actions leaving the pose unchanged;
 - bridge/sim/views.ts: `single` (the initial pose), `multi` (30 views along a seeded random walk) and `gt`
-  (the initial pose, then one view after each action of the task's ground-truth trajectory);
+  (the initial pose, then one view after each action of the task's ground-truth trajectory; for a task with
+  candidate views and no trajectory, imported ESI-Bench tasks, the candidate views whose flags show every
+  relevant object: bridge/task/candidates.ts);
+- rooms anywhere in world coordinates (room.bounds, room.floor_z) and per-task camera floors
+  (agent_limits.min_camera_height_m), as bridge/sim/agent.ts; a simulator may add its scene's own furniture
+  as further obstacles (capture.py does, from the loaded BEHAVIOR scene);
 - src/core/math/rng.ts: the seeded generator (cyrb128 hash + sfc32), bit for bit, so the random walk of a
   task is the same walk in both languages.
 
@@ -142,26 +147,37 @@ def quat_to_mat(q):
 
 
 class Pose:
-    """Camera optical centre (world, Z up), yaw (0 along +X, counter-clockwise from above), pitch (up > 0)."""
+    """Camera optical centre (world, Z up), yaw (0 along +X, counter-clockwise from above), pitch (up > 0).
+    `quat` is the exact recorded camera orientation (USD camera, xyzw) of a candidate view, when there is one."""
 
-    __slots__ = ("position", "yaw", "pitch")
+    __slots__ = ("position", "yaw", "pitch", "quat")
 
-    def __init__(self, position, yaw, pitch):
+    def __init__(self, position, yaw, pitch, quat=None):
         self.position = tuple(position)
         self.yaw = yaw
         self.pitch = pitch
+        self.quat = tuple(quat) if quat is not None else None
 
     def __repr__(self):
         return f"Pose({self.position}, yaw={self.yaw}, pitch={self.pitch})"
 
 
 class World:
-    """The room's floor size and the footprints the agent's body cannot enter."""
+    """The room's floor rectangle and height, and the footprints the agent's body cannot enter: the task's
+    objects (those with a known extent) plus `furniture`, footprints a simulator adds for its scene's own
+    objects ({"centre": (x, y), "half_x", "half_y", "yaw"})."""
 
-    def __init__(self, task):
-        self.room_size = task["room"]["size"]
+    def __init__(self, task, furniture=()):
+        room = task["room"]
+        bounds = room.get("bounds")
+        self.room_size = room["size"]
+        self.centre = ((bounds["min"][0] + bounds["max"][0]) / 2, (bounds["min"][1] + bounds["max"][1]) / 2) if bounds else (0.0, 0.0)
+        self.floor_z = room.get("floor_z", 0.0)
+        self.min_height = (task.get("agent_limits") or {}).get("min_camera_height_m", MIN_CAMERA_HEIGHT_M)
         self.obstacles = []
         for o in task["objects"]:
+            if o.get("extent") is None:
+                continue
             R = quat_to_mat(o["orientation"])
             self.obstacles.append({
                 "centre": (o["position"][0], o["position"][1]),
@@ -169,13 +185,16 @@ class World:
                 "half_y": o["extent"][1] / 2,
                 "yaw": math.atan2(R[1][0], R[0][0]),
             })
+        self.obstacles.extend(furniture)
 
     def is_free(self, p):
-        hx = self.room_size[0] / 2 - BODY_CLEARANCE_M
-        hy = self.room_size[1] / 2 - BODY_CLEARANCE_M
-        if abs(p[0]) > hx or abs(p[1]) > hy:
-            return False
-        if p[2] < MIN_CAMERA_HEIGHT_M - LIMIT_EPS or p[2] > MAX_CAMERA_HEIGHT_M + LIMIT_EPS:
+        if self.room_size is not None:
+            hx = self.room_size[0] / 2 - BODY_CLEARANCE_M
+            hy = self.room_size[1] / 2 - BODY_CLEARANCE_M
+            if abs(p[0] - self.centre[0]) > hx or abs(p[1] - self.centre[1]) > hy:
+                return False
+        h = p[2] - self.floor_z
+        if h < self.min_height - LIMIT_EPS or h > MAX_CAMERA_HEIGHT_M + LIMIT_EPS:
             return False
         for o in self.obstacles:
             dx, dy = p[0] - o["centre"][0], p[1] - o["centre"][1]
@@ -252,17 +271,57 @@ def random_trajectory(world, start, rng, n_views=MULTI_VIEW_COUNT):
     return views
 
 
-def paradigm_views(task, paradigm):
-    """[(Pose, action or None)] of a view set: single, multi or gt (views.ts paradigmViews)."""
+def gt_candidate_views(task):
+    """bridge/task/candidates.ts gtCandidateViews: the candidate views whose flags show every relevant object;
+    else the fewest flagged views covering them all (greedy, in the record's order); None when impossible."""
+    views = task.get("candidate_views") or []
+    need = list(dict.fromkeys(task["relevant_object_ids"]))
+    if not need or not views:
+        return None
+
+    def shown(v):
+        return {f["id"] for f in v["visibility"] if f["visible"]}
+
+    every = [v for v in views if all(i in shown(v) for i in need)]
+    if every:
+        return every
+    left, chosen = set(need), []
+    while left:
+        best, gain = None, 0
+        for v in views:
+            g = len(shown(v) & left)
+            if g > gain:
+                best, gain = v, g
+        if best is None:
+            return None
+        chosen.append(best)
+        left -= shown(best)
+    return [v for v in views if any(v is c for c in chosen)]
+
+
+def initial_pose(task):
+    """The initial pose; the exact recorded camera orientation when it is a candidate view."""
     a = task["agent_initial"]
-    start = Pose(a["position"], a["yaw"], a["pitch"])
-    world = World(task)
+    name = task.get("initial_view")
+    view = next((v for v in task.get("candidate_views") or [] if v["name"] == name), None) if name else None
+    return Pose(a["position"], a["yaw"], a["pitch"], view["quaternion_xyzw"] if view else None)
+
+
+def paradigm_views(task, paradigm, furniture=()):
+    """[(Pose, action or None)] of a view set: single, multi or gt (views.ts paradigmViews)."""
+    start = initial_pose(task)
+    world = World(task, furniture)
     if paradigm == "single":
         return [(start, None)]
     if paradigm == "multi":
         return random_trajectory(world, start, Rng(f"{task['seed']}/{task['task_id']}/multi"))
     if paradigm == "gt":
         traj = task["action_trajectory"]
+        if task.get("candidate_views") and not traj:
+            views = gt_candidate_views(task)
+            if views is None:
+                raise ValueError(f"{task['task_id']}: no gt view set: the candidate views' flags do not show every relevant object")
+            return [(Pose(v["position"], v["yaw"], v["pitch"], v["quaternion_xyzw"]), None) for v in views]
         poses = replay(world, start, traj)
         return [(p, None if i == 0 else traj[i - 1]) for i, p in enumerate(poses)]
     raise ValueError(f"paradigm {paradigm!r}: expected single, multi or gt (active needs an agent choosing actions)")

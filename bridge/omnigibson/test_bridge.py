@@ -121,8 +121,9 @@ class CaptureHelpers(unittest.TestCase):
         "camera": {"width": 64, "height": 48, "hfov_deg": 70},
         "agent_initial": {"position": [0, 0, 1.2], "yaw": 0.5, "pitch": -0.2},
         "objects": [
-            {"id": 16, "category": "mug", "model": "mug/0", "scale": 1.1, "position": [1, 0, 0.05], "orientation": {"x": 0, "y": 0, "z": 0, "w": 1}},
+            {"id": 16, "category": "mug", "model": "mug/0", "scale": 1.1, "extent": [0.1, 0.08, 0.1], "position": [1, 0, 0.05], "orientation": {"x": 0, "y": 0, "z": 0, "w": 1}},
             {"id": 17, "category": "table", "model": "table/2", "scale": [1, 1.2, 1], "position": [1, 1, 0.4], "orientation": {"x": 0, "y": 0, "z": 0.38268343, "w": 0.92387953}},
+            {"id": 18, "category": "bottle_of_lime_juice", "model": "ouuhaa", "scale": 1, "extent": None, "position": [2, 1, 0.1], "orientation": {"x": 0, "y": 0, "z": 0, "w": 1}},
         ],
     }
 
@@ -130,19 +131,51 @@ class CaptureHelpers(unittest.TestCase):
         cfg = capture.env_config(self.TASK)
         json.dumps(cfg)  # plain JSON-able data
         self.assertEqual(cfg["scene"], {"type": "Scene"})
-        self.assertEqual([o["name"] for o in cfg["objects"]], ["esi3d_16", "esi3d_17"])
-        self.assertEqual(cfg["objects"][0]["scale"], [1.1, 1.1, 1.1])
+        self.assertEqual([o["name"] for o in cfg["objects"]], ["esi3d_16", "esi3d_17", "esi3d_18"])
+        # sized by the box where the extent is known (bounding_box), by the native-relative scale otherwise
+        self.assertEqual(cfg["objects"][0]["bounding_box"], [0.1, 0.08, 0.1])
+        self.assertNotIn("scale", cfg["objects"][0])
+        self.assertEqual(cfg["objects"][1]["scale"], [1, 1.2, 1])
         self.assertEqual((cfg["objects"][1]["category"], cfg["objects"][1]["model"]), ("table", "2"))
+        # a bare BEHAVIOR model id takes the object's category (D4)
+        self.assertEqual((cfg["objects"][2]["category"], cfg["objects"][2]["model"]), ("bottle_of_lime_juice", "ouuhaa"))
+        # positions are applied after loading (by box centre), not through the config
+        self.assertTrue(all("position" not in o and "orientation" not in o for o in cfg["objects"]))
         cam = cfg["env"]["external_sensors"][0]
         self.assertEqual(cam["modalities"], ["rgb", "depth_linear", "seg_instance"])
         self.assertEqual(cam["sensor_kwargs"], {"image_height": 48, "image_width": 64})
-        self.assertTrue(close(cam["local_orientation"], b.usd_camera_quat(0.5, -0.2)))
+        # D1: OmniGibson >= 1.1.1 pops position / orientation / pose_frame; the pre-1.1.1 keys would reach create_sensor
+        self.assertNotIn("local_position", cam)
+        self.assertNotIn("local_orientation", cam)
+        self.assertEqual(cam["pose_frame"], "scene")
+        self.assertTrue(close(cam["orientation"], b.usd_camera_quat(0.5, -0.2)))
         real = dict(self.TASK, scene="Rs_int")
         self.assertEqual(capture.env_config(real)["scene"], {"type": "InteractiveTraversableScene", "scene_model": "Rs_int"})
+        imported = dict(self.TASK, scene="Rs_int", room={"id": "kitchen_0"}, provenance={"dataset": "esi-bench"})
+        self.assertEqual(capture.env_config(imported)["scene"], {"type": "InteractiveTraversableScene", "scene_model": "Rs_int", "load_room_instances": ["kitchen_0"], "not_load_object_categories": ["ceilings", "carpet", "walls"]})
+        self.assertEqual(capture.env_config(imported)["objects"][0]["scale"], [1.1, 1.1, 1.1])
 
-    def test_ids_and_table(self):
+    def test_ids_and_refusals(self):
         self.assertEqual([capture.label_to_id(x) for x in ("esi3d_16", "esi3d_x", "floors_abc", "groundPlane", "walls_1", "ceilings_0", "background")], [16, 0, 1, 1, 2, 0, 0])
-        self.assertEqual([e["id"] for e in capture.instance_table(self.TASK)], [1, 2, 16, 17])
+        with self.assertRaisesRegex(capture.TaskError, "esi3d's own primitive models"):
+            capture.check_task(dict(self.TASK, simulator="esi3d-builtin/1", answer_format="yes_no"))
+        with self.assertRaisesRegex(capture.TaskError, "answer_format: parts"):
+            capture.check_task(dict(self.TASK, simulator="esi-bench/omnigibson", answer_format="parts"))
+        with self.assertRaisesRegex(capture.TaskError, "agent_initial"):
+            capture.check_task(dict(self.TASK, simulator="esi-bench/omnigibson", agent_initial=None, answer_format="choice"))
+
+    def test_versions_and_sensor_shapes(self):
+        class Og:
+            __version__ = "3.9.2"
+        self.assertEqual(capture.og_version(Og), (3, 9, 2))
+        Og.__version__ = "1.1.0"
+        self.assertLess(capture.og_version(Og), capture.MIN_VERSION)
+
+        class Env:
+            external_sensors = [{"esi3d_camera": "cam"}]
+        self.assertEqual(capture.external_camera(Env), "cam")
+        Env.external_sensors = {"esi3d_camera": "cam2"}
+        self.assertEqual(capture.external_camera(Env), "cam2")
 
 
 if __name__ == "__main__":

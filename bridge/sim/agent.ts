@@ -9,7 +9,7 @@ import { quatToMat } from "../../src/core/math/quat.js";
 import { HEIGHT_STEP_M, isNavigationAction, MOVE_STEP_M, PITCH_STEP_RAD, TURN_STEP_RAD, type NavigationAction } from "../task/actions.js";
 
 
-/** Camera height limits (m): from crouching to a raised arm. */
+/** Camera height limits (m above the floor): from crouching to a raised arm; a task's agent_limits may lower the first. */
 export const MIN_CAMERA_HEIGHT_M = 0.2;
 export const MAX_CAMERA_HEIGHT_M = 2.0;
 /** Pitch limits: looking straight down is allowed, looking up at most 45 deg. */
@@ -46,18 +46,30 @@ export function obstaclesOf(objects: readonly TaskObject[]): Obstacle[] {
 
 export interface World {
   roomSize: [number, number];
+  /** Centre of the floor rectangle (the origin unless the room has world bounds). */
+  roomCentre: [number, number];
+  floorZ: number;
+  minCameraHeight: number;
   obstacles: Obstacle[];
 }
 
-export function worldOf(task: Pick<Task, "room" | "objects">): World {
-  return { roomSize: task.room.size, obstacles: obstaclesOf(task.objects) };
+/** The room a task's floor spans: centred at the origin, or at its world bounds (imported tasks). */
+export function roomFrame(room: Pick<Task["room"], "size" | "bounds" | "floor_z">): { centre: [number, number]; floorZ: number } {
+  const b = room.bounds;
+  return { centre: b ? [(b.min[0] + b.max[0]) / 2, (b.min[1] + b.max[1]) / 2] : [0, 0], floorZ: room.floor_z ?? 0 };
+}
+
+export function worldOf(task: Pick<Task, "room" | "objects"> & Partial<Pick<Task, "agent_limits">>): World {
+  const f = roomFrame(task.room);
+  return { roomSize: task.room.size, roomCentre: f.centre, floorZ: f.floorZ, minCameraHeight: task.agent_limits?.min_camera_height_m ?? MIN_CAMERA_HEIGHT_M, obstacles: obstaclesOf(task.objects) };
 }
 
 /** True where a camera at `p` is inside the room, within the height limits and clear of every footprint. */
 export function isFree(world: World, p: [number, number, number]): boolean {
   const hx = world.roomSize[0] / 2 - BODY_CLEARANCE_M, hy = world.roomSize[1] / 2 - BODY_CLEARANCE_M;
-  if (Math.abs(p[0]) > hx || Math.abs(p[1]) > hy) return false;
-  if (p[2] < MIN_CAMERA_HEIGHT_M - 1e-9 || p[2] > MAX_CAMERA_HEIGHT_M + 1e-9) return false;
+  if (Math.abs(p[0] - world.roomCentre[0]) > hx || Math.abs(p[1] - world.roomCentre[1]) > hy) return false;
+  const h = p[2] - world.floorZ;
+  if (h < world.minCameraHeight - 1e-9 || h > MAX_CAMERA_HEIGHT_M + 1e-9) return false;
   for (const o of world.obstacles) {
     const dx = p[0] - o.centre[0], dy = p[1] - o.centre[1];
     const c = Math.cos(o.yaw), s = Math.sin(o.yaw);

@@ -35,7 +35,8 @@ export function captureBundle(task: Task, paradigm: Paradigm): CapturedBundle {
     format: BUNDLE_FORMAT,
     task_id: task.task_id,
     paradigm,
-    simulator: BUILTIN_SIMULATOR,
+    // a proxy task names itself ("esi3d-builtin/1 proxy of ..."): the bundle says it is a proxy render
+    simulator: task.proxy ? task.simulator : BUILTIN_SIMULATOR,
     image: { width, height },
     conventions: BUNDLE_CONVENTIONS,
     views,

@@ -7,6 +7,7 @@ import type { Lighting, Task, TaskObject } from "../task/schema.js";
 import { colorRgb, type Rgb } from "../task/palette.js";
 import { buildModel, modelDef } from "../objects/library.js";
 import { objectWorldTriangles } from "../objects/shape.js";
+import { roomFrame } from "./agent.js";
 
 /** Instance ids reserved for room structure (task objects start at 16). */
 export const FLOOR_ID = 1;
@@ -62,15 +63,17 @@ function slotColor(obj: TaskObject, slot: number): Rgb {
 export function buildScene(task: Pick<Task, "room" | "objects" | "lighting">): RenderScene {
   const b: Builder = { tris: [], ids: [], rgb: [], glass: [] };
   const [sx, sy] = task.room.size;
-  const hx = sx / 2, hy = sy / 2, h = task.room.height;
+  // a room at world bounds (imported tasks) has its floor rectangle there, at its floor height
+  const { centre: [cx, cy], floorZ: z0 } = roomFrame(task.room);
+  const x0 = cx - sx / 2, x1 = cx + sx / 2, y0 = cy - sy / 2, y1 = cy + sy / 2, z1 = z0 + task.room.height;
   const categories = new Map<number, string>();
   categories.set(FLOOR_ID, "floor");
-  pushQuad(b, [-hx, -hy, 0], [hx, -hy, 0], [hx, hy, 0], [-hx, hy, 0], FLOOR_ID, FLOOR_RGB);
+  pushQuad(b, [x0, y0, z0], [x1, y0, z0], [x1, y1, z0], [x0, y1, z0], FLOOR_ID, FLOOR_RGB);
   const walls: Array<[Vec3, Vec3, Vec3, Vec3]> = [
-    [[-hx, -hy, 0], [-hx, -hy, h], [hx, -hy, h], [hx, -hy, 0]],
-    [[hx, -hy, 0], [hx, -hy, h], [hx, hy, h], [hx, hy, 0]],
-    [[hx, hy, 0], [hx, hy, h], [-hx, hy, h], [-hx, hy, 0]],
-    [[-hx, hy, 0], [-hx, hy, h], [-hx, -hy, h], [-hx, -hy, 0]],
+    [[x0, y0, z0], [x0, y0, z1], [x1, y0, z1], [x1, y0, z0]],
+    [[x1, y0, z0], [x1, y0, z1], [x1, y1, z1], [x1, y1, z0]],
+    [[x1, y1, z0], [x1, y1, z1], [x0, y1, z1], [x0, y1, z0]],
+    [[x0, y1, z0], [x0, y1, z1], [x0, y0, z1], [x0, y0, z0]],
   ];
   walls.forEach((w, i) => {
     pushQuad(b, w[0], w[1], w[2], w[3], WALL_IDS[i]!, WALL_RGB);
@@ -110,6 +113,6 @@ export function buildScene(task: Pick<Task, "room" | "objects" | "lighting">): R
     lighting: task.lighting,
     categories,
     roomSize: [sx, sy],
-    roomHeight: h,
+    roomHeight: task.room.height,
   };
 }

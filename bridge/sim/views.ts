@@ -3,11 +3,14 @@
  * - single: the initial pose only;
  * - multi: 30 views along a seeded random trajectory from the initial pose (agent-like moves and turns,
  *   staying inside the room and clear of furniture);
- * - gt: the initial pose, then one view after each action of the task's ground-truth trajectory.
+ * - gt: the initial pose, then one view after each action of the task's ground-truth trajectory; a task
+ *   with candidate views and no trajectory (imported ESI-Bench tasks) uses the candidate views whose flags
+ *   show every relevant object instead (bridge/task/candidates.ts).
  */
 import type { AgentPose } from "../../src/core/math/camera.js";
 import { Rng } from "../../src/core/math/rng.js";
 import type { Task } from "../task/schema.js";
+import { gtCandidateViews } from "../task/candidates.js";
 import type { Paradigm } from "../bundle/schema.js";
 import { applyAction, replay, worldOf, type World } from "./agent.js";
 import { NAVIGATION_ACTIONS, type NavigationAction } from "../task/actions.js";
@@ -71,6 +74,11 @@ export function paradigmViews(task: Task, paradigm: Paradigm): PlannedView[] {
     case "multi":
       return randomTrajectory(world, start, new Rng(`${task.seed}/${task.task_id}/multi`));
     case "gt": {
+      if (task.candidate_views?.length && task.action_trajectory.length === 0) {
+        const views = gtCandidateViews(task);
+        if (!views) throw new Error(`${task.task_id}: no gt view set: the candidate views' flags do not show every relevant object`);
+        return views.map((v) => ({ pose: { position: v.position, yaw: v.yaw, pitch: v.pitch }, action: null }));
+      }
       const poses = replay(world, start, task.action_trajectory);
       return poses.map((pose, i) => ({ pose, action: i === 0 ? null : task.action_trajectory[i - 1]! }));
     }

@@ -61,5 +61,11 @@ export const CONTACT_PLACEMENT_MAX_GAP_M = 0.002;
 /** Smallest surface gap of a separated pair (m), ESI Q.8. */
 export const CONTACT_NEGATIVE_MIN_GAP_M = 0.05;
 
+/**
+ * Material Transparency: an object is inside a container when its centre lies within the container's
+ * footprint shrunk by this margin and its top is below the container's rim (m).
+ */
+export const INSIDE_FOOTPRINT_MARGIN_M = 0.0;
+
 /** Spatial Distance / Dimensional Size: comparisons closer than this are not generated (relative). */
 export const METRIC_COMPARISON_MIN_RATIO = 1.3;

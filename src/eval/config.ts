@@ -14,6 +14,8 @@ import { InputError } from "../core/errors.js";
 
 export const RUN_SOURCES = SOURCES;
 export const RUN_PARADIGMS = ["single", "multi", "gt"] as const;
+/** Who renders a run's views in-process: the built-in simulator (imported ESI-Bench tasks as proxy scenes). */
+export const RUN_SIMULATORS = ["builtin"] as const;
 export { NOISE_COMPONENTS as NOISE_COMPONENT_NAMES } from "../../reconstruct/noisy/params.js";
 
 /** A seed is also a file-name part of the default run directory: letters, digits, '_', '.', '-'. */
@@ -22,6 +24,7 @@ export const SEED_PATTERN = /^[A-Za-z0-9_.-]+$/;
 export const RunConfigSchema = z
   .object({
     suite: z.string().min(1).default("default").describe("'default' (the built-in suite, generated from the seed) or a directory of task JSON files"),
+    simulator: z.enum(RUN_SIMULATORS).default("builtin").describe("who renders: builtin (imported ESI-Bench tasks run as proxy scenes; OmniGibson renders go through bridge/omnigibson/capture.py and esi3d serve)"),
     perSubcategory: z.number().int().min(1).max(10000).default(10).describe("built-in suite: tasks per subcategory"),
     subcategories: z.array(z.enum(BUILTIN_SUBCATEGORIES)).min(1).default([...BUILTIN_SUBCATEGORIES]).describe("comma-separated subset of subcategories"),
     limit: z.number().int().min(1).nullable().default(null).describe("use at most this many tasks (round-robin over subcategories)"),

@@ -121,6 +121,7 @@ export function makeRecord(p: RecordParts): ItemRecord {
     views: p.views,
     graph_quality: p.quality,
     timings_ms: { ...p.timings, reason: a.latencyMs },
+    ...(p.task.proxy ? { proxy: true as const, simulator: p.task.simulator } : {}),
   };
 }
 

@@ -47,6 +47,8 @@ export const ItemRecordSchema = z
     views: z.number().int().min(0),
     graph_quality: z.record(z.string(), z.number().nullable()).nullable(),
     timings_ms: z.record(z.string(), z.number()),
+    proxy: z.literal(true).optional().describe("set when the task was rendered as a proxy scene (bridge/esibench/proxy.ts): the result is about the proxy"),
+    simulator: z.string().optional().describe("the task's simulator, on proxy records"),
   })
   .strict();
 export type ItemRecord = z.infer<typeof ItemRecordSchema>;

@@ -46,10 +46,21 @@ export function evidenceLine(config: RunConfig): string {
   return `Evidence: 3D arms use --masks ${config.masks}${oracle}, --instances ${config.instances}; the 2D baseline sees ${config.reasoner === "symbolic" ? "per-view instance masks in pixel space (symbolic-2d)" : `images (${config.images})`}, never depth or identity across views. Label-answer subcategories (View Hallucination, Partial Occlusion) are label-trivial whenever masks carry categories.`;
 }
 
-export function reportMarkdown(s: RunSummary, config: RunConfig, meta: { runId: string; version: string; wallSeconds?: number }): string {
+export interface ReportMeta {
+  runId: string;
+  version: string;
+  wallSeconds?: number;
+  /** Tasks or paradigms of a directory suite that could not run, with the reason (src/eval/suite.ts). */
+  skipped?: Array<{ task_id: string; subcategory: string; paradigm: string | null; reason: string }>;
+  /** Tasks rendered as proxy scenes of another simulator's task (bridge/esibench/proxy.ts). */
+  proxies?: number;
+}
+
+export function reportMarkdown(s: RunSummary, config: RunConfig, meta: ReportMeta): string {
   const out: string[] = [];
   out.push(`# esi3d run ${meta.runId}`);
   out.push("");
+  if (meta.proxies) out.push(`**Proxy renders:** ${meta.proxies} task(s) are ESI-Bench tasks rendered by the built-in simulator with stand-ins (library models or boxes of the recorded extents) for the BEHAVIOR-1K scene: these results are about the proxy scenes, not ESI-Bench's renders.`, "");
   out.push(`esi3d ${meta.version}; suite ${config.suite} (seed ${config.seed}); sources ${config.sources.join(", ")}${config.sources.includes("noisy") ? ` (noise level ${config.noiseLevel}, components ${config.noiseComponents.join("+")})` : ""}; paradigms ${config.paradigms.join(", ")}; reasoner ${config.reasoner}; baseline ${config.baseline}.${meta.wallSeconds ? ` Wall time ${meta.wallSeconds.toFixed(0)} s.` : ""}`);
   out.push("");
   out.push(evidenceLine(config));
@@ -90,6 +101,14 @@ export function reportMarkdown(s: RunSummary, config: RunConfig, meta: { runId: 
   for (const q of s.quality) qRows.push([METHOD_LABELS[q.source] ?? q.source, q.paradigm, String(q.graphs), q.node_f1.toFixed(3), (q.duplicate_rate * 100).toFixed(1) + "%", (q.hallucination_rate * 100).toFixed(1) + "%", (q.miss_rate * 100).toFixed(1) + "%", q.relation_precision === null ? "-" : q.relation_precision.toFixed(3), q.relation_recall === null ? "-" : q.relation_recall.toFixed(3), q.nodes_per_graph.toFixed(1)]);
   out.push(pad(qRows, true));
   out.push("");
+  if (meta.skipped?.length) {
+    out.push("## Skipped");
+    out.push("");
+    const kRows = [["Task", "Subcategory", "Paradigm", "Reason"]];
+    for (const k of meta.skipped) kRows.push([k.task_id, k.subcategory, k.paradigm ?? "all", k.reason]);
+    out.push(pad(kRows, true));
+    out.push("");
+  }
   out.push("## Time per stage (mean ms per item)");
   out.push("");
   const tRows = [["Stage", "mean ms", "n"]];
@@ -156,7 +175,7 @@ function mdTableToHtml(md: string): string {
   return `<table><thead><tr>${cells(head!).map((c) => `<th>${esc(c.replace(/\*\*/g, ""))}</th>`).join("")}</tr></thead><tbody>${body.map((l) => `<tr>${cells(l).map((c) => `<td>${c.startsWith("**") ? `<b>${esc(c.replace(/\*\*/g, ""))}</b>` : esc(c)}</td>`).join("")}</tr>`).join("")}</tbody></table>`;
 }
 
-export function reportHtml(s: RunSummary, config: RunConfig, meta: { runId: string; version: string; wallSeconds?: number }): string {
+export function reportHtml(s: RunSummary, config: RunConfig, meta: ReportMeta): string {
   const md = reportMarkdown(s, config, meta);
   const sections = md.split("\n## ").slice(1).map((sec) => {
     const [head, ...rest] = sec.split("\n");

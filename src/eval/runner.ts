@@ -15,7 +15,8 @@ import { join } from "node:path";
 import { Piscina } from "piscina";
 import pLimit from "p-limit";
 import type { Task } from "../../bridge/task/schema.js";
-import { readTaskFile, readTasks } from "../../bridge/task/io.js";
+import { readTaskFile } from "../../bridge/task/io.js";
+import { isSkippedUnit, planSuiteDirectory, type SkippedItem } from "./suite.js";
 import { InputError } from "../core/errors.js";
 import { canonicalJson } from "../core/hash.js";
 import { writeFileAtomic, writeJsonAtomic } from "../core/fs.js";
@@ -63,19 +64,26 @@ export interface RunOutcome {
   wallSeconds: number;
 }
 
-/** The task list of a run: the built-in suite (round-robin over subcategories under --limit) or a directory. */
-export function planTasks(config: RunConfig, generate: (sub: RunConfig["subcategories"][number], index: number) => Promise<Task>, cached: (id: string) => Task | null): Promise<Task[]> {
-  if (config.suite !== "default") return Promise.resolve(suiteTasks(config));
+/**
+ * The task list of a run: the built-in suite (round-robin over subcategories under --limit) or a directory
+ * (src/eval/suite.ts: imported tasks as proxies; what cannot run is skipped with the reason).
+ */
+export function planTasks(config: RunConfig, generate: (sub: RunConfig["subcategories"][number], index: number) => Promise<Task>, cached: (id: string) => Task | null, skipped: SkippedItem[] = []): Promise<Task[]> {
+  if (config.suite !== "default") {
+    const planned = suitePlan(config);
+    skipped.push(...planned.skipped);
+    return Promise.resolve(planned.tasks);
+  }
   const plan: Array<[RunConfig["subcategories"][number], number]> = [];
   for (let i = 0; i < config.perSubcategory; i++) for (const s of config.subcategories) plan.push([s, i]);
   const chosen = config.limit ? plan.slice(0, config.limit) : plan;
   return Promise.all(chosen.map(([s, i]) => cached(`${s}-${String(i).padStart(3, "0")}`) ?? generate(s, i)));
 }
 
-/** The tasks of a suite directory, filtered and limited as the config says. */
-function suiteTasks(config: RunConfig): Task[] {
-  const tasks = readTasks(config.suite).filter((t) => (config.subcategories as string[]).includes(t.subcategory));
-  return config.limit ? tasks.slice(0, config.limit) : tasks;
+/** The runnable tasks of a suite directory (limited as the config says) and what it skips. */
+function suitePlan(config: RunConfig): { tasks: Task[]; skipped: SkippedItem[] } {
+  const planned = planSuiteDirectory(config.suite, config);
+  return { tasks: config.limit ? planned.tasks.slice(0, config.limit) : planned.tasks, skipped: planned.skipped };
 }
 
 /** The run's model client (null for the offline reasoner): made before any work, so a bad key or URL fails at once. */
@@ -88,7 +96,13 @@ function makeReasoner(config: RunConfig): Reasoner | null {
 function preflight(config: RunConfig, out: string): Reasoner | null {
   if (existsSync(out) && !statSync(out).isDirectory()) throw new InputError(`${out}: exists and is not a directory (choose another --out)`, { file: out });
   if (config.sources.includes("vggt")) resolveVggtModel({ modelPath: config.vggt.modelPath ?? undefined });
-  if (config.suite !== "default" && suiteTasks(config).length === 0) throw new InputError(`${config.suite}: no task of the chosen subcategories (${config.subcategories.join(", ")})`, { file: config.suite });
+  if (config.suite !== "default") {
+    const planned = suitePlan(config);
+    if (planned.tasks.length === 0) {
+      const why = [...new Set(planned.skipped.map((k) => k.reason))].slice(0, 3).join("; ");
+      throw new InputError(`${config.suite}: no task of this suite can run here (${planned.skipped.length} skipped${why ? `: ${why}` : ""})`, { file: config.suite });
+    }
+  }
   return makeReasoner(config);
 }
 
@@ -127,10 +141,11 @@ function unitKeys(config: RunConfig, task: Task, paradigm: string): string[] {
   return [...threeDArms(config).map((a) => itemKey(task.task_id, paradigm, "3d", a.label)), ...(config.baseline === "2d" ? [itemKey(task.task_id, paradigm, "2d", null)] : [])];
 }
 
-function writeReports(opts: RunOptions, records: ItemRecord[], interrupted: boolean, wallSeconds: number): RunSummary {
+function writeReports(opts: RunOptions, records: ItemRecord[], interrupted: boolean, wallSeconds: number, skipped: SkippedItem[]): RunSummary {
   const { out, config } = opts;
   const summary = summarizeRun(records);
-  const meta = { runId: out.split("/").filter(Boolean).pop() ?? out, version: opts.version, wallSeconds };
+  const proxies = new Set(records.filter((r) => r.proxy).map((r) => r.task_id)).size;
+  const meta = { runId: out.split("/").filter(Boolean).pop() ?? out, version: opts.version, wallSeconds, skipped, proxies };
   writeJsonAtomic(join(out, "summary.json"), { ...summary, complete: !interrupted, wall_seconds: wallSeconds });
   writeFileAtomic(join(out, "report.md"), reportMarkdown(summary, config, meta));
   writeFileAtomic(join(out, "report.html"), reportHtml(summary, config, meta));
@@ -158,10 +173,12 @@ export async function runEvaluation(opts: RunOptions): Promise<RunOutcome> {
   const abandoned = () => opts.abandon?.aborted === true;
   const abandonSignal = opts.abandon ?? new AbortController().signal;
   let totalItems = 0;
+  const skipped: SkippedItem[] = [];
   try {
-    const tasks = await prepareTasks(opts, exec);
-    const units = tasks.flatMap((task) => config.paradigms.map((paradigm) => ({ task, paradigm: paradigm as Paradigm }))).filter((u) => unitKeys(config, u.task, u.paradigm).some((k) => !doneKeys.has(k)));
-    totalItems = tasks.length * config.paradigms.length * (threeDArms(config).length + (config.baseline === "2d" ? 1 : 0));
+    const tasks = await prepareTasks(opts, exec, skipped);
+    const allUnits = tasks.flatMap((task) => config.paradigms.map((paradigm) => ({ task, paradigm: paradigm as Paradigm }))).filter((u) => !isSkippedUnit(skipped, u.task.task_id, u.paradigm));
+    const units = allUnits.filter((u) => unitKeys(config, u.task, u.paradigm).some((k) => !doneKeys.has(k)));
+    totalItems = allUnits.length * (threeDArms(config).length + (config.baseline === "2d" ? 1 : 0));
     opts.progress?.setTotal(totalItems);
     opts.progress?.tick(previous.length);
     log(`run: ${tasks.length} tasks x ${config.paradigms.length} paradigms = ${totalItems} items (${previous.length} already done), ${threads} worker(s), reasoner ${config.reasoner}`);
@@ -220,13 +237,13 @@ export async function runEvaluation(opts: RunOptions): Promise<RunOutcome> {
   // a stop that came after the last item changes nothing
   const interrupted = stopped() && records.length < totalItems;
   const wallSeconds = (Date.now() - t0) / 1000;
-  const summary = writeReports(opts, records, interrupted, wallSeconds);
+  const summary = writeReports(opts, records, interrupted, wallSeconds, skipped);
   opts.progress?.finish();
   return { summary, records, interrupted, wallSeconds };
 }
 
 /** Generates the built-in suite's tasks on the pool (or reads a suite directory), stored in the run (reused on resume). */
-async function prepareTasks(opts: RunOptions, exec: (job: WorkerJob) => Promise<unknown>): Promise<Task[]> {
+async function prepareTasks(opts: RunOptions, exec: (job: WorkerJob) => Promise<unknown>, skipped: SkippedItem[]): Promise<Task[]> {
   const { config, out } = opts;
   const taskFile = (id: string) => join(out, "tasks", `${id}.json`);
   const tasks = await planTasks(
@@ -237,7 +254,12 @@ async function prepareTasks(opts: RunOptions, exec: (job: WorkerJob) => Promise<
       return t;
     },
     (id) => (existsSync(taskFile(id)) ? readTaskFile(taskFile(id)) : null),
+    skipped,
   );
+  if (skipped.length) {
+    writeJsonAtomic(join(out, "skipped.json"), skipped);
+    opts.log(`run: ${skipped.length} task(s) or paradigm(s) skipped (reasons in ${join(out, "skipped.json")})`);
+  }
   if (config.suite !== "default") for (const t of tasks) if (!existsSync(taskFile(t.task_id))) writeJsonAtomic(taskFile(t.task_id), t);
   return tasks;
 }

@@ -9,6 +9,7 @@ import { registerRun } from "./commands/run.js";
 import { registerCompare } from "./commands/compare.js";
 import { registerAblate } from "./commands/ablate.js";
 import { registerAsk } from "./commands/ask.js";
+import { registerImport } from "./commands/import.js";
 
 /** Registers them in the order `esi3d --help` lists them; `last` (other front-ends' commands) go between. */
 export function registerCliCommands(program: Command, others: { afterGraph?: (p: Command) => void; last?: (p: Command) => void } = {}): void {
@@ -17,6 +18,7 @@ export function registerCliCommands(program: Command, others: { afterGraph?: (p:
   registerAsk(program);
   registerCompare(program);
   registerGenerate(program);
+  registerImport(program);
   registerRender(program);
   registerPoints(program);
   registerGraph(program);

@@ -12,6 +12,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { generateTask } from "../../../bridge/sim/generate/suite.js";
+import type { Task } from "../../../bridge/task/schema.js";
 import { captureBundle } from "../../../bridge/sim/capture.js";
 import { writeBundle } from "../../../bridge/bundle/io.js";
 import { decodePng } from "../../../bridge/bundle/png.js";
@@ -19,6 +20,8 @@ import { paradigmViews } from "../../../bridge/sim/views.js";
 import { poseToExtrinsic } from "../../../src/core/math/camera.js";
 import { parseView } from "../../../src/apps/service/view-codec.js";
 import { REPO_ROOT } from "../cli/helpers.js";
+import { importRecords } from "../../../bridge/esibench/importer.js";
+import { proxyTask } from "../../../bridge/esibench/proxy.js";
 import { startServe, tempDir } from "./helpers.js";
 
 const PYTHON = "/usr/bin/python3";
@@ -31,6 +34,30 @@ function files(dir: string): string[] {
   return readdirSync(dir, { recursive: true, encoding: "utf8" })
     .filter((f) => statSync(join(dir, f)).isFile())
     .sort();
+}
+
+/** Compares esi3d_agent.py's view sets with bridge/sim/views.ts for every paradigm; returns the views compared. */
+function sameViewsInPython(tasks: Task[], dir: string): number {
+  let views = 0;
+  for (const task of tasks) {
+    const file = join(dir, `${task.task_id}.json`);
+    writeFileSync(file, JSON.stringify(task));
+    for (const paradigm of ["single", "multi", "gt"] as const) {
+      const ts = paradigmViews(task, paradigm);
+      const py = execFileSync(PYTHON, [...PY_FLAGS, join(BRIDGE, "esi3d_agent.py"), file, paradigm], { env: PY_ENV, encoding: "utf8" })
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as { action: string | null; extrinsic: number[][] });
+      expect(py.length, `${task.task_id} ${paradigm}`).toBe(ts.length);
+      ts.forEach((v, k) => {
+        expect(py[k]!.action, `${task.task_id} ${paradigm} view ${k}`).toBe(v.action);
+        const E = poseToExtrinsic(v.pose);
+        E.forEach((row, a) => row.forEach((x, b) => expect(Math.abs(x - py[k]!.extrinsic[a]![b]!), `${task.task_id} ${paradigm} view ${k}`).toBeLessThan(1e-9)));
+        views++;
+      });
+    }
+  }
+  return views;
 }
 
 describe("bridge/omnigibson (Python, standard library only)", () => {
@@ -91,28 +118,18 @@ open("${dir}/view.bin", "wb").write(b.encode_view({"intrinsics": K, "extrinsic":
   });
 
   it("places the camera where the built-in simulator does: single, multi (the seeded walk) and gt", () => {
-    const dir = tempDir("py-agent");
-    let views = 0;
-    for (const [sub, i] of [["spatial_distance", 0], ["counting_with_occlusion", 1], ["spatial_segmentation", 0], ["linear_alignment", 2]] as const) {
-      const task = generateTask(sub, "python-agent", i);
-      const file = join(dir, `${task.task_id}.json`);
-      writeFileSync(file, JSON.stringify(task));
-      for (const paradigm of ["single", "multi", "gt"] as const) {
-        const ts = paradigmViews(task, paradigm);
-        const py = execFileSync(PYTHON, [...PY_FLAGS, join(BRIDGE, "esi3d_agent.py"), file, paradigm], { env: PY_ENV, encoding: "utf8" })
-          .trim()
-          .split("\n")
-          .map((l) => JSON.parse(l) as { action: string | null; extrinsic: number[][] });
-        expect(py.length, `${task.task_id} ${paradigm}`).toBe(ts.length);
-        ts.forEach((v, k) => {
-          expect(py[k]!.action, `${task.task_id} ${paradigm} view ${k}`).toBe(v.action);
-          const E = poseToExtrinsic(v.pose);
-          E.forEach((row, a) => row.forEach((x, b) => expect(Math.abs(x - py[k]!.extrinsic[a]![b]!), `${task.task_id} ${paradigm} view ${k}`).toBeLessThan(1e-9)));
-          views++;
-        });
-      }
-    }
-    expect(views).toBeGreaterThan(4 * 31);
+    const tasks = ([["spatial_distance", 0], ["counting_with_occlusion", 1], ["spatial_segmentation", 0], ["linear_alignment", 2]] as const).map(([sub, i]) => generateTask(sub, "python-agent", i));
+    expect(sameViewsInPython(tasks, tempDir("py-agent"))).toBeGreaterThan(4 * 31);
+  });
+
+  it("places the camera where the built-in simulator does for imported ESI-Bench tasks (rooms at world bounds, 0.02 m camera floor, gt from candidate views)", () => {
+    const imported = importRecords(join(REPO_ROOT, "fixtures", "esi-bench")).imported;
+    const tasks = ["2805", "0398", "1145"].map((id) => {
+      const p = proxyTask(imported.find((x) => x.record.raw.id === id)!.task!);
+      if ("skip" in p) throw new Error(p.skip);
+      return p.task;
+    });
+    expect(sameViewsInPython(tasks, tempDir("py-agent-esi"))).toBeGreaterThan(3 * 31);
   });
 
   it("passes its own unit tests (conventions, USD camera conversion, capture.py helpers without OmniGibson)", () => {

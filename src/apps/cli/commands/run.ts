@@ -21,6 +21,7 @@ const prefixed = (prefix: string, specs: readonly FlagSpec[]) => specs.map((s) =
 /** The flags of the run options shared by `run` and `ablate`, by field of RunConfig. */
 export const RUN_FLAGS: readonly FlagSpec[] = [
   { path: "suite", flag: "--suite <suite>" },
+  { path: "simulator", flag: "--simulator <name>" },
   { path: "perSubcategory", flag: "--per-subcategory <n>" },
   { path: "subcategories", flag: "--subcategories <list>", shownDefault: "all" },
   { path: "limit", flag: "--limit <n>" },

@@ -1,0 +1,105 @@
+/**
+ * Proxy scenes for imported ESI-Bench tasks, so the built-in simulator can render the real question set
+ * without OmniGibson: an object of a category the built-in library has becomes that library model scaled
+ * to the recorded box, any other object a grey box of the recorded extent. A task whose question needs an
+ * object with no recorded extent and no library model, or that needs a camera the record does not give,
+ * is skipped with the reason. Everything about a proxy is marked (the task's `proxy` field and simulator),
+ * and the results are about the proxy scene, not ESI's.
+ */
+import type { Vec3 } from "../../src/core/math/vec.js";
+import { buildModel, LIBRARY, PROXY_BOX_MODEL } from "../objects/library.js";
+import { BUILTIN_SUBCATEGORIES } from "../task/taxonomy.js";
+import { TaskSchema, type Lighting, type Task, type TaskObject, type TaskRecord } from "../task/schema.js";
+import { applyRule, type RuleCheck } from "./rules.js";
+
+/** The simulator of a proxy task: the built-in one, standing in for another simulator's scene. */
+export const PROXY_SIMULATOR = "esi3d-builtin/1 proxy";
+/** Proxy rooms without recorded bounds enclose the objects and the initial camera with this margin (m; ours). */
+export const PROXY_ROOM_MARGIN_M = 1.0;
+/** Proxy wall height (m; ours: BEHAVIOR-1K rooms are about 2.5-3 m high, the records store none). */
+export const PROXY_ROOM_HEIGHT_M = 3.0;
+/** The built-in agent's highest camera above the floor (bridge/sim/agent.ts MAX_CAMERA_HEIGHT_M). */
+const PROXY_MAX_CAMERA_HEIGHT_M = 2.0;
+/** Daylight for proxies (the records store no lighting): the middle of the built-in suite's daylight range. */
+export const PROXY_LIGHTING: Lighting = { ambient: 0.4, sun: { direction: [0.2, 0.3, -1], intensity: 0.6 }, lights: [] };
+/** Colours of stand-ins, by object order, so that same-category objects stay apart for colour matching. */
+export const PROXY_COLORS = ["grey", "tan", "blue", "green", "red", "teal", "purple", "orange", "brown", "pink"] as const;
+/** Proxy renders go through esi3d's built-in renderer and reasoners: the 13 subcategories those cover. */
+export const PROXY_SUBCATEGORIES: ReadonlySet<string> = new Set(BUILTIN_SUBCATEGORIES);
+
+/** Why a task has no proxy, as a short code (audit summaries count by it) and a sentence. */
+export type ProxySkipCode = "not_imported" | "subcategory" | "no_camera" | "answer_format" | "geometry" | "schema";
+export type ProxyResult = { task: Task; check: RuleCheck | null } | { skip: string; code: ProxySkipCode };
+
+const isImported = (t: TaskRecord) => t.provenance?.dataset === "esi-bench";
+
+function standIn(o: TaskRecord["objects"][number], i: number): { object: TaskObject; kind: "library_model" | "box" } | { missing: string } {
+  const lib = LIBRARY.get(o.category);
+  const color = o.transparent ? "glass" : PROXY_COLORS[i % PROXY_COLORS.length]!;
+  // a world AABB is an axis-aligned box: the stand-in is unrotated
+  const orientation = o.extent_source === "record_world_aabb" ? { x: 0, y: 0, z: 0, w: 1 } : o.orientation;
+  const base = { id: o.id, category: o.category, name: o.name, role: o.role, position: o.position, color, transparent: o.transparent, ...(o.support !== undefined ? { support: o.support } : {}) };
+  if (lib) {
+    const model = lib.models[0]!.id;
+    const me = buildModel(model).extent;
+    const extent: Vec3 = o.extent ?? [me[0], me[1], me[2]];
+    const scale: Vec3 = [extent[0] / me[0], extent[1] / me[1], extent[2] / me[2]];
+    return { object: { ...base, model, orientation, extent, scale, extent_source: o.extent ? "record" : "model" }, kind: "library_model" };
+  }
+  if (!o.extent) return { missing: `no extent is recorded for ${o.category} (object ${o.id}) and the built-in library has no ${o.category} model` };
+  const e = o.extent.map((x) => Math.max(x, 1e-3)) as Vec3;
+  return { object: { ...base, model: PROXY_BOX_MODEL, orientation, extent: e, scale: e, extent_source: "record" }, kind: "box" };
+}
+
+/** The proxy task of an imported task, or why there is none. */
+export function proxyTask(t: TaskRecord): ProxyResult {
+  if (!isImported(t)) return { skip: "not an imported ESI-Bench task", code: "not_imported" };
+  if (!PROXY_SUBCATEGORIES.has(t.subcategory)) return { skip: `${t.subcategory}: esi3d's built-in renderer and reasoners cover only the 13 built-in subcategories (no mirrors, cloth, liquids, dynamics, room graphs or time)`, code: "subcategory" };
+  if (!t.agent_initial) return { skip: "the record stores no camera for the question", code: "no_camera" };
+  if (t.answer_format !== "yes_no" && t.answer_format !== "choice" && t.answer_format !== "integer" && t.answer_format !== "ordering") return { skip: `answer format ${t.answer_format}: esi3d's reasoners do not answer it yet`, code: "answer_format" };
+  const relevant = new Set(t.relevant_object_ids);
+  const objects: TaskObject[] = [];
+  const stands: Array<{ id: number; stands_in: "library_model" | "box"; original_model: string | null }> = [];
+  const dropped: string[] = [];
+  t.objects.forEach((o, i) => {
+    const s = standIn(o, i);
+    if ("missing" in s) {
+      if (relevant.has(o.id)) dropped.push(`!${s.missing}`);
+      else dropped.push(s.missing);
+      return;
+    }
+    objects.push(s.object);
+    stands.push({ id: o.id, stands_in: s.kind, original_model: o.model });
+  });
+  const blocking = dropped.filter((d) => d.startsWith("!"));
+  if (blocking.length) return { skip: `the question needs geometry the record lacks: ${blocking.map((d) => d.slice(1)).join("; ")}`, code: "geometry" };
+  // no floor recorded: the lowest object bottom, but never more than the agent's highest camera below the
+  // initial camera (an object that fell out of the scene must not take the floor with it)
+  const floorZ = t.room.floor_z ?? Math.max(Math.min(...objects.map((o) => o.position[2] - o.extent[2] / 2), t.agent_initial.position[2]), t.agent_initial.position[2] - PROXY_MAX_CAMERA_HEIGHT_M);
+  let bounds = t.room.bounds, how = "the record's floor rectangle";
+  if (!bounds) {
+    const xs: number[] = [t.agent_initial.position[0]], ys: number[] = [t.agent_initial.position[1]];
+    for (const o of objects) {
+      const r = Math.hypot(o.extent[0], o.extent[1]) / 2;
+      xs.push(o.position[0] - r, o.position[0] + r);
+      ys.push(o.position[1] - r, o.position[1] + r);
+    }
+    bounds = { min: [Math.min(...xs) - PROXY_ROOM_MARGIN_M, Math.min(...ys) - PROXY_ROOM_MARGIN_M], max: [Math.max(...xs) + PROXY_ROOM_MARGIN_M, Math.max(...ys) + PROXY_ROOM_MARGIN_M] };
+    how = `no room extent recorded: the objects and the initial camera, ${PROXY_ROOM_MARGIN_M} m apart from the walls`;
+  }
+  const size: [number, number] = [bounds.max[0] - bounds.min[0], bounds.max[1] - bounds.min[1]];
+  const proxy = {
+    ...t,
+    simulator: `${PROXY_SIMULATOR} of ${t.simulator}`,
+    room: { ...t.room, size, height: t.room.height ?? PROXY_ROOM_HEIGHT_M, bounds, floor_z: floorZ },
+    objects,
+    lighting: t.lighting ?? PROXY_LIGHTING,
+    agent_initial: t.agent_initial,
+    relevant_object_ids: t.relevant_object_ids,
+    proxy: { of_simulator: t.simulator, objects: stands, room: `${how}; floor at z ${floorZ.toFixed(3)} m${t.room.floor_z === undefined ? " (the lowest object bottom: none recorded)" : ""}; walls ${t.room.height ?? PROXY_ROOM_HEIGHT_M} m${dropped.length ? `; left out: ${dropped.join("; ")}` : ""}` },
+  };
+  const parsed = TaskSchema.safeParse(proxy);
+  if (!parsed.success) return { code: "schema", skip: `the proxy does not fit the task schema: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).slice(0, 3).join("; ")}` };
+  const check = applyRule({ ...parsed.data, objects: parsed.data.objects });
+  return { task: { ...parsed.data, label_metadata: { ...parsed.data.label_metadata, proxy_rule_check: check } }, check };
+}

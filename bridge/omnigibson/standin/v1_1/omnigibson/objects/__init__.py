@@ -1,0 +1,3 @@
+from omnigibson.objects.dataset_object import DatasetObject
+
+REGISTERED_OBJECTS = {"DatasetObject": DatasetObject}

@@ -1,0 +1,1 @@
+from omnigibson.envs.env_base import Environment  # noqa: F401
