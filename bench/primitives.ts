@@ -1,9 +1,9 @@
 /**
  * Point-cloud primitives vs Open3D (../shared/peers/o3d_peer.py, 1 thread) on the same shuffled
  * gen_scene.py clouds in the same run: voxel downsampling (0.02 m), DBSCAN (eps 0.05, min 10, on the
- * downsampled cloud), statistical outlier removal (k 20, std 2.0), plus kd-tree / grid build and radius
- * search, and our kd-tree against kd-tree-javascript (build + k-NN, 100k points).
- * Results must agree exactly (same voxel points, same labels, same kept set); speed is reported as ratios.
+ * downsampled cloud), plus kd-tree / grid build and radius search, and our kd-tree against
+ * kd-tree-javascript (build + nearest-point queries, 100k points).
+ * Results must agree exactly (same voxel points, same labels); speed is reported as ratios.
  *
  *   npx tsc -p tsconfig.json && node dist/bench/main.js primitives
  *   ESI3D_BENCH_SIZES=1m node dist/bench/main.js primitives     (skip the 4M cloud)
@@ -16,13 +16,12 @@ import { fileURLToPath } from "node:url";
 import type { BenchContext } from "./context.js";
 import { voxelDownsample } from "../scenegraph/primitives/voxelDownsample.js";
 import { dbscanDetailed } from "../scenegraph/primitives/dbscan.js";
-import { statisticalOutlierRemoval } from "../scenegraph/primitives/outliers.js";
-import { knnStats } from "../scenegraph/primitives/knnGrid.js";
-import { releaseKnnMemory } from "../scenegraph/primitives/knnKernelHost.js";
 import { KdTree3 } from "../scenegraph/primitives/kdtree.js";
 import { VoxelHashGrid } from "../scenegraph/primitives/hashGrid.js";
 
-const VOXEL = 0.02, EPS = 0.05, MIN_POINTS = 10, SOR_K = 20, SOR_STD = 2.0, RADIUS = 0.02, QUERIES = 10_000;
+const VOXEL = 0.02, EPS = 0.05, MIN_POINTS = 10, RADIUS = 0.02, QUERIES = 10_000;
+/** Nearest-point probes sit 1 cm off a cloud point, as a point of another object would (not the point itself). */
+const PROBE_OFFSET_M = 0.01;
 /** Runs (best taken) for the fast operations, on both sides: a shared machine's noise is tens of ms. */
 const FAST_RUNS = 7;
 
@@ -84,11 +83,10 @@ export default async function primitives(ctx: BenchContext): Promise<void> {
   for (let i = 0; i < 3; i++) {
     const d = voxelDownsample(warm, VOXEL).xyz;
     dbscanDetailed(d, EPS, MIN_POINTS);
-    statisticalOutlierRemoval(warm, SOR_K, SOR_STD);
     new KdTree3(warm).within(0, 0, 0, RADIUS);
     new VoxelHashGrid(warm, RADIUS).countWithin(0, 0, 0, RADIUS);
   }
-  console.log(`  Open3D with 1 thread; both sides best of ${FAST_RUNS} runs for voxel/DBSCAN, of 3 for SOR (1 on 4M), in ms;`);
+  console.log(`  Open3D with 1 thread; both sides best of ${FAST_RUNS} runs, in ms;`);
   console.log(`  ours after 3 warm-up calls of each operation on a 100k cloud (the machine is shared: ratios from one run)`);
   console.log(`  ${"op".padEnd(34)}${"size".padStart(6)}${"ours".padStart(10)}${"Open3D".padStart(10)}${"ratio".padStart(8)}  agreement`);
   const row = (op: string, size: string, ours: number, theirs: number | null, agree: string) =>
@@ -121,24 +119,6 @@ export default async function primitives(ctx: BenchContext): Promise<void> {
     const dbSame = labelDiff === 0 && theirLabels.length === db.result.labels.length;
     row(`DBSCAN eps ${EPS} min ${MIN_POINTS}`, size, db.ms, pd.seconds * 1000, `${db.result.clusterCount} clusters, ${dbSame ? "identical labels" : `${labelDiff} labels differ`}`);
 
-    // statistical outlier removal on the full cloud
-    gc();
-    const sorRuns = n > 2_000_000 ? 1 : 3;
-    // The k-NN kernel keeps its memory briefly for the next call (knnKernelHost.ts): time one call
-    // on fresh memory too, which is what a single call in a new process pays.
-    releaseKnnMemory();
-    const sorCold = await ctx.time(() => statisticalOutlierRemoval(xyz, SOR_K, SOR_STD), 1);
-    const sor = sorRuns === 1 ? sorCold : await ctx.time(() => statisticalOutlierRemoval(xyz, SOR_K, SOR_STD), sorRuns);
-    const keepFile = join(dataDir, `keep_${size}.u8`);
-    const ps = peer(py, ["--in", file, "--op", "sor", "--k", String(SOR_K), "--std", String(SOR_STD), "--runs", String(sorRuns), "--out", keepFile]);
-    const theirKeep = readFileSync(keepFile);
-    let keepDiff = 0, kept = 0;
-    for (let i = 0; i < n; i++) {
-      kept += sor.result[i]!;
-      if (theirKeep[i] !== sor.result[i]) keepDiff++;
-    }
-    row(`statistical outliers k ${SOR_K} std ${SOR_STD}`, size, sor.ms, ps.seconds * 1000, `${kept} kept, ${keepDiff === 0 ? "same kept set" : `${keepDiff} differ`} (grid ${knnStats.cellSize.toFixed(4)} m, ${knnStats.fallbacks} coarse searches; on fresh memory ${fmt(sorCold.ms)} ms, ${ratio(ps.seconds * 1000, sorCold.ms).toFixed(1)}x)`);
-
     // spatial indexes: build + 10k radius queries (every n/10k-th point, as bench_peers.py)
     gc();
     const step = Math.floor(n / QUERIES);
@@ -167,11 +147,11 @@ export default async function primitives(ctx: BenchContext): Promise<void> {
       const r = (theirs: number, ours: number) => ratio(theirs, ours).toFixed(1) + "x";
       ctx.goal("voxel downsampling 1M vs Open3D (1 thread)", `${r(pv.seconds * 1000, vox.ms)} (${fmt(vox.ms)} vs ${fmt(pv.seconds * 1000)} ms), ${voxSame ? "bit-identical" : "DIFFERENT"}`, ">= 2x, identical", voxSame && ratio(pv.seconds * 1000, vox.ms) >= 2);
       ctx.goal("DBSCAN on the downsampled 1M cloud vs Open3D", `${r(pd.seconds * 1000, db.ms)} (${fmt(db.ms)} vs ${fmt(pd.seconds * 1000)} ms), ${dbSame ? "identical labels" : "labels differ"}`, ">= 2x, identical labels", dbSame && ratio(pd.seconds * 1000, db.ms) >= 2);
-      ctx.goal("statistical outlier removal 1M vs Open3D", `${r(ps.seconds * 1000, sor.ms)} (${fmt(sor.ms)} vs ${fmt(ps.seconds * 1000)} ms), ${keepDiff === 0 ? "same kept set" : "kept sets differ"}`, ">= 10x, same kept set", keepDiff === 0 && ratio(ps.seconds * 1000, sor.ms) >= 10);
     }
   }
 
-  // our kd-tree vs kd-tree-javascript: build + 10k 20-NN queries on 100k points
+  // our kd-tree vs kd-tree-javascript: build + 10k nearest-neighbour queries on 100k points, the query the
+  // pipeline makes (scenegraph/primitives/overlap.ts closestDistance: relations' gaps, fusion's overlap)
   const small = readF32(join(dataDir, "scene_100k.f32"));
   const m = small.length / 3;
   const require = createRequire(import.meta.url);
@@ -188,26 +168,25 @@ export default async function primitives(ctx: BenchContext): Promise<void> {
   const theirKnn = await ctx.time(() => {
     let s = 0;
     for (let q = 0; q < QUERIES; q++) {
-      const res = theirBuild.result.nearest(objs[q * qStep]!, SOR_K);
+      const probe = objs[q * qStep]!;
+      const res = theirBuild.result.nearest({ x: probe.x + PROBE_OFFSET_M, y: probe.y, z: probe.z }, 1);
       for (const [, d] of res) s += d;
     }
     return s;
   }, 1);
   const ourBuild = await ctx.time(() => new KdTree3(small));
-  const outIdx = new Int32Array(SOR_K), outD2 = new Float64Array(SOR_K);
   const ourKnn = await ctx.time(() => {
     let s = 0;
     for (let q = 0; q < QUERIES; q++) {
       const o = 3 * q * qStep;
-      const r = ourBuild.result.knn(small[o]!, small[o + 1]!, small[o + 2]!, SOR_K, outIdx, outD2);
-      for (let t = 0; t < r.count; t++) s += outD2[t]!;
+      if (ourBuild.result.nearest(small[o]! + PROBE_OFFSET_M, small[o + 1]!, small[o + 2]!) >= 0) s += ourBuild.result.lastNearestD2;
     }
     return s;
   });
   console.log(`\n  k-d trees on 100k points (kd-tree-javascript 1.0.3, objects per point, vs ours, typed arrays):`);
   console.log(`  ${"".padEnd(34)}${"ours".padStart(10)}${"kd-tree-js".padStart(12)}${"ratio".padStart(8)}`);
   console.log(`  ${"build".padEnd(34)}${fmt(ourBuild.ms).padStart(10)}${fmt(theirBuild.ms).padStart(12)}${(theirBuild.ms / ourBuild.ms).toFixed(1).padStart(7)}x`);
-  console.log(`  ${`${QUERIES / 1000}k ${SOR_K}-NN queries`.padEnd(34)}${fmt(ourKnn.ms).padStart(10)}${fmt(theirKnn.ms).padStart(12)}${(theirKnn.ms / ourKnn.ms).toFixed(1).padStart(7)}x`);
+  console.log(`  ${`${QUERIES / 1000}k nearest-point queries`.padEnd(34)}${fmt(ourKnn.ms).padStart(10)}${fmt(theirKnn.ms).padStart(12)}${(theirKnn.ms / ourKnn.ms).toFixed(1).padStart(7)}x`);
   const sameSums = Math.abs(theirKnn.result - ourKnn.result) <= 1e-9 * Math.abs(ourKnn.result);
-  console.log(`  sum of k-NN squared distances: ${sameSums ? "equal" : `DIFFER (${ourKnn.result} vs ${theirKnn.result})`}`);
+  console.log(`  sum of nearest squared distances: ${sameSums ? "equal" : `DIFFER (${ourKnn.result} vs ${theirKnn.result})`}`);
 }

@@ -186,11 +186,6 @@ export function runO3dPeer(args: string[]): Record<string, unknown> {
   return JSON.parse(out.trim().split("\n").pop()!) as Record<string, unknown>;
 }
 
-/** Runs a Python snippet with open3d/numpy available; returns stdout. */
-export function runPython(code: string, args: string[] = []): string {
-  return execFileSync(PYTHON, ["-c", code, ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
-}
-
 /** Points as x,y,z tuples sorted lexicographically (for order-free comparison of clouds). */
 export function sortedTuples(xyz: Float32Array): Float32Array {
   const n = xyz.length / 3;

@@ -1,15 +1,14 @@
 /**
  * Exactness against Open3D 0.16 (Debian python3-open3d via ../shared/peers/o3d_peer.py), on seeded
  * synthetic scenes generated at run time: voxel downsampling must give the same points bit for bit,
- * DBSCAN the same labels, statistical and radius outlier removal the same kept sets.
+ * DBSCAN the same labels.
  * These tests do not skip: without Open3D they fail with the install command.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { voxelDownsample } from "../../../scenegraph/primitives/voxelDownsample.js";
 import { dbscanDetailed } from "../../../scenegraph/primitives/dbscan.js";
-import { radiusOutlierRemoval, statisticalOutlierRemoval } from "../../../scenegraph/primitives/outliers.js";
 import {
-  TempDir, canonicalLabels, readBytes, readF32, readI32, requireOpen3d, runO3dPeer, runPython, sortedTuples, syntheticScene, writeF32,
+  TempDir, canonicalLabels, readF32, readI32, requireOpen3d, runO3dPeer, sortedTuples, syntheticScene, writeF32,
 } from "./helpers.js";
 
 let tmp: TempDir;
@@ -88,51 +87,3 @@ describe("dbscan = Open3D cluster_dbscan", () => {
   });
 });
 
-describe("statisticalOutlierRemoval = Open3D remove_statistical_outlier", () => {
-  for (const [n, k, std, seed, dup] of [[120_000, 20, 2.0, "g", 25], [50_000, 8, 1.0, "h", 0], [30_000, 50, 0.5, "i", 3]] as const) {
-    it(`${n} points, k ${k}, std ${std}${dup ? `, ${dup} duplicates` : ""}: same kept set`, () => {
-      const xyz = syntheticScene(n, seed, { duplicates: dup });
-      const f = tmp.file(`sor_${seed}.f32`), g = tmp.file(`sor_${seed}.u8`);
-      writeF32(f, xyz);
-      const info = runO3dPeer(["--in", f, "--op", "sor", "--k", String(k), "--std", String(std), "--threads", "2", "--out", g]);
-      const theirs = readBytes(g);
-      const ours = statisticalOutlierRemoval(xyz, k, std);
-      let kept = 0, diff = 0;
-      for (let i = 0; i < ours.length; i++) {
-        kept += ours[i]!;
-        if (ours[i] !== theirs[i]) diff++;
-      }
-      expect(diff).toBe(0);
-      expect(kept).toBe(info.kept);
-      if (dup >= k) {
-        // Open3D drops points whose k nearest are all exact copies (mean distance 0)
-        const i0 = Array.from({ length: n }, (_, i) => i).find((i) => xyz[3 * i] === 0.25 && xyz[3 * i + 1] === -0.5 && xyz[3 * i + 2] === 0)!;
-        expect(ours[i0]).toBe(0);
-      }
-    });
-  }
-});
-
-describe("radiusOutlierRemoval = Open3D remove_radius_outlier", () => {
-  it("80k points, nb 16, radius 0.05 (Open3D tutorial values): same kept set", () => {
-    const xyz = syntheticScene(80_000, "j", { outlierFraction: 0.01 });
-    const f = tmp.file("ror.f32"), g = tmp.file("ror.u8");
-    writeF32(f, xyz);
-    runPython(
-      `import sys, numpy as np, open3d as o3d
-p = o3d.geometry.PointCloud(o3d.utility.Vector3dVector(np.fromfile(sys.argv[1], dtype="<f4").reshape(-1, 3).astype(np.float64)))
-_, idx = p.remove_radius_outlier(nb_points=16, radius=0.05)
-m = np.zeros(len(p.points), dtype=np.uint8); m[np.asarray(idx, dtype=np.int64)] = 1; m.tofile(sys.argv[2])`,
-      [f, g],
-    );
-    const theirs = readBytes(g);
-    const ours = radiusOutlierRemoval(xyz, 16, 0.05);
-    let diff = 0, removed = 0;
-    for (let i = 0; i < ours.length; i++) {
-      if (ours[i] !== theirs[i]) diff++;
-      removed += 1 - ours[i]!;
-    }
-    expect(diff).toBe(0);
-    expect(removed).toBeGreaterThan(100); // the test exercises removals
-  });
-});

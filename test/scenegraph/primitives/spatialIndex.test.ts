@@ -3,8 +3,6 @@ import { describe, expect, it } from "vitest";
 import { Rng } from "../../../src/core/math/rng.js";
 import { GRID_ROUNDING_MARGIN, VoxelHashGrid, neighborCounts } from "../../../scenegraph/primitives/hashGrid.js";
 import { KdTree3 } from "../../../scenegraph/primitives/kdtree.js";
-import { knnStats, meanKnnDistances } from "../../../scenegraph/primitives/knnGrid.js";
-import { releaseKnnMemory } from "../../../scenegraph/primitives/knnKernelHost.js";
 import { syntheticScene } from "./helpers.js";
 
 function randomCloud(n: number, seed: string, scale = 1): Float32Array {
@@ -137,84 +135,3 @@ describe("KdTree3", () => {
   });
 });
 
-describe("meanKnnDistances (all-points k-NN on the grid)", () => {
-  function bruteMean(a: Float32Array, i: number, k: number): number {
-    const d = bruteKnnD2(a, a[3 * i]!, a[3 * i + 1]!, a[3 * i + 2]!, k);
-    let s = 0;
-    for (const v of d) s += Math.sqrt(v); // nearest first, as Open3D sums
-    return s / d.length;
-  }
-
-  it("equals brute force bit for bit, including points the 27 cells cannot settle", () => {
-    const cloud = syntheticScene(12_000, "knn", { objects: 5, outlierFraction: 0.01 });
-    const avg = meanKnnDistances(cloud, 20);
-    expect(knnStats.fallbacks).toBeGreaterThan(0); // the outliers take the coarse search
-    for (let i = 0; i < cloud.length / 3; i += 23) expect(avg[i]).toBe(bruteMean(cloud, i, 20));
-    // every outlier (the points that needed the coarse search) too
-    for (let i = 0; i < cloud.length / 3; i++) if (cloud[3 * i + 2]! > 0.05 && avg[i]! > 0.05) expect(avg[i]).toBe(bruteMean(cloud, i, 20));
-  });
-
-  it("is exact whatever the cell size (forced tiny and huge cells)", () => {
-    const cloud = randomCloud(3000, "knn-cells", 0.5);
-    for (const h of [0.003, 0.05, 2]) {
-      const avg = meanKnnDistances(cloud, 8, h);
-      for (let i = 0; i < 3000; i += 11) expect(avg[i]).toBe(bruteMean(cloud, i, 8));
-    }
-  });
-
-  it("stays exact when the kernel memory is reused by a smaller cloud, outgrown by a larger one, or released", () => {
-    const big = syntheticScene(20_000, "knn-reuse-big", { objects: 4, outlierFraction: 0.002 });
-    const small = randomCloud(500, "knn-reuse-small", 0.2);
-    const check = (cloud: Float32Array, k: number, step: number): Float64Array => {
-      const avg = meanKnnDistances(cloud, k);
-      for (let i = 0; i < cloud.length / 3; i += step) expect(avg[i]).toBe(bruteMean(cloud, i, k));
-      return avg;
-    };
-    releaseKnnMemory();
-    check(small, 6, 1); // fresh memory, sized for the small cloud
-    const first = check(big, 20, 37); // outgrows it
-    check(small, 6, 1); // reuses the big one, whose old contents must not leak in
-    expect(check(big, 20, 37)).toEqual(first);
-    releaseKnnMemory();
-    expect(meanKnnDistances(big, 20)).toEqual(first);
-  });
-
-  it("handles runs of identical points (zero k-th distances) followed by ordinary ones", () => {
-    const rest = randomCloud(400, "knn-dups", 0.3);
-    const cloud = new Float32Array(3 * 430);
-    for (let i = 0; i < 30; i++) cloud.set([0.1, 0.1, 0.1], 3 * i); // 30 copies of one point, then the rest
-    cloud.set(rest, 90);
-    const avg = meanKnnDistances(cloud, 8);
-    for (let i = 0; i < 30; i++) expect(avg[i]).toBe(0);
-    for (let i = 30; i < 430; i++) expect(avg[i]).toBe(bruteMean(cloud, i, 8));
-  });
-
-  it("stays exact on piles of copies (a crowded cell: copies grouped, each group computed once)", () => {
-    const rest = randomCloud(3000, "knn-piles", 0.4);
-    const cloud = new Float32Array(3 * 5012);
-    const pileA = [0.2, 0.2, 0.2], pileB = [0.2003, 0.2001, 0.2];
-    // 1999 copies of A with 13 copies of B (fewer than k, right next to A) scattered among them
-    const isB = (i: number) => i % 167 === 5;
-    for (let i = 0; i < 2012; i++) cloud.set(isB(i) ? pileB : pileA, 3 * i);
-    cloud.set(rest, 3 * 2012);
-    const avg = meanKnnDistances(cloud, 20);
-    for (let i = 0; i < 2012; i++) {
-      if (!isB(i)) expect(avg[i]).toBe(0);
-      else expect(avg[i]).toBe(bruteMean(cloud, i, 20)); // 13 zeros and 7 distances to A
-    }
-    expect(avg[5]).toBeGreaterThan(0);
-    for (let i = 2012; i < 5012; i += 7) expect(avg[i]).toBe(bruteMean(cloud, i, 20));
-  });
-
-  it("k = 1 finds each point itself (distance 0)", () => {
-    const avg = meanKnnDistances(randomCloud(2000, "knn-k1", 0.5), 1);
-    expect(avg.every((a) => a === 0)).toBe(true);
-  });
-
-  it("k >= number of points averages over all of them", () => {
-    const cloud = new Float32Array([0, 0, 0, 3, 0, 0, 0, 4, 0]);
-    const avg = meanKnnDistances(cloud, 5);
-    expect(avg[0]).toBeCloseTo((0 + 3 + 4) / 3, 12);
-    expect(avg[1]).toBeCloseTo((0 + 3 + 5) / 3, 12);
-  });
-});
