@@ -107,13 +107,7 @@ export const SceneGraphSchema = z
   });
 
 export type NodeSupport = z.infer<typeof NodeSupportSchema>;
-export type NodeFlags = z.infer<typeof NodeFlagsSchema>;
 export type GraphNode = z.infer<typeof GraphNodeSchema>;
 export type Predicate = (typeof PREDICATES)[number];
 export type Relation = z.infer<typeof RelationSchema>;
 export type SceneGraph = z.infer<typeof SceneGraphSchema>;
-
-/** The JSON Schema of a scene-graph file (docs/scene-graph.schema.json). */
-export function sceneGraphJsonSchema(): object {
-  return z.toJSONSchema(SceneGraphSchema, { io: "output", unrepresentable: "any" });
-}

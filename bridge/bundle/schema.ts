@@ -66,7 +66,3 @@ export const BUNDLE_CONVENTIONS: BundleManifest["conventions"] = {
   pixel_centre: "integer",
   depth: "z-depth-metres-float32le",
 };
-
-export function bundleJsonSchema(): unknown {
-  return z.toJSONSchema(BundleManifestSchema, { io: "input", unrepresentable: "any" });
-}

@@ -71,7 +71,6 @@ export const AgentPoseSchema = z.object({
   yaw: finite().describe("radians; 0 looks along +X, counter-clockwise seen from above"),
   pitch: finite().describe("radians; positive looks up"),
 });
-export type AgentPoseRecord = z.infer<typeof AgentPoseSchema>;
 
 export const LightingSchema = z.object({
   ambient: finite().min(0).describe("ambient light intensity (1 = full)"),
@@ -337,8 +336,4 @@ export function unresolvedFields(t: TaskRecord): string[] {
   });
   if (!(ANSWER_FORMATS as readonly string[]).includes(t.answer_format)) out.push(`answer_format ${t.answer_format} (esi3d's reasoners answer ${ANSWER_FORMATS.join(", ")})`);
   return out;
-}
-
-export function taskJsonSchema(): unknown {
-  return z.toJSONSchema(TaskRecordSchema, { io: "input", unrepresentable: "any" });
 }

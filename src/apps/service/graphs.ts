@@ -5,9 +5,10 @@
  * arriving together share one build.
  */
 import { canonicalJson, sha256Hex } from "../../core/hash.js";
-import type { SceneGraph } from "../../../scenegraph/types.js";
+import { z } from "zod";
+import { SceneGraphSchema } from "../../../scenegraph/types.js";
 import { effectiveInstances } from "../../../scenegraph/options.js";
-import type { Diagnosis } from "../../../scenegraph/diagnosisSchema.js";
+import { DiagnosisSchema } from "../../../scenegraph/diagnosisSchema.js";
 import { Lru } from "../../core/lru.js";
 import { fromZod, HttpError, notFound } from "./errors.js";
 import { checkId, hashedId } from "./ids.js";
@@ -16,16 +17,19 @@ import { GraphOptionsSchema, GraphRequestSchema, type GraphOptions } from "./sch
 import type { ServerContext } from "./context.js";
 import type { GraphResult } from "./worker.js";
 
-export interface GraphRecord {
-  format: "esi3d-served-graph/1";
-  id: string;
-  bundle: string;
-  options: GraphOptions;
-  created_at: string;
-  timings_ms: Record<string, number>;
-  graph: SceneGraph;
-  diagnosis: Diagnosis;
-}
+export const GraphRecordSchema = z
+  .object({
+    format: z.literal("esi3d-served-graph/1"),
+    id: z.string(),
+    bundle: z.string(),
+    options: GraphOptionsSchema,
+    created_at: z.string(),
+    timings_ms: z.record(z.string(), z.number()),
+    graph: SceneGraphSchema,
+    diagnosis: DiagnosisSchema,
+  })
+  .strict();
+export type GraphRecord = z.infer<typeof GraphRecordSchema>;
 
 /** The options that change the graph for a source (the others are ignored, as the CLI ignores them). */
 export function relevantOptions(o: GraphOptions): Partial<GraphOptions> {
@@ -59,7 +63,7 @@ export class GraphService {
   find(id: string): GraphRecord | null {
     const hit = this.recent.get(id);
     if (hit) return hit;
-    const rec = this.ctx.store.readJson<GraphRecord>(this.file(id));
+    const rec = this.ctx.store.readJson(this.file(id), GraphRecordSchema, "graph");
     return rec ? this.remember(rec) : null;
   }
 
@@ -71,7 +75,7 @@ export class GraphService {
   }
 
   summary(r: GraphRecord, cached: boolean) {
-    return { id: r.id, bundle: r.bundle, options: r.options, cached, created_at: r.created_at, nodes: r.graph.nodes.length, relations: r.graph.relations.length, metrics: r.diagnosis.metrics as unknown as Record<string, unknown>, timings_ms: r.timings_ms };
+    return { id: r.id, bundle: r.bundle, options: r.options, cached, created_at: r.created_at, nodes: r.graph.nodes.length, relations: r.graph.relations.length, metrics: r.diagnosis.metrics, timings_ms: r.timings_ms };
   }
 
   /** POST /v1/graphs. */

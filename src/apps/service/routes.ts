@@ -6,11 +6,15 @@
 import { z } from "zod";
 import { TaskSchema } from "../../../bridge/task/schema.js";
 import { BundleManifestSchema } from "../../../bridge/bundle/schema.js";
+import { DiagnosisSchema } from "../../../scenegraph/diagnosisSchema.js";
+import { SceneGraphSchema } from "../../../scenegraph/types.js";
+import { ItemRecordSchema } from "../../eval/records.js";
 import { VIEW_BODY_LIMIT_BYTES } from "./limits.js";
 import {
   AnswerRequestSchema,
   AnswerResponseSchema,
   FinishResponseSchema,
+  GraphOptionsSchema,
   GraphRequestSchema,
   GraphSummarySchema,
   ItemsPageQuerySchema,
@@ -48,9 +52,9 @@ const route = <const R extends RouteDoc>(r: R): R => r;
 
 export const HealthSchema = z.object({ status: z.literal("ok"), version: z.string(), uptime_s: z.number() });
 export const BundleResponseSchema = z.object({ id: z.string(), manifest: BundleManifestSchema });
-export const GraphResponseSchema = z.object({ id: z.string(), bundle: z.string(), options: z.record(z.string(), z.unknown()), created_at: z.string(), graph: z.unknown().describe("esi3d-graph/1 (docs/scene-graph.md)") });
-export const DiagnosisResponseSchema = z.object({ id: z.string(), bundle: z.string(), diagnosis: z.unknown() });
-export const ItemsResponseSchema = z.object({ run: z.string(), offset: z.number().int(), limit: z.number().int(), total: z.number().int(), items: z.array(z.record(z.string(), z.unknown())) });
+export const GraphResponseSchema = z.object({ id: z.string(), bundle: z.string(), options: GraphOptionsSchema, created_at: z.string(), graph: SceneGraphSchema.describe("esi3d-graph/1 (docs/scene-graph.md, docs/graph.schema.json)") });
+export const DiagnosisResponseSchema = z.object({ id: z.string(), bundle: z.string(), diagnosis: DiagnosisSchema.describe("docs/diagnosis.schema.json") });
+export const ItemsResponseSchema = z.object({ run: z.string(), offset: z.number().int(), limit: z.number().int(), total: z.number().int(), items: z.array(ItemRecordSchema).describe("lines of items.jsonl (docs/item.schema.json)") });
 export const RunListSchema = z.object({ runs: z.array(z.object({ id: z.string(), status: z.string(), created_at: z.string() })) });
 
 /**

@@ -4,20 +4,21 @@
  * finished item to items.jsonl at once, so progress is read from there and survives a kill. A run the
  * server stopped (SIGTERM) or lost (SIGKILL, crash) is reported as `interrupted` and can be resumed.
  */
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { ZodError } from "zod";
+import { z, ZodError } from "zod";
 import { readTasks } from "../../../bridge/task/io.js";
 import { InputError } from "../../core/errors.js";
 import { redactStrings } from "../../core/redact.js";
-import { resolveRunConfig, type RunConfig } from "../../eval/config.js";
+import { resolveRunConfig, RunConfigSchema, type RunConfig } from "../../eval/config.js";
 import { runEvaluation } from "../../eval/runner.js";
 import { readRecords, type ItemRecord } from "../../eval/records.js";
+import { SummaryFileSchema } from "../../eval/summary.js";
 import { PACKAGE_VERSION } from "../../core/version.js";
 import { busy, fromZod, HttpError, notFound } from "./errors.js";
 import { checkId, newId } from "./ids.js";
 import { DEFAULT_PAGE_SIZE, MAX_ACTIVE_RUNS, MAX_PAGE_SIZE, MAX_RUN_THREADS } from "./limits.js";
-import { ItemsPageQuerySchema, RunRequestSchema, type RUN_STATUSES } from "./schemas.js";
+import { ItemsPageQuerySchema, RUN_STATUSES, RunRequestSchema } from "./schemas.js";
 import type { ServerContext } from "./context.js";
 
 /** Retry-After (s) when MAX_ACTIVE_RUNS are running: a small run takes tens of seconds, a full suite hours. */
@@ -27,17 +28,19 @@ export const RUN_SUITES = ["default", "tasks"] as const;
 
 type RunStatus = (typeof RUN_STATUSES)[number];
 
-export interface RunRecord {
-  format: "esi3d-served-run/1";
-  id: string;
-  status: RunStatus;
-  created_at: string;
-  finished_at: string | null;
-  /** The configuration as the client sees it (suite "default" or "tasks"; server paths left out). */
-  config: RunConfig;
-  total: number | null;
-  error: string | null;
-}
+export const RunRecordSchema = z
+  .object({
+    format: z.literal("esi3d-served-run/1"),
+    id: z.string(),
+    status: z.enum(RUN_STATUSES),
+    created_at: z.string(),
+    finished_at: z.string().nullable(),
+    config: RunConfigSchema.describe("the configuration as the client sees it (suite \"default\" or \"tasks\"; server paths left out)"),
+    total: z.number().int().nullable(),
+    error: z.string().nullable(),
+  })
+  .strict();
+export type RunRecord = z.infer<typeof RunRecordSchema>;
 
 interface Active {
   stop: AbortController;
@@ -61,7 +64,7 @@ export class RunService {
 
   private load(id: string): RunRecord {
     checkId("run", id, "params.id");
-    const r = this.ctx.store.readJson<RunRecord>(join(this.dir(id), "run.json"));
+    const r = this.ctx.store.readJson(join(this.dir(id), "run.json"), RunRecordSchema, "run");
     if (!r) throw notFound("run", id);
     return r;
   }
@@ -75,7 +78,7 @@ export class RunService {
     let n = 0;
     for (const id of readdirSync(this.ctx.store.path("runs"))) {
       if (!/^r-[0-9a-f]{24}$/.test(id)) continue;
-      const r = this.ctx.store.readJson<RunRecord>(join(this.dir(id), "run.json"));
+      const r = this.ctx.store.readJson(join(this.dir(id), "run.json"), RunRecordSchema, "run");
       if (r?.status === "running") {
         this.save({ ...r, status: "interrupted", error: "the server stopped during this run; POST /v1/runs/{id}/resume completes it" });
         n++;
@@ -194,9 +197,7 @@ export class RunService {
 
   status(rec: RunRecord) {
     const done = this.readItems(rec.id).length;
-    let summary: unknown = null;
-    const sfile = join(this.dir(rec.id), "summary.json");
-    if (rec.status !== "running" && existsSync(sfile)) summary = JSON.parse(readFileSync(sfile, "utf8"));
+    const summary = rec.status === "running" ? null : this.ctx.store.readJson(join(this.dir(rec.id), "summary.json"), SummaryFileSchema, "run summary");
     return { id: rec.id, status: rec.status, created_at: rec.created_at, finished_at: rec.finished_at, config: rec.config, progress: { done, total: rec.total }, summary, error: rec.error };
   }
 
@@ -208,7 +209,7 @@ export class RunService {
     const out: Array<{ id: string; status: RunStatus; created_at: string }> = [];
     for (const id of readdirSync(this.ctx.store.path("runs"))) {
       if (!/^r-[0-9a-f]{24}$/.test(id)) continue;
-      const r = this.ctx.store.readJson<RunRecord>(join(this.dir(id), "run.json"));
+      const r = this.ctx.store.readJson(join(this.dir(id), "run.json"), RunRecordSchema, "run");
       if (r) out.push({ id: r.id, status: r.status, created_at: r.created_at });
     }
     return { runs: out.sort((a, b) => a.created_at.localeCompare(b.created_at)) };

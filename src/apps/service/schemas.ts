@@ -11,6 +11,8 @@ import { VggtOptionsSchema } from "../../../reconstruct/options.js";
 import { GraphPipelineOptionsSchema } from "../../../scenegraph/pipeline.js";
 import { LlmOptionsSchema } from "../../llm/options.js";
 import { RunConfigSchema } from "../../eval/config.js";
+import { SummaryFileSchema } from "../../eval/summary.js";
+import { GraphMetricsSchema } from "../../../scenegraph/diagnosisSchema.js";
 import { ImageOptionsSchema, PromptFormatSchema } from "../../prompt/formats.js";
 import { ReasonerSpecSchema } from "../../reason/spec.js";
 import { MAX_VIEWS_PER_SESSION } from "./limits.js";
@@ -104,7 +106,7 @@ export const GraphSummarySchema = z.object({
   created_at: z.string(),
   nodes: z.number().int(),
   relations: z.number().int(),
-  metrics: z.record(z.string(), z.unknown()).describe("the diagnosis metrics (GET /v1/graphs/{id}/diagnosis has everything)"),
+  metrics: GraphMetricsSchema.describe("the diagnosis metrics (GET /v1/graphs/{id}/diagnosis has everything)"),
   timings_ms: z.record(z.string(), z.number()),
 });
 
@@ -174,7 +176,7 @@ export const RunStatusSchema = z.object({
   finished_at: z.string().nullable(),
   config: RunConfigSchema,
   progress: z.object({ done: z.number().int(), total: z.number().int().nullable() }).describe("items finished (lines of items.jsonl) of the planned total"),
-  summary: z.unknown().nullable().describe("summary.json once the run finished"),
+  summary: SummaryFileSchema.nullable().describe("summary.json once the run finished (docs/summary.schema.json)"),
   error: z.string().nullable(),
 });
 

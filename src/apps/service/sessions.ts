@@ -6,10 +6,11 @@
  */
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
-import type { Task } from "../../../bridge/task/schema.js";
+import { z } from "zod";
+import { TaskSchema, type Task } from "../../../bridge/task/schema.js";
 import { readTaskFile } from "../../../bridge/task/io.js";
 import { readManifest } from "../../../bridge/bundle/io.js";
-import type { BundleManifest } from "../../../bridge/bundle/schema.js";
+import { BundleManifestSchema, type BundleManifest } from "../../../bridge/bundle/schema.js";
 import { HttpError, busy, fromZod, notFound } from "./errors.js";
 import { checkId, checkTaskId, newId, sameId } from "./ids.js";
 import { MAX_IMAGE_PIXELS, MAX_OPEN_SESSIONS, MAX_SESSION_BYTES, MAX_VIEWS_PER_SESSION, SESSION_TTL_MS } from "./limits.js";
@@ -26,19 +27,22 @@ const WALL_IDS = [2, 3, 4, 5];
 /** Retry-After (s) when MAX_OPEN_SESSIONS are open: sessions finish or expire on the scale of minutes. */
 const SESSIONS_FULL_RETRY_AFTER_S = 60;
 
-export interface SessionRecord {
-  format: "esi3d-session/1";
-  id: string;
-  status: "open" | "finished";
-  created_at: string;
-  updated_at: string;
-  task: Task;
-  paradigm: BundleManifest["paradigm"];
-  simulator: string;
-  image: { width: number; height: number };
-  instances: BundleManifest["instances"];
-  bundle: string | null;
-}
+export const SessionRecordSchema = z
+  .object({
+    format: z.literal("esi3d-session/1"),
+    id: z.string(),
+    status: z.enum(["open", "finished"]),
+    created_at: z.string(),
+    updated_at: z.string(),
+    task: TaskSchema,
+    paradigm: BundleManifestSchema.shape.paradigm,
+    simulator: z.string(),
+    image: z.object({ width: z.number().int(), height: z.number().int() }).strict(),
+    instances: BundleManifestSchema.shape.instances,
+    bundle: z.string().nullable(),
+  })
+  .strict();
+export type SessionRecord = z.infer<typeof SessionRecordSchema>;
 
 const VIEW_FILE = /^(\d{3})\.view$/;
 
@@ -74,7 +78,7 @@ export class SessionService {
 
   private load(id: string): SessionRecord {
     checkId("session", id, "params.id");
-    const rec = this.store.readJson<SessionRecord>(join(this.dir(id), "session.json"));
+    const rec = this.store.readJson(join(this.dir(id), "session.json"), SessionRecordSchema, "session");
     if (!rec) throw notFound("session", id);
     return rec;
   }
@@ -98,7 +102,7 @@ export class SessionService {
   openCount(): number {
     let n = 0;
     for (const name of readdirSync(this.store.path("sessions"))) {
-      const rec = this.store.readJson<SessionRecord>(join(this.store.path("sessions"), name, "session.json"));
+      const rec = this.store.readJson(join(this.store.path("sessions"), name, "session.json"), SessionRecordSchema, "session");
       if (rec?.status === "open") n++;
     }
     return n;
@@ -189,7 +193,7 @@ export class SessionService {
     const rec = this.load(id);
     const respond = (r: SessionRecord, views: number) => ({ bundle: r.bundle!, session: r.id, task_id: r.task.task_id, paradigm: r.paradigm, views });
     if (rec.status === "finished") {
-      const m = this.store.readJson<BundleManifest>(this.store.path("bundles", rec.bundle!, "bundle.json"));
+      const m = this.store.readJson(this.store.path("bundles", rec.bundle!, "bundle.json"), BundleManifestSchema, "bundle manifest");
       return { created: false, response: respond(rec, m?.views.length ?? 0) };
     }
     if (this.finishing.has(id)) throw new HttpError(409, "conflict", `session ${id} is already being finished`);
@@ -231,7 +235,7 @@ export class SessionService {
       const dir = join(root, name);
       let rec: SessionRecord | null = null;
       try {
-        rec = this.store.readJson<SessionRecord>(join(dir, "session.json"));
+        rec = this.store.readJson(join(dir, "session.json"), SessionRecordSchema, "session");
       } catch {
         rec = null;
       }

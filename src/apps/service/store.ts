@@ -12,18 +12,25 @@
  *
  * Files are written to a temporary name and renamed, so a kill never leaves half a file under a final name.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, unlinkSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
+import type { z } from "zod";
 import { InputError } from "../../core/errors.js";
+import { acquireLockFile, type HeldLock } from "../../core/lockFile.js";
 import { HttpError } from "./errors.js";
 import { checkId, inside } from "./ids.js";
-import { TEMP_FILE_PATTERN, writeFileAtomic } from "../../core/fs.js";
+import { pathError, TEMP_FILE_PATTERN, writeFileAtomic } from "../../core/fs.js";
 
 export const DATA_FOLDERS = ["tasks", "sessions", "bundles", "graphs", "runs"] as const;
 export type DataFolder = (typeof DATA_FOLDERS)[number];
 
+/** Names the live server using a data directory. */
+const SERVER_LOCK_FILE = "server.lock";
+
 export class DataStore {
   readonly root: string;
+  /** The data directory's server.lock while this server holds it. */
+  private held: HeldLock | null = null;
 
   constructor(root: string) {
     this.root = resolve(root);
@@ -49,37 +56,43 @@ export class DataStore {
     return this.path("bundles", id);
   }
 
-  readJson<T>(file: string): T | null {
+  /**
+   * A stored JSON file parsed through its schema, or null when there is none. Stored files are the server's
+   * own, so one that does not parse is a server fault (500), named by its kind and field, never its path.
+   */
+  readJson<S extends z.ZodType>(file: string, schema: S, kind: string): z.output<S> | null {
     if (!existsSync(file)) return null;
-    return JSON.parse(readFileSync(file, "utf8")) as T;
+    let raw: unknown;
+    try {
+      raw = JSON.parse(readFileSync(file, "utf8"));
+    } catch (e) {
+      throw new HttpError(500, "stored_file_corrupt", `a stored ${kind} is not valid JSON (${(e as Error).message})`);
+    }
+    const r = schema.safeParse(raw);
+    if (!r.success) {
+      const issue = r.error.issues[0]!;
+      throw new HttpError(500, "stored_file_corrupt", `a stored ${kind} does not match its format: ${issue.path.join(".") || "(root)"}: ${issue.message}`);
+    }
+    return r.data;
   }
 
   writeJson(file: string, value: unknown): void {
     writeFileAtomic(file, JSON.stringify(value, null, 1) + "\n");
   }
 
-  private lockFile(): string {
-    return join(this.root, "server.lock");
-  }
-
   /** Refuses a data directory that another live server is using (two writers would corrupt runs). */
   private lock(): void {
-    const f = this.lockFile();
-    if (existsSync(f)) {
-      const pid = Number(readFileSync(f, "utf8").trim());
-      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid))
-        throw new InputError(`--data ${this.root}: in use by another esi3d serve (pid ${pid}); stop it or choose another --data`);
+    const file = join(this.root, SERVER_LOCK_FILE);
+    try {
+      this.held = acquireLockFile(file, (h) => new InputError(`--data ${this.root}: in use by another esi3d serve (pid ${h.pid} on ${h.host}, since ${h.since}); stop it or choose another --data`));
+    } catch (e) {
+      throw e instanceof InputError ? e : pathError(e, file, "create");
     }
-    writeFileAtomic(f, `${process.pid}\n`);
   }
 
   unlock(): void {
-    try {
-      const f = this.lockFile();
-      if (existsSync(f) && Number(readFileSync(f, "utf8").trim()) === process.pid) unlinkSync(f);
-    } catch {
-      // best effort: a stale lock names a dead pid and is taken over at the next start
-    }
+    this.held?.release();
+    this.held = null;
   }
 
   /** Temporary files and directories of writes a kill interrupted (never under a final name). */
@@ -90,15 +103,6 @@ export class DataStore {
         if (TEMP_FILE_PATTERN.test(name) || /\.old-\d+-[0-9a-f]+$/.test(name)) rmSync(join(dir, name), { recursive: true, force: true });
       }
     }
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 

@@ -28,7 +28,7 @@ export class TaskService {
 
   get(idText: string): Task {
     const id = checkTaskId(idText, "params.id");
-    const t = this.store.readJson<Task>(this.file(id));
+    const t = this.store.readJson(this.file(id), TaskSchema, "task");
     if (!t) throw notFound("task", id);
     return t;
   }

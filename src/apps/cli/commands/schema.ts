@@ -1,18 +1,19 @@
 import type { Command } from "commander";
-import { writeFileSync } from "node:fs";
-import { taskJsonSchema } from "../../../../bridge/task/schema.js";
-import { bundleJsonSchema } from "../../../../bridge/bundle/schema.js";
+import { writeFileAtomic } from "../../../core/fs.js";
 import { choiceOption } from "../../../core/flags.js";
+import { PUBLISHED_SCHEMA_NAMES, PUBLISHED_SCHEMAS, publishedJsonSchema, type PublishedSchemaName } from "../../../eval/publishedSchemas.js";
 
 export function registerSchema(program: Command): void {
+  const list = PUBLISHED_SCHEMA_NAMES.map((n) => `  ${n.padEnd(10)} ${PUBLISHED_SCHEMAS[n].what}`).join("\n");
   program
     .command("schema")
-    .description("print the JSON Schema of a task record or a bundle manifest")
-    .argument("<which>", "task | bundle", choiceOption("<which>", ["task", "bundle"] as const))
+    .description("print the JSON Schema of a format esi3d reads or writes (docs/<name>.schema.json is this output)")
+    .argument("<which>", PUBLISHED_SCHEMA_NAMES.join(" | "), choiceOption("<which>", PUBLISHED_SCHEMA_NAMES))
     .option("-o, --out <file>", "write to a file instead of stdout")
-    .action((which: "task" | "bundle", opts: { out?: string }) => {
-      const text = JSON.stringify(which === "task" ? taskJsonSchema() : bundleJsonSchema(), null, 2) + "\n";
-      if (opts.out) writeFileSync(opts.out, text);
+    .addHelpText("after", `\nFormats:\n${list}\n`)
+    .action((which: PublishedSchemaName, opts: { out?: string }) => {
+      const text = JSON.stringify(publishedJsonSchema(which), null, 2) + "\n";
+      if (opts.out) writeFileAtomic(opts.out, text);
       else process.stdout.write(text);
     });
 }
