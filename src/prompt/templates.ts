@@ -18,7 +18,7 @@
  * "2D + VLM" baselines: images only, with the camera conventions of the views sent).
  *
  * Reproducibility: the text is a pure function of the input (task, graph or bundle, options); `PROMPT_VERSION` is part of
- * every hash and changes whenever any text here or in serialize.ts / images.ts changes.
+ * every hash and changes whenever any text here or in serialize.ts / images.ts / reminder.ts changes.
  */
 import { HEIGHT_STEP_M, MOVE_STEP_M, PITCH_STEP_RAD, TURN_STEP_RAD } from "../../bridge/task/actions.js";
 import type { Task } from "../../bridge/task/schema.js";
@@ -31,7 +31,7 @@ import type { PromptInput } from "./input.js";
 import { bundleImages, checkMaxImages, DEFAULT_MAX_IMAGES, describeImages, type ImageMode, type ShownView } from "./images.js";
 import { DEFAULT_COGMAP_SIZE, fmt, serializeGraph } from "./serialize.js";
 
-/** Bump on any change of prompt text (here, serialize.ts, images.ts): it is part of every prompt hash. */
+/** Bump on any change of prompt text (here, serialize.ts, images.ts, reminder.ts): it is part of every prompt hash. */
 export const PROMPT_VERSION = "esi3d-prompt/1";
 /**
  * The default graph serialization: ConceptGraphs-style objects plus relation triples, the de facto convention
@@ -66,7 +66,8 @@ export function templateKind(task: Pick<Task, "answer_format" | "subcategory">):
 }
 
 const CONFIDENCE_LINE = "`confidence` is your probability, from 0 to 1, that your answer is correct.";
-const REPLY_LINE = "Reply with only a JSON object and nothing else, of the form";
+/** The reply-form line, shared with the re-prompt's reminder (reminder.ts). */
+export const REPLY_LINE = "Reply with only a JSON object and nothing else, of the form";
 
 const bullets = (options: readonly string[]) => options.map((o) => `- ${o}`).join("\n");
 

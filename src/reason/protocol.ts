@@ -11,10 +11,8 @@
  * - `error`: the client threw (after its own retries); the message is recorded. A cancellation (AbortError, or an
  *   LlmError of kind "aborted") is re-thrown instead, so that a cancelled run does not record finished samples.
  */
+import { repromptText } from "../prompt/reminder.js";
 import { parseAnswer, type AnswerQuestion, type ParsedAnswer } from "./parse.js";
-
-/** Text between the original prompt and the reminder in the re-prompt. */
-export const REPROMPT_SEPARATOR = "\n\n";
 
 export type AnswerOutcome =
   | {
@@ -29,37 +27,6 @@ export type AnswerOutcome =
   | { status: "invalid"; reason: string; firstFailure: string; replies: [string, string]; reprompted: true }
   | { status: "empty"; reason: string; replies: string[]; reprompted: boolean; firstFailure?: string }
   | { status: "error"; message: string; replies: string[]; reprompted: boolean; firstFailure?: string };
-
-/** How the answer field should look, per answer format. */
-function answerShape(q: AnswerQuestion): string {
-  const list = q.options.map((o) => JSON.stringify(o)).join(", ");
-  switch (q.answer_format) {
-    case "yes_no":
-      return q.options.length ? `one of ${list}` : `"yes" or "no"`;
-    case "integer":
-      return "an integer written with digits, for example 3";
-    case "choice":
-    case "ordering":
-      return `exactly one of these options, copied as written: ${list}`;
-  }
-}
-
-/** The reminder appended to the prompt for the one re-prompt. */
-export function formatReminder(q: AnswerQuestion): string {
-  const example = q.answer_format === "integer" ? `{"answer": 3, "confidence": 0.8}` : `{"answer": ${JSON.stringify(q.options[0] ?? "yes")}, "confidence": 0.8}`;
-  return [
-    "Your previous reply could not be read as an answer.",
-    "Reply with only a JSON object and nothing else, of the form",
-    `{"answer": <answer>, "confidence": <a number from 0 to 1>}`,
-    `where <answer> is ${answerShape(q)}.`,
-    `Example: ${example}`,
-  ].join("\n");
-}
-
-/** The full user text of the re-prompt: the same prompt plus the reminder. */
-export function repromptText(prompt: string, q: AnswerQuestion): string {
-  return `${prompt}${REPROMPT_SEPARATOR}${formatReminder(q)}`;
-}
 
 function isCancellation(e: unknown): boolean {
   if (!(e instanceof Error)) return false;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Task } from "../../bridge/task/schema.js";
 import { parseAnswer } from "../../src/reason/parse.js";
-import { formatReminder } from "../../src/reason/protocol.js";
+import { formatReminder } from "../../src/prompt/reminder.js";
 import { serializeGraph } from "../../src/prompt/serialize.js";
 import {
   answerTemplate,

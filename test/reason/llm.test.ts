@@ -6,7 +6,7 @@ import { ResponseCache } from "../../src/llm/index.js";
 import { serializeGraph } from "../../src/prompt/serialize.js";
 import { buildPrompt, promptRecord, SYSTEM_3D_LLM } from "../../src/prompt/templates.js";
 import { createLlmReasoner, type LlmReasonerOptions } from "../../src/reason/llm.js";
-import { repromptText } from "../../src/reason/protocol.js";
+import { repromptText } from "../../src/prompt/reminder.js";
 import { geminiReply, hang, json, openaiReply, startServer, type Handler, type RecordedRequest, type TestServer } from "../llm/server.js";
 import { bundleOf, smallTask } from "../prompt/bundles.js";
 import { tableScene } from "../prompt/graphs.js";

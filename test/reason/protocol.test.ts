@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { LlmError, createLlmClient, type LlmClient } from "../../src/llm/index.js";
-import { parseAnswer, type AnswerQuestion } from "../../src/reason/parse.js";
-import { answerWithReprompt, formatReminder, repromptText, type AnswerOutcome } from "../../src/reason/protocol.js";
+import type { AnswerQuestion } from "../../src/reason/parse.js";
+import { answerWithReprompt, type AnswerOutcome } from "../../src/reason/protocol.js";
+import { formatReminder, repromptText } from "../../src/prompt/reminder.js";
 import { scoreAnswer } from "../../src/eval/score.js";
 
 /** What the runner scores of a protocol outcome: its parsed answer, or its status. */
