@@ -92,20 +92,39 @@ function extentError(node: GraphNode, obj: TaskObject): number {
   return (Math.abs(a[0]! - b[0]!) + Math.abs(a[1]! - b[1]!) + Math.abs(node.box.extent[2] - obj.extent[2])) / 3;
 }
 
+/** What every phase of the diagnosis looks up: the task's objects by id, and each node's points per instance id. */
+interface DiagnosisContext {
+  input: DiagnoseInput;
+  objects: TaskObject[];
+  objIndex: Map<number, number>;
+  /** per node: instance id -> number of its points showing that id */
+  shareCounts: Map<number, number>[];
+  /** per true object: its points present in the cloud (its observed points) */
+  cloudPointsOf: Map<number, number>;
+}
+
 export function diagnose(input: DiagnoseInput): Diagnosis {
+  const ctx = diagnosisContext(input);
+  const nodeDiag = classifyByShares(ctx);
+  applyGeometricGate(ctx, nodeDiag);
+  const { weight, matchOfObject } = matchCandidates(ctx, nodeDiag);
+  settleCandidates(ctx, nodeDiag, weight, matchOfObject);
+  const observed = observedPixels(input.bundle);
+  const objDiag = diagnoseObjects(ctx, nodeDiag, matchOfObject, observed);
+  const { relDiag, missing, found } = diagnoseRelations(input, nodeDiag);
+  const metrics = graphMetrics(ctx, { nodeDiag, objDiag, relDiag, missing, found, observed });
+  return { nodes: nodeDiag, objects: objDiag, relations: relDiag, missing_relations: missing, metrics };
+}
+
+function diagnosisContext(input: DiagnoseInput): DiagnosisContext {
   const { graph, members, cloud, task } = input;
   const objects = task.objects;
   const objIndex = new Map(objects.map((o, i) => [o.id, i]));
-  const { total: observed, maxPerView } = observedPixels(input.bundle);
-  // "observed" = some view shows it at least as large as the smallest 2D mask a detector keeps
-  const isObserved = (id: number) => (maxPerView.get(id) ?? 0) >= MIN_MASK_AREA_PX;
-  // points of each object present in the cloud (its observed points)
   const cloudPointsOf = new Map<number, number>();
   for (let i = 0; i < cloud.count; i++) {
     const id = cloud.instance[i]!;
     if (objIndex.has(id)) cloudPointsOf.set(id, (cloudPointsOf.get(id) ?? 0) + 1);
   }
-  const P = graph.nodes.length, G = objects.length;
   const shareCounts = graph.nodes.map((_, k) => {
     const counts = new Map<number, number>();
     for (const i of members[k]!) {
@@ -114,8 +133,15 @@ export function diagnose(input: DiagnoseInput): Diagnosis {
     }
     return counts;
   });
-  const nodeDiag: NodeDiagnosis[] = graph.nodes.map((n, k) => {
-    const counts = shareCounts[k]!;
+  return { input, objects, objIndex, shareCounts, cloudPointsOf };
+}
+
+/** Phase 1: hallucinated / merged / candidate (provisionally "duplicate") from the shares of each node's points. */
+function classifyByShares(ctx: DiagnosisContext): NodeDiagnosis[] {
+  const { graph, members } = ctx.input;
+  const { objects, objIndex } = ctx;
+  return graph.nodes.map((n, k) => {
+    const counts = ctx.shareCounts[k]!;
     const total = members[k]!.length || 1;
     const objShares = [...counts.entries()].filter(([id]) => objIndex.has(id)).map(([id, c]) => ({ id, name: objects[objIndex.get(id)!]!.name, share: c / total })).sort((a, b) => b.share - a.share || a.id - b.id);
     const objectShare = objShares.reduce((s, x) => s + x.share, 0);
@@ -137,37 +163,53 @@ export function diagnose(input: DiagnoseInput): Diagnosis {
       label_correct: null,
     };
   });
-  // geometric gate: far from the dominant object's box means near no true object
+}
+
+const isCandidate = (d: NodeDiagnosis) => d.status !== "hallucinated" && d.status !== "merged" && d.object_id !== null;
+
+/** Phase 2, the geometric gate: a candidate far from its dominant object's box is near no true object. */
+function applyGeometricGate(ctx: DiagnosisContext, nodeDiag: NodeDiagnosis[]): void {
   nodeDiag.forEach((d, k) => {
-    if (d.status === "hallucinated" || d.status === "merged" || d.object_id === null) return;
-    const obj = objects[objIndex.get(d.object_id)!]!;
-    if (pointObjectDistance(graph.nodes[k]!.centroid, obj) > NEAR_OBJECT_M) {
+    if (!isCandidate(d)) return;
+    const obj = ctx.objects[ctx.objIndex.get(d.object_id!)!]!;
+    if (pointObjectDistance(ctx.input.graph.nodes[k]!.centroid, obj) > NEAR_OBJECT_M) {
       d.status = "hallucinated";
       d.object_id = null;
       d.object_name = null;
     }
   });
-  // Hungarian on IoU between candidates and their dominant objects
+}
+
+/** Phase 3: candidates matched one-to-one to their dominant objects by the Hungarian method on point IoU. */
+function matchCandidates(ctx: DiagnosisContext, nodeDiag: NodeDiagnosis[]): { weight: number[][]; matchOfObject: Map<number, number> } {
+  const { members } = ctx.input;
+  const P = nodeDiag.length, G = ctx.objects.length;
   const weight: number[][] = Array.from({ length: P }, () => new Array(G).fill(0));
   nodeDiag.forEach((d, k) => {
-    if (d.status === "hallucinated" || d.status === "merged" || d.object_id === null) return;
-    const g = objIndex.get(d.object_id)!;
-    const inter = shareCounts[k]!.get(d.object_id) ?? 0;
+    if (!isCandidate(d)) return;
+    const g = ctx.objIndex.get(d.object_id!)!;
+    const inter = ctx.shareCounts[k]!.get(d.object_id!) ?? 0;
     const purity = inter / (members[k]!.length || 1);
     if (purity < MATCH_MIN_PURITY) return;
-    weight[k]![g] = inter / (members[k]!.length + (cloudPointsOf.get(d.object_id) ?? 0) - inter);
+    weight[k]![g] = inter / (members[k]!.length + (ctx.cloudPointsOf.get(d.object_id!) ?? 0) - inter);
   });
   const assignment = P > 0 && G > 0 ? hungarian(weight, "max") : [];
   const matchOfObject = new Map<number, number>();
   assignment.forEach((g, k) => {
-    if (g >= 0 && weight[k]![g]! > 0) matchOfObject.set(objects[g]!.id, k);
+    if (g >= 0 && weight[k]![g]! > 0) matchOfObject.set(ctx.objects[g]!.id, k);
   });
+  return { weight, matchOfObject };
+}
+
+/** Phase 4: each candidate becomes matched, a duplicate of its object's match (its twin), or hallucinated. */
+function settleCandidates(ctx: DiagnosisContext, nodeDiag: NodeDiagnosis[], weight: number[][], matchOfObject: Map<number, number>): void {
+  const { graph } = ctx.input;
   nodeDiag.forEach((d, k) => {
     if (d.status === "hallucinated" || d.status === "merged") return;
-    const obj = d.object_id !== null ? objects[objIndex.get(d.object_id)!]! : null;
+    const obj = d.object_id !== null ? ctx.objects[ctx.objIndex.get(d.object_id)!]! : null;
     if (obj && matchOfObject.get(obj.id) === k) {
       d.status = "matched";
-      d.iou = Math.round(weight[k]![objIndex.get(obj.id)!]! * 1000) / 1000;
+      d.iou = Math.round(weight[k]![ctx.objIndex.get(obj.id)!]! * 1000) / 1000;
       const c = graph.nodes[k]!.centroid;
       d.centroid_error_m = Math.round(Math.hypot(c[0] - obj.position[0], c[1] - obj.position[1], c[2] - obj.position[2]) * 10000) / 10000;
     } else {
@@ -181,9 +223,16 @@ export function diagnose(input: DiagnoseInput): Diagnosis {
     }
     if (obj) d.label_correct = graph.nodes[k]!.label === obj.category;
   });
-  const objDiag: ObjectDiagnosis[] = objects.map((o) => {
+}
+
+type Observed = ReturnType<typeof observedPixels>;
+
+/** Phase 5: each true object matched, missed-lost (seen, not recovered) or missed-unseen, with its duplicates. */
+function diagnoseObjects(ctx: DiagnosisContext, nodeDiag: NodeDiagnosis[], matchOfObject: Map<number, number>, observed: Observed): ObjectDiagnosis[] {
+  const { graph } = ctx.input;
+  return ctx.objects.map((o) => {
     const k = matchOfObject.get(o.id);
-    const px = observed.get(o.id) ?? 0;
+    const px = observed.total.get(o.id) ?? 0;
     return {
       id: o.id,
       name: o.name,
@@ -193,27 +242,50 @@ export function diagnose(input: DiagnoseInput): Diagnosis {
       node: k !== undefined ? graph.nodes[k]!.id : null,
       duplicates: nodeDiag.filter((d) => d.status === "duplicate" && d.object_id === o.id).map((d) => d.node),
       observed_px: px,
-      max_view_px: maxPerView.get(o.id) ?? 0,
+      max_view_px: observed.maxPerView.get(o.id) ?? 0,
     };
   });
-  // relations mapped to true ids
+}
+
+/** A relation's key; symmetric predicates are unordered, so they are keyed with the smaller id first. */
+const relationKey = (a: number, p: string, b: number) => (SYMMETRIC.has(p) && b < a ? `${b}|${p}|${a}` : `${a}|${p}|${b}`);
+
+/** Phase 6: the graph's relations mapped to true ids (duplicates map to their object) and checked; the true ones missing. */
+function diagnoseRelations(input: DiagnoseInput, nodeDiag: NodeDiagnosis[]): { relDiag: RelationDiagnosis[]; missing: Diagnosis["missing_relations"]; found: Set<string> } {
   const toTrue = new Map<string, number>();
   nodeDiag.forEach((d) => {
     if ((d.status === "matched" || d.status === "duplicate") && d.object_id !== null) toTrue.set(d.node, d.object_id);
   });
-  // symmetric predicates are unordered: compare them with the smaller id first
-  const key = (a: number, p: string, b: number) => (SYMMETRIC.has(p) && b < a ? `${b}|${p}|${a}` : `${a}|${p}|${b}`);
-  const truth = new Set(input.trueRelations.map((r) => key(Number(r.subject.slice(1)), r.predicate, Number(r.object.slice(1)))));
-  const relDiag: RelationDiagnosis[] = graph.relations.map((r) => {
+  const truth = new Set(input.trueRelations.map((r) => relationKey(Number(r.subject.slice(1)), r.predicate, Number(r.object.slice(1)))));
+  const relDiag: RelationDiagnosis[] = input.graph.relations.map((r) => {
     const a = toTrue.get(r.subject), b = toTrue.get(r.object);
     const mapped: [number, number] | null = a !== undefined && b !== undefined && a !== b ? [a, b] : null;
-    return { ...r, mapped, correct: mapped !== null && truth.has(key(mapped[0], r.predicate, mapped[1])) };
+    return { ...r, mapped, correct: mapped !== null && truth.has(relationKey(mapped[0], r.predicate, mapped[1])) };
   });
-  const found = new Set(relDiag.filter((r) => r.correct).map((r) => key(r.mapped![0], r.predicate, r.mapped![1])));
+  const found = new Set(relDiag.filter((r) => r.correct).map((r) => relationKey(r.mapped![0], r.predicate, r.mapped![1])));
   const missing = input.trueRelations
     .map((r) => ({ subject: Number(r.subject.slice(1)), predicate: r.predicate, object: Number(r.object.slice(1)) }))
-    .filter((r) => !found.has(key(r.subject, r.predicate, r.object)));
-  // metrics
+    .filter((r) => !found.has(relationKey(r.subject, r.predicate, r.object)));
+  return { relDiag, missing, found };
+}
+
+interface DiagnosedParts {
+  nodeDiag: NodeDiagnosis[];
+  objDiag: ObjectDiagnosis[];
+  relDiag: RelationDiagnosis[];
+  missing: Diagnosis["missing_relations"];
+  found: Set<string>;
+  observed: Observed;
+}
+
+/** Phase 7: the graph's metrics from the node, object and relation diagnoses. */
+function graphMetrics(ctx: DiagnosisContext, parts: DiagnosedParts): GraphMetrics {
+  const { graph, trueRelations } = ctx.input;
+  const { objects, objIndex } = ctx;
+  const { nodeDiag, objDiag, relDiag, missing, found, observed } = parts;
+  const P = graph.nodes.length, G = objects.length;
+  // "observed" = some view shows it at least as large as the smallest 2D mask a detector keeps
+  const isObserved = (id: number) => (observed.maxPerView.get(id) ?? 0) >= MIN_MASK_AREA_PX;
   const count = (s: NodeStatus) => nodeDiag.filter((d) => d.status === s).length;
   const matched = count("matched");
   const observedObjects = objects.filter((o) => isObserved(o.id)).length;
@@ -235,12 +307,12 @@ export function diagnose(input: DiagnoseInput): Diagnosis {
   const countError: Record<string, number> = {};
   const cats = new Set([...objects.map((o) => o.category), ...graph.nodes.map((n) => n.label)]);
   for (const c of [...cats].sort()) {
-    const e = graph.nodes.filter((n) => n.label === c).length - objects.filter((o) => o.category === c && (observed.get(o.id) ?? 0) > 0).length;
+    const e = graph.nodes.filter((n) => n.label === c).length - objects.filter((o) => o.category === c && (observed.total.get(o.id) ?? 0) > 0).length;
     if (e !== 0) countError[c] = e;
   }
   const matchedPairs = nodeDiag.map((d, k) => [d, k] as const).filter(([d]) => d.status === "matched");
   const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
-  const metrics: GraphMetrics = {
+  return {
     nodes: P,
     objects: G,
     observed_objects: observedObjects,
@@ -265,8 +337,6 @@ export function diagnose(input: DiagnoseInput): Diagnosis {
     extent_error_m: mean(matchedPairs.map(([d, k]) => extentError(graph.nodes[k]!, objects[objIndex.get(d.object_id!)!]!))),
     relations: predicates,
     relation_precision: relDiag.length ? tp / relDiag.length : null,
-    relation_recall: input.trueRelations.length ? found.size / input.trueRelations.length : null,
+    relation_recall: trueRelations.length ? found.size / trueRelations.length : null,
   };
-  return { nodes: nodeDiag, objects: objDiag, relations: relDiag, missing_relations: missing, metrics };
 }
-
