@@ -93,7 +93,6 @@ export const DiagnosisSchema = z
   .strict();
 
 export type NodeStatus = (typeof NODE_STATUSES)[number];
-export type ObjectStatus = (typeof OBJECT_STATUSES)[number];
 export type NodeDiagnosis = z.infer<typeof NodeDiagnosisSchema>;
 export type ObjectDiagnosis = z.infer<typeof ObjectDiagnosisSchema>;
 export type RelationDiagnosis = z.infer<typeof RelationDiagnosisSchema>;

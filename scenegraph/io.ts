@@ -1,12 +1,8 @@
-/** Reading scene-graph and diagnosis files (esi3d-graph/1, written by `esi3d graph -o` or a run): parsed, never cast. */
+/** Reading scene-graph files (esi3d-graph/1, written by `esi3d graph -o` or a run): parsed, never cast. */
 import { readJsonFile } from "../src/core/fs.js";
-import { DiagnosisSchema, type Diagnosis } from "./diagnosisSchema.js";
 import { GRAPH_FORMAT, SceneGraphSchema, type SceneGraph } from "./types.js";
 
 export function readSceneGraphFile(file: string): SceneGraph {
   return readJsonFile(file, SceneGraphSchema, `scene graph (${GRAPH_FORMAT}, written by esi3d graph -o)`);
 }
 
-export function readDiagnosisFile(file: string): Diagnosis {
-  return readJsonFile(file, DiagnosisSchema, "graph diagnosis (esi3d graph --diagnosis)");
-}

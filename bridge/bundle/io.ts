@@ -17,7 +17,7 @@ import { BundleError } from "./errors.js";
 import { checkCamera, decodeViewPayload, float32ToLE, type EncodedView, type ViewPart, type ViewPayload } from "./view.js";
 
 export { BundleError } from "./errors.js";
-export { float32FromLE, float32ToLE, ROTATION_TOLERANCE, type ViewPayload } from "./view.js";
+export { type ViewPayload } from "./view.js";
 
 export interface ViewData {
   index: number;

@@ -70,7 +70,7 @@ describe("esi3d inspect RUN_DIR", () => {
     expect(first[2]).toBeCloseTo(-cloud.xyz[1]!, 5);
     const boxNode = doc.getRoot().listNodes().find((n) => n.getName().startsWith(`${s.graph.nodes[0]!.id} `))!;
     expect(boxNode.getExtras()).toMatchObject({ id: s.graph.nodes[0]!.id, label: s.graph.nodes[0]!.label });
-    const ys = Array.from(boxNode.getMesh()!.listPrimitives()[0]!.getAttribute("POSITION")!.getArray()!).filter((_, i) => i % 3 === 1);
+    const ys = Array.from(boxNode.getMesh()!.listPrimitives()[0]!.getAttribute("POSITION")!.getArray()!).filter((_, i) => i % 3 === 1) as number[];
     const b = s.graph.nodes[0]!.box;
     expect(Math.max(...ys)).toBeCloseTo(b.centre[2] + b.extent[2] / 2, 4);
   });

@@ -1,3 +1,4 @@
+/// <reference path="../../../src/apps/viewer/client/hooks.mts" />
 /**
  * The inspection page in real headless Chromium (Debian's /usr/bin/chromium through playwright-core):
  * a page written by `esi3d inspect RUN --task ID -o page.html`, opened from file:// with no network.

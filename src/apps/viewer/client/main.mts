@@ -12,6 +12,7 @@ import { MISSED_COLOR, nodeColor, statusColor } from "../palette.js";
 import { decodeCloud, loadVariant, readMeta, viewLabels, type DecodedCloud } from "./data.mjs";
 import { css, fix, h, pct } from "./dom.mjs";
 import { COLOR_MODES, Viewer, viewColor, type ColorMode, type Toggles } from "./view3d.mjs";
+import type { Hooks } from "./hooks.mjs";
 
 const STATUSES = ["matched", "duplicate", "merged", "hallucinated"] as const;
 type Tab = "nodes" | "relations" | "question" | "evidence";
@@ -44,22 +45,6 @@ interface State {
   wrongOnly: boolean;
   showAllThumbs: Set<string>;
   error: string | null;
-}
-
-interface Hooks {
-  ready: boolean;
-  error: string | null;
-  timings: Record<string, number>;
-  key: string;
-  select(nodeId: string | null): void;
-  screenPoint(nodeId: string): { x: number; y: number } | null;
-  show(key: string): Promise<void>;
-}
-
-declare global {
-  interface Window {
-    __esi3d: Hooks;
-  }
 }
 
 const t0 = performance.now();
