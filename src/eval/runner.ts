@@ -188,7 +188,7 @@ export async function runEvaluation(opts: RunOptions): Promise<RunOutcome> {
       writer.append(r);
       records.push(r);
       doneKeys.add(r.key);
-      opts.progress?.tick(1, r.status === "parsed" ? 0 : 1);
+      opts.progress?.tick(1, r.status === "parsed" || r.status === "unanswerable" ? 0 : 1); // a declined program is not a failure
     };
     const saveGraphs = (task: Task, paradigm: string, res: UnitResult) => {
       for (const g of res.graphs) writeJsonAtomic(sceneGraphFile(out, task.task_id, paradigm, g.source), { graph: g.graph, diagnosis: g.diagnosis });
