@@ -8,6 +8,7 @@
  */
 import { z } from "zod";
 import { TaskSchema } from "../task/schema.js";
+import { SafeSegmentSchema } from "../../src/core/paths.js";
 
 const finite = () => z.number().finite();
 const Row4 = z.tuple([finite(), finite(), finite(), finite()]);
@@ -42,7 +43,7 @@ export const BUNDLE_FORMAT = "esi3d-bundle/1";
 
 export const BundleManifestSchema = z.object({
   format: z.literal(BUNDLE_FORMAT),
-  task_id: z.string().min(1),
+  task_id: SafeSegmentSchema,
   paradigm: z.enum(PARADIGMS),
   simulator: z.string().min(1),
   image: z.object({ width: z.number().int().min(8).max(8192), height: z.number().int().min(8).max(8192) }),

@@ -8,6 +8,7 @@ import { basename, dirname, join, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
 import { InputError } from "../../src/core/errors.js";
 import { writeFileAtomic, writeJsonAtomic } from "../../src/core/fs.js";
+import { pathBelow } from "../../src/core/paths.js";
 import { auditImport, droppedIds, type Audit } from "./audit.js";
 import { auditMarkdown } from "./audit-table.js";
 import { importRecords } from "./importer.js";
@@ -42,7 +43,7 @@ export function importEsiBench(dir: string, out: string, opts: ImportOptions): I
   const tmp = join(dirname(target), `.${basename(target)}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`);
   mkdirSync(join(tmp, AUDIT_DIR), { recursive: true });
   try {
-    for (const t of tasks) writeJsonAtomic(join(tmp, `${t.task_id}.json`), t);
+    for (const t of tasks) writeJsonAtomic(pathBelow(tmp, `${t.task_id}.json`), t);
     writeJsonAtomic(join(tmp, AUDIT_DIR, "audit.json"), audit);
     writeFileAtomic(join(tmp, AUDIT_DIR, "audit.md"), auditMarkdown(audit, { tasks: tasks.length, dropped }));
     const summary = { format: "esi3d-esi-import/1", source: dir, kind: res.located.kind, records: audit.records, written: tasks.length, excluded: audit.excluded, dropped, refused: res.refused, options: opts };

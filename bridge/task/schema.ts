@@ -13,6 +13,7 @@
  */
 import { z } from "zod";
 import { CATEGORIES, SUBCATEGORIES } from "./taxonomy.js";
+import { SafeSegmentSchema } from "../../src/core/paths.js";
 
 const finite = () => z.number().finite();
 export const Vec3Schema = z.tuple([finite(), finite(), finite()]).describe("[x, y, z] in metres, world frame (Z up)");
@@ -207,7 +208,7 @@ export const ProxySchema = z
 
 const taskFields = {
   schema: z.literal("esi3d-task/1"),
-  task_id: z.string().regex(/^[A-Za-z0-9_.-]+$/, "letters, digits, '_', '.', '-' only"),
+  task_id: SafeSegmentSchema.describe("names the task's files and folders (bundles, graphs): one safe path segment"),
   seed: z.string().describe("seed the task was generated from"),
   category: z.enum(CATEGORIES),
   subcategory: z.enum(SUBCATEGORIES),

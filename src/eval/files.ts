@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { z } from "zod";
 import { InputError } from "../core/errors.js";
 import { readJsonFile } from "../core/fs.js";
+import { pathBelow } from "../core/paths.js";
 import { DiagnosisSchema } from "../../scenegraph/diagnosisSchema.js";
 import { SceneGraphSchema } from "../../scenegraph/types.js";
 import { RunConfigSchema } from "./config.js";
@@ -41,7 +42,7 @@ export function readRunFile(runDir: string): RunFile {
 }
 
 export function sceneGraphFile(runDir: string, taskId: string, paradigm: string, source: string): string {
-  const dir = join(runDir, "graphs", taskId);
+  const dir = pathBelow(join(runDir, "graphs"), taskId);
   mkdirSync(dir, { recursive: true });
   return join(dir, `${paradigm}__${source}.json`);
 }

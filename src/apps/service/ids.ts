@@ -5,7 +5,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { resolve } from "node:path";
-import { isWithin } from "../../core/paths.js";
+import { isSafeSegment, isWithin, SAFE_SEGMENT_RULE } from "../../core/paths.js";
 import { HttpError } from "./errors.js";
 
 /** Server-made ids: a kind letter, a dash, 24 lowercase hex digits (96 random or hashed bits). */
@@ -20,11 +20,6 @@ export const ID_PATTERNS: Record<IdKind, RegExp> = {
   run: /^r-[0-9a-f]{24}$/,
 };
 
-/**
- * Task ids as TaskSchema allows them (letters, digits, '_', '.', '-'), but not starting with '.' (no
- * hidden files, no '..') and at most 128 characters.
- */
-export const TASK_ID_PATTERN = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}$/;
 
 export function newId(kind: IdKind): string {
   return `${ID_KINDS[kind]}-${randomBytes(ID_HEX_DIGITS / 2).toString("hex")}`;
@@ -48,8 +43,7 @@ export function checkId(kind: IdKind, value: unknown, field: string): string {
 }
 
 export function checkTaskId(value: unknown, field: string): string {
-  if (typeof value !== "string" || !TASK_ID_PATTERN.test(value) || value.includes(".."))
-    throw new HttpError(400, "invalid_id", `${field}: expected a task id (letters, digits, '_', '.', '-'; not starting with '.'; at most 128 characters), got ${describe(value)}`, field);
+  if (!isSafeSegment(value)) throw new HttpError(400, "invalid_id", `${field}: expected a task id (${SAFE_SEGMENT_RULE}), got ${describe(value)}`, field);
   return value;
 }
 

@@ -1,11 +1,11 @@
 import type { Command } from "commander";
-import { join } from "node:path";
+import { pathBelow } from "../../../core/paths.js";
 import { readTasks } from "../../../../bridge/task/io.js";
 import { captureBundle } from "../../../../bridge/sim/capture.js";
 import { writeBundle, readBundle } from "../../../../bridge/bundle/io.js";
 import type { Paradigm } from "../../../../bridge/bundle/schema.js";
 import { contactSheet } from "../../../../bridge/sim/contact-sheet.js";
-import { writeFileSync } from "node:fs";
+import { checkWritable, writeFileAtomic } from "../../../core/fs.js";
 import { intOption, listOption } from "../../../core/flags.js";
 
 export const RENDERABLE_PARADIGMS = ["single", "multi", "gt"] as const;
@@ -19,12 +19,13 @@ export function registerRender(program: Command): void {
     .requiredOption("--out <dir>", "output directory; bundles go to <out>/<task_id>/<paradigm>")
     .action((opts: { tasks: string; paradigm: Paradigm[]; out: string }) => {
       const tasks = readTasks(opts.tasks);
+      checkWritable(opts.out, "dir");
       let n = 0;
       for (const task of tasks) {
         for (const p of opts.paradigm) {
           const t = Date.now();
           const { manifest, payloads } = captureBundle(task, p);
-          const dir = join(opts.out, task.task_id, p);
+          const dir = pathBelow(opts.out, task.task_id, p);
           writeBundle(dir, manifest, payloads);
           n++;
           process.stderr.write(`render: ${dir} (${payloads.length} views, ${Date.now() - t} ms)\n`);
@@ -41,8 +42,9 @@ export function registerRender(program: Command): void {
     .option("--columns <n>", "views per row", intOption("--columns", 1, 100), 5)
     .option("--scale <n>", "downscale factor of each tile", intOption("--scale", 1, 16), 2)
     .action((bundle: string, opts: { out: string; columns: number; scale: number }) => {
+      checkWritable(opts.out, "file");
       const b = readBundle(bundle);
-      writeFileSync(opts.out, contactSheet(b.views, { columns: opts.columns, scale: opts.scale }));
+      writeFileAtomic(opts.out, contactSheet(b.views, { columns: opts.columns, scale: opts.scale }));
       process.stdout.write(`wrote ${opts.out} (${b.views.length} views)\n`);
     });
 }
