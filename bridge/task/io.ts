@@ -2,28 +2,49 @@
 import { existsSync, readdirSync, readFileSync, statSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { TaskRecordSchema, TaskSchema, type Task, type TaskRecord } from "./schema.js";
-import { InputError, formatZodIssues } from "../../src/core/errors.js";
-import { writeJsonAtomic } from "../../src/core/fs.js";
+import { InputError, MAX_REPORTED_ISSUES, formatZodIssues, zodIssues } from "../../src/core/errors.js";
+import { FILE_PENETRATION_TOLERANCE_M, placementProblems } from "../objects/placement.js";
+import { pathError, writeJsonAtomic } from "../../src/core/fs.js";
+import { pathBelow } from "../../src/core/paths.js";
 
+/** Subcategories whose question is whether its objects touch: those objects may overlap. */
+const CONTACT_SUBCATEGORIES: ReadonlySet<string> = new Set(["physical_contact"]);
+
+/**
+ * A task from a file: its schema, then the generator's placement checks (bridge/objects/placement.ts), which a
+ * file cannot skip (audit L3). A file does not declare which objects may touch or nest, so boxes may
+ * interpenetrate by FILE_PENETRATION_TOLERANCE_M, a box wholly inside another counts as nested, and the
+ * objects a contact question asks about may touch (their boxes overlap where the meshes only touch).
+ */
 export function parseTask(raw: unknown, file: string): Task {
   const r = TaskSchema.safeParse(raw);
-  if (!r.success) throw new InputError(`${file}: invalid task record: ${formatZodIssues(r.error.issues)}`);
+  if (!r.success) throw new InputError(`${file}: invalid task record: ${formatZodIssues(r.error.issues)}`, { file, field: zodIssues(r.error.issues)[0]?.field });
+  const t = r.data;
+  const asked = CONTACT_SUBCATEGORIES.has(t.subcategory) ? t.relevant_object_ids : [];
+  const allowedOverlaps = asked.flatMap((a, i) => asked.slice(i + 1).map((b) => [a, b] as const));
+  const problems = placementProblems(t.room, t.objects, { tolerance: FILE_PENETRATION_TOLERANCE_M, allowNested: true, allowedOverlaps });
+  if (problems.length) {
+    const shown = problems.slice(0, MAX_REPORTED_ISSUES).map((p) => `${p.field}: ${p.message}`).join("; ");
+    const more = problems.length > MAX_REPORTED_ISSUES ? `; and more` : "";
+    throw new InputError(`${file}: invalid task geometry: ${shown}${more}`, { file, field: problems[0]!.field });
+  }
   return r.data;
 }
 
 /** A task record in the general record format (imported tasks may leave room, extents or models unknown). */
 export function parseTaskRecord(raw: unknown, file: string): TaskRecord {
   const r = TaskRecordSchema.safeParse(raw);
-  if (!r.success) throw new InputError(`${file}: invalid task record: ${formatZodIssues(r.error.issues)}`);
+  if (!r.success) throw new InputError(`${file}: invalid task record: ${formatZodIssues(r.error.issues)}`, { file, field: zodIssues(r.error.issues)[0]?.field });
   return r.data;
 }
 
 function readJsonFile(file: string): unknown {
-  if (!existsSync(file)) throw new InputError(`${file}: no such task file`);
+  if (!existsSync(file)) throw new InputError(`${file}: no such task file`, { file });
   try {
     return JSON.parse(readFileSync(file, "utf8"));
   } catch (e) {
-    throw new InputError(`${file}: not valid JSON (${(e as Error).message})`);
+    if ((e as NodeJS.ErrnoException).code) throw pathError(e, file, "read");
+    throw new InputError(`${file}: not valid JSON (${(e as Error).message})`, { file });
   }
 }
 
@@ -57,7 +78,7 @@ export function readTaskRecords(path: string): Array<{ file: string; record: Tas
 export function writeTasks(dir: string, tasks: readonly Task[]): string[] {
   mkdirSync(dir, { recursive: true });
   return tasks.map((t) => {
-    const f = join(dir, `${t.task_id}.json`);
+    const f = pathBelow(dir, `${t.task_id}.json`);
     writeJsonAtomic(f, t);
     return f;
   });

@@ -12,8 +12,7 @@ import { buildScene } from "../scene.js";
 import { worldOf, isFree } from "../agent.js";
 import { assignNames, Resample } from "./common.js";
 import type { Draft, Generator, InitialViewProbe } from "./draft.js";
-import { objectBox } from "../../objects/geometry.js";
-import { boxesIntersect, footprint } from "../../../src/core/geometry.js";
+import { placementProblems } from "../../objects/placement.js";
 import { buildGtTrajectory } from "./gt-trajectory.js";
 import { visibleCounts, visibleFraction, VISIBLE_MIN_PX } from "./visibility.js";
 import { geometricConfiguration, linearAlignment, physicalContact } from "./spatial.js";
@@ -48,19 +47,10 @@ export class GenerationError extends Error {}
 /** Validates a draft and turns it into a task record, or throws Resample with the reason. */
 export function finalizeDraft(d: Draft, subcategory: BuiltinSubcategory, taskId: string, seed: string, camera: CameraSpec): Task {
   assignNames(d.objects);
-  // objects inside the room and not intersecting (touching, nesting and stacking pairs are declared)
-  const allowed = new Set((d.allowedOverlaps ?? []).flatMap(([a, b]) => [`${a}:${b}`, `${b}:${a}`]));
-  const hx = d.room.size[0] / 2, hy = d.room.size[1] / 2;
-  for (let i = 0; i < d.objects.length; i++) {
-    const a = d.objects[i]!;
-    const ab = objectBox(a);
-    if (footprint(ab).some(([x, y]) => Math.abs(x) > hx + 1e-6 || Math.abs(y) > hy + 1e-6)) throw new Resample(`object ${a.id} outside the room`);
-    for (let j = i + 1; j < d.objects.length; j++) {
-      const b = d.objects[j]!;
-      if (allowed.has(`${a.id}:${b.id}`) || a.support === b.id || b.support === a.id) continue;
-      if (boxesIntersect(ab, objectBox(b))) throw new Resample(`objects ${a.id} and ${b.id} intersect`);
-    }
-  }
+  // objects inside the room and not intersecting (touching, nesting and stacking pairs are declared): the
+  // same checks as a task read from a file gets (bridge/objects/placement.ts)
+  const problem = placementProblems(d.room, d.objects, { allowedOverlaps: d.allowedOverlaps })[0];
+  if (problem) throw new Resample(problem.message);
   // the answer follows from the placed geometry
   const derived = d.derive(d.objects);
   if (derived !== d.answer) throw new Resample(`answer "${d.answer}" does not follow from the geometry ("${derived}")`);
