@@ -5,9 +5,9 @@
  * and operating-system failures become errors that name the path: a path the user got wrong (a file where a
  * directory is needed, a directory where a file is) is an input error; a full or read-only disk is a failure.
  */
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { accessSync, constants, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
-import { dirname } from "node:path";
+import { dirname, resolve } from "node:path";
 import type { z } from "zod";
 import { InputError, inputErrorFromZod } from "./errors.js";
 
@@ -49,6 +49,47 @@ export function pathError(e: unknown, path: string, verb = "write"): Error {
   if (code in USER_PATH_ERRORS) return new InputError(`${path}: cannot ${verb}: ${USER_PATH_ERRORS[code]}`, { file: path });
   if (code in SYSTEM_PATH_ERRORS) return new FileSystemError(`${path}: cannot ${verb}: ${SYSTEM_PATH_ERRORS[code]} (${code})`, code, path);
   return e as Error;
+}
+
+/**
+ * Checks, before any long work, that `path` can be made: a file (`kind: "file"`, e.g. `graph -o`) or a directory
+ * (`kind: "dir"`, e.g. `run --out`). Finds the nearest part of the path that exists: it must be a directory (else
+ * ENOTDIR, an input error) that this process may write (else EACCES/EROFS, a failure naming the path); an
+ * existing target must be of the right kind (a directory where a file goes is EISDIR). Creates nothing, so a
+ * command refused here leaves no trace (audit L5: `graph -o missing/dir/g.json` failed after the whole graph).
+ */
+export function checkWritable(path: string, kind: "file" | "dir"): void {
+  const target = resolve(path);
+  const stat = (p: string) => {
+    try {
+      return statSync(p);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === "ENOENT") return null;
+      throw pathError(e, path, "write");
+    }
+  };
+  const own = stat(target);
+  if (own) {
+    if (kind === "file" && own.isDirectory()) throw pathError(Object.assign(new Error("EISDIR"), { code: "EISDIR" }), path);
+    if (kind === "dir" && !own.isDirectory()) throw new InputError(`${path}: cannot write: it exists and is not a directory`, { file: path });
+  }
+  let probe = own?.isDirectory() ? target : dirname(target);
+  for (;;) {
+    const s = stat(probe);
+    if (s) {
+      if (!s.isDirectory()) throw new InputError(`${path}: cannot write: ${probe} is a file, not a directory`, { file: path });
+      try {
+        accessSync(probe, constants.W_OK);
+      } catch (e) {
+        throw pathError(e, path, "write");
+      }
+      return;
+    }
+    const up = dirname(probe);
+    if (up === probe) return;
+    probe = up;
+  }
 }
 
 /** Writes `data` to `file` atomically, creating its directory; nothing is left behind on failure. */

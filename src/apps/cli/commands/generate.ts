@@ -4,6 +4,7 @@ import { generateTask } from "../../../../bridge/sim/generate/suite.js";
 import { writeTasks } from "../../../../bridge/task/io.js";
 import { InputError } from "../../../core/errors.js";
 import { choiceOption, intOption, listOption } from "../../../core/flags.js";
+import { checkWritable } from "../../../core/fs.js";
 
 export function registerGenerate(program: Command): void {
   program
@@ -15,6 +16,7 @@ export function registerGenerate(program: Command): void {
     .option("--seed <seed>", "seed: the same seed gives byte-identical tasks", "0")
     .requiredOption("--out <dir>", "output directory")
     .action((opts: { perSubcategory: number; subcategories?: BuiltinSubcategory[]; seed: string; out: string }) => {
+      checkWritable(opts.out, "dir");
       if (!/^[A-Za-z0-9_.-]+$/.test(opts.seed)) throw new InputError(`--seed: use letters, digits, '_', '.', '-' only, got "${opts.seed}"`);
       const subs = opts.subcategories ?? BUILTIN_SUBCATEGORIES;
       const total = subs.length * opts.perSubcategory;

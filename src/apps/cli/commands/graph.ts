@@ -4,7 +4,7 @@ import { readBundle } from "../../../../bridge/bundle/io.js";
 import { toConceptGraphs } from "../../../../scenegraph/export.js";
 import { graphOfBundle, GRAPH_PIPELINE_FLAGS, GraphPipelineOptionsSchema } from "../../../../scenegraph/pipeline.js";
 import { addSchemaFlags, parseSchemaFlags } from "../../../core/flags.js";
-import { writeJsonAtomic } from "../../../core/fs.js";
+import { checkWritable, writeJsonAtomic } from "../../../core/fs.js";
 import { fix } from "../../../core/table.js";
 
 export function registerGraph(program: Command): void {
@@ -15,6 +15,10 @@ export function registerGraph(program: Command): void {
     .option("--conceptgraphs <dir>", "also write a ConceptGraphs-compatible export (scene_graph.json, cfslam_object_relations.json)")
     .action(async (bundleDir: string, opts: { out: string; diagnosis?: string; conceptgraphs?: string }) => {
       const options = parseSchemaFlags(cmd, GraphPipelineOptionsSchema, GRAPH_PIPELINE_FLAGS);
+      // every output is checked before the graph is built, so a wrong path fails in a second, not after the work
+      checkWritable(opts.out, "file");
+      if (opts.diagnosis) checkWritable(opts.diagnosis, "file");
+      if (opts.conceptgraphs) checkWritable(opts.conceptgraphs, "dir");
       const r = await graphOfBundle(readBundle(bundleDir), options, { log: (m) => process.stderr.write(`vggt: ${m}\n`) });
       for (const note of r.notes) process.stderr.write(`graph: ${note}\n`);
       const diagnosis = r.diagnosis!;

@@ -4,6 +4,7 @@ import { writePly, writeXyzF32 } from "../../../../reconstruct/ply.js";
 import { buildPointCloud } from "../../../../reconstruct/index.js";
 import { CLOUD_FLAGS, CloudOptionsSchema } from "../../../../reconstruct/options.js";
 import { addSchemaFlags, parseSchemaFlags } from "../../../core/flags.js";
+import { checkWritable } from "../../../core/fs.js";
 
 const vggtLog = (m: string) => process.stderr.write(`vggt: ${m}\n`);
 
@@ -14,6 +15,8 @@ export function registerPoints(program: Command): void {
     .option("--xyz <file>", "also write raw float32 x,y,z (the peers' input format)")
     .action(async (bundleDir: string, opts: { out: string; xyz?: string }) => {
       const options = parseSchemaFlags(cmd, CloudOptionsSchema, CLOUD_FLAGS);
+      checkWritable(opts.out, "file");
+      if (opts.xyz) checkWritable(opts.xyz, "file");
       const bundle = readBundle(bundleDir);
       const t = Date.now();
       const cloud = await buildPointCloud(bundle, options, { log: vggtLog });
