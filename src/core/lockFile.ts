@@ -1,11 +1,12 @@
 /**
- * An exclusive lock file that names its holder: created with O_EXCL (two processes cannot both win, unlike a
- * check-then-write), holding pid, host and start time. A lock whose process is gone on this host (a kill -9)
+ * An exclusive lock file that names its holder: written whole under a temporary name, then linked into place
+ * (link is exclusive: two processes cannot both win, unlike a check-then-write), holding pid, host and start time. A lock whose process is gone on this host (a kill -9)
  * is stale and is taken over; a live holder, or one on another host (a shared disk), is refused by the
  * caller's error. Used for a run directory (src/eval/runLock.ts) and the service's data directory.
  */
-import { closeSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
+import { linkSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
+import { tempNameFor } from "./fs.js";
 
 export interface LockHolder {
   pid: number;
@@ -43,13 +44,14 @@ function readHolder(file: string): LockHolder | null {
 export function acquireLockFile(file: string, refuse: (holder: LockHolder) => Error): HeldLock {
   const me: LockHolder = { pid: process.pid, host: hostname(), since: new Date().toISOString() };
   for (let attempt = 0; attempt < 2; attempt++) {
+    // the lock appears complete or not at all: written under a temporary name, then hard-linked to `file`
+    // (link fails when it exists). Creating `file` with O_EXCL and writing after left a moment in which a
+    // second process read an empty lock, took it for stale, removed it and won too (two resumes started
+    // together both ran).
+    const tmp = tempNameFor(file);
     try {
-      const fd = openSync(file, "wx");
-      try {
-        writeSync(fd, JSON.stringify(me) + "\n");
-      } finally {
-        closeSync(fd);
-      }
+      writeFileSync(tmp, JSON.stringify(me) + "\n");
+      linkSync(tmp, file);
       let held = true;
       return {
         release() {
@@ -64,6 +66,8 @@ export function acquireLockFile(file: string, refuse: (holder: LockHolder) => Er
       const holder = readHolder(file);
       if (holder && (holder.host !== me.host || processAlive(holder.pid))) throw refuse(holder);
       rmSync(file, { force: true }); // stale: its process is gone
+    } finally {
+      rmSync(tmp, { force: true });
     }
   }
   throw new Error(`${file}: could not take the lock (it reappeared twice while being taken over)`);

@@ -112,6 +112,7 @@ export function makeRecord(p: RecordParts): ItemRecord {
     status: a.status,
     answer: a.answer,
     confidence: a.confidence,
+    ...(a.confidenceProblem ? { confidence_problem: a.confidenceProblem } : {}),
     correct,
     mra,
     prompt_hash: a.promptHash ?? null,
@@ -121,6 +122,7 @@ export function makeRecord(p: RecordParts): ItemRecord {
     views: p.views,
     graph_quality: p.quality,
     timings_ms: { ...p.timings, reason: a.latencyMs },
+    ...(a.failure ? { error: { class: a.failure.class, message: a.failure.message } } : {}),
     ...(p.task.proxy ? { proxy: true as const, simulator: p.task.simulator } : {}),
   };
 }

@@ -6,6 +6,7 @@
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync, statSync, ftruncateSync, writeSync } from "node:fs";
 import { z } from "zod";
 import { InputError, inputErrorFromZod } from "../core/errors.js";
+import { pathError } from "../core/fs.js";
 import { SOURCES } from "../../reconstruct/options.js";
 import { MASK_MODES } from "../../scenegraph/evidence.js";
 import { INSTANCE_MODES } from "../../scenegraph/options.js";
@@ -38,6 +39,7 @@ export const ItemRecordSchema = z
     status: z.enum(ANSWER_STATUSES),
     answer: z.string().nullable(),
     confidence: z.number().nullable(),
+    confidence_problem: z.string().optional().describe("set when the reply stated a confidence outside [0, 1] that is not a whole percentage (e.g. 1.7): confidence is then null"),
     correct: z.boolean().nullable(),
     mra: z.number().min(0).max(1).nullable().describe("VSI-Bench mean relative accuracy for integer answers (0 when unparsed)"),
     prompt_hash: z.string().nullable(),
@@ -47,6 +49,11 @@ export const ItemRecordSchema = z
     views: z.number().int().min(0),
     graph_quality: z.record(z.string(), z.number().nullable()).nullable(),
     timings_ms: z.record(z.string(), z.number()),
+    error: z
+      .object({ class: z.string().min(1).describe("LlmError:<kind>[:<HTTP status>], empty_reply, invalid_reply, truncated_reply, or the name of the error thrown"), message: z.string() })
+      .strict()
+      .optional()
+      .describe("why the item has no answer (status error, empty or invalid): the failure's class and its redacted message"),
     proxy: z.literal(true).optional().describe("set when the task was rendered as a proxy scene (bridge/esibench/proxy.ts): the result is about the proxy"),
     simulator: z.string().optional().describe("the task's simulator, on proxy records"),
   })
@@ -96,7 +103,11 @@ export class RecordWriter {
   private fd: number;
 
   constructor(readonly file: string) {
-    this.fd = openSync(file, "a+");
+    try {
+      this.fd = openSync(file, "a+");
+    } catch (e) {
+      throw pathError(e, file, "open for appending");
+    }
     // cut a torn last line so the next record starts on a fresh line
     const size = statSync(file).size;
     if (size > 0) {
@@ -107,8 +118,13 @@ export class RecordWriter {
   }
 
   append(r: ItemRecord): void {
-    writeSync(this.fd, JSON.stringify(r) + "\n");
-    fsyncSync(this.fd);
+    try {
+      writeSync(this.fd, JSON.stringify(r) + "\n");
+      fsyncSync(this.fd);
+    } catch (e) {
+      // a full disk: the line may be torn, which the next reader drops and the resume rewrites
+      throw pathError(e, this.file, "append to");
+    }
   }
 
   close(): void {

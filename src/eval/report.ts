@@ -101,6 +101,16 @@ export function reportMarkdown(s: RunSummary, config: RunConfig, meta: ReportMet
   for (const q of s.quality) qRows.push([METHOD_LABELS[q.source] ?? q.source, q.paradigm, String(q.graphs), q.node_f1.toFixed(3), (q.duplicate_rate * 100).toFixed(1) + "%", (q.hallucination_rate * 100).toFixed(1) + "%", (q.miss_rate * 100).toFixed(1) + "%", q.relation_precision === null ? "-" : q.relation_precision.toFixed(3), q.relation_recall === null ? "-" : q.relation_recall.toFixed(3), q.nodes_per_graph.toFixed(1)]);
   out.push(pad(qRows, true));
   out.push("");
+  if (s.failures?.total) {
+    out.push("## Items without an answer, by cause");
+    out.push("");
+    const fRows = [["Cause", "items"]];
+    for (const [c, n] of Object.entries(s.failures.byClass)) fRows.push([c, String(n)]);
+    out.push(pad(fRows, true));
+    out.push("");
+    out.push("Each item's `error` field in items.jsonl holds the cause and the (redacted) message.");
+    out.push("");
+  }
   if (meta.skipped?.length) {
     out.push("## Skipped");
     out.push("");

@@ -19,7 +19,8 @@ import { readTaskFile } from "../../bridge/task/io.js";
 import { isSkippedUnit, planSuiteDirectory, type SkippedItem } from "./suite.js";
 import { InputError } from "../core/errors.js";
 import { canonicalJson } from "../core/hash.js";
-import { writeFileAtomic, writeJsonAtomic } from "../core/fs.js";
+import { checkWritable, pathError, writeFileAtomic, writeJsonAtomic } from "../core/fs.js";
+import { pathBelow } from "../core/paths.js";
 import { generateTask } from "../../bridge/sim/generate/suite.js";
 import type { Paradigm } from "../../bridge/bundle/schema.js";
 import { renderBundle } from "../../bridge/sim/capture.js";
@@ -89,12 +90,13 @@ function suitePlan(config: RunConfig): { tasks: Task[]; skipped: SkippedItem[] }
 /** The run's model client (null for the offline reasoner): made before any work, so a bad key or URL fails at once. */
 function makeReasoner(config: RunConfig): Reasoner | null {
   if (config.reasoner === "symbolic") return null;
-  return createReasoner(config.reasoner, { baseUrl: config.llm.baseUrl ?? undefined, cache: config.llm.cachePath, timeoutMs: config.llm.timeoutMs, maxRetries: config.llm.maxRetries, maxConcurrency: config.maxConnections, temperature: config.llm.temperature, format: config.format, uncertainty: config.uncertainty, maxImages: config.maxImages });
+  return createReasoner(config.reasoner, { baseUrl: config.llm.baseUrl ?? undefined, cache: config.llm.cachePath, timeoutMs: config.llm.timeoutMs, maxRetries: config.llm.maxRetries, itemDeadlineMs: config.llm.itemDeadlineMs, maxConcurrency: config.maxConnections, temperature: config.llm.temperature, format: config.format, uncertainty: config.uncertainty, maxImages: config.maxImages });
 }
 
 /** Every check that needs no run directory, so a run that cannot work leaves nothing behind (audit M6). */
 function preflight(config: RunConfig, out: string): Reasoner | null {
   if (existsSync(out) && !statSync(out).isDirectory()) throw new InputError(`${out}: exists and is not a directory (choose another --out)`, { file: out });
+  checkWritable(out, "dir");
   if (config.sources.includes("vggt")) resolveVggtModel({ modelPath: config.vggt.modelPath ?? undefined });
   if (config.suite !== "default") {
     const planned = suitePlan(config);
@@ -119,7 +121,11 @@ function openRunDir(opts: RunOptions) {
   const { out, config } = opts;
   if (opts.resume && !existsSync(runConfigFile(out))) throw new InputError(`${out}: --resume: there is no run here to complete (no config.json); drop --resume to start one`, { file: out });
   if (existsSync(join(out, "items.jsonl")) && !opts.resume) throw new InputError(`${out}: a run already exists here; pass --resume to complete it, or choose another --out`, { file: out });
-  mkdirSync(out, { recursive: true });
+  try {
+    mkdirSync(out, { recursive: true });
+  } catch (e) {
+    throw pathError(e, out, "create the run directory");
+  }
   const lock = lockRunDir(out);
   try {
     if (opts.resume) checkResume(out, config);
@@ -245,7 +251,7 @@ export async function runEvaluation(opts: RunOptions): Promise<RunOutcome> {
 /** Generates the built-in suite's tasks on the pool (or reads a suite directory), stored in the run (reused on resume). */
 async function prepareTasks(opts: RunOptions, exec: (job: WorkerJob) => Promise<unknown>, skipped: SkippedItem[]): Promise<Task[]> {
   const { config, out } = opts;
-  const taskFile = (id: string) => join(out, "tasks", `${id}.json`);
+  const taskFile = (id: string) => pathBelow(join(out, "tasks"), `${id}.json`);
   const tasks = await planTasks(
     config,
     async (s, i) => {

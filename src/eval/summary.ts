@@ -53,6 +53,39 @@ export const DifferenceSchema = z
   .describe("accuracy of method a minus method b, with Newcombe's 95 % interval");
 export type Difference = z.infer<typeof DifferenceSchema>;
 
+export const FailuresSchema = z
+  .object({
+    total: z.number().int().min(0).describe("items whose status is error, empty or invalid"),
+    byStatus: z.record(z.string(), z.number().int().min(0)).describe("error / empty / invalid / unanswerable: count"),
+    byClass: z.record(z.string(), z.number().int().min(0)).describe("failure class (ItemRecord.error.class): count; items of older runs without one count as \"unknown\""),
+  })
+  .strict();
+export type Failures = z.infer<typeof FailuresSchema>;
+
+/** Statuses that mean the pipeline produced nothing usable for an item (unanswerable is a program declining, not a failure). */
+export const FAILED_STATUSES: ReadonlySet<ItemRecord["status"]> = new Set(["error", "empty", "invalid"]);
+
+/** Counts of items without an answer, keys sorted so the file does not depend on record order. */
+export function failuresOf(records: readonly ItemRecord[]): Failures {
+  const byStatus: Record<string, number> = {}, byClass: Record<string, number> = {};
+  let total = 0;
+  for (const r of records) {
+    if (r.status === "parsed") continue;
+    byStatus[r.status] = (byStatus[r.status] ?? 0) + 1;
+    if (!FAILED_STATUSES.has(r.status)) continue;
+    total++;
+    const c = r.error?.class ?? "unknown";
+    byClass[c] = (byClass[c] ?? 0) + 1;
+  }
+  const sorted = (o: Record<string, number>) => Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  return { total, byStatus: sorted(byStatus), byClass: sorted(byClass) };
+}
+
+/** True when a run holds items and not one of them got an answer or a program's verdict: every model call failed. */
+export function nothingSucceeded(records: readonly ItemRecord[]): boolean {
+  return records.length > 0 && records.every((r) => r.status === "error" || r.status === "empty");
+}
+
 const byParadigm = z.record(z.string(), CellSchema);
 const byMethod = z.record(z.string(), byParadigm);
 
@@ -71,6 +104,7 @@ export const RunSummarySchema = z
     quality: z.array(QualityRowSchema),
     timings_ms: z.record(z.string(), z.object({ mean: z.number(), n: z.number().int() }).strict()),
     differences: z.array(DifferenceSchema),
+    failures: FailuresSchema.optional().describe("items without an answer, by status and by failure class (absent in summaries of esi3d before 0.1.1)"),
     headlines: z.array(z.string()),
   })
   .strict();
@@ -95,7 +129,13 @@ export function newcombeDifference(a: Interval & { k?: number }, b: Interval): {
 
 const mean = (xs: number[]) => (xs.length ? xs.reduce((s, x) => s + x, 0) / xs.length : NaN);
 
-export function summarizeRun(records: ItemRecord[]): RunSummary {
+/**
+ * The summary of a run's records. The records are put in key order first, so every sum (accuracies,
+ * calibration, quality means) is taken in one fixed order and summary.json is byte-identical however the
+ * records were appended (a resumed run appends in another order: audit L11, differences of 1.1e-16).
+ */
+export function summarizeRun(input: readonly ItemRecord[]): RunSummary {
+  const records = [...input].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   const methods = [...new Set(records.map(methodOf))].sort((a, b) => (a === "2D" ? -1 : b === "2D" ? 1 : a.localeCompare(b)));
   const paradigms = ["single", "multi", "gt"].filter((p) => records.some((r) => r.paradigm === p));
   const subcategories = [...new Set(records.map((r) => r.subcategory))].sort((a, b) => Object.keys(SUBCATEGORY_CATEGORY).indexOf(a) - Object.keys(SUBCATEGORY_CATEGORY).indexOf(b));
@@ -162,7 +202,9 @@ export function summarizeRun(records: ItemRecord[]): RunSummary {
   const headlines: string[] = [];
   const pctS = (x: number) => `${(x * 100).toFixed(1)}%`;
   if (overall) {
-    const parts = methods.map((m) => overall[m]?.["all"] ? `${m} ${pctS(overall[m]!["all"]!.accuracy.p)}` : null).filter(Boolean);
+    // a method with no scored answer has no accuracy: say how its items ended instead of printing NaN% (audit M3)
+    const describe = (m: string, c: Cell) => (c.nScored > 0 ? `${m} ${pctS(c.accuracy.p)}` : `${m} no scored answer (${c.n} item(s): ${c.errors} failed, ${c.invalid} invalid, ${c.unanswerable} unanswerable)`);
+    const parts = methods.map((m) => (overall[m]?.["all"] ? describe(m, overall[m]!["all"]!) : null)).filter(Boolean);
     if (parts.length) headlines.push(`Overall accuracy (all paradigms pooled): ${parts.join(", ")}.`);
   }
   for (const m of methods.filter((x) => x !== "2D")) {
@@ -184,5 +226,7 @@ export function summarizeRun(records: ItemRecord[]): RunSummary {
     const declinedText = declinedByMethod.length ? `; unanswerable (the program declined): ${declinedByMethod.map(([m, n]) => `${m} ${n}`).join(", ")}` : "";
     headlines.push(`${unscored} item(s) had no usable answer (invalid, empty, error or unanswerable${declinedText}); they are reported apart, not scored as wrong.`);
   }
-  return { format: "esi3d-summary/1", items: records.length, unscored, methods, paradigms, subcategories, table, byCategory, overall, calibration: cal, quality, timings_ms: timings, differences, headlines };
+  const failures = failuresOf(records);
+  if (failures.total) headlines.push(`Failures by cause: ${Object.entries(failures.byClass).map(([c, n]) => `${c} ${n}`).join(", ")}.`);
+  return { format: "esi3d-summary/1", items: records.length, unscored, methods, paradigms, subcategories, table, byCategory, overall, calibration: cal, quality, timings_ms: timings, differences, failures, headlines };
 }

@@ -136,6 +136,8 @@ export function createLlmClient(spec: string, opts: LlmClientOptions): LlmClient
   }
 
   async function attemptOnce(req: ChatRequest, signal: AbortSignal | undefined, attempt: number): Promise<TransportReply> {
+    // the signal may have fired while this attempt waited for a connection slot
+    if (signal?.aborted) throw fail("aborted", "cancelled by the caller", attempt - 1);
     const ctl = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {
@@ -154,7 +156,7 @@ export function createLlmClient(spec: string, opts: LlmClientOptions): LlmClient
           throw fail("http", `HTTP ${e.status}: ${e.message}`, attempt, e.status, isRetryableStatus(e.status ?? 0), e.retryAfterMs);
         }
         if (e.kind === "connection") throw fail("connection", `connection failed: ${e.message}`, attempt, undefined, true);
-        throw fail("bad_response", e.message, attempt);
+        throw fail("bad_response", e.message, attempt, undefined, e.retryable);
       }
       throw fail("bad_response", `unexpected error: ${e instanceof Error ? e.message : String(e)}`, attempt);
     } finally {
@@ -190,55 +192,58 @@ export function createLlmClient(spec: string, opts: LlmClientOptions): LlmClient
     const early = fromCache();
     if (early) return early;
 
-    return limit(async () => {
-      // an identical request may have filled the cache while this one waited for a slot
-      const late = fromCache();
-      if (late) return late;
-      for (let attempt = 1; ; attempt++) {
-        if (signal?.aborted) throw fail("aborted", "cancelled by the caller", attempt - 1);
-        let reply: TransportReply;
+    // each attempt takes a connection slot and gives it back before any wait, so a request that waits
+    // out a Retry-After does not keep others from their first attempt (audit L10)
+    for (let attempt = 1; ; attempt++) {
+      if (signal?.aborted) throw fail("aborted", "cancelled by the caller", attempt - 1);
+      let got: { hit: ChatResult } | { reply: TransportReply };
+      try {
+        got = await limit(async () => {
+          // an identical request may have filled the cache while this one waited for a slot
+          const late = attempt === 1 ? fromCache() : undefined;
+          return late ? { hit: late } : { reply: await attemptOnce(req, signal, attempt) };
+        });
+      } catch (e) {
+        const err = e as LlmError;
+        if (!err.retryable || attempt > maxRetries) throw err;
+        const ra = err.retryAfterMs;
+        const delayMs = ra !== undefined ? Math.min(ra, maxRetryAfterMs) : backoffDelayMs(attempt - 1, backoff);
+        opts.onRetry?.({
+          clientId: id,
+          attempt,
+          kind: err.kind,
+          ...(err.status !== undefined ? { status: err.status } : {}),
+          delayMs,
+          serverRequested: ra !== undefined,
+          message: err.message,
+        });
         try {
-          reply = await attemptOnce(req, signal, attempt);
-        } catch (e) {
-          const err = e as LlmError;
-          if (!err.retryable || attempt > maxRetries) throw err;
-          const ra = err.retryAfterMs;
-          const delayMs = ra !== undefined ? Math.min(ra, maxRetryAfterMs) : backoffDelayMs(attempt - 1, backoff);
-          opts.onRetry?.({
-            clientId: id,
-            attempt,
-            kind: err.kind,
-            ...(err.status !== undefined ? { status: err.status } : {}),
-            delayMs,
-            serverRequested: ra !== undefined,
-            message: err.message,
-          });
-          try {
-            await sleep(delayMs, signal);
-          } catch {
-            throw fail("aborted", "cancelled by the caller while waiting to retry", attempt);
-          }
-          continue;
+          await sleep(delayMs, signal);
+        } catch {
+          throw fail("aborted", "cancelled by the caller while waiting to retry", attempt);
         }
-        const result: ChatResult = {
-          text: reply.text,
-          model: reply.model ?? model,
-          attempts: attempt,
-          latencyMs: performance.now() - t0,
-          cached: false,
-        };
-        if (reply.usage) result.usage = reply.usage;
-        if (reply.finishReason) result.finishReason = reply.finishReason;
-        if (key && cache) {
-          cache.put(
-            key,
-            { provider, model, baseUrl: where },
-            { text: reply.text, model: result.model, usage: reply.usage, finishReason: reply.finishReason },
-          );
-        }
-        return result;
+        continue;
       }
-    });
+      if ("hit" in got) return got.hit;
+      const reply = got.reply;
+      const result: ChatResult = {
+        text: reply.text,
+        model: reply.model ?? model,
+        attempts: attempt,
+        latencyMs: performance.now() - t0,
+        cached: false,
+      };
+      if (reply.usage) result.usage = reply.usage;
+      if (reply.finishReason) result.finishReason = reply.finishReason;
+      if (key && cache) {
+        cache.put(
+          key,
+          { provider, model, baseUrl: where },
+          { text: reply.text, model: result.model, usage: reply.usage, finishReason: reply.finishReason },
+        );
+      }
+      return result;
+    }
   }
 
   return { id, chat };

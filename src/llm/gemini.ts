@@ -10,7 +10,7 @@
  */
 import { ApiError, GoogleGenAI, type GenerateContentConfig, type GenerateContentResponse, type Part } from "@google/genai";
 import { parseRetryAfterMs } from "./retry.js";
-import { TransportError, base64, isConnectionFailure, serverMessage, type Transport, type TransportReply } from "./transport.js";
+import { TransportError, base64, isConnectionFailure, malformedBody, serverMessage, type Transport, type TransportReply } from "./transport.js";
 import type { ChatRequest } from "./types.js";
 
 /** The Gemini API endpoint (the SDK's default for the non-Vertex backend). */
@@ -76,7 +76,7 @@ function toTransportError(e: unknown, headers: Headers | undefined): unknown {
     });
   }
   if (e instanceof Error && e.name === "AbortError") return e; // client.ts knows whether it was the timeout or the caller
-  if (e instanceof SyntaxError) return new TransportError("bad_response", `malformed JSON in the response body (${e.message})`);
+  if (e instanceof SyntaxError) return malformedBody(e);
   if (isConnectionFailure(e)) {
     const cause = (e as { cause?: unknown }).cause;
     return new TransportError("connection", cause instanceof Error ? cause.message : (e as Error).message);

@@ -6,7 +6,7 @@
  */
 import OpenAI from "openai";
 import { parseRetryAfterMs } from "./retry.js";
-import { TransportError, base64, isConnectionFailure, serverMessage, type Transport, type TransportReply } from "./transport.js";
+import { TransportError, base64, malformedBody, isConnectionFailure, serverMessage, type Transport, type TransportReply } from "./transport.js";
 import type { ChatRequest } from "./types.js";
 
 /** The public endpoint, used when no base URL is given (and the SDK's own default). */
@@ -97,7 +97,7 @@ function toTransportError(e: unknown): unknown {
       retryAfterMs: parseRetryAfterMs(e.headers),
     });
   }
-  if (e instanceof SyntaxError) return new TransportError("bad_response", `malformed JSON in the response body (${e.message})`);
+  if (e instanceof SyntaxError) return malformedBody(e);
   if (isConnectionFailure(e)) return new TransportError("connection", (e as Error).message);
   return e;
 }

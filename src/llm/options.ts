@@ -10,6 +10,13 @@ import { DEFAULT_MAX_RETRIES } from "./retry.js";
 /** Per-attempt timeout (ms). The openai SDK defaults to 10 min, which hides a hung connection for too long; 5 min
  * (undici's default headers timeout) still leaves room for slow reasoning models. Ours. */
 export const DEFAULT_TIMEOUT_MS = 300_000;
+/**
+ * Overall limit for one item's model calls: every attempt, every wait before a retry, and the re-prompt
+ * (ms). Without it a hung endpoint held an item for up to 25 minutes at the default timeout and retries
+ * (audit L10). Ten minutes is two default per-attempt timeouts: room for a slow reasoning model's reply and
+ * its re-prompt, never a stall of a run. Ours.
+ */
+export const DEFAULT_ITEM_DEADLINE_MS = 600_000;
 /** Greedy decoding, as VSI-Bench evaluates (reference/vsi-spatialworld.md §A4), and the only setting the response cache stores. */
 export const DEFAULT_TEMPERATURE = 0;
 
@@ -31,6 +38,7 @@ export const LlmOptionsSchema = z
     cachePath: z.string().min(1).nullable().default(null).describe("response cache (SQLite); null: none"),
     timeoutMs: z.number().int().min(1000).max(3_600_000).default(DEFAULT_TIMEOUT_MS).describe("per-request timeout for model calls (s on the command line)"),
     maxRetries: z.number().int().min(0).max(20).default(DEFAULT_MAX_RETRIES).describe("retries of a failed model call"),
+    itemDeadlineMs: z.number().int().min(1000).max(86_400_000).default(DEFAULT_ITEM_DEADLINE_MS).describe("overall time for one item's model calls, retries, waits and re-prompt included (s on the command line); past it the item is recorded as an error"),
     temperature: z.number().min(0).max(2).default(DEFAULT_TEMPERATURE).describe("sampling temperature (0: cacheable)"),
   })
   .strict();
@@ -40,5 +48,6 @@ export const LLM_FLAGS: readonly FlagSpec[] = [
   { path: "baseUrl", flag: "--base-url <url>" },
   { path: "timeoutMs", flag: "--timeout <s>", scale: 1000, help: "per-request timeout for model calls (s)" },
   { path: "maxRetries", flag: "--max-retries <n>" },
+  { path: "itemDeadlineMs", flag: "--item-deadline <s>", scale: 1000, help: "overall time for one item's model calls, retries and waits included (s)" },
   { path: "temperature", flag: "--temperature <t>" },
 ];

@@ -20,12 +20,15 @@ export class TransportError extends Error {
   readonly status: number | undefined;
   /** the wait the server asked for (Retry-After / retry-after-ms), in ms */
   readonly retryAfterMs: number | undefined;
-  constructor(kind: TransportErrorKind, message: string, opts: { status?: number; retryAfterMs?: number } = {}) {
+  /** a bad_response worth another attempt: a body cut short (malformed JSON), not a well-formed refusal */
+  readonly retryable: boolean;
+  constructor(kind: TransportErrorKind, message: string, opts: { status?: number; retryAfterMs?: number; retryable?: boolean } = {}) {
     super(message);
     this.name = "TransportError";
     this.kind = kind;
     this.status = opts.status;
     this.retryAfterMs = opts.retryAfterMs;
+    this.retryable = opts.retryable ?? false;
   }
 }
 
@@ -75,6 +78,11 @@ export function isConnectionFailure(e: unknown): boolean {
   if (e.name === "TypeError" && /fetch failed|network|socket|terminated/i.test(e.message)) return true;
   const code = (e as { code?: unknown }).code ?? ((e as { cause?: { code?: unknown } }).cause?.code);
   return typeof code === "string" && /^(ECONNREFUSED|ECONNRESET|EPIPE|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|UND_ERR_\w+)$/.test(code);
+}
+
+/** A 2xx body that does not parse: most often a connection dropped mid-body, so another attempt may well work (audit L8). */
+export function malformedBody(e: SyntaxError): TransportError {
+  return new TransportError("bad_response", `malformed JSON in the response body (${e.message})`, { retryable: true });
 }
 
 export function base64(data: Uint8Array): string {

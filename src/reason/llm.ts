@@ -27,11 +27,11 @@ import type { ResponseCache } from "../llm/cache.js";
 import { canonicalJson, sha256Hex } from "../core/hash.js";
 import { createLlmClient, parseModelSpec, type LlmClientOptions } from "../llm/client.js";
 import { OPENAI_DEFAULT_BASE_URL } from "../llm/openai.js";
-import { DEFAULT_TEMPERATURE } from "../llm/options.js";
+import { DEFAULT_ITEM_DEADLINE_MS, DEFAULT_TEMPERATURE } from "../llm/options.js";
 import type { ChatResult, LlmClient } from "../llm/types.js";
 import type { ImageMode } from "../prompt/images.js";
 import { buildPrompt, imageHashes, promptRecord, PROMPT_VERSION, type BuildOptions, type BuiltPrompt } from "../prompt/templates.js";
-import { answerWithReprompt, type AnswerOutcome } from "./protocol.js";
+import { answerWithReprompt, TRUNCATED_FINISH_REASONS, type AnswerOutcome, type AskedReply } from "./protocol.js";
 import type { GraphFormat, Reasoner, ReasonerAnswer, ReasonerInput } from "./types.js";
 
 /** `method` of an answer that was not parsed. */
@@ -56,6 +56,8 @@ export interface LlmReasonerOptions extends Partial<Omit<LlmClientOptions, "cach
   maxImages?: number;
   /** an existing client to use (e.g. one shared by several reasoners); its id must be `spec` */
   client?: LlmClient;
+  /** overall time for one answer's model calls, retries, waits and re-prompt included (ms; default DEFAULT_ITEM_DEADLINE_MS) */
+  itemDeadlineMs?: number;
 }
 
 /** The base URL the client talks to, resolved as src/llm/client.ts does (for the prompt hash). */
@@ -109,7 +111,7 @@ function sumUsage(calls: readonly ChatResult[]): ReasonerAnswer["usage"] {
  */
 export function createLlmReasoner(spec: string, opts: LlmReasonerOptions = {}): Reasoner {
   const { provider, model } = parseModelSpec(spec);
-  const { client: given, temperature: t, maxOutputTokens, format, uncertainty, cogmapSize, images, maxImages, cache, ...clientOpts } = opts;
+  const { client: given, temperature: t, maxOutputTokens, format, uncertainty, cogmapSize, images, maxImages, cache, itemDeadlineMs = DEFAULT_ITEM_DEADLINE_MS, ...clientOpts } = opts;
   const temperature = t ?? DEFAULT_TEMPERATURE;
   const client = given ?? createLlmClient(spec, { ...clientOpts, cache: cache ?? null });
   if (given && given.id !== `${provider}:${model}`) throw new RangeError(`createLlmReasoner("${spec}"): the given client is "${given.id}"`);
@@ -133,16 +135,32 @@ export function createLlmReasoner(spec: string, opts: LlmReasonerOptions = {}): 
       const mode = input.images ?? images;
       built = buildPrompt(mode ? { ...input, images: mode } : input, buildOpts);
     } catch (e) {
-      return { status: "error", answer: null, confidence: null, raw: [], method: NO_PARSE_METHOD, reason: `no prompt: ${(e as Error).message}`, latencyMs: elapsed() };
+      const reason = `no prompt: ${(e as Error).message}`;
+      return { status: "error", answer: null, confidence: null, raw: [], method: NO_PARSE_METHOD, reason, failure: { class: (e as Error).name || "Error", message: reason }, latencyMs: elapsed() };
     }
     const calls: ChatResult[] = [];
-    const ask = async (user: string): Promise<string> => {
+    const replies: string[] = [];
+    // the item's deadline aborts whatever call or wait is under way; the caller's own abort still cancels
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(new Error("item deadline")), itemDeadlineMs);
+    const callSignal = signal ? AbortSignal.any([signal, deadline.signal]) : deadline.signal;
+    const ask = async (user: string): Promise<AskedReply> => {
       const req = { system: built.system, user, temperature, ...(built.images ? { images: built.images } : {}), ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}) };
-      const r = await client.chat(req, signal);
+      const r = await client.chat(req, callSignal);
       calls.push(r);
-      return r.text;
+      replies.push(r.text);
+      return { text: r.text, truncated: r.finishReason !== undefined && TRUNCATED_FINISH_REASONS.has(r.finishReason) };
     };
-    const out: AnswerOutcome = await answerWithReprompt(ask, built.user, input.task); // re-throws a cancellation
+    let out: AnswerOutcome;
+    try {
+      out = await answerWithReprompt(ask, built.user, input.task); // re-throws a cancellation
+    } catch (e) {
+      if (!deadline.signal.aborted || signal?.aborted) throw e;
+      const reason = `${client.id}: no answer within the item deadline of ${Math.round(itemDeadlineMs / 1000)} s (every attempt, wait and re-prompt included)`;
+      return { status: "error", answer: null, confidence: null, raw: replies, method: NO_PARSE_METHOD, reprompted: replies.length > 0, reason, failure: { class: "LlmError:deadline", message: reason }, latencyMs: elapsed() };
+    } finally {
+      clearTimeout(timer);
+    }
 
     const base = {
       raw: out.replies,
@@ -156,23 +174,31 @@ export function createLlmReasoner(spec: string, opts: LlmReasonerOptions = {}): 
     const withUsage = <T extends object>(a: T) => (usage ? { ...a, usage } : a);
     const first = out.firstFailure ? ` (first reply: ${out.firstFailure})` : "";
     switch (out.status) {
-      case "parsed":
+      case "parsed": {
+        const notes = [out.reprompted ? `re-prompted${first}` : null, out.parsed.confidenceProblem ?? null].filter((x): x is string => x !== null);
         return withUsage({
           status: "parsed",
           answer: out.parsed.answer,
           confidence: out.parsed.confidence ?? null,
           method: out.parsed.method,
           ...base,
-          ...(out.reprompted ? { reason: `re-prompted${first}` } : {}),
+          ...(notes.length ? { reason: notes.join("; ") } : {}),
+          ...(out.parsed.confidenceProblem ? { confidenceProblem: out.parsed.confidenceProblem } : {}),
         });
-      case "invalid":
-        return withUsage({ status: "invalid", answer: null, confidence: null, method: NO_PARSE_METHOD, ...base, reason: `${out.reason}${first}` });
+      }
+      case "invalid": {
+        const reason = `${out.reason}${first}`;
+        return withUsage({ status: "invalid", answer: null, confidence: null, method: NO_PARSE_METHOD, ...base, reason, failure: { class: out.truncated ? "truncated_reply" : "invalid_reply", message: reason } });
+      }
       case "empty": {
         const fr = calls[calls.length - 1]?.finishReason;
-        return withUsage({ status: "empty", answer: null, confidence: null, method: NO_PARSE_METHOD, ...base, reason: `${out.reason}${fr ? ` (finish reason ${fr})` : ""}${first}` });
+        const reason = `${out.reason}${fr ? ` (finish reason ${fr})` : ""}${first}`;
+        return withUsage({ status: "empty", answer: null, confidence: null, method: NO_PARSE_METHOD, ...base, reason, failure: { class: "empty_reply", message: reason } });
       }
-      case "error":
-        return withUsage({ status: "error", answer: null, confidence: null, method: NO_PARSE_METHOD, ...base, reason: `${out.message}${first}` });
+      case "error": {
+        const reason = `${out.message}${first}`;
+        return withUsage({ status: "error", answer: null, confidence: null, method: NO_PARSE_METHOD, ...base, reason, failure: { class: out.errorClass, message: reason } });
+      }
     }
   }
 

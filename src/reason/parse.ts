@@ -42,6 +42,8 @@ export interface ParsedAnswer {
   optionIndex?: number;
   /** in [0, 1]; undefined when the reply gave none (never invented) */
   confidence?: number;
+  /** set when the reply stated a confidence that could not be read (e.g. 1.7): it is left out, never rescaled */
+  confidenceProblem?: string;
   method: ParseMethod;
   match: MatchKind;
 }
@@ -100,24 +102,27 @@ export function parseAnswer(reply: string, q: AnswerQuestion): ParseResult {
   const objects = findAnswerObjects(text);
   if (objects.length > 0) {
     const results = objects.map((o) => resolveValue(o.answer, q));
-    const confidence = readConfidence(objects[objects.length - 1]!.confidence);
+    const stated = objects[objects.length - 1]!.confidence;
+    const confidence = readConfidence(stated);
     const firstError = results.find(isError);
     if (firstError) return unparsed(`JSON answer: ${firstError.error}`, confidence);
     const answers = new Set(results.map((r) => (r as Resolution).answer));
     if (answers.size > 1) return unparsed(`several JSON answers disagree (${[...answers].map((a) => `"${a}"`).join(", ")})`, confidence);
-    return parsed(results[results.length - 1] as Resolution, "json", confidence);
+    return parsed(results[results.length - 1] as Resolution, "json", confidence, confidenceProblem(stated));
   }
 
-  const confidence = confidenceFromText(text);
+  const stated = confidenceMention(text);
+  const confidence = stated === undefined ? undefined : readConfidence(stated);
   const r = resolveFreeText(text, q);
   if (isError(r)) return unparsed(r.error, confidence);
-  return parsed(r, methodOf(r.match, q), confidence);
+  return parsed(r, methodOf(r.match, q), confidence, confidenceProblem(stated));
 }
 
-function parsed(r: Resolution, method: ParseMethod, confidence: number | undefined): ParsedAnswer {
+function parsed(r: Resolution, method: ParseMethod, confidence: number | undefined, problem?: string): ParsedAnswer {
   const out: ParsedAnswer = { status: "parsed", answer: r.answer, method, match: r.match };
   if (r.optionIndex !== undefined) out.optionIndex = r.optionIndex;
   if (confidence !== undefined) out.confidence = confidence;
+  if (problem !== undefined) out.confidenceProblem = problem;
   return out;
 }
 
@@ -349,8 +354,10 @@ class LooseJsonReader {
 // confidence
 
 /**
- * A confidence in [0, 1]: a number in [0, 1]; a number in (1, 100] or a string with "%" is read as a percentage;
- * anything else is undefined.
+ * A confidence in [0, 1]: a number in [0, 1]; a whole number in (1, 100] or a string with "%" is read as a
+ * percentage; anything else is undefined. A fraction above 1 such as 1.7 is not a percentage anyone writes:
+ * reading it as 1.7 % (0.017) made a confident reply look unsure (audit L8), so it is left out, and
+ * confidenceProblem says why.
  */
 export function readConfidence(v: unknown): number | undefined {
   let x: number | undefined;
@@ -366,17 +373,25 @@ export function readConfidence(v: unknown): number | undefined {
   if (x === undefined || !Number.isFinite(x) || x < 0) return undefined;
   if (percent) return x <= 100 ? x / 100 : undefined;
   if (x <= 1) return x;
-  if (x <= 100) return x / 100;
+  if (x <= 100 && Number.isInteger(x)) return x / 100;
   return undefined;
+}
+
+/** Why a stated confidence was left out (a value readConfidence refuses), or undefined when there is none to flag. */
+export function confidenceProblem(v: unknown): string | undefined {
+  if (v === undefined || v === null || readConfidence(v) !== undefined) return undefined;
+  const shown = typeof v === "string" ? JSON.stringify(v.slice(0, 40)) : typeof v === "number" ? String(v) : typeof v;
+  return `confidence ${shown} is not in [0, 1], nor a whole percentage up to 100: left out`;
 }
 
 /** "confidence: 0.8", "Confidence = 80 %", "confidence of .7" in free text. */
 const CONFIDENCE_MENTION = /\bconfidence["']?\s*(?:is|:|=|of)?\s*["']?\s*(\d+(?:\.\d+)?\s*%?|\.\d+)["']?/gi;
 
-function confidenceFromText(text: string): number | undefined {
+/** The last confidence stated in free text, as written (readConfidence reads it). */
+function confidenceMention(text: string): string | undefined {
   const m = [...text.matchAll(CONFIDENCE_MENTION)];
   const last = m[m.length - 1];
-  return last ? readConfidence(last[1]!.replace(/\s+/g, "")) : undefined;
+  return last ? last[1]!.replace(/\s+/g, "") : undefined;
 }
 
 // ---------------------------------------------------------------------------------------------------------------

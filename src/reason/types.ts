@@ -18,6 +18,18 @@ export type ReasonerInput = PromptInput;
 export const ANSWER_STATUSES = ["parsed", "invalid", "empty", "error", "unanswerable"] as const;
 export type AnswerStatus = (typeof ANSWER_STATUSES)[number];
 
+/**
+ * Why an item has no answer, as a record keeps it (audit M3: error items stored no cause). `class` is the
+ * error's kind in a stable form: `LlmError:<kind>` (with the HTTP status, e.g. `LlmError:http:401`) for a
+ * failed model call, the error's name for anything else thrown, `empty_reply` or `invalid_reply` for a
+ * reply that came but could not be used, `truncated_reply` for one cut by the output limit.
+ */
+export interface AnswerFailure {
+  class: string;
+  /** the message, redacted (no key, no server path) */
+  message: string;
+}
+
 export interface ReasonerAnswer {
   status: AnswerStatus;
   /** Canonical answer (one of the options, or the integer as a string), null unless parsed. */
@@ -34,6 +46,10 @@ export interface ReasonerAnswer {
   reprompted?: boolean;
   /** Why the answer is what it is, or why there is none. */
   reason?: string;
+  /** Set when the reply stated a confidence that could not be read (e.g. 1.7): the confidence is null, never rescaled. */
+  confidenceProblem?: string;
+  /** Set when there is no answer because something failed (status error, empty or invalid): what failed, and how. */
+  failure?: AnswerFailure;
   latencyMs: number;
   cached?: boolean;
   usage?: { inputTokens?: number; outputTokens?: number };

@@ -61,7 +61,7 @@ export function registerAsk(program: Command): void {
       const custom = opts.question;
       if (custom && (reasonerName === "symbolic" || reasonerName === "symbolic-2d")) throw new InputError(`--question: the ${reasonerName} reasoner runs one program per built-in subcategory and answers only the task's own question; use an LLM reasoner (openai:<model>, gemini:<model>) for questions of your own`);
       // a reasoner that cannot be made (no key, bad URL) fails here, before any graph is built
-      const reasoner = createReasoner(reasonerName, { baseUrl: llm.baseUrl ?? undefined, cache: opts.cache === false ? null : opts.cache, timeoutMs: llm.timeoutMs, maxRetries: llm.maxRetries, temperature: llm.temperature, ...format });
+      const reasoner = createReasoner(reasonerName, { baseUrl: llm.baseUrl ?? undefined, cache: opts.cache === false ? null : opts.cache, timeoutMs: llm.timeoutMs, maxRetries: llm.maxRetries, itemDeadlineMs: llm.itemDeadlineMs, temperature: llm.temperature, ...format });
       let task: Task;
       let graph: SceneGraph | undefined;
       let bundle: FrameBundle | undefined;

@@ -2,7 +2,7 @@ import { Command } from "commander";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { ZodError } from "zod";
-import { EXIT_INTERRUPTED, InputError } from "../../../core/errors.js";
+import { EXIT_FAILURE, EXIT_INTERRUPTED, InputError } from "../../../core/errors.js";
 import { addSchemaFlags, schemaFlagValues, flagOfField, type FlagSpec } from "../../../core/flags.js";
 import { VGGT_FLAGS } from "../../../../reconstruct/options.js";
 import { GRAPH_FLAGS } from "../../../../scenegraph/options.js";
@@ -10,6 +10,7 @@ import { LLM_FLAGS } from "../../../llm/options.js";
 import { IMAGE_FLAGS, PROMPT_FORMAT_FLAGS } from "../../../prompt/formats.js";
 import { DEFAULT_RUN_CONFIG, resolveRunConfig, RunConfigSchema, type RunConfig } from "../../../eval/config.js";
 import { runEvaluation } from "../../../eval/runner.js";
+import { nothingSucceeded } from "../../../eval/summary.js";
 import { paperTable } from "../../../eval/report.js";
 import { Progress } from "../progress.js";
 import { INTERRUPT_NOTE, withInterrupts } from "../interrupts.js";
@@ -105,5 +106,11 @@ export function registerRun(program: Command): void {
     process.stdout.write("\n" + paperTable(result.summary) + "\n\n" + result.summary.headlines.map((h) => `- ${h}`).join("\n") + "\n\n");
     process.stdout.write(`wrote ${join(out, "items.jsonl")}, summary.json, report.md, report.html (${result.wallSeconds.toFixed(0)} s)${result.interrupted ? "; interrupted: rerun with --resume to finish" : ""}\n`);
     if (result.interrupted) process.exitCode = EXIT_INTERRUPTED;
+    else if (nothingSucceeded(result.records)) {
+      // every model call failed (a bad key, a dead endpoint): a run of nothing must not look like a result (audit M3)
+      const causes = Object.entries(result.summary.failures?.byClass ?? {}).map(([c, n]) => `${c} ${n}`).join(", ");
+      process.stderr.write(`esi3d: run: no item got an answer (${causes}); see the error field of ${join(out, "items.jsonl")}\n`);
+      process.exitCode = EXIT_FAILURE;
+    }
   });
 }
