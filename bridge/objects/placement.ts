@@ -30,11 +30,24 @@ export interface PlacementOptions {
   allowedOverlaps?: ReadonlyArray<readonly [number, number]>;
   /** penetration tolerance of the intersection test (m; default boxesIntersect's) */
   tolerance?: number;
-  /** allow a box entirely inside another's (an object in a container, when the pair is not declared) */
+  /** allow a box entirely inside the box of an enclosing object (ENCLOSING_ROLES), when the pair is not declared */
   allowNested?: boolean;
 }
 
+/**
+ * Roles of objects whose box may enclose another object (bridge/sim/generate): a Material Transparency
+ * container holding one, a Spatial Segmentation divider (a chair) with one on the floor under it (ESI Q.20).
+ */
+export const ENCLOSING_ROLES: ReadonlySet<string> = new Set(["container", "divider"]);
+/** A nested box must be this much smaller in volume than its container: coincident copies are not nested. Ours. */
+export const NESTED_MAX_VOLUME_RATIO = 0.9;
+
+/** True when `inner` lies wholly inside `outer` (footprint and height) and is clearly smaller: an object in a container. */
 const within = (inner: YawBox, outer: YawBox): boolean => {
+  const volume = (b: YawBox) => b.extent[0] * b.extent[1] * b.extent[2];
+  if (volume(inner) > NESTED_MAX_VOLUME_RATIO * volume(outer)) return false;
+  const bottom = (b: YawBox) => b.centre[2] - b.extent[2] / 2, top = (b: YawBox) => b.centre[2] + b.extent[2] / 2;
+  if (bottom(inner) < bottom(outer) - 1e-6 || top(inner) > top(outer) + 1e-6) return false;
   const c = Math.cos(-outer.yaw), s = Math.sin(-outer.yaw);
   return footprint(inner).every(([x, y]) => {
     const dx = x - outer.centre[0], dy = y - outer.centre[1];
@@ -76,7 +89,7 @@ export function placementProblems(room: Pick<Room, "size" | "bounds">, objects: 
     for (let j = i + 1; j < objects.length && problems.length < MAX_PLACEMENT_PROBLEMS; j++) {
       const b = objects[j]!, bb = boxes[j];
       if (!bb || allowed.has(`${a.id}:${b.id}`) || a.support === b.id || b.support === a.id) continue;
-      if (opts.allowNested && (within(ab, bb) || within(bb, ab))) continue;
+      if (opts.allowNested && ((ENCLOSING_ROLES.has(b.role) && within(ab, bb)) || (ENCLOSING_ROLES.has(a.role) && within(bb, ab)))) continue;
       if (boxesIntersect(ab, bb, opts.tolerance)) problems.push({ field: `objects.${i}`, message: `objects ${a.id} and ${b.id} intersect` });
     }
   }

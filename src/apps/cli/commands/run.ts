@@ -66,6 +66,9 @@ function readConfigFile(f: string): { layer: Record<string, unknown>; out?: stri
     throw new InputError(`--config: ${f}: not valid JSON (${(e as Error).message})`, { file: f });
   }
   if (value === null || typeof value !== "object" || Array.isArray(value)) throw new InputError(`--config: ${f}: expected a JSON object of options (camelCase keys), got ${value === null ? "null" : Array.isArray(value) ? "an array" : typeof value}`, { file: f });
+  // JSON.parse keeps "__proto__" as an own key, which every later spread and schema silently drops (audit L2)
+  const forbidden = Object.keys(value).find((k) => k === "__proto__" || k === "constructor" || k === "prototype");
+  if (forbidden) throw new InputError(`--config: ${f}: ${forbidden}: not an option (keys are the camelCase options of config.json, plus out)`, { file: f, field: forbidden });
   const { out, ...layer } = value as Record<string, unknown>;
   if (out !== undefined && typeof out !== "string") throw new InputError(`--config: ${f}: out: expected a directory path (string)`, { file: f, field: "out" });
   return { layer, out: out as string | undefined };
