@@ -105,11 +105,11 @@ describe("gemini client over real HTTP", () => {
     expect(Date.now() - t0).toBeGreaterThanOrEqual(190);
   });
 
-  it("reports a malformed JSON body as bad_response without retrying", async () => {
+  it("retries a malformed (cut) JSON body, and reports bad_response once the retries are spent (audit L8)", async () => {
     server = await startServer(raw(200, "{candidates: oops", { "content-type": "application/json" }));
-    const c = createLlmClient("gemini:g", opts(server.url));
-    await expect(c.chat({ user: "q" })).rejects.toMatchObject({ kind: "bad_response", attempts: 1 });
-    expect(server.requests).toHaveLength(1);
+    const c = createLlmClient("gemini:g", { ...opts(server.url), maxRetries: 1, backoffBaseMs: 1, backoffCapMs: 2 });
+    await expect(c.chat({ user: "q" })).rejects.toMatchObject({ kind: "bad_response", attempts: 2 });
+    expect(server.requests).toHaveLength(2);
   });
 
   it("names GEMINI_API_KEY when it is missing", () => {

@@ -140,13 +140,13 @@ describe("openai client over real HTTP", () => {
     expect(r).toMatchObject({ text: "late but fine", attempts: 2 });
   });
 
-  it("reports a malformed JSON body as bad_response without retrying", async () => {
+  it("retries a malformed (cut) JSON body, and reports bad_response once the retries are spent (audit L8)", async () => {
     server = await startServer(raw(200, '{"choices": [ this is not json', { "content-type": "application/json" }));
-    const c = createLlmClient("openai:gpt-test", opts(server.url));
+    const c = createLlmClient("openai:gpt-test", { ...opts(server.url), maxRetries: 1, backoffBaseMs: 1, backoffCapMs: 2 });
     const err = await c.chat({ user: "q" }).catch((e: unknown) => e);
-    expect(err).toMatchObject({ kind: "bad_response", attempts: 1 });
+    expect(err).toMatchObject({ kind: "bad_response", attempts: 2 });
     expect((err as Error).message).toMatch(/malformed JSON/);
-    expect(server.requests).toHaveLength(1);
+    expect(server.requests).toHaveLength(2);
   });
 
   it("reports a body without choices as bad_response", async () => {

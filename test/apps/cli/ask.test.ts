@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,17 +6,10 @@ import { generateTask } from "../../../bridge/sim/generate/suite.js";
 import { captureBundle } from "../../../bridge/sim/capture.js";
 import { writeBundle } from "../../../bridge/bundle/io.js";
 import { startServer } from "../../llm/server.js";
-import { CLI, esi3d, REPO_ROOT } from "./helpers.js";
+import { esi3d, esi3dAsync as runAsync } from "./helpers.js";
 
-/** Runs the CLI without blocking this process's event loop (the loopback LLM server lives here). */
-function esi3dAsync(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: REPO_ROOT, env: { ...process.env, ...env } });
-    let stdout = "", stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
-    child.on("exit", (code) => resolve({ code, stdout, stderr }));
-  });
+function esi3dAsync(args: string[], env: Record<string, string>) {
+  return runAsync(args, { env });
 }
 
 describe("esi3d ask", () => {
