@@ -20,6 +20,8 @@ export function tempNameFor(file: string): string {
 
 const USER_PATH_ERRORS: Record<string, string> = {
   ENOTDIR: "a part of the path is a file, not a directory",
+  // mkdir -p of a directory whose name a file already has
+  EEXIST: "a part of the path exists and is not a directory",
   EISDIR: "it is a directory",
   ENAMETOOLONG: "the name is too long",
 };
@@ -100,7 +102,12 @@ export function writeFileAtomic(file: string, data: string | Uint8Array): void {
     writeFileSync(tmp, data);
     renameSync(tmp, file);
   } catch (e) {
-    rmSync(tmp, { force: true });
+    // the cleanup must not hide the cause: below a file, removing the temporary name fails with ENOTDIR too
+    try {
+      rmSync(tmp, { force: true });
+    } catch {
+      /* nothing was created there */
+    }
     throw pathError(e, file);
   }
 }
