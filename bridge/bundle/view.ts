@@ -10,6 +10,13 @@ import { rotationError, type Intrinsics } from "../../src/core/math/camera.js";
 import { BundleError } from "./errors.js";
 import { decodePng, pngHeader, PngError, rgbOf, type PngHeader } from "./png.js";
 
+/**
+ * The farthest depth a view may report (m). Depth is metric z along the camera axis, 0 or non-finite for "no
+ * measurement"; anything beyond this is no room and no scene (audit B34: a depth of 1e30 everywhere reached the
+ * voxel grid as "voxelSize too small"). The same bound as a scene graph's coordinates (scenegraph/types.ts).
+ */
+export const MAX_DEPTH_M = 10_000;
+
 /** Rotation rows must be orthonormal to this tolerance (float32 files give ~1e-7). */
 export const ROTATION_TOLERANCE = 1e-4;
 
@@ -120,6 +127,11 @@ export function decodeViewPayload(encoded: EncodedView, image: ImageSize, knownI
   const rgbPng = decode("rgb");
   const rgb = rgbOf(rgbPng.data as Uint8Array, rgbPng.channels, W * H);
   const depth = float32FromLE(encoded.depth);
+  for (let p = 0; p < depth.length; p++) {
+    const d = depth[p]!;
+    if (d > MAX_DEPTH_M && d !== Infinity)
+      throw new BundleError(place.files.depth, `views.${place.index}.depth`, `pixel (${p % W}, ${Math.floor(p / W)}) has depth ${d} m; expected metres up to ${MAX_DEPTH_M}, or 0 / non-finite for no measurement`);
+  }
   const instPng = decode("instances");
   const ids = instPng.bitDepth === 16 ? (instPng.data as Uint16Array) : Uint16Array.from(instPng.data);
   for (let p = 0; p < ids.length; p++) {

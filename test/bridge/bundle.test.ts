@@ -65,6 +65,7 @@ describe("frame bundles", () => {
       ["missing-manifest", (d) => rmSync(join(d, "bundle.json")), /bundle\.json: bundle\.json: missing/],
       ["views-out-of-order", (_d, m) => (m.views[1].index = 5), /views\.1\.index: expected 1/],
       ["bad-format", (_d, m) => (m.format = "other"), /bundle\.json: format/],
+      ["absurd-depth", (d, m) => writeFileSync(join(d, m.views[0].depth), Buffer.from(new Float32Array(518 * 392).fill(1e30).buffer)), /000_depth\.f32: views\.0\.depth: pixel \(0, 0\) has depth 1\.0000000150474662e\+30 m; expected metres up to 10000/],
       ["view-path-is-a-directory", (_d, m) => (m.views[0].rgb = "views"), /views: views\.0\.rgb: .*is a directory/],
     ];
     for (const [name, edit, pattern] of cases) expect(broken(name, edit).message, name).toMatch(pattern);

@@ -189,7 +189,20 @@ const BUNDLE_CASES: Case[] = [
   bundleCase("no views", (b) => editManifest(b, (m) => (m.views = [])), [/bundle\.json/, /views/]),
 ];
 
+/** A valid scene graph (the prompt tests' fixture) with one edit, and its task (audit A10, A12). */
+const GOOD_GRAPH = join(REPO_ROOT, "test", "prompt", "fixtures", "spatial_distance-000.gt.graph.json");
+const SPATIAL_TASK = join(REPO_ROOT, "fixtures", "tasks", "spatial_distance-000.json");
+const withGraph = (edit: (g: Json) => void): string => {
+  const g = JSON.parse(readFileSync(GOOD_GRAPH, "utf8")) as Json;
+  edit(g);
+  return json(g);
+};
+const askGraph = (d: string) => ["ask", join(d, "g.json"), "--task", SPATIAL_TASK];
+
 const ASK_CASES: Case[] = [
+  { name: "ask: a node with an absurd centroid (A10)", files: { "g.json": withGraph((g) => ((g.nodes as Json[])[0]!.centroid = [1e308, 0, 0])) }, args: askGraph, code: 2, mentions: [/g\.json/, /nodes\.0\.centroid/] },
+  { name: "ask: a node without its box (A10)", files: { "g.json": withGraph((g) => delete (g.nodes as Json[])[0]!.box) }, args: askGraph, code: 2, mentions: [/g\.json/, /nodes\.0\.box/] },
+  { name: "ask: a relation naming a node that does not exist (A12)", files: { "g.json": withGraph((g) => ((g.relations as Json[])[0]!.subject = "n999")) }, args: askGraph, code: 2, mentions: [/g\.json/, /relations\.0\.subject/, /n999/] },
   { name: "ask: graph file not JSON", files: { "g.json": "{x", "t.json": json(task()) }, args: (d) => ["ask", join(d, "g.json"), "--task", join(d, "t.json")], code: 2, mentions: [/g\.json/, /JSON/] },
   { name: "ask: graph format esi3d-graph/9", files: { "g.json": json({ format: "esi3d-graph/9" }), "t.json": json(task()) }, args: (d) => ["ask", join(d, "g.json"), "--task", join(d, "t.json")], code: 2, mentions: [/g\.json/, /format/] },
   { name: "ask: graph with only its format (A04)", files: { "g.json": json({ format: "esi3d-graph/1" }), "t.json": json(task()) }, args: (d) => ["ask", join(d, "g.json"), "--task", join(d, "t.json")], code: 2, mentions: [/g\.json/] },
