@@ -31,6 +31,11 @@ export function applySim3(T: Sim3, p: Vec3): Vec3 {
   return add(scale(matVec(T.R, p), T.s), T.t);
 }
 
+/** A∘B: x ↦ A(B(x)) = sA·sB·RA·RB·x + (sA·RA·tB + tA). */
+export function composeSim3(A: Sim3, B: Sim3): Sim3 {
+  return { R: matMul(A.R, B.R), s: A.s * B.s, t: add(scale(matVec(A.R, B.t), A.s), A.t) };
+}
+
 /** RMS distance between the transformed sources and the destinations. */
 export function sim3Rmse(T: Sim3, src: readonly Vec3[], dst: readonly Vec3[]): number {
   if (src.length === 0) return 0;
@@ -165,13 +170,35 @@ export function principalSpreads(ps: readonly Vec3[]): [number, number, number] 
 export const MIN_LATERAL_SPREAD_RATIO = 0.1;
 /** Known camera centres closer than this (m) give no usable baseline (an agent turning in place). Chosen. */
 export const MIN_BASELINE_M = 0.05;
+/** Height of the floor in the world frame: bundles are z-up metres with the floor at z = 0 (bridge/task/schema.ts, room.size). */
+export const WORLD_FLOOR_Z = 0;
+/** A known camera lower than this above the floor (m) gives no usable height for the scale. Chosen. */
+export const MIN_CAMERA_HEIGHT_M = 0.05;
+/**
+ * The floor estimate uses the lowest FLOOR_SHARE of the points along the up direction: when the floor is in
+ * view it is the lowest large surface, and in a forward-looking indoor view it covers well over a tenth of
+ * the image. Chosen.
+ */
+export const FLOOR_SHARE = 0.1;
+/** Those lowest points must lie within this fraction of the camera's height above them (p10–p90 spread), i.e. on a plane. Chosen. */
+export const FLOOR_FLATNESS = 0.1;
+/** Fewest points the floor estimate accepts. Chosen. */
+export const MIN_FLOOR_POINTS = 100;
 
 export type AlignMethod =
   /** Umeyama with scale on the camera centres (≥ 3 non-collinear cameras). */
   | "umeyama"
   /** Rotation and position from camera 0's pose; scale = median ratio of known to predicted pairwise camera distances. */
   | "camera0+baseline"
-  /** Rotation and position from camera 0's pose; scale = median ratio of known to predicted depth (no usable baseline). */
+  /**
+   * Rotation and position from camera 0's pose; scale = camera 0's known height above the floor over its
+   * predicted height above the predicted floor (no usable baseline; what an agent knows: its camera height).
+   */
+  | "camera0+height"
+  /**
+   * Rotation and position from camera 0's pose; scale = median ratio of the bundle's (simulator's) depth to
+   * the predicted depth. A scale oracle: a real agent has no such depth. Used only when the floor is not found.
+   */
   | "camera0+depth"
   /** Rotation and position from camera 0's pose; scale unknown, left at 1 (no baseline and no known depth). */
   | "camera0-unscaled";
@@ -181,6 +208,8 @@ export interface CameraAlignment extends Sim3 {
   /** RMS distance (m) between the aligned predicted camera centres and the known ones. */
   rmsM: number;
   cameras: number;
+  /** The scale came from ground truth a real agent would not have (the bundle's depth): method camera0+depth. */
+  scaleOracle: boolean;
   /** Why a fallback was used, in words. */
   note?: string;
 }
@@ -190,8 +219,43 @@ export interface AlignCamerasInput {
   predicted: readonly Mat34[];
   /** Known camera-from-world extrinsics of the same views (metric world frame). */
   known: readonly Mat34[];
-  /** Median ratio known/predicted z-depth, computed on demand (only when the cameras give no scale); null = not available. */
+  /**
+   * Heights along `up` (a unit vector in the predicted frame) of a sample of the predicted points, computed
+   * on demand when the cameras give no baseline: they locate the floor for the camera-height scale.
+   */
+  pointHeights?: (up: Vec3) => Float64Array;
+  /** Median ratio known/predicted z-depth, computed on demand (only when neither baseline nor floor gives a scale); null = not available. */
   depthRatio?: () => number | null;
+}
+
+export interface FloorScale {
+  scale: number;
+  /** Camera 0's predicted height above the predicted floor (predicted units) and its known height (m). */
+  predictedHeight: number;
+  knownHeightM: number;
+  floorPoints: number;
+}
+
+/**
+ * Scale from camera 0's height: its known height above the floor (world z − WORLD_FLOOR_Z) over its height
+ * above the floor found in the prediction (the median of the lowest FLOOR_SHARE of the points along the
+ * world's up direction, which R maps into the predicted frame). Null when the camera is on the floor, or the
+ * lowest points are too few or not flat (no floor in view).
+ */
+export function scaleFromCameraHeight(R: Mat3, predictedCentre0: Vec3, knownCentre0: Vec3, pointHeights: (up: Vec3) => Float64Array): FloorScale | null {
+  const knownHeightM = knownCentre0[2] - WORLD_FLOOR_Z;
+  if (!(knownHeightM >= MIN_CAMERA_HEIGHT_M)) return null;
+  const up = matVec(transpose(R), [0, 0, 1]); // R maps predicted to world directions: up_pred = Rᵀ·e_z
+  const h = pointHeights(up).slice().sort();
+  const n = Math.floor(h.length * FLOOR_SHARE);
+  if (n < MIN_FLOOR_POINTS) return null;
+  const low = h.subarray(0, n);
+  const floor = low[n >> 1]!;
+  const predictedHeight = dot(up, predictedCentre0) - floor;
+  if (!(predictedHeight > 0)) return null;
+  const spread = low[Math.floor(0.9 * (n - 1))]! - low[Math.floor(0.1 * (n - 1))]!;
+  if (spread > FLOOR_FLATNESS * predictedHeight) return null;
+  return { scale: knownHeightM / predictedHeight, predictedHeight, knownHeightM, floorPoints: n };
 }
 
 function median(xs: number[]): number {
@@ -220,7 +284,7 @@ export function alignCameras(input: AlignCamerasInput): CameraAlignment {
   };
   if (n >= 3 && planar(ck) && planar(cp)) {
     const u = umeyama(cp, ck, true);
-    return { R: u.R, t: u.t, s: u.s, method: "umeyama", rmsM: u.rmse, cameras: n };
+    return { R: u.R, t: u.t, s: u.s, method: "umeyama", rmsM: u.rmse, cameras: n, scaleOracle: false };
   }
   // Camera-0 alignment. Camera frames agree up to the scale s: R_k0·x_w + t_k0 = s·(R_p0·x_p + t_p0), so
   // x_w = s·R_k0ᵀR_p0·x_p + R_k0ᵀ(s·t_p0 − t_k0).
@@ -230,28 +294,34 @@ export function alignCameras(input: AlignCamerasInput): CameraAlignment {
     const dk = dist(ck[i]!, ck[j]!), dp = dist(cp[i]!, cp[j]!);
     if (dk >= MIN_BASELINE_M && dp > 0) ratios.push(dk / dp);
   }
-  let s: number, method: AlignMethod, note: string;
+  let s: number, method: AlignMethod, note: string, scaleOracle = false;
   const why = n < 3 ? `${n} camera(s)` : "camera centres nearly collinear";
+  const floor = ratios.length === 0 && input.pointHeights ? scaleFromCameraHeight(R, cp[0]!, ck[0]!, input.pointHeights) : null;
   if (ratios.length > 0) {
     s = median(ratios);
     method = "camera0+baseline";
     note = `${why}: rotation from camera 0, scale from the median of ${ratios.length} camera-distance ratio(s)`;
+  } else if (floor) {
+    s = floor.scale;
+    method = "camera0+height";
+    note = `${why}, no baseline of ${MIN_BASELINE_M} m: rotation from camera 0, scale from its known height above the floor (${floor.knownHeightM.toFixed(3)} m) over its predicted height above the predicted floor (${floor.floorPoints} lowest points)`;
   } else {
     const r = input.depthRatio?.() ?? null;
     if (r !== null && Number.isFinite(r) && r > 0) {
       s = r;
       method = "camera0+depth";
-      note = `${why}, no baseline of ${MIN_BASELINE_M} m: rotation from camera 0, scale from the median known/predicted depth ratio`;
+      scaleOracle = true;
+      note = `${why}, no baseline of ${MIN_BASELINE_M} m and no floor found: rotation from camera 0, scale from the median ratio of the bundle's depth to the predicted depth (SCALE ORACLE: ground truth a real agent would not have)`;
     } else {
       s = 1;
       method = "camera0-unscaled";
-      note = `${why}, no baseline and no known depth: rotation from camera 0, scale unknown (left at 1)`;
+      note = `${why}, no baseline, no floor and no known depth: rotation from camera 0, scale unknown (left at 1)`;
     }
   }
   const tp0 = extrinsicTranslation(predicted[0]!), tk0 = extrinsicTranslation(known[0]!);
   const t = matVec(transpose(extrinsicRotation(known[0]!)), sub(scale(tp0, s), tk0));
   const T = { R, s, t };
-  return { ...T, method, rmsM: sim3Rmse(T, cp, ck), cameras: n, note };
+  return { ...T, method, rmsM: sim3Rmse(T, cp, ck), cameras: n, scaleOracle, note };
 }
 
 /**

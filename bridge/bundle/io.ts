@@ -25,6 +25,8 @@ export interface ViewData {
   height: number;
   /** RGB, 3 bytes per pixel, row-major. */
   rgb: Uint8Array;
+  /** Alpha per pixel, only when the RGB PNG is RGBA with some transparency (consumers that composite need it). */
+  alpha?: Uint8Array;
   /** Metric z-depth (m), 0 = no measurement. */
   depth: Float32Array;
   /** Instance id per pixel, 0 = none. */

@@ -22,6 +22,8 @@ export const ROTATION_TOLERANCE = 1e-4;
 
 export interface ViewPayload {
   rgb: Uint8Array;
+  /** Alpha per pixel when the RGB PNG is RGBA with some transparency (never written: bundles are written as RGB). */
+  alpha?: Uint8Array;
   depth: Float32Array;
   ids: Uint16Array;
 }
@@ -126,6 +128,7 @@ export function decodeViewPayload(encoded: EncodedView, image: ImageSize, knownI
   };
   const rgbPng = decode("rgb");
   const rgb = rgbOf(rgbPng.data as Uint8Array, rgbPng.channels, W * H);
+  const alpha = rgbPng.channels === 4 ? alphaOf(rgbPng.data as Uint8Array, W * H) : undefined;
   const depth = float32FromLE(encoded.depth);
   for (let p = 0; p < depth.length; p++) {
     const d = depth[p]!;
@@ -139,5 +142,13 @@ export function decodeViewPayload(encoded: EncodedView, image: ImageSize, knownI
     if (id !== 0 && !knownIds.has(id))
       throw new BundleError(place.files.instances, `views.${place.index}.instances`, `pixel (${p % W}, ${Math.floor(p / W)}) has id ${id}, which is not in ${place.idsFrom}`);
   }
-  return { rgb, depth, ids };
+  return alpha ? { rgb, alpha, depth, ids } : { rgb, depth, ids };
+}
+
+/** The alpha channel of 8-bit RGBA pixels, or undefined when every pixel is opaque. */
+function alphaOf(rgba: Uint8Array, pixels: number): Uint8Array | undefined {
+  const a = new Uint8Array(pixels);
+  let opaque = true;
+  for (let p = 0; p < pixels; p++) if ((a[p] = rgba[4 * p + 3]!) !== 255) opaque = false;
+  return opaque ? undefined : a;
 }

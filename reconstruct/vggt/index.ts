@@ -10,12 +10,13 @@
 import * as ort from "onnxruntime-node";
 import type { FrameBundle } from "../../bridge/bundle/io.js";
 import { InputError } from "../../src/core/errors.js";
-import { allocateCloud, type PointCloud } from "../pointcloud.js";
+import type { PointCloud } from "../pointcloud.js";
 import type { VggtSettings } from "../options.js";
+import { assembleCloud, type Assembled } from "./assemble.js";
 import { availableMemoryBytes, planChunks, type ChunkPlan } from "./memory.js";
 import { getVggtSession, modelBytesOnDisk, resolveVggtModel, VGGT_INPUT, type VggtDevice, type VggtOutputName } from "./model.js";
-import { DEFAULT_CONF_PERCENTILE, halfToFloat, postprocessChunk, VggtOutputError, type ChunkMeta, type ChunkPoints, type ConfRule, type PointsFrom, type VggtChunkOutputs } from "./postprocess.js";
-import { modelToSourcePixel, planPreprocess, preprocessViews, type PreprocessPlan } from "./preprocess.js";
+import { decodeChunk, DEFAULT_CONF_PERCENTILE, halfToFloat, VggtOutputError, type ConfRule, type DecodedChunk, type PointsFrom, type VggtChunkOutputs } from "./postprocess.js";
+import { modelRgbOf, modelToSourcePixel, planPreprocess, preprocessViews, type PreprocessPlan } from "./preprocess.js";
 
 export { resolveVggtModel, VggtModelError } from "./model.js";
 
@@ -110,18 +111,18 @@ export async function vggtPointCloud(bundle: FrameBundle, opts: VggtOptions = {}
   });
   const GiB = (b: number) => `${(b / 2 ** 30).toFixed(1)} GiB`;
   if (chunkPlan.chunks.length > 1)
-    log(`vggt: ${views.length} views in ${chunkPlan.chunks.length} chunks of ≤ ${chunkPlan.framesPerChunk} (limited by ${chunkPlan.limitedBy}; estimated ${GiB(chunkPlan.estimateBytes)} per run${chunkPlan.budgetBytes !== null ? `, budget ${GiB(chunkPlan.budgetBytes)}` : ""}); each chunk is a separate reconstruction${o.align === "sim3" ? ", aligned to the known cameras on its own" : " and stays in its own frame (align none)"}`);
+    log(`vggt: ${views.length} views in ${chunkPlan.chunks.length} overlapping windows of ≤ ${chunkPlan.framesPerChunk} (${chunkPlan.overlap} shared between neighbours; limited by ${chunkPlan.limitedBy}; estimated ${GiB(chunkPlan.estimateBytes)} per run${chunkPlan.budgetBytes !== null ? `, budget ${GiB(chunkPlan.budgetBytes)}` : ""}); each window is a separate reconstruction, chained to the previous one by a Sim(3) fitted to the shared views' points`);
   else if (available === null) log(`vggt: free ${sess.provider.toUpperCase()} memory unknown; running all ${views.length} views at once`);
 
   const fetch: VggtOutputName[] = ["pose_enc", "depth", o.points === "depth" ? "depth_conf" : "world_points_conf"];
   if (o.points === "pointmap") fetch.push("world_points");
-  const parts: ChunkPoints[] = [];
+  const decoded: DecodedChunk[] = [];
   for (const chunk of chunkPlan.chunks) {
     const cv = chunk.map((i) => views[i]!);
     const S = cv.length;
     const runS = c.frames ?? S; // a fixed-S model: repeat the last view to fill the run, then ignore the extras
     t = performance.now();
-    const imgs = Array.from({ length: runS }, (_, i) => cv[Math.min(i, S - 1)]!.rgb);
+    const imgs = Array.from({ length: runS }, (_, i) => modelRgbOf(cv[Math.min(i, S - 1)]!));
     const input = preprocessViews(imgs, plan);
     timings.preprocess += performance.now() - t;
 
@@ -138,35 +139,24 @@ export async function vggtPointCloud(bundle: FrameBundle, opts: VggtOptions = {}
       depthConf: new Float32Array(0),
     };
     if (o.points === "depth") out.depthConf = readOutput(result.depth_conf!, "depth_conf", runS, plan.height, plan.width);
-    else {
-      out.worldPoints = readOutput(result.world_points!, "world_points", runS, plan.height, plan.width);
-      out.worldPointsConf = readOutput(result.world_points_conf!, "world_points_conf", runS, plan.height, plan.width);
-    }
-    parts.push(postprocessChunk({ views: cv, plan, pixelMap, points: o.points, conf: o.conf, align: o.align }, out));
+    else out.worldPointsConf = readOutput(result.world_points_conf!, "world_points_conf", runS, plan.height, plan.width);
+    if (o.points === "pointmap") out.worldPoints = readOutput(result.world_points!, "world_points", runS, plan.height, plan.width);
+    const d = decodeChunk({ views: cv, plan, pixelMap, points: o.points, conf: o.conf }, out);
+    for (const x of d.dropped) log(`vggt: view ${x.view}: ${x.reason}; dropping it from this window`);
+    decoded.push(d);
     feed.dispose();
     for (const v of Object.values(result)) v.dispose();
     timings.postprocess += performance.now() - t;
   }
 
   t = performance.now();
-  const total = parts.reduce((a, p) => a + p.count, 0);
   const categories = new Map(bundle.manifest.instances.map((e) => [e.id, e.category] as [number, string]));
-  const chunkMetas: ChunkMeta[] = parts.map((p) => p.meta);
-  const cloud = allocateCloud(total, { categories, imageWidth: srcW, imageHeight: srcH, source: "vggt", meta: {} });
-  let k = 0;
-  for (const p of parts) {
-    cloud.xyz.set(p.xyz, 3 * k);
-    cloud.rgb.set(p.rgb, 3 * k);
-    cloud.confidence.set(p.confidence, k);
-    cloud.view.set(p.view, k);
-    cloud.pixel.set(p.pixel, k);
-    cloud.instance.set(p.instance, k);
-    k += p.count;
-  }
+  const asm = assembleCloud({ decoded, views, plan, pixelMap, align: o.align, categories, imageWidth: srcW, imageHeight: srcH });
+  for (const w of asm.warnings) log(`vggt: warning: ${w}`);
   timings.postprocess += performance.now() - t;
   timings.total = performance.now() - t0;
-  cloud.meta = buildMeta({ sess, modelPath, plan, o, chunkPlan, chunkMetas, timings, views: views.length });
-  return cloud;
+  asm.cloud.meta = buildMeta({ sess, modelPath, plan, o, chunkPlan, asm, timings, views: views.length });
+  return asm.cloud;
 }
 
 function buildMeta(a: {
@@ -175,14 +165,14 @@ function buildMeta(a: {
   plan: PreprocessPlan;
   o: ReturnType<typeof checkOptions>;
   chunkPlan: ChunkPlan;
-  chunkMetas: ChunkMeta[];
+  asm: Assembled;
   timings: VggtTimings;
   views: number;
 }): Record<string, unknown> {
-  const aligned = a.chunkMetas.filter((m) => m.align);
-  // Overall residual: RMS over every camera of every chunk.
-  const nCam = aligned.reduce((s, m) => s + m.align!.cameras, 0);
-  const rmsM = nCam ? Math.sqrt(aligned.reduce((s, m) => s + m.align!.rmsM ** 2 * m.align!.cameras, 0) / nCam) : null;
+  const aligned = a.asm.segments.filter((g) => g.align).map((g) => g.align!);
+  // Overall residual: RMS over every camera of every segment.
+  const nCam = aligned.reduce((s, m) => s + m.cameras, 0);
+  const rmsM = nCam ? Math.sqrt(aligned.reduce((s, m) => s + m.rmsM ** 2 * m.cameras, 0) / nCam) : null;
   return {
     model: a.modelPath,
     provider: a.sess.provider,
@@ -190,22 +180,32 @@ function buildMeta(a: {
     outputType: a.sess.contract.outputTypes.depth,
     preprocess: { ...a.plan },
     points: a.o.points,
-    conf: a.o.conf.kind === "percentile" ? { dropLowestPercent: a.o.conf.percentile, per: "chunk" } : { absolute: a.o.conf.threshold },
+    conf: a.o.conf.kind === "percentile" ? { dropLowestPercent: a.o.conf.percentile, per: "window" } : { absolute: a.o.conf.threshold },
     align: a.o.align,
-    // Single chunk: its scale; several: one per chunk (each chunk has its own VGGT scale).
-    alignScale: aligned.length === 1 ? aligned[0]!.align!.s : aligned.map((m) => m.align!.s),
-    alignMethod: aligned.length === 1 ? aligned[0]!.align!.method : aligned.map((m) => m.align!.method),
+    // One segment (the usual case): its scale; several: one per segment (each has its own VGGT scale).
+    alignScale: aligned.length === 1 ? aligned[0]!.s : aligned.map((m) => m.s),
+    alignMethod: aligned.length === 1 ? aligned[0]!.method : aligned.map((m) => m.method),
     alignRmsM: rmsM,
-    chunks: a.chunkMetas.map((m) => ({
-      views: m.views,
-      confThreshold: m.confThreshold,
-      pixels: m.pixels,
-      kept: m.kept,
-      align: m.align ? { method: m.align.method, scale: m.align.s, rmsM: m.align.rmsM, R: m.align.R, t: m.align.t, note: m.align.note } : null,
+    // True when some metric scale came from the bundle's depth (ground truth a real agent would not have).
+    scaleOracle: aligned.some((m) => m.scaleOracle),
+    chunks: a.asm.windows.map((w) => ({
+      views: w.views,
+      ownViews: w.ownViews,
+      confThreshold: w.confThreshold,
+      pixels: w.pixels,
+      kept: w.kept,
+      segment: w.segment,
+      align: w.align ? { method: w.align.method, scale: w.align.T.s, rmsM: w.align.rmsM, R: w.align.T.R, t: w.align.T.t, scaleOracle: w.align.scaleOracle, note: w.align.note } : null,
+      seam: w.seam,
+      ...(w.broken ? { broken: w.broken } : {}),
     })),
-    chunking: { framesPerChunk: a.chunkPlan.framesPerChunk, limitedBy: a.chunkPlan.limitedBy, estimateBytes: a.chunkPlan.estimateBytes, budgetBytes: a.chunkPlan.budgetBytes },
-    cameras: a.chunkMetas.flatMap((m) => m.cameras),
-    pixelConvention: "VGGT principal point (W/2, H/2) converted to pixel-centre convention ((W-1)/2, (H-1)/2)",
+    segments: a.asm.segments.map((g) => ({ windows: g.windows, align: g.align ? { method: g.align.method, scale: g.align.s, rmsM: g.align.rmsM, cameras: g.align.cameras, scaleOracle: g.align.scaleOracle, note: g.align.note } : null })),
+    chunking: { framesPerChunk: a.chunkPlan.framesPerChunk, overlap: a.chunkPlan.overlap, limitedBy: a.chunkPlan.limitedBy, estimateBytes: a.chunkPlan.estimateBytes, budgetBytes: a.chunkPlan.budgetBytes },
+    cameras: a.asm.cameras,
+    cameraFrame: a.o.align === "sim3" ? "world (the bundle's frame; VGGT's cameras aligned to the known ones by Sim(3))" : "VGGT (window 0's first camera, VGGT's arbitrary scale)",
+    pixelConvention: "pixel (i, j) centred at (i, j); model principal point (W/2, H/2) as VGGT's pose_encoding_to_extri_intri",
+    droppedViews: a.asm.dropped,
+    warnings: a.asm.warnings,
     timingsMs: a.timings,
     views: a.views,
   };

@@ -1,8 +1,9 @@
 /**
  * How many views VGGT can take in one run, from a memory estimate (vggt-onnx.md §3.3(c)) and the memory
- * free on the device. Views beyond that run in chunks; each chunk is a separate VGGT reconstruction (its
- * own frame 0 and scale) and is aligned to the known cameras separately, so chunks do not share VGGT's
- * cross-view attention: fewer, larger chunks give more consistent geometry.
+ * free on the device. Longer view sets run in overlapping windows: each window is a separate VGGT
+ * reconstruction (its own frame 0 and scale), and consecutive windows share CHUNK_OVERLAP_VIEWS views whose
+ * points tie them together by a Sim(3) (chunks.ts). Windows do not share VGGT's cross-view attention, so
+ * fewer, larger windows give more consistent geometry.
  */
 import { execFileSync } from "node:child_process";
 import { freemem } from "node:os";
@@ -28,6 +29,13 @@ export const KEPT_LAYERS = 4;
 export const DPT_BYTES_PER_PIXEL = 512;
 /** Output floats per pixel: depth 1 + depth_conf 1 + world_points 3 + world_points_conf 1 + images 3. */
 export const OUTPUT_FLOATS_PER_PIXEL = 9;
+/**
+ * Views shared by consecutive windows. One shared view already gives thousands of point correspondences for
+ * the Sim(3) between two windows; a second guards against one badly predicted view. Chosen; the chunked
+ * VGGT pipelines in the literature overlap far more (VGGT-Long: windows of 60-75 frames, 30 shared), which
+ * a CPU cannot afford.
+ */
+export const CHUNK_OVERLAP_VIEWS = 2;
 /** Share of the free memory a run may plan to use (headroom for the runtime's own arenas and fragmentation). Chosen. */
 export const MEMORY_HEADROOM = 0.8;
 
@@ -67,9 +75,11 @@ export function availableMemoryBytes(provider: "cpu" | "cuda"): number | null {
 }
 
 export interface ChunkPlan {
-  /** View indices (positions in the bundle's view list) per chunk. */
+  /** View indices (positions in the bundle's view list) per window; consecutive windows share `overlap` views. */
   chunks: number[][];
   framesPerChunk: number;
+  /** Views shared by consecutive windows (0 when there is one window, or a window holds a single view). */
+  overlap: number;
   /** What limited the chunk size. */
   limitedBy: "none" | "memory" | "option" | "model";
   /** Estimated peak bytes for the largest chunk; and the budget it was planned against (null = unknown). */
@@ -91,9 +101,11 @@ export interface ChunkPlanInput {
 }
 
 /**
- * Largest frame count that fits the budget (at least 1), capped by the option; views are then split into
- * chunks of near-equal size (so no chunk is left with one or two views, which align poorly). A model with
- * a fixed frame count gets chunks of exactly that size (the caller pads the last one).
+ * Largest frame count that fits the budget (at least 1), capped by the option (or the model's fixed frame
+ * count). When the views do not fit one run they are split into windows of near-equal size (so no window is
+ * left with one or two views of its own) in which consecutive windows share CHUNK_OVERLAP_VIEWS views
+ * (fewer when a window is that small). A model with a fixed frame count gets windows of at most that size;
+ * the caller pads them.
  */
 export function planChunks(p: ChunkPlanInput): ChunkPlan {
   const budget = p.availableBytes === null ? null : p.availableBytes * MEMORY_HEADROOM;
@@ -116,19 +128,13 @@ export function planChunks(p: ChunkPlanInput): ChunkPlan {
     }
   }
   const chunks: number[][] = [];
-  if (p.fixedFrames !== null) {
-    for (let i = 0; i < p.views; i += maxS) chunks.push(range(i, Math.min(p.views, i + maxS)));
-  } else {
-    const n = Math.ceil(p.views / maxS);
-    let start = 0;
-    for (let c = 0; c < n; c++) {
-      const size = Math.floor(p.views / n) + (c < p.views % n ? 1 : 0);
-      chunks.push(range(start, start + size));
-      start += size;
-    }
-  }
+  const overlap = p.views > maxS ? Math.min(CHUNK_OVERLAP_VIEWS, maxS - 1) : 0;
+  // n windows; window c covers [floor(c·(V−o)/n), floor((c+1)·(V−o)/n) + o): each holds at most maxS views,
+  // consecutive ones share exactly o, and together they cover every view.
+  const fresh = p.views - overlap, n = Math.ceil(fresh / (maxS - overlap));
+  for (let c = 0; c < n; c++) chunks.push(range(Math.floor((c * fresh) / n), Math.floor(((c + 1) * fresh) / n) + overlap));
   const largest = Math.max(...chunks.map((c) => c.length), p.fixedFrames ?? 0);
-  return { chunks, framesPerChunk: maxS, limitedBy, estimateBytes: estimateInferenceBytes(largest, p.H, p.W, p.weightsBytes, p.elementBytes), budgetBytes: budget };
+  return { chunks, framesPerChunk: maxS, overlap, limitedBy, estimateBytes: estimateInferenceBytes(largest, p.H, p.W, p.weightsBytes, p.elementBytes), budgetBytes: budget };
 }
 
 function range(a: number, b: number): number[] {

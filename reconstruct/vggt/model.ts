@@ -3,10 +3,11 @@
  * and loadable, else CPU), and checking the model's inputs and outputs against VGGT's contract
  * (vggt-onnx.md §1.3, §1.4, §3.1).
  */
-import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import * as ort from "onnxruntime-node";
 import { InputError } from "../../src/core/errors.js";
+import { OnnxFormatError, readOnnxGraph, type OnnxGraphInfo } from "./onnxGraph.js";
 import { VGGT_PATCH_SIZE, VGGT_TARGET_SIZE, type PreprocessMode } from "./preprocess.js";
 
 /** Environment variable naming the model file when no path is given. */
@@ -14,10 +15,18 @@ export const VGGT_MODEL_ENV = "ESI3D_VGGT_MODEL";
 /** File names tried, in order, when the model path is a directory (akretz/VGGT-1B-onnx's names, then ours). */
 export const VGGT_MODEL_FILE_NAMES = ["vggt.onnx", "vggt_fp16.onnx", "model.onnx"];
 
+export const VGGT_INPUT = "input_images";
+export const VGGT_OUTPUTS = ["pose_enc", "depth", "depth_conf", "world_points", "world_points_conf"] as const;
+/** VGGT's I/O as esi3d expects it, in words (vggt-onnx.md §1.4): quoted by every model error. */
+export const VGGT_CONTRACT_TEXT =
+  `input "${VGGT_INPUT}" float32 [S,3,H,W] (518x518 for pad mode, or 518 wide for crop mode); outputs "pose_enc" [1,S,9], "depth" [1,S,H,W,1], ` +
+  `"depth_conf" [1,S,H,W], "world_points" [1,S,H,W,3], "world_points_conf" [1,S,H,W] (float32 or float16), optionally "images" [1,S,3,H,W]`;
+
 const HOW_TO_GET =
   "Expected: VGGT-1B exported to ONNX — a .onnx graph (e.g. vggt.onnx) with its external weights (vggt.onnx_data) " +
   "in the same directory, such as akretz/VGGT-1B-onnx from Hugging Face or the output of models/export_vggt.py. " +
-  `Set ${VGGT_MODEL_ENV}=/path/to/vggt.onnx or pass the model path; see models/README.md.`;
+  `Set ${VGGT_MODEL_ENV}=/path/to/vggt.onnx or pass the model path; see models/README.md. ` +
+  `The graph must have VGGT's inputs and outputs: ${VGGT_CONTRACT_TEXT}.`;
 
 /** The VGGT model is missing or is not a VGGT model. A user-fixable input error (the CLI prints the message). */
 export class VggtModelError extends InputError {
@@ -27,35 +36,21 @@ export class VggtModelError extends InputError {
   }
 }
 
-/** Longest graph file scanned for external-data references (the akretz graph is 4.34 MB; a self-contained model can be GBs). */
-const EXTERNAL_SCAN_MAX_BYTES = 64 * 1024 * 1024;
-
-/**
- * External-data file names a graph refers to. TensorProto.external_data entries are StringStringEntryProto
- * {key = 1, value = 2}; the location entry is encoded as 0a 08 "location" 12 <len> <name>.
- */
+/** External-data file names a graph refers to (relative to the graph's directory). */
 export function externalDataFiles(modelPath: string): string[] {
-  const size = statSync(modelPath).size;
-  if (size > EXTERNAL_SCAN_MAX_BYTES) return [];
-  const buf = Buffer.alloc(size);
-  const fd = openSync(modelPath, "r");
-  try {
-    readSync(fd, buf, 0, size, 0);
-  } finally {
-    closeSync(fd);
+  return [...new Set(readOnnxGraph(modelPath).external.map((e) => e.location))];
+}
+
+/** Bytes each external-data file must have: the end of the last tensor the graph reads from it. */
+function externalExtents(graph: OnnxGraphInfo): Map<string, { end: number; live: number | null }> {
+  const out = new Map<string, { end: number; live: number | null }>();
+  for (const e of graph.external) {
+    const cur = out.get(e.location) ?? { end: 0, live: 0 };
+    cur.end = Math.max(cur.end, e.offset + (e.length ?? 0));
+    cur.live = cur.live === null || e.length === null ? null : cur.live + e.length;
+    out.set(e.location, cur);
   }
-  const pat = Buffer.from([0x0a, 0x08, ...Buffer.from("location"), 0x12]);
-  const found = new Set<string>();
-  for (let i = buf.indexOf(pat); i >= 0; i = buf.indexOf(pat, i + 1)) {
-    let p = i + pat.length, len = 0, shift = 0, b: number;
-    do {
-      b = buf[p++] ?? 0;
-      len |= (b & 0x7f) << shift;
-      shift += 7;
-    } while (b & 0x80 && shift < 28);
-    if (len > 0 && len < 4096 && p + len <= buf.length) found.add(buf.toString("utf8", p, p + len));
-  }
-  return [...found];
+  return out;
 }
 
 export interface ResolveVggtModelOptions {
@@ -66,8 +61,10 @@ export interface ResolveVggtModelOptions {
 
 /**
  * The absolute path of the VGGT model to load: `modelPath`, else $ESI3D_VGGT_MODEL. A directory is searched
- * for VGGT_MODEL_FILE_NAMES. Throws VggtModelError, naming what was expected and how to get it, when
- * nothing is given, the file is missing, or external weights it refers to are missing — before any work.
+ * for VGGT_MODEL_FILE_NAMES. Before any work, and without loading the weights, it checks that the graph is a
+ * complete ONNX file, that every external-data file it refers to is there and long enough, and that the
+ * graph's inputs and outputs are VGGT's (checkVggtContract). Throws VggtModelError naming the file and the
+ * expected inputs and outputs otherwise.
  */
 export function resolveVggtModel(opts: ResolveVggtModelOptions = {}): string {
   const env = opts.env ?? process.env;
@@ -81,27 +78,40 @@ export function resolveVggtModel(opts: ResolveVggtModelOptions = {}): string {
     if (!hit) throw new VggtModelError(`VGGT model directory ${p} (from ${from}) holds none of ${VGGT_MODEL_FILE_NAMES.join(", ")}. ${HOW_TO_GET}`);
     p = hit;
   }
-  for (const rel of externalDataFiles(p)) {
+  let graph: OnnxGraphInfo;
+  try {
+    graph = readOnnxGraph(p);
+  } catch (e) {
+    if (!(e instanceof OnnxFormatError)) throw e;
+    throw new VggtModelError(`VGGT model ${p} is not a complete ONNX file: ${e.message}. ${HOW_TO_GET}`);
+  }
+  for (const [rel, need] of externalExtents(graph)) {
     const ext = resolve(dirname(p), rel);
     if (!existsSync(ext)) throw new VggtModelError(`VGGT model ${p} keeps its weights in ${rel}, which is missing (expected at ${ext}). Download both files into the same directory; see models/README.md.`);
+    const size = statSync(ext).size;
+    if (size < need.end)
+      throw new VggtModelError(`VGGT model ${p}: its weights file ${ext} has ${size} bytes, but the graph reads up to byte ${need.end} (truncated? re-download or re-export both files). ${HOW_TO_GET}`);
   }
+  checkVggtContract(p, graph.inputs, graph.outputs);
   return p;
 }
 
-/** Bytes of weights on disk: the graph plus its external-data files. */
+/**
+ * Bytes of weights on disk that a session loads: the graph plus the bytes its tensors occupy in the
+ * external-data files. Dead bytes in a data file (e.g. appended by a re-save) are not counted.
+ */
 export function modelBytesOnDisk(modelPath: string): number {
   let n = statSync(modelPath).size;
-  for (const rel of externalDataFiles(modelPath)) {
+  for (const [rel, need] of externalExtents(readOnnxGraph(modelPath))) {
     const f = resolve(dirname(modelPath), rel);
-    if (existsSync(f)) n += statSync(f).size;
+    if (!existsSync(f)) continue;
+    n += need.live ?? statSync(f).size;
   }
   return n;
 }
 
 // ---------------------------------------------------------------- contract
 
-export const VGGT_INPUT = "input_images";
-export const VGGT_OUTPUTS = ["pose_enc", "depth", "depth_conf", "world_points", "world_points_conf"] as const;
 export type VggtOutputName = (typeof VGGT_OUTPUTS)[number];
 /** Trailing (channel) size and accepted ranks (with / without the batch axis) of each output (vggt-onnx.md §1.4). */
 const OUTPUT_SHAPES: Record<VggtOutputName, { last: number | null; ranks: number[] }> = {
@@ -111,8 +121,7 @@ const OUTPUT_SHAPES: Record<VggtOutputName, { last: number | null; ranks: number
   world_points: { last: 3, ranks: [5, 4] },
   world_points_conf: { last: null, ranks: [4, 3] },
 };
-const CONTRACT_TEXT =
-  `input "${VGGT_INPUT}" float32 [S,3,H,W]; outputs ${VGGT_OUTPUTS.map((o) => `"${o}"`).join(", ")} (float32 or float16) and optionally "images"`;
+
 
 export interface ModelContract {
   /** Fixed frame count (dim 0) or null when dynamic. */
@@ -134,7 +143,7 @@ function describe(m: readonly Meta[]): string {
 /** Checks a session's I/O metadata against VGGT's contract; throws VggtModelError naming expected and found. */
 export function checkVggtContract(modelPath: string, inputs: readonly Meta[], outputs: readonly Meta[]): ModelContract {
   const fail = (what: string) =>
-    new VggtModelError(`${modelPath} does not look like a VGGT model: ${what}. Expected ${CONTRACT_TEXT}; found inputs ${describe(inputs)} and outputs ${describe(outputs)}. See models/README.md.`);
+    new VggtModelError(`${modelPath} does not look like a VGGT model: ${what}. Expected ${VGGT_CONTRACT_TEXT}; found inputs ${describe(inputs)} and outputs ${describe(outputs)}. See models/README.md.`);
   const inp = inputs.find((m) => m.name === VGGT_INPUT);
   if (!inp) throw fail(`no input named "${VGGT_INPUT}"`);
   const extraIn = inputs.filter((m) => m.name !== VGGT_INPUT);

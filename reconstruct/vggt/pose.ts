@@ -13,21 +13,18 @@ export const POSE_ENC_SIZE = 9;
 export interface DecodedCamera {
   /** Camera-from-world [R | T] in VGGT's frame (frame 0's camera, arbitrary scale). */
   E: Mat34;
-  /** Intrinsics at the model input resolution in OUR convention (pixel (i, j) centre at (i, j)). */
+  /**
+   * Intrinsics at the model input resolution, exactly as VGGT's `pose_encoding_to_extri_intri` writes them:
+   * principal point (W/2, H/2) in esi3d's pixel convention (pixel (i, j) centred at (i, j)), which is also the
+   * convention of VGGT's own unprojection and training data (models/README.md, "Principal point").
+   */
   K: Intrinsics;
-  /** The same intrinsics as VGGT writes them (principal point W/2, H/2: the image centre in pixel-edge coordinates). */
-  Kvggt: Intrinsics;
 }
 
 /**
  * Decodes frame `s` of a pose_enc buffer (`pose_encoding_to_extri_intri` with image_size_hw = (H, W), the
  * model input size): R from the quaternion with s = 2/|q|² (rotation.py `quat_to_mat` normalises
- * implicitly), fy = (H/2)/tan(fov_h/2), fx = (W/2)/tan(fov_w/2).
- *
- * Principal point: VGGT puts it at (W/2, H/2), the image centre measured from the image's outer edge.
- * In our convention pixel centres sit at integer coordinates, so the image centre is ((W-1)/2, (H-1)/2):
- * we subtract 0.5. (VGGT's own `unproject_depth_map_to_point_map` pairs cx = W/2 with integer pixel
- * indices, i.e. it is half a pixel off-centre; we unproject about the true centre.)
+ * implicitly), fy = (H/2)/tan(fov_h/2), fx = (W/2)/tan(fov_w/2), cx = W/2, cy = H/2.
  */
 export function decodePoseEncoding(poseEnc: ArrayLike<number>, s: number, H: number, W: number): DecodedCamera {
   const o = s * POSE_ENC_SIZE;
@@ -40,11 +37,14 @@ export function decodePoseEncoding(poseEnc: ArrayLike<number>, s: number, H: num
   ];
   const fy = H / 2 / Math.tan(v(7) / 2);
   const fx = W / 2 / Math.tan(v(8) / 2);
-  const Kvggt = { fx, fy, cx: W / 2, cy: H / 2 };
-  return { E, K: { fx, fy, cx: Kvggt.cx - 0.5, cy: Kvggt.cy - 0.5 }, Kvggt };
+  return { E, K: { fx, fy, cx: W / 2, cy: H / 2 } };
 }
 
-/** Validates one decoded camera: finite numbers, a non-degenerate quaternion, positive focal lengths. */
+/**
+ * Why frame `s` cannot be decoded into a usable camera, or null: every value finite, a non-zero quaternion,
+ * fields of view in (0, π) (VGGT's `fl_act="relu"` allows exactly 0, camera_head.py, which is an infinite
+ * focal length). The caller drops such a view and reports it.
+ */
 export function checkPoseEncoding(poseEnc: ArrayLike<number>, s: number): string | null {
   const o = s * POSE_ENC_SIZE;
   for (let i = 0; i < POSE_ENC_SIZE; i++) if (!Number.isFinite(poseEnc[o + i]!)) return `pose_enc[${s}][${i}] is not finite`;

@@ -1,17 +1,15 @@
 /**
- * From VGGT's outputs for one chunk of views to points: decode cameras, filter by confidence, align to
- * the bundle's known cameras, unproject depth (or take the point map), and label every point with its
- * source pixel's colour and instance id.
+ * From VGGT's outputs for one chunk of views to points in that chunk's VGGT frame: decode cameras (dropping
+ * degenerate ones), filter by confidence, unproject depth (or take the point map), and label every point
+ * with its source pixel's colour and instance id. Chaining chunks and aligning them to the known cameras
+ * is chunks.ts's job.
  */
-import type { Mat34 } from "../../src/core/math/vec.js";
-import { matMul, matVec, transpose } from "../../src/core/math/vec.js";
+import { matVec, transpose } from "../../src/core/math/vec.js";
 import type { Intrinsics } from "../../src/core/math/camera.js";
 import { extrinsicRotation, extrinsicTranslation } from "../../src/core/math/camera.js";
 import type { ViewData } from "../../bridge/bundle/io.js";
-import { alignCameras, alignExtrinsic, IDENTITY_SIM3, type CameraAlignment, type Sim3 } from "../align.js";
-import { checkPoseEncoding, decodePoseEncoding } from "./pose.js";
+import { checkPoseEncoding, decodePoseEncoding, type DecodedCamera } from "./pose.js";
 import type { PreprocessPlan } from "./preprocess.js";
-import type { PointCloud } from "../pointcloud.js";
 
 /** Confidences at or below this are dropped whatever the rule (visual_util.py `predictions_to_glb`: `conf > 1e-5`). */
 export const CONF_FLOOR = 1e-5;
@@ -19,8 +17,6 @@ export const CONF_FLOOR = 1e-5;
 export const MIN_DEPTH = 1e-8;
 /** Default share of lowest-confidence points dropped, in % (demo_gradio.py slider default 50; vggt-onnx.md §1.8). */
 export const DEFAULT_CONF_PERCENTILE = 50;
-/** At most this many pixel pairs feed the depth-ratio median (a subsample keeps it fast; the median is robust). */
-const DEPTH_RATIO_SAMPLES = 200_000;
 
 // ---------------------------------------------------------------- fp16
 
@@ -101,15 +97,6 @@ export function percentileLinear(values: Float32Array, p: number): number {
   return t >= 0.5 ? B - d * (1 - t) : A + d * t;
 }
 
-function medianOf(a: Float64Array): number {
-  const n = a.length;
-  const hi = select(a, n >> 1);
-  if (n % 2) return hi;
-  let lo = -Infinity;
-  for (let i = 0; i < n >> 1; i++) if (a[i]! > lo) lo = a[i]!;
-  return (lo + hi) / 2;
-}
-
 // ---------------------------------------------------------------- chunk post-processing
 
 export type PointsFrom = "depth" | "pointmap";
@@ -136,32 +123,41 @@ export interface ChunkSettings {
   pixelMap: Int32Array;
   points: PointsFrom;
   conf: ConfRule;
-  align: "sim3" | "none";
 }
 
-export interface ChunkCamera {
+/** A view whose camera could not be decoded (checkPoseEncoding): it gives no points and no camera. */
+export interface DroppedView {
   view: number;
-  /** Predicted camera-from-world extrinsic in the output frame (aligned world, or VGGT's frame). */
-  extrinsic: Mat34;
-  /** Predicted intrinsics at the bundle's image resolution, our pixel convention. */
-  intrinsics: Intrinsics;
-  /** Predicted intrinsics at the model resolution, our pixel convention. */
-  modelIntrinsics: Intrinsics;
+  reason: string;
 }
 
-export interface ChunkMeta {
+/**
+ * One chunk (window) decoded: cameras and kept points in the chunk's own VGGT frame (its frame 0's camera,
+ * its own scale). Per-point arrays are parallel; `frame` and `modelPixel` say where each point came from,
+ * so windows that share a view can be matched pixel by pixel.
+ */
+export interface DecodedChunk {
+  /** Bundle view indices in model frame order. */
   views: number[];
+  /** Decoded camera per frame; null for a dropped view. */
+  cams: (DecodedCamera | null)[];
+  dropped: DroppedView[];
   /** Confidence cut applied (conf ≥ threshold and conf > CONF_FLOOR). */
   confThreshold: number;
-  /** Model pixels that map to a source pixel (padding excluded), and how many became points. */
+  /** Model pixels of usable frames that map to a source pixel (padding excluded). */
   pixels: number;
-  kept: number;
-  align: CameraAlignment | null;
-  cameras: ChunkCamera[];
+  count: number;
+  xyz: Float32Array;
+  /** Predicted z-depth of each point (VGGT units of this chunk). */
+  depth: Float32Array;
+  frame: Uint16Array;
+  modelPixel: Uint32Array;
+  rgb: Uint8Array;
+  confidence: Float32Array;
+  view: Uint16Array;
+  pixel: Uint32Array;
+  instance: Uint16Array;
 }
-
-/** One chunk's points: the per-point arrays of the final PointCloud, concatenated over chunks later. */
-export type ChunkPoints = Pick<PointCloud, "count" | "xyz" | "rgb" | "confidence" | "view" | "pixel" | "instance"> & { meta: ChunkMeta };
 
 /**
  * Intrinsics at the source resolution from model-resolution ones (both in our pixel-centre convention).
@@ -185,31 +181,41 @@ export class VggtOutputError extends Error {
   }
 }
 
-export function postprocessChunk(set: ChunkSettings, out: VggtChunkOutputs): ChunkPoints {
+/**
+ * Decodes one chunk's outputs: cameras (a view whose camera is degenerate is dropped and reported), the
+ * confidence cut over the usable frames' non-padding pixels, and every kept pixel's point in the chunk's
+ * VGGT frame — the depth unprojected with the frame's predicted camera (x = Rᵀ(K⁻¹·(u, v, 1)·d − t)), or
+ * the point-map head's point — labelled with its source pixel's colour and instance id.
+ */
+export function decodeChunk(set: ChunkSettings, out: VggtChunkOutputs): DecodedChunk {
   const { S, H, W } = out;
   const { views, plan, pixelMap } = set;
-  if (views.length !== S) throw new Error(`postprocessChunk: ${views.length} views for ${S} frames`);
+  if (views.length !== S) throw new Error(`decodeChunk: ${views.length} views for ${S} frames`);
   if (plan.width !== W || plan.height !== H) throw new VggtOutputError(`model output is ${W}x${H}, expected the input size ${plan.width}x${plan.height}`);
   const P = H * W;
+  const dropped: DroppedView[] = [];
   const cams = Array.from({ length: S }, (_, s) => {
     const bad = checkPoseEncoding(out.poseEnc, s);
-    if (bad) throw new VggtOutputError(`VGGT output for view ${views[s]!.index}: ${bad}`);
-    return decodePoseEncoding(out.poseEnc, s, H, W);
+    if (!bad) return decodePoseEncoding(out.poseEnc, s, H, W);
+    dropped.push({ view: views[s]!.index, reason: bad });
+    return null;
   });
   const usePm = set.points === "pointmap";
   const conf = usePm ? out.worldPointsConf : out.depthConf;
-  if (!conf) throw new Error("postprocessChunk: missing confidence output");
-  if (usePm && !out.worldPoints) throw new Error("postprocessChunk: missing world_points output");
+  if (!conf) throw new Error("decodeChunk: missing confidence output");
+  if (usePm && !out.worldPoints) throw new Error("decodeChunk: missing world_points output");
 
-  // Geometric validity and the pool the percentile is taken over (padding excluded).
+  // Geometric validity and the pool the percentile is taken over (padding and dropped views excluded).
   const valid = new Uint8Array(S * P);
-  let pool = 0;
+  const pool = new Int32Array(S * P);
+  let nPool = 0;
   for (let s = 0; s < S; s++) {
+    if (!cams[s]) continue;
     for (let m = 0; m < P; m++) {
       if (pixelMap[m]! < 0) continue;
       const i = s * P + m, c = conf[i]!;
       if (!Number.isFinite(c)) continue;
-      pool++;
+      pool[nPool++] = i;
       if (usePm) {
         const wp = out.worldPoints!;
         if (!(Number.isFinite(wp[3 * i]!) && Number.isFinite(wp[3 * i + 1]!) && Number.isFinite(wp[3 * i + 2]!))) continue;
@@ -223,13 +229,9 @@ export function postprocessChunk(set: ChunkSettings, out: VggtChunkOutputs): Chu
   let threshold: number;
   if (set.conf.kind === "absolute") threshold = set.conf.threshold;
   else {
-    const vals = new Float32Array(pool);
-    let k = 0;
-    for (let s = 0; s < S; s++) for (let m = 0; m < P; m++) {
-      const c = conf[s * P + m]!;
-      if (pixelMap[m]! >= 0 && Number.isFinite(c)) vals[k++] = c;
-    }
-    threshold = pool > 0 ? percentileLinear(vals, set.conf.percentile) : Infinity;
+    const vals = new Float32Array(nPool);
+    for (let j = 0; j < nPool; j++) vals[j] = conf[pool[j]!]!;
+    threshold = nPool > 0 ? percentileLinear(vals, set.conf.percentile) : Infinity;
   }
   let count = 0;
   for (let i = 0; i < S * P; i++) {
@@ -239,33 +241,21 @@ export function postprocessChunk(set: ChunkSettings, out: VggtChunkOutputs): Chu
     else valid[i] = 0;
   }
 
-  // Alignment to the known cameras.
-  let T: Sim3 = IDENTITY_SIM3;
-  let align: CameraAlignment | null = null;
-  if (set.align === "sim3") {
-    align = alignCameras({
-      predicted: cams.map((c) => c.E),
-      known: views.map((v) => v.E),
-      depthRatio: () => depthRatio(views, out, valid, pixelMap),
-    });
-    T = align;
-  }
-
-  const xyz = new Float32Array(count * 3), rgb = new Uint8Array(count * 3), confidence = new Float32Array(count);
+  const xyz = new Float32Array(count * 3), depthOut = new Float32Array(count), rgb = new Uint8Array(count * 3), confidence = new Float32Array(count);
+  const frame = new Uint16Array(count), modelPixel = new Uint32Array(count);
   const view = new Uint16Array(count), pixel = new Uint32Array(count), instance = new Uint16Array(count);
   let k = 0;
   const wp = out.worldPoints, depth = out.depth;
   const rayX = new Float64Array(W), rayY = new Float64Array(H);
   for (let s = 0; s < S; s++) {
+    const cam = cams[s];
+    if (!cam) continue;
     const v = views[s]!, vrgb = v.rgb, vids = v.ids, vIndex = v.index;
-    // x_out = s·R·x_vggt + t with x_vggt = Rvᵀ(x_cam − tv): x_out = M·x_cam + b (depth), or s·R·p + t (point map).
-    const Rv = extrinsicRotation(cams[s]!.E), tv = extrinsicTranslation(cams[s]!.E);
-    const M = usePm ? T.R.map((r) => r.map((x) => x * T.s)) : matMul(T.R, transpose(Rv)).map((r) => r.map((x) => x * T.s));
-    const Mt = usePm ? [0, 0, 0] : matVec(M as typeof Rv, tv);
-    // Scalars in locals: this loop runs once per model pixel.
-    const m00 = M[0]![0]!, m01 = M[0]![1]!, m02 = M[0]![2]!, m10 = M[1]![0]!, m11 = M[1]![1]!, m12 = M[1]![2]!, m20 = M[2]![0]!, m21 = M[2]![1]!, m22 = M[2]![2]!;
-    const b0 = T.t[0] - Mt[0]!, b1 = T.t[1] - Mt[1]!, b2 = T.t[2] - Mt[2]!;
-    const { fx, fy, cx, cy } = cams[s]!.K;
+    // x_vggt = Rᵀ(x_cam − t) = M·x_cam + b (depth), or the point map as is. Scalars in locals: this loop runs per pixel.
+    const Rt = transpose(extrinsicRotation(cam.E)), b = matVec(Rt, extrinsicTranslation(cam.E));
+    const m00 = Rt[0][0], m01 = Rt[0][1], m02 = Rt[0][2], m10 = Rt[1][0], m11 = Rt[1][1], m12 = Rt[1][2], m20 = Rt[2][0], m21 = Rt[2][1], m22 = Rt[2][2];
+    const b0 = -b[0], b1 = -b[1], b2 = -b[2];
+    const { fx, fy, cx, cy } = cam.K;
     // Camera rays per column and row: x_cam = ((u − cx)/fx·d, (v − cy)/fy·d, d).
     for (let x = 0; x < W; x++) rayX[x] = (x - cx) / fx;
     for (let y = 0; y < H; y++) rayY[y] = (y - cy) / fy;
@@ -274,26 +264,25 @@ export function postprocessChunk(set: ChunkSettings, out: VggtChunkOutputs): Chu
       for (let x = 0; x < W; x++, m++) {
         const i = s * P + m;
         if (!valid[i]) continue;
-        const src = pixelMap[m]!;
-        let px: number, py: number, pz: number;
+        const src = pixelMap[m]!, k3 = 3 * k, d = depth[i]!;
         if (usePm) {
-          px = wp![3 * i]!;
-          py = wp![3 * i + 1]!;
-          pz = wp![3 * i + 2]!;
+          xyz[k3] = wp![3 * i]!;
+          xyz[k3 + 1] = wp![3 * i + 1]!;
+          xyz[k3 + 2] = wp![3 * i + 2]!;
         } else {
-          pz = depth[i]!;
-          px = rayX[x]! * pz;
-          py = ry * pz;
+          const px = rayX[x]! * d, py = ry * d;
+          xyz[k3] = m00 * px + m01 * py + m02 * d + b0;
+          xyz[k3 + 1] = m10 * px + m11 * py + m12 * d + b1;
+          xyz[k3 + 2] = m20 * px + m21 * py + m22 * d + b2;
         }
-        const k3 = 3 * k;
-        xyz[k3] = m00 * px + m01 * py + m02 * pz + b0;
-        xyz[k3 + 1] = m10 * px + m11 * py + m12 * pz + b1;
-        xyz[k3 + 2] = m20 * px + m21 * py + m22 * pz + b2;
+        depthOut[k] = d;
         const s3 = 3 * src;
         rgb[k3] = vrgb[s3]!;
         rgb[k3 + 1] = vrgb[s3 + 1]!;
         rgb[k3 + 2] = vrgb[s3 + 2]!;
         confidence[k] = conf[i]!;
+        frame[k] = s;
+        modelPixel[k] = m;
         view[k] = vIndex;
         pixel[k] = src;
         instance[k] = vids[src]!;
@@ -301,33 +290,20 @@ export function postprocessChunk(set: ChunkSettings, out: VggtChunkOutputs): Chu
       }
     }
   }
-  const cameras: ChunkCamera[] = cams.map((c, s) => ({
-    view: views[s]!.index,
-    extrinsic: alignExtrinsic(c.E, T),
-    intrinsics: intrinsicsAtSource(c.K, plan),
-    modelIntrinsics: c.K,
-  }));
   let pixels = 0;
   for (let m = 0; m < P; m++) if (pixelMap[m]! >= 0) pixels++;
   return {
-    count, xyz, rgb, confidence, view, pixel, instance,
-    meta: { views: views.map((v) => v.index), confThreshold: threshold, pixels: pixels * S, kept: count, align, cameras },
+    views: views.map((v) => v.index), cams, dropped, confThreshold: threshold, pixels: pixels * (S - dropped.length),
+    count, xyz, depth: depthOut, frame, modelPixel, rgb, confidence, view, pixel, instance,
   };
 }
 
-/** Median of known (bundle) depth / predicted depth over kept pixels with a known depth; null if none. */
-function depthRatio(views: readonly ViewData[], out: VggtChunkOutputs, keep: Uint8Array, pixelMap: Int32Array): number | null {
-  const P = out.H * out.W;
-  let n = 0;
-  for (let i = 0; i < out.S * P; i++) if (keep[i]) n++;
-  const stride = Math.max(1, Math.ceil(n / DEPTH_RATIO_SAMPLES));
-  const r = new Float64Array(Math.ceil(n / stride));
-  let k = 0, seen = 0;
-  for (let s = 0; s < out.S; s++) for (let m = 0; m < P; m++) {
-    const i = s * P + m;
-    if (!keep[i] || seen++ % stride) continue;
-    const dk = views[s]!.depth[pixelMap[m]!]!;
-    if (dk > 0 && Number.isFinite(dk)) r[k++] = dk / out.depth[i]!;
-  }
-  return k > 0 ? medianOf(r.subarray(0, k)) : null;
+/** Median of a non-empty set (modified in place). */
+export function medianOf(a: Float64Array): number {
+  const n = a.length;
+  const hi = select(a, n >> 1);
+  if (n % 2) return hi;
+  let lo = -Infinity;
+  for (let i = 0; i < n >> 1; i++) if (a[i]! > lo) lo = a[i]!;
+  return (lo + hi) / 2;
 }

@@ -209,6 +209,44 @@ export function resizeBicubicPil(src: Uint8Array, inW: number, inH: number, chan
   return img === src ? src.slice() : img;
 }
 
+// ---------------------------------------------------------------- RGBA onto white (load_fn.py)
+
+/** Pillow's fixed-point bits in ImagingAlphaComposite (libImaging/AlphaComposite.c `PRECISION_BITS 7`). */
+const COMPOSITE_PRECISION_BITS = 7;
+
+/** Pillow's rounded division by 255 (libImaging/ImagingUtils.h `SHIFTFORDIV255`). */
+function shiftForDiv255(a: number): number {
+  return ((a >>> 8) + a) >>> 8;
+}
+
+/**
+ * RGB of an RGBA image composited onto opaque white, exactly as VGGT's loader does it (load_fn.py:
+ * `Image.alpha_composite(white, img).convert("RGB")` for RGBA images) with Pillow's integer arithmetic.
+ * With an opaque white destination Pillow's coefficients reduce to coef1 = a·2^7, coef2 = (255 − a)·2^7.
+ */
+export function compositeOnWhite(rgb: Uint8Array, alpha: Uint8Array): Uint8Array {
+  if (rgb.length !== alpha.length * 3) throw new Error(`compositeOnWhite: ${rgb.length} RGB bytes for ${alpha.length} alpha values`);
+  const out = new Uint8Array(rgb.length);
+  const P = COMPOSITE_PRECISION_BITS, round = 0x80 << P;
+  for (let p = 0; p < alpha.length; p++) {
+    const a = alpha[p]!;
+    for (let c = 0; c < 3; c++) {
+      const i = 3 * p + c;
+      if (a === 0) out[i] = 255;
+      else {
+        const tmp = rgb[i]! * (a << P) + 255 * ((255 - a) << P);
+        out[i] = shiftForDiv255(tmp + round) >>> P;
+      }
+    }
+  }
+  return out;
+}
+
+/** The RGB VGGT sees for a view: composited onto white when the view has transparency. */
+export function modelRgbOf(view: { rgb: Uint8Array; alpha?: Uint8Array }): Uint8Array {
+  return view.alpha ? compositeOnWhite(view.rgb, view.alpha) : view.rgb;
+}
+
 /** torchvision ToTensor: uint8 / 255 in float32 (exact: the float32 quotient of two small integers). */
 const U8_TO_UNIT = Float32Array.from({ length: 256 }, (_, i) => i / 255);
 

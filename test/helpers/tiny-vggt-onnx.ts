@@ -70,7 +70,14 @@ class Pb {
 const FLOAT = 1, INT64 = 7, FLOAT16 = 10; // TensorProto.DataType
 type Dim = number | string;
 
-function tensor(name: string, dims: readonly number[], data: Float32Array | BigInt64Array): Pb {
+/** Where initializer bytes go: inline (raw_data) or appended to an external-data buffer. */
+interface ExternalSink {
+  location: string;
+  parts: Uint8Array[];
+  size: number;
+}
+
+function tensor(name: string, dims: readonly number[], data: Float32Array | BigInt64Array, sink: ExternalSink | null): Pb {
   const t = new Pb();
   for (const d of dims) t.int(1, d);
   t.int(2, data instanceof Float32Array ? FLOAT : INT64);
@@ -81,7 +88,15 @@ function tensor(name: string, dims: readonly number[], data: Float32Array | BigI
     if (data instanceof Float32Array) dv.setFloat32(i * 4, data[i]!, true);
     else dv.setBigInt64(i * 8, data[i]!, true);
   }
-  t.raw(9, le); // raw_data, little-endian
+  if (!sink) return t.raw(9, le); // raw_data, little-endian
+  // external_data entries (StringStringEntryProto key 1, value 2) and data_location = EXTERNAL (1)
+  const entry = (k: string, v: string) => t.msg(13, new Pb().str(1, k).str(2, v));
+  entry("location", sink.location);
+  entry("offset", String(sink.size));
+  entry("length", String(le.length));
+  t.int(14, 1);
+  sink.parts.push(le);
+  sink.size += le.length;
   return t;
 }
 
@@ -145,12 +160,28 @@ export interface TinyVggtSpec {
   outputNames?: Partial<Record<"pose_enc" | "depth" | "depth_conf" | "world_points" | "world_points_conf" | "images", string>>;
   /** Leave out these outputs. */
   omit?: string[];
+  /** Declare these shapes for inputs/outputs (by their contract name) instead of the true ones, to build wrong-shape models. */
+  declaredDims?: Partial<Record<"input_images" | "pose_enc" | "depth" | "depth_conf" | "world_points" | "world_points_conf" | "images", Dim[]>>;
+  /** Keep the initializers in an external-data file of this name (like vggt.onnx_data), after `deadBytes` unused bytes. */
+  externalData?: { location: string; deadBytes?: number };
+}
+
+export interface TinyVggtFiles {
+  graph: Uint8Array;
+  /** The external-data file's bytes when spec.externalData is set. */
+  data: Uint8Array | null;
 }
 
 /** 2·atan(0.5): the FOV for which VGGT's decoding gives f = size (vggt-onnx.md §5.2). */
 export const FOV_F_EQUALS_SIZE = 2 * Math.atan(0.5);
 
 export function buildTinyVggt(spec: TinyVggtSpec): Uint8Array {
+  return buildTinyVggtFiles(spec).graph;
+}
+
+export function buildTinyVggtFiles(spec: TinyVggtSpec): TinyVggtFiles {
+  const dead = spec.externalData?.deadBytes ?? 0;
+  const sink: ExternalSink | null = spec.externalData ? { location: spec.externalData.location, parts: [new Uint8Array(dead)], size: dead } : null;
   const nodes: Pb[] = [];
   const inits: Pb[] = [];
   const IN = spec.inputName ?? "input_images";
@@ -158,12 +189,12 @@ export function buildTinyVggt(spec: TinyVggtSpec): Uint8Array {
   const name = (p: string) => `${p}_${uid++}`;
   const f32 = (dims: number[], data: ArrayLike<number>) => {
     const n = name("c");
-    inits.push(tensor(n, dims, Float32Array.from(data)));
+    inits.push(tensor(n, dims, Float32Array.from(data), sink));
     return n;
   };
   const i64 = (data: number[]) => {
     const n = name("i");
-    inits.push(tensor(n, [data.length], BigInt64Array.from(data.map(BigInt))));
+    inits.push(tensor(n, [data.length], BigInt64Array.from(data.map(BigInt)), sink));
     return n;
   };
   const op = (type: string, inputs: string[], attrs: Attr[] = []) => {
@@ -216,25 +247,28 @@ export function buildTinyVggt(spec: TinyVggtSpec): Uint8Array {
     if (spec.omit?.includes(o.key)) continue;
     const outName = spec.outputNames?.[o.key as keyof NonNullable<TinyVggtSpec["outputNames"]>] ?? o.key;
     nodes.push(spec.float16 ? node("Cast", [o.value], [outName], [{ name: "to", i: FLOAT16 }]) : node("Identity", [o.value], [outName]));
-    outputs.push(valueInfo(outName, elem, o.dims));
+    outputs.push(valueInfo(outName, elem, spec.declaredDims?.[o.key as keyof NonNullable<TinyVggtSpec["declaredDims"]>] ?? o.dims));
   }
   for (const n of nodes) graph.msg(1, n);
   graph.str(2, "tiny_vggt");
   for (const t of inits) graph.msg(5, t);
-  graph.msg(11, valueInfo(IN, FLOAT, [Sd, 3, Hd, Wd]));
+  graph.msg(11, valueInfo(IN, FLOAT, spec.declaredDims?.input_images ?? [Sd, 3, Hd, Wd]));
   for (const o of outputs) graph.msg(12, o);
-  return new Pb()
+  const model = new Pb()
     .int(1, 8) // IR version 8
     .str(2, "esi3d-tiny-vggt")
     .msg(7, graph)
     .msg(8, new Pb().str(1, "").int(2, 17)) // opset 17
     .bytes();
+  return { graph: model, data: sink ? Buffer.concat(sink.parts) : null };
 }
 
 /** Writes the model to a fresh temp directory; returns the .onnx path. */
 export function writeTinyVggt(spec: TinyVggtSpec, fileName = "tiny-vggt.onnx"): string {
   const dir = mkdtempSync(join(tmpdir(), "esi3d-tiny-vggt-"));
   const p = join(dir, fileName);
-  writeFileSync(p, buildTinyVggt(spec));
+  const files = buildTinyVggtFiles(spec);
+  writeFileSync(p, files.graph);
+  if (files.data) writeFileSync(join(dir, spec.externalData!.location), files.data);
   return p;
 }

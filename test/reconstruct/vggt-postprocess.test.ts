@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { decodePoseEncoding } from "../../reconstruct/vggt/pose.js";
 import { halfToFloat, intrinsicsAtSource, percentileLinear } from "../../reconstruct/vggt/postprocess.js";
 import { planPreprocess } from "../../reconstruct/vggt/preprocess.js";
-import { estimateInferenceBytes, planChunks, tokensPerFrame } from "../../reconstruct/vggt/memory.js";
+import { CHUNK_OVERLAP_VIEWS, estimateInferenceBytes, planChunks, tokensPerFrame } from "../../reconstruct/vggt/memory.js";
 import { quatToMat } from "../../src/core/math/quat.js";
 
 describe("percentileLinear (numpy default linear interpolation)", () => {
@@ -51,9 +51,8 @@ describe("pose_enc decoding", () => {
     }
     expect(d.K.fy).toBeCloseTo(196 / Math.tan(0.45), 12);
     expect(d.K.fx).toBeCloseTo(259 / Math.tan(0.55), 12);
-    expect(d.Kvggt.cx).toBe(259); // VGGT: W/2
-    expect(d.K.cx).toBe(258.5); // ours: (W-1)/2
-    expect(d.K.cy).toBe(195.5);
+    expect(d.K.cx).toBe(259); // W/2, as VGGT writes it (models/README.md, "Principal point")
+    expect(d.K.cy).toBe(196);
   });
   it("model intrinsics carry to the source resolution through crop and pad", () => {
     const pad = planPreprocess(1920, 1080, "pad"); // 518x294 + 112 rows above
@@ -77,22 +76,35 @@ describe("memory estimate and chunk planning", () => {
     expect(one / 2 ** 30).toBeCloseTo(7.2, 1);
     expect(estimateInferenceBytes(8, 518, 518, 0)).toBeGreaterThan(2 * one);
   });
-  it("splits views into near-equal chunks that fit the budget", () => {
+  it("splits views into overlapping windows of near-equal size that fit the budget", () => {
     const weights = 5e9;
     const p = planChunks({ views: 30, H: 518, W: 518, weightsBytes: weights, elementBytes: 4, availableBytes: 24 * 2 ** 30, fixedFrames: null });
     expect(p.limitedBy).toBe("memory");
     expect(p.framesPerChunk).toBeGreaterThanOrEqual(4);
     expect(p.framesPerChunk).toBeLessThanOrEqual(8);
-    expect(p.chunks.flat()).toEqual(Array.from({ length: 30 }, (_, i) => i));
+    expect(p.overlap).toBe(CHUNK_OVERLAP_VIEWS);
+    expect([...new Set(p.chunks.flat())]).toEqual(Array.from({ length: 30 }, (_, i) => i));
+    // Consecutive windows share exactly the overlap, as a run of views; every window fits.
+    for (let c = 1; c < p.chunks.length; c++) expect(p.chunks[c]!.slice(0, p.overlap)).toEqual(p.chunks[c - 1]!.slice(-p.overlap));
     const sizes = p.chunks.map((c) => c.length);
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(p.framesPerChunk);
     expect(Math.max(...sizes) - Math.min(...sizes)).toBeLessThanOrEqual(1);
     expect(estimateInferenceBytes(Math.max(...sizes), 518, 518, weights)).toBeLessThanOrEqual(p.budgetBytes!);
   });
-  it("option, unknown memory and fixed-frame models", () => {
-    expect(planChunks({ views: 7, H: 28, W: 518, weightsBytes: 0, elementBytes: 4, availableBytes: null, fixedFrames: null }).chunks).toEqual([[0, 1, 2, 3, 4, 5, 6]]);
-    expect(planChunks({ views: 7, H: 28, W: 518, weightsBytes: 0, elementBytes: 4, availableBytes: null, fixedFrames: null, maxFramesPerChunk: 3 }).chunks).toEqual([[0, 1, 2], [3, 4], [5, 6]]);
-    const f = planChunks({ views: 5, H: 518, W: 518, weightsBytes: 0, elementBytes: 4, availableBytes: null, fixedFrames: 2 });
-    expect(f.chunks).toEqual([[0, 1], [2, 3], [4]]);
+  it("option, unknown memory, fixed-frame models and one-view windows", () => {
+    const plan = (views: number, o: { max?: number; fixed?: number } = {}) =>
+      planChunks({ views, H: 28, W: 518, weightsBytes: 0, elementBytes: 4, availableBytes: null, fixedFrames: o.fixed ?? null, maxFramesPerChunk: o.max });
+    expect(plan(7).chunks).toEqual([[0, 1, 2, 3, 4, 5, 6]]);
+    expect(plan(7).overlap).toBe(0);
+    expect(plan(7, { max: 3 }).chunks).toEqual([[0, 1, 2], [1, 2, 3], [2, 3, 4], [3, 4, 5], [4, 5, 6]]);
+    // 7 new views over ceil(7 / 3) = 3 windows: window c = [floor(7c/3), floor(7(c+1)/3) + 2)
+    expect(plan(9, { max: 5 }).chunks).toEqual([[0, 1, 2, 3], [2, 3, 4, 5], [4, 5, 6, 7, 8]]);
+    const f = plan(5, { fixed: 2 });
+    expect(f.chunks).toEqual([[0, 1], [1, 2], [2, 3], [3, 4]]); // a 2-frame model: one shared view
+    expect(f.overlap).toBe(1);
     expect(f.limitedBy).toBe("model");
+    const single = plan(3, { max: 1 });
+    expect(single.chunks).toEqual([[0], [1], [2]]); // nothing to share: independent windows
+    expect(single.overlap).toBe(0);
   });
 });

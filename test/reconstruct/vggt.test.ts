@@ -3,7 +3,7 @@
  * (test/helpers/tiny-vggt-onnx.ts) whose outputs are chosen so the truth is known.
  */
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readBundle, viewFileNames, writeBundle, type FrameBundle, type ViewData } from "../../bridge/bundle/io.js";
@@ -15,7 +15,7 @@ import { cameraCentre, extrinsicRotation, extrinsicTranslation, invertExtrinsic,
 import { matToQuat } from "../../src/core/math/quat.js";
 import { InputError } from "../../src/core/errors.js";
 import { resolveVggtModel, VggtModelError, vggtPointCloud, type VggtOptions } from "../../reconstruct/vggt/index.js";
-import { externalDataFiles, resetVggtRuntime } from "../../reconstruct/vggt/model.js";
+import { externalDataFiles, modelBytesOnDisk, resetVggtRuntime, VGGT_CONTRACT_TEXT } from "../../reconstruct/vggt/model.js";
 import { modelToSourcePixel, planPreprocess } from "../../reconstruct/vggt/preprocess.js";
 import { percentileLinear } from "../../reconstruct/vggt/postprocess.js";
 import { FOV_F_EQUALS_SIZE, writeTinyVggt, type TinyVggtSpec } from "../helpers/tiny-vggt-onnx.js";
@@ -47,7 +47,8 @@ function unproject(E: Mat34, K: Intrinsics, u: number, v: number, d: number): Ve
 
 const W = 518, H = 28; // crop mode keeps 518 x 28 unchanged: model pixel = source pixel
 const F = 300;
-const K: Intrinsics = { fx: F, fy: F, cx: (W - 1) / 2, cy: (H - 1) / 2 };
+// The principal point VGGT's decoding gives (W/2, H/2; models/README.md), so the known cameras match it.
+const K: Intrinsics = { fx: F, fy: F, cx: W / 2, cy: H / 2 };
 const FOV_W = 2 * Math.atan(W / 2 / F), FOV_H = 2 * Math.atan(H / 2 / F);
 const KNOWN_POSES = [
   poseToExtrinsic({ position: [0, 0, 1.5], yaw: 0.2, pitch: -0.1 }),
@@ -80,8 +81,8 @@ function vggtExtrinsic(E: Mat34): { R: Mat3; t: Vec3 } {
 }
 
 const modelCache = new Map<string, string>();
-function knownSceneModel(views: number[], extra: Partial<TinyVggtSpec> = {}): string {
-  const key = JSON.stringify([views, extra]);
+function knownSceneModel(views: number[], extra: Partial<TinyVggtSpec> = {}, editPose?: (s: number, row: number[]) => void): string {
+  const key = JSON.stringify([views, extra, editPose?.toString()]);
   const hit = modelCache.get(key);
   if (hit) return hit;
   const S0 = views.length;
@@ -90,7 +91,9 @@ function knownSceneModel(views: number[], extra: Partial<TinyVggtSpec> = {}): st
     const { R, t } = vggtExtrinsic(KNOWN_POSES[v]!);
     const q = matToQuat(R);
     const k = 1.3; // unnormalised on purpose
-    pose.set([t[0], t[1], t[2], q.x * k, q.y * k, q.z * k, q.w * k, FOV_H, FOV_W], s * 9);
+    const row = [t[0], t[1], t[2], q.x * k, q.y * k, q.z * k, q.w * k, FOV_H, FOV_W];
+    editPose?.(s, row);
+    pose.set(row, s * 9);
     const d = depthOf(v);
     for (let p = 0; p < W * H; p++) {
       depth[s * W * H + p] = d[p]! / SCALE;
@@ -147,9 +150,9 @@ describe("vggt source, crop mode (dynamic-shape model)", () => {
       }
       expect(c.modelIntrinsics.fx).toBeCloseTo(F, 3);
       expect(c.modelIntrinsics.fy).toBeCloseTo(F, 3);
-      expect(c.modelIntrinsics.cx).toBe(258.5); // VGGT's W/2 = 259, minus 0.5
-      expect(c.modelIntrinsics.cy).toBe(13.5);
-      expect(c.intrinsics.cx).toBe(258.5); // identity resize: same at the source
+      expect(c.modelIntrinsics.cx).toBe(259); // VGGT's W/2
+      expect(c.modelIntrinsics.cy).toBe(14);
+      expect(c.intrinsics.cx).toBe(259); // identity resize: same at the source
     });
     // Camera 0 of VGGT's frame is the identity.
     expect(cams[0]!.extrinsic[0]![0]).toBeCloseTo(1, 6);
@@ -206,26 +209,24 @@ describe("vggt source, crop mode (dynamic-shape model)", () => {
     expect(abs.count).toBe(all.filter((c) => c >= 8).length);
   });
 
-  it("runs views in chunks, each a separate reconstruction aligned on its own", async () => {
-    // Views 2, 3 are views 0, 1 moved rigidly: the 2-frame model's outputs fit both chunks.
-    const G = poseToExtrinsic({ position: [3, -1, 0], yaw: 0.7, pitch: 0 }); // any rigid motion
-    const moved = KNOWN_POSES.slice(0, 2).map((E) => {
-      const R = matMul(extrinsicRotation(E), extrinsicRotation(G));
-      const t = matVec(extrinsicRotation(E), extrinsicTranslation(G)).map((x, i) => x + E[i]![3]!);
-      return [[...R[0], t[0]!], [...R[1], t[1]!], [...R[2], t[2]!]] as Mat34;
-    });
-    const poses = [KNOWN_POSES[0]!, KNOWN_POSES[1]!, ...moved];
-    const bundle = bundleOf(W, H, [0, 1, 0, 1].map((v, i) => ({ rgb: rgbOf(W, H, i), depth: depthOf(v), ids: idsOf(W, H), K, E: poses[i]! })));
+  it("drops a view with a degenerate camera (FoV 0) with a warning, and keeps the others", async () => {
+    // View 2's predicted horizontal FoV is exactly 0, as VGGT's ReLU allows (vggt-check.md finding 16).
+    const model = knownSceneModel([0, 1, 2, 3], {}, (s, row) => (s === 2 ? (row[8] = 0) : undefined));
     const logs: string[] = [];
-    const cloud = await vggtPointCloud(bundle, cpu(knownSceneModel([0, 1]), { maxFramesPerChunk: 2, log: (m) => logs.push(m) }));
-    const chunks = cloud.meta.chunks as { views: number[]; align: { method: string; scale: number } }[];
-    expect(chunks.map((c) => c.views)).toEqual([[0, 1], [2, 3]]);
-    for (const c of chunks) {
-      expect(c.align.method).toBe("camera0+baseline");
-      expect(c.align.scale).toBeCloseTo(SCALE, 5);
-    }
-    expect(logs.some((l) => /2 chunks/.test(l) && /separate reconstruction/.test(l))).toBe(true);
-    expectPointsMatchTruth(cloud, bundle, (v) => depthOf(v % 2), 1e-4);
+    const cloud = await vggtPointCloud(knownBundle([0, 1, 2, 3]), cpu(model, { log: (m) => logs.push(m) }));
+    expect(cloud.meta.droppedViews).toEqual([{ view: 2, reason: "pose_enc[2][8] (field of view) is 0 rad, outside (0, π)" }]);
+    expect((cloud.meta.warnings as string[]).some((w) => /view 2 dropped/.test(w))).toBe(true);
+    expect(logs.some((l) => /warning: view 2 dropped/.test(l))).toBe(true);
+    expect(new Set(cloud.view)).toEqual(new Set([0, 1, 3]));
+    expect(cloud.count).toBe(3 * W * H);
+    expect((cloud.meta.cameras as { view: number }[]).map((c) => c.view)).toEqual([0, 1, 3]);
+    expect(cloud.meta.alignMethod).toBe("umeyama"); // three known cameras remain
+    expectPointsMatchTruth(cloud, knownBundle([0, 1, 2, 3]), depthOf, 1e-4);
+  });
+
+  it("is an error only when every view is degenerate", async () => {
+    const model = knownSceneModel([0, 1], {}, (_, row) => (row[7] = Number.NaN));
+    await expect(vggtPointCloud(knownBundle([0, 1]), cpu(model))).rejects.toThrow(/no usable camera for any of the 2 view\(s\): view 0: pose_enc\[0\]\[7\] is not finite; view 1/);
   });
 });
 
@@ -277,15 +278,18 @@ describe("vggt source, pad mode (fixed 518x518 model like the public export)", (
       const plan = planPreprocess(SW, SH, "pad");
       const map = modelToSourcePixel(plan);
       expect(cloud.pixel.reduce((a, b) => Math.max(a, b), 0)).toBeLessThan(SW * SH);
-      // Identity pose, f = 518 (FOV 2·atan(0.5)); depth 1.2 scaled by 3 from the bundle's depth.
+      // Identity pose, f = 518 (FOV 2·atan(0.5)); no baseline, and the flat image is a wall, not a floor, so the
+      // scale falls back to the bundle's depth (3 × the predicted 1.2) and the cloud says it is a scale oracle.
       expect(cloud.meta.alignMethod).toBe("camera0+depth");
+      expect(cloud.meta.scaleOracle).toBe(true);
+      expect((cloud.meta.warnings as string[]).some((w) => /scale oracle/.test(w))).toBe(true);
       expect(cloud.meta.alignScale as number).toBeCloseTo(3, float16 ? 2 : 5);
-      // Model pixel (x, 133 + y) of view 0 -> camera ray through ((x − 258.5)/518, (133 + y − 258.5)/518) at depth 3.6.
+      // Model pixel (x, 133 + y) of view 0 -> camera ray through ((x − 259)/518, (133 + y − 259)/518) at depth 3.6.
       const x = 300, y = 100, m = (133 + y) * 518 + x;
       const i = y * 518 + x; // points follow view, then model pixel order; padding rows are skipped
       expect(cloud.view[i]).toBe(0);
       expect(cloud.pixel[i]).toBe(map[m]);
-      const want = unproject(bundle().views[0]!.E, { fx: 518, fy: 518, cx: 258.5, cy: 258.5 }, x, 133 + y, 3.6);
+      const want = unproject(bundle().views[0]!.E, { fx: 518, fy: 518, cx: 259, cy: 259 }, x, 133 + y, 3.6);
       for (let c = 0; c < 3; c++) expect(cloud.xyz[3 * i + c]!).toBeCloseTo(want[c]!, float16 ? 2 : 4);
       expect(cloud.instance[i]).toBe(bundle().views[0]!.ids[map[m]!]);
     });
@@ -333,13 +337,21 @@ describe("runtime and errors", () => {
     const model = writeTinyVggt({ shape: "dynamic" }, "vggt.onnx");
     expect(resolveVggtModel({ env: { ESI3D_VGGT_MODEL: model } })).toBe(model);
     expect(resolveVggtModel({ modelPath: join(model, "..") })).toBe(model);
-    // A graph whose tensors live in an external file that is not there.
-    const dir = mkdtempSync(join(tmpdir(), "esi3d-vggt-ext-"));
-    mkdirSync(dir, { recursive: true });
-    const loc = Buffer.from("vggt.onnx_data");
-    writeFileSync(join(dir, "vggt.onnx"), Buffer.concat([Buffer.from([8, 8]), Buffer.from([0x0a, 0x08]), Buffer.from("location"), Buffer.from([0x12, loc.length]), loc]));
-    expect(externalDataFiles(join(dir, "vggt.onnx"))).toEqual(["vggt.onnx_data"]);
-    expect(() => resolveVggtModel({ modelPath: join(dir, "vggt.onnx") })).toThrow(/keeps its weights in vggt\.onnx_data, which is missing/);
+    // A graph whose tensors live in an external file.
+    const ext = writeTinyVggt({ shape: "dynamic", externalData: { location: "vggt.onnx_data" } }, "vggt.onnx");
+    expect(externalDataFiles(ext)).toEqual(["vggt.onnx_data"]);
+    expect(resolveVggtModel({ modelPath: ext })).toBe(ext);
+    rmSync(join(ext, "..", "vggt.onnx_data"));
+    expect(() => resolveVggtModel({ modelPath: ext })).toThrow(/keeps its weights in vggt\.onnx_data, which is missing/);
+  });
+
+  it("counts only the bytes the graph reads from its data file (a re-save's dead bytes are not weights)", () => {
+    const clean = writeTinyVggt({ shape: "dynamic", externalData: { location: "vggt.onnx_data" } }, "vggt.onnx");
+    const dead = writeTinyVggt({ shape: "dynamic", externalData: { location: "vggt.onnx_data", deadBytes: 1 << 20 } }, "vggt.onnx");
+    const size = (p: string) => statSync(p).size;
+    expect(size(join(dead, "..", "vggt.onnx_data"))).toBe(size(join(clean, "..", "vggt.onnx_data")) + (1 << 20));
+    expect(modelBytesOnDisk(dead)).toBe(modelBytesOnDisk(clean) - size(clean) + size(dead));
+    expect(modelBytesOnDisk(clean)).toBe(size(clean) + size(join(clean, "..", "vggt.onnx_data")));
   });
 
   it("a model with wrong I/O names is rejected, naming expected and found", async () => {
@@ -351,7 +363,33 @@ describe("runtime and errors", () => {
     await expect(vggtPointCloud(b, cpu(wrongOut))).rejects.toThrow(/missing output\(s\) "depth".*"depth_map"/);
     const notOnnx = join(mkdtempSync(join(tmpdir(), "esi3d-vggt-bad-")), "vggt.onnx");
     writeFileSync(notOnnx, "not a model");
-    await expect(vggtPointCloud(b, cpu(notOnnx))).rejects.toThrow(/Could not load the VGGT model/);
+    await expect(vggtPointCloud(b, cpu(notOnnx))).rejects.toThrow(/is not a complete ONNX file/);
+  });
+
+  it("a truncated graph, a truncated data file or a wrong-shape model is refused before any session, naming file and contract", () => {
+    const expectRefused = (path: string, why: RegExp) => {
+      const err = (() => {
+        try {
+          resolveVggtModel({ modelPath: path });
+        } catch (e) {
+          return e as Error;
+        }
+      })();
+      expect(err).toBeInstanceOf(VggtModelError);
+      expect(err!.message).toMatch(why);
+      expect(err!.message).toContain(path);
+      expect(err!.message).toContain(VGGT_CONTRACT_TEXT);
+    };
+    const good = writeTinyVggt({ shape: "dynamic", externalData: { location: "vggt.onnx_data" } }, "vggt.onnx");
+    const bytes = readFileSync(good);
+    const cut = join(mkdtempSync(join(tmpdir(), "esi3d-vggt-cut-")), "vggt.onnx");
+    writeFileSync(cut, bytes.subarray(0, Math.floor(bytes.length * 0.6)));
+    expectRefused(cut, /not a complete ONNX file: .*truncated/);
+    const data = join(good, "..", "vggt.onnx_data");
+    writeFileSync(data, readFileSync(data).subarray(0, 100));
+    expectRefused(good, /weights file .*vggt\.onnx_data has 100 bytes, but the graph reads up to byte \d+ \(truncated/);
+    expectRefused(writeTinyVggt({ shape: "dynamic", declaredDims: { pose_enc: [1, "S", 7] } }), /output "pose_enc" ends in 7, expected 9/);
+    expectRefused(writeTinyVggt({ shape: "dynamic", declaredDims: { input_images: ["S", 4, "H", "W"] } }), /"input_images" has 4 channels, not 3/);
   });
 
   it("rejects bad options before any work", async () => {
