@@ -160,6 +160,13 @@ export interface TinyVggtSpec {
   outputNames?: Partial<Record<"pose_enc" | "depth" | "depth_conf" | "world_points" | "world_points_conf" | "images", string>>;
   /** Leave out these outputs. */
   omit?: string[];
+  /** pose_enc row of frame s = a ⊙ image[s, 0, 0, 0..8] + b: the first 9 pixels of row 0 (channel 0) encode each view's pose. */
+  poseFromImage?: { a: number[]; b: number[] };
+  /**
+   * Depth, world points and the pose translation times m = a·image[0, 0, 0, pixel] + b: every run gets its
+   * own scale, set by its FIRST frame, as each VGGT run has its own arbitrary scale.
+   */
+  runScale?: { pixel: number; a: number; b: number };
   /** Declare these shapes for inputs/outputs (by their contract name) instead of the true ones, to build wrong-shape models. */
   declaredDims?: Partial<Record<"input_images" | "pose_enc" | "depth" | "depth_conf" | "world_points" | "world_points_conf" | "images", Dim[]>>;
   /** Keep the initializers in an external-data file of this name (like vggt.onnx_data), after `deadBytes` unused bytes. */
@@ -220,10 +227,19 @@ export function buildTinyVggtFiles(spec: TinyVggtSpec): TinyVggtFiles {
   const Sd = spec.shape === "fixed518" ? "num_images" : "S";
   const Hd: Dim = spec.shape === "fixed518" ? 518 : "H", Wd: Dim = spec.shape === "fixed518" ? 518 : "W";
 
+  // The run's scale from its first frame: [1].
+  const m = spec.runScale
+    ? op("Add", [op("Mul", [op("Reshape", [op("Slice", [IN, i64([0, 0, 0, spec.runScale.pixel]), i64([1, 1, 1, spec.runScale.pixel + 1]), i64([0, 1, 2, 3])]), i64([1])]), f32([], [spec.runScale.a])]), f32([], [spec.runScale.b])])
+    : null;
+  const scaled = (x: string) => (m ? op("Mul", [x, m]) : x);
+
   // pose_enc [1,S,9]
   let pose: string;
   const pe = spec.poseEnc ? Float32Array.from(spec.poseEnc) : null;
-  if (pe && pe.length !== 9) pose = table(pe, [9]);
+  if (spec.poseFromImage) {
+    const px = op("Reshape", [op("Slice", [IN, i64([0, 0, 0]), i64([1, 1, 9]), i64([1, 2, 3])]), i64([-1, 9])]); // [S,9]
+    pose = op("Add", [op("Mul", [px, f32([9], spec.poseFromImage.a)]), f32([9], spec.poseFromImage.b)]);
+  } else if (pe && pe.length !== 9) pose = table(pe, [9]);
   else {
     const row = pe ?? [0, 0, 0, 0, 0, 0, 1, FOV_F_EQUALS_SIZE, FOV_F_EQUALS_SIZE];
     // [S,1] zeros (from the input, so S follows it) times zeros[1,9], plus the row.
@@ -231,12 +247,14 @@ export function buildTinyVggtFiles(spec: TinyVggtSpec): TinyVggtFiles {
     const col = op("Unsqueeze", [perFrame, i64([1])]);
     pose = op("Add", [op("MatMul", [col, f32([1, 9], new Array(9).fill(0))]), f32([9], row)]);
   }
+  // Scale the translation only: [m, m, m, 1, ..., 1].
+  if (m) pose = op("Mul", [pose, op("Concat", [m, m, m, f32([6], [1, 1, 1, 1, 1, 1])], [{ name: "axis", i: 0 }])]);
   outs.push({ key: "pose_enc", value: op("Unsqueeze", [pose, i64([0])]), dims: [1, Sd, 9] });
-  outs.push({ key: "depth", value: op("Unsqueeze", [map(spec.depth ?? { a: 1, b: 1 }), i64([0, -1])]), dims: [1, Sd, Hd, Wd, 1] });
+  outs.push({ key: "depth", value: op("Unsqueeze", [scaled(map(spec.depth ?? { a: 1, b: 1 })), i64([0, -1])]), dims: [1, Sd, Hd, Wd, 1] });
   outs.push({ key: "depth_conf", value: op("Unsqueeze", [map(spec.depthConf ?? { a: 1, b: 1 }), i64([0])]), dims: [1, Sd, Hd, Wd] });
   const wp = spec.worldPoints ?? "input";
   const wpv = wp === "input" ? op("Transpose", [IN], [{ name: "perm", ints: [0, 2, 3, 1] }]) : table(wp, [H, W, 3]);
-  outs.push({ key: "world_points", value: op("Unsqueeze", [wpv, i64([0])]), dims: [1, Sd, Hd, Wd, 3] });
+  outs.push({ key: "world_points", value: op("Unsqueeze", [scaled(wpv), i64([0])]), dims: [1, Sd, Hd, Wd, 3] });
   outs.push({ key: "world_points_conf", value: op("Unsqueeze", [map(spec.worldPointsConf ?? { a: 1, b: 1 }), i64([0])]), dims: [1, Sd, Hd, Wd] });
   if (spec.includeImages) outs.push({ key: "images", value: op("Unsqueeze", [IN, i64([0])]), dims: [1, Sd, 3, Hd, Wd] });
 

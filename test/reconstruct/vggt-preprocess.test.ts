@@ -3,7 +3,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { modelToSourcePixel, planPreprocess, preprocessViews, resizeBicubicPil, roundHalfEven } from "../../reconstruct/vggt/preprocess.js";
+import { compositeOnWhite, modelRgbOf, modelToSourcePixel, planPreprocess, preprocessViews, resizeBicubicPil, roundHalfEven } from "../../reconstruct/vggt/preprocess.js";
 
 /** Deterministic test image: byte i = (37 i + 11) mod 256, with pure extremes in two corners (exercise clipping). */
 function pattern(w: number, h: number): Uint8Array {
@@ -136,5 +136,30 @@ describe("model input and the pixel map", () => {
     // model row 0 is resized row 203: centre 203.5·1920/924 = 422.9 -> source row 422;
     // column 0: centre 0.5·1080/518 = 1.04 -> source column 1 (downscaling skips source pixels)
     expect(cm[0]).toBe(422 * 1080 + 1);
+  });
+});
+
+describe("RGBA onto white (load_fn.py: Image.alpha_composite(white, img).convert('RGB'))", () => {
+  // Expected: Pillow 9.4 (Debian python3-pil), alpha_composite of these RGBA pixels over opaque white, printed
+  // with numpy. The contract test (vggt-contract.test.ts) compares all 256 x 256 (value, alpha) pairs with Pillow.
+  const rgbs = [[0, 0, 0], [255, 255, 255], [10, 128, 250], [200, 37, 99], [1, 2, 3], [254, 0, 77]];
+  const alphas = [0, 1, 127, 128, 200, 254, 255];
+  const pillow = [
+    [255, 255, 255], [254, 254, 254], [128, 128, 128], [127, 127, 127], [55, 55, 55], [1, 1, 1], [0, 0, 0],
+    [255, 255, 255], [255, 255, 255], [255, 255, 255], [255, 255, 255], [255, 255, 255], [255, 255, 255], [255, 255, 255],
+    [255, 255, 255], [254, 255, 255], [133, 192, 253], [132, 191, 252], [63, 155, 251], [11, 128, 250], [10, 128, 250],
+    [255, 255, 255], [255, 254, 254], [228, 146, 177], [227, 146, 177], [212, 84, 133], [200, 38, 100], [200, 37, 99],
+    [255, 255, 255], [254, 254, 254], [128, 129, 129], [128, 128, 129], [56, 57, 57], [2, 3, 4], [1, 2, 3],
+    [255, 255, 255], [255, 254, 254], [255, 128, 166], [254, 127, 166], [254, 55, 115], [254, 1, 78], [254, 0, 77],
+  ];
+  it("matches Pillow's integer compositing", () => {
+    const px = rgbs.flatMap((c) => alphas.map((a) => [c, a] as const));
+    const out = compositeOnWhite(Uint8Array.from(px.flatMap(([c]) => c)), Uint8Array.from(px.map(([, a]) => a)));
+    expect(Array.from({ length: px.length }, (_, i) => Array.from(out.subarray(3 * i, 3 * i + 3)))).toEqual(pillow);
+  });
+  it("the vggt source feeds the composited image for a view with transparency, the RGB as is otherwise", () => {
+    const rgb = Uint8Array.from([10, 128, 250, 10, 128, 250]), alpha = Uint8Array.from([127, 255]);
+    expect(Array.from(modelRgbOf({ rgb, alpha }))).toEqual([133, 192, 253, 10, 128, 250]);
+    expect(modelRgbOf({ rgb })).toBe(rgb);
   });
 });

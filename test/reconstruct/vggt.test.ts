@@ -3,6 +3,7 @@
  * (test/helpers/tiny-vggt-onnx.ts) whose outputs are chosen so the truth is known.
  */
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { encode as fastPngEncode } from "fast-png";
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -33,6 +34,18 @@ function rgbOf(W: number, H: number, seed: number): Uint8Array {
 }
 function idsOf(W: number, H: number): Uint16Array {
   return Uint16Array.from({ length: W * H }, (_, p) => ((p % W) < W / 3 ? 1 : (p % W) < (2 * W) / 3 ? 2 : 0));
+}
+
+/** A minimal valid task for bundles written to disk. */
+function taskOf(w: number, h: number, hfov: number): Task {
+  return {
+    schema: "esi3d-task/1", task_id: "vggt-test", seed: "0", category: "spatial_relations", subcategory: "linear_alignment",
+    simulator: "test", scene: "test", room: { id: "r", type: "room", size: [5, 5], height: 3 }, floor: 0, objects: [],
+    lighting: { ambient: 1, sun: null, lights: [] }, camera: { width: w, height: h, hfov_deg: (hfov * 180) / Math.PI },
+    agent_initial: { position: [0, 0, 1.5], orientation: { x: 0, y: 0, z: 0, w: 1 }, yaw: 0, pitch: 0 },
+    action_trajectory: [], view_object_existence: [], question: "q?", answer: "yes", answer_format: "yes_no", options: ["yes", "no"],
+    relevant_object_ids: [], label_metadata: {},
+  };
 }
 
 const inverses = new Map<Mat34, Mat34>();
@@ -209,6 +222,37 @@ describe("vggt source, crop mode (dynamic-shape model)", () => {
     expect(abs.count).toBe(all.filter((c) => c >= 8).length);
   });
 
+  it("one view: the metric scale comes from the known camera height above the predicted floor, not from the bundle's depth", async () => {
+    // A camera 1.4 m above the floor looking down: the lower half of the image sees the floor, the upper half
+    // a box in front of it (at 60 % of the floor's distance along the same rays, so above the floor).
+    const E = poseToExtrinsic({ position: [0.5, -0.3, 1.4], yaw: 0.3, pitch: -0.5 });
+    const Rt = transpose(extrinsicRotation(E)), C = cameraCentre(E);
+    const depth = new Float32Array(W * H);
+    for (let p = 0; p < W * H; p++) {
+      const u = p % W, v = Math.floor(p / W);
+      const ray = matVec(Rt, [(u - K.cx) / K.fx, (v - K.cy) / K.fy, 1]); // world direction per unit z-depth
+      const floor = -C[2] / ray[2]; // where the ray meets z = 0
+      depth[p] = v >= H / 2 ? floor : 0.6 * floor;
+    }
+    expect(Math.min(...depth)).toBeGreaterThan(0);
+    const model = writeTinyVggt({
+      shape: "dynamic", frames: 1, height: H, width: W, worldPoints: new Float32Array(W * H * 3),
+      poseEnc: [0, 0, 0, 0, 0, 0, 1, FOV_H, FOV_W], // VGGT's frame is camera 0's
+      depth: depth.map((d) => d / SCALE),
+    });
+    // The bundle's depth is zero (no sensor): a depth oracle would have nothing to use.
+    const b = bundleOf(W, H, [{ rgb: rgbOf(W, H, 0), depth: new Float32Array(W * H), ids: idsOf(W, H), K, E }]);
+    const cloud = await vggtPointCloud(b, cpu(model));
+    expect(cloud.meta.alignMethod).toBe("camera0+height");
+    expect(cloud.meta.scaleOracle).toBe(false);
+    expect(cloud.meta.alignScale as number).toBeCloseTo(SCALE, 4);
+    expectPointsMatchTruth(cloud, b, () => depth, 1e-3);
+    // Looking straight at the wall (no floor in view) the height cannot give a scale.
+    const wall = writeTinyVggt({ shape: "dynamic", frames: 1, height: H, width: W, worldPoints: new Float32Array(W * H * 3), poseEnc: [0, 0, 0, 0, 0, 0, 1, FOV_H, FOV_W], depth: new Float32Array(W * H).fill(3 / SCALE) });
+    const c2 = await vggtPointCloud(bundleOf(W, H, [{ rgb: rgbOf(W, H, 0), depth: new Float32Array(W * H), ids: idsOf(W, H), K, E: poseToExtrinsic({ position: [0, 0, 1.4], yaw: 0, pitch: 0 }) }]), cpu(wall));
+    expect(c2.meta.alignMethod).toBe("camera0-unscaled");
+  });
+
   it("drops a view with a degenerate camera (FoV 0) with a warning, and keeps the others", async () => {
     // View 2's predicted horizontal FoV is exactly 0, as VGGT's ReLU allows (vggt-check.md finding 16).
     const model = knownSceneModel([0, 1, 2, 3], {}, (s, row) => (s === 2 ? (row[8] = 0) : undefined));
@@ -232,14 +276,7 @@ describe("vggt source, crop mode (dynamic-shape model)", () => {
 
 describe("vggt source on a bundle read from disk", () => {
   it("writeBundle -> readBundle -> vggtPointCloud recovers the true world points", async () => {
-    const task: Task = {
-      schema: "esi3d-task/1", task_id: "vggt-test", seed: "0", category: "spatial_relations", subcategory: "linear_alignment",
-      simulator: "test", scene: "test", room: { id: "r", type: "room", size: [5, 5], height: 3 }, floor: 0, objects: [],
-      lighting: { ambient: 1, sun: null, lights: [] }, camera: { width: W, height: H, hfov_deg: (FOV_W * 180) / Math.PI },
-      agent_initial: { position: [0, 0, 1.5], orientation: { x: 0, y: 0, z: 0, w: 1 }, yaw: 0, pitch: 0 },
-      action_trajectory: [], view_object_existence: [], question: "q?", answer: "yes", answer_format: "yes_no", options: ["yes", "no"],
-      relevant_object_ids: [], label_metadata: {},
-    };
+    const task = taskOf(W, H, FOV_W);
     const manifest: BundleManifest = {
       format: BUNDLE_FORMAT, task_id: "vggt-test", paradigm: "multi", simulator: "test", image: { width: W, height: H },
       conventions: BUNDLE_CONVENTIONS, instances: INSTANCES, task,
@@ -252,6 +289,32 @@ describe("vggt source on a bundle read from disk", () => {
     expect(cloud.count).toBe(4 * W * H);
     expect(cloud.meta.alignMethod).toBe("umeyama");
     expectPointsMatchTruth(cloud, bundle, depthOf, 1e-4);
+  });
+});
+
+describe("an RGBA view (transparency composited onto white, as VGGT's loader does)", () => {
+  it("readBundle keeps the alpha and the model sees white where the view is transparent", async () => {
+    const Wa = 518, Ha = 14;
+    const task = taskOf(Wa, Ha, 2 * Math.atan(Wa / 2 / 300));
+    const Ka: Intrinsics = { fx: 300, fy: 300, cx: Wa / 2, cy: Ha / 2 };
+    const manifest: BundleManifest = {
+      format: BUNDLE_FORMAT, task_id: "vggt-test", paradigm: "single", simulator: "test", image: { width: Wa, height: Ha },
+      conventions: BUNDLE_CONVENTIONS, instances: INSTANCES, task,
+      views: [{ index: 0, ...viewFileNames(0), intrinsics: Ka, extrinsic: poseToExtrinsic({ position: [0, 0, 1.5], yaw: 0, pitch: 0 }), action: null }],
+    };
+    const dir = join(mkdtempSync(join(tmpdir(), "esi3d-vggt-rgba-")), "bundle");
+    writeBundle(dir, manifest, [{ rgb: new Uint8Array(Wa * Ha * 3), depth: new Float32Array(Wa * Ha).fill(2), ids: new Uint16Array(Wa * Ha) }]);
+    // Black pixels, left half fully transparent, right half opaque.
+    const rgba = new Uint8Array(Wa * Ha * 4);
+    for (let p = 0; p < Wa * Ha; p++) rgba[4 * p + 3] = p % Wa < Wa / 2 ? 0 : 255;
+    writeFileSync(join(dir, viewFileNames(0).rgb), fastPngEncode({ width: Wa, height: Ha, data: rgba, channels: 4, depth: 8 }));
+    const b = readBundle(dir);
+    expect(b.views[0]!.alpha).toBeDefined();
+    // The default tiny model: depth = channel mean + 1, identity camera: a point's z is its pixel's model depth.
+    const cloud = await vggtPointCloud(b, cpu(writeTinyVggt({ shape: "dynamic" }), { align: "none" }));
+    for (let i = 0; i < cloud.count; i += 37) expect(cloud.xyz[3 * i + 2]).toBeCloseTo(cloud.pixel[i]! % Wa < Wa / 2 ? 2 : 1, 5);
+    // Point colours stay the bundle's RGB.
+    expect(cloud.rgb[0]).toBe(0);
   });
 });
 
