@@ -270,7 +270,9 @@ function median(xs: number[]): number {
  *   with scale on the camera centres;
  * - otherwise camera 0's pose fixes rotation and position exactly (R = R_k0ᵀ·R_p0, which maps camera 0's
  *   predicted pose onto its known one) and the scale is the median ratio of known to predicted pairwise
- *   camera distances, or, when no pair is MIN_BASELINE_M apart, the median ratio of known to predicted depth.
+ *   camera distances, or, when no pair is MIN_BASELINE_M apart, camera 0's known height above the floor
+ *   over its predicted height above the predicted floor (scaleFromCameraHeight); only when no floor is
+ *   found, the median ratio of known (simulator) to predicted depth, flagged as a scale oracle.
  */
 export function alignCameras(input: AlignCamerasInput): CameraAlignment {
   const { predicted, known } = input;

@@ -2,8 +2,10 @@
  * The `vggt` point-cloud source: VGGT-1B (ONNX, through onnxruntime-node) reconstructs the bundle's RGB
  * views; its depth (or point map) becomes a point cloud aligned to the bundle's known cameras.
  *
- *   bundle views ─ preprocess (PIL bicubic, crop|pad) ─ ONNX Runtime (chunks of views) ─ decode cameras ─
- *   confidence filter ─ Sim(3) to the known cameras ─ points with colour, view, source pixel, instance id
+ *   bundle views ─ preprocess (RGBA onto white, PIL bicubic, crop|pad) ─ ONNX Runtime (overlapping windows
+ *   of views) ─ decode cameras (degenerate views dropped) ─ confidence filter ─ points per window ─ windows
+ *   chained by Sim(3) on their shared views ─ Sim(3) to the known cameras ─ points with colour, view,
+ *   source pixel, instance id
  *
  * See models/README.md for the model file, conventions and memory; vggt-onnx.md for the contract.
  */

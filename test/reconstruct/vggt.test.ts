@@ -3,13 +3,11 @@
  * (test/helpers/tiny-vggt-onnx.ts) whose outputs are chosen so the truth is known.
  */
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
-import { encode as fastPngEncode } from "fast-png";
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { readBundle, viewFileNames, writeBundle, type FrameBundle, type ViewData } from "../../bridge/bundle/io.js";
-import { BUNDLE_CONVENTIONS, BUNDLE_FORMAT, type BundleManifest } from "../../bridge/bundle/schema.js";
-import type { Task } from "../../bridge/task/schema.js";
+import { readBundle, type FrameBundle, type ViewData } from "../../bridge/bundle/io.js";
+import type { BundleManifest } from "../../bridge/bundle/schema.js";
 import type { Mat3, Mat34, Vec3 } from "../../src/core/math/vec.js";
 import { matMul, matVec, transpose } from "../../src/core/math/vec.js";
 import { cameraCentre, extrinsicRotation, extrinsicTranslation, invertExtrinsic, poseToExtrinsic, transformPoint, type Intrinsics } from "../../src/core/math/camera.js";
@@ -20,8 +18,8 @@ import { externalDataFiles, modelBytesOnDisk, resetVggtRuntime, VGGT_CONTRACT_TE
 import { modelToSourcePixel, planPreprocess } from "../../reconstruct/vggt/preprocess.js";
 import { percentileLinear } from "../../reconstruct/vggt/postprocess.js";
 import { FOV_F_EQUALS_SIZE, writeTinyVggt, type TinyVggtSpec } from "../helpers/tiny-vggt-onnx.js";
+import { TEST_INSTANCES as INSTANCES, writeTestBundle } from "../helpers/vggt-bundle.js";
 
-const INSTANCES = [{ id: 1, category: "chair", structure: false }, { id: 2, category: "floor", structure: true }];
 
 /** An in-memory bundle (only image size and the instance table are read from the manifest). */
 function bundleOf(W: number, H: number, views: Omit<ViewData, "index" | "width" | "height" | "action">[]): FrameBundle {
@@ -34,18 +32,6 @@ function rgbOf(W: number, H: number, seed: number): Uint8Array {
 }
 function idsOf(W: number, H: number): Uint16Array {
   return Uint16Array.from({ length: W * H }, (_, p) => ((p % W) < W / 3 ? 1 : (p % W) < (2 * W) / 3 ? 2 : 0));
-}
-
-/** A minimal valid task for bundles written to disk. */
-function taskOf(w: number, h: number, hfov: number): Task {
-  return {
-    schema: "esi3d-task/1", task_id: "vggt-test", seed: "0", category: "spatial_relations", subcategory: "linear_alignment",
-    simulator: "test", scene: "test", room: { id: "r", type: "room", size: [5, 5], height: 3 }, floor: 0, objects: [],
-    lighting: { ambient: 1, sun: null, lights: [] }, camera: { width: w, height: h, hfov_deg: (hfov * 180) / Math.PI },
-    agent_initial: { position: [0, 0, 1.5], orientation: { x: 0, y: 0, z: 0, w: 1 }, yaw: 0, pitch: 0 },
-    action_trajectory: [], view_object_existence: [], question: "q?", answer: "yes", answer_format: "yes_no", options: ["yes", "no"],
-    relevant_object_ids: [], label_metadata: {},
-  };
 }
 
 const inverses = new Map<Mat34, Mat34>();
@@ -276,14 +262,8 @@ describe("vggt source, crop mode (dynamic-shape model)", () => {
 
 describe("vggt source on a bundle read from disk", () => {
   it("writeBundle -> readBundle -> vggtPointCloud recovers the true world points", async () => {
-    const task = taskOf(W, H, FOV_W);
-    const manifest: BundleManifest = {
-      format: BUNDLE_FORMAT, task_id: "vggt-test", paradigm: "multi", simulator: "test", image: { width: W, height: H },
-      conventions: BUNDLE_CONVENTIONS, instances: INSTANCES, task,
-      views: KNOWN_POSES.map((E, index) => ({ index, ...viewFileNames(index), intrinsics: K, extrinsic: E, action: index ? "move_forward" : null })),
-    };
     const dir = join(mkdtempSync(join(tmpdir(), "esi3d-vggt-bundle-")), "bundle");
-    writeBundle(dir, manifest, [0, 1, 2, 3].map((v) => ({ rgb: rgbOf(W, H, v), depth: depthOf(v), ids: idsOf(W, H) })));
+    writeTestBundle(dir, W, H, [0, 1, 2, 3].map((v) => ({ pixels: rgbOf(W, H, v), depth: depthOf(v), ids: idsOf(W, H), K, E: KNOWN_POSES[v]! })));
     const bundle = readBundle(dir);
     const cloud = await vggtPointCloud(bundle, cpu(knownSceneModel([0, 1, 2, 3])));
     expect(cloud.count).toBe(4 * W * H);
@@ -295,19 +275,12 @@ describe("vggt source on a bundle read from disk", () => {
 describe("an RGBA view (transparency composited onto white, as VGGT's loader does)", () => {
   it("readBundle keeps the alpha and the model sees white where the view is transparent", async () => {
     const Wa = 518, Ha = 14;
-    const task = taskOf(Wa, Ha, 2 * Math.atan(Wa / 2 / 300));
     const Ka: Intrinsics = { fx: 300, fy: 300, cx: Wa / 2, cy: Ha / 2 };
-    const manifest: BundleManifest = {
-      format: BUNDLE_FORMAT, task_id: "vggt-test", paradigm: "single", simulator: "test", image: { width: Wa, height: Ha },
-      conventions: BUNDLE_CONVENTIONS, instances: INSTANCES, task,
-      views: [{ index: 0, ...viewFileNames(0), intrinsics: Ka, extrinsic: poseToExtrinsic({ position: [0, 0, 1.5], yaw: 0, pitch: 0 }), action: null }],
-    };
-    const dir = join(mkdtempSync(join(tmpdir(), "esi3d-vggt-rgba-")), "bundle");
-    writeBundle(dir, manifest, [{ rgb: new Uint8Array(Wa * Ha * 3), depth: new Float32Array(Wa * Ha).fill(2), ids: new Uint16Array(Wa * Ha) }]);
     // Black pixels, left half fully transparent, right half opaque.
     const rgba = new Uint8Array(Wa * Ha * 4);
     for (let p = 0; p < Wa * Ha; p++) rgba[4 * p + 3] = p % Wa < Wa / 2 ? 0 : 255;
-    writeFileSync(join(dir, viewFileNames(0).rgb), fastPngEncode({ width: Wa, height: Ha, data: rgba, channels: 4, depth: 8 }));
+    const dir = join(mkdtempSync(join(tmpdir(), "esi3d-vggt-rgba-")), "bundle");
+    writeTestBundle(dir, Wa, Ha, [{ pixels: rgba, depth: new Float32Array(Wa * Ha).fill(2), ids: new Uint16Array(Wa * Ha), K: Ka, E: poseToExtrinsic({ position: [0, 0, 1.5], yaw: 0, pitch: 0 }) }]);
     const b = readBundle(dir);
     expect(b.views[0]!.alpha).toBeDefined();
     // The default tiny model: depth = channel mean + 1, identity camera: a point's z is its pixel's model depth.
