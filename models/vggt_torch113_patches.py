@@ -7,7 +7,7 @@ They are applied from outside, never by editing a VGGT checkout, and each only w
 | patch | needed when | why (vggt-check.md table "Environment failures") |
 |---|---|---|
 | stub `huggingface_hub` | the package is missing | `vggt/models/vggt.py` imports `PyTorchModelHubMixin` (E1); the stub's `from_pretrained` says to use `--weights` |
-| stub `einops` | the package is missing | imported by the track head (E3), which esi3d never runs or exports |
+| stub `einops` (and `einops.layers.torch`) | the package is missing | imported by the track head (E3) and, through `vggt.dependency`, by `vggt/utils/geometry.py`; neither path calls it in esi3d's use |
 | reference `scaled_dot_product_attention` | torch < 2.0 | `vggt/layers/attention.py` calls it (E4): softmax(q·kᵀ/√d)·v, the same MatMul→Softmax→MatMul that torch 2.x's opset-17 symbolic writes |
 | exporter symbolic `aten::meshgrid` | torch < 2.0 | 1.13's symbolic swaps the list before unpacking it (E6, `vggt/heads/utils.py` `indexing="xy"`) |
 | exporter symbolic `aten::layer_norm` (opset 17) | torch < 2.0 | 1.13 passes a missing weight/bias through as an empty input (E7, `CameraHead.adaln_norm`, `elementwise_affine=False`) |
@@ -52,14 +52,22 @@ def _stub_huggingface_hub() -> None:
 
 
 def _stub_einops() -> None:
-    ein = types.ModuleType("einops")
-
     def unavailable(*args, **kwargs):
-        raise RuntimeError("einops is not installed; only VGGT's track head uses it, and esi3d never runs it")
+        raise RuntimeError("einops is not installed; only VGGT's tracking code uses it, and esi3d never runs it")
 
-    ein.rearrange = unavailable
-    ein.repeat = unavailable
-    sys.modules["einops"] = ein
+    class Unavailable:
+        def __init__(self, *args, **kwargs):
+            unavailable()
+
+    ein = types.ModuleType("einops")
+    ein.__path__ = []  # a package, so `einops.layers.torch` can be imported
+    ein.rearrange = ein.repeat = ein.reduce = unavailable
+    layers = types.ModuleType("einops.layers")
+    layers.__path__ = []
+    torch_layers = types.ModuleType("einops.layers.torch")
+    torch_layers.Rearrange = torch_layers.Reduce = Unavailable
+    ein.layers, layers.torch = layers, torch_layers
+    sys.modules.update({"einops": ein, "einops.layers": layers, "einops.layers.torch": torch_layers})
 
 
 def reference_sdpa(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None):

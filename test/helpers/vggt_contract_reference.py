@@ -73,15 +73,23 @@ def prepare(a):
     torch.manual_seed(SEED)
     model = build_reduced_vggt().eval()
     weights = os.path.join(a.work, "weights.pt")
-    torch.save(model.state_dict(), weights)
+    reuse = a.reuse_export and os.path.exists(weights) and os.path.exists(os.path.join(a.work, "model", "vggt.onnx"))
+    if reuse:  # the export of an earlier run in this directory, from the same seed (checked: same weights)
+        saved = torch.load(weights)
+        same = all(torch.equal(saved[k], v) for k, v in model.state_dict().items())
+        if not same:
+            sys.exit(f"--reuse-export: {weights} is not the seed-{SEED} reduced model")
+    else:
+        torch.save(model.state_dict(), weights)
     t["build"] = time.time() - t0
 
     t0 = time.time()
     cmd = [sys.executable, os.path.join(MODELS, "export_vggt.py"), "--vggt-repo", a.vggt_repo, "--arch", "reduced", "--weights", weights,
            "--height", str(a.height), "--frames", "2", "--out", os.path.join(a.work, "model")]
-    with open(os.path.join(a.work, "export.log"), "w") as log:
-        subprocess.run(cmd, check=True, stdout=log, stderr=subprocess.STDOUT)
-    t["export"] = time.time() - t0
+    if not reuse:
+        with open(os.path.join(a.work, "export.log"), "w") as log:
+            subprocess.run(cmd, check=True, stdout=log, stderr=subprocess.STDOUT)
+    t["export"] = None if reuse else time.time() - t0
 
     t0 = time.time()
     fp16_outputs(os.path.join(a.work, "model"))
@@ -98,7 +106,7 @@ def prepare(a):
     save(os.path.join(a.work, "torch", "extrinsic"), extri.numpy())
     save(os.path.join(a.work, "torch", "intrinsic"), intri.numpy())
     t["torch_forward"] = time.time() - t0
-    info = {"timings_s": t, "torch": torch.__version__, "compat_patches": patches, "parameters": sum(q.numel() for q in model.parameters()),
+    info = {"timings_s": t, "reused_export": bool(reuse), "torch": torch.__version__, "compat_patches": patches, "parameters": sum(q.numel() for q in model.parameters()),
             "input_shape": list(x.shape), "seed": SEED}
     with open(os.path.join(a.work, "reference.json"), "w") as f:
         json.dump(info, f, indent=1)
@@ -146,6 +154,7 @@ def main():
     p.add_argument("--cases", required=True)
     p.add_argument("--bundle", nargs="+", required=True)
     p.add_argument("--height", type=int, required=True)
+    p.add_argument("--reuse-export", action="store_true", help="keep DIR/model from an earlier run (development only)")
     u = sub.add_parser("unproject")
     u.add_argument("--vggt-repo", required=True)
     u.add_argument("--dir", required=True)

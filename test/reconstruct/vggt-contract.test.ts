@@ -16,7 +16,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { encode as fastPngEncode } from "fast-png";
@@ -33,6 +33,8 @@ import { writeTestBundle } from "../helpers/vggt-bundle.js";
 
 const VGGT_REPO = process.env.VGGT_REPO;
 const PYTHON = process.env.VGGT_PYTHON ?? "/usr/bin/python3";
+/** Development only: run in this directory and keep the export an earlier run left there (the export is the slow part). */
+const REUSE_DIR = process.env.VGGT_CONTRACT_REUSE;
 const REFERENCE = join(REPO_ROOT, "test", "helpers", "vggt_contract_reference.py");
 const SKIP_REASON =
   "skipped: VGGT_REPO is not set. Point it at a local checkout of facebookresearch/vggt (tested at 44b3afb) to run it; " +
@@ -45,8 +47,8 @@ const VIEWS = 3; // traced at S = 2 (export_vggt.py's minimum), run at S = 3: th
 const ORT_TOL = 1e-4, ORT_TOL_CONF = 1e-3;
 /** esi3d (float64 arithmetic) vs VGGT (float32 numpy/torch) on the same float32 outputs. */
 const CAMERA_TOL = 1e-6, POINT_TOL = 1e-5;
-/** fp16 outputs vs fp32: a few float16 roundings (2^-11 each) of depth, translation and FoV compound in a point. */
-const FP16_POINT_REL_TOL = 1e-2;
+/** fp16 outputs vs fp32: a point carries a few float16 roundings (2^-11 relative each) of depth, pose and FoV; allow four. */
+const FP16_POINT_REL_TOL = 4 * 2 ** -11;
 const OUTPUTS = ["pose_enc", "depth", "depth_conf", "world_points", "world_points_conf", "images"] as const;
 
 function pseudoRandom(n: number, seed: number): Uint8Array {
@@ -98,7 +100,7 @@ function esi3dInput(png: string, mode: PreprocessMode): Float32Array {
 if (!VGGT_REPO) console.warn(`vggt-contract.test.ts: ${SKIP_REASON}`);
 
 describe.skipIf(!VGGT_REPO)(VGGT_REPO ? `VGGT's real architecture (${VGGT_REPO}) through esi3d's vggt source` : `VGGT contract test — ${SKIP_REASON}`, () => {
-  const work = mkdtempSync(join(tmpdir(), "esi3d-vggt-contract-"));
+  const work = REUSE_DIR ?? mkdtempSync(join(tmpdir(), "esi3d-vggt-contract-"));
   const measured: Record<string, unknown> = { work };
   let bundle: FrameBundle;
   const cases: { id: string; png: string; mode: PreprocessMode }[] = [];
@@ -112,6 +114,8 @@ describe.skipIf(!VGGT_REPO)(VGGT_REPO ? `VGGT's real architecture (${VGGT_REPO})
       const E: Mat34 = poseToExtrinsic({ position: [0.3 * v, 0.1 * v, 1.5], yaw: 0.2 * v, pitch: -0.1 });
       return { pixels, depth: new Float32Array(SRC_W * SRC_H).fill(2), ids: new Uint16Array(SRC_W * SRC_H), K, E };
     });
+    rmSync(join(work, "png"), { recursive: true, force: true });
+    rmSync(join(work, "ort"), { recursive: true, force: true });
     writeTestBundle(join(work, "bundle"), SRC_W, SRC_H, views);
     bundle = readBundle(join(work, "bundle"));
     expect(bundle.views[VIEWS - 1]!.alpha).toBeDefined();
@@ -131,7 +135,7 @@ describe.skipIf(!VGGT_REPO)(VGGT_REPO ? `VGGT's real architecture (${VGGT_REPO})
     writeFileSync(join(work, "cases.json"), JSON.stringify(cases));
 
     const bundlePngs = bundle.views.map((_, i) => join(work, "bundle", "views", `${String(i).padStart(3, "0")}_rgb.png`));
-    execFileSync(PYTHON, [REFERENCE, "prepare", "--vggt-repo", VGGT_REPO!, "--work", work, "--cases", join(work, "cases.json"), "--bundle", ...bundlePngs, "--height", String(MODEL_H)], { stdio: ["ignore", "inherit", "inherit"] });
+    execFileSync(PYTHON, [REFERENCE, "prepare", "--vggt-repo", VGGT_REPO!, "--work", work, "--cases", join(work, "cases.json"), "--bundle", ...bundlePngs, "--height", String(MODEL_H), ...(REUSE_DIR ? ["--reuse-export"] : [])], { stdio: ["ignore", "inherit", "inherit"] });
     measured.reference = JSON.parse(readFileSync(join(work, "reference.json"), "utf8"));
   }, 3_600_000);
 
@@ -236,7 +240,6 @@ describe.skipIf(!VGGT_REPO)(VGGT_REPO ? `VGGT's real architecture (${VGGT_REPO})
       rel = Math.max(rel, d / n);
     }
     measured.fp16OutputsPointsMaxRel = rel;
-    // float16 keeps 11 significant bits (2^-11 ≈ 4.9e-4 relative) on depth and pose; unprojection compounds a few.
     expect(rel).toBeLessThan(FP16_POINT_REL_TOL);
   }, 600_000);
 
