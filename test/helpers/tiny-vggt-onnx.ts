@@ -173,7 +173,7 @@ export interface TinyVggtSpec {
   externalData?: { location: string; deadBytes?: number };
 }
 
-export interface TinyVggtFiles {
+interface TinyVggtFiles {
   graph: Uint8Array;
   /** The external-data file's bytes when spec.externalData is set. */
   data: Uint8Array | null;
@@ -182,11 +182,7 @@ export interface TinyVggtFiles {
 /** 2·atan(0.5): the FOV for which VGGT's decoding gives f = size (vggt-onnx.md §5.2). */
 export const FOV_F_EQUALS_SIZE = 2 * Math.atan(0.5);
 
-export function buildTinyVggt(spec: TinyVggtSpec): Uint8Array {
-  return buildTinyVggtFiles(spec).graph;
-}
-
-export function buildTinyVggtFiles(spec: TinyVggtSpec): TinyVggtFiles {
+function buildTinyVggt(spec: TinyVggtSpec): TinyVggtFiles {
   const dead = spec.externalData?.deadBytes ?? 0;
   const sink: ExternalSink | null = spec.externalData ? { location: spec.externalData.location, parts: [new Uint8Array(dead)], size: dead } : null;
   const nodes: Pb[] = [];
@@ -285,7 +281,7 @@ export function buildTinyVggtFiles(spec: TinyVggtSpec): TinyVggtFiles {
 export function writeTinyVggt(spec: TinyVggtSpec, fileName = "tiny-vggt.onnx"): string {
   const dir = mkdtempSync(join(tmpdir(), "esi3d-tiny-vggt-"));
   const p = join(dir, fileName);
-  const files = buildTinyVggtFiles(spec);
+  const files = buildTinyVggt(spec);
   writeFileSync(p, files.graph);
   if (files.data) writeFileSync(join(dir, spec.externalData!.location), files.data);
   return p;
