@@ -33,6 +33,8 @@ export interface UnitGraph {
   source: string;
   graph: SceneGraph;
   diagnosis: Diagnosis;
+  /** The cloud's metric scale came from the bundle's depth (a scale oracle; the vggt source's meta.scaleOracle). */
+  scaleOracle: boolean;
 }
 
 export interface UnitResult {
@@ -84,6 +86,8 @@ export interface RecordParts {
   timings: Record<string, number>;
   /** the item key, when it is not the default one of (task, paradigm, arm, source) */
   key?: string;
+  /** the 3D arm's scale came from ground-truth depth (UnitGraph.scaleOracle) */
+  scaleOracle?: boolean;
 }
 
 export function makeRecord(p: RecordParts): ItemRecord {
@@ -124,6 +128,7 @@ export function makeRecord(p: RecordParts): ItemRecord {
     timings_ms: { ...p.timings, reason: a.latencyMs },
     ...(a.failure ? { error: { class: a.failure.class, message: a.failure.message } } : {}),
     ...(p.task.proxy ? { proxy: true as const, simulator: p.task.simulator } : {}),
+    ...(p.scaleOracle ? { scale_oracle: true as const } : {}),
   };
 }
 
@@ -165,11 +170,12 @@ export async function runUnit(job: UnitJob): Promise<UnitResult> {
     if (done.has(key)) continue;
     const r = await armPipeline(bundle, config, arm, { arena, trueRelations: truthRelations });
     const diagnosis = r.diagnosis!;
-    graphs.push({ source: arm.label, graph: r.graph, diagnosis });
+    const scaleOracle = r.cloud.meta.scaleOracle === true;
+    graphs.push({ source: arm.label, graph: r.graph, diagnosis, scaleOracle });
     if (isOffline(config.reasoner)) {
       const answer = await createSymbolicReasoner().answer({ task, graph: r.graph });
       const st = { render: timings.render!, ...r.timings_ms };
-      records.push(makeRecord({ task, paradigm, arm: "3d", source: arm.source, level: arm.level, config, reasoner: "symbolic", answer, views: bundle.views.length, quality: qualityFigures(diagnosis.metrics), timings: st, key }));
+      records.push(makeRecord({ task, paradigm, arm: "3d", source: arm.source, level: arm.level, config, reasoner: "symbolic", answer, views: bundle.views.length, quality: qualityFigures(diagnosis.metrics), timings: st, key, scaleOracle }));
     } else pending.push({ key, arm: "3d", source: arm.label });
   }
   lap("sources");

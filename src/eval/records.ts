@@ -56,6 +56,10 @@ export const ItemRecordSchema = z
       .describe("why the item has no answer (status error, empty or invalid): the failure's class and its redacted message"),
     proxy: z.literal(true).optional().describe("set when the task was rendered as a proxy scene (bridge/esibench/proxy.ts): the result is about the proxy"),
     simulator: z.string().optional().describe("the task's simulator, on proxy records"),
+    scale_oracle: z
+      .literal(true)
+      .optional()
+      .describe("set when the 3D arm's metric scale came from the bundle's (simulator's) depth, ground truth a real agent would not have (vggt, one view, no floor found: reconstruct/align.ts camera0+depth)"),
   })
   .strict();
 export type ItemRecord = z.infer<typeof ItemRecordSchema>;

@@ -46,6 +46,11 @@ export function evidenceLine(config: RunConfig): string {
   return `Evidence: 3D arms use --masks ${config.masks}${oracle}, --instances ${config.instances}; the 2D baseline sees ${config.reasoner === "symbolic" ? "per-view instance masks in pixel space (symbolic-2d)" : `images (${config.images})`}, never depth or identity across views. Label-answer subcategories (View Hallucination, Partial Occlusion) are label-trivial whenever masks carry categories.`;
 }
 
+/** The warning a report carries when some 3D items were scaled by ground truth. */
+function scaleOracleLine(items: number): string {
+  return `${items} 3D item(s) took their metric scale from the simulator's depth (one view, no camera baseline and no floor in view for the camera-height scale): ground truth a real agent would not have; their records carry scale_oracle.`;
+}
+
 export interface ReportMeta {
   runId: string;
   version: string;
@@ -54,6 +59,8 @@ export interface ReportMeta {
   skipped?: Array<{ task_id: string; subcategory: string; paradigm: string | null; reason: string }>;
   /** Tasks rendered as proxy scenes of another simulator's task (bridge/esibench/proxy.ts). */
   proxies?: number;
+  /** 3D items whose metric scale came from the simulator's depth (records' scale_oracle). */
+  scaleOracleItems?: number;
 }
 
 export function reportMarkdown(s: RunSummary, config: RunConfig, meta: ReportMeta): string {
@@ -65,6 +72,7 @@ export function reportMarkdown(s: RunSummary, config: RunConfig, meta: ReportMet
   out.push("");
   out.push(evidenceLine(config));
   out.push("");
+  if (meta.scaleOracleItems) out.push(`**Scale oracle:** ${scaleOracleLine(meta.scaleOracleItems)}`, "");
   out.push("## Findings");
   out.push("");
   for (const h of s.headlines) out.push(`- ${h}`);
@@ -201,6 +209,7 @@ export function reportHtml(s: RunSummary, config: RunConfig, meta: ReportMeta): 
 <h1>esi3d run ${esc(meta.runId)}</h1>
 <p>${esc(md.split("\n")[2] ?? "")}</p>
 <p>${esc(evidenceLine(config))}</p>
+${meta.scaleOracleItems ? `<p><strong>Scale oracle:</strong> ${esc(scaleOracleLine(meta.scaleOracleItems))}</p>` : ""}
 ${sections[0] ?? ""}
 ${charts}
 ${sections.slice(1).join("\n")}

@@ -151,7 +151,8 @@ function writeReports(opts: RunOptions, records: ItemRecord[], interrupted: bool
   const { out, config } = opts;
   const summary = summarizeRun(records);
   const proxies = new Set(records.filter((r) => r.proxy).map((r) => r.task_id)).size;
-  const meta = { runId: out.split("/").filter(Boolean).pop() ?? out, version: opts.version, wallSeconds, skipped, proxies };
+  const scaleOracleItems = records.filter((r) => r.scale_oracle).length;
+  const meta = { runId: out.split("/").filter(Boolean).pop() ?? out, version: opts.version, wallSeconds, skipped, proxies, scaleOracleItems };
   writeJsonAtomic(join(out, "summary.json"), { ...summary, complete: !interrupted, wall_seconds: wallSeconds });
   writeFileAtomic(join(out, "report.md"), reportMarkdown(summary, config, meta));
   writeFileAtomic(join(out, "report.html"), reportHtml(summary, config, meta));
@@ -209,7 +210,7 @@ export async function runEvaluation(opts: RunOptions): Promise<RunOutcome> {
             const g = res.graphs.find((x) => x.source === p.source);
             const a = await llm.answer(p.arm === "2d" ? { task, bundle, images: config.images, maxImages: config.maxImages } : { task, graph: g!.graph, format: config.format, uncertainty: config.uncertainty }, abandonSignal);
             const arm = threeDArms(config).find((x) => x.label === p.source);
-            commit(makeRecord({ task, paradigm, arm: p.arm, source: arm?.source ?? null, level: arm?.level ?? null, config, reasoner: config.reasoner, answer: a, views: res.views, quality: g ? qualityFigures(g.diagnosis.metrics) : null, timings: { ...res.timings }, key: p.key }));
+            commit(makeRecord({ task, paradigm, arm: p.arm, source: arm?.source ?? null, level: arm?.level ?? null, config, reasoner: config.reasoner, answer: a, views: res.views, quality: g ? qualityFigures(g.diagnosis.metrics) : null, timings: { ...res.timings }, key: p.key, scaleOracle: g?.scaleOracle }));
           }),
         ),
       );
