@@ -12,7 +12,7 @@
  */
 import type { ViewData } from "../../bridge/bundle/io.js";
 import type { Rng } from "../../src/core/math/rng.js";
-import { boxMean, dilate, fillNormals, isValid } from "./filters.js";
+import { boxMean, dilate, fillNormals, isValid, lumaGradient } from "./filters.js";
 import {
   CONF_DARK_LUMA, CONF_DARK_PENALTY, CONF_DEPTH_PENALTY_PER_M, CONF_EDGE_BAND_PX, CONF_EDGE_PENALTY, CONF_GLASS_PENALTY,
   CONF_JITTER_STD, CONF_LOG_BASE, CONF_TEXTURE_GRAD, CONF_TEXTURE_RADIUS_PX, CONF_TEXTURELESS_PENALTY,
@@ -43,17 +43,7 @@ export function viewConfidence(v: ViewData, disc: Uint8Array, transparent: Uint8
   const { width: W, height: H, depth, rgb, ids } = v;
   const N = W * H;
   const { luma, grad, tmp, band, bandTmp, jitter } = s;
-  for (let p = 0; p < N; p++) luma[p] = 0.299 * rgb[3 * p]! + 0.587 * rgb[3 * p + 1]! + 0.114 * rgb[3 * p + 2]!;
-  // absolute central-difference gradient (one-sided at the border), averaged over the texture window
-  for (let y = 0; y < H; y++) {
-    const up = y > 0 ? -W : 0, down = y + 1 < H ? W : 0, ky = up && down ? 0.5 : 1;
-    const o = y * W;
-    for (let x = 0, p = o; x < W; x++, p++) {
-      const left = x > 0 ? p - 1 : p, right = x + 1 < W ? p + 1 : p;
-      const kx = x > 0 && x + 1 < W ? 0.5 : 1;
-      tmp[p] = kx * Math.abs(luma[right]! - luma[left]!) + ky * Math.abs(luma[p + down]! - luma[p + up]!);
-    }
-  }
+  lumaGradient(rgb, W, H, luma, tmp);
   boxMean(tmp, W, H, CONF_TEXTURE_RADIUS_PX, grad, jitter);
   dilate(disc, W, H, CONF_EDGE_BAND_PX, band, bandTmp);
   fillNormals(rng, jitter, N);

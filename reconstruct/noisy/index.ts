@@ -1,22 +1,29 @@
 /**
  * The `noisy` point-cloud source: ground truth passed through a seeded error model whose parts mimic
  * what VGGT gets wrong (ESI-Bench §3's failure modes: duplicated objects, hallucinated objects, corrupted
- * relations), each with its own parameter, and one `level` in 0..1 that scales the `vggt-like` preset.
- * docs/noise-model.md has the parameter table and the reasoning behind every value.
+ * relations), each with its own parameters, and one `level` in 0..MAX_NOISE_LEVEL that scales the
+ * `vggt-like` preset (level 1). docs/noise-model.md has the parameter table, the literature behind every
+ * value and the level that matches VGGT's published errors (VGGT_TYPICAL_LEVEL).
  *
  * Per view (its own random streams, forked from seed × task id × view × component, so switching one
  * component on or off never changes another's draws, and the same draws are scaled at every level):
  *
- *   blobs    patches of pixels lifted off their surface towards the camera (hallucination seeds)
- *   flying   pixels near depth discontinuities moved strictly between foreground and background
- *   depth    d ← d·(1 + lowfreq(x, y) + depthNoiseRel·n(x, y)), n a unit, box-correlated Gaussian field
- *   pose     the view's camera rotated / moved / its depth scaled (view 0 is the anchor, never moved)
+ *   blobs        patches of pixels lifted off their surface towards the camera (hallucination seeds)
+ *   flying       pixels near depth discontinuities moved strictly between foreground and background
+ *   textureless  depth inside uniform image regions pulled to its wide average and biased
+ *   mono         a smooth per-view shape field and a relief exponent (single-view depth and shape error)
+ *   warp         a smooth depth error over the room's world points, the same in every view
+ *   depth        d ← d·(1 + lowfreq(x, y) + depthNoiseRel·n(x, y)), n a unit, box-correlated Gaussian field
+ *   drift        pose errors accumulated along the trajectory, then the pipeline's Sim(3) alignment
+ *   pose         each view's camera rotated / moved independently (view 0 is the anchor, never moved)
+ *   scale        each view's depth scaled by its own factor (view 0 included)
+ *   labels       mask fragments given wrong categories, floor/wall patches given object labels
  *   → back-projection by the `gt` source's own code (reconstruct/gt/backproject.ts) with the noisy depth
  *     and camera, so level 0 is the `gt` cloud bit for bit
- *   dropout  a synthetic VGGT-like confidence per point, the lowest `dropoutFraction` of points removed
+ *   dropout      a synthetic VGGT-like confidence per point, the lowest `dropoutFraction` of points removed
  *
- * Every pixel keeps its colour and mask label, as VGGT's points keep theirs; each point still traces back
- * to its view and pixel.
+ * Every point keeps its colour and true mask label, as VGGT's points keep theirs; each point still traces
+ * back to its view and pixel. Label corruption reaches the graph builder through labels.ts `labelledBundle`.
  */
 import type { FrameBundle, ViewData } from "../../bridge/bundle/io.js";
 import type { Mat34 } from "../../src/core/math/vec.js";
@@ -24,15 +31,27 @@ import { Rng } from "../../src/core/math/rng.js";
 import { InputError } from "../../src/core/errors.js";
 import type { PointCloud } from "../pointcloud.js";
 import { backprojectViews } from "../gt/backproject.js";
+import { extrinsicRotation, cameraCentre } from "../../src/core/math/camera.js";
 import { confidenceScratch, viewConfidence, type ConfidenceScratch } from "./confidence.js";
 import { correlatedField, depthDiscontinuities, dilate, FieldScratch, isValid, kthSmallestAtLeastOne } from "./filters.js";
+import { driftPoses, type DriftResult } from "./drift.js";
+import { applyMono, medianDepth, type MonoRecord } from "./mono.js";
+import { applyTextureless, texturelessMaps } from "./textureless.js";
+import { applyWarp, rayNormalCos, warpField, type WarpField } from "./warp.js";
+import { assignFakeIds, phantomPixels, planViewLabels, type LabelPlan } from "./labels.js";
+import { extrinsic, rotationFromVector } from "./rigid.js";
 import {
-  activeComponents, BLOB_JITTER_RATIO, BLOB_MIN_DEPTH_M, BLOB_OFFSET_MIN_FRACTION, BLOB_SEED_ATTEMPTS, FLYING_T_MARGIN,
-  NOISY_DEPTH_MIN_RATIO, POSE_ANCHOR_VIEW, POSE_SCALE_MIN, resolveNoiseParams, type NoiseComponent, type NoiseOptions, type NoiseParams,
+  activeComponents, BLOB_JITTER_RATIO, BLOB_MIN_DEPTH_M, BLOB_OFFSET_MIN_FRACTION, BLOB_SEED_ATTEMPTS, FAKE_LABEL_ID_BASE, FLYING_T_MARGIN,
+  NOISY_DEPTH_MIN_RATIO, POSE_ANCHOR_VIEW, resolveNoiseParams, type NoiseComponent, type NoiseOptions, type NoiseParams,
 } from "./params.js";
 
 export * from "./params.js";
 export { fieldCorrelation } from "./filters.js";
+export { labelledBundle, labelPlanOf, type LabelPlan, type LabelSwap, type LabelPhantom } from "./labels.js";
+export type { DriftRecord, DriftResult } from "./drift.js";
+export type { MonoRecord } from "./mono.js";
+export { rayNormalCos, warpAt, type WarpField } from "./warp.js";
+export { collapseWeight, texturelessMaps } from "./textureless.js";
 
 /** Per-pixel flags of what happened to a pixel (tallied into meta.counts: flying/flyingKept, blobPoints/blobPointsKept). */
 export const FLAG_FLYING = 1;
@@ -46,8 +65,6 @@ export interface PoseRecord {
   axisCam: [number, number, number];
   /** Camera-centre displacement (metres, world). */
   dC: [number, number, number];
-  /** Scale applied to the view's depths (1 = none). */
-  scale: number;
   /** The perturbed camera-from-world extrinsic the view was back-projected with. */
   E: Mat34;
 }
@@ -83,7 +100,7 @@ export interface NoisyMeta {
   taskId: string;
   /** Components with non-zero amplitude. */
   components: NoiseComponent[];
-  /** The effective parameters (level × preset, overrides applied, components not listed at zero). */
+  /** The effective parameters (preset, overrides, amplitudes scaled by level, components not listed at zero). */
   params: NoiseParams;
   views: number;
   counts: {
@@ -93,7 +110,7 @@ export interface NoisyMeta {
     points: number;
     /** Pixels whose depth got depth noise. */
     depthNoised: number;
-    /** Views back-projected with a perturbed camera. */
+    /** Views back-projected with an independently perturbed camera. */
     poseViews: number;
     /** Flying pixels made, and those left after dropout. */
     flying: number;
@@ -104,12 +121,28 @@ export interface NoisyMeta {
     blobs: number;
     blobPoints: number;
     blobPointsKept: number;
+    /** Pixels the textureless collapse moved. */
+    texturelessPx: number;
+    /** Relabelled object fragments and phantom patches, and the points of phantom patches in the cloud. */
+    labelSwaps: number;
+    labelPhantoms: number;
+    phantomPointsKept: number;
   };
   /** Confidence at or below which points were dropped (null without dropout). */
   dropoutThreshold: number | null;
   poses: PoseRecord[];
   depthFields: DepthFieldRecord[];
   blobs: BlobRecord[];
+  /** Per view: the relief exponent of the mono component. */
+  mono: MonoRecord[];
+  /** The drifted cameras after alignment (null without drift). */
+  drift: DriftResult | null;
+  /** The warp component's field (null without it). */
+  warp: WarpField | null;
+  /** Per view: its depth scale from the scale component (1 without it). */
+  viewScales: Array<{ view: number; scale: number }>;
+  /** The label corruption (empty lists without it). */
+  labels: LabelPlan;
 }
 
 /** Random streams of one view: seed × task id × view × component. */
@@ -171,49 +204,25 @@ export function syntheticConfidence(bundle: FrameBundle, seed: string): Float32A
   });
 }
 
-/** Rodrigues: rotation matrix (row-major 3×3) of rotation vector w (radians). */
-function rotationFromVector(wx: number, wy: number, wz: number): number[] {
-  const th = Math.hypot(wx, wy, wz);
-  if (th === 0) return [1, 0, 0, 0, 1, 0, 0, 0, 1];
-  const kx = wx / th, ky = wy / th, kz = wz / th, s = Math.sin(th), c = 1 - Math.cos(th);
-  return [
-    1 + c * (-ky * ky - kz * kz), -s * kz + c * kx * ky, s * ky + c * kx * kz,
-    s * kz + c * kx * ky, 1 + c * (-kx * kx - kz * kz), -s * kx + c * ky * kz,
-    -s * ky + c * kx * kz, s * kx + c * ky * kz, 1 + c * (-kx * kx - ky * ky),
-  ];
-}
-
-/** Perturbed camera of one view: R' = δR·R (δR about the camera centre, in camera axes), C' = C + δC. */
-function perturbPose(v: ViewData, p: NoiseParams, rng: Rng): PoseRecord {
-  // Always draw all seven numbers, so every level scales the same draws.
-  const n = [rng.normal(), rng.normal(), rng.normal(), rng.normal(), rng.normal(), rng.normal(), rng.normal()];
+/** Perturbed camera of a view whose camera is E: R' = δR·R (δR about the camera centre, in camera axes), C' = C + δC. */
+function perturbPose(view: number, E: Mat34, p: NoiseParams, rng: Rng): PoseRecord {
+  // Always draw all six numbers, so every level scales the same draws.
+  const n = [rng.normal(), rng.normal(), rng.normal(), rng.normal(), rng.normal(), rng.normal()];
   const sr = (p.poseRotDeg * Math.PI) / 180 / Math.sqrt(3); // per-axis std, so that the RMS angle is poseRotDeg
   const st = p.poseTransM / Math.sqrt(3);
   const wx = n[0]! * sr, wy = n[1]! * sr, wz = n[2]! * sr;
   const dC: [number, number, number] = [n[3]! * st, n[4]! * st, n[5]! * st];
-  const scale = Math.max(POSE_SCALE_MIN, 1 + (n[6]! * p.poseScalePct) / 100);
-  const E = v.E;
-  const R = [E[0][0], E[0][1], E[0][2], E[1][0], E[1][1], E[1][2], E[2][0], E[2][1], E[2][2]];
-  const t = [E[0][3], E[1][3], E[2][3]];
-  const C = [0, 1, 2].map((k) => -(R[k]! * t[0]! + R[3 + k]! * t[1]! + R[6 + k]! * t[2]!));
-  const d = rotationFromVector(wx, wy, wz);
-  const Rp: number[] = [];
-  for (let i = 0; i < 3; i++) for (let j = 0; j < 3; j++) Rp.push(d[3 * i]! * R[j]! + d[3 * i + 1]! * R[3 + j]! + d[3 * i + 2]! * R[6 + j]!);
-  const Cp = [C[0]! + dC[0], C[1]! + dC[1], C[2]! + dC[2]];
-  const tp = [0, 1, 2].map((i) => -(Rp[3 * i]! * Cp[0]! + Rp[3 * i + 1]! * Cp[1]! + Rp[3 * i + 2]! * Cp[2]!));
-  const Ep: Mat34 = [
-    [Rp[0]!, Rp[1]!, Rp[2]!, tp[0]!],
-    [Rp[3]!, Rp[4]!, Rp[5]!, tp[1]!],
-    [Rp[6]!, Rp[7]!, Rp[8]!, tp[2]!],
-  ];
+  const R = extrinsicRotation(E), C = cameraCentre(E), d = rotationFromVector(wx, wy, wz);
+  const Rp = [0, 1, 2].map((i) => [0, 1, 2].map((j) => d[i]![0]! * R[0]![j]! + d[i]![1]! * R[1]![j]! + d[i]![2]! * R[2]![j]!)) as unknown as typeof R;
+  const Cp = [C[0] + dC[0], C[1] + dC[1], C[2] + dC[2]];
+  const tp = [0, 1, 2].map((i) => -(Rp[i]![0]! * Cp[0]! + Rp[i]![1]! * Cp[1]! + Rp[i]![2]! * Cp[2]!)) as [number, number, number];
   const th = Math.hypot(wx, wy, wz);
   return {
-    view: v.index,
+    view,
     rotDeg: (th * 180) / Math.PI,
     axisCam: th > 0 ? [wx / th, wy / th, wz / th] : [0, 0, 1],
     dC,
-    scale,
-    E: Ep,
+    E: extrinsic(Rp, tp),
   };
 }
 
@@ -302,7 +311,6 @@ function flyingPixels(v: ViewData, p: NoiseParams, rng: Rng, w: Work, d: Float32
   return n;
 }
 
-/** Depth noise in place, with the pose's scale drift: d ← scale · max(NOISY_DEPTH_MIN_RATIO, 1 + lowfreq + depthNoiseRel·n) · d. Returns the pixels touched. */
 /**
  * Per-view intermediates that depend only on the ground-truth view and the seed, not on the level
  * (common random numbers): computed once per bundle and reused by every level of an ablation.
@@ -317,7 +325,8 @@ function levelFree<T extends Float32Array | Uint8Array>(views: object, key: stri
   return v;
 }
 
-function depthNoise(v: ViewData, p: NoiseParams, w: Work, d: Float32Array, rngNoise: () => Rng, rngLow: Rng, out: DepthFieldRecord[], scale: number, cacheKey: { views: object; seed: string }): number {
+/** Depth noise in place: d ← max(NOISY_DEPTH_MIN_RATIO, 1 + lowfreq + depthNoiseRel·n) · d. Returns the pixels touched. */
+function depthNoise(v: ViewData, p: NoiseParams, w: Work, d: Float32Array, rngNoise: () => Rng, rngLow: Rng, out: DepthFieldRecord[], cacheKey: { views: object; seed: string }): number {
   const { W, H } = w;
   const rel = p.depthNoiseRel;
   const field = rel > 0 ? levelFree(cacheKey.views, `field|${cacheKey.seed}|${v.index}|${p.depthNoiseCorrPx}`, () => {
@@ -345,47 +354,81 @@ function depthNoise(v: ViewData, p: NoiseParams, w: Work, d: Float32Array, rngNo
       const xh = (i - cx) / half;
       const f = lf > 0 ? tiltX * xh + bowl * xh * xh + rowTerm : 0;
       const nz = rel > 0 ? rel * field[q]! : 0;
-      d[q] = scale * g * Math.max(NOISY_DEPTH_MIN_RATIO, 1 + f + nz);
+      d[q] = g * Math.max(NOISY_DEPTH_MIN_RATIO, 1 + f + nz);
       n++;
     }
   }
   return n;
 }
 
-/** The `noisy` point cloud of a bundle (source "noisy"; meta: NoisyMeta). */
-export function noisyPointCloud(bundle: FrameBundle, opts: NoiseOptions): PointCloud {
+/** The task's object (non-structure) instance ids each view shows, ascending (level-free). */
+function objectIdsPerView(bundle: FrameBundle, structure: Uint8Array): number[][] {
+  const seen = new Uint8Array(65536);
+  return bundle.views.map((v) => {
+    seen.fill(0);
+    for (let q = 0; q < v.ids.length; q++) seen[v.ids[q]!] = 1;
+    const out: number[] = [];
+    for (let id = 1; id < 65536; id++) if (seen[id] && !structure[id]) out.push(id);
+    return out;
+  });
+}
+
+/** The views after every component but dropout (noisy depth and camera; true RGB and ids), with what was done. */
+export interface NoisyViews {
+  views: ViewData[];
+  params: NoiseParams;
+  components: NoiseComponent[];
+  /** Per view (bundle order): FLAG_FLYING / FLAG_BLOB per pixel, or null when neither component ran. */
+  flags: (Uint8Array | null)[];
+  /** The meta of the cloud, without the counts that need the cloud (points, dropout, kept). */
+  meta: Omit<NoisyMeta, "counts" | "dropoutThreshold"> & { counts: Pick<NoisyMeta["counts"], "depthNoised" | "poseViews" | "flying" | "blobs" | "blobPoints" | "texturelessPx" | "labelSwaps" | "labelPhantoms"> };
+}
+
+/**
+ * Every component but dropout, per view: the depth maps and cameras the `noisy` source back-projects (the
+ * dense prediction, before the confidence filter). The bench's error statistics read these.
+ */
+export function noisyViews(bundle: FrameBundle, opts: NoiseOptions): NoisyViews {
   const params = resolveNoiseParams(opts);
   if (typeof opts.seed !== "string") throw new InputError(`noisy: seed must be a string, not ${String(opts.seed)}`);
   checkBundle(bundle);
-  const categories = new Map(bundle.manifest.instances.map((e) => [e.id, e.category] as [number, string]));
   const active = new Set(activeComponents(params));
   const seed = opts.seed, taskId = taskIdOf(bundle);
   const { width: W, height: H } = bundle.views[0]!;
   const N = W * H;
-  const dropout = active.has("dropout");
-  const needDisc = active.has("flying") || dropout;
+  const rngOf = (view: number, c: string) => viewRng(seed, taskId, view, c);
   const work: Work = {
     W, H,
-    disc: new Uint8Array(needDisc ? N : 0),
+    disc: new Uint8Array(active.has("flying") ? N : 0),
     band: new Uint8Array(active.has("flying") ? N : 0),
     bandTmp: new Uint8Array(active.has("flying") ? N : 0),
     field: new Float32Array(params.depthNoiseRel > 0 ? N : 0),
     fieldScratch: new FieldScratch(),
     conf: null,
   };
-  const cachedConf = dropout ? cachedConfidence(bundle, opts.seed) : null;
-  const changesDepth = active.has("flying") || active.has("blobs") || active.has("depth") || dropout;
-  const poses: PoseRecord[] = [], depthFields: DepthFieldRecord[] = [], blobs: BlobRecord[] = [];
-  const confMaps: Float32Array[] = [];
+  const smoothField = new Float32Array(active.has("mono") || active.has("textureless") ? N : 0);
+  const changesDepth = active.has("flying") || active.has("blobs") || active.has("depth") || active.has("mono") || active.has("warp") || active.has("textureless") || active.has("dropout");
+  const warp = active.has("warp") ? warpField(params, new Rng(seed).fork(taskId).fork("warp")) : null;
+  const poses: PoseRecord[] = [], depthFields: DepthFieldRecord[] = [], blobs: BlobRecord[] = [], mono: MonoRecord[] = [];
+  const viewScales: Array<{ view: number; scale: number }> = [];
   const flagMaps: (Uint8Array | null)[] = [];
-  let flying = 0, depthNoised = 0;
+  let flying = 0, depthNoised = 0, texturelessPx = 0;
+  const drift = active.has("drift") ? driftPoses(bundle.views, params, (k) => rngOf(bundle.views[k]!.index, "drift")) : null;
+  const labels: LabelPlan = { swaps: [], phantoms: [] };
+  if (active.has("labels")) {
+    const structure = new Uint8Array(65536);
+    for (const e of bundle.manifest.instances) if (e.structure) structure[e.id] = 1;
+    const category = new Map(bundle.manifest.instances.map((e) => [e.id, e.category] as [number, string]));
+    const objectIds = objectIdsPerView(bundle, structure);
+    bundle.views.forEach((v, i) => planViewLabels(v, params, category, objectIds[i]!, structure, rngOf(v.index, "labels"), rngOf(v.index, "phantoms"), labels));
+    assignFakeIds(labels, bundle);
+  }
 
-  // 1. per view: blobs, flying pixels, depth noise, pose (scale folded into depth), confidence
-  const noisyViews: ViewData[] = bundle.views.map((v) => {
-    const rng = (c: string) => viewRng(seed, taskId, v.index, c);
+  const views: ViewData[] = bundle.views.map((v, i) => {
+    const rng = (c: string) => rngOf(v.index, c);
     let d = v.depth;
     let flags: Uint8Array | null = null;
-    if (needDisc) work.disc = levelFree(bundle.views, `disc|${v.index}`, () => {
+    if (active.has("flying")) work.disc = levelFree(bundle.views, `disc|${v.index}`, () => {
       const disc = new Uint8Array(N);
       depthDiscontinuities(v.depth, W, H, disc);
       return disc;
@@ -394,24 +437,94 @@ export function noisyPointCloud(bundle: FrameBundle, opts: NoiseOptions): PointC
     if (active.has("flying") || active.has("blobs")) flags = new Uint8Array(N);
     if (active.has("blobs")) placeBlobs(v, params, rng("blobs"), d, flags!, blobs);
     if (active.has("flying")) flying += flyingPixels(v, params, rng("flying"), work, d, flags!);
+    if (active.has("textureless")) {
+      const r = params.texturelessRadiusPx;
+      let made: ReturnType<typeof texturelessMaps> | null = null;
+      const make = () => (made ??= texturelessMaps(v, r, work.fieldScratch));
+      const maps = {
+        edgeDistance: levelFree(bundle.views, `tl-edge|${v.index}`, () => make().edgeDistance),
+        smooth: levelFree(bundle.views, `tl-smooth|${v.index}|${r}`, () => make().smooth),
+      };
+      texturelessPx += applyTextureless(v, params, maps, rng("textureless"), d, smoothField);
+    }
+    if (active.has("mono")) {
+      const m = levelFree(bundle.views, `median|${v.index}`, () => Float32Array.of(medianDepth(v.depth)))[0]!;
+      if (m > 0) mono.push(applyMono(v, params, rng("mono"), rng("relief"), d, smoothField, m));
+    }
+    if (warp) applyWarp(v, params, warp, levelFree(bundle.views, `raycos|${v.index}`, () => {
+      const c = new Float32Array(N);
+      rayNormalCos(v, c);
+      return c;
+    }), d);
+    if (active.has("depth")) depthNoised += depthNoise(v, params, work, d, () => rng("depth"), rng("lowfreq"), depthFields, { views: bundle.views, seed });
     let scale = 1, E = v.E;
+    if (drift) {
+      E = drift.records[i]!.E;
+      scale *= drift.alignment.scale;
+    }
     if (active.has("pose") && v.index !== POSE_ANCHOR_VIEW) {
-      const rec = perturbPose(v, params, rng("pose"));
+      const rec = perturbPose(v.index, E, params, rng("pose"));
       poses.push(rec);
       E = rec.E;
-      scale = rec.scale;
     }
-    if (active.has("depth")) depthNoised += depthNoise(v, params, work, d, () => rng("depth"), rng("lowfreq"), depthFields, scale, { views: bundle.views, seed });
-    else if (scale !== 1) {
+    if (active.has("scale")) {
+      const s = Math.exp(params.viewScaleRel * rng("scale").normal());
+      viewScales.push({ view: v.index, scale: s });
+      scale *= s;
+    }
+    if (scale !== 1) {
       if (d === v.depth) d = new Float32Array(v.depth);
       for (let q = 0; q < N; q++) if (isValid(d[q]!)) d[q] = d[q]! * scale;
     }
     flagMaps.push(flags);
-    if (cachedConf) confMaps.push(cachedConf[bundle.views.indexOf(v)]!);
     return d === v.depth && E === v.E ? v : { ...v, depth: d, E };
   });
+  return {
+    views,
+    params,
+    components: [...active],
+    flags: flagMaps,
+    meta: {
+      preset: opts.preset ?? "vggt-like",
+      level: opts.level,
+      seed,
+      taskId,
+      components: [...active],
+      params,
+      views: bundle.views.length,
+      counts: {
+        depthNoised,
+        poseViews: poses.length,
+        flying,
+        blobs: blobs.length,
+        blobPoints: blobs.reduce((s, b) => s + b.points, 0),
+        texturelessPx,
+        labelSwaps: labels.swaps.length,
+        labelPhantoms: labels.phantoms.length,
+      },
+      poses,
+      depthFields,
+      blobs,
+      mono,
+      drift,
+      warp,
+      viewScales,
+      labels,
+    },
+  };
+}
 
-  // 2. dropout: the lowest dropoutFraction of all points by confidence (ties: the first in point order)
+/** The `noisy` point cloud of a bundle (source "noisy"; meta: NoisyMeta). */
+export function noisyPointCloud(bundle: FrameBundle, opts: NoiseOptions): PointCloud {
+  const stage = noisyViews(bundle, opts);
+  const { params, views: noisy, flags: flagMaps } = stage;
+  const { width: W, height: H } = bundle.views[0]!;
+  const N = W * H;
+  const categories = new Map(bundle.manifest.instances.map((e) => [e.id, e.category] as [number, string]));
+  const dropout = stage.components.includes("dropout");
+  const confMaps = dropout ? cachedConfidence(bundle, opts.seed) : [];
+
+  // 1. dropout: the lowest dropoutFraction of all points by confidence (ties: the first in point order)
   //    get depth 0, so the back-projection skips them
   let gtPoints = 0;
   for (const v of bundle.views) for (let q = 0; q < N; q++) if (isValid(v.depth[q]!)) gtPoints++;
@@ -422,7 +535,7 @@ export function noisyPointCloud(bundle: FrameBundle, opts: NoiseOptions): PointC
     let below = 0;
     for (const c of confMaps) for (let q = 0; q < N; q++) if (c[q]! >= 1 && c[q]! < thr) below++;
     let ties = K - below;
-    noisyViews.forEach((nv, i) => {
+    noisy.forEach((nv, i) => {
       const c = confMaps[i]!, d = nv.depth;
       for (let q = 0; q < N; q++) {
         const x = c[q]!;
@@ -438,21 +551,43 @@ export function noisyPointCloud(bundle: FrameBundle, opts: NoiseOptions): PointC
     dropoutThreshold = thr;
   }
 
-  // 3. back-projection with the gt source's own code: level 0 gives the gt cloud bit for bit
-  const cloud = backprojectViews(noisyViews, categories, { excludeIds: opts.excludeIds, arena: opts.arena });
+  // 2. back-projection with the gt source's own code: level 0 gives the gt cloud bit for bit. Phantom
+  //    label patches lie on floor or wall, which `excludeIds` may leave out; they are objects to the graph
+  //    builder, so their pixels go in under their fake id, then get their true id back.
+  const phantoms = stage.meta.labels.phantoms;
+  const phantomMasks = noisy.map((nv) => {
+    const mine = phantoms.filter((f) => f.view === nv.index);
+    if (!mine.length) return null;
+    const m = new Uint8Array(N);
+    for (const f of mine) for (const q of phantomPixels(f, W)) m[q] = 1;
+    return m;
+  });
+  const keepPhantoms = !!opts.excludeIds?.size && phantoms.length > 0;
+  const withPhantoms = keepPhantoms ? noisy.map((nv, i) => {
+    const m = phantomMasks[i];
+    if (!m) return nv;
+    const ids = new Uint16Array(nv.ids);
+    for (let q = 0; q < N; q++) if (m[q]) ids[q] = FAKE_LABEL_ID_BASE;
+    return { ...nv, ids };
+  }) : noisy;
+  const cloud = backprojectViews(withPhantoms, categories, { excludeIds: opts.excludeIds, arena: opts.arena });
   cloud.source = "noisy";
   if (!opts.excludeIds?.size && cloud.count !== gtPoints - dropped) throw new Error(`noisy: ${cloud.count} points, expected ${gtPoints - dropped}`);
 
-  // 4. per-point confidence and counts, view by view (points come out grouped by view, pixels in order)
-  let flyingKept = 0, blobPointsKept = 0;
+  // 3. per-point confidence, true ids and counts, view by view (points come out grouped by view, pixels in order)
+  let flyingKept = 0, blobPointsKept = 0, phantomPointsKept = 0;
   const viewPos = new Map(bundle.views.map((v, i) => [v.index, i] as [number, number]));
-  const { confidence, view, pixel } = cloud;
+  const { confidence, view, pixel, instance } = cloud;
   for (let k = 0; k < cloud.count; ) {
     const vi = view[k]!, i = viewPos.get(vi)!;
-    const c = dropout ? confMaps[i]! : null, f = flagMaps[i];
+    const c = dropout ? confMaps[i]! : null, f = flagMaps[i], pm = phantomMasks[i], trueIds = bundle.views[i]!.ids;
     for (; k < cloud.count && view[k] === vi; k++) {
       const q = pixel[k]!;
       if (c) confidence[k] = c[q]!;
+      if (pm && pm[q]) {
+        instance[k] = trueIds[q]!;
+        phantomPointsKept++;
+      }
       if (f) {
         const g = f[q]!;
         if (g & FLAG_FLYING) flyingKept++;
@@ -461,29 +596,9 @@ export function noisyPointCloud(bundle: FrameBundle, opts: NoiseOptions): PointC
     }
   }
   const meta: NoisyMeta = {
-    preset: opts.preset ?? "vggt-like",
-    level: opts.level,
-    seed,
-    taskId,
-    components: [...active],
-    params,
-    views: bundle.views.length,
-    counts: {
-      gtPoints,
-      points: cloud.count,
-      depthNoised,
-      poseViews: poses.length,
-      flying,
-      flyingKept,
-      dropped,
-      blobs: blobs.length,
-      blobPoints: blobs.reduce((s, b) => s + b.points, 0),
-      blobPointsKept,
-    },
+    ...stage.meta,
+    counts: { gtPoints, points: cloud.count, ...stage.meta.counts, dropped, flyingKept, blobPointsKept, phantomPointsKept },
     dropoutThreshold,
-    poses,
-    depthFields,
-    blobs,
   };
   cloud.meta = meta as unknown as Record<string, unknown>;
   return cloud;

@@ -1,0 +1,60 @@
+/**
+ * The `mono` component: the depth and shape error of one view seen on its own, as a monocular network
+ * makes it. Two parts, both per view and both left in place by a per-view scale alignment:
+ *
+ *   d ← d · (1 + monoShapeRel · f(x, y)) · (g / m)^γ
+ *
+ * - f: a smooth zero-mean unit-RMS field (filters.smoothUnitField, monoGridCells cells across the width)
+ *   given heavy tails (filters.heavyTail, power monoShapeTail): surfaces bend and objects lean, by
+ *   monoShapeRel RMS of their depth, most regions a little and a few a lot;
+ * - γ ~ N(0, monoReliefStd): a depth-dependent stretch (γ > 0) or flattening (γ < 0) of the view's relief
+ *   about its median true depth m (g: the true depth), the distortion left by the affine (scale and shift)
+ *   ambiguity of monocular depth (Ranftl et al., TPAMI 2022).
+ */
+import type { ViewData } from "../../bridge/bundle/io.js";
+import type { Rng } from "../../src/core/math/rng.js";
+import { heavyTail, isValid, smoothUnitField } from "./filters.js";
+import { NOISY_DEPTH_MIN_RATIO, type NoiseParams } from "./params.js";
+
+export interface MonoRecord {
+  view: number;
+  /** Relief exponent γ. */
+  gamma: number;
+  /** Median true depth (m) the relief is taken about. */
+  medianM: number;
+}
+
+/** Median of the valid depths of a view (0 when it has none). */
+export function medianDepth(depth: Float32Array): number {
+  let n = 0;
+  for (let q = 0; q < depth.length; q++) if (isValid(depth[q]!)) n++;
+  if (n === 0) return 0;
+  const vals = new Float32Array(n);
+  for (let q = 0, k = 0; q < depth.length; q++) if (isValid(depth[q]!)) vals[k++] = depth[q]!;
+  vals.sort();
+  const m = n >> 1;
+  return n % 2 ? vals[m]! : (vals[m - 1]! + vals[m]!) / 2;
+}
+
+/**
+ * Applies the component in place to `d` (the view's depth so far; pixels without true depth are left).
+ * `field` is scratch of W×H; `medianM` the view's median true depth. Returns the record.
+ */
+export function applyMono(v: ViewData, p: NoiseParams, rngField: Rng, rngRelief: Rng, d: Float32Array, field: Float32Array, medianM: number): MonoRecord {
+  const { width: W, height: H, depth: g } = v;
+  const gamma = rngRelief.normal() * p.monoReliefStd;
+  const shape = p.monoShapeRel;
+  if (shape > 0) {
+    smoothUnitField(rngField, W, H, p.monoGridCells, field);
+    heavyTail(field, p.monoShapeTail);
+  }
+  const logM = Math.log(medianM);
+  for (let q = 0; q < W * H; q++) {
+    const t = g[q]!;
+    if (!isValid(t)) continue;
+    const relief = gamma !== 0 ? Math.exp(gamma * (Math.log(t) - logM)) : 1;
+    const f = shape > 0 ? 1 + shape * field[q]! : 1;
+    d[q] = d[q]! * Math.max(NOISY_DEPTH_MIN_RATIO, f * relief);
+  }
+  return { view: v.index, gamma, medianM };
+}
