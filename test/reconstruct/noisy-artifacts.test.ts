@@ -122,7 +122,8 @@ describe("noisy: confidence and dropout", () => {
     for (const [level, f] of [[1, 0.3], [0.5, 0.3], [1, 0.05]] as const) {
       const c = noisyPointCloud(small, { level, seed, components: ["dropout"], overrides: { dropoutFraction: f } });
       const removed = gtSmall.count - c.count;
-      expect(removed).toBe(Math.round(level * f * gtSmall.count));
+      // fractions compound with level: 1 − (1 − f)^level (params.ts ParamScaling)
+      expect(removed).toBe(Math.round((1 - Math.pow(1 - f, level)) * gtSmall.count));
       expect(metaOf(c).counts.dropped).toBe(removed);
       const kept = small.views.map((v) => new Uint8Array(v.depth.length));
       let minKept = Infinity;

@@ -10,17 +10,12 @@ import { InputError } from "../../src/core/errors.js";
 import type { PointCloud } from "../../reconstruct/pointcloud.js";
 import { umeyama } from "../../reconstruct/align.js";
 import {
-  fieldCorrelation, noisyPointCloud, NOISE_COMPONENTS, POSE_ANCHOR_VIEW, resolveNoiseParams, VGGT_LIKE_PRESET,
+  fieldCorrelation, MAX_NOISE_LEVEL, noisyPointCloud, NOISE_COMPONENTS, POSE_ANCHOR_VIEW, resolveNoiseParams, VGGT_LIKE_PRESET,
   type NoiseComponent,
 } from "../../reconstruct/noisy/index.js";
-import { gtOf, metaOf, realBundle } from "./noisyHelpers.js";
+import { bytes, camZ, gtOf, metaOf, realBundle, sameArrays } from "./noisyHelpers.js";
 
-const bytes = (a: ArrayBufferView) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
-const sameArrays = (a: PointCloud, b: PointCloud) =>
-  a.count === b.count && (["xyz", "rgb", "confidence", "view", "pixel", "instance"] as const).every((k) => bytes(a[k]).equals(bytes(b[k])));
 
-/** Camera-frame z (depth) of a world point. */
-const camZ = (E: Mat34, x: number, y: number, z: number) => E[2][0] * x + E[2][1] * y + E[2][2] * z + E[2][3];
 /** World direction of the viewing ray of pixel q, scaled so that its camera z is 1. */
 function rayOf(v: ViewData, q: number): Vec3 {
   const i = q % v.width, j = (q - i) / v.width, E = v.E;
@@ -73,7 +68,10 @@ describe("noisy: level 0, seeds, parameters", () => {
     const half = resolveNoiseParams({ level: 0.5, seed: "s" });
     expect(half.depthNoiseRel).toBeCloseTo(VGGT_LIKE_PRESET.depthNoiseRel / 2, 12);
     expect(half.poseRotDeg).toBeCloseTo(VGGT_LIKE_PRESET.poseRotDeg / 2, 12);
-    expect(half.dropoutFraction).toBeCloseTo(VGGT_LIKE_PRESET.dropoutFraction / 2, 12);
+    // fractions compound: 1 − (1 − p)^level, p at level 1, 1 − (1 − p)² at level 2
+    expect(half.dropoutFraction).toBeCloseTo(1 - Math.sqrt(1 - VGGT_LIKE_PRESET.dropoutFraction), 12);
+    expect(resolveNoiseParams({ level: 2, seed: "s" }).dropoutFraction).toBeCloseTo(1 - (1 - VGGT_LIKE_PRESET.dropoutFraction) ** 2, 12);
+    expect(resolveNoiseParams({ level: 2, seed: "s" }).poseRotDeg).toBeCloseTo(2 * VGGT_LIKE_PRESET.poseRotDeg, 12);
     // shapes are not scaled
     expect(half.flyingBandPx).toBe(VGGT_LIKE_PRESET.flyingBandPx);
     expect(half.blobPoints).toBe(VGGT_LIKE_PRESET.blobPoints);
@@ -83,7 +81,8 @@ describe("noisy: level 0, seeds, parameters", () => {
     expect(only.depthNoiseRel).toBe(0);
     expect(only.blobsPerView).toBe(0);
     expect(only.dropoutFraction).toBe(0);
-    expect(() => resolveNoiseParams({ level: 1.5, seed: "s" })).toThrow(InputError);
+    expect(() => resolveNoiseParams({ level: MAX_NOISE_LEVEL + 0.5, seed: "s" })).toThrow(InputError);
+    expect(() => resolveNoiseParams({ level: 1, seed: "s", overrides: { monoShapeTail: 0.5 } })).toThrow(/monoShapeTail must be at least 1/);
     expect(() => resolveNoiseParams({ level: 1, seed: "s", components: ["fog" as NoiseComponent] })).toThrow(/unknown component/);
     expect(() => resolveNoiseParams({ level: 1, seed: "s", overrides: { depthNoiseRel: -1 } })).toThrow(/depthNoiseRel/);
     expect(() => resolveNoiseParams({ level: 1, seed: "s", overrides: { colour: 1 } as never })).toThrow(/unknown parameter "colour"/);
@@ -168,7 +167,7 @@ describe("noisy: depth", () => {
 });
 
 describe("noisy: pose", () => {
-  it("displaces each view's points by a similarity of the recorded size about its camera; view 0 is the anchor", () => {
+  it("moves each view's points rigidly by the recorded rotation and centre shift about its camera; view 0 is the anchor", () => {
     const gt = gtOf(multi);
     const c = noisyPointCloud(multi, { level: 1, seed: "pose", components: ["pose"] });
     const m = metaOf(c);
@@ -200,7 +199,7 @@ describe("noisy: pose", () => {
       expect(T.rmse).toBeLessThan(1e-4);
       const angleDeg = (Math.acos(Math.min(1, (T.R[0][0] + T.R[1][1] + T.R[2][2] - 1) / 2)) * 180) / Math.PI;
       expect(angleDeg).toBeCloseTo(rec.rotDeg, 2);
-      expect(T.s).toBeCloseTo(rec.scale, 5);
+      expect(T.s).toBeCloseTo(1, 5); // rigid: the per-view depth scale is the `scale` component's
       // the camera centre goes to C + dC
       const E = v.E;
       const C: Vec3 = [0, 1, 2].map((a) => -(E[0][a]! * E[0][3] + E[1][a]! * E[1][3] + E[2][a]! * E[2][3])) as Vec3;
@@ -215,14 +214,11 @@ describe("noisy: pose", () => {
     expect(rms(rot) / VGGT_LIKE_PRESET.poseRotDeg).toBeLessThan(1.3);
     expect(rms(trans) / VGGT_LIKE_PRESET.poseTransM).toBeGreaterThan(0.7);
     expect(rms(trans) / VGGT_LIKE_PRESET.poseTransM).toBeLessThan(1.3);
-    const scales = m.poses.map((p) => (p.scale - 1) * 100);
-    expect(rms(scales) / VGGT_LIKE_PRESET.poseScalePct).toBeGreaterThan(0.55);
-    expect(rms(scales) / VGGT_LIKE_PRESET.poseScalePct).toBeLessThan(1.45);
     // the same draws at half the level: every error exactly halves
     const h = metaOf(noisyPointCloud(multi, { level: 0.5, seed: "pose", components: ["pose"] }));
     h.poses.forEach((p, i) => {
       expect(p.rotDeg).toBeCloseTo(m.poses[i]!.rotDeg / 2, 9);
-      expect(p.scale - 1).toBeCloseTo((m.poses[i]!.scale - 1) / 2, 9);
+      expect(Math.hypot(...p.dC)).toBeCloseTo(Math.hypot(...m.poses[i]!.dC) / 2, 9);
     });
   });
 });
