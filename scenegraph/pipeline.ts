@@ -8,6 +8,7 @@ import type { FrameBundle } from "../bridge/bundle/io.js";
 import { buildPointCloud, type CloudRuntime } from "../reconstruct/index.js";
 import { CloudOptionsSchema, CLOUD_FLAGS } from "../reconstruct/options.js";
 import type { PointCloud } from "../reconstruct/pointcloud.js";
+import { labelledBundle } from "../reconstruct/noisy/labels.js";
 import type { FlagSpec } from "../src/core/flags.js";
 import { buildSceneGraph, type GraphResult } from "./build.js";
 import { diagnose } from "./diagnosis.js";
@@ -60,7 +61,8 @@ export async function graphOfBundle(bundle: FrameBundle, options: z.input<typeof
   lap("cloud");
   const instances = effectiveInstances(o.masks, o.instances);
   if (instances !== o.instances) notes.push("masks none has no 2D masks to fuse; using instances dbscan");
-  const result = buildSceneGraph(cloud, bundle, { masks: o.masks, instances });
+  // a noisy cloud with label corruption brings its corrupted masks; the diagnosis keeps the true bundle
+  const result = buildSceneGraph(cloud, labelledBundle(bundle, cloud), { masks: o.masks, instances });
   lap("graph");
   let diagnosis: Diagnosis | null = null;
   if (runtime.diagnose !== false) {
