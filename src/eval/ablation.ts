@@ -1,12 +1,14 @@
 /**
  * `esi3d ablate`: the noisy source swept over error levels against the 2D baseline, per subcategory.
  * Shows where explicit 3D falls below images alone (the paper's central finding, as a curve), and how
- * duplicate, hallucination and miss rates grow with the noise.
+ * duplicate, hallucination and miss rates grow with the noise. The level whose error statistics match
+ * VGGT's published indoor figures (VGGT_TYPICAL_LEVEL, docs/noise-model.md) is marked `vggt-typical`.
  */
 import { SUBCATEGORY_TITLES, type Subcategory } from "../../bridge/task/taxonomy.js";
 import { columnWidths, tableRow, tableRule } from "../core/table.js";
 import type { ItemRecord } from "./records.js";
 import { cell, type Cell } from "./summary.js";
+import { VGGT_TYPICAL_LEVEL } from "../../reconstruct/noisy/params.js";
 
 export interface AblationQuality {
   level: number;
@@ -21,6 +23,8 @@ export interface AblationQuality {
 export interface AblationSummary {
   format: "esi3d-ablation/1";
   levels: number[];
+  /** The level matching VGGT's published errors (marked in the table and plots when swept). */
+  vggtTypicalLevel: number;
   components: string[];
   paradigms: string[];
   subcategories: string[];
@@ -34,6 +38,7 @@ export interface AblationSummary {
   headlines: string[];
 }
 
+const title = (s: string) => (s === "overall" ? "Overall" : (SUBCATEGORY_TITLES[s as Subcategory] ?? s));
 
 export function summarizeAblation(records: ItemRecord[], components: string[]): AblationSummary {
   const noisy = records.filter((r) => r.arm === "3d" && r.source === "noisy");
@@ -76,20 +81,27 @@ export function summarizeAblation(records: ItemRecord[], components: string[]): 
   const below = subcategories.filter((s) => crossings[s] !== null);
   headlines.push(`3D falls below 2D on ${below.length} of ${subcategories.length} subcategories somewhere in the sweep` + (below.length ? `: ${below.map((s) => `${SUBCATEGORY_TITLES[s as Subcategory] ?? s} at ${crossings[s]}`).join(", ")}.` : "."));
   if (crossings.overall !== null) headlines.push(`Overall, 3D drops below 2D from noise level ${crossings.overall}.`);
+  const typical = String(VGGT_TYPICAL_LEVEL);
+  if (levels.includes(VGGT_TYPICAL_LEVEL)) {
+    const at = (s: string) => `${title(s)} ${(accuracy[s]![typical]!.accuracy.p * 100).toFixed(1)}% vs 2D ${(baseline[s]!.accuracy.p * 100).toFixed(1)}%`;
+    const named = ["geometric_configuration", "counting_with_occlusion"].filter((s) => subcategories.includes(s));
+    headlines.push(`At the vggt-typical level (${typical}): ${[...named, "overall"].map(at).join("; ")}.`);
+  }
   const q0 = quality[0], q1 = quality[quality.length - 1];
   if (q0 && q1) headlines.push(`Duplicate rate ${(q0.duplicate_rate * 100).toFixed(1)}% -> ${(q1.duplicate_rate * 100).toFixed(1)}%, hallucination rate ${(q0.hallucination_rate * 100).toFixed(1)}% -> ${(q1.hallucination_rate * 100).toFixed(1)}%, miss rate ${(q0.miss_rate * 100).toFixed(1)}% -> ${(q1.miss_rate * 100).toFixed(1)}% (node F1 ${q0.node_f1.toFixed(3)} -> ${q1.node_f1.toFixed(3)}).`);
-  return { format: "esi3d-ablation/1", levels, components, paradigms, subcategories, accuracy, baseline, quality, crossings, headlines };
+  return { format: "esi3d-ablation/1", levels, vggtTypicalLevel: VGGT_TYPICAL_LEVEL, components, paradigms, subcategories, accuracy, baseline, quality, crossings, headlines };
 }
 
-const title = (s: string) => (s === "overall" ? "Overall" : (SUBCATEGORY_TITLES[s as Subcategory] ?? s));
+/** Column title of a level: `noise 1 (vggt-typical)` for the level matching VGGT. */
+const levelTitle = (a: AblationSummary, l: number) => `noise ${l}${l === a.vggtTypicalLevel ? " (vggt-typical)" : ""}`;
 
 export function ablationTable(a: AblationSummary, markdown = false): string {
-  const head = ["Subcategory", "2D", ...a.levels.map((l) => `noise ${l}`)];
+  const head = ["Subcategory", "2D", ...a.levels.map((l) => levelTitle(a, l))];
   const rows = [...a.subcategories, "overall"].map((s) => [title(s), (a.baseline[s]!.accuracy.p * 100).toFixed(1), ...a.levels.map((l) => {
     const c = a.accuracy[s]![String(l)]!;
     return `${(c.accuracy.p * 100).toFixed(1)}${c.accuracy.p < a.baseline[s]!.accuracy.p ? "*" : ""}`;
   })]);
-  const qhead = ["Graph quality", "", ...a.levels.map((l) => `noise ${l}`)];
+  const qhead = ["Graph quality", "", ...a.levels.map((l) => levelTitle(a, l))];
   const qrows = [
     ["node F1", "", ...a.quality.map((q) => q.node_f1.toFixed(3))],
     ["duplicate rate", "", ...a.quality.map((q) => `${(q.duplicate_rate * 100).toFixed(1)}%`)],
@@ -122,6 +134,7 @@ export function ablationSvg(a: AblationSummary): string {
     parts.push(`<line x1="${ox + pad}" y1="${y(0)}" x2="${ox + cw - 12}" y2="${y(0)}" stroke="#999"/><line x1="${ox + pad}" y1="${y(0)}" x2="${ox + pad}" y2="${y(1)}" stroke="#999"/>`);
     for (const t of [0, 0.5, 1]) parts.push(`<text x="${ox + pad - 4}" y="${y(t) + 3}" text-anchor="end" fill="#555">${t * 100}%</text>`);
     for (const l of a.levels) parts.push(`<text x="${x(l)}" y="${y(0) + 12}" text-anchor="middle" fill="#555">${l}</text>`);
+    if (a.levels.includes(a.vggtTypicalLevel)) parts.push(vggtMarker(x(a.vggtTypicalLevel), y(1), y(0)));
     const b = a.baseline[s]!.accuracy.p;
     parts.push(`<line x1="${ox + pad}" y1="${y(b)}" x2="${ox + cw - 12}" y2="${y(b)}" stroke="#8c8c8c" stroke-dasharray="4 3"><title>2D baseline ${(b * 100).toFixed(1)}%</title></line>`);
     const pts = a.levels.map((l) => [x(l), y(a.accuracy[s]![String(l)]!.accuracy.p)] as const);
@@ -135,6 +148,11 @@ export function ablationSvg(a: AblationSummary): string {
   return parts.join("");
 }
 
+/** A dotted vertical line at the vggt-typical level, labelled. */
+function vggtMarker(x: number, yTop: number, yBottom: number): string {
+  return `<line x1="${x.toFixed(1)}" y1="${yTop}" x2="${x.toFixed(1)}" y2="${yBottom}" stroke="#3b6fb6" stroke-dasharray="2 2"><title>vggt-typical: the level matching VGGT's published indoor errors</title></line><text x="${(x + 2).toFixed(1)}" y="${yTop + 8}" fill="#3b6fb6" font-size="8">vggt-typical</text>`;
+}
+
 export function qualitySvg(a: AblationSummary): string {
   const W = 520, H = 240, pad = 44;
   const maxL = Math.max(...a.levels, 1e-9), minL = Math.min(...a.levels);
@@ -146,6 +164,7 @@ export function qualitySvg(a: AblationSummary): string {
   parts.push(`<line x1="${pad}" y1="${y(0)}" x2="${W - 140}" y2="${y(0)}" stroke="#999"/><line x1="${pad}" y1="${y(0)}" x2="${pad}" y2="${y(top)}" stroke="#999"/>`);
   for (const t of [0, top / 2, top]) parts.push(`<text x="${pad - 4}" y="${y(t) + 3}" text-anchor="end">${(t * 100).toFixed(0)}%</text>`);
   for (const l of a.levels) parts.push(`<text x="${x(l)}" y="${y(0) + 12}" text-anchor="middle">${l}</text>`);
+  if (a.levels.includes(a.vggtTypicalLevel)) parts.push(vggtMarker(x(a.vggtTypicalLevel), y(top), y(0)));
   series.forEach(([k, label, color], j) => {
     parts.push(`<polyline fill="none" stroke="${color}" stroke-width="2" points="${a.quality.map((q) => `${x(q.level).toFixed(1)},${y(q[k] as number).toFixed(1)}`).join(" ")}"/>`);
     parts.push(`<rect x="${W - 125}" y="${20 + j * 18}" width="12" height="12" fill="${color}"/><text x="${W - 108}" y="${30 + j * 18}">${label}</text>`);
@@ -155,13 +174,13 @@ export function qualitySvg(a: AblationSummary): string {
 }
 
 export function ablationMarkdown(a: AblationSummary): string {
-  return [`# Noise ablation (components: ${a.components.join(", ")})`, "", ...a.headlines.map((h) => `- ${h}`), "", ablationTable(a, true), ""].join("\n");
+  return [`# Noise ablation (components: ${a.components.join(", ")})`, "", `vggt-typical = level ${a.vggtTypicalLevel}: the level whose error statistics match VGGT's published indoor figures (docs/noise-model.md).`, "", ...a.headlines.map((h) => `- ${h}`), "", ablationTable(a, true), ""].join("\n");
 }
 
 export function ablationHtml(a: AblationSummary): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>esi3d noise ablation</title>
 <style>body{font-family:system-ui,sans-serif;max-width:1000px;margin:2em auto;padding:0 1em}pre{font-size:12px;background:#f6f6f6;padding:1em;overflow:auto}</style></head><body>
-<h1>Noise ablation</h1><p>Components: ${esc(a.components.join(", "))}; paradigms ${esc(a.paradigms.join(", "))} pooled. Orange: 3D (noisy source) accuracy; dashed grey: the 2D baseline; red dots: 3D below 2D.</p>
+<h1>Noise ablation</h1><p>Components: ${esc(a.components.join(", "))}; paradigms ${esc(a.paradigms.join(", "))} pooled. Orange: 3D (noisy source) accuracy; dashed grey: the 2D baseline; red dots: 3D below 2D; dotted blue: the vggt-typical level (${a.vggtTypicalLevel}), whose error statistics match VGGT's published indoor figures.</p>
 <ul>${a.headlines.map((h) => `<li>${esc(h)}</li>`).join("")}</ul>
 ${ablationSvg(a)}
 <h2>Graph errors</h2>${qualitySvg(a)}

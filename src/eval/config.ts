@@ -17,6 +17,7 @@ export const RUN_PARADIGMS = ["single", "multi", "gt"] as const;
 /** Who renders a run's views in-process: the built-in simulator (imported ESI-Bench tasks as proxy scenes). */
 export const RUN_SIMULATORS = ["builtin"] as const;
 export { NOISE_COMPONENTS as NOISE_COMPONENT_NAMES } from "../../reconstruct/noisy/params.js";
+import { MAX_NOISE_LEVEL } from "../../reconstruct/noisy/params.js";
 
 /** A seed is also a file-name part of the default run directory: letters, digits, '_', '.', '-'. */
 export const SEED_PATTERN = /^[A-Za-z0-9_.-]+$/;
@@ -35,7 +36,7 @@ export const RunConfigSchema = z
     ...GraphOptionsSchema.shape,
     ...PromptFormatSchema.shape,
     ...NoiseOptionsSchema.shape,
-    noiseLevels: z.array(z.number().min(0).max(1)).min(1).nullable().default(null).describe("ablation: evaluate the noisy source at each of these levels (null: noiseLevel only)"),
+    noiseLevels: z.array(z.number().min(0).max(MAX_NOISE_LEVEL)).min(1).nullable().default(null).describe("ablation: evaluate the noisy source at each of these levels (null: noiseLevel only)"),
     seed: z.string().regex(SEED_PATTERN, "use letters, digits, '_', '.', '-' only").default("0").describe("seed of the built-in suite"),
     concurrency: z.number().int().min(1).max(64).default(2).describe("worker threads for CPU stages"),
     maxConnections: z.number().int().min(1).max(256).default(8).describe("model calls in flight at once"),

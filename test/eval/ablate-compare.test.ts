@@ -22,9 +22,12 @@ describe("esi3d ablate and compare", () => {
     const html = readFileSync(join(dir, "ab", "ablation.html"), "utf8");
     expect(html).toMatch(/<svg[^>]*aria-label="accuracy versus noise level"/);
     expect(html).toMatch(/stroke-dasharray/); // the 2D baseline
+    expect(a.vggtTypicalLevel).toBe(1);
+    expect(r.stdout).toMatch(/noise 1 \(vggt-typical\)/);
+    expect(html).toMatch(/vggt-typical/);
     const bad = esi3d(["ablate", ...common, "--component", "sparkle", "--out", join(dir, "bad")]);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/--component: "sparkle" is not one of depth, pose, flying, dropout, blobs, all/);
+    expect(bad.stderr).toMatch(/--component: "sparkle" is not one of depth, pose, flying, dropout, blobs, mono, warp, drift, scale, textureless, labels, all/);
   }, 300_000);
 
   it("compares two runs subcategory by subcategory with intervals", () => {

@@ -8,11 +8,15 @@ import { addRunOptions, configFromCommand } from "./run.js";
 import { Progress } from "../progress.js";
 import { INTERRUPT_NOTE, withInterrupts } from "../interrupts.js";
 import { PACKAGE_VERSION } from "../../../core/version.js";
+import { MAX_NOISE_LEVEL, VGGT_TYPICAL_LEVEL } from "../../../../reconstruct/noisy/params.js";
 import { writeFileAtomic, writeJsonAtomic } from "../../../core/fs.js";
+
+/** The default sweep: ground truth to past twice VGGT's errors (docs/noise-model.md, "The scale and vggt-typical"). */
+export const DEFAULT_ABLATION_LEVELS = [0, 0.5, 1, 1.5, 2, 2.5];
 
 function parseLevels(v: string): number[] {
   const levels = v.split(",").map((s) => Number(s.trim()));
-  if (!levels.length || levels.some((l) => !Number.isFinite(l) || l < 0 || l > 1)) throw new InputError(`--noise: expected comma-separated levels in [0, 1], got "${v}"`);
+  if (!levels.length || levels.some((l) => !Number.isFinite(l) || l < 0 || l > MAX_NOISE_LEVEL)) throw new InputError(`--noise: expected comma-separated levels in [0, ${MAX_NOISE_LEVEL}], got "${v}"`);
   return [...new Set(levels)].sort((a, b) => a - b);
 }
 
@@ -21,7 +25,7 @@ export function registerAblate(program: Command): void {
     program
       .command("ablate")
       .description("sweep the reconstruction error model and plot accuracy and duplicate/hallucination/miss rates against noise, against the 2D baseline")
-      .option("--noise <levels>", "noise levels 0..1, comma-separated", parseLevels, [0, 0.25, 0.5, 0.75, 1])
+      .option("--noise <levels>", `noise levels 0..${MAX_NOISE_LEVEL}, comma-separated (${VGGT_TYPICAL_LEVEL} = vggt-typical)`, parseLevels, DEFAULT_ABLATION_LEVELS)
       .option("--component <name>", `error components to sweep: ${NOISE_COMPONENT_NAMES.join(" | ")} | all (comma-separated)`, "all"),
   );
   cmd.action(async () => {
