@@ -26,9 +26,7 @@ import type { FrameBundle } from "../bridge/bundle/io.js";
 import { backprojectViews } from "../reconstruct/gt/backproject.js";
 import { bundleCategories } from "../reconstruct/categories.js";
 import { NOISE_COMPONENTS, noisyViews, VGGT_TYPICAL_LEVEL } from "../reconstruct/noisy/index.js";
-import { diagnose } from "../scenegraph/diagnosis.js";
-import { trueRelations } from "../scenegraph/truth.js";
-import { armCloud, armGraph } from "../src/eval/pipeline.js";
+import { armPipeline } from "../src/eval/pipeline.js";
 import { resolveRunConfig } from "../src/eval/config.js";
 import { depthStats, pointStats, poseStats, reference, type DepthStats, type PointStats, type PoseStats, type Reference } from "./noiseStats.js";
 import type { PointCloud } from "../reconstruct/pointcloud.js";
@@ -139,10 +137,7 @@ async function measure(bundle: FrameBundle, level: number, truth: Truth): Promis
   const points = pointStats(truth.all, backprojectViews(dense.views, cats), truth.allRef);
   const sparse = pointStats(truth.sparse, backprojectViews(sparseViews(dense.views), cats), truth.sparseRef);
   const config = resolveRunConfig({ noiseLevel: level, noiseSeed: NOISE_SEED });
-  const cloud = await armCloud(bundle, config, { source: "noisy", level, label: "noisy" });
-  const g = armGraph(cloud, bundle, config);
-  const task = bundle.manifest.task;
-  const d = diagnose({ graph: g.graph, members: g.members, cloud, task, bundle, trueRelations: trueRelations(task) });
+  const d = (await armPipeline(bundle, config, { source: "noisy", level, label: "noisy" })).diagnosis!;
   const judged = d.nodes.filter((n) => n.label_correct !== null);
   return { depth, pose, points, sparse, nodes: d.metrics.nodes, duplicates: d.metrics.duplicates, hallucinated: d.metrics.hallucinated, labelled: judged.length, labelCorrect: judged.filter((n) => n.label_correct).length };
 }
