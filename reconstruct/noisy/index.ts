@@ -35,9 +35,9 @@ import { extrinsicRotation, cameraCentre } from "../../src/core/math/camera.js";
 import { confidenceScratch, viewConfidence, type ConfidenceScratch } from "./confidence.js";
 import { correlatedField, depthDiscontinuities, dilate, FieldScratch, isValid, kthSmallestAtLeastOne } from "./filters.js";
 import { driftPoses, type DriftResult } from "./drift.js";
-import { applyMono, medianDepth, type MonoRecord } from "./mono.js";
-import { applyTextureless, texturelessMaps } from "./textureless.js";
-import { applyWarp, rayNormalCos, warpField, type WarpField } from "./warp.js";
+import { applyMono, medianDepth, monoField, type MonoRecord } from "./mono.js";
+import { applyTextureless, texturelessBiasField, texturelessMaps } from "./textureless.js";
+import { applyWarp, warpField, warpPerMetre, type WarpField } from "./warp.js";
 import { assignFakeIds, phantomPixels, planViewLabels, type LabelPlan } from "./labels.js";
 import { extrinsic, rotationFromVector } from "./rigid.js";
 import {
@@ -406,7 +406,6 @@ export function noisyViews(bundle: FrameBundle, opts: NoiseOptions): NoisyViews 
     fieldScratch: new FieldScratch(),
     conf: null,
   };
-  const smoothField = new Float32Array(active.has("mono") || active.has("textureless") ? N : 0);
   const changesDepth = active.has("flying") || active.has("blobs") || active.has("depth") || active.has("mono") || active.has("warp") || active.has("textureless") || active.has("dropout");
   const warp = active.has("warp") ? warpField(params, new Rng(seed).fork(taskId).fork("warp")) : null;
   const poses: PoseRecord[] = [], depthFields: DepthFieldRecord[] = [], blobs: BlobRecord[] = [], mono: MonoRecord[] = [];
@@ -445,17 +444,16 @@ export function noisyViews(bundle: FrameBundle, opts: NoiseOptions): NoisyViews 
         edgeDistance: levelFree(bundle.views, `tl-edge|${v.index}`, () => make().edgeDistance),
         smooth: levelFree(bundle.views, `tl-smooth|${v.index}|${r}`, () => make().smooth),
       };
-      texturelessPx += applyTextureless(v, params, maps, rng("textureless"), d, smoothField);
+      const bias = params.texturelessBiasRel > 0 ? levelFree(bundle.views, `tl-bias|${seed}|${v.index}`, () => texturelessBiasField(rng("textureless"), W, H)) : null;
+      texturelessPx += applyTextureless(v, params, maps, bias, d);
     }
     if (active.has("mono")) {
       const m = levelFree(bundle.views, `median|${v.index}`, () => Float32Array.of(medianDepth(v.depth)))[0]!;
-      if (m > 0) mono.push(applyMono(v, params, rng("mono"), rng("relief"), d, smoothField, m));
+      const field = params.monoShapeRel > 0 ? levelFree(bundle.views, `mono|${seed}|${v.index}|${params.monoGridCells}|${params.monoShapeTail}`, () => monoField(rng("mono"), W, H, params)) : null;
+      const gamma = rng("relief").normal() * params.monoReliefStd;
+      if (m > 0) mono.push(applyMono(v, params, field, gamma, d, m));
     }
-    if (warp) applyWarp(v, params, warp, levelFree(bundle.views, `raycos|${v.index}`, () => {
-      const c = new Float32Array(N);
-      rayNormalCos(v, c);
-      return c;
-    }), d);
+    if (warp) applyWarp(v, params, levelFree(bundle.views, `warp|${seed}|${v.index}|${params.warpWavelengthM}|${params.warpWaves}`, () => warpPerMetre(v, warp)), d);
     if (active.has("depth")) depthNoised += depthNoise(v, params, work, d, () => rng("depth"), rng("lowfreq"), depthFields, { views: bundle.views, seed });
     let scale = 1, E = v.E;
     if (drift) {

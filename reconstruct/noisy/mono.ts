@@ -36,24 +36,28 @@ export function medianDepth(depth: Float32Array): number {
   return n % 2 ? vals[m]! : (vals[m - 1]! + vals[m]!) / 2;
 }
 
+/** The view's shape field: smooth, zero-mean, unit-RMS, heavy-tailed (level-free: the caller may keep it). */
+export function monoField(rng: Rng, W: number, H: number, p: NoiseParams): Float32Array {
+  const field = new Float32Array(W * H);
+  smoothUnitField(rng, W, H, p.monoGridCells, field);
+  heavyTail(field, p.monoShapeTail);
+  return field;
+}
+
 /**
- * Applies the component in place to `d` (the view's depth so far; pixels without true depth are left).
- * `field` is scratch of W×H; `medianM` the view's median true depth. Returns the record.
+ * Applies the component in place to `d` (the view's depth so far; pixels without true depth are left):
+ * d ← d · max(NOISY_DEPTH_MIN_RATIO, (1 + monoShapeRel·field) · (g/m)^γ). `field` is monoField's (null when
+ * monoShapeRel is 0), γ the view's relief exponent, m its median true depth.
  */
-export function applyMono(v: ViewData, p: NoiseParams, rngField: Rng, rngRelief: Rng, d: Float32Array, field: Float32Array, medianM: number): MonoRecord {
+export function applyMono(v: ViewData, p: NoiseParams, field: Float32Array | null, gamma: number, d: Float32Array, medianM: number): MonoRecord {
   const { width: W, height: H, depth: g } = v;
-  const gamma = rngRelief.normal() * p.monoReliefStd;
-  const shape = p.monoShapeRel;
-  if (shape > 0) {
-    smoothUnitField(rngField, W, H, p.monoGridCells, field);
-    heavyTail(field, p.monoShapeTail);
-  }
+  const shape = field ? p.monoShapeRel : 0;
   const logM = Math.log(medianM);
   for (let q = 0; q < W * H; q++) {
     const t = g[q]!;
     if (!isValid(t)) continue;
     const relief = gamma !== 0 ? Math.exp(gamma * (Math.log(t) - logM)) : 1;
-    const f = shape > 0 ? 1 + shape * field[q]! : 1;
+    const f = shape > 0 ? 1 + shape * field![q]! : 1;
     d[q] = d[q]! * Math.max(NOISY_DEPTH_MIN_RATIO, f * relief);
   }
   return { view: v.index, gamma, medianM };

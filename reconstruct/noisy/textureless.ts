@@ -46,18 +46,24 @@ export function collapseWeight(p: NoiseParams, edgeDistance: number): number {
   return p.texturelessCollapse * Math.min(1, Math.max(0, (edgeDistance - E) / E));
 }
 
-/** Applies the component in place to `d`; returns the number of pixels it moved (w > 0). */
-export function applyTextureless(v: ViewData, p: NoiseParams, maps: TexturelessMaps, rngBias: Rng, d: Float32Array, field: Float32Array): number {
+/** The view's bias field b (level-free: the caller may keep it). */
+export function texturelessBiasField(rng: Rng, W: number, H: number): Float32Array {
+  const field = new Float32Array(W * H);
+  smoothUnitField(rng, W, H, TEXTURELESS_BIAS_CELLS, field);
+  return field;
+}
+
+/** Applies the component in place to `d` (`field`: texturelessBiasField's, null without bias); returns the number of pixels it moved (w > 0). */
+export function applyTextureless(v: ViewData, p: NoiseParams, maps: TexturelessMaps, field: Float32Array | null, d: Float32Array): number {
   const { width: W, height: H, depth: g } = v;
-  const bias = p.texturelessBiasRel;
-  if (bias > 0) smoothUnitField(rngBias, W, H, TEXTURELESS_BIAS_CELLS, field);
+  const bias = field ? p.texturelessBiasRel : 0;
   let moved = 0;
   for (let q = 0; q < W * H; q++) {
     const t = g[q]!;
     if (!isValid(t)) continue;
     const w = collapseWeight(p, maps.edgeDistance[q]!);
     if (w <= 0) continue;
-    const shift = w * (maps.smooth[q]! - t) + (bias > 0 ? w * bias * field[q]! * t : 0);
+    const shift = w * (maps.smooth[q]! - t) + (bias > 0 ? w * bias * field![q]! * t : 0);
     d[q] = Math.max(NOISY_DEPTH_MIN_RATIO * t, d[q]! + shift);
     moved++;
   }

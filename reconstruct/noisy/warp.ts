@@ -79,13 +79,17 @@ export function rayNormalCos(v: ViewData, out: Float32Array): void {
   }
 }
 
-/** Applies the component in place to `d` (the view's depth so far), at the pixels' true world points; `cos` from rayNormalCos. */
-export function applyWarp(v: ViewData, p: NoiseParams, f: WarpField, cos: Float32Array, d: Float32Array): void {
+/**
+ * The depth change per metre of warp at every pixel of a view: s(X) / max(|r̂·n|, WARP_MIN_COS) at its true
+ * world point X (0 without depth). Level-free: the component adds warpM times it.
+ */
+export function warpPerMetre(v: ViewData, f: WarpField): Float32Array {
   const { width: W, height: H, depth: g, K, E } = v;
+  const cos = new Float32Array(W * H), out = new Float32Array(W * H);
+  rayNormalCos(v, cos);
   const r00 = E[0][0], r01 = E[0][1], r02 = E[0][2], r10 = E[1][0], r11 = E[1][1], r12 = E[1][2], r20 = E[2][0], r21 = E[2][1], r22 = E[2][2];
   const tx = E[0][3], ty = E[1][3], tz = E[2][3];
   const Cx = -(r00 * tx + r10 * ty + r20 * tz), Cy = -(r01 * tx + r11 * ty + r21 * tz), Cz = -(r02 * tx + r12 * ty + r22 * tz);
-  const a = p.warpM;
   for (let j = 0; j < H; j++) {
     const yn = (j - K.cy) / K.fy;
     for (let i = 0, q = j * W; i < W; i++, q++) {
@@ -93,7 +97,18 @@ export function applyWarp(v: ViewData, p: NoiseParams, f: WarpField, cos: Float3
       if (!isValid(t)) continue;
       const X = ((i - K.cx) / K.fx) * t, Y = yn * t;
       const wx = r00 * X + r10 * Y + r20 * t + Cx, wy = r01 * X + r11 * Y + r21 * t + Cy, wz = r02 * X + r12 * Y + r22 * t + Cz;
-      d[q] = Math.max(NOISY_DEPTH_MIN_RATIO * t, d[q]! + (a * warpAt(f, wx, wy, wz)) / Math.max(WARP_MIN_COS, cos[q]!));
+      out[q] = warpAt(f, wx, wy, wz) / Math.max(WARP_MIN_COS, cos[q]!);
     }
+  }
+  return out;
+}
+
+/** Applies the component in place to `d` (the view's depth so far): d ← d + warpM · perMetre (warpPerMetre's). */
+export function applyWarp(v: ViewData, p: NoiseParams, perMetre: Float32Array, d: Float32Array): void {
+  const g = v.depth, a = p.warpM;
+  for (let q = 0; q < g.length; q++) {
+    const t = g[q]!;
+    if (!isValid(t)) continue;
+    d[q] = Math.max(NOISY_DEPTH_MIN_RATIO * t, d[q]! + a * perMetre[q]!);
   }
 }
