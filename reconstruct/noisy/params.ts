@@ -27,7 +27,7 @@ export const MAX_NOISE_LEVEL = 3;
  * (`npm run bench -- noiseCalibration`, docs/noise-model.md): the default `--noise-level` and the level the
  * ablation marks `vggt-typical`.
  */
-export const VGGT_TYPICAL_LEVEL = 1;
+export const VGGT_TYPICAL_LEVEL = 1.25;
 
 export interface NoiseParams {
   // ---- depth

@@ -5,25 +5,25 @@ import { join } from "node:path";
 import { esi3d } from "../apps/cli/helpers.js";
 import { newcombeDifference } from "../../src/eval/summary.js";
 import { wilsonInterval } from "../../src/eval/metrics.js";
+import { VGGT_TYPICAL_LEVEL } from "../../reconstruct/noisy/params.js";
 
 describe("esi3d ablate and compare", () => {
   const dir = mkdtempSync(join(tmpdir(), "esi3d-ablate-"));
   const common = ["--per-subcategory", "2", "--subcategories", "merged_observation,counting_with_occlusion", "--paradigm", "gt"];
 
   it("sweeps the noise: duplicates grow with the level and the curve is drawn against the 2D baseline", () => {
-    const r = esi3d(["ablate", ...common, "--noise", "0,1", "--out", join(dir, "ab")]);
+    const r = esi3d(["ablate", ...common, "--noise", `0,${VGGT_TYPICAL_LEVEL}`, "--out", join(dir, "ab")]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/Subcategory\s+2D\s+noise 0\s+noise 1/);
+    expect(r.stdout).toMatch(new RegExp(`Subcategory\\s+2D\\s+noise 0\\s+noise ${VGGT_TYPICAL_LEVEL} \\(vggt-typical\\)`));
     const a = JSON.parse(readFileSync(join(dir, "ab", "ablation.json"), "utf8"));
-    expect(a.levels).toEqual([0, 1]);
+    expect(a.levels).toEqual([0, VGGT_TYPICAL_LEVEL]);
     expect(a.quality[1].duplicate_rate).toBeGreaterThan(a.quality[0].duplicate_rate);
     expect(a.quality[0].node_f1).toBeGreaterThan(a.quality[1].node_f1);
     expect(Object.keys(a.crossings)).toContain("overall");
     const html = readFileSync(join(dir, "ab", "ablation.html"), "utf8");
     expect(html).toMatch(/<svg[^>]*aria-label="accuracy versus noise level"/);
     expect(html).toMatch(/stroke-dasharray/); // the 2D baseline
-    expect(a.vggtTypicalLevel).toBe(1);
-    expect(r.stdout).toMatch(/noise 1 \(vggt-typical\)/);
+    expect(a.vggtTypicalLevel).toBe(VGGT_TYPICAL_LEVEL);
     expect(html).toMatch(/vggt-typical/);
     const bad = esi3d(["ablate", ...common, "--component", "sparkle", "--out", join(dir, "bad")]);
     expect(bad.code).toBe(2);
