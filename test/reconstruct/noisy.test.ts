@@ -5,7 +5,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import type { FrameBundle, ViewData } from "../../bridge/bundle/io.js";
-import type { Mat34, Vec3 } from "../../src/core/math/vec.js";
+import type { Vec3 } from "../../src/core/math/vec.js";
 import { InputError } from "../../src/core/errors.js";
 import type { PointCloud } from "../../reconstruct/pointcloud.js";
 import { umeyama } from "../../reconstruct/align.js";
