@@ -83,16 +83,10 @@ export function buildSceneGraph(cloud: PointCloud, bundle: Pick<FrameBundle, "ma
   if (opts.instances === "fusion") {
     clusters = fuseDetections(cloud, ev, p, downsample);
     // structure pixels with depth, counted on the images (the cloud may have left them out)
-    const kind = new Uint8Array(65536); // 1 floor, 2 wall
-    for (const id of ev.structureIds) kind[id] = cloud.categories.get(id) === "floor" ? 1 : 2;
     for (const v of bundle.views) {
-      const ids = v.ids, depth = v.depth;
-      for (let q = 0; q < ids.length; q++) {
-        const k = kind[ids[q]!]!;
-        if (k === 0 || !(depth[q]! > 0)) continue;
-        if (k === 1) floor++;
-        else wall++;
-      }
+      const c = structurePixels(v, ev, cloud.categories);
+      floor += c.floor;
+      wall += c.wall;
     }
   } else {
     const s = structureMask(cloud, ev);
@@ -105,6 +99,36 @@ export function buildSceneGraph(cloud: PointCloud, bundle: Pick<FrameBundle, "ma
     clusters = dbscanInstances(cloud, s.isStructure, p, cat);
   }
   lap("instances");
+  return graphFromClusters(clusters, cloud, bundle.manifest, ev, { masks: opts.masks, instances: opts.instances, params: p, floor, wall }, { timings, lap });
+}
+
+/** The structure counts fusion mode takes from the images: depth pixels of floor and walls in one view. */
+export function structurePixels(view: Pick<FrameBundle["views"][number], "ids" | "depth">, ev: Evidence, categories: Map<number, string>): { floor: number; wall: number } {
+  let floor = 0, wall = 0;
+  const ids = view.ids, depth = view.depth;
+  const kind = new Uint8Array(65536); // 1 floor, 2 wall
+  for (const id of ev.structureIds) kind[id] = categories.get(id) === "floor" ? 1 : 2;
+  for (let q = 0; q < ids.length; q++) {
+    const k = kind[ids[q]!]!;
+    if (k === 0 || !(depth[q]! > 0)) continue;
+    if (k === 1) floor++;
+    else wall++;
+  }
+  return { floor, wall };
+}
+
+export interface ClusterGraphOptions {
+  masks: MaskMode;
+  instances: InstanceMode;
+  params: InstanceParams;
+  floor: number;
+  wall: number;
+}
+
+/** Nodes (ordered), flags and relations of the instances found: the part of a build shared with the incremental memory. */
+export function graphFromClusters(clusters: Cluster[], cloud: PointCloud, manifest: Pick<FrameBundle["manifest"], "task_id" | "paradigm" | "task">, ev: Evidence, o: ClusterGraphOptions, timer = stageTimer(1)): GraphResult {
+  const { timings, lap } = timer;
+  const p = o.params, floor = o.floor, wall = o.wall;
   // deterministic node order: by centroid x, then y, then z
   const withCentroid = clusters.map((c) => {
     let x = 0, y = 0, z = 0;
@@ -116,7 +140,7 @@ export function buildSceneGraph(cloud: PointCloud, bundle: Pick<FrameBundle, "ma
   const nodes = withCentroid.map(({ c }, k) => clusterToNode(c, `n${k}`, cloud));
   computeFlags(nodes);
   lap("nodes");
-  const task = bundle.manifest.task;
+  const task = manifest.task;
   const relations = computeRelations(
     nodes.map((n, k) => ({ id: n.id, box: n.box, xyz: withCentroid[k]!.c.xyz, fine: finePoints(cloud, withCentroid[k]!.c.members) })),
     { position: task.agent_initial.position, yaw: task.agent_initial.yaw },
@@ -124,11 +148,11 @@ export function buildSceneGraph(cloud: PointCloud, bundle: Pick<FrameBundle, "ma
   lap("relations");
   const graph: SceneGraph = {
     format: GRAPH_FORMAT,
-    task_id: bundle.manifest.task_id,
-    paradigm: bundle.manifest.paradigm,
+    task_id: manifest.task_id,
+    paradigm: manifest.paradigm,
     source: cloud.source,
-    masks: opts.masks,
-    instances: opts.instances,
+    masks: o.masks,
+    instances: o.instances,
     frame: GRAPH_FRAME,
     viewpoint: { position: task.agent_initial.position, yaw: task.agent_initial.yaw, pitch: task.agent_initial.pitch },
     params: { ...p },

@@ -97,30 +97,70 @@ export function computeEvidence(bundle: Pick<FrameBundle, "manifest" | "views">,
 }
 
 function computeEvidenceUncached(bundle: Pick<FrameBundle, "manifest" | "views">, mode: MaskMode): Evidence {
-  const { width: W, height: H } = bundle.manifest.image;
-  const structureIds = new Set(bundle.manifest.instances.filter((e) => e.structure).map((e) => e.id));
-  const category = new Map(bundle.manifest.instances.map((e) => [e.id, e.category]));
-  const segments: Segment[] = [];
-  const segmentOfPixel: Int32Array[] = [];
-  const categoryIndex = new Map<string, number>();
-  // scratch buffers shared by every view (fresh memory is expensive to touch here)
-  const key = new Int32Array(W * H), comp = new Int32Array(W * H).fill(-1), queue = new Int32Array(W * H), fg = new Int32Array(W * H);
-  // id -> segmentation key, as a table (a Set/Map lookup per pixel is the slow part over 6 M pixels)
-  const keyOfId = new Int32Array(65536);
-  for (let id = 0; id < 65536; id++) keyOfId[id] = id;
-  keyOfId[0] = -1;
-  for (const id of structureIds) keyOfId[id] = -1;
-  if (mode === "semantic") {
-    for (const e of bundle.manifest.instances) {
-      if (e.structure) continue;
-      if (!categoryIndex.has(e.category)) categoryIndex.set(e.category, categoryIndex.size);
-      keyOfId[e.id] = categoryIndex.get(e.category)!;
+  const b = new EvidenceBuilder(bundle.manifest, mode);
+  for (const v of bundle.views) b.addView(v);
+  return b.evidence;
+}
+
+/**
+ * Evidence that grows one view at a time (the active paradigm adds a view per step). A view's segments
+ * depend on that view alone, so the evidence after the last view is the batch one's.
+ */
+export class EvidenceBuilder {
+  readonly evidence: Evidence;
+  private readonly category: Map<number, string>;
+  private readonly key: Int32Array;
+  private readonly comp: Int32Array;
+  private readonly queue: Int32Array;
+  private readonly fg: Int32Array;
+  private readonly keyOfId = new Int32Array(65536);
+  private readonly semanticIndex = new Map<string, number>();
+
+  constructor(manifest: Pick<FrameBundle["manifest"], "image" | "instances">, readonly mode: MaskMode) {
+    const { width: W, height: H } = manifest.image;
+    const structureIds = new Set(manifest.instances.filter((e) => e.structure).map((e) => e.id));
+    this.category = new Map(manifest.instances.map((e) => [e.id, e.category]));
+    this.evidence = { mode, segments: [], segmentOfPixel: [], structureIds, width: W, height: H };
+    // scratch buffers shared by every view (fresh memory is expensive to touch here)
+    this.key = new Int32Array(W * H);
+    this.comp = new Int32Array(W * H).fill(-1);
+    this.queue = new Int32Array(W * H);
+    this.fg = new Int32Array(W * H);
+    // id -> segmentation key, as a table (a Set/Map lookup per pixel is the slow part over 6 M pixels)
+    const keyOfId = this.keyOfId;
+    for (let id = 0; id < 65536; id++) keyOfId[id] = id;
+    keyOfId[0] = -1;
+    for (const id of structureIds) keyOfId[id] = -1;
+    if (mode === "semantic") {
+      const categoryIndex = this.semanticIndex;
+      for (const e of manifest.instances) {
+        if (e.structure) continue;
+        if (!categoryIndex.has(e.category)) categoryIndex.set(e.category, categoryIndex.size);
+        keyOfId[e.id] = categoryIndex.get(e.category)!;
+      }
     }
   }
-  for (const v of bundle.views) {
+
+  /** Adds instance-table entries met later (the noisy source's fake label ids, one view at a time). */
+  addInstances(entries: ReadonlyArray<{ id: number; category: string; structure: boolean }>): void {
+    for (const e of entries) {
+      if (this.category.has(e.id) || e.structure) continue;
+      this.category.set(e.id, e.category);
+      if (this.mode === "semantic") {
+        if (!this.semanticIndex.has(e.category)) this.semanticIndex.set(e.category, this.semanticIndex.size);
+        this.keyOfId[e.id] = this.semanticIndex.get(e.category)!;
+      }
+    }
+  }
+
+  /** Adds one view's segments (their keys continue the evidence's); returns their keys. */
+  addView(v: Pick<FrameBundle["views"][number], "index" | "ids">): number[] {
+    const { mode, category, key, comp, queue, fg, keyOfId } = this;
+    const { segments, segmentOfPixel, width: W, height: H } = this.evidence;
+    const first = segments.length;
     const map = new Int32Array(W * H).fill(-1);
     segmentOfPixel.push(map);
-    if (mode === "none") continue;
+    if (mode === "none") return [];
     const ids = v.ids;
     let fgCount = 0;
     for (let p = 0; p < W * H; p++) {
@@ -145,15 +185,15 @@ function computeEvidenceUncached(bundle: Pick<FrameBundle, "manifest" | "views">
         s.bbox = [Math.min(s.bbox[0], x), Math.min(s.bbox[1], y), Math.max(s.bbox[2], x), Math.max(s.bbox[3], y)];
         map[p] = s.key;
       }
-      continue;
+    } else {
+      visitComponents(key, W, H, fg, fgCount, comp, queue, (pixels, count, x0, y0, x1, y1) => {
+        if (count < MIN_MASK_AREA_PX) return;
+        const id = v.ids[pixels[0]!]!;
+        const seg: Segment = { key: segments.length, view: v.index, label: category.get(id) ?? "unknown", globalId: null, areaPx: count, bbox: [x0, y0, x1, y1] };
+        segments.push(seg);
+        for (let i = 0; i < count; i++) map[pixels[i]!] = seg.key;
+      });
     }
-    visitComponents(key, W, H, fg, fgCount, comp, queue, (pixels, count, x0, y0, x1, y1) => {
-      if (count < MIN_MASK_AREA_PX) return;
-      const id = v.ids[pixels[0]!]!;
-      const seg: Segment = { key: segments.length, view: v.index, label: category.get(id) ?? "unknown", globalId: null, areaPx: count, bbox: [x0, y0, x1, y1] };
-      segments.push(seg);
-      for (let i = 0; i < count; i++) map[pixels[i]!] = seg.key;
-    });
+    return Array.from({ length: segments.length - first }, (_, i) => first + i);
   }
-  return { mode, segments, segmentOfPixel, structureIds, width: W, height: H };
 }

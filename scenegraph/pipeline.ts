@@ -7,7 +7,7 @@ import { z } from "zod";
 import type { FrameBundle } from "../bridge/bundle/io.js";
 import { buildPointCloud, type CloudRuntime } from "../reconstruct/index.js";
 import { CloudOptionsSchema, CLOUD_FLAGS } from "../reconstruct/options.js";
-import type { PointCloud } from "../reconstruct/pointcloud.js";
+import { filterCloud, type PointCloud } from "../reconstruct/pointcloud.js";
 import { labelledBundle } from "../reconstruct/noisy/labels.js";
 import type { FlagSpec } from "../src/core/flags.js";
 import { buildSceneGraph, type GraphResult } from "./build.js";
@@ -15,6 +15,7 @@ import { diagnose } from "./diagnosis.js";
 import type { Diagnosis } from "./diagnosisSchema.js";
 import { effectiveInstances, GRAPH_FLAGS, GraphOptionsSchema } from "./options.js";
 import { trueRelations } from "./truth.js";
+import { IncrementalGraph } from "./incremental.js";
 import type { Relation } from "./types.js";
 
 /** Everything that decides a graph: the cloud's source and options, the evidence mode and the instance builder. */
@@ -71,4 +72,72 @@ export async function graphOfBundle(bundle: FrameBundle, options: z.input<typeof
     lap("diagnose");
   }
   return { ...result, cloud, diagnosis, options: { ...o, instances }, notes, timings_ms };
+}
+
+/**
+ * The active paradigm's graph memory for one 3D arm: each step's new view is lifted by the arm's source and
+ * fused into the graph so far (scenegraph/incremental.ts). Per source, the new view's points are:
+ * - gt: that view back-projected (the batch gt cloud is the concatenation of these, so the last step's
+ *   graph is the batch graph);
+ * - noisy: that view through the error model alone. Every noise component is drawn per view from
+ *   (seed, task, view index) streams, so the points match the batch cloud's, except `dropout`, whose
+ *   quantile is taken over this view's points instead of over all views' (docs/active.md);
+ * - vggt: VGGT is a multi-view model, so each step reconstructs every view so far and keeps the new
+ *   view's points; earlier views keep the points they were fused with (a batch build would re-lift them).
+ */
+export class GraphMemory {
+  private readonly graph: IncrementalGraph;
+  private readonly o: GraphPipelineOptions;
+  readonly notes: string[] = [];
+
+  constructor(manifest: Pick<FrameBundle["manifest"], "image" | "instances" | "task" | "task_id" | "paradigm">, options: z.input<typeof GraphPipelineOptionsSchema>, private readonly runtime: Omit<PipelineRuntime, "arena"> = {}) {
+    this.o = GraphPipelineOptionsSchema.parse(options);
+    const instances = effectiveInstances(this.o.masks, this.o.instances);
+    if (instances !== this.o.instances) this.notes.push("masks none has no 2D masks to fuse; using instances dbscan");
+    this.o = { ...this.o, instances };
+    this.graph = new IncrementalGraph(manifest, { masks: this.o.masks, instances });
+  }
+
+  /** The new view's points under this arm's source. */
+  private async viewCloud(bundle: FrameBundle): Promise<PointCloud> {
+    const view = bundle.views.at(-1)!;
+    const { masks: _m, instances: _i, ...cloudOptions } = this.o;
+    const excludeIds = this.o.masks === "none" ? undefined : structureIds(bundle);
+    const runtime = { ...this.runtime, excludeIds };
+    if (this.o.source === "vggt") {
+      const all = await buildPointCloud(bundle, cloudOptions, runtime);
+      const keep = new Uint8Array(all.count);
+      for (let i = 0; i < all.count; i++) keep[i] = all.view[i] === view.index ? 1 : 0;
+      return filterCloud(all, keep);
+    }
+    const one: FrameBundle = { ...bundle, manifest: { ...bundle.manifest, views: [bundle.manifest.views.at(-1)!] }, views: [view] };
+    return buildPointCloud(one, cloudOptions, runtime);
+  }
+
+  /** Adds the bundle's last view and returns the graph (and, unless runtime.diagnose is false, its diagnosis). */
+  async addView(bundle: FrameBundle): Promise<PipelineResult> {
+    const timings_ms: Record<string, number> = {};
+    let t = performance.now();
+    const lap = (stage: string) => {
+      const now = performance.now();
+      timings_ms[stage] = Math.round((now - t) * 10) / 10;
+      t = now;
+    };
+    const vc = await this.viewCloud(bundle);
+    lap("cloud");
+    // the noisy source's label corruption reaches the graph through relabelled instance images, as in graphOfBundle
+    const one: FrameBundle = { ...bundle, manifest: { ...bundle.manifest, views: [bundle.manifest.views.at(-1)!] }, views: [bundle.views.at(-1)!] };
+    const labelled = labelledBundle(one, vc);
+    const seen: FrameBundle = labelled === one ? bundle : { ...bundle, manifest: { ...bundle.manifest, instances: labelled.manifest.instances }, views: [...bundle.views.slice(0, -1), labelled.views[0]!] };
+    const result = this.graph.addView(labelled.views[0]!, vc, seen);
+    lap("graph");
+    const cloud = this.graph.cloud.cloud();
+    let diagnosis: Diagnosis | null = null;
+    if (this.runtime.diagnose !== false) {
+      const task = bundle.manifest.task;
+      diagnosis = diagnose({ graph: result.graph, members: result.members, cloud, task, bundle, trueRelations: this.runtime.trueRelations ?? trueRelations(task) });
+      lap("diagnose");
+    }
+    return { ...result, cloud, diagnosis, options: this.o, notes: this.notes, timings_ms };
+  }
 }

@@ -3,10 +3,10 @@
  * limits, the body's clearance, and which moves are blocked.
  */
 import type { AgentPose } from "../../src/core/math/camera.js";
-import { rad, wrapAngle } from "../../src/core/math/vec.js";
+import { rad } from "../../src/core/math/vec.js";
 import type { Task, TaskObject } from "../task/schema.js";
 import { quatToMat } from "../../src/core/math/quat.js";
-import { HEIGHT_STEP_M, isNavigationAction, MOVE_STEP_M, PITCH_STEP_RAD, TURN_STEP_RAD, type NavigationAction } from "../task/actions.js";
+import { intendedPose, isNavigationAction, type NavigationAction } from "../task/actions.js";
 
 
 /** Camera height limits (m above the floor): from crouching to a raised arm; a task's agent_limits may lower the first. */
@@ -81,42 +81,9 @@ export function isFree(world: World, p: [number, number, number]): boolean {
 
 /** The pose after an action, or null when the action is blocked (the agent then stays where it is). */
 export function applyAction(world: World, pose: AgentPose, action: NavigationAction): AgentPose | null {
-  const [x, y, z] = pose.position;
-  const fwd: [number, number] = [Math.cos(pose.yaw), Math.sin(pose.yaw)];
-  const left: [number, number] = [-fwd[1], fwd[0]];
-  let next: AgentPose;
-  switch (action) {
-    case "move_forward":
-      next = { ...pose, position: [x + MOVE_STEP_M * fwd[0], y + MOVE_STEP_M * fwd[1], z] };
-      break;
-    case "move_backward":
-      next = { ...pose, position: [x - MOVE_STEP_M * fwd[0], y - MOVE_STEP_M * fwd[1], z] };
-      break;
-    case "move_left":
-      next = { ...pose, position: [x + MOVE_STEP_M * left[0], y + MOVE_STEP_M * left[1], z] };
-      break;
-    case "move_right":
-      next = { ...pose, position: [x - MOVE_STEP_M * left[0], y - MOVE_STEP_M * left[1], z] };
-      break;
-    case "move_up":
-      next = { ...pose, position: [x, y, z + HEIGHT_STEP_M] };
-      break;
-    case "move_down":
-      next = { ...pose, position: [x, y, z - HEIGHT_STEP_M] };
-      break;
-    case "turn_left":
-      return { ...pose, yaw: wrapAngle(pose.yaw + TURN_STEP_RAD) };
-    case "turn_right":
-      return { ...pose, yaw: wrapAngle(pose.yaw - TURN_STEP_RAD) };
-    case "turn_up": {
-      const p = pose.pitch + PITCH_STEP_RAD;
-      return p > MAX_PITCH_RAD + 1e-9 ? null : { ...pose, pitch: p };
-    }
-    case "turn_down": {
-      const p = pose.pitch - PITCH_STEP_RAD;
-      return p < MIN_PITCH_RAD - 1e-9 ? null : { ...pose, pitch: p };
-    }
-  }
+  const next = intendedPose(pose, action);
+  if (action === "turn_left" || action === "turn_right") return next;
+  if (action === "turn_up" || action === "turn_down") return next.pitch > MAX_PITCH_RAD + 1e-9 || next.pitch < MIN_PITCH_RAD - 1e-9 ? null : next;
   return isFree(world, next.position) ? next : null;
 }
 

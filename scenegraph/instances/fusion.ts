@@ -116,64 +116,123 @@ function sameLabel(a: Cluster, b: Cluster): boolean {
   return la === lb;
 }
 
-export function fuseDetections(cloud: PointCloud, ev: Evidence, p: InstanceParams, downsample: (xyz: Float32Array) => Float32Array): Cluster[] {
-  const bySeg = pointsBySegment(cloud, ev);
-  const denoise = { epsM: p.denoiseEpsM, minPoints: p.denoiseMinPoints, minKeep: DENOISE_MIN_KEEP };
-  let nodes: Cluster[] = [];
-  if (ev.mode === "oracle") {
-    const byId = new Map<number, { members: Uint32Array[]; views: Map<number, number>; label: string | null; segments: number[] }>();
-    ev.segments.forEach((s, k) => {
-      const m = bySeg[k]!;
-      if (m.length === 0) return;
-      let g = byId.get(s.globalId!);
-      if (!g) byId.set(s.globalId!, (g = { members: [], views: new Map(), label: s.label, segments: [] }));
-      g.members.push(m);
-      g.views.set(s.view, (g.views.get(s.view) ?? 0) + m.length);
-      g.segments.push(k);
-    });
-    for (const [, g] of [...byId.entries()].sort((a, b) => a[0] - b[0])) {
-      const all = g.members.reduce(concatU32);
-      if (all.length < p.minDetectionPoints) continue;
-      const c = makeCluster(cloud.xyz, all, p.voxelM, denoise);
-      nodes.push(newCluster(c.xyz, c.members, g.label, g.views, g.segments, g.segments.length));
+/** Points of `cloud` in [from, to) grouped by their evidence segment: only the segments that occur. */
+export function pointsBySegmentIn(cloud: PointCloud, ev: Evidence, from: number, to: number): Map<number, Uint32Array> {
+  const counts = new Map<number, number>();
+  const segOf = new Int32Array(to - from);
+  for (let i = from; i < to; i++) {
+    const map = ev.segmentOfPixel[cloud.view[i]!];
+    const s = map ? map[cloud.pixel[i]!]! : -1;
+    segOf[i - from] = s;
+    if (s >= 0) counts.set(s, (counts.get(s) ?? 0) + 1);
+  }
+  const out = new Map<number, Uint32Array>();
+  const fill = new Map<number, number>();
+  for (const [s, n] of counts) (out.set(s, new Uint32Array(n)), fill.set(s, 0));
+  for (let i = from; i < to; i++) {
+    const s = segOf[i - from]!;
+    if (s < 0) continue;
+    const f = fill.get(s)!;
+    out.get(s)![f] = i;
+    fill.set(s, f + 1);
+  }
+  return out;
+}
+
+/** A finished node's copy that post-merging may change without touching the fusion state. */
+function detached(c: Cluster): Cluster {
+  return { ...c, votes: new Map(c.votes), views: new Map(c.views), segments: [...c.segments], min: [...c.min] as Cluster["min"], max: [...c.max] as Cluster["max"], grid: null };
+}
+
+/**
+ * The fusion of steps 1-2 as state that grows one view at a time (the active paradigm's 3D memory), and
+ * steps 3-4 as a snapshot of it. A snapshot never changes the state, so the nodes after the last view
+ * are the batch build's over the same views (test/scenegraph/incremental.test.ts). Views must arrive in
+ * increasing order; their points must already be in the cloud passed with them.
+ */
+export class FusionState {
+  private readonly growing: Growing[] = [];
+  private readonly byId = new Map<number, { members: Uint32Array[]; views: Map<number, number>; label: string | null; segments: number[] }>();
+  /** Denoised nodes of the last snapshot, reused while a node's detections are unchanged. */
+  private readonly denoised = new Map<Growing, { parts: number; c: DenoisedCluster }>();
+  private readonly oracleClusters = new Map<number, { n: number; c: Cluster }>();
+  private readonly denoise;
+
+  constructor(private readonly mode: Evidence["mode"], private readonly p: InstanceParams, private readonly downsample: (xyz: Float32Array) => Float32Array) {
+    this.denoise = { epsM: p.denoiseEpsM, minPoints: p.denoiseMinPoints, minKeep: DENOISE_MIN_KEEP };
+  }
+
+  /** Fuses one view's segments (`segKeys`, in evidence order) given their points (`bySeg`, indices into `cloud`). */
+  addView(cloud: PointCloud, ev: Evidence, view: number, segKeys: readonly number[], bySeg: (k: number) => Uint32Array): void {
+    const p = this.p;
+    if (this.mode === "oracle") {
+      for (const k of segKeys) {
+        const s = ev.segments[k]!;
+        const m = bySeg(k);
+        if (m.length === 0) continue;
+        let g = this.byId.get(s.globalId!);
+        if (!g) this.byId.set(s.globalId!, (g = { members: [], views: new Map(), label: s.label, segments: [] }));
+        g.members.push(m);
+        g.views.set(s.view, (g.views.get(s.view) ?? 0) + m.length);
+        g.segments.push(k);
+      }
+      return;
     }
-  } else {
-    const growing: Growing[] = [];
-    const byView = new Map<number, number[]>();
-    ev.segments.forEach((s, k) => byView.set(s.view, [...(byView.get(s.view) ?? []), k]));
-    for (const view of [...byView.keys()].sort((a, b) => a - b)) {
-      const dets: Array<[Cluster, DenoisedCluster]> = [];
-      for (const k of byView.get(view)!) {
-        const m = bySeg[k]!;
-        if (m.length < p.minDetectionPoints) continue;
-        const c = makeCluster(cloud.xyz, m, p.voxelM, denoise);
-        if (c.xyz.length === 0) continue;
-        dets.push([newCluster(c.xyz, c.members, ev.segments[k]!.label, new Map([[view, c.members.length]]), [k], 1), c]);
+    const growing = this.growing;
+    const dets: Array<[Cluster, DenoisedCluster]> = [];
+    for (const k of segKeys) {
+      const m = bySeg(k);
+      if (m.length < p.minDetectionPoints) continue;
+      const c = makeCluster(cloud.xyz, m, p.voxelM, this.denoise);
+      if (c.xyz.length === 0) continue;
+      dets.push([newCluster(c.xyz, c.members, ev.segments[k]!.label, new Map([[view, c.members.length]]), [k], 1), c]);
+    }
+    // match against the nodes that existed before this view (ConceptGraphs: per frame)
+    const existing = growing.length;
+    const assignments: Array<[Cluster, DenoisedCluster, number]> = [];
+    for (const [d, part] of dets) {
+      let best = -1, bestOverlap = p.associationMinOverlap;
+      for (let n = 0; n < existing; n++) {
+        const g = growing[n]!;
+        if (!sameLabel(g.c, d) || aabbGap(g.c, d) > p.associationRadiusM) continue;
+        const node = settle(g, this.downsample);
+        const o = pointOverlapRatio(d.xyz, clusterGrid(node, p.associationRadiusM), p.associationRadiusM);
+        if (o >= bestOverlap) [best, bestOverlap] = [n, o];
       }
-      // match against the nodes that existed before this view (ConceptGraphs: per frame)
-      const existing = growing.length;
-      const assignments: Array<[Cluster, DenoisedCluster, number]> = [];
-      for (const [d, part] of dets) {
-        let best = -1, bestOverlap = p.associationMinOverlap;
-        for (let n = 0; n < existing; n++) {
-          const g = growing[n]!;
-          if (!sameLabel(g.c, d) || aabbGap(g.c, d) > p.associationRadiusM) continue;
-          const node = settle(g, downsample);
-          const o = pointOverlapRatio(d.xyz, clusterGrid(node, p.associationRadiusM), p.associationRadiusM);
-          if (o >= bestOverlap) [best, bestOverlap] = [n, o];
+      assignments.push([d, part, best]);
+    }
+    for (const [d, part, n] of assignments) {
+      if (n >= 0) absorb(growing[n]!, d, part);
+      else growing.push({ c: d, parts: [part], pendingXyz: [] });
+    }
+  }
+
+  /** Steps 3-4 over the state so far: the nodes (detached copies; the state is unchanged). */
+  snapshot(cloud: PointCloud): Cluster[] {
+    const p = this.p;
+    let nodes: Cluster[] = [];
+    if (this.mode === "oracle") {
+      for (const [id, g] of [...this.byId.entries()].sort((a, b) => a[0] - b[0])) {
+        const n = g.members.reduce((s, m) => s + m.length, 0);
+        if (n < p.minDetectionPoints) continue;
+        let hit = this.oracleClusters.get(id);
+        if (!hit || hit.n !== n) {
+          const all = g.members.reduce(concatU32);
+          const c = makeCluster(cloud.xyz, all, p.voxelM, this.denoise);
+          hit = { n, c: newCluster(c.xyz, c.members, g.label, new Map(g.views), [...g.segments], g.segments.length) };
+          this.oracleClusters.set(id, hit);
         }
-        assignments.push([d, part, best]);
+        nodes.push(detached(hit.c));
       }
-      for (const [d, part, n] of assignments) {
-        if (n >= 0) absorb(growing[n]!, d, part);
-        else growing.push({ c: d, parts: [part], pendingXyz: [] });
-      }
+      return nodes.filter((c) => c.members.length >= p.minDetectionPoints);
     }
     // denoise every node once more as a whole (its largest DBSCAN cluster), from its detections' voxels
-    nodes = growing.map((g) => {
+    nodes = this.growing.map((g) => {
       const n = g.c;
       const before = g.parts.reduce((s, d) => s + d.members.length, 0);
-      const c = denoiseFused(g.parts, p.voxelM, denoise);
+      let hit = this.denoised.get(g);
+      if (!hit || hit.parts !== g.parts.length) this.denoised.set(g, (hit = { parts: g.parts.length, c: denoiseFused(g.parts, p.voxelM, this.denoise) }));
+      const c = hit.c;
       const { min, max } = boundsOf(c.xyz);
       const views = new Map<number, number>();
       for (const i of c.members) views.set(cloud.view[i]!, (views.get(cloud.view[i]!) ?? 0) + 1);
@@ -181,11 +240,21 @@ export function fuseDetections(cloud: PointCloud, ev: Evidence, p: InstanceParam
       // votes stay per raw point of the surviving members
       const share = c.members.length / Math.max(1, before);
       for (const [l, v] of n.votes) votes.set(l, Math.round(v * share));
-      return { ...n, xyz: c.xyz, members: c.members, min, max, views, votes, grid: null };
+      return { ...n, xyz: c.xyz, members: c.members, min, max, views, votes, segments: [...n.segments], grid: null };
     });
-    nodes = postMerge(nodes, p, downsample);
+    nodes = postMerge(nodes, p, this.downsample);
+    return nodes.filter((n) => n.members.length >= p.minDetectionPoints);
   }
-  return nodes.filter((n) => n.members.length >= p.minDetectionPoints);
+}
+
+/** The batch build: every view of the evidence fused in order, then one snapshot. */
+export function fuseDetections(cloud: PointCloud, ev: Evidence, p: InstanceParams, downsample: (xyz: Float32Array) => Float32Array): Cluster[] {
+  const bySeg = pointsBySegment(cloud, ev);
+  const state = new FusionState(ev.mode, p, downsample);
+  const byView = new Map<number, number[]>();
+  ev.segments.forEach((s, k) => byView.set(s.view, [...(byView.get(s.view) ?? []), k]));
+  for (const view of [...byView.keys()].sort((a, b) => a - b)) state.addView(cloud, ev, view, byView.get(view)!, (k) => bySeg[k]!);
+  return state.snapshot(cloud);
 }
 
 /**

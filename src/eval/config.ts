@@ -10,10 +10,11 @@ import { GraphOptionsSchema } from "../../scenegraph/options.js";
 import { LlmOptionsSchema } from "../llm/options.js";
 import { ImageOptionsSchema, PromptFormatSchema } from "../prompt/formats.js";
 import { RunReasonerSchema } from "../reason/spec.js";
+import { ActiveOptionsSchema } from "../reason/active/options.js";
 import { InputError } from "../core/errors.js";
 
 export const RUN_SOURCES = SOURCES;
-export const RUN_PARADIGMS = ["single", "multi", "gt"] as const;
+export const RUN_PARADIGMS = ["single", "multi", "gt", "active"] as const;
 /** Who renders a run's views in-process: the built-in simulator (imported ESI-Bench tasks as proxy scenes). */
 export const RUN_SIMULATORS = ["builtin"] as const;
 export { NOISE_COMPONENTS as NOISE_COMPONENT_NAMES } from "../../reconstruct/noisy/params.js";
@@ -30,12 +31,13 @@ export const RunConfigSchema = z
     subcategories: z.array(z.enum(BUILTIN_SUBCATEGORIES)).min(1).default([...BUILTIN_SUBCATEGORIES]).describe("comma-separated subset of subcategories"),
     limit: z.number().int().min(1).nullable().default(null).describe("use at most this many tasks (round-robin over subcategories)"),
     sources: z.array(SourceSchema).min(1).default(["gt", "noisy"]).describe("point-cloud sources for the 3D arms: gt, noisy, vggt"),
-    paradigms: z.array(z.enum(RUN_PARADIGMS)).min(1).default([...RUN_PARADIGMS]).describe("view sets: single, multi, gt"),
+    paradigms: z.array(z.enum(RUN_PARADIGMS)).min(1).default(["single", "multi", "gt"]).describe("view sets: single, multi, gt; active (an agent chooses its views: docs/active.md)"),
     reasoner: RunReasonerSchema.default("symbolic"),
     baseline: z.enum(["2d", "none"]).default("2d").describe("2d (symbolic-2d, or the VLM with images for an LLM reasoner) | none"),
     ...GraphOptionsSchema.shape,
     ...PromptFormatSchema.shape,
     ...NoiseOptionsSchema.shape,
+    ...ActiveOptionsSchema.shape,
     noiseLevels: z.array(z.number().min(0).max(MAX_NOISE_LEVEL)).min(1).nullable().default(null).describe("ablation: evaluate the noisy source at each of these levels (null: noiseLevel only)"),
     seed: z.string().regex(SEED_PATTERN, "use letters, digits, '_', '.', '-' only").default("0").describe("seed of the built-in suite"),
     concurrency: z.number().int().min(1).max(64).default(2).describe("worker threads for CPU stages"),

@@ -6,6 +6,7 @@ import { EXIT_FAILURE, EXIT_INTERRUPTED, InputError } from "../../../core/errors
 import { addSchemaFlags, schemaFlagValues, flagOfField, type FlagSpec } from "../../../core/flags.js";
 import { VGGT_FLAGS } from "../../../../reconstruct/options.js";
 import { GRAPH_FLAGS } from "../../../../scenegraph/options.js";
+import { ACTIVE_FLAGS } from "../../../reason/active/options.js";
 import { LLM_FLAGS } from "../../../llm/options.js";
 import { IMAGE_FLAGS, PROMPT_FORMAT_FLAGS } from "../../../prompt/formats.js";
 import { DEFAULT_RUN_CONFIG, resolveRunConfig, RunConfigSchema, type RunConfig } from "../../../eval/config.js";
@@ -31,6 +32,7 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
   { path: "baseline", flag: "--baseline <b>" },
   ...GRAPH_FLAGS,
   ...PROMPT_FORMAT_FLAGS,
+  ...ACTIVE_FLAGS,
   { path: "noiseSeed", flag: "--noise-seed <seed>" },
   { path: "seed", flag: "--seed <seed>" },
   { path: "concurrency", flag: "--concurrency <k>" },

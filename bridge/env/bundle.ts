@@ -1,0 +1,32 @@
+/**
+ * The views an active episode has gathered so far, as a frame bundle (paradigm `active`), so every stage
+ * that reads bundles (clouds, evidence, the 2D baseline, prompts) reads an episode unchanged. Views are
+ * appended; the bundle object of one step is never changed by the next.
+ */
+import type { FrameBundle, ViewData } from "../bundle/io.js";
+import { viewFileNames } from "../bundle/io.js";
+import type { BundleManifest } from "../bundle/schema.js";
+import type { Environment } from "./types.js";
+
+export class EpisodeBundle {
+  private readonly views: ViewData[] = [];
+  private readonly entries: BundleManifest["views"] = [];
+
+  constructor(private readonly manifest: Environment["manifest"]) {}
+
+  /** Appends a view (its index must be the next one) and returns the bundle of every view so far. */
+  add(view: ViewData): FrameBundle {
+    if (view.index !== this.views.length) throw new Error(`episode bundle: expected view ${this.views.length}, got ${view.index}`);
+    this.views.push(view);
+    this.entries.push({ index: view.index, ...viewFileNames(view.index), intrinsics: view.K, extrinsic: view.E, action: view.action });
+    return this.current();
+  }
+
+  current(): FrameBundle {
+    return { dir: "", manifest: { ...this.manifest, views: this.entries.slice() }, views: this.views.slice() };
+  }
+
+  get length(): number {
+    return this.views.length;
+  }
+}

@@ -1,0 +1,67 @@
+/**
+ * The active paradigm's 3D memory: a scene graph updated one view at a time. Each new view's mask
+ * fragments are lifted and fused into the existing instances (instances/fusion.ts FusionState); nothing
+ * already fused is rebuilt. What is recomputed per step is what depends on every node at once: the final
+ * per-node denoising (cached for nodes the view did not touch), the post-merge, node order, flags and
+ * relations. After the last view the graph equals the batch build over the same views node for node
+ * (test/scenegraph/incremental.test.ts); the exceptions are the `dbscan` builder, which clusters the whole
+ * cloud and so is recomputed each step, and the per-view differences of the noisy and vggt clouds
+ * (scenegraph/pipeline.ts GraphMemory).
+ */
+import type { FrameBundle, ViewData } from "../bridge/bundle/io.js";
+import { GrowingCloud } from "../reconstruct/growingCloud.js";
+import type { PointCloud } from "../reconstruct/pointcloud.js";
+import { buildSceneGraph, graphFromClusters, structurePixels, type GraphResult } from "./build.js";
+import { EvidenceBuilder, type MaskMode } from "./evidence.js";
+import { FusionState, pointsBySegmentIn } from "./instances/fusion.js";
+import { DEFAULT_INSTANCE_PARAMS, type InstanceParams } from "./instances/params.js";
+import type { InstanceMode } from "./options.js";
+import { voxelDownsample } from "./primitives/voxelDownsample.js";
+
+export interface IncrementalGraphOptions {
+  masks: MaskMode;
+  instances: InstanceMode;
+  params?: Partial<InstanceParams>;
+}
+
+export class IncrementalGraph {
+  readonly cloud = new GrowingCloud();
+  private readonly evidence: EvidenceBuilder;
+  private readonly fusion: FusionState;
+  private readonly p: InstanceParams;
+  private readonly downsample: (xyz: Float32Array) => Float32Array;
+  private floor = 0;
+  private wall = 0;
+  private views = 0;
+
+  constructor(private readonly manifest: Pick<FrameBundle["manifest"], "image" | "instances" | "task" | "task_id" | "paradigm">, private readonly o: IncrementalGraphOptions) {
+    this.p = { ...DEFAULT_INSTANCE_PARAMS, ...o.params };
+    this.downsample = (xyz) => voxelDownsample(xyz, this.p.voxelM).xyz;
+    this.evidence = new EvidenceBuilder(manifest, o.masks);
+    this.fusion = new FusionState(o.masks, this.p, this.downsample);
+  }
+
+  /**
+   * Adds one view and its points (`viewCloud`: this view's points only, in pixel order), and returns the
+   * graph of every view so far. `bundle` is the episode's bundle up to this view (the dbscan builder and
+   * structure counts read it).
+   */
+  addView(view: ViewData, viewCloud: PointCloud, bundle: Pick<FrameBundle, "manifest" | "views">): GraphResult {
+    if (view.index !== this.views) throw new Error(`incremental graph: expected view ${this.views}, got ${view.index}`);
+    this.views++;
+    const { from, to } = this.cloud.append(viewCloud);
+    const cloud = this.cloud.cloud();
+    this.evidence.addInstances(bundle.manifest.instances);
+    const keys = this.evidence.addView(view);
+    const ev = this.evidence.evidence;
+    if (this.o.instances === "dbscan") return buildSceneGraph(cloud, bundle, { masks: this.o.masks, instances: "dbscan", params: this.p });
+    const s = structurePixels(view, ev, cloud.categories);
+    this.floor += s.floor;
+    this.wall += s.wall;
+    const bySeg = pointsBySegmentIn(cloud, ev, from, to);
+    const empty = new Uint32Array(0);
+    this.fusion.addView(cloud, ev, view.index, keys, (k) => bySeg.get(k) ?? empty);
+    const clusters = this.fusion.snapshot(cloud);
+    return graphFromClusters(clusters, cloud, this.manifest, ev, { masks: this.o.masks, instances: this.o.instances, params: this.p, floor: this.floor, wall: this.wall });
+  }
+}
