@@ -18,8 +18,9 @@ import { createSymbolicReasoner } from "../reason/symbolic.js";
 import { createSymbolic2dReasoner } from "../reason/symbolic2d.js";
 import type { ReasonerAnswer } from "../reason/types.js";
 import { scoreAnswer } from "./score.js";
+import { runActiveUnit } from "./active.js";
 import { threeDArms, type RunConfig, type ThreeDArm } from "./config.js";
-import { itemKey, type Arm, type ItemRecord } from "./records.js";
+import { itemKey, type ActiveEpisode, type Arm, type ItemRecord } from "./records.js";
 
 export interface UnitJob {
   task: Task;
@@ -88,6 +89,8 @@ export interface RecordParts {
   key?: string;
   /** the 3D arm's scale came from ground-truth depth (UnitGraph.scaleOracle) */
   scaleOracle?: boolean;
+  /** paradigm active: the episode */
+  active?: ActiveEpisode;
 }
 
 export function makeRecord(p: RecordParts): ItemRecord {
@@ -129,6 +132,7 @@ export function makeRecord(p: RecordParts): ItemRecord {
     ...(a.failure ? { error: { class: a.failure.class, message: a.failure.message } } : {}),
     ...(p.task.proxy ? { proxy: true as const, simulator: p.task.simulator } : {}),
     ...(p.scaleOracle ? { scale_oracle: true as const } : {}),
+    ...(p.active ? { active: p.active } : {}),
   };
 }
 
@@ -157,6 +161,7 @@ const arena = new CloudArena();
 
 export async function runUnit(job: UnitJob): Promise<UnitResult> {
   const { task, paradigm, config } = job;
+  if (paradigm === "active") return runActiveUnit(job);
   const done = new Set(job.done);
   const { timings, lap } = stageTimer(1);
   const bundle = renderBundle(task, paradigm);

@@ -12,6 +12,52 @@ import { MASK_MODES } from "../../scenegraph/evidence.js";
 import { INSTANCE_MODES } from "../../scenegraph/options.js";
 import { GRAPH_FORMATS } from "../prompt/formats.js";
 import { ANSWER_STATUSES } from "../reason/types.js";
+import { INVALID_ACTION_POLICIES } from "../reason/active/options.js";
+import { STOP_REASONS } from "../reason/active/stopping.js";
+
+const finite = () => z.number().finite();
+
+/** One step of an active episode: what the agent saw, said and did. */
+export const ActiveStepSchema = z
+  .object({
+    step: z.number().int().min(1).describe("1-based; the agent decided while looking at view step-1"),
+    requested_action: z.string().describe("the action the agent asked for (raw text for an LLM)"),
+    valid: z.boolean().describe("whether the requested action was a valid one (after the re-prompt, for an LLM)"),
+    action: z.string().nullable().describe("the action executed after this step: a navigation action, 'stop', or null (the episode ended, or an invalid action left the agent in place)"),
+    blocked: z.boolean().nullable().describe("whether the executed move was blocked (the pose stayed); null when none was executed"),
+    pose: z.object({ position: z.tuple([finite(), finite(), finite()]), yaw: finite(), pitch: finite() }).strict().describe("the pose of the view the agent decided on"),
+    status: z.enum(ANSWER_STATUSES),
+    answer: z.string().nullable().describe("canonical answer at this step, null for 'not sure' or none"),
+    confidence: z.number().nullable(),
+    correct: z.boolean().nullable().describe("whether the answer at this step is right (null: not sure / unparsed)"),
+    reasoning: z.string(),
+    trace: z.array(z.string()).describe("program trace (offline agents) or raw replies (LLM agents)"),
+    reprompted: z.boolean(),
+    graph_nodes: z.number().int().min(0).nullable().describe("3D arms: nodes of the graph the agent decided on"),
+    flagged_duplicates: z.number().int().min(0).nullable().describe("3D arms: nodes the graph itself flags possible_duplicate_of"),
+    duplicates: z.number().int().min(0).nullable().describe("3D arms: duplicate nodes by the diagnosis against the truth"),
+    relevant_seen: z.boolean().describe("every object the question needs has been seen in some view so far (>= MIN_MASK_AREA_PX pixels)"),
+    time_ms: z.number().min(0),
+  })
+  .strict();
+export type ActiveStep = z.infer<typeof ActiveStepSchema>;
+
+/** The active part of an item record: the whole episode. */
+export const ActiveEpisodeSchema = z
+  .object({
+    agent: z.string(),
+    max_steps: z.number().int().min(1),
+    threshold: z.number().min(0).max(1),
+    min_steps: z.number().int().min(0),
+    invalid_action: z.enum(INVALID_ACTION_POLICIES),
+    stop_reason: z.enum(STOP_REASONS),
+    steps_used: z.number().int().min(0),
+    answer_step: z.number().int().min(1).nullable().describe("the step whose answer is the final one (null: none)"),
+    forced_choice: z.boolean().describe("the last answer was not conclusive and a forced-choice prompt gave the final one"),
+    steps: z.array(ActiveStepSchema),
+  })
+  .strict();
+export type ActiveEpisode = z.infer<typeof ActiveEpisodeSchema>;
 
 export const ARMS = ["2d", "3d"] as const;
 export type Arm = (typeof ARMS)[number];
@@ -60,6 +106,7 @@ export const ItemRecordSchema = z
       .literal(true)
       .optional()
       .describe("set when the 3D arm's metric scale came from the bundle's (simulator's) depth, ground truth a real agent would not have (vggt, one view, no floor found: reconstruct/align.ts camera0+depth)"),
+    active: ActiveEpisodeSchema.optional().describe("paradigm active: the episode, step by step"),
   })
   .strict();
 export type ItemRecord = z.infer<typeof ItemRecordSchema>;

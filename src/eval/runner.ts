@@ -27,6 +27,8 @@ import { renderBundle } from "../../bridge/sim/capture.js";
 import { resolveVggtModel } from "../../reconstruct/vggt/index.js";
 import { createReasoner } from "../reason/index.js";
 import type { Reasoner } from "../reason/types.js";
+import { createLlmClient } from "../llm/client.js";
+import type { LlmClient } from "../llm/types.js";
 import { threeDArms, type RunConfig } from "./config.js";
 import { makeRecord, qualityFigures, runUnit, type UnitJob, type UnitResult } from "./pipeline.js";
 import { itemKey, readRecords, RecordWriter, type ItemRecord } from "./records.js";
@@ -35,6 +37,8 @@ import { reportHtml, reportMarkdown } from "./report.js";
 import type { WorkerJob } from "./worker.js";
 import { readRunFile, runConfigFile, RUN_FORMAT, sceneGraphFile } from "./files.js";
 import { lockRunDir } from "./runLock.js";
+import { activeRecord, runActiveEpisode } from "./active.js";
+import { createLlmAgent } from "../reason/active/llmAgent.js";
 
 export interface RunProgress {
   setTotal(n: number): void;
@@ -88,13 +92,15 @@ function suitePlan(config: RunConfig): { tasks: Task[]; skipped: SkippedItem[] }
 }
 
 /** The run's model client (null for the offline reasoner): made before any work, so a bad key or URL fails at once. */
-function makeReasoner(config: RunConfig): Reasoner | null {
+function makeReasoner(config: RunConfig): { reasoner: Reasoner; client: LlmClient } | null {
   if (config.reasoner === "symbolic") return null;
-  return createReasoner(config.reasoner, { baseUrl: config.llm.baseUrl ?? undefined, cache: config.llm.cachePath, timeoutMs: config.llm.timeoutMs, maxRetries: config.llm.maxRetries, itemDeadlineMs: config.llm.itemDeadlineMs, maxConcurrency: config.maxConnections, temperature: config.llm.temperature, format: config.format, uncertainty: config.uncertainty, maxImages: config.maxImages });
+  // one client (one response cache) for the passive answers and the active agents alike
+  const client = createLlmClient(config.reasoner, { baseUrl: config.llm.baseUrl ?? undefined, cache: config.llm.cachePath, timeoutMs: config.llm.timeoutMs, maxRetries: config.llm.maxRetries, maxConcurrency: config.maxConnections });
+  return { client, reasoner: createReasoner(config.reasoner, { client, itemDeadlineMs: config.llm.itemDeadlineMs, temperature: config.llm.temperature, format: config.format, uncertainty: config.uncertainty, maxImages: config.maxImages }) };
 }
 
 /** Every check that needs no run directory, so a run that cannot work leaves nothing behind (audit M6). */
-function preflight(config: RunConfig, out: string): Reasoner | null {
+function preflight(config: RunConfig, out: string): ReturnType<typeof makeReasoner> {
   if (existsSync(out) && !statSync(out).isDirectory()) throw new InputError(`${out}: exists and is not a directory (choose another --out)`, { file: out });
   checkWritable(out, "dir");
   if (config.sources.includes("vggt")) resolveVggtModel({ modelPath: config.vggt.modelPath ?? undefined });
@@ -162,7 +168,8 @@ function writeReports(opts: RunOptions, records: ItemRecord[], interrupted: bool
 export async function runEvaluation(opts: RunOptions): Promise<RunOutcome> {
   const { config, out, log } = opts;
   const t0 = Date.now();
-  const llm = preflight(config, out);
+  const model = preflight(config, out);
+  const llm = model?.reasoner ?? null;
   const { lock, previous } = openRunDir(opts);
   const doneKeys = new Set(previous.map((r) => r.key));
   const records: ItemRecord[] = [...previous];
@@ -202,6 +209,7 @@ export async function runEvaluation(opts: RunOptions): Promise<RunOutcome> {
     };
     const answerPending = async (task: Task, paradigm: Paradigm, res: UnitResult) => {
       if (!llm || res.pending.length === 0) return;
+      if (paradigm === "active") return answerActive(task, res);
       const bundle = res.pending.some((p) => p.arm === "2d") ? renderBundle(task, paradigm) : undefined;
       await Promise.all(
         res.pending.map((p) =>
@@ -211,6 +219,21 @@ export async function runEvaluation(opts: RunOptions): Promise<RunOutcome> {
             const a = await llm.answer(p.arm === "2d" ? { task, bundle, images: config.images, maxImages: config.maxImages } : { task, graph: g!.graph, format: config.format, uncertainty: config.uncertainty }, abandonSignal);
             const arm = threeDArms(config).find((x) => x.label === p.source);
             commit(makeRecord({ task, paradigm, arm: p.arm, source: arm?.source ?? null, level: arm?.level ?? null, config, reasoner: config.reasoner, answer: a, views: res.views, quality: g ? qualityFigures(g.diagnosis.metrics) : null, timings: { ...res.timings }, key: p.key, scaleOracle: g?.scaleOracle }));
+          }),
+        ),
+      );
+    };
+    // LLM agents explore in this thread (they hold the model client); one episode per pending arm
+    const answerActive = async (task: Task, res: UnitResult) => {
+      await Promise.all(
+        res.pending.map((p) =>
+          limit(async () => {
+            if (abandoned()) return;
+            const arm = threeDArms(config).find((x) => x.label === p.source) ?? null;
+            const out = await runActiveEpisode({ task, config, arm, agent: createLlmAgent(model!.client, task, { invalidAction: config.invalidAction, threshold: config.threshold, temperature: config.llm.temperature, format: config.format, uncertainty: config.uncertainty }, p.arm), signal: abandonSignal });
+            if (abandoned()) return;
+            if (out.graph) writeJsonAtomic(sceneGraphFile(opts.out, task.task_id, "active", out.graph.source), { graph: out.graph.graph, diagnosis: out.graph.diagnosis });
+            commit(activeRecord(task, config, arm, config.reasoner, out, p.key));
           }),
         ),
       );

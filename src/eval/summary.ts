@@ -137,7 +137,7 @@ const mean = (xs: number[]) => (xs.length ? xs.reduce((s, x) => s + x, 0) / xs.l
 export function summarizeRun(input: readonly ItemRecord[]): RunSummary {
   const records = [...input].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   const methods = [...new Set(records.map(methodOf))].sort((a, b) => (a === "2D" ? -1 : b === "2D" ? 1 : a.localeCompare(b)));
-  const paradigms = ["single", "multi", "gt"].filter((p) => records.some((r) => r.paradigm === p));
+  const paradigms = ["single", "multi", "gt", "active"].filter((p) => records.some((r) => r.paradigm === p));
   const subcategories = [...new Set(records.map((r) => r.subcategory))].sort((a, b) => Object.keys(SUBCATEGORY_CATEGORY).indexOf(a) - Object.keys(SUBCATEGORY_CATEGORY).indexOf(b));
   const group = (keyOf: (r: ItemRecord) => string) => {
     const out: Record<string, Record<string, Record<string, Cell>>> = {};

@@ -1,0 +1,255 @@
+/**
+ * The active paradigm (docs/active.md): an agent explores with ESI-Bench's actions while, for the 3D arms,
+ * a scene graph of every view so far grows one view per step (scenegraph/pipeline.ts GraphMemory). One
+ * episode per arm: each arm's agent chooses its own views. The loop:
+ *   1. the agent sees view step-1 (and the graph, the history) and returns {action, answer, reasoning, confidence};
+ *   2. an invalid action is left in place (`--invalid-action reprompt`, after the LLM agent's one re-prompt)
+ *      or turned into move_forward (`forward`);
+ *   3. stop on `stop`, on a confident conclusive answer from --min-steps on, or at --max-steps
+ *      (src/reason/active/stopping.ts); a final answer that is not conclusive gets one forced choice;
+ *   4. otherwise the environment applies the action and renders the next view.
+ */
+import type { Environment, EnvView } from "../../bridge/env/types.js";
+import { EpisodeBundle } from "../../bridge/env/bundle.js";
+import { BuiltinEnvironment } from "../../bridge/sim/env.js";
+import { isNavigationAction, STOP_ACTION } from "../../bridge/task/actions.js";
+import type { Task } from "../../bridge/task/schema.js";
+import { MIN_MASK_AREA_PX } from "../../scenegraph/evidence.js";
+import { GraphMemory, type PipelineResult } from "../../scenegraph/pipeline.js";
+import type { Relation } from "../../scenegraph/types.js";
+import { diagnose } from "../../scenegraph/diagnosis.js";
+import { trueRelations } from "../../scenegraph/truth.js";
+import { isConclusive, stopReason, type StopReason } from "../reason/active/stopping.js";
+import type { ActiveAgent, AgentContext, AgentDecision, StepView } from "../reason/active/types.js";
+import { createExplorerAgent } from "../reason/active/explorers.js";
+import type { ReasonerAnswer } from "../reason/types.js";
+import { armOptions, makeRecord, qualityFigures, type UnitGraph, type UnitJob, type UnitResult } from "./pipeline.js";
+import { threeDArms, type RunConfig, type ThreeDArm } from "./config.js";
+import { itemKey, type ActiveEpisode, type ActiveStep, type ItemRecord } from "./records.js";
+import { scoreAnswer } from "./score.js";
+
+export interface EpisodeInput {
+  task: Task;
+  config: RunConfig;
+  /** The 3D arm (null: the 2D arm, which sees views only). */
+  arm: ThreeDArm | null;
+  agent: ActiveAgent;
+  /** Default: the built-in simulator. */
+  env?: Environment;
+  signal?: AbortSignal;
+  trueRelations?: Relation[];
+  /**
+   * Diagnose the graph against the truth after every step (true duplicates so far); default false: a
+   * diagnosis costs seconds per step at the suite's resolution (measured: 4 s per step for a 30-step
+   * counting episode), so by default only the last step's graph is diagnosed and earlier steps carry the
+   * graph's own duplicate flags.
+   */
+  diagnoseEachStep?: boolean;
+}
+
+export interface EpisodeOutcome {
+  episode: ActiveEpisode;
+  /** The final answer, in the shape item records take. */
+  answer: ReasonerAnswer;
+  /** 3D arms: the last graph and its diagnosis. */
+  graph: UnitGraph | null;
+  views: number;
+  timings: Record<string, number>;
+}
+
+/** Instance ids of the objects the question needs, and a tally of which have been seen. */
+class RelevantSeen {
+  private readonly left: Set<number>;
+  constructor(task: Task) {
+    this.left = new Set(task.relevant_object_ids);
+  }
+  add(v: EnvView): boolean {
+    if (this.left.size === 0) return true;
+    const counts = new Map<number, number>();
+    for (const id of v.view.ids) if (this.left.has(id)) counts.set(id, (counts.get(id) ?? 0) + 1);
+    for (const [id, n] of counts) if (n >= MIN_MASK_AREA_PX) this.left.delete(id);
+    return this.left.size === 0;
+  }
+}
+
+const poseOf = (v: EnvView) => ({ position: [...v.pose.position] as [number, number, number], yaw: v.pose.yaw, pitch: v.pose.pitch });
+
+function correctness(task: Task, d: Pick<AgentDecision, "status" | "answer" | "confidence">): boolean | null {
+  if (d.status !== "parsed" || d.answer === null) return null;
+  const s = scoreAnswer({ status: d.status, answer: d.answer }, task);
+  return s.scored ? s.correct : null;
+}
+
+export async function runActiveEpisode(input: EpisodeInput): Promise<EpisodeOutcome> {
+  const { task, config, arm, agent } = input;
+  const t0 = performance.now();
+  const timings: Record<string, number> = { render: 0, graph: 0, agent: 0 };
+  const clock = async <T>(stage: string, f: () => Promise<T>): Promise<T> => {
+    const t = performance.now();
+    try {
+      return await f();
+    } finally {
+      timings[stage] = (timings[stage] ?? 0) + (performance.now() - t);
+    }
+  };
+  const env = input.env ?? new BuiltinEnvironment(task);
+  const episode = new EpisodeBundle(env.manifest);
+  const memory = arm ? new GraphMemory(env.manifest, armOptions(config, arm), { diagnose: input.diagnoseEachStep === true, trueRelations: input.trueRelations }) : null;
+  const relevant = new RelevantSeen(task);
+  const steps: ActiveStep[] = [];
+  const history: StepView[] = [];
+  let view = await clock("render", () => env.reset());
+  let bundle = episode.add(view.view);
+  let graph: PipelineResult | null = memory ? await clock("graph", () => memory.addView(bundle)) : null;
+  let allSeen = relevant.add(view);
+  let reason: StopReason = "budget";
+  let last: AgentDecision | null = null;
+  let ctx: AgentContext | null = null;
+  try {
+    for (let step = 1; ; step++) {
+      const ts = performance.now();
+      ctx = { task, step, maxSteps: config.maxSteps, pose: view.pose, lastBlocked: view.blocked, history: history.slice(), bundle, graph: graph?.graph ?? null, format: config.format, uncertainty: config.uncertainty };
+      const d = await clock("agent", () => agent.step(ctx!, input.signal));
+      last = d;
+      const valid = d.action !== null;
+      const action = valid ? d.action : config.invalidAction === "forward" ? "move_forward" : null;
+      const stop = stopReason({ ...d, action }, step, config);
+      const rec: ActiveStep = {
+        step,
+        requested_action: d.requestedAction,
+        valid,
+        action: stop ? (stop === "stop_action" ? STOP_ACTION : null) : action,
+        blocked: null,
+        pose: poseOf(view),
+        status: d.status,
+        answer: d.answer,
+        confidence: d.confidence,
+        correct: correctness(task, d),
+        reasoning: d.reasoning,
+        trace: d.trace,
+        reprompted: d.reprompted,
+        graph_nodes: graph ? graph.graph.nodes.length : null,
+        flagged_duplicates: graph ? graph.graph.nodes.filter((n) => n.flags.possible_duplicate_of.length > 0).length : null,
+        duplicates: graph?.diagnosis ? graph.diagnosis.metrics.duplicates : null,
+        relevant_seen: allSeen,
+        time_ms: 0,
+      };
+      if (!stop && action && isNavigationAction(action)) {
+        view = await clock("render", () => env.step(action));
+        rec.blocked = view.blocked;
+        bundle = episode.add(view.view);
+        graph = memory ? await clock("graph", () => memory.addView(bundle)) : null;
+        allSeen = relevant.add(view);
+      }
+      rec.time_ms = Math.round((performance.now() - ts) * 10) / 10;
+      steps.push(rec);
+      history.push({ step, requested_action: rec.requested_action, action: rec.action, blocked: rec.blocked, pose: rec.pose, status: rec.status, answer: rec.answer, confidence: rec.confidence, reasoning: rec.reasoning });
+      if (stop) {
+        reason = stop;
+        break;
+      }
+    }
+  } finally {
+    await env.close();
+  }
+  let final = last!;
+  let forced = false;
+  if (!isConclusive(final) && reason !== "error") {
+    final = await clock("agent", () => agent.forceChoice({ ...ctx!, history: history.slice() }, input.signal));
+    forced = true;
+  }
+  const answerStep = isConclusive(final) ? steps.length : null;
+  const episodeRecord: ActiveEpisode = {
+    agent: agent.id,
+    max_steps: config.maxSteps,
+    threshold: config.threshold,
+    min_steps: config.minSteps,
+    invalid_action: config.invalidAction,
+    stop_reason: reason,
+    steps_used: steps.length,
+    answer_step: answerStep,
+    forced_choice: forced,
+    steps,
+  };
+  const answer: ReasonerAnswer = {
+    status: final.status,
+    answer: final.answer,
+    confidence: final.confidence,
+    raw: final.trace,
+    method: `active:${agent.id}`,
+    promptHash: final.promptHash ?? undefined,
+    reprompted: steps.some((s) => s.reprompted) || final.reprompted,
+    latencyMs: Math.round(timings.agent!),
+  };
+  let unitGraph: UnitGraph | null = null;
+  if (graph && arm) {
+    const diagnosis = graph.diagnosis ?? diagnose({ graph: graph.graph, members: graph.members, cloud: graph.cloud, task, bundle, trueRelations: input.trueRelations ?? trueRelations(task) });
+    unitGraph = { source: arm.label, graph: graph.graph, diagnosis };
+    // the last graph is the one after the last executed action: its duplicates belong to the last step
+    const lastStep = steps.at(-1);
+    if (lastStep && lastStep.duplicates === null && lastStep.graph_nodes === graph.graph.nodes.length) lastStep.duplicates = diagnosis.metrics.duplicates;
+  }
+  for (const k of Object.keys(timings)) timings[k] = Math.round(timings[k]!);
+  timings.episode = Math.round(performance.now() - t0);
+  return { episode: episodeRecord, answer, graph: unitGraph, views: bundle.views.length, timings };
+}
+
+/** The records of one finished episode (the same for offline and LLM agents). */
+export function activeRecord(task: Task, config: RunConfig, arm: ThreeDArm | null, reasoner: string, out: EpisodeOutcome, key: string): ItemRecord {
+  return makeRecord({
+    task,
+    paradigm: "active",
+    arm: arm ? "3d" : "2d",
+    source: arm?.source ?? null,
+    level: arm?.level ?? null,
+    config,
+    reasoner,
+    answer: out.answer,
+    views: out.views,
+    quality: out.graph ? qualityFigures(out.graph.diagnosis.metrics) : null,
+    timings: out.timings,
+    key,
+    active: out.episode,
+  });
+}
+
+/**
+ * The active unit of a task for the offline reasoners (run on a worker like the passive units): one
+ * episode per 3D arm and one for the 2D baseline. LLM reasoners' episodes are left pending for the main
+ * thread (src/eval/runner.ts), which holds the model client.
+ */
+export async function runActiveUnit(job: UnitJob): Promise<UnitResult> {
+  const { task, config } = job;
+  const done = new Set(job.done);
+  const records: ItemRecord[] = [];
+  const graphs: UnitGraph[] = [];
+  const pending: UnitResult["pending"] = [];
+  const timings: Record<string, number> = {};
+  const rel = trueRelations(task);
+  let views = 0;
+  const offline = config.reasoner === "symbolic";
+  for (const arm of threeDArms(config)) {
+    const key = itemKey(task.task_id, "active", "3d", arm.label);
+    if (done.has(key)) continue;
+    if (!offline) {
+      pending.push({ key, arm: "3d", source: arm.label });
+      continue;
+    }
+    const out = await runActiveEpisode({ task, config, arm, agent: createExplorerAgent(config.explorer, task, "3d"), trueRelations: rel });
+    graphs.push(out.graph!);
+    records.push(activeRecord(task, config, arm, "symbolic", out, key));
+    views = Math.max(views, out.views);
+  }
+  if (config.baseline === "2d") {
+    const key = itemKey(task.task_id, "active", "2d", null);
+    if (!done.has(key)) {
+      if (!offline) pending.push({ key, arm: "2d", source: null });
+      else {
+        const out = await runActiveEpisode({ task, config, arm: null, agent: createExplorerAgent(config.explorer, task, "2d") });
+        records.push(activeRecord(task, config, null, "symbolic-2d", out, key));
+        views = Math.max(views, out.views);
+      }
+    }
+  }
+  return { records, graphs, pending, timings, views };
+}

@@ -1,0 +1,204 @@
+/**
+ * Offline active agents for the symbolic reasoners: deterministic and seeded. Each step the agent answers
+ * with the symbolic program over the graph so far (symbolic-2d over the views so far, for the 2D arm) and
+ * picks its next view with an explorer:
+ * - `nbv`: next-best-view over a voxel occupancy grid (scenegraph/occupancy.ts): every action sequence of
+ *   up to PLAN_DEPTH steps on the 0.25 m / 15 deg lattice is scored by the unknown space it would reveal,
+ *   weighted towards the objects the question names, each pose's gain discounted by its path length
+ *   (NBVP: gain(node) = gain(parent) + gain * exp(-lambda * length)); the first action of the best one is
+ *   taken (receding horizon), ties broken by the fixed action order;
+ * - `verify` (ours): as nbv, but nodes the graph itself doubts (possible_duplicate_of, fragment,
+ *   low_support) attract the views, so the agent seeks the viewpoint that could falsify its graph;
+ * - `random`: a seeded uniform choice among the actions not known to be blocked (the baseline).
+ * The 3D agent's confidence is the program's, scaled by how much of the space around the question's
+ * objects it has observed (coverage / COVERAGE_TARGET, at most 1): a program sure of a half-seen scene is
+ * not sure of the scene. The 2D arm sees no depth, so it has no occupancy grid: its explorer is always
+ * the seeded random walk, and its confidence is the program's (docs/active.md).
+ * An explorer says `stop` when its answer has been the same for STABLE_STEPS steps with the coverage
+ * target met, or when no reachable view would reveal more than MIN_GAIN of weighted unknown space.
+ */
+import type { Task } from "../../../bridge/task/schema.js";
+import { intendedPose, NAVIGATION_ACTIONS, STOP_ACTION, type NavigationAction } from "../../../bridge/task/actions.js";
+import { intrinsicsFromHfov, type AgentPose } from "../../core/math/camera.js";
+import { Rng } from "../../core/math/rng.js";
+import { roomGrid, type OccupancyGrid } from "../../../scenegraph/occupancy.js";
+import type { SceneGraph } from "../../../scenegraph/types.js";
+import { createSymbolicReasoner } from "../symbolic.js";
+import { createSymbolic2dReasoner } from "../symbolic2d.js";
+import { queryOf } from "../query.js";
+import type { ReasonerAnswer } from "../types.js";
+import type { ExplorerName } from "./options.js";
+import type { ActiveAgent, AgentContext, AgentDecision } from "./types.js";
+
+/** Planning horizon (actions): reference/active-scale-data.md §1.8 (b), "H <= 4"; 3 keeps a step under budget. */
+export const PLAN_DEPTH = 3;
+/** NBVP's degressive coefficient, per action of path length. */
+export const PATH_DISCOUNT = 0.25;
+/** Weight of unknown voxels away from the question's objects (§1.8 (b): 0.1-0.2). */
+export const BACKGROUND_WEIGHT = 0.15;
+/** verify: weight of the question's objects when doubted nodes exist (the doubted ones weigh 1). */
+export const VERIFY_QUESTION_WEIGHT = 0.5;
+/** Region of interest: node boxes grown by this much (m; §1.8 (b) inflates by 0.2 m, one more voxel here). */
+export const ROI_GROW_M = 0.3;
+/** Coverage at which the agent's view of its region of interest counts as complete (§1.8 (b): tau_cov 0.6). */
+export const COVERAGE_TARGET = 0.6;
+/** Answer unchanged for this many steps (§1.8 (b): m = 3). */
+export const STABLE_STEPS = 3;
+/** Below this weighted gain no view is worth taking: coverage has saturated (voxels). */
+export const MIN_GAIN = 1;
+/** The body keeps this clearance from occupied voxels and the grid's walls (bridge/sim/agent.ts BODY_CLEARANCE_M). */
+const CLEARANCE_M = 0.15;
+
+const poseKey = (p: AgentPose) => `${p.position.map((x) => Math.round(x * 100)).join(",")}|${Math.round(p.yaw * 100)}|${Math.round(p.pitch * 100)}`;
+const r3 = (x: number) => Math.round(x * 1000) / 1000;
+
+/** The categories the question names: its referents' and the counted one. */
+function questionCategories(task: Task): Set<string> {
+  const q = queryOf(task);
+  return new Set([...q.referents.map((r) => r.category), ...(q.countCategory ? [q.countCategory] : [])]);
+}
+
+
+interface Plan {
+  first: NavigationAction;
+  path: NavigationAction[];
+  score: number;
+}
+
+class ExplorerAgent implements ActiveAgent {
+  readonly id: string;
+  private readonly grid: OccupancyGrid | null;
+  private integrated = 0;
+  private readonly blocked = new Set<string>();
+  private readonly rng: Rng;
+  private readonly categories: Set<string>;
+  private readonly counting: boolean;
+  private readonly answers: Array<string | null> = [];
+
+  constructor(private readonly name: ExplorerName, private readonly task: Task, private readonly arm: "2d" | "3d") {
+    this.id = `${arm === "3d" ? "symbolic" : "symbolic-2d"}+${arm === "3d" ? name : "random"}`;
+    this.grid = arm === "3d" ? roomGrid(task.room) : null;
+    this.rng = new Rng(`${task.seed}/${task.task_id}/active-${this.id}`);
+    this.categories = questionCategories(task);
+    this.counting = task.answer_format === "integer";
+  }
+
+  private integrate(ctx: AgentContext): void {
+    if (!this.grid) return;
+    for (; this.integrated < ctx.bundle.views.length; this.integrated++) {
+      const v = ctx.bundle.views[this.integrated]!;
+      this.grid.integrate(v.depth, v.width, v.height, v.K, v.E);
+    }
+  }
+
+  /** Voxels of the region of interest: around the question's objects, or the whole room when none is known yet (or the question counts). */
+  private roi(graph: SceneGraph | null): { question: number[]; doubted: number[] } {
+    const grid = this.grid!;
+    const nodes = graph?.nodes ?? [];
+    const named = nodes.filter((n) => this.categories.has(n.label));
+    const all = () => Array.from({ length: grid.state.length }, (_, v) => v);
+    const question = this.counting || named.length === 0 ? all() : [...new Set(named.flatMap((n) => grid.voxelsOfBox(n.box, ROI_GROW_M)))];
+    const doubted = this.name === "verify" ? [...new Set(nodes.filter((n) => n.flags.possible_duplicate_of.length > 0 || n.flags.fragment || n.flags.low_support).flatMap((n) => grid.voxelsOfBox(n.box, ROI_GROW_M)))] : [];
+    return { question, doubted };
+  }
+
+  private weights(roi: { question: number[]; doubted: number[] }): Float32Array {
+    const w = new Float32Array(this.grid!.state.length).fill(BACKGROUND_WEIGHT);
+    const q = roi.doubted.length ? VERIFY_QUESTION_WEIGHT : 1;
+    for (const v of roi.question) w[v] = Math.max(w[v]!, q);
+    for (const v of roi.doubted) w[v] = 1;
+    return w;
+  }
+
+  private passable(p: AgentPose): boolean {
+    const g = this.grid!;
+    const [x, y, z] = p.position;
+    if (x < g.bounds.min[0] + CLEARANCE_M || x > g.bounds.max[0] - CLEARANCE_M || y < g.bounds.min[1] + CLEARANCE_M || y > g.bounds.max[1] - CLEARANCE_M || z <= g.bounds.min[2] || z >= g.bounds.max[2]) return false;
+    for (const [dx, dy] of [[0, 0], [CLEARANCE_M, 0], [-CLEARANCE_M, 0], [0, CLEARANCE_M], [0, -CLEARANCE_M]] as const) if (g.isOccupied(x + dx, y + dy, z)) return false;
+    return true;
+  }
+
+  /** The best action sequence (NBVP receding horizon); null when nothing can be done. */
+  private plan(ctx: AgentContext, weight: Float32Array): Plan | null {
+    const { width, height, hfov_deg } = this.task.camera;
+    const K = intrinsicsFromHfov(width, height, hfov_deg);
+    const gains = new Map<string, number>();
+    const gainOf = (p: AgentPose) => {
+      const k = poseKey(p);
+      let g = gains.get(k);
+      if (g === undefined) gains.set(k, (g = this.grid!.gain(p, K, width, height, weight)));
+      return g;
+    };
+    let best: Plan | null = null;
+    const seen = new Map<string, number>([[poseKey(ctx.pose), 0]]);
+    let frontier: Array<{ pose: AgentPose; path: NavigationAction[]; score: number }> = [{ pose: ctx.pose, path: [], score: 0 }];
+    for (let depth = 1; depth <= PLAN_DEPTH; depth++) {
+      const next: typeof frontier = [];
+      for (const node of frontier)
+        for (const a of NAVIGATION_ACTIONS) {
+          if (this.blocked.has(`${poseKey(node.pose)}|${a}`)) continue;
+          const p = intendedPose(node.pose, a);
+          if (a.startsWith("move_") ? !this.passable(p) : Math.abs(p.pitch) > Math.PI / 2 + 1e-9) continue;
+          const k = poseKey(p);
+          if ((seen.get(k) ?? Infinity) <= depth) continue;
+          seen.set(k, depth);
+          const path = [...node.path, a];
+          const score = node.score + gainOf(p) * Math.exp(-PATH_DISCOUNT * depth);
+          next.push({ pose: p, path, score });
+          if (!best || score > best.score) best = { first: path[0]!, path, score };
+        }
+      frontier = next;
+    }
+    return best;
+  }
+
+  private async answerNow(ctx: AgentContext, signal?: AbortSignal): Promise<ReasonerAnswer> {
+    return this.arm === "3d" ? createSymbolicReasoner().answer({ task: this.task, graph: ctx.graph! }, signal) : createSymbolic2dReasoner().answer({ task: this.task, bundle: ctx.bundle }, signal);
+  }
+
+  async step(ctx: AgentContext, signal?: AbortSignal): Promise<AgentDecision> {
+    const t0 = performance.now();
+    // a move that did not change the pose was blocked: never plan it from there again
+    const prev = ctx.history.at(-1);
+    if (ctx.lastBlocked && prev?.action) this.blocked.add(`${poseKey(ctx.pose)}|${prev.action}`);
+    this.integrate(ctx);
+    const a = await this.answerNow(ctx, signal);
+    const trace = [...a.raw];
+    let confidence = a.confidence;
+    let coverage = 1;
+    let action: string;
+    let why: string;
+    if (this.grid) {
+      const roi = this.roi(ctx.graph);
+      coverage = this.grid.knownFraction(roi.question);
+      if (confidence !== null) confidence = r3(confidence * Math.min(1, coverage / COVERAGE_TARGET));
+      trace.push(`coverage of the region of interest ${r3(coverage)} (${roi.question.length} voxels${roi.doubted.length ? `, ${roi.doubted.length} around doubted nodes` : ""}); program confidence ${a.confidence}`);
+    }
+    this.answers.push(a.status === "parsed" ? a.answer : null);
+    const recent = this.answers.slice(-STABLE_STEPS);
+    const stable = recent.length === STABLE_STEPS && recent[0] !== null && recent.every((x) => x === recent[0]) && coverage >= COVERAGE_TARGET;
+    if (stable) [action, why] = [STOP_ACTION, `answer ${recent[0]} unchanged for ${STABLE_STEPS} steps with coverage ${r3(coverage)}`];
+    else if (this.name === "random" || !this.grid) {
+      const options = NAVIGATION_ACTIONS.filter((x) => !this.blocked.has(`${poseKey(ctx.pose)}|${x}`));
+      action = options[this.rng.int(0, options.length - 1)] ?? "turn_left";
+      why = "random exploration";
+    } else {
+      const plan = this.plan(ctx, this.weights(this.roi(ctx.graph)));
+      if (!plan || plan.score < MIN_GAIN) [action, why] = [STOP_ACTION, `coverage saturated: best reachable gain ${r3(plan?.score ?? 0)}`];
+      else [action, why] = [plan.first, `${this.name}: path ${plan.path.join(" ")} reveals ${r3(plan.score)} weighted unknown voxels`];
+    }
+    trace.push(why);
+    return { requestedAction: action, action, status: a.status, answer: a.answer, confidence, reasoning: `${a.reason ?? a.method}; ${why}`, trace, reprompted: false, latencyMs: Math.round(performance.now() - t0) };
+  }
+
+  /** The program always commits when it can: its answer now is the forced choice. */
+  async forceChoice(ctx: AgentContext, signal?: AbortSignal): Promise<AgentDecision> {
+    const t0 = performance.now();
+    const a = await this.answerNow(ctx, signal);
+    return { requestedAction: STOP_ACTION, action: STOP_ACTION, status: a.status, answer: a.answer, confidence: a.confidence, reasoning: `forced choice: ${a.reason ?? a.method}`, trace: a.raw, reprompted: false, latencyMs: Math.round(performance.now() - t0) };
+  }
+}
+
+export function createExplorerAgent(name: ExplorerName, task: Task, arm: "2d" | "3d"): ActiveAgent {
+  return new ExplorerAgent(name, task, arm);
+}

@@ -1,0 +1,215 @@
+/**
+ * LLM agents for the active paradigm (`openai:M`, `gemini:M`, any OpenAI-compatible --base-url), with
+ * ESI-Bench's per-step contract (reference/active-scale-data.md §1.1, the released runner's
+ * `collect_contents` and `build_system_prompt`):
+ *   system: the role ("an embodied spatial reasoning expert controlling a camera"), the rules, the JSON
+ *           format {"action","answer","reasoning","confidence"}, the choices (always with "not sure"), the
+ *           actions (with `stop`), "Confidence threshold to conclude: <threshold>";
+ *   user:   "Action history so far:" (one line per step: action, answer, confidence, result, reasoning);
+ *           2D/VLM arm: the last HISTORY_IMAGES past views ("[Past view from step k]") and the current one
+ *           ("[CURRENT VIEW - step n]"); 3D arms: the graph of every view so far in --format (with
+ *           --uncertainty), the objects in the current view, and what is still unexplored (unknown space
+ *           per direction, from an occupancy grid of the depth seen so far); then the task.
+ * Every call goes through the client's response cache, so a resumed episode replays its earlier steps.
+ * An unreadable reply or (policy `reprompt`) an invalid action gets one re-prompt with a reminder (the
+ * paper, §2.5); what is still unusable is returned with action null for the loop's policy.
+ */
+import type { FrameBundle } from "../../../bridge/bundle/io.js";
+import { encodePng } from "../../../bridge/bundle/png.js";
+import { ACTIVE_ACTIONS, HEIGHT_STEP_M, isActiveAction, MOVE_STEP_M, PITCH_STEP_RAD, TURN_STEP_RAD } from "../../../bridge/task/actions.js";
+import type { Task } from "../../../bridge/task/schema.js";
+import type { ChatImage, LlmClient } from "../../llm/types.js";
+import { IMAGE_MIME_TYPE } from "../../prompt/images.js";
+import { fmt, serializeGraph } from "../../prompt/serialize.js";
+import type { GraphFormat } from "../../prompt/formats.js";
+import { roomGrid, UNKNOWN, type OccupancyGrid } from "../../../scenegraph/occupancy.js";
+import { parseJsonLoose, readConfidence, resolveValue } from "../parse.js";
+import type { AnswerStatus } from "../types.js";
+import type { InvalidActionPolicy } from "./options.js";
+import { NOT_SURE, type ActiveAgent, type AgentContext, type AgentDecision } from "./types.js";
+
+/** ESI released `history_image_window`: the past views the model sees. */
+export const HISTORY_IMAGES = 5;
+/** ESI released `force_final_choice` samples at temperature 0. */
+const FORCED_TEMPERATURE = 0;
+/** Unexplored space is reported per 45-degree sector around the agent, within this range (m). */
+const UNEXPLORED_RANGE_M = 3;
+const SECTORS = ["ahead", "ahead-left", "left", "behind-left", "behind", "behind-right", "right", "ahead-right"] as const;
+
+export interface LlmAgentOptions {
+  invalidAction: InvalidActionPolicy;
+  threshold: number;
+  temperature: number;
+  format: GraphFormat;
+  uncertainty: boolean;
+}
+
+const deg = (r: number) => fmt((r * 180) / Math.PI, 0);
+
+function systemPrompt(task: Task, o: LlmAgentOptions, arm: "2d" | "3d"): string {
+  const choices = [...task.options, NOT_SURE];
+  return [
+    "You are an embodied spatial reasoning expert controlling a camera in a room. Each step you see what your camera has gathered so far and choose one action to gather more evidence, while giving your current answer.",
+    arm === "3d"
+      ? "You do not see the images: you get a scene graph built from every view so far (objects with 3D positions and sizes in metres), the objects in your current view, and how much space around you is still unexplored."
+      : "You get your current view and your most recent past views as images.",
+    "STRICT RULES:",
+    `- Actions: ${ACTIVE_ACTIONS.join(", ")}. move_forward/backward/left/right move the camera ${fmt(MOVE_STEP_M)} m along the floor; move_up/move_down raise or lower it ${fmt(HEIGHT_STEP_M)} m; turn_left/turn_right rotate it ${deg(TURN_STEP_RAD)}° about the vertical; turn_up/turn_down tilt it ${deg(PITCH_STEP_RAD)}°; stop ends the episode with your answer. A blocked move leaves the camera where it was.`,
+    "- Use move_up with turn_down when a more top-down view is useful; move around objects to see behind them.",
+    `- If you need more evidence, answer "${NOT_SURE}" and keep exploring.`,
+    `- Answer choices: ${choices.map((c) => JSON.stringify(c)).join(", ")}.`,
+    `- Confidence threshold to conclude: ${o.threshold.toFixed(2)}.`,
+    'Return exactly one valid JSON object and nothing else: {"action": "<one action>", "answer": "<one choice>", "reasoning": "<short>", "confidence": <0..1>}.',
+  ].join("\n");
+}
+
+function historyLines(ctx: AgentContext): string {
+  if (ctx.history.length === 0) return "Action history so far: none (this is your first step).";
+  const lines = ctx.history.map((h) => {
+    const result = h.action === null ? "stayed (invalid action)" : h.blocked ? "blocked" : "done";
+    return `step ${h.step}: action=${h.action ?? h.requested_action}, answer=${h.answer ?? NOT_SURE}, confidence=${h.confidence ?? "none"}, result=${result}, reasoning=${JSON.stringify(h.reasoning.slice(0, 300))}`;
+  });
+  return ["Action history so far:", ...lines].join("\n");
+}
+
+function png(bundle: FrameBundle, i: number): ChatImage {
+  const v = bundle.views[i]!;
+  return { mimeType: IMAGE_MIME_TYPE, data: new Uint8Array(encodePng(v.width, v.height, 3, 8, v.rgb)) };
+}
+
+/** Unknown space per direction around the agent, from an occupancy grid of the depth seen so far. */
+export class UnexploredSummary {
+  private readonly grid: OccupancyGrid;
+  private integrated = 0;
+  constructor(task: Task) {
+    this.grid = roomGrid(task.room);
+  }
+  text(ctx: AgentContext): string {
+    for (; this.integrated < ctx.bundle.views.length; this.integrated++) {
+      const v = ctx.bundle.views[this.integrated]!;
+      this.grid.integrate(v.depth, v.width, v.height, v.K, v.E);
+    }
+    const g = this.grid;
+    const total = new Array<number>(8).fill(0), unknown = new Array<number>(8).fill(0);
+    const [px, py] = ctx.pose.position;
+    for (let v = 0; v < g.state.length; v++) {
+      const [x, y] = g.centre(v);
+      const dx = x - px, dy = y - py, r = Math.hypot(dx, dy);
+      if (r > UNEXPLORED_RANGE_M || r < 1e-6) continue;
+      const rel = Math.atan2(dy, dx) - ctx.pose.yaw;
+      const s = ((Math.round(rel / (Math.PI / 4)) % 8) + 8) % 8;
+      total[s]!++;
+      if (g.state[v] === UNKNOWN) unknown[s]!++;
+    }
+    const parts = SECTORS.map((name, s) => `${name} ${total[s] ? Math.round((100 * unknown[s]!) / total[s]!) : 0}%`);
+    const all = g.state.reduce((n, x) => n + (x === UNKNOWN ? 1 : 0), 0);
+    return `Unexplored space within ${UNEXPLORED_RANGE_M} m, by direction from your current heading: ${parts.join(", ")}. Overall, ${Math.round((100 * all) / g.state.length)}% of the room's volume has not been observed.`;
+  }
+}
+
+function currentViewObjects(ctx: AgentContext): string {
+  const g = ctx.graph!;
+  const here = ctx.bundle.views.length - 1;
+  const ids = g.nodes.filter((n) => n.support.some((s) => s.view === here)).map((n) => `${n.id} (${n.label})`);
+  return `Objects in your current view: ${ids.length ? ids.join(", ") : "none"}.`;
+}
+
+interface StepReply {
+  action: string | null;
+  requested: string;
+  status: AnswerStatus;
+  answer: string | null;
+  confidence: number | null;
+  reasoning: string;
+  problem: string | null;
+}
+
+const normalizeAction = (s: string) => s.trim().toLowerCase().replace(/[\s-]+/g, "_").replace(/[^a-z_]/g, "");
+
+/** Reads one step reply: the action, and the answer mapped to a choice ("not sure" = no answer yet). */
+export function readStepReply(text: string, task: Task): StepReply {
+  const none: StepReply = { action: null, requested: "", status: "invalid", answer: null, confidence: null, reasoning: "", problem: null };
+  const obj = parseJsonLoose(text);
+  if (!obj || typeof obj !== "object" || Array.isArray(obj)) return { ...none, problem: "the reply is not a JSON object" };
+  const o = obj as Record<string, unknown>;
+  const requested = typeof o.action === "string" ? o.action : o.action === undefined ? "" : JSON.stringify(o.action);
+  const a = normalizeAction(requested);
+  const action = isActiveAction(a) ? a : null;
+  const confidence = readConfidence(o.confidence) ?? null;
+  const reasoning = typeof o.reasoning === "string" ? o.reasoning : "";
+  let status: AnswerStatus = "parsed", answer: string | null = null, problem: string | null = action ? null : `"${requested}" is not one of the actions`;
+  if (typeof o.answer === "string" && normalizeAction(o.answer) === "not_sure") answer = null;
+  else {
+    const r = resolveValue(o.answer, task);
+    if ("error" in r) [status, problem] = ["invalid", problem ?? `answer: ${r.error}`];
+    else answer = r.answer;
+  }
+  return { action, requested, status, answer, confidence: confidence === null ? null : Math.min(1, Math.max(0, confidence)), reasoning, problem };
+}
+
+class LlmAgent implements ActiveAgent {
+  readonly id: string;
+  private readonly unexplored: UnexploredSummary | null;
+
+  constructor(private readonly client: LlmClient, private readonly task: Task, private readonly o: LlmAgentOptions, private readonly arm: "2d" | "3d") {
+    this.id = `${client.id}${arm === "2d" ? "+images" : ""}`;
+    this.unexplored = arm === "3d" ? new UnexploredSummary(task) : null;
+  }
+
+  private request(ctx: AgentContext, final: boolean): { system: string; user: string; images?: ChatImage[] } {
+    const parts: string[] = [historyLines(ctx)];
+    let images: ChatImage[] | undefined;
+    const n = ctx.bundle.views.length;
+    if (this.arm === "2d") {
+      const past = Array.from({ length: Math.min(HISTORY_IMAGES, n - 1) }, (_, k) => n - 1 - Math.min(HISTORY_IMAGES, n - 1) + k);
+      images = [...past.map((i) => png(ctx.bundle, i)), png(ctx.bundle, n - 1)];
+      parts.push(`Images, in order: ${[...past.map((i) => `[Past view from step ${i + 1}]`), `[CURRENT VIEW - step ${ctx.step}]`].join(" ")}`);
+    } else {
+      parts.push(`Scene graph of every view so far (${n} views):\n${serializeGraph(ctx.graph!, { format: this.o.format, uncertainty: this.o.uncertainty })}`);
+      parts.push(`[CURRENT VIEW - step ${ctx.step}] camera at (${ctx.pose.position.map((x) => fmt(x)).join(", ")}) m, heading ${deg(ctx.pose.yaw)}°, pitch ${deg(ctx.pose.pitch)}°${ctx.lastBlocked ? "; your last move was blocked" : ""}. ${currentViewObjects(ctx)}`);
+      parts.push(this.unexplored!.text(ctx));
+    }
+    parts.push(`TASK: ${this.task.question}`);
+    parts.push(final ? `Your step budget is exhausted (step ${ctx.step} of ${ctx.maxSteps}) or you stopped: you must commit now. Choose one of ${this.task.options.map((c) => JSON.stringify(c)).join(", ")}; "${NOT_SURE}" is not allowed. Reply with the JSON object, action "stop".` : `Step ${ctx.step} of ${ctx.maxSteps}. Reply with the JSON object.`);
+    return { system: systemPrompt(this.task, this.o, this.arm), user: parts.join("\n\n"), ...(images ? { images } : {}) };
+  }
+
+  private async ask(ctx: AgentContext, final: boolean, signal?: AbortSignal): Promise<AgentDecision> {
+    const t0 = performance.now();
+    const req = this.request(ctx, final);
+    const temperature = final ? FORCED_TEMPERATURE : this.o.temperature;
+    const raw: string[] = [];
+    const call = async (user: string) => {
+      const r = await this.client.chat({ ...req, user, temperature }, signal);
+      raw.push(r.text);
+      return readStepReply(r.text, this.task);
+    };
+    let reply: StepReply;
+    let reprompted = false;
+    try {
+      reply = await call(req.user);
+      const needsRetry = reply.status === "invalid" || (!final && reply.action === null && this.o.invalidAction === "reprompt");
+      if (needsRetry) {
+        reprompted = true;
+        reply = await call(`${req.user}\n\nYour last reply could not be used (${reply.problem}). Reply with exactly one JSON object with a single valid action (one of ${ACTIVE_ACTIONS.join(", ")}) and one answer choice.`);
+      }
+    } catch (e) {
+      if ((e as Error).name === "AbortError" || (e as { kind?: string }).kind === "aborted") throw e;
+      return { requestedAction: "", action: null, status: "error", answer: null, confidence: null, reasoning: (e as Error).message, trace: raw, reprompted, latencyMs: Math.round(performance.now() - t0) };
+    }
+    if (final && reply.status === "parsed" && reply.answer === null) reply = { ...reply, status: "unanswerable" };
+    return { requestedAction: reply.requested, action: final ? "stop" : reply.action, status: reply.status, answer: reply.answer, confidence: reply.confidence, reasoning: reply.reasoning, trace: raw, reprompted, latencyMs: Math.round(performance.now() - t0) };
+  }
+
+  step(ctx: AgentContext, signal?: AbortSignal): Promise<AgentDecision> {
+    return this.ask(ctx, false, signal);
+  }
+
+  forceChoice(ctx: AgentContext, signal?: AbortSignal): Promise<AgentDecision> {
+    return this.ask(ctx, true, signal);
+  }
+}
+
+export function createLlmAgent(client: LlmClient, task: Task, o: LlmAgentOptions, arm: "2d" | "3d"): ActiveAgent {
+  return new LlmAgent(client, task, o, arm);
+}

@@ -1,0 +1,72 @@
+/**
+ * The active agent's per-step contract (ESI-Bench's released runner, reference/active-scale-data.md §1.1):
+ * each step the agent sees the current view (and, for 3D arms, the graph so far) with the history of its
+ * earlier steps, and returns {action, answer, reasoning, confidence}, "not sure" allowed.
+ */
+import type { FrameBundle } from "../../../bridge/bundle/io.js";
+import type { Task } from "../../../bridge/task/schema.js";
+import type { AgentPose } from "../../core/math/camera.js";
+import type { SceneGraph } from "../../../scenegraph/types.js";
+import type { AnswerStatus } from "../types.js";
+import type { GraphFormat } from "../../prompt/formats.js";
+
+/** The answer text meaning "I cannot tell yet" (ESI's choices always include it). */
+export const NOT_SURE = "not sure";
+
+/** One step as the agent's history shows it (and as the record keeps it). */
+export interface StepView {
+  /** 1-based step number. */
+  step: number;
+  /** The action the agent asked for (raw text for LLMs), and the one executed (null: none, the episode ended or the agent stayed). */
+  requested_action: string;
+  action: string | null;
+  /** Whether the executed move was blocked (null when nothing was executed). */
+  blocked: boolean | null;
+  pose: { position: [number, number, number]; yaw: number; pitch: number };
+  status: AnswerStatus;
+  /** A canonical option, or null ("not sure", unparsed, declined). */
+  answer: string | null;
+  confidence: number | null;
+  reasoning: string;
+}
+
+export interface AgentContext {
+  task: Task;
+  /** 1-based step number; the agent is looking at view step-1. */
+  step: number;
+  maxSteps: number;
+  pose: AgentPose;
+  /** Whether the move that led to this view was blocked. */
+  lastBlocked: boolean;
+  history: readonly StepView[];
+  /** Every view so far (the current one last). */
+  bundle: FrameBundle;
+  /** 3D arms: the graph of every view so far. */
+  graph: SceneGraph | null;
+  /** 3D LLM arms: how the graph is serialized. */
+  format?: GraphFormat;
+  uncertainty?: boolean;
+}
+
+export interface AgentDecision {
+  /** What the agent asked for (raw, may be invalid). */
+  requestedAction: string;
+  /** A valid action from bridge/task/actions.ts ACTIVE_ACTIONS, or null when it gave none usable. */
+  action: string | null;
+  status: AnswerStatus;
+  answer: string | null;
+  confidence: number | null;
+  reasoning: string;
+  /** Program trace (offline) or raw replies (LLM). */
+  trace: string[];
+  reprompted: boolean;
+  promptHash?: string | null;
+  latencyMs: number;
+}
+
+export interface ActiveAgent {
+  readonly id: string;
+  step(ctx: AgentContext, signal?: AbortSignal): Promise<AgentDecision>;
+  /** The budget is spent or the agent stopped with "not sure": one prompt that must commit (ESI `force_final_choice`). */
+  forceChoice(ctx: AgentContext, signal?: AbortSignal): Promise<AgentDecision>;
+}
