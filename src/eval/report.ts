@@ -6,6 +6,7 @@ import { SUBCATEGORY_CATEGORY, SUBCATEGORY_TITLES, type Subcategory } from "../.
 import { formatTable } from "../core/table.js";
 import type { RunConfig } from "./config.js";
 import { METHOD_LABELS, type Cell, type RunSummary } from "./summary.js";
+import { ANYTIME_REPORT_STEPS } from "./activeSummary.js";
 
 const CATEGORY_TITLES: Record<string, string> = {
   perceptual_grounding: "Perceptual Grounding",
@@ -13,7 +14,7 @@ const CATEGORY_TITLES: Record<string, string> = {
   metric_comparison: "Metric Comparison",
   enumerative_perception: "Enumerative Perception",
 };
-const PARADIGM_TITLES: Record<string, string> = { single: "Single", multi: "Multi", gt: "GT", all: "All" };
+const PARADIGM_TITLES: Record<string, string> = { single: "Single", multi: "Multi", gt: "GT", active: "Active", all: "All" };
 const title = (s: string) => SUBCATEGORY_TITLES[s as Subcategory] ?? s;
 const pct = (c: Cell | undefined) => (!c || c.nScored === 0 ? "-" : (c.accuracy.p * 100).toFixed(1));
 
@@ -119,6 +120,7 @@ export function reportMarkdown(s: RunSummary, config: RunConfig, meta: ReportMet
     out.push("Each item's `error` field in items.jsonl holds the cause and the (redacted) message.");
     out.push("");
   }
+  if (s.active?.length) out.push(...activeSections(s));
   if (meta.skipped?.length) {
     out.push("## Skipped");
     out.push("");
@@ -134,6 +136,35 @@ export function reportMarkdown(s: RunSummary, config: RunConfig, meta: ReportMet
   out.push(pad(tRows, true));
   out.push("");
   return out.join("\n");
+}
+
+const pct1 = (x: number | null) => (x === null || !Number.isFinite(x) ? "-" : `${(x * 100).toFixed(1)}%`);
+
+/** The active paradigm's sections: episodes, anytime accuracy, actions, Active vs Multi. */
+function activeSections(s: RunSummary): string[] {
+  const rows = s.active!;
+  const out: string[] = ["## Active exploration", ""];
+  const reasons = [...new Set(rows.flatMap((r) => Object.keys(r.stop_reasons)))].sort();
+  const eRows = [["Method", "items", "mean steps", ...reasons.map((k) => `stop: ${k}`), "forced choice", "premature commitment", "final before all seen", "blocked moves"]];
+  for (const r of rows) eRows.push([r.method, String(r.items), r.mean_steps.toFixed(2), ...reasons.map((k) => String(r.stop_reasons[k] ?? 0)), String(r.forced_choices), `${pct1(r.premature_commitment)} of ${r.confident_answers}`, pct1(r.final_before_seen), pct1(r.blocked_share)]);
+  out.push(pad(eRows, true), "", "Premature commitment: confident (>= --threshold) conclusive answers given before every object the question needs had been seen, over all such answers.", "");
+  out.push("## Anytime accuracy (had the episode stopped after step k)", "");
+  const ks = ANYTIME_REPORT_STEPS.filter((k) => rows.some((r) => r.anytime.length >= k));
+  const aRows = [["Method", ...ks.map((k) => `k=${k}`)]];
+  for (const r of rows) aRows.push([r.method, ...ks.map((k) => { const a = r.anytime[k - 1]; return a ? `${(a.accuracy * 100).toFixed(1)}${a.mean_confidence === null ? "" : ` (c ${a.mean_confidence.toFixed(2)})`}` : "-"; })]);
+  out.push(pad(aRows, true), "", "Accuracy over all items (an answer not given counts as wrong); in brackets the mean confidence of the answers given at that step.", "");
+  out.push("## Actions taken (executed, per method)", "");
+  const acts = [...new Set(rows.flatMap((r) => Object.keys(r.actions)))].sort();
+  const hRows = [["Method", ...acts]];
+  for (const r of rows) hRows.push([r.method, ...acts.map((a) => String(r.actions[a] ?? 0))]);
+  out.push(pad(hRows, true), "");
+  if (s.activeVsMulti?.length) {
+    out.push("## Active minus Multi (accuracy points, 95 % Newcombe interval)", "");
+    const dRows = [["Subcategory", "Method", "Active - Multi", "interval", "n active / multi"]];
+    for (const d of s.activeVsMulti) dRows.push([title(d.subcategory), d.method, (d.diff * 100).toFixed(1), `[${(d.lo * 100).toFixed(1)}, ${(d.hi * 100).toFixed(1)}]`, `${d.na} / ${d.nb}`]);
+    out.push(pad(dRows, true), "");
+  }
+  return out;
 }
 
 // ---------------------------------------------------------------- HTML with inline SVG
@@ -186,6 +217,26 @@ export function qualityChart(s: RunSummary): string {
   return parts.join("");
 }
 
+/** Anytime accuracy curves: accuracy had the episode stopped after step k, one line per method, with interval bands. */
+export function anytimeChart(s: RunSummary): string {
+  const rows = s.active ?? [];
+  const maxK = Math.max(1, ...rows.map((r) => r.anytime.length));
+  const left = 50, top = 20, width = 480, height = 220;
+  const X = (k: number) => left + ((k - 1) / Math.max(1, maxK - 1)) * width, Y = (p: number) => top + (1 - p) * height;
+  const parts: string[] = [`<svg xmlns="http://www.w3.org/2000/svg" width="${left + width + 160}" height="${top + height + 40}" role="img" aria-label="anytime accuracy" font-family="sans-serif" font-size="11">`];
+  for (let t = 0; t <= 100; t += 25) parts.push(`<line x1="${left}" x2="${left + width}" y1="${Y(t / 100)}" y2="${Y(t / 100)}" stroke="#ddd"/><text x="${left - 6}" y="${Y(t / 100) + 4}" text-anchor="end" fill="#555">${t}%</text>`);
+  for (const k of [1, ...ANYTIME_REPORT_STEPS.filter((x) => x > 1 && x <= maxK)]) parts.push(`<text x="${X(k)}" y="${top + height + 15}" text-anchor="middle" fill="#555">${k}</text>`);
+  parts.push(`<text x="${left + width / 2}" y="${top + height + 32}" text-anchor="middle">step k</text>`);
+  rows.forEach((r, j) => {
+    const band = [...r.anytime.map((a) => `${X(a.step).toFixed(1)},${Y(a.hi).toFixed(1)}`), ...[...r.anytime].reverse().map((a) => `${X(a.step).toFixed(1)},${Y(a.lo).toFixed(1)}`)].join(" ");
+    parts.push(`<polygon points="${band}" fill="${colorOf(r.method)}" opacity="0.12"/>`);
+    parts.push(`<polyline fill="none" stroke="${colorOf(r.method)}" stroke-width="2" points="${r.anytime.map((a) => `${X(a.step).toFixed(1)},${Y(a.accuracy).toFixed(1)}`).join(" ")}"><title>${esc(r.method)}</title></polyline>`);
+    parts.push(`<rect x="${left + width + 20}" y="${top + j * 18}" width="12" height="12" fill="${colorOf(r.method)}"/><text x="${left + width + 38}" y="${top + j * 18 + 10}">${esc(r.method)}</text>`);
+  });
+  parts.push("</svg>");
+  return parts.join("");
+}
+
 function mdTableToHtml(md: string): string {
   const lines = md.split("\n").filter((l) => l.startsWith("|"));
   const cells = (l: string) => l.slice(1, -1).split("|").map((c) => c.trim());
@@ -201,7 +252,7 @@ export function reportHtml(s: RunSummary, config: RunConfig, meta: ReportMeta): 
     const html = body.startsWith("|") ? mdTableToHtml(body.split("\n(")[0]!) + (body.includes("\n(") ? `<p class="note">(${esc(body.split("\n(")[1]!)}</p>` : "") : `<ul>${body.split("\n").filter((l) => l.startsWith("- ")).map((l) => `<li>${esc(l.slice(2))}</li>`).join("")}</ul>`;
     return `<h2>${esc(head!)}</h2>${html}`;
   });
-  const charts = [`<h2>Accuracy by subcategory (paradigms pooled)</h2>${accuracyChart(s, "all")}`, ...s.paradigms.map((p) => `<h3>${PARADIGM_TITLES[p]} paradigm</h3>${accuracyChart(s, p)}`), s.quality.length ? `<h2>Graph quality</h2>${qualityChart(s)}` : ""].join("\n");
+  const charts = [`<h2>Accuracy by subcategory (paradigms pooled)</h2>${accuracyChart(s, "all")}`, ...s.paradigms.map((p) => `<h3>${PARADIGM_TITLES[p]} paradigm</h3>${accuracyChart(s, p)}`), s.quality.length ? `<h2>Graph quality</h2>${qualityChart(s)}` : "", s.active?.length ? `<h2>Anytime accuracy (active paradigm)</h2>${anytimeChart(s)}` : ""].join("\n");
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>esi3d run ${esc(meta.runId)}</title>
 <style>body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}table{border-collapse:collapse;margin:1em 0;font-size:13px}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}td:first-child,th:first-child{text-align:left}th{background:#f3f3f3}.note{color:#666;font-size:12px}svg{display:block;margin:1em 0}</style>

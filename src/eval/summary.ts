@@ -7,6 +7,7 @@ import { SUBCATEGORY_CATEGORY, SUBCATEGORY_TITLES, type Subcategory } from "../.
 import { z } from "zod";
 import { calibration, CalibrationSchema, GroupSummarySchema, summarize, type Calibration, type Interval } from "./metrics.js";
 import type { ItemRecord } from "./records.js";
+import { activeRows, activeVsMulti, ActiveRowSchema, ParadigmDifferenceSchema } from "./activeSummary.js";
 
 export const METHOD_LABELS: Record<string, string> = { "2d": "2D", gt: "GT-3D", noisy: "Noisy-3D", vggt: "VGGT-3D" };
 
@@ -106,6 +107,8 @@ export const RunSummarySchema = z
     differences: z.array(DifferenceSchema),
     failures: FailuresSchema.optional().describe("items without an answer, by status and by failure class (absent in summaries of esi3d before 0.1.1)"),
     headlines: z.array(z.string()),
+    active: z.array(ActiveRowSchema).optional().describe("paradigm active: steps, stop reasons, anytime accuracy, premature commitment, actions, per method"),
+    activeVsMulti: z.array(ParadigmDifferenceSchema).optional().describe("Active minus Multi per subcategory and method, Newcombe 95 % interval"),
   })
   .strict();
 export type RunSummary = z.infer<typeof RunSummarySchema>;
@@ -228,5 +231,8 @@ export function summarizeRun(input: readonly ItemRecord[]): RunSummary {
   }
   const failures = failuresOf(records);
   if (failures.total) headlines.push(`Failures by cause: ${Object.entries(failures.byClass).map(([c, n]) => `${c} ${n}`).join(", ")}.`);
-  return { format: "esi3d-summary/1", items: records.length, unscored, methods, paradigms, subcategories, table, byCategory, overall, calibration: cal, quality, timings_ms: timings, differences, failures, headlines };
+  const active = paradigms.includes("active") ? { active: activeRows(records, methodOf), activeVsMulti: activeVsMulti(table, newcombeDifference) } : {};
+  for (const row of active.active ?? [])
+    headlines.push(`${row.method} Active: ${row.mean_steps.toFixed(1)} steps on average; stops ${Object.entries(row.stop_reasons).map(([k, v]) => `${k} ${v}`).join(", ")}; premature commitment ${row.premature_commitment === null ? "-" : `${(row.premature_commitment * 100).toFixed(1)}%`} of ${row.confident_answers} confident answers.`);
+  return { format: "esi3d-summary/1", items: records.length, unscored, methods, paradigms, subcategories, table, byCategory, overall, calibration: cal, quality, timings_ms: timings, differences, failures, headlines, ...active };
 }
