@@ -15,7 +15,7 @@ import { voxelDownsample } from "./primitives/voxelDownsample.js";
 import { segmentStructure } from "./primitives/structure.js";
 import { clusterToNode, computeFlags } from "./nodes.js";
 import { computeRelations } from "./relations.js";
-import { GRAPH_FORMAT, GRAPH_FRAME, type SceneGraph } from "./types.js";
+import { GRAPH_FORMAT, GRAPH_FRAME, type GraphNode, type SceneGraph } from "./types.js";
 import type { InstanceMode } from "./options.js";
 
 export interface GraphOptions {
@@ -126,7 +126,13 @@ export interface ClusterGraphOptions {
 }
 
 /** Nodes (ordered), flags and relations of the instances found: the part of a build shared with the incremental memory. */
-export function graphFromClusters(clusters: Cluster[], cloud: PointCloud, manifest: Pick<FrameBundle["manifest"], "task_id" | "paradigm" | "task">, ev: Evidence, o: ClusterGraphOptions, timer = stageTimer(1)): GraphResult {
+/**
+ * Nodes already computed, by the raw members array they were computed from: a node whose members, points
+ * and votes are the same objects as before is the same node (the incremental memory reuses unchanged nodes).
+ */
+export type NodeCache = WeakMap<Uint32Array, { xyz: Float32Array; votes: string; node: GraphNode }>;
+
+export function graphFromClusters(clusters: Cluster[], cloud: PointCloud, manifest: Pick<FrameBundle["manifest"], "task_id" | "paradigm" | "task">, ev: Evidence, o: ClusterGraphOptions, timer = stageTimer(1), cache?: NodeCache): GraphResult {
   const { timings, lap } = timer;
   const p = o.params, floor = o.floor, wall = o.wall;
   // deterministic node order: by centroid x, then y, then z
@@ -137,7 +143,16 @@ export function graphFromClusters(clusters: Cluster[], cloud: PointCloud, manife
     return { c, key: [x / n, y / n, z / n] };
   });
   withCentroid.sort((a, b) => a.key[0]! - b.key[0]! || a.key[1]! - b.key[1]! || a.key[2]! - b.key[2]!);
-  const nodes = withCentroid.map(({ c }, k) => clusterToNode(c, `n${k}`, cloud));
+  const nodeOf = (c: Cluster, id: string): GraphNode => {
+    if (!cache) return clusterToNode(c, id, cloud);
+    const votes = JSON.stringify([...c.votes.entries(), c.detections]);
+    const hit = cache.get(c.members);
+    if (hit && hit.xyz === c.xyz && hit.votes === votes) return { ...structuredClone(hit.node), id };
+    const node = clusterToNode(c, id, cloud);
+    cache.set(c.members, { xyz: c.xyz, votes, node: structuredClone(node) });
+    return node;
+  };
+  const nodes = withCentroid.map(({ c }, k) => nodeOf(c, `n${k}`));
   computeFlags(nodes);
   lap("nodes");
   const task = manifest.task;

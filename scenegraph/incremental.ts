@@ -11,7 +11,8 @@
 import type { FrameBundle, ViewData } from "../bridge/bundle/io.js";
 import { GrowingCloud } from "../reconstruct/growingCloud.js";
 import type { PointCloud } from "../reconstruct/pointcloud.js";
-import { buildSceneGraph, graphFromClusters, structurePixels, type GraphResult } from "./build.js";
+import { buildSceneGraph, graphFromClusters, structurePixels, type GraphResult, type NodeCache } from "./build.js";
+import { stageTimer } from "../src/core/stageTimer.js";
 import { EvidenceBuilder, type MaskMode } from "./evidence.js";
 import { FusionState, pointsBySegmentIn } from "./instances/fusion.js";
 import { DEFAULT_INSTANCE_PARAMS, type InstanceParams } from "./instances/params.js";
@@ -33,6 +34,7 @@ export class IncrementalGraph {
   private floor = 0;
   private wall = 0;
   private views = 0;
+  private readonly nodes: NodeCache = new WeakMap();
 
   constructor(private readonly manifest: Pick<FrameBundle["manifest"], "image" | "instances" | "task" | "task_id" | "paradigm">, private readonly o: IncrementalGraphOptions) {
     this.p = { ...DEFAULT_INSTANCE_PARAMS, ...o.params };
@@ -62,6 +64,6 @@ export class IncrementalGraph {
     const empty = new Uint32Array(0);
     this.fusion.addView(cloud, ev, view.index, keys, (k) => bySeg.get(k) ?? empty);
     const clusters = this.fusion.snapshot(cloud);
-    return graphFromClusters(clusters, cloud, this.manifest, ev, { masks: this.o.masks, instances: this.o.instances, params: this.p, floor: this.floor, wall: this.wall });
+    return graphFromClusters(clusters, cloud, this.manifest, ev, { masks: this.o.masks, instances: this.o.instances, params: this.p, floor: this.floor, wall: this.wall }, stageTimer(1), this.nodes);
   }
 }

@@ -154,7 +154,7 @@ export class FusionState {
   private readonly growing: Growing[] = [];
   private readonly byId = new Map<number, { members: Uint32Array[]; views: Map<number, number>; label: string | null; segments: number[] }>();
   /** Denoised nodes of the last snapshot, reused while a node's detections are unchanged. */
-  private readonly denoised = new Map<Growing, { parts: number; c: DenoisedCluster }>();
+  private readonly denoised = new Map<Growing, { parts: number; c: DenoisedCluster; views: Map<number, number>; min: Cluster["min"]; max: Cluster["max"] }>();
   private readonly oracleClusters = new Map<number, { n: number; c: Cluster }>();
   private readonly denoise;
 
@@ -231,11 +231,14 @@ export class FusionState {
       const n = g.c;
       const before = g.parts.reduce((s, d) => s + d.members.length, 0);
       let hit = this.denoised.get(g);
-      if (!hit || hit.parts !== g.parts.length) this.denoised.set(g, (hit = { parts: g.parts.length, c: denoiseFused(g.parts, p.voxelM, this.denoise) }));
+      if (!hit || hit.parts !== g.parts.length) {
+        const c = denoiseFused(g.parts, p.voxelM, this.denoise);
+        const views = new Map<number, number>();
+        for (const i of c.members) views.set(cloud.view[i]!, (views.get(cloud.view[i]!) ?? 0) + 1);
+        this.denoised.set(g, (hit = { parts: g.parts.length, c, views, ...boundsOf(c.xyz) }));
+      }
       const c = hit.c;
-      const { min, max } = boundsOf(c.xyz);
-      const views = new Map<number, number>();
-      for (const i of c.members) views.set(cloud.view[i]!, (views.get(cloud.view[i]!) ?? 0) + 1);
+      const min = [...hit.min] as Cluster["min"], max = [...hit.max] as Cluster["max"], views = new Map(hit.views);
       const votes = new Map<string, number>();
       // votes stay per raw point of the surviving members
       const share = c.members.length / Math.max(1, before);
