@@ -139,6 +139,21 @@ export function pointsBySegmentIn(cloud: PointCloud, ev: Evidence, from: number,
   return out;
 }
 
+/** Raw points per view of a node (a counting array, not a Map per point: this runs over every member). */
+function viewCounts(cloud: PointCloud, members: Uint32Array): Map<number, number> {
+  let maxView = 0;
+  for (const i of members) if (cloud.view[i]! > maxView) maxView = cloud.view[i]!;
+  const counts = new Uint32Array(maxView + 1);
+  for (const i of members) counts[cloud.view[i]!]!++;
+  const views = new Map<number, number>();
+  // in first-seen order, as the Map filled point by point had them
+  for (const i of members) {
+    const v = cloud.view[i]!;
+    if (counts[v]! > 0 && !views.has(v)) views.set(v, counts[v]!);
+  }
+  return views;
+}
+
 /** A finished node's copy that post-merging may change without touching the fusion state. */
 function detached(c: Cluster): Cluster {
   return { ...c, votes: new Map(c.votes), views: new Map(c.views), segments: [...c.segments], min: [...c.min] as Cluster["min"], max: [...c.max] as Cluster["max"], grid: null };
@@ -233,9 +248,7 @@ export class FusionState {
       let hit = this.denoised.get(g);
       if (!hit || hit.parts !== g.parts.length) {
         const c = denoiseFused(g.parts, p.voxelM, this.denoise);
-        const views = new Map<number, number>();
-        for (const i of c.members) views.set(cloud.view[i]!, (views.get(cloud.view[i]!) ?? 0) + 1);
-        this.denoised.set(g, (hit = { parts: g.parts.length, c, views, ...boundsOf(c.xyz) }));
+        this.denoised.set(g, (hit = { parts: g.parts.length, c, views: viewCounts(cloud, c.members), ...boundsOf(c.xyz) }));
       }
       const c = hit.c;
       const min = [...hit.min] as Cluster["min"], max = [...hit.max] as Cluster["max"], views = new Map(hit.views);
