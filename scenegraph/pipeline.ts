@@ -89,6 +89,8 @@ export class GraphMemory {
   private readonly graph: IncrementalGraph;
   private readonly o: GraphPipelineOptions;
   readonly notes: string[] = [];
+  /** Some view's points took their metric scale from the bundle's depth (vggt's meta.scaleOracle). */
+  scaleOracle = false;
 
   constructor(manifest: Pick<FrameBundle["manifest"], "image" | "instances" | "task" | "task_id" | "paradigm">, options: z.input<typeof GraphPipelineOptionsSchema>, private readonly runtime: Omit<PipelineRuntime, "arena"> = {}) {
     this.o = GraphPipelineOptionsSchema.parse(options);
@@ -124,6 +126,7 @@ export class GraphMemory {
       t = now;
     };
     const vc = await this.viewCloud(bundle);
+    if (vc.meta.scaleOracle === true) this.scaleOracle = true;
     lap("cloud");
     // the noisy source's label corruption reaches the graph through relabelled instance images, as in graphOfBundle
     const one: FrameBundle = { ...bundle, manifest: { ...bundle.manifest, views: [bundle.manifest.views.at(-1)!] }, views: [bundle.views.at(-1)!] };

@@ -184,7 +184,7 @@ export async function runActiveEpisode(input: EpisodeInput): Promise<EpisodeOutc
   let unitGraph: UnitGraph | null = null;
   if (graph && arm) {
     const diagnosis = graph.diagnosis ?? diagnose({ graph: graph.graph, members: graph.members, cloud: graph.cloud, task, bundle, trueRelations: input.trueRelations ?? trueRelations(task) });
-    unitGraph = { source: arm.label, graph: graph.graph, diagnosis };
+    unitGraph = { source: arm.label, graph: graph.graph, diagnosis, scaleOracle: memory!.scaleOracle };
     // the last graph is the one after the last executed action: its duplicates belong to the last step
     const lastStep = steps.at(-1);
     if (lastStep && lastStep.duplicates === null && lastStep.graph_nodes === graph.graph.nodes.length) lastStep.duplicates = diagnosis.metrics.duplicates;
@@ -209,6 +209,7 @@ export function activeRecord(task: Task, config: RunConfig, arm: ThreeDArm | nul
     quality: out.graph ? qualityFigures(out.graph.diagnosis.metrics) : null,
     timings: out.timings,
     key,
+    scaleOracle: out.graph?.scaleOracle ?? false,
     active: out.episode,
   });
 }
