@@ -47,8 +47,8 @@ import {
 
 export * from "./params.js";
 export { fieldCorrelation } from "./filters.js";
-export { labelledBundle, labelPlanOf, type LabelPlan, type LabelSwap, type LabelPhantom } from "./labels.js";
-export type { DriftRecord, DriftResult } from "./drift.js";
+export { labelledBundle, type LabelPlan } from "./labels.js";
+export type { DriftResult } from "./drift.js";
 export type { MonoRecord } from "./mono.js";
 export { rayNormalCos, warpAt, type WarpField } from "./warp.js";
 export { collapseWeight, texturelessMaps } from "./textureless.js";

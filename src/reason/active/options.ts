@@ -37,7 +37,6 @@ export const ActiveOptionsSchema = z
   })
   .strict();
 export type ActiveOptions = z.infer<typeof ActiveOptionsSchema>;
-export const DEFAULT_ACTIVE_OPTIONS: ActiveOptions = ActiveOptionsSchema.parse({});
 
 export const ACTIVE_FLAGS: readonly FlagSpec[] = [
   { path: "maxSteps", flag: "--max-steps <n>" },
