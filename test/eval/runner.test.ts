@@ -127,7 +127,7 @@ describe("esi3d run configuration", () => {
     expect(c.paradigms).toEqual(["single"]);
     expect(c.sources).toEqual(["gt"]);
     expect(keysOf(join(dir, "r")).sort()).toEqual(["linear_alignment-000|single|2d", "linear_alignment-000|single|3d:gt", "spatial_distance-000|single|2d", "spatial_distance-000|single|3d:gt"]);
-    writeFileSync(cfg, JSON.stringify({ noiseLevel: 3 }));
+    writeFileSync(cfg, JSON.stringify({ noiseLevel: 3.5 }));
     const bad = esi3d(["run", "--config", cfg, "--out", join(dir, "bad")]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/noiseLevel/);

@@ -100,7 +100,7 @@ const CONFIG_CASES: Case[] = [
   { name: "config []", ...cfgRun("[]"), code: 2, mentions: [/cfg\.json/, /array/] },
   { name: 'config "fast"', ...cfgRun('"fast"'), code: 2, mentions: [/cfg\.json/, /string/] },
   { name: "config with an unknown key", ...cfgRun(json({ frobnicate: 1 })), code: 2, mentions: [/cfg\.json/, /frobnicate/] },
-  { name: "config noiseLevel 3", ...cfgRun(json({ noiseLevel: 3 })), code: 2, mentions: [/cfg\.json/, /noiseLevel/] },
+  { name: "config noiseLevel 3.5 (the scale ends at 3)", ...cfgRun(json({ noiseLevel: 3.5 })), code: 2, mentions: [/cfg\.json/, /noiseLevel/] },
   { name: 'config "llm": "fast" (C17)', ...cfgRun(json({ llm: "fast" })), code: 2, mentions: [/cfg\.json/, /llm/] },
   { name: "config out is a number", ...cfgRun(json({ out: 42 })), code: 2, mentions: [/cfg\.json/, /\bout\b/] },
   { name: "config perSubcategory 0", ...cfgRun(json({ perSubcategory: 0 })), code: 2, mentions: [/cfg\.json/, /perSubcategory/] },
@@ -145,7 +145,7 @@ const FLAG_CASES: Case[] = [
   { name: "points --conf-threshold -1", args: (d) => ["points", bundleDir, "--conf-threshold", "-1", "-o", join(d, "p.ply")], code: 2, mentions: [/--conf-threshold/] },
   { name: "points -o names a directory", setup: (d) => mkdirSync(join(d, "pdir")), args: (d) => ["points", bundleDir, "-o", join(d, "pdir")], code: 2, mentions: [/pdir/] },
   { name: "contact-sheet -o below a file", files: { afile: "x" }, args: (d) => ["contact-sheet", bundleDir, "-o", join(d, "afile", "s.png")], code: 2, mentions: [/afile/] },
-  { name: "ablate --noise 2", args: (d) => ["ablate", "--noise", "2", "--out", join(d, "a")], code: 2, mentions: [/--noise/] },
+  { name: "ablate --noise 3.5 (the scale ends at 3)", args: (d) => ["ablate", "--noise", "3.5", "--out", join(d, "a")], code: 2, mentions: [/--noise/] },
   { name: "serve --token short", args: (d) => ["serve", "--port", "0", "--data", join(d, "data"), "--token", "abc"], code: 2, mentions: [/--token/] },
   { name: "serve --host 0.0.0.0 without a token", args: (d) => ["serve", "--port", "0", "--host", "0.0.0.0", "--data", join(d, "data")], env: { ESI3D_TOKEN: undefined }, code: 2, mentions: [/--host/, /--token/] },
 ];
