@@ -19,6 +19,8 @@ export interface CloudRuntime {
   excludeIds?: ReadonlySet<number>;
   /** Progress lines of slow sources (vggt). */
   log?: (msg: string) => void;
+  /** noisy: the views so far when lifting only the newest (see NoiseOptions.trajectory). */
+  trajectory?: readonly FrameBundle["views"][number][];
 }
 
 /** The cloud of `bundle` from the source and options given (missing options take their defaults). */
@@ -42,7 +44,7 @@ export async function buildPointCloud(bundle: FrameBundle, options: z.input<type
       return withoutIds(cloud, runtime.excludeIds);
     }
     case "noisy":
-      return noisyPointCloud(bundle, { level: o.noiseLevel, seed: o.noiseSeed, components: o.noiseComponents, excludeIds: runtime.excludeIds, arena: runtime.arena });
+      return noisyPointCloud(bundle, { level: o.noiseLevel, seed: o.noiseSeed, components: o.noiseComponents, excludeIds: runtime.excludeIds, arena: runtime.arena, trajectory: runtime.trajectory });
   }
 }
 

@@ -130,7 +130,7 @@ export interface ClusterGraphOptions {
  * Nodes already computed, by the raw members array they were computed from: a node whose members, points
  * and votes are the same objects as before is the same node (the incremental memory reuses unchanged nodes).
  */
-export type NodeCache = WeakMap<Uint32Array, { xyz: Float32Array; votes: string; node: GraphNode }>;
+export type NodeCache = WeakMap<Uint32Array, { xyz: Float32Array; votes: string; node: GraphNode; fine?: Float32Array }>;
 
 export function graphFromClusters(clusters: Cluster[], cloud: PointCloud, manifest: Pick<FrameBundle["manifest"], "task_id" | "paradigm" | "task">, ev: Evidence, o: ClusterGraphOptions, timer = stageTimer(1), cache?: NodeCache): GraphResult {
   const { timings, lap } = timer;
@@ -152,12 +152,20 @@ export function graphFromClusters(clusters: Cluster[], cloud: PointCloud, manife
     cache.set(c.members, { xyz: c.xyz, votes, node: structuredClone(node) });
     return node;
   };
+  // fine points depend on the members alone (points never move once in the cloud)
+  const fineOf = (members: Uint32Array): Float32Array => {
+    const hit = cache?.get(members);
+    if (hit?.fine) return hit.fine;
+    const fine = finePoints(cloud, members);
+    if (hit) hit.fine = fine;
+    return fine;
+  };
   const nodes = withCentroid.map(({ c }, k) => nodeOf(c, `n${k}`));
   computeFlags(nodes);
   lap("nodes");
   const task = manifest.task;
   const relations = computeRelations(
-    nodes.map((n, k) => ({ id: n.id, box: n.box, xyz: withCentroid[k]!.c.xyz, fine: finePoints(cloud, withCentroid[k]!.c.members) })),
+    nodes.map((n, k) => ({ id: n.id, box: n.box, xyz: withCentroid[k]!.c.xyz, fine: fineOf(withCentroid[k]!.c.members) })),
     { position: task.agent_initial.position, yaw: task.agent_initial.yaw },
   );
   lap("relations");

@@ -5,6 +5,7 @@ import type { PointCloud } from "../reconstruct/pointcloud.js";
 import { aabb, yawBox } from "./primitives/boxes.js";
 import type { Cluster } from "./instances/cluster.js";
 import { majorityLabel } from "./instances/cluster.js";
+import { statsOfMembers } from "./instances/memberStats.js";
 import type { GraphNode, NodeSupport } from "./types.js";
 import { boxVolume, type YawBox } from "../src/core/geometry.js";
 
@@ -30,29 +31,11 @@ export function clusterToNode(c: Cluster, id: string, cloud: PointCloud): GraphN
     sy += c.xyz[3 * i + 1]!;
     sz += c.xyz[3 * i + 2]!;
   }
-  let conf = 0;
-  const rgbSum = [0, 0, 0];
-  const W = cloud.imageWidth;
-  // per-view support in typed arrays indexed by view (a Map lookup per raw point is the slow part here)
-  let maxView = 0;
-  for (const i of c.members) if (cloud.view[i]! > maxView) maxView = cloud.view[i]!;
-  const nv = maxView + 1;
-  const pts = new Uint32Array(nv), bx0 = new Int32Array(nv).fill(2 ** 30), by0 = new Int32Array(nv).fill(2 ** 30), bx1 = new Int32Array(nv).fill(-1), by1 = new Int32Array(nv).fill(-1);
-  for (const i of c.members) {
-    conf += cloud.confidence[i]!;
-    rgbSum[0]! += cloud.rgb[3 * i]!;
-    rgbSum[1]! += cloud.rgb[3 * i + 1]!;
-    rgbSum[2]! += cloud.rgb[3 * i + 2]!;
-    const v = cloud.view[i]!, p = cloud.pixel[i]!;
-    const x = p % W, y = (p - x) / W;
-    pts[v]!++;
-    if (x < bx0[v]!) bx0[v] = x;
-    if (y < by0[v]!) by0[v] = y;
-    if (x > bx1[v]!) bx1[v] = x;
-    if (y > by1[v]!) by1[v] = y;
-  }
-  const perView = new Map<number, NodeSupport>();
-  for (let v = 0; v < nv; v++) if (pts[v]! > 0) perView.set(v, { view: v, points: pts[v]!, bbox: [bx0[v]!, by0[v]!, bx1[v]!, by1[v]!] });
+  // the sums over raw points: composed from the detections for fused nodes, else read point by point
+  const stats = c.stats ?? statsOfMembers(cloud, c.members);
+  const conf = stats.confidence;
+  const rgbSum = stats.rgb;
+  const perView = new Map<number, NodeSupport>([...stats.views].map(([v, s]) => [v, { view: v, points: s.points, bbox: [...s.bbox] }]));
   const totalVotes = [...c.votes.values()].reduce((a, b) => a + b, 0);
   const dist: Record<string, number> = {};
   for (const [l, v] of [...c.votes.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))) dist[l] = Math.round((v / (totalVotes || 1)) * 1000) / 1000;

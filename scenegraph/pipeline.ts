@@ -9,6 +9,7 @@ import { buildPointCloud, type CloudRuntime } from "../reconstruct/index.js";
 import { CloudOptionsSchema, CLOUD_FLAGS } from "../reconstruct/options.js";
 import { filterCloud, type PointCloud } from "../reconstruct/pointcloud.js";
 import { labelledBundle } from "../reconstruct/noisy/labels.js";
+import { FAKE_LABEL_ID_BASE } from "../reconstruct/noisy/params.js";
 import type { FlagSpec } from "../src/core/flags.js";
 import { buildSceneGraph, type GraphResult } from "./build.js";
 import { diagnose } from "./diagnosis.js";
@@ -91,6 +92,8 @@ export class GraphMemory {
   readonly notes: string[] = [];
   /** Some view's points took their metric scale from the bundle's depth (vggt's meta.scaleOracle). */
   scaleOracle = false;
+  /** The noisy labels component's next fake instance id (each view's fakes are numbered after the last's). */
+  private nextFakeId = FAKE_LABEL_ID_BASE;
 
   constructor(manifest: Pick<FrameBundle["manifest"], "image" | "instances" | "task" | "task_id" | "paradigm">, options: z.input<typeof GraphPipelineOptionsSchema>, private readonly runtime: Omit<PipelineRuntime, "arena"> = {}) {
     this.o = GraphPipelineOptionsSchema.parse(options);
@@ -113,7 +116,7 @@ export class GraphMemory {
       return filterCloud(all, keep);
     }
     const one: FrameBundle = { ...bundle, manifest: { ...bundle.manifest, views: [bundle.manifest.views.at(-1)!] }, views: [view] };
-    return buildPointCloud(one, cloudOptions, runtime);
+    return buildPointCloud(one, cloudOptions, { ...runtime, trajectory: bundle.views });
   }
 
   /** Adds the bundle's last view and returns the graph (and, unless runtime.diagnose is false, its diagnosis). */
@@ -130,7 +133,8 @@ export class GraphMemory {
     lap("cloud");
     // the noisy source's label corruption reaches the graph through relabelled instance images, as in graphOfBundle
     const one: FrameBundle = { ...bundle, manifest: { ...bundle.manifest, views: [bundle.manifest.views.at(-1)!] }, views: [bundle.views.at(-1)!] };
-    const labelled = labelledBundle(one, vc);
+    const labelled = labelledBundle(one, vc, this.nextFakeId);
+    if (labelled !== one) this.nextFakeId += labelled.manifest.instances.length - one.manifest.instances.length;
     const seen: FrameBundle = labelled === one ? bundle : { ...bundle, manifest: { ...bundle.manifest, instances: labelled.manifest.instances }, views: [...bundle.views.slice(0, -1), labelled.views[0]!] };
     const result = this.graph.addView(labelled.views[0]!, vc, seen);
     lap("graph");

@@ -384,6 +384,18 @@ export interface NoisyViews {
   meta: Omit<NoisyMeta, "counts" | "dropoutThreshold"> & { counts: Pick<NoisyMeta["counts"], "depthNoised" | "poseViews" | "flying" | "blobs" | "blobPoints" | "texturelessPx" | "labelSwaps" | "labelPhantoms"> };
 }
 
+/** The drift of the bundle's views: accumulated and aligned along the trajectory they end. */
+function bundleDrift(views: readonly ViewData[], trajectory: readonly ViewData[], params: NoiseParams, rngOf: (view: number, c: string) => Rng): DriftResult {
+  const all = driftPoses(trajectory, params, (k) => rngOf(trajectory[k]!.index, "drift"));
+  if (trajectory === views) return all;
+  const records = views.map((v) => {
+    const r = all.records.find((x) => x.view === v.index);
+    if (!r) throw new Error(`noisy: view ${v.index} is not on the trajectory given`);
+    return r;
+  });
+  return { ...all, records };
+}
+
 /**
  * Every component but dropout, per view: the depth maps and cameras the `noisy` source back-projects (the
  * dense prediction, before the confidence filter). The bench's error statistics read these.
@@ -412,7 +424,7 @@ export function noisyViews(bundle: FrameBundle, opts: NoiseOptions): NoisyViews 
   const viewScales: Array<{ view: number; scale: number }> = [];
   const flagMaps: (Uint8Array | null)[] = [];
   let flying = 0, depthNoised = 0, texturelessPx = 0;
-  const drift = active.has("drift") ? driftPoses(bundle.views, params, (k) => rngOf(bundle.views[k]!.index, "drift")) : null;
+  const drift = active.has("drift") ? bundleDrift(bundle.views, opts.trajectory ?? bundle.views, params, rngOf) : null;
   const labels: LabelPlan = { swaps: [], phantoms: [] };
   if (active.has("labels")) {
     const structure = new Uint8Array(65536);

@@ -134,9 +134,15 @@ export function labelPlanOf(cloud: Pick<PointCloud, "source" | "meta">): LabelPl
  * in the instance table with their wrong categories. Without corruption, the bundle itself. The diagnosis
  * must keep using the true bundle.
  */
-export function labelledBundle<B extends Pick<FrameBundle, "manifest" | "views">>(bundle: B, cloud: Pick<PointCloud, "source" | "meta">): B {
-  const plan = labelPlanOf(cloud);
-  if (!plan) return bundle;
+export function labelledBundle<B extends Pick<FrameBundle, "manifest" | "views">>(bundle: B, cloud: Pick<PointCloud, "source" | "meta">, firstFakeId = FAKE_LABEL_ID_BASE): B {
+  const plan0 = labelPlanOf(cloud);
+  if (!plan0) return bundle;
+  // `firstFakeId`: where this bundle's fake ids start. A memory that lifts one view at a time numbers each
+  // view's fakes after the last view's, so a fake id never names two fragments (their numbers are arbitrary).
+  const shift = firstFakeId - FAKE_LABEL_ID_BASE;
+  const last = Math.max(0, ...plan0.swaps.map((s) => s.fakeId), ...plan0.phantoms.map((f) => f.fakeId)) + shift;
+  if (last > 65535) throw new InputError(`noisy: relabelled fragments up to id ${last} do not fit in 16-bit instance ids`);
+  const plan: LabelPlan = shift === 0 ? plan0 : { swaps: plan0.swaps.map((s) => ({ ...s, fakeId: s.fakeId + shift })), phantoms: plan0.phantoms.map((f) => ({ ...f, fakeId: f.fakeId + shift })) };
   const byView = new Map<number, { swaps: LabelSwap[]; phantoms: LabelPhantom[] }>();
   const entry = (view: number) => byView.get(view) ?? byView.set(view, { swaps: [], phantoms: [] }).get(view)!;
   for (const s of plan.swaps) entry(s.view).swaps.push(s);

@@ -12,6 +12,8 @@
  */
 import { InputError } from "../../src/core/errors.js";
 
+import type { ViewData } from "../../bridge/bundle/io.js";
+
 export const NOISE_COMPONENTS = ["depth", "pose", "flying", "dropout", "blobs", "mono", "warp", "drift", "scale", "textureless", "labels"] as const;
 export type NoiseComponent = (typeof NOISE_COMPONENTS)[number];
 export type NoisePreset = "vggt-like";
@@ -118,6 +120,12 @@ export interface NoiseOptions {
   arena?: import("../pointcloud.js").CloudArena;
   /** Replace preset values (the level-1 values) before `level` scales the amplitudes; shapes are used as given. */
   overrides?: Partial<NoiseParams>;
+  /**
+   * The trajectory the bundle's views belong to, in capture order, ending with them (default: the bundle's
+   * own views). `drift` accumulates and is aligned along it, so a memory that lifts one view at a time
+   * gives that view the pose error it has after every view so far.
+   */
+  trajectory?: readonly ViewData[];
 }
 
 /**

@@ -5,6 +5,7 @@
 import { voxelDownsample } from "../primitives/voxelDownsample.js";
 import { dbscanDetailed } from "../primitives/dbscan.js";
 import { VoxelHashGrid } from "../primitives/hashGrid.js";
+import { StatsAccumulator, type MemberStats, type VoxelStats } from "./memberStats.js";
 
 export interface Cluster {
   /** Downsampled points (voxel means). */
@@ -13,8 +14,8 @@ export interface Cluster {
   members: Uint32Array;
   /** Category votes (label -> raw points). */
   votes: Map<string, number>;
-  /** View index -> raw points from that view. */
-  views: Map<number, number>;
+  /** Sums over the raw members when composed from detections (fusion); absent: read from the members. */
+  stats?: MemberStats;
   /** Number of 2D detections merged into it. */
   detections: number;
   /** Segments (evidence keys) merged into it. */
@@ -89,21 +90,28 @@ export function makeCluster(cloudXyz: Float32Array, members: Uint32Array, voxelM
   const keep = denoise ? largestClusterMask(ds.xyz, ds.count, denoise) : null;
   if (!keep) return { xyz: ds.xyz, members, memberVoxel: ds.voxelOfPoint };
   const { xyz, newIndex } = compactVoxels(ds.xyz, ds.count, keep);
-  const kept: number[] = [], keptVoxel: number[] = [];
+  const kept = new Uint32Array(members.length), keptVoxel = new Int32Array(members.length);
+  let k = 0;
   for (let m = 0; m < members.length; m++) {
     const v = newIndex[ds.voxelOfPoint[m]!]!;
-    if (v >= 0) (kept.push(members[m]!), keptVoxel.push(v));
+    if (v >= 0) (kept[k] = members[m]!), (keptVoxel[k++] = v);
   }
-  return { xyz, members: Uint32Array.from(kept), memberVoxel: Int32Array.from(keptVoxel) };
+  return { xyz, members: kept.slice(0, k), memberVoxel: keptVoxel.slice(0, k) };
+}
+
+/** A single-view detection as fusion keeps it: its denoised points and its per-voxel sums. */
+export interface FusedPart extends DenoisedCluster {
+  stats: VoxelStats;
 }
 
 /**
  * The final denoising of a fused node from its detections' voxels (not from its raw points again):
  * the detections' voxels are downsampled together, the largest DBSCAN cluster is kept, and raw members are
- * kept or dropped through their detection voxel -> node voxel mapping. One pass over voxels, none over
- * raw points.
+ * kept or dropped through their detection voxel -> node voxel mapping. The node's stats are summed over
+ * the detections' surviving voxels, and a detection whose voxels all survive keeps its members array
+ * whole, so the cost grows with the detections' voxels, not with the node's raw points.
  */
-export function denoiseFused(parts: readonly DenoisedCluster[], voxelM: number, denoise: DenoiseRule): DenoisedCluster {
+export function denoiseFused(parts: readonly FusedPart[], voxelM: number, denoise: DenoiseRule): { xyz: Float32Array; members: Uint32Array; stats: MemberStats } {
   const total = parts.reduce((s, d) => s + d.xyz.length, 0);
   const union = new Float32Array(total);
   const offsets: number[] = [];
@@ -117,17 +125,26 @@ export function denoiseFused(parts: readonly DenoisedCluster[], voxelM: number, 
   const keep = largestClusterMask(ds.xyz, ds.count, denoise) ?? new Uint8Array(ds.count).fill(1);
   const { xyz, newIndex } = compactVoxels(ds.xyz, ds.count, keep);
   const nMembers = parts.reduce((s, d) => s + d.members.length, 0);
-  const members = new Uint32Array(nMembers), memberVoxel = new Int32Array(nMembers);
+  const members = new Uint32Array(nMembers);
+  const acc = new StatsAccumulator();
   let k = 0;
   parts.forEach((d, i) => {
-    for (let m = 0; m < d.members.length; m++) {
-      const f = newIndex[ds.voxelOfPoint[offsets[i]! + d.memberVoxel[m]!]!]!;
-      if (f < 0) continue;
-      members[k] = d.members[m]!;
-      memberVoxel[k++] = f;
+    const voxels = d.xyz.length / 3;
+    const alive = new Uint8Array(voxels);
+    let all = true;
+    for (let v = 0; v < voxels; v++) {
+      if (newIndex[ds.voxelOfPoint[offsets[i]! + v]!]! >= 0) alive[v] = 1;
+      else all = false;
     }
+    acc.addVoxels(d.stats, alive);
+    if (all) {
+      members.set(d.members, k);
+      k += d.members.length;
+      return;
+    }
+    for (let m = 0; m < d.members.length; m++) if (alive[d.memberVoxel[m]!]) members[k++] = d.members[m]!;
   });
-  return { xyz, members: members.slice(0, k), memberVoxel: memberVoxel.slice(0, k) };
+  return { xyz, members: k === nMembers ? members : members.slice(0, k), stats: acc.result() };
 }
 
 export function clusterGrid(c: Cluster, radius: number): VoxelHashGrid {

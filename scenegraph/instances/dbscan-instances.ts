@@ -30,14 +30,12 @@ export function dbscanInstances(cloud: PointCloud, isStructure: Uint8Array, p: I
     voxelsOf[c]!.forEach((v, k) => xyz.set(ds.xyz.subarray(3 * v, 3 * v + 3), 3 * k));
     const members = Uint32Array.from(membersOf[c]!);
     const votes = new Map<string, number>();
-    const views = new Map<number, number>();
     for (const i of members) {
-      views.set(cloud.view[i]!, (views.get(cloud.view[i]!) ?? 0) + 1);
       const cat = categoryOfPoint ? categoryOfPoint(i) : null;
       if (cat) votes.set(cat, (votes.get(cat) ?? 0) + 1);
     }
     const { min, max } = boundsOf(xyz);
-    out.push({ xyz, members, votes, views, detections: 1, segments: [], min, max, grid: null });
+    out.push({ xyz, members, votes, detections: 1, segments: [], min, max, grid: null });
   }
   return out.filter((c) => c.xyz.length / 3 >= p.minNodeVoxels);
 }

@@ -16,7 +16,8 @@ import { DENOISE_MIN_KEEP, type InstanceParams } from "./params.js";
 import { footprintIntersectionArea, yawBox, zOverlap } from "../primitives/boxes.js";
 import { pointOverlapRatio } from "../primitives/overlap.js";
 import { boundsOf, boxVolume, type YawBox } from "../../src/core/geometry.js";
-import { aabbGap, clusterGrid, denoiseFused, majorityLabel, makeCluster, type Cluster, type DenoisedCluster } from "./cluster.js";
+import { aabbGap, clusterGrid, denoiseFused, majorityLabel, makeCluster, type Cluster, type FusedPart } from "./cluster.js";
+import { mergedStats, voxelStatsOf, type MemberStats } from "./memberStats.js";
 
 /** Points of the cloud grouped by their evidence segment (-1 = none). */
 export function pointsBySegment(cloud: PointCloud, ev: Evidence): Uint32Array[] {
@@ -37,11 +38,11 @@ export function pointsBySegment(cloud: PointCloud, ev: Evidence): Uint32Array[] 
   return out;
 }
 
-function newCluster(xyz: Float32Array, members: Uint32Array, label: string | null, views: Map<number, number>, segments: number[], detections: number): Cluster {
+function newCluster(xyz: Float32Array, members: Uint32Array, label: string | null, segments: number[], detections: number): Cluster {
   const { min, max } = boundsOf(xyz);
   const votes = new Map<string, number>();
   if (label) votes.set(label, members.length);
-  return { xyz, members, votes, views, detections, segments, min, max, grid: null };
+  return { xyz, members, votes, detections, segments, min, max, grid: null };
 }
 
 function addCounts<K>(into: Map<K, number>, from: Map<K, number>): void {
@@ -62,7 +63,7 @@ function concatU32(a: Uint32Array, b: Uint32Array): Uint32Array {
 interface Growing {
   c: Cluster;
   /** The denoised detections merged into this node, kept for the final denoising. */
-  parts: DenoisedCluster[];
+  parts: FusedPart[];
   pendingXyz: Float32Array[];
 }
 
@@ -80,11 +81,10 @@ function settle(g: Growing, downsample: (xyz: Float32Array) => Float32Array): Cl
   return g.c;
 }
 
-function absorb(g: Growing, b: Cluster, part: DenoisedCluster): void {
+function absorb(g: Growing, b: Cluster, part: FusedPart): void {
   g.pendingXyz.push(b.xyz);
   g.parts.push(part);
   addCounts(g.c.votes, b.votes);
-  addCounts(g.c.views, b.views);
   g.c.detections += b.detections;
   g.c.segments.push(...b.segments);
   for (let k = 0; k < 3; k++) {
@@ -100,8 +100,8 @@ function mergeInto(a: Cluster, b: Cluster, downsample: (xyz: Float32Array) => Fl
   both.set(b.xyz, a.xyz.length);
   a.xyz = downsample(both);
   a.members = concatU32(a.members, b.members);
+  a.stats = a.stats && b.stats ? mergedStats(a.stats, b.stats) : undefined;
   addCounts(a.votes, b.votes);
-  addCounts(a.views, b.views);
   a.detections += b.detections;
   a.segments.push(...b.segments);
   for (let k = 0; k < 3; k++) {
@@ -116,47 +116,38 @@ function sameLabel(a: Cluster, b: Cluster): boolean {
   return la === lb;
 }
 
-/** Points of `cloud` in [from, to) grouped by their evidence segment: only the segments that occur. */
+/**
+ * Points of `cloud` in [from, to) grouped by their evidence segment: only the segments that occur. Counted
+ * in a typed array over the range of segment keys met (one view's keys are consecutive), not a Map per point.
+ */
 export function pointsBySegmentIn(cloud: PointCloud, ev: Evidence, from: number, to: number): Map<number, Uint32Array> {
-  const counts = new Map<number, number>();
   const segOf = new Int32Array(to - from);
+  let lo = Infinity, hi = -1;
+  let view = -1, map: Int32Array | undefined;
   for (let i = from; i < to; i++) {
-    const map = ev.segmentOfPixel[cloud.view[i]!];
+    // points come view by view: look the view's map up when the view changes, not per point
+    if (cloud.view[i] !== view) (view = cloud.view[i]!), (map = ev.segmentOfPixel[view]);
     const s = map ? map[cloud.pixel[i]!]! : -1;
     segOf[i - from] = s;
-    if (s >= 0) counts.set(s, (counts.get(s) ?? 0) + 1);
+    if (s >= 0) (s < lo && (lo = s), s > hi && (hi = s));
   }
   const out = new Map<number, Uint32Array>();
-  const fill = new Map<number, number>();
-  for (const [s, n] of counts) (out.set(s, new Uint32Array(n)), fill.set(s, 0));
+  if (hi < 0) return out;
+  const counts = new Uint32Array(hi - lo + 1);
+  for (const s of segOf) if (s >= 0) counts[s - lo]!++;
+  const lists: Uint32Array[] = [];
+  for (let s = lo; s <= hi; s++) if (counts[s - lo]! > 0) out.set(s, (lists[s - lo] = new Uint32Array(counts[s - lo]!)));
+  const fill = new Uint32Array(hi - lo + 1);
   for (let i = from; i < to; i++) {
     const s = segOf[i - from]!;
-    if (s < 0) continue;
-    const f = fill.get(s)!;
-    out.get(s)![f] = i;
-    fill.set(s, f + 1);
+    if (s >= 0) lists[s - lo]![fill[s - lo]!++] = i;
   }
   return out;
 }
 
-/** Raw points per view of a node (a counting array, not a Map per point: this runs over every member). */
-function viewCounts(cloud: PointCloud, members: Uint32Array): Map<number, number> {
-  let maxView = 0;
-  for (const i of members) if (cloud.view[i]! > maxView) maxView = cloud.view[i]!;
-  const counts = new Uint32Array(maxView + 1);
-  for (const i of members) counts[cloud.view[i]!]!++;
-  const views = new Map<number, number>();
-  // in first-seen order, as the Map filled point by point had them
-  for (const i of members) {
-    const v = cloud.view[i]!;
-    if (counts[v]! > 0 && !views.has(v)) views.set(v, counts[v]!);
-  }
-  return views;
-}
-
 /** A finished node's copy that post-merging may change without touching the fusion state. */
 function detached(c: Cluster): Cluster {
-  return { ...c, votes: new Map(c.votes), views: new Map(c.views), segments: [...c.segments], min: [...c.min] as Cluster["min"], max: [...c.max] as Cluster["max"], grid: null };
+  return { ...c, votes: new Map(c.votes), segments: [...c.segments], min: [...c.min] as Cluster["min"], max: [...c.max] as Cluster["max"], grid: null };
 }
 
 /**
@@ -167,9 +158,9 @@ function detached(c: Cluster): Cluster {
  */
 export class FusionState {
   private readonly growing: Growing[] = [];
-  private readonly byId = new Map<number, { members: Uint32Array[]; views: Map<number, number>; label: string | null; segments: number[] }>();
+  private readonly byId = new Map<number, { members: Uint32Array[]; label: string | null; segments: number[] }>();
   /** Denoised nodes of the last snapshot, reused while a node's detections are unchanged. */
-  private readonly denoised = new Map<Growing, { parts: number; c: DenoisedCluster; views: Map<number, number>; min: Cluster["min"]; max: Cluster["max"] }>();
+  private readonly denoised = new Map<Growing, { parts: number; xyz: Float32Array; members: Uint32Array; stats: MemberStats; min: Cluster["min"]; max: Cluster["max"] }>();
   private readonly oracleClusters = new Map<number, { n: number; c: Cluster }>();
   private readonly denoise;
 
@@ -186,25 +177,25 @@ export class FusionState {
         const m = bySeg(k);
         if (m.length === 0) continue;
         let g = this.byId.get(s.globalId!);
-        if (!g) this.byId.set(s.globalId!, (g = { members: [], views: new Map(), label: s.label, segments: [] }));
+        if (!g) this.byId.set(s.globalId!, (g = { members: [], label: s.label, segments: [] }));
         g.members.push(m);
-        g.views.set(s.view, (g.views.get(s.view) ?? 0) + m.length);
         g.segments.push(k);
       }
       return;
     }
     const growing = this.growing;
-    const dets: Array<[Cluster, DenoisedCluster]> = [];
+    const dets: Array<[Cluster, FusedPart]> = [];
     for (const k of segKeys) {
       const m = bySeg(k);
       if (m.length < p.minDetectionPoints) continue;
       const c = makeCluster(cloud.xyz, m, p.voxelM, this.denoise);
       if (c.xyz.length === 0) continue;
-      dets.push([newCluster(c.xyz, c.members, ev.segments[k]!.label, new Map([[view, c.members.length]]), [k], 1), c]);
+      const part: FusedPart = { ...c, stats: voxelStatsOf(cloud, c.members, c.memberVoxel, c.xyz.length / 3, view) };
+      dets.push([newCluster(c.xyz, c.members, ev.segments[k]!.label, [k], 1), part]);
     }
     // match against the nodes that existed before this view (ConceptGraphs: per frame)
     const existing = growing.length;
-    const assignments: Array<[Cluster, DenoisedCluster, number]> = [];
+    const assignments: Array<[Cluster, FusedPart, number]> = [];
     for (const [d, part] of dets) {
       let best = -1, bestOverlap = p.associationMinOverlap;
       for (let n = 0; n < existing; n++) {
@@ -234,7 +225,7 @@ export class FusionState {
         if (!hit || hit.n !== n) {
           const all = g.members.reduce(concatU32);
           const c = makeCluster(cloud.xyz, all, p.voxelM, this.denoise);
-          hit = { n, c: newCluster(c.xyz, c.members, g.label, new Map(g.views), [...g.segments], g.segments.length) };
+          hit = { n, c: newCluster(c.xyz, c.members, g.label, [...g.segments], g.segments.length) };
           this.oracleClusters.set(id, hit);
         }
         nodes.push(detached(hit.c));
@@ -248,15 +239,15 @@ export class FusionState {
       let hit = this.denoised.get(g);
       if (!hit || hit.parts !== g.parts.length) {
         const c = denoiseFused(g.parts, p.voxelM, this.denoise);
-        this.denoised.set(g, (hit = { parts: g.parts.length, c, views: viewCounts(cloud, c.members), ...boundsOf(c.xyz) }));
+        this.denoised.set(g, (hit = { parts: g.parts.length, ...c, ...boundsOf(c.xyz) }));
       }
-      const c = hit.c;
-      const min = [...hit.min] as Cluster["min"], max = [...hit.max] as Cluster["max"], views = new Map(hit.views);
+      const c = hit;
+      const min = [...hit.min] as Cluster["min"], max = [...hit.max] as Cluster["max"];
       const votes = new Map<string, number>();
       // votes stay per raw point of the surviving members
       const share = c.members.length / Math.max(1, before);
       for (const [l, v] of n.votes) votes.set(l, Math.round(v * share));
-      return { ...n, xyz: c.xyz, members: c.members, min, max, views, votes, segments: [...n.segments], grid: null };
+      return { ...n, xyz: c.xyz, members: c.members, stats: c.stats, min, max, votes, segments: [...n.segments], grid: null };
     });
     nodes = postMerge(nodes, p, this.downsample);
     return nodes.filter((n) => n.members.length >= p.minDetectionPoints);

@@ -40,6 +40,8 @@ describe("incremental 3D memory", () => {
     { source: "gt", masks: "oracle", instances: "fusion" },
     { source: "gt", masks: "instance", instances: "dbscan" },
     { source: "noisy", masks: "instance", instances: "fusion", noiseComponents: ["depth", "pose", "flying", "blobs"] },
+    // every component lifted per view from per-view streams, labels included (each view's fake ids numbered after the last's)
+    { source: "noisy", masks: "semantic", instances: "fusion", noiseLevel: 3, noiseComponents: ["depth", "pose", "flying", "blobs", "mono", "warp", "scale", "textureless", "labels"] },
   ];
   for (const task of tasks)
     for (const m of modes)
@@ -61,6 +63,32 @@ describe("incremental 3D memory", () => {
     const pts = (g: SceneGraph) => g.nodes.reduce((s, n) => s + n.support.reduce((t, v) => t + v.points, 0), 0);
     // the same fraction of points is dropped, chosen per view instead of over all views
     expect(Math.abs(pts(graphs.at(-1)!) - pts(batch.graph)) / pts(batch.graph)).toBeLessThan(0.1);
+  });
+
+  it("noisy with drift: each view is lifted with the pose error it has after every view so far; earlier views keep theirs", async () => {
+    const task = tasks[0]!;
+    const m = { source: "noisy" as const, masks: "instance" as const, instances: "fusion" as const, noiseComponents: ["drift" as const] };
+    const env = new BuiltinEnvironment(task);
+    const ep = new EpisodeBundle(env.manifest);
+    const memory = new GraphMemory(env.manifest, m, { diagnose: false });
+    let r = await memory.addView(ep.add((await env.reset()).view));
+    const pointsOf = (c: typeof r.cloud, view: number) => {
+      const out: number[] = [];
+      for (let i = 0; i < c.count; i++) if (c.view[i] === view) out.push(c.xyz[3 * i]!, c.xyz[3 * i + 1]!, c.xyz[3 * i + 2]!);
+      return out;
+    };
+    const firstView = pointsOf(r.cloud, 0);
+    for (const a of ACTIONS) r = await memory.addView(ep.add((await env.step(a)).view));
+    const batch = await graphOfBundle(ep.current(), m, { diagnose: false });
+    const last = ACTIONS.length;
+    // the newest view: the batch's points exactly (drift accumulated and aligned over the same views)
+    expect(pointsOf(r.cloud, last)).toEqual(pointsOf(batch.cloud, last));
+    // the drift is real (the newest view is not where the truth would put it) ...
+    const gt = await graphOfBundle(ep.current(), { ...m, source: "gt" }, { diagnose: false });
+    expect(pointsOf(r.cloud, last)).not.toEqual(pointsOf(gt.cloud, last));
+    // ... and view 0 keeps the points it was fused with, where the batch re-aligns it with every view
+    expect(pointsOf(r.cloud, 0)).toEqual(firstView);
+    expect(pointsOf(batch.cloud, 0)).not.toEqual(firstView);
   });
 
   it("an intermediate step equals the batch build over the views up to it", async () => {
