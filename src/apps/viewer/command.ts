@@ -21,6 +21,7 @@ import { diagnosisTable } from "../../../scenegraph/diagnosisTable.js";
 import { graphOfBundle, GRAPH_PIPELINE_FLAGS, GraphPipelineOptionsSchema, type GraphPipelineOptions } from "../../../scenegraph/pipeline.js";
 import { PACKAGE_VERSION } from "../../core/version.js";
 import { writeFileAtomic } from "../../core/fs.js";
+import { episodeTable, stepDetail } from "./episodeTable.js";
 
 /** The viewer's default port: free of the usual dev servers (3000, 5173, 8000, 8080). */
 export const DEFAULT_INSPECT_PORT = 8090;
@@ -40,6 +41,7 @@ interface InspectOpts extends Record<string, unknown> {
   glb?: string;
   graphJson?: string;
   json?: boolean;
+  step?: number;
 }
 
 const log = (line: string) => process.stderr.write(`inspect: ${line}\n`);
@@ -67,10 +69,12 @@ async function writeOutputs(insp: Inspection, keys: string[], opts: InspectOpts,
     const variants: Variant[] = [];
     for (const k of keys) {
       const t = performance.now();
-      variants.push(await insp.variant(k));
-      log(`${k.replace("__", "/")}: cloud and graph rebuilt and checked (${Math.round(performance.now() - t)} ms)`);
+      const v = await insp.variant(k);
+      variants.push(v);
+      const what = v.episode ? `episode replayed (${v.episode.steps.length} steps, ${v.views.length} views${v.arm === "3d" ? ", the memory updated per view" : ""}) and checked against the record${v.arm === "3d" ? " and the stored graph" : ""}` : "cloud and graph rebuilt and checked";
+      log(`${k.replace("__", "/")}: ${what} (${Math.round(performance.now() - t)} ms)`);
     }
-    const meta = insp.meta({ mode: "file", api: null, tasks, initial: keys[0], only: keys });
+    const meta = insp.meta({ mode: "file", api: null, tasks, initial: keys[0], only: keys, initialStep: opts.step ?? null });
     const html = await pageHtml(meta, variants);
     writeFileAtomic(opts.out, html); // makes the parent directory
     const shown = variants.map((v) => v.cloud.downsample.shown).reduce((a, b) => a + b, 0);
@@ -91,18 +95,35 @@ async function inspectRun(dir: string, opts: InspectOpts): Promise<void> {
   const insp = new RunInspection(run, taskId, PACKAGE_VERSION);
   const keys = insp.refs.filter((r) => (!opts.paradigm || r.paradigm === opts.paradigm) && (!opts.source || r.source === opts.source)).map((r) => r.key);
   if (keys.length === 0) insp.resolve(opts.paradigm, opts.source); // throws the error naming what exists
+  if (opts.step !== undefined) checkStep(insp, keys, opts.step);
   if (opts.out || opts.ply || opts.glb || opts.graphJson) return writeOutputs(insp, keys, opts, []);
-  // no output asked for: the stored node tables (nothing recomputed)
+  // no output asked for: the stored node tables and episodes (nothing recomputed)
   for (const k of keys) {
     const r = insp.refs.find((x) => x.key === k)!;
-    const stored = readStoredGraph(graphFile(run, taskId, r.paradigm, r.source));
-    process.stdout.write(opts.json ? JSON.stringify(stored.diagnosis, null, 1) + "\n" : diagnosisTable(stored.graph, stored.diagnosis) + "\n");
+    const stored = r.arm === "3d" ? readStoredGraph(graphFile(run, taskId, r.paradigm, r.source)) : null;
+    const record = r.steps !== null ? insp.episodeRecord(k) : null;
+    if (opts.json) {
+      process.stdout.write(JSON.stringify(record ? { diagnosis: stored?.diagnosis ?? null, episode: record.active } : stored!.diagnosis, null, 1) + "\n");
+      continue;
+    }
+    if (stored && opts.step === undefined) process.stdout.write(diagnosisTable(stored.graph, stored.diagnosis) + "\n");
+    if (record) process.stdout.write(opts.step !== undefined ? stepDetail(record, opts.step) : "\n" + episodeTable(record, `${r.paradigm}/${r.source}`) + "\n");
+  }
+}
+
+/** --step names a step of every selected episode. */
+function checkStep(insp: RunInspection, keys: string[], step: number): void {
+  for (const k of keys) {
+    const r = insp.refs.find((x) => x.key === k)!;
+    if (r.steps === null) throw new InputError(`--step ${step}: only for an active episode (--paradigm active); ${r.paradigm}/${r.source} is a ${r.paradigm} view set, without steps`);
+    if (step > r.steps) throw new InputError(`--step ${step}: the episode ${r.paradigm}/${r.source} of ${insp.taskId} has ${r.steps} step(s); expected an integer in [1, ${r.steps}]`);
   }
 }
 
 async function inspectBundle(dir: string, opts: InspectOpts, graphOptions: GraphPipelineOptions): Promise<void> {
   if (opts.serve) throw new InputError(`${dir}: --serve needs a run directory (esi3d run --out DIR); for a bundle, write a page with -o page.html`);
   if (opts.task) throw new InputError(`--task: only for a run directory; ${dir} is a frame bundle`);
+  if (opts.step !== undefined) throw new InputError(`--step: only for an active episode of a run directory; ${dir} is a frame bundle`);
   const source = opts.source ?? "gt";
   if (!(SOURCES as readonly string[]).includes(source)) throw new InputError(`--source: expected one of ${SOURCES.join(", ")} for a bundle, got "${source}"`);
   const bundle = readBundle(dir);
@@ -118,6 +139,7 @@ async function inspectBundle(dir: string, opts: InspectOpts, graphOptions: Graph
 }
 
 async function serve(run: RunDir, opts: InspectOpts, token: string | null): Promise<void> {
+  if (opts.step !== undefined) throw new InputError("--step: the served pages have their own step control; leave out --step with --serve (or write one page with -o)");
   if (opts.out || opts.ply || opts.glb || opts.graphJson) throw new InputError("--serve serves pages and exports over HTTP; leave out -o/--ply/--glb/--graph-json (or drop --serve)");
   const { app, url } = await serveRun({ run, version: PACKAGE_VERSION, host: opts.host, port: opts.port, token, log: process.env.ESI3D_INSPECT_LOG ? log : undefined }).catch((e: NodeJS.ErrnoException) => {
     if (e.code === "EADDRINUSE") throw new InputError(`--port ${opts.port}: already in use on ${opts.host}; choose another --port (0 picks a free one)`);
@@ -155,7 +177,8 @@ export function registerInspect(program: Command): void {
   cmd.setOptionValueWithSource("source", undefined, "default");
   cmd
     .option("--task <id>", "run directory: the task to inspect")
-    .option("--paradigm <p>", "run directory: the view set (single, multi, gt; default: all)")
+    .option("--paradigm <p>", "run directory: the view set (single, multi, gt, active; default: all)")
+    .option("--step <k>", "run directory, paradigm active: the step the page opens at, or (without -o) the step to print in full", intOption("--step", 1))
     .option("-o, --out <file>", "write the inspection page: one self-contained HTML file (opens offline)")
     .option("--serve", "run directory: serve every task's page on a local HTTP server, with an index of tasks by how wrong their graphs are")
     .option("--port <n>", "--serve: TCP port (0 = any free one)", intOption("--port", 0, 65535), DEFAULT_INSPECT_PORT)

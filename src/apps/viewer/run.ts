@@ -85,7 +85,20 @@ export function variantRef(run: RunDir, taskId: string, paradigm: string, source
     merged: m.merged,
     missed: m.missed_lost + m.missed_unseen,
     correct: record3d ? record3d.correct : null,
+    arm: "3d",
+    steps: record3d?.active ? record3d.active.steps.length : null,
   };
+}
+
+/** The source label the page and --source give an active run's 2D arm (no 3D source is called this). */
+export const ACTIVE_2D_SOURCE = "2d";
+
+/** The 2D arm of an active run, when the run has its episode for the task: no graph, so no graph numbers. */
+export function active2dRef(run: RunDir, taskId: string): VariantRef | null {
+  if (!run.config.paradigms.includes("active")) return null;
+  const { record2d } = recordsFor(run, taskId, "active", ACTIVE_2D_SOURCE);
+  if (!record2d?.active) return null;
+  return { key: variantKey("active", ACTIVE_2D_SOURCE), paradigm: "active", source: ACTIVE_2D_SOURCE, f1_observed: 0, duplicates: 0, hallucinated: 0, merged: 0, missed: 0, correct: record2d.correct, arm: "2d", steps: record2d.active.steps.length };
 }
 
 /** How wrong a task's graphs are, for the index: errors summed over its variants, then the worst F1. */

@@ -89,12 +89,42 @@ export interface PromptPayload {
   note: string;
 }
 
+/** A box of a node of the graph at one step of an active episode (the memory so far). */
+export interface StepNodePayload {
+  id: string;
+  label: string;
+  box: { centre: [number, number, number]; extent: [number, number, number]; yaw: number };
+  /** The graph itself flags it possible_duplicate_of another node. */
+  flagged_duplicate: boolean;
+}
+
+/** One step of an active episode as the page steps through it; the step's record is `record.active.steps[k]`. */
+export interface EpisodeStepPayload {
+  /** Views the agent had at this step: views 0..views-1 (the current one is views-1). */
+  views: number;
+  /** 3D arms: the graph the agent decided on (recomputed by the real memory); null for the 2D arm. */
+  nodes: StepNodePayload[] | null;
+}
+
+/** An active episode (paradigm active): the agent's record and what the memory held at each step. */
+export interface EpisodePayload {
+  /** The episode's item record (its `active` block holds every step). */
+  record: ItemRecord;
+  steps: EpisodeStepPayload[];
+  /** How long replaying the episode (rendering, and for 3D arms the memory's updates) took at inspect time (ms). */
+  replay_ms: number;
+}
+
 export interface Variant {
   key: string;
   paradigm: string;
   source: string;
-  graph: SceneGraph;
-  diagnosis: Diagnosis;
+  /** "2d": the 2D arm of an active run, which builds no graph (graph and diagnosis null, no cloud; the page shows the episode). */
+  arm: "2d" | "3d";
+  /** paradigm active: the episode to step through. */
+  episode: EpisodePayload | null;
+  graph: SceneGraph | null;
+  diagnosis: Diagnosis | null;
   /** The 3D record of this paradigm and source, and the 2D baseline's record of the paradigm, when the run has them. */
   record3d: ItemRecord | null;
   record2d: ItemRecord | null;
@@ -117,6 +147,10 @@ export interface VariantRef {
   merged: number;
   missed: number;
   correct: boolean | null;
+  /** "2d": an active run's 2D arm (no graph; the numbers above are 0). */
+  arm: "2d" | "3d";
+  /** paradigm active: the episode's steps. */
+  steps: number | null;
 }
 
 export interface TaskInfo {
@@ -141,6 +175,8 @@ export interface PageMeta {
   task: TaskInfo;
   variants: VariantRef[];
   initial: string;
+  /** paradigm active: the step the page opens at (default: the last). */
+  initial_step: number | null;
   /** Other tasks of the run (serve mode: links to switch task). */
   tasks: Array<{ task_id: string; subcategory: string; href: string }>;
   /** serve mode: URL prefix of variant data and exports. */

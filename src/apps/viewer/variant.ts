@@ -29,7 +29,7 @@ import type { GraphFormat } from "../../prompt/formats.js";
 import { displaySample } from "./downsample.js";
 import type { RunDir } from "./run.js";
 import type { StoredGraph } from "../../eval/files.js";
-import type { CloudPayload, PromptPayload, TaskInfo, TrueObjectPayload, Variant, ViewPayload } from "./types.js";
+import type { CloudPayload, EpisodePayload, PromptPayload, TaskInfo, TrueObjectPayload, Variant, ViewPayload } from "./types.js";
 
 /** Thumbnails are 1/2 of the view size (259×196 for 518×392): enough to see an object, ~60 kB per view as PNG. */
 export const THUMB_SCALE = 2;
@@ -156,7 +156,13 @@ function thumbnail(rgb: Uint8Array, w: number, h: number): { url: string; tw: nu
   return { url: `data:image/png;base64,${encodePng(tw, th, 3, 8, out).toString("base64")}`, tw, th };
 }
 
-export function viewPayloads(bundle: FrameBundle, cloud: PointCloud, members: readonly Uint32Array[]): ViewPayload[] {
+/** No points (the 2D arm of an active run builds no cloud). */
+export function emptyCloudPayload(): CloudPayload {
+  const none = packed(new Uint8Array(0));
+  return { count: 0, bounds: { min: [0, 0, 0], max: [0, 0, 0] }, xyz: none, rgb: none, confidence: none, conf_min: 1, conf_max: 1, view: none, node: none, downsample: { total: 0, shown: 0, method: "all", voxel_m: null, budget: 0 } };
+}
+
+export function viewPayloads(bundle: FrameBundle, cloud: Pick<PointCloud, "imageWidth" | "imageHeight" | "view" | "pixel">, members: readonly Uint32Array[]): ViewPayload[] {
   const views = bundle.views.map((v) => {
     const t = thumbnail(v.rgb, v.width, v.height);
     return { v, t, labels: new Uint16Array(t.tw * t.th) };
@@ -232,6 +238,8 @@ export interface VariantInput extends VariantData {
   record3d: ItemRecord | null;
   record2d: ItemRecord | null;
   prompt: PromptPayload;
+  /** paradigm active: the episode to step through. */
+  episode?: EpisodePayload | null;
 }
 
 export function buildVariant(v: VariantInput): Variant {
@@ -245,6 +253,8 @@ export function buildVariant(v: VariantInput): Variant {
     key: `${v.paradigm}__${v.source}`,
     paradigm: v.paradigm,
     source: v.source,
+    arm: "3d",
+    episode: v.episode ?? null,
     graph: v.graph,
     diagnosis: v.diagnosis,
     record3d: v.record3d,
@@ -254,5 +264,27 @@ export function buildVariant(v: VariantInput): Variant {
     views,
     thumb_scale: THUMB_SCALE,
     timings_ms: { ...v.timings_ms, display_cloud: Math.round(t1 - t0), thumbnails: Math.round(t2 - t1) },
+  };
+}
+
+/** The 2D arm of an active run: no graph and no cloud, only its episode's views (frustums, thumbnails) and steps. */
+export function buildEpisodeOnlyVariant(v: { key: string; paradigm: string; source: string; bundle: FrameBundle; record: ItemRecord; episode: EpisodePayload; timings_ms: Record<string, number> }): Variant {
+  const t0 = performance.now();
+  const views = viewPayloads(v.bundle, { imageWidth: v.bundle.views[0]?.width ?? 1, imageHeight: v.bundle.views[0]?.height ?? 1, view: new Uint16Array(0), pixel: new Uint32Array(0) }, []);
+  return {
+    key: v.key,
+    paradigm: v.paradigm,
+    source: v.source,
+    arm: "2d",
+    episode: v.episode,
+    graph: null,
+    diagnosis: null,
+    record3d: null,
+    record2d: v.record,
+    prompt: { origin: "record", text: null, note: "the 2D arm sends views, not a graph prompt; its replies are in the record" },
+    cloud: emptyCloudPayload(),
+    views,
+    thumb_scale: THUMB_SCALE,
+    timings_ms: { ...v.timings_ms, thumbnails: Math.round(performance.now() - t0) },
   };
 }

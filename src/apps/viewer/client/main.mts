@@ -11,11 +11,12 @@ import type { PageMeta, Variant, VariantRef } from "../types.js";
 import { MISSED_COLOR, nodeColor, statusColor } from "../palette.js";
 import { decodeCloud, loadVariant, readMeta, viewLabels, type DecodedCloud } from "./data.mjs";
 import { css, fix, h, pct } from "./dom.mjs";
-import { COLOR_MODES, Viewer, viewColor, type ColorMode, type Toggles } from "./view3d.mjs";
+import { COLOR_MODES, STEP_BOX_COLOR, STEP_FLAGGED_COLOR, Viewer, viewColor, type ColorMode, type Toggles } from "./view3d.mjs";
+import type { ActiveStep } from "../../../eval/records.js";
 import type { Hooks } from "./hooks.mjs";
 
 const STATUSES = ["matched", "duplicate", "merged", "hallucinated"] as const;
-type Tab = "nodes" | "relations" | "question" | "evidence";
+type Tab = "nodes" | "relations" | "question" | "evidence" | "episode";
 /** Thumbnails shown per node before "show all" (a node seen in 30 views would fill the panel). */
 const THUMBS_SHOWN = 8;
 /** Outline colours in thumbnails: the node's own pixels yellow, its twin's cyan (as in 3D). */
@@ -45,6 +46,8 @@ interface State {
   wrongOnly: boolean;
   showAllThumbs: Set<string>;
   error: string | null;
+  /** Active episodes: the step shown (1-based); null without an episode. */
+  step: number | null;
 }
 
 const t0 = performance.now();
@@ -74,15 +77,16 @@ const state: State = {
   wrongOnly: false,
   showAllThumbs: new Set(),
   error: null,
+  step: null,
 };
 const hooks: Hooks = {
   ready: false,
   error: null,
   timings: { script_start: t0 },
   key: meta.initial,
-  select: (id) => selectNode(id === null ? null : (state.variant?.graph.nodes.findIndex((n) => n.id === id) ?? -1)),
+  select: (id) => selectNode(id === null ? null : (state.variant?.graph?.nodes.findIndex((n) => n.id === id) ?? -1)),
   screenPoint: (id) => {
-    const n = state.variant?.graph.nodes.find((x) => x.id === id);
+    const n = state.variant?.graph?.nodes.find((x) => x.id === id);
     if (!n) return null;
     const p = viewer.project(n.box.centre);
     if (!p) return null;
@@ -90,6 +94,9 @@ const hooks: Hooks = {
     return { x: r.left + p.x, y: r.top + p.y };
   },
   show: (key) => show(key, false),
+  step: null,
+  setStep: (k) => setStep(k),
+  stepShown: () => viewer.stepShown(),
 };
 window.__esi3d = hooks;
 
@@ -104,13 +111,14 @@ const labelLayer = h("div", { class: "labels" });
 const tooltip = h("div", { class: "tooltip", hidden: true });
 const status = h("div", { class: "statusline", "data-testid": "statusline" });
 const controlsBar = h("div", { class: "controls" });
+const stepBar = h("div", { class: "stepbar", hidden: true, "data-testid": "stepbar" });
 const legend = h("div", { class: "legend" });
 const loading = h("div", { class: "loading" }, "loading…");
 const panel = h("aside", { class: "panel" });
 const tabs = h("nav", { class: "tabs" });
 const content = h("div", { class: "content" });
 panel.append(tabs, content);
-viewport.append(labelLayer, controlsBar, legend, status, tooltip, loading);
+viewport.append(labelLayer, controlsBar, legend, stepBar, status, tooltip, loading);
 document.body.replaceChildren(header, h("main", {}, viewport, panel));
 
 let viewer: Viewer;
@@ -131,7 +139,7 @@ viewer.onHover = (k, x, y) => {
     tooltip.hidden = true;
     return;
   }
-  const n = v.graph.nodes[k]!, d = diagOf(n.id);
+  const n = v.graph!.nodes[k]!, d = diagOf(n.id);
   const r = viewport.getBoundingClientRect();
   tooltip.replaceChildren(h("b", {}, `${n.id} ${n.label}`), ` ${d?.status ?? ""}`, d?.object_name ? ` · ${d.object_name}` : "", d?.twin ? ` · twin ${d.twin}` : "", h("br"), `${n.raw_point_count.toLocaleString()} points, ${n.views.length} view(s) — click for evidence`);
   tooltip.style.left = `${x - r.left + 14}px`;
@@ -151,11 +159,11 @@ function fail(message: string): void {
 // helpers over the current variant
 
 function diagOf(id: string): NodeDiagnosis | undefined {
-  return state.variant?.diagnosis.nodes.find((d) => d.node === id);
+  return state.variant?.diagnosis?.nodes.find((d) => d.node === id);
 }
 
 function nodeIndex(id: string | null): number | null {
-  if (id === null || !state.variant) return null;
+  if (id === null || !state.variant?.graph) return null;
   const k = state.variant.graph.nodes.findIndex((n) => n.id === id);
   return k >= 0 ? k : null;
 }
@@ -171,7 +179,7 @@ function pill(statusName: string, text = statusName): HTMLElement {
 
 function nodeLink(id: string, text?: string): HTMLElement {
   const k = nodeIndex(id);
-  const n = k !== null ? state.variant!.graph.nodes[k]! : null;
+  const n = k !== null ? state.variant!.graph!.nodes[k]! : null;
   return h("a", { class: "nodelink", href: "#", onclick: (e: Event) => (e.preventDefault(), selectNode(k)) }, text ?? (n ? `${n.id} ${n.label}` : id));
 }
 
@@ -193,6 +201,7 @@ function linkNodes(text: string): Array<string | HTMLElement> {
 
 function variantLabel(r: VariantRef): string {
   const answer = r.correct === null ? "" : r.correct ? " · answer ✓" : " · answer ✗";
+  if (r.arm === "2d") return `2D arm (no graph) · ${r.steps ?? 0} steps${answer}`;
   return `${r.source} · F1 ${fix(r.f1_observed)} · ${r.duplicates} dup · ${r.hallucinated} hal${r.merged ? ` · ${r.merged} merged` : ""}${answer}`;
 }
 
@@ -227,7 +236,7 @@ function renderHeader(): void {
     { "data-testid": "source-select", title: "point-cloud source", onchange: (e: Event) => void show((e.target as HTMLSelectElement).value, true) },
     ...sources.map((r) => h("option", { value: r.key, selected: r.key === state.key }, variantLabel(r))),
   );
-  const m = v?.diagnosis.metrics;
+  const m = v?.diagnosis?.metrics;
   const rec = v?.record3d;
   const num = (label: string, value: string | number, testid: string, cls = "") => h("span", { class: `num ${cls}`, "data-testid": testid }, h("small", {}, label), h("b", {}, String(value)));
   const metrics = m
@@ -243,13 +252,15 @@ function renderHeader(): void {
         num("relations P/R", `${pct(m.relation_precision)}/${pct(m.relation_recall)}`, "metric-relations"),
         rec ? num("answer", rec.correct === null ? rec.status : `${rec.answer ?? "–"} ${rec.correct ? "✓" : "✗"}`, "metric-answer", rec.correct ? "good" : "bad") : null,
       )
-    : h("div", { class: "metrics" });
+    : v?.record2d && v.arm === "2d"
+      ? h("div", { class: "metrics", "data-testid": "metrics" }, num("answer", v.record2d.correct === null ? v.record2d.status : `${v.record2d.answer ?? "–"} ${v.record2d.correct ? "✓" : "✗"}`, "metric-answer", v.record2d.correct ? "good" : "bad"))
+      : h("div", { class: "metrics" });
   const downloads = h(
     "div",
     { class: "downloads" },
-    h("button", { title: "the stored graph and diagnosis (JSON)", onclick: () => downloadGraph() }, "graph.json"),
-    meta.api ? h("a", { class: "button", href: `${meta.api}export/${state.key}.ply`, title: "full cloud, node colours (binary PLY)" }, "PLY") : null,
-    meta.api ? h("a", { class: "button", href: `${meta.api}export/${state.key}.glb`, title: "cloud and boxes, +Y up (GLB)" }, "GLB") : null,
+    v?.graph ? h("button", { title: "the stored graph and diagnosis (JSON)", onclick: () => downloadGraph() }, "graph.json") : null,
+    meta.api && v?.graph ? h("a", { class: "button", href: `${meta.api}export/${state.key}.ply`, title: "full cloud, node colours (binary PLY)" }, "PLY") : null,
+    meta.api && v?.graph ? h("a", { class: "button", href: `${meta.api}export/${state.key}.glb`, title: "cloud and boxes, +Y up (GLB)" }, "GLB") : null,
   );
   header.replaceChildren(
     h("div", { class: "brand" }, meta.api ? h("a", { href: "/" }, "esi3d") : "esi3d", h("small", {}, " inspect")),
@@ -286,7 +297,11 @@ function renderControls(): void {
     h("div", { class: "toggles" }, toggle("boxes", "boxes", "b"), toggle("truth", "true boxes", "t"), toggle("frustums", "cameras", "f"), toggle("grid", "grid", "g"), toggle("labels", "labels", "l")),
   );
   const v = state.variant;
-  const items: HTMLElement[] = STATUSES.map((s) => h("span", {}, h("i", { style: `background: ${css(statusColor(s))}` }), s));
+  const intermediate = state.step !== null && v?.episode && state.step < v.episode.steps.length;
+  const items: HTMLElement[] = intermediate
+    ? [h("span", {}, h("i", { style: `background: ${css(STEP_BOX_COLOR)}` }), `node of step ${state.step}'s graph`), h("span", {}, h("i", { style: `background: ${css(STEP_FLAGGED_COLOR)}` }), "flagged possible duplicate")]
+    : STATUSES.map((s) => h("span", {}, h("i", { style: `background: ${css(statusColor(s))}` }), s));
+  if (v?.episode) items.push(h("span", {}, h("i", { style: "background: #f2f2f2" }), "camera path"), h("span", {}, h("i", { style: "background: #ff4d4d" }), "blocked move"));
   items.push(h("span", {}, h("i", { class: "dashed" }), "true box"), h("span", {}, h("i", { style: `background: ${css(MISSED_COLOR)}` }), "missed object"));
   if (mode === "confidence" && v) items.push(h("span", { class: "ramp" }, `confidence ${fix(v.cloud.conf_min)} `, h("i", { class: "viridis" }), ` ${fix(v.cloud.conf_max)}`));
   if (mode === "view" && v) items.push(h("span", {}, h("i", { style: `background: linear-gradient(90deg, ${[0, 0.25, 0.5, 0.75, 1].map((f) => css(viewColor(Math.round(f * (v.views.length - 1)), v.views.length))).join(",")})` }), `views 0–${v.views.length - 1} (frustums match)`));
@@ -304,7 +319,9 @@ function renderStatusLine(): void {
   if (!v) return;
   const d = v.cloud.downsample;
   const thin = d.method === "voxel" ? ` (one per ${fix((d.voxel_m ?? 0) * 1000, 1)} mm voxel and node: budget ${d.budget.toLocaleString()})` : "";
-  status.title = status.textContent = `${v.paradigm} views (${v.views.length}) · source ${v.source} · showing ${d.shown.toLocaleString()} of ${d.total.toLocaleString()} points${thin} · drag to orbit, right-drag to pan, wheel to zoom, click a box`;
+  const shown = viewer.stepShown();
+  const points = v.arm === "2d" ? "the 2D arm builds no cloud" : shown && shown.points < d.shown ? `showing ${shown.points.toLocaleString()} points of the views so far (${d.shown.toLocaleString()} in all, of ${d.total.toLocaleString()})${thin}` : `showing ${d.shown.toLocaleString()} of ${d.total.toLocaleString()} points${thin}`;
+  status.title = status.textContent = `${v.paradigm} views (${v.views.length}) · source ${v.source} · ${points} · drag to orbit, right-drag to pan, wheel to zoom${v.graph ? ", click a box" : ""}${v.episode ? " · ← → step through the episode" : ""}`;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -312,13 +329,15 @@ function renderStatusLine(): void {
 
 function renderTabs(): void {
   const v = state.variant;
-  const wrongRel = v ? v.diagnosis.relations.filter((r) => !r.correct).length : 0;
+  const wrongRel = v?.diagnosis ? v.diagnosis.relations.filter((r) => !r.correct).length : 0;
   const tab = (id: Tab, label: string) => h("button", { class: state.tab === id ? "on" : "", "data-testid": `tab-${id}`, onclick: () => setTab(id) }, label);
   tabs.replaceChildren(
-    tab("nodes", `Nodes${v ? ` (${v.graph.nodes.length})` : ""}`),
-    tab("relations", `Relations${v ? ` (${wrongRel} wrong)` : ""}`),
+    ...(v?.episode ? [tab("episode", `Episode (${v.episode.steps.length} steps)`)] : []),
+    ...(v && !v.graph
+      ? []
+      : [tab("nodes", `Nodes${v?.graph ? ` (${v.graph.nodes.length})` : ""}`), tab("relations", `Relations${v ? ` (${wrongRel} wrong)` : ""}`)]),
     tab("question", "Question"),
-    tab("evidence", state.selected !== null && v ? `Evidence: ${v.graph.nodes[state.selected]?.id}` : "Evidence"),
+    ...(v && !v.graph ? [] : [tab("evidence", state.selected !== null && v?.graph ? `Evidence: ${v.graph.nodes[state.selected]?.id}` : "Evidence")]),
   );
 }
 
@@ -334,14 +353,17 @@ function renderPanel(): void {
     content.replaceChildren(h("p", { class: "muted" }, state.error ?? "loading…"));
     return;
   }
-  const body = state.tab === "nodes" ? nodesTab(v) : state.tab === "relations" ? relationsTab(v) : state.tab === "question" ? questionTab(v) : evidenceTab(v);
+  if (!v.graph && state.tab !== "question") state.tab = v.episode ? "episode" : "question";
+  if (state.tab === "episode" && !v.episode) state.tab = "nodes";
+  const body = state.tab === "episode" ? episodeTab(v) : state.tab === "nodes" ? nodesTab(v) : state.tab === "relations" ? relationsTab(v) : state.tab === "question" ? questionTab(v) : evidenceTab(v);
   content.replaceChildren(body);
 }
 
 function nodesTab(v: Variant): HTMLElement {
-  const m = v.diagnosis.metrics;
+  const diagnosis = v.diagnosis!, graph = v.graph!;
+  const m = diagnosis.metrics;
   const counts: Record<string, number> = { matched: m.matched, duplicate: m.duplicates, merged: m.merged, hallucinated: m.hallucinated };
-  const missed = v.diagnosis.objects.filter((o) => o.status !== "matched");
+  const missed = diagnosis.objects.filter((o) => o.status !== "matched");
   const chips = h(
     "div",
     { class: "chips" },
@@ -366,7 +388,7 @@ function nodesTab(v: Variant): HTMLElement {
     ),
     h("span", { class: "chip static", style: `--c: ${css(MISSED_COLOR)}`, title: "true objects no node recovered" }, "missed ", h("b", { "data-testid": "count-missed" }, String(missed.length))),
   );
-  const rows = v.graph.nodes
+  const rows = graph.nodes
     .map((n, k) => ({ n, k, d: diagOf(n.id)! }))
     .filter((r) => state.filter.has(r.d.status));
   const key = (r: (typeof rows)[number]): string | number => {
@@ -469,10 +491,10 @@ function flagsOf(n: GraphNode, d: NodeDiagnosis): Array<HTMLElement | string> {
 }
 
 function relationsTab(v: Variant): HTMLElement {
-  const rels = v.diagnosis.relations.filter((r) => !state.wrongOnly || !r.correct);
-  const label = (id: string) => v.graph.nodes.find((n) => n.id === id)?.label ?? id;
+  const rels = v.diagnosis!.relations.filter((r) => !state.wrongOnly || !r.correct);
+  const label = (id: string) => v.graph!.nodes.find((n) => n.id === id)?.label ?? id;
   const objName = (id: number) => meta.task.objects.find((o) => o.id === id)?.name ?? `o${id}`;
-  const right = v.diagnosis.relations.filter((r) => r.correct).length;
+  const right = v.diagnosis!.relations.filter((r) => r.correct).length;
   const row = (r: RelationDiagnosis) =>
     h(
       "li",
@@ -494,11 +516,11 @@ function relationsTab(v: Variant): HTMLElement {
   return h(
     "div",
     {},
-    h("p", {}, `${right} of ${v.diagnosis.relations.length} relations are in the true graph; ${v.diagnosis.missing_relations.length} true relations are missing. Click one to draw it.`),
+    h("p", {}, `${right} of ${v.diagnosis!.relations.length} relations are in the true graph; ${v.diagnosis!.missing_relations.length} true relations are missing. Click one to draw it.`),
     h("label", {}, h("input", { type: "checkbox", checked: state.wrongOnly, onchange: (e: Event) => ((state.wrongOnly = (e.target as HTMLInputElement).checked), renderPanel()) }), " wrong only"),
     h("ul", { class: "relations", "data-testid": "relations" }, ...rels.map(row)),
-    v.diagnosis.missing_relations.length
-      ? h("details", {}, h("summary", {}, `Missing true relations (${v.diagnosis.missing_relations.length})`), h("ul", { class: "relations" }, ...v.diagnosis.missing_relations.map((r) => h("li", { class: "missing" }, h("span", { class: "mark" }, "–"), `${objName(r.subject)} `, h("b", {}, r.predicate.replace(/_/g, " ")), ` ${objName(r.object)}`))))
+    v.diagnosis!.missing_relations.length
+      ? h("details", {}, h("summary", {}, `Missing true relations (${v.diagnosis!.missing_relations.length})`), h("ul", { class: "relations" }, ...v.diagnosis!.missing_relations.map((r) => h("li", { class: "missing" }, h("span", { class: "mark" }, "–"), `${objName(r.subject)} `, h("b", {}, r.predicate.replace(/_/g, " ")), ` ${objName(r.object)}`))))
       : null,
   );
 }
@@ -532,7 +554,7 @@ function questionTab(v: Variant): HTMLElement {
 
 function evidenceTab(v: Variant): HTMLElement {
   if (state.selected === null) return h("p", { class: "muted" }, "Click a node (a box in 3D, or a row of the node table) to see its evidence.");
-  const n = v.graph.nodes[state.selected]!;
+  const n = v.graph!.nodes[state.selected]!;
   const d = diagOf(n.id)!;
   const twin = d.twin ? nodeIndex(d.twin) : null;
   const cards = [nodeCard(v, state.selected, "node")];
@@ -541,7 +563,7 @@ function evidenceTab(v: Variant): HTMLElement {
 }
 
 function nodeCard(v: Variant, k: number, role: "node" | "twin"): HTMLElement {
-  const n = v.graph.nodes[k]!;
+  const n = v.graph!.nodes[k]!;
   const d = diagOf(n.id)!;
   const votes = Object.entries(n.label_distribution).sort((a, b) => b[1] - a[1]).slice(0, 4).map(([l, f]) => `${l} ${pct(f)}`).join(", ");
   const shares = d.shares.map((s) => `${s.name} ${pct(s.share)}`).join(", ") || "–";
@@ -666,13 +688,115 @@ function thumbnail(v: Variant, k: number, viewIndex: number, bbox: [number, numb
 }
 
 // ---------------------------------------------------------------------------------------------------------
+// active episodes: the step control and the Episode tab
+
+function stepRecord(v: Variant, k: number): ActiveStep {
+  return v.episode!.record.active!.steps[k - 1]!;
+}
+
+const answerText = (s: ActiveStep) => (s.answer ?? (s.status === "parsed" ? "not sure" : s.status)) + (s.confidence === null ? "" : ` (${fix(s.confidence, 2)})`) + (s.correct === null ? "" : s.correct ? " ✓" : " ✗");
+const actionText = (s: ActiveStep) => (s.action ?? (s.valid ? "–" : `invalid: ${s.requested_action}`)) + (s.blocked ? " (blocked)" : "");
+
+/** Nodes of the graph the agent decided on at step k (the stored graph's at the last step; null for the 2D arm). */
+function stepNodeCount(v: Variant, k: number): number | null {
+  return v.episode!.steps[k - 1]!.nodes?.length ?? null;
+}
+
+function renderStepBar(): void {
+  const v = state.variant;
+  if (!v?.episode || state.step === null) {
+    stepBar.hidden = true;
+    return;
+  }
+  const n = v.episode.steps.length, k = state.step, s = stepRecord(v, k), nodes = stepNodeCount(v, k);
+  stepBar.hidden = false;
+  stepBar.replaceChildren(
+    h("button", { "data-testid": "step-prev", title: "previous step (←)", disabled: k <= 1, onclick: () => setStep(k - 1) }, "◀"),
+    h("input", { type: "range", min: 1, max: n, value: k, "data-testid": "step-slider", title: "step through the episode", oninput: (e: Event) => setStep(Number((e.target as HTMLInputElement).value)) }),
+    h("button", { "data-testid": "step-next", title: "next step (→)", disabled: k >= n, onclick: () => setStep(k + 1) }, "▶"),
+    h(
+      "span",
+      { class: "steptext", "data-testid": "step-label" },
+      h("b", {}, `step ${k}/${n}`),
+      ` · ${v.episode.steps[k - 1]!.views} view(s) · `,
+      nodes === null ? "no graph (2D arm)" : h("span", { "data-testid": "step-nodes" }, `${nodes} node(s)`),
+      ` · ${answerText(s)} · then `,
+      h("span", { class: s.blocked ? "blocked" : "", "data-testid": "step-action" }, actionText(s)),
+    ),
+  );
+}
+
+function setStep(k: number): void {
+  const v = state.variant;
+  if (!v?.episode) return;
+  const n = v.episode.steps.length;
+  k = Math.min(n, Math.max(1, Math.round(k)));
+  state.step = k;
+  hooks.step = k;
+  const step = v.episode.steps[k - 1]!;
+  viewer.setStep(k, step.views, step.nodes, k === n);
+  renderStepBar();
+  renderControls();
+  renderStatusLine();
+  if (state.tab === "episode") renderPanel();
+}
+
+function episodeTab(v: Variant): HTMLElement {
+  const e = v.episode!, a = e.record.active!, k = state.step ?? e.steps.length;
+  const s = stepRecord(v, k), nodes = e.steps[k - 1]!.nodes;
+  const view = v.views[e.steps[k - 1]!.views - 1];
+  const img = view ? h("img", { class: "stepview", src: view.thumb, width: view.thumb_width, height: view.thumb_height, alt: `view ${view.index}`, title: `the view the agent decided on (view ${view.index})` }) : null;
+  const list = h(
+    "table",
+    { class: "nodes steps", "data-testid": "steps-table" },
+    h("thead", {}, h("tr", {}, h("th", {}, "step"), h("th", {}, "action"), h("th", {}, "answer"), h("th", {}, "nodes"), h("th", {}, "seen"))),
+    h(
+      "tbody",
+      {},
+      ...a.steps.map((x, i) =>
+        h(
+          "tr",
+          { class: `${x.step === k ? "sel" : ""} ${x.blocked ? "blockedrow" : ""}`, onclick: () => setStep(x.step), "data-testid": "step-row" },
+          h("td", { class: "r" }, String(x.step)),
+          h("td", {}, actionText(x)),
+          h("td", {}, answerText(x)),
+          h("td", { class: "r" }, e.steps[i]!.nodes === null ? "–" : String(e.steps[i]!.nodes!.length)),
+          h("td", {}, x.relevant_seen ? "all" : "not yet"),
+        ),
+      ),
+    ),
+  );
+  return h(
+    "div",
+    { class: "episode", "data-testid": "episode" },
+    h("p", {}, `agent ${a.agent} · ${a.steps_used} step(s), ${v.views.length} view(s) · stopped by ${a.stop_reason}${a.forced_choice ? " (then a forced choice)" : ""} · final answer ${e.record.answer ?? "–"} (truth ${e.record.truth})`),
+    h("h3", {}, `Step ${k}`, s.blocked ? h("span", { class: "pill", style: "--c: #ff4d4d" }, "blocked") : null),
+    img,
+    h(
+      "dl",
+      { "data-testid": "step-detail" },
+      h("dt", {}, "pose"), h("dd", {}, `(${s.pose.position.map((x) => fix(x, 2)).join(", ")}), yaw ${fix((s.pose.yaw * 180) / Math.PI, 0)}°, pitch ${fix((s.pose.pitch * 180) / Math.PI, 0)}°`),
+      h("dt", {}, "action"), h("dd", {}, actionText(s), s.requested_action !== s.action ? h("small", {}, ` requested: ${s.requested_action}`) : null, s.reprompted ? h("small", {}, " · re-prompted") : null),
+      h("dt", {}, "answer"), h("dd", { "data-testid": "step-answer" }, answerText(s)),
+      h("dt", {}, "confidence"), h("dd", {}, fix(s.confidence, 2)),
+      h("dt", {}, "graph"), h("dd", {}, nodes === null ? "none (the 2D arm sees the views only)" : `${nodes.length} node(s), ${nodes.filter((n) => n.flagged_duplicate).length} flagged possible duplicate${k === e.steps.length ? " — the stored graph (Nodes tab)" : " — boxes in 3D; the Nodes tab shows the final graph"}`),
+      h("dt", {}, "all seen"), h("dd", {}, s.relevant_seen ? "every object the question needs has been seen" : "not yet every object the question needs"),
+      h("dt", {}, "reasoning"), h("dd", { "data-testid": "step-reasoning" }, s.reasoning || "–"),
+    ),
+    s.trace.length ? h("details", {}, h("summary", {}, v.arm === "3d" && e.record.reasoner.startsWith("symbolic") ? "program trace" : "trace / replies"), h("pre", { class: "raw" }, s.trace.join("\n"))) : null,
+    h("p", { class: "muted" }, `replayed at inspect time in ${(e.replay_ms / 1000).toFixed(1)} s (built-in simulator${v.arm === "3d" ? ", and the memory updated view by view" : ""}), checked against the record${v.arm === "3d" ? " and the stored graph" : ""}. Keys: ← → step, Home / End first and last.`),
+    list,
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------------
 // selection and switching
 
 function selectNode(k: number | null, switchTab = true): void {
   const v = state.variant;
   if (!v || k === -1) return;
   state.selected = k;
-  const twin = k !== null ? nodeIndex(diagOf(v.graph.nodes[k]!.id)?.twin ?? null) : null;
+  const twin = k !== null ? nodeIndex(diagOf(v.graph!.nodes[k]!.id)?.twin ?? null) : null;
   viewer.setSelection({ node: k, twin });
   if (switchTab) viewer.showRelation(null, null);
   if (k !== null && switchTab) state.tab = "evidence";
@@ -704,6 +828,14 @@ async function show(key: string, keepCamera: boolean): Promise<void> {
   state.showAllThumbs.clear();
   viewer.setVariant(v, cloud, meta.task.objects, meta.task.room.size, keepCamera && hooks.timings.first_render !== undefined);
   viewer.setStatusFilter(state.filter);
+  state.step = null;
+  hooks.step = null;
+  if (v.episode) {
+    const n = v.episode.steps.length;
+    setStep(meta.initial_step !== null && key === meta.initial ? Math.min(meta.initial_step, n) : n);
+    state.tab = "episode";
+  } else if (state.tab === "episode") state.tab = "nodes";
+  renderStepBar();
   renderHeader();
   renderControls();
   renderStatusLine();
@@ -732,6 +864,12 @@ document.addEventListener("keydown", (e) => {
     return renderControls();
   }
   if (k === "escape") return selectNode(null);
+  if (state.step !== null) {
+    if (k === "arrowleft" || k === ",") return setStep(state.step - 1);
+    if (k === "arrowright" || k === ".") return setStep(state.step + 1);
+    if (k === "home") return setStep(1);
+    if (k === "end") return setStep(Number.MAX_SAFE_INTEGER);
+  }
   if (k === "[") return viewer.setPointSize(viewer.pointSize - 1);
   if (k === "]") return viewer.setPointSize(viewer.pointSize + 1);
 });

@@ -10,7 +10,7 @@
 import * as THREE from "three";
 import { OrbitControls } from "three/examples/jsm/controls/OrbitControls.js";
 import type { GraphNode } from "../../../../scenegraph/types.js";
-import type { TrueObjectPayload, Variant, ViewPayload } from "../types.js";
+import type { StepNodePayload, TrueObjectPayload, Variant, ViewPayload } from "../types.js";
 import { MISSED_COLOR, nodeColor, statusColor, TRUTH_COLOR, UNASSIGNED_COLOR } from "../palette.js";
 import { boxEdges } from "../geometry.js";
 import type { DecodedCloud } from "./data.mjs";
@@ -30,6 +30,28 @@ export interface Toggles {
   frustums: boolean;
   grid: boolean;
   labels: boolean;
+}
+
+/** Active episodes: the camera path, the step marker, blocked moves, and the boxes of an intermediate step's graph. */
+const PATH_COLOR = 0xf2f2f2;
+const CURRENT_COLOR = 0xffe14d;
+const BLOCKED_COLOR = 0xff4d4d;
+/** An intermediate step's graph has no diagnosis (seconds per step: docs/active.md): boxes in one colour, self-flagged duplicates amber. */
+export const STEP_BOX_COLOR: [number, number, number] = [120, 190, 255];
+export const STEP_FLAGGED_COLOR: [number, number, number] = [255, 190, 70];
+/** Size of the path's step markers (px) and of the blocked-move cross (m). */
+const PATH_MARK_PX = 7;
+const BLOCKED_CROSS_M = 0.08;
+
+/** What the 3D view shows of an episode at the current step (the tests read it back). */
+export interface StepShown {
+  step: number;
+  /** Boxes drawn for the step's graph (the final graph's boxes at the last step). */
+  boxes: number;
+  frustums: number;
+  points: number;
+  path_points: number;
+  blocked_marks: number;
 }
 
 /** Selected node's points, and its twin's: bright yellow and cyan over the dimmed rest. */
@@ -102,7 +124,7 @@ interface NodeVisual {
 interface Overlay {
   el: HTMLElement;
   at: THREE.Vector3;
-  kind: "node" | "truth" | "scale";
+  kind: "node" | "truth" | "scale" | "step" | "path";
   node?: number;
 }
 
@@ -125,6 +147,13 @@ export class Viewer {
   private frustumGroup = new THREE.Group();
   private gridGroup = new THREE.Group();
   private frustums: THREE.LineSegments[] = [];
+  private pathGroup = new THREE.Group();
+  private stepGroup = new THREE.Group();
+  private currentMark: THREE.Points | null = null;
+  private pathPoints = 0;
+  private blockedMarks = 0;
+  /** Active episodes: the step shown (1-based), the views it had, and whether it is the last (the stored graph). */
+  private step: { step: number; views: number; last: boolean; boxes: number } | null = null;
   private overlays: Overlay[] = [];
   private relationLine: THREE.Line | null = null;
   private colorMode: ColorMode = "rgb";
@@ -157,7 +186,7 @@ export class Viewer {
     this.controls = new OrbitControls(this.camera, this.renderer.domElement);
     this.controls.addEventListener("change", () => this.requestRender());
     this.scene.add(this.world);
-    this.world.add(this.gridGroup, this.truthGroup, this.frustumGroup);
+    this.world.add(this.gridGroup, this.truthGroup, this.frustumGroup, this.pathGroup, this.stepGroup);
     new ResizeObserver(() => this.resize()).observe(container);
     this.installPointer();
     this.resize();
@@ -194,7 +223,7 @@ export class Viewer {
         if (Array.isArray(mat)) mat.forEach((q) => q.dispose());
         else mat?.dispose();
       });
-    for (const g of [this.gridGroup, this.truthGroup, this.frustumGroup]) {
+    for (const g of [this.gridGroup, this.truthGroup, this.frustumGroup, this.pathGroup, this.stepGroup]) {
       dispose(g);
       g.clear();
     }
@@ -212,6 +241,9 @@ export class Viewer {
     this.points = null;
     this.nodes = [];
     this.frustums = [];
+    this.currentMark = null;
+    this.pathPoints = this.blockedMarks = 0;
+    this.step = null;
     this.overlays = [];
     this.labelLayer.replaceChildren();
   }
@@ -229,8 +261,8 @@ export class Viewer {
     this.points = new THREE.Points(g, new THREE.PointsMaterial({ size: this.pointSize, sizeAttenuation: false, vertexColors: true }));
     this.world.add(this.points);
     // predicted boxes
-    const diag = new Map(variant.diagnosis.nodes.map((d) => [d.node, d]));
-    variant.graph.nodes.forEach((n, index) => {
+    const diag = new Map((variant.diagnosis?.nodes ?? []).map((d) => [d.node, d]));
+    (variant.graph?.nodes ?? []).forEach((n, index) => {
       const status = diag.get(n.id)?.status ?? "matched";
       const col = statusColor(status);
       const edges = lines(new Float32Array(boxEdges(n.box.centre, n.box.extent, n.box.yaw)), col);
@@ -246,9 +278,10 @@ export class Viewer {
       this.nodes.push({ index, node: n, status, edges, fill, label });
     });
     // true boxes: recovered ones dashed grey, missed ones magenta with a fill
-    const objStatus = new Map(variant.diagnosis.objects.map((o) => [o.id, o.status]));
+    const objStatus = new Map((variant.diagnosis?.objects ?? []).map((o) => [o.id, o.status]));
     for (const o of truth) {
-      const missed = objStatus.get(o.id) !== "matched";
+      // without a graph (an active run's 2D arm) nothing was to be recovered: every true box is plain
+      const missed = variant.diagnosis !== null && objStatus.get(o.id) !== "matched";
       this.truthGroup.add(lines(new Float32Array(boxEdges(o.centre, o.extent, o.yaw)), missed ? MISSED_COLOR : TRUTH_COLOR, { dashed: !missed, opacity: missed ? 1 : 0.7 }));
       if (missed) {
         this.truthGroup.add(boxMesh(o.centre, o.extent, o.yaw, MISSED_COLOR, 0.18));
@@ -266,10 +299,99 @@ export class Viewer {
       this.frustumGroup.add(l);
     });
     this.buildGrid(room);
+    if (variant.episode) this.buildPath(variant);
     this.applyColors();
     this.applyVisibility();
     if (!keepCamera) this.frame(variant, truth);
     this.requestRender();
+  }
+
+  /** The agent's camera path: a polyline through every step's pose, a marker per step, a red cross at each blocked move. */
+  private buildPath(variant: Variant): void {
+    const steps = variant.episode!.record.active?.steps ?? [];
+    const pts = steps.map((s) => new THREE.Vector3(...s.pose.position));
+    if (pts.length >= 2) {
+      const line = new THREE.Line(new THREE.BufferGeometry().setFromPoints(pts), new THREE.LineBasicMaterial({ color: PATH_COLOR, depthTest: false, transparent: true, opacity: 0.9 }));
+      line.renderOrder = 4;
+      this.pathGroup.add(line);
+    }
+    const marks = new THREE.Points(new THREE.BufferGeometry().setFromPoints(pts), new THREE.PointsMaterial({ color: PATH_COLOR, size: PATH_MARK_PX, sizeAttenuation: false, depthTest: false }));
+    marks.renderOrder = 4;
+    this.pathGroup.add(marks);
+    this.pathPoints = pts.length;
+    const cross: number[] = [];
+    steps.forEach((s, k) => {
+      if (!s.blocked) return;
+      const [x, y, z] = s.pose.position, d = BLOCKED_CROSS_M;
+      cross.push(x - d, y - d, z, x + d, y + d, z, x - d, y + d, z, x + d, y - d, z);
+      const el = document.createElement("div");
+      el.className = "label3d blocked";
+      el.textContent = `blocked: ${s.action}`;
+      this.labelLayer.appendChild(el);
+      this.overlays.push({ el, at: pts[k]!.clone(), kind: "path" });
+      this.blockedMarks++;
+    });
+    if (cross.length) {
+      const c = lines(new Float32Array(cross), [(BLOCKED_COLOR >> 16) & 255, (BLOCKED_COLOR >> 8) & 255, BLOCKED_COLOR & 255]);
+      (c.material as THREE.Material).depthTest = false;
+      c.renderOrder = 5;
+      this.pathGroup.add(c);
+    }
+    this.currentMark = new THREE.Points(new THREE.BufferGeometry().setFromPoints([pts[0] ?? new THREE.Vector3()]), new THREE.PointsMaterial({ color: CURRENT_COLOR, size: PATH_MARK_PX * 2, sizeAttenuation: false, depthTest: false }));
+    this.currentMark.renderOrder = 6;
+    this.pathGroup.add(this.currentMark);
+  }
+
+  /**
+   * Shows step k (1-based) of the episode: the points and frustums of the views the agent had, and the
+   * boxes of the graph it decided on (`nodes`, null for the 2D arm). The last step shows the stored graph's
+   * own boxes, coloured by the diagnosis, which equal the last step's graph.
+   */
+  setStep(k: number, views: number, nodes: StepNodePayload[] | null, last: boolean): void {
+    const v = this.variant;
+    if (!v?.episode) return;
+    const s = v.episode.record.active!.steps[k - 1]!;
+    this.currentMark?.geometry.setFromPoints([new THREE.Vector3(...s.pose.position)]);
+    // intermediate step boxes
+    const dispose = (o: THREE.Object3D) => o.traverse((x) => ((x as THREE.Mesh).geometry?.dispose(), ((x as THREE.Mesh).material as THREE.Material | undefined)?.dispose()));
+    dispose(this.stepGroup);
+    this.stepGroup.clear();
+    this.overlays = this.overlays.filter((o) => {
+      if (o.kind === "step") o.el.remove();
+      return o.kind !== "step";
+    });
+    if (!last && nodes) {
+      for (const n of nodes) {
+        const col = n.flagged_duplicate ? STEP_FLAGGED_COLOR : STEP_BOX_COLOR;
+        this.stepGroup.add(lines(new Float32Array(boxEdges(n.box.centre, n.box.extent, n.box.yaw)), col, { dashed: n.flagged_duplicate }));
+        const el = document.createElement("div");
+        el.className = "label3d step";
+        el.textContent = `${n.id} ${n.label}`;
+        this.labelLayer.appendChild(el);
+        this.overlays.push({ el, at: new THREE.Vector3(n.box.centre[0], n.box.centre[1], n.box.centre[2] + n.box.extent[2] / 2), kind: "step" });
+      }
+    }
+    this.step = { step: k, views, last, boxes: last ? this.nodes.length : (nodes?.length ?? 0) };
+    // only the points of the views the agent had
+    if (this.points && this.cloud) {
+      const g = this.points.geometry;
+      if (views >= v.views.length) g.setIndex(null);
+      else {
+        const keep: number[] = [];
+        for (let i = 0; i < this.cloud.count; i++) if (this.cloud.view[i]! < views) keep.push(i);
+        g.setIndex(keep);
+      }
+    }
+    this.applyVisibility();
+  }
+
+  /** What the episode view shows now (null when the variant has no episode). */
+  stepShown(): StepShown | null {
+    if (!this.step) return null;
+    const g = this.points?.geometry;
+    const points = g ? (g.index ? g.index.count : this.cloud?.count ?? 0) : 0;
+    const boxes = this.step.last ? this.nodes.filter((n) => n.edges.visible).length : this.stepGroup.children.filter((c) => c.visible).length;
+    return { step: this.step.step, boxes: this.toggles.boxes ? boxes : 0, frustums: this.frustums.filter((f) => f.visible).length, points, path_points: this.pathPoints, blocked_marks: this.blockedMarks };
   }
 
   /** Floor grid at z = 0: 1 m major lines, MINOR_GRID_M minor, labelled in metres along one edge. */
@@ -306,12 +428,12 @@ export class Viewer {
   /** Looks at the objects from behind and above the agent's first view, so the layout reads as the question's. */
   private frame(variant: Variant, truth: TrueObjectPayload[]): void {
     const box = new THREE.Box3();
-    for (const n of variant.graph.nodes) box.expandByPoint(new THREE.Vector3(...n.box.centre));
+    for (const n of variant.graph?.nodes ?? []) box.expandByPoint(new THREE.Vector3(...n.box.centre));
     for (const o of truth) box.expandByPoint(new THREE.Vector3(...o.centre));
     if (box.isEmpty()) box.setFromCenterAndSize(new THREE.Vector3(0, 0, 0.5), new THREE.Vector3(2, 2, 1));
     const centre = box.getCenter(new THREE.Vector3());
     const radius = Math.max(0.8, box.getSize(new THREE.Vector3()).length() / 2);
-    const yaw = variant.graph.viewpoint.yaw;
+    const yaw = variant.graph?.viewpoint.yaw ?? variant.episode?.record.active?.steps[0]?.pose.yaw ?? 0;
     const dir = new THREE.Vector3(Math.cos(yaw), Math.sin(yaw), 0);
     this.camera.position.copy(centre).addScaledVector(dir, -radius * 2.2).add(new THREE.Vector3(0, 0, radius * 1.6));
     this.controls.target.copy(centre);
@@ -388,7 +510,7 @@ export class Viewer {
     if (!cloud || !variant || !this.points) return;
     const attr = this.points.geometry.getAttribute("color") as THREE.BufferAttribute;
     const out = attr.array as Uint8Array;
-    const statusOf = variant.graph.nodes.map((n) => variant.diagnosis.nodes.find((d) => d.node === n.id)?.status ?? "matched");
+    const statusOf = (variant.graph?.nodes ?? []).map((n) => variant.diagnosis?.nodes.find((d) => d.node === n.id)?.status ?? "matched");
     const nViews = variant.views.length;
     const viewCols = variant.views.map((_, k) => viewColor(k, nViews));
     const sel = this.selection.node, twin = this.selection.twin;
@@ -431,9 +553,11 @@ export class Viewer {
 
   private applyVisibility(): void {
     const t = this.toggles, sel = this.selection;
+    const intermediate = this.step !== null && !this.step.last;
+    this.stepGroup.visible = t.boxes && intermediate;
     for (const n of this.nodes) {
       const picked = n.index === sel.node || n.index === sel.twin;
-      const shown = t.boxes && (this.statusFilter.has(n.status) || picked);
+      const shown = t.boxes && !intermediate && (this.statusFilter.has(n.status) || picked);
       n.edges.visible = shown;
       n.fill.visible = shown;
       const mat = n.fill.material as THREE.MeshBasicMaterial;
@@ -453,6 +577,11 @@ export class Viewer {
       const on = !views || views.has(k) || (twinViews?.has(k) ?? false);
       m.opacity = on ? 0.9 : 0.12;
       m.transparent = true;
+      // an episode shows the cameras the agent had at its step, the current one brightest
+      if (this.step) {
+        f.visible = k < this.step.views;
+        if (!views) m.opacity = k === this.step.views - 1 ? 1 : 0.35;
+      }
     });
     this.requestRender();
   }
@@ -470,7 +599,7 @@ export class Viewer {
     const el = this.renderer.domElement;
     const w = el.clientWidth, h = el.clientHeight;
     for (const o of this.overlays) {
-      let visible = o.kind === "node" ? t.labels && t.boxes : o.kind === "truth" ? t.truth && t.labels : t.grid;
+      let visible = o.kind === "node" || o.kind === "step" ? t.labels && t.boxes && (o.kind === "node" || this.stepGroup.visible) : o.kind === "truth" ? t.truth && t.labels : o.kind === "path" ? t.labels && t.frustums : t.grid;
       if (visible && o.kind === "node" && o.node !== undefined) {
         const n = this.nodes[o.node]!;
         visible = n.edges.visible;
@@ -493,7 +622,7 @@ export class Viewer {
     ray.setFromCamera(ndc, this.camera);
     const fills = this.nodes.filter((n) => n.fill.visible).map((n) => n.fill);
     const out = ray.intersectObjects(fills, false).map((h) => h.object.userData.node as number);
-    if (out.length === 0 && this.points && this.cloud) {
+    if (out.length === 0 && this.points && this.cloud && !(this.step && !this.step.last)) {
       ray.params.Points = { threshold: POINT_PICK_M };
       const p = ray.intersectObject(this.points, false).find((h) => h.index !== undefined && this.cloud!.node[h.index]! > 0);
       if (p && p.index !== undefined) out.push(this.cloud.node[p.index]! - 1);
