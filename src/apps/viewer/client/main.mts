@@ -298,11 +298,14 @@ function renderControls(): void {
   );
   const v = state.variant;
   const intermediate = state.step !== null && v?.episode && state.step < v.episode.steps.length;
-  const items: HTMLElement[] = intermediate
+  const items: HTMLElement[] = v?.arm === "2d"
+    ? []
+    : intermediate
     ? [h("span", {}, h("i", { style: `background: ${css(STEP_BOX_COLOR)}` }), `node of step ${state.step}'s graph`), h("span", {}, h("i", { style: `background: ${css(STEP_FLAGGED_COLOR)}` }), "flagged possible duplicate")]
     : STATUSES.map((s) => h("span", {}, h("i", { style: `background: ${css(statusColor(s))}` }), s));
-  if (v?.episode) items.push(h("span", {}, h("i", { style: "background: #f2f2f2" }), "camera path"), h("span", {}, h("i", { style: "background: #ff4d4d" }), "blocked move"));
-  items.push(h("span", {}, h("i", { class: "dashed" }), "true box"), h("span", {}, h("i", { style: `background: ${css(MISSED_COLOR)}` }), "missed object"));
+  if (v?.episode) items.push(h("span", {}, h("i", { style: "background: #f2f2f2" }), "camera path"), h("span", {}, h("i", { style: "background: #ffe14d" }), "this step"), h("span", {}, h("i", { style: "background: #ff4d4d" }), "blocked move"));
+  items.push(h("span", {}, h("i", { class: "dashed" }), "true box"));
+  if (v?.arm !== "2d") items.push(h("span", {}, h("i", { style: `background: ${css(MISSED_COLOR)}` }), "missed object"));
   if (mode === "confidence" && v) items.push(h("span", { class: "ramp" }, `confidence ${fix(v.cloud.conf_min)} `, h("i", { class: "viridis" }), ` ${fix(v.cloud.conf_max)}`));
   if (mode === "view" && v) items.push(h("span", {}, h("i", { style: `background: linear-gradient(90deg, ${[0, 0.25, 0.5, 0.75, 1].map((f) => css(viewColor(Math.round(f * (v.views.length - 1)), v.views.length))).join(",")})` }), `views 0–${v.views.length - 1} (frustums match)`));
   items.push(h("span", { class: "scale" }, "grid: 1 m, minor 0.25 m"));

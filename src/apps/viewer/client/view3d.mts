@@ -430,6 +430,8 @@ export class Viewer {
     const box = new THREE.Box3();
     for (const n of variant.graph?.nodes ?? []) box.expandByPoint(new THREE.Vector3(...n.box.centre));
     for (const o of truth) box.expandByPoint(new THREE.Vector3(...o.centre));
+    // an episode's camera path belongs in the picture
+    for (const st of variant.episode?.record.active?.steps ?? []) box.expandByPoint(new THREE.Vector3(...st.pose.position));
     if (box.isEmpty()) box.setFromCenterAndSize(new THREE.Vector3(0, 0, 0.5), new THREE.Vector3(2, 2, 1));
     const centre = box.getCenter(new THREE.Vector3());
     const radius = Math.max(0.8, box.getSize(new THREE.Vector3()).length() / 2);
