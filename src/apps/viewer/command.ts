@@ -78,7 +78,8 @@ async function writeOutputs(insp: Inspection, keys: string[], opts: InspectOpts,
     const html = await pageHtml(meta, variants);
     writeFileAtomic(opts.out, html); // makes the parent directory
     const shown = variants.map((v) => v.cloud.downsample.shown).reduce((a, b) => a + b, 0);
-    process.stdout.write(`wrote ${opts.out}: ${variants.length} graph(s) of ${insp.task.task_id}, ${shown.toLocaleString()} points drawn, ${(Buffer.byteLength(html) / 1e6).toFixed(1)} MB (self-contained; open it in a browser)\n`);
+    const episodes2d = variants.filter((v) => v.arm === "2d").length;
+    process.stdout.write(`wrote ${opts.out}: ${variants.length - episodes2d} graph(s)${episodes2d ? ` and the 2D arm's episode` : ""} of ${insp.task.task_id}, ${shown.toLocaleString()} points drawn, ${(Buffer.byteLength(html) / 1e6).toFixed(1)} MB (self-contained; open it in a browser)\n`);
   }
 }
 
