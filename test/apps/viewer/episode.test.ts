@@ -175,4 +175,29 @@ describe("the active episode's page in Chromium", () => {
     expect(errors).toEqual([]);
     await p.close();
   }, 240_000);
+
+  it("marks a blocked move on the camera path (a 30-step random walk of the GT arm, blocked at least once)", async () => {
+    // the random explorer with no early stop: seeded, so the same walk every time; the record says where it was blocked
+    const walk = join(tmp, "walk");
+    const r = esi3d(["run", "--per-subcategory", "1", "--subcategories", "counting_with_occlusion", "--paradigm", "active", "--source", "gt", "--baseline", "none", "--explorer", "random", "--max-steps", "30", "--min-steps", "30", "--threshold", "1", "--out", walk]);
+    expect(r.code, r.stderr).toBe(0);
+    const rec = JSON.parse(readFileSync(join(walk, "items.jsonl"), "utf8").trim().split("\n")[0]!) as ItemRecord;
+    const blocked = rec.active!.steps.filter((s) => s.blocked);
+    expect(blocked.length, "the walk should be blocked at least once (test precondition)").toBeGreaterThan(0);
+    const page = join(tmp, "walk.html");
+    expect(esi3d(["inspect", walk, "--task", TASK, "--paradigm", "active", "--step", String(blocked[0]!.step), "-o", page]).code).toBe(0);
+    browser ??= await launchChromium();
+    const p = await browser.newPage({ viewport: { width: 1500, height: 900 } });
+    await p.goto(`file://${page}`);
+    await p.waitForFunction(() => window.__esi3d?.ready || window.__esi3d?.error, null, { timeout: 60_000 });
+    // --step opens the page at the first blocked step
+    expect(await p.evaluate(() => window.__esi3d.step)).toBe(blocked[0]!.step);
+    const shown = (await p.evaluate(() => window.__esi3d.stepShown()))!;
+    expect(shown.blocked_marks).toBe(blocked.length);
+    expect(shown.path_points).toBe(rec.active!.steps.length);
+    expect(shown.frustums).toBe(viewsAt(rec, blocked[0]!.step));
+    expect(await p.locator('[data-testid="step-action"]').textContent()).toBe(`${blocked[0]!.action} (blocked)`);
+    expect(await p.locator(".label3d.blocked").count()).toBe(blocked.length);
+    await p.close();
+  }, 240_000);
 });
