@@ -157,7 +157,7 @@ function thumbnail(rgb: Uint8Array, w: number, h: number): { url: string; tw: nu
 }
 
 /** No points (the 2D arm of an active run builds no cloud). */
-export function emptyCloudPayload(): CloudPayload {
+function emptyCloudPayload(): CloudPayload {
   const none = packed(new Uint8Array(0));
   return { count: 0, bounds: { min: [0, 0, 0], max: [0, 0, 0] }, xyz: none, rgb: none, confidence: none, conf_min: 1, conf_max: 1, view: none, node: none, downsample: { total: 0, shown: 0, method: "all", voxel_m: null, budget: 0 } };
 }
