@@ -14,6 +14,7 @@
 import { z } from "zod";
 import { CATEGORIES, SUBCATEGORIES } from "./taxonomy.js";
 import { SafeSegmentSchema } from "../../src/core/paths.js";
+import { NAVIGATION_ACTIONS } from "./actions.js";
 
 const finite = () => z.number().finite();
 export const Vec3Schema = z.tuple([finite(), finite(), finite()]).describe("[x, y, z] in metres, world frame (Z up)");
@@ -220,7 +221,10 @@ const taskFields = {
   lighting: LightingSchema,
   camera: CameraSpecSchema,
   agent_initial: AgentPoseSchema,
-  action_trajectory: z.array(z.string()).max(30).describe("ground-truth action sequence (at most T_max = 30 steps)"),
+  action_trajectory: z
+    .array(z.enum(NAVIGATION_ACTIONS, { error: (i) => `expected one of ${NAVIGATION_ACTIONS.join(", ")}, got ${JSON.stringify(i.input)}` }))
+    .max(30)
+    .describe("ground-truth action sequence (at most T_max = 30 steps), in the active vocabulary: move_forward/backward/left/right/up/down, turn_left/right/up/down"),
   view_object_existence: z
     .array(z.object({ view: z.number().int().min(0), visible: z.array(z.number().int()) }))
     .describe("per view of the ground-truth trajectory (view 0 = initial pose): ids of objects visible in it"),

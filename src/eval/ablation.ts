@@ -7,7 +7,9 @@
 import { SUBCATEGORY_TITLES, type Subcategory } from "../../bridge/task/taxonomy.js";
 import { columnWidths, tableRow, tableRule } from "../core/table.js";
 import type { ItemRecord } from "./records.js";
-import { cell, type Cell } from "./summary.js";
+import { cell, PARADIGM_TITLES, type Cell } from "./summary.js";
+import { activeRows, type ActiveRow } from "./activeSummary.js";
+import { RUN_PARADIGMS } from "./config.js";
 import { VGGT_TYPICAL_LEVEL } from "../../reconstruct/noisy/params.js";
 
 export interface AblationQuality {
@@ -28,10 +30,14 @@ export interface AblationSummary {
   components: string[];
   paradigms: string[];
   subcategories: string[];
-  /** accuracy[subcategory or "overall"][level] (paradigms pooled) */
+  /** accuracy[subcategory or "overall"][level] (paradigms pooled when there are several) */
   accuracy: Record<string, Record<string, Cell>>;
   /** 2D baseline per subcategory or "overall" */
   baseline: Record<string, Cell>;
+  /** Overall accuracy per paradigm: the 2D baseline and each level (pooling hides a paradigm's own curve). */
+  byParadigm: Record<string, { baseline: Cell; levels: Record<string, Cell> }>;
+  /** Paradigm active: the episodes per level (mean steps, stops, premature commitment), methods "2D" and "noise <level>". */
+  active: ActiveRow[];
   quality: AblationQuality[];
   /** The lowest level at which 3D accuracy falls below 2D, per subcategory (null: never). */
   crossings: Record<string, number | null>;
@@ -45,7 +51,7 @@ export function summarizeAblation(records: ItemRecord[], components: string[]): 
   const twoD = records.filter((r) => r.arm === "2d");
   const levels = [...new Set(noisy.map((r) => r.noise_level!))].sort((a, b) => a - b);
   const subcategories = [...new Set(records.map((r) => r.subcategory))];
-  const paradigms = [...new Set(records.map((r) => r.paradigm))];
+  const paradigms = RUN_PARADIGMS.filter((p) => records.some((r) => r.paradigm === p));
   const accuracy: AblationSummary["accuracy"] = {};
   const baseline: AblationSummary["baseline"] = {};
   for (const s of [...subcategories, "overall"]) {
@@ -70,6 +76,10 @@ export function summarizeAblation(records: ItemRecord[], components: string[]): 
       relation_precision: rel.length ? rel.reduce((a, q) => a + q.relation_precision!, 0) / rel.length : null,
     };
   });
+  const byParadigm: AblationSummary["byParadigm"] = {};
+  for (const p of paradigms)
+    byParadigm[p] = { baseline: cell(twoD.filter((r) => r.paradigm === p), `${p}/2D`), levels: Object.fromEntries(levels.map((l) => [String(l), cell(noisy.filter((r) => r.paradigm === p && r.noise_level === l), `${p}@${l}`)])) };
+  const active = activeRows([...twoD, ...noisy], (r) => (r.arm === "2d" ? "2D" : `noise ${r.noise_level}`)).sort((a, b) => methodLevel(a.method) - methodLevel(b.method));
   const crossings: Record<string, number | null> = {};
   for (const s of [...subcategories, "overall"]) {
     const b = baseline[s]!.accuracy.p;
@@ -88,8 +98,22 @@ export function summarizeAblation(records: ItemRecord[], components: string[]): 
     headlines.push(`At the vggt-typical level (${typical}): ${[...named, "overall"].map(at).join("; ")}.`);
   }
   const q0 = quality[0], q1 = quality[quality.length - 1];
+  if (paradigms.length > 1)
+    for (const p of paradigms) headlines.push(`${PARADIGM_TITLES[p] ?? p} alone: 3D ${levels.map((l) => pct(byParadigm[p]!.levels[String(l)]!)).join(" -> ")}; 2D ${pct(byParadigm[p]!.baseline)}.`);
+  const act3d = active.filter((r) => r.method !== "2D");
+  if (act3d.length) headlines.push(`Active episodes, mean steps from noise ${levels[0]} to ${levels[levels.length - 1]}: ${act3d.map((r) => r.mean_steps.toFixed(2)).join(" -> ")}${active[0]?.method === "2D" ? ` (2D ${active[0].mean_steps.toFixed(2)})` : ""}.`);
   if (q0 && q1) headlines.push(`Duplicate rate ${(q0.duplicate_rate * 100).toFixed(1)}% -> ${(q1.duplicate_rate * 100).toFixed(1)}%, hallucination rate ${(q0.hallucination_rate * 100).toFixed(1)}% -> ${(q1.hallucination_rate * 100).toFixed(1)}%, miss rate ${(q0.miss_rate * 100).toFixed(1)}% -> ${(q1.miss_rate * 100).toFixed(1)}% (node F1 ${q0.node_f1.toFixed(3)} -> ${q1.node_f1.toFixed(3)}).`);
-  return { format: "esi3d-ablation/1", levels, vggtTypicalLevel: VGGT_TYPICAL_LEVEL, components, paradigms, subcategories, accuracy, baseline, quality, crossings, headlines };
+  return { format: "esi3d-ablation/1", levels, vggtTypicalLevel: VGGT_TYPICAL_LEVEL, components, paradigms, subcategories, accuracy, baseline, byParadigm, active, quality, crossings, headlines };
+}
+
+const pct = (c: Cell) => `${(c.accuracy.p * 100).toFixed(1)}%`;
+/** "2D" first, then the levels in order. */
+const methodLevel = (m: string) => (m === "2D" ? -1 : Number(m.slice("noise ".length)));
+
+/** Which paradigms the pooled numbers are from, in words: "paradigm Active" or "paradigms Single, Active pooled". */
+export function paradigmsNote(paradigms: string[]): string {
+  const names = paradigms.map((p) => PARADIGM_TITLES[p] ?? p);
+  return names.length === 1 ? `paradigm ${names[0]}` : `paradigms ${names.join(", ")} pooled`;
 }
 
 /** Column title of a level: `noise 1 (vggt-typical)` for the level matching VGGT. */
@@ -108,12 +132,33 @@ export function ablationTable(a: AblationSummary, markdown = false): string {
     ["hallucination rate", "", ...a.quality.map((q) => `${(q.hallucination_rate * 100).toFixed(1)}%`)],
     ["miss rate", "", ...a.quality.map((q) => `${(q.miss_rate * 100).toFixed(1)}%`)],
   ];
-  const all = [head, ...rows, qhead, ...qrows];
+  // several paradigms: each one's overall row beside the pooled one
+  const prows = a.paradigms.length > 1 ? a.paradigms.map((p) => {
+    const bp = a.byParadigm[p]!;
+    return [`Overall, ${PARADIGM_TITLES[p] ?? p}`, (bp.baseline.accuracy.p * 100).toFixed(1), ...a.levels.map((l) => {
+      const c = bp.levels[String(l)]!;
+      return `${(c.accuracy.p * 100).toFixed(1)}${c.accuracy.p < bp.baseline.accuracy.p ? "*" : ""}`;
+    })];
+  }) : [];
+  const ahead = ["Active episodes", "2D", ...a.levels.map((l) => levelTitle(a, l))];
+  const byMethod = (m: string) => a.active.find((r) => r.method === m);
+  const share = (v: number | null | undefined) => (v === null || v === undefined ? "-" : `${(v * 100).toFixed(1)}%`);
+  const activeRow = (name: string, f: (r: ActiveRow) => string) => [name, ...["2D", ...a.levels.map((l) => `noise ${l}`)].map((m) => {
+    const r = byMethod(m);
+    return r ? f(r) : "-";
+  })];
+  const arows = a.active.length ? [
+    activeRow("mean steps", (r) => r.mean_steps.toFixed(2)),
+    activeRow("stopped confident", (r) => share((r.stop_reasons.confident ?? 0) / r.items)),
+    activeRow("premature commitment", (r) => share(r.premature_commitment)),
+  ] : [];
+  const all = [head, ...rows, ...prows, qhead, ...qrows, ...(arows.length ? [ahead, ...arows] : [])];
   const o = { markdown, align: "numbers" } as const;
   const w = columnWidths(all);
   const fmt = (r: string[]) => tableRow(r, w, o);
   const sep = tableRule(w, o);
-  return [fmt(head), sep, ...rows.map(fmt), "", fmt(qhead), sep, ...qrows.map(fmt)].join("\n") + "\n(accuracy %, paradigms pooled; * = below the 2D baseline)";
+  const activePart = arows.length ? ["", fmt(ahead), sep, ...arows.map(fmt)] : [];
+  return [fmt(head), sep, ...rows.map(fmt), ...prows.map(fmt), "", fmt(qhead), sep, ...qrows.map(fmt), ...activePart].join("\n") + `\n(accuracy %, ${paradigmsNote(a.paradigms)}; * = below the 2D baseline)`;
 }
 
 const esc = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
@@ -174,13 +219,13 @@ export function qualitySvg(a: AblationSummary): string {
 }
 
 export function ablationMarkdown(a: AblationSummary): string {
-  return [`# Noise ablation (components: ${a.components.join(", ")})`, "", `vggt-typical = level ${a.vggtTypicalLevel}: the level whose error statistics match VGGT's published indoor figures (docs/noise-model.md).`, "", ...a.headlines.map((h) => `- ${h}`), "", ablationTable(a, true), ""].join("\n");
+  return [`# Noise ablation (components: ${a.components.join(", ")}; ${paradigmsNote(a.paradigms)})`, "", `vggt-typical = level ${a.vggtTypicalLevel}: the level whose error statistics match VGGT's published indoor figures (docs/noise-model.md).`, "", ...a.headlines.map((h) => `- ${h}`), "", ablationTable(a, true), ""].join("\n");
 }
 
 export function ablationHtml(a: AblationSummary): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>esi3d noise ablation</title>
 <style>body{font-family:system-ui,sans-serif;max-width:1000px;margin:2em auto;padding:0 1em}pre{font-size:12px;background:#f6f6f6;padding:1em;overflow:auto}</style></head><body>
-<h1>Noise ablation</h1><p>Components: ${esc(a.components.join(", "))}; paradigms ${esc(a.paradigms.join(", "))} pooled. Orange: 3D (noisy source) accuracy; dashed grey: the 2D baseline; red dots: 3D below 2D; dotted blue: the vggt-typical level (${a.vggtTypicalLevel}), whose error statistics match VGGT's published indoor figures.</p>
+<h1>Noise ablation</h1><p>Components: ${esc(a.components.join(", "))}; ${esc(paradigmsNote(a.paradigms))}. Orange: 3D (noisy source) accuracy; dashed grey: the 2D baseline; red dots: 3D below 2D; dotted blue: the vggt-typical level (${a.vggtTypicalLevel}), whose error statistics match VGGT's published indoor figures.</p>
 <ul>${a.headlines.map((h) => `<li>${esc(h)}</li>`).join("")}</ul>
 ${ablationSvg(a)}
 <h2>Graph errors</h2>${qualitySvg(a)}

@@ -10,6 +10,7 @@
  *   4. otherwise the environment applies the action and renders the next view.
  */
 import type { Environment, EnvView } from "../../bridge/env/types.js";
+import type { FrameBundle } from "../../bridge/bundle/io.js";
 import { EpisodeBundle } from "../../bridge/env/bundle.js";
 import { BuiltinEnvironment } from "../../bridge/sim/env.js";
 import { isNavigationAction, STOP_ACTION } from "../../bridge/task/actions.js";
@@ -54,6 +55,8 @@ export interface EpisodeOutcome {
   /** 3D arms: the last graph and its diagnosis. */
   graph: UnitGraph | null;
   views: number;
+  /** Every view the episode gathered, as a frame bundle of paradigm active (`esi3d ask --save-episode` writes it). */
+  bundle: FrameBundle;
   timings: Record<string, number>;
 }
 
@@ -191,7 +194,7 @@ export async function runActiveEpisode(input: EpisodeInput): Promise<EpisodeOutc
   }
   for (const k of Object.keys(timings)) timings[k] = Math.round(timings[k]!);
   timings.episode = Math.round(performance.now() - t0);
-  return { episode: episodeRecord, answer, graph: unitGraph, views: bundle.views.length, timings };
+  return { episode: episodeRecord, answer, graph: unitGraph, views: bundle.views.length, bundle, timings };
 }
 
 /** The records of one finished episode (the same for offline and LLM agents). */

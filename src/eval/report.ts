@@ -5,7 +5,7 @@
 import { SUBCATEGORY_CATEGORY, SUBCATEGORY_TITLES, type Subcategory } from "../../bridge/task/taxonomy.js";
 import { formatTable } from "../core/table.js";
 import type { RunConfig } from "./config.js";
-import { METHOD_LABELS, type Cell, type RunSummary } from "./summary.js";
+import { METHOD_LABELS, PARADIGM_TITLES, type Cell, type RunSummary } from "./summary.js";
 import { ANYTIME_REPORT_STEPS } from "./activeSummary.js";
 
 const CATEGORY_TITLES: Record<string, string> = {
@@ -14,7 +14,6 @@ const CATEGORY_TITLES: Record<string, string> = {
   metric_comparison: "Metric Comparison",
   enumerative_perception: "Enumerative Perception",
 };
-const PARADIGM_TITLES: Record<string, string> = { single: "Single", multi: "Multi", gt: "GT", active: "Active", all: "All" };
 const title = (s: string) => SUBCATEGORY_TITLES[s as Subcategory] ?? s;
 const pct = (c: Cell | undefined) => (!c || c.nScored === 0 ? "-" : (c.accuracy.p * 100).toFixed(1));
 

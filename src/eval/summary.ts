@@ -5,11 +5,13 @@
  */
 import { SUBCATEGORY_CATEGORY, SUBCATEGORY_TITLES, type Subcategory } from "../../bridge/task/taxonomy.js";
 import { z } from "zod";
-import { calibration, CalibrationSchema, GroupSummarySchema, summarize, type Calibration, type Interval } from "./metrics.js";
+import { calibration, Z_95, CalibrationSchema, GroupSummarySchema, summarize, type Calibration, type Interval } from "./metrics.js";
 import type { ItemRecord } from "./records.js";
 import { activeRows, activeVsMulti, ActiveRowSchema, ParadigmDifferenceSchema } from "./activeSummary.js";
 
 export const METHOD_LABELS: Record<string, string> = { "2d": "2D", gt: "GT-3D", noisy: "Noisy-3D", vggt: "VGGT-3D" };
+/** Column titles of the paradigms (and of all of them pooled). */
+export const PARADIGM_TITLES: Record<string, string> = { single: "Single", multi: "Multi", gt: "GT", active: "Active", all: "All" };
 
 export function methodOf(r: Pick<ItemRecord, "arm" | "source"> & Partial<Pick<ItemRecord, "key" | "noise_level">>): string {
   if (r.arm === "2d") return "2D";
@@ -128,6 +130,21 @@ export function cell(records: ItemRecord[], group: string): Cell {
 export function newcombeDifference(a: Interval & { k?: number }, b: Interval): { diff: number; lo: number; hi: number } {
   const d = a.p - b.p;
   return { diff: d, lo: d - Math.sqrt((a.p - a.lo) ** 2 + (b.hi - b.p) ** 2), hi: d + Math.sqrt((a.hi - a.p) ** 2 + (b.p - b.lo) ** 2) };
+}
+
+/**
+ * The 95 % interval for the difference of two paired proportions, Bonett and Price's adjusted Wald interval
+ * (Bonett & Price 2012, J Educ Behav Stat 37:479; recommended for every sample size by Fagerland, Lydersen
+ * and Laake 2014, Stat Methods Med Res 24:224): one pseudo-observation added to each discordant cell, so it
+ * neither collapses to zero width when every pair agrees nor leaves [-1, 1]. aOnly / bOnly: the pairs only
+ * A or only B answered right (the concordant pairs enter through n); the point estimate is (aOnly - bOnly) / n.
+ */
+export function pairedDifference(n: number, aOnly: number, bOnly: number, z: number = Z_95): { diff: number; lo: number; hi: number } {
+  if (n === 0) return { diff: Number.NaN, lo: -1, hi: 1 };
+  const p12 = (aOnly + 1) / (n + 2), p21 = (bOnly + 1) / (n + 2);
+  const centre = p12 - p21;
+  const half = z * Math.sqrt((p12 + p21 - centre * centre) / (n + 2));
+  return { diff: (aOnly - bOnly) / n, lo: Math.max(-1, centre - half), hi: Math.min(1, centre + half) };
 }
 
 const mean = (xs: number[]) => (xs.length ? xs.reduce((s, x) => s + x, 0) / xs.length : NaN);

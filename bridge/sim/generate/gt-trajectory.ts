@@ -8,6 +8,7 @@
 import type { AgentPose } from "../../../src/core/math/camera.js";
 import type { Vec3 } from "../../../src/core/math/vec.js";
 import type { CameraSpec } from "../../task/schema.js";
+import type { NavigationAction } from "../../task/actions.js";
 import type { RenderScene } from "../scene.js";
 import type { World } from "../agent.js";
 import { isFree, lookAt } from "../agent.js";
@@ -21,7 +22,7 @@ export const GT_ACTION_BUDGET = 29;
 export type ViewGoal = (v: ViewVisibility) => boolean;
 
 export interface GtTrajectory {
-  actions: string[];
+  actions: NavigationAction[];
   views: ViewVisibility[];
 }
 
@@ -32,7 +33,7 @@ export function buildGtTrajectory(scene: RenderScene, spec: CameraSpec, world: W
     for (const g of [...open]) if (goals[g]!(v)) open.delete(g);
   };
   check(views[0]!);
-  const actions: string[] = [];
+  const actions: NavigationAction[] = [];
   let pose = start;
   const candidates = keyPoses.filter((p) => isFree(world, p.position));
   const endVis = new Map<AgentPose, ViewVisibility>();

@@ -79,6 +79,18 @@ const TASK_CASES: Case[] = [
   { name: "camera 1 px wide", files: { "task.json": withTask((t) => ((t.camera as Json).width = 1)) }, args: render(), code: 2, mentions: [/task\.json/, /camera\.width/] },
   { name: "negative room size", files: { "task.json": withTask((t) => ((t.room as Json).size = [-5, 4])) }, args: render(), code: 2, mentions: [/task\.json/, /room\.size/] },
   { name: "unknown answer format", files: { "task.json": withTask((t) => (t.answer_format = "essay")) }, args: render(), code: 2, mentions: [/task\.json/, /answer_format/] },
+  { name: "an unknown action in the trajectory", files: { "task.json": withTask((t) => (t.action_trajectory = ["turn_left", "fly"])) }, args: (d) => ["render", "--tasks", join(d, "task.json"), "--paradigm", "gt", "--out", join(d, "out")], code: 2, mentions: [/task\.json/, /action_trajectory\.1/, /expected one of move_forward, .*turn_down, got "fly"/] },
+  { name: "stop in the trajectory (it ends episodes; a trajectory replays moves)", files: { "task.json": withTask((t) => (t.action_trajectory = ["stop"])) }, args: render(), code: 2, mentions: [/task\.json/, /action_trajectory\.0/, /got "stop"/] },
+  {
+    name: "a suite whose task has an unknown action: no run directory",
+    setup: (d) => {
+      mkdirSync(join(d, "suite"));
+      writeFileSync(join(d, "suite", "t.json"), withTask((t) => (t.action_trajectory = ["Move Forward"])));
+    },
+    args: (d) => ["run", "--suite", join(d, "suite"), "--paradigm", "gt,active", "--source", "gt", "--out", join(d, "r")],
+    code: 2,
+    mentions: [/t\.json/, /action_trajectory\.0/, /got "Move Forward"/],
+  },
   { name: "task path does not exist", args: render("nope.json"), code: 2, mentions: [/nope\.json/, /no such file/] },
   { name: "task directory without task files", setup: (d) => mkdirSync(join(d, "empty")), args: (d) => ["render", "--tasks", join(d, "empty"), "--out", join(d, "out")], code: 2, mentions: [/empty/, /no task files/] },
   {
@@ -107,6 +119,10 @@ const CONFIG_CASES: Case[] = [
   { name: "config paradigms [nope]", ...cfgRun(json({ paradigms: ["nope"] })), code: 2, mentions: [/cfg\.json/, /paradigms/] },
   { name: "config __proto__ key", ...cfgRun('{"__proto__": {"limit": 1}}'), code: 2, mentions: [/cfg\.json/, /__proto__/] },
   { name: "config suite that does not exist (M6)", ...cfgRun(json({ suite: "/nonexistent-suite" })), code: 2, mentions: [/nonexistent-suite/] },
+  { name: "config maxSteps 0", ...cfgRun(json({ paradigms: ["active"], maxSteps: 0 })), code: 2, mentions: [/cfg\.json/, /maxSteps/, />=1/] },
+  { name: "config threshold 2", ...cfgRun(json({ paradigms: ["active"], threshold: 2 })), code: 2, mentions: [/cfg\.json/, /threshold/, /<=1/] },
+  { name: "config explorer greedy", ...cfgRun(json({ paradigms: ["active"], explorer: "greedy" })), code: 2, mentions: [/cfg\.json/, /explorer/, /"nbv"\|"verify"\|"random"/] },
+  { name: "config invalidAction skip", ...cfgRun(json({ paradigms: ["active"], invalidAction: "skip" })), code: 2, mentions: [/cfg\.json/, /invalidAction/, /"reprompt"\|"forward"/] },
   { name: "config file missing", args: (d) => ["run", "--config", join(d, "none.json"), "--out", join(d, "r")], code: 2, mentions: [/none\.json/, /no such file/] },
   { name: "config is a directory", setup: (d) => mkdirSync(join(d, "cfgdir")), args: (d) => ["run", "--config", join(d, "cfgdir"), "--out", join(d, "r")], code: 2, mentions: [/cfgdir/, /directory/] },
 ];
@@ -145,6 +161,14 @@ const FLAG_CASES: Case[] = [
   { name: "points --conf-threshold -1", args: (d) => ["points", bundleDir, "--conf-threshold", "-1", "-o", join(d, "p.ply")], code: 2, mentions: [/--conf-threshold/] },
   { name: "points -o names a directory", setup: (d) => mkdirSync(join(d, "pdir")), args: (d) => ["points", bundleDir, "-o", join(d, "pdir")], code: 2, mentions: [/pdir/] },
   { name: "contact-sheet -o below a file", files: { afile: "x" }, args: (d) => ["contact-sheet", bundleDir, "-o", join(d, "afile", "s.png")], code: 2, mentions: [/afile/] },
+  { name: "run --max-steps 0", args: runWith("--paradigm", "active", "--max-steps", "0"), code: 2, mentions: [/--max-steps: expected an integer in \[1, 500\], got "0"/] },
+  { name: "run --min-steps -1", args: runWith("--paradigm", "active", "--min-steps", "-1"), code: 2, mentions: [/--min-steps: expected an integer in \[0, 500\]/] },
+  { name: "run --threshold 1.01", args: runWith("--paradigm", "active", "--threshold", "1.01"), code: 2, mentions: [/--threshold: expected a number in \[0, 1\], got "1.01"/] },
+  { name: "run --explorer greedy", args: runWith("--paradigm", "active", "--explorer", "greedy"), code: 2, mentions: [/--explorer: expected one of nbv, verify, random, got "greedy"/] },
+  { name: "ablate --paradigm active --max-steps 0", args: (d) => ["ablate", "--paradigm", "active", "--max-steps", "0", "--out", join(d, "a")], code: 2, mentions: [/--max-steps: expected an integer in \[1, 500\], got "0"/] },
+  { name: "ablate --threshold -0.5", args: (d) => ["ablate", "--paradigm", "active", "--threshold", "-0.5", "--out", join(d, "a")], code: 2, mentions: [/--threshold: expected a number in \[0, 1\]/] },
+  { name: "ablate --explorer greedy", args: (d) => ["ablate", "--paradigm", "active", "--explorer", "greedy", "--out", join(d, "a")], code: 2, mentions: [/--explorer: expected one of nbv, verify, random, got "greedy"/] },
+  { name: "ablate --invalid-action skip", args: (d) => ["ablate", "--paradigm", "active", "--invalid-action", "skip", "--out", join(d, "a")], code: 2, mentions: [/--invalid-action: expected one of reprompt, forward, got "skip"/] },
   { name: "ablate --noise 3.5 (the scale ends at 3)", args: (d) => ["ablate", "--noise", "3.5", "--out", join(d, "a")], code: 2, mentions: [/--noise/] },
   { name: "serve --token short", args: (d) => ["serve", "--port", "0", "--data", join(d, "data"), "--token", "abc"], code: 2, mentions: [/--token/] },
   { name: "serve --host 0.0.0.0 without a token", args: (d) => ["serve", "--port", "0", "--host", "0.0.0.0", "--data", join(d, "data")], env: { ESI3D_TOKEN: undefined }, code: 2, mentions: [/--host/, /--token/] },

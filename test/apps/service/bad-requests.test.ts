@@ -36,6 +36,8 @@ interface Case {
   headers?: Record<string, RegExp>;
   /** send only the headers, declaring a body of this many bytes (a server must refuse it from the header) */
   declaredBytes?: number;
+  /** what the message must say (the expected form) */
+  message?: RegExp;
 }
 
 const bin = (n: number) => Buffer.alloc(n, 0x61);
@@ -100,6 +102,16 @@ const CASES: Case[] = [
   { name: "a task whose id differs from the path", method: "PUT", path: "/v1/tasks/other-id", body: task, status: 400, code: "invalid_request", field: "body.task_id" },
   { name: "a session with both task and task_id", method: "POST", path: "/v1/sim/sessions", body: { task, task_id: task.task_id, paradigm: "gt", simulator: "t" }, status: 400, code: "invalid_request", field: "body.task" },
   { name: "an unknown session", method: "GET", path: `/v1/sim/sessions/${SID}`, status: 404, code: "not_found", field: "params.id" },
+  // the active paradigm's options (docs/active.md): each names its field and the expected form
+  { name: "active: maxSteps 0", method: "POST", path: "/v1/runs", body: { paradigms: ["active"], maxSteps: 0 }, status: 400, code: "invalid_request", field: "body.maxSteps", message: /body\.maxSteps: .*>=1/ },
+  { name: "active: maxSteps 501", method: "POST", path: "/v1/runs", body: { paradigms: ["active"], maxSteps: 501 }, status: 400, code: "invalid_request", field: "body.maxSteps", message: /body\.maxSteps: .*<=500/ },
+  { name: "active: threshold 1.5", method: "POST", path: "/v1/runs", body: { paradigms: ["active"], threshold: 1.5 }, status: 400, code: "invalid_request", field: "body.threshold", message: /body\.threshold: .*<=1/ },
+  { name: "active: threshold -0.1", method: "POST", path: "/v1/runs", body: { paradigms: ["active"], threshold: -0.1 }, status: 400, code: "invalid_request", field: "body.threshold", message: /body\.threshold: .*>=0/ },
+  { name: "active: minSteps 1.5", method: "POST", path: "/v1/runs", body: { paradigms: ["active"], minSteps: 1.5 }, status: 400, code: "invalid_request", field: "body.minSteps", message: /body\.minSteps: .*expected int/ },
+  { name: "active: an explorer that does not exist", method: "POST", path: "/v1/runs", body: { paradigms: ["active"], explorer: "greedy" }, status: 400, code: "invalid_request", field: "body.explorer", message: /body\.explorer: .*"nbv"\|"verify"\|"random"/ },
+  { name: "active: an invalid-action policy that does not exist", method: "POST", path: "/v1/runs", body: { paradigms: ["active"], invalidAction: "skip" }, status: 400, code: "invalid_request", field: "body.invalidAction", message: /body\.invalidAction: .*"reprompt"\|"forward"/ },
+  { name: "active: a paradigm that does not exist", method: "POST", path: "/v1/runs", body: { paradigms: ["active", "passive"] }, status: 400, code: "invalid_request", field: "body.paradigms.1", message: /"active"/ },
+  { name: "a task whose trajectory has an unknown action", method: "PUT", path: `/v1/tasks/${task.task_id}`, body: { ...task, action_trajectory: ["turn_left", "fly"] }, status: 400, code: "invalid_request", field: "body.action_trajectory.1", message: /expected one of move_forward, .*turn_down, got "fly"/ },
 ];
 
 /** What every error answer must be: small, the documented shape, a field, no stack, no server path. */
@@ -169,6 +181,7 @@ describe("esi3d serve: the bad-request corpus", () => {
           : await rawRequest(s.port, `${c.method} ${c.path} HTTP/1.1\r\nHost: x\r\nContent-Type: ${c.contentType ?? "application/json"}\r\nContent-Length: ${c.declaredBytes}\r\n\r\n`);
       try {
         expectDocumentedError(r, c, s.data, c.name);
+        if (c.message) expect(r.body.error.message, c.name).toMatch(c.message);
         for (const [h, re] of Object.entries(c.headers ?? {})) expect(String(r.headers[h]), `${c.name}: header ${h}`).toMatch(re);
       } catch (e) {
         failures.push(`${c.name}: ${(e as Error).message.split("\n")[0]}`);

@@ -13,6 +13,9 @@ import { IMAGE_FLAGS, ImageOptionsSchema, PROMPT_FORMAT_FLAGS, PromptFormatSchem
 import { createReasoner } from "../../../reason/index.js";
 import { ReasonerSpecSchema } from "../../../reason/spec.js";
 import { scoreAnswer } from "../../../eval/score.js";
+import { ACTIVE_FLAGS, ActiveOptionsSchema } from "../../../reason/active/options.js";
+import { choiceOption } from "../../../core/flags.js";
+import { askEpisode, ASK_PARADIGMS, episodeTask } from "./askActive.js";
 
 /** Answer format of a free-form question, from its options or its first words. */
 function inferFormat(question: string, options: string[] | undefined): AnswerFormat {
@@ -21,6 +24,9 @@ function inferFormat(question: string, options: string[] | undefined): AnswerFor
   if (/^\s*(is|are|do|does|did|can|could|was|were|has|have|will|would|should)\b/i.test(question)) return "yes_no";
   throw new InputError(`--question: cannot tell the answer format of "${question}"; give --options a,b,c (or ask a yes/no or "how many" question)`);
 }
+
+/** The commander attribute of a flag: "--max-steps <n>" -> "maxSteps". */
+const camel = (flag: string) => flag.split(" ")[0]!.replace(/^--/, "").replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 
 /** `ask`'s own default cache file (a run keeps its cache in its directory). */
 const ASK_CACHE_FILE = ".esi3d-cache.sqlite";
@@ -32,13 +38,23 @@ interface AskOpts {
   reasoner: string;
   showPrompt?: boolean;
   cache: string | false;
+  paradigm?: (typeof ASK_PARADIGMS)[number];
+  saveEpisode?: string;
+}
+
+/** A question of one's own replaces the task's question, options and format (the answer is not scored). */
+function withQuestion(task: Task, question: string, optionList: string | undefined): Task {
+  const options = optionList?.split(",").map((s) => s.trim()).filter(Boolean);
+  const fmt = inferFormat(question, options);
+  const opt = options ?? (fmt === "yes_no" ? ["yes", "no"] : []);
+  return { ...task, question, answer_format: fmt, options: opt, answer: opt[0] ?? "0" };
 }
 
 export function registerAsk(program: Command): void {
   const cmd = program
     .command("ask")
-    .description("answer a question over a scene graph or a frame bundle and show the prompt, the reply and the parsed answer")
-    .argument("<graph-or-bundle>", "a scene-graph JSON (esi3d graph -o) or a frame bundle directory");
+    .description("answer a question over a scene graph or a frame bundle and show the prompt, the reply and the parsed answer; with --paradigm active, run one active episode from a task's initial pose and show it step by step")
+    .argument("<graph-or-bundle>", "a scene-graph JSON (esi3d graph -o) or a frame bundle directory; with --paradigm active, a task JSON or a bundle (whose task starts the episode)");
   addSchemaFlags(cmd, GraphPipelineOptionsSchema, GRAPH_PIPELINE_FLAGS);
   addSchemaFlags(cmd, PromptFormatSchema, PROMPT_FORMAT_FLAGS);
   // --images switches to the VLM 2D baseline, so it has no default here
@@ -51,7 +67,10 @@ export function registerAsk(program: Command): void {
     .option("--show-prompt", "print the exact prompt sent to the model")
     .option("--cache <file>", "response cache (SQLite)", ASK_CACHE_FILE)
     .option("--no-cache", "do not use the response cache")
-    .action(async (input: string, opts: AskOpts) => {
+    .option("--paradigm <p>", "active: an agent explores the task's scene and answers (docs/active.md); without it the input's own views are asked", choiceOption("--paradigm", ASK_PARADIGMS))
+    .option("--save-episode <dir>", "--paradigm active: write the views the agent gathered as a frame bundle (paradigm active)");
+  addSchemaFlags(cmd, ActiveOptionsSchema, ACTIVE_FLAGS);
+  cmd.action(async (input: string, opts: AskOpts) => {
       if (!existsSync(input)) throw new InputError(`${input}: no such file or directory (expected a scene-graph JSON or a frame bundle directory)`);
       const reasonerName = parseFlagValue(ReasonerSpecSchema, opts.reasoner, "--reasoner");
       const format = parseSchemaFlags(cmd, PromptFormatSchema, PROMPT_FORMAT_FLAGS);
@@ -60,6 +79,30 @@ export function registerAsk(program: Command): void {
       const llm = parseSchemaFlags(cmd, LlmOptionsSchema, LLM_FLAGS);
       const custom = opts.question;
       if (custom && (reasonerName === "symbolic" || reasonerName === "symbolic-2d")) throw new InputError(`--question: the ${reasonerName} reasoner runs one program per built-in subcategory and answers only the task's own question; use an LLM reasoner (openai:<model>, gemini:<model>) for questions of your own`);
+      if (opts.paradigm !== "active") {
+        // the active options only mean something in an episode: refuse them rather than ignore them
+        const given = [...ACTIVE_FLAGS.map((f) => f.flag), "--save-episode <dir>"].find((f) => cmd.getOptionValueSource(camel(f)) === "cli");
+        if (given) throw new InputError(`${given.split(" ")[0]}: only with --paradigm active (an episode); without it ask answers over the input's own views`);
+      } else {
+        const wants2d = reasonerName === "symbolic-2d" || !!images;
+        let task = episodeTask(input);
+        if (custom) task = withQuestion(task, custom, opts.options);
+        const r = await askEpisode({
+          task,
+          reasoner: reasonerName,
+          cloud: wants2d ? null : parseSchemaFlags(cmd, GraphPipelineOptionsSchema, GRAPH_PIPELINE_FLAGS),
+          active: parseSchemaFlags(cmd, ActiveOptionsSchema, ACTIVE_FLAGS),
+          format,
+          llm,
+          cache: opts.cache === false ? null : opts.cache,
+          showTrace: !!opts.showPrompt,
+          saveEpisode: opts.saveEpisode,
+          scored: !custom,
+        });
+        process.stdout.write(r.text);
+        if (r.outcome.answer.status === "error") process.exitCode = 1;
+        return;
+      }
       // a reasoner that cannot be made (no key, bad URL) fails here, before any graph is built
       const reasoner = createReasoner(reasonerName, { baseUrl: llm.baseUrl ?? undefined, cache: opts.cache === false ? null : opts.cache, timeoutMs: llm.timeoutMs, maxRetries: llm.maxRetries, itemDeadlineMs: llm.itemDeadlineMs, temperature: llm.temperature, ...format });
       let task: Task;
@@ -80,12 +123,7 @@ export function registerAsk(program: Command): void {
         if (!opts.task) throw new InputError(`--task: give the task record of ${input} (its question, options and viewpoint)`);
         task = readTaskFile(opts.task);
       }
-      if (custom) {
-        const options = opts.options?.split(",").map((s) => s.trim()).filter(Boolean);
-        const fmt = inferFormat(custom, options);
-        const opt = options ?? (fmt === "yes_no" ? ["yes", "no"] : []);
-        task = { ...task, question: custom, answer_format: fmt, options: opt, answer: opt[0] ?? "0" };
-      }
+      if (custom) task = withQuestion(task, custom, opts.options);
       const a = await reasoner.answer({ task, graph, bundle, ...format, images, maxImages });
       const out: string[] = [];
       out.push(`question: ${task.question}`);
