@@ -280,11 +280,13 @@ export function alignCameras(input: AlignCamerasInput): CameraAlignment {
     throw new Error(`alignCameras: ${predicted.length} predicted and ${known.length} known cameras`);
   const cp = predicted.map(cameraCentre), ck = known.map(cameraCentre);
   const n = cp.length;
-  const planar = (ps: Vec3[]): boolean => {
+  // `minM`: the known (metric) centres must spread at least a baseline; cameras turning in place differ
+  // only by rounding, and a Umeyama fit to that spread would shrink the scene to a point
+  const planar = (ps: Vec3[], minM: number): boolean => {
     const [s1, s2] = principalSpreads(ps);
-    return s1 > 0 && s2 / s1 >= MIN_LATERAL_SPREAD_RATIO;
+    return s1 > 0 && s2 >= minM * MIN_LATERAL_SPREAD_RATIO && s2 / s1 >= MIN_LATERAL_SPREAD_RATIO;
   };
-  if (n >= 3 && planar(ck) && planar(cp)) {
+  if (n >= 3 && planar(ck, MIN_BASELINE_M) && planar(cp, 0)) {
     const u = umeyama(cp, ck, true);
     return { R: u.R, t: u.t, s: u.s, method: "umeyama", rmsM: u.rmse, cameras: n, scaleOracle: false };
   }

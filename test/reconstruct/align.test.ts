@@ -104,6 +104,23 @@ describe("alignCameras", () => {
     expect(a.rmsM).toBeLessThan(1e-10);
     expect(a.note).toMatch(/collinear/);
   });
+  it("cameras turning in place (centres equal up to rounding) are not fitted by Umeyama: the scale stays, the scene is not shrunk to a point", () => {
+    // three turns about one centre; the predicted centres drift by centimetres, the known ones differ by rounding only
+    // the built-in simulator's views 0..2 of a run's active episode (geometric_configuration-002: turn_up, turn_right)
+    const known: Mat34[] = [
+      [[0.645664113846982, 0.7636215372094945, 0, 0.4711142282967433], [0.08307002676605643, -0.07023811221348043, -0.9940653792612301, 0.09100151296708586], [-0.7590897329981997, 0.6418323422066662, -0.1087842900157316, 2.2617102751090967]],
+      [[0.645664113846982, 0.7636215372094945, 0, 0.4711142282967433], [-0.1162273955978634, 0.09827362734905327, -0.9883488689122869, 0.6732744053085835], [-0.7547244825780658, 0.6381413966179187, 0.1522054970091515, 2.1610914416222036]],
+      [[0.8213034397531256, 0.5704915948983683, 0, -0.12427613440556207], [-0.08683195674104967, 0.1250068982429502, -0.988348868912287, 0.6802244281343586], [-0.563844722541769, 0.8117343257137724, 0.1522054970091515, 2.206221527813219]],
+    ];
+    const spread = principalSpreads(known.map(cameraCentre));
+    expect(spread[0]).toBeLessThan(1e-12);
+    expect(spread[1] / spread[0]).toBeGreaterThan(0.1); // rounding alone looks "planar" by the ratio
+    const drift: Vec3[] = [[0, 0, 0], [0.02, -0.01, 0.005], [-0.01, 0.03, 0.01]];
+    const predicted = known.map((E, k) => predictedFrom(E, { R: KNOWN.R, t: [KNOWN.t[0] + drift[k]![0], KNOWN.t[1] + drift[k]![1], KNOWN.t[2] + drift[k]![2]], s: 1 }));
+    const a = alignCameras({ predicted, known });
+    expect(a.method).not.toBe("umeyama");
+    expect(a.s).toBe(1);
+  });
   it("two cameras: camera 0 + baseline", () => {
     const known = [pose(0, 0, 1.5, 0.3), pose(0.5, 0.5, 1.5, 0.9)];
     const a = alignCameras({ predicted: known.map((E) => predictedFrom(E, KNOWN)), known });
