@@ -24,6 +24,9 @@ export const CONFIDENCE_SCALE = {
   insideM: 0.02,
 };
 
+/** Geometric Configuration: a longest side below this (m) is no triangle. Our choice: a tenth of the suite's smallest objects. */
+export const MIN_TRIANGLE_SIDE_M = 0.01;
+
 const r3 = (x: number) => Math.round(x * 1000) / 1000;
 const spaced = (s: string) => s.replace(/_/g, " ");
 /** Confidence of a label answer: halfway to 1 by the share of the node's points that carry the label. */
@@ -49,6 +52,8 @@ const triangle: Program = (p) => {
   if (typeof ns === "string") return declined(`${ns} is not in the graph`, p.trace);
   const [a, b, c] = ns as [GraphNode, GraphNode, GraphNode];
   const sides: [number, number, number] = [xyDist(b, c), xyDist(c, a), xyDist(a, b)];
+  // three nodes at one place (a collapsed reconstruction) make no triangle: the class would be a guess
+  if (Math.max(...sides) < MIN_TRIANGLE_SIDE_M) return declined(`the three objects' centres lie within ${MIN_TRIANGLE_SIDE_M} m of each other (sides ${sides.map(r3).join(", ")} m): no triangle`, p.trace);
   const kind = classifyTriangle(sides);
   p.trace.push(`sides ${sides.map(r3).join(", ")} m -> ${kind}`);
   return { answer: kind, confidence: marginConfidence(triangleMargin(sides), CONFIDENCE_SCALE.triangleRelative), trace: p.trace };

@@ -51,6 +51,17 @@ describe("symbolic reasoner: the graph oracle", () => {
       expect(scoreAnswer(a, task)).toEqual({ scored: false, status: "unanswerable" });
     }
   });
+
+  it("declines a triangle whose three objects' nodes lie at one place (a collapsed reconstruction), instead of calling it 'random'", async () => {
+    const task = generateTask("geometric_configuration", "oracle-test", 0);
+    const g = truthGraph(task);
+    const here = g.nodes[0]!.centroid;
+    for (const n of g.nodes) n.centroid = [here[0] + 0.001, here[1], here[2]];
+    const a = await createSymbolicReasoner().answer({ task, graph: g });
+    expect(a.status).toBe("unanswerable");
+    expect(a.reason).toMatch(/no triangle/);
+    expect(scoreAnswer(a, task)).toEqual({ scored: false, status: "unanswerable" });
+  });
 });
 
 describe("symbolic-2d: what projection loses", () => {
