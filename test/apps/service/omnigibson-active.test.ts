@@ -11,7 +11,12 @@
  *   protocol unchanged, and the server ran the same episode;
  * - the actions capture.py applied and the blocked flags it reported are the record's;
  * - the poses are those of esi3d's motion model (bridge/sim/agent.ts) replaying the same actions in the
- *   same task, as esi3d_agent.py computes them in Python.
+ *   same task, as esi3d_agent.py computes them in Python;
+ * - the 2D arm's explorer is a seeded random walk whose choices depend on the task and the blocked moves
+ *   only, so its episode in the built-in environment (the task's proxy scene, bridge/esibench/proxy.ts)
+ *   takes the same actions, is blocked at the same steps, passes through the same poses and stops for the
+ *   same reason. The 3D arm's nbv explorer plans from the rendered depth: there the episodes part once the
+ *   renders differ (measured on esi-2805: the same first two actions, then turn_right against turn_up).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
@@ -19,6 +24,8 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { importRecords } from "../../../bridge/esibench/importer.js";
+import { proxyTask } from "../../../bridge/esibench/proxy.js";
+import { BuiltinEnvironment } from "../../../bridge/sim/env.js";
 import { readBundle, type FrameBundle } from "../../../bridge/bundle/io.js";
 import type { Environment, EnvView } from "../../../bridge/env/types.js";
 import { applyAction, worldOf } from "../../../bridge/sim/agent.js";
@@ -39,7 +46,8 @@ const BRIDGE = join(REPO_ROOT, "bridge", "omnigibson");
 const STANDIN = join(BRIDGE, "standin");
 
 const tasks = mkdtempSync(join(tmpdir(), "esi3d-og-active-"));
-for (const x of importRecords(SAMPLE).imported) if (["0789", "2805"].includes(x.record.raw.id)) writeFileSync(join(tasks, `${x.task!.task_id}.json`), JSON.stringify(x.task));
+const imported = importRecords(SAMPLE).imported.filter((x) => ["0789", "2805"].includes(x.record.raw.id));
+for (const x of imported) writeFileSync(join(tasks, `${x.task!.task_id}.json`), JSON.stringify(x.task));
 
 function capture(task: string, url: string, episode: string) {
   const env = { ...process.env, PYTHONPATH: `${join(STANDIN, "v3_9")}:${BRIDGE}`, PYTHONDONTWRITEBYTECODE: "1", ESI3D_OG_STANDIN_ASSETS: join(STANDIN, "assets.json"), ESI3D_STANDIN_TASKS: tasks };
@@ -134,6 +142,15 @@ describe("capture.py --paradigm active on the OmniGibson 3.9.2 stand-in", () => 
       expect(pose.yaw).toBeCloseTo(want.yaw, 9);
       expect(pose.pitch).toBeCloseTo(want.pitch, 9);
     });
+
+    if (episode.arm !== "2d") return;
+    // the random walk in the built-in environment, over the task's proxy scene
+    const proxy = proxyTask(imported.find((x) => x.task!.task_id === "esi-2805")!.task!);
+    if ("skip" in proxy) throw new Error(proxy.skip);
+    const builtin = await runActiveEpisode({ task: proxy.task, config, arm, agent: createExplorerAgent(config.explorer, proxy.task, "2d"), env: new BuiltinEnvironment(proxy.task) });
+    const walk = (xs: ActiveStep[]) => xs.map((s) => ({ action: s.action, blocked: s.blocked, position: s.pose.position.map((x) => Math.round(x * 1e6) / 1e6), yaw: Math.round(s.pose.yaw * 1e6) / 1e6, pitch: Math.round(s.pose.pitch * 1e6) / 1e6 }));
+    expect(walk(builtin.episode.steps)).toEqual(walk(steps));
+    expect(builtin.episode.stop_reason).toBe(record.active!.stop_reason);
   }, 600_000);
 
   it("bad episode options exit 2 naming the field, before any view is uploaded", () => {
