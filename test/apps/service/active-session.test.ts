@@ -22,7 +22,7 @@ import { episodeConfig, episodeIdentity } from "../../../src/apps/service/episod
 import { EpisodeOptionsSchema } from "../../../src/apps/service/schemas.js";
 import { encodeView, type ViewParts } from "../../../src/apps/service/view-codec.js";
 import type { ItemRecord } from "../../../src/eval/records.js";
-import { http, poll, smallTask, startServe, type Serve } from "./helpers.js";
+import { http, timelessRecord, poll, smallTask, startServe, type Serve } from "./helpers.js";
 
 type Header = ViewParts["header"];
 
@@ -32,14 +32,6 @@ function viewBody(v: EnvView, override: Partial<Header> = {}): Buffer {
   for (const k of Object.keys(override) as Array<keyof Header>) if (override[k] === undefined) delete header[k];
   const d = v.view.depth;
   return encodeView(header, encodePng(W, H, 3, 8, v.view.rgb), Buffer.from(d.buffer, d.byteOffset, d.byteLength), encodePng(W, H, 1, 16, v.view.ids));
-}
-
-/** Everything of a record but what depends on the clock. */
-function timeless(r: ItemRecord): unknown {
-  const c = structuredClone(r) as ItemRecord & { timings_ms?: unknown };
-  delete c.timings_ms;
-  for (const s of c.active?.steps ?? []) s.time_ms = 0;
-  return c;
 }
 
 let serve: Serve;
@@ -110,7 +102,7 @@ describe("active sessions: an external simulator serves the episode's steps", ()
     const out = await runActiveEpisode({ task, config, arm, agent: createExplorerAgent(config.explorer, task, arm ? "3d" : "2d"), trueRelations: trueRelations(task) });
     const { key, reasoner } = episodeIdentity(task, arm);
     const reference = activeRecord(task, config, arm, reasoner, out, key);
-    expect(timeless(record)).toEqual(timeless(reference));
+    expect(timelessRecord(record)).toEqual(timelessRecord(reference));
     expect(record.active!.steps.length).toBeGreaterThan(1);
     expect(served.last.stop_reason).toBe(record.active!.stop_reason);
     // the actions the simulator was told are the record's executed actions, and their blocked flags

@@ -39,7 +39,7 @@ import { EpisodeOptionsSchema } from "../../../src/apps/service/schemas.js";
 import type { AgentPose } from "../../../src/core/math/camera.js";
 import { REPO_ROOT } from "../cli/helpers.js";
 import { SAMPLE } from "../../bridge/esibench-helpers.js";
-import { http, startServe, type Serve } from "./helpers.js";
+import { http, timelessRecord, startServe, type Serve } from "./helpers.js";
 
 const PYTHON = "/usr/bin/python3";
 const BRIDGE = join(REPO_ROOT, "bridge", "omnigibson");
@@ -83,13 +83,6 @@ class ReplayEnvironment implements Environment {
   async close() {}
 }
 
-function timeless(r: ItemRecord): unknown {
-  const c = structuredClone(r) as ItemRecord & { timings_ms?: unknown };
-  delete c.timings_ms;
-  for (const s of c.active?.steps ?? []) s.time_ms = 0;
-  return c;
-}
-
 let serve: Serve;
 beforeAll(async () => {
   serve = await startServe(["--cpu-jobs", "1"]);
@@ -128,7 +121,7 @@ describe("capture.py --paradigm active on the OmniGibson 3.9.2 stand-in", () => 
     const { config, arm } = episodeConfig(EpisodeOptionsSchema.parse(episode));
     const replay = await runActiveEpisode({ task, config, arm, agent: createExplorerAgent(config.explorer, task, arm ? "3d" : "2d"), env: new ReplayEnvironment(bundle, steps), trueRelations: trueRelations(task) });
     const { key, reasoner } = episodeIdentity(task, arm);
-    expect(timeless(activeRecord(task, config, arm, reasoner, replay, key))).toEqual(timeless(record));
+    expect(timelessRecord(activeRecord(task, config, arm, reasoner, replay, key))).toEqual(timelessRecord(record));
 
     // the poses are esi3d's motion model replaying the actions in the same task (the stand-in scene's own
     // furniture, an extra obstacle in Python, blocks none of these moves)
