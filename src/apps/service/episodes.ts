@@ -178,6 +178,13 @@ export class EpisodeService {
     return { state: run.state, views: run.hashes.length, stop_reason: run.stopReason, error: run.error };
   }
 
+  /** Views received and bytes held by an active session's episode (its views live in memory, not on disk). */
+  received(rec: SessionRecord): { views: number[]; bytes: number } {
+    const run = this.runs.get(rec.id);
+    const n = run ? run.hashes.length : (rec.outcome?.views ?? 0);
+    return { views: Array.from({ length: n }, (_, k) => k), bytes: run?.bytes ?? 0 };
+  }
+
   /** The episode part of a session's status. */
   status(rec: SessionRecord) {
     const run = this.runs.get(rec.id);

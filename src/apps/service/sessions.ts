@@ -125,7 +125,8 @@ export class SessionService {
   }
 
   status(rec: SessionRecord) {
-    const got = this.received(rec.id);
+    const got = rec.episode ? new Map<number, number>() : this.received(rec.id);
+    const active = rec.episode ? this.episodes.received(rec) : null;
     return {
       id: rec.id,
       status: rec.status,
@@ -133,8 +134,8 @@ export class SessionService {
       paradigm: rec.paradigm,
       simulator: rec.simulator,
       image: rec.image,
-      views: [...got.keys()].sort((a, b) => a - b),
-      bytes: [...got.values()].reduce((a, b) => a + b, 0),
+      views: active ? active.views : [...got.keys()].sort((a, b) => a - b),
+      bytes: active ? active.bytes : [...got.values()].reduce((a, b) => a + b, 0),
       bundle: rec.bundle,
       expires_at: rec.status === "open" ? new Date(Date.parse(rec.updated_at) + SESSION_TTL_MS).toISOString() : null,
       upload: `/v1/sim/sessions/${rec.id}/views/{n}`,

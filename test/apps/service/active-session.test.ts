@@ -110,6 +110,7 @@ describe("active sessions: an external simulator serves the episode's steps", ()
 
     // the stored bundle: every view the episode saw, paradigm active, as written by the built-in capture
     const s = await http("GET", sessionUrl(id));
+    expect(s.body.views).toEqual(Array.from({ length: served.views }, (_, k) => k));
     expect(s.body).toMatchObject({ status: "finished", bundle: served.last.bundle, episode: { state: "finished", views: served.views, next_view: null, stop_reason: record.active!.stop_reason, error: null, item: `/v1/sim/sessions/${id}/item` } });
     const bundle = readBundle(join(serve.data, "bundles", served.last.bundle));
     expect(bundle.manifest.paradigm).toBe("active");
