@@ -85,10 +85,12 @@ async function serveEpisode(id: string, env: BuiltinEnvironment) {
 
 describe("active sessions: an external simulator serves the episode's steps", () => {
   it.each([
-    ["3d gt, nbv explorer", "counting_with_occlusion", { arm: "3d", source: "gt", explorer: "nbv", maxSteps: 8 }],
-    ["2d arm (seeded random walk)", "spatial_distance", { arm: "2d", maxSteps: 6, minSteps: 6 }],
-  ] as const)("%s: the stored item record equals the in-process episode over the built-in environment", async (_name, sub, episode) => {
-    const task = smallTask(sub, 0);
+    ["3d gt, nbv explorer", "counting_with_occlusion", 0, { arm: "3d", source: "gt", explorer: "nbv", maxSteps: 8 }, false],
+    ["2d arm (seeded random walk)", "spatial_distance", 0, { arm: "2d", maxSteps: 6, minSteps: 6 }, false],
+    // this task's random walk tries a move below the camera floor at step 2: the blocked flag crosses the protocol
+    ["3d gt, random explorer, a blocked move", "linear_alignment", 1, { arm: "3d", source: "gt", explorer: "random", maxSteps: 12 }, true],
+  ] as const)("%s: the stored item record equals the in-process episode over the built-in environment", async (_name, sub, index, episode, blocks) => {
+    const task = smallTask(sub, index);
     const { env, id, session } = await open(task, episode);
     expect(session.episode).toMatchObject({ state: "running", views: 0, next_view: 0 });
     const served = await serveEpisode(id, env);
@@ -104,6 +106,7 @@ describe("active sessions: an external simulator serves the episode's steps", ()
     const reference = activeRecord(task, config, arm, reasoner, out, key);
     expect(timelessRecord(record)).toEqual(timelessRecord(reference));
     expect(record.active!.steps.length).toBeGreaterThan(1);
+    expect(record.active!.steps.some((x) => x.blocked === true)).toBe(blocks);
     expect(served.last.stop_reason).toBe(record.active!.stop_reason);
     // the actions the simulator was told are the record's executed actions, and their blocked flags
     expect(served.log).toEqual(record.active!.steps.filter((s) => s.blocked !== null).map((s) => ({ action: s.action, blocked: s.blocked })));
