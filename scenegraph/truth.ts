@@ -7,8 +7,11 @@ import { objectBox, surfaceSamples } from "../bridge/objects/geometry.js";
 import { computeRelations, type RelNode } from "./relations.js";
 import { GRAPH_FORMAT, GRAPH_FRAME, type GraphNode, type Relation, type SceneGraph } from "./types.js";
 import type { YawBox } from "../src/core/geometry.js";
-import { colorRgb } from "../bridge/task/palette.js";
+import { colorRgb, namedColorRgb } from "../bridge/task/palette.js";
 import type { Vec3 } from "../src/core/math/vec.js";
+
+/** The palette colour of a true node whose task records no colour. */
+const UNKNOWN_COLOUR = "grey";
 
 /**
  * Mesh sampling spacing for true objects' points (m). Samples lie exactly on the surfaces, so closest
@@ -52,7 +55,8 @@ export function truthGraph(task: Task, paradigm: SceneGraph["paradigm"] = "truth
       label: n.label,
       label_distribution: { [n.label]: 1 },
       centroid: centre,
-      color: colorRgb(o.color),
+      // an imported task records no colours: its true nodes are neutral grey
+      color: namedColorRgb(o.color) ?? colorRgb(UNKNOWN_COLOUR),
       color_name: o.color,
       box: n.box,
       aabb: { min: [centre[0] - hx, centre[1] - hy, centre[2] - o.extent[2] / 2] as Vec3, max: [centre[0] + hx, centre[1] + hy, centre[2] + o.extent[2] / 2] as Vec3 },

@@ -250,6 +250,11 @@ export function categoryDef(category: string): CategoryDef {
   return c;
 }
 
+/** Whether the library has model `id` (a simulator's own models, e.g. BEHAVIOR-1K's, it does not). */
+export function hasModel(id: string): boolean {
+  return MODELS.has(id);
+}
+
 export function modelDef(id: string): ModelDef {
   const md = MODELS.get(id);
   if (!md) throw new Error(`unknown model "${id}"`);

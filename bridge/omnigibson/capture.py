@@ -4,12 +4,21 @@ capture.py: capture a task in OmniGibson (1.1.1 or later: 3.7.x, 3.9.x) and stre
 (docs/protocol.md).
 
     python3 capture.py TASK.json --paradigm single,gt,multi --server http://127.0.0.1:8080 [--token T]
+    python3 capture.py TASK.json --paradigm active --episode '{"explorer": "nbv"}' --server URL
 
 Tasks are esi3d task records with BEHAVIOR-1K scenes and models, in practice the ones `esi3d import esi-bench`
 writes from ESI-Bench's released records. For each paradigm it opens a capture session, places a vision
 sensor at each pose of the view set, reads RGB, linear depth and instance segmentation, converts them to
 esi3d's conventions and uploads them view by view; then it finishes the session and prints the bundle ids
 as JSON. Only then does it shut OmniGibson down (og.shutdown() ends the process).
+
+`--paradigm active` serves an episode the server runs (docs/protocol.md "Active sessions"): it opens an
+active session with `--episode` (the episode options of the protocol, e.g. {"arm": "3d", "source": "gt",
+"explorer": "nbv", "maxSteps": 30}; the server checks them), uploads the view at the initial pose, then for
+each action the server gives moves the agent with esi3d's motion model among the task's objects and the
+scene's furniture (Capturer.step), renders the view there and uploads it with its pose and whether the move
+was blocked, until the server says stop. It prints the episode's bundle id under "active" and its stop
+reason and step count under "active_episode".
 
 What changed against the first version of this file, each against OmniGibson's source
 (../../shared/reference/omnigibson-upstream.md, D1-D9; the stand-ins in standin/ cite file and commit):
@@ -57,7 +66,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from esi3d_agent import apply_action, initial_pose, paradigm_views  # noqa: E402
-from esi3d_bridge import Esi3dClient, extrinsic_from_usd_pose, png_gray16, png_rgb8, run_client, usd_camera_quat  # noqa: E402
+from esi3d_bridge import ActiveView, Esi3dClient, extrinsic_from_usd_pose, png_gray16, png_rgb8, run_client, serve_episode, usd_camera_quat  # noqa: E402
 
 SIMULATOR = "omnigibson"
 CAMERA_NAME = "esi3d_camera"
@@ -369,10 +378,31 @@ def label_to_id(label):
     return 0
 
 
-def capture(og, task, paradigms, client, render_passes=RENDER_PASSES, log=print):
+# the view sets capture.py renders itself; `active` is served step by step for the server's agent
+PASSIVE_PARADIGMS = ("single", "gt", "multi")
+PARADIGMS = PASSIVE_PARADIGMS + ("active",)
+
+
+def pose_json(pose):
+    return {"position": [float(x) for x in pose.position], "yaw": float(pose.yaw), "pitch": float(pose.pitch)}
+
+
+def capture_active(c, client, episode, log=print):
+    """Serves one active episode: the server's agent chooses, Capturer.step moves, render() shows."""
+    s = client.open_session(paradigm="active", simulator=c.resolved["simulator"], task=c.resolved, image={"width": c.width, "height": c.height}, instances=c.instance_table(), episode=episode)
+
+    def observe(blocked):
+        rgb_png, depth, inst_png, extrinsic = c.render(c.pose)
+        return ActiveView(c.K, extrinsic, pose_json(c.pose), blocked, rgb_png, depth, inst_png)
+
+    out = serve_episode(client, s["id"], lambda: observe(False), lambda action: observe(c.step(action) is None), log=log)
+    return out
+
+
+def capture(og, task, paradigms, client, render_passes=RENDER_PASSES, log=print, episode=None):
     c = Capturer(og, task, render_passes=render_passes, log=log)
     plans = {}
-    for paradigm in paradigms:  # every view set first: nothing is uploaded for a task that cannot be captured
+    for paradigm in [p for p in paradigms if p != "active"]:  # every view set first: nothing is uploaded for a task that cannot be captured
         try:
             plans[paradigm] = c.views(paradigm)
         except ValueError as e:
@@ -386,6 +416,11 @@ def capture(og, task, paradigms, client, render_passes=RENDER_PASSES, log=print)
             log(f"{task['task_id']} {paradigm}: view {n + 1}/{len(views)}")
         bundles[paradigm] = client.finish(s["id"], views=len(views))["bundle"]
         log(f"{task['task_id']} {paradigm}: bundle {bundles[paradigm]}")
+    if "active" in paradigms:
+        out = capture_active(c, client, episode or {}, log=log)
+        bundles["active"] = out["bundle"]
+        bundles["active_episode"] = {"session": out["session"], "stop_reason": out["stop_reason"], "views": out["views"], "actions": [a for a, _ in out["actions"]], "blocked": [b for _, b in out["actions"]]}
+        log(f"{task['task_id']} active: bundle {out['bundle']} ({out['views']} views, {out['stop_reason']})")
     return bundles
 
 
@@ -405,7 +440,8 @@ def shutdown(og, rc):
 def main(argv=None):
     p = argparse.ArgumentParser(description="capture a task in OmniGibson and stream it to esi3d serve")
     p.add_argument("task", help="task record (JSON, esi3d-task/1), e.g. from esi3d import esi-bench")
-    p.add_argument("--paradigm", default="single,gt,multi", help="comma-separated view sets: single, gt, multi")
+    p.add_argument("--paradigm", default="single,gt,multi", help="comma-separated view sets: single, gt, multi; active (the server's agent chooses the views)")
+    p.add_argument("--episode", default="{}", help='active: the episode options as JSON (docs/protocol.md "Active sessions"), e.g. \'{"explorer": "random", "maxSteps": 10}\'')
     p.add_argument("--server", default="http://127.0.0.1:8080")
     p.add_argument("--token", help="bearer token (default $ESI3D_TOKEN)")
     p.add_argument("--render-passes", type=int, default=RENDER_PASSES, help=f"renders after each camera move before reading it (default {RENDER_PASSES})")
@@ -423,9 +459,16 @@ def main(argv=None):
         return 2
     paradigms = [x.strip() for x in a.paradigm.split(",") if x.strip()]
     for x in paradigms:
-        if x not in ("single", "gt", "multi"):
-            err(f"capture: --paradigm: {x} is not one of single, gt, multi (the active paradigm drives Capturer.step from its own loop)")
+        if x not in PARADIGMS:
+            err(f"capture: --paradigm: {x} is not one of {', '.join(PARADIGMS)}")
             return 2
+    try:
+        episode = json.loads(a.episode)
+        if not isinstance(episode, dict):
+            raise ValueError(f"expected a JSON object, got {type(episode).__name__}")
+    except ValueError as e:
+        err(f"capture: --episode: {e} (the episode options of docs/protocol.md, a JSON object)")
+        return 2
     try:
         import omnigibson as og
     except ImportError as e:
@@ -433,7 +476,7 @@ def main(argv=None):
         return 1
     client = Esi3dClient(a.server, token=a.token, log=err)
     try:
-        rc = run_client("capture", lambda: capture(og, task, paradigms, client, render_passes=a.render_passes, log=err))
+        rc = run_client("capture", lambda: capture(og, task, paradigms, client, render_passes=a.render_passes, log=err, episode=episode))
     except TaskError as e:
         err(f"capture: {a.task}: {e}")
         rc = 2

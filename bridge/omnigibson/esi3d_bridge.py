@@ -9,6 +9,11 @@ esi3d_bridge: a client for the esi3d capture protocol (docs/protocol.md), standa
         client.upload_view(s["id"], n, intrinsics, extrinsic, action, rgb_png, depth_f32le, inst_png)
     bundle = client.finish(s["id"], views=len(views))["bundle"]
 
+and, for the active paradigm, serves the steps of an episode the server runs (the server chooses each action):
+
+    s = client.open_session(task=task_record, paradigm="active", simulator="omnigibson/3.9", episode={"explorer": "nbv"})
+    out = serve_episode(client, s["id"], first_view, step)   # first_view() / step(action) -> ActiveView
+
 It also has the pieces a simulator needs to produce views in esi3d's conventions (README "Conventions"):
 PNG encoders for 8-bit RGB and 16-bit greyscale, the float32 little-endian depth layout, the camera of an
 agent pose, and the conversion from a USD / Isaac Sim / OmniGibson camera pose (looks down -Z, +Y up) to
@@ -41,6 +46,8 @@ DEFAULT_MAX_RETRIES = 8
 MAX_RETRY_WAIT_S = 60.0
 # Per-request socket timeout (s): finishing a 30-view bundle or building a graph takes seconds.
 DEFAULT_TIMEOUT_S = 300.0
+# GET .../action long-polls this long (s) per request (the server's default; at most 30)
+ACTION_WAIT_S = 20
 # zlib level of our PNG encoder: fast; the server re-encodes bundles with its own level anyway.
 PNG_ZLIB_LEVEL = 1
 
@@ -253,8 +260,12 @@ class Esi3dClient:
     def put_task(self, task):
         return self._request("PUT", f"/v1/tasks/{task['task_id']}", task)
 
-    def open_session(self, paradigm, simulator, task=None, task_id=None, image=None, instances=None):
+    def open_session(self, paradigm, simulator, task=None, task_id=None, image=None, instances=None, episode=None, view_timeout_s=None):
         body = {"paradigm": paradigm, "simulator": simulator}
+        if episode is not None:
+            body["episode"] = episode
+        if view_timeout_s is not None:
+            body["view_timeout_s"] = view_timeout_s
         if task is not None:
             body["task"] = task
         if task_id is not None:
@@ -266,9 +277,15 @@ class Esi3dClient:
         # not idempotent: a retry after a lost answer would open a second session (it expires unused)
         return self._request("POST", "/v1/sim/sessions", body, retry_connect=False)
 
-    def upload_view(self, session_id, n, intrinsics, extrinsic, action, rgb_png, depth, inst_png):
-        """Uploads view n (idempotent: the same n replaces an earlier upload)."""
-        payload = encode_view({"intrinsics": intrinsics, "extrinsic": extrinsic, "action": action}, rgb_png, depth, inst_png)
+    def upload_view(self, session_id, n, intrinsics, extrinsic, action, rgb_png, depth, inst_png, pose=None, blocked=None):
+        """Uploads view n (idempotent: the same n replaces an earlier upload; in an active session the same bytes
+        are accepted again). Active sessions also give the agent pose ({position, yaw, pitch}) and `blocked`."""
+        header = {"intrinsics": intrinsics, "extrinsic": extrinsic, "action": action}
+        if pose is not None:
+            header["pose"] = pose
+        if blocked is not None:
+            header["blocked"] = blocked
+        payload = encode_view(header, rgb_png, depth, inst_png)
         return self._request("PUT", f"/v1/sim/sessions/{session_id}/views/{n}", payload, VIEW_CONTENT_TYPE)
 
     def finish(self, session_id, views=None, instances=None):
@@ -283,6 +300,19 @@ class Esi3dClient:
     def session(self, session_id):
         return self._request("GET", f"/v1/sim/sessions/{session_id}")
 
+    def next_action(self, session_id, after, wait=ACTION_WAIT_S):
+        """The action after view `after` of an active session: asks again while the server answers `wait` (the
+        agent is still deciding), so the answer is `act` (apply `action`, upload view `view`), `stop` or `failed`.
+        Asking is idempotent: a retry after a lost answer gets the same answer."""
+        while True:
+            a = self._request("GET", f"/v1/sim/sessions/{session_id}/action?after={int(after)}&wait={wait}")
+            if a["next"] != "wait":
+                return a
+
+    def item(self, session_id):
+        """The item record of an active session's finished episode (the record `esi3d run` writes)."""
+        return self._request("GET", f"/v1/sim/sessions/{session_id}/item")
+
     def graph(self, bundle, **options):
         return self._request("POST", "/v1/graphs", dict(options, bundle=bundle))
 
@@ -293,6 +323,58 @@ class Esi3dClient:
         if bundle is not None:
             body["bundle"] = bundle
         return self._request("POST", "/v1/answers", body)
+
+
+# ------------------------------------------------------------------------------------------ active episodes
+
+
+class EpisodeFailed(Esi3dError):
+    """The server ended an active episode with an error (the simulator was too slow, a view broke a rule)."""
+
+    def __init__(self, message):
+        super().__init__(0, "episode_failed", message)
+
+
+class ActiveView:
+    """One observation a simulator serves: the camera, the agent pose it was taken from ({position: [x, y, z],
+    yaw, pitch}, world Z up, m, rad), whether the action was blocked, and the encoded images."""
+
+    __slots__ = ("intrinsics", "extrinsic", "pose", "blocked", "rgb_png", "depth", "inst_png")
+
+    def __init__(self, intrinsics, extrinsic, pose, blocked, rgb_png, depth, inst_png):
+        self.intrinsics, self.extrinsic, self.pose, self.blocked = intrinsics, extrinsic, pose, blocked
+        self.rgb_png, self.depth, self.inst_png = rgb_png, depth, inst_png
+
+
+def serve_episode(client, session_id, first_view, step, log=None):
+    """Serves an active session's episode (docs/protocol.md "Active sessions"): uploads view 0 from
+    first_view(), then asks for each action and uploads the view step(action) gives, until the server says
+    stop. Returns {"session", "bundle", "stop_reason", "views", "actions": [(action, blocked)], "item"}; raises
+    EpisodeFailed when the server failed the episode."""
+    log = log or (lambda line: None)
+    view, action, n, actions = first_view(), None, 0, []
+    while True:
+        try:
+            client.upload_view(session_id, n, view.intrinsics, view.extrinsic, action, view.rgb_png, view.depth, view.inst_png, pose=view.pose, blocked=bool(view.blocked))
+        except Esi3dError as e:
+            if e.status != 409:
+                raise
+            # refused because the episode failed meanwhile (e.g. this simulator was slower than view_timeout_s)
+            a = client.next_action(session_id, after=max(0, n - 1), wait=0)
+            if a["next"] == "failed":
+                raise EpisodeFailed(a.get("error") or e.message) from None
+            raise
+        a = client.next_action(session_id, after=n)
+        if a["next"] == "failed":
+            raise EpisodeFailed(a.get("error") or "the episode failed")
+        if a["next"] == "stop":
+            log(f"episode {session_id}: stop after {n + 1} views ({a['stop_reason']})")
+            return {"session": session_id, "bundle": a["bundle"], "stop_reason": a["stop_reason"], "views": n + 1, "actions": actions, "item": client.item(session_id)}
+        action = a["action"]
+        view = step(action)
+        actions.append((action, bool(view.blocked)))
+        n += 1
+        log(f"episode {session_id}: view {n} after {action}{' (blocked)' if view.blocked else ''}")
 
 
 # ------------------------------------------------------------------------------------------ bundles

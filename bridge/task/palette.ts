@@ -24,6 +24,14 @@ export const COLORS: Record<string, Rgb> = {
   glass: [200, 230, 240],
 };
 
+/**
+ * The RGB of a colour a task names, or null when it names none: imported ESI-Bench tasks record no colours
+ * (bridge/esibench/build.ts writes ""), so a simulator's capture of one has none either.
+ */
+export function namedColorRgb(name: string): Rgb | null {
+  return name === "" ? null : colorRgb(name);
+}
+
 export function colorRgb(name: string): Rgb {
   const c = COLORS[name];
   if (!c) throw new Error(`unknown colour "${name}"`);

@@ -55,7 +55,7 @@ export interface EpisodeOutcome {
   /** 3D arms: the last graph and its diagnosis. */
   graph: UnitGraph | null;
   views: number;
-  /** Every view the episode gathered, as a frame bundle of paradigm active (`esi3d ask --save-episode` writes it). */
+  /** Every view the episode gathered, as a frame bundle of paradigm active (`esi3d ask --save-episode` writes it; the service stores it for a remote episode). */
   bundle: FrameBundle;
   timings: Record<string, number>;
 }

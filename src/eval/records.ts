@@ -17,6 +17,9 @@ import { STOP_REASONS } from "../reason/active/stopping.js";
 
 const finite = () => z.number().finite();
 
+/** An agent pose (src/core/math/camera.ts AgentPose): camera centre (world, Z up, m), yaw and pitch (rad). */
+export const AgentPoseSchema = z.object({ position: z.tuple([finite(), finite(), finite()]), yaw: finite(), pitch: finite() }).strict();
+
 /** One step of an active episode: what the agent saw, said and did. */
 export const ActiveStepSchema = z
   .object({
@@ -25,7 +28,7 @@ export const ActiveStepSchema = z
     valid: z.boolean().describe("whether the requested action was a valid one (after the re-prompt, for an LLM)"),
     action: z.string().nullable().describe("the action executed after this step: a navigation action, 'stop', or null (the episode ended, or an invalid action left the agent in place)"),
     blocked: z.boolean().nullable().describe("whether the executed move was blocked (the pose stayed); null when none was executed"),
-    pose: z.object({ position: z.tuple([finite(), finite(), finite()]), yaw: finite(), pitch: finite() }).strict().describe("the pose of the view the agent decided on"),
+    pose: AgentPoseSchema.describe("the pose of the view the agent decided on"),
     status: z.enum(ANSWER_STATUSES),
     answer: z.string().nullable().describe("canonical answer at this step, null for 'not sure' or none"),
     confidence: z.number().nullable(),

@@ -3,17 +3,19 @@
  * between two nodes, the node the viewer looks at. Only what a question names (category, colour) picks a
  * node, never the simulator's object positions.
  */
-import { colorRgb, colourDistance } from "../../bridge/task/palette.js";
+import { colourDistance, namedColorRgb } from "../../bridge/task/palette.js";
 import { boxDistance } from "../core/geometry.js";
 import type { GraphNode, SceneGraph } from "../../scenegraph/types.js";
 import type { Query, Referent } from "./query.js";
 
 /** Nodes that could be the referent: same category, best colour match first, then the best supported. */
 export function candidates(g: SceneGraph, ref: Referent): GraphNode[] {
-  const want = colorRgb(ref.color);
+  const want = namedColorRgb(ref.color);
+  // a referent without a colour (an imported task's) is matched by category and support only
+  const byColour = (a: GraphNode, b: GraphNode) => (want ? Number(b.color_name === ref.color) - Number(a.color_name === ref.color) || colourDistance(a.color, want) - colourDistance(b.color, want) : 0);
   return g.nodes
     .filter((n) => n.label === ref.category)
-    .sort((a, b) => Number(b.color_name === ref.color) - Number(a.color_name === ref.color) || colourDistance(a.color, want) - colourDistance(b.color, want) || b.raw_point_count - a.raw_point_count || (a.id < b.id ? -1 : 1));
+    .sort((a, b) => byColour(a, b) || b.raw_point_count - a.raw_point_count || (a.id < b.id ? -1 : 1));
 }
 
 /** Resolves several referents to distinct nodes (each takes its best still-free candidate). */

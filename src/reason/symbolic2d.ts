@@ -6,7 +6,7 @@
  * image-plane triangle. It shows honestly what projection loses.
  */
 import { classifyTriangle, collinearityResidual, triangleMargin, TRIANGLE_EQUAL_SIDE_TOL } from "../../bridge/task/rules.js";
-import { colorRgb, colourDistance } from "../../bridge/task/palette.js";
+import { colourDistance, namedColorRgb } from "../../bridge/task/palette.js";
 import type { FrameBundle } from "../../bridge/bundle/io.js";
 import { computeEvidence, type Evidence } from "../../scenegraph/evidence.js";
 import type { Query, Referent } from "./query.js";
@@ -63,8 +63,9 @@ function masksOf(bundle: FrameBundle, ev: Evidence): Mask[][] {
 function resolveInView(masks: Mask[], refs: Referent[]): Array<Mask | null> {
   const used = new Set<number>();
   return refs.map((r) => {
-    const want = colorRgb(r.color);
-    const m = masks.filter((x) => x.label === r.category && !used.has(x.key)).sort((a, b) => colourDistance(a.rgb, want) - colourDistance(b.rgb, want) || b.area - a.area)[0] ?? null;
+    const want = namedColorRgb(r.color);
+    // a referent without a colour (an imported task's) takes the largest mask of its category
+    const m = masks.filter((x) => x.label === r.category && !used.has(x.key)).sort((a, b) => (want ? colourDistance(a.rgb, want) - colourDistance(b.rgb, want) : 0) || b.area - a.area)[0] ?? null;
     if (m) used.add(m.key);
     return m;
   });

@@ -49,6 +49,28 @@ export const MAX_OPEN_SESSIONS = 16;
 /** An open session that receives nothing for this long is deleted (a capture takes seconds to minutes). */
 export const SESSION_TTL_MS = 60 * 60 * 1000;
 
+/**
+ * Active sessions: how long the episode waits for the view it needs before it fails. OmniGibson renders a
+ * view in well under a second on a GPU (plus its 4 render passes); five minutes covers a simulator that
+ * re-loads a scene, and still ends an episode whose simulator is gone. A session may ask for 1 s to 1 h.
+ */
+export const DEFAULT_VIEW_TIMEOUT_S = 300;
+export const MIN_VIEW_TIMEOUT_S = 1;
+export const MAX_VIEW_TIMEOUT_S = 3600;
+
+/**
+ * GET .../action long-polls this long by default, and at most the maximum: below the 30-60 s idle limits
+ * common in proxies and load balancers, and well below REQUEST_RECEIVE_TIMEOUT_MS.
+ */
+export const DEFAULT_ACTION_WAIT_S = 20;
+export const MAX_ACTION_WAIT_S = 30;
+
+/**
+ * Active episodes running at once. Each holds its views decoded in memory (a 1280 x 720 view takes 8 MiB,
+ * 31 views 260 MiB) and updates its graph on the server's main thread.
+ */
+export const MAX_ACTIVE_EPISODES = 4;
+
 /** How often expired sessions are swept. */
 export const SESSION_SWEEP_INTERVAL_MS = 60 * 1000;
 

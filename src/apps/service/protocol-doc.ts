@@ -11,7 +11,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { z } from "zod";
 import * as L from "./limits.js";
 import { ROUTE_LIST } from "./routes.js";
-import { ErrorBodySchema, FinishResponseSchema, SessionFinishSchema, SessionOpenSchema, SessionStatusSchema, ViewHeaderSchema, ViewResponseSchema } from "./schemas.js";
+import { ActionQuerySchema, ActionResponseSchema, EpisodeOptionsSchema, ErrorBodySchema, FinishResponseSchema, SessionFinishSchema, SessionOpenSchema, SessionStatusSchema, ViewHeaderSchema, ViewResponseSchema } from "./schemas.js";
 import { VIEW_CONTENT_TYPE, VIEW_MAGIC, VIEW_PREAMBLE_BYTES } from "./view-codec.js";
 
 /** docs/protocol.md, from dist/src/apps/service (the built script) or src/apps/service (tests). */
@@ -44,6 +44,10 @@ function limitsTable(): string {
     ["LLM answers at once / waiting", `${L.LLM_MAX_IN_FLIGHT} / ${L.LLM_QUEUE}`, "503 busy + Retry-After"],
     ["evaluation runs at once", String(L.MAX_ACTIVE_RUNS), "503 busy + Retry-After"],
     ["items per page (GET /v1/runs/{id}/items)", `default ${L.DEFAULT_PAGE_SIZE}, at most ${L.MAX_PAGE_SIZE}`, "400 query.limit"],
+    ["active episodes at once", String(L.MAX_ACTIVE_EPISODES), "503 busy + Retry-After at session open"],
+    ["steps of an active episode (episode.maxSteps)", `${L.MAX_VIEWS_PER_SESSION - 1} (one view each after view 0)`, "400 body.episode.maxSteps"],
+    ["wait for the view an active episode needs (view_timeout_s)", `default ${L.DEFAULT_VIEW_TIMEOUT_S} s, ${L.MIN_VIEW_TIMEOUT_S} s to ${L.MAX_VIEW_TIMEOUT_S / 60} min`, "the episode fails (next: failed)"],
+    ["long poll of GET .../action (wait)", `default ${L.DEFAULT_ACTION_WAIT_S} s, at most ${L.MAX_ACTION_WAIT_S} s`, "400 query.wait; past it: next: wait"],
   ];
   return ["| limit | value | beyond it |", "|---|---|---|", ...rows.map((r) => `| ${r.join(" | ")} |`)].join("\n");
 }
@@ -81,6 +85,9 @@ export const GENERATED: Record<string, () => string> = {
   "schema-view-response": () => schemaBlock(ViewResponseSchema, "output"),
   "schema-finish": () => schemaBlock(SessionFinishSchema, "input"),
   "schema-finish-response": () => schemaBlock(FinishResponseSchema, "output"),
+  "schema-episode": () => schemaBlock(EpisodeOptionsSchema, "input"),
+  "schema-action-query": () => schemaBlock(ActionQuerySchema, "input"),
+  "schema-action": () => schemaBlock(ActionResponseSchema, "output"),
   "schema-error": () => schemaBlock(ErrorBodySchema, "output"),
 };
 

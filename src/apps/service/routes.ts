@@ -11,6 +11,8 @@ import { SceneGraphSchema } from "../../../scenegraph/types.js";
 import { ItemRecordSchema } from "../../eval/records.js";
 import { VIEW_BODY_LIMIT_BYTES } from "./limits.js";
 import {
+  ActionQuerySchema,
+  ActionResponseSchema,
   AnswerRequestSchema,
   AnswerResponseSchema,
   FinishResponseSchema,
@@ -77,6 +79,8 @@ export const ROUTES = {
     delete: route({ method: "DELETE", url: "/v1/sim/sessions/:id", summary: "abandon a session (its views are deleted; a finished session's bundle stays)", status: 204, auth: true }),
     putView: route({ method: "PUT", url: "/v1/sim/sessions/:id/views/:n", summary: "upload view n (0-based); 201 new, 200 replaced an earlier upload of n", binaryBody: "The binary view layout of docs/protocol.md: preamble, camera JSON, RGB PNG, float32 depth, instance-id PNG.", status: 201, response: ViewResponseSchema, auth: true, bodyLimit: VIEW_BODY_LIMIT_BYTES }),
     finish: route({ method: "POST", url: "/v1/sim/sessions/:id/finish", summary: "decode and check every view, write the frame bundle atomically; 201 (200 if already finished)", body: SessionFinishSchema, status: 201, response: FinishResponseSchema, auth: true }),
+    action: route({ method: "GET", url: "/v1/sim/sessions/:id/action", summary: "active sessions: the action to apply after view `after` (long poll up to `wait` s): act, stop, wait (ask again) or failed", query: ActionQuerySchema, status: 200, response: ActionResponseSchema, auth: true }),
+    item: route({ method: "GET", url: "/v1/sim/sessions/:id/item", summary: "active sessions: the finished episode's item record (the record `esi3d run` writes to items.jsonl)", status: 200, response: ItemRecordSchema, auth: true }),
     bundle: route({ method: "GET", url: "/v1/bundles/:id", summary: "a finished bundle's manifest (bundle.json)", status: 200, response: BundleResponseSchema, auth: true }),
   },
   graphs: {

@@ -15,9 +15,33 @@ import { SummaryFileSchema } from "../../eval/summary.js";
 import { GraphMetricsSchema } from "../../../scenegraph/diagnosisSchema.js";
 import { ImageOptionsSchema, PromptFormatSchema } from "../../prompt/formats.js";
 import { ReasonerSpecSchema } from "../../reason/spec.js";
-import { MAX_VIEWS_PER_SESSION } from "./limits.js";
+import { NoiseOptionsSchema, SourceSchema } from "../../../reconstruct/options.js";
+import { GraphOptionsSchema as GraphBuildOptionsSchema } from "../../../scenegraph/options.js";
+import { ActiveOptionsSchema } from "../../reason/active/options.js";
+import { STOP_REASONS } from "../../reason/active/stopping.js";
+import { NAVIGATION_ACTIONS } from "../../../bridge/task/actions.js";
+import { AgentPoseSchema } from "../../eval/records.js";
+import { DEFAULT_ACTION_WAIT_S, DEFAULT_VIEW_TIMEOUT_S, MAX_ACTION_WAIT_S, MAX_VIEW_TIMEOUT_S, MAX_VIEWS_PER_SESSION, MIN_VIEW_TIMEOUT_S } from "./limits.js";
 
 // ---------------------------------------------------------------- capture sessions (the simulator protocol)
+
+/**
+ * What an active session's episode runs (paradigm `active`): the arm, its source and graph options, the
+ * reasoner and the active options: the RunConfig fields of `esi3d run --paradigm active`, from the same
+ * stage schemas, so the same names and defaults (an omitted key takes the run's default).
+ */
+export const EpisodeOptionsSchema = z
+  .object({
+    arm: z.enum(["3d", "2d"]).default("3d").describe("3d: a scene graph of every view so far grows each step; 2d: the 2D baseline sees views only"),
+    source: SourceSchema.default("gt").describe("3d arm: the point-cloud source (gt, noisy, vggt; the VGGT model is the server's ESI3D_VGGT_MODEL)"),
+    reasoner: RunConfigSchema.shape.reasoner,
+    ...GraphBuildOptionsSchema.shape,
+    ...NoiseOptionsSchema.shape,
+    ...PromptFormatSchema.shape,
+    ...ActiveOptionsSchema.shape,
+  })
+  .strict();
+export type EpisodeOptions = z.infer<typeof EpisodeOptionsSchema>;
 
 export const SessionOpenSchema = z
   .object({
@@ -31,10 +55,18 @@ export const SessionOpenSchema = z
       .max(65535)
       .optional()
       .describe("id -> category table for every id in the instance images (default: 1 floor, 2-5 walls, and the task's objects); may also be given at finish"),
+    episode: EpisodeOptionsSchema.optional().describe("paradigm active: the episode the server runs (default: the 3D arm over gt with the symbolic reasoner's nbv explorer); the simulator serves its steps (docs/protocol.md \"Active sessions\")"),
+    view_timeout_s: z
+      .number()
+      .min(MIN_VIEW_TIMEOUT_S)
+      .max(MAX_VIEW_TIMEOUT_S)
+      .default(DEFAULT_VIEW_TIMEOUT_S)
+      .describe("paradigm active: the episode fails when the view it waits for (view 0 after opening, view n+1 after the action after view n is decided) has not arrived within this many seconds"),
   })
   .strict()
   .superRefine((b, ctx) => {
     if ((b.task === undefined) === (b.task_id === undefined)) ctx.addIssue({ code: "custom", path: ["task"], message: "give exactly one of task (a task record) or task_id (a stored task)" });
+    if (b.episode !== undefined && b.paradigm !== "active") ctx.addIssue({ code: "custom", path: ["episode"], message: `an episode goes with paradigm active (the server chooses the views), not ${b.paradigm}` });
   });
 export type SessionOpen = z.infer<typeof SessionOpenSchema>;
 
@@ -44,6 +76,8 @@ export const ViewHeaderSchema = z
     intrinsics: IntrinsicsSchema.describe("fx, fy, cx, cy in pixels; pixel (i, j) has its centre at (u, v) = (i, j)"),
     extrinsic: BundleViewSchema.shape.extrinsic,
     action: BundleViewSchema.shape.action,
+    pose: AgentPoseSchema.optional().describe("active sessions (required there): the agent pose the view was taken from, after the action (the pose before it when the action was blocked)"),
+    blocked: z.boolean().optional().describe("active sessions (required there): true when the simulator could not carry the action out and the pose stayed (false for view 0)"),
   })
   .strict();
 export type ViewHeader = z.infer<typeof ViewHeaderSchema>;
@@ -55,9 +89,21 @@ export const SessionFinishSchema = z
   })
   .strict();
 
+export const SESSION_STATUSES = ["open", "finished", "failed"] as const;
+export const EPISODE_STATES = ["running", "finished", "failed"] as const;
+
+export const EpisodeStatusSchema = z.object({
+  state: z.enum(EPISODE_STATES).describe("running: the server is waiting for a view or deciding the next action; finished: the item record and bundle are stored; failed: see error"),
+  views: z.number().int().describe("views the episode has received"),
+  next_view: z.number().int().nullable().describe("the view the episode waits for (null: it is deciding, or it has ended)"),
+  stop_reason: z.enum(STOP_REASONS).nullable(),
+  error: z.string().nullable().describe("why the episode failed (the simulator stopped serving it, a view broke the rules, the server stopped)"),
+  item: z.string().nullable().describe("URL of the item record once finished"),
+});
+
 export const SessionStatusSchema = z.object({
   id: z.string(),
-  status: z.enum(["open", "finished"]),
+  status: z.enum(SESSION_STATUSES).describe("failed: an active session whose episode failed (episode.error)"),
   task_id: z.string(),
   paradigm: z.enum(PARADIGMS),
   simulator: z.string(),
@@ -67,6 +113,28 @@ export const SessionStatusSchema = z.object({
   bundle: z.string().nullable().describe("the bundle id once finished"),
   expires_at: z.string().nullable().describe("an open session idle until then is deleted"),
   upload: z.string().describe("URL template for view uploads"),
+  episode: EpisodeStatusSchema.nullable().describe("paradigm active: the episode the server runs (null for other paradigms)"),
+});
+
+export const ActionQuerySchema = z
+  .object({
+    after: z.coerce.number().int().min(0).max(MAX_VIEWS_PER_SESSION - 1).describe("the view the action follows: ask for the action after the last view you uploaded"),
+    wait: z.coerce.number().min(0).max(MAX_ACTION_WAIT_S).default(DEFAULT_ACTION_WAIT_S).describe("seconds to wait for the decision before answering next: wait"),
+  })
+  .strict();
+
+export const ACTION_NEXT = ["act", "stop", "wait", "failed"] as const;
+
+export const ActionResponseSchema = z.object({
+  session: z.string(),
+  after: z.number().int(),
+  next: z.enum(ACTION_NEXT).describe("act: apply `action` and upload view `view`; stop: the episode ended, its record and bundle are stored; wait: not decided within `wait` s, ask again (at once); failed: the episode failed (`error`)"),
+  action: z.enum(NAVIGATION_ACTIONS).nullable().describe("next act: the navigation action to apply"),
+  view: z.number().int().nullable().describe("next act: the index of the view to upload after applying the action (after + 1)"),
+  stop_reason: z.enum(STOP_REASONS).nullable().describe("next stop: why the episode ended"),
+  bundle: z.string().nullable().describe("next stop: the episode's frame bundle (GET /v1/bundles/{id})"),
+  item: z.string().nullable().describe("next stop: URL of the item record (GET /v1/sim/sessions/{id}/item)"),
+  error: z.string().nullable().describe("next failed: why"),
 });
 
 export const FinishResponseSchema = z.object({

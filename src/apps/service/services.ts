@@ -41,12 +41,15 @@ export function openServices(o: ServicesOptions): Services {
   const s: Services = { store, ctx, metrics, tasks: new TaskService(store), sessions: new SessionService(store, ctx), graphs, answers: new AnswerService(ctx, graphs), runs: new RunService(ctx), startedAt: Date.now() };
   const recovered = s.runs.recover();
   if (recovered) o.log(`${recovered} run(s) left running by a previous server are now 'interrupted' (POST /v1/runs/{id}/resume)`);
+  const lost = s.sessions.recover();
+  if (lost) o.log(`${lost} active session(s) left running by a previous server are now 'failed' (an episode does not survive a restart)`);
   s.sessions.sweep();
   return s;
 }
 
 /** Stops the worker pool and the caches and gives the data directory back (after the runs stopped: RunService.stopAll). */
 export async function closeServices(s: Services): Promise<void> {
+  await s.sessions.episodes.stopAll();
   await s.ctx.close();
   s.answers.close();
   s.metrics.close();

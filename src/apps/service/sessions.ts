@@ -12,9 +12,12 @@ import { readTaskFile } from "../../../bridge/task/io.js";
 import { readManifest } from "../../../bridge/bundle/io.js";
 import { BundleManifestSchema, type BundleManifest } from "../../../bridge/bundle/schema.js";
 import { HttpError, busy, fromZod, notFound } from "./errors.js";
+import { ActionQuerySchema } from "./schemas.js";
 import { checkId, checkTaskId, newId, sameId } from "./ids.js";
-import { MAX_IMAGE_PIXELS, MAX_OPEN_SESSIONS, MAX_SESSION_BYTES, MAX_VIEWS_PER_SESSION, SESSION_TTL_MS } from "./limits.js";
-import { SessionFinishSchema, SessionOpenSchema, type SessionOpen } from "./schemas.js";
+import { MAX_ACTIVE_EPISODES, MAX_IMAGE_PIXELS, MAX_OPEN_SESSIONS, MAX_SESSION_BYTES, MAX_VIEWS_PER_SESSION, SESSION_TTL_MS } from "./limits.js";
+import { EpisodeOptionsSchema, SESSION_STATUSES, SessionFinishSchema, SessionOpenSchema, type SessionOpen } from "./schemas.js";
+import { EpisodeService, RESTART_ERROR } from "./episodes.js";
+import { STOP_REASONS } from "../../reason/active/stopping.js";
 import { type DataStore } from "./store.js";
 import { parseView } from "./view-codec.js";
 import type { FinishResult } from "./worker.js";
@@ -26,12 +29,14 @@ const FLOOR_ID = 1;
 const WALL_IDS = [2, 3, 4, 5];
 /** Retry-After (s) when MAX_OPEN_SESSIONS are open: sessions finish or expire on the scale of minutes. */
 const SESSIONS_FULL_RETRY_AFTER_S = 60;
+/** Retry-After (s) when MAX_ACTIVE_EPISODES run: an offline episode takes seconds to a few minutes. */
+const EPISODES_FULL_RETRY_AFTER_S = 30;
 
 export const SessionRecordSchema = z
   .object({
     format: z.literal("esi3d-session/1"),
     id: z.string(),
-    status: z.enum(["open", "finished"]),
+    status: z.enum(SESSION_STATUSES),
     created_at: z.string(),
     updated_at: z.string(),
     task: TaskSchema,
@@ -40,6 +45,13 @@ export const SessionRecordSchema = z
     image: z.object({ width: z.number().int(), height: z.number().int() }).strict(),
     instances: BundleManifestSchema.shape.instances,
     bundle: z.string().nullable(),
+    /** paradigm active: the episode the server runs, how long it waits for a view, and how it ended. */
+    episode: EpisodeOptionsSchema.optional(),
+    view_timeout_s: z.number().optional(),
+    outcome: z
+      .object({ state: z.enum(["running", "finished", "failed"]), views: z.number().int(), stop_reason: z.enum(STOP_REASONS).nullable(), error: z.string().nullable() })
+      .strict()
+      .optional(),
   })
   .strict();
 export type SessionRecord = z.infer<typeof SessionRecordSchema>;
@@ -66,11 +78,15 @@ function checkInstances(instances: BundleManifest["instances"], field: string): 
 export class SessionService {
   /** Sessions being finished right now (uploads and a second finish are refused meanwhile). */
   private finishing = new Set<string>();
+  /** The episodes of active sessions (episodes.ts). */
+  readonly episodes: EpisodeService;
 
   constructor(
     private readonly store: DataStore,
     private readonly ctx: ServerContext,
-  ) {}
+  ) {
+    this.episodes = new EpisodeService(ctx, { load: (id) => this.load(id), save: (rec) => this.save(rec) });
+  }
 
   private dir(id: string): string {
     return this.store.path("sessions", id);
@@ -109,7 +125,8 @@ export class SessionService {
   }
 
   status(rec: SessionRecord) {
-    const got = this.received(rec.id);
+    const got = rec.episode ? new Map<number, number>() : this.received(rec.id);
+    const active = rec.episode ? this.episodes.received(rec) : null;
     return {
       id: rec.id,
       status: rec.status,
@@ -117,12 +134,45 @@ export class SessionService {
       paradigm: rec.paradigm,
       simulator: rec.simulator,
       image: rec.image,
-      views: [...got.keys()].sort((a, b) => a - b),
-      bytes: [...got.values()].reduce((a, b) => a + b, 0),
+      views: active ? active.views : [...got.keys()].sort((a, b) => a - b),
+      bytes: active ? active.bytes : [...got.values()].reduce((a, b) => a + b, 0),
       bundle: rec.bundle,
       expires_at: rec.status === "open" ? new Date(Date.parse(rec.updated_at) + SESSION_TTL_MS).toISOString() : null,
       upload: `/v1/sim/sessions/${rec.id}/views/{n}`,
+      episode: rec.episode ? this.episodes.status(rec) : null,
     };
+  }
+
+  private active(id: string): SessionRecord {
+    const rec = this.load(id);
+    if (!rec.episode) throw new HttpError(409, "conflict", `session ${id} has paradigm ${rec.paradigm}: only an active session (paradigm active) has actions and an item record`);
+    return rec;
+  }
+
+  /** GET /v1/sim/sessions/{id}/action: the next action of an active session's episode (long poll). */
+  async action(id: string, query: unknown, signal: AbortSignal) {
+    const q = ActionQuerySchema.safeParse(query ?? {});
+    if (!q.success) throw fromZod(q.error, "query");
+    return this.episodes.action(this.active(id), q.data.after, q.data.wait, signal);
+  }
+
+  /** GET /v1/sim/sessions/{id}/item: the item record of an active session's finished episode. */
+  item(id: string) {
+    return this.episodes.item(this.active(id));
+  }
+
+  /** At start-up: active sessions a previous server left running have lost their episode. */
+  recover(): number {
+    let n = 0;
+    const root = this.store.path("sessions");
+    for (const name of readdirSync(root)) {
+      const rec = this.store.readJson(join(root, name, "session.json"), SessionRecordSchema, "session");
+      if (rec?.episode && rec.status === "open" && !this.episodes.isRunning(rec.id)) {
+        this.save({ ...rec, status: "failed", outcome: { state: "failed", views: rec.outcome?.views ?? 0, stop_reason: null, error: RESTART_ERROR } });
+        n++;
+      }
+    }
+    return n;
   }
 
   open(body: unknown) {
@@ -142,10 +192,25 @@ export class SessionService {
       throw new HttpError(400, "invalid_request", `body.image: ${image.width}x${image.height} is more than the ${MAX_IMAGE_PIXELS} pixels this server accepts per image`, "body.image");
     const instances = b.instances ? [...b.instances] : defaultInstances(task);
     checkInstances(instances, "body.instances");
+    const episode = b.paradigm === "active" ? EpisodeService.options(b.episode) : undefined;
     if (this.openCount() >= MAX_OPEN_SESSIONS) throw busy(`open sessions (${MAX_OPEN_SESSIONS} at most)`, SESSIONS_FULL_RETRY_AFTER_S);
+    if (episode && this.episodes.running >= MAX_ACTIVE_EPISODES) throw busy(`active episodes (${MAX_ACTIVE_EPISODES} at once)`, EPISODES_FULL_RETRY_AFTER_S);
     const id = newId("session");
     const now = new Date().toISOString();
-    const rec: SessionRecord = { format: "esi3d-session/1", id, status: "open", created_at: now, updated_at: now, task, paradigm: b.paradigm, simulator: b.simulator, image, instances, bundle: null };
+    const rec: SessionRecord = {
+      format: "esi3d-session/1",
+      id,
+      status: "open",
+      created_at: now,
+      updated_at: now,
+      task,
+      paradigm: b.paradigm,
+      simulator: b.simulator,
+      image,
+      instances,
+      bundle: null,
+      ...(episode ? { episode, view_timeout_s: b.view_timeout_s } : {}),
+    };
     try {
       mkdirSync(join(this.dir(id), "views"), { recursive: true });
       this.save(rec);
@@ -154,6 +219,7 @@ export class SessionService {
       rmSync(this.dir(id), { recursive: true, force: true });
       throw e;
     }
+    if (episode) this.episodes.start(rec);
     return this.status(rec);
   }
 
@@ -164,6 +230,7 @@ export class SessionService {
   delete(id: string): void {
     this.load(id);
     if (this.finishing.has(id)) throw new HttpError(409, "conflict", `session ${id} is being finished`);
+    this.episodes.drop(id);
     rmSync(this.dir(id), { recursive: true, force: true });
   }
 
@@ -173,6 +240,10 @@ export class SessionService {
       throw new HttpError(400, "invalid_request", `params.n: expected a view index 0..${MAX_VIEWS_PER_SESSION - 1}, got ${JSON.stringify(nText.slice(0, 20))}`, "params.n");
     const n = Number(nText);
     const rec = this.load(id);
+    if (rec.episode) {
+      if (!Buffer.isBuffer(body)) throw new HttpError(415, "unsupported_media_type", `a view is uploaded as application/vnd.esi3d.view (the binary view layout of docs/protocol.md)`);
+      return this.episodes.putView(rec, n, body);
+    }
     if (rec.status !== "open") throw new HttpError(409, "conflict", `session ${id} is already finished (bundle ${rec.bundle}); open a new session to capture again`);
     if (this.finishing.has(id)) throw new HttpError(409, "conflict", `session ${id} is being finished; uploads are closed`);
     if (!Buffer.isBuffer(body)) throw new HttpError(415, "unsupported_media_type", `a view is uploaded as application/vnd.esi3d.view (the binary view layout of docs/protocol.md)`);
@@ -191,6 +262,7 @@ export class SessionService {
     const parsed = SessionFinishSchema.safeParse(body ?? {});
     if (!parsed.success) throw fromZod(parsed.error, "body");
     const rec = this.load(id);
+    if (rec.episode) throw new HttpError(409, "conflict", `session ${id} is an active session: it finishes by itself when its episode ends (GET /v1/sim/sessions/${id}/action answers next: stop)`);
     const respond = (r: SessionRecord, views: number) => ({ bundle: r.bundle!, session: r.id, task_id: r.task.task_id, paradigm: r.paradigm, views });
     if (rec.status === "finished") {
       const m = this.store.readJson(this.store.path("bundles", rec.bundle!, "bundle.json"), BundleManifestSchema, "bundle manifest");
@@ -231,7 +303,8 @@ export class SessionService {
     let removed = 0;
     const root = this.store.path("sessions");
     for (const name of readdirSync(root)) {
-      if (this.finishing.has(name)) continue;
+      // a running episode is ended by its own view timeout, not by the idle sweep
+      if (this.finishing.has(name) || this.episodes.isRunning(name)) continue;
       const dir = join(root, name);
       let rec: SessionRecord | null = null;
       try {

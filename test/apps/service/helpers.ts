@@ -15,6 +15,7 @@ import type { Task } from "../../../bridge/task/schema.js";
 import type { BuiltinSubcategory } from "../../../bridge/task/taxonomy.js";
 import type { BundleManifest } from "../../../bridge/bundle/schema.js";
 import { encodeView, VIEW_CONTENT_TYPE } from "../../../src/apps/service/view-codec.js";
+import type { ItemRecord } from "../../../src/eval/records.js";
 
 export interface Serve {
   url: string;
@@ -200,4 +201,11 @@ export async function poll<T>(fn: () => Promise<T>, done: (t: T) => boolean, tim
     if (Date.now() - t0 > timeoutMs) throw new Error(`poll: timed out after ${timeoutMs} ms; last value ${JSON.stringify(v).slice(0, 500)}`);
     await new Promise((r) => setTimeout(r, everyMs));
   }
+}
+
+/** An item record without what depends on the clock (its timings, each active step's time). */
+export function timelessRecord(r: ItemRecord): unknown {
+  const { timings_ms: _timings, ...rest } = structuredClone(r);
+  for (const s of rest.active?.steps ?? []) s.time_ms = 0;
+  return rest;
 }

@@ -21,5 +21,12 @@ export const sessionRoutes = resourcePlugin("sessions", {
     reply.code(r.created ? 201 : 200);
     return r.response;
   },
+  action: (req, _reply, { sessions }) => {
+    // a long poll: a client that hangs up stops waiting
+    const gone = new AbortController();
+    req.raw.once("close", () => gone.abort());
+    return sessions.action(req.params.id, req.query, gone.signal);
+  },
+  item: (req, _reply, { sessions }) => sessions.item(req.params.id),
   bundle: (req, _reply, { sessions }) => sessions.bundle(req.params.id),
 });
