@@ -27,6 +27,9 @@ import { activeRecord, runActiveEpisode } from "../../eval/active.js";
 import { resolveRunConfig, threeDArms, type RunConfig, type ThreeDArm } from "../../eval/config.js";
 import { itemKey, ItemRecordSchema, type ItemRecord } from "../../eval/records.js";
 import { createExplorerAgent } from "../../reason/active/explorers.js";
+import { createLlmAgent } from "../../reason/active/llmAgent.js";
+import type { ActiveAgent } from "../../reason/active/types.js";
+import { createLlmClient } from "../../llm/client.js";
 import type { StopReason } from "../../reason/active/stopping.js";
 import { HttpError } from "./errors.js";
 import { MAX_SESSION_BYTES, MAX_VIEWS_PER_SESSION } from "./limits.js";
@@ -42,6 +45,9 @@ import { parseView } from "./view-codec.js";
  * metres. 1 cm catches the latter and never the former.
  */
 export const POSE_CENTRE_TOLERANCE_M = 0.01;
+
+/** The response cache of an active session's LLM agent, in the session's directory. */
+export const EPISODE_LLM_CACHE_FILE = "llm-cache.sqlite";
 
 /** The file of an episode's item record inside its bundle directory. */
 export const EPISODE_ITEM_FILE = "item.json";
@@ -59,8 +65,10 @@ export function episodeConfig(options: EpisodeOptions, env: NodeJS.ProcessEnv = 
 }
 
 /** The item key and reasoner name of an episode's record (as `esi3d run` names them). */
-export function episodeIdentity(task: Task, arm: ThreeDArm | null): { key: string; reasoner: string } {
-  return arm ? { key: itemKey(task.task_id, "active", "3d", arm.label), reasoner: "symbolic" } : { key: itemKey(task.task_id, "active", "2d", null), reasoner: "symbolic-2d" };
+export function episodeIdentity(task: Task, arm: ThreeDArm | null, reasoner = "symbolic"): { key: string; reasoner: string } {
+  // the offline 2D arm is symbolic-2d; an LLM is named as itself for either arm (as `esi3d run` names them)
+  const name = reasoner === "symbolic" && !arm ? "symbolic-2d" : reasoner;
+  return { key: arm ? itemKey(task.task_id, "active", "3d", arm.label) : itemKey(task.task_id, "active", "2d", null), reasoner: name };
 }
 
 type EpisodeState = "running" | "finished" | "failed";
@@ -116,8 +124,14 @@ export class EpisodeService {
   /** The episode options of an opening (already parsed by SessionOpenSchema), defaults filled in; refuses what cannot run here. */
   static options(parsed: EpisodeOptions | undefined): EpisodeOptions {
     const options = parsed ?? EpisodeOptionsSchema.parse({});
-    if (options.reasoner !== "symbolic")
-      throw new HttpError(400, "invalid_request", `body.episode.reasoner: active sessions run the offline explorers (symbolic) only; LLM agents run in esi3d run and POST /v1/runs (got ${JSON.stringify(options.reasoner)})`, "body.episode.reasoner");
+    // an LLM agent that cannot be made (no key in the server's environment) fails the opening, not the episode
+    if (options.reasoner !== "symbolic") {
+      try {
+        createLlmClient(options.reasoner, { cache: null });
+      } catch (e) {
+        throw new HttpError(400, "invalid_request", `body.episode.reasoner: ${e instanceof Error ? e.message : String(e)}`, "body.episode.reasoner");
+      }
+    }
     // every view is an upload, numbered below MAX_VIEWS_PER_SESSION: view 0 and one per step
     if (options.maxSteps > MAX_VIEWS_PER_SESSION - 1)
       throw new HttpError(400, "invalid_request", `body.episode.maxSteps: at most ${MAX_VIEWS_PER_SESSION - 1} in an active session (one view per step after view 0, ${MAX_VIEWS_PER_SESSION} views per session), got ${options.maxSteps}`, "body.episode.maxSteps");
@@ -134,10 +148,10 @@ export class EpisodeService {
     const abort = new AbortController();
     const run: EpisodeRun = { env, hashes: [], views: [], bytes: 0, state: "running", stopReason: null, error: null, abort, done: Promise.resolve(), dropped: false };
     this.runs.set(rec.id, run);
-    const { key, reasoner } = episodeIdentity(task, arm);
+    const { key, reasoner } = episodeIdentity(task, arm, config.reasoner);
     run.done = (async () => {
       try {
-        const out = await runActiveEpisode({ task, config, arm, agent: createExplorerAgent(config.explorer, task, arm ? "3d" : "2d"), env, signal: abort.signal, trueRelations: trueRelations(task) });
+        const out = await runActiveEpisode({ task, config, arm, agent: this.agent(config, task, arm, rec.id), env, signal: abort.signal, trueRelations: trueRelations(task) });
         if (run.dropped) return;
         const record = activeRecord(task, config, arm, reasoner, out, key);
         const bundleId = this.store(rec, out.bundle.manifest, out.bundle.views, record);
@@ -158,6 +172,17 @@ export class EpisodeService {
         run.views = [];
       }
     })();
+  }
+
+  /**
+   * The episode's agent: the offline explorer for the symbolic reasoner, else ESI's per-step LLM contract
+   * (keys and OPENAI_BASE_URL from the server's environment, as POST /v1/runs), every call through the
+   * session's response cache.
+   */
+  private agent(config: RunConfig, task: Task, arm: ThreeDArm | null, session: string): ActiveAgent {
+    if (config.reasoner === "symbolic") return createExplorerAgent(config.explorer, task, arm ? "3d" : "2d");
+    const client = createLlmClient(config.reasoner, { cache: this.ctx.store.path("sessions", session, EPISODE_LLM_CACHE_FILE), timeoutMs: config.llm.timeoutMs, maxRetries: config.llm.maxRetries, maxConcurrency: 1 });
+    return createLlmAgent(client, task, { invalidAction: config.invalidAction, threshold: config.threshold, temperature: config.llm.temperature, format: config.format, uncertainty: config.uncertainty }, arm ? "3d" : "2d");
   }
 
   /** Writes the bundle (atomically), then the record beside it; on a failure neither is left. */

@@ -23,6 +23,9 @@ import { EpisodeOptionsSchema } from "../../../src/apps/service/schemas.js";
 import { encodeView, type ViewParts } from "../../../src/apps/service/view-codec.js";
 import type { ItemRecord } from "../../../src/eval/records.js";
 import { http, timelessRecord, poll, smallTask, startServe, type Serve } from "./helpers.js";
+import { openaiReply, startServer } from "../../llm/server.js";
+import { createLlmClient } from "../../../src/llm/client.js";
+import { createLlmAgent } from "../../../src/reason/active/llmAgent.js";
 
 type Header = ViewParts["header"];
 
@@ -239,4 +242,68 @@ describe("active sessions and a server restart", () => {
       expect(await s2.stop()).toBe(0);
     }
   }, 60_000);
+});
+
+describe("active sessions with an LLM agent: the server's model client, the simulator's steps", () => {
+  it("an openai: reasoner explores over the protocol with ESI's per-step contract; the record is the in-process one; a missing key fails the opening", async () => {
+    const KEY = "sk-active-session-test-key";
+    const task = smallTask("linear_alignment", 0);
+    const wrong = task.options.find((o) => o !== task.answer)!;
+    const say = (action: string, answer: string, confidence: number) => openaiReply(JSON.stringify({ action, answer, reasoning: "scripted", confidence }));
+    // turn; an invalid action, re-prompted once; a turn; then a confident conclusive answer (min_steps 2)
+    const script = () => [say("turn_left", "not sure", 0.2), say("fly_up", wrong, 0.3), say("turn_right", wrong, 0.4), say("move_up", task.answer, 0.9)];
+    const llm = await startServer(...script());
+    const withModel = await startServe(["--cpu-jobs", "1"], { env: { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: `${llm.url}/v1` } });
+    try {
+      const episode = { arm: "3d", source: "gt", reasoner: "openai:test-model", maxSteps: 6, minSteps: 2 } as const;
+      const env = new BuiltinEnvironment(task);
+      const r = await http("POST", `${withModel.url}/v1/sim/sessions`, { task, paradigm: "active", simulator: env.manifest.simulator, instances: env.manifest.instances, episode });
+      expect(r.status, r.text).toBe(201);
+      const id = r.body.id as string;
+      const url = `${withModel.url}/v1/sim/sessions/${id}`;
+      let v = await env.reset();
+      for (let n = 0; ; n++) {
+        expect((await http("PUT", `${url}/views/${n}`, viewBody(v))).status).toBe(201);
+        let a = (await http("GET", `${url}/action?after=${n}&wait=20`)).body;
+        while (a.next === "wait") a = (await http("GET", `${url}/action?after=${n}&wait=20`)).body;
+        if (a.next !== "act") {
+          expect(a.next, JSON.stringify(a)).toBe("stop");
+          break;
+        }
+        v = await env.step(a.action);
+      }
+      const record = (await http("GET", `${url}/item`)).body as ItemRecord;
+      expect(record.reasoner).toBe("openai:test-model");
+      expect(record.active!.stop_reason).toBe("confident");
+      // step 2's invalid "fly_up" is re-prompted within the step, whose action becomes the retry's
+      expect(record.active!.steps.map((x) => x.requested_action)).toEqual(["turn_left", "turn_right", "move_up"]);
+      expect(record.active!.steps[1]!.reprompted).toBe(true);
+      expect(record.answer).toBe(task.answer);
+      expect(record.correct).toBe(true);
+      // every model call carried ESI's step contract and the graph so far
+      expect(llm.requests.length).toBeGreaterThanOrEqual(4);
+      expect(JSON.stringify(llm.requests[0]!.body)).toContain("Confidence threshold to conclude");
+      expect(llm.requests.every((q) => q.headers.authorization === `Bearer ${KEY}`)).toBe(true);
+
+      // the same episode in-process over the built-in environment, against the same script
+      const llm2 = await startServer(...script());
+      try {
+        const { config, arm } = episodeConfig(EpisodeOptionsSchema.parse(episode));
+        const client = createLlmClient("openai:test-model", { baseUrl: `${llm2.url}/v1`, env: { OPENAI_API_KEY: KEY }, cache: null });
+        const agent = createLlmAgent(client, task, { invalidAction: config.invalidAction, threshold: config.threshold, temperature: config.llm.temperature, format: config.format, uncertainty: config.uncertainty }, "3d");
+        const out = await runActiveEpisode({ task, config, arm, agent, trueRelations: trueRelations(task) });
+        const { key, reasoner } = episodeIdentity(task, arm, config.reasoner);
+        expect(timelessRecord(record)).toEqual(timelessRecord(activeRecord(task, config, arm, reasoner, out, key)));
+      } finally {
+        await llm2.close();
+      }
+    } finally {
+      expect(await withModel.stop()).toBe(0);
+      await llm.close();
+    }
+    // without a key in the server's environment the opening is refused, naming the field
+    const bad = await http("POST", `${serve.url}/v1/sim/sessions`, { task, paradigm: "active", simulator: "x", episode: { reasoner: "openai:test-model" } });
+    expect(bad.status, bad.text).toBe(400);
+    expect(bad.body.error.field ?? bad.text).toMatch(/episode\.reasoner|OPENAI_API_KEY/);
+  }, 120_000);
 });
