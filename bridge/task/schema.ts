@@ -8,8 +8,9 @@
  *   unknown bounds, whose object extents may be unknown until a simulator loads the models, and whose answers
  *   may be orderings, assignments, step sequences or dicts;
  * - TaskSchema, a record every stage of the pipeline can use as it is (render, reconstruct, graph, reason,
- *   score): room size and height known, every object's extent and model known, one of the four answer
- *   formats the reasoners and the scorer handle. Built-in tasks are in this form.
+ *   score): room size and height known, every object's extent and model known. Built-in tasks are in this
+ *   form, with one of the four plain answer formats; a structured answer (answer_spec) is parsed and scored
+ *   by src/reason/structured.ts and src/eval/score.ts.
  */
 import { z } from "zod";
 import { CATEGORIES, SUBCATEGORIES } from "./taxonomy.js";
@@ -141,13 +142,16 @@ export const CandidateViewSchema = z.object({
 });
 export type CandidateView = z.infer<typeof CandidateViewSchema>;
 
-/** The four answer formats the reasoners and the scorer handle. */
+/** The four plain answer formats: one text answer, one of the options (or an integer). */
 export const ANSWER_FORMATS = ["yes_no", "choice", "integer", "ordering"] as const;
-export type AnswerFormat = (typeof ANSWER_FORMATS)[number];
-/** Answer formats of imported ESI-Bench records that esi3d's reasoners do not answer yet; answer_spec holds them. */
+/** Answer formats of imported ESI-Bench records whose answer has several parts; answer_spec holds them. */
 export const STRUCTURED_ANSWER_FORMATS = ["any_ordering", "assignment", "step_sequence", "parts"] as const;
+export type StructuredAnswerFormat = (typeof STRUCTURED_ANSWER_FORMATS)[number];
 export const RECORD_ANSWER_FORMATS = [...ANSWER_FORMATS, ...STRUCTURED_ANSWER_FORMATS] as const;
 export type RecordAnswerFormat = (typeof RECORD_ANSWER_FORMATS)[number];
+/** Every answer format a task may have (the plain four and the structured four). */
+export type AnswerFormat = RecordAnswerFormat;
+export const isStructuredFormat = (f: string): f is StructuredAnswerFormat => (STRUCTURED_ANSWER_FORMATS as readonly string[]).includes(f);
 
 const stringList = () => z.array(z.string().min(1)).min(1);
 export const AnswerSpecSchema = z
@@ -230,8 +234,8 @@ const taskFields = {
     .describe("per view of the ground-truth trajectory (view 0 = initial pose): ids of objects visible in it"),
   question: z.string().min(1),
   answer: z.string().min(1),
-  answer_format: z.enum(ANSWER_FORMATS),
-  options: z.array(z.string().min(1)).describe("answer options; the answer is one of them"),
+  answer_format: z.enum(RECORD_ANSWER_FORMATS).describe("yes_no, choice, integer, ordering; imported ESI-Bench tasks also any_ordering, assignment, step_sequence, parts (see answer_spec)"),
+  options: z.array(z.string().min(1)).describe("answer options; the answer is one of them (structured formats: the items or targets, see answer_spec)"),
   relevant_object_ids: z.array(z.number().int()).describe("objects the question is about"),
   label_metadata: z.record(z.string(), z.unknown()).describe("raw quantities the answer was derived from"),
   agent_limits: AgentLimitsSchema.optional(),
@@ -319,15 +323,13 @@ export const TaskRecordSchema = z
     objects: z.array(TaskRecordObjectSchema),
     lighting: LightingSchema.nullable().describe("null when the source stores no lighting (ESI-Bench: the scene's own lights)"),
     agent_initial: AgentPoseSchema.nullable().describe("the initial camera pose; null when the source records no camera for the question"),
-    answer_format: z.enum(RECORD_ANSWER_FORMATS).describe("yes_no, choice, integer, ordering; imported records also any_ordering, assignment, step_sequence, parts (see answer_spec)"),
-    options: taskFields.options.describe("answer options; the answer is one of them (structured formats: the items or targets, see answer_spec)"),
   })
   .superRefine(checkTask);
 export type TaskRecord = z.infer<typeof TaskRecordSchema>;
 
 /**
- * Why a task record cannot go through the pipeline as it is (unknown room, extents, models, or a structured
- * answer format), or [] when TaskSchema accepts it.
+ * Why a task record cannot go through the pipeline as it is (unknown room, extents or models), or [] when
+ * TaskSchema accepts it.
  */
 export function unresolvedFields(t: TaskRecord): string[] {
   const out: string[] = [];
@@ -339,6 +341,5 @@ export function unresolvedFields(t: TaskRecord): string[] {
     if (o.extent === null) out.push(`objects[${i}].extent (unknown until capture)`);
     if (o.model === null) out.push(`objects[${i}].model (not recorded)`);
   });
-  if (!(ANSWER_FORMATS as readonly string[]).includes(t.answer_format)) out.push(`answer_format ${t.answer_format} (esi3d's reasoners answer ${ANSWER_FORMATS.join(", ")})`);
   return out;
 }

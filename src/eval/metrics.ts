@@ -146,6 +146,8 @@ export interface ScoredRecord {
   correct?: boolean;
   /** MRA of the item, when it has one (integer answers); include 0 for unscored items to follow VSI-Bench's worst case */
   mra?: number;
+  /** structured answers: parts right and parts asked (diagnostic beside exact match) */
+  parts?: { correct: number; total: number };
 }
 
 export const GroupSummarySchema = z
@@ -158,6 +160,10 @@ export const GroupSummarySchema = z
     accuracy: IntervalSchema.describe("k of nScored, with its Wilson interval: the model's accuracy on the answers it gave"),
     accuracyAll: IntervalSchema.describe("k of n, unscored items counted as wrong: the accuracy a user of the whole pipeline sees"),
     mra: MeanWithNSchema.optional().describe("mean MRA over the items that carry one"),
+    parts: z
+      .object({ correct: z.number().int().min(0), total: z.number().int().min(0), items: z.number().int().min(0) })
+      .optional()
+      .describe("structured answers (assignment, step_sequence, parts): parts right of parts asked over the scored items that have parts; accuracy stays ESI's exact match of the whole"),
   })
   .strict();
 export type GroupSummary = z.infer<typeof GroupSummarySchema>;
@@ -168,7 +174,13 @@ export function summarize<R extends ScoredRecord>(records: readonly R[], group =
   let k = 0;
   let mraSum = 0;
   let mraN = 0;
+  const parts = { correct: 0, total: 0, items: 0 };
   for (const r of records) {
+    if (r.scored && r.parts) {
+      parts.correct += r.parts.correct;
+      parts.total += r.parts.total;
+      parts.items++;
+    }
     if (r.scored) {
       if (typeof r.correct !== "boolean") throw new TypeError(`summarize: a scored record in group "${group}" has no boolean 'correct'`);
       nScored++;
@@ -189,6 +201,7 @@ export function summarize<R extends ScoredRecord>(records: readonly R[], group =
     accuracyAll: wilsonInterval(k, records.length),
   };
   if (mraN > 0) out.mra = { mean: mraSum / mraN, n: mraN };
+  if (parts.items > 0) out.parts = parts;
   return out;
 }
 

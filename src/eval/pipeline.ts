@@ -122,6 +122,7 @@ export function makeRecord(p: RecordParts): ItemRecord {
     ...(a.confidenceProblem ? { confidence_problem: a.confidenceProblem } : {}),
     correct,
     mra,
+    ...(score && score.scored && score.structured ? { structured: { answer: score.structured.value, parts_correct: score.structured.parts_correct, parts_total: score.structured.parts_total } } : {}),
     prompt_hash: a.promptHash ?? null,
     raw: a.raw,
     method: a.method,

@@ -91,6 +91,15 @@ export const ItemRecordSchema = z
     confidence_problem: z.string().optional().describe("set when the reply stated a confidence outside [0, 1] that is not a whole percentage (e.g. 1.7): confidence is then null"),
     correct: z.boolean().nullable(),
     mra: z.number().min(0).max(1).nullable().describe("VSI-Bench mean relative accuracy for integer answers (0 when unparsed)"),
+    structured: z
+      .object({
+        answer: z.unknown().describe("the parsed answer in its form: {kind, order} | {kind, pairs} | {kind, steps} | {kind, parts}"),
+        parts_correct: z.number().int().min(0).nullable(),
+        parts_total: z.number().int().min(0).nullable(),
+      })
+      .strict()
+      .optional()
+      .describe("structured answer formats (any_ordering, assignment, step_sequence, parts), when parsed: the answer read from the reply and the parts right (null for orderings); correct is ESI's exact match of the whole"),
     prompt_hash: z.string().nullable(),
     raw: z.array(z.string()),
     method: z.string(),

@@ -3,8 +3,9 @@
  * answers, VSI-Bench's mean relative accuracy (MRA). Like Inspect's scorers, this stage reads the reasoner's
  * answer; the reasoners never score themselves.
  */
-import type { AnswerFormat } from "../../bridge/task/schema.js";
+import { isStructuredFormat, type AnswerFormat, type AnswerSpec } from "../../bridge/task/schema.js";
 import { parseIntegerAnswer } from "../reason/numbers.js";
+import { decodeStructured, scoreStructured, type StructuredValue } from "../reason/structured.js";
 
 /**
  * VSI-Bench's confidence thresholds C = {0.50, 0.55, …, 0.95}, hard-coded (reference/vsi-spatialworld.md §C3: the
@@ -53,6 +54,7 @@ export interface ScoreTask {
   answer: string;
   answer_format: AnswerFormat;
   options: readonly string[];
+  answer_spec?: AnswerSpec | undefined;
 }
 
 export type AnswerScore =
@@ -62,6 +64,8 @@ export type AnswerScore =
       correct: boolean;
       /** VSI-Bench mean relative accuracy, integer answers only */
       mra?: number;
+      /** structured answers: the parsed answer and how many of its parts are right (diagnostic: ESI scores the whole) */
+      structured?: { value: StructuredValue; parts_correct: number | null; parts_total: number | null };
     }
   | {
       scored: false;
@@ -78,6 +82,15 @@ export function scoreAnswer(result: ScoredInput, task: ScoreTask, opts: MraOptio
   if (result.status !== "parsed" || result.answer === null || result.answer === undefined) {
     const status = result.status === "parsed" ? "unparsed" : result.status;
     return task.answer_format === "integer" ? { scored: false, status, mraWorstCase: 0 } : { scored: false, status };
+  }
+  if (isStructuredFormat(task.answer_format)) {
+    // ESI's runner scores these by exact match of the whole answer (stacking: any accepted order; action
+    // order: both sub-answers), reference/esi-released.md §4.3; the part count is reported beside it
+    if (!task.answer_spec) throw new RangeError(`a ${task.answer_format} task has no answer_spec`);
+    const value = decodeStructured(result.answer, task.answer_spec);
+    if (!value) throw new RangeError(`answer "${result.answer}" is not a canonical ${task.answer_format} answer`);
+    const s = scoreStructured(value, task.answer_spec);
+    return { scored: true, correct: s.correct, structured: { value, parts_correct: s.parts_correct, parts_total: s.parts_total } };
   }
   if (task.answer_format !== "integer") return { scored: true, correct: result.answer === task.answer };
   const truth = parseIntegerAnswer(task.answer);

@@ -19,7 +19,12 @@ export function methodOf(r: Pick<ItemRecord, "arm" | "source"> & Partial<Pick<It
   return METHOD_LABELS[r.source ?? ""] ?? `${r.source}-3D`;
 }
 
-const scored = (r: ItemRecord) => ({ scored: r.status === "parsed" && r.correct !== null, correct: r.correct ?? undefined, mra: r.mra ?? undefined });
+const scored = (r: ItemRecord) => ({
+  scored: r.status === "parsed" && r.correct !== null,
+  correct: r.correct ?? undefined,
+  mra: r.mra ?? undefined,
+  ...(r.structured && r.structured.parts_total !== null ? { parts: { correct: r.structured.parts_correct ?? 0, total: r.structured.parts_total } } : {}),
+});
 
 export const CellSchema = GroupSummarySchema.extend({
   invalid: z.number().int().min(0).describe("replies that could not be read, after the re-prompt"),

@@ -4,12 +4,14 @@
  * version, and with it every prompt hash (code-review.md: the reminder once had its own, unversioned owner).
  */
 import type { Task } from "../../bridge/task/schema.js";
+import { structuredShape } from "./structured.js";
 import { REPLY_LINE } from "./templates.js";
 
 /** What the reminder needs to know of the question. */
 export interface ReminderQuestion {
   answer_format: Task["answer_format"];
   options: readonly string[];
+  answer_spec?: Task["answer_spec"];
 }
 
 /** Text between the original prompt and the reminder in the re-prompt. */
@@ -26,12 +28,14 @@ function answerShape(q: ReminderQuestion): string {
     case "choice":
     case "ordering":
       return `exactly one of these options, copied as written: ${list}`;
+    default:
+      return q.answer_spec ? structuredShape(q.answer_spec).shape : `the ${q.answer_format} answer`;
   }
 }
 
 /** The reminder appended to the prompt for the one re-prompt. */
 export function formatReminder(q: ReminderQuestion): string {
-  const example = q.answer_format === "integer" ? `{"answer": 3, "confidence": 0.8}` : `{"answer": ${JSON.stringify(q.options[0] ?? "yes")}, "confidence": 0.8}`;
+  const example = q.answer_spec ? structuredShape(q.answer_spec).example : q.answer_format === "integer" ? `{"answer": 3, "confidence": 0.8}` : `{"answer": ${JSON.stringify(q.options[0] ?? "yes")}, "confidence": 0.8}`;
   return [
     "Your previous reply could not be read as an answer.",
     REPLY_LINE,

@@ -13,6 +13,7 @@
  * | `category` | choice in a subcategory whose answer is a category (bridge/task/taxonomy.ts LABEL_ANSWER_SUBCATEGORIES) | one category option |
  * | `integer`  | answer_format integer (the options, when given, listed) | an integer with digits             |
  * | `ordering` | answer_format ordering                                 | one complete order, as written     |
+ * | `structured` | any_ordering, assignment, step_sequence, parts (imported ESI-Bench tasks) | a JSON list or object (structured.ts) |
  *
  * Arms: `3d-llm` (ESI-Bench's "3D + LLM": the serialized scene graph as text, no images) and `2d-vlm` (the
  * "2D + VLM" baselines: images only, with the camera conventions of the views sent).
@@ -30,6 +31,7 @@ import { PromptFormatSchema, type GraphFormat } from "./formats.js";
 import type { PromptInput } from "./input.js";
 import { bundleImages, checkMaxImages, DEFAULT_MAX_IMAGES, describeImages, type ImageMode, type ShownView } from "./images.js";
 import { DEFAULT_COGMAP_SIZE, fmt, serializeGraph } from "./serialize.js";
+import { structuredShape } from "./structured.js";
 
 /** Bump on any change of prompt text (here, serialize.ts, images.ts, reminder.ts): it is part of every prompt hash. */
 export const PROMPT_VERSION = "esi3d-prompt/1";
@@ -40,7 +42,7 @@ export const PROMPT_VERSION = "esi3d-prompt/1";
  */
 export const DEFAULT_GRAPH_FORMAT: GraphFormat = PromptFormatSchema.shape.format.parse(undefined);
 
-export const TEMPLATE_KINDS = ["yes_no", "option", "category", "integer", "ordering"] as const;
+export const TEMPLATE_KINDS = ["yes_no", "option", "category", "integer", "ordering", "structured"] as const;
 export type TemplateKind = (typeof TEMPLATE_KINDS)[number];
 export type Arm = "3d-llm" | "2d-vlm";
 
@@ -62,6 +64,11 @@ export function templateKind(task: Pick<Task, "answer_format" | "subcategory">):
       return "ordering";
     case "choice":
       return LABEL_ANSWER_SUBCATEGORIES.has(task.subcategory) ? "category" : "option";
+    case "any_ordering":
+    case "assignment":
+    case "step_sequence":
+    case "parts":
+      return "structured";
   }
 }
 
@@ -72,7 +79,7 @@ export const REPLY_LINE = "Reply with only a JSON object and nothing else, of th
 const bullets = (options: readonly string[]) => options.map((o) => `- ${o}`).join("\n");
 
 /** The question, its options and the required reply, for one answer kind. */
-export function answerTemplate(task: Pick<Task, "question" | "answer_format" | "options" | "subcategory">): string {
+export function answerTemplate(task: Pick<Task, "question" | "answer_format" | "options" | "subcategory" | "answer_spec">): string {
   const kind = templateKind(task);
   const o = task.options;
   const lines = [`Question: ${task.question}`];
@@ -118,6 +125,12 @@ export function answerTemplate(task: Pick<Task, "question" | "answer_format" | "
         `{"answer": "<one of the options>", "confidence": <a number from 0 to 1>}`,
       );
       break;
+    case "structured": {
+      if (!task.answer_spec) throw new PromptError(`a ${task.answer_format} question needs its answer_spec`);
+      const s = structuredShape(task.answer_spec);
+      lines.push(...s.options, `Answer with ${s.shape}.`, REPLY_LINE, `{"answer": <your answer>, "confidence": <a number from 0 to 1>}`, `Example of the form: ${s.example}`);
+      break;
+    }
   }
   lines.push(CONFIDENCE_LINE);
   return lines.filter((l) => l !== "").join("\n");

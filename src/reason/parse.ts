@@ -15,13 +15,15 @@
  * (`normalizeAnswerText`): Unicode NFKC, lower case, underscores and dashes as spaces (categories like
  * `tennis_ball`), other punctuation removed, the articles a/an/the dropped, whitespace collapsed.
  */
-import type { AnswerFormat } from "../../bridge/task/schema.js";
+import type { AnswerFormat, AnswerSpec } from "../../bridge/task/schema.js";
 import { parseIntegerAnswer } from "./numbers.js";
 
 /** What the parser needs to know about the question: a Task has these fields. */
 export interface AnswerQuestion {
   answer_format: AnswerFormat;
   options: readonly string[];
+  /** the structured answer of an any_ordering, assignment, step_sequence or parts task (structured.ts reads those) */
+  answer_spec?: AnswerSpec | undefined;
 }
 
 /** Where the answer came from. */
@@ -30,9 +32,9 @@ export type ParseMethod = "json" | "rule-option" | "rule-text" | "numeric";
  * How the extracted value was matched to the canonical answer: `exact` (byte-equal to an option), `normalized`
  * (equal after normalizeAnswerText), `letter` (option letter A, B, …), `synonym` (yes/no synonym), `number` (an
  * integer, digits or words), `ordering` (the same sequence of items), `contained` (exactly one option's text
- * occurs in the answer).
+ * occurs in the answer), `structured` (every part of a structured answer matched its options, structured.ts).
  */
-export type MatchKind = "exact" | "normalized" | "letter" | "synonym" | "number" | "ordering" | "contained";
+export type MatchKind = "exact" | "normalized" | "letter" | "synonym" | "number" | "ordering" | "contained" | "structured";
 
 export interface ParsedAnswer {
   status: "parsed";
@@ -388,7 +390,7 @@ export function confidenceProblem(v: unknown): string | undefined {
 const CONFIDENCE_MENTION = /\bconfidence["']?\s*(?:is|:|=|of)?\s*["']?\s*(\d+(?:\.\d+)?\s*%?|\.\d+)["']?/gi;
 
 /** The last confidence stated in free text, as written (readConfidence reads it). */
-function confidenceMention(text: string): string | undefined {
+export function confidenceMention(text: string): string | undefined {
   const m = [...text.matchAll(CONFIDENCE_MENTION)];
   const last = m[m.length - 1];
   return last ? last[1]!.replace(/\s+/g, "") : undefined;

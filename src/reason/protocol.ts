@@ -12,7 +12,8 @@
  *   LlmError of kind "aborted") is re-thrown instead, so that a cancelled run does not record finished samples.
  */
 import { repromptText } from "../prompt/reminder.js";
-import { parseAnswer, type AnswerQuestion, type ParsedAnswer } from "./parse.js";
+import type { AnswerQuestion, ParsedAnswer } from "./parse.js";
+import { parseReply } from "./structured.js";
 
 /**
  * Finish reasons that mean the reply was cut by the output token limit: OpenAI's `length`, Gemini's
@@ -70,7 +71,7 @@ export async function answerWithReprompt(ask: (userText: string) => Promise<stri
     return typeof r === "string" ? { text: r } : r;
   };
   // a truncated reply is unreadable whatever it holds: the re-prompt asks for the bare JSON, which may fit
-  const read = (r: AskedReply) => (r.truncated ? { status: "unparsed" as const, reason: TRUNCATED_REASON } : parseAnswer(r.text, question));
+  const read = (r: AskedReply) => (r.truncated ? { status: "unparsed" as const, reason: TRUNCATED_REASON } : parseReply(r.text, question));
   let r1: AskedReply;
   try {
     r1 = await asked(prompt);
