@@ -29,6 +29,29 @@ export interface PointCloud {
   meta: Record<string, unknown>;
 }
 
+/** The per-point arrays of a cloud. */
+export type CloudColumns = Pick<PointCloud, "xyz" | "rgb" | "confidence" | "view" | "pixel" | "instance">;
+
+/** Zeroed per-point arrays for `count` points. */
+export function allocateColumns(count: number): CloudColumns {
+  return { xyz: new Float32Array(count * 3), rgb: new Uint8Array(count * 3), confidence: new Float32Array(count), view: new Uint16Array(count), pixel: new Uint32Array(count), instance: new Uint16Array(count) };
+}
+
+/** Views of the first `count` points of each array (no copy). */
+export function columnsPrefix(c: CloudColumns, count: number): CloudColumns {
+  return { xyz: c.xyz.subarray(0, count * 3), rgb: c.rgb.subarray(0, count * 3), confidence: c.confidence.subarray(0, count), view: c.view.subarray(0, count), pixel: c.pixel.subarray(0, count), instance: c.instance.subarray(0, count) };
+}
+
+/** Copies every point of `from` into `into`, starting at point `at`. */
+export function setColumns(into: CloudColumns, from: CloudColumns, at: number): void {
+  into.xyz.set(from.xyz, 3 * at);
+  into.rgb.set(from.rgb, 3 * at);
+  into.confidence.set(from.confidence, at);
+  into.view.set(from.view, at);
+  into.pixel.set(from.pixel, at);
+  into.instance.set(from.instance, at);
+}
+
 /**
  * Reusable storage for clouds built one after another (the runner builds several per task). Fresh memory
  * is expensive to touch on these machines (~2.5 ms per MB of first-touch page faults, measured here), so
@@ -37,31 +60,14 @@ export interface PointCloud {
  */
 export class CloudArena {
   private cap = 0;
-  private xyz = new Float32Array(0);
-  private rgb = new Uint8Array(0);
-  private confidence = new Float32Array(0);
-  private view = new Uint16Array(0);
-  private pixel = new Uint32Array(0);
-  private instance = new Uint16Array(0);
+  private columns = allocateColumns(0);
 
-  take(count: number): Pick<PointCloud, "xyz" | "rgb" | "confidence" | "view" | "pixel" | "instance"> {
+  take(count: number): CloudColumns {
     if (count > this.cap) {
       this.cap = Math.ceil(count * 1.25);
-      this.xyz = new Float32Array(this.cap * 3);
-      this.rgb = new Uint8Array(this.cap * 3);
-      this.confidence = new Float32Array(this.cap);
-      this.view = new Uint16Array(this.cap);
-      this.pixel = new Uint32Array(this.cap);
-      this.instance = new Uint16Array(this.cap);
+      this.columns = allocateColumns(this.cap);
     }
-    return {
-      xyz: this.xyz.subarray(0, count * 3),
-      rgb: this.rgb.subarray(0, count * 3),
-      confidence: this.confidence.subarray(0, count),
-      view: this.view.subarray(0, count),
-      pixel: this.pixel.subarray(0, count),
-      instance: this.instance.subarray(0, count),
-    };
+    return columnsPrefix(this.columns, count);
   }
 }
 
@@ -70,9 +76,7 @@ export class CloudArena {
  * freshly allocated; from an `arena`, the arrays hold old values and the producer must write every field.
  */
 export function allocateCloud(count: number, base: Pick<PointCloud, "categories" | "imageWidth" | "imageHeight" | "source" | "meta">, arena?: CloudArena): PointCloud {
-  const arrays = arena
-    ? arena.take(count)
-    : { xyz: new Float32Array(count * 3), rgb: new Uint8Array(count * 3), confidence: new Float32Array(count), view: new Uint16Array(count), pixel: new Uint32Array(count), instance: new Uint16Array(count) };
+  const arrays = arena ? arena.take(count) : allocateColumns(count);
   return {
     count,
     ...arrays,
