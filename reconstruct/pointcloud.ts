@@ -88,6 +88,17 @@ export function allocateCloud(count: number, base: Pick<PointCloud, "categories"
   };
 }
 
+/** Copies point `i` of `from` to point `k` of `into`, all but its position (callers move or transform xyz). */
+export function copyPointAttributes(from: CloudColumns, i: number, into: CloudColumns, k: number): void {
+  into.rgb[3 * k] = from.rgb[3 * i]!;
+  into.rgb[3 * k + 1] = from.rgb[3 * i + 1]!;
+  into.rgb[3 * k + 2] = from.rgb[3 * i + 2]!;
+  into.confidence[k] = from.confidence[i]!;
+  into.view[k] = from.view[i]!;
+  into.pixel[k] = from.pixel[i]!;
+  into.instance[k] = from.instance[i]!;
+}
+
 /** A new cloud holding the points where keep[i] is non-zero, in the same order. */
 export function filterCloud(c: PointCloud, keep: ArrayLike<number | boolean>): PointCloud {
   let n = 0;
@@ -99,13 +110,7 @@ export function filterCloud(c: PointCloud, keep: ArrayLike<number | boolean>): P
     out.xyz[3 * k] = c.xyz[3 * i]!;
     out.xyz[3 * k + 1] = c.xyz[3 * i + 1]!;
     out.xyz[3 * k + 2] = c.xyz[3 * i + 2]!;
-    out.rgb[3 * k] = c.rgb[3 * i]!;
-    out.rgb[3 * k + 1] = c.rgb[3 * i + 1]!;
-    out.rgb[3 * k + 2] = c.rgb[3 * i + 2]!;
-    out.confidence[k] = c.confidence[i]!;
-    out.view[k] = c.view[i]!;
-    out.pixel[k] = c.pixel[i]!;
-    out.instance[k] = c.instance[i]!;
+    copyPointAttributes(c, i, out, k);
     k++;
   }
   return out;

@@ -8,7 +8,7 @@ import { dot } from "../../src/core/math/vec.js";
 import type { Intrinsics } from "../../src/core/math/camera.js";
 import type { ViewData } from "../../bridge/bundle/io.js";
 import { alignCameras, alignExtrinsic, applySim3, composeSim3, IDENTITY_SIM3, type CameraAlignment, type Sim3 } from "../align.js";
-import { allocateCloud, type PointCloud } from "../pointcloud.js";
+import { allocateCloud, copyPointAttributes, type PointCloud } from "../pointcloud.js";
 import { chainWindows, segmentExtrinsics, viewOwners, type ChainedWindow } from "./chunks.js";
 import { intrinsicsAtSource, medianOf, VggtOutputError, type DecodedChunk, type DroppedView } from "./postprocess.js";
 import type { PreprocessPlan } from "./preprocess.js";
@@ -152,13 +152,7 @@ export function assembleCloud(a: AssembleInput): Assembled {
       cloud.xyz[3 * o] = r00 * x + r01 * y + r02 * z + t[0];
       cloud.xyz[3 * o + 1] = r10 * x + r11 * y + r12 * z + t[1];
       cloud.xyz[3 * o + 2] = r20 * x + r21 * y + r22 * z + t[2];
-      cloud.rgb[3 * o] = c.rgb[3 * k]!;
-      cloud.rgb[3 * o + 1] = c.rgb[3 * k + 1]!;
-      cloud.rgb[3 * o + 2] = c.rgb[3 * k + 2]!;
-      cloud.confidence[o] = c.confidence[k]!;
-      cloud.view[o] = c.view[k]!;
-      cloud.pixel[o] = c.pixel[k]!;
-      cloud.instance[o] = c.instance[k]!;
+      copyPointAttributes(c, k, cloud, o);
       o++;
     }
   });
