@@ -82,7 +82,8 @@ export function fieldAt(schema: z.ZodObject, path: string): z.ZodType {
 function unwrapped(s: z.ZodType): z.ZodType {
   for (;;) {
     if (s instanceof z.ZodDefault || s instanceof z.ZodOptional || s instanceof z.ZodNullable) s = s.unwrap() as z.ZodType;
-    else if (s instanceof z.ZodPipe) s = s.in as z.ZodType;
+    // a preprocess (a transform in front) parses into its output schema; any other pipe is read by its input
+    else if (s instanceof z.ZodPipe) s = (s.in instanceof z.ZodTransform ? s.out : s.in) as z.ZodType;
     else return s;
   }
 }

@@ -25,7 +25,7 @@ import type { ActiveAgent, AgentContext, AgentDecision, StepView } from "../reas
 import { createExplorerAgent } from "../reason/active/explorers.js";
 import type { ReasonerAnswer } from "../reason/types.js";
 import { armOptions, makeRecord, qualityFigures, type UnitGraph, type UnitJob, type UnitResult } from "./pipeline.js";
-import { threeDArms, type RunConfig, type ThreeDArm } from "./config.js";
+import { hasBaseline, threeDArms, type RunConfig, type ThreeDArm } from "./config.js";
 import { itemKey, type ActiveEpisode, type ActiveStep, type ItemRecord } from "./records.js";
 import { scoreAnswer } from "./score.js";
 
@@ -244,7 +244,7 @@ export async function runActiveUnit(job: UnitJob): Promise<UnitResult> {
     records.push(activeRecord(task, config, arm, "symbolic", out, key));
     views = Math.max(views, out.views);
   }
-  if (config.baseline === "2d") {
+  if (hasBaseline(config, "2d")) {
     const key = itemKey(task.task_id, "active", "2d", null);
     if (!done.has(key)) {
       if (!offline) pending.push({ key, arm: "2d", source: null });

@@ -20,6 +20,14 @@ export const RUN_SIMULATORS = ["builtin"] as const;
 export { NOISE_COMPONENTS as NOISE_COMPONENT_NAMES } from "../../reconstruct/noisy/params.js";
 import { MAX_NOISE_LEVEL } from "../../reconstruct/noisy/params.js";
 
+/** The baseline arms a run can add beside its 3D arms; "none" alone adds neither. */
+export const BASELINES = ["2d", "shortcut", "none"] as const;
+export type BaselineArm = Exclude<(typeof BASELINES)[number], "none">;
+/** Whether a run has this baseline arm. */
+export const hasBaseline = (config: Pick<RunConfig, "baseline">, arm: BaselineArm): boolean => config.baseline.includes(arm);
+/** The baseline arms of a run, in BASELINES order. */
+export const baselineArms = (config: Pick<RunConfig, "baseline">): BaselineArm[] => (["2d", "shortcut"] as const).filter((b) => hasBaseline(config, b));
+
 /** A seed is also a file-name part of the default run directory: letters, digits, '_', '.', '-'. */
 export const SEED_PATTERN = /^[A-Za-z0-9_.-]+$/;
 
@@ -33,7 +41,11 @@ export const RunConfigSchema = z
     sources: z.array(SourceSchema).min(1).default(["gt", "noisy"]).describe("point-cloud sources for the 3D arms: gt, noisy, vggt"),
     paradigms: z.array(z.enum(RUN_PARADIGMS)).min(1).default(["single", "multi", "gt"]).describe("view sets: single, multi, gt; active (an agent chooses its views: docs/active.md)"),
     reasoner: RunReasonerSchema.default("symbolic"),
-    baseline: z.enum(["2d", "none"]).default("2d").describe("2d (symbolic-2d, or the VLM with images for an LLM reasoner) | none"),
+    baseline: z
+      // a single name, as configs before the shortcut arm wrote it ("2d", "none"), is a list of one
+      .preprocess((v) => (typeof v === "string" ? v.split(",") : v), z.array(z.enum(BASELINES)).min(1).refine((b) => !b.includes("none") || b.length === 1, "none stands alone (no baseline arm)"))
+      .default(["2d", "shortcut"])
+      .describe("baseline arms: 2d (symbolic-2d, or the VLM with images for an LLM reasoner), shortcut (question and options only: src/reason/shortcut.ts) | none"),
     ...GraphOptionsSchema.shape,
     ...PromptFormatSchema.shape,
     ...NoiseOptionsSchema.shape,

@@ -16,10 +16,11 @@ import { trueRelations } from "../../scenegraph/truth.js";
 import type { SceneGraph } from "../../scenegraph/types.js";
 import { createSymbolicReasoner } from "../reason/symbolic.js";
 import { createSymbolic2dReasoner } from "../reason/symbolic2d.js";
+import { createShortcutReasoner } from "../reason/shortcut.js";
 import type { ReasonerAnswer } from "../reason/types.js";
 import { scoreAnswer } from "./score.js";
 import { runActiveUnit } from "./active.js";
-import { threeDArms, type RunConfig, type ThreeDArm } from "./config.js";
+import { hasBaseline, threeDArms, type RunConfig, type ThreeDArm } from "./config.js";
 import { itemKey, type ActiveEpisode, type Arm, type ItemRecord } from "./records.js";
 
 export interface UnitJob {
@@ -42,7 +43,7 @@ export interface UnitResult {
   records: ItemRecord[];
   graphs: UnitGraph[];
   /** Arms left for the main thread (LLM reasoners). */
-  pending: Array<{ key: string; arm: Arm; source: string | null }>;
+  pending: Array<{ key: string; arm: Exclude<Arm, "shortcut">; source: string | null }>;
   timings: Record<string, number>;
   views: number;
 }
@@ -139,6 +140,18 @@ export function makeRecord(p: RecordParts): ItemRecord {
 
 const isOffline = (reasoner: string) => reasoner === "symbolic";
 
+/**
+ * The shortcut baseline's record of a unit (null when the run has no shortcut arm or it is done): the
+ * question-only answer, the same in every passive paradigm, recorded per paradigm so each column of the table
+ * has it (it takes no views, so it has no active episode). It runs offline whatever the run's reasoner.
+ */
+export async function shortcutRecord(task: Task, paradigm: string, config: RunConfig, done: ReadonlySet<string>, views: number): Promise<ItemRecord | null> {
+  const key = itemKey(task.task_id, paradigm, "shortcut", null);
+  if (!hasBaseline(config, "shortcut") || done.has(key)) return null;
+  const answer = await createShortcutReasoner().answer({ task });
+  return makeRecord({ task, paradigm, arm: "shortcut", source: null, config, reasoner: "shortcut", answer, views, quality: null, timings: {} });
+}
+
 /** The graph options of one 3D arm of a run (the inspection viewer uses them to rebuild a stored graph). */
 export function armOptions(config: RunConfig, arm: ThreeDArm): GraphPipelineOptions {
   return {
@@ -185,7 +198,9 @@ export async function runUnit(job: UnitJob): Promise<UnitResult> {
     } else pending.push({ key, arm: "3d", source: arm.label });
   }
   lap("sources");
-  if (config.baseline === "2d") {
+  const shortcut = await shortcutRecord(task, paradigm, config, done, bundle.views.length);
+  if (shortcut) records.push(shortcut);
+  if (hasBaseline(config, "2d")) {
     const key = itemKey(task.task_id, paradigm, "2d", null);
     if (!done.has(key)) {
       if (isOffline(config.reasoner)) {

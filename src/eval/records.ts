@@ -62,19 +62,19 @@ export const ActiveEpisodeSchema = z
   .strict();
 export type ActiveEpisode = z.infer<typeof ActiveEpisodeSchema>;
 
-export const ARMS = ["2d", "3d"] as const;
+export const ARMS = ["2d", "3d", "shortcut"] as const;
 export type Arm = (typeof ARMS)[number];
 
 /** One evaluated item: a line of items.jsonl. Readers parse every line through this schema. */
 export const ItemRecordSchema = z
   .object({
-    key: z.string().min(1).describe("task|paradigm|arm (2d, or 3d:<source label>): unique in a run"),
+    key: z.string().min(1).describe("task|paradigm|arm (2d, shortcut, or 3d:<source label>): unique in a run"),
     task_id: z.string().min(1),
     subcategory: z.string(),
     category: z.string(),
     paradigm: z.string(),
     arm: z.enum(ARMS),
-    source: z.enum(SOURCES).nullable().describe("point-cloud source of the 3D arm, null for 2D"),
+    source: z.enum(SOURCES).nullable().describe("point-cloud source of the 3D arm, null for the 2D and shortcut baselines"),
     noise_level: z.number().nullable(),
     reasoner: z.string(),
     masks: z.enum(MASK_MODES).nullable(),
@@ -124,7 +124,7 @@ export const ItemRecordSchema = z
 export type ItemRecord = z.infer<typeof ItemRecordSchema>;
 
 export function itemKey(taskId: string, paradigm: string, arm: Arm, source: string | null): string {
-  return `${taskId}|${paradigm}|${arm === "2d" ? "2d" : `3d:${source}`}`;
+  return `${taskId}|${paradigm}|${arm === "3d" ? `3d:${source}` : arm}`;
 }
 
 /**

@@ -51,6 +51,22 @@ function scaleOracleLine(items: number): string {
   return `${items} 3D item(s) took their metric scale from the simulator's depth (one view, no camera baseline and no floor in view for the camera-height scale): ground truth a real agent would not have; their records carry scale_oracle.`;
 }
 
+/**
+ * How much of each subcategory needs no perception: the shortcut baseline (question and options only)
+ * against chance and against the 2D baseline, paradigms pooled.
+ */
+function shortcutSection(s: RunSummary): string[] {
+  const rows = [["Subcategory", "Shortcut", "chance", "2D", "needs perception"]];
+  for (const sub of s.subcategories) {
+    const c = s.table[sub]?.["Shortcut"]?.["all"];
+    if (!c || c.nScored === 0) continue;
+    const chance = c.chance ?? null;
+    const twoD = s.table[sub]?.["2D"]?.["all"];
+    rows.push([title(sub), cellWithInterval(c), chance === null ? "-" : (chance * 100).toFixed(1), pct(twoD), chance !== null && c.accuracy.lo > chance ? "partly (shortcut above chance)" : "yes (shortcut at chance)"]);
+  }
+  return ["## Answerable without perception (shortcut baseline)", "", "The shortcut baseline reads only the question text and its options (src/reason/shortcut.ts): a fixed prior per subcategory and the option nearest the options' mean for counts. Above chance, a subcategory gives part of its answer away without looking.", "", pad(rows, true), ""];
+}
+
 export interface ReportMeta {
   runId: string;
   version: string;
@@ -68,7 +84,7 @@ export function reportMarkdown(s: RunSummary, config: RunConfig, meta: ReportMet
   out.push(`# esi3d run ${meta.runId}`);
   out.push("");
   if (meta.proxies) out.push(`**Proxy renders:** ${meta.proxies} task(s) are ESI-Bench tasks rendered by the built-in simulator with stand-ins (library models or boxes of the recorded extents) for the BEHAVIOR-1K scene: these results are about the proxy scenes, not ESI-Bench's renders.`, "");
-  out.push(`esi3d ${meta.version}; suite ${config.suite} (seed ${config.seed}); sources ${config.sources.join(", ")}${config.sources.includes("noisy") ? ` (noise level ${config.noiseLevel}, components ${config.noiseComponents.join("+")})` : ""}; paradigms ${config.paradigms.join(", ")}; reasoner ${config.reasoner}; baseline ${config.baseline}.${meta.wallSeconds ? ` Wall time ${meta.wallSeconds.toFixed(0)} s.` : ""}`);
+  out.push(`esi3d ${meta.version}; suite ${config.suite} (seed ${config.seed}); sources ${config.sources.join(", ")}${config.sources.includes("noisy") ? ` (noise level ${config.noiseLevel}, components ${config.noiseComponents.join("+")})` : ""}; paradigms ${config.paradigms.join(", ")}; reasoner ${config.reasoner}; baseline ${config.baseline.join(",")}.${meta.wallSeconds ? ` Wall time ${meta.wallSeconds.toFixed(0)} s.` : ""}`);
   out.push("");
   out.push(evidenceLine(config));
   out.push("");
@@ -81,6 +97,7 @@ export function reportMarkdown(s: RunSummary, config: RunConfig, meta: ReportMet
   out.push("");
   out.push(paperTable(s, { markdown: true }));
   out.push("");
+  if (s.methods.includes("Shortcut")) out.push(...shortcutSection(s));
   out.push("## Pooled over paradigms, with 95 % Wilson intervals");
   out.push("");
   const rows = [["Subcategory", ...s.methods]];

@@ -29,7 +29,7 @@ import { createReasoner } from "../reason/index.js";
 import type { Reasoner } from "../reason/types.js";
 import { createLlmClient } from "../llm/client.js";
 import type { LlmClient } from "../llm/types.js";
-import { threeDArms, type RunConfig } from "./config.js";
+import { baselineArms, threeDArms, type RunConfig } from "./config.js";
 import { makeRecord, qualityFigures, runUnit, type UnitJob, type UnitResult } from "./pipeline.js";
 import { itemKey, readRecords, RecordWriter, type ItemRecord } from "./records.js";
 import { summarizeRun, type RunSummary } from "./summary.js";
@@ -148,9 +148,11 @@ function openRunDir(opts: RunOptions) {
   }
 }
 
-/** The item keys of a unit (task × paradigm): one per 3D arm, and the 2D baseline's. */
+/** The item keys of a unit (task × paradigm): one per 3D arm, and one per baseline arm (2d, shortcut). */
 function unitKeys(config: RunConfig, task: Task, paradigm: string): string[] {
-  return [...threeDArms(config).map((a) => itemKey(task.task_id, paradigm, "3d", a.label)), ...(config.baseline === "2d" ? [itemKey(task.task_id, paradigm, "2d", null)] : [])];
+  // the shortcut takes no views: it answers once per passive paradigm, never as an active episode
+  const baselines = baselineArms(config).filter((b) => !(b === "shortcut" && paradigm === "active"));
+  return [...threeDArms(config).map((a) => itemKey(task.task_id, paradigm, "3d", a.label)), ...baselines.map((b) => itemKey(task.task_id, paradigm, b, null))];
 }
 
 function writeReports(opts: RunOptions, records: ItemRecord[], interrupted: boolean, wallSeconds: number, skipped: SkippedItem[]): RunSummary {
@@ -192,7 +194,7 @@ export async function runEvaluation(opts: RunOptions): Promise<RunOutcome> {
     const tasks = await prepareTasks(opts, exec, skipped);
     const allUnits = tasks.flatMap((task) => config.paradigms.map((paradigm) => ({ task, paradigm: paradigm as Paradigm }))).filter((u) => !isSkippedUnit(skipped, u.task.task_id, u.paradigm));
     const units = allUnits.filter((u) => unitKeys(config, u.task, u.paradigm).some((k) => !doneKeys.has(k)));
-    totalItems = allUnits.length * (threeDArms(config).length + (config.baseline === "2d" ? 1 : 0));
+    totalItems = allUnits.reduce((n, u) => n + unitKeys(config, u.task, u.paradigm).length, 0);
     opts.progress?.setTotal(totalItems);
     opts.progress?.tick(previous.length);
     log(`run: ${tasks.length} tasks x ${config.paradigms.length} paradigms = ${totalItems} items (${previous.length} already done), ${threads} worker(s), reasoner ${config.reasoner}`);

@@ -9,12 +9,16 @@ import { calibration, Z_95, CalibrationSchema, GroupSummarySchema, summarize, ty
 import type { ItemRecord } from "./records.js";
 import { activeRows, activeVsMulti, ActiveRowSchema, ParadigmDifferenceSchema } from "./activeSummary.js";
 
-export const METHOD_LABELS: Record<string, string> = { "2d": "2D", gt: "GT-3D", noisy: "Noisy-3D", vggt: "VGGT-3D" };
+export const METHOD_LABELS: Record<string, string> = { "2d": "2D", shortcut: "Shortcut", gt: "GT-3D", noisy: "Noisy-3D", vggt: "VGGT-3D" };
+/** The baseline methods (the table's first columns, in this order); every other method is a 3D arm. */
+export const BASELINE_METHODS = ["2D", "Shortcut"] as const;
+const isBaselineMethod = (m: string) => (BASELINE_METHODS as readonly string[]).includes(m);
 /** Column titles of the paradigms (and of all of them pooled). */
 export const PARADIGM_TITLES: Record<string, string> = { single: "Single", multi: "Multi", gt: "GT", active: "Active", all: "All" };
 
 export function methodOf(r: Pick<ItemRecord, "arm" | "source"> & Partial<Pick<ItemRecord, "key" | "noise_level">>): string {
   if (r.arm === "2d") return "2D";
+  if (r.arm === "shortcut") return "Shortcut";
   if (r.key?.includes("|3d:noisy@")) return `Noisy-3D@${r.noise_level}`;
   return METHOD_LABELS[r.source ?? ""] ?? `${r.source}-3D`;
 }
@@ -30,6 +34,7 @@ export const CellSchema = GroupSummarySchema.extend({
   invalid: z.number().int().min(0).describe("replies that could not be read, after the re-prompt"),
   errors: z.number().int().min(0).describe("failed or empty model calls"),
   unanswerable: z.number().int().min(0).describe("offline programs that declined: the graph (or the masks) lacked what the question needs"),
+  chance: z.number().min(0).max(1).optional().describe("mean chance accuracy of the items' questions (one over the number of options); absent in summaries before the shortcut baseline"),
 }).strict();
 export type Cell = z.infer<typeof CellSchema>;
 
@@ -128,7 +133,8 @@ export const SummaryFileSchema = RunSummarySchema.extend({
 
 export function cell(records: ItemRecord[], group: string): Cell {
   const count = (...statuses: ItemRecord["status"][]) => records.filter((r) => statuses.includes(r.status)).length;
-  return { ...summarize(records.map(scored), group), invalid: count("invalid"), errors: count("error", "empty"), unanswerable: count("unanswerable") };
+  const chance = records.length ? Math.round((records.reduce((t, r) => t + chanceOf(r), 0) / records.length) * 1e6) / 1e6 : 0;
+  return { ...summarize(records.map(scored), group), invalid: count("invalid"), errors: count("error", "empty"), unanswerable: count("unanswerable"), chance };
 }
 
 /** Newcombe's hybrid score interval for the difference of two independent proportions. */
@@ -152,6 +158,29 @@ export function pairedDifference(n: number, aOnly: number, bOnly: number, z: num
   return { diff: (aOnly - bOnly) / n, lo: Math.max(-1, centre - half), hi: Math.min(1, centre + half) };
 }
 
+/** Chance accuracy of a record's question: one over its options (0 when it has none). */
+export const chanceOf = (r: Pick<ItemRecord, "options">): number => (r.options.length ? 1 / r.options.length : 0);
+
+/**
+ * The subcategories the shortcut baseline answers above chance, paradigms pooled: those give part of their
+ * answers away without perception. Above chance means the lower end of its 95 % interval is above the mean
+ * chance of its questions (Cell.chance).
+ */
+export function shortcutAboveChance(table: RunSummary["table"], subcategories: readonly string[]): Array<{ subcategory: string; accuracy: number; chance: number }> {
+  return subcategories.flatMap((s) => {
+    const c = table[s]?.["Shortcut"]?.["all"];
+    if (!c || c.nScored === 0 || c.chance === undefined) return [];
+    return c.accuracy.lo > c.chance ? [{ subcategory: s, accuracy: c.accuracy.p, chance: c.chance }] : [];
+  });
+}
+
+function shortcutHeadline(records: readonly ItemRecord[], table: RunSummary["table"], subcategories: readonly string[]): string | null {
+  if (!records.some((r) => r.arm === "shortcut")) return null;
+  const above = shortcutAboveChance(table, subcategories);
+  if (!above.length) return "The shortcut baseline (question and options only) stays within chance on every subcategory: no answer is given away without perception.";
+  return `The shortcut baseline (question and options only) beats chance on ${above.length} subcategor${above.length === 1 ? "y" : "ies"}: ${above.map((a) => `${SUBCATEGORY_TITLES[a.subcategory as Subcategory] ?? a.subcategory} ${(a.accuracy * 100).toFixed(1)}% (chance ${(a.chance * 100).toFixed(1)}%)`).join(", ")}.`;
+}
+
 const mean = (xs: number[]) => (xs.length ? xs.reduce((s, x) => s + x, 0) / xs.length : NaN);
 
 /**
@@ -161,7 +190,8 @@ const mean = (xs: number[]) => (xs.length ? xs.reduce((s, x) => s + x, 0) / xs.l
  */
 export function summarizeRun(input: readonly ItemRecord[]): RunSummary {
   const records = [...input].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  const methods = [...new Set(records.map(methodOf))].sort((a, b) => (a === "2D" ? -1 : b === "2D" ? 1 : a.localeCompare(b)));
+  const rank = (m: string) => (isBaselineMethod(m) ? BASELINE_METHODS.indexOf(m as (typeof BASELINE_METHODS)[number]) : BASELINE_METHODS.length);
+  const methods = [...new Set(records.map(methodOf))].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
   const paradigms = ["single", "multi", "gt", "active"].filter((p) => records.some((r) => r.paradigm === p));
   const subcategories = [...new Set(records.map((r) => r.subcategory))].sort((a, b) => Object.keys(SUBCATEGORY_CATEGORY).indexOf(a) - Object.keys(SUBCATEGORY_CATEGORY).indexOf(b));
   const group = (keyOf: (r: ItemRecord) => string) => {
@@ -218,7 +248,7 @@ export function summarizeRun(input: readonly ItemRecord[]): RunSummary {
   // differences of each 3D method against 2D, per subcategory, paradigms pooled and per paradigm
   const differences: Difference[] = [];
   for (const s of subcategories)
-    for (const m of methods.filter((x) => x !== "2D"))
+    for (const m of methods.filter((x) => !isBaselineMethod(x)))
       for (const p of [...paradigms, "all"]) {
         const a = table[s]?.[m]?.[p], b = table[s]?.["2D"]?.[p];
         if (!a || !b || a.nScored === 0 || b.nScored === 0) continue;
@@ -232,7 +262,9 @@ export function summarizeRun(input: readonly ItemRecord[]): RunSummary {
     const parts = methods.map((m) => (overall[m]?.["all"] ? describe(m, overall[m]!["all"]!) : null)).filter(Boolean);
     if (parts.length) headlines.push(`Overall accuracy (all paradigms pooled): ${parts.join(", ")}.`);
   }
-  for (const m of methods.filter((x) => x !== "2D")) {
+  const shortcutLine = shortcutHeadline(records, table, subcategories);
+  if (shortcutLine) headlines.push(shortcutLine);
+  for (const m of methods.filter((x) => !isBaselineMethod(x))) {
     const ds = differences.filter((d) => d.a === m && d.paradigm === "all");
     if (!ds.length) continue;
     const ahead = ds.filter((d) => d.diff > 0), behind = ds.filter((d) => d.diff < 0);

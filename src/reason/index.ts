@@ -1,7 +1,8 @@
-/** `--reasoner NAME`: symbolic | symbolic-2d | openai:<model> | gemini:<model>. */
+/** `--reasoner NAME`: symbolic | symbolic-2d | shortcut | openai:<model> | gemini:<model>. */
 import { InputError } from "../core/errors.js";
 import { createSymbolicReasoner } from "./symbolic.js";
 import { createSymbolic2dReasoner } from "./symbolic2d.js";
+import { createShortcutReasoner } from "./shortcut.js";
 import { createLlmReasoner, type LlmReasonerOptions } from "./llm.js";
 import type { Reasoner } from "./types.js";
 import { isLlmReasoner, REASONER_FORMS } from "./spec.js";
@@ -10,6 +11,7 @@ import { isLlmReasoner, REASONER_FORMS } from "./spec.js";
 export function createReasoner(spec: string, llm: LlmReasonerOptions = {}): Reasoner {
   if (spec === "symbolic") return createSymbolicReasoner();
   if (spec === "symbolic-2d") return createSymbolic2dReasoner();
+  if (spec === "shortcut") return createShortcutReasoner();
   if (isLlmReasoner(spec)) return createLlmReasoner(spec, llm);
   throw new InputError(`reasoner: expected ${REASONER_FORMS}, got "${spec}"`, { field: "reasoner" });
 }

@@ -4,11 +4,12 @@
  */
 import { z } from "zod";
 
-export const OFFLINE_REASONERS = ["symbolic", "symbolic-2d"] as const;
+export const OFFLINE_REASONERS = ["symbolic", "symbolic-2d", "shortcut"] as const;
+export type OfflineReasoner = (typeof OFFLINE_REASONERS)[number];
 export const LLM_PROVIDERS = ["openai", "gemini"] as const;
 const LLM_SPEC = new RegExp(`^(${LLM_PROVIDERS.join("|")}):\\S.*$`);
 
-export const REASONER_FORMS = "symbolic, symbolic-2d, openai:<model> or gemini:<model>";
+export const REASONER_FORMS = "symbolic, symbolic-2d, shortcut, openai:<model> or gemini:<model>";
 
 export const ReasonerSpecSchema = z
   .string()
@@ -17,12 +18,12 @@ export const ReasonerSpecSchema = z
   .refine((s) => (OFFLINE_REASONERS as readonly string[]).includes(s) || LLM_SPEC.test(s), `expected ${REASONER_FORMS}`)
   .describe(`who answers: ${REASONER_FORMS}`);
 
-/** A run's reasoner answers the 3D arms: symbolic-2d is the 2D baseline arm (`baseline: 2d`), not a run's reasoner. */
+/** A run's reasoner answers the 3D arms: symbolic-2d and shortcut are the baseline arms (`baseline: 2d,shortcut`), not a run's reasoner. */
 export const RunReasonerSchema = z
   .string()
   .min(1)
   .max(200)
-  .refine((s) => s === "symbolic" || LLM_SPEC.test(s), "expected symbolic, openai:<model> or gemini:<model> (symbolic-2d is the 2D baseline: baseline 2d)")
+  .refine((s) => s === "symbolic" || LLM_SPEC.test(s), "expected symbolic, openai:<model> or gemini:<model> (symbolic-2d and shortcut are baselines: baseline 2d,shortcut)")
   .describe("the 3D arms' reasoner: symbolic (offline graph programs) | openai:<model> | gemini:<model>");
 
 export const isLlmReasoner = (spec: string): boolean => LLM_SPEC.test(spec);

@@ -7,7 +7,7 @@ import { CLI, esi3d, REPO_ROOT } from "../apps/cli/helpers.js";
 import { readRecords } from "../../src/eval/records.js";
 
 const SMALL = ["--per-subcategory", "1", "--subcategories", "linear_alignment,physical_contact,counting_with_occlusion", "--paradigm", "single,gt", "--concurrency", "2"];
-const EXPECTED = 3 * 2 * 3; // tasks x paradigms x (gt, noisy, 2d)
+const EXPECTED = 3 * 2 * 4; // tasks x paradigms x (gt, noisy, 2d, shortcut)
 
 function keysOf(dir: string): string[] {
   return readRecords(join(dir, "items.jsonl")).records.map((r) => r.key);
@@ -72,7 +72,7 @@ describe("esi3d run", () => {
     const out = mkdtempSync(join(tmpdir(), "esi3d-rep-"));
     const r = esi3d(["run", ...SMALL, "--out", out, "--noise-level", "0.8"]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/Subcategory\s+2D Single\s+2D GT\s+GT-3D Single/);
+    expect(r.stdout).toMatch(/Subcategory\s+2D Single\s+2D GT\s+Shortcut Single\s+Shortcut GT\s+GT-3D Single/);
     expect(r.stdout).toMatch(/GT-3D beats 2D on \d+ of 3 subcategories/);
     const cfg = JSON.parse(readFileSync(join(out, "config.json"), "utf8"));
     expect(cfg.config.noiseLevel).toBe(0.8);
@@ -126,7 +126,7 @@ describe("esi3d run configuration", () => {
     expect(c.noiseLevel).toBe(0.9);
     expect(c.paradigms).toEqual(["single"]);
     expect(c.sources).toEqual(["gt"]);
-    expect(keysOf(join(dir, "r")).sort()).toEqual(["linear_alignment-000|single|2d", "linear_alignment-000|single|3d:gt", "spatial_distance-000|single|2d", "spatial_distance-000|single|3d:gt"]);
+    expect(keysOf(join(dir, "r")).sort()).toEqual(["linear_alignment-000|single|2d", "linear_alignment-000|single|3d:gt", "linear_alignment-000|single|shortcut", "spatial_distance-000|single|2d", "spatial_distance-000|single|3d:gt", "spatial_distance-000|single|shortcut"]);
     writeFileSync(cfg, JSON.stringify({ noiseLevel: 3.5 }));
     const bad = esi3d(["run", "--config", cfg, "--out", join(dir, "bad")]);
     expect(bad.code).toBe(2);

@@ -13,7 +13,7 @@ import { canonicalJson } from "../../core/hash.js";
 import { Lru } from "../../core/lru.js";
 import { InputError } from "../../core/errors.js";
 import { createReasoner } from "../../reason/index.js";
-import { OFFLINE_REASONERS } from "../../reason/spec.js";
+import { OFFLINE_REASONERS, REASONER_FORMS, type OfflineReasoner } from "../../reason/spec.js";
 import { scoreAnswer } from "../../eval/score.js";
 import type { Reasoner, ReasonerAnswer, ReasonerInput } from "../../reason/types.js";
 import { fromZod, HttpError } from "./errors.js";
@@ -64,7 +64,7 @@ export class AnswerService {
     const b = parsed.data;
     const offline = (OFFLINE_REASONERS as readonly string[]).includes(b.reasoner);
     if (!offline && !/^(openai|gemini):.+$/.test(b.reasoner))
-      throw new HttpError(400, "invalid_request", `body.reasoner: expected symbolic, symbolic-2d, openai:<model> or gemini:<model>, got ${JSON.stringify(b.reasoner.slice(0, 60))}`, "body.reasoner");
+      throw new HttpError(400, "invalid_request", `body.reasoner: expected ${REASONER_FORMS}, got ${JSON.stringify(b.reasoner.slice(0, 60))}`, "body.reasoner");
     if (offline && b.question !== undefined)
       throw new HttpError(400, "invalid_request", "body.question: the offline reasoners answer the task's own question (a program per subcategory); a custom question needs an LLM reasoner", "body.question");
     const needsGraph = b.reasoner === "symbolic" || (!offline && b.images === undefined);
@@ -84,7 +84,7 @@ export class AnswerService {
     const task: Task = b.question !== undefined ? { ...task0, question: b.question } : task0;
     let a: ReasonerAnswer;
     if (offline) {
-      const res = (await this.ctx.cpuJob("answer", { kind: "answer", reasoner: b.reasoner as "symbolic" | "symbolic-2d", task, graph: b.reasoner === "symbolic" ? graph!.graph : undefined, bundleDir })) as AnswerResult;
+      const res = (await this.ctx.cpuJob("answer", { kind: "answer", reasoner: b.reasoner as OfflineReasoner, task, graph: b.reasoner === "symbolic" ? graph!.graph : undefined, bundleDir })) as AnswerResult;
       if (!res.ok) throw new HttpError(res.status, res.code, res.message, res.field);
       a = res.answer;
     } else {

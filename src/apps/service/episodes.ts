@@ -58,7 +58,7 @@ export function episodeConfig(options: EpisodeOptions, env: NodeJS.ProcessEnv = 
   const config = resolveRunConfig(rest as Record<string, unknown>, {
     paradigms: ["active"],
     sources: [source],
-    baseline: arm === "2d" ? "2d" : "none",
+    baseline: [arm === "2d" ? "2d" : "none"],
     vggt: { modelPath: env.ESI3D_VGGT_MODEL ?? null },
   });
   return { config, arm: arm === "3d" ? threeDArms(config)[0]! : null };

@@ -89,7 +89,7 @@ export const ROUTES = {
     diagnosis: route({ method: "GET", url: "/v1/graphs/:id/diagnosis", summary: "the graph's quality against the ground truth (matched / duplicate / merged / hallucinated / missed)", status: 200, response: DiagnosisResponseSchema, auth: true }),
   },
   answers: {
-    answer: route({ method: "POST", url: "/v1/answers", summary: "answer the task's question (or another, LLMs) over a graph or bundle with symbolic, symbolic-2d, openai:M or gemini:M", body: AnswerRequestSchema, status: 200, response: AnswerResponseSchema, auth: true }),
+    answer: route({ method: "POST", url: "/v1/answers", summary: "answer the task's question (or another, LLMs) over a graph or bundle with symbolic, symbolic-2d, shortcut, openai:M or gemini:M", body: AnswerRequestSchema, status: 200, response: AnswerResponseSchema, auth: true }),
   },
   runs: {
     start: route({ method: "POST", url: "/v1/runs", summary: "start an evaluation run in the background (the configuration of `esi3d run`)", body: RunRequestSchema, status: 202, response: RunStatusSchema, auth: true }),

@@ -185,7 +185,7 @@ export const AnswerRequestSchema = z
     graph: z.string().optional().describe("graph id to answer over (its bundle gives the task and, for 2D arms, the images)"),
     bundle: z.string().optional().describe("instead: a bundle id; 3D reasoners build (or reuse) its graph with graph_options"),
     graph_options: GraphOptionsSchema.optional().describe("with `bundle`: the graph to build (default: the `esi3d graph` defaults)"),
-    reasoner: ReasonerSpecSchema.describe("symbolic | symbolic-2d | openai:<model> | gemini:<model> (keys and OPENAI_BASE_URL from the server's environment)"),
+    reasoner: ReasonerSpecSchema.describe("symbolic | symbolic-2d | shortcut (question and options only) | openai:<model> | gemini:<model> (keys and OPENAI_BASE_URL from the server's environment)"),
     question: z.string().min(1).max(20_000).optional().describe("ask this instead of the task's question (LLM reasoners; the offline programs answer the task's question)"),
     format: PromptFormatSchema.shape.format.unwrap().optional(),
     uncertainty: PromptFormatSchema.shape.uncertainty.unwrap().optional(),

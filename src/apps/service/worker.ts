@@ -3,7 +3,7 @@
  * uploads keep answering while graphs are built. Jobs:
  *   graph   a bundle on disk -> scene graph + diagnosis (the graph pipeline, as `esi3d graph`)
  *   finish  a session's uploaded views -> a frame bundle, decoded, checked and written atomically (writeBundle)
- *   answer  an offline reasoner (symbolic over a graph, symbolic-2d over a bundle)
+ *   answer  an offline reasoner (symbolic over a graph, symbolic-2d over a bundle, shortcut over the question alone)
  * Input errors come back as `{ok: false, ...}` values (a thrown error loses its class crossing threads).
  */
 import { readFileSync } from "node:fs";
@@ -16,6 +16,7 @@ import { InputError } from "../../core/errors.js";
 import { graphOfBundle } from "../../../scenegraph/pipeline.js";
 import { createReasoner } from "../../reason/index.js";
 import type { ReasonerAnswer } from "../../reason/types.js";
+import type { OfflineReasoner } from "../../reason/spec.js";
 import type { SceneGraph } from "../../../scenegraph/types.js";
 import type { Diagnosis } from "../../../scenegraph/diagnosisSchema.js";
 import { storageFailure } from "./storage.js";
@@ -36,7 +37,7 @@ export interface FinishJob {
 }
 export interface AnswerJob {
   kind: "answer";
-  reasoner: "symbolic" | "symbolic-2d";
+  reasoner: OfflineReasoner;
   task: Task;
   graph?: SceneGraph;
   bundleDir?: string;
@@ -60,7 +61,7 @@ export default async function work(job: ServerJob): Promise<GraphResult | Finish
         return { ok: true, views: finishBundle(job), ms: performance.now() - t };
       case "answer": {
         const reasoner = createReasoner(job.reasoner);
-        const input = job.reasoner === "symbolic" ? { task: job.task, graph: job.graph } : { task: job.task, bundle: readBundle(job.bundleDir!) };
+        const input = job.reasoner === "symbolic" ? { task: job.task, graph: job.graph } : job.reasoner === "shortcut" ? { task: job.task } : { task: job.task, bundle: readBundle(job.bundleDir!) };
         const answer = await reasoner.answer(input);
         return { ok: true, answer, ms: performance.now() - t };
       }

@@ -141,13 +141,13 @@ describe("esi3d serve: capture -> graph -> answer", () => {
     const rid = start.body.id as string;
     const done = await poll(() => http("GET", `${s.url}/v1/runs/${rid}`), (r) => r.body.status !== "running", 90_000, 200);
     expect(done.body.status, JSON.stringify(done.body.error)).toBe("finished");
-    expect(done.body.progress).toEqual({ done: 2, total: 2 }); // one task x one paradigm x (gt, 2d)
-    expect(done.body.summary.items).toBe(2);
+    expect(done.body.progress).toEqual({ done: 3, total: 3 }); // one task x one paradigm x (gt, 2d, shortcut)
+    expect(done.body.summary.items).toBe(3);
     const p1 = await http("GET", `${s.url}/v1/runs/${rid}/items?offset=0&limit=1`);
-    expect(p1.body).toMatchObject({ offset: 0, limit: 1, total: 2 });
+    expect(p1.body).toMatchObject({ offset: 0, limit: 1, total: 3 });
     expect(p1.body.items.length).toBe(1);
     const p2 = await http("GET", `${s.url}/v1/runs/${rid}/items?offset=1&limit=10`);
-    expect(p2.body.items.length).toBe(1);
+    expect(p2.body.items.length).toBe(2);
     expect(new Set([p1.body.items[0].key, p2.body.items[0].key]).size).toBe(2);
     expect((await http("GET", `${s.url}/v1/runs/${rid}/items?limit=5000`)).body.error.field).toBe("query.limit");
     expect((await http("GET", `${s.url}/v1/runs/${rid}/items?offset=-1`)).body.error.field).toBe("query.offset");

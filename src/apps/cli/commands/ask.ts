@@ -78,7 +78,8 @@ export function registerAsk(program: Command): void {
       const maxImages = cmd.opts().maxImages as number;
       const llm = parseSchemaFlags(cmd, LlmOptionsSchema, LLM_FLAGS);
       const custom = opts.question;
-      if (custom && (reasonerName === "symbolic" || reasonerName === "symbolic-2d")) throw new InputError(`--question: the ${reasonerName} reasoner runs one program per built-in subcategory and answers only the task's own question; use an LLM reasoner (openai:<model>, gemini:<model>) for questions of your own`);
+      if (reasonerName === "shortcut" && opts.paradigm === "active") throw new InputError("--reasoner shortcut answers from the question and options alone: it takes no views, so no --paradigm active episode");
+      if (custom && (reasonerName === "symbolic" || reasonerName === "symbolic-2d" || reasonerName === "shortcut")) throw new InputError(`--question: the ${reasonerName} reasoner runs one program per built-in subcategory and answers only the task's own question; use an LLM reasoner (openai:<model>, gemini:<model>) for questions of your own`);
       if (opts.paradigm !== "active") {
         // the active options only mean something in an episode: refuse them rather than ignore them
         const given = [...ACTIVE_FLAGS.map((f) => f.flag), "--save-episode <dir>"].find((f) => cmd.getOptionValueSource(camel(f)) === "cli");
@@ -112,7 +113,7 @@ export function registerAsk(program: Command): void {
       if (statSync(input).isDirectory()) {
         bundle = readBundle(input);
         task = bundle.manifest.task;
-        if (!wantsBundle) {
+        if (!wantsBundle && reasonerName !== "shortcut") {
           const r = await graphOfBundle(bundle, parseSchemaFlags(cmd, GraphPipelineOptionsSchema, GRAPH_PIPELINE_FLAGS), { diagnose: false, log: (m) => process.stderr.write(`vggt: ${m}\n`) });
           for (const note of r.notes) process.stderr.write(`ask: ${note}\n`);
           graph = r.graph;

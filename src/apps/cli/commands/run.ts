@@ -29,7 +29,7 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
   { path: "limit", flag: "--limit <n>" },
   { path: "paradigms", flag: "--paradigm <list>" },
   { path: "reasoner", flag: "--reasoner <name>" },
-  { path: "baseline", flag: "--baseline <b>" },
+  { path: "baseline", flag: "--baseline <list>" },
   ...GRAPH_FLAGS,
   ...PROMPT_FORMAT_FLAGS,
   ...ACTIVE_FLAGS,

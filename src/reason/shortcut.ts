@@ -1,0 +1,86 @@
+/**
+ * The `shortcut` reasoner: the question-only baseline of ESI-Bench's Appendix H (reference/esi-spec.md §8.3:
+ * Gemini 3.1 question-only 36.6 %). It answers from the question's text and options alone, never the
+ * scene, a graph, images, masks, `label_metadata`, the objects or the answer, so whatever it scores above
+ * chance is what a subcategory gives away without perception: an answer form that is more common than the
+ * others, an option position that holds the answer, or options drawn around the answer.
+ *
+ * Two programs:
+ * - `prior`: a fixed answer per subcategory, the form most common in ESI-Bench's released records (a yes/no
+ *   label, a triangle class, or an option position), each with its source below;
+ * - `majority-option`: for integer options, the option nearest the options' mean. Options drawn around
+ *   the answer (answer ± k) put the answer in the middle, and this program finds it there.
+ */
+import type { Task } from "../../bridge/task/schema.js";
+import { nearestOption } from "./decision.js";
+import type { Reasoner, ReasonerAnswer } from "./types.js";
+
+/** Everything the shortcut reasoner may read of a task: the question as it is asked. */
+export type ShortcutQuestion = Pick<Task, "subcategory" | "question" | "answer_format" | "options">;
+
+/** A prior: a named answer (matched against the options' text) or an option position; `share` is how often it is ESI's answer. */
+type Prior = { kind: "answer"; pattern: RegExp; share: number; source: string } | { kind: "position"; index: number; share: number; source: string };
+
+/**
+ * The prior per subcategory (reference/esi-released.md §3.3 for the class balances, the sample records in
+ * shared/esi-bench-sample/ where §3.3 gives none). Subcategories not listed take the generic prior of their
+ * answer format (GENERIC_PRIORS).
+ */
+export const SHORTCUT_PRIORS: Partial<Record<Task["subcategory"], Prior>> = {
+  geometric_configuration: { kind: "answer", pattern: /equilateral/i, share: 168 / 284, source: "esi-released §3.3: 168 eq / 75 iso / 41 random unique configurations" },
+  linear_alignment: { kind: "answer", pattern: /^no$/i, share: 63 / 94, source: "esi-released §3.3: 31 yes / 63 no" },
+  physical_contact: { kind: "answer", pattern: /^no$/i, share: 82 / 119, source: "esi-released §3.3: 37 yes / 82 no" },
+  material_transparency: { kind: "answer", pattern: /^no$/i, share: 2 / 3, source: "esi-bench-sample Perceptual Grounding: 2 no / 1 yes (§3.3 states no balance)" },
+  spatial_distance: { kind: "position", index: 1, share: 85 / 152, source: "esi-released §4.1: the near object is named first in 67, second in 85" },
+  dimensional_size: { kind: "position", index: 1, share: 1, source: "esi-released §3.3: the answer is option 2 in 167/167" },
+  partial_occlusion: { kind: "position", index: 0, share: 1, source: "esi-bench-sample Perceptual Grounding: the answer is option 1 in 6/6 label records" },
+  view_hallucination: { kind: "position", index: 0, share: 1, source: "esi-bench-sample Perceptual Grounding: the answer is option 1 in 6/6 label records" },
+};
+
+/** Without a subcategory prior: "no" for yes/no questions, else the first option. */
+const GENERIC_PRIORS = {
+  yes_no: { kind: "answer", pattern: /^no$/i, share: 0.5, source: "generic" },
+  choice: { kind: "position", index: 0, share: 0, source: "generic" },
+} as const satisfies Record<string, Prior>;
+
+export interface ShortcutDecision {
+  answer: string;
+  confidence: number;
+  program: "prior" | "majority-option";
+  trace: string;
+}
+
+/** The shortcut's answer to a question, from its text and options only. */
+export function shortcutDecision(q: ShortcutQuestion): ShortcutDecision | null {
+  const options = q.options;
+  if (options.length === 0) return null;
+  const chance = 1 / options.length;
+  if (q.answer_format === "integer" && options.every((o) => Number.isFinite(Number(o)))) {
+    const mean = options.reduce((s, o) => s + Number(o), 0) / options.length;
+    const answer = nearestOption(options, mean);
+    return { answer, confidence: chance, program: "majority-option", trace: `options ${options.join(", ")}: mean ${mean.toFixed(2)}, nearest option ${answer}` };
+  }
+  const prior: Prior = SHORTCUT_PRIORS[q.subcategory] ?? (q.answer_format === "yes_no" ? GENERIC_PRIORS.yes_no : GENERIC_PRIORS.choice);
+  const byText = prior.kind === "answer" ? options.find((o) => prior.pattern.test(o)) : undefined;
+  const answer = byText ?? options[Math.min(prior.kind === "position" ? prior.index : 0, options.length - 1)]!;
+  const confidence = Math.round(Math.max(chance, byText || prior.kind === "position" ? prior.share : chance) * 1000) / 1000;
+  return { answer, confidence, program: "prior", trace: `prior (${prior.source}): ${answer}` };
+}
+
+/** The question fields of a task, and nothing else: the reasoner is handed only these. */
+export const shortcutQuestionOf = (t: Task): ShortcutQuestion => ({ subcategory: t.subcategory, question: t.question, answer_format: t.answer_format, options: [...t.options] });
+
+export function createShortcutReasoner(): Reasoner {
+  return {
+    id: "shortcut",
+    needs: "bundle",
+    async answer(input): Promise<ReasonerAnswer> {
+      const t = performance.now();
+      const q = shortcutQuestionOf(input.task);
+      const d = shortcutDecision(q);
+      const latencyMs = Math.round((performance.now() - t) * 100) / 100;
+      if (!d) return { status: "unanswerable", answer: null, confidence: null, raw: ["unanswerable: the question has no options"], method: `shortcut:${q.subcategory}`, reason: "unanswerable: the question has no options", latencyMs };
+      return { status: "parsed", answer: d.answer, confidence: d.confidence, raw: [d.trace], method: `shortcut-${d.program}:${q.subcategory}`, reason: d.trace, latencyMs };
+    },
+  };
+}
