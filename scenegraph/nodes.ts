@@ -8,6 +8,7 @@ import { majorityLabel } from "./instances/cluster.js";
 import { statsOfMembers } from "./instances/memberStats.js";
 import type { GraphNode, NodeSupport } from "./types.js";
 import { boxVolume, type YawBox } from "../src/core/geometry.js";
+import { interiorOf } from "../bridge/objects/containers.js";
 
 /** `low_support`: a node seen in a single view with fewer raw points than this (our choice: ~a 20x20 px mask). */
 export const LOW_SUPPORT_MAX_POINTS = 400;
@@ -41,9 +42,10 @@ export function clusterToNode(c: Cluster, id: string, cloud: PointCloud): GraphN
   for (const [l, v] of [...c.votes.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))) dist[l] = Math.round((v / (totalVotes || 1)) * 1000) / 1000;
   const color = rgbSum.map((v) => Math.round(v / Math.max(1, c.members.length))) as [number, number, number];
   const boxJson: YawBox = { centre: rv(box.centre), extent: rv(box.extent), yaw: r4(box.yaw) };
+  const label = majorityLabel(c.votes) ?? ANONYMOUS_LABEL;
   return {
     id,
-    label: majorityLabel(c.votes) ?? ANONYMOUS_LABEL,
+    label,
     label_distribution: dist,
     centroid: rv([sx / n, sy / n, sz / n]),
     color,
@@ -51,6 +53,7 @@ export function clusterToNode(c: Cluster, id: string, cloud: PointCloud): GraphN
     box: boxJson,
     aabb: { min: rv(bb.min), max: rv(bb.max) },
     volume_m3: Math.round(boxVolume(box) * 1e6) / 1e6,
+    ...nodeInterior(label, boxJson.extent),
     point_count: n,
     raw_point_count: c.members.length,
     views: [...perView.keys()].sort((a, b) => a - b),
@@ -59,6 +62,12 @@ export function clusterToNode(c: Cluster, id: string, cloud: PointCloud): GraphN
     flags: { low_support: false, possible_duplicate_of: [], fragment: false },
     support: [...perView.values()].sort((a, b) => a.view - b.view),
   };
+}
+
+/** The `interior` field of a node labelled `label` with box extent `extent`: the label's wall model applied to the box (absent for a label that is no open container). */
+export function nodeInterior(label: string, extent: readonly number[]): { interior?: { extent: Vec3; volume_m3: number } } {
+  const i = interiorOf(label, extent);
+  return i ? { interior: { extent: rv(i.extent), volume_m3: Math.round(i.volume_m3 * 1e7) / 1e7 } } : {};
 }
 
 function aabbGapM(a: GraphNode, b: GraphNode): number {

@@ -9,6 +9,7 @@ import { GRAPH_FORMAT, GRAPH_FRAME, type GraphNode, type Relation, type SceneGra
 import type { YawBox } from "../src/core/geometry.js";
 import { colorRgb, namedColorRgb } from "../bridge/task/palette.js";
 import type { Vec3 } from "../src/core/math/vec.js";
+import { nodeInterior } from "./nodes.js";
 
 /** The palette colour of a true node whose task records no colour. */
 const UNKNOWN_COLOUR = "grey";
@@ -61,6 +62,7 @@ export function truthGraph(task: Task, paradigm: SceneGraph["paradigm"] = "truth
       box: n.box,
       aabb: { min: [centre[0] - hx, centre[1] - hy, centre[2] - o.extent[2] / 2] as Vec3, max: [centre[0] + hx, centre[1] + hy, centre[2] + o.extent[2] / 2] as Vec3 },
       volume_m3: o.extent[0] * o.extent[1] * o.extent[2],
+      ...nodeInterior(n.label, n.box.extent),
       point_count: n.xyz.length / 3,
       raw_point_count: n.xyz.length / 3,
       views: [],

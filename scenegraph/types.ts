@@ -51,6 +51,14 @@ export const GraphNodeSchema = z
     box: YawBoxSchema.extend({ centre: PointSchema, extent: z.tuple([coordinate().min(0), coordinate().min(0), coordinate().min(0)]) }).describe("gravity-aligned (yaw-only) oriented box"),
     aabb: z.object({ min: PointSchema, max: PointSchema }).strict().describe("axis-aligned bounds of the node's points"),
     volume_m3: z.number().min(0),
+    interior: z
+      .object({
+        extent: z.tuple([coordinate().min(0), coordinate().min(0), coordinate().min(0)]).describe("clear width, depth (along the box's a and b axes) and height inside the walls (m)"),
+        volume_m3: z.number().min(0).describe("what the container holds (m^3)"),
+      })
+      .strict()
+      .optional()
+      .describe("for a node whose label is an open container: its interior, estimated from the box and the label's wall model (bridge/objects/containers.ts), not measured; absent for other labels"),
     point_count: count().describe("downsampled points (voxel size in params)"),
     raw_point_count: count().describe("raw cloud points behind the node"),
     views: z.array(count()).describe("views that see the node"),

@@ -7,7 +7,8 @@
  * Meshes are authored with their base at z = 0; `buildModel` recentres them on their box centre.
  */
 import type { Vec3 } from "../../src/core/math/vec.js";
-import { box, cylinder, ellipsoid, emptyMesh, handle, meshBounds, openBox, openContainer, revolve, type PartMesh } from "./mesh.js";
+import { box, cylinder, ellipsoid, emptyMesh, handle, meshBounds, openBox, revolve, type PartMesh } from "./mesh.js";
+import { buildContainer, type InteriorSpec } from "./interior.js";
 
 export type LibraryGroup = "fruit" | "ball" | "kitchen" | "toy" | "decor" | "stationery" | "container" | "furniture";
 
@@ -31,6 +32,12 @@ export interface CategoryFlags {
    * direction from the object towards the camera) the distinguishing part is hidden.
    */
   ambiguous?: { ambiguousAzimuthDeg: number; part: string };
+  /** An open container: its walls (bridge/objects/interior.ts), from which the mesh is built and the interior follows. */
+  interior?: InteriorSpec;
+  /** A box container sized to an object (Rigid Containment, ESI Q.10: packing boxes, toy boxes). */
+  rigidContainer?: boolean;
+  /** A container one fills with liquid (Liquid Volume, ESI Q.2: mugs, bowls, wineglasses, crock pots, jars). */
+  fillable?: boolean;
 }
 
 export interface ModelDef {
@@ -59,6 +66,31 @@ function sphereModel(r: number, squash = 1): () => PartMesh {
     return g;
   };
 }
+
+/** A model built from its category's container spec alone (plus extra parts). */
+function containerModel(spec: InteriorSpec, slot: 0 | 3 = 0, extra?: (g: PartMesh) => void): () => PartMesh {
+  return () => {
+    const g = m();
+    buildContainer(g, spec, slot);
+    extra?.(g);
+    return g;
+  };
+}
+
+const BOWL: InteriorSpec = { shape: "round", r0: 0.045, r1: 0.075, height: 0.06, wall: 0.006, base: 0 };
+const POT: InteriorSpec = { shape: "round", r0: 0.08, r1: 0.08, height: 0.1, wall: 0.005, base: 0 };
+const GLASS: InteriorSpec = { shape: "round", r0: 0.038, r1: 0.045, height: 0.13, wall: 0.004, base: 0 };
+const JAR: InteriorSpec = { shape: "round", r0: 0.06, r1: 0.055, height: 0.16, wall: 0.005, base: 0 };
+const GLASS_BOWL: InteriorSpec = { shape: "round", r0: 0.07, r1: 0.1, height: 0.09, wall: 0.005, base: 0 };
+/** A goblet's bowl sits on a 7.8 cm stem and foot: much of its box holds no liquid. */
+const GOBLET: InteriorSpec = { shape: "round", r0: 0.03, r1: 0.045, height: 0.09, wall: 0.003, base: 0.078 };
+/** Thick stoneware: 2 cm walls and bottom. */
+const CROCK_POT: InteriorSpec = { shape: "round", r0: 0.1, r1: 0.1, height: 0.14, wall: 0.02, base: 0 };
+const BUCKET: InteriorSpec = { shape: "round", r0: 0.1, r1: 0.13, height: 0.25, wall: 0.004, base: 0 };
+const PITCHER: InteriorSpec = { shape: "round", r0: 0.06, r1: 0.055, height: 0.18, wall: 0.004, base: 0 };
+const PACKING_BOX: InteriorSpec = { shape: "box", outer: [0.4, 0.3, 0.3], wallFraction: 0.03, bottomFraction: 0.04 };
+const TOY_BOX: InteriorSpec = { shape: "box", outer: [0.5, 0.35, 0.3], wallFraction: 0.04, bottomFraction: 0.06 };
+const STORAGE_BIN: InteriorSpec = { shape: "box", outer: [0.4, 0.3, 0.25], wallFraction: 0.025, bottomFraction: 0.04 };
 
 const CATS: CategoryDef[] = [
   // ---- fruit ----
@@ -111,8 +143,8 @@ const CATS: CategoryDef[] = [
   { category: "bottle", group: "kitchen", confusables: ["can", "vase", "candle"], flags: { countable: true, tabletop: true },
     models: [{ id: "bottle/0", palette: ["green", "blue", "brown"], build: () => {
       const g = m(); revolve(g, 0, 0, [[0.035, 0], [0.035, 0.14], [0.013, 0.185], [0.013, 0.23]], 0, { segments: 18, capBottom: true, capTop: true }); return g; } }] },
-  { category: "bowl", group: "kitchen", confusables: ["cup", "pot", "hat"], flags: { countable: true, tabletop: true },
-    models: [{ id: "bowl/0", palette: ["white", "teal", "cream"], build: () => { const g = m(); openContainer(g, [0, 0], 0, 0.06, 0.045, 0.075, 0.006, 0); return g; } }] },
+  { category: "bowl", group: "kitchen", confusables: ["cup", "pot", "hat"], flags: { countable: true, tabletop: true, interior: BOWL, fillable: true },
+    models: [{ id: "bowl/0", palette: ["white", "teal", "cream"], build: containerModel(BOWL) }] },
   { category: "kettle", group: "kitchen", confusables: ["pot", "vase", "jar"], flags: { countable: true, tabletop: true },
     models: [{ id: "kettle/0", palette: ["silver", "red", "black"], secondary: "black", build: () => {
       const g = m(); revolve(g, 0, 0, [[0.07, 0], [0.075, 0.08], [0.05, 0.14]], 0, { segments: 20, capBottom: true, capTop: true });
@@ -120,16 +152,34 @@ const CATS: CategoryDef[] = [
       handle(g, 0.055, 0.09, 0.035, 0.007, 1); // handle on +x
       box(g, [-0.085, 0, 0.09], [0.05, 0.016, 0.016], 0); // spout on -x
       return g; } }] },
-  { category: "pot", group: "kitchen", confusables: ["kettle", "bowl", "jar"], flags: { countable: true, tabletop: true },
-    models: [{ id: "pot/0", palette: ["silver", "black", "red"], build: () => {
-      const g = m(); openContainer(g, [0, 0], 0, 0.1, 0.08, 0.08, 0.005, 0); box(g, [0.095, 0, 0.085], [0.035, 0.02, 0.012], 0); box(g, [-0.095, 0, 0.085], [0.035, 0.02, 0.012], 0); return g; } }] },
+  { category: "pot", group: "kitchen", confusables: ["kettle", "bowl", "jar"], flags: { countable: true, tabletop: true, interior: POT, fillable: true },
+    models: [{ id: "pot/0", palette: ["silver", "black", "red"], build: containerModel(POT, 0, (g) => {
+      box(g, [0.095, 0, 0.085], [0.035, 0.02, 0.012], 0); box(g, [-0.095, 0, 0.085], [0.035, 0.02, 0.012], 0); }) }] },
   // ---- transparent containers (Material Transparency) ----
-  { category: "glass", group: "container", confusables: ["jar", "cup", "vase"], flags: { transparentContainer: true },
-    models: [{ id: "glass/0", palette: ["glass"], build: () => { const g = m(); openContainer(g, [0, 0], 0, 0.13, 0.038, 0.045, 0.004, 3); return g; } }] },
-  { category: "jar", group: "container", confusables: ["glass", "vase", "bottle"], flags: { transparentContainer: true },
-    models: [{ id: "jar/0", palette: ["glass"], build: () => { const g = m(); openContainer(g, [0, 0], 0, 0.16, 0.06, 0.055, 0.005, 3); return g; } }] },
-  { category: "glass_bowl", group: "container", confusables: ["bowl", "glass", "jar"], flags: { transparentContainer: true },
-    models: [{ id: "glass_bowl/0", palette: ["glass"], build: () => { const g = m(); openContainer(g, [0, 0], 0, 0.09, 0.07, 0.1, 0.005, 3); return g; } }] },
+  { category: "glass", group: "container", confusables: ["jar", "cup", "vase"], flags: { transparentContainer: true, interior: GLASS },
+    models: [{ id: "glass/0", palette: ["glass"], build: containerModel(GLASS, 3) }] },
+  { category: "jar", group: "container", confusables: ["glass", "vase", "bottle"], flags: { transparentContainer: true, interior: JAR },
+    models: [{ id: "jar/0", palette: ["glass"], build: containerModel(JAR, 3) }] },
+  { category: "glass_bowl", group: "container", confusables: ["bowl", "glass", "jar"], flags: { transparentContainer: true, interior: GLASS_BOWL },
+    models: [{ id: "glass_bowl/0", palette: ["glass"], build: containerModel(GLASS_BOWL, 3) }] },
+  // ---- fillable containers (Liquid Volume) ----
+  { category: "goblet", group: "kitchen", confusables: ["glass", "vase", "cup"], flags: { interior: GOBLET, fillable: true },
+    models: [{ id: "goblet/0", palette: ["silver", "red", "blue", "teal"], build: containerModel(GOBLET, 0, (g) => {
+      cylinder(g, [0, 0], 0, 0.008, 0.035, 0.035, 0, 20); cylinder(g, [0, 0], 0.008, 0.07, 0.006, 0.006, 0, 10); }) }] },
+  { category: "crock_pot", group: "kitchen", confusables: ["pot", "jar", "bowl"], flags: { interior: CROCK_POT, fillable: true },
+    models: [{ id: "crock_pot/0", palette: ["black", "white", "red", "cream"], secondary: "black", build: containerModel(CROCK_POT, 0, (g) => {
+      box(g, [0.11, 0, 0.12], [0.03, 0.06, 0.02], 1); box(g, [-0.11, 0, 0.12], [0.03, 0.06, 0.02], 1); }) }] },
+  { category: "bucket", group: "kitchen", confusables: ["pot", "jar", "bowl"], flags: { interior: BUCKET, fillable: true },
+    models: [{ id: "bucket/0", palette: ["blue", "red", "grey", "yellow"], build: containerModel(BUCKET) }] },
+  { category: "pitcher", group: "kitchen", confusables: ["jar", "mug", "vase"], flags: { interior: PITCHER, fillable: true },
+    models: [{ id: "pitcher/0", palette: ["white", "blue", "teal", "cream"], build: containerModel(PITCHER, 0, (g) => handle(g, 0.058, 0.1, 0.05, 0.007, 0)) }] },
+  // ---- box containers (Rigid Containment) ----
+  { category: "packing_box", group: "container", confusables: ["cardboard_box", "toy_box", "storage_bin"], flags: { interior: PACKING_BOX, rigidContainer: true },
+    models: [{ id: "packing_box/0", palette: ["tan", "brown", "white", "grey"], build: containerModel(PACKING_BOX) }] },
+  { category: "toy_box", group: "container", confusables: ["packing_box", "storage_bin", "cardboard_box"], flags: { interior: TOY_BOX, rigidContainer: true },
+    models: [{ id: "toy_box/0", palette: ["red", "blue", "yellow", "green", "purple"], build: containerModel(TOY_BOX) }] },
+  { category: "storage_bin", group: "container", confusables: ["packing_box", "toy_box", "bucket"], flags: { interior: STORAGE_BIN, rigidContainer: true, fillable: true },
+    models: [{ id: "storage_bin/0", palette: ["blue", "grey", "white", "teal", "green"], build: containerModel(STORAGE_BIN) }] },
   // ---- decor / toys / stationery ----
   { category: "vase", group: "decor", confusables: ["bottle", "jar", "candle"], flags: { countable: true, tabletop: true },
     models: [{ id: "vase/0", palette: ["blue", "white", "teal", "pink"], build: () => {

@@ -69,3 +69,34 @@ export const INSIDE_FOOTPRINT_MARGIN_M = 0.0;
 
 /** Spatial Distance / Dimensional Size: comparisons closer than this are not generated (relative). */
 export const METRIC_COMPARISON_MIN_RATIO = 1.3;
+
+/**
+ * Rigid Containment: an object fits a container when its box, turned about the vertical as needed, lies within
+ * the container's interior: its two footprint sides (sorted) within the interior's two (sorted) and its height
+ * within the interior's height. ESI's label is "the object's AABB fully inside the container's" after a
+ * simulated placement (reference/esi-spec.md §6.2.4); an open box's interior is what a placement can use.
+ */
+export function fitsInside(object: readonly number[], interior: readonly number[]): boolean {
+  return fitMargin(object, interior) >= 0;
+}
+
+/** Smallest clearance (m) of the object in the interior over the three axes: negative when it does not fit. */
+export function fitMargin(object: readonly number[], interior: readonly number[]): number {
+  const [oa, ob] = [object[0]!, object[1]!].sort((x, y) => x - y) as [number, number];
+  const [ia, ib] = [interior[0]!, interior[1]!].sort((x, y) => x - y) as [number, number];
+  return Math.min(ia - oa, ib - ob, interior[2]! - object[2]!);
+}
+
+/** The best-fitting container: the smallest interior (by volume) the object fits, or null when it fits none. */
+export function bestFit<T>(object: readonly number[], containers: ReadonlyArray<{ item: T; interior: { extent: readonly number[]; volume_m3: number } }>): T | null {
+  const fitting = containers.filter((c) => fitsInside(object, c.interior.extent)).sort((a, b) => a.interior.volume_m3 - b.interior.volume_m3);
+  return fitting[0]?.item ?? null;
+}
+
+/**
+ * Liquid Volume: the container whose interior is larger holds more. ESI's pairs differ by >= 200 particles of
+ * measured capacity (TARGET_CAP_DIFF, esi-spec.md §6.2.5); as a ratio, its sample records' capacities
+ * (capacity_from_json) differ by 1.12x (bowl 827 vs crock pot 925) to 1.92x (hingeless jar 203 vs water glass
+ * 106): the built-in pairs' interior volumes differ by at least the smallest of these.
+ */
+export const LIQUID_VOLUME_MIN_RATIO = 1.12;

@@ -5,7 +5,7 @@
  * comes from how far the deciding quantity is from its threshold (relation margins). When the graph lacks
  * what a program needs (a referent, two copies to compare), the program declines (decision.ts).
  */
-import { classifyTriangle, collinearityResidual, COLLINEAR_TOL_M, TOUCHING_GAP_M, TRIANGLE_EQUAL_SIDE_TOL, triangleMargin } from "../../bridge/task/rules.js";
+import { bestFit, classifyTriangle, collinearityResidual, COLLINEAR_TOL_M, fitMargin, LIQUID_VOLUME_MIN_RATIO, TOUCHING_GAP_M, TRIANGLE_EQUAL_SIDE_TOL, triangleMargin } from "../../bridge/task/rules.js";
 import type { BuiltinSubcategory } from "../../bridge/task/taxonomy.js";
 import { boxDistance } from "../core/geometry.js";
 import type { GraphNode, SceneGraph } from "../../scenegraph/types.js";
@@ -22,6 +22,10 @@ export const CONFIDENCE_SCALE = {
   distanceRelative: 0.3,
   volumeRelative: 0.5,
   insideM: 0.02,
+  /** Rigid Containment: a clearance this large (m) between the object and the walls is certain. */
+  fitM: 0.03,
+  /** Liquid Volume: the rule's smallest interior ratio (bridge/task/rules.ts) counts as certain. */
+  liquidRelative: LIQUID_VOLUME_MIN_RATIO - 1,
 };
 
 /** Geometric Configuration: a longest side below this (m) is no triangle. Our choice: a tenth of the suite's smallest objects. */
@@ -185,6 +189,46 @@ const enclosure: Program = (p) => {
   return declined(`what is inside the ${boxes} closed ${[...ENCLOSURE_CATEGORIES].join("/")}(s) is not in a graph of seen surfaces, and ${fits.length} options fit ${seen}..${hi}`, p.trace);
 };
 
+/** How an option names a referent: ESI's options drop the article ("medium packing box"). */
+const optionOf = (q: Query, name: string) => optionNaming(q.options, name) ?? optionNaming(q.options, name.replace(/^the /, ""));
+
+/**
+ * Rigid Containment: the containee's box against each container node's interior (the graph's estimate from the
+ * box and the label's wall model); the answer is the smallest interior it fits, by the generator's rule.
+ */
+const containment: Program = (p) => {
+  const ns = referents(p, p.q.referents.length);
+  if (typeof ns === "string") return declined(`${ns} is not in the graph`, p.trace);
+  const [obj, ...boxes] = ns as [GraphNode, ...GraphNode[]];
+  const noInterior = boxes.find((n) => !n.interior);
+  if (noInterior) return declined(`node ${noInterior.id} (${noInterior.label}) carries no interior: its label is no open container`, p.trace);
+  const margins = boxes.map((n) => fitMargin(obj.box.extent, n.interior!.extent));
+  boxes.forEach((n, k) => p.trace.push(`${p.q.referents[k + 1]!.name}: interior ${n.interior!.extent.map(r3).join(" x ")} m (${r3(n.interior!.volume_m3 * 1000)} L), clearance ${r3(margins[k]!)} m`));
+  const best = bestFit(obj.box.extent, boxes.map((n, k) => ({ item: k, interior: n.interior! })));
+  if (best === null) return declined(`${p.q.referents[0]!.name} (${obj.box.extent.map(r3).join(" x ")} m) fits none of the containers`, p.trace);
+  const answer = optionOf(p.q, p.q.referents[best + 1]!.name);
+  if (!answer) return declined(`no option names ${p.q.referents[best + 1]!.name}`, p.trace);
+  // how far from flipping: the chosen one's clearance, and the nearest smaller container's shortfall
+  const smaller = boxes.map((n, k) => ({ n, k })).filter(({ n }) => n.interior!.volume_m3 < boxes[best]!.interior!.volume_m3).map(({ k }) => -margins[k]!);
+  return { answer, confidence: marginConfidence(Math.min(margins[best]!, ...smaller), CONFIDENCE_SCALE.fitM), trace: p.trace };
+};
+
+/** Liquid Volume: the two vessel nodes' interior volumes (the graph's estimate); the larger holds more. */
+const liquid: Program = (p) => {
+  const ns = referents(p, 2);
+  if (typeof ns === "string") return declined(`${ns} is not in the graph`, p.trace);
+  const noInterior = ns.find((n) => !n.interior);
+  if (noInterior) return declined(`node ${noInterior.id} (${noInterior.label}) carries no interior: its label is no open container`, p.trace);
+  const [a, b] = ns as [GraphNode, GraphNode];
+  const va = a.interior!.volume_m3, vb = b.interior!.volume_m3;
+  p.trace.push(`interiors ${r3(va * 1000)} L vs ${r3(vb * 1000)} L (boxes ${r3(a.volume_m3 * 1000)} L vs ${r3(b.volume_m3 * 1000)} L)`);
+  const k = va >= vb ? 0 : 1;
+  const answer = optionOf(p.q, p.q.referents[k]!.name);
+  if (!answer) return declined(`no option names ${p.q.referents[k]!.name}`, p.trace);
+  const lo = Math.min(va, vb);
+  return { answer, confidence: marginConfidence(lo > 0 ? Math.max(va, vb) / lo - 1 : 1, CONFIDENCE_SCALE.liquidRelative), trace: p.trace };
+};
+
 /** Programs of imported ESI-Bench subcategories esi3d does not generate, where a graph can answer at all. */
 export const IMPORTED_PROGRAMS: Partial<Record<string, Program>> = { structural_enclosure: enclosure };
 
@@ -203,6 +247,8 @@ export const PROGRAMS: Record<BuiltinSubcategory, Program> = {
   merged_observation: counting,
   category_ambiguity: counting,
   illumination_variability: counting,
+  rigid_containment: containment,
+  liquid_volume: liquid,
 };
 
 /** Runs the subcategory's program over the graph (a subcategory without one is unanswerable here). */

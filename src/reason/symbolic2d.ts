@@ -12,6 +12,7 @@ import { computeEvidence, type Evidence } from "../../scenegraph/evidence.js";
 import type { Query, Referent } from "./query.js";
 import { declined, marginConfidence, nearestOption, optionNaming, programReasoner, type Decision } from "./decision.js";
 import type { Reasoner } from "./types.js";
+import { interiorFractions } from "../../bridge/objects/containers.js";
 
 /** Image-plane collinearity: residual over the longest side; 0.05 = the 4 cm metric tolerance over a typical 0.8 m span. */
 export const IMAGE_COLLINEAR_RATIO = 0.05;
@@ -192,6 +193,38 @@ function decide2d(bundle: FrameBundle, q: Query): Decision {
       if (!centred) return fallback("no object in the centre of the first view");
       trace.push(`mask at the image centre: ${centred.label}`);
       return opt(centred.label) ? { answer: opt(centred.label)!, confidence: 0.75, trace } : fallback(`no option for ${centred.label}`);
+    }
+    case "rigid_containment": {
+      if (!all(q.referents.length)) return fallback("the object and every container are not all visible in one view");
+      const [obj, ...boxes] = masks as Mask[];
+      const size = (m: Mask) => [m.bbox[2] - m.bbox[0] + 1, m.bbox[3] - m.bbox[1] + 1] as const;
+      const [ow, oh] = size(obj!);
+      // the container's mask shrunk by its label's wall fraction: the opening, as the image shows it
+      const fits = boxes.map((m) => {
+        const f = interiorFractions(m.label)?.horizontal;
+        const [w, h] = size(m);
+        return f === undefined ? null : { fits: ow <= w * f && oh <= h * f, area: m.area };
+      });
+      if (fits.some((f) => f === null)) return fallback("a container's label has no wall model");
+      boxes.forEach((m, k) => trace.push(`${q.referents[k + 1]!.name}: mask ${size(m).join(" x ")} px, ${fits[k]!.fits ? "fits" : "too small"} for ${ow} x ${oh} px`));
+      const best = fits.map((f, k) => ({ ...f!, k })).filter((f) => f.fits).sort((a, b) => a.area - b.area)[0];
+      if (!best) return fallback("the object fits none of the containers in the image");
+      const a = opt(q.referents[best.k + 1]!.name.replace(/^the /, ""));
+      return a ? { answer: a, confidence: 0.6, trace } : fallback("no option names the container");
+    }
+    case "liquid_volume": {
+      if (!all(2)) return fallback("the two containers are not both visible in one view");
+      // image volume: width^2 x height of the mask's box, times the label's interior share of its box
+      const vol = (masks as Mask[]).slice(0, 2).map((m) => {
+        const f = interiorFractions(m.label)?.volume;
+        const w = m.bbox[2] - m.bbox[0] + 1, h = m.bbox[3] - m.bbox[1] + 1;
+        return f === undefined ? null : w * w * h * f;
+      });
+      if (vol.some((v) => v === null)) return fallback("a container's label has no wall model");
+      const [va, vb] = vol as [number, number];
+      trace.push(`image interiors ${Math.round(va)} vs ${Math.round(vb)} px^3`);
+      const a = opt(q.referents[va >= vb ? 0 : 1]!.name.replace(/^the /, ""));
+      return a ? { answer: a, confidence: marginConfidence(Math.max(va, vb) / Math.max(1, Math.min(va, vb)) - 1, 0.5), trace } : fallback("no option names the container");
     }
     default:
       return fallback(`no 2D program for ${q.subcategory}`);

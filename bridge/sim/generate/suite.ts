@@ -19,6 +19,7 @@ import { geometricConfiguration, linearAlignment, physicalContact } from "./spat
 import { dimensionalSize, spatialDistance } from "./metric.js";
 import { materialTransparency, partialOcclusion, viewHallucination } from "./perceptual.js";
 import { categoryAmbiguity, countingWithOcclusion, illuminationVariability, mergedObservation, spatialSegmentation } from "./counting.js";
+import { liquidVolume, rigidContainment } from "./physical.js";
 
 export const GENERATORS: Record<BuiltinSubcategory, Generator> = {
   geometric_configuration: geometricConfiguration,
@@ -34,6 +35,8 @@ export const GENERATORS: Record<BuiltinSubcategory, Generator> = {
   merged_observation: mergedObservation,
   category_ambiguity: categoryAmbiguity,
   illumination_variability: illuminationVariability,
+  rigid_containment: rigidContainment,
+  liquid_volume: liquidVolume,
 };
 
 /** The agent camera of the built-in simulator: VGGT's crop-mode size for 4:3 frames (518x392), 70 deg FOV (the only FOV ESI states). */
