@@ -24,7 +24,7 @@ const PROXY_MAX_CAMERA_HEIGHT_M = 2.0;
 export const PROXY_LIGHTING: Lighting = { ambient: 0.4, sun: { direction: [0.2, 0.3, -1], intensity: 0.6 }, lights: [] };
 /** Colours of stand-ins, by object order, so that same-category objects stay apart for colour matching. */
 export const PROXY_COLORS = ["grey", "tan", "blue", "green", "red", "teal", "purple", "orange", "brown", "pink"] as const;
-/** Proxy renders go through esi3d's built-in renderer and reasoners: the 13 subcategories those cover. */
+/** Proxy renders go through esi3d's built-in renderer and reasoners: the subcategories those cover. */
 export const PROXY_SUBCATEGORIES: ReadonlySet<string> = new Set(BUILTIN_SUBCATEGORIES);
 
 /** Why a task has no proxy, as a short code (audit summaries count by it) and a sentence. */
@@ -54,7 +54,7 @@ function standIn(o: TaskRecord["objects"][number], i: number): { object: TaskObj
 /** The proxy task of an imported task, or why there is none. */
 export function proxyTask(t: TaskRecord): ProxyResult {
   if (!isImported(t)) return { skip: "not an imported ESI-Bench task", code: "not_imported" };
-  if (!PROXY_SUBCATEGORIES.has(t.subcategory)) return { skip: `${t.subcategory}: esi3d's built-in renderer and reasoners cover only the 13 built-in subcategories (no mirrors, cloth, liquids, dynamics, room graphs or time)`, code: "subcategory" };
+  if (!PROXY_SUBCATEGORIES.has(t.subcategory)) return { skip: `${t.subcategory}: esi3d's built-in renderer and reasoners cover only the built-in subcategories (no mirrors, cloth, liquids, dynamics, room graphs or time)`, code: "subcategory" };
   if (!t.agent_initial) return { skip: "the record stores no camera for the question", code: "no_camera" };
   if (t.answer_format !== "yes_no" && t.answer_format !== "choice" && t.answer_format !== "integer" && t.answer_format !== "ordering") return { skip: `answer format ${t.answer_format}: esi3d's reasoners do not answer it yet`, code: "answer_format" };
   const relevant = new Set(t.relevant_object_ids);
