@@ -6,7 +6,7 @@
  * bridge/task/rules.ts.
  */
 import type { Vec3 } from "../../../src/core/math/vec.js";
-import { rad } from "../../../src/core/math/vec.js";
+import { rad, wrapAngle } from "../../../src/core/math/vec.js";
 import type { Rng } from "../../../src/core/math/rng.js";
 import type { TaskObject } from "../../task/schema.js";
 import { bestFit, fitMargin, LIQUID_VOLUME_MIN_RATIO } from "../../task/rules.js";
@@ -37,6 +37,9 @@ export const CONTAINER_RATIO: Record<ContainerSize, [number, number]> = { small:
  * without looking at the object (the middle one; the larger of two) is at chance on the 2-option questions.
  */
 export const OPTION_SETS: ReadonlyArray<readonly ContainerSize[]> = [["small", "fit", "big"], ["small", "fit"], ["fit", "big"]];
+/** Initial camera: height (m) and distance from the row (m, plus 0.35 x its length), about 40-50 deg down, so a box's far wall and floor show. Ours. */
+export const RIGID_CAMERA_HEIGHT_M: [number, number] = [1.3, 1.6];
+export const RIGID_CAMERA_DISTANCE_M: [number, number] = [0.9, 1.3];
 /** Gap between neighbours in the row (m); ESI lays the containee and containers out in a row (`row_layout`), spacing not stored: ours. */
 export const ROW_GAP_M: [number, number] = [0.12, 0.3];
 
@@ -61,6 +64,8 @@ const unitExtent = (category: string): Vec3 => {
   const e = buildModel(categoryDef(category).models[0]!.id).extent;
   return [e[0], e[1], e[2]];
 };
+/** Heading (rad) from an object to a point, seen from above. */
+const azimuthFrom = (o: TaskObject, p: readonly number[]) => Math.atan2(p[1]! - o.position[1], p[0]! - o.position[0]);
 const get = (objects: readonly TaskObject[], id: number) => objects.find((o) => o.id === id)!;
 /** Half-length of an object's footprint along the unit direction (ux, uy). */
 const halfAlong = (o: TaskObject, yaw: number, ux: number, uy: number): number => {
@@ -112,11 +117,11 @@ export const rigidContainment: Generator = (rng): Draft => {
   const interiors = (objects: readonly TaskObject[]) => offered.map(({ c }) => ({ item: get(objects, c.id), interior: interiorOf(contCat, get(objects, c.id).extent)! }));
   const best = bestFit(containee.extent, interiors(b.objects));
   require(best, "the object fits no container");
-  // the camera in front of the row, high enough to look into the open boxes
+  // the camera in front of the row, looking down into the open boxes (ESI's robot-eye camera: pose not stored, ours)
   const side = rng.bool() ? 1 : -1;
   const n: [number, number] = [-u[1] * side, u[0] * side];
-  const D = rng.uniform(1.5, 2.1) + 0.3 * length;
-  const agent = cameraLookingAt(b, [spot[0] + n[0] * D, spot[1] + n[1] * D, rng.uniform(1.1, 1.5)], [spot[0], spot[1], 0.12]);
+  const D = rng.uniform(...RIGID_CAMERA_DISTANCE_M) + 0.35 * length;
+  const agent = cameraLookingAt(b, [spot[0] + n[0] * D, spot[1] + n[1] * D, rng.uniform(...RIGID_CAMERA_HEIGHT_M)], [spot[0], spot[1], 0.12]);
   require(agent, "initial camera blocked");
   const ids = [containee.id, ...offered.map(({ c }) => c.id)];
   const names = offered.map(({ c }) => c.name);
@@ -152,9 +157,13 @@ export const rigidContainment: Generator = (rng): Draft => {
       for (const id of ids) if (p.fraction(id) < 0.3) return `object ${id} is ${(p.fraction(id) * 100).toFixed(0)} % visible in the initial view`;
       return null;
     },
-    // a view from above the row that shows the object and every container's opening
-    gtGoals: [(v) => v.pose.pitch <= rad(-25) + 1e-6 && ids.every((id) => isVisible(v, id, 6))],
-    gtKeyPoses: orbitPoses([spot[0], spot[1], 0.12], [1.4, 1.8, 2.2], [1.3, 1.6], 12),
+    // a view from above the row that shows the object and every container's opening, and the object from
+    // another side (one view sees only its front half: its depth, what the fit needs, would be short)
+    gtGoals: [
+      (v) => v.pose.pitch <= rad(-35) + 1e-6 && ids.every((id) => isVisible(v, id, 6)),
+      (v) => isVisible(v, containee.id, 10) && Math.abs(wrapAngle(azimuthFrom(containee, v.pose.position) - azimuthFrom(containee, agent.position))) > rad(70),
+    ],
+    gtKeyPoses: [...orbitPoses([spot[0], spot[1], 0.12], [1.2, 1.6], [1.4, 1.7], 12), ...orbitPoses([containee.position[0], containee.position[1], containee.position[2]], [0.8, 1.1], [1.0, 1.3], 8)],
   };
 };
 
