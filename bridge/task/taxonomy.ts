@@ -49,7 +49,7 @@ export const SUBCATEGORY_CATEGORY = {
 export type Subcategory = keyof typeof SUBCATEGORY_CATEGORY;
 export const SUBCATEGORIES = Object.keys(SUBCATEGORY_CATEGORY) as Subcategory[];
 
-/** The 13 subcategories answerable from a scene graph that the built-in simulator generates. */
+/** The subcategories answerable from a scene graph that the built-in simulator generates. */
 export const BUILTIN_SUBCATEGORIES = [
   "geometric_configuration",
   "linear_alignment",
@@ -64,6 +64,10 @@ export const BUILTIN_SUBCATEGORIES = [
   "merged_observation",
   "category_ambiguity",
   "illumination_variability",
+  "connectivity",
+  "traversable_passage",
+  "regional_boundary",
+  "long_term_navigation",
 ] as const satisfies readonly Subcategory[];
 export type BuiltinSubcategory = (typeof BUILTIN_SUBCATEGORIES)[number];
 
