@@ -8,7 +8,8 @@
  * between walls is grown into regions. Our apartments have axis-aligned walls, so the segmentation is a
  * line partition: wall points (the cloud's points labelled "wall") are binned on a 2D grid, grid columns
  * and rows holding a long run of wall cells are wall lines, and the lines cut the floor into cells. Between
- * two neighbouring cells a line stretch with little wall is no wall (the cells are one room); a gap in a
+ * two neighbouring cells a line stretch with little wall and seen floor across it is no wall (the cells are one
+ * room; an unseen stretch stays a wall); a gap in a
  * wall stretch whose floor was seen is a doorway.
  */
 import type { PointCloud } from "../reconstruct/pointcloud.js";
@@ -22,6 +23,8 @@ export const REGION_CELL_M = 0.1;
 export const MIN_WALL_LINE_M = 0.8;
 /** A line stretch between two cells is a wall when this share of it shows wall points (ours); below it the cells are one room. */
 export const WALL_PRESENT_FRACTION = 0.3;
+/** ...and at least this share of it shows floor seen across the line (ours). */
+export const OPEN_LINE_FRACTION = 0.5;
 /** A wall gap narrower than this is no doorway (m): doors are 0.7 m and wider (ours; the simulator's are 1.0). */
 export const MIN_DOOR_WIDTH_M = 0.6;
 /** Wall points this far (cells) from a line count as on it: noisy depth spreads a wall over a few cells. */
@@ -164,18 +167,20 @@ export function segmentRegions(cloud: PointCloud, nodes: readonly GraphNode[], f
   const gaps: Gap[] = [];
   const stretch = (axis: 0 | 1, line: number, from: number, to: number, cellA: number, cellB: number) => {
     const a = Math.round(line);
-    let wall = 0, total = 0, runStart = -1;
+    let wall = 0, total = 0, openCells = 0, runStart = -1;
     const runs: Array<[number, number]> = [];
     for (let b = Math.ceil(from); b <= Math.floor(to); b++) {
       total++;
       const isWall = near(wallAt, a, b, axis, LINE_TOLERANCE_CELLS);
       if (isWall) wall++;
       const open = !isWall && near(floorAt, a, b, axis, LINE_TOLERANCE_CELLS);
+      if (open) openCells++;
       if (open && runStart < 0) runStart = b;
       if (!open && runStart >= 0) (runs.push([runStart, b - 1]), (runStart = -1));
     }
     if (runStart >= 0) runs.push([runStart, Math.floor(to)]);
-    if (total === 0 || wall / total < WALL_PRESENT_FRACTION) {
+    // no wall only where the views saw through: an unseen stretch stays a wall (unknown is not open)
+    if (total > 0 && wall / total < WALL_PRESENT_FRACTION && openCells / total >= OPEN_LINE_FRACTION) {
       parent[find(cellA)] = find(cellB);
       return;
     }
