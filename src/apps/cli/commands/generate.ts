@@ -10,7 +10,7 @@ export function registerGenerate(program: Command): void {
   program
     .command("generate")
     .description("generate ESI-Bench-style tasks with the built-in simulator (one JSON per task)")
-    .option("--suite <name>", "task suite (only 'default': the 13 scene-graph subcategories)", choiceOption("--suite", ["default"] as const), "default")
+    .option("--suite <name>", "task suite (only 'default': the built-in scene-graph subcategories)", choiceOption("--suite", ["default"] as const), "default")
     .option("--per-subcategory <n>", "tasks per subcategory", intOption("--per-subcategory", 1, 10000), 10)
     .option("--subcategories <list>", "comma-separated subset of subcategories", listOption("--subcategories", BUILTIN_SUBCATEGORIES))
     .option("--seed <seed>", "seed: the same seed gives byte-identical tasks", "0")
