@@ -48,7 +48,8 @@ export async function buildPointCloud(bundle: FrameBundle, options: z.input<type
   }
 }
 
-function withoutIds(c: PointCloud, ids: ReadonlySet<number> | undefined): PointCloud {
+/** The cloud without the points of these instance ids (the structure points a graph leaves out). */
+export function withoutIds(c: PointCloud, ids: ReadonlySet<number> | undefined): PointCloud {
   if (!ids || ids.size === 0) return c;
   const keep = new Uint8Array(c.count);
   for (let i = 0; i < c.count; i++) keep[i] = ids.has(c.instance[i]!) ? 0 : 1;

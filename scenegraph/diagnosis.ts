@@ -15,6 +15,7 @@
  * True objects left unmatched are missed-unseen (no view shows them) or missed-lost (seen, not recovered).
  * Relations are compared after mapping node ids to true ids (duplicates map to their object).
  */
+import { diagnoseRegions } from "./regionDiagnosis.js";
 import type { Vec3 } from "../src/core/math/vec.js";
 import type { FrameBundle } from "../bridge/bundle/io.js";
 import type { Task, TaskObject } from "../bridge/task/schema.js";
@@ -113,7 +114,9 @@ export function diagnose(input: DiagnoseInput): Diagnosis {
   const objDiag = diagnoseObjects(ctx, nodeDiag, matchOfObject, observed);
   const { relDiag, missing, found } = diagnoseRelations(input, nodeDiag);
   const metrics = graphMetrics(ctx, { nodeDiag, objDiag, relDiag, missing, found, observed });
-  return { nodes: nodeDiag, objects: objDiag, relations: relDiag, missing_relations: missing, metrics };
+  const layout = input.task.room.layout;
+  const regions = layout ? diagnoseRegions(input.graph.regions, layout, nodeDiag, input.task.objects) : undefined;
+  return { nodes: nodeDiag, objects: objDiag, relations: relDiag, missing_relations: missing, metrics, ...(regions ? { regions } : {}) };
 }
 
 function diagnosisContext(input: DiagnoseInput): DiagnosisContext {

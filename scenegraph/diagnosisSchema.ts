@@ -82,6 +82,35 @@ export const GraphMetricsSchema = z
   })
   .strict();
 
+/** How the graph's region layer (rooms, doorways) compares with the task's true layout. */
+export const RegionDiagnosisSchema = z
+  .object({
+    rooms: z.array(
+      z
+        .object({
+          room: z.string().describe("predicted room id"),
+          truth: z.string().nullable().describe("the true room it matches (floor-rectangle IoU >= ROOM_MATCH_IOU), or null"),
+          iou: z.number().min(0).max(1),
+          name_correct: z.boolean().describe("the predicted name is the matched room's name"),
+        })
+        .strict(),
+    ),
+    missed_rooms: z.array(z.string()).describe("true rooms no predicted room matches"),
+    doorways: z.array(z.object({ rooms: z.tuple([z.string(), z.string()]), correct: z.boolean().describe("its rooms match two true rooms a true doorway joins") }).strict()),
+    missed_doorways: z.array(z.tuple([z.string(), z.string()])).describe("true doorways no predicted doorway stands for"),
+    metrics: z
+      .object({
+        room_precision: z.number().min(0).max(1),
+        room_recall: z.number().min(0).max(1),
+        room_name_accuracy: z.number().min(0).max(1).nullable().describe("share of matched rooms named right"),
+        doorway_precision: z.number().min(0).max(1).nullable(),
+        doorway_recall: z.number().min(0).max(1).nullable(),
+        object_room_accuracy: z.number().min(0).max(1).nullable().describe("share of matched nodes assigned to the room matching their object's true room"),
+      })
+      .strict(),
+  })
+  .strict();
+
 export const DiagnosisSchema = z
   .object({
     nodes: z.array(NodeDiagnosisSchema),
@@ -89,6 +118,7 @@ export const DiagnosisSchema = z
     relations: z.array(RelationDiagnosisSchema),
     missing_relations: z.array(z.object({ subject: z.number().int(), predicate: z.enum(PREDICATES), object: z.number().int() }).strict()),
     metrics: GraphMetricsSchema,
+    regions: RegionDiagnosisSchema.optional().describe("multi-room tasks: rooms and doorways against the true layout"),
   })
   .strict();
 
@@ -99,3 +129,4 @@ export type RelationDiagnosis = z.infer<typeof RelationDiagnosisSchema>;
 export type PredicateScore = z.infer<typeof PredicateScoreSchema>;
 export type GraphMetrics = z.infer<typeof GraphMetricsSchema>;
 export type Diagnosis = z.infer<typeof DiagnosisSchema>;
+export type RegionDiagnosis = z.infer<typeof RegionDiagnosisSchema>;

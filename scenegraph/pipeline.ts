@@ -5,7 +5,8 @@
  */
 import { z } from "zod";
 import type { FrameBundle } from "../bridge/bundle/io.js";
-import { buildPointCloud, type CloudRuntime } from "../reconstruct/index.js";
+import { buildPointCloud, withoutIds, type CloudRuntime } from "../reconstruct/index.js";
+import { segmentRegions } from "./regions.js";
 import { CloudOptionsSchema, CLOUD_FLAGS } from "../reconstruct/options.js";
 import { filterCloud, type PointCloud } from "../reconstruct/pointcloud.js";
 import { labelledBundle } from "../reconstruct/noisy/labels.js";
@@ -59,12 +60,21 @@ export async function graphOfBundle(bundle: FrameBundle, options: z.input<typeof
   };
   // with masks, structure points never reach an instance: leave them out of the cloud
   const { masks: _masks, instances: _instances, ...cloudOptions } = o;
-  const cloud = await buildPointCloud(bundle, cloudOptions, { ...runtime, excludeIds: o.masks === "none" ? undefined : structureIds(bundle) });
+  // a multi-room task keeps its structure points for the region layer (rooms from walls and floor)
+  const layout = bundle.manifest.task.room.layout !== undefined;
+  const exclude = o.masks === "none" ? undefined : structureIds(bundle);
+  const full = await buildPointCloud(bundle, cloudOptions, { ...runtime, excludeIds: layout ? undefined : exclude });
+  const cloud = layout ? withoutIds(full, exclude) : full;
   lap("cloud");
   const instances = effectiveInstances(o.masks, o.instances);
   if (instances !== o.instances) notes.push("masks none has no 2D masks to fuse; using instances dbscan");
   // a noisy cloud with label corruption brings its corrupted masks; the diagnosis keeps the true bundle
   const result = buildSceneGraph(cloud, labelledBundle(bundle, cloud), { masks: o.masks, instances });
+  if (layout) {
+    const regions = segmentRegions(full, result.graph.nodes, bundle.manifest.task.room.floor_z ?? 0);
+    if (regions) result.graph.regions = regions;
+    else notes.push("region layer: too little wall and floor seen to segment rooms");
+  }
   lap("graph");
   let diagnosis: Diagnosis | null = null;
   if (runtime.diagnose !== false) {

@@ -10,6 +10,7 @@ import type { YawBox } from "../src/core/geometry.js";
 import { colorRgb, namedColorRgb } from "../bridge/task/palette.js";
 import type { Vec3 } from "../src/core/math/vec.js";
 import { nodeInterior } from "./nodes.js";
+import { truthRegions } from "./regions.js";
 
 /** The palette colour of a true node whose task records no colour. */
 const UNKNOWN_COLOUR = "grey";
@@ -72,7 +73,9 @@ export function truthGraph(task: Task, paradigm: SceneGraph["paradigm"] = "truth
       support: [],
     };
   });
+  const regions = truthRegions(task, graphNodes);
   return {
+    ...(regions ? { regions } : {}),
     format: GRAPH_FORMAT,
     task_id: task.task_id,
     paradigm,

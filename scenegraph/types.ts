@@ -82,6 +82,35 @@ export const RelationSchema = z
   })
   .strict();
 
+const Point2Schema = z.tuple([coordinate(), coordinate()]);
+
+/** The region layer (HOV-SG's rooms): rooms with their objects, doorways as edges between rooms. */
+export const RegionLayerSchema = z
+  .object({
+    rooms: z.array(
+      z
+        .object({
+          id: z.string().min(1).describe("room name, '<type>_<k>' (e.g. 'kitchen_0'); 'room_<k>' when no object names its type"),
+          type: z.string().min(1).describe("room type, from the signature furniture seen in it (bridge/task/layout.ts ROOM_SIGNATURES), or 'unknown'"),
+          min: Point2Schema.describe("[x, y] corner of the room's floor rectangle (m)"),
+          max: Point2Schema.describe("[x, y] opposite corner (m)"),
+          objects: z.array(z.string()).describe("ids of the nodes whose centre lies in the room"),
+        })
+        .strict(),
+    ),
+    doorways: z.array(
+      z
+        .object({
+          rooms: z.tuple([z.string(), z.string()]).describe("the two rooms the doorway joins"),
+          centre: Point2Schema.describe("[x, y] of the doorway's centre (m)"),
+          width_m: z.number().min(0),
+        })
+        .strict(),
+    ),
+  })
+  .strict()
+  .describe("rooms segmented from walls and free space, doorways as edges, objects assigned to rooms (multi-room scenes only)");
+
 /** Who made the graph: a reconstruction source, or the ground truth (`truthGraph`). */
 const TRUTH = "truth";
 
@@ -99,6 +128,7 @@ export const SceneGraphSchema = z
     nodes: z.array(GraphNodeSchema),
     relations: z.array(RelationSchema),
     structure: z.object({ floor_points: count(), wall_points: count() }).strict().describe("structure points found (floor, walls), for reference"),
+    regions: RegionLayerSchema.optional(),
     timings_ms: z.record(z.string(), z.number()),
   })
   .strict()
@@ -108,6 +138,14 @@ export const SceneGraphSchema = z
       if (ids.has(n.id)) ctx.addIssue({ code: "custom", path: ["nodes", k, "id"], message: `duplicate node id "${n.id}"` });
       ids.add(n.id);
     });
+    const rooms = new Set(g.regions?.rooms.map((r) => r.id) ?? []);
+    g.regions?.doorways.forEach((d, k) => {
+      for (const end of [0, 1] as const)
+        if (!rooms.has(d.rooms[end])) ctx.addIssue({ code: "custom", path: ["regions", "doorways", k, "rooms", end], message: `names room "${d.rooms[end]}", which the graph does not have` });
+    });
+    g.regions?.rooms.forEach((r, k) => r.objects.forEach((o, j) => {
+      if (!ids.has(o)) ctx.addIssue({ code: "custom", path: ["regions", "rooms", k, "objects", j], message: `names node "${o}", which the graph does not have` });
+    }));
     g.relations.forEach((r, k) => {
       for (const end of ["subject", "object"] as const)
         if (!ids.has(r[end])) ctx.addIssue({ code: "custom", path: ["relations", k, end], message: `names node "${r[end]}", which the graph does not have` });
@@ -119,3 +157,4 @@ export type GraphNode = z.infer<typeof GraphNodeSchema>;
 export type Predicate = (typeof PREDICATES)[number];
 export type Relation = z.infer<typeof RelationSchema>;
 export type SceneGraph = z.infer<typeof SceneGraphSchema>;
+export type RegionLayer = z.infer<typeof RegionLayerSchema>;

@@ -7,6 +7,7 @@ import { rad } from "../../src/core/math/vec.js";
 import type { Task, TaskObject } from "../task/schema.js";
 import { quatToMat } from "../../src/core/math/quat.js";
 import { intendedPose, isNavigationAction, type NavigationAction } from "../task/actions.js";
+import { solidIntervals, wallAxis, wallPoint } from "../task/layout.js";
 
 
 /** Camera height limits (m above the floor): from crouching to a raised arm; a task's agent_limits may lower the first. */
@@ -44,6 +45,24 @@ export function obstaclesOf(objects: readonly TaskObject[]): Obstacle[] {
   });
 }
 
+/** A solid stretch of an interior wall (a layout's wall between its doorways). */
+export interface WallStretch {
+  a: [number, number];
+  b: [number, number];
+}
+
+/** The solid stretches of a room's interior walls (none for a single room). */
+export function wallStretches(room: Pick<Task["room"], "layout">): WallStretch[] {
+  return (room.layout?.walls ?? []).flatMap((w) => solidIntervals(w).map(([s0, s1]) => ({ a: wallPoint(w, s0), b: wallPoint(w, s1) })));
+}
+
+/** Distance from (x, y) to a segment. */
+function segmentDistance(x: number, y: number, s: WallStretch): number {
+  const { dir, length } = wallAxis({ from: s.a, to: s.b });
+  const t = Math.max(0, Math.min(length, (x - s.a[0]) * dir[0] + (y - s.a[1]) * dir[1]));
+  return Math.hypot(x - (s.a[0] + dir[0] * t), y - (s.a[1] + dir[1] * t));
+}
+
 export interface World {
   roomSize: [number, number];
   /** Centre of the floor rectangle (the origin unless the room has world bounds). */
@@ -51,6 +70,8 @@ export interface World {
   floorZ: number;
   minCameraHeight: number;
   obstacles: Obstacle[];
+  /** Interior walls the body keeps BODY_CLEARANCE_M from (multi-room layouts). */
+  walls: WallStretch[];
 }
 
 /** The room a task's floor spans: centred at the origin, or at its world bounds (imported tasks). */
@@ -61,7 +82,7 @@ export function roomFrame(room: Pick<Task["room"], "size" | "bounds" | "floor_z"
 
 export function worldOf(task: Pick<Task, "room" | "objects"> & Partial<Pick<Task, "agent_limits">>): World {
   const f = roomFrame(task.room);
-  return { roomSize: task.room.size, roomCentre: f.centre, floorZ: f.floorZ, minCameraHeight: task.agent_limits?.min_camera_height_m ?? MIN_CAMERA_HEIGHT_M, obstacles: obstaclesOf(task.objects) };
+  return { roomSize: task.room.size, roomCentre: f.centre, floorZ: f.floorZ, minCameraHeight: task.agent_limits?.min_camera_height_m ?? MIN_CAMERA_HEIGHT_M, obstacles: obstaclesOf(task.objects), walls: wallStretches(task.room) };
 }
 
 /** True where a camera at `p` is inside the room, within the height limits and clear of every footprint. */
@@ -70,6 +91,7 @@ export function isFree(world: World, p: [number, number, number]): boolean {
   if (Math.abs(p[0] - world.roomCentre[0]) > hx || Math.abs(p[1] - world.roomCentre[1]) > hy) return false;
   const h = p[2] - world.floorZ;
   if (h < world.minCameraHeight - 1e-9 || h > MAX_CAMERA_HEIGHT_M + 1e-9) return false;
+  for (const w of world.walls) if (segmentDistance(p[0], p[1], w) < BODY_CLEARANCE_M) return false;
   for (const o of world.obstacles) {
     const dx = p[0] - o.centre[0], dy = p[1] - o.centre[1];
     const c = Math.cos(o.yaw), s = Math.sin(o.yaw);

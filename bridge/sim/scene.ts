@@ -8,10 +8,13 @@ import { colorRgb, type Rgb } from "../task/palette.js";
 import { buildModel, modelDef } from "../objects/library.js";
 import { objectWorldTriangles } from "../objects/shape.js";
 import { roomFrame } from "./agent.js";
+import { solidIntervals, wallPoint } from "../task/layout.js";
 
 /** Instance ids reserved for room structure (task objects start at 16). */
 export const FLOOR_ID = 1;
 export const WALL_IDS = [2, 3, 4, 5] as const;
+/** Instance ids of a layout's interior walls (schema.ts LayoutSchema): the rest of the structure range 1-15. */
+export const INTERIOR_WALL_IDS = [6, 7, 8, 9, 10, 11, 12, 13, 14, 15] as const;
 export const FIRST_OBJECT_ID = 16;
 
 export const FLOOR_RGB: Rgb = [176, 150, 118];
@@ -79,6 +82,14 @@ export function buildScene(task: Pick<Task, "room" | "objects" | "lighting">): R
     pushQuad(b, w[0], w[1], w[2], w[3], WALL_IDS[i]!, WALL_RGB);
     categories.set(WALL_IDS[i]!, "wall");
   });
+  // interior walls of a multi-room layout: full-height quads, cut where the doorways are
+  for (const w of task.room.layout?.walls ?? []) {
+    categories.set(w.id, "wall");
+    for (const [s0, s1] of solidIntervals(w)) {
+      const [ax, ay] = wallPoint(w, s0), [bx, by] = wallPoint(w, s1);
+      pushQuad(b, [ax, ay, z0], [ax, ay, z1], [bx, by, z1], [bx, by, z0], w.id, WALL_RGB);
+    }
+  }
   for (const obj of task.objects) {
     categories.set(obj.id, obj.category);
     const world = objectWorldTriangles(obj);

@@ -93,6 +93,45 @@ export const CameraSpecSchema = z
   .describe("the images of this task (ESI-Bench's runner: 1280 x 720 at 63.29 deg, 70 deg for Deformable)");
 export type CameraSpec = z.infer<typeof CameraSpecSchema>;
 
+/**
+ * A multi-room apartment inside the task's room rectangle (Cognitive Mapping): named rooms, interior walls
+ * (axis-aligned, zero thickness, full height) and the doorways cut into them. Single-room tasks and
+ * ESI-Bench imports have none.
+ */
+export const LayoutSchema = z
+  .object({
+    rooms: z
+      .array(
+        z.object({
+          id: z.string().min(1).describe("room name as questions use it, e.g. 'kitchen_0'"),
+          type: z.string().min(1).describe("room type, e.g. 'kitchen'"),
+          min: Vec2Schema.describe("[x, y] corner of the room's floor rectangle (m, world)"),
+          max: Vec2Schema.describe("[x, y] opposite corner (m, world)"),
+        }),
+      )
+      .min(2),
+    walls: z
+      .array(
+        z.object({
+          id: z.number().int().min(6).max(15).describe("instance id of the wall in instance images (room structure ids 6-15)"),
+          from: Vec2Schema.describe("[x, y] one end (m, world)"),
+          to: Vec2Schema.describe("[x, y] other end; the wall runs along x or along y"),
+          doors: z
+            .array(
+              z.object({
+                offset_m: finite().min(0).describe("distance of the doorway's centre from `from` along the wall (m)"),
+                width_m: finite().positive().describe("doorway width (m); doorways are full-height openings"),
+                rooms: z.tuple([z.string().min(1), z.string().min(1)]).describe("the two rooms the doorway joins"),
+              }),
+            )
+            .describe("doorways in this wall"),
+        }),
+      )
+      .describe("interior walls; the room's four outer walls enclose the apartment"),
+  })
+  .describe("multi-room apartment layout (Cognitive Mapping tasks)");
+export type Layout = z.infer<typeof LayoutSchema>;
+
 const roomFields = {
   id: z.string(),
   type: z.string().describe("living_room, kitchen, ..."),
@@ -105,6 +144,7 @@ const roomFields = {
     .optional()
     .describe("where the floor lies in world coordinates, for rooms not centred at the origin (ESI-Bench rooms); size is then max - min"),
   floor_z: finite().optional().describe("world z of the floor (m; default 0; BEHAVIOR-1K houses have floors below 0 and above)"),
+  layout: LayoutSchema.optional(),
 };
 
 export const RoomSchema = z.object(roomFields);

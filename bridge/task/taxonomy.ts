@@ -66,6 +66,10 @@ export const BUILTIN_SUBCATEGORIES = [
   "illumination_variability",
   "rigid_containment",
   "liquid_volume",
+  "connectivity",
+  "traversable_passage",
+  "regional_boundary",
+  "long_term_navigation",
 ] as const satisfies readonly Subcategory[];
 export type BuiltinSubcategory = (typeof BUILTIN_SUBCATEGORIES)[number];
 

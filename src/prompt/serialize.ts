@@ -451,7 +451,30 @@ function serializeCogmap(g: SceneGraph, uncertainty: boolean, size: number): str
 
 // ---------------------------------------------------------------------------------------------------------------
 
+/**
+ * The region layer (multi-room graphs only; single-room graphs serialize as before): rooms with their floor
+ * rectangles and objects, doorways as edges between rooms. JSON lists in the json formats, sentences otherwise.
+ */
+function regionSection(g: SceneGraph, format: SerializeOptions["format"]): string {
+  const r = g.regions;
+  if (!r) return "";
+  const rect = (x: { min: number[]; max: number[] }) => `x ${fmt(x.min[0]!)}..${fmt(x.max[0]!)}, y ${fmt(x.min[1]!)}..${fmt(x.max[1]!)}`;
+  const head = `Rooms: ${plural(r.rooms.length, "room")} segmented from the walls and floor seen, ${plural(r.doorways.length, "doorway")}; a doorway joins two rooms directly, and an object belongs to the room holding its centre.`;
+  if (format === "json" || format === "relations") {
+    const rooms = r.rooms.map((x) => `{"id": ${q(x.id)}, "type": ${q(x.type)}, "min": [${x.min.map((v) => fmt(v)).join(", ")}], "max": [${x.max.map((v) => fmt(v)).join(", ")}], "objects": [${x.objects.map(q).join(", ")}]}`);
+    const doors = r.doorways.map((d) => `{"rooms": [${d.rooms.map(q).join(", ")}], "centre": [${d.centre.map((v) => fmt(v)).join(", ")}], "width_m": ${fmt(d.width_m)}}`);
+    return ["", head, "", "Rooms (JSON list):", jsonList(rooms), "", "Doorways (JSON list):", jsonList(doors)].join("\n");
+  }
+  const rooms = r.rooms.map((x) => `${x.id} is ${article(x.type)} ${x.type.replace(/_/g, " ")} spanning ${rect(x)} m; it holds ${x.objects.length ? joinAnd(x.objects) : "no object of the graph"}.`);
+  const doors = r.doorways.map((d) => `A doorway at (${d.centre.map((v) => fmt(v)).join(", ")}) m, ${fmt(d.width_m)} m wide, joins ${d.rooms[0]} and ${d.rooms[1]}.`);
+  return ["", head, ...rooms, ...(doors.length ? doors : ["No doorway was found."])].join("\n");
+}
+
 export function serializeGraph(graph: SceneGraph, opts: SerializeOptions): string {
+  return serializeObjects(graph, opts) + regionSection(graph, opts.format);
+}
+
+function serializeObjects(graph: SceneGraph, opts: SerializeOptions): string {
   switch (opts.format) {
     case "json":
       return serializeJson(graph, opts.uncertainty, false);

@@ -13,6 +13,7 @@ import { declined, marginConfidence, nearestOption, optionNaming, programReasone
 import { closest, lookedAt, resolve, supportNodes, xyDist } from "./graphQueries.js";
 import type { Query } from "./query.js";
 import type { Reasoner } from "./types.js";
+import { connectivityProgram, navigationProgram, regionalProgram, traversableProgram } from "./regionPrograms.js";
 
 /** Distance scales at which a decision counts as certain (m or relative), per rule. */
 export const CONFIDENCE_SCALE = {
@@ -249,6 +250,10 @@ export const PROGRAMS: Record<BuiltinSubcategory, Program> = {
   illumination_variability: counting,
   rigid_containment: containment,
   liquid_volume: liquid,
+  connectivity: (p) => connectivityProgram(p),
+  traversable_passage: (p) => traversableProgram(p),
+  regional_boundary: (p) => regionalProgram(p),
+  long_term_navigation: (p) => navigationProgram(p),
 };
 
 /** Runs the subcategory's program over the graph (a subcategory without one is unanswerable here). */

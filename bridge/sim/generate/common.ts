@@ -7,7 +7,7 @@ import { rad } from "../../../src/core/math/vec.js";
 import type { Rng } from "../../../src/core/math/rng.js";
 import { quatFromYaw } from "../../../src/core/math/quat.js";
 import type { AgentPose } from "../../../src/core/math/camera.js";
-import type { Lighting, TaskObject } from "../../task/schema.js";
+import type { Layout, Lighting, TaskObject } from "../../task/schema.js";
 import { buildModel, categoryDef } from "../../objects/library.js";
 import { FIRST_OBJECT_ID } from "../scene.js";
 import { isFree, lookAt, worldOf } from "../agent.js";
@@ -37,6 +37,8 @@ export interface Room {
   type: string;
   size: [number, number];
   height: number;
+  /** Rooms, interior walls and doorways of a multi-room apartment (Cognitive Mapping). */
+  layout?: Layout;
 }
 
 export function makeRoom(rng: Rng, type: string): Room {

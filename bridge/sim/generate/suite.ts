@@ -18,6 +18,7 @@ import { visibleCounts, visibleFraction, VISIBLE_MIN_PX } from "./visibility.js"
 import { geometricConfiguration, linearAlignment, physicalContact } from "./spatial.js";
 import { dimensionalSize, spatialDistance } from "./metric.js";
 import { materialTransparency, partialOcclusion, viewHallucination } from "./perceptual.js";
+import { connectivity, longTermNavigation, regionalBoundary, traversablePassage } from "./mapping.js";
 import { categoryAmbiguity, countingWithOcclusion, illuminationVariability, mergedObservation, spatialSegmentation } from "./counting.js";
 import { liquidVolume, rigidContainment } from "./physical.js";
 
@@ -37,6 +38,10 @@ export const GENERATORS: Record<BuiltinSubcategory, Generator> = {
   illumination_variability: illuminationVariability,
   rigid_containment: rigidContainment,
   liquid_volume: liquidVolume,
+  connectivity,
+  traversable_passage: traversablePassage,
+  regional_boundary: regionalBoundary,
+  long_term_navigation: longTermNavigation,
 };
 
 /** The agent camera of the built-in simulator: VGGT's crop-mode size for 4:3 frames (518x392), 70 deg FOV (the only FOV ESI states). */
