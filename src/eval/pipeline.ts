@@ -112,7 +112,8 @@ export function makeRecord(p: RecordParts): ItemRecord {
     masks: arm === "3d" ? config.masks : null,
     instances: arm === "3d" ? config.instances : null,
     format: arm === "3d" && reasoner !== "symbolic" ? config.format : null,
-    uncertainty: arm === "3d" && reasoner !== "symbolic" ? config.uncertainty : null,
+    // the symbolic reasoner reads it too: with it on, counts resolve duplicates (src/reason/countEvidence.ts)
+    uncertainty: arm === "3d" ? config.uncertainty : null,
     question: task.question,
     answer_format: task.answer_format,
     options: task.options,
@@ -192,7 +193,7 @@ export async function runUnit(job: UnitJob): Promise<UnitResult> {
     const scaleOracle = r.cloud.meta.scaleOracle === true;
     graphs.push({ source: arm.label, graph: r.graph, diagnosis, scaleOracle });
     if (isOffline(config.reasoner)) {
-      const answer = await createSymbolicReasoner().answer({ task, graph: r.graph });
+      const answer = await createSymbolicReasoner().answer({ task, graph: r.graph, uncertainty: config.uncertainty });
       const st = { render: timings.render!, ...r.timings_ms };
       records.push(makeRecord({ task, paradigm, arm: "3d", source: arm.source, level: arm.level, config, reasoner: "symbolic", answer, views: bundle.views.length, quality: qualityFigures(diagnosis.metrics), timings: st, key, scaleOracle }));
     } else pending.push({ key, arm: "3d", source: arm.label });

@@ -43,7 +43,8 @@ function cellWithInterval(c: Cell | undefined): string {
 
 export function evidenceLine(config: RunConfig): string {
   const oracle = config.masks === "oracle" ? " — ORACLE masks: a diagnostic upper bound, not a realistic pipeline" : "";
-  return `Evidence: 3D arms use --masks ${config.masks}${oracle}, --instances ${config.instances}; the 2D baseline sees ${config.reasoner === "symbolic" ? "per-view instance masks in pixel space (symbolic-2d)" : `images (${config.images})`}, never depth or identity across views. Label-answer subcategories (View Hallucination, Partial Occlusion) are label-trivial whenever masks carry categories.`;
+  const weighing = config.reasoner === "symbolic" ? (config.uncertainty ? ", and the symbolic programs weigh node evidence (--uncertainty on: duplicates resolved by views and distance, low-support objects discounted)" : ", and the symbolic programs read every node at face value (--uncertainty off)") : "";
+  return `Evidence: 3D arms use --masks ${config.masks}${oracle}, --instances ${config.instances}${weighing}; the 2D baseline sees ${config.reasoner === "symbolic" ? "per-view instance masks in pixel space (symbolic-2d)" : `images (${config.images})`}, never depth or identity across views. Label-answer subcategories (View Hallucination, Partial Occlusion) are label-trivial whenever masks carry categories.`;
 }
 
 /** The warning a report carries when some 3D items were scaled by ground truth. */

@@ -10,6 +10,7 @@ import type { BuiltinSubcategory } from "../../bridge/task/taxonomy.js";
 import { boxDistance } from "../core/geometry.js";
 import type { GraphNode, SceneGraph } from "../../scenegraph/types.js";
 import { declined, marginConfidence, nearestOption, optionNaming, programReasoner, type Decision } from "./decision.js";
+import { resolveDuplicates, weighedConfidence } from "./countEvidence.js";
 import { closest, lookedAt, resolve, supportNodes, xyDist } from "./graphQueries.js";
 import type { Query } from "./query.js";
 import type { Reasoner } from "./types.js";
@@ -37,12 +38,21 @@ const spaced = (s: string) => s.replace(/_/g, " ");
 /** Confidence of a label answer: halfway to 1 by the share of the node's points that carry the label. */
 const labelConfidence = (n: GraphNode) => Math.round((0.5 + 0.5 * (n.label_distribution[n.label] ?? 1)) * 1000) / 1000;
 
-/** What a program sees: the graph, the question, its referents resolved to nodes (null: not in the graph), and the trace so far. */
+/**
+ * What a program sees: the graph, the question, its referents resolved to nodes (null: not in the graph), the
+ * trace so far, and whether to weigh the graph's evidence (`--uncertainty on`: countEvidence.ts).
+ */
 interface ProgramInput {
   g: SceneGraph;
   q: Query;
   refs: Array<GraphNode | null>;
   trace: string[];
+  uncertainty: boolean;
+}
+
+/** How the programs read the graph: every node at face value (off, the default) or weighed by its evidence (on). */
+export interface DecideOptions {
+  uncertainty?: boolean;
 }
 type Program = (p: ProgramInput) => Decision;
 
@@ -152,10 +162,20 @@ const counting: Program = (p) => {
   const cat = p.q.countCategory;
   if (!cat) return declined("the question names no category to count", p.trace);
   const counted = p.g.nodes.filter((n) => n.label === cat);
-  const answer = nearestOption(p.q.options, counted.length);
   const doubtful = counted.filter((n) => n.flags.possible_duplicate_of.length || n.flags.low_support || n.flags.fragment).length;
-  p.trace.push(`${counted.length} node(s) labelled ${cat} (${doubtful} flagged) -> option ${answer}`);
-  const confidence = Math.round((counted.length === Number(answer) ? 1 : 0.5) * (1 - 0.5 * (doubtful / Math.max(1, counted.length))) * 1000) / 1000;
+  if (!p.uncertainty) {
+    const answer = nearestOption(p.q.options, counted.length);
+    p.trace.push(`${counted.length} node(s) labelled ${cat} (${doubtful} flagged) -> option ${answer}`);
+    const confidence = Math.round((counted.length === Number(answer) ? 1 : 0.5) * (1 - 0.5 * (doubtful / Math.max(1, counted.length))) * 1000) / 1000;
+    return { answer, confidence, trace: p.trace };
+  }
+  const res = resolveDuplicates(counted);
+  p.trace.push(...res.merges);
+  const answer = nearestOption(p.q.options, res.estimate);
+  p.trace.push(`${counted.length} node(s) labelled ${cat}, ${res.count} object(s) after resolving duplicates, ${res.weak} seen only weakly (count ${res.estimate}) -> option ${answer}`);
+  // each merge is a judgement that could be wrong: confidence falls with the share of nodes merged away
+  const merged = counted.length - res.count;
+  const confidence = Math.round((res.count === Number(answer) ? 1 : 0.5) * (1 - 0.5 * (merged / Math.max(1, counted.length))) * 1000) / 1000;
   return { answer, confidence, trace: p.trace };
 };
 
@@ -257,16 +277,23 @@ export const PROGRAMS: Record<BuiltinSubcategory, Program> = {
 };
 
 /** Runs the subcategory's program over the graph (a subcategory without one is unanswerable here). */
-export function decide(g: SceneGraph, q: Query): Decision {
+export function decide(g: SceneGraph, q: Query, opts: DecideOptions = {}): Decision {
   const refs = resolve(g, q.referents);
   const trace = q.referents.map((r, i) => `${r.name} -> ${refs[i]?.id ?? "not found"}`);
   const program = (PROGRAMS[q.subcategory as BuiltinSubcategory] as Program | undefined) ?? IMPORTED_PROGRAMS[q.subcategory];
-  return program ? program({ g, q, refs, trace }) : declined(`no program for ${q.subcategory} (no graph program answers it)`, trace);
+  if (!program) return declined(`no program for ${q.subcategory} (no graph program answers it)`, trace);
+  const d = program({ g, q, refs, trace, uncertainty: opts.uncertainty === true });
+  if (!opts.uncertainty || "unanswerable" in d) return d;
+  // near-margin relations already read as less sure (marginConfidence); a referent seen weakly makes them less sure still
+  const weak = refs.filter((n) => n?.flags.low_support).length;
+  if (weak === 0) return d;
+  const confidence = weighedConfidence(d.confidence, weak);
+  return { ...d, confidence, trace: [...d.trace, `${weak} referent node(s) low-support: confidence ${d.confidence} -> ${confidence}`] };
 }
 
 export function createSymbolicReasoner(): Reasoner {
   return programReasoner("symbolic", "graph", "program", (input, q) => {
     if (!input.graph) throw new Error("the symbolic reasoner needs a scene graph");
-    return decide(input.graph, q);
+    return decide(input.graph, q, { uncertainty: input.uncertainty === true });
   });
 }

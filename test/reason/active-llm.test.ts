@@ -118,7 +118,7 @@ describe("LLM active agent over HTTP", () => {
   });
 
   it("the 2D/VLM arm sees its last 5 past views and the current one", async () => {
-    const out = await episode([step("turn_left", "not sure", 0.1)], { maxSteps: 8, baseline: "2d" }, "2d");
+    const out = await episode([step("turn_left", "not sure", 0.1)], { maxSteps: 8, baseline: ["2d"] }, "2d");
     expect(out.episode.steps_used).toBe(8);
     const counts = server!.requests.slice(0, 8).map(imageCount);
     expect(counts).toEqual([1, 2, 3, 4, 5, 6, 6, 6]);

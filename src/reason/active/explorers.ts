@@ -153,7 +153,7 @@ class ExplorerAgent implements ActiveAgent {
   }
 
   private async answerNow(ctx: AgentContext, signal?: AbortSignal): Promise<ReasonerAnswer> {
-    return this.arm === "3d" ? createSymbolicReasoner().answer({ task: this.task, graph: ctx.graph! }, signal) : createSymbolic2dReasoner().answer({ task: this.task, bundle: ctx.bundle }, signal);
+    return this.arm === "3d" ? createSymbolicReasoner().answer({ task: this.task, graph: ctx.graph!, uncertainty: ctx.uncertainty }, signal) : createSymbolic2dReasoner().answer({ task: this.task, bundle: ctx.bundle }, signal);
   }
 
   async step(ctx: AgentContext, signal?: AbortSignal): Promise<AgentDecision> {
