@@ -130,7 +130,7 @@ function decide2d(bundle: FrameBundle, q: Query): Decision {
       return { answer: kind, confidence: marginConfidence(triangleMargin(sides), TRIANGLE_EQUAL_SIDE_TOL), trace };
     }
     case "linear_alignment": {
-      if (!all(3)) return fallback("not all three objects are visible in one view");
+      if (masks.length < 3 || !all(masks.length)) return fallback("not all the objects are visible in one view");
       const pts = (masks as Mask[]).map((m) => [m.cx, m.cy] as [number, number]);
       const longest = Math.max(...pts.flatMap((p) => pts.map((q2) => Math.hypot(p[0] - q2[0], p[1] - q2[1]))).concat(1));
       const ratio = collinearityResidual(pts) / longest;
