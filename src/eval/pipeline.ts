@@ -19,7 +19,8 @@ import { createSymbolic2dReasoner } from "../reason/symbolic2d.js";
 import type { ReasonerAnswer } from "../reason/types.js";
 import { scoreAnswer } from "./score.js";
 import { runActiveUnit } from "./active.js";
-import { threeDArms, type RunConfig, type ThreeDArm } from "./config.js";
+import { baselineLabels, threeDArms, type RunConfig, type ThreeDArm } from "./config.js";
+import type { LabelMode } from "../../scenegraph/appearance.js";
 import { itemKey, type ActiveEpisode, type Arm, type ItemRecord } from "./records.js";
 
 export interface UnitJob {
@@ -79,6 +80,8 @@ export interface RecordParts {
   /** the 3D arm's source (null for 2D) and, for the noisy source, its level */
   source: ThreeDArm["source"] | null;
   level?: number | null;
+  /** the mask labels the arm read (oracle when not given) */
+  labels?: LabelMode;
   config: RunConfig;
   reasoner: string;
   answer: ReasonerAnswer;
@@ -110,6 +113,7 @@ export function makeRecord(p: RecordParts): ItemRecord {
     reasoner,
     masks: arm === "3d" ? config.masks : null,
     instances: arm === "3d" ? config.instances : null,
+    labels: p.labels ?? "oracle",
     format: arm === "3d" && reasoner !== "symbolic" ? config.format : null,
     uncertainty: arm === "3d" && reasoner !== "symbolic" ? config.uncertainty : null,
     question: task.question,
@@ -149,6 +153,8 @@ export function armOptions(config: RunConfig, arm: ThreeDArm): GraphPipelineOpti
     vggt: config.vggt,
     masks: config.masks,
     instances: config.instances,
+    labels: arm.labels,
+    labelSeed: config.labelSeed,
   };
 }
 
@@ -181,7 +187,7 @@ export async function runUnit(job: UnitJob): Promise<UnitResult> {
     if (isOffline(config.reasoner)) {
       const answer = await createSymbolicReasoner().answer({ task, graph: r.graph });
       const st = { render: timings.render!, ...r.timings_ms };
-      records.push(makeRecord({ task, paradigm, arm: "3d", source: arm.source, level: arm.level, config, reasoner: "symbolic", answer, views: bundle.views.length, quality: qualityFigures(diagnosis.metrics), timings: st, key, scaleOracle }));
+      records.push(makeRecord({ task, paradigm, arm: "3d", source: arm.source, level: arm.level, labels: arm.labels, config, reasoner: "symbolic", answer, views: bundle.views.length, quality: qualityFigures(diagnosis.metrics), timings: st, key, scaleOracle }));
     } else pending.push({ key, arm: "3d", source: arm.label });
   }
   lap("sources");
@@ -189,8 +195,8 @@ export async function runUnit(job: UnitJob): Promise<UnitResult> {
     const key = itemKey(task.task_id, paradigm, "2d", null);
     if (!done.has(key)) {
       if (isOffline(config.reasoner)) {
-        const answer = await createSymbolic2dReasoner().answer({ task, bundle });
-        records.push(makeRecord({ task, paradigm, arm: "2d", source: null, config, reasoner: "symbolic-2d", answer, views: bundle.views.length, quality: null, timings: { render: timings.render! } }));
+        const answer = await createSymbolic2dReasoner({ labels: baselineLabels(config), labelSeed: config.labelSeed }).answer({ task, bundle });
+        records.push(makeRecord({ task, paradigm, arm: "2d", source: null, labels: baselineLabels(config), config, reasoner: "symbolic-2d", answer, views: bundle.views.length, quality: null, timings: { render: timings.render! } }));
       } else pending.push({ key, arm: "2d", source: null });
     }
   }

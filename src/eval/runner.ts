@@ -150,7 +150,7 @@ function openRunDir(opts: RunOptions) {
 
 /** The item keys of a unit (task × paradigm): one per 3D arm, and the 2D baseline's. */
 function unitKeys(config: RunConfig, task: Task, paradigm: string): string[] {
-  return [...threeDArms(config).map((a) => itemKey(task.task_id, paradigm, "3d", a.label)), ...(config.baseline === "2d" ? [itemKey(task.task_id, paradigm, "2d", null)] : [])];
+  return [...threeDArms(config, paradigm).map((a) => itemKey(task.task_id, paradigm, "3d", a.label)), ...(config.baseline === "2d" ? [itemKey(task.task_id, paradigm, "2d", null)] : [])];
 }
 
 function writeReports(opts: RunOptions, records: ItemRecord[], interrupted: boolean, wallSeconds: number, skipped: SkippedItem[]): RunSummary {
@@ -192,7 +192,7 @@ export async function runEvaluation(opts: RunOptions): Promise<RunOutcome> {
     const tasks = await prepareTasks(opts, exec, skipped);
     const allUnits = tasks.flatMap((task) => config.paradigms.map((paradigm) => ({ task, paradigm: paradigm as Paradigm }))).filter((u) => !isSkippedUnit(skipped, u.task.task_id, u.paradigm));
     const units = allUnits.filter((u) => unitKeys(config, u.task, u.paradigm).some((k) => !doneKeys.has(k)));
-    totalItems = allUnits.length * (threeDArms(config).length + (config.baseline === "2d" ? 1 : 0));
+    totalItems = allUnits.reduce((n, u) => n + unitKeys(config, u.task, u.paradigm).length, 0);
     opts.progress?.setTotal(totalItems);
     opts.progress?.tick(previous.length);
     log(`run: ${tasks.length} tasks x ${config.paradigms.length} paradigms = ${totalItems} items (${previous.length} already done), ${threads} worker(s), reasoner ${config.reasoner}`);
