@@ -137,7 +137,7 @@ async function measure(bundle: FrameBundle, level: number, truth: Truth): Promis
   const points = pointStats(truth.all, backprojectViews(dense.views, cats), truth.allRef);
   const sparse = pointStats(truth.sparse, backprojectViews(sparseViews(dense.views), cats), truth.sparseRef);
   const config = resolveRunConfig({ noiseLevel: level, noiseSeed: NOISE_SEED });
-  const d = (await armPipeline(bundle, config, { source: "noisy", level, label: "noisy" })).diagnosis!;
+  const d = (await armPipeline(bundle, config, { source: "noisy", level, labels: "oracle", label: "noisy" })).diagnosis!;
   const judged = d.nodes.filter((n) => n.label_correct !== null);
   return { depth, pose, points, sparse, nodes: d.metrics.nodes, duplicates: d.metrics.duplicates, hallucinated: d.metrics.hallucinated, labelled: judged.length, labelCorrect: judged.filter((n) => n.label_correct).length };
 }

@@ -6,7 +6,8 @@ import type { FrameBundle } from "../bridge/bundle/io.js";
 import { stageTimer } from "../src/core/stageTimer.js";
 import type { PointCloud } from "../reconstruct/pointcloud.js";
 import { InputError } from "../src/core/errors.js";
-import { computeEvidence, type Evidence, type MaskMode } from "./evidence.js";
+import { type Evidence, type MaskMode } from "./evidence.js";
+import { labelledEvidence, type LabelMode } from "./appearance.js";
 import { DEFAULT_INSTANCE_PARAMS, type InstanceParams } from "./instances/params.js";
 import { fuseDetections } from "./instances/fusion.js";
 import { dbscanInstances } from "./instances/dbscan-instances.js";
@@ -22,6 +23,9 @@ export interface GraphOptions {
   masks: MaskMode;
   instances: InstanceMode;
   params?: Partial<InstanceParams>;
+  /** label evidence of the masks (appearance.ts); default oracle */
+  labels?: LabelMode;
+  labelSeed?: string;
 }
 
 export interface GraphResult {
@@ -75,7 +79,7 @@ export function buildSceneGraph(cloud: PointCloud, bundle: Pick<FrameBundle, "ma
   const p: InstanceParams = { ...DEFAULT_INSTANCE_PARAMS, ...opts.params };
   const { timings, lap } = stageTimer(1);
   if (opts.instances === "fusion" && opts.masks === "none") throw new InputError("instances: fusion needs masks (it fuses 2D mask fragments); with masks none use dbscan", { field: "instances" });
-  const ev = computeEvidence(bundle, opts.masks);
+  const ev = labelledEvidence(bundle, opts.masks, opts.labels ?? "oracle", opts.labelSeed ?? "0");
   lap("evidence");
   const downsample = (xyz: Float32Array) => voxelDownsample(xyz, p.voxelM).xyz;
   let clusters: Cluster[];

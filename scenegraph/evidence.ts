@@ -30,6 +30,8 @@ export interface Segment {
   areaPx: number;
   /** [x0, y0, x1, y1] pixel bounding box (inclusive). */
   bbox: [number, number, number, number];
+  /** The detector's class scores (sum 1) under `--labels appearance` (appearance.ts); absent: the label alone. */
+  scores?: Record<string, number>;
 }
 
 export interface Evidence {

@@ -6,6 +6,7 @@
 import { z } from "zod";
 import type { FlagSpec } from "../src/core/flags.js";
 import { MASK_MODES, type MaskMode } from "./evidence.js";
+import { LABEL_MODES } from "./appearance.js";
 
 export const INSTANCE_MODES = ["fusion", "dbscan"] as const;
 export type InstanceMode = (typeof INSTANCE_MODES)[number];
@@ -14,12 +15,16 @@ export const GraphOptionsSchema = z
   .object({
     masks: z.enum(MASK_MODES).default("instance").describe("evidence: semantic | instance | oracle | none (see README 'Evidence modes')"),
     instances: z.enum(INSTANCE_MODES).default("fusion").describe("instance builder: fusion (2D masks fused across views) | dbscan (label-agnostic clustering); masks none always uses dbscan"),
+    labels: z.enum(LABEL_MODES).default("oracle").describe("mask labels: oracle (true categories) | appearance (a seeded detector error model: what each view shows, docs/labels.md)"),
+    labelSeed: z.string().regex(/^[A-Za-z0-9_.-]+$/, "use letters, digits, '_', '.', '-' only").default("0").describe("appearance labels: seed of the detector error model"),
   })
   .strict();
 
 export const GRAPH_FLAGS: readonly FlagSpec[] = [
   { path: "masks", flag: "--masks <mode>" },
   { path: "instances", flag: "--instances <mode>" },
+  { path: "labels", flag: "--labels <mode>" },
+  { path: "labelSeed", flag: "--label-seed <seed>" },
 ];
 
 /** The instance builder that runs: fusion needs 2D masks, so `--masks none` always clusters with DBSCAN. */

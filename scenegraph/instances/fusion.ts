@@ -38,10 +38,12 @@ export function pointsBySegment(cloud: PointCloud, ev: Evidence): Uint32Array[] 
   return out;
 }
 
-function newCluster(xyz: Float32Array, members: Uint32Array, label: string | null, segments: number[], detections: number): Cluster {
+function newCluster(xyz: Float32Array, members: Uint32Array, label: string | null, segments: number[], detections: number, scores?: Record<string, number>): Cluster {
   const { min, max } = boundsOf(xyz);
   const votes = new Map<string, number>();
-  if (label) votes.set(label, members.length);
+  // appearance labels vote softly: each point by the detector's scores (appearance.ts)
+  if (label && scores) for (const [l, s] of Object.entries(scores)) votes.set(l, s * members.length);
+  else if (label) votes.set(label, members.length);
   return { xyz, members, votes, detections, segments, min, max, grid: null };
 }
 
@@ -111,9 +113,14 @@ function mergeInto(a: Cluster, b: Cluster, downsample: (xyz: Float32Array) => Fl
   a.grid = null;
 }
 
+/**
+ * Two clusters may be one object when their majority labels agree or, with soft (appearance) votes, when
+ * each has votes for the other's label: a mug read as a cup in one view and as a mug in another. With hard
+ * votes (one label per detection) this is label equality.
+ */
 function sameLabel(a: Cluster, b: Cluster): boolean {
   const la = majorityLabel(a.votes), lb = majorityLabel(b.votes);
-  return la === lb;
+  return la === lb || (la !== null && lb !== null && a.votes.has(lb) && b.votes.has(la));
 }
 
 /**
@@ -191,7 +198,7 @@ export class FusionState {
       const c = makeCluster(cloud.xyz, m, p.voxelM, this.denoise);
       if (c.xyz.length === 0) continue;
       const part: FusedPart = { ...c, stats: voxelStatsOf(cloud, c.members, c.memberVoxel, c.xyz.length / 3, view) };
-      dets.push([newCluster(c.xyz, c.members, ev.segments[k]!.label, [k], 1), part]);
+      dets.push([newCluster(c.xyz, c.members, ev.segments[k]!.label, [k], 1, ev.segments[k]!.scores), part]);
     }
     // match against the nodes that existed before this view (ConceptGraphs: per frame)
     const existing = growing.length;

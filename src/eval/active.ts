@@ -232,7 +232,7 @@ export async function runActiveUnit(job: UnitJob): Promise<UnitResult> {
   const rel = trueRelations(task);
   let views = 0;
   const offline = config.reasoner === "symbolic";
-  for (const arm of threeDArms(config)) {
+  for (const arm of threeDArms(config, "active")) {
     const key = itemKey(task.task_id, "active", "3d", arm.label);
     if (done.has(key)) continue;
     if (!offline) {

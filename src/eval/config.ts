@@ -7,6 +7,7 @@ import { z } from "zod";
 import { BUILTIN_SUBCATEGORIES } from "../../bridge/task/taxonomy.js";
 import { NoiseOptionsSchema, SourceSchema, SOURCES, VggtOptionsSchema } from "../../reconstruct/options.js";
 import { GraphOptionsSchema } from "../../scenegraph/options.js";
+import { LABEL_MODES, type LabelMode } from "../../scenegraph/appearance.js";
 import { LlmOptionsSchema } from "../llm/options.js";
 import { ImageOptionsSchema, PromptFormatSchema } from "../prompt/formats.js";
 import { RunReasonerSchema } from "../reason/spec.js";
@@ -47,6 +48,8 @@ export const RunConfigSchema = z
       .default(["2d", "shortcut"])
       .describe("baseline arms: 2d (symbolic-2d, or the VLM with images for an LLM reasoner), shortcut (question and options only: src/reason/shortcut.ts) | none"),
     ...GraphOptionsSchema.shape,
+    // a run compares label modes side by side: one 3D arm per source and label mode (threeDArms)
+    labels: z.array(z.enum(LABEL_MODES)).min(1).default(["oracle", "appearance"]).describe("mask labels of the 3D arms, one column each: oracle (true categories) | appearance (a seeded detector error model, docs/labels.md); the 2D baseline reads appearance labels whenever a 3D arm does"),
     ...PromptFormatSchema.shape,
     ...NoiseOptionsSchema.shape,
     ...ActiveOptionsSchema.shape,
@@ -78,17 +81,31 @@ export function resolveRunConfig(...layers: Array<Partial<Record<string, unknown
   return RunConfigSchema.parse(merged);
 }
 
-/** The 3D arms of a run: each source, and the noisy source once per level in an ablation. */
+/** The 3D arms of a run: each source (the noisy source once per level in an ablation) under each label mode. */
 export interface ThreeDArm {
   source: (typeof RUN_SOURCES)[number];
   level: number | null;
+  labels: LabelMode;
+  /** the item-key part: the source ("gt", "noisy@1.5"), with "-appearance" for appearance labels */
   label: string;
 }
 
-export function threeDArms(config: RunConfig): ThreeDArm[] {
-  return config.sources.flatMap((source): ThreeDArm[] => {
+/** The arm label's suffix of a label mode: none for oracle labels, so oracle arms keep their source's name. */
+export const labelSuffix = (labels: LabelMode) => (labels === "oracle" ? "" : `-${labels}`);
+
+/**
+ * The arms of a run, or of one paradigm of it: the active paradigm's graph memory has no appearance labels yet
+ * (scenegraph/pipeline.ts GraphMemory), so its arms are the oracle-label ones.
+ */
+export function threeDArms(config: RunConfig, paradigm?: string): ThreeDArm[] {
+  const modes = paradigm === "active" ? config.labels.filter((l) => l === "oracle") : config.labels;
+  const sources = config.sources.flatMap((source): Array<Omit<ThreeDArm, "labels">> => {
     if (source !== "noisy") return [{ source, level: null, label: source }];
     const levels = config.noiseLevels ?? [config.noiseLevel];
     return levels.map((level) => ({ source, level, label: config.noiseLevels ? `noisy@${level}` : "noisy" }));
   });
+  return modes.flatMap((labels) => sources.map((a) => ({ ...a, labels, label: `${a.label}${labelSuffix(labels)}` })));
 }
+
+/** The label evidence of the 2D baseline: appearance whenever a 3D arm reads appearance labels (both arms see the same kind). */
+export const baselineLabels = (config: RunConfig): LabelMode => (config.labels.includes("appearance") ? "appearance" : "oracle");

@@ -20,7 +20,8 @@ import { createShortcutReasoner } from "../reason/shortcut.js";
 import type { ReasonerAnswer } from "../reason/types.js";
 import { scoreAnswer } from "./score.js";
 import { runActiveUnit } from "./active.js";
-import { hasBaseline, threeDArms, type RunConfig, type ThreeDArm } from "./config.js";
+import { baselineLabels, hasBaseline, threeDArms, type RunConfig, type ThreeDArm } from "./config.js";
+import type { LabelMode } from "../../scenegraph/appearance.js";
 import { itemKey, type ActiveEpisode, type Arm, type ItemRecord } from "./records.js";
 
 export interface UnitJob {
@@ -80,6 +81,8 @@ export interface RecordParts {
   /** the 3D arm's source (null for 2D) and, for the noisy source, its level */
   source: ThreeDArm["source"] | null;
   level?: number | null;
+  /** the mask labels the arm read (oracle when not given) */
+  labels?: LabelMode;
   config: RunConfig;
   reasoner: string;
   answer: ReasonerAnswer;
@@ -111,6 +114,7 @@ export function makeRecord(p: RecordParts): ItemRecord {
     reasoner,
     masks: arm === "3d" ? config.masks : null,
     instances: arm === "3d" ? config.instances : null,
+    labels: p.labels ?? "oracle",
     format: arm === "3d" && reasoner !== "symbolic" ? config.format : null,
     // the symbolic reasoner reads it too: with it on, counts resolve duplicates (src/reason/countEvidence.ts)
     uncertainty: arm === "3d" ? config.uncertainty : null,
@@ -163,6 +167,8 @@ export function armOptions(config: RunConfig, arm: ThreeDArm): GraphPipelineOpti
     vggt: config.vggt,
     masks: config.masks,
     instances: config.instances,
+    labels: arm.labels,
+    labelSeed: config.labelSeed,
   };
 }
 
@@ -195,7 +201,7 @@ export async function runUnit(job: UnitJob): Promise<UnitResult> {
     if (isOffline(config.reasoner)) {
       const answer = await createSymbolicReasoner().answer({ task, graph: r.graph, uncertainty: config.uncertainty });
       const st = { render: timings.render!, ...r.timings_ms };
-      records.push(makeRecord({ task, paradigm, arm: "3d", source: arm.source, level: arm.level, config, reasoner: "symbolic", answer, views: bundle.views.length, quality: qualityFigures(diagnosis.metrics), timings: st, key, scaleOracle }));
+      records.push(makeRecord({ task, paradigm, arm: "3d", source: arm.source, level: arm.level, labels: arm.labels, config, reasoner: "symbolic", answer, views: bundle.views.length, quality: qualityFigures(diagnosis.metrics), timings: st, key, scaleOracle }));
     } else pending.push({ key, arm: "3d", source: arm.label });
   }
   lap("sources");
@@ -205,8 +211,8 @@ export async function runUnit(job: UnitJob): Promise<UnitResult> {
     const key = itemKey(task.task_id, paradigm, "2d", null);
     if (!done.has(key)) {
       if (isOffline(config.reasoner)) {
-        const answer = await createSymbolic2dReasoner().answer({ task, bundle });
-        records.push(makeRecord({ task, paradigm, arm: "2d", source: null, config, reasoner: "symbolic-2d", answer, views: bundle.views.length, quality: null, timings: { render: timings.render! } }));
+        const answer = await createSymbolic2dReasoner({ labels: baselineLabels(config), labelSeed: config.labelSeed }).answer({ task, bundle });
+        records.push(makeRecord({ task, paradigm, arm: "2d", source: null, labels: baselineLabels(config), config, reasoner: "symbolic-2d", answer, views: bundle.views.length, quality: null, timings: { render: timings.render! } }));
       } else pending.push({ key, arm: "2d", source: null });
     }
   }

@@ -3,6 +3,7 @@
  * moment loses at most the items in flight. A reader tolerates a torn last line; before appending again,
  * a resumed run cuts the file back to its last complete line.
  */
+import { LABEL_MODES } from "../../scenegraph/appearance.js";
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync, statSync, ftruncateSync, writeSync } from "node:fs";
 import { z } from "zod";
 import { InputError, inputErrorFromZod } from "../core/errors.js";
@@ -79,6 +80,7 @@ export const ItemRecordSchema = z
     reasoner: z.string(),
     masks: z.enum(MASK_MODES).nullable(),
     instances: z.enum(INSTANCE_MODES).nullable(),
+    labels: z.enum(LABEL_MODES).default("oracle").describe("mask labels the arm read: oracle (true categories) or appearance (scenegraph/appearance.ts); records before this field read oracle"),
     format: z.enum(GRAPH_FORMATS).nullable(),
     uncertainty: z.boolean().nullable(),
     question: z.string(),

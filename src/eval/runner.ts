@@ -152,7 +152,7 @@ function openRunDir(opts: RunOptions) {
 function unitKeys(config: RunConfig, task: Task, paradigm: string): string[] {
   // the shortcut takes no views: it answers once per passive paradigm, never as an active episode
   const baselines = baselineArms(config).filter((b) => !(b === "shortcut" && paradigm === "active"));
-  return [...threeDArms(config).map((a) => itemKey(task.task_id, paradigm, "3d", a.label)), ...baselines.map((b) => itemKey(task.task_id, paradigm, b, null))];
+  return [...threeDArms(config, paradigm).map((a) => itemKey(task.task_id, paradigm, "3d", a.label)), ...baselines.map((b) => itemKey(task.task_id, paradigm, b, null))];
 }
 
 function writeReports(opts: RunOptions, records: ItemRecord[], interrupted: boolean, wallSeconds: number, skipped: SkippedItem[]): RunSummary {

@@ -16,11 +16,13 @@ const isBaselineMethod = (m: string) => (BASELINE_METHODS as readonly string[]).
 /** Column titles of the paradigms (and of all of them pooled). */
 export const PARADIGM_TITLES: Record<string, string> = { single: "Single", multi: "Multi", gt: "GT", active: "Active", all: "All" };
 
-export function methodOf(r: Pick<ItemRecord, "arm" | "source"> & Partial<Pick<ItemRecord, "key" | "noise_level">>): string {
+export function methodOf(r: Pick<ItemRecord, "arm" | "source"> & Partial<Pick<ItemRecord, "key" | "noise_level" | "labels">>): string {
   if (r.arm === "2d") return "2D";
   if (r.arm === "shortcut") return "Shortcut";
-  if (r.key?.includes("|3d:noisy@")) return `Noisy-3D@${r.noise_level}`;
-  return METHOD_LABELS[r.source ?? ""] ?? `${r.source}-3D`;
+  // appearance-label arms are their own columns beside the oracle-label ones ("GT-3D appearance")
+  const labels = r.labels === "appearance" ? " appearance" : "";
+  if (r.key?.includes("|3d:noisy@")) return `Noisy-3D@${r.noise_level}${labels}`;
+  return `${METHOD_LABELS[r.source ?? ""] ?? `${r.source}-3D`}${labels}`;
 }
 
 const scored = (r: ItemRecord) => ({

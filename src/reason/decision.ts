@@ -34,7 +34,8 @@ export function programReasoner(id: string, needs: "graph" | "bundle", method: s
     needs,
     async answer(input: ReasonerInput): Promise<ReasonerAnswer> {
       const t = performance.now();
-      const q = queryOf(input.task);
+      // the detector's label vocabulary: what the graph's nodes or the bundle's masks can be called
+      const q = queryOf(input.task, [...(input.graph?.nodes.map((n) => n.label) ?? []), ...(input.bundle?.manifest.instances.map((e) => e.category) ?? [])]);
       const d = run(input, q);
       const latencyMs = Math.round((performance.now() - t) * 100) / 100;
       const base = { raw: d.trace, method: `${method}:${q.subcategory}`, latencyMs };

@@ -8,7 +8,8 @@
 import { classifyTriangle, collinearityResidual, triangleMargin, TRIANGLE_EQUAL_SIDE_TOL } from "../../bridge/task/rules.js";
 import { colourDistance, namedColorRgb } from "../../bridge/task/palette.js";
 import type { FrameBundle } from "../../bridge/bundle/io.js";
-import { computeEvidence, type Evidence } from "../../scenegraph/evidence.js";
+import type { Evidence } from "../../scenegraph/evidence.js";
+import { labelledEvidence, type LabelMode } from "../../scenegraph/appearance.js";
 import type { Query, Referent } from "./query.js";
 import { declined, marginConfidence, nearestOption, optionNaming, programReasoner, type Decision } from "./decision.js";
 import type { Reasoner } from "./types.js";
@@ -103,8 +104,14 @@ function adjacent(ev: Evidence, a: Mask, b: Mask): boolean {
 
 const r1 = (x: number) => Math.round(x * 10) / 10;
 
-function decide2d(bundle: FrameBundle, q: Query): Decision {
-  const ev = computeEvidence(bundle, "instance");
+/** The mask labels the 2D baseline reads: the same label evidence as the 3D arms (scenegraph/appearance.ts). */
+export interface Symbolic2dOptions {
+  labels: LabelMode;
+  labelSeed: string;
+}
+
+function decide2d(bundle: FrameBundle, q: Query, o: Symbolic2dOptions): Decision {
+  const ev = labelledEvidence(bundle, "instance", o.labels, o.labelSeed);
   const perView = masksOf(bundle, ev);
   const imageArea = ev.width * ev.height;
   const trace: string[] = [];
@@ -131,7 +138,7 @@ function decide2d(bundle: FrameBundle, q: Query): Decision {
       return { answer: kind, confidence: marginConfidence(triangleMargin(sides), TRIANGLE_EQUAL_SIDE_TOL), trace };
     }
     case "linear_alignment": {
-      if (!all(3)) return fallback("not all three objects are visible in one view");
+      if (masks.length < 3 || !all(masks.length)) return fallback("not all the objects are visible in one view");
       const pts = (masks as Mask[]).map((m) => [m.cx, m.cy] as [number, number]);
       const longest = Math.max(...pts.flatMap((p) => pts.map((q2) => Math.hypot(p[0] - q2[0], p[1] - q2[1]))).concat(1));
       const ratio = collinearityResidual(pts) / longest;
@@ -231,9 +238,9 @@ function decide2d(bundle: FrameBundle, q: Query): Decision {
   }
 }
 
-export function createSymbolic2dReasoner(): Reasoner {
+export function createSymbolic2dReasoner(o: Symbolic2dOptions = { labels: "oracle", labelSeed: "0" }): Reasoner {
   return programReasoner("symbolic-2d", "bundle", "program-2d", (input, q) => {
     if (!input.bundle) throw new Error("the symbolic-2d reasoner needs the frame bundle (its masks)");
-    return decide2d(input.bundle, q);
+    return decide2d(input.bundle, q, o);
   });
 }

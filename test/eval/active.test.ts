@@ -16,7 +16,7 @@ import type { AgentDecision } from "../../src/reason/active/types.js";
 import { esi3d } from "../apps/cli/helpers.js";
 
 const CAMERA = { width: 160, height: 120, hfov_deg: 70 };
-const GT = { source: "gt" as const, level: null, label: "gt" };
+const GT = { source: "gt" as const, level: null, labels: "oracle" as const, label: "gt" };
 const decision = (p: Partial<AgentDecision>): AgentDecision => ({ requestedAction: "turn_left", action: "turn_left", status: "parsed", answer: "yes", confidence: 0.5, reasoning: "", trace: [], reprompted: false, latencyMs: 0, ...p });
 const withoutTimes = (e: unknown) => JSON.stringify(e, (k, v) => (k === "time_ms" ? 0 : v));
 

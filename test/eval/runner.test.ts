@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { CLI, esi3d, REPO_ROOT } from "../apps/cli/helpers.js";
 import { readRecords } from "../../src/eval/records.js";
 
-const SMALL = ["--per-subcategory", "1", "--subcategories", "linear_alignment,physical_contact,counting_with_occlusion", "--paradigm", "single,gt", "--concurrency", "2"];
+const SMALL = ["--per-subcategory", "1", "--subcategories", "linear_alignment,physical_contact,counting_with_occlusion", "--paradigm", "single,gt", "--concurrency", "2", "--labels", "oracle"];
 const EXPECTED = 3 * 2 * 4; // tasks x paradigms x (gt, noisy, 2d, shortcut)
 
 function keysOf(dir: string): string[] {
@@ -120,7 +120,7 @@ describe("esi3d run configuration", () => {
     const dir = mkdtempSync(join(tmpdir(), "esi3d-cfg-"));
     const cfg = join(dir, "cfg.json");
     writeFileSync(cfg, JSON.stringify({ noiseLevel: 0.9, paradigms: ["gt"], sources: ["gt"] }));
-    const r = esi3d(["run", "--suite", join(REPO_ROOT, "fixtures", "tasks"), "--subcategories", "linear_alignment,spatial_distance", "--config", cfg, "--paradigm", "single", "--out", join(dir, "r")]);
+    const r = esi3d(["run", "--suite", join(REPO_ROOT, "fixtures", "tasks"), "--subcategories", "linear_alignment,spatial_distance", "--config", cfg, "--paradigm", "single", "--labels", "oracle", "--out", join(dir, "r")]);
     expect(r.code, r.stderr).toBe(0);
     const c = JSON.parse(readFileSync(join(dir, "r", "config.json"), "utf8")).config;
     expect(c.noiseLevel).toBe(0.9);

@@ -28,6 +28,7 @@ function record(i: number, rng: Rng): ItemRecord {
     reasoner: "openai:m",
     masks: arm === "3d" ? "semantic" : null,
     instances: arm === "3d" ? "fusion" : null,
+    labels: "oracle",
     format: arm === "3d" ? "json" : null,
     uncertainty: arm === "3d" ? false : null,
     question: "q",

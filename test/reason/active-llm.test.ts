@@ -20,7 +20,7 @@ import { CLI, REPO_ROOT } from "../apps/cli/helpers.js";
 
 const CAMERA = { width: 160, height: 120, hfov_deg: 70 };
 const KEY = "sk-active-agent-test-key";
-const GT = { source: "gt" as const, level: null, label: "gt" };
+const GT = { source: "gt" as const, level: null, labels: "oracle" as const, label: "gt" };
 let server: TestServer | undefined;
 afterEach(async () => {
   await server?.close();

@@ -1,0 +1,76 @@
+/**
+ * The objects a question's text names: "the red mug", "the green can #2", "three cans", "How many vases".
+ * The offline reasoners read categories and colours from here, never from the task's true object records or
+ * its label_metadata (issue 16: scrambling those must not change an answer). The vocabulary is the label set
+ * of the detector (the library's categories, and the instance table's when a bundle brings others, as an
+ * open-vocabulary detector gets its class names); a category's plural follows the English rules
+ * (-s, -es, -f -> -ves; "tomatoes", "bookshelves").
+ */
+import { COLORS } from "../../bridge/task/palette.js";
+import { LIBRARY } from "../../bridge/objects/library.js";
+
+export interface Mention {
+  category: string;
+  /** the colour word before it, "" when the text names none */
+  color: string;
+  /** the words as written, singular, with "the" ("the red mug #2") */
+  name: string;
+  plural: boolean;
+  /** "three cans": 3; otherwise 1 */
+  count: number;
+  /** character offset in the text */
+  start: number;
+  /** the words just before the mention (lower case), for cues such as "inside", "closer to", "behind" */
+  before: string;
+}
+
+const NUMBER_WORDS: Readonly<Record<string, number>> = { two: 2, three: 3, four: 4, five: 5, six: 6 };
+/** Words read before a mention for its role (the question's preposition): a few words suffice. */
+const CUE_CHARS = 24;
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const display = (category: string) => category.replace(/_/g, " ");
+
+/** The plural forms of a display name by English rules. */
+function plurals(d: string): string[] {
+  const out = [`${d}s`, `${d}es`];
+  if (/f$/.test(d)) out.push(d.replace(/f$/, "ves"));
+  return out;
+}
+
+/** Every category a text may name: the library's and the extra ones (an instance table's). */
+export function vocabulary(extra: Iterable<string> = []): string[] {
+  return [...new Set([...LIBRARY.keys(), ...extra])];
+}
+
+/** The mentions of `vocab` categories in `text`, in order; longer names win ("glass bowl" over "glass" and "bowl"). */
+export function findMentions(text: string, vocab: readonly string[]): Mention[] {
+  const lower = text.toLowerCase();
+  const forms: Array<{ form: string; category: string; plural: boolean }> = [];
+  for (const c of vocab) {
+    const d = display(c).toLowerCase();
+    forms.push({ form: d, category: c, plural: false });
+    for (const p of plurals(d)) forms.push({ form: p, category: c, plural: true });
+  }
+  forms.sort((a, b) => b.form.length - a.form.length);
+  const colours = Object.keys(COLORS).join("|");
+  const taken = new Uint8Array(lower.length);
+  const found: Mention[] = [];
+  for (const f of forms) {
+    const re = new RegExp(`(?:\\b(${colours})\\s+)?\\b${escape(f.form)}\\b(\\s*#\\d+)?`, "g");
+    for (const m of lower.matchAll(re)) {
+      const headStart = m.index + (m[1] ? m[0].indexOf(f.form, m[1].length) : 0);
+      if (taken.subarray(headStart, headStart + f.form.length).some((x) => x)) continue;
+      // a colour word that is itself a category ("orange", "peach") is a colour only before another category
+      const color = m[1] ?? "";
+      const start = m.index;
+      taken.fill(1, start, m.index + m[0].length);
+      const before = lower.slice(Math.max(0, start - CUE_CHARS), start).replace(/\bthe\s*$/, "").trim();
+      const numberWord = /(\w+)\s*$/.exec(before)?.[1] ?? "";
+      const count = f.plural ? (NUMBER_WORDS[numberWord] ?? 1) : 1;
+      const name = `the ${color ? `${color} ` : ""}${display(f.category)}${m[2] ? ` ${m[2].trim()}` : ""}`;
+      found.push({ category: f.category, color, name, plural: f.plural, count, start, before });
+    }
+  }
+  return found.sort((a, b) => a.start - b.start);
+}
