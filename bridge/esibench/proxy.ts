@@ -8,7 +8,7 @@
  */
 import type { Vec3 } from "../../src/core/math/vec.js";
 import { buildModel, LIBRARY, PROXY_BOX_MODEL } from "../objects/library.js";
-import { BUILTIN_SUBCATEGORIES } from "../task/taxonomy.js";
+import { BUILTIN_SUBCATEGORIES, SUBCATEGORY_CATEGORY } from "../task/taxonomy.js";
 import { TaskSchema, type Lighting, type Task, type TaskObject, type TaskRecord } from "../task/schema.js";
 import { applyRule, type RuleCheck } from "./rules.js";
 
@@ -26,6 +26,11 @@ export const PROXY_LIGHTING: Lighting = { ambient: 0.4, sun: { direction: [0.2, 
 export const PROXY_COLORS = ["grey", "tan", "blue", "green", "red", "teal", "purple", "orange", "brown", "pink"] as const;
 /** Proxy renders go through esi3d's built-in renderer and reasoners: the subcategories those cover. */
 export const PROXY_SUBCATEGORIES: ReadonlySet<string> = new Set(BUILTIN_SUBCATEGORIES);
+/**
+ * Cognitive Mapping questions are about an apartment's rooms and doorways. ESI's records store no room
+ * layout (walls, doorways), so a proxy would be one open room in which the question has no answer.
+ */
+const NEEDS_LAYOUT = (t: TaskRecord) => SUBCATEGORY_CATEGORY[t.subcategory as keyof typeof SUBCATEGORY_CATEGORY] === "cognitive_mapping" && t.room?.layout === undefined;
 
 /** Why a task has no proxy, as a short code (audit summaries count by it) and a sentence. */
 export type ProxySkipCode = "not_imported" | "subcategory" | "no_camera" | "answer_format" | "geometry" | "schema";
@@ -55,6 +60,7 @@ function standIn(o: TaskRecord["objects"][number], i: number): { object: TaskObj
 export function proxyTask(t: TaskRecord): ProxyResult {
   if (!isImported(t)) return { skip: "not an imported ESI-Bench task", code: "not_imported" };
   if (!PROXY_SUBCATEGORIES.has(t.subcategory)) return { skip: `${t.subcategory}: esi3d's built-in renderer and reasoners cover only the built-in subcategories (no mirrors, cloth, liquids, dynamics, room graphs or time)`, code: "subcategory" };
+  if (NEEDS_LAYOUT(t)) return { skip: `${t.subcategory}: the record stores no room layout (walls and doorways), which a Cognitive Mapping question is about`, code: "subcategory" };
   if (!t.agent_initial) return { skip: "the record stores no camera for the question", code: "no_camera" };
   if (t.answer_format !== "yes_no" && t.answer_format !== "choice" && t.answer_format !== "integer" && t.answer_format !== "ordering") return { skip: `answer format ${t.answer_format}: esi3d's reasoners do not answer it yet`, code: "answer_format" };
   const relevant = new Set(t.relevant_object_ids);
