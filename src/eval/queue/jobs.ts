@@ -12,7 +12,6 @@ import type { UnitResult } from "../pipeline.js";
 
 /** Queue names (BullMQ forbids ':' in them). */
 export const QUEUES = { cpu: "esi3d-cpu", reconstruct: "esi3d-reconstruct", llm: "esi3d-llm" } as const;
-export type QueueRole = keyof typeof QUEUES;
 
 export interface QueueJobData {
   /** the esi3d that enqueued the job: a worker of another version refuses it */
