@@ -5,6 +5,7 @@
 import { SUBCATEGORY_CATEGORY, SUBCATEGORY_TITLES, type Subcategory } from "../../bridge/task/taxonomy.js";
 import { formatTable } from "../core/table.js";
 import type { RunConfig } from "./config.js";
+import { describeLimits } from "../llm/gate.js";
 import { METHOD_LABELS, PARADIGM_TITLES, type Cell, type RunSummary } from "./summary.js";
 import { ANYTIME_REPORT_STEPS } from "./activeSummary.js";
 
@@ -78,6 +79,8 @@ export interface ReportMeta {
   proxies?: number;
   /** 3D items whose metric scale came from the simulator's depth (records' scale_oracle). */
   scaleOracleItems?: number;
+  /** a queue run: where, and the duplicate deliveries its collector dropped */
+  queue?: string;
 }
 
 export function reportMarkdown(s: RunSummary, config: RunConfig, meta: ReportMeta): string {
@@ -89,6 +92,8 @@ export function reportMarkdown(s: RunSummary, config: RunConfig, meta: ReportMet
   out.push("");
   out.push(evidenceLine(config));
   out.push("");
+  if (config.reasoner !== "symbolic") out.push(`Rate limits (shared by every worker of a queue run): ${describeLimits(config.reasoner, { requests: config.llm.requestsPerWindow, tokens: config.llm.tokensPerWindow, windowMs: config.llm.rateWindowMs })}.`, "");
+  if (meta.queue) out.push(`Queue: ${meta.queue}.`, "");
   if (meta.scaleOracleItems) out.push(`**Scale oracle:** ${scaleOracleLine(meta.scaleOracleItems)}`, "");
   out.push("## Findings");
   out.push("");

@@ -10,8 +10,9 @@
  * client, the suite), then the run directory (locked, created only once the configuration is known to
  * work), tasks, units, and the reports.
  */
-import { existsSync, mkdirSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { cpSync, existsSync, mkdirSync, statSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { join, resolve } from "node:path";
 import { Piscina } from "piscina";
 import pLimit from "p-limit";
 import type { Task } from "../../bridge/task/schema.js";
@@ -23,22 +24,19 @@ import { checkWritable, pathError, writeFileAtomic, writeJsonAtomic } from "../c
 import { pathBelow } from "../core/paths.js";
 import { generateTask } from "../../bridge/sim/generate/suite.js";
 import type { Paradigm } from "../../bridge/bundle/schema.js";
-import { renderBundle } from "../../bridge/sim/capture.js";
 import { resolveVggtModel } from "../../reconstruct/vggt/index.js";
-import { createReasoner } from "../reason/index.js";
-import type { Reasoner } from "../reason/types.js";
-import { createLlmClient } from "../llm/client.js";
-import type { LlmClient } from "../llm/types.js";
 import { baselineArms, threeDArms, type RunConfig } from "./config.js";
-import { makeRecord, qualityFigures, runUnit, type UnitJob, type UnitResult } from "./pipeline.js";
+import { runUnit, type UnitGraph, type UnitJob, type UnitResult } from "./pipeline.js";
+import { answerPending, makeRunModel, type RunModel } from "./answer.js";
 import { itemKey, readRecords, RecordWriter, type ItemRecord } from "./records.js";
 import { summarizeRun, type RunSummary } from "./summary.js";
 import { reportHtml, reportMarkdown } from "./report.js";
 import type { WorkerJob } from "./worker.js";
 import { readRunFile, runConfigFile, RUN_FORMAT, sceneGraphFile } from "./files.js";
 import { lockRunDir } from "./runLock.js";
-import { activeRecord, runActiveEpisode } from "./active.js";
-import { createLlmAgent } from "../reason/active/llmAgent.js";
+import { openQueue, runUnitsOnQueue } from "./queue/producer.js";
+import { redactUrl } from "./queue/connection.js";
+import type { QueueRunOptions } from "./queue/options.js";
 
 export interface RunProgress {
   setTotal(n: number): void;
@@ -60,6 +58,8 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Stop at once; the items in flight are dropped (they run again on --resume). */
   abandon?: AbortSignal;
+  /** Evaluate the units on a BullMQ queue (src/eval/queue/) instead of this process's pool. */
+  queue?: QueueRunOptions;
 }
 
 export interface RunOutcome {
@@ -91,16 +91,8 @@ function suitePlan(config: RunConfig): { tasks: Task[]; skipped: SkippedItem[] }
   return { tasks: config.limit ? planned.tasks.slice(0, config.limit) : planned.tasks, skipped: planned.skipped };
 }
 
-/** The run's model client (null for the offline reasoner): made before any work, so a bad key or URL fails at once. */
-function makeReasoner(config: RunConfig): { reasoner: Reasoner; client: LlmClient } | null {
-  if (config.reasoner === "symbolic") return null;
-  // one client (one response cache) for the passive answers and the active agents alike
-  const client = createLlmClient(config.reasoner, { baseUrl: config.llm.baseUrl ?? undefined, cache: config.llm.cachePath, timeoutMs: config.llm.timeoutMs, maxRetries: config.llm.maxRetries, maxConcurrency: config.maxConnections });
-  return { client, reasoner: createReasoner(config.reasoner, { client, itemDeadlineMs: config.llm.itemDeadlineMs, temperature: config.llm.temperature, format: config.format, uncertainty: config.uncertainty, maxImages: config.maxImages }) };
-}
-
 /** Every check that needs no run directory, so a run that cannot work leaves nothing behind (audit M6). */
-function preflight(config: RunConfig, out: string): ReturnType<typeof makeReasoner> {
+function preflight(config: RunConfig, out: string): RunModel | null {
   if (existsSync(out) && !statSync(out).isDirectory()) throw new InputError(`${out}: exists and is not a directory (choose another --out)`, { file: out });
   checkWritable(out, "dir");
   if (config.sources.includes("vggt")) resolveVggtModel({ modelPath: config.vggt.modelPath ?? undefined });
@@ -111,14 +103,15 @@ function preflight(config: RunConfig, out: string): ReturnType<typeof makeReason
       throw new InputError(`${config.suite}: no task of this suite can run here (${planned.skipped.length} skipped${why ? `: ${why}` : ""})`, { file: config.suite });
     }
   }
-  return makeReasoner(config);
+  return makeRunModel(config);
 }
 
 /** The configuration a run directory was made with must be this one (worker counts aside) to resume it. */
 function checkResume(out: string, config: RunConfig): void {
   if (!existsSync(runConfigFile(out))) return;
   const prev = readRunFile(out).config;
-  const comparable = (c: RunConfig) => canonicalJson({ ...c, concurrency: 0, maxConnections: 0 });
+  // worker counts and rate limits change when items finish, never what they say
+  const comparable = (c: RunConfig) => canonicalJson({ ...c, concurrency: 0, maxConnections: 0, llm: { ...c.llm, requestsPerWindow: null, tokensPerWindow: null, rateWindowMs: 0 } });
   if (comparable(prev) !== comparable(config)) throw new InputError(`${runConfigFile(out)}: this run directory was made with a different configuration; use another --out, or the same options to resume`, { file: runConfigFile(out) });
 }
 
@@ -155,12 +148,12 @@ function unitKeys(config: RunConfig, task: Task, paradigm: string): string[] {
   return [...threeDArms(config, paradigm).map((a) => itemKey(task.task_id, paradigm, "3d", a.label)), ...baselines.map((b) => itemKey(task.task_id, paradigm, b, null))];
 }
 
-function writeReports(opts: RunOptions, records: ItemRecord[], interrupted: boolean, wallSeconds: number, skipped: SkippedItem[]): RunSummary {
+function writeReports(opts: RunOptions, records: ItemRecord[], interrupted: boolean, wallSeconds: number, skipped: SkippedItem[], queue?: string): RunSummary {
   const { out, config } = opts;
   const summary = summarizeRun(records);
   const proxies = new Set(records.filter((r) => r.proxy).map((r) => r.task_id)).size;
   const scaleOracleItems = records.filter((r) => r.scale_oracle).length;
-  const meta = { runId: out.split("/").filter(Boolean).pop() ?? out, version: opts.version, wallSeconds, skipped, proxies, scaleOracleItems };
+  const meta = { runId: out.split("/").filter(Boolean).pop() ?? out, version: opts.version, wallSeconds, skipped, proxies, scaleOracleItems, queue };
   writeJsonAtomic(join(out, "summary.json"), { ...summary, complete: !interrupted, wall_seconds: wallSeconds });
   writeFileAtomic(join(out, "report.md"), reportMarkdown(summary, config, meta));
   writeFileAtomic(join(out, "report.html"), reportHtml(summary, config, meta));
@@ -171,8 +164,16 @@ export async function runEvaluation(opts: RunOptions): Promise<RunOutcome> {
   const { config, out, log } = opts;
   const t0 = Date.now();
   const model = preflight(config, out);
-  const llm = model?.reasoner ?? null;
-  const { lock, previous } = openRunDir(opts);
+  const queue = opts.queue?.url ? await openQueue(opts.queue.url, opts.version) : null;
+  let opened: ReturnType<typeof openRunDir>;
+  try {
+    opened = openRunDir(opts);
+  } catch (e) {
+    await queue?.close();
+    throw e;
+  }
+  const { lock, previous } = opened;
+  let duplicates = 0;
   const doneKeys = new Set(previous.map((r) => r.key));
   const records: ItemRecord[] = [...previous];
   const writer = new RecordWriter(join(out, "items.jsonl"));
@@ -199,49 +200,31 @@ export async function runEvaluation(opts: RunOptions): Promise<RunOutcome> {
     opts.progress?.tick(previous.length);
     log(`run: ${tasks.length} tasks x ${config.paradigms.length} paradigms = ${totalItems} items (${previous.length} already done), ${threads} worker(s), reasoner ${config.reasoner}`);
     const limit = pLimit(config.maxConnections);
-    const commit = (r: ItemRecord) => {
-      if (abandoned()) return;
+    // idempotent by item key: a queue may deliver an item twice, the run records it once
+    const commit = (r: ItemRecord): boolean => {
+      if (abandoned() || doneKeys.has(r.key)) return false;
       writer.append(r);
       records.push(r);
       doneKeys.add(r.key);
       opts.progress?.tick(1, r.status === "parsed" || r.status === "unanswerable" ? 0 : 1); // a declined program is not a failure
+      return true;
     };
     const saveGraphs = (task: Task, paradigm: string, res: UnitResult) => {
       for (const g of res.graphs) writeJsonAtomic(sceneGraphFile(out, task.task_id, paradigm, g.source), { graph: g.graph, diagnosis: g.diagnosis });
     };
-    const answerPending = async (task: Task, paradigm: Paradigm, res: UnitResult) => {
-      if (!llm || res.pending.length === 0) return;
-      if (paradigm === "active") return answerActive(task, res);
-      const bundle = res.pending.some((p) => p.arm === "2d") ? renderBundle(task, paradigm) : undefined;
-      await Promise.all(
-        res.pending.map((p) =>
-          limit(async () => {
-            if (abandoned()) return;
-            const g = res.graphs.find((x) => x.source === p.source);
-            const a = await llm.answer(p.arm === "2d" ? { task, bundle, images: config.images, maxImages: config.maxImages } : { task, graph: g!.graph, format: config.format, uncertainty: config.uncertainty }, abandonSignal);
-            const arm = threeDArms(config).find((x) => x.label === p.source);
-            commit(makeRecord({ task, paradigm, arm: p.arm, source: arm?.source ?? null, level: arm?.level ?? null, config, reasoner: config.reasoner, answer: a, views: res.views, quality: g ? qualityFigures(g.diagnosis.metrics) : null, timings: { ...res.timings }, key: p.key, scaleOracle: g?.scaleOracle }));
-          }),
-        ),
-      );
+    const answerCtx = model ? { config, model, limit, signal: abandonSignal, abandoned } : null;
+    const sinkItem = (task: Task, r: ItemRecord, graph?: UnitGraph) => {
+      if (abandoned()) return;
+      if (graph) writeJsonAtomic(sceneGraphFile(out, task.task_id, "active", graph.source), { graph: graph.graph, diagnosis: graph.diagnosis });
+      commit(r);
     };
-    // LLM agents explore in this thread (they hold the model client); one episode per pending arm
-    const answerActive = async (task: Task, res: UnitResult) => {
-      await Promise.all(
-        res.pending.map((p) =>
-          limit(async () => {
-            if (abandoned()) return;
-            const arm = threeDArms(config).find((x) => x.label === p.source) ?? null;
-            const out = await runActiveEpisode({ task, config, arm, agent: createLlmAgent(model!.client, task, { invalidAction: config.invalidAction, threshold: config.threshold, temperature: config.llm.temperature, format: config.format, uncertainty: config.uncertainty }, p.arm), signal: abandonSignal });
-            if (abandoned()) return;
-            if (out.graph) writeJsonAtomic(sceneGraphFile(opts.out, task.task_id, "active", out.graph.source), { graph: out.graph.graph, diagnosis: out.graph.diagnosis });
-            commit(activeRecord(task, config, arm, config.reasoner, out, p.key));
-          }),
-        ),
-      );
-    };
+    if (queue) {
+      const store = resolve(opts.queue?.store ?? out);
+      if (store !== resolve(out)) shareRun(out, store);
+      ({ duplicates } = await runUnitsOnQueue({ queue, store, out, runId: createHash("sha256").update(resolve(out)).digest("hex").slice(0, 16), version: opts.version, config, units, doneKeys, unitKeys: (t, p) => unitKeys(config, t, p), commit, log, stopped }));
+    }
     const inflight = new Set<Promise<void>>();
-    for (const u of units) {
+    for (const u of queue ? [] : units) {
       if (stopped()) break;
       while (inflight.size >= threads * 2) await Promise.race(inflight);
       if (stopped()) break;
@@ -252,7 +235,7 @@ export async function runEvaluation(opts: RunOptions): Promise<RunOutcome> {
           if (abandoned()) return;
           saveGraphs(u.task, u.paradigm, res);
           for (const r of res.records) commit(r);
-          await answerPending(u.task, u.paradigm, res);
+          if (answerCtx) await answerPending(answerCtx, u.task, u.paradigm, res, (r, g) => sinkItem(u.task, r, g));
         } catch (e) {
           if (abandoned()) return;
           throw e;
@@ -264,14 +247,22 @@ export async function runEvaluation(opts: RunOptions): Promise<RunOutcome> {
   } finally {
     writer.close();
     await pool?.destroy();
+    await queue?.close();
     lock.release();
   }
   // a stop that came after the last item changes nothing
   const interrupted = stopped() && records.length < totalItems;
   const wallSeconds = (Date.now() - t0) / 1000;
-  const summary = writeReports(opts, records, interrupted, wallSeconds, skipped);
+  const summary = writeReports(opts, records, interrupted, wallSeconds, skipped, queue ? `${redactUrl(queue.url)}, ${duplicates} duplicate deliveries dropped` : undefined);
   opts.progress?.finish();
   return { summary, records, interrupted, wallSeconds };
+}
+
+/** A --store apart from the run directory gets the files workers read: config.json and the tasks. */
+function shareRun(out: string, store: string): void {
+  mkdirSync(store, { recursive: true });
+  cpSync(runConfigFile(out), runConfigFile(store));
+  cpSync(join(out, "tasks"), join(store, "tasks"), { recursive: true });
 }
 
 /** Generates the built-in suite's tasks on the pool (or reads a suite directory), stored in the run (reused on resume). */

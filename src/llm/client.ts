@@ -22,6 +22,7 @@ import {
   isRetryableStatus,
   sleep,
 } from "./retry.js";
+import type { RequestGate } from "./gate.js";
 import { TransportError, type Transport, type TransportReply } from "./transport.js";
 import { LlmConfigError, LlmError, type ChatRequest, type ChatResult, type LlmClient, type LlmErrorKind } from "./types.js";
 
@@ -72,6 +73,8 @@ export interface LlmClientOptions {
   maxTokensParam?: MaxTokensParam;
   /** Gemini only: API version path segment (default "v1beta") */
   apiVersion?: string;
+  /** rate limits every attempt passes (src/llm/gate.ts); a 429 with Retry-After pauses it */
+  gate?: RequestGate;
 }
 
 export const SUPPORTED_PROVIDERS = ["openai", "gemini"] as const;
@@ -201,12 +204,18 @@ export function createLlmClient(spec: string, opts: LlmClientOptions): LlmClient
         got = await limit(async () => {
           // an identical request may have filled the cache while this one waited for a slot
           const late = attempt === 1 ? fromCache() : undefined;
-          return late ? { hit: late } : { reply: await attemptOnce(req, signal, attempt) };
+          if (late) return { hit: late };
+          if (opts.gate) await opts.gate.acquire(signal).catch(() => Promise.reject(fail("aborted", "cancelled by the caller while waiting for the rate limit", attempt - 1)));
+          const reply = await attemptOnce(req, signal, attempt);
+          await opts.gate?.settle((reply.usage?.inputTokens ?? 0) + (reply.usage?.outputTokens ?? 0));
+          return { reply };
         });
       } catch (e) {
         const err = e as LlmError;
-        if (!err.retryable || attempt > maxRetries) throw err;
         const ra = err.retryAfterMs;
+        // the provider's own wait holds for every request to it, not just this one
+        if (ra !== undefined && err.status === 429) await opts.gate?.pause(Math.min(ra, maxRetryAfterMs));
+        if (!err.retryable || attempt > maxRetries) throw err;
         const delayMs = ra !== undefined ? Math.min(ra, maxRetryAfterMs) : backoffDelayMs(attempt - 1, backoff);
         opts.onRetry?.({
           clientId: id,

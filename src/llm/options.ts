@@ -19,6 +19,8 @@ export const DEFAULT_TIMEOUT_MS = 300_000;
 export const DEFAULT_ITEM_DEADLINE_MS = 600_000;
 /** Greedy decoding, as VSI-Bench evaluates (reference/vsi-spatialworld.md §A4), and the only setting the response cache stores. */
 export const DEFAULT_TEMPERATURE = 0;
+/** Providers state their limits per minute (requests and tokens per minute), so the default window is one. */
+export const DEFAULT_RATE_WINDOW_MS = 60_000;
 
 /** True for an absolute http(s) URL: the only endpoints a client can talk to. */
 export function isHttpUrl(s: string): boolean {
@@ -40,6 +42,9 @@ export const LlmOptionsSchema = z
     maxRetries: z.number().int().min(0).max(20).default(DEFAULT_MAX_RETRIES).describe("retries of a failed model call"),
     itemDeadlineMs: z.number().int().min(1000).max(86_400_000).default(DEFAULT_ITEM_DEADLINE_MS).describe("overall time for one item's model calls, retries, waits and re-prompt included (s on the command line); past it the item is recorded as an error"),
     temperature: z.number().min(0).max(2).default(DEFAULT_TEMPERATURE).describe("sampling temperature (0: cacheable)"),
+    requestsPerWindow: z.number().int().min(1).nullable().default(null).describe("rate limit of the model: requests started per window, across every worker of a queue run (null: none)"),
+    tokensPerWindow: z.number().int().min(1).nullable().default(null).describe("rate limit of the model: prompt + completion tokens per window, as replies report them (null: none)"),
+    rateWindowMs: z.number().int().min(100).max(3_600_000).default(DEFAULT_RATE_WINDOW_MS).describe("the rate limits' window (s on the command line)"),
   })
   .strict();
 
@@ -50,4 +55,7 @@ export const LLM_FLAGS: readonly FlagSpec[] = [
   { path: "maxRetries", flag: "--max-retries <n>" },
   { path: "itemDeadlineMs", flag: "--item-deadline <s>", scale: 1000, help: "overall time for one item's model calls, retries and waits included (s)" },
   { path: "temperature", flag: "--temperature <t>" },
+  { path: "requestsPerWindow", flag: "--rate-requests <n>" },
+  { path: "tokensPerWindow", flag: "--rate-tokens <n>" },
+  { path: "rateWindowMs", flag: "--rate-window <s>", scale: 1000, help: "the rate limits' window (s)" },
 ];

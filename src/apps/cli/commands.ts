@@ -10,10 +10,12 @@ import { registerCompare } from "./commands/compare.js";
 import { registerAblate } from "./commands/ablate.js";
 import { registerAsk } from "./commands/ask.js";
 import { registerImport } from "./commands/import.js";
+import { registerWorker } from "./commands/worker.js";
 
 /** Registers them in the order `esi3d --help` lists them; `last` (other front-ends' commands) go between. */
 export function registerCliCommands(program: Command, others: { afterGraph?: (p: Command) => void; last?: (p: Command) => void } = {}): void {
   registerRun(program);
+  registerWorker(program);
   registerAblate(program);
   registerAsk(program);
   registerCompare(program);

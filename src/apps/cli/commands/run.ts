@@ -3,7 +3,8 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { ZodError } from "zod";
 import { EXIT_FAILURE, EXIT_INTERRUPTED, InputError } from "../../../core/errors.js";
-import { addSchemaFlags, schemaFlagValues, flagOfField, type FlagSpec } from "../../../core/flags.js";
+import { addSchemaFlags, parseSchemaFlags, schemaFlagValues, flagOfField, type FlagSpec } from "../../../core/flags.js";
+import { QUEUE_RUN_FLAGS, QueueRunOptionsSchema } from "../../../eval/queue/options.js";
 import { VGGT_FLAGS } from "../../../../reconstruct/options.js";
 import { GRAPH_FLAGS } from "../../../../scenegraph/options.js";
 import { ACTIVE_FLAGS } from "../../../reason/active/options.js";
@@ -103,11 +104,12 @@ export function configFromCommand(cmd: Command, extra: Partial<RunConfig> = {}, 
 
 export function registerRun(program: Command): void {
   const specs = [...RUN_FLAGS, ...RUN_ONLY_FLAGS];
-  const cmd = addRunOptions(program.command("run").description("evaluate the pipeline on a task suite: 2D baseline vs 3D from each source, per subcategory and paradigm, with reports"), specs);
+  const cmd = addSchemaFlags(addRunOptions(program.command("run").description("evaluate the pipeline on a task suite: 2D baseline vs 3D from each source, per subcategory and paradigm, with reports"), specs), QueueRunOptionsSchema, QUEUE_RUN_FLAGS);
   cmd.action(async () => {
     const { config, out, resume } = configFromCommand(cmd, {}, specs);
+    const queue = parseSchemaFlags(cmd, QueueRunOptionsSchema, QUEUE_RUN_FLAGS);
     const progress = new Progress("run", 0);
-    const result = await withInterrupts(() => progress.line(INTERRUPT_NOTE), (signals) => runEvaluation({ config, out, resume, version: PACKAGE_VERSION, log: (l) => progress.line(l), progress, ...signals }));
+    const result = await withInterrupts(() => progress.line(INTERRUPT_NOTE), (signals) => runEvaluation({ config, out, resume, version: PACKAGE_VERSION, log: (l) => progress.line(l), progress, queue, ...signals }));
     process.stdout.write("\n" + paperTable(result.summary) + "\n\n" + result.summary.headlines.map((h) => `- ${h}`).join("\n") + "\n\n");
     process.stdout.write(`wrote ${join(out, "items.jsonl")}, summary.json, report.md, report.html (${result.wallSeconds.toFixed(0)} s)${result.interrupted ? "; interrupted: rerun with --resume to finish" : ""}\n`);
     if (result.interrupted) process.exitCode = EXIT_INTERRUPTED;

@@ -1,0 +1,88 @@
+/**
+ * The model half of a unit: answers the arms a unit left pending (LLM reasoners) from its graphs, or runs
+ * the active episodes with LLM agents. One function for the in-process runner and the queue's llm workers,
+ * so both make the same records.
+ */
+import type { LimitFunction } from "p-limit";
+import type { Task } from "../../bridge/task/schema.js";
+import type { Paradigm } from "../../bridge/bundle/schema.js";
+import { renderBundle } from "../../bridge/sim/capture.js";
+import { createReasoner } from "../reason/index.js";
+import type { Reasoner } from "../reason/types.js";
+import { createLlmClient, type LlmClientOptions } from "../llm/client.js";
+import type { LlmClient } from "../llm/types.js";
+import { createRequestGate, memoryWindowStore, type RateLimits, type WindowStore } from "../llm/gate.js";
+import { createLlmAgent } from "../reason/active/llmAgent.js";
+import { threeDArms, type RunConfig } from "./config.js";
+import { makeRecord, qualityFigures, type UnitGraph, type UnitResult } from "./pipeline.js";
+import type { ItemRecord } from "./records.js";
+import { activeRecord, runActiveEpisode } from "./active.js";
+
+export interface RunModel {
+  reasoner: Reasoner;
+  client: LlmClient;
+}
+
+/** The run's model client (null for the offline reasoner): made before any work, so a bad key or URL fails at once. */
+export function makeRunModel(config: RunConfig, extra: Partial<LlmClientOptions> = {}, store: WindowStore = memoryWindowStore()): RunModel | null {
+  if (config.reasoner === "symbolic") return null;
+  const limits = runRateLimits(config);
+  if (limits.requests !== null || limits.tokens !== null) extra = { gate: createRequestGate(config.reasoner, limits, store), ...extra };
+  // one client (one response cache) for the passive answers and the active agents alike
+  const client = createLlmClient(config.reasoner, { baseUrl: config.llm.baseUrl ?? undefined, cache: config.llm.cachePath, timeoutMs: config.llm.timeoutMs, maxRetries: config.llm.maxRetries, maxConcurrency: config.maxConnections, ...extra });
+  return { client, reasoner: createReasoner(config.reasoner, { client, itemDeadlineMs: config.llm.itemDeadlineMs, temperature: config.llm.temperature, format: config.format, uncertainty: config.uncertainty, maxImages: config.maxImages }) };
+}
+
+/** The model's rate limits from the run's configuration. */
+export function runRateLimits(config: RunConfig): RateLimits {
+  return { requests: config.llm.requestsPerWindow, tokens: config.llm.tokensPerWindow, windowMs: config.llm.rateWindowMs };
+}
+
+export interface AnswerContext {
+  config: RunConfig;
+  model: RunModel;
+  /** model calls in flight at once (the run's --max-connections) */
+  limit: LimitFunction;
+  signal: AbortSignal;
+  /** true once the caller drops the items in flight */
+  abandoned: () => boolean;
+}
+
+/** Called once per finished item; `graph` is an active episode's final graph, to be stored with the run. */
+export type ItemSink = (record: ItemRecord, graph?: UnitGraph) => void;
+
+/** Answers every pending arm of a unit with the model, passing each record to `sink` as it finishes. */
+export async function answerPending(ctx: AnswerContext, task: Task, paradigm: Paradigm, res: UnitResult, sink: ItemSink): Promise<void> {
+  if (res.pending.length === 0) return;
+  if (paradigm === "active") return answerActive(ctx, task, res, sink);
+  const { config, model, limit } = ctx;
+  const bundle = res.pending.some((p) => p.arm === "2d") ? renderBundle(task, paradigm) : undefined;
+  await Promise.all(
+    res.pending.map((p) =>
+      limit(async () => {
+        if (ctx.abandoned()) return;
+        const g = res.graphs.find((x) => x.source === p.source);
+        const a = await model.reasoner.answer(p.arm === "2d" ? { task, bundle, images: config.images, maxImages: config.maxImages } : { task, graph: g!.graph, format: config.format, uncertainty: config.uncertainty }, ctx.signal);
+        if (ctx.abandoned()) return;
+        const arm = threeDArms(config).find((x) => x.label === p.source);
+        sink(makeRecord({ task, paradigm, arm: p.arm, source: arm?.source ?? null, level: arm?.level ?? null, config, reasoner: config.reasoner, answer: a, views: res.views, quality: g ? qualityFigures(g.diagnosis.metrics) : null, timings: { ...res.timings }, key: p.key, scaleOracle: g?.scaleOracle }));
+      }),
+    ),
+  );
+}
+
+/** LLM agents explore in the caller's thread (they hold the model client); one episode per pending arm. */
+async function answerActive(ctx: AnswerContext, task: Task, res: UnitResult, sink: ItemSink): Promise<void> {
+  const { config, model, limit } = ctx;
+  await Promise.all(
+    res.pending.map((p) =>
+      limit(async () => {
+        if (ctx.abandoned()) return;
+        const arm = threeDArms(config).find((x) => x.label === p.source) ?? null;
+        const out = await runActiveEpisode({ task, config, arm, agent: createLlmAgent(model.client, task, { invalidAction: config.invalidAction, threshold: config.threshold, temperature: config.llm.temperature, format: config.format, uncertainty: config.uncertainty }, p.arm), signal: ctx.signal });
+        if (ctx.abandoned()) return;
+        sink(activeRecord(task, config, arm, config.reasoner, out, p.key), out.graph ?? undefined);
+      }),
+    ),
+  );
+}

@@ -1,0 +1,134 @@
+/**
+ * `esi3d worker`: takes jobs from a queue run's Redis, anywhere that reaches it and the shared store.
+ * Roles: cpu (units on worker threads, so the event loop keeps renewing job locks), reconstruct (units of
+ * runs with a VGGT source: one job at a time, VGGT on CUDA), llm (a unit's model answers, under the
+ * run's rate limits shared through Redis). A killed worker's jobs stall and go to another worker; the
+ * collector records each item once whatever runs twice.
+ */
+import { join } from "node:path";
+import { Piscina } from "piscina";
+import pLimit, { type LimitFunction } from "p-limit";
+import { Job, UnrecoverableError, Worker } from "bullmq";
+import type { Redis } from "ioredis";
+import { readTaskFile } from "../../../bridge/task/io.js";
+import type { Task } from "../../../bridge/task/schema.js";
+import { InputError } from "../../core/errors.js";
+import { writeJsonAtomic } from "../../core/fs.js";
+import { pathBelow } from "../../core/paths.js";
+import type { RunConfig } from "../config.js";
+import { readRunFile, readStoredGraph, sceneGraphFile } from "../files.js";
+import type { UnitJobFor } from "../worker.js";
+import type { UnitResult } from "../pipeline.js";
+import type { ItemRecord } from "../records.js";
+import { answerPending, makeRunModel, type RunModel } from "../answer.js";
+import { openQueueRedis, redactUrl, redisConnection } from "./connection.js";
+import { QUEUES, type AnswerJobResult, type QueueJobData, type UnitJobData, type UnitJobResult } from "./jobs.js";
+import { liveProducers, startHeartbeat } from "./liveness.js";
+import { redisWindowStore } from "./limiter.js";
+import { DEFAULT_LOCK_DURATION_MS, RECONSTRUCT_LOCK_DURATION_MS, type WorkerOptions } from "./options.js";
+
+/** A job that stalls (its worker died or froze) is handed to another worker this many times before it fails. */
+const MAX_STALLED_COUNT = 3;
+
+export interface WorkerHandle {
+  /** stops taking jobs, finishes those in flight */
+  close(): Promise<void>;
+}
+
+/** Starts the roles' workers after checking the queue (exit 2 before any work on a bad configuration). */
+export async function startQueueWorker(o: WorkerOptions, version: string, log: (line: string) => void): Promise<WorkerHandle> {
+  const redis = await openQueueRedis(o.url);
+  const other = (await liveProducers(redis)).find((p) => p.version !== version);
+  if (other) {
+    redis.disconnect();
+    throw new InputError(`--queue: the run on ${other.host}:${other.pid} is esi3d ${other.version}, this worker is esi3d ${version}: run one version on every machine of a queue`, { field: "queue" });
+  }
+  const roles = o.role === "all" ? (["cpu", "llm"] as const) : ([o.role] as const);
+  let processed = 0;
+  const stopBeat = startHeartbeat(redis, "worker", () => ({ role: o.role, version, processed }));
+  const connection = redisConnection(o.url);
+  const workers: Worker[] = [];
+  const pools: Piscina[] = [];
+  const checkVersion = (job: Job<QueueJobData>) => {
+    if (job.data.version !== version) throw new UnrecoverableError(`job enqueued by esi3d ${job.data.version}, this worker is esi3d ${version}`);
+  };
+  for (const role of roles) {
+    const concurrency = role === "reconstruct" ? 1 : o.concurrency;
+    const lockDuration = o.lockDurationMs ?? (role === "reconstruct" ? RECONSTRUCT_LOCK_DURATION_MS : DEFAULT_LOCK_DURATION_MS);
+    const common = { connection, concurrency, lockDuration, stalledInterval: Math.max(1000, Math.round(lockDuration / 2)), maxStalledCount: MAX_STALLED_COUNT };
+    if (role === "llm") {
+      const answer = answerProcessor(redis);
+      workers.push(new Worker(QUEUES.llm, async (job: Job<QueueJobData>) => (checkVersion(job), answer(job)), common));
+    } else {
+      const pool = new Piscina({ filename: new URL("../worker.js", import.meta.url).href, minThreads: concurrency, maxThreads: concurrency });
+      pools.push(pool);
+      workers.push(new Worker(role === "cpu" ? QUEUES.cpu : QUEUES.reconstruct, async (job: Job<UnitJobData>) => (checkVersion(job), unitProcessor(pool, role === "reconstruct")(job)), common));
+    }
+  }
+  for (const w of workers) {
+    w.on("completed", () => processed++);
+    w.on("failed", (job, e) => log(`worker: ${job?.data.taskId ?? "?"} ${job?.data.paradigm ?? ""} failed: ${e.message}`));
+    w.on("error", (e) => log(`worker: ${e.message}`));
+  }
+  log(`worker: ${roles.join(" + ")} on ${redactUrl(o.url)}, concurrency ${o.concurrency}`);
+  return {
+    close: async () => {
+      await Promise.all(workers.map((w) => w.close()));
+      await Promise.all(pools.map((p) => p.destroy()));
+      await stopBeat();
+      connection.disconnect();
+      redis.disconnect();
+    },
+  };
+}
+
+/** The run's configuration and tasks from the store, read once per run. */
+const runConfigs = new Map<string, RunConfig>();
+function storedConfig(store: string): RunConfig {
+  let c = runConfigs.get(store);
+  if (!c) runConfigs.set(store, (c = readRunFile(store).config));
+  return c;
+}
+const storedTask = (store: string, taskId: string): Task => readTaskFile(pathBelow(join(store, "tasks"), `${taskId}.json`));
+
+function unitProcessor(pool: Piscina, reconstruct: boolean) {
+  return async (job: Job<UnitJobData>): Promise<UnitJobResult> => {
+    const { store, taskId, paradigm, done } = job.data;
+    const stored = storedConfig(store);
+    // the reconstruct role runs VGGT on the GPU (the device option changes no record)
+    const config: RunConfig = reconstruct ? { ...stored, vggt: { ...stored.vggt, device: "cuda" } } : stored;
+    const task = storedTask(store, taskId);
+    const unitJob: UnitJobFor = { kind: "unit", task, paradigm, config, done };
+    const res = (await pool.run(unitJob)) as UnitResult;
+    for (const g of res.graphs) writeJsonAtomic(sceneGraphFile(store, taskId, paradigm, g.source), { graph: g.graph, diagnosis: g.diagnosis });
+    return { records: res.records, pending: res.pending, graphs: res.graphs.map((g) => ({ source: g.source, scaleOracle: g.scaleOracle })), timings: res.timings, views: res.views };
+  };
+}
+
+function answerProcessor(redis: Redis) {
+  // one model client per run in this worker: its connection limit is the run's --max-connections
+  const models = new Map<string, { model: RunModel; limit: LimitFunction }>();
+  const windows = redisWindowStore(redis);
+  return async (job: Job<QueueJobData>): Promise<AnswerJobResult> => {
+    const { store, taskId, paradigm, runId } = job.data;
+    const config = storedConfig(store);
+    let m = models.get(runId);
+    if (!m) {
+      const cache = config.llm.cachePath === null ? null : join(store, "llm-cache.sqlite");
+      m = { model: makeRunModel({ ...config, llm: { ...config.llm, cachePath: cache } }, {}, windows)!, limit: pLimit(config.maxConnections) };
+      models.set(runId, m);
+    }
+    const [child] = Object.values(await job.getChildrenValues<UnitJobResult>());
+    if (!child) throw new Error(`${taskId} ${paradigm}: the unit's result is missing`);
+    const task = storedTask(store, taskId);
+    const graphs = child.graphs.map((g) => ({ ...readStoredGraph(sceneGraphFile(store, taskId, paradigm, g.source)), source: g.source, scaleOracle: g.scaleOracle }));
+    const res: UnitResult = { records: child.records, graphs, pending: child.pending, timings: child.timings, views: child.views };
+    const records: ItemRecord[] = [...child.records];
+    const never = new AbortController().signal;
+    await answerPending({ config, model: m.model, limit: m.limit, signal: never, abandoned: () => false }, task, paradigm, res, (r, g) => {
+      if (g) writeJsonAtomic(sceneGraphFile(store, taskId, "active", g.source), { graph: g.graph, diagnosis: g.diagnosis });
+      records.push(r);
+    });
+    return { records };
+  };
+}

@@ -1,0 +1,174 @@
+/**
+ * Queue runs on a real Redis (Debian's redis-server on a free loopback port) with real worker processes
+ * (`node dist/src/main.js worker`): the same records and summary as the in-process run, no item lost or
+ * recorded twice when a worker or the collector is killed -9, bad configuration refused with exit 2, and
+ * the model's rate limit held across three workers, a 429 with Retry-After pausing all of them.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { CLI, esi3dAsync, REPO_ROOT } from "../../apps/cli/helpers.js";
+import { readRecords } from "../../../src/eval/records.js";
+import { PACKAGE_VERSION } from "../../../src/core/version.js";
+import { haveRedis, startRedis, type TestRedis } from "../../helpers/redis.js";
+import { delayed, json, openaiReply, startServer } from "../../llm/server.js";
+
+const SMALL = ["--limit", "3", "--paradigm", "single", "--source", "gt", "--concurrency", "1"];
+/** short locks so a killed worker's job is taken over within seconds */
+const WORKER_ARGS = ["--concurrency", "1", "--lock-duration", "2"];
+
+const strip = (r: Record<string, unknown>) => {
+  const { timings_ms: _t, ...rest } = r;
+  return JSON.stringify(rest);
+};
+/** item key -> the record without its timings (the only field that differs between two runs) */
+function items(dir: string): Map<string, string> {
+  const text = readFileSync(join(dir, "items.jsonl"), "utf8").trim();
+  const lines = text ? text.split("\n").map((l) => JSON.parse(l) as Record<string, unknown>) : [];
+  const m = new Map<string, string>();
+  for (const r of lines) {
+    expect(m.has(r.key as string), `item ${String(r.key)} recorded twice`).toBe(false);
+    m.set(r.key as string, strip(r));
+  }
+  return m;
+}
+function summaryOf(dir: string): string {
+  const s = JSON.parse(readFileSync(join(dir, "summary.json"), "utf8")) as Record<string, unknown>;
+  delete s.timings_ms;
+  delete s.wall_seconds;
+  return JSON.stringify(s);
+}
+function expectSameRun(a: string, b: string): void {
+  const x = items(a), y = items(b);
+  expect(x.size).toBe(y.size);
+  for (const [k, v] of y) expect(x.get(k), k).toBe(v);
+  expect(summaryOf(a)).toBe(summaryOf(b));
+}
+
+function startWorker(url: string, extra: string[] = [], env: Record<string, string> = {}): ChildProcess {
+  return spawn(process.execPath, [CLI, "worker", "--queue", url, ...WORKER_ARGS, ...extra], { cwd: REPO_ROOT, stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, ...env } });
+}
+const stopAll = async (ws: ChildProcess[]) => {
+  for (const w of ws) if (w.exitCode === null && w.signalCode === null) w.kill("SIGTERM");
+  await Promise.all(ws.map((w) => (w.exitCode !== null || w.signalCode !== null ? null : new Promise((r) => w.once("exit", r)))));
+};
+const until = async (cond: () => boolean | Promise<boolean>, timeoutMs: number) => {
+  const t0 = Date.now();
+  while (!(await cond())) {
+    if (Date.now() - t0 > timeoutMs) throw new Error("timed out waiting");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+};
+const lineCount = (f: string) => (existsSync(f) ? readFileSync(f, "utf8").split("\n").filter(Boolean).length : 0);
+
+describe.skipIf(!haveRedis)("esi3d run --queue", () => {
+  let redis: TestRedis;
+  let dir: string;
+  let local: string;
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    dir = mkdtempSync(join(tmpdir(), "esi3d-queue-"));
+    local = join(dir, "local");
+    const r = await esi3dAsync(["run", ...SMALL, "--out", local]);
+    expect(r.code, r.stderr).toBe(0);
+  }, 120_000);
+  afterAll(async () => {
+    await redis?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("refuses bad configuration with exit 2 before any work, naming the option", async () => {
+    const noPort = await esi3dAsync(["run", ...SMALL, "--out", join(dir, "bad1"), "--queue", "redis://127.0.0.1"]);
+    expect(noPort.code).toBe(2);
+    expect(noPort.stderr).toMatch(/--queue: expected redis:\/\/HOST:PORT/);
+    const dead = await esi3dAsync(["worker", "--queue", "redis://127.0.0.1:1"]);
+    expect(dead.code).toBe(2);
+    expect(dead.stderr).toMatch(/--queue: cannot reach Redis/);
+    const lru = await startRedis(["--maxmemory-policy", "allkeys-lru"]);
+    try {
+      const r = await esi3dAsync(["run", ...SMALL, "--out", join(dir, "bad2"), "--queue", lru.url]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/--queue: .*maxmemory-policy allkeys-lru.*noeviction/);
+      // a live worker of another version: the producer refuses to start; and the other way round
+      await lru.client.config("SET", "maxmemory-policy", "noeviction");
+      await lru.client.set("esi3d:worker:otherhost:1", JSON.stringify({ role: "cpu", version: "0.0.1-other", host: "otherhost", pid: 1, processed: 0 }), "PX", 60_000);
+      const v = await esi3dAsync(["run", ...SMALL, "--out", join(dir, "bad3"), "--queue", lru.url]);
+      expect(v.code).toBe(2);
+      expect(v.stderr).toMatch(new RegExp(`--queue: worker otherhost:1 \\(cpu\\) runs esi3d 0.0.1-other, this run is esi3d ${PACKAGE_VERSION.replace(/\./g, "\\.")}`));
+      await lru.client.set("esi3d:producer:otherhost:2", JSON.stringify({ role: "producer", version: "0.0.1-other", host: "otherhost", pid: 2, processed: 0 }), "PX", 60_000);
+      const w = await esi3dAsync(["worker", "--queue", lru.url]);
+      expect(w.code).toBe(2);
+      expect(w.stderr).toMatch(/--queue: the run on otherhost:2 is esi3d 0.0.1-other/);
+    } finally {
+      await lru.stop();
+    }
+    for (const d of ["bad1", "bad2", "bad3"]) expect(existsSync(join(dir, d, "items.jsonl"))).toBe(false);
+  }, 60_000);
+
+  it("three workers, one killed -9 mid-job: the same records and summary as the in-process run", async () => {
+    const workers = [startWorker(redis.url), startWorker(redis.url), startWorker(redis.url)];
+    try {
+      const out = join(dir, "three");
+      const run = esi3dAsync(["run", ...SMALL, "--out", out, "--queue", redis.url], { timeoutMs: 240_000 });
+      // kill a worker while it holds a job: the queue's active list names it through the job's lock
+      await until(async () => (await redis.client.llen("bull:esi3d-cpu:active")) > 0, 60_000);
+      workers[0]!.kill("SIGKILL");
+      const r = await run;
+      expect(r.code, r.stderr).toBe(0);
+      expectSameRun(out, local);
+    } finally {
+      await stopAll(workers);
+    }
+  }, 300_000);
+
+  it("the collector killed -9 and restarted with --resume: no item lost or recorded twice", async () => {
+    const workers = [startWorker(redis.url), startWorker(redis.url)];
+    try {
+      const out = join(dir, "collector");
+      const producer = spawn(process.execPath, [CLI, "run", ...SMALL, "--out", out, "--queue", redis.url], { cwd: REPO_ROOT, stdio: "ignore" });
+      await until(() => lineCount(join(out, "items.jsonl")) > 0, 120_000);
+      producer.kill("SIGKILL");
+      await new Promise((r) => producer.once("exit", r));
+      const before = lineCount(join(out, "items.jsonl"));
+      const r = await esi3dAsync(["run", ...SMALL, "--out", out, "--queue", redis.url, "--resume"], { timeoutMs: 240_000 });
+      expect(r.code, r.stderr).toBe(0);
+      expect(before).toBeGreaterThan(0);
+      expect(readRecords(join(out, "items.jsonl")).duplicates).toBe(0);
+      expectSameRun(out, local);
+    } finally {
+      await stopAll(workers);
+    }
+  }, 300_000);
+
+  it("a model's rate limit holds across three workers, and a 429 with Retry-After pauses all of them", async () => {
+    const LIMIT = 3, WINDOW_MS = 1000, RETRY_AFTER_S = 2;
+    const ok = delayed(50, openaiReply(JSON.stringify({ answer: "A", confidence: 0.5 })));
+    const server = await startServer(json(429, { error: { message: "slow down" } }, { "retry-after": String(RETRY_AFTER_S) }), ok);
+    const workers = [0, 1, 2].map(() => startWorker(redis.url, ["--role", "all"], { OPENAI_API_KEY: "sk-test" }));
+    try {
+      const out = join(dir, "llm");
+      const args = ["run", "--limit", "6", "--paradigm", "single", "--source", "gt", "--baseline", "2d", "--concurrency", "1", "--reasoner", "openai:test-model", "--base-url", `${server.url}/v1`, "--no-cache", "--max-connections", "4", "--rate-requests", String(LIMIT), "--rate-window", String(WINDOW_MS / 1000), "--out", out, "--queue", redis.url];
+      const r = await esi3dAsync(args, { timeoutMs: 240_000, env: { OPENAI_API_KEY: "sk-test" } });
+      expect([0, 1]).toContain(r.code);
+      expect(items(out).size).toBe(12);
+      const at = server.requests.map((q) => q.at).sort((a, b) => a - b);
+      // requests per aligned window never above the limit (one of slack: a request counted at the end of a
+      // window may reach the server a millisecond into the next)
+      const perWindow = new Map<number, number>();
+      for (const t of at) perWindow.set(Math.floor(t / WINDOW_MS), (perWindow.get(Math.floor(t / WINDOW_MS)) ?? 0) + 1);
+      expect(Math.max(...perWindow.values())).toBeLessThanOrEqual(LIMIT + 1);
+      expect(at.length).toBeGreaterThanOrEqual(13);
+      // nothing reached the server in the Retry-After after the 429 (the first request), from any worker
+      const t429 = server.requests[0]!.at;
+      const during = at.filter((t) => t > t429 + 100 && t < t429 + RETRY_AFTER_S * 1000 - 100);
+      expect(during).toEqual([]);
+      expect(readFileSync(join(out, "report.md"), "utf8")).toContain(`openai:test-model: ${LIMIT} requests per 1 s`);
+    } finally {
+      await stopAll(workers);
+      await server.close();
+    }
+  }, 300_000);
+});

@@ -1,0 +1,57 @@
+/**
+ * Debian's redis-server for the queue tests: started on 127.0.0.1 and a free port, nothing saved to disk
+ * (--save '' --appendonly no), with the policy a queue needs (noeviction), and stopped after.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import { createServer } from "node:net";
+import { Redis } from "ioredis";
+
+export const REDIS_SERVER = "/usr/bin/redis-server";
+export const haveRedis = existsSync(REDIS_SERVER);
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export interface TestRedis {
+  url: string;
+  port: number;
+  client: Redis;
+  stop(): Promise<void>;
+}
+
+export async function startRedis(extra: string[] = ["--maxmemory-policy", "noeviction"]): Promise<TestRedis> {
+  const port = await freePort();
+  const proc: ChildProcess = spawn(REDIS_SERVER, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", ...extra], { stdio: "ignore" });
+  const client = new Redis({ port, host: "127.0.0.1", lazyConnect: true, maxRetriesPerRequest: 1 });
+  client.on("error", () => {});
+  for (let i = 0; ; i++) {
+    try {
+      await client.connect();
+      await client.ping();
+      break;
+    } catch (e) {
+      if (i > 50) throw e;
+      client.disconnect();
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    client,
+    stop: async () => {
+      client.disconnect();
+      proc.kill("SIGTERM");
+      await new Promise((r) => proc.once("exit", r));
+    },
+  };
+}
