@@ -64,8 +64,8 @@ export async function answerPending(ctx: AnswerContext, task: Task, paradigm: Pa
         const g = res.graphs.find((x) => x.source === p.source);
         const a = await model.reasoner.answer(p.arm === "2d" ? { task, bundle, images: config.images, maxImages: config.maxImages } : { task, graph: g!.graph, format: config.format, uncertainty: config.uncertainty }, ctx.signal);
         if (ctx.abandoned()) return;
-        const arm = threeDArms(config).find((x) => x.label === p.source);
-        sink(makeRecord({ task, paradigm, arm: p.arm, source: arm?.source ?? null, level: arm?.level ?? null, config, reasoner: config.reasoner, answer: a, views: res.views, quality: g ? qualityFigures(g.diagnosis.metrics) : null, timings: { ...res.timings }, key: p.key, scaleOracle: g?.scaleOracle }));
+        const arm = threeDArms(config, paradigm).find((x) => x.label === p.source);
+        sink(makeRecord({ task, paradigm, arm: p.arm, source: arm?.source ?? null, level: arm?.level ?? null, labels: arm?.labels, config, reasoner: config.reasoner, answer: a, views: res.views, quality: g ? qualityFigures(g.diagnosis.metrics) : null, timings: { ...res.timings }, key: p.key, scaleOracle: g?.scaleOracle }));
       }),
     ),
   );
@@ -78,7 +78,7 @@ async function answerActive(ctx: AnswerContext, task: Task, res: UnitResult, sin
     res.pending.map((p) =>
       limit(async () => {
         if (ctx.abandoned()) return;
-        const arm = threeDArms(config).find((x) => x.label === p.source) ?? null;
+        const arm = threeDArms(config, "active").find((x) => x.label === p.source) ?? null;
         const out = await runActiveEpisode({ task, config, arm, agent: createLlmAgent(model.client, task, { invalidAction: config.invalidAction, threshold: config.threshold, temperature: config.llm.temperature, format: config.format, uncertainty: config.uncertainty }, p.arm), signal: ctx.signal });
         if (ctx.abandoned()) return;
         sink(activeRecord(task, config, arm, config.reasoner, out, p.key), out.graph ?? undefined);
