@@ -14,6 +14,20 @@ export const CATEGORIES = [
 ] as const;
 export type Category = (typeof CATEGORIES)[number];
 
+/** Category names as the paper's tables and ESI's record directories print them (bridge/esibench/subcategories.ts). */
+export const CATEGORY_TITLES: Record<Category, string> = {
+  perceptual_grounding: "Perceptual Grounding",
+  physical_structure: "Physical Structure",
+  physical_dynamics: "Physical Dynamics",
+  specular_reflection: "Specular Reflection",
+  spatial_relations: "Spatial Relations",
+  metric_comparison: "Metric Comparison",
+  cognitive_mapping: "Cognitive Mapping",
+  enumerative_perception: "Enumerative Perception",
+  temporal_understanding: "Temporal Understanding",
+  action_sequencing: "Action Sequencing",
+};
+
 export const SUBCATEGORY_CATEGORY = {
   view_hallucination: "perceptual_grounding",
   partial_occlusion: "perceptual_grounding",

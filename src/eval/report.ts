@@ -2,19 +2,13 @@
  * Reports people want to read: the paper-style table for the terminal and report.md, and a self-contained
  * report.html (no CDN) with inline SVG charts.
  */
-import { SUBCATEGORY_CATEGORY, SUBCATEGORY_TITLES, type Subcategory } from "../../bridge/task/taxonomy.js";
+import { CATEGORY_TITLES, SUBCATEGORY_CATEGORY, SUBCATEGORY_TITLES, type Category, type Subcategory } from "../../bridge/task/taxonomy.js";
 import { formatTable } from "../core/table.js";
 import type { RunConfig } from "./config.js";
 import { describeLimits } from "../llm/gate.js";
 import { METHOD_LABELS, PARADIGM_TITLES, type Cell, type RunSummary } from "./summary.js";
 import { ANYTIME_REPORT_STEPS } from "./activeSummary.js";
 
-const CATEGORY_TITLES: Record<string, string> = {
-  perceptual_grounding: "Perceptual Grounding",
-  spatial_relations: "Spatial Relations",
-  metric_comparison: "Metric Comparison",
-  enumerative_perception: "Enumerative Perception",
-};
 const title = (s: string) => SUBCATEGORY_TITLES[s as Subcategory] ?? s;
 const pct = (c: Cell | undefined) => (!c || c.nScored === 0 ? "-" : (c.accuracy.p * 100).toFixed(1));
 
@@ -29,7 +23,7 @@ export function paperTable(s: RunSummary, opts: { markdown?: boolean } = {}): st
   const rows: string[][] = [header];
   const cats = [...new Set(s.subcategories.map((x) => SUBCATEGORY_CATEGORY[x as Subcategory]))];
   for (const c of cats) {
-    rows.push([opts.markdown ? `**${CATEGORY_TITLES[c] ?? c}**` : `${CATEGORY_TITLES[c] ?? c}`, ...cols.map(([m, p]) => pct(s.byCategory[c]?.[m]?.[p]))]);
+    rows.push([opts.markdown ? `**${CATEGORY_TITLES[c as Category] ?? c}**` : `${CATEGORY_TITLES[c as Category] ?? c}`, ...cols.map(([m, p]) => pct(s.byCategory[c]?.[m]?.[p]))]);
     for (const sub of s.subcategories.filter((x) => SUBCATEGORY_CATEGORY[x as Subcategory] === c)) rows.push([`  ${title(sub)}`, ...cols.map(([m, p]) => pct(s.table[sub]?.[m]?.[p]))]);
   }
   rows.push([opts.markdown ? "**Overall**" : "Overall", ...cols.map(([m, p]) => pct(s.overall[m]?.[p]))]);
