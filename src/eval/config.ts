@@ -49,7 +49,8 @@ export const RunConfigSchema = z
       .describe("baseline arms: 2d (symbolic-2d, or the VLM with images for an LLM reasoner), shortcut (question and options only: src/reason/shortcut.ts) | none"),
     ...GraphOptionsSchema.shape,
     // a run compares label modes side by side: one 3D arm per source and label mode (threeDArms)
-    labels: z.array(z.enum(LABEL_MODES)).min(1).default(["oracle", "appearance"]).describe("mask labels of the 3D arms, one column each: oracle (true categories) | appearance (a seeded detector error model, docs/labels.md); the 2D baseline reads appearance labels whenever a 3D arm does"),
+    // a single mode, as a graph option or an active session's episode names it, is a list of one
+    labels: z.preprocess((v) => (typeof v === "string" ? v.split(",") : v), z.array(z.enum(LABEL_MODES)).min(1)).default(["oracle", "appearance"]).describe("mask labels of the 3D arms, one column each: oracle (true categories) | appearance (a seeded detector error model, docs/labels.md); the 2D baseline reads appearance labels whenever a 3D arm does"),
     ...PromptFormatSchema.shape,
     ...NoiseOptionsSchema.shape,
     ...ActiveOptionsSchema.shape,
