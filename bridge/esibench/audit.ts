@@ -11,7 +11,7 @@
  */
 import type { TaskRecord } from "../task/schema.js";
 import type { Subcategory } from "../task/taxonomy.js";
-import { SUBCATEGORY_TITLES } from "../task/taxonomy.js";
+import { BUILTIN_SUBCATEGORIES, SUBCATEGORY_TITLES } from "../task/taxonomy.js";
 import { displayName } from "./draft.js";
 import type { ImportedRecord, ImportResult, Refusal } from "./importer.js";
 import { ESI_STRING_FIELDS } from "./record.js";
@@ -20,7 +20,7 @@ import { proxyTask, type ProxySkipCode } from "./proxy.js";
 
 const PROXY_SKIP_TEXT: Record<ProxySkipCode, string> = {
   not_imported: "not imported",
-  subcategory: "not one of the 13 built-in subcategories",
+  subcategory: `not one of the ${BUILTIN_SUBCATEGORIES.length} built-in subcategories`,
   no_camera: "no camera recorded",
   answer_format: "structured answer format",
   geometry: "an object the question needs has no recorded extent and no library model",

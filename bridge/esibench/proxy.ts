@@ -59,7 +59,7 @@ function standIn(o: TaskRecord["objects"][number], i: number): { object: TaskObj
 /** The proxy task of an imported task, or why there is none. */
 export function proxyTask(t: TaskRecord): ProxyResult {
   if (!isImported(t)) return { skip: "not an imported ESI-Bench task", code: "not_imported" };
-  if (!PROXY_SUBCATEGORIES.has(t.subcategory)) return { skip: `${t.subcategory}: esi3d's built-in renderer and reasoners cover only the built-in subcategories (no mirrors, cloth, liquids, dynamics, room graphs or time)`, code: "subcategory" };
+  if (!PROXY_SUBCATEGORIES.has(t.subcategory)) return { skip: `${t.subcategory}: esi3d's built-in renderer and reasoners cover only the ${BUILTIN_SUBCATEGORIES.length} built-in subcategories (no mirrors, cloth, articulation, dynamics or time)`, code: "subcategory" };
   if (NEEDS_LAYOUT(t)) return { skip: `${t.subcategory}: the record stores no room layout (walls and doorways), which a Cognitive Mapping question is about`, code: "subcategory" };
   if (!t.agent_initial) return { skip: "the record stores no camera for the question", code: "no_camera" };
   if (t.answer_format !== "yes_no" && t.answer_format !== "choice" && t.answer_format !== "integer" && t.answer_format !== "ordering") return { skip: `answer format ${t.answer_format}: esi3d's reasoners do not answer it yet`, code: "answer_format" };

@@ -34,9 +34,18 @@ export function programReasoner(id: string, needs: "graph" | "bundle", method: s
     needs,
     async answer(input: ReasonerInput): Promise<ReasonerAnswer> {
       const t = performance.now();
-      // the detector's label vocabulary: what the graph's nodes or the bundle's masks can be called
-      const q = queryOf(input.task, [...(input.graph?.nodes.map((n) => n.label) ?? []), ...(input.bundle?.manifest.instances.map((e) => e.category) ?? [])]);
-      const d = run(input, q);
+      // the detector's label vocabulary: what the graph's nodes or the bundle's masks can be called; the room's
+      // floor and walls are not objects a question asks about ("standing on the floor" names no referent)
+      const objects = input.bundle?.manifest.instances.filter((e) => !e.structure).map((e) => e.category) ?? [];
+      const q = queryOf(input.task, [...(input.graph?.nodes.map((n) => n.label) ?? []), ...objects]);
+      let d: Decision;
+      try {
+        d = run(input, q);
+      } catch (e) {
+        // a program fault costs its item, recorded with its cause, never the run (the other items stand)
+        const message = e instanceof Error ? e.message : String(e);
+        return { raw: [message], method: `${method}:${q.subcategory}`, latencyMs: Math.round((performance.now() - t) * 100) / 100, status: "error", answer: null, confidence: null, reason: `program failed: ${message}`, failure: { class: "ProgramError", message } };
+      }
       const latencyMs = Math.round((performance.now() - t) * 100) / 100;
       const base = { raw: d.trace, method: `${method}:${q.subcategory}`, latencyMs };
       if ("unanswerable" in d) return { ...base, status: "unanswerable", answer: null, confidence: null, reason: `unanswerable: ${d.unanswerable}` };

@@ -56,9 +56,12 @@ export interface DecideOptions {
 }
 type Program = (p: ProgramInput) => Decision;
 
+/** The name of the question's i-th referent, or what stands for it when the question names fewer objects in words the detector knows. */
+const referentName = (q: Query, i: number) => q.referents[i]?.name ?? `object ${i + 1} (the question names ${q.referents.length} in the detector's vocabulary)`;
+
 /** The first `n` referents as nodes, or the name of the first one the graph lacks. */
 function referents({ q, refs }: ProgramInput, n: number): GraphNode[] | string {
-  for (let i = 0; i < n; i++) if (!refs[i]) return q.referents[i]!.name;
+  for (let i = 0; i < n; i++) if (!refs[i]) return referentName(q, i);
   return refs.slice(0, n) as GraphNode[];
 }
 
@@ -92,11 +95,13 @@ const contact: Program = (p) => {
 
 const transparency: Program = (p) => {
   const container = p.refs[0];
-  if (!container) return declined(`${p.q.referents[0]!.name} is not in the graph`, p.trace);
+  if (!container) return declined(`${referentName(p.q, 0)} is not in the graph`, p.trace);
+  // a question whose object is in no word the detector knows: nothing to look for inside, so no evidence of absence
+  if (!p.q.referents[1]) return declined(`${referentName(p.q, 1)}: no object to look for inside ${container.label}`, p.trace);
   const obj = p.refs[1];
   if (!obj) {
     // the container is there and nothing of the object: the graph's evidence is that nothing is inside
-    p.trace.push(`${p.q.referents[1]!.name} not in the graph: nothing is seen inside`);
+    p.trace.push(`${referentName(p.q, 1)} not in the graph: nothing is seen inside`);
     return { answer: "no", confidence: 0.5, trace: p.trace };
   }
   const rel = p.g.relations.find((r) => r.predicate === "inside" && r.subject === obj.id && r.object === container.id);
@@ -106,7 +111,7 @@ const transparency: Program = (p) => {
 
 const distance: Program = (p) => {
   const [ref, ...objs] = p.refs;
-  if (!ref) return declined(`${p.q.referents[0]!.name} is not in the graph`, p.trace);
+  if (!ref) return declined(`${referentName(p.q, 0)} is not in the graph`, p.trace);
   const scored = p.q.referents.slice(1).map((r, i) => ({ name: r.name, d: objs[i] ? boxDistance(objs[i]!.box, ref.box) : Infinity }));
   scored.sort((x, y) => x.d - y.d);
   scored.forEach((s) => p.trace.push(`${s.name}: ${Number.isFinite(s.d) ? r3(s.d) + " m" : "not found"} from ${ref.id}`));
@@ -138,7 +143,7 @@ const size: Program = (p) => {
 
 const occlusion: Program = (p) => {
   const occ = p.refs[0];
-  if (!occ) return declined(`${p.q.referents[0]!.name} is not in the graph`, p.trace);
+  if (!occ) return declined(`${referentName(p.q, 0)} is not in the graph`, p.trace);
   const supports = supportNodes(p.g);
   const others = p.g.nodes.filter((n) => n.id !== occ.id && !supports.has(n.id)).map((n) => ({ n, d: boxDistance(n.box, occ.box) })).sort((a, b) => a.d - b.d);
   if (!others[0]) return declined("the graph has no object next to the occluder", p.trace);
@@ -224,11 +229,11 @@ const containment: Program = (p) => {
   const noInterior = boxes.find((n) => !n.interior);
   if (noInterior) return declined(`node ${noInterior.id} (${noInterior.label}) carries no interior: its label is no open container`, p.trace);
   const margins = boxes.map((n) => fitMargin(obj.box.extent, n.interior!.extent));
-  boxes.forEach((n, k) => p.trace.push(`${p.q.referents[k + 1]!.name}: interior ${n.interior!.extent.map(r3).join(" x ")} m (${r3(n.interior!.volume_m3 * 1000)} L), clearance ${r3(margins[k]!)} m`));
+  boxes.forEach((n, k) => p.trace.push(`${referentName(p.q, k + 1)}: interior ${n.interior!.extent.map(r3).join(" x ")} m (${r3(n.interior!.volume_m3 * 1000)} L), clearance ${r3(margins[k]!)} m`));
   const best = bestFit(obj.box.extent, boxes.map((n, k) => ({ item: k, interior: n.interior! })));
-  if (best === null) return declined(`${p.q.referents[0]!.name} (${obj.box.extent.map(r3).join(" x ")} m) fits none of the containers`, p.trace);
-  const answer = optionOf(p.q, p.q.referents[best + 1]!.name);
-  if (!answer) return declined(`no option names ${p.q.referents[best + 1]!.name}`, p.trace);
+  if (best === null) return declined(`${referentName(p.q, 0)} (${obj.box.extent.map(r3).join(" x ")} m) fits none of the containers`, p.trace);
+  const answer = optionOf(p.q, referentName(p.q, best + 1));
+  if (!answer) return declined(`no option names ${referentName(p.q, best + 1)}`, p.trace);
   // how far from flipping: the chosen one's clearance, and the nearest smaller container's shortfall
   const smaller = boxes.map((n, k) => ({ n, k })).filter(({ n }) => n.interior!.volume_m3 < boxes[best]!.interior!.volume_m3).map(({ k }) => -margins[k]!);
   return { answer, confidence: marginConfidence(Math.min(margins[best]!, ...smaller), CONFIDENCE_SCALE.fitM), trace: p.trace };
@@ -244,8 +249,8 @@ const liquid: Program = (p) => {
   const va = a.interior!.volume_m3, vb = b.interior!.volume_m3;
   p.trace.push(`interiors ${r3(va * 1000)} L vs ${r3(vb * 1000)} L (boxes ${r3(a.volume_m3 * 1000)} L vs ${r3(b.volume_m3 * 1000)} L)`);
   const k = va >= vb ? 0 : 1;
-  const answer = optionOf(p.q, p.q.referents[k]!.name);
-  if (!answer) return declined(`no option names ${p.q.referents[k]!.name}`, p.trace);
+  const answer = optionOf(p.q, referentName(p.q, k));
+  if (!answer) return declined(`no option names ${referentName(p.q, k)}`, p.trace);
   const lo = Math.min(va, vb);
   return { answer, confidence: marginConfidence(lo > 0 ? Math.max(va, vb) / lo - 1 : 1, CONFIDENCE_SCALE.liquidRelative), trace: p.trace };
 };

@@ -13,9 +13,10 @@ import { CLI, esi3dAsync, REPO_ROOT } from "../apps/cli/helpers.js";
 import { readRecords, type ItemRecord } from "../../src/eval/records.js";
 import { json, startServer } from "../llm/server.js";
 
-// 3 tasks x 1 paradigm x (gt, 2d) = 6 items: small enough for several runs in seconds each
+// 3 tasks x 1 paradigm x the default arms (gt, gt with appearance labels, 2d, shortcut) = 12 items:
+// small enough for several runs in seconds each
 const SMALL = ["--per-subcategory", "1", "--subcategories", "linear_alignment,spatial_distance,physical_contact", "--paradigm", "single", "--source", "gt", "--concurrency", "2"];
-const ITEMS = 6;
+const ITEMS = 12;
 
 const records = (dir: string) => readRecords(join(dir, "items.jsonl")).records;
 /** A record without what legitimately differs between runs (time). */
@@ -115,7 +116,7 @@ describe("a run whose model calls all fail (M3)", () => {
     const server = await startServer(json(401, { error: { message: "invalid api key" } }));
     try {
       const out = join(mkdtempSync(join(tmpdir(), "esi3d-fail-")), "r");
-      const r = await esi3dAsync(["run", "--per-subcategory", "1", "--subcategories", "linear_alignment", "--paradigm", "single", "--source", "gt", "--reasoner", "openai:test-model", "--base-url", `${server.url}/v1`, "--max-retries", "0", "--no-cache", "--out", out], { env: { OPENAI_API_KEY: "sk-fail-SECRET" } });
+      const r = await esi3dAsync(["run", "--per-subcategory", "1", "--subcategories", "linear_alignment", "--paradigm", "single", "--source", "gt", "--labels", "oracle", "--baseline", "2d", "--reasoner", "openai:test-model", "--base-url", `${server.url}/v1`, "--max-retries", "0", "--no-cache", "--out", out], { env: { OPENAI_API_KEY: "sk-fail-SECRET" } });
       expect(r.code, r.stderr).toBe(1);
       expect(r.stderr).toMatch(/no item got an answer \(LlmError:http:401 2\)/);
       expect(r.stdout + r.stderr).not.toMatch(/NaN/);

@@ -45,4 +45,15 @@ describe("offline reasoners read only the question", () => {
     expect(changed).toEqual([]);
     expect(compared).toBeGreaterThanOrEqual(BUILTIN_SUBCATEGORIES.length * 2 - 2);
   }, 240_000);
+
+  it("never take the room's floor or walls for a referent (\"standing on the floor in a straight line\")", async () => {
+    const s2 = createSymbolic2dReasoner();
+    const task = generateTask("linear_alignment", "question-only", 0);
+    expect(task.question).toMatch(/on the floor/);
+    const bundle = bundleOf(task, "gt");
+    expect(bundle.manifest.instances.some((e) => e.structure && e.category === "floor")).toBe(true);
+    const a = await s2.answer({ task, bundle });
+    expect(a.raw.join("\n")).not.toMatch(/the floor ->|the wall ->/);
+    expect(a.status, a.raw.join("\n")).toBe("parsed");
+  });
 });

@@ -82,3 +82,26 @@ describe("symbolic-2d: what projection loses", () => {
     expect(right3 / n - right2 / n).toBeGreaterThanOrEqual(0.25);
   }, 240_000);
 });
+
+describe("symbolic reasoner: questions it cannot read in full", () => {
+  it("declines a containment question whose object is in no word the detector knows (an imported record's 'cherry')", async () => {
+    const task = { ...generateTask("material_transparency", "unknown-word", 0) };
+    task.question = task.question.replace(/^Is the [a-z ]+ inside/, "Is the zorblax inside");
+    expect(task.question).toMatch(/zorblax/);
+    const a = await createSymbolicReasoner().answer({ task, graph: truthGraph(task) });
+    expect(a.status, a.raw.join("; ")).toBe("unanswerable");
+    expect(a.reason).toMatch(/no object to look for inside/);
+  });
+
+  it("a program fault is the item's error, with its cause, not the run's crash", async () => {
+    const { programReasoner } = await import("../../src/reason/decision.js");
+    const task = generateTask("physical_contact", "fault", 0);
+    const faulty = programReasoner("faulty", "graph", "program", () => {
+      throw new TypeError("Cannot read properties of undefined (reading 'name')");
+    });
+    const a = await faulty.answer({ task, graph: truthGraph(task) });
+    expect(a.status).toBe("error");
+    expect(a.answer).toBeNull();
+    expect(a.failure).toEqual({ class: "ProgramError", message: "Cannot read properties of undefined (reading 'name')" });
+  });
+});

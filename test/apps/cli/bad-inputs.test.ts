@@ -287,7 +287,7 @@ describe("the CLI's bad-input corpus", () => {
   it("the config file's out key names the run directory (the docs promise it; audit C07)", async () => {
     const dir = join(root, "config-out");
     mkdirSync(dir);
-    writeFileSync(join(dir, "cfg.json"), json({ out: "from-config", limit: 1, paradigms: ["single"], sources: ["gt"], baseline: "none" }));
+    writeFileSync(join(dir, "cfg.json"), json({ out: "from-config", limit: 1, paradigms: ["single"], sources: ["gt"], labels: ["oracle"], baseline: "none" }));
     const r = await esi3dAsync(["run", "--config", join(dir, "cfg.json")], { cwd: dir });
     expect(r.code, r.stderr).toBe(0);
     expect(readFileSync(join(dir, "from-config", "items.jsonl"), "utf8").trim().split("\n")).toHaveLength(1);

@@ -89,7 +89,7 @@ describe("the vggt source from the command line (tiny ONNX model with VGGT's I/O
     const r = esi3d(["run", "--per-subcategory", "1", "--subcategories", "linear_alignment", "--paradigm", "single", "--source", "vggt", "--vggt-model", model, "--device", "cpu", "--out", join(dir, "run")]);
     expect(r.code, r.stderr).toBe(0);
     const recs = readRecords(join(dir, "run", "items.jsonl")).records;
-    expect(recs.map((x) => x.key).sort()).toEqual(["linear_alignment-000|single|2d", "linear_alignment-000|single|3d:vggt", "linear_alignment-000|single|shortcut"]);
+    expect(recs.map((x) => x.key).sort()).toEqual(["linear_alignment-000|single|2d", "linear_alignment-000|single|3d:vggt", "linear_alignment-000|single|3d:vggt-appearance", "linear_alignment-000|single|shortcut"]);
     expect(r.stdout).toMatch(/VGGT-3D/);
   });
 });

@@ -141,13 +141,13 @@ describe("esi3d serve: capture -> graph -> answer", () => {
     const rid = start.body.id as string;
     const done = await poll(() => http("GET", `${s.url}/v1/runs/${rid}`), (r) => r.body.status !== "running", 90_000, 200);
     expect(done.body.status, JSON.stringify(done.body.error)).toBe("finished");
-    expect(done.body.progress).toEqual({ done: 3, total: 3 }); // one task x one paradigm x (gt, 2d, shortcut)
-    expect(done.body.summary.items).toBe(3);
+    expect(done.body.progress).toEqual({ done: 4, total: 4 }); // one task x one paradigm x (gt, gt-appearance, 2d, shortcut)
+    expect(done.body.summary.items).toBe(4);
     const p1 = await http("GET", `${s.url}/v1/runs/${rid}/items?offset=0&limit=1`);
-    expect(p1.body).toMatchObject({ offset: 0, limit: 1, total: 3 });
+    expect(p1.body).toMatchObject({ offset: 0, limit: 1, total: 4 });
     expect(p1.body.items.length).toBe(1);
     const p2 = await http("GET", `${s.url}/v1/runs/${rid}/items?offset=1&limit=10`);
-    expect(p2.body.items.length).toBe(2);
+    expect(p2.body.items.length).toBe(3);
     expect(new Set([p1.body.items[0].key, p2.body.items[0].key]).size).toBe(2);
     expect((await http("GET", `${s.url}/v1/runs/${rid}/items?limit=5000`)).body.error.field).toBe("query.limit");
     expect((await http("GET", `${s.url}/v1/runs/${rid}/items?offset=-1`)).body.error.field).toBe("query.offset");
@@ -185,6 +185,7 @@ describe("esi3d serve: state survives SIGKILL", () => {
     const r = await http("POST", `${a.url}/v1/runs`, { subcategories: ["linear_alignment"], perSubcategory: 4, paradigms: ["single"], sources: ["gt"], baseline: "none", concurrency: 1 });
     expect(r.status, r.text).toBe(202);
     const rid = r.body.id as string;
+    const ARMS_ITEMS = 8; // 4 tasks x (gt, gt-appearance)
     await poll(() => http("GET", `${a.url}/v1/runs/${rid}`), (x) => x.body.progress.done >= 1, 90_000, 25);
     await a.kill();
 
@@ -200,17 +201,17 @@ describe("esi3d serve: state survives SIGKILL", () => {
       expect(b.stderr()).toMatch(/1 run\(s\) left running by a previous server are now 'interrupted'/);
       const cut = await http("GET", `${b.url}/v1/runs/${rid}`);
       expect(cut.body.status).toBe("interrupted");
-      expect(cut.body.progress.total).toBe(4);
-      expect(cut.body.progress.done).toBeLessThan(4);
+      expect(cut.body.progress.total).toBe(ARMS_ITEMS);
+      expect(cut.body.progress.done).toBeLessThan(ARMS_ITEMS);
       expect(cut.body.error).toMatch(/resume/);
       const res = await http("POST", `${b.url}/v1/runs/${rid}/resume`);
       expect(res.status, res.text).toBe(202);
       expect((await http("POST", `${b.url}/v1/runs/${rid}/resume`)).status).toBe(409); // already running
       const fin = await poll(() => http("GET", `${b.url}/v1/runs/${rid}`), (x) => x.body.status !== "running", 90_000, 200);
       expect(fin.body.status, JSON.stringify(fin.body.error)).toBe("finished");
-      expect(fin.body.progress).toEqual({ done: 4, total: 4 });
+      expect(fin.body.progress).toEqual({ done: ARMS_ITEMS, total: ARMS_ITEMS });
       const items = (await http("GET", `${b.url}/v1/runs/${rid}/items`)).body.items as Array<{ key: string }>;
-      expect(new Set(items.map((i) => i.key)).size).toBe(4);
+      expect(new Set(items.map((i) => i.key)).size).toBe(ARMS_ITEMS);
       expect(existsSync(join(a.data, "runs", rid, "summary.json"))).toBe(true);
     } finally {
       expect(await b.stop()).toBe(0);

@@ -28,7 +28,7 @@ describe("esi3d inspect RUN_DIR", () => {
   it("prints the stored node tables of a task, one per graph, without recomputing", () => {
     const r = esi3d(["inspect", run, "--task", TASK, "--paradigm", "multi"]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout.match(/node\s+label\s+status\s+true object/g)?.length).toBe(2); // gt and noisy
+    expect(r.stdout.match(/node\s+label\s+status\s+true object/g)?.length).toBe(4); // gt and noisy, each with oracle and appearance labels
     expect(r.stdout).toMatch(/source noisy/);
     const dup = stored(run, "multi", "noisy").diagnosis.nodes.find((d) => d.status === "duplicate")!;
     expect(r.stdout).toMatch(new RegExp(`${dup.node}\\s.*duplicate.*twin ${dup.twin}`));
@@ -92,7 +92,7 @@ describe("esi3d inspect RUN_DIR", () => {
   it("explains usage errors: an unknown task or source, an export of several graphs", () => {
     const cases: Array<[string[], RegExp]> = [
       [["inspect", run, "-o", join(tmp, "x.html"), "--task", "nope-000"], /--task nope-000: no such task .*counting_with_occlusion-000/],
-      [["inspect", run, "--task", TASK, "--source", "vggt"], /no graph for --source vggt \(this task has: single\/gt, single\/noisy, multi\/gt, multi\/noisy\)/],
+      [["inspect", run, "--task", TASK, "--source", "vggt"], /no graph for --source vggt \(this task has: single\/gt, single\/noisy, single\/gt-appearance, single\/noisy-appearance, multi\/gt, multi\/noisy, multi\/gt-appearance, multi\/noisy-appearance\)/],
       [["inspect", run, "--task", TASK, "--ply", join(tmp, "x.ply")], /export one graph: pass --paradigm and --source/],
     ];
     for (const [args, msg] of cases) {

@@ -150,7 +150,7 @@ describe.skipIf(!haveRedis)("esi3d run --queue", () => {
     const workers = [0, 1, 2].map(() => startWorker(redis.url, ["--role", "all"], { OPENAI_API_KEY: "sk-test" }));
     try {
       const out = join(dir, "llm");
-      const args = ["run", "--limit", "6", "--paradigm", "single", "--source", "gt", "--baseline", "2d", "--concurrency", "1", "--reasoner", "openai:test-model", "--base-url", `${server.url}/v1`, "--no-cache", "--max-connections", "4", "--rate-requests", String(LIMIT), "--rate-window", String(WINDOW_MS / 1000), "--out", out, "--queue", redis.url];
+      const args = ["run", "--limit", "6", "--paradigm", "single", "--source", "gt", "--labels", "oracle", "--baseline", "2d", "--concurrency", "1", "--reasoner", "openai:test-model", "--base-url", `${server.url}/v1`, "--no-cache", "--max-connections", "4", "--rate-requests", String(LIMIT), "--rate-window", String(WINDOW_MS / 1000), "--out", out, "--queue", redis.url];
       const r = await esi3dAsync(args, { timeoutMs: 240_000, env: { OPENAI_API_KEY: "sk-test" } });
       expect([0, 1]).toContain(r.code);
       expect(items(out).size).toBe(12);
