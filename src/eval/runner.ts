@@ -35,6 +35,8 @@ import type { WorkerJob } from "./worker.js";
 import { readRunFile, runConfigFile, RUN_FORMAT, sceneGraphFile } from "./files.js";
 import { lockRunDir } from "./runLock.js";
 import { openQueue, runUnitsOnQueue } from "./queue/producer.js";
+import { isHttpStore } from "./queue/store.js";
+import { serveStore, type StoreServer } from "./queue/storeServer.js";
 import { redactUrl } from "./queue/connection.js";
 import type { QueueRunOptions } from "./queue/options.js";
 
@@ -190,6 +192,7 @@ export async function runEvaluation(opts: RunOptions): Promise<RunOutcome> {
   const abandoned = () => opts.abandon?.aborted === true;
   const abandonSignal = opts.abandon ?? new AbortController().signal;
   let totalItems = 0;
+  let storeServer: StoreServer | null = null;
   const skipped: SkippedItem[] = [];
   try {
     const tasks = await prepareTasks(opts, exec, skipped);
@@ -219,8 +222,12 @@ export async function runEvaluation(opts: RunOptions): Promise<RunOutcome> {
       commit(r);
     };
     if (queue) {
-      const store = resolve(opts.queue?.store ?? out);
-      if (store !== resolve(out)) shareRun(out, store);
+      const given = opts.queue?.store ?? out;
+      // an http store is this run directory, served to workers that share no disk with it
+      storeServer = isHttpStore(given) ? await serveStore(out, given) : null;
+      const store = storeServer ? storeServer.url : resolve(given);
+      if (storeServer) log(`queue: serving the store at ${given} to the workers`);
+      else if (store !== resolve(out)) shareRun(out, store);
       ({ duplicates } = await runUnitsOnQueue({ queue, store, out, runId: createHash("sha256").update(resolve(out)).digest("hex").slice(0, 16), version: opts.version, config, units, doneKeys, unitKeys: (t, p) => unitKeys(config, t, p), commit, log, stopped }));
     }
     const inflight = new Set<Promise<void>>();
@@ -247,6 +254,7 @@ export async function runEvaluation(opts: RunOptions): Promise<RunOutcome> {
   } finally {
     writer.close();
     await pool?.destroy();
+    await storeServer?.close();
     await queue?.close();
     lock.release();
   }

@@ -14,8 +14,14 @@ export interface RateLimits {
   windowMs: number;
 }
 
-/** The shared state of the windows: counters that expire with their window, and one pause deadline. */
+/**
+ * The shared state of the windows: a sliding log of request starts (no window of `windowMs`, wherever it
+ * begins, holds more than the limit: a fixed window would let twice the limit through across a boundary),
+ * token counters that expire with their window, and one pause deadline.
+ */
 export interface WindowStore {
+  /** records a request start in log `key` if fewer than `limit` started in the last `windowMs`: 0; else the ms until one leaves the log */
+  admit(key: string, limit: number, windowMs: number): Promise<number>;
   /** adds `by` to counter `key` (expiring after `ttlMs`) and returns the new value */
   add(key: string, by: number, ttlMs: number): Promise<number>;
   get(key: string): Promise<number>;
@@ -57,9 +63,9 @@ export function createRequestGate(id: string, limits: RateLimits, store: WindowS
           continue;
         }
         if (limits.requests !== null) {
-          const n = await store.add(`${prefix}:req:${w}`, 1, ttl);
-          if (n > limits.requests) {
-            await sleep(Math.min(untilNext, MAX_POLL_MS), signal);
+          const wait = await store.admit(`${prefix}:req`, limits.requests, limits.windowMs);
+          if (wait > 0) {
+            await sleep(Math.min(wait, MAX_POLL_MS), signal);
             continue;
           }
         }
@@ -76,6 +82,7 @@ export function createRequestGate(id: string, limits: RateLimits, store: WindowS
 /** The window state of one process. */
 export function memoryWindowStore(now: () => number = Date.now): WindowStore {
   const counters = new Map<string, { value: number; expires: number }>();
+  const logs = new Map<string, number[]>();
   const pauses = new Map<string, number>();
   const live = (key: string) => {
     const c = counters.get(key);
@@ -83,6 +90,16 @@ export function memoryWindowStore(now: () => number = Date.now): WindowStore {
     return counters.get(key);
   };
   return {
+    admit: (key, limit, windowMs) => {
+      const t = now();
+      const log = (logs.get(key) ?? []).filter((x) => x > t - windowMs);
+      logs.set(key, log);
+      if (log.length < limit) {
+        log.push(t);
+        return Promise.resolve(0);
+      }
+      return Promise.resolve(Math.max(1, log[0]! + windowMs - t));
+    },
     add: (key, by, ttlMs) => {
       const c = live(key) ?? { value: 0, expires: now() + ttlMs };
       c.value += by;

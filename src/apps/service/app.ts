@@ -22,6 +22,7 @@ import { runRoutes } from "./routes/runs.js";
 import { sessionRoutes } from "./routes/sessions.js";
 import { taskRoutes } from "./routes/tasks.js";
 import { closeServices, openServices, type Services } from "./services.js";
+import { watchQueueInMetrics, type QueueWatch } from "./queueMetrics.js";
 import type { ServerContext } from "./context.js";
 
 export interface ServeOptions {
@@ -32,6 +33,8 @@ export interface ServeOptions {
   dataDir: string;
   cpuJobs: number;
   cpuQueue: number;
+  /** The Redis of distributed runs to report in /metrics (redis://HOST:PORT[/DB]), or none. */
+  queueUrl?: string | null;
   /** Server log lines (errors with stacks, start-up); default stderr. */
   log?: (line: string) => void;
 }
@@ -103,11 +106,14 @@ function urlOf(app: FastifyInstance, opts: Pick<ServeOptions, "host" | "port">):
 export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const log = opts.log ?? ((l: string) => process.stderr.write(`esi3d serve: ${l}\n`));
   const services = openServices({ dataDir: opts.dataDir, cpuJobs: opts.cpuJobs, cpuQueue: opts.cpuQueue, log });
+  let queueWatch: QueueWatch | null = null;
   const app = buildApp(services, { token: opts.token, log });
   try {
+    if (opts.queueUrl) queueWatch = await watchQueueInMetrics(opts.queueUrl, services.metrics);
     await app.listen({ host: opts.host, port: opts.port });
   } catch (e) {
     // nothing started: give the data directory back
+    await queueWatch?.close();
     await app.close().catch(() => {});
     await closeServices(services);
     throw e;
@@ -125,6 +131,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       stopSweeper();
       await services.runs.stopAll(SHUTDOWN_GRACE_MS);
       await app.close();
+      await queueWatch?.close();
       await closeServices(services);
     },
   };

@@ -6,7 +6,8 @@
 import type { Command } from "commander";
 import { resolve } from "node:path";
 import { InputError } from "../../core/errors.js";
-import { intOption } from "../../core/flags.js";
+import { intOption, parseFlagValue } from "../../core/flags.js";
+import { QueueUrlSchema } from "../../eval/queue/options.js";
 import { MIN_TOKEN_LENGTH, serverToken } from "../../core/http/access.js";
 import { startServer, type RunningServer } from "./app.js";
 import { DEFAULT_CPU_JOBS, DEFAULT_CPU_QUEUE, DEFAULT_DATA_DIR, DEFAULT_HOST, DEFAULT_PORT } from "./limits.js";
@@ -18,6 +19,7 @@ interface ServeFlags {
   data: string;
   cpuJobs: number;
   queue: number;
+  queueUrl?: string;
 }
 
 /** Resolves when the server has closed after SIGINT or SIGTERM; a second signal exits the process at once. */
@@ -51,9 +53,10 @@ export function registerServe(program: Command): void {
     .option("--data <dir>", "data directory: bundles, graphs, runs and open sessions, kept across restarts", DEFAULT_DATA_DIR)
     .option("--cpu-jobs <n>", "CPU jobs (graphs, bundle finishing, offline answers) at once, each in a worker thread", intOption("--cpu-jobs", 1, 256), DEFAULT_CPU_JOBS)
     .option("--queue <n>", "CPU jobs allowed to wait; more are answered 503 with Retry-After", intOption("--queue", 0, 100000), DEFAULT_CPU_QUEUE)
+    .option("--queue-url <url>", "the Redis of distributed runs (esi3d run --queue) to report in /metrics: queue depth per state, live workers per role", (v: string) => parseFlagValue(QueueUrlSchema, v, "--queue-url"))
     .action(async (opts: ServeFlags) => {
       const token = serverToken(opts.host, opts.token);
-      const server = await startServer({ host: opts.host, port: opts.port, token, dataDir: resolve(opts.data), cpuJobs: opts.cpuJobs, cpuQueue: opts.queue }).catch((e: NodeJS.ErrnoException) => {
+      const server = await startServer({ host: opts.host, port: opts.port, token, dataDir: resolve(opts.data), cpuJobs: opts.cpuJobs, cpuQueue: opts.queue, queueUrl: opts.queueUrl ?? null }).catch((e: NodeJS.ErrnoException) => {
         if (e?.code === "EADDRINUSE") throw new InputError(`--port ${opts.port}: address ${opts.host}:${opts.port} is already in use`);
         if (e?.code === "EADDRNOTAVAIL" || e?.code === "ENOTFOUND") throw new InputError(`--host ${opts.host}: not an address of this machine`);
         throw e;

@@ -11,6 +11,13 @@ export const STAGE_BUCKETS_S = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60,
 
 type Labels = Record<string, string>;
 
+/** A gauge's samples, read at scrape time. */
+export interface GaugeFamily {
+  name: string;
+  help: string;
+  samples: Array<{ labels: Labels; value: number }>;
+}
+
 const key = (l: Labels) => JSON.stringify(Object.entries(l).sort());
 const escape = (v: string) => v.replace(/\\/g, "\\\\").replace(/\n/g, "\\n").replace(/"/g, '\\"');
 const fmtLabels = (l: Labels, extra: Labels = {}) => {
@@ -72,10 +79,26 @@ export class Metrics {
   readonly stages = new Histogram("esi3d_stage_duration_seconds", "duration of pipeline stages run by the server (finish, graph, answer, run)", STAGE_BUCKETS_S);
   readonly graphCache = new Counter("esi3d_graph_requests_total", "POST /v1/graphs by outcome: built, stored (answered from the store) or joined (same graph already being built)");
   private readonly gauges: Array<{ name: string; help: string; read: () => Array<{ labels: Labels; value: number }> }> = [];
+  private readonly asyncReads: Array<() => Promise<GaugeFamily[]>> = [];
   private readonly loopDelay = monitorEventLoopDelay({ resolution: 10 });
 
   constructor() {
     this.loopDelay.enable();
+  }
+
+  /**
+   * Gauges read together at scrape time from a source that answers asynchronously (a queue's Redis): one
+   * read per scrape serves them all. A failed read renders nothing of them; the reader reports its own health.
+   */
+  asyncGauges(read: () => Promise<GaugeFamily[]>): void {
+    this.asyncReads.push(read);
+  }
+
+  /** The exposition text with the asynchronous gauges read now (what GET /metrics sends). */
+  async scrape(): Promise<string> {
+    const families = (await Promise.all(this.asyncReads.map((r) => r().catch((): GaugeFamily[] => [])))).flat();
+    const out = families.flatMap((f) => [`# HELP ${f.name} ${f.help}`, `# TYPE ${f.name} gauge`, ...f.samples.map(({ labels, value }) => `${f.name}${fmtLabels(labels)} ${num(value)}`)]);
+    return this.render() + (out.length ? out.join("\n") + "\n" : "");
   }
 
   gauge(name: string, help: string, read: () => number | Array<{ labels: Labels; value: number }>): void {

@@ -7,6 +7,9 @@ import type { FlagSpec } from "../../core/flags.js";
 
 /** redis://[user:password@]HOST:PORT[/DB]: the port is required, so no worker silently talks to another Redis. */
 export const QUEUE_URL_PATTERN = /^rediss?:\/\/(?:[^@/]*@)?[^:/@]+:\d{1,5}(?:\/\d{1,2})?$/;
+/** --store http://HOST:PORT: the address the producer listens on, which is also what the workers fetch (port 0: a free one). */
+export const STORE_URL_PATTERN = /^http:\/\/([^:/]+|\[[0-9a-fA-F:]+\]):(\d{1,5})$/;
+
 export const QueueUrlSchema = z.string().regex(QUEUE_URL_PATTERN, "expected redis://HOST:PORT[/DB] (the port is required)");
 
 /**
@@ -24,14 +27,20 @@ export const WORKER_ROLES = ["all", "cpu", "reconstruct", "llm"] as const;
 export const QueueRunOptionsSchema = z
   .object({
     url: QueueUrlSchema.nullable().default(null).describe("evaluate on a BullMQ queue at this Redis (redis://HOST:PORT[/DB]); workers: esi3d worker --queue URL"),
-    store: z.string().min(1).nullable().default(null).describe("shared store directory every worker reaches (default: the run directory)"),
+    store: z
+      .string()
+      .min(1)
+      .refine((s) => !/^https?:/.test(s) || STORE_URL_PATTERN.test(s), "expected a directory or http://HOST:PORT (an address of this machine that the workers reach)")
+      .nullable()
+      .default(null)
+      .describe("shared store: a directory every worker reaches, or http://HOST:PORT to serve the run directory to the workers from this machine (default: the run directory)"),
   })
   .strict();
 export type QueueRunOptions = z.infer<typeof QueueRunOptionsSchema>;
 
 export const QUEUE_RUN_FLAGS: readonly FlagSpec[] = [
   { path: "url", flag: "--queue <url>" },
-  { path: "store", flag: "--store <dir>" },
+  { path: "store", flag: "--store <dir|url>" },
 ];
 
 export const WorkerOptionsSchema = z

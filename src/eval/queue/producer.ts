@@ -17,6 +17,7 @@ import type { ItemRecord } from "../records.js";
 import { openQueueRedis, redactUrl, redisConnection } from "./connection.js";
 import { answerJobId, QUEUES, unitJobId, type AnswerJobResult, type QueueJobData, type UnitJobData, type UnitJobResult } from "./jobs.js";
 import { liveWorkers, startHeartbeat, workersByRole } from "./liveness.js";
+import { isHttpStore } from "./store.js";
 
 /** How often the collector looks at the jobs it waits for (ms). */
 const POLL_MS = 200;
@@ -52,7 +53,7 @@ export async function openQueue(url: string, version: string): Promise<QueueHand
 
 export interface QueueUnitsInput {
   queue: QueueHandle;
-  /** the shared store (absolute); the run directory unless --store says otherwise */
+  /** the shared store: an absolute directory (the run directory unless --store says otherwise) or the served store's URL */
   store: string;
   out: string;
   runId: string;
@@ -91,7 +92,7 @@ export async function runUnitsOnQueue(input: QueueUnitsInput): Promise<{ duplica
       if (withModel) await flows.add({ name: "answer", queueName: QUEUES.llm, data: base, opts: { ...opts, jobId: id }, children: [unit] });
       else await terminalQueue.add("unit", unit.data, unit.opts);
     }
-    input.log(`queue: ${waiting.size} unit job(s) on ${redactUrl(queue.url)} (${withModel ? `${unitQueueName} -> ${QUEUES.llm}` : unitQueueName}), store ${store}`);
+    input.log(`queue: ${waiting.size} unit job(s) on ${redactUrl(queue.url)} (${withModel ? `${unitQueueName} -> ${QUEUES.llm}` : unitQueueName}), store ${isHttpStore(store) ? store.replace(/\/[^/]+$/, "/***") : store}`);
     let lastStatus = Date.now();
     while (waiting.size > 0 && !input.stopped()) {
       const ids = [...waiting.keys()];
@@ -103,7 +104,7 @@ export async function runUnitsOnQueue(input: QueueUnitsInput): Promise<{ duplica
         if (!job.finishedOn || job.failedReason) continue;
         const result = job.returnvalue as UnitJobResult | AnswerJobResult;
         const u = waiting.get(id)!;
-        if (resolve(store) !== resolve(input.out)) copyGraphs(store, input.out, u.task.task_id);
+        if (!isHttpStore(store) && resolve(store) !== resolve(input.out)) copyGraphs(store, input.out, u.task.task_id);
         for (const r of result.records) if (!input.commit(r)) duplicates++;
         waiting.delete(id);
       }

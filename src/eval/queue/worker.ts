@@ -5,18 +5,12 @@
  * run's rate limits shared through Redis). A killed worker's jobs stall and go to another worker; the
  * collector records each item once whatever runs twice.
  */
-import { join } from "node:path";
 import { Piscina } from "piscina";
 import pLimit, { type LimitFunction } from "p-limit";
 import { Job, UnrecoverableError, Worker } from "bullmq";
 import type { Redis } from "ioredis";
-import { readTaskFile } from "../../../bridge/task/io.js";
-import type { Task } from "../../../bridge/task/schema.js";
 import { InputError } from "../../core/errors.js";
-import { writeJsonAtomic } from "../../core/fs.js";
-import { pathBelow } from "../../core/paths.js";
 import type { RunConfig } from "../config.js";
-import { readRunFile, readStoredGraph, sceneGraphFile } from "../files.js";
 import type { UnitJobFor } from "../worker.js";
 import type { UnitResult } from "../pipeline.js";
 import type { ItemRecord } from "../records.js";
@@ -25,6 +19,7 @@ import { openQueueRedis, redactUrl, redisConnection } from "./connection.js";
 import { QUEUES, type AnswerJobResult, type QueueJobData, type UnitJobData, type UnitJobResult } from "./jobs.js";
 import { liveProducers, startHeartbeat } from "./liveness.js";
 import { redisWindowStore } from "./limiter.js";
+import { openStore, type SharedStore } from "./store.js";
 import { DEFAULT_LOCK_DURATION_MS, RECONSTRUCT_LOCK_DURATION_MS, type WorkerOptions } from "./options.js";
 
 /** A job that stalls (its worker died or froze) is handed to another worker this many times before it fails. */
@@ -82,25 +77,31 @@ export async function startQueueWorker(o: WorkerOptions, version: string, log: (
   };
 }
 
-/** The run's configuration and tasks from the store, read once per run. */
-const runConfigs = new Map<string, RunConfig>();
-function storedConfig(store: string): RunConfig {
-  let c = runConfigs.get(store);
-  if (!c) runConfigs.set(store, (c = readRunFile(store).config));
-  return c;
+/** The run's store and configuration, opened once per run in this worker. */
+const runStores = new Map<string, { store: SharedStore; config: Promise<RunConfig> }>();
+function storeOf(location: string): { store: SharedStore; config: Promise<RunConfig> } {
+  let s = runStores.get(location);
+  if (!s) {
+    const store = openStore(location);
+    s = { store, config: store.config() };
+    // a failed read is the job's error, retried: it must not stay cached
+    s.config.catch(() => runStores.delete(location));
+    runStores.set(location, s);
+  }
+  return s;
 }
-const storedTask = (store: string, taskId: string): Task => readTaskFile(pathBelow(join(store, "tasks"), `${taskId}.json`));
 
 function unitProcessor(pool: Piscina, reconstruct: boolean) {
   return async (job: Job<UnitJobData>): Promise<UnitJobResult> => {
-    const { store, taskId, paradigm, done } = job.data;
-    const stored = storedConfig(store);
+    const { taskId, paradigm, done } = job.data;
+    const { store, config: storedConfig } = storeOf(job.data.store);
+    const stored = await storedConfig;
     // the reconstruct role runs VGGT on the GPU (the device option changes no record)
     const config: RunConfig = reconstruct ? { ...stored, vggt: { ...stored.vggt, device: "cuda" } } : stored;
-    const task = storedTask(store, taskId);
+    const task = await store.task(taskId);
     const unitJob: UnitJobFor = { kind: "unit", task, paradigm, config, done };
     const res = (await pool.run(unitJob)) as UnitResult;
-    for (const g of res.graphs) writeJsonAtomic(sceneGraphFile(store, taskId, paradigm, g.source), { graph: g.graph, diagnosis: g.diagnosis });
+    for (const g of res.graphs) await store.writeGraph(taskId, paradigm, g.source, { graph: g.graph, diagnosis: g.diagnosis });
     return { records: res.records, pending: res.pending, graphs: res.graphs.map((g) => ({ source: g.source, scaleOracle: g.scaleOracle })), timings: res.timings, views: res.views };
   };
 }
@@ -110,25 +111,28 @@ function answerProcessor(redis: Redis) {
   const models = new Map<string, { model: RunModel; limit: LimitFunction }>();
   const windows = redisWindowStore(redis);
   return async (job: Job<QueueJobData>): Promise<AnswerJobResult> => {
-    const { store, taskId, paradigm, runId } = job.data;
-    const config = storedConfig(store);
+    const { taskId, paradigm, runId } = job.data;
+    const { store, config: storedConfig } = storeOf(job.data.store);
+    const config = await storedConfig;
     let m = models.get(runId);
     if (!m) {
-      const cache = config.llm.cachePath === null ? null : join(store, "llm-cache.sqlite");
+      const cache = config.llm.cachePath === null ? null : store.llmCachePath();
       m = { model: makeRunModel({ ...config, llm: { ...config.llm, cachePath: cache } }, {}, windows)!, limit: pLimit(config.maxConnections) };
       models.set(runId, m);
     }
     const [child] = Object.values(await job.getChildrenValues<UnitJobResult>());
     if (!child) throw new Error(`${taskId} ${paradigm}: the unit's result is missing`);
-    const task = storedTask(store, taskId);
-    const graphs = child.graphs.map((g) => ({ ...readStoredGraph(sceneGraphFile(store, taskId, paradigm, g.source)), source: g.source, scaleOracle: g.scaleOracle }));
+    const task = await store.task(taskId);
+    const graphs = await Promise.all(child.graphs.map(async (g) => ({ ...(await store.readGraph(taskId, paradigm, g.source)), source: g.source, scaleOracle: g.scaleOracle })));
     const res: UnitResult = { records: child.records, graphs, pending: child.pending, timings: child.timings, views: child.views };
     const records: ItemRecord[] = [...child.records];
     const never = new AbortController().signal;
+    const writes: Array<Promise<void>> = [];
     await answerPending({ config, model: m.model, limit: m.limit, signal: never, abandoned: () => false }, task, paradigm, res, (r, g) => {
-      if (g) writeJsonAtomic(sceneGraphFile(store, taskId, "active", g.source), { graph: g.graph, diagnosis: g.diagnosis });
+      if (g) writes.push(store.writeGraph(taskId, "active", g.source, { graph: g.graph, diagnosis: g.diagnosis }));
       records.push(r);
     });
+    await Promise.all(writes);
     return { records };
   };
 }

@@ -68,7 +68,7 @@ describe("esi3d inspect page in Chromium", () => {
     page = join(run, "..", "page.html");
     const r = esi3d(["inspect", run, "--task", TASK, "-o", page]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/wrote .*page\.html: 2 graph\(s\)/);
+    expect(r.stdout).toMatch(/wrote .*page\.html: 4 graph\(s\)/);
     shots = process.env.ESI3D_SCREENSHOTS ?? join(run, "..", "shots");
     mkdirSync(shots, { recursive: true });
     browser = await launchChromium();
