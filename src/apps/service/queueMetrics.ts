@@ -5,6 +5,7 @@
  * expires within HEARTBEAT_TTL_MS). esi3d_queue_up says whether Redis answered this scrape.
  */
 import { openQueueRedis } from "../../eval/queue/connection.js";
+import { workersByRole } from "../../eval/queue/liveness.js";
 import { watchQueue } from "../../eval/queue/monitor.js";
 import { WORKER_ROLES } from "../../eval/queue/options.js";
 import type { GaugeFamily, Metrics } from "./metrics.js";
@@ -32,12 +33,12 @@ export async function watchQueueInMetrics(url: string, metrics: Metrics): Promis
     try {
       const s = await within(monitor.snapshot(), QUEUE_SCRAPE_TIMEOUT_MS);
       up.samples[0]!.value = 1;
-      const byRole = new Map<string, number>(WORKER_ROLES.map((r) => [r, 0]));
-      for (const w of s.workers) byRole.set(w.role, (byRole.get(w.role) ?? 0) + 1);
+      // every role shows, 0 when none is live
+      const byRole = { ...Object.fromEntries(WORKER_ROLES.map((r) => [r, 0])), ...workersByRole(s.workers) };
       return [
         up,
         { name: "esi3d_queue_jobs", help: "jobs of each esi3d queue by state (BullMQ's states)", samples: Object.entries(s.jobs).flatMap(([queue, states]) => Object.entries(states).map(([state, value]) => ({ labels: { queue, state }, value }))) },
-        { name: "esi3d_queue_workers", help: "live queue workers by role (a heartbeat younger than its TTL)", samples: [...byRole].map(([role, value]) => ({ labels: { role }, value })) },
+        { name: "esi3d_queue_workers", help: "live queue workers by role (a heartbeat younger than its TTL)", samples: Object.entries(byRole).map(([role, value]) => ({ labels: { role }, value })) },
         { name: "esi3d_queue_producers", help: "live queue runs collecting results (esi3d run --queue)", samples: [{ labels: {}, value: s.producers.length }] },
         { name: "esi3d_queue_worker_jobs_processed", help: "jobs each live worker has finished since it started", samples: s.workers.map((w) => ({ labels: { host: w.host, pid: String(w.pid), role: w.role, version: w.version }, value: w.processed })) },
       ];

@@ -17,7 +17,7 @@ import type { ItemRecord } from "../records.js";
 import { openQueueRedis, redactUrl, redisConnection } from "./connection.js";
 import { answerJobId, QUEUES, unitJobId, type AnswerJobResult, type QueueJobData, type UnitJobData, type UnitJobResult } from "./jobs.js";
 import { liveWorkers, startHeartbeat, workersByRole } from "./liveness.js";
-import { isHttpStore } from "./store.js";
+import { isHttpStore, shownStore } from "./store.js";
 
 /** How often the collector looks at the jobs it waits for (ms). */
 const POLL_MS = 200;
@@ -92,7 +92,7 @@ export async function runUnitsOnQueue(input: QueueUnitsInput): Promise<{ duplica
       if (withModel) await flows.add({ name: "answer", queueName: QUEUES.llm, data: base, opts: { ...opts, jobId: id }, children: [unit] });
       else await terminalQueue.add("unit", unit.data, unit.opts);
     }
-    input.log(`queue: ${waiting.size} unit job(s) on ${redactUrl(queue.url)} (${withModel ? `${unitQueueName} -> ${QUEUES.llm}` : unitQueueName}), store ${isHttpStore(store) ? store.replace(/\/[^/]+$/, "/***") : store}`);
+    input.log(`queue: ${waiting.size} unit job(s) on ${redactUrl(queue.url)} (${withModel ? `${unitQueueName} -> ${QUEUES.llm}` : unitQueueName}), store ${shownStore(store)}`);
     let lastStatus = Date.now();
     while (waiting.size > 0 && !input.stopped()) {
       const ids = [...waiting.keys()];

@@ -33,6 +33,9 @@ export interface SharedStore {
 
 export const isHttpStore = (location: string) => /^https?:\/\//.test(location);
 
+/** A store's location for messages: a served store's token (its last path segment) masked. */
+export const shownStore = (location: string) => (isHttpStore(location) ? location.replace(/\/+$/, "").replace(/\/[^/]+$/, "/***") : location);
+
 /** The store a job names. */
 export function openStore(location: string): SharedStore {
   return isHttpStore(location) ? httpStore(location) : directoryStore(location);
@@ -55,7 +58,7 @@ export const taskPath = (taskId: string) => `tasks/${encodeURIComponent(`${taskI
 
 function httpStore(base: string): SharedStore {
   const root = base.replace(/\/+$/, "");
-  const shown = root.replace(/\/[^/]+$/, "/***"); // the token stays out of messages
+  const shown = shownStore(root);
   const request = async (method: "GET" | "PUT", path: string, body?: string): Promise<string> => {
     const r = await fetch(`${root}/${path}`, { method, body, headers: body ? { "content-type": "application/json" } : {}, signal: AbortSignal.timeout(STORE_REQUEST_TIMEOUT_MS) }).catch((e: Error) => {
       throw new Error(`store ${shown}/${path}: ${e.message} (is the producer of the run still running?)`);
