@@ -39,6 +39,8 @@ export interface EpisodeInput {
   env?: Environment;
   signal?: AbortSignal;
   trueRelations?: Relation[];
+  /** Lines the reconstruction wants the user to see (vggt: the provider it fell back to). */
+  log?: (line: string) => void;
   /**
    * Diagnose the graph against the truth after every step (true duplicates so far); default false: a
    * diagnosis costs seconds per step at the suite's resolution (measured: 4 s per step for a 30-step
@@ -58,6 +60,8 @@ export interface EpisodeOutcome {
   /** Every view the episode gathered, as a frame bundle of paradigm active (`esi3d ask --save-episode` writes it; the service stores it for a remote episode). */
   bundle: FrameBundle;
   timings: Record<string, number>;
+  /** What the graph memory decided for the user to see (e.g. the DBSCAN fallback of masks none). */
+  notes: string[];
 }
 
 /** Instance ids of the objects the question needs, and a tally of which have been seen. */
@@ -97,7 +101,7 @@ export async function runActiveEpisode(input: EpisodeInput): Promise<EpisodeOutc
   };
   const env = input.env ?? new BuiltinEnvironment(task);
   const episode = new EpisodeBundle(env.manifest);
-  const memory = arm ? new GraphMemory(env.manifest, armOptions(config, arm), { diagnose: input.diagnoseEachStep === true, trueRelations: input.trueRelations }) : null;
+  const memory = arm ? new GraphMemory(env.manifest, armOptions(config, arm), { diagnose: input.diagnoseEachStep === true, trueRelations: input.trueRelations, ...(input.log ? { log: input.log } : {}) }) : null;
   const relevant = new RelevantSeen(task);
   const steps: ActiveStep[] = [];
   const history: StepView[] = [];
@@ -194,7 +198,7 @@ export async function runActiveEpisode(input: EpisodeInput): Promise<EpisodeOutc
   }
   for (const k of Object.keys(timings)) timings[k] = Math.round(timings[k]!);
   timings.episode = Math.round(performance.now() - t0);
-  return { episode: episodeRecord, answer, graph: unitGraph, views: bundle.views.length, bundle, timings };
+  return { episode: episodeRecord, answer, graph: unitGraph, views: bundle.views.length, bundle, timings, notes: memory ? [...memory.notes] : [] };
 }
 
 /** The records of one finished episode (the same for offline and LLM agents). */
@@ -232,6 +236,8 @@ export async function runActiveUnit(job: UnitJob): Promise<UnitResult> {
   const rel = trueRelations(task);
   let views = 0;
   const offline = config.reasoner === "symbolic";
+  const notes = new Set<string>();
+  const log = (line: string) => notes.add(line);
   for (const arm of threeDArms(config, "active")) {
     const key = itemKey(task.task_id, "active", "3d", arm.label);
     if (done.has(key)) continue;
@@ -239,7 +245,8 @@ export async function runActiveUnit(job: UnitJob): Promise<UnitResult> {
       pending.push({ key, arm: "3d", source: arm.label });
       continue;
     }
-    const out = await runActiveEpisode({ task, config, arm, agent: createExplorerAgent(config.explorer, task, "3d"), trueRelations: rel });
+    const out = await runActiveEpisode({ task, config, arm, agent: createExplorerAgent(config.explorer, task, "3d"), trueRelations: rel, log });
+    for (const n of out.notes) notes.add(n);
     graphs.push(out.graph!);
     records.push(activeRecord(task, config, arm, "symbolic", out, key));
     views = Math.max(views, out.views);
@@ -255,5 +262,5 @@ export async function runActiveUnit(job: UnitJob): Promise<UnitResult> {
       }
     }
   }
-  return { records, graphs, pending, timings, views };
+  return { records, graphs, pending, timings, views, notes: [...notes] };
 }

@@ -47,6 +47,8 @@ export interface UnitResult {
   pending: Array<{ key: string; arm: Exclude<Arm, "shortcut">; source: string | null }>;
   timings: Record<string, number>;
   views: number;
+  /** Distinct lines the unit's reconstructions and graphs want the user to see (vggt's CPU fallback, a masks-none fallback); the run prints each once. */
+  notes: string[];
 }
 
 /** The graph-quality figures a record carries. */
@@ -191,10 +193,12 @@ export async function runUnit(job: UnitJob): Promise<UnitResult> {
   const graphs: UnitGraph[] = [];
   const pending: UnitResult["pending"] = [];
   const truthRelations = trueRelations(task);
+  const notes = new Set<string>();
   for (const arm of threeDArms(config)) {
     const key = itemKey(task.task_id, paradigm, "3d", arm.label);
     if (done.has(key)) continue;
-    const r = await armPipeline(bundle, config, arm, { arena, trueRelations: truthRelations });
+    const r = await armPipeline(bundle, config, arm, { arena, trueRelations: truthRelations, log: (line) => notes.add(line) });
+    for (const n of r.notes) notes.add(n);
     const diagnosis = r.diagnosis!;
     const scaleOracle = r.cloud.meta.scaleOracle === true;
     graphs.push({ source: arm.label, graph: r.graph, diagnosis, scaleOracle });
@@ -216,5 +220,5 @@ export async function runUnit(job: UnitJob): Promise<UnitResult> {
       } else pending.push({ key, arm: "2d", source: null });
     }
   }
-  return { records, graphs, pending, timings, views: bundle.views.length };
+  return { records, graphs, pending, timings, views: bundle.views.length, notes: [...notes] };
 }

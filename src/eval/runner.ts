@@ -20,6 +20,7 @@ import { readTaskFile } from "../../bridge/task/io.js";
 import { isSkippedUnit, planSuiteDirectory, type SkippedItem } from "./suite.js";
 import { InputError } from "../core/errors.js";
 import { canonicalJson } from "../core/hash.js";
+import { noteOnce } from "../core/noteOnce.js";
 import { checkWritable, pathError, writeFileAtomic, writeJsonAtomic } from "../core/fs.js";
 import { pathBelow } from "../core/paths.js";
 import { generateTask } from "../../bridge/sim/generate/suite.js";
@@ -182,6 +183,7 @@ export async function runEvaluation(opts: RunOptions): Promise<RunOutcome> {
   // vggt holds one ONNX Runtime session of ~5 GB weights per process: one worker only
   const threads = config.sources.includes("vggt") ? 1 : config.concurrency;
   if (threads !== config.concurrency) log(`run: --source vggt uses one worker (one ONNX Runtime session)`);
+  const note = noteOnce(log);
   const pool = opts.workers === false ? null : new Piscina({ filename: new URL("./worker.js", import.meta.url).href, minThreads: threads, maxThreads: threads, idleTimeout: 1000 });
   const exec = async (job: WorkerJob, signal?: AbortSignal): Promise<unknown> => {
     if (pool) return pool.run(job, { signal });
@@ -228,7 +230,7 @@ export async function runEvaluation(opts: RunOptions): Promise<RunOutcome> {
       const store = storeServer ? storeServer.url : resolve(given);
       if (storeServer) log(`queue: serving the store at ${given} to the workers`);
       else if (store !== resolve(out)) shareRun(out, store);
-      ({ duplicates } = await runUnitsOnQueue({ queue, store, out, runId: createHash("sha256").update(resolve(out)).digest("hex").slice(0, 16), version: opts.version, config, units, doneKeys, unitKeys: (t, p) => unitKeys(config, t, p), commit, log, stopped }));
+      ({ duplicates } = await runUnitsOnQueue({ queue, store, out, runId: createHash("sha256").update(resolve(out)).digest("hex").slice(0, 16), version: opts.version, config, units, doneKeys, unitKeys: (t, p) => unitKeys(config, t, p), commit, log, note, stopped }));
     }
     const inflight = new Set<Promise<void>>();
     for (const u of queue ? [] : units) {
@@ -240,6 +242,7 @@ export async function runEvaluation(opts: RunOptions): Promise<RunOutcome> {
         try {
           const res = (await exec({ kind: "unit", ...job }, abandonSignal)) as UnitResult;
           if (abandoned()) return;
+          for (const n of res.notes) note(n);
           saveGraphs(u.task, u.paradigm, res);
           for (const r of res.records) commit(r);
           if (answerCtx) await answerPending(answerCtx, u.task, u.paradigm, res, (r, g) => sinkItem(u.task, r, g));

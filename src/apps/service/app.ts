@@ -23,6 +23,7 @@ import { sessionRoutes } from "./routes/sessions.js";
 import { taskRoutes } from "./routes/tasks.js";
 import { closeServices, openServices, type Services } from "./services.js";
 import { watchQueueInMetrics, type QueueWatch } from "./queueMetrics.js";
+import { isDashboardUrl, queueDashboard } from "./queueDashboard.js";
 import type { ServerContext } from "./context.js";
 
 export interface ServeOptions {
@@ -60,7 +61,7 @@ const RESOURCE_PLUGINS: { [R in Resource]: FastifyPluginAsync<ResourcePluginOpti
 const isHealthCheck = (url: string) => url === "/healthz" || url.startsWith("/healthz?");
 
 /** The fastify app over `services`: limits, body parsers, the root plugins, then one plugin per resource. */
-export function buildApp(services: Services, o: { token: string | null; log: (line: string) => void }): FastifyInstance {
+export function buildApp(services: Services, o: { token: string | null; log: (line: string) => void; queueUrl?: string | null }): FastifyInstance {
   let requests = 0;
   const redact = services.ctx.redact;
   const app = Fastify({
@@ -77,9 +78,12 @@ export function buildApp(services: Services, o: { token: string | null; log: (li
   // JSON is the only body type outside the view upload (which adds its own parser in its scope)
   app.removeContentTypeParser("text/plain");
   app.register(errorMapping, { log: o.log, redact });
-  app.register(bearerAuth, { token: o.token, open: (req) => isHealthCheck(req.url), unauthorized: (message) => new HttpError(401, "unauthorized", message) });
+  // the queue dashboard checks the token itself, with a browser login (queueDashboard.ts)
+  const dashboard = o.queueUrl ?? null;
+  app.register(bearerAuth, { token: o.token, open: (req) => isHealthCheck(req.url) || (dashboard !== null && isDashboardUrl(req.url)), unauthorized: (message) => new HttpError(401, "unauthorized", message) });
   app.register(requestMetrics, { services });
   for (const plugin of Object.values(RESOURCE_PLUGINS)) app.register(plugin, { services });
+  if (dashboard !== null) app.register(queueDashboard, { url: dashboard, token: o.token });
   return app;
 }
 
@@ -107,7 +111,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const log = opts.log ?? ((l: string) => process.stderr.write(`esi3d serve: ${l}\n`));
   const services = openServices({ dataDir: opts.dataDir, cpuJobs: opts.cpuJobs, cpuQueue: opts.cpuQueue, log });
   let queueWatch: QueueWatch | null = null;
-  const app = buildApp(services, { token: opts.token, log });
+  const app = buildApp(services, { token: opts.token, log, queueUrl: opts.queueUrl });
   try {
     if (opts.queueUrl) queueWatch = await watchQueueInMetrics(opts.queueUrl, services.metrics);
     await app.listen({ host: opts.host, port: opts.port });

@@ -35,6 +35,7 @@ export interface UnitJobResult {
   graphs: Array<{ source: string; scaleOracle: boolean }>;
   timings: Record<string, number>;
   views: number;
+  notes: string[];
 }
 
 export interface AnswerJobResult {

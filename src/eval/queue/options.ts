@@ -13,14 +13,11 @@ export const STORE_URL_PATTERN = /^http:\/\/([^:/]+|\[[0-9a-fA-F:]+\]):(\d{1,5})
 export const QueueUrlSchema = z.string().regex(QUEUE_URL_PATTERN, "expected redis://HOST:PORT[/DB] (the port is required)");
 
 /**
- * How long a worker holds a job before another may take it over (ms). BullMQ renews the lock every half
- * of it while the worker's event loop runs, so it only has to outlast a blocked loop; units run on worker
- * threads, so the loop stays free. BullMQ's default is 30 s; ours. */
+ * How long a worker holds a job before another may take it over (ms). BullMQ renews the lock every half of
+ * it while the job runs, and every role runs its work off the event loop that renews it (units and VGGT on
+ * worker threads, model calls as async I/O), so a reconstruction of any length keeps its lock: the lock
+ * only bounds how long a dead worker's job waits before another takes it. BullMQ's default, 30 s. */
 export const DEFAULT_LOCK_DURATION_MS = 30_000;
-/** A reconstruction is one ONNX Runtime call on the main thread of the reconstruct role (one session per
- * GPU): VGGT-1B on 20-80 frames takes 2-45 s on a V100 (reference/active-scale-data.md §4), so a lock of
- * 10 min covers the longest with room. */
-export const RECONSTRUCT_LOCK_DURATION_MS = 600_000;
 
 export const WORKER_ROLES = ["all", "cpu", "reconstruct", "llm"] as const;
 
@@ -48,7 +45,7 @@ export const WorkerOptionsSchema = z
     url: QueueUrlSchema.describe("the Redis of the queue (redis://HOST:PORT[/DB])"),
     role: z.enum(WORKER_ROLES).default("all").describe("which jobs: cpu (units), reconstruct (units with VGGT, on the GPU), llm (model answers), all (cpu + llm)"),
     concurrency: z.number().int().min(1).max(64).default(2).describe("jobs at once per role (reconstruct: always 1 per GPU)"),
-    lockDurationMs: z.number().int().min(1000).max(3_600_000).nullable().default(null).describe("job lock (s on the command line); default 30 s, 600 s for reconstruct"),
+    lockDurationMs: z.number().int().min(1000).max(3_600_000).default(DEFAULT_LOCK_DURATION_MS).describe("job lock (s on the command line): how long a dead worker's job waits before another takes it; renewed while the job runs"),
   })
   .strict();
 export type WorkerOptions = z.infer<typeof WorkerOptionsSchema>;
@@ -57,5 +54,5 @@ export const WORKER_FLAGS: readonly FlagSpec[] = [
   { path: "url", flag: "--queue <url>" },
   { path: "role", flag: "--role <role>" },
   { path: "concurrency", flag: "--concurrency <k>" },
-  { path: "lockDurationMs", flag: "--lock-duration <s>", scale: 1000, help: "job lock (s): default 30, 600 for reconstruct" },
+  { path: "lockDurationMs", flag: "--lock-duration <s>", scale: 1000, help: "job lock (s), renewed while a job runs: how long a dead worker's job waits" },
 ];

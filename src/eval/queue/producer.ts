@@ -65,6 +65,8 @@ export interface QueueUnitsInput {
   /** records one item (dropping one already recorded); returns false for a duplicate */
   commit: (r: ItemRecord) => boolean;
   log: (line: string) => void;
+  /** prints a unit's note the first time the run sees it */
+  note: (line: string) => void;
   stopped: () => boolean;
 }
 
@@ -105,6 +107,7 @@ export async function runUnitsOnQueue(input: QueueUnitsInput): Promise<{ duplica
         const result = job.returnvalue as UnitJobResult | AnswerJobResult;
         const u = waiting.get(id)!;
         if (!isHttpStore(store) && resolve(store) !== resolve(input.out)) copyGraphs(store, input.out, u.task.task_id);
+        if ("notes" in result) for (const n of result.notes) input.note(n);
         for (const r of result.records) if (!input.commit(r)) duplicates++;
         waiting.delete(id);
       }

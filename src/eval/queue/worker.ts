@@ -10,6 +10,7 @@ import pLimit, { type LimitFunction } from "p-limit";
 import { Job, UnrecoverableError, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import { InputError } from "../../core/errors.js";
+import { noteOnce } from "../../core/noteOnce.js";
 import type { RunConfig } from "../config.js";
 import type { UnitJobFor } from "../worker.js";
 import type { UnitResult } from "../pipeline.js";
@@ -20,7 +21,7 @@ import { QUEUES, type AnswerJobResult, type QueueJobData, type UnitJobData, type
 import { liveProducers, startHeartbeat } from "./liveness.js";
 import { redisWindowStore } from "./limiter.js";
 import { openStore, type SharedStore } from "./store.js";
-import { DEFAULT_LOCK_DURATION_MS, RECONSTRUCT_LOCK_DURATION_MS, type WorkerOptions } from "./options.js";
+import type { WorkerOptions } from "./options.js";
 
 /** A job that stalls (its worker died or froze) is handed to another worker this many times before it fails. */
 const MAX_STALLED_COUNT = 3;
@@ -47,9 +48,11 @@ export async function startQueueWorker(o: WorkerOptions, version: string, log: (
   const checkVersion = (job: Job<QueueJobData>) => {
     if (job.data.version !== version) throw new UnrecoverableError(`job enqueued by esi3d ${job.data.version}, this worker is esi3d ${version}`);
   };
+  // one reconstruction at a time: one ONNX Runtime session holds the GPU
+  const concurrencyOf = (role: (typeof roles)[number]) => (role === "reconstruct" ? 1 : o.concurrency);
   for (const role of roles) {
-    const concurrency = role === "reconstruct" ? 1 : o.concurrency;
-    const lockDuration = o.lockDurationMs ?? (role === "reconstruct" ? RECONSTRUCT_LOCK_DURATION_MS : DEFAULT_LOCK_DURATION_MS);
+    const concurrency = concurrencyOf(role);
+    const lockDuration = o.lockDurationMs;
     const common = { connection, concurrency, lockDuration, stalledInterval: Math.max(1000, Math.round(lockDuration / 2)), maxStalledCount: MAX_STALLED_COUNT };
     if (role === "llm") {
       const answer = answerProcessor(redis);
@@ -57,7 +60,8 @@ export async function startQueueWorker(o: WorkerOptions, version: string, log: (
     } else {
       const pool = new Piscina({ filename: new URL("../worker.js", import.meta.url).href, minThreads: concurrency, maxThreads: concurrency });
       pools.push(pool);
-      workers.push(new Worker(role === "cpu" ? QUEUES.cpu : QUEUES.reconstruct, async (job: Job<UnitJobData>) => (checkVersion(job), unitProcessor(pool, role === "reconstruct")(job)), common));
+      const units = unitProcessor(pool, role === "reconstruct", noteOnce(log));
+      workers.push(new Worker(role === "cpu" ? QUEUES.cpu : QUEUES.reconstruct, async (job: Job<UnitJobData>) => (checkVersion(job), units(job)), common));
     }
   }
   for (const w of workers) {
@@ -65,7 +69,7 @@ export async function startQueueWorker(o: WorkerOptions, version: string, log: (
     w.on("failed", (job, e) => log(`worker: ${job?.data.taskId ?? "?"} ${job?.data.paradigm ?? ""} failed: ${e.message}`));
     w.on("error", (e) => log(`worker: ${e.message}`));
   }
-  log(`worker: ${roles.join(" + ")} on ${redactUrl(o.url)}, concurrency ${o.concurrency}`);
+  log(`worker: ${roles.join(" + ")} on ${redactUrl(o.url)}, concurrency ${roles.map(concurrencyOf).join(" + ")}`);
   return {
     close: async () => {
       await Promise.all(workers.map((w) => w.close()));
@@ -91,7 +95,7 @@ function storeOf(location: string): { store: SharedStore; config: Promise<RunCon
   return s;
 }
 
-function unitProcessor(pool: Piscina, reconstruct: boolean) {
+function unitProcessor(pool: Piscina, reconstruct: boolean, note: (line: string) => void) {
   return async (job: Job<UnitJobData>): Promise<UnitJobResult> => {
     const { taskId, paradigm, done } = job.data;
     const { store, config: storedConfig } = storeOf(job.data.store);
@@ -101,8 +105,9 @@ function unitProcessor(pool: Piscina, reconstruct: boolean) {
     const task = await store.task(taskId);
     const unitJob: UnitJobFor = { kind: "unit", task, paradigm, config, done };
     const res = (await pool.run(unitJob)) as UnitResult;
+    for (const n of res.notes) note(n);
     for (const g of res.graphs) await store.writeGraph(taskId, paradigm, g.source, { graph: g.graph, diagnosis: g.diagnosis });
-    return { records: res.records, pending: res.pending, graphs: res.graphs.map((g) => ({ source: g.source, scaleOracle: g.scaleOracle })), timings: res.timings, views: res.views };
+    return { records: res.records, pending: res.pending, graphs: res.graphs.map((g) => ({ source: g.source, scaleOracle: g.scaleOracle })), timings: res.timings, views: res.views, notes: res.notes };
   };
 }
 
@@ -124,7 +129,7 @@ function answerProcessor(redis: Redis) {
     if (!child) throw new Error(`${taskId} ${paradigm}: the unit's result is missing`);
     const task = await store.task(taskId);
     const graphs = await Promise.all(child.graphs.map(async (g) => ({ ...(await store.readGraph(taskId, paradigm, g.source)), source: g.source, scaleOracle: g.scaleOracle })));
-    const res: UnitResult = { records: child.records, graphs, pending: child.pending, timings: child.timings, views: child.views };
+    const res: UnitResult = { records: child.records, graphs, pending: child.pending, timings: child.timings, views: child.views, notes: child.notes };
     const records: ItemRecord[] = [...child.records];
     const never = new AbortController().signal;
     const writes: Array<Promise<void>> = [];

@@ -49,8 +49,9 @@ describe("esi3d serve: Retry-After per job kind", () => {
       const drainS = drainMs / 1000;
       const info = `graph builds ${buildMs.map((m) => Math.round(m)).join(", ")} ms; ${accepted.length} accepted drained in ${drainS.toFixed(1)} s; Retry-After ${waits.join(", ")}`;
       console.log(info);
-      // the accepted builds take seconds to drain: a refused one is told to wait on that scale (one shared average said 1 s)
-      expect(drainS, info).toBeGreaterThan(2);
+      // the accepted builds take over a second to drain (1.9-3 s on the machines measured), so a refused one must be
+      // told to wait at least 2 s: one average shared with the quick answers said 1 s
+      expect(drainS, info).toBeGreaterThan(1);
       for (const w of waits) {
         expect(w, info).toBeGreaterThanOrEqual(Math.max(2, Math.floor(drainS / 2)));
         expect(w, info).toBeLessThanOrEqual(Math.ceil(drainS * 3) + 2);
