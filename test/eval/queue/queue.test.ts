@@ -128,21 +128,23 @@ describe.skipIf(!haveRedis)("esi3d run --queue", () => {
   }, 300_000);
 
   it("a model's rate limit holds across three workers, and a 429 with Retry-After pauses all of them", async () => {
-    const LIMIT = 3, WINDOW_MS = 1000, RETRY_AFTER_S = 2, ADMISSION_TO_ARRIVAL_MS = 250;
+    // a request reaches the server a little after its admission: up to 360 ms measured while the whole suite
+    // ran on 2 cores (5 processes of this test among them), so windows and pause are long against that
+    const LIMIT = 3, WINDOW_MS = 2000, RETRY_AFTER_S = 3, ADMISSION_TO_ARRIVAL_MS = 500;
     const ok = delayed(50, openaiReply(JSON.stringify({ answer: "A", confidence: 0.5 })));
     const server = await startServer(json(429, { error: { message: "slow down" } }, { "retry-after": String(RETRY_AFTER_S) }), ok);
     const workers = [0, 1, 2].map(() => startWorker(redis.url, ["--role", "all"], { OPENAI_API_KEY: "sk-test" }));
     try {
       const out = join(dir, "llm");
-      // text-only requests (no 2D arm with images): a request is admitted before its body is encoded, and
-      // base64-encoding views takes 100-170 ms here, which would blur the arrival times the server sees
+      // text-only requests (no 2D arm with images): encoding views on the workers would only add to the delay
+      // between a request's admission and its arrival
       const args = ["run", "--limit", "12", "--paradigm", "single", "--source", "gt", "--labels", "oracle", "--baseline", "none", "--concurrency", "1", "--reasoner", "openai:test-model", "--base-url", `${server.url}/v1`, "--no-cache", "--max-connections", "4", "--rate-requests", String(LIMIT), "--rate-window", String(WINDOW_MS / 1000), "--out", out, "--queue", redis.url];
       const r = await esi3dAsync(args, { timeoutMs: 240_000, env: { OPENAI_API_KEY: "sk-test" } });
       expect([0, 1]).toContain(r.code);
       expect(items(out).size).toBe(12);
       const at = server.requests.map((q) => q.at).sort((a, b) => a - b);
       // no more than the limit in any window, wherever it starts, less the delay between a request's admission
-      // and its arrival (connection set-up and body encoding happen after admission: up to 220 ms measured here)
+      // and its arrival
       const inWindow = at.map((t, i) => at.slice(i).filter((u) => u < t + WINDOW_MS - ADMISSION_TO_ARRIVAL_MS).length);
       expect(Math.max(...inWindow)).toBeLessThanOrEqual(LIMIT);
       expect(at.length).toBeGreaterThanOrEqual(13);
@@ -151,7 +153,7 @@ describe.skipIf(!haveRedis)("esi3d run --queue", () => {
       const t429 = server.requests[0]!.at;
       const during = at.filter((t) => t > t429 + ADMISSION_TO_ARRIVAL_MS && t < t429 + RETRY_AFTER_S * 1000 - 100);
       expect(during.map((t) => t - t429), `arrivals after the 429 (ms): ${at.map((t) => t - t429).join(", ")}`).toEqual([]);
-      expect(readFileSync(join(out, "report.md"), "utf8")).toContain(`openai:test-model: ${LIMIT} requests per 1 s`);
+      expect(readFileSync(join(out, "report.md"), "utf8")).toContain(`openai:test-model: ${LIMIT} requests per ${WINDOW_MS / 1000} s`);
     } finally {
       await stopAll(workers);
       await server.close();
