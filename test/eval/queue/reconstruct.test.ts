@@ -28,7 +28,7 @@ describe.skipIf(!haveRedis)("esi3d worker --role reconstruct", () => {
   let local: string;
   const model = writeTinyVggt({ shape: "dynamic" });
   const LOCK_S = 1;
-  const VGGT = ["--limit", "4", "--paradigm", "single", "--source", "vggt", "--vggt-model", model, "--device", "cpu", "--concurrency", "1"];
+  const VGGT = ["--limit", "4", "--paradigm", "multi", "--source", "vggt", "--vggt-model", model, "--device", "cpu", "--concurrency", "1"];
 
   beforeAll(async () => {
     redis = await startRedis();
