@@ -69,7 +69,7 @@ describe("symbolic-2d: what projection loses", () => {
     const s3 = createSymbolicReasoner(), s2 = createSymbolic2dReasoner();
     let right3 = 0, right2 = 0, n = 0;
     for (const sub of ["geometric_configuration", "linear_alignment", "spatial_distance"] as const)
-      for (let i = 0; i < 5; i++) {
+      for (let i = 0; i < 10; i++) {
         const b = bundleOf(generateTask(sub, "depth-sensitive", i), "single");
         const task = b.manifest.task;
         const structure = new Set(b.manifest.instances.filter((e) => e.structure).map((e) => e.id));

@@ -231,12 +231,19 @@ export function cameraLookingAt(builder: SceneBuilder, from: Vec3, target: Vec3)
 export const COUNTING_CAMERA_HEIGHT_M = 1.25;
 export const COUNTING_CAMERA_PITCH_RAD = rad(-30);
 
-/** Integer options: the answer plus three distractors near it (>= 0), ascending. [U] in the paper. */
-export function integerOptions(rng: Rng, answer: number, preferred: readonly number[] = []): string[] {
-  const opts = new Set<number>([answer]);
-  for (const p of preferred) if (p !== answer && p >= 0 && opts.size < 4) opts.add(p);
-  const pool = rng.shuffle([-3, -2, -1, 1, 2, 3].map((d) => answer + d).filter((v) => v >= 1 && !opts.has(v)));
-  for (const v of pool) if (opts.size < 4) opts.add(v);
-  return [...opts].sort((a, b) => a - b).map(String);
+/** Integer options per counting question (ESI `_build_counting_options`: 4; reference/esi-released.md §3.3). */
+export const COUNT_OPTION_COUNT = 4;
+
+/**
+ * Integer options: COUNT_OPTION_COUNT consecutive integers (>= 0) holding the answer at a uniformly drawn
+ * position, ascending. Options drawn around the answer (answer ± k, or the answer plus the counts a view
+ * shows) put it in the middle: at dad60a5 the option nearest the options' mean was right 67 % of the time
+ * (issue 16). In a window the answer's position is drawn, so neither its index nor the mean gives it away:
+ * the nearest-to-mean option is right when the draw puts the answer second (1/4, 1/3 for answers below 3,
+ * where the window cannot start below 0).
+ */
+export function integerOptions(rng: Rng, answer: number): string[] {
+  const below = rng.int(0, Math.min(COUNT_OPTION_COUNT - 1, answer));
+  return Array.from({ length: COUNT_OPTION_COUNT }, (_, i) => String(answer - below + i));
 }
 

@@ -96,7 +96,7 @@ function countDraft(
   roomType: string,
   category: string,
   targets: TaskObject[],
-  extra: { lighting?: Lighting; question?: string; preferred?: number[]; metadata?: Record<string, unknown>; allowedOverlaps?: Array<[number, number]>; checkInitialView?: (p: InitialViewProbe) => string | null; alsoSee?: number[] },
+  extra: { lighting?: Lighting; question?: string; metadata?: Record<string, unknown>; allowedOverlaps?: Array<[number, number]>; checkInitialView?: (p: InitialViewProbe) => string | null; alsoSee?: number[] },
 ): Draft {
   const n = targets.length;
   require(n >= COUNT_RANGE[0] && n <= COUNT_RANGE[1], "count out of range");
@@ -123,18 +123,12 @@ function countDraft(
     question: extra.question ?? `How many ${pluralName(category)} are there in the room?`,
     answer: String(n),
     answerFormat: "integer",
-    // filled in after the initial view is known (the count it shows is the natural wrong answer)
-    options: [],
+    options: integerOptions(rng.fork("options"), n),
     relevant: ids,
     metadata: { count: n, category, ...(extra.metadata ?? {}) },
     allowedOverlaps: extra.allowedOverlaps,
     derive: (objects) => String(objects.filter((o) => o.category === category && o.role === "target").length),
     checkInitialView: (p) => (extra.checkInitialView ? extra.checkInitialView(p) : null),
-    // the count the initial view shows is the natural wrong answer, so it is always an option
-    finalizeOptions: (p) => {
-      const visibleInitially = ids.filter((id) => (p.counts.get(id) ?? 0) >= VISIBLE_MIN_PX).length;
-      return integerOptions(rng, n, [visibleInitially, ...(extra.preferred ?? [])]);
-    },
     gtGoals: goals,
     gtKeyPoses: keyPoses,
   };
@@ -311,7 +305,6 @@ export function categoryAmbiguity(rng: Rng): Draft {
   }
   require(confObjs.length >= 1, "no confuser placed");
   return countDraft(rng, s, "kitchen", cat, targets, {
-    preferred: [targets.length + confObjs.length],
     metadata: { confusers: confObjs.map((c) => c.category) },
     alsoSee: confObjs.map((c) => c.id),
   });

@@ -16,9 +16,17 @@ import { isVisible } from "./visibility.js";
 export const DISTANCE_REFERENCES = ["table", "cabinet", "sofa", "counter", "bookshelf", "armchair"];
 /** ESI Q.6: a reference needs >= 2 corners with clearance > 0.5 m to other objects' centres. */
 export const CORNER_CLEARANCE_M = 0.5;
-/** Near offset from the corner and the far/near ratio; [U] in the paper (§10 Q18), our choice. */
-export const NEAR_OFFSET_M: [number, number] = [0.2, 0.45];
-export const FAR_NEAR_RATIO: [number, number] = [1.6, 2.2];
+/**
+ * ESI `batch_distance.py` (reference/esi-released.md §3.3): the near object's centre sits D_NEAR + U[-0.05,
+ * 0.05] from its corner along the corner's diagonal (`D_NEAR` 0.20; measured 0.050-0.247), the far one's
+ * exactly `D_FAR_EXTRA` 0.25 m farther from its own corner (measured exactly 0.250).
+ */
+export const DISTANCE_NEAR_M = 0.2;
+export const DISTANCE_NEAR_JITTER_M = 0.05;
+export const DISTANCE_FAR_EXTRA_M = 0.25;
+/** ESI: a blocked near offset shrinks in 0.05 m steps down to 0.05 m (the far one keeps its +0.25 m). */
+export const DISTANCE_SHRINK_STEP_M = 0.05;
+export const DISTANCE_MIN_NEAR_M = 0.05;
 /** Similar-category pairs for the near and far objects. */
 export const DISTANCE_OBJECTS = ["vase", "potted_plant", "bottle", "candle", "teddy_bear", "basketball", "pumpkin", "kettle", "lamp", "cardboard_box"];
 /** Dimensional Size (ESI Q.7): medium household categories; task_obj2 scale ~ U[1.2, 1.3]. */
@@ -69,31 +77,36 @@ export const spatialDistance: Generator = (rng): Draft => {
   require(clear.length >= 2, "reference lacks two clear corners");
   const [cNear, cFar] = rng.sample(clear, 2);
   const [catA, catB] = rng.bool(0.5) ? [rng.pick(DISTANCE_OBJECTS), null] : rng.sample(DISTANCE_OBJECTS, 2);
-  const dNear = rng.uniform(...NEAR_OFFSET_M), dFar = dNear * rng.uniform(...FAR_NEAR_RATIO);
+  // ESI: corner -> object centre along the corner's diagonal
   const place = (corner: [number, number], d: number, cat: string, color?: string) => {
     const dir = [corner[0] - rb.centre[0], corner[1] - rb.centre[1]];
     const L = Math.hypot(dir[0]!, dir[1]!);
-    const e = SceneBuilder.scaledExtent(`${cat}/0`, 1);
-    const r = Math.hypot(e[0], e[1]) / 2;
-    // offset measured from the corner to the object's nearest side, along the corner's diagonal
-    const t = d + r;
-    return b.add(cat, { x: corner[0] + (dir[0]! / L) * t, y: corner[1] + (dir[1]! / L) * t, yaw: 0, role: "target", color });
+    return b.add(cat, { x: corner[0] + (dir[0]! / L) * d, y: corner[1] + (dir[1]! / L) * d, yaw: 0, role: "target", color });
   };
+  const clearOf = (o: TaskObject) => b.isClear(objectBox(o), 0.03, new Set([o.id]));
   const palA = categoryDef(catA).models[0]!.palette;
   const colA = rng.pick(palA);
-  const near = place(cNear!, dNear, catA, colA);
+  let dNear = DISTANCE_NEAR_M + rng.uniform(-DISTANCE_NEAR_JITTER_M, DISTANCE_NEAR_JITTER_M);
+  let near = place(cNear!, dNear, catA, colA);
+  while (!clearOf(near) && dNear - DISTANCE_SHRINK_STEP_M >= DISTANCE_MIN_NEAR_M - 1e-9) {
+    b.remove(near);
+    dNear -= DISTANCE_SHRINK_STEP_M;
+    near = place(cNear!, dNear, catA, colA);
+  }
+  const dFar = dNear + DISTANCE_FAR_EXTRA_M;
   const catFar = catB ?? catA;
   const palFar = categoryDef(catFar).models[0]!.palette.filter((c) => catB || c !== colA);
   require(palFar.length > 0, "no second colour to tell the objects apart");
   const far = place(cFar!, dFar, catFar, rng.pick(palFar));
-  for (const o of [near, far]) require(b.isClear(objectBox(o), 0.03, new Set([o.id])), "object overlaps the scene");
+  for (const o of [near, far]) require(clearOf(o), "object overlaps the scene");
   assignNames(b.objects);
   const dn = distanceTo(near, ref), df = distanceTo(far, ref);
   require(df / dn >= METRIC_COMPARISON_MIN_RATIO && centreDistance(far, ref) > centreDistance(near, ref) + 0.15, "distances too similar");
   const [first, second] = rng.shuffle([near, far]);
   const agent = rng.bool() ? forcedPerspective(b, first!, second!, [0.7, 1.3], [0.7, 1.1]) : forcedPerspective(b, second!, first!, [0.7, 1.3], [0.7, 1.1]);
   const options = [first!.name, second!.name];
-  const ids = [ref.id, near.id, far.id];
+  // the reference first; the two candidates in a drawn order, so the order of relevant_object_ids carries no answer
+  const ids = [ref.id, ...rng.shuffle([near.id, far.id])];
   return {
     roomType: "living_room",
     room,
@@ -108,6 +121,7 @@ export const spatialDistance: Generator = (rng): Draft => {
     metadata: {
       reference: ref.name,
       distance_measure: "closest distance between object boxes",
+      corner_offsets_m: { [near.name]: round4(dNear), [far.name]: round4(dFar) },
       distances_m: { [near.name]: round4(dn), [far.name]: round4(df) },
       centre_distances_m: { [near.name]: round4(centreDistance(near, ref)), [far.name]: round4(centreDistance(far, ref)) },
     },
@@ -159,13 +173,16 @@ export const dimensionalSize: Generator = (rng): Draft => {
   const refS = addRef(small, refCatS!, -1), refL = addRef(large, refCatL!, 1);
   require(distanceTo(refS, large) >= REF_FAR_M && distanceTo(refL, small) >= REF_FAR_M, "references too close to the other object");
   assignNames(b.objects);
-  const askLarger = rng.bool();
+  // ESI `batch_size.py` asks "larger" only (reference/esi-released.md §4.1); the right option's position is
+  // drawn (ESI's is always the second, a shortcut a text-only baseline takes)
+  const askLarger = true;
   const front = rng.bool(0.7) ? small : large; // usually the smaller one in front: the misleading view
   const agent = forcedPerspective(b, front, front === small ? large : small, [0.8, 1.3], [0.5, 0.9]);
   const [o1, o2] = rng.shuffle([refS, refL]);
   const catName = displayName(cat);
   const answerRef = askLarger ? refL : refS;
-  const ids = [small.id, large.id, refS.id, refL.id];
+  // drawn orders: the order of relevant_object_ids tells neither which object is larger nor which reference is right
+  const ids = [...rng.shuffle([small.id, large.id]), ...rng.shuffle([refS.id, refL.id])];
   const refName = (o: TaskObject) => displayName(o.category);
   return {
     roomType: "living_room",
@@ -173,12 +190,12 @@ export const dimensionalSize: Generator = (rng): Draft => {
     objects: b.objects,
     lighting: defaultLighting(rng),
     agent,
-    question: `Two ${catName}s stand on the floor, one next to ${o1!.name} and one next to ${o2!.name}. Which ${catName} is ${askLarger ? "bigger" : "smaller"}? Answer with the object next to it: ${refName(o1!)} or ${refName(o2!)}.`,
+    question: `Which ${catName} is larger: the one near ${o1!.name}, or the one near ${o2!.name}? Answer with the object next to it: ${refName(o1!)} or ${refName(o2!)}.`,
     answer: refName(answerRef),
     answerFormat: "choice",
     options: [refName(o1!), refName(o2!)],
     relevant: ids,
-    metadata: { scale_ratio: round4(big), volume_ratio: round4(boxVolume(objectBox(large)) / boxVolume(objectBox(small))), asked: askLarger ? "bigger" : "smaller" },
+    metadata: { scale_ratio: round4(big), volume_ratio: round4(boxVolume(objectBox(large)) / boxVolume(objectBox(small))), asked: "larger" },
     derive: (objects) => {
       const get = (id: number) => objects.find((o) => o.id === id)!;
       const vs = boxVolume(objectBox(get(small.id))), vl = boxVolume(objectBox(get(large.id)));

@@ -47,12 +47,16 @@ function onTable(table: TaskObject, lx: number, ly: number): [number, number] {
   return [table.position[0] + lx * Math.cos(yaw) - ly * Math.sin(yaw), table.position[1] + lx * Math.sin(yaw) + ly * Math.cos(yaw)];
 }
 
-/** Four answer options: the truth and three look-alikes (padding from the library when needed), shuffled. */
+/** Options of the label questions: ESI's 2, the truth and one look-alike (reference/esi-released.md §3.3: "2 (target + 1 confusable)"). */
+export const LABEL_OPTION_COUNT = 2;
+
+/** The truth and LABEL_OPTION_COUNT - 1 look-alikes (padding from the library when needed), shuffled. */
 function categoryOptions(b: SceneBuilder, truth: string): string[] {
   const conf = categoryDef(truth).confusables.filter((c) => c !== truth);
   const pool = [...conf];
-  for (const c of LIBRARY.keys()) if (pool.length < 3 && c !== truth && !pool.includes(c)) pool.push(c);
-  return b.rng.shuffle([truth, ...pool.slice(0, 3)]).map(displayName);
+  for (const c of LIBRARY.keys()) if (pool.length < LABEL_OPTION_COUNT - 1 && c !== truth && !pool.includes(c)) pool.push(c);
+  // the order from a stream of its own: a draw that later checks may reject would tie the answer's position to them
+  return b.rng.fork("options").shuffle([truth, ...pool.slice(0, LABEL_OPTION_COUNT - 1)]).map(displayName);
 }
 
 export const materialTransparency: Generator = (rng): Draft => {

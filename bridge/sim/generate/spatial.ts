@@ -30,6 +30,13 @@ export const MAX_FOOTPRINT_RATIO = 2.0;
 export const FOOTPRINT_RESAMPLE_ATTEMPTS = 5;
 /** ESI Q.9: equilateral side ~ U[0.4, 0.65] m. */
 export const TRIANGLE_SIDE_M: [number, number] = [0.4, 0.65];
+/**
+ * ESI `batch_isosceles.py` (reference/esi-released.md §3.3): apex height h = max(s·√3 / U(2.5, 3.0), 0.2) over
+ * the base s, so base/leg lies in ISOSCELES_BASE_LEG_RATIO (never a short base).
+ */
+export const ISOSCELES_APEX_DIVISOR: [number, number] = [2.5, 3.0];
+export const ISOSCELES_MIN_APEX_M = 0.2;
+export const ISOSCELES_BASE_LEG_RATIO: [number, number] = [1.171, 1.309];
 /** Isosceles and random triangles differ from equal sides by at least this (relative), far outside the 5 % tolerance. */
 export const TRIANGLE_CLASS_MARGIN = 0.15;
 /** Linear Alignment spacing and negative lateral offset (m); [U] in the paper (§10 Q21), our choice. */
@@ -81,8 +88,10 @@ function sampleTriangle(rng: Rng, kind: TriangleType): [number, number, number] 
       const a = rng.uniform(...TRIANGLE_SIDE_M);
       s = [a, a, a];
     } else if (kind === "isosceles") {
-      const leg = rng.uniform(...TRIANGLE_SIDE_M);
-      const base = leg * (rng.bool() ? rng.uniform(0.55, 0.8) : rng.uniform(1.25, 1.5));
+      // ESI batch_isosceles.py: base s ~ U[0.4, 0.65], apex height h = max(s·√3 / U(2.5, 3.0), 0.2)
+      const base = rng.uniform(...TRIANGLE_SIDE_M);
+      const h = Math.max((base * Math.sqrt(3)) / rng.uniform(...ISOSCELES_APEX_DIVISOR), ISOSCELES_MIN_APEX_M);
+      const leg = Math.hypot(base / 2, h);
       s = [base, leg, leg];
     } else {
       s = [rng.uniform(0.35, 0.8), rng.uniform(0.35, 0.8), rng.uniform(0.35, 0.8)];
