@@ -13,6 +13,7 @@ import { ImageOptionsSchema, PromptFormatSchema } from "../prompt/formats.js";
 import { RunReasonerSchema } from "../reason/spec.js";
 import { ActiveOptionsSchema } from "../reason/active/options.js";
 import { InputError } from "../core/errors.js";
+import { GeneratorOptionsSchema, type GeneratorOptions } from "../../bridge/sim/generate/options.js";
 
 export const RUN_SOURCES = SOURCES;
 export const RUN_PARADIGMS = ["single", "multi", "gt", "active"] as const;
@@ -56,6 +57,7 @@ export const RunConfigSchema = z
     ...ActiveOptionsSchema.shape,
     noiseLevels: z.array(z.number().min(0).max(MAX_NOISE_LEVEL)).min(1).nullable().default(null).describe("ablation: evaluate the noisy source at each of these levels (null: noiseLevel only)"),
     seed: z.string().regex(SEED_PATTERN, "use letters, digits, '_', '.', '-' only").default("0").describe("seed of the built-in suite"),
+    ...GeneratorOptionsSchema.shape,
     concurrency: z.number().int().min(1).max(64).default(2).describe("worker threads for CPU stages"),
     maxConnections: z.number().int().min(1).max(256).default(8).describe("model calls in flight at once"),
     llm: LlmOptionsSchema.default(LlmOptionsSchema.parse({})),
@@ -65,6 +67,9 @@ export const RunConfigSchema = z
   .strict();
 
 export type RunConfig = z.infer<typeof RunConfigSchema>;
+
+/** The built-in suite's generator options of a run. */
+export const generatorOptionsOf = (config: RunConfig): GeneratorOptions => GeneratorOptionsSchema.parse(Object.fromEntries(Object.keys(GeneratorOptionsSchema.shape).map((k) => [k, config[k as keyof RunConfig]])));
 
 export const DEFAULT_RUN_CONFIG: RunConfig = RunConfigSchema.parse({});
 

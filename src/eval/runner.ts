@@ -23,16 +23,15 @@ import { canonicalJson } from "../core/hash.js";
 import { noteOnce } from "../core/noteOnce.js";
 import { checkWritable, pathError, writeFileAtomic, writeJsonAtomic } from "../core/fs.js";
 import { pathBelow } from "../core/paths.js";
-import { generateTask } from "../../bridge/sim/generate/suite.js";
 import type { Paradigm } from "../../bridge/bundle/schema.js";
 import { resolveVggtModel } from "../../reconstruct/vggt/index.js";
-import { baselineArms, threeDArms, type RunConfig } from "./config.js";
+import { baselineArms, generatorOptionsOf, threeDArms, type RunConfig } from "./config.js";
 import { runUnit, type UnitGraph, type UnitJob, type UnitResult } from "./pipeline.js";
 import { answerPending, makeRunModel, type RunModel } from "./answer.js";
 import { itemKey, readRecords, RecordWriter, type ItemRecord } from "./records.js";
 import { summarizeRun, type RunSummary } from "./summary.js";
 import { reportHtml, reportMarkdown } from "./report.js";
-import type { WorkerJob } from "./worker.js";
+import { generateJob, type WorkerJob } from "./worker.js";
 import { readRunFile, runConfigFile, RUN_FORMAT, sceneGraphFile } from "./files.js";
 import { lockRunDir } from "./runLock.js";
 import { openQueue, runUnitsOnQueue } from "./queue/producer.js";
@@ -187,7 +186,7 @@ export async function runEvaluation(opts: RunOptions): Promise<RunOutcome> {
   const pool = opts.workers === false ? null : new Piscina({ filename: new URL("./worker.js", import.meta.url).href, minThreads: threads, maxThreads: threads, idleTimeout: 1000 });
   const exec = async (job: WorkerJob, signal?: AbortSignal): Promise<unknown> => {
     if (pool) return pool.run(job, { signal });
-    if (job.kind === "generate") return generateTask(job.subcategory, job.seed, job.index);
+    if (job.kind === "generate") return generateJob(job);
     return runUnit(job);
   };
   const stopped = () => opts.signal?.aborted === true || abandoned();
@@ -283,7 +282,7 @@ async function prepareTasks(opts: RunOptions, exec: (job: WorkerJob) => Promise<
   const tasks = await planTasks(
     config,
     async (s, i) => {
-      const t = (await exec({ kind: "generate", subcategory: s, seed: config.seed, index: i })) as Task;
+      const t = (await exec({ kind: "generate", subcategory: s, seed: config.seed, index: i, options: generatorOptionsOf(config) })) as Task;
       writeJsonAtomic(taskFile(t.task_id), t);
       return t;
     },

@@ -10,6 +10,7 @@ import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { generateTask } from "../../bridge/sim/generate/suite.js";
+import { generatorContext } from "../../bridge/sim/generate/options.js";
 import { runActiveEpisode } from "../../src/eval/active.js";
 import { resolveRunConfig, type RunConfig } from "../../src/eval/config.js";
 import { readRecords, type ItemRecord } from "../../src/eval/records.js";
@@ -39,7 +40,7 @@ const imageCount = (r: RecordedRequest) => {
 };
 const step = (action: string, answer: string, confidence: number, reasoning = "scripted") => openaiReply(JSON.stringify({ action, answer, reasoning, confidence }));
 
-const task = generateTask("linear_alignment", "inc", 0, CAMERA);
+const task = generateTask("linear_alignment", "inc", 0, generatorContext({}, CAMERA));
 const truth = task.answer, wrong = task.options.find((o) => o !== task.answer)!;
 
 async function episode(handlers: Handler[], config: Partial<RunConfig>, arm: "2d" | "3d" = "3d") {

@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { generateTask } from "../../bridge/sim/generate/suite.js";
+import { generatorContext } from "../../bridge/sim/generate/options.js";
 import { BuiltinEnvironment } from "../../bridge/sim/env.js";
 import { EpisodeBundle } from "../../bridge/env/bundle.js";
 import type { FrameBundle } from "../../bridge/bundle/io.js";
@@ -33,7 +34,7 @@ async function episode(task: ReturnType<typeof generateTask>, options: z.input<t
 const comparable = (g: SceneGraph) => JSON.stringify({ ...g, timings_ms: null });
 
 describe("incremental 3D memory", () => {
-  const tasks = [generateTask("counting_with_occlusion", "inc", 0, CAMERA), generateTask("spatial_distance", "inc", 1, CAMERA), generateTask("partial_occlusion", "inc", 2, CAMERA)];
+  const tasks = [generateTask("counting_with_occlusion", "inc", 0, generatorContext({}, CAMERA)), generateTask("spatial_distance", "inc", 1, generatorContext({}, CAMERA)), generateTask("partial_occlusion", "inc", 2, generatorContext({}, CAMERA))];
   const modes: Array<Partial<GraphPipelineOptions>> = [
     { source: "gt", masks: "instance", instances: "fusion" },
     { source: "gt", masks: "semantic", instances: "fusion" },

@@ -5,6 +5,7 @@ import type { AnswerFormat, CameraSpec, Lighting, TaskObject } from "../../task/
 import type { RenderScene } from "../scene.js";
 import type { Room } from "./common.js";
 import type { ViewGoal } from "./gt-trajectory.js";
+import type { GeneratorContext } from "./options.js";
 
 export interface InitialViewProbe {
   scene: RenderScene;
@@ -41,4 +42,4 @@ export interface Draft {
   gtKeyPoses: AgentPose[];
 }
 
-export type Generator = (rng: Rng, camera: CameraSpec) => Draft;
+export type Generator = (rng: Rng, ctx: GeneratorContext) => Draft;

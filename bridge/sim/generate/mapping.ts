@@ -277,7 +277,7 @@ const roomIds = (a: Apartment) => a.room.layout.rooms.map((r) => r.id);
 const pathDoors = (a: Apartment, path: readonly string[]) => path.slice(1).map((r, i) => doorBetween(a, path[i]!, r)!);
 
 /** Connectivity: yes when a doorway joins the two rooms; no for rooms behind a door-less wall or diagonal. */
-export const connectivity: Generator = (rng, camera): Draft => {
+export const connectivity: Generator = (rng, { camera }): Draft => {
   const a = buildApartment(rng);
   const ids = roomIds(a);
   const yes = rng.bool();
@@ -305,7 +305,7 @@ export const connectivity: Generator = (rng, camera): Draft => {
 };
 
 /** Traversable Passage: the intermediate room on the unique shortest path between two rooms two or more doorways apart. */
-export const traversablePassage: Generator = (rng, camera): Draft => {
+export const traversablePassage: Generator = (rng, { camera }): Draft => {
   const a = buildApartment(rng);
   const ids = roomIds(a);
   const far: Array<[string, string, string[]]> = [];
@@ -340,7 +340,7 @@ export const traversablePassage: Generator = (rng, camera): Draft => {
 };
 
 /** Regional Boundary: which room an object belongs to, or whether two objects share a room. */
-export const regionalBoundary: Generator = (rng, camera): Draft => {
+export const regionalBoundary: Generator = (rng, { camera }): Draft => {
   const a = buildApartment(rng);
   const ids = roomIds(a);
   const layout = a.room.layout;
@@ -392,7 +392,7 @@ const NAV_STEP = "Choose the next region to explore.";
 export const NAV_BLANK = "[please fill in]";
 
 /** Long-Term Navigation (region form): the room sequence from a start to a goal room, one step left blank. */
-export const longTermNavigation: Generator = (rng, camera): Draft => {
+export const longTermNavigation: Generator = (rng, { camera }): Draft => {
   const a = buildApartment(rng);
   const ids = roomIds(a);
   const far: Array<string[]> = [];

@@ -6,7 +6,7 @@ import type { Vec3 } from "../../../src/core/math/vec.js";
 import { rad } from "../../../src/core/math/vec.js";
 import type { Rng } from "../../../src/core/math/rng.js";
 import type { AgentPose } from "../../../src/core/math/camera.js";
-import type { CameraSpec, TaskObject } from "../../task/schema.js";
+import type { TaskObject } from "../../task/schema.js";
 import {
   classifyTriangle,
   collinearityResidual,
@@ -37,11 +37,17 @@ export const TRIANGLE_SIDE_M: [number, number] = [0.4, 0.65];
 export const ISOSCELES_APEX_DIVISOR: [number, number] = [2.5, 3.0];
 export const ISOSCELES_MIN_APEX_M = 0.2;
 export const ISOSCELES_BASE_LEG_RATIO: [number, number] = [1.171, 1.309];
-/** Isosceles and random triangles differ from equal sides by at least this (relative), far outside the 5 % tolerance. */
-export const TRIANGLE_CLASS_MARGIN = 0.15;
-/** Linear Alignment spacing and negative lateral offset (m); [U] in the paper (§10 Q21), our choice. */
-export const ALIGNMENT_SPACING_M: [number, number] = [0.3, 0.5];
-export const ALIGNMENT_OFFSET_M: [number, number] = [0.1, 0.2];
+/** ESI `batch_randomtriangle.py`: apex x in [s/4, s/3] or [2s/3, 11s/12] of the base s; B's y drift U[-0.1, 0.1] m. */
+export const RANDOM_APEX_NEAR: [number, number] = [1 / 4, 1 / 3];
+export const RANDOM_APEX_FAR: [number, number] = [2 / 3, 11 / 12];
+export const RANDOM_BASE_DRIFT_M = 0.1;
+/**
+ * ESI `batch_line.py` (reference/esi-released.md §3.3): edge gaps U[0.25, 0.30] m between neighbours; negatives
+ * shift an outer object sideways by U[0.125, 0.175] m, the other one too or by U[-0.05, 0.05] m.
+ */
+export const LINE_EDGE_GAP_M: [number, number] = [0.25, 0.3];
+export const LINE_NEGATIVE_SHIFT_M: [number, number] = [0.125, 0.175];
+export const LINE_SECOND_SHIFT_M = 0.05;
 /** Grazing camera of the spatial-relation tasks (ESI §5.3: ground level, 0 deg orbit). */
 export const GRAZING_HEIGHT_M: [number, number] = [0.3, 0.42];
 export const GRAZING_DISTANCE_M: [number, number] = [1.6, 2.4];
@@ -81,39 +87,53 @@ function listNames(objs: TaskObject[]): string {
   return `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}`;
 }
 
-function sampleTriangle(rng: Rng, kind: TriangleType): [number, number, number] {
+/** ESI's apex height over a base s (batch_isosceles.py, batch_randomtriangle.py): max(s·√3 / U(2.5, 3.0), 0.2). */
+const apexHeight = (rng: Rng, base: number) => Math.max((base * Math.sqrt(3)) / rng.uniform(...ISOSCELES_APEX_DIVISOR), ISOSCELES_MIN_APEX_M);
+
+/**
+ * Triangle vertices (XY, before centring) as ESI's generator draws them: base A-B along +X, apex C towards
+ * +Y (reference/esi-released.md §3.3). A drawn triangle whose sides do not classify as `kind` under the 5 %
+ * tolerance (rules.ts), or whose unequal sides differ by less than `margin` (relative), is drawn again: ESI
+ * keeps 23 of 41 random triangles within 5 % of isosceles, which esi3d's validation would label otherwise.
+ */
+function sampleTriangle(rng: Rng, kind: TriangleType, margin: number): Array<[number, number]> {
   for (let i = 0; i < 200; i++) {
-    let s: [number, number, number];
+    let pts: Array<[number, number]>;
     if (kind === "equilateral") {
       const a = rng.uniform(...TRIANGLE_SIDE_M);
-      s = [a, a, a];
+      pts = [[0, 0], [a, 0], [a / 2, (a * Math.sqrt(3)) / 2]];
     } else if (kind === "isosceles") {
-      // ESI batch_isosceles.py: base s ~ U[0.4, 0.65], apex height h = max(s·√3 / U(2.5, 3.0), 0.2)
       const base = rng.uniform(...TRIANGLE_SIDE_M);
-      const h = Math.max((base * Math.sqrt(3)) / rng.uniform(...ISOSCELES_APEX_DIVISOR), ISOSCELES_MIN_APEX_M);
-      const leg = Math.hypot(base / 2, h);
-      s = [base, leg, leg];
+      pts = [[0, 0], [base, 0], [base / 2, apexHeight(rng, base)]];
     } else {
-      s = [rng.uniform(0.35, 0.8), rng.uniform(0.35, 0.8), rng.uniform(0.35, 0.8)];
+      // batch_randomtriangle.py: B's y drifts U[-0.1, 0.1]; the apex sits off-centre in [s/4, s/3] or [2s/3, 11s/12]
+      const base = rng.uniform(...TRIANGLE_SIDE_M);
+      const apexX = base * (rng.bool() ? rng.uniform(...RANDOM_APEX_NEAR) : rng.uniform(...RANDOM_APEX_FAR));
+      pts = [[0, 0], [base, rng.uniform(-RANDOM_BASE_DRIFT_M, RANDOM_BASE_DRIFT_M)], [apexX, apexHeight(rng, base)]];
     }
+    const s = sidesOf(pts);
     const [a, b, c] = [...s].sort((x, y) => x - y) as [number, number, number];
-    if (a + b < 1.2 * c) continue; // not too flat
     if (classifyTriangle(s) !== kind) continue;
-    // keep unequal sides far from the 5 % tolerance: isosceles bases and random sides differ by >= 15 %
-    if (kind === "isosceles" && (c - a) / c < TRIANGLE_CLASS_MARGIN) continue;
-    if (kind === "random" && Math.min(b - a, c - b) / c < TRIANGLE_CLASS_MARGIN) continue;
-    return s;
+    if (kind === "isosceles" && (c - a) / c < margin) continue;
+    if (kind === "random" && Math.min(b - a, c - b) / c < margin) continue;
+    return pts;
   }
   throw new Resample(`could not sample a ${kind} triangle`);
 }
 
-/** Vertices (XY, centred on the centroid) of a triangle with sides |BC| = a, |CA| = b, |AB| = c. */
-function triangleVertices([a, b, c]: [number, number, number]): Array<[number, number]> {
-  const cx = (b * b + c * c - a * a) / (2 * c);
-  const cy = Math.sqrt(Math.max(0, b * b - cx * cx));
-  const pts: Array<[number, number]> = [[0, 0], [c, 0], [cx, cy]];
-  const g = [(c + cx) / 3, cy / 3];
-  return pts.map(([x, y]) => [x - g[0]!, y - g[1]!]);
+/** Sides |BC|, |CA|, |AB| of a triangle A, B, C. */
+function sidesOf([A, B, C]: Array<[number, number]>): [number, number, number] {
+  const d = (p: [number, number], q: [number, number]) => Math.hypot(p[0] - q[0], p[1] - q[1]);
+  return [d(B!, C!), d(C!, A!), d(A!, B!)];
+}
+
+/** Points centred on their centroid and turned by `rot` about it. */
+function centredTurned(pts: Array<[number, number]>, rot: number): Array<[number, number]> {
+  const g = [pts.reduce((t, p) => t + p[0], 0) / pts.length, pts.reduce((t, p) => t + p[1], 0) / pts.length];
+  return pts.map(([x, y]) => {
+    const u = x - g[0]!, v = y - g[1]!;
+    return [u * Math.cos(rot) - v * Math.sin(rot), u * Math.sin(rot) + v * Math.cos(rot)];
+  });
 }
 
 function sides3(objs: readonly TaskObject[]): [number, number, number] {
@@ -125,17 +145,19 @@ function sides3(objs: readonly TaskObject[]): [number, number, number] {
  * Places three objects at XY points (relative to a free centre found in the room) and a grazing camera
  * perpendicular to `axisYaw` (ESI's "0 deg orbit" about the centroid, where depth differences are hardest to see).
  */
-function placeTriple(b: SceneBuilder, cats: string[], rel: Array<[number, number]>, axisYaw: number): { objs: TaskObject[]; centre: Vec3; agent: AgentPose } {
+function placeTriple(b: SceneBuilder, cats: string[], rel: Array<[number, number]>, axisYaw: number, roomAxis: boolean, yaws?: number[]): { objs: TaskObject[]; centre: Vec3; agent: AgentPose } {
   const rng = b.rng;
+  // on the room axis, ESI's identity orientations and its one view direction (+Y, from the -Y side)
+  const yawOf = (i: number) => yaws?.[i] ?? (roomAxis ? 0 : rng.uniform(-Math.PI, Math.PI));
   const radius = Math.max(...rel.map(([x, y]) => Math.hypot(x, y))) + 0.2;
   const spot = b.findFloorSpot([radius, radius], 0.1, 0);
   require(spot, "no free floor for the object group");
-  const objs = cats.map((c, i) => b.add(c, { x: spot[0] + rel[i]![0], y: spot[1] + rel[i]![1], yaw: rng.uniform(-Math.PI, Math.PI), role: "target" }));
+  const objs = cats.map((c, i) => b.add(c, { x: spot[0] + rel[i]![0], y: spot[1] + rel[i]![1], yaw: yawOf(i), role: "target" }));
   const ids = new Set(objs.map((o) => o.id));
   for (const o of objs) require(b.isClear(objectBox(o), 0, ids), "object group overlaps the scene");
   const centre: Vec3 = [spot[0], spot[1], 0.08];
   for (let i = 0; i < 12; i++) {
-    const side = rng.bool() ? 1 : -1;
+    const side = roomAxis || rng.bool() ? -1 : 1;
     const az = axisYaw + (side * Math.PI) / 2 + rad(rng.uniform(-8, 8));
     const D = rng.uniform(...GRAZING_DISTANCE_M);
     const agent = cameraLookingAt(b, [spot[0] + D * Math.cos(az), spot[1] + D * Math.sin(az), rng.uniform(...GRAZING_HEIGHT_M)], centre);
@@ -160,17 +182,17 @@ function overheadGoals(ids: number[]) {
   ];
 }
 
-export const geometricConfiguration: Generator = (rng, _camera: CameraSpec): Draft => {
+export const geometricConfiguration: Generator = (rng, { options }): Draft => {
   const room = makeRoom(rng, "living_room");
   const b = new SceneBuilder(rng, room);
   b.addWallFurniture(rng.int(1, 3), ["cabinet", "bookshelf", "sofa", "wardrobe"]);
   const cats = pickThree(rng);
   const kind = rng.pick(["equilateral", "isosceles", "random"] as const);
-  const sides = sampleTriangle(rng, kind);
-  const rot = rng.uniform(-Math.PI, Math.PI);
-  const verts = triangleVertices(sides).map(([x, y]) => [x * Math.cos(rot) - y * Math.sin(rot), x * Math.sin(rot) + y * Math.cos(rot)] as [number, number]);
-  // ESI's 0 deg orbit: look perpendicular to the base AB (vertices 0 and 1).
-  const { objs, centre, agent } = placeTriple(b, cats, verts, rot);
+  const roomAxis = options.triangleOrientation === "room-axis";
+  const rot = roomAxis ? 0 : rng.uniform(-Math.PI, Math.PI);
+  const verts = centredTurned(sampleTriangle(rng, kind, options.triangleClassMargin), rot);
+  // ESI's 0 deg orbit: look perpendicular to the base AB (vertices 0 and 1), from -Y towards the apex on the room axis
+  const { objs, centre, agent } = placeTriple(b, cats, verts, rot, roomAxis);
   assignNames(b.objects);
   const measured = sides3(objs);
   const answer = classifyTriangle(measured);
@@ -196,19 +218,37 @@ export const geometricConfiguration: Generator = (rng, _camera: CameraSpec): Dra
   };
 };
 
-export const linearAlignment: Generator = (rng): Draft => {
+export const linearAlignment: Generator = (rng, { options }): Draft => {
   const room = makeRoom(rng, "living_room");
   const b = new SceneBuilder(rng, room);
   b.addWallFurniture(rng.int(1, 3), ["cabinet", "bookshelf", "sofa", "wardrobe"]);
   const cats = pickThree(rng);
   const aligned = rng.bool();
-  const spacing = rng.uniform(...ALIGNMENT_SPACING_M);
-  const axis = rng.uniform(-Math.PI, Math.PI);
+  const roomAxis = options.triangleOrientation === "room-axis";
+  const axis = roomAxis ? 0 : rng.uniform(-Math.PI, Math.PI);
   const u: [number, number] = [Math.cos(axis), Math.sin(axis)], n: [number, number] = [-u[1], u[0]];
+  const yaws = cats.map(() => (roomAxis ? 0 : rng.uniform(-Math.PI, Math.PI)));
+  // half-length of each object's box along the line (ESI's half-width along X on the room axis)
+  const half = cats.map((c, i) => {
+    const e = SceneBuilder.scaledExtent(`${c}/0`, 1), d = yaws[i]! - axis;
+    return (Math.abs(Math.cos(d)) * e[0] + Math.abs(Math.sin(d)) * e[1]) / 2;
+  });
+  // ESI batch_line.py: the middle object first, the others at its faces plus an edge gap and their half-width
+  const along = [-(half[1]! + rng.uniform(...LINE_EDGE_GAP_M) + half[0]!), 0, half[1]! + rng.uniform(...LINE_EDGE_GAP_M) + half[2]!];
   const offsets = [0, 0, 0];
-  if (!aligned) offsets[rng.int(0, 2)] = (rng.bool() ? 1 : -1) * rng.uniform(...ALIGNMENT_OFFSET_M);
-  const rel = [-1, 0, 1].map((k, i) => [k * spacing * u[0] + offsets[i]! * n[0], k * spacing * u[1] + offsets[i]! * n[1]] as [number, number]);
-  const { objs, centre, agent } = placeTriple(b, cats, rel, axis);
+  let pattern: string | null = null;
+  if (!aligned) {
+    // ESI batch_line.py's negatives: both outer objects shifted one way (patterns 0 and 1), or one shifted
+    // and the other jittered (pattern 2)
+    const k = rng.int(0, 2);
+    const shiftM = rng.uniform(...LINE_NEGATIVE_SHIFT_M);
+    if (k < 2) offsets[0] = offsets[2] = (k === 0 ? 1 : -1) * shiftM;
+    else [offsets[0], offsets[2]] = rng.shuffle([shiftM * (rng.bool() ? 1 : -1), rng.uniform(-LINE_SECOND_SHIFT_M, LINE_SECOND_SHIFT_M)]);
+    pattern = k < 2 ? "both outer shifted one way" : "one outer shifted, the other jittered";
+  }
+  const rel = along.map((t, i) => [t * u[0] + offsets[i]! * n[0], t * u[1] + offsets[i]! * n[1]] as [number, number]);
+  const spacing = (along[2]! - along[0]!) / 2;
+  const { objs, centre, agent } = placeTriple(b, cats, rel, axis, roomAxis, yaws);
   assignNames(b.objects);
   const ids = objs.map((o) => o.id);
   const residual = collinearityResidual(objs.map((o) => o.position));
@@ -227,7 +267,7 @@ export const linearAlignment: Generator = (rng): Draft => {
     answerFormat: "yes_no",
     options: ["yes", "no"],
     relevant: ids,
-    metadata: { residual_m: round4(residual), tolerance_m: COLLINEAR_TOL_M, spacing_m: round4(spacing), lateral_offset_m: round4(Math.max(...offsets.map(Math.abs))) },
+    metadata: { residual_m: round4(residual), tolerance_m: COLLINEAR_TOL_M, spacing_m: round4(spacing), lateral_offset_m: round4(Math.max(...offsets.map(Math.abs))), ...(pattern ? { negative_pattern: pattern } : {}) },
     derive: (objects) => (collinearityResidual(ids.map((id) => objects.find((o) => o.id === id)!.position)) <= COLLINEAR_TOL_M ? "yes" : "no"),
     checkInitialView: allVisible(ids, 0.25),
     gtGoals: overheadGoals(ids),

@@ -21,6 +21,7 @@ import { materialTransparency, partialOcclusion, viewHallucination } from "./per
 import { connectivity, longTermNavigation, regionalBoundary, traversablePassage } from "./mapping.js";
 import { categoryAmbiguity, countingWithOcclusion, illuminationVariability, mergedObservation, spatialSegmentation } from "./counting.js";
 import { liquidVolume, rigidContainment } from "./physical.js";
+import { generatorContext, type GeneratorContext } from "./options.js";
 
 export const GENERATORS: Record<BuiltinSubcategory, Generator> = {
   geometric_configuration: geometricConfiguration,
@@ -44,8 +45,6 @@ export const GENERATORS: Record<BuiltinSubcategory, Generator> = {
   long_term_navigation: longTermNavigation,
 };
 
-/** The agent camera of the built-in simulator: VGGT's crop-mode size for 4:3 frames (518x392), 70 deg FOV (the only FOV ESI states). */
-export const DEFAULT_CAMERA: CameraSpec = { width: 518, height: 392, hfov_deg: 70 };
 /** Draws per task before giving up (each failed draw is re-sampled with a fresh stream). */
 export const MAX_ATTEMPTS = 80;
 export const SIMULATOR_ID = "esi3d-builtin/1";
@@ -120,8 +119,8 @@ export interface GenerateStats {
   reasons: Map<string, number>;
 }
 
-/** One task: draws until a draft validates (deterministic for a given seed and task id). */
-export function generateTask(subcategory: BuiltinSubcategory, seed: string, index: number, camera = DEFAULT_CAMERA, stats?: GenerateStats): Task {
+/** One task: draws until a draft validates (deterministic for a given seed, task id and generator options). */
+export function generateTask(subcategory: BuiltinSubcategory, seed: string, index: number, ctx: GeneratorContext = generatorContext(), stats?: GenerateStats): Task {
   const taskId = `${subcategory}-${String(index).padStart(3, "0")}`;
   const base = new Rng(seed).fork(taskId);
   let lastReason = "";
@@ -129,8 +128,8 @@ export function generateTask(subcategory: BuiltinSubcategory, seed: string, inde
     const rng = base.fork(attempt);
     if (stats) stats.attempts++;
     try {
-      const draft = GENERATORS[subcategory](rng, camera);
-      return finalizeDraft(draft, subcategory, taskId, seed, camera);
+      const draft = GENERATORS[subcategory](rng, ctx);
+      return finalizeDraft(draft, subcategory, taskId, seed, ctx.camera);
     } catch (e) {
       if (!(e instanceof Resample)) throw e;
       lastReason = e.message;

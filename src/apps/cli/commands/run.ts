@@ -6,6 +6,7 @@ import { EXIT_FAILURE, EXIT_INTERRUPTED, InputError } from "../../../core/errors
 import { addSchemaFlags, parseSchemaFlags, schemaFlagValues, flagOfField, type FlagSpec } from "../../../core/flags.js";
 import { QUEUE_RUN_FLAGS, QueueRunOptionsSchema } from "../../../eval/queue/options.js";
 import { VGGT_FLAGS } from "../../../../reconstruct/options.js";
+import { GENERATOR_FLAGS } from "../../../../bridge/sim/generate/options.js";
 import { GRAPH_FLAGS } from "../../../../scenegraph/options.js";
 import { ACTIVE_FLAGS } from "../../../reason/active/options.js";
 import { LLM_FLAGS } from "../../../llm/options.js";
@@ -36,6 +37,7 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
   ...ACTIVE_FLAGS,
   { path: "noiseSeed", flag: "--noise-seed <seed>" },
   { path: "seed", flag: "--seed <seed>" },
+  ...GENERATOR_FLAGS,
   { path: "concurrency", flag: "--concurrency <k>" },
   { path: "maxConnections", flag: "--max-connections <n>" },
   ...prefixed("llm", LLM_FLAGS),

@@ -1,0 +1,59 @@
+/**
+ * The built-in suite's generator options: one declaration gives `esi3d generate`'s and `esi3d run`'s flags,
+ * the run's config.json fields and the generators' settings. Defaults follow ESI-Bench's released generator
+ * (reference/esi-released.md §3.3) except the render size, kept at VGGT's fast crop size (the README's bench
+ * measures both).
+ */
+import { z } from "zod";
+import type { FlagSpec } from "../../../src/core/flags.js";
+import type { CameraSpec } from "../../task/schema.js";
+
+/**
+ * Render sizes by name:
+ * - 518x392: VGGT's crop-mode size for 4:3 frames at 70 deg, the only FOV the paper states (the fast default);
+ * - 1280x720: ESI-Bench's renders, 2·atan(20.955/34) = 63.29 deg HFOV (reference/esi-released.md §1.4).
+ */
+export const IMAGE_SIZES = {
+  "518x392": { width: 518, height: 392, hfov_deg: 70 },
+  "1280x720": { width: 1280, height: 720, hfov_deg: 63.29 },
+} as const satisfies Record<string, CameraSpec>;
+export type ImageSize = keyof typeof IMAGE_SIZES;
+
+export const TRIANGLE_ORIENTATIONS = ["room-axis", "random"] as const;
+
+export const GeneratorOptionsSchema = z
+  .object({
+    image: z.enum(Object.keys(IMAGE_SIZES) as [ImageSize, ...ImageSize[]]).default("518x392").describe("built-in suite: render size and field of view of its cameras: 518x392 (70 deg, VGGT's crop size) | 1280x720 (63.29 deg, ESI-Bench's renders)"),
+    triangleOrientation: z
+      .enum(TRIANGLE_ORIENTATIONS)
+      .default("room-axis")
+      .describe("built-in suite: Geometric Configuration and Linear Alignment lay their base along the room's X axis as ESI's generator does (room-axis), or at a drawn angle (random, suite v1)"),
+    triangleClassMargin: z
+      .number()
+      .min(0)
+      .max(0.3)
+      .default(0)
+      .describe("built-in suite: least relative difference between a non-equal triangle's sides (0: ESI's construction, no margin; 0.15: suite v1's margin, far outside the 5 % equal-side tolerance)"),
+  })
+  .strict();
+
+export type GeneratorOptions = z.infer<typeof GeneratorOptionsSchema>;
+export const DEFAULT_GENERATOR_OPTIONS: GeneratorOptions = GeneratorOptionsSchema.parse({});
+
+export const GENERATOR_FLAGS: readonly FlagSpec[] = [
+  { path: "image", flag: "--image <WxH>" },
+  { path: "triangleOrientation", flag: "--triangle-orientation <o>" },
+  { path: "triangleClassMargin", flag: "--triangle-class-margin <x>" },
+];
+
+/** What a generator is given besides its random stream: the camera it renders with and the options. */
+export interface GeneratorContext {
+  camera: CameraSpec;
+  options: GeneratorOptions;
+}
+
+/** The context of a set of options: the camera of its image size. */
+export const generatorContext = (options: Partial<GeneratorOptions> = {}, camera?: CameraSpec): GeneratorContext => {
+  const o = GeneratorOptionsSchema.parse(options);
+  return { camera: camera ?? { ...IMAGE_SIZES[o.image] }, options: o };
+};
