@@ -5,7 +5,7 @@
  * one view, size = pixel area, distance = image distance, contact = adjacent masks, shape = the
  * image-plane triangle. It shows honestly what projection loses.
  */
-import { classifyTriangle, collinearityResidual, triangleMargin, TRIANGLE_EQUAL_SIDE_TOL } from "../../bridge/task/rules.js";
+import { collinearityResidual } from "../../bridge/task/rules.js";
 import { colourDistance, namedColorRgb } from "../../bridge/task/palette.js";
 import type { FrameBundle } from "../../bridge/bundle/io.js";
 import type { Evidence } from "../../scenegraph/evidence.js";
@@ -14,9 +14,29 @@ import type { Query, Referent } from "./query.js";
 import { declined, marginConfidence, nearestOption, optionNaming, programReasoner, type Decision } from "./decision.js";
 import type { Reasoner } from "./types.js";
 import { interiorFractions } from "../../bridge/objects/containers.js";
+import { buildModel, LIBRARY } from "../../bridge/objects/library.js";
+import type { Intrinsics } from "../core/math/camera.js";
 
 /** Image-plane collinearity: residual over the longest side; 0.05 = the 4 cm metric tolerance over a typical 0.8 m span. */
 export const IMAGE_COLLINEAR_RATIO = 0.05;
+/**
+ * Floor triangles from apparent sizes err by 10-20 % per side (measured over the suite's grazing views), so
+ * the 5 % tolerance of 3D would call nearly every triangle isosceles or random. A triangle is equilateral when
+ * its sides spread by at most FLOOR_EQUILATERAL_SPREAD, else isosceles when two sides agree within
+ * FLOOR_TRIANGLE_EQUAL_TOL (calibrated on seed "gap2d-cal", not the test seeds).
+ */
+export const FLOOR_EQUILATERAL_SPREAD = 0.25;
+export const FLOOR_TRIANGLE_EQUAL_TOL = 0.1;
+
+function classifyFloorTriangle(sides: [number, number, number]): { kind: "equilateral" | "isosceles" | "random"; margin: number } {
+  const [a, b, c] = [...sides].sort((x, y) => x - y) as [number, number, number];
+  const spread = (c - a) / c, pair = Math.min(b - a, c - b) / c;
+  if (spread <= FLOOR_EQUILATERAL_SPREAD) return { kind: "equilateral", margin: FLOOR_EQUILATERAL_SPREAD - spread };
+  if (pair <= FLOOR_TRIANGLE_EQUAL_TOL) return { kind: "isosceles", margin: Math.min(spread - FLOOR_EQUILATERAL_SPREAD, FLOOR_TRIANGLE_EQUAL_TOL - pair) };
+  return { kind: "random", margin: Math.min(spread - FLOOR_EQUILATERAL_SPREAD, pair - FLOOR_TRIANGLE_EQUAL_TOL) };
+}
+/** A mask shorter than this (px) gives no usable size-constancy depth. */
+export const MIN_MASK_HEIGHT_PX = 4;
 /** Masks within this many pixels of each other count as touching. */
 export const ADJACENT_PX = 2;
 /** A mask covering more than this fraction of the image is a support or backdrop, not the object asked about. */
@@ -87,6 +107,29 @@ function bestView(perView: Mask[][], refs: Referent[]): { view: number; masks: A
 
 const dist = (a: Mask, b: Mask) => Math.hypot(a.cx - b.cx, a.cy - b.cy);
 
+/** A category's height at unit scale in the object library: the size a viewer knows a mug or a vase to have. */
+function nominalHeight(label: string): number | null {
+  if (!LIBRARY.has(label)) return null;
+  return buildModel(`${label}/0`).extent[2];
+}
+
+/**
+ * Where a mask's object stands on the floor, in the camera's frame (x right, z forward), from size
+ * constancy: depth z = f·H/h for the label's nominal height H and the mask's height h in pixels, and
+ * x = (u − cx)·z/f. The focal length is the image's own (as a photo's EXIF records it). No depth map is read:
+ * this is the perspective cue a viewer of one photo has, and it errs as the label, the model's scale and
+ * occlusion of the mask's top or bottom do.
+ */
+function floorPoint(m: Mask, K: Intrinsics): [number, number] | null {
+  const H = nominalHeight(m.label);
+  const h = m.bbox[3] - m.bbox[1] + 1;
+  if (H === null || h < MIN_MASK_HEIGHT_PX) return null;
+  const z = (K.fy * H) / h;
+  return [((m.cx - K.cx) * z) / K.fx, z];
+}
+
+const floorDist = (a: [number, number], b: [number, number]) => Math.hypot(a[0] - b[0], a[1] - b[1]);
+
 function adjacent(ev: Evidence, a: Mask, b: Mask): boolean {
   const W = ev.width, H = ev.height, map = ev.segmentOfPixel[a.view]!;
   const [x0, y0, x1, y1] = a.bbox;
@@ -126,16 +169,19 @@ function decide2d(bundle: FrameBundle, q: Query, o: Symbolic2dOptions): Decision
     return { answer, confidence: Number(answer) === best ? 0.75 : 0.5, trace };
   }
   const { view, masks } = bestView(perView, q.referents);
+  const K = bundle.views[view]!.K;
   trace.push(`view ${view}: ${q.referents.map((r, i) => `${r.name} -> ${masks[i] ? `mask ${masks[i]!.key} (${masks[i]!.area} px)` : "not visible"}`).join("; ")}`);
   const all = (n: number) => masks.slice(0, n).every(Boolean);
   switch (q.subcategory) {
     case "geometric_configuration": {
       if (!all(3)) return fallback("not all three objects are visible in one view");
-      const [a, b, c] = masks as Mask[];
-      const sides: [number, number, number] = [dist(b!, c!), dist(c!, a!), dist(a!, b!)];
-      const kind = classifyTriangle(sides);
-      trace.push(`image sides ${sides.map(r1).join(", ")} px -> ${kind}`);
-      return { answer: kind, confidence: marginConfidence(triangleMargin(sides), TRIANGLE_EQUAL_SIDE_TOL), trace };
+      const pts = (masks as Mask[]).map((m) => floorPoint(m, K));
+      if (pts.some((p) => p === null)) return fallback("a mask gives no floor position (no nominal size, or too small)");
+      const [a, b, c] = pts as Array<[number, number]>;
+      const sides: [number, number, number] = [floorDist(b!, c!), floorDist(c!, a!), floorDist(a!, b!)];
+      const { kind, margin } = classifyFloorTriangle(sides);
+      trace.push(`floor sides from apparent sizes ${sides.map((x) => x.toFixed(2)).join(", ")} m -> ${kind}`);
+      return { answer: kind, confidence: marginConfidence(margin, FLOOR_TRIANGLE_EQUAL_TOL), trace };
     }
     case "linear_alignment": {
       if (masks.length < 3 || !all(masks.length)) return fallback("not all the objects are visible in one view");

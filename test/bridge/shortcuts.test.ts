@@ -10,7 +10,9 @@ import { BUILTIN_SUBCATEGORIES } from "../../bridge/task/taxonomy.js";
 import type { Task } from "../../bridge/task/schema.js";
 import { wilsonInterval } from "../../src/eval/metrics.js";
 import { shortcutDecision, shortcutQuestionOf } from "../../src/reason/shortcut.js";
-import { ISOSCELES_BASE_LEG_RATIO } from "../../bridge/sim/generate/spatial.js";
+import { CONTACT_NEGATIVE_BOX_GAP_M, CONTACT_Y_OVERLAP_M, ISOSCELES_BASE_LEG_RATIO, LINE_EDGE_GAP_M, LINE_NEGATIVE_SHIFT_M } from "../../bridge/sim/generate/spatial.js";
+import { CONTACT_NEGATIVE_MIN_GAP_M } from "../../bridge/task/rules.js";
+import { generatorContext } from "../../bridge/sim/generate/options.js";
 import { DISTANCE_FAR_EXTRA_M } from "../../bridge/sim/generate/metric.js";
 
 /** Tasks per subcategory: enough for the pooled checks, few enough for two shared cores. */
@@ -99,5 +101,71 @@ describe("faithful construction: ESI's numbers", () => {
   it("dimensional size asks 'larger'; occlusion and view hallucination offer 2 options (ESI)", () => {
     for (const t of suite.filter((x) => x.subcategory === "dimensional_size")) expect(t.question).toMatch(/is larger: the one near/);
     for (const t of suite.filter((x) => x.subcategory === "partial_occlusion" || x.subcategory === "view_hallucination")) expect(t.options).toHaveLength(2);
+  });
+
+  it("triangles on the room axis: base A-B along +X, apex towards +Y, objects axis-aligned, camera from -Y (batch_*triangle.py)", () => {
+    for (const t of suite.filter((x) => x.subcategory === "geometric_configuration")) {
+      const [A, B, C] = t.relevant_object_ids.map((id) => t.objects.find((o) => o.id === id)!);
+      // B's y drifts at most RANDOM_BASE_DRIFT_M (0.1 m) in random triangles, 0 otherwise; the apex lies above the base
+      expect(Math.abs(B!.position[1] - A!.position[1])).toBeLessThanOrEqual(0.1 + 1e-3);
+      expect(B!.position[0]).toBeGreaterThan(A!.position[0]);
+      expect(C!.position[1]).toBeGreaterThan(Math.max(A!.position[1], B!.position[1]) + 0.1);
+      for (const o of [A, B, C]) expect(Math.abs(o!.orientation.z) + Math.abs(o!.orientation.x) + Math.abs(o!.orientation.y)).toBeLessThan(1e-6);
+      expect(t.agent_initial!.position[1]).toBeLessThan(C!.position[1]);
+    }
+  });
+
+  it("lines on the room axis with ESI's edge gaps (0.25-0.30 m) and negative shifts (0.125-0.175 m) (batch_line.py)", () => {
+    const lines = suite.filter((x) => x.subcategory === "linear_alignment");
+    expect(new Set(lines.map((t) => t.answer))).toEqual(new Set(["yes", "no"]));
+    for (const t of lines) {
+      const objs = t.relevant_object_ids.map((id) => t.objects.find((o) => o.id === id)!).sort((a, b) => a.position[0] - b.position[0]);
+      for (let i = 0; i + 1 < objs.length; i++) {
+        const gap = objs[i + 1]!.position[0] - objs[i + 1]!.extent[0] / 2 - (objs[i]!.position[0] + objs[i]!.extent[0] / 2);
+        expect(gap).toBeGreaterThanOrEqual(LINE_EDGE_GAP_M[0] - 1e-3);
+        expect(gap).toBeLessThanOrEqual(LINE_EDGE_GAP_M[1] + 1e-3);
+      }
+      const dy = objs.map((o) => o.position[1] - objs[1]!.position[1]);
+      const shifted = Math.max(Math.abs(dy[0]!), Math.abs(dy[2]!));
+      if (t.answer === "yes") expect(shifted).toBeLessThan(1e-3);
+      else {
+        expect(shifted).toBeGreaterThanOrEqual(LINE_NEGATIVE_SHIFT_M[0] - 1e-3);
+        expect(shifted).toBeLessThanOrEqual(LINE_NEGATIVE_SHIFT_M[1] + 1e-3);
+      }
+    }
+  });
+
+  it("physical contact: a 0.10 m overlap band, separated pairs at ESI's box gaps (2.8-6 cm) or with meeting boxes, surfaces >= 2.8 cm apart", () => {
+    const pairs = suite.filter((x) => x.subcategory === "physical_contact");
+    expect(new Set(pairs.map((t) => t.answer))).toEqual(new Set(["yes", "no"]));
+    for (const t of pairs) {
+      const m = t.label_metadata as { box_gap_m: number; surface_gap_m: number; y_overlap_m: number; negative?: string };
+      expect(m.y_overlap_m).toBe(CONTACT_Y_OVERLAP_M);
+      if (t.answer === "yes") expect(m.surface_gap_m).toBeLessThanOrEqual(0.002);
+      else {
+        expect(m.surface_gap_m).toBeGreaterThan(CONTACT_NEGATIVE_MIN_GAP_M);
+        if (m.negative === "box gap") {
+          expect(m.box_gap_m).toBeGreaterThanOrEqual(CONTACT_NEGATIVE_BOX_GAP_M[0] - 1e-3);
+          expect(m.box_gap_m).toBeLessThanOrEqual(CONTACT_NEGATIVE_BOX_GAP_M[1] + 1e-3);
+        } else expect(Math.abs(m.box_gap_m)).toBeLessThan(1e-3);
+      }
+    }
+  });
+
+  it("--orientation random and --triangle-class-margin 0.15 give suite v1's drawn angles and margins", () => {
+    const ctx = generatorContext({ orientation: "random", triangleClassMargin: 0.15 });
+    const tris = Array.from({ length: 8 }, (_, i) => generateTask("geometric_configuration", "v1-options", i, ctx));
+    const yawed = tris.filter((t) => t.objects.some((o) => t.relevant_object_ids.includes(o.id) && Math.abs(o.orientation.z) > 1e-3));
+    expect(yawed.length).toBeGreaterThan(4);
+    for (const t of tris.filter((x) => x.answer !== "equilateral")) {
+      const [a, b, c] = [...(t.label_metadata.side_lengths_m as number[])].sort((x, y) => x - y);
+      const margin = t.answer === "isosceles" ? (c! - a!) / c! : Math.min(b! - a!, c! - b!) / c!;
+      expect(margin).toBeGreaterThanOrEqual(0.15 - 1e-3);
+    }
+  });
+
+  it("--image 1280x720 renders at ESI-Bench's size and 63.29 deg", () => {
+    const t = generateTask("spatial_distance", "image", 0, generatorContext({ image: "1280x720" }));
+    expect(t.camera).toEqual({ width: 1280, height: 720, hfov_deg: 63.29 });
   });
 });

@@ -16,6 +16,7 @@ import {
   templateKind,
 } from "../../src/prompt/templates.js";
 import { bundleOf, smallTask } from "./bundles.js";
+import { selectViews } from "../../src/prompt/images.js";
 import { tableScene } from "./graphs.js";
 
 type Q = Pick<Task, "question" | "answer_format" | "options" | "subcategory">;
@@ -136,11 +137,14 @@ describe("buildPrompt: 2D VLM", () => {
     const p = buildPrompt({ task, graph: tableScene(), bundle, images: "multi", maxImages: 3 });
     expect(p.arm).toBe("2d-vlm");
     expect(p.images).toHaveLength(3);
-    expect(p.views!.map((v) => v.view)).toEqual([0, 6, 11]);
+    // evenly spaced, the first and the last view included (selectViews' own tests check the spacing)
+    expect(p.views!.map((v) => v.view)).toEqual(selectViews(bundle.views.length, "multi", 3));
+    expect(p.views!.map((v) => v.view)).toEqual([0, expect.any(Number), bundle.views.length - 1]);
     expect(p.user).not.toContain("Scene graph");
-    expect(p.user.startsWith("3 images follow this text, in this order (3 of the 12 views taken")).toBe(true);
+    const middle = p.views![1]!.view;
+    expect(p.user.startsWith(`3 images follow this text, in this order (3 of the ${bundle.views.length} views taken`)).toBe(true);
     expect(p.user).toContain("- image 1: view 0, your initial view");
-    expect(p.user).toContain(`- image 2: view 6, after ${bundle.views.slice(1, 7).map((v) => v.action).join(", ")}`);
+    expect(p.user).toContain(`- image 2: view ${middle}, after ${bundle.views.slice(1, middle + 1).map((v) => v.action).join(", ")}`);
     expect(p.user.endsWith(answerTemplate(task))).toBe(true);
     expect(p.system).toContain("each image is a 96 × 72 pixel pinhole photograph with a horizontal field of view of 70°");
     expect(p.system).toContain(`camera ${task.agent_initial.position[2].toFixed(2)} m above the floor`);
@@ -148,7 +152,7 @@ describe("buildPrompt: 2D VLM", () => {
     expect(p.system).toContain("turn_left and turn_right rotate it 15°");
     expect(p.system).toContain("as seen from your initial view (view 0)");
     const rec = promptRecord(p);
-    expect(rec).toMatch(/\n=== images ===\nimage 1: view 0, image\/png, sha256 [0-9a-f]{64}\nimage 2: view 6, /);
+    expect(rec).toMatch(new RegExp(`\\n=== images ===\\nimage 1: view 0, image/png, sha256 [0-9a-f]{64}\\nimage 2: view ${middle}, `));
     expect(splitPromptRecord(rec)).toEqual({ system: p.system, user: p.user });
   });
 

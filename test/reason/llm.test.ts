@@ -8,6 +8,7 @@ import { buildPrompt, promptRecord, SYSTEM_3D_LLM } from "../../src/prompt/templ
 import { createLlmReasoner, type LlmReasonerOptions } from "../../src/reason/llm.js";
 import { repromptText } from "../../src/prompt/reminder.js";
 import { geminiReply, hang, json, openaiReply, startServer, type Handler, type RecordedRequest, type TestServer } from "../llm/server.js";
+import { selectViews } from "../../src/prompt/images.js";
 import { bundleOf, smallTask } from "../prompt/bundles.js";
 import { tableScene } from "../prompt/graphs.js";
 
@@ -161,7 +162,8 @@ describe("createLlmReasoner over real HTTP (OpenAI wire format)", () => {
     expect(parts[0]!.text).not.toContain("Scene graph");
     const imgs = parts.slice(1);
     expect(imgs).toHaveLength(4);
-    const shown = [0, 4, 7, 11];
+    const shown = selectViews(bundle.views.length, "multi", 4);
+    expect([shown[0], shown[3]]).toEqual([0, bundle.views.length - 1]);
     imgs.forEach((p, k) => {
       expect(p.type).toBe("image_url");
       const m = /^data:image\/png;base64,(.+)$/.exec(p.image_url!.url)!;

@@ -19,15 +19,15 @@ export const IMAGE_SIZES = {
 } as const satisfies Record<string, CameraSpec>;
 export type ImageSize = keyof typeof IMAGE_SIZES;
 
-export const TRIANGLE_ORIENTATIONS = ["room-axis", "random"] as const;
+export const ORIENTATIONS = ["room-axis", "random"] as const;
 
 export const GeneratorOptionsSchema = z
   .object({
     image: z.enum(Object.keys(IMAGE_SIZES) as [ImageSize, ...ImageSize[]]).default("518x392").describe("built-in suite: render size and field of view of its cameras: 518x392 (70 deg, VGGT's crop size) | 1280x720 (63.29 deg, ESI-Bench's renders)"),
-    triangleOrientation: z
-      .enum(TRIANGLE_ORIENTATIONS)
+    orientation: z
+      .enum(ORIENTATIONS)
       .default("room-axis")
-      .describe("built-in suite: Geometric Configuration and Linear Alignment lay their base along the room's X axis as ESI's generator does (room-axis), or at a drawn angle (random, suite v1)"),
+      .describe("built-in suite: triangles, lines and contact pairs laid along the room's X axis with axis-aligned objects, as ESI's generator does (room-axis), or at drawn angles (random, suite v1)"),
     triangleClassMargin: z
       .number()
       .min(0)
@@ -38,11 +38,10 @@ export const GeneratorOptionsSchema = z
   .strict();
 
 export type GeneratorOptions = z.infer<typeof GeneratorOptionsSchema>;
-export const DEFAULT_GENERATOR_OPTIONS: GeneratorOptions = GeneratorOptionsSchema.parse({});
 
 export const GENERATOR_FLAGS: readonly FlagSpec[] = [
   { path: "image", flag: "--image <WxH>" },
-  { path: "triangleOrientation", flag: "--triangle-orientation <o>" },
+  { path: "orientation", flag: "--orientation <o>" },
   { path: "triangleClassMargin", flag: "--triangle-class-margin <x>" },
 ];
 
