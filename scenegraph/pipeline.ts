@@ -7,6 +7,7 @@ import { z } from "zod";
 import type { FrameBundle } from "../bridge/bundle/io.js";
 import { buildPointCloud, withoutIds, type CloudRuntime } from "../reconstruct/index.js";
 import { segmentRegions } from "./regions.js";
+import { segmentStructure } from "./primitives/structure.js";
 import { CloudOptionsSchema, CLOUD_FLAGS } from "../reconstruct/options.js";
 import { filterCloud, type PointCloud } from "../reconstruct/pointcloud.js";
 import { labelledBundle } from "../reconstruct/noisy/labels.js";
@@ -71,7 +72,9 @@ export async function graphOfBundle(bundle: FrameBundle, options: z.input<typeof
   // a noisy cloud with label corruption brings its corrupted masks; the diagnosis keeps the true bundle
   const result = buildSceneGraph(cloud, labelledBundle(bundle, cloud), { masks: o.masks, instances, labels: o.labels, labelSeed: o.labelSeed });
   if (layout) {
-    const regions = segmentRegions(full, result.graph.nodes, bundle.manifest.task.room.floor_z ?? 0);
+    // without masks the cloud's labels are not evidence: floor and walls come from the geometry alone
+    const structure = o.masks === "none" ? segmentStructure(full.xyz) : undefined;
+    const regions = segmentRegions(full, result.graph.nodes, bundle.manifest.task.room.floor_z ?? 0, structure);
     if (regions) result.graph.regions = regions;
     else notes.push("region layer: too little wall and floor seen to segment rooms");
   }

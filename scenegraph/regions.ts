@@ -83,11 +83,11 @@ interface Grid {
   floor: Uint16Array;
 }
 
-function binStructure(cloud: PointCloud, floorZ: number): Grid | null {
+function binStructure(cloud: PointCloud, floorZ: number, structure?: Uint8Array): Grid | null {
   let xmin = Infinity, ymin = Infinity, xmax = -Infinity, ymax = -Infinity;
   const kind = new Uint8Array(cloud.count); // 1 floor, 2 wall
   for (let i = 0; i < cloud.count; i++) {
-    const c = cloud.categories.get(cloud.instance[i]!);
+    const c = structure ? STRUCTURE_KINDS[structure[i]!] : cloud.categories.get(cloud.instance[i]!);
     if (c !== "wall" && c !== "floor") continue;
     // a wall point below knee height may be floor seen at the wall's foot: keep walls from 0.3 m up
     if (c === "wall" && cloud.xyz[i * 3 + 2]! - floorZ < 0.3) continue;
@@ -136,12 +136,17 @@ function wallLines(g: Grid, axis: 0 | 1): number[] {
   return lines;
 }
 
+/** segmentStructure's per-point codes (scenegraph/primitives/structure.ts): 0 object, 1 floor, 2 wall. */
+const STRUCTURE_KINDS = [null, "floor", "wall"] as const;
+
 /**
- * Rooms and doorways segmented from the cloud's structure points (floor and wall labels), objects assigned
- * by centroid. Null when the cloud shows too little structure to cut it into two or more rooms.
+ * Rooms and doorways segmented from the cloud's structure points, objects assigned by centroid. The floor and
+ * wall points are the masks' (the cloud's labels), or, without masks (`--masks none`), `structure`: per point
+ * 0 object, 1 floor, 2 wall as segmentStructure finds them in the geometry alone. Null when the cloud shows
+ * too little structure to cut it into two or more rooms.
  */
-export function segmentRegions(cloud: PointCloud, nodes: readonly GraphNode[], floorZ = 0): RegionLayer | null {
-  const g = binStructure(cloud, floorZ);
+export function segmentRegions(cloud: PointCloud, nodes: readonly GraphNode[], floorZ = 0, structure?: Uint8Array): RegionLayer | null {
+  const g = binStructure(cloud, floorZ, structure);
   if (!g) return null;
   const xs = wallLines(g, 0), ys = wallLines(g, 1);
   // the outer boundary: the outermost lines, or the seen floor's extent when a side's wall was never seen
