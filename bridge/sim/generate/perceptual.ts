@@ -35,12 +35,23 @@ export const TRANSPARENCY_TABLE_CLEARANCE_M = 0.6;
 export const TRANSPARENCY_TABLE_YAW_JITTER_RAD = rad(20);
 /** View 0 looks from -Y towards +Y, horizontally, at the object's height (ESI `0.png` azimuth 270 deg; reference/esi-released.md §1.3, §3.3). */
 export const TRANSPARENCY_VIEW_AZIMUTH = -Math.PI / 2;
-/** ESI Q.14: every occluder box dimension is 1.1 x the target's. */
+/** Every occluder box dimension is 1.1 x the target's corresponding one (ESI batch_occlusion_yining.py, reference/esi-released.md §3.3). */
 export const OCCLUDER_SCALE = 1.1;
-/** ESI Q.14: initial view 15 deg off the occluder -> target axis, at the target's centre height. */
+/** Share of occlusion targets on the floor, the rest on a table (ESI batch_occlusion_yining.py: floor centre 88 of 95; reference/esi-released.md §3.3). */
+export const OCCLUSION_FLOOR_SHARE = 88 / 95;
+/** Share of view-hallucination objects on the floor, the rest on a table (ESI batch_angle_confusion_yining.py: 390 floor / 47 table; reference/esi-released.md §3.3). */
+export const HALLUCINATION_FLOOR_SHARE = 390 / 437;
+/** Initial view 15 deg off the occluder -> target axis, at the target's centre height (ESI batch_occlusion_yining.py, reference/esi-released.md §3.3). */
 export const OCCLUSION_VIEW_OFFSET_RAD = rad(15);
 /** Targets for Partial Occlusion: categories with look-alikes whose distinguishing parts an occluder can hide. */
 export const OCCLUSION_TARGETS = ["mug", "kettle", "teddy_bear", "toy_car", "toy_truck", "shoe", "bottle", "vase", "potted_plant", "lamp", "clock", "pot"];
+/**
+ * Occluders: ESI scales "a random BEHAVIOR object" to the target's box (reference/esi-released.md §3.3); ours is
+ * any library category with a closed silhouette: not glass (seen through) and not supports or dividers
+ * (seen between their legs). A generator excludes the question's options, so the occluder's name tells
+ * nothing about the answer.
+ */
+export const OCCLUDER_CATEGORIES = [...LIBRARY.values()].filter((c) => !c.flags.transparentContainer && !c.flags.support && !c.flags.divider).map((c) => c.category);
 /** View Hallucination: categories whose identity depends on the viewing angle (library flag `ambiguous`). */
 export const AMBIGUOUS_CATEGORIES = [...LIBRARY.values()].filter((c) => c.flags.ambiguous).map((c) => c.category);
 
@@ -212,42 +223,62 @@ export const partialOcclusion: Generator = (rng): Draft => {
   const room = makeRoom(rng, "living_room");
   const b = new SceneBuilder(rng, room);
   b.addWallFurniture(rng.int(1, 2), ["cabinet", "bookshelf", "sofa"]);
-  const { table, top } = addTable(b);
+  const onFloor = rng.bool(OCCLUSION_FLOOR_SHARE);
   const cat = rng.pick(OCCLUSION_TARGETS);
-  const te = SceneBuilder.scaledExtent(`${cat}/0`, 1);
-  const [tx, ty] = onTable(table, rng.uniform(-0.15, 0.15), rng.uniform(-0.1, 0.1));
-  const target = b.add(cat, { x: tx, y: ty, bottom: top, yaw: rng.uniform(-Math.PI, Math.PI), role: "target", support: table.id });
-  // occluder: a box scaled per axis to 1.1 x the target's box (ESI Q.14)
-  const be = SceneBuilder.scaledExtent("cardboard_box/0", 1);
-  const occScale: Vec3 = [(OCCLUDER_SCALE * Math.max(te[0], te[1])) / be[0], (OCCLUDER_SCALE * Math.min(te[0], te[1])) / be[1], (OCCLUDER_SCALE * te[2]) / be[2]];
-  // the canonical hard view looks along `view`; the occluder stands in front of the target, at a corner
-  const view = rng.uniform(-Math.PI, Math.PI);
+  const yaw = rng.uniform(-Math.PI, Math.PI);
+  let table: TaskObject | null = null, base = 0, tx: number, ty: number;
+  if (onFloor) {
+    // room for the occluder beside the target
+    const r = Math.max(...SceneBuilder.scaledExtent(`${cat}/0`, 1)) * 1.5 + 0.1;
+    const spot = b.findFloorSpot([r, r], 0.1, 0);
+    require(spot, "no floor spot for the target");
+    [tx, ty] = spot;
+  } else {
+    ({ table, top: base } = addTable(b));
+    [tx, ty] = onTable(table, rng.uniform(-0.15, 0.15), rng.uniform(-0.1, 0.1));
+  }
+  const support = table?.id ?? "floor";
+  const target = b.add(cat, { x: tx, y: ty, bottom: base, yaw, role: "target", support });
+  const te = target.extent;
+  const options = categoryOptions(b, cat);
+  // occluder: another category, neither option (its name must not tell the answer) nor one already in the
+  // scene (its name stays "the X"), scaled per axis to 1.1 x the target's box and turned as the target
+  const pool = OCCLUDER_CATEGORIES.filter((c) => !options.includes(displayName(c)) && !b.objects.some((o) => o.category === c));
+  const occCat = rng.pick(pool);
+  const occModel = rng.pick(categoryDef(occCat).models).id;
+  const me = SceneBuilder.scaledExtent(occModel, 1);
+  const occScale: Vec3 = [(OCCLUDER_SCALE * te[0]) / me[0], (OCCLUDER_SCALE * te[1]) / me[1], (OCCLUDER_SCALE * te[2]) / me[2]];
+  const oe = SceneBuilder.scaledExtent(occModel, occScale);
+  // the canonical hard view looks along one of the target's box axes; the occluder stands in front, at a corner
+  const k = rng.int(0, 3), depth = k % 2, across = 1 - depth;
+  const view = yaw + (k * Math.PI) / 2;
   const toCam: [number, number] = [Math.cos(view), Math.sin(view)], lat: [number, number] = [-toCam[1], toCam[0]];
-  const oe = SceneBuilder.scaledExtent("cardboard_box/0", occScale);
-  const front = Math.max(te[0], te[1]) / 2 + oe[1] / 2 + 0.03;
-  const side = (rng.bool() ? 1 : -1) * rng.uniform(0.25, 0.45) * oe[0];
-  const occluder = b.add("cardboard_box", { x: tx + toCam[0] * front + lat[0] * side, y: ty + toCam[1] * front + lat[1] * side, bottom: top, yaw: view + Math.PI / 2, scale: occScale, role: "occluder", support: table.id });
-  for (const o of [target, occluder]) require(pointOnTable(table, o.position[0], o.position[1], 0.08), "object off the table");
-  require(b.isClear(objectBox(occluder), 0, new Set([occluder.id, table.id])), "occluder overlaps");
+  const front = te[depth]! / 2 + oe[depth]! / 2 + 0.03;
+  const side = (rng.bool() ? 1 : -1) * rng.uniform(0.25, 0.45) * oe[across]!;
+  const occluder = b.add(occCat, { model: occModel, x: tx + toCam[0] * front + lat[0] * side, y: ty + toCam[1] * front + lat[1] * side, bottom: base, yaw, scale: occScale, role: "occluder", support });
+  if (table) for (const o of [target, occluder]) require(pointOnTable(table, o.position[0], o.position[1], 0.08), "object off the table");
+  require(b.isClear(objectBox(occluder), 0, new Set([occluder.id, ...(table ? [table.id] : [])])), "occluder overlaps");
   assignNames(b.objects);
-  // ESI Q.14: 15 deg lateral offset from the occluder->target axis, at the target's centre height, horizontal
+  // ESI: 15 deg lateral offset from the occluder->target axis, horizontal at the target's centre height; the
+  // built-in agent's camera goes no lower than MIN_CAMERA_HEIGHT_M, so a low target is seen from slightly above
   const axis = Math.atan2(occluder.position[1] - ty, occluder.position[0] - tx) + (rng.bool() ? 1 : -1) * OCCLUSION_VIEW_OFFSET_RAD;
   const D = rng.uniform(0.9, 1.4);
-  const agent = cameraLookingAt(b, [tx + D * Math.cos(axis), ty + D * Math.sin(axis), target.position[2]], [tx, ty, target.position[2]]);
+  const tz = target.position[2];
+  const agent = cameraLookingAt(b, [tx + D * Math.cos(axis), ty + D * Math.sin(axis), Math.max(tz, MIN_CAMERA_HEIGHT_M)], [tx, ty, tz]);
   require(agent, "initial camera blocked");
-  const options = categoryOptions(b, cat);
+  const where = onFloor ? "on the floor" : "on the table";
   return {
     roomType: "living_room",
     room,
     objects: b.objects,
     lighting: defaultLighting(rng),
     agent,
-    question: `What is the object partly hidden behind ${occluder.name} on the table? Options: ${options.join(", ")}.`,
+    question: `What is the object partly hidden behind ${occluder.name} ${where}? Options: ${options.join(", ")}.`,
     answer: displayName(cat),
     answerFormat: "choice",
     options,
     relevant: [target.id, occluder.id],
-    metadata: { target_category: cat, occluder_scale: OCCLUDER_SCALE },
+    metadata: { target_category: cat, occluder_category: occCat, occluder_scale: OCCLUDER_SCALE, support: onFloor ? "floor" : "table" },
     derive: (objects) => displayName(objects.find((o) => o.id === target.id)!.category),
     checkInitialView: (p) => {
       const f = p.fraction(target.id);
@@ -255,29 +286,31 @@ export const partialOcclusion: Generator = (rng): Draft => {
     },
     // a view past the occluder that shows the target mostly unoccluded
     gtGoals: [(v) => (v.counts.get(target.id) ?? 0) >= 12 && Math.abs(wrapAngle(Math.atan2(v.pose.position[1] - ty, v.pose.position[0] - tx) - view)) > rad(70)],
-    gtKeyPoses: orbitPoses([tx, ty, top], [0.7, 0.9, 1.2], [top + 0.35, top + 0.6], 12),
+    gtKeyPoses: orbitPoses([tx, ty, base], [0.7, 0.9, 1.2], [base + 0.35, base + 0.6], 12),
   };
 };
 
 export const viewHallucination: Generator = (rng): Draft => {
   const room = makeRoom(rng, "living_room");
   const b = new SceneBuilder(rng, room);
-  const cat = rng.pick(AMBIGUOUS_CATEGORIES);
+  // the support first, as ESI's placement_mode: furniture (piano) only stands on the floor
+  const onFloor = rng.bool(HALLUCINATION_FLOOR_SHARE);
+  const cat = rng.pick(onFloor ? AMBIGUOUS_CATEGORIES : AMBIGUOUS_CATEGORIES.filter((c) => categoryDef(c).group !== "furniture"));
   const def = categoryDef(cat);
   const amb = def.flags.ambiguous!;
   const yaw = rng.uniform(-Math.PI, Math.PI);
   let obj: TaskObject;
-  let dist: [number, number], camH: number, targetZ: number;
+  let dist: [number, number], camH: number;
   const furniture = def.group === "furniture";
-  if (furniture) {
+  if (onFloor) {
     b.addWallFurniture(rng.int(1, 2), ["bookshelf", "sofa", "cabinet"].filter((c) => c !== cat));
     const e = SceneBuilder.scaledExtent(`${cat}/0`, 1);
-    const spot = b.findFloorSpot([e[0] / 2 + 0.8, e[1] / 2 + 0.8], 0.1, yaw);
+    dist = furniture ? [2.0, 2.8] : [0.6, 0.9];
+    const spot = b.findFloorSpot(furniture ? [e[0] / 2 + 0.8, e[1] / 2 + 0.8] : [e[0] / 2 + 0.3, e[1] / 2 + 0.3], 0.1, yaw);
     require(spot, "no room for the object");
     obj = b.add(cat, { x: spot[0], y: spot[1], yaw, role: "target" });
-    dist = [2.0, 2.8];
-    camH = rng.uniform(1.1, 1.4);
-    targetZ = obj.position[2];
+    // a small object is seen from just above its top, as on a table, but no lower than the agent's camera goes
+    camH = furniture ? rng.uniform(1.1, 1.4) : Math.max(obj.extent[2] + rng.uniform(0.05, 0.12), MIN_CAMERA_HEIGHT_M);
   } else {
     b.addWallFurniture(rng.int(1, 2), ["cabinet", "bookshelf", "sofa"]);
     const { table, top } = addTable(b);
@@ -285,8 +318,8 @@ export const viewHallucination: Generator = (rng): Draft => {
     obj = b.add(cat, { x, y, bottom: top, yaw, role: "target", support: table.id });
     dist = [0.6, 0.9];
     camH = top + obj.extent[2] + rng.uniform(0.05, 0.12);
-    targetZ = obj.position[2];
   }
+  const targetZ = obj.position[2];
   assignNames(b.objects);
   // the most ambiguous azimuth: the distinguishing part faces away from the camera
   const az = yaw + rad(amb.ambiguousAzimuthDeg) + rad(rng.uniform(-15, 15));
@@ -301,12 +334,12 @@ export const viewHallucination: Generator = (rng): Draft => {
     objects: b.objects,
     lighting: defaultLighting(rng),
     agent,
-    question: `What is ${furniture ? "the large object in front of you" : "the object on the table in front of you"}? Options: ${options.join(", ")}.`,
+    question: `What is ${furniture ? "the large object in front of you" : `the object on the ${onFloor ? "floor" : "table"} in front of you`}? Options: ${options.join(", ")}.`,
     answer: displayName(cat),
     answerFormat: "choice",
     options,
     relevant: [obj.id],
-    metadata: { true_category: cat, distinguishing_part: amb.part, confusables: def.confusables },
+    metadata: { true_category: cat, distinguishing_part: amb.part, confusables: def.confusables, support: onFloor ? "floor" : "table" },
     derive: (objects) => displayName(objects.find((o) => o.id === obj.id)!.category),
     checkInitialView: (p) => (p.fraction(obj.id) < 0.6 ? "object not clearly in the initial view" : null),
     // a view from the side that shows the distinguishing part
