@@ -130,14 +130,16 @@ describe("per-subcategory construction rules", () => {
     }
   });
 
-  it("counting tasks: the answer is the number of targets, four distinct options, camera 1.25 m high pitched 30 deg down", () => {
+  it("counting tasks: the answer is the number of targets, four distinct options, camera 1.25 m high aimed at 0.9 m above the room centre (ESI)", () => {
     for (const sub of ["counting_with_occlusion", "spatial_segmentation", "merged_observation", "category_ambiguity", "illumination_variability"] as const) {
       for (const t of tasks.get(sub)!) {
         const cat = t.label_metadata.category as string;
         expect(t.objects.filter((o) => o.role === "target" && o.category === cat).length).toBe(Number(t.answer));
         expect(t.options.length).toBe(4);
         expect(t.agent_initial.position[2]).toBeCloseTo(1.25, 6);
-        expect(t.agent_initial.pitch).toBeCloseTo(-Math.PI / 6, 3);
+        // suite v1 pitched 30 deg down; ESI's camera aims at 0.9 m above the room centre (test/bridge/faithful-counting.test.ts)
+        const [x, y, z] = t.agent_initial.position;
+        expect(z + Math.tan(t.agent_initial.pitch) * Math.hypot(x, y)).toBeCloseTo(0.9, 3);
       }
     }
     // occluded targets are invisible in view 0

@@ -2,17 +2,18 @@
  * Enumerative Perception (reference/esi-spec.md §6.2.21–6.2.26): Counting w Occlusion, Spatial
  * Segmentation, Merged Observation, Category Ambiguity, Illumination Variability.
  * Shared rules (ESI Q.19): objects from the counting pool (every box edge <= 0.25 m, not all < 0.05 m);
- * the initial camera about 1.25 m above the floor pitched 30 deg down; four integer options.
+ * the initial camera 1.25 m above the floor aimed at a point 0.9 m above the room centre, as ESI-Bench's
+ * generator (batch_counting_merge.py, reference/esi-released.md §3.3); four integer options.
  */
 import { rad } from "../../../src/core/math/vec.js";
 import type { AgentPose } from "../../../src/core/math/camera.js";
-import type { Lighting, TaskObject } from "../../task/schema.js";
+import type { CameraSpec, Lighting, TaskObject } from "../../task/schema.js";
 import { categoryDef, LIBRARY } from "../../objects/library.js";
 import {
   assignNames,
   cameraLookingAt,
+  COUNTING_CAMERA_AIM_HEIGHT_M,
   COUNTING_CAMERA_HEIGHT_M,
-  COUNTING_CAMERA_PITCH_RAD,
   defaultLighting,
   integerOptions,
   makeRoom,
@@ -26,8 +27,10 @@ import type { Draft, InitialViewProbe } from "./draft.js";
 import { orbitPoses, type ViewGoal } from "./gt-trajectory.js";
 import { objectBox } from "../../objects/geometry.js";
 import { boxesIntersect } from "../../../src/core/geometry.js";
+import { lookAt } from "../agent.js";
 import { isVisible, VISIBLE_MIN_PX } from "./visibility.js";
 import type { Rng } from "../../../src/core/math/rng.js";
+import type { GeneratorContext } from "./options.js";
 
 /** ESI Q.19 counting pool, from the library flags (checked against the edge rule by a test). */
 export const COUNT_CATEGORIES = [...LIBRARY.values()].filter((c) => c.flags.countable).map((c) => c.category);
@@ -53,14 +56,23 @@ export const COUNT_CLEAR_VIEW_PX = 6;
 export const SECOND_VANTAGE_M = 1.0;
 /** Objects are placed where the initial view can see the floor: within this angle of the view axis. */
 const VIEW_HALF_ANGLE = rad(24);
+/** Counted objects stand at least this far from the agent (ESI `MIN_BALL_DISTANCE_FROM_AGENT`, batch_counting_merge.py; reference/esi-released.md §3.3). */
+export const COUNT_TARGET_MIN_AGENT_DISTANCE_M = 1.5;
+/** Floor spots keep this angle (rad) above the initial view's bottom edge, so an object there is in the frame. Ours. */
+const VIEW_BOTTOM_MARGIN = rad(3);
 
 interface CountingScene {
   b: SceneBuilder;
   agent: AgentPose;
+  /** the nearest floor distance (m) the initial view shows, with VIEW_BOTTOM_MARGIN */
+  nearestFloorM: number;
 }
 
-/** A room and the agent near one wall, facing into the room, camera 1.25 m high, 30 deg down. */
-function countingScene(rng: Rng, roomType: string): CountingScene {
+/**
+ * A room and the agent near one wall, camera 1.25 m high aimed at 0.9 m above the room centre (ESI's primary
+ * view, `_sample_primary_view_pose`: it looks down only 0.35 m over the distance to the centre, ≈13° at 1.5 m).
+ */
+function countingScene(rng: Rng, roomType: string, camera: CameraSpec): CountingScene {
   const room = makeRoom(rng, roomType);
   const b = new SceneBuilder(rng, room);
   const wall = rng.int(0, 3);
@@ -69,15 +81,25 @@ function countingScene(rng: Rng, roomType: string): CountingScene {
   const along = rng.uniform(-0.25, 0.25);
   const pos: [number, number] =
     wall === 0 ? [along * sx, -sy / 2 + off] : wall === 1 ? [sx / 2 - off, along * sy] : wall === 2 ? [along * sx, sy / 2 - off] : [-sx / 2 + off, along * sy];
-  const yaw = Math.atan2(-pos[1], -pos[0]) + rad(rng.uniform(-15, 15));
-  return { b, agent: { position: [round4(pos[0]), round4(pos[1]), COUNTING_CAMERA_HEIGHT_M], yaw: round4(yaw), pitch: round4(COUNTING_CAMERA_PITCH_RAD) } };
+  // rooms are centred on the origin (makeRoom)
+  const { yaw, pitch } = lookAt([pos[0], pos[1], COUNTING_CAMERA_HEIGHT_M], [0, 0, COUNTING_CAMERA_AIM_HEIGHT_M]);
+  // at this shallow pitch the frame's bottom edge meets the floor 1.5-2.5 m out: place the objects beyond it
+  const vHalf = Math.atan((Math.tan(rad(camera.hfov_deg) / 2) * camera.height) / camera.width);
+  const nearestFloorM = COUNTING_CAMERA_HEIGHT_M / Math.tan(-pitch + vHalf - VIEW_BOTTOM_MARGIN);
+  return { b, agent: { position: [round4(pos[0]), round4(pos[1]), COUNTING_CAMERA_HEIGHT_M], yaw: round4(yaw), pitch: round4(pitch) }, nearestFloorM };
 }
 
-/** A floor spot in front of the agent (within the view) at a distance in `dist`, clear of other objects. */
-function spotInView(b: SceneBuilder, agent: AgentPose, half: [number, number], dist: [number, number], yaw: number, margin = 0.05): [number, number] | null {
+/**
+ * A floor spot in front of the agent (within the view) at a distance in `dist`, clear of other objects. The
+ * range starts no nearer than ESI's 1.5 m nor than the floor the initial view shows, keeping its width.
+ */
+function spotInView(s: CountingScene, half: [number, number], dist: [number, number], yaw: number, margin = 0.05): [number, number] | null {
+  const { b, agent } = s;
+  const lo = Math.max(dist[0], COUNT_TARGET_MIN_AGENT_DISTANCE_M, s.nearestFloorM);
+  const hi = Math.max(dist[1], lo + (dist[1] - dist[0]) / 2);
   for (let i = 0; i < 300; i++) {
     const a = agent.yaw + b.rng.uniform(-VIEW_HALF_ANGLE, VIEW_HALF_ANGLE);
-    const d = b.rng.uniform(...dist);
+    const d = b.rng.uniform(lo, hi);
     const x = agent.position[0] + d * Math.cos(a), y = agent.position[1] + d * Math.sin(a);
     if (b.isClear({ centre: [x, y, 0.5], extent: [2 * half[0], 2 * half[1], 1], yaw }, margin)) return [x, y];
   }
@@ -134,17 +156,18 @@ function countDraft(
   };
 }
 
-function distractors(b: SceneBuilder, agent: AgentPose, exclude: string[], count: number): void {
+function distractors(s: CountingScene, exclude: string[], count: number): void {
+  const { b } = s;
   for (let i = 0; i < count; i++) {
     const cat = b.rng.pick(COUNT_CATEGORIES.filter((c) => !exclude.includes(c)));
     const e = SceneBuilder.scaledExtent(`${cat}/0`, 1);
-    const spot = spotInView(b, agent, [e[0] / 2, e[1] / 2], [1.2, 3.2], 0, 0.15);
+    const spot = spotInView(s, [e[0] / 2, e[1] / 2], [1.2, 3.2], 0, 0.15);
     if (spot) b.add(cat, { x: spot[0], y: spot[1], yaw: b.rng.uniform(-Math.PI, Math.PI), role: "distractor" });
   }
 }
 
-export function countingWithOcclusion(rng: Rng): Draft {
-  const s = countingScene(rng, "living_room");
+export function countingWithOcclusion(rng: Rng, ctx: GeneratorContext): Draft {
+  const s = countingScene(rng, "living_room", ctx.camera);
   const { b, agent } = s;
   const cat = rng.pick(COUNT_CATEGORIES);
   const te = SceneBuilder.scaledExtent(`${cat}/0`, 1);
@@ -154,7 +177,7 @@ export function countingWithOcclusion(rng: Rng): Draft {
     const oc = rng.pick(OCCLUDER_CATEGORIES);
     const model = rng.pick(categoryDef(oc).models).id;
     const oe = SceneBuilder.scaledExtent(model, 1);
-    const spot = spotInView(b, agent, [Math.max(oe[0], oe[1]) / 2 + te[0] + 0.3, Math.max(oe[0], oe[1]) / 2 + te[0] + 0.3], [1.6, 3.0], 0, 0.1);
+    const spot = spotInView(s, [Math.max(oe[0], oe[1]) / 2 + te[0] + 0.3, Math.max(oe[0], oe[1]) / 2 + te[0] + 0.3], [1.6, 3.0], 0, 0.1);
     if (!spot) continue;
     const u = [spot[0] - agent.position[0], spot[1] - agent.position[1]];
     const L = Math.hypot(u[0]!, u[1]!);
@@ -175,10 +198,10 @@ export function countingWithOcclusion(rng: Rng): Draft {
   require(hidden.length >= 1, "no occluded target placed");
   const open: TaskObject[] = [];
   for (let k = rng.int(0, 2); k > 0; k--) {
-    const spot = spotInView(b, agent, [te[0] / 2, te[1] / 2], [1.2, 2.6], 0, 0.15);
+    const spot = spotInView(s, [te[0] / 2, te[1] / 2], [1.2, 2.6], 0, 0.15);
     if (spot) open.push(b.add(cat, { x: spot[0], y: spot[1], yaw: rng.uniform(-Math.PI, Math.PI), role: "target" }));
   }
-  distractors(b, agent, [cat], rng.int(0, 2));
+  distractors(s, [cat], rng.int(0, 2));
   const targets = [...hidden, ...open];
   return countDraft(rng, s, "living_room", cat, targets, {
     metadata: { hidden_behind_furniture: hidden.length, in_the_open: open.length },
@@ -190,9 +213,9 @@ export function countingWithOcclusion(rng: Rng): Draft {
   });
 }
 
-export function spatialSegmentation(rng: Rng): Draft {
-  const s = countingScene(rng, "dining_room");
-  const { b, agent } = s;
+export function spatialSegmentation(rng: Rng, ctx: GeneratorContext): Draft {
+  const s = countingScene(rng, "dining_room", ctx.camera);
+  const { b } = s;
   const nDiv = rng.int(2, 4);
   const divCats = Array.from({ length: nDiv }, () => rng.pick(Object.keys(DIVIDER_CLEARANCE)));
   const gap = Math.min(...divCats.map((c) => DIVIDER_CLEARANCE[c]!.gapM)), under = Math.min(...divCats.map((c) => DIVIDER_CLEARANCE[c]!.underM));
@@ -208,7 +231,7 @@ export function spatialSegmentation(rng: Rng): Draft {
     const model = rng.pick(categoryDef(dc).models).id;
     const de = SceneBuilder.scaledExtent(model, 1);
     const yaw = rng.uniform(-Math.PI, Math.PI);
-    const spot = spotInView(b, agent, [de[0] / 2 + 0.05, de[1] / 2 + 0.05], [1.5, 3.0], yaw, 0.15);
+    const spot = spotInView(s, [de[0] / 2 + 0.05, de[1] / 2 + 0.05], [1.5, 3.0], yaw, 0.15);
     if (!spot) continue;
     const div = b.add(dc, { model, x: spot[0], y: spot[1], yaw, role: "divider" });
     // the count object sits at the horizontal centre of the divider's box, on the floor under it (ESI Q.20)
@@ -217,7 +240,7 @@ export function spatialSegmentation(rng: Rng): Draft {
     allowed.push([div.id, t.id]);
   }
   if (rng.bool(0.4)) {
-    const spot = spotInView(b, agent, [0.25, 0.25], [1.3, 2.8], 0, 0.15);
+    const spot = spotInView(s, [0.25, 0.25], [1.3, 2.8], 0, 0.15);
     if (spot) b.add(rng.pick(Object.keys(DIVIDER_CLEARANCE)), { x: spot[0], y: spot[1], yaw: rng.uniform(-Math.PI, Math.PI), role: "divider" });
   }
   const dividerIds = b.objects.filter((o) => o.role === "divider").map((o) => o.id);
@@ -228,16 +251,16 @@ export function spatialSegmentation(rng: Rng): Draft {
   });
 }
 
-export function mergedObservation(rng: Rng): Draft {
-  const s = countingScene(rng, "playroom");
-  const { b, agent } = s;
+export function mergedObservation(rng: Rng, ctx: GeneratorContext): Draft {
+  const s = countingScene(rng, "playroom", ctx.camera);
+  const { b } = s;
   const stack = rng.bool(0.5);
   const cat = stack ? rng.pick(STACKABLE) : rng.pick(COUNT_CATEGORIES);
   const md = categoryDef(cat).models[0]!;
   const color = rng.pick(md.palette);
   const e = SceneBuilder.scaledExtent(md.id, 1);
   const n = rng.int(...COUNT_RANGE);
-  const base = spotInView(b, agent, [e[0] * 2 + 0.2, e[1] * 2 + 0.2], [1.6, 2.6], 0, 0.1);
+  const base = spotInView(s, [e[0] * 2 + 0.2, e[1] * 2 + 0.2], [1.6, 2.6], 0, 0.1);
   require(base, "no free floor for the group");
   const copies: TaskObject[] = [b.add(cat, { model: md.id, color, x: base[0], y: base[1], yaw: 0, role: "target" })];
   const allowed: Array<[number, number]> = [];
@@ -274,9 +297,9 @@ export function mergedObservation(rng: Rng): Draft {
   });
 }
 
-export function categoryAmbiguity(rng: Rng): Draft {
-  const s = countingScene(rng, "kitchen");
-  const { b, agent } = s;
+export function categoryAmbiguity(rng: Rng, ctx: GeneratorContext): Draft {
+  const s = countingScene(rng, "kitchen", ctx.camera);
+  const { b } = s;
   const withConfusers = COUNT_CATEGORIES.filter((c) => categoryDef(c).confusables.slice(0, 3).some((x) => COUNT_CATEGORIES.includes(x)));
   const cat = rng.pick(withConfusers);
   // ESI Q.22: each counting object gets one confuser drawn from its top-3 most similar categories
@@ -286,7 +309,7 @@ export function categoryAmbiguity(rng: Rng): Draft {
   const confObjs: TaskObject[] = [];
   const te = SceneBuilder.scaledExtent(`${cat}/0`, 1);
   for (let k = 0; k < n; k++) {
-    const spot = spotInView(b, agent, [te[0] / 2 + 0.3, te[1] / 2 + 0.3], [1.5, 3.2], 0, 0.15);
+    const spot = spotInView(s, [te[0] / 2 + 0.3, te[1] / 2 + 0.3], [1.5, 3.2], 0, 0.15);
     if (!spot) continue;
     const t = b.add(cat, { x: spot[0], y: spot[1], yaw: rng.uniform(-Math.PI, Math.PI), role: "target" });
     targets.push(t);
@@ -310,18 +333,18 @@ export function categoryAmbiguity(rng: Rng): Draft {
   });
 }
 
-export function illuminationVariability(rng: Rng): Draft {
-  const s = countingScene(rng, "living_room");
-  const { b, agent } = s;
+export function illuminationVariability(rng: Rng, ctx: GeneratorContext): Draft {
+  const s = countingScene(rng, "living_room", ctx.camera);
+  const { b } = s;
   const cat = rng.pick(COUNT_CATEGORIES);
   const n = rng.int(...COUNT_RANGE);
   const te = SceneBuilder.scaledExtent(`${cat}/0`, 1);
   const targets: TaskObject[] = [];
   for (let k = 0; k < n; k++) {
-    const spot = spotInView(b, agent, [te[0] / 2 + 0.1, te[1] / 2 + 0.1], [1.2, 3.4], 0, 0.1);
+    const spot = spotInView(s, [te[0] / 2 + 0.1, te[1] / 2 + 0.1], [1.2, 3.4], 0, 0.1);
     if (spot) targets.push(b.add(cat, { x: spot[0], y: spot[1], yaw: rng.uniform(-Math.PI, Math.PI), role: "target" }));
   }
-  distractors(b, agent, [cat], rng.int(0, 2));
+  distractors(s, [cat], rng.int(0, 2));
   b.addWallFurniture(rng.int(0, 2), ["bookshelf", "cabinet", "sofa"]);
   // ESI Q.24: lower the ambient light and add lights on selected objects; positions stay fixed
   const lit = rng.sample(targets, Math.min(targets.length, rng.int(1, 2)));
