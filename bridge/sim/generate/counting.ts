@@ -46,6 +46,16 @@ export const DIVIDER_CLEARANCE: Record<string, { gapM: number; underM: number }>
 };
 /** Categories that stack flat on top of each other (Merged Observation). */
 export const STACKABLE = ["book", "toy_block", "cardboard_box", "can"];
+/**
+ * Category Ambiguity: a confuser's centre sits this far from its target's, on a room axis or diagonally at
+ * (±0.36, ±0.36) m = 0.509 m (ESI `SEMANTIC_FAULT_CONFUSER_MIN_SEPARATION_M` and `_find_neighbor_position`,
+ * batch_counting_merge.py; measured centre distance median 0.50; reference/esi-released.md §3.3).
+ */
+export const CONFUSER_SEPARATION_M = 0.5;
+/** ESI's diagonal confuser offset on each axis (m), 0.509 m from the target (`_find_neighbor_position`, batch_counting_merge.py). */
+export const CONFUSER_DIAGONAL_OFFSET_M = 0.36;
+/** ESI's last confuser offsets, on a room axis, when the 0.5 m ones are blocked (m; `_find_neighbor_position`, batch_counting_merge.py). */
+export const CONFUSER_FALLBACK_SEPARATION_M = 0.6;
 /** Illumination Variability lights; [U] in the paper, our choice: a dim room with pools of light. */
 export const DIM_AMBIENT: [number, number] = [0.05, 0.12];
 export const SPOT_INTENSITY: [number, number] = [1.0, 1.8];
@@ -307,6 +317,7 @@ export function categoryAmbiguity(rng: Rng, ctx: GeneratorContext): Draft {
   const n = rng.int(COUNT_RANGE[0], 5);
   const targets: TaskObject[] = [];
   const confObjs: TaskObject[] = [];
+  const pairs: Array<[number, number]> = [];
   const te = SceneBuilder.scaledExtent(`${cat}/0`, 1);
   for (let k = 0; k < n; k++) {
     const spot = spotInView(s, [te[0] / 2 + 0.3, te[1] / 2 + 0.3], [1.5, 3.2], 0, 0.15);
@@ -314,13 +325,20 @@ export function categoryAmbiguity(rng: Rng, ctx: GeneratorContext): Draft {
     const t = b.add(cat, { x: spot[0], y: spot[1], yaw: rng.uniform(-Math.PI, Math.PI), role: "target" });
     targets.push(t);
     const cc = rng.pick(confusers);
-    const ce = SceneBuilder.scaledExtent(`${cc}/0`, 1);
-    for (let tries = 0; tries < 30; tries++) {
-      const a = rng.uniform(-Math.PI, Math.PI);
-      const d = Math.hypot(te[0], te[1]) / 2 + Math.hypot(ce[0], ce[1]) / 2 + rng.uniform(0.03, 0.12);
-      const c = b.add(cc, { x: spot[0] + d * Math.cos(a), y: spot[1] + d * Math.sin(a), yaw: rng.uniform(-Math.PI, Math.PI), role: "confuser" });
+    // ESI's offsets: 0.5 m on an axis or 0.509 m diagonally, then 0.6 m on an axis; the first free one wins.
+    // ESI tries them in a fixed order (+x first); we draw the order within each ring (ours).
+    const r = CONFUSER_SEPARATION_M, q = CONFUSER_DIAGONAL_OFFSET_M, f = CONFUSER_FALLBACK_SEPARATION_M;
+    const offsets: Array<[number, number]> = [
+      ...rng.sample<[number, number]>([[r, 0], [-r, 0], [0, r], [0, -r], [q, q], [-q, q], [q, -q], [-q, -q]], 8),
+      ...rng.sample<[number, number]>([[f, 0], [-f, 0], [0, f], [0, -f]], 4),
+    ];
+    for (const [dx, dy] of offsets) {
+      const x = spot[0] + dx, y = spot[1] + dy;
+      if (Math.hypot(x - s.agent.position[0], y - s.agent.position[1]) < COUNT_TARGET_MIN_AGENT_DISTANCE_M) continue;
+      const c = b.add(cc, { x, y, yaw: rng.uniform(-Math.PI, Math.PI), role: "confuser" });
       if (b.isClear(objectBox(c), 0.01, new Set([c.id]))) {
         confObjs.push(c);
+        pairs.push([t.id, c.id]);
         break;
       }
       b.remove(c);
@@ -328,7 +346,7 @@ export function categoryAmbiguity(rng: Rng, ctx: GeneratorContext): Draft {
   }
   require(confObjs.length >= 1, "no confuser placed");
   return countDraft(rng, s, "kitchen", cat, targets, {
-    metadata: { confusers: confObjs.map((c) => c.category) },
+    metadata: { confusers: confObjs.map((c) => c.category), confuser_pairs: pairs },
     alsoSee: confObjs.map((c) => c.id),
   });
 }
