@@ -44,8 +44,39 @@ export const DIVIDER_CLEARANCE: Record<string, { gapM: number; underM: number }>
   stool: { gapM: 0.13, underM: 0.47 },
   armchair: { gapM: 0.6, underM: 0.33 },
 };
-/** Categories that stack flat on top of each other (Merged Observation). */
-export const STACKABLE = ["book", "toy_block", "cardboard_box", "can"];
+/**
+ * Merged Observation (ESI `_generate_observation_merged`, batch_counting_merge.py; reference/esi-released.md §3.3):
+ * copies on the floor in one cluster, centres at least max(MERGED_MIN_SPACING_M, MERGED_SPACING_SCALE × size)
+ * apart, size = the longest box edge clamped to MERGED_SIZE_M. ESI's released copies all touch or overlap
+ * (nearest AABB gap 0 for all 265 targets), so each of ours also overlaps a copy it stands next to.
+ */
+/** ESI's least centre spacing (m): 2 × BALL_RADIUS + 0.01 (batch_counting_merge.py, reference/esi-released.md §3.3). */
+export const MERGED_MIN_SPACING_M = 0.08;
+/** ESI `OBSERVATION_MERGED_MIN_SEPARATION_SCALE`: centre spacing ≥ 0.92 × size (batch_counting_merge.py, reference/esi-released.md §3.3). */
+export const MERGED_SPACING_SCALE = 0.92;
+/** ESI's clamp of the size the spacing scales (m): [2 × BALL_RADIUS, 0.28] (batch_counting_merge.py `object_span`). */
+export const MERGED_SIZE_M: [number, number] = [0.07, 0.28];
+/** ESI's cluster radius clamp (m): every copy within it of the first (batch_counting_merge.py, reference/esi-released.md §3.3). */
+export const MERGED_CLUSTER_RADIUS_M: [number, number] = [0.35, 1.25];
+/** ESI `OBSERVATION_MERGED_CLUSTER_MARGIN_M`, added to the cluster radius (m; batch_counting_merge.py). */
+export const MERGED_CLUSTER_MARGIN_M = 0.1;
+/** A copy overlaps the copy it is placed next to by at least this much along the placing direction (m). Ours: positions are rounded to 0.1 mm, and a bare touch could round to a gap. */
+export const MERGED_CONTACT_DEPTH_M = 0.001;
+
+/** ESI's least centre spacing of merged copies of a box `e` (m). */
+export function mergedMinSpacing(e: readonly [number, number, number]): number {
+  const size = Math.min(MERGED_SIZE_M[1], Math.max(MERGED_SIZE_M[0], Math.max(...e)));
+  return Math.max(MERGED_MIN_SPACING_M, MERGED_SPACING_SCALE * size);
+}
+
+/**
+ * Categories whose unrotated copies can both keep ESI's spacing and overlap: the footprint diagonal exceeds the
+ * spacing. Tall ones (bottle, vase, candle: spacing from the height, > the diagonal) would always stand apart.
+ */
+export const MERGED_CATEGORIES = COUNT_CATEGORIES.filter((c) => {
+  const e = SceneBuilder.scaledExtent(categoryDef(c).models[0]!.id, 1);
+  return Math.hypot(e[0], e[1]) - MERGED_CONTACT_DEPTH_M > mergedMinSpacing(e);
+});
 /**
  * Category Ambiguity: a confuser's centre sits this far from its target's, on a room axis or diagonally at
  * (±0.36, ±0.36) m = 0.509 m (ESI `SEMANTIC_FAULT_CONFUSER_MIN_SEPARATION_M` and `_find_neighbor_position`,
@@ -263,45 +294,50 @@ export function spatialSegmentation(rng: Rng, ctx: GeneratorContext): Draft {
 
 export function mergedObservation(rng: Rng, ctx: GeneratorContext): Draft {
   const s = countingScene(rng, "playroom", ctx.camera);
-  const { b } = s;
-  const stack = rng.bool(0.5);
-  const cat = stack ? rng.pick(STACKABLE) : rng.pick(COUNT_CATEGORIES);
+  const { b, agent } = s;
+  const cat = rng.pick(MERGED_CATEGORIES);
   const md = categoryDef(cat).models[0]!;
   const color = rng.pick(md.palette);
   const e = SceneBuilder.scaledExtent(md.id, 1);
   const n = rng.int(...COUNT_RANGE);
-  const base = spotInView(s, [e[0] * 2 + 0.2, e[1] * 2 + 0.2], [1.6, 2.6], 0, 0.1);
+  const minPair = mergedMinSpacing(e);
+  // ESI's cluster radius: grows with the count, 0.35-1.25 m
+  const radius = Math.min(MERGED_CLUSTER_RADIUS_M[1], Math.max(MERGED_CLUSTER_RADIUS_M[0], minPair * (0.65 + 0.36 * Math.max(1, n - 1)) + MERGED_CLUSTER_MARGIN_M));
+  const base = spotInView(s, [radius + e[0] / 2, radius + e[1] / 2], [1.6, 2.6], 0, 0.1);
   require(base, "no free floor for the group");
+  // ESI places every copy unrotated on the floor ("same_plane")
   const copies: TaskObject[] = [b.add(cat, { model: md.id, color, x: base[0], y: base[1], yaw: 0, role: "target" })];
-  const allowed: Array<[number, number]> = [];
-  const supporting = new Set<number>();
+  const copyIds = new Set([copies[0]!.id]);
   for (let k = 1; k < n; k++) {
     let placed: TaskObject | null = null;
-    for (let tries = 0; tries < 60 && !placed; tries++) {
+    for (let tries = 0; tries < 200 && !placed; tries++) {
+      // next to a copy at a drawn angle, at ESI's spacing or more, but no farther than where the two boxes
+      // (equal, unrotated) just touch less MERGED_CONTACT_DEPTH_M: the copies overlap or touch (ESI's measured gap 0)
       const anchor = rng.pick(copies);
-      if (stack && rng.bool(0.4) && !supporting.has(anchor.id) && anchor.position[2] - anchor.extent[2] / 2 < 0.5) {
-        // stacked on top of another copy, slightly offset
-        const o = b.add(cat, { model: md.id, color, x: anchor.position[0] + rng.uniform(-0.01, 0.01), y: anchor.position[1] + rng.uniform(-0.01, 0.01), bottom: anchor.position[2] + anchor.extent[2] / 2, yaw: 0, role: "target", support: anchor.id });
-        supporting.add(anchor.id);
-        allowed.push([anchor.id, o.id]);
-        placed = o;
-        break;
-      }
-      // beside another copy on the floor, a few millimetres to 3 cm apart ([U] offsets, our choice)
-      const dirs: Array<[number, number]> = [[1, 0], [-1, 0], [0, 1], [0, -1]];
-      const [dx, dy] = rng.pick(dirs);
-      const g = rng.uniform(0.003, 0.03);
-      const floorAnchor = anchor.position[2] - anchor.extent[2] / 2 < 0.01 ? anchor : copies[0]!;
-      const o = b.add(cat, { model: md.id, color, x: floorAnchor.position[0] + dx * (e[0] + g), y: floorAnchor.position[1] + dy * (e[1] + g), yaw: 0, role: "target" });
-      if (b.objects.every((q) => q === o || !boxesIntersect(objectBox(q), objectBox(o), 0.0005)) && b.isClear(objectBox(o), 0, new Set(b.objects.filter((q) => q.category === cat).map((q) => q.id)))) placed = o;
+      const a = rng.uniform(-Math.PI, Math.PI), c = Math.abs(Math.cos(a)), sn = Math.abs(Math.sin(a));
+      const touch = Math.min(c > 1e-9 ? e[0] / c : Infinity, sn > 1e-9 ? e[1] / sn : Infinity) - MERGED_CONTACT_DEPTH_M;
+      if (touch < minPair) continue;
+      const d = rng.uniform(minPair, touch);
+      const x = anchor.position[0] + d * Math.cos(a), y = anchor.position[1] + d * Math.sin(a);
+      if (Math.hypot(x - base[0], y - base[1]) > radius) continue;
+      if (Math.hypot(x - agent.position[0], y - agent.position[1]) < COUNT_TARGET_MIN_AGENT_DISTANCE_M) continue;
+      if (copies.some((q) => Math.hypot(x - q.position[0], y - q.position[1]) < minPair)) continue;
+      const o = b.add(cat, { model: md.id, color, x, y, yaw: 0, role: "target" });
+      if (b.isClear(objectBox(o), 0, new Set([...copyIds, o.id]))) placed = o;
       else b.remove(o);
     }
     require(placed, "could not place a copy");
     copies.push(placed);
+    copyIds.add(placed.id);
+  }
+  // the copies' boxes interpenetrate: declare exactly the pairs the placement check would otherwise reject
+  const allowed: Array<[number, number]> = [];
+  for (let i = 0; i < copies.length; i++) {
+    for (let j = i + 1; j < copies.length; j++) if (boxesIntersect(objectBox(copies[i]!), objectBox(copies[j]!))) allowed.push([copies[i]!.id, copies[j]!.id]);
   }
   return countDraft(rng, s, "playroom", cat, copies, {
     question: `How many ${pluralName(cat)} are there in the room?`,
-    metadata: { stacked: allowed.length, identical_copies: true },
+    metadata: { identical_copies: true, min_spacing_m: round4(minPair), cluster_radius_m: round4(radius) },
     allowedOverlaps: allowed,
     checkInitialView: (p) => (copies.some((t) => (p.counts.get(t.id) ?? 0) >= VISIBLE_MIN_PX) ? null : "the group is not in the initial view"),
   });
