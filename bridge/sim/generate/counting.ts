@@ -132,7 +132,7 @@ function countingScene(rng: Rng, roomType: string, camera: CameraSpec): Counting
 
 /**
  * A floor spot in front of the agent (within the view) at a distance in `dist`, clear of other objects. The
- * range starts no nearer than ESI's 1.5 m nor than the floor the initial view shows, keeping its width.
+ * range starts no nearer than ESI's 1.5 m nor than the floor the initial view shows, keeping at least half its width.
  */
 function spotInView(s: CountingScene, half: [number, number], dist: [number, number], yaw: number, margin = 0.05): [number, number] | null {
   const { b, agent } = s;
