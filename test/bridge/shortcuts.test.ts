@@ -18,16 +18,23 @@ import { DISTANCE_FAR_EXTRA_M } from "../../bridge/sim/generate/metric.js";
 /** Tasks per subcategory: enough for the pooled checks, few enough for two shared cores. */
 const PER_SUBCATEGORY = 12;
 const Z_99 = 2.576;
+/**
+ * The per-subcategory checks are one family of 19: at 12 tasks each and 99 %, one of them fails by chance 24 % of
+ * the time (each 1.4 %), and any change to a generator's draws re-rolls it (merged_observation 7/12 after issue 16's
+ * faithful counting, 62/240 = 0.258 at chance 0.268 on a larger sample). This z keeps the family at 99 %
+ * (Bonferroni, 0.005 / 19 per tail: 0.7 % by chance).
+ */
+const Z_99_FAMILY = 3.467;
 const COUNTING = new Set(["counting_with_occlusion", "spatial_segmentation", "merged_observation", "category_ambiguity", "illumination_variability"]);
 
 const suite: Task[] = BUILTIN_SUBCATEGORIES.flatMap((s) => Array.from({ length: PER_SUBCATEGORY }, (_, i) => generateTask(s, "shortcut-audit", i)));
 
-/** k hits of n trials whose chances are `chances`: the mean chance is inside the 99 % interval. */
-function atChance(hits: boolean[], chances: number[], what: string): void {
+/** k hits of n trials whose chances are `chances`: the mean chance is inside the Wilson interval at `z` (99 % unless a family needs more). */
+function atChance(hits: boolean[], chances: number[], what: string, z = Z_99): void {
   const k = hits.filter(Boolean).length, n = hits.length;
   const chance = chances.reduce((s, c) => s + c, 0) / n;
-  const ci = wilsonInterval(k, n, Z_99);
-  expect(ci.lo <= chance && chance <= ci.hi, `${what}: ${k}/${n} = ${(k / n).toFixed(3)}, chance ${chance.toFixed(3)}, 99 % interval [${ci.lo.toFixed(3)}, ${ci.hi.toFixed(3)}]`).toBe(true);
+  const ci = wilsonInterval(k, n, z);
+  expect(ci.lo <= chance && chance <= ci.hi, `${what}: ${k}/${n} = ${(k / n).toFixed(3)}, chance ${chance.toFixed(3)}, ${z === Z_99 ? "99 %" : "family-wise 99 %"} interval [${ci.lo.toFixed(3)}, ${ci.hi.toFixed(3)}]`).toBe(true);
 }
 
 describe("the built-in suite carries no answer in a position", () => {
@@ -72,7 +79,7 @@ describe("the built-in suite carries no answer in a position", () => {
     atChance(suite.map(hit), suite.map((t) => 1 / t.options.length), "shortcut, all subcategories");
     for (const s of BUILTIN_SUBCATEGORIES) {
       const ts = suite.filter((t) => t.subcategory === s);
-      atChance(ts.map(hit), ts.map((t) => 1 / t.options.length), `shortcut, ${s}`);
+      atChance(ts.map(hit), ts.map((t) => 1 / t.options.length), `shortcut, ${s}`, Z_99_FAMILY);
     }
   });
 });
