@@ -67,7 +67,8 @@ let multi: FrameBundle;
 let small: FrameBundle;
 let gtSmall: PointCloud;
 beforeAll(() => {
-  multi = realBundle("counting_with_occlusion", "noisy-b", "multi");
+  // seed noisy-c: since the ESI counting camera, noisy-b's room shows too little far depth for the confidence check
+  multi = realBundle("counting_with_occlusion", "noisy-c", "multi");
   small = { ...multi, views: multi.views.slice(0, 6), manifest: { ...multi.manifest, views: multi.manifest.views.slice(0, 6) } };
   gtSmall = gtOf(small);
 });

@@ -258,6 +258,7 @@ describe("textureless: depth collapse inside uniform image regions", () => {
       for (let q = 0; q < v.depth.length; q += 5) {
         const w = collapseWeight(p, maps.edgeDistance[q]!);
         if (w < p.texturelessCollapse) continue; // full collapse only
+        if (!(v.depth[q]! > 0 && Number.isFinite(v.depth[q]!))) continue; // no surface (an open doorway's far side): no depth to bias
         rel.push((biased.views[i]!.depth[q]! - base.views[i]!.depth[q]!) / (w * v.depth[q]!));
       }
     });

@@ -57,7 +57,8 @@ describe("incremental 3D memory", () => {
       });
 
   it("noisy with dropout: the per-view quantile is the one pinned difference", async () => {
-    const task = tasks[0]!;
+    // the partial-occlusion room: since the ESI counting camera, the counting room's views differ so much in how many points they hold that per-view and global quantiles part by 17 %
+    const task = tasks[2]!;
     const m = { source: "noisy" as const, masks: "instance" as const, instances: "fusion" as const };
     const { bundle, graphs } = await episode(task, m);
     const batch = await graphOfBundle(bundle, m, { diagnose: false });

@@ -68,7 +68,16 @@ const TASK_CASES: Case[] = [
   { name: "quaternion of norm 2", files: { "task.json": withTask((t) => (objs(t)[1]!.orientation = { x: 0, y: 0, z: 0, w: 2 })) }, args: render(), code: 2, mentions: [/task\.json/, /objects\.1\.orientation/, /unit quaternion/] },
   { name: "object outside the room (L3)", files: { "task.json": withTask((t) => (objs(t)[1]!.position = [40, 0, 0.1])) }, args: render(), code: 2, mentions: [/task\.json/, /objects\.1\.position/, /outside the room/] },
   { name: "two intersecting objects (L3)", files: { "task.json": withTask((t) => (objs(t)[4]!.position = [...(objs(t)[3]!.position as number[])])) }, args: render(), code: 2, mentions: [/task\.json/, /objects\.3/, /objects 19 and 20 intersect/] },
-  { name: "a cup inside the sofa (not a container)", files: { "task.json": withTask((t) => (objs(t)[4]!.position = [1.1781, -1.78, 0.3])) }, args: render(), code: 2, mentions: [/task\.json/, /objects 17 and 20 intersect/] },
+  {
+    name: "an object inside the sofa (not a container)",
+    files: { "task.json": withTask((t) => {
+      const sofa = objs(t).find((o) => o.category === "sofa")!;
+      objs(t)[4]!.position = [(sofa.position as number[])[0]!, (sofa.position as number[])[1]!, 0.3];
+    }) },
+    args: render(),
+    code: 2,
+    mentions: [/task\.json/, /objects 17 and 20 intersect/],
+  },
   {
     name: "3000 coincident copies",
     files: { "task.json": withTask((t) => (t.objects = [...objs(t), ...Array.from({ length: 3000 }, (_, i) => ({ ...objs(t)[1]!, id: 100 + i }))])) },
