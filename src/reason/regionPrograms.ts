@@ -6,6 +6,7 @@
 import { roomAdjacency, shortestRoomPaths } from "../../bridge/task/layout.js";
 import type { GraphNode, RegionLayer, SceneGraph } from "../../scenegraph/types.js";
 import { declined, type Decision } from "./decision.js";
+import { parsePathQuestion } from "./pathQuestions.js";
 import type { Query } from "./query.js";
 
 /**
@@ -21,11 +22,6 @@ export interface RegionInput {
 }
 export type RegionProgram = (p: RegionInput) => Decision;
 
-const ROOM_NAME = /\b([a-z]+(?:_[a-z]+)*_\d+)\b/g;
-/** Room names the question writes ("kitchen_0"), in order. */
-const roomNames = (text: string): string[] => [...text.matchAll(ROOM_NAME)].map((m) => m[1]!);
-/** "the kitchen 0" as navigation questions write it -> "kitchen_0". */
-const unspoken = (s: string) => s.trim().replace(/\s+/g, "_");
 
 function layer(p: RegionInput): RegionLayer | string {
   const r = p.g.regions;
@@ -62,9 +58,9 @@ function shortestPath(r: RegionLayer, a: string, b: string): string[][] {
 export const traversableProgram: RegionProgram = (p) => {
   const r = layer(p);
   if (typeof r === "string") return declined(r, p.trace);
-  const m = /shortest path from (\S+) to (\S+?),/.exec(p.q.question);
-  if (!m) return declined("the question names no start and goal room", p.trace);
-  const [a, b] = [m[1]!, m[2]!];
+  const pq = parsePathQuestion(p.q.question);
+  if (!pq || pq.kind !== "intermediate") return declined("the question names no start and goal room", p.trace);
+  const [a, b] = [pq.start, pq.goal];
   const lacking = missing(r, [a, b]);
   if (lacking) return declined(`${lacking} is not a room of the graph`, p.trace);
   const paths = shortestPath(r, a, b);
@@ -101,17 +97,12 @@ export const regionalProgram: RegionProgram = (p) => {
 export const navigationProgram: RegionProgram = (p) => {
   const r = layer(p);
   if (typeof r === "string") return declined(r, p.trace);
-  const m = /beginning in the (.+?)\. You want to navigate to the (.+?)\./.exec(p.q.question);
-  if (!m) return declined("the question names no start and goal room", p.trace);
-  const [a, b] = [unspoken(m[1]!), unspoken(m[2]!)];
+  const nav = parsePathQuestion(p.q.question);
+  if (!nav || nav.kind !== "next-step") return declined("the question names no start and goal room, or has no blank step", p.trace);
+  const { start: a, goal: b, steps, blank } = nav;
   const lacking = missing(r, [a, b]);
   if (lacking) return declined(`${lacking} is not a room of the graph`, p.trace);
-  // the numbered steps: a filled region name or the blank
-  const steps = p.q.question.split(/\d+\. Choose the next region to explore\./).slice(1).map((s) => s.replace(/You have reached the final destination\./, "").trim());
-  const blank = steps.findIndex((s) => s.startsWith("[please fill in]"));
-  if (blank < 0) return declined("the question has no blank step", p.trace);
-  const filled = steps.map((s) => roomNames(s)[0] ?? null);
-  const paths = shortestPath(r, a, b).filter((path) => path.length === steps.length + 1 && filled.every((f, i) => i === blank || f === null || path[i + 1] === f));
+  const paths = shortestPath(r, a, b).filter((path) => path.length === steps.length + 1 && steps.every((f, i) => i === blank || f === null || path[i + 1] === f));
   p.trace.push(`paths from ${a} to ${b} agreeing with the filled steps: ${paths.map((x) => x.join(" > ")).join("; ") || "none"}`);
   const answers = [...new Set(paths.map((path) => path[blank + 1]!))].filter((x) => p.q.options.includes(x));
   if (answers.length !== 1) return declined(`${answers.length} options fit step ${blank + 1}`, p.trace);

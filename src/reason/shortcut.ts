@@ -9,10 +9,14 @@
  * - `prior`: a fixed answer per subcategory, the form most common in ESI-Bench's released records (a yes/no
  *   label, a triangle class, or an option position), each with its source below;
  * - `majority-option`: for integer options, the option nearest the options' mean. Options drawn around
- *   the answer (answer ± k) put the answer in the middle, and this program finds it there.
+ *   the answer (answer ± k) put the answer in the middle, and this program finds it there;
+ * - `exclusion`: for Cognitive Mapping's path questions, the options the text itself rules out are dropped
+ *   (the path's endpoints, the start and the steps already written: src/reason/pathQuestions.ts), then the
+ *   first open option is taken. ESI's options repeat those rooms, so the text alone narrows them.
  */
 import type { Task } from "../../bridge/task/schema.js";
 import { nearestOption } from "./decision.js";
+import { openOptions, parsePathQuestion } from "./pathQuestions.js";
 import type { Reasoner, ReasonerAnswer } from "./types.js";
 
 /** Everything the shortcut reasoner may read of a task: the question as it is asked. */
@@ -46,7 +50,7 @@ const GENERIC_PRIORS = {
 export interface ShortcutDecision {
   answer: string;
   confidence: number;
-  program: "prior" | "majority-option";
+  program: "prior" | "majority-option" | "exclusion";
   trace: string;
 }
 
@@ -59,6 +63,12 @@ export function shortcutDecision(q: ShortcutQuestion): ShortcutDecision | null {
     const mean = options.reduce((s, o) => s + Number(o), 0) / options.length;
     const answer = nearestOption(options, mean);
     return { answer, confidence: chance, program: "majority-option", trace: `options ${options.join(", ")}: mean ${mean.toFixed(2)}, nearest option ${answer}` };
+  }
+  const path = q.answer_format === "choice" ? parsePathQuestion(q.question) : null;
+  if (path) {
+    const open = openOptions(path, options);
+    const ruledOut = options.filter((o) => !open.includes(o));
+    return { answer: open[0]!, confidence: Math.round(1000 / open.length) / 1000, program: "exclusion", trace: `the text rules out ${ruledOut.join(", ") || "no option"}; first open option ${open[0]} of ${open.length}` };
   }
   const prior: Prior = SHORTCUT_PRIORS[q.subcategory] ?? (q.answer_format === "yes_no" ? GENERIC_PRIORS.yes_no : GENERIC_PRIORS.choice);
   const byText = prior.kind === "answer" ? options.find((o) => prior.pattern.test(o)) : undefined;

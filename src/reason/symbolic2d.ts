@@ -3,7 +3,8 @@
  * space (view-local ids and categories, design.md "Evidence modes"): no depth, no identity across views.
  * Its programs mirror the 3D ones with image quantities: count = most instances of the category in any
  * one view, size = pixel area, distance = image distance, contact = adjacent masks, shape = the
- * image-plane triangle. It shows honestly what projection loses.
+ * floor triangle from apparent sizes, rooms = furniture seen together (regionPrograms2d.ts). It shows
+ * honestly what projection loses.
  */
 import { collinearityResidual } from "../../bridge/task/rules.js";
 import { colourDistance, namedColorRgb } from "../../bridge/task/palette.js";
@@ -16,6 +17,7 @@ import type { Reasoner } from "./types.js";
 import { interiorFractions } from "../../bridge/objects/containers.js";
 import { buildModel, LIBRARY } from "../../bridge/objects/library.js";
 import type { Intrinsics } from "../core/math/camera.js";
+import { regionProgram2d, type ViewLabels } from "./regionPrograms2d.js";
 
 /** Image-plane collinearity: residual over the longest side; 0.05 = the 4 cm metric tolerance over a typical 0.8 m span. */
 export const IMAGE_COLLINEAR_RATIO = 0.05;
@@ -105,6 +107,15 @@ function bestView(perView: Mask[][], refs: Referent[]): { view: number; masks: A
   return best;
 }
 
+/** Per view, each label's mask pixels: what the Cognitive Mapping programs read. */
+function labelAreas(perView: Mask[][]): ViewLabels {
+  return perView.map((ms) => {
+    const m = new Map<string, number>();
+    for (const x of ms) m.set(x.label, (m.get(x.label) ?? 0) + x.area);
+    return m;
+  });
+}
+
 const dist = (a: Mask, b: Mask) => Math.hypot(a.cx - b.cx, a.cy - b.cy);
 
 /** A category's height at unit scale in the object library: the size a viewer knows a mug or a vase to have. */
@@ -168,6 +179,8 @@ function decide2d(bundle: FrameBundle, q: Query, o: Symbolic2dOptions): Decision
     const answer = nearestOption(q.options, best);
     return { answer, confidence: Number(answer) === best ? 0.75 : 0.5, trace };
   }
+  const rooms = regionProgram2d(q.subcategory);
+  if (rooms) return rooms(labelAreas(perView), q, trace);
   const { view, masks } = bestView(perView, q.referents);
   const K = bundle.views[view]!.K;
   trace.push(`view ${view}: ${q.referents.map((r, i) => `${r.name} -> ${masks[i] ? `mask ${masks[i]!.key} (${masks[i]!.area} px)` : "not visible"}`).join("; ")}`);

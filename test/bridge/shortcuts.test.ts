@@ -10,6 +10,7 @@ import { BUILTIN_SUBCATEGORIES } from "../../bridge/task/taxonomy.js";
 import type { Task } from "../../bridge/task/schema.js";
 import { wilsonInterval } from "../../src/eval/metrics.js";
 import { shortcutDecision, shortcutQuestionOf } from "../../src/reason/shortcut.js";
+import { openOptions, parsePathQuestion } from "../../src/reason/pathQuestions.js";
 import { CONTACT_NEGATIVE_BOX_GAP_M, CONTACT_Y_OVERLAP_M, ISOSCELES_BASE_LEG_RATIO, LINE_EDGE_GAP_M, LINE_NEGATIVE_SHIFT_M } from "../../bridge/sim/generate/spatial.js";
 import { CONTACT_NEGATIVE_MIN_GAP_M } from "../../bridge/task/rules.js";
 import { generatorContext } from "../../bridge/sim/generate/options.js";
@@ -74,13 +75,32 @@ describe("the built-in suite carries no answer in a position", () => {
     atChance(hitsRef, hitsRef.map(() => 0.5), "dimensional size: the right reference listed first");
   });
 
+  /**
+   * Chance for the shortcut: one over the options, or, for Cognitive Mapping's path questions, one over the
+   * options their text leaves open. ESI's path options repeat the endpoints and the written steps, which a
+   * reader of the text rules out (src/reason/pathQuestions.ts); the suite keeps ESI's options, so the
+   * shortcut's `exclusion` program scores that gift, and no position among the open options may add to it.
+   */
+  const shortcutChance = (t: Task) => {
+    const path = t.answer_format === "choice" ? parsePathQuestion(t.question) : null;
+    return 1 / (path ? openOptions(path, t.options) : t.options).length;
+  };
+
   it("the shortcut reasoner (question and options only) is at chance, pooled and per subcategory", () => {
     const hit = (t: Task) => shortcutDecision(shortcutQuestionOf(t))!.answer === t.answer;
-    atChance(suite.map(hit), suite.map((t) => 1 / t.options.length), "shortcut, all subcategories");
+    atChance(suite.map(hit), suite.map(shortcutChance), "shortcut, all subcategories");
     for (const s of BUILTIN_SUBCATEGORIES) {
       const ts = suite.filter((t) => t.subcategory === s);
-      atChance(ts.map(hit), ts.map((t) => 1 / t.options.length), `shortcut, ${s}`, Z_99_FAMILY);
+      atChance(ts.map(hit), ts.map(shortcutChance), `shortcut, ${s}`, Z_99_FAMILY);
     }
+  });
+
+  it("the path questions' text rules out options, as ESI's does: above one over the options, never the answer", () => {
+    const paths = suite.filter((t) => t.subcategory === "traversable_passage" || t.subcategory === "long_term_navigation");
+    const open = paths.map((t) => openOptions(parsePathQuestion(t.question)!, t.options));
+    paths.forEach((t, i) => expect(open[i], t.question).toContain(t.answer));
+    const ruledOut = open.reduce((s, o, i) => s + paths[i]!.options.length - o.length, 0);
+    expect(ruledOut / paths.length).toBeGreaterThan(1);
   });
 });
 

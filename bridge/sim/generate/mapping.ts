@@ -21,7 +21,7 @@ import type { CameraSpec, Layout, TaskObject } from "../../task/schema.js";
 import { categoryDef } from "../../objects/library.js";
 import { objectBox } from "../../objects/geometry.js";
 import { footprintsOverlap, type YawBox } from "../../../src/core/geometry.js";
-import { doorwayEdges, ROOM_SIGNATURES, roomAdjacency, roomAt, shortestRoomPaths, spokenRoom, type DoorwayEdge } from "../../task/layout.js";
+import { doorwayEdges, NAV_BLANK, NAV_STEP, ROOM_SIGNATURES, roomAdjacency, roomAt, shortestRoomPaths, spokenRoom, type DoorwayEdge } from "../../task/layout.js";
 import { defaultLighting, require, round4, ROOM_HEIGHT_M, SceneBuilder, type Room } from "./common.js";
 import type { Draft, Generator } from "./draft.js";
 import type { ViewGoal } from "./gt-trajectory.js";
@@ -387,9 +387,6 @@ export const regionalBoundary: Generator = (rng, { camera }): Draft => {
   });
 };
 
-/** ESI's wording of one step of the region-sequence navigation question. */
-const NAV_STEP = "Choose the next region to explore.";
-export const NAV_BLANK = "[please fill in]";
 
 /** Long-Term Navigation (region form): the room sequence from a start to a goal room, one step left blank. */
 export const longTermNavigation: Generator = (rng, { camera }): Draft => {
