@@ -279,10 +279,11 @@ function shareRun(out: string, store: string): void {
 async function prepareTasks(opts: RunOptions, exec: (job: WorkerJob) => Promise<unknown>, skipped: SkippedItem[]): Promise<Task[]> {
   const { config, out } = opts;
   const taskFile = (id: string) => pathBelow(join(out, "tasks"), `${id}.json`);
+  const options = generatorOptionsOf(config);
   const tasks = await planTasks(
     config,
     async (s, i) => {
-      const t = (await exec({ kind: "generate", subcategory: s, seed: config.seed, index: i, options: generatorOptionsOf(config) })) as Task;
+      const t = (await exec({ kind: "generate", subcategory: s, seed: config.seed, index: i, options })) as Task;
       writeJsonAtomic(taskFile(t.task_id), t);
       return t;
     },
