@@ -21,6 +21,7 @@ const ESI = {
   viewDistance: [0.29, 0.71], // measured
   transparencyFloor: 0.7, // 67 of 97 on the floor, 27 on a table
   occluderScale: 1.1, // per axis, of the target's box
+  occlusionViewExtra: 0.55, // view radius = target half-diagonal + 0.55
   occlusionFloor: 88 / 95, // floor centre 88 of 95
   hallucinationFloor: 390 / 437, // 390 floor / 47 table
 };
@@ -115,6 +116,16 @@ describe("Partial Occlusion follows batch_occlusion_yining.py", () => {
     }
     // a random object, not one fixed occluder (suite v1: always a cardboard box)
     expect(categories.size).toBeGreaterThanOrEqual(4);
+  });
+
+  it("view 0 stands the target's half-diagonal + 0.55 m away, 15 deg off the occluder-target axis", () => {
+    for (const t of occlusion) {
+      const [target, occ] = rel(t);
+      const p = t.agent_initial.position;
+      expect(Math.hypot(p[0] - target!.position[0], p[1] - target!.position[1]), t.task_id).toBeCloseTo(Math.hypot(target!.extent[0], target!.extent[1]) / 2 + ESI.occlusionViewExtra, 3);
+      const off = wrapAngle(Math.atan2(p[1] - target!.position[1], p[0] - target!.position[0]) - Math.atan2(occ!.position[1] - target!.position[1], occ!.position[0] - target!.position[0]));
+      expect(Math.abs(Math.abs(off) - Math.PI / 12), t.task_id).toBeLessThan(1e-3);
+    }
   });
 
   it("targets stand mostly on the floor (ESI 88 of 95), with 2 options", () => {

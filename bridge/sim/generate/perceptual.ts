@@ -43,6 +43,8 @@ export const OCCLUSION_FLOOR_SHARE = 88 / 95;
 export const HALLUCINATION_FLOOR_SHARE = 390 / 437;
 /** Initial view 15 deg off the occluder -> target axis, at the target's centre height (ESI batch_occlusion_yining.py, reference/esi-released.md §3.3). */
 export const OCCLUSION_VIEW_OFFSET_RAD = rad(15);
+/** The initial view stands the target's XY half-diagonal + this far from it (ESI batch_occlusion_yining.py, reference/esi-released.md §3.3: "radius half-diagonal + 0.55"). */
+export const OCCLUSION_CAMERA_EXTRA_M = 0.55;
 /** Targets for Partial Occlusion: categories with look-alikes whose distinguishing parts an occluder can hide. */
 export const OCCLUSION_TARGETS = ["mug", "kettle", "teddy_bear", "toy_car", "toy_truck", "shoe", "bottle", "vase", "potted_plant", "lamp", "clock", "pot"];
 /**
@@ -262,7 +264,7 @@ export const partialOcclusion: Generator = (rng): Draft => {
   // ESI: 15 deg lateral offset from the occluder->target axis, horizontal at the target's centre height; the
   // built-in agent's camera goes no lower than MIN_CAMERA_HEIGHT_M, so a low target is seen from slightly above
   const axis = Math.atan2(occluder.position[1] - ty, occluder.position[0] - tx) + (rng.bool() ? 1 : -1) * OCCLUSION_VIEW_OFFSET_RAD;
-  const D = rng.uniform(0.9, 1.4);
+  const D = Math.hypot(te[0], te[1]) / 2 + OCCLUSION_CAMERA_EXTRA_M;
   const tz = target.position[2];
   const agent = cameraLookingAt(b, [tx + D * Math.cos(axis), ty + D * Math.sin(axis), Math.max(tz, MIN_CAMERA_HEIGHT_M)], [tx, ty, tz]);
   require(agent, "initial camera blocked");
@@ -278,7 +280,7 @@ export const partialOcclusion: Generator = (rng): Draft => {
     answerFormat: "choice",
     options,
     relevant: [target.id, occluder.id],
-    metadata: { target_category: cat, occluder_category: occCat, occluder_scale: OCCLUDER_SCALE, support: onFloor ? "floor" : "table" },
+    metadata: { target_category: cat, occluder_category: occCat, occluder_scale: OCCLUDER_SCALE, support: onFloor ? "floor" : "table", camera_distance_m: round4(D) },
     derive: (objects) => displayName(objects.find((o) => o.id === target.id)!.category),
     checkInitialView: (p) => {
       const f = p.fraction(target.id);
