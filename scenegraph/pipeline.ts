@@ -6,7 +6,7 @@
 import { z } from "zod";
 import type { FrameBundle } from "../bridge/bundle/io.js";
 import { buildPointCloud, withoutIds, type CloudRuntime } from "../reconstruct/index.js";
-import { segmentRegions } from "./regions.js";
+import { regionsOfStructure, segmentRegions, StructurePoints } from "./regions.js";
 import { segmentStructure } from "./primitives/structure.js";
 import { CloudOptionsSchema, CLOUD_FLAGS } from "../reconstruct/options.js";
 import { filterCloud, type PointCloud } from "../reconstruct/pointcloud.js";
@@ -107,6 +107,9 @@ export class GraphMemory {
   scaleOracle = false;
   /** The noisy labels component's next fake instance id (each view's fakes are numbered after the last's). */
   private nextFakeId = FAKE_LABEL_ID_BASE;
+  /** A multi-room task's floor and wall points so far, for the region layer (null for a single room). */
+  private readonly structure: StructurePoints | null;
+  private readonly floorZ: number;
 
   constructor(manifest: Pick<FrameBundle["manifest"], "image" | "instances" | "task" | "task_id" | "paradigm">, options: z.input<typeof GraphPipelineOptionsSchema>, private readonly runtime: Omit<PipelineRuntime, "arena"> = {}) {
     this.o = GraphPipelineOptionsSchema.parse(options);
@@ -116,13 +119,25 @@ export class GraphMemory {
     if (this.o.labels === "appearance") this.notes.push("labels appearance is not modelled in the active paradigm's graph memory yet; its masks carry oracle labels");
     this.o = { ...this.o, instances };
     this.graph = new IncrementalGraph(manifest, { masks: this.o.masks, instances });
+    this.structure = manifest.task.room.layout !== undefined ? new StructurePoints() : null;
+    this.floorZ = manifest.task.room.floor_z ?? 0;
   }
 
-  /** The new view's points under this arm's source. */
+  /**
+   * The new view's points under this arm's source, structure left out; a multi-room task's view keeps its
+   * floor and walls long enough to add them to the region layer's points, as the batch graph does.
+   */
   private async viewCloud(bundle: FrameBundle): Promise<PointCloud> {
+    if (!this.structure) return this.viewPoints(bundle, this.o.masks === "none" ? undefined : structureIds(bundle));
+    const full = await this.viewPoints(bundle, undefined);
+    // without masks the cloud's labels are not evidence: floor and walls come from the geometry alone
+    this.structure.add(full, this.floorZ, this.o.masks === "none" ? segmentStructure(full.xyz) : undefined);
+    return this.o.masks === "none" ? full : withoutIds(full, structureIds(bundle));
+  }
+
+  private async viewPoints(bundle: FrameBundle, excludeIds: ReadonlySet<number> | undefined): Promise<PointCloud> {
     const view = bundle.views.at(-1)!;
     const { masks: _m, instances: _i, labels: _l, labelSeed: _s, ...cloudOptions } = this.o;
-    const excludeIds = this.o.masks === "none" ? undefined : structureIds(bundle);
     const runtime = { ...this.runtime, excludeIds };
     if (this.o.source === "vggt") {
       const all = await buildPointCloud(bundle, cloudOptions, runtime);
@@ -152,6 +167,10 @@ export class GraphMemory {
     if (labelled !== one) this.nextFakeId += labelled.manifest.instances.length - one.manifest.instances.length;
     const seen: FrameBundle = labelled === one ? bundle : { ...bundle, manifest: { ...bundle.manifest, instances: labelled.manifest.instances }, views: [...bundle.views.slice(0, -1), labelled.views[0]!] };
     const result = this.graph.addView(labelled.views[0]!, vc, seen);
+    if (this.structure) {
+      const regions = regionsOfStructure(this.structure, result.graph.nodes);
+      if (regions) result.graph.regions = regions;
+    }
     lap("graph");
     const cloud = this.graph.cloud.cloud();
     let diagnosis: Diagnosis | null = null;

@@ -83,30 +83,58 @@ interface Grid {
   floor: Uint16Array;
 }
 
-function binStructure(cloud: PointCloud, floorZ: number, structure?: Uint8Array): Grid | null {
-  let xmin = Infinity, ymin = Infinity, xmax = -Infinity, ymax = -Infinity;
-  const kind = new Uint8Array(cloud.count); // 1 floor, 2 wall
-  for (let i = 0; i < cloud.count; i++) {
-    const c = structure ? STRUCTURE_KINDS[structure[i]!] : cloud.categories.get(cloud.instance[i]!);
-    if (c !== "wall" && c !== "floor") continue;
-    // a wall point below knee height may be floor seen at the wall's foot: keep walls from 0.3 m up
-    if (c === "wall" && cloud.xyz[i * 3 + 2]! - floorZ < 0.3) continue;
-    kind[i] = c === "floor" ? 1 : 2;
-    const x = cloud.xyz[i * 3]!, y = cloud.xyz[i * 3 + 1]!;
-    xmin = Math.min(xmin, x); xmax = Math.max(xmax, x); ymin = Math.min(ymin, y); ymax = Math.max(ymax, y);
+/**
+ * The floor and wall points a region layer reads, in the order seen: x, y and kind (1 floor, 2 wall). The
+ * batch graph takes them from its whole cloud; the active memory appends each new view's (StructurePoints).
+ */
+export class StructurePoints {
+  private xs = new Float64Array(1024);
+  private ys = new Float64Array(1024);
+  private kinds = new Uint8Array(1024);
+  count = 0;
+
+  /** Appends a cloud's floor and wall points (kinds from `structure`, one per point, or from the cloud's labels). */
+  add(cloud: PointCloud, floorZ: number, structure?: Uint8Array): void {
+    for (let i = 0; i < cloud.count; i++) {
+      const c = structure ? STRUCTURE_KINDS[structure[i]!] : cloud.categories.get(cloud.instance[i]!);
+      if (c !== "wall" && c !== "floor") continue;
+      // a wall point below knee height may be floor seen at the wall's foot: keep walls from 0.3 m up
+      if (c === "wall" && cloud.xyz[i * 3 + 2]! - floorZ < 0.3) continue;
+      if (this.count === this.xs.length) this.grow();
+      this.xs[this.count] = cloud.xyz[i * 3]!;
+      this.ys[this.count] = cloud.xyz[i * 3 + 1]!;
+      this.kinds[this.count++] = c === "floor" ? 1 : 2;
+    }
   }
-  if (!Number.isFinite(xmin)) return null;
-  const nx = Math.ceil((xmax - xmin) / REGION_CELL_M) + 1, ny = Math.ceil((ymax - ymin) / REGION_CELL_M) + 1;
-  if (nx * ny > 4_000_000) return null;
-  const g: Grid = { x0: xmin, y0: ymin, nx, ny, wall: new Uint16Array(nx * ny), floor: new Uint16Array(nx * ny) };
-  for (let i = 0; i < cloud.count; i++) {
-    if (!kind[i]) continue;
-    const cx = Math.floor((cloud.xyz[i * 3]! - xmin) / REGION_CELL_M), cy = Math.floor((cloud.xyz[i * 3 + 1]! - ymin) / REGION_CELL_M);
-    const arr = kind[i] === 1 ? g.floor : g.wall;
-    const k = cy * nx + cx;
-    if (arr[k]! < 65535) arr[k]!++;
+
+  private grow(): void {
+    const n = this.xs.length * 2;
+    const xs = new Float64Array(n), ys = new Float64Array(n), kinds = new Uint8Array(n);
+    xs.set(this.xs);
+    ys.set(this.ys);
+    kinds.set(this.kinds);
+    [this.xs, this.ys, this.kinds] = [xs, ys, kinds];
   }
-  return g;
+
+  /** The 2D map: wall and floor point counts per REGION_CELL_M cell over the points' extent, or null without points. */
+  grid(): Grid | null {
+    let xmin = Infinity, ymin = Infinity, xmax = -Infinity, ymax = -Infinity;
+    for (let i = 0; i < this.count; i++) {
+      const x = this.xs[i]!, y = this.ys[i]!;
+      xmin = Math.min(xmin, x); xmax = Math.max(xmax, x); ymin = Math.min(ymin, y); ymax = Math.max(ymax, y);
+    }
+    if (!Number.isFinite(xmin)) return null;
+    const nx = Math.ceil((xmax - xmin) / REGION_CELL_M) + 1, ny = Math.ceil((ymax - ymin) / REGION_CELL_M) + 1;
+    if (nx * ny > 4_000_000) return null;
+    const g: Grid = { x0: xmin, y0: ymin, nx, ny, wall: new Uint16Array(nx * ny), floor: new Uint16Array(nx * ny) };
+    for (let i = 0; i < this.count; i++) {
+      const cx = Math.floor((this.xs[i]! - xmin) / REGION_CELL_M), cy = Math.floor((this.ys[i]! - ymin) / REGION_CELL_M);
+      const arr = this.kinds[i] === 1 ? g.floor : g.wall;
+      const k = cy * nx + cx;
+      if (arr[k]! < 65535) arr[k]!++;
+    }
+    return g;
+  }
 }
 
 /** Wall lines along one axis: grid indices (columns for axis 0, rows for axis 1) holding long wall runs, merged. */
@@ -146,7 +174,14 @@ const STRUCTURE_KINDS = [null, "floor", "wall"] as const;
  * too little structure to cut it into two or more rooms.
  */
 export function segmentRegions(cloud: PointCloud, nodes: readonly GraphNode[], floorZ = 0, structure?: Uint8Array): RegionLayer | null {
-  const g = binStructure(cloud, floorZ, structure);
+  const points = new StructurePoints();
+  points.add(cloud, floorZ, structure);
+  return regionsOfStructure(points, nodes);
+}
+
+/** The region layer from floor and wall points gathered so far (the active memory's, view by view). */
+export function regionsOfStructure(points: StructurePoints, nodes: readonly GraphNode[]): RegionLayer | null {
+  const g = points.grid();
   if (!g) return null;
   const xs = wallLines(g, 0), ys = wallLines(g, 1);
   // the outer boundary: the outermost lines, or the seen floor's extent when a side's wall was never seen

@@ -17,14 +17,14 @@ import type { GraphPipelineOptionsSchema } from "../../scenegraph/pipeline.js";
 const CAMERA = { width: 160, height: 120, hfov_deg: 70 };
 const ACTIONS: NavigationAction[] = ["turn_left", "move_forward", "turn_left", "turn_down", "move_left", "turn_right", "turn_right", "turn_right", "move_right", "turn_up", "move_backward", "move_up", "turn_down"];
 
-async function episode(task: ReturnType<typeof generateTask>, options: z.input<typeof GraphPipelineOptionsSchema>): Promise<{ bundle: FrameBundle; graphs: SceneGraph[] }> {
+async function episode(task: ReturnType<typeof generateTask>, options: z.input<typeof GraphPipelineOptionsSchema>, actions: readonly NavigationAction[] = ACTIONS): Promise<{ bundle: FrameBundle; graphs: SceneGraph[] }> {
   const env = new BuiltinEnvironment(task);
   const ep = new EpisodeBundle(env.manifest);
   const memory = new GraphMemory(env.manifest, options, { diagnose: false });
   const graphs: SceneGraph[] = [];
   let bundle = ep.add((await env.reset()).view);
   graphs.push((await memory.addView(bundle)).graph);
-  for (const a of ACTIONS) {
+  for (const a of actions) {
     bundle = ep.add((await env.step(a)).view);
     graphs.push((await memory.addView(bundle)).graph);
   }
@@ -55,6 +55,25 @@ describe("incremental 3D memory", () => {
         // the memory really grew: the first step saw less than the last
         expect(graphs[0]!.nodes.reduce((s, n) => s + n.support.reduce((t, v) => t + v.points, 0), 0)).toBeLessThan(last.nodes.reduce((s, n) => s + n.support.reduce((t, v) => t + v.points, 0), 0));
       });
+
+  it("an apartment's region layer grows with the walk and ends as the batch build's (gt, and noisy depth and pose)", async () => {
+    // the ground-truth walk of a Connectivity task crosses a doorway: walls and floor of two rooms
+    const task = generateTask("connectivity", "inc", 0, generatorContext({}, { width: 320, height: 240, hfov_deg: 70 }));
+    for (const m of [
+      { source: "gt" as const, masks: "instance" as const, instances: "fusion" as const },
+      { source: "noisy" as const, masks: "instance" as const, instances: "fusion" as const, noiseComponents: ["depth" as const, "pose" as const] },
+    ]) {
+      const { bundle, graphs } = await episode(task, m, task.action_trajectory);
+      const batch = await graphOfBundle(bundle, m, { diagnose: false });
+      const last = graphs.at(-1)!;
+      expect(last.regions, m.source).toBeDefined();
+      expect(last.regions!.rooms.length, m.source).toBeGreaterThanOrEqual(2);
+      expect(JSON.stringify(last.regions)).toBe(JSON.stringify(batch.graph.regions));
+      expect(comparable(last)).toBe(comparable(batch.graph));
+      // it grew: the first view's layer (if any) is not yet the last one
+      expect(JSON.stringify(graphs[0]!.regions ?? null)).not.toBe(JSON.stringify(last.regions));
+    }
+  }, 120_000);
 
   it("noisy with dropout: the per-view quantile is the one pinned difference", async () => {
     // the partial-occlusion room: since the ESI counting camera, the counting room's views differ so much in how many points they hold that per-view and global quantiles part by 17 %
