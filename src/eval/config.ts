@@ -68,8 +68,8 @@ export const RunConfigSchema = z
 
 export type RunConfig = z.infer<typeof RunConfigSchema>;
 
-/** The built-in suite's generator options of a run (a zod object drops the run's other keys). */
-export const generatorOptionsOf = (config: RunConfig): GeneratorOptions => GeneratorOptionsSchema.parse(config);
+/** The built-in suite's generator options of a run (its own keys only: the generator schema is strict). */
+export const generatorOptionsOf = (config: RunConfig): GeneratorOptions => GeneratorOptionsSchema.parse(Object.fromEntries(Object.keys(GeneratorOptionsSchema.shape).map((k) => [k, config[k as keyof RunConfig]])));
 
 export const DEFAULT_RUN_CONFIG: RunConfig = RunConfigSchema.parse({});
 

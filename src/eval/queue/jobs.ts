@@ -38,8 +38,10 @@ export interface UnitJobResult {
   notes: string[];
 }
 
+/** What an answer job returns: every record of its unit, and the unit's notes passed on (the producer prints each once). */
 export interface AnswerJobResult {
   records: ItemRecord[];
+  notes: string[];
 }
 
 const hash = (...parts: string[]) => createHash("sha256").update(parts.join("\u0000")).digest("hex").slice(0, 32);

@@ -107,7 +107,7 @@ export async function runUnitsOnQueue(input: QueueUnitsInput): Promise<{ duplica
         const result = job.returnvalue as UnitJobResult | AnswerJobResult;
         const u = waiting.get(id)!;
         if (!isHttpStore(store) && resolve(store) !== resolve(input.out)) copyGraphs(store, input.out, u.task.task_id);
-        if ("notes" in result) for (const n of result.notes) input.note(n);
+        for (const n of result.notes) input.note(n);
         for (const r of result.records) if (!input.commit(r)) duplicates++;
         waiting.delete(id);
       }

@@ -138,6 +138,6 @@ function answerProcessor(redis: Redis) {
       records.push(r);
     });
     await Promise.all(writes);
-    return { records };
+    return { records, notes: child.notes };
   };
 }

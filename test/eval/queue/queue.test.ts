@@ -107,7 +107,8 @@ describe.skipIf(!haveRedis)("esi3d run --queue", () => {
     const elsewhere = mkdtempSync(join(tmpdir(), "esi3d-worker-cwd-"));
     const workers = [0, 1].map(() => spawn(process.execPath, [CLI, "worker", "--queue", redis.url, "--role", "all", ...WORKER_ARGS], { cwd: elsewhere, stdio: "ignore", env: { ...process.env, ...env } }));
     try {
-      const llm = ["--labels", "oracle", "--baseline", "2d", "--reasoner", "openai:test-model", "--base-url", `${server.url}/v1`, "--no-cache"];
+      // --masks none: the units' note (dbscan in place of fusion) must reach the producer through the answer jobs
+      const llm = ["--labels", "oracle", "--baseline", "2d", "--masks", "none", "--reasoner", "openai:test-model", "--base-url", `${server.url}/v1`, "--no-cache"];
       const localLlm = join(dir, "http-local");
       const a = await esi3dAsync(["run", ...SMALL, ...llm, "--out", localLlm], { env });
       expect(a.code, a.stderr).toBe(0);
@@ -116,6 +117,7 @@ describe.skipIf(!haveRedis)("esi3d run --queue", () => {
       expect(r.code, r.stderr).toBe(0);
       expect(r.stderr).toMatch(/queue: serving the store at http:\/\/127\.0\.0\.1:0 to the workers/);
       expect(r.stderr).toMatch(/store http:\/\/127\.0\.0\.1:\d+\/\*\*\*/);
+      expect(r.stderr.split("masks none has no 2D masks to fuse").length - 1, r.stderr).toBe(1);
       expectSameRun(out, localLlm);
       // the answer jobs read the unit's graphs back from the store: they are in the run directory, written over HTTP
       expect(existsSync(join(out, "graphs"))).toBe(true);
