@@ -2,7 +2,7 @@
  * The `symbolic-2d` reasoner: the offline 2D baseline. It sees only the per-view instance masks in pixel
  * space (view-local ids and categories, design.md "Evidence modes"): no depth, no identity across views.
  * Its programs mirror the 3D ones with image quantities: count = most instances of the category in any
- * one view, size = pixel area, distance = image distance, contact = adjacent masks, shape = the
+ * one view, size = pixel area, distance = image distance, contact = masks that meet in every view, shape = the
  * floor triangle from apparent sizes, rooms = furniture seen together (regionPrograms2d.ts). It shows
  * honestly what projection loses.
  */
@@ -41,6 +41,8 @@ function classifyFloorTriangle(sides: [number, number, number]): { kind: "equila
 export const MIN_MASK_HEIGHT_PX = 4;
 /** Masks within this many pixels of each other count as touching. */
 export const ADJACENT_PX = 2;
+/** Contact is judged only from views where both masks have at least this many pixels (ours: a sliver's edge is noise). */
+export const CONTACT_MIN_MASK_PX = 50;
 /** A mask covering more than this fraction of the image is a support or backdrop, not the object asked about. */
 export const BACKDROP_AREA_FRACTION = 0.25;
 
@@ -206,9 +208,17 @@ function decide2d(bundle: FrameBundle, q: Query, o: Symbolic2dOptions): Decision
     }
     case "physical_contact": {
       if (!all(2)) return fallback("the two objects are not both visible in one view");
-      const touching = adjacent(ev, masks[0]!, masks[1]!);
-      trace.push(`masks ${touching ? "adjacent" : "apart"} (within ${ADJACENT_PX} px)`);
-      return { answer: touching ? "yes" : "no", confidence: 0.6, trace };
+      // touching objects meet in every view that shows both; one view with daylight between the masks is a gap
+      // (a view along the gap axis hides it, so the views are read together, as a viewer of them all would)
+      const pairs = perView.map((ms) => resolveInView(ms, q.referents.slice(0, 2))).filter((p): p is [Mask, Mask] => p.every((m) => m !== null && m.area >= CONTACT_MIN_MASK_PX));
+      const apart = pairs.filter(([a, b]) => !adjacent(ev, a, b)).length;
+      trace.push(`${pairs.length} view(s) show both (masks of ${CONTACT_MIN_MASK_PX}+ px): ${apart} with the masks apart (more than ${ADJACENT_PX} px)`);
+      if (pairs.length === 0) {
+        const touching = adjacent(ev, masks[0]!, masks[1]!);
+        trace.push(`view ${view}: masks ${touching ? "adjacent" : "apart"}`);
+        return { answer: touching ? "yes" : "no", confidence: 0.5, trace };
+      }
+      return { answer: apart > 0 ? "no" : "yes", confidence: apart > 0 ? 0.7 : pairs.length > 1 ? 0.6 : 0.5, trace };
     }
     case "material_transparency": {
       const [c, o] = masks;
