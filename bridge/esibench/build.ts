@@ -5,6 +5,7 @@
 import { quatFromYaw } from "../../src/core/math/quat.js";
 import { MIN_TASK_CAMERA_HEIGHT_M, TaskRecordSchema, type CandidateView, type TaskRecord, type TaskRecordObject } from "../task/schema.js";
 import { SUBCATEGORY_CATEGORY, type Subcategory } from "../task/taxonomy.js";
+import { roomTypeOfId } from "../task/layout.js";
 import { formatZodIssues } from "../../src/core/errors.js";
 import { aabbCentre, aabbSize, displayName, type Draft } from "./draft.js";
 import { RecordRefusal, type EsiRecord } from "./record.js";
@@ -71,7 +72,7 @@ export function buildTask(r: EsiRecord, sub: Subcategory, d: Draft): TaskRecord 
     scene: r.raw.scene,
     room: {
       id: r.raw.room,
-      type: r.raw.room.replace(/_\d+$/, ""),
+      type: roomTypeOfId(r.raw.room),
       size: b ? ([b.max[0] - b.min[0], b.max[1] - b.min[1]] as [number, number]) : null,
       height: null,
       ...(b ? { bounds: b } : {}),

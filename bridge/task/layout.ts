@@ -111,9 +111,12 @@ export function shortestRoomPaths(adj: ReadonlyMap<string, ReadonlySet<string>>,
   return back(b);
 }
 
-/** "kitchen_0" -> "kitchen 0": how ESI's navigation questions write room names. */
 /** ESI's wording of one step of the region-sequence navigation question, and of its blank (Wainscott_0_garden q_006). */
 export const NAV_STEP = "Choose the next region to explore.";
 export const NAV_BLANK = "[please fill in]";
 
+/** "kitchen_0" -> "kitchen": a room id's type (ESI's ids are the type and an index). */
+export const roomTypeOfId = (id: string): string => id.replace(/_\d+$/, "");
+
+/** "kitchen_0" -> "kitchen 0": how ESI's navigation questions write room names. */
 export const spokenRoom = (id: string): string => id.replace(/_/g, " ");

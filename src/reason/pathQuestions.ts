@@ -9,14 +9,13 @@
  * the start nor a step already written (a shortest path visits no room twice). A reader of the text alone
  * can drop them, so the shortcut baseline does, and every reasoner may.
  */
-
 import { NAV_BLANK, NAV_STEP } from "../../bridge/task/layout.js";
 
 /** A question's room names as written ("kitchen_0"), in order. */
-export const ROOM_NAME = /\b([a-z]+(?:_[a-z]+)*_\d+)\b/g;
-export const roomNamesIn = (text: string): string[] => [...text.matchAll(ROOM_NAME)].map((m) => m[1]!);
+const ROOM_NAME = /\b([a-z]+(?:_[a-z]+)*_\d+)\b/g;
+const roomNamesIn = (text: string): string[] => [...text.matchAll(ROOM_NAME)].map((m) => m[1]!);
 /** "the kitchen 0", as navigation questions write a room -> "kitchen_0". */
-export const unspokenRoom = (s: string): string => s.trim().replace(/\s+/g, "_");
+const unspokenRoom = (s: string): string => s.trim().replace(/\s+/g, "_");
 
 export interface PathQuestion {
   /** `intermediate`: a room on the shortest path between start and goal; `next-step`: the room of a blank step. */

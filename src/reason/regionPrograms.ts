@@ -22,7 +22,6 @@ export interface RegionInput {
 }
 export type RegionProgram = (p: RegionInput) => Decision;
 
-
 function layer(p: RegionInput): RegionLayer | string {
   const r = p.g.regions;
   if (!r || r.rooms.length === 0) return "the graph has no region layer (rooms)";

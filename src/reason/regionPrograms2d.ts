@@ -6,7 +6,7 @@
  * views (design.md "Evidence modes"); the question's text is read as every reasoner reads it
  * (src/reason/pathQuestions.ts).
  */
-import { ROOM_SIGNATURES } from "../../bridge/task/layout.js";
+import { ROOM_SIGNATURES, roomTypeOfId } from "../../bridge/task/layout.js";
 import { declined, type Decision } from "./decision.js";
 import { openOptions, parsePathQuestion } from "./pathQuestions.js";
 import type { Query } from "./query.js";
@@ -28,8 +28,7 @@ export const UNSEEN_CONFIDENCE = 0.5;
  */
 export const ROOM_SIGHTING_MAX_FRAMES = 3;
 
-const roomType = (room: string) => room.replace(/_\d+$/, "");
-const signatureOf = (room: string): string | null => ROOM_SIGNATURES[roomType(room)] ?? null;
+const signatureOf = (room: string): string | null => ROOM_SIGNATURES[roomTypeOfId(room)] ?? null;
 const ALL_SIGNATURES = new Set(Object.values(ROOM_SIGNATURES));
 const seen = (views: ViewLabels, label: string) => views.some((v) => v.has(label));
 

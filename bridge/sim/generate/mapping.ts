@@ -387,7 +387,6 @@ export const regionalBoundary: Generator = (rng, { camera }): Draft => {
   });
 };
 
-
 /** Long-Term Navigation (region form): the room sequence from a start to a goal room, one step left blank. */
 export const longTermNavigation: Generator = (rng, { camera }): Draft => {
   const a = buildApartment(rng);
