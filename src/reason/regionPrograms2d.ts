@@ -92,17 +92,22 @@ function connectivity(views: ViewLabels, q: Query, trace: string[]): Decision {
   return { answer: "No", confidence: seen(views, a) && seen(views, b) ? NOT_COVISIBLE_CONFIDENCE : UNSEEN_CONFIDENCE, trace };
 }
 
-/** The room an object is seen in: the one whose furniture the walk shows nearest it (fewest frames away), or null on a tie. */
-function roomOfLabel(views: ViewLabels, label: string, rooms: readonly string[], trace: string[]): string | null {
+/**
+ * The room an object is seen in: the one whose furniture the walk shows nearest it (fewest frames away), or
+ * null on a tie or when no option's furniture is seen at all. Within ROOM_SIGHTING_MAX_FRAMES the answer is
+ * direct evidence; farther, the walk may have left the room, and the answer is the weaker guess a viewer of
+ * the video would still make.
+ */
+function roomOfLabel(views: ViewLabels, label: string, rooms: readonly string[], trace: string[]): { room: string; near: boolean } | null {
   const own = rooms.find((r) => signatureOf(r) === label);
-  if (own) return own;
+  if (own) return { room: own, near: true };
   const scored = rooms
     .map((r) => ({ r, gap: frameGap(views, label, signatureOf(r) ?? "") }))
-    .filter((s) => s.gap <= ROOM_SIGHTING_MAX_FRAMES)
+    .filter((s) => Number.isFinite(s.gap))
     .sort((x, y) => x.gap - y.gap);
-  trace.push(`${label}: ${scored.map((s) => `${s.r} furniture ${s.gap} frame(s) away`).join(", ") || `no room's furniture within ${ROOM_SIGHTING_MAX_FRAMES} frames`}`);
-  if (scored[1] && scored[1].gap === scored[0]!.gap) return null;
-  return scored[0]?.r ?? null;
+  trace.push(`${label}: ${scored.map((s) => `${s.r} furniture ${s.gap} frame(s) away`).join(", ") || "no room's furniture seen"}`);
+  if (!scored[0] || (scored[1] && scored[1].gap === scored[0].gap)) return null;
+  return { room: scored[0].r, near: scored[0].gap <= ROOM_SIGHTING_MAX_FRAMES };
 }
 
 function regionalBoundary(views: ViewLabels, q: Query, trace: string[]): Decision {
@@ -111,7 +116,7 @@ function regionalBoundary(views: ViewLabels, q: Query, trace: string[]): Decisio
     const label = belong[1]!;
     if (!seen(views, label)) return declined(`no view shows a ${label}`, trace);
     const room = roomOfLabel(views, label, q.options, trace);
-    return room ? { answer: room, confidence: NOT_COVISIBLE_CONFIDENCE, trace } : declined(`no one option's furniture is seen nearest the ${label}`, trace);
+    return room ? { answer: room.room, confidence: room.near ? NOT_COVISIBLE_CONFIDENCE : UNSEEN_CONFIDENCE, trace } : declined(`no one option's furniture is seen nearest the ${label}`, trace);
   }
   const same = /Are (\S+) and (\S+) in the same region/.exec(q.question);
   if (!same) return declined("no Regional Boundary template matches the question", trace);
@@ -119,7 +124,7 @@ function regionalBoundary(views: ViewLabels, q: Query, trace: string[]): Decisio
   const types = Object.keys(ROOM_SIGNATURES).map((t) => `${t}_0`);
   const rooms = [same[1]!, same[2]!].map((l) => (seen(views, l) ? roomOfLabel(views, l, types, trace) : null));
   if (!rooms[0] || !rooms[1]) return declined("an object is seen near no one room's furniture", trace);
-  return { answer: rooms[0] === rooms[1] ? "Yes" : "No", confidence: NOT_COVISIBLE_CONFIDENCE, trace };
+  return { answer: rooms[0].room === rooms[1].room ? "Yes" : "No", confidence: rooms[0].near && rooms[1].near ? NOT_COVISIBLE_CONFIDENCE : UNSEEN_CONFIDENCE, trace };
 }
 
 /** Path questions: the text's open options, then the one seen with both rooms it lies between. */

@@ -43,6 +43,8 @@ export const MIN_MASK_HEIGHT_PX = 4;
 export const ADJACENT_PX = 2;
 /** Contact is judged only from views where both masks have at least this many pixels (ours: a sliver's edge is noise). */
 export const CONTACT_MIN_MASK_PX = 50;
+/** The least score a sighting gives an option when fusing views (ours: one view that misses a class entirely is not proof against it). */
+export const HALLUCINATION_SCORE_FLOOR = 0.01;
 /** A mask covering more than this fraction of the image is a support or backdrop, not the object asked about. */
 export const BACKDROP_AREA_FRACTION = 0.25;
 
@@ -55,6 +57,8 @@ interface Mask {
   cy: number;
   bbox: [number, number, number, number];
   rgb: [number, number, number];
+  /** the detector's class scores under appearance labels (absent: the label alone) */
+  scores?: Record<string, number>;
 }
 
 function masksOf(bundle: FrameBundle, ev: Evidence): Mask[][] {
@@ -80,7 +84,7 @@ function masksOf(bundle: FrameBundle, ev: Evidence): Mask[][] {
   for (const s of ev.segments) {
     const a = acc.get(s.key);
     if (!a) continue;
-    perView[s.view]!.push({ key: s.key, view: s.view, label: s.label ?? "object", area: a.n, cx: a.sx / a.n, cy: a.sy / a.n, bbox: s.bbox, rgb: [a.r / a.n, a.g / a.n, a.b / a.n] });
+    perView[s.view]!.push({ key: s.key, view: s.view, label: s.label ?? "object", area: a.n, cx: a.sx / a.n, cy: a.sy / a.n, bbox: s.bbox, rgb: [a.r / a.n, a.g / a.n, a.b / a.n], ...(s.scores ? { scores: s.scores } : {}) });
   }
   return perView;
 }
@@ -263,12 +267,26 @@ function decide2d(bundle: FrameBundle, q: Query, o: Symbolic2dOptions): Decision
       return opt(others[0].label) ? { answer: opt(others[0].label)!, confidence: 0.75, trace } : fallback(`no option for ${others[0].label}`);
     }
     case "view_hallucination": {
-      const ms = (perView[0] ?? []).filter((m) => m.area < BACKDROP_AREA_FRACTION * imageArea);
+      // the object asked about is the one in front of the viewer: in each view, the mask labelled with an
+      // option nearest the image centre (view 0 is where the question is asked; the later views of a walk keep
+      // the object in view). The sightings' scores are fused as independent evidence (summed log-scores), as
+      // the graph's soft votes fuse a node's views
       const cx = (ev.width - 1) / 2, cy = (ev.height - 1) / 2;
-      const centred = ms.filter((m) => m.bbox[0] <= cx && cx <= m.bbox[2] && m.bbox[1] <= cy && cy <= m.bbox[3]).sort((a, b) => a.area - b.area)[0] ?? ms.sort((a, b) => Math.hypot(a.cx - cx, a.cy - cy) - Math.hypot(b.cx - cx, b.cy - cy))[0];
-      if (!centred) return fallback("no object in the centre of the first view");
-      trace.push(`mask at the image centre: ${centred.label}`);
-      return opt(centred.label) ? { answer: opt(centred.label)!, confidence: 0.75, trace } : fallback(`no option for ${centred.label}`);
+      // (an option's label is never the room's floor or walls, so a mask filling the view, a piano close up, counts)
+      const sightingOf = (ms: Mask[]) => ms.filter((m) => opt(m.label)).sort((a, b) => Math.hypot(a.cx - cx, a.cy - cy) - Math.hypot(b.cx - cx, b.cy - cy))[0];
+      const first = sightingOf(perView[0] ?? []);
+      if (!first) return fallback("no object named by an option in the first view");
+      trace.push(`view 0: the option-labelled mask nearest the image centre reads ${first.label}`);
+      const sightings = [first, ...perView.slice(1).map(sightingOf).filter((m): m is Mask => m !== undefined)];
+      const logScore = new Map(q.options.map((o) => [o, 0]));
+      for (const m of sightings)
+        for (const o of q.options) {
+          const s = m.scores ? (m.scores[o] ?? m.scores[o.replace(/ /g, "_")] ?? 0) : opt(m.label) === o ? 1 : 0;
+          logScore.set(o, logScore.get(o)! + Math.log(Math.max(HALLUCINATION_SCORE_FLOOR, s)));
+        }
+      const ranked = [...logScore].sort((a, b) => b[1] - a[1]);
+      trace.push(`${sightings.length} sighting(s) fused: ${ranked.map(([o, l]) => `${o} ${l.toFixed(2)}`).join(", ")} (summed log-scores)`);
+      return { answer: ranked[0]![0], confidence: marginConfidence(ranked[0]![1] - (ranked[1]?.[1] ?? -Infinity), Math.log(2) * sightings.length), trace };
     }
     case "rigid_containment": {
       if (!all(q.referents.length)) return fallback("the object and every container are not all visible in one view");

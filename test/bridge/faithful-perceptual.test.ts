@@ -5,11 +5,11 @@
  */
 import { describe, expect, it } from "vitest";
 import { generateTask } from "../../bridge/sim/generate/suite.js";
-import type { Task, TaskObject } from "../../bridge/task/schema.js";
+import { MIN_TASK_CAMERA_HEIGHT_M, type Task, type TaskObject } from "../../bridge/task/schema.js";
 import { objectBox } from "../../bridge/objects/geometry.js";
 import { boxDistance } from "../../src/core/geometry.js";
 import { wilsonInterval } from "../../src/eval/metrics.js";
-import { MIN_CAMERA_HEIGHT_M } from "../../bridge/sim/agent.js";
+import { MIN_CAMERA_HEIGHT_M, worldOf } from "../../bridge/sim/agent.js";
 import { wrapAngle } from "../../src/core/math/vec.js";
 
 /** reference/esi-released.md §3.3. */
@@ -76,8 +76,8 @@ describe("Material Transparency follows batch_transparent*.py", () => {
     shareAbout(supports.map((s) => s === "floor"), ESI.transparencyFloor, "material transparency");
   });
 
-  it("view 0 looks from -Y at the container's half-diagonal + 0.25 m (0.29-0.71 m), horizontally at the object's height", () => {
-    let onTable = 0;
+  it("view 0 looks from -Y at the container's half-diagonal + 0.25 m (0.29-0.71 m), horizontally at the object's height, on the floor too", () => {
+    let onTable = 0, onFloor = 0;
     for (const t of transparency) {
       const [c, o] = rel(t);
       const p = t.agent_initial.position;
@@ -86,18 +86,24 @@ describe("Material Transparency follows batch_transparent*.py", () => {
       expect(d).toBeGreaterThanOrEqual(ESI.viewDistance[0]!);
       expect(d).toBeLessThanOrEqual(ESI.viewDistance[1]!);
       expect(Math.abs(wrapAngle(t.agent_initial.yaw - Math.PI / 2))).toBeLessThan(1e-3); // camera at -Y, looking +Y
+      // ESI's view exactly, horizontal at the object's centre height, on a table and on the floor; an object
+      // centred lower than ESI's lowest camera (MIN_TASK_CAMERA_HEIGHT_M) is seen from there, looking down at it
+      expect(p[2]).toBeCloseTo(Math.max(o!.position[2], MIN_TASK_CAMERA_HEIGHT_M), 3);
+      expect(t.agent_initial.pitch, t.task_id).toBeCloseTo(Math.atan2(o!.position[2] - p[2], d), 3);
+      if (o!.position[2] >= MIN_TASK_CAMERA_HEIGHT_M) expect(t.agent_initial.pitch, t.task_id).toBeCloseTo(0, 4);
       if (o!.position[2] >= MIN_CAMERA_HEIGHT_M) {
-        // on a table: ESI's view exactly, horizontal at the object's centre height
         onTable++;
-        expect(t.agent_initial.pitch, t.task_id).toBeCloseTo(0, 4);
-        expect(p[2]).toBeCloseTo(o!.position[2], 3);
+        expect(t.agent_limits, t.task_id).toBeUndefined();
       } else {
-        // on the floor the object is lower than the built-in agent's camera can go (ESI: ~0.02 m): the
-        // camera crouches as low as it can and looks down at the object's height on the container's axis
-        expect(p[2]).toBeCloseTo(MIN_CAMERA_HEIGHT_M, 4);
-        expect(t.agent_initial.pitch).toBeCloseTo(Math.atan2(o!.position[2] - p[2], d), 3);
+        // on the floor the object is lower than the built-in agent's crouch: the task lowers its own camera
+        // limit to the object's height, and the agent's motion keeps to it
+        onFloor++;
+        expect(t.agent_limits!.min_camera_height_m, t.task_id).toBeLessThanOrEqual(p[2]);
+        expect(t.agent_limits!.min_camera_height_m).toBeGreaterThan(p[2] - 0.001);
+        expect(worldOf(t).minCameraHeight).toBe(t.agent_limits!.min_camera_height_m);
       }
     }
+    expect(onFloor).toBeGreaterThanOrEqual(1);
     expect(onTable).toBeGreaterThanOrEqual(1);
   });
 });

@@ -219,9 +219,9 @@ export function assignNames(objects: TaskObject[]): void {
 }
 
 /** A camera pose at `from` looking at `target`, checked to be a free spot for the agent. */
-export function cameraLookingAt(builder: SceneBuilder, from: Vec3, target: Vec3): AgentPose | null {
+export function cameraLookingAt(builder: SceneBuilder, from: Vec3, target: Vec3, agentLimits?: { min_camera_height_m: number }): AgentPose | null {
   const { yaw, pitch } = lookAt(from, target);
-  const world = worldOf({ room: builder.room, objects: builder.objects });
+  const world = worldOf({ room: builder.room, objects: builder.objects, ...(agentLimits ? { agent_limits: agentLimits } : {}) });
   if (!isFree(world, from)) return null;
   return { position: [round4(from[0]), round4(from[1]), round4(from[2])], yaw: round4(yaw), pitch: round4(pitch) };
 }

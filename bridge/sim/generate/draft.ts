@@ -29,6 +29,8 @@ export interface Draft {
   options: string[];
   relevant: number[];
   metadata: Record<string, unknown>;
+  /** Per-task overrides of the agent's motion limits (a floor object seen horizontally needs a lower camera). */
+  agentLimits?: { min_camera_height_m: number };
   /** Pairs allowed to touch or nest (contact, containment, stacking) in the intersection check. */
   allowedOverlaps?: Array<[number, number]>;
   /** Re-derives the answer from the placed geometry alone; must agree with `answer`. */

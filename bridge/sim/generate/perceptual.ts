@@ -4,7 +4,7 @@
  */
 import type { Vec3 } from "../../../src/core/math/vec.js";
 import { rad, wrapAngle } from "../../../src/core/math/vec.js";
-import type { TaskObject } from "../../task/schema.js";
+import { MIN_TASK_CAMERA_HEIGHT_M, type TaskObject } from "../../task/schema.js";
 import { categoryDef, LIBRARY } from "../../objects/library.js";
 import { assignNames, cameraLookingAt, defaultLighting, displayName, makeRoom, require, round4, SceneBuilder } from "./common.js";
 import type { Draft, Generator } from "./draft.js";
@@ -164,11 +164,13 @@ export const materialTransparency: Generator = (rng): Draft => {
     obj = placed;
   }
   assignNames(b.objects);
-  // ESI's view 0 is horizontal at the object's height; the built-in agent's camera goes no lower than
-  // MIN_CAMERA_HEIGHT_M (0.2 m), so on the floor it stands there and looks down at the object instead
-  const objZ = obj.position[2], camZ = Math.max(objZ, MIN_CAMERA_HEIGHT_M);
+  // ESI's view 0 is horizontal at the object's height. The built-in agent's camera goes no lower than
+  // MIN_CAMERA_HEIGHT_M (0.2 m), so a floor task lowers its own limit to the object's height (as imported
+  // ESI tasks do, to MIN_TASK_CAMERA_HEIGHT_M): the camera then stands level with the object
+  const objZ = obj.position[2], camZ = Math.max(objZ, MIN_TASK_CAMERA_HEIGHT_M);
+  const agentLimits = camZ < MIN_CAMERA_HEIGHT_M ? { min_camera_height_m: Math.floor(camZ * 1000) / 1000 } : undefined;
   const from: Vec3 = [cx + camD * Math.cos(TRANSPARENCY_VIEW_AZIMUTH), cy + camD * Math.sin(TRANSPARENCY_VIEW_AZIMUTH), camZ];
-  const agent = cameraLookingAt(b, from, [cx, cy, objZ]);
+  const agent = cameraLookingAt(b, from, [cx, cy, objZ], agentLimits);
   require(agent, "initial camera blocked");
   const ids = [container.id, obj.id];
   const contBox = objectBox(container);
@@ -185,6 +187,7 @@ export const materialTransparency: Generator = (rng): Draft => {
     relevant: ids,
     metadata: { inside, support: onFloor ? "floor" : "table", container_box_gap_m: round4(boxDistance(objectBox(obj), contBox)), object_size_m: round4(size), camera_distance_m: round4(camD) },
     allowedOverlaps: inside ? [[container.id, obj.id]] : [],
+    ...(agentLimits ? { agentLimits } : {}),
     derive: (objects) => {
       const o = objects.find((x) => x.id === obj.id)!, c = objects.find((x) => x.id === container.id)!;
       return isInsideContainer(o, c) ? "yes" : "no";

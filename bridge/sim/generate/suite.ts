@@ -61,7 +61,7 @@ export function finalizeDraft(d: Draft, subcategory: BuiltinSubcategory, taskId:
   // the answer follows from the placed geometry
   const derived = d.derive(d.objects);
   if (derived !== d.answer) throw new Resample(`answer "${d.answer}" does not follow from the geometry ("${derived}")`);
-  const world = worldOf({ room: d.room, objects: d.objects });
+  const world = worldOf({ room: d.room, objects: d.objects, ...(d.agentLimits ? { agent_limits: d.agentLimits } : {}) });
   if (!isFree(world, d.agent.position)) throw new Resample("initial pose is not a free agent position");
   const scene = buildScene({ room: d.room, objects: d.objects, lighting: d.lighting });
   const counts = visibleCounts(scene, camera, d.agent);
@@ -106,6 +106,7 @@ export function finalizeDraft(d: Draft, subcategory: BuiltinSubcategory, taskId:
     options,
     relevant_object_ids: d.relevant,
     label_metadata: d.metadata,
+    ...(d.agentLimits ? { agent_limits: d.agentLimits } : {}),
   };
   // ESI §5.2: discard an instance whose task-relevant object is invisible in every rendered view
   for (const id of d.relevant) {
