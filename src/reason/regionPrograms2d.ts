@@ -13,6 +13,11 @@ import type { Query } from "./query.js";
 
 /** Per view: the mask area (px) of each label the view shows. */
 export type ViewLabels = ReadonlyArray<ReadonlyMap<string, number>>;
+/**
+ * Per view: where each label's largest mask stands on the floor in the camera's frame (x right, z forward; m),
+ * from size constancy (symbolic2d.ts `floorPoint`), for the labels with a nominal size.
+ */
+export type ViewPlaces = ReadonlyArray<ReadonlyMap<string, readonly [number, number]>>;
 
 /**
  * Confidences of co-visibility answers (ours): a shared view is direct evidence of a doorway, its absence
@@ -22,9 +27,10 @@ export const COVISIBLE_CONFIDENCE = 0.7;
 export const NOT_COVISIBLE_CONFIDENCE = 0.6;
 export const UNSEEN_CONFIDENCE = 0.5;
 /**
- * An object is placed in a room only when that room's furniture is seen within this many frames of the
- * object's nearest sighting (ours: a walk's step moves 0.25 m or turns 15 degrees, ESI's steps, so 3
- * frames stay in one stretch of it; farther, the walk may have left the room).
+ * An object's room is direct evidence (NOT_COVISIBLE_CONFIDENCE) when that room's furniture is seen within
+ * this many frames of the object's nearest sighting (ours: a walk's step moves 0.25 m or turns 15 degrees,
+ * ESI's steps, so 3 frames stay in one stretch of it); farther, the walk may have left the room, and the
+ * answer is a weaker guess (UNSEEN_CONFIDENCE).
  */
 export const ROOM_SIGHTING_MAX_FRAMES = 3;
 
@@ -93,14 +99,37 @@ function connectivity(views: ViewLabels, q: Query, trace: string[]): Decision {
 }
 
 /**
- * The room an object is seen in: the one whose furniture the walk shows nearest it (fewest frames away), or
- * null on a tie or when no option's furniture is seen at all. Within ROOM_SIGHTING_MAX_FRAMES the answer is
- * direct evidence; farther, the walk may have left the room, and the answer is the weaker guess a viewer of
- * the video would still make.
+ * Nearest floor distance (m) between two labels over the views that place both, from their apparent sizes:
+ * an object and its room's furniture stand a few metres apart at most, the next room's furniture seen
+ * through a doorway farther. Infinity when no view places both.
  */
-function roomOfLabel(views: ViewLabels, label: string, rooms: readonly string[], trace: string[]): { room: string; near: boolean } | null {
+function floorGap(places: ViewPlaces, a: string, b: string): number {
+  let best = Infinity;
+  for (const v of places) {
+    const p = v.get(a), q = v.get(b);
+    if (p && q) best = Math.min(best, Math.hypot(p[0] - q[0], p[1] - q[1]));
+  }
+  return best;
+}
+
+/**
+ * The room an object is seen in. First by floor distance: the room whose furniture stands nearest the
+ * object on the floor, in a view that shows both (direct evidence). Otherwise by frames: the room whose
+ * furniture the walk shows nearest the object's largest sighting; within ROOM_SIGHTING_MAX_FRAMES that is
+ * direct evidence too, farther a weaker guess (the walk may have left the room). Null on a tie or when no
+ * option's furniture is seen at all.
+ */
+function roomOfLabel(views: ViewLabels, places: ViewPlaces, label: string, rooms: readonly string[], trace: string[]): { room: string; near: boolean } | null {
   const own = rooms.find((r) => signatureOf(r) === label);
   if (own) return { room: own, near: true };
+  const byFloor = rooms
+    .map((r) => ({ r, d: floorGap(places, label, signatureOf(r) ?? "") }))
+    .filter((s) => Number.isFinite(s.d))
+    .sort((x, y) => x.d - y.d);
+  if (byFloor[0]) {
+    trace.push(`${label}: ${byFloor.map((s) => `${s.r} furniture ${s.d.toFixed(2)} m away on the floor`).join(", ")}`);
+    return { room: byFloor[0].r, near: true };
+  }
   const scored = rooms
     .map((r) => ({ r, gap: frameGap(views, label, signatureOf(r) ?? "") }))
     .filter((s) => Number.isFinite(s.gap))
@@ -110,19 +139,19 @@ function roomOfLabel(views: ViewLabels, label: string, rooms: readonly string[],
   return { room: scored[0].r, near: scored[0].gap <= ROOM_SIGHTING_MAX_FRAMES };
 }
 
-function regionalBoundary(views: ViewLabels, q: Query, trace: string[]): Decision {
+function regionalBoundary(views: ViewLabels, q: Query, trace: string[], places: ViewPlaces): Decision {
   const belong = /Which room does (\S+) belong to/.exec(q.question);
   if (belong) {
     const label = belong[1]!;
     if (!seen(views, label)) return declined(`no view shows a ${label}`, trace);
-    const room = roomOfLabel(views, label, q.options, trace);
+    const room = roomOfLabel(views, places, label, q.options, trace);
     return room ? { answer: room.room, confidence: room.near ? NOT_COVISIBLE_CONFIDENCE : UNSEEN_CONFIDENCE, trace } : declined(`no one option's furniture is seen nearest the ${label}`, trace);
   }
   const same = /Are (\S+) and (\S+) in the same region/.exec(q.question);
   if (!same) return declined("no Regional Boundary template matches the question", trace);
   // any room type of the vocabulary, as "room type" names: the question names no rooms here
   const types = Object.keys(ROOM_SIGNATURES).map((t) => `${t}_0`);
-  const rooms = [same[1]!, same[2]!].map((l) => (seen(views, l) ? roomOfLabel(views, l, types, trace) : null));
+  const rooms = [same[1]!, same[2]!].map((l) => (seen(views, l) ? roomOfLabel(views, places, l, types, trace) : null));
   if (!rooms[0] || !rooms[1]) return declined("an object is seen near no one room's furniture", trace);
   return { answer: rooms[0].room === rooms[1].room ? "Yes" : "No", confidence: rooms[0].near && rooms[1].near ? NOT_COVISIBLE_CONFIDENCE : UNSEEN_CONFIDENCE, trace };
 }
@@ -150,7 +179,7 @@ function pathStep(views: ViewLabels, q: Query, trace: string[]): Decision {
   return { answer: best.o, confidence: best.linked === 2 ? COVISIBLE_CONFIDENCE : NOT_COVISIBLE_CONFIDENCE, trace };
 }
 
-const PROGRAMS: Partial<Record<Query["subcategory"], (views: ViewLabels, q: Query, trace: string[]) => Decision>> = {
+const PROGRAMS: Partial<Record<Query["subcategory"], (views: ViewLabels, q: Query, trace: string[], places: ViewPlaces) => Decision>> = {
   connectivity,
   regional_boundary: regionalBoundary,
   traversable_passage: pathStep,

@@ -17,7 +17,7 @@ import type { Reasoner } from "./types.js";
 import { interiorFractions } from "../../bridge/objects/containers.js";
 import { buildModel, LIBRARY } from "../../bridge/objects/library.js";
 import type { Intrinsics } from "../core/math/camera.js";
-import { regionProgram2d, type ViewLabels } from "./regionPrograms2d.js";
+import { regionProgram2d, type ViewLabels, type ViewPlaces } from "./regionPrograms2d.js";
 
 /** Image-plane collinearity: residual over the longest side; 0.05 = the 4 cm metric tolerance over a typical 0.8 m span. */
 export const IMAGE_COLLINEAR_RATIO = 0.05;
@@ -122,6 +122,19 @@ function labelAreas(perView: Mask[][]): ViewLabels {
   });
 }
 
+/** Per view, where each label's largest mask stands on the floor (size constancy): what Regional Boundary reads. */
+function labelPlaces(perView: Mask[][], bundle: FrameBundle): ViewPlaces {
+  return perView.map((ms, v) => {
+    const m = new Map<string, readonly [number, number]>();
+    for (const x of [...ms].sort((a, b) => b.area - a.area)) {
+      if (m.has(x.label)) continue;
+      const p = floorPoint(x, bundle.views[v]!.K);
+      if (p) m.set(x.label, p);
+    }
+    return m;
+  });
+}
+
 const dist = (a: Mask, b: Mask) => Math.hypot(a.cx - b.cx, a.cy - b.cy);
 
 /** A category's height at unit scale in the object library: the size a viewer knows a mug or a vase to have. */
@@ -186,7 +199,7 @@ function decide2d(bundle: FrameBundle, q: Query, o: Symbolic2dOptions): Decision
     return { answer, confidence: Number(answer) === best ? 0.75 : 0.5, trace };
   }
   const rooms = regionProgram2d(q.subcategory);
-  if (rooms) return rooms(labelAreas(perView), q, trace);
+  if (rooms) return rooms(labelAreas(perView), q, trace, labelPlaces(perView, bundle));
   const { view, masks } = bestView(perView, q.referents);
   const K = bundle.views[view]!.K;
   trace.push(`view ${view}: ${q.referents.map((r, i) => `${r.name} -> ${masks[i] ? `mask ${masks[i]!.key} (${masks[i]!.area} px)` : "not visible"}`).join("; ")}`);

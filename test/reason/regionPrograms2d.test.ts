@@ -48,4 +48,24 @@ describe("symbolic-2d Cognitive Mapping: rooms from the furniture a walk shows",
     }
     expect(checked).toBe(2);
   }, 120_000);
+
+  it("places an object in the room whose furniture stands nearest it on the floor (apparent sizes), on the walk", async () => {
+    const r2 = createSymbolic2dReasoner(), rs = createShortcutReasoner();
+    let right2 = 0, rightS = 0, asked = 0, byFloor = 0;
+    for (let i = 0; asked < 10 && i < 40; i++) {
+      const task0 = generateTask("regional_boundary", "rb2d-a", i);
+      if (!/^Which room does/.test(task0.question)) continue;
+      asked++;
+      const b = bundleOf(task0, "gt");
+      const task = b.manifest.task;
+      const a = await r2.answer({ task, bundle: b });
+      if (a.answer === task.answer) right2++;
+      if (/m away on the floor/.test(a.reason ?? "")) byFloor++;
+      if ((await rs.answer({ task })).answer === task.answer) rightS++;
+    }
+    console.log(`regional boundary "which room" 2D on rb2d-a: ${right2}/${asked} (shortcut ${rightS}), ${byFloor} by floor distance`);
+    expect(asked).toBe(10);
+    expect(byFloor).toBeGreaterThanOrEqual(5);
+    expect(right2).toBeGreaterThan(rightS);
+  }, 240_000);
 });
