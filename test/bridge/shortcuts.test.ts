@@ -15,6 +15,7 @@ import { CONTACT_NEGATIVE_BOX_GAP_M, CONTACT_Y_OVERLAP_M, ISOSCELES_BASE_LEG_RAT
 import { CONTACT_NEGATIVE_MIN_GAP_M } from "../../bridge/task/rules.js";
 import { generatorContext } from "../../bridge/sim/generate/options.js";
 import { DISTANCE_FAR_EXTRA_M } from "../../bridge/sim/generate/metric.js";
+import { ROOM_SIGNATURES } from "../../bridge/task/layout.js";
 
 /** Tasks per subcategory: enough for the pooled checks, few enough for two shared cores. */
 const PER_SUBCATEGORY = 12;
@@ -195,4 +196,19 @@ describe("faithful construction: ESI's numbers", () => {
     const t = generateTask("spatial_distance", "image", 0, generatorContext({ image: "1280x720" }));
     expect(t.camera).toEqual({ width: 1280, height: 720, hfov_deg: 63.29 });
   });
+});
+
+describe("Regional Boundary: the kind of object in a pair carries no answer", () => {
+  /** Before (one floor object per room), a same-region pair with furniture was always "Yes" and one without always "No". */
+  it("same-region pairs with and without signature furniture are each Yes at chance", () => {
+    const furniture = new Set(Object.values(ROOM_SIGNATURES));
+    const pairs = Array.from({ length: 60 }, (_, i) => generateTask("regional_boundary", "rb-pairs", i)).filter((t) => t.answer_format === "yes_no");
+    expect(pairs.length).toBeGreaterThanOrEqual(20);
+    const holdsFurniture = (t: Task) => t.relevant_object_ids.some((id) => furniture.has(t.objects.find((o) => o.id === id)!.category));
+    for (const withFurniture of [true, false]) {
+      const ts = pairs.filter((t) => holdsFurniture(t) === withFurniture);
+      expect(ts.length, `pairs ${withFurniture ? "with" : "without"} furniture`).toBeGreaterThanOrEqual(8);
+      atChance(ts.map((t) => t.answer === "Yes"), ts.map(() => 0.5), `same region, pair ${withFurniture ? "with" : "without"} furniture: Yes`);
+    }
+  }, 120_000);
 });

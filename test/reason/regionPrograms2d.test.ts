@@ -14,6 +14,7 @@ function hiding(b: FrameBundle, category: string): FrameBundle {
 describe("symbolic-2d Cognitive Mapping: rooms from the furniture a walk shows", () => {
   it("answers Connectivity and the path questions from the ground-truth walk, above the shortcut", async () => {
     const r2 = createSymbolic2dReasoner(), rs = createShortcutReasoner();
+    let total2 = 0, totalS = 0;
     for (const sub of ["connectivity", "traversable_passage", "long_term_navigation"] as const) {
       let right2 = 0, answered = 0, rightS = 0;
       const n = 8;
@@ -25,11 +26,16 @@ describe("symbolic-2d Cognitive Mapping: rooms from the furniture a walk shows",
         if (a.answer === task.answer) right2++;
         if ((await rs.answer({ task })).answer === task.answer) rightS++;
       }
-      // measured on this seed: 7/8, 8/8 and 8/8 answered right (shortcut 2/8, 5/8, 6/8)
+      console.log(`${sub} 2D on cm2d-a: ${right2}/${n} (shortcut ${rightS})`);
       expect(answered, sub).toBe(n);
       expect(right2, sub).toBeGreaterThanOrEqual(7);
-      expect(right2, sub).toBeGreaterThan(rightS);
+      // at least the shortcut everywhere (where the text alone answers every item, as the long-term
+      // navigation options allow, 2D can only tie), and above it over the three
+      expect(right2, sub).toBeGreaterThanOrEqual(rightS);
+      total2 += right2;
+      totalS += rightS;
     }
+    expect(total2).toBeGreaterThan(totalS);
   }, 240_000);
 
   it("reads the masks: with one room's furniture hidden, a linked pair is no longer seen linked", async () => {

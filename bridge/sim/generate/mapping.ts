@@ -30,7 +30,16 @@ import { isFree, lookAt, wallStretches, worldOf, type WallStretch } from "../age
 import { INTERIOR_WALL_IDS } from "../scene.js";
 
 /** Floor objects whose room Regional Boundary asks about (each category once per apartment). */
-export const REGION_OBJECTS = ["lamp", "potted_plant", "stool", "armchair", "cardboard_box", "basketball", "teddy_bear", "vase"];
+/**
+ * Floor objects per room in Regional Boundary apartments (ours): two, so that a "same region" pair can be two
+ * floor objects of one room; with one, such a pair was always "No" and furniture in the pair meant "Yes".
+ */
+export const REGION_ITEMS_PER_ROOM = 2;
+/**
+ * Floor objects of the apartments (ours). No armchair: two per room often left it no place, and it reads as
+ * a sofa, the living room's signature furniture.
+ */
+export const REGION_OBJECTS = ["lamp", "potted_plant", "stool", "bucket", "cardboard_box", "basketball", "teddy_bear", "vase"];
 /** Room cell sizes (m): small rooms, so that a 29-action trajectory can cross the apartment. Ours. */
 export const CELL_SIZE_M: [number, number] = [2.6, 3.1];
 /** Doorway width (m): BEHAVIOR-1K doors are about 0.9 m; 1.0 leaves the agent's lattice room to pass (ours). */
@@ -53,8 +62,8 @@ export interface Apartment {
   builder: SceneBuilder;
   /** Signature furniture per room id. */
   signature: Map<string, TaskObject>;
-  /** The floor object of Regional Boundary per room id. */
-  item: Map<string, TaskObject>;
+  /** The floor objects per room id (one, or two for Regional Boundary). */
+  items: Map<string, TaskObject[]>;
   doors: DoorwayEdge[];
   adjacency: Map<string, Set<string>>;
   /** Pairs of rooms that share a wall (with or without a doorway). */
@@ -66,9 +75,9 @@ const roomCentre = (r: Layout["rooms"][number]): [number, number] => [(r.min[0] 
 /**
  * A 2 x 2 apartment: four rooms of distinct types, the four interior walls between them, doorways in three
  * of the four (a spanning tree, so shortest paths are unique), a signature piece of furniture against an
- * outer wall of each room and one floor object per room.
+ * outer wall of each room and `itemsPerRoom` floor objects per room (distinct categories apartment-wide).
  */
-export function buildApartment(rng: Rng): Apartment {
+export function buildApartment(rng: Rng, itemsPerRoom: 1 | 2 = 1): Apartment {
   const w = [round4(rng.uniform(...CELL_SIZE_M)), round4(rng.uniform(...CELL_SIZE_M))];
   const h = [round4(rng.uniform(...CELL_SIZE_M)), round4(rng.uniform(...CELL_SIZE_M))];
   const sx = w[0]! + w[1]!, sy = h[0]! + h[1]!;
@@ -101,13 +110,13 @@ export function buildApartment(rng: Rng): Apartment {
   const builder = new SceneBuilder(rng, room);
   const doors = doorwayEdges(layout);
   const signature = new Map<string, TaskObject>();
-  const item = new Map<string, TaskObject>();
-  const itemCats = rng.shuffle(REGION_OBJECTS).slice(0, 4);
+  const items = new Map<string, TaskObject[]>();
+  const itemCats = rng.shuffle(REGION_OBJECTS).slice(0, 4 * itemsPerRoom);
   rooms.forEach((r, k) => {
     signature.set(r.id, placeSignature(builder, r, doors));
-    item.set(r.id, placeItem(builder, r, doors, itemCats[k]!));
+    items.set(r.id, itemCats.slice(k * itemsPerRoom, (k + 1) * itemsPerRoom).map((c) => placeItem(builder, r, doors, c)));
   });
-  return { room, builder, signature, item, doors, adjacency: roomAdjacency(rooms.map((r) => r.id), doors), neighbours: shared };
+  return { room, builder, signature, items, doors, adjacency: roomAdjacency(rooms.map((r) => r.id), doors), neighbours: shared };
 }
 
 function clearOfDoors(x: number, y: number, doors: readonly DoorwayEdge[], margin: number): boolean {
@@ -147,11 +156,14 @@ function insideRoom(box: YawBox, r: Layout["rooms"][number], margin: number): bo
   return box.centre[0] - hx >= r.min[0] + margin && box.centre[0] + hx <= r.max[0] - margin && box.centre[1] - hy >= r.min[1] + margin && box.centre[1] + hy <= r.max[1] - margin;
 }
 
+/** Random draws for a floor object's place before the apartment is drawn again (ours: two objects per room need more). */
+const ITEM_PLACEMENT_TRIES = 200;
+
 /** A floor object somewhere in the room, clear of walls, doorways and furniture. */
 function placeItem(b: SceneBuilder, r: Layout["rooms"][number], doors: readonly DoorwayEdge[], category: string): TaskObject {
   const model = b.rng.pick(categoryDef(category).models).id;
   const e = SceneBuilder.scaledExtent(model, 1);
-  for (let t = 0; t < 60; t++) {
+  for (let t = 0; t < ITEM_PLACEMENT_TRIES; t++) {
     const x = b.rng.uniform(r.min[0], r.max[0]), y = b.rng.uniform(r.min[1], r.max[1]);
     const yaw = b.rng.uniform(-Math.PI, Math.PI);
     const box: YawBox = { centre: [x, y, e[2] / 2], extent: e, yaw };
@@ -341,14 +353,14 @@ export const traversablePassage: Generator = (rng, { camera }): Draft => {
 
 /** Regional Boundary: which room an object belongs to, or whether two objects share a room. */
 export const regionalBoundary: Generator = (rng, { camera }): Draft => {
-  const a = buildApartment(rng);
+  const a = buildApartment(rng, REGION_ITEMS_PER_ROOM);
   const ids = roomIds(a);
   const layout = a.room.layout;
   const roomOf = (o: TaskObject) => roomAt(layout.rooms, o.position[0], o.position[1]) ?? "";
   const byId = (objects: readonly TaskObject[], id: number) => objects.find((o) => o.id === id)!;
+  const home = rng.pick(ids);
+  const obj = rng.pick(a.items.get(home)!);
   if (rng.bool()) {
-    const home = rng.pick(ids);
-    const obj = a.item.get(home)!;
     const options = rng.shuffle([home, ...rng.shuffle(ids.filter((r) => r !== home)).slice(0, rng.int(1, 2))]);
     return draftOf(a, camera, {
       question: `Which room does ${obj.category} belong to among these options: ${options.join(", ")}?`,
@@ -365,11 +377,12 @@ export const regionalBoundary: Generator = (rng, { camera }): Draft => {
       metadata: { case_type: "object_in_region", object_name: obj.category, answer_region: home },
     });
   }
-  // same region: the second object is the room's signature furniture (yes) or another room's floor object (no)
-  const home = rng.pick(ids);
-  const obj = a.item.get(home)!;
+  // same region: the second object is another object of the home room (yes) or an object of another room
+  // (no), in both cases the room's signature furniture or one of its floor objects with even odds, so that
+  // the kind of object in the pair does not carry the answer
   const same = rng.bool();
-  const other = same ? a.signature.get(home)! : a.item.get(rng.pick(ids.filter((r) => r !== home)))!;
+  const room = same ? home : rng.pick(ids.filter((r) => r !== home));
+  const other = rng.bool() ? a.signature.get(room)! : rng.pick(a.items.get(room)!.filter((o) => o !== obj));
   const [p, q] = rng.shuffle([obj, other]);
   return draftOf(a, camera, {
     question: `Are ${p.category} and ${q.category} in the same region?`,
