@@ -55,8 +55,24 @@ export interface CountResolution {
   merges: string[];
   /** groups seen only through low-support nodes, in a graph seen from several views */
   weak: number;
-  /** the count with weak groups discounted (LOW_SUPPORT_DISCOUNT) */
+  /** the count with weak groups discounted (LOW_SUPPORT_DISCOUNT), never below `seenTogether` */
   estimate: number;
+  /** the most well-supported nodes one view sees at once: distinct detections, so distinct objects */
+  seenTogether: number;
+}
+
+/**
+ * The most nodes one view sees at once: a lower bound on the objects. Nodes that share a view are distinct
+ * detections of one image (the cannot-link resolveDuplicates keeps), so however the reconstruction scatters
+ * the other views' nodes, and however many of them merging or the low-support discount takes away, the
+ * count cannot be below it. Low-support nodes count here too: in noisy graphs most nodes carry some flag.
+ */
+function seenTogetherCount(nodes: readonly GraphNode[]): number {
+  const perView = new Map<number, number>();
+  for (const n of nodes) {
+    for (const v of n.views) perView.set(v, (perView.get(v) ?? 0) + 1);
+  }
+  return Math.max(0, ...perView.values());
 }
 
 /**
@@ -95,5 +111,6 @@ export function resolveDuplicates(nodes: readonly GraphNode[], radius: number = 
   const byId = new Map(nodes.map((n) => [n.id, n]));
   const multiView = new Set(nodes.flatMap((n) => n.views)).size > 1;
   const weak = multiView ? groups.filter((g) => g.every((id) => byId.get(id)!.flags.low_support)).length : 0;
-  return { count: groups.length, groups, merges, weak, estimate: groups.length - LOW_SUPPORT_DISCOUNT * weak };
+  const seenTogether = seenTogetherCount(nodes);
+  return { count: groups.length, groups, merges, weak, estimate: Math.max(seenTogether, groups.length - LOW_SUPPORT_DISCOUNT * weak), seenTogether };
 }

@@ -177,7 +177,7 @@ const counting: Program = (p) => {
   const res = resolveDuplicates(counted);
   p.trace.push(...res.merges);
   const answer = nearestOption(p.q.options, res.estimate);
-  p.trace.push(`${counted.length} node(s) labelled ${cat}, ${res.count} object(s) after resolving duplicates, ${res.weak} seen only weakly (count ${res.estimate}) -> option ${answer}`);
+  p.trace.push(`${counted.length} node(s) labelled ${cat}, ${res.count} object(s) after resolving duplicates, ${res.weak} seen only weakly, at most ${res.seenTogether} in one view (count ${res.estimate}) -> option ${answer}`);
   // each merge is a judgement that could be wrong: confidence falls with the share of nodes merged away
   const merged = counted.length - res.count;
   const confidence = Math.round((res.count === Number(answer) ? 1 : 0.5) * (1 - 0.5 * (merged / Math.max(1, counted.length))) * 1000) / 1000;

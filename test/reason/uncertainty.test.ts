@@ -4,7 +4,7 @@ import { BUILTIN_SUBCATEGORIES } from "../../bridge/task/taxonomy.js";
 import type { Task } from "../../bridge/task/schema.js";
 import { truthGraph } from "../../scenegraph/truth.js";
 import type { GraphNode, SceneGraph } from "../../scenegraph/types.js";
-import { DUPLICATE_RADIUS_M, LOW_SUPPORT_CONFIDENCE_SHARE, resolveDuplicates, weighedConfidence } from "../../src/reason/countEvidence.js";
+import { DUPLICATE_RADIUS_M, LOW_SUPPORT_CONFIDENCE_SHARE, LOW_SUPPORT_DISCOUNT, resolveDuplicates, weighedConfidence } from "../../src/reason/countEvidence.js";
 import { queryOf } from "../../src/reason/query.js";
 import { createSymbolicReasoner, decide } from "../../src/reason/symbolic.js";
 
@@ -61,6 +61,19 @@ describe("count evidence: duplicates resolved by views and distance", () => {
     const single = resolveDuplicates([node("a", [0, 0, 0], [0]), node("p", [1, 1, 0], [0], { low: true, points: 60 })]);
     expect(single.weak).toBe(0);
     expect(single.estimate).toBe(2);
+  });
+
+  it("never counts below the most nodes one view sees at once (distinct detections of one image)", () => {
+    // three low-support nodes seen together in view 0 and one object elsewhere: the discount alone says 2.5
+    const low = { low: true, points: 60 };
+    const r = resolveDuplicates([node("a", [0, 0, 0], [0], low), node("b", [0.5, 0, 0], [0], low), node("c", [1, 0, 0], [0], low), node("d", [3, 3, 0], [1, 2])]);
+    expect(r.count - LOW_SUPPORT_DISCOUNT * r.weak).toBe(2.5);
+    expect(r.seenTogether).toBe(3);
+    expect(r.estimate).toBe(3);
+    // a duplicate merged away from a pair seen together elsewhere: the merge stands (2 objects, 2 seen together)
+    const m = resolveDuplicates([node("a", [0, 0, 0], [0, 1]), node("b", [0.4, 0, 0], [0, 1]), node("a2", [0.1, 0, 0], [3])]);
+    expect(m.count).toBe(2);
+    expect(m.estimate).toBe(2);
   });
 
   it("lowers the confidence of a decision read off low-support nodes toward 0.5, keeping 0.5 and the answer", () => {
