@@ -57,22 +57,21 @@ export interface CountResolution {
   weak: number;
   /** the count with weak groups discounted (LOW_SUPPORT_DISCOUNT), never below `seenTogether` */
   estimate: number;
-  /** the most well-supported nodes one view sees at once: distinct detections, so distinct objects */
+  /** the most nodes one view sees at once: distinct detections, so distinct objects */
   seenTogether: number;
 }
 
 /**
- * The most nodes one view sees at once: a lower bound on the objects. Nodes that share a view are distinct
- * detections of one image (the cannot-link resolveDuplicates keeps), so however the reconstruction scatters
- * the other views' nodes, and however many of them merging or the low-support discount takes away, the
- * count cannot be below it. Low-support nodes count here too: in noisy graphs most nodes carry some flag.
+ * Nodes per view. The most nodes one view sees at once is a lower bound on the objects: nodes that share a
+ * view are distinct detections of one image (the cannot-link resolveDuplicates keeps), so however the
+ * reconstruction scatters the other views' nodes, and however many of them merging or the low-support
+ * discount takes away, the count cannot be below it. Low-support nodes count here too: in noisy graphs most
+ * nodes carry some flag.
  */
-function seenTogetherCount(nodes: readonly GraphNode[]): number {
+function nodesPerView(nodes: readonly GraphNode[]): Map<number, number> {
   const perView = new Map<number, number>();
-  for (const n of nodes) {
-    for (const v of n.views) perView.set(v, (perView.get(v) ?? 0) + 1);
-  }
-  return Math.max(0, ...perView.values());
+  for (const n of nodes) for (const v of n.views) perView.set(v, (perView.get(v) ?? 0) + 1);
+  return perView;
 }
 
 /**
@@ -109,8 +108,9 @@ export function resolveDuplicates(nodes: readonly GraphNode[], radius: number = 
   });
   const groups = [...byRoot.values()].map((g) => g.sort((a, b) => b.raw_point_count - a.raw_point_count || (a.id < b.id ? -1 : 1)).map((n) => n.id));
   const byId = new Map(nodes.map((n) => [n.id, n]));
-  const multiView = new Set(nodes.flatMap((n) => n.views)).size > 1;
+  const perView = nodesPerView(nodes);
+  const multiView = perView.size > 1;
   const weak = multiView ? groups.filter((g) => g.every((id) => byId.get(id)!.flags.low_support)).length : 0;
-  const seenTogether = seenTogetherCount(nodes);
+  const seenTogether = Math.max(0, ...perView.values());
   return { count: groups.length, groups, merges, weak, estimate: Math.max(seenTogether, groups.length - LOW_SUPPORT_DISCOUNT * weak), seenTogether };
 }

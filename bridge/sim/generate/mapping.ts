@@ -29,15 +29,15 @@ import { isVisible, VISIBLE_MIN_PX, type ViewVisibility } from "./visibility.js"
 import { isFree, lookAt, wallStretches, worldOf, type WallStretch } from "../agent.js";
 import { INTERIOR_WALL_IDS } from "../scene.js";
 
-/** Floor objects whose room Regional Boundary asks about (each category once per apartment). */
 /**
  * Floor objects per room in Regional Boundary apartments (ours): two, so that a "same region" pair can be two
  * floor objects of one room; with one, such a pair was always "No" and furniture in the pair meant "Yes".
  */
 export const REGION_ITEMS_PER_ROOM = 2;
 /**
- * Floor objects of the apartments (ours). No armchair: two per room often left it no place, and it reads as
- * a sofa, the living room's signature furniture.
+ * Floor objects of the apartments, whose room Regional Boundary asks about (each category once per apartment;
+ * ours). No armchair: two per room often left it no place, and it reads as a sofa, the living room's
+ * signature furniture.
  */
 export const REGION_OBJECTS = ["lamp", "potted_plant", "stool", "bucket", "cardboard_box", "basketball", "teddy_bear", "vase"];
 /** Room cell sizes (m): small rooms, so that a 29-action trajectory can cross the apartment. Ours. */
