@@ -14,6 +14,7 @@ import type { Mat3, Mat34, Vec3 } from "../src/core/math/vec.js";
 import { add, dist, dot, matMul, matVec, scale, sub, transpose } from "../src/core/math/vec.js";
 import { cameraCentre, extrinsicRotation, extrinsicTranslation } from "../src/core/math/camera.js";
 import { quatToMat } from "../src/core/math/quat.js";
+import { EigenvalueDecomposition, Matrix } from "ml-matrix";
 
 /** x_dst = s · R · x_src + t. */
 export interface Sim3 {
@@ -48,49 +49,17 @@ export function sim3Rmse(T: Sim3, src: readonly Vec3[], dst: readonly Vec3[]): n
 }
 
 /**
- * Eigen-decomposition of a small symmetric matrix by cyclic Jacobi rotations. Returns eigenvalues in
- * descending order and the matching unit eigenvectors (vectors[k] is the k-th eigenvector).
+ * Eigen-decomposition of a small symmetric matrix (ml-matrix's tridiagonal QL, the JAMA algorithm).
+ * Returns eigenvalues in descending order and the matching unit eigenvectors (vectors[k] is the k-th
+ * eigenvector). ml-matrix replaced our own cyclic Jacobi: on 20 000 random symmetric 4x4 matrices it was
+ * 2x faster (80 vs 158 ms) and agreed to 6e-15 (README, dependency notes).
  */
 export function symmetricEigen(A: readonly (readonly number[])[]): { values: number[]; vectors: number[][] } {
-  const n = A.length;
-  const a = A.map((r) => r.slice());
-  const v: number[][] = Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => (i === j ? 1 : 0)));
-  // Jacobi converges quadratically; 100 sweeps is far beyond what a 4x4 ever needs.
-  for (let sweep = 0; sweep < 100; sweep++) {
-    let off = 0, total = 0;
-    for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) {
-      total += a[i]![j]! * a[i]![j]!;
-      if (i !== j) off += a[i]![j]! * a[i]![j]!;
-    }
-    // Off-diagonal mass negligible at double precision.
-    if (off <= 1e-30 * total || off === 0) break;
-    for (let p = 0; p < n - 1; p++) {
-      for (let q = p + 1; q < n; q++) {
-        const apq = a[p]![q]!;
-        if (apq === 0) continue;
-        const theta = (a[q]![q]! - a[p]![p]!) / (2 * apq);
-        const t = Math.sign(theta || 1) / (Math.abs(theta) + Math.sqrt(theta * theta + 1));
-        const c = 1 / Math.sqrt(t * t + 1), s = t * c;
-        for (let k = 0; k < n; k++) {
-          const akp = a[k]![p]!, akq = a[k]![q]!;
-          a[k]![p] = c * akp - s * akq;
-          a[k]![q] = s * akp + c * akq;
-        }
-        for (let k = 0; k < n; k++) {
-          const apk = a[p]![k]!, aqk = a[q]![k]!;
-          a[p]![k] = c * apk - s * aqk;
-          a[q]![k] = s * apk + c * aqk;
-        }
-        for (let k = 0; k < n; k++) {
-          const vkp = v[k]![p]!, vkq = v[k]![q]!;
-          v[k]![p] = c * vkp - s * vkq;
-          v[k]![q] = s * vkp + c * vkq;
-        }
-      }
-    }
-  }
-  const order = Array.from({ length: n }, (_, i) => i).sort((i, j) => a[j]![j]! - a[i]![i]!);
-  return { values: order.map((i) => a[i]![i]!), vectors: order.map((i) => v.map((row) => row[i]!)) };
+  const evd = new EigenvalueDecomposition(new Matrix(A.map((r) => r.slice())), { assumeSymmetric: true });
+  const lambda = evd.realEigenvalues;
+  const V = evd.eigenvectorMatrix;
+  const order = lambda.map((_, i) => i).sort((i, j) => lambda[j]! - lambda[i]!);
+  return { values: order.map((i) => lambda[i]!), vectors: order.map((i) => V.getColumn(i)) };
 }
 
 function centroid(ps: readonly Vec3[]): Vec3 {
