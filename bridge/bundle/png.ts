@@ -12,7 +12,8 @@ const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 /** zlib level for bundle images: 6 (zlib's default) balances size and the 1.5 s bundle budget. */
 export const PNG_ZLIB_LEVEL = 6;
 
-function chunk(type: string, data: Buffer): Buffer {
+/** One PNG chunk: length, type, data and the CRC over type and data. */
+export function pngChunk(type: string, data: Buffer): Buffer {
   const head = Buffer.alloc(8);
   head.writeUInt32BE(data.length, 0);
   head.write(type, 4, "ascii");
@@ -58,7 +59,7 @@ export function encodePng(width: number, height: number, channels: 1 | 3, bitDep
   ihdr[10] = 0;
   ihdr[11] = 0;
   ihdr[12] = 0;
-  return Buffer.concat([SIGNATURE, chunk("IHDR", ihdr), chunk("IDAT", zlib.deflateSync(raw, { level: PNG_ZLIB_LEVEL })), chunk("IEND", Buffer.alloc(0))]);
+  return Buffer.concat([SIGNATURE, pngChunk("IHDR", ihdr), pngChunk("IDAT", zlib.deflateSync(raw, { level: PNG_ZLIB_LEVEL })), pngChunk("IEND", Buffer.alloc(0))]);
 }
 
 export interface DecodedPng {
@@ -103,10 +104,51 @@ export function maxInflatedBytes(h: Pick<PngHeader, "width" | "height" | "bitDep
   return Math.min(bufferConstants.MAX_LENGTH, (rowBytes + 1) * h.height + PNG_INFLATE_SLACK_BYTES);
 }
 
-function paeth(a: number, b: number, c: number): number {
-  const p = a + b - c;
-  const pa = Math.abs(p - a), pb = Math.abs(p - b), pc = Math.abs(p - c);
-  return pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
+/**
+ * Undoes the row filters into a new pixel buffer: one tight loop per filter type (the filter is chosen per
+ * row, not per byte), the first `bpp` bytes of a row (no left neighbour) and the first row (no row above)
+ * handled before the loop so the loop body has no branches. Bit-identical to the per-byte form it
+ * replaced (test/bridge/png.test.ts checks every filter against fast-png).
+ */
+function unfilterScanlines(raw: Uint8Array, rowBytes: number, height: number, bpp: number): Buffer {
+  const out = Buffer.alloc(rowBytes * height);
+  const zeroRow = Buffer.alloc(rowBytes); // a Buffer like `out`, so the loops see one array type
+  for (let y = 0; y < height; y++) {
+    const s = y * (rowBytes + 1) + 1;
+    const filter = raw[s - 1]!;
+    const o = y * rowBytes;
+    // `up` indexes the row above in `out`, or the zero row for the first one.
+    const above = y > 0 ? out : zeroRow;
+    const u = y > 0 ? o - rowBytes : 0;
+    switch (filter) {
+      case 0:
+        out.set(raw.subarray(s, s + rowBytes), o);
+        break;
+      case 1:
+        for (let x = 0; x < bpp; x++) out[o + x] = raw[s + x]!;
+        for (let x = bpp; x < rowBytes; x++) out[o + x] = (raw[s + x]! + out[o + x - bpp]!) & 255;
+        break;
+      case 2:
+        for (let x = 0; x < rowBytes; x++) out[o + x] = (raw[s + x]! + above[u + x]!) & 255;
+        break;
+      case 3:
+        for (let x = 0; x < bpp; x++) out[o + x] = (raw[s + x]! + (above[u + x]! >>> 1)) & 255;
+        for (let x = bpp; x < rowBytes; x++) out[o + x] = (raw[s + x]! + ((out[o + x - bpp]! + above[u + x]!) >>> 1)) & 255;
+        break;
+      case 4:
+        // Paeth with a = c = 0 on the left edge is the row above.
+        for (let x = 0; x < bpp; x++) out[o + x] = (raw[s + x]! + above[u + x]!) & 255;
+        for (let x = bpp; x < rowBytes; x++) {
+          const a = out[o + x - bpp]!, b = above[u + x]!, c = above[u + x - bpp]!;
+          const pa = Math.abs(b - c), pb = Math.abs(a - c), pc = Math.abs(a + b - 2 * c);
+          out[o + x] = (raw[s + x]! + (pa <= pb && pa <= pc ? a : pb <= pc ? b : c)) & 255;
+        }
+        break;
+      default:
+        throw new PngError(`corrupt PNG: unknown row filter ${filter}`);
+    }
+  }
+  return out;
 }
 
 export function decodePng(buf: Uint8Array): DecodedPng {
@@ -156,25 +198,7 @@ export function decodePng(buf: Uint8Array): DecodedPng {
   const bpp = (ch * bitDepth) / 8;
   const rowBytes = width * bpp;
   if (raw.length < (rowBytes + 1) * height) throw new PngError(`truncated PNG image data: ${raw.length} bytes for ${width}x${height}`);
-  const pixels = Buffer.alloc(rowBytes * height);
-  for (let y = 0; y < height; y++) {
-    const f = raw[y * (rowBytes + 1)]!;
-    const src = raw.subarray(y * (rowBytes + 1) + 1, (y + 1) * (rowBytes + 1));
-    const cur = pixels.subarray(y * rowBytes, (y + 1) * rowBytes);
-    const prev = y > 0 ? pixels.subarray((y - 1) * rowBytes, y * rowBytes) : null;
-    for (let x = 0; x < rowBytes; x++) {
-      const a = x >= bpp ? cur[x - bpp]! : 0;
-      const up = prev ? prev[x]! : 0;
-      const c = prev && x >= bpp ? prev[x - bpp]! : 0;
-      let v = src[x]!;
-      if (f === 1) v += a;
-      else if (f === 2) v += up;
-      else if (f === 3) v += (a + up) >>> 1;
-      else if (f === 4) v += paeth(a, up, c);
-      else if (f !== 0) throw new PngError(`corrupt PNG: unknown row filter ${f}`);
-      cur[x] = v & 255;
-    }
-  }
+  const pixels = unfilterScanlines(raw, rowBytes, height, bpp);
   if (colorType === 3) {
     if (!palette) throw new PngError("palette PNG without PLTE chunk");
     const out = new Uint8Array(width * height * 3);
