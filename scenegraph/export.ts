@@ -1,9 +1,21 @@
 /**
- * Exports for other tools: the ConceptGraphs scene-graph JSON (nodes as `scene_graph.json`: id,
- * bbox_extent, bbox_center, object_tag, possible_tags, caption; edges as ConceptGraphs' relation records
- * limited to its vocabulary "a on b" / "b on a" / "a in b" / "b in a").
+ * Exports for other tools: each point's predicted node (the PLY `node` field), and the ConceptGraphs
+ * scene-graph JSON (nodes as `scene_graph.json`: id, bbox_extent, bbox_center, object_tag, possible_tags,
+ * caption; edges as ConceptGraphs' relation records limited to its vocabulary "a on b" / "b on a" /
+ * "a in b" / "b in a"). The object map ConceptGraphs' scripts load is in conceptgraphsMap.ts.
  */
+import type { PlyNodes } from "../reconstruct/ply.js";
 import type { SceneGraph } from "./types.js";
+
+/** Each cloud point's node: k for the points of graph.nodes[k] (`members[k]`), -1 for points in no node. */
+export function pointNodes(count: number, graph: Pick<SceneGraph, "nodes">, members: readonly Uint32Array[]): PlyNodes {
+  if (members.length !== graph.nodes.length) throw new Error(`pointNodes: ${members.length} member lists for ${graph.nodes.length} nodes`);
+  const ofPoint = new Int32Array(count).fill(-1);
+  members.forEach((m, k) => {
+    for (const i of m) ofPoint[i] = k;
+  });
+  return { ofPoint, nodes: graph.nodes.map((n) => ({ id: n.id, label: n.label })) };
+}
 
 export interface ConceptGraphsExport {
   nodes: Array<{ id: number; bbox_extent: number[]; bbox_center: number[]; object_tag: string; possible_tags: string[]; caption: string }>;

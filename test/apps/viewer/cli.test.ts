@@ -44,6 +44,7 @@ describe("esi3d inspect RUN_DIR", () => {
     // PLY: uchar colours, one palette colour per node, grey elsewhere; as many points in each colour as the node has
     const head = readFileSync(ply).toString("latin1", 0, 4096);
     expect(head.slice(0, head.indexOf("end_header"))).toMatch(/property uchar red\nproperty uchar green\nproperty uchar blue/);
+    expect(head.slice(0, head.indexOf("end_header"))).toMatch(/property int view\nproperty int pixel\nproperty int instance\nproperty int node\n/); // signed: Open3D's tensor reader keeps them
     const cloud = readPly(ply);
     const key = (c: readonly number[]) => `${c[0]},${c[1]},${c[2]}`;
     const perColour = new Map<string, number>();
