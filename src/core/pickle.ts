@@ -21,7 +21,7 @@ const DTYPES = {
   b1: { array: Uint8Array, order: "|" },
 } as const;
 export type NumpyDtype = keyof typeof DTYPES;
-type ArrayOf<D extends NumpyDtype> = InstanceType<(typeof DTYPES)[D]["array"]>;
+type ArrayOf<D extends NumpyDtype> = { f8: Float64Array; f4: Float32Array; i8: BigInt64Array; i4: Int32Array; u1: Uint8Array; b1: Uint8Array }[D];
 
 /** A numpy array: C order, little endian (as typed arrays are on every host Node runs on; checked). */
 export class NdArray<D extends NumpyDtype = NumpyDtype> {
