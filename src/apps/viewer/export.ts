@@ -2,7 +2,7 @@
  * Exports of an inspected variant for other tools (ecosystem notes §2.5):
  *  - PLY: the full cloud (not the displayed sample), binary little-endian with uchar colours set to each
  *    point's node colour (points in no node grey), and each point's node in the `node` property (-1 = none);
- *  - GLB: the full cloud as a POINTS primitive (POSITION + normalized uchar COLOR_0, coloured by node), every
+ *  - GLB: one scene, set as the default (glTF `scene`), holding the full cloud as a POINTS primitive (POSITION + normalized uchar COLOR_0, coloured by node), every
  *    predicted box as a LINES primitive coloured by status and every true box likewise (missed ones in
  *    magenta), each a named glTF node with its id, label and status in `extras`. glTF is +Y up and ours is
  *    Z up: every position is converted explicitly by (x, y, z) -> (x, z, -y), a rotation of -90° about X
@@ -92,6 +92,8 @@ export async function encodeGlb(d: VariantData): Promise<Uint8Array> {
     truth.addChild(lines(`o${o.id} ${o.name} (${st})`, { centre: o.centre, extent: o.extent, yaw: o.yaw }, st === "matched" ? TRUTH_COLOR : MISSED_COLOR, { id: o.id, name: o.name, category: o.category, status: st, node: objStatus.get(o.id)?.node ?? null }));
   }
   scene.addChild(truth);
+  // glTF's `scene`: without it a loader may show nothing (the spec leaves the choice to the viewer)
+  doc.getRoot().setDefaultScene(scene);
   doc.getRoot().setExtras({ esi3d: { task_id: d.task.task_id, paradigm: d.paradigm, source: d.source, ...frame } });
   return new NodeIO().writeBinary(doc);
 }
