@@ -1,7 +1,12 @@
 /**
  * PLY export and import of point clouds: binary little endian with uchar colours (Open3D's reader divides
  * colours by 255 whatever their type, so float colours would load almost black), plus esi3d's
- * per-point fields as extra properties (CloudCompare shows them as scalar fields; Open3D ignores them).
+ * per-point fields as extra properties (CloudCompare shows them as scalar fields; Open3D's tensor reader
+ * `o3d.t.io.read_point_cloud` keeps them as attributes). The integer fields are signed 32-bit `int`:
+ * Open3D 0.16's tensor reader skips `ushort`/`uint` properties ("unsupported datatype"), and every value
+ * fits (views and instance ids are 16-bit, pixel indices are below 2^31, checked).
+ * With a scene graph, a `node` field gives each point's predicted node (the index k of node n<k>, -1 for
+ * points in no node), and `comment esi3d-node k id label` lines name the nodes.
  * Metadata that later stages need (image size, id -> category table, source) travels in comments.
  */
 import { readFileSync } from "node:fs";
@@ -25,13 +30,33 @@ const PROPS: Prop[] = [
   { name: "green", type: "uchar" },
   { name: "blue", type: "uchar" },
   { name: "confidence", type: "float" },
-  { name: "view", type: "ushort" },
-  { name: "pixel", type: "uint" },
-  { name: "instance", type: "ushort" },
+  { name: "view", type: "int" },
+  { name: "pixel", type: "int" },
+  { name: "instance", type: "int" },
 ];
-const STRIDE = PROPS.reduce((s, p) => s + TYPE_SIZE[p.type]!, 0);
+const NODE_PROP: Prop = { name: "node", type: "int" };
+const INT32_MAX = 2 ** 31 - 1;
 
-export function encodePly(c: PointCloud, colors?: Uint8Array): Buffer {
+/** Each point's predicted node (index into the graph's nodes, -1 = none), and the nodes' ids and labels. */
+export interface PlyNodes {
+  ofPoint: Int32Array;
+  nodes: ReadonlyArray<{ id: string; label: string }>;
+}
+
+export interface PlyExtras {
+  /** r, g, b per point, replacing the cloud's (e.g. node colours). */
+  colors?: Uint8Array;
+  /** Adds the `node` property. */
+  nodes?: PlyNodes;
+}
+
+export function encodePly(c: PointCloud, extras: PlyExtras = {}): Buffer {
+  const { colors, nodes } = extras;
+  if (nodes && nodes.ofPoint.length !== c.count) throw new Error(`encodePly: ${nodes.ofPoint.length} node ids for ${c.count} points`);
+  // the largest pixel index is below width * height; int32 holds it for any image under 46340 x 46340
+  if (c.imageWidth * c.imageHeight > INT32_MAX) throw new InputError(`PLY: pixel indices of a ${c.imageWidth}x${c.imageHeight} image do not fit the signed 32-bit "pixel" property`);
+  const props = nodes ? [...PROPS, NODE_PROP] : PROPS;
+  const stride = props.reduce((s, p) => s + TYPE_SIZE[p.type]!, 0);
   const head = [
     "ply",
     "format binary_little_endian 1.0",
@@ -39,15 +64,16 @@ export function encodePly(c: PointCloud, colors?: Uint8Array): Buffer {
     `comment esi3d-source ${c.source}`,
     `comment esi3d-image ${c.imageWidth} ${c.imageHeight}`,
     ...[...c.categories.entries()].sort((a, b) => a[0] - b[0]).map(([id, name]) => `comment esi3d-category ${id} ${name}`),
+    ...(nodes ? ["comment esi3d-node-field: index k of graph node n<k>, -1 = in no node", ...nodes.nodes.map((n, k) => `comment esi3d-node ${k} ${n.id} ${n.label}`)] : []),
     `element vertex ${c.count}`,
-    ...PROPS.map((p) => `property ${p.type} ${p.name}`),
+    ...props.map((p) => `property ${p.type} ${p.name}`),
     "end_header",
     "",
   ].join("\n");
   const header = Buffer.from(head, "ascii");
-  const body = Buffer.alloc(c.count * STRIDE);
+  const body = Buffer.alloc(c.count * stride);
   const rgb = colors ?? c.rgb;
-  for (let i = 0, o = 0; i < c.count; i++, o += STRIDE) {
+  for (let i = 0, o = 0; i < c.count; i++, o += stride) {
     body.writeFloatLE(c.xyz[3 * i]!, o);
     body.writeFloatLE(c.xyz[3 * i + 1]!, o + 4);
     body.writeFloatLE(c.xyz[3 * i + 2]!, o + 8);
@@ -55,16 +81,17 @@ export function encodePly(c: PointCloud, colors?: Uint8Array): Buffer {
     body[o + 13] = rgb[3 * i + 1]!;
     body[o + 14] = rgb[3 * i + 2]!;
     body.writeFloatLE(c.confidence[i]!, o + 15);
-    body.writeUInt16LE(c.view[i]!, o + 19);
-    body.writeUInt32LE(c.pixel[i]!, o + 21);
-    body.writeUInt16LE(c.instance[i]!, o + 25);
+    body.writeInt32LE(c.view[i]!, o + 19);
+    body.writeInt32LE(c.pixel[i]!, o + 23);
+    body.writeInt32LE(c.instance[i]!, o + 27);
+    if (nodes) body.writeInt32LE(nodes.ofPoint[i]!, o + 31);
   }
   return Buffer.concat([header, body]);
 }
 
-/** Writes a PLY atomically (temporary name, then rename). `colors` overrides the RGB (e.g. node colours). */
-export function writePly(c: PointCloud, file: string, colors?: Uint8Array): void {
-  writeFileAtomic(file, encodePly(c, colors));
+/** Writes a PLY atomically (temporary name, then rename). */
+export function writePly(c: PointCloud, file: string, extras: PlyExtras = {}): void {
+  writeFileAtomic(file, encodePly(c, extras));
 }
 
 /** Raw little-endian float32 x,y,z triples: the input format of ../shared/peers. */

@@ -1,7 +1,8 @@
 /**
  * `esi3d inspect BUNDLE | RUN_DIR`: the node table of a scene graph (each node's status against the truth),
  * and the 3D inspection page: written as one self-contained HTML file (-o), or every task of a run served on
- * localhost (--serve). Exports for other tools from the same data: --ply, --glb, --graph-json.
+ * localhost (--serve). Exports for other tools from the same data: --ply, --glb, --graph-json, --conceptgraphs
+ * (docs/exports.md).
  * See docs/viewer.md.
  */
 import type { Command, Option } from "commander";
@@ -20,7 +21,8 @@ import { readBundle } from "../../../bridge/bundle/io.js";
 import { diagnosisTable } from "../../../scenegraph/diagnosisTable.js";
 import { graphOfBundle, GRAPH_PIPELINE_FLAGS, GraphPipelineOptionsSchema, type GraphPipelineOptions } from "../../../scenegraph/pipeline.js";
 import { PACKAGE_VERSION } from "../../core/version.js";
-import { writeFileAtomic } from "../../core/fs.js";
+import { checkWritable, writeFileAtomic } from "../../core/fs.js";
+import { CONCEPTGRAPHS_FILES, writeConceptGraphs } from "../../../scenegraph/export.js";
 import { episodeTable, stepDetail } from "./episodeTable.js";
 
 /** The viewer's default port: free of the usual dev servers (3000, 5173, 8000, 8080). */
@@ -40,17 +42,19 @@ interface InspectOpts extends Record<string, unknown> {
   ply?: string;
   glb?: string;
   graphJson?: string;
+  conceptgraphs?: string;
   json?: boolean;
   step?: number;
 }
 
 const log = (line: string) => process.stderr.write(`inspect: ${line}\n`);
+const exportsAsked = (opts: InspectOpts) => Boolean(opts.ply || opts.glb || opts.graphJson || opts.conceptgraphs);
 
 /** Writes the page and the exports of an inspection; `keys` are the variants to embed. */
 async function writeOutputs(insp: Inspection, keys: string[], opts: InspectOpts, tasks: Array<{ task_id: string; subcategory: string; href: string }>): Promise<void> {
-  const exporting = opts.ply || opts.glb || opts.graphJson;
-  if (exporting) {
-    if (keys.length !== 1) throw new InputError(`--ply/--glb/--graph-json export one graph: pass --paradigm and --source (this task has: ${keys.map((k) => k.replace("__", "/")).join(", ")})`);
+  if (exportsAsked(opts)) {
+    if (keys.length !== 1) throw new InputError(`--ply/--glb/--graph-json/--conceptgraphs export one graph: pass --paradigm and --source (this task has: ${keys.map((k) => k.replace("__", "/")).join(", ")})`);
+    if (opts.conceptgraphs) checkWritable(opts.conceptgraphs, "dir"); // before the graph is rebuilt
     const d = await insp.data(keys[0]!);
     if (opts.ply) {
       exportPly(d, opts.ply);
@@ -63,6 +67,10 @@ async function writeOutputs(insp: Inspection, keys: string[], opts: InspectOpts,
     if (opts.graphJson) {
       exportGraphJson(d, opts.graphJson);
       process.stdout.write(`wrote ${opts.graphJson}: graph and diagnosis (JSON)\n`);
+    }
+    if (opts.conceptgraphs) {
+      writeConceptGraphs(opts.conceptgraphs, d.graph, d.cloud, d.members);
+      process.stdout.write(`wrote ${opts.conceptgraphs}: ConceptGraphs object map (${CONCEPTGRAPHS_FILES.map}, ${d.graph.nodes.length} objects), ${CONCEPTGRAPHS_FILES.nodes}, ${CONCEPTGRAPHS_FILES.edges}\n`);
     }
   }
   if (opts.out) {
@@ -97,7 +105,7 @@ async function inspectRun(dir: string, opts: InspectOpts): Promise<void> {
   const keys = insp.refs.filter((r) => (!opts.paradigm || r.paradigm === opts.paradigm) && (!opts.source || r.source === opts.source)).map((r) => r.key);
   if (keys.length === 0) insp.resolve(opts.paradigm, opts.source); // throws the error naming what exists
   if (opts.step !== undefined) checkStep(insp, keys, opts.step);
-  if (opts.out || opts.ply || opts.glb || opts.graphJson) return writeOutputs(insp, keys, opts, []);
+  if (opts.out || exportsAsked(opts)) return writeOutputs(insp, keys, opts, []);
   // no output asked for: the stored node tables and episodes (nothing recomputed)
   for (const k of keys) {
     const r = insp.refs.find((x) => x.key === k)!;
@@ -131,7 +139,7 @@ async function inspectBundle(dir: string, opts: InspectOpts, graphOptions: Graph
   const r = await graphOfBundle(bundle, { ...graphOptions, source: source as GraphPipelineOptions["source"] });
   for (const note of r.notes) log(note);
   if (opts.paradigm && opts.paradigm !== bundle.manifest.paradigm) throw new InputError(`--paradigm ${opts.paradigm}: the bundle ${dir} holds ${bundle.manifest.paradigm} views`);
-  if (!(opts.out || opts.ply || opts.glb || opts.graphJson)) {
+  if (!(opts.out || exportsAsked(opts))) {
     process.stdout.write(opts.json ? JSON.stringify(r.diagnosis, null, 1) + "\n" : diagnosisTable(r.graph, r.diagnosis!));
     return;
   }
@@ -141,7 +149,7 @@ async function inspectBundle(dir: string, opts: InspectOpts, graphOptions: Graph
 
 async function serve(run: RunDir, opts: InspectOpts, token: string | null): Promise<void> {
   if (opts.step !== undefined) throw new InputError("--step: the served pages have their own step control; leave out --step with --serve (or write one page with -o)");
-  if (opts.out || opts.ply || opts.glb || opts.graphJson) throw new InputError("--serve serves pages and exports over HTTP; leave out -o/--ply/--glb/--graph-json (or drop --serve)");
+  if (opts.out || exportsAsked(opts)) throw new InputError("--serve serves pages and exports over HTTP; leave out -o/--ply/--glb/--graph-json/--conceptgraphs (or drop --serve)");
   const { app, url } = await serveRun({ run, version: PACKAGE_VERSION, host: opts.host, port: opts.port, token, log: process.env.ESI3D_INSPECT_LOG ? log : undefined }).catch((e: NodeJS.ErrnoException) => {
     if (e.code === "EADDRINUSE") throw new InputError(`--port ${opts.port}: already in use on ${opts.host}; choose another --port (0 picks a free one)`);
     if (e.code === "EADDRNOTAVAIL" || e.code === "ENOTFOUND") throw new InputError(`--host ${opts.host}: not an address of this machine`);
@@ -164,7 +172,7 @@ export function registerInspect(program: Command): void {
   const cmd = addSchemaFlags(
     program
       .command("inspect")
-      .description("print a scene graph node by node (status, evidence, the true object each node matches, then the quality metrics) for a frame bundle or a run's task; write its 3D inspection page (-o page.html), serve every task of a run (--serve), or export it (--ply, --glb, --graph-json). See docs/viewer.md")
+      .description("print a scene graph node by node (status, evidence, the true object each node matches, then the quality metrics) for a frame bundle or a run's task; write its 3D inspection page (-o page.html), serve every task of a run (--serve), or export it (--ply, --glb, --graph-json, --conceptgraphs). See docs/viewer.md, docs/exports.md")
       .argument("<dir>", "frame bundle directory, or run directory (esi3d run --out DIR)"),
     GraphPipelineOptionsSchema,
     GRAPH_PIPELINE_FLAGS,
@@ -185,9 +193,10 @@ export function registerInspect(program: Command): void {
     .option("--port <n>", "--serve: TCP port (0 = any free one)", intOption("--port", 0, 65535), DEFAULT_INSPECT_PORT)
     .option("--host <addr>", "--serve: address to bind; anything but loopback requires --token", DEFAULT_INSPECT_HOST)
     .option("--token <token>", `--serve: token every request must carry (at least ${MIN_TOKEN_LENGTH} characters; a browser opens /?token=<token> once); default $ESI3D_TOKEN`)
-    .option("--ply <file>", "export the cloud coloured by node (binary PLY, uchar colours)")
+    .option("--ply <file>", "export the cloud coloured by node, each point's node in the int property \"node\" (binary PLY)")
     .option("--glb <file>", "export the cloud and the predicted and true boxes (GLB, converted to glTF's +Y up)")
     .option("--graph-json <file>", "export the graph and its diagnosis (JSON)")
+    .option("--conceptgraphs <dir>", `export the graph for ConceptGraphs' scripts: its object map (${CONCEPTGRAPHS_FILES.map}), ${CONCEPTGRAPHS_FILES.nodes}, ${CONCEPTGRAPHS_FILES.edges}`)
     .option("--json", "print the diagnosis as JSON instead of tables")
     .action(async (dir: string, opts: InspectOpts) => {
       if (isRunDir(dir)) await inspectRun(dir, opts);

@@ -1,8 +1,8 @@
 /**
  * Exports of an inspected variant for other tools (ecosystem notes §2.5):
  *  - PLY: the full cloud (not the displayed sample), binary little-endian with uchar colours set to each
- *    point's node colour (points in no node grey), through reconstruct/ply.ts writePly's colour override;
- *  - GLB: the full cloud as a POINTS primitive (POSITION + normalized uchar COLOR_0, coloured by node), every
+ *    point's node colour (points in no node grey), and each point's node in the `node` property (-1 = none);
+ *  - GLB: one scene, set as the default (glTF `scene`), holding the full cloud as a POINTS primitive (POSITION + normalized uchar COLOR_0, coloured by node), every
  *    predicted box as a LINES primitive coloured by status and every true box likewise (missed ones in
  *    magenta), each a named glTF node with its id, label and status in `extras`. glTF is +Y up and ours is
  *    Z up: every position is converted explicitly by (x, y, z) -> (x, z, -y), a rotation of -90° about X
@@ -10,7 +10,8 @@
  *  - graph JSON: the stored {graph, diagnosis}, as the run wrote it.
  */
 import { Document, NodeIO, Primitive, type Node as GltfNode } from "@gltf-transform/core";
-import { writePly } from "../../../reconstruct/ply.js";
+import { writePly, type PlyExtras } from "../../../reconstruct/ply.js";
+import { pointNodes } from "../../../scenegraph/export.js";
 import type { YawBox } from "../../core/geometry.js";
 import type { VariantData } from "./variant.js";
 import { MISSED_COLOR, nodeColor, statusColor, TRUTH_COLOR, UNASSIGNED_COLOR } from "./palette.js";
@@ -29,8 +30,13 @@ export function nodeColors(count: number, members: readonly Uint32Array[]): Uint
   return rgb;
 }
 
+/** The PLY of a variant: node colours and the `node` property. */
+export function plyExtras(d: Pick<VariantData, "cloud" | "graph" | "members">): PlyExtras {
+  return { colors: nodeColors(d.cloud.count, d.members), nodes: pointNodes(d.cloud.count, d.graph, d.members) };
+}
+
 export function exportPly(d: VariantData, file: string): void {
-  writePly(d.cloud, file, nodeColors(d.cloud.count, d.members));
+  writePly(d.cloud, file, plyExtras(d));
 }
 
 export function exportGraphJson(d: VariantData, file: string): void {
@@ -86,6 +92,8 @@ export async function encodeGlb(d: VariantData): Promise<Uint8Array> {
     truth.addChild(lines(`o${o.id} ${o.name} (${st})`, { centre: o.centre, extent: o.extent, yaw: o.yaw }, st === "matched" ? TRUTH_COLOR : MISSED_COLOR, { id: o.id, name: o.name, category: o.category, status: st, node: objStatus.get(o.id)?.node ?? null }));
   }
   scene.addChild(truth);
+  // glTF's `scene`: without it a loader may show nothing (the spec leaves the choice to the viewer)
+  doc.getRoot().setDefaultScene(scene);
   doc.getRoot().setExtras({ esi3d: { task_id: d.task.task_id, paradigm: d.paradigm, source: d.source, ...frame } });
   return new NodeIO().writeBinary(doc);
 }

@@ -17,7 +17,7 @@ import { InputError } from "../../core/errors.js";
 import { bearerAuth } from "../../core/http/bearer-auth.js";
 import { Lru } from "../../core/lru.js";
 import { redactor } from "../../core/redact.js";
-import { encodeGlb, nodeColors } from "./export.js";
+import { encodeGlb, plyExtras } from "./export.js";
 import { RunInspection } from "./inspection.js";
 import { escapeHtml, pageHtml } from "./page.js";
 import { rankTasks, type RunDir, type TaskWrongness } from "./run.js";
@@ -120,7 +120,7 @@ function viewerRoutes(app: FastifyInstance, run: RunDir, version: string, shownD
     const d = await inspection(id).data(m[1]!);
     const name = `${id}__${m[1]}.${m[2]}`;
     reply.header("content-disposition", `attachment; filename="${name.replace(/[^A-Za-z0-9_.@-]/g, "_")}"`);
-    if (m[2] === "ply") return reply.type("application/octet-stream").send(encodePly(d.cloud, nodeColors(d.cloud.count, d.members)));
+    if (m[2] === "ply") return reply.type("application/octet-stream").send(encodePly(d.cloud, plyExtras(d)));
     if (m[2] === "glb") return reply.type("model/gltf-binary").send(await encodeGlb(d));
     return reply.type("application/json").send(JSON.stringify({ graph: d.graph, diagnosis: d.diagnosis }, null, 1));
   });

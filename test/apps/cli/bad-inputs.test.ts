@@ -166,6 +166,8 @@ const FLAG_CASES: Case[] = [
   { name: "graph -o names a directory (EISDIR)", setup: (d) => mkdirSync(join(d, "gdir")), args: (d) => ["graph", bundleDir, "-o", join(d, "gdir")], code: 2, mentions: [/gdir/, /directory/] },
   { name: "graph -o below a file (ENOTDIR)", files: { afile: "x" }, args: (d) => ["graph", bundleDir, "-o", join(d, "afile", "g.json")], code: 2, mentions: [/afile/] },
   { name: "graph --diagnosis below a file", files: { afile: "x" }, args: (d) => ["graph", bundleDir, "-o", join(d, "g.json"), "--diagnosis", join(d, "afile", "d.json")], code: 2, mentions: [/afile/] },
+  { name: "graph --ply below a file", files: { afile: "x" }, args: (d) => ["graph", bundleDir, "-o", join(d, "g.json"), "--ply", join(d, "afile", "c.ply")], code: 2, mentions: [/afile/] },
+  { name: "graph --conceptgraphs names a file", files: { afile: "x" }, args: (d) => ["graph", bundleDir, "-o", join(d, "g.json"), "--conceptgraphs", join(d, "afile")], code: 2, mentions: [/afile/, /not a directory/] },
   { name: "graph of a bundle that does not exist", args: (d) => ["graph", join(d, "nope"), "-o", join(d, "g.json")], code: 2, mentions: [/nope/] },
   { name: "points --conf-threshold -1", args: (d) => ["points", bundleDir, "--conf-threshold", "-1", "-o", join(d, "p.ply")], code: 2, mentions: [/--conf-threshold/] },
   { name: "points -o names a directory", setup: (d) => mkdirSync(join(d, "pdir")), args: (d) => ["points", bundleDir, "-o", join(d, "pdir")], code: 2, mentions: [/pdir/] },

@@ -44,6 +44,7 @@ describe("esi3d inspect RUN_DIR", () => {
     // PLY: uchar colours, one palette colour per node, grey elsewhere; as many points in each colour as the node has
     const head = readFileSync(ply).toString("latin1", 0, 4096);
     expect(head.slice(0, head.indexOf("end_header"))).toMatch(/property uchar red\nproperty uchar green\nproperty uchar blue/);
+    expect(head.slice(0, head.indexOf("end_header"))).toMatch(/property int view\nproperty int pixel\nproperty int instance\nproperty int node\n/); // signed: Open3D's tensor reader keeps them
     const cloud = readPly(ply);
     const key = (c: readonly number[]) => `${c[0]},${c[1]},${c[2]}`;
     const perColour = new Map<string, number>();
@@ -55,6 +56,12 @@ describe("esi3d inspect RUN_DIR", () => {
     expect((perColour.get(key(UNASSIGNED_COLOR)) ?? 0) + inNodes).toBe(cloud.count);
     // GLB: a POINTS primitive with COLOR_0, one LINES box per node and per true object, converted to +Y up
     const doc = await new NodeIO().read(glb);
+    // a default scene (glTF "scene": 0), holding the cloud and both box groups
+    const json = JSON.parse(readFileSync(glb).toString("utf8", 20, 20 + readFileSync(glb).readUInt32LE(12))) as { scene?: number; scenes: unknown[] };
+    expect(json.scene).toBe(0);
+    expect(json.scenes.length).toBe(1);
+    expect(doc.getRoot().getDefaultScene()).toBe(doc.getRoot().listScenes()[0]);
+    expect(doc.getRoot().getDefaultScene()!.listChildren().map((n) => n.getName())).toEqual(["cloud", "predicted boxes", "true boxes"]);
     const meshes = doc.getRoot().listMeshes();
     const points = meshes.flatMap((m) => m.listPrimitives()).filter((p) => p.getMode() === Primitive.Mode.POINTS);
     expect(points.length).toBe(1);

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
-import { join } from "node:path";
 import { readBundle } from "../../../../bridge/bundle/io.js";
-import { toConceptGraphs } from "../../../../scenegraph/export.js";
+import { CONCEPTGRAPHS_FILES, pointNodes, writeConceptGraphs } from "../../../../scenegraph/export.js";
+import { writePly } from "../../../../reconstruct/ply.js";
 import { graphOfBundle, GRAPH_PIPELINE_FLAGS, GraphPipelineOptionsSchema } from "../../../../scenegraph/pipeline.js";
 import { addSchemaFlags, parseSchemaFlags } from "../../../core/flags.js";
 import { checkWritable, writeJsonAtomic } from "../../../core/fs.js";
@@ -12,23 +12,22 @@ export function registerGraph(program: Command): void {
   addSchemaFlags(cmd, GraphPipelineOptionsSchema, GRAPH_PIPELINE_FLAGS)
     .requiredOption("-o, --out <file>", "scene-graph JSON (esi3d-graph/1, docs/scene-graph.md)")
     .option("--diagnosis <file>", "also write the quality diagnosis against the ground truth (JSON)")
-    .option("--conceptgraphs <dir>", "also write a ConceptGraphs-compatible export (scene_graph.json, cfslam_object_relations.json)")
-    .action(async (bundleDir: string, opts: { out: string; diagnosis?: string; conceptgraphs?: string }) => {
+    .option("--ply <file>", "also write the graph's point cloud as PLY, each point's node in the int property \"node\" (-1 = in no node; docs/exports.md)")
+    .option("--conceptgraphs <dir>", `also write a ConceptGraphs export: the object map its scripts load (${CONCEPTGRAPHS_FILES.map}), ${CONCEPTGRAPHS_FILES.nodes}, ${CONCEPTGRAPHS_FILES.edges} (docs/exports.md)`)
+    .action(async (bundleDir: string, opts: { out: string; diagnosis?: string; ply?: string; conceptgraphs?: string }) => {
       const options = parseSchemaFlags(cmd, GraphPipelineOptionsSchema, GRAPH_PIPELINE_FLAGS);
       // every output is checked before the graph is built, so a wrong path fails in a second, not after the work
       checkWritable(opts.out, "file");
       if (opts.diagnosis) checkWritable(opts.diagnosis, "file");
+      if (opts.ply) checkWritable(opts.ply, "file");
       if (opts.conceptgraphs) checkWritable(opts.conceptgraphs, "dir");
       const r = await graphOfBundle(readBundle(bundleDir), options, { log: (m) => process.stderr.write(`vggt: ${m}\n`) });
       for (const note of r.notes) process.stderr.write(`graph: ${note}\n`);
       const diagnosis = r.diagnosis!;
       writeJsonAtomic(opts.out, r.graph);
       if (opts.diagnosis) writeJsonAtomic(opts.diagnosis, diagnosis);
-      if (opts.conceptgraphs) {
-        const cg = toConceptGraphs(r.graph);
-        writeJsonAtomic(join(opts.conceptgraphs, "scene_graph.json"), cg.nodes);
-        writeJsonAtomic(join(opts.conceptgraphs, "cfslam_object_relations.json"), cg.edges);
-      }
+      if (opts.ply) writePly(r.cloud, opts.ply, { nodes: pointNodes(r.cloud.count, r.graph, r.members) });
+      if (opts.conceptgraphs) writeConceptGraphs(opts.conceptgraphs, r.graph, r.cloud, r.members);
       const m = diagnosis.metrics;
       process.stdout.write(`wrote ${opts.out}: ${r.graph.nodes.length} nodes, ${r.graph.relations.length} relations (node F1 ${fix(m.f1_observed)} on observed objects, ${m.duplicates} duplicate(s), ${m.hallucinated} hallucinated)\n`);
     });
