@@ -8,6 +8,7 @@ import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { NodeIO, Primitive } from "@gltf-transform/core";
+import { validateBytes } from "gltf-validator";
 import { readPly } from "../../../reconstruct/ply.js";
 import { writeBundle } from "../../../bridge/bundle/io.js";
 import { captureBundle } from "../../../bridge/sim/capture.js";
@@ -56,6 +57,9 @@ describe("esi3d inspect RUN_DIR", () => {
     expect((perColour.get(key(UNASSIGNED_COLOR)) ?? 0) + inNodes).toBe(cloud.count);
     // GLB: a POINTS primitive with COLOR_0, one LINES box per node and per true object, converted to +Y up
     const doc = await new NodeIO().read(glb);
+    // The Khronos glTF validator (npm gltf-validator): no errors and no warnings.
+    const report = await validateBytes(new Uint8Array(readFileSync(glb)));
+    expect(report.issues.messages.filter((m) => m.severity <= 1), JSON.stringify(report.issues.messages.slice(0, 5))).toEqual([]);
     // a default scene (glTF "scene": 0), holding the cloud and both box groups
     const json = JSON.parse(readFileSync(glb).toString("utf8", 20, 20 + readFileSync(glb).readUInt32LE(12))) as { scene?: number; scenes: unknown[] };
     expect(json.scene).toBe(0);
