@@ -7,7 +7,9 @@
 import { SUBCATEGORY_TITLES, type Subcategory } from "../../bridge/task/taxonomy.js";
 import { columnWidths, tableRow, tableRule } from "../core/table.js";
 import type { ItemRecord } from "./records.js";
-import { cell, PARADIGM_TITLES, type Cell } from "./summary.js";
+import { cell, pairByTask, PARADIGM_TITLES, type Cell } from "./summary.js";
+import { comparePaired, SIGNIFICANCE_ALPHA, type PairedResult } from "./pairedTests.js";
+import { SMALL_CELL_ITEMS, SMALL_CELL_LEGEND, smallMark } from "./smallSamples.js";
 import { activeRows, type ActiveRow } from "./activeSummary.js";
 import { RUN_PARADIGMS } from "./config.js";
 import { VGGT_TYPICAL_LEVEL } from "../../reconstruct/noisy/params.js";
@@ -39,6 +41,11 @@ export interface AblationSummary {
   /** Paradigm active: the episodes per level (mean steps, stops, premature commitment), methods "2D" and "noise <level>". */
   active: ActiveRow[];
   quality: AblationQuality[];
+  /**
+   * versus2D[subcategory or "overall"][level]: 3D at that level minus 2D on the items both scored, paired by task
+   * and paradigm (src/eval/pairedTests.ts); null when they share no item.
+   */
+  versus2D: Record<string, Record<string, PairedResult | null>>;
   /** The lowest level at which 3D accuracy falls below 2D, per subcategory (null: never). */
   crossings: Record<string, number | null>;
   headlines: string[];
@@ -80,6 +87,11 @@ export function summarizeAblation(records: ItemRecord[], components: string[]): 
   for (const p of paradigms)
     byParadigm[p] = { baseline: cell(twoD.filter((r) => r.paradigm === p), `${p}/2D`), levels: Object.fromEntries(levels.map((l) => [String(l), cell(noisy.filter((r) => r.paradigm === p && r.noise_level === l), `${p}@${l}`)])) };
   const active = activeRows([...twoD, ...noisy], (r) => (r.arm === "2d" ? "2D" : `noise ${r.noise_level}`)).sort((a, b) => methodLevel(a.method) - methodLevel(b.method));
+  const versus2D: AblationSummary["versus2D"] = {};
+  for (const s of [...subcategories, "overall"]) {
+    const inS = (r: ItemRecord) => s === "overall" || r.subcategory === s;
+    versus2D[s] = Object.fromEntries(levels.map((l) => [String(l), comparePaired(pairByTask(noisy.filter((r) => inS(r) && r.noise_level === l), twoD.filter(inS)))]));
+  }
   const crossings: Record<string, number | null> = {};
   for (const s of [...subcategories, "overall"]) {
     const b = baseline[s]!.accuracy.p;
@@ -90,6 +102,8 @@ export function summarizeAblation(records: ItemRecord[], components: string[]): 
   headlines.push(`Overall 3D accuracy from noise ${levels[0]} to ${levels[levels.length - 1]}: ${levels.map((l) => `${(o[String(l)]!.accuracy.p * 100).toFixed(1)}%`).join(" -> ")}; 2D baseline ${(baseline.overall!.accuracy.p * 100).toFixed(1)}%.`);
   const below = subcategories.filter((s) => crossings[s] !== null);
   headlines.push(`3D falls below 2D on ${below.length} of ${subcategories.length} subcategories somewhere in the sweep` + (below.length ? `: ${below.map((s) => `${SUBCATEGORY_TITLES[s as Subcategory] ?? s} at ${crossings[s]}`).join(", ")}.` : "."));
+  const sigBelow = subcategories.filter((s) => levels.some((l) => isSignificantlyBelow(versus2D[s]![String(l)])));
+  headlines.push(`Significantly below 2D (paired by task, p < ${SIGNIFICANCE_ALPHA}) somewhere in the sweep: ${sigBelow.length ? sigBelow.map(title).join(", ") : "none"}${subcategories.length ? `; ${subcategories.filter((s) => baseline[s]!.nScored < SMALL_CELL_ITEMS).length} of ${subcategories.length} subcategories have fewer than ${SMALL_CELL_ITEMS} scored 2D items` : ""}.`);
   if (crossings.overall !== null) headlines.push(`Overall, 3D drops below 2D from noise level ${crossings.overall}.`);
   const typical = String(VGGT_TYPICAL_LEVEL);
   if (levels.includes(VGGT_TYPICAL_LEVEL)) {
@@ -103,7 +117,18 @@ export function summarizeAblation(records: ItemRecord[], components: string[]): 
   const act3d = active.filter((r) => r.method !== "2D");
   if (act3d.length) headlines.push(`Active episodes, mean steps from noise ${levels[0]} to ${levels[levels.length - 1]}: ${act3d.map((r) => r.mean_steps.toFixed(2)).join(" -> ")}${active[0]?.method === "2D" ? ` (2D ${active[0].mean_steps.toFixed(2)})` : ""}.`);
   if (q0 && q1) headlines.push(`Duplicate rate ${(q0.duplicate_rate * 100).toFixed(1)}% -> ${(q1.duplicate_rate * 100).toFixed(1)}%, hallucination rate ${(q0.hallucination_rate * 100).toFixed(1)}% -> ${(q1.hallucination_rate * 100).toFixed(1)}%, miss rate ${(q0.miss_rate * 100).toFixed(1)}% -> ${(q1.miss_rate * 100).toFixed(1)}% (node F1 ${q0.node_f1.toFixed(3)} -> ${q1.node_f1.toFixed(3)}).`);
-  return { format: "esi3d-ablation/1", levels, vggtTypicalLevel: VGGT_TYPICAL_LEVEL, components, paradigms, subcategories, accuracy, baseline, byParadigm, active, quality, crossings, headlines };
+  return { format: "esi3d-ablation/1", levels, vggtTypicalLevel: VGGT_TYPICAL_LEVEL, components, paradigms, subcategories, accuracy, baseline, byParadigm, active, quality, versus2D, crossings, headlines };
+}
+
+const isSignificantlyBelow = (d: PairedResult | null | undefined): boolean => !!d && d.diff < 0 && d.p < SIGNIFICANCE_ALPHA;
+
+/** An ablation cell: accuracy % [95 % Wilson] n, small n marked. */
+const cellText = (c: Cell): string => (c.nScored === 0 ? "- (n=0)" : `${(c.accuracy.p * 100).toFixed(1)} [${(c.accuracy.lo * 100).toFixed(0)}, ${(c.accuracy.hi * 100).toFixed(0)}] n=${c.nScored}${smallMark(c.nScored)}`);
+
+/** A 3D cell against 2D: "<2D" below it, "<2D!" significantly below it (paired, p < SIGNIFICANCE_ALPHA). */
+function belowMark(c: Cell, base: Cell, paired: PairedResult | null | undefined): string {
+  if (isSignificantlyBelow(paired)) return " <2D!";
+  return c.nScored > 0 && base.nScored > 0 && c.accuracy.p < base.accuracy.p ? " <2D" : "";
 }
 
 const pct = (c: Cell) => `${(c.accuracy.p * 100).toFixed(1)}%`;
@@ -121,9 +146,9 @@ const levelTitle = (a: AblationSummary, l: number) => `noise ${l}${l === a.vggtT
 
 export function ablationTable(a: AblationSummary, markdown = false): string {
   const head = ["Subcategory", "2D", ...a.levels.map((l) => levelTitle(a, l))];
-  const rows = [...a.subcategories, "overall"].map((s) => [title(s), (a.baseline[s]!.accuracy.p * 100).toFixed(1), ...a.levels.map((l) => {
+  const rows = [...a.subcategories, "overall"].map((s) => [title(s), cellText(a.baseline[s]!), ...a.levels.map((l) => {
     const c = a.accuracy[s]![String(l)]!;
-    return `${(c.accuracy.p * 100).toFixed(1)}${c.accuracy.p < a.baseline[s]!.accuracy.p ? "*" : ""}`;
+    return cellText(c) + belowMark(c, a.baseline[s]!, a.versus2D[s]?.[String(l)]);
   })]);
   const qhead = ["Graph quality", "", ...a.levels.map((l) => levelTitle(a, l))];
   const qrows = [
@@ -135,9 +160,9 @@ export function ablationTable(a: AblationSummary, markdown = false): string {
   // several paradigms: each one's overall row beside the pooled one
   const prows = a.paradigms.length > 1 ? a.paradigms.map((p) => {
     const bp = a.byParadigm[p]!;
-    return [`Overall, ${PARADIGM_TITLES[p] ?? p}`, (bp.baseline.accuracy.p * 100).toFixed(1), ...a.levels.map((l) => {
+    return [`Overall, ${PARADIGM_TITLES[p] ?? p}`, cellText(bp.baseline), ...a.levels.map((l) => {
       const c = bp.levels[String(l)]!;
-      return `${(c.accuracy.p * 100).toFixed(1)}${c.accuracy.p < bp.baseline.accuracy.p ? "*" : ""}`;
+      return cellText(c) + belowMark(c, bp.baseline, null);
     })];
   }) : [];
   const ahead = ["Active episodes", "2D", ...a.levels.map((l) => levelTitle(a, l))];
@@ -158,7 +183,7 @@ export function ablationTable(a: AblationSummary, markdown = false): string {
   const fmt = (r: string[]) => tableRow(r, w, o);
   const sep = tableRule(w, o);
   const activePart = arows.length ? ["", fmt(ahead), sep, ...arows.map(fmt)] : [];
-  return [fmt(head), sep, ...rows.map(fmt), ...prows.map(fmt), "", fmt(qhead), sep, ...qrows.map(fmt), ...activePart].join("\n") + `\n(accuracy %, ${paradigmsNote(a.paradigms)}; * = below the 2D baseline)`;
+  return [fmt(head), sep, ...rows.map(fmt), ...prows.map(fmt), "", fmt(qhead), sep, ...qrows.map(fmt), ...activePart].join("\n") + `\n(accuracy % [95 % Wilson interval] n = scored items, ${paradigmsNote(a.paradigms)}; <2D = below the 2D baseline, <2D! = significantly below it (paired by task, p < ${SIGNIFICANCE_ALPHA}); ${SMALL_CELL_LEGEND})`;
 }
 
 const esc = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
@@ -180,13 +205,20 @@ export function ablationSvg(a: AblationSummary): string {
     for (const t of [0, 0.5, 1]) parts.push(`<text x="${ox + pad - 4}" y="${y(t) + 3}" text-anchor="end" fill="#555">${t * 100}%</text>`);
     for (const l of a.levels) parts.push(`<text x="${x(l)}" y="${y(0) + 12}" text-anchor="middle" fill="#555">${l}</text>`);
     if (a.levels.includes(a.vggtTypicalLevel)) parts.push(vggtMarker(x(a.vggtTypicalLevel), y(1), y(0)));
-    const b = a.baseline[s]!.accuracy.p;
-    parts.push(`<line x1="${ox + pad}" y1="${y(b)}" x2="${ox + cw - 12}" y2="${y(b)}" stroke="#8c8c8c" stroke-dasharray="4 3"><title>2D baseline ${(b * 100).toFixed(1)}%</title></line>`);
+    const base = a.baseline[s]!, b = base.accuracy.p;
+    // the 2D baseline's 95 % interval as a band behind its dashed line
+    parts.push(`<rect x="${ox + pad}" y="${y(base.accuracy.hi).toFixed(1)}" width="${cw - pad - 12}" height="${(y(base.accuracy.lo) - y(base.accuracy.hi)).toFixed(1)}" fill="#8c8c8c" opacity="0.15"><title>${esc(`2D baseline 95% interval [${(base.accuracy.lo * 100).toFixed(0)}, ${(base.accuracy.hi * 100).toFixed(0)}]%, n=${base.nScored}`)}</title></rect>`);
+    parts.push(`<line x1="${ox + pad}" y1="${y(b)}" x2="${ox + cw - 12}" y2="${y(b)}" stroke="#8c8c8c" stroke-dasharray="4 3"><title>2D baseline ${(b * 100).toFixed(1)}% (n=${base.nScored})</title></line>`);
     const pts = a.levels.map((l) => [x(l), y(a.accuracy[s]![String(l)]!.accuracy.p)] as const);
     parts.push(`<polyline fill="none" stroke="#e0812f" stroke-width="2" points="${pts.map(([px, py]) => `${px.toFixed(1)},${py.toFixed(1)}`).join(" ")}"/>`);
     a.levels.forEach((l, k) => {
-      const p = a.accuracy[s]![String(l)]!.accuracy.p;
-      parts.push(`<circle cx="${pts[k]![0].toFixed(1)}" cy="${pts[k]![1].toFixed(1)}" r="${p < b ? 4 : 2.5}" fill="${p < b ? "#c23b3b" : "#e0812f"}"><title>${esc(`noise ${l}: ${(p * 100).toFixed(1)}%${p < b ? " (below 2D)" : ""}`)}</title></circle>`);
+      const c = a.accuracy[s]![String(l)]!, p = c.accuracy.p, px = pts[k]![0].toFixed(1);
+      const sig = isSignificantlyBelow(a.versus2D[s]?.[String(l)]), small = c.nScored < SMALL_CELL_ITEMS;
+      // the 95 % Wilson interval as a capped whisker
+      parts.push(`<path d="M${px} ${y(c.accuracy.lo).toFixed(1)}V${y(c.accuracy.hi).toFixed(1)}M${(pts[k]![0] - 3).toFixed(1)} ${y(c.accuracy.lo).toFixed(1)}h6M${(pts[k]![0] - 3).toFixed(1)} ${y(c.accuracy.hi).toFixed(1)}h6" stroke="#e0812f" stroke-width="1" fill="none"/>`);
+      // red: below 2D (larger when significantly); hollow: fewer than SMALL_CELL_ITEMS scored items
+      const colour = p < b ? "#c23b3b" : "#e0812f";
+      parts.push(`<circle cx="${px}" cy="${pts[k]![1].toFixed(1)}" r="${sig ? 5 : p < b ? 4 : 2.5}" fill="${small ? "#fff" : colour}" stroke="${colour}" stroke-width="1.5"><title>${esc(`noise ${l}: ${(p * 100).toFixed(1)}% [${(c.accuracy.lo * 100).toFixed(0)}, ${(c.accuracy.hi * 100).toFixed(0)}] n=${c.nScored}${small ? " (small)" : ""}${sig ? " (significantly below 2D)" : p < b ? " (below 2D, not significant)" : ""}`)}</title></circle>`);
     });
   });
   parts.push("</svg>");
@@ -225,7 +257,7 @@ export function ablationMarkdown(a: AblationSummary): string {
 export function ablationHtml(a: AblationSummary): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>esi3d noise ablation</title>
 <style>body{font-family:system-ui,sans-serif;max-width:1000px;margin:2em auto;padding:0 1em}pre{font-size:12px;background:#f6f6f6;padding:1em;overflow:auto}</style></head><body>
-<h1>Noise ablation</h1><p>Components: ${esc(a.components.join(", "))}; ${esc(paradigmsNote(a.paradigms))}. Orange: 3D (noisy source) accuracy; dashed grey: the 2D baseline; red dots: 3D below 2D; dotted blue: the vggt-typical level (${a.vggtTypicalLevel}), whose error statistics match VGGT's published indoor figures.</p>
+<h1>Noise ablation</h1><p>Components: ${esc(a.components.join(", "))}; ${esc(paradigmsNote(a.paradigms))}. Orange: 3D (noisy source) accuracy with 95 % Wilson whiskers; dashed grey: the 2D baseline, its band the 95 % interval; red dots: 3D below 2D (large: significantly, paired by task, p &lt; ${SIGNIFICANCE_ALPHA}); hollow dots: fewer than ${SMALL_CELL_ITEMS} scored items; dotted blue: the vggt-typical level (${a.vggtTypicalLevel}), whose error statistics match VGGT's published indoor figures.</p>
 <ul>${a.headlines.map((h) => `<li>${esc(h)}</li>`).join("")}</ul>
 ${ablationSvg(a)}
 <h2>Graph errors</h2>${qualitySvg(a)}

@@ -8,9 +8,11 @@ import type { RunConfig } from "./config.js";
 import { describeLimits } from "../llm/gate.js";
 import { METHOD_LABELS, PARADIGM_TITLES, type Cell, type RunSummary } from "./summary.js";
 import { ANYTIME_REPORT_STEPS } from "./activeSummary.js";
+import { SMALL_CELL_LEGEND, smallMark } from "./smallSamples.js";
 
 const title = (s: string) => SUBCATEGORY_TITLES[s as Subcategory] ?? s;
-const pct = (c: Cell | undefined) => (!c || c.nScored === 0 ? "-" : (c.accuracy.p * 100).toFixed(1));
+/** A cell as accuracy % with its scored n, marked when small: "66.7 (27)", "50.0 (2*)", "- (0)". */
+const pct = (c: Cell | undefined) => (!c ? "-" : c.nScored === 0 ? "- (0)" : `${(c.accuracy.p * 100).toFixed(1)} (${c.nScored}${smallMark(c.nScored)})`);
 
 function pad(rows: string[][], markdown: boolean): string {
   return formatTable(rows[0]!, rows.slice(1), { markdown, align: "numbers" });
@@ -27,13 +29,12 @@ export function paperTable(s: RunSummary, opts: { markdown?: boolean } = {}): st
     for (const sub of s.subcategories.filter((x) => SUBCATEGORY_CATEGORY[x as Subcategory] === c)) rows.push([`  ${title(sub)}`, ...cols.map(([m, p]) => pct(s.table[sub]?.[m]?.[p]))]);
   }
   rows.push([opts.markdown ? "**Overall**" : "Overall", ...cols.map(([m, p]) => pct(s.overall[m]?.[p]))]);
-  const n = s.overall[s.methods[0]!]?.[s.paradigms[0]!]?.n ?? 0;
-  return pad(rows, !!opts.markdown) + `\n(accuracy %, ${n} items per method and paradigm overall; 95 % Wilson intervals in summary.json)`;
+  return pad(rows, !!opts.markdown) + `\n(accuracy % (scored items); ${SMALL_CELL_LEGEND}; 95 % Wilson intervals in summary.json and report.md)`;
 }
 
 function cellWithInterval(c: Cell | undefined): string {
   if (!c || c.nScored === 0) return "-";
-  return `${(c.accuracy.p * 100).toFixed(1)} [${(c.accuracy.lo * 100).toFixed(0)}, ${(c.accuracy.hi * 100).toFixed(0)}] n=${c.n}${c.invalid ? ` invalid=${c.invalid}` : ""}${c.unanswerable ? ` unanswerable=${c.unanswerable}` : ""}`;
+  return `${(c.accuracy.p * 100).toFixed(1)} [${(c.accuracy.lo * 100).toFixed(0)}, ${(c.accuracy.hi * 100).toFixed(0)}] n=${c.nScored}${smallMark(c.nScored)}${c.invalid ? ` invalid=${c.invalid}` : ""}${c.unanswerable ? ` unanswerable=${c.unanswerable}` : ""}`;
 }
 
 export function evidenceLine(config: RunConfig): string {
@@ -104,12 +105,14 @@ export function reportMarkdown(s: RunSummary, config: RunConfig, meta: ReportMet
   for (const sub of s.subcategories) rows.push([title(sub), ...s.methods.map((m) => cellWithInterval(s.table[sub]?.[m]?.["all"]))]);
   rows.push(["Overall", ...s.methods.map((m) => cellWithInterval(s.overall[m]?.["all"]))]);
   out.push(pad(rows, true));
+  out.push(`(accuracy % [95 % Wilson interval], n = scored items; ${SMALL_CELL_LEGEND})`);
   const mraRows = [["Method", ...s.paradigms.map((p) => PARADIGM_TITLES[p]!), "All"]];
-  for (const m of s.methods) mraRows.push([m, ...[...s.paradigms, "all"].map((p) => (s.overall[m]?.[p]?.mra ? s.overall[m]![p]!.mra!.mean.toFixed(3) : "-"))]);
+  for (const m of s.methods) mraRows.push([m, ...[...s.paradigms, "all"].map((p) => (s.overall[m]?.[p]?.mra ? `${s.overall[m]![p]!.mra!.mean.toFixed(3)} (${s.overall[m]![p]!.mra!.n}${smallMark(s.overall[m]![p]!.mra!.n)})` : "-"))]);
   out.push("");
   out.push("## Counting: VSI-Bench mean relative accuracy (integer answers)");
   out.push("");
   out.push(pad(mraRows, true));
+  out.push(`(mean MRA (items: unscored ones count 0, VSI-Bench's worst case); ${SMALL_CELL_LEGEND})`);
   out.push("");
   out.push("## Confidence calibration (the paper's metacognition point)");
   out.push("");

@@ -18,6 +18,7 @@ import pLimit from "p-limit";
 import type { Task } from "../../bridge/task/schema.js";
 import { readTaskFile } from "../../bridge/task/io.js";
 import { isSkippedUnit, planSuiteDirectory, type SkippedItem } from "./suite.js";
+import { builtinTaskId } from "../../bridge/sim/generate/suite.js";
 import { InputError } from "../core/errors.js";
 import { canonicalJson } from "../core/hash.js";
 import { noteOnce } from "../core/noteOnce.js";
@@ -81,10 +82,14 @@ export function planTasks(config: RunConfig, generate: (sub: RunConfig["subcateg
     skipped.push(...planned.skipped);
     return Promise.resolve(planned.tasks);
   }
-  const plan: Array<[RunConfig["subcategories"][number], number]> = [];
-  for (let i = 0; i < config.perSubcategory; i++) for (const s of config.subcategories) plan.push([s, i]);
-  const chosen = config.limit ? plan.slice(0, config.limit) : plan;
-  return Promise.all(chosen.map(([s, i]) => cached(`${s}-${String(i).padStart(3, "0")}`) ?? generate(s, i)));
+  return Promise.all(builtinPlan(config).map(({ subcategory: s, index: i, taskId }) => cached(taskId) ?? generate(s, i)));
+}
+
+/** The built-in suite's tasks a run draws, in order: round-robin over subcategories, cut at --limit. */
+export function builtinPlan(config: Pick<RunConfig, "perSubcategory" | "subcategories" | "limit">): Array<{ subcategory: RunConfig["subcategories"][number]; index: number; taskId: string }> {
+  const plan: Array<{ subcategory: RunConfig["subcategories"][number]; index: number; taskId: string }> = [];
+  for (let i = 0; i < config.perSubcategory; i++) for (const s of config.subcategories) plan.push({ subcategory: s, index: i, taskId: builtinTaskId(s, i) });
+  return config.limit ? plan.slice(0, config.limit) : plan;
 }
 
 /** The runnable tasks of a suite directory (limited as the config says) and what it skips. */

@@ -8,37 +8,31 @@ import { parseIntegerAnswer } from "../reason/numbers.js";
 import { decodeStructured, scoreStructured, type StructuredValue } from "../reason/structured.js";
 
 /**
- * VSI-Bench's confidence thresholds C = {0.50, 0.55, …, 0.95}, hard-coded (reference/vsi-spatialworld.md §C3: the
- * official linspace only gives 10 values by floating-point accident). Threshold k is k/20 for k = 10…19.
+ * VSI-Bench's confidence thresholds C = {0.50, 0.55, …, 0.95} as the official code holds them: the float64 values of
+ * numpy's `linspace(0.5, 0.95, 10)` (thinking-in-space, lmms-eval tasks/vsibench/utils.py `mean_relative_accuracy`),
+ * hard-coded because that call only gives 10 points by floating-point accident (reference/vsi-spatialworld.md §C3).
+ * The ninth is 0.8999999999999999, not 0.9: numpy's own rounding, and it changes the verdict at a relative error
+ * of exactly 0.1 (1 − 0.9 = 0.09999999999999998 would fail it; the official code passes it).
  */
-export const MRA_THRESHOLDS: readonly number[] = [0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95];
-const MRA_STEPS = 20; // thresholds are multiples of 1/20
-
-export interface MraOptions {
-  /**
-   * false (default): the paper's strict `|ŷ−y|/|y| < 1−θ`; true: the official code's `<=`. They differ only when the
-   * relative error is exactly a multiple of 0.05.
-   */
-  inclusive?: boolean;
-}
+export const MRA_THRESHOLDS: readonly number[] = [0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.8999999999999999, 0.95];
 
 /**
- * Mean relative accuracy: (1/10)·Σ_θ 1[|ŷ−y|/|y| < 1−θ]. The comparison is done as 20·|ŷ−y| < (20−k)·|y|, exact for
- * integers, so a relative error of exactly 0.05·k is never misjudged by floating-point rounding of 1−θ.
+ * Mean relative accuracy, the official VSI-Bench rule exactly: (1/10)·Σ_θ 1[|ŷ−y|/y <= 1−θ], in float64 as numpy
+ * computes it. The code's `<=` is the rule, not the paper's `<` (they differ at relative errors of exactly 0.05·k),
+ * so scores match published VSI-Bench numbers item for item. Being float64, it inherits the official code's
+ * rounding too: a relative error of exactly 0.2 fails θ = 0.80 (1 − 0.8 = 0.19999999999999996), and 0.45 fails
+ * θ = 0.55; test/eval/metrics.test.ts checks every such case against numpy itself.
  * - An unparseable prediction (null, undefined, NaN) scores the worst case, 0, as in VSI-Bench.
  * - y = 0 (never in VSI-Bench, where counts are >= 2): ours, 1 if ŷ = 0 and 0 otherwise.
+ * - y < 0 (never for counts): ours, divided by |y|; the official code would pass every threshold.
  */
-export function meanRelativeAccuracy(pred: number | null | undefined, truth: number, opts: MraOptions = {}): number {
+export function meanRelativeAccuracy(pred: number | null | undefined, truth: number): number {
   if (!Number.isFinite(truth)) throw new RangeError(`meanRelativeAccuracy: ground truth must be finite, got ${truth}`);
   if (pred === null || pred === undefined || !Number.isFinite(pred)) return 0;
   if (truth === 0) return pred === 0 ? 1 : 0;
-  const err = MRA_STEPS * Math.abs(pred - truth);
-  const y = Math.abs(truth);
+  const relativeError = Math.abs(pred - truth) / Math.abs(truth);
   let hits = 0;
-  for (let k = 10; k < MRA_STEPS; k++) {
-    const bound = (MRA_STEPS - k) * y;
-    if (opts.inclusive ? err <= bound : err < bound) hits++;
-  }
+  for (const theta of MRA_THRESHOLDS) if (relativeError <= 1 - theta) hits++;
   return hits / MRA_THRESHOLDS.length;
 }
 
@@ -78,7 +72,7 @@ export type AnswerScore =
  * Scores a parse result or a protocol outcome against the task: exact match ("correct iff ŷ = y*",
  * reference/esi-spec.md §2.6) and, for integer answers, MRA. Anything not parsed is unscored.
  */
-export function scoreAnswer(result: ScoredInput, task: ScoreTask, opts: MraOptions = {}): AnswerScore {
+export function scoreAnswer(result: ScoredInput, task: ScoreTask): AnswerScore {
   if (result.status !== "parsed" || result.answer === null || result.answer === undefined) {
     const status = result.status === "parsed" ? "unparsed" : result.status;
     return task.answer_format === "integer" ? { scored: false, status, mraWorstCase: 0 } : { scored: false, status };
@@ -96,5 +90,5 @@ export function scoreAnswer(result: ScoredInput, task: ScoreTask, opts: MraOptio
   const truth = parseIntegerAnswer(task.answer);
   if ("error" in truth) throw new RangeError(`task answer "${task.answer}" is not an integer (${truth.error})`);
   const pred = Number(result.answer);
-  return { scored: true, correct: pred === truth.value, mra: meanRelativeAccuracy(pred, truth.value, opts) };
+  return { scored: true, correct: pred === truth.value, mra: meanRelativeAccuracy(pred, truth.value) };
 }

@@ -5,9 +5,10 @@
  */
 import { SUBCATEGORY_CATEGORY, SUBCATEGORY_TITLES, type Subcategory } from "../../bridge/task/taxonomy.js";
 import { z } from "zod";
-import { calibration, Z_95, CalibrationSchema, GroupSummarySchema, summarize, type Calibration, type Interval } from "./metrics.js";
+import { calibration, CalibrationSchema, GroupSummarySchema, summarize, type Calibration, type Interval } from "./metrics.js";
 import type { ItemRecord } from "./records.js";
 import { activeRows, activeVsMulti, ActiveRowSchema, ParadigmDifferenceSchema } from "./activeSummary.js";
+import { comparePaired, PAIRED_TESTS, PairedSummarySchema, SIGNIFICANCE_ALPHA, type Pair } from "./pairedTests.js";
 
 export const METHOD_LABELS: Record<string, string> = { "2d": "2D", shortcut: "Shortcut", gt: "GT-3D", noisy: "Noisy-3D", vggt: "VGGT-3D" };
 /** The baseline methods (the table's first columns, in this order); every other method is a 3D arm. */
@@ -63,9 +64,20 @@ export const QualityRowSchema = z
 export type QualityRow = z.infer<typeof QualityRowSchema>;
 
 export const DifferenceSchema = z
-  .object({ subcategory: z.string(), a: z.string(), b: z.string(), paradigm: z.string(), diff: z.number(), lo: z.number(), hi: z.number() })
+  .object({
+    subcategory: z.string(),
+    a: z.string(),
+    b: z.string(),
+    paradigm: z.string(),
+    diff: z.number(),
+    lo: z.number(),
+    hi: z.number(),
+    test: z.enum(PAIRED_TESTS).optional().describe("mcnemar-exact (one pair per task), bootstrap-task (paradigms pooled: tasks resampled), newcombe (no shared item); absent in summaries before paired differences, which were all Newcombe"),
+    p: z.number().min(0).max(1).nullable().optional().describe("two-sided p-value of the test; null for newcombe"),
+    pairs: PairedSummarySchema.nullable().optional().describe("the items both methods scored (null: none, the independent-samples fallback)"),
+  })
   .strict()
-  .describe("accuracy of method a minus method b, with Newcombe's 95 % interval");
+  .describe("accuracy of method a minus method b: on the items both scored, paired by task and paradigm (docs/statistics.md); otherwise Newcombe's 95 % interval");
 export type Difference = z.infer<typeof DifferenceSchema>;
 
 export const FailuresSchema = z
@@ -145,21 +157,6 @@ export function newcombeDifference(a: Interval & { k?: number }, b: Interval): {
   return { diff: d, lo: d - Math.sqrt((a.p - a.lo) ** 2 + (b.hi - b.p) ** 2), hi: d + Math.sqrt((a.hi - a.p) ** 2 + (b.p - b.lo) ** 2) };
 }
 
-/**
- * The 95 % interval for the difference of two paired proportions, Bonett and Price's adjusted Wald interval
- * (Bonett & Price 2012, J Educ Behav Stat 37:479; recommended for every sample size by Fagerland, Lydersen
- * and Laake 2014, Stat Methods Med Res 24:224): one pseudo-observation added to each discordant cell, so it
- * neither collapses to zero width when every pair agrees nor leaves [-1, 1]. aOnly / bOnly: the pairs only
- * A or only B answered right (the concordant pairs enter through n); the point estimate is (aOnly - bOnly) / n.
- */
-export function pairedDifference(n: number, aOnly: number, bOnly: number, z: number = Z_95): { diff: number; lo: number; hi: number } {
-  if (n === 0) return { diff: Number.NaN, lo: -1, hi: 1 };
-  const p12 = (aOnly + 1) / (n + 2), p21 = (bOnly + 1) / (n + 2);
-  const centre = p12 - p21;
-  const half = z * Math.sqrt((p12 + p21 - centre * centre) / (n + 2));
-  return { diff: (aOnly - bOnly) / n, lo: Math.max(-1, centre - half), hi: Math.min(1, centre + half) };
-}
-
 /** Chance accuracy of a record's question: one over its options (0 when it has none). */
 export const chanceOf = (r: Pick<ItemRecord, "options">): number => (r.options.length ? 1 / r.options.length : 0);
 
@@ -182,6 +179,43 @@ function shortcutHeadline(records: readonly ItemRecord[], table: RunSummary["tab
   if (!above.length) return "The shortcut baseline (question and options only) stays within chance on every subcategory: no answer is given away without perception.";
   return `The shortcut baseline (question and options only) beats chance on ${above.length} subcategor${above.length === 1 ? "y" : "ies"}: ${above.map((a) => `${SUBCATEGORY_TITLES[a.subcategory as Subcategory] ?? a.subcategory} ${(a.accuracy * 100).toFixed(1)}% (chance ${(a.chance * 100).toFixed(1)}%)`).join(", ")}.`;
 }
+
+/**
+ * Items of arm a and arm b of the same task and paradigm, both scored: the pairs of a paired test, clustered by task.
+ * Each list holds at most one item per task and paradigm (one method's items).
+ */
+export function pairByTask(a: readonly ItemRecord[], b: readonly ItemRecord[]): Pair[] {
+  const isScored = (r: ItemRecord) => r.status === "parsed" && r.correct !== null;
+  const byTask = new Map<string, boolean>();
+  for (const r of b) if (isScored(r)) byTask.set(`${r.task_id}\u0000${r.paradigm}`, r.correct === true);
+  const out: Pair[] = [];
+  for (const r of a) {
+    const other = isScored(r) ? byTask.get(`${r.task_id}\u0000${r.paradigm}`) : undefined;
+    if (other !== undefined) out.push({ cluster: r.task_id, a: r.correct === true, b: other });
+  }
+  return out;
+}
+
+/** Records by subcategory and method, so each difference row reads only its own cell. */
+function bySubcategoryAndMethod(records: readonly ItemRecord[]): Map<string, ItemRecord[]> {
+  const out = new Map<string, ItemRecord[]>();
+  for (const r of records) {
+    const k = `${r.subcategory}\u0000${methodOf(r)}`;
+    const list = out.get(k);
+    if (list) list.push(r);
+    else out.set(k, [r]);
+  }
+  return out;
+}
+
+/** The items of one subcategory and paradigm ("all" pools them) that method m and the 2D baseline both scored. */
+function pairsAgainst2D(cells: Map<string, ItemRecord[]>, sub: string, m: string, paradigm: string): Pair[] {
+  const cellOf = (method: string) => (cells.get(`${sub}\u0000${method}`) ?? []).filter((r) => paradigm === "all" || r.paradigm === paradigm);
+  return pairByTask(cellOf(m), cellOf("2D"));
+}
+
+/** A difference the paired test calls significant; an unpaired (Newcombe) one when its interval excludes 0. */
+export const significant = (d: Pick<Difference, "p" | "lo" | "hi">): boolean => (d.p === null || d.p === undefined ? d.lo > 0 || d.hi < 0 : d.p < SIGNIFICANCE_ALPHA);
 
 const mean = (xs: number[]) => (xs.length ? xs.reduce((s, x) => s + x, 0) / xs.length : NaN);
 
@@ -249,12 +283,14 @@ export function summarizeRun(input: readonly ItemRecord[]): RunSummary {
   for (const [k, vs] of [...stageValues.entries()].sort()) timings[k] = { mean: Math.round(mean(vs) * 10) / 10, n: vs.length };
   // differences of each 3D method against 2D, per subcategory, paradigms pooled and per paradigm
   const differences: Difference[] = [];
+  const cells = bySubcategoryAndMethod(records);
   for (const s of subcategories)
     for (const m of methods.filter((x) => !isBaselineMethod(x)))
       for (const p of [...paradigms, "all"]) {
         const a = table[s]?.[m]?.[p], b = table[s]?.["2D"]?.[p];
         if (!a || !b || a.nScored === 0 || b.nScored === 0) continue;
-        differences.push({ subcategory: s, a: m, b: "2D", paradigm: p, ...newcombeDifference(a.accuracy, b.accuracy) });
+        const paired = comparePaired(pairsAgainst2D(cells, s, m, p));
+        differences.push(paired ? { subcategory: s, a: m, b: "2D", paradigm: p, diff: paired.diff, lo: paired.lo, hi: paired.hi, test: paired.test, p: paired.p, pairs: paired.pairs } : { subcategory: s, a: m, b: "2D", paradigm: p, ...newcombeDifference(a.accuracy, b.accuracy), test: "newcombe", p: null, pairs: null });
       }
   const headlines: string[] = [];
   const pctS = (x: number) => `${(x * 100).toFixed(1)}%`;
@@ -270,8 +306,8 @@ export function summarizeRun(input: readonly ItemRecord[]): RunSummary {
     const ds = differences.filter((d) => d.a === m && d.paradigm === "all");
     if (!ds.length) continue;
     const ahead = ds.filter((d) => d.diff > 0), behind = ds.filter((d) => d.diff < 0);
-    const sigAhead = ds.filter((d) => d.lo > 0).length, sigBehind = ds.filter((d) => d.hi < 0).length;
-    headlines.push(`${m} beats 2D on ${ahead.length} of ${ds.length} subcategories (${sigAhead} with a 95% interval above 0) and falls below it on ${behind.length} (${sigBehind} significantly).`);
+    const sigAhead = ahead.filter(significant).length, sigBehind = behind.filter(significant).length;
+    headlines.push(`${m} beats 2D on ${ahead.length} of ${ds.length} subcategories (${sigAhead} significantly) and falls below it on ${behind.length} (${sigBehind} significantly); paired by task, p < ${SIGNIFICANCE_ALPHA}.`);
     const worst = [...ds].sort((x, y) => x.diff - y.diff)[0];
     const best = [...ds].sort((x, y) => y.diff - x.diff)[0];
     if (best && best.diff > 0) headlines.push(`Largest ${m} gain over 2D: ${SUBCATEGORY_TITLES[best.subcategory as Subcategory] ?? best.subcategory} (${best.diff >= 0 ? "+" : ""}${(best.diff * 100).toFixed(1)} points).`);

@@ -13,8 +13,8 @@ describe("scoreAnswer", () => {
   it("adds MRA for integer answers", () => {
     const s = scoreAnswer(parseAnswer('{"answer": 3}', count), count);
     expect(s).toMatchObject({ scored: true, correct: false });
-    // |3 − 4|/4 = 0.25: passes 1−θ ∈ {0.50 … 0.30}, 5 of 10
-    expect(s.scored && s.mra).toBeCloseTo(0.5, 12);
+    // |3 − 4|/4 = 0.25: passes 1−θ ∈ {0.50 … 0.25} (the official '<='), 6 of 10
+    expect(s.scored && s.mra).toBeCloseTo(0.6, 12);
     expect(scoreAnswer(parseAnswer('{"answer": 40}', count), count)).toMatchObject({ correct: false, mra: 0 });
   });
   it("leaves unparsed results unscored, with VSI's worst-case MRA for integers", () => {

@@ -120,9 +120,12 @@ export interface GenerateStats {
   reasons: Map<string, number>;
 }
 
+/** The id of the built-in suite's task `index` of a subcategory: its seed stream and its file name. */
+export const builtinTaskId = (subcategory: string, index: number): string => `${subcategory}-${String(index).padStart(3, "0")}`;
+
 /** One task: draws until a draft validates (deterministic for a given seed, task id and generator options). */
 export function generateTask(subcategory: BuiltinSubcategory, seed: string, index: number, ctx: GeneratorContext = generatorContext(), stats?: GenerateStats): Task {
-  const taskId = `${subcategory}-${String(index).padStart(3, "0")}`;
+  const taskId = builtinTaskId(subcategory, index);
   const base = new Rng(seed).fork(taskId);
   let lastReason = "";
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {

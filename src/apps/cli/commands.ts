@@ -11,6 +11,7 @@ import { registerAblate } from "./commands/ablate.js";
 import { registerAsk } from "./commands/ask.js";
 import { registerImport } from "./commands/import.js";
 import { registerWorker } from "./commands/worker.js";
+import { registerList } from "./commands/list.js";
 
 /** Registers them in the order `esi3d --help` lists them; `last` (other front-ends' commands) go between. */
 export function registerCliCommands(program: Command, others: { afterGraph?: (p: Command) => void; last?: (p: Command) => void } = {}): void {
@@ -19,6 +20,7 @@ export function registerCliCommands(program: Command, others: { afterGraph?: (p:
   registerAblate(program);
   registerAsk(program);
   registerCompare(program);
+  registerList(program);
   registerGenerate(program);
   registerImport(program);
   registerRender(program);

@@ -5,6 +5,14 @@
 export const LOG_INTERVAL_MS = 10_000;
 const BAR_WIDTH = 24;
 
+/**
+ * No ETA before ETA_MIN_ITEMS items have finished and ETA_MIN_SECONDS have passed since the first one did. The first
+ * item carries worker start-up and first-use costs (a 5-minute run once showed "ETA 118m20s" after its first item,
+ * reference/user-review.md §1), so the ETA's rate is measured from the first item's finish, over at least these.
+ */
+export const ETA_MIN_ITEMS = 5;
+export const ETA_MIN_SECONDS = 10;
+
 function duration(s: number): string {
   if (!Number.isFinite(s)) return "?";
   if (s < 60) return `${Math.round(s)}s`;
@@ -16,6 +24,8 @@ export class Progress {
   private failed = 0;
   private lastLog = 0;
   private readonly start = Date.now();
+  /** when the first items finished, and how many: the ETA's rate starts there, past the start-up */
+  private first: { at: number; done: number } | null = null;
   private readonly tty: boolean;
 
   constructor(
@@ -33,6 +43,7 @@ export class Progress {
   tick(n = 1, failed = 0): void {
     this.done += n;
     this.failed += failed;
+    if (!this.first && this.done > 0) this.first = { at: Date.now(), done: this.done };
     this.render(false);
   }
 
@@ -47,12 +58,19 @@ export class Progress {
     if (this.tty) this.stream.write("\n");
   }
 
+  /** "ETA 3m08s" from the rate since the first item finished, or why there is none yet. */
+  private eta(now: number): string {
+    const since = this.first ? (now - this.first.at) / 1000 : 0;
+    if (!this.first || this.done < ETA_MIN_ITEMS || since < ETA_MIN_SECONDS || this.done === this.first.done) return `ETA after ${ETA_MIN_ITEMS} items and ${ETA_MIN_SECONDS}s`;
+    const rate = (this.done - this.first.done) / since;
+    return `ETA ${duration((this.total - this.done) / rate)}`;
+  }
+
   private render(force: boolean, final = false): void {
     const now = Date.now();
     const secs = (now - this.start) / 1000;
     const rate = this.done / Math.max(secs, 1e-3);
-    const eta = (this.total - this.done) / rate;
-    const text = `${this.label}: ${this.done}/${this.total} items, ${rate.toFixed(2)}/s, ${final ? `took ${duration(secs)}` : `ETA ${duration(eta)}`}, ${this.failed} failed`;
+    const text = `${this.label}: ${this.done}/${this.total} items, ${rate.toFixed(2)}/s, ${final ? `took ${duration(secs)}` : this.eta(now)}, ${this.failed} failed`;
     if (this.tty) {
       const filled = Math.round((BAR_WIDTH * this.done) / Math.max(1, this.total));
       this.stream.write(`\r\x1b[2K[${"#".repeat(filled)}${".".repeat(BAR_WIDTH - filled)}] ${text}`);

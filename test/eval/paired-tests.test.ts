@@ -1,0 +1,198 @@
+/**
+ * Paired tests on constructed item records whose answers are known by hand: McNemar's exact p against the
+ * binomial formula (and Python's exact fractions), the task bootstrap against its exact multinomial value, and
+ * `compare` / the run summary choosing the test a cell's pairing calls for.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { ItemRecordSchema, type ItemRecord } from "../../src/eval/records.js";
+import { scoredItem } from "../helpers/items.js";
+import { summarizeRun } from "../../src/eval/summary.js";
+import { compareRuns, type LoadedRun } from "../../src/eval/compare.js";
+import { BOOTSTRAP_RESAMPLES, clusteredBootstrap, comparePaired, exactMcNemarP, pairedDifference, type Pair } from "../../src/eval/pairedTests.js";
+import { esi3d } from "../apps/cli/helpers.js";
+
+const item = (task: string, paradigm: string, arm: "2d" | "gt", correct: boolean) => scoredItem(task, paradigm, arm, correct);
+
+/** C(n, k) / 2^n summed, in exact fractions, by Python: an independent computation of the exact McNemar p. */
+function pythonMcNemar(cases: Array<[number, number]>): number[] {
+  const py = execFileSync("/usr/bin/python3", ["-c", `
+import json, sys
+from fractions import Fraction
+from math import comb
+out = []
+for a, b in json.loads(sys.argv[1]):
+    n, k = a + b, min(a, b)
+    out.append(float(min(Fraction(1), 2 * Fraction(sum(comb(n, i) for i in range(k + 1)), 2 ** n))))
+print(json.dumps(out))
+`, JSON.stringify(cases)], { encoding: "utf8" });
+  return JSON.parse(py) as number[];
+}
+
+describe("McNemar's exact test", () => {
+  it("matches the binomial formula by hand", () => {
+    // 1 vs 9 discordant: 2·(C(10,0) + C(10,1)) / 2^10 = 22/1024
+    expect(exactMcNemarP(1, 9)).toBeCloseTo(22 / 1024, 14);
+    expect(exactMcNemarP(9, 1)).toBeCloseTo(22 / 1024, 14);
+    // 0 vs 5: 2 / 32
+    expect(exactMcNemarP(0, 5)).toBeCloseTo(0.0625, 14);
+    // no discordant pair, or a tie: no evidence of a difference
+    expect(exactMcNemarP(0, 0)).toBe(1);
+    expect(exactMcNemarP(4, 4)).toBe(1);
+    expect(() => exactMcNemarP(-1, 2)).toThrow(RangeError);
+  });
+  it("matches Python's exact fractions, small and large counts", () => {
+    const cases: Array<[number, number]> = [[3, 12], [7, 1], [12, 30], [100, 140], [401, 350], [2, 3]];
+    const expected = pythonMcNemar(cases);
+    cases.forEach(([a, b], i) => expect(exactMcNemarP(a, b), `${a} vs ${b}`).toBeCloseTo(expected[i]!, 12));
+  });
+});
+
+/** Tasks whose three paradigms agree: `aOnly` tasks right only in A, `bOnly` only in B, `same` right in both. */
+function correlatedPairs(aOnly: number, bOnly: number, same: number): Pair[] {
+  const pairs: Pair[] = [];
+  const add = (n: number, a: boolean, b: boolean, tag: string) => {
+    for (let t = 0; t < n; t++) for (let p = 0; p < 3; p++) pairs.push({ cluster: `${tag}${t}`, a, b });
+  };
+  add(aOnly, true, false, "a");
+  add(bOnly, false, true, "b");
+  add(same, true, true, "s");
+  return pairs;
+}
+
+/**
+ * The exact value of the bootstrap p for correlatedPairs(nA, nB, nS): T tasks drawn with replacement, x of the A-only
+ * ones and y of the B-only ones (multinomial); the resampled difference is (x − y)/T and d̂ = (nA − nB)/T, so it is
+ * "extreme" when |(x − y) − (nA − nB)| >= |nA − nB|.
+ */
+function exactBootstrapP(nA: number, nB: number, nS: number): number {
+  const T = nA + nB + nS, pa = nA / T, pb = nB / T, ps = nS / T, D = nA - nB;
+  const lf = (n: number) => { let s = 0; for (let i = 2; i <= n; i++) s += Math.log(i); return s; };
+  let p = 0;
+  for (let x = 0; x <= T; x++)
+    for (let y = 0; x + y <= T; y++) {
+      if (Math.abs(x - y - D) < Math.abs(D)) continue;
+      const z = T - x - y;
+      p += Math.exp(lf(T) - lf(x) - lf(y) - lf(z) + (x ? x * Math.log(pa) : 0) + (y ? y * Math.log(pb) : 0) + (z ? z * Math.log(ps) : 0));
+    }
+  return p;
+}
+
+describe("the paired bootstrap clustered by task", () => {
+  it("resamples tasks, not items: three agreeing paradigms count as one task", () => {
+    // 4 tasks right only in A, 1 only in B, 5 right in both, each over 3 paradigms
+    const pairs = correlatedPairs(4, 1, 5);
+    // items taken as independent, 12 vs 3 discordant looks significant: 2·(1 + 15 + 105 + 455)/2^15
+    expect(exactMcNemarP(12, 3)).toBeCloseTo(1152 / 32768, 14);
+    expect(exactMcNemarP(12, 3)).toBeLessThan(0.05);
+    const boot = clusteredBootstrap(pairs);
+    expect(boot.diff).toBeCloseTo(9 / 30, 14);
+    // its p is the multinomial value within Monte Carlo error (4 standard errors), and not significant
+    const exact = exactBootstrapP(4, 1, 5);
+    expect(exact).toBeGreaterThan(0.05);
+    expect(Math.abs(boot.p - exact)).toBeLessThan(4 * Math.sqrt((exact * (1 - exact)) / BOOTSTRAP_RESAMPLES) + 1 / BOOTSTRAP_RESAMPLES);
+    expect(boot.lo).toBeLessThanOrEqual(0);
+    expect(boot.hi).toBeGreaterThan(boot.diff);
+    // comparePaired sees several pairs per task and picks the bootstrap
+    const row = comparePaired(pairs)!;
+    expect(row.test).toBe("bootstrap-task");
+    expect(row.pairs).toEqual({ n: 30, clusters: 10, aOnly: 12, bOnly: 3 });
+    expect(row.p).toBe(boot.p);
+  });
+  it("is seeded: the same pairs in any order give the same result; another seed another", () => {
+    const pairs = correlatedPairs(6, 2, 7);
+    const ref = clusteredBootstrap(pairs);
+    expect(clusteredBootstrap([...pairs].reverse())).toEqual(ref);
+    expect(clusteredBootstrap(pairs, BOOTSTRAP_RESAMPLES, "another seed")).not.toEqual(ref);
+  });
+  it("a difference every task shows is significant, with no spread", () => {
+    const pairs = correlatedPairs(12, 0, 0);
+    const b = clusteredBootstrap(pairs);
+    expect(b).toEqual({ diff: 1, lo: 1, hi: 1, p: 1 / (1 + BOOTSTRAP_RESAMPLES) });
+  });
+});
+
+describe("comparePaired with one pair per task", () => {
+  it("uses McNemar's exact test and Bonett-Price's interval", () => {
+    // 20 tasks: 2 right only in A, 9 only in B, 6 in both, 3 in neither
+    const pairs: Pair[] = [];
+    const add = (n: number, a: boolean, b: boolean) => { for (let i = 0; i < n; i++) pairs.push({ cluster: `t${pairs.length}`, a, b }); };
+    add(2, true, false);
+    add(9, false, true);
+    add(6, true, true);
+    add(3, false, false);
+    const row = comparePaired(pairs)!;
+    expect(row.test).toBe("mcnemar-exact");
+    expect(row.pairs).toEqual({ n: 20, clusters: 20, aOnly: 2, bOnly: 9 });
+    expect(row.diff).toBeCloseTo(-7 / 20, 14);
+    // 2·(C(11,0) + C(11,1) + C(11,2)) / 2^11 = 2·67/2048
+    expect(row.p).toBeCloseTo(134 / 2048, 14);
+    const bp = pairedDifference(20, 2, 9);
+    expect([row.lo, row.hi]).toEqual([bp.lo, bp.hi]);
+    expect(comparePaired([])).toBeNull();
+  });
+});
+
+describe("compare and the run summary pair by task", () => {
+  // 12 tasks x 3 paradigms; run A's GT-3D right on all; run B's wrong on tasks 0-3 in every paradigm, and 2D like B
+  const paradigms = ["single", "multi", "gt"];
+  const tasks = Array.from({ length: 12 }, (_, i) => `linear_alignment-${String(i).padStart(3, "0")}`);
+  const runA = tasks.flatMap((t) => paradigms.flatMap((p) => [item(t, p, "gt", true), item(t, p, "2d", true)]));
+  const runB = tasks.flatMap((t, i) => paradigms.flatMap((p) => [item(t, p, "gt", i >= 4), item(t, p, "2d", i >= 4)]));
+  const loaded = (records: ItemRecord[]): LoadedRun => ({ records, summary: summarizeRun(records) });
+
+  it("compare: McNemar per paradigm, the task bootstrap with paradigms pooled", () => {
+    const single = compareRuns(loaded(runA), loaded(runB), "single").find((r) => r.subcategory === "overall" && r.method === "GT-3D")!;
+    expect(single.test).toBe("mcnemar-exact");
+    expect(single.pairs).toEqual({ n: 12, clusters: 12, aOnly: 4, bOnly: 0 });
+    expect(single.p).toBeCloseTo(2 / 16, 14); // 0 vs 4 discordant: 2 / 2^4
+    expect(single.diff).toBeCloseTo(4 / 12, 14);
+    const all = compareRuns(loaded(runA), loaded(runB), "all").find((r) => r.subcategory === "overall" && r.method === "GT-3D")!;
+    expect(all.test).toBe("bootstrap-task");
+    expect(all.pairs).toEqual({ n: 36, clusters: 12, aOnly: 12, bOnly: 0 });
+    // a resample draws x ~ Binomial(12, 1/3) of the 4 discordant tasks, its difference is x/12 against d̂ = 4/12:
+    // extreme when x = 0 or x >= 8
+    const binom = (k: number) => { let c = 1; for (let i = 1; i <= k; i++) c = (c * (12 - k + i)) / i; return c * (1 / 3) ** k * (2 / 3) ** (12 - k); };
+    let exact = binom(0);
+    for (let k = 8; k <= 12; k++) exact += binom(k);
+    expect(Math.abs(all.p! - exact)).toBeLessThan(4 * Math.sqrt((exact * (1 - exact)) / BOOTSTRAP_RESAMPLES) + 1 / BOOTSTRAP_RESAMPLES);
+  });
+
+  it("the summary's 3D-vs-2D differences pair the two arms on each task", () => {
+    // within run B, GT-3D and 2D agree on every item: a difference of 0, paired, p = 1
+    const s = summarizeRun(runB);
+    const d = s.differences.filter((x) => x.a === "GT-3D" && x.b === "2D");
+    expect(d.map((x) => [x.paradigm, x.test])).toEqual([["single", "mcnemar-exact"], ["multi", "mcnemar-exact"], ["gt", "mcnemar-exact"], ["all", "bootstrap-task"]]);
+    for (const x of d) {
+      expect(x.diff).toBe(0);
+      expect(x.p).toBe(1);
+      expect(x.pairs).toMatchObject({ aOnly: 0, bOnly: 0, clusters: 12 });
+    }
+    // 2D on other tasks than 3D: nothing to pair, Newcombe
+    const apart = summarizeRun([...runB.filter((r) => r.arm === "3d"), ...runB.filter((r) => r.arm === "2d").map((r) => ItemRecordSchema.parse({ ...r, task_id: `x${r.task_id}`, key: `x${r.key}` }))]);
+    expect(apart.differences.every((x) => x.test === "newcombe" && x.p === null && x.pairs === null)).toBe(true);
+  });
+
+  it("esi3d compare takes more runs, each against the first, and needs two", () => {
+    const dir = mkdtempSync(join(tmpdir(), "esi3d-compare-"));
+    const write = (name: string, rs: ItemRecord[]) => {
+      mkdirSync(join(dir, name));
+      writeFileSync(join(dir, name, "items.jsonl"), rs.map((r) => JSON.stringify(r)).join("\n") + "\n");
+      return join(dir, name);
+    };
+    const a = write("a", runA), b = write("b", runB), c = write("c", runA);
+    const r = esi3d(["compare", a, b, c, "--paradigm", "single"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/## B against A[\s\S]*## C against A/);
+    expect(r.stdout).toMatch(/Overall\s+GT-3D\s+100\.0 \(n=12\)\s+66\.7 \(n=12\)\s+\+33\.3\s+\[-?\d+\.\d, -?\d+\.\d\]\s+0\.125\s+McNemar exact\s+12 \(12\); A only 4, B only 0/);
+    // C is A again: no discordant pair
+    expect(r.stdout).toMatch(/## C against A\n[^\n]+\n(?:[^\n]+\n)*?Overall\s+GT-3D\s+100\.0 \(n=12\)\s+100\.0 \(n=12\)\s+\+0\.0\s+\[[^\]]+\]\s+1\.000\s+McNemar exact/);
+    expect(r.stdout).toMatch(/A = .*a, B = .*b, C = .*c; each run against A/);
+    const one = esi3d(["compare", a]);
+    expect(one.code).toBe(2);
+    expect(one.stderr).toMatch(/compare needs at least two run directories, got 1/);
+  }, 60_000);
+});
