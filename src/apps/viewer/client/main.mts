@@ -7,7 +7,7 @@ import styleText from "./style.css";
 import type { NodeDiagnosis, RelationDiagnosis } from "../../../../scenegraph/diagnosisSchema.js";
 import type { GraphNode } from "../../../../scenegraph/types.js";
 import type { ItemRecord } from "../../../eval/records.js";
-import type { PageMeta, Variant, VariantRef } from "../types.js";
+import type { NodeExplanation, PageMeta, StatusFact, Variant, VariantRef } from "../types.js";
 import { MISSED_COLOR, nodeColor, statusColor } from "../palette.js";
 import { decodeCloud, loadVariant, readMeta, viewLabels, type DecodedCloud } from "./data.mjs";
 import { css, fix, h, pct } from "./dom.mjs";
@@ -566,7 +566,7 @@ function nodesTab(v: Variant): HTMLElement {
           { class: k === state.selected ? "sel" : "", "data-node": n.id, "data-status": d.status, onclick: () => selectNode(k) },
           h("td", {}, h("i", { class: "swatch", style: `background: ${css(nodeColor(k))}` }), n.id),
           h("td", {}, n.label, d.label_correct === false ? h("span", { class: "warn", title: "label differs from the true object's category" }, " ≠") : null),
-          h("td", {}, pill(d.status)),
+          h("td", { title: explanationOf(n.id)?.why ?? "" }, pill(d.status)),
           h("td", {}, d.object_name ?? "–"),
           h("td", { class: "r" }, n.raw_point_count.toLocaleString()),
           h("td", { class: "r" }, n.views.length),
@@ -583,7 +583,7 @@ function nodesTab(v: Variant): HTMLElement {
         h(
           "table",
           { class: "nodes", "data-testid": "missed-table" },
-          h("thead", {}, h("tr", {}, h("th", {}, "object"), h("th", {}, "category"), h("th", {}, "status"), h("th", {}, "pixels seen"))),
+          h("thead", {}, h("tr", {}, h("th", {}, "object"), h("th", {}, "category"), h("th", {}, "status"), h("th", {}, "pixels seen"), h("th", {}, "why"))),
           h(
             "tbody",
             {},
@@ -601,6 +601,7 @@ function nodesTab(v: Variant): HTMLElement {
                 h("td", {}, o.category),
                 h("td", {}, pill(o.status)),
                 h("td", { class: "r" }, o.observed_px.toLocaleString()),
+                h("td", { class: "why", "data-testid": "missed-why", "data-object": o.id }, v.explanations?.objects.find((x) => x.id === o.id)?.why ?? "–"),
               ),
             ),
           ),
@@ -608,6 +609,36 @@ function nodesTab(v: Variant): HTMLElement {
       )
     : null;
   return h("div", {}, chips, table, rows.length === 0 ? h("p", { class: "muted" }, "no node with the selected statuses") : null, missedTable);
+}
+
+function explanationOf(id: string): NodeExplanation | undefined {
+  return state.variant?.explanations?.nodes.find((x) => x.node === id);
+}
+
+const factValue = (x: number, unit: StatusFact["unit"]) => (unit === "share" ? `${(x * 100).toFixed(1)} %` : unit === "m" ? `${x.toFixed(3)} m` : x.toFixed(3));
+
+/** Why the node has its status: the rule's sentence, and the facts it was judged on beside their thresholds (the decisive one marked). */
+function whyBlock(id: string): HTMLElement | null {
+  const e = explanationOf(id);
+  if (!e) return null;
+  return h(
+    "div",
+    { class: `why ${e.consistent ? "" : "inconsistent"}`, "data-testid": "why", "data-rule": e.rule },
+    h("p", {}, h("b", {}, `why ${e.status}: `), e.why),
+    h(
+      "table",
+      { class: "facts" },
+      ...e.facts.map((f) =>
+        h(
+          "tr",
+          { class: f.decisive ? "decisive" : "", "data-testid": "fact", "data-decisive": f.decisive ? "1" : "0" },
+          h("td", {}, f.name, f.against ? h("small", {}, ` · ${f.against}`) : null),
+          h("td", { class: "r" }, factValue(f.value, f.unit)),
+          h("td", { class: "r" }, f.threshold === null ? "" : h("small", {}, `rule ${factValue(f.threshold, f.unit)}`)),
+        ),
+      ),
+    ),
+  );
 }
 
 function flagsOf(n: GraphNode, d: NodeDiagnosis): Array<HTMLElement | string> {
@@ -708,6 +739,7 @@ function nodeCard(v: Variant, k: number, role: "node" | "twin"): HTMLElement {
     "div",
     { class: `card ${role}`, "data-testid": role === "twin" ? "evidence-twin" : "evidence-node", "data-node": n.id },
     title,
+    whyBlock(n.id),
     h(
       "dl",
       {},
