@@ -135,7 +135,8 @@ const panel = h("aside", { class: "panel" });
 const tabs = h("nav", { class: "tabs" });
 const content = h("div", { class: "content" });
 panel.append(tabs, content);
-viewport.append(labelLayer, controlsBar, h("div", { class: "topright" }, toolsBar, readout), legend, stepBar, status, tooltip, loading);
+// the colour and toggle bar top left, the tools top right; in a narrow view (side by side) the tools wrap below
+viewport.append(labelLayer, h("div", { class: "topbar" }, controlsBar, h("div", { class: "topright" }, toolsBar, readout)), legend, stepBar, status, tooltip, loading);
 const mainEl = h("main", {}, viewport, panel);
 document.body.replaceChildren(header, mainEl);
 
