@@ -60,6 +60,9 @@ async function canvasPixels(p: Page, sel: string): Promise<{ width: number; heig
 /** Waits for the next frame to be drawn (the view renders on demand, in requestAnimationFrame). */
 const frame = (p: Page) => p.evaluate(() => new Promise<void>((r) => requestAnimationFrame(() => requestAnimationFrame(() => r()))));
 
+/** Setting up runs esi3d run and inspect: minutes on a loaded 2-core machine, more than the default hook timeout. */
+const SETUP_TIMEOUT_MS = 360_000;
+
 describe("esi3d inspect: the viewer's basics", () => {
   beforeAll(async () => {
     run = makeRun("multi", "esi3d-viewer-basics-");
@@ -67,7 +70,7 @@ describe("esi3d inspect: the viewer's basics", () => {
     const r = esi3d(["inspect", run, "--task", TASK, "-o", page]);
     expect(r.code, r.stderr).toBe(0);
     browser = await launchChromium();
-  });
+  }, SETUP_TIMEOUT_MS);
 
   afterAll(async () => {
     await browser?.close();

@@ -30,6 +30,9 @@ let data: VariantData;
 let ex: Explanations;
 let browser: Browser;
 
+/** Setting up runs esi3d run and inspect: minutes on a loaded 2-core machine, more than the default hook timeout. */
+const SETUP_TIMEOUT_MS = 360_000;
+
 describe("every status explained", () => {
   beforeAll(async () => {
     const out = mkdtempSync(join(tmpdir(), "esi3d-explain-"));
@@ -39,7 +42,7 @@ describe("every status explained", () => {
     data = await new RunInspection(openRun(run), TASK, "test").data(KEY);
     ex = explainDiagnosis(data);
     browser = await launchChromium();
-  });
+  }, SETUP_TIMEOUT_MS);
 
   afterAll(async () => {
     await browser?.close();

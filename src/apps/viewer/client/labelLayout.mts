@@ -20,8 +20,8 @@ export type LabelPlacement = { state: "shown" | "moved"; left: number; top: numb
 
 /** Gap kept between two labels (px), so neighbours stay readable. */
 const LABEL_GAP_PX = 2;
-/** Candidate spots, as the label's top relative to its anchor in label heights: above (the default), one line higher, below. */
-const CANDIDATE_TOPS = [-1.2, -2.3, 0.2];
+/** Candidate spots, as the label's top relative to its anchor in label heights: above (the default), one line higher, below (0.2 h apart, more than LABEL_GAP_PX for any readable label). */
+const CANDIDATE_TOPS = [-1.2, -2.4, 0.2];
 
 interface Rect {
   l: number;
