@@ -481,6 +481,8 @@ export class Viewer {
     this.camera.position.set(s.position[0]!, s.position[1]!, s.position[2]!);
     this.controls.target.set(s.target[0]!, s.target[1]!, s.target[2]!);
     this.controls.update();
+    // projections and picks right after a preset must not wait for the next frame to see the new camera
+    this.camera.updateMatrixWorld();
     this.requestRender();
   }
 
@@ -674,6 +676,7 @@ export class Viewer {
 
   /** Screen position (CSS px, relative to the canvas) of a world point, or null when behind the camera. */
   project(p: readonly number[]): { x: number; y: number } | null {
+    this.camera.updateMatrixWorld(); // the camera may have moved since the last frame
     const v = new THREE.Vector3(p[0], p[1], p[2]).project(this.camera);
     if (v.z > 1 || v.z < -1) return null;
     const el = this.renderer.domElement;
