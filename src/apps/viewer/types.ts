@@ -115,6 +115,45 @@ export interface EpisodePayload {
   replay_ms: number;
 }
 
+/** Which rule of scenegraph/diagnosis.ts decided a node's status (explain.ts). */
+export type NodeRule = "low_object_share" | "second_object" | "no_majority" | "far_from_object" | "matched" | "duplicate_of_match" | "impure_unmatched";
+
+/** One fact a status was judged on: a value, the threshold of its rule (null: compared with other nodes), the true object it is measured against. */
+export interface StatusFact {
+  name: string;
+  value: number;
+  threshold: number | null;
+  unit: "share" | "m" | "iou";
+  against: string | null;
+  /** The fact that decided the status. */
+  decisive: boolean;
+}
+
+export interface NodeExplanation {
+  node: string;
+  status: string;
+  rule: NodeRule;
+  /** The rules re-applied to the points give the stored status (false: a diagnosis made by other code). */
+  consistent: boolean;
+  /** One sentence, with the numbers. */
+  why: string;
+  facts: StatusFact[];
+}
+
+export interface ObjectExplanation {
+  id: number;
+  status: string;
+  why: string;
+  /** Nodes holding some of its cloud points, most first. */
+  holders: Array<{ node: string; status: string; points: number }>;
+}
+
+/** Why every node has its status and every missed object was missed (explain.ts). */
+export interface Explanations {
+  nodes: NodeExplanation[];
+  objects: ObjectExplanation[];
+}
+
 export interface Variant {
   key: string;
   paradigm: string;
@@ -125,6 +164,8 @@ export interface Variant {
   episode: EpisodePayload | null;
   graph: SceneGraph | null;
   diagnosis: Diagnosis | null;
+  /** Why each status (null without a graph). */
+  explanations: Explanations | null;
   /** The 3D record of this paradigm and source, and the 2D baseline's record of the paradigm, when the run has them. */
   record3d: ItemRecord | null;
   record2d: ItemRecord | null;

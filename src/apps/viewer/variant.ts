@@ -27,6 +27,7 @@ import type { ItemRecord } from "../../eval/records.js";
 import { buildPrompt, promptRecord } from "../../prompt/templates.js";
 import type { GraphFormat } from "../../prompt/formats.js";
 import { displaySample } from "./downsample.js";
+import { explainDiagnosis } from "./explain.js";
 import type { RunDir } from "./run.js";
 import type { StoredGraph } from "../../eval/files.js";
 import type { CloudPayload, EpisodePayload, PromptPayload, TaskInfo, TrueObjectPayload, Variant, ViewPayload } from "./types.js";
@@ -257,6 +258,7 @@ export function buildVariant(v: VariantInput): Variant {
     episode: v.episode ?? null,
     graph: v.graph,
     diagnosis: v.diagnosis,
+    explanations: explainDiagnosis(v),
     record3d: v.record3d,
     record2d: v.record2d,
     prompt: v.prompt,
@@ -279,6 +281,7 @@ export function buildEpisodeOnlyVariant(v: { key: string; paradigm: string; sour
     episode: v.episode,
     graph: null,
     diagnosis: null,
+    explanations: null,
     record3d: null,
     record2d: v.record,
     prompt: { origin: "record", text: null, note: "the 2D arm sends views, not a graph prompt; its replies are in the record" },

@@ -1,9 +1,10 @@
-/** Pure parts of the viewer: display thinning, the reproduction check, box geometry and the Y-up conversion. */
+/** Pure parts of the viewer: display thinning, the reproduction check, box geometry, the Y-up conversion and the label layout. */
 import { describe, expect, it } from "vitest";
 import { displaySample, DISPLAY_POINT_BUDGET } from "../../../src/apps/viewer/downsample.js";
 import { graphDifference } from "../../../src/apps/viewer/variant.js";
 import { zUpToYUp } from "../../../src/apps/viewer/export.js";
 import { boxEdges } from "../../../src/apps/viewer/geometry.js";
+import { layoutLabels, type LabelPlacement } from "../../../src/apps/viewer/client/labelLayout.mjs";
 import { Rng } from "../../../src/core/math/rng.js";
 import type { SceneGraph } from "../../../scenegraph/types.js";
 
@@ -74,5 +75,30 @@ describe("export geometry", () => {
     // determinant of the columns = +1 (right-handed stays right-handed)
     const det = x[0] * (y[1] * z[2] - y[2] * z[1]) - y[0] * (x[1] * z[2] - x[2] * z[1]) + z[0] * (x[1] * y[2] - x[2] * y[1]);
     expect(det).toBe(1);
+  });
+});
+
+describe("layoutLabels", () => {
+  const box = (p: LabelPlacement, w: number, h: number) => (p.state === "hidden" ? null : { l: p.left, t: p.top, r: p.left + w, b: p.top + h });
+
+  it("places labels by priority: the first keeps its spot, the next moves up a line, then below, and the rest are hidden", () => {
+    // five labels anchored at one point, the most important given last
+    const anchors = [3, 3, 3, 3, 0].map((priority) => ({ x: 100, y: 100, w: 60, h: 14, priority }));
+    const out = layoutLabels(anchors);
+    expect(out[4]).toEqual({ state: "shown", left: 70, top: 100 - 1.2 * 14 });
+    expect(out.slice(0, 4).map((p) => p.state)).toEqual(["moved", "moved", "hidden", "hidden"]);
+    const shown = out.map((p) => box(p, 60, 14)).filter((b) => b !== null);
+    for (let i = 0; i < shown.length; i++) for (let j = i + 1; j < shown.length; j++) {
+      const a = shown[i]!, b = shown[j]!;
+      expect(a.l < b.r && b.l < a.r && a.t < b.b && b.t < a.b, `labels ${i} and ${j} overlap`).toBe(false);
+    }
+  });
+
+  it("leaves labels that do not meet where they are", () => {
+    const out = layoutLabels([
+      { x: 50, y: 50, w: 40, h: 12, priority: 1 },
+      { x: 200, y: 50, w: 40, h: 12, priority: 1 },
+    ]);
+    expect(out.map((p) => p.state)).toEqual(["shown", "shown"]);
   });
 });

@@ -7,60 +7,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { decode } from "fast-png";
-import type { Browser, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { esi3d } from "../cli/helpers.js";
-import { launchChromium, makeRun, stored, TASK } from "./helpers.js";
-
-/** A blank or single-colour canvas has a luminance standard deviation near 0; a drawn cloud, grid and boxes well above this. */
-const MIN_LUMA_STDDEV = 12;
-/** The drawn WebGL canvas must use at least this many distinct colours (points, boxes, grid lines, frustums). */
-const MIN_DISTINCT_COLOURS = 200;
+import { launchChromium, lumaStats, makeRun, MIN_DISTINCT_COLOURS, MIN_LUMA_STDDEV, openPage, stored, TASK, waitReady } from "./helpers.js";
 
 let browser: Browser;
 let run: string;
 let page: string;
 let shots: string;
-
-function lumaStats(png: Uint8Array): { stddev: number; colours: number } {
-  const img = decode(png);
-  const ch = img.channels;
-  const d = img.data;
-  let sum = 0, sum2 = 0;
-  const colours = new Set<number>();
-  const n = img.width * img.height;
-  for (let i = 0; i < n; i++) {
-    const r = d[i * ch]!, g = d[i * ch + 1]!, b = d[i * ch + 2]!;
-    const y = 0.299 * r + 0.587 * g + 0.114 * b;
-    sum += y;
-    sum2 += y * y;
-    colours.add((r << 16) | (g << 8) | b);
-  }
-  const mean = sum / n;
-  return { stddev: Math.sqrt(Math.max(0, sum2 / n - mean * mean)), colours: colours.size };
-}
-
-async function openPage(b: Browser, file: string): Promise<{ p: Page; errors: string[]; readyMs: number }> {
-  const p = await b.newPage({ viewport: { width: 1500, height: 900 } });
-  const errors: string[] = [];
-  p.on("pageerror", (e) => errors.push(e.message));
-  // the page must not touch the network: anything but file: and data: URLs fails the test
-  await p.route(/^(?!file:|data:|blob:)/, (route) => {
-    errors.push(`network request: ${route.request().url()}`);
-    return route.abort();
-  });
-  const t = Date.now();
-  await p.goto(`file://${file}`, { waitUntil: "commit" });
-  await p.waitForFunction(() => window.__esi3d?.ready || window.__esi3d?.error, null, { timeout: 60_000, polling: 50 });
-  const readyMs = Date.now() - t;
-  const err = await p.evaluate(() => window.__esi3d.error);
-  if (err) throw new Error(`page error: ${err}`);
-  return { p, errors, readyMs };
-}
-
-async function waitReady(p: Page, key: string): Promise<void> {
-  await p.waitForFunction((k) => window.__esi3d.ready && window.__esi3d.key === k, key, { timeout: 60_000 });
-}
 
 describe("esi3d inspect page in Chromium", () => {
   beforeAll(async () => {

@@ -1,4 +1,7 @@
 import type { StepShown } from "./view3d.mjs";
+import type { PickedPoint } from "./measure.mjs";
+
+type Camera = { position: [number, number, number]; target: [number, number, number] };
 
 /** What the page exposes to tests and to a person at the console as `window.__esi3d` (test/apps/viewer). */
 export interface Hooks {
@@ -14,6 +17,19 @@ export interface Hooks {
   setStep(k: number): void;
   /** What the 3D view draws at the current step (boxes, frustums, points, camera path). */
   stepShown(): StepShown | null;
+  /** The main view's camera, and the side-by-side view's (null when off). */
+  camera(): Camera;
+  compareCamera(): Camera | null;
+  /** The side-by-side view: its variant and whether it is drawn. */
+  compare(): { key: string | null; ready: boolean };
+  /** The size three.js draws the cloud's points with (px). */
+  pointSize(): number | null;
+  /** The last picked point and the ruler's ends and distance. */
+  picks(): { point: PickedPoint | null; ruler: PickedPoint[]; distance_m: number | null };
+  /** A drawn cloud point by index: position and node index (for checking picks). */
+  cloudPoint(i: number): { position: [number, number, number]; node: number | null } | null;
+  /** Client (page) coordinates of a world point in the main view, null behind the camera. */
+  project(p: [number, number, number]): { x: number; y: number } | null;
 }
 
 declare global {

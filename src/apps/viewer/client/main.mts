@@ -7,11 +7,14 @@ import styleText from "./style.css";
 import type { NodeDiagnosis, RelationDiagnosis } from "../../../../scenegraph/diagnosisSchema.js";
 import type { GraphNode } from "../../../../scenegraph/types.js";
 import type { ItemRecord } from "../../../eval/records.js";
-import type { PageMeta, Variant, VariantRef } from "../types.js";
+import type { NodeExplanation, PageMeta, StatusFact, Variant, VariantRef } from "../types.js";
 import { MISSED_COLOR, nodeColor, statusColor } from "../palette.js";
 import { decodeCloud, loadVariant, readMeta, viewLabels, type DecodedCloud } from "./data.mjs";
 import { css, fix, h, pct } from "./dom.mjs";
-import { COLOR_MODES, STEP_BOX_COLOR, STEP_FLAGGED_COLOR, Viewer, viewColor, type ColorMode, type Toggles } from "./view3d.mjs";
+import { COLOR_MODES, MAX_POINT_PX, MIN_POINT_PX, STEP_BOX_COLOR, STEP_FLAGGED_COLOR, Viewer, viewColor, type ColorMode, type Toggles } from "./view3d.mjs";
+import type { PickedPoint } from "./measure.mjs";
+import type { CameraPreset } from "./cameraPresets.mjs";
+import { LinkedView } from "./compare.mjs";
 import type { ActiveStep } from "../../../eval/records.js";
 import type { Hooks } from "./hooks.mjs";
 
@@ -97,6 +100,18 @@ const hooks: Hooks = {
   step: null,
   setStep: (k) => setStep(k),
   stepShown: () => viewer.stepShown(),
+  camera: () => viewer.cameraState(),
+  compareCamera: () => linked.active?.cameraState() ?? null,
+  compare: () => ({ key: linked.key, ready: linked.ready }),
+  pointSize: () => viewer.drawnPointSize(),
+  picks: () => viewer.picks(),
+  cloudPoint: (i) => (state.cloud && i >= 0 && i < state.cloud.count ? { position: [state.cloud.position[3 * i]!, state.cloud.position[3 * i + 1]!, state.cloud.position[3 * i + 2]!], node: state.cloud.node[i]! > 0 ? state.cloud.node[i]! - 1 : null } : null),
+  project: (p) => {
+    const s = viewer.project(p);
+    if (!s) return null;
+    const r = viewer.renderer.domElement.getBoundingClientRect();
+    return { x: r.left + s.x, y: r.top + s.y };
+  },
 };
 window.__esi3d = hooks;
 
@@ -114,12 +129,16 @@ const controlsBar = h("div", { class: "controls" });
 const stepBar = h("div", { class: "stepbar", hidden: true, "data-testid": "stepbar" });
 const legend = h("div", { class: "legend" });
 const loading = h("div", { class: "loading" }, "loading…");
+const toolsBar = h("div", { class: "tools" });
+const readout = h("div", { class: "readout", hidden: true, "data-testid": "pick-readout" });
 const panel = h("aside", { class: "panel" });
 const tabs = h("nav", { class: "tabs" });
 const content = h("div", { class: "content" });
 panel.append(tabs, content);
-viewport.append(labelLayer, controlsBar, legend, stepBar, status, tooltip, loading);
-document.body.replaceChildren(header, h("main", {}, viewport, panel));
+// the colour and toggle bar top left, the tools top right; in a narrow view (side by side) the tools wrap below
+viewport.append(labelLayer, h("div", { class: "topbar" }, controlsBar, h("div", { class: "topright" }, toolsBar, readout)), legend, stepBar, status, tooltip, loading);
+const mainEl = h("main", {}, viewport, panel);
+document.body.replaceChildren(header, mainEl);
 
 let viewer: Viewer;
 try {
@@ -129,6 +148,11 @@ try {
   throw e;
 }
 viewport.insertBefore(viewer.renderer.domElement, labelLayer);
+const linked = new LinkedView(viewer, unpack, meta.task);
+mainEl.insertBefore(linked.pane, panel);
+/** Settings apply to the main view and, when shown, the linked one. */
+const eachViewer = (f: (v: Viewer) => void) => [viewer, linked.active].forEach((v) => v && f(v));
+viewer.onPoint = (p) => renderReadout(p === null);
 viewer.onPick = (k) => {
   if (k === null) return;
   selectNode(k);
@@ -236,6 +260,15 @@ function renderHeader(): void {
     { "data-testid": "source-select", title: "point-cloud source", onchange: (e: Event) => void show((e.target as HTMLSelectElement).value, true) },
     ...sources.map((r) => h("option", { value: r.key, selected: r.key === state.key }, variantLabel(r))),
   );
+  const others = ref.arm === "2d" ? [] : sources.filter((r) => r.key !== state.key && r.arm !== "2d");
+  const cmpSel = others.length
+    ? h(
+        "select",
+        { "data-testid": "compare-select", title: "show another source beside this one, cameras linked", onchange: (e: Event) => void setCompare((e.target as HTMLSelectElement).value || null) },
+        h("option", { value: "" }, "side by side: off"),
+        ...others.map((r) => h("option", { value: r.key, selected: r.key === linked.key }, `beside: ${variantLabel(r)}`)),
+      )
+    : null;
   const m = v?.diagnosis?.metrics;
   const rec = v?.record3d;
   const num = (label: string, value: string | number, testid: string, cls = "") => h("span", { class: `num ${cls}`, "data-testid": testid }, h("small", {}, label), h("b", {}, String(value)));
@@ -264,10 +297,21 @@ function renderHeader(): void {
   );
   header.replaceChildren(
     h("div", { class: "brand" }, meta.api ? h("a", { href: "/" }, "esi3d") : "esi3d", h("small", {}, " inspect")),
-    h("div", { class: "switch" }, taskSel, h("span", { class: "sub" }, meta.task.subcategory.replace(/_/g, " ")), parSel, srcSel),
+    h("div", { class: "switch" }, taskSel, h("span", { class: "sub" }, meta.task.subcategory.replace(/_/g, " ")), parSel, srcSel, cmpSel),
     downloads,
     metrics,
   );
+}
+
+/** Shows another source of the paradigm beside the main view (null: off). */
+async function setCompare(key: string | null): Promise<void> {
+  const r = key ? refOf(key) : undefined;
+  try {
+    await linked.show(r ? r.key : null, r ? `${r.paradigm} views · ${variantLabel(r)}` : "");
+  } catch (e) {
+    fail((e as Error).message);
+  }
+  renderHeader();
 }
 
 function downloadGraph(): void {
@@ -286,7 +330,7 @@ function renderControls(): void {
   const mode = viewer.getColorMode();
   const t = viewer.getToggles();
   const toggle = (k: keyof Toggles, label: string, key: string) =>
-    h("label", { title: `toggle (${key.toUpperCase()})` }, h("input", { type: "checkbox", checked: t[k], "data-testid": `toggle-${k}`, onchange: (e: Event) => (viewer.setToggles({ [k]: (e.target as HTMLInputElement).checked }), renderControls()) }), ` ${label}`);
+    h("label", { title: `toggle (${key.toUpperCase()})` }, h("input", { type: "checkbox", checked: t[k], "data-testid": `toggle-${k}`, onchange: (e: Event) => (eachViewer((w) => w.setToggles({ [k]: (e.target as HTMLInputElement).checked })), renderControls()) }), ` ${label}`);
   controlsBar.replaceChildren(
     h(
       "div",
@@ -295,6 +339,23 @@ function renderControls(): void {
       ...COLOR_MODES.map((c) => h("button", { class: c.mode === mode ? "on" : "", title: `colour by ${c.label} (${c.key.toUpperCase()})`, "data-testid": `color-${c.mode}`, onclick: () => setColorMode(c.mode) }, c.label)),
     ),
     h("div", { class: "toggles" }, toggle("boxes", "boxes", "b"), toggle("truth", "true boxes", "t"), toggle("frustums", "cameras", "f"), toggle("grid", "grid", "g"), toggle("labels", "labels", "l")),
+  );
+  toolsBar.replaceChildren(
+    h(
+      "div",
+      { class: "modes" },
+      h("small", {}, "camera "),
+      ...PRESETS.map((p) => h("button", { title: p.title, "data-testid": `preset-${p.preset}`, onclick: () => viewer.setPreset(p.preset) }, p.label)),
+      h("small", {}, " point "),
+      h("input", { type: "range", min: MIN_POINT_PX, max: MAX_POINT_PX, step: 1, value: viewer.pointSize, "data-testid": "point-size", title: "point size in pixels ([ ])", oninput: (e: Event) => setPointSize(Number((e.target as HTMLInputElement).value)) }),
+      h("small", { "data-testid": "point-size-label" }, `${viewer.pointSize} px`),
+    ),
+    h(
+      "div",
+      { class: "modes" },
+      state.variant?.arm === "2d" ? null : h("button", { class: viewer.measuring ? "on" : "", "data-testid": "ruler-toggle", title: "ruler: click two points to measure the distance (M)", onclick: () => setMeasuring(!viewer.measuring) }, "ruler"),
+      h("button", { "data-testid": "screenshot", title: "download the 3D view as PNG (both views when comparing)", onclick: () => downloadScreenshot() }, "PNG"),
+    ),
   );
   const v = state.variant;
   const intermediate = state.step !== null && v?.episode && state.step < v.episode.steps.length;
@@ -313,8 +374,74 @@ function renderControls(): void {
 }
 
 function setColorMode(mode: ColorMode): void {
-  viewer.setColorMode(mode);
+  eachViewer((w) => w.setColorMode(mode));
   renderControls();
+}
+
+/** Camera presets (keys 7 top, 1 front, 0 fit: a numeric keypad's top and front, as in Blender). */
+const PRESETS: Array<{ preset: CameraPreset; label: string; key: string; title: string }> = [
+  { preset: "top", label: "top", key: "7", title: "look straight down (7)" },
+  { preset: "front", label: "front", key: "1", title: "level, along the agent's first view (1)" },
+  { preset: "fit", label: "fit", key: "0", title: "frame the selected node, or the whole scene (0)" },
+];
+const PRESET_KEYS: Record<string, CameraPreset> = Object.fromEntries(PRESETS.map((p) => [p.key, p.preset]));
+
+function setPointSize(px: number): void {
+  eachViewer((w) => w.setPointSize(px));
+  renderControls();
+}
+
+function setMeasuring(on: boolean): void {
+  viewer.measuring = on;
+  if (!on) viewer.clearRuler();
+  renderControls();
+  renderReadout();
+}
+
+const xyz = (p: readonly number[]) => `(${p.map((x) => x.toFixed(3)).join(", ")}) m`;
+
+/** What a picked point is: its world coordinates and its node (id, label, status), or none. */
+function pointText(p: PickedPoint): string {
+  const n = p.node !== null ? state.variant?.graph?.nodes[p.node] : undefined;
+  return `${xyz(p.position)} · ${n ? `${n.id} ${n.label} (${diagOf(n.id)?.status ?? "no diagnosis"})` : "in no node"}`;
+}
+
+/** The picked point, or the ruler's ends and distance, over the 3D view; `missed`: the last click hit no point. */
+function renderReadout(missed = false): void {
+  const { point, ruler, distance_m } = viewer.picks();
+  if (viewer.measuring) {
+    readout.hidden = false;
+    const second = ruler.length === 1 ? h("div", {}, "click the second point") : null;
+    readout.replaceChildren(
+      h("b", {}, "ruler"),
+      ruler.length === 0 ? h("div", {}, "click a point") : "",
+      ...ruler.map((p, i) => h("div", { "data-testid": `ruler-${"ab"[i]}` }, `${"AB"[i]} ${pointText(p)}`)),
+      distance_m !== null ? h("div", {}, "distance ", h("b", { "data-testid": "ruler-distance" }, `${distance_m.toFixed(3)} m`)) : (second ?? ""),
+      missed ? h("div", { class: "muted" }, "no point under the last click") : "",
+    );
+    return;
+  }
+  readout.hidden = point === null;
+  if (point) readout.replaceChildren(h("b", {}, "point "), h("span", { "data-testid": "pick-point" }, pointText(point)));
+}
+
+/** Downloads the 3D view as PNG: the main view, and the linked one beside it when comparing. */
+function downloadScreenshot(): void {
+  const views = [viewer, linked.active].filter((w): w is Viewer => w !== null).map((w) => w.snapshot());
+  const out = h("canvas", { width: views.reduce((s, c) => s + c.width, 0), height: Math.max(...views.map((c) => c.height)) });
+  const ctx = out.getContext("2d")!;
+  let x = 0;
+  for (const c of views) {
+    ctx.drawImage(c, x, 0);
+    x += c.width;
+  }
+  const name = `${meta.task.task_id}__${state.key}${linked.key ? `__vs__${linked.key}` : ""}.png`;
+  out.toBlob((b) => {
+    if (!b) return;
+    const a = h("a", { href: URL.createObjectURL(b), download: name });
+    a.click();
+    setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+  }, "image/png");
 }
 
 function renderStatusLine(): void {
@@ -381,7 +508,7 @@ function nodesTab(v: Variant): HTMLElement {
           onclick: () => {
             if (state.filter.has(s)) state.filter.delete(s);
             else state.filter.add(s);
-            viewer.setStatusFilter(state.filter);
+            eachViewer((w) => w.setStatusFilter(state.filter));
             renderPanel();
           },
         },
@@ -440,7 +567,7 @@ function nodesTab(v: Variant): HTMLElement {
           { class: k === state.selected ? "sel" : "", "data-node": n.id, "data-status": d.status, onclick: () => selectNode(k) },
           h("td", {}, h("i", { class: "swatch", style: `background: ${css(nodeColor(k))}` }), n.id),
           h("td", {}, n.label, d.label_correct === false ? h("span", { class: "warn", title: "label differs from the true object's category" }, " ≠") : null),
-          h("td", {}, pill(d.status)),
+          h("td", { title: explanationOf(n.id)?.why ?? "" }, pill(d.status)),
           h("td", {}, d.object_name ?? "–"),
           h("td", { class: "r" }, n.raw_point_count.toLocaleString()),
           h("td", { class: "r" }, n.views.length),
@@ -457,7 +584,7 @@ function nodesTab(v: Variant): HTMLElement {
         h(
           "table",
           { class: "nodes", "data-testid": "missed-table" },
-          h("thead", {}, h("tr", {}, h("th", {}, "object"), h("th", {}, "category"), h("th", {}, "status"), h("th", {}, "pixels seen"))),
+          h("thead", {}, h("tr", {}, h("th", {}, "object"), h("th", {}, "category"), h("th", {}, "status"), h("th", {}, "pixels seen"), h("th", {}, "why"))),
           h(
             "tbody",
             {},
@@ -475,6 +602,7 @@ function nodesTab(v: Variant): HTMLElement {
                 h("td", {}, o.category),
                 h("td", {}, pill(o.status)),
                 h("td", { class: "r" }, o.observed_px.toLocaleString()),
+                h("td", { class: "why", "data-testid": "missed-why", "data-object": o.id }, v.explanations?.objects.find((x) => x.id === o.id)?.why ?? "–"),
               ),
             ),
           ),
@@ -482,6 +610,36 @@ function nodesTab(v: Variant): HTMLElement {
       )
     : null;
   return h("div", {}, chips, table, rows.length === 0 ? h("p", { class: "muted" }, "no node with the selected statuses") : null, missedTable);
+}
+
+function explanationOf(id: string): NodeExplanation | undefined {
+  return state.variant?.explanations?.nodes.find((x) => x.node === id);
+}
+
+const factValue = (x: number, unit: StatusFact["unit"]) => (unit === "share" ? `${(x * 100).toFixed(1)} %` : unit === "m" ? `${x.toFixed(3)} m` : x.toFixed(3));
+
+/** Why the node has its status: the rule's sentence, and the facts it was judged on beside their thresholds (the decisive one marked). */
+function whyBlock(id: string): HTMLElement | null {
+  const e = explanationOf(id);
+  if (!e) return null;
+  return h(
+    "div",
+    { class: `why ${e.consistent ? "" : "inconsistent"}`, "data-testid": "why", "data-rule": e.rule },
+    h("p", {}, h("b", {}, `why ${e.status}: `), e.why),
+    h(
+      "table",
+      { class: "facts" },
+      ...e.facts.map((f) =>
+        h(
+          "tr",
+          { class: f.decisive ? "decisive" : "", "data-testid": "fact", "data-decisive": f.decisive ? "1" : "0" },
+          h("td", {}, f.name, f.against ? h("small", {}, ` · ${f.against}`) : null),
+          h("td", { class: "r" }, factValue(f.value, f.unit)),
+          h("td", { class: "r" }, f.threshold === null ? "" : h("small", {}, `rule ${factValue(f.threshold, f.unit)}`)),
+        ),
+      ),
+    ),
+  );
 }
 
 function flagsOf(n: GraphNode, d: NodeDiagnosis): Array<HTMLElement | string> {
@@ -582,6 +740,7 @@ function nodeCard(v: Variant, k: number, role: "node" | "twin"): HTMLElement {
     "div",
     { class: `card ${role}`, "data-testid": role === "twin" ? "evidence-twin" : "evidence-node", "data-node": n.id },
     title,
+    whyBlock(n.id),
     h(
       "dl",
       {},
@@ -830,6 +989,10 @@ async function show(key: string, keepCamera: boolean): Promise<void> {
   state.selected = null;
   state.showAllThumbs.clear();
   viewer.setVariant(v, cloud, meta.task.objects, meta.task.room.size, keepCamera && hooks.timings.first_render !== undefined);
+  // the side-by-side view shows another source of the same paradigm
+  if (linked.key !== null && (linked.key === key || refOf(linked.key)?.paradigm !== refOf(key)?.paradigm)) void linked.show(null, "");
+  else if (linked.active) linked.active.setCameraState(viewer.cameraState());
+  renderReadout();
   viewer.setStatusFilter(state.filter);
   state.step = null;
   hooks.step = null;
@@ -863,7 +1026,7 @@ document.addEventListener("keydown", (e) => {
   const t = viewer.getToggles();
   const flip: Record<string, keyof Toggles> = { b: "boxes", t: "truth", f: "frustums", g: "grid", l: "labels" };
   if (flip[k]) {
-    viewer.setToggles({ [flip[k]]: !t[flip[k]] });
+    eachViewer((w) => w.setToggles({ [flip[k]]: !t[flip[k]] }));
     return renderControls();
   }
   if (k === "escape") return selectNode(null);
@@ -873,8 +1036,11 @@ document.addEventListener("keydown", (e) => {
     if (k === "home") return setStep(1);
     if (k === "end") return setStep(Number.MAX_SAFE_INTEGER);
   }
-  if (k === "[") return viewer.setPointSize(viewer.pointSize - 1);
-  if (k === "]") return viewer.setPointSize(viewer.pointSize + 1);
+  if (k === "[") return setPointSize(viewer.pointSize - 1);
+  if (k === "]") return setPointSize(viewer.pointSize + 1);
+  if (k === "m") return setMeasuring(!viewer.measuring);
+  const preset = PRESET_KEYS[k];
+  if (preset) return viewer.setPreset(preset);
 });
 
 renderControls();

@@ -14,6 +14,9 @@ import type { StepNodePayload, TrueObjectPayload, Variant, ViewPayload } from ".
 import { MISSED_COLOR, nodeColor, statusColor, TRUTH_COLOR, UNASSIGNED_COLOR } from "../palette.js";
 import { boxEdges } from "../geometry.js";
 import type { DecodedCloud } from "./data.mjs";
+import { layoutLabels, type LabelPlacement } from "./labelLayout.mjs";
+import { distance, Measure, type PickedPoint } from "./measure.mjs";
+import { presetPose, type CameraPreset } from "./cameraPresets.mjs";
 
 export type ColorMode = "rgb" | "node" | "status" | "confidence" | "view";
 export const COLOR_MODES: Array<{ mode: ColorMode; key: string; label: string }> = [
@@ -65,12 +68,16 @@ const BACKGROUND = 0x2b2f38;
 const FRUSTUM_DEPTH_M = 0.18;
 /** Minor floor-grid spacing (m); major lines every metre. */
 const MINOR_GRID_M = 0.25;
-/** Drawn point size in pixels (no attenuation: the same on screen at every distance); [ and ] change it. */
+/** Drawn point size in pixels (no attenuation: the same on screen at every distance); the slider and [ ] change it. */
 const DEFAULT_POINT_PX = 2;
+export const MIN_POINT_PX = 1;
+export const MAX_POINT_PX = 8;
 /** A press that moves less than this (px) before release is a click, not an orbit. */
 const CLICK_SLOP_PX = 5;
-/** Point picking radius (m) when the ray hits no box. */
-const POINT_PICK_M = 0.015;
+/** Point picking radius on screen (px): a point this close to the cursor is under it (converted to metres at the orbit target's distance). */
+const POINT_PICK_PX = 5;
+/** Label priorities of the layout (lower first): the selection and the ruler, missed objects, wrong nodes and blocked moves, the rest, grid figures. */
+const PRIORITY = { picked: 0, missed: 1, wrong: 2, plain: 3, scale: 5 } as const;
 /** Viridis at 5 stops, for confidence. */
 const VIRIDIS: Array<[number, number, number]> = [
   [68, 1, 84],
@@ -124,7 +131,7 @@ interface NodeVisual {
 interface Overlay {
   el: HTMLElement;
   at: THREE.Vector3;
-  kind: "node" | "truth" | "scale" | "step" | "path";
+  kind: "node" | "truth" | "scale" | "step" | "path" | "ruler";
   node?: number;
 }
 
@@ -164,10 +171,22 @@ export class Viewer {
   private pending = false;
   private lastHits: number[] = [];
   private lastHitIndex = 0;
+  /** What the framing and the top and front presets show: every node and true object. */
+  private sceneBox = new THREE.Box3();
+  private readonly measure = new Measure();
+  private rulerLabel = document.createElement("div");
+  /** Label sizes (px), measured once per label: their text does not change. */
+  private labelSize = new WeakMap<HTMLElement, { w: number; h: number }>();
   pointSize = DEFAULT_POINT_PX;
+  /** Ruler mode: clicks pick the ruler's ends instead of nodes. */
+  measuring = false;
   /** Called when the user picks a node in 3D (null: clicked empty space). */
   onPick: (node: number | null) => void = () => {};
   onHover: (node: number | null, x: number, y: number) => void = () => {};
+  /** Called after a click with the cloud point under it (null: none), in either mode. */
+  onPoint: (p: PickedPoint | null) => void = () => {};
+  /** Called whenever the camera moves (the linked view follows). */
+  onCamera: () => void = () => {};
 
   constructor(
     private readonly container: HTMLElement,
@@ -184,8 +203,13 @@ export class Viewer {
     this.camera = new THREE.PerspectiveCamera(50, 1, 0.01, 500);
     this.camera.up.set(0, 0, 1); // Z up, before the controls read it
     this.controls = new OrbitControls(this.camera, this.renderer.domElement);
-    this.controls.addEventListener("change", () => this.requestRender());
-    this.scene.add(this.world);
+    this.controls.addEventListener("change", () => {
+      this.requestRender();
+      this.onCamera();
+    });
+    this.scene.add(this.world, this.measure.group);
+    this.rulerLabel.className = "label3d ruler";
+    this.rulerLabel.dataset.testid = "ruler-label";
     this.world.add(this.gridGroup, this.truthGroup, this.frustumGroup, this.pathGroup, this.stepGroup);
     new ResizeObserver(() => this.resize()).observe(container);
     this.installPointer();
@@ -245,7 +269,9 @@ export class Viewer {
     this.pathPoints = this.blockedMarks = 0;
     this.step = null;
     this.overlays = [];
-    this.labelLayer.replaceChildren();
+    this.labelLayer.replaceChildren(this.rulerLabel);
+    this.measure.setPicked(null);
+    this.measure.clearRuler();
   }
 
   setVariant(variant: Variant, cloud: DecodedCloud, truth: TrueObjectPayload[], room: [number, number], keepCamera: boolean): void {
@@ -300,9 +326,10 @@ export class Viewer {
     });
     this.buildGrid(room);
     if (variant.episode) this.buildPath(variant);
+    this.sceneBox = sceneBoxOf(variant, truth);
     this.applyColors();
     this.applyVisibility();
-    if (!keepCamera) this.frame(variant, truth);
+    if (!keepCamera) this.frame(variant);
     this.requestRender();
   }
 
@@ -426,20 +453,70 @@ export class Viewer {
   }
 
   /** Looks at the objects from behind and above the agent's first view, so the layout reads as the question's. */
-  private frame(variant: Variant, truth: TrueObjectPayload[]): void {
-    const box = new THREE.Box3();
-    for (const n of variant.graph?.nodes ?? []) box.expandByPoint(new THREE.Vector3(...n.box.centre));
-    for (const o of truth) box.expandByPoint(new THREE.Vector3(...o.centre));
-    // an episode's camera path belongs in the picture
-    for (const st of variant.episode?.record.active?.steps ?? []) box.expandByPoint(new THREE.Vector3(...st.pose.position));
-    if (box.isEmpty()) box.setFromCenterAndSize(new THREE.Vector3(0, 0, 0.5), new THREE.Vector3(2, 2, 1));
+  private frame(variant: Variant): void {
+    const box = this.sceneBox;
     const centre = box.getCenter(new THREE.Vector3());
     const radius = Math.max(0.8, box.getSize(new THREE.Vector3()).length() / 2);
-    const yaw = variant.graph?.viewpoint.yaw ?? variant.episode?.record.active?.steps[0]?.pose.yaw ?? 0;
-    const dir = new THREE.Vector3(Math.cos(yaw), Math.sin(yaw), 0);
+    const dir = new THREE.Vector3(Math.cos(viewYaw(variant)), Math.sin(viewYaw(variant)), 0);
     this.camera.position.copy(centre).addScaledVector(dir, -radius * 2.2).add(new THREE.Vector3(0, 0, radius * 1.6));
     this.controls.target.copy(centre);
     this.controls.update();
+  }
+
+  /** Top, front, or fit (the selected node's box, else the whole scene): the camera flies there at once. */
+  setPreset(preset: CameraPreset): void {
+    const sel = preset === "fit" && this.selection.node !== null ? this.nodes[this.selection.node]?.node.box : undefined;
+    const box = sel ? new THREE.Box3().setFromCenterAndSize(new THREE.Vector3(...sel.centre), new THREE.Vector3(...sel.extent.map((e) => Math.max(e, 1e-3)))) : this.sceneBox;
+    const current = this.controls.target.clone().sub(this.camera.position);
+    const pose = presetPose(preset, box, this.camera, this.variant ? viewYaw(this.variant) : 0, current);
+    this.setCameraState({ position: pose.position.toArray(), target: pose.target.toArray() });
+  }
+
+  /** The camera's position and orbit target (world, m): what the linked view copies. */
+  cameraState(): { position: [number, number, number]; target: [number, number, number] } {
+    return { position: this.camera.position.toArray(), target: this.controls.target.toArray() };
+  }
+
+  setCameraState(s: { position: readonly number[]; target: readonly number[] }): void {
+    this.camera.position.set(s.position[0]!, s.position[1]!, s.position[2]!);
+    this.controls.target.set(s.target[0]!, s.target[1]!, s.target[2]!);
+    this.controls.update();
+    // projections and picks right after a preset must not wait for the next frame to see the new camera
+    this.camera.updateMatrixWorld();
+    this.requestRender();
+  }
+
+  /** The canvas with the current frame drawn into it (the drawing buffer is preserved, so it can be read back). */
+  snapshot(): HTMLCanvasElement {
+    this.renderNow();
+    return this.renderer.domElement;
+  }
+
+  /** The cloud point nearest the camera within POINT_PICK_PX of a client point, among those drawn; `withNode`: only points of a node. */
+  pickPoint(clientX: number, clientY: number, withNode = false): PickedPoint | null {
+    if (!this.points || !this.cloud) return null;
+    const rect = this.renderer.domElement.getBoundingClientRect();
+    const ndc = new THREE.Vector2(((clientX - rect.left) / rect.width) * 2 - 1, -((clientY - rect.top) / rect.height) * 2 + 1);
+    const ray = new THREE.Raycaster();
+    ray.setFromCamera(ndc, this.camera);
+    const metresPerPx = (2 * this.camera.position.distanceTo(this.controls.target) * Math.tan(THREE.MathUtils.degToRad(this.camera.fov) / 2)) / Math.max(1, rect.height);
+    ray.params.Points = { threshold: POINT_PICK_PX * metresPerPx };
+    const cloud = this.cloud;
+    const hit = ray.intersectObject(this.points, false).find((h) => h.index !== undefined && (!withNode || cloud.node[h.index]! > 0));
+    if (!hit || hit.index === undefined) return null;
+    const i = hit.index;
+    return { index: i, position: [cloud.position[3 * i]!, cloud.position[3 * i + 1]!, cloud.position[3 * i + 2]!], node: cloud.node[i]! > 0 ? cloud.node[i]! - 1 : null };
+  }
+
+  /** What is picked: the last clicked point and the ruler's ends (for the panel and the tests). */
+  picks(): { point: PickedPoint | null; ruler: PickedPoint[]; distance_m: number | null } {
+    const r = this.measure.ruler;
+    return { point: this.measure.picked, ruler: [...r], distance_m: r.length === 2 ? distance(r[0]!, r[1]!) : null };
+  }
+
+  clearRuler(): void {
+    this.measure.clearRuler();
+    this.requestRender();
   }
 
   /** Moves the orbit target to a box and comes closer. */
@@ -487,8 +564,17 @@ export class Viewer {
     this.applyVisibility();
   }
 
+  getStatusFilter(): Set<string> {
+    return new Set(this.statusFilter);
+  }
+
+  /** The size the cloud's material draws with (px), read back from three.js. */
+  drawnPointSize(): number | null {
+    return this.points ? (this.points.material as THREE.PointsMaterial).size : null;
+  }
+
   setPointSize(px: number): void {
-    this.pointSize = Math.min(8, Math.max(1, px));
+    this.pointSize = Math.min(MAX_POINT_PX, Math.max(MIN_POINT_PX, Math.round(px)));
     if (this.points) (this.points.material as THREE.PointsMaterial).size = this.pointSize;
     this.requestRender();
   }
@@ -590,18 +676,36 @@ export class Viewer {
 
   /** Screen position (CSS px, relative to the canvas) of a world point, or null when behind the camera. */
   project(p: readonly number[]): { x: number; y: number } | null {
+    this.camera.updateMatrixWorld(); // the camera may have moved since the last frame
     const v = new THREE.Vector3(p[0], p[1], p[2]).project(this.camera);
     if (v.z > 1 || v.z < -1) return null;
     const el = this.renderer.domElement;
     return { x: ((v.x + 1) / 2) * el.clientWidth, y: ((1 - v.y) / 2) * el.clientHeight };
   }
 
+  /** Label priority in the layout (PRIORITY): the picked node's first, grid figures last. */
+  private priorityOf(o: Overlay): number {
+    if (o.kind === "scale") return PRIORITY.scale;
+    if (o.kind === "truth") return PRIORITY.missed;
+    if (o.kind === "path") return PRIORITY.wrong;
+    if (o.kind === "node" && o.node !== undefined) {
+      if (o.node === this.selection.node || o.node === this.selection.twin) return PRIORITY.picked;
+      return this.nodes[o.node]!.status === "matched" ? PRIORITY.plain : PRIORITY.wrong;
+    }
+    return o.kind === "ruler" ? PRIORITY.picked : PRIORITY.plain;
+  }
+
+  /** Projects every label that should show and lays them out so that none overlaps another (labelLayout.mts). */
   private placeOverlays(): void {
     const t = this.toggles;
     const el = this.renderer.domElement;
     const w = el.clientWidth, h = el.clientHeight;
-    for (const o of this.overlays) {
-      let visible = o.kind === "node" || o.kind === "step" ? t.labels && t.boxes && (o.kind === "node" || this.stepGroup.visible) : o.kind === "truth" ? t.truth && t.labels : o.kind === "path" ? t.labels && t.frustums : t.grid;
+    const shown: Array<{ o: Overlay; x: number; y: number }> = [];
+    const mid = this.measure.labelAt();
+    const overlays = mid ? [...this.overlays, { el: this.rulerLabel, at: mid, kind: "ruler" as const }] : this.overlays;
+    this.rulerLabel.style.display = "none";
+    for (const o of overlays) {
+      let visible = o.kind === "ruler" || (o.kind === "node" || o.kind === "step" ? t.labels && t.boxes && (o.kind === "node" || this.stepGroup.visible) : o.kind === "truth" ? t.truth && t.labels : o.kind === "path" ? t.labels && t.frustums : t.grid);
       if (visible && o.kind === "node" && o.node !== undefined) {
         const n = this.nodes[o.node]!;
         visible = n.edges.visible;
@@ -609,11 +713,26 @@ export class Viewer {
       const s = visible ? this.project([o.at.x, o.at.y, o.at.z]) : null;
       if (!s || s.x < -40 || s.y < -20 || s.x > w + 40 || s.y > h + 20) {
         o.el.style.display = "none";
+        o.el.dataset.layout = "off";
         continue;
       }
-      o.el.style.display = "";
-      o.el.style.transform = `translate(${Math.round(s.x)}px, ${Math.round(s.y)}px) translate(-50%, -120%)`;
+      shown.push({ o, x: s.x, y: s.y });
     }
+    // measure new labels in one layout pass: show them all, then read every size
+    const fresh = shown.filter((s) => !this.labelSize.has(s.o.el));
+    for (const s of fresh) s.o.el.style.display = "";
+    for (const s of fresh) this.labelSize.set(s.o.el, { w: s.o.el.offsetWidth, h: s.o.el.offsetHeight });
+    const placed: LabelPlacement[] = layoutLabels(shown.map((s) => ({ x: s.x, y: s.y, ...this.labelSize.get(s.o.el)!, priority: this.priorityOf(s.o) })));
+    shown.forEach((s, i) => {
+      const p = placed[i]!;
+      s.o.el.dataset.layout = p.state;
+      if (p.state === "hidden") {
+        s.o.el.style.display = "none";
+        return;
+      }
+      s.o.el.style.display = "";
+      s.o.el.style.transform = `translate(${Math.round(p.left)}px, ${Math.round(p.top)}px)`;
+    });
   }
 
   /** Box hits under a client point, nearest first. */
@@ -624,10 +743,9 @@ export class Viewer {
     ray.setFromCamera(ndc, this.camera);
     const fills = this.nodes.filter((n) => n.fill.visible).map((n) => n.fill);
     const out = ray.intersectObjects(fills, false).map((h) => h.object.userData.node as number);
-    if (out.length === 0 && this.points && this.cloud && !(this.step && !this.step.last)) {
-      ray.params.Points = { threshold: POINT_PICK_M };
-      const p = ray.intersectObject(this.points, false).find((h) => h.index !== undefined && this.cloud!.node[h.index]! > 0);
-      if (p && p.index !== undefined) out.push(this.cloud.node[p.index]! - 1);
+    if (out.length === 0 && !(this.step && !this.step.last)) {
+      const p = this.pickPoint(clientX, clientY, true);
+      if (p?.node !== null && p?.node !== undefined) out.push(p.node);
     }
     return [...new Set(out)];
   }
@@ -645,12 +763,28 @@ export class Viewer {
     return hits[this.lastHitIndex]!;
   }
 
+  /** A click: the point under it is picked (a ruler end in ruler mode); outside ruler mode it also picks a node. */
+  private click(clientX: number, clientY: number): void {
+    const p = this.pickPoint(clientX, clientY);
+    if (this.measuring) {
+      if (p) this.measure.addRulerPoint(p);
+      const r = this.measure.ruler;
+      this.rulerLabel.textContent = r.length === 2 ? `${distance(r[0]!, r[1]!).toFixed(3)} m` : "";
+      this.labelSize.delete(this.rulerLabel);
+    } else {
+      this.measure.setPicked(p);
+      this.onPick(this.pickAt(clientX, clientY));
+    }
+    this.onPoint(p);
+    this.requestRender();
+  }
+
   private installPointer(): void {
     const el = this.renderer.domElement;
     let down: { x: number; y: number } | null = null;
     el.addEventListener("pointerdown", (e) => (down = { x: e.clientX, y: e.clientY }));
     el.addEventListener("pointerup", (e) => {
-      if (down && Math.hypot(e.clientX - down.x, e.clientY - down.y) < CLICK_SLOP_PX) this.onPick(this.pickAt(e.clientX, e.clientY));
+      if (down && Math.hypot(e.clientX - down.x, e.clientY - down.y) < CLICK_SLOP_PX) this.click(e.clientX, e.clientY);
       down = null;
     });
     let queued = false;
@@ -670,6 +804,20 @@ export class Viewer {
     });
   }
 }
+
+/** Every node's and true object's box centre, and an episode's camera path: what the default view and the presets frame. */
+function sceneBoxOf(variant: Variant, truth: TrueObjectPayload[]): THREE.Box3 {
+  const box = new THREE.Box3();
+  for (const n of variant.graph?.nodes ?? []) box.expandByPoint(new THREE.Vector3(...n.box.centre));
+  for (const o of truth) box.expandByPoint(new THREE.Vector3(...o.centre));
+  // an episode's camera path belongs in the picture
+  for (const st of variant.episode?.record.active?.steps ?? []) box.expandByPoint(new THREE.Vector3(...st.pose.position));
+  if (box.isEmpty()) box.setFromCenterAndSize(new THREE.Vector3(0, 0, 0.5), new THREE.Vector3(2, 2, 1));
+  return box;
+}
+
+/** The direction of the agent's first view (rad about Z). */
+const viewYaw = (variant: Variant): number => variant.graph?.viewpoint.yaw ?? variant.episode?.record.active?.steps[0]?.pose.yaw ?? 0;
 
 /** A view's camera as 8 line segments: centre to the 4 image corners at FRUSTUM_DEPTH_M, and the image rectangle. */
 export function frustumLines(v: ViewPayload): Float32Array {
