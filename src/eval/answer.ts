@@ -17,6 +17,7 @@ import { threeDArms, type RunConfig } from "./config.js";
 import { makeRecord, qualityFigures, type UnitGraph, type UnitResult } from "./pipeline.js";
 import type { ItemRecord } from "./records.js";
 import { activeRecord, runActiveEpisode } from "./active.js";
+import type { PromptLog } from "../reason/promptFile.js";
 
 export interface RunModel {
   reasoner: Reasoner;
@@ -48,8 +49,11 @@ export interface AnswerContext {
   abandoned: () => boolean;
 }
 
-/** Called once per finished item; `graph` is an active episode's final graph, to be stored with the run. */
-export type ItemSink = (record: ItemRecord, graph?: UnitGraph) => void;
+/**
+ * Called once per finished item; `graph` is an active episode's final graph, `prompt` an LLM answer's first
+ * request (src/reason/promptFile.ts): both to be stored with the run.
+ */
+export type ItemSink = (record: ItemRecord, graph?: UnitGraph, prompt?: PromptLog) => void;
 
 /** Answers every pending arm of a unit with the model, passing each record to `sink` as it finishes. */
 export async function answerPending(ctx: AnswerContext, task: Task, paradigm: Paradigm, res: UnitResult, sink: ItemSink): Promise<void> {
@@ -65,7 +69,7 @@ export async function answerPending(ctx: AnswerContext, task: Task, paradigm: Pa
         const a = await model.reasoner.answer(p.arm === "2d" ? { task, bundle, images: config.images, maxImages: config.maxImages } : { task, graph: g!.graph, format: config.format, uncertainty: config.uncertainty }, ctx.signal);
         if (ctx.abandoned()) return;
         const arm = threeDArms(config, paradigm).find((x) => x.label === p.source);
-        sink(makeRecord({ task, paradigm, arm: p.arm, source: arm?.source ?? null, level: arm?.level ?? null, labels: arm?.labels, config, reasoner: config.reasoner, answer: a, views: res.views, quality: g ? qualityFigures(g.diagnosis.metrics) : null, timings: { ...res.timings }, key: p.key, scaleOracle: g?.scaleOracle }));
+        sink(makeRecord({ task, paradigm, arm: p.arm, source: arm?.source ?? null, level: arm?.level ?? null, labels: arm?.labels, config, reasoner: config.reasoner, answer: a, views: res.views, quality: g ? qualityFigures(g.diagnosis.metrics) : null, timings: { ...res.timings }, key: p.key, scaleOracle: g?.scaleOracle }), undefined, a.promptLog);
       }),
     ),
   );

@@ -15,6 +15,7 @@ import { GRAPH_FORMATS } from "../prompt/formats.js";
 import { ANSWER_STATUSES } from "../reason/types.js";
 import { INVALID_ACTION_POLICIES } from "../reason/active/options.js";
 import { STOP_REASONS } from "../reason/active/stopping.js";
+import { ITEM_LOG_FIELDS } from "./itemLog.js";
 
 const finite = () => z.number().finite();
 
@@ -103,6 +104,7 @@ export const ItemRecordSchema = z
       .optional()
       .describe("structured answer formats (any_ordering, assignment, step_sequence, parts), when parsed: the answer read from the reply and the parts right (null for orderings); correct is ESI's exact match of the whole"),
     prompt_hash: z.string().nullable(),
+    ...ITEM_LOG_FIELDS,
     raw: z.array(z.string()),
     method: z.string(),
     reprompted: z.boolean(),
