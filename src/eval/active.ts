@@ -23,7 +23,7 @@ import { trueRelations } from "../../scenegraph/truth.js";
 import { isConclusive, stopReason, type StopReason } from "../reason/active/stopping.js";
 import type { ActiveAgent, AgentContext, AgentDecision, StepView } from "../reason/active/types.js";
 import { createExplorerAgent } from "../reason/active/explorers.js";
-import type { ReasonerAnswer } from "../reason/types.js";
+import type { ModelCall, ReasonerAnswer } from "../reason/types.js";
 import { armOptions, makeRecord, qualityFigures, type UnitGraph, type UnitJob, type UnitResult } from "./pipeline.js";
 import { hasBaseline, threeDArms, type RunConfig, type ThreeDArm } from "./config.js";
 import { itemKey, type ActiveEpisode, type ActiveStep, type ItemRecord } from "./records.js";
@@ -112,12 +112,15 @@ export async function runActiveEpisode(input: EpisodeInput): Promise<EpisodeOutc
   let reason: StopReason = "budget";
   let last: AgentDecision | null = null;
   let ctx: AgentContext | null = null;
+  // an LLM agent's model calls over the whole episode, for the record's usage (offline agents make none)
+  const calls: ModelCall[] = [];
   try {
     for (let step = 1; ; step++) {
       const ts = performance.now();
       ctx = { task, step, maxSteps: config.maxSteps, pose: view.pose, lastBlocked: view.blocked, history: history.slice(), bundle, graph: graph?.graph ?? null, format: config.format, uncertainty: config.uncertainty };
       const d = await clock("agent", () => agent.step(ctx!, input.signal));
       last = d;
+      if (d.calls) calls.push(...d.calls);
       const valid = d.action !== null;
       const action = valid ? d.action : config.invalidAction === "forward" ? "move_forward" : null;
       const stop = stopReason({ ...d, action }, step, config);
@@ -164,6 +167,7 @@ export async function runActiveEpisode(input: EpisodeInput): Promise<EpisodeOutc
   if (!isConclusive(final) && reason !== "error") {
     final = await clock("agent", () => agent.forceChoice({ ...ctx!, history: history.slice() }, input.signal));
     forced = true;
+    if (final.calls) calls.push(...final.calls);
   }
   const answerStep = isConclusive(final) ? steps.length : null;
   const episodeRecord: ActiveEpisode = {
@@ -187,6 +191,7 @@ export async function runActiveEpisode(input: EpisodeInput): Promise<EpisodeOutc
     promptHash: final.promptHash ?? undefined,
     reprompted: steps.some((s) => s.reprompted) || final.reprompted,
     latencyMs: Math.round(timings.agent!),
+    ...(last?.calls ? { calls } : {}),
   };
   let unitGraph: UnitGraph | null = null;
   if (graph && arm) {

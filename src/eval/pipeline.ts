@@ -139,7 +139,8 @@ export function makeRecord(p: RecordParts): ItemRecord {
     reprompted: a.reprompted ?? false,
     views: p.views,
     graph_quality: p.quality,
-    timings_ms: { ...p.timings, reason: a.latencyMs, ...callTimings(a) },
+    // an active episode's calls are timed per step (active.steps[].time_ms)
+    timings_ms: { ...p.timings, reason: a.latencyMs, ...(p.active ? {} : callTimings(a)) },
     ...(a.failure ? { error: { class: a.failure.class, message: a.failure.message } } : {}),
     ...(p.task.proxy ? { proxy: true as const, simulator: p.task.simulator } : {}),
     ...(p.scaleOracle ? { scale_oracle: true as const } : {}),

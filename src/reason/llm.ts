@@ -83,7 +83,7 @@ function sumUsage(calls: readonly ChatResult[]): ReasonerAnswer["usage"] {
 }
 
 /** What one model call reported, for the record. */
-function callLog(c: ChatResult): ModelCall {
+export function modelCallOf(c: ChatResult): ModelCall {
   return { servedModel: c.model, latencyMs: c.latencyMs, attempts: c.attempts, cached: c.cached, finishReason: c.finishReason ?? null, inputTokens: c.usage?.inputTokens ?? null, outputTokens: c.usage?.outputTokens ?? null };
 }
 
@@ -148,7 +148,7 @@ export function createLlmReasoner(spec: string, opts: LlmReasonerOptions = {}): 
     } catch (e) {
       if (!deadline.signal.aborted || signal?.aborted) throw e;
       const reason = `${client.id}: no answer within the item deadline of ${Math.round(itemDeadlineMs / 1000)} s (every attempt, wait and re-prompt included)`;
-      return { status: "error", answer: null, confidence: null, raw: replies, method: NO_PARSE_METHOD, reprompted: replies.length > 0, reason, failure: { class: "LlmError:deadline", message: reason }, latencyMs: elapsed(), promptHash: promptHash(identity, built), promptLog: promptLogOf(identity, built), calls: calls.map(callLog), ...repromptOf(asked.length > 1, built.user, asked) };
+      return { status: "error", answer: null, confidence: null, raw: replies, method: NO_PARSE_METHOD, reprompted: replies.length > 0, reason, failure: { class: "LlmError:deadline", message: reason }, latencyMs: elapsed(), promptHash: promptHash(identity, built), promptLog: promptLogOf(identity, built), calls: calls.map(modelCallOf), ...repromptOf(asked.length > 1, built.user, asked) };
     } finally {
       clearTimeout(timer);
     }
@@ -158,7 +158,7 @@ export function createLlmReasoner(spec: string, opts: LlmReasonerOptions = {}): 
       prompt: promptRecord(built),
       promptHash: promptHash(identity, built),
       promptLog: promptLogOf(identity, built),
-      calls: calls.map(callLog),
+      calls: calls.map(modelCallOf),
       ...repromptOf(out.reprompted, built.user, asked),
       reprompted: out.reprompted,
       latencyMs: elapsed(),

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { generateTask } from "../../bridge/sim/generate/suite.js";
 import { generatorContext } from "../../bridge/sim/generate/options.js";
-import { runActiveEpisode } from "../../src/eval/active.js";
+import { activeRecord, runActiveEpisode } from "../../src/eval/active.js";
 import { resolveRunConfig, type RunConfig } from "../../src/eval/config.js";
 import { readRecords, type ItemRecord } from "../../src/eval/records.js";
 import { createLlmClient } from "../../src/llm/client.js";
@@ -89,6 +89,11 @@ describe("LLM active agent over HTTP", () => {
     expect((last.body as Body).temperature).toBe(0);
     expect(userText(last)).toMatch(/you must commit now/);
     expect((server!.requests[0]!.body as Body).temperature).toBe(0.2);
+    // the record's usage covers every call of the episode, the forced choice included (openaiReply: 11 + 7 tokens each)
+    const rec = activeRecord(task, resolveRunConfig({ maxSteps: 4 }), GT, "openai:test-model", out, "k");
+    expect(rec.calls!.length).toBe(5);
+    expect(rec.usage).toEqual({ input_tokens: 55, output_tokens: 35 });
+    expect(rec.served_model).toBe("test-model-0001");
   });
 
   it("an invalid action under `reprompt` (the paper): one re-prompt, then the agent stays and the step counts", async () => {

@@ -24,7 +24,8 @@ import { fmt, serializeGraph } from "../../prompt/serialize.js";
 import type { GraphFormat } from "../../prompt/formats.js";
 import { roomGrid, UNKNOWN, type OccupancyGrid } from "../../../scenegraph/occupancy.js";
 import { parseJsonLoose, readConfidence, resolveValue } from "../parse.js";
-import type { AnswerStatus } from "../types.js";
+import type { AnswerStatus, ModelCall } from "../types.js";
+import { modelCallOf } from "../llm.js";
 import type { InvalidActionPolicy } from "./options.js";
 import { NOT_SURE, type ActiveAgent, type AgentContext, type AgentDecision } from "./types.js";
 
@@ -179,9 +180,11 @@ class LlmAgent implements ActiveAgent {
     const req = this.request(ctx, final);
     const temperature = final ? FORCED_TEMPERATURE : this.o.temperature;
     const raw: string[] = [];
+    const calls: ModelCall[] = [];
     const call = async (user: string) => {
       const r = await this.client.chat({ ...req, user, temperature }, signal);
       raw.push(r.text);
+      calls.push(modelCallOf(r));
       return readStepReply(r.text, this.task);
     };
     let reply: StepReply;
@@ -195,10 +198,10 @@ class LlmAgent implements ActiveAgent {
       }
     } catch (e) {
       if ((e as Error).name === "AbortError" || (e as { kind?: string }).kind === "aborted") throw e;
-      return { requestedAction: "", action: null, status: "error", answer: null, confidence: null, reasoning: (e as Error).message, trace: raw, reprompted, latencyMs: Math.round(performance.now() - t0) };
+      return { requestedAction: "", action: null, status: "error", answer: null, confidence: null, reasoning: (e as Error).message, trace: raw, reprompted, latencyMs: Math.round(performance.now() - t0), calls };
     }
     if (final && reply.status === "parsed" && reply.answer === null) reply = { ...reply, status: "unanswerable" };
-    return { requestedAction: reply.requested, action: final ? "stop" : reply.action, status: reply.status, answer: reply.answer, confidence: reply.confidence, reasoning: reply.reasoning, trace: raw, reprompted, latencyMs: Math.round(performance.now() - t0) };
+    return { requestedAction: reply.requested, action: final ? "stop" : reply.action, status: reply.status, answer: reply.answer, confidence: reply.confidence, reasoning: reply.reasoning, trace: raw, reprompted, latencyMs: Math.round(performance.now() - t0), calls };
   }
 
   step(ctx: AgentContext, signal?: AbortSignal): Promise<AgentDecision> {
