@@ -70,7 +70,8 @@ async function openItems(hash = ""): Promise<{ p: Page; errors: string[] }> {
   return { p, errors };
 }
 
-const rowKeys = (p: Page) => p.locator("#rows tr").evaluateAll((trs) => trs.map((t) => (t as HTMLElement).dataset.key!));
+/** The keys of the rows the browser actually shows (rendered, not hidden). */
+const rowKeys = (p: Page) => p.locator("#rows tr").evaluateAll((trs) => trs.filter((t) => t.checkVisibility()).map((t) => (t as HTMLElement).dataset.key!));
 
 describe("the run log viewer (inspect RUN --serve, /items)", () => {
   it("the run has the items the test needs: parsed and invalid LLM items, offline shortcut items", () => {

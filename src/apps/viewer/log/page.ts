@@ -39,13 +39,13 @@ function fillSelect(name) {
   for (const v of values) { const o = el("option", v + " (" + rows.filter((r) => r[name] === v).length + ")"); o.value = v; sel.appendChild(o); }
   sel.addEventListener("change", render);
 }
-function visible() { return rows.filter((r) => FILTERS.every((f) => { const v = $("f-" + f).value; return v === "" || r[f] === v; })); }
-function render() {
-  const shown = visible();
+let rowEls = [];
+/** The rows are built once; a filter only shows or hides them (a run has thousands). */
+function build() {
   const body = $("rows");
   body.textContent = "";
-  for (const r of shown) {
-    const tr = el("tr", undefined, "item" + (r.key === openKey ? " open" : ""));
+  rowEls = rows.map((r) => {
+    const tr = el("tr", undefined, "item");
     tr.dataset.key = r.key;
     tr.appendChild(el("td", r.task_id));
     tr.appendChild(el("td", r.paradigm));
@@ -57,10 +57,21 @@ function render() {
     tr.appendChild(el("td", r.question));
     tr.addEventListener("click", () => openItem(r.key));
     body.appendChild(tr);
-  }
-  $("count").textContent = shown.length + " of " + rows.length + " items";
+    return tr;
+  });
+}
+function render() {
+  const want = FILTERS.map((f) => [f, $("f-" + f).value]).filter(([, v]) => v !== "");
+  let shown = 0;
+  rows.forEach((r, i) => {
+    const show = want.every(([f, v]) => r[f] === v);
+    rowEls[i].hidden = !show;
+    rowEls[i].classList.toggle("open", r.key === openKey);
+    if (show) shown++;
+  });
+  $("count").textContent = shown + " of " + rows.length + " items";
   const q = new URLSearchParams();
-  for (const f of FILTERS) if ($("f-" + f).value) q.set(f, $("f-" + f).value);
+  for (const [f, v] of want) q.set(f, v);
   if (openKey) q.set("item", openKey);
   history.replaceState(null, "", "#" + q.toString());
 }
@@ -115,6 +126,7 @@ async function main() {
   const q = new URLSearchParams(location.hash.slice(1));
   for (const f of FILTERS) fillSelect(f);
   for (const f of FILTERS) if (q.get(f)) $("f-" + f).value = q.get(f);
+  build();
   render();
   document.body.dataset.ready = "1";
   if (q.get("item")) openItem(q.get("item"));
