@@ -38,6 +38,7 @@ export const ActiveStepSchema = z
     reasoning: z.string(),
     trace: z.array(z.string()).describe("program trace (offline agents) or raw replies (LLM agents)"),
     reprompted: z.boolean(),
+    prompt_file: z.string().nullable().optional().describe("LLM agents: this step's request, prompts/<hash>.json (docs/logs.md); null for offline agents"),
     graph_nodes: z.number().int().min(0).nullable().describe("3D arms: nodes of the graph the agent decided on"),
     flagged_duplicates: z.number().int().min(0).nullable().describe("3D arms: nodes the graph itself flags possible_duplicate_of"),
     duplicates: z.number().int().min(0).nullable().describe("3D arms: duplicate nodes by the diagnosis against the truth"),

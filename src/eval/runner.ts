@@ -219,10 +219,10 @@ export async function runEvaluation(opts: RunOptions): Promise<RunOutcome> {
       for (const g of res.graphs) writeJsonAtomic(sceneGraphFile(out, task.task_id, paradigm, g.source), { graph: g.graph, diagnosis: g.diagnosis });
     };
     const answerCtx = model ? { config, model, limit, signal: abandonSignal, abandoned } : null;
-    const sinkItem = (task: Task, r: ItemRecord, graph?: UnitGraph, prompt?: PromptLog) => {
+    const sinkItem = (task: Task, r: ItemRecord, graph?: UnitGraph, prompts: readonly PromptLog[] = []) => {
       if (abandoned()) return;
       if (graph) writeJsonAtomic(sceneGraphFile(out, task.task_id, "active", graph.source), { graph: graph.graph, diagnosis: graph.diagnosis });
-      if (prompt) writePromptLog(out, prompt); // before the record that names it
+      for (const pr of prompts) writePromptLog(out, pr); // before the record that names them
       commit(r);
     };
     if (queue) {

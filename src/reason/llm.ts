@@ -31,7 +31,7 @@ import type { ChatResult, LlmClient } from "../llm/types.js";
 import type { ImageMode } from "../prompt/images.js";
 import { buildPrompt, promptRecord, type BuildOptions, type BuiltPrompt } from "../prompt/templates.js";
 import { REPROMPT_SEPARATOR } from "../prompt/reminder.js";
-import { promptHash, promptLogOf, type PromptHashIdentity } from "./promptFile.js";
+import { promptHash, promptLogOf, type PromptHashIdentity, type PromptTarget } from "./promptFile.js";
 import { answerWithReprompt, TRUNCATED_FINISH_REASONS, type AnswerOutcome, type AskedReply } from "./protocol.js";
 import type { GraphFormat, ModelCall, Reasoner, ReasonerAnswer, ReasonerInput } from "./types.js";
 
@@ -59,6 +59,12 @@ export interface LlmReasonerOptions extends Partial<Omit<LlmClientOptions, "cach
   client?: LlmClient;
   /** overall time for one answer's model calls, retries, waits and re-prompt included (ms; default DEFAULT_ITEM_DEADLINE_MS) */
   itemDeadlineMs?: number;
+}
+
+/** The endpoint of a model spec with these client options, as prompt files and hashes name it. */
+export function promptTarget(spec: string, opts: Pick<LlmReasonerOptions, "baseUrl" | "env" | "apiVersion">): PromptTarget {
+  const { provider, model } = parseModelSpec(spec);
+  return { provider, model, baseUrl: resolvedBaseUrl(provider, opts) };
 }
 
 /** The base URL the client talks to, resolved as src/llm/client.ts does (for the prompt hash). */

@@ -47,6 +47,9 @@ export const PromptFileSchema = z
   .strict();
 export type PromptFile = z.infer<typeof PromptFileSchema>;
 
+/** The endpoint a prompt goes to: provider, model and resolved base URL (src/reason/llm.ts promptTarget). */
+export type PromptTarget = Omit<PromptHashIdentity, "params">;
+
 /** What determines a first reply, besides the prompt itself. */
 export interface PromptHashIdentity {
   provider: string;
@@ -73,13 +76,16 @@ function hashOf(version: string, id: PromptHashIdentity, system: string, user: s
   return sha256Hex(canonicalJson({ version, provider: id.provider, model: id.model, baseUrl: id.baseUrl, params: id.params, system, user, images: images.map((im) => ({ mimeType: im.mimeType, sha256: im.sha256 })) }));
 }
 
+/** What a prompt file is made of: a built prompt's version, texts and images (an active agent's step request too). */
+export type PromptParts = Pick<BuiltPrompt, "version" | "system" | "user" | "images" | "views">;
+
 /** The prompt hash of a built prompt, as records keep it. */
-export function promptHash(id: PromptHashIdentity, p: BuiltPrompt): string {
+export function promptHash(id: PromptHashIdentity, p: PromptParts): string {
   return hashOf(p.version, id, p.system, p.user, (p.images ?? []).map((im) => ({ mimeType: im.mimeType, sha256: sha256Hex(im.data) })));
 }
 
 /** The prompt file of a built prompt (the first request) and its images. */
-export function promptLogOf(id: PromptHashIdentity, p: BuiltPrompt): PromptLog {
+export function promptLogOf(id: PromptHashIdentity, p: PromptParts): PromptLog {
   const images: PromptImage[] = (p.images ?? []).map((im) => ({ sha256: sha256Hex(im.data), mimeType: im.mimeType, data: im.data }));
   const user: PromptMessage["content"] = [{ type: "text", text: p.user }, ...images.map((im, k) => ({ type: "image" as const, mime_type: im.mimeType, sha256: im.sha256, view: p.views?.[k]?.view ?? null }))];
   // the clients send no system message when the system text is empty (src/llm/openai.ts, gemini.ts)
