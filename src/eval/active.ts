@@ -23,7 +23,9 @@ import { trueRelations } from "../../scenegraph/truth.js";
 import { isConclusive, stopReason, type StopReason } from "../reason/active/stopping.js";
 import type { ActiveAgent, AgentContext, AgentDecision, StepView } from "../reason/active/types.js";
 import { createExplorerAgent } from "../reason/active/explorers.js";
-import type { ReasonerAnswer } from "../reason/types.js";
+import type { ModelCall, ReasonerAnswer } from "../reason/types.js";
+import type { PromptLog } from "../reason/promptFile.js";
+import { promptFilePath } from "./promptFiles.js";
 import { armOptions, makeRecord, qualityFigures, type UnitGraph, type UnitJob, type UnitResult } from "./pipeline.js";
 import { hasBaseline, threeDArms, type RunConfig, type ThreeDArm } from "./config.js";
 import { itemKey, type ActiveEpisode, type ActiveStep, type ItemRecord } from "./records.js";
@@ -62,6 +64,8 @@ export interface EpisodeOutcome {
   timings: Record<string, number>;
   /** What the graph memory decided for the user to see (e.g. the DBSCAN fallback of masks none). */
   notes: string[];
+  /** LLM agents: every step's request (and the forced choice's), for the run's prompt files */
+  prompts: PromptLog[];
 }
 
 /** Instance ids of the objects the question needs, and a tally of which have been seen. */
@@ -112,12 +116,17 @@ export async function runActiveEpisode(input: EpisodeInput): Promise<EpisodeOutc
   let reason: StopReason = "budget";
   let last: AgentDecision | null = null;
   let ctx: AgentContext | null = null;
+  // an LLM agent's model calls over the whole episode, for the record's usage (offline agents make none)
+  const calls: ModelCall[] = [];
+  const prompts: PromptLog[] = [];
   try {
     for (let step = 1; ; step++) {
       const ts = performance.now();
       ctx = { task, step, maxSteps: config.maxSteps, pose: view.pose, lastBlocked: view.blocked, history: history.slice(), bundle, graph: graph?.graph ?? null, format: config.format, uncertainty: config.uncertainty };
       const d = await clock("agent", () => agent.step(ctx!, input.signal));
       last = d;
+      if (d.calls) calls.push(...d.calls);
+      if (d.promptLog) prompts.push(d.promptLog);
       const valid = d.action !== null;
       const action = valid ? d.action : config.invalidAction === "forward" ? "move_forward" : null;
       const stop = stopReason({ ...d, action }, step, config);
@@ -135,6 +144,7 @@ export async function runActiveEpisode(input: EpisodeInput): Promise<EpisodeOutc
         reasoning: d.reasoning,
         trace: d.trace,
         reprompted: d.reprompted,
+        prompt_file: d.promptLog ? promptFilePath(d.promptLog.file.prompt_hash) : null,
         graph_nodes: graph ? graph.graph.nodes.length : null,
         flagged_duplicates: graph ? graph.graph.nodes.filter((n) => n.flags.possible_duplicate_of.length > 0).length : null,
         duplicates: graph?.diagnosis ? graph.diagnosis.metrics.duplicates : null,
@@ -164,6 +174,8 @@ export async function runActiveEpisode(input: EpisodeInput): Promise<EpisodeOutc
   if (!isConclusive(final) && reason !== "error") {
     final = await clock("agent", () => agent.forceChoice({ ...ctx!, history: history.slice() }, input.signal));
     forced = true;
+    if (final.calls) calls.push(...final.calls);
+    if (final.promptLog) prompts.push(final.promptLog);
   }
   const answerStep = isConclusive(final) ? steps.length : null;
   const episodeRecord: ActiveEpisode = {
@@ -187,6 +199,8 @@ export async function runActiveEpisode(input: EpisodeInput): Promise<EpisodeOutc
     promptHash: final.promptHash ?? undefined,
     reprompted: steps.some((s) => s.reprompted) || final.reprompted,
     latencyMs: Math.round(timings.agent!),
+    ...(last?.calls ? { calls } : {}),
+    ...(final.promptLog ? { promptLog: final.promptLog } : {}),
   };
   let unitGraph: UnitGraph | null = null;
   if (graph && arm) {
@@ -198,7 +212,7 @@ export async function runActiveEpisode(input: EpisodeInput): Promise<EpisodeOutc
   }
   for (const k of Object.keys(timings)) timings[k] = Math.round(timings[k]!);
   timings.episode = Math.round(performance.now() - t0);
-  return { episode: episodeRecord, answer, graph: unitGraph, views: bundle.views.length, bundle, timings, notes: memory ? [...memory.notes] : [] };
+  return { episode: episodeRecord, answer, graph: unitGraph, views: bundle.views.length, bundle, timings, notes: memory ? [...memory.notes] : [], prompts };
 }
 
 /** The records of one finished episode (the same for offline and LLM agents). */

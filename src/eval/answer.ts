@@ -17,6 +17,8 @@ import { threeDArms, type RunConfig } from "./config.js";
 import { makeRecord, qualityFigures, type UnitGraph, type UnitResult } from "./pipeline.js";
 import type { ItemRecord } from "./records.js";
 import { activeRecord, runActiveEpisode } from "./active.js";
+import type { PromptLog } from "../reason/promptFile.js";
+import { promptTarget } from "../reason/llm.js";
 
 export interface RunModel {
   reasoner: Reasoner;
@@ -48,8 +50,12 @@ export interface AnswerContext {
   abandoned: () => boolean;
 }
 
-/** Called once per finished item; `graph` is an active episode's final graph, to be stored with the run. */
-export type ItemSink = (record: ItemRecord, graph?: UnitGraph) => void;
+/**
+ * Called once per finished item; `graph` is an active episode's final graph, `prompts` the item's requests
+ * (src/reason/promptFile.ts: an LLM answer's first one, or every step's of an LLM agent): all to be stored
+ * with the run before the record that names them.
+ */
+export type ItemSink = (record: ItemRecord, graph?: UnitGraph, prompts?: readonly PromptLog[]) => void;
 
 /** Answers every pending arm of a unit with the model, passing each record to `sink` as it finishes. */
 export async function answerPending(ctx: AnswerContext, task: Task, paradigm: Paradigm, res: UnitResult, sink: ItemSink): Promise<void> {
@@ -65,7 +71,7 @@ export async function answerPending(ctx: AnswerContext, task: Task, paradigm: Pa
         const a = await model.reasoner.answer(p.arm === "2d" ? { task, bundle, images: config.images, maxImages: config.maxImages } : { task, graph: g!.graph, format: config.format, uncertainty: config.uncertainty }, ctx.signal);
         if (ctx.abandoned()) return;
         const arm = threeDArms(config, paradigm).find((x) => x.label === p.source);
-        sink(makeRecord({ task, paradigm, arm: p.arm, source: arm?.source ?? null, level: arm?.level ?? null, labels: arm?.labels, config, reasoner: config.reasoner, answer: a, views: res.views, quality: g ? qualityFigures(g.diagnosis.metrics) : null, timings: { ...res.timings }, key: p.key, scaleOracle: g?.scaleOracle }));
+        sink(makeRecord({ task, paradigm, arm: p.arm, source: arm?.source ?? null, level: arm?.level ?? null, labels: arm?.labels, config, reasoner: config.reasoner, answer: a, views: res.views, quality: g ? qualityFigures(g.diagnosis.metrics) : null, timings: { ...res.timings }, key: p.key, scaleOracle: g?.scaleOracle }), undefined, a.promptLog ? [a.promptLog] : []);
       }),
     ),
   );
@@ -74,14 +80,15 @@ export async function answerPending(ctx: AnswerContext, task: Task, paradigm: Pa
 /** LLM agents explore in the caller's thread (they hold the model client); one episode per pending arm. */
 async function answerActive(ctx: AnswerContext, task: Task, res: UnitResult, sink: ItemSink): Promise<void> {
   const { config, model, limit } = ctx;
+  const target = promptTarget(config.reasoner, { baseUrl: config.llm.baseUrl ?? undefined });
   await Promise.all(
     res.pending.map((p) =>
       limit(async () => {
         if (ctx.abandoned()) return;
         const arm = threeDArms(config, "active").find((x) => x.label === p.source) ?? null;
-        const out = await runActiveEpisode({ task, config, arm, agent: createLlmAgent(model.client, task, { invalidAction: config.invalidAction, threshold: config.threshold, temperature: config.llm.temperature, format: config.format, uncertainty: config.uncertainty }, p.arm), signal: ctx.signal });
+        const out = await runActiveEpisode({ task, config, arm, agent: createLlmAgent(model.client, task, { invalidAction: config.invalidAction, threshold: config.threshold, temperature: config.llm.temperature, format: config.format, uncertainty: config.uncertainty, target }, p.arm), signal: ctx.signal });
         if (ctx.abandoned()) return;
-        sink(activeRecord(task, config, arm, config.reasoner, out, p.key), out.graph ?? undefined);
+        sink(activeRecord(task, config, arm, config.reasoner, out, p.key), out.graph ?? undefined, out.prompts);
       }),
     ),
   );

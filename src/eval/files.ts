@@ -4,6 +4,7 @@
  *   items.jsonl            one ItemRecord per line (records.ts)
  *   graphs/<task>/<paradigm>__<source>.json   StoredGraphSchema: a graph and its diagnosis
  *   summary.json           SummaryFileSchema (summary.ts)
+ *   prompts/<hash>.json    LLM items' first requests, prompts/images/ their images (promptFiles.ts)
  * Every reader parses through these schemas, so a damaged or foreign file is an input error naming the
  * file and the field, never a crash later on.
  */

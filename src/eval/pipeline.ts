@@ -20,6 +20,7 @@ import { createShortcutReasoner } from "../reason/shortcut.js";
 import type { ReasonerAnswer } from "../reason/types.js";
 import { scoreAnswer } from "./score.js";
 import { runActiveUnit } from "./active.js";
+import { callTimings, itemLogFields } from "./itemLog.js";
 import { baselineLabels, hasBaseline, threeDArms, type RunConfig, type ThreeDArm } from "./config.js";
 import type { LabelMode } from "../../scenegraph/appearance.js";
 import { itemKey, type ActiveEpisode, type Arm, type ItemRecord } from "./records.js";
@@ -132,12 +133,14 @@ export function makeRecord(p: RecordParts): ItemRecord {
     mra,
     ...(score && score.scored && score.structured ? { structured: { answer: score.structured.value, parts_correct: score.structured.parts_correct, parts_total: score.structured.parts_total } } : {}),
     prompt_hash: a.promptHash ?? null,
+    ...itemLogFields(a),
     raw: a.raw,
     method: a.method,
     reprompted: a.reprompted ?? false,
     views: p.views,
     graph_quality: p.quality,
-    timings_ms: { ...p.timings, reason: a.latencyMs },
+    // an active episode's calls are timed per step (active.steps[].time_ms)
+    timings_ms: { ...p.timings, reason: a.latencyMs, ...(p.active ? {} : callTimings(a)) },
     ...(a.failure ? { error: { class: a.failure.class, message: a.failure.message } } : {}),
     ...(p.task.proxy ? { proxy: true as const, simulator: p.task.simulator } : {}),
     ...(p.scaleOracle ? { scale_oracle: true as const } : {}),

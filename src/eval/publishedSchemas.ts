@@ -15,6 +15,7 @@ import { RunConfigSchema } from "./config.js";
 import { RunFileSchema } from "./files.js";
 import { ItemRecordSchema } from "./records.js";
 import { SummaryFileSchema } from "./summary.js";
+import { PromptFileSchema } from "../reason/promptFile.js";
 
 export const PUBLISHED_SCHEMAS = {
   task: { schema: TaskRecordSchema, what: "a task record (esi3d generate, fixtures/tasks/*.json)" },
@@ -22,6 +23,7 @@ export const PUBLISHED_SCHEMAS = {
   graph: { schema: SceneGraphSchema, what: "a scene graph (esi3d graph --out); a run stores one with its diagnosis in graphs/<task>/" },
   diagnosis: { schema: DiagnosisSchema, what: "a scene graph's quality diagnosis against ground truth" },
   item: { schema: ItemRecordSchema, what: "one line of a run's items.jsonl" },
+  prompt: { schema: PromptFileSchema, what: "an LLM item's first request as sent: a run's prompts/<prompt_hash>.json (docs/logs.md)" },
   summary: { schema: SummaryFileSchema, what: "a run's summary.json" },
   run: { schema: RunFileSchema, what: "a run's run.json (its configuration and provenance)" },
   config: { schema: RunConfigSchema, what: "a run configuration, as in run.json (esi3d run --config FILE takes any of its keys, plus out)" },

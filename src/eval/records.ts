@@ -15,6 +15,7 @@ import { GRAPH_FORMATS } from "../prompt/formats.js";
 import { ANSWER_STATUSES } from "../reason/types.js";
 import { INVALID_ACTION_POLICIES } from "../reason/active/options.js";
 import { STOP_REASONS } from "../reason/active/stopping.js";
+import { ITEM_LOG_FIELDS } from "./itemLog.js";
 
 const finite = () => z.number().finite();
 
@@ -37,6 +38,7 @@ export const ActiveStepSchema = z
     reasoning: z.string(),
     trace: z.array(z.string()).describe("program trace (offline agents) or raw replies (LLM agents)"),
     reprompted: z.boolean(),
+    prompt_file: z.string().nullable().optional().describe("LLM agents: this step's request, prompts/<hash>.json (docs/logs.md); null for offline agents"),
     graph_nodes: z.number().int().min(0).nullable().describe("3D arms: nodes of the graph the agent decided on"),
     flagged_duplicates: z.number().int().min(0).nullable().describe("3D arms: nodes the graph itself flags possible_duplicate_of"),
     duplicates: z.number().int().min(0).nullable().describe("3D arms: duplicate nodes by the diagnosis against the truth"),
@@ -103,6 +105,7 @@ export const ItemRecordSchema = z
       .optional()
       .describe("structured answer formats (any_ordering, assignment, step_sequence, parts), when parsed: the answer read from the reply and the parts right (null for orderings); correct is ESI's exact match of the whole"),
     prompt_hash: z.string().nullable(),
+    ...ITEM_LOG_FIELDS,
     raw: z.array(z.string()),
     method: z.string(),
     reprompted: z.boolean(),

@@ -35,6 +35,8 @@ import { reportHtml, reportMarkdown } from "./report.js";
 import { generateJob, type WorkerJob } from "./worker.js";
 import { readRunFile, runConfigFile, RUN_FORMAT, sceneGraphFile } from "./files.js";
 import { lockRunDir } from "./runLock.js";
+import { writePromptLog } from "./promptFiles.js";
+import type { PromptLog } from "../reason/promptFile.js";
 import { openQueue, runUnitsOnQueue } from "./queue/producer.js";
 import { isHttpStore } from "./queue/store.js";
 import { serveStore, type StoreServer } from "./queue/storeServer.js";
@@ -222,9 +224,10 @@ export async function runEvaluation(opts: RunOptions): Promise<RunOutcome> {
       for (const g of res.graphs) writeJsonAtomic(sceneGraphFile(out, task.task_id, paradigm, g.source), { graph: g.graph, diagnosis: g.diagnosis });
     };
     const answerCtx = model ? { config, model, limit, signal: abandonSignal, abandoned } : null;
-    const sinkItem = (task: Task, r: ItemRecord, graph?: UnitGraph) => {
+    const sinkItem = (task: Task, r: ItemRecord, graph?: UnitGraph, prompts: readonly PromptLog[] = []) => {
       if (abandoned()) return;
       if (graph) writeJsonAtomic(sceneGraphFile(out, task.task_id, "active", graph.source), { graph: graph.graph, diagnosis: graph.diagnosis });
+      for (const pr of prompts) writePromptLog(out, pr); // before the record that names them
       commit(r);
     };
     if (queue) {
@@ -249,7 +252,7 @@ export async function runEvaluation(opts: RunOptions): Promise<RunOutcome> {
           for (const n of res.notes) note(n);
           saveGraphs(u.task, u.paradigm, res);
           for (const r of res.records) commit(r);
-          if (answerCtx) await answerPending(answerCtx, u.task, u.paradigm, res, (r, g) => sinkItem(u.task, r, g));
+          if (answerCtx) await answerPending(answerCtx, u.task, u.paradigm, res, (r, g, pr) => sinkItem(u.task, r, g, pr));
         } catch (e) {
           if (abandoned()) return;
           throw e;

@@ -108,9 +108,23 @@ export function failuresOf(records: readonly ItemRecord[]): Failures {
   return { total, byStatus: sorted(byStatus), byClass: sorted(byClass) };
 }
 
-/** True when a run holds items and not one of them got an answer or a program's verdict: every model call failed. */
+/**
+ * True when not one item that needed the run's reasoner got an answer or a program's verdict: each ended in
+ * error, empty or invalid (a bad key, a dead endpoint, a model that never replies in form). The shortcut arm
+ * is left out: it reads only the question, offline, so it answers whatever else failed.
+ */
 export function nothingSucceeded(records: readonly ItemRecord[]): boolean {
-  return records.length > 0 && records.every((r) => r.status === "error" || r.status === "empty");
+  const needed = records.filter((r) => r.arm !== "shortcut");
+  return needed.length > 0 && needed.every((r) => FAILED_STATUSES.has(r.status));
+}
+
+/** The most common failure class of the records (ties: the first in class order), its count and its first item's message. */
+export function mainFailure(records: readonly ItemRecord[]): { class: string; count: number; message: string } | null {
+  const byClass = failuresOf(records).byClass;
+  const top = Object.entries(byClass).reduce<[string, number] | null>((best, e) => (best === null || e[1] > best[1] ? e : best), null);
+  if (!top) return null;
+  const first = records.find((r) => FAILED_STATUSES.has(r.status) && (r.error?.class ?? "unknown") === top[0]);
+  return { class: top[0], count: top[1], message: first?.error?.message ?? "(the record keeps no message)" };
 }
 
 const byParadigm = z.record(z.string(), CellSchema);

@@ -102,9 +102,12 @@ function toTransportError(e: unknown): unknown {
   return e;
 }
 
+/** What undici says under "fetch failed": the socket's error code (ECONNREFUSED, ...), or its message when it has none ("bad port"). */
 function causeCode(e: Error): string {
-  const c = (e as { cause?: { code?: unknown } }).cause?.code ?? (e as { code?: unknown }).code;
-  return typeof c === "string" ? ` (${c})` : "";
+  const inner = (e as { cause?: { code?: unknown; message?: unknown } }).cause;
+  const c = inner?.code ?? (e as { code?: unknown }).code;
+  if (typeof c === "string") return ` (${c})`;
+  return typeof inner?.message === "string" && inner.message ? ` (${inner.message})` : "";
 }
 
 function readCompletion(c: unknown, requestedModel: string): TransportReply {

@@ -24,15 +24,16 @@
  */
 import { GEMINI_DEFAULT_API_VERSION, GEMINI_DEFAULT_BASE_URL } from "../llm/gemini.js";
 import type { ResponseCache } from "../llm/cache.js";
-import { canonicalJson, sha256Hex } from "../core/hash.js";
 import { createLlmClient, parseModelSpec, type LlmClientOptions } from "../llm/client.js";
 import { OPENAI_DEFAULT_BASE_URL } from "../llm/openai.js";
 import { DEFAULT_ITEM_DEADLINE_MS, DEFAULT_TEMPERATURE } from "../llm/options.js";
 import type { ChatResult, LlmClient } from "../llm/types.js";
 import type { ImageMode } from "../prompt/images.js";
-import { buildPrompt, imageHashes, promptRecord, PROMPT_VERSION, type BuildOptions, type BuiltPrompt } from "../prompt/templates.js";
+import { buildPrompt, promptRecord, type BuildOptions, type BuiltPrompt } from "../prompt/templates.js";
+import { REPROMPT_SEPARATOR } from "../prompt/reminder.js";
+import { promptHash, promptLogOf, type PromptHashIdentity, type PromptTarget } from "./promptFile.js";
 import { answerWithReprompt, TRUNCATED_FINISH_REASONS, type AnswerOutcome, type AskedReply } from "./protocol.js";
-import type { GraphFormat, Reasoner, ReasonerAnswer, ReasonerInput } from "./types.js";
+import type { GraphFormat, ModelCall, Reasoner, ReasonerAnswer, ReasonerInput } from "./types.js";
 
 /** `method` of an answer that was not parsed. */
 export const NO_PARSE_METHOD = "none";
@@ -60,35 +61,17 @@ export interface LlmReasonerOptions extends Partial<Omit<LlmClientOptions, "cach
   itemDeadlineMs?: number;
 }
 
+/** The endpoint of a model spec with these client options, as prompt files and hashes name it. */
+export function promptTarget(spec: string, opts: Pick<LlmReasonerOptions, "baseUrl" | "env" | "apiVersion">): PromptTarget {
+  const { provider, model } = parseModelSpec(spec);
+  return { provider, model, baseUrl: resolvedBaseUrl(provider, opts) };
+}
+
 /** The base URL the client talks to, resolved as src/llm/client.ts does (for the prompt hash). */
 function resolvedBaseUrl(provider: "openai" | "gemini", opts: LlmReasonerOptions): string {
   const env = opts.env ?? process.env;
   if (provider === "openai") return (opts.baseUrl ?? env.OPENAI_BASE_URL ?? OPENAI_DEFAULT_BASE_URL).replace(/\/+$/, "");
   return `${(opts.baseUrl ?? GEMINI_DEFAULT_BASE_URL).replace(/\/+$/, "")}/${opts.apiVersion ?? GEMINI_DEFAULT_API_VERSION}`;
-}
-
-export interface PromptHashIdentity {
-  provider: string;
-  model: string;
-  baseUrl: string;
-  params: { temperature: number | null; maxOutputTokens: number | null };
-}
-
-/** sha256 of everything that determines the first reply (see the file comment). */
-export function promptHash(id: PromptHashIdentity, p: BuiltPrompt): string {
-  const hashes = imageHashes(p);
-  return sha256Hex(
-    canonicalJson({
-      version: PROMPT_VERSION,
-      provider: id.provider,
-      model: id.model,
-      baseUrl: id.baseUrl,
-      params: id.params,
-      system: p.system,
-      user: p.user,
-      images: (p.images ?? []).map((im, k) => ({ mimeType: im.mimeType, sha256: hashes[k] })),
-    }),
-  );
 }
 
 function sumUsage(calls: readonly ChatResult[]): ReasonerAnswer["usage"] {
@@ -103,6 +86,18 @@ function sumUsage(calls: readonly ChatResult[]): ReasonerAnswer["usage"] {
   if (i !== undefined) u.inputTokens = i;
   if (o !== undefined) u.outputTokens = o;
   return u;
+}
+
+/** What one model call reported, for the record. */
+export function modelCallOf(c: ChatResult): ModelCall {
+  return { servedModel: c.model, latencyMs: c.latencyMs, attempts: c.attempts, cached: c.cached, finishReason: c.finishReason ?? null, inputTokens: c.usage?.inputTokens ?? null, outputTokens: c.usage?.outputTokens ?? null };
+}
+
+/** The text the re-prompt appended to the first user text (protocol.ts: the prompt, a separator, the reminder). */
+function repromptOf(reprompted: boolean, user: string, asked: readonly string[]): { reprompt?: string } {
+  const second = asked[1];
+  if (!reprompted || second === undefined) return {};
+  return { reprompt: second.startsWith(user + REPROMPT_SEPARATOR) ? second.slice(user.length + REPROMPT_SEPARATOR.length) : second };
 }
 
 /**
@@ -144,7 +139,9 @@ export function createLlmReasoner(spec: string, opts: LlmReasonerOptions = {}): 
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(new Error("item deadline")), itemDeadlineMs);
     const callSignal = signal ? AbortSignal.any([signal, deadline.signal]) : deadline.signal;
+    const asked: string[] = [];
     const ask = async (user: string): Promise<AskedReply> => {
+      asked.push(user);
       const req = { system: built.system, user, temperature, ...(built.images ? { images: built.images } : {}), ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}) };
       const r = await client.chat(req, callSignal);
       calls.push(r);
@@ -157,7 +154,7 @@ export function createLlmReasoner(spec: string, opts: LlmReasonerOptions = {}): 
     } catch (e) {
       if (!deadline.signal.aborted || signal?.aborted) throw e;
       const reason = `${client.id}: no answer within the item deadline of ${Math.round(itemDeadlineMs / 1000)} s (every attempt, wait and re-prompt included)`;
-      return { status: "error", answer: null, confidence: null, raw: replies, method: NO_PARSE_METHOD, reprompted: replies.length > 0, reason, failure: { class: "LlmError:deadline", message: reason }, latencyMs: elapsed() };
+      return { status: "error", answer: null, confidence: null, raw: replies, method: NO_PARSE_METHOD, reprompted: replies.length > 0, reason, failure: { class: "LlmError:deadline", message: reason }, latencyMs: elapsed(), promptHash: promptHash(identity, built), promptLog: promptLogOf(identity, built), calls: calls.map(modelCallOf), ...repromptOf(asked.length > 1, built.user, asked) };
     } finally {
       clearTimeout(timer);
     }
@@ -166,6 +163,9 @@ export function createLlmReasoner(spec: string, opts: LlmReasonerOptions = {}): 
       raw: out.replies,
       prompt: promptRecord(built),
       promptHash: promptHash(identity, built),
+      promptLog: promptLogOf(identity, built),
+      calls: calls.map(modelCallOf),
+      ...repromptOf(out.reprompted, built.user, asked),
       reprompted: out.reprompted,
       latencyMs: elapsed(),
       cached: calls.length > 0 && calls.every((c) => c.cached),

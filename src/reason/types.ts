@@ -4,6 +4,7 @@
  * models (`openai:<model>`, `gemini:<model>`) share this interface, so the runner treats them alike.
  */
 import type { PromptInput } from "../prompt/input.js";
+import type { PromptLog } from "./promptFile.js";
 
 export type { GraphFormat } from "../prompt/formats.js";
 
@@ -53,6 +54,28 @@ export interface ReasonerAnswer {
   latencyMs: number;
   cached?: boolean;
   usage?: { inputTokens?: number; outputTokens?: number };
+  /** LLMs: the first request as sent (src/reason/promptFile.ts), which a run stores as prompts/<promptHash>.json. */
+  promptLog?: PromptLog;
+  /** LLMs: the text the re-prompt appended to the first user text, when there was a re-prompt. */
+  reprompt?: string;
+  /** LLMs: what each model call reported, in order (none when the first call failed). */
+  calls?: ModelCall[];
+}
+
+/** One model call of an answer, as the client reported it. */
+export interface ModelCall {
+  /** the model that answered, as the server names it (OpenAI `model`, Gemini `modelVersion`) */
+  servedModel: string;
+  /** wall time of the call, retries and backoff included */
+  latencyMs: number;
+  /** HTTP attempts (0: a response-cache hit) */
+  attempts: number;
+  cached: boolean;
+  finishReason: string | null;
+  /** OpenAI usage.prompt_tokens / Gemini usageMetadata.promptTokenCount; null when the server reported none */
+  inputTokens: number | null;
+  /** OpenAI usage.completion_tokens / Gemini candidatesTokenCount + thoughtsTokenCount */
+  outputTokens: number | null;
 }
 
 export interface Reasoner {

@@ -62,6 +62,8 @@ const MODES: Mode[] = [
   { name: "401 echoing the key", handlers: [json(401, { error: { message: `bad key Bearer ${KEY}` } })], expect: { status: "error", errorClass: "LlmError:http:401", attempts: 1 } },
   { name: "200 with an error object and no choices", handlers: [json(200, { error: { message: "overloaded" } })], expect: { status: "error", errorClass: "LlmError:bad_response", attempts: 1 } },
   { name: "empty choices", handlers: [json(200, { id: "x", object: "chat.completion", model: "m", choices: [] })], expect: { status: "error", errorClass: "LlmError:bad_response", attempts: 1 } },
+  { name: "429 on every attempt (retries spent)", handlers: [json(429, { error: { message: "rate limit reached" } })], extra: { maxRetries: 0 }, expect: { status: "error", errorClass: "LlmError:http:429", attempts: 1 } },
+  { name: "hang on every attempt: the per-attempt timeout ends it", handlers: [hang], extra: { timeoutMs: 300, maxRetries: 0 }, expect: { status: "error", errorClass: "LlmError:timeout", attempts: 1 } },
   { name: "hang on every attempt: the item deadline ends it", handlers: [hang], extra: { timeoutMs: 60_000, itemDeadlineMs: 1200 }, expect: { status: "error", errorClass: "LlmError:deadline", attempts: 1 } },
   { name: "hang once (per-attempt timeout), then OK", handlers: [hang, ok("yes")], extra: { timeoutMs: 1000 }, expect: { status: "parsed", answer: "yes", attempts: 2 } },
   { name: "confidence 85 (a percentage)", handlers: [ok("yes", 85)], expect: { status: "parsed", answer: "yes", confidence: 0.85 } },
@@ -93,6 +95,21 @@ describe("LLM fault modes over a loopback OpenAI-compatible server", () => {
       expect(Date.now() - t0).toBeLessThan(8000);
     });
   }
+
+  it("an unreachable endpoint is its own class, apart from 429, timeout and a bad key", async () => {
+    // a port that was just listening and is closed now: the connection is refused
+    const gone = await startServer(ok("yes"));
+    const url = gone.url;
+    await gone.close();
+    const a = await createLlmReasoner("openai:test-model", opts(url, { maxRetries: 0 })).answer({ task: yesNoTask(), graph: tableScene() });
+    expect(a.status).toBe("error");
+    expect(a.failure?.class).toBe("LlmError:connection");
+    expect(a.failure?.message).toMatch(/connection failed/);
+    // the four failure classes of issue 18 are distinct
+    const classes = ["LlmError:http:429", "LlmError:timeout", "LlmError:http:401", a.failure!.class];
+    expect(new Set(classes).size).toBe(4);
+    for (const c of classes.slice(0, 3)) expect(MODES.some((m) => m.expect.errorClass === c)).toBe(true);
+  });
 
   it("a request waiting out a Retry-After holds no connection slot: another request goes first", async () => {
     // one slot; request A is told to wait 600 ms; B must get its answer during that wait

@@ -5,17 +5,20 @@
  * middle of an episode that resumes (through the response cache) to the records of an uninterrupted run.
  */
 import { afterEach, describe, expect, it } from "vitest";
+import { createHash } from "node:crypto";
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { generateTask } from "../../bridge/sim/generate/suite.js";
 import { generatorContext } from "../../bridge/sim/generate/options.js";
-import { runActiveEpisode } from "../../src/eval/active.js";
+import { activeRecord, runActiveEpisode } from "../../src/eval/active.js";
 import { resolveRunConfig, type RunConfig } from "../../src/eval/config.js";
 import { readRecords, type ItemRecord } from "../../src/eval/records.js";
 import { createLlmClient } from "../../src/llm/client.js";
 import { createLlmAgent } from "../../src/reason/active/llmAgent.js";
+import { promptTarget } from "../../src/reason/llm.js";
+import { promptFileHash, promptTexts } from "../../src/reason/promptFile.js";
 import { openaiReply, startServer, type Handler, type RecordedRequest, type TestServer } from "../llm/server.js";
 import { CLI, REPO_ROOT } from "../apps/cli/helpers.js";
 
@@ -47,7 +50,8 @@ async function episode(handlers: Handler[], config: Partial<RunConfig>, arm: "2d
   server = await startServer(...handlers);
   const client = createLlmClient("openai:test-model", { baseUrl: `${server.url}/v1`, env: { OPENAI_API_KEY: KEY }, maxRetries: 0, cache: null });
   const c = resolveRunConfig(config);
-  const agent = createLlmAgent(client, task, { invalidAction: c.invalidAction, threshold: c.threshold, temperature: c.llm.temperature, format: c.format, uncertainty: c.uncertainty }, arm);
+  const target = promptTarget("openai:test-model", { baseUrl: `${server.url}/v1` });
+  const agent = createLlmAgent(client, task, { invalidAction: c.invalidAction, threshold: c.threshold, temperature: c.llm.temperature, format: c.format, uncertainty: c.uncertainty, target }, arm);
   return runActiveEpisode({ task, config: c, arm: arm === "3d" ? GT : null, agent });
 }
 
@@ -68,6 +72,15 @@ describe("LLM active agent over HTTP", () => {
     expect(userText(first!)).toMatch(/Unexplored space within 3 m/);
     expect(userText(second!)).toMatch(/step 1: action=turn_left, answer=not sure, confidence=0.2, result=done/);
     expect(userText(second!)).toMatch(/\(2 views\)/);
+    // each step's request is its prompt file: the texts the server received, named by their hash
+    expect(out.prompts.length).toBe(2);
+    out.prompts.forEach((log, k) => {
+      expect(promptFileHash(log.file)).toBe(log.file.prompt_hash);
+      expect(out.episode.steps[k]!.prompt_file).toBe(`prompts/${log.file.prompt_hash}.json`);
+      expect(promptTexts(log.file).user).toBe(userText(server!.requests[k]!));
+      expect(promptTexts(log.file).system).toBe(systemText(server!.requests[k]!));
+    });
+    expect(activeRecord(task, resolveRunConfig({}), GT, "openai:test-model", out, "k").prompt_file).toBe(out.episode.steps[1]!.prompt_file);
   });
 
   it("threshold stop: a confident conclusive answer stops at --min-steps", async () => {
@@ -89,6 +102,11 @@ describe("LLM active agent over HTTP", () => {
     expect((last.body as Body).temperature).toBe(0);
     expect(userText(last)).toMatch(/you must commit now/);
     expect((server!.requests[0]!.body as Body).temperature).toBe(0.2);
+    // the record's usage covers every call of the episode, the forced choice included (openaiReply: 11 + 7 tokens each)
+    const rec = activeRecord(task, resolveRunConfig({ maxSteps: 4 }), GT, "openai:test-model", out, "k");
+    expect(rec.calls!.length).toBe(5);
+    expect(rec.usage).toEqual({ input_tokens: 55, output_tokens: 35 });
+    expect(rec.served_model).toBe("test-model-0001");
   });
 
   it("an invalid action under `reprompt` (the paper): one re-prompt, then the agent stays and the step counts", async () => {
@@ -124,6 +142,11 @@ describe("LLM active agent over HTTP", () => {
     const counts = server!.requests.slice(0, 8).map(imageCount);
     expect(counts).toEqual([1, 2, 3, 4, 5, 6, 6, 6]);
     expect(userText(server!.requests[7]!)).toMatch(/\[Past view from step 3\].*\[Past view from step 7\] \[CURRENT VIEW - step 8\]/);
+    // the step's prompt file names the images sent, by the sha256 of their bytes, with their views
+    const sent = ((server!.requests[7]!.body as Body).messages.find((m) => m.role === "user")!.content as Array<{ type: string; image_url?: { url: string } }>).filter((p) => p.type === "image_url").map((p) => createHash("sha256").update(Buffer.from(p.image_url!.url.split(",")[1]!, "base64")).digest("hex"));
+    const named = promptTexts(out.prompts[7]!.file).images;
+    expect(named.map((im) => im.sha256)).toEqual(sent);
+    expect(named.map((im) => im.view)).toEqual([2, 3, 4, 5, 6, 7]);
   });
 });
 
@@ -152,7 +175,8 @@ function run(out: string, url: string, killAfterRequests?: { server: TestServer;
   });
 }
 
-const comparable = (r: ItemRecord) => JSON.stringify({ ...r, timings_ms: null, active: r.active && { ...r.active, steps: r.active.steps.map((s) => ({ ...s, time_ms: 0 })) } });
+// what differs between the two runs is how, not what: times, and which calls the response cache answered
+const comparable = (r: ItemRecord) => JSON.stringify({ ...r, timings_ms: null, calls: r.calls?.map((c) => ({ ...c, attempts: null, cached: null })), active: r.active && { ...r.active, steps: r.active.steps.map((s) => ({ ...s, time_ms: 0 })) } });
 
 describe("esi3d run --paradigm active with an LLM agent", () => {
   it("killed with SIGKILL mid-episode, --resume gives the records of an uninterrupted run", async () => {
@@ -175,5 +199,10 @@ describe("esi3d run --paradigm active with an LLM agent", () => {
     expect(resumed.map(comparable).sort()).toEqual(wholeRecs.map(comparable).sort());
     // the steps answered before the kill came from the response cache
     expect(server.requests.length - before).toBeLessThan(2 * perEpisode);
+    expect(resumed.flatMap((r) => r.calls!).some((c) => c.cached && c.attempts === 0)).toBe(true);
+    // every step's prompt file is in the run directory, the same as the uninterrupted run's
+    const files = resumed.flatMap((r) => r.active!.steps.map((s) => s.prompt_file!));
+    expect(files.length).toBeGreaterThan(2);
+    for (const f of files) expect(readFileSync(join(killed, f), "utf8")).toBe(readFileSync(join(whole, f), "utf8"));
   }, 240_000);
 });

@@ -155,7 +155,7 @@ async function serve(run: RunDir, opts: InspectOpts, token: string | null): Prom
     if (e.code === "EADDRNOTAVAIL" || e.code === "ENOTFOUND") throw new InputError(`--host ${opts.host}: not an address of this machine`);
     throw e;
   });
-  process.stdout.write(`serving ${run.taskIds.length} task(s) of ${run.dir} at ${url} (Ctrl-C to stop)\n`);
+  process.stdout.write(`serving ${run.taskIds.length} task(s) of ${run.dir} at ${url} (Ctrl-C to stop); every item's prompt, replies and answer at ${url}items\n`);
   if (token) process.stdout.write(`a token is required: send Authorization: Bearer <token>, or open ${url}?token=<token> once in a browser\n`);
   await new Promise<void>((resolve) => {
     const stop = () => {

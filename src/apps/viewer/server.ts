@@ -6,6 +6,7 @@
  *   GET /task/<id>[?v=<paradigm>__<source>] the inspection page (variants fetched on demand)
  *   GET /api/<id>/variant/<key>            one variant's data (JSON, src/apps/viewer/types.ts Variant)
  *   GET /api/<id>/export/<key>.ply|.glb|.json  exports (src/apps/viewer/export.ts)
+ *   GET /items, /api/items, /api/item?key=…     the run log viewer: every item, filterable (log/routes.ts)
  * With a token, a browser opens `/?token=<token>` once (an HttpOnly cookie then stands for it); scripts send
  * `Authorization: Bearer <token>`. Variants are recomputed on first request (1–3 s for 30 views) and kept in
  * a small LRU cache. Errors are plain text naming what to fix, never the run's absolute path.
@@ -22,6 +23,7 @@ import { RunInspection } from "./inspection.js";
 import { escapeHtml, pageHtml } from "./page.js";
 import { rankTasks, type RunDir, type TaskWrongness } from "./run.js";
 import type { Variant } from "./types.js";
+import { LOG_PATHS, logRoutes } from "./log/routes.js";
 
 /** Tasks whose rendered bundles stay in memory (a 30-view bundle holds ~55 MB of images and depth). */
 export const TASK_CACHE = 2;
@@ -61,7 +63,7 @@ body{font:13px/1.4 system-ui,sans-serif;background:#15171c;color:#e6e8ee;margin:
 table{border-collapse:collapse;width:100%}th{text-align:left;color:#9aa1b1;border-bottom:1px solid #2e323c;padding:4px 6px}td{border-bottom:1px solid #262a33;padding:5px 6px;vertical-align:top}
 td.r{text-align:right;font-variant-numeric:tabular-nums}.vs{display:flex;flex-wrap:wrap;gap:4px}.v{display:inline-block;padding:1px 6px;border-radius:4px;background:#252932;text-decoration:none;color:#e6e8ee;font-size:12px}
 .v.bad{border-left:3px solid #e74c3c}.v.ok{border-left:3px solid #2ecc71}i{font-style:normal;padding:0 3px;border-radius:3px}i.d{background:rgba(255,159,26,.3)}i.h{background:rgba(231,76,60,.35)}i.m{background:rgba(155,89,182,.35)}i.x{background:rgba(255,64,200,.3)}
-</style></head><body><h1>esi3d inspect</h1><p>${esc(shownDir)} · reasoner ${esc(run.config.reasoner)} · masks ${esc(run.config.masks)} · ${rows.length} task(s), most wrong first (errors = duplicate + merged + hallucinated nodes + seen-but-missed objects, over every paradigm and source; then the worst node F1)</p>
+</style></head><body><h1>esi3d inspect</h1><p><a href="/items">every item: prompts, replies, answers (${run.records.length})</a></p><p>${esc(shownDir)} · reasoner ${esc(run.config.reasoner)} · masks ${esc(run.config.masks)} · ${rows.length} task(s), most wrong first (errors = duplicate + merged + hallucinated nodes + seen-but-missed objects, over every paradigm and source; then the worst node F1)</p>
 <table data-testid="task-index"><thead><tr><th>#</th><th>task</th><th>errors</th><th>worst F1</th><th>wrong answers</th><th>question</th><th>graphs (paradigm/source)</th></tr></thead><tbody>
 ${body}
 </tbody></table></body></html>`;
@@ -151,11 +153,14 @@ export function buildViewerApp(opts: Omit<ServeOptions, "host" | "port">): Fasti
   });
   app.setNotFoundHandler((req, reply) => {
     const path = req.url.split("?")[0]!;
-    const known = path === "/" || /^\/task\/[^/]+$/.test(path) || /^\/api\/[^/]+\/(variant|export)\/[^/]+$/.test(path);
+    const known = path === "/" || /^\/task\/[^/]+$/.test(path) || /^\/api\/[^/]+\/(variant|export)\/[^/]+$/.test(path) || LOG_PATHS.test(path);
     if (known) return reply.code(405).header("allow", "GET, HEAD").type("text/plain; charset=utf-8").send(`${req.method}: this server only answers GET`);
     reply.code(404).type("text/plain; charset=utf-8").send(`not found: ${path.slice(0, 200)}`);
   });
-  app.register(async (scope) => viewerRoutes(scope, run, opts.version, shownDir));
+  app.register(async (scope) => {
+    viewerRoutes(scope, run, opts.version, shownDir);
+    logRoutes(scope, run, shownDir);
+  });
   return app;
 }
 

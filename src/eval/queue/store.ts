@@ -17,6 +17,8 @@ import { writeJsonAtomic } from "../../core/fs.js";
 import { pathBelow } from "../../core/paths.js";
 import type { RunConfig } from "../config.js";
 import { readRunFile, readStoredGraph, RunFileSchema, sceneGraphFile, StoredGraphSchema, type StoredGraph } from "../files.js";
+import { promptFilePath, promptImagePath, writePromptLog } from "../promptFiles.js";
+import type { PromptLog } from "../../reason/promptFile.js";
 
 /** How long a worker waits for one store request (ms): graphs are kilobytes to a few megabytes. */
 const STORE_REQUEST_TIMEOUT_MS = 60_000;
@@ -27,6 +29,8 @@ export interface SharedStore {
   task(taskId: string): Promise<Task>;
   writeGraph(taskId: string, paradigm: string, source: string, stored: StoredGraph): Promise<void>;
   readGraph(taskId: string, paradigm: string, source: string): Promise<StoredGraph>;
+  /** an LLM answer's prompt file and its images (src/eval/promptFiles.ts) */
+  writePrompt(log: PromptLog): Promise<void>;
   /** the model response cache of this worker for the store's run: beside the run when it is a shared directory */
   llmCachePath(): string;
 }
@@ -48,6 +52,7 @@ function directoryStore(dir: string): SharedStore {
     task: async (taskId) => readTaskFile(pathBelow(join(dir, "tasks"), `${taskId}.json`)),
     writeGraph: async (taskId, paradigm, source, stored) => writeJsonAtomic(sceneGraphFile(dir, taskId, paradigm, source), stored),
     readGraph: async (taskId, paradigm, source) => readStoredGraph(sceneGraphFile(dir, taskId, paradigm, source)),
+    writePrompt: async (log) => writePromptLog(dir, log),
     llmCachePath: () => join(dir, "llm-cache.sqlite"),
   };
 }
@@ -59,8 +64,9 @@ export const taskPath = (taskId: string) => `tasks/${encodeURIComponent(`${taskI
 function httpStore(base: string): SharedStore {
   const root = base.replace(/\/+$/, "");
   const shown = shownStore(root);
-  const request = async (method: "GET" | "PUT", path: string, body?: string): Promise<string> => {
-    const r = await fetch(`${root}/${path}`, { method, body, headers: body ? { "content-type": "application/json" } : {}, signal: AbortSignal.timeout(STORE_REQUEST_TIMEOUT_MS) }).catch((e: Error) => {
+  const request = async (method: "GET" | "PUT", path: string, body?: string | Uint8Array<ArrayBuffer>): Promise<string> => {
+    const type = typeof body === "string" ? "application/json" : "application/octet-stream";
+    const r = await fetch(`${root}/${path}`, { method, body, headers: body ? { "content-type": type } : {}, signal: AbortSignal.timeout(STORE_REQUEST_TIMEOUT_MS) }).catch((e: Error) => {
       throw new Error(`store ${shown}/${path}: ${e.message} (is the producer of the run still running?)`);
     });
     const text = await r.text();
@@ -78,6 +84,11 @@ function httpStore(base: string): SharedStore {
     config: async () => (await parsed("config.json", RunFileSchema, "run configuration")).config,
     task: async (taskId) => parseTask(JSON.parse(await request("GET", taskPath(taskId))), `${shown}/${taskPath(taskId)}`),
     writeGraph: async (taskId, paradigm, source, stored) => void (await request("PUT", graphPath(taskId, paradigm, source), JSON.stringify(stored))),
+    writePrompt: async (log) => {
+      // the images first: a prompt file on disk names only images that are there
+      for (const im of log.images) await request("PUT", promptImagePath(im.sha256, im.mimeType), new Uint8Array(im.data));
+      await request("PUT", promptFilePath(log.file.prompt_hash), JSON.stringify(log.file, null, 1) + "\n");
+    },
     readGraph: (taskId, paradigm, source) => parsed(graphPath(taskId, paradigm, source), StoredGraphSchema, "stored graph"),
     // one cache per run on each worker's disk: the producer's cache is not reachable from here
     llmCachePath: () => join(tmpdir(), `esi3d-llm-cache-${createHash("sha256").update(root).digest("hex").slice(0, 16)}.sqlite`),

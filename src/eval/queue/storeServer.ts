@@ -4,6 +4,7 @@
  * the store URL the jobs carry (so it is as private as the queue's Redis), and only these files:
  *   GET config.json, GET tasks/<task>.json          what the units need
  *   GET, PUT graphs/<task>/<paradigm>__<source>.json  the units' graphs, read back by the answer jobs
+ *   PUT prompts/<hash>.json, prompts/images/<sha256>.<ext>  the answers' prompt files (src/eval/promptFiles.ts)
  * Every name is a safe path segment (src/core/paths.ts); a PUT is written atomically and bounded in size.
  */
 import { randomBytes, timingSafeEqual } from "node:crypto";
@@ -27,12 +28,13 @@ export interface StoreServer {
   close(): Promise<void>;
 }
 
-/** Which store file a request names, or null: config.json, tasks/X.json or graphs/X/Y.json. */
+/** Which store file a request names, or null: config.json, tasks/X.json, graphs/X/Y.json, prompts/X.json or prompts/images/X. */
 function storeFile(segments: string[], method: string): string[] | null {
   if (!segments.every(isSafeSegment)) return null;
   if (method === "GET" && segments.length === 1 && segments[0] === "config.json") return segments;
   if (method === "GET" && segments.length === 2 && segments[0] === "tasks" && segments[1]!.endsWith(".json")) return segments;
   if ((method === "GET" || method === "PUT") && segments.length === 3 && segments[0] === "graphs" && segments[2]!.endsWith(".json")) return segments;
+  if (method === "PUT" && segments[0] === "prompts" && (segments.length === 2 ? segments[1]!.endsWith(".json") : segments.length === 3 && segments[1] === "images")) return segments;
   return null;
 }
 
@@ -91,7 +93,7 @@ export async function serveStore(dir: string, address: string): Promise<StoreSer
     const body = await readBody(req);
     if (body === null) return send(413, `larger than ${MAX_UPLOAD_BYTES} bytes`);
     mkdirSync(join(dir, ...file.slice(0, -1)), { recursive: true });
-    writeFileAtomic(path, body.toString("utf8"));
+    writeFileAtomic(path, body);
     return send(204, "");
   };
   const server = createServer((req, res) => {

@@ -133,8 +133,9 @@ function answerProcessor(redis: Redis) {
     const records: ItemRecord[] = [...child.records];
     const never = new AbortController().signal;
     const writes: Array<Promise<void>> = [];
-    await answerPending({ config, model: m.model, limit: m.limit, signal: never, abandoned: () => false }, task, paradigm, res, (r, g) => {
+    await answerPending({ config, model: m.model, limit: m.limit, signal: never, abandoned: () => false }, task, paradigm, res, (r, g, prompts = []) => {
       if (g) writes.push(store.writeGraph(taskId, "active", g.source, { graph: g.graph, diagnosis: g.diagnosis }));
+      for (const pr of prompts) writes.push(store.writePrompt(pr));
       records.push(r);
     });
     await Promise.all(writes);

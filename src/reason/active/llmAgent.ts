@@ -24,7 +24,10 @@ import { fmt, serializeGraph } from "../../prompt/serialize.js";
 import type { GraphFormat } from "../../prompt/formats.js";
 import { roomGrid, UNKNOWN, type OccupancyGrid } from "../../../scenegraph/occupancy.js";
 import { parseJsonLoose, readConfidence, resolveValue } from "../parse.js";
-import type { AnswerStatus } from "../types.js";
+import type { AnswerStatus, ModelCall } from "../types.js";
+import { modelCallOf } from "../llm.js";
+import { promptLogOf, type PromptTarget } from "../promptFile.js";
+import { PROMPT_VERSION } from "../../prompt/templates.js";
 import type { InvalidActionPolicy } from "./options.js";
 import { NOT_SURE, type ActiveAgent, type AgentContext, type AgentDecision } from "./types.js";
 
@@ -42,6 +45,8 @@ export interface LlmAgentOptions {
   temperature: number;
   format: GraphFormat;
   uncertainty: boolean;
+  /** where the client sends requests (src/reason/llm.ts promptTarget): with it, each decision carries its request as a prompt file */
+  target?: PromptTarget;
 }
 
 const deg = (r: number) => fmt((r * 180) / Math.PI, 0);
@@ -156,13 +161,15 @@ class LlmAgent implements ActiveAgent {
     this.unexplored = arm === "3d" ? new UnexploredSummary(task) : null;
   }
 
-  private request(ctx: AgentContext, final: boolean): { system: string; user: string; images?: ChatImage[] } {
+  private request(ctx: AgentContext, final: boolean): { system: string; user: string; images?: ChatImage[]; views?: Array<{ view: number; actions: string[] }> } {
     const parts: string[] = [historyLines(ctx)];
     let images: ChatImage[] | undefined;
+    let shown: number[] = [];
     const n = ctx.bundle.views.length;
     if (this.arm === "2d") {
       const past = Array.from({ length: Math.min(HISTORY_IMAGES, n - 1) }, (_, k) => n - 1 - Math.min(HISTORY_IMAGES, n - 1) + k);
-      images = [...past.map((i) => png(ctx.bundle, i)), png(ctx.bundle, n - 1)];
+      shown = [...past, n - 1];
+      images = shown.map((i) => png(ctx.bundle, i));
       parts.push(`Images, in order: ${[...past.map((i) => `[Past view from step ${i + 1}]`), `[CURRENT VIEW - step ${ctx.step}]`].join(" ")}`);
     } else {
       parts.push(`Scene graph of every view so far (${n} views):\n${serializeGraph(ctx.graph!, { format: this.o.format, uncertainty: this.o.uncertainty })}`);
@@ -171,17 +178,21 @@ class LlmAgent implements ActiveAgent {
     }
     parts.push(`TASK: ${this.task.question}`);
     parts.push(final ? `Your step budget is exhausted (step ${ctx.step} of ${ctx.maxSteps}) or you stopped: you must commit now. Choose one of ${this.task.options.map((c) => JSON.stringify(c)).join(", ")}; "${NOT_SURE}" is not allowed. Reply with the JSON object, action "stop".` : `Step ${ctx.step} of ${ctx.maxSteps}. Reply with the JSON object.`);
-    return { system: systemPrompt(this.task, this.o, this.arm), user: parts.join("\n\n"), ...(images ? { images } : {}) };
+    return { system: systemPrompt(this.task, this.o, this.arm), user: parts.join("\n\n"), ...(images ? { images, views: shown.map((view) => ({ view, actions: [] })) } : {}) };
   }
 
   private async ask(ctx: AgentContext, final: boolean, signal?: AbortSignal): Promise<AgentDecision> {
     const t0 = performance.now();
-    const req = this.request(ctx, final);
+    const { views, ...req } = this.request(ctx, final);
     const temperature = final ? FORCED_TEMPERATURE : this.o.temperature;
+    const promptLog = this.o.target ? promptLogOf({ ...this.o.target, params: { temperature, maxOutputTokens: null } }, { version: PROMPT_VERSION, ...req, views }) : undefined;
+    const logged = promptLog ? { promptLog, promptHash: promptLog.file.prompt_hash } : {};
     const raw: string[] = [];
+    const calls: ModelCall[] = [];
     const call = async (user: string) => {
       const r = await this.client.chat({ ...req, user, temperature }, signal);
       raw.push(r.text);
+      calls.push(modelCallOf(r));
       return readStepReply(r.text, this.task);
     };
     let reply: StepReply;
@@ -195,10 +206,10 @@ class LlmAgent implements ActiveAgent {
       }
     } catch (e) {
       if ((e as Error).name === "AbortError" || (e as { kind?: string }).kind === "aborted") throw e;
-      return { requestedAction: "", action: null, status: "error", answer: null, confidence: null, reasoning: (e as Error).message, trace: raw, reprompted, latencyMs: Math.round(performance.now() - t0) };
+      return { requestedAction: "", action: null, status: "error", answer: null, confidence: null, reasoning: (e as Error).message, trace: raw, reprompted, latencyMs: Math.round(performance.now() - t0), calls, ...logged };
     }
     if (final && reply.status === "parsed" && reply.answer === null) reply = { ...reply, status: "unanswerable" };
-    return { requestedAction: reply.requested, action: final ? "stop" : reply.action, status: reply.status, answer: reply.answer, confidence: reply.confidence, reasoning: reply.reasoning, trace: raw, reprompted, latencyMs: Math.round(performance.now() - t0) };
+    return { requestedAction: reply.requested, action: final ? "stop" : reply.action, status: reply.status, answer: reply.answer, confidence: reply.confidence, reasoning: reply.reasoning, trace: raw, reprompted, latencyMs: Math.round(performance.now() - t0), calls, ...logged };
   }
 
   step(ctx: AgentContext, signal?: AbortSignal): Promise<AgentDecision> {

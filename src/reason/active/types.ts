@@ -3,6 +3,8 @@
  * each step the agent sees the current view (and, for 3D arms, the graph so far) with the history of its
  * earlier steps, and returns {action, answer, reasoning, confidence}, "not sure" allowed.
  */
+import type { ModelCall } from "../types.js";
+import type { PromptLog } from "../promptFile.js";
 import type { FrameBundle } from "../../../bridge/bundle/io.js";
 import type { Task } from "../../../bridge/task/schema.js";
 import type { AgentPose } from "../../core/math/camera.js";
@@ -62,6 +64,10 @@ export interface AgentDecision {
   reprompted: boolean;
   promptHash?: string | null;
   latencyMs: number;
+  /** LLM agents: what each model call of the decision reported (none for offline agents). */
+  calls?: ModelCall[];
+  /** LLM agents: the decision's request (a re-prompt sends it with a reminder appended), for the run's prompt files. */
+  promptLog?: PromptLog;
 }
 
 export interface ActiveAgent {

@@ -122,6 +122,10 @@ describe.skipIf(!haveRedis)("esi3d run --queue", () => {
       // the answer jobs read the unit's graphs back from the store: they are in the run directory, written over HTTP
       expect(existsSync(join(out, "graphs"))).toBe(true);
       expect(existsSync(join(elsewhere, "graphs"))).toBe(false);
+      // so are the answer jobs' prompt files: the same as the local run's, byte for byte
+      const prompted = readRecords(join(out, "items.jsonl")).records.filter((x) => x.prompt_file);
+      expect(prompted.length).toBe(6);
+      for (const x of prompted) expect(readFileSync(join(out, x.prompt_file!), "utf8")).toBe(readFileSync(join(localLlm, x.prompt_file!), "utf8"));
     } finally {
       await stopAll(workers);
       await server.close();

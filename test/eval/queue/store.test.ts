@@ -15,6 +15,9 @@ import { openStore } from "../../../src/eval/queue/store.js";
 import { serveStore, type StoreServer } from "../../../src/eval/queue/storeServer.js";
 import { graphOfBundle } from "../../../scenegraph/pipeline.js";
 import { bundleOf } from "../../scenegraph/helpers.js";
+import { promptLogOf } from "../../../src/reason/promptFile.js";
+import { promptImagePath, readPromptFile } from "../../../src/eval/promptFiles.js";
+import { PROMPT_VERSION, type BuiltPrompt } from "../../../src/prompt/templates.js";
 
 describe("the served store of a queue run", () => {
   let dir: string;
@@ -46,6 +49,15 @@ describe("the served store of a queue run", () => {
     await expect(store.task("no-such-task")).rejects.toThrow(/HTTP 404 .*not in the store/);
     // the token stays out of messages
     await expect(store.task("no-such-task")).rejects.not.toThrow(new RegExp(server.url.split("/").pop()!));
+  });
+
+  it("keeps the prompt files and images the answer jobs write", async () => {
+    const data = new Uint8Array([137, 80, 78, 71, 0, 1, 2, 255]);
+    const built = { version: PROMPT_VERSION, system: "system text", user: "user text", images: [{ mimeType: "image/png", data }], views: [{ view: 4, actions: [] }] } as unknown as BuiltPrompt;
+    const log = promptLogOf({ provider: "openai", model: "m", baseUrl: "http://127.0.0.1:1/v1", params: { temperature: 0, maxOutputTokens: null } }, built);
+    await openStore(server.url).writePrompt(log);
+    expect(readPromptFile(dir, `prompts/${log.file.prompt_hash}.json`)).toEqual(log.file);
+    expect([...readFileSync(join(dir, promptImagePath(log.images[0]!.sha256, "image/png")))]).toEqual([...data]);
   });
 
   it("refuses another token, paths outside the store and writes to anything but a graph", async () => {

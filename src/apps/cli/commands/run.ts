@@ -13,7 +13,7 @@ import { LLM_FLAGS } from "../../../llm/options.js";
 import { IMAGE_FLAGS, PROMPT_FORMAT_FLAGS } from "../../../prompt/formats.js";
 import { DEFAULT_RUN_CONFIG, resolveRunConfig, RunConfigSchema, type RunConfig } from "../../../eval/config.js";
 import { runEvaluation } from "../../../eval/runner.js";
-import { nothingSucceeded } from "../../../eval/summary.js";
+import { mainFailure, nothingSucceeded } from "../../../eval/summary.js";
 import { paperTable } from "../../../eval/report.js";
 import { Progress } from "../progress.js";
 import { INTERRUPT_NOTE, withInterrupts } from "../interrupts.js";
@@ -118,7 +118,9 @@ export function registerRun(program: Command): void {
     else if (nothingSucceeded(result.records)) {
       // every model call failed (a bad key, a dead endpoint): a run of nothing must not look like a result (audit M3)
       const causes = Object.entries(result.summary.failures?.byClass ?? {}).map(([c, n]) => `${c} ${n}`).join(", ");
-      process.stderr.write(`esi3d: run: no item got an answer (${causes}); see the error field of ${join(out, "items.jsonl")}\n`);
+      const main = mainFailure(result.records);
+      const cause = main ? `; most common cause ${main.class} (${main.count} items): ${main.message}` : "";
+      process.stderr.write(`esi3d: run: no item got an answer (${causes})${cause}; see the error field of ${join(out, "items.jsonl")}\n`);
       process.exitCode = EXIT_FAILURE;
     }
   });
