@@ -53,6 +53,8 @@ export interface ReasonerAnswer {
   latencyMs: number;
   cached?: boolean;
   usage?: { inputTokens?: number; outputTokens?: number };
+  /** Repeated sampling (k > 1): each sample's answer and the majority's share (src/reason/vote.ts); the answer is the majority's. */
+  sampling?: { k: number; answers: Array<string | null>; agreement: number };
 }
 
 export interface Reasoner {

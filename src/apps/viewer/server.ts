@@ -61,7 +61,7 @@ body{font:13px/1.4 system-ui,sans-serif;background:#15171c;color:#e6e8ee;margin:
 table{border-collapse:collapse;width:100%}th{text-align:left;color:#9aa1b1;border-bottom:1px solid #2e323c;padding:4px 6px}td{border-bottom:1px solid #262a33;padding:5px 6px;vertical-align:top}
 td.r{text-align:right;font-variant-numeric:tabular-nums}.vs{display:flex;flex-wrap:wrap;gap:4px}.v{display:inline-block;padding:1px 6px;border-radius:4px;background:#252932;text-decoration:none;color:#e6e8ee;font-size:12px}
 .v.bad{border-left:3px solid #e74c3c}.v.ok{border-left:3px solid #2ecc71}i{font-style:normal;padding:0 3px;border-radius:3px}i.d{background:rgba(255,159,26,.3)}i.h{background:rgba(231,76,60,.35)}i.m{background:rgba(155,89,182,.35)}i.x{background:rgba(255,64,200,.3)}
-</style></head><body><h1>esi3d inspect</h1><p>${esc(shownDir)} · reasoner ${esc(run.config.reasoner)} · masks ${esc(run.config.masks)} · ${rows.length} task(s), most wrong first (errors = duplicate + merged + hallucinated nodes + seen-but-missed objects, over every paradigm and source; then the worst node F1)</p>
+</style></head><body><h1>esi3d inspect</h1><p>${esc(shownDir)} · reasoner ${esc(run.config.reasoner.join(", "))} · masks ${esc(run.config.masks)} · ${rows.length} task(s), most wrong first (errors = duplicate + merged + hallucinated nodes + seen-but-missed objects, over every paradigm and source; then the worst node F1)</p>
 <table data-testid="task-index"><thead><tr><th>#</th><th>task</th><th>errors</th><th>worst F1</th><th>wrong answers</th><th>question</th><th>graphs (paradigm/source)</th></tr></thead><tbody>
 ${body}
 </tbody></table></body></html>`;
