@@ -106,12 +106,14 @@ function scaleOracleLine(items: number): string {
  * against chance and against the 2D baseline, paradigms pooled.
  */
 function shortcutSection(s: RunSummary): string[] {
-  const rows = [["Subcategory", "Shortcut", "chance", "2D", "needs perception"]];
+  // a run of several reasoners: the first 2D method in the summary's order
+  const twoDMethod = s.methods.find((m) => splitMethod(m).arm === "2D") ?? "2D";
+  const rows = [["Subcategory", "Shortcut", "chance", twoDMethod, "needs perception"]];
   for (const sub of s.subcategories) {
     const c = s.table[sub]?.["Shortcut"]?.["all"];
     if (!c || c.nScored === 0) continue;
     const chance = c.chance ?? null;
-    const twoD = s.table[sub]?.["2D"]?.["all"];
+    const twoD = s.table[sub]?.[twoDMethod]?.["all"];
     rows.push([title(sub), cellWithInterval(c), chance === null ? "-" : (chance * 100).toFixed(1), pct(twoD), chance !== null && c.accuracy.lo > chance ? "partly (shortcut above chance)" : "yes (shortcut at chance)"]);
   }
   return ["## Answerable without perception (shortcut baseline)", "", "The shortcut baseline reads only the question text and its options (src/reason/shortcut.ts): a fixed prior per subcategory and the option nearest the options' mean for counts. Above chance, a subcategory gives part of its answer away without looking.", "", pad(rows, true), ""];
