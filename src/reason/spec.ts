@@ -38,8 +38,9 @@ export const RunReasonersSchema = z
     z
       .array(RunReasonerSchema)
       .min(1)
-      .refine((rs) => new Set(rs).size === rs.length, "a reasoner is named twice"),
-  )
-  .describe("the 3D arms' reasoners, comma-separated, each evaluated on every item: symbolic (offline graph programs) | openai:<model> | gemini:<model>");
+      .refine((rs) => new Set(rs).size === rs.length, "a reasoner is named twice")
+      // on the list itself: flags and JSON Schemas read the description under the preprocess
+      .describe("the 3D arms' reasoners, comma-separated, each evaluated on every item: symbolic (offline graph programs) | openai:<model> | gemini:<model>"),
+  );
 
 export const isLlmReasoner = (spec: string): boolean => LLM_SPEC.test(spec);

@@ -151,6 +151,13 @@ describe("generation flags and repeated sampling", () => {
     }
   }, 240_000);
 
+  it("a generation option without a model reasoner is refused naming it (the symbolic programs send no prompt)", async () => {
+    const r = await esi3dAsync(["run", ...TASKS, "--samples", "3", "--out", join(root, "idle")]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--samples: only model reasoners \(openai:<model>, gemini:<model>\) take it; this run's reasoners are symbolic/);
+    expect(existsSync(join(root, "idle"))).toBe(false);
+  });
+
   it("--system-prompt naming a missing file: exit 2 naming the flag and the file, no run directory", async () => {
     const out = join(root, "no-system");
     const missing = join(root, "nowhere", "system.txt");

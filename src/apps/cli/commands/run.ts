@@ -32,7 +32,7 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
   { path: "subcategories", flag: "--subcategories <list>", shownDefault: "all" },
   { path: "limit", flag: "--limit <n>" },
   { path: "paradigms", flag: "--paradigm <list>" },
-  { path: "reasoner", flag: "--reasoner <name>" },
+  { path: "reasoner", flag: "--reasoner <list>" },
   { path: "baseline", flag: "--baseline <list>" },
   ...GRAPH_FLAGS,
   ...PROMPT_FORMAT_FLAGS,
@@ -111,7 +111,18 @@ export function configFromCommand(cmd: Command, extra: Partial<RunConfig> = {}, 
   // one cache for every run of this user by default: a key is the whole request, so a hit is always the same request
   const cachePath = o.cache === false ? null : (o.cache ?? defaultCachePath());
   const config = resolve(config0 as unknown as Record<string, unknown>, { llm: { ...config0.llm, cachePath: modelReasoners(config0).length ? cachePath : null } });
+  refuseIdleGeneration(config, specs);
   return { config, out, resume: false };
+}
+
+/** The generation options only a model reads: the symbolic programs are deterministic and send no prompt. */
+const GENERATION_FIELDS = ["temperature", "maxOutputTokens", "systemPrompt", "samples"] as const;
+
+/** A generation option set for a run without a model reasoner would be recorded and silently mean nothing: refused. */
+function refuseIdleGeneration(config: RunConfig, specs: readonly FlagSpec[]): void {
+  if (modelReasoners(config).length) return;
+  const set = GENERATION_FIELDS.find((k) => config.llm[k] !== DEFAULT_RUN_CONFIG.llm[k]);
+  if (set) throw new InputError(`${flagOfField(specs, `llm.${set}`)}: only model reasoners (openai:<model>, gemini:<model>) take it; this run's reasoners are ${config.reasoner.join(",")}`, { field: `llm.${set}` });
 }
 
 export function registerRun(program: Command): void {
