@@ -8,8 +8,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { esi3dAsync } from "../apps/cli/helpers.js";
-import { readRecords, type ItemRecord } from "../../src/eval/records.js";
+import { itemKey, readRecords, reasonerOfKey, type ItemRecord } from "../../src/eval/records.js";
 import { ResponseCache } from "../../src/llm/cache.js";
+import { RunConfigSchema } from "../../src/eval/config.js";
+import { methodOf, splitMethod } from "../../src/eval/summary.js";
 import { openaiReply, startServer, type Handler } from "../llm/server.js";
 
 const root = mkdtempSync(join(tmpdir(), "esi3d-reasoners-"));
@@ -25,6 +27,27 @@ const yesModel: Handler = (req, res) => (userText(req.body).includes("the candle
 
 /** What two runs of the same item must share: everything but time and the key. */
 const verdict = (r: ItemRecord) => ({ task: r.task_id, arm: r.arm, source: r.source, reasoner: r.reasoner, status: r.status, answer: r.answer, correct: r.correct, raw: r.raw });
+
+describe("reasoners in keys, configs and methods", () => {
+  it("reads a config.json of one reasoner (a string, as runs before several reasoners wrote it) as a list of one", () => {
+    expect(RunConfigSchema.parse({ reasoner: "openai:gpt-4o" }).reasoner).toEqual(["openai:gpt-4o"]);
+    expect(RunConfigSchema.parse({ reasoner: "symbolic, gemini:gemini-2.5-pro" }).reasoner).toEqual(["symbolic", "gemini:gemini-2.5-pro"]);
+    expect(RunConfigSchema.safeParse({ reasoner: ["openai:a|b"] }).success).toBe(false);
+  });
+
+  it("names the reasoner in a key only when given, and reads it back; single-reasoner keys and methods are as before", () => {
+    expect(itemKey("t-000", "single", "3d", "gt")).toBe("t-000|single|3d:gt");
+    expect(itemKey("t-000", "single", "3d", "noisy@1.5", "openai:gpt-4o")).toBe("t-000|single|3d:noisy@1.5|openai:gpt-4o");
+    expect(reasonerOfKey("t-000|single|3d:gt")).toBeNull();
+    expect(reasonerOfKey("t-000|single|shortcut")).toBeNull();
+    expect(reasonerOfKey("t-000|single|2d|symbolic")).toBe("symbolic");
+    expect(reasonerOfKey("t-000|single|3d:noisy@1.5|openai:gpt-4o")).toBe("openai:gpt-4o");
+    expect(methodOf({ arm: "3d", source: "gt", key: "t|single|3d:gt" })).toBe("GT-3D");
+    expect(methodOf({ arm: "3d", source: "gt", key: "t|single|3d:gt-appearance|gemini:g", labels: "appearance" })).toBe("GT-3D appearance [gemini:g]");
+    expect(splitMethod("GT-3D appearance [gemini:g]")).toEqual({ arm: "GT-3D appearance", reasoner: "gemini:g" });
+    expect(splitMethod("Noisy-3D@1.5")).toEqual({ arm: "Noisy-3D@1.5", reasoner: null });
+  });
+});
 
 describe("esi3d run --reasoner a,b", () => {
   it("evaluates every item with each reasoner (keys name the reasoner), prints and reports a leaderboard, and a second run is answered from the shared cache", async () => {
