@@ -27,6 +27,8 @@ const yesModel: Handler = (req, res) => (userText(req.body).includes("the candle
 
 /** What two runs of the same item must share: everything but time and the key. */
 const verdict = (r: ItemRecord) => ({ task: r.task_id, arm: r.arm, source: r.source, reasoner: r.reasoner, status: r.status, answer: r.answer, correct: r.correct, raw: r.raw });
+/** The verdicts of some records, in one fixed order. */
+const verdicts = (xs: ItemRecord[]) => xs.map(verdict).sort((p, q) => JSON.stringify(p).localeCompare(JSON.stringify(q)));
 
 describe("reasoners in keys, configs and methods", () => {
   it("reads a config.json of one reasoner (a string, as runs before several reasoners wrote it) as a list of one", () => {
@@ -76,7 +78,7 @@ describe("esi3d run --reasoner a,b", () => {
       expect(a.code, a.stderr).toBe(0);
       const aloneRecords = records(alone);
       expect(aloneRecords.every((x) => !x.key.includes("|symbolic"))).toBe(true);
-      const symbolicOf = (xs: ItemRecord[]) => xs.filter((x) => x.reasoner.startsWith("symbolic")).map(verdict).sort((p, q) => JSON.stringify(p).localeCompare(JSON.stringify(q)));
+      const symbolicOf = (xs: ItemRecord[]) => verdicts(xs.filter((x) => x.reasoner.startsWith("symbolic")));
       expect(symbolicOf(rs)).toEqual(symbolicOf(aloneRecords));
 
       const summary = JSON.parse(readFileSync(join(out, "summary.json"), "utf8"));
@@ -104,7 +106,7 @@ describe("esi3d run --reasoner a,b", () => {
       const b = await esi3dAsync(["run", ...TASKS, "--reasoner", "symbolic,openai:test-model", "--base-url", `${server.url}/v1`, "--out", again], { env });
       expect(b.code, b.stderr).toBe(0);
       expect(server.requests.length).toBe(6);
-      expect(records(again).map(verdict).sort((p, q) => JSON.stringify(p).localeCompare(JSON.stringify(q)))).toEqual(rs.map(verdict).sort((p, q) => JSON.stringify(p).localeCompare(JSON.stringify(q))));
+      expect(verdicts(records(again))).toEqual(verdicts(rs));
       expect(existsSync(join(again, "llm-cache.sqlite"))).toBe(false);
     } finally {
       await server.close();
