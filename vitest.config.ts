@@ -1,3 +1,6 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
@@ -7,5 +10,7 @@ export default defineConfig({
     hookTimeout: 120_000,
     // CPU-heavy geometry tests; this machine has 2 cores.
     maxWorkers: 2,
+    // the response cache is per user by default (src/llm/cache.ts defaultCachePath): tests never touch the real one
+    env: { XDG_CACHE_HOME: mkdtempSync(join(tmpdir(), "esi3d-test-xdg-cache-")) },
   },
 });

@@ -1,5 +1,6 @@
 /** Parsers for command-line values, raising input errors that name the flag and the expected form. */
 import { Option, type Command } from "commander";
+import { readFileSync, statSync } from "node:fs";
 import { z } from "zod";
 import { InputError } from "./errors.js";
 
@@ -26,6 +27,21 @@ export function choiceOption<T extends string>(flag: string, choices: readonly T
   };
 }
 
+/** The text of a file a flag names; a missing, unreadable or empty file is an input error naming the flag and the file. */
+function fileText(flag: string, file: string): string {
+  let text: string;
+  try {
+    if (statSync(file).isDirectory()) throw new InputError(`${flag}: ${file}: is a directory, expected a text file`, { file });
+    text = readFileSync(file, "utf8");
+  } catch (e) {
+    if (e instanceof InputError) throw e;
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new InputError(`${flag}: ${file}: ${code === "ENOENT" ? "no such file" : code === "EACCES" ? "permission denied" : `cannot read it (${(e as Error).message})`}`, { file });
+  }
+  if (text.trim() === "") throw new InputError(`${flag}: ${file}: is empty, expected the text`, { file });
+  return text;
+}
+
 /** A comma-separated list of choices, e.g. "gt,noisy". */
 export function listOption<T extends string>(flag: string, choices: readonly T[]) {
   return (v: string): T[] => {
@@ -46,8 +62,8 @@ export interface FlagSpec {
   path: string;
   /** commander's flag text, e.g. "--noise-level <x>" */
   flag: string;
-  /** "onoff": a boolean field written `on|off` on the command line */
-  kind?: "onoff";
+  /** "onoff": a boolean field written `on|off` on the command line; "file": a text field given as the path of a file holding it */
+  kind?: "onoff" | "file";
   /** the flag is in units of `scale` field units (e.g. seconds for a milliseconds field: 1000) */
   scale?: number;
   /** help text, when the field's own description does not read well as help */
@@ -104,6 +120,7 @@ function parserFor(spec: FlagSpec, field: z.ZodType): ((v: string) => unknown) |
     const p = choiceOption(name, ["on", "off"] as const);
     return (v) => p(v) === "on";
   }
+  if (spec.kind === "file") return (v) => fileText(name, v);
   if (inner instanceof z.ZodEnum) return choiceOption(name, inner.options as string[]);
   if (inner instanceof z.ZodArray && unwrapped(inner.element as z.ZodType) instanceof z.ZodEnum) return listOption(name, (unwrapped(inner.element as z.ZodType) as z.ZodEnum).options as string[]);
   if (inner instanceof z.ZodNumber) {

@@ -27,7 +27,7 @@ import type { ModelCall, ReasonerAnswer } from "../reason/types.js";
 import type { PromptLog } from "../reason/promptFile.js";
 import { promptFilePath } from "./promptFiles.js";
 import { armOptions, makeRecord, qualityFigures, type UnitGraph, type UnitJob, type UnitResult } from "./pipeline.js";
-import { hasBaseline, threeDArms, type RunConfig, type ThreeDArm } from "./config.js";
+import { hasBaseline, reasonerKeyPart, threeDArms, type RunConfig, type ThreeDArm } from "./config.js";
 import { itemKey, type ActiveEpisode, type ActiveStep, type ItemRecord } from "./records.js";
 import { scoreAnswer } from "./score.js";
 
@@ -249,26 +249,28 @@ export async function runActiveUnit(job: UnitJob): Promise<UnitResult> {
   const timings: Record<string, number> = {};
   const rel = trueRelations(task);
   let views = 0;
-  const offline = config.reasoner === "symbolic";
   const notes = new Set<string>();
   const log = (line: string) => notes.add(line);
   for (const arm of threeDArms(config, "active")) {
-    const key = itemKey(task.task_id, "active", "3d", arm.label);
-    if (done.has(key)) continue;
-    if (!offline) {
-      pending.push({ key, arm: "3d", source: arm.label });
-      continue;
+    for (const reasoner of config.reasoner) {
+      const key = itemKey(task.task_id, "active", "3d", arm.label, reasonerKeyPart(config, reasoner));
+      if (done.has(key)) continue;
+      if (reasoner !== "symbolic") {
+        pending.push({ key, arm: "3d", source: arm.label, reasoner });
+        continue;
+      }
+      const out = await runActiveEpisode({ task, config, arm, agent: createExplorerAgent(config.explorer, task, "3d"), trueRelations: rel, log });
+      for (const n of out.notes) notes.add(n);
+      graphs.push(out.graph!);
+      records.push(activeRecord(task, config, arm, "symbolic", out, key));
+      views = Math.max(views, out.views);
     }
-    const out = await runActiveEpisode({ task, config, arm, agent: createExplorerAgent(config.explorer, task, "3d"), trueRelations: rel, log });
-    for (const n of out.notes) notes.add(n);
-    graphs.push(out.graph!);
-    records.push(activeRecord(task, config, arm, "symbolic", out, key));
-    views = Math.max(views, out.views);
   }
   if (hasBaseline(config, "2d")) {
-    const key = itemKey(task.task_id, "active", "2d", null);
-    if (!done.has(key)) {
-      if (!offline) pending.push({ key, arm: "2d", source: null });
+    for (const reasoner of config.reasoner) {
+      const key = itemKey(task.task_id, "active", "2d", null, reasonerKeyPart(config, reasoner));
+      if (done.has(key)) continue;
+      if (reasoner !== "symbolic") pending.push({ key, arm: "2d", source: null, reasoner });
       else {
         const out = await runActiveEpisode({ task, config, arm: null, agent: createExplorerAgent(config.explorer, task, "2d") });
         records.push(activeRecord(task, config, null, "symbolic-2d", out, key));

@@ -13,7 +13,9 @@ import { createLlmClient, type LlmClientOptions } from "../llm/client.js";
 import type { LlmClient } from "../llm/types.js";
 import { createRequestGate, memoryWindowStore, type RateLimits, type WindowStore } from "../llm/gate.js";
 import { createLlmAgent } from "../reason/active/llmAgent.js";
-import { threeDArms, type RunConfig } from "./config.js";
+import { modelReasoners, threeDArms, type RunConfig } from "./config.js";
+import { ResponseCache } from "../llm/cache.js";
+import { generationOptions } from "../llm/options.js";
 import { makeRecord, qualityFigures, type UnitGraph, type UnitResult } from "./pipeline.js";
 import type { ItemRecord } from "./records.js";
 import { activeRecord, runActiveEpisode } from "./active.js";
@@ -25,14 +27,25 @@ export interface RunModel {
   client: LlmClient;
 }
 
-/** The run's model client (null for the offline reasoner): made before any work, so a bad key or URL fails at once. */
-export function makeRunModel(config: RunConfig, extra: Partial<LlmClientOptions> = {}, store: WindowStore = memoryWindowStore()): RunModel | null {
-  if (config.reasoner === "symbolic") return null;
+/** The model reasoners of a run, by name (`openai:<model>`, `gemini:<model>`); empty for offline runs. */
+export type RunModels = ReadonlyMap<string, RunModel>;
+
+/**
+ * The run's model clients, one per model reasoner: made before any work, so a bad key or URL fails at once.
+ * They share one response cache (one open SQLite file) and each has its own rate limits (limits are per model).
+ */
+export function makeRunModels(config: RunConfig, extra: Partial<LlmClientOptions> = {}, store: WindowStore = memoryWindowStore()): RunModels {
+  const specs = modelReasoners(config);
   const limits = runRateLimits(config);
-  if (limits.requests !== null || limits.tokens !== null) extra = { gate: createRequestGate(config.reasoner, limits, store), ...extra };
-  // one client (one response cache) for the passive answers and the active agents alike
-  const client = createLlmClient(config.reasoner, { baseUrl: config.llm.baseUrl ?? undefined, cache: config.llm.cachePath, timeoutMs: config.llm.timeoutMs, maxRetries: config.llm.maxRetries, maxConcurrency: config.maxConnections, ...extra });
-  return { client, reasoner: createReasoner(config.reasoner, { client, itemDeadlineMs: config.llm.itemDeadlineMs, temperature: config.llm.temperature, format: config.format, uncertainty: config.uncertainty, maxImages: config.maxImages }) };
+  const cache = specs.length && config.llm.cachePath !== null ? ResponseCache.open(config.llm.cachePath) : null;
+  const models = new Map<string, RunModel>();
+  for (const spec of specs) {
+    const gate = limits.requests !== null || limits.tokens !== null ? { gate: createRequestGate(spec, limits, store) } : {};
+    // one client (one connection limit) for the passive answers and the active agents alike
+    const client = createLlmClient(spec, { baseUrl: config.llm.baseUrl ?? undefined, cache, timeoutMs: config.llm.timeoutMs, maxRetries: config.llm.maxRetries, maxConcurrency: config.maxConnections, ...gate, ...extra });
+    models.set(spec, { client, reasoner: createReasoner(spec, { client, itemDeadlineMs: config.llm.itemDeadlineMs, ...generationOptions(config.llm), format: config.format, uncertainty: config.uncertainty, maxImages: config.maxImages }) });
+  }
+  return models;
 }
 
 /** The model's rate limits from the run's configuration. */
@@ -42,7 +55,7 @@ export function runRateLimits(config: RunConfig): RateLimits {
 
 export interface AnswerContext {
   config: RunConfig;
-  model: RunModel;
+  models: RunModels;
   /** model calls in flight at once (the run's --max-connections) */
   limit: LimitFunction;
   signal: AbortSignal;
@@ -61,34 +74,40 @@ export type ItemSink = (record: ItemRecord, graph?: UnitGraph, prompts?: readonl
 export async function answerPending(ctx: AnswerContext, task: Task, paradigm: Paradigm, res: UnitResult, sink: ItemSink): Promise<void> {
   if (res.pending.length === 0) return;
   if (paradigm === "active") return answerActive(ctx, task, res, sink);
-  const { config, model, limit } = ctx;
+  const { config, models, limit } = ctx;
   const bundle = res.pending.some((p) => p.arm === "2d") ? renderBundle(task, paradigm) : undefined;
   await Promise.all(
     res.pending.map((p) =>
       limit(async () => {
         if (ctx.abandoned()) return;
         const g = res.graphs.find((x) => x.source === p.source);
-        const a = await model.reasoner.answer(p.arm === "2d" ? { task, bundle, images: config.images, maxImages: config.maxImages } : { task, graph: g!.graph, format: config.format, uncertainty: config.uncertainty }, ctx.signal);
+        const a = await modelOf(models, p.reasoner).reasoner.answer(p.arm === "2d" ? { task, bundle, images: config.images, maxImages: config.maxImages } : { task, graph: g!.graph, format: config.format, uncertainty: config.uncertainty }, ctx.signal);
         if (ctx.abandoned()) return;
         const arm = threeDArms(config, paradigm).find((x) => x.label === p.source);
-        sink(makeRecord({ task, paradigm, arm: p.arm, source: arm?.source ?? null, level: arm?.level ?? null, labels: arm?.labels, config, reasoner: config.reasoner, answer: a, views: res.views, quality: g ? qualityFigures(g.diagnosis.metrics) : null, timings: { ...res.timings }, key: p.key, scaleOracle: g?.scaleOracle }), undefined, a.promptLog ? [a.promptLog] : []);
+        sink(makeRecord({ task, paradigm, arm: p.arm, source: arm?.source ?? null, level: arm?.level ?? null, labels: arm?.labels, config, reasoner: p.reasoner, answer: a, views: res.views, quality: g ? qualityFigures(g.diagnosis.metrics) : null, timings: { ...res.timings }, key: p.key, scaleOracle: g?.scaleOracle }), undefined, a.promptLog ? [a.promptLog] : []);
       }),
     ),
   );
 }
 
+function modelOf(models: RunModels, reasoner: string): RunModel {
+  const m = models.get(reasoner);
+  if (!m) throw new Error(`answer: no model client for ${reasoner}`);
+  return m;
+}
+
 /** LLM agents explore in the caller's thread (they hold the model client); one episode per pending arm. */
 async function answerActive(ctx: AnswerContext, task: Task, res: UnitResult, sink: ItemSink): Promise<void> {
-  const { config, model, limit } = ctx;
-  const target = promptTarget(config.reasoner, { baseUrl: config.llm.baseUrl ?? undefined });
+  const { config, models, limit } = ctx;
   await Promise.all(
     res.pending.map((p) =>
       limit(async () => {
         if (ctx.abandoned()) return;
         const arm = threeDArms(config, "active").find((x) => x.label === p.source) ?? null;
-        const out = await runActiveEpisode({ task, config, arm, agent: createLlmAgent(model.client, task, { invalidAction: config.invalidAction, threshold: config.threshold, temperature: config.llm.temperature, format: config.format, uncertainty: config.uncertainty, target }, p.arm), signal: ctx.signal });
+        const target = promptTarget(p.reasoner, { baseUrl: config.llm.baseUrl ?? undefined });
+        const out = await runActiveEpisode({ task, config, arm, agent: createLlmAgent(modelOf(models, p.reasoner).client, task, { invalidAction: config.invalidAction, threshold: config.threshold, temperature: config.llm.temperature, format: config.format, uncertainty: config.uncertainty, target }, p.arm), signal: ctx.signal });
         if (ctx.abandoned()) return;
-        sink(activeRecord(task, config, arm, config.reasoner, out, p.key), out.graph ?? undefined, out.prompts);
+        sink(activeRecord(task, config, arm, p.reasoner, out, p.key), out.graph ?? undefined, out.prompts);
       }),
     ),
   );

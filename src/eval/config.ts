@@ -10,7 +10,7 @@ import { GraphOptionsSchema } from "../../scenegraph/options.js";
 import { LABEL_MODES, type LabelMode } from "../../scenegraph/appearance.js";
 import { LlmOptionsSchema } from "../llm/options.js";
 import { ImageOptionsSchema, PromptFormatSchema } from "../prompt/formats.js";
-import { RunReasonerSchema } from "../reason/spec.js";
+import { isLlmReasoner, RunReasonersSchema } from "../reason/spec.js";
 import { ActiveOptionsSchema } from "../reason/active/options.js";
 import { InputError } from "../core/errors.js";
 import { GeneratorOptionsSchema, type GeneratorOptions } from "../../bridge/sim/generate/options.js";
@@ -42,7 +42,7 @@ export const RunConfigSchema = z
     limit: z.number().int().min(1).nullable().default(null).describe("use at most this many tasks (round-robin over subcategories)"),
     sources: z.array(SourceSchema).min(1).default(["gt", "noisy"]).describe("point-cloud sources for the 3D arms: gt, noisy, vggt"),
     paradigms: z.array(z.enum(RUN_PARADIGMS)).min(1).default(["single", "multi", "gt"]).describe("view sets: single, multi, gt; active (an agent chooses its views: docs/active.md)"),
-    reasoner: RunReasonerSchema.default("symbolic"),
+    reasoner: RunReasonersSchema.default(["symbolic"]),
     baseline: z
       // a single name, as configs before the shortcut arm wrote it ("2d", "none"), is a list of one
       .preprocess((v) => (typeof v === "string" ? v.split(",") : v), z.array(z.enum(BASELINES)).min(1).refine((b) => !b.includes("none") || b.length === 1, "none stands alone (no baseline arm)"))
@@ -112,6 +112,16 @@ export function threeDArms(config: RunConfig, paradigm?: string): ThreeDArm[] {
   });
   return modes.flatMap((labels) => sources.map((a) => ({ ...a, labels, label: `${a.label}${labelSuffix(labels)}` })));
 }
+
+/** The model reasoners of a run (openai:, gemini:), in the order given. */
+export const modelReasoners = (config: Pick<RunConfig, "reasoner">): string[] => config.reasoner.filter(isLlmReasoner);
+/** Whether the run's offline symbolic reasoner answers (its 3D programs and the symbolic-2d baseline). */
+export const hasSymbolic = (config: Pick<RunConfig, "reasoner">): boolean => config.reasoner.includes("symbolic");
+/**
+ * The item-key part naming a reasoner: none when the run has one reasoner, so single-reasoner runs keep the keys
+ * (and records) of runs before several reasoners.
+ */
+export const reasonerKeyPart = (config: Pick<RunConfig, "reasoner">, reasoner: string): string | null => (config.reasoner.length > 1 ? reasoner : null);
 
 /** The label evidence of the 2D baseline: appearance whenever a 3D arm reads appearance labels (both arms see the same kind). */
 export const baselineLabels = (config: RunConfig): LabelMode => (config.labels.includes("appearance") ? "appearance" : "oracle");

@@ -21,7 +21,7 @@ import type { ReasonerAnswer } from "../reason/types.js";
 import { scoreAnswer } from "./score.js";
 import { runActiveUnit } from "./active.js";
 import { callTimings, itemLogFields } from "./itemLog.js";
-import { baselineLabels, hasBaseline, threeDArms, type RunConfig, type ThreeDArm } from "./config.js";
+import { baselineLabels, hasBaseline, reasonerKeyPart, threeDArms, type RunConfig, type ThreeDArm } from "./config.js";
 import type { LabelMode } from "../../scenegraph/appearance.js";
 import { itemKey, type ActiveEpisode, type Arm, type ItemRecord } from "./records.js";
 
@@ -44,8 +44,8 @@ export interface UnitGraph {
 export interface UnitResult {
   records: ItemRecord[];
   graphs: UnitGraph[];
-  /** Arms left for the main thread (LLM reasoners). */
-  pending: Array<{ key: string; arm: Exclude<Arm, "shortcut">; source: string | null }>;
+  /** Arms left for the main thread (LLM reasoners), each with the reasoner that answers it. */
+  pending: Array<{ key: string; arm: Exclude<Arm, "shortcut">; source: string | null; reasoner: string }>;
   timings: Record<string, number>;
   views: number;
   /** Distinct lines the unit's reconstructions and graphs want the user to see (vggt's CPU fallback, a masks-none fallback); the run prints each once. */
@@ -145,6 +145,7 @@ export function makeRecord(p: RecordParts): ItemRecord {
     ...(p.task.proxy ? { proxy: true as const, simulator: p.task.simulator } : {}),
     ...(p.scaleOracle ? { scale_oracle: true as const } : {}),
     ...(p.active ? { active: p.active } : {}),
+    ...(a.sampling ? { sampling: a.sampling } : {}),
   };
 }
 
@@ -198,29 +199,37 @@ export async function runUnit(job: UnitJob): Promise<UnitResult> {
   const truthRelations = trueRelations(task);
   const notes = new Set<string>();
   for (const arm of threeDArms(config)) {
-    const key = itemKey(task.task_id, paradigm, "3d", arm.label);
-    if (done.has(key)) continue;
+    // each reasoner answers from the one graph of this arm
+    const open = config.reasoner.map((reasoner) => ({ reasoner, key: itemKey(task.task_id, paradigm, "3d", arm.label, reasonerKeyPart(config, reasoner)) })).filter((x) => !done.has(x.key));
+    if (!open.length) continue;
     const r = await armPipeline(bundle, config, arm, { arena, trueRelations: truthRelations, log: (line) => notes.add(line) });
     for (const n of r.notes) notes.add(n);
     const diagnosis = r.diagnosis!;
     const scaleOracle = r.cloud.meta.scaleOracle === true;
     graphs.push({ source: arm.label, graph: r.graph, diagnosis, scaleOracle });
-    if (isOffline(config.reasoner)) {
+    for (const { reasoner, key } of open) {
+      if (!isOffline(reasoner)) {
+        pending.push({ key, arm: "3d", source: arm.label, reasoner });
+        continue;
+      }
       const answer = await createSymbolicReasoner().answer({ task, graph: r.graph, uncertainty: config.uncertainty });
       const st = { render: timings.render!, ...r.timings_ms };
       records.push(makeRecord({ task, paradigm, arm: "3d", source: arm.source, level: arm.level, labels: arm.labels, config, reasoner: "symbolic", answer, views: bundle.views.length, quality: qualityFigures(diagnosis.metrics), timings: st, key, scaleOracle }));
-    } else pending.push({ key, arm: "3d", source: arm.label });
+    }
   }
   lap("sources");
   const shortcut = await shortcutRecord(task, paradigm, config, done, bundle.views.length);
   if (shortcut) records.push(shortcut);
   if (hasBaseline(config, "2d")) {
-    const key = itemKey(task.task_id, paradigm, "2d", null);
-    if (!done.has(key)) {
-      if (isOffline(config.reasoner)) {
-        const answer = await createSymbolic2dReasoner({ labels: baselineLabels(config), labelSeed: config.labelSeed }).answer({ task, bundle });
-        records.push(makeRecord({ task, paradigm, arm: "2d", source: null, labels: baselineLabels(config), config, reasoner: "symbolic-2d", answer, views: bundle.views.length, quality: null, timings: { render: timings.render! } }));
-      } else pending.push({ key, arm: "2d", source: null });
+    for (const reasoner of config.reasoner) {
+      const key = itemKey(task.task_id, paradigm, "2d", null, reasonerKeyPart(config, reasoner));
+      if (done.has(key)) continue;
+      if (!isOffline(reasoner)) {
+        pending.push({ key, arm: "2d", source: null, reasoner });
+        continue;
+      }
+      const answer = await createSymbolic2dReasoner({ labels: baselineLabels(config), labelSeed: config.labelSeed }).answer({ task, bundle });
+      records.push(makeRecord({ task, paradigm, arm: "2d", source: null, labels: baselineLabels(config), config, reasoner: "symbolic-2d", answer, views: bundle.views.length, quality: null, timings: { render: timings.render! }, key }));
     }
   }
   return { records, graphs, pending, timings, views: bundle.views.length, notes: [...notes] };

@@ -65,13 +65,22 @@ export const ActiveEpisodeSchema = z
   .strict();
 export type ActiveEpisode = z.infer<typeof ActiveEpisodeSchema>;
 
+/** Repeated sampling of one item (`--samples k`): every sample's answer and how many agree with the majority. */
+export const SamplingSchema = z
+  .object({
+    k: z.number().int().min(2),
+    answers: z.array(z.string().nullable()).describe("each sample's canonical answer, in sample order (null: no parsed answer)"),
+    agreement: z.number().min(0).max(1).describe("share of the k samples whose answer is the majority answer (0 when no sample parsed)"),
+  })
+  .strict();
+
 export const ARMS = ["2d", "3d", "shortcut"] as const;
 export type Arm = (typeof ARMS)[number];
 
 /** One evaluated item: a line of items.jsonl. Readers parse every line through this schema. */
 export const ItemRecordSchema = z
   .object({
-    key: z.string().min(1).describe("task|paradigm|arm (2d, shortcut, or 3d:<source label>): unique in a run"),
+    key: z.string().min(1).describe("task|paradigm|arm (2d, shortcut, or 3d:<source label>), and |<reasoner> when the run has several reasoners (not on the shared shortcut arm): unique in a run"),
     task_id: z.string().min(1),
     subcategory: z.string(),
     category: z.string(),
@@ -124,12 +133,21 @@ export const ItemRecordSchema = z
       .optional()
       .describe("set when the 3D arm's metric scale came from the bundle's (simulator's) depth, ground truth a real agent would not have (vggt, one view, no floor found: reconstruct/align.ts camera0+depth)"),
     active: ActiveEpisodeSchema.optional().describe("paradigm active: the episode, step by step"),
+    sampling: SamplingSchema.optional().describe("--samples k > 1: the k sampled answers and their majority vote (answer is the majority)"),
   })
   .strict();
 export type ItemRecord = z.infer<typeof ItemRecordSchema>;
 
-export function itemKey(taskId: string, paradigm: string, arm: Arm, source: string | null): string {
-  return `${taskId}|${paradigm}|${arm === "3d" ? `3d:${source}` : arm}`;
+/** An item's key; `reasoner` only when the run has several (src/eval/config.ts reasonerKeyPart). */
+export function itemKey(taskId: string, paradigm: string, arm: Arm, source: string | null, reasoner: string | null = null): string {
+  return `${taskId}|${paradigm}|${arm === "3d" ? `3d:${source}` : arm}${reasoner === null ? "" : `|${reasoner}`}`;
+}
+
+/** The reasoner part of an item key (null for a single-reasoner run's keys and the shared shortcut arm). */
+export function reasonerOfKey(key: string): string | null {
+  const parts = key.split("|");
+  // a reasoner name holds no '|' (src/reason/spec.ts): after the arm part, the last part is the reasoner
+  return parts.length >= 4 && /^(2d|shortcut|3d:.+)$/.test(parts.at(-2)!) ? parts.at(-1)! : null;
 }
 
 /**

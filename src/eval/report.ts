@@ -4,9 +4,10 @@
  */
 import { CATEGORY_TITLES, SUBCATEGORY_CATEGORY, SUBCATEGORY_TITLES, type Category, type Subcategory } from "../../bridge/task/taxonomy.js";
 import { formatTable } from "../core/table.js";
-import type { RunConfig } from "./config.js";
+import { sha256Hex } from "../core/hash.js";
+import { hasSymbolic, modelReasoners, type RunConfig } from "./config.js";
 import { describeLimits } from "../llm/gate.js";
-import { METHOD_LABELS, PARADIGM_TITLES, type Cell, type RunSummary } from "./summary.js";
+import { METHOD_LABELS, PARADIGM_TITLES, splitMethod, type Cell, type RunSummary } from "./summary.js";
 import { ANYTIME_REPORT_STEPS } from "./activeSummary.js";
 import { SMALL_CELL_LEGEND, smallMark } from "./smallSamples.js";
 
@@ -39,8 +40,61 @@ function cellWithInterval(c: Cell | undefined): string {
 
 export function evidenceLine(config: RunConfig): string {
   const oracle = config.masks === "oracle" ? " — ORACLE masks: a diagnostic upper bound, not a realistic pipeline" : "";
-  const weighing = config.reasoner === "symbolic" ? (config.uncertainty ? ", and the symbolic programs weigh node evidence (--uncertainty on: duplicates resolved by views and distance, low-support objects discounted)" : ", and the symbolic programs read every node at face value (--uncertainty off)") : "";
-  return `Evidence: 3D arms use --masks ${config.masks}${oracle}, --instances ${config.instances}${weighing}; the 2D baseline sees ${config.reasoner === "symbolic" ? "per-view instance masks in pixel space (symbolic-2d)" : `images (${config.images})`}, never depth or identity across views. Label-answer subcategories (View Hallucination, Partial Occlusion) are label-trivial whenever masks carry categories.`;
+  const symbolic = hasSymbolic(config), models = modelReasoners(config).length > 0;
+  const weighing = symbolic ? (config.uncertainty ? ", and the symbolic programs weigh node evidence (--uncertainty on: duplicates resolved by views and distance, low-support objects discounted)" : ", and the symbolic programs read every node at face value (--uncertainty off)") : "";
+  const twoD = [symbolic ? "per-view instance masks in pixel space (symbolic-2d)" : null, models ? `images (${config.images}) for the model reasoners` : null].filter(Boolean).join(", and ");
+  return `Evidence: 3D arms use --masks ${config.masks}${oracle}, --instances ${config.instances}${weighing}; the 2D baseline sees ${twoD}, never depth or identity across views. Label-answer subcategories (View Hallucination, Partial Occlusion) are label-trivial whenever masks carry categories.`;
+}
+
+/** The name a leaderboard gives the shared question-only arm (it answers the same whatever the reasoner). */
+const SHORTCUT_ROW = "shortcut";
+
+/**
+ * The leaderboard: one row per reasoner (in the run's order; the shared shortcut baseline last), one column
+ * per arm, each cell the accuracy over every paradigm with its 95 % Wilson interval and n; then the items
+ * without a scored answer (invalid replies, declined programs, failed calls) and, with --samples, the mean
+ * agreement of the samples with their majority. The symbolic row's 2D arm is the symbolic-2d program.
+ */
+export function leaderboardTable(s: RunSummary, reasoners: readonly string[], opts: { markdown?: boolean } = {}): string {
+  const arms: string[] = [];
+  const rows = new Map<string, Map<string, Cell>>();
+  for (const m of s.methods) {
+    const c = s.overall[m]?.["all"];
+    if (!c) continue;
+    const { arm, reasoner } = splitMethod(m);
+    const row = reasoner ?? (arm === "Shortcut" ? SHORTCUT_ROW : reasoners[0]!);
+    if (!arms.includes(arm)) arms.push(arm);
+    if (!rows.has(row)) rows.set(row, new Map());
+    rows.get(row)!.set(arm, c);
+  }
+  const order = [...reasoners, SHORTCUT_ROW].filter((r) => rows.has(r));
+  // the shared shortcut's column last, beside its own row
+  arms.sort((a, b) => Number(a === "Shortcut") - Number(b === "Shortcut"));
+  const sampled = [...rows.values()].some((cs) => [...cs.values()].some((c) => c.agreement));
+  const header = ["Reasoner", ...arms, "invalid", "unanswerable", "errors", ...(sampled ? ["agreement"] : [])];
+  const body = order.map((r) => {
+    const cs = [...rows.get(r)!.values()];
+    const total = (k: "invalid" | "unanswerable" | "errors") => String(cs.reduce((t, c) => t + c[k], 0));
+    const agreed = cs.filter((c) => c.agreement);
+    const n = agreed.reduce((t, c) => t + c.agreement!.n, 0);
+    const agreement = n ? (agreed.reduce((t, c) => t + c.agreement!.mean * c.agreement!.n, 0) / n).toFixed(3) : "-";
+    return [r, ...arms.map((a) => leaderboardCell(rows.get(r)!.get(a))), total("invalid"), total("unanswerable"), total("errors"), ...(sampled ? [agreement] : [])];
+  });
+  return formatTable(header, body, { markdown: !!opts.markdown, align: "numbers" }) + "\n(accuracy % over every paradigm, [95 % Wilson interval], n scored items; invalid, unanswerable and errors are the items without a scored answer, counted apart)";
+}
+
+function leaderboardCell(c: Cell | undefined): string {
+  if (!c) return "";
+  if (c.nScored === 0) return `- n=${c.n}`;
+  return `${(c.accuracy.p * 100).toFixed(1)} [${(c.accuracy.lo * 100).toFixed(0)}, ${(c.accuracy.hi * 100).toFixed(0)}] n=${c.nScored}`;
+}
+
+/** How the model reasoners were asked: what changes their replies. */
+function generationLine(config: RunConfig): string {
+  const l = config.llm;
+  const system = l.systemPrompt === null ? "src/prompt's system text" : `a custom system prompt (${l.systemPrompt.length} characters, sha256 ${sha256Hex(l.systemPrompt).slice(0, 12)}; the text is in config.json)`;
+  const samples = l.samples > 1 ? `${l.samples} samples per item, majority vote (agreement per item in items.jsonl: sampling)` : "one answer per item";
+  return `Generation: temperature ${l.temperature}, output limit ${l.maxOutputTokens ?? "the provider's default"}, ${system}, ${samples}.`;
 }
 
 /** The warning a report carries when some 3D items were scaled by ground truth. */
@@ -53,12 +107,14 @@ function scaleOracleLine(items: number): string {
  * against chance and against the 2D baseline, paradigms pooled.
  */
 function shortcutSection(s: RunSummary): string[] {
-  const rows = [["Subcategory", "Shortcut", "chance", "2D", "needs perception"]];
+  // a run of several reasoners: the first 2D method in the summary's order
+  const twoDMethod = s.methods.find((m) => splitMethod(m).arm === "2D") ?? "2D";
+  const rows = [["Subcategory", "Shortcut", "chance", twoDMethod, "needs perception"]];
   for (const sub of s.subcategories) {
     const c = s.table[sub]?.["Shortcut"]?.["all"];
     if (!c || c.nScored === 0) continue;
     const chance = c.chance ?? null;
-    const twoD = s.table[sub]?.["2D"]?.["all"];
+    const twoD = s.table[sub]?.[twoDMethod]?.["all"];
     rows.push([title(sub), cellWithInterval(c), chance === null ? "-" : (chance * 100).toFixed(1), pct(twoD), chance !== null && c.accuracy.lo > chance ? "partly (shortcut above chance)" : "yes (shortcut at chance)"]);
   }
   return ["## Answerable without perception (shortcut baseline)", "", "The shortcut baseline reads only the question text and its options (src/reason/shortcut.ts): a fixed prior per subcategory and the option nearest the options' mean for counts. Above chance, a subcategory gives part of its answer away without looking.", "", pad(rows, true), ""];
@@ -83,13 +139,18 @@ export function reportMarkdown(s: RunSummary, config: RunConfig, meta: ReportMet
   out.push(`# esi3d run ${meta.runId}`);
   out.push("");
   if (meta.proxies) out.push(`**Proxy renders:** ${meta.proxies} task(s) are ESI-Bench tasks rendered by the built-in simulator with stand-ins (library models or boxes of the recorded extents) for the BEHAVIOR-1K scene: these results are about the proxy scenes, not ESI-Bench's renders.`, "");
-  out.push(`esi3d ${meta.version}; suite ${config.suite} (seed ${config.seed}); sources ${config.sources.join(", ")}${config.sources.includes("noisy") ? ` (noise level ${config.noiseLevel}, components ${config.noiseComponents.join("+")})` : ""}; paradigms ${config.paradigms.join(", ")}; reasoner ${config.reasoner}; baseline ${config.baseline.join(",")}.${meta.wallSeconds ? ` Wall time ${meta.wallSeconds.toFixed(0)} s.` : ""}`);
+  out.push(`esi3d ${meta.version}; suite ${config.suite} (seed ${config.seed}); sources ${config.sources.join(", ")}${config.sources.includes("noisy") ? ` (noise level ${config.noiseLevel}, components ${config.noiseComponents.join("+")})` : ""}; paradigms ${config.paradigms.join(", ")}; reasoner${config.reasoner.length > 1 ? "s" : ""} ${config.reasoner.join(", ")}; baseline ${config.baseline.join(",")}.${meta.wallSeconds ? ` Wall time ${meta.wallSeconds.toFixed(0)} s.` : ""}`);
   out.push("");
   out.push(evidenceLine(config));
   out.push("");
-  if (config.reasoner !== "symbolic") out.push(`Rate limits (shared by every worker of a queue run): ${describeLimits(config.reasoner, { requests: config.llm.requestsPerWindow, tokens: config.llm.tokensPerWindow, windowMs: config.llm.rateWindowMs })}.`, "");
+  for (const m of modelReasoners(config)) out.push(`Rate limits (shared by every worker of a queue run): ${describeLimits(m, { requests: config.llm.requestsPerWindow, tokens: config.llm.tokensPerWindow, windowMs: config.llm.rateWindowMs })}.`, "");
+  if (modelReasoners(config).length) out.push(generationLine(config), "");
   if (meta.queue) out.push(`Queue: ${meta.queue}.`, "");
   if (meta.scaleOracleItems) out.push(`**Scale oracle:** ${scaleOracleLine(meta.scaleOracleItems)}`, "");
+  out.push("## Leaderboard");
+  out.push("");
+  out.push(leaderboardTable(s, config.reasoner, { markdown: true }));
+  out.push("");
   out.push("## Findings");
   out.push("");
   for (const h of s.headlines) out.push(`- ${h}`);

@@ -26,9 +26,9 @@ import { checkWritable, pathError, writeFileAtomic, writeJsonAtomic } from "../c
 import { pathBelow } from "../core/paths.js";
 import type { Paradigm } from "../../bridge/bundle/schema.js";
 import { resolveVggtModel } from "../../reconstruct/vggt/index.js";
-import { baselineArms, generatorOptionsOf, threeDArms, type RunConfig } from "./config.js";
+import { baselineArms, generatorOptionsOf, reasonerKeyPart, threeDArms, type RunConfig } from "./config.js";
 import { runUnit, type UnitGraph, type UnitJob, type UnitResult } from "./pipeline.js";
-import { answerPending, makeRunModel, type RunModel } from "./answer.js";
+import { answerPending, makeRunModels, type RunModels } from "./answer.js";
 import { itemKey, readRecords, RecordWriter, type ItemRecord } from "./records.js";
 import { summarizeRun, type RunSummary } from "./summary.js";
 import { reportHtml, reportMarkdown } from "./report.js";
@@ -101,7 +101,7 @@ function suitePlan(config: RunConfig): { tasks: Task[]; skipped: SkippedItem[] }
 }
 
 /** Every check that needs no run directory, so a run that cannot work leaves nothing behind (audit M6). */
-function preflight(config: RunConfig, out: string): RunModel | null {
+function preflight(config: RunConfig, out: string): RunModels {
   if (existsSync(out) && !statSync(out).isDirectory()) throw new InputError(`${out}: exists and is not a directory (choose another --out)`, { file: out });
   checkWritable(out, "dir");
   if (config.sources.includes("vggt")) resolveVggtModel({ modelPath: config.vggt.modelPath ?? undefined });
@@ -112,7 +112,7 @@ function preflight(config: RunConfig, out: string): RunModel | null {
       throw new InputError(`${config.suite}: no task of this suite can run here (${planned.skipped.length} skipped${why ? `: ${why}` : ""})`, { file: config.suite });
     }
   }
-  return makeRunModel(config);
+  return makeRunModels(config);
 }
 
 /** The configuration a run directory was made with must be this one (worker counts aside) to resume it. */
@@ -150,11 +150,15 @@ function openRunDir(opts: RunOptions) {
   }
 }
 
-/** The item keys of a unit (task × paradigm): one per 3D arm, and one per baseline arm (2d, shortcut). */
+/**
+ * The item keys of a unit (task × paradigm): per reasoner one per 3D arm and one for the 2D baseline, and one
+ * shortcut item (question only: the same whatever the reasoner).
+ */
 function unitKeys(config: RunConfig, task: Task, paradigm: string): string[] {
   // the shortcut takes no views: it answers once per passive paradigm, never as an active episode
   const baselines = baselineArms(config).filter((b) => !(b === "shortcut" && paradigm === "active"));
-  return [...threeDArms(config, paradigm).map((a) => itemKey(task.task_id, paradigm, "3d", a.label)), ...baselines.map((b) => itemKey(task.task_id, paradigm, b, null))];
+  const perReasoner = (r: string) => [...threeDArms(config, paradigm).map((a) => itemKey(task.task_id, paradigm, "3d", a.label, reasonerKeyPart(config, r))), ...(baselines.includes("2d") ? [itemKey(task.task_id, paradigm, "2d", null, reasonerKeyPart(config, r))] : [])];
+  return [...config.reasoner.flatMap(perReasoner), ...(baselines.includes("shortcut") ? [itemKey(task.task_id, paradigm, "shortcut", null)] : [])];
 }
 
 function writeReports(opts: RunOptions, records: ItemRecord[], interrupted: boolean, wallSeconds: number, skipped: SkippedItem[], queue?: string): RunSummary {
@@ -172,7 +176,7 @@ function writeReports(opts: RunOptions, records: ItemRecord[], interrupted: bool
 export async function runEvaluation(opts: RunOptions): Promise<RunOutcome> {
   const { config, out, log } = opts;
   const t0 = Date.now();
-  const model = preflight(config, out);
+  const models = preflight(config, out);
   const queue = opts.queue?.url ? await openQueue(opts.queue.url, opts.version) : null;
   let opened: ReturnType<typeof openRunDir>;
   try {
@@ -209,7 +213,7 @@ export async function runEvaluation(opts: RunOptions): Promise<RunOutcome> {
     totalItems = allUnits.reduce((n, u) => n + unitKeys(config, u.task, u.paradigm).length, 0);
     opts.progress?.setTotal(totalItems);
     opts.progress?.tick(previous.length);
-    log(`run: ${tasks.length} tasks x ${config.paradigms.length} paradigms = ${totalItems} items (${previous.length} already done), ${threads} worker(s), reasoner ${config.reasoner}`);
+    log(`run: ${tasks.length} tasks x ${config.paradigms.length} paradigms = ${totalItems} items (${previous.length} already done), ${threads} worker(s), reasoner${config.reasoner.length > 1 ? "s" : ""} ${config.reasoner.join(", ")}`);
     const limit = pLimit(config.maxConnections);
     // idempotent by item key: a queue may deliver an item twice, the run records it once
     const commit = (r: ItemRecord): boolean => {
@@ -223,7 +227,7 @@ export async function runEvaluation(opts: RunOptions): Promise<RunOutcome> {
     const saveGraphs = (task: Task, paradigm: string, res: UnitResult) => {
       for (const g of res.graphs) writeJsonAtomic(sceneGraphFile(out, task.task_id, paradigm, g.source), { graph: g.graph, diagnosis: g.diagnosis });
     };
-    const answerCtx = model ? { config, model, limit, signal: abandonSignal, abandoned } : null;
+    const answerCtx = models.size ? { config, models, limit, signal: abandonSignal, abandoned } : null;
     const sinkItem = (task: Task, r: ItemRecord, graph?: UnitGraph, prompts: readonly PromptLog[] = []) => {
       if (abandoned()) return;
       if (graph) writeJsonAtomic(sceneGraphFile(out, task.task_id, "active", graph.source), { graph: graph.graph, diagnosis: graph.diagnosis });

@@ -6,18 +6,30 @@
 import { SUBCATEGORY_CATEGORY, SUBCATEGORY_TITLES, type Subcategory } from "../../bridge/task/taxonomy.js";
 import { z } from "zod";
 import { calibration, CalibrationSchema, GroupSummarySchema, summarize, type Calibration, type Interval } from "./metrics.js";
-import type { ItemRecord } from "./records.js";
+import { reasonerOfKey, type ItemRecord } from "./records.js";
 import { activeRows, activeVsMulti, ActiveRowSchema, ParadigmDifferenceSchema } from "./activeSummary.js";
 import { comparePaired, PAIRED_TESTS, PairedSummarySchema, SIGNIFICANCE_ALPHA, type Pair } from "./pairedTests.js";
 
 export const METHOD_LABELS: Record<string, string> = { "2d": "2D", shortcut: "Shortcut", gt: "GT-3D", noisy: "Noisy-3D", vggt: "VGGT-3D" };
 /** The baseline methods (the table's first columns, in this order); every other method is a 3D arm. */
 export const BASELINE_METHODS = ["2D", "Shortcut"] as const;
-const isBaselineMethod = (m: string) => (BASELINE_METHODS as readonly string[]).includes(m);
+const isBaselineMethod = (m: string) => (BASELINE_METHODS as readonly string[]).includes(splitMethod(m).arm);
 /** Column titles of the paradigms (and of all of them pooled). */
 export const PARADIGM_TITLES: Record<string, string> = { single: "Single", multi: "Multi", gt: "GT", active: "Active", all: "All" };
 
+/** A run of several reasoners has one method per reasoner and arm: the arm's name, then the reasoner in brackets ("GT-3D [openai:gpt-4o]"). */
 export function methodOf(r: Pick<ItemRecord, "arm" | "source"> & Partial<Pick<ItemRecord, "key" | "noise_level" | "labels">>): string {
+  const reasoner = r.key ? reasonerOfKey(r.key) : null;
+  return reasoner === null ? armMethodOf(r) : `${armMethodOf(r)} [${reasoner}]`;
+}
+
+/** A method's arm name and reasoner (null for a single-reasoner run's methods and the shared shortcut). */
+export function splitMethod(m: string): { arm: string; reasoner: string | null } {
+  const x = /^(.*) \[([^\]]+)\]$/.exec(m);
+  return x ? { arm: x[1]!, reasoner: x[2]! } : { arm: m, reasoner: null };
+}
+
+function armMethodOf(r: Pick<ItemRecord, "arm" | "source"> & Partial<Pick<ItemRecord, "key" | "noise_level" | "labels">>): string {
   if (r.arm === "2d") return "2D";
   if (r.arm === "shortcut") return "Shortcut";
   // appearance-label arms are their own columns beside the oracle-label ones ("GT-3D appearance")
@@ -38,6 +50,7 @@ export const CellSchema = GroupSummarySchema.extend({
   errors: z.number().int().min(0).describe("failed or empty model calls"),
   unanswerable: z.number().int().min(0).describe("offline programs that declined: the graph (or the masks) lacked what the question needs"),
   chance: z.number().min(0).max(1).optional().describe("mean chance accuracy of the items' questions (one over the number of options); absent in summaries before the shortcut baseline"),
+  agreement: z.object({ mean: z.number().min(0).max(1), n: z.number().int().min(1) }).strict().optional().describe("--samples k > 1: the mean share of an item's samples that gave its majority answer, over the n sampled items"),
 }).strict();
 export type Cell = z.infer<typeof CellSchema>;
 
@@ -162,7 +175,9 @@ export const SummaryFileSchema = RunSummarySchema.extend({
 export function cell(records: ItemRecord[], group: string): Cell {
   const count = (...statuses: ItemRecord["status"][]) => records.filter((r) => statuses.includes(r.status)).length;
   const chance = records.length ? Math.round((records.reduce((t, r) => t + chanceOf(r), 0) / records.length) * 1e6) / 1e6 : 0;
-  return { ...summarize(records.map(scored), group), invalid: count("invalid"), errors: count("error", "empty"), unanswerable: count("unanswerable"), chance };
+  const sampled = records.filter((r) => r.sampling);
+  const agreement = sampled.length ? { agreement: { mean: Math.round((sampled.reduce((t, r) => t + r.sampling!.agreement, 0) / sampled.length) * 1e6) / 1e6, n: sampled.length } } : {};
+  return { ...summarize(records.map(scored), group), invalid: count("invalid"), errors: count("error", "empty"), unanswerable: count("unanswerable"), chance, ...agreement };
 }
 
 /** Newcombe's hybrid score interval for the difference of two independent proportions. */
@@ -222,10 +237,10 @@ function bySubcategoryAndMethod(records: readonly ItemRecord[]): Map<string, Ite
   return out;
 }
 
-/** The items of one subcategory and paradigm ("all" pools them) that method m and the 2D baseline both scored. */
-function pairsAgainst2D(cells: Map<string, ItemRecord[]>, sub: string, m: string, paradigm: string): Pair[] {
+/** The items of one subcategory and paradigm ("all" pools them) that method m and its 2D baseline (twoD: the same reasoner's) both scored. */
+function pairsAgainst2D(cells: Map<string, ItemRecord[]>, sub: string, m: string, twoD: string, paradigm: string): Pair[] {
   const cellOf = (method: string) => (cells.get(`${sub}\u0000${method}`) ?? []).filter((r) => paradigm === "all" || r.paradigm === paradigm);
-  return pairByTask(cellOf(m), cellOf("2D"));
+  return pairByTask(cellOf(m), cellOf(twoD));
 }
 
 /** A difference the paired test calls significant; an unpaired (Newcombe) one when its interval excludes 0. */
@@ -240,8 +255,10 @@ const mean = (xs: number[]) => (xs.length ? xs.reduce((s, x) => s + x, 0) / xs.l
  */
 export function summarizeRun(input: readonly ItemRecord[]): RunSummary {
   const records = [...input].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  const rank = (m: string) => (isBaselineMethod(m) ? BASELINE_METHODS.indexOf(m as (typeof BASELINE_METHODS)[number]) : BASELINE_METHODS.length);
-  const methods = [...new Set(records.map(methodOf))].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+  const rank = (m: string) => (isBaselineMethod(m) ? BASELINE_METHODS.indexOf(splitMethod(m).arm as (typeof BASELINE_METHODS)[number]) : BASELINE_METHODS.length);
+  // several reasoners: each reasoner's methods together (the shared shortcut first)
+  const reasonerOf = (m: string) => splitMethod(m).reasoner ?? "";
+  const methods = [...new Set(records.map(methodOf))].sort((a, b) => reasonerOf(a).localeCompare(reasonerOf(b)) || rank(a) - rank(b) || a.localeCompare(b));
   const paradigms = ["single", "multi", "gt", "active"].filter((p) => records.some((r) => r.paradigm === p));
   const subcategories = [...new Set(records.map((r) => r.subcategory))].sort((a, b) => Object.keys(SUBCATEGORY_CATEGORY).indexOf(a) - Object.keys(SUBCATEGORY_CATEGORY).indexOf(b));
   const group = (keyOf: (r: ItemRecord) => string) => {
@@ -301,10 +318,12 @@ export function summarizeRun(input: readonly ItemRecord[]): RunSummary {
   for (const s of subcategories)
     for (const m of methods.filter((x) => !isBaselineMethod(x)))
       for (const p of [...paradigms, "all"]) {
-        const a = table[s]?.[m]?.[p], b = table[s]?.["2D"]?.[p];
+        // against the 2D arm of the same reasoner
+        const r = splitMethod(m).reasoner, twoD = r === null ? "2D" : `2D [${r}]`;
+        const a = table[s]?.[m]?.[p], b = table[s]?.[twoD]?.[p];
         if (!a || !b || a.nScored === 0 || b.nScored === 0) continue;
-        const paired = comparePaired(pairsAgainst2D(cells, s, m, p));
-        differences.push(paired ? { subcategory: s, a: m, b: "2D", paradigm: p, diff: paired.diff, lo: paired.lo, hi: paired.hi, test: paired.test, p: paired.p, pairs: paired.pairs } : { subcategory: s, a: m, b: "2D", paradigm: p, ...newcombeDifference(a.accuracy, b.accuracy), test: "newcombe", p: null, pairs: null });
+        const paired = comparePaired(pairsAgainst2D(cells, s, m, twoD, p));
+        differences.push(paired ? { subcategory: s, a: m, b: twoD, paradigm: p, diff: paired.diff, lo: paired.lo, hi: paired.hi, test: paired.test, p: paired.p, pairs: paired.pairs } : { subcategory: s, a: m, b: twoD, paradigm: p, ...newcombeDifference(a.accuracy, b.accuracy), test: "newcombe", p: null, pairs: null });
       }
   const headlines: string[] = [];
   const pctS = (x: number) => `${(x * 100).toFixed(1)}%`;

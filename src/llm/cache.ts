@@ -3,15 +3,21 @@
  * share it), keyed by a sha256 of everything that determines the reply.
  *
  * Rules (reference/ecosystem.md §0 and §1.1, after lmms-eval's cache):
- * - only deterministic requests are cached: temperature 0 or unset (unset is keyed apart from 0, since the
- *   provider's default may differ);
+ * - a request is cached when it is deterministic (temperature 0 or unset; unset is keyed apart from 0, since
+ *   the provider's default may differ) or when it is a numbered sample (ChatRequest.sample, `esi3d run`): sample i
+ *   of a request is one fixed draw, keyed apart from every other sample, so a rerun replays the same k samples and
+ *   no two samples of an item share an entry. An unnumbered request at temperature > 0 is never cached (each call
+ *   is a fresh draw);
  * - an empty or whitespace-only reply is never stored, and a failure never reaches the cache;
- * - the key covers provider, model, base URL, generation parameters, system text, user text and a sha256 of every
- *   image (with its MIME type), in order; nothing else (timeouts and retry settings do not change a reply);
+ * - the key covers provider, model, base URL, generation parameters (temperature, output limit and the body field
+ *   that carries it), the sample index when it is above 0, system text, user text and a sha256 of every image
+ *   (with its MIME type), in order; nothing else (timeouts and retry settings do not change a reply). Sample 0 is
+ *   keyed as the unnumbered request, so a greedy run shares entries with `esi3d ask` and with runs of one sample;
  * - nothing secret is stored: the API key is not part of the request description.
  */
 import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
+import { homedir } from "node:os";
+import { dirname, isAbsolute, join } from "node:path";
 import Database from "better-sqlite3";
 import type { ChatImage, ChatRequest, ChatUsage } from "./types.js";
 import { canonicalJson, sha256Hex } from "../core/hash.js";
@@ -20,6 +26,16 @@ import { canonicalJson, sha256Hex } from "../core/hash.js";
 export const CACHE_SCHEMA_VERSION = 1;
 /** How long a writer waits for another process's lock before failing (ms); ours. */
 const SQLITE_BUSY_TIMEOUT_MS = 5_000;
+
+/**
+ * The response cache every command shares unless told otherwise (`--cache PATH`, `--no-cache`): one file per
+ * user, so a second run, or `esi3d ask`, replays what any earlier one paid for. Under $XDG_CACHE_HOME (the XDG
+ * Base Directory spec: a relative value is ignored) or ~/.cache.
+ */
+export function defaultCachePath(env: Readonly<Record<string, string | undefined>> = process.env): string {
+  const xdg = env.XDG_CACHE_HOME;
+  return join(xdg && isAbsolute(xdg) ? xdg : join(homedir(), ".cache"), "esi3d", "llm-cache.sqlite");
+}
 
 export interface CacheKeyInput {
   provider: string;
@@ -31,11 +47,13 @@ export interface CacheKeyInput {
   system?: string;
   user: string;
   images?: readonly ChatImage[];
+  /** the request's sample index (ChatRequest.sample); 0 and undefined key alike */
+  sample?: number;
 }
 
-/** A request is cached only when it is deterministic: temperature 0 or unset. */
-export function isCacheable(req: Pick<ChatRequest, "temperature">): boolean {
-  return req.temperature === undefined || req.temperature === 0;
+/** A request is cached when it is deterministic (temperature 0 or unset) or a numbered sample. */
+export function isCacheable(req: Pick<ChatRequest, "temperature" | "sample">): boolean {
+  return req.temperature === undefined || req.temperature === 0 || req.sample !== undefined;
 }
 
 export function cacheKey(input: CacheKeyInput): string {
@@ -49,6 +67,8 @@ export function cacheKey(input: CacheKeyInput): string {
       system: input.system ?? null,
       user: input.user,
       images: (input.images ?? []).map((im) => ({ mimeType: im.mimeType, sha256: sha256Hex(im.data) })),
+      // only above 0, so the keys of unnumbered requests (and of the entries stored before samples) stay as they were
+      ...(input.sample ? { sample: input.sample } : {}),
     }),
   );
 }

@@ -181,6 +181,7 @@ export function createLlmClient(spec: string, opts: LlmClientOptions): LlmClient
             system: req.system,
             user: req.user,
             images: req.images,
+            sample: req.sample,
           })
         : undefined;
     const fromCache = (): ChatResult | undefined => {

@@ -19,6 +19,13 @@ export const DEFAULT_TIMEOUT_MS = 300_000;
 export const DEFAULT_ITEM_DEADLINE_MS = 600_000;
 /** Greedy decoding, as VSI-Bench evaluates (reference/vsi-spatialworld.md §A4), and the only setting the response cache stores. */
 export const DEFAULT_TEMPERATURE = 0;
+/**
+ * Most samples of one item (`--samples`): a bound against a typo that multiplies a run's bill; ours. lm-eval's
+ * repeats and Inspect's epochs are typically 5 to 10 in published evaluations.
+ */
+export const MAX_SAMPLES = 100;
+/** Largest output token limit accepted: the largest output window of current models (Gemini 2.5: 65,536) with room to grow; ours. */
+export const MAX_OUTPUT_TOKENS = 1_000_000;
 /** Providers state their limits per minute (requests and tokens per minute), so the default window is one. */
 export const DEFAULT_RATE_WINDOW_MS = 60_000;
 
@@ -41,12 +48,16 @@ export const LlmOptionsSchema = z
     timeoutMs: z.number().int().min(1000).max(3_600_000).default(DEFAULT_TIMEOUT_MS).describe("per-request timeout for model calls (s on the command line)"),
     maxRetries: z.number().int().min(0).max(20).default(DEFAULT_MAX_RETRIES).describe("retries of a failed model call"),
     itemDeadlineMs: z.number().int().min(1000).max(86_400_000).default(DEFAULT_ITEM_DEADLINE_MS).describe("overall time for one item's model calls, retries, waits and re-prompt included (s on the command line); past it the item is recorded as an error"),
-    temperature: z.number().min(0).max(2).default(DEFAULT_TEMPERATURE).describe("sampling temperature (0: cacheable)"),
+    temperature: z.number().min(0).max(2).default(DEFAULT_TEMPERATURE).describe("sampling temperature (0: greedy)"),
+    maxOutputTokens: z.number().int().min(1).max(MAX_OUTPUT_TOKENS).nullable().default(null).describe("output token limit of each model call (null: the provider's default)"),
+    systemPrompt: z.string().min(1).nullable().default(null).describe("the system text of the answer prompts, replacing src/prompt's (null: src/prompt's; on the command line a file: --system-prompt FILE)"),
+    samples: z.number().int().min(1).max(MAX_SAMPLES).default(1).describe("answers sampled per item; the item's answer is their majority vote, with the agreement recorded (1: one answer)"),
     requestsPerWindow: z.number().int().min(1).nullable().default(null).describe("rate limit of the model: requests started per window, across every worker of a queue run (null: none)"),
     tokensPerWindow: z.number().int().min(1).nullable().default(null).describe("rate limit of the model: prompt + completion tokens per window, as replies report them (null: none)"),
     rateWindowMs: z.number().int().min(100).max(3_600_000).default(DEFAULT_RATE_WINDOW_MS).describe("the rate limits' window (s on the command line)"),
   })
   .strict();
+export type LlmOptions = z.infer<typeof LlmOptionsSchema>;
 
 /** `--cache` and `--no-cache` are the front-end's (their default location depends on the command). */
 export const LLM_FLAGS: readonly FlagSpec[] = [
@@ -55,7 +66,15 @@ export const LLM_FLAGS: readonly FlagSpec[] = [
   { path: "maxRetries", flag: "--max-retries <n>" },
   { path: "itemDeadlineMs", flag: "--item-deadline <s>", scale: 1000, help: "overall time for one item's model calls, retries and waits included (s)" },
   { path: "temperature", flag: "--temperature <t>" },
+  { path: "maxOutputTokens", flag: "--max-tokens <n>" },
+  { path: "systemPrompt", flag: "--system-prompt <file>", kind: "file", help: "a text file whose content replaces the answer prompts' system text (recorded in config.json)" },
+  { path: "samples", flag: "--samples <k>" },
   { path: "requestsPerWindow", flag: "--rate-requests <n>" },
   { path: "tokensPerWindow", flag: "--rate-tokens <n>" },
   { path: "rateWindowMs", flag: "--rate-window <s>", scale: 1000, help: "the rate limits' window (s)" },
 ];
+
+/** The generation options of an LLM reasoner (src/reason/llm.ts) from a run's or a command's model-call options. */
+export function generationOptions(llm: Pick<LlmOptions, "temperature" | "maxOutputTokens" | "systemPrompt" | "samples">): { temperature: number; maxOutputTokens?: number; systemPrompt?: string; samples: number } {
+  return { temperature: llm.temperature, ...(llm.maxOutputTokens !== null ? { maxOutputTokens: llm.maxOutputTokens } : {}), ...(llm.systemPrompt !== null ? { systemPrompt: llm.systemPrompt } : {}), samples: llm.samples };
+}

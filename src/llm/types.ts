@@ -16,9 +16,14 @@ export interface ChatRequest {
   system?: string;
   user: string;
   images?: ChatImage[];
-  /** undefined = the provider's default. Only 0 or undefined is cached (see cache.ts). */
+  /** undefined = the provider's default. Cached when 0 or undefined, or when the request is a numbered sample (see cache.ts). */
   temperature?: number;
   maxOutputTokens?: number;
+  /**
+   * Which of an item's repeated samples this request is (0-based; `esi3d run --samples`). Never sent: it only keys
+   * the cache, so that sample i of a request is stored and replayed apart from every other sample.
+   */
+  sample?: number;
 }
 
 export interface ChatUsage {

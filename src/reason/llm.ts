@@ -34,6 +34,7 @@ import { REPROMPT_SEPARATOR } from "../prompt/reminder.js";
 import { promptHash, promptLogOf, type PromptHashIdentity, type PromptTarget } from "./promptFile.js";
 import { answerWithReprompt, TRUNCATED_FINISH_REASONS, type AnswerOutcome, type AskedReply } from "./protocol.js";
 import type { GraphFormat, ModelCall, Reasoner, ReasonerAnswer, ReasonerInput } from "./types.js";
+import { majorityVote, sumUsage } from "./vote.js";
 
 /** `method` of an answer that was not parsed. */
 export const NO_PARSE_METHOD = "none";
@@ -45,6 +46,10 @@ export interface LlmReasonerOptions extends Partial<Omit<LlmClientOptions, "cach
   temperature?: number;
   /** output token limit (default: the provider's) */
   maxOutputTokens?: number;
+  /** system text replacing the prompt's own (src/prompt templates); recorded in the prompt and its hash */
+  systemPrompt?: string;
+  /** answers sampled per input (default 1); above 1 the answer is their majority vote (src/reason/vote.ts) */
+  samples?: number;
   /** graph serialization when the input names none (default: src/prompt DEFAULT_GRAPH_FORMAT) */
   format?: GraphFormat;
   /** uncertainty-aware serialization when the input does not say (default false) */
@@ -74,20 +79,6 @@ function resolvedBaseUrl(provider: "openai" | "gemini", opts: LlmReasonerOptions
   return `${(opts.baseUrl ?? GEMINI_DEFAULT_BASE_URL).replace(/\/+$/, "")}/${opts.apiVersion ?? GEMINI_DEFAULT_API_VERSION}`;
 }
 
-function sumUsage(calls: readonly ChatResult[]): ReasonerAnswer["usage"] {
-  const withUsage = calls.filter((c) => c.usage);
-  if (!withUsage.length) return undefined;
-  const sum = (k: "inputTokens" | "outputTokens") => {
-    const v = withUsage.map((c) => c.usage![k]).filter((x): x is number => typeof x === "number");
-    return v.length ? v.reduce((a, b) => a + b, 0) : undefined;
-  };
-  const u: NonNullable<ReasonerAnswer["usage"]> = {};
-  const i = sum("inputTokens"), o = sum("outputTokens");
-  if (i !== undefined) u.inputTokens = i;
-  if (o !== undefined) u.outputTokens = o;
-  return u;
-}
-
 /** What one model call reported, for the record. */
 export function modelCallOf(c: ChatResult): ModelCall {
   return { servedModel: c.model, latencyMs: c.latencyMs, attempts: c.attempts, cached: c.cached, finishReason: c.finishReason ?? null, inputTokens: c.usage?.inputTokens ?? null, outputTokens: c.usage?.outputTokens ?? null };
@@ -106,7 +97,8 @@ function repromptOf(reprompted: boolean, user: string, asked: readonly string[])
  */
 export function createLlmReasoner(spec: string, opts: LlmReasonerOptions = {}): Reasoner {
   const { provider, model } = parseModelSpec(spec);
-  const { client: given, temperature: t, maxOutputTokens, format, uncertainty, cogmapSize, images, maxImages, cache, itemDeadlineMs = DEFAULT_ITEM_DEADLINE_MS, ...clientOpts } = opts;
+  const { client: given, temperature: t, maxOutputTokens, systemPrompt, samples = 1, format, uncertainty, cogmapSize, images, maxImages, cache, itemDeadlineMs = DEFAULT_ITEM_DEADLINE_MS, ...clientOpts } = opts;
+  if (!(Number.isInteger(samples) && samples >= 1)) throw new RangeError(`createLlmReasoner("${spec}"): samples must be a positive integer, got ${samples}`);
   const temperature = t ?? DEFAULT_TEMPERATURE;
   const client = given ?? createLlmClient(spec, { ...clientOpts, cache: cache ?? null });
   if (given && given.id !== `${provider}:${model}`) throw new RangeError(`createLlmReasoner("${spec}"): the given client is "${given.id}"`);
@@ -122,13 +114,15 @@ export function createLlmReasoner(spec: string, opts: LlmReasonerOptions = {}): 
     params: { temperature, maxOutputTokens: maxOutputTokens ?? null },
   };
 
-  async function answer(input: ReasonerInput, signal?: AbortSignal): Promise<ReasonerAnswer> {
+  /** One answer; `sample` numbers it among an input's k > 1 samples (it keys the response cache). */
+  async function answerOnce(input: ReasonerInput, signal: AbortSignal | undefined, sample: number | undefined): Promise<ReasonerAnswer> {
     const t0 = performance.now();
     const elapsed = () => performance.now() - t0;
     let built: BuiltPrompt;
     try {
       const mode = input.images ?? images;
       built = buildPrompt(mode ? { ...input, images: mode } : input, buildOpts);
+      if (systemPrompt !== undefined) built = { ...built, system: systemPrompt };
     } catch (e) {
       const reason = `no prompt: ${(e as Error).message}`;
       return { status: "error", answer: null, confidence: null, raw: [], method: NO_PARSE_METHOD, reason, failure: { class: (e as Error).name || "Error", message: reason }, latencyMs: elapsed() };
@@ -142,7 +136,7 @@ export function createLlmReasoner(spec: string, opts: LlmReasonerOptions = {}): 
     const asked: string[] = [];
     const ask = async (user: string): Promise<AskedReply> => {
       asked.push(user);
-      const req = { system: built.system, user, temperature, ...(built.images ? { images: built.images } : {}), ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}) };
+      const req = { system: built.system, user, temperature, ...(built.images ? { images: built.images } : {}), ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}), ...(sample !== undefined ? { sample } : {}) };
       const r = await client.chat(req, callSignal);
       calls.push(r);
       replies.push(r.text);
@@ -200,6 +194,15 @@ export function createLlmReasoner(spec: string, opts: LlmReasonerOptions = {}): 
         return withUsage({ status: "error", answer: null, confidence: null, method: NO_PARSE_METHOD, ...base, reason, failure: { class: out.errorClass, message: reason } });
       }
     }
+  }
+
+  async function answer(input: ReasonerInput, signal?: AbortSignal): Promise<ReasonerAnswer> {
+    if (samples === 1) return answerOnce(input, signal, undefined);
+    const t0 = performance.now();
+    // the samples go out together; the client's connection limit paces them
+    const all = await Promise.all(Array.from({ length: samples }, (_, i) => answerOnce(input, signal, i)));
+    const vote = majorityVote(all);
+    return { ...vote.answer, latencyMs: performance.now() - t0, sampling: { k: samples, answers: vote.answers, agreement: vote.agreement } };
   }
 
   return { id: client.id, needs: images ? "bundle" : "graph", answer };

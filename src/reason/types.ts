@@ -60,6 +60,8 @@ export interface ReasonerAnswer {
   reprompt?: string;
   /** LLMs: what each model call reported, in order (none when the first call failed). */
   calls?: ModelCall[];
+  /** Repeated sampling (k > 1): each sample's answer and the majority's share (src/reason/vote.ts); the answer is the majority's. */
+  sampling?: { k: number; answers: Array<string | null>; agreement: number };
 }
 
 /** One model call of an answer, as the client reported it. */

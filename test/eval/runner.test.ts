@@ -111,7 +111,8 @@ describe("esi3d run", () => {
     expect(again.stderr).toMatch(/a run already exists here; pass --resume/);
     const other = esi3d(["run", "--per-subcategory", "1", "--subcategories", "linear_alignment", "--paradigm", "gt", "--out", out, "--resume"]);
     expect(other.code).toBe(2);
-    expect(other.stderr).toMatch(/different configuration/);
+    // the run's config.json is the configuration: a disagreeing option is named, with both values
+    expect(other.stderr).toMatch(/--paradigm: the run in \S+ was made with single, given gt/);
   }, 120_000);
 });
 

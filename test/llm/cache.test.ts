@@ -1,9 +1,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ResponseCache, cacheKey, createLlmClient, isCacheable, type LlmClientOptions } from "../../src/llm/index.js";
+import { defaultCachePath } from "../../src/llm/cache.js";
 import { geminiReply, json, openaiReply, startServer, type TestServer } from "./server.js";
 
 let dir: string;
@@ -94,6 +95,26 @@ describe("response cache through the client", () => {
     expect(cache.size()).toBe(0);
   });
 
+  it("keys numbered samples apart: sample i of a request is stored once and replayed, sample 0 shares the unnumbered request's entry", async () => {
+    server = await startServer(openaiReply("s0"), openaiReply("s1"), openaiReply("s2"), openaiReply("greedy"));
+    const cache = open();
+    const c = createLlmClient("openai:m", opts(server.url, cache));
+    const first = [];
+    for (const sample of [0, 1, 2]) first.push((await c.chat({ user: "q", temperature: 0.7, sample })).text);
+    expect(first).toEqual(["s0", "s1", "s2"]);
+    expect(cache.size()).toBe(3);
+    const again = [];
+    for (const sample of [2, 0, 1]) again.push(await c.chat({ user: "q", temperature: 0.7, sample }));
+    expect(again.map((r) => `${r.text} ${r.cached}`)).toEqual(["s2 true", "s0 true", "s1 true"]);
+    expect(server.requests).toHaveLength(3);
+    // the sample index is never sent
+    expect(server.requests.every((r) => !("sample" in (r.body as object)))).toBe(true);
+    // sample 0 at temperature 0 is the greedy request itself
+    expect((await c.chat({ user: "q", temperature: 0 })).text).toBe("greedy");
+    expect(await c.chat({ user: "q", temperature: 0, sample: 0 })).toMatchObject({ text: "greedy", cached: true });
+    expect(server.requests).toHaveLength(4);
+  });
+
   it("never caches an empty reply or a failure", async () => {
     server = await startServer(openaiReply("   "), json(400, { error: { message: "bad" } }), openaiReply("real"));
     const cache = open();
@@ -147,14 +168,26 @@ describe("cache key", () => {
       { ...base, system: "s" },
       { ...base, user: "u2" },
       { ...base, images: [{ mimeType: "image/png", data: new Uint8Array([1]) }] },
+      { ...base, sample: 1 },
     ]) {
       expect(cacheKey(v)).not.toBe(k);
     }
   });
-  it("caches only temperature 0 or unset", () => {
+  it("keys samples 1, 2, ... apart and sample 0 as the unnumbered request", () => {
+    expect(cacheKey({ ...base, sample: 0 })).toBe(cacheKey(base));
+    expect(new Set([1, 2, 3].map((sample) => cacheKey({ ...base, sample }))).size).toBe(3);
+  });
+  it("caches temperature 0 or unset, and numbered samples at any temperature", () => {
     expect(isCacheable({})).toBe(true);
     expect(isCacheable({ temperature: 0 })).toBe(true);
     expect(isCacheable({ temperature: 0.2 })).toBe(false);
+    expect(isCacheable({ temperature: 0.2, sample: 0 })).toBe(true);
+    expect(isCacheable({ temperature: 0.2, sample: 4 })).toBe(true);
+  });
+  it("lives per user: under an absolute XDG_CACHE_HOME, else ~/.cache (a relative XDG_CACHE_HOME is ignored, as the spec says)", () => {
+    expect(defaultCachePath({ XDG_CACHE_HOME: "/var/cache/u" })).toBe("/var/cache/u/esi3d/llm-cache.sqlite");
+    expect(defaultCachePath({ XDG_CACHE_HOME: "rel/dir" })).toBe(join(homedir(), ".cache", "esi3d", "llm-cache.sqlite"));
+    expect(defaultCachePath({})).toBe(join(homedir(), ".cache", "esi3d", "llm-cache.sqlite"));
   });
   it("refuses to store empty text", () => {
     const c = open(":memory:");

@@ -148,7 +148,7 @@ export class EpisodeService {
     const abort = new AbortController();
     const run: EpisodeRun = { env, hashes: [], views: [], bytes: 0, state: "running", stopReason: null, error: null, abort, done: Promise.resolve(), dropped: false };
     this.runs.set(rec.id, run);
-    const { key, reasoner } = episodeIdentity(task, arm, config.reasoner);
+    const { key, reasoner } = episodeIdentity(task, arm, config.reasoner[0]);
     run.done = (async () => {
       try {
         const out = await runActiveEpisode({ task, config, arm, agent: this.agent(config, task, arm, rec.id), env, signal: abort.signal, trueRelations: trueRelations(task) });
@@ -180,8 +180,10 @@ export class EpisodeService {
    * session's response cache.
    */
   private agent(config: RunConfig, task: Task, arm: ThreeDArm | null, session: string): ActiveAgent {
-    if (config.reasoner === "symbolic") return createExplorerAgent(config.explorer, task, arm ? "3d" : "2d");
-    const client = createLlmClient(config.reasoner, { cache: this.ctx.store.path("sessions", session, EPISODE_LLM_CACHE_FILE), timeoutMs: config.llm.timeoutMs, maxRetries: config.llm.maxRetries, maxConcurrency: 1 });
+    // an episode has one reasoner (EpisodeOptionsSchema)
+    const reasoner = config.reasoner[0]!;
+    if (reasoner === "symbolic") return createExplorerAgent(config.explorer, task, arm ? "3d" : "2d");
+    const client = createLlmClient(reasoner, { cache: this.ctx.store.path("sessions", session, EPISODE_LLM_CACHE_FILE), timeoutMs: config.llm.timeoutMs, maxRetries: config.llm.maxRetries, maxConcurrency: 1 });
     return createLlmAgent(client, task, { invalidAction: config.invalidAction, threshold: config.threshold, temperature: config.llm.temperature, format: config.format, uncertainty: config.uncertainty }, arm ? "3d" : "2d");
   }
 

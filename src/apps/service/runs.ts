@@ -10,7 +10,7 @@ import { z, ZodError } from "zod";
 import { readTasks } from "../../../bridge/task/io.js";
 import { InputError } from "../../core/errors.js";
 import { redactStrings } from "../../core/redact.js";
-import { resolveRunConfig, RunConfigSchema, type RunConfig } from "../../eval/config.js";
+import { modelReasoners, resolveRunConfig, RunConfigSchema, type RunConfig } from "../../eval/config.js";
 import { runEvaluation } from "../../eval/runner.js";
 import { readRecords, type ItemRecord } from "../../eval/records.js";
 import { SummaryFileSchema } from "../../eval/summary.js";
@@ -91,7 +91,7 @@ export class RunService {
   private internalConfig(c: RunConfig, dir: string): RunConfig {
     return resolveRunConfig(c, {
       suite: c.suite === "tasks" ? this.ctx.store.path("tasks") : "default",
-      llm: { ...c.llm, cachePath: c.reasoner === "symbolic" ? null : join(dir, "llm-cache.sqlite") },
+      llm: { ...c.llm, cachePath: modelReasoners(c).length === 0 ? null : join(dir, "llm-cache.sqlite") },
       vggt: { ...c.vggt, modelPath: process.env.ESI3D_VGGT_MODEL ?? null },
     });
   }

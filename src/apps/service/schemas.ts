@@ -14,7 +14,7 @@ import { RunConfigSchema } from "../../eval/config.js";
 import { SummaryFileSchema } from "../../eval/summary.js";
 import { GraphMetricsSchema } from "../../../scenegraph/diagnosisSchema.js";
 import { ImageOptionsSchema, PromptFormatSchema } from "../../prompt/formats.js";
-import { ReasonerSpecSchema } from "../../reason/spec.js";
+import { ReasonerSpecSchema, RunReasonerSchema } from "../../reason/spec.js";
 import { NoiseOptionsSchema, SourceSchema } from "../../../reconstruct/options.js";
 import { GraphOptionsSchema as GraphBuildOptionsSchema } from "../../../scenegraph/options.js";
 import { ActiveOptionsSchema } from "../../reason/active/options.js";
@@ -34,7 +34,7 @@ export const EpisodeOptionsSchema = z
   .object({
     arm: z.enum(["3d", "2d"]).default("3d").describe("3d: a scene graph of every view so far grows each step; 2d: the 2D baseline sees views only"),
     source: SourceSchema.default("gt").describe("3d arm: the point-cloud source (gt, noisy, vggt; the VGGT model is the server's ESI3D_VGGT_MODEL)"),
-    reasoner: RunConfigSchema.shape.reasoner,
+    reasoner: RunReasonerSchema.default("symbolic"),
     ...GraphBuildOptionsSchema.shape,
     ...NoiseOptionsSchema.shape,
     ...PromptFormatSchema.shape,

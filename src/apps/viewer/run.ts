@@ -7,9 +7,9 @@ import { join, resolve } from "node:path";
 import type { Task } from "../../../bridge/task/schema.js";
 import { readTaskFile } from "../../../bridge/task/io.js";
 import { InputError } from "../../core/errors.js";
-import { threeDArms, type RunConfig } from "../../eval/config.js";
+import { reasonerKeyPart, threeDArms, type RunConfig } from "../../eval/config.js";
 import { readRunFile, readStoredGraph, runConfigFile, type StoredGraph } from "../../eval/files.js";
-import { readRecords, type ItemRecord } from "../../eval/records.js";
+import { itemKey, readRecords, type ItemRecord } from "../../eval/records.js";
 import type { VariantRef } from "./types.js";
 
 export interface RunDir {
@@ -58,7 +58,9 @@ export function variantsOf(run: RunDir, taskId: string): Array<{ paradigm: strin
 }
 
 export function recordsFor(run: RunDir, taskId: string, paradigm: string, source: string): { record3d: ItemRecord | null; record2d: ItemRecord | null } {
-  const key3 = `${taskId}|${paradigm}|3d:${source}`, key2 = `${taskId}|${paradigm}|2d`;
+  // a run of several reasoners is shown with its first reasoner's records
+  const tag = reasonerKeyPart(run.config, run.config.reasoner[0]!);
+  const key3 = itemKey(taskId, paradigm, "3d", source, tag), key2 = itemKey(taskId, paradigm, "2d", null, tag);
   // a resumed run may hold a key twice in principle; the last line is the newest
   let record3d: ItemRecord | null = null, record2d: ItemRecord | null = null;
   for (const r of run.records) {

@@ -12,7 +12,7 @@ import type { Task } from "../../../bridge/task/schema.js";
 import type { Paradigm } from "../../../bridge/bundle/schema.js";
 import { InputError } from "../../core/errors.js";
 import { sleep } from "../../llm/retry.js";
-import { baselineArms, threeDArms, type RunConfig } from "../config.js";
+import { baselineArms, modelReasoners, threeDArms, type RunConfig } from "../config.js";
 import type { ItemRecord } from "../records.js";
 import { openQueueRedis, redactUrl, redisConnection } from "./connection.js";
 import { answerJobId, QUEUES, unitJobId, type AnswerJobResult, type QueueJobData, type UnitJobData, type UnitJobResult } from "./jobs.js";
@@ -75,7 +75,7 @@ export async function runUnitsOnQueue(input: QueueUnitsInput): Promise<{ duplica
   const { queue, config, store, runId } = input;
   const connection = redisConnection(queue.url);
   const unitQueueName = config.sources.includes("vggt") ? QUEUES.reconstruct : QUEUES.cpu;
-  const withModel = config.reasoner !== "symbolic";
+  const withModel = modelReasoners(config).length > 0;
   const terminalQueue = new Queue(withModel ? QUEUES.llm : unitQueueName, { connection });
   const flows = new FlowProducer({ connection });
   const arms = [...threeDArms(config).map((a) => a.label), ...baselineArms(config)];
@@ -87,7 +87,7 @@ export async function runUnitsOnQueue(input: QueueUnitsInput): Promise<{ duplica
       const base: QueueJobData = { version: input.version, runId, store, taskId: u.task.task_id, paradigm: u.paradigm };
       const unitId = unitJobId(runId, u.task.task_id, u.paradigm, arms, config.seed);
       const unit = { name: "unit", queueName: unitQueueName, data: { ...base, done: input.unitKeys(u.task, u.paradigm).filter((k) => input.doneKeys.has(k)) } satisfies UnitJobData, opts: { ...opts, jobId: unitId } };
-      const id = withModel ? answerJobId(runId, u.task.task_id, u.paradigm, arms, config.reasoner, config.seed) : unitId;
+      const id = withModel ? answerJobId(runId, u.task.task_id, u.paradigm, arms, config.reasoner.join(","), config.seed) : unitId;
       waiting.set(id, u);
       // a job already on the queue (a resumed run, a restarted collector) is left as it is
       if (await Job.fromId(terminalQueue, id)) continue;
@@ -120,7 +120,7 @@ export async function runUnitsOnQueue(input: QueueUnitsInput): Promise<{ duplica
     if (waiting.size === 0) {
       // a finished run's jobs are of no more use; removing them keeps Redis small
       for (const u of input.units) {
-        const id = withModel ? answerJobId(runId, u.task.task_id, u.paradigm, arms, config.reasoner, config.seed) : unitJobId(runId, u.task.task_id, u.paradigm, arms, config.seed);
+        const id = withModel ? answerJobId(runId, u.task.task_id, u.paradigm, arms, config.reasoner.join(","), config.seed) : unitJobId(runId, u.task.task_id, u.paradigm, arms, config.seed);
         await terminalQueue.remove(id, { removeChildren: true }).catch(() => 0);
       }
     }

@@ -15,7 +15,7 @@ import type { RunConfig } from "../config.js";
 import type { UnitJobFor } from "../worker.js";
 import type { UnitResult } from "../pipeline.js";
 import type { ItemRecord } from "../records.js";
-import { answerPending, makeRunModel, type RunModel } from "../answer.js";
+import { answerPending, makeRunModels, type RunModels } from "../answer.js";
 import { openQueueRedis, redactUrl, redisConnection } from "./connection.js";
 import { QUEUES, type AnswerJobResult, type QueueJobData, type UnitJobData, type UnitJobResult } from "./jobs.js";
 import { liveProducers, startHeartbeat } from "./liveness.js";
@@ -112,18 +112,18 @@ function unitProcessor(pool: Piscina, reconstruct: boolean, note: (line: string)
 }
 
 function answerProcessor(redis: Redis) {
-  // one model client per run in this worker: its connection limit is the run's --max-connections
-  const models = new Map<string, { model: RunModel; limit: LimitFunction }>();
+  // one set of model clients per run in this worker: its connection limit is the run's --max-connections
+  const runs = new Map<string, { models: RunModels; limit: LimitFunction }>();
   const windows = redisWindowStore(redis);
   return async (job: Job<QueueJobData>): Promise<AnswerJobResult> => {
     const { taskId, paradigm, runId } = job.data;
     const { store, config: storedConfig } = storeOf(job.data.store);
     const config = await storedConfig;
-    let m = models.get(runId);
+    let m = runs.get(runId);
     if (!m) {
       const cache = config.llm.cachePath === null ? null : store.llmCachePath();
-      m = { model: makeRunModel({ ...config, llm: { ...config.llm, cachePath: cache } }, {}, windows)!, limit: pLimit(config.maxConnections) };
-      models.set(runId, m);
+      m = { models: makeRunModels({ ...config, llm: { ...config.llm, cachePath: cache } }, {}, windows), limit: pLimit(config.maxConnections) };
+      runs.set(runId, m);
     }
     const [child] = Object.values(await job.getChildrenValues<UnitJobResult>());
     if (!child) throw new Error(`${taskId} ${paradigm}: the unit's result is missing`);
@@ -133,7 +133,7 @@ function answerProcessor(redis: Redis) {
     const records: ItemRecord[] = [...child.records];
     const never = new AbortController().signal;
     const writes: Array<Promise<void>> = [];
-    await answerPending({ config, model: m.model, limit: m.limit, signal: never, abandoned: () => false }, task, paradigm, res, (r, g, prompts = []) => {
+    await answerPending({ config, models: m.models, limit: m.limit, signal: never, abandoned: () => false }, task, paradigm, res, (r, g, prompts = []) => {
       if (g) writes.push(store.writeGraph(taskId, "active", g.source, { graph: g.graph, diagnosis: g.diagnosis }));
       for (const pr of prompts) writes.push(store.writePrompt(pr));
       records.push(r);

@@ -292,7 +292,7 @@ describe("active sessions with an LLM agent: the server's model client, the simu
         const client = createLlmClient("openai:test-model", { baseUrl: `${llm2.url}/v1`, env: { OPENAI_API_KEY: KEY }, cache: null });
         const agent = createLlmAgent(client, task, { invalidAction: config.invalidAction, threshold: config.threshold, temperature: config.llm.temperature, format: config.format, uncertainty: config.uncertainty }, "3d");
         const out = await runActiveEpisode({ task, config, arm, agent, trueRelations: trueRelations(task) });
-        const { key, reasoner } = episodeIdentity(task, arm, config.reasoner);
+        const { key, reasoner } = episodeIdentity(task, arm, config.reasoner[0]);
         expect(timelessRecord(record)).toEqual(timelessRecord(activeRecord(task, config, arm, reasoner, out, key)));
       } finally {
         await llm2.close();

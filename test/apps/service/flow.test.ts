@@ -137,7 +137,7 @@ describe("esi3d serve: capture -> graph -> answer", () => {
   it("runs an evaluation in the background, reports progress and pages its items", async () => {
     const start = await http("POST", `${s.url}/v1/runs`, { subcategories: ["linear_alignment"], perSubcategory: 1, paradigms: ["single"], sources: ["gt"], concurrency: 1 });
     expect(start.status, start.text).toBe(202);
-    expect(start.body).toMatchObject({ status: "running", config: { subcategories: ["linear_alignment"], sources: ["gt"], reasoner: "symbolic" } });
+    expect(start.body).toMatchObject({ status: "running", config: { subcategories: ["linear_alignment"], sources: ["gt"], reasoner: ["symbolic"] } });
     const rid = start.body.id as string;
     const done = await poll(() => http("GET", `${s.url}/v1/runs/${rid}`), (r) => r.body.status !== "running", 90_000, 200);
     expect(done.body.status, JSON.stringify(done.body.error)).toBe("finished");

@@ -8,7 +8,8 @@ import { graphOfBundle, GRAPH_PIPELINE_FLAGS, GraphPipelineOptionsSchema } from 
 import type { SceneGraph } from "../../../../scenegraph/types.js";
 import { InputError } from "../../../core/errors.js";
 import { addSchemaFlags, parseFlagValue, parseSchemaFlags } from "../../../core/flags.js";
-import { LLM_FLAGS, LlmOptionsSchema } from "../../../llm/options.js";
+import { generationOptions, LLM_FLAGS, LlmOptionsSchema } from "../../../llm/options.js";
+import { defaultCachePath } from "../../../llm/cache.js";
 import { IMAGE_FLAGS, ImageOptionsSchema, PROMPT_FORMAT_FLAGS, PromptFormatSchema } from "../../../prompt/formats.js";
 import { createReasoner } from "../../../reason/index.js";
 import { ReasonerSpecSchema } from "../../../reason/spec.js";
@@ -27,9 +28,6 @@ function inferFormat(question: string, options: string[] | undefined): AnswerFor
 
 /** The commander attribute of a flag: "--max-steps <n>" -> "maxSteps". */
 const camel = (flag: string) => flag.split(" ")[0]!.replace(/^--/, "").replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
-
-/** `ask`'s own default cache file (a run keeps its cache in its directory). */
-const ASK_CACHE_FILE = ".esi3d-cache.sqlite";
 
 interface AskOpts {
   question?: string;
@@ -65,7 +63,7 @@ export function registerAsk(program: Command): void {
     .option("--task <file>", "the task record, when the input is a graph JSON")
     .option("--reasoner <name>", ReasonerSpecSchema.description ?? "", "symbolic")
     .option("--show-prompt", "print the exact prompt sent to the model")
-    .option("--cache <file>", "response cache (SQLite)", ASK_CACHE_FILE)
+    .option("--cache <file>", "response cache (SQLite), shared with esi3d run", defaultCachePath())
     .option("--no-cache", "do not use the response cache")
     .option("--paradigm <p>", "active: an agent explores the task's scene and answers (docs/active.md); without it the input's own views are asked", choiceOption("--paradigm", ASK_PARADIGMS))
     .option("--save-episode <dir>", "--paradigm active: write the views the agent gathered as a frame bundle (paradigm active)");
@@ -105,7 +103,7 @@ export function registerAsk(program: Command): void {
         return;
       }
       // a reasoner that cannot be made (no key, bad URL) fails here, before any graph is built
-      const reasoner = createReasoner(reasonerName, { baseUrl: llm.baseUrl ?? undefined, cache: opts.cache === false ? null : opts.cache, timeoutMs: llm.timeoutMs, maxRetries: llm.maxRetries, itemDeadlineMs: llm.itemDeadlineMs, temperature: llm.temperature, ...format });
+      const reasoner = createReasoner(reasonerName, { baseUrl: llm.baseUrl ?? undefined, cache: opts.cache === false ? null : opts.cache, timeoutMs: llm.timeoutMs, maxRetries: llm.maxRetries, itemDeadlineMs: llm.itemDeadlineMs, ...generationOptions(llm), ...format });
       let task: Task;
       let graph: SceneGraph | undefined;
       let bundle: FrameBundle | undefined;

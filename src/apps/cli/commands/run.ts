@@ -11,10 +11,12 @@ import { GRAPH_FLAGS } from "../../../../scenegraph/options.js";
 import { ACTIVE_FLAGS } from "../../../reason/active/options.js";
 import { LLM_FLAGS } from "../../../llm/options.js";
 import { IMAGE_FLAGS, PROMPT_FORMAT_FLAGS } from "../../../prompt/formats.js";
-import { DEFAULT_RUN_CONFIG, resolveRunConfig, RunConfigSchema, type RunConfig } from "../../../eval/config.js";
+import { DEFAULT_RUN_CONFIG, modelReasoners, resolveRunConfig, RunConfigSchema, type RunConfig } from "../../../eval/config.js";
 import { runEvaluation } from "../../../eval/runner.js";
 import { mainFailure, nothingSucceeded } from "../../../eval/summary.js";
-import { paperTable } from "../../../eval/report.js";
+import { leaderboardTable, paperTable } from "../../../eval/report.js";
+import { defaultCachePath } from "../../../llm/cache.js";
+import { resumedConfig } from "../resume.js";
 import { Progress } from "../progress.js";
 import { INTERRUPT_NOTE, withInterrupts } from "../interrupts.js";
 import { PACKAGE_VERSION } from "../../../core/version.js";
@@ -30,7 +32,7 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
   { path: "subcategories", flag: "--subcategories <list>", shownDefault: "all" },
   { path: "limit", flag: "--limit <n>" },
   { path: "paradigms", flag: "--paradigm <list>" },
-  { path: "reasoner", flag: "--reasoner <name>" },
+  { path: "reasoner", flag: "--reasoner <list>" },
   { path: "baseline", flag: "--baseline <list>" },
   ...GRAPH_FLAGS,
   ...PROMPT_FORMAT_FLAGS,
@@ -54,10 +56,10 @@ export const RUN_ONLY_FLAGS: readonly FlagSpec[] = [
 export function addRunOptions(cmd: Command, specs: readonly FlagSpec[] = RUN_FLAGS): Command {
   return addSchemaFlags(cmd, RunConfigSchema, specs, D)
     .option("--config <file>", "a JSON file with any of these options (camelCase keys as in config.json, plus out); flags given on the command line win")
-    .option("--cache <file>", "response cache (SQLite); default <out>/llm-cache.sqlite")
+    .option("--cache <file>", "response cache (SQLite), shared by every run and esi3d ask; default $XDG_CACHE_HOME/esi3d/llm-cache.sqlite or ~/.cache/esi3d/llm-cache.sqlite (docs/running.md: how keys are formed)")
     .option("--no-cache", "do not use or fill the response cache")
     .option("--out <dir>", "run directory (default runs/<seed>-<date>)")
-    .option("--resume", "complete an interrupted run in --out");
+    .option("--resume", "complete an interrupted run in --out with the options in its config.json (an option given beside it must agree, except worker counts and rate limits)");
 }
 
 /** The --config file as an object of options; `out` is kept apart (it is not part of the run's config). */
@@ -84,6 +86,11 @@ export function configFromCommand(cmd: Command, extra: Partial<RunConfig> = {}, 
   const o = cmd.opts() as { config?: string; cache?: string | false; out?: string; resume?: boolean };
   const file = o.config ? readConfigFile(o.config) : { layer: {} };
   const flags = schemaFlagValues(cmd, specs, true);
+  if (o.resume) {
+    const cache = cmd.getOptionValueSource("cache") === "cli" ? (o.cache === false ? null : o.cache!) : undefined;
+    const r = resumedConfig({ out: o.out ?? file.out, flags, specs, configFile: o.config ? { path: o.config, layer: file.layer } : undefined, extra: extra as Record<string, unknown>, cache });
+    return { ...r, resume: true };
+  }
   if (!cmd.getOptionValueSource("vggtModel") && process.env.ESI3D_VGGT_MODEL) flags.vggt = { ...(flags.vggt as object), modelPath: process.env.ESI3D_VGGT_MODEL };
   const resolve = (...layers: Array<Record<string, unknown>>) => {
     try {
@@ -92,16 +99,30 @@ export function configFromCommand(cmd: Command, extra: Partial<RunConfig> = {}, 
       if (!(e instanceof ZodError)) throw e;
       const issue = e.issues[0]!;
       const path = issue.path.map(String).join(".");
-      const fromFlag = specs.some((s) => s.path === path) && path.split(".").reduce<unknown>((v, k) => (v as Record<string, unknown> | undefined)?.[k], flags) !== undefined;
-      const where = fromFlag ? flagOfField(specs, path) : o.config ? `--config: ${o.config}: ${path || "(root)"}` : path || "(options)";
+      // a list's element ("reasoner.1") belongs to the list's flag
+      const field = specs.find((s) => path === s.path || path.startsWith(`${s.path}.`))?.path ?? path;
+      const fromFlag = specs.some((s) => s.path === field) && field.split(".").reduce<unknown>((v, k) => (v as Record<string, unknown> | undefined)?.[k], flags) !== undefined;
+      const where = fromFlag ? flagOfField(specs, field) : o.config ? `--config: ${o.config}: ${path || "(root)"}` : path || "(options)";
       throw new InputError(`${where}: ${issue.message}`, { file: fromFlag ? undefined : o.config, field: path });
     }
   };
   const config0 = resolve(file.layer, flags, extra as Record<string, unknown>);
   const out = o.out ?? file.out ?? join("runs", `${config0.seed}-${new Date().toISOString().slice(0, 19).replace(/[-:T]/g, "").replace(/^(\d{8})/, "$1-")}`);
-  const cachePath = o.cache === false ? null : (o.cache ?? join(out, "llm-cache.sqlite"));
-  const config = resolve(config0 as unknown as Record<string, unknown>, { llm: { ...config0.llm, cachePath: config0.reasoner === "symbolic" ? null : cachePath } });
-  return { config, out, resume: !!o.resume };
+  // one cache for every run of this user by default: a key is the whole request, so a hit is always the same request
+  const cachePath = o.cache === false ? null : (o.cache ?? defaultCachePath());
+  const config = resolve(config0 as unknown as Record<string, unknown>, { llm: { ...config0.llm, cachePath: modelReasoners(config0).length ? cachePath : null } });
+  refuseIdleGeneration(config, specs);
+  return { config, out, resume: false };
+}
+
+/** The generation options only a model reads: the symbolic programs are deterministic and send no prompt. */
+const GENERATION_FIELDS = ["temperature", "maxOutputTokens", "systemPrompt", "samples"] as const;
+
+/** A generation option set for a run without a model reasoner would be recorded and silently mean nothing: refused. */
+function refuseIdleGeneration(config: RunConfig, specs: readonly FlagSpec[]): void {
+  if (modelReasoners(config).length) return;
+  const set = GENERATION_FIELDS.find((k) => config.llm[k] !== DEFAULT_RUN_CONFIG.llm[k]);
+  if (set) throw new InputError(`${flagOfField(specs, `llm.${set}`)}: only model reasoners (openai:<model>, gemini:<model>) take it; this run's reasoners are ${config.reasoner.join(",")}`, { field: `llm.${set}` });
 }
 
 export function registerRun(program: Command): void {
@@ -112,7 +133,7 @@ export function registerRun(program: Command): void {
     const queue = parseSchemaFlags(cmd, QueueRunOptionsSchema, QUEUE_RUN_FLAGS);
     const progress = new Progress("run", 0);
     const result = await withInterrupts(() => progress.line(INTERRUPT_NOTE), (signals) => runEvaluation({ config, out, resume, version: PACKAGE_VERSION, log: (l) => progress.line(l), progress, queue, ...signals }));
-    process.stdout.write("\n" + paperTable(result.summary) + "\n\n" + result.summary.headlines.map((h) => `- ${h}`).join("\n") + "\n\n");
+    process.stdout.write("\n" + paperTable(result.summary) + "\n\n" + leaderboardTable(result.summary, config.reasoner) + "\n\n" + result.summary.headlines.map((h) => `- ${h}`).join("\n") + "\n\n");
     process.stdout.write(`wrote ${join(out, "items.jsonl")}, summary.json, report.md, report.html (${result.wallSeconds.toFixed(0)} s)${result.interrupted ? "; interrupted: rerun with --resume to finish" : ""}\n`);
     if (result.interrupted) process.exitCode = EXIT_INTERRUPTED;
     else if (nothingSucceeded(result.records)) {

@@ -142,7 +142,7 @@ const FILTER_LABELS: Array<[string, string]> = [
   ["outcome", "outcome"],
 ];
 
-/** The page; `shownDir` names the run, `reasoner` its reasoner. */
+/** The page; `shownDir` names the run, `reasoner` its reasoners (comma-separated). */
 export function logPageHtml(shownDir: string, reasoner: string, items: number): string {
   const selects = FILTER_LABELS.map(([id, label]) => `<label>${label} <select id="f-${id}" data-filter="${id}"><option value="">all</option></select></label>`).join("");
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>esi3d items — ${escapeHtml(shownDir)}</title><style>${STYLE}</style></head><body>

@@ -20,7 +20,7 @@ export const LOG_PATHS = /^\/(items|api\/items|api\/item|prompts\/images\/[^/]+)
 const IMAGE_NAME = /^[0-9a-f]{64}\.(png|jpg)$/;
 
 export function logRoutes(app: FastifyInstance, run: RunDir, shownDir: string): void {
-  app.get("/items", async (_req, reply) => reply.type("text/html; charset=utf-8").send(logPageHtml(shownDir, run.config.reasoner, run.records.length)));
+  app.get("/items", async (_req, reply) => reply.type("text/html; charset=utf-8").send(logPageHtml(shownDir, run.config.reasoner.join(", "), run.records.length)));
   app.get("/api/items", async (_req, reply) => reply.type("application/json").send(JSON.stringify(itemRows(run))));
   app.get<{ Querystring: { key?: string } }>("/api/item", async (req, reply) => {
     const key = req.query.key;
