@@ -229,7 +229,8 @@ export interface VariantData {
   cloud: PointCloud;
   graph: SceneGraph;
   members: Uint32Array[];
-  diagnosis: Diagnosis;
+  /** null for a bundle without a task record (nothing to diagnose against) */
+  diagnosis: Diagnosis | null;
   timings_ms: Record<string, number>;
 }
 
