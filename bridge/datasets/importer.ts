@@ -67,7 +67,7 @@ export function rotationToZUp(up: UpAxis): Mat3 {
 
 /** E' = E [W^T | 0]: the same camera in the world turned by W (X' = W X). */
 function turnWorld(E: Mat34, W: Mat3): Mat34 {
-  return E.map((row) => [0, 1, 2].map((j) => row[0] * W[0][j]! + row[1] * W[1][j]! + row[2] * W[2][j]!).concat(row[3]) as [number, number, number, number]) as Mat34;
+  return E.map((row) => [0, 1, 2].map((j) => row[0] * W[j]![0] + row[1] * W[j]![1] + row[2] * W[j]![2]).concat(row[3]) as [number, number, number, number]) as Mat34;
 }
 
 /** The scene's name as a bundle task_id (one safe path segment). */
