@@ -49,7 +49,6 @@ export const BUNDLE_FORMAT = "esi3d-bundle/1";
  * scene without --up): stages that need "up" say so rather than assume it.
  */
 export const WORLD_FRAMES = ["z-up-metres", "unknown-up-metres"] as const;
-export type WorldFrame = (typeof WORLD_FRAMES)[number];
 
 /** Where an imported bundle came from (esi3d import <layout>): enough to trace each view to its source frame. */
 export const ImportedFromSchema = z

@@ -23,9 +23,3 @@ export function numericKey(stem: string): number {
   const m = stem.match(/(\d+(?:\.\d+)?)(?!.*\d)/);
   return m ? Number(m[1]) : Number.POSITIVE_INFINITY;
 }
-
-/** The first of `names` that exists in `dir`, or null. */
-export function firstExisting(dir: string, names: readonly string[]): string | null {
-  for (const n of names) if (existsSync(join(dir, n))) return join(dir, n);
-  return null;
-}
