@@ -11,6 +11,7 @@ import { readBundle, type FrameBundle, type ViewData } from "../../../bridge/bun
 import { importDataset, subsample } from "../../../bridge/datasets/importer.js";
 import { DatasetImportOptionsSchema } from "../../../bridge/datasets/options.js";
 import { generatedBundle } from "../../scenegraph/helpers.js";
+import { graphOfBundle } from "../../../scenegraph/pipeline.js";
 import { writeArkitscenes, writeReplica, writeScannet, writeScannetpp, writeTum } from "./layouts.js";
 
 const source = generatedBundle("counting_with_occlusion", "datasets", 0, "multi");
@@ -82,6 +83,27 @@ describe("dataset layouts round-trip into frame bundles", () => {
     expect(objectPixels).toBeGreaterThan(0);
     expect({ wrongId, wrongCategory }).toEqual({ wrongId: 0, wrongCategory: 0 });
     expect(b.manifest.instances.filter((e) => e.structure).map((e) => e.category).sort()).toEqual(source.manifest.instances.filter((e) => e.structure).map((e) => e.category).sort());
+  });
+
+  it("scannet: the imported scene's graph is the rendered scene's (same nodes and relation triples, boxes within 5 mm; viewpoint = the first camera)", async () => {
+    const dir = join(tmp(), "scene0002_00");
+    writeScannet(dir, source, VIEWS);
+    const out = join(tmp(), "b");
+    importDataset("scannet", dir, out, defaults);
+    const views = VIEWS.map((v, index) => ({ ...v, index }));
+    const original: FrameBundle = { dir: "", manifest: { ...source.manifest, views: VIEWS.map((v, index) => ({ ...source.manifest.views[v.index]!, index })) }, views };
+    const want = (await graphOfBundle(original, {}, { diagnose: false })).graph;
+    const got = (await graphOfBundle(readBundle(out), {}, { diagnose: false })).graph;
+    expect(got.nodes.map((n) => n.label)).toEqual(want.nodes.map((n) => n.label));
+    expect(want.nodes.length).toBeGreaterThan(0);
+    got.nodes.forEach((n, i) => {
+      // depth in mm moves each point up to 0.5 mm along its ray, and a point near a voxel face can change voxel
+      for (let k = 0; k < 3; k++) expect(Math.abs(n.box.centre[k]! - want.nodes[i]!.box.centre[k]!)).toBeLessThan(5e-3);
+    });
+    const triples = (g: typeof got) => g.relations.map((r) => `${r.subject} ${r.predicate} ${r.object}`);
+    expect(triples(got)).toEqual(triples(want));
+    for (let k = 0; k < 3; k++) expect(got.viewpoint.position[k]).toBeCloseTo(want.viewpoint.position[k]!, 6);
+    expect(got.viewpoint.yaw).toBeCloseTo(want.viewpoint.yaw, 6);
   });
 
   it("scannetpp: aligned_pose c2w with intrinsics at the RGB size, scaled to the depth image", () => {
