@@ -13,6 +13,7 @@ import { CloudArena } from "../reconstruct/pointcloud.js";
 import { buildPointCloud } from "../reconstruct/index.js";
 import { buildSceneGraph } from "../scenegraph/build.js";
 import { generatorContext } from "../bridge/sim/generate/options.js";
+import { requireTask } from "../bridge/bundle/freeTask.js";
 
 export default async function benchGraph(ctx: BenchContext): Promise<void> {
   // the heaviest of a few multi-view scenes: most object pixels
@@ -45,7 +46,7 @@ export default async function benchGraph(ctx: BenchContext): Promise<void> {
   ctx.goal("whole graph from a 30-view 518x392 bundle", `${whole.ms.toFixed(0)} ms`, "< 1000 ms", whole.ms < 1000);
   ctx.goal("peak memory of the graph benchmark process", `${peakMb.toFixed(0)} MB`, "< 1536 MB", peakMb < 1536);
   // ESI-Bench's render size (--image 1280x720): the same task at 4.5x the pixels, measured, no goal (issue 16)
-  const bigBundle = renderBundle(generateTask(bundle.manifest.task.subcategory as "counting_with_occlusion", "bench-graph", 0, generatorContext({ image: "1280x720" })), "multi");
+  const bigBundle = renderBundle(generateTask(requireTask(bundle.manifest, "bench", "the 1280x720 bench").subcategory as "counting_with_occlusion", "bench-graph", 0, generatorContext({ image: "1280x720" })), "multi");
   const bigStructure = new Set(bigBundle.manifest.instances.filter((e) => e.structure).map((e) => e.id));
   const big = await ctx.time(async () => {
     const cloud = await buildPointCloud(bigBundle, { source: "gt" }, { excludeIds: bigStructure });

@@ -101,7 +101,7 @@ function segmentPixels(view: FrameBundle["views"][number], map: Int32Array): Map
 
 /** Area (px) of the rectangle around the object's projected box corners, or null when a corner is behind the camera. */
 function projectedRectArea(bundle: Pick<FrameBundle, "manifest">, viewIndex: number, objectId: number): number | null {
-  const o = bundle.manifest.task.objects.find((x) => x.id === objectId);
+  const o = bundle.manifest.task?.objects.find((x) => x.id === objectId);
   const mv = bundle.manifest.views.find((v) => v.index === viewIndex);
   if (!o || !mv) return null;
   const R = quatToMat(o.orientation);
@@ -122,7 +122,7 @@ function projectedRectArea(bundle: Pick<FrameBundle, "manifest">, viewIndex: num
 /** Whether the view looks at the object from the side that hides its distinguishing part. */
 function partHidden(bundle: Pick<FrameBundle, "manifest">, viewIndex: number, objectId: number, category: string): boolean {
   const amb = LIBRARY.get(category)?.flags.ambiguous;
-  const o = bundle.manifest.task.objects.find((x) => x.id === objectId);
+  const o = bundle.manifest.task?.objects.find((x) => x.id === objectId);
   const mv = bundle.manifest.views.find((v) => v.index === viewIndex);
   if (!amb || !o || !mv) return false;
   const c = cameraCentre(mv.extrinsic);

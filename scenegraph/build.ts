@@ -3,6 +3,7 @@
  * instance builders (--instances fusion|dbscan).
  */
 import type { FrameBundle } from "../bridge/bundle/io.js";
+import { bundleViewpoint } from "../bridge/bundle/viewpoint.js";
 import { stageTimer } from "../src/core/stageTimer.js";
 import type { PointCloud } from "../reconstruct/pointcloud.js";
 import { InputError } from "../src/core/errors.js";
@@ -136,7 +137,7 @@ export interface ClusterGraphOptions {
  */
 export type NodeCache = WeakMap<Uint32Array, { xyz: Float32Array; votes: string; node: GraphNode; fine?: Float32Array }>;
 
-export function graphFromClusters(clusters: Cluster[], cloud: PointCloud, manifest: Pick<FrameBundle["manifest"], "task_id" | "paradigm" | "task">, ev: Evidence, o: ClusterGraphOptions, timer = stageTimer(1), cache?: NodeCache): GraphResult {
+export function graphFromClusters(clusters: Cluster[], cloud: PointCloud, manifest: Pick<FrameBundle["manifest"], "task_id" | "paradigm" | "task" | "views">, ev: Evidence, o: ClusterGraphOptions, timer = stageTimer(1), cache?: NodeCache): GraphResult {
   const { timings, lap } = timer;
   const p = o.params, floor = o.floor, wall = o.wall;
   // deterministic node order: by centroid x, then y, then z
@@ -167,10 +168,10 @@ export function graphFromClusters(clusters: Cluster[], cloud: PointCloud, manife
   const nodes = withCentroid.map(({ c }, k) => nodeOf(c, `n${k}`));
   computeFlags(nodes);
   lap("nodes");
-  const task = manifest.task;
+  const viewpoint = bundleViewpoint(manifest);
   const relations = computeRelations(
     nodes.map((n, k) => ({ id: n.id, box: n.box, xyz: withCentroid[k]!.c.xyz, fine: fineOf(withCentroid[k]!.c.members) })),
-    { position: task.agent_initial.position, yaw: task.agent_initial.yaw },
+    { position: viewpoint.position, yaw: viewpoint.yaw },
   );
   lap("relations");
   const graph: SceneGraph = {
@@ -181,7 +182,7 @@ export function graphFromClusters(clusters: Cluster[], cloud: PointCloud, manife
     masks: o.masks,
     instances: o.instances,
     frame: GRAPH_FRAME,
-    viewpoint: { position: task.agent_initial.position, yaw: task.agent_initial.yaw, pitch: task.agent_initial.pitch },
+    viewpoint,
     params: { ...p },
     nodes,
     relations,

@@ -1,23 +1,31 @@
-/** A scene graph and its diagnosis as the terminal shows them: the node table, the missed objects, the metrics. */
+/**
+ * A scene graph and its diagnosis as the terminal shows them: the node table, the missed objects, the metrics.
+ * Without a diagnosis (a bundle with no task record has no truth), the node table alone.
+ */
 import { fix, formatTable, pct } from "../src/core/table.js";
 import type { Diagnosis } from "./diagnosisSchema.js";
 import type { SceneGraph } from "./types.js";
 
-export function diagnosisTable(graph: SceneGraph, d: Diagnosis): string {
+export function diagnosisTable(graph: SceneGraph, d: Diagnosis | null): string {
   const out: string[] = [];
-  const byNode = new Map(d.nodes.map((n) => [n.node, n]));
+  const byNode = new Map((d?.nodes ?? []).map((n) => [n.node, n]));
   out.push(`scene graph of ${graph.task_id} (${graph.paradigm} views, source ${graph.source}, masks ${graph.masks}${graph.masks === "oracle" ? " [ORACLE: diagnostic upper bound]" : ""}, instances ${graph.instances})`);
   out.push("");
   out.push(
     formatTable(
       ["node", "label", "status", "true object", "points", "views", "flags"],
       graph.nodes.map((n) => {
-        const dn = byNode.get(n.id)!;
-        const flags = [n.flags.low_support ? "low_support" : "", n.flags.fragment ? "fragment" : "", n.flags.possible_duplicate_of.length ? `possible_duplicate_of ${n.flags.possible_duplicate_of.join(",")}` : "", dn.twin ? `twin ${dn.twin}` : ""].filter(Boolean).join("; ");
-        return [n.id, n.label, dn.status, dn.object_name ?? "-", n.raw_point_count, n.views.length, flags || "-"];
+        const dn = byNode.get(n.id);
+        const flags = [n.flags.low_support ? "low_support" : "", n.flags.fragment ? "fragment" : "", n.flags.possible_duplicate_of.length ? `possible_duplicate_of ${n.flags.possible_duplicate_of.join(",")}` : "", dn?.twin ? `twin ${dn.twin}` : ""].filter(Boolean).join("; ");
+        return [n.id, n.label, dn?.status ?? "-", dn?.object_name ?? "-", n.raw_point_count, n.views.length, flags || "-"];
       }),
     ),
   );
+  if (!d) {
+    out.push("");
+    out.push(`nodes ${graph.nodes.length}, relations ${graph.relations.length}; no task record, so no ground truth to diagnose against`);
+    return out.join("\n") + "\n";
+  }
   const missed = d.objects.filter((o) => o.status !== "matched");
   if (missed.length) {
     out.push("");

@@ -20,6 +20,8 @@ import { effectiveInstances, GRAPH_FLAGS, GraphOptionsSchema } from "./options.j
 import { trueRelations } from "./truth.js";
 import { IncrementalGraph } from "./incremental.js";
 import type { Relation } from "./types.js";
+import type { MaskMode } from "./evidence.js";
+import { InputError } from "../src/core/errors.js";
 
 /** Everything that decides a graph: the cloud's source and options, the evidence mode and the instance builder. */
 export const GraphPipelineOptionsSchema = CloudOptionsSchema.extend(GraphOptionsSchema.shape).strict();
@@ -27,7 +29,7 @@ export type GraphPipelineOptions = z.infer<typeof GraphPipelineOptionsSchema>;
 export const GRAPH_PIPELINE_FLAGS: readonly FlagSpec[] = [...CLOUD_FLAGS, ...GRAPH_FLAGS];
 
 export interface PipelineRuntime extends Omit<CloudRuntime, "excludeIds"> {
-  /** Diagnose the graph against the bundle's task (default true). */
+  /** Diagnose the graph against the bundle's task (default true; never for a bundle without a task). */
   diagnose?: boolean;
   /** The task's true relations, when the caller already has them (a runner builds several graphs per task). */
   trueRelations?: Relation[];
@@ -35,7 +37,7 @@ export interface PipelineRuntime extends Omit<CloudRuntime, "excludeIds"> {
 
 export interface PipelineResult extends GraphResult {
   cloud: PointCloud;
-  /** null when `diagnose: false` */
+  /** null when `diagnose: false` or the bundle has no task (nothing to diagnose against) */
   diagnosis: Diagnosis | null;
   options: GraphPipelineOptions;
   /** Decisions the caller should show the user (e.g. the DBSCAN fallback for `masks: none`). */
@@ -47,6 +49,22 @@ export interface PipelineResult extends GraphResult {
 /** The instance ids of room structure (floor, walls) in the bundle's instance table. */
 export function structureIds(bundle: Pick<FrameBundle, "manifest">): Set<number> {
   return new Set(bundle.manifest.instances.filter((e) => e.structure).map((e) => e.id));
+}
+
+/** Whether a bundle has 2D instance masks: a scene imported without them has an empty instance table. */
+export function bundleHasMasks(bundle: Pick<FrameBundle, "manifest">): boolean {
+  return bundle.manifest.instances.length > 0;
+}
+
+/**
+ * The evidence mode a bundle allows: one without masks takes `masks none` (geometry only) and says so in
+ * `note`; a mask mode asked for explicitly (`given`) on such a bundle is an input error naming the flag.
+ */
+export function masksForBundle<O extends { masks?: MaskMode }>(bundle: Pick<FrameBundle, "manifest" | "dir">, options: O, given: boolean): { options: O; note: string | null } {
+  if (bundleHasMasks(bundle) || options.masks === "none") return { options, note: null };
+  const from = bundle.manifest.imported ? `an imported ${bundle.manifest.imported.layout} scene` : bundle.manifest.simulator;
+  if (given) throw new InputError(`--masks ${options.masks}: ${bundle.dir || bundle.manifest.task_id} has no instance masks (${from}); use --masks none (geometry only)`, { field: "masks" });
+  return { options: { ...options, masks: "none" }, note: `${bundle.dir || bundle.manifest.task_id} has no instance masks (${from}): using --masks none (geometry only, anonymous nodes)` };
 }
 
 export async function graphOfBundle(bundle: FrameBundle, options: z.input<typeof GraphPipelineOptionsSchema>, runtime: PipelineRuntime = {}): Promise<PipelineResult> {
@@ -62,7 +80,9 @@ export async function graphOfBundle(bundle: FrameBundle, options: z.input<typeof
   // with masks, structure points never reach an instance: leave them out of the cloud
   const { masks: _masks, instances: _instances, labels: _labels, labelSeed: _labelSeed, ...cloudOptions } = o;
   // a multi-room task keeps its structure points for the region layer (rooms from walls and floor)
-  const layout = bundle.manifest.task.room.layout !== undefined;
+  const task = bundle.manifest.task;
+  const layout = task?.room.layout !== undefined;
+  if (bundle.manifest.conventions.world === "unknown-up-metres") notes.push("the bundle's world has no known up axis (unknown-up-metres): vertical relations (on, above, below) and heights take +Z as up; import with --up to state it");
   const exclude = o.masks === "none" ? undefined : structureIds(bundle);
   const full = await buildPointCloud(bundle, cloudOptions, { ...runtime, excludeIds: layout ? undefined : exclude });
   const cloud = layout ? withoutIds(full, exclude) : full;
@@ -74,14 +94,14 @@ export async function graphOfBundle(bundle: FrameBundle, options: z.input<typeof
   if (layout) {
     // without masks the cloud's labels are not evidence: floor and walls come from the geometry alone
     const structure = o.masks === "none" ? segmentStructure(full.xyz) : undefined;
-    const regions = segmentRegions(full, result.graph.nodes, bundle.manifest.task.room.floor_z ?? 0, structure);
+    const regions = segmentRegions(full, result.graph.nodes, task?.room.floor_z ?? 0, structure);
     if (regions) result.graph.regions = regions;
     else notes.push("region layer: too little wall and floor seen to segment rooms");
   }
   lap("graph");
   let diagnosis: Diagnosis | null = null;
-  if (runtime.diagnose !== false) {
-    const task = bundle.manifest.task;
+  // a bundle of one's own (no task) has no truth to diagnose against
+  if (runtime.diagnose !== false && task) {
     diagnosis = diagnose({ graph: result.graph, members: result.members, cloud, task, bundle, trueRelations: runtime.trueRelations ?? trueRelations(task) });
     lap("diagnose");
   }
@@ -119,8 +139,8 @@ export class GraphMemory {
     if (this.o.labels === "appearance") this.notes.push("labels appearance is not modelled in the active paradigm's graph memory yet; its masks carry oracle labels");
     this.o = { ...this.o, instances };
     this.graph = new IncrementalGraph(manifest, { masks: this.o.masks, instances });
-    this.structure = manifest.task.room.layout !== undefined ? new StructurePoints() : null;
-    this.floorZ = manifest.task.room.floor_z ?? 0;
+    this.structure = manifest.task?.room.layout !== undefined ? new StructurePoints() : null;
+    this.floorZ = manifest.task?.room.floor_z ?? 0;
   }
 
   /**
@@ -174,8 +194,8 @@ export class GraphMemory {
     lap("graph");
     const cloud = this.graph.cloud.cloud();
     let diagnosis: Diagnosis | null = null;
-    if (this.runtime.diagnose !== false) {
-      const task = bundle.manifest.task;
+    const task = bundle.manifest.task;
+    if (this.runtime.diagnose !== false && task) {
       diagnosis = diagnose({ graph: result.graph, members: result.members, cloud, task, bundle, trueRelations: this.runtime.trueRelations ?? trueRelations(task) });
       lap("diagnose");
     }

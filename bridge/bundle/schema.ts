@@ -4,7 +4,9 @@
  *   views/NNN_rgb.png    8-bit RGB PNG
  *   views/NNN_depth.f32  float32 little-endian, row-major H x W, metric z-depth (m), 0 = no measurement
  *   views/NNN_inst.png   16-bit greyscale PNG of instance ids (0 = none), ids listed in `instances`
- * See README "Frame bundles" for the field table.
+ * See README "Frame bundles" for the field table. A bundle imported from a dataset (bridge/datasets) has no
+ * task record and says where it came from (`imported`); when the dataset does not give gravity, its world is
+ * `unknown-up-metres` (docs/own-data.md).
  */
 import { z } from "zod";
 import { TaskSchema } from "../task/schema.js";
@@ -41,6 +43,25 @@ export type Paradigm = (typeof PARADIGMS)[number];
 
 export const BUNDLE_FORMAT = "esi3d-bundle/1";
 
+/**
+ * The world frames a bundle may be in: Z up (gravity along -Z; every simulator, and datasets whose layout
+ * gives gravity), or metres in a frame whose up axis the source does not state (an imported TUM or Replica
+ * scene without --up): stages that need "up" say so rather than assume it.
+ */
+export const WORLD_FRAMES = ["z-up-metres", "unknown-up-metres"] as const;
+
+/** Where an imported bundle came from (esi3d import <layout>): enough to trace each view to its source frame. */
+export const ImportedFromSchema = z
+  .object({
+    layout: z.string().min(1).describe("the dataset layout read, e.g. scannet, tum"),
+    dir: z.string().min(1).describe("the directory imported"),
+    depth_scale: finite().positive().describe("raw depth units per metre in the source (1000 = mm, 5000 TUM, 6553.5 Replica)"),
+    up: z.string().describe("the source world axis made +Z (e.g. +z, +y), or 'unknown'"),
+    frames: z.array(z.string().min(1)).describe("per view, the source frame it was read from (file stem or timestamp)"),
+    notes: z.array(z.string()).describe("decisions the importer made (frames skipped, colour resized, ...)"),
+  })
+  .describe("set on bundles imported from a dataset layout");
+
 export const BundleManifestSchema = z.object({
   format: z.literal(BUNDLE_FORMAT),
   task_id: SafeSegmentSchema,
@@ -48,7 +69,7 @@ export const BundleManifestSchema = z.object({
   simulator: z.string().min(1),
   image: z.object({ width: z.number().int().min(8).max(8192), height: z.number().int().min(8).max(8192) }),
   conventions: z.object({
-    world: z.literal("z-up-metres"),
+    world: z.enum(WORLD_FRAMES),
     camera: z.literal("opencv"),
     extrinsic: z.literal("camera-from-world"),
     pixel_centre: z.literal("integer"),
@@ -56,7 +77,8 @@ export const BundleManifestSchema = z.object({
   }),
   views: z.array(BundleViewSchema).min(1),
   instances: z.array(InstanceEntrySchema).describe("id -> category table for every id in the instance images"),
-  task: TaskSchema.describe("the task record the views were captured for"),
+  task: TaskSchema.optional().describe("the task record the views were captured for; absent for a bundle of one's own (imported scenes)"),
+  imported: ImportedFromSchema.optional(),
 });
 export type BundleManifest = z.infer<typeof BundleManifestSchema>;
 

@@ -2,8 +2,7 @@
 import type { Vec3 } from "../../src/core/math/vec.js";
 import { quatToMat } from "../../src/core/math/quat.js";
 import type { TaskObject } from "../task/schema.js";
-import { objectWorldTriangles } from "./shape.js";
-import { hasModel, PROXY_BOX_MODEL } from "./library.js";
+import { objectWorldTriangles, shapeOf } from "./shape.js";
 import { minPointDistance, type YawBox } from "../../src/core/geometry.js";
 
 export function objectBox(o: Pick<TaskObject, "position" | "orientation" | "extent">): YawBox {
@@ -29,19 +28,9 @@ export function sampleTriangles(t: ArrayLike<number>, spacingM: number): Float32
 
 const localSampleCache = new Map<string, Float32Array>();
 
-/**
- * The shape the ground truth samples: the object's library model, or, for a model the library does not have
- * (a simulator's own, e.g. a BEHAVIOR-1K model captured in OmniGibson, whose box capture.py reads back), its
- * recorded box: the unit proxy box scaled to the extent.
- */
-function truthShape(o: TaskObject): TaskObject {
-  if (hasModel(o.model)) return o;
-  return { ...o, model: PROXY_BOX_MODEL, scale: [o.extent[0], o.extent[1], o.extent[2]] };
-}
-
 /** Surface samples of an object, placed in the world (samples are cached per model, scale and spacing). */
 export function surfaceSamples(object: TaskObject, spacingM: number): Float32Array {
-  const o = truthShape(object);
+  const o = shapeOf(object);
   const key = `${o.model}|${JSON.stringify(o.scale)}|${spacingM}`;
   let local = localSampleCache.get(key);
   if (!local) {

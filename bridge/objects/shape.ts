@@ -5,10 +5,20 @@
 import type { Vec3 } from "../../src/core/math/vec.js";
 import { quatToMat } from "../../src/core/math/quat.js";
 import type { TaskObject } from "../task/schema.js";
-import { buildModel } from "./library.js";
+import { buildModel, hasModel, PROXY_BOX_MODEL } from "./library.js";
 
 export function scaleVector(scale: TaskObject["scale"]): Vec3 {
   return typeof scale === "number" ? [scale, scale, scale] : [scale[0], scale[1], scale[2]];
+}
+
+/**
+ * The shape an object is rendered and sampled with: its library model, or, for a model the library does not
+ * have (a user task's "laptop_01", a BEHAVIOR-1K model captured in OmniGibson, whose box capture.py reads
+ * back), a box of its recorded extent: the unit proxy box scaled to it.
+ */
+export function shapeOf<T extends Pick<TaskObject, "model" | "extent" | "scale">>(o: T): T {
+  if (hasModel(o.model)) return o;
+  return { ...o, model: PROXY_BOX_MODEL, scale: [o.extent[0], o.extent[1], o.extent[2]] };
 }
 
 /** The object's model triangles (9 floats each), transformed to its world pose. */

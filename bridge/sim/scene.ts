@@ -6,7 +6,7 @@ import type { Vec3 } from "../../src/core/math/vec.js";
 import type { Lighting, Task, TaskObject } from "../task/schema.js";
 import { colorRgb, type Rgb } from "../task/palette.js";
 import { buildModel, modelDef } from "../objects/library.js";
-import { objectWorldTriangles } from "../objects/shape.js";
+import { objectWorldTriangles, shapeOf } from "../objects/shape.js";
 import { roomFrame } from "./agent.js";
 import { solidIntervals, wallPoint } from "../task/layout.js";
 
@@ -90,7 +90,8 @@ export function buildScene(task: Pick<Task, "room" | "objects" | "lighting">): R
       pushQuad(b, [ax, ay, z0], [ax, ay, z1], [bx, by, z1], [bx, by, z0], w.id, WALL_RGB);
     }
   }
-  for (const obj of task.objects) {
+  // a model the library does not have renders as a box of the object's extent (objects/shape.ts shapeOf)
+  for (const obj of task.objects.map(shapeOf)) {
     categories.set(obj.id, obj.category);
     const world = objectWorldTriangles(obj);
     const slots = buildModel(obj.model).slots;

@@ -41,7 +41,7 @@ describe("proxy scenes of imported ESI-Bench tasks", () => {
     const t = proxy("0927");
     const b = renderBundle(t, "single");
     expect(b.manifest.simulator).toBe(t.simulator);
-    expect(b.manifest.task.proxy).toBeDefined();
+    expect(b.manifest.task!.proxy).toBeDefined();
     expect(b.manifest.image).toEqual({ width: 1280, height: 720 });
     expect(b.manifest.views[0]!.intrinsics).toEqual(intrinsicsFromHfov(1280, 720, 63.29301034783905));
     // the recorded USD camera (looks down -Z, +Y up) as an OpenCV camera-from-world: rows X, -Y, -Z of R^T

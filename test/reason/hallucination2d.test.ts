@@ -14,7 +14,7 @@ describe("symbolic-2d View Hallucination: the object's sightings fused over the 
     const n = 12;
     for (let i = 0; i < n; i++) {
       const b = bundleOf(generateTask("view_hallucination", "vh2d-a", i), "gt");
-      const task = b.manifest.task;
+      const task = b.manifest.task!;
       const a = await r2.answer({ task, bundle: b });
       const one = await r2.answer({ task, bundle: firstViewOnly(b) });
       if (a.status === "parsed") answered++;

@@ -20,7 +20,7 @@ describe("symbolic-2d Cognitive Mapping: rooms from the furniture a walk shows",
       const n = 8;
       for (let i = 0; i < n; i++) {
         const b = bundleOf(generateTask(sub, "cm2d-a", i), "gt");
-        const task = b.manifest.task;
+        const task = b.manifest.task!;
         const a = await r2.answer({ task, bundle: b });
         if (a.status === "parsed") answered++;
         if (a.answer === task.answer) right2++;
@@ -43,7 +43,7 @@ describe("symbolic-2d Cognitive Mapping: rooms from the furniture a walk shows",
     let checked = 0;
     for (let i = 0; i < 8 && checked < 2; i++) {
       const b = bundleOf(generateTask("connectivity", "cm2d-a", i), "gt");
-      const task = b.manifest.task;
+      const task = b.manifest.task!;
       const a = await r2.answer({ task, bundle: b });
       if (a.answer !== "Yes" || task.answer !== "Yes") continue;
       const room = /Are (\S+) and/.exec(task.question)![1]!.replace(/_\d+$/, "");
@@ -63,7 +63,7 @@ describe("symbolic-2d Cognitive Mapping: rooms from the furniture a walk shows",
       if (!/^Which room does/.test(task0.question)) continue;
       asked++;
       const b = bundleOf(task0, "gt");
-      const task = b.manifest.task;
+      const task = b.manifest.task!;
       const a = await r2.answer({ task, bundle: b });
       if (a.answer === task.answer) right2++;
       if (/m away on the floor/.test(a.reason ?? "")) byFloor++;

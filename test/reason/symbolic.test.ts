@@ -71,7 +71,7 @@ describe("symbolic-2d: what projection loses", () => {
     for (const sub of ["geometric_configuration", "linear_alignment", "spatial_distance"] as const)
       for (let i = 0; i < 10; i++) {
         const b = bundleOf(generateTask(sub, "depth-sensitive", i), "single");
-        const task = b.manifest.task;
+        const task = b.manifest.task!;
         const structure = new Set(b.manifest.instances.filter((e) => e.structure).map((e) => e.id));
         const cloud = backprojectViews(b.views, bundleCategories(b), { excludeIds: structure });
         const graph = buildSceneGraph(cloud, b, { masks: "instance", instances: "fusion" }).graph;

@@ -177,7 +177,7 @@ describe("noisy: confidence and dropout", () => {
     let g = 0, ng = 0, o = 0, no = 0;
     for (let k = 4; k < 12 && (ng <= 200 || no <= 200); k++) {
       const glassBundle = realBundle("material_transparency", "noisy-b", "gt", k);
-      const glassIds = new Set(glassBundle.manifest.task.objects.filter((x) => x.transparent).map((x) => x.id));
+      const glassIds = new Set(glassBundle.manifest.task!.objects.filter((x) => x.transparent).map((x) => x.id));
       expect(glassIds.size).toBeGreaterThan(0);
       const gm = syntheticConfidence(glassBundle, "cues");
       g = ng = o = no = 0;

@@ -51,7 +51,7 @@ describe("appearance labels", () => {
 
   it("the view-hallucination target seen from its ambiguous side is judged part-hidden, and the graph carries the label distribution", async () => {
     const b = generatedBundle("view_hallucination", "appearance", 0, "single");
-    const target = b.manifest.task.objects.find((o) => o.role === "target")!;
+    const target = b.manifest.task!.objects.find((o) => o.role === "target")!;
     const ev = computeEvidence(b, "instance");
     const { labels } = appearanceEvidence(b, ev, "0");
     const hit = ev.segments.filter((s) => b.views[s.view]!.ids.includes(target.id) && s.label === target.category);

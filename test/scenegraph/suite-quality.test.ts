@@ -12,7 +12,7 @@ describe("graphs from ground-truth clouds", () => {
     let matched = 0, nodes = 0, observed = 0, matchedObserved = 0, relCorrect = 0, relPred = 0;
     for (const sub of BUILTIN_SUBCATEGORIES) {
       const b = generatedBundle(sub, "quality", 0, "gt");
-      const task = b.manifest.task;
+      const task = b.manifest.task!;
       const structure = new Set(b.manifest.instances.filter((e) => e.structure).map((e) => e.id));
       const cloud = backprojectViews(b.views, bundleCategories(b), { excludeIds: structure });
       const r = buildSceneGraph(cloud, b, { masks: "instance", instances: "fusion" });

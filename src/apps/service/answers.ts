@@ -81,6 +81,7 @@ export class AnswerService {
     }
     const bundleDir = this.ctx.store.bundleDir(bundle, "body.bundle");
     const task0 = readManifest(bundleDir).task;
+    if (!task0) throw new HttpError(400, "invalid_request", "body.bundle: this bundle has no task record (a scene of one's own, esi3d import); the service answers a bundle's task question: ask a scene of one's own with esi3d ask BUNDLE --question", "body.bundle");
     const task: Task = b.question !== undefined ? { ...task0, question: b.question } : task0;
     let a: ReasonerAnswer;
     if (offline) {

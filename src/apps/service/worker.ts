@@ -55,7 +55,9 @@ export default async function work(job: ServerJob): Promise<GraphResult | Finish
     switch (job.kind) {
       case "graph": {
         const r = await graphOfBundle(readBundle(job.bundleDir), job.options);
-        return { ok: true, graph: r.graph, diagnosis: r.diagnosis!, ms: performance.now() - t };
+        // the service stores each graph with its diagnosis; a bundle of one's own (no task) has none
+        if (!r.diagnosis) return { ok: false, status: 400, code: "invalid_request", message: "body.bundle: this bundle has no task record (a scene of one's own, esi3d import), so no diagnosis; build its graph with esi3d graph BUNDLE", field: "body.bundle" };
+        return { ok: true, graph: r.graph, diagnosis: r.diagnosis, ms: performance.now() - t };
       }
       case "finish":
         return { ok: true, views: finishBundle(job), ms: performance.now() - t };

@@ -19,7 +19,11 @@ import { addSchemaFlags, intOption, parseSchemaFlags } from "../../core/flags.js
 import { MIN_TOKEN_LENGTH, serverToken } from "../../core/http/access.js";
 import { readBundle } from "../../../bridge/bundle/io.js";
 import { diagnosisTable } from "../../../scenegraph/diagnosisTable.js";
-import { graphOfBundle, GRAPH_PIPELINE_FLAGS, GraphPipelineOptionsSchema, type GraphPipelineOptions } from "../../../scenegraph/pipeline.js";
+import { graphOfBundle, GRAPH_PIPELINE_FLAGS, GraphPipelineOptionsSchema, masksForBundle, type GraphPipelineOptions } from "../../../scenegraph/pipeline.js";
+import { freeQuestionTask } from "../../../bridge/bundle/freeTask.js";
+
+/** What the page shows as the question of a bundle without a task record (a scene of one's own). */
+const NO_TASK_QUESTION = { question: "(no task record: a scene of one's own; esi3d ask BUNDLE --question \"...\" asks it one)", answer_format: "choice" as const, options: [] };
 import { PACKAGE_VERSION } from "../../core/version.js";
 import { checkWritable, writeFileAtomic } from "../../core/fs.js";
 import { CONCEPTGRAPHS_FILES, writeConceptGraphs } from "../../../scenegraph/export.js";
@@ -129,21 +133,23 @@ function checkStep(insp: RunInspection, keys: string[], step: number): void {
   }
 }
 
-async function inspectBundle(dir: string, opts: InspectOpts, graphOptions: GraphPipelineOptions): Promise<void> {
+async function inspectBundle(dir: string, opts: InspectOpts, graphOptions: GraphPipelineOptions, masksGiven: boolean): Promise<void> {
   if (opts.serve) throw new InputError(`${dir}: --serve needs a run directory (esi3d run --out DIR); for a bundle, write a page with -o page.html`);
   if (opts.task) throw new InputError(`--task: only for a run directory; ${dir} is a frame bundle`);
   if (opts.step !== undefined) throw new InputError(`--step: only for an active episode of a run directory; ${dir} is a frame bundle`);
   const source = opts.source ?? "gt";
   if (!(SOURCES as readonly string[]).includes(source)) throw new InputError(`--source: expected one of ${SOURCES.join(", ")} for a bundle, got "${source}"`);
   const bundle = readBundle(dir);
-  const r = await graphOfBundle(bundle, { ...graphOptions, source: source as GraphPipelineOptions["source"] });
+  const m0 = masksForBundle(bundle, graphOptions, masksGiven);
+  if (m0.note) log(m0.note);
+  const r = await graphOfBundle(bundle, { ...m0.options, source: source as GraphPipelineOptions["source"] });
   for (const note of r.notes) log(note);
   if (opts.paradigm && opts.paradigm !== bundle.manifest.paradigm) throw new InputError(`--paradigm ${opts.paradigm}: the bundle ${dir} holds ${bundle.manifest.paradigm} views`);
   if (!(opts.out || exportsAsked(opts))) {
-    process.stdout.write(opts.json ? JSON.stringify(r.diagnosis, null, 1) + "\n" : diagnosisTable(r.graph, r.diagnosis!));
+    process.stdout.write(opts.json ? JSON.stringify(r.diagnosis ?? r.graph, null, 1) + "\n" : diagnosisTable(r.graph, r.diagnosis));
     return;
   }
-  const insp = new BundleInspection({ paradigm: bundle.manifest.paradigm, source, task: bundle.manifest.task, bundle, cloud: r.cloud, graph: r.graph, members: r.members, diagnosis: r.diagnosis!, timings_ms: {} }, PACKAGE_VERSION);
+  const insp = new BundleInspection({ paradigm: bundle.manifest.paradigm, source, task: bundle.manifest.task ?? { ...freeQuestionTask(bundle.manifest, NO_TASK_QUESTION), answer: "(none: no task record)" }, bundle, cloud: r.cloud, graph: r.graph, members: r.members, diagnosis: r.diagnosis, timings_ms: {} }, PACKAGE_VERSION);
   await writeOutputs(insp, [insp.refs[0]!.key], opts, []);
 }
 
@@ -200,6 +206,6 @@ export function registerInspect(program: Command): void {
     .option("--json", "print the diagnosis as JSON instead of tables")
     .action(async (dir: string, opts: InspectOpts) => {
       if (isRunDir(dir)) await inspectRun(dir, opts);
-      else await inspectBundle(dir, opts, parseSchemaFlags(cmd, GraphPipelineOptionsSchema, GRAPH_PIPELINE_FLAGS, { source: "gt" }));
+      else await inspectBundle(dir, opts, parseSchemaFlags(cmd, GraphPipelineOptionsSchema, GRAPH_PIPELINE_FLAGS, { source: "gt" }), cmd.getOptionValueSource("masks") === "cli");
     });
 }

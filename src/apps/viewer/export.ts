@@ -79,14 +79,14 @@ export async function encodeGlb(d: VariantData): Promise<Uint8Array> {
     return doc.createNode(name).setMesh(doc.createMesh(name).addPrimitive(primitive(Primitive.Mode.LINES, edges, colors))).setExtras(extras);
   };
   const predicted = doc.createNode("predicted boxes").setExtras({ colours: "by status: matched green, duplicate orange, merged purple, hallucinated red" });
-  const status = new Map(d.diagnosis.nodes.map((n) => [n.node, n]));
+  const status = new Map((d.diagnosis?.nodes ?? []).map((n) => [n.node, n]));
   for (const n of d.graph.nodes) {
     const dn = status.get(n.id);
     predicted.addChild(lines(`${n.id} ${n.label} (${dn?.status ?? "?"})`, n.box, statusColor(dn?.status ?? ""), { id: n.id, label: n.label, status: dn?.status ?? null, object: dn?.object_name ?? null, twin: dn?.twin ?? null, points: n.raw_point_count }));
   }
   scene.addChild(predicted);
   const truth = doc.createNode("true boxes").setExtras({ colours: "recovered grey, missed magenta" });
-  const objStatus = new Map(d.diagnosis.objects.map((o) => [o.id, o]));
+  const objStatus = new Map((d.diagnosis?.objects ?? []).map((o) => [o.id, o]));
   for (const o of taskInfo(d.task).objects) {
     const st = objStatus.get(o.id)?.status ?? "missed-unseen";
     truth.addChild(lines(`o${o.id} ${o.name} (${st})`, { centre: o.centre, extent: o.extent, yaw: o.yaw }, st === "matched" ? TRUTH_COLOR : MISSED_COLOR, { id: o.id, name: o.name, category: o.category, status: st, node: objStatus.get(o.id)?.node ?? null }));

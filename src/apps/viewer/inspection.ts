@@ -168,8 +168,9 @@ export class BundleInspection implements Inspection {
     private readonly version: string,
   ) {
     this.task = d.task;
-    const m = d.diagnosis.metrics;
-    this.refs = [{ key: variantKey(d.paradigm, d.source), paradigm: d.paradigm, source: d.source, f1_observed: m.f1_observed, duplicates: m.duplicates, hallucinated: m.hallucinated, merged: m.merged, missed: m.missed_lost + m.missed_unseen, correct: null, arm: "3d", steps: null }];
+    // a bundle without a task has no diagnosis: its headline numbers are 0, as for a 2D arm's variant
+    const m = d.diagnosis?.metrics;
+    this.refs = [{ key: variantKey(d.paradigm, d.source), paradigm: d.paradigm, source: d.source, f1_observed: m?.f1_observed ?? 0, duplicates: m?.duplicates ?? 0, hallucinated: m?.hallucinated ?? 0, merged: m?.merged ?? 0, missed: m ? m.missed_lost + m.missed_unseen : 0, correct: null, arm: "3d", steps: null }];
   }
 
   meta(opts: { mode: PageMeta["mode"]; api: string | null; tasks: PageMeta["tasks"] }): PageMeta {

@@ -230,7 +230,8 @@ export interface VariantData {
   cloud: PointCloud;
   graph: SceneGraph;
   members: Uint32Array[];
-  diagnosis: Diagnosis;
+  /** null for a bundle without a task record (nothing to diagnose against) */
+  diagnosis: Diagnosis | null;
   timings_ms: Record<string, number>;
 }
 
@@ -258,7 +259,8 @@ export function buildVariant(v: VariantInput): Variant {
     episode: v.episode ?? null,
     graph: v.graph,
     diagnosis: v.diagnosis,
-    explanations: explainDiagnosis(v),
+    // a bundle without a task has no diagnosis, so no status to explain
+    explanations: v.diagnosis ? explainDiagnosis({ ...v, diagnosis: v.diagnosis }) : null,
     record3d: v.record3d,
     record2d: v.record2d,
     prompt: v.prompt,

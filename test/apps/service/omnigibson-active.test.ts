@@ -117,7 +117,7 @@ describe("capture.py --paradigm active on the OmniGibson 3.9.2 stand-in", () => 
     const bundle = readBundle(join(serve.data, "bundles", out.active));
     expect(bundle.manifest.simulator).toBe("omnigibson/3.9.2");
     expect(bundle.views.length).toBe(served.views);
-    const task = bundle.manifest.task;
+    const task = bundle.manifest.task!;
     const { config, arm } = episodeConfig(EpisodeOptionsSchema.parse(episode));
     const replay = await runActiveEpisode({ task, config, arm, agent: createExplorerAgent(config.explorer, task, arm ? "3d" : "2d"), env: new ReplayEnvironment(bundle, steps), trueRelations: trueRelations(task) });
     const { key, reasoner } = episodeIdentity(task, arm);

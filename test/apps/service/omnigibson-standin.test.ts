@@ -74,8 +74,8 @@ describe.each(Object.keys(VERSIONS) as Version[])("capture.py on the OmniGibson 
     expect(m.simulator).toBe(`omnigibson/${version}`);
     expect(m.image).toEqual({ width: 1280, height: 720 });
     const task = JSON.parse(readFileSync(join(tasks, "esi-0789.json"), "utf8"));
-    expect(m.task.objects.every((o) => o.extent_source === "capture")).toBe(true);
-    expect(m.task.objects.find((o) => o.category === "sofa")!.model).toBe("sofa/qnnwmp");
+    expect(m.task!.objects.every((o) => o.extent_source === "capture")).toBe(true);
+    expect(m.task!.objects.find((o) => o.category === "sofa")!.model).toBe("sofa/qnnwmp");
     // the camera is ESI's recorded pose: 12.png
     const v = task.candidate_views.find((c: { name: string }) => c.name === task.initial_view);
     const E = m.views[0]!.extrinsic;
@@ -89,7 +89,7 @@ describe.each(Object.keys(VERSIONS) as Version[])("capture.py on the OmniGibson 
     const buf = readFileSync(join(serve.data, "bundles", out.single, view.depth));
     const depth = new Float32Array(buf.buffer, buf.byteOffset, buf.byteLength / 4);
     let seen = 0;
-    for (const o of m.task.objects.filter((x) => x.role === "target")) {
+    for (const o of m.task!.objects.filter((x) => x.role === "target")) {
       const p = projectPoint(E, view.intrinsics, o.position);
       expect(p.z, `object ${o.id} in front of the camera`).toBeGreaterThan(0);
       const k = Math.round(p.v) * 1280 + Math.round(p.u);
@@ -153,7 +153,7 @@ describe("capture.py paradigms and undone fixes (stand-ins)", () => {
   it("placing recorded boxes by base link would put them off their recorded centres", () => {
     const script = mutated("obj.set_bbox_center_position_orientation(position=self.tensor(o[\"position\"]), orientation=quat)", "obj.set_position_orientation(position=self.tensor(o[\"position\"]), orientation=quat, frame=\"scene\")");
     const task = JSON.parse(readFileSync(join(tasks, "esi-2805.json"), "utf8"));
-    const off = (bundle: string) => Math.max(...manifestOf(bundle).task.objects.map((o, i) => Math.hypot(o.position[0] - task.objects[i].position[0], o.position[1] - task.objects[i].position[1], o.position[2] - task.objects[i].position[2])));
+    const off = (bundle: string) => Math.max(...manifestOf(bundle).task!.objects.map((o, i) => Math.hypot(o.position[0] - task.objects[i].position[0], o.position[1] - task.objects[i].position[1], o.position[2] - task.objects[i].position[2])));
     const good = capture("3.9.2", "esi-2805.json", "single", serve.url);
     expect(good.code, good.stderr).toBe(0);
     expect(off(JSON.parse(good.stdout.trim()).single)).toBeLessThan(1e-5);

@@ -26,7 +26,8 @@ const KEY = "multi__noisy";
 const ROUNDING = 6e-4;
 
 let run: string;
-let data: VariantData;
+/** A run's variant always has its diagnosis (a task-free bundle has none). */
+let data: VariantData & { diagnosis: NonNullable<VariantData["diagnosis"]> };
 let ex: Explanations;
 let browser: Browser;
 
@@ -39,7 +40,9 @@ describe("every status explained", () => {
     run = join(out, "run");
     const r = esi3d(["run", "--per-subcategory", "1", "--subcategories", "merged_observation", "--paradigm", "multi", "--source", "noisy", "--concurrency", "2", "--out", run]);
     expect(r.code, r.stderr).toBe(0);
-    data = await new RunInspection(openRun(run), TASK, "test").data(KEY);
+    const d = await new RunInspection(openRun(run), TASK, "test").data(KEY);
+    if (!d.diagnosis) throw new Error(`${KEY}: a run's variant without a diagnosis`);
+    data = { ...d, diagnosis: d.diagnosis };
     ex = explainDiagnosis(data);
     browser = await launchChromium();
   }, SETUP_TIMEOUT_MS);

@@ -4,7 +4,8 @@ import { readBundle, type FrameBundle } from "../../../../bridge/bundle/io.js";
 import { readTaskFile } from "../../../../bridge/task/io.js";
 import type { AnswerFormat, Task } from "../../../../bridge/task/schema.js";
 import { readSceneGraphFile } from "../../../../scenegraph/io.js";
-import { graphOfBundle, GRAPH_PIPELINE_FLAGS, GraphPipelineOptionsSchema } from "../../../../scenegraph/pipeline.js";
+import { graphOfBundle, GRAPH_PIPELINE_FLAGS, GraphPipelineOptionsSchema, masksForBundle } from "../../../../scenegraph/pipeline.js";
+import { freeQuestionTask } from "../../../../bridge/bundle/freeTask.js";
 import type { SceneGraph } from "../../../../scenegraph/types.js";
 import { InputError } from "../../../core/errors.js";
 import { addSchemaFlags, parseFlagValue, parseSchemaFlags } from "../../../core/flags.js";
@@ -40,12 +41,12 @@ interface AskOpts {
   saveEpisode?: string;
 }
 
-/** A question of one's own replaces the task's question, options and format (the answer is not scored). */
-function withQuestion(task: Task, question: string, optionList: string | undefined): Task {
+/** A question of one's own: its text, options and format (the answer is not scored). */
+function withQuestion(question: string, optionList: string | undefined): Pick<Task, "question" | "answer_format" | "options" | "answer"> {
   const options = optionList?.split(",").map((s) => s.trim()).filter(Boolean);
   const fmt = inferFormat(question, options);
   const opt = options ?? (fmt === "yes_no" ? ["yes", "no"] : []);
-  return { ...task, question, answer_format: fmt, options: opt, answer: opt[0] ?? "0" };
+  return { question, answer_format: fmt, options: opt, answer: opt[0] ?? "0" };
 }
 
 export function registerAsk(program: Command): void {
@@ -58,7 +59,7 @@ export function registerAsk(program: Command): void {
   // --images switches to the VLM 2D baseline, so it has no default here
   addSchemaFlags(cmd, ImageOptionsSchema, IMAGE_FLAGS, { maxImages: ImageOptionsSchema.shape.maxImages.parse(undefined) });
   addSchemaFlags(cmd, LlmOptionsSchema, LLM_FLAGS)
-    .option("--question <text>", "a question of your own (default: the bundle's task question, which is then scored)")
+    .option("--question <text>", "a question of your own (default: the bundle's task question, which is then scored; a bundle without a task, e.g. an imported scene, needs one)")
     .option("--options <list>", "answer options for --question, comma-separated")
     .option("--task <file>", "the task record, when the input is a graph JSON")
     .option("--reasoner <name>", ReasonerSpecSchema.description ?? "", "symbolic")
@@ -85,7 +86,7 @@ export function registerAsk(program: Command): void {
       } else {
         const wants2d = reasonerName === "symbolic-2d" || !!images;
         let task = episodeTask(input);
-        if (custom) task = withQuestion(task, custom, opts.options);
+        if (custom) task = { ...task, ...withQuestion(custom, opts.options) };
         const r = await askEpisode({
           task,
           reasoner: reasonerName,
@@ -110,9 +111,13 @@ export function registerAsk(program: Command): void {
       const wantsBundle = reasonerName === "symbolic-2d" || !!images;
       if (statSync(input).isDirectory()) {
         bundle = readBundle(input);
-        task = bundle.manifest.task;
+        if (bundle.manifest.task) task = bundle.manifest.task;
+        else if (custom) task = freeQuestionTask(bundle.manifest, withQuestion(custom, opts.options));
+        else throw new InputError(`--question: ${input} has no task record (${bundle.manifest.simulator}: a scene of one's own), so it has no question of its own; ask one with --question "..." and an LLM reasoner`);
         if (!wantsBundle && reasonerName !== "shortcut") {
-          const r = await graphOfBundle(bundle, parseSchemaFlags(cmd, GraphPipelineOptionsSchema, GRAPH_PIPELINE_FLAGS), { diagnose: false, log: (m) => process.stderr.write(`vggt: ${m}\n`) });
+          const m0 = masksForBundle(bundle, parseSchemaFlags(cmd, GraphPipelineOptionsSchema, GRAPH_PIPELINE_FLAGS), cmd.getOptionValueSource("masks") === "cli");
+          if (m0.note) process.stderr.write(`ask: ${m0.note}\n`);
+          const r = await graphOfBundle(bundle, m0.options, { diagnose: false, log: (m) => process.stderr.write(`vggt: ${m}\n`) });
           for (const note of r.notes) process.stderr.write(`ask: ${note}\n`);
           graph = r.graph;
         }
@@ -122,7 +127,7 @@ export function registerAsk(program: Command): void {
         if (!opts.task) throw new InputError(`--task: give the task record of ${input} (its question, options and viewpoint)`);
         task = readTaskFile(opts.task);
       }
-      if (custom) task = withQuestion(task, custom, opts.options);
+      if (custom) task = { ...task, ...withQuestion(custom, opts.options) };
       const a = await reasoner.answer({ task, graph, bundle, ...format, images, maxImages });
       const out: string[] = [];
       out.push(`question: ${task.question}`);

@@ -25,13 +25,14 @@ import type { ActiveAgent } from "../../../reason/active/types.js";
 import type { LlmOptionsSchema } from "../../../llm/options.js";
 import type { GraphFormat } from "../../../prompt/formats.js";
 import { columnWidths, tableRow } from "../../../core/table.js";
+import { requireTask } from "../../../../bridge/bundle/freeTask.js";
 
 /** The paradigms `ask` runs itself; a bundle already is its passive paradigm's views. */
 export const ASK_PARADIGMS = ["active"] as const;
 
 /** The task an episode starts from: a task JSON, or a bundle's task (never a graph: it has no simulator scene). */
 export function episodeTask(input: string): Task {
-  if (statSync(input).isDirectory()) return readManifest(input).task;
+  if (statSync(input).isDirectory()) return requireTask(readManifest(input), input, "--paradigm active (an episode explores the task's scene in the simulator)");
   let format: unknown;
   try {
     format = (JSON.parse(readFileSync(input, "utf8")) as { format?: unknown })?.format;

@@ -2,7 +2,8 @@ import type { Command } from "commander";
 import { readBundle } from "../../../../bridge/bundle/io.js";
 import { CONCEPTGRAPHS_FILES, pointNodes, writeConceptGraphs } from "../../../../scenegraph/export.js";
 import { writePly } from "../../../../reconstruct/ply.js";
-import { graphOfBundle, GRAPH_PIPELINE_FLAGS, GraphPipelineOptionsSchema } from "../../../../scenegraph/pipeline.js";
+import { graphOfBundle, GRAPH_PIPELINE_FLAGS, GraphPipelineOptionsSchema, masksForBundle } from "../../../../scenegraph/pipeline.js";
+import { requireTask } from "../../../../bridge/bundle/freeTask.js";
 import { addSchemaFlags, parseSchemaFlags } from "../../../core/flags.js";
 import { checkWritable, writeJsonAtomic } from "../../../core/fs.js";
 import { fix } from "../../../core/table.js";
@@ -11,7 +12,7 @@ export function registerGraph(program: Command): void {
   const cmd = program.command("graph").description("build a scene graph (nodes, relations, evidence) from a frame bundle").argument("<bundle>", "frame bundle directory");
   addSchemaFlags(cmd, GraphPipelineOptionsSchema, GRAPH_PIPELINE_FLAGS)
     .requiredOption("-o, --out <file>", "scene-graph JSON (esi3d-graph/1, docs/scene-graph.md)")
-    .option("--diagnosis <file>", "also write the quality diagnosis against the ground truth (JSON)")
+    .option("--diagnosis <file>", "also write the quality diagnosis against the ground truth (JSON; needs the bundle's task record)")
     .option("--ply <file>", "also write the graph's point cloud as PLY, each point's node in the int property \"node\" (-1 = in no node; docs/exports.md)")
     .option("--conceptgraphs <dir>", `also write a ConceptGraphs export: the object map its scripts load (${CONCEPTGRAPHS_FILES.map}), ${CONCEPTGRAPHS_FILES.nodes}, ${CONCEPTGRAPHS_FILES.edges} (docs/exports.md)`)
     .action(async (bundleDir: string, opts: { out: string; diagnosis?: string; ply?: string; conceptgraphs?: string }) => {
@@ -21,14 +22,19 @@ export function registerGraph(program: Command): void {
       if (opts.diagnosis) checkWritable(opts.diagnosis, "file");
       if (opts.ply) checkWritable(opts.ply, "file");
       if (opts.conceptgraphs) checkWritable(opts.conceptgraphs, "dir");
-      const r = await graphOfBundle(readBundle(bundleDir), options, { log: (m) => process.stderr.write(`vggt: ${m}\n`) });
+      const bundle = readBundle(bundleDir);
+      if (opts.diagnosis) requireTask(bundle.manifest, bundleDir, "--diagnosis (the ground truth to diagnose against)");
+      const m0 = masksForBundle(bundle, options, cmd.getOptionValueSource("masks") === "cli");
+      if (m0.note) process.stderr.write(`graph: ${m0.note}\n`);
+      const r = await graphOfBundle(bundle, m0.options, { log: (m) => process.stderr.write(`vggt: ${m}\n`) });
       for (const note of r.notes) process.stderr.write(`graph: ${note}\n`);
-      const diagnosis = r.diagnosis!;
+      const diagnosis = r.diagnosis;
       writeJsonAtomic(opts.out, r.graph);
-      if (opts.diagnosis) writeJsonAtomic(opts.diagnosis, diagnosis);
+      if (opts.diagnosis && diagnosis) writeJsonAtomic(opts.diagnosis, diagnosis);
       if (opts.ply) writePly(r.cloud, opts.ply, { nodes: pointNodes(r.cloud.count, r.graph, r.members) });
       if (opts.conceptgraphs) writeConceptGraphs(opts.conceptgraphs, r.graph, r.cloud, r.members);
-      const m = diagnosis.metrics;
-      process.stdout.write(`wrote ${opts.out}: ${r.graph.nodes.length} nodes, ${r.graph.relations.length} relations (node F1 ${fix(m.f1_observed)} on observed objects, ${m.duplicates} duplicate(s), ${m.hallucinated} hallucinated)\n`);
+      const m = diagnosis?.metrics;
+      const quality = m ? ` (node F1 ${fix(m.f1_observed)} on observed objects, ${m.duplicates} duplicate(s), ${m.hallucinated} hallucinated)` : " (no task record: no ground truth to diagnose against)";
+      process.stdout.write(`wrote ${opts.out}: ${r.graph.nodes.length} nodes, ${r.graph.relations.length} relations${quality}\n`);
     });
 }

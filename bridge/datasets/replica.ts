@@ -1,0 +1,45 @@
+/**
+ * Replica as NICE-SLAM distributes it: <scene>/results/frameNNNNNN.jpg and depthNNNNNN.png (uint16,
+ * 6553.5 per metre), <scene>/traj.txt (one camera-to-world 4x4 per line, 16 numbers, OpenCV axes: NICE-SLAM
+ * flips y and z only after loading, for its renderer), and cam_params.json in the scene folder or the one
+ * above it (`camera: {w, h, fx, fy, cx, cy, scale}`); without it, NICE-SLAM's Replica camera 600/600/599.5/
+ * 339.5 at 1200x680 (configs/Replica/replica.yaml). The up axis of the world is not stated (give --up).
+ */
+import { existsSync } from "node:fs";
+import { basename, join } from "node:path";
+import { z } from "zod";
+import { readJsonFile } from "../../src/core/fs.js";
+import { checkRigid, extrinsicOfCameraToWorld, numbersOf, readText } from "./matrices.js";
+import { framesIn, requireDir } from "./files.js";
+import { DatasetError, type DatasetFrame, type DatasetScene } from "./scene.js";
+
+/** NICE-SLAM's Replica png_depth_scale. */
+export const REPLICA_DEPTH_SCALE = 6553.5;
+/** NICE-SLAM's Replica camera (configs/Replica/replica.yaml). */
+export const REPLICA_CAMERA = { w: 1200, h: 680, fx: 600, fy: 600, cx: 599.5, cy: 339.5, scale: REPLICA_DEPTH_SCALE };
+
+const CamParamsSchema = z.object({
+  camera: z.object({ w: z.number().int().positive(), h: z.number().int().positive(), fx: z.number().positive(), fy: z.number().positive(), cx: z.number(), cy: z.number(), scale: z.number().positive() }),
+});
+
+export function readReplica(dir: string): DatasetScene {
+  const results = requireDir(dir, "results", "Replica (NICE-SLAM)");
+  const trajFile = join(dir, "traj.txt");
+  const rows = readText(trajFile, "camera trajectory, one 4x4 camera-to-world per line").split(/\r?\n/).filter((l) => l.trim());
+  const camFile = [join(dir, "cam_params.json"), join(dir, "..", "cam_params.json")].find((f) => existsSync(f));
+  const cam = camFile ? readJsonFile(camFile, CamParamsSchema, "Replica cam_params.json (camera: w, h, fx, fy, cx, cy, scale)").camera : REPLICA_CAMERA;
+  const depthFrames = framesIn(results, ".png").filter((f) => f.stem.startsWith("depth"));
+  if (depthFrames.length === 0) throw new DatasetError(results, "no depth images (depthNNNNNN.png)");
+  const frames: DatasetFrame[] = depthFrames.map((f) => {
+    const index = Number(f.stem.slice("depth".length));
+    const row = rows[index];
+    if (row === undefined) throw new DatasetError(trajFile, `has ${rows.length} poses; results/${f.stem}.png needs line ${index + 1}`);
+    const n = numbersOf(row);
+    if (!n || n.length !== 16) throw new DatasetError(trajFile, `expected 16 numbers (a 4x4 camera-to-world matrix), found ${n ? n.length : "a token that is not a number"}`, `line ${index + 1}`);
+    checkRigid(n, trajFile, `line ${index + 1}`);
+    const stem = f.stem.slice("depth".length);
+    return { name: `frame${stem}`, rgb: join(results, `frame${stem}.jpg`), depth: f.file, extrinsic: extrinsicOfCameraToWorld(n), intrinsics: { fx: cam.fx, fy: cam.fy, cx: cam.cx, cy: cam.cy }, intrinsicsSize: { width: cam.w, height: cam.h } };
+  });
+  const notes = [camFile ? `camera from ${camFile}` : "no cam_params.json: NICE-SLAM's Replica camera (600/600/599.5/339.5 at 1200x680)", "no 2D instance masks in this layout", "world up axis not stated by the layout (give --up)"];
+  return { layout: "replica", name: basename(dir), dir, frames, depthScale: cam.scale, up: null, notes };
+}
