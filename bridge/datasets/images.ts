@@ -1,10 +1,11 @@
 /**
- * The images of RGB-D datasets: 16-bit depth PNGs in raw units (mm, 1/5000 m, 1/6553.5 m), colour PNGs,
+ * The images of RGB-D datasets: 16-bit depth PNGs in raw units (mm, 1/5000 m, 1/6553.5 m), colour PNGs or JPEGs,
  * 8/16-bit instance-id PNGs, and the resampling that puts colour and masks on the depth image's grid
  * (a bundle's images share one size; ScanNet's colour is 1296x968 against 640x480 depth).
  */
 import { existsSync, readFileSync } from "node:fs";
 import { extname } from "node:path";
+import jpeg from "jpeg-js";
 import { decodePng, PngError, rgbOf, type DecodedPng } from "../bundle/png.js";
 import type { Intrinsics } from "../../src/core/math/camera.js";
 import { DatasetError, type ImageSize } from "./scene.js";
@@ -34,32 +35,50 @@ export function readDepthPng(file: string, unitsPerMetre: number, size?: ImageSi
 }
 
 /**
- * The colour file of a frame. esi3d decodes PNG only (no JPEG decoder ships with it): a `.jpg` frame is read
- * from a `.png` of the same name next to it, and refused, naming both, when there is none.
+ * JPEG decoding (jpeg-js, pure JS) refuses a frame that would need more than this much memory (MB): a
+ * 1920x1440 ScanNet++ frame needs about 11 MB, so this only stops a corrupt header from allocating gigabytes.
+ */
+const JPEG_MAX_MEMORY_MB = 512;
+const JPEG_EXTENSIONS = new Set([".jpg", ".jpeg"]);
+
+const isJpeg = (file: string) => JPEG_EXTENSIONS.has(extname(file).toLowerCase());
+
+/** 8-bit RGB of a baseline or progressive JPEG (ScanNet, ScanNet++ and Replica ship their colour so). */
+function readJpeg(file: string): { width: number; height: number; channels: number; data: Uint8Array } {
+  if (!existsSync(file)) throw new DatasetError(file, "missing (colour image)");
+  try {
+    const img = jpeg.decode(readFileSync(file), { useTArray: true, formatAsRGBA: false, maxMemoryUsageInMB: JPEG_MAX_MEMORY_MB });
+    return { width: img.width, height: img.height, channels: 3, data: img.data };
+  } catch (e) {
+    throw new DatasetError(file, `not a readable JPEG colour image: ${(e as Error).message}`);
+  }
+}
+
+/**
+ * The colour file of a frame: the file the layout names when it exists, else a PNG of the same name beside
+ * it (colour converted by the user), else refused naming both.
  */
 export function colourFile(file: string): string {
-  const ext = extname(file).toLowerCase();
-  if (ext === ".png") return file;
+  if (existsSync(file)) return file;
+  const ext = extname(file);
   const png = file.slice(0, file.length - ext.length) + ".png";
-  if (existsSync(png)) return png;
-  if (existsSync(file))
-    throw new DatasetError(file, `JPEG colour is not decoded by esi3d (it ships no JPEG decoder); convert the frames to PNG next to them (e.g. mogrify -format png *.jpg), and ${png} is read instead`);
-  throw new DatasetError(file, `missing (colour image; ${png} is read too)`);
+  if (ext.toLowerCase() !== ".png" && existsSync(png)) return png;
+  throw new DatasetError(file, `missing (colour image${ext.toLowerCase() !== ".png" ? `; ${png} is read too` : ""})`);
 }
 
-/** Header-only size of a PNG (for intrinsics given at the colour image's size). */
-export function pngSize(file: string, what: string): ImageSize {
-  const png = readPng(file, what);
-  return { width: png.width, height: png.height };
+/** The size of a colour image, PNG or JPEG (for intrinsics given at the colour image's size). */
+export function colourSize(file: string): ImageSize {
+  const img = isJpeg(file) ? readJpeg(file) : readPng(file, "colour image");
+  return { width: img.width, height: img.height };
 }
 
-/** 8-bit RGB of a colour PNG, resampled bilinearly (pixel centres aligned) to `size` when it differs. */
-export function readColourPng(file: string, size: ImageSize): Uint8Array {
-  const png = readPng(file, "colour image");
-  if (png.bitDepth !== 8 || png.channels < 3) throw new DatasetError(file, `expected an 8-bit RGB or RGBA colour PNG, found ${png.channels} channel(s) at ${png.bitDepth} bits`);
-  checkAspect(file, png, size, "colour image");
-  const rgb = rgbOf(png.data as Uint8Array, png.channels, png.width * png.height);
-  return png.width === size.width && png.height === size.height ? rgb : resampleBilinear(rgb, png, size);
+/** 8-bit RGB of a colour PNG or JPEG, resampled bilinearly (pixel centres aligned) to `size` when it differs. */
+export function readColour(file: string, size: ImageSize): Uint8Array {
+  const img = isJpeg(file) ? readJpeg(file) : readPng(file, "colour image");
+  if (!isJpeg(file) && ((img as DecodedPng).bitDepth !== 8 || img.channels < 3)) throw new DatasetError(file, `expected an 8-bit RGB or RGBA colour PNG, found ${img.channels} channel(s) at ${(img as DecodedPng).bitDepth} bits`);
+  checkAspect(file, img, size, "colour image");
+  const rgb = rgbOf(img.data as Uint8Array, img.channels, img.width * img.height);
+  return img.width === size.width && img.height === size.height ? rgb : resampleBilinear(rgb, img, size);
 }
 
 /** Instance ids of an 8/16-bit greyscale mask PNG, resampled by nearest neighbour to `size`. */

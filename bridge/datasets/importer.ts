@@ -15,7 +15,7 @@ import { BUNDLE_CONVENTIONS, BUNDLE_FORMAT, type BundleManifest } from "../bundl
 import { BundleError } from "../bundle/errors.js";
 import { checkCamera, type ViewPayload } from "../bundle/view.js";
 import { readArkitscenes } from "./arkitscenes.js";
-import { colourFile, readColourPng, readDepthPng, readMaskPng, scaleIntrinsics } from "./images.js";
+import { colourFile, readColour, readDepthPng, readMaskPng, scaleIntrinsics } from "./images.js";
 import { readReplica } from "./replica.js";
 import { readScannet } from "./scannet.js";
 import { readScannetpp } from "./scannetpp.js";
@@ -109,7 +109,7 @@ export function importDataset(layout: DatasetLayout, dir: string, out: string, o
     const extrinsic = W ? turnWorld(f.extrinsic, W) : f.extrinsic;
     checkFrameCamera(f, K, extrinsic, d.size, scene);
     const rgbFile = colourFile(f.rgb);
-    const rgb = readColourPng(rgbFile, d.size);
+    const rgb = readColour(rgbFile, d.size);
     if (f.intrinsicsSize && (f.intrinsicsSize.width !== d.size.width || f.intrinsicsSize.height !== d.size.height)) resized = true;
     const ids = f.mask ? readMaskPng(f.mask, d.size) : new Uint16Array(d.size.width * d.size.height);
     for (let p = 0; p < ids.length; p++) if (ids[p] !== 0 && !known.has(ids[p]!)) (ids[p] = 0), unlabelled++;

@@ -14,7 +14,7 @@ import { z } from "zod";
 import { extrinsicOfCameraToWorld, intrinsicsOfMatrix, isFiniteMatrix, checkRigid, numbersOf, readNumbers, readText, type Mat4 } from "./matrices.js";
 import { framesIn, requireDir } from "./files.js";
 import { DatasetError, type DatasetFrame, type DatasetScene } from "./scene.js";
-import { pngSize } from "./images.js";
+import { colourSize as colourImageSize } from "./images.js";
 
 /** ScanNet's depth_shift: depth PNGs are millimetres. */
 export const SCANNET_DEPTH_SCALE = 1000;
@@ -37,7 +37,7 @@ export function readScannet(dir: string): DatasetScene {
   const K = intrinsicsOfMatrix(readNumbers(kFile, 16, "4x4 intrinsic matrix"), kFile);
   const frames0 = framesIn(depthDir, ".png");
   if (frames0.length === 0) throw new DatasetError(depthDir, "no depth images (<i>.png)");
-  const colourSize = useDepthK ? null : pngSize(colorFrame(colorDir, frames0[0]!.stem), "colour image");
+  const colourSize = useDepthK ? null : colourImageSize(colorFrame(colorDir, frames0[0]!.stem));
   const align = axisAlignment(dir);
   if (align) notes.push(`axisAlignment of ${basename(align.file)} applied (world = the aligned scan)`);
   const maskDir = join(dir, "instance-filt");
@@ -71,8 +71,8 @@ export function readScannet(dir: string): DatasetScene {
   return { layout: "scannet", name: basename(dir), dir, frames, depthScale: SCANNET_DEPTH_SCALE, up: "+z", ...(instances ? { instances } : {}), notes };
 }
 
-/** color/<i>.jpg as the export names it (colourFile then reads the .png beside it). */
-const colorFrame = (colorDir: string, stem: string) => (existsSync(join(colorDir, `${stem}.png`)) ? join(colorDir, `${stem}.png`) : join(colorDir, `${stem}.jpg`));
+/** color/<i>.jpg as the export names it, or a .png of the same name (colour converted by the user). */
+const colorFrame = (colorDir: string, stem: string) => (existsSync(join(colorDir, `${stem}.jpg`)) ? join(colorDir, `${stem}.jpg`) : join(colorDir, `${stem}.png`));
 
 function mul4(a: Mat4, b: Mat4): Mat4 {
   const out: number[] = new Array(16).fill(0);

@@ -12,7 +12,7 @@ import { z } from "zod";
 import { readJsonFile } from "../../src/core/fs.js";
 import { checkRigid, extrinsicOfCameraToWorld, intrinsicsOfMatrix, isFiniteMatrix } from "./matrices.js";
 import { framesIn, requireDir } from "./files.js";
-import { colourFile, pngSize } from "./images.js";
+import { colourFile, colourSize } from "./images.js";
 import { DatasetError, type DatasetFrame, type DatasetScene } from "./scene.js";
 
 /** prepare_iphone_data.py writes depth as uint16 millimetres. */
@@ -50,7 +50,7 @@ export function readScannetpp(dir0: string): DatasetScene {
     }
     checkRigid(c2w, poseFile, `${f.stem}.aligned_pose`);
     const rgb = colourFile(join(rgbDir, `${f.stem}.jpg`));
-    rgbSize ??= pngSize(rgb, "colour image");
+    rgbSize ??= colourSize(rgb);
     frames.push({ name: f.stem, rgb, depth: f.file, extrinsic: extrinsicOfCameraToWorld(c2w), intrinsics: intrinsicsOfMatrix(p.intrinsic.flat(), poseFile, `${f.stem}.intrinsic`), intrinsicsSize: rgbSize });
   }
   if (invalid) notes.push(`${invalid} frame(s) with non-finite aligned_pose left out`);

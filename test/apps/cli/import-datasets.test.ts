@@ -49,13 +49,13 @@ describe("esi3d import <layout>", () => {
     expect(t.stdout).toMatch(/2 views .* of 3 tum frames, world unknown-up-metres, no instance masks/);
   });
 
-  it("bad inputs exit 2 naming the file: missing pose, depth of the wrong size, unparsable intrinsics, JPEG-only colour, unknown layout, esi-bench flags", () => {
+  it("bad inputs exit 2 naming the file: missing pose, depth of the wrong size, unparsable intrinsics, a corrupt JPEG, unknown layout, esi-bench flags", () => {
     const cases: Array<{ edit: (dir: string) => string; args?: string[]; message: RegExp }> = [
       { edit: (d) => (rmSync(join(d, "pose", "110.txt")), join(d, "pose", "110.txt")), message: /missing: depth\/110.png has no pose/ },
       { edit: (d) => (writeFileSync(join(d, "depth", "2.png"), encodePng(64, 48, 1, 16, new Uint16Array(64 * 48))), join(d, "depth", "2.png")), message: /depth image is 64x48, expected 518x392/ },
       { edit: (d) => (writeFileSync(join(d, "intrinsic", "intrinsic_depth.txt"), "fx = 500\n"), join(d, "intrinsic", "intrinsic_depth.txt")), message: /expected 16 numbers \(4x4 intrinsic matrix\)/ },
       { edit: (d) => (writeFileSync(join(d, "pose", "0.txt"), "1 0 0 0\n0 2 0 0\n0 0 1 0\n0 0 0 1\n"), join(d, "pose", "0.txt")), message: /not a rigid transform/ },
-      { edit: (d) => { const f = join(d, "color", "0.png"); writeFileSync(join(d, "color", "0.jpg"), readFileSync(f)); rmSync(f); return join(d, "color", "0.jpg"); }, message: /JPEG colour is not decoded by esi3d/ },
+      { edit: (d) => { const f = join(d, "color", "0.png"); writeFileSync(join(d, "color", "0.jpg"), readFileSync(f)); rmSync(f); return join(d, "color", "0.jpg"); }, message: /not a readable JPEG colour image/ },
       { edit: (d) => d, args: ["--dedupe"], message: /--dedupe: only for esi-bench records/ },
       { edit: (d) => d, args: ["--up", "sideways"], message: /--up: expected one of \+x, -x, \+y, -y, \+z, -z, none/ },
     ];

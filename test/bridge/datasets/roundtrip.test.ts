@@ -4,11 +4,13 @@
  * quantisation), colour and, for ScanNet, instance masks and their categories.
  */
 import { describe, expect, it } from "vitest";
-import { mkdtempSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readBundle, type FrameBundle, type ViewData } from "../../../bridge/bundle/io.js";
 import { importDataset, subsample } from "../../../bridge/datasets/importer.js";
+import * as importedImages from "../../../bridge/datasets/images.js";
 import { DatasetImportOptionsSchema } from "../../../bridge/datasets/options.js";
 import { generatedBundle } from "../../scenegraph/helpers.js";
 import { graphOfBundle } from "../../../scenegraph/pipeline.js";
@@ -18,6 +20,12 @@ const source = generatedBundle("counting_with_occlusion", "datasets", 0, "multi"
 const VIEWS = [0, 7, 14, 21].map((i) => source.views[i]!);
 const tmp = () => mkdtempSync(join(tmpdir(), "esi3d-datasets-"));
 const defaults = DatasetImportOptionsSchema.parse({});
+/** jpeg-js vs libjpeg on a 4:4:4 JPEG: IDCT rounding, measured at most 3 levels (of 255) on a synthetic image. */
+const JPEG_IDCT_TOLERANCE = 3;
+/** With 4:2:0 chroma ours may be this much farther from the original than libjpeg (measured: 0.89x, closer). */
+const JPEG_CHROMA_SLACK = 1.1;
+/** Mean level error of quality-95 JPEG colour against the rendered image, after resampling to the depth grid. */
+const JPEG_MEAN_LEVEL_ERROR = 3;
 
 /** Text files print 9 decimals; angle-axis and quaternions add a few ulps. */
 const POSE_TOL = 1e-7;
@@ -83,6 +91,57 @@ describe("dataset layouts round-trip into frame bundles", () => {
     expect(objectPixels).toBeGreaterThan(0);
     expect({ wrongId, wrongCategory }).toEqual({ wrongId: 0, wrongCategory: 0 });
     expect(b.manifest.instances.filter((e) => e.structure).map((e) => e.category).sort()).toEqual(source.manifest.instances.filter((e) => e.structure).map((e) => e.category).sort());
+  });
+
+  it("scannet with its own JPEG colour: decoded as libjpeg (Pillow) decodes it, and close to the rendered colour", () => {
+    const dir = join(tmp(), "scene0001_00");
+    writeScannet(dir, source, VIEWS);
+    // reader.py writes color/<i>.jpg: Pillow (libjpeg) converts our PNGs to that (quality 95, Pillow's default
+    // 4:2:0 chroma), and beside each writes the original pixels (.orig), libjpeg's decoding (.pil), and a
+    // 4:4:4 JPEG with its decoding (.444.jpg, .444.pil) to check the decoder without chroma upsampling.
+    execFileSync("/usr/bin/python3", ["-c", `
+import os, sys
+from PIL import Image
+d = sys.argv[1]
+for f in sorted(os.listdir(d)):
+    if f.endswith(".png"):
+        p, stem = os.path.join(d, f), os.path.join(d, f[:-4])
+        im = Image.open(p).convert("RGB")
+        open(stem + ".orig", "wb").write(im.tobytes())
+        im.save(stem + ".jpg", quality=95)
+        im.save(stem + ".444.jpg", quality=95, subsampling=0)
+        for j in (".jpg", ".444.jpg"):
+            open(stem + j[:-4] + ".pil", "wb").write(Image.open(stem + j).convert("RGB").tobytes())
+        os.remove(p)
+`, join(dir, "color")]);
+    expect(readdirSync(join(dir, "color")).filter((f) => f.endsWith(".png"))).toEqual([]);
+    const { readColour, colourSize } = importedImages;
+    const read = (file: string) => readColour(file, colourSize(file));
+    const meanAbs = (x: Uint8Array, y: Uint8Array) => {
+      expect(x.length).toBe(y.length);
+      let sum = 0;
+      for (let k = 0; k < x.length; k++) sum += Math.abs(x[k]! - y[k]!);
+      return sum / x.length;
+    };
+    for (const f of readdirSync(join(dir, "color")).filter((x) => /^\d+\.jpg$/.test(x))) {
+      const stem = join(dir, "color", f.slice(0, -4));
+      // without chroma subsampling the two decoders differ only by IDCT rounding
+      const ours444 = read(`${stem}.444.jpg`), pil444 = readFileSync(`${stem}.444.pil`);
+      let worst = 0;
+      for (let k = 0; k < pil444.length; k++) worst = Math.max(worst, Math.abs(ours444[k]! - pil444[k]!));
+      expect(worst, f).toBeLessThanOrEqual(JPEG_IDCT_TOLERANCE);
+      // with 4:2:0 they upsample chroma differently (jpeg-js replicates, libjpeg interpolates); neither is the
+      // truth, so ours must be as close to the original pixels as libjpeg's decoding is
+      const orig = readFileSync(`${stem}.orig`);
+      expect(meanAbs(read(`${stem}.jpg`), orig), f).toBeLessThanOrEqual(JPEG_CHROMA_SLACK * meanAbs(readFileSync(`${stem}.pil`), orig));
+    }
+    const out = join(tmp(), "b");
+    importDataset("scannet", dir, out, defaults);
+    const b = readBundle(out);
+    expectSameCameras(b, VIEWS);
+    expectSameDepth(b, VIEWS, 1000);
+    // the imported colour (resampled to the depth grid) within JPEG's loss of the rendered image
+    b.views.forEach((v, i) => expect(meanAbs(v.rgb, VIEWS[i]!.rgb), `view ${i}`).toBeLessThan(JPEG_MEAN_LEVEL_ERROR));
   });
 
   it("scannet: the imported scene's graph is the rendered scene's (same nodes and relation triples, boxes within 5 mm; viewpoint = the first camera)", async () => {
