@@ -45,7 +45,7 @@ import type { QueueRunOptions } from "./queue/options.js";
 
 export interface RunProgress {
   setTotal(n: number): void;
-  tick(n?: number, failed?: number): void;
+  tick(n?: number, failed?: number, invalid?: number): void;
   line(text: string): void;
   finish(): void;
 }
@@ -221,7 +221,8 @@ export async function runEvaluation(opts: RunOptions): Promise<RunOutcome> {
       writer.append(r);
       records.push(r);
       doneKeys.add(r.key);
-      opts.progress?.tick(1, r.status === "parsed" || r.status === "unanswerable" ? 0 : 1); // a declined program is not a failure
+      // a declined program is not a failure, and an unreadable reply is the model's, not a failed call
+      opts.progress?.tick(1, r.status === "error" || r.status === "empty" ? 1 : 0, r.status === "invalid" ? 1 : 0);
       return true;
     };
     const saveGraphs = (task: Task, paradigm: string, res: UnitResult) => {

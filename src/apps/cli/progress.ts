@@ -1,5 +1,6 @@
 /**
- * Progress for long work: a one-line bar on a terminal (items done, rate, ETA, failures), plain log lines
+ * Progress for long work: a one-line bar on a terminal (items done, rate, ETA, failures and invalid replies
+ * apart: a reply that could not be read is the model's answer, not a failed call), plain log lines
  * when stderr is not a TTY (CI), at most every LOG_INTERVAL_MS.
  */
 export const LOG_INTERVAL_MS = 10_000;
@@ -22,6 +23,7 @@ function duration(s: number): string {
 export class Progress {
   private done = 0;
   private failed = 0;
+  private invalid = 0;
   private lastLog = 0;
   private readonly start = Date.now();
   /** when the first items finished, and how many: the ETA's rate starts there, past the start-up */
@@ -40,9 +42,11 @@ export class Progress {
     this.total = n;
   }
 
-  tick(n = 1, failed = 0): void {
+  /** `failed`: items with no reply (error, empty); `invalid`: items whose reply could not be read. */
+  tick(n = 1, failed = 0, invalid = 0): void {
     this.done += n;
     this.failed += failed;
+    this.invalid += invalid;
     if (!this.first && this.done > 0) this.first = { at: Date.now(), done: this.done };
     this.render(false);
   }
@@ -70,7 +74,7 @@ export class Progress {
     const now = Date.now();
     const secs = (now - this.start) / 1000;
     const rate = this.done / Math.max(secs, 1e-3);
-    const text = `${this.label}: ${this.done}/${this.total} items, ${rate.toFixed(2)}/s, ${final ? `took ${duration(secs)}` : this.eta(now)}, ${this.failed} failed`;
+    const text = `${this.label}: ${this.done}/${this.total} items, ${rate.toFixed(2)}/s, ${final ? `took ${duration(secs)}` : this.eta(now)}, ${this.failed} failed${this.invalid ? `, ${this.invalid} invalid` : ""}`;
     if (this.tty) {
       const filled = Math.round((BAR_WIDTH * this.done) / Math.max(1, this.total));
       this.stream.write(`\r\x1b[2K[${"#".repeat(filled)}${".".repeat(BAR_WIDTH - filled)}] ${text}`);

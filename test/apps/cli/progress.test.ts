@@ -39,4 +39,14 @@ describe("Progress ETA", () => {
     p.finish();
     expect(lines.at(-1)).toBe("run: 6/100 items, 0.09/s, took 1m10s, 0 failed");
   });
+
+  it("counts failed calls and unreadable replies apart", () => {
+    const { stream, lines } = captured();
+    const p = new Progress("run", 4, stream);
+    p.tick(1, 1, 0);
+    p.tick(1, 0, 1);
+    p.tick(1, 0, 1);
+    p.finish();
+    expect(lines.at(-1)).toMatch(/3\/4 items, .*, 1 failed, 2 invalid$/);
+  });
 });
