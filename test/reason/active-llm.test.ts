@@ -9,7 +9,7 @@ import { createHash } from "node:crypto";
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { generateTask } from "../../bridge/sim/generate/suite.js";
 import { generatorContext } from "../../bridge/sim/generate/options.js";
 import { activeRecord, runActiveEpisode } from "../../src/eval/active.js";
@@ -162,6 +162,9 @@ const deterministic: Handler = (req, res) => {
 
 function run(out: string, url: string, killAfterRequests?: { server: TestServer; n: number }, resume = false): Promise<number | null> {
   const args = [CLI, "run", "--paradigm", "active", "--reasoner", "openai:test-model", "--base-url", `${url}/v1`, "--source", "gt", "--baseline", "none", "--subcategories", "linear_alignment", "--per-subcategory", "2", "--max-steps", "5", "--concurrency", "1", "--max-connections", "1", "--out", out, ...(resume ? ["--resume"] : [])];
+  // each run its own response cache (beside its directory), not the shared per-user one: the killed run must
+  // ask the server itself, and its resume must find the answers it got before the kill
+  args.push("--cache", join(dirname(out), "llm-cache.sqlite"));
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env: { ...process.env, OPENAI_API_KEY: KEY }, stdio: ["ignore", "pipe", "pipe"] });
     let err = "";

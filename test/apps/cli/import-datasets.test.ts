@@ -4,6 +4,7 @@
  * Bad inputs exit 2 naming the file; a user task's unknown model renders as a box of its extent.
  */
 import { describe, expect, it } from "vitest";
+import { launchChromium, lumaStats, MIN_LUMA_STDDEV, openPage } from "../viewer/helpers.js";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -107,7 +108,7 @@ describe("esi3d import <layout>", () => {
     expect(diag.stderr).toMatch(/bundle.json: task: this bundle has no task record \(import:scannet: a scene of one's own\); --diagnosis/);
   });
 
-  it("inspect prints the node table and writes a page of an imported bundle", () => {
+  it("inspect prints the node table and writes a page of an imported bundle that Chromium draws", async () => {
     const r = esi3d(["inspect", withMasks]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/scene graph of scene0001_00 \(multi views, source gt, masks instance/);
@@ -117,7 +118,25 @@ describe("esi3d import <layout>", () => {
     expect(w.code, w.stderr).toBe(0);
     expect(w.stderr).toMatch(/using --masks none/);
     expect(readFileSync(page, "utf8")).toContain("no task record");
-  });
+    // the page opens in Chromium with no page error and draws the cloud (no truth, no diagnosis to show)
+    const browser = await launchChromium();
+    try {
+      const { p, errors } = await openPage(browser, page);
+      const shot = await p.locator("canvas").first().screenshot();
+      // the node table without statuses, a node's evidence card, and the relations listed unjudged
+      await p.getByTestId("no-diagnosis").waitFor();
+      const rows = p.locator("[data-testid=node-table] tbody tr");
+      expect(await rows.count()).toBeGreaterThan(0);
+      await rows.first().click();
+      await p.getByTestId("evidence-node").waitFor();
+      await p.getByTestId("tab-relations").click();
+      await p.getByTestId("relations").waitFor({ state: "attached" });
+      expect(errors).toEqual([]);
+      expect(lumaStats(shot).stddev).toBeGreaterThan(MIN_LUMA_STDDEV);
+    } finally {
+      await browser.close();
+    }
+  }, 180_000);
 
   it("ask answers a free question on an imported bundle with an LLM reasoner (loopback server); without --question it says what is missing", async () => {
     const none = esi3d(["ask", noMasks]);

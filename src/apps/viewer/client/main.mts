@@ -490,7 +490,8 @@ function renderPanel(): void {
 }
 
 function nodesTab(v: Variant): HTMLElement {
-  const diagnosis = v.diagnosis!, graph = v.graph!;
+  if (!v.diagnosis) return undiagnosedNodesTab(v);
+  const diagnosis = v.diagnosis, graph = v.graph!;
   const m = diagnosis.metrics;
   const counts: Record<string, number> = { matched: m.matched, duplicate: m.duplicates, merged: m.merged, hallucinated: m.hallucinated };
   const missed = diagnosis.objects.filter((o) => o.status !== "matched");
@@ -642,16 +643,80 @@ function whyBlock(id: string): HTMLElement | null {
   );
 }
 
-function flagsOf(n: GraphNode, d: NodeDiagnosis): Array<HTMLElement | string> {
+function flagsOf(n: GraphNode, d: NodeDiagnosis | undefined): Array<HTMLElement | string> {
   const out: Array<HTMLElement | string> = [];
-  if (d.twin) out.push(h("span", { class: "flag dup" }, "twin ", nodeLink(d.twin, d.twin)));
+  if (d?.twin) out.push(h("span", { class: "flag dup" }, "twin ", nodeLink(d.twin, d.twin)));
   if (n.flags.possible_duplicate_of.length) out.push(h("span", { class: "flag" }, "possible_duplicate_of ", ...n.flags.possible_duplicate_of.flatMap((id, i) => [i ? ", " : "", nodeLink(id, id)])));
   if (n.flags.low_support) out.push(h("span", { class: "flag" }, "low_support"));
   if (n.flags.fragment) out.push(h("span", { class: "flag" }, "fragment"));
   return out.length ? out : ["–"];
 }
 
+/**
+ * The node table of a graph with no diagnosis (a bundle without a task record: nothing to judge it against):
+ * no status and no true object, only what the graph itself says.
+ */
+function undiagnosedNodesTab(v: Variant): HTMLElement {
+  const graph = v.graph!;
+  return h(
+    "div",
+    {},
+    h("p", { class: "muted", "data-testid": "no-diagnosis" }, "No task record, so no ground truth: the nodes are shown as built, without a diagnosis."),
+    h(
+      "table",
+      { class: "nodes", "data-testid": "node-table" },
+      h("thead", {}, h("tr", {}, h("th", {}, "node"), h("th", {}, "label"), h("th", {}, "points"), h("th", {}, "views"), h("th", {}, "flags"))),
+      h(
+        "tbody",
+        {},
+        ...graph.nodes.map((n, k) =>
+          h(
+            "tr",
+            { class: k === state.selected ? "sel" : "", "data-node": n.id, onclick: () => selectNode(k) },
+            h("td", {}, h("i", { class: "swatch", style: `background: ${css(nodeColor(k))}` }), n.id),
+            h("td", {}, n.label),
+            h("td", { class: "r" }, n.raw_point_count.toLocaleString()),
+            h("td", { class: "r" }, n.views.length),
+            h("td", { class: "flags" }, ...flagsOf(n, undefined)),
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
+/** The relations of a graph with no diagnosis: listed as built, none marked right or wrong. */
+function undiagnosedRelationsTab(v: Variant): HTMLElement {
+  const label = (id: string) => v.graph!.nodes.find((n) => n.id === id)?.label ?? id;
+  return h(
+    "div",
+    {},
+    h("p", {}, `${v.graph!.relations.length} relations (no task record, so none is judged against a true graph). Click one to draw it.`),
+    h(
+      "ul",
+      { class: "relations", "data-testid": "relations" },
+      ...v.graph!.relations.map((r) =>
+        h(
+          "li",
+          {
+            onclick: () => {
+              const a = nodeIndex(r.subject), b = nodeIndex(r.object);
+              selectNode(a, false);
+              viewer.showRelation(a, b, true);
+            },
+          },
+          nodeLink(r.subject, `${r.subject} ${label(r.subject)}`),
+          h("b", {}, ` ${r.predicate.replace(/_/g, " ")} `),
+          nodeLink(r.object, `${r.object} ${label(r.object)}`),
+          h("small", {}, ` margin ${fix(r.margin_m)} m`),
+        ),
+      ),
+    ),
+  );
+}
+
 function relationsTab(v: Variant): HTMLElement {
+  if (!v.diagnosis) return undiagnosedRelationsTab(v);
   const rels = v.diagnosis!.relations.filter((r) => !state.wrongOnly || !r.correct);
   const label = (id: string) => v.graph!.nodes.find((n) => n.id === id)?.label ?? id;
   const objName = (id: number) => meta.task.objects.find((o) => o.id === id)?.name ?? `o${id}`;
@@ -716,8 +781,8 @@ function questionTab(v: Variant): HTMLElement {
 function evidenceTab(v: Variant): HTMLElement {
   if (state.selected === null) return h("p", { class: "muted" }, "Click a node (a box in 3D, or a row of the node table) to see its evidence.");
   const n = v.graph!.nodes[state.selected]!;
-  const d = diagOf(n.id)!;
-  const twin = d.twin ? nodeIndex(d.twin) : null;
+  const d = diagOf(n.id);
+  const twin = d?.twin ? nodeIndex(d.twin) : null;
   const cards = [nodeCard(v, state.selected, "node")];
   if (twin !== null) cards.push(nodeCard(v, twin, "twin"));
   return h("div", { class: `evidence ${twin !== null ? "pair" : ""}` }, ...cards);
@@ -725,11 +790,12 @@ function evidenceTab(v: Variant): HTMLElement {
 
 function nodeCard(v: Variant, k: number, role: "node" | "twin"): HTMLElement {
   const n = v.graph!.nodes[k]!;
-  const d = diagOf(n.id)!;
+  const d = diagOf(n.id);
   const votes = Object.entries(n.label_distribution).sort((a, b) => b[1] - a[1]).slice(0, 4).map(([l, f]) => `${l} ${pct(f)}`).join(", ");
-  const shares = d.shares.map((s) => `${s.name} ${pct(s.share)}`).join(", ") || "–";
-  const title =
-    role === "twin"
+  const shares = d ? d.shares.map((s) => `${s.name} ${pct(s.share)}`).join(", ") || "–" : "";
+  const title = !d
+    ? h("h3", {}, ` ${n.id} ${n.label} `, h("small", {}, " (no diagnosis: no task record)"))
+    : role === "twin"
       ? h("h3", {}, h("span", { class: "role twin" }, "twin"), ` ${n.id} ${n.label} `, pill(d.status), h("small", {}, ` matched to ${d.object_name ?? "–"}`))
       : h("h3", {}, ` ${n.id} ${n.label} `, pill(d.status), d.status === "duplicate" ? h("small", {}, ` duplicate of ${d.object_name ?? "?"} (twin ${d.twin ?? "none"})`) : d.object_name ? h("small", {}, ` → ${d.object_name}`) : null);
   const support = [...n.support].sort((a, b) => b.points - a.points);
@@ -745,8 +811,12 @@ function nodeCard(v: Variant, k: number, role: "node" | "twin"): HTMLElement {
       "dl",
       {},
       h("dt", {}, "label votes"), h("dd", {}, votes),
-      h("dt", {}, "true objects"), h("dd", {}, `${shares}; structure/background ${pct(d.structure_share)}`),
-      h("dt", {}, "IoU / centre error"), h("dd", {}, `${fix(d.iou)} / ${d.centroid_error_m === null ? "–" : `${fix(d.centroid_error_m, 3)} m`}`),
+      ...(d
+        ? [
+            h("dt", {}, "true objects"), h("dd", {}, `${shares}; structure/background ${pct(d.structure_share)}`),
+            h("dt", {}, "IoU / centre error"), h("dd", {}, `${fix(d.iou)} / ${d.centroid_error_m === null ? "–" : `${fix(d.centroid_error_m, 3)} m`}`),
+          ]
+        : []),
       h("dt", {}, "points"), h("dd", {}, `${n.raw_point_count.toLocaleString()} raw, ${n.point_count.toLocaleString()} downsampled`),
       h("dt", {}, "views"), h("dd", {}, `${n.views.length} (${n.detections} detections), mean confidence ${fix(n.mean_confidence)}`),
       h("dt", {}, "box"), h("dd", {}, `${n.box.extent.map((x) => fix(x)).join(" × ")} m at (${n.box.centre.map((x) => fix(x)).join(", ")}), yaw ${fix((n.box.yaw * 180) / Math.PI, 0)}°`),
