@@ -41,4 +41,11 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
+// A reader that closes the pipe early (`esi3d list tasks | head`) is not an error: stop quietly, as Unix tools do,
+// instead of Node's unhandled EPIPE with a stack trace.
+process.stdout.on("error", (e: NodeJS.ErrnoException) => {
+  if (e.code === "EPIPE") process.exit(EXIT_OK);
+  throw e;
+});
+
 process.exitCode = await main(process.argv);

@@ -3,7 +3,7 @@
  * against the first (A is the reference: the tables give A − B, A − C, …; B is not compared with C). Items both
  * runs scored (the same item key: task, paradigm, arm and source) are paired, clustered by task
  * (src/eval/pairedTests.ts): McNemar's exact test with Bonett and Price's interval when each task gives one pair
- * (one paradigm), a task bootstrap when a task gives several (paradigms pooled). Cells without shared items fall
+ * (one paradigm), an exact sign-flip test over tasks (interval: a task bootstrap) when a task gives several (paradigms pooled). Cells without shared items fall
  * back to the independent-samples (Newcombe) interval over each run's own items. p-values are per row,
  * not corrected for the number of rows (docs/statistics.md).
  */
@@ -90,7 +90,7 @@ export function compareRuns(A: LoadedRun, B: LoadedRun, paradigm = "all"): Compa
   return rows;
 }
 
-const TEST_NAMES: Record<PairedTest, string> = { "mcnemar-exact": "McNemar exact", "bootstrap-task": "task bootstrap", newcombe: "unpaired (Newcombe)" };
+const TEST_NAMES: Record<PairedTest, string> = { "mcnemar-exact": "McNemar exact", "signflip-task": "task sign-flip", newcombe: "unpaired (Newcombe)" };
 
 const pValue = (p: number | null) => (p === null ? "-" : p < 0.001 ? "<0.001" : p.toFixed(3));
 
@@ -134,6 +134,6 @@ export function compareCommand(dirs: readonly string[], paradigm: string): strin
     out.push(formatComparison(rows, "A", name));
   }
   const legend = dirs.map((d, i) => `${runName(i)} = ${d}`).join(", ");
-  out.push(`(${legend}; each run against A; paradigm ${paradigm}. Items both runs scored are paired by item and clustered by task: McNemar's exact test with Bonett-Price's interval when each task gives one pair, a paired bootstrap over tasks (${BOOTSTRAP_RESAMPLES} resamples, seed "${BOOTSTRAP_SEED}") when it gives several; otherwise Newcombe's interval for two independent proportions. p < ${SIGNIFICANCE_ALPHA} marks a side, per row, uncorrected for the number of rows; n < ${SMALL_CELL_ITEMS} is marked *.)`);
+  out.push(`(${legend}; each run against A; paradigm ${paradigm}. Items both runs scored are paired by item and clustered by task: McNemar's exact test with Bonett-Price's interval when each task gives one pair, an exact sign-flip test over tasks, with the interval of a task bootstrap (${BOOTSTRAP_RESAMPLES} resamples, seed "${BOOTSTRAP_SEED}"), when it gives several; otherwise Newcombe's interval for two independent proportions. p < ${SIGNIFICANCE_ALPHA} marks a side, per row, uncorrected for the number of rows; n < ${SMALL_CELL_ITEMS} is marked *.)`);
   return out.join("\n") + "\n";
 }

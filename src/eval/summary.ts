@@ -85,7 +85,7 @@ export const DifferenceSchema = z
     diff: z.number(),
     lo: z.number(),
     hi: z.number(),
-    test: z.enum(PAIRED_TESTS).optional().describe("mcnemar-exact (one pair per task), bootstrap-task (paradigms pooled: tasks resampled), newcombe (no shared item); absent in summaries before paired differences, which were all Newcombe"),
+    test: z.enum(PAIRED_TESTS).optional().describe("mcnemar-exact (one pair per task), signflip-task (paradigms pooled: exact sign-flip over tasks, task-bootstrap interval), newcombe (no shared item); absent in summaries before paired differences, which were all Newcombe"),
     p: z.number().min(0).max(1).nullable().optional().describe("two-sided p-value of the test; null for newcombe"),
     pairs: PairedSummarySchema.nullable().optional().describe("the items both methods scored (null: none, the independent-samples fallback)"),
   })

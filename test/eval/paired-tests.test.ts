@@ -1,6 +1,6 @@
 /**
  * Paired tests on constructed item records whose answers are known by hand: McNemar's exact p against the
- * binomial formula (and Python's exact fractions), the task bootstrap against its exact multinomial value, and
+ * binomial formula (and Python's exact fractions), the sign-flip test over tasks against counts of sign vectors, and
  * `compare` / the run summary choosing the test a cell's pairing calls for.
  */
 import { execFileSync } from "node:child_process";
@@ -12,7 +12,7 @@ import { ItemRecordSchema, type ItemRecord } from "../../src/eval/records.js";
 import { scoredItem } from "../helpers/items.js";
 import { summarizeRun } from "../../src/eval/summary.js";
 import { compareRuns, type LoadedRun } from "../../src/eval/compare.js";
-import { BOOTSTRAP_RESAMPLES, clusteredBootstrap, comparePaired, exactMcNemarP, pairedDifference, type Pair } from "../../src/eval/pairedTests.js";
+import { BOOTSTRAP_RESAMPLES, clusteredBootstrap, comparePaired, exactMcNemarP, pairedDifference, signFlipP, type Pair } from "../../src/eval/pairedTests.js";
 import { esi3d } from "../apps/cli/helpers.js";
 
 const item = (task: string, paradigm: string, arm: "2d" | "gt", correct: boolean) => scoredItem(task, paradigm, arm, correct);
@@ -63,26 +63,16 @@ function correlatedPairs(aOnly: number, bOnly: number, same: number): Pair[] {
   return pairs;
 }
 
-/**
- * The exact value of the bootstrap p for correlatedPairs(nA, nB, nS): T tasks drawn with replacement, x of the A-only
- * ones and y of the B-only ones (multinomial); the resampled difference is (x − y)/T and d̂ = (nA − nB)/T, so it is
- * "extreme" when |(x − y) − (nA − nB)| >= |nA − nB|.
- */
-function exactBootstrapP(nA: number, nB: number, nS: number): number {
-  const T = nA + nB + nS, pa = nA / T, pb = nB / T, ps = nS / T, D = nA - nB;
-  const lf = (n: number) => { let s = 0; for (let i = 2; i <= n; i++) s += Math.log(i); return s; };
-  let p = 0;
-  for (let x = 0; x <= T; x++)
-    for (let y = 0; x + y <= T; y++) {
-      if (Math.abs(x - y - D) < Math.abs(D)) continue;
-      const z = T - x - y;
-      p += Math.exp(lf(T) - lf(x) - lf(y) - lf(z) + (x ? x * Math.log(pa) : 0) + (y ? y * Math.log(pb) : 0) + (z ? z * Math.log(ps) : 0));
-    }
-  return p;
+/** The sign-flip p by brute force: every one of the 2^K sign vectors, counted. */
+function bruteSignFlipP(counts: readonly number[]): number {
+  const observed = Math.abs(counts.reduce((s, d) => s + d, 0));
+  let extreme = 0;
+  for (let mask = 0; mask < 1 << counts.length; mask++) if (Math.abs(counts.reduce((s, d, i) => s + (mask & (1 << i) ? -d : d), 0)) >= observed) extreme++;
+  return extreme / (1 << counts.length);
 }
 
-describe("the paired bootstrap clustered by task", () => {
-  it("resamples tasks, not items: three agreeing paradigms count as one task", () => {
+describe("tasks, not items, are the unit when paradigms are pooled", () => {
+  it("the sign-flip test over tasks: three agreeing paradigms count as one task", () => {
     // 4 tasks right only in A, 1 only in B, 5 right in both, each over 3 paradigms
     const pairs = correlatedPairs(4, 1, 5);
     // items taken as independent, 12 vs 3 discordant looks significant: 2·(1 + 15 + 105 + 455)/2^15
@@ -90,28 +80,36 @@ describe("the paired bootstrap clustered by task", () => {
     expect(exactMcNemarP(12, 3)).toBeLessThan(0.05);
     const boot = clusteredBootstrap(pairs);
     expect(boot.diff).toBeCloseTo(9 / 30, 14);
-    // its p is the multinomial value within Monte Carlo error (4 standard errors), and not significant
-    const exact = exactBootstrapP(4, 1, 5);
-    expect(exact).toBeGreaterThan(0.05);
-    expect(Math.abs(boot.p - exact)).toBeLessThan(4 * Math.sqrt((exact * (1 - exact)) / BOOTSTRAP_RESAMPLES) + 1 / BOOTSTRAP_RESAMPLES);
     expect(boot.lo).toBeLessThanOrEqual(0);
     expect(boot.hi).toBeGreaterThan(boot.diff);
-    // comparePaired sees several pairs per task and picks the bootstrap
+    // task totals +3 (x4), -3 (x1), 0 (x5): |sum| >= 9 when the five nonzero signs split 4:1 or 5:0 either way,
+    // (5 + 1 + 5 + 1) / 32, not significant
     const row = comparePaired(pairs)!;
-    expect(row.test).toBe("bootstrap-task");
+    expect(row.test).toBe("signflip-task");
     expect(row.pairs).toEqual({ n: 30, clusters: 10, aOnly: 12, bOnly: 3 });
-    expect(row.p).toBe(boot.p);
+    expect(row.p).toBeCloseTo(12 / 32, 14);
+    expect([row.lo, row.hi]).toEqual([boot.lo, boot.hi]);
   });
-  it("is seeded: the same pairs in any order give the same result; another seed another", () => {
+  it("the sign-flip p is exact: brute force over every sign vector agrees, and one task is never significant", () => {
+    for (const counts of [[3], [2, -1], [1, 1, 1, 1, 1], [3, 2, 0, -1, 2, 1, 3, -2, 1, 1], [1, 1, 1, 1, 1, 1, 1, 1, 1, 1], [0, 0]]) expect(signFlipP(counts), counts.join(",")).toBeCloseTo(bruteSignFlipP(counts), 12);
+    expect(signFlipP([3])).toBe(1);
+    expect(signFlipP(Array(10).fill(3))).toBeCloseTo(2 / 1024, 14);
+    // one task right in A and wrong in B in all three paradigms: the bootstrap alone would call it certain
+    const one = comparePaired(correlatedPairs(1, 0, 0))!;
+    expect(one.p).toBe(1);
+  });
+  it("the bootstrap interval is seeded: the same pairs in any order give the same result; other seeds others", () => {
     const pairs = correlatedPairs(6, 2, 7);
     const ref = clusteredBootstrap(pairs);
     expect(clusteredBootstrap([...pairs].reverse())).toEqual(ref);
-    expect(clusteredBootstrap(pairs, BOOTSTRAP_RESAMPLES, "another seed")).not.toEqual(ref);
+    // the seed is used: few resamples make the percentiles move with it
+    const seeds = ["a", "b", "c", "d", "e"].map((seed) => JSON.stringify(clusteredBootstrap(pairs, 40, seed)));
+    expect(new Set(seeds).size).toBeGreaterThan(1);
   });
-  it("a difference every task shows is significant, with no spread", () => {
+  it("a difference every one of 12 tasks shows is significant, with no spread in the bootstrap", () => {
     const pairs = correlatedPairs(12, 0, 0);
-    const b = clusteredBootstrap(pairs);
-    expect(b).toEqual({ diff: 1, lo: 1, hi: 1, p: 1 / (1 + BOOTSTRAP_RESAMPLES) });
+    expect(clusteredBootstrap(pairs)).toEqual({ diff: 1, lo: 1, hi: 1 });
+    expect(comparePaired(pairs)!.p).toBeCloseTo(2 / 4096, 14);
   });
 });
 
@@ -144,28 +142,24 @@ describe("compare and the run summary pair by task", () => {
   const runB = tasks.flatMap((t, i) => paradigms.flatMap((p) => [item(t, p, "gt", i >= 4), item(t, p, "2d", i >= 4)]));
   const loaded = (records: ItemRecord[]): LoadedRun => ({ records, summary: summarizeRun(records) });
 
-  it("compare: McNemar per paradigm, the task bootstrap with paradigms pooled", () => {
+  it("compare: McNemar per paradigm, the sign-flip test over tasks with paradigms pooled", () => {
     const single = compareRuns(loaded(runA), loaded(runB), "single").find((r) => r.subcategory === "overall" && r.method === "GT-3D")!;
     expect(single.test).toBe("mcnemar-exact");
     expect(single.pairs).toEqual({ n: 12, clusters: 12, aOnly: 4, bOnly: 0 });
     expect(single.p).toBeCloseTo(2 / 16, 14); // 0 vs 4 discordant: 2 / 2^4
     expect(single.diff).toBeCloseTo(4 / 12, 14);
     const all = compareRuns(loaded(runA), loaded(runB), "all").find((r) => r.subcategory === "overall" && r.method === "GT-3D")!;
-    expect(all.test).toBe("bootstrap-task");
+    expect(all.test).toBe("signflip-task");
     expect(all.pairs).toEqual({ n: 36, clusters: 12, aOnly: 12, bOnly: 0 });
-    // a resample draws x ~ Binomial(12, 1/3) of the 4 discordant tasks, its difference is x/12 against d̂ = 4/12:
-    // extreme when x = 0 or x >= 8
-    const binom = (k: number) => { let c = 1; for (let i = 1; i <= k; i++) c = (c * (12 - k + i)) / i; return c * (1 / 3) ** k * (2 / 3) ** (12 - k); };
-    let exact = binom(0);
-    for (let k = 8; k <= 12; k++) exact += binom(k);
-    expect(Math.abs(all.p! - exact)).toBeLessThan(4 * Math.sqrt((exact * (1 - exact)) / BOOTSTRAP_RESAMPLES) + 1 / BOOTSTRAP_RESAMPLES);
+    // four tasks with +3 each, eight with 0: |sum| = 12 only when the four signs agree, 2 / 16
+    expect(all.p).toBeCloseTo(2 / 16, 14);
   });
 
   it("the summary's 3D-vs-2D differences pair the two arms on each task", () => {
     // within run B, GT-3D and 2D agree on every item: a difference of 0, paired, p = 1
     const s = summarizeRun(runB);
     const d = s.differences.filter((x) => x.a === "GT-3D" && x.b === "2D");
-    expect(d.map((x) => [x.paradigm, x.test])).toEqual([["single", "mcnemar-exact"], ["multi", "mcnemar-exact"], ["gt", "mcnemar-exact"], ["all", "bootstrap-task"]]);
+    expect(d.map((x) => [x.paradigm, x.test])).toEqual([["single", "mcnemar-exact"], ["multi", "mcnemar-exact"], ["gt", "mcnemar-exact"], ["all", "signflip-task"]]);
     for (const x of d) {
       expect(x.diff).toBe(0);
       expect(x.p).toBe(1);

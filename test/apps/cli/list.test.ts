@@ -6,7 +6,8 @@ import { describe, expect, it } from "vitest";
 import { BUILTIN_SUBCATEGORIES, SUBCATEGORIES } from "../../../bridge/task/taxonomy.js";
 import { GRAPH_FORMATS } from "../../../src/prompt/formats.js";
 import { LLM_PROVIDERS, OFFLINE_REASONERS } from "../../../src/reason/spec.js";
-import { esi3d } from "./helpers.js";
+import { spawnSync } from "node:child_process";
+import { CLI, esi3d } from "./helpers.js";
 
 const rowOf = (out: string, first: string) => out.split("\n").find((l) => l.split(/\s{2,}/)[0] === first);
 
@@ -62,5 +63,12 @@ describe("esi3d list", () => {
     const s = esi3d(["list", "tasks", "--suite", join(tmpdir(), "no-such-suite-dir")]);
     expect(s.code).toBe(2);
     expect(s.stderr).toMatch(/no-such-suite-dir: no such file or directory/);
+  });
+
+  it("a reader that closes the pipe early (| head -1) ends it quietly: exit 0, no stack trace", () => {
+    // the shell's own pipe: 144 kB of rows, more than a pipe buffers, so head exits first and a write gets EPIPE
+    const r = spawnSync("bash", ["-c", `set -o pipefail; "${process.execPath}" "${CLI}" list tasks --per-subcategory 100 | head -1 >/dev/null`], { encoding: "utf8" });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).not.toMatch(/EPIPE|\n\s+at /);
   });
 });
