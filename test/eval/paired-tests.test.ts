@@ -12,7 +12,7 @@ import { ItemRecordSchema, type ItemRecord } from "../../src/eval/records.js";
 import { scoredItem } from "../helpers/items.js";
 import { summarizeRun } from "../../src/eval/summary.js";
 import { compareRuns, type LoadedRun } from "../../src/eval/compare.js";
-import { BOOTSTRAP_RESAMPLES, clusteredBootstrap, comparePaired, exactMcNemarP, pairedDifference, signFlipP, type Pair } from "../../src/eval/pairedTests.js";
+import { clusteredBootstrap, comparePaired, exactMcNemarP, pairedDifference, signFlipP, type Pair } from "../../src/eval/pairedTests.js";
 import { esi3d } from "../apps/cli/helpers.js";
 
 const item = (task: string, paradigm: string, arm: "2d" | "gt", correct: boolean) => scoredItem(task, paradigm, arm, correct);
