@@ -66,8 +66,6 @@ function getScratch(n: number): Scratch {
   return scratch;
 }
 
-type FragmentSink = (idx: number, z: number, tri: number) => void;
-
 export function render(scene: RenderScene, cam: RenderCamera, opts: RenderOptions = {}): RenderOutput {
   const W = cam.width, H = cam.height, N = W * H;
   const { fx, fy, cx, cy } = cam.K;
@@ -75,69 +73,21 @@ export function render(scene: RenderScene, cam: RenderCamera, opts: RenderOption
   const s = getScratch(N);
   const zO = s.zOpaque.fill(Infinity), tO = s.triOpaque.fill(-1);
   const zG = s.zGlass.fill(Infinity), tG = s.triGlass.fill(-1), layers = s.glassLayers.fill(0);
+  const buf: RasterBuffers = { W, H, zO, tO, zG, tG, layers };
 
   const tris = scene.tris;
   const nTri = scene.triId.length;
   const only = opts.onlyIds;
+  const e00 = E[0][0], e01 = E[0][1], e02 = E[0][2], e03 = E[0][3];
+  const e10 = E[1][0], e11 = E[1][1], e12 = E[1][2], e13 = E[1][3];
+  const e20 = E[2][0], e21 = E[2][1], e22 = E[2][2], e23 = E[2][3];
   // camera-space and projected vertices of the (up to 4) clipped polygon
   const cxs = new Float64Array(4), cys = new Float64Array(4), czs = new Float64Array(4);
   const px = new Float64Array(4), py = new Float64Array(4), piz = new Float64Array(4);
   const inX = new Float64Array(3), inY = new Float64Array(3), inZ = new Float64Array(3);
 
-  const opaqueSink: FragmentSink = (idx, z, tri) => {
-    if (z < zO[idx]!) {
-      zO[idx] = z;
-      tO[idx] = tri;
-    }
-  };
-  const glassSink: FragmentSink = (idx, z, tri) => {
-    if (z < zO[idx]!) {
-      if (layers[idx]! < 255) layers[idx]!++;
-      if (z < zG[idx]!) {
-        zG[idx] = z;
-        tG[idx] = tri;
-      }
-    }
-  };
-
-  const rasterTriangle = (a: number, b: number, c: number, tri: number, sink: FragmentSink): void => {
-    let x0 = px[a]!, y0 = py[a]!, x1 = px[b]!, y1 = py[b]!, x2 = px[c]!, y2 = py[c]!;
-    let iz0 = piz[a]!, iz1 = piz[b]!, iz2 = piz[c]!;
-    let area = (x1 - x0) * (y2 - y0) - (y1 - y0) * (x2 - x0);
-    if (!(Math.abs(area) > 1e-12)) return;
-    if (area < 0) {
-      // Make the winding consistent; there is no back-face culling.
-      [x1, x2] = [x2, x1];
-      [y1, y2] = [y2, y1];
-      [iz1, iz2] = [iz2, iz1];
-      area = -area;
-    }
-    const minX = Math.max(0, Math.ceil(Math.min(x0, x1, x2)));
-    const maxX = Math.min(W - 1, Math.floor(Math.max(x0, x1, x2)));
-    const minY = Math.max(0, Math.ceil(Math.min(y0, y1, y2)));
-    const maxY = Math.min(H - 1, Math.floor(Math.max(y0, y1, y2)));
-    if (minX > maxX || minY > maxY) return;
-    const inv = 1 / area;
-    // Edge functions e_k(x, y) = A_k x + B_k y + C_k, positive inside.
-    const A0 = y1 - y2, B0 = x2 - x1, C0 = x1 * y2 - x2 * y1; // edge 1->2, weight of vertex 0
-    const A1 = y2 - y0, B1 = x0 - x2, C1 = x2 * y0 - x0 * y2; // edge 2->0, weight of vertex 1
-    const A2 = y0 - y1, B2 = x1 - x0, C2 = x0 * y1 - x1 * y0; // edge 0->1, weight of vertex 2
-    for (let y = minY; y <= maxY; y++) {
-      let w0 = A0 * minX + B0 * y + C0;
-      let w1 = A1 * minX + B1 * y + C1;
-      let w2 = A2 * minX + B2 * y + C2;
-      let idx = y * W + minX;
-      for (let x = minX; x <= maxX; x++, idx++, w0 += A0, w1 += A1, w2 += A2) {
-        if (w0 < 0 || w1 < 0 || w2 < 0) continue;
-        const iz = (w0 * iz0 + w1 * iz1 + w2 * iz2) * inv;
-        if (iz <= 0) continue;
-        sink(idx, 1 / iz, tri);
-      }
-    }
-  };
-
-  const drawPass = (glass: boolean): void => {
-    const sink = glass ? glassSink : opaqueSink;
+  for (let pass = 0; pass < 2; pass++) {
+    const glass = pass === 1;
     for (let t = 0; t < nTri; t++) {
       if ((scene.triGlass[t] === 1) !== glass) continue;
       if (only && !only.has(scene.triId[t]!)) continue;
@@ -145,16 +95,16 @@ export function render(scene: RenderScene, cam: RenderCamera, opts: RenderOption
       let nIn = 0;
       for (let k = 0; k < 3; k++) {
         const wx = tris[o + 3 * k]!, wy = tris[o + 3 * k + 1]!, wz = tris[o + 3 * k + 2]!;
-        inX[k] = E[0][0] * wx + E[0][1] * wy + E[0][2] * wz + E[0][3];
-        inY[k] = E[1][0] * wx + E[1][1] * wy + E[1][2] * wz + E[1][3];
-        inZ[k] = E[2][0] * wx + E[2][1] * wy + E[2][2] * wz + E[2][3];
+        inX[k] = e00 * wx + e01 * wy + e02 * wz + e03;
+        inY[k] = e10 * wx + e11 * wy + e12 * wz + e13;
+        inZ[k] = e20 * wx + e21 * wy + e22 * wz + e23;
         if (inZ[k]! >= NEAR_PLANE_M) nIn++;
       }
       if (nIn === 0) continue;
       // Clip the triangle against the near plane (Sutherland-Hodgman, one plane).
       let n = 0;
       for (let k = 0; k < 3; k++) {
-        const j = (k + 1) % 3;
+        const j = k === 2 ? 0 : k + 1;
         const zk = inZ[k]!, zj = inZ[j]!;
         const kIn = zk >= NEAR_PLANE_M, jIn = zj >= NEAR_PLANE_M;
         if (kIn) {
@@ -174,28 +124,148 @@ export function render(scene: RenderScene, cam: RenderCamera, opts: RenderOption
         py[k] = fy * cys[k]! * iz + cy;
         piz[k] = iz;
       }
-      rasterTriangle(0, 1, 2, t, sink);
-      if (n === 4) rasterTriangle(0, 2, 3, t, sink);
+      rasterTriangle(buf, px[0]!, py[0]!, piz[0]!, px[1]!, py[1]!, piz[1]!, px[2]!, py[2]!, piz[2]!, t, glass);
+      if (n === 4) rasterTriangle(buf, px[0]!, py[0]!, piz[0]!, px[2]!, py[2]!, piz[2]!, px[3]!, py[3]!, piz[3]!, t, glass);
     }
-  };
-
-  drawPass(false);
-  drawPass(true);
+  }
 
   const depth = new Float32Array(N);
   const ids = new Uint16Array(N);
+  const triId = scene.triId;
   for (let i = 0; i < N; i++) {
     const g = tG[i]!;
     if (g >= 0) {
       depth[i] = zG[i]!;
-      ids[i] = scene.triId[g]!;
-    } else if (tO[i]! >= 0) {
-      depth[i] = zO[i]!;
-      ids[i] = scene.triId[tO[i]!]!;
+      ids[i] = triId[g]!;
+    } else {
+      const t = tO[i]!;
+      if (t >= 0) {
+        depth[i] = zO[i]!;
+        ids[i] = triId[t]!;
+      }
     }
   }
   const rgb = opts.rgb === false ? null : shade(scene, cam, zO, tO, tG, layers);
   return { width: W, height: H, rgb, depth, ids };
+}
+
+/** The per-pixel buffers one view's triangles are rasterised into. */
+interface RasterBuffers {
+  W: number;
+  H: number;
+  zO: Float32Array;
+  tO: Int32Array;
+  zG: Float32Array;
+  tG: Int32Array;
+  layers: Uint8Array;
+}
+
+/**
+ * Scan-converts one projected triangle into the opaque or the glass buffers. A pixel centre is inside
+ * when its three edge functions are >= 0; each row's edge values start at the bounding box's left column
+ * and step by one addition per pixel, so every pixel sees exactly the floating-point values (and hence
+ * the coverage and depth) of a whole-box scan. The walk stops at the end of the row's span: an edge
+ * value steps by a constant of one sign, and rounded addition is monotonic, so each edge's inside set
+ * along a row is a prefix or a suffix and their intersection is one run of pixels.
+ */
+function rasterTriangle(
+  buf: RasterBuffers,
+  x0: number, y0: number, iz0: number,
+  x1: number, y1: number, iz1: number,
+  x2: number, y2: number, iz2: number,
+  tri: number, glass: boolean,
+): void {
+  const W = buf.W, H = buf.H;
+  let area = (x1 - x0) * (y2 - y0) - (y1 - y0) * (x2 - x0);
+  if (!(Math.abs(area) > 1e-12)) return;
+  if (area < 0) {
+    // Make the winding consistent; there is no back-face culling.
+    let tmp = x1; x1 = x2; x2 = tmp;
+    tmp = y1; y1 = y2; y2 = tmp;
+    tmp = iz1; iz1 = iz2; iz2 = tmp;
+    area = -area;
+  }
+  const minX = Math.max(0, Math.ceil(Math.min(x0, x1, x2)));
+  const maxX = Math.min(W - 1, Math.floor(Math.max(x0, x1, x2)));
+  const minY = Math.max(0, Math.ceil(Math.min(y0, y1, y2)));
+  const maxY = Math.min(H - 1, Math.floor(Math.max(y0, y1, y2)));
+  if (minX > maxX || minY > maxY) return;
+  const inv = 1 / area;
+  // Edge functions e_k(x, y) = A_k x + B_k y + C_k, positive inside.
+  const A0 = y1 - y2, B0 = x2 - x1, C0 = x1 * y2 - x2 * y1; // edge 1->2, weight of vertex 0
+  const A1 = y2 - y0, B1 = x0 - x2, C1 = x2 * y0 - x0 * y2; // edge 2->0, weight of vertex 1
+  const A2 = y0 - y1, B2 = x1 - x0, C2 = x0 * y1 - x1 * y0; // edge 0->1, weight of vertex 2
+  const zO = buf.zO;
+  const base0 = A0 * minX, base1 = A1 * minX, base2 = A2 * minX;
+  for (let y = minY; y <= maxY; y++) {
+    let w0 = base0 + B0 * y + C0;
+    let w1 = base1 + B1 * y + C1;
+    let w2 = base2 + B2 * y + C2;
+    let x = minX;
+    // to the span's first pixel (a NaN edge value counts as inside, as in the test below)
+    while (x <= maxX && (w0 < 0 || w1 < 0 || w2 < 0)) {
+      x++;
+      w0 += A0; w1 += A1; w2 += A2;
+    }
+    let idx = y * W + x;
+    if (!glass) {
+      const tO = buf.tO;
+      for (; x <= maxX; x++, idx++, w0 += A0, w1 += A1, w2 += A2) {
+        if (w0 < 0 || w1 < 0 || w2 < 0) break;
+        const iz = (w0 * iz0 + w1 * iz1 + w2 * iz2) * inv;
+        if (iz <= 0) continue;
+        const z = 1 / iz;
+        if (z < zO[idx]!) {
+          zO[idx] = z;
+          tO[idx] = tri;
+        }
+      }
+    } else {
+      const zG = buf.zG, tG = buf.tG, layers = buf.layers;
+      for (; x <= maxX; x++, idx++, w0 += A0, w1 += A1, w2 += A2) {
+        if (w0 < 0 || w1 < 0 || w2 < 0) break;
+        const iz = (w0 * iz0 + w1 * iz1 + w2 * iz2) * inv;
+        if (iz <= 0) continue;
+        const z = 1 / iz;
+        if (z < zO[idx]!) {
+          if (layers[idx]! < 255) layers[idx]!++;
+          if (z < zG[idx]!) {
+            zG[idx] = z;
+            tG[idx] = tri;
+          }
+        }
+      }
+    }
+  }
+}
+
+/**
+ * Math.hypot of three numbers without its per-call argument array: the same steps as V8's builtin
+ * (largest magnitude, Kahan-compensated sum of the squares scaled by it, square root times it), so the
+ * same bits for finite input; anything else goes to Math.hypot itself. test/bridge/renderer.test.ts
+ * compares the two.
+ */
+export function hypot3(a: number, b: number, c: number): number {
+  a = Math.abs(a); b = Math.abs(b); c = Math.abs(c);
+  let max = a;
+  if (b > max) max = b;
+  if (c > max) max = c;
+  if (!(max < Infinity) || a !== a || b !== b || c !== c) return Math.hypot(a, b, c);
+  if (max === 0) return 0;
+  let n = a / max;
+  let summand = n * n;
+  let sum = summand;
+  let comp = sum - summand;
+  n = b / max;
+  summand = n * n - comp;
+  let next = sum + summand;
+  comp = next - sum - summand;
+  sum = next;
+  n = c / max;
+  summand = n * n - comp;
+  next = sum + summand;
+  sum = next;
+  return Math.sqrt(sum) * max;
 }
 
 /** Deferred Lambert shading of the opaque surface per pixel, then glass layers blended over it. */
@@ -213,47 +283,62 @@ function shade(scene: RenderScene, cam: RenderCamera, zO: Float32Array, tO: Int3
   const sunLen = sun ? Math.hypot(...sun.direction) || 1 : 1;
   const sdx = sun ? -sun.direction[0] / sunLen : 0, sdy = sun ? -sun.direction[1] / sunLen : 0, sdz = sun ? -sun.direction[2] / sunLen : 0;
   const sunI = sun ? sun.intensity : 0;
-  const lights = L.lights;
+  const ambient = L.ambient;
+  // point lights as flat arrays: position, intensity, range
+  const nLights = L.lights.length;
+  const lpx = new Float64Array(nLights), lpy = new Float64Array(nLights), lpz = new Float64Array(nLights);
+  const lInt = new Float64Array(nLights), lRange = new Float64Array(nLights);
+  L.lights.forEach((lt, k) => {
+    [lpx[k], lpy[k], lpz[k]] = lt.position;
+    lInt[k] = lt.intensity;
+    lRange[k] = lt.range;
+  });
+  // normalised image x per column, and the glass transmittance per layer count (the same ** as per pixel)
+  const xnOf = new Float64Array(W);
+  for (let i = 0; i < W; i++) xnOf[i] = (i - cx) / fx;
+  const transmit = new Float64Array(256);
+  for (let n = 0; n < 256; n++) transmit[n] = GLASS_TRANSMITTANCE ** n;
+  const normals = scene.normals, triRgb = scene.triRgb, triId = scene.triId;
   const out = new Uint8Array(W * H * 3);
-  const glassRgb = colorRgb("glass");
+  const [skyR, skyG, skyB] = SKY_RGB;
+  const [glassR, glassG, glassB] = colorRgb("glass");
   for (let j = 0; j < H; j++) {
     const yn = (j - cy) / fy;
-    for (let i = 0; i < W; i++) {
-      const p = j * W + i;
+    for (let i = 0, p = j * W; i < W; i++, p++) {
       const t = tO[p]!;
       let r: number, g: number, b: number;
       if (t < 0) {
-        [r, g, b] = SKY_RGB;
+        r = skyR; g = skyG; b = skyB;
       } else {
-        const xn = (i - cx) / fx;
+        const xn = xnOf[i]!;
         // ray direction in world (camera z = 1) and the surface point
         const dx = r00 * xn + r10 * yn + r20, dy = r01 * xn + r11 * yn + r21, dz = r02 * xn + r12 * yn + r22;
         const z = zO[p]!;
         const X = Cx + z * dx, Y = Cy + z * dy, Z = Cz + z * dz;
-        let nx = scene.normals[t * 3]!, ny = scene.normals[t * 3 + 1]!, nz = scene.normals[t * 3 + 2]!;
+        let nx = normals[t * 3]!, ny = normals[t * 3 + 1]!, nz = normals[t * 3 + 2]!;
         if (nx * dx + ny * dy + nz * dz > 0) {
           nx = -nx; ny = -ny; nz = -nz;
         }
-        let light = L.ambient + sunI * Math.max(0, nx * sdx + ny * sdy + nz * sdz);
-        for (let k = 0; k < lights.length; k++) {
-          const lt = lights[k]!;
-          const lx = lt.position[0] - X, ly = lt.position[1] - Y, lz = lt.position[2] - Z;
-          const d = Math.hypot(lx, ly, lz) || 1e-6;
+        let light = ambient + sunI * Math.max(0, nx * sdx + ny * sdy + nz * sdz);
+        for (let k = 0; k < nLights; k++) {
+          const lx = lpx[k]! - X, ly = lpy[k]! - Y, lz = lpz[k]! - Z;
+          const d = hypot3(lx, ly, lz) || 1e-6;
           const lambert = Math.max(0, (nx * lx + ny * ly + nz * lz) / d);
-          light += (lt.intensity * lambert) / (1 + (d / lt.range) * (d / lt.range));
+          const dr = d / lRange[k]!;
+          light += (lInt[k]! * lambert) / (1 + dr * dr);
         }
-        let ar = scene.triRgb[t * 3]!, ag = scene.triRgb[t * 3 + 1]!, ab = scene.triRgb[t * 3 + 2]!;
-        if (scene.triId[t] === FLOOR_ID && ((Math.floor(X / FLOOR_TILE_M) + Math.floor(Y / FLOOR_TILE_M)) & 1) === 1) {
+        let ar = triRgb[t * 3]!, ag = triRgb[t * 3 + 1]!, ab = triRgb[t * 3 + 2]!;
+        if (triId[t] === FLOOR_ID && ((Math.floor(X / FLOOR_TILE_M) + Math.floor(Y / FLOOR_TILE_M)) & 1) === 1) {
           ar *= 0.86; ag *= 0.86; ab *= 0.86;
         }
         r = ar * light; g = ag * light; b = ab * light;
       }
       const n = layers[p]!;
       if (n > 0 && tG[p]! >= 0) {
-        const tr = GLASS_TRANSMITTANCE ** n;
-        r = r * tr + glassRgb[0]! * (1 - tr);
-        g = g * tr + glassRgb[1]! * (1 - tr);
-        b = b * tr + glassRgb[2]! * (1 - tr);
+        const tr = transmit[n]!;
+        r = r * tr + glassR * (1 - tr);
+        g = g * tr + glassG * (1 - tr);
+        b = b * tr + glassB * (1 - tr);
       }
       const o = p * 3;
       out[o] = r > 255 ? 255 : r < 0 ? 0 : Math.round(r);
