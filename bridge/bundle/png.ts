@@ -27,30 +27,8 @@ export function pngChunk(type: string, data: Buffer): Buffer {
  * a Uint16Array and written big-endian, as PNG requires). Rows use the Sub filter.
  */
 export function encodePng(width: number, height: number, channels: 1 | 3, bitDepth: 8 | 16, data: Uint8Array | Uint16Array): Buffer {
-  const bytesPerSample = bitDepth / 8;
-  const bpp = channels * bytesPerSample;
-  const rowBytes = width * bpp;
   if (data.length !== width * height * channels) throw new Error(`encodePng: expected ${width * height * channels} samples, got ${data.length}`);
-  const raw = Buffer.alloc((rowBytes + 1) * height);
-  for (let y = 0; y < height; y++) {
-    const o = y * (rowBytes + 1);
-    raw[o] = 1; // Sub filter
-    const row = raw.subarray(o + 1, o + 1 + rowBytes);
-    if (bitDepth === 8) {
-      const src = data as Uint8Array;
-      const s0 = y * rowBytes;
-      for (let x = 0; x < rowBytes; x++) row[x] = src[s0 + x]!;
-    } else {
-      const src = data as Uint16Array;
-      const s0 = y * width * channels;
-      for (let k = 0; k < width * channels; k++) {
-        const v = src[s0 + k]!;
-        row[2 * k] = v >>> 8;
-        row[2 * k + 1] = v & 255;
-      }
-    }
-    for (let x = rowBytes - 1; x >= bpp; x--) row[x] = (row[x]! - row[x - bpp]!) & 255;
-  }
+  const raw = bitDepth === 8 ? subFilter8(data as Uint8Array, width * channels, height, channels) : subFilter16(data as Uint16Array, width * channels, height, channels);
   const ihdr = Buffer.alloc(13);
   ihdr.writeUInt32BE(width, 0);
   ihdr.writeUInt32BE(height, 4);
@@ -60,6 +38,44 @@ export function encodePng(width: number, height: number, channels: 1 | 3, bitDep
   ihdr[11] = 0;
   ihdr[12] = 0;
   return Buffer.concat([SIGNATURE, pngChunk("IHDR", ihdr), pngChunk("IDAT", zlib.deflateSync(raw, { level: PNG_ZLIB_LEVEL })), pngChunk("IEND", Buffer.alloc(0))]);
+}
+
+/**
+ * The Sub-filtered scanlines of 8-bit samples, written in one pass from the samples (each byte minus the
+ * one `bpp` to its left) instead of copying a row and filtering it in place; every byte of the buffer is
+ * written, so it needs no zero fill.
+ */
+function subFilter8(src: Uint8Array, rowBytes: number, height: number, bpp: number): Buffer {
+  const raw = Buffer.allocUnsafe((rowBytes + 1) * height);
+  for (let y = 0; y < height; y++) {
+    const o = y * (rowBytes + 1) + 1, s0 = y * rowBytes;
+    raw[o - 1] = 1; // Sub filter
+    for (let x = 0; x < bpp; x++) raw[o + x] = src[s0 + x]!;
+    for (let x = bpp; x < rowBytes; x++) raw[o + x] = (src[s0 + x]! - src[s0 + x - bpp]!) & 255;
+  }
+  return raw;
+}
+
+/** The Sub-filtered scanlines of 16-bit samples (big-endian bytes; `samplesPerRow` = width x channels). */
+function subFilter16(src: Uint16Array, samplesPerRow: number, height: number, channels: number): Buffer {
+  const rowBytes = 2 * samplesPerRow;
+  const raw = Buffer.allocUnsafe((rowBytes + 1) * height);
+  for (let y = 0; y < height; y++) {
+    const o = y * (rowBytes + 1) + 1, s0 = y * samplesPerRow;
+    raw[o - 1] = 1; // Sub filter
+    for (let k = 0; k < channels; k++) {
+      const v = src[s0 + k]!;
+      raw[o + 2 * k] = v >>> 8;
+      raw[o + 2 * k + 1] = v & 255;
+    }
+    // a byte's left neighbour `bpp` = 2 x channels bytes back is the same byte of the sample `channels` back
+    for (let k = channels; k < samplesPerRow; k++) {
+      const v = src[s0 + k]!, u = src[s0 + k - channels]!;
+      raw[o + 2 * k] = ((v >>> 8) - (u >>> 8)) & 255;
+      raw[o + 2 * k + 1] = ((v & 255) - (u & 255)) & 255;
+    }
+  }
+  return raw;
 }
 
 export interface DecodedPng {

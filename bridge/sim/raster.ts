@@ -131,22 +131,25 @@ export function render(scene: RenderScene, cam: RenderCamera, opts: RenderOption
 
   const depth = new Float32Array(N);
   const ids = new Uint16Array(N);
-  const triId = scene.triId;
-  for (let i = 0; i < N; i++) {
-    const g = tG[i]!;
-    if (g >= 0) {
-      depth[i] = zG[i]!;
-      ids[i] = triId[g]!;
-    } else {
-      const t = tO[i]!;
-      if (t >= 0) {
-        depth[i] = zO[i]!;
-        ids[i] = triId[t]!;
-      }
+  let rgb: Uint8Array | null = null;
+  if (opts.rgb === false) for (let p = 0; p < N; p++) resolvePixel(buf, scene.triId, p, depth, ids);
+  else rgb = shade(scene, cam, buf, depth, ids);
+  return { width: W, height: H, rgb, depth, ids };
+}
+
+/** Depth and id of pixel `p`: the nearest glass surface where there is one, else the opaque surface. */
+function resolvePixel(buf: RasterBuffers, triId: Uint16Array, p: number, depth: Float32Array, ids: Uint16Array): void {
+  const g = buf.tG[p]!;
+  if (g >= 0) {
+    depth[p] = buf.zG[p]!;
+    ids[p] = triId[g]!;
+  } else {
+    const t = buf.tO[p]!;
+    if (t >= 0) {
+      depth[p] = buf.zO[p]!;
+      ids[p] = triId[t]!;
     }
   }
-  const rgb = opts.rgb === false ? null : shade(scene, cam, zO, tO, tG, layers);
-  return { width: W, height: H, rgb, depth, ids };
 }
 
 /** The per-pixel buffers one view's triangles are rasterised into. */
@@ -268,8 +271,12 @@ export function hypot3(a: number, b: number, c: number): number {
   return Math.sqrt(sum) * max;
 }
 
-/** Deferred Lambert shading of the opaque surface per pixel, then glass layers blended over it. */
-function shade(scene: RenderScene, cam: RenderCamera, zO: Float32Array, tO: Int32Array, tG: Int32Array, layers: Uint8Array): Uint8Array {
+/**
+ * Deferred Lambert shading of the opaque surface per pixel, then glass layers blended over it; the same
+ * pass writes each pixel's depth and id (resolvePixel), so the buffers are read once.
+ */
+function shade(scene: RenderScene, cam: RenderCamera, buf: RasterBuffers, depth: Float32Array, ids: Uint16Array): Uint8Array {
+  const { zO, tO, tG, layers } = buf;
   const W = cam.width, H = cam.height;
   const { fx, fy, cx, cy } = cam.K;
   const E = cam.E;
@@ -305,6 +312,7 @@ function shade(scene: RenderScene, cam: RenderCamera, zO: Float32Array, tO: Int3
   for (let j = 0; j < H; j++) {
     const yn = (j - cy) / fy;
     for (let i = 0, p = j * W; i < W; i++, p++) {
+      resolvePixel(buf, triId, p, depth, ids);
       const t = tO[p]!;
       let r: number, g: number, b: number;
       if (t < 0) {

@@ -7,7 +7,43 @@ import { describe, expect, it } from "vitest";
 import { decode as fastPngDecode, encode as fastPngEncode } from "fast-png";
 import { decodePng, encodePng, PngError, pngChunk, rgbOf } from "../../bridge/bundle/png.js";
 
+/** The encoder's scanlines as it wrote them before issue 19: copy each row, then Sub-filter it in place. */
+function referenceScanlines(width: number, height: number, channels: 1 | 3, bitDepth: 8 | 16, data: Uint8Array | Uint16Array): Buffer {
+  const bpp = (channels * bitDepth) / 8, rowBytes = width * bpp;
+  const raw = Buffer.alloc((rowBytes + 1) * height);
+  for (let y = 0; y < height; y++) {
+    const o = y * (rowBytes + 1);
+    raw[o] = 1;
+    for (let k = 0; k < width * channels; k++) {
+      const v = data[y * width * channels + k]!;
+      if (bitDepth === 8) raw[o + 1 + k] = v;
+      else raw.writeUInt16BE(v, o + 1 + 2 * k);
+    }
+    for (let x = rowBytes - 1; x >= bpp; x--) raw[o + 1 + x] = (raw[o + 1 + x]! - raw[o + 1 + x - bpp]!) & 255;
+  }
+  return raw;
+}
+
 describe("PNG codec", () => {
+  it("writes the same bytes as the copy-then-filter encoder at 8 and 16 bits, 1 and 3 channels", () => {
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) >>> 0);
+    for (const [w, h] of [[1, 1], [1, 5], [6, 3], [65, 4]] as const) {
+      for (const channels of [1, 3] as const) {
+        for (const bitDepth of [8, 16] as const) {
+          const data = bitDepth === 8 ? new Uint8Array(w * h * channels) : new Uint16Array(w * h * channels);
+          for (let i = 0; i < data.length; i++) data[i] = next() % (bitDepth === 8 ? 256 : 65536);
+          const png = encodePng(w, h, channels, bitDepth, data);
+          // IDAT starts after the signature (8) and the IHDR chunk (25)
+          const idatLen = png.readUInt32BE(33);
+          expect(png.toString("ascii", 37, 41)).toBe("IDAT");
+          expect(zlib.inflateSync(png.subarray(41, 41 + idatLen)).equals(referenceScanlines(w, h, channels, bitDepth, data))).toBe(true);
+          expect(png.subarray(41, 41 + idatLen).equals(zlib.deflateSync(referenceScanlines(w, h, channels, bitDepth, data), { level: 6 }))).toBe(true);
+        }
+      }
+    }
+  });
+
   it("round-trips 8-bit RGB and 16-bit grey, and an independent decoder agrees", () => {
     const W = 37, H = 23;
     const rgb = new Uint8Array(W * H * 3).map((_, i) => (i * 37) % 256);
