@@ -273,10 +273,10 @@ export function hypot3(a: number, b: number, c: number): number {
 
 /**
  * Deferred Lambert shading of the opaque surface per pixel, then glass layers blended over it; the same
- * pass writes each pixel's depth and id (resolvePixel), so the buffers are read once.
+ * pass writes each pixel's depth and id (as resolvePixel does), so the buffers are read once.
  */
 function shade(scene: RenderScene, cam: RenderCamera, buf: RasterBuffers, depth: Float32Array, ids: Uint16Array): Uint8Array {
-  const { zO, tO, tG, layers } = buf;
+  const { zO, tO, zG, tG, layers } = buf;
   const W = cam.width, H = cam.height;
   const { fx, fy, cx, cy } = cam.K;
   const E = cam.E;
@@ -295,11 +295,14 @@ function shade(scene: RenderScene, cam: RenderCamera, buf: RasterBuffers, depth:
   const nLights = L.lights.length;
   const lpx = new Float64Array(nLights), lpy = new Float64Array(nLights), lpz = new Float64Array(nLights);
   const lInt = new Float64Array(nLights), lRange = new Float64Array(nLights);
-  L.lights.forEach((lt, k) => {
-    [lpx[k], lpy[k], lpz[k]] = lt.position;
+  for (let k = 0; k < nLights; k++) {
+    const lt = L.lights[k]!;
+    lpx[k] = lt.position[0];
+    lpy[k] = lt.position[1];
+    lpz[k] = lt.position[2];
     lInt[k] = lt.intensity;
     lRange[k] = lt.range;
-  });
+  }
   // normalised image x per column, and the glass transmittance per layer count (the same ** as per pixel)
   const xnOf = new Float64Array(W);
   for (let i = 0; i < W; i++) xnOf[i] = (i - cx) / fx;
@@ -307,13 +310,21 @@ function shade(scene: RenderScene, cam: RenderCamera, buf: RasterBuffers, depth:
   for (let n = 0; n < 256; n++) transmit[n] = GLASS_TRANSMITTANCE ** n;
   const normals = scene.normals, triRgb = scene.triRgb, triId = scene.triId;
   const out = new Uint8Array(W * H * 3);
-  const [skyR, skyG, skyB] = SKY_RGB;
-  const [glassR, glassG, glassB] = colorRgb("glass");
+  const skyR = SKY_RGB[0], skyG = SKY_RGB[1], skyB = SKY_RGB[2];
+  const glassRgb = colorRgb("glass");
+  const glassR = glassRgb[0], glassG = glassRgb[1], glassB = glassRgb[2];
   for (let j = 0; j < H; j++) {
     const yn = (j - cy) / fy;
     for (let i = 0, p = j * W; i < W; i++, p++) {
-      resolvePixel(buf, triId, p, depth, ids);
-      const t = tO[p]!;
+      const t = tO[p]!, tg = tG[p]!;
+      // depth and id as resolvePixel gives them, from the values this pass loads anyway
+      if (tg >= 0) {
+        depth[p] = zG[p]!;
+        ids[p] = triId[tg]!;
+      } else if (t >= 0) {
+        depth[p] = zO[p]!;
+        ids[p] = triId[t]!;
+      }
       let r: number, g: number, b: number;
       if (t < 0) {
         r = skyR; g = skyG; b = skyB;
@@ -342,7 +353,7 @@ function shade(scene: RenderScene, cam: RenderCamera, buf: RasterBuffers, depth:
         r = ar * light; g = ag * light; b = ab * light;
       }
       const n = layers[p]!;
-      if (n > 0 && tG[p]! >= 0) {
+      if (n > 0 && tg >= 0) {
         const tr = transmit[n]!;
         r = r * tr + glassR * (1 - tr);
         g = g * tr + glassG * (1 - tr);
