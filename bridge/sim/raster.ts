@@ -271,6 +271,40 @@ export function hypot3(a: number, b: number, c: number): number {
   return Math.sqrt(sum) * max;
 }
 
+/** Albedo factor of the floor's darker checker tiles. */
+const FLOOR_DARK_TILE = 0.86;
+
+/**
+ * Without point lights a pixel's colour depends only on its triangle, the side it sees and (on the floor)
+ * its checker tile: 4 RGB entries per triangle (front/back x light/dark tile), computed with the per-pixel
+ * arithmetic of shade, so the same bits.
+ */
+function surfaceColours(scene: RenderScene, ambient: number, sunI: number, sdx: number, sdy: number, sdz: number): Float64Array {
+  const { normals, triRgb } = scene;
+  const nTri = scene.triId.length;
+  const out = new Float64Array(nTri * 12);
+  for (let t = 0; t < nTri; t++) {
+    for (let side = 0; side < 2; side++) {
+      let nx = normals[t * 3]!, ny = normals[t * 3 + 1]!, nz = normals[t * 3 + 2]!;
+      if (side === 1) {
+        nx = -nx; ny = -ny; nz = -nz;
+      }
+      const light = ambient + sunI * Math.max(0, nx * sdx + ny * sdy + nz * sdz);
+      for (let dark = 0; dark < 2; dark++) {
+        let ar = triRgb[t * 3]!, ag = triRgb[t * 3 + 1]!, ab = triRgb[t * 3 + 2]!;
+        if (dark === 1) {
+          ar *= FLOOR_DARK_TILE; ag *= FLOOR_DARK_TILE; ab *= FLOOR_DARK_TILE;
+        }
+        const k = (t * 4 + side * 2 + dark) * 3;
+        out[k] = ar * light;
+        out[k + 1] = ag * light;
+        out[k + 2] = ab * light;
+      }
+    }
+  }
+  return out;
+}
+
 /**
  * Deferred Lambert shading of the opaque surface per pixel, then glass layers blended over it; the same
  * pass writes each pixel's depth and id (as resolvePixel does), so the buffers are read once.
@@ -313,6 +347,7 @@ function shade(scene: RenderScene, cam: RenderCamera, buf: RasterBuffers, depth:
   const skyR = SKY_RGB[0], skyG = SKY_RGB[1], skyB = SKY_RGB[2];
   const glassRgb = colorRgb("glass");
   const glassR = glassRgb[0], glassG = glassRgb[1], glassB = glassRgb[2];
+  const surface = nLights === 0 ? surfaceColours(scene, ambient, sunI, sdx, sdy, sdz) : null;
   for (let j = 0; j < H; j++) {
     const yn = (j - cy) / fy;
     for (let i = 0, p = j * W; i < W; i++, p++) {
@@ -332,25 +367,38 @@ function shade(scene: RenderScene, cam: RenderCamera, buf: RasterBuffers, depth:
         const xn = xnOf[i]!;
         // ray direction in world (camera z = 1) and the surface point
         const dx = r00 * xn + r10 * yn + r20, dy = r01 * xn + r11 * yn + r21, dz = r02 * xn + r12 * yn + r22;
-        const z = zO[p]!;
-        const X = Cx + z * dx, Y = Cy + z * dy, Z = Cz + z * dz;
         let nx = normals[t * 3]!, ny = normals[t * 3 + 1]!, nz = normals[t * 3 + 2]!;
-        if (nx * dx + ny * dy + nz * dz > 0) {
-          nx = -nx; ny = -ny; nz = -nz;
+        const facing = nx * dx + ny * dy + nz * dz > 0;
+        const floor = triId[t] === FLOOR_ID;
+        if (surface) {
+          // no point lights: the colour is the triangle's, for its side and checker tile (precomputed above)
+          let dark = 0;
+          if (floor) {
+            const z = zO[p]!;
+            dark = (Math.floor((Cx + z * dx) / FLOOR_TILE_M) + Math.floor((Cy + z * dy) / FLOOR_TILE_M)) & 1;
+          }
+          const k = (t * 4 + (facing ? 2 : 0) + dark) * 3;
+          r = surface[k]!; g = surface[k + 1]!; b = surface[k + 2]!;
+        } else {
+          const z = zO[p]!;
+          const X = Cx + z * dx, Y = Cy + z * dy, Z = Cz + z * dz;
+          if (facing) {
+            nx = -nx; ny = -ny; nz = -nz;
+          }
+          let light = ambient + sunI * Math.max(0, nx * sdx + ny * sdy + nz * sdz);
+          for (let k = 0; k < nLights; k++) {
+            const lx = lpx[k]! - X, ly = lpy[k]! - Y, lz = lpz[k]! - Z;
+            const d = hypot3(lx, ly, lz) || 1e-6;
+            const lambert = Math.max(0, (nx * lx + ny * ly + nz * lz) / d);
+            const dr = d / lRange[k]!;
+            light += (lInt[k]! * lambert) / (1 + dr * dr);
+          }
+          let ar = triRgb[t * 3]!, ag = triRgb[t * 3 + 1]!, ab = triRgb[t * 3 + 2]!;
+          if (floor && ((Math.floor(X / FLOOR_TILE_M) + Math.floor(Y / FLOOR_TILE_M)) & 1) === 1) {
+            ar *= FLOOR_DARK_TILE; ag *= FLOOR_DARK_TILE; ab *= FLOOR_DARK_TILE;
+          }
+          r = ar * light; g = ag * light; b = ab * light;
         }
-        let light = ambient + sunI * Math.max(0, nx * sdx + ny * sdy + nz * sdz);
-        for (let k = 0; k < nLights; k++) {
-          const lx = lpx[k]! - X, ly = lpy[k]! - Y, lz = lpz[k]! - Z;
-          const d = hypot3(lx, ly, lz) || 1e-6;
-          const lambert = Math.max(0, (nx * lx + ny * ly + nz * lz) / d);
-          const dr = d / lRange[k]!;
-          light += (lInt[k]! * lambert) / (1 + dr * dr);
-        }
-        let ar = triRgb[t * 3]!, ag = triRgb[t * 3 + 1]!, ab = triRgb[t * 3 + 2]!;
-        if (triId[t] === FLOOR_ID && ((Math.floor(X / FLOOR_TILE_M) + Math.floor(Y / FLOOR_TILE_M)) & 1) === 1) {
-          ar *= 0.86; ag *= 0.86; ab *= 0.86;
-        }
-        r = ar * light; g = ag * light; b = ab * light;
       }
       const n = layers[p]!;
       if (n > 0 && tg >= 0) {
