@@ -271,6 +271,11 @@ export function hypot3(a: number, b: number, c: number): number {
   return Math.sqrt(sum) * max;
 }
 
+/** A shaded channel value as an 8-bit sample: clamped to 0-255, rounded half up. */
+function toByte(v: number): number {
+  return v > 255 ? 255 : v < 0 ? 0 : Math.round(v);
+}
+
 /** Albedo factor of the floor's darker checker tiles. */
 const FLOOR_DARK_TILE = 0.86;
 
@@ -348,6 +353,7 @@ function shade(scene: RenderScene, cam: RenderCamera, buf: RasterBuffers, depth:
   const glassRgb = colorRgb("glass");
   const glassR = glassRgb[0], glassG = glassRgb[1], glassB = glassRgb[2];
   const surface = nLights === 0 ? surfaceColours(scene, ambient, sunI, sdx, sdy, sdz) : null;
+  const surfaceBytes = surface ? Uint8Array.from(surface, toByte) : null;
   for (let j = 0; j < H; j++) {
     const yn = (j - cy) / fy;
     for (let i = 0, p = j * W; i < W; i++, p++) {
@@ -378,6 +384,14 @@ function shade(scene: RenderScene, cam: RenderCamera, buf: RasterBuffers, depth:
             dark = (Math.floor((Cx + z * dx) / FLOOR_TILE_M) + Math.floor((Cy + z * dy) / FLOOR_TILE_M)) & 1;
           }
           const k = (t * 4 + (facing ? 2 : 0) + dark) * 3;
+          if (!(layers[p]! > 0 && tg >= 0)) {
+            // no glass in front: the rounded bytes are the table's too
+            const o = p * 3;
+            out[o] = surfaceBytes![k]!;
+            out[o + 1] = surfaceBytes![k + 1]!;
+            out[o + 2] = surfaceBytes![k + 2]!;
+            continue;
+          }
           r = surface[k]!; g = surface[k + 1]!; b = surface[k + 2]!;
         } else {
           const z = zO[p]!;
@@ -408,9 +422,9 @@ function shade(scene: RenderScene, cam: RenderCamera, buf: RasterBuffers, depth:
         b = b * tr + glassB * (1 - tr);
       }
       const o = p * 3;
-      out[o] = r > 255 ? 255 : r < 0 ? 0 : Math.round(r);
-      out[o + 1] = g > 255 ? 255 : g < 0 ? 0 : Math.round(g);
-      out[o + 2] = b > 255 ? 255 : b < 0 ? 0 : Math.round(b);
+      out[o] = toByte(r);
+      out[o + 1] = toByte(g);
+      out[o + 2] = toByte(b);
     }
   }
   return out;
