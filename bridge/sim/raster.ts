@@ -353,7 +353,11 @@ function shade(scene: RenderScene, cam: RenderCamera, buf: RasterBuffers, depth:
   const glassRgb = colorRgb("glass");
   const glassR = glassRgb[0], glassG = glassRgb[1], glassB = glassRgb[2];
   const surface = nLights === 0 ? surfaceColours(scene, ambient, sunI, sdx, sdy, sdz) : null;
-  const surfaceBytes = surface ? Uint8Array.from(surface, toByte) : null;
+  let surfaceBytes: Uint8Array | null = null;
+  if (surface) {
+    surfaceBytes = new Uint8Array(surface.length); // a loop: Uint8Array.from with a map function is generic and slow
+    for (let k = 0; k < surface.length; k++) surfaceBytes[k] = toByte(surface[k]!);
+  }
   for (let j = 0; j < H; j++) {
     const yn = (j - cy) / fy;
     for (let i = 0, p = j * W; i < W; i++, p++) {
