@@ -349,6 +349,7 @@ function shade(scene: RenderScene, cam: RenderCamera, buf: RasterBuffers, depth:
   for (let n = 0; n < 256; n++) transmit[n] = GLASS_TRANSMITTANCE ** n;
   const normals = scene.normals, triRgb = scene.triRgb, triId = scene.triId;
   const out = new Uint8Array(W * H * 3);
+  // read by index: destructured, these made V8 box r, g and b (one young-generation GC per view)
   const skyR = SKY_RGB[0], skyG = SKY_RGB[1], skyB = SKY_RGB[2];
   const glassRgb = colorRgb("glass");
   const glassR = glassRgb[0], glassG = glassRgb[1], glassB = glassRgb[2];
