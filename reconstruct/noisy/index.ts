@@ -171,6 +171,29 @@ function checkBundle(bundle: FrameBundle): void {
 }
 
 /**
+ * Per-view intermediates that depend only on the ground-truth view and the seed, not on the level
+ * (common random numbers): computed once per bundle and reused by every level of an ablation.
+ */
+const levelFreeCache = new WeakMap<object, Map<string, Float32Array | Uint8Array>>();
+
+function levelFree<T extends Float32Array | Uint8Array>(views: object, key: string, make: () => T): T {
+  let m = levelFreeCache.get(views);
+  if (!m) levelFreeCache.set(views, (m = new Map()));
+  let v = m.get(key) as T | undefined;
+  if (!v) m.set(key, (v = make()));
+  return v;
+}
+
+/** The depth-discontinuity mask of a view's true depth (level-free: shared by the flying pixels and the confidence). */
+function discontinuities(views: object, v: ViewData): Uint8Array {
+  return levelFree(views, `disc|${v.index}`, () => {
+    const disc = new Uint8Array(v.width * v.height);
+    depthDiscontinuities(v.depth, v.width, v.height, disc);
+    return disc;
+  });
+}
+
+/**
  * Synthetic confidence maps, one per view (view order of the bundle), W×H, 0 where a view has no depth:
  * exactly the values the noisy source writes into `PointCloud.confidence` when dropout is on. They depend
  * only on the bundle and the seed.
@@ -193,13 +216,11 @@ export function syntheticConfidence(bundle: FrameBundle, seed: string): Float32A
   checkBundle(bundle);
   const { width: W, height: H } = bundle.views[0]!;
   const scratch = confidenceScratch(W * H);
-  const disc = new Uint8Array(W * H);
   const glass = transparentTable(bundle);
   const taskId = taskIdOf(bundle);
   return bundle.views.map((v) => {
     const out = new Float32Array(W * H);
-    depthDiscontinuities(v.depth, W, H, disc);
-    viewConfidence(v, disc, glass, viewRng(seed, taskId, v.index, "conf"), scratch, out);
+    viewConfidence(v, discontinuities(bundle.views, v), glass, viewRng(seed, taskId, v.index, "conf"), scratch, out);
     return out;
   });
 }
@@ -280,7 +301,7 @@ function placeBlobs(v: ViewData, p: NoiseParams, rng: Rng, d: Float32Array, flag
 }
 
 /** Turns a share of the pixels near depth discontinuities into flying pixels; returns how many. */
-function flyingPixels(v: ViewData, p: NoiseParams, rng: Rng, w: Work, d: Float32Array, flags: Uint8Array): number {
+function flyingPixels(v: ViewData, p: NoiseParams, rng: Rng, w: Work, d: Float32Array, flags: Uint8Array, need: Uint8Array | null): number {
   const { W, H } = w;
   const depth = v.depth;
   const r = p.flyingBandPx, R = r + 1; // the (r+1) window of a band pixel spans both sides of its discontinuity
@@ -293,6 +314,9 @@ function flyingPixels(v: ViewData, p: NoiseParams, rng: Rng, w: Work, d: Float32
       // Two draws for every band pixel, whatever the fraction: higher levels add flying pixels, never move others.
       const u = rng.next(), t = rng.next();
       if (u >= p.flyingFraction || flags[q]! & FLAG_BLOB) continue;
+      flags[q] = flags[q]! | FLAG_FLYING;
+      n++;
+      if (need && !need[q]) continue;
       let lo = Infinity, hi = -Infinity;
       const ya = Math.max(0, y - R), yb = Math.min(H - 1, y + R), xa = Math.max(0, x - R), xb = Math.min(W - 1, x + R);
       for (let yy = ya; yy <= yb; yy++) {
@@ -304,29 +328,13 @@ function flyingPixels(v: ViewData, p: NoiseParams, rng: Rng, w: Work, d: Float32
         }
       }
       d[q] = lo + (FLYING_T_MARGIN + (1 - 2 * FLYING_T_MARGIN) * t) * (hi - lo);
-      flags[q] = flags[q]! | FLAG_FLYING;
-      n++;
     }
   }
   return n;
 }
 
-/**
- * Per-view intermediates that depend only on the ground-truth view and the seed, not on the level
- * (common random numbers): computed once per bundle and reused by every level of an ablation.
- */
-const levelFreeCache = new WeakMap<object, Map<string, Float32Array | Uint8Array>>();
-
-function levelFree<T extends Float32Array | Uint8Array>(views: object, key: string, make: () => T): T {
-  let m = levelFreeCache.get(views);
-  if (!m) levelFreeCache.set(views, (m = new Map()));
-  let v = m.get(key) as T | undefined;
-  if (!v) m.set(key, (v = make()));
-  return v;
-}
-
 /** Depth noise in place: d ← max(NOISY_DEPTH_MIN_RATIO, 1 + lowfreq + depthNoiseRel·n) · d. Returns the pixels touched. */
-function depthNoise(v: ViewData, p: NoiseParams, w: Work, d: Float32Array, rngNoise: () => Rng, rngLow: Rng, out: DepthFieldRecord[], cacheKey: { views: object; seed: string }): number {
+function depthNoise(v: ViewData, p: NoiseParams, w: Work, d: Float32Array, rngNoise: () => Rng, rngLow: Rng, out: DepthFieldRecord[], cacheKey: { views: object; seed: string }, need: Uint8Array | null): number {
   const { W, H } = w;
   const rel = p.depthNoiseRel;
   const field = rel > 0 ? levelFree(cacheKey.views, `field|${cacheKey.seed}|${v.index}|${p.depthNoiseCorrPx}`, () => {
@@ -351,11 +359,12 @@ function depthNoise(v: ViewData, p: NoiseParams, w: Work, d: Float32Array, rngNo
     for (let i = 0, q = j * W; i < W; i++, q++) {
       const g = d[q]!;
       if (!isValid(g)) continue;
+      n++;
+      if (need && !need[q]) continue;
       const xh = (i - cx) / half;
       const f = lf > 0 ? tiltX * xh + bowl * xh * xh + rowTerm : 0;
       const nz = rel > 0 ? rel * field[q]! : 0;
       d[q] = g * Math.max(NOISY_DEPTH_MIN_RATIO, 1 + f + nz);
-      n++;
     }
   }
   return n;
@@ -401,6 +410,25 @@ function bundleDrift(views: readonly ViewData[], trajectory: readonly ViewData[]
  * dense prediction, before the confidence filter). The bench's error statistics read these.
  */
 export function noisyViews(bundle: FrameBundle, opts: NoiseOptions): NoisyViews {
+  return noisyStage(bundle, opts, null);
+}
+
+/**
+ * The pixels whose noisy depth a cloud without the ids in `excluded` reads, into `need` (1 = read): those
+ * of other ids, and the view's phantom label patches, which go into the cloud under a fake id.
+ */
+function neededPixels(v: ViewData, excluded: Uint8Array, phantoms: readonly LabelPlan["phantoms"][number][], need: Uint8Array): void {
+  const ids = v.ids;
+  for (let q = 0; q < ids.length; q++) need[q] = excluded[ids[q]!] ? 0 : 1;
+  for (const f of phantoms) if (f.view === v.index) for (const q of phantomPixels(f, v.width)) need[q] = 1;
+}
+
+/**
+ * noisyViews, or (with `excludeIds`) the views as far as a cloud without those ids needs them: the depth
+ * of pixels with an excluded id (and not in a phantom patch) is then left unfinished, since nothing reads
+ * it. Every count, record and random draw is the same either way.
+ */
+function noisyStage(bundle: FrameBundle, opts: NoiseOptions, excludeIds: ReadonlySet<number> | null): NoisyViews {
   const params = resolveNoiseParams(opts);
   if (typeof opts.seed !== "string") throw new InputError(`noisy: seed must be a string, not ${String(opts.seed)}`);
   checkBundle(bundle);
@@ -434,20 +462,23 @@ export function noisyViews(bundle: FrameBundle, opts: NoiseOptions): NoisyViews 
     bundle.views.forEach((v, i) => planViewLabels(v, params, category, objectIds[i]!, structure, rngOf(v.index, "labels"), rngOf(v.index, "phantoms"), labels));
     assignFakeIds(labels, bundle);
   }
+  const excluded = excludeIds?.size ? new Uint8Array(65536) : null;
+  for (const id of excludeIds ?? []) excluded![id] = 1;
+  const need = excluded ? new Uint8Array(N) : null;
+  // the part of a cache key that says which pixels a partly computed field holds
+  const excludedKey = excluded ? `|x${[...excludeIds!].sort((a, b) => a - b).join(",")}` : "";
 
   const views: ViewData[] = bundle.views.map((v, i) => {
     const rng = (c: string) => rngOf(v.index, c);
+    if (need) neededPixels(v, excluded!, labels.phantoms, need);
+    const needKey = need ? `${excludedKey}|p${labels.phantoms.filter((f) => f.view === v.index).map((f) => `${f.x0},${f.y0},${f.side},${f.pixels}`).join(";")}` : "";
     let d = v.depth;
     let flags: Uint8Array | null = null;
-    if (active.has("flying")) work.disc = levelFree(bundle.views, `disc|${v.index}`, () => {
-      const disc = new Uint8Array(N);
-      depthDiscontinuities(v.depth, W, H, disc);
-      return disc;
-    });
+    if (active.has("flying")) work.disc = discontinuities(bundle.views, v);
     if (changesDepth) d = new Float32Array(v.depth);
     if (active.has("flying") || active.has("blobs")) flags = new Uint8Array(N);
     if (active.has("blobs")) placeBlobs(v, params, rng("blobs"), d, flags!, blobs);
-    if (active.has("flying")) flying += flyingPixels(v, params, rng("flying"), work, d, flags!);
+    if (active.has("flying")) flying += flyingPixels(v, params, rng("flying"), work, d, flags!, need);
     if (active.has("textureless")) {
       const r = params.texturelessRadiusPx;
       let made: ReturnType<typeof texturelessMaps> | null = null;
@@ -457,16 +488,16 @@ export function noisyViews(bundle: FrameBundle, opts: NoiseOptions): NoisyViews 
         smooth: levelFree(bundle.views, `tl-smooth|${v.index}|${r}`, () => make().smooth),
       };
       const bias = params.texturelessBiasRel > 0 ? levelFree(bundle.views, `tl-bias|${seed}|${v.index}`, () => texturelessBiasField(rng("textureless"), W, H)) : null;
-      texturelessPx += applyTextureless(v, params, maps, bias, d);
+      texturelessPx += applyTextureless(v, params, maps, bias, d, need);
     }
     if (active.has("mono")) {
       const m = levelFree(bundle.views, `median|${v.index}`, () => Float32Array.of(medianDepth(v.depth)))[0]!;
       const field = params.monoShapeRel > 0 ? levelFree(bundle.views, `mono|${seed}|${v.index}|${params.monoGridCells}|${params.monoShapeTail}`, () => monoField(rng("mono"), W, H, params)) : null;
       const gamma = rng("relief").normal() * params.monoReliefStd;
-      if (m > 0) mono.push(applyMono(v, params, field, gamma, d, m));
+      if (m > 0) mono.push(applyMono(v, params, field, gamma, d, m, need));
     }
-    if (warp) applyWarp(v, params, levelFree(bundle.views, `warp|${seed}|${v.index}|${params.warpWavelengthM}|${params.warpWaves}`, () => warpPerMetre(v, warp)), d);
-    if (active.has("depth")) depthNoised += depthNoise(v, params, work, d, () => rng("depth"), rng("lowfreq"), depthFields, { views: bundle.views, seed });
+    if (warp) applyWarp(v, params, levelFree(bundle.views, `warp|${seed}|${v.index}|${params.warpWavelengthM}|${params.warpWaves}${needKey}`, () => warpPerMetre(v, warp, need)), d, need);
+    if (active.has("depth")) depthNoised += depthNoise(v, params, work, d, () => rng("depth"), rng("lowfreq"), depthFields, { views: bundle.views, seed }, need);
     let scale = 1, E = v.E;
     if (drift) {
       E = drift.records[i]!.E;
@@ -484,7 +515,7 @@ export function noisyViews(bundle: FrameBundle, opts: NoiseOptions): NoisyViews 
     }
     if (scale !== 1) {
       if (d === v.depth) d = new Float32Array(v.depth);
-      for (let q = 0; q < N; q++) if (isValid(d[q]!)) d[q] = d[q]! * scale;
+      for (let q = 0; q < N; q++) if (isValid(d[q]!) && (!need || need[q])) d[q] = d[q]! * scale;
     }
     flagMaps.push(flags);
     return d === v.depth && E === v.E ? v : { ...v, depth: d, E };
@@ -526,7 +557,7 @@ export function noisyViews(bundle: FrameBundle, opts: NoiseOptions): NoisyViews 
 
 /** The `noisy` point cloud of a bundle (source "noisy"; meta: NoisyMeta). */
 export function noisyPointCloud(bundle: FrameBundle, opts: NoiseOptions): PointCloud {
-  const stage = noisyViews(bundle, opts);
+  const stage = noisyStage(bundle, opts, opts.excludeIds ?? null);
   const { params, views: noisy, flags: flagMaps } = stage;
   const { width: W, height: H } = bundle.views[0]!;
   const N = W * H;
@@ -541,9 +572,7 @@ export function noisyPointCloud(bundle: FrameBundle, opts: NoiseOptions): PointC
   let dropped = 0, dropoutThreshold: number | null = null;
   const K = dropout ? Math.round(params.dropoutFraction * gtPoints) : 0;
   if (K > 0) {
-    const thr = kthSmallestAtLeastOne(confMaps, K - 1);
-    let below = 0;
-    for (const c of confMaps) for (let q = 0; q < N; q++) if (c[q]! >= 1 && c[q]! < thr) below++;
+    const { value: thr, below } = kthSmallestAtLeastOne(confMaps, K - 1);
     let ties = K - below;
     noisy.forEach((nv, i) => {
       const c = confMaps[i]!, d = nv.depth;

@@ -53,8 +53,11 @@ export function texturelessBiasField(rng: Rng, W: number, H: number): Float32Arr
   return field;
 }
 
-/** Applies the component in place to `d` (`field`: texturelessBiasField's, null without bias); returns the number of pixels it moved (w > 0). */
-export function applyTextureless(v: ViewData, p: NoiseParams, maps: TexturelessMaps, field: Float32Array | null, d: Float32Array): number {
+/**
+ * Applies the component in place to `d` (`field`: texturelessBiasField's, null without bias); returns the
+ * number of pixels it moved (w > 0). With `need`, only the pixels where it is set change (all are counted).
+ */
+export function applyTextureless(v: ViewData, p: NoiseParams, maps: TexturelessMaps, field: Float32Array | null, d: Float32Array, need: Uint8Array | null = null): number {
   const { width: W, height: H, depth: g } = v;
   const bias = field ? p.texturelessBiasRel : 0;
   let moved = 0;
@@ -63,9 +66,10 @@ export function applyTextureless(v: ViewData, p: NoiseParams, maps: TexturelessM
     if (!isValid(t)) continue;
     const w = collapseWeight(p, maps.edgeDistance[q]!);
     if (w <= 0) continue;
+    moved++;
+    if (need && !need[q]) continue;
     const shift = w * (maps.smooth[q]! - t) + (bias > 0 ? w * bias * field![q]! * t : 0);
     d[q] = Math.max(NOISY_DEPTH_MIN_RATIO * t, d[q]! + shift);
-    moved++;
   }
   return moved;
 }
