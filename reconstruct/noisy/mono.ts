@@ -36,8 +36,7 @@ export function medianDepth(depth: Float32Array): number {
 }
 
 /** The view's shape field: smooth, zero-mean, unit-RMS, heavy-tailed (level-free: the caller may keep it). */
-export function monoField(rng: Rng, W: number, H: number, p: NoiseParams): Float32Array {
-  const field = new Float32Array(W * H);
+export function monoField(rng: Rng, W: number, H: number, p: NoiseParams, field: Float32Array = new Float32Array(W * H)): Float32Array {
   smoothUnitField(rng, W, H, p.monoGridCells, field);
   heavyTail(field, p.monoShapeTail);
   return field;

@@ -99,9 +99,8 @@ export function rayNormalCos(v: ViewData, out: Float32Array): void {
  * world point X (0 without depth). Level-free: the component adds warpM times it. With `need`, only the
  * pixels where it is set (the others get 0): the rest of the cloud never reads them.
  */
-export function warpPerMetre(v: ViewData, f: WarpField, need: Uint8Array | null = null): Float32Array {
+export function warpPerMetre(v: ViewData, f: WarpField, need: Uint8Array | null = null, out: Float32Array = new Float32Array(v.width * v.height)): Float32Array {
   const { width: W, height: H, depth: g, K, E } = v;
-  const out = new Float32Array(W * H);
   const { xn, yn } = rayTables(v);
   const r00 = E[0][0], r01 = E[0][1], r02 = E[0][2], r10 = E[1][0], r11 = E[1][1], r12 = E[1][2], r20 = E[2][0], r21 = E[2][1], r22 = E[2][2];
   const tx = E[0][3], ty = E[1][3], tz = E[2][3];
@@ -111,7 +110,10 @@ export function warpPerMetre(v: ViewData, f: WarpField, need: Uint8Array | null 
     const yr = (j - K.cy) / K.fy;
     for (let i = 0, q = j * W; i < W; i++, q++) {
       const t = g[q]!;
-      if (!isValid(t) || (need && !need[q])) continue;
+      if (!isValid(t) || (need && !need[q])) {
+        out[q] = 0;
+        continue;
+      }
       const X = ((i - K.cx) / K.fx) * t, Y = yr * t;
       const wx = r00 * X + r10 * Y + r20 * t + Cx, wy = r01 * X + r11 * Y + r21 * t + Cy, wz = r02 * X + r12 * Y + r22 * t + Cz;
       let s = 0; // warpAt, inlined

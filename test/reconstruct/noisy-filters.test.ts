@@ -1,8 +1,15 @@
-/** The noisy source's image filters that must reproduce a reference computation bit for bit. */
+/**
+ * The noisy source's fast paths that must reproduce a reference computation bit for bit: image filters,
+ * the partial build of a cloud without structure, and a second build from one bundle.
+ */
 import { describe, expect, it } from "vitest";
 import { boxMean, hypot3, kthSmallestAtLeastOne, kthSmallestValid } from "../../reconstruct/noisy/filters.js";
 import { medianDepth } from "../../reconstruct/noisy/mono.js";
 import { Rng } from "../../src/core/math/rng.js";
+import type { FrameBundle } from "../../bridge/bundle/io.js";
+import { noisyPointCloud } from "../../reconstruct/noisy/index.js";
+import { filterCloud, type PointCloud } from "../../reconstruct/pointcloud.js";
+import { metaOf, realBundle, sameArrays } from "./noisyHelpers.js";
 
 describe("hypot3", () => {
   it("is Math.hypot bit for bit, on random magnitudes over 24 decades and on the special values", () => {
@@ -74,5 +81,47 @@ describe("boxMean", () => {
       for (let k = Math.max(0, x - r); k <= Math.min(W - 1, x + r); k++, n++) s += src[y * W + k]!;
       expect(tmp[y * W + x]).toBeCloseTo(s / n, 5);
     }
+  });
+});
+
+describe("noisy cloud builds", () => {
+  const b = realBundle("counting_with_occlusion", "builds", "multi", 3);
+  const structure = new Set(b.manifest.instances.filter((e) => e.structure).map((e) => e.id));
+  const fresh = (): FrameBundle => ({ ...b, views: b.views.map((v) => ({ ...v, depth: new Float32Array(v.depth), rgb: new Uint8Array(v.rgb), ids: new Uint16Array(v.ids) })) });
+  const json = (c: PointCloud) => JSON.stringify(c.meta);
+
+  it("without the structure ids, keeps exactly the points of the whole cloud that are not structure (the skipped pixels are never read)", () => {
+    for (const level of [0.5, 1.25, 2]) {
+      const whole = noisyPointCloud(fresh(), { level, seed: "x" });
+      const part = noisyPointCloud(fresh(), { level, seed: "x", excludeIds: structure });
+      // the part's pixels per view: every non-structure point, and phantom label patches on the structure
+      const inPart = new Map(b.views.map((v) => [v.index, new Uint8Array(v.width * v.height)] as const));
+      for (let j = 0; j < part.count; j++) inPart.get(part.view[j]!)![part.pixel[j]!] = 1;
+      const keep = Uint8Array.from(whole.instance, (id, k) => (!structure.has(id) || inPart.get(whole.view[k]!)![whole.pixel[k]!] ? 1 : 0));
+      const expected = filterCloud(whole, keep);
+      expect(part.count).toBeGreaterThan(0);
+      expect(part.count).toBeLessThan(whole.count);
+      expect(sameArrays(part, expected)).toBe(true);
+      // every count of what the model did is the same; only the counts of points in the cloud differ
+      const made = (c: PointCloud) => {
+        const { points: _p, flyingKept: _f, blobPointsKept: _b, phantomPointsKept: _k, ...rest } = metaOf(c).counts;
+        return rest;
+      };
+      expect(made(part)).toEqual(made(whole));
+    }
+  });
+
+  it("builds the same cloud again from one bundle (the second from the first's stage) as from a fresh copy, and no cloud's meta is another's", () => {
+    const once = fresh();
+    const opts = { level: 1.25, seed: "y", excludeIds: structure };
+    const first = noisyPointCloud(once, opts), firstMeta = json(first);
+    metaOf(first).poses.length = 0;
+    metaOf(first).labels.swaps.push({ view: 0, id: 1, from: "a", to: "b", lookalike: false, fakeId: 60000 });
+    const second = noisyPointCloud(once, opts), other = noisyPointCloud(fresh(), opts);
+    expect(sameArrays(second, other)).toBe(true);
+    expect(json(second)).toBe(firstMeta);
+    expect(json(other)).toBe(firstMeta);
+    // another level of the same bundle is its own build
+    expect(sameArrays(noisyPointCloud(once, { ...opts, level: 0.5 }), noisyPointCloud(fresh(), { ...opts, level: 0.5 }))).toBe(true);
   });
 });
