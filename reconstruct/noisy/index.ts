@@ -544,9 +544,9 @@ interface DroppedStage {
 /**
  * The dropped stages of a bundle's views by options: a run builds the same noisy cloud once per label mode
  * (oracle and appearance arms), and the second build is the first's back-projection. Weakly held by the
- * views array, as a run's bundle lives for its unit.
+ * views array and the manifest (task id, instance table), as a run's bundle lives for its unit.
  */
-const stageCache = new WeakMap<object, Map<string, DroppedStage>>();
+const stageCache = new WeakMap<object, WeakMap<object, Map<string, DroppedStage>>>();
 
 function stageKey(opts: NoiseOptions): string | null {
   // an incremental lift (trajectory) gives the same views other drift each step
@@ -558,12 +558,14 @@ function stageKey(opts: NoiseOptions): string | null {
 /** The `noisy` point cloud of a bundle (source "noisy"; meta: NoisyMeta). */
 export function noisyPointCloud(bundle: FrameBundle, opts: NoiseOptions): PointCloud {
   const key = stageKey(opts);
-  let byKey = stageCache.get(bundle.views);
+  let byManifest = stageCache.get(bundle.views);
+  let byKey = byManifest?.get(bundle.manifest);
   let dropped = key !== null ? byKey?.get(key) : undefined;
   if (!dropped) {
     dropped = dropStage(bundle, opts);
     if (key !== null) {
-      if (!byKey) stageCache.set(bundle.views, (byKey = new Map()));
+      if (!byManifest) stageCache.set(bundle.views, (byManifest = new WeakMap()));
+      if (!byKey) byManifest.set(bundle.manifest, (byKey = new Map()));
       byKey.set(key, dropped);
     }
   }
