@@ -171,24 +171,25 @@ function checkBundle(bundle: FrameBundle): void {
 }
 
 /**
+ * Buffers of the per-view fields, reused by every view and every call in this thread (no field outlives its
+ * view: fresh memory costs ~1–2.5 ms per MB to touch here, more than most fields cost to compute). The
+ * numbers name the buffers; filters.ts functions use 0–3 (correlatedField), 10–14 (validDepthSmooth) and
+ * 20–21 (texturelessMaps).
+ */
+const POOL = new FieldScratch();
+const SLOT = { tlEdge: 40, tlSmooth: 41, tlBias: 42, mono: 43, warp: 44, depth: 45 } as const;
+const BYTES = { disc: 40, band: 41, bandTmp: 42, need: 43 } as const;
+let confScratch: ConfidenceScratch | null = null;
+function pooledConfidenceScratch(n: number): ConfidenceScratch {
+  if (confScratch?.luma.length !== n) confScratch = confidenceScratch(n);
+  return confScratch;
+}
+
+/**
  * Synthetic confidence maps, one per view (view order of the bundle), W×H, 0 where a view has no depth:
  * exactly the values the noisy source writes into `PointCloud.confidence` when dropout is on. They depend
  * only on the bundle and the seed.
  */
-/**
- * Confidence maps depend on the views and the seed only, not on the level: an ablation sweeping levels
- * over one bundle computes them once (cached per views array and seed; the maps are never modified).
- */
-const confidenceCache = new WeakMap<object, Map<string, Float32Array[]>>();
-
-function cachedConfidence(bundle: FrameBundle, seed: string): Float32Array[] {
-  let bySeed = confidenceCache.get(bundle.views);
-  if (!bySeed) confidenceCache.set(bundle.views, (bySeed = new Map()));
-  let maps = bySeed.get(seed);
-  if (!maps) bySeed.set(seed, (maps = syntheticConfidence(bundle, seed)));
-  return maps;
-}
-
 export function syntheticConfidence(bundle: FrameBundle, seed: string): Float32Array[] {
   checkBundle(bundle);
   const { width: W, height: H } = bundle.views[0]!;
@@ -234,7 +235,6 @@ interface Work {
   bandTmp: Uint8Array;
   field: Float32Array;
   fieldScratch: FieldScratch;
-  conf: ConfidenceScratch | null;
 }
 
 /** Moves blob patches off their surface in `d` (a copy of the view's depth); marks FLAG_BLOB. */
@@ -280,7 +280,7 @@ function placeBlobs(v: ViewData, p: NoiseParams, rng: Rng, d: Float32Array, flag
 }
 
 /** Turns a share of the pixels near depth discontinuities into flying pixels; returns how many. */
-function flyingPixels(v: ViewData, p: NoiseParams, rng: Rng, w: Work, d: Float32Array, flags: Uint8Array): number {
+function flyingPixels(v: ViewData, p: NoiseParams, rng: Rng, w: Work, d: Float32Array, flags: Uint8Array, need: Uint8Array | null): number {
   const { W, H } = w;
   const depth = v.depth;
   const r = p.flyingBandPx, R = r + 1; // the (r+1) window of a band pixel spans both sides of its discontinuity
@@ -293,6 +293,9 @@ function flyingPixels(v: ViewData, p: NoiseParams, rng: Rng, w: Work, d: Float32
       // Two draws for every band pixel, whatever the fraction: higher levels add flying pixels, never move others.
       const u = rng.next(), t = rng.next();
       if (u >= p.flyingFraction || flags[q]! & FLAG_BLOB) continue;
+      flags[q] = flags[q]! | FLAG_FLYING;
+      n++;
+      if (need && !need[q]) continue;
       let lo = Infinity, hi = -Infinity;
       const ya = Math.max(0, y - R), yb = Math.min(H - 1, y + R), xa = Math.max(0, x - R), xb = Math.min(W - 1, x + R);
       for (let yy = ya; yy <= yb; yy++) {
@@ -304,36 +307,17 @@ function flyingPixels(v: ViewData, p: NoiseParams, rng: Rng, w: Work, d: Float32
         }
       }
       d[q] = lo + (FLYING_T_MARGIN + (1 - 2 * FLYING_T_MARGIN) * t) * (hi - lo);
-      flags[q] = flags[q]! | FLAG_FLYING;
-      n++;
     }
   }
   return n;
 }
 
-/**
- * Per-view intermediates that depend only on the ground-truth view and the seed, not on the level
- * (common random numbers): computed once per bundle and reused by every level of an ablation.
- */
-const levelFreeCache = new WeakMap<object, Map<string, Float32Array | Uint8Array>>();
-
-function levelFree<T extends Float32Array | Uint8Array>(views: object, key: string, make: () => T): T {
-  let m = levelFreeCache.get(views);
-  if (!m) levelFreeCache.set(views, (m = new Map()));
-  let v = m.get(key) as T | undefined;
-  if (!v) m.set(key, (v = make()));
-  return v;
-}
-
 /** Depth noise in place: d ← max(NOISY_DEPTH_MIN_RATIO, 1 + lowfreq + depthNoiseRel·n) · d. Returns the pixels touched. */
-function depthNoise(v: ViewData, p: NoiseParams, w: Work, d: Float32Array, rngNoise: () => Rng, rngLow: Rng, out: DepthFieldRecord[], cacheKey: { views: object; seed: string }): number {
+function depthNoise(v: ViewData, p: NoiseParams, w: Work, d: Float32Array, rngNoise: Rng, rngLow: Rng, out: DepthFieldRecord[], need: Uint8Array | null): number {
   const { W, H } = w;
   const rel = p.depthNoiseRel;
-  const field = rel > 0 ? levelFree(cacheKey.views, `field|${cacheKey.seed}|${v.index}|${p.depthNoiseCorrPx}`, () => {
-    const f = new Float32Array(W * H);
-    correlatedField(rngNoise(), W, H, p.depthNoiseCorrPx, f, w.fieldScratch);
-    return f;
-  }) : w.field;
+  const field = w.field;
+  if (rel > 0) correlatedField(rngNoise, W, H, p.depthNoiseCorrPx, field, w.fieldScratch);
   const lf = p.depthLowFreqRel;
   const a = [rngLow.normal(), rngLow.normal(), rngLow.normal()];
   const tiltX = a[0]! * lf, tiltY = a[1]! * lf, bowl = a[2]! * lf;
@@ -351,11 +335,12 @@ function depthNoise(v: ViewData, p: NoiseParams, w: Work, d: Float32Array, rngNo
     for (let i = 0, q = j * W; i < W; i++, q++) {
       const g = d[q]!;
       if (!isValid(g)) continue;
+      n++;
+      if (need && !need[q]) continue;
       const xh = (i - cx) / half;
       const f = lf > 0 ? tiltX * xh + bowl * xh * xh + rowTerm : 0;
       const nz = rel > 0 ? rel * field[q]! : 0;
       d[q] = g * Math.max(NOISY_DEPTH_MIN_RATIO, 1 + f + nz);
-      n++;
     }
   }
   return n;
@@ -401,6 +386,25 @@ function bundleDrift(views: readonly ViewData[], trajectory: readonly ViewData[]
  * dense prediction, before the confidence filter). The bench's error statistics read these.
  */
 export function noisyViews(bundle: FrameBundle, opts: NoiseOptions): NoisyViews {
+  return noisyStage(bundle, opts, null, false).stage;
+}
+
+/**
+ * The pixels whose noisy depth a cloud without the ids in `excluded` reads, into `need` (1 = read): those
+ * of other ids, and the view's phantom label patches, which go into the cloud under a fake id.
+ */
+function neededPixels(v: ViewData, excluded: Uint8Array, phantoms: readonly LabelPlan["phantoms"][number][], need: Uint8Array): void {
+  const ids = v.ids;
+  for (let q = 0; q < ids.length; q++) need[q] = excluded[ids[q]!] ? 0 : 1;
+  for (const f of phantoms) if (f.view === v.index) for (const q of phantomPixels(f, v.width)) need[q] = 1;
+}
+
+/**
+ * noisyViews, or (with `excludeIds`) the views as far as a cloud without those ids needs them: the depth
+ * of pixels with an excluded id (and not in a phantom patch) is then left unfinished, since nothing reads
+ * it. Every count, record and random draw is the same either way.
+ */
+function noisyStage(bundle: FrameBundle, opts: NoiseOptions, excludeIds: ReadonlySet<number> | null, withConfidence: boolean): { stage: NoisyViews; confMaps: Float32Array[] } {
   const params = resolveNoiseParams(opts);
   if (typeof opts.seed !== "string") throw new InputError(`noisy: seed must be a string, not ${String(opts.seed)}`);
   checkBundle(bundle);
@@ -411,13 +415,15 @@ export function noisyViews(bundle: FrameBundle, opts: NoiseOptions): NoisyViews 
   const rngOf = (view: number, c: string) => viewRng(seed, taskId, view, c);
   const work: Work = {
     W, H,
-    disc: new Uint8Array(active.has("flying") ? N : 0),
-    band: new Uint8Array(active.has("flying") ? N : 0),
-    bandTmp: new Uint8Array(active.has("flying") ? N : 0),
-    field: new Float32Array(params.depthNoiseRel > 0 ? N : 0),
-    fieldScratch: new FieldScratch(),
-    conf: null,
+    disc: POOL.getBytes(BYTES.disc, N),
+    band: POOL.getBytes(BYTES.band, N),
+    bandTmp: POOL.getBytes(BYTES.bandTmp, N),
+    field: POOL.get(SLOT.depth, N),
+    fieldScratch: POOL,
   };
+  const confidence = withConfidence && active.has("dropout");
+  const confMaps: Float32Array[] = [];
+  const glass = confidence ? transparentTable(bundle) : null;
   const changesDepth = active.has("flying") || active.has("blobs") || active.has("depth") || active.has("mono") || active.has("warp") || active.has("textureless") || active.has("dropout");
   const warp = active.has("warp") ? warpField(params, new Rng(seed).fork(taskId).fork("warp")) : null;
   const poses: PoseRecord[] = [], depthFields: DepthFieldRecord[] = [], blobs: BlobRecord[] = [], mono: MonoRecord[] = [];
@@ -434,39 +440,40 @@ export function noisyViews(bundle: FrameBundle, opts: NoiseOptions): NoisyViews 
     bundle.views.forEach((v, i) => planViewLabels(v, params, category, objectIds[i]!, structure, rngOf(v.index, "labels"), rngOf(v.index, "phantoms"), labels));
     assignFakeIds(labels, bundle);
   }
+  const excluded = excludeIds?.size ? new Uint8Array(65536) : null;
+  for (const id of excludeIds ?? []) excluded![id] = 1;
+  const need = excluded ? POOL.getBytes(BYTES.need, N) : null;
 
   const views: ViewData[] = bundle.views.map((v, i) => {
     const rng = (c: string) => rngOf(v.index, c);
+    if (need) neededPixels(v, excluded!, labels.phantoms, need);
     let d = v.depth;
     let flags: Uint8Array | null = null;
-    if (active.has("flying")) work.disc = levelFree(bundle.views, `disc|${v.index}`, () => {
-      const disc = new Uint8Array(N);
-      depthDiscontinuities(v.depth, W, H, disc);
-      return disc;
-    });
+    // one discontinuity map of the true depth for the flying pixels and the confidence
+    if (active.has("flying") || confidence) depthDiscontinuities(v.depth, W, H, work.disc);
+    if (confidence) {
+      const c = new Float32Array(N);
+      viewConfidence(v, work.disc, glass!, rng("conf"), pooledConfidenceScratch(N), c);
+      confMaps.push(c);
+    }
     if (changesDepth) d = new Float32Array(v.depth);
     if (active.has("flying") || active.has("blobs")) flags = new Uint8Array(N);
     if (active.has("blobs")) placeBlobs(v, params, rng("blobs"), d, flags!, blobs);
-    if (active.has("flying")) flying += flyingPixels(v, params, rng("flying"), work, d, flags!);
+    if (active.has("flying")) flying += flyingPixels(v, params, rng("flying"), work, d, flags!, need);
     if (active.has("textureless")) {
-      const r = params.texturelessRadiusPx;
-      let made: ReturnType<typeof texturelessMaps> | null = null;
-      const make = () => (made ??= texturelessMaps(v, r, work.fieldScratch));
-      const maps = {
-        edgeDistance: levelFree(bundle.views, `tl-edge|${v.index}`, () => make().edgeDistance),
-        smooth: levelFree(bundle.views, `tl-smooth|${v.index}|${r}`, () => make().smooth),
-      };
-      const bias = params.texturelessBiasRel > 0 ? levelFree(bundle.views, `tl-bias|${seed}|${v.index}`, () => texturelessBiasField(rng("textureless"), W, H)) : null;
-      texturelessPx += applyTextureless(v, params, maps, bias, d);
+      const maps = texturelessMaps(v, params.texturelessRadiusPx, POOL, { edgeDistance: POOL.get(SLOT.tlEdge, N), smooth: POOL.get(SLOT.tlSmooth, N) });
+      const bias = params.texturelessBiasRel > 0 ? texturelessBiasField(rng("textureless"), W, H, POOL.get(SLOT.tlBias, N)) : null;
+      texturelessPx += applyTextureless(v, params, maps, bias, d, need);
     }
     if (active.has("mono")) {
-      const m = levelFree(bundle.views, `median|${v.index}`, () => Float32Array.of(medianDepth(v.depth)))[0]!;
-      const field = params.monoShapeRel > 0 ? levelFree(bundle.views, `mono|${seed}|${v.index}|${params.monoGridCells}|${params.monoShapeTail}`, () => monoField(rng("mono"), W, H, params)) : null;
+      // the median as a float32, as it was when cached in a Float32Array (its value must not change)
+      const m = Math.fround(medianDepth(v.depth));
+      const field = params.monoShapeRel > 0 ? monoField(rng("mono"), W, H, params, POOL.get(SLOT.mono, N)) : null;
       const gamma = rng("relief").normal() * params.monoReliefStd;
-      if (m > 0) mono.push(applyMono(v, params, field, gamma, d, m));
+      if (m > 0) mono.push(applyMono(v, params, field, gamma, d, m, need));
     }
-    if (warp) applyWarp(v, params, levelFree(bundle.views, `warp|${seed}|${v.index}|${params.warpWavelengthM}|${params.warpWaves}`, () => warpPerMetre(v, warp)), d);
-    if (active.has("depth")) depthNoised += depthNoise(v, params, work, d, () => rng("depth"), rng("lowfreq"), depthFields, { views: bundle.views, seed });
+    if (warp) applyWarp(v, params, warpPerMetre(v, warp, need, POOL.get(SLOT.warp, N)), d, need);
+    if (active.has("depth")) depthNoised += depthNoise(v, params, work, d, rng("depth"), rng("lowfreq"), depthFields, need);
     let scale = 1, E = v.E;
     if (drift) {
       E = drift.records[i]!.E;
@@ -484,12 +491,12 @@ export function noisyViews(bundle: FrameBundle, opts: NoiseOptions): NoisyViews 
     }
     if (scale !== 1) {
       if (d === v.depth) d = new Float32Array(v.depth);
-      for (let q = 0; q < N; q++) if (isValid(d[q]!)) d[q] = d[q]! * scale;
+      for (let q = 0; q < N; q++) if (isValid(d[q]!) && (!need || need[q])) d[q] = d[q]! * scale;
     }
     flagMaps.push(flags);
     return d === v.depth && E === v.E ? v : { ...v, depth: d, E };
   });
-  return {
+  const stage: NoisyViews = {
     views,
     params,
     components: [...active],
@@ -522,17 +529,56 @@ export function noisyViews(bundle: FrameBundle, opts: NoiseOptions): NoisyViews 
       labels,
     },
   };
+  return { stage, confMaps };
+}
+
+/** A bundle's views after every component and dropout, and what the cloud reports about them. */
+interface DroppedStage {
+  stage: NoisyViews;
+  confMaps: Float32Array[];
+  gtPoints: number;
+  dropped: number;
+  dropoutThreshold: number | null;
+}
+
+/**
+ * The dropped stages of a bundle's views by options: a run builds the same noisy cloud once per label mode
+ * (oracle and appearance arms), and the second build is the first's back-projection. Weakly held by the
+ * views array and the manifest (task id, instance table), as a run's bundle lives for its unit.
+ */
+const stageCache = new WeakMap<object, WeakMap<object, Map<string, DroppedStage>>>();
+
+function stageKey(opts: NoiseOptions): string | null {
+  // an incremental lift (trajectory) gives the same views other drift each step
+  if (opts.trajectory) return null;
+  const ex = opts.excludeIds?.size ? [...opts.excludeIds].sort((a, b) => a - b) : [];
+  return JSON.stringify([opts.level, opts.seed, opts.preset ?? null, opts.components ?? null, opts.overrides ?? null, ex]);
 }
 
 /** The `noisy` point cloud of a bundle (source "noisy"; meta: NoisyMeta). */
 export function noisyPointCloud(bundle: FrameBundle, opts: NoiseOptions): PointCloud {
-  const stage = noisyViews(bundle, opts);
-  const { params, views: noisy, flags: flagMaps } = stage;
+  const key = stageKey(opts);
+  let byManifest = stageCache.get(bundle.views);
+  let byKey = byManifest?.get(bundle.manifest);
+  let dropped = key !== null ? byKey?.get(key) : undefined;
+  if (!dropped) {
+    dropped = dropStage(bundle, opts);
+    if (key !== null) {
+      if (!byManifest) stageCache.set(bundle.views, (byManifest = new WeakMap()));
+      if (!byKey) byManifest.set(bundle.manifest, (byKey = new Map()));
+      byKey.set(key, dropped);
+    }
+  }
+  return cloudOfStage(bundle, opts, dropped);
+}
+
+/** Every component, then dropout: the lowest dropoutFraction of all points by confidence (ties: the first in point order) get depth 0. */
+function dropStage(bundle: FrameBundle, opts: NoiseOptions): DroppedStage {
+  const { stage, confMaps } = noisyStage(bundle, opts, opts.excludeIds ?? null, true);
+  const { params, views: noisy } = stage;
   const { width: W, height: H } = bundle.views[0]!;
   const N = W * H;
-  const categories = new Map(bundle.manifest.instances.map((e) => [e.id, e.category] as [number, string]));
   const dropout = stage.components.includes("dropout");
-  const confMaps = dropout ? cachedConfidence(bundle, opts.seed) : [];
 
   // 1. dropout: the lowest dropoutFraction of all points by confidence (ties: the first in point order)
   //    get depth 0, so the back-projection skips them
@@ -541,9 +587,7 @@ export function noisyPointCloud(bundle: FrameBundle, opts: NoiseOptions): PointC
   let dropped = 0, dropoutThreshold: number | null = null;
   const K = dropout ? Math.round(params.dropoutFraction * gtPoints) : 0;
   if (K > 0) {
-    const thr = kthSmallestAtLeastOne(confMaps, K - 1);
-    let below = 0;
-    for (const c of confMaps) for (let q = 0; q < N; q++) if (c[q]! >= 1 && c[q]! < thr) below++;
+    const { value: thr, below } = kthSmallestAtLeastOne(confMaps, K - 1);
     let ties = K - below;
     noisy.forEach((nv, i) => {
       const c = confMaps[i]!, d = nv.depth;
@@ -560,6 +604,17 @@ export function noisyPointCloud(bundle: FrameBundle, opts: NoiseOptions): PointC
     dropped = K;
     dropoutThreshold = thr;
   }
+  return { stage, confMaps, gtPoints, dropped, dropoutThreshold };
+}
+
+/** The cloud of a dropped stage (which it leaves as it is, for the next build from it). */
+function cloudOfStage(bundle: FrameBundle, opts: NoiseOptions, dropped: DroppedStage): PointCloud {
+  const { stage, confMaps, gtPoints, dropoutThreshold } = dropped;
+  const { views: noisy, flags: flagMaps } = stage;
+  const { width: W, height: H } = bundle.views[0]!;
+  const N = W * H;
+  const categories = new Map(bundle.manifest.instances.map((e) => [e.id, e.category] as [number, string]));
+  const dropout = stage.components.includes("dropout");
 
   // 2. back-projection with the gt source's own code: level 0 gives the gt cloud bit for bit. Phantom
   //    label patches lie on floor or wall, which `excludeIds` may leave out; they are objects to the graph
@@ -582,7 +637,7 @@ export function noisyPointCloud(bundle: FrameBundle, opts: NoiseOptions): PointC
   }) : noisy;
   const cloud = backprojectViews(withPhantoms, categories, { excludeIds: opts.excludeIds, arena: opts.arena });
   cloud.source = "noisy";
-  if (!opts.excludeIds?.size && cloud.count !== gtPoints - dropped) throw new Error(`noisy: ${cloud.count} points, expected ${gtPoints - dropped}`);
+  if (!opts.excludeIds?.size && cloud.count !== gtPoints - dropped.dropped) throw new Error(`noisy: ${cloud.count} points, expected ${gtPoints - dropped.dropped}`);
 
   // 3. per-point confidence, true ids and counts, view by view (points come out grouped by view, pixels in order)
   let flyingKept = 0, blobPointsKept = 0, phantomPointsKept = 0;
@@ -605,9 +660,11 @@ export function noisyPointCloud(bundle: FrameBundle, opts: NoiseOptions): PointC
       }
     }
   }
+  // a copy, so that no cloud's reader can change the stage another build reuses
+  const stageMeta = structuredClone(stage.meta);
   const meta: NoisyMeta = {
-    ...stage.meta,
-    counts: { gtPoints, points: cloud.count, ...stage.meta.counts, dropped, flyingKept, blobPointsKept, phantomPointsKept },
+    ...stageMeta,
+    counts: { gtPoints, points: cloud.count, ...stageMeta.counts, dropped: dropped.dropped, flyingKept, blobPointsKept, phantomPointsKept },
     dropoutThreshold,
   };
   cloud.meta = meta as unknown as Record<string, unknown>;

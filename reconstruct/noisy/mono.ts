@@ -13,7 +13,7 @@
  */
 import type { ViewData } from "../../bridge/bundle/io.js";
 import type { Rng } from "../../src/core/math/rng.js";
-import { heavyTail, isValid, smoothUnitField } from "./filters.js";
+import { heavyTail, isValid, kthSmallestValid, smoothUnitField } from "./filters.js";
 import { NOISY_DEPTH_MIN_RATIO, type NoiseParams } from "./params.js";
 
 export interface MonoRecord {
@@ -24,21 +24,19 @@ export interface MonoRecord {
   medianM: number;
 }
 
-/** Median of the valid depths of a view (0 when it has none). */
+/** Median of the valid depths of a view (0 when it has none): two order statistics, not a sort. */
 export function medianDepth(depth: Float32Array): number {
   let n = 0;
   for (let q = 0; q < depth.length; q++) if (isValid(depth[q]!)) n++;
   if (n === 0) return 0;
-  const vals = new Float32Array(n);
-  for (let q = 0, k = 0; q < depth.length; q++) if (isValid(depth[q]!)) vals[k++] = depth[q]!;
-  vals.sort();
   const m = n >> 1;
-  return n % 2 ? vals[m]! : (vals[m - 1]! + vals[m]!) / 2;
+  if (n % 2) return kthSmallestValid(depth, [m])[0]!;
+  const [a, b] = kthSmallestValid(depth, [m - 1, m]);
+  return (a! + b!) / 2;
 }
 
 /** The view's shape field: smooth, zero-mean, unit-RMS, heavy-tailed (level-free: the caller may keep it). */
-export function monoField(rng: Rng, W: number, H: number, p: NoiseParams): Float32Array {
-  const field = new Float32Array(W * H);
+export function monoField(rng: Rng, W: number, H: number, p: NoiseParams, field: Float32Array = new Float32Array(W * H)): Float32Array {
   smoothUnitField(rng, W, H, p.monoGridCells, field);
   heavyTail(field, p.monoShapeTail);
   return field;
@@ -47,15 +45,16 @@ export function monoField(rng: Rng, W: number, H: number, p: NoiseParams): Float
 /**
  * Applies the component in place to `d` (the view's depth so far; pixels without true depth are left):
  * d ← d · max(NOISY_DEPTH_MIN_RATIO, (1 + monoShapeRel·field) · (g/m)^γ). `field` is monoField's (null when
- * monoShapeRel is 0), γ the view's relief exponent, m its median true depth.
+ * monoShapeRel is 0), γ the view's relief exponent, m its median true depth. With `need`, only the pixels
+ * where it is set (the cloud reads no others).
  */
-export function applyMono(v: ViewData, p: NoiseParams, field: Float32Array | null, gamma: number, d: Float32Array, medianM: number): MonoRecord {
+export function applyMono(v: ViewData, p: NoiseParams, field: Float32Array | null, gamma: number, d: Float32Array, medianM: number, need: Uint8Array | null = null): MonoRecord {
   const { width: W, height: H, depth: g } = v;
   const shape = field ? p.monoShapeRel : 0;
   const logM = Math.log(medianM);
   for (let q = 0; q < W * H; q++) {
     const t = g[q]!;
-    if (!isValid(t)) continue;
+    if (!isValid(t) || (need && !need[q])) continue;
     const relief = gamma !== 0 ? Math.exp(gamma * (Math.log(t) - logM)) : 1;
     const f = shape > 0 ? 1 + shape * field![q]! : 1;
     d[q] = d[q]! * Math.max(NOISY_DEPTH_MIN_RATIO, f * relief);

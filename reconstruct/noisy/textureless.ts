@@ -27,14 +27,15 @@ export interface TexturelessMaps {
   smooth: Float32Array;
 }
 
-export function texturelessMaps(v: ViewData, radiusPx: number, scratch: FieldScratch): TexturelessMaps {
+/** The maps of a view, into `out` when given (fresh arrays otherwise). */
+export function texturelessMaps(v: ViewData, radiusPx: number, scratch: FieldScratch, out?: TexturelessMaps): TexturelessMaps {
   const { width: W, height: H } = v;
   const n = W * H;
   const luma = scratch.get(20, n), grad = scratch.get(21, n);
   lumaGradient(v.rgb, W, H, luma, grad);
-  const edge = new Uint8Array(n);
+  const edge = scratch.getBytes(20, n);
   for (let q = 0; q < n; q++) edge[q] = grad[q]! >= TEXTURE_EDGE_GRAD ? 1 : 0;
-  const edgeDistance = new Float32Array(n), smooth = new Float32Array(n);
+  const edgeDistance = out?.edgeDistance ?? new Float32Array(n), smooth = out?.smooth ?? new Float32Array(n);
   chamferDistance(edge, W, H, edgeDistance);
   validDepthSmooth(v.depth, W, H, radiusPx, smooth, scratch);
   return { edgeDistance, smooth };
@@ -47,14 +48,16 @@ export function collapseWeight(p: NoiseParams, edgeDistance: number): number {
 }
 
 /** The view's bias field b (level-free: the caller may keep it). */
-export function texturelessBiasField(rng: Rng, W: number, H: number): Float32Array {
-  const field = new Float32Array(W * H);
+export function texturelessBiasField(rng: Rng, W: number, H: number, field: Float32Array = new Float32Array(W * H)): Float32Array {
   smoothUnitField(rng, W, H, TEXTURELESS_BIAS_CELLS, field);
   return field;
 }
 
-/** Applies the component in place to `d` (`field`: texturelessBiasField's, null without bias); returns the number of pixels it moved (w > 0). */
-export function applyTextureless(v: ViewData, p: NoiseParams, maps: TexturelessMaps, field: Float32Array | null, d: Float32Array): number {
+/**
+ * Applies the component in place to `d` (`field`: texturelessBiasField's, null without bias); returns the
+ * number of pixels it moved (w > 0). With `need`, only the pixels where it is set change (all are counted).
+ */
+export function applyTextureless(v: ViewData, p: NoiseParams, maps: TexturelessMaps, field: Float32Array | null, d: Float32Array, need: Uint8Array | null = null): number {
   const { width: W, height: H, depth: g } = v;
   const bias = field ? p.texturelessBiasRel : 0;
   let moved = 0;
@@ -63,9 +66,10 @@ export function applyTextureless(v: ViewData, p: NoiseParams, maps: TexturelessM
     if (!isValid(t)) continue;
     const w = collapseWeight(p, maps.edgeDistance[q]!);
     if (w <= 0) continue;
+    moved++;
+    if (need && !need[q]) continue;
     const shift = w * (maps.smooth[q]! - t) + (bias > 0 ? w * bias * field![q]! * t : 0);
     d[q] = Math.max(NOISY_DEPTH_MIN_RATIO * t, d[q]! + shift);
-    moved++;
   }
   return moved;
 }

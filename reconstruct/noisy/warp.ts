@@ -17,7 +17,7 @@
  */
 import type { ViewData } from "../../bridge/bundle/io.js";
 import type { Rng } from "../../src/core/math/rng.js";
-import { isValid } from "./filters.js";
+import { hypot3, isValid } from "./filters.js";
 import { NOISY_DEPTH_MIN_RATIO, WARP_MIN_COS, type NoiseParams } from "./params.js";
 
 export interface WarpField {
@@ -52,63 +52,85 @@ export function warpAt(f: WarpField, x: number, y: number, z: number): number {
   return f.amplitude * s;
 }
 
+/** Per column and per row of a view: (i − cx) / fx and (j − cy) / fy, the pixel's normalised ray. */
+function rayTables(v: ViewData): { xn: Float64Array; yn: Float64Array } {
+  const { width: W, height: H, K } = v;
+  const xn = new Float64Array(W), yn = new Float64Array(H);
+  for (let i = 0; i < W; i++) xn[i] = (i - K.cx) / K.fx;
+  for (let j = 0; j < H; j++) yn[j] = (j - K.cy) / K.fy;
+  return { xn, yn };
+}
+
+/**
+ * |r̂·n| at pixel (i, j) = q of true depth g (rayNormalCos's value before its float32 store): plain numbers
+ * and no arrays, as this runs once per pixel.
+ */
+function normalCosAt(g: Float32Array, W: number, H: number, xn: Float64Array, yn: Float64Array, i: number, j: number, q: number): number {
+  const t = g[q]!;
+  if (!isValid(t)) return 0;
+  const il = i > 0 && isValid(g[q - 1]!) ? i - 1 : i, ir = i + 1 < W && isValid(g[q + 1]!) ? i + 1 : i;
+  const ju = j > 0 && isValid(g[q - W]!) ? j - 1 : j, jd = j + 1 < H && isValid(g[q + W]!) ? j + 1 : j;
+  if (il === ir || ju === jd) return 0;
+  // the back-projected neighbours (x̂·d, ŷ·d, d): a right, b left, c down, e up
+  const ga = g[j * W + ir]!, gb = g[j * W + il]!, gc = g[jd * W + i]!, ge = g[ju * W + i]!;
+  const y = yn[j]!, x = xn[i]!;
+  const ux = xn[ir]! * ga - xn[il]! * gb, uy = y * ga - y * gb, uz = ga - gb;
+  const vx = x * gc - x * ge, vy = yn[jd]! * gc - yn[ju]! * ge, vz = gc - ge;
+  const nx = uy * vz - uz * vy, ny = uz * vx - ux * vz, nz = ux * vy - uy * vx;
+  const px = x * t, py = y * t;
+  const nn = hypot3(nx, ny, nz), pn = hypot3(px, py, t);
+  if (nn === 0) return 0;
+  return Math.abs(nx * px + ny * py + nz * t) / (nn * pn);
+}
+
 /**
  * |r̂·n| per pixel of a view: the cosine between the pixel's ray and the true surface normal (from central
  * differences of the back-projected true depth; one-sided at borders and next to pixels without depth);
  * 0 where the normal is undefined.
  */
 export function rayNormalCos(v: ViewData, out: Float32Array): void {
-  const { width: W, height: H, depth: g, K } = v;
-  const P = (i: number, j: number, t: number): [number, number, number] => [((i - K.cx) / K.fx) * t, ((j - K.cy) / K.fy) * t, t];
-  for (let j = 0; j < H; j++) {
-    for (let i = 0, q = j * W; i < W; i++, q++) {
-      out[q] = 0;
-      const t = g[q]!;
-      if (!isValid(t)) continue;
-      const il = i > 0 && isValid(g[q - 1]!) ? i - 1 : i, ir = i + 1 < W && isValid(g[q + 1]!) ? i + 1 : i;
-      const ju = j > 0 && isValid(g[q - W]!) ? j - 1 : j, jd = j + 1 < H && isValid(g[q + W]!) ? j + 1 : j;
-      if (il === ir || ju === jd) continue;
-      const a = P(ir, j, g[j * W + ir]!), b = P(il, j, g[j * W + il]!), c = P(i, jd, g[jd * W + i]!), e = P(i, ju, g[ju * W + i]!);
-      const ux = a[0] - b[0], uy = a[1] - b[1], uz = a[2] - b[2], vx = c[0] - e[0], vy = c[1] - e[1], vz = c[2] - e[2];
-      const nx = uy * vz - uz * vy, ny = uz * vx - ux * vz, nz = ux * vy - uy * vx;
-      const p = P(i, j, t);
-      const nn = Math.hypot(nx, ny, nz), pn = Math.hypot(p[0], p[1], p[2]);
-      if (nn === 0) continue;
-      out[q] = Math.abs(nx * p[0] + ny * p[1] + nz * p[2]) / (nn * pn);
-    }
-  }
+  const { width: W, height: H, depth: g } = v;
+  const { xn, yn } = rayTables(v);
+  for (let j = 0; j < H; j++) for (let i = 0, q = j * W; i < W; i++, q++) out[q] = normalCosAt(g, W, H, xn, yn, i, j, q);
 }
 
 /**
  * The depth change per metre of warp at every pixel of a view: s(X) / max(|r̂·n|, WARP_MIN_COS) at its true
- * world point X (0 without depth). Level-free: the component adds warpM times it.
+ * world point X (0 without depth). Level-free: the component adds warpM times it. With `need`, only the
+ * pixels where it is set (the others get 0): the rest of the cloud never reads them.
  */
-export function warpPerMetre(v: ViewData, f: WarpField): Float32Array {
+export function warpPerMetre(v: ViewData, f: WarpField, need: Uint8Array | null = null, out: Float32Array = new Float32Array(v.width * v.height)): Float32Array {
   const { width: W, height: H, depth: g, K, E } = v;
-  const cos = new Float32Array(W * H), out = new Float32Array(W * H);
-  rayNormalCos(v, cos);
+  const { xn, yn } = rayTables(v);
   const r00 = E[0][0], r01 = E[0][1], r02 = E[0][2], r10 = E[1][0], r11 = E[1][1], r12 = E[1][2], r20 = E[2][0], r21 = E[2][1], r22 = E[2][2];
   const tx = E[0][3], ty = E[1][3], tz = E[2][3];
   const Cx = -(r00 * tx + r10 * ty + r20 * tz), Cy = -(r01 * tx + r11 * ty + r21 * tz), Cz = -(r02 * tx + r12 * ty + r22 * tz);
+  const waves = f.waves, amplitude = f.amplitude;
   for (let j = 0; j < H; j++) {
-    const yn = (j - K.cy) / K.fy;
+    const yr = (j - K.cy) / K.fy;
     for (let i = 0, q = j * W; i < W; i++, q++) {
       const t = g[q]!;
-      if (!isValid(t)) continue;
-      const X = ((i - K.cx) / K.fx) * t, Y = yn * t;
+      if (!isValid(t) || (need && !need[q])) {
+        out[q] = 0;
+        continue;
+      }
+      const X = ((i - K.cx) / K.fx) * t, Y = yr * t;
       const wx = r00 * X + r10 * Y + r20 * t + Cx, wy = r01 * X + r11 * Y + r21 * t + Cy, wz = r02 * X + r12 * Y + r22 * t + Cz;
-      out[q] = warpAt(f, wx, wy, wz) / Math.max(WARP_MIN_COS, cos[q]!);
+      let s = 0; // warpAt, inlined
+      for (let k = 0; k < waves.length; k += 4) s += Math.cos(waves[k]! * wx + waves[k + 1]! * wy + waves[k + 2]! * wz + waves[k + 3]!);
+      // the cosine as rayNormalCos stores it (float32)
+      out[q] = (amplitude * s) / Math.max(WARP_MIN_COS, Math.fround(normalCosAt(g, W, H, xn, yn, i, j, q)));
     }
   }
   return out;
 }
 
 /** Applies the component in place to `d` (the view's depth so far): d ← d + warpM · perMetre (warpPerMetre's). */
-export function applyWarp(v: ViewData, p: NoiseParams, perMetre: Float32Array, d: Float32Array): void {
+export function applyWarp(v: ViewData, p: NoiseParams, perMetre: Float32Array, d: Float32Array, need: Uint8Array | null = null): void {
   const g = v.depth, a = p.warpM;
   for (let q = 0; q < g.length; q++) {
     const t = g[q]!;
-    if (!isValid(t)) continue;
+    if (!isValid(t) || (need && !need[q])) continue;
     d[q] = Math.max(NOISY_DEPTH_MIN_RATIO * t, d[q]! + a * perMetre[q]!);
   }
 }

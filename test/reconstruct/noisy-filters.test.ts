@@ -1,0 +1,127 @@
+/**
+ * The noisy source's fast paths that must reproduce a reference computation bit for bit: image filters,
+ * the partial build of a cloud without structure, and a second build from one bundle.
+ */
+import { describe, expect, it } from "vitest";
+import { boxMean, hypot3, kthSmallestAtLeastOne, kthSmallestValid } from "../../reconstruct/noisy/filters.js";
+import { medianDepth } from "../../reconstruct/noisy/mono.js";
+import { Rng } from "../../src/core/math/rng.js";
+import type { FrameBundle } from "../../bridge/bundle/io.js";
+import { noisyPointCloud } from "../../reconstruct/noisy/index.js";
+import { filterCloud, type PointCloud } from "../../reconstruct/pointcloud.js";
+import { metaOf, realBundle, sameArrays } from "./noisyHelpers.js";
+
+describe("hypot3", () => {
+  it("is Math.hypot bit for bit, on random magnitudes over 24 decades and on the special values", () => {
+    const rng = new Rng("hypot3");
+    const r = () => {
+      const k = rng.next();
+      if (k < 0.05) return 0;
+      if (k < 0.1) return -0;
+      return (rng.next() - 0.5) * 10 ** (Math.floor(rng.next() * 24) - 12);
+    };
+    let differ = 0;
+    for (let i = 0; i < 200_000; i++) {
+      const x = r(), y = r(), z = r();
+      if (!Object.is(hypot3(x, y, z), Math.hypot(x, y, z))) differ++;
+    }
+    expect(differ).toBe(0);
+    const special = [NaN, Infinity, -Infinity, 0, -0, 1e308, -1e308, 5e-324, 1, -3];
+    for (const x of special) for (const y of special) for (const z of special) expect(Object.is(hypot3(x, y, z), Math.hypot(x, y, z)), `${x} ${y} ${z}`).toBe(true);
+  });
+});
+
+describe("order statistics", () => {
+  it("kthSmallestValid and medianDepth equal a full sort of the valid depths", () => {
+    const rng = new Rng("kth");
+    const d = new Float32Array(5001);
+    for (let q = 0; q < d.length; q++) {
+      const k = rng.next();
+      d[q] = k < 0.1 ? 0 : k < 0.12 ? NaN : k < 0.14 ? Infinity : k < 0.16 ? -1 : k < 0.3 ? 2.5 : k < 0.4 ? 2.5 + 1e-6 * rng.int(0, 3) : 0.1 + 9 * rng.next();
+    }
+    const sorted = Float32Array.from(d.filter((x) => x > 0 && x <= Number.MAX_VALUE)).sort();
+    for (const k of [0, 1, 17, sorted.length >> 1, sorted.length - 1]) expect(kthSmallestValid(d, [k])).toEqual([sorted[k]]);
+    expect(kthSmallestValid(d, [3, sorted.length - 2])).toEqual([sorted[3], sorted[sorted.length - 2]]);
+    const m = sorted.length >> 1;
+    expect(medianDepth(d)).toBe(sorted.length % 2 ? sorted[m] : (sorted[m - 1]! + sorted[m]!) / 2);
+    expect(medianDepth(d.subarray(0, 1000))).toBe(medianDepth(Float32Array.from(d.subarray(0, 1000))));
+    expect(medianDepth(new Float32Array(4))).toBe(0);
+    const conf = [Float32Array.from(d, (x) => (x > 0 ? 1 + x : 0)), new Float32Array([0.5, 3, 1])];
+    const all = Float32Array.from([...conf[0]!, ...conf[1]!].filter((x) => x >= 1)).sort();
+    for (const k of [0, 5, all.length >> 1, all.length - 1]) {
+      const { value, below } = kthSmallestAtLeastOne(conf, k);
+      expect(value).toBe(all[k]);
+      expect(below).toBe(all.filter((x) => x < value).length);
+    }
+  });
+});
+
+describe("boxMean", () => {
+  it("equals the column-by-column running sums it replaces, bit for bit", () => {
+    const rng = new Rng("box");
+    for (const [W, H, r] of [[37, 23, 3], [16, 40, 16], [5, 5, 9], [1, 7, 2]] as const) {
+      const src = Float32Array.from({ length: W * H }, () => rng.normal());
+      const out = new Float32Array(W * H), tmp = new Float32Array(W * H);
+      boxMean(src, W, H, r, out, tmp);
+      // reference: the same running sums, walked down each column
+      const ref = new Float32Array(W * H);
+      for (let x = 0; x < W; x++) {
+        let s = 0;
+        for (let y = 0; y <= Math.min(r, H - 1); y++) s += tmp[y * W + x]!;
+        for (let y = 0; y < H; y++) {
+          ref[y * W + x] = s / (Math.min(H - 1, y + r) - Math.max(0, y - r) + 1);
+          if (y + r + 1 < H) s += tmp[(y + r + 1) * W + x]!;
+          if (y - r >= 0) s -= tmp[(y - r) * W + x]!;
+        }
+      }
+      expect(Buffer.from(out.buffer).equals(Buffer.from(ref.buffer))).toBe(true);
+      // and the row pass left in tmp is the clipped row mean
+      const y = H >> 1, x = W >> 1;
+      let s = 0, n = 0;
+      for (let k = Math.max(0, x - r); k <= Math.min(W - 1, x + r); k++, n++) s += src[y * W + k]!;
+      expect(tmp[y * W + x]).toBeCloseTo(s / n, 5);
+    }
+  });
+});
+
+describe("noisy cloud builds", () => {
+  const b = realBundle("counting_with_occlusion", "builds", "multi", 3);
+  const structure = new Set(b.manifest.instances.filter((e) => e.structure).map((e) => e.id));
+  const fresh = (): FrameBundle => ({ ...b, views: b.views.map((v) => ({ ...v, depth: new Float32Array(v.depth), rgb: new Uint8Array(v.rgb), ids: new Uint16Array(v.ids) })) });
+  const json = (c: PointCloud) => JSON.stringify(c.meta);
+
+  it("without the structure ids, keeps exactly the points of the whole cloud that are not structure (the skipped pixels are never read)", () => {
+    for (const level of [0.5, 1.25, 2]) {
+      const whole = noisyPointCloud(fresh(), { level, seed: "x" });
+      const part = noisyPointCloud(fresh(), { level, seed: "x", excludeIds: structure });
+      // the part's pixels per view: every non-structure point, and phantom label patches on the structure
+      const inPart = new Map(b.views.map((v) => [v.index, new Uint8Array(v.width * v.height)] as const));
+      for (let j = 0; j < part.count; j++) inPart.get(part.view[j]!)![part.pixel[j]!] = 1;
+      const keep = Uint8Array.from(whole.instance, (id, k) => (!structure.has(id) || inPart.get(whole.view[k]!)![whole.pixel[k]!] ? 1 : 0));
+      const expected = filterCloud(whole, keep);
+      expect(part.count).toBeGreaterThan(0);
+      expect(part.count).toBeLessThan(whole.count);
+      expect(sameArrays(part, expected)).toBe(true);
+      // every count of what the model did is the same; only the counts of points in the cloud differ
+      const made = (c: PointCloud) => {
+        const { points: _p, flyingKept: _f, blobPointsKept: _b, phantomPointsKept: _k, ...rest } = metaOf(c).counts;
+        return rest;
+      };
+      expect(made(part)).toEqual(made(whole));
+    }
+  });
+
+  it("builds the same cloud again from one bundle (the second from the first's stage) as from a fresh copy, and no cloud's meta is another's", () => {
+    const once = fresh();
+    const opts = { level: 1.25, seed: "y", excludeIds: structure };
+    const first = noisyPointCloud(once, opts), firstMeta = json(first);
+    metaOf(first).poses.length = 0;
+    metaOf(first).labels.swaps.push({ view: 0, id: 1, from: "a", to: "b", lookalike: false, fakeId: 60000 });
+    const second = noisyPointCloud(once, opts), other = noisyPointCloud(fresh(), opts);
+    expect(sameArrays(second, other)).toBe(true);
+    expect(json(second)).toBe(firstMeta);
+    expect(json(other)).toBe(firstMeta);
+    // another level of the same bundle is its own build
+    expect(sameArrays(noisyPointCloud(once, { ...opts, level: 0.5 }), noisyPointCloud(fresh(), { ...opts, level: 0.5 }))).toBe(true);
+  });
+});
