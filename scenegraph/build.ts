@@ -97,10 +97,7 @@ export function buildSceneGraph(cloud: PointCloud, bundle: Pick<FrameBundle, "ma
     const s = structureMask(cloud, ev);
     floor = s.floor;
     wall = s.wall;
-    const cat = opts.masks === "none" ? null : (i: number) => {
-      const id = cloud.instance[i]!;
-      return id && !ev.structureIds.has(id) ? (cloud.categories.get(id) ?? null) : null;
-    };
+    const cat = opts.masks === "none" ? null : (id: number) => (id && !ev.structureIds.has(id) ? (cloud.categories.get(id) ?? null) : null);
     clusters = dbscanInstances(cloud, s.isStructure, p, cat);
   }
   lap("instances");
