@@ -4,7 +4,6 @@ import { backprojectViews } from "./gt/backproject.js";
 import { bundleCategories } from "./categories.js";
 import { CloudOptionsSchema, type CloudOptions } from "./options.js";
 import { filterCloud, type CloudArena, type PointCloud } from "./pointcloud.js";
-import { noisyPointCloud } from "./noisy/index.js";
 import type { z } from "zod";
 
 
@@ -44,8 +43,10 @@ export async function buildPointCloud(bundle: FrameBundle, options: z.input<type
       });
       return withoutIds(cloud, runtime.excludeIds);
     }
-    case "noisy":
+    case "noisy": {
+      const { noisyPointCloud } = await import("./noisy/index.js");
       return noisyPointCloud(bundle, { level: o.noiseLevel, seed: o.noiseSeed, components: o.noiseComponents, excludeIds: runtime.excludeIds, arena: runtime.arena, trajectory: runtime.trajectory });
+    }
   }
 }
 
