@@ -19,7 +19,7 @@ import { effectiveInstances, GRAPH_FLAGS, GraphOptionsSchema } from "./options.j
 import { trueRelations } from "./truth.js";
 import { IncrementalGraph } from "./incremental.js";
 import type { Relation } from "./types.js";
-import type { MaskMode } from "./evidence.js";
+import { structureIdsOf, type MaskMode } from "./evidence.js";
 import { InputError } from "../src/core/errors.js";
 
 /** Everything that decides a graph: the cloud's source and options, the evidence mode and the instance builder. */
@@ -47,7 +47,7 @@ export interface PipelineResult extends GraphResult {
 
 /** The instance ids of room structure (floor, walls) in the bundle's instance table. */
 export function structureIds(bundle: Pick<FrameBundle, "manifest">): Set<number> {
-  return new Set(bundle.manifest.instances.filter((e) => e.structure).map((e) => e.id));
+  return structureIdsOf(bundle.manifest);
 }
 
 /** Whether a bundle has 2D instance masks: a scene imported without them has an empty instance table. */
