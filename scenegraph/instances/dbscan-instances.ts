@@ -21,7 +21,8 @@ const ID_COUNT = 65536;
 export function dbscanInstances(cloud: PointCloud, isStructure: Uint8Array, p: InstanceParams, categoryOfId: ((id: number) => string | null) | null): Cluster[] {
   const idx = nonStructure(isStructure, cloud.count);
   if (idx.length === 0) return [];
-  const raw = gather(cloud.xyz, idx);
+  // a cloud without structure (the graph pipeline leaves it out when masks say which it is) is used as it is
+  const raw = idx.length === cloud.count ? cloud.xyz.subarray(0, 3 * cloud.count) : gather(cloud.xyz, idx);
   const ds = voxelDownsample(raw, p.voxelM);
   const { labels, clusterCount } = dbscanDetailed(ds.xyz, p.dbscanEpsM, p.dbscanMinPoints);
   const voxels = groupByLabel(labels, clusterCount, ds.count, null);
