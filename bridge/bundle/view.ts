@@ -60,6 +60,8 @@ export function float32ToLE(a: Float32Array): Buffer {
 }
 
 export function float32FromLE(b: Uint8Array): Float32Array {
+  // a file's own buffer, 4-byte aligned, is used in place (no copy of 0.8 MB per view)
+  if (LITTLE_ENDIAN && b.byteOffset % 4 === 0 && b.byteLength % 4 === 0 && b.byteLength === b.buffer.byteLength) return new Float32Array(b.buffer, b.byteOffset, b.byteLength / 4);
   const out = new Float32Array(b.byteLength / 4);
   if (LITTLE_ENDIAN) new Uint8Array(out.buffer).set(b);
   else {

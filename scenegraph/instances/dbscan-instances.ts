@@ -19,16 +19,18 @@ const ID_COUNT = 65536;
  * grouped by a counting sort over the labels (each in ascending order), and votes are counted per id.
  */
 export function dbscanInstances(cloud: PointCloud, isStructure: Uint8Array, p: InstanceParams, categoryOfId: ((id: number) => string | null) | null): Cluster[] {
+  // null: every point (a cloud the graph pipeline built without structure, as masks say which it is)
   const idx = nonStructure(isStructure, cloud.count);
-  if (idx.length === 0) return [];
-  // a cloud without structure (the graph pipeline leaves it out when masks say which it is) is used as it is
-  const raw = idx.length === cloud.count ? cloud.xyz.subarray(0, 3 * cloud.count) : gather(cloud.xyz, idx);
+  const n = idx ? idx.length : cloud.count;
+  if (n === 0) return [];
+  const raw = idx ? gather(cloud.xyz, idx) : cloud.xyz.subarray(0, 3 * n);
   const ds = voxelDownsample(raw, p.voxelM);
   const { labels, clusterCount } = dbscanDetailed(ds.xyz, p.dbscanEpsM, p.dbscanMinPoints);
   const voxels = groupByLabel(labels, clusterCount, ds.count, null);
-  const pointLabel = new Int32Array(idx.length);
-  for (let k = 0; k < idx.length; k++) pointLabel[k] = labels[ds.voxelOfPoint[k]!]!;
-  const members = groupByLabel(pointLabel, clusterCount, idx.length, idx);
+  const pointLabel = new Int32Array(n);
+  const voxelOfPoint = ds.voxelOfPoint;
+  for (let k = 0; k < n; k++) pointLabel[k] = labels[voxelOfPoint[k]!]!;
+  const members = groupByLabel(pointLabel, clusterCount, n, idx);
   const out: Cluster[] = [];
   const perId = new Uint32Array(ID_COUNT);
   for (let c = 0; c < clusterCount; c++) {
@@ -43,9 +45,11 @@ export function dbscanInstances(cloud: PointCloud, isStructure: Uint8Array, p: I
   return out;
 }
 
-function nonStructure(isStructure: Uint8Array, count: number): Uint32Array {
+/** The indices of the points that are not structure, or null when that is every point. */
+function nonStructure(isStructure: Uint8Array, count: number): Uint32Array | null {
   let n = 0;
   for (let i = 0; i < count; i++) if (!isStructure[i]) n++;
+  if (n === count) return null;
   const idx = new Uint32Array(n);
   for (let i = 0, k = 0; i < count; i++) if (!isStructure[i]) idx[k++] = i;
   return idx;
