@@ -105,14 +105,16 @@ export function maxInflatedBytes(h: Pick<PngHeader, "width" | "height" | "bitDep
 }
 
 /**
- * Undoes the row filters into a new pixel buffer: one small function per filter type (the filter is chosen
- * per row, not per byte, and V8 optimises each short loop whole), the first `bpp` bytes of a row (no left
- * neighbour) and the first row (no row above) handled before the loop so the loop body has no branches.
- * Stores into the Uint8Array wrap modulo 256, as the filters' arithmetic does. Bit-identical to the
- * per-byte form it replaced (test/bridge/png.test.ts checks every filter against fast-png).
+ * Undoes the row filters in place: row y's pixels are written at y * rowBytes, never past the filtered
+ * bytes of that row still to be read (at y * (rowBytes + 1) + 1 on), and the row above is already pixels;
+ * the result is the front of `raw`. One small function per filter type (the filter is chosen per row, not
+ * per byte, and V8 optimises each short loop whole), the first `bpp` bytes of a row (no left neighbour) and
+ * the first row (no row above) handled before the loop so the loop body has no branches. Stores into the
+ * Uint8Array wrap modulo 256, as the filters' arithmetic does. Bit-identical to the per-byte form it
+ * replaced (test/bridge/png.test.ts checks every filter against fast-png).
  */
-function unfilterScanlines(raw: Uint8Array, rowBytes: number, height: number, bpp: number): Buffer {
-  const out = Buffer.alloc(rowBytes * height);
+function unfilterScanlines(raw: Buffer, rowBytes: number, height: number, bpp: number): Buffer {
+  const out = raw;
   const zeroRow = Buffer.alloc(rowBytes); // a Buffer like `out`, so the loops see one array type
   for (let y = 0; y < height; y++) {
     const s = y * (rowBytes + 1) + 1;
@@ -121,14 +123,14 @@ function unfilterScanlines(raw: Uint8Array, rowBytes: number, height: number, bp
     // `up` indexes the row above in `out`, or the zero row for the first one.
     const above = y > 0 ? out : zeroRow;
     const u = y > 0 ? o - rowBytes : 0;
-    if (filter === 0) out.set(raw.subarray(s, s + rowBytes), o);
+    if (filter === 0) out.copyWithin(o, s, s + rowBytes);
     else if (filter === 1) unfilterSub(raw, s, out, o, rowBytes, bpp);
     else if (filter === 2) unfilterUp(raw, s, out, o, above, u, rowBytes);
     else if (filter === 3) unfilterAverage(raw, s, out, o, above, u, rowBytes, bpp);
     else if (filter === 4) unfilterPaeth(raw, s, out, o, above, u, rowBytes, bpp);
     else throw new PngError(`corrupt PNG: unknown row filter ${filter}`);
   }
-  return out;
+  return out.subarray(0, rowBytes * height);
 }
 
 function unfilterSub(raw: Uint8Array, s: number, out: Buffer, o: number, rowBytes: number, bpp: number): void {
