@@ -24,41 +24,6 @@ export interface BackprojectOptions {
 
 const isValidDepth = (d: number, max: number) => d > 0 && d <= max; // NaN and Infinity fail both tests
 
-/** Indices of the pixels with a valid depth and an id not excluded, in raster order, into `out`; returns their count. */
-function validPixels(depth: Float32Array, ids: Uint16Array, W: number, H: number, stride: number, maxDepth: number, excluded: Uint8Array, out: Uint32Array): number {
-  let m = 0;
-  for (let j = 0; j < H; j += stride) for (let i = 0, p = j * W; i < W; i += stride, p += stride) if (isValidDepth(depth[p]!, maxDepth) && !excluded[ids[p]!]) out[m++] = p;
-  return m;
-}
-
-/** Writes the points of one view's valid pixels into the cloud from index k; returns the next index. */
-function liftPixels(v: ViewData, valid: Uint32Array, W: number, xn: Float64Array, yn: Float64Array, cloud: PointCloud, k: number): number {
-  const { xyz, rgb, view, pixel, instance } = cloud;
-  const E = v.E;
-  // world = R^T X_cam + C, with C = -R^T t
-  const r00 = E[0][0], r01 = E[0][1], r02 = E[0][2], r10 = E[1][0], r11 = E[1][1], r12 = E[1][2], r20 = E[2][0], r21 = E[2][1], r22 = E[2][2];
-  const tx = E[0][3], ty = E[1][3], tz = E[2][3];
-  const Cx = -(r00 * tx + r10 * ty + r20 * tz), Cy = -(r01 * tx + r11 * ty + r21 * tz), Cz = -(r02 * tx + r12 * ty + r22 * tz);
-  const depth = v.depth, ids = v.ids, col = v.rgb, vi = v.index;
-  for (let q = 0; q < valid.length; q++) {
-    const p = valid[q]!;
-    const j = (p / W) | 0, i = p - j * W;
-    const d = depth[p]!;
-    const X = xn[i]! * d, Y = yn[j]! * d;
-    xyz[3 * k] = r00 * X + r10 * Y + r20 * d + Cx;
-    xyz[3 * k + 1] = r01 * X + r11 * Y + r21 * d + Cy;
-    xyz[3 * k + 2] = r02 * X + r12 * Y + r22 * d + Cz;
-    rgb[3 * k] = col[3 * p]!;
-    rgb[3 * k + 1] = col[3 * p + 1]!;
-    rgb[3 * k + 2] = col[3 * p + 2]!;
-    view[k] = vi;
-    pixel[k] = p;
-    instance[k] = ids[p]!;
-    k++;
-  }
-  return k;
-}
-
 export function backprojectViews(views: readonly ViewData[], categories: Map<number, string>, opts: BackprojectOptions = {}): PointCloud {
   const stride = opts.stride ?? 1;
   const maxDepth = opts.maxDepthM ?? Number.MAX_VALUE;
@@ -66,24 +31,45 @@ export function backprojectViews(views: readonly ViewData[], categories: Map<num
   for (const id of opts.excludeIds ?? []) excluded[id] = 1;
   if (views.length === 0) throw new Error("backprojectViews: no views");
   const W = views[0]!.width, H = views[0]!.height;
-  // pass 1: each view's valid pixels, kept as a compact index list (pass 2 then touches only those)
-  const scratch = new Uint32Array(W * H);
-  const validOf: Uint32Array[] = [];
   let n = 0;
   for (const v of views) {
-    const m = validPixels(v.depth, v.ids, W, H, stride, maxDepth, excluded, scratch);
-    validOf.push(scratch.slice(0, m));
-    n += m;
+    const depth = v.depth;
+    const ids = v.ids;
+    for (let j = 0; j < H; j += stride) for (let i = 0, p = j * W; i < W; i += stride, p += stride) if (isValidDepth(depth[p]!, maxDepth) && !excluded[ids[p]!]) n++;
   }
   const cloud = allocateCloud(n, { categories, imageWidth: W, imageHeight: H, source: "gt", meta: { views: views.length, stride, excluded_ids: [...(opts.excludeIds ?? [])] } }, opts.arena);
   cloud.confidence.fill(1);
+  const { xyz, rgb, view, pixel, instance } = cloud;
   const xn = new Float64Array(W), yn = new Float64Array(H);
   let k = 0;
-  views.forEach((v, vi) => {
+  for (const v of views) {
     const { fx, fy, cx, cy } = v.K;
+    const E = v.E;
     for (let i = 0; i < W; i++) xn[i] = (i - cx) / fx;
     for (let j = 0; j < H; j++) yn[j] = (j - cy) / fy;
-    k = liftPixels(v, validOf[vi]!, W, xn, yn, cloud, k);
-  });
-    return cloud;
+    // world = R^T X_cam + C, with C = -R^T t
+    const r00 = E[0][0], r01 = E[0][1], r02 = E[0][2], r10 = E[1][0], r11 = E[1][1], r12 = E[1][2], r20 = E[2][0], r21 = E[2][1], r22 = E[2][2];
+    const tx = E[0][3], ty = E[1][3], tz = E[2][3];
+    const Cx = -(r00 * tx + r10 * ty + r20 * tz), Cy = -(r01 * tx + r11 * ty + r21 * tz), Cz = -(r02 * tx + r12 * ty + r22 * tz);
+    const depth = v.depth, ids = v.ids, col = v.rgb, vi = v.index;
+    for (let j = 0; j < H; j += stride) {
+      const y = yn[j]!;
+      for (let i = 0, p = j * W; i < W; i += stride, p += stride) {
+        const d = depth[p]!;
+        if (!isValidDepth(d, maxDepth) || excluded[ids[p]!]) continue;
+        const X = xn[i]! * d, Y = y * d;
+        xyz[3 * k] = r00 * X + r10 * Y + r20 * d + Cx;
+        xyz[3 * k + 1] = r01 * X + r11 * Y + r21 * d + Cy;
+        xyz[3 * k + 2] = r02 * X + r12 * Y + r22 * d + Cz;
+        rgb[3 * k] = col[3 * p]!;
+        rgb[3 * k + 1] = col[3 * p + 1]!;
+        rgb[3 * k + 2] = col[3 * p + 2]!;
+        view[k] = vi;
+        pixel[k] = p;
+        instance[k] = ids[p]!;
+        k++;
+      }
+    }
+  }
+  return cloud;
 }
