@@ -4,8 +4,6 @@ import { backprojectViews } from "./gt/backproject.js";
 import { bundleCategories } from "./categories.js";
 import { CloudOptionsSchema, type CloudOptions } from "./options.js";
 import { filterCloud, type CloudArena, type PointCloud } from "./pointcloud.js";
-import { vggtPointCloud } from "./vggt/index.js";
-import { noisyPointCloud } from "./noisy/index.js";
 import type { z } from "zod";
 
 
@@ -30,6 +28,8 @@ export async function buildPointCloud(bundle: FrameBundle, options: z.input<type
     case "gt":
       return backprojectViews(bundle.views, bundleCategories(bundle), { stride: runtime.stride, excludeIds: runtime.excludeIds, arena: runtime.arena });
     case "vggt": {
+      // loaded on demand: ONNX Runtime's native module is not needed by the other sources
+      const { vggtPointCloud } = await import("./vggt/index.js");
       const v = o.vggt;
       const cloud = await vggtPointCloud(bundle, {
         modelPath: v.modelPath ?? undefined,
@@ -43,8 +43,10 @@ export async function buildPointCloud(bundle: FrameBundle, options: z.input<type
       });
       return withoutIds(cloud, runtime.excludeIds);
     }
-    case "noisy":
+    case "noisy": {
+      const { noisyPointCloud } = await import("./noisy/index.js");
       return noisyPointCloud(bundle, { level: o.noiseLevel, seed: o.noiseSeed, components: o.noiseComponents, excludeIds: runtime.excludeIds, arena: runtime.arena, trajectory: runtime.trajectory });
+    }
   }
 }
 

@@ -7,7 +7,7 @@ import { bundleViewpoint } from "../bridge/bundle/viewpoint.js";
 import { stageTimer } from "../src/core/stageTimer.js";
 import type { PointCloud } from "../reconstruct/pointcloud.js";
 import { InputError } from "../src/core/errors.js";
-import { type Evidence, type MaskMode } from "./evidence.js";
+import { structureIdsOf, type Evidence, type MaskMode } from "./evidence.js";
 import { labelledEvidence, type LabelMode } from "./appearance.js";
 import { DEFAULT_INSTANCE_PARAMS, type InstanceParams } from "./instances/params.js";
 import { fuseDetections } from "./instances/fusion.js";
@@ -33,14 +33,13 @@ export interface GraphResult {
   graph: SceneGraph;
   /** Raw cloud point indices of each node, in graph.nodes order. */
   members: Uint32Array[];
-  evidence: Evidence;
 }
 
-/** Which points are room structure: from the masks, or found geometrically with `--masks none`. */
-function structureMask(cloud: PointCloud, ev: Evidence): { isStructure: Uint8Array; floor: number; wall: number } {
+/** Which points are room structure: from the masks (`structureIds`), or found geometrically with `--masks none`. */
+function structureMask(cloud: PointCloud, mode: MaskMode, structureIds: ReadonlySet<number>): { isStructure: Uint8Array; floor: number; wall: number } {
   const isStructure = new Uint8Array(cloud.count);
   let floor = 0, wall = 0;
-  if (ev.mode === "none") {
+  if (mode === "none") {
     const labels = segmentStructure(cloud.xyz);
     for (let i = 0; i < cloud.count; i++) {
       if (labels[i] === 1) floor++;
@@ -48,13 +47,16 @@ function structureMask(cloud: PointCloud, ev: Evidence): { isStructure: Uint8Arr
       isStructure[i] = labels[i]! > 0 ? 1 : 0;
     }
   } else {
+    // id -> 1 floor, 2 wall, as a table (a Set lookup per point is the slow part)
+    const kind = new Uint8Array(65536);
+    for (const id of structureIds) kind[id] = cloud.categories.get(id) === "floor" ? 1 : 2;
+    const instance = cloud.instance;
     for (let i = 0; i < cloud.count; i++) {
-      const id = cloud.instance[i]!;
-      if (ev.structureIds.has(id)) {
-        isStructure[i] = 1;
-        if (cloud.categories.get(id) === "floor") floor++;
-        else wall++;
-      }
+      const k = kind[instance[i]!]!;
+      if (k === 0) continue;
+      isStructure[i] = 1;
+      if (k === 1) floor++;
+      else wall++;
     }
   }
   return { isStructure, floor, wall };
@@ -80,12 +82,13 @@ export function buildSceneGraph(cloud: PointCloud, bundle: Pick<FrameBundle, "ma
   const p: InstanceParams = { ...DEFAULT_INSTANCE_PARAMS, ...opts.params };
   const { timings, lap } = stageTimer(1);
   if (opts.instances === "fusion" && opts.masks === "none") throw new InputError("instances: fusion needs masks (it fuses 2D mask fragments); with masks none use dbscan", { field: "instances" });
-  const ev = labelledEvidence(bundle, opts.masks, opts.labels ?? "oracle", opts.labelSeed ?? "0");
+  // the 2D segments are fusion's input; dbscan clusters the points and needs only which ids are structure
+  const ev = opts.instances === "fusion" ? labelledEvidence(bundle, opts.masks, opts.labels ?? "oracle", opts.labelSeed ?? "0") : null;
   lap("evidence");
   const downsample = (xyz: Float32Array) => voxelDownsample(xyz, p.voxelM).xyz;
   let clusters: Cluster[];
   let floor = 0, wall = 0;
-  if (opts.instances === "fusion") {
+  if (ev) {
     clusters = fuseDetections(cloud, ev, p, downsample);
     // structure pixels with depth, counted on the images (the cloud may have left them out)
     for (const v of bundle.views) {
@@ -94,25 +97,40 @@ export function buildSceneGraph(cloud: PointCloud, bundle: Pick<FrameBundle, "ma
       wall += c.wall;
     }
   } else {
-    const s = structureMask(cloud, ev);
+    const structureIds = structureIdsOf(bundle.manifest);
+    const s = structureMask(cloud, opts.masks, structureIds);
     floor = s.floor;
     wall = s.wall;
-    const cat = opts.masks === "none" ? null : (i: number) => {
-      const id = cloud.instance[i]!;
-      return id && !ev.structureIds.has(id) ? (cloud.categories.get(id) ?? null) : null;
-    };
+    const cat = opts.masks === "none" ? null : (id: number) => (id && !structureIds.has(id) ? (cloud.categories.get(id) ?? null) : null);
     clusters = dbscanInstances(cloud, s.isStructure, p, cat);
   }
   lap("instances");
-  return graphFromClusters(clusters, cloud, bundle.manifest, ev, { masks: opts.masks, instances: opts.instances, params: p, floor, wall }, { timings, lap });
+  return graphFromClusters(clusters, cloud, bundle.manifest, { masks: opts.masks, instances: opts.instances, params: p, floor, wall }, { timings, lap });
 }
+
+/**
+ * Per view (by its ids array): the counts of its depth array under one floor/wall id assignment (`kinds`).
+ * A runner builds several fusion graphs of one bundle (one per source and arm); the images are the same.
+ */
+const structurePixelCache = new WeakMap<Uint16Array, { depth: Float32Array; kinds: string; counts: { floor: number; wall: number } }>();
 
 /** The structure counts fusion mode takes from the images: depth pixels of floor and walls in one view. */
 export function structurePixels(view: Pick<FrameBundle["views"][number], "ids" | "depth">, ev: Evidence, categories: Map<number, string>): { floor: number; wall: number } {
-  let floor = 0, wall = 0;
-  const ids = view.ids, depth = view.depth;
   const kind = new Uint8Array(65536); // 1 floor, 2 wall
-  for (const id of ev.structureIds) kind[id] = categories.get(id) === "floor" ? 1 : 2;
+  let kinds = "";
+  for (const id of ev.structureIds) {
+    kind[id] = categories.get(id) === "floor" ? 1 : 2;
+    kinds += `${id}:${kind[id]},`;
+  }
+  const hit = structurePixelCache.get(view.ids);
+  if (hit && hit.depth === view.depth && hit.kinds === kinds) return { ...hit.counts };
+  const counts = countStructurePixels(view.ids, view.depth, kind);
+  structurePixelCache.set(view.ids, { depth: view.depth, kinds, counts: { ...counts } });
+  return counts;
+}
+
+function countStructurePixels(ids: Uint16Array, depth: Float32Array, kind: Uint8Array): { floor: number; wall: number } {
+  let floor = 0, wall = 0;
   for (let q = 0; q < ids.length; q++) {
     const k = kind[ids[q]!]!;
     if (k === 0 || !(depth[q]! > 0)) continue;
@@ -137,7 +155,7 @@ export interface ClusterGraphOptions {
  */
 export type NodeCache = WeakMap<Uint32Array, { xyz: Float32Array; votes: string; node: GraphNode; fine?: Float32Array }>;
 
-export function graphFromClusters(clusters: Cluster[], cloud: PointCloud, manifest: Pick<FrameBundle["manifest"], "task_id" | "paradigm" | "task" | "views">, ev: Evidence, o: ClusterGraphOptions, timer = stageTimer(1), cache?: NodeCache): GraphResult {
+export function graphFromClusters(clusters: Cluster[], cloud: PointCloud, manifest: Pick<FrameBundle["manifest"], "task_id" | "paradigm" | "task" | "views">, o: ClusterGraphOptions, timer = stageTimer(1), cache?: NodeCache): GraphResult {
   const { timings, lap } = timer;
   const p = o.params, floor = o.floor, wall = o.wall;
   // deterministic node order: by centroid x, then y, then z
@@ -189,5 +207,5 @@ export function graphFromClusters(clusters: Cluster[], cloud: PointCloud, manife
     structure: { floor_points: floor, wall_points: wall },
     timings_ms: timings,
   };
-  return { graph, members: withCentroid.map(({ c }) => c.members), evidence: ev };
+  return { graph, members: withCentroid.map(({ c }) => c.members) };
 }

@@ -45,6 +45,11 @@ export interface Evidence {
   height: number;
 }
 
+/** The instance ids of room structure (floor, walls) in a bundle's instance table. */
+export function structureIdsOf(manifest: Pick<FrameBundle["manifest"], "instances">): Set<number> {
+  return new Set(manifest.instances.filter((e) => e.structure).map((e) => e.id));
+}
+
 /**
  * Visits the 8-connected components of `key` (-1 = background) among the foreground pixels `fg`: for each
  * component, `visit(pixels, count, x0, y0, x1, y1)` gets its pixels (in `queue`) and bounding box.
@@ -120,7 +125,7 @@ export class EvidenceBuilder {
 
   constructor(manifest: Pick<FrameBundle["manifest"], "image" | "instances">, readonly mode: MaskMode) {
     const { width: W, height: H } = manifest.image;
-    const structureIds = new Set(manifest.instances.filter((e) => e.structure).map((e) => e.id));
+    const structureIds = structureIdsOf(manifest);
     this.category = new Map(manifest.instances.map((e) => [e.id, e.category]));
     this.evidence = { mode, segments: [], segmentOfPixel: [], structureIds, width: W, height: H };
     // scratch buffers shared by every view (fresh memory is expensive to touch here)

@@ -64,6 +64,6 @@ export class IncrementalGraph {
     const empty = new Uint32Array(0);
     this.fusion.addView(cloud, ev, view.index, keys, (k) => bySeg.get(k) ?? empty);
     const clusters = this.fusion.snapshot(cloud);
-    return graphFromClusters(clusters, cloud, { ...this.manifest, views: bundle.manifest.views }, ev, { masks: this.o.masks, instances: this.o.instances, params: this.p, floor: this.floor, wall: this.wall }, stageTimer(1), this.nodes);
+    return graphFromClusters(clusters, cloud, { ...this.manifest, views: bundle.manifest.views }, { masks: this.o.masks, instances: this.o.instances, params: this.p, floor: this.floor, wall: this.wall }, stageTimer(1), this.nodes);
   }
 }

@@ -10,7 +10,6 @@ import { regionsOfStructure, segmentRegions, StructurePoints } from "./regions.j
 import { segmentStructure } from "./primitives/structure.js";
 import { CloudOptionsSchema, CLOUD_FLAGS } from "../reconstruct/options.js";
 import { filterCloud, type PointCloud } from "../reconstruct/pointcloud.js";
-import { labelledBundle } from "../reconstruct/noisy/labels.js";
 import { FAKE_LABEL_ID_BASE } from "../reconstruct/noisy/params.js";
 import type { FlagSpec } from "../src/core/flags.js";
 import { buildSceneGraph, type GraphResult } from "./build.js";
@@ -20,7 +19,7 @@ import { effectiveInstances, GRAPH_FLAGS, GraphOptionsSchema } from "./options.j
 import { trueRelations } from "./truth.js";
 import { IncrementalGraph } from "./incremental.js";
 import type { Relation } from "./types.js";
-import type { MaskMode } from "./evidence.js";
+import { structureIdsOf, type MaskMode } from "./evidence.js";
 import { InputError } from "../src/core/errors.js";
 
 /** Everything that decides a graph: the cloud's source and options, the evidence mode and the instance builder. */
@@ -48,7 +47,7 @@ export interface PipelineResult extends GraphResult {
 
 /** The instance ids of room structure (floor, walls) in the bundle's instance table. */
 export function structureIds(bundle: Pick<FrameBundle, "manifest">): Set<number> {
-  return new Set(bundle.manifest.instances.filter((e) => e.structure).map((e) => e.id));
+  return structureIdsOf(bundle.manifest);
 }
 
 /** Whether a bundle has 2D instance masks: a scene imported without them has an empty instance table. */
@@ -65,6 +64,17 @@ export function masksForBundle<O extends { masks?: MaskMode }>(bundle: Pick<Fram
   const from = bundle.manifest.imported ? `an imported ${bundle.manifest.imported.layout} scene` : bundle.manifest.simulator;
   if (given) throw new InputError(`--masks ${options.masks}: ${bundle.dir || bundle.manifest.task_id} has no instance masks (${from}); use --masks none (geometry only)`, { field: "masks" });
   return { options: { ...options, masks: "none" }, note: `${bundle.dir || bundle.manifest.task_id} has no instance masks (${from}): using --masks none (geometry only, anonymous nodes)` };
+}
+
+/**
+ * The bundle as the graph builder sees it under the cloud's label corruption (reconstruct/noisy/labels.ts).
+ * Only a noisy cloud carries any, so the noise model's modules are loaded for noisy clouds alone (they cost
+ * a gt graph's process over 100 ms of startup).
+ */
+async function labelledFor<B extends Pick<FrameBundle, "manifest" | "views">>(bundle: B, cloud: PointCloud, firstFakeId = FAKE_LABEL_ID_BASE): Promise<B> {
+  if (cloud.source !== "noisy") return bundle;
+  const { labelledBundle } = await import("../reconstruct/noisy/labels.js");
+  return labelledBundle(bundle, cloud, firstFakeId);
 }
 
 export async function graphOfBundle(bundle: FrameBundle, options: z.input<typeof GraphPipelineOptionsSchema>, runtime: PipelineRuntime = {}): Promise<PipelineResult> {
@@ -90,7 +100,7 @@ export async function graphOfBundle(bundle: FrameBundle, options: z.input<typeof
   const instances = effectiveInstances(o.masks, o.instances);
   if (instances !== o.instances) notes.push("masks none has no 2D masks to fuse; using instances dbscan");
   // a noisy cloud with label corruption brings its corrupted masks; the diagnosis keeps the true bundle
-  const result = buildSceneGraph(cloud, labelledBundle(bundle, cloud), { masks: o.masks, instances, labels: o.labels, labelSeed: o.labelSeed });
+  const result = buildSceneGraph(cloud, await labelledFor(bundle, cloud), { masks: o.masks, instances, labels: o.labels, labelSeed: o.labelSeed });
   if (layout) {
     // without masks the cloud's labels are not evidence: floor and walls come from the geometry alone
     const structure = o.masks === "none" ? segmentStructure(full.xyz) : undefined;
@@ -183,7 +193,7 @@ export class GraphMemory {
     lap("cloud");
     // the noisy source's label corruption reaches the graph through relabelled instance images, as in graphOfBundle
     const one: FrameBundle = { ...bundle, manifest: { ...bundle.manifest, views: [bundle.manifest.views.at(-1)!] }, views: [bundle.views.at(-1)!] };
-    const labelled = labelledBundle(one, vc, this.nextFakeId);
+    const labelled = await labelledFor(one, vc, this.nextFakeId);
     if (labelled !== one) this.nextFakeId += labelled.manifest.instances.length - one.manifest.instances.length;
     const seen: FrameBundle = labelled === one ? bundle : { ...bundle, manifest: { ...bundle.manifest, instances: labelled.manifest.instances }, views: [...bundle.views.slice(0, -1), labelled.views[0]!] };
     const result = this.graph.addView(labelled.views[0]!, vc, seen);

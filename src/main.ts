@@ -8,10 +8,9 @@ import { Command, CommanderError } from "commander";
 import { PACKAGE_VERSION } from "./core/version.js";
 import { EXIT_OK, EXIT_USAGE, exitCodeOf, userMessage } from "./core/errors.js";
 import { registerCliCommands } from "./apps/cli/commands.js";
-import { registerServe } from "./apps/service/command.js";
-import { registerInspect } from "./apps/viewer/command.js";
 
-export function buildProgram(): Command {
+/** The program; with `commandName` (the command a command line names), only that command's module is loaded. */
+export async function buildProgram(commandName?: string): Promise<Command> {
   const program = new Command();
   program
     .name("esi3d")
@@ -19,14 +18,21 @@ export function buildProgram(): Command {
     .version(PACKAGE_VERSION)
     .showHelpAfterError("(run with --help for usage)")
     .exitOverride();
-  registerCliCommands(program, { afterGraph: registerInspect, last: registerServe });
+  await registerCliCommands(
+    program,
+    {
+      afterGraph: { names: ["inspect"], load: async () => (await import("./apps/viewer/command.js")).registerInspect },
+      last: { names: ["serve"], load: async () => (await import("./apps/service/command.js")).registerServe },
+    },
+    commandName,
+  );
   for (const c of program.commands) c.exitOverride().showHelpAfterError("(run with --help for usage)");
   return program;
 }
 
 export async function main(argv: string[]): Promise<number> {
   try {
-    await buildProgram().parseAsync(argv);
+    await (await buildProgram(argv[2])).parseAsync(argv);
     return typeof process.exitCode === "number" ? process.exitCode : EXIT_OK;
   } catch (e) {
     if (e instanceof CommanderError) {

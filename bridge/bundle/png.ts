@@ -126,13 +126,16 @@ export function maxInflatedBytes(h: Pick<PngHeader, "width" | "height" | "bitDep
 }
 
 /**
- * Undoes the row filters into a new pixel buffer: one tight loop per filter type (the filter is chosen per
- * row, not per byte), the first `bpp` bytes of a row (no left neighbour) and the first row (no row above)
- * handled before the loop so the loop body has no branches. Bit-identical to the per-byte form it
+ * Undoes the row filters in place: row y's pixels are written at y * rowBytes, never past the filtered
+ * bytes of that row still to be read (at y * (rowBytes + 1) + 1 on), and the row above is already pixels;
+ * the result is the front of `raw`. One small function per filter type (the filter is chosen per row, not
+ * per byte, and V8 optimises each short loop whole), the first `bpp` bytes of a row (no left neighbour) and
+ * the first row (no row above) handled before the loop so the loop body has no branches. Stores into the
+ * Uint8Array wrap modulo 256, as the filters' arithmetic does. Bit-identical to the per-byte form it
  * replaced (test/bridge/png.test.ts checks every filter against fast-png).
  */
-function unfilterScanlines(raw: Uint8Array, rowBytes: number, height: number, bpp: number): Buffer {
-  const out = Buffer.alloc(rowBytes * height);
+function unfilterScanlines(raw: Buffer, rowBytes: number, height: number, bpp: number): Buffer {
+  const out = raw;
   const zeroRow = Buffer.alloc(rowBytes); // a Buffer like `out`, so the loops see one array type
   for (let y = 0; y < height; y++) {
     const s = y * (rowBytes + 1) + 1;
@@ -141,34 +144,75 @@ function unfilterScanlines(raw: Uint8Array, rowBytes: number, height: number, bp
     // `up` indexes the row above in `out`, or the zero row for the first one.
     const above = y > 0 ? out : zeroRow;
     const u = y > 0 ? o - rowBytes : 0;
-    switch (filter) {
-      case 0:
-        out.set(raw.subarray(s, s + rowBytes), o);
-        break;
-      case 1:
-        for (let x = 0; x < bpp; x++) out[o + x] = raw[s + x]!;
-        for (let x = bpp; x < rowBytes; x++) out[o + x] = (raw[s + x]! + out[o + x - bpp]!) & 255;
-        break;
-      case 2:
-        for (let x = 0; x < rowBytes; x++) out[o + x] = (raw[s + x]! + above[u + x]!) & 255;
-        break;
-      case 3:
-        for (let x = 0; x < bpp; x++) out[o + x] = (raw[s + x]! + (above[u + x]! >>> 1)) & 255;
-        for (let x = bpp; x < rowBytes; x++) out[o + x] = (raw[s + x]! + ((out[o + x - bpp]! + above[u + x]!) >>> 1)) & 255;
-        break;
-      case 4:
-        // Paeth with a = c = 0 on the left edge is the row above.
-        for (let x = 0; x < bpp; x++) out[o + x] = (raw[s + x]! + above[u + x]!) & 255;
-        for (let x = bpp; x < rowBytes; x++) {
-          const a = out[o + x - bpp]!, b = above[u + x]!, c = above[u + x - bpp]!;
-          const pa = Math.abs(b - c), pb = Math.abs(a - c), pc = Math.abs(a + b - 2 * c);
-          out[o + x] = (raw[s + x]! + (pa <= pb && pa <= pc ? a : pb <= pc ? b : c)) & 255;
-        }
-        break;
-      default:
-        throw new PngError(`corrupt PNG: unknown row filter ${filter}`);
-    }
+    if (filter === 0) out.copyWithin(o, s, s + rowBytes);
+    else if (filter === 1) unfilterSub(raw, s, out, o, rowBytes, bpp);
+    else if (filter === 2) unfilterUp(raw, s, out, o, above, u, rowBytes);
+    else if (filter === 3) unfilterAverage(raw, s, out, o, above, u, rowBytes, bpp);
+    else if (filter === 4) unfilterPaeth(raw, s, out, o, above, u, rowBytes, bpp);
+    else throw new PngError(`corrupt PNG: unknown row filter ${filter}`);
   }
+  return out.subarray(0, rowBytes * height);
+}
+
+function unfilterSub(raw: Uint8Array, s: number, out: Buffer, o: number, rowBytes: number, bpp: number): void {
+  // the bundles' own images (RGB, 16-bit ids): the running sums stay in registers, not read back from `out`
+  if (bpp === 3) return unfilterSub3(raw, s, out, o, rowBytes);
+  if (bpp === 2) return unfilterSub2(raw, s, out, o, rowBytes);
+  for (let x = 0; x < bpp; x++) out[o + x] = raw[s + x]!;
+  for (let x = bpp; x < rowBytes; x++) out[o + x] = raw[s + x]! + out[o + x - bpp]!;
+}
+
+function unfilterSub3(raw: Uint8Array, s: number, out: Buffer, o: number, rowBytes: number): void {
+  let r = 0, g = 0, b = 0;
+  for (let x = 0; x < rowBytes; x += 3) {
+    r = (r + raw[s + x]!) & 255;
+    g = (g + raw[s + x + 1]!) & 255;
+    b = (b + raw[s + x + 2]!) & 255;
+    out[o + x] = r;
+    out[o + x + 1] = g;
+    out[o + x + 2] = b;
+  }
+}
+
+function unfilterSub2(raw: Uint8Array, s: number, out: Buffer, o: number, rowBytes: number): void {
+  let hi = 0, lo = 0;
+  for (let x = 0; x < rowBytes; x += 2) {
+    hi = (hi + raw[s + x]!) & 255;
+    lo = (lo + raw[s + x + 1]!) & 255;
+    out[o + x] = hi;
+    out[o + x + 1] = lo;
+  }
+}
+
+function unfilterUp(raw: Uint8Array, s: number, out: Buffer, o: number, above: Buffer, u: number, rowBytes: number): void {
+  for (let x = 0; x < rowBytes; x++) out[o + x] = raw[s + x]! + above[u + x]!;
+}
+
+function unfilterAverage(raw: Uint8Array, s: number, out: Buffer, o: number, above: Buffer, u: number, rowBytes: number, bpp: number): void {
+  for (let x = 0; x < bpp; x++) out[o + x] = raw[s + x]! + (above[u + x]! >>> 1);
+  for (let x = bpp; x < rowBytes; x++) out[o + x] = raw[s + x]! + ((out[o + x - bpp]! + above[u + x]!) >>> 1);
+}
+
+function unfilterPaeth(raw: Uint8Array, s: number, out: Buffer, o: number, above: Buffer, u: number, rowBytes: number, bpp: number): void {
+  // Paeth with a = c = 0 on the left edge is the row above.
+  for (let x = 0; x < bpp; x++) out[o + x] = raw[s + x]! + above[u + x]!;
+  for (let x = bpp; x < rowBytes; x++) {
+    const a = out[o + x - bpp]!, b = above[u + x]!, c = above[u + x - bpp]!;
+    const pa = Math.abs(b - c), pb = Math.abs(a - c), pc = Math.abs(a + b - 2 * c);
+    out[o + x] = raw[s + x]! + (pa <= pb && pa <= pc ? a : pb <= pc ? b : c);
+  }
+}
+
+const HOST_LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+/** Big-endian 16-bit samples as host-order values: a native byte swap in place on little-endian hosts. */
+function samples16(pixels: Buffer, count: number): Uint16Array {
+  if (pixels.byteOffset % 2 === 0) {
+    if (HOST_LITTLE_ENDIAN) pixels.swap16();
+    return new Uint16Array(pixels.buffer, pixels.byteOffset, count);
+  }
+  const out = new Uint16Array(count);
+  for (let i = 0; i < count; i++) out[i] = (pixels[2 * i]! << 8) | pixels[2 * i + 1]!;
   return out;
 }
 
@@ -231,11 +275,7 @@ export function decodePng(buf: Uint8Array): DecodedPng {
     }
     return { width, height, channels: 3, bitDepth: 8, data: out };
   }
-  if (bitDepth === 16) {
-    const out = new Uint16Array(width * height * ch);
-    for (let i = 0; i < out.length; i++) out[i] = (pixels[2 * i]! << 8) | pixels[2 * i + 1]!;
-    return { width, height, channels: ch, bitDepth: 16, data: out };
-  }
+  if (bitDepth === 16) return { width, height, channels: ch, bitDepth: 16, data: samples16(pixels, width * height * ch) };
   return { width, height, channels: ch, bitDepth: 8, data: new Uint8Array(pixels.buffer, pixels.byteOffset, pixels.length) };
 }
 

@@ -10,32 +10,84 @@ import { gather, type Cluster } from "./cluster.js";
 import { boundsOf } from "../../src/core/geometry.js";
 import type { InstanceParams } from "./params.js";
 
-export function dbscanInstances(cloud: PointCloud, isStructure: Uint8Array, p: InstanceParams, categoryOfPoint: ((i: number) => string | null) | null): Cluster[] {
-  const idx: number[] = [];
-  for (let i = 0; i < cloud.count; i++) if (!isStructure[i]) idx.push(i);
-  if (idx.length === 0) return [];
-  const raw = gather(cloud.xyz, idx);
+/** Instance ids are 16-bit (the cloud's `instance`, the bundles' 16-bit id PNGs). */
+const ID_COUNT = 65536;
+
+/**
+ * `categoryOfId` names the category a point with that instance id votes for (null: no vote); null when
+ * there are no masks. Every per-point step works on typed arrays: the clusters' voxels and members are
+ * grouped by a counting sort over the labels (each in ascending order), and votes are counted per id.
+ */
+export function dbscanInstances(cloud: PointCloud, isStructure: Uint8Array, p: InstanceParams, categoryOfId: ((id: number) => string | null) | null): Cluster[] {
+  // null: every point (a cloud the graph pipeline built without structure, as masks say which it is)
+  const idx = nonStructure(isStructure, cloud.count);
+  const n = idx ? idx.length : cloud.count;
+  if (n === 0) return [];
+  const raw = idx ? gather(cloud.xyz, idx) : cloud.xyz.subarray(0, 3 * n);
   const ds = voxelDownsample(raw, p.voxelM);
   const { labels, clusterCount } = dbscanDetailed(ds.xyz, p.dbscanEpsM, p.dbscanMinPoints);
-  const voxelsOf: number[][] = Array.from({ length: clusterCount }, () => []);
-  for (let v = 0; v < ds.count; v++) if (labels[v]! >= 0) voxelsOf[labels[v]!]!.push(v);
-  const membersOf: number[][] = Array.from({ length: clusterCount }, () => []);
-  for (let k = 0; k < idx.length; k++) {
-    const l = labels[ds.voxelOfPoint[k]!]!;
-    if (l >= 0) membersOf[l]!.push(idx[k]!);
-  }
+  const voxels = groupByLabel(labels, clusterCount, ds.count, null);
+  const pointLabel = new Int32Array(n);
+  const voxelOfPoint = ds.voxelOfPoint;
+  for (let k = 0; k < n; k++) pointLabel[k] = labels[voxelOfPoint[k]!]!;
+  const members = groupByLabel(pointLabel, clusterCount, n, idx);
   const out: Cluster[] = [];
+  const perId = new Uint32Array(ID_COUNT);
   for (let c = 0; c < clusterCount; c++) {
-    const xyz = new Float32Array(voxelsOf[c]!.length * 3);
-    voxelsOf[c]!.forEach((v, k) => xyz.set(ds.xyz.subarray(3 * v, 3 * v + 3), 3 * k));
-    const members = Uint32Array.from(membersOf[c]!);
-    const votes = new Map<string, number>();
-    for (const i of members) {
-      const cat = categoryOfPoint ? categoryOfPoint(i) : null;
-      if (cat) votes.set(cat, (votes.get(cat) ?? 0) + 1);
-    }
+    const vs = voxels.items.subarray(voxels.start[c]!, voxels.start[c + 1]!);
+    if (vs.length < p.minNodeVoxels) continue;
+    const xyz = gather(ds.xyz, vs);
+    const m = members.items.slice(members.start[c]!, members.start[c + 1]!);
+    const votes = categoryOfId ? votesOf(m, cloud.instance, categoryOfId, perId) : new Map<string, number>();
     const { min, max } = boundsOf(xyz);
-    out.push({ xyz, members, votes, detections: 1, segments: [], min, max, grid: null });
+    out.push({ xyz, members: m, votes, detections: 1, segments: [], min, max, grid: null });
   }
-  return out.filter((c) => c.xyz.length / 3 >= p.minNodeVoxels);
+  return out;
+}
+
+/** The indices of the points that are not structure, or null when that is every point. */
+function nonStructure(isStructure: Uint8Array, count: number): Uint32Array | null {
+  let n = 0;
+  for (let i = 0; i < count; i++) if (!isStructure[i]) n++;
+  if (n === count) return null;
+  const idx = new Uint32Array(n);
+  for (let i = 0, k = 0; i < count; i++) if (!isStructure[i]) idx[k++] = i;
+  return idx;
+}
+
+/**
+ * Items 0..n-1 with label >= 0 (item k is `map[k]`, or k itself without a map) grouped by label with a
+ * stable counting sort: group c is items[start[c]..start[c+1]), in ascending k.
+ */
+function groupByLabel(labels: Int32Array, groups: number, n: number, map: Uint32Array | null): { items: Uint32Array; start: Uint32Array } {
+  const start = new Uint32Array(groups + 1);
+  for (let k = 0; k < n; k++) if (labels[k]! >= 0) start[labels[k]! + 1]!++;
+  for (let c = 0; c < groups; c++) start[c + 1]! += start[c]!;
+  const items = new Uint32Array(start[groups]!);
+  const next = start.slice(0, groups);
+  for (let k = 0; k < n; k++) {
+    const l = labels[k]!;
+    if (l >= 0) items[next[l]!++] = map ? map[k]! : k;
+  }
+  return { items, start };
+}
+
+/**
+ * The category votes of a cluster's members: counted per instance id, then summed per category, with the
+ * categories in the order their first vote came (as a vote per point would insert them). `perId` is
+ * scratch, all zero on entry and on return.
+ */
+function votesOf(members: Uint32Array, instance: Uint16Array, categoryOfId: (id: number) => string | null, perId: Uint32Array): Map<string, number> {
+  const seen: number[] = [];
+  for (let k = 0; k < members.length; k++) {
+    const id = instance[members[k]!]!;
+    if (perId[id]!++ === 0) seen.push(id);
+  }
+  const votes = new Map<string, number>();
+  for (const id of seen) {
+    const cat = categoryOfId(id);
+    if (cat) votes.set(cat, (votes.get(cat) ?? 0) + perId[id]!);
+    perId[id] = 0;
+  }
+  return votes;
 }

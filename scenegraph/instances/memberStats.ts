@@ -31,16 +31,41 @@ export interface VoxelStats {
 
 const SUMS = 5;
 
-/** Stats read point by point (nodes that are not fused from single-view detections: oracle, dbscan). */
+/**
+ * Stats read point by point (nodes that are not fused from single-view detections: oracle, dbscan), with
+ * the per-view counts and pixel boxes in typed arrays indexed by view; views keep the order they were first
+ * seen in, as an accumulator's map would.
+ */
 export function statsOfMembers(cloud: PointCloud, members: Uint32Array): MemberStats {
-  const acc = new StatsAccumulator();
   const W = cloud.imageWidth;
-  for (const i of members) {
-    const p = cloud.pixel[i]!;
-    const x = p % W;
-    acc.addPoint(cloud.view[i]!, cloud.confidence[i]!, cloud.rgb[3 * i]!, cloud.rgb[3 * i + 1]!, cloud.rgb[3 * i + 2]!, x, (p - x) / W);
+  const { view, confidence, rgb, pixel } = cloud;
+  let views = 0;
+  for (let m = 0; m < members.length; m++) if (view[members[m]!]! >= views) views = view[members[m]!]! + 1;
+  const points = new Int32Array(views), boxes = new Int32Array(4 * views);
+  const order: number[] = [];
+  let conf = 0, r = 0, g = 0, b = 0;
+  for (let m = 0; m < members.length; m++) {
+    const i = members[m]!;
+    const v = view[i]!, p = pixel[i]!;
+    const x = p % W, y = (p - x) / W;
+    conf += confidence[i]!;
+    r += rgb[3 * i]!;
+    g += rgb[3 * i + 1]!;
+    b += rgb[3 * i + 2]!;
+    const k = 4 * v;
+    if (points[v]!++ === 0) {
+      order.push(v);
+      boxes[k] = boxes[k + 2] = x;
+      boxes[k + 1] = boxes[k + 3] = y;
+      continue;
+    }
+    if (x < boxes[k]!) boxes[k] = x;
+    if (y < boxes[k + 1]!) boxes[k + 1] = y;
+    if (x > boxes[k + 2]!) boxes[k + 2] = x;
+    if (y > boxes[k + 3]!) boxes[k + 3] = y;
   }
-  return acc.result();
+  const support = new Map<number, ViewSupport>(order.map((v) => [v, { points: points[v]!, bbox: [boxes[4 * v]!, boxes[4 * v + 1]!, boxes[4 * v + 2]!, boxes[4 * v + 3]!] }]));
+  return { count: members.length, confidence: conf, rgb: [r, g, b], views: support };
 }
 
 /** The per-voxel sums of a detection from one view (`memberVoxel[m]`: the voxel of `members[m]`). */

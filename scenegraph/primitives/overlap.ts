@@ -32,16 +32,35 @@ export function pointOverlapRatio(a: Float32Array, b: Float32Array | VoxelHashGr
   return hits / na;
 }
 
-/** A point set with its kd-tree and bounds, built once per node and reused for every pair. */
+/**
+ * A point set with its bounds, and its kd-tree built on first use (a set that is only ever the query side
+ * of closestDistance, or whose pairs the boxes settle, never pays for one). Built once per node and reused
+ * for every pair.
+ */
 export interface IndexedPoints {
   xyz: Float32Array;
-  tree: KdTree3;
+  readonly tree: KdTree3;
   min: [number, number, number];
   max: [number, number, number];
 }
 
 export function indexPoints(xyz: Float32Array): IndexedPoints {
-  return { xyz, tree: new KdTree3(xyz), ...boundsOf(xyz) };
+  let tree: KdTree3 | undefined;
+  return {
+    xyz,
+    get tree() {
+      return (tree ??= new KdTree3(xyz));
+    },
+    ...boundsOf(xyz),
+  };
+}
+
+/** Squared distance from (x, y, z) to the box [min, max] (0 inside): never above the distance to a point in it. */
+function boxD2(x: number, y: number, z: number, min: readonly number[], max: readonly number[]): number {
+  const dx = x < min[0]! ? min[0]! - x : x > max[0]! ? x - max[0]! : 0;
+  const dy = y < min[1]! ? min[1]! - y : y > max[1]! ? y - max[1]! : 0;
+  const dz = z < min[2]! ? min[2]! - z : z > max[2]! ? z - max[2]! : 0;
+  return dx * dx + dy * dy + dz * dz;
 }
 
 /**
@@ -50,18 +69,33 @@ export function indexPoints(xyz: Float32Array): IndexedPoints {
  * query points whose distance to the other set's box already exceeds it. Exact: it equals
  * src/core/geometry.ts minPointDistance (the generator's surface gaps), tested; this form reuses each set's
  * tree across the many pairs of a graph.
+ *
+ * The result is sqrt of the smallest squared pair distance, whatever order the queries run in (each query
+ * only keeps strictly smaller distances, and sqrt is monotone), so two shortcuts leave it unchanged: sets
+ * whose boxes are at least maxM apart return maxM without a query, and the query point nearest to the
+ * other set's box goes first, so the bound is tight from the start and the box test skips most points.
  */
 export function closestDistance(a: IndexedPoints, b: IndexedPoints, maxM: number): number {
   const [q, t] = a.xyz.length <= b.xyz.length ? [a, b] : [b, a];
+  const gx = Math.max(0, t.min[0] - q.max[0], q.min[0] - t.max[0]);
+  const gy = Math.max(0, t.min[1] - q.max[1], q.min[1] - t.max[1]);
+  const gz = Math.max(0, t.min[2] - q.max[2], q.min[2] - t.max[2]);
+  if (gx * gx + gy * gy + gz * gz >= maxM * maxM) return maxM;
+  const p = q.xyz, tmin = t.min, tmax = t.max;
+  let seed = -1, seedD2 = Infinity;
+  for (let i = 0; i < p.length; i += 3) {
+    const d2 = boxD2(p[i]!, p[i + 1]!, p[i + 2]!, tmin, tmax);
+    if (d2 < seedD2) { seedD2 = d2; seed = i; }
+  }
+  if (seed < 0) return maxM;
+  const tree = t.tree;
   let best = maxM;
-  const p = q.xyz;
+  if (tree.nearest(p[seed]!, p[seed + 1]!, p[seed + 2]!, best) >= 0) best = Math.sqrt(tree.lastNearestD2);
+  if (best === 0) return best;
   for (let i = 0; i < p.length; i += 3) {
     const x = p[i]!, y = p[i + 1]!, z = p[i + 2]!;
-    const dx = x < t.min[0] ? t.min[0] - x : x > t.max[0] ? x - t.max[0] : 0;
-    const dy = y < t.min[1] ? t.min[1] - y : y > t.max[1] ? y - t.max[1] : 0;
-    const dz = z < t.min[2] ? t.min[2] - z : z > t.max[2] ? z - t.max[2] : 0;
-    if (dx * dx + dy * dy + dz * dz >= best * best) continue;
-    if (t.tree.nearest(x, y, z, best) >= 0) best = Math.sqrt(t.tree.lastNearestD2);
+    if (boxD2(x, y, z, tmin, tmax) >= best * best) continue;
+    if (tree.nearest(x, y, z, best) >= 0) best = Math.sqrt(tree.lastNearestD2);
     if (best === 0) break;
   }
   return best;

@@ -1,0 +1,51 @@
+import { describe, expect, it } from "vitest";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { CLI, esi3d, REPO_ROOT } from "./helpers.js";
+
+/** Packages only other commands need (the service, the queue, the LLM clients, VGGT's runtime). */
+const NOT_FOR_GRAPH = ["fastify", "bullmq", "ioredis", "openai", "onnxruntime-node", "piscina", "better-sqlite3", "@google/genai", "@bull-board"];
+
+/** The packages a CLI invocation loaded, from a hook that lists require's cache as the process exits (they are CommonJS). */
+function loadedPackages(args: string[]): { code: number | null; packages: Set<string> } {
+  const hook = join(mkdtempSync(join(tmpdir(), "esi3d-startup-")), "hook.mjs");
+  writeFileSync(hook, `import { createRequire } from "node:module";\nconst require = createRequire(import.meta.url);\nprocess.on("exit", () => process.stderr.write("LOADED " + JSON.stringify(Object.keys(require.cache)) + "\\n"));\n`);
+  const r = spawnSync(process.execPath, ["--import", hook, CLI, ...args], { encoding: "utf8", cwd: REPO_ROOT });
+  const line = r.stderr.split("\n").find((l) => l.startsWith("LOADED "));
+  if (!line) throw new Error(`no module list from the hook: ${r.stderr}`);
+  const files = JSON.parse(line.slice(7)) as string[];
+  const packages = new Set(files.flatMap((f) => {
+    const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(f);
+    return m ? [m[1]!] : [];
+  }));
+  return { code: r.status, packages };
+}
+
+describe("esi3d CLI startup: a command loads its own modules only", () => {
+  it("esi3d graph loads none of the service's, the queue's or the LLM clients' packages; esi3d serve does", () => {
+    const graph = loadedPackages(["graph", "--help"]);
+    expect(graph.code).toBe(0);
+    expect(graph.packages.has("commander")).toBe(true); // the hook sees the CommonJS packages that do load
+    for (const p of NOT_FOR_GRAPH) expect([...graph.packages].filter((q) => q.startsWith(p))).toEqual([]);
+    const serve = loadedPackages(["serve", "--help"]);
+    expect(serve.code).toBe(0);
+    expect(serve.packages.has("fastify")).toBe(true);
+  });
+
+  it("the whole program is still there for --help, help <command> and an unknown command", () => {
+    const all = esi3d(["--help"]);
+    expect(all.code).toBe(0);
+    for (const c of ["run", "worker", "ablate", "ask", "compare", "list", "generate", "import", "render", "contact-sheet", "points", "graph", "inspect", "schema", "serve"]) expect(all.stdout).toMatch(new RegExp(`\\n  ${c}\\b`));
+    // the order of the listing is the registration order
+    expect(all.stdout.indexOf("\n  graph")).toBeLessThan(all.stdout.indexOf("\n  inspect"));
+    expect(all.stdout.indexOf("\n  schema")).toBeLessThan(all.stdout.indexOf("\n  serve"));
+    const help = esi3d(["help", "graph"]);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/Usage: esi3d graph \[options\] <bundle>/);
+    const unknown = esi3d(["grpah"]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/unknown command 'grpah'/);
+  });
+});
