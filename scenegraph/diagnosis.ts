@@ -79,7 +79,7 @@ export interface DiagnoseInput {
   task: Task;
   bundle: Pick<FrameBundle, "views">;
   /** Relations of the ground-truth graph, with node ids "o<objectId>". */
-  trueRelations: Relation[];
+  trueRelations: readonly Relation[];
 }
 
 /** Distance (m) from a point to an object's true yaw box (0 inside). */
