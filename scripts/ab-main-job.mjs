@@ -6,7 +6,11 @@
 // system, worker thread and main thread together) over its units (tasks x paradigms) is the worker time per
 // unit. Wall time per unit is printed beside it: on a shared machine CPU time is the steadier figure.
 //
-//   node scripts/ab-main-job.mjs [--base dad60a5] [--limit 4] [--pairs 3] [-- extra run flags]
+//   node scripts/ab-main-job.mjs [--base dad60a5] [--limit 4] [--pairs 3] [--b-flags "..."] [-- extra run flags]
+//
+// The flags after -- go to both builds. --b-flags adds flags only B knows, for a like-for-like comparison:
+// dad60a5's default run has 3 arms per unit (gt, noisy, 2d), today's 6 (appearance-label 3D arms and the
+// shortcut baseline), so --b-flags "--labels oracle --baseline 2d" gives B the same items as A.
 //
 // Prints one line per run and, at the end, the best and median per build and the ratio A / B.
 import { execFileSync, spawnSync } from "node:child_process";
@@ -40,6 +44,7 @@ function positiveInt(name, fallback) {
 const base = flag("base", "dad60a5");
 const limit = positiveInt("limit", "4");
 const pairs = positiveInt("pairs", "3");
+const bFlags = flag("b-flags", "").split(/\s+/).filter(Boolean);
 const TIME = "/usr/bin/time";
 if (!existsSync(TIME)) usage(`${TIME} (GNU time) is needed to read each run's CPU time`);
 if (!existsSync(join(repo, "dist"))) usage("this checkout has no dist/: run npm run build first");
@@ -69,8 +74,8 @@ function buildBase(rev) {
 const binOf = (root) => join(root, JSON.parse(readFileSync(join(root, "package.json"), "utf8")).bin.esi3d);
 
 /** One whole `esi3d run` under GNU time: CPU seconds, wall seconds and the number of units it ran. */
-function runOnce(root, out) {
-  const args = ["-f", "%U %S %e", "-o", join(out, "time.txt"), process.execPath, binOf(root), "run", "--limit", String(limit), "--concurrency", "1", "--out", join(out, "run"), ...extra];
+function runOnce(root, out, flags) {
+  const args = ["-f", "%U %S %e", "-o", join(out, "time.txt"), process.execPath, binOf(root), "run", "--limit", String(limit), "--concurrency", "1", "--out", join(out, "run"), ...extra, ...flags];
   const r = spawnSync(TIME, args, { cwd: root, encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } });
   if (r.status !== 0) throw new Error(`esi3d run in ${root} exited ${r.status}:\n${r.stderr.slice(-2000)}`);
   const [user, sys, wall] = readFileSync(join(out, "time.txt"), "utf8").trim().split(/\s+/).map(Number);
@@ -85,16 +90,16 @@ const a = buildBase(base);
 const head = execFileSync("git", ["-C", repo, "rev-parse", "--short=12", "HEAD"], { encoding: "utf8" }).trim();
 const dirty = execFileSync("git", ["-C", repo, "status", "--porcelain", "--untracked-files=no"], { encoding: "utf8" }).trim() !== "";
 const builds = [
-  { name: `A ${a.sha.slice(0, 12)}`, root: a.dir, runs: [] },
-  { name: `B ${head}${dirty ? "+changes" : ""} (this dist/)`, root: repo, runs: [] },
+  { name: `A ${a.sha.slice(0, 12)}`, root: a.dir, flags: [], runs: [] },
+  { name: `B ${head}${dirty ? "+changes" : ""} (this dist/)`, root: repo, flags: bFlags, runs: [] },
 ];
 const work = mkdtempSync(join(tmpdir(), "esi3d-ab-runs-"));
-console.log(`main job A/B: esi3d run --limit ${limit} --concurrency 1 ${extra.join(" ")}, ${pairs} interleaved pairs; per unit = per (task, paradigm)`);
+console.log(`main job A/B: esi3d run --limit ${limit} --concurrency 1 ${extra.join(" ")}${bFlags.length ? ` (B also ${bFlags.join(" ")})` : ""}, ${pairs} interleaved pairs; per unit = per (task, paradigm)`);
 for (let p = 0; p < pairs; p++) {
   for (const b of builds) {
     const out = join(work, `${b.name[0]}${p}`);
     mkdirSync(out);
-    const r = runOnce(b.root, out);
+    const r = runOnce(b.root, out, b.flags);
     b.runs.push(r);
     console.log(`  ${b.name.padEnd(34)} pair ${p + 1}: ${r.units} units (${r.items} items), CPU ${(r.cpu / r.units).toFixed(2)} s/unit, wall ${(r.wall / r.units).toFixed(2)} s/unit`);
   }
