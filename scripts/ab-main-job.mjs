@@ -25,15 +25,16 @@ const dash = argv.indexOf("--");
 const own = dash >= 0 ? argv.slice(0, dash) : argv;
 const extra = dash >= 0 ? argv.slice(dash + 1) : [];
 
-function flag(name, fallback) {
+/** A flag's value; `flagList` takes one that starts with "--" itself (a list of run flags). */
+function flag(name, fallback, flagList = false) {
   const i = own.indexOf(`--${name}`);
   if (i < 0) return fallback;
   const v = own[i + 1];
-  if (v === undefined || v.startsWith("--")) usage(`--${name} needs a value`);
+  if (v === undefined || (!flagList && v.startsWith("--"))) usage(`--${name} needs a value`);
   return v;
 }
 function usage(message) {
-  console.error(`ab-main-job: ${message}\nusage: node scripts/ab-main-job.mjs [--base COMMIT] [--limit N] [--pairs K] [-- extra esi3d run flags]`);
+  console.error(`ab-main-job: ${message}\nusage: node scripts/ab-main-job.mjs [--base COMMIT] [--limit N] [--pairs K] [--b-flags "FLAGS"] [-- extra esi3d run flags]`);
   process.exit(2);
 }
 function positiveInt(name, fallback) {
@@ -44,7 +45,7 @@ function positiveInt(name, fallback) {
 const base = flag("base", "dad60a5");
 const limit = positiveInt("limit", "4");
 const pairs = positiveInt("pairs", "3");
-const bFlags = flag("b-flags", "").split(/\s+/).filter(Boolean);
+const bFlags = flag("b-flags", "", true).split(/\s+/).filter(Boolean);
 const TIME = "/usr/bin/time";
 if (!existsSync(TIME)) usage(`${TIME} (GNU time) is needed to read each run's CPU time`);
 if (!existsSync(join(repo, "dist"))) usage("this checkout has no dist/: run npm run build first");
