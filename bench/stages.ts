@@ -10,7 +10,7 @@
  * clouds, member lists, JSON documents), the floor (those bytes at this machine's bandwidth, measured by
  * BenchContext.bandwidth) and the ratio time / floor.
  */
-import type { BenchContext } from "./context.js";
+import { BANDWIDTH_PROBE_PASSES, type BenchContext } from "./context.js";
 import { generateTask } from "../bridge/sim/generate/suite.js";
 import { renderBundle } from "../bridge/sim/capture.js";
 import type { FrameBundle, ViewData } from "../bridge/bundle/io.js";
@@ -102,7 +102,7 @@ async function unitStages(which: typeof HEAVY): Promise<StageRow[]> {
 export default async function benchStages(ctx: BenchContext): Promise<void> {
   const bw = ctx.bandwidth();
   const peer = bw.peer ? `; numpy (membw.py): read ${bw.peer.readGBps.toFixed(1)} GB/s, copy ${bw.peer.copyGBps.toFixed(1)} GB/s` : "; membw.py not run (no /usr/bin/python3 with numpy)";
-  console.log(`  memory bandwidth (Node, 256 MB Float64Array, best of passes): read ${bw.readGBps.toFixed(1)} GB/s, copy ${bw.copyGBps.toFixed(1)} GB/s (read + write)${peer}; floors at ${bw.floorGBps.toFixed(1)} GB/s`);
+  console.log(`  memory bandwidth (Node, 256 MB Float64Array, best of ${BANDWIDTH_PROBE_PASSES} passes): read ${bw.readGBps.toFixed(1)} GB/s, copy ${bw.copyGBps.toFixed(1)} GB/s (read + write)${peer}; floors at ${bw.floorGBps.toFixed(1)} GB/s`);
   await unitStages(WARMUP);
   const rounds: StageRow[][] = [];
   for (let r = 0; r < ROUNDS; r++) {
