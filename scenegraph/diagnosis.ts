@@ -79,7 +79,7 @@ export interface DiagnoseInput {
   task: Task;
   bundle: Pick<FrameBundle, "views">;
   /** Relations of the ground-truth graph, with node ids "o<objectId>". */
-  trueRelations: Relation[];
+  trueRelations: readonly Relation[];
 }
 
 /** Distance (m) from a point to an object's true yaw box (0 inside). */
@@ -93,16 +93,31 @@ function extentError(node: GraphNode, obj: TaskObject): number {
   return (Math.abs(a[0]! - b[0]!) + Math.abs(a[1]! - b[1]!) + Math.abs(node.box.extent[2] - obj.extent[2])) / 3;
 }
 
+/** A node's points per instance id: the ids its points show, in order of first appearance, and how many show each. */
+interface ShareCounts {
+  ids: number[];
+  counts: number[];
+}
+
+/** The points of `ids` showing `id` (0 when none). */
+const shareOf = (s: ShareCounts, id: number): number => {
+  const j = s.ids.indexOf(id);
+  return j < 0 ? 0 : s.counts[j]!;
+};
+
 /** What every phase of the diagnosis looks up: the task's objects by id, and each node's points per instance id. */
 interface DiagnosisContext {
   input: DiagnoseInput;
   objects: TaskObject[];
   objIndex: Map<number, number>;
-  /** per node: instance id -> number of its points showing that id */
-  shareCounts: Map<number, number>[];
-  /** per true object: its points present in the cloud (its observed points) */
-  cloudPointsOf: Map<number, number>;
+  /** per node: its points per instance id */
+  shareCounts: ShareCounts[];
+  /** per instance id (16-bit): the cloud's points showing it; for a true object, its observed points */
+  cloudPointsOf: Uint32Array;
 }
+
+/** Instance ids are 16-bit (PointCloud.instance is a Uint16Array): one counter per possible id. */
+const ID_COUNTERS = 65536;
 
 export function diagnose(input: DiagnoseInput): Diagnosis {
   const ctx = diagnosisContext(input);
@@ -123,18 +138,22 @@ function diagnosisContext(input: DiagnoseInput): DiagnosisContext {
   const { graph, members, cloud, task } = input;
   const objects = task.objects;
   const objIndex = new Map(objects.map((o, i) => [o.id, i]));
-  const cloudPointsOf = new Map<number, number>();
-  for (let i = 0; i < cloud.count; i++) {
-    const id = cloud.instance[i]!;
-    if (objIndex.has(id)) cloudPointsOf.set(id, (cloudPointsOf.get(id) ?? 0) + 1);
-  }
-  const shareCounts = graph.nodes.map((_, k) => {
-    const counts = new Map<number, number>();
-    for (const i of members[k]!) {
-      const id = cloud.instance[i]!;
-      counts.set(id, (counts.get(id) ?? 0) + 1);
+  const instance = cloud.instance;
+  // typed counters, not a Map update per point
+  const cloudPointsOf = new Uint32Array(ID_COUNTERS);
+  for (let i = 0; i < cloud.count; i++) cloudPointsOf[instance[i]!]!++;
+  const scratch = new Uint32Array(ID_COUNTERS);
+  const shareCounts = graph.nodes.map((_, k): ShareCounts => {
+    const m = members[k]!;
+    const ids: number[] = [];
+    for (let j = 0; j < m.length; j++) {
+      const id = instance[m[j]!]!;
+      if (scratch[id]!++ === 0) ids.push(id);
     }
-    return counts;
+    // the first-appearance order is kept: classifyByShares sums the shares in it
+    const counts = ids.map((id) => scratch[id]!);
+    for (const id of ids) scratch[id] = 0;
+    return { ids, counts };
   });
   return { input, objects, objIndex, shareCounts, cloudPointsOf };
 }
@@ -144,9 +163,9 @@ function classifyByShares(ctx: DiagnosisContext): NodeDiagnosis[] {
   const { graph, members } = ctx.input;
   const { objects, objIndex } = ctx;
   return graph.nodes.map((n, k) => {
-    const counts = ctx.shareCounts[k]!;
+    const { ids, counts } = ctx.shareCounts[k]!;
     const total = members[k]!.length || 1;
-    const objShares = [...counts.entries()].filter(([id]) => objIndex.has(id)).map(([id, c]) => ({ id, name: objects[objIndex.get(id)!]!.name, share: c / total })).sort((a, b) => b.share - a.share || a.id - b.id);
+    const objShares = ids.map((id, j) => [id, counts[j]!] as const).filter(([id]) => objIndex.has(id)).map(([id, c]) => ({ id, name: objects[objIndex.get(id)!]!.name, share: c / total })).sort((a, b) => b.share - a.share || a.id - b.id);
     const objectShare = objShares.reduce((s, x) => s + x.share, 0);
     let status: NodeStatus = "duplicate";
     if (objectShare < HALLUCINATED_MAX_OBJECT_SHARE) status = "hallucinated";
@@ -191,10 +210,10 @@ function matchCandidates(ctx: DiagnosisContext, nodeDiag: NodeDiagnosis[]): { we
   nodeDiag.forEach((d, k) => {
     if (!isCandidate(d)) return;
     const g = ctx.objIndex.get(d.object_id!)!;
-    const inter = ctx.shareCounts[k]!.get(d.object_id!) ?? 0;
+    const inter = shareOf(ctx.shareCounts[k]!, d.object_id!);
     const purity = inter / (members[k]!.length || 1);
     if (purity < MATCH_MIN_PURITY) return;
-    weight[k]![g] = inter / (members[k]!.length + (ctx.cloudPointsOf.get(d.object_id!) ?? 0) - inter);
+    weight[k]![g] = inter / (members[k]!.length + ctx.cloudPointsOf[d.object_id!]! - inter);
   });
   const assignment = P > 0 && G > 0 ? hungarian(weight, "max") : [];
   const matchOfObject = new Map<number, number>();

@@ -16,7 +16,7 @@ import { buildSceneGraph, type GraphResult } from "./build.js";
 import { diagnose } from "./diagnosis.js";
 import type { Diagnosis } from "./diagnosisSchema.js";
 import { effectiveInstances, GRAPH_FLAGS, GraphOptionsSchema } from "./options.js";
-import { trueRelations } from "./truth.js";
+import { cachedTrueRelations } from "./truth.js";
 import { IncrementalGraph } from "./incremental.js";
 import type { Relation } from "./types.js";
 import { structureIdsOf, type MaskMode } from "./evidence.js";
@@ -31,7 +31,7 @@ export interface PipelineRuntime extends Omit<CloudRuntime, "excludeIds"> {
   /** Diagnose the graph against the bundle's task (default true; never for a bundle without a task). */
   diagnose?: boolean;
   /** The task's true relations, when the caller already has them (a runner builds several graphs per task). */
-  trueRelations?: Relation[];
+  trueRelations?: readonly Relation[];
 }
 
 export interface PipelineResult extends GraphResult {
@@ -112,7 +112,7 @@ export async function graphOfBundle(bundle: FrameBundle, options: z.input<typeof
   let diagnosis: Diagnosis | null = null;
   // a bundle of one's own (no task) has no truth to diagnose against
   if (runtime.diagnose !== false && task) {
-    diagnosis = diagnose({ graph: result.graph, members: result.members, cloud, task, bundle, trueRelations: runtime.trueRelations ?? trueRelations(task) });
+    diagnosis = diagnose({ graph: result.graph, members: result.members, cloud, task, bundle, trueRelations: runtime.trueRelations ?? cachedTrueRelations(task) });
     lap("diagnose");
   }
   return { ...result, cloud, diagnosis, options: { ...o, instances }, notes, timings_ms };
@@ -206,7 +206,7 @@ export class GraphMemory {
     let diagnosis: Diagnosis | null = null;
     const task = bundle.manifest.task;
     if (this.runtime.diagnose !== false && task) {
-      diagnosis = diagnose({ graph: result.graph, members: result.members, cloud, task, bundle, trueRelations: this.runtime.trueRelations ?? trueRelations(task) });
+      diagnosis = diagnose({ graph: result.graph, members: result.members, cloud, task, bundle, trueRelations: this.runtime.trueRelations ?? cachedTrueRelations(task) });
       lap("diagnose");
     }
     return { ...result, cloud, diagnosis, options: this.o, notes: this.notes, timings_ms };

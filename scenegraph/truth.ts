@@ -11,6 +11,8 @@ import { colorRgb, namedColorRgb } from "../bridge/task/palette.js";
 import type { Vec3 } from "../src/core/math/vec.js";
 import { nodeInterior } from "./nodes.js";
 import { truthRegions } from "./regions.js";
+import { Lru } from "../src/core/lru.js";
+import { sha256Hex } from "../src/core/hash.js";
 
 /** The palette colour of a true node whose task records no colour. */
 const UNKNOWN_COLOUR = "grey";
@@ -38,6 +40,27 @@ export function trueNodes(task: Task): TrueNode[] {
 
 export function trueRelations(task: Task, nodes = trueNodes(task)): Relation[] {
   return computeRelations(nodes, { position: task.agent_initial.position, yaw: task.agent_initial.yaw });
+}
+
+/**
+ * Tasks whose true relations a thread keeps: a runner's units of one task (one per paradigm) run close
+ * together on a thread, so a few tasks cover them; each entry is a few kB of relations.
+ */
+export const TRUE_RELATIONS_CACHE_TASKS = 16;
+const relationsCache = new Lru<string, readonly Relation[]>(TRUE_RELATIONS_CACHE_TASKS);
+
+/**
+ * trueRelations of a task, computed once per thread for every unit of it (single, multi, gt): keyed by the
+ * task id and a hash of exactly what the relations read (the objects and the initial viewpoint), so an
+ * edited task with the same id is computed afresh. The array is shared: callers must not change it.
+ */
+export function cachedTrueRelations(task: Task): readonly Relation[] {
+  const key = `${task.task_id}\u0000${sha256Hex(JSON.stringify([task.objects, task.agent_initial.position, task.agent_initial.yaw]))}`;
+  const hit = relationsCache.get(key);
+  if (hit) return hit;
+  const rel = trueRelations(task);
+  relationsCache.set(key, rel);
+  return rel;
 }
 
 /**

@@ -137,12 +137,14 @@ export function boundsOf(xyz: ArrayLike<number>, indices?: ArrayLike<number>): B
 
 /** The points of `p` inside the box [min - pad, max + pad]. */
 function crop(p: Float32Array, box: Bounds, pad: number): Float32Array {
-  const out: number[] = [];
-  for (let i = 0; i < p.length; i += 3) {
-    const x = p[i]!, y = p[i + 1]!, z = p[i + 2]!;
-    if (x >= box.min[0] - pad && x <= box.max[0] + pad && y >= box.min[1] - pad && y <= box.max[1] + pad && z >= box.min[2] - pad && z <= box.max[2] + pad) out.push(x, y, z);
-  }
-  return Float32Array.from(out);
+  const x0 = box.min[0] - pad, x1 = box.max[0] + pad, y0 = box.min[1] - pad, y1 = box.max[1] + pad, z0 = box.min[2] - pad, z1 = box.max[2] + pad;
+  const inside = (i: number) => p[i]! >= x0 && p[i]! <= x1 && p[i + 1]! >= y0 && p[i + 1]! <= y1 && p[i + 2]! >= z0 && p[i + 2]! <= z1;
+  // two passes (count, then copy) into a typed array instead of a growing number[]
+  let n = 0;
+  for (let i = 0; i < p.length; i += 3) if (inside(i)) n++;
+  const out = new Float32Array(n * 3);
+  for (let i = 0, k = 0; i < p.length; i += 3) if (inside(i)) (out[k++] = p[i]!, out[k++] = p[i + 1]!, out[k++] = p[i + 2]!);
+  return out;
 }
 
 function strided(p: Float32Array, stride: number): Float32Array {

@@ -19,14 +19,14 @@ import { MIN_MASK_AREA_PX } from "../../scenegraph/evidence.js";
 import { GraphMemory, type PipelineResult } from "../../scenegraph/pipeline.js";
 import type { Relation } from "../../scenegraph/types.js";
 import { diagnose } from "../../scenegraph/diagnosis.js";
-import { trueRelations } from "../../scenegraph/truth.js";
+import { cachedTrueRelations } from "../../scenegraph/truth.js";
 import { isConclusive, stopReason, type StopReason } from "../reason/active/stopping.js";
 import type { ActiveAgent, AgentContext, AgentDecision, StepView } from "../reason/active/types.js";
 import { createExplorerAgent } from "../reason/active/explorers.js";
 import type { ModelCall, ReasonerAnswer } from "../reason/types.js";
 import type { PromptLog } from "../reason/promptFile.js";
 import { promptFilePath } from "./promptFiles.js";
-import { armOptions, makeRecord, qualityFigures, type UnitGraph, type UnitJob, type UnitResult } from "./pipeline.js";
+import { armOptions, generateTiming, makeRecord, qualityFigures, type UnitGraph, type UnitJob, type UnitResult } from "./pipeline.js";
 import { hasBaseline, reasonerKeyPart, threeDArms, type RunConfig, type ThreeDArm } from "./config.js";
 import { itemKey, type ActiveEpisode, type ActiveStep, type ItemRecord } from "./records.js";
 import { scoreAnswer } from "./score.js";
@@ -40,7 +40,7 @@ export interface EpisodeInput {
   /** Default: the built-in simulator. */
   env?: Environment;
   signal?: AbortSignal;
-  trueRelations?: Relation[];
+  trueRelations?: readonly Relation[];
   /** Lines the reconstruction wants the user to see (vggt: the provider it fell back to). */
   log?: (line: string) => void;
   /**
@@ -204,7 +204,7 @@ export async function runActiveEpisode(input: EpisodeInput): Promise<EpisodeOutc
   };
   let unitGraph: UnitGraph | null = null;
   if (graph && arm) {
-    const diagnosis = graph.diagnosis ?? diagnose({ graph: graph.graph, members: graph.members, cloud: graph.cloud, task, bundle, trueRelations: input.trueRelations ?? trueRelations(task) });
+    const diagnosis = graph.diagnosis ?? diagnose({ graph: graph.graph, members: graph.members, cloud: graph.cloud, task, bundle, trueRelations: input.trueRelations ?? cachedTrueRelations(task) });
     unitGraph = { source: arm.label, graph: graph.graph, diagnosis, scaleOracle: memory!.scaleOracle };
     // the last graph is the one after the last executed action: its duplicates belong to the last step
     const lastStep = steps.at(-1);
@@ -247,7 +247,10 @@ export async function runActiveUnit(job: UnitJob): Promise<UnitResult> {
   const graphs: UnitGraph[] = [];
   const pending: UnitResult["pending"] = [];
   const timings: Record<string, number> = {};
-  const rel = trueRelations(task);
+  const t = performance.now();
+  const rel = cachedTrueRelations(task);
+  // stages of the unit, not of one episode: every record of the unit carries them
+  const unitTimings: Record<string, number> = { ...generateTiming(job), truth_relations: Math.round((performance.now() - t) * 10) / 10 };
   let views = 0;
   const notes = new Set<string>();
   const log = (line: string) => notes.add(line);
@@ -262,7 +265,7 @@ export async function runActiveUnit(job: UnitJob): Promise<UnitResult> {
       const out = await runActiveEpisode({ task, config, arm, agent: createExplorerAgent(config.explorer, task, "3d"), trueRelations: rel, log });
       for (const n of out.notes) notes.add(n);
       graphs.push(out.graph!);
-      records.push(activeRecord(task, config, arm, "symbolic", out, key));
+      records.push(activeRecord(task, config, arm, "symbolic", { ...out, timings: { ...unitTimings, ...out.timings } }, key));
       views = Math.max(views, out.views);
     }
   }
@@ -273,7 +276,7 @@ export async function runActiveUnit(job: UnitJob): Promise<UnitResult> {
       if (reasoner !== "symbolic") pending.push({ key, arm: "2d", source: null, reasoner });
       else {
         const out = await runActiveEpisode({ task, config, arm: null, agent: createExplorerAgent(config.explorer, task, "2d") });
-        records.push(activeRecord(task, config, null, "symbolic-2d", out, key));
+        records.push(activeRecord(task, config, null, "symbolic-2d", { ...out, timings: { ...generateTiming(job), ...out.timings } }, key));
         views = Math.max(views, out.views);
       }
     }

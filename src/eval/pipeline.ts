@@ -12,7 +12,7 @@ import { renderBundle } from "../../bridge/sim/capture.js";
 import { CloudArena } from "../../reconstruct/pointcloud.js";
 import type { Diagnosis, GraphMetrics } from "../../scenegraph/diagnosisSchema.js";
 import { graphOfBundle, type GraphPipelineOptions, type PipelineResult, type PipelineRuntime } from "../../scenegraph/pipeline.js";
-import { trueRelations } from "../../scenegraph/truth.js";
+import { cachedTrueRelations } from "../../scenegraph/truth.js";
 import type { SceneGraph } from "../../scenegraph/types.js";
 import { createSymbolicReasoner } from "../reason/symbolic.js";
 import { createSymbolic2dReasoner } from "../reason/symbolic2d.js";
@@ -31,7 +31,12 @@ export interface UnitJob {
   config: RunConfig;
   /** Item keys already finished (resume): their arms are skipped. */
   done: string[];
+  /** The task's generation time (ms) when this run generated it (not for tasks read back or from a suite directory). */
+  generateMs?: number;
 }
+
+/** The `generate` timing a unit's records carry: its task's generation, repeated in each record of the task. */
+export const generateTiming = (job: Pick<UnitJob, "generateMs">): Record<string, number> => (job.generateMs !== undefined ? { generate: job.generateMs } : {});
 
 export interface UnitGraph {
   source: string;
@@ -156,11 +161,11 @@ const isOffline = (reasoner: string) => reasoner === "symbolic";
  * question-only answer, the same in every passive paradigm, recorded per paradigm so each column of the table
  * has it (it takes no views, so it has no active episode). It runs offline whatever the run's reasoner.
  */
-export async function shortcutRecord(task: Task, paradigm: string, config: RunConfig, done: ReadonlySet<string>, views: number): Promise<ItemRecord | null> {
+export async function shortcutRecord(task: Task, paradigm: string, config: RunConfig, done: ReadonlySet<string>, views: number, timings: Record<string, number> = {}): Promise<ItemRecord | null> {
   const key = itemKey(task.task_id, paradigm, "shortcut", null);
   if (!hasBaseline(config, "shortcut") || done.has(key)) return null;
   const answer = await createShortcutReasoner().answer({ task });
-  return makeRecord({ task, paradigm, arm: "shortcut", source: null, config, reasoner: "shortcut", answer, views, quality: null, timings: {} });
+  return makeRecord({ task, paradigm, arm: "shortcut", source: null, config, reasoner: "shortcut", answer, views, quality: null, timings });
 }
 
 /** The graph options of one 3D arm of a run (the inspection viewer uses them to rebuild a stored graph). */
@@ -196,7 +201,9 @@ export async function runUnit(job: UnitJob): Promise<UnitResult> {
   const records: ItemRecord[] = [];
   const graphs: UnitGraph[] = [];
   const pending: UnitResult["pending"] = [];
-  const truthRelations = trueRelations(task);
+  const truthRelations = cachedTrueRelations(task);
+  lap("truth_relations");
+  const base = { ...generateTiming(job), render: timings.render! };
   const notes = new Set<string>();
   for (const arm of threeDArms(config)) {
     // each reasoner answers from the one graph of this arm
@@ -213,12 +220,12 @@ export async function runUnit(job: UnitJob): Promise<UnitResult> {
         continue;
       }
       const answer = await createSymbolicReasoner().answer({ task, graph: r.graph, uncertainty: config.uncertainty });
-      const st = { render: timings.render!, ...r.timings_ms };
+      const st = { ...base, truth_relations: timings.truth_relations!, ...r.timings_ms };
       records.push(makeRecord({ task, paradigm, arm: "3d", source: arm.source, level: arm.level, labels: arm.labels, config, reasoner: "symbolic", answer, views: bundle.views.length, quality: qualityFigures(diagnosis.metrics), timings: st, key, scaleOracle }));
     }
   }
   lap("sources");
-  const shortcut = await shortcutRecord(task, paradigm, config, done, bundle.views.length);
+  const shortcut = await shortcutRecord(task, paradigm, config, done, bundle.views.length, generateTiming(job));
   if (shortcut) records.push(shortcut);
   if (hasBaseline(config, "2d")) {
     for (const reasoner of config.reasoner) {
@@ -229,7 +236,7 @@ export async function runUnit(job: UnitJob): Promise<UnitResult> {
         continue;
       }
       const answer = await createSymbolic2dReasoner({ labels: baselineLabels(config), labelSeed: config.labelSeed }).answer({ task, bundle });
-      records.push(makeRecord({ task, paradigm, arm: "2d", source: null, labels: baselineLabels(config), config, reasoner: "symbolic-2d", answer, views: bundle.views.length, quality: null, timings: { render: timings.render! }, key }));
+      records.push(makeRecord({ task, paradigm, arm: "2d", source: null, labels: baselineLabels(config), config, reasoner: "symbolic-2d", answer, views: bundle.views.length, quality: null, timings: base, key }));
     }
   }
   return { records, graphs, pending, timings, views: bundle.views.length, notes: [...notes] };

@@ -32,7 +32,7 @@ import { answerPending, makeRunModels, type RunModels } from "./answer.js";
 import { itemKey, readRecords, RecordWriter, type ItemRecord } from "./records.js";
 import { summarizeRun, type RunSummary } from "./summary.js";
 import { reportHtml, reportMarkdown } from "./report.js";
-import { generateJob, type WorkerJob } from "./worker.js";
+import { generateJob, type GeneratedTask, type WorkerJob } from "./worker.js";
 import { readRunFile, runConfigFile, RUN_FORMAT, sceneGraphFile } from "./files.js";
 import { lockRunDir } from "./runLock.js";
 import { writePromptLog } from "./promptFiles.js";
@@ -207,7 +207,9 @@ export async function runEvaluation(opts: RunOptions): Promise<RunOutcome> {
   let storeServer: StoreServer | null = null;
   const skipped: SkippedItem[] = [];
   try {
-    const tasks = await prepareTasks(opts, exec, skipped);
+    // each generated task's generation time, for its records (timings_ms.generate)
+    const generateMs = new Map<string, number>();
+    const tasks = await prepareTasks(opts, exec, skipped, generateMs);
     const allUnits = tasks.flatMap((task) => config.paradigms.map((paradigm) => ({ task, paradigm: paradigm as Paradigm }))).filter((u) => !isSkippedUnit(skipped, u.task.task_id, u.paradigm));
     const units = allUnits.filter((u) => unitKeys(config, u.task, u.paradigm).some((k) => !doneKeys.has(k)));
     totalItems = allUnits.reduce((n, u) => n + unitKeys(config, u.task, u.paradigm).length, 0);
@@ -249,7 +251,7 @@ export async function runEvaluation(opts: RunOptions): Promise<RunOutcome> {
       if (stopped()) break;
       while (inflight.size >= threads * 2) await Promise.race(inflight);
       if (stopped()) break;
-      const job: UnitJob = { task: u.task, paradigm: u.paradigm, config, done: unitKeys(config, u.task, u.paradigm).filter((k) => doneKeys.has(k)) };
+      const job: UnitJob = { task: u.task, paradigm: u.paradigm, config, done: unitKeys(config, u.task, u.paradigm).filter((k) => doneKeys.has(k)), generateMs: generateMs.get(u.task.task_id) };
       const p: Promise<void> = (async () => {
         try {
           const res = (await exec({ kind: "unit", ...job }, abandonSignal)) as UnitResult;
@@ -289,14 +291,15 @@ function shareRun(out: string, store: string): void {
 }
 
 /** Generates the built-in suite's tasks on the pool (or reads a suite directory), stored in the run (reused on resume). */
-async function prepareTasks(opts: RunOptions, exec: (job: WorkerJob) => Promise<unknown>, skipped: SkippedItem[]): Promise<Task[]> {
+async function prepareTasks(opts: RunOptions, exec: (job: WorkerJob) => Promise<unknown>, skipped: SkippedItem[], generateMs: Map<string, number>): Promise<Task[]> {
   const { config, out } = opts;
   const taskFile = (id: string) => pathBelow(join(out, "tasks"), `${id}.json`);
   const options = generatorOptionsOf(config);
   const tasks = await planTasks(
     config,
     async (s, i) => {
-      const t = (await exec({ kind: "generate", subcategory: s, seed: config.seed, index: i, options })) as Task;
+      const { task: t, ms } = (await exec({ kind: "generate", subcategory: s, seed: config.seed, index: i, options })) as GeneratedTask;
+      generateMs.set(t.task_id, ms);
       writeJsonAtomic(taskFile(t.task_id), t);
       return t;
     },

@@ -9,10 +9,20 @@ export type UnitJobFor = { kind: "unit" } & UnitJob;
 export type GenerateJob = { kind: "generate"; subcategory: BuiltinSubcategory; seed: string; index: number; options: GeneratorOptions };
 export type WorkerJob = GenerateJob | UnitJobFor;
 
-/** One task of the built-in suite, as the run's generator options draw it. */
-export const generateJob = (job: GenerateJob): Task => generateTask(job.subcategory, job.seed, job.index, generatorContext(job.options));
+/** A generated task and the time its generation took (ms): the records of its units carry it as timings_ms.generate. */
+export interface GeneratedTask {
+  task: Task;
+  ms: number;
+}
 
-export default async function work(job: WorkerJob): Promise<Task | UnitResult> {
+/** One task of the built-in suite, as the run's generator options draw it. */
+export function generateJob(job: GenerateJob): GeneratedTask {
+  const t = performance.now();
+  const task = generateTask(job.subcategory, job.seed, job.index, generatorContext(job.options));
+  return { task, ms: Math.round((performance.now() - t) * 10) / 10 };
+}
+
+export default async function work(job: WorkerJob): Promise<GeneratedTask | UnitResult> {
   if (job.kind === "generate") return generateJob(job);
   return runUnit(job);
 }

@@ -82,6 +82,9 @@ describe("esi3d run", () => {
     for (const field of ["task_id", "subcategory", "paradigm", "source", "reasoner", "masks", "raw", "answer", "confidence", "correct", "graph_quality", "timings_ms"]) expect(rec).toHaveProperty(field);
     expect(rec.graph_quality!.f1_observed).toBeGreaterThanOrEqual(0);
     expect(rec.timings_ms.cloud).toBeGreaterThan(0);
+    // every record times the stages it ran: the task's generation on all of them, the true relations on 3D arms
+    for (const x of recs) expect(x.timings_ms.generate, x.key).toBeGreaterThan(0);
+    for (const x of recs.filter((y) => y.arm === "3d")) for (const stage of ["render", "truth_relations", "cloud", "graph", "diagnose", "reason"]) expect(x.timings_ms, x.key).toHaveProperty(stage);
     const md = readFileSync(join(out, "report.md"), "utf8");
     expect(md).toMatch(/## Findings/);
     expect(md).toMatch(/\| Subcategory .*GT-3D Single/);

@@ -24,10 +24,22 @@ function checkCamera(spec: CameraSpec, pose: AgentPose, scale: number) {
   return { width, height, K: intrinsicsFromHfov(width, height, spec.hfov_deg), E: poseToExtrinsic(pose) };
 }
 
+/** Per-id pixel counters (instance ids are 16-bit), reused by every check on this thread and left zeroed. */
+const idCounts = new Uint32Array(65536);
+
 export function visibleCounts(scene: RenderScene, spec: CameraSpec, pose: AgentPose, scale = VISIBILITY_SCALE, onlyIds?: ReadonlySet<number>): Map<number, number> {
-  const out = render(scene, checkCamera(spec, pose, scale), { rgb: false, onlyIds });
+  const ids = render(scene, checkCamera(spec, pose, scale), { rgb: false, onlyIds }).ids;
+  // typed counters instead of a Map update per pixel; ids in order of first appearance, as the Map had them
+  const order: number[] = [];
+  for (let p = 0; p < ids.length; p++) {
+    const id = ids[p]!;
+    if (id !== 0 && idCounts[id]!++ === 0) order.push(id);
+  }
   const counts = new Map<number, number>();
-  for (const id of out.ids) if (id !== 0) counts.set(id, (counts.get(id) ?? 0) + 1);
+  for (const id of order) {
+    counts.set(id, idCounts[id]!);
+    idCounts[id] = 0;
+  }
   return counts;
 }
 

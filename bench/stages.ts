@@ -1,0 +1,125 @@
+/**
+ * One cold, run-like unit of the main job, stage by stage, against its memory-bandwidth floor: a fresh task
+ * (generateTask), its multi-paradigm render, then what runUnit (src/eval/pipeline.ts) does for the default
+ * run configuration: the task's true relations, and for each default 3D arm its cloud, graph, diagnosis and
+ * symbolic answer, and the symbolic-2d baseline. Nothing is reused between rounds: each round generates
+ * and renders the task afresh, so no per-bundle cache is warm (a run's units are cold in the same way);
+ * one warm-up unit of another task first brings the JIT to where a worker is after its first unit.
+ *
+ * Per stage: the bytes it must move (inputs read plus outputs written, summed from the actual arrays: views,
+ * clouds, member lists, JSON documents), the floor (those bytes at this machine's bandwidth, measured by
+ * BenchContext.bandwidth) and the ratio time / floor.
+ */
+import { BANDWIDTH_PROBE_PASSES, type BenchContext } from "./context.js";
+import { generateTask } from "../bridge/sim/generate/suite.js";
+import { renderBundle } from "../bridge/sim/capture.js";
+import type { FrameBundle, ViewData } from "../bridge/bundle/io.js";
+import type { BuiltinSubcategory } from "../bridge/task/taxonomy.js";
+import { CloudArena, type PointCloud } from "../reconstruct/pointcloud.js";
+import { diagnose } from "../scenegraph/diagnosis.js";
+import { trueNodes, trueRelations } from "../scenegraph/truth.js";
+import { armPipeline } from "../src/eval/pipeline.js";
+import { baselineLabels, DEFAULT_RUN_CONFIG, threeDArms } from "../src/eval/config.js";
+import { createSymbolicReasoner } from "../src/reason/symbolic.js";
+import { createSymbolic2dReasoner } from "../src/reason/symbolic2d.js";
+
+/** Issue 19's goal: no stage of the main job more than this many times its bandwidth floor. */
+export const STAGE_FLOOR_GOAL_RATIO = 15;
+/** The heavy unit: bench/graph.ts's heaviest scene (most object pixels of its three), multi paradigm. */
+const HEAVY: { subcategory: BuiltinSubcategory; seed: string; index: number } = { subcategory: "counting_with_occlusion", seed: "bench-graph", index: 0 };
+const WARMUP: { subcategory: BuiltinSubcategory; seed: string; index: number } = { subcategory: "spatial_distance", seed: "bench-stages-warmup", index: 0 };
+const ROUNDS = 2;
+
+interface StageRow {
+  stage: string;
+  ms: number;
+  bytes: number;
+  /** what the bytes are, for the table */
+  moved: string;
+  /** why the bandwidth floor does not bound this stage (it computes over a few kB, or searches), when it does not */
+  exempt?: string;
+}
+
+/** Stages whose cost is a search or a program over kilobytes, not a pass over the unit's arrays. */
+const EXEMPT = {
+  generate: "a search: draws scenes and renders low-resolution visibility checks until one validates; writes a few kB",
+  truth: "exact closest distances between the true objects' mesh samples (k-d tree queries over a few MB that stay in cache)",
+  reason: "a program over a graph of a few kB",
+};
+
+const jsonBytes = (x: unknown) => Buffer.byteLength(JSON.stringify(x));
+const viewBytes = (views: readonly ViewData[], fields: ReadonlyArray<"rgb" | "depth" | "ids">) => views.reduce((n, v) => n + fields.reduce((m, f) => m + v[f].byteLength, 0), 0);
+const cloudBytes = (c: PointCloud) => c.xyz.byteLength + c.rgb.byteLength + c.confidence.byteLength + c.view.byteLength + c.pixel.byteLength + c.instance.byteLength;
+
+function timed<T>(f: () => T): { ms: number; value: T } {
+  const t = performance.now();
+  const value = f();
+  return { ms: performance.now() - t, value };
+}
+
+/** One unit, as runUnit runs it for the default configuration, with each stage's time and bytes. */
+async function unitStages(which: typeof HEAVY): Promise<StageRow[]> {
+  const config = DEFAULT_RUN_CONFIG;
+  const rows: StageRow[] = [];
+  const gen = timed(() => generateTask(which.subcategory, which.seed, which.index));
+  const task = gen.value;
+  rows.push({ stage: "generate", ms: gen.ms, bytes: jsonBytes(task), moved: "task JSON written", exempt: EXEMPT.generate });
+  const rend = timed(() => renderBundle(task, "multi"));
+  const bundle: FrameBundle = rend.value;
+  rows.push({ stage: "render (multi)", ms: rend.ms, bytes: viewBytes(bundle.views, ["rgb", "depth", "ids"]), moved: "views' rgb, depth, ids written" });
+  // uncached: a run pays it once per task (its first unit on a thread), src/eval/pipeline.ts
+  const truth = timed(() => {
+    const nodes = trueNodes(task);
+    return { nodes, relations: trueRelations(task, nodes) };
+  });
+  rows.push({ stage: "truth relations", ms: truth.ms, bytes: truth.value.nodes.reduce((n, x) => n + x.xyz.byteLength, 0) + jsonBytes(truth.value.relations), moved: "surface samples, relations", exempt: EXEMPT.truth });
+  const arena = new CloudArena();
+  let observedCounted = false;
+  for (const arm of threeDArms(config)) {
+    const r = await armPipeline(bundle, config, arm, { arena, diagnose: false, trueRelations: truth.value.relations });
+    const cb = cloudBytes(r.cloud);
+    const members = r.members.reduce((n, m) => n + m.byteLength, 0);
+    rows.push({ stage: `cloud ${arm.label}`, ms: r.timings_ms.cloud!, bytes: viewBytes(bundle.views, ["rgb", "depth", "ids"]) + cb, moved: "views read, cloud written" });
+    rows.push({ stage: `graph ${arm.label}`, ms: r.timings_ms.graph!, bytes: cb + viewBytes(bundle.views, ["ids"]) + members + jsonBytes(r.graph), moved: "cloud, masks read; members, graph written" });
+    const d = timed(() => diagnose({ graph: r.graph, members: r.members, cloud: r.cloud, task, bundle, trueRelations: truth.value.relations }));
+    // the first diagnosis of a bundle also counts its views' pixels per id (observedPixels, cached per bundle)
+    const observed = observedCounted ? 0 : viewBytes(bundle.views, ["ids"]);
+    observedCounted = true;
+    rows.push({ stage: `diagnose ${arm.label}`, ms: d.ms, bytes: r.cloud.instance.byteLength + members + observed + jsonBytes(d.value), moved: observed ? "cloud ids, members, view ids read" : "cloud ids, members read" });
+    const a = await (async () => {
+      const t = performance.now();
+      await createSymbolicReasoner().answer({ task, graph: r.graph, uncertainty: config.uncertainty });
+      return performance.now() - t;
+    })();
+    rows.push({ stage: `reason ${arm.label}`, ms: a, bytes: jsonBytes(r.graph), moved: "graph read", exempt: EXEMPT.reason });
+  }
+  const t2d = performance.now();
+  await createSymbolic2dReasoner({ labels: baselineLabels(config), labelSeed: config.labelSeed }).answer({ task, bundle });
+  rows.push({ stage: "reason 2d (symbolic-2d)", ms: performance.now() - t2d, bytes: viewBytes(bundle.views, ["ids"]), moved: "view ids read" });
+  return rows;
+}
+
+export default async function benchStages(ctx: BenchContext): Promise<void> {
+  const bw = ctx.bandwidth();
+  const peer = bw.peer ? `; numpy (membw.py): read ${bw.peer.readGBps.toFixed(1)} GB/s, copy ${bw.peer.copyGBps.toFixed(1)} GB/s` : "; membw.py not run (no /usr/bin/python3 with numpy)";
+  console.log(`  memory bandwidth (Node, 256 MB Float64Array, best of ${BANDWIDTH_PROBE_PASSES} passes): read ${bw.readGBps.toFixed(1)} GB/s, copy ${bw.copyGBps.toFixed(1)} GB/s (read + write)${peer}; floors at ${bw.floorGBps.toFixed(1)} GB/s`);
+  await unitStages(WARMUP);
+  const rounds: StageRow[][] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    (globalThis as { gc?: () => void }).gc?.();
+    rounds.push(await unitStages(HEAVY));
+  }
+  const rows = rounds[0]!.map((row, i) => ({ ...row, ms: Math.min(...rounds.map((x) => x[i]!.ms)) }));
+  const floorMs = (bytes: number) => bytes / bw.floorGBps / 1e6;
+  console.log(`  one cold multi unit of ${HEAVY.subcategory} (${HEAVY.seed} #${HEAVY.index}), default run config, best of ${ROUNDS} fresh rounds, ms:`);
+  console.log(`  ${"stage".padEnd(30)} ${"time".padStart(9)} ${"MB moved".padStart(9)} ${"floor".padStart(8)} ${"ratio".padStart(8)}  bytes`);
+  for (const r of rows) console.log(`  ${r.stage.padEnd(30)} ${r.ms.toFixed(1).padStart(9)} ${(r.bytes / 1e6).toFixed(1).padStart(9)} ${floorMs(r.bytes).toFixed(2).padStart(8)} ${(r.ms / floorMs(r.bytes)).toFixed(0).padStart(7)}x  ${r.moved}${r.exempt ? " (no bandwidth goal)" : ""}`);
+  const total = rows.reduce((n, r) => n + r.ms, 0), totalBytes = rows.reduce((n, r) => n + r.bytes, 0);
+  console.log(`  ${"unit".padEnd(30)} ${total.toFixed(1).padStart(9)} ${(totalBytes / 1e6).toFixed(1).padStart(9)} ${floorMs(totalBytes).toFixed(2).padStart(8)} ${(total / floorMs(totalBytes)).toFixed(0).padStart(7)}x`);
+  for (const why of new Set(rows.flatMap((r) => (r.exempt ? [r.exempt] : [])))) console.log(`  (no bandwidth goal) ${rows.filter((r) => r.exempt === why).map((r) => r.stage).join(", ")}: ${why}`);
+  const bound = rows.filter((r) => !r.exempt);
+  const worst = bound.reduce((w, r) => (r.ms / floorMs(r.bytes) > w.ms / floorMs(w.bytes) ? r : w));
+  const worstRatio = worst.ms / floorMs(worst.bytes);
+  const over = bound.filter((r) => r.ms / floorMs(r.bytes) > STAGE_FLOOR_GOAL_RATIO).length;
+  ctx.goal("no stage of a multi unit more than 15x its floor", `worst ${worst.stage} ${worstRatio.toFixed(0)}x, ${over} of ${bound.length} stages over (unit ${(total / floorMs(totalBytes)).toFixed(0)}x)`, `<= ${STAGE_FLOOR_GOAL_RATIO}x`, worstRatio <= STAGE_FLOOR_GOAL_RATIO);
+}
