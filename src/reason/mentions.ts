@@ -8,6 +8,7 @@
  */
 import { COLORS } from "../../bridge/task/palette.js";
 import { LIBRARY } from "../../bridge/objects/library.js";
+import { Lru } from "../core/lru.js";
 
 export interface Mention {
   category: string;
@@ -43,22 +44,45 @@ export function vocabulary(extra: Iterable<string> = []): string[] {
   return [...new Set([...LIBRARY.keys(), ...extra])];
 }
 
+interface Form {
+  form: string;
+  category: string;
+  plural: boolean;
+  /** "(colour )?form( #k)?" as a whole word; matchAll copies it, so one compiled pattern serves every call */
+  pattern: RegExp;
+}
+
+/** Compiled forms per vocabulary: a reasoner asks the same vocabulary for every question of a run. */
+const FORM_CACHE_ENTRIES = 8;
+const formCache = new Lru<string, readonly Form[]>(FORM_CACHE_ENTRIES);
+
+/** Every form of every category (singular and plurals), longest first, with its compiled pattern. */
+function formsOf(vocab: readonly string[]): readonly Form[] {
+  const key = vocab.join("\n");
+  const hit = formCache.get(key);
+  if (hit) return hit;
+  const colours = Object.keys(COLORS).join("|");
+  const forms: Form[] = [];
+  const add = (form: string, category: string, plural: boolean) =>
+    forms.push({ form, category, plural, pattern: new RegExp(`(?:\\b(${colours})\\s+)?\\b${escape(form)}\\b(\\s*#\\d+)?`, "g") });
+  for (const c of vocab) {
+    const d = display(c).toLowerCase();
+    add(d, c, false);
+    for (const p of plurals(d)) add(p, c, true);
+  }
+  forms.sort((a, b) => b.form.length - a.form.length);
+  formCache.set(key, forms);
+  return forms;
+}
+
 /** The mentions of `vocab` categories in `text`, in order; longer names win ("glass bowl" over "glass" and "bowl"). */
 export function findMentions(text: string, vocab: readonly string[]): Mention[] {
   const lower = text.toLowerCase();
-  const forms: Array<{ form: string; category: string; plural: boolean }> = [];
-  for (const c of vocab) {
-    const d = display(c).toLowerCase();
-    forms.push({ form: d, category: c, plural: false });
-    for (const p of plurals(d)) forms.push({ form: p, category: c, plural: true });
-  }
-  forms.sort((a, b) => b.form.length - a.form.length);
-  const colours = Object.keys(COLORS).join("|");
+  const forms = formsOf(vocab);
   const taken = new Uint8Array(lower.length);
   const found: Mention[] = [];
   for (const f of forms) {
-    const re = new RegExp(`(?:\\b(${colours})\\s+)?\\b${escape(f.form)}\\b(\\s*#\\d+)?`, "g");
-    for (const m of lower.matchAll(re)) {
+    for (const m of lower.matchAll(f.pattern)) {
       const headStart = m.index + (m[1] ? m[0].indexOf(f.form, m[1].length) : 0);
       if (taken.subarray(headStart, headStart + f.form.length).some((x) => x)) continue;
       // a colour word that is itself a category ("orange", "peach") is a colour only before another category

@@ -64,27 +64,27 @@ interface Mask {
 function masksOf(bundle: FrameBundle, ev: Evidence): Mask[][] {
   const W = ev.width;
   const perView: Mask[][] = bundle.views.map(() => []);
-  const acc = new Map<number, { sx: number; sy: number; n: number; r: number; g: number; b: number }>();
+  // segment keys are indices into ev.segments: one typed accumulator per sum
+  const S = ev.segments.length;
+  const sx = new Float64Array(S), sy = new Float64Array(S), n = new Float64Array(S), r = new Float64Array(S), g = new Float64Array(S), b = new Float64Array(S);
   bundle.views.forEach((v, vi) => {
-    const map = ev.segmentOfPixel[vi]!;
+    const map = ev.segmentOfPixel[vi]!, rgb = v.rgb;
     for (let p = 0; p < map.length; p++) {
       const s = map[p]!;
       if (s < 0) continue;
-      const a = acc.get(s) ?? { sx: 0, sy: 0, n: 0, r: 0, g: 0, b: 0 };
       const x = p % W;
-      a.sx += x;
-      a.sy += (p - x) / W;
-      a.n++;
-      a.r += v.rgb[3 * p]!;
-      a.g += v.rgb[3 * p + 1]!;
-      a.b += v.rgb[3 * p + 2]!;
-      acc.set(s, a);
+      sx[s] += x;
+      sy[s] += (p - x) / W;
+      n[s]++;
+      r[s] += rgb[3 * p]!;
+      g[s] += rgb[3 * p + 1]!;
+      b[s] += rgb[3 * p + 2]!;
     }
   });
   for (const s of ev.segments) {
-    const a = acc.get(s.key);
+    const k = s.key, a = n[k]!;
     if (!a) continue;
-    perView[s.view]!.push({ key: s.key, view: s.view, label: s.label ?? "object", area: a.n, cx: a.sx / a.n, cy: a.sy / a.n, bbox: s.bbox, rgb: [a.r / a.n, a.g / a.n, a.b / a.n], ...(s.scores ? { scores: s.scores } : {}) });
+    perView[s.view]!.push({ key: k, view: s.view, label: s.label ?? "object", area: a, cx: sx[k]! / a, cy: sy[k]! / a, bbox: s.bbox, rgb: [r[k]! / a, g[k]! / a, b[k]! / a], ...(s.scores ? { scores: s.scores } : {}) });
   }
   return perView;
 }
