@@ -21,6 +21,7 @@ import {
 export interface ConfidenceScratch {
   luma: Float32Array;
   grad: Float32Array;
+  /** After viewConfidence: the view's lumaGradient (the textureless maps reuse it). */
   tmp: Float32Array;
   band: Uint8Array;
   bandTmp: Uint8Array;

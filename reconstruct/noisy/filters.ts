@@ -87,11 +87,13 @@ export class FieldScratch {
  * A W×H field of unit-variance Gaussian noise, correlated by a box filter of radius r applied twice in x
  * and in y (≈ a Gaussian of σ ≈ sqrt((w² − 1) / 6) px, w = 2r + 1). The white noise is drawn on a grid
  * padded by 2r on each side so the field is stationary up to the image border. r = 0 gives white noise.
+ * `out` gets the unnormalised sums; the field at p is Math.fround(out[p] · k), k the number returned (the
+ * caller scales only the pixels it reads: the same float32 the whole-image pass would have stored).
  */
-export function correlatedField(rng: Rng, W: number, H: number, r: number, out: Float32Array, scratch: FieldScratch): void {
+export function correlatedField(rng: Rng, W: number, H: number, r: number, out: Float32Array, scratch: FieldScratch): number {
   if (r <= 0) {
     fillNormals(rng, out, W * H);
-    return;
+    return 1;
   }
   const w = 2 * r + 1;
   const Wp = W + 4 * r, Hp = H + 4 * r, W1 = W + 2 * r;
@@ -109,8 +111,7 @@ export function correlatedField(rng: Rng, W: number, H: number, r: number, out: 
   colSlidingSum(b, W, Hp, w, c);
   colSlidingSum(c, W, H1, w, out);
   // each 1-D pass pair is the triangle kernel (w - |i|), whose squared weights sum to w(2w² + 1)/3
-  const norm = 1 / ((w * (2 * w * w + 1)) / 3);
-  for (let p = 0; p < W * H; p++) out[p] = out[p]! * norm;
+  return 1 / ((w * (2 * w * w + 1)) / 3);
 }
 
 function colSlidingSum(src: Float32Array, W: number, n: number, w: number, dst: Float32Array): void {
@@ -413,15 +414,16 @@ export function validDepthSmooth(depth: Float32Array, W: number, H: number, r: n
     val[p] = ok ? depth[p]! : 0;
     cnt[p] = ok ? 1 : 0;
   }
-  for (let pass = 0; pass < 2; pass++) {
-    boxMean(val, W, H, r, mv, tmp);
-    boxMean(cnt, W, H, r, mc, tmp);
-    for (let p = 0; p < n; p++) {
-      val[p] = mc[p]! > 0 ? mv[p]! / mc[p]! : 0;
-      cnt[p] = mc[p]! > 0 ? 1 : 0;
-    }
+  boxMean(val, W, H, r, mv, tmp);
+  boxMean(cnt, W, H, r, mc, tmp);
+  for (let p = 0; p < n; p++) {
+    val[p] = mc[p]! > 0 ? mv[p]! / mc[p]! : 0;
+    cnt[p] = mc[p]! > 0 ? 1 : 0;
   }
-  for (let p = 0; p < n; p++) out[p] = isValid(depth[p]!) ? val[p]! : 0;
+  // the second pass straight into `out` (the same division, stored as float32 once, as val was)
+  boxMean(val, W, H, r, mv, tmp);
+  boxMean(cnt, W, H, r, mc, tmp);
+  for (let p = 0; p < n; p++) out[p] = isValid(depth[p]!) && mc[p]! > 0 ? mv[p]! / mc[p]! : 0;
 }
 
 /** Cubic B-spline weights of the four control points around fractional position t ∈ [0, 1). */
@@ -437,9 +439,10 @@ function bspline(t: number, w: Float64Array): void {
  * A smooth random field over a W×H image: a cubic B-spline through a grid of independent standard
  * normals, `cells` cells across the width (square cells), then shifted to mean 0 and scaled to RMS 1 over
  * the image, so that an amplitude times this field has exactly that RMS and changes no overall scale.
- * Draws (cells + 3) × (rows + 3) normals from `rng`, rows = ceil(cells·H/W).
+ * Draws (cells + 3) × (rows + 3) normals from `rng`, rows = ceil(cells·H/W). `out` gets the spline values;
+ * the unit field is their `scaled` value by the FieldScale returned (only the pixels read are scaled).
  */
-export function smoothUnitField(rng: Rng, W: number, H: number, cells: number, out: Float32Array): void {
+export function smoothUnitField(rng: Rng, W: number, H: number, cells: number, out: Float32Array): FieldScale {
   const c = Math.max(1, Math.round(cells));
   const rows = Math.max(1, Math.ceil((c * H) / W));
   const gw = c + 3, gh = rows + 3;
@@ -481,25 +484,40 @@ export function smoothUnitField(rng: Rng, W: number, H: number, cells: number, o
     }
   }
   const n = W * H, mean = sum / n, sd = Math.sqrt(Math.max(1e-30, sum2 / n - mean * mean));
-  for (let p = 0; p < n; p++) out[p] = (out[p]! - mean) / sd;
+  return { mean, sd };
 }
 
 /**
  * Gives a zero-mean unit-RMS field heavier tails, in place: f ← sign(f)·|f|^power, then back to mean 0 and
- * RMS 1. power 1 leaves it Gaussian; 3 puts ~4.5 % of a Gaussian field's pixels beyond twice the RMS
+ * RMS 1. `field` holds stored values under `scale` (see FieldScale), and so it does after, under the scale
+ * returned. power 1 leaves it Gaussian; 3 puts ~4.5 % of a Gaussian field's pixels beyond twice the RMS
  * (a Gaussian has 4.6 % beyond 2σ but its mean |f| is 0.80, against 0.41 here: most pixels err little,
  * a few regions err a lot).
  */
-export function heavyTail(field: Float32Array, power: number): void {
-  if (power === 1) return;
+export function heavyTail(field: Float32Array, scale: FieldScale, power: number): FieldScale {
+  if (power === 1) return scale;
   const n = field.length;
   let sum = 0, sum2 = 0;
   for (let p = 0; p < n; p++) {
-    const f = field[p]!, h = Math.sign(f) * Math.pow(Math.abs(f), power);
+    const f = scaled(field[p]!, scale), h = Math.sign(f) * Math.pow(Math.abs(f), power);
     field[p] = h;
     sum += h;
     sum2 += h * h;
   }
   const mean = sum / n, sd = Math.sqrt(Math.max(1e-30, sum2 / n - mean * mean));
-  for (let p = 0; p < n; p++) field[p] = (field[p]! - mean) / sd;
+  return { mean, sd };
+}
+
+/**
+ * How a stored field becomes the zero-mean unit-RMS one: value = fround((stored − mean) / sd), exactly the
+ * float32 a pass over the whole image would have stored, computed only where a caller reads it.
+ */
+export interface FieldScale {
+  mean: number;
+  sd: number;
+}
+
+/** The unit-field value of a stored one (see FieldScale). */
+export function scaled(stored: number, s: FieldScale): number {
+  return Math.fround((stored - s.mean) / s.sd);
 }

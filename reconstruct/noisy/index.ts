@@ -317,7 +317,7 @@ function depthNoise(v: ViewData, p: NoiseParams, w: Work, d: Float32Array, rngNo
   const { W, H } = w;
   const rel = p.depthNoiseRel;
   const field = w.field;
-  if (rel > 0) correlatedField(rngNoise, W, H, p.depthNoiseCorrPx, field, w.fieldScratch);
+  const norm = rel > 0 ? correlatedField(rngNoise, W, H, p.depthNoiseCorrPx, field, w.fieldScratch) : 0;
   const lf = p.depthLowFreqRel;
   const a = [rngLow.normal(), rngLow.normal(), rngLow.normal()];
   const tiltX = a[0]! * lf, tiltY = a[1]! * lf, bowl = a[2]! * lf;
@@ -339,7 +339,7 @@ function depthNoise(v: ViewData, p: NoiseParams, w: Work, d: Float32Array, rngNo
       if (need && !need[q]) continue;
       const xh = (i - cx) / half;
       const f = lf > 0 ? tiltX * xh + bowl * xh * xh + rowTerm : 0;
-      const nz = rel > 0 ? rel * field[q]! : 0;
+      const nz = rel > 0 ? rel * Math.fround(field[q]! * norm) : 0;
       d[q] = g * Math.max(NOISY_DEPTH_MIN_RATIO, 1 + f + nz);
     }
   }
@@ -461,14 +461,18 @@ function noisyStage(bundle: FrameBundle, opts: NoiseOptions, excludeIds: Readonl
     if (active.has("blobs")) placeBlobs(v, params, rng("blobs"), d, flags!, blobs);
     if (active.has("flying")) flying += flyingPixels(v, params, rng("flying"), work, d, flags!, need);
     if (active.has("textureless")) {
-      const maps = texturelessMaps(v, params.texturelessRadiusPx, POOL, { edgeDistance: POOL.get(SLOT.tlEdge, N), smooth: POOL.get(SLOT.tlSmooth, N) });
-      const bias = params.texturelessBiasRel > 0 ? texturelessBiasField(rng("textureless"), W, H, POOL.get(SLOT.tlBias, N)) : null;
+      // the confidence (when it ran on this view) left the same luma gradient in its scratch
+      const gradient = confidence ? pooledConfidenceScratch(N).tmp : undefined;
+      const maps = texturelessMaps(v, params.texturelessRadiusPx, POOL, { edgeDistance: POOL.get(SLOT.tlEdge, N), smooth: POOL.get(SLOT.tlSmooth, N) }, gradient);
+      const stored = POOL.get(SLOT.tlBias, N);
+      const bias = params.texturelessBiasRel > 0 ? { stored, scale: texturelessBiasField(rng("textureless"), W, H, stored) } : null;
       texturelessPx += applyTextureless(v, params, maps, bias, d, need);
     }
     if (active.has("mono")) {
       // the median as a float32, as it was when cached in a Float32Array (its value must not change)
       const m = Math.fround(medianDepth(v.depth));
-      const field = params.monoShapeRel > 0 ? monoField(rng("mono"), W, H, params, POOL.get(SLOT.mono, N)) : null;
+      const stored = POOL.get(SLOT.mono, N);
+      const field = params.monoShapeRel > 0 ? { stored, scale: monoField(rng("mono"), W, H, params, stored) } : null;
       const gamma = rng("relief").normal() * params.monoReliefStd;
       if (m > 0) mono.push(applyMono(v, params, field, gamma, d, m, need));
     }

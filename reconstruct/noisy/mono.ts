@@ -13,7 +13,7 @@
  */
 import type { ViewData } from "../../bridge/bundle/io.js";
 import type { Rng } from "../../src/core/math/rng.js";
-import { heavyTail, isValid, kthSmallestValid, smoothUnitField } from "./filters.js";
+import { heavyTail, isValid, kthSmallestValid, scaled, smoothUnitField, type FieldScale } from "./filters.js";
 import { NOISY_DEPTH_MIN_RATIO, type NoiseParams } from "./params.js";
 
 export interface MonoRecord {
@@ -35,20 +35,21 @@ export function medianDepth(depth: Float32Array): number {
   return (a! + b!) / 2;
 }
 
-/** The view's shape field: smooth, zero-mean, unit-RMS, heavy-tailed (level-free: the caller may keep it). */
-export function monoField(rng: Rng, W: number, H: number, p: NoiseParams, field: Float32Array = new Float32Array(W * H)): Float32Array {
-  smoothUnitField(rng, W, H, p.monoGridCells, field);
-  heavyTail(field, p.monoShapeTail);
-  return field;
+/**
+ * The view's shape field into `field`: smooth, zero-mean, unit-RMS, heavy-tailed (level-free), stored under
+ * the FieldScale returned (filters.scaled gives a pixel's value).
+ */
+export function monoField(rng: Rng, W: number, H: number, p: NoiseParams, field: Float32Array): FieldScale {
+  return heavyTail(field, smoothUnitField(rng, W, H, p.monoGridCells, field), p.monoShapeTail);
 }
 
 /**
  * Applies the component in place to `d` (the view's depth so far; pixels without true depth are left):
  * d ← d · max(NOISY_DEPTH_MIN_RATIO, (1 + monoShapeRel·field) · (g/m)^γ). `field` is monoField's (null when
- * monoShapeRel is 0), γ the view's relief exponent, m its median true depth. With `need`, only the pixels
+ * monoShapeRel is 0: its stored values and scale), γ the view's relief exponent, m its median true depth. With `need`, only the pixels
  * where it is set (the cloud reads no others).
  */
-export function applyMono(v: ViewData, p: NoiseParams, field: Float32Array | null, gamma: number, d: Float32Array, medianM: number, need: Uint8Array | null = null): MonoRecord {
+export function applyMono(v: ViewData, p: NoiseParams, field: { stored: Float32Array; scale: FieldScale } | null, gamma: number, d: Float32Array, medianM: number, need: Uint8Array | null = null): MonoRecord {
   const { width: W, height: H, depth: g } = v;
   const shape = field ? p.monoShapeRel : 0;
   const logM = Math.log(medianM);
@@ -56,7 +57,7 @@ export function applyMono(v: ViewData, p: NoiseParams, field: Float32Array | nul
     const t = g[q]!;
     if (!isValid(t) || (need && !need[q])) continue;
     const relief = gamma !== 0 ? Math.exp(gamma * (Math.log(t) - logM)) : 1;
-    const f = shape > 0 ? 1 + shape * field![q]! : 1;
+    const f = shape > 0 ? 1 + shape * scaled(field!.stored[q]!, field!.scale) : 1;
     d[q] = d[q]! * Math.max(NOISY_DEPTH_MIN_RATIO, f * relief);
   }
   return { view: v.index, gamma, medianM };

@@ -18,7 +18,7 @@
  */
 import type { ViewData } from "../../bridge/bundle/io.js";
 import type { Rng } from "../../src/core/math/rng.js";
-import { chamferDistance, isValid, lumaGradient, smoothUnitField, validDepthSmooth, type FieldScratch } from "./filters.js";
+import { chamferDistance, isValid, lumaGradient, scaled, smoothUnitField, validDepthSmooth, type FieldScale, type FieldScratch } from "./filters.js";
 import { NOISY_DEPTH_MIN_RATIO, TEXTURE_EDGE_GRAD, TEXTURELESS_BIAS_CELLS, type NoiseParams } from "./params.js";
 
 /** Level-free maps of one view: distance to the nearest edge, and the smoothed true depth. */
@@ -27,12 +27,18 @@ export interface TexturelessMaps {
   smooth: Float32Array;
 }
 
-/** The maps of a view, into `out` when given (fresh arrays otherwise). */
-export function texturelessMaps(v: ViewData, radiusPx: number, scratch: FieldScratch, out?: TexturelessMaps): TexturelessMaps {
+/**
+ * The maps of a view, into `out` when given (fresh arrays otherwise). `gradient`: the view's lumaGradient
+ * when the caller has it already (the confidence computes the same one).
+ */
+export function texturelessMaps(v: ViewData, radiusPx: number, scratch: FieldScratch, out?: TexturelessMaps, gradient?: Float32Array): TexturelessMaps {
   const { width: W, height: H } = v;
   const n = W * H;
-  const luma = scratch.get(20, n), grad = scratch.get(21, n);
-  lumaGradient(v.rgb, W, H, luma, grad);
+  let grad = gradient;
+  if (!grad) {
+    grad = scratch.get(21, n);
+    lumaGradient(v.rgb, W, H, scratch.get(20, n), grad);
+  }
   const edge = scratch.getBytes(20, n);
   for (let q = 0; q < n; q++) edge[q] = grad[q]! >= TEXTURE_EDGE_GRAD ? 1 : 0;
   const edgeDistance = out?.edgeDistance ?? new Float32Array(n), smooth = out?.smooth ?? new Float32Array(n);
@@ -47,17 +53,16 @@ export function collapseWeight(p: NoiseParams, edgeDistance: number): number {
   return p.texturelessCollapse * Math.min(1, Math.max(0, (edgeDistance - E) / E));
 }
 
-/** The view's bias field b (level-free: the caller may keep it). */
-export function texturelessBiasField(rng: Rng, W: number, H: number, field: Float32Array = new Float32Array(W * H)): Float32Array {
-  smoothUnitField(rng, W, H, TEXTURELESS_BIAS_CELLS, field);
-  return field;
+/** The view's bias field b into `field` (level-free), stored under the FieldScale returned. */
+export function texturelessBiasField(rng: Rng, W: number, H: number, field: Float32Array): FieldScale {
+  return smoothUnitField(rng, W, H, TEXTURELESS_BIAS_CELLS, field);
 }
 
 /**
- * Applies the component in place to `d` (`field`: texturelessBiasField's, null without bias); returns the
+ * Applies the component in place to `d` (`field`: texturelessBiasField's stored values and scale, null without bias); returns the
  * number of pixels it moved (w > 0). With `need`, only the pixels where it is set change (all are counted).
  */
-export function applyTextureless(v: ViewData, p: NoiseParams, maps: TexturelessMaps, field: Float32Array | null, d: Float32Array, need: Uint8Array | null = null): number {
+export function applyTextureless(v: ViewData, p: NoiseParams, maps: TexturelessMaps, field: { stored: Float32Array; scale: FieldScale } | null, d: Float32Array, need: Uint8Array | null = null): number {
   const { width: W, height: H, depth: g } = v;
   const bias = field ? p.texturelessBiasRel : 0;
   let moved = 0;
@@ -68,7 +73,7 @@ export function applyTextureless(v: ViewData, p: NoiseParams, maps: TexturelessM
     if (w <= 0) continue;
     moved++;
     if (need && !need[q]) continue;
-    const shift = w * (maps.smooth[q]! - t) + (bias > 0 ? w * bias * field![q]! * t : 0);
+    const shift = w * (maps.smooth[q]! - t) + (bias > 0 ? w * bias * scaled(field!.stored[q]!, field!.scale) * t : 0);
     d[q] = Math.max(NOISY_DEPTH_MIN_RATIO * t, d[q]! + shift);
   }
   return moved;
