@@ -10,6 +10,7 @@
  */
 import type { Mat34 } from "../../src/core/math/vec.js";
 import type { Intrinsics } from "../../src/core/math/camera.js";
+import { hypot3 } from "../../src/core/math/hypot.js";
 import { FLOOR_ID, FLOOR_TILE_M, type RenderScene } from "./scene.js";
 import { colorRgb } from "../task/palette.js";
 
@@ -240,35 +241,6 @@ function rasterTriangle(
       }
     }
   }
-}
-
-/**
- * Math.hypot of three numbers without its per-call argument array: the same steps as V8's builtin
- * (largest magnitude, Kahan-compensated sum of the squares scaled by it, square root times it), so the
- * same bits for finite input; anything else goes to Math.hypot itself. test/bridge/renderer.test.ts
- * compares the two.
- */
-export function hypot3(a: number, b: number, c: number): number {
-  a = Math.abs(a); b = Math.abs(b); c = Math.abs(c);
-  let max = a;
-  if (b > max) max = b;
-  if (c > max) max = c;
-  if (!(max < Infinity) || a !== a || b !== b || c !== c) return Math.hypot(a, b, c);
-  if (max === 0) return 0;
-  let n = a / max;
-  let summand = n * n;
-  let sum = summand;
-  let comp = sum - summand;
-  n = b / max;
-  summand = n * n - comp;
-  let next = sum + summand;
-  comp = next - sum - summand;
-  sum = next;
-  n = c / max;
-  summand = n * n - comp;
-  next = sum + summand;
-  sum = next;
-  return Math.sqrt(sum) * max;
 }
 
 /** A shaded channel value as an 8-bit sample: clamped to 0-255, rounded half up. */

@@ -139,30 +139,6 @@ export function fieldCorrelation(r: number, lag: number): number {
 
 export const isValid = (d: number): boolean => d > 0 && d <= Number.MAX_VALUE;
 
-/**
- * Math.hypot(x, y, z), the same number bit for bit, without the engine's call overhead (V8's builtin copies
- * its arguments into a fresh array on every call; it runs twice per pixel in the warp normals): the squares
- * of the magnitudes scaled by the largest, summed in argument order with Kahan compensation, square root,
- * scaled back. test/reconstruct/noisy-filters.test.ts checks it against Math.hypot.
- */
-export function hypot3(x: number, y: number, z: number): number {
-  const ax = Math.abs(x), ay = Math.abs(y), az = Math.abs(z);
-  if (ax === Infinity || ay === Infinity || az === Infinity) return Infinity;
-  if (x !== x || y !== y || z !== z) return NaN;
-  let max = ax > ay ? ax : ay;
-  if (az > max) max = az;
-  if (max === 0) return 0;
-  let sum = 0, comp = 0;
-  const nx = ax / max, sx = nx * nx - comp, px = sum + sx;
-  comp = px - sum - sx;
-  sum = px;
-  const ny = ay / max, sy = ny * ny - comp, py = sum + sy;
-  comp = py - sum - sy;
-  sum = py;
-  const nz = az / max, sz = nz * nz - comp, pz = sum + sz;
-  return Math.sqrt(pz) * max;
-}
-
 /** Is the step between two valid depths a discontinuity (EDGE_REL_JUMP of the nearer depth and EDGE_MIN_JUMP_M)? */
 export function isJump(a: number, b: number): boolean {
   const diff = Math.abs(a - b);

@@ -17,7 +17,8 @@
  */
 import type { ViewData } from "../../bridge/bundle/io.js";
 import type { Rng } from "../../src/core/math/rng.js";
-import { hypot3, isValid } from "./filters.js";
+import { isValid } from "./filters.js";
+import { hypot3 } from "../../src/core/math/hypot.js";
 import { NOISY_DEPTH_MIN_RATIO, WARP_MIN_COS, type NoiseParams } from "./params.js";
 
 export interface WarpField {

@@ -3,33 +3,13 @@
  * the partial build of a cloud without structure, and a second build from one bundle.
  */
 import { describe, expect, it } from "vitest";
-import { boxMean, hypot3, kthSmallestAtLeastOne, kthSmallestValid } from "../../reconstruct/noisy/filters.js";
+import { boxMean, kthSmallestAtLeastOne, kthSmallestValid } from "../../reconstruct/noisy/filters.js";
 import { medianDepth } from "../../reconstruct/noisy/mono.js";
 import { Rng } from "../../src/core/math/rng.js";
 import type { FrameBundle } from "../../bridge/bundle/io.js";
 import { noisyPointCloud } from "../../reconstruct/noisy/index.js";
 import { filterCloud, type PointCloud } from "../../reconstruct/pointcloud.js";
 import { metaOf, realBundle, sameArrays } from "./noisyHelpers.js";
-
-describe("hypot3", () => {
-  it("is Math.hypot bit for bit, on random magnitudes over 24 decades and on the special values", () => {
-    const rng = new Rng("hypot3");
-    const r = () => {
-      const k = rng.next();
-      if (k < 0.05) return 0;
-      if (k < 0.1) return -0;
-      return (rng.next() - 0.5) * 10 ** (Math.floor(rng.next() * 24) - 12);
-    };
-    let differ = 0;
-    for (let i = 0; i < 200_000; i++) {
-      const x = r(), y = r(), z = r();
-      if (!Object.is(hypot3(x, y, z), Math.hypot(x, y, z))) differ++;
-    }
-    expect(differ).toBe(0);
-    const special = [NaN, Infinity, -Infinity, 0, -0, 1e308, -1e308, 5e-324, 1, -3];
-    for (const x of special) for (const y of special) for (const z of special) expect(Object.is(hypot3(x, y, z), Math.hypot(x, y, z)), `${x} ${y} ${z}`).toBe(true);
-  });
-});
 
 describe("order statistics", () => {
   it("kthSmallestValid and medianDepth equal a full sort of the valid depths", () => {
