@@ -32,7 +32,45 @@ export interface PipelineRuntime extends Omit<CloudRuntime, "excludeIds"> {
   diagnose?: boolean;
   /** The task's true relations, when the caller already has them (a runner builds several graphs per task). */
   trueRelations?: readonly Relation[];
+  /** Keeps the last cloud built for the next graph of the same bundle and cloud options (see SharedCloud). */
+  shared?: SharedCloud;
 }
+
+/**
+ * One bundle's last built cloud, handed to the next graph whose cloud is the same computation: arms that
+ * differ only in labels (labels and labelSeed never reach the cloud). One slot, because a cloud built in a
+ * CloudArena lives only until the arena's next build, and a miss here is that next build: so a caller that
+ * passes the same arena and slot may reuse safely in any order, and gets reuse when equal clouds come one
+ * after another. Nothing downstream of the cloud writes to it (buildSceneGraph, segmentRegions, diagnose and
+ * labelledBundle only read it; test/scenegraph/shared-cloud.test.ts checks).
+ */
+export class SharedCloud {
+  private slot: { bundle: FrameBundle; key: string; stride: number | undefined; trajectory: PipelineRuntime["trajectory"]; full: PointCloud; cloud: PointCloud } | null = null;
+
+  /** The kept cloud (before and after leaving out structure) when it was built from the same inputs. */
+  take(bundle: FrameBundle, key: string, runtime: PipelineRuntime): { full: PointCloud; cloud: PointCloud } | null {
+    const s = this.slot;
+    return s && s.bundle === bundle && s.key === key && s.stride === runtime.stride && s.trajectory === runtime.trajectory ? s : null;
+  }
+
+  /** Forgets the kept cloud: called before a build, which may overwrite the arena memory it lives in. */
+  clear(): void {
+    this.slot = null;
+  }
+
+  keep(bundle: FrameBundle, key: string, runtime: PipelineRuntime, full: PointCloud, cloud: PointCloud): void {
+    this.slot = { bundle, key, stride: runtime.stride, trajectory: runtime.trajectory, full, cloud };
+  }
+}
+
+/** A graph's cloud options: its options without the graph's own (masks, instances, labels). */
+function cloudOptionsOf(options: GraphPipelineOptions) {
+  const { masks: _masks, instances: _instances, labels: _labels, labelSeed: _labelSeed, ...cloudOptions } = options;
+  return cloudOptions;
+}
+
+/** What decides a graph's cloud: its cloud options, and whether structure is left out (any mask mode but none). */
+export const cloudKey = (options: GraphPipelineOptions): string => JSON.stringify([cloudOptionsOf(options), options.masks === "none"]);
 
 export interface PipelineResult extends GraphResult {
   cloud: PointCloud;
@@ -88,14 +126,23 @@ export async function graphOfBundle(bundle: FrameBundle, options: z.input<typeof
     t = now;
   };
   // with masks, structure points never reach an instance: leave them out of the cloud
-  const { masks: _masks, instances: _instances, labels: _labels, labelSeed: _labelSeed, ...cloudOptions } = o;
+  const cloudOptions = cloudOptionsOf(o);
   // a multi-room task keeps its structure points for the region layer (rooms from walls and floor)
   const task = bundle.manifest.task;
   const layout = task?.room.layout !== undefined;
   if (bundle.manifest.conventions.world === "unknown-up-metres") notes.push("the bundle's world has no known up axis (unknown-up-metres): vertical relations (on, above, below) and heights take +Z as up; import with --up to state it");
   const exclude = o.masks === "none" ? undefined : structureIds(bundle);
-  const full = await buildPointCloud(bundle, cloudOptions, { ...runtime, excludeIds: layout ? undefined : exclude });
-  const cloud = layout ? withoutIds(full, exclude) : full;
+  const key = runtime.shared ? cloudKey(o) : "";
+  const kept = runtime.shared?.take(bundle, key, runtime);
+  let full: PointCloud, cloud: PointCloud;
+  if (kept) ({ full, cloud } = kept);
+  else {
+    runtime.shared?.clear();
+    full = await buildPointCloud(bundle, cloudOptions, { ...runtime, excludeIds: layout ? undefined : exclude });
+    cloud = layout ? withoutIds(full, exclude) : full;
+    runtime.shared?.keep(bundle, key, runtime, full, cloud);
+  }
+  // a reused cloud cost this graph nothing: its time is in the timings of the graph that built it
   lap("cloud");
   const instances = effectiveInstances(o.masks, o.instances);
   if (instances !== o.instances) notes.push("masks none has no 2D masks to fuse; using instances dbscan");
@@ -167,7 +214,7 @@ export class GraphMemory {
 
   private async viewPoints(bundle: FrameBundle, excludeIds: ReadonlySet<number> | undefined): Promise<PointCloud> {
     const view = bundle.views.at(-1)!;
-    const { masks: _m, instances: _i, labels: _l, labelSeed: _s, ...cloudOptions } = this.o;
+    const cloudOptions = cloudOptionsOf(this.o);
     const runtime = { ...this.runtime, excludeIds };
     if (this.o.source === "vggt") {
       const all = await buildPointCloud(bundle, cloudOptions, runtime);

@@ -154,16 +154,28 @@ function strided(p: Float32Array, stride: number): Float32Array {
   return out;
 }
 
-/** Exhaustive search over grid cells of size `cell` (>= the distance sought) around each point of `a`. */
+/**
+ * Exhaustive search over grid cells of size `cell` (>= the distance sought) around each point of `a`. The
+ * cells of `b` live in a hash table of point lists (counting sort into one Int32Array): cells that share a
+ * slot are scanned together, which only adds pairs farther than `cell`, so the minimum is the same.
+ */
 function gridMin(a: Float32Array, b: Float32Array, cell: number, best: number): number {
   const key = (ix: number, iy: number, iz: number) => (ix * 73856093) ^ (iy * 19349663) ^ (iz * 83492791);
-  const grid = new Map<number, number[]>();
-  for (let j = 0; j < b.length; j += 3) {
-    const k = key(Math.floor(b[j]! / cell), Math.floor(b[j + 1]! / cell), Math.floor(b[j + 2]! / cell));
-    let list = grid.get(k);
-    if (!list) grid.set(k, (list = []));
-    list.push(j);
+  const nb = b.length / 3;
+  let size = 1;
+  while (size < 2 * nb) size *= 2;
+  const mask = size - 1;
+  const slotOf = new Int32Array(nb);
+  const start = new Int32Array(size + 1);
+  for (let p = 0, j = 0; p < nb; p++, j += 3) {
+    const h = key(Math.floor(b[j]! / cell), Math.floor(b[j + 1]! / cell), Math.floor(b[j + 2]! / cell)) & mask;
+    slotOf[p] = h;
+    start[h + 1]!++;
   }
+  for (let h = 0; h < size; h++) start[h + 1]! += start[h]!;
+  const fill = start.slice(0, size);
+  const points = new Int32Array(nb);
+  for (let p = 0; p < nb; p++) points[fill[slotOf[p]!]!++] = 3 * p;
   let best2 = best * best;
   for (let i = 0; i < a.length; i += 3) {
     const x = a[i]!, y = a[i + 1]!, z = a[i + 2]!;
@@ -171,9 +183,9 @@ function gridMin(a: Float32Array, b: Float32Array, cell: number, best: number): 
     for (let dx = -1; dx <= 1; dx++)
       for (let dy = -1; dy <= 1; dy++)
         for (let dz = -1; dz <= 1; dz++) {
-          const list = grid.get(key(cx + dx, cy + dy, cz + dz));
-          if (!list) continue;
-          for (const j of list) {
+          const h = key(cx + dx, cy + dy, cz + dz) & mask;
+          for (let q = start[h]!, end = start[h + 1]!; q < end; q++) {
+            const j = points[q]!;
             const ex = b[j]! - x, ey = b[j + 1]! - y, ez = b[j + 2]! - z;
             const d2 = ex * ex + ey * ey + ez * ez;
             if (d2 < best2) best2 = d2;

@@ -11,7 +11,7 @@ import type { Paradigm } from "../../bridge/bundle/schema.js";
 import { renderBundle } from "../../bridge/sim/capture.js";
 import { CloudArena } from "../../reconstruct/pointcloud.js";
 import type { Diagnosis, GraphMetrics } from "../../scenegraph/diagnosisSchema.js";
-import { graphOfBundle, type GraphPipelineOptions, type PipelineResult, type PipelineRuntime } from "../../scenegraph/pipeline.js";
+import { cloudKey, graphOfBundle, SharedCloud, type GraphPipelineOptions, type PipelineResult, type PipelineRuntime } from "../../scenegraph/pipeline.js";
 import { cachedTrueRelations } from "../../scenegraph/truth.js";
 import type { SceneGraph } from "../../scenegraph/types.js";
 import { createSymbolicReasoner } from "../reason/symbolic.js";
@@ -188,6 +188,20 @@ export function armPipeline(bundle: FrameBundle, config: RunConfig, arm: ThreeDA
   return graphOfBundle(bundle, armOptions(config, arm), runtime);
 }
 
+/**
+ * The order a unit builds its arms in: arms with the same cloud one after another (stable, by each cloud's
+ * first arm), so a SharedCloud hands each cloud to every arm that reads it.
+ */
+export function cloudOrder(config: RunConfig, arms: readonly ThreeDArm[]): number[] {
+  const first = new Map<string, number>();
+  const group = arms.map((arm, i) => {
+    const key = cloudKey(armOptions(config, arm));
+    if (!first.has(key)) first.set(key, i);
+    return first.get(key)!;
+  });
+  return arms.map((_, i) => i).sort((a, b) => group[a]! - group[b]! || a - b);
+}
+
 /** One arena per thread: a unit's clouds are built and used one after another. */
 const arena = new CloudArena();
 
@@ -205,14 +219,24 @@ export async function runUnit(job: UnitJob): Promise<UnitResult> {
   lap("truth_relations");
   const base = { ...generateTiming(job), render: timings.render! };
   const notes = new Set<string>();
-  for (const arm of threeDArms(config)) {
+  const arms = threeDArms(config);
+  // arms that differ only in labels share one cloud: built once and kept (one slot, safe with the arena)
+  const shared = new SharedCloud();
+  // what each arm's answers need (not its cloud: an arena's cloud lives only until the next build)
+  const built: Array<{ arm: ThreeDArm; open: Array<{ reasoner: string; key: string }>; r: Pick<PipelineResult, "graph" | "diagnosis" | "notes" | "timings_ms">; scaleOracle: boolean; logs: string[] }> = [];
+  for (const i of cloudOrder(config, arms)) {
+    const arm = arms[i]!;
     // each reasoner answers from the one graph of this arm
     const open = config.reasoner.map((reasoner) => ({ reasoner, key: itemKey(task.task_id, paradigm, "3d", arm.label, reasonerKeyPart(config, reasoner)) })).filter((x) => !done.has(x.key));
     if (!open.length) continue;
-    const r = await armPipeline(bundle, config, arm, { arena, trueRelations: truthRelations, log: (line) => notes.add(line) });
-    for (const n of r.notes) notes.add(n);
+    const logs: string[] = [];
+    const { graph, diagnosis, notes: armNotes, timings_ms, cloud } = await armPipeline(bundle, config, arm, { arena, shared, trueRelations: truthRelations, log: (line) => logs.push(line) });
+    built[i] = { arm, open, r: { graph, diagnosis, notes: armNotes, timings_ms }, scaleOracle: cloud.meta.scaleOracle === true, logs };
+  }
+  // graphs, records and notes in the arms' own order, whatever order their clouds were built in
+  for (const { arm, open, r, scaleOracle, logs } of built.filter((b) => b !== undefined)) {
+    for (const n of [...logs, ...r.notes]) notes.add(n);
     const diagnosis = r.diagnosis!;
-    const scaleOracle = r.cloud.meta.scaleOracle === true;
     graphs.push({ source: arm.label, graph: r.graph, diagnosis, scaleOracle });
     for (const { reasoner, key } of open) {
       if (!isOffline(reasoner)) {

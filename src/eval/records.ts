@@ -120,7 +120,7 @@ export const ItemRecordSchema = z
     reprompted: z.boolean(),
     views: z.number().int().min(0),
     graph_quality: z.record(z.string(), z.number().nullable()).nullable(),
-    timings_ms: z.record(z.string(), z.number()).describe("wall time (ms) of each stage the item ran: generate (its task's generation, when this run generated it), render, truth_relations (the task's true relations, computed once per task and thread: near 0 in its later units), cloud, graph, diagnose, reason, model_call_<k>; an active episode's render, graph, agent, episode"),
+    timings_ms: z.record(z.string(), z.number()).describe("wall time (ms) of each stage the item ran: generate (its task's generation, when this run generated it), render, truth_relations (the task's true relations, computed once per task and thread: near 0 in its later units), cloud (0 in an arm whose cloud an earlier arm of its unit built: arms that differ only in labels share one cloud, paid by the first), graph, diagnose, reason, model_call_<k>; an active episode's render, graph, agent, episode"),
     error: z
       .object({ class: z.string().min(1).describe("LlmError:<kind>[:<HTTP status>], empty_reply, invalid_reply, truncated_reply, or the name of the error thrown"), message: z.string() })
       .strict()
