@@ -546,34 +546,11 @@ interface DroppedStage {
 }
 
 /**
- * The dropped stages of a bundle's views by options: a run builds the same noisy cloud once per label mode
- * (oracle and appearance arms), and the second build is the first's back-projection. Weakly held by the
- * views array and the manifest (task id, instance table), as a run's bundle lives for its unit.
+ * The `noisy` point cloud of a bundle (source "noisy"; meta: NoisyMeta). A run's arms that differ only in
+ * labels share one build (scenegraph/pipeline.ts SharedCloud), so nothing is cached here.
  */
-const stageCache = new WeakMap<object, WeakMap<object, Map<string, DroppedStage>>>();
-
-function stageKey(opts: NoiseOptions): string | null {
-  // an incremental lift (trajectory) gives the same views other drift each step
-  if (opts.trajectory) return null;
-  const ex = opts.excludeIds?.size ? [...opts.excludeIds].sort((a, b) => a - b) : [];
-  return JSON.stringify([opts.level, opts.seed, opts.preset ?? null, opts.components ?? null, opts.overrides ?? null, ex]);
-}
-
-/** The `noisy` point cloud of a bundle (source "noisy"; meta: NoisyMeta). */
 export function noisyPointCloud(bundle: FrameBundle, opts: NoiseOptions): PointCloud {
-  const key = stageKey(opts);
-  let byManifest = stageCache.get(bundle.views);
-  let byKey = byManifest?.get(bundle.manifest);
-  let dropped = key !== null ? byKey?.get(key) : undefined;
-  if (!dropped) {
-    dropped = dropStage(bundle, opts);
-    if (key !== null) {
-      if (!byManifest) stageCache.set(bundle.views, (byManifest = new WeakMap()));
-      if (!byKey) byManifest.set(bundle.manifest, (byKey = new Map()));
-      byKey.set(key, dropped);
-    }
-  }
-  return cloudOfStage(bundle, opts, dropped);
+  return cloudOfStage(bundle, opts, dropStage(bundle, opts));
 }
 
 /** Every component, then dropout: the lowest dropoutFraction of all points by confidence (ties: the first in point order) get depth 0. */

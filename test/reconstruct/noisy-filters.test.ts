@@ -1,6 +1,7 @@
 /**
  * The noisy source's fast paths that must reproduce a reference computation bit for bit: image filters,
- * the partial build of a cloud without structure, and a second build from one bundle.
+ * the partial build of a cloud without structure, and a second build from one bundle (the per-thread scratch
+ * buffers must carry nothing from one build to the next).
  */
 import { describe, expect, it } from "vitest";
 import { boxMean, kthSmallestAtLeastOne, kthSmallestValid } from "../../reconstruct/noisy/filters.js";
@@ -91,7 +92,7 @@ describe("noisy cloud builds", () => {
     }
   });
 
-  it("builds the same cloud again from one bundle (the second from the first's stage) as from a fresh copy, and no cloud's meta is another's", () => {
+  it("builds the same cloud again from one bundle as from a fresh copy (reused scratch buffers carry nothing over), and no cloud's meta is another's", () => {
     const once = fresh();
     const opts = { level: 1.25, seed: "y", excludeIds: structure };
     const first = noisyPointCloud(once, opts), firstMeta = json(first);
