@@ -34,6 +34,9 @@ export class KdTree3 {
   private readonly stackL = new Int32Array(STACK);
   private readonly stackR = new Int32Array(STACK);
   private readonly stackB = new Float64Array(STACK);
+  private readonly stackGx = new Float64Array(STACK);
+  private readonly stackGy = new Float64Array(STACK);
+  private readonly stackGz = new Float64Array(STACK);
 
   constructor(xyz: Float32Array, nodeSize = KD_LEAF_SIZE) {
     const n = pointCount(xyz);
@@ -139,19 +142,26 @@ export class KdTree3 {
     return knnSearch(this.coords, this.axes, this.count, this.nodeSize, x, y, z, k, this.heapD, this.heapI, this.stackL, this.stackR, this.stackB);
   }
 
-  /** knnSearch's walk for k = 1, started from a bound (maxD2) and without the heap: the closest-pair loops call it per point. */
+  /**
+   * knnSearch's walk for k = 1, started from a bound (maxD2) and without the heap: the closest-pair loops
+   * call it per point. A cell's bound is the squared distance to its box (the gaps per axis to the splits
+   * crossed on the way down, summed in the order the point distance is), not knnSearch's largest single-axis
+   * gap: the closest-pair queries mostly prove that nothing lies within a radius, and the tighter bound
+   * skips most of the cells that only come near the query on one axis. Every point's distance is at least
+   * its cell's bound, so the closest distance found is the same.
+   */
   private nearestRaw(x: number, y: number, z: number, maxD2: number): number {
     const n = this.count;
     let best = -1, worst = maxD2;
     if (n === 0) return -1;
     const C = this.coords, A = this.axes, ns = this.nodeSize;
-    const sL = this.stackL, sR = this.stackR, sB = this.stackB;
-    sL[0] = 0; sR[0] = n - 1; sB[0] = 0;
+    const sL = this.stackL, sR = this.stackR, gX = this.stackGx, gY = this.stackGy, gZ = this.stackGz;
+    sL[0] = 0; sR[0] = n - 1; gX[0] = 0; gY[0] = 0; gZ[0] = 0;
     let sp = 1;
     while (sp > 0) {
       sp--;
-      const l = sL[sp]!, r = sR[sp]!, bnd = sB[sp]!;
-      if (bnd >= worst) continue;
+      const l = sL[sp]!, r = sR[sp]!, gx = gX[sp]!, gy = gY[sp]!, gz = gZ[sp]!;
+      if (gx * gx + gy * gy + gz * gz >= worst) continue;
       if (r - l <= ns) {
         for (let i = l; i <= r; i++) {
           const dx = x - C[3 * i]!, dy = y - C[3 * i + 1]!, dz = z - C[3 * i + 2]!;
@@ -166,15 +176,14 @@ export class KdTree3 {
       if (d2 < worst) { worst = d2; best = m; }
       const a = A[m]!;
       const diff = a === 0 ? dx : a === 1 ? dy : dz;
-      const far = diff * diff > bnd ? diff * diff : bnd;
-      if (diff < 0) {
-        // query on the low side of the split: visit the low child first (pushed last)
-        sL[sp] = m + 1; sR[sp] = r; sB[sp] = far; sp++;
-        sL[sp] = l; sR[sp] = m - 1; sB[sp] = bnd; sp++;
-      } else {
-        sL[sp] = l; sR[sp] = m - 1; sB[sp] = far; sp++;
-        sL[sp] = m + 1; sR[sp] = r; sB[sp] = bnd; sp++;
-      }
+      const gap = diff < 0 ? -diff : diff;
+      // the far child (pushed first, visited last) lies beyond the split on axis a: its gap there is |diff|
+      if (diff < 0) { sL[sp] = m + 1; sR[sp] = r; } else { sL[sp] = l; sR[sp] = m - 1; }
+      gX[sp] = a === 0 && gap > gx ? gap : gx; gY[sp] = a === 1 && gap > gy ? gap : gy; gZ[sp] = a === 2 && gap > gz ? gap : gz;
+      sp++;
+      if (diff < 0) { sL[sp] = l; sR[sp] = m - 1; } else { sL[sp] = m + 1; sR[sp] = r; }
+      gX[sp] = gx; gY[sp] = gy; gZ[sp] = gz;
+      sp++;
     }
     this.lastNearestD2 = best < 0 ? Infinity : worst;
     return best;

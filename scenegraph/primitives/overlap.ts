@@ -64,6 +64,35 @@ function boxD2(x: number, y: number, z: number, min: readonly number[], max: rea
 }
 
 /**
+ * Above this share of the target's points near the query's box, closestDistance queries the target's own
+ * (shared) tree rather than a tree of the near part: a tree of a large object costs more than all the
+ * queries of a small neighbour (a sofa's 380 k mesh samples against a candle's 5 k). Measured 0.25 / 0.6 on
+ * the 19 x 3 suite's true relations: 3.7 / 2.5 s in all.
+ */
+const NEAR_PART_MAX_SHARE = 0.6;
+
+/**
+ * A kd-tree of t's points less than maxM from q's box on every axis, or undefined when they are more than
+ * NEAR_PART_MAX_SHARE of t. A point left out is at least maxM from every q point on one axis, so it can
+ * never be strictly closer than the cutoff: the closest distance is the same.
+ */
+function nearPart(t: IndexedPoints, q: IndexedPoints, maxM: number): KdTree3 | undefined {
+  const p = t.xyz, n = p.length / 3;
+  const x0 = q.min[0], y0 = q.min[1], z0 = q.min[2], x1 = q.max[0], y1 = q.max[1], z1 = q.max[2];
+  const near = (i: number) => x0 - p[i]! < maxM && p[i]! - x1 < maxM && y0 - p[i + 1]! < maxM && p[i + 1]! - y1 < maxM && z0 - p[i + 2]! < maxM && p[i + 2]! - z1 < maxM;
+  let kept = 0;
+  for (let i = 0; i < p.length; i += 3) if (near(i)) kept++;
+  if (kept > NEAR_PART_MAX_SHARE * n) return undefined;
+  const part = new Float32Array(3 * kept);
+  let k = 0;
+  for (let i = 0; i < p.length; i += 3) {
+    if (!near(i)) continue;
+    part[k++] = p[i]!; part[k++] = p[i + 1]!; part[k++] = p[i + 2]!;
+  }
+  return new KdTree3(part);
+}
+
+/**
  * Closest distance between two point sets (m), or `maxM` when they are farther apart: nearest-point
  * queries of the smaller set in the larger set's kd-tree, each bounded by the best so far, skipping
  * query points whose distance to the other set's box already exceeds it. Exact: it equals
@@ -88,7 +117,7 @@ export function closestDistance(a: IndexedPoints, b: IndexedPoints, maxM: number
     if (d2 < seedD2) { seedD2 = d2; seed = i; }
   }
   if (seed < 0) return maxM;
-  const tree = t.tree;
+  const tree = nearPart(t, q, maxM) ?? t.tree;
   let best = maxM;
   if (tree.nearest(p[seed]!, p[seed + 1]!, p[seed + 2]!, best) >= 0) best = Math.sqrt(tree.lastNearestD2);
   if (best === 0) return best;

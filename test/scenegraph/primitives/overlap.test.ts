@@ -68,3 +68,18 @@ describe("closestDistance", () => {
     expect(minPointDistance(a, b, 0.25)).toBe(0.25);
   });
 });
+
+describe("closestDistance shortcuts", () => {
+  it("gives the cutoff when the boxes come within it but the points do not, and the exact distance on a diagonal", () => {
+    const rng = new Rng("diagonal");
+    // two tight blobs offset on the diagonal: their boxes come closer than their points do
+    const a = blob(rng, 400, [0, 0, 0], 0.02), b = blob(rng, 900, [0.3, 0.3, 0.3], 0.02);
+    const d = closestDistance(indexPoints(a), indexPoints(b), 10);
+    expect(d).toBeCloseTo(bruteMin(a, b), 7);
+    expect(closestDistance(indexPoints(b), indexPoints(a), 10)).toBe(d);
+    expect(minPointDistance(a, b, 10)).toBe(d);
+    const cut = 0.9 * d;
+    expect(closestDistance(indexPoints(a), indexPoints(b), cut)).toBe(cut);
+    expect(closestDistance(indexPoints(a), indexPoints(new Float32Array(0)), 0.5)).toBe(0.5);
+  });
+});
