@@ -4,7 +4,7 @@
  * buffers must carry nothing from one build to the next).
  */
 import { describe, expect, it } from "vitest";
-import { boxMean, kthSmallestAtLeastOne, kthSmallestValid } from "../../reconstruct/noisy/filters.js";
+import { boxMean, heavyTail, kthSmallestAtLeastOne, kthSmallestValid, scaled } from "../../reconstruct/noisy/filters.js";
 import { medianDepth } from "../../reconstruct/noisy/mono.js";
 import { Rng } from "../../src/core/math/rng.js";
 import type { FrameBundle } from "../../bridge/bundle/io.js";
@@ -104,5 +104,61 @@ describe("noisy cloud builds", () => {
     expect(json(other)).toBe(firstMeta);
     // another level of the same bundle is its own build
     expect(sameArrays(noisyPointCloud(once, { ...opts, level: 0.5 }), noisyPointCloud(fresh(), { ...opts, level: 0.5 }))).toBe(true);
+  });
+});
+
+describe("heavy tail at power 3", () => {
+  /** sign of x - a^3, exactly (x and a doubles), by integer mantissas */
+  const view = new DataView(new ArrayBuffer(8));
+  const parts = (x: number): [bigint, number] => {
+    view.setFloat64(0, x);
+    const hi = view.getUint32(0), lo = view.getUint32(4), ex = (hi >>> 20) & 0x7ff;
+    let m = (BigInt(hi & 0xfffff) << 32n) | BigInt(lo);
+    if (ex) m |= 1n << 52n;
+    return [m, (ex || 1) - 1075];
+  };
+  const errorOf = (x: number, a: number): bigint => {
+    const [mx, ex] = parts(x), [ma, ea] = parts(a), e = Math.min(ex, 3 * ea);
+    const d = (mx << BigInt(ex - e)) - (ma ** 3n << BigInt(3 * ea - e));
+    return d < 0n ? -d : d;
+  };
+
+  it("f*f*f is the correctly rounded cube of a float32, never farther from it than Math.pow(f, 3)", () => {
+    const rng = new Rng("cube");
+    const f = new Float32Array(1);
+    let powOff = 0;
+    for (let i = 0; i < 20_000; i++) {
+      f[0] = (rng.next() + 0.01) * 4;
+      const a = f[0]!, mul = a * a * a, pow = Math.pow(a, 3);
+      if (mul === pow) continue;
+      powOff++;
+      // <=: an exact cube halfway between two doubles ties (f*f*f rounds it to even)
+      expect(errorOf(mul, a) <= errorOf(pow, a)).toBe(true);
+    }
+    // the reason the fast path exists: Math.pow is off for a real share of inputs
+    expect(powOff).toBeGreaterThan(500);
+  });
+
+  it("stores the same float32 field as the Math.pow form on a view-sized Gaussian field", () => {
+    const rng = new Rng("tail");
+    const n = 518 * 392, a = new Float32Array(n);
+    for (let p = 0; p < n; p++) a[p] = Math.sqrt(-2 * Math.log(1 - rng.next())) * Math.cos(2 * Math.PI * rng.next());
+    const b = new Float32Array(a);
+    const unit = { mean: 0, sd: 1 };
+    const fast = heavyTail(a, unit, 3);
+    let sum = 0, sum2 = 0;
+    for (let p = 0; p < n; p++) {
+      const f = scaled(b[p]!, unit), h = Math.sign(f) * Math.pow(Math.abs(f), 3);
+      b[p] = h;
+      sum += h;
+      sum2 += h * h;
+    }
+    expect(Buffer.from(a.buffer).equals(Buffer.from(b.buffer))).toBe(true);
+    expect(Math.abs(fast.mean - sum / n)).toBeLessThan(1e-15);
+    const sd = Math.sqrt(sum2 / n - (sum / n) ** 2);
+    expect(Math.abs(fast.sd - sd) / sd).toBeLessThan(1e-14);
+    let scaledDiffer = 0;
+    for (let p = 0; p < n; p++) if (scaled(a[p]!, fast) !== scaled(b[p]!, { mean: sum / n, sd })) scaledDiffer++;
+    expect(scaledDiffer).toBe(0);
   });
 });
