@@ -22,6 +22,7 @@ import type { Task, TaskObject } from "../bridge/task/schema.js";
 import type { PointCloud } from "../reconstruct/pointcloud.js";
 import { objectBox } from "../bridge/objects/geometry.js";
 import { pointBoxDistance } from "../src/core/geometry.js";
+import { tallyIds, type IdTally } from "../src/core/idTally.js";
 import { MIN_MASK_AREA_PX } from "./evidence.js";
 import { hungarian } from "./primitives/hungarian.js";
 import type { GraphNode, Relation, SceneGraph } from "./types.js";
@@ -94,10 +95,7 @@ function extentError(node: GraphNode, obj: TaskObject): number {
 }
 
 /** A node's points per instance id: the ids its points show, in order of first appearance, and how many show each. */
-interface ShareCounts {
-  ids: number[];
-  counts: number[];
-}
+type ShareCounts = IdTally;
 
 /** The points of `ids` showing `id` (0 when none). */
 const shareOf = (s: ShareCounts, id: number): number => {
@@ -142,19 +140,8 @@ function diagnosisContext(input: DiagnoseInput): DiagnosisContext {
   // typed counters, not a Map update per point
   const cloudPointsOf = new Uint32Array(ID_COUNTERS);
   for (let i = 0; i < cloud.count; i++) cloudPointsOf[instance[i]!]!++;
-  const scratch = new Uint32Array(ID_COUNTERS);
-  const shareCounts = graph.nodes.map((_, k): ShareCounts => {
-    const m = members[k]!;
-    const ids: number[] = [];
-    for (let j = 0; j < m.length; j++) {
-      const id = instance[m[j]!]!;
-      if (scratch[id]!++ === 0) ids.push(id);
-    }
-    // the first-appearance order is kept: classifyByShares sums the shares in it
-    const counts = ids.map((id) => scratch[id]!);
-    for (const id of ids) scratch[id] = 0;
-    return { ids, counts };
-  });
+  // the first-appearance order is kept: classifyByShares sums the shares in it
+  const shareCounts = graph.nodes.map((_, k): ShareCounts => tallyIds(instance, members[k]!));
   return { input, objects, objIndex, shareCounts, cloudPointsOf };
 }
 

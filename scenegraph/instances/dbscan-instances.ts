@@ -8,10 +8,8 @@ import { voxelDownsample } from "../primitives/voxelDownsample.js";
 import { dbscanDetailed } from "../primitives/dbscan.js";
 import { gather, type Cluster } from "./cluster.js";
 import { boundsOf } from "../../src/core/geometry.js";
+import { tallyIds } from "../../src/core/idTally.js";
 import type { InstanceParams } from "./params.js";
-
-/** Instance ids are 16-bit (the cloud's `instance`, the bundles' 16-bit id PNGs). */
-const ID_COUNT = 65536;
 
 /**
  * `categoryOfId` names the category a point with that instance id votes for (null: no vote); null when
@@ -32,13 +30,12 @@ export function dbscanInstances(cloud: PointCloud, isStructure: Uint8Array, p: I
   for (let k = 0; k < n; k++) pointLabel[k] = labels[voxelOfPoint[k]!]!;
   const members = groupByLabel(pointLabel, clusterCount, n, idx);
   const out: Cluster[] = [];
-  const perId = new Uint32Array(ID_COUNT);
   for (let c = 0; c < clusterCount; c++) {
     const vs = voxels.items.subarray(voxels.start[c]!, voxels.start[c + 1]!);
     if (vs.length < p.minNodeVoxels) continue;
     const xyz = gather(ds.xyz, vs);
     const m = members.items.slice(members.start[c]!, members.start[c + 1]!);
-    const votes = categoryOfId ? votesOf(m, cloud.instance, categoryOfId, perId) : new Map<string, number>();
+    const votes = categoryOfId ? votesOf(m, cloud.instance, categoryOfId) : new Map<string, number>();
     const { min, max } = boundsOf(xyz);
     out.push({ xyz, members: m, votes, detections: 1, segments: [], min, max, grid: null });
   }
@@ -74,20 +71,14 @@ function groupByLabel(labels: Int32Array, groups: number, n: number, map: Uint32
 
 /**
  * The category votes of a cluster's members: counted per instance id, then summed per category, with the
- * categories in the order their first vote came (as a vote per point would insert them). `perId` is
- * scratch, all zero on entry and on return.
+ * categories in the order their first vote came (as a vote per point would insert them).
  */
-function votesOf(members: Uint32Array, instance: Uint16Array, categoryOfId: (id: number) => string | null, perId: Uint32Array): Map<string, number> {
-  const seen: number[] = [];
-  for (let k = 0; k < members.length; k++) {
-    const id = instance[members[k]!]!;
-    if (perId[id]!++ === 0) seen.push(id);
-  }
+function votesOf(members: Uint32Array, instance: Uint16Array, categoryOfId: (id: number) => string | null): Map<string, number> {
+  const { ids, counts } = tallyIds(instance, members);
   const votes = new Map<string, number>();
-  for (const id of seen) {
+  ids.forEach((id, j) => {
     const cat = categoryOfId(id);
-    if (cat) votes.set(cat, (votes.get(cat) ?? 0) + perId[id]!);
-    perId[id] = 0;
-  }
+    if (cat) votes.set(cat, (votes.get(cat) ?? 0) + counts[j]!);
+  });
   return votes;
 }

@@ -6,6 +6,7 @@
 import { intrinsicsFromHfov, poseToExtrinsic, type AgentPose } from "../../../src/core/math/camera.js";
 import type { CameraSpec } from "../../task/schema.js";
 import { render } from "../raster.js";
+import { tallyIds } from "../../../src/core/idTally.js";
 import type { RenderScene } from "../scene.js";
 
 /** Visibility is judged on images at this fraction of the camera's resolution (518x392 -> 130x98). */
@@ -24,22 +25,11 @@ function checkCamera(spec: CameraSpec, pose: AgentPose, scale: number) {
   return { width, height, K: intrinsicsFromHfov(width, height, spec.hfov_deg), E: poseToExtrinsic(pose) };
 }
 
-/** Per-id pixel counters (instance ids are 16-bit), reused by every check on this thread and left zeroed. */
-const idCounts = new Uint32Array(65536);
-
 export function visibleCounts(scene: RenderScene, spec: CameraSpec, pose: AgentPose, scale = VISIBILITY_SCALE, onlyIds?: ReadonlySet<number>): Map<number, number> {
-  const ids = render(scene, checkCamera(spec, pose, scale), { rgb: false, onlyIds }).ids;
-  // typed counters instead of a Map update per pixel; ids in order of first appearance, as the Map had them
-  const order: number[] = [];
-  for (let p = 0; p < ids.length; p++) {
-    const id = ids[p]!;
-    if (id !== 0 && idCounts[id]!++ === 0) order.push(id);
-  }
+  const { ids, counts: n } = tallyIds(render(scene, checkCamera(spec, pose, scale), { rgb: false, onlyIds }).ids);
+  // ids in order of first appearance, as a Map updated per pixel had them; 0 is the background
   const counts = new Map<number, number>();
-  for (const id of order) {
-    counts.set(id, idCounts[id]!);
-    idCounts[id] = 0;
-  }
+  ids.forEach((id, j) => id !== 0 && counts.set(id, n[j]!));
   return counts;
 }
 
