@@ -588,7 +588,7 @@ function dropStage(bundle: FrameBundle, opts: NoiseOptions): DroppedStage {
   return { stage, confMaps, gtPoints, dropped, dropoutThreshold };
 }
 
-/** The cloud of a dropped stage (which it leaves as it is, for the next build from it). */
+/** The cloud of a dropped stage: back-projection, then each point's confidence, true id and counts. */
 function cloudOfStage(bundle: FrameBundle, opts: NoiseOptions, dropped: DroppedStage): PointCloud {
   const { stage, confMaps, gtPoints, dropoutThreshold } = dropped;
   const { views: noisy, flags: flagMaps } = stage;
@@ -641,11 +641,9 @@ function cloudOfStage(bundle: FrameBundle, opts: NoiseOptions, dropped: DroppedS
       }
     }
   }
-  // a copy, so that no cloud's reader can change the stage another build reuses
-  const stageMeta = structuredClone(stage.meta);
   const meta: NoisyMeta = {
-    ...stageMeta,
-    counts: { gtPoints, points: cloud.count, ...stageMeta.counts, dropped: dropped.dropped, flyingKept, blobPointsKept, phantomPointsKept },
+    ...stage.meta,
+    counts: { gtPoints, points: cloud.count, ...stage.meta.counts, dropped: dropped.dropped, flyingKept, blobPointsKept, phantomPointsKept },
     dropoutThreshold,
   };
   cloud.meta = meta as unknown as Record<string, unknown>;

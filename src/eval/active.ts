@@ -9,6 +9,7 @@
  *      (src/reason/active/stopping.ts); a final answer that is not conclusive gets one forced choice;
  *   4. otherwise the environment applies the action and renders the next view.
  */
+import { stageTimer } from "../core/stageTimer.js";
 import type { Environment, EnvView } from "../../bridge/env/types.js";
 import type { FrameBundle } from "../../bridge/bundle/io.js";
 import { EpisodeBundle } from "../../bridge/env/bundle.js";
@@ -247,10 +248,11 @@ export async function runActiveUnit(job: UnitJob): Promise<UnitResult> {
   const graphs: UnitGraph[] = [];
   const pending: UnitResult["pending"] = [];
   const timings: Record<string, number> = {};
-  const t = performance.now();
+  const relationsTimer = stageTimer(1);
   const rel = cachedTrueRelations(task);
+  relationsTimer.lap("truth_relations");
   // stages of the unit, not of one episode: every record of the unit carries them
-  const unitTimings: Record<string, number> = { ...generateTiming(job), truth_relations: Math.round((performance.now() - t) * 10) / 10 };
+  const unitTimings: Record<string, number> = { ...generateTiming(job), ...relationsTimer.timings };
   let views = 0;
   const notes = new Set<string>();
   const log = (line: string) => notes.add(line);

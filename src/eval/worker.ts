@@ -1,4 +1,5 @@
 /** Piscina worker: generates tasks and evaluates units off the main thread. */
+import { stageTimer } from "../core/stageTimer.js";
 import { generateTask } from "../../bridge/sim/generate/suite.js";
 import { generatorContext, type GeneratorOptions } from "../../bridge/sim/generate/options.js";
 import type { BuiltinSubcategory } from "../../bridge/task/taxonomy.js";
@@ -17,9 +18,10 @@ export interface GeneratedTask {
 
 /** One task of the built-in suite, as the run's generator options draw it. */
 export function generateJob(job: GenerateJob): GeneratedTask {
-  const t = performance.now();
+  const { timings, lap } = stageTimer(1);
   const task = generateTask(job.subcategory, job.seed, job.index, generatorContext(job.options));
-  return { task, ms: Math.round((performance.now() - t) * 10) / 10 };
+  lap("generate");
+  return { task, ms: timings.generate! };
 }
 
 export default async function work(job: WorkerJob): Promise<GeneratedTask | UnitResult> {
