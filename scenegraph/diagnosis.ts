@@ -83,6 +83,13 @@ export interface DiagnoseInput {
   trueRelations: readonly Relation[];
 }
 
+/** What the node and object phases read: everything but the true relations. */
+export type NodeDiagnoseInput = Omit<DiagnoseInput, "trueRelations">;
+
+/** The metrics of nodes and objects; the relation metrics are the rest of GraphMetrics. */
+export type NodeMetrics = Omit<GraphMetrics, RelationMetricKey>;
+type RelationMetricKey = "relations" | "relation_precision" | "relation_recall";
+
 /** Distance (m) from a point to an object's true yaw box (0 inside). */
 export function pointObjectDistance(p: Vec3, obj: TaskObject): number {
   return pointBoxDistance(p, objectBox(obj));
@@ -105,7 +112,7 @@ const shareOf = (s: ShareCounts, id: number): number => {
 
 /** What every phase of the diagnosis looks up: the task's objects by id, and each node's points per instance id. */
 interface DiagnosisContext {
-  input: DiagnoseInput;
+  input: NodeDiagnoseInput;
   objects: TaskObject[];
   objIndex: Map<number, number>;
   /** per node: its points per instance id */
@@ -118,6 +125,22 @@ interface DiagnosisContext {
 const ID_COUNTERS = 65536;
 
 export function diagnose(input: DiagnoseInput): Diagnosis {
+  const { ctx, nodeDiag, objDiag, observed } = diagnoseNodesAndObjects(input);
+  const { relDiag, missing, found } = diagnoseRelations(input, nodeDiag);
+  const metrics = { ...nodeMetrics(ctx, nodeDiag, objDiag, observed), ...relationMetrics(input, relDiag, missing, found) };
+  const layout = input.task.room.layout;
+  const regions = layout ? diagnoseRegions(input.graph.regions, layout, nodeDiag, input.task.objects) : undefined;
+  return { nodes: nodeDiag, objects: objDiag, relations: relDiag, missing_relations: missing, metrics, ...(regions ? { regions } : {}) };
+}
+
+/** The node metrics alone: what `esi3d graph`'s summary line prints, without the true relations it does not need. */
+export function diagnoseNodes(input: NodeDiagnoseInput): NodeMetrics {
+  const { ctx, nodeDiag, objDiag, observed } = diagnoseNodesAndObjects(input);
+  return nodeMetrics(ctx, nodeDiag, objDiag, observed);
+}
+
+/** Phases 1-5: every node and every true object diagnosed (relations are phase 6). */
+function diagnoseNodesAndObjects(input: NodeDiagnoseInput) {
   const ctx = diagnosisContext(input);
   const nodeDiag = classifyByShares(ctx);
   applyGeometricGate(ctx, nodeDiag);
@@ -125,14 +148,10 @@ export function diagnose(input: DiagnoseInput): Diagnosis {
   settleCandidates(ctx, nodeDiag, weight, matchOfObject);
   const observed = observedPixels(input.bundle);
   const objDiag = diagnoseObjects(ctx, nodeDiag, matchOfObject, observed);
-  const { relDiag, missing, found } = diagnoseRelations(input, nodeDiag);
-  const metrics = graphMetrics(ctx, { nodeDiag, objDiag, relDiag, missing, found, observed });
-  const layout = input.task.room.layout;
-  const regions = layout ? diagnoseRegions(input.graph.regions, layout, nodeDiag, input.task.objects) : undefined;
-  return { nodes: nodeDiag, objects: objDiag, relations: relDiag, missing_relations: missing, metrics, ...(regions ? { regions } : {}) };
+  return { ctx, nodeDiag, objDiag, observed };
 }
 
-function diagnosisContext(input: DiagnoseInput): DiagnosisContext {
+function diagnosisContext(input: NodeDiagnoseInput): DiagnosisContext {
   const { graph, members, cloud, task } = input;
   const objects = task.objects;
   const objIndex = new Map(objects.map((o, i) => [o.id, i]));
@@ -278,20 +297,10 @@ function diagnoseRelations(input: DiagnoseInput, nodeDiag: NodeDiagnosis[]): { r
   return { relDiag, missing, found };
 }
 
-interface DiagnosedParts {
-  nodeDiag: NodeDiagnosis[];
-  objDiag: ObjectDiagnosis[];
-  relDiag: RelationDiagnosis[];
-  missing: Diagnosis["missing_relations"];
-  found: Set<string>;
-  observed: Observed;
-}
-
-/** Phase 7: the graph's metrics from the node, object and relation diagnoses. */
-function graphMetrics(ctx: DiagnosisContext, parts: DiagnosedParts): GraphMetrics {
-  const { graph, trueRelations } = ctx.input;
+/** Phase 7a: the node and object metrics. */
+function nodeMetrics(ctx: DiagnosisContext, nodeDiag: NodeDiagnosis[], objDiag: ObjectDiagnosis[], observed: Observed): NodeMetrics {
+  const { graph } = ctx.input;
   const { objects, objIndex } = ctx;
-  const { nodeDiag, objDiag, relDiag, missing, found, observed } = parts;
   const P = graph.nodes.length, G = objects.length;
   // "observed" = some view shows it at least as large as the smallest 2D mask a detector keeps
   const isObserved = (id: number) => (observed.maxPerView.get(id) ?? 0) >= MIN_MASK_AREA_PX;
@@ -300,18 +309,6 @@ function graphMetrics(ctx: DiagnosisContext, parts: DiagnosedParts): GraphMetric
   const observedObjects = objects.filter((o) => isObserved(o.id)).length;
   const matchedObserved = objDiag.filter((o) => o.status === "matched" && isObserved(o.id)).length;
   const precision = ratio(matched, P), recall = ratio(matched, G), recallObs = ratio(matchedObserved, observedObjects);
-  const predicates: Record<string, PredicateScore> = {};
-  const bump = (p: string, f: keyof Pick<PredicateScore, "tp" | "fp" | "fn">) => {
-    predicates[p] ??= { tp: 0, fp: 0, fn: 0, precision: null, recall: null };
-    predicates[p]![f]++;
-  };
-  for (const r of relDiag) bump(r.predicate, r.correct ? "tp" : "fp");
-  for (const r of missing) bump(r.predicate, "fn");
-  for (const s of Object.values(predicates)) {
-    s.precision = s.tp + s.fp > 0 ? s.tp / (s.tp + s.fp) : null;
-    s.recall = s.tp + s.fn > 0 ? s.tp / (s.tp + s.fn) : null;
-  }
-  const tp = relDiag.filter((r) => r.correct).length;
   const labelJudged = nodeDiag.filter((d) => d.status === "matched" && d.label_correct !== null);
   const countError: Record<string, number> = {};
   const cats = new Set([...objects.map((o) => o.category), ...graph.nodes.map((n) => n.label)]);
@@ -344,8 +341,26 @@ function graphMetrics(ctx: DiagnosisContext, parts: DiagnosedParts): GraphMetric
     count_error_by_category: countError,
     centroid_error_m: mean(matchedPairs.map(([d]) => d.centroid_error_m!)),
     extent_error_m: mean(matchedPairs.map(([d, k]) => extentError(graph.nodes[k]!, objects[objIndex.get(d.object_id!)!]!))),
+  };
+}
+
+/** Phase 7b: the relation metrics, per predicate and overall. */
+function relationMetrics(input: DiagnoseInput, relDiag: RelationDiagnosis[], missing: Diagnosis["missing_relations"], found: Set<string>): Pick<GraphMetrics, RelationMetricKey> {
+  const predicates: Record<string, PredicateScore> = {};
+  const bump = (p: string, f: keyof Pick<PredicateScore, "tp" | "fp" | "fn">) => {
+    predicates[p] ??= { tp: 0, fp: 0, fn: 0, precision: null, recall: null };
+    predicates[p]![f]++;
+  };
+  for (const r of relDiag) bump(r.predicate, r.correct ? "tp" : "fp");
+  for (const r of missing) bump(r.predicate, "fn");
+  for (const s of Object.values(predicates)) {
+    s.precision = s.tp + s.fp > 0 ? s.tp / (s.tp + s.fp) : null;
+    s.recall = s.tp + s.fn > 0 ? s.tp / (s.tp + s.fn) : null;
+  }
+  const tp = relDiag.filter((r) => r.correct).length;
+  return {
     relations: predicates,
     relation_precision: relDiag.length ? tp / relDiag.length : null,
-    relation_recall: trueRelations.length ? found.size / trueRelations.length : null,
+    relation_recall: input.trueRelations.length ? found.size / input.trueRelations.length : null,
   };
 }

@@ -4,7 +4,7 @@ import { backprojectViews } from "../../reconstruct/gt/backproject.js";
 import { bundleCategories } from "../../reconstruct/categories.js";
 import { allocateCloud, type PointCloud } from "../../reconstruct/pointcloud.js";
 import { buildSceneGraph } from "../../scenegraph/build.js";
-import { diagnose } from "../../scenegraph/diagnosis.js";
+import { diagnose, diagnoseNodes } from "../../scenegraph/diagnosis.js";
 import { trueRelations } from "../../scenegraph/truth.js";
 import type { FrameBundle } from "../../bridge/bundle/io.js";
 import type { Task } from "../../bridge/task/schema.js";
@@ -96,5 +96,30 @@ describe("quality diagnosis on a controlled scene", () => {
     expect(d.nodes.some((n) => n.status === "merged")).toBe(true);
     expect(d.objects.filter((o) => o.category === cat && o.status !== "matched").length).toBeGreaterThanOrEqual(1);
     expect(d.metrics.merged_rate).toBeGreaterThan(0);
+  });
+});
+
+describe("the node metrics alone (esi3d graph's summary line without --diagnosis)", () => {
+  it("equal the full diagnosis' metrics less the relation ones, on clean, duplicated and merged graphs", () => {
+    const target = task.objects.find((o) => o.role === "target")!;
+    const merged = generateTask("merged_observation", "diagnosis", 1);
+    const mergedBundle = bundleOf(merged, "gt");
+    const cases = [
+      { cloud: clean, b: bundle, t: task, masks: "instance" as const, instances: "fusion" as const },
+      { cloud: moved(clean, (i) => clean.instance[i] === target.id && clean.view[i] === 0, [0, 0, 0.2]), b: bundle, t: task, masks: "instance" as const, instances: "fusion" as const },
+      { cloud: withBlob(clean, [target.position[0], target.position[1], 1.4], 300, 0), b: bundle, t: task, masks: "none" as const, instances: "dbscan" as const },
+      { cloud: backprojectViews(mergedBundle.views, bundleCategories(mergedBundle)), b: mergedBundle, t: merged, masks: "instance" as const, instances: "dbscan" as const },
+    ];
+    const statuses = new Set<string>();
+    for (const c of cases) {
+      const r = buildSceneGraph(c.cloud, c.b, { masks: c.masks, instances: c.instances });
+      const input = { graph: r.graph, members: r.members, cloud: c.cloud, task: c.t, bundle: c.b };
+      const full = diagnose({ ...input, trueRelations: trueRelations(c.t) });
+      for (const n of full.nodes) statuses.add(n.status);
+      const { relations: _r, relation_precision: _p, relation_recall: _c, ...nodeOnly } = full.metrics;
+      expect(diagnoseNodes(input)).toEqual(nodeOnly);
+    }
+    // the cases reach every node status, so the equality covers each count
+    expect([...statuses].sort()).toEqual(["duplicate", "hallucinated", "matched", "merged"]);
   });
 });

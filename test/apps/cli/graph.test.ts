@@ -24,6 +24,15 @@ describe("esi3d graph and inspect", () => {
     expect(existsSync(join(dir, "cg", "scene_graph.json"))).toBe(true);
     const cg = JSON.parse(readFileSync(join(dir, "cg", "scene_graph.json"), "utf8"));
     expect(Object.keys(cg[0]).sort()).toEqual(["bbox_center", "bbox_extent", "caption", "id", "object_tag", "possible_tags"]);
+    // without --diagnosis the summary line comes from the node metrics alone, and says the same
+    const summary = (m: { f1_observed: number; duplicates: number; hallucinated: number }) => `(node F1 ${m.f1_observed.toFixed(3)} on observed objects, ${m.duplicates} duplicate(s), ${m.hallucinated} hallucinated)`;
+    expect(g.stdout).toContain(summary(diag.metrics));
+    const plain = esi3d(["graph", join(dir, "b"), "-o", join(dir, "g2.json")]);
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(plain.stdout).toContain(summary(diag.metrics));
+    const { timings_ms: _a, ...graphNoTimes } = graph;
+    const { timings_ms: _b, ...plainNoTimes } = JSON.parse(readFileSync(join(dir, "g2.json"), "utf8"));
+    expect(plainNoTimes).toEqual(graphNoTimes);
     const i = esi3d(["inspect", join(dir, "b")]);
     expect(i.code, i.stderr).toBe(0);
     expect(i.stdout).toMatch(/node\s+label\s+status\s+true object/);
