@@ -56,14 +56,12 @@ export function observedPixels(bundle: Pick<FrameBundle, "views">): { total: Map
   const cached = observedCache.get(bundle.views);
   if (cached) return cached;
   const total = new Map<number, number>(), maxPerView = new Map<number, number>();
-  const here = new Int32Array(65536);
   for (const v of bundle.views) {
-    here.fill(0);
-    const ids = v.ids;
-    for (let p = 0; p < ids.length; p++) here[ids[p]!]!++;
-    for (let id = 1; id < 65536; id++) {
-      const n = here[id]!;
-      if (n === 0) continue;
+    // a tally visits the ids a view shows, not all 65536 possible ones
+    const { ids, counts } = tallyIds(v.ids);
+    for (let j = 0; j < ids.length; j++) {
+      const id = ids[j]!, n = counts[j]!;
+      if (id === 0) continue;
       total.set(id, (total.get(id) ?? 0) + n);
       maxPerView.set(id, Math.max(maxPerView.get(id) ?? 0, n));
     }

@@ -119,6 +119,13 @@ export function pngHeader(buf: Uint8Array): PngHeader | null {
 }
 
 /** The most bytes the image data of `h` may inflate to: its filtered scanlines plus PNG_INFLATE_SLACK_BYTES. */
+/**
+ * The largest single output chunk inflate starts with (64 MiB): an image's whole filtered data in one
+ * buffer (a 320x240 RGB view is 0.23 MB), while a header that claims a huge image cannot make it allocate
+ * more than this before any data has inflated.
+ */
+export const PNG_INFLATE_CHUNK_CAP_BYTES = 64 << 20;
+
 export function maxInflatedBytes(h: Pick<PngHeader, "width" | "height" | "bitDepth" | "colorType">): number {
   const channels = CHANNELS_BY_COLOR_TYPE[h.colorType] ?? 4;
   const rowBytes = Math.ceil((h.width * channels * h.bitDepth) / 8);
@@ -254,7 +261,8 @@ export function decodePng(buf: Uint8Array): DecodedPng {
   let raw: Buffer;
   const bound = maxInflatedBytes({ width, height, bitDepth, colorType });
   try {
-    raw = zlib.inflateSync(Buffer.concat(idat), { maxOutputLength: bound });
+    // one output chunk of the expected size: zlib's default 16 KiB chunks are joined by a copy after
+    raw = zlib.inflateSync(Buffer.concat(idat), { maxOutputLength: bound, chunkSize: Math.max(zlib.constants.Z_MIN_CHUNK, Math.min(bound, PNG_INFLATE_CHUNK_CAP_BYTES)) });
   } catch (e) {
     const tooBig = (e as { code?: string }).code === "ERR_BUFFER_TOO_LARGE" || e instanceof RangeError;
     if (tooBig) throw new PngError(`image data inflates to more than ${bound} bytes (the size of a ${width}x${height} image)`);

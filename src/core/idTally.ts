@@ -15,10 +15,17 @@ export interface IdTally {
 /** The ids of `values` (at the positions `at`, or every position), counted. */
 export function tallyIds(values: ArrayLike<number>, at?: ArrayLike<number>): IdTally {
   const ids: number[] = [];
-  const n = at ? at.length : values.length;
-  for (let k = 0; k < n; k++) {
-    const id = values[at ? at[k]! : k]!;
-    if (counter[id]!++ === 0) ids.push(id);
+  // one loop per case, so neither tests `at` per element (these run over whole clouds and views)
+  if (at) {
+    for (let k = 0; k < at.length; k++) {
+      const id = values[at[k]!]!;
+      if (counter[id]!++ === 0) ids.push(id);
+    }
+  } else {
+    for (let k = 0; k < values.length; k++) {
+      const id = values[k]!;
+      if (counter[id]!++ === 0) ids.push(id);
+    }
   }
   const counts = ids.map((id) => counter[id]!);
   for (const id of ids) counter[id] = 0;
