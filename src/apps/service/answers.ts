@@ -22,7 +22,7 @@ import { JobLimiter } from "./limiter.js";
 import { AnswerRequestSchema, type AnswerRequest } from "./schemas.js";
 import type { ServerContext } from "./context.js";
 import type { GraphRecord, GraphService } from "./graphs.js";
-import type { AnswerResult } from "./worker.js";
+import type { AnswerResult } from "./serviceWorker.js";
 
 /** LLM reasoners kept for reuse (each holds a client with its connection limit); least recently used go first. */
 const MAX_CACHED_REASONERS = 16;

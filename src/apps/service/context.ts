@@ -1,7 +1,7 @@
 /**
  * What the services share: the data store, the metrics, the CPU worker pool behind its admission
  * limiter, and the redaction of client-visible text. CPU jobs run in worker threads (piscina,
- * src/apps/service/worker.ts), at most `cpuJobs` at once, at most `cpuQueue` waiting; more get a 503 with a
+ * src/apps/service/serviceWorker.ts), at most `cpuJobs` at once, at most `cpuQueue` waiting; more get a 503 with a
  * Retry-After estimated per job kind (limiter.ts).
  */
 import { Piscina } from "piscina";
@@ -12,7 +12,7 @@ import { CPU_JOB_TIMEOUT_MS, WORKER_IDLE_MS } from "./limits.js";
 import { JobLimiter } from "./limiter.js";
 import type { Metrics } from "./metrics.js";
 import type { DataStore } from "./store.js";
-import type { ServerJob } from "./worker.js";
+import type { ServerJob } from "./serviceWorker.js";
 
 /** Server places a client must not see (audit L12): the data directory, OPENAI_BASE_URL, the VGGT model file. */
 export function clientRedactor(dataDir: string, env: NodeJS.ProcessEnv): (text: string) => string {
@@ -42,8 +42,9 @@ export class ServerContext {
   }
 
   private getPool(): Piscina {
-    // the worker is the compiled dist/src/apps/service/worker.js next to this file
-    this.pool ??= new Piscina({ filename: new URL("./worker.js", import.meta.url).href, minThreads: this.cpuJobs, maxThreads: this.cpuJobs, idleTimeout: WORKER_IDLE_MS });
+    // the worker file sits next to this module's file, in the tsc build (dist/src/apps/service/) and the
+    // CLI bundle (dist/cli/) alike, under a name of its own (the evaluation worker is worker.js)
+    this.pool ??= new Piscina({ filename: new URL("./serviceWorker.js", import.meta.url).href, minThreads: this.cpuJobs, maxThreads: this.cpuJobs, idleTimeout: WORKER_IDLE_MS });
     return this.pool;
   }
 

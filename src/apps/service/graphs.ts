@@ -15,7 +15,7 @@ import { checkId, hashedId } from "./ids.js";
 import { GRAPH_CACHE_ENTRIES } from "./limits.js";
 import { GraphOptionsSchema, GraphRequestSchema, type GraphOptions } from "./schemas.js";
 import type { ServerContext } from "./context.js";
-import type { GraphResult } from "./worker.js";
+import type { GraphResult } from "./serviceWorker.js";
 
 export const GraphRecordSchema = z
   .object({

@@ -14,8 +14,8 @@ import { ROUTE_LIST } from "./routes.js";
 import { ActionQuerySchema, ActionResponseSchema, EpisodeOptionsSchema, ErrorBodySchema, FinishResponseSchema, SessionFinishSchema, SessionOpenSchema, SessionStatusSchema, ViewHeaderSchema, ViewResponseSchema } from "./schemas.js";
 import { VIEW_CONTENT_TYPE, VIEW_MAGIC, VIEW_PREAMBLE_BYTES } from "./view-codec.js";
 
-/** docs/protocol.md, from dist/src/apps/service (the built script) or src/apps/service (tests). */
-export const PROTOCOL_DOC = ["../../../../docs/protocol.md", "../../../docs/protocol.md"].map((rel) => fileURLToPath(new URL(rel, import.meta.url))).find((f) => existsSync(f)) ?? fileURLToPath(new URL("../../../../docs/protocol.md", import.meta.url));
+/** docs/protocol.md, from dist/src/apps/service (the built script), src/apps/service (tests) or dist/cli (the CLI bundle). */
+export const PROTOCOL_DOC = ["../../../../docs/protocol.md", "../../../docs/protocol.md", "../../docs/protocol.md"].map((rel) => fileURLToPath(new URL(rel, import.meta.url))).find((f) => existsSync(f)) ?? fileURLToPath(new URL("../../../../docs/protocol.md", import.meta.url));
 
 function schemaBlock(s: z.ZodType, io: "input" | "output", replaceTask = false): string {
   const json = z.toJSONSchema(s, { io, unrepresentable: "any" }) as { properties?: Record<string, { description?: string }> };

@@ -20,7 +20,7 @@ import { EpisodeService, RESTART_ERROR } from "./episodes.js";
 import { STOP_REASONS } from "../../reason/active/stopping.js";
 import { type DataStore } from "./store.js";
 import { parseView } from "./view-codec.js";
-import type { FinishResult } from "./worker.js";
+import type { FinishResult } from "./serviceWorker.js";
 import type { ServerContext } from "./context.js";
 import { writeFileAtomic } from "../../core/fs.js";
 

@@ -3,7 +3,8 @@ import { fileURLToPath } from "node:url";
 import { dirname, join } from "node:path";
 
 export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
-export const CLI = join(REPO_ROOT, "dist", "src", "main.js");
+/** The CLI as installed: the bundle that package.json's bin names (scripts/bundle-cli.mjs). */
+export const CLI = join(REPO_ROOT, "dist", "cli", "main.js");
 
 /** Runs the built esi3d CLI (npm test builds it first). */
 export function esi3d(args: string[], opts: { env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {}) {

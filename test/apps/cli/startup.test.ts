@@ -27,11 +27,10 @@ describe("esi3d CLI startup: a command loads its own modules only", () => {
   it("esi3d graph loads none of the service's, the queue's or the LLM clients' packages; esi3d serve does", () => {
     const graph = loadedPackages(["graph", "--help"]);
     expect(graph.code).toBe(0);
-    expect(graph.packages.has("commander")).toBe(true); // the hook sees the CommonJS packages that do load
     for (const p of NOT_FOR_GRAPH) expect([...graph.packages].filter((q) => q.startsWith(p))).toEqual([]);
     const serve = loadedPackages(["serve", "--help"]);
     expect(serve.code).toBe(0);
-    expect(serve.packages.has("fastify")).toBe(true);
+    expect(serve.packages.has("fastify")).toBe(true); // the hook sees the CommonJS packages that do load
   });
 
   it("the whole program is still there for --help, help <command> and an unknown command", () => {
