@@ -3,6 +3,10 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** The CLI as users run it: the bundle package.json's bin names (dist/bench/ -> dist/cli/main.js). */
+export const CLI_MAIN = fileURLToPath(new URL("../cli/main.js", import.meta.url));
 
 /** The bandwidth probe's array: 256 MB of float64, far above any last-level cache, so passes go to DRAM. */
 export const BANDWIDTH_PROBE_BYTES = 256 * 1024 * 1024;

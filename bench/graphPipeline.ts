@@ -10,7 +10,7 @@ import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { BenchContext } from "./context.js";
+import { CLI_MAIN, type BenchContext } from "./context.js";
 import { generateTask } from "../bridge/sim/generate/suite.js";
 import { captureBundle } from "../bridge/sim/capture.js";
 import { writeBundle } from "../bridge/bundle/io.js";
@@ -26,7 +26,6 @@ export const PIPELINE_PAIRS = 5;
 export const CENTRE_TOLERANCE_M = FUSION_VOXEL_M;
 
 const here = dirname(fileURLToPath(import.meta.url));
-const mainJs = join(here, "..", "src", "main.js");
 const peer = join(here, "..", "..", "bench", "peers", "o3d_graph.py");
 
 interface Box {
@@ -71,7 +70,7 @@ export default async function benchGraphPipeline(ctx: BenchContext): Promise<voi
   const oursOut = join(ctx.workDir, "graph-pipeline-ours.json"), theirsOut = join(ctx.workDir, "graph-pipeline-o3d.json");
   const ours: number[] = [], theirs: number[] = [];
   for (let i = 0; i < PIPELINE_PAIRS; i++) {
-    ours.push(run(process.execPath, [mainJs, "graph", dir, "--instances", "dbscan", "--masks", "instance", "-o", oursOut]));
+    ours.push(run(process.execPath, [CLI_MAIN, "graph", dir, "--instances", "dbscan", "--masks", "instance", "-o", oursOut]));
     theirs.push(run(py, [peer, dir, "--out", theirsOut, "--threads", "1"]));
   }
   const importMs = run(py, ["-c", "import numpy, PIL.Image, open3d"]);

@@ -12,10 +12,8 @@ import { existsSync, readFileSync, rmSync } from "node:fs";
 import { createServer as createHttpServer, type Server } from "node:http";
 import { createServer as createNetServer } from "node:net";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import type { BenchContext } from "./context.js";
+import { CLI_MAIN as CLI, type BenchContext } from "./context.js";
 
-const CLI = fileURLToPath(new URL("../src/main.js", import.meta.url));
 const REDIS_SERVER = "/usr/bin/redis-server";
 /**
  * The model server's latency per request (ms): a hosted model's typical 1-3 s. Long enough that the

@@ -13,8 +13,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { createRequire } from "node:module";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import type { BenchContext } from "./context.js";
+import { CLI_MAIN as CLI, type BenchContext } from "./context.js";
 import { generateTask } from "../bridge/sim/generate/suite.js";
 import { captureBundle } from "../bridge/sim/capture.js";
 import { encodePng } from "../bridge/bundle/png.js";
@@ -77,7 +76,6 @@ interface AutocannonOptions {
 type Autocannon = (opts: AutocannonOptions) => Promise<AutocannonResult>;
 const autocannon = createRequire(import.meta.url)("autocannon") as Autocannon;
 
-const CLI = fileURLToPath(new URL("../src/main.js", import.meta.url));
 
 function startServer(data: string): Promise<{ url: string; proc: ChildProcess }> {
   const proc = spawn(process.execPath, [CLI, "serve", "--port", "0", "--data", data], { stdio: ["ignore", "pipe", "inherit"] });

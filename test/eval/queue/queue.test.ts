@@ -1,6 +1,6 @@
 /**
  * Queue runs on a real Redis (Debian's redis-server on a free loopback port) with real worker processes
- * (`node dist/src/main.js worker`): the same records and summary as the in-process run, no item lost or
+ * (`node dist/cli/main.js worker`): the same records and summary as the in-process run, no item lost or
  * recorded twice when a worker or the collector is killed -9, bad configuration refused with exit 2, and
  * the model's rate limit held across three workers, a 429 with Retry-After pausing all of them.
  */
