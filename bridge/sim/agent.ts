@@ -29,17 +29,23 @@ export interface Obstacle {
   halfX: number;
   halfY: number;
   yaw: number;
+  /** cos and sin of `yaw`, computed once: planners test thousands of poses against every footprint */
+  cos: number;
+  sin: number;
   top: number;
 }
 
 export function obstaclesOf(objects: readonly TaskObject[]): Obstacle[] {
   return objects.map((o) => {
     const R = quatToMat(o.orientation);
+    const yaw = Math.atan2(R[1][0], R[0][0]);
     return {
       centre: [o.position[0], o.position[1]],
       halfX: o.extent[0] / 2,
       halfY: o.extent[1] / 2,
-      yaw: Math.atan2(R[1][0], R[0][0]),
+      yaw,
+      cos: Math.cos(yaw),
+      sin: Math.sin(yaw),
       top: o.position[2] + o.extent[2] / 2,
     };
   });
@@ -49,16 +55,23 @@ export function obstaclesOf(objects: readonly TaskObject[]): Obstacle[] {
 export interface WallStretch {
   a: [number, number];
   b: [number, number];
+  /** The unit direction from a to b and the length (wallAxis), computed once for the distance tests */
+  axis: { dir: [number, number]; length: number };
 }
 
 /** The solid stretches of a room's interior walls (none for a single room). */
 export function wallStretches(room: Pick<Task["room"], "layout">): WallStretch[] {
-  return (room.layout?.walls ?? []).flatMap((w) => solidIntervals(w).map(([s0, s1]) => ({ a: wallPoint(w, s0), b: wallPoint(w, s1) })));
+  return (room.layout?.walls ?? []).flatMap((w) =>
+    solidIntervals(w).map(([s0, s1]) => {
+      const a = wallPoint(w, s0), b = wallPoint(w, s1);
+      return { a, b, axis: wallAxis({ from: a, to: b }) };
+    }),
+  );
 }
 
 /** Distance from (x, y) to a segment. */
 function segmentDistance(x: number, y: number, s: WallStretch): number {
-  const { dir, length } = wallAxis({ from: s.a, to: s.b });
+  const { dir, length } = s.axis;
   const t = Math.max(0, Math.min(length, (x - s.a[0]) * dir[0] + (y - s.a[1]) * dir[1]));
   return Math.hypot(x - (s.a[0] + dir[0] * t), y - (s.a[1] + dir[1] * t));
 }
@@ -94,7 +107,7 @@ export function isFree(world: World, p: [number, number, number]): boolean {
   for (const w of world.walls) if (segmentDistance(p[0], p[1], w) < BODY_CLEARANCE_M) return false;
   for (const o of world.obstacles) {
     const dx = p[0] - o.centre[0], dy = p[1] - o.centre[1];
-    const c = Math.cos(o.yaw), s = Math.sin(o.yaw);
+    const c = o.cos, s = o.sin;
     const lx = c * dx + s * dy, ly = -s * dx + c * dy;
     if (Math.abs(lx) < o.halfX + BODY_CLEARANCE_M && Math.abs(ly) < o.halfY + BODY_CLEARANCE_M) return false;
   }

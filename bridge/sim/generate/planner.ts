@@ -41,8 +41,10 @@ function latticePath(world: World, start: AgentPose, gx: number, gy: number, max
   const dx = gx - start.position[0], dy = gy - start.position[1];
   const ti = Math.round((dx * f[0] + dy * f[1]) / MOVE_STEP_M), tj = Math.round((dx * l[0] + dy * l[1]) / MOVE_STEP_M);
   if (Math.abs(ti) + Math.abs(tj) > maxSteps) return null;
-  const key = (i: number, j: number) => `${i},${j}`;
-  const prev = new Map<string, [string, NavigationAction] | null>([[key(0, 0), null]]);
+  // lattice offsets |i|, |j| <= maxSteps + 1 packed into one number: a numeric Map key, not a string per visit
+  const off = maxSteps + 1, span = 2 * off + 1;
+  const key = (i: number, j: number) => (i + off) * span + (j + off);
+  const prev = new Map<number, [number, NavigationAction] | null>([[key(0, 0), null]]);
   let frontier: Array<[number, number]> = [[0, 0]];
   const at = (i: number, j: number): [number, number, number] => [
     start.position[0] + MOVE_STEP_M * (i * f[0] + j * l[0]),
