@@ -119,20 +119,17 @@ export interface Bounds {
 
 /** Axis-aligned bounds of x,y,z triples (or of the points `indices` names); empty input gives min +Infinity, max -Infinity. */
 export function boundsOf(xyz: ArrayLike<number>, indices?: ArrayLike<number>): Bounds {
-  // scalar extremes and one loop per case: this runs over whole clouds (voxel downsampling's bounds)
-  let x0 = Infinity, y0 = Infinity, z0 = Infinity, x1 = -Infinity, y1 = -Infinity, z1 = -Infinity;
+  const min: Vec3 = [Infinity, Infinity, Infinity], max: Vec3 = [-Infinity, -Infinity, -Infinity];
   const n = indices ? indices.length : xyz.length / 3;
   for (let j = 0; j < n; j++) {
     const o = 3 * (indices ? indices[j]! : j);
-    const x = xyz[o]!, y = xyz[o + 1]!, z = xyz[o + 2]!;
-    if (x < x0) x0 = x;
-    if (x > x1) x1 = x;
-    if (y < y0) y0 = y;
-    if (y > y1) y1 = y;
-    if (z < z0) z0 = z;
-    if (z > z1) z1 = z;
+    for (let a = 0; a < 3; a++) {
+      const v = xyz[o + a]!;
+      if (v < min[a]!) min[a] = v;
+      if (v > max[a]!) max[a] = v;
+    }
   }
-  return { min: [x0, y0, z0], max: [x1, y1, z1] };
+  return { min, max };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
