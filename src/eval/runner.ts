@@ -245,7 +245,7 @@ export async function runEvaluation(opts: RunOptions): Promise<RunOutcome> {
       const store = storeServer ? storeServer.url : resolve(given);
       if (storeServer) log(`queue: serving the store at ${given} to the workers`);
       else if (store !== resolve(out)) shareRun(out, store);
-      ({ duplicates } = await runUnitsOnQueue({ queue, store, out, runId: createHash("sha256").update(resolve(out)).digest("hex").slice(0, 16), version: opts.version, config, units, doneKeys, unitKeys: (t, p) => unitKeys(config, t, p), commit, log, note, stopped }));
+      ({ duplicates } = await runUnitsOnQueue({ queue, store, out, runId: createHash("sha256").update(resolve(out)).digest("hex").slice(0, 16), version: opts.version, config, units, doneKeys, unitKeys: (t, p) => unitKeys(config, t, p), generateMs, commit, log, note, stopped }));
     }
     const inflight = new Set<Promise<void>>();
     for (const u of queue ? [] : units) {

@@ -26,6 +26,8 @@ export interface QueueJobData {
 export interface UnitJobData extends QueueJobData {
   /** item keys already recorded when the job was first enqueued (their arms are skipped) */
   done: string[];
+  /** how long the producer took to generate the task (ms), for the records' timings_ms.generate; absent for a task read back from the store */
+  generateMs?: number;
 }
 
 /** What a unit job returns: its offline records, and the graphs (by name in the store) left to the model. */

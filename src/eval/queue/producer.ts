@@ -62,12 +62,20 @@ export interface QueueUnitsInput {
   units: Array<{ task: Task; paradigm: Paradigm }>;
   doneKeys: ReadonlySet<string>;
   unitKeys: (task: Task, paradigm: string) => string[];
+  /** each task's generation time (ms) where this run generated it */
+  generateMs: ReadonlyMap<string, number>;
   /** records one item (dropping one already recorded); returns false for a duplicate */
   commit: (r: ItemRecord) => boolean;
   log: (line: string) => void;
   /** prints a unit's note the first time the run sees it */
   note: (line: string) => void;
   stopped: () => boolean;
+}
+
+/** A unit job's generation time, when the producer generated its task (a JSON job has no undefined fields). */
+function generateTimingOf(generateMs: ReadonlyMap<string, number>, taskId: string): Pick<UnitJobData, "generateMs"> {
+  const ms = generateMs.get(taskId);
+  return ms === undefined ? {} : { generateMs: ms };
 }
 
 /** Enqueues the units and collects their records until all are in, or the run is stopped. */
@@ -86,7 +94,7 @@ export async function runUnitsOnQueue(input: QueueUnitsInput): Promise<{ duplica
     for (const u of input.units) {
       const base: QueueJobData = { version: input.version, runId, store, taskId: u.task.task_id, paradigm: u.paradigm };
       const unitId = unitJobId(runId, u.task.task_id, u.paradigm, arms, config.seed);
-      const unit = { name: "unit", queueName: unitQueueName, data: { ...base, done: input.unitKeys(u.task, u.paradigm).filter((k) => input.doneKeys.has(k)) } satisfies UnitJobData, opts: { ...opts, jobId: unitId } };
+      const unit = { name: "unit", queueName: unitQueueName, data: { ...base, done: input.unitKeys(u.task, u.paradigm).filter((k) => input.doneKeys.has(k)), ...generateTimingOf(input.generateMs, u.task.task_id) } satisfies UnitJobData, opts: { ...opts, jobId: unitId } };
       const id = withModel ? answerJobId(runId, u.task.task_id, u.paradigm, arms, config.reasoner.join(","), config.seed) : unitId;
       waiting.set(id, u);
       // a job already on the queue (a resumed run, a restarted collector) is left as it is

@@ -98,13 +98,13 @@ function storeOf(location: string): { store: SharedStore; config: Promise<RunCon
 
 function unitProcessor(pool: Piscina, reconstruct: boolean, note: (line: string) => void) {
   return async (job: Job<UnitJobData>): Promise<UnitJobResult> => {
-    const { taskId, paradigm, done } = job.data;
+    const { taskId, paradigm, done, generateMs } = job.data;
     const { store, config: storedConfig } = storeOf(job.data.store);
     const stored = await storedConfig;
     // the reconstruct role runs VGGT on the GPU (the device option changes no record)
     const config: RunConfig = reconstruct ? { ...stored, vggt: { ...stored.vggt, device: "cuda" } } : stored;
     const task = await store.task(taskId);
-    const unitJob: UnitJobFor = { kind: "unit", task, paradigm, config, done };
+    const unitJob: UnitJobFor = { kind: "unit", task, paradigm, config, done, generateMs };
     const res = (await pool.run(unitJob)) as UnitResult;
     for (const n of res.notes) note(n);
     for (const g of res.graphs) await store.writeGraph(taskId, paradigm, g.source, { graph: g.graph, diagnosis: g.diagnosis });

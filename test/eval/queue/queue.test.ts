@@ -76,6 +76,8 @@ describe.skipIf(!haveRedis)("esi3d run --queue", () => {
       const r = await run;
       expect(r.code, r.stderr).toBe(0);
       expectSameRun(out, local);
+      // the run generated its tasks: each record carries that time, as an in-process run's do
+      for (const rec of readRecords(join(out, "items.jsonl")).records) expect(rec.timings_ms.generate, rec.key).toBeGreaterThan(0);
     } finally {
       await stopAll(workers);
     }
