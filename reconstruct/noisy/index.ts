@@ -173,8 +173,8 @@ function checkBundle(bundle: FrameBundle): void {
 /**
  * Buffers of the per-view fields, reused by every view and every call in this thread (no field outlives its
  * view: fresh memory costs ~1–2.5 ms per MB to touch here, more than most fields cost to compute). The
- * numbers name the buffers; filters.ts functions use 0–3 (correlatedField), 10–14 (validDepthSmooth) and
- * 20–21 (texturelessMaps).
+ * numbers name the buffers; filters.ts functions use 0–3 (correlatedField), 10–15 (validDepthSmooth) and
+ * 20–21 (texturelessMaps; also its byte buffer 20 and int buffer 20).
  */
 const POOL = new FieldScratch();
 const SLOT = { tlEdge: 40, tlSmooth: 41, tlBias: 42, mono: 43, warp: 44, depth: 45 } as const;
