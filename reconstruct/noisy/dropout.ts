@@ -34,9 +34,29 @@ const BUCKET_COUNT = 32 / BUCKET_WIDTH;
  */
 export const EXACT_GUARD_LOG = -8;
 
+/** The bucket of L (not NaN): monotone in L, as one rounding (the subtraction) and a truncation are. */
 function bucketOf(L: number): number {
-  const b = Math.floor((L - BUCKETS_FROM_LOG) / BUCKET_WIDTH);
-  return b < 0 ? 0 : b >= BUCKET_COUNT ? BUCKET_COUNT - 1 : b;
+  const t = (L - BUCKETS_FROM_LOG) / BUCKET_WIDTH;
+  return t < 0 ? 0 : t >= BUCKET_COUNT ? BUCKET_COUNT - 1 : t | 0;
+}
+
+/** Bucket of a pixel without depth (in no band, never dropped). */
+const NO_DEPTH_BUCKET = 0xffff;
+
+/** The log-confidence buckets of a whole cloud build: one map per view, and their histogram. */
+export class LogBuckets {
+  readonly hist = new Uint32Array(BUCKET_COUNT);
+  readonly maps: Uint16Array[] = [];
+  /** Buckets one view's log-confidence map into `out` (a reused buffer is fine) and counts them. */
+  add(L: Float64Array, out: Uint16Array): void {
+    const hist = this.hist;
+    for (let q = 0; q < L.length; q++) {
+      const x = L[q]!;
+      if (x === x) hist[(out[q] = bucketOf(x))]!++;
+      else out[q] = NO_DEPTH_BUCKET;
+    }
+    this.maps.push(out);
+  }
 }
 
 /** Where dropout cuts: buckets below `lo` are dropped, above `hi` kept, the band's pixels by their confidence. */
@@ -49,15 +69,9 @@ export interface DropoutCut {
   ties: number;
 }
 
-/** The cut that drops the K (≥ 1) lowest confidences of the log-confidence maps (NaN: no depth, not ranked). */
-export function dropoutCut(logMaps: readonly Float64Array[], K: number): DropoutCut {
-  const hist = new Uint32Array(BUCKET_COUNT);
-  for (const L of logMaps) {
-    for (let q = 0; q < L.length; q++) {
-      const x = L[q]!;
-      if (x === x) hist[bucketOf(x)]!++;
-    }
-  }
+/** The cut that drops the K (≥ 1) lowest confidences of the log-confidence maps `logMaps` (NaN: no depth, not ranked), bucketed in `buckets`. */
+export function dropoutCut(logMaps: readonly Float64Array[], buckets: LogBuckets, K: number): DropoutCut {
+  const hist = buckets.hist;
   let j = 0, before = 0;
   for (; j < BUCKET_COUNT && before + hist[j]! < K; j++) before += hist[j]!;
   if (j === BUCKET_COUNT) throw new RangeError(`dropoutCut: K = ${K} is beyond the ${before} pixels with depth`);
@@ -70,31 +84,28 @@ export function dropoutCut(logMaps: readonly Float64Array[], K: number): Dropout
   }
   const band = new Float32Array(inBand);
   let m = 0;
-  for (const L of logMaps) {
-    for (let q = 0; q < L.length; q++) {
-      const x = L[q]!;
-      if (!(x === x)) continue;
-      const b = bucketOf(x);
-      if (b >= lo && b <= hi) band[m++] = confidenceOf(x);
+  logMaps.forEach((L, i) => {
+    const B = buckets.maps[i]!;
+    for (let q = 0; q < B.length; q++) {
+      const b = B[q]!;
+      if (b >= lo && b <= hi) band[m++] = confidenceOf(L[q]!);
     }
-  }
+  });
   const { value, below: bandBelow } = kthSmallestAtLeastOne([band], K - 1 - below);
   return { lo, hi, threshold: value, ties: K - below - bandBelow };
 }
 
 /**
  * Drops one view's pixels under the cut (depth 0), views in point order; returns the ties still to drop
- * after it (start with cut.ties).
+ * after it (start with cut.ties). `B`: the view's bucket map, `L` its log-confidence.
  */
-export function applyDropoutCut(L: Float64Array, depth: Float32Array, cut: DropoutCut, ties: number): number {
+export function applyDropoutCut(L: Float64Array, B: Uint16Array, depth: Float32Array, cut: DropoutCut, ties: number): number {
   const { lo, hi, threshold } = cut;
-  for (let q = 0; q < L.length; q++) {
-    const x = L[q]!;
-    if (!(x === x)) continue;
-    const b = bucketOf(x);
+  for (let q = 0; q < B.length; q++) {
+    const b = B[q]!;
     if (b > hi) continue;
     if (b >= lo) {
-      const c = confidenceOf(x);
+      const c = confidenceOf(L[q]!);
       if (c > threshold) continue;
       if (c === threshold) {
         if (ties <= 0) continue;

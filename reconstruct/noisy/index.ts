@@ -33,7 +33,7 @@ import type { PointCloud } from "../pointcloud.js";
 import { backprojectViews } from "../gt/backproject.js";
 import { extrinsicRotation, cameraCentre } from "../../src/core/math/camera.js";
 import { confidenceOf, confidenceScratch, viewConfidence, viewLogConfidence, type ConfidenceScratch } from "./confidence.js";
-import { applyDropoutCut, dropoutCut } from "./dropout.js";
+import { applyDropoutCut, dropoutCut, LogBuckets } from "./dropout.js";
 import { correlatedField, depthDiscontinuities, dilate, FieldScratch, isValid } from "./filters.js";
 import { driftPoses, type DriftResult } from "./drift.js";
 import { applyMono, medianDepth, monoField, type MonoRecord } from "./mono.js";
@@ -188,12 +188,14 @@ const BYTES = { disc: 40, band: 41, bandTmp: 42, need: 43 } as const;
 const CLOUD_POOL = new FieldScratch();
 interface ViewArrays {
   logConfidence: (i: number, n: number) => Float64Array;
+  buckets: (i: number, n: number) => Uint16Array;
   depth: (i: number, n: number) => Float32Array;
   flags: (i: number, n: number) => Uint8Array;
 }
-const FRESH_ARRAYS: ViewArrays = { logConfidence: (_i, n) => new Float64Array(n), depth: (_i, n) => new Float32Array(n), flags: (_i, n) => new Uint8Array(n) };
+const FRESH_ARRAYS: ViewArrays = { logConfidence: (_i, n) => new Float64Array(n), buckets: (_i, n) => new Uint16Array(n), depth: (_i, n) => new Float32Array(n), flags: (_i, n) => new Uint8Array(n) };
 const POOLED_ARRAYS: ViewArrays = {
   logConfidence: (i, n) => CLOUD_POOL.getDoubles(i, n),
+  buckets: (i, n) => CLOUD_POOL.getShorts(i, n),
   depth: (i, n) => CLOUD_POOL.get(i, n),
   flags: (i, n) => CLOUD_POOL.getBytes(i, n).fill(0),
 };
@@ -422,7 +424,7 @@ function neededPixels(v: ViewData, excluded: Uint8Array, phantoms: readonly Labe
  * of pixels with an excluded id (and not in a phantom patch) is then left unfinished, since nothing reads
  * it. Every count, record and random draw is the same either way.
  */
-function noisyStage(bundle: FrameBundle, opts: NoiseOptions, excludeIds: ReadonlySet<number> | null, withConfidence: boolean, arrays: ViewArrays): { stage: NoisyViews; logMaps: Float64Array[] } {
+function noisyStage(bundle: FrameBundle, opts: NoiseOptions, excludeIds: ReadonlySet<number> | null, withConfidence: boolean, arrays: ViewArrays): { stage: NoisyViews; logMaps: Float64Array[]; buckets: LogBuckets } {
   const params = resolveNoiseParams(opts);
   if (typeof opts.seed !== "string") throw new InputError(`noisy: seed must be a string, not ${String(opts.seed)}`);
   checkBundle(bundle);
@@ -440,7 +442,7 @@ function noisyStage(bundle: FrameBundle, opts: NoiseOptions, excludeIds: Readonl
     fieldScratch: POOL,
   };
   const confidence = withConfidence && active.has("dropout");
-  const logMaps: Float64Array[] = [];
+  const logMaps: Float64Array[] = [], buckets = new LogBuckets();
   const glass = confidence ? transparentTable(bundle) : null;
   const changesDepth = active.has("flying") || active.has("blobs") || active.has("depth") || active.has("mono") || active.has("warp") || active.has("textureless") || active.has("dropout");
   const warp = active.has("warp") ? warpField(params, new Rng(seed).fork(taskId).fork("warp")) : null;
@@ -473,6 +475,7 @@ function noisyStage(bundle: FrameBundle, opts: NoiseOptions, excludeIds: Readonl
       const L = arrays.logConfidence(i, N);
       viewLogConfidence(v, work.disc, glass!, rng("conf"), pooledConfidenceScratch(N), L);
       logMaps.push(L);
+      buckets.add(L, arrays.buckets(i, N));
     }
     const copyDepth = () => {
       const copy = arrays.depth(i, N);
@@ -556,7 +559,7 @@ function noisyStage(bundle: FrameBundle, opts: NoiseOptions, excludeIds: Readonl
       labels,
     },
   };
-  return { stage, logMaps };
+  return { stage, logMaps, buckets };
 }
 
 /** A bundle's views after every component and dropout, and what the cloud reports about them. */
@@ -579,7 +582,7 @@ export function noisyPointCloud(bundle: FrameBundle, opts: NoiseOptions): PointC
 
 /** Every component, then dropout: the lowest dropoutFraction of all points by confidence (ties: the first in point order) get depth 0. */
 function dropStage(bundle: FrameBundle, opts: NoiseOptions): DroppedStage {
-  const { stage, logMaps } = noisyStage(bundle, opts, opts.excludeIds ?? null, true, POOLED_ARRAYS);
+  const { stage, logMaps, buckets } = noisyStage(bundle, opts, opts.excludeIds ?? null, true, POOLED_ARRAYS);
   const { params, views: noisy } = stage;
   const { width: W, height: H } = bundle.views[0]!;
   const N = W * H;
@@ -593,9 +596,9 @@ function dropStage(bundle: FrameBundle, opts: NoiseOptions): DroppedStage {
   const K = dropout ? Math.round(params.dropoutFraction * gtPoints) : 0;
   if (K > 0) {
     // the confidence's exponential only where the cut needs it (dropout.ts)
-    const cut = dropoutCut(logMaps, K);
+    const cut = dropoutCut(logMaps, buckets, K);
     let ties = cut.ties;
-    noisy.forEach((nv, i) => (ties = applyDropoutCut(logMaps[i]!, nv.depth, cut, ties)));
+    noisy.forEach((nv, i) => (ties = applyDropoutCut(logMaps[i]!, buckets.maps[i]!, nv.depth, cut, ties)));
     dropped = K;
     dropoutThreshold = cut.threshold;
   }

@@ -4,7 +4,7 @@
  * float32 confidence, and the ordering its proof rests on.
  */
 import { describe, expect, it } from "vitest";
-import { applyDropoutCut, BUCKET_WIDTH, dropoutCut, EXACT_GUARD_LOG } from "../../reconstruct/noisy/dropout.js";
+import { applyDropoutCut, BUCKET_WIDTH, dropoutCut, EXACT_GUARD_LOG, LogBuckets } from "../../reconstruct/noisy/dropout.js";
 import { confidenceOf, NO_DEPTH_LOG } from "../../reconstruct/noisy/confidence.js";
 import { kthSmallestAtLeastOne } from "../../reconstruct/noisy/filters.js";
 import { Rng } from "../../src/core/math/rng.js";
@@ -53,11 +53,13 @@ describe("noisy dropout by log-confidence buckets", () => {
       const valid = logMaps.reduce((s, L) => s + L.filter((x) => x === x).length, 0);
       for (const K of [1, 7, Math.round(0.5 * valid), Math.round(0.58 * valid), valid - 1, valid]) {
         const ref = plainDropout(logMaps, K);
-        const cut = dropoutCut(logMaps, K);
+        const buckets = new LogBuckets();
+        for (const L of logMaps) buckets.add(L, new Uint16Array(L.length));
+        const cut = dropoutCut(logMaps, buckets, K);
         let ties = cut.ties;
-        const depths = logMaps.map((L) => {
+        const depths = logMaps.map((L, i) => {
           const d = new Float32Array(L.length).fill(1);
-          ties = applyDropoutCut(L, d, cut, ties);
+          ties = applyDropoutCut(L, buckets.maps[i]!, d, cut, ties);
           return d;
         });
         expect(cut.threshold, `K ${K}`).toBe(ref.threshold);
