@@ -26,22 +26,14 @@ export interface ConfidenceScratch {
   band: Uint8Array;
   bandTmp: Uint8Array;
   jitter: Float32Array;
-  /** viewConfidence's log-confidence map. */
-  log: Float64Array;
 }
 
 export function confidenceScratch(n: number): ConfidenceScratch {
   return {
     luma: new Float32Array(n), grad: new Float32Array(n), tmp: new Float32Array(n),
-    band: new Uint8Array(n), bandTmp: new Uint8Array(n), jitter: new Float32Array(n), log: new Float64Array(n),
+    band: new Uint8Array(n), bandTmp: new Uint8Array(n), jitter: new Float32Array(n),
   };
 }
-
-/** Log-confidence of a pixel without depth (viewLogConfidence): not a number, so no range holds it. */
-export const NO_DEPTH_LOG = NaN;
-
-/** The confidence of log-confidence L: 1 + exp(L), as the cloud stores it (float32). */
-export const confidenceOf = (L: number): number => Math.fround(1 + Math.exp(L));
 
 /**
  * Confidence of every pixel of one view (0 where the view has no depth). `disc` is the view's depth
@@ -49,13 +41,6 @@ export const confidenceOf = (L: number): number => Math.fround(1 + Math.exp(L));
  * the instance ids of transparent objects (65536 entries).
  */
 export function viewConfidence(v: ViewData, disc: Uint8Array, transparent: Uint8Array, rng: Rng, s: ConfidenceScratch, out: Float32Array): void {
-  const L = s.log;
-  viewLogConfidence(v, disc, transparent, rng, s, L);
-  for (let p = 0; p < L.length; p++) out[p] = L[p] === L[p] ? confidenceOf(L[p]!) : 0;
-}
-
-/** The log-confidence L of every pixel of one view (NO_DEPTH_LOG where it has no depth); see viewConfidence. */
-export function viewLogConfidence(v: ViewData, disc: Uint8Array, transparent: Uint8Array, rng: Rng, s: ConfidenceScratch, out: Float64Array): void {
   const { width: W, height: H, depth, rgb, ids } = v;
   const N = W * H;
   const { luma, grad, tmp, band, bandTmp, jitter } = s;
@@ -66,7 +51,7 @@ export function viewLogConfidence(v: ViewData, disc: Uint8Array, transparent: Ui
   for (let p = 0; p < N; p++) {
     const d = depth[p]!;
     if (!isValid(d)) {
-      out[p] = NO_DEPTH_LOG;
+      out[p] = 0;
       continue;
     }
     let L = CONF_LOG_BASE - CONF_DEPTH_PENALTY_PER_M * d + CONF_JITTER_STD * jitter[p]!;
@@ -76,6 +61,6 @@ export function viewLogConfidence(v: ViewData, disc: Uint8Array, transparent: Ui
     const g = grad[p]!;
     if (g < CONF_TEXTURE_GRAD) L -= CONF_TEXTURELESS_PENALTY * (1 - g / CONF_TEXTURE_GRAD);
     if (transparent[ids[p]!]) L -= CONF_GLASS_PENALTY;
-    out[p] = L;
+    out[p] = 1 + Math.exp(L);
   }
 }

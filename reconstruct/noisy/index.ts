@@ -32,9 +32,8 @@ import { InputError } from "../../src/core/errors.js";
 import type { PointCloud } from "../pointcloud.js";
 import { backprojectViews } from "../gt/backproject.js";
 import { extrinsicRotation, cameraCentre } from "../../src/core/math/camera.js";
-import { confidenceOf, confidenceScratch, viewConfidence, viewLogConfidence, type ConfidenceScratch } from "./confidence.js";
-import { applyDropoutCut, dropoutCut, LogBuckets } from "./dropout.js";
-import { correlatedField, depthDiscontinuities, dilate, FieldScratch, isValid } from "./filters.js";
+import { confidenceScratch, viewConfidence, type ConfidenceScratch } from "./confidence.js";
+import { correlatedField, depthDiscontinuities, dilate, FieldScratch, isValid, kthSmallestAtLeastOne } from "./filters.js";
 import { driftPoses, type DriftResult } from "./drift.js";
 import { applyMono, medianDepth, monoField, type MonoRecord } from "./mono.js";
 import { applyTextureless, texturelessBiasField, texturelessMaps } from "./textureless.js";
@@ -181,22 +180,20 @@ const POOL = new FieldScratch();
 const SLOT = { tlEdge: 40, tlSmooth: 41, tlBias: 42, mono: 43, warp: 44, depth: 45 } as const;
 const BYTES = { disc: 40, band: 41, bandTmp: 42, need: 43 } as const;
 /**
- * The per-view arrays of a cloud build (log-confidence, noisy depth, flags), reused by the next build in this
+ * The per-view arrays of a cloud build (confidence, noisy depth, flags), reused by the next build in this
  * thread: noisyPointCloud lets none of them out (the cloud copies what it keeps). noisyViews, whose views
  * its caller keeps, gets fresh ones.
  */
 const CLOUD_POOL = new FieldScratch();
 interface ViewArrays {
-  logConfidence: (i: number, n: number) => Float64Array;
-  buckets: (i: number, n: number) => Uint16Array;
+  confidence: (i: number, n: number) => Float32Array;
   depth: (i: number, n: number) => Float32Array;
   flags: (i: number, n: number) => Uint8Array;
 }
-const FRESH_ARRAYS: ViewArrays = { logConfidence: (_i, n) => new Float64Array(n), buckets: (_i, n) => new Uint16Array(n), depth: (_i, n) => new Float32Array(n), flags: (_i, n) => new Uint8Array(n) };
+const FRESH_ARRAYS: ViewArrays = { confidence: (_i, n) => new Float32Array(n), depth: (_i, n) => new Float32Array(n), flags: (_i, n) => new Uint8Array(n) };
 const POOLED_ARRAYS: ViewArrays = {
-  logConfidence: (i, n) => CLOUD_POOL.getDoubles(i, n),
-  buckets: (i, n) => CLOUD_POOL.getShorts(i, n),
-  depth: (i, n) => CLOUD_POOL.get(i, n),
+  confidence: (i, n) => CLOUD_POOL.get(2 * i, n),
+  depth: (i, n) => CLOUD_POOL.get(2 * i + 1, n),
   flags: (i, n) => CLOUD_POOL.getBytes(i, n).fill(0),
 };
 let confScratch: ConfidenceScratch | null = null;
@@ -424,7 +421,7 @@ function neededPixels(v: ViewData, excluded: Uint8Array, phantoms: readonly Labe
  * of pixels with an excluded id (and not in a phantom patch) is then left unfinished, since nothing reads
  * it. Every count, record and random draw is the same either way.
  */
-function noisyStage(bundle: FrameBundle, opts: NoiseOptions, excludeIds: ReadonlySet<number> | null, withConfidence: boolean, arrays: ViewArrays): { stage: NoisyViews; logMaps: Float64Array[]; buckets: LogBuckets } {
+function noisyStage(bundle: FrameBundle, opts: NoiseOptions, excludeIds: ReadonlySet<number> | null, withConfidence: boolean, arrays: ViewArrays): { stage: NoisyViews; confMaps: Float32Array[] } {
   const params = resolveNoiseParams(opts);
   if (typeof opts.seed !== "string") throw new InputError(`noisy: seed must be a string, not ${String(opts.seed)}`);
   checkBundle(bundle);
@@ -442,7 +439,7 @@ function noisyStage(bundle: FrameBundle, opts: NoiseOptions, excludeIds: Readonl
     fieldScratch: POOL,
   };
   const confidence = withConfidence && active.has("dropout");
-  const logMaps: Float64Array[] = [], buckets = new LogBuckets();
+  const confMaps: Float32Array[] = [];
   const glass = confidence ? transparentTable(bundle) : null;
   const changesDepth = active.has("flying") || active.has("blobs") || active.has("depth") || active.has("mono") || active.has("warp") || active.has("textureless") || active.has("dropout");
   const warp = active.has("warp") ? warpField(params, new Rng(seed).fork(taskId).fork("warp")) : null;
@@ -472,10 +469,9 @@ function noisyStage(bundle: FrameBundle, opts: NoiseOptions, excludeIds: Readonl
     // one discontinuity map of the true depth for the flying pixels and the confidence
     if (active.has("flying") || confidence) depthDiscontinuities(v.depth, W, H, work.disc);
     if (confidence) {
-      const L = arrays.logConfidence(i, N);
-      viewLogConfidence(v, work.disc, glass!, rng("conf"), pooledConfidenceScratch(N), L);
-      logMaps.push(L);
-      buckets.add(L, arrays.buckets(i, N));
+      const c = arrays.confidence(i, N);
+      viewConfidence(v, work.disc, glass!, rng("conf"), pooledConfidenceScratch(N), c);
+      confMaps.push(c);
     }
     const copyDepth = () => {
       const copy = arrays.depth(i, N);
@@ -559,14 +555,13 @@ function noisyStage(bundle: FrameBundle, opts: NoiseOptions, excludeIds: Readonl
       labels,
     },
   };
-  return { stage, logMaps, buckets };
+  return { stage, confMaps };
 }
 
 /** A bundle's views after every component and dropout, and what the cloud reports about them. */
 interface DroppedStage {
   stage: NoisyViews;
-  /** Per view: the log-confidence of every pixel (confidence.ts viewLogConfidence; empty without dropout). */
-  logMaps: Float64Array[];
+  confMaps: Float32Array[];
   gtPoints: number;
   dropped: number;
   dropoutThreshold: number | null;
@@ -582,7 +577,7 @@ export function noisyPointCloud(bundle: FrameBundle, opts: NoiseOptions): PointC
 
 /** Every component, then dropout: the lowest dropoutFraction of all points by confidence (ties: the first in point order) get depth 0. */
 function dropStage(bundle: FrameBundle, opts: NoiseOptions): DroppedStage {
-  const { stage, logMaps, buckets } = noisyStage(bundle, opts, opts.excludeIds ?? null, true, POOLED_ARRAYS);
+  const { stage, confMaps } = noisyStage(bundle, opts, opts.excludeIds ?? null, true, POOLED_ARRAYS);
   const { params, views: noisy } = stage;
   const { width: W, height: H } = bundle.views[0]!;
   const N = W * H;
@@ -595,26 +590,29 @@ function dropStage(bundle: FrameBundle, opts: NoiseOptions): DroppedStage {
   let dropped = 0, dropoutThreshold: number | null = null;
   const K = dropout ? Math.round(params.dropoutFraction * gtPoints) : 0;
   if (K > 0) {
-    // the confidence's exponential only where the cut needs it (dropout.ts)
-    const cut = dropoutCut(logMaps, buckets, K);
-    let ties = cut.ties;
-    noisy.forEach((nv, i) => (ties = applyDropoutCut(logMaps[i]!, buckets.maps[i]!, nv.depth, cut, ties)));
+    const { value: thr, below } = kthSmallestAtLeastOne(confMaps, K - 1);
+    let ties = K - below;
+    noisy.forEach((nv, i) => {
+      const c = confMaps[i]!, d = nv.depth;
+      for (let q = 0; q < N; q++) {
+        const x = c[q]!;
+        if (x < 1 || x > thr) continue;
+        if (x === thr) {
+          if (ties <= 0) continue;
+          ties--;
+        }
+        d[q] = 0;
+      }
+    });
     dropped = K;
-    dropoutThreshold = cut.threshold;
+    dropoutThreshold = thr;
   }
-  return { stage, logMaps, gtPoints, dropped, dropoutThreshold };
-}
-
-/** A kept point's confidence; below the dropout threshold it would have been dropped (dropout.ts's proof failed). */
-function keptConfidence(L: number, threshold: number | null): number {
-  const c = confidenceOf(L);
-  if (threshold !== null && c < threshold) throw new Error(`noisy: a kept point's confidence ${c} is below the dropout threshold ${threshold}`);
-  return c;
+  return { stage, confMaps, gtPoints, dropped, dropoutThreshold };
 }
 
 /** The cloud of a dropped stage: back-projection, then each point's confidence, true id and counts. */
 function cloudOfStage(bundle: FrameBundle, opts: NoiseOptions, dropped: DroppedStage): PointCloud {
-  const { stage, logMaps, gtPoints, dropoutThreshold } = dropped;
+  const { stage, confMaps, gtPoints, dropoutThreshold } = dropped;
   const { views: noisy, flags: flagMaps } = stage;
   const { width: W, height: H } = bundle.views[0]!;
   const N = W * H;
@@ -650,10 +648,10 @@ function cloudOfStage(bundle: FrameBundle, opts: NoiseOptions, dropped: DroppedS
   const { confidence, view, pixel, instance } = cloud;
   for (let k = 0; k < cloud.count; ) {
     const vi = view[k]!, i = viewPos.get(vi)!;
-    const L = dropout ? logMaps[i]! : null, f = flagMaps[i], pm = phantomMasks[i], trueIds = bundle.views[i]!.ids;
+    const c = dropout ? confMaps[i]! : null, f = flagMaps[i], pm = phantomMasks[i], trueIds = bundle.views[i]!.ids;
     for (; k < cloud.count && view[k] === vi; k++) {
       const q = pixel[k]!;
-      if (L) confidence[k] = keptConfidence(L[q]!, dropoutThreshold);
+      if (c) confidence[k] = c[q]!;
       if (pm && pm[q]) {
         instance[k] = trueIds[q]!;
         phantomPointsKept++;
