@@ -71,17 +71,25 @@ function slidingSum(src: Float32Array, srcOff: number, n: number, w: number, dst
 export class FieldScratch {
   private bufs: Float32Array[] = [];
   private bytes: Uint8Array[] = [];
+  private ints: Int32Array[] = [];
   get(i: number, n: number): Float32Array {
-    let b = this.bufs[i];
-    if (!b || b.length < n) this.bufs[i] = b = new Float32Array(n);
-    return b.length === n ? b : b.subarray(0, n);
+    return numbered(this.bufs, i, n, (k) => new Float32Array(k));
   }
   getBytes(i: number, n: number): Uint8Array {
-    let b = this.bytes[i];
-    if (!b || b.length < n) this.bytes[i] = b = new Uint8Array(n);
-    return b.length === n ? b : b.subarray(0, n);
+    return numbered(this.bytes, i, n, (k) => new Uint8Array(k));
+  }
+  getInts(i: number, n: number): Int32Array {
+    return numbered(this.ints, i, n, (k) => new Int32Array(k));
   }
 }
+
+/** Buffer i of `list`, grown to at least n entries, as exactly n entries. */
+function numbered<T extends Float32Array | Uint8Array | Int32Array>(list: T[], i: number, n: number, make: (n: number) => T): T {
+  let b = list[i];
+  if (!b || b.length < n) list[i] = b = make(n);
+  return b.length === n ? b : (b.subarray(0, n) as T);
+}
+
 
 /**
  * A W×H field of unit-variance Gaussian noise, correlated by a box filter of radius r applied twice in x
@@ -214,23 +222,68 @@ export function dilate(mask: Uint8Array, W: number, H: number, r: number, out: U
  * sees the same additions in the same order as a walk down that column.
  */
 export function boxMean(src: Float32Array, W: number, H: number, r: number, out: Float32Array, tmp: Float32Array): void {
-  boxMeanRows(src, W, H, r, tmp);
+  const area = rowWindowWidths(W, r);
+  // two rows at a time: two independent running sums keep the FPU busy (an odd last row goes with itself)
+  for (let y = 0; y < H; y += 2) boxMeanRowPair(src, y * W, tmp, src, Math.min(y + 1, H - 1) * W, tmp, W, r, area);
   boxMeanColumns(tmp, W, H, r, out, new Float64Array(W));
 }
 
-function boxMeanRows(src: Float32Array, W: number, H: number, r: number, tmp: Float32Array): void {
-  // the clipped window's width at every column, the same for every row
+/** boxMean of two images at once (the same values as two boxMean calls; `tmpA`, `tmpB` are scratch). */
+function boxMeanPair(a: Float32Array, b: Float32Array, W: number, H: number, r: number, outA: Float32Array, outB: Float32Array, tmpA: Float32Array, tmpB: Float32Array): void {
+  const area = rowWindowWidths(W, r);
+  for (let y = 0; y < H; y++) boxMeanRowPair(a, y * W, tmpA, b, y * W, tmpB, W, r, area);
+  const s = new Float64Array(W);
+  boxMeanColumns(tmpA, W, H, r, outA, s);
+  boxMeanColumns(tmpB, W, H, r, outB, s);
+}
+
+/** The clipped window's width at every column (the same for every row). */
+function rowWindowWidths(W: number, r: number): Float64Array {
   const area = new Float64Array(W);
   for (let x = 0; x < W; x++) area[x] = Math.min(W - 1, x + r) - Math.max(0, x - r) + 1;
-  for (let y = 0; y < H; y++) {
-    const o = y * W;
-    let s = 0;
-    for (let x = 0; x <= Math.min(r, W - 1); x++) s += src[o + x]!;
-    for (let x = 0; x < W; x++) {
-      tmp[o + x] = s / area[x]!;
-      if (x + r + 1 < W) s += src[o + x + r + 1]!;
-      if (x - r >= 0) s -= src[o + x - r]!;
+  return area;
+}
+
+/**
+ * The row means of row `oa` of `a` into `ta` and of row `ob` of `b` into `tb`, interleaved. Each running
+ * sum stores its mean, then adds the sample entering the window (x + r + 1 < W), then takes out the one
+ * leaving it (x − r ≥ 0); the loops are split where those conditions change.
+ */
+function boxMeanRowPair(a: Float32Array, oa: number, ta: Float32Array, b: Float32Array, ob: number, tb: Float32Array, W: number, r: number, area: Float64Array): void {
+  let sa = 0, sb = 0;
+  for (let x = 0; x <= Math.min(r, W - 1); x++) {
+    sa += a[oa + x]!;
+    sb += b[ob + x]!;
+  }
+  const addEnd = Math.max(0, W - r - 1), subStart = Math.min(r, W);
+  const lo = Math.min(addEnd, subStart), hi = Math.max(addEnd, subStart);
+  let x = 0;
+  for (; x < lo; x++) {
+    ta[oa + x] = sa / area[x]!;
+    tb[ob + x] = sb / area[x]!;
+    sa += a[oa + x + r + 1]!;
+    sb += b[ob + x + r + 1]!;
+  }
+  if (addEnd > subStart) {
+    for (; x < hi; x++) {
+      ta[oa + x] = sa / area[x]!;
+      tb[ob + x] = sb / area[x]!;
+      sa += a[oa + x + r + 1]!;
+      sb += b[ob + x + r + 1]!;
+      sa -= a[oa + x - r]!;
+      sb -= b[ob + x - r]!;
     }
+  } else {
+    for (; x < hi; x++) {
+      ta[oa + x] = sa / area[x]!;
+      tb[ob + x] = sb / area[x]!;
+    }
+  }
+  for (; x < W; x++) {
+    ta[oa + x] = sa / area[x]!;
+    tb[ob + x] = sb / area[x]!;
+    sa -= a[oa + x - r]!;
+    sb -= b[ob + x - r]!;
   }
 }
 
@@ -346,36 +399,58 @@ export function lumaGradient(rgb: Uint8Array, W: number, H: number, luma: Float3
 /**
  * Distance (px, 3-4 chamfer metric divided by 3: exact along rows and columns, within 6 % on diagonals;
  * Borgefors 1986) from every pixel to the nearest pixel with `mask` set. Pixels with no set pixel in the
- * image get W + H.
+ * image get W + H. `scratch` (W·H entries) holds the metric while it is built.
  */
-export function chamferDistance(mask: Uint8Array, W: number, H: number, out: Float32Array): void {
-  const far = 3 * (W + H);
-  for (let p = 0; p < W * H; p++) out[p] = mask[p] ? 0 : far;
-  for (let y = 0; y < H; y++) {
-    for (let x = 0, p = y * W; x < W; x++, p++) {
-      let v = out[p]!;
-      if (x > 0) v = Math.min(v, out[p - 1]! + 3);
-      if (y > 0) {
-        v = Math.min(v, out[p - W]! + 3);
-        if (x > 0) v = Math.min(v, out[p - W - 1]! + 4);
-        if (x + 1 < W) v = Math.min(v, out[p - W + 1]! + 4);
-      }
-      out[p] = v;
-    }
+export function chamferDistance(mask: Uint8Array, W: number, H: number, out: Float32Array, scratch: Int32Array = new Int32Array(W * H)): void {
+  // every distance is a whole number of thirds at most 3 (W + H), so integers give the same values a
+  // float32 map did (its sums were exact below 2^24) with integer minima
+  for (let y = 0; y < H; y++) chamferRowForward(mask, scratch, W, y, 3 * (W + H));
+  for (let y = H - 1; y >= 0; y--) chamferRowBackward(scratch, out, W, H, y);
+}
+
+const imin = (a: number, b: number): number => (a < b ? a : b);
+
+/** The forward pass of the chamfer metric over row y (neighbours left and above), from the mask. */
+function chamferRowForward(mask: Uint8Array, m: Int32Array, W: number, y: number, far: number): void {
+  const o = y * W;
+  if (y === 0) {
+    let left = (m[0] = mask[0] ? 0 : far);
+    for (let x = 1; x < W; x++) m[x] = left = mask[x] ? 0 : imin(far, left + 3);
+    return;
   }
-  for (let y = H - 1; y >= 0; y--) {
-    for (let x = W - 1, p = y * W + x; x >= 0; x--, p--) {
-      let v = out[p]!;
-      if (x + 1 < W) v = Math.min(v, out[p + 1]! + 3);
-      if (y + 1 < H) {
-        v = Math.min(v, out[p + W]! + 3);
-        if (x + 1 < W) v = Math.min(v, out[p + W + 1]! + 4);
-        if (x > 0) v = Math.min(v, out[p + W - 1]! + 4);
-      }
-      out[p] = v;
-    }
+  // x = 0 has no left or upper-left neighbour, x = W − 1 no upper-right one
+  let left = mask[o] ? 0 : imin(far, m[o - W]! + 3);
+  if (W > 1) left = imin(left, m[o - W + 1]! + 4);
+  m[o] = left;
+  // the row above first: only the last minimum waits for the pixel to the left
+  for (let x = 1, p = o + 1; x < W; x++, p++) {
+    let v = mask[p] ? 0 : imin(far, m[p - W]! + 3);
+    v = imin(v, m[p - W - 1]! + 4);
+    if (x + 1 < W) v = imin(v, m[p - W + 1]! + 4);
+    m[p] = left = imin(v, left + 3);
   }
-  for (let p = 0; p < W * H; p++) out[p] = Math.min(out[p]! / 3, W + H);
+}
+
+/** The backward pass over row y (neighbours right and below), writing the row's final distances to `out`. */
+function chamferRowBackward(m: Int32Array, out: Float32Array, W: number, H: number, y: number): void {
+  const o = y * W, last = o + W - 1, cap = W + H;
+  let right = m[last]!;
+  if (y < H - 1) {
+    right = imin(right, m[last + W]! + 3);
+    if (W > 1) right = imin(right, m[last + W - 1]! + 4);
+  }
+  m[last] = right;
+  out[last] = Math.min(right / 3, cap);
+  for (let p = last - 1; p >= o; p--) {
+    let v = m[p]!;
+    if (y < H - 1) {
+      v = imin(v, m[p + W]! + 3);
+      v = imin(v, m[p + W + 1]! + 4);
+      if (p > o) v = imin(v, m[p + W - 1]! + 4);
+    }
+    m[p] = right = imin(v, right + 3);
+    out[p] = Math.min(right / 3, cap);
+  }
 }
 
 /**
@@ -384,21 +459,19 @@ export function chamferDistance(mask: Uint8Array, W: number, H: number, out: Flo
  */
 export function validDepthSmooth(depth: Float32Array, W: number, H: number, r: number, out: Float32Array, scratch: FieldScratch): void {
   const n = W * H;
-  const val = scratch.get(10, n), cnt = scratch.get(11, n), mv = scratch.get(12, n), mc = scratch.get(13, n), tmp = scratch.get(14, n);
+  const val = scratch.get(10, n), cnt = scratch.get(11, n), mv = scratch.get(12, n), mc = scratch.get(13, n), tmp = scratch.get(14, n), tmp2 = scratch.get(15, n);
   for (let p = 0; p < n; p++) {
     const ok = isValid(depth[p]!);
     val[p] = ok ? depth[p]! : 0;
     cnt[p] = ok ? 1 : 0;
   }
-  boxMean(val, W, H, r, mv, tmp);
-  boxMean(cnt, W, H, r, mc, tmp);
+  boxMeanPair(val, cnt, W, H, r, mv, mc, tmp, tmp2);
   for (let p = 0; p < n; p++) {
     val[p] = mc[p]! > 0 ? mv[p]! / mc[p]! : 0;
     cnt[p] = mc[p]! > 0 ? 1 : 0;
   }
   // the second pass straight into `out` (the same division, stored as float32 once, as val was)
-  boxMean(val, W, H, r, mv, tmp);
-  boxMean(cnt, W, H, r, mc, tmp);
+  boxMeanPair(val, cnt, W, H, r, mv, mc, tmp, tmp2);
   for (let p = 0; p < n; p++) out[p] = isValid(depth[p]!) && mc[p]! > 0 ? mv[p]! / mc[p]! : 0;
 }
 

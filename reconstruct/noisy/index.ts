@@ -173,12 +173,29 @@ function checkBundle(bundle: FrameBundle): void {
 /**
  * Buffers of the per-view fields, reused by every view and every call in this thread (no field outlives its
  * view: fresh memory costs ~1–2.5 ms per MB to touch here, more than most fields cost to compute). The
- * numbers name the buffers; filters.ts functions use 0–3 (correlatedField), 10–14 (validDepthSmooth) and
- * 20–21 (texturelessMaps).
+ * numbers name the buffers; filters.ts functions use 0–3 (correlatedField), 10–15 (validDepthSmooth) and
+ * 20–21 (texturelessMaps; also its byte buffer 20 and int buffer 20).
  */
 const POOL = new FieldScratch();
 const SLOT = { tlEdge: 40, tlSmooth: 41, tlBias: 42, mono: 43, warp: 44, depth: 45 } as const;
 const BYTES = { disc: 40, band: 41, bandTmp: 42, need: 43 } as const;
+/**
+ * The per-view arrays of a cloud build (confidence, noisy depth, flags), reused by the next build in this
+ * thread: noisyPointCloud lets none of them out (the cloud copies what it keeps). noisyViews, whose views
+ * its caller keeps, gets fresh ones.
+ */
+const CLOUD_POOL = new FieldScratch();
+interface ViewArrays {
+  confidence: (i: number, n: number) => Float32Array;
+  depth: (i: number, n: number) => Float32Array;
+  flags: (i: number, n: number) => Uint8Array;
+}
+const FRESH_ARRAYS: ViewArrays = { confidence: (_i, n) => new Float32Array(n), depth: (_i, n) => new Float32Array(n), flags: (_i, n) => new Uint8Array(n) };
+const POOLED_ARRAYS: ViewArrays = {
+  confidence: (i, n) => CLOUD_POOL.get(2 * i, n),
+  depth: (i, n) => CLOUD_POOL.get(2 * i + 1, n),
+  flags: (i, n) => CLOUD_POOL.getBytes(i, n).fill(0),
+};
 let confScratch: ConfidenceScratch | null = null;
 function pooledConfidenceScratch(n: number): ConfidenceScratch {
   if (confScratch?.luma.length !== n) confScratch = confidenceScratch(n);
@@ -386,7 +403,7 @@ function bundleDrift(views: readonly ViewData[], trajectory: readonly ViewData[]
  * dense prediction, before the confidence filter). The bench's error statistics read these.
  */
 export function noisyViews(bundle: FrameBundle, opts: NoiseOptions): NoisyViews {
-  return noisyStage(bundle, opts, null, false).stage;
+  return noisyStage(bundle, opts, null, false, FRESH_ARRAYS).stage;
 }
 
 /**
@@ -404,7 +421,7 @@ function neededPixels(v: ViewData, excluded: Uint8Array, phantoms: readonly Labe
  * of pixels with an excluded id (and not in a phantom patch) is then left unfinished, since nothing reads
  * it. Every count, record and random draw is the same either way.
  */
-function noisyStage(bundle: FrameBundle, opts: NoiseOptions, excludeIds: ReadonlySet<number> | null, withConfidence: boolean): { stage: NoisyViews; confMaps: Float32Array[] } {
+function noisyStage(bundle: FrameBundle, opts: NoiseOptions, excludeIds: ReadonlySet<number> | null, withConfidence: boolean, arrays: ViewArrays): { stage: NoisyViews; confMaps: Float32Array[] } {
   const params = resolveNoiseParams(opts);
   if (typeof opts.seed !== "string") throw new InputError(`noisy: seed must be a string, not ${String(opts.seed)}`);
   checkBundle(bundle);
@@ -452,12 +469,17 @@ function noisyStage(bundle: FrameBundle, opts: NoiseOptions, excludeIds: Readonl
     // one discontinuity map of the true depth for the flying pixels and the confidence
     if (active.has("flying") || confidence) depthDiscontinuities(v.depth, W, H, work.disc);
     if (confidence) {
-      const c = new Float32Array(N);
+      const c = arrays.confidence(i, N);
       viewConfidence(v, work.disc, glass!, rng("conf"), pooledConfidenceScratch(N), c);
       confMaps.push(c);
     }
-    if (changesDepth) d = new Float32Array(v.depth);
-    if (active.has("flying") || active.has("blobs")) flags = new Uint8Array(N);
+    const copyDepth = () => {
+      const copy = arrays.depth(i, N);
+      copy.set(v.depth);
+      return copy;
+    };
+    if (changesDepth) d = copyDepth();
+    if (active.has("flying") || active.has("blobs")) flags = arrays.flags(i, N);
     if (active.has("blobs")) placeBlobs(v, params, rng("blobs"), d, flags!, blobs);
     if (active.has("flying")) flying += flyingPixels(v, params, rng("flying"), work, d, flags!, need);
     if (active.has("textureless")) {
@@ -494,7 +516,7 @@ function noisyStage(bundle: FrameBundle, opts: NoiseOptions, excludeIds: Readonl
       scale *= s;
     }
     if (scale !== 1) {
-      if (d === v.depth) d = new Float32Array(v.depth);
+      if (d === v.depth) d = copyDepth();
       for (let q = 0; q < N; q++) if (isValid(d[q]!) && (!need || need[q])) d[q] = d[q]! * scale;
     }
     flagMaps.push(flags);
@@ -555,7 +577,7 @@ export function noisyPointCloud(bundle: FrameBundle, opts: NoiseOptions): PointC
 
 /** Every component, then dropout: the lowest dropoutFraction of all points by confidence (ties: the first in point order) get depth 0. */
 function dropStage(bundle: FrameBundle, opts: NoiseOptions): DroppedStage {
-  const { stage, confMaps } = noisyStage(bundle, opts, opts.excludeIds ?? null, true);
+  const { stage, confMaps } = noisyStage(bundle, opts, opts.excludeIds ?? null, true, POOLED_ARRAYS);
   const { params, views: noisy } = stage;
   const { width: W, height: H } = bundle.views[0]!;
   const N = W * H;

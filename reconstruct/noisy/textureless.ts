@@ -42,7 +42,7 @@ export function texturelessMaps(v: ViewData, radiusPx: number, scratch: FieldScr
   const edge = scratch.getBytes(20, n);
   for (let q = 0; q < n; q++) edge[q] = grad[q]! >= TEXTURE_EDGE_GRAD ? 1 : 0;
   const edgeDistance = out?.edgeDistance ?? new Float32Array(n), smooth = out?.smooth ?? new Float32Array(n);
-  chamferDistance(edge, W, H, edgeDistance);
+  chamferDistance(edge, W, H, edgeDistance, scratch.getInts(20, n));
   validDepthSmooth(v.depth, W, H, radiusPx, smooth, scratch);
   return { edgeDistance, smooth };
 }
