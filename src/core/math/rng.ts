@@ -56,6 +56,26 @@ export class Rng {
     return t >>> 0;
   }
 
+  /**
+   * The next `count` values of nextUint32 into out[0..count): the same stream, with the state in locals
+   * (a loop of nextUint32 calls loads and stores the four fields per draw: ~6x slower for noise fields).
+   */
+  fillUint32(out: Uint32Array, count = out.length): void {
+    let a = this.a >>> 0, b = this.b >>> 0, c = this.c >>> 0, d = this.d >>> 0;
+    for (let k = 0; k < count; k++) {
+      let t = (a + b) | 0;
+      a = b ^ (b >>> 9);
+      b = (c + (c << 3)) | 0;
+      c = (c << 21) | (c >>> 11);
+      d = (d + 1) | 0;
+      t = (t + d) | 0;
+      c = (c + t) | 0;
+      out[k] = t >>> 0;
+      a >>>= 0; b >>>= 0; c >>>= 0; d >>>= 0;
+    }
+    this.a = a; this.b = b; this.c = c; this.d = d;
+  }
+
   /** Uniform in [0, 1). */
   next(): number {
     return this.nextUint32() / 4294967296;
