@@ -308,9 +308,20 @@ function detectionCacheOf(cloud: PointCloud, p: InstanceParams): DetectionCache 
   return cache;
 }
 
+/** pointsBySegment per cloud (by its xyz array) and segmentation: a unit's label arms share both. */
+const segmentPoints = new WeakMap<Float32Array, WeakMap<Int32Array[], Uint32Array[]>>();
+
+function segmentPointsOf(cloud: PointCloud, ev: Evidence): Uint32Array[] {
+  let bySegmentation = segmentPoints.get(cloud.xyz);
+  if (!bySegmentation) segmentPoints.set(cloud.xyz, (bySegmentation = new WeakMap()));
+  let out = bySegmentation.get(ev.segmentOfPixel);
+  if (!out) bySegmentation.set(ev.segmentOfPixel, (out = pointsBySegment(cloud, ev)));
+  return out;
+}
+
 /** The batch build: every view of the evidence fused in order, then one snapshot. */
 export function fuseDetections(cloud: PointCloud, ev: Evidence, p: InstanceParams, downsample: (xyz: Float32Array) => Float32Array): Cluster[] {
-  const bySeg = pointsBySegment(cloud, ev);
+  const bySeg = segmentPointsOf(cloud, ev);
   const state = new FusionState(ev.mode, p, downsample, detectionCacheOf(cloud, p));
   const byView = new Map<number, number[]>();
   ev.segments.forEach((s, k) => byView.set(s.view, [...(byView.get(s.view) ?? []), k]));
