@@ -256,7 +256,8 @@ export class FusionState {
       const before = g.parts.reduce((s, d) => s + d.members.length, 0);
       let hit = this.denoised.get(g);
       if (!hit || hit.parts !== g.parts.length) {
-        const c = denoiseFused(g.parts, p.voxelM, this.denoise);
+        const fuse = () => denoiseFused(g.parts, p.voxelM, this.denoise);
+        const c = this.detections ? this.detections.fused(g.parts, fuse) : fuse();
         this.denoised.set(g, (hit = { parts: g.parts.length, ...c, ...boundsOf(c.xyz) }));
       }
       const c = hit;
@@ -272,8 +273,10 @@ export class FusionState {
   }
 }
 
+type FusedNode = ReturnType<typeof denoiseFused>;
+
 /**
- * Step 1's detections by their raw points, for one cloud and one set of params. A detection is a function of
+ * Step 1's detections by their raw points (and step 3's nodes of them), for one cloud and one set of params. A detection is a function of
  * the cloud's points and params alone, not of the labels: the graphs a unit builds from one cloud under
  * oracle and appearance labels (and a noisy cloud's relabelled masks, which keep most segments' pixels)
  * lift the same segments, so each is downsampled and denoised once. Looked up by content: the members
@@ -281,6 +284,7 @@ export class FusionState {
  */
 export class DetectionCache {
   private readonly byKey = new Map<string, Array<{ members: Uint32Array; part: FusedPart | null }>>();
+  private readonly byFirstPart = new Map<FusedPart, Array<{ parts: FusedPart[]; node: FusedNode }>>();
 
   get(view: number, members: Uint32Array, make: () => FusedPart | null): FusedPart | null {
     const key = `${view}/${members.length}/${members[0]}/${members[members.length - 1]}`;
@@ -290,6 +294,20 @@ export class DetectionCache {
     const part = make();
     list.push({ members, part });
     return part;
+  }
+
+  /**
+   * Step 3's denoised node of these detections (from this cache, in this order): under both label modes
+   * most nodes gather the same detections, and denoiseFused reads nothing else. Never changed by a reader,
+   * so two graphs may share the result.
+   */
+  fused(parts: readonly FusedPart[], make: () => FusedNode): FusedNode {
+    let list = this.byFirstPart.get(parts[0]!);
+    if (!list) this.byFirstPart.set(parts[0]!, (list = []));
+    for (const e of list) if (e.parts.length === parts.length && e.parts.every((d, k) => d === parts[k])) return e.node;
+    const node = make();
+    list.push({ parts: [...parts], node });
+    return node;
   }
 }
 
