@@ -118,14 +118,61 @@ function sameEvidenceInputs(a: Pick<FrameBundle, "manifest" | "views">, b: Pick<
   const ia = a.manifest.instances, ib = b.manifest.instances;
   if (a.manifest.image.width !== b.manifest.image.width || a.manifest.image.height !== b.manifest.image.height) return false;
   if (ia.length !== ib.length || a.views.length !== b.views.length) return false;
-  for (let k = 0; k < ia.length; k++) if (ia[k]!.id !== ib[k]!.id || ia[k]!.category !== ib[k]!.category || ia[k]!.structure !== ib[k]!.structure) return false;
+  for (let k = 0; k < ia.length; k++) if (!sameEntry(ia[k]!, ib[k]!)) return false;
   return a.views.every((v, k) => v.index === b.views[k]!.index && sameValues(v.ids, b.views[k]!.ids));
 }
 
+type InstanceEntry = FrameBundle["manifest"]["instances"][number];
+
+/** Whether two instance-table entries say the same of their id (all the evidence reads of one). */
+const sameEntry = (a: InstanceEntry, b: InstanceEntry) => a.id === b.id && a.category === b.category && a.structure === b.structure;
+
 function computeEvidenceUncached(bundle: Pick<FrameBundle, "manifest" | "views">, mode: MaskMode): Evidence {
   const b = new EvidenceBuilder(bundle.manifest, mode);
-  for (const v of bundle.views) b.addView(v);
+  const instances = bundle.manifest.instances;
+  for (const v of bundle.views) {
+    const seen = viewSegments.get(v.ids)?.find((e) => e.mode === mode && e.index === v.index && showsOnlyTableOf(v.ids, e.instances, instances));
+    if (seen) {
+      b.addSegments(seen);
+      continue;
+    }
+    const first = b.evidence.segments.length;
+    b.addView(v);
+    const list = viewSegments.get(v.ids) ?? viewSegments.set(v.ids, []).get(v.ids)!;
+    list.push({ mode, index: v.index, instances, first, segments: b.evidence.segments.slice(first), map: b.evidence.segmentOfPixel.at(-1)! });
+  }
   return b.evidence;
+}
+
+/**
+ * One view's segments as a batch evidence found them (keys from `first`), by the view's ids image: a noisy
+ * cloud's relabelled bundle keeps every view it does not relabel, ids array and all, so its evidence
+ * takes those views' segments instead of finding them again.
+ */
+interface ViewSegments {
+  mode: MaskMode;
+  index: number;
+  instances: readonly InstanceEntry[];
+  first: number;
+  segments: Segment[];
+  map: Int32Array;
+}
+
+const viewSegments = new WeakMap<Uint16Array, ViewSegments[]>();
+
+/**
+ * Whether a view's segments under the instance table `now` are those under `then`: `now` is `then` with
+ * entries appended (the noisy source's fake ids) and the view shows none of the appended ids, so every id it
+ * shows keeps its category, structure flag and segmentation key.
+ */
+function showsOnlyTableOf(ids: Uint16Array, then: readonly InstanceEntry[], now: readonly InstanceEntry[]): boolean {
+  if (now === then) return true;
+  if (now.length < then.length) return false;
+  for (let k = 0; k < then.length; k++) if (!sameEntry(now[k]!, then[k]!)) return false;
+  const appended = new Uint8Array(65536);
+  for (let k = then.length; k < now.length; k++) appended[now[k]!.id] = 1;
+  for (let p = 0; p < ids.length; p++) if (appended[ids[p]!]) return false;
+  return true;
 }
 
 /**
@@ -179,6 +226,20 @@ export class EvidenceBuilder {
         this.keyOfId[e.id] = this.semanticIndex.get(e.category)!;
       }
     }
+  }
+
+  /** Adds a view's segments found before (ViewSegments), their keys moved to continue the evidence's. */
+  addSegments(seen: Pick<ViewSegments, "first" | "segments" | "map">): void {
+    const { segments, segmentOfPixel } = this.evidence;
+    const shift = segments.length - seen.first;
+    for (const s of seen.segments) segments.push({ ...s, key: s.key + shift, bbox: [...s.bbox] });
+    if (shift === 0) {
+      segmentOfPixel.push(seen.map);
+      return;
+    }
+    const map = new Int32Array(seen.map.length);
+    for (let p = 0; p < map.length; p++) map[p] = seen.map[p]! < 0 ? -1 : seen.map[p]! + shift;
+    segmentOfPixel.push(map);
   }
 
   /** Adds one view's segments (their keys continue the evidence's); returns their keys. */
