@@ -22,6 +22,7 @@ import { LIBRARY } from "../bridge/objects/library.js";
 import { cameraCentre, projectPoint } from "../src/core/math/camera.js";
 import { quatToMat } from "../src/core/math/quat.js";
 import { Rng } from "../src/core/math/rng.js";
+import { tallyIds } from "../src/core/idTally.js";
 import { computeEvidence, type Evidence, type MaskMode, type Segment } from "./evidence.js";
 
 export const LABEL_MODES = ["oracle", "appearance"] as const;
@@ -83,20 +84,44 @@ const angleDiffDeg = (a: number, b: number) => Math.abs((((a - b) % 360) + 540) 
 
 type View = FrameBundle["views"][number] & { intrinsics?: unknown };
 
-/** Per-segment pixel sums of one view: area, luma, and the object id the segment's pixels show most. */
-function segmentPixels(view: FrameBundle["views"][number], map: Int32Array): Map<number, { n: number; luma: number; ids: Map<number, number> }> {
-  const out = new Map<number, { n: number; luma: number; ids: Map<number, number> }>();
+/** One segment's pixel sums in a view: area, luma, and the object id its pixels show most (ties: the lower id). */
+interface SegmentPixels {
+  key: number;
+  n: number;
+  luma: number;
+  id: number;
+}
+
+/**
+ * Per-segment pixel sums of one view, in order of each segment's first pixel. Summed in typed arrays indexed
+ * by segment key (a Map per segment and per id was the slow part); a segment that shows one id (every
+ * instance-mode mask) needs no id tally, only a segment spanning several ids is tallied again.
+ */
+function segmentPixels(view: FrameBundle["views"][number], map: Int32Array, segments: number): SegmentPixels[] {
+  const n = new Int32Array(segments), luma = new Float64Array(segments), id0 = new Int32Array(segments);
+  const mixed = new Uint8Array(segments);
+  const order: number[] = [];
+  const { rgb, ids } = view;
   for (let p = 0; p < map.length; p++) {
     const s = map[p]!;
     if (s < 0) continue;
-    let a = out.get(s);
-    if (!a) out.set(s, (a = { n: 0, luma: 0, ids: new Map() }));
-    a.n++;
-    a.luma += 0.299 * view.rgb[3 * p]! + 0.587 * view.rgb[3 * p + 1]! + 0.114 * view.rgb[3 * p + 2]!;
-    const id = view.ids[p]!;
-    a.ids.set(id, (a.ids.get(id) ?? 0) + 1);
+    if (n[s]!++ === 0) (order.push(s), (id0[s] = ids[p]!));
+    else if (ids[p] !== id0[s]) mixed[s] = 1;
+    luma[s]! += 0.299 * rgb[3 * p]! + 0.587 * rgb[3 * p + 1]! + 0.114 * rgb[3 * p + 2]!;
   }
+  const out = order.map((s) => ({ key: s, n: n[s]!, luma: luma[s]!, id: id0[s]! }));
+  for (const a of out) if (mixed[a.key]) a.id = dominantId(ids, map, a.key);
   return out;
+}
+
+/** The id shown most among the pixels of segment `key` (ties: the lower id). */
+function dominantId(ids: Uint16Array, map: Int32Array, key: number): number {
+  const at: number[] = [];
+  for (let p = 0; p < map.length; p++) if (map[p] === key) at.push(p);
+  const t = tallyIds(ids, at);
+  let best = 0;
+  for (let j = 1; j < t.ids.length; j++) if (t.counts[j]! > t.counts[best]! || (t.counts[j] === t.counts[best] && t.ids[j]! < t.ids[best]!)) best = j;
+  return t.ids[best]!;
 }
 
 /** Area (px) of the rectangle around the object's projected box corners, or null when a corner is behind the camera. */
@@ -166,11 +191,10 @@ export function appearanceEvidence(bundle: Pick<FrameBundle, "manifest" | "views
   const category = new Map(bundle.manifest.instances.map((e) => [e.id, e.category]));
   const root = new Rng(`appearance/${seed}/${bundle.manifest.task_id}`);
   bundle.views.forEach((view: View, vi) => {
-    const px = segmentPixels(view, ev.segmentOfPixel[vi]!);
-    for (const [key, a] of px) {
+    for (const a of segmentPixels(view, ev.segmentOfPixel[vi]!, ev.segments.length)) {
+      const { key, id } = a;
       const seg = ev.segments[key]!;
       if (seg.label === null) continue;
-      const id = [...a.ids.entries()].sort((x, y) => y[1] - x[1] || x[0] - y[0])[0]![0];
       const cat = category.get(id) ?? seg.label;
       const rng = root.fork(`${view.index}/${id}/${key}`);
       labels.set(key, maskLabel(cat, a, projectedRectArea(bundle, view.index, id), partHidden(bundle, view.index, id, cat), rng));

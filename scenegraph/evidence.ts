@@ -12,6 +12,7 @@
  * geometrically.
  */
 import type { FrameBundle } from "../bridge/bundle/io.js";
+import { sameValues } from "./primitives/sameValues.js";
 
 export const MASK_MODES = ["semantic", "instance", "oracle", "none"] as const;
 export type MaskMode = (typeof MASK_MODES)[number];
@@ -93,20 +94,85 @@ function visitComponents(key: Int32Array, W: number, H: number, fg: Int32Array, 
 /** Evidence per bundle (by its views array) and mode: a unit of the runner needs it for every source and the 2D baseline. */
 const evidenceCache = new WeakMap<object, Map<MaskMode, Evidence>>();
 
+/**
+ * The last evidence built per mode, with what it was built from. A noisy cloud's relabelled bundle is made
+ * anew for each of its graphs (oracle and appearance labels), so the bundles differ but their images do not:
+ * equal inputs by content give the same evidence.
+ */
+const lastEvidence = new Map<MaskMode, { bundle: Pick<FrameBundle, "manifest" | "views">; ev: Evidence }>();
+
 export function computeEvidence(bundle: Pick<FrameBundle, "manifest" | "views">, mode: MaskMode): Evidence {
   let byMode = evidenceCache.get(bundle.views);
   if (!byMode) evidenceCache.set(bundle.views, (byMode = new Map()));
   const cached = byMode.get(mode);
   if (cached) return cached;
-  const ev = computeEvidenceUncached(bundle, mode);
+  const last = lastEvidence.get(mode);
+  const ev = last && sameEvidenceInputs(last.bundle, bundle) ? last.ev : computeEvidenceUncached(bundle, mode);
   byMode.set(mode, ev);
+  lastEvidence.set(mode, { bundle, ev });
   return ev;
 }
 
+/** Whether two bundles give the same evidence: equal image size, instance table, and views' indices and ids. */
+function sameEvidenceInputs(a: Pick<FrameBundle, "manifest" | "views">, b: Pick<FrameBundle, "manifest" | "views">): boolean {
+  const ia = a.manifest.instances, ib = b.manifest.instances;
+  if (a.manifest.image.width !== b.manifest.image.width || a.manifest.image.height !== b.manifest.image.height) return false;
+  if (ia.length !== ib.length || a.views.length !== b.views.length) return false;
+  for (let k = 0; k < ia.length; k++) if (!sameEntry(ia[k]!, ib[k]!)) return false;
+  return a.views.every((v, k) => v.index === b.views[k]!.index && sameValues(v.ids, b.views[k]!.ids));
+}
+
+type InstanceEntry = FrameBundle["manifest"]["instances"][number];
+
+/** Whether two instance-table entries say the same of their id (all the evidence reads of one). */
+const sameEntry = (a: InstanceEntry, b: InstanceEntry) => a.id === b.id && a.category === b.category && a.structure === b.structure;
+
 function computeEvidenceUncached(bundle: Pick<FrameBundle, "manifest" | "views">, mode: MaskMode): Evidence {
   const b = new EvidenceBuilder(bundle.manifest, mode);
-  for (const v of bundle.views) b.addView(v);
+  const instances = bundle.manifest.instances;
+  for (const v of bundle.views) {
+    const seen = viewSegments.get(v.ids)?.find((e) => e.mode === mode && e.index === v.index && showsOnlyTableOf(v.ids, e.instances, instances));
+    if (seen) {
+      b.addSegments(seen);
+      continue;
+    }
+    const first = b.evidence.segments.length;
+    b.addView(v);
+    const list = viewSegments.get(v.ids) ?? viewSegments.set(v.ids, []).get(v.ids)!;
+    list.push({ mode, index: v.index, instances, first, segments: b.evidence.segments.slice(first), map: b.evidence.segmentOfPixel.at(-1)! });
+  }
   return b.evidence;
+}
+
+/**
+ * One view's segments as a batch evidence found them (keys from `first`), by the view's ids image: a noisy
+ * cloud's relabelled bundle keeps every view it does not relabel, ids array and all, so its evidence
+ * takes those views' segments instead of finding them again.
+ */
+interface ViewSegments {
+  mode: MaskMode;
+  index: number;
+  instances: readonly InstanceEntry[];
+  first: number;
+  segments: Segment[];
+  map: Int32Array;
+}
+
+const viewSegments = new WeakMap<Uint16Array, ViewSegments[]>();
+
+/**
+ * Whether a view's segments under the instance table `now` are those under `then`: `now` is `then` with
+ * entries appended (the noisy source's fake ids) and the view shows none of the appended ids, so every id it
+ * shows keeps its category, structure flag and segmentation key.
+ */
+function showsOnlyTableOf(ids: Uint16Array, then: readonly InstanceEntry[], now: readonly InstanceEntry[]): boolean {
+  if (now === then) return true;
+  if (now.length < then.length) return false;
+  for (let k = 0; k < then.length; k++) if (!sameEntry(now[k]!, then[k]!)) return false;
+  const appended = new Uint8Array(65536);
+  for (let k = then.length; k < now.length; k++) appended[now[k]!.id] = 1;
+  for (let p = 0; p < ids.length; p++) if (appended[ids[p]!]) return false;
+  return true;
 }
 
 /**
@@ -160,6 +226,20 @@ export class EvidenceBuilder {
         this.keyOfId[e.id] = this.semanticIndex.get(e.category)!;
       }
     }
+  }
+
+  /** Adds a view's segments found before (ViewSegments), their keys moved to continue the evidence's. */
+  addSegments(seen: Pick<ViewSegments, "first" | "segments" | "map">): void {
+    const { segments, segmentOfPixel } = this.evidence;
+    const shift = segments.length - seen.first;
+    for (const s of seen.segments) segments.push({ ...s, key: s.key + shift, bbox: [...s.bbox] });
+    if (shift === 0) {
+      segmentOfPixel.push(seen.map);
+      return;
+    }
+    const map = new Int32Array(seen.map.length);
+    for (let p = 0; p < map.length; p++) map[p] = seen.map[p]! < 0 ? -1 : seen.map[p]! + shift;
+    segmentOfPixel.push(map);
   }
 
   /** Adds one view's segments (their keys continue the evidence's); returns their keys. */

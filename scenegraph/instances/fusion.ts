@@ -15,6 +15,7 @@ import type { Evidence } from "../evidence.js";
 import { DENOISE_MIN_KEEP, type InstanceParams } from "./params.js";
 import { footprintIntersectionArea, yawBox, zOverlap } from "../primitives/boxes.js";
 import { pointOverlapRatio } from "../primitives/overlap.js";
+import { sameValues } from "../primitives/sameValues.js";
 import { boundsOf, boxVolume, type YawBox } from "../../src/core/geometry.js";
 import { aabbGap, clusterGrid, denoiseFused, majorityLabel, makeCluster, type Cluster, type FusedPart } from "./cluster.js";
 import { mergedStats, voxelStatsOf, type MemberStats } from "./memberStats.js";
@@ -171,8 +172,19 @@ export class FusionState {
   private readonly oracleClusters = new Map<number, { n: number; c: Cluster }>();
   private readonly denoise;
 
-  constructor(private readonly mode: Evidence["mode"], private readonly p: InstanceParams, private readonly downsample: (xyz: Float32Array) => Float32Array) {
+  /**
+   * `detections`: step 1's results shared with other fusions over the same cloud and params (a batch build's
+   * arms differ only in labels); absent, each detection is computed here.
+   */
+  constructor(private readonly mode: Evidence["mode"], private readonly p: InstanceParams, private readonly downsample: (xyz: Float32Array) => Float32Array, private readonly detections?: DetectionCache) {
     this.denoise = { epsM: p.denoiseEpsM, minPoints: p.denoiseMinPoints, minKeep: DENOISE_MIN_KEEP };
+  }
+
+  /** Step 1 for one segment's points: its denoised detection with its per-voxel sums, or null when nothing is left. */
+  private detection(cloud: PointCloud, m: Uint32Array, view: number): FusedPart | null {
+    const c = makeCluster(cloud.xyz, m, this.p.voxelM, this.denoise);
+    if (c.xyz.length === 0) return null;
+    return { ...c, stats: voxelStatsOf(cloud, c.members, c.memberVoxel, c.xyz.length / 3, view) };
   }
 
   /** Fuses one view's segments (`segKeys`, in evidence order) given their points (`bySeg`, indices into `cloud`). */
@@ -195,10 +207,9 @@ export class FusionState {
     for (const k of segKeys) {
       const m = bySeg(k);
       if (m.length < p.minDetectionPoints) continue;
-      const c = makeCluster(cloud.xyz, m, p.voxelM, this.denoise);
-      if (c.xyz.length === 0) continue;
-      const part: FusedPart = { ...c, stats: voxelStatsOf(cloud, c.members, c.memberVoxel, c.xyz.length / 3, view) };
-      dets.push([newCluster(c.xyz, c.members, ev.segments[k]!.label, [k], 1, ev.segments[k]!.scores), part]);
+      const part = this.detections ? this.detections.get(view, m, () => this.detection(cloud, m, view)) : this.detection(cloud, m, view);
+      if (!part) continue;
+      dets.push([newCluster(part.xyz, part.members, ev.segments[k]!.label, [k], 1, ev.segments[k]!.scores), part]);
     }
     // match against the nodes that existed before this view (ConceptGraphs: per frame)
     const existing = growing.length;
@@ -245,7 +256,8 @@ export class FusionState {
       const before = g.parts.reduce((s, d) => s + d.members.length, 0);
       let hit = this.denoised.get(g);
       if (!hit || hit.parts !== g.parts.length) {
-        const c = denoiseFused(g.parts, p.voxelM, this.denoise);
+        const fuse = () => denoiseFused(g.parts, p.voxelM, this.denoise);
+        const c = this.detections ? this.detections.fused(g.parts, fuse) : fuse();
         this.denoised.set(g, (hit = { parts: g.parts.length, ...c, ...boundsOf(c.xyz) }));
       }
       const c = hit;
@@ -261,10 +273,74 @@ export class FusionState {
   }
 }
 
+type FusedNode = ReturnType<typeof denoiseFused>;
+
+/**
+ * Step 1's detections by their raw points (and step 3's nodes of them), for one cloud and one set of params. A detection is a function of
+ * the cloud's points and params alone, not of the labels: the graphs a unit builds from one cloud under
+ * oracle and appearance labels (and a noisy cloud's relabelled masks, which keep most segments' pixels)
+ * lift the same segments, so each is downsampled and denoised once. Looked up by content: the members
+ * arrays of two builds are equal, not the same objects.
+ */
+export class DetectionCache {
+  private readonly byKey = new Map<string, Array<{ members: Uint32Array; part: FusedPart | null }>>();
+  private readonly byFirstPart = new Map<FusedPart, Array<{ parts: FusedPart[]; node: FusedNode }>>();
+
+  get(view: number, members: Uint32Array, make: () => FusedPart | null): FusedPart | null {
+    const key = `${view}/${members.length}/${members[0]}/${members[members.length - 1]}`;
+    let list = this.byKey.get(key);
+    if (!list) this.byKey.set(key, (list = []));
+    for (const e of list) if (sameValues(e.members, members)) return e.part;
+    const part = make();
+    list.push({ members, part });
+    return part;
+  }
+
+  /**
+   * Step 3's denoised node of these detections (from this cache, in this order): under both label modes
+   * most nodes gather the same detections, and denoiseFused reads nothing else. Never changed by a reader,
+   * so two graphs may share the result.
+   */
+  fused(parts: readonly FusedPart[], make: () => FusedNode): FusedNode {
+    let list = this.byFirstPart.get(parts[0]!);
+    if (!list) this.byFirstPart.set(parts[0]!, (list = []));
+    for (const e of list) if (e.parts.length === parts.length && e.parts.every((d, k) => d === parts[k])) return e.node;
+    const node = make();
+    list.push({ parts: [...parts], node });
+    return node;
+  }
+}
+
+/**
+ * Detection caches per cloud (by its xyz array, which a cloud built in an arena gets anew each build) and
+ * params; points never change once in a batch cloud, so an entry stays valid while the cloud lives.
+ */
+const detectionCaches = new WeakMap<Float32Array, Map<string, DetectionCache>>();
+
+function detectionCacheOf(cloud: PointCloud, p: InstanceParams): DetectionCache {
+  let byParams = detectionCaches.get(cloud.xyz);
+  if (!byParams) detectionCaches.set(cloud.xyz, (byParams = new Map()));
+  const key = JSON.stringify([cloud.count, p.voxelM, p.denoiseEpsM, p.denoiseMinPoints, DENOISE_MIN_KEEP]);
+  let cache = byParams.get(key);
+  if (!cache) byParams.set(key, (cache = new DetectionCache()));
+  return cache;
+}
+
+/** pointsBySegment per cloud (by its xyz array) and segmentation: a unit's label arms share both. */
+const segmentPoints = new WeakMap<Float32Array, WeakMap<Int32Array[], Uint32Array[]>>();
+
+function segmentPointsOf(cloud: PointCloud, ev: Evidence): Uint32Array[] {
+  let bySegmentation = segmentPoints.get(cloud.xyz);
+  if (!bySegmentation) segmentPoints.set(cloud.xyz, (bySegmentation = new WeakMap()));
+  let out = bySegmentation.get(ev.segmentOfPixel);
+  if (!out) bySegmentation.set(ev.segmentOfPixel, (out = pointsBySegment(cloud, ev)));
+  return out;
+}
+
 /** The batch build: every view of the evidence fused in order, then one snapshot. */
 export function fuseDetections(cloud: PointCloud, ev: Evidence, p: InstanceParams, downsample: (xyz: Float32Array) => Float32Array): Cluster[] {
-  const bySeg = pointsBySegment(cloud, ev);
-  const state = new FusionState(ev.mode, p, downsample);
+  const bySeg = segmentPointsOf(cloud, ev);
+  const state = new FusionState(ev.mode, p, downsample, detectionCacheOf(cloud, p));
   const byView = new Map<number, number[]>();
   ev.segments.forEach((s, k) => byView.set(s.view, [...(byView.get(s.view) ?? []), k]));
   for (const view of [...byView.keys()].sort((a, b) => a - b)) state.addView(cloud, ev, view, byView.get(view)!, (k) => bySeg[k]!);

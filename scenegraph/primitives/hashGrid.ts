@@ -203,7 +203,8 @@ export class VoxelHashGrid {
   /**
    * Whether any point lies strictly within r of (x, y, z); stops at the first one. Its own loop rather
    * than forEachWithin with a stopping callback: the callback made pointOverlapRatio (fusion's hot loop)
-   * about 25 % slower on 1.5 M queries.
+   * about 25 % slower on 1.5 M queries. The point's own cell is searched first: the answer does not depend
+   * on the order, and an overlapping point (most of fusion's) usually has its neighbour there.
    */
   anyWithin(x: number, y: number, z: number, r: number): boolean {
     if (this.count === 0) return false;
@@ -212,18 +213,27 @@ export class VoxelHashGrid {
     const x0 = Math.max(0, Math.floor((x - rr - this.originX) / h)), x1 = Math.min(this.nx - 1, Math.floor((x + rr - this.originX) / h));
     const y0 = Math.max(0, Math.floor((y - rr - this.originY) / h)), y1 = Math.min(this.ny - 1, Math.floor((y + rr - this.originY) / h));
     const z0 = Math.max(0, Math.floor((z - rr - this.originZ) / h)), z1 = Math.min(this.nz - 1, Math.floor((z + rr - this.originZ) / h));
-    const S = this.sorted, start = this.cellStart, cells = this.cells();
+    const cells = this.cells();
+    const cx = Math.floor((x - this.originX) / h), cy = Math.floor((y - this.originY) / h), cz = Math.floor((z - this.originZ) / h);
+    const own = cx >= x0 && cx <= x1 && cy >= y0 && cy <= y1 && cz >= z0 && cz <= z1 ? cells.get(cx + this.nx * (cy + this.ny * cz)) : -1;
+    if (own >= 0 && this.cellHit(own, x, y, z, r2)) return true;
     for (let iz = z0; iz <= z1; iz++) {
       for (let iy = y0; iy <= y1; iy++) {
         for (let ix = x0; ix <= x1; ix++) {
           const c = cells.get(ix + this.nx * (iy + this.ny * iz));
-          if (c < 0) continue;
-          for (let p = start[c]!, e = start[c + 1]!; p < e; p++) {
-            const dx = x - S[3 * p]!, dy = y - S[3 * p + 1]!, dz = z - S[3 * p + 2]!;
-            if (dx * dx + dy * dy + dz * dz < r2) return true;
-          }
+          if (c >= 0 && c !== own && this.cellHit(c, x, y, z, r2)) return true;
         }
       }
+    }
+    return false;
+  }
+
+  /** Whether a point of cell `c` lies strictly within sqrt(r2) of (x, y, z). */
+  private cellHit(c: number, x: number, y: number, z: number, r2: number): boolean {
+    const S = this.sorted;
+    for (let p = this.cellStart[c]!, e = this.cellStart[c + 1]!; p < e; p++) {
+      const dx = x - S[3 * p]!, dy = y - S[3 * p + 1]!, dz = z - S[3 * p + 2]!;
+      if (dx * dx + dy * dy + dz * dz < r2) return true;
     }
     return false;
   }

@@ -1,0 +1,79 @@
+/**
+ * The caches a unit's graphs share by content (instances/fusion.ts DetectionCache, evidence.ts computeEvidence's
+ * last-evidence slot) give what a fresh computation gives, and miss when the inputs differ.
+ */
+import { describe, expect, it } from "vitest";
+import { buildPointCloud } from "../../reconstruct/index.js";
+import { computeEvidence, EvidenceBuilder, type Evidence, type MaskMode } from "../../scenegraph/evidence.js";
+import { FusionState, fuseDetections, pointsBySegment } from "../../scenegraph/instances/fusion.js";
+import { DEFAULT_INSTANCE_PARAMS } from "../../scenegraph/instances/params.js";
+import { structureIds } from "../../scenegraph/pipeline.js";
+import { voxelDownsample } from "../../scenegraph/primitives/voxelDownsample.js";
+import type { FrameBundle } from "../../bridge/bundle/io.js";
+import { generatedBundle } from "./helpers.js";
+
+const p = DEFAULT_INSTANCE_PARAMS;
+const downsample = (xyz: Float32Array) => voxelDownsample(xyz, p.voxelM).xyz;
+/** A copy of the bundle with fresh views and ids arrays (as a noisy cloud's relabelled bundle is made per graph). */
+const copied = (b: FrameBundle): FrameBundle => ({ ...b, views: b.views.map((v) => ({ ...v, ids: new Uint16Array(v.ids) })) });
+/** The evidence found view by view with no cache. */
+function fresh(b: FrameBundle, mode: MaskMode): Evidence {
+  const builder = new EvidenceBuilder(b.manifest, mode);
+  for (const v of b.views) builder.addView(v);
+  return builder.evidence;
+}
+const plain = (nodes: ReturnType<typeof fuseDetections>) => nodes.map((c) => ({ xyz: [...c.xyz], members: [...c.members], votes: [...c.votes], stats: c.stats, segments: c.segments }));
+
+describe("content caches", () => {
+  const bundle = generatedBundle("geometric_configuration", "content-caches", 0, "single");
+
+  it("fusion with shared detections gives the nodes of a fusion that computes its own", async () => {
+    const cloud = await buildPointCloud(bundle, { source: "gt" }, { excludeIds: structureIds(bundle) });
+    const ev = computeEvidence(bundle, "instance");
+    const first = plain(fuseDetections(cloud, ev, p, downsample));
+    // the second build takes every detection from the first's cache
+    expect(plain(fuseDetections(cloud, ev, p, downsample))).toEqual(first);
+    const bySeg = pointsBySegment(cloud, ev);
+    const own = new FusionState(ev.mode, p, downsample);
+    const views = [...new Set(ev.segments.map((s) => s.view))].sort((a, b) => a - b);
+    for (const v of views) own.addView(cloud, ev, v, ev.segments.filter((s) => s.view === v).map((s) => s.key), (k) => bySeg[k]!);
+    expect(plain(own.snapshot(cloud))).toEqual(first);
+  });
+
+  it("a bundle equal by content gets the last evidence; one with another id does not", () => {
+    const one = generatedBundle("geometric_configuration", "content-caches", 1, "single");
+    const ev = computeEvidence(one, "semantic");
+    const again = copied(one);
+    expect(computeEvidence(again, "semantic")).toBe(ev);
+    const changed = copied(one);
+    const ids = changed.views[0]!.ids;
+    const p0 = ids.findIndex((id) => id !== 0);
+    ids[p0] = 0;
+    const other = computeEvidence(changed, "semantic");
+    expect(other).not.toBe(ev);
+    expect(other.segmentOfPixel[0]![p0]).toBe(-1);
+    expect(JSON.stringify(other.segments)).toEqual(JSON.stringify(computeEvidence(copied(changed), "semantic").segments));
+  });
+
+  it("a relabelled bundle (a fake id in one view, appended to the table) reuses the other views' segments, as a fresh build finds them", () => {
+    const b = generatedBundle("counting_with_occlusion", "content-caches", 2, "multi");
+    for (const mode of ["instance", "semantic"] as const) {
+      computeEvidence(b, mode);
+      const fakeId = 60000, ids = new Uint16Array(b.views[1]!.ids);
+      const object = ids.find((id) => id !== 0 && !b.manifest.instances.find((e) => e.id === id)?.structure)!;
+      for (let q = 0; q < ids.length; q++) if (ids[q] === object) ids[q] = fakeId;
+      const relabelled: FrameBundle = {
+        ...b,
+        views: b.views.map((v, k) => (k === 1 ? { ...v, ids } : v)),
+        manifest: { ...b.manifest, instances: [...b.manifest.instances, { id: fakeId, category: "fake-category", structure: false }] },
+      };
+      const ev = computeEvidence(relabelled, mode), want = fresh(relabelled, mode);
+      expect(JSON.stringify(ev.segments)).toEqual(JSON.stringify(want.segments));
+      const bytes = (a: Int32Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+      expect(ev.segmentOfPixel.every((map, k) => bytes(map).equals(bytes(want.segmentOfPixel[k]!)))).toBe(true);
+      // the view before the relabelled one is taken as it was found, map and all
+      expect(ev.segmentOfPixel[0]).toBe(computeEvidence(b, mode).segmentOfPixel[0]);
+      expect(ev.segments.some((s) => s.label === "fake-category")).toBe(true);
+    }
+  });
+});
