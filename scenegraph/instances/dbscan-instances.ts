@@ -34,7 +34,8 @@ export function dbscanInstances(cloud: PointCloud, isStructure: Uint8Array, p: I
     const vs = voxels.items.subarray(voxels.start[c]!, voxels.start[c + 1]!);
     if (vs.length < p.minNodeVoxels) continue;
     const xyz = gather(ds.xyz, vs);
-    const m = members.items.slice(members.start[c]!, members.start[c + 1]!);
+    // a view into the grouped members, not a copy: no caller writes a cluster's members
+    const m = members.items.subarray(members.start[c]!, members.start[c + 1]!);
     const votes = categoryOfId ? votesOf(m, cloud.instance, categoryOfId) : new Map<string, number>();
     const { min, max } = boundsOf(xyz);
     out.push({ xyz, members: m, votes, detections: 1, segments: [], min, max, grid: null });

@@ -68,7 +68,9 @@ export function voxelDownsample(xyz: Float32Array, voxelSize: number, opts: Voxe
     // Open3D does). A scan of the table in key order then renumbers the voxels into raster order.
     // (Each loop lives in its own small function: V8 then optimises it whole, instead of entering a
     // long function's later loops unoptimised.)
-    const table = new Int32Array(cells).fill(-1);
+    // voxel id + 1 per cell, 0 = empty: fresh zero pages need no fill, and the cells no point falls in
+    // are never written (a fill of -1 touched the whole table, up to 64 MiB)
+    const table = new Int32Array(cells);
     // at most min(n, cells) voxels; large typed arrays are zero pages until touched, so the unused
     // tail costs nothing (and a fixed size keeps the hot loop free of growth checks)
     const cap = Math.min(n, cells);
@@ -135,10 +137,10 @@ function assignAndSum(
   for (let i = 0, o = 0; i < n; i++, o += 3) {
     const x = xyz[o]!, y = xyz[o + 1]!, z = xyz[o + 2]!;
     const key = Math.floor((x - ox) / voxelSize) + nx * Math.floor((y - oy) / voxelSize) + nxy * Math.floor((z - oz) / voxelSize);
-    let v = table[key]!;
+    let v = table[key]! - 1;
     if (v < 0) {
       v = next++;
-      table[key] = v;
+      table[key] = v + 1;
     }
     voxelOfPoint[i] = v;
     sums[3 * v] += x;
@@ -152,7 +154,7 @@ function assignAndSum(
 /** Means in raster (key) order; remap[first-seen id] = output index. */
 function emitInKeyOrder(table: Int32Array, sums: Float64Array, counts: Int32Array, out: Float32Array, pointsPerVoxel: Int32Array, remap: Int32Array): void {
   for (let k = 0, r = 0; k < table.length; k++) {
-    const v = table[k]!;
+    const v = table[k]! - 1;
     if (v < 0) continue;
     remap[v] = r;
     const c = counts[v]!;
