@@ -25,7 +25,6 @@ import { noteOnce } from "../core/noteOnce.js";
 import { checkWritable, pathError, writeFileAtomic, writeJsonAtomic } from "../core/fs.js";
 import { pathBelow } from "../core/paths.js";
 import type { Paradigm } from "../../bridge/bundle/schema.js";
-import { resolveVggtModel } from "../../reconstruct/vggt/index.js";
 import { baselineArms, generatorOptionsOf, reasonerKeyPart, threeDArms, type RunConfig } from "./config.js";
 import { runUnit, type UnitGraph, type UnitJob, type UnitResult } from "./pipeline.js";
 import { answerPending, makeRunModels, type RunModels } from "./answer.js";
@@ -38,10 +37,8 @@ import { readRunFile, runConfigFile, RUN_FORMAT, sceneGraphFile } from "./files.
 import { lockRunDir } from "./runLock.js";
 import { writePromptLog } from "./promptFiles.js";
 import type { PromptLog } from "../reason/promptFile.js";
-import { openQueue, runUnitsOnQueue } from "./queue/producer.js";
 import { isHttpStore } from "./queue/store.js";
-import { serveStore, type StoreServer } from "./queue/storeServer.js";
-import { redactUrl } from "./queue/connection.js";
+import type { StoreServer } from "./queue/storeServer.js";
 import type { QueueRunOptions } from "./queue/options.js";
 
 export interface RunProgress {
@@ -102,10 +99,11 @@ function suitePlan(config: RunConfig): { tasks: Task[]; skipped: SkippedItem[] }
 }
 
 /** Every check that needs no run directory, so a run that cannot work leaves nothing behind (audit M6). */
-function preflight(config: RunConfig, out: string): RunModels {
+async function preflight(config: RunConfig, out: string): Promise<RunModels> {
   if (existsSync(out) && !statSync(out).isDirectory()) throw new InputError(`${out}: exists and is not a directory (choose another --out)`, { file: out });
   checkWritable(out, "dir");
-  if (config.sources.includes("vggt")) resolveVggtModel({ modelPath: config.vggt.modelPath ?? undefined });
+  // onnxruntime-node (a native library) loads only for a run that uses it
+  if (config.sources.includes("vggt")) (await import("../../reconstruct/vggt/index.js")).resolveVggtModel({ modelPath: config.vggt.modelPath ?? undefined });
   if (config.suite !== "default") {
     const planned = suitePlan(config);
     if (planned.tasks.length === 0) {
@@ -177,8 +175,10 @@ function writeReports(opts: RunOptions, records: ItemRecord[], interrupted: bool
 export async function runEvaluation(opts: RunOptions): Promise<RunOutcome> {
   const { config, out, log } = opts;
   const t0 = Date.now();
-  const models = preflight(config, out);
-  const queue = opts.queue?.url ? await openQueue(opts.queue.url, opts.version) : null;
+  const models = await preflight(config, out);
+  // the queue's modules (bullmq, ioredis: ~0.3 s of CPU to load) only for a queue run
+  const queueModule = opts.queue?.url ? await import("./queue/producer.js") : null;
+  const queue = opts.queue?.url ? await queueModule!.openQueue(opts.queue.url, opts.version) : null;
   let opened: ReturnType<typeof openRunDir>;
   try {
     opened = openRunDir(opts);
@@ -241,11 +241,11 @@ export async function runEvaluation(opts: RunOptions): Promise<RunOutcome> {
     if (queue) {
       const given = opts.queue?.store ?? out;
       // an http store is this run directory, served to workers that share no disk with it
-      storeServer = isHttpStore(given) ? await serveStore(out, given) : null;
+      storeServer = isHttpStore(given) ? await (await import("./queue/storeServer.js")).serveStore(out, given) : null;
       const store = storeServer ? storeServer.url : resolve(given);
       if (storeServer) log(`queue: serving the store at ${given} to the workers`);
       else if (store !== resolve(out)) shareRun(out, store);
-      ({ duplicates } = await runUnitsOnQueue({ queue, store, out, runId: createHash("sha256").update(resolve(out)).digest("hex").slice(0, 16), version: opts.version, config, units, doneKeys, unitKeys: (t, p) => unitKeys(config, t, p), generateMs, commit, log, note, stopped }));
+      ({ duplicates } = await queueModule!.runUnitsOnQueue({ queue, store, out, runId: createHash("sha256").update(resolve(out)).digest("hex").slice(0, 16), version: opts.version, config, units, doneKeys, unitKeys: (t, p) => unitKeys(config, t, p), generateMs, commit, log, note, stopped }));
     }
     const inflight = new Set<Promise<void>>();
     for (const u of queue ? [] : units) {
@@ -279,7 +279,8 @@ export async function runEvaluation(opts: RunOptions): Promise<RunOutcome> {
   // a stop that came after the last item changes nothing
   const interrupted = stopped() && records.length < totalItems;
   const wallSeconds = (Date.now() - t0) / 1000;
-  const summary = writeReports(opts, records, interrupted, wallSeconds, skipped, queue ? `${redactUrl(queue.url)}, ${duplicates} duplicate deliveries dropped` : undefined);
+  const queueNote = queue ? `${(await import("./queue/connection.js")).redactUrl(queue.url)}, ${duplicates} duplicate deliveries dropped` : undefined;
+  const summary = writeReports(opts, records, interrupted, wallSeconds, skipped, queueNote);
   opts.progress?.finish();
   return { summary, records, interrupted, wallSeconds };
 }

@@ -8,7 +8,7 @@
  * headers, so each call passes its own `fetch` wrapper that keeps the headers of a failed response, which is how we
  * read Retry-After.
  */
-import { ApiError, GoogleGenAI, type GenerateContentConfig, type GenerateContentResponse, type Part } from "@google/genai";
+import type { GenerateContentConfig, GenerateContentResponse, GoogleGenAI, Part } from "@google/genai";
 import { parseRetryAfterMs } from "./retry.js";
 import { TransportError, base64, isConnectionFailure, malformedBody, serverMessage, type Transport, type TransportReply } from "./transport.js";
 import type { ChatRequest } from "./types.js";
@@ -25,12 +25,18 @@ export interface GeminiTransportOptions {
   apiVersion: string;
 }
 
+type GenAiSdk = typeof import("@google/genai");
+let sdkModule: Promise<GenAiSdk> | null = null;
+/** The SDK, loaded on the first request: ~0.1 s of CPU that a run without a gemini model should not pay. */
+const loadSdk = (): Promise<GenAiSdk> => (sdkModule ??= import("@google/genai"));
+
 export function createGeminiTransport(o: GeminiTransportOptions): Transport {
-  const sdk = new GoogleGenAI({
+  let sdk: GoogleGenAI | null = null;
+  const client = (m: GenAiSdk): GoogleGenAI => (sdk ??= new m.GoogleGenAI({
     apiKey: o.apiKey,
     vertexai: false,
     httpOptions: { baseUrl: o.baseUrl, apiVersion: o.apiVersion },
-  });
+  }));
 
   const params = (req: ChatRequest): Record<string, unknown> => ({
     apiVersion: o.apiVersion,
@@ -56,11 +62,12 @@ export function createGeminiTransport(o: GeminiTransportOptions): Transport {
     if (req.temperature !== undefined) config.temperature = req.temperature;
     if (req.maxOutputTokens !== undefined) config.maxOutputTokens = req.maxOutputTokens;
 
+    const m = await loadSdk();
     let resp: GenerateContentResponse;
     try {
-      resp = await sdk.models.generateContent({ model: o.model, contents: [{ role: "user", parts }], config });
+      resp = await client(m).models.generateContent({ model: o.model, contents: [{ role: "user", parts }], config });
     } catch (e) {
-      throw toTransportError(e, failedHeaders);
+      throw toTransportError(e, failedHeaders, m.ApiError);
     }
     return readResponse(resp, o.model);
   }
@@ -68,7 +75,7 @@ export function createGeminiTransport(o: GeminiTransportOptions): Transport {
   return { provider: "gemini", model: o.model, baseUrl: `${o.baseUrl.replace(/\/+$/, "")}/${o.apiVersion}`, secrets: [o.apiKey], params, send };
 }
 
-function toTransportError(e: unknown, headers: Headers | undefined): unknown {
+function toTransportError(e: unknown, headers: Headers | undefined, ApiError: GenAiSdk["ApiError"]): unknown {
   if (e instanceof ApiError) {
     return new TransportError("http", serverMessage(e.message, `HTTP ${e.status}`), {
       status: e.status,

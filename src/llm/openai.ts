@@ -4,7 +4,7 @@
  * (reference/ecosystem.md §3.1). Images go as `image_url` parts with base64 data URLs.
  * The SDK's own retries are off (`maxRetries: 0`); client.ts retries.
  */
-import OpenAI from "openai";
+import type OpenAI from "openai";
 import { parseRetryAfterMs } from "./retry.js";
 import { TransportError, base64, malformedBody, isConnectionFailure, serverMessage, type Transport, type TransportReply } from "./transport.js";
 import type { ChatRequest } from "./types.js";
@@ -40,14 +40,20 @@ export interface OpenAiTransportOptions {
 type ContentPart = OpenAI.Chat.Completions.ChatCompletionContentPart;
 type Message = OpenAI.Chat.Completions.ChatCompletionMessageParam;
 
+type OpenAiSdk = typeof OpenAI;
+let sdkModule: Promise<OpenAiSdk> | null = null;
+/** The SDK, loaded on the first request: ~0.1 s of CPU that a run without an openai model should not pay. */
+const loadSdk = (): Promise<OpenAiSdk> => (sdkModule ??= import("openai").then((m) => m.default));
+
 export function createOpenAiTransport(o: OpenAiTransportOptions): Transport {
-  const sdk = new OpenAI({
+  let sdk: OpenAI | null = null;
+  const client = (Sdk: OpenAiSdk): OpenAI => (sdk ??= new Sdk({
     apiKey: o.apiKey,
     baseURL: o.baseUrl,
     maxRetries: 0,
     timeout: Math.ceil(o.timeoutMs * SDK_TIMEOUT_BACKSTOP_FACTOR) + SDK_TIMEOUT_BACKSTOP_SLACK_MS,
     logLevel: "off",
-  });
+  }));
 
   const params = (req: ChatRequest): Record<string, unknown> => ({
     temperature: req.temperature ?? null,
@@ -71,11 +77,12 @@ export function createOpenAiTransport(o: OpenAiTransportOptions): Transport {
     if (req.temperature !== undefined) body.temperature = req.temperature;
     if (req.maxOutputTokens !== undefined) body[o.maxTokensParam] = req.maxOutputTokens;
 
+    const Sdk = await loadSdk();
     let completion: unknown;
     try {
-      completion = await sdk.chat.completions.create(body, { signal, maxRetries: 0 });
+      completion = await client(Sdk).chat.completions.create(body, { signal, maxRetries: 0 });
     } catch (e) {
-      throw toTransportError(e);
+      throw toTransportError(e, Sdk);
     }
     return readCompletion(completion, o.model);
   }
@@ -83,7 +90,7 @@ export function createOpenAiTransport(o: OpenAiTransportOptions): Transport {
   return { provider: "openai", model: o.model, baseUrl: o.baseUrl, secrets: [o.apiKey], params, send };
 }
 
-function toTransportError(e: unknown): unknown {
+function toTransportError(e: unknown, OpenAI: OpenAiSdk): unknown {
   if (e instanceof OpenAI.APIUserAbortError) return e; // client.ts knows whether it was the timeout or the caller
   if (e instanceof OpenAI.APIConnectionTimeoutError) return new TransportError("connection", "request timed out (SDK timer)");
   if (e instanceof OpenAI.APIConnectionError) {
