@@ -12,7 +12,6 @@
  * geometrically.
  */
 import type { FrameBundle } from "../bridge/bundle/io.js";
-import { sameValues } from "./primitives/sameValues.js";
 
 export const MASK_MODES = ["semantic", "instance", "oracle", "none"] as const;
 export type MaskMode = (typeof MASK_MODES)[number];
@@ -91,35 +90,21 @@ function visitComponents(key: Int32Array, W: number, H: number, fg: Int32Array, 
   for (let f = 0; f < fgCount; f++) comp[fg[f]!] = -1;
 }
 
-/** Evidence per bundle (by its views array) and mode: a unit of the runner needs it for every source and the 2D baseline. */
-const evidenceCache = new WeakMap<object, Map<MaskMode, Evidence>>();
-
 /**
- * The last evidence built per mode, with what it was built from. A noisy cloud's relabelled bundle is made
- * anew for each of its graphs (oracle and appearance labels), so the bundles differ but their images do not:
- * equal inputs by content give the same evidence.
+ * Evidence per bundle (by its views array) and mode: a unit of the runner needs it for every source and the
+ * 2D baseline, and the label arms of one noisy cloud share its relabelled bundle (scenegraph/pipeline.ts
+ * labelledFor).
  */
-const lastEvidence = new Map<MaskMode, { bundle: Pick<FrameBundle, "manifest" | "views">; ev: Evidence }>();
+const evidenceCache = new WeakMap<object, Map<MaskMode, Evidence>>();
 
 export function computeEvidence(bundle: Pick<FrameBundle, "manifest" | "views">, mode: MaskMode): Evidence {
   let byMode = evidenceCache.get(bundle.views);
   if (!byMode) evidenceCache.set(bundle.views, (byMode = new Map()));
   const cached = byMode.get(mode);
   if (cached) return cached;
-  const last = lastEvidence.get(mode);
-  const ev = last && sameEvidenceInputs(last.bundle, bundle) ? last.ev : computeEvidenceUncached(bundle, mode);
+  const ev = computeEvidenceUncached(bundle, mode);
   byMode.set(mode, ev);
-  lastEvidence.set(mode, { bundle, ev });
   return ev;
-}
-
-/** Whether two bundles give the same evidence: equal image size, instance table, and views' indices and ids. */
-function sameEvidenceInputs(a: Pick<FrameBundle, "manifest" | "views">, b: Pick<FrameBundle, "manifest" | "views">): boolean {
-  const ia = a.manifest.instances, ib = b.manifest.instances;
-  if (a.manifest.image.width !== b.manifest.image.width || a.manifest.image.height !== b.manifest.image.height) return false;
-  if (ia.length !== ib.length || a.views.length !== b.views.length) return false;
-  for (let k = 0; k < ia.length; k++) if (!sameEntry(ia[k]!, ib[k]!)) return false;
-  return a.views.every((v, k) => v.index === b.views[k]!.index && sameValues(v.ids, b.views[k]!.ids));
 }
 
 type InstanceEntry = FrameBundle["manifest"]["instances"][number];

@@ -109,10 +109,21 @@ export function masksForBundle<O extends { masks?: MaskMode }>(bundle: Pick<Fram
  * Only a noisy cloud carries any, so the noise model's modules are loaded for noisy clouds alone (they cost
  * a gt graph's process over 100 ms of startup).
  */
-async function labelledFor<B extends Pick<FrameBundle, "manifest" | "views">>(bundle: B, cloud: PointCloud, firstFakeId = FAKE_LABEL_ID_BASE): Promise<B> {
+/**
+ * The relabelled bundle last made for a cloud: the label arms that share one noisy cloud (SharedCloud) then
+ * share one relabelled bundle too, so its evidence (scenegraph/evidence.ts, cached by the bundle's views) is
+ * found once for all of them.
+ */
+const labelledOfCloud = new WeakMap<PointCloud, { bundle: object; firstFakeId: number; labelled: object }>();
+
+export async function labelledFor<B extends Pick<FrameBundle, "manifest" | "views">>(bundle: B, cloud: PointCloud, firstFakeId = FAKE_LABEL_ID_BASE): Promise<B> {
   if (cloud.source !== "noisy") return bundle;
+  const kept = labelledOfCloud.get(cloud);
+  if (kept && kept.bundle === bundle && kept.firstFakeId === firstFakeId) return kept.labelled as B;
   const { labelledBundle } = await import("../reconstruct/noisy/labels.js");
-  return labelledBundle(bundle, cloud, firstFakeId);
+  const labelled = labelledBundle(bundle, cloud, firstFakeId);
+  labelledOfCloud.set(cloud, { bundle, firstFakeId, labelled });
+  return labelled;
 }
 
 export async function graphOfBundle(bundle: FrameBundle, options: z.input<typeof GraphPipelineOptionsSchema>, runtime: PipelineRuntime = {}): Promise<PipelineResult> {

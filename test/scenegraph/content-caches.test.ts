@@ -1,13 +1,14 @@
 /**
- * The caches a unit's graphs share by content (instances/fusion.ts DetectionCache, evidence.ts computeEvidence's
- * last-evidence slot) give what a fresh computation gives, and miss when the inputs differ.
+ * The caches a unit's graphs share (instances/fusion.ts DetectionCache, evidence.ts computeEvidence by views,
+ * pipeline.ts labelledFor by cloud) give what a fresh computation gives, and miss when the inputs differ.
  */
 import { describe, expect, it } from "vitest";
 import { buildPointCloud } from "../../reconstruct/index.js";
 import { computeEvidence, EvidenceBuilder, type Evidence, type MaskMode } from "../../scenegraph/evidence.js";
 import { FusionState, fuseDetections, pointsBySegment } from "../../scenegraph/instances/fusion.js";
 import { DEFAULT_INSTANCE_PARAMS } from "../../scenegraph/instances/params.js";
-import { structureIds } from "../../scenegraph/pipeline.js";
+import { labelledFor, structureIds } from "../../scenegraph/pipeline.js";
+import { FAKE_LABEL_ID_BASE, labelledBundle, type NoiseComponent } from "../../reconstruct/noisy/index.js";
 import { voxelDownsample } from "../../scenegraph/primitives/voxelDownsample.js";
 import type { FrameBundle } from "../../bridge/bundle/io.js";
 import { generatedBundle } from "./helpers.js";
@@ -40,11 +41,31 @@ describe("content caches", () => {
     expect(plain(own.snapshot(cloud))).toEqual(first);
   });
 
-  it("a bundle equal by content gets the last evidence; one with another id does not", () => {
+  it("the label arms of one noisy cloud share one relabelled bundle, so one evidence; another cloud gets its own", async () => {
+    const one = generatedBundle("material_transparency", "content-caches", 1, "gt");
+    const noise = { noiseLevel: 3, noiseSeed: "caches", noiseComponents: ["labels"] as NoiseComponent[] };
+    const cloud = await buildPointCloud(one, { source: "noisy", ...noise }, { excludeIds: structureIds(one) });
+    const first = await labelledFor(one, cloud);
+    expect(first).not.toBe(one); // the labels component relabelled some view
+    expect(await labelledFor(one, cloud)).toBe(first);
+    expect(computeEvidence(await labelledFor(one, cloud), "semantic")).toBe(computeEvidence(first, "semantic"));
+    // the same relabelling as a fresh call of the noisy source's own function, by value
+    const want = labelledBundle(one, cloud);
+    expect(first.manifest.instances).toEqual(want.manifest.instances);
+    expect(first.views.every((v, k) => Buffer.from(v.ids.buffer).equals(Buffer.from(want.views[k]!.ids.buffer)))).toBe(true);
+    // another build of the same cloud is another object: its relabelled bundle is made for it
+    const again = await buildPointCloud(one, { source: "noisy", ...noise }, { excludeIds: structureIds(one) });
+    expect(await labelledFor(one, again)).not.toBe(first);
+    // fake ids numbered from elsewhere (the active memory's) are another relabelling
+    const shifted = await labelledFor(one, cloud, FAKE_LABEL_ID_BASE + 100);
+    expect(shifted).not.toBe(first);
+    expect(Math.min(...shifted.manifest.instances.slice(one.manifest.instances.length).map((e) => e.id))).toBe(FAKE_LABEL_ID_BASE + 100);
+  });
+
+  it("a bundle whose ids image differs gets evidence of its own, as a fresh build finds it", () => {
     const one = generatedBundle("geometric_configuration", "content-caches", 1, "single");
     const ev = computeEvidence(one, "semantic");
-    const again = copied(one);
-    expect(computeEvidence(again, "semantic")).toBe(ev);
+    expect(computeEvidence(one, "semantic")).toBe(ev);
     const changed = copied(one);
     const ids = changed.views[0]!.ids;
     const p0 = ids.findIndex((id) => id !== 0);
@@ -52,7 +73,7 @@ describe("content caches", () => {
     const other = computeEvidence(changed, "semantic");
     expect(other).not.toBe(ev);
     expect(other.segmentOfPixel[0]![p0]).toBe(-1);
-    expect(JSON.stringify(other.segments)).toEqual(JSON.stringify(computeEvidence(copied(changed), "semantic").segments));
+    expect(JSON.stringify(other.segments)).toEqual(JSON.stringify(fresh(changed, "semantic").segments));
   });
 
   it("a relabelled bundle (a fake id in one view, appended to the table) reuses the other views' segments, as a fresh build finds them", () => {
