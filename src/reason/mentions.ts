@@ -75,8 +75,25 @@ function formsOf(vocab: readonly string[]): readonly Form[] {
   return forms;
 }
 
+/**
+ * Mentions per (vocabulary, text): every arm and paradigm of a task asks its one question again (9 times in
+ * a default unit set), and each search runs some 600 patterns (~6 ms).
+ */
+const MENTION_CACHE_ENTRIES = 64;
+const mentionCache = new Lru<string, readonly Mention[]>(MENTION_CACHE_ENTRIES);
+
 /** The mentions of `vocab` categories in `text`, in order; longer names win ("glass bowl" over "glass" and "bowl"). */
-export function findMentions(text: string, vocab: readonly string[]): Mention[] {
+export function findMentions(text: string, vocab: readonly string[]): readonly Mention[] {
+  const key = `${vocab.join("\n")}\u0000${text}`;
+  const hit = mentionCache.get(key);
+  if (hit) return hit;
+  // frozen, as every caller of this text shares them
+  const found = Object.freeze(searchMentions(text, vocab).map((m) => Object.freeze(m)));
+  mentionCache.set(key, found);
+  return found;
+}
+
+function searchMentions(text: string, vocab: readonly string[]): readonly Mention[] {
   const lower = text.toLowerCase();
   const forms = formsOf(vocab);
   const taken = new Uint8Array(lower.length);

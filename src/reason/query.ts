@@ -45,7 +45,7 @@ const asReferent = (m: Mention, role: string): Referent => ({ category: m.catego
  * order the subcategory's program reads them (container first, reference first, the occluder), roles from
  * the preposition before each mention. A dimensional-size question's repeated category is its target.
  */
-function referentsOf(subcategory: string, mentions: Mention[]): Referent[] {
+function referentsOf(subcategory: string, mentions: readonly Mention[]): Referent[] {
   const roled = mentions.map((m) => ({ m, role: ROLE_CUES.find(([re]) => re.test(m.before))?.[1] ?? "target" }));
   if (subcategory === "dimensional_size") {
     const target = mentions.find((m) => m.plural) ?? mentions[0];
