@@ -319,18 +319,25 @@ const HIST = new Uint32Array(65536);
  * The k-th smallest (0-based) of the values in [lo, hi] of a set of arrays, lo > 0 (values outside, e.g. the
  * 0 of pixels without depth, are ignored), for one or two k at once (`ks` ascending), and how many values
  * are below each. Exact, in two passes: a histogram of the top 16 bits of the float32 bit pattern (monotone
- * for positive floats), then a sort of the bucket(s) that hold the k-th values.
+ * for positive floats), then a sort of the bucket(s) that hold the k-th values. `ksOf` may be a function of
+ * how many values lie in [lo, hi] (`total`, counted by the first pass); no k means no second pass.
  */
-function orderStatistics(arrays: readonly Float32Array[], ks: readonly number[], lo: number, hi: number): { values: number[]; below: number[] } {
+function orderStatistics(arrays: readonly Float32Array[], ksOf: readonly number[] | ((total: number) => readonly number[]), lo: number, hi: number): { values: number[]; below: number[]; total: number } {
   const hist = HIST;
   hist.fill(0);
+  let total = 0;
   for (const a of arrays) {
     const bits = new Uint32Array(a.buffer, a.byteOffset, a.length);
     for (let i = 0; i < a.length; i++) {
       const x = a[i]!;
-      if (x >= lo && x <= hi) hist[bits[i]! >>> 16]!++;
+      if (x >= lo && x <= hi) {
+        hist[bits[i]! >>> 16]!++;
+        total++;
+      }
     }
   }
+  const ks = typeof ksOf === "function" ? ksOf(total) : ksOf;
+  if (ks.length === 0) return { values: [], below: [], total };
   const buckets: number[] = [], before: number[] = [];
   let bucket = 0, cum = 0;
   for (const k of ks) {
@@ -367,16 +374,20 @@ function orderStatistics(arrays: readonly Float32Array[], ks: readonly number[],
     values.push(v);
     below.push(before[i]! + first);
   });
-  return { values, below };
+  return { values, below, total };
 }
 
 /**
- * The k-th smallest (0-based) of the values ≥ 1 in a set of arrays (the confidences of pixels with depth),
- * and how many of those values are below it.
+ * The values ≥ 1 in a set of arrays (the confidences of pixels with depth): how many there are (`total`),
+ * and for k = kOf(total) (0-based; null for none) the k-th smallest and how many values are below it. One
+ * histogram pass gives both, so the count needs no pass of its own.
  */
-export function kthSmallestAtLeastOne(arrays: readonly Float32Array[], k: number): { value: number; below: number } {
-  const r = orderStatistics(arrays, [k], 1, Infinity);
-  return { value: r.values[0]!, below: r.below[0]! };
+export function countAndKthAtLeastOne(arrays: readonly Float32Array[], kOf: (total: number) => number | null): { total: number; kth: { value: number; below: number } | null } {
+  const r = orderStatistics(arrays, (total) => {
+    const k = kOf(total);
+    return k === null ? [] : [k];
+  }, 1, Infinity);
+  return { total: r.total, kth: r.values.length ? { value: r.values[0]!, below: r.below[0]! } : null };
 }
 
 /**

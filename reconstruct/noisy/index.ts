@@ -33,7 +33,7 @@ import type { PointCloud } from "../pointcloud.js";
 import { backprojectViews } from "../gt/backproject.js";
 import { extrinsicRotation, cameraCentre } from "../../src/core/math/camera.js";
 import { confidenceScratch, viewConfidence, type ConfidenceScratch } from "./confidence.js";
-import { correlatedField, depthDiscontinuities, dilate, FieldScratch, isValid, kthSmallestAtLeastOne } from "./filters.js";
+import { correlatedField, countAndKthAtLeastOne, depthDiscontinuities, dilate, FieldScratch, isValid } from "./filters.js";
 import { driftPoses, type DriftResult } from "./drift.js";
 import { applyMono, medianDepth, monoField, type MonoRecord } from "./mono.js";
 import { applyTextureless, texturelessBiasField, texturelessMaps } from "./textureless.js";
@@ -585,12 +585,18 @@ function dropStage(bundle: FrameBundle, opts: NoiseOptions): DroppedStage {
 
   // 1. dropout: the lowest dropoutFraction of all points by confidence (ties: the first in point order)
   //    get depth 0, so the back-projection skips them
-  let gtPoints = 0;
-  for (const v of bundle.views) for (let q = 0; q < N; q++) if (isValid(v.depth[q]!)) gtPoints++;
+  let gtPoints = 0, K = 0, cut: { value: number; below: number } | null = null;
+  if (dropout) {
+    // a confidence is >= 1 exactly where the true depth is valid (viewConfidence): the selection's
+    // histogram counts the points as well
+    ({ total: gtPoints, kth: cut } = countAndKthAtLeastOne(confMaps, (n) => {
+      K = Math.round(params.dropoutFraction * n);
+      return K > 0 ? K - 1 : null;
+    }));
+  } else for (const v of bundle.views) for (let q = 0; q < N; q++) if (isValid(v.depth[q]!)) gtPoints++;
   let dropped = 0, dropoutThreshold: number | null = null;
-  const K = dropout ? Math.round(params.dropoutFraction * gtPoints) : 0;
-  if (K > 0) {
-    const { value: thr, below } = kthSmallestAtLeastOne(confMaps, K - 1);
+  if (cut) {
+    const { value: thr, below } = cut;
     let ties = K - below;
     noisy.forEach((nv, i) => {
       const c = confMaps[i]!, d = nv.depth;

@@ -4,7 +4,7 @@
  * buffers must carry nothing from one build to the next).
  */
 import { describe, expect, it } from "vitest";
-import { boxMean, heavyTail, kthSmallestAtLeastOne, kthSmallestValid, scaled } from "../../reconstruct/noisy/filters.js";
+import { boxMean, countAndKthAtLeastOne, heavyTail, kthSmallestValid, scaled } from "../../reconstruct/noisy/filters.js";
 import { medianDepth } from "../../reconstruct/noisy/mono.js";
 import { Rng } from "../../src/core/math/rng.js";
 import type { FrameBundle } from "../../bridge/bundle/io.js";
@@ -30,10 +30,13 @@ describe("order statistics", () => {
     const conf = [Float32Array.from(d, (x) => (x > 0 ? 1 + x : 0)), new Float32Array([0.5, 3, 1])];
     const all = Float32Array.from([...conf[0]!, ...conf[1]!].filter((x) => x >= 1)).sort();
     for (const k of [0, 5, all.length >> 1, all.length - 1]) {
-      const { value, below } = kthSmallestAtLeastOne(conf, k);
-      expect(value).toBe(all[k]);
-      expect(below).toBe(all.filter((x) => x < value).length);
+      const { total, kth } = countAndKthAtLeastOne(conf, (n) => (n === all.length ? k : -1));
+      expect(total).toBe(all.length);
+      expect(kth!.value).toBe(all[k]);
+      expect(kth!.below).toBe(all.filter((x) => x < kth!.value).length);
     }
+    // no k: the count alone
+    expect(countAndKthAtLeastOne(conf, () => null)).toEqual({ total: all.length, kth: null });
   });
 });
 
