@@ -43,6 +43,32 @@ export const MATCH_MIN_PURITY = 0.5;
  */
 export const NEAR_OBJECT_M = 0.3;
 
+/**
+ * The rules that settle a node before the one-to-one match, in the order the diagnosis applies them, with
+ * the status each gives (the viewer's explanations name them: src/apps/viewer/explain.ts).
+ */
+export const PRE_MATCH_RULES = {
+  low_object_share: "hallucinated",
+  second_object: "merged",
+  no_majority: "merged",
+  far_from_object: "hallucinated",
+} as const satisfies Record<string, NodeStatus>;
+export type PreMatchRule = keyof typeof PRE_MATCH_RULES;
+
+/**
+ * Phase 1's rule for a node from its points: `objectShare` on any true object, `shares` per true object
+ * (largest first). Null: a candidate, for the geometric gate and the match.
+ */
+export function shareRuleOf(objectShare: number, shares: readonly number[]): "low_object_share" | "second_object" | "no_majority" | null {
+  if (objectShare < HALLUCINATED_MAX_OBJECT_SHARE) return "low_object_share";
+  if (shares.length > 1 && shares[1]! >= MERGED_MIN_SECOND_SHARE) return "second_object";
+  if (shares.length > 1 && shares[0]! < MATCH_MIN_PURITY && shares.filter((x) => x >= MERGED_MIN_PART_SHARE).length >= 2) return "no_majority";
+  return null;
+}
+
+/** Phase 2's gate: a centroid this far (m) from its dominant object's true box is near no true object. */
+export const isFarFromObject = (distanceM: number): boolean => distanceM > NEAR_OBJECT_M;
+
 /** Predicates that hold both ways; a graph states them once per pair. */
 export const SYMMETRIC: ReadonlySet<string> = new Set(["touching", "near"]);
 
@@ -171,9 +197,8 @@ function classifyByShares(ctx: DiagnosisContext): NodeDiagnosis[] {
     const total = members[k]!.length || 1;
     const objShares = ids.map((id, j) => [id, counts[j]!] as const).filter(([id]) => objIndex.has(id)).map(([id, c]) => ({ id, name: objects[objIndex.get(id)!]!.name, share: c / total })).sort((a, b) => b.share - a.share || a.id - b.id);
     const objectShare = objShares.reduce((s, x) => s + x.share, 0);
-    let status: NodeStatus = "duplicate";
-    if (objectShare < HALLUCINATED_MAX_OBJECT_SHARE) status = "hallucinated";
-    else if (objShares.length > 1 && (objShares[1]!.share >= MERGED_MIN_SECOND_SHARE || (objShares[0]!.share < MATCH_MIN_PURITY && objShares.filter((x) => x.share >= MERGED_MIN_PART_SHARE).length >= 2))) status = "merged";
+    const rule = shareRuleOf(objectShare, objShares.map((x) => x.share));
+    const status: NodeStatus = rule ? PRE_MATCH_RULES[rule] : "duplicate";
     const top = objShares[0];
     return {
       node: n.id,
@@ -198,7 +223,7 @@ function applyGeometricGate(ctx: DiagnosisContext, nodeDiag: NodeDiagnosis[]): v
   nodeDiag.forEach((d, k) => {
     if (!isCandidate(d)) return;
     const obj = ctx.objects[ctx.objIndex.get(d.object_id!)!]!;
-    if (pointObjectDistance(ctx.input.graph.nodes[k]!.centroid, obj) > NEAR_OBJECT_M) {
+    if (isFarFromObject(pointObjectDistance(ctx.input.graph.nodes[k]!.centroid, obj))) {
       d.status = "hallucinated";
       d.object_id = null;
       d.object_name = null;

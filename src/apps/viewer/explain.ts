@@ -4,15 +4,16 @@
  * the rule that decided, with the true object it was judged against.
  *
  * The diagnosis stores the outcome (status, top-3 shares, the match's IoU), not which rule fired; this
- * re-applies its rules in its order to the recomputed points (the same points: the viewer checks that the
- * graph reproduces) — share on true objects, then merged, then the distance gate, then the one-to-one
- * match — and says so when they disagree with the stored status (a diagnosis made by other code).
+ * applies its own rule functions (shareRuleOf, isFarFromObject) in its order to the recomputed points (the
+ * same points: the viewer checks that the graph reproduces) — share on true objects, then merged, then the
+ * distance gate, then the one-to-one match — and says so when they disagree with the stored status (a
+ * diagnosis made by other code).
  */
 import type { PointCloud } from "../../../reconstruct/pointcloud.js";
 import type { Task, TaskObject } from "../../../bridge/task/schema.js";
 import type { Diagnosis, NodeDiagnosis } from "../../../scenegraph/diagnosisSchema.js";
 import type { SceneGraph } from "../../../scenegraph/types.js";
-import { HALLUCINATED_MAX_OBJECT_SHARE, MATCH_MIN_PURITY, MERGED_MIN_PART_SHARE, MERGED_MIN_SECOND_SHARE, NEAR_OBJECT_M, pointObjectDistance } from "../../../scenegraph/diagnosis.js";
+import { HALLUCINATED_MAX_OBJECT_SHARE, isFarFromObject, MATCH_MIN_PURITY, MERGED_MIN_PART_SHARE, MERGED_MIN_SECOND_SHARE, NEAR_OBJECT_M, pointObjectDistance, PRE_MATCH_RULES, shareRuleOf } from "../../../scenegraph/diagnosis.js";
 import { MIN_MASK_AREA_PX } from "../../../scenegraph/evidence.js";
 import type { Explanations, NodeExplanation, NodeRule, ObjectExplanation, StatusFact } from "./types.js";
 
@@ -40,22 +41,18 @@ function objectCounts(members: Uint32Array, instance: Uint16Array, ids: Readonly
   return [...counts.entries()].map(([id, points]) => ({ id, points })).sort((a, b) => b.points - a.points || a.id - b.id);
 }
 
-/** Which rule decides a node, in the diagnosis's order; the status is the stored one where the match decides. */
+/** Which rule decides a node, in the diagnosis's order (its own rule functions); the stored status where the match decides. */
 function ruleOf(objectShare: number, shares: number[], distanceM: number | null, stored: NodeDiagnosis): NodeRule {
-  if (objectShare < HALLUCINATED_MAX_OBJECT_SHARE) return "low_object_share";
-  if (shares.length > 1 && shares[1]! >= MERGED_MIN_SECOND_SHARE) return "second_object";
-  if (shares.length > 1 && shares[0]! < MATCH_MIN_PURITY && shares.filter((s) => s >= MERGED_MIN_PART_SHARE).length >= 2) return "no_majority";
-  if (distanceM !== null && distanceM > NEAR_OBJECT_M) return "far_from_object";
+  const byShares = shareRuleOf(objectShare, shares);
+  if (byShares) return byShares;
+  if (distanceM !== null && isFarFromObject(distanceM)) return "far_from_object";
   if (stored.status === "matched") return "matched";
   if (stored.status === "duplicate") return "duplicate_of_match";
   return "impure_unmatched";
 }
 
 const RULE_STATUS: Record<NodeRule, NodeDiagnosis["status"]> = {
-  low_object_share: "hallucinated",
-  second_object: "merged",
-  no_majority: "merged",
-  far_from_object: "hallucinated",
+  ...PRE_MATCH_RULES,
   matched: "matched",
   duplicate_of_match: "duplicate",
   impure_unmatched: "hallucinated",

@@ -7,6 +7,7 @@
  * browser without copies.
  */
 import type { Diagnosis } from "../../../scenegraph/diagnosisSchema.js";
+import type { PreMatchRule } from "../../../scenegraph/diagnosis.js";
 import type { SceneGraph } from "../../../scenegraph/types.js";
 import type { ItemRecord } from "../../eval/records.js";
 
@@ -115,8 +116,8 @@ export interface EpisodePayload {
   replay_ms: number;
 }
 
-/** Which rule of scenegraph/diagnosis.ts decided a node's status (explain.ts). */
-export type NodeRule = "low_object_share" | "second_object" | "no_majority" | "far_from_object" | "matched" | "duplicate_of_match" | "impure_unmatched";
+/** Which rule of scenegraph/diagnosis.ts decided a node's status (explain.ts): one before the match, or the match's outcome. */
+export type NodeRule = PreMatchRule | "matched" | "duplicate_of_match" | "impure_unmatched";
 
 /** One fact a status was judged on: a value, the threshold of its rule (null: compared with other nodes), the true object it is measured against. */
 export interface StatusFact {
