@@ -4,7 +4,7 @@
  * buffers must carry nothing from one build to the next).
  */
 import { describe, expect, it } from "vitest";
-import { boxMean, countAndKthAtLeastOne, heavyTail, kthSmallestValid, scaled } from "../../reconstruct/noisy/filters.js";
+import { boxMean, countAndKthAtLeastOne, dilate, heavyTail, kthSmallestValid, scaled } from "../../reconstruct/noisy/filters.js";
 import { medianDepth } from "../../reconstruct/noisy/mono.js";
 import { Rng } from "../../src/core/math/rng.js";
 import type { FrameBundle } from "../../bridge/bundle/io.js";
@@ -37,6 +37,22 @@ describe("order statistics", () => {
     }
     // no k: the count alone
     expect(countAndKthAtLeastOne(conf, () => null)).toEqual({ total: all.length, kth: null });
+  });
+});
+
+describe("dilate", () => {
+  it("sets exactly the pixels within Chebyshev distance r of a set pixel (brute force), at every size and radius", () => {
+    const rng = new Rng("dilate");
+    for (const [W, H, r, density] of [[37, 23, 2, 0.02], [16, 40, 0, 0.1], [5, 5, 9, 0.05], [1, 7, 1, 0.3], [64, 3, 3, 0.01], [20, 20, 1, 0]] as const) {
+      const mask = Uint8Array.from({ length: W * H }, () => (rng.next() < density ? 1 : 0));
+      const out = new Uint8Array(W * H).fill(7), tmp = new Uint8Array(W * H);
+      dilate(mask, W, H, r, out, tmp);
+      const want = new Uint8Array(W * H);
+      for (let y = 0; y < H; y++) for (let x = 0; x < W; x++) {
+        for (let v = Math.max(0, y - r); v <= Math.min(H - 1, y + r); v++) for (let u = Math.max(0, x - r); u <= Math.min(W - 1, x + r); u++) if (mask[v * W + u]) want[y * W + x] = 1;
+      }
+      expect(Buffer.from(out).equals(Buffer.from(want)), `${W}x${H} r ${r}`).toBe(true);
+    }
   });
 });
 
