@@ -206,6 +206,7 @@ export function createLlmClient(spec: string, opts: LlmClientOptions): LlmClient
           // an identical request may have filled the cache while this one waited for a slot
           const late = attempt === 1 ? fromCache() : undefined;
           if (late) return { hit: late };
+          await transport.ready?.();
           if (opts.gate) await opts.gate.acquire(signal).catch(() => Promise.reject(fail("aborted", "cancelled by the caller while waiting for the rate limit", attempt - 1)));
           const reply = await attemptOnce(req, signal, attempt);
           await opts.gate?.settle((reply.usage?.inputTokens ?? 0) + (reply.usage?.outputTokens ?? 0));

@@ -27,7 +27,7 @@ export interface GeminiTransportOptions {
 
 type GenAiSdk = typeof import("@google/genai");
 let sdkModule: Promise<GenAiSdk> | null = null;
-/** The SDK, loaded on the first request: ~0.1 s of CPU that a run without a gemini model should not pay. */
+/** The SDK, loaded before the first request (ready): ~0.1 s of CPU that a run without a gemini model should not pay. */
 const loadSdk = (): Promise<GenAiSdk> => (sdkModule ??= import("@google/genai"));
 
 export function createGeminiTransport(o: GeminiTransportOptions): Transport {
@@ -72,7 +72,8 @@ export function createGeminiTransport(o: GeminiTransportOptions): Transport {
     return readResponse(resp, o.model);
   }
 
-  return { provider: "gemini", model: o.model, baseUrl: `${o.baseUrl.replace(/\/+$/, "")}/${o.apiVersion}`, secrets: [o.apiKey], params, send };
+  const ready = async (): Promise<void> => void client(await loadSdk());
+  return { provider: "gemini", model: o.model, baseUrl: `${o.baseUrl.replace(/\/+$/, "")}/${o.apiVersion}`, secrets: [o.apiKey], params, send, ready };
 }
 
 function toTransportError(e: unknown, headers: Headers | undefined, ApiError: GenAiSdk["ApiError"]): unknown {

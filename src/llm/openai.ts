@@ -42,7 +42,7 @@ type Message = OpenAI.Chat.Completions.ChatCompletionMessageParam;
 
 type OpenAiSdk = typeof OpenAI;
 let sdkModule: Promise<OpenAiSdk> | null = null;
-/** The SDK, loaded on the first request: ~0.1 s of CPU that a run without an openai model should not pay. */
+/** The SDK, loaded before the first request (ready): ~0.1 s of CPU that a run without an openai model should not pay. */
 const loadSdk = (): Promise<OpenAiSdk> => (sdkModule ??= import("openai").then((m) => m.default));
 
 export function createOpenAiTransport(o: OpenAiTransportOptions): Transport {
@@ -87,7 +87,8 @@ export function createOpenAiTransport(o: OpenAiTransportOptions): Transport {
     return readCompletion(completion, o.model);
   }
 
-  return { provider: "openai", model: o.model, baseUrl: o.baseUrl, secrets: [o.apiKey], params, send };
+  const ready = async (): Promise<void> => void client(await loadSdk());
+  return { provider: "openai", model: o.model, baseUrl: o.baseUrl, secrets: [o.apiKey], params, send, ready };
 }
 
 function toTransportError(e: unknown, OpenAI: OpenAiSdk): unknown {

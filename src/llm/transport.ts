@@ -42,6 +42,11 @@ export interface Transport {
   /** generation parameters as they shape the request, for the cache key */
   params(req: ChatRequest): Record<string, unknown>;
   send(req: ChatRequest, signal: AbortSignal): Promise<TransportReply>;
+  /**
+   * Loads what a request needs before it can go out (the SDK, loaded on first use): client.ts awaits it
+   * before a request's rate-limit admission, so no admitted request waits for it on its way to the server.
+   */
+  ready?(): Promise<void>;
 }
 
 /** The server's own message from an error body: `{error: {message}}` (OpenAI and Google style) or the text itself. */
