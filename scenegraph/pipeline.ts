@@ -105,17 +105,17 @@ export function masksForBundle<O extends { masks?: MaskMode }>(bundle: Pick<Fram
 }
 
 /**
- * The bundle as the graph builder sees it under the cloud's label corruption (reconstruct/noisy/labels.ts).
- * Only a noisy cloud carries any, so the noise model's modules are loaded for noisy clouds alone (they cost
- * a gt graph's process over 100 ms of startup).
- */
-/**
  * The relabelled bundle last made for a cloud: the label arms that share one noisy cloud (SharedCloud) then
  * share one relabelled bundle too, so its evidence (scenegraph/evidence.ts, cached by the bundle's views) is
  * found once for all of them.
  */
 const labelledOfCloud = new WeakMap<PointCloud, { bundle: object; firstFakeId: number; labelled: object }>();
 
+/**
+ * The bundle as the graph builder sees it under the cloud's label corruption (reconstruct/noisy/labels.ts).
+ * Only a noisy cloud carries any, so the noise model's modules are loaded for noisy clouds alone (they cost
+ * a gt graph's process over 100 ms of startup).
+ */
 export async function labelledFor<B extends Pick<FrameBundle, "manifest" | "views">>(bundle: B, cloud: PointCloud, firstFakeId = FAKE_LABEL_ID_BASE): Promise<B> {
   if (cloud.source !== "noisy") return bundle;
   const kept = labelledOfCloud.get(cloud);

@@ -99,7 +99,6 @@ function numbered<T extends Float32Array | Uint8Array | Int32Array>(list: T[], i
   return b.length === n ? b : (b.subarray(0, n) as T);
 }
 
-
 /**
  * A W×H field of unit-variance Gaussian noise, correlated by a box filter of radius r applied twice in x
  * and in y (≈ a Gaussian of σ ≈ sqrt((w² − 1) / 6) px, w = 2r + 1). The white noise is drawn on a grid
@@ -382,12 +381,10 @@ function orderStatistics(arrays: readonly Float32Array[], ksOf: readonly number[
  * and for k = kOf(total) (0-based; null for none) the k-th smallest and how many values are below it. One
  * histogram pass gives both, so the count needs no pass of its own.
  */
-export function countAndKthAtLeastOne(arrays: readonly Float32Array[], kOf: (total: number) => number | null): { total: number; kth: { value: number; below: number } | null } {
-  const r = orderStatistics(arrays, (total) => {
-    const k = kOf(total);
-    return k === null ? [] : [k];
-  }, 1, Infinity);
-  return { total: r.total, kth: r.values.length ? { value: r.values[0]!, below: r.below[0]! } : null };
+export function countAndKthAtLeastOne(arrays: readonly Float32Array[], kOf: (total: number) => number | null): { total: number; kth: { k: number; value: number; below: number } | null } {
+  let k: number | null = null;
+  const r = orderStatistics(arrays, (total) => ((k = kOf(total)) === null ? [] : [k]), 1, Infinity);
+  return { total: r.total, kth: k === null ? null : { k, value: r.values[0]!, below: r.below[0]! } };
 }
 
 /**

@@ -585,18 +585,18 @@ function dropStage(bundle: FrameBundle, opts: NoiseOptions): DroppedStage {
 
   // 1. dropout: the lowest dropoutFraction of all points by confidence (ties: the first in point order)
   //    get depth 0, so the back-projection skips them
-  let gtPoints = 0, K = 0, cut: { value: number; below: number } | null = null;
+  let gtPoints = 0, cut: { k: number; value: number; below: number } | null = null;
   if (dropout) {
     // a confidence is >= 1 exactly where the true depth is valid (viewConfidence): the selection's
-    // histogram counts the points as well
+    // histogram counts the points as well; the (K-1)-th smallest is the last one dropped
     ({ total: gtPoints, kth: cut } = countAndKthAtLeastOne(confMaps, (n) => {
-      K = Math.round(params.dropoutFraction * n);
+      const K = Math.round(params.dropoutFraction * n);
       return K > 0 ? K - 1 : null;
     }));
   } else for (const v of bundle.views) for (let q = 0; q < N; q++) if (isValid(v.depth[q]!)) gtPoints++;
   let dropped = 0, dropoutThreshold: number | null = null;
   if (cut) {
-    const { value: thr, below } = cut;
+    const { value: thr, below } = cut, K = cut.k + 1;
     let ties = K - below;
     noisy.forEach((nv, i) => {
       const c = confMaps[i]!, d = nv.depth;

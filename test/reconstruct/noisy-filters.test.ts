@@ -32,6 +32,7 @@ describe("order statistics", () => {
     for (const k of [0, 5, all.length >> 1, all.length - 1]) {
       const { total, kth } = countAndKthAtLeastOne(conf, (n) => (n === all.length ? k : -1));
       expect(total).toBe(all.length);
+      expect(kth!.k).toBe(k);
       expect(kth!.value).toBe(all[k]);
       expect(kth!.below).toBe(all.filter((x) => x < kth!.value).length);
     }
