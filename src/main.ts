@@ -9,7 +9,13 @@ import { PACKAGE_VERSION } from "./core/version.js";
 import { EXIT_OK, EXIT_USAGE, exitCodeOf, userMessage } from "./core/errors.js";
 import { registerCliCommands } from "./apps/cli/commands.js";
 
-/** The program; with `commandName` (the command a command line names), only that command's module is loaded. */
+/** The flags that print the version: they need no command's module. */
+const VERSION_FLAGS: readonly string[] = ["-V", "--version"];
+
+/**
+ * The program; with `commandName` (the command a command line names), only that command's module is loaded,
+ * and none for a version flag.
+ */
 export async function buildProgram(commandName?: string): Promise<Command> {
   const program = new Command();
   program
@@ -18,6 +24,7 @@ export async function buildProgram(commandName?: string): Promise<Command> {
     .version(PACKAGE_VERSION)
     .showHelpAfterError("(run with --help for usage)")
     .exitOverride();
+  if (commandName !== undefined && VERSION_FLAGS.includes(commandName)) return program;
   await registerCliCommands(
     program,
     {

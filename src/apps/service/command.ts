@@ -9,7 +9,7 @@ import { InputError } from "../../core/errors.js";
 import { intOption, parseFlagValue } from "../../core/flags.js";
 import { QueueUrlSchema } from "../../eval/queue/options.js";
 import { MIN_TOKEN_LENGTH, serverToken } from "../../core/http/access.js";
-import { startServer, type RunningServer } from "./app.js";
+import type { RunningServer } from "./app.js";
 import { DEFAULT_CPU_JOBS, DEFAULT_CPU_QUEUE, DEFAULT_DATA_DIR, DEFAULT_HOST, DEFAULT_PORT } from "./limits.js";
 
 interface ServeFlags {
@@ -56,6 +56,8 @@ export function registerServe(program: Command): void {
     .option("--queue-url <url>", "the Redis of distributed runs (esi3d run --queue) to report in /metrics: queue depth per state, live workers per role", (v: string) => parseFlagValue(QueueUrlSchema, v, "--queue-url"))
     .action(async (opts: ServeFlags) => {
       const token = serverToken(opts.host, opts.token);
+      // the server's packages (fastify, the queue's for /metrics) load only when it starts, not for `esi3d --help`
+      const { startServer } = await import("./app.js");
       const server = await startServer({ host: opts.host, port: opts.port, token, dataDir: resolve(opts.data), cpuJobs: opts.cpuJobs, cpuQueue: opts.queue, queueUrl: opts.queueUrl ?? null }).catch((e: NodeJS.ErrnoException) => {
         if (e?.code === "EADDRINUSE") throw new InputError(`--port ${opts.port}: address ${opts.host}:${opts.port} is already in use`);
         if (e?.code === "EADDRNOTAVAIL" || e?.code === "ENOTFOUND") throw new InputError(`--host ${opts.host}: not an address of this machine`);

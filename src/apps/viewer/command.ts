@@ -13,7 +13,6 @@ import { exportGlb, exportGraphJson, exportPly } from "./export.js";
 import { pageHtml } from "./page.js";
 import { graphFile, isRunDir, openRun, type RunDir } from "./run.js";
 import { readStoredGraph } from "../../eval/files.js";
-import { serveRun } from "./server.js";
 import type { Variant } from "./types.js";
 import { addSchemaFlags, intOption, parseSchemaFlags } from "../../core/flags.js";
 import { MIN_TOKEN_LENGTH, serverToken } from "../../core/http/access.js";
@@ -156,6 +155,8 @@ async function inspectBundle(dir: string, opts: InspectOpts, graphOptions: Graph
 async function serve(run: RunDir, opts: InspectOpts, token: string | null): Promise<void> {
   if (opts.step !== undefined) throw new InputError("--step: the served pages have their own step control; leave out --step with --serve (or write one page with -o)");
   if (opts.out || exportsAsked(opts)) throw new InputError("--serve serves pages and exports over HTTP; leave out -o/--ply/--glb/--graph-json/--conceptgraphs (or drop --serve)");
+  // the server's packages (fastify) load only when one starts, not for `esi3d --help` or an export
+  const { serveRun } = await import("./server.js");
   const { app, url } = await serveRun({ run, version: PACKAGE_VERSION, host: opts.host, port: opts.port, token, log: process.env.ESI3D_INSPECT_LOG ? log : undefined }).catch((e: NodeJS.ErrnoException) => {
     if (e.code === "EADDRINUSE") throw new InputError(`--port ${opts.port}: already in use on ${opts.host}; choose another --port (0 picks a free one)`);
     if (e.code === "EADDRNOTAVAIL" || e.code === "ENOTFOUND") throw new InputError(`--host ${opts.host}: not an address of this machine`);

@@ -11,6 +11,9 @@ const NOT_FOR_GRAPH = ["fastify", "bullmq", "ioredis", "openai", "onnxruntime-no
 /** Packages a plain offline run (built-in simulator, symbolic reasoners) has no use for: ~0.45 s of CPU to load. */
 const NOT_FOR_PLAIN_RUN = ["bullmq", "ioredis", "openai", "@google/genai", "onnxruntime-node", "fastify"];
 
+/** Packages only a running server or queue worker needs (the service's, the viewer's server, the queue's). */
+const SERVER_AND_QUEUE = ["fastify", "@fastify", "bullmq", "ioredis", "@bull-board"];
+
 /** The packages a CLI invocation loaded, from a hook that lists require's cache as the process exits (they are CommonJS). */
 function loadedPackages(args: string[]): { code: number | null; packages: Set<string> } {
   const hook = join(mkdtempSync(join(tmpdir(), "esi3d-startup-")), "hook.mjs");
@@ -27,13 +30,27 @@ function loadedPackages(args: string[]): { code: number | null; packages: Set<st
 }
 
 describe("esi3d CLI startup: a command loads its own modules only", () => {
-  it("esi3d graph loads none of the service's, the queue's or the LLM clients' packages; esi3d serve does", () => {
+  it("esi3d graph loads none of the service's, the queue's or the LLM clients' packages; esi3d run --help does load the run's pool", () => {
     const graph = loadedPackages(["graph", "--help"]);
     expect(graph.code).toBe(0);
     for (const p of NOT_FOR_GRAPH) expect([...graph.packages].filter((q) => q.startsWith(p))).toEqual([]);
-    const serve = loadedPackages(["serve", "--help"]);
-    expect(serve.code).toBe(0);
-    expect(serve.packages.has("fastify")).toBe(true); // the hook sees the CommonJS packages that do load
+    const run = loadedPackages(["run", "--help"]);
+    expect(run.code).toBe(0);
+    expect(run.packages.has("piscina")).toBe(true); // the hook sees the CommonJS packages that do load
+  });
+
+  it("help and the version load no server or queue package (they load when `serve`, `worker` or `inspect --serve` starts one); the version loads no command", () => {
+    for (const args of [["--help"], ["serve", "--help"], ["worker", "--help"], ["inspect", "--help"]]) {
+      const r = loadedPackages(args);
+      expect(r.code, args.join(" ")).toBe(0);
+      expect([...r.packages].filter((q) => SERVER_AND_QUEUE.some((p) => q.startsWith(p))), args.join(" ")).toEqual([]);
+    }
+    for (const flag of ["--version", "-V"]) {
+      const r = loadedPackages([flag]);
+      expect(r.code).toBe(0);
+      expect([...r.packages]).toEqual([]); // commander is in the bundle
+      expect(esi3d([flag]).stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+    }
   });
 
   it("a plain esi3d run loads none of the queue's, the LLM SDKs' or VGGT's runtime packages (they load when a run uses them)", () => {

@@ -3,13 +3,14 @@ import type { Command } from "commander";
 import { addSchemaFlags, parseSchemaFlags } from "../../../core/flags.js";
 import { PACKAGE_VERSION } from "../../../core/version.js";
 import { WORKER_FLAGS, WorkerOptionsSchema } from "../../../eval/queue/options.js";
-import { startQueueWorker } from "../../../eval/queue/worker.js";
 
 export function registerWorker(program: Command): void {
   const cmd = addSchemaFlags(program.command("worker").description("take the jobs of `esi3d run --queue` runs from Redis (any machine that reaches Redis and the shared store)"), WorkerOptionsSchema, WORKER_FLAGS);
   cmd.action(async () => {
     const options = parseSchemaFlags(cmd, WorkerOptionsSchema, WORKER_FLAGS);
     const log = (l: string) => process.stderr.write(l + "\n");
+    // the queue's packages (bullmq, ioredis) load only when a worker starts, not for `esi3d --help`
+    const { startQueueWorker } = await import("../../../eval/queue/worker.js");
     const worker = await startQueueWorker(options, PACKAGE_VERSION, log);
     await new Promise<void>((resolve) => {
       const stop = () => {
