@@ -154,11 +154,18 @@ function showsOnlyTableOf(ids: Uint16Array, then: readonly InstanceEntry[], now:
   if (now === then) return true;
   if (now.length < then.length) return false;
   for (let k = 0; k < then.length; k++) if (!sameEntry(now[k]!, then[k]!)) return false;
-  const appended = new Uint8Array(65536);
-  for (let k = then.length; k < now.length; k++) appended[now[k]!.id] = 1;
-  for (let p = 0; p < ids.length; p++) if (appended[ids[p]!]) return false;
-  return true;
+  const mark = (v: number) => {
+    for (let k = then.length; k < now.length; k++) APPENDED[now[k]!.id] = v;
+  };
+  mark(1);
+  let shows = false;
+  for (let p = 0; p < ids.length && !shows; p++) if (APPENDED[ids[p]!]) shows = true;
+  mark(0);
+  return !shows;
 }
+
+/** showsOnlyTableOf's marks of the appended ids, cleared after each check (a relabelled bundle checks every view). */
+const APPENDED = new Uint8Array(65536);
 
 /**
  * Evidence that grows one view at a time (the active paradigm adds a view per step). A view's segments
