@@ -88,6 +88,15 @@ export function allocateCloud(count: number, base: Pick<PointCloud, "categories"
   };
 }
 
+/**
+ * The first `count` points of a cloud (views of its arrays, no copy), for a producer that allocated for an
+ * upper bound of its points and wrote a prefix.
+ */
+export function truncateCloud(c: PointCloud, count: number): PointCloud {
+  if (count > c.count) throw new RangeError(`truncateCloud: ${count} points asked of a cloud of ${c.count}`);
+  return { ...c, ...columnsPrefix(c, count), count };
+}
+
 /** Copies point `i` of `from` to point `k` of `into`, all but its position (callers move or transform xyz). */
 export function copyPointAttributes(from: CloudColumns, i: number, into: CloudColumns, k: number): void {
   into.rgb[3 * k] = from.rgb[3 * i]!;

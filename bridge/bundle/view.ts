@@ -132,11 +132,9 @@ export function decodeViewPayload(encoded: EncodedView, image: ImageSize, knownI
   const rgb = rgbOf(rgbPng.data as Uint8Array, rgbPng.channels, W * H);
   const alpha = rgbPng.channels === 4 ? alphaOf(rgbPng.data as Uint8Array, W * H) : undefined;
   const depth = float32FromLE(encoded.depth);
-  for (let p = 0; p < depth.length; p++) {
-    const d = depth[p]!;
-    if (d > MAX_DEPTH_M && d !== Infinity)
-      throw new BundleError(place.files.depth, `views.${place.index}.depth`, `pixel (${p % W}, ${Math.floor(p / W)}) has depth ${d} m; expected metres up to ${MAX_DEPTH_M}, or 0 / non-finite for no measurement`);
-  }
+  const far = firstTooFar(depth);
+  if (far >= 0)
+    throw new BundleError(place.files.depth, `views.${place.index}.depth`, `pixel (${far % W}, ${Math.floor(far / W)}) has depth ${depth[far]} m; expected metres up to ${MAX_DEPTH_M}, or 0 / non-finite for no measurement`);
   const instPng = decode("instances");
   const ids = instPng.bitDepth === 16 ? (instPng.data as Uint16Array) : Uint16Array.from(instPng.data);
   // a table over every 16-bit id: one byte load per pixel instead of a Set lookup
@@ -146,6 +144,19 @@ export function decodeViewPayload(encoded: EncodedView, image: ImageSize, knownI
   const p = firstUnknownId(ids, known);
   if (p >= 0) throw new BundleError(place.files.instances, `views.${place.index}.instances`, `pixel (${p % W}, ${Math.floor(p / W)}) has id ${ids[p]}, which is not in ${place.idsFrom}`);
   return alpha ? { rgb, alpha, depth, ids } : { rgb, depth, ids };
+}
+
+/**
+ * The first pixel whose depth is beyond MAX_DEPTH_M (and not +Infinity, "no measurement"), or -1. A loop of
+ * its own: inside decodeViewPayload, V8 compiled it on stack and then discarded that code at the first call
+ * after it, once per view (26 deoptimisations per 30-view bundle).
+ */
+function firstTooFar(depth: Float32Array): number {
+  for (let p = 0; p < depth.length; p++) {
+    const d = depth[p]!;
+    if (d > MAX_DEPTH_M && d !== Infinity) return p;
+  }
+  return -1;
 }
 
 /** The first pixel whose id `known` does not mark, or -1. */

@@ -77,6 +77,22 @@ describe("gt source: depth back-projection", () => {
     expect(Array.from(cloud.instance).includes(16)).toBe(false);
   });
 
+  it("gives arrays of exactly its points, one per valid pixel outside the excluded ids, in view and pixel order", () => {
+    const vs = views([boxObject(0.3)], [{ position: [0, 0, 1.2], yaw: 0.2, pitch: -0.5 }, { position: [2.2, -0.8, 0.9], yaw: 2.4, pitch: -0.4 }]);
+    const excluded = new Set<number>([FLOOR_ID]);
+    const cloud = backprojectViews(vs, new Map([[16, "cardboard_box"]]), { excludeIds: excluded, stride: 2 });
+    // the columns are allocated for every pixel the stride visits; the cloud is the prefix it wrote
+    const expected: Array<[number, number]> = [];
+    for (const v of vs) for (let j = 0; j < H; j += 2) for (let i = 0; i < W; i += 2) {
+      const p = j * W + i;
+      if (v.depth[p]! > 0 && Number.isFinite(v.depth[p]!) && !excluded.has(v.ids[p]!)) expected.push([v.index, p]);
+    }
+    expect(cloud.count).toBe(expected.length);
+    expect([cloud.xyz.length, cloud.rgb.length, cloud.confidence.length, cloud.view.length, cloud.pixel.length, cloud.instance.length]).toEqual([3, 3, 1, 1, 1, 1].map((k) => k * expected.length));
+    expect(Array.from(cloud.view, (v, k) => [v, cloud.pixel[k]])).toEqual(expected);
+    expect(cloud.confidence.every((c) => c === 1)).toBe(true);
+  });
+
   it("writes PLY that reads back identically and opens in Open3D with correct colours", () => {
     const box = boxObject(0.3);
     const cloud = backprojectViews(views([box], [{ position: [0, 0, 1.0], yaw: 0.1, pitch: -0.4 }]), new Map([[16, "cardboard_box"], [1, "floor"]]));
