@@ -164,30 +164,44 @@ export function isJump(a: number, b: number): boolean {
 /** Marks both pixels of every horizontal or vertical neighbour pair of valid depths that is a discontinuity. */
 export function depthDiscontinuities(depth: Float32Array, W: number, H: number, out: Uint8Array): number {
   out.fill(0, 0, W * H);
-  let n = 0;
+  // isValid of both and isJump, tested cheapest first: almost every neighbour pair is within EDGE_MIN_JUMP_M,
+  // which one subtraction settles (a pair with a non-valid depth fails a test either way). Rows, then
+  // columns, so no pixel tests whether it has a right or a lower neighbour: twice as fast as one pass.
   for (let y = 0; y < H; y++) {
-    for (let x = 0, p = y * W; x < W; x++, p++) {
-      const d = depth[p]!;
-      if (!isValid(d)) continue;
-      if (x + 1 < W) {
-        const e = depth[p + 1]!;
-        if (isValid(e) && isJump(d, e)) {
-          out[p] = 1;
-          out[p + 1] = 1;
-        }
+    const o = y * W;
+    let a = depth[o]!;
+    for (let p = o + 1, end = o + W; p < end; p++) {
+      const b = depth[p]!;
+      if (isValidJump(a, b)) {
+        out[p - 1] = 1;
+        out[p] = 1;
       }
-      if (y + 1 < H) {
-        const e = depth[p + W]!;
-        if (isValid(e) && isJump(d, e)) {
-          out[p] = 1;
-          out[p + W] = 1;
-        }
-      }
+      a = b;
     }
   }
+  for (let p = 0, end = (H - 1) * W; p < end; p++) {
+    if (isValidJump(depth[p]!, depth[p + W]!)) {
+      out[p] = 1;
+      out[p + W] = 1;
+    }
+  }
+  let n = 0;
   for (let p = 0; p < W * H; p++) n += out[p]!;
   return n;
 }
+
+/** isValid(a) && isValid(b) && isJump(a, b), the jump tests first. */
+const isValidJump = (a: number, b: number): boolean => isJump(a, b) && isValid(a) && isValid(b);
+
+/**
+ * A sparse mask is dilated by stamping each set pixel's square while at most this many pixels are stamped
+ * per image pixel; a denser one by the separable passes, which cost about 4 steps per pixel. Depth edges,
+ * the masks dilated here, are ~0.4 % of a built-in bundle's pixels: their 5×5 stamps cost 0.1 per pixel.
+ */
+export const DILATE_STAMP_BUDGET = 4;
+
+/** dilate's set pixels (one array per thread, grown as needed: the module's functions never nest). */
+let stampIndex = new Int32Array(4096);
 
 /** Dilation of a 0/1 mask by a (2r+1)² square (Chebyshev distance ≤ r). */
 export function dilate(mask: Uint8Array, W: number, H: number, r: number, out: Uint8Array, tmp: Uint8Array): void {
@@ -195,6 +209,29 @@ export function dilate(mask: Uint8Array, W: number, H: number, r: number, out: U
     out.set(mask.subarray(0, W * H));
     return;
   }
+  const n = W * H, side = 2 * r + 1;
+  const most = Math.floor((DILATE_STAMP_BUDGET * n) / (side * side));
+  let m = 0;
+  for (let p = 0; p < n; p++) {
+    if (mask[p] === 0) continue;
+    if (m === most) return dilateSeparable(mask, W, H, r, out, tmp);
+    if (m === stampIndex.length) {
+      const grown = new Int32Array(2 * m);
+      grown.set(stampIndex);
+      stampIndex = grown;
+    }
+    stampIndex[m++] = p;
+  }
+  out.fill(0, 0, n);
+  for (let k = 0; k < m; k++) {
+    const p = stampIndex[k]!, x = p % W, y = (p - x) / W;
+    const x0 = x > r ? x - r : 0, x1 = x + r < W ? x + r : W - 1, y1 = y + r < H ? y + r : H - 1;
+    for (let yy = y > r ? y - r : 0; yy <= y1; yy++) for (let q = yy * W + x0, end = yy * W + x1; q <= end; q++) out[q] = 1;
+  }
+}
+
+/** dilate by passes: per row, the distance to the last set pixel forwards and backwards; then per column. */
+function dilateSeparable(mask: Uint8Array, W: number, H: number, r: number, out: Uint8Array, tmp: Uint8Array): void {
   // horizontal: distance to the last set pixel, forwards and backwards
   for (let y = 0; y < H; y++) {
     const o = y * W;

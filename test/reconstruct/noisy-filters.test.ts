@@ -4,7 +4,7 @@
  * buffers must carry nothing from one build to the next).
  */
 import { describe, expect, it } from "vitest";
-import { boxMean, countAndKthAtLeastOne, dilate, heavyTail, kthSmallestValid, scaled } from "../../reconstruct/noisy/filters.js";
+import { boxMean, countAndKthAtLeastOne, depthDiscontinuities, dilate, heavyTail, isJump, isValid, kthSmallestValid, scaled } from "../../reconstruct/noisy/filters.js";
 import { medianDepth } from "../../reconstruct/noisy/mono.js";
 import { Rng } from "../../src/core/math/rng.js";
 import type { FrameBundle } from "../../bridge/bundle/io.js";
@@ -41,10 +41,35 @@ describe("order statistics", () => {
   });
 });
 
+describe("depthDiscontinuities", () => {
+  it("marks both pixels of every horizontal or vertical pair of valid depths that jumps (brute force), with 0, NaN, infinite and negative depths", () => {
+    const rng = new Rng("edges");
+    const odd = [0, NaN, Infinity, -Infinity, -1, Number.MAX_VALUE];
+    for (const [W, H] of [[31, 17], [1, 9], [12, 1], [1, 1], [64, 48]] as const) {
+      // plateaus with steps of all sizes, near and far, and some depths that are not measurements
+      const depth = Float32Array.from({ length: W * H }, (_, p) => (rng.next() < 0.05 ? odd[rng.int(0, odd.length - 1)]! : 0.2 + 3 * Math.floor(((p % W) + rng.next() * 3) / 7) * rng.next()));
+      const out = new Uint8Array(W * H).fill(9);
+      const n = depthDiscontinuities(depth, W, H, out);
+      const want = new Uint8Array(W * H);
+      const pair = (p: number, q: number) => {
+        if (isValid(depth[p]!) && isValid(depth[q]!) && isJump(depth[p]!, depth[q]!)) want[p] = want[q] = 1;
+      };
+      for (let y = 0; y < H; y++) for (let x = 0; x < W; x++) {
+        if (x + 1 < W) pair(y * W + x, y * W + x + 1);
+        if (y + 1 < H) pair(y * W + x, (y + 1) * W + x);
+      }
+      expect(Buffer.from(out).equals(Buffer.from(want)), `${W}x${H}`).toBe(true);
+      expect(n).toBe(want.reduce((a, b) => a + b, 0));
+      if (W * H > 100) expect(n, "the map has edges to find").toBeGreaterThan(W * H / 20);
+    }
+  });
+});
+
 describe("dilate", () => {
   it("sets exactly the pixels within Chebyshev distance r of a set pixel (brute force), at every size and radius", () => {
     const rng = new Rng("dilate");
-    for (const [W, H, r, density] of [[37, 23, 2, 0.02], [16, 40, 0, 0.1], [5, 5, 9, 0.05], [1, 7, 1, 0.3], [64, 3, 3, 0.01], [20, 20, 1, 0]] as const) {
+    // sparse masks take the stamping path, dense ones (more than DILATE_STAMP_BUDGET stamped per pixel) the separable one
+    for (const [W, H, r, density] of [[37, 23, 2, 0.02], [37, 23, 2, 0.5], [16, 40, 0, 0.1], [5, 5, 9, 0.05], [1, 7, 1, 0.3], [64, 3, 3, 0.01], [20, 20, 1, 0], [300, 200, 2, 0.004]] as const) {
       const mask = Uint8Array.from({ length: W * H }, () => (rng.next() < density ? 1 : 0));
       const out = new Uint8Array(W * H).fill(7), tmp = new Uint8Array(W * H);
       dilate(mask, W, H, r, out, tmp);
