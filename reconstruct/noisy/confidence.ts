@@ -36,11 +36,12 @@ export function confidenceScratch(n: number): ConfidenceScratch {
 }
 
 /**
- * Confidence of every pixel of one view (0 where the view has no depth). `disc` is the view's depth
- * discontinuity mask (filters.depthDiscontinuities of its ground-truth depth); `transparent[id]` is 1 for
- * the instance ids of transparent objects (65536 entries).
+ * Log-confidence L of every pixel of one view (NaN where the view has no depth): the pixel's confidence is
+ * confidenceOfLog(L). `disc` is the view's depth discontinuity mask (filters.depthDiscontinuities of its
+ * ground-truth depth); `transparent[id]` is 1 for the instance ids of transparent objects (65536 entries).
+ * The dropout ranks pixels by L and takes exp only where a confidence is kept (dropout.ts).
  */
-export function viewConfidence(v: ViewData, disc: Uint8Array, transparent: Uint8Array, rng: Rng, s: ConfidenceScratch, out: Float32Array): void {
+export function viewLogConfidence(v: ViewData, disc: Uint8Array, transparent: Uint8Array, rng: Rng, s: ConfidenceScratch, out: Float64Array): void {
   const { width: W, height: H, depth, rgb, ids } = v;
   const N = W * H;
   const { luma, grad, tmp, band, bandTmp, jitter } = s;
@@ -51,7 +52,7 @@ export function viewConfidence(v: ViewData, disc: Uint8Array, transparent: Uint8
   for (let p = 0; p < N; p++) {
     const d = depth[p]!;
     if (!isValid(d)) {
-      out[p] = 0;
+      out[p] = NaN;
       continue;
     }
     let L = CONF_LOG_BASE - CONF_DEPTH_PENALTY_PER_M * d + CONF_JITTER_STD * jitter[p]!;
@@ -61,6 +62,21 @@ export function viewConfidence(v: ViewData, disc: Uint8Array, transparent: Uint8
     const g = grad[p]!;
     if (g < CONF_TEXTURE_GRAD) L -= CONF_TEXTURELESS_PENALTY * (1 - g / CONF_TEXTURE_GRAD);
     if (transparent[ids[p]!]) L -= CONF_GLASS_PENALTY;
-    out[p] = 1 + Math.exp(L);
+    out[p] = L;
+  }
+}
+
+/** The confidence of a log-confidence, before its float32 store (VGGT's activation, vggt-onnx.md §1.4). */
+export const confidenceOfLog = (L: number): number => 1 + Math.exp(L);
+
+/**
+ * Confidence of every pixel of one view (0 where the view has no depth), as float32: viewLogConfidence's
+ * L through confidenceOfLog. `logScratch` holds the view's L.
+ */
+export function viewConfidence(v: ViewData, disc: Uint8Array, transparent: Uint8Array, rng: Rng, s: ConfidenceScratch, out: Float32Array, logScratch = new Float64Array(v.width * v.height)): void {
+  viewLogConfidence(v, disc, transparent, rng, s, logScratch);
+  for (let p = 0; p < out.length; p++) {
+    const L = logScratch[p]!;
+    out[p] = L === L ? confidenceOfLog(L) : 0;
   }
 }

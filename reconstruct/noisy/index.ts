@@ -32,8 +32,9 @@ import { InputError } from "../../src/core/errors.js";
 import type { PointCloud } from "../pointcloud.js";
 import { backprojectViews } from "../gt/backproject.js";
 import { extrinsicRotation, cameraCentre } from "../../src/core/math/camera.js";
-import { confidenceScratch, viewConfidence, type ConfidenceScratch } from "./confidence.js";
-import { correlatedField, countAndKthAtLeastOne, depthDiscontinuities, dilate, FieldScratch, isValid } from "./filters.js";
+import { confidenceOfLog, confidenceScratch, viewConfidence, viewLogConfidence, type ConfidenceScratch } from "./confidence.js";
+import { applyDropout, dropOverConfidences, LogConfidenceHistogram } from "./dropout.js";
+import { correlatedField, depthDiscontinuities, dilate, FieldScratch, isValid } from "./filters.js";
 import { driftPoses, type DriftResult } from "./drift.js";
 import { applyMono, medianDepth, monoField, type MonoRecord } from "./mono.js";
 import { applyTextureless, texturelessBiasField, texturelessMaps } from "./textureless.js";
@@ -180,20 +181,20 @@ const POOL = new FieldScratch();
 const SLOT = { tlEdge: 40, tlSmooth: 41, tlBias: 42, mono: 43, warp: 44, depth: 45 } as const;
 const BYTES = { disc: 40, band: 41, bandTmp: 42, need: 43 } as const;
 /**
- * The per-view arrays of a cloud build (confidence, noisy depth, flags), reused by the next build in this
- * thread: noisyPointCloud lets none of them out (the cloud copies what it keeps). noisyViews, whose views
- * its caller keeps, gets fresh ones.
+ * The per-view arrays of a cloud build (log-confidence, noisy depth, flags), reused by the next build in
+ * this thread: noisyPointCloud lets none of them out (the cloud copies what it keeps). noisyViews, whose
+ * views its caller keeps, gets fresh ones.
  */
 const CLOUD_POOL = new FieldScratch();
 interface ViewArrays {
-  confidence: (i: number, n: number) => Float32Array;
+  logConfidence: (i: number, n: number) => Float64Array;
   depth: (i: number, n: number) => Float32Array;
   flags: (i: number, n: number) => Uint8Array;
 }
-const FRESH_ARRAYS: ViewArrays = { confidence: (_i, n) => new Float32Array(n), depth: (_i, n) => new Float32Array(n), flags: (_i, n) => new Uint8Array(n) };
+const FRESH_ARRAYS: ViewArrays = { logConfidence: (_i, n) => new Float64Array(n), depth: (_i, n) => new Float32Array(n), flags: (_i, n) => new Uint8Array(n) };
 const POOLED_ARRAYS: ViewArrays = {
-  confidence: (i, n) => CLOUD_POOL.get(2 * i, n),
-  depth: (i, n) => CLOUD_POOL.get(2 * i + 1, n),
+  logConfidence: (i, n) => CLOUD_POOL.getDoubles(i, n),
+  depth: (i, n) => CLOUD_POOL.get(i, n),
   flags: (i, n) => CLOUD_POOL.getBytes(i, n).fill(0),
 };
 let confScratch: ConfidenceScratch | null = null;
@@ -421,7 +422,7 @@ function neededPixels(v: ViewData, excluded: Uint8Array, phantoms: readonly Labe
  * of pixels with an excluded id (and not in a phantom patch) is then left unfinished, since nothing reads
  * it. Every count, record and random draw is the same either way.
  */
-function noisyStage(bundle: FrameBundle, opts: NoiseOptions, excludeIds: ReadonlySet<number> | null, withConfidence: boolean, arrays: ViewArrays): { stage: NoisyViews; confMaps: Float32Array[] } {
+function noisyStage(bundle: FrameBundle, opts: NoiseOptions, excludeIds: ReadonlySet<number> | null, withConfidence: boolean, arrays: ViewArrays): { stage: NoisyViews; logMaps: Float64Array[]; histogram: LogConfidenceHistogram | null } {
   const params = resolveNoiseParams(opts);
   if (typeof opts.seed !== "string") throw new InputError(`noisy: seed must be a string, not ${String(opts.seed)}`);
   checkBundle(bundle);
@@ -439,7 +440,8 @@ function noisyStage(bundle: FrameBundle, opts: NoiseOptions, excludeIds: Readonl
     fieldScratch: POOL,
   };
   const confidence = withConfidence && active.has("dropout");
-  const confMaps: Float32Array[] = [];
+  const logMaps: Float64Array[] = [];
+  const histogram = confidence ? new LogConfidenceHistogram() : null;
   const glass = confidence ? transparentTable(bundle) : null;
   const changesDepth = active.has("flying") || active.has("blobs") || active.has("depth") || active.has("mono") || active.has("warp") || active.has("textureless") || active.has("dropout");
   const warp = active.has("warp") ? warpField(params, new Rng(seed).fork(taskId).fork("warp")) : null;
@@ -469,9 +471,10 @@ function noisyStage(bundle: FrameBundle, opts: NoiseOptions, excludeIds: Readonl
     // one discontinuity map of the true depth for the flying pixels and the confidence
     if (active.has("flying") || confidence) depthDiscontinuities(v.depth, W, H, work.disc);
     if (confidence) {
-      const c = arrays.confidence(i, N);
-      viewConfidence(v, work.disc, glass!, rng("conf"), pooledConfidenceScratch(N), c);
-      confMaps.push(c);
+      const c = arrays.logConfidence(i, N);
+      viewLogConfidence(v, work.disc, glass!, rng("conf"), pooledConfidenceScratch(N), c);
+      histogram!.add(c);
+      logMaps.push(c);
     }
     const copyDepth = () => {
       const copy = arrays.depth(i, N);
@@ -555,13 +558,14 @@ function noisyStage(bundle: FrameBundle, opts: NoiseOptions, excludeIds: Readonl
       labels,
     },
   };
-  return { stage, confMaps };
+  return { stage, logMaps, histogram };
 }
 
 /** A bundle's views after every component and dropout, and what the cloud reports about them. */
 interface DroppedStage {
   stage: NoisyViews;
-  confMaps: Float32Array[];
+  /** Per view, each pixel's log-confidence (NaN without depth); empty without dropout. */
+  logMaps: Float64Array[];
   gtPoints: number;
   dropped: number;
   dropoutThreshold: number | null;
@@ -577,48 +581,29 @@ export function noisyPointCloud(bundle: FrameBundle, opts: NoiseOptions): PointC
 
 /** Every component, then dropout: the lowest dropoutFraction of all points by confidence (ties: the first in point order) get depth 0. */
 function dropStage(bundle: FrameBundle, opts: NoiseOptions): DroppedStage {
-  const { stage, confMaps } = noisyStage(bundle, opts, opts.excludeIds ?? null, true, POOLED_ARRAYS);
-  const { params, views: noisy } = stage;
-  const { width: W, height: H } = bundle.views[0]!;
-  const N = W * H;
-  const dropout = stage.components.includes("dropout");
-
-  // 1. dropout: the lowest dropoutFraction of all points by confidence (ties: the first in point order)
-  //    get depth 0, so the back-projection skips them
-  let gtPoints = 0, cut: { k: number; value: number; below: number } | null = null;
-  if (dropout) {
-    // a confidence is >= 1 exactly where the true depth is valid (viewConfidence): the selection's
-    // histogram counts the points as well; the (K-1)-th smallest is the last one dropped
-    ({ total: gtPoints, kth: cut } = countAndKthAtLeastOne(confMaps, (n) => {
-      const K = Math.round(params.dropoutFraction * n);
-      return K > 0 ? K - 1 : null;
-    }));
-  } else for (const v of bundle.views) for (let q = 0; q < N; q++) if (isValid(v.depth[q]!)) gtPoints++;
-  let dropped = 0, dropoutThreshold: number | null = null;
-  if (cut) {
-    const { value: thr, below } = cut, K = cut.k + 1;
-    let ties = K - below;
-    noisy.forEach((nv, i) => {
-      const c = confMaps[i]!, d = nv.depth;
-      for (let q = 0; q < N; q++) {
-        const x = c[q]!;
-        if (x < 1 || x > thr) continue;
-        if (x === thr) {
-          if (ties <= 0) continue;
-          ties--;
-        }
-        d[q] = 0;
-      }
-    });
-    dropped = K;
-    dropoutThreshold = thr;
+  const made = () => noisyStage(bundle, opts, opts.excludeIds ?? null, true, POOLED_ARRAYS);
+  let { stage, logMaps, histogram } = made();
+  if (!histogram) {
+    const N = bundle.views[0]!.width * bundle.views[0]!.height;
+    let gtPoints = 0;
+    for (const v of bundle.views) for (let q = 0; q < N; q++) if (isValid(v.depth[q]!)) gtPoints++;
+    return { stage, logMaps, gtPoints, dropped: 0, dropoutThreshold: null };
   }
-  return { stage, confMaps, gtPoints, dropped, dropoutThreshold };
+  // a log-confidence is finite exactly where the true depth is valid (viewLogConfidence), so the histogram
+  // counts the points as well; the chosen pixels get depth 0, so the back-projection skips them
+  const fraction = stage.params.dropoutFraction;
+  let cut = applyDropout(logMaps, histogram, stage.views.map((nv) => nv.depth), fraction);
+  if (cut === "unproven") {
+    // the depths were half dropped: made again (the stage is deterministic), then chosen over every confidence
+    ({ stage, logMaps, histogram } = made());
+    cut = dropOverConfidences(logMaps, stage.views.map((nv) => nv.depth), fraction);
+  }
+  return { stage, logMaps, gtPoints: histogram!.total, dropped: cut?.dropped ?? 0, dropoutThreshold: cut?.threshold ?? null };
 }
 
 /** The cloud of a dropped stage: back-projection, then each point's confidence, true id and counts. */
 function cloudOfStage(bundle: FrameBundle, opts: NoiseOptions, dropped: DroppedStage): PointCloud {
-  const { stage, confMaps, gtPoints, dropoutThreshold } = dropped;
+  const { stage, logMaps, gtPoints, dropoutThreshold } = dropped;
   const { views: noisy, flags: flagMaps } = stage;
   const { width: W, height: H } = bundle.views[0]!;
   const N = W * H;
@@ -654,10 +639,11 @@ function cloudOfStage(bundle: FrameBundle, opts: NoiseOptions, dropped: DroppedS
   const { confidence, view, pixel, instance } = cloud;
   for (let k = 0; k < cloud.count; ) {
     const vi = view[k]!, i = viewPos.get(vi)!;
-    const c = dropout ? confMaps[i]! : null, f = flagMaps[i], pm = phantomMasks[i], trueIds = bundle.views[i]!.ids;
+    const logs = dropout ? logMaps[i]! : null, f = flagMaps[i], pm = phantomMasks[i], trueIds = bundle.views[i]!.ids;
     for (; k < cloud.count && view[k] === vi; k++) {
       const q = pixel[k]!;
-      if (c) confidence[k] = c[q]!;
+      // only a kept point's confidence is taken (dropout.ts): the same float32 as a map of every pixel's
+      if (logs) confidence[k] = confidenceOfLog(logs[q]!);
       if (pm && pm[q]) {
         instance[k] = trueIds[q]!;
         phantomPointsKept++;
