@@ -37,38 +37,54 @@ export function backprojectViews(views: readonly ViewData[], categories: Map<num
   const capacity = views.length * Math.ceil(W / stride) * Math.ceil(H / stride);
   const cloud = allocateCloud(capacity, { categories, imageWidth: W, imageHeight: H, source: "gt", meta: { views: views.length, stride, excluded_ids: [...(opts.excludeIds ?? [])] } }, opts.arena);
   const { xyz, rgb, view, pixel, instance } = cloud;
-  const xn = new Float64Array(W), yn = new Float64Array(H);
+  const xn = new Float64Array(W), yn = new Float64Array(H), cam = new Float64Array(12);
   let k = 0;
   for (const v of views) {
     const { fx, fy, cx, cy } = v.K;
     const E = v.E;
     for (let i = 0; i < W; i++) xn[i] = (i - cx) / fx;
     for (let j = 0; j < H; j++) yn[j] = (j - cy) / fy;
-    // world = R^T X_cam + C, with C = -R^T t
+    // world = R^T X_cam + C, with C = -R^T t: R row by row, then C
     const r00 = E[0][0], r01 = E[0][1], r02 = E[0][2], r10 = E[1][0], r11 = E[1][1], r12 = E[1][2], r20 = E[2][0], r21 = E[2][1], r22 = E[2][2];
     const tx = E[0][3], ty = E[1][3], tz = E[2][3];
-    const Cx = -(r00 * tx + r10 * ty + r20 * tz), Cy = -(r01 * tx + r11 * ty + r21 * tz), Cz = -(r02 * tx + r12 * ty + r22 * tz);
-    const depth = v.depth, ids = v.ids, col = v.rgb, vi = v.index;
-    for (let j = 0; j < H; j += stride) {
-      const y = yn[j]!;
-      for (let i = 0, p = j * W; i < W; i += stride, p += stride) {
-        const d = depth[p]!;
-        if (!isValidDepth(d, maxDepth) || excluded[ids[p]!]) continue;
-        const X = xn[i]! * d, Y = y * d;
-        xyz[3 * k] = r00 * X + r10 * Y + r20 * d + Cx;
-        xyz[3 * k + 1] = r01 * X + r11 * Y + r21 * d + Cy;
-        xyz[3 * k + 2] = r02 * X + r12 * Y + r22 * d + Cz;
-        rgb[3 * k] = col[3 * p]!;
-        rgb[3 * k + 1] = col[3 * p + 1]!;
-        rgb[3 * k + 2] = col[3 * p + 2]!;
-        view[k] = vi;
-        pixel[k] = p;
-        instance[k] = ids[p]!;
-        k++;
-      }
-    }
+    cam.set([r00, r01, r02, r10, r11, r12, r20, r21, r22, -(r00 * tx + r10 * ty + r20 * tz), -(r01 * tx + r11 * ty + r21 * tz), -(r02 * tx + r12 * ty + r22 * tz)]);
+    k = projectView(v.depth, v.ids, v.rgb, v.index, cam, xn, yn, W, H, stride, maxDepth, excluded, xyz, rgb, view, pixel, instance, k);
   }
   const out = truncateCloud(cloud, k);
   out.confidence.fill(1);
   return out;
+}
+
+/**
+ * Writes the points of one view (depth, ids and colour `col`, index `vi`, camera `cam` as backprojectViews
+ * packs it) from point k on, and returns the next k. A function of its own on typed arrays and numbers: the
+ * callers' view objects come in several shapes (rendered, read, noisy), and inside backprojectViews each
+ * new one made V8 discard and recompile the whole function (17 compilations in a 12-unit run).
+ */
+function projectView(
+  depth: Float32Array, ids: Uint16Array, col: Uint8Array, vi: number, cam: Float64Array, xn: Float64Array, yn: Float64Array,
+  W: number, H: number, stride: number, maxDepth: number, excluded: Uint8Array,
+  xyz: Float32Array, rgb: Uint8Array, view: Uint16Array, pixel: Uint32Array, instance: Uint16Array, k: number,
+): number {
+  const r00 = cam[0]!, r01 = cam[1]!, r02 = cam[2]!, r10 = cam[3]!, r11 = cam[4]!, r12 = cam[5]!, r20 = cam[6]!, r21 = cam[7]!, r22 = cam[8]!;
+  const Cx = cam[9]!, Cy = cam[10]!, Cz = cam[11]!;
+  for (let j = 0; j < H; j += stride) {
+    const y = yn[j]!;
+    for (let i = 0, p = j * W; i < W; i += stride, p += stride) {
+      const d = depth[p]!;
+      if (!isValidDepth(d, maxDepth) || excluded[ids[p]!]) continue;
+      const X = xn[i]! * d, Y = y * d;
+      xyz[3 * k] = r00 * X + r10 * Y + r20 * d + Cx;
+      xyz[3 * k + 1] = r01 * X + r11 * Y + r21 * d + Cy;
+      xyz[3 * k + 2] = r02 * X + r12 * Y + r22 * d + Cz;
+      rgb[3 * k] = col[3 * p]!;
+      rgb[3 * k + 1] = col[3 * p + 1]!;
+      rgb[3 * k + 2] = col[3 * p + 2]!;
+      view[k] = vi;
+      pixel[k] = p;
+      instance[k] = ids[p]!;
+      k++;
+    }
+  }
+  return k;
 }
