@@ -51,6 +51,14 @@ export function structureIdsOf(manifest: Pick<FrameBundle["manifest"], "instance
 }
 
 /**
+ * Sets the first `count` of `pixels` to `value` in `map`. Out of visitComponents' callbacks, which are made
+ * per view: V8 compiled a loop inside one anew for every view (24 times in a 12-unit run).
+ */
+function paint(map: Int32Array, pixels: Int32Array, count: number, value: number): void {
+  for (let i = 0; i < count; i++) map[pixels[i]!] = value;
+}
+
+/**
  * Visits the 8-connected components of `key` (-1 = background) among the foreground pixels `fg`: for each
  * component, `visit(pixels, count, x0, y0, x1, y1)` gets its pixels (in `queue`) and bounding box.
  * `comp` must be all -1 on entry and is left so (only foreground pixels are touched).
@@ -282,7 +290,7 @@ export class EvidenceBuilder {
         const id = v.ids[pixels[0]!]!;
         const seg: Segment = { key: segments.length, view: v.index, label: category.get(id) ?? "unknown", globalId: null, areaPx: count, bbox: [x0, y0, x1, y1] };
         segments.push(seg);
-        for (let i = 0; i < count; i++) map[pixels[i]!] = seg.key;
+        paint(map, pixels, count, seg.key);
       });
     }
     return Array.from({ length: segments.length - first }, (_, i) => first + i);

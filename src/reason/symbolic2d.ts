@@ -67,8 +67,9 @@ function masksOf(bundle: FrameBundle, ev: Evidence): Mask[][] {
   // segment keys are indices into ev.segments: one typed accumulator per sum
   const S = ev.segments.length;
   const sx = new Float64Array(S), sy = new Float64Array(S), n = new Float64Array(S), r = new Float64Array(S), g = new Float64Array(S), b = new Float64Array(S);
-  bundle.views.forEach((v, vi) => {
-    const map = ev.segmentOfPixel[vi]!, rgb = v.rgb;
+  // a plain loop, not a callback per call: V8 compiled such a callback's loop anew for each call
+  for (let vi = 0; vi < bundle.views.length; vi++) {
+    const map = ev.segmentOfPixel[vi]!, rgb = bundle.views[vi]!.rgb;
     for (let p = 0; p < map.length; p++) {
       const s = map[p]!;
       if (s < 0) continue;
@@ -80,7 +81,7 @@ function masksOf(bundle: FrameBundle, ev: Evidence): Mask[][] {
       g[s] += rgb[3 * p + 1]!;
       b[s] += rgb[3 * p + 2]!;
     }
-  });
+  }
   for (const s of ev.segments) {
     const k = s.key, a = n[k]!;
     if (!a) continue;
