@@ -14,10 +14,11 @@
 //
 // Prints one line per run and, at the end, the best and median per build and the ratio A / B.
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { buildBase } from "./base-build.mjs";
 
 const repo = resolve(fileURLToPath(new URL("..", import.meta.url)));
 const argv = process.argv.slice(2);
@@ -50,27 +51,6 @@ const TIME = "/usr/bin/time";
 if (!existsSync(TIME)) usage(`${TIME} (GNU time) is needed to read each run's CPU time`);
 if (!existsSync(join(repo, "dist"))) usage("this checkout has no dist/: run npm run build first");
 
-/** The base commit built once into $TMPDIR/esi3d-ab-<sha> (reused by later calls). */
-function buildBase(rev) {
-  let sha;
-  try {
-    sha = execFileSync("git", ["-C", repo, "rev-parse", "--verify", `${rev}^{commit}`], { encoding: "utf8" }).trim();
-  } catch {
-    usage(`--base ${rev}: not a commit of ${repo}`);
-  }
-  const dir = join(tmpdir(), `esi3d-ab-${sha.slice(0, 12)}`);
-  if (existsSync(join(dir, ".built"))) return { dir, sha };
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(dir, { recursive: true });
-  execFileSync("sh", ["-c", `git -C '${repo}' archive '${sha}' | tar -x -C '${dir}'`], { stdio: "inherit" });
-  symlinkSync(join(repo, "node_modules"), join(dir, "node_modules"));
-  console.error(`ab-main-job: building ${sha.slice(0, 12)} in ${dir} with this checkout's node_modules`);
-  execFileSync(process.execPath, [join(dir, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], { cwd: dir, stdio: "inherit" });
-  execFileSync(process.execPath, ["scripts/postbuild.mjs"], { cwd: dir, stdio: "inherit" });
-  execFileSync("touch", [join(dir, ".built")]);
-  return { dir, sha };
-}
-
 /** A build's CLI entry, as its package.json names it (it moved from dist/src/cli/main.js to dist/src/main.js). */
 const binOf = (root) => join(root, JSON.parse(readFileSync(join(root, "package.json"), "utf8")).bin.esi3d);
 
@@ -87,7 +67,7 @@ function runOnce(root, out, flags) {
   return { cpu: user + sys, wall, units, items: tasks.length };
 }
 
-const a = buildBase(base);
+const a = buildBase(repo, base, usage);
 const head = execFileSync("git", ["-C", repo, "rev-parse", "--short=12", "HEAD"], { encoding: "utf8" }).trim();
 const dirty = execFileSync("git", ["-C", repo, "status", "--porcelain", "--untracked-files=no"], { encoding: "utf8" }).trim() !== "";
 const builds = [
