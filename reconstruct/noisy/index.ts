@@ -561,6 +561,39 @@ function noisyStage(bundle: FrameBundle, opts: NoiseOptions, excludeIds: Readonl
   return { stage, logMaps, histogram };
 }
 
+/** The end of the run of points from `k` on that come from the same view as point k. */
+function viewRunEnd(view: Uint16Array, k: number, count: number): number {
+  const vi = view[k]!;
+  let end = k + 1;
+  while (end < count && view[end] === vi) end++;
+  return end;
+}
+
+/** confidence[k] of points [from, to) from their view's log-confidence map (`pixel[k]` indexes it). */
+function takeConfidences(confidence: Float32Array, pixel: Uint32Array, from: number, to: number, logs: Float64Array): void {
+  for (let k = from; k < to; k++) confidence[k] = confidenceOfLog(logs[pixel[k]!]!);
+}
+
+/** Gives points [from, to) in a phantom patch (`mask`) their true id back; returns how many. */
+function restoreTrueIds(instance: Uint16Array, pixel: Uint32Array, from: number, to: number, mask: Uint8Array, trueIds: Uint16Array): number {
+  let n = 0;
+  for (let k = from; k < to; k++) {
+    const q = pixel[k]!;
+    if (mask[q]) {
+      instance[k] = trueIds[q]!;
+      n++;
+    }
+  }
+  return n;
+}
+
+/** How many of points [from, to) have `flag` set in their view's per-pixel flags. */
+function countFlagged(pixel: Uint32Array, from: number, to: number, flags: Uint8Array, flag: number): number {
+  let n = 0;
+  for (let k = from; k < to; k++) if (flags[pixel[k]!]! & flag) n++;
+  return n;
+}
+
 /** A bundle's views after every component and dropout, and what the cloud reports about them. */
 interface DroppedStage {
   stage: NoisyViews;
@@ -633,27 +666,22 @@ function cloudOfStage(bundle: FrameBundle, opts: NoiseOptions, dropped: DroppedS
   cloud.source = "noisy";
   if (!opts.excludeIds?.size && cloud.count !== gtPoints - dropped.dropped) throw new Error(`noisy: ${cloud.count} points, expected ${gtPoints - dropped.dropped}`);
 
-  // 3. per-point confidence, true ids and counts, view by view (points come out grouped by view, pixels in order)
+  // 3. per-point confidence, true ids and counts, view by view (points come out grouped by view, pixels in
+  //    order), each in a loop function of its own (docs/design.md: hot loops and the JIT)
   let flyingKept = 0, blobPointsKept = 0, phantomPointsKept = 0;
   const viewPos = new Map(bundle.views.map((v, i) => [v.index, i] as [number, number]));
   const { confidence, view, pixel, instance } = cloud;
   for (let k = 0; k < cloud.count; ) {
-    const vi = view[k]!, i = viewPos.get(vi)!;
-    const logs = dropout ? logMaps[i]! : null, f = flagMaps[i], pm = phantomMasks[i], trueIds = bundle.views[i]!.ids;
-    for (; k < cloud.count && view[k] === vi; k++) {
-      const q = pixel[k]!;
-      // only a kept point's confidence is taken (dropout.ts): the same float32 as a map of every pixel's
-      if (logs) confidence[k] = confidenceOfLog(logs[q]!);
-      if (pm && pm[q]) {
-        instance[k] = trueIds[q]!;
-        phantomPointsKept++;
-      }
-      if (f) {
-        const g = f[q]!;
-        if (g & FLAG_FLYING) flyingKept++;
-        if (g & FLAG_BLOB) blobPointsKept++;
-      }
+    const i = viewPos.get(view[k]!)!, end = viewRunEnd(view, k, cloud.count);
+    // only a kept point's confidence is taken (dropout.ts): the same float32 as a map of every pixel's
+    if (dropout) takeConfidences(confidence, pixel, k, end, logMaps[i]!);
+    const pm = phantomMasks[i], f = flagMaps[i];
+    if (pm) phantomPointsKept += restoreTrueIds(instance, pixel, k, end, pm, bundle.views[i]!.ids);
+    if (f) {
+      flyingKept += countFlagged(pixel, k, end, f, FLAG_FLYING);
+      blobPointsKept += countFlagged(pixel, k, end, f, FLAG_BLOB);
     }
+    k = end;
   }
   const meta: NoisyMeta = {
     ...stage.meta,

@@ -127,15 +127,25 @@ export function denoiseFused(parts: readonly FusedPart[], voxelM: number, denois
   const nMembers = parts.reduce((s, d) => s + d.members.length, 0);
   const members = new Uint32Array(nMembers);
   const acc = new StatsAccumulator();
+  const k = keptMembers(parts, offsets, ds.voxelOfPoint, newIndex, acc, members);
+  return { xyz, members: k === nMembers ? members : members.slice(0, k), stats: acc.result() };
+}
+
+/**
+ * The raw members of the parts' voxels that survived denoising (`newIndex` ≥ 0), into `members` in part
+ * order (returns how many), with their voxels' stats added to `acc`. A function of its own, not a loop
+ * inside denoiseFused, which inlines the downsampling and DBSCAN: V8 then compiles this small loop on its
+ * own instead of recompiling that large function around it.
+ */
+function keptMembers(parts: readonly FusedPart[], offsets: readonly number[], voxelOfPoint: Int32Array, newIndex: Int32Array, acc: StatsAccumulator, members: Uint32Array): number {
   let k = 0;
-  // plain loops, not a callback per call: V8 compiled such a callback's loops anew for each call
   for (let i = 0; i < parts.length; i++) {
     const d = parts[i]!;
     const voxels = d.xyz.length / 3;
     const alive = new Uint8Array(voxels);
     let all = true;
     for (let v = 0; v < voxels; v++) {
-      if (newIndex[ds.voxelOfPoint[offsets[i]! + v]!]! >= 0) alive[v] = 1;
+      if (newIndex[voxelOfPoint[offsets[i]! + v]!]! >= 0) alive[v] = 1;
       else all = false;
     }
     acc.addVoxels(d.stats, alive);
@@ -146,7 +156,7 @@ export function denoiseFused(parts: readonly FusedPart[], voxelM: number, denois
     }
     for (let m = 0; m < d.members.length; m++) if (alive[d.memberVoxel[m]!]) members[k++] = d.members[m]!;
   }
-  return { xyz, members: k === nMembers ? members : members.slice(0, k), stats: acc.result() };
+  return k;
 }
 
 export function clusterGrid(c: Cluster, radius: number): VoxelHashGrid {
