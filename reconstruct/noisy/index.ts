@@ -346,6 +346,18 @@ function depthNoise(v: ViewData, p: NoiseParams, w: Work, d: Float32Array, rngNo
   for (let j = 0; j < H; j++) sy += ((j - cy) / half) ** 2;
   const bowlMean = sx / W + sy / H;
   if (lf > 0) out.push({ view: v.index, tiltX, tiltY, bowl, bowlMean });
+  const low = lf > 0 ? { tiltX, tiltY, bowl, bowlMean, cx, cy, half } : null;
+  return scaleByDepthNoise(d, W, H, low, rel, field, norm, need);
+}
+
+/**
+ * d ← d·max(NOISY_DEPTH_MIN_RATIO, 1 + lowfreq + rel·field) at every valid pixel (where `need` is set, when
+ * given); returns how many valid pixels there are. The loop of depthNoise in a function of its own
+ * (docs/design.md: hot loops and the JIT).
+ */
+function scaleByDepthNoise(d: Float32Array, W: number, H: number, low: { tiltX: number; tiltY: number; bowl: number; bowlMean: number; cx: number; cy: number; half: number } | null, rel: number, field: Float32Array, norm: number, need: Uint8Array | null): number {
+  const tiltX = low?.tiltX ?? 0, tiltY = low?.tiltY ?? 0, bowl = low?.bowl ?? 0, bowlMean = low?.bowlMean ?? 0;
+  const cx = low?.cx ?? 0, cy = low?.cy ?? 0, half = low?.half ?? 1;
   let n = 0;
   for (let j = 0; j < H; j++) {
     const yh = (j - cy) / half;
@@ -356,7 +368,7 @@ function depthNoise(v: ViewData, p: NoiseParams, w: Work, d: Float32Array, rngNo
       n++;
       if (need && !need[q]) continue;
       const xh = (i - cx) / half;
-      const f = lf > 0 ? tiltX * xh + bowl * xh * xh + rowTerm : 0;
+      const f = low ? tiltX * xh + bowl * xh * xh + rowTerm : 0;
       const nz = rel > 0 ? rel * Math.fround(field[q]! * norm) : 0;
       d[q] = g * Math.max(NOISY_DEPTH_MIN_RATIO, 1 + f + nz);
     }

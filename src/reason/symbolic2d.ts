@@ -67,27 +67,31 @@ function masksOf(bundle: FrameBundle, ev: Evidence): Mask[][] {
   // segment keys are indices into ev.segments: one typed accumulator per sum
   const S = ev.segments.length;
   const sx = new Float64Array(S), sy = new Float64Array(S), n = new Float64Array(S), r = new Float64Array(S), g = new Float64Array(S), b = new Float64Array(S);
-  // a plain loop, not a callback per call: V8 compiled such a callback's loop anew for each call
-  for (let vi = 0; vi < bundle.views.length; vi++) {
-    const map = ev.segmentOfPixel[vi]!, rgb = bundle.views[vi]!.rgb;
-    for (let p = 0; p < map.length; p++) {
-      const s = map[p]!;
-      if (s < 0) continue;
-      const x = p % W;
-      sx[s] += x;
-      sy[s] += (p - x) / W;
-      n[s]++;
-      r[s] += rgb[3 * p]!;
-      g[s] += rgb[3 * p + 1]!;
-      b[s] += rgb[3 * p + 2]!;
-    }
-  }
+  for (let vi = 0; vi < bundle.views.length; vi++) sumSegmentPixels(ev.segmentOfPixel[vi]!, bundle.views[vi]!.rgb, W, sx, sy, n, r, g, b);
   for (const s of ev.segments) {
     const k = s.key, a = n[k]!;
     if (!a) continue;
     perView[s.view]!.push({ key: k, view: s.view, label: s.label ?? "object", area: a, cx: sx[k]! / a, cy: sy[k]! / a, bbox: s.bbox, rgb: [r[k]! / a, g[k]! / a, b[k]! / a], ...(s.scores ? { scores: s.scores } : {}) });
   }
   return perView;
+}
+
+/**
+ * Adds each pixel of a view to its segment's sums (`map[p]`: the segment key, -1 for none): x, y, count and
+ * colour. A loop function of its own (docs/design.md: hot loops and the JIT).
+ */
+function sumSegmentPixels(map: Int32Array, rgb: Uint8Array, W: number, sx: Float64Array, sy: Float64Array, n: Float64Array, r: Float64Array, g: Float64Array, b: Float64Array): void {
+  for (let p = 0; p < map.length; p++) {
+    const s = map[p]!;
+    if (s < 0) continue;
+    const x = p % W;
+    sx[s] += x;
+    sy[s] += (p - x) / W;
+    n[s]++;
+    r[s] += rgb[3 * p]!;
+    g[s] += rgb[3 * p + 1]!;
+    b[s] += rgb[3 * p + 2]!;
+  }
 }
 
 /** Distinct masks for the referents in one view (best colour match, then the largest mask). */
