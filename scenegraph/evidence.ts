@@ -51,6 +51,21 @@ export function structureIdsOf(manifest: Pick<FrameBundle["manifest"], "instance
 }
 
 /**
+ * Each pixel's segmentation key (`keyOfId` of its id; -1 = background) into `key`, and the foreground
+ * pixels in order into `fg`; returns how many. A loop function of its own (docs/design.md: hot loops and
+ * the JIT): inside addView, V8 left its code for the loop at the next line on most views.
+ */
+function keyPixels(ids: Uint16Array, n: number, keyOfId: Int32Array, key: Int32Array, fg: Int32Array): number {
+  let fgCount = 0;
+  for (let p = 0; p < n; p++) {
+    const k = keyOfId[ids[p]!]!;
+    key[p] = k;
+    if (k >= 0) fg[fgCount++] = p;
+  }
+  return fgCount;
+}
+
+/**
  * Sets the first `count` of `pixels` to `value` in `map`. Out of visitComponents' callbacks, which are made
  * per view: V8 compiled a loop inside one anew for every view (24 times in a 12-unit run).
  */
@@ -250,13 +265,7 @@ export class EvidenceBuilder {
     const map = new Int32Array(W * H).fill(-1);
     segmentOfPixel.push(map);
     if (mode === "none") return [];
-    const ids = v.ids;
-    let fgCount = 0;
-    for (let p = 0; p < W * H; p++) {
-      const k = keyOfId[ids[p]!]!;
-      key[p] = k;
-      if (k >= 0) fg[fgCount++] = p;
-    }
+    const fgCount = keyPixels(v.ids, W * H, keyOfId, key, fg);
     if (mode === "oracle") {
       // one segment per id per view, numbered in order of first appearance; identity across views is the id
       // itself (globalId). Counted over the foreground pixels through a table per id (a Map lookup and a

@@ -49,7 +49,12 @@ export function viewLogConfidence(v: ViewData, disc: Uint8Array, transparent: Ui
   boxMean(tmp, W, H, CONF_TEXTURE_RADIUS_PX, grad, jitter);
   dilate(disc, W, H, CONF_EDGE_BAND_PX, band, bandTmp);
   fillNormals(rng, jitter, N);
-  for (let p = 0; p < N; p++) {
+  logConfidences(depth, ids, luma, grad, band, jitter, transparent, out);
+}
+
+/** L of every pixel from its cues (viewLogConfidence's loop, in a function of its own: docs/design.md, hot loops and the JIT). */
+function logConfidences(depth: Float32Array, ids: Uint16Array, luma: Float32Array, grad: Float32Array, band: Uint8Array, jitter: Float32Array, transparent: Uint8Array, out: Float64Array): void {
+  for (let p = 0; p < depth.length; p++) {
     const d = depth[p]!;
     if (!isValid(d)) {
       out[p] = NaN;

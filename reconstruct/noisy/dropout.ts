@@ -38,16 +38,24 @@ export class LogConfidenceHistogram {
   total = 0;
 
   add(logs: Float64Array): void {
-    const counts = this.counts;
-    let n = 0;
-    for (let q = 0; q < logs.length; q++) {
-      const L = logs[q]!;
-      if (L !== L) continue;
-      counts[bucketOf(L)]!++;
-      n++;
-    }
-    this.total += n;
+    this.total += countInto(logs, this.counts);
   }
+}
+
+/**
+ * Counts each finite L into its bucket; returns how many. A loop function of its own: inside `add`, V8
+ * compiled the loop on the stack before the store after it had ever run, and left that code at the store
+ * on every later call (docs/design.md: hot loops and the JIT).
+ */
+function countInto(logs: Float64Array, counts: Uint32Array): number {
+  let n = 0;
+  for (let q = 0; q < logs.length; q++) {
+    const L = logs[q]!;
+    if (L !== L) continue;
+    counts[bucketOf(L)]!++;
+    n++;
+  }
+  return n;
 }
 
 /** The cut: `dropped` pixels (the K = round(fraction · total) lowest) go, at or below `threshold`. */

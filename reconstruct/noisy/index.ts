@@ -300,17 +300,24 @@ function placeBlobs(v: ViewData, p: NoiseParams, rng: Rng, d: Float32Array, flag
 /** Turns a share of the pixels near depth discontinuities into flying pixels; returns how many. */
 function flyingPixels(v: ViewData, p: NoiseParams, rng: Rng, w: Work, d: Float32Array, flags: Uint8Array, need: Uint8Array | null): number {
   const { W, H } = w;
-  const depth = v.depth;
-  const r = p.flyingBandPx, R = r + 1; // the (r+1) window of a band pixel spans both sides of its discontinuity
-  dilate(w.disc, W, H, r, w.band, w.bandTmp);
-  const band = w.band;
+  dilate(w.disc, W, H, p.flyingBandPx, w.band, w.bandTmp);
+  return smearBand(v.depth, W, H, w.band, p.flyingBandPx + 1, p.flyingFraction, rng, d, flags, need);
+}
+
+/**
+ * flyingPixels' loop, in a function of its own (docs/design.md: hot loops and the JIT): each band pixel with
+ * depth draws two numbers; a share `fraction` of them (not blob pixels) become flying pixels, their depth
+ * `d` moved between the nearest and farthest true depth of their (2R+1)² window (R = band + 1: the window of
+ * a band pixel spans both sides of its discontinuity). Returns how many.
+ */
+function smearBand(depth: Float32Array, W: number, H: number, band: Uint8Array, R: number, fraction: number, rng: Rng, d: Float32Array, flags: Uint8Array, need: Uint8Array | null): number {
   let n = 0;
   for (let y = 0; y < H; y++) {
     for (let x = 0, q = y * W; x < W; x++, q++) {
       if (!band[q] || !isValid(depth[q]!)) continue;
       // Two draws for every band pixel, whatever the fraction: higher levels add flying pixels, never move others.
       const u = rng.next(), t = rng.next();
-      if (u >= p.flyingFraction || flags[q]! & FLAG_BLOB) continue;
+      if (u >= fraction || flags[q]! & FLAG_BLOB) continue;
       flags[q] = flags[q]! | FLAG_FLYING;
       n++;
       if (need && !need[q]) continue;
