@@ -15,7 +15,7 @@ import { dbscanInstances } from "./instances/dbscan-instances.js";
 import type { Cluster } from "./instances/cluster.js";
 import { voxelDownsample } from "./primitives/voxelDownsample.js";
 import { segmentStructure } from "./primitives/structure.js";
-import { clusterToNode, computeFlags } from "./nodes.js";
+import { clusterToNode, computeFlags, meanPoint } from "./nodes.js";
 import { computeRelations } from "./relations.js";
 import { GRAPH_FORMAT, GRAPH_FRAME, type GraphNode, type SceneGraph } from "./types.js";
 import type { InstanceMode } from "./options.js";
@@ -203,15 +203,4 @@ export function graphFromClusters(clusters: Cluster[], cloud: PointCloud, manife
     timings_ms: timings,
   };
   return { graph, members: withCentroid.map(({ c }) => c.members) };
-}
-
-/**
- * The mean of x,y,z triples. A function of its own, not a loop inside a per-call callback: V8 compiled such
- * a callback anew on every call (19 times in a 12-unit run).
- */
-function meanPoint(xyz: Float32Array): [number, number, number] {
-  let x = 0, y = 0, z = 0;
-  const n = xyz.length / 3;
-  for (let i = 0; i < n; i++) (x += xyz[3 * i]!), (y += xyz[3 * i + 1]!), (z += xyz[3 * i + 2]!);
-  return [x / n, y / n, z / n];
 }

@@ -22,16 +22,22 @@ export const ANONYMOUS_LABEL = "object";
 const r4 = (x: number) => Math.round(x * 10000) / 10000;
 const rv = (v: readonly number[]) => v.map(r4) as Vec3;
 
+/**
+ * The mean of x,y,z triples: a node's centroid, and graphFromClusters' order of nodes. A loop function of
+ * its own (docs/design.md: hot loops and the JIT): inside a callback made per call, V8 compiled it anew on
+ * every call.
+ */
+export function meanPoint(xyz: Float32Array): [number, number, number] {
+  let x = 0, y = 0, z = 0;
+  const n = xyz.length / 3;
+  for (let i = 0; i < n; i++) (x += xyz[3 * i]!), (y += xyz[3 * i + 1]!), (z += xyz[3 * i + 2]!);
+  return [x / n, y / n, z / n];
+}
+
 export function clusterToNode(c: Cluster, id: string, cloud: PointCloud): GraphNode {
   const n = c.xyz.length / 3;
   const box = yawBox(c.xyz);
   const bb = aabb(c.xyz);
-  let sx = 0, sy = 0, sz = 0;
-  for (let i = 0; i < n; i++) {
-    sx += c.xyz[3 * i]!;
-    sy += c.xyz[3 * i + 1]!;
-    sz += c.xyz[3 * i + 2]!;
-  }
   // the sums over raw points: composed from the detections for fused nodes, else read point by point
   const stats = c.stats ?? statsOfMembers(cloud, c.members);
   const conf = stats.confidence;
@@ -47,7 +53,7 @@ export function clusterToNode(c: Cluster, id: string, cloud: PointCloud): GraphN
     id,
     label,
     label_distribution: dist,
-    centroid: rv([sx / n, sy / n, sz / n]),
+    centroid: rv(meanPoint(c.xyz)),
     color,
     color_name: nameColor(color),
     box: boxJson,

@@ -212,13 +212,13 @@ export function syntheticConfidence(bundle: FrameBundle, seed: string): Float32A
   checkBundle(bundle);
   const { width: W, height: H } = bundle.views[0]!;
   const scratch = confidenceScratch(W * H);
-  const disc = new Uint8Array(W * H);
+  const disc = new Uint8Array(W * H), logs = new Float64Array(W * H);
   const glass = transparentTable(bundle);
   const taskId = taskIdOf(bundle);
   return bundle.views.map((v) => {
     const out = new Float32Array(W * H);
     depthDiscontinuities(v.depth, W, H, disc);
-    viewConfidence(v, disc, glass, viewRng(seed, taskId, v.index, "conf"), scratch, out);
+    viewConfidence(v, disc, glass, viewRng(seed, taskId, v.index, "conf"), scratch, out, logs);
     return out;
   });
 }
@@ -353,18 +353,29 @@ function depthNoise(v: ViewData, p: NoiseParams, w: Work, d: Float32Array, rngNo
   for (let j = 0; j < H; j++) sy += ((j - cy) / half) ** 2;
   const bowlMean = sx / W + sy / H;
   if (lf > 0) out.push({ view: v.index, tiltX, tiltY, bowl, bowlMean });
-  const low = lf > 0 ? { tiltX, tiltY, bowl, bowlMean, cx, cy, half } : null;
-  return scaleByDepthNoise(d, W, H, low, rel, field, norm, need);
+  return scaleByDepthNoise(d, W, H, lf > 0 ? { tiltX, tiltY, bowl, bowlMean, cx, cy, half } : null, rel, field, norm, need);
 }
+
+/** lowfreq(x, y) of the depth component (DepthFieldRecord's coefficients) and the image's centre and half-width. */
+interface LowFrequency {
+  tiltX: number;
+  tiltY: number;
+  bowl: number;
+  bowlMean: number;
+  cx: number;
+  cy: number;
+  half: number;
+}
+/** Read when a view has no low-frequency term: the loop then adds none (`low` null), whatever these are. */
+const NO_LOW_FREQUENCY: LowFrequency = { tiltX: 0, tiltY: 0, bowl: 0, bowlMean: 0, cx: 0, cy: 0, half: 1 };
 
 /**
  * d ← d·max(NOISY_DEPTH_MIN_RATIO, 1 + lowfreq + rel·field) at every valid pixel (where `need` is set, when
  * given); returns how many valid pixels there are. The loop of depthNoise in a function of its own
  * (docs/design.md: hot loops and the JIT).
  */
-function scaleByDepthNoise(d: Float32Array, W: number, H: number, low: { tiltX: number; tiltY: number; bowl: number; bowlMean: number; cx: number; cy: number; half: number } | null, rel: number, field: Float32Array, norm: number, need: Uint8Array | null): number {
-  const tiltX = low?.tiltX ?? 0, tiltY = low?.tiltY ?? 0, bowl = low?.bowl ?? 0, bowlMean = low?.bowlMean ?? 0;
-  const cx = low?.cx ?? 0, cy = low?.cy ?? 0, half = low?.half ?? 1;
+function scaleByDepthNoise(d: Float32Array, W: number, H: number, low: LowFrequency | null, rel: number, field: Float32Array, norm: number, need: Uint8Array | null): number {
+  const { tiltX, tiltY, bowl, bowlMean, cx, cy, half } = low ?? NO_LOW_FREQUENCY;
   let n = 0;
   for (let j = 0; j < H; j++) {
     const yh = (j - cy) / half;
