@@ -24,35 +24,49 @@ import { countAndKthAtLeastOne } from "./filters.js";
  * right after it is made, while it is still in cache. Indoors L lies within about ±8 (CONF_LOG_BASE and the
  * jitter's ±4.3σ table, less the penalties and 0.15 per metre of depth): a bucket holds a few hundred of a
  * bundle's pixels; depths beyond ~80 m share the lowest, which only costs a larger sort there.
+ * Each pixel's bucket is kept (16 bits, NO_BUCKET without depth): the later passes read a quarter of the
+ * bytes of L and settle most pixels by bucket alone.
  */
-const LOG_BUCKETS = 65536, LOG_LOW = -16, LOG_HIGH = 16;
+const LOG_BUCKETS = 65535, LOG_LOW = -16, LOG_HIGH = 16;
 const LOG_SCALE = LOG_BUCKETS / (LOG_HIGH - LOG_LOW);
+/** The bucket of a pixel without depth (NaN L): above every bucket of a finite L. */
+const NO_BUCKET = LOG_BUCKETS;
 
 /** The bucket of a finite L. */
 const bucketOf = (L: number): number => (L < LOG_LOW ? 0 : L >= LOG_HIGH ? LOG_BUCKETS - 1 : Math.min(LOG_BUCKETS - 1, Math.floor((L - LOG_LOW) * LOG_SCALE)));
 
-/** The histogram of the log-confidences of a bundle's views, added view by view. */
+/** The histogram of the log-confidences of a bundle's views, added view by view, with each pixel's bucket. */
 export class LogConfidenceHistogram {
   readonly counts = new Uint32Array(LOG_BUCKETS);
+  /** Per view added: each pixel's bucket (NO_BUCKET without depth). */
+  readonly bucketMaps: Uint16Array[] = [];
   /** Pixels with depth (a finite L). */
   total = 0;
 
-  add(logs: Float64Array): void {
-    this.total += countInto(logs, this.counts);
+  /** Counts a view's L; `buckets` (as long as `logs`) receives each pixel's bucket. */
+  add(logs: Float64Array, buckets: Uint16Array = new Uint16Array(logs.length)): void {
+    if (buckets.length !== logs.length) throw new RangeError(`LogConfidenceHistogram.add: ${buckets.length} buckets for ${logs.length} pixels`);
+    this.total += countInto(logs, this.counts, buckets);
+    this.bucketMaps.push(buckets);
   }
 }
 
 /**
- * Counts each finite L into its bucket; returns how many. A loop function of its own: inside `add`, V8
- * compiled the loop on the stack before the store after it had ever run, and left that code at the store
- * on every later call (docs/design.md: hot loops and the JIT).
+ * Counts each finite L into its bucket and records the bucket per pixel; returns how many. A loop function
+ * of its own: inside `add`, V8 compiled the loop on the stack before the store after it had ever run, and
+ * left that code at the store on every later call (docs/design.md: hot loops and the JIT).
  */
-function countInto(logs: Float64Array, counts: Uint32Array): number {
+function countInto(logs: Float64Array, counts: Uint32Array, buckets: Uint16Array): number {
   let n = 0;
   for (let q = 0; q < logs.length; q++) {
     const L = logs[q]!;
-    if (L !== L) continue;
-    counts[bucketOf(L)]!++;
+    if (L !== L) {
+      buckets[q] = NO_BUCKET;
+      continue;
+    }
+    const b = bucketOf(L);
+    buckets[q] = b;
+    counts[b]!++;
     n++;
   }
   return n;
@@ -83,7 +97,7 @@ export function applyDropout(logs: readonly Float64Array[], histogram: LogConfid
   if (K === 0) return null;
   const k = K - 1;
   const classes = classesOf(Math.fround(confidenceOfLog(kthSmallestLog(logs, histogram, k))));
-  const { below, ties } = dropBelow(logs, depths, classes);
+  const { below, ties } = dropBelow(logs, histogram.bucketMaps, depths, classes);
   // the proof of step 3: at most k pixels below the cut, more than k at or below it
   if (!(below <= k && k < below + ties.length / 2)) return "unproven";
   // the first K − below tied pixels in point order
@@ -118,13 +132,14 @@ function kthSmallestLog(logs: readonly Float64Array[], histogram: LogConfidenceH
   while (before + hist[b]! <= k) before += hist[b++]!;
   const members = new Float64Array(hist[b]!);
   let m = 0;
-  for (const a of logs) {
-    for (let q = 0; q < a.length; q++) {
-      const L = a[q]!;
-      if (L === L && bucketOf(L) === b) members[m++] = L;
-    }
-  }
+  for (let i = 0; i < logs.length; i++) m = collectBucket(logs[i]!, histogram.bucketMaps[i]!, b, members, m);
   return members.sort()[k - before]!;
+}
+
+/** Appends the L of a view's pixels in bucket `b` to `members` from index m; returns the new m. */
+function collectBucket(logs: Float64Array, buckets: Uint16Array, b: number, members: Float64Array, m: number): number {
+  for (let q = 0; q < buckets.length; q++) if (buckets[q] === b) members[m++] = logs[q]!;
+  return m;
 }
 
 /** 2^-52, the spacing of doubles in [1, 2). */
@@ -158,28 +173,40 @@ function classesOf(threshold: number): Classes {
 
 /**
  * Sets the depth of the pixels below the cut to 0 (step 2) and lists those tied with it, as (view, pixel)
- * pairs in point order.
+ * pairs in point order. A bucket below lowL's holds only L < lowL and one above highL's only L > highL (the
+ * bucket index is non-decreasing in L), so L is read only in the buckets from lowL's to highL's.
  */
-function dropBelow(logs: readonly Float64Array[], depths: readonly Float32Array[], c: Classes): { below: number; ties: number[] } {
+function dropBelow(logs: readonly Float64Array[], bucketMaps: readonly Uint16Array[], depths: readonly Float32Array[], c: Classes): { below: number; ties: number[] } {
+  const bLow = bucketOf(c.lowL), bHigh = bucketOf(c.highL);
+  const tally = { below: 0, ties: [] as number[] };
+  // a plain loop, not a callback: V8 compiled a callback's loop anew for every call (19 times in a 12-unit run)
+  for (let i = 0; i < logs.length; i++) dropViewBelow(logs[i]!, bucketMaps[i]!, depths[i]!, i, bLow, bHigh, c, tally);
+  return tally;
+}
+
+/** dropBelow over view i (a loop function of its own: docs/design.md, hot loops and the JIT). */
+function dropViewBelow(a: Float64Array, buckets: Uint16Array, d: Float32Array, i: number, bLow: number, bHigh: number, c: Classes, tally: { below: number; ties: number[] }): void {
   const { threshold, lowL, highL } = c;
   let below = 0;
-  const ties: number[] = [];
-  // a plain loop, not a callback: V8 compiled a callback's loop anew for every call (19 times in a 12-unit run)
-  for (let i = 0; i < logs.length; i++) {
-    const a = logs[i]!, d = depths[i]!;
-    for (let q = 0; q < a.length; q++) {
-      const L = a[q]!;
-      if (L < lowL) {
+  for (let q = 0; q < buckets.length; q++) {
+    const b = buckets[q]!;
+    if (b > bHigh) continue; // above the cut, or no depth (NO_BUCKET)
+    if (b < bLow) {
+      d[q] = 0;
+      below++;
+      continue;
+    }
+    const L = a[q]!;
+    if (L < lowL) {
+      d[q] = 0;
+      below++;
+    } else if (L <= highL) {
+      const x = Math.fround(confidenceOfLog(L));
+      if (x < threshold) {
         d[q] = 0;
         below++;
-      } else if (L <= highL) {
-        const x = Math.fround(confidenceOfLog(L));
-        if (x < threshold) {
-          d[q] = 0;
-          below++;
-        } else if (x === threshold) ties.push(i, q);
-      }
+      } else if (x === threshold) tally.ties.push(i, q);
     }
   }
-  return { below, ties };
+  tally.below += below;
 }

@@ -82,6 +82,7 @@ export class FieldScratch {
   private bytes: Uint8Array[] = [];
   private ints: Int32Array[] = [];
   private doubles: Float64Array[] = [];
+  private shorts: Uint16Array[] = [];
   get(i: number, n: number): Float32Array {
     return numbered(this.bufs, i, n, (k) => new Float32Array(k));
   }
@@ -94,10 +95,13 @@ export class FieldScratch {
   getDoubles(i: number, n: number): Float64Array {
     return numbered(this.doubles, i, n, (k) => new Float64Array(k));
   }
+  getShorts(i: number, n: number): Uint16Array {
+    return numbered(this.shorts, i, n, (k) => new Uint16Array(k));
+  }
 }
 
 /** Buffer i of `list`, grown to at least n entries, as exactly n entries. */
-function numbered<T extends Float32Array | Float64Array | Uint8Array | Int32Array>(list: T[], i: number, n: number, make: (n: number) => T): T {
+function numbered<T extends Float32Array | Float64Array | Uint8Array | Uint16Array | Int32Array>(list: T[], i: number, n: number, make: (n: number) => T): T {
   let b = list[i];
   if (!b || b.length < n) list[i] = b = make(n);
   return b.length === n ? b : (b.subarray(0, n) as T);

@@ -188,12 +188,15 @@ const BYTES = { disc: 40, band: 41, bandTmp: 42, need: 43 } as const;
 const CLOUD_POOL = new FieldScratch();
 interface ViewArrays {
   logConfidence: (i: number, n: number) => Float64Array;
+  /** The dropout histogram's bucket per pixel (dropout.ts). */
+  logBuckets: (i: number, n: number) => Uint16Array;
   depth: (i: number, n: number) => Float32Array;
   flags: (i: number, n: number) => Uint8Array;
 }
-const FRESH_ARRAYS: ViewArrays = { logConfidence: (_i, n) => new Float64Array(n), depth: (_i, n) => new Float32Array(n), flags: (_i, n) => new Uint8Array(n) };
+const FRESH_ARRAYS: ViewArrays = { logConfidence: (_i, n) => new Float64Array(n), logBuckets: (_i, n) => new Uint16Array(n), depth: (_i, n) => new Float32Array(n), flags: (_i, n) => new Uint8Array(n) };
 const POOLED_ARRAYS: ViewArrays = {
   logConfidence: (i, n) => CLOUD_POOL.getDoubles(i, n),
+  logBuckets: (i, n) => CLOUD_POOL.getShorts(i, n),
   depth: (i, n) => CLOUD_POOL.get(i, n),
   flags: (i, n) => CLOUD_POOL.getBytes(i, n).fill(0),
 };
@@ -503,7 +506,7 @@ function noisyStage(bundle: FrameBundle, opts: NoiseOptions, excludeIds: Readonl
     if (confidence) {
       const c = arrays.logConfidence(i, N);
       viewLogConfidence(v, work.disc, glass!, rng("conf"), pooledConfidenceScratch(N), c);
-      histogram!.add(c);
+      histogram!.add(c, arrays.logBuckets(i, N));
       logMaps.push(c);
     }
     const copyDepth = () => {
