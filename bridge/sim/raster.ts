@@ -33,6 +33,8 @@ export interface RenderOptions {
   rgb?: boolean;
   /** Render only triangles of these instance ids (visibility of an object with nothing in front of it). */
   onlyIds?: ReadonlySet<number>;
+  /** Test every pixel for the side of its triangle it sees (the reference that sideCodes must equal; tests). */
+  sidesPerPixel?: boolean;
 }
 
 export interface RenderOutput {
@@ -134,7 +136,7 @@ export function render(scene: RenderScene, cam: RenderCamera, opts: RenderOption
   const ids = new Uint16Array(N);
   let rgb: Uint8Array | null = null;
   if (opts.rgb === false) for (let p = 0; p < N; p++) resolvePixel(buf, scene.triId, p, depth, ids);
-  else rgb = shade(scene, cam, buf, depth, ids);
+  else rgb = shade(scene, cam, buf, depth, ids, opts.sidesPerPixel === true);
   return { width: W, height: H, rgb, depth, ids };
 }
 
@@ -282,11 +284,56 @@ function surfaceColours(scene: RenderScene, ambient: number, sunI: number, sdx: 
   return out;
 }
 
+/** sideCodes bits: the camera sees the triangle's front (its normal's side away from the camera)... */
+const SIDE_FACING = 1;
+/** ...the side is to be found per pixel (the camera is close to the triangle's plane)... */
+const SIDE_PER_PIXEL = 2;
+/** ...the triangle is floor (its checker tile is found per pixel). */
+const SIDE_FLOOR = 4;
+/**
+ * How far (m) the camera must be from a triangle's plane, per metre of the triangle's size, for the side it
+ * sees to be the same at every pixel. The per-pixel test, n·d > 0 with d the pixel's ray (camera z = 1),
+ * has n·d = (n·(V0 − C) + n·(X − V0)) / z for the ray's hit X: the first term is the camera's signed distance
+ * to the plane through vertex V0, the second is below 1e-6 of |X − V0| (the float32 normal is perpendicular
+ * to the triangle within ~2e-7), and the double rounding of n·d is below 1e-15 of |d|. So when the distance
+ * exceeds FACING_MARGIN_PER_M · (the triangle's size + 1 m of slack for pixel centres just off its edges)
+ * and the triangle is nearer than FACING_MAX_DEPTH_M, every pixel's test gives the distance's sign.
+ */
+const FACING_MARGIN_PER_M = 1e-5;
+const FACING_MAX_DEPTH_M = 1e4;
+
+/**
+ * Per triangle (no point lights): which side the camera sees when that is the same at every pixel, else
+ * SIDE_PER_PIXEL; and SIDE_FLOOR for the floor. The bits give the per-pixel test's answer exactly
+ * (FACING_MARGIN_PER_M), so the image is the same as testing every pixel.
+ */
+function sideCodes(scene: RenderScene, Cx: number, Cy: number, Cz: number, E: Mat34, perPixel: boolean): Uint8Array {
+  const { tris, normals, triId } = scene;
+  const nTri = triId.length;
+  const out = new Uint8Array(nTri);
+  const e20 = E[2][0], e21 = E[2][1], e22 = E[2][2], e23 = E[2][3];
+  for (let t = 0; t < nTri; t++) {
+    const o = t * 9;
+    const x0 = tris[o]!, y0 = tris[o + 1]!, z0 = tris[o + 2]!;
+    let size = 0, depth = 0;
+    for (let k = 0; k < 3; k++) {
+      const x = tris[o + 3 * k]!, y = tris[o + 3 * k + 1]!, z = tris[o + 3 * k + 2]!;
+      size = Math.max(size, Math.abs(x - x0) + Math.abs(y - y0) + Math.abs(z - z0));
+      depth = Math.max(depth, Math.abs(e20 * x + e21 * y + e22 * z + e23));
+    }
+    const s = normals[t * 3]! * (x0 - Cx) + normals[t * 3 + 1]! * (y0 - Cy) + normals[t * 3 + 2]! * (z0 - Cz);
+    let code = !perPixel && Math.abs(s) > FACING_MARGIN_PER_M * (size + 1) && depth < FACING_MAX_DEPTH_M ? (s > 0 ? SIDE_FACING : 0) : SIDE_PER_PIXEL;
+    if (triId[t] === FLOOR_ID) code |= SIDE_FLOOR;
+    out[t] = code;
+  }
+  return out;
+}
+
 /**
  * Deferred Lambert shading of the opaque surface per pixel, then glass layers blended over it; the same
  * pass writes each pixel's depth and id (as resolvePixel does), so the buffers are read once.
  */
-function shade(scene: RenderScene, cam: RenderCamera, buf: RasterBuffers, depth: Float32Array, ids: Uint16Array): Uint8Array {
+function shade(scene: RenderScene, cam: RenderCamera, buf: RasterBuffers, depth: Float32Array, ids: Uint16Array, sidesPerPixel: boolean): Uint8Array {
   const { zO, tO, zG, tG, layers } = buf;
   const W = cam.width, H = cam.height;
   const { fx, fy, cx, cy } = cam.K;
@@ -326,6 +373,7 @@ function shade(scene: RenderScene, cam: RenderCamera, buf: RasterBuffers, depth:
   const glassRgb = colorRgb("glass");
   const glassR = glassRgb[0], glassG = glassRgb[1], glassB = glassRgb[2];
   const surface = nLights === 0 ? surfaceColours(scene, ambient, sunI, sdx, sdy, sdz) : null;
+  const sides = surface ? sideCodes(scene, Cx, Cy, Cz, E, sidesPerPixel) : null;
   let surfaceBytes: Uint8Array | null = null;
   if (surface) {
     surfaceBytes = new Uint8Array(surface.length); // a loop: Uint8Array.from with a map function is generic and slow
@@ -348,17 +396,18 @@ function shade(scene: RenderScene, cam: RenderCamera, buf: RasterBuffers, depth:
         r = skyR; g = skyG; b = skyB;
       } else {
         const xn = xnOf[i]!;
-        // ray direction in world (camera z = 1) and the surface point
-        const dx = r00 * xn + r10 * yn + r20, dy = r01 * xn + r11 * yn + r21, dz = r02 * xn + r12 * yn + r22;
-        let nx = normals[t * 3]!, ny = normals[t * 3 + 1]!, nz = normals[t * 3 + 2]!;
-        const facing = nx * dx + ny * dy + nz * dz > 0;
-        const floor = triId[t] === FLOOR_ID;
         if (surface) {
-          // no point lights: the colour is the triangle's, for its side and checker tile (precomputed above)
-          let dark = 0;
-          if (floor) {
-            const z = zO[p]!;
-            dark = (Math.floor((Cx + z * dx) / FLOOR_TILE_M) + Math.floor((Cy + z * dy) / FLOOR_TILE_M)) & 1;
+          // no point lights: the colour is the triangle's, for its side and checker tile (precomputed above);
+          // the side from the triangle's code where the camera is clearly off its plane (sideCodes)
+          const code = sides![t]!;
+          let facing = (code & SIDE_FACING) !== 0, dark = 0;
+          if (code & (SIDE_PER_PIXEL | SIDE_FLOOR)) {
+            const dx = r00 * xn + r10 * yn + r20, dy = r01 * xn + r11 * yn + r21;
+            if (code & SIDE_PER_PIXEL) facing = normals[t * 3]! * dx + normals[t * 3 + 1]! * dy + normals[t * 3 + 2]! * (r02 * xn + r12 * yn + r22) > 0;
+            if (code & SIDE_FLOOR) {
+              const z = zO[p]!;
+              dark = (Math.floor((Cx + z * dx) / FLOOR_TILE_M) + Math.floor((Cy + z * dy) / FLOOR_TILE_M)) & 1;
+            }
           }
           const k = (t * 4 + (facing ? 2 : 0) + dark) * 3;
           if (!(layers[p]! > 0 && tg >= 0)) {
@@ -371,6 +420,11 @@ function shade(scene: RenderScene, cam: RenderCamera, buf: RasterBuffers, depth:
           }
           r = surface[k]!; g = surface[k + 1]!; b = surface[k + 2]!;
         } else {
+          // ray direction in world (camera z = 1) and the surface point
+          const dx = r00 * xn + r10 * yn + r20, dy = r01 * xn + r11 * yn + r21, dz = r02 * xn + r12 * yn + r22;
+          let nx = normals[t * 3]!, ny = normals[t * 3 + 1]!, nz = normals[t * 3 + 2]!;
+          const facing = nx * dx + ny * dy + nz * dz > 0;
+          const floor = triId[t] === FLOOR_ID;
           const z = zO[p]!;
           const X = Cx + z * dx, Y = Cy + z * dy, Z = Cz + z * dz;
           if (facing) {

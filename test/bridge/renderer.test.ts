@@ -114,4 +114,23 @@ describe("software rasterizer", () => {
     for (const v of c.payloads) for (const a of [v.rgb, v.depth, v.ids]) h.update(new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
     expect(h.digest("hex")).toBe(BOX_SCAN_BUNDLE_SHA256[sub]);
   });
+
+  it("sees each triangle's side per triangle exactly as a test per pixel does, the camera in a face's plane included", () => {
+    const box = obj(16, "cardboard_box/0", [1.2, 0.1], 0.3);
+    const top = box.extent[2];
+    const scene = buildScene({ room, objects: [box, obj(17, "mug/0", [1.6, -0.4])], lighting });
+    // at the box top's height exactly the top face is edge-on (its side is then found per pixel); just off it,
+    // and at ordinary heights, per triangle
+    const heights = [top, top + 1e-9, top - 1e-9, 0.4, 1.5];
+    let edgeOnSeen = 0;
+    for (const z of heights)
+      for (const yaw of [0, 0.5, -0.7]) {
+        const cam = { width: W, height: H, K, E: poseToExtrinsic({ position: [0, 0, z], yaw, pitch: z === top ? 0 : -0.3 }) };
+        const fast = render(scene, cam), reference = render(scene, cam, { sidesPerPixel: true });
+        expect(Buffer.from(fast.rgb!).equals(Buffer.from(reference.rgb!)), `z ${z}, yaw ${yaw}`).toBe(true);
+        if (z === top && fast.ids.includes(16)) edgeOnSeen++;
+      }
+    expect(edgeOnSeen).toBeGreaterThan(0);
+  });
 });
+
