@@ -32,7 +32,7 @@ import { itemKey, readRecords, RecordWriter, type ItemRecord } from "./records.j
 import { summarizeRun, type RunSummary } from "./summary.js";
 import { reportHtml, reportMarkdown } from "./report.js";
 import { generateJob, type GeneratedTask, type WorkerJob } from "./worker.js";
-import { EVAL_WORKER_URL } from "./workerFile.js";
+import { EVAL_WORKER_RESOURCE_LIMITS, EVAL_WORKER_URL } from "./workerFile.js";
 import { readRunFile, runConfigFile, RUN_FORMAT, sceneGraphFile } from "./files.js";
 import { lockRunDir } from "./runLock.js";
 import { writePromptLog } from "./promptFiles.js";
@@ -195,7 +195,7 @@ export async function runEvaluation(opts: RunOptions): Promise<RunOutcome> {
   const threads = config.sources.includes("vggt") ? 1 : config.concurrency;
   if (threads !== config.concurrency) log(`run: --source vggt uses one worker (one ONNX Runtime session)`);
   const note = noteOnce(log);
-  const pool = opts.workers === false ? null : new Piscina({ filename: EVAL_WORKER_URL, minThreads: threads, maxThreads: threads, idleTimeout: 1000 });
+  const pool = opts.workers === false ? null : new Piscina({ filename: EVAL_WORKER_URL, minThreads: threads, maxThreads: threads, idleTimeout: 1000, resourceLimits: EVAL_WORKER_RESOURCE_LIMITS });
   const exec = async (job: WorkerJob, signal?: AbortSignal): Promise<unknown> => {
     if (pool) return pool.run(job, { signal });
     if (job.kind === "generate") return generateJob(job);

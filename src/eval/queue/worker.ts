@@ -13,7 +13,7 @@ import { InputError } from "../../core/errors.js";
 import { noteOnce } from "../../core/noteOnce.js";
 import type { RunConfig } from "../config.js";
 import type { UnitJobFor } from "../worker.js";
-import { EVAL_WORKER_URL } from "../workerFile.js";
+import { EVAL_WORKER_RESOURCE_LIMITS, EVAL_WORKER_URL } from "../workerFile.js";
 import type { UnitResult } from "../pipeline.js";
 import type { ItemRecord } from "../records.js";
 import { answerPending, makeRunModels, type RunModels } from "../answer.js";
@@ -59,7 +59,7 @@ export async function startQueueWorker(o: WorkerOptions, version: string, log: (
       const answer = answerProcessor(redis);
       workers.push(new Worker(QUEUES.llm, async (job: Job<QueueJobData>) => (checkVersion(job), answer(job)), common));
     } else {
-      const pool = new Piscina({ filename: EVAL_WORKER_URL, minThreads: concurrency, maxThreads: concurrency });
+      const pool = new Piscina({ filename: EVAL_WORKER_URL, minThreads: concurrency, maxThreads: concurrency, resourceLimits: EVAL_WORKER_RESOURCE_LIMITS });
       pools.push(pool);
       const units = unitProcessor(pool, role === "reconstruct", noteOnce(log));
       workers.push(new Worker(role === "cpu" ? QUEUES.cpu : QUEUES.reconstruct, async (job: Job<UnitJobData>) => (checkVersion(job), units(job)), common));
