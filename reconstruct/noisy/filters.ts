@@ -123,11 +123,11 @@ export function correlatedField(rng: Rng, W: number, H: number, r: number, out: 
   const Wp = W + 4 * r, Hp = H + 4 * r, W1 = W + 2 * r;
   const src = scratch.get(0, Wp * Hp);
   fillNormals(rng, src, Wp * Hp);
-  // rows: Wp -> W1 -> W
-  const a = scratch.get(1, W1 * Hp), b = scratch.get(2, W * Hp);
+  // rows: Wp -> W1 -> W, through one row of scratch (it stays in cache)
+  const a = scratch.get(1, W1), b = scratch.get(2, W * Hp);
   for (let y = 0; y < Hp; y++) {
-    slidingSum(src, y * Wp, Wp, w, a, y * W1);
-    slidingSum(a, y * W1, W1, w, b, y * W);
+    slidingSum(src, y * Wp, Wp, w, a, 0);
+    slidingSum(a, 0, W1, w, b, y * W);
   }
   // columns, a whole row at a time: Hp -> H + 2r -> H
   const H1 = H + 2 * r;
@@ -174,28 +174,29 @@ export function depthDiscontinuities(depth: Float32Array, W: number, H: number, 
   out.fill(0, 0, W * H);
   // isValid of both and isJump, tested cheapest first: almost every neighbour pair is within EDGE_MIN_JUMP_M,
   // which one subtraction settles (a pair with a non-valid depth fails a test either way). Rows, then
-  // columns, so no pixel tests whether it has a right or a lower neighbour: twice as fast as one pass.
+  // columns, so no pixel tests whether it has a right or a lower neighbour: twice as fast as one pass. Each
+  // pixel is counted when first marked (jumps are rare), not by a pass of its own.
+  let n = 0;
   for (let y = 0; y < H; y++) {
     const o = y * W;
     let a = depth[o]!;
     for (let p = o + 1, end = o + W; p < end; p++) {
       const b = depth[p]!;
-      if (isValidJump(a, b)) {
-        out[p - 1] = 1;
-        out[p] = 1;
-      }
+      if (isValidJump(a, b)) n += mark(out, p - 1) + mark(out, p);
       a = b;
     }
   }
   for (let p = 0, end = (H - 1) * W; p < end; p++) {
-    if (isValidJump(depth[p]!, depth[p + W]!)) {
-      out[p] = 1;
-      out[p + W] = 1;
-    }
+    if (isValidJump(depth[p]!, depth[p + W]!)) n += mark(out, p) + mark(out, p + W);
   }
-  let n = 0;
-  for (let p = 0; p < W * H; p++) n += out[p]!;
   return n;
+}
+
+/** Sets out[p]; 1 if it was not set before. */
+function mark(out: Uint8Array, p: number): number {
+  if (out[p]) return 0;
+  out[p] = 1;
+  return 1;
 }
 
 /** isValid(a) && isValid(b) && isJump(a, b), the jump tests first. */
