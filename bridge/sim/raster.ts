@@ -75,8 +75,10 @@ export function render(scene: RenderScene, cam: RenderCamera, opts: RenderOption
   const E = cam.E;
   const s = getScratch(N);
   const zO = s.zOpaque.fill(Infinity), tO = s.triOpaque.fill(-1);
-  const zG = s.zGlass.fill(Infinity), tG = s.triGlass.fill(-1), layers = s.glassLayers.fill(0);
-  const buf: RasterBuffers = { W, H, zO, tO, zG, tG, layers };
+  // the glass buffers are cleared and read only when the scene has glass (3 of 57 built-in scenes)
+  const glassScene = scene.triGlass.includes(1);
+  const zG = glassScene ? s.zGlass.fill(Infinity) : s.zGlass, tG = glassScene ? s.triGlass.fill(-1) : s.triGlass, layers = glassScene ? s.glassLayers.fill(0) : s.glassLayers;
+  const buf: RasterBuffers = { W, H, zO, tO, zG, tG, layers, glass: glassScene };
 
   const tris = scene.tris;
   const nTri = scene.triId.length;
@@ -89,7 +91,7 @@ export function render(scene: RenderScene, cam: RenderCamera, opts: RenderOption
   const px = new Float64Array(4), py = new Float64Array(4), piz = new Float64Array(4);
   const inX = new Float64Array(3), inY = new Float64Array(3), inZ = new Float64Array(3);
 
-  for (let pass = 0; pass < 2; pass++) {
+  for (let pass = 0; pass < (glassScene ? 2 : 1); pass++) {
     const glass = pass === 1;
     for (let t = 0; t < nTri; t++) {
       if ((scene.triGlass[t] === 1) !== glass) continue;
@@ -142,7 +144,7 @@ export function render(scene: RenderScene, cam: RenderCamera, opts: RenderOption
 
 /** Depth and id of pixel `p`: the nearest glass surface where there is one, else the opaque surface. */
 function resolvePixel(buf: RasterBuffers, triId: Uint16Array, p: number, depth: Float32Array, ids: Uint16Array): void {
-  const g = buf.tG[p]!;
+  const g = buf.glass ? buf.tG[p]! : -1;
   if (g >= 0) {
     depth[p] = buf.zG[p]!;
     ids[p] = triId[g]!;
@@ -164,6 +166,8 @@ interface RasterBuffers {
   zG: Float32Array;
   tG: Int32Array;
   layers: Uint8Array;
+  /** Whether the scene has glass: without it zG, tG and layers hold another view's values and are not read. */
+  glass: boolean;
 }
 
 /**
@@ -334,7 +338,7 @@ function sideCodes(scene: RenderScene, Cx: number, Cy: number, Cz: number, E: Ma
  * pass writes each pixel's depth and id (as resolvePixel does), so the buffers are read once.
  */
 function shade(scene: RenderScene, cam: RenderCamera, buf: RasterBuffers, depth: Float32Array, ids: Uint16Array, sidesPerPixel: boolean): Uint8Array {
-  const { zO, tO, zG, tG, layers } = buf;
+  const { zO, tO, zG, tG, layers, glass } = buf;
   const W = cam.width, H = cam.height;
   const { fx, fy, cx, cy } = cam.K;
   const E = cam.E;
@@ -382,7 +386,7 @@ function shade(scene: RenderScene, cam: RenderCamera, buf: RasterBuffers, depth:
   for (let j = 0; j < H; j++) {
     const yn = (j - cy) / fy;
     for (let i = 0, p = j * W; i < W; i++, p++) {
-      const t = tO[p]!, tg = tG[p]!;
+      const t = tO[p]!, tg = glass ? tG[p]! : -1;
       // depth and id as resolvePixel gives them, from the values this pass loads anyway
       if (tg >= 0) {
         depth[p] = zG[p]!;
@@ -410,7 +414,7 @@ function shade(scene: RenderScene, cam: RenderCamera, buf: RasterBuffers, depth:
             }
           }
           const k = (t * 4 + (facing ? 2 : 0) + dark) * 3;
-          if (!(layers[p]! > 0 && tg >= 0)) {
+          if (!(tg >= 0 && layers[p]! > 0)) {
             // no glass in front: the rounded bytes are the table's too
             const o = p * 3;
             out[o] = surfaceBytes![k]!;
@@ -445,8 +449,9 @@ function shade(scene: RenderScene, cam: RenderCamera, buf: RasterBuffers, depth:
           r = ar * light; g = ag * light; b = ab * light;
         }
       }
-      const n = layers[p]!;
-      if (n > 0 && tg >= 0) {
+      // tg first: without glass in the scene, layers is not read
+      const n = tg >= 0 ? layers[p]! : 0;
+      if (n > 0) {
         const tr = transmit[n]!;
         r = r * tr + glassR * (1 - tr);
         g = g * tr + glassG * (1 - tr);

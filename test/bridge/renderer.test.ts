@@ -92,6 +92,20 @@ describe("software rasterizer", () => {
     expect(d(out.rgb, boxRgb)).toBeLessThan(d(out.rgb, [200, 230, 240]));
   });
 
+  it("a scene without glass renders the same after a scene with glass (its glass buffers are neither cleared nor read)", () => {
+    const E = poseToExtrinsic({ position: [0, 0, 0.06], yaw: 0, pitch: 0 });
+    const cam = { width: W, height: H, K, E };
+    const plain = buildScene({ room, objects: [obj(17, "cardboard_box/0", [1.6, 0])], lighting });
+    const first = render(plain, cam), firstIds = render(plain, cam, { rgb: false });
+    const glassy = render(buildScene({ room, objects: [{ ...obj(16, "glass/0", [1.0, 0]), transparent: true }, obj(17, "cardboard_box/0", [1.6, 0])], lighting }), cam);
+    expect(glassy.ids.includes(16)).toBe(true);
+    const after = render(plain, cam), afterIds = render(plain, cam, { rgb: false });
+    expect(Buffer.from(after.rgb!).equals(Buffer.from(first.rgb!))).toBe(true);
+    expect(Buffer.from(after.depth.buffer).equals(Buffer.from(first.depth.buffer))).toBe(true);
+    expect(Buffer.from(afterIds.ids.buffer).equals(Buffer.from(firstIds.ids.buffer))).toBe(true);
+    expect(Buffer.from(afterIds.depth.buffer).equals(Buffer.from(first.depth.buffer))).toBe(true);
+  });
+
   it("is deterministic", () => {
     const scene = buildScene({ room, objects: [obj(16, "mug/0", [1, 0])], lighting });
     const cam = { width: W, height: H, K, E: poseToExtrinsic({ position: [0, 0, 0.5], yaw: 0, pitch: -0.2 }) };
