@@ -34,9 +34,6 @@ export class KdTree3 {
   private readonly stackL = new Int32Array(STACK);
   private readonly stackR = new Int32Array(STACK);
   private readonly stackB = new Float64Array(STACK);
-  private readonly stackGx = new Float64Array(STACK);
-  private readonly stackGy = new Float64Array(STACK);
-  private readonly stackGz = new Float64Array(STACK);
 
   constructor(xyz: Float32Array, nodeSize = KD_LEAF_SIZE) {
     const n = pointCount(xyz);
@@ -143,26 +140,43 @@ export class KdTree3 {
   }
 
   /**
+   * The bounding box of every node's points (float32, 6 per node: min x y z, max x y z), at the node's key
+   * position (cellKey), built on the first nearest() call: a tree that only answers k-NN and radius queries
+   * never pays for it.
+   */
+  private cellBounds: Float32Array | null = null;
+
+  private boundsOfCells(): Float32Array {
+    if (!this.cellBounds) {
+      this.cellBounds = new Float32Array(6 * this.count);
+      if (this.count > 0) fillCellBounds(this.coords, this.nodeSize, 0, this.count - 1, this.cellBounds);
+    }
+    return this.cellBounds;
+  }
+
+  /**
    * knnSearch's walk for k = 1, started from a bound (maxD2) and without the heap: the closest-pair loops
-   * call it per point. A cell's bound is the squared distance to its box (the gaps per axis to the splits
-   * crossed on the way down, summed in the order the point distance is), not knnSearch's largest single-axis
-   * gap: the closest-pair queries mostly prove that nothing lies within a radius, and the tighter bound
-   * skips most of the cells that only come near the query on one axis. Every point's distance is at least
-   * its cell's bound, so the closest distance found is the same.
+   * call it per point. A node is skipped when the squared distance to the bounding box of its points is not
+   * below the best so far: every point in it is at least that far (the float32 bounds are its points' own
+   * coordinates, and the rounded differences, squares and sums are monotone), so no skipped node holds a
+   * strictly closer point, and the point found, visited in the same order, is the one a walk without the
+   * boxes finds. The closest-pair queries mostly prove that nothing lies within a radius, and the boxes of a
+   * dense surface's cells skip most of what a bound by the splits alone visits.
    */
   private nearestRaw(x: number, y: number, z: number, maxD2: number): number {
     const n = this.count;
     let best = -1, worst = maxD2;
     if (n === 0) return -1;
-    const C = this.coords, A = this.axes, ns = this.nodeSize;
-    const sL = this.stackL, sR = this.stackR, gX = this.stackGx, gY = this.stackGy, gZ = this.stackGz;
-    sL[0] = 0; sR[0] = n - 1; gX[0] = 0; gY[0] = 0; gZ[0] = 0;
+    const C = this.coords, A = this.axes, ns = this.nodeSize, B = this.boundsOfCells();
+    const sL = this.stackL, sR = this.stackR;
+    sL[0] = 0; sR[0] = n - 1;
     let sp = 1;
     while (sp > 0) {
       sp--;
-      const l = sL[sp]!, r = sR[sp]!, gx = gX[sp]!, gy = gY[sp]!, gz = gZ[sp]!;
-      if (gx * gx + gy * gy + gz * gz >= worst) continue;
-      if (r - l <= ns) {
+      const l = sL[sp]!, r = sR[sp]!;
+      const leaf = r - l <= ns;
+      if (cellD2(B, leaf ? l : (l + r) >> 1, x, y, z) >= worst) continue;
+      if (leaf) {
         for (let i = l; i <= r; i++) {
           const dx = x - C[3 * i]!, dy = y - C[3 * i + 1]!, dz = z - C[3 * i + 2]!;
           const d2 = dx * dx + dy * dy + dz * dz;
@@ -176,17 +190,56 @@ export class KdTree3 {
       if (d2 < worst) { worst = d2; best = m; }
       const a = A[m]!;
       const diff = a === 0 ? dx : a === 1 ? dy : dz;
-      const gap = diff < 0 ? -diff : diff;
-      // the far child (pushed first, visited last) lies beyond the split on axis a: its gap there is |diff|
+      // the far child first (visited last)
       if (diff < 0) { sL[sp] = m + 1; sR[sp] = r; } else { sL[sp] = l; sR[sp] = m - 1; }
-      gX[sp] = a === 0 && gap > gx ? gap : gx; gY[sp] = a === 1 && gap > gy ? gap : gy; gZ[sp] = a === 2 && gap > gz ? gap : gz;
       sp++;
       if (diff < 0) { sL[sp] = l; sR[sp] = m - 1; } else { sL[sp] = m + 1; sR[sp] = r; }
-      gX[sp] = gx; gY[sp] = gy; gZ[sp] = gz;
       sp++;
     }
     this.lastNearestD2 = best < 0 ? Infinity : worst;
     return best;
+  }
+}
+
+/** Squared distance from (x, y, z) to the box of the node keyed k in B (0 inside). */
+function cellD2(B: Float32Array, k: number, x: number, y: number, z: number): number {
+  const o = 6 * k;
+  const x0 = B[o]!, y0 = B[o + 1]!, z0 = B[o + 2]!, x1 = B[o + 3]!, y1 = B[o + 4]!, z1 = B[o + 5]!;
+  const dx = x < x0 ? x0 - x : x > x1 ? x - x1 : 0;
+  const dy = y < y0 ? y0 - y : y > y1 ? y - y1 : 0;
+  const dz = z < z0 ? z0 - z : z > z1 ? z - z1 : 0;
+  return dx * dx + dy * dy + dz * dz;
+}
+
+/**
+ * The bounding boxes of the nodes of range [l, r] into B, each at its key: a leaf's first position, an
+ * internal node's median (positions are each a leaf point or one median, so keys never collide).
+ */
+function fillCellBounds(C: Float32Array, ns: number, l: number, r: number, B: Float32Array): void {
+  if (r - l <= ns) {
+    let x0 = Infinity, y0 = Infinity, z0 = Infinity, x1 = -Infinity, y1 = -Infinity, z1 = -Infinity;
+    for (let i = l; i <= r; i++) {
+      const x = C[3 * i]!, y = C[3 * i + 1]!, z = C[3 * i + 2]!;
+      if (x < x0) x0 = x;
+      if (x > x1) x1 = x;
+      if (y < y0) y0 = y;
+      if (y > y1) y1 = y;
+      if (z < z0) z0 = z;
+      if (z > z1) z1 = z;
+    }
+    const o = 6 * l;
+    B[o] = x0; B[o + 1] = y0; B[o + 2] = z0; B[o + 3] = x1; B[o + 4] = y1; B[o + 5] = z1;
+    return;
+  }
+  const m = (l + r) >> 1;
+  fillCellBounds(C, ns, l, m - 1, B);
+  fillCellBounds(C, ns, m + 1, r, B);
+  const kl = m - 1 - l <= ns ? 6 * l : 6 * ((l + m - 1) >> 1), kr = r - m - 1 <= ns ? 6 * (m + 1) : 6 * ((m + 1 + r) >> 1);
+  const o = 6 * m;
+  for (let a = 0; a < 3; a++) {
+    const c = C[3 * m + a]!;
+    B[o + a] = Math.min(c, B[kl + a]!, B[kr + a]!);
+    B[o + 3 + a] = Math.max(c, B[kl + 3 + a]!, B[kr + 3 + a]!);
   }
 }
 

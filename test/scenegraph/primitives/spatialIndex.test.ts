@@ -125,6 +125,30 @@ describe("KdTree3", () => {
     expect(tree.nearest(5, 5, 5, 0.1)).toBe(-1);
   });
 
+  it("nearest within a bound equals brute force on dense surfaces, at every leaf size (pruning by the cells' boxes)", () => {
+    // two perpendicular dense faces (the case the cells' boxes prune): queries 0.05-0.6 m off them, with and
+    // without a bound, and duplicated points
+    const r2 = new Rng("kd-faces");
+    const pts: number[] = [];
+    for (let i = 0; i < 6000; i++) pts.push(r2.uniform(0, 1), r2.uniform(0, 1), 0);
+    for (let i = 0; i < 4000; i++) pts.push(0, r2.uniform(0, 1), r2.uniform(0, 0.8));
+    pts.push(...pts.slice(0, 30));
+    const faces = Float32Array.from(pts);
+    for (const leaf of [1, 2, 5, 32]) {
+      const t = new KdTree3(faces, leaf);
+      for (let q = 0; q < 60; q++) {
+        const x = r2.uniform(-0.6, 1.6), y = r2.uniform(-0.6, 1.6), z = r2.uniform(0.05, 0.6);
+        const bound = [Infinity, 0.3, 0.1][q % 3]!;
+        const want = bruteKnnD2(faces, x, y, z, 1)[0]!;
+        const j = t.nearest(x, y, z, bound);
+        if (want < bound * bound) {
+          expect(t.lastNearestD2, `leaf ${leaf} query ${q}`).toBe(want);
+          expect(d2(faces, j, x, y, z)).toBe(want);
+        } else expect(j, `leaf ${leaf} query ${q}`).toBe(-1);
+      }
+    }
+  });
+
   it("k larger than the cloud returns every point; duplicates and tiny clouds work", () => {
     const tiny = new Float32Array([0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 2, 0]);
     const t = new KdTree3(tiny, 1);
