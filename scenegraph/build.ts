@@ -177,12 +177,12 @@ export function graphFromClusters(clusters: Cluster[], cloud: PointCloud, manife
   // deterministic node order: by centroid x, then y, then z
   const withCentroid = clusters.map((c) => ({ c, key: meanPoint(c.xyz) }));
   withCentroid.sort((a, b) => a.key[0]! - b.key[0]! || a.key[1]! - b.key[1]! || a.key[2]! - b.key[2]!);
-  const nodeOf = (c: Cluster, id: string): GraphNode => {
-    if (!cache) return clusterToNode(c, id, cloud);
+  const nodeOf = (c: Cluster, id: string, centroid: readonly number[]): GraphNode => {
+    if (!cache) return clusterToNode(c, id, cloud, centroid);
     const votes = JSON.stringify([...c.votes.entries(), c.detections]);
     const hit = cache.get(c.members);
     if (hit && hit.xyz === c.xyz && hit.votes === votes) return { ...structuredClone(hit.node), id };
-    const node = clusterToNode(c, id, cloud);
+    const node = clusterToNode(c, id, cloud, centroid);
     cache.set(c.members, { xyz: c.xyz, votes, node: structuredClone(node) });
     return node;
   };
@@ -194,7 +194,7 @@ export function graphFromClusters(clusters: Cluster[], cloud: PointCloud, manife
     if (hit) hit.fine = fine;
     return fine;
   };
-  const nodes = withCentroid.map(({ c }, k) => nodeOf(c, `n${k}`));
+  const nodes = withCentroid.map(({ c, key }, k) => nodeOf(c, `n${k}`, key));
   computeFlags(nodes);
   lap("nodes");
   const viewpoint = bundleViewpoint(manifest);

@@ -34,7 +34,8 @@ export function meanPoint(xyz: Float32Array): [number, number, number] {
   return [x / n, y / n, z / n];
 }
 
-export function clusterToNode(c: Cluster, id: string, cloud: PointCloud): GraphNode {
+/** `centroid`: meanPoint(c.xyz), when the caller has it already (graphFromClusters orders the nodes by it). */
+export function clusterToNode(c: Cluster, id: string, cloud: PointCloud, centroid: readonly number[] = meanPoint(c.xyz)): GraphNode {
   const n = c.xyz.length / 3;
   const box = yawBox(c.xyz);
   const bb = aabb(c.xyz);
@@ -53,7 +54,7 @@ export function clusterToNode(c: Cluster, id: string, cloud: PointCloud): GraphN
     id,
     label,
     label_distribution: dist,
-    centroid: rv(meanPoint(c.xyz)),
+    centroid: rv(centroid),
     color,
     color_name: nameColor(color),
     box: boxJson,

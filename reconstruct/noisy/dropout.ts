@@ -6,7 +6,7 @@
  * or fewer (structure is left out, and a quarter to a half are dropped), where every pixel used to pay it.
  *
  * Exactly the pixels of a selection over every c, by these steps:
- * 1. the k-th smallest L, by a histogram of L over 65536 equal buckets (its bucket index is non-decreasing
+ * 1. the k-th smallest L, by a histogram of L over LOG_BUCKETS equal buckets (its bucket index is non-decreasing
  *    in L) and a sort of the one bucket that holds it; the cut is its confidence, `threshold`;
  * 2. every pixel is classed below, tied with or above the cut: by L alone outside [lowL, highL], bounds
  *    taken from the cut's float32 rounding interval with margins for exp's and log's rounding errors (so a
