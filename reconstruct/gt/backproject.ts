@@ -68,11 +68,17 @@ function projectView(
 ): number {
   const r00 = cam[0]!, r01 = cam[1]!, r02 = cam[2]!, r10 = cam[3]!, r11 = cam[4]!, r12 = cam[5]!, r20 = cam[6]!, r21 = cam[7]!, r22 = cam[8]!;
   const Cx = cam[9]!, Cy = cam[10]!, Cz = cam[11]!;
+  // An excluded id is skipped by a branch (ids come in runs: it is predicted), but a pixel without depth is
+  // written to slot k anyway and k moves on only for a valid depth: the noisy source drops a random quarter
+  // of the pixels, and a branch on that was mispredicted as often (1.05 -> 0.78 ms per dropped view). Slot k
+  // lies within the columns (k never passes the pixels visited, and the capacity is every pixel) and past
+  // the cloud's prefix, so what a skipped pixel leaves there is not part of the cloud.
   for (let j = 0; j < H; j += stride) {
     const y = yn[j]!;
     for (let i = 0, p = j * W; i < W; i += stride, p += stride) {
+      const id = ids[p]!;
+      if (excluded[id]) continue;
       const d = depth[p]!;
-      if (!isValidDepth(d, maxDepth) || excluded[ids[p]!]) continue;
       const X = xn[i]! * d, Y = y * d;
       xyz[3 * k] = r00 * X + r10 * Y + r20 * d + Cx;
       xyz[3 * k + 1] = r01 * X + r11 * Y + r21 * d + Cy;
@@ -82,8 +88,8 @@ function projectView(
       rgb[3 * k + 2] = col[3 * p + 2]!;
       view[k] = vi;
       pixel[k] = p;
-      instance[k] = ids[p]!;
-      k++;
+      instance[k] = id;
+      k += isValidDepth(d, maxDepth) ? 1 : 0;
     }
   }
   return k;
