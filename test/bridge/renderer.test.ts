@@ -129,6 +129,28 @@ describe("software rasterizer", () => {
     expect(h.digest("hex")).toBe(BOX_SCAN_BUNDLE_SHA256[sub]);
   });
 
+  it("copies a view whose pose the trajectory already rendered: the same pixels as rendering it, in arrays of its own", () => {
+    const task = generateTask("spatial_distance", "bench", 0);
+    const c = captureBundle(task, "multi");
+    const scene = buildScene(task);
+    const { width, height, hfov_deg } = task.camera;
+    const K = intrinsicsFromHfov(width, height, hfov_deg);
+    const firstAt = new Map<string, number>();
+    let repeats = 0;
+    c.manifest.views.forEach((v, i) => {
+      const key = v.extrinsic.flat().join(" ");
+      const first = firstAt.get(key);
+      if (first === undefined) return void firstAt.set(key, i);
+      repeats++;
+      const copy = c.payloads[i]!, fresh = render(scene, { width, height, K, E: v.extrinsic });
+      for (const part of ["rgb", "depth", "ids"] as const) {
+        expect(copy[part].buffer, `view ${i} ${part}`).not.toBe(c.payloads[first]![part].buffer);
+        expect(Buffer.from(copy[part].buffer).equals(Buffer.from(fresh[part]!.buffer)), `view ${i} ${part}`).toBe(true);
+      }
+    });
+    expect(repeats).toBeGreaterThan(0);
+  });
+
   it("sees each triangle's side per triangle exactly as a test per pixel does, the camera in a face's plane included", () => {
     const box = obj(16, "cardboard_box/0", [1.2, 0.1], 0.3);
     const top = box.extent[2];
