@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import { render } from "../../bridge/sim/raster.js";
 import { captureBundle } from "../../bridge/sim/capture.js";
 import { generateTask } from "../../bridge/sim/generate/suite.js";
-import { buildScene, FLOOR_ID } from "../../bridge/sim/scene.js";
+import { buildScene, FLOOR_ID, FLOOR_TILE_M } from "../../bridge/sim/scene.js";
 import { intrinsicsFromHfov, poseToExtrinsic, projectPoint, cameraCentre, type AgentPose } from "../../src/core/math/camera.js";
 import { buildModel } from "../../bridge/objects/library.js";
 import { quatFromYaw } from "../../src/core/math/quat.js";
@@ -127,6 +127,10 @@ describe("software rasterizer", () => {
     const h = createHash("sha256");
     for (const v of c.payloads) for (const a of [v.rgb, v.depth, v.ids]) h.update(new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
     expect(h.digest("hex")).toBe(BOX_SCAN_BUNDLE_SHA256[sub]);
+  });
+
+  it("keeps the floor tile a power of two, so the shading's multiplication by tiles per metre is its division", () => {
+    expect(Number.isInteger(Math.log2(FLOOR_TILE_M))).toBe(true);
   });
 
   it("copies a view whose pose the trajectory already rendered: the same pixels as rendering it, in arrays of its own", () => {
