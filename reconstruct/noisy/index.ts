@@ -151,10 +151,12 @@ function viewRng(seed: string, taskId: string, view: number, component: string):
   return new Rng(seed).fork(taskId).fork(`view${view}`).fork(component);
 }
 
-/** The task's transparent objects as a lookup table indexed by instance id. */
-function transparentTable(bundle: FrameBundle): Uint8Array {
+/** The task's transparent objects as a lookup table indexed by instance id; null when it has none. */
+function transparentTable(bundle: FrameBundle): Uint8Array | null {
+  const objects = (bundle.manifest.task?.objects ?? []).filter((o) => o.transparent);
+  if (objects.length === 0) return null;
   const t = new Uint8Array(65536);
-  for (const o of bundle.manifest.task?.objects ?? []) if (o.transparent) t[o.id] = 1;
+  for (const o of objects) t[o.id] = 1;
   return t;
 }
 
@@ -379,6 +381,8 @@ const NO_LOW_FREQUENCY: LowFrequency = { tiltX: 0, tiltY: 0, bowl: 0, bowlMean: 
  */
 function scaleByDepthNoise(d: Float32Array, W: number, H: number, low: LowFrequency | null, rel: number, field: Float32Array, norm: number, need: Uint8Array | null): number {
   const { tiltX, tiltY, bowl, bowlMean, cx, cy, half } = low ?? NO_LOW_FREQUENCY;
+  // x̂ per column: the same quotient as per pixel, one division per column instead of one per pixel
+  const xhOf = columnCoordinates(W, cx, half);
   let n = 0;
   for (let j = 0; j < H; j++) {
     const yh = (j - cy) / half;
@@ -388,7 +392,7 @@ function scaleByDepthNoise(d: Float32Array, W: number, H: number, low: LowFreque
       if (!isValid(g)) continue;
       n++;
       if (need && !need[q]) continue;
-      const xh = (i - cx) / half;
+      const xh = xhOf[i]!;
       const f = low ? tiltX * xh + bowl * xh * xh + rowTerm : 0;
       const nz = rel > 0 ? rel * Math.fround(field[q]! * norm) : 0;
       d[q] = g * Math.max(NOISY_DEPTH_MIN_RATIO, 1 + f + nz);
@@ -396,6 +400,14 @@ function scaleByDepthNoise(d: Float32Array, W: number, H: number, low: LowFreque
   }
   return n;
 }
+
+/** (i − cx) / half for every column i (one array per thread, grown as needed). */
+function columnCoordinates(W: number, cx: number, half: number): Float64Array {
+  if (columnScratch.length < W) columnScratch = new Float64Array(W);
+  for (let i = 0; i < W; i++) columnScratch[i] = (i - cx) / half;
+  return columnScratch;
+}
+let columnScratch = new Float64Array(0);
 
 /** The task's object (non-structure) instance ids each view shows, ascending (level-free). */
 function objectIdsPerView(bundle: FrameBundle, structure: Uint8Array): number[][] {
@@ -505,7 +517,7 @@ function noisyStage(bundle: FrameBundle, opts: NoiseOptions, excludeIds: Readonl
     if (active.has("flying") || confidence) depthDiscontinuities(v.depth, W, H, work.disc);
     if (confidence) {
       const c = arrays.logConfidence(i, N);
-      viewLogConfidence(v, work.disc, glass!, rng("conf"), pooledConfidenceScratch(N), c);
+      viewLogConfidence(v, work.disc, glass, rng("conf"), pooledConfidenceScratch(N), c);
       histogram!.add(c, arrays.logBuckets(i, N));
       logMaps.push(c);
     }

@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { boxMean, countAndKthAtLeastOne, depthDiscontinuities, dilate, heavyTail, isJump, isValid, kthSmallestValid, scaled } from "../../reconstruct/noisy/filters.js";
 import { medianDepth } from "../../reconstruct/noisy/mono.js";
+import { CONF_TEXTURE_GRAD } from "../../reconstruct/noisy/params.js";
 import { Rng } from "../../src/core/math/rng.js";
 import type { FrameBundle } from "../../bridge/bundle/io.js";
 import { noisyPointCloud } from "../../reconstruct/noisy/index.js";
@@ -205,5 +206,11 @@ describe("heavy tail at power 3", () => {
     let scaledDiffer = 0;
     for (let p = 0; p < n; p++) if (scaled(a[p]!, fast) !== scaled(b[p]!, { mean: sum / n, sd })) scaledDiffer++;
     expect(scaledDiffer).toBe(0);
+  });
+});
+
+describe("confidence constants", () => {
+  it("keeps the texture threshold a power of two, so the confidence's multiplication by its inverse is its division", () => {
+    expect(Number.isInteger(Math.log2(CONF_TEXTURE_GRAD))).toBe(true);
   });
 });
