@@ -11,6 +11,14 @@ export const DENSE_CELL_LIMIT = 1 << 23;
 /** The dense layout is used only while grid cells <= DENSE_CELLS_PER_OCCUPIED * occupied cells. */
 export const DENSE_CELLS_PER_OCCUPIED = 8;
 
+/**
+ * A hashed lookup also keeps one bit per grid cell (occupied or not) while the grid has at most this many
+ * cells (2^24: a 2 MiB bitmap). Most cells a radius query visits are empty (object surfaces fill a thin
+ * shell of their grid), and the bit answers those without hashing and probing: fusion's overlap queries
+ * (pointOverlapRatio) spent most of their time there.
+ */
+export const OCCUPANCY_BITMAP_LIMIT = 1 << 24;
+
 const EMPTY = -1;
 
 /** 32-bit mix of a 53-bit integer key (its low and high words). */
@@ -26,6 +34,8 @@ function mix(key: number): number {
 
 export class CellLookup {
   private readonly dense: Int32Array | null;
+  /** Hashed layout: bit k of word k >>> 5 is set when cell k is occupied (null above OCCUPANCY_BITMAP_LIMIT). */
+  private readonly occupied: Int32Array | null;
   private readonly keys: Float64Array;
   private readonly vals: Int32Array;
   private readonly mask: number;
@@ -41,6 +51,7 @@ export class CellLookup {
       const dense = new Int32Array(gridCells).fill(EMPTY);
       for (let i = 0; i < m; i++) dense[cellKeys[i]!] = i;
       this.dense = dense;
+      this.occupied = null;
       this.keys = new Float64Array(0);
       this.vals = new Int32Array(0);
       this.mask = 0;
@@ -59,6 +70,7 @@ export class CellLookup {
       vals[s] = i;
     }
     this.dense = null;
+    this.occupied = gridCells <= OCCUPANCY_BITMAP_LIMIT ? occupancyBits(cellKeys, gridCells) : null;
     this.keys = keys;
     this.vals = vals;
     this.mask = mask;
@@ -68,6 +80,8 @@ export class CellLookup {
   get(key: number): number {
     const dense = this.dense;
     if (dense !== null) return dense[key]!;
+    const occupied = this.occupied;
+    if (occupied !== null && (occupied[key >>> 5]! & (1 << (key & 31))) === 0) return EMPTY;
     const keys = this.keys, vals = this.vals, mask = this.mask;
     let s = mix(key) & mask;
     for (;;) {
@@ -76,4 +90,14 @@ export class CellLookup {
       s = (s + 1) & mask;
     }
   }
+}
+
+/** One bit per cell of a grid of `gridCells` cells, set for the cells in `cellKeys`. */
+function occupancyBits(cellKeys: Float64Array, gridCells: number): Int32Array {
+  const bits = new Int32Array(Math.ceil(gridCells / 32));
+  for (let i = 0; i < cellKeys.length; i++) {
+    const k = cellKeys[i]!;
+    bits[k >>> 5] = bits[k >>> 5]! | (1 << (k & 31));
+  }
+  return bits;
 }

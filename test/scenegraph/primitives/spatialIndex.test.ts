@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { Rng } from "../../../src/core/math/rng.js";
 import { GRID_ROUNDING_MARGIN, VoxelHashGrid, neighborCounts } from "../../../scenegraph/primitives/hashGrid.js";
 import { KdTree3 } from "../../../scenegraph/primitives/kdtree.js";
+import { CellLookup, OCCUPANCY_BITMAP_LIMIT } from "../../../scenegraph/primitives/cellLookup.js";
 import { syntheticScene } from "./helpers.js";
 
 function randomCloud(n: number, seed: string, scale = 1): Float32Array {
@@ -159,3 +160,20 @@ describe("KdTree3", () => {
   });
 });
 
+describe("CellLookup", () => {
+  // the hashed layout answers empty cells from its occupancy bits up to OCCUPANCY_BITMAP_LIMIT cells, by
+  // probing above it: both must give every key's id and -1 for every other cell
+  for (const gridCells of [OCCUPANCY_BITMAP_LIMIT, OCCUPANCY_BITMAP_LIMIT + 64]) {
+    it(`gives each key its id and -1 elsewhere (hashed, ${gridCells} cells)`, () => {
+      const rng = new Rng(`lookup-${gridCells}`);
+      const keys = [...new Set(Array.from({ length: 3000 }, () => rng.int(0, gridCells - 1)))].sort((a, b) => a - b);
+      const lookup = new CellLookup(Float64Array.from(keys), gridCells, "hashed");
+      const idOf = new Map(keys.map((k, i) => [k, i] as [number, number]));
+      keys.forEach((k, i) => expect(lookup.get(k)).toBe(i));
+      for (let q = 0; q < 20000; q++) {
+        const k = rng.int(0, gridCells - 1);
+        expect(lookup.get(k)).toBe(idOf.get(k) ?? -1);
+      }
+    });
+  }
+});
