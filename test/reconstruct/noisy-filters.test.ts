@@ -4,14 +4,14 @@
  * buffers must carry nothing from one build to the next).
  */
 import { describe, expect, it } from "vitest";
-import { boxMean, countAndKthAtLeastOne, depthDiscontinuities, dilate, heavyTail, isJump, isValid, kthSmallestValid, scaled } from "../../reconstruct/noisy/filters.js";
+import { boxMean, countAndKthAtLeastOne, depthDiscontinuities, dilate, heavyTail, isJump, isValid, kthSmallestValid, lumaGradient, scaled } from "../../reconstruct/noisy/filters.js";
 import { medianDepth } from "../../reconstruct/noisy/mono.js";
 import { CONF_TEXTURE_GRAD } from "../../reconstruct/noisy/params.js";
 import { Rng } from "../../src/core/math/rng.js";
 import type { FrameBundle } from "../../bridge/bundle/io.js";
 import { noisyPointCloud } from "../../reconstruct/noisy/index.js";
 import { filterCloud, type PointCloud } from "../../reconstruct/pointcloud.js";
-import { metaOf, realBundle, sameArrays } from "./noisyHelpers.js";
+import { bytes, metaOf, realBundle, sameArrays } from "./noisyHelpers.js";
 
 describe("order statistics", () => {
   it("kthSmallestValid and medianDepth equal a full sort of the valid depths", () => {
@@ -206,6 +206,34 @@ describe("heavy tail at power 3", () => {
     let scaledDiffer = 0;
     for (let p = 0; p < n; p++) if (scaled(a[p]!, fast) !== scaled(b[p]!, { mean: sum / n, sd })) scaledDiffer++;
     expect(scaledDiffer).toBe(0);
+  });
+});
+
+describe("lumaGradient", () => {
+  // the definition, pixel by pixel: |∂x| + |∂y| of the Rec. 601 luma, central differences (halved) inside
+  // and one-sided differences at the border
+  function reference(rgb: Uint8Array, W: number, H: number): { luma: Float32Array; grad: Float32Array } {
+    const luma = new Float32Array(W * H), grad = new Float32Array(W * H);
+    for (let p = 0; p < W * H; p++) luma[p] = 0.299 * rgb[3 * p]! + 0.587 * rgb[3 * p + 1]! + 0.114 * rgb[3 * p + 2]!;
+    const at = (x: number, y: number) => luma[y * W + x]!;
+    for (let y = 0; y < H; y++)
+      for (let x = 0; x < W; x++) {
+        const l = Math.max(0, x - 1), r = Math.min(W - 1, x + 1), u = Math.max(0, y - 1), d = Math.min(H - 1, y + 1);
+        const kx = l < x && x < r ? 0.5 : 1, ky = u < y && y < d ? 0.5 : 1;
+        grad[y * W + x] = kx * Math.abs(at(r, y) - at(l, y)) + ky * Math.abs(at(x, d) - at(x, u));
+      }
+    return { luma, grad };
+  }
+  it("gives the definition's luma and gradient bit for bit, one-pixel-wide and one-pixel-high images included", () => {
+    const rng = new Rng("luma");
+    for (const [W, H] of [[1, 1], [1, 5], [5, 1], [2, 2], [3, 4], [17, 9]] as const) {
+      const rgb = new Uint8Array(3 * W * H).map(() => rng.int(0, 255));
+      const luma = new Float32Array(W * H), grad = new Float32Array(W * H);
+      lumaGradient(rgb, W, H, luma, grad);
+      const ref = reference(rgb, W, H);
+      expect(bytes(luma).equals(bytes(ref.luma)), `${W}x${H} luma`).toBe(true);
+      expect(bytes(grad).equals(bytes(ref.grad)), `${W}x${H} gradient`).toBe(true);
+    }
   });
 });
 
