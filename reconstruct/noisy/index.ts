@@ -311,35 +311,49 @@ function flyingPixels(v: ViewData, p: NoiseParams, rng: Rng, w: Work, d: Float32
 
 /**
  * flyingPixels' loop, in a function of its own (docs/design.md: hot loops and the JIT): each band pixel with
- * depth draws two numbers; a share `fraction` of them (not blob pixels) become flying pixels, their depth
- * `d` moved between the nearest and farthest true depth of their (2R+1)² window (R = band + 1: the window of
- * a band pixel spans both sides of its discontinuity). Returns how many.
+ * depth, in raster order, draws two numbers; a share `fraction` of them (not blob pixels) become flying
+ * pixels, their depth `d` moved between the nearest and farthest true depth of their (2R+1)² window (R =
+ * band + 1: the window of a band pixel spans both sides of its discontinuity). Returns how many.
+ *
+ * The band is a few per cent of the pixels, so the mask is read four bytes at a time and an all-zero word
+ * skips four pixels (the scan over every byte was three quarters of this function's time); the pixels of a
+ * word with a set byte go through `smearPixel` in order, so the draws are those of a pixel-by-pixel scan.
  */
 function smearBand(depth: Float32Array, W: number, H: number, band: Uint8Array, R: number, fraction: number, rng: Rng, d: Float32Array, flags: Uint8Array, need: Uint8Array | null): number {
-  let n = 0;
-  for (let y = 0; y < H; y++) {
-    for (let x = 0, q = y * W; x < W; x++, q++) {
-      if (!band[q] || !isValid(depth[q]!)) continue;
-      // Two draws for every band pixel, whatever the fraction: higher levels add flying pixels, never move others.
-      const u = rng.next(), t = rng.next();
-      if (u >= fraction || flags[q]! & FLAG_BLOB) continue;
-      flags[q] = flags[q]! | FLAG_FLYING;
-      n++;
-      if (need && !need[q]) continue;
-      let lo = Infinity, hi = -Infinity;
-      const ya = Math.max(0, y - R), yb = Math.min(H - 1, y + R), xa = Math.max(0, x - R), xb = Math.min(W - 1, x + R);
-      for (let yy = ya; yy <= yb; yy++) {
-        for (let xx = xa, o = yy * W + xa; xx <= xb; xx++, o++) {
-          const g = depth[o]!;
-          if (!isValid(g)) continue;
-          if (g < lo) lo = g;
-          if (g > hi) hi = g;
-        }
-      }
-      d[q] = lo + (FLYING_T_MARGIN + (1 - 2 * FLYING_T_MARGIN) * t) * (hi - lo);
+  const n = W * H;
+  // whole words only where the mask's bytes start on a word boundary; the rest byte by byte
+  const wordCount = band.byteOffset % 4 === 0 ? n >> 2 : 0;
+  const words = new Uint32Array(band.buffer, band.byteOffset, wordCount);
+  let flying = 0;
+  for (let w = 0; w < wordCount; w++) {
+    if (words[w] === 0) continue;
+    for (let q = 4 * w; q < 4 * w + 4; q++) if (band[q]) flying += smearPixel(depth, W, H, q, R, fraction, rng, d, flags, need);
+  }
+  for (let q = 4 * wordCount; q < n; q++) if (band[q]) flying += smearPixel(depth, W, H, q, R, fraction, rng, d, flags, need);
+  return flying;
+}
+
+/** smearBand at band pixel q: 1 if it became a flying pixel. */
+function smearPixel(depth: Float32Array, W: number, H: number, q: number, R: number, fraction: number, rng: Rng, d: Float32Array, flags: Uint8Array, need: Uint8Array | null): number {
+  if (!isValid(depth[q]!)) return 0;
+  // Two draws for every band pixel, whatever the fraction: higher levels add flying pixels, never move others.
+  const u = rng.next(), t = rng.next();
+  if (u >= fraction || flags[q]! & FLAG_BLOB) return 0;
+  flags[q] = flags[q]! | FLAG_FLYING;
+  if (need && !need[q]) return 1;
+  const x = q % W, y = (q - x) / W;
+  let lo = Infinity, hi = -Infinity;
+  const ya = Math.max(0, y - R), yb = Math.min(H - 1, y + R), xa = Math.max(0, x - R), xb = Math.min(W - 1, x + R);
+  for (let yy = ya; yy <= yb; yy++) {
+    for (let xx = xa, o = yy * W + xa; xx <= xb; xx++, o++) {
+      const g = depth[o]!;
+      if (!isValid(g)) continue;
+      if (g < lo) lo = g;
+      if (g > hi) hi = g;
     }
   }
-  return n;
+  d[q] = lo + (FLYING_T_MARGIN + (1 - 2 * FLYING_T_MARGIN) * t) * (hi - lo);
+  return 1;
 }
 
 /** Depth noise in place: d ← max(NOISY_DEPTH_MIN_RATIO, 1 + lowfreq + depthNoiseRel·n) · d. Returns the pixels touched. */
