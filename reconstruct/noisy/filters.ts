@@ -220,10 +220,26 @@ export function dilate(mask: Uint8Array, W: number, H: number, r: number, out: U
   }
   const n = W * H, side = 2 * r + 1;
   const most = Math.floor((DILATE_STAMP_BUDGET * n) / (side * side));
+  // the set pixels, in order; the mask is read four bytes at a time where its bytes start on a word
+  // boundary, so the all-zero words of a sparse mask (nearly all of them) cost one test per four pixels
+  const wordCount = mask.byteOffset % 4 === 0 ? n >> 2 : 0;
+  const words = new Uint32Array(mask.buffer, mask.byteOffset, wordCount);
   let m = 0;
-  for (let p = 0; p < n; p++) {
+  for (let w = 0; w < wordCount && m <= most; w++) if (words[w] !== 0) m = collectSet(mask, 4 * w, 4 * w + 4, m);
+  if (m <= most) m = collectSet(mask, 4 * wordCount, n, m);
+  if (m > most) return dilateSeparable(mask, W, H, r, out, tmp);
+  out.fill(0, 0, n);
+  for (let k = 0; k < m; k++) {
+    const p = stampIndex[k]!, x = p % W, y = (p - x) / W;
+    const x0 = x > r ? x - r : 0, x1 = x + r < W ? x + r : W - 1, y1 = y + r < H ? y + r : H - 1;
+    for (let yy = y > r ? y - r : 0; yy <= y1; yy++) for (let q = yy * W + x0, end = yy * W + x1; q <= end; q++) out[q] = 1;
+  }
+}
+
+/** Appends the set pixels of mask[from, to) to stampIndex from index m (growing it); returns the new m. */
+function collectSet(mask: Uint8Array, from: number, to: number, m: number): number {
+  for (let p = from; p < to; p++) {
     if (mask[p] === 0) continue;
-    if (m === most) return dilateSeparable(mask, W, H, r, out, tmp);
     if (m === stampIndex.length) {
       const grown = new Int32Array(2 * m);
       grown.set(stampIndex);
@@ -231,12 +247,7 @@ export function dilate(mask: Uint8Array, W: number, H: number, r: number, out: U
     }
     stampIndex[m++] = p;
   }
-  out.fill(0, 0, n);
-  for (let k = 0; k < m; k++) {
-    const p = stampIndex[k]!, x = p % W, y = (p - x) / W;
-    const x0 = x > r ? x - r : 0, x1 = x + r < W ? x + r : W - 1, y1 = y + r < H ? y + r : H - 1;
-    for (let yy = y > r ? y - r : 0; yy <= y1; yy++) for (let q = yy * W + x0, end = yy * W + x1; q <= end; q++) out[q] = 1;
-  }
+  return m;
 }
 
 /** dilate by passes: per row, the distance to the last set pixel forwards and backwards; then per column. */

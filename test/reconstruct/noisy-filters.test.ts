@@ -72,13 +72,18 @@ describe("dilate", () => {
     // sparse masks take the stamping path, dense ones (more than DILATE_STAMP_BUDGET stamped per pixel) the separable one
     for (const [W, H, r, density] of [[37, 23, 2, 0.02], [37, 23, 2, 0.5], [16, 40, 0, 0.1], [5, 5, 9, 0.05], [1, 7, 1, 0.3], [64, 3, 3, 0.01], [20, 20, 1, 0], [300, 200, 2, 0.004]] as const) {
       const mask = Uint8Array.from({ length: W * H }, () => (rng.next() < density ? 1 : 0));
-      const out = new Uint8Array(W * H).fill(7), tmp = new Uint8Array(W * H);
-      dilate(mask, W, H, r, out, tmp);
       const want = new Uint8Array(W * H);
       for (let y = 0; y < H; y++) for (let x = 0; x < W; x++) {
         for (let v = Math.max(0, y - r); v <= Math.min(H - 1, y + r); v++) for (let u = Math.max(0, x - r); u <= Math.min(W - 1, x + r); u++) if (mask[v * W + u]) want[y * W + x] = 1;
       }
-      expect(Buffer.from(out).equals(Buffer.from(want)), `${W}x${H} r ${r}`).toBe(true);
+      // the mask as its own array (read a word at a time) and at an odd offset in a larger one (byte by byte)
+      const unaligned = new Uint8Array(W * H + 1).subarray(1);
+      unaligned.set(mask);
+      for (const [name, m] of [["aligned", mask], ["unaligned", unaligned]] as const) {
+        const out = new Uint8Array(W * H).fill(7), tmp = new Uint8Array(W * H);
+        dilate(m, W, H, r, out, tmp);
+        expect(Buffer.from(out).equals(Buffer.from(want)), `${W}x${H} r ${r}, ${name}`).toBe(true);
+      }
     }
   });
 });
