@@ -220,10 +220,9 @@ export function dilate(mask: Uint8Array, W: number, H: number, r: number, out: U
   }
   const n = W * H, side = 2 * r + 1;
   const most = Math.floor((DILATE_STAMP_BUDGET * n) / (side * side));
-  // the set pixels, in order; the mask is read four bytes at a time where its bytes start on a word
-  // boundary, so the all-zero words of a sparse mask (nearly all of them) cost one test per four pixels
-  const wordCount = mask.byteOffset % 4 === 0 ? n >> 2 : 0;
-  const words = new Uint32Array(mask.buffer, mask.byteOffset, wordCount);
+  // the set pixels, in order; the all-zero words of a sparse mask (nearly all of them) cost one test per
+  // four pixels
+  const words = maskWords(mask, n), wordCount = words.length;
   let m = 0;
   for (let w = 0; w < wordCount && m <= most; w++) if (words[w] !== 0) m = collectSet(mask, 4 * w, 4 * w + 4, m);
   if (m <= most) m = collectSet(mask, 4 * wordCount, n, m);
@@ -234,6 +233,15 @@ export function dilate(mask: Uint8Array, W: number, H: number, r: number, out: U
     const x0 = x > r ? x - r : 0, x1 = x + r < W ? x + r : W - 1, y1 = y + r < H ? y + r : H - 1;
     for (let yy = y > r ? y - r : 0; yy <= y1; yy++) for (let q = yy * W + x0, end = yy * W + x1; q <= end; q++) out[q] = 1;
   }
+}
+
+/**
+ * The first n bytes of a 0/1 mask as whole 32-bit words, for scans that skip all-zero words of a sparse mask;
+ * empty when the mask's bytes do not start on a word boundary (the caller then reads every byte). Bytes
+ * 4·words.length .. n − 1 are left for the caller to read one by one.
+ */
+export function maskWords(mask: Uint8Array, n: number): Uint32Array {
+  return mask.byteOffset % 4 === 0 ? new Uint32Array(mask.buffer, mask.byteOffset, n >> 2) : new Uint32Array(0);
 }
 
 /** Appends the set pixels of mask[from, to) to stampIndex from index m (growing it); returns the new m. */

@@ -34,7 +34,7 @@ import { backprojectViews } from "../gt/backproject.js";
 import { extrinsicRotation, cameraCentre } from "../../src/core/math/camera.js";
 import { confidenceOfLog, confidenceScratch, viewConfidence, viewLogConfidence, type ConfidenceScratch } from "./confidence.js";
 import { applyDropout, dropOverConfidences, LogConfidenceHistogram } from "./dropout.js";
-import { correlatedField, depthDiscontinuities, dilate, FieldScratch, isValid } from "./filters.js";
+import { correlatedField, depthDiscontinuities, dilate, FieldScratch, isValid, maskWords } from "./filters.js";
 import { driftPoses, type DriftResult } from "./drift.js";
 import { applyMono, medianDepth, monoField, type MonoRecord } from "./mono.js";
 import { applyTextureless, texturelessBiasField, texturelessMaps } from "./textureless.js";
@@ -321,9 +321,7 @@ function flyingPixels(v: ViewData, p: NoiseParams, rng: Rng, w: Work, d: Float32
  */
 function smearBand(depth: Float32Array, W: number, H: number, band: Uint8Array, R: number, fraction: number, rng: Rng, d: Float32Array, flags: Uint8Array, need: Uint8Array | null): number {
   const n = W * H;
-  // whole words only where the mask's bytes start on a word boundary; the rest byte by byte
-  const wordCount = band.byteOffset % 4 === 0 ? n >> 2 : 0;
-  const words = new Uint32Array(band.buffer, band.byteOffset, wordCount);
+  const words = maskWords(band, n), wordCount = words.length;
   let flying = 0;
   for (let w = 0; w < wordCount; w++) {
     if (words[w] === 0) continue;
