@@ -165,8 +165,7 @@ export const isValid = (d: number): boolean => d > 0 && d <= Number.MAX_VALUE;
 
 /** Is the step between two valid depths a discontinuity (EDGE_REL_JUMP of the nearer depth and EDGE_MIN_JUMP_M)? */
 export function isJump(a: number, b: number): boolean {
-  const diff = Math.abs(a - b);
-  return diff > EDGE_MIN_JUMP_M && diff > EDGE_REL_JUMP * Math.min(a, b);
+  return isJumpOf(a, b, EDGE_MIN_JUMP_M, EDGE_REL_JUMP);
 }
 
 /** Marks both pixels of every horizontal or vertical neighbour pair of valid depths that is a discontinuity. */
@@ -175,19 +174,23 @@ export function depthDiscontinuities(depth: Float32Array, W: number, H: number, 
   // isValid of both and isJump, tested cheapest first: almost every neighbour pair is within EDGE_MIN_JUMP_M,
   // which one subtraction settles (a pair with a non-valid depth fails a test either way). Rows, then
   // columns, so no pixel tests whether it has a right or a lower neighbour: twice as fast as one pass. Each
-  // pixel is counted when first marked (jumps are rare), not by a pass of its own.
+  // pixel is counted when first marked (jumps are rare), not by a pass of its own. The thresholds are read
+  // into locals once and the tests are written out in the loop: with the imported constants read through a
+  // helper that tested all four, this was 1.75x slower (0.70 against 0.40 ms per view).
+  const minJump = EDGE_MIN_JUMP_M, relJump = EDGE_REL_JUMP;
   let n = 0;
   for (let y = 0; y < H; y++) {
     const o = y * W;
     let a = depth[o]!;
     for (let p = o + 1, end = o + W; p < end; p++) {
       const b = depth[p]!;
-      if (isValidJump(a, b)) n += mark(out, p - 1) + mark(out, p);
+      if (isJumpOf(a, b, minJump, relJump) && isValid(a) && isValid(b)) n += mark(out, p - 1) + mark(out, p);
       a = b;
     }
   }
   for (let p = 0, end = (H - 1) * W; p < end; p++) {
-    if (isValidJump(depth[p]!, depth[p + W]!)) n += mark(out, p) + mark(out, p + W);
+    const a = depth[p]!, b = depth[p + W]!;
+    if (isJumpOf(a, b, minJump, relJump) && isValid(a) && isValid(b)) n += mark(out, p) + mark(out, p + W);
   }
   return n;
 }
@@ -199,8 +202,11 @@ function mark(out: Uint8Array, p: number): number {
   return 1;
 }
 
-/** isValid(a) && isValid(b) && isJump(a, b), the jump tests first. */
-const isValidJump = (a: number, b: number): boolean => isJump(a, b) && isValid(a) && isValid(b);
+/** isJump with its thresholds given. */
+function isJumpOf(a: number, b: number, minJump: number, relJump: number): boolean {
+  const diff = Math.abs(a - b);
+  return diff > minJump && diff > relJump * Math.min(a, b);
+}
 
 /**
  * A sparse mask is dilated by stamping each set pixel's square while at most this many pixels are stamped
