@@ -60,21 +60,28 @@ export function viewLogConfidence(v: ViewData, disc: Uint8Array, transparent: Ui
  */
 const TEXTURE_GRAD_INV = 1 / CONF_TEXTURE_GRAD;
 
-/** L of every pixel from its cues (viewLogConfidence's loop, in a function of its own: docs/design.md, hot loops and the JIT). */
+/**
+ * L of every pixel from its cues (viewLogConfidence's loop, in a function of its own: docs/design.md, hot
+ * loops and the JIT). The constants are read into locals first: V8 loads an imported binding again at every
+ * use.
+ */
 function logConfidences(depth: Float32Array, ids: Uint16Array, luma: Float32Array, grad: Float32Array, band: Uint8Array, jitter: Float32Array, transparent: Uint8Array | null, out: Float64Array): void {
+  const base = CONF_LOG_BASE, perMetre = CONF_DEPTH_PENALTY_PER_M, jitterStd = CONF_JITTER_STD, edge = CONF_EDGE_PENALTY;
+  const darkLuma = CONF_DARK_LUMA, dark = CONF_DARK_PENALTY, textureGrad = CONF_TEXTURE_GRAD, textureless = CONF_TEXTURELESS_PENALTY;
+  const textureGradInv = TEXTURE_GRAD_INV, glass = CONF_GLASS_PENALTY;
   for (let p = 0; p < depth.length; p++) {
     const d = depth[p]!;
     if (!isValid(d)) {
       out[p] = NaN;
       continue;
     }
-    let L = CONF_LOG_BASE - CONF_DEPTH_PENALTY_PER_M * d + CONF_JITTER_STD * jitter[p]!;
-    if (band[p]) L -= CONF_EDGE_PENALTY;
+    let L = base - perMetre * d + jitterStd * jitter[p]!;
+    if (band[p]) L -= edge;
     const Y = luma[p]!;
-    if (Y < CONF_DARK_LUMA) L -= CONF_DARK_PENALTY * (1 - Y / CONF_DARK_LUMA);
+    if (Y < darkLuma) L -= dark * (1 - Y / darkLuma);
     const g = grad[p]!;
-    if (g < CONF_TEXTURE_GRAD) L -= CONF_TEXTURELESS_PENALTY * (1 - g * TEXTURE_GRAD_INV);
-    if (transparent !== null && transparent[ids[p]!]) L -= CONF_GLASS_PENALTY;
+    if (g < textureGrad) L -= textureless * (1 - g * textureGradInv);
+    if (transparent !== null && transparent[ids[p]!]) L -= glass;
     out[p] = L;
   }
 }

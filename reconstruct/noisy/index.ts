@@ -395,6 +395,7 @@ function scaleByDepthNoise(d: Float32Array, W: number, H: number, low: LowFreque
   const { tiltX, tiltY, bowl, bowlMean, cx, cy, half } = low ?? NO_LOW_FREQUENCY;
   // x̂ per column: the same quotient as per pixel, one division per column instead of one per pixel
   const xhOf = columnCoordinates(W, cx, half);
+  const minRatio = NOISY_DEPTH_MIN_RATIO; // a local: V8 loads an imported binding again at every use
   let n = 0;
   for (let j = 0; j < H; j++) {
     const yh = (j - cy) / half;
@@ -407,7 +408,7 @@ function scaleByDepthNoise(d: Float32Array, W: number, H: number, low: LowFreque
       const xh = xhOf[i]!;
       const f = low ? tiltX * xh + bowl * xh * xh + rowTerm : 0;
       const nz = rel > 0 ? rel * Math.fround(field[q]! * norm) : 0;
-      d[q] = g * Math.max(NOISY_DEPTH_MIN_RATIO, 1 + f + nz);
+      d[q] = g * Math.max(minRatio, 1 + f + nz);
     }
   }
   return n;
