@@ -50,8 +50,11 @@ export async function startRedis(extra: string[] = ["--maxmemory-policy", "noevi
     client,
     stop: async () => {
       client.disconnect();
+      // a server that already exited (crashed) has fired "exit": waiting for it again would never end
+      if (proc.exitCode !== null || proc.signalCode !== null) return;
+      const exited = new Promise((r) => proc.once("exit", r));
       proc.kill("SIGTERM");
-      await new Promise((r) => proc.once("exit", r));
+      await exited;
     },
   };
 }

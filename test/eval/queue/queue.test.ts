@@ -88,9 +88,13 @@ describe.skipIf(!haveRedis)("esi3d run --queue", () => {
     try {
       const out = join(dir, "collector");
       const producer = spawn(process.execPath, [CLI, "run", ...SMALL, "--out", out, "--queue", redis.url], { cwd: REPO_ROOT, stdio: "ignore" });
+      // listened for from the start: a producer that finishes its three units between two polls of `until`
+      // has exited before the kill, and an "exit" listener added after that would wait forever (CI at
+      // 5615617 hung here for the test's whole 300 s once units got faster)
+      const exited = new Promise((r) => producer.once("exit", r));
       await until(() => lineCount(join(out, "items.jsonl")) > 0, 120_000);
       producer.kill("SIGKILL");
-      await new Promise((r) => producer.once("exit", r));
+      await exited;
       const before = lineCount(join(out, "items.jsonl"));
       const r = await esi3dAsync(["run", ...SMALL, "--out", out, "--queue", redis.url, "--resume"], { timeoutMs: 240_000 });
       expect(r.code, r.stderr).toBe(0);
