@@ -215,8 +215,6 @@ function isJumpOf(a: number, b: number, minJump: number, relJump: number): boole
  */
 export const DILATE_STAMP_BUDGET = 4;
 
-/** dilate's set pixels (one array per thread, grown as needed: the module's functions never nest). */
-let stampIndex = new Int32Array(4096);
 
 /** Dilation of a 0/1 mask by a (2r+1)² square (Chebyshev distance ≤ r). */
 export function dilate(mask: Uint8Array, W: number, H: number, r: number, out: Uint8Array, tmp: Uint8Array): void {
@@ -226,40 +224,43 @@ export function dilate(mask: Uint8Array, W: number, H: number, r: number, out: U
   }
   const n = W * H, side = 2 * r + 1;
   const most = Math.floor((DILATE_STAMP_BUDGET * n) / (side * side));
-  // the set pixels, in order; the all-zero words of a sparse mask (nearly all of them) cost one test per
-  // four pixels
-  const words = maskWords(mask, n), wordCount = words.length;
-  let m = 0;
-  for (let w = 0; w < wordCount && m <= most; w++) if (words[w] !== 0) m = collectSet(mask, 4 * w, 4 * w + 4, m);
-  if (m <= most) m = collectSet(mask, 4 * wordCount, n, m);
-  if (m > most) return dilateSeparable(mask, W, H, r, out, tmp);
+  const set = setPixels(mask, n, most);
+  if (set.length > most) return dilateSeparable(mask, W, H, r, out, tmp);
   out.fill(0, 0, n);
-  for (let k = 0; k < m; k++) {
-    const p = stampIndex[k]!, x = p % W, y = (p - x) / W;
+  for (let k = 0; k < set.length; k++) {
+    const p = set[k]!, x = p % W, y = (p - x) / W;
     const x0 = x > r ? x - r : 0, x1 = x + r < W ? x + r : W - 1, y1 = y + r < H ? y + r : H - 1;
     for (let yy = y > r ? y - r : 0; yy <= y1; yy++) for (let q = yy * W + x0, end = yy * W + x1; q <= end; q++) out[q] = 1;
   }
 }
 
 /**
- * The first n bytes of a 0/1 mask as whole 32-bit words, for scans that skip all-zero words of a sparse mask;
- * empty when the mask's bytes do not start on a word boundary (the caller then reads every byte). Bytes
- * 4·words.length .. n − 1 are left for the caller to read one by one.
+ * The set pixels of mask[0, n), in order (a view of one array per thread: read it before the next call), or
+ * more than `most` of them as soon as there are more than `most`. The mask is read four bytes at a time where its
+ * bytes start on a word boundary, so the all-zero words of a sparse mask (nearly all of them) cost one test
+ * per four pixels: depth edges and edge bands are ~0.4 % and a few per cent of a view's pixels.
  */
-export function maskWords(mask: Uint8Array, n: number): Uint32Array {
-  return mask.byteOffset % 4 === 0 ? new Uint32Array(mask.buffer, mask.byteOffset, n >> 2) : new Uint32Array(0);
+export function setPixels(mask: Uint8Array, n: number, most = n): Int32Array {
+  const wordCount = mask.byteOffset % 4 === 0 ? n >> 2 : 0;
+  const words = new Uint32Array(mask.buffer, wordCount > 0 ? mask.byteOffset : 0, wordCount);
+  let m = 0;
+  for (let w = 0; w < wordCount && m <= most; w++) if (words[w] !== 0) m = collectSet(mask, 4 * w, 4 * w + 4, m);
+  return setIndex.subarray(0, m <= most ? collectSet(mask, 4 * wordCount, n, m) : m);
 }
 
-/** Appends the set pixels of mask[from, to) to stampIndex from index m (growing it); returns the new m. */
+/** setPixels' list (one array per thread, grown as needed). */
+let setIndex = new Int32Array(4096);
+
+/** Appends the set pixels of mask[from, to) to setIndex from index m (growing it); returns the new m. */
 function collectSet(mask: Uint8Array, from: number, to: number, m: number): number {
   for (let p = from; p < to; p++) {
     if (mask[p] === 0) continue;
-    if (m === stampIndex.length) {
+    if (m === setIndex.length) {
       const grown = new Int32Array(2 * m);
-      grown.set(stampIndex);
-      stampIndex = grown;
+      grown.set(setIndex);
+      setIndex = grown;
     }
-    stampIndex[m++] = p;
+    setIndex[m++] = p;
   }
   return m;
 }

@@ -34,7 +34,7 @@ import { backprojectViews } from "../gt/backproject.js";
 import { extrinsicRotation, cameraCentre } from "../../src/core/math/camera.js";
 import { confidenceOfLog, confidenceScratch, viewConfidence, viewLogConfidence, type ConfidenceScratch } from "./confidence.js";
 import { applyDropout, dropOverConfidences, LogConfidenceHistogram } from "./dropout.js";
-import { correlatedField, depthDiscontinuities, dilate, FieldScratch, isValid, maskWords } from "./filters.js";
+import { correlatedField, depthDiscontinuities, dilate, FieldScratch, isValid, setPixels } from "./filters.js";
 import { driftPoses, type DriftResult } from "./drift.js";
 import { applyMono, medianDepth, monoField, type MonoRecord } from "./mono.js";
 import { applyTextureless, texturelessBiasField, texturelessMaps } from "./textureless.js";
@@ -315,19 +315,14 @@ function flyingPixels(v: ViewData, p: NoiseParams, rng: Rng, w: Work, d: Float32
  * pixels, their depth `d` moved between the nearest and farthest true depth of their (2R+1)² window (R =
  * band + 1: the window of a band pixel spans both sides of its discontinuity). Returns how many.
  *
- * The band is a few per cent of the pixels, so the mask is read four bytes at a time and an all-zero word
- * skips four pixels (the scan over every byte was three quarters of this function's time); the pixels of a
- * word with a set byte go through `smearPixel` in order, so the draws are those of a pixel-by-pixel scan.
+ * The band is a few per cent of the pixels: its set pixels come from filters.ts setPixels (which skips
+ * all-zero words; the scan over every byte was three quarters of this function's time), in raster order, so
+ * the draws are those of a pixel-by-pixel scan.
  */
 function smearBand(depth: Float32Array, W: number, H: number, band: Uint8Array, R: number, fraction: number, rng: Rng, d: Float32Array, flags: Uint8Array, need: Uint8Array | null): number {
-  const n = W * H;
-  const words = maskWords(band, n), wordCount = words.length;
+  const set = setPixels(band, W * H);
   let flying = 0;
-  for (let w = 0; w < wordCount; w++) {
-    if (words[w] === 0) continue;
-    for (let q = 4 * w; q < 4 * w + 4; q++) if (band[q]) flying += smearPixel(depth, W, H, q, R, fraction, rng, d, flags, need);
-  }
-  for (let q = 4 * wordCount; q < n; q++) if (band[q]) flying += smearPixel(depth, W, H, q, R, fraction, rng, d, flags, need);
+  for (let k = 0; k < set.length; k++) flying += smearPixel(depth, W, H, set[k]!, R, fraction, rng, d, flags, need);
   return flying;
 }
 
