@@ -34,7 +34,7 @@ import { backprojectViews } from "../gt/backproject.js";
 import { extrinsicRotation, cameraCentre } from "../../src/core/math/camera.js";
 import { confidenceOfLog, confidenceScratch, viewConfidence, viewLogConfidence, type ConfidenceScratch } from "./confidence.js";
 import { applyDropout, dropOverConfidences, LogConfidenceHistogram } from "./dropout.js";
-import { correlatedField, depthDiscontinuities, dilate, FieldScratch, isValid, setPixels } from "./filters.js";
+import { correlatedField, depthDiscontinuities, dilate, FieldScratch, isValid, setPixels, type PixelBox } from "./filters.js";
 import { driftPoses, type DriftResult } from "./drift.js";
 import { applyMono, medianDepth, monoField, type MonoRecord } from "./mono.js";
 import { applyTextureless, texturelessBiasField, texturelessMaps } from "./textureless.js";
@@ -350,11 +350,12 @@ function smearPixel(depth: Float32Array, W: number, H: number, q: number, R: num
 }
 
 /** Depth noise in place: d ← max(NOISY_DEPTH_MIN_RATIO, 1 + lowfreq + depthNoiseRel·n) · d. Returns the pixels touched. */
-function depthNoise(v: ViewData, p: NoiseParams, w: Work, d: Float32Array, rngNoise: Rng, rngLow: Rng, out: DepthFieldRecord[], need: Uint8Array | null): number {
+function depthNoise(v: ViewData, p: NoiseParams, w: Work, d: Float32Array, rngNoise: Rng, rngLow: Rng, out: DepthFieldRecord[], need: Uint8Array | null, box: PixelBox | undefined): number {
   const { W, H } = w;
   const rel = p.depthNoiseRel;
   const field = w.field;
-  const norm = rel > 0 ? correlatedField(rngNoise, W, H, p.depthNoiseCorrPx, field, w.fieldScratch) : 0;
+  // the field only where it is read (rngNoise draws nothing after it)
+  const norm = rel > 0 ? correlatedField(rngNoise, W, H, p.depthNoiseCorrPx, field, w.fieldScratch, box) : 0;
   const lf = p.depthLowFreqRel;
   const a = [rngLow.normal(), rngLow.normal(), rngLow.normal()];
   const tiltX = a[0]! * lf, tiltY = a[1]! * lf, bowl = a[2]! * lf;
@@ -462,12 +463,40 @@ export function noisyViews(bundle: FrameBundle, opts: NoiseOptions): NoisyViews 
 
 /**
  * The pixels whose noisy depth a cloud without the ids in `excluded` reads, into `need` (1 = read): those
- * of other ids, and the view's phantom label patches, which go into the cloud under a fake id.
+ * of other ids, and the view's phantom label patches, which go into the cloud under a fake id. Returns
+ * their bounding box (the depth noise field is computed only there).
  */
-function neededPixels(v: ViewData, excluded: Uint8Array, phantoms: readonly LabelPlan["phantoms"][number][], need: Uint8Array): void {
-  const ids = v.ids;
-  for (let q = 0; q < ids.length; q++) need[q] = excluded[ids[q]!] ? 0 : 1;
-  for (const f of phantoms) if (f.view === v.index) for (const q of phantomPixels(f, v.width)) need[q] = 1;
+function neededPixels(v: ViewData, excluded: Uint8Array, phantoms: readonly LabelPlan["phantoms"][number][], need: Uint8Array): PixelBox {
+  const { ids, width: W, height: H } = v;
+  const box = { x0: W, x1: -1, y1: -1 };
+  for (let j = 0, q = 0; j < H; j++) {
+    // a row's first and last needed column (ids come in runs: the branch is predicted)
+    let first = -1, last = -1;
+    for (let i = 0; i < W; i++, q++) {
+      if (excluded[ids[q]!]) need[q] = 0;
+      else {
+        need[q] = 1;
+        if (first < 0) first = i;
+        last = i;
+      }
+    }
+    if (last >= 0) extendBox(box, first, last, j);
+  }
+  for (const f of phantoms) {
+    if (f.view !== v.index) continue;
+    for (const q of phantomPixels(f, W)) {
+      need[q] = 1;
+      const i = q % W;
+      extendBox(box, i, i, (q - i) / W);
+    }
+  }
+  return box;
+}
+
+function extendBox(box: PixelBox, first: number, last: number, row: number): void {
+  if (first < box.x0) box.x0 = first;
+  if (last > box.x1) box.x1 = last;
+  if (row > box.y1) box.y1 = row;
 }
 
 /**
@@ -518,7 +547,7 @@ function noisyStage(bundle: FrameBundle, opts: NoiseOptions, excludeIds: Readonl
 
   const views: ViewData[] = bundle.views.map((v, i) => {
     const rng = (c: string) => rngOf(v.index, c);
-    if (need) neededPixels(v, excluded!, labels.phantoms, need);
+    const box = need ? neededPixels(v, excluded!, labels.phantoms, need) : undefined;
     let d = v.depth;
     let flags: Uint8Array | null = null;
     // one discontinuity map of the true depth for the flying pixels and the confidence
@@ -555,7 +584,7 @@ function noisyStage(bundle: FrameBundle, opts: NoiseOptions, excludeIds: Readonl
       if (m > 0) mono.push(applyMono(v, params, field, gamma, d, m, need));
     }
     if (warp) applyWarp(v, params, warpPerMetre(v, warp, need, POOL.get(SLOT.warp, N)), d, need);
-    if (active.has("depth")) depthNoised += depthNoise(v, params, work, d, rng("depth"), rng("lowfreq"), depthFields, need);
+    if (active.has("depth")) depthNoised += depthNoise(v, params, work, d, rng("depth"), rng("lowfreq"), depthFields, need, box);
     let scale = 1, E = v.E;
     if (drift) {
       E = drift.records[i]!.E;

@@ -4,7 +4,7 @@
  * buffers must carry nothing from one build to the next).
  */
 import { describe, expect, it } from "vitest";
-import { boxMean, countAndKthAtLeastOne, depthDiscontinuities, dilate, heavyTail, isJump, isValid, kthSmallestValid, lumaGradient, scaled } from "../../reconstruct/noisy/filters.js";
+import { boxMean, correlatedField, countAndKthAtLeastOne, depthDiscontinuities, FieldScratch, dilate, heavyTail, isJump, isValid, kthSmallestValid, lumaGradient, scaled } from "../../reconstruct/noisy/filters.js";
 import { medianDepth } from "../../reconstruct/noisy/mono.js";
 import { CONF_TEXTURE_GRAD } from "../../reconstruct/noisy/params.js";
 import { Rng } from "../../src/core/math/rng.js";
@@ -112,6 +112,28 @@ describe("boxMean", () => {
       let s = 0, n = 0;
       for (let k = Math.max(0, x - r); k <= Math.min(W - 1, x + r); k++, n++) s += src[y * W + k]!;
       expect(tmp[y * W + x]).toBeCloseTo(s / n, 5);
+    }
+  });
+});
+
+describe("correlatedField", () => {
+  it("inside a box gives the whole image's field bit for bit, for even and odd padded widths, white noise and an empty box", () => {
+    for (const [W, H, r] of [[37, 23, 2], [40, 31, 3], [9, 6, 1], [15, 11, 0]] as const) {
+      const full = new Float32Array(W * H);
+      const kFull = correlatedField(new Rng(`field ${W}`), W, H, r, full, new FieldScratch());
+      for (const box of [{ x0: 0, x1: W - 1, y1: H - 1 }, { x0: 3, x1: W - 5, y1: H >> 1 }, { x0: W - 1, x1: W - 1, y1: 0 }, { x0: 0, x1: 0, y1: H - 2 }, { x0: 2, x1: 4, y1: 4 }]) {
+        const part = new Float32Array(W * H).fill(NaN);
+        expect(correlatedField(new Rng(`field ${W}`), W, H, r, part, new FieldScratch(), box)).toBe(kFull);
+        for (let y = 0; y <= box.y1; y++) {
+          const from = y * W + (r > 0 ? box.x0 : 0), to = y * W + (r > 0 ? box.x1 : W - 1) + 1;
+          expect(Buffer.from(part.slice(from, to).buffer).equals(Buffer.from(full.slice(from, to).buffer))).toBe(true);
+        }
+        // nothing below the box is computed (the rows it would need are not even drawn)
+        if (r > 0 && box.y1 < H - 1) expect(part[(box.y1 + 1) * W + box.x0]).toBeNaN();
+      }
+      const none = new Float32Array(4).fill(NaN);
+      expect(correlatedField(new Rng("none"), W, H, r, none, new FieldScratch(), { x0: W, x1: -1, y1: -1 })).toBe(kFull);
+      expect([...none].every((v) => Number.isNaN(v))).toBe(true);
     }
   });
 });
