@@ -447,8 +447,12 @@ function shade(scene: RenderScene, cam: RenderCamera, buf: RasterBuffers, depth:
           let light = ambient + sunI * Math.max(0, nx * sdx + ny * sdy + nz * sdz);
           for (let k = 0; k < nLights; k++) {
             const lx = lpx[k]! - X, ly = lpy[k]! - Y, lz = lpz[k]! - Z;
+            const dot = nx * lx + ny * ly + nz * lz;
+            // a light behind the surface adds +0 (lambert is max(0, ≤ 0) = +0, and the schema's intensity and
+            // range are finite, so the term is +0 too): skip its distance and divisions, the same bytes
+            if (dot <= 0) continue;
             const d = hypot3(lx, ly, lz) || 1e-6;
-            const lambert = Math.max(0, (nx * lx + ny * ly + nz * lz) / d);
+            const lambert = Math.max(0, dot / d);
             const dr = d / lRange[k]!;
             light += (lInt[k]! * lambert) / (1 + dr * dr);
           }
