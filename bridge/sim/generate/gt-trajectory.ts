@@ -36,16 +36,20 @@ export function buildGtTrajectory(scene: RenderScene, spec: CameraSpec, world: W
   const actions: NavigationAction[] = [];
   let pose = start;
   const candidates = keyPoses.filter((p) => isFree(world, p.position));
-  const endVis = new Map<AgentPose, ViewVisibility>();
+  // by the pose's numbers: each planPath makes new pose objects, and a key by object never matched (9 % of
+  // a task's visibility renders are of a pose seen before)
+  const endVis = new Map<string, ViewVisibility>();
+  const poseKey = (p: AgentPose) => `${p.position[0]} ${p.position[1]} ${p.position[2]} ${p.yaw} ${p.pitch}`;
   while (open.size > 0) {
     let best: { gain: number; cost: number; path: NonNullable<ReturnType<typeof planPath>> } | null = null;
     for (const cand of candidates) {
       const path = planPath(world, pose, cand, GT_ACTION_BUDGET - actions.length);
       if (!path || path.actions.length === 0) continue;
-      let v = endVis.get(path.end);
+      const key = poseKey(path.end);
+      let v = endVis.get(key);
       if (!v) {
         v = viewVisibility(scene, spec, path.end);
-        endVis.set(path.end, v);
+        endVis.set(key, v);
       }
       let gain = 0;
       for (const g of open) if (goals[g]!(v)) gain++;
