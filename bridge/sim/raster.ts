@@ -13,6 +13,7 @@ import type { Intrinsics } from "../../src/core/math/camera.js";
 import { hypot3 } from "../../src/core/math/hypot.js";
 import { FLOOR_ID, FLOOR_TILE_M, type RenderScene } from "./scene.js";
 import { colorRgb } from "../task/palette.js";
+import { runOutsideView, triangleRuns, type CullView } from "./cull.js";
 
 /** Near clipping plane (m): closer geometry is cut away. */
 export const NEAR_PLANE_M = 0.05;
@@ -35,6 +36,8 @@ export interface RenderOptions {
   onlyIds?: ReadonlySet<number>;
   /** Test every pixel for the side of its triangle it sees (the reference that sideCodes must equal; tests). */
   sidesPerPixel?: boolean;
+  /** false: rasterise every object, none culled (the reference that culling must equal; tests). */
+  cull?: boolean;
 }
 
 export interface RenderOutput {
@@ -80,57 +83,21 @@ export function render(scene: RenderScene, cam: RenderCamera, opts: RenderOption
   const zG = glassScene ? s.zGlass.fill(Infinity) : s.zGlass, tG = glassScene ? s.triGlass.fill(-1) : s.triGlass, layers = glassScene ? s.glassLayers.fill(0) : s.glassLayers;
   const buf: RasterBuffers = { W, H, zO, tO, zG, tG, layers, glass: glassScene };
 
-  const tris = scene.tris;
-  const nTri = scene.triId.length;
   const only = opts.onlyIds;
-  const e00 = E[0][0], e01 = E[0][1], e02 = E[0][2], e03 = E[0][3];
-  const e10 = E[1][0], e11 = E[1][1], e12 = E[1][2], e13 = E[1][3];
-  const e20 = E[2][0], e21 = E[2][1], e22 = E[2][2], e23 = E[2][3];
   // camera-space and projected vertices of the (up to 4) clipped polygon
   const cxs = new Float64Array(4), cys = new Float64Array(4), czs = new Float64Array(4);
   const px = new Float64Array(4), py = new Float64Array(4), piz = new Float64Array(4);
   const inX = new Float64Array(3), inY = new Float64Array(3), inZ = new Float64Array(3);
 
+  // whole objects off the image or behind the camera are skipped (cull.ts: the same image)
+  const runs = triangleRuns(scene);
+  const visible = new Uint8Array(runs.count);
+  const view: CullView = { E, fx, fy, cx, cy, W, H, near: NEAR_PLANE_M };
+  for (let r = 0; r < runs.count; r++) visible[r] = (only === undefined || only.has(scene.triId[runs.start[r]!]!)) && !(opts.cull !== false && runOutsideView(runs, r, view)) ? 1 : 0;
   for (let pass = 0; pass < (glassScene ? 2 : 1); pass++) {
     const glass = pass === 1;
-    for (let t = 0; t < nTri; t++) {
-      if ((scene.triGlass[t] === 1) !== glass) continue;
-      if (only && !only.has(scene.triId[t]!)) continue;
-      const o = t * 9;
-      let nIn = 0;
-      for (let k = 0; k < 3; k++) {
-        const wx = tris[o + 3 * k]!, wy = tris[o + 3 * k + 1]!, wz = tris[o + 3 * k + 2]!;
-        inX[k] = e00 * wx + e01 * wy + e02 * wz + e03;
-        inY[k] = e10 * wx + e11 * wy + e12 * wz + e13;
-        inZ[k] = e20 * wx + e21 * wy + e22 * wz + e23;
-        if (inZ[k]! >= NEAR_PLANE_M) nIn++;
-      }
-      if (nIn === 0) continue;
-      // Clip the triangle against the near plane (Sutherland-Hodgman, one plane).
-      let n = 0;
-      for (let k = 0; k < 3; k++) {
-        const j = k === 2 ? 0 : k + 1;
-        const zk = inZ[k]!, zj = inZ[j]!;
-        const kIn = zk >= NEAR_PLANE_M, jIn = zj >= NEAR_PLANE_M;
-        if (kIn) {
-          cxs[n] = inX[k]!; cys[n] = inY[k]!; czs[n] = zk; n++;
-        }
-        if (kIn !== jIn) {
-          const f = (NEAR_PLANE_M - zk) / (zj - zk);
-          cxs[n] = inX[k]! + f * (inX[j]! - inX[k]!);
-          cys[n] = inY[k]! + f * (inY[j]! - inY[k]!);
-          czs[n] = NEAR_PLANE_M;
-          n++;
-        }
-      }
-      for (let k = 0; k < n; k++) {
-        const iz = 1 / czs[k]!;
-        px[k] = fx * cxs[k]! * iz + cx;
-        py[k] = fy * cys[k]! * iz + cy;
-        piz[k] = iz;
-      }
-      rasterTriangle(buf, px[0]!, py[0]!, piz[0]!, px[1]!, py[1]!, piz[1]!, px[2]!, py[2]!, piz[2]!, t, glass);
-      if (n === 4) rasterTriangle(buf, px[0]!, py[0]!, piz[0]!, px[2]!, py[2]!, piz[2]!, px[3]!, py[3]!, piz[3]!, t, glass);
+    for (let r = 0; r < runs.count; r++) {
+      if (visible[r]) rasterRun(scene, buf, runs.start[r]!, runs.end[r]!, glass, view, cxs, cys, czs, px, py, piz, inX, inY, inZ);
     }
   }
 
@@ -140,6 +107,61 @@ export function render(scene: RenderScene, cam: RenderCamera, opts: RenderOption
   if (opts.rgb === false) for (let p = 0; p < N; p++) resolvePixel(buf, scene.triId, p, depth, ids);
   else rgb = shade(scene, cam, buf, depth, ids, opts.sidesPerPixel === true);
   return { width: W, height: H, rgb, depth, ids };
+}
+
+/**
+ * Transforms, near-clips, projects and scan-converts triangles [from, to) of one run (one instance) into the
+ * opaque or the glass buffers, the triangles of the other kind skipped. The small arrays are the caller's
+ * scratch for the clipped polygon.
+ */
+function rasterRun(
+  scene: RenderScene, buf: RasterBuffers, from: number, to: number, glass: boolean, view: CullView,
+  cxs: Float64Array, cys: Float64Array, czs: Float64Array, px: Float64Array, py: Float64Array, piz: Float64Array,
+  inX: Float64Array, inY: Float64Array, inZ: Float64Array,
+): void {
+  const tris = scene.tris, triGlass = scene.triGlass;
+  const { E, fx, fy, cx, cy } = view;
+  const e00 = E[0][0], e01 = E[0][1], e02 = E[0][2], e03 = E[0][3];
+  const e10 = E[1][0], e11 = E[1][1], e12 = E[1][2], e13 = E[1][3];
+  const e20 = E[2][0], e21 = E[2][1], e22 = E[2][2], e23 = E[2][3];
+  for (let t = from; t < to; t++) {
+    if ((triGlass[t] === 1) !== glass) continue;
+    const o = t * 9;
+    let nIn = 0;
+    for (let k = 0; k < 3; k++) {
+      const wx = tris[o + 3 * k]!, wy = tris[o + 3 * k + 1]!, wz = tris[o + 3 * k + 2]!;
+      inX[k] = e00 * wx + e01 * wy + e02 * wz + e03;
+      inY[k] = e10 * wx + e11 * wy + e12 * wz + e13;
+      inZ[k] = e20 * wx + e21 * wy + e22 * wz + e23;
+      if (inZ[k]! >= NEAR_PLANE_M) nIn++;
+    }
+    if (nIn === 0) continue;
+    // Clip the triangle against the near plane (Sutherland-Hodgman, one plane).
+    let n = 0;
+    for (let k = 0; k < 3; k++) {
+      const j = k === 2 ? 0 : k + 1;
+      const zk = inZ[k]!, zj = inZ[j]!;
+      const kIn = zk >= NEAR_PLANE_M, jIn = zj >= NEAR_PLANE_M;
+      if (kIn) {
+        cxs[n] = inX[k]!; cys[n] = inY[k]!; czs[n] = zk; n++;
+      }
+      if (kIn !== jIn) {
+        const f = (NEAR_PLANE_M - zk) / (zj - zk);
+        cxs[n] = inX[k]! + f * (inX[j]! - inX[k]!);
+        cys[n] = inY[k]! + f * (inY[j]! - inY[k]!);
+        czs[n] = NEAR_PLANE_M;
+        n++;
+      }
+    }
+    for (let k = 0; k < n; k++) {
+      const iz = 1 / czs[k]!;
+      px[k] = fx * cxs[k]! * iz + cx;
+      py[k] = fy * cys[k]! * iz + cy;
+      piz[k] = iz;
+    }
+    rasterTriangle(buf, px[0]!, py[0]!, piz[0]!, px[1]!, py[1]!, piz[1]!, px[2]!, py[2]!, piz[2]!, t, glass);
+    if (n === 4) rasterTriangle(buf, px[0]!, py[0]!, piz[0]!, px[2]!, py[2]!, piz[2]!, px[3]!, py[3]!, piz[3]!, t, glass);
+  }
 }
 
 /** Depth and id of pixel `p`: the nearest glass surface where there is one, else the opaque surface. */

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { createHash } from "node:crypto";
-import { render } from "../../bridge/sim/raster.js";
+import { NEAR_PLANE_M, render } from "../../bridge/sim/raster.js";
+import { runOutsideView, triangleRuns } from "../../bridge/sim/cull.js";
+import { Rng } from "../../src/core/math/rng.js";
 import { captureBundle } from "../../bridge/sim/capture.js";
 import { generateTask } from "../../bridge/sim/generate/suite.js";
 import { buildScene, FLOOR_ID, FLOOR_TILE_M } from "../../bridge/sim/scene.js";
@@ -172,5 +174,40 @@ describe("software rasterizer", () => {
       }
     expect(edgeOnSeen).toBeGreaterThan(0);
   });
+  it("culls whole objects off the image or behind the camera without changing a pixel, objects crossing the image's edges included", () => {
+    const rng = new Rng("cull");
+    let culled = 0, kept = 0;
+    for (const sub of ["counting_with_occlusion", "material_transparency", "illumination_variability", "spatial_distance"] as const) {
+      const task = generateTask(sub, "cull", 0);
+      const scene = buildScene(task);
+      const runs = triangleRuns(scene);
+      const [sx, sy] = task.room.size;
+      for (let i = 0; i < 24; i++) {
+        // random poses in and around the room, and yaw sweeps in small steps, so objects cross every edge of the
+        // image at many sub-pixel offsets
+        const sweep = i >= 12;
+        const pose: AgentPose = {
+          position: sweep ? [0, 0, 1.2] : [rng.uniform(-sx / 2 - 1, sx / 2 + 1), rng.uniform(-sy / 2 - 1, sy / 2 + 1), rng.uniform(0.1, 2.5)],
+          yaw: sweep ? (i - 12) * 0.013 + rng.uniform(0, 0.5) : rng.uniform(-Math.PI, Math.PI),
+          pitch: sweep ? -0.35 + (i % 3) * 0.3 : rng.uniform(-1.3, 1.3),
+        };
+        for (const scale of [1, 0.25]) {
+          const width = Math.round(task.camera.width * scale), height = Math.round(task.camera.height * scale);
+          const cam = { width, height, K: intrinsicsFromHfov(width, height, task.camera.hfov_deg), E: poseToExtrinsic(pose) };
+          const fast = render(scene, cam), reference = render(scene, cam, { cull: false });
+          for (const part of ["rgb", "depth", "ids"] as const) {
+            expect(Buffer.from(fast[part]!.buffer).equals(Buffer.from(reference[part]!.buffer)), `${sub} pose ${i} scale ${scale} ${part}`).toBe(true);
+          }
+          const view = { E: cam.E, fx: cam.K.fx, fy: cam.K.fy, cx: cam.K.cx, cy: cam.K.cy, W: width, H: height, near: NEAR_PLANE_M };
+          for (let r = 0; r < runs.count; r++) {
+            if (runOutsideView(runs, r, view)) culled++;
+            else kept++;
+          }
+        }
+      }
+    }
+    // the comparison means something only if both kinds of run occur often
+    expect(culled).toBeGreaterThan(200);
+    expect(kept).toBeGreaterThan(200);
+  });
 });
-
