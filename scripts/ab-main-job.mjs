@@ -82,13 +82,13 @@ for (let p = 0; p < pairs; p++) {
     mkdirSync(out);
     const r = runOnce(b.root, out, b.flags);
     b.runs.push(r);
-    console.log(`  ${b.name.padEnd(34)} pair ${p + 1}: ${r.units} units (${r.items} items), CPU ${(r.cpu / r.units).toFixed(2)} s/unit, wall ${(r.wall / r.units).toFixed(2)} s/unit`);
+    console.log(`  ${b.name.padEnd(34)} pair ${p + 1}: ${r.units} units (${r.items} items), CPU ${r.cpu.toFixed(1)} s (${(r.cpu / r.units).toFixed(3)} s/unit), wall ${(r.wall / r.units).toFixed(2)} s/unit`);
   }
 }
 const best = (xs) => Math.min(...xs);
 const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor((xs.length - 1) / 2)];
 const perUnit = (b, k) => b.runs.map((r) => r[k] / r.units);
-for (const b of builds) console.log(`${b.name.padEnd(36)} CPU s/unit best ${best(perUnit(b, "cpu")).toFixed(2)} median ${median(perUnit(b, "cpu")).toFixed(2)}; wall s/unit best ${best(perUnit(b, "wall")).toFixed(2)}`);
+for (const b of builds) console.log(`${b.name.padEnd(36)} CPU s/unit best ${best(perUnit(b, "cpu")).toFixed(3)} median ${median(perUnit(b, "cpu")).toFixed(3)}; wall s/unit best ${best(perUnit(b, "wall")).toFixed(2)}`);
 const [A, B] = builds;
 console.log(`ratio A/B (worker CPU time per unit): best ${(best(perUnit(A, "cpu")) / best(perUnit(B, "cpu"))).toFixed(2)}x, median ${(median(perUnit(A, "cpu")) / median(perUnit(B, "cpu"))).toFixed(2)}x (goal: >= 3x)`);
 rmSync(work, { recursive: true, force: true });

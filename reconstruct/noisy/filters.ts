@@ -3,6 +3,7 @@
  * Gaussian fields (white or box-correlated), depth discontinuities, dilation, box means and selection.
  */
 import type { Rng } from "../../src/core/math/rng.js";
+import type { PixelBox } from "../../src/core/pixelBox.js";
 import { EDGE_MIN_JUMP_M, EDGE_REL_JUMP } from "./params.js";
 
 /** Inverse of the standard normal CDF (Acklam's rational approximation, relative error < 1.2e-9). */
@@ -105,16 +106,6 @@ function numbered<T extends Float32Array | Float64Array | Uint8Array | Uint16Arr
   let b = list[i];
   if (!b || b.length < n) list[i] = b = make(n);
   return b.length === n ? b : (b.subarray(0, n) as T);
-}
-
-/**
- * Where a consumer reads an image: columns x0..x1 of rows 0..y1 (y1 < 0: nowhere). Rows from the top,
- * because the fields below are running sums down the image: a row needs every row above it.
- */
-export interface PixelBox {
-  x0: number;
-  x1: number;
-  y1: number;
 }
 
 /**

@@ -29,12 +29,13 @@ import type { FrameBundle, ViewData } from "../../bridge/bundle/io.js";
 import type { Mat34 } from "../../src/core/math/vec.js";
 import { Rng } from "../../src/core/math/rng.js";
 import { InputError } from "../../src/core/errors.js";
+import { emptyBox, extendBox, type PixelBox } from "../../src/core/pixelBox.js";
 import type { PointCloud } from "../pointcloud.js";
 import { backprojectViews } from "../gt/backproject.js";
 import { extrinsicRotation, cameraCentre } from "../../src/core/math/camera.js";
 import { confidenceOfLog, confidenceScratch, viewConfidence, viewLogConfidence, type ConfidenceScratch } from "./confidence.js";
 import { applyDropout, dropOverConfidences, LogConfidenceHistogram } from "./dropout.js";
-import { correlatedField, depthDiscontinuities, dilate, FieldScratch, isValid, setPixels, type PixelBox } from "./filters.js";
+import { correlatedField, depthDiscontinuities, dilate, FieldScratch, isValid, setPixels } from "./filters.js";
 import { driftPoses, type DriftResult } from "./drift.js";
 import { applyMono, medianDepth, monoField, type MonoRecord } from "./mono.js";
 import { applyTextureless, texturelessBiasField, texturelessMaps } from "./textureless.js";
@@ -437,6 +438,8 @@ export interface NoisyViews {
   components: NoiseComponent[];
   /** Per view (bundle order): FLAG_FLYING / FLAG_BLOB per pixel, or null when neither component ran. */
   flags: (Uint8Array | null)[];
+  /** Per view, with `excludeIds`: a box holding every pixel a cloud without them reads (null without). */
+  boxes: (PixelBox | null)[];
   /** The meta of the cloud, without the counts that need the cloud (points, dropout, kept). */
   meta: Omit<NoisyMeta, "counts" | "dropoutThreshold"> & { counts: Pick<NoisyMeta["counts"], "depthNoised" | "poseViews" | "flying" | "blobs" | "blobPoints" | "texturelessPx" | "labelSwaps" | "labelPhantoms"> };
 }
@@ -468,7 +471,7 @@ export function noisyViews(bundle: FrameBundle, opts: NoiseOptions): NoisyViews 
  */
 function neededPixels(v: ViewData, excluded: Uint8Array, phantoms: readonly LabelPlan["phantoms"][number][], need: Uint8Array): PixelBox {
   const { ids, width: W, height: H } = v;
-  const box = { x0: W, x1: -1, y1: -1 };
+  const box = emptyBox(W);
   for (let j = 0, q = 0; j < H; j++) {
     // a row's first and last needed column (ids come in runs: the branch is predicted)
     let first = -1, last = -1;
@@ -493,11 +496,6 @@ function neededPixels(v: ViewData, excluded: Uint8Array, phantoms: readonly Labe
   return box;
 }
 
-function extendBox(box: PixelBox, first: number, last: number, row: number): void {
-  if (first < box.x0) box.x0 = first;
-  if (last > box.x1) box.x1 = last;
-  if (row > box.y1) box.y1 = row;
-}
 
 /**
  * noisyViews, or (with `excludeIds`) the views as far as a cloud without those ids needs them: the depth
@@ -530,6 +528,7 @@ function noisyStage(bundle: FrameBundle, opts: NoiseOptions, excludeIds: Readonl
   const poses: PoseRecord[] = [], depthFields: DepthFieldRecord[] = [], blobs: BlobRecord[] = [], mono: MonoRecord[] = [];
   const viewScales: Array<{ view: number; scale: number }> = [];
   const flagMaps: (Uint8Array | null)[] = [];
+  const boxes: (PixelBox | null)[] = [];
   let flying = 0, depthNoised = 0, texturelessPx = 0;
   const drift = active.has("drift") ? bundleDrift(bundle.views, opts.trajectory ?? bundle.views, params, rngOf) : null;
   const labels: LabelPlan = { swaps: [], phantoms: [] };
@@ -605,6 +604,7 @@ function noisyStage(bundle: FrameBundle, opts: NoiseOptions, excludeIds: Readonl
       for (let q = 0; q < N; q++) if (isValid(d[q]!) && (!need || need[q])) d[q] = d[q]! * scale;
     }
     flagMaps.push(flags);
+    boxes.push(box ?? null);
     return d === v.depth && E === v.E ? v : { ...v, depth: d, E };
   });
   const stage: NoisyViews = {
@@ -612,6 +612,7 @@ function noisyStage(bundle: FrameBundle, opts: NoiseOptions, excludeIds: Readonl
     params,
     components: [...active],
     flags: flagMaps,
+    boxes,
     meta: {
       preset: opts.preset ?? "vggt-like",
       level: opts.level,
@@ -744,7 +745,8 @@ function cloudOfStage(bundle: FrameBundle, opts: NoiseOptions, dropped: DroppedS
     for (let q = 0; q < N; q++) if (m[q]) ids[q] = FAKE_LABEL_ID_BASE;
     return { ...nv, ids };
   }) : noisy;
-  const cloud = backprojectViews(withPhantoms, categories, { excludeIds: opts.excludeIds, arena: opts.arena });
+  // only the pixels within each view's box can be kept (phantom patches included: neededPixels)
+  const cloud = backprojectViews(withPhantoms, categories, { excludeIds: opts.excludeIds, arena: opts.arena, regions: stage.boxes });
   cloud.source = "noisy";
   if (!opts.excludeIds?.size && cloud.count !== gtPoints - dropped.dropped) throw new Error(`noisy: ${cloud.count} points, expected ${gtPoints - dropped.dropped}`);
 

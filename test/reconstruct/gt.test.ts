@@ -93,6 +93,32 @@ describe("gt source: depth back-projection", () => {
     expect(cloud.confidence.every((c) => c === 1)).toBe(true);
   });
 
+  it("visits only each view's region when one is given, the same cloud when the region holds every pixel outside the excluded ids", () => {
+    const vs = views([boxObject(0.3)], [{ position: [0, 0, 1.2], yaw: 0.2, pitch: -0.5 }, { position: [2.2, -0.8, 0.9], yaw: 2.4, pitch: -0.4 }]);
+    const excluded = new Set<number>([0, FLOOR_ID, ...WALL_IDS]);
+    const cats = new Map([[16, "cardboard_box"]]);
+    for (const stride of [1, 2, 3]) {
+      const whole = backprojectViews(vs, cats, { excludeIds: excluded, stride });
+      // each view's tight box of kept ids (an odd first column tests the stride's grid)
+      const boxes = vs.map((v) => {
+        const box = { x0: W, x1: -1, y1: -1 };
+        for (let p = 0; p < W * H; p++) if (!excluded.has(v.ids[p]!)) Object.assign(box, { x0: Math.min(box.x0, p % W), x1: Math.max(box.x1, p % W), y1: Math.floor(p / W) });
+        return box;
+      });
+      expect(boxes.every((b) => b.y1 >= 0 && b.x1 - b.x0 < W - 8)).toBe(true);
+      const boxed = backprojectViews(vs, cats, { excludeIds: excluded, stride, regions: boxes });
+      expect(boxed.count).toBe(whole.count);
+      expect(boxed.count).toBeGreaterThan(0);
+      for (const k of ["xyz", "rgb", "view", "pixel", "instance"] as const) expect(Buffer.from(boxed[k].buffer, 0, boxed[k].byteLength).equals(Buffer.from(whole[k].buffer, 0, whole[k].byteLength)), `stride ${stride} ${k}`).toBe(true);
+      // a region that leaves part of the object out drops exactly those points
+      const cut = boxes.map((b) => ({ ...b, y1: b.y1 - 10 }));
+      const fewer = backprojectViews(vs, cats, { excludeIds: excluded, stride, regions: cut });
+      const inCut = Array.from(whole.pixel, (p, k) => Math.floor(p / W) <= cut[whole.view[k]!]!.y1).filter(Boolean).length;
+      expect(fewer.count).toBe(inCut);
+      expect(fewer.count).toBeLessThan(whole.count);
+    }
+  });
+
   it("writes PLY that reads back identically and opens in Open3D with correct colours", () => {
     const box = boxObject(0.3);
     const cloud = backprojectViews(views([box], [{ position: [0, 0, 1.0], yaw: 0.1, pitch: -0.4 }]), new Map([[16, "cardboard_box"], [1, "floor"]]));
