@@ -421,18 +421,19 @@ function shade(scene: RenderScene, cam: RenderCamera, buf: RasterBuffers, depth:
     surfaceBytes = new Uint8Array(surface.length); // a loop: Uint8Array.from with a map function is generic and slow
     for (let k = 0; k < surface.length; k++) surfaceBytes[k] = toByte(surface[k]!);
   }
+  // a copy runs at memory speed; the loop below then stores a depth only where it is not the opaque one
+  depth.set(zO);
   for (let j = 0; j < H; j++) {
     const yn = (j - cy) / fy;
     for (let i = 0, p = j * W; i < W; i++, p++) {
       const t = tO[p]!, tg = glass ? tG[p]! : -1;
-      // depth and id as resolvePixel gives them, from the values this pass loads anyway
+      // depth and id as resolvePixel gives them: the opaque depth was copied in whole, so only glass and
+      // sky (whose opaque depth is the buffer's Infinity) are written here
       if (tg >= 0) {
         depth[p] = zG[p]!;
         ids[p] = triId[tg]!;
-      } else if (t >= 0) {
-        depth[p] = zO[p]!;
-        ids[p] = triId[t]!;
-      }
+      } else if (t >= 0) ids[p] = triId[t]!;
+      else depth[p] = 0;
       let r: number, g: number, b: number;
       if (t < 0) {
         r = skyR; g = skyG; b = skyB;
