@@ -12,6 +12,7 @@
  * image or lies behind the near plane, where rasterTriangle's bounding box (or the clipping) already drew
  * nothing. So a culled render is the same image, bit for bit (test/bridge/renderer.test.ts).
  */
+import { boundsOf, type Bounds } from "../../src/core/geometry.js";
 import type { Mat34 } from "../../src/core/math/vec.js";
 import type { RenderScene } from "./scene.js";
 
@@ -20,12 +21,12 @@ export const CULL_MARGIN_PX = 1;
 /** Metres a culled run must lie behind the near plane: rounding moves a vertex's depth by ~1e-15 m. */
 export const CULL_NEAR_MARGIN_M = 1e-6;
 
-/** Runs of consecutive triangles with one instance id: [start, end) and their world box (min xyz, max xyz). */
+/** Runs of consecutive triangles with one instance id: [start, end) and the world bounds of their vertices. */
 export interface TriangleRuns {
   count: number;
   start: Int32Array;
   end: Int32Array;
-  box: Float64Array;
+  bounds: Bounds[];
 }
 
 const runsOfScene = new WeakMap<RenderScene, TriangleRuns>();
@@ -39,25 +40,12 @@ export function triangleRuns(scene: RenderScene): TriangleRuns {
 
 function computeRuns(scene: RenderScene): TriangleRuns {
   const { tris, triId } = scene;
-  const n = triId.length;
-  let count = 0;
-  for (let t = 0; t < n; t++) if (t === 0 || triId[t] !== triId[t - 1]) count++;
-  const start = new Int32Array(count), end = new Int32Array(count), box = new Float64Array(6 * count);
-  for (let t = 0, r = -1; t < n; t++) {
-    if (t === 0 || triId[t] !== triId[t - 1]) {
-      r++;
-      start[r] = t;
-      box.fill(Infinity, 6 * r, 6 * r + 3);
-      box.fill(-Infinity, 6 * r + 3, 6 * r + 6);
-    }
-    end[r] = t + 1;
-    for (let k = 0; k < 9; k++) {
-      const v = tris[9 * t + k]!, axis = k % 3;
-      if (v < box[6 * r + axis]!) box[6 * r + axis] = v;
-      if (v > box[6 * r + 3 + axis]!) box[6 * r + 3 + axis] = v;
-    }
-  }
-  return { count, start, end, box };
+  const first: number[] = [];
+  for (let t = 0; t < triId.length; t++) if (t === 0 || triId[t] !== triId[t - 1]) first.push(t);
+  const start = Int32Array.from(first), end = Int32Array.from(first, (_, r) => first[r + 1] ?? triId.length);
+  // a run's triangles are its vertices' x,y,z triples, 9 floats a triangle
+  const bounds = first.map((_, r) => boundsOf(tris.subarray(9 * start[r]!, 9 * end[r]!)));
+  return { count: first.length, start, end, bounds };
 }
 
 /** The view a run is tested against: camera-from-world E, intrinsics and image size. */
@@ -74,7 +62,7 @@ export interface CullView {
 
 /** Whether run r of `runs` can cover no pixel of the view (see the module's comment). */
 export function runOutsideView(runs: TriangleRuns, r: number, v: CullView): boolean {
-  const b = runs.box, o = 6 * r;
+  const { min, max } = runs.bounds[r]!;
   const E = v.E;
   const left = v.cx + CULL_MARGIN_PX, right = v.W - 1 + CULL_MARGIN_PX - v.cx;
   const top = v.cy + CULL_MARGIN_PX, bottom = v.H - 1 + CULL_MARGIN_PX - v.cy;
@@ -82,7 +70,7 @@ export function runOutsideView(runs: TriangleRuns, r: number, v: CullView): bool
   // each flag stays set while every corner so far is outside that side
   let behind = true, offLeft = true, offRight = true, offTop = true, offBottom = true;
   for (let c = 0; c < 8; c++) {
-    const wx = b[o + (c & 1 ? 3 : 0)]!, wy = b[o + (c & 2 ? 4 : 1)]!, wz = b[o + (c & 4 ? 5 : 2)]!;
+    const wx = (c & 1 ? max : min)[0], wy = (c & 2 ? max : min)[1], wz = (c & 4 ? max : min)[2];
     const x = E[0][0] * wx + E[0][1] * wy + E[0][2] * wz + E[0][3];
     const y = E[1][0] * wx + E[1][1] * wy + E[1][2] * wz + E[1][3];
     const z = E[2][0] * wx + E[2][1] * wy + E[2][2] * wz + E[2][3];

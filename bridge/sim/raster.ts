@@ -84,10 +84,7 @@ export function render(scene: RenderScene, cam: RenderCamera, opts: RenderOption
   const buf: RasterBuffers = { W, H, zO, tO, zG, tG, layers, glass: glassScene };
 
   const only = opts.onlyIds;
-  // camera-space and projected vertices of the (up to 4) clipped polygon
-  const cxs = new Float64Array(4), cys = new Float64Array(4), czs = new Float64Array(4);
-  const px = new Float64Array(4), py = new Float64Array(4), piz = new Float64Array(4);
-  const inX = new Float64Array(3), inY = new Float64Array(3), inZ = new Float64Array(3);
+  const polygon = clipPolygon();
 
   // whole objects off the image or behind the camera are skipped (cull.ts: the same image)
   const runs = triangleRuns(scene);
@@ -97,7 +94,7 @@ export function render(scene: RenderScene, cam: RenderCamera, opts: RenderOption
   for (let pass = 0; pass < (glassScene ? 2 : 1); pass++) {
     const glass = pass === 1;
     for (let r = 0; r < runs.count; r++) {
-      if (visible[r]) rasterRun(scene, buf, runs.start[r]!, runs.end[r]!, glass, view, cxs, cys, czs, px, py, piz, inX, inY, inZ);
+      if (visible[r]) rasterRun(scene, buf, runs.start[r]!, runs.end[r]!, glass, view, polygon);
     }
   }
 
@@ -109,16 +106,30 @@ export function render(scene: RenderScene, cam: RenderCamera, opts: RenderOption
   return { width: W, height: H, rgb, depth, ids };
 }
 
+/** A triangle's camera-space vertices, and the camera-space and projected vertices of its (up to 4) clipped polygon. */
+interface ClipPolygon {
+  inX: Float64Array;
+  inY: Float64Array;
+  inZ: Float64Array;
+  cxs: Float64Array;
+  cys: Float64Array;
+  czs: Float64Array;
+  px: Float64Array;
+  py: Float64Array;
+  piz: Float64Array;
+}
+
+function clipPolygon(): ClipPolygon {
+  const v = () => new Float64Array(4);
+  return { inX: v(), inY: v(), inZ: v(), cxs: v(), cys: v(), czs: v(), px: v(), py: v(), piz: v() };
+}
+
 /**
  * Transforms, near-clips, projects and scan-converts triangles [from, to) of one run (one instance) into the
- * opaque or the glass buffers, the triangles of the other kind skipped. The small arrays are the caller's
- * scratch for the clipped polygon.
+ * opaque or the glass buffers, the triangles of the other kind skipped; `polygon` is the caller's scratch.
  */
-function rasterRun(
-  scene: RenderScene, buf: RasterBuffers, from: number, to: number, glass: boolean, view: CullView,
-  cxs: Float64Array, cys: Float64Array, czs: Float64Array, px: Float64Array, py: Float64Array, piz: Float64Array,
-  inX: Float64Array, inY: Float64Array, inZ: Float64Array,
-): void {
+function rasterRun(scene: RenderScene, buf: RasterBuffers, from: number, to: number, glass: boolean, view: CullView, polygon: ClipPolygon): void {
+  const { inX, inY, inZ, cxs, cys, czs, px, py, piz } = polygon;
   const tris = scene.tris, triGlass = scene.triGlass;
   const { E, fx, fy, cx, cy } = view;
   const e00 = E[0][0], e01 = E[0][1], e02 = E[0][2], e03 = E[0][3];

@@ -69,9 +69,10 @@ export function backprojectViews(views: readonly ViewData[], categories: Map<num
 
 /**
  * Writes the points of one view (depth, ids and colour `col`, index `vi`, camera `cam` as backprojectViews
- * packs it; columns col0..col1 of rows 0..row1, on the stride's grid) from point k on, and returns the next k. A function of its own on typed arrays and numbers: the
- * callers' view objects come in several shapes (rendered, read, noisy), and inside backprojectViews each
- * new one made V8 discard and recompile the whole function (17 compilations in a 12-unit run).
+ * packs it; columns col0..col1 of rows 0..row1, on the stride's grid) from point k on, and returns the next
+ * k. A function of its own on typed arrays and numbers: the callers' view objects come in several shapes
+ * (rendered, read, noisy), and inside backprojectViews each new one made V8 discard and recompile the whole
+ * function (17 compilations in a 12-unit run).
  */
 function projectView(
   depth: Float32Array, ids: Uint16Array, col: Uint8Array, vi: number, cam: Float64Array, xn: Float64Array, yn: Float64Array,

@@ -236,7 +236,6 @@ function isJumpOf(a: number, b: number, minJump: number, relJump: number): boole
  */
 export const DILATE_STAMP_BUDGET = 4;
 
-
 /** Dilation of a 0/1 mask by a (2r+1)² square (Chebyshev distance ≤ r). */
 export function dilate(mask: Uint8Array, W: number, H: number, r: number, out: Uint8Array, tmp: Uint8Array): void {
   if (r <= 0) {

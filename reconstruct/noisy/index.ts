@@ -496,7 +496,6 @@ function neededPixels(v: ViewData, excluded: Uint8Array, phantoms: readonly Labe
   return box;
 }
 
-
 /**
  * noisyViews, or (with `excludeIds`) the views as far as a cloud without those ids needs them: the depth
  * of pixels with an excluded id (and not in a phantom patch) is then left unfinished, since nothing reads
