@@ -131,9 +131,10 @@ export async function graphOfBundle(bundle: FrameBundle, options: z.input<typeof
   const notes: string[] = [];
   const timings_ms: Record<string, number> = {};
   let t = performance.now();
-  const lap = (stage: string) => {
+  /** Records the time since the last lap as `stage`'s, or 0 for a stage this graph did not pay for. */
+  const lap = (stage: string, paid = true) => {
     const now = performance.now();
-    timings_ms[stage] = Math.round(now - t);
+    timings_ms[stage] = paid ? Math.round(now - t) : 0;
     t = now;
   };
   // with masks, structure points never reach an instance: leave them out of the cloud
@@ -153,8 +154,9 @@ export async function graphOfBundle(bundle: FrameBundle, options: z.input<typeof
     cloud = layout ? withoutIds(full, exclude) : full;
     runtime.shared?.keep(bundle, key, runtime, full, cloud);
   }
-  // a reused cloud cost this graph nothing: its time is in the timings of the graph that built it
-  lap("cloud");
+  // a reused cloud cost this graph nothing: its time is in the timings of the graph that built it. Recorded as
+  // 0, not as the lookup's time, which rounded to 0 only while nothing (a GC, a busy machine) interrupted it
+  lap("cloud", kept === undefined);
   const instances = effectiveInstances(o.masks, o.instances);
   if (instances !== o.instances) notes.push("masks none has no 2D masks to fuse; using instances dbscan");
   // a noisy cloud with label corruption brings its corrupted masks; the diagnosis keeps the true bundle
