@@ -156,7 +156,7 @@ export async function graphOfBundle(bundle: FrameBundle, options: z.input<typeof
   }
   // a reused cloud cost this graph nothing: its time is in the timings of the graph that built it. Recorded as
   // 0, not as the lookup's time, which rounded to 0 only while nothing (a GC, a busy machine) interrupted it
-  lap("cloud", kept === undefined);
+  lap("cloud", !kept);
   const instances = effectiveInstances(o.masks, o.instances);
   if (instances !== o.instances) notes.push("masks none has no 2D masks to fuse; using instances dbscan");
   // a noisy cloud with label corruption brings its corrupted masks; the diagnosis keeps the true bundle
