@@ -12,6 +12,7 @@
  * geometrically.
  */
 import type { FrameBundle } from "../bridge/bundle/io.js";
+import { RunComponents } from "./primitives/runComponents.js";
 
 export const MASK_MODES = ["semantic", "instance", "oracle", "none"] as const;
 export type MaskMode = (typeof MASK_MODES)[number];
@@ -63,54 +64,6 @@ function keyPixels(ids: Uint16Array, n: number, keyOfId: Int32Array, key: Int32A
     if (k >= 0) fg[fgCount++] = p;
   }
   return fgCount;
-}
-
-/**
- * Sets the first `count` of `pixels` to `value` in `map`. Out of visitComponents' callbacks, which are made
- * per view: V8 compiled a loop inside one anew for every view (24 times in a 12-unit run).
- */
-function paint(map: Int32Array, pixels: Int32Array, count: number, value: number): void {
-  for (let i = 0; i < count; i++) map[pixels[i]!] = value;
-}
-
-/**
- * Visits the 8-connected components of `key` (-1 = background) among the foreground pixels `fg`: for each
- * component, `visit(pixels, count, x0, y0, x1, y1)` gets its pixels (in `queue`) and bounding box.
- * `comp` must be all -1 on entry and is left so (only foreground pixels are touched).
- */
-function visitComponents(key: Int32Array, W: number, H: number, fg: Int32Array, fgCount: number, comp: Int32Array, queue: Int32Array, visit: (pixels: Int32Array, count: number, x0: number, y0: number, x1: number, y1: number) => void): void {
-  for (let f = 0; f < fgCount; f++) {
-    const start = fg[f]!;
-    if (comp[start] !== -1) continue;
-    const k = key[start]!;
-    let head = 0, tail = 0;
-    queue[tail++] = start;
-    comp[start] = 1;
-    let x0 = W, y0 = H, x1 = -1, y1 = -1;
-    while (head < tail) {
-      const p = queue[head++]!;
-      const x = p % W, y = (p - x) / W;
-      if (x < x0) x0 = x;
-      if (x > x1) x1 = x;
-      if (y < y0) y0 = y;
-      if (y > y1) y1 = y;
-      for (let dy = -1; dy <= 1; dy++) {
-        const yy = y + dy;
-        if (yy < 0 || yy >= H) continue;
-        for (let dx = -1; dx <= 1; dx++) {
-          const xx = x + dx;
-          if (xx < 0 || xx >= W || (dx === 0 && dy === 0)) continue;
-          const q = yy * W + xx;
-          if (comp[q] === -1 && key[q] === k) {
-            comp[q] = 1;
-            queue[tail++] = q;
-          }
-        }
-      }
-    }
-    visit(queue, tail, x0, y0, x1, y1);
-  }
-  for (let f = 0; f < fgCount; f++) comp[fg[f]!] = -1;
 }
 
 /**
@@ -198,9 +151,10 @@ export class EvidenceBuilder {
   readonly evidence: Evidence;
   private readonly category: Map<number, string>;
   private readonly key: Int32Array;
-  private readonly comp: Int32Array;
-  private readonly queue: Int32Array;
   private readonly fg: Int32Array;
+  /** instance and semantic modes: each view's components, and each component's segment key (-1: too small) */
+  private readonly components: RunComponents;
+  private readonly segmentOfComponent: Int32Array;
   private readonly keyOfId = new Int32Array(65536);
   /** oracle mode: a view's segment (index among the view's new ones) per id, -1 between views */
   private readonly segOfId = new Int32Array(65536).fill(-1);
@@ -213,9 +167,9 @@ export class EvidenceBuilder {
     this.evidence = { mode, segments: [], segmentOfPixel: [], structureIds, width: W, height: H };
     // scratch buffers shared by every view (fresh memory is expensive to touch here)
     this.key = new Int32Array(W * H);
-    this.comp = new Int32Array(W * H).fill(-1);
-    this.queue = new Int32Array(W * H);
     this.fg = new Int32Array(W * H);
+    this.components = new RunComponents(W, H);
+    this.segmentOfComponent = new Int32Array(W * H);
     // id -> segmentation key, as a table (a Set/Map lookup per pixel is the slow part over 6 M pixels)
     const keyOfId = this.keyOfId;
     for (let id = 0; id < 65536; id++) keyOfId[id] = id;
@@ -259,14 +213,14 @@ export class EvidenceBuilder {
 
   /** Adds one view's segments (their keys continue the evidence's); returns their keys. */
   addView(v: Pick<FrameBundle["views"][number], "index" | "ids">): number[] {
-    const { mode, category, key, comp, queue, fg, keyOfId } = this;
+    const { mode, category, key, fg, keyOfId } = this;
     const { segments, segmentOfPixel, width: W, height: H } = this.evidence;
     const first = segments.length;
     const map = new Int32Array(W * H).fill(-1);
     segmentOfPixel.push(map);
     if (mode === "none") return [];
-    const fgCount = keyPixels(v.ids, W * H, keyOfId, key, fg);
     if (mode === "oracle") {
+      const fgCount = keyPixels(v.ids, W * H, keyOfId, key, fg);
       // one segment per id per view, numbered in order of first appearance; identity across views is the id
       // itself (globalId). Counted over the foreground pixels through a table per id (a Map lookup and a
       // fresh box per pixel were the slow part of a 30-view bundle)
@@ -294,13 +248,20 @@ export class EvidenceBuilder {
         segments.push(seg);
       }
     } else {
-      visitComponents(key, W, H, fg, fgCount, comp, queue, (pixels, count, x0, y0, x1, y1) => {
-        if (count < MIN_MASK_AREA_PX) return;
-        const id = v.ids[pixels[0]!]!;
-        const seg: Segment = { key: segments.length, view: v.index, label: category.get(id) ?? "unknown", globalId: null, areaPx: count, bbox: [x0, y0, x1, y1] };
-        segments.push(seg);
-        paint(map, pixels, count, seg.key);
-      });
+      // segments are the components of at least MIN_MASK_AREA_PX pixels, keyed in raster order of their first pixel
+      const { components, segmentOfComponent } = this;
+      components.label(v.ids, keyOfId);
+      for (let c = 0; c < components.count; c++) {
+        const areaPx = components.area[c]!;
+        if (areaPx < MIN_MASK_AREA_PX) {
+          segmentOfComponent[c] = -1;
+          continue;
+        }
+        const id = v.ids[components.firstPixel[c]!]!;
+        segmentOfComponent[c] = segments.length;
+        segments.push({ key: segments.length, view: v.index, label: category.get(id) ?? "unknown", globalId: null, areaPx, bbox: [components.x0[c]!, components.y0[c]!, components.x1[c]!, components.y1[c]!] });
+      }
+      components.paint(map, segmentOfComponent);
     }
     return Array.from({ length: segments.length - first }, (_, i) => first + i);
   }
