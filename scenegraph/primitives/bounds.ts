@@ -2,7 +2,7 @@
  * Shared input checks and bounds for `Float32Array` xyz clouds (x, y, z per point, metres, Z up).
  * Every primitive calls these first so bad input fails with one clear message, never deep inside a loop.
  */
-import { boundsOf, type Bounds } from "../../src/core/geometry.js";
+import type { Bounds } from "../../src/core/geometry.js";
 
 export type { Bounds };
 
@@ -13,16 +13,27 @@ export function pointCount(xyz: Float32Array, name = "xyz"): number {
   return xyz.length / 3;
 }
 
-/** Axis-aligned bounds of all points; throws on an empty cloud or a non-finite coordinate (naming the point). */
+/**
+ * Axis-aligned bounds of all points; throws on an empty cloud or a non-finite coordinate (naming the point).
+ * One pass with the bounds in locals: every voxel downsampling of a detection starts here, and a finite check
+ * followed by boundsOf's generic loop read each detection twice.
+ */
 export function computeBounds(xyz: Float32Array, name = "xyz"): Bounds {
   const n = pointCount(xyz, name);
   if (n === 0) throw new RangeError(`${name}: empty point cloud`);
+  let x0 = Infinity, y0 = Infinity, z0 = Infinity, x1 = -Infinity, y1 = -Infinity, z1 = -Infinity;
   for (let i = 0, o = 0; i < n; i++, o += 3) {
     const x = xyz[o]!, y = xyz[o + 1]!, z = xyz[o + 2]!;
     // x - x is NaN for NaN and for +-Infinity: one test catches both.
     if (x - x !== 0 || y - y !== 0 || z - z !== 0) throw new RangeError(`${name}: point ${i} has a non-finite coordinate (${x}, ${y}, ${z})`);
+    if (x < x0) x0 = x;
+    if (x > x1) x1 = x;
+    if (y < y0) y0 = y;
+    if (y > y1) y1 = y;
+    if (z < z0) z0 = z;
+    if (z > z1) z1 = z;
   }
-  return boundsOf(xyz);
+  return { min: [x0, y0, z0], max: [x1, y1, z1] };
 }
 
 export function checkPositive(value: number, name: string): void {
