@@ -22,7 +22,7 @@ import type { Task, TaskObject } from "../bridge/task/schema.js";
 import type { PointCloud } from "../reconstruct/pointcloud.js";
 import { objectBox } from "../bridge/objects/geometry.js";
 import { pointBoxDistance } from "../src/core/geometry.js";
-import { tallyIds, type IdTally } from "../src/core/idTally.js";
+import { countEachId, tallyIds, type IdTally } from "../src/core/idTally.js";
 import { MIN_MASK_AREA_PX } from "./evidence.js";
 import { hungarian } from "./primitives/hungarian.js";
 import type { GraphNode, Relation, SceneGraph } from "./types.js";
@@ -182,7 +182,7 @@ function diagnosisContext(input: NodeDiagnoseInput): DiagnosisContext {
   const instance = cloud.instance;
   // typed counters, not a Map update per point
   const cloudPointsOf = new Uint32Array(ID_COUNTERS);
-  for (let i = 0; i < cloud.count; i++) cloudPointsOf[instance[i]!]!++;
+  countEachId(instance.subarray(0, cloud.count), cloudPointsOf);
   // the first-appearance order is kept: classifyByShares sums the shares in it
   const shareCounts = graph.nodes.map((_, k): ShareCounts => tallyIds(instance, members[k]!));
   return { input, objects, objIndex, shareCounts, cloudPointsOf };

@@ -25,16 +25,54 @@ export function tallyIds(values: ArrayLike<number>, at?: ArrayLike<number>): IdT
   return { ids, counts };
 }
 
+// Counted by runs: ids come in long runs (a view's rows, a cloud's points in pixel order, a node's members),
+// and adding each run once spares the chain of dependent increments of one counter that a count per element
+// makes (each waits for the store before it). A call per run costs little: runs are far fewer than elements.
+
 function countAt(values: ArrayLike<number>, at: ArrayLike<number>, ids: number[]): void {
+  if (at.length === 0) return;
+  let id = values[at[0]!]!, run = 0;
   for (let k = 0; k < at.length; k++) {
-    const id = values[at[k]!]!;
-    if (counter[id]!++ === 0) ids.push(id);
+    const v = values[at[k]!]!;
+    if (v === id) {
+      run++;
+      continue;
+    }
+    addRun(id, run, ids);
+    id = v;
+    run = 1;
   }
+  addRun(id, run, ids);
 }
 
 function countAll(values: ArrayLike<number>, ids: number[]): void {
+  forEachRun(values, (id, run) => addRun(id, run, ids));
+}
+
+/** Adds a run of `run` copies of `id`; a run is added before any later one, so first appearances keep their order. */
+function addRun(id: number, run: number, ids: number[]): void {
+  if (counter[id] === 0) ids.push(id);
+  counter[id] += run;
+}
+
+/** Adds how often each id occurs in `values` to `into[id]` (one counter per possible id). */
+export function countEachId(values: ArrayLike<number>, into: Uint32Array): void {
+  forEachRun(values, (id, run) => (into[id] += run));
+}
+
+/** Calls `add(id, length)` for each run of equal values, in order. */
+function forEachRun(values: ArrayLike<number>, add: (id: number, run: number) => void): void {
+  if (values.length === 0) return;
+  let id = values[0]!, run = 0;
   for (let k = 0; k < values.length; k++) {
-    const id = values[k]!;
-    if (counter[id]!++ === 0) ids.push(id);
+    const v = values[k]!;
+    if (v === id) {
+      run++;
+      continue;
+    }
+    add(id, run);
+    id = v;
+    run = 1;
   }
+  add(id, run);
 }
