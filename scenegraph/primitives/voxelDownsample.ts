@@ -18,6 +18,14 @@ export const VOXEL_DENSE_CELL_LIMIT = 1 << 24;
  * (1 M points: ~35 ms vs ~55 ms).
  */
 export const VOXEL_DENSE_CELLS_PER_POINT = 32;
+/**
+ * The dense path emits voxels in raster order by scanning the table while it has at most this many cells
+ * per occupied voxel, and by sorting the voxels' keys beyond (a scan reads every cell; a sort costs a few
+ * tens of ns per voxel). Measured on the stages bench's heavy bundle (bench/stages.ts), 6 noisy graphs: a
+ * scan always, 240-246 ms a graph; sorting beyond 16, 64 or 256 cells a voxel, 231-236 ms (no difference
+ * between those three); the gt graph the same either way.
+ */
+export const VOXEL_SCAN_CELLS_PER_VOXEL = 64;
 
 export interface VoxelDownsampleOptions {
   /** r, g, b per input point; averaged per voxel (mean rounded to the nearest integer). */
@@ -68,18 +76,16 @@ export function voxelDownsample(xyz: Float32Array, voxelSize: number, opts: Voxe
     // Open3D does). A scan of the table in key order then renumbers the voxels into raster order.
     // (Each loop lives in its own small function: V8 then optimises it whole, instead of entering a
     // long function's later loops unoptimised.)
-    // voxel id + 1 per cell, 0 = empty: fresh zero pages need no fill, and the cells no point falls in
-    // are never written (a fill of -1 touched the whole table, up to 64 MiB)
-    const table = new Int32Array(cells);
-    // at most min(n, cells) voxels; large typed arrays are zero pages until touched, so the unused
-    // tail costs nothing (and a fixed size keeps the hot loop free of growth checks)
-    const cap = Math.min(n, cells);
-    const sums = new Float64Array(3 * cap), counts = new Int32Array(cap);
-    nv = assignAndSum(xyz, ox, oy, oz, voxelSize, nx, nx * ny, table, voxelOfPoint, sums, counts);
+    // voxel id + 1 per cell, 0 = empty, and per voxel its sums and count: kept between calls (DenseScratch),
+    // all zero on entry and left so
+    const { table, sums, counts, keys } = denseScratch(cells, Math.min(n, cells));
+    nv = assignAndSum(xyz, ox, oy, oz, voxelSize, nx, nx * ny, table, voxelOfPoint, sums, counts, keys);
     out = new Float32Array(3 * nv);
     pointsPerVoxel = new Int32Array(nv);
     const remap = new Int32Array(nv);
-    emitInKeyOrder(table, sums, counts, out, pointsPerVoxel, remap);
+    // raster order by a scan of the table, or, when the voxels are few for the table, by sorting their keys
+    if (cells <= VOXEL_SCAN_CELLS_PER_VOXEL * nv) emitInKeyOrder(table, cells, sums, counts, out, pointsPerVoxel, remap);
+    else emitSorted(table, keys.subarray(0, nv).sort(), sums, counts, out, pointsPerVoxel, remap);
     applyRemap(voxelOfPoint, remap);
   } else {
     // Sparse or huge grid: stable radix sort of the voxel keys (raster order), then sums streamed in
@@ -130,7 +136,7 @@ export function voxelDownsample(xyz: Float32Array, voxelSize: number, opts: Voxe
 /** Voxel id (first-seen order) of every point, and per-voxel sums in input order; returns the voxel count. */
 function assignAndSum(
   xyz: Float32Array, ox: number, oy: number, oz: number, voxelSize: number, nx: number, nxy: number,
-  table: Int32Array, voxelOfPoint: Int32Array, sums: Float64Array, counts: Int32Array,
+  table: Int32Array, voxelOfPoint: Int32Array, sums: Float64Array, counts: Int32Array, keys: Int32Array,
 ): number {
   const n = voxelOfPoint.length;
   let next = 0;
@@ -141,6 +147,7 @@ function assignAndSum(
     if (v < 0) {
       v = next++;
       table[key] = v + 1;
+      keys[v] = key;
     }
     voxelOfPoint[i] = v;
     sums[3 * v] += x;
@@ -151,20 +158,70 @@ function assignAndSum(
   return next;
 }
 
-/** Means in raster (key) order; remap[first-seen id] = output index. */
-function emitInKeyOrder(table: Int32Array, sums: Float64Array, counts: Int32Array, out: Float32Array, pointsPerVoxel: Int32Array, remap: Int32Array): void {
-  for (let k = 0, r = 0; k < table.length; k++) {
+/**
+ * Means in raster (key) order; remap[first-seen id] = output index. Clears what assignAndSum wrote (the
+ * table's cells, the voxels' sums and counts) as it reads it, so the scratch is all zero again.
+ */
+function emitInKeyOrder(table: Int32Array, cells: number, sums: Float64Array, counts: Int32Array, out: Float32Array, pointsPerVoxel: Int32Array, remap: Int32Array): void {
+  for (let k = 0, r = 0; k < cells; k++) {
     const v = table[k]! - 1;
     if (v < 0) continue;
-    remap[v] = r;
-    const c = counts[v]!;
-    // Open3D: point_ / double(num_of_points_); the Float32Array store rounds like numpy's astype(float32).
-    out[3 * r] = sums[3 * v]! / c;
-    out[3 * r + 1] = sums[3 * v + 1]! / c;
-    out[3 * r + 2] = sums[3 * v + 2]! / c;
-    pointsPerVoxel[r] = c;
-    r++;
+    table[k] = 0;
+    emitVoxel(v, r++, sums, counts, out, pointsPerVoxel, remap);
   }
+}
+
+/** emitInKeyOrder over the occupied cells' keys, sorted, instead of the whole table. */
+function emitSorted(table: Int32Array, sortedKeys: Int32Array, sums: Float64Array, counts: Int32Array, out: Float32Array, pointsPerVoxel: Int32Array, remap: Int32Array): void {
+  for (let r = 0; r < sortedKeys.length; r++) {
+    const k = sortedKeys[r]!;
+    const v = table[k]! - 1;
+    table[k] = 0;
+    emitVoxel(v, r, sums, counts, out, pointsPerVoxel, remap);
+  }
+}
+
+/** Writes voxel `v` (first-seen id) as output point `r`, and clears its sums and count. */
+function emitVoxel(v: number, r: number, sums: Float64Array, counts: Int32Array, out: Float32Array, pointsPerVoxel: Int32Array, remap: Int32Array): void {
+  remap[v] = r;
+  const c = counts[v]!;
+  // Open3D: point_ / double(num_of_points_); the Float32Array store rounds like numpy's astype(float32).
+  out[3 * r] = sums[3 * v]! / c;
+  out[3 * r + 1] = sums[3 * v + 1]! / c;
+  out[3 * r + 2] = sums[3 * v + 2]! / c;
+  pointsPerVoxel[r] = c;
+  sums[3 * v] = sums[3 * v + 1] = sums[3 * v + 2] = 0;
+  counts[v] = 0;
+}
+
+/**
+ * The dense path's working arrays, kept between calls: fusion downsamples every detection of every view, and
+ * fresh arrays for each (a table of up to 32 cells per point, sums per voxel) cost their pages' first touch
+ * every time (~2.5 ms per MB here, reconstruct/pointcloud.ts CloudArena). Grids above DENSE_SCRATCH_MAX_CELLS
+ * get fresh arrays, so one huge cloud does not pin up to 64 MiB for the rest of the process.
+ */
+interface DenseScratch {
+  table: Int32Array;
+  sums: Float64Array;
+  counts: Int32Array;
+  /** per voxel, its cell (first-seen order); any values on entry */
+  keys: Int32Array;
+}
+
+/** 2^22 cells (16 MiB of table): the largest a detection of the suite's heavy bundles needs is below it. */
+const DENSE_SCRATCH_MAX_CELLS = 1 << 22;
+let scratch: DenseScratch = { table: new Int32Array(0), sums: new Float64Array(0), counts: new Int32Array(0), keys: new Int32Array(0) };
+
+/** All-zero arrays for `cells` cells and `voxels` voxels. */
+function denseScratch(cells: number, voxels: number): DenseScratch {
+  if (cells > DENSE_SCRATCH_MAX_CELLS) return { table: new Int32Array(cells), sums: new Float64Array(3 * voxels), counts: new Int32Array(voxels), keys: new Int32Array(voxels) };
+  if (scratch.table.length < cells || scratch.counts.length < voxels) {
+    // grown by half again at least, so a run's slowly growing detections reallocate a few times only
+    const c = Math.min(DENSE_SCRATCH_MAX_CELLS, Math.max(cells, scratch.table.length, Math.ceil(scratch.table.length * 1.5)));
+    const v = Math.min(c, Math.max(voxels, scratch.counts.length, Math.ceil(scratch.counts.length * 1.5)));
+    scratch = { table: new Int32Array(c), sums: new Float64Array(3 * v), counts: new Int32Array(v), keys: new Int32Array(v) };
+  }
+  return scratch;
 }
 
 function applyRemap(ids: Int32Array, remap: Int32Array): void {
