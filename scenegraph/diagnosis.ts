@@ -75,25 +75,40 @@ export const SYMMETRIC: ReadonlySet<string> = new Set(["touching", "near"]);
 const ratio = (a: number, b: number) => (b > 0 ? a / b : 0);
 const f1 = (p: number, r: number) => (p + r > 0 ? (2 * p * r) / (p + r) : 0);
 
-/** Pixels per object id over all views of a bundle, and the most it shows in any one view. */
-const observedCache = new WeakMap<object, { total: Map<number, number>; maxPerView: Map<number, number> }>();
+/** Instance ids are 16-bit (PointCloud.instance is a Uint16Array): one counter per possible id. */
+const ID_COUNTERS = 65536;
 
-export function observedPixels(bundle: Pick<FrameBundle, "views">): { total: Map<number, number>; maxPerView: Map<number, number> } {
+/** Pixels per instance id over all views of a bundle (`total[id]`), and the most it shows in any one view. */
+interface Observed {
+  total: Uint32Array;
+  maxPerView: Uint32Array;
+}
+
+const observedCache = new WeakMap<object, Observed>();
+
+export function observedPixels(bundle: Pick<FrameBundle, "views">): Observed {
   const cached = observedCache.get(bundle.views);
   if (cached) return cached;
-  const total = new Map<number, number>(), maxPerView = new Map<number, number>();
+  const total = new Uint32Array(ID_COUNTERS), maxPerView = new Uint32Array(ID_COUNTERS), inView = new Uint32Array(ID_COUNTERS);
   for (const v of bundle.views) {
-    // a tally visits the ids a view shows, not all 65536 possible ones
-    const { ids, counts } = tallyIds(v.ids);
-    for (let j = 0; j < ids.length; j++) {
-      const id = ids[j]!, n = counts[j]!;
-      if (id === 0) continue;
-      total.set(id, (total.get(id) ?? 0) + n);
-      maxPerView.set(id, Math.max(maxPerView.get(id) ?? 0, n));
-    }
+    countEachId(v.ids, inView);
+    foldView(inView, total, maxPerView);
   }
-  observedCache.set(bundle.views, { total, maxPerView });
-  return { total, maxPerView };
+  const observed = { total, maxPerView };
+  observedCache.set(bundle.views, observed);
+  return observed;
+}
+
+/** Adds a view's pixels per id into the bundle's totals and maxima, and clears them (id 0, no object, is left out). */
+function foldView(inView: Uint32Array, total: Uint32Array, maxPerView: Uint32Array): void {
+  inView[0] = 0;
+  for (let id = 1; id < ID_COUNTERS; id++) {
+    const n = inView[id]!;
+    if (n === 0) continue;
+    inView[id] = 0;
+    total[id] += n;
+    if (n > maxPerView[id]!) maxPerView[id] = n;
+  }
 }
 
 export interface DiagnoseInput {
@@ -144,9 +159,6 @@ interface DiagnosisContext {
   /** per instance id (16-bit): the cloud's points showing it; for a true object, its observed points */
   cloudPointsOf: Uint32Array;
 }
-
-/** Instance ids are 16-bit (PointCloud.instance is a Uint16Array): one counter per possible id. */
-const ID_COUNTERS = 65536;
 
 export function diagnose(input: DiagnoseInput): Diagnosis {
   const { ctx, nodeDiag, objDiag, observed } = diagnoseNodesAndObjects(input);
@@ -276,14 +288,13 @@ function settleCandidates(ctx: DiagnosisContext, nodeDiag: NodeDiagnosis[], weig
   });
 }
 
-type Observed = ReturnType<typeof observedPixels>;
 
 /** Phase 5: each true object matched, missed-lost (seen, not recovered) or missed-unseen, with its duplicates. */
 function diagnoseObjects(ctx: DiagnosisContext, nodeDiag: NodeDiagnosis[], matchOfObject: Map<number, number>, observed: Observed): ObjectDiagnosis[] {
   const { graph } = ctx.input;
   return ctx.objects.map((o) => {
     const k = matchOfObject.get(o.id);
-    const px = observed.total.get(o.id) ?? 0;
+    const px = observed.total[o.id] ?? 0;
     return {
       id: o.id,
       name: o.name,
@@ -293,7 +304,7 @@ function diagnoseObjects(ctx: DiagnosisContext, nodeDiag: NodeDiagnosis[], match
       node: k !== undefined ? graph.nodes[k]!.id : null,
       duplicates: nodeDiag.filter((d) => d.status === "duplicate" && d.object_id === o.id).map((d) => d.node),
       observed_px: px,
-      max_view_px: observed.maxPerView.get(o.id) ?? 0,
+      max_view_px: observed.maxPerView[o.id] ?? 0,
     };
   });
 }
@@ -326,7 +337,7 @@ function nodeMetrics(ctx: DiagnosisContext, nodeDiag: NodeDiagnosis[], objDiag: 
   const { objects, objIndex } = ctx;
   const P = graph.nodes.length, G = objects.length;
   // "observed" = some view shows it at least as large as the smallest 2D mask a detector keeps
-  const isObserved = (id: number) => (observed.maxPerView.get(id) ?? 0) >= MIN_MASK_AREA_PX;
+  const isObserved = (id: number) => (observed.maxPerView[id] ?? 0) >= MIN_MASK_AREA_PX;
   const count = (s: NodeStatus) => nodeDiag.filter((d) => d.status === s).length;
   const matched = count("matched");
   const observedObjects = objects.filter((o) => isObserved(o.id)).length;
@@ -336,7 +347,7 @@ function nodeMetrics(ctx: DiagnosisContext, nodeDiag: NodeDiagnosis[], objDiag: 
   const countError: Record<string, number> = {};
   const cats = new Set([...objects.map((o) => o.category), ...graph.nodes.map((n) => n.label)]);
   for (const c of [...cats].sort()) {
-    const e = graph.nodes.filter((n) => n.label === c).length - objects.filter((o) => o.category === c && (observed.total.get(o.id) ?? 0) > 0).length;
+    const e = graph.nodes.filter((n) => n.label === c).length - objects.filter((o) => o.category === c && (observed.total[o.id] ?? 0) > 0).length;
     if (e !== 0) countError[c] = e;
   }
   const matchedPairs = nodeDiag.map((d, k) => [d, k] as const).filter(([d]) => d.status === "matched");
