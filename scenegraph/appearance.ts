@@ -85,7 +85,7 @@ const angleDiffDeg = (a: number, b: number) => Math.abs((((a - b) % 360) + 540) 
 type View = FrameBundle["views"][number] & { intrinsics?: unknown };
 
 /** One segment's pixel sums in a view: area, luma, and the object id its pixels show most (ties: the lower id). */
-interface SegmentPixels {
+export interface SegmentPixels {
   key: number;
   n: number;
   luma: number;
@@ -97,21 +97,41 @@ interface SegmentPixels {
  * by segment key (a Map per segment and per id was the slow part); a segment that shows one id (every
  * instance-mode mask) needs no id tally, only a segment spanning several ids is tallied again.
  */
-function segmentPixels(view: FrameBundle["views"][number], map: Int32Array, segments: number): SegmentPixels[] {
+export function segmentPixels(view: Pick<FrameBundle["views"][number], "rgb" | "ids">, map: Int32Array, segments: number): SegmentPixels[] {
   const n = new Int32Array(segments), luma = new Float64Array(segments), id0 = new Int32Array(segments);
   const mixed = new Uint8Array(segments);
   const order: number[] = [];
-  const { rgb, ids } = view;
-  for (let p = 0; p < map.length; p++) {
-    const s = map[p]!;
-    if (s < 0) continue;
-    if (n[s]!++ === 0) (order.push(s), (id0[s] = ids[p]!));
-    else if (ids[p] !== id0[s]) mixed[s] = 1;
-    luma[s]! += 0.299 * rgb[3 * p]! + 0.587 * rgb[3 * p + 1]! + 0.114 * rgb[3 * p + 2]!;
-  }
+  sumLumaByRuns(map, view.rgb, view.ids, n, luma, id0, mixed, order);
   const out = order.map((s) => ({ key: s, n: n[s]!, luma: luma[s]!, id: id0[s]! }));
-  for (const a of out) if (mixed[a.key]) a.id = dominantId(ids, map, a.key);
+  for (const a of out) if (mixed[a.key]) a.id = dominantId(view.ids, map, a.key);
   return out;
+}
+
+/**
+ * segmentPixels' pass: per segment its pixel count, luma sum, first id (`order`: segments by first pixel) and
+ * whether it shows another id. By runs of one segment: a run's luma is added in a local started from the
+ * segment's sum, the same additions in the same order as pixel by pixel, so the same double.
+ */
+function sumLumaByRuns(map: Int32Array, rgb: Uint8Array, ids: Uint16Array, n: Int32Array, luma: Float64Array, id0: Int32Array, mixed: Uint8Array, order: number[]): void {
+  for (let p = 0; p < map.length; ) {
+    const s = map[p]!;
+    if (s < 0) {
+      p++;
+      continue;
+    }
+    if (n[s] === 0) (order.push(s), (id0[s] = ids[p]!));
+    const id = id0[s]!;
+    let sum = luma[s]!, q = p, other = 0;
+    do {
+      if (ids[q] !== id) other = 1;
+      sum += 0.299 * rgb[3 * q]! + 0.587 * rgb[3 * q + 1]! + 0.114 * rgb[3 * q + 2]!;
+      q++;
+    } while (q < map.length && map[q] === s);
+    luma[s] = sum;
+    n[s] += q - p;
+    if (other) mixed[s] = 1;
+    p = q;
+  }
 }
 
 /** The id shown most among the pixels of segment `key` (ties: the lower id). */

@@ -78,19 +78,35 @@ function masksOf(bundle: FrameBundle, ev: Evidence): Mask[][] {
 
 /**
  * Adds each pixel of a view to its segment's sums (`map[p]`: the segment key, -1 for none): x, y, count and
- * colour. A loop function of its own (docs/design.md: hot loops and the JIT).
+ * colour. By runs of one segment along a row: every sum is of integers, so adding a run's total (x by the
+ * series' formula) gives the same doubles as adding pixel by pixel. A loop function of its own (docs/design.md:
+ * hot loops and the JIT).
  */
-function sumSegmentPixels(map: Int32Array, rgb: Uint8Array, W: number, sx: Float64Array, sy: Float64Array, n: Float64Array, r: Float64Array, g: Float64Array, b: Float64Array): void {
-  for (let p = 0; p < map.length; p++) {
-    const s = map[p]!;
-    if (s < 0) continue;
-    const x = p % W;
-    sx[s] += x;
-    sy[s] += (p - x) / W;
-    n[s]++;
-    r[s] += rgb[3 * p]!;
-    g[s] += rgb[3 * p + 1]!;
-    b[s] += rgb[3 * p + 2]!;
+export function sumSegmentPixels(map: Int32Array, rgb: Uint8Array, W: number, sx: Float64Array, sy: Float64Array, n: Float64Array, r: Float64Array, g: Float64Array, b: Float64Array): void {
+  for (let y = 0, row = 0; row < map.length; y++, row += W) {
+    const end = row + W;
+    for (let p = row; p < end; ) {
+      const s = map[p]!;
+      if (s < 0) {
+        p++;
+        continue;
+      }
+      let q = p, rr = 0, gg = 0, bb = 0;
+      do {
+        rr += rgb[3 * q]!;
+        gg += rgb[3 * q + 1]!;
+        bb += rgb[3 * q + 2]!;
+        q++;
+      } while (q < end && map[q] === s);
+      const len = q - p, x0 = p - row;
+      sx[s] += ((2 * x0 + len - 1) * len) / 2;
+      sy[s] += y * len;
+      n[s] += len;
+      r[s] += rr;
+      g[s] += gg;
+      b[s] += bb;
+      p = q;
+    }
   }
 }
 
