@@ -150,11 +150,11 @@ const APPENDED = new Uint8Array(65536);
 export class EvidenceBuilder {
   readonly evidence: Evidence;
   private readonly category: Map<number, string>;
-  private readonly key: Int32Array;
-  private readonly fg: Int32Array;
-  /** instance and semantic modes: each view's components, and each component's segment key (-1: too small) */
+  /** oracle mode: each pixel's key and the foreground pixels, made at its first view */
+  private key = new Int32Array(0);
+  private fg = new Int32Array(0);
+  /** instance and semantic modes: each view's components */
   private readonly components: RunComponents;
-  private readonly segmentOfComponent: Int32Array;
   private readonly keyOfId = new Int32Array(65536);
   /** oracle mode: a view's segment (index among the view's new ones) per id, -1 between views */
   private readonly segOfId = new Int32Array(65536).fill(-1);
@@ -165,11 +165,8 @@ export class EvidenceBuilder {
     const structureIds = structureIdsOf(manifest);
     this.category = new Map(manifest.instances.map((e) => [e.id, e.category]));
     this.evidence = { mode, segments: [], segmentOfPixel: [], structureIds, width: W, height: H };
-    // scratch buffers shared by every view (fresh memory is expensive to touch here)
-    this.key = new Int32Array(W * H);
-    this.fg = new Int32Array(W * H);
+    // scratch shared by every view (fresh memory is expensive to touch here)
     this.components = new RunComponents(W, H);
-    this.segmentOfComponent = new Int32Array(W * H);
     // id -> segmentation key, as a table (a Set/Map lookup per pixel is the slow part over 6 M pixels)
     const keyOfId = this.keyOfId;
     for (let id = 0; id < 65536; id++) keyOfId[id] = id;
@@ -213,13 +210,15 @@ export class EvidenceBuilder {
 
   /** Adds one view's segments (their keys continue the evidence's); returns their keys. */
   addView(v: Pick<FrameBundle["views"][number], "index" | "ids">): number[] {
-    const { mode, category, key, fg, keyOfId } = this;
+    const { mode, category, keyOfId } = this;
     const { segments, segmentOfPixel, width: W, height: H } = this.evidence;
     const first = segments.length;
     const map = new Int32Array(W * H).fill(-1);
     segmentOfPixel.push(map);
     if (mode === "none") return [];
     if (mode === "oracle") {
+      if (this.key.length !== W * H) (this.key = new Int32Array(W * H)), (this.fg = new Int32Array(W * H));
+      const { key, fg } = this;
       const fgCount = keyPixels(v.ids, W * H, keyOfId, key, fg);
       // one segment per id per view, numbered in order of first appearance; identity across views is the id
       // itself (globalId). Counted over the foreground pixels through a table per id (a Map lookup and a
@@ -249,8 +248,9 @@ export class EvidenceBuilder {
       }
     } else {
       // segments are the components of at least MIN_MASK_AREA_PX pixels, keyed in raster order of their first pixel
-      const { components, segmentOfComponent } = this;
+      const { components } = this;
       components.label(v.ids, keyOfId);
+      const segmentOfComponent = new Int32Array(components.count);
       for (let c = 0; c < components.count; c++) {
         const areaPx = components.area[c]!;
         if (areaPx < MIN_MASK_AREA_PX) {

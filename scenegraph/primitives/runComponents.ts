@@ -9,49 +9,59 @@
  * pixel in raster order numbers them: a union always keeps the lower run index as the root, so a component's
  * root is its first run.
  */
+/** Runs a labelling has room for at first (a 518×392 view of the suite has about 1-6 thousand); it doubles as needed. */
+const INITIAL_RUNS = 8192;
+
 export class RunComponents {
   /** Components found by the last `label`. */
   count = 0;
   /** Per component: its pixel count, inclusive pixel box and first pixel (raster index). */
-  readonly area: Int32Array;
-  readonly x0: Int32Array;
-  readonly y0: Int32Array;
-  readonly x1: Int32Array;
-  readonly y1: Int32Array;
-  readonly firstPixel: Int32Array;
+  area: Int32Array = new Int32Array(0);
+  x0: Int32Array = new Int32Array(0);
+  y0: Int32Array = new Int32Array(0);
+  x1: Int32Array = new Int32Array(0);
+  y1: Int32Array = new Int32Array(0);
+  firstPixel: Int32Array = new Int32Array(0);
   private runs = 0;
   // per run (raster order): first column, column after the last, row, key, union-find parent (always a lower
   // index, so a run's component is known once its parent's is), component
-  private readonly start: Int32Array;
-  private readonly end: Int32Array;
-  private readonly row: Int32Array;
-  private readonly key: Int32Array;
-  private readonly parent: Int32Array;
-  private readonly comp: Int32Array;
+  private start: Int32Array = new Int32Array(0);
+  private end: Int32Array = new Int32Array(0);
+  private row: Int32Array = new Int32Array(0);
+  private key: Int32Array = new Int32Array(0);
+  private parent: Int32Array = new Int32Array(0);
+  private comp: Int32Array = new Int32Array(0);
 
   constructor(readonly width: number, readonly height: number) {
-    // worst case one run (and one component) per pixel; pages a view never reaches are never touched
-    const n = width * height;
-    this.start = new Int32Array(n);
-    this.end = new Int32Array(n);
-    this.row = new Int32Array(n);
-    this.key = new Int32Array(n);
-    this.parent = new Int32Array(n);
-    this.comp = new Int32Array(n);
-    this.area = new Int32Array(n);
-    this.x0 = new Int32Array(n);
-    this.y0 = new Int32Array(n);
-    this.x1 = new Int32Array(n);
-    this.y1 = new Int32Array(n);
-    this.firstPixel = new Int32Array(n);
+    this.grow(INITIAL_RUNS);
+  }
+
+  /**
+   * Room for `runs` runs (and as many components), keeping the runs so far. Sized by runs, not pixels: a view
+   * has a few thousand, and twelve arrays of a view's size each cost every builder their pages.
+   */
+  private grow(runs: number): void {
+    const copy = (a: Int32Array) => {
+      const b = new Int32Array(runs);
+      b.set(a.subarray(0, Math.min(a.length, this.runs)));
+      return b;
+    };
+    [this.start, this.end, this.row, this.key, this.parent, this.comp] = [this.start, this.end, this.row, this.key, this.parent, this.comp].map(copy) as [Int32Array, Int32Array, Int32Array, Int32Array, Int32Array, Int32Array];
+    [this.area, this.x0, this.y0, this.x1, this.y1, this.firstPixel] = Array.from({ length: 6 }, () => new Int32Array(runs)) as [Int32Array, Int32Array, Int32Array, Int32Array, Int32Array, Int32Array];
   }
 
   /** Finds the components of `keyOfId[ids[p]]` (negative: background, in no component). */
   label(ids: ArrayLike<number>, keyOfId: Int32Array): void {
-    const { width: W, height: H, start, end, row, key, parent } = this;
+    const { width: W, height: H } = this;
     let n = 0, above = 0;
     for (let y = 0; y < H; y++) {
       const base = y * W, first = n;
+      // a row has at most W runs
+      if (n + W > this.start.length) {
+        this.runs = n;
+        this.grow(Math.max(2 * this.start.length, n + W));
+      }
+      const { start, end, row, key, parent } = this;
       let x = 0;
       while (x < W) {
         const k = keyOfId[ids[base + x]!]!;

@@ -103,6 +103,20 @@ describe("RunComponents", () => {
     expect(got.comps[3]!.box).toEqual([0, 2, 5, 3]);
   });
 
+  it("grows past its first room for runs mid-image and keeps the runs found before", () => {
+    // a pixel-wide run at every pixel (ids alternate along rows and between rows): 20 467 runs, over twice
+    // the first room, joined diagonally into two components
+    const keys = instanceKeys();
+    const W = 211, H = 97;
+    const ids = Uint16Array.from({ length: W * H }, (_, p) => 3 + ((p % W) + Math.floor(p / W)) % 2);
+    const rc = new RunComponents(W, H);
+    const got = byRuns(ids, keys, W, H, rc);
+    expect(got.comps).toEqual(floodFill(ids, keys, W, H).comps);
+    expect(got.comps.map((c) => c.area)).toEqual([Math.ceil((W * H) / 2), Math.floor((W * H) / 2)]);
+    // and again with the grown arrays
+    expect(byRuns(ids, keys, W, H, rc)).toEqual(got);
+  });
+
   it("paints only components whose value is not negative", () => {
     const keys = instanceKeys();
     const ids = Uint16Array.from([3, 3, 0, 4, 4, 4]);
