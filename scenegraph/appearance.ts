@@ -23,7 +23,7 @@ import { cameraCentre, projectPoint } from "../src/core/math/camera.js";
 import { quatToMat } from "../src/core/math/quat.js";
 import { Rng } from "../src/core/math/rng.js";
 import { tallyIds } from "../src/core/idTally.js";
-import { computeEvidence, type Evidence, type MaskMode, type Segment } from "./evidence.js";
+import { computeEvidence, segmentBoxes, type Evidence, type MaskMode, type Segment, type SegmentBox } from "./evidence.js";
 
 export const LABEL_MODES = ["oracle", "appearance"] as const;
 export type LabelMode = (typeof LABEL_MODES)[number];
@@ -97,23 +97,24 @@ export interface SegmentPixels {
  * by segment key (a Map per segment and per id was the slow part); a segment that shows one id (every
  * instance-mode mask) needs no id tally, only a segment spanning several ids is tallied again.
  */
-export function segmentPixels(view: Pick<FrameBundle["views"][number], "rgb" | "ids">, map: Int32Array, segments: number): SegmentPixels[] {
+export function segmentPixels(view: Pick<FrameBundle["views"][number], "rgb" | "ids">, map: Int32Array, segments: number, box: SegmentBox, width: number): SegmentPixels[] {
   const n = new Int32Array(segments), luma = new Float64Array(segments), id0 = new Int32Array(segments);
   const mixed = new Uint8Array(segments);
   const order: number[] = [];
-  sumLumaByRuns(map, view.rgb, view.ids, n, luma, id0, mixed, order);
+  for (let y = box[1]; y <= box[3]; y++) sumLumaByRuns(map, y * width + box[0], y * width + box[2] + 1, view.rgb, view.ids, n, luma, id0, mixed, order);
   const out = order.map((s) => ({ key: s, n: n[s]!, luma: luma[s]!, id: id0[s]! }));
   for (const a of out) if (mixed[a.key]) a.id = dominantId(view.ids, map, a.key);
   return out;
 }
 
 /**
- * segmentPixels' pass: per segment its pixel count, luma sum, first id (`order`: segments by first pixel) and
- * whether it shows another id. By runs of one segment: a run's luma is added in a local started from the
- * segment's sum, the same additions in the same order as pixel by pixel, so the same double.
+ * segmentPixels' pass over pixels from..to-1 (one row of the view's segment box; rows in order): per segment
+ * its pixel count, luma sum, first id (`order`: segments by first pixel) and whether it shows another id. By
+ * runs of one segment: a run's luma is added in a local started from the segment's sum, the same additions
+ * in the same order as pixel by pixel, so the same double.
  */
-function sumLumaByRuns(map: Int32Array, rgb: Uint8Array, ids: Uint16Array, n: Int32Array, luma: Float64Array, id0: Int32Array, mixed: Uint8Array, order: number[]): void {
-  for (let p = 0; p < map.length; ) {
+function sumLumaByRuns(map: Int32Array, from: number, to: number, rgb: Uint8Array, ids: Uint16Array, n: Int32Array, luma: Float64Array, id0: Int32Array, mixed: Uint8Array, order: number[]): void {
+  for (let p = from; p < to; ) {
     const s = map[p]!;
     if (s < 0) {
       p++;
@@ -126,7 +127,7 @@ function sumLumaByRuns(map: Int32Array, rgb: Uint8Array, ids: Uint16Array, n: In
       if (ids[q] !== id) other = 1;
       sum += 0.299 * rgb[3 * q]! + 0.587 * rgb[3 * q + 1]! + 0.114 * rgb[3 * q + 2]!;
       q++;
-    } while (q < map.length && map[q] === s);
+    } while (q < to && map[q] === s);
     luma[s] = sum;
     n[s] += q - p;
     if (other) mixed[s] = 1;
@@ -210,8 +211,11 @@ export function appearanceEvidence(bundle: Pick<FrameBundle, "manifest" | "views
   const labels = new Map<number, MaskLabel>();
   const category = new Map(bundle.manifest.instances.map((e) => [e.id, e.category]));
   const root = new Rng(`appearance/${seed}/${bundle.manifest.task_id}`);
+  const boxes = segmentBoxes(ev, bundle.views);
   bundle.views.forEach((view: View, vi) => {
-    for (const a of segmentPixels(view, ev.segmentOfPixel[vi]!, ev.segments.length)) {
+    const box = boxes[vi];
+    if (!box) return;
+    for (const a of segmentPixels(view, ev.segmentOfPixel[vi]!, ev.segments.length, box, ev.width)) {
       const { key, id } = a;
       const seg = ev.segments[key]!;
       if (seg.label === null) continue;

@@ -46,6 +46,23 @@ export interface Evidence {
   height: number;
 }
 
+/** [x0, y0, x1, y1], inclusive: a pixel box. */
+export type SegmentBox = [number, number, number, number];
+
+/**
+ * Per view of `views` (by position, as `segmentOfPixel`), the box around the pixels of its segments, or null
+ * when it has none: every pixel whose segment is not -1 lies inside, so a pass over those pixels reads only it.
+ */
+export function segmentBoxes(ev: Pick<Evidence, "segments">, views: ReadonlyArray<{ index: number }>): Array<SegmentBox | null> {
+  const byView = new Map<number, SegmentBox>();
+  for (const { view, bbox } of ev.segments) {
+    const b = byView.get(view);
+    if (!b) byView.set(view, [...bbox]);
+    else (b[0] = Math.min(b[0], bbox[0])), (b[1] = Math.min(b[1], bbox[1])), (b[2] = Math.max(b[2], bbox[2])), (b[3] = Math.max(b[3], bbox[3]));
+  }
+  return views.map((v) => byView.get(v.index) ?? null);
+}
+
 /** The instance ids of room structure (floor, walls) in a bundle's instance table. */
 export function structureIdsOf(manifest: Pick<FrameBundle["manifest"], "instances">): Set<number> {
   return new Set(manifest.instances.filter((e) => e.structure).map((e) => e.id));

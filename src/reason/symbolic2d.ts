@@ -9,7 +9,7 @@
 import { collinearityResidual } from "../../bridge/task/rules.js";
 import { colourDistance, namedColorRgb } from "../../bridge/task/palette.js";
 import type { FrameBundle } from "../../bridge/bundle/io.js";
-import type { Evidence } from "../../scenegraph/evidence.js";
+import { segmentBoxes, type Evidence, type SegmentBox } from "../../scenegraph/evidence.js";
 import { labelledEvidence, type LabelMode } from "../../scenegraph/appearance.js";
 import type { Query, Referent } from "./query.js";
 import { declined, marginConfidence, nearestOption, optionNaming, programReasoner, type Decision } from "./decision.js";
@@ -67,7 +67,11 @@ function masksOf(bundle: FrameBundle, ev: Evidence): Mask[][] {
   // segment keys are indices into ev.segments: one typed accumulator per sum
   const S = ev.segments.length;
   const sx = new Float64Array(S), sy = new Float64Array(S), n = new Float64Array(S), r = new Float64Array(S), g = new Float64Array(S), b = new Float64Array(S);
-  for (let vi = 0; vi < bundle.views.length; vi++) sumSegmentPixels(ev.segmentOfPixel[vi]!, bundle.views[vi]!.rgb, W, sx, sy, n, r, g, b);
+  const boxes = segmentBoxes(ev, bundle.views);
+  for (let vi = 0; vi < bundle.views.length; vi++) {
+    const box = boxes[vi];
+    if (box) sumSegmentPixels(ev.segmentOfPixel[vi]!, bundle.views[vi]!.rgb, W, box, sx, sy, n, r, g, b);
+  }
   for (const s of ev.segments) {
     const k = s.key, a = n[k]!;
     if (!a) continue;
@@ -77,15 +81,15 @@ function masksOf(bundle: FrameBundle, ev: Evidence): Mask[][] {
 }
 
 /**
- * Adds each pixel of a view to its segment's sums (`map[p]`: the segment key, -1 for none): x, y, count and
- * colour. By runs of one segment along a row: every sum is of integers, so adding a run's total (x by the
- * series' formula) gives the same doubles as adding pixel by pixel. A loop function of its own (docs/design.md:
- * hot loops and the JIT).
+ * Adds each pixel of a view's segment box (every pixel with a segment lies inside: evidence.ts segmentBoxes)
+ * to its segment's sums (`map[p]`: the segment key, -1 for none): x, y, count and colour. By runs of one
+ * segment along a row: every sum is of integers, so adding a run's total (x by the series' formula) gives
+ * the same doubles as adding pixel by pixel. A loop function of its own (docs/design.md: hot loops and the JIT).
  */
-export function sumSegmentPixels(map: Int32Array, rgb: Uint8Array, W: number, sx: Float64Array, sy: Float64Array, n: Float64Array, r: Float64Array, g: Float64Array, b: Float64Array): void {
-  for (let y = 0, row = 0; row < map.length; y++, row += W) {
-    const end = row + W;
-    for (let p = row; p < end; ) {
+export function sumSegmentPixels(map: Int32Array, rgb: Uint8Array, W: number, box: SegmentBox, sx: Float64Array, sy: Float64Array, n: Float64Array, r: Float64Array, g: Float64Array, b: Float64Array): void {
+  for (let y = box[1]; y <= box[3]; y++) {
+    const row = y * W, end = row + box[2] + 1;
+    for (let p = row + box[0]; p < end; ) {
       const s = map[p]!;
       if (s < 0) {
         p++;
