@@ -23,7 +23,8 @@ import { cameraCentre, projectPoint } from "../src/core/math/camera.js";
 import { quatToMat } from "../src/core/math/quat.js";
 import { Rng } from "../src/core/math/rng.js";
 import { tallyIds } from "../src/core/idTally.js";
-import { computeEvidence, segmentBoxes, type Evidence, type MaskMode, type Segment, type SegmentBox } from "./evidence.js";
+import { computeEvidence, type Evidence, type MaskMode, type Segment } from "./evidence.js";
+import { segmentPixelStats } from "./segmentStats.js";
 
 export const LABEL_MODES = ["oracle", "appearance"] as const;
 export type LabelMode = (typeof LABEL_MODES)[number];
@@ -84,55 +85,12 @@ const angleDiffDeg = (a: number, b: number) => Math.abs((((a - b) % 360) + 540) 
 
 type View = FrameBundle["views"][number] & { intrinsics?: unknown };
 
-/** One segment's pixel sums in a view: area, luma, and the object id its pixels show most (ties: the lower id). */
-export interface SegmentPixels {
-  key: number;
-  n: number;
-  luma: number;
-  id: number;
-}
-
-/**
- * Per-segment pixel sums of one view, in order of each segment's first pixel. Summed in typed arrays indexed
- * by segment key (a Map per segment and per id was the slow part); a segment that shows one id (every
- * instance-mode mask) needs no id tally, only a segment spanning several ids is tallied again.
- */
-export function segmentPixels(view: Pick<FrameBundle["views"][number], "rgb" | "ids">, map: Int32Array, segments: number, box: SegmentBox, width: number): SegmentPixels[] {
-  const n = new Int32Array(segments), luma = new Float64Array(segments), id0 = new Int32Array(segments);
-  const mixed = new Uint8Array(segments);
-  const order: number[] = [];
-  for (let y = box[1]; y <= box[3]; y++) sumLumaByRuns(map, y * width + box[0], y * width + box[2] + 1, view.rgb, view.ids, n, luma, id0, mixed, order);
-  const out = order.map((s) => ({ key: s, n: n[s]!, luma: luma[s]!, id: id0[s]! }));
-  for (const a of out) if (mixed[a.key]) a.id = dominantId(view.ids, map, a.key);
+/** Per view position, the keys of its segments, ascending. */
+function segmentsByView(ev: Evidence, count: number, views: ReadonlyArray<{ index: number }>): number[][] {
+  const position = new Map(views.map((v, i) => [v.index, i]));
+  const out = Array.from({ length: count }, (): number[] => []);
+  for (const s of ev.segments) out[position.get(s.view)!]?.push(s.key);
   return out;
-}
-
-/**
- * segmentPixels' pass over pixels from..to-1 (one row of the view's segment box; rows in order): per segment
- * its pixel count, luma sum, first id (`order`: segments by first pixel) and whether it shows another id. By
- * runs of one segment: a run's luma is added in a local started from the segment's sum, the same additions
- * in the same order as pixel by pixel, so the same double.
- */
-function sumLumaByRuns(map: Int32Array, from: number, to: number, rgb: Uint8Array, ids: Uint16Array, n: Int32Array, luma: Float64Array, id0: Int32Array, mixed: Uint8Array, order: number[]): void {
-  for (let p = from; p < to; ) {
-    const s = map[p]!;
-    if (s < 0) {
-      p++;
-      continue;
-    }
-    if (n[s] === 0) (order.push(s), (id0[s] = ids[p]!));
-    const id = id0[s]!;
-    let sum = luma[s]!, q = p, other = 0;
-    do {
-      if (ids[q] !== id) other = 1;
-      sum += 0.299 * rgb[3 * q]! + 0.587 * rgb[3 * q + 1]! + 0.114 * rgb[3 * q + 2]!;
-      q++;
-    } while (q < to && map[q] === s);
-    luma[s] = sum;
-    n[s] += q - p;
-    if (other) mixed[s] = 1;
-    p = q;
-  }
 }
 
 /** The id shown most among the pixels of segment `key` (ties: the lower id). */
@@ -211,17 +169,18 @@ export function appearanceEvidence(bundle: Pick<FrameBundle, "manifest" | "views
   const labels = new Map<number, MaskLabel>();
   const category = new Map(bundle.manifest.instances.map((e) => [e.id, e.category]));
   const root = new Rng(`appearance/${seed}/${bundle.manifest.task_id}`);
-  const boxes = segmentBoxes(ev, bundle.views);
+  const px = segmentPixelStats(ev, bundle.views);
+  const byView = segmentsByView(ev, bundle.views.length, bundle.views);
   bundle.views.forEach((view: View, vi) => {
-    const box = boxes[vi];
-    if (!box) return;
-    for (const a of segmentPixels(view, ev.segmentOfPixel[vi]!, ev.segments.length, box, ev.width)) {
-      const { key, id } = a;
+    // the view's segments in order of their first pixel (their keys were given in that order)
+    for (const key of byView[vi]!) {
       const seg = ev.segments[key]!;
-      if (seg.label === null) continue;
+      if (seg.label === null || px.n[key] === 0) continue;
+      // a segment that shows one id (every instance-mode mask) needs no id tally
+      const id = px.mixed[key] ? dominantId(view.ids, ev.segmentOfPixel[vi]!, key) : px.firstId[key]!;
       const cat = category.get(id) ?? seg.label;
       const rng = root.fork(`${view.index}/${id}/${key}`);
-      labels.set(key, maskLabel(cat, a, projectedRectArea(bundle, view.index, id), partHidden(bundle, view.index, id, cat), rng));
+      labels.set(key, maskLabel(cat, { n: px.n[key]!, luma: px.luma[key]! }, projectedRectArea(bundle, view.index, id), partHidden(bundle, view.index, id, cat), rng));
     }
   });
   const segments: Segment[] = ev.segments.map((s) => {

@@ -9,7 +9,8 @@
 import { collinearityResidual } from "../../bridge/task/rules.js";
 import { colourDistance, namedColorRgb } from "../../bridge/task/palette.js";
 import type { FrameBundle } from "../../bridge/bundle/io.js";
-import { segmentBoxes, type Evidence, type SegmentBox } from "../../scenegraph/evidence.js";
+import type { Evidence } from "../../scenegraph/evidence.js";
+import { segmentPixelStats } from "../../scenegraph/segmentStats.js";
 import { labelledEvidence, type LabelMode } from "../../scenegraph/appearance.js";
 import type { Query, Referent } from "./query.js";
 import { declined, marginConfidence, nearestOption, optionNaming, programReasoner, type Decision } from "./decision.js";
@@ -62,56 +63,15 @@ interface Mask {
 }
 
 function masksOf(bundle: FrameBundle, ev: Evidence): Mask[][] {
-  const W = ev.width;
   const perView: Mask[][] = bundle.views.map(() => []);
-  // segment keys are indices into ev.segments: one typed accumulator per sum
-  const S = ev.segments.length;
-  const sx = new Float64Array(S), sy = new Float64Array(S), n = new Float64Array(S), r = new Float64Array(S), g = new Float64Array(S), b = new Float64Array(S);
-  const boxes = segmentBoxes(ev, bundle.views);
-  for (let vi = 0; vi < bundle.views.length; vi++) {
-    const box = boxes[vi];
-    if (box) sumSegmentPixels(ev.segmentOfPixel[vi]!, bundle.views[vi]!.rgb, W, box, sx, sy, n, r, g, b);
-  }
+  // the sums the appearance labels made of the same masks, when they did (scenegraph/segmentStats.ts)
+  const { n, sx, sy, r, g, b } = segmentPixelStats(ev, bundle.views);
   for (const s of ev.segments) {
     const k = s.key, a = n[k]!;
     if (!a) continue;
     perView[s.view]!.push({ key: k, view: s.view, label: s.label ?? "object", area: a, cx: sx[k]! / a, cy: sy[k]! / a, bbox: s.bbox, rgb: [r[k]! / a, g[k]! / a, b[k]! / a], ...(s.scores ? { scores: s.scores } : {}) });
   }
   return perView;
-}
-
-/**
- * Adds each pixel of a view's segment box (every pixel with a segment lies inside: evidence.ts segmentBoxes)
- * to its segment's sums (`map[p]`: the segment key, -1 for none): x, y, count and colour. By runs of one
- * segment along a row: every sum is of integers, so adding a run's total (x by the series' formula) gives
- * the same doubles as adding pixel by pixel. A loop function of its own (docs/design.md: hot loops and the JIT).
- */
-export function sumSegmentPixels(map: Int32Array, rgb: Uint8Array, W: number, box: SegmentBox, sx: Float64Array, sy: Float64Array, n: Float64Array, r: Float64Array, g: Float64Array, b: Float64Array): void {
-  for (let y = box[1]; y <= box[3]; y++) {
-    const row = y * W, end = row + box[2] + 1;
-    for (let p = row + box[0]; p < end; ) {
-      const s = map[p]!;
-      if (s < 0) {
-        p++;
-        continue;
-      }
-      let q = p, rr = 0, gg = 0, bb = 0;
-      do {
-        rr += rgb[3 * q]!;
-        gg += rgb[3 * q + 1]!;
-        bb += rgb[3 * q + 2]!;
-        q++;
-      } while (q < end && map[q] === s);
-      const len = q - p, x0 = p - row;
-      sx[s] += ((2 * x0 + len - 1) * len) / 2;
-      sy[s] += y * len;
-      n[s] += len;
-      r[s] += rr;
-      g[s] += gg;
-      b[s] += bb;
-      p = q;
-    }
-  }
 }
 
 /** Distinct masks for the referents in one view (best colour match, then the largest mask). */

@@ -1,14 +1,14 @@
 /**
- * The per-segment pixel passes read a view by runs of one segment (scenegraph/appearance.ts segmentPixels,
- * src/reason/symbolic2d.ts sumSegmentPixels). They must give exactly the sums of the pixel-by-pixel passes
- * they replace: the same doubles, the same segment order and the same first and mixed ids, on segment maps
- * with runs that cross row ends, single pixels, and segments that show several ids.
+ * The per-segment pixel sums (scenegraph/segmentStats.ts) read each view's segment box by runs of one segment,
+ * once per evidence for the appearance labels and the 2D baseline. They must give exactly the sums of the
+ * pixel-by-pixel passes they replace (appearance's luma pass, symbolic-2d's centroid and colour pass): the
+ * same doubles and the same first and mixed ids, on segment maps with runs that cross row ends, single
+ * pixels, margins outside every segment and segments that show several ids.
  */
 import { describe, expect, it } from "vitest";
 import { Rng } from "../../src/core/math/rng.js";
-import { segmentPixels } from "../../scenegraph/appearance.js";
-import { computeEvidence, segmentBoxes, type SegmentBox } from "../../scenegraph/evidence.js";
-import { sumSegmentPixels } from "../../src/reason/symbolic2d.js";
+import { computeEvidence, segmentBoxes, type Evidence, type SegmentBox } from "../../scenegraph/evidence.js";
+import { segmentPixelStats } from "../../scenegraph/segmentStats.js";
 import { generatedBundle } from "./helpers.js";
 
 /** The box around a map's pixels that have a segment (what segmentBoxes gives from the segments' boxes). */
@@ -42,7 +42,7 @@ function view(rng: Rng, W: number, H: number, segments: number, margin = 0) {
 }
 
 /** The passes as they were, pixel by pixel. */
-function lumaByPixel(v: ReturnType<typeof view>, segments: number) {
+function lumaByPixel(v: { map: Int32Array; ids: Uint16Array; rgb: Uint8Array }, segments: number) {
   const n = new Int32Array(segments), luma = new Float64Array(segments), id0 = new Int32Array(segments), mixed = new Uint8Array(segments), order: number[] = [];
   for (let p = 0; p < v.map.length; p++) {
     const s = v.map[p]!;
@@ -69,32 +69,59 @@ function sumsByPixel(map: Int32Array, rgb: Uint8Array, W: number, sums: Float64A
   }
 }
 
+/** Evidence over generated views: each segment's box from its pixels (as the builder's are, tight). */
+function evidenceOf(views: Array<ReturnType<typeof view>>, W: number, S: number): Evidence {
+  const segments = Array.from({ length: views.length * S }, (_, key) => {
+    const vi = Math.floor(key / S), s = key % S, map = views[vi]!.map;
+    const own = Int32Array.from(map, (x) => (x === s ? 0 : -1));
+    return { key, view: vi, label: "x", globalId: null, areaPx: 0, bbox: tightBox(own, W) };
+  }).filter((seg) => seg.bbox[2] >= 0);
+  // keys as the builder gives them: per view, its segments continue the keys of the views before
+  const keyOf = new Map(segments.map((seg, k) => [`${seg.view}/${seg.key % S}`, k]));
+  const segmentOfPixel = views.map((v, vi) => Int32Array.from(v.map, (x) => (x < 0 ? -1 : keyOf.get(`${vi}/${x}`)!)));
+  return { mode: "instance", segments: segments.map((seg, k) => ({ ...seg, key: k })), segmentOfPixel, structureIds: new Set(), width: W, height: views[0]!.map.length / W };
+}
+
 describe("per-segment pixel sums by runs", () => {
   const rng = new Rng("segment-sums");
   // [W, H, segments, margin]: the tight box is the whole view or an inner part of it
   const cases = [[1, 1, 1, 0], [7, 3, 2, 0], [64, 48, 9, 0], [64, 48, 9, 5], [518, 39, 40, 0], [518, 39, 40, 11]] as const;
 
-  it("segmentPixels gives the pixel-by-pixel counts, luma sums (bit for bit), order and ids", () => {
+  it("give the pixel-by-pixel counts, luma sums (bit for bit), centroid and colour sums, first and mixed ids", () => {
+    let mixedSegments = 0;
     for (const [W, H, S, margin] of cases) {
-      const v = view(rng, W, H, S, margin);
-      const want = lumaByPixel(v, S);
-      const got = segmentPixels(v, v.map, S, tightBox(v.map, W), W);
-      expect(got.map((a) => ({ key: a.key, n: a.n, luma: a.luma }))).toEqual(want.order.map(({ key, n, luma }) => ({ key, n, luma })));
-      // a segment showing one id keeps its first id; a mixed one is given its dominant id (not checked here)
-      for (const [j, a] of got.entries()) if (!want.order[j]!.mixed) expect(a.id).toBe(want.id0[a.key]);
+      const views = [0, 1, 2].map(() => view(rng, W, H, S, margin));
+      const ev = evidenceOf(views, W, S);
+      const got = segmentPixelStats(ev, views.map((v, index) => ({ index, rgb: v.rgb, ids: v.ids })));
+      const K = ev.segments.length;
+      const want = { n: new Int32Array(K), luma: new Float64Array(K), firstId: new Int32Array(K), mixed: new Uint8Array(K) };
+      const sums = Array.from({ length: 6 }, () => new Float64Array(K));
+      views.forEach((v, vi) => {
+        const map = ev.segmentOfPixel[vi]!, one = lumaByPixel({ ...v, map }, K);
+        for (const { key, n, luma, mixed } of one.order) (want.n[key] = n), (want.luma[key] = luma), (want.mixed[key] = mixed), (want.firstId[key] = one.id0[key]!);
+        sumsByPixel(map, v.rgb, W, sums);
+      });
+      expect(got.n).toEqual(want.n);
+      expect(got.luma).toEqual(want.luma);
+      expect(got.firstId).toEqual(want.firstId);
+      expect(got.mixed).toEqual(want.mixed);
+      expect([got.sx, got.sy, Float64Array.from(got.n), got.r, got.g, got.b]).toEqual(sums);
+      mixedSegments += want.mixed.reduce((t, m) => t + m, 0);
     }
+    expect(mixedSegments).toBeGreaterThan(10);
   });
 
-  it("sumSegmentPixels gives the pixel-by-pixel sums, accumulated over several views", () => {
-    for (const [W, H, S, margin] of cases) {
-      const got = Array.from({ length: 6 }, () => new Float64Array(S)), want = Array.from({ length: 6 }, () => new Float64Array(S));
-      for (let k = 0; k < 3; k++) {
-        const v = view(rng, W, H, S, margin);
-        sumSegmentPixels(v.map, v.rgb, W, tightBox(v.map, W), got[0]!, got[1]!, got[2]!, got[3]!, got[4]!, got[5]!);
-        sumsByPixel(v.map, v.rgb, W, want);
-      }
-      expect(got).toEqual(want);
-    }
+  it("are made once per evidence and views, and anew when either differs", () => {
+    const views = [view(rng, 20, 10, 3)];
+    const ev = evidenceOf(views, 20, 3);
+    const vs = views.map((v, index) => ({ index, rgb: v.rgb, ids: v.ids }));
+    const first = segmentPixelStats(ev, vs);
+    expect(segmentPixelStats({ ...ev, segments: ev.segments.map((s) => ({ ...s, label: "y" })) }, vs.map((v) => ({ ...v })))).toBe(first);
+    const repainted = vs.map((v) => ({ ...v, rgb: v.rgb.map((c) => 255 - c) }));
+    const other = segmentPixelStats(ev, repainted);
+    expect(other).not.toBe(first);
+    expect(other.n).toEqual(first.n);
+    expect(other.r).not.toEqual(first.r);
   });
 
   it("segmentBoxes hold every pixel of a view's segments and no more than their boxes", () => {
