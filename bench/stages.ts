@@ -94,7 +94,9 @@ async function unitStages(which: typeof HEAVY): Promise<StageRow[]> {
     if (builder) rows.push({ stage: `cloud ${arm.label}`, ms: r.timings_ms.cloud!, bytes: 0, moved: `reused: the cloud ${builder} built`, exempt: EXEMPT.reused });
     else rows.push({ stage: `cloud ${arm.label}`, ms: r.timings_ms.cloud!, bytes: viewBytes(bundle.views, ["rgb", "depth", "ids"]) + cb, moved: "views read, cloud written" });
     builtBy.set(r.cloud, builder ?? arm.label);
-    rows.push({ stage: `graph ${arm.label}`, ms: r.timings_ms.graph!, bytes: cb + viewBytes(bundle.views, ["ids"]) + members + jsonBytes(r.graph), moved: "cloud, masks read; members, graph written" });
+    // appearance labels also read the views' colours (each mask's luma; scenegraph/segmentStats.ts)
+    const colours = arm.labels === "appearance";
+    rows.push({ stage: `graph ${arm.label}`, ms: r.timings_ms.graph!, bytes: cb + viewBytes(bundle.views, colours ? ["ids", "rgb"] : ["ids"]) + members + jsonBytes(r.graph), moved: `cloud, masks${colours ? ", colours" : ""} read; members, graph written` });
     const d = timed(() => diagnose({ graph: r.graph, members: r.members, cloud: r.cloud, task, bundle, trueRelations: truth.value.relations }));
     // the first diagnosis of a bundle also counts its views' pixels per id (observedPixels, cached per bundle)
     const observed = observedCounted ? 0 : viewBytes(bundle.views, ["ids"]);
@@ -109,7 +111,8 @@ async function unitStages(which: typeof HEAVY): Promise<StageRow[]> {
   }
   const t2d = performance.now();
   await createSymbolic2dReasoner({ labels: baselineLabels(config), labelSeed: config.labelSeed }).answer({ task, bundle });
-  rows.push({ stage: "reason 2d (symbolic-2d)", ms: performance.now() - t2d, bytes: viewBytes(bundle.views, ["ids"]), moved: "view ids read" });
+  // its masks' pixel sums are the appearance arms' (segmentStats.ts, made in graph gt-appearance)
+  rows.push({ stage: "reason 2d (symbolic-2d)", ms: performance.now() - t2d, bytes: viewBytes(bundle.views, ["ids"]), moved: "view ids read (masks' sums: the appearance arm's)" });
   return rows;
 }
 
