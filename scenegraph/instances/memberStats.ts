@@ -68,29 +68,53 @@ export function statsOfMembers(cloud: PointCloud, members: Uint32Array): MemberS
   return { count: members.length, confidence: conf, rgb: [r, g, b], views: support };
 }
 
-/** The per-voxel sums of a detection from one view (`memberVoxel[m]`: the voxel of `members[m]`). */
+/**
+ * The per-voxel sums of a detection from one view (`memberVoxel[m]`: the voxel of `members[m]`). Members come
+ * in pixel order, so a run of them shares a voxel (summed in locals started from its sums: the same additions
+ * in the same order) and a pixel row (its row found by a division once per row, not per member).
+ */
 export function voxelStatsOf(cloud: PointCloud, members: Uint32Array, memberVoxel: Int32Array, voxels: number, view: number): VoxelStats {
   const sums = new Float64Array(SUMS * voxels);
   const boxes = new Int32Array(4 * voxels);
   for (let v = 0; v < voxels; v++) (boxes[4 * v] = boxes[4 * v + 1] = 2 ** 30), (boxes[4 * v + 2] = boxes[4 * v + 3] = -1);
   const W = cloud.imageWidth;
   const { confidence, rgb, pixel } = cloud;
+  let v = -1, n = 0, conf = 0, r = 0, g = 0, b = 0, bx0 = 0, by0 = 0, bx1 = 0, by1 = 0;
+  let y = 0, rowStart = 0, rowEnd = 0;
   for (let m = 0; m < members.length; m++) {
-    const i = members[m]!, v = memberVoxel[m]!;
-    const s = SUMS * v, b = 4 * v;
-    sums[s]!++;
-    sums[s + 1]! += confidence[i]!;
-    sums[s + 2]! += rgb[3 * i]!;
-    sums[s + 3]! += rgb[3 * i + 1]!;
-    sums[s + 4]! += rgb[3 * i + 2]!;
+    const i = members[m]!, mv = memberVoxel[m]!;
+    if (mv !== v) {
+      if (v >= 0) flushVoxel(sums, boxes, v, n, conf, r, g, b, bx0, by0, bx1, by1);
+      v = mv;
+      const s = SUMS * v, k = 4 * v;
+      (n = sums[s]!), (conf = sums[s + 1]!), (r = sums[s + 2]!), (g = sums[s + 3]!), (b = sums[s + 4]!);
+      (bx0 = boxes[k]!), (by0 = boxes[k + 1]!), (bx1 = boxes[k + 2]!), (by1 = boxes[k + 3]!);
+    }
+    n++;
+    conf += confidence[i]!;
+    r += rgb[3 * i]!;
+    g += rgb[3 * i + 1]!;
+    b += rgb[3 * i + 2]!;
     const p = pixel[i]!;
-    const y = Math.floor(p / W), x = p - y * W;
-    if (x < boxes[b]!) boxes[b] = x;
-    if (y < boxes[b + 1]!) boxes[b + 1] = y;
-    if (x > boxes[b + 2]!) boxes[b + 2] = x;
-    if (y > boxes[b + 3]!) boxes[b + 3] = y;
+    if (p >= rowEnd || p < rowStart) {
+      y = Math.floor(p / W);
+      rowStart = y * W;
+      rowEnd = rowStart + W;
+    }
+    const x = p - rowStart;
+    if (x < bx0) bx0 = x;
+    if (y < by0) by0 = y;
+    if (x > bx1) bx1 = x;
+    if (y > by1) by1 = y;
   }
+  if (v >= 0) flushVoxel(sums, boxes, v, n, conf, r, g, b, bx0, by0, bx1, by1);
   return { view, sums, boxes };
+}
+
+function flushVoxel(sums: Float64Array, boxes: Int32Array, v: number, n: number, conf: number, r: number, g: number, b: number, x0: number, y0: number, x1: number, y1: number): void {
+  const s = SUMS * v, k = 4 * v;
+  (sums[s] = n), (sums[s + 1] = conf), (sums[s + 2] = r), (sums[s + 3] = g), (sums[s + 4] = b);
+  (boxes[k] = x0), (boxes[k + 1] = y0), (boxes[k + 2] = x1), (boxes[k + 3] = y1);
 }
 
 export class StatsAccumulator {
