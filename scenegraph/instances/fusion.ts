@@ -20,23 +20,48 @@ import { boundsOf, boxVolume, type YawBox } from "../../src/core/geometry.js";
 import { aabbGap, clusterGrid, denoiseFused, majorityLabel, makeCluster, type Cluster, type FusedPart } from "./cluster.js";
 import { mergedStats, voxelStatsOf, type MemberStats } from "./memberStats.js";
 
-/** Points of the cloud grouped by their evidence segment (-1 = none). */
+/**
+ * Points of the cloud grouped by their evidence segment (-1 = none), each group in point order. Both passes go
+ * by runs: a cloud holds its views in turn (a view's segment map is looked up once per run of its points) and
+ * neighbouring pixels' points mostly share a segment (a run is counted, and placed, in one step).
+ */
 export function pointsBySegment(cloud: PointCloud, ev: Evidence): Uint32Array[] {
   const segOf = new Int32Array(cloud.count);
   const counts = new Int32Array(ev.segments.length);
-  for (let i = 0; i < cloud.count; i++) {
-    const map = ev.segmentOfPixel[cloud.view[i]!];
-    const s = map ? map[cloud.pixel[i]!]! : -1;
-    segOf[i] = s;
-    if (s >= 0) counts[s]!++;
-  }
+  segmentOfPoints(cloud.view, cloud.pixel, cloud.count, ev.segmentOfPixel, segOf);
+  forEachRunOf(segOf, (s, from, to) => (counts[s] += to - from));
   const out = Array.from(ev.segments, (_, s) => new Uint32Array(counts[s]!));
   const fill = new Int32Array(ev.segments.length);
-  for (let i = 0; i < cloud.count; i++) {
-    const s = segOf[i]!;
-    if (s >= 0) out[s]![fill[s]!++] = i;
-  }
+  forEachRunOf(segOf, (s, from, to) => {
+    const list = out[s]!;
+    let f = fill[s]!;
+    for (let i = from; i < to; i++) list[f++] = i;
+    fill[s] = f;
+  });
   return out;
+}
+
+/** Each point's segment (-1: none, or a view without a map), a view's map taken once per run of its points. */
+function segmentOfPoints(view: Uint16Array, pixel: Uint32Array, count: number, maps: readonly Int32Array[], segOf: Int32Array): void {
+  for (let i = 0; i < count; ) {
+    const v = view[i]!, map = maps[v];
+    let e = i + 1;
+    while (e < count && view[e] === v) e++;
+    if (!map) segOf.fill(-1, i, e);
+    else for (let k = i; k < e; k++) segOf[k] = map[pixel[k]!]!;
+    i = e;
+  }
+}
+
+/** Calls `visit(segment, from, to)` for each run of equal non-negative values in `segOf`. */
+function forEachRunOf(segOf: Int32Array, visit: (segment: number, from: number, to: number) => void): void {
+  for (let i = 0; i < segOf.length; ) {
+    const s = segOf[i]!;
+    let e = i + 1;
+    while (e < segOf.length && segOf[e] === s) e++;
+    if (s >= 0) visit(s, i, e);
+    i = e;
+  }
 }
 
 function newCluster(xyz: Float32Array, members: Uint32Array, label: string | null, segments: number[], detections: number, scores?: Record<string, number>): Cluster {
