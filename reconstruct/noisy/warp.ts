@@ -54,7 +54,7 @@ export function warpAt(f: WarpField, x: number, y: number, z: number): number {
 }
 
 /** Per column and per row of a view: (i − cx) / fx and (j − cy) / fy, the pixel's normalised ray. */
-function rayTables(v: ViewData): { xn: Float64Array; yn: Float64Array } {
+export function rayTables(v: ViewData): { xn: Float64Array; yn: Float64Array } {
   const { width: W, height: H, K } = v;
   const xn = new Float64Array(W), yn = new Float64Array(H);
   for (let i = 0; i < W; i++) xn[i] = (i - K.cx) / K.fx;
@@ -62,11 +62,20 @@ function rayTables(v: ViewData): { xn: Float64Array; yn: Float64Array } {
   return { xn, yn };
 }
 
+/** |r̂·n| at pixel (i, j) = q of true depth g as a float32: what rayNormalCos stores and the warp reads. */
+export const normalCos32At = (g: Float32Array, W: number, H: number, xn: Float64Array, yn: Float64Array, i: number, j: number, q: number): number => normalCosine(g, W, H, xn, yn, i, j, q, true);
+
+/** |r̂·n| as defined, in double (normalCos32At's float32 is this value's; the tests check it against this). */
+export const normalCosExact = (g: Float32Array, W: number, H: number, xn: Float64Array, yn: Float64Array, i: number, j: number, q: number): number => normalCosine(g, W, H, xn, yn, i, j, q, false);
+
 /**
- * |r̂·n| at pixel (i, j) = q of true depth g (rayNormalCos's value before its float32 store): plain numbers
- * and no arrays, as this runs once per pixel.
+ * |r̂·n| at pixel (i, j) = q of true depth g, defined as |n·p| / (hypot(n)·hypot(p)) with n the normal from
+ * central differences and p the back-projected pixel: plain numbers and no arrays, as this runs once per
+ * pixel. As a float32 (`float32`), it is found from a cheaper quotient, |n·p| / √(|n|²·|p|²), whenever every
+ * double within COS32_MARGIN of that quotient rounds to the same float32, which then holds for the defined
+ * value too; otherwise from the definition.
  */
-function normalCosAt(g: Float32Array, W: number, H: number, xn: Float64Array, yn: Float64Array, i: number, j: number, q: number): number {
+function normalCosine(g: Float32Array, W: number, H: number, xn: Float64Array, yn: Float64Array, i: number, j: number, q: number, float32: boolean): number {
   const t = g[q]!;
   if (!isValid(t)) return 0;
   const il = i > 0 && isValid(g[q - 1]!) ? i - 1 : i, ir = i + 1 < W && isValid(g[q + 1]!) ? i + 1 : i;
@@ -79,10 +88,37 @@ function normalCosAt(g: Float32Array, W: number, H: number, xn: Float64Array, yn
   const vx = x * gc - x * ge, vy = yn[jd]! * gc - yn[ju]! * ge, vz = gc - ge;
   const nx = uy * vz - uz * vy, ny = uz * vx - ux * vz, nz = ux * vy - uy * vx;
   const px = x * t, py = y * t;
+  const dot = Math.abs(nx * px + ny * py + nz * t);
+  if (float32) {
+    const n2 = nx * nx + ny * ny + nz * nz, p2 = px * px + py * py + t * t;
+    if (n2 > SQUARES_MIN && n2 < SQUARES_MAX && p2 > SQUARES_MIN && p2 < SQUARES_MAX) {
+      const f = clearFloat32(dot / Math.sqrt(n2 * p2));
+      if (f === f) return f;
+    }
+  }
   const nn = hypot3(nx, ny, nz), pn = hypot3(px, py, t);
   if (nn === 0) return 0;
-  return Math.abs(nx * px + ny * py + nz * t) / (nn * pn);
+  return float32 ? Math.fround(dot / (nn * pn)) : dot / (nn * pn);
 }
+
+/**
+ * 2^-47 (relative): the cheap quotient and the defined cosine differ by under 10 double ulps (2^-49.7: each
+ * hypot about 2.5 ulps, each sum of three positive squares about 2, the square root halving, four more
+ * roundings), and a float32 ulp is 2^-23, so the definition is evaluated for about one cosine in 2^22.
+ */
+export const COS32_MARGIN = 2 ** -47;
+
+/**
+ * fround(c) when every double within COS32_MARGIN (relative) of c rounds to the same float32, NaN otherwise:
+ * rounding is monotone, so the two ends of that interval settle it.
+ */
+export function clearFloat32(c: number): number {
+  const f = Math.fround(c);
+  return Math.fround(c * (1 - COS32_MARGIN)) === f && Math.fround(c * (1 + COS32_MARGIN)) === f ? f : NaN;
+}
+
+/** The range where the squares' sums neither underflow nor overflow, and their product neither. */
+const SQUARES_MIN = 2 ** -500, SQUARES_MAX = 2 ** 500;
 
 /**
  * |r̂·n| per pixel of a view: the cosine between the pixel's ray and the true surface normal (from central
@@ -92,7 +128,7 @@ function normalCosAt(g: Float32Array, W: number, H: number, xn: Float64Array, yn
 export function rayNormalCos(v: ViewData, out: Float32Array): void {
   const { width: W, height: H, depth: g } = v;
   const { xn, yn } = rayTables(v);
-  for (let j = 0; j < H; j++) for (let i = 0, q = j * W; i < W; i++, q++) out[q] = normalCosAt(g, W, H, xn, yn, i, j, q);
+  for (let j = 0; j < H; j++) for (let i = 0, q = j * W; i < W; i++, q++) out[q] = normalCos32At(g, W, H, xn, yn, i, j, q);
 }
 
 /**
@@ -120,7 +156,7 @@ export function warpPerMetre(v: ViewData, f: WarpField, need: Uint8Array | null 
       let s = 0; // warpAt, inlined
       for (let k = 0; k < waves.length; k += 4) s += Math.cos(waves[k]! * wx + waves[k + 1]! * wy + waves[k + 2]! * wz + waves[k + 3]!);
       // the cosine as rayNormalCos stores it (float32)
-      out[q] = (amplitude * s) / Math.max(WARP_MIN_COS, Math.fround(normalCosAt(g, W, H, xn, yn, i, j, q)));
+      out[q] = (amplitude * s) / Math.max(WARP_MIN_COS, normalCos32At(g, W, H, xn, yn, i, j, q));
     }
   }
   return out;
