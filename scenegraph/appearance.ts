@@ -86,9 +86,9 @@ const angleDiffDeg = (a: number, b: number) => Math.abs((((a - b) % 360) + 540) 
 type View = FrameBundle["views"][number] & { intrinsics?: unknown };
 
 /** Per view position, the keys of its segments, ascending. */
-function segmentsByView(ev: Evidence, count: number, views: ReadonlyArray<{ index: number }>): number[][] {
+function segmentsByView(ev: Evidence, views: ReadonlyArray<{ index: number }>): number[][] {
   const position = new Map(views.map((v, i) => [v.index, i]));
-  const out = Array.from({ length: count }, (): number[] => []);
+  const out = views.map((): number[] => []);
   for (const s of ev.segments) out[position.get(s.view)!]?.push(s.key);
   return out;
 }
@@ -170,7 +170,7 @@ export function appearanceEvidence(bundle: Pick<FrameBundle, "manifest" | "views
   const category = new Map(bundle.manifest.instances.map((e) => [e.id, e.category]));
   const root = new Rng(`appearance/${seed}/${bundle.manifest.task_id}`);
   const px = segmentPixelStats(ev, bundle.views);
-  const byView = segmentsByView(ev, bundle.views.length, bundle.views);
+  const byView = segmentsByView(ev, bundle.views);
   bundle.views.forEach((view: View, vi) => {
     // the view's segments in order of their first pixel (their keys were given in that order)
     for (const key of byView[vi]!) {

@@ -73,7 +73,8 @@ export function voxelDownsample(xyz: Float32Array, voxelSize: number, opts: Voxe
   if (dense) {
     // Dense grid, one pass over the points: a table lookup gives each voxel an id in first-seen order
     // and the point is added to that voxel's sums (so each voxel sums its points in input order, as
-    // Open3D does). A scan of the table in key order then renumbers the voxels into raster order.
+    // Open3D does). The voxels are then renumbered into raster order (key order), by a scan of the table
+    // or by sorting the occupied keys.
     // (Each loop lives in its own small function: V8 then optimises it whole, instead of entering a
     // long function's later loops unoptimised.)
     // voxel id + 1 per cell, 0 = empty, and per voxel its sums and count: kept between calls (DenseScratch),
