@@ -288,7 +288,6 @@ function settleCandidates(ctx: DiagnosisContext, nodeDiag: NodeDiagnosis[], weig
   });
 }
 
-
 /** Phase 5: each true object matched, missed-lost (seen, not recovered) or missed-unseen, with its duplicates. */
 function diagnoseObjects(ctx: DiagnosisContext, nodeDiag: NodeDiagnosis[], matchOfObject: Map<number, number>, observed: Observed): ObjectDiagnosis[] {
   const { graph } = ctx.input;

@@ -17,6 +17,7 @@ import { footprintIntersectionArea, yawBox, zOverlap } from "../primitives/boxes
 import { pointOverlapRatio } from "../primitives/overlap.js";
 import { sameValues } from "../primitives/sameValues.js";
 import { boundsOf, boxVolume, type YawBox } from "../../src/core/geometry.js";
+import { forEachRun } from "../../src/core/runs.js";
 import { aabbGap, clusterGrid, denoiseFused, majorityLabel, makeCluster, type Cluster, type FusedPart } from "./cluster.js";
 import { mergedStats, voxelStatsOf, type MemberStats } from "./memberStats.js";
 
@@ -29,10 +30,13 @@ export function pointsBySegment(cloud: PointCloud, ev: Evidence): Uint32Array[] 
   const segOf = new Int32Array(cloud.count);
   const counts = new Int32Array(ev.segments.length);
   segmentOfPoints(cloud.view, cloud.pixel, cloud.count, ev.segmentOfPixel, segOf);
-  forEachRunOf(segOf, (s, from, to) => (counts[s] += to - from));
+  forEachRun(segOf, (s, from, to) => {
+    if (s >= 0) counts[s] += to - from;
+  });
   const out = Array.from(ev.segments, (_, s) => new Uint32Array(counts[s]!));
   const fill = new Int32Array(ev.segments.length);
-  forEachRunOf(segOf, (s, from, to) => {
+  forEachRun(segOf, (s, from, to) => {
+    if (s < 0) return;
     const list = out[s]!;
     let f = fill[s]!;
     for (let i = from; i < to; i++) list[f++] = i;
@@ -49,17 +53,6 @@ function segmentOfPoints(view: Uint16Array, pixel: Uint32Array, count: number, m
     while (e < count && view[e] === v) e++;
     if (!map) segOf.fill(-1, i, e);
     else for (let k = i; k < e; k++) segOf[k] = map[pixel[k]!]!;
-    i = e;
-  }
-}
-
-/** Calls `visit(segment, from, to)` for each run of equal non-negative values in `segOf`. */
-function forEachRunOf(segOf: Int32Array, visit: (segment: number, from: number, to: number) => void): void {
-  for (let i = 0; i < segOf.length; ) {
-    const s = segOf[i]!;
-    let e = i + 1;
-    while (e < segOf.length && segOf[e] === s) e++;
-    if (s >= 0) visit(s, i, e);
     i = e;
   }
 }

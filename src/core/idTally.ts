@@ -3,6 +3,8 @@
  * thread instead of a Map update per pixel or point, the ids in order of first appearance as a Map would
  * insert them (callers sum floats in that order, so it must not change).
  */
+import { forEachRun } from "./runs.js";
+
 const counter = new Uint32Array(65536);
 
 export interface IdTally {
@@ -25,9 +27,9 @@ export function tallyIds(values: ArrayLike<number>, at?: ArrayLike<number>): IdT
   return { ids, counts };
 }
 
-// Counted by runs: ids come in long runs (a view's rows, a cloud's points in pixel order, a node's members),
-// and adding each run once spares the chain of dependent increments of one counter that a count per element
-// makes (each waits for the store before it). A call per run costs little: runs are far fewer than elements.
+// Counted by runs (./runs.ts): ids come in long runs (a view's rows, a cloud's points in pixel order, a node's
+// members), and adding each run once spares the chain of dependent increments of one counter that a count per
+// element makes (each waits for the store before it).
 
 function countAt(values: ArrayLike<number>, at: ArrayLike<number>, ids: number[]): void {
   if (at.length === 0) return;
@@ -46,7 +48,7 @@ function countAt(values: ArrayLike<number>, at: ArrayLike<number>, ids: number[]
 }
 
 function countAll(values: ArrayLike<number>, ids: number[]): void {
-  forEachRun(values, (id, run) => addRun(id, run, ids));
+  forEachRun(values, (id, from, to) => addRun(id, to - from, ids));
 }
 
 /** Adds a run of `run` copies of `id`; a run is added before any later one, so first appearances keep their order. */
@@ -97,21 +99,4 @@ export function countEachId(values: Uint16Array, into: Uint32Array): void {
     }
   }
   into[id] += run;
-}
-
-/** Calls `add(id, length)` for each run of equal values, in order. */
-function forEachRun(values: ArrayLike<number>, add: (id: number, run: number) => void): void {
-  if (values.length === 0) return;
-  let id = values[0]!, run = 0;
-  for (let k = 0; k < values.length; k++) {
-    const v = values[k]!;
-    if (v === id) {
-      run++;
-      continue;
-    }
-    add(id, run);
-    id = v;
-    run = 1;
-  }
-  add(id, run);
 }
