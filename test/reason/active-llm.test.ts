@@ -170,7 +170,8 @@ function run(out: string, url: string, killAfterRequests?: { server: TestServer;
     let err = "";
     child.stderr.on("data", (d: Buffer) => (err += d.toString()));
     const timer = killAfterRequests ? setInterval(() => killAfterRequests.server.requests.length >= killAfterRequests.n && child.kill("SIGKILL"), 5) : null;
-    child.on("exit", (code) => {
+    // "close", not "exit": stderr may still hold data when the process exits
+    child.on("close", (code) => {
       if (timer) clearInterval(timer);
       if (code !== 0 && !killAfterRequests) reject(new Error(err));
       resolve(code);

@@ -19,6 +19,7 @@ export function esi3dAsync(args: string[], opts: { env?: Record<string, string |
     let stdout = "", stderr = "";
     child.stdout.on("data", (d) => (stdout += d));
     child.stderr.on("data", (d) => (stderr += d));
-    child.on("exit", (code) => resolve({ code, stdout, stderr }));
+    // "close", not "exit": the output pipes may still hold data when the process exits
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
   });
 }

@@ -80,7 +80,8 @@ export function serveExit(args: string[], env: Record<string, string> = {}): Pro
   proc.stderr!.on("data", (b: Buffer) => (err += b.toString()));
   const timer = setTimeout(() => proc.kill("SIGKILL"), 20_000);
   return new Promise((resolve) =>
-    proc.on("exit", (code) => {
+    // "close", not "exit": stderr may still hold data when the process exits
+    proc.on("close", (code) => {
       clearTimeout(timer);
       resolve({ code, stderr: err });
     }),
