@@ -88,14 +88,17 @@ interface Growing {
   pendingXyz: Float32Array[];
 }
 
-function settle(g: Growing, downsample: (xyz: Float32Array) => Float32Array): Cluster {
+function settle(g: Growing, downsample: (xyz: Float32Array) => Float32Array, cache?: DetectionCache): Cluster {
   if (g.pendingXyz.length) {
-    const total = g.c.xyz.length + g.pendingXyz.reduce((s, a) => s + a.length, 0);
-    const all = new Float32Array(total);
-    all.set(g.c.xyz);
-    let o = g.c.xyz.length;
-    for (const a of g.pendingXyz) (all.set(a, o), (o += a.length));
-    g.c.xyz = downsample(all);
+    const merge = () => {
+      const total = g.c.xyz.length + g.pendingXyz.reduce((s, a) => s + a.length, 0);
+      const all = new Float32Array(total);
+      all.set(g.c.xyz);
+      let o = g.c.xyz.length;
+      for (const a of g.pendingXyz) (all.set(a, o), (o += a.length));
+      return downsample(all);
+    };
+    g.c.xyz = cache ? cache.settled(g.c.xyz, g.pendingXyz, merge) : merge();
     g.c.grid = null;
     g.pendingXyz = [];
   }
@@ -237,8 +240,9 @@ export class FusionState {
       for (let n = 0; n < existing; n++) {
         const g = growing[n]!;
         if (!sameLabel(g.c, d) || aabbGap(g.c, d) > p.associationRadiusM) continue;
-        const node = settle(g, this.downsample);
-        const o = pointOverlapRatio(d.xyz, clusterGrid(node, p.associationRadiusM), p.associationRadiusM);
+        const node = settle(g, this.downsample, this.detections);
+        const overlap = () => pointOverlapRatio(d.xyz, clusterGrid(node, p.associationRadiusM), p.associationRadiusM);
+        const o = this.detections ? this.detections.overlap(d.xyz, node.xyz, overlap) : overlap();
         if (o >= bestOverlap) [best, bestOverlap] = [n, o];
       }
       assignments.push([d, part, best]);
@@ -303,6 +307,8 @@ type FusedNode = ReturnType<typeof denoiseFused>;
 export class DetectionCache {
   private readonly byKey = new Map<string, Array<{ members: Uint32Array; part: FusedPart | null }>>();
   private readonly byFirstPart = new Map<FusedPart, Array<{ parts: FusedPart[]; node: FusedNode }>>();
+  private readonly settledFrom = new Map<Float32Array, Array<{ pending: Float32Array[]; xyz: Float32Array }>>();
+  private readonly overlaps = new Map<Float32Array, Map<Float32Array, number>>();
 
   get(view: number, members: Uint32Array, make: () => FusedPart | null): FusedPart | null {
     const key = `${view}/${members.length}/${members[0]}/${members[members.length - 1]}`;
@@ -327,6 +333,30 @@ export class DetectionCache {
     list.push({ parts: [...parts], node });
     return node;
   }
+
+  /**
+   * Step 2's node points once its queued detections are merged in (settle): a function of the node's points and
+   * the queued detections' alone. Arrays are never written once made, and the arms share this cache's
+   * detections, so a node that gathered the same detections between the same comparisons in an earlier arm
+   * has the very same arrays here: looked up by identity.
+   */
+  settled(xyz: Float32Array, pending: readonly Float32Array[], make: () => Float32Array): Float32Array {
+    let list = this.settledFrom.get(xyz);
+    if (!list) this.settledFrom.set(xyz, (list = []));
+    for (const e of list) if (e.pending.length === pending.length && e.pending.every((a, k) => a === pending[k])) return e.xyz;
+    const out = make();
+    list.push({ pending: [...pending], xyz: out });
+    return out;
+  }
+
+  /** A detection's point overlap with a node's points (at this cache's association radius), by the arrays' identity as settled's. */
+  overlap(detection: Float32Array, node: Float32Array, make: () => number): number {
+    let byNode = this.overlaps.get(detection);
+    if (!byNode) this.overlaps.set(detection, (byNode = new Map()));
+    let o = byNode.get(node);
+    if (o === undefined) byNode.set(node, (o = make()));
+    return o;
+  }
 }
 
 /**
@@ -338,7 +368,7 @@ const detectionCaches = new WeakMap<Float32Array, Map<string, DetectionCache>>()
 function detectionCacheOf(cloud: PointCloud, p: InstanceParams): DetectionCache {
   let byParams = detectionCaches.get(cloud.xyz);
   if (!byParams) detectionCaches.set(cloud.xyz, (byParams = new Map()));
-  const key = JSON.stringify([cloud.count, p.voxelM, p.denoiseEpsM, p.denoiseMinPoints, DENOISE_MIN_KEEP]);
+  const key = JSON.stringify([cloud.count, p.voxelM, p.denoiseEpsM, p.denoiseMinPoints, DENOISE_MIN_KEEP, p.associationRadiusM]);
   let cache = byParams.get(key);
   if (!cache) byParams.set(key, (cache = new DetectionCache()));
   return cache;

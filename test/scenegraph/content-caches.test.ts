@@ -5,7 +5,8 @@
 import { describe, expect, it } from "vitest";
 import { buildPointCloud } from "../../reconstruct/index.js";
 import { computeEvidence, EvidenceBuilder, type Evidence, type MaskMode } from "../../scenegraph/evidence.js";
-import { FusionState, fuseDetections, pointsBySegment } from "../../scenegraph/instances/fusion.js";
+import { DetectionCache, FusionState, fuseDetections, pointsBySegment } from "../../scenegraph/instances/fusion.js";
+import { labelledEvidence } from "../../scenegraph/appearance.js";
 import { DEFAULT_INSTANCE_PARAMS } from "../../scenegraph/instances/params.js";
 import { labelledFor, structureIds } from "../../scenegraph/pipeline.js";
 import { FAKE_LABEL_ID_BASE, labelledBundle, type NoiseComponent } from "../../reconstruct/noisy/index.js";
@@ -39,6 +40,39 @@ describe("content caches", () => {
     const views = [...new Set(ev.segments.map((s) => s.view))].sort((a, b) => a - b);
     for (const v of views) own.addView(cloud, ev, v, ev.segments.filter((s) => s.view === v).map((s) => s.key), (k) => bySeg[k]!);
     expect(plain(own.snapshot(cloud))).toEqual(first);
+  });
+
+  it("appearance-label fusion after an oracle-label one over the same cloud (its detections, settled nodes and overlaps partly cached) gives the nodes of a fusion that caches nothing", async () => {
+    const b = generatedBundle("counting_with_occlusion", "content-caches", 1, "multi");
+    const cloud = await buildPointCloud(b, { source: "gt" }, { excludeIds: structureIds(b) });
+    const oracle = labelledEvidence(b, "instance", "oracle", "0");
+    fuseDetections(cloud, oracle, p, downsample);
+    const appearance = labelledEvidence(b, "instance", "appearance", "0");
+    const shared = plain(fuseDetections(cloud, appearance, p, downsample));
+    const bySeg = pointsBySegment(cloud, appearance);
+    const own = new FusionState(appearance.mode, p, downsample);
+    const views = [...new Set(appearance.segments.map((s) => s.view))].sort((x, y) => x - y);
+    for (const v of views) own.addView(cloud, appearance, v, appearance.segments.filter((s) => s.view === v).map((s) => s.key), (k) => bySeg[k]!);
+    expect(shared).toEqual(plain(own.snapshot(cloud)));
+  });
+
+  it("a detection cache's settled points and overlaps are found by the arrays' identity, and only then", () => {
+    const cache = new DetectionCache();
+    const node = new Float32Array([0, 0, 0]), a = new Float32Array([1, 0, 0]), b = new Float32Array([2, 0, 0]);
+    let made = 0;
+    const make = () => (made++, new Float32Array([made, 0, 0]));
+    const first = cache.settled(node, [a, b], make);
+    expect(cache.settled(node, [a, b], make)).toBe(first);
+    // another queue (order, length, or an equal array that is another object) is another merge
+    expect(cache.settled(node, [b, a], make)).not.toBe(first);
+    expect(cache.settled(node, [a], make)).not.toBe(first);
+    expect(cache.settled(node, [a, new Float32Array(b)], make)).not.toBe(first);
+    expect(cache.settled(new Float32Array(node), [a, b], make)).not.toBe(first);
+    expect(made).toBe(5);
+    expect(cache.overlap(a, node, () => 0.25)).toBe(0.25);
+    expect(cache.overlap(a, node, () => 0.5)).toBe(0.25);
+    expect(cache.overlap(a, first, () => 0.5)).toBe(0.5);
+    expect(cache.overlap(b, node, () => 0.75)).toBe(0.75);
   });
 
   it("the label arms of one noisy cloud share one relabelled bundle, so one evidence; another cloud gets its own", async () => {
