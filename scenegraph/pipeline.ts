@@ -126,6 +126,19 @@ export async function labelledFor<B extends Pick<FrameBundle, "manifest" | "view
   return labelled;
 }
 
+/**
+ * The cloud a graph of these options is built from (`cloud`), and the whole cloud it came from (`full`: the
+ * same, except that a multi-room task keeps its structure points there for the region layer).
+ */
+export async function graphCloud(bundle: FrameBundle, o: GraphPipelineOptions, runtime: PipelineRuntime = {}): Promise<{ full: PointCloud; cloud: PointCloud }> {
+  // with masks, structure points never reach an instance: leave them out of the cloud
+  const exclude = o.masks === "none" ? undefined : structureIds(bundle);
+  // a multi-room task keeps its structure points for the region layer (rooms from walls and floor)
+  const layout = bundle.manifest.task?.room.layout !== undefined;
+  const full = await buildPointCloud(bundle, cloudOptionsOf(o), { ...runtime, excludeIds: layout ? undefined : exclude });
+  return { full, cloud: layout ? withoutIds(full, exclude) : full };
+}
+
 export async function graphOfBundle(bundle: FrameBundle, options: z.input<typeof GraphPipelineOptionsSchema>, runtime: PipelineRuntime = {}): Promise<PipelineResult> {
   const o = GraphPipelineOptionsSchema.parse(options);
   const notes: string[] = [];
@@ -137,21 +150,15 @@ export async function graphOfBundle(bundle: FrameBundle, options: z.input<typeof
     timings_ms[stage] = paid ? Math.round(now - t) : 0;
     t = now;
   };
-  // with masks, structure points never reach an instance: leave them out of the cloud
-  const cloudOptions = cloudOptionsOf(o);
-  // a multi-room task keeps its structure points for the region layer (rooms from walls and floor)
   const task = bundle.manifest.task;
-  const layout = task?.room.layout !== undefined;
   if (bundle.manifest.conventions.world === "unknown-up-metres") notes.push("the bundle's world has no known up axis (unknown-up-metres): vertical relations (on, above, below) and heights take +Z as up; import with --up to state it");
-  const exclude = o.masks === "none" ? undefined : structureIds(bundle);
   const key = runtime.shared ? cloudKey(o) : "";
   const kept = runtime.shared?.take(bundle, key, runtime);
   let full: PointCloud, cloud: PointCloud;
   if (kept) ({ full, cloud } = kept);
   else {
     runtime.shared?.clear();
-    full = await buildPointCloud(bundle, cloudOptions, { ...runtime, excludeIds: layout ? undefined : exclude });
-    cloud = layout ? withoutIds(full, exclude) : full;
+    ({ full, cloud } = await graphCloud(bundle, o, runtime));
     runtime.shared?.keep(bundle, key, runtime, full, cloud);
   }
   // a reused cloud cost this graph nothing: its time is in the timings of the graph that built it. Recorded as
@@ -161,7 +168,7 @@ export async function graphOfBundle(bundle: FrameBundle, options: z.input<typeof
   if (instances !== o.instances) notes.push("masks none has no 2D masks to fuse; using instances dbscan");
   // a noisy cloud with label corruption brings its corrupted masks; the diagnosis keeps the true bundle
   const result = buildSceneGraph(cloud, await labelledFor(bundle, cloud), { masks: o.masks, instances, labels: o.labels, labelSeed: o.labelSeed });
-  if (layout) {
+  if (task?.room.layout !== undefined) {
     // without masks the cloud's labels are not evidence: floor and walls come from the geometry alone
     const structure = o.masks === "none" ? segmentStructure(full.xyz) : undefined;
     const regions = segmentRegions(full, result.graph.nodes, task?.room.floor_z ?? 0, structure);

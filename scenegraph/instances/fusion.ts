@@ -5,7 +5,8 @@
  *   2. views are processed in order; each detection joins the existing node with the largest point
  *      overlap when the overlap and the labels agree (detections of the same view do not match each other),
  *      otherwise it starts a node;
- *   3. every node is re-downsampled from its raw points and denoised;
+ *   3. every node is denoised once more from its detections' voxels, downsampled together (cluster.ts
+ *      denoiseFused; ConceptGraphs' objects keep downsampled points only, never their raw ones);
  *   4. post-merge: same-label nodes that overlap one way > 0.7 (ConceptGraphs) or both ways > 0.3 (BBQ)
  *      are merged, until nothing changes.
  * With `--masks oracle`, identity across views is given, so step 2 groups by the simulator id instead.
