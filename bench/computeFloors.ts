@@ -1,0 +1,88 @@
+/**
+ * Compute floors for bench/stages.ts: for a stage that a bandwidth floor does not bound, what the stage's
+ * defined work costs when done by compiled code, or on its own, on the very same inputs. Issue 19 allows a
+ * stage over 15x its bandwidth floor where the reason is explained; a compute floor that is itself over 15x
+ * that floor is the measured reason (no implementation of the same work could meet the ratio).
+ *   - render (multi): peers/raster_peer.cpp, our rasterizer written again in C++ (g++ -O3, no FMA), over the
+ *     cameras the stage renders; its images must equal ours byte for byte (bench/renderPeer.ts);
+ *   - cloud noisy: the transcendental calls the noise model makes, each function timed alone over the very
+ *     arguments the stage passed it, in call order, at the lower of V8's and glibc's cost (transcendentals.ts);
+ *   - graph (gt, noisy, noisy-appearance): Open3D (C++, one thread) downsampling and denoising the point sets
+ *     the arm's fusion downsamples and denoises, an appearance arm only those its oracle arm did not
+ *     (bench/fusionPeer.ts); its voxels and clusters must equal ours.
+ * Each is a lower bound on a compiled stage: the peers do only part of the stage's work.
+ */
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { BenchContext } from "./context.js";
+import type { Task } from "../bridge/task/schema.js";
+import { renderBundle } from "../bridge/sim/capture.js";
+import { buildScene } from "../bridge/sim/scene.js";
+import { render } from "../bridge/sim/raster.js";
+import { armOptions, armPipeline, cloudOrder } from "../src/eval/pipeline.js";
+import { graphCloud, GraphPipelineOptionsSchema, SharedCloud } from "../scenegraph/pipeline.js";
+import { DEFAULT_RUN_CONFIG, threeDArms } from "../src/eval/config.js";
+import { CloudArena } from "../reconstruct/pointcloud.js";
+import { compareImages, compilePeer, renderedCameras, runPeer, writeDump } from "./renderPeer.js";
+import { open3dGraphSteps } from "./fusionPeer.js";
+import { recordMathCalls, transcendentalFloor } from "./transcendentals.js";
+
+export interface ComputeFloor {
+  ms: number;
+  /** what was timed, for the table */
+  what: string;
+  /** the peer's output equals ours (false: the floor is of something else, and explains nothing) */
+  exact: boolean;
+}
+
+/** The render stage's floor: the C++ peer over the task's multi cameras, best of a few passes; null without g++. */
+function renderFloor(ctx: BenchContext, task: Task): ComputeFloor | null {
+  const dir = join(ctx.workDir, "stages-render-peer");
+  mkdirSync(dir, { recursive: true });
+  const exe = compilePeer(dir);
+  if (!exe) return null;
+  const scene = buildScene(task);
+  const { cams } = renderedCameras(task);
+  const dump = join(dir, "scene.dump"), out = join(dir, "images.out");
+  writeDump(dump, scene, cams);
+  const ms = runPeer(exe, dump, out);
+  const exact = compareImages(cams.map((cam) => render(scene, cam)), out) === null;
+  return { ms, what: `peers/raster_peer.cpp over the ${cams.length} cameras`, exact };
+}
+
+/** The noisy cloud's floor: its transcendental calls alone. */
+async function noisyCloudFloor(ctx: BenchContext, task: Task, expectPoints: number): Promise<ComputeFloor> {
+  const bundle = renderBundle(task, "multi");
+  const arm = threeDArms(DEFAULT_RUN_CONFIG).find((a) => a.label === "noisy")!;
+  const o = GraphPipelineOptionsSchema.parse(armOptions(DEFAULT_RUN_CONFIG, arm));
+  const { value, calls } = await recordMathCalls(() => graphCloud(bundle, o));
+  const f = transcendentalFloor(ctx.workDir, calls);
+  const per = f.rows.map((r) => `${(r.calls / 1e6).toFixed(2)} M ${r.name} at ${Math.min(r.v8Ns ?? Infinity, r.glibcNs ?? Infinity).toFixed(2)} ns (V8 ${r.v8Ns?.toFixed(2) ?? "-"}, glibc ${r.glibcNs?.toFixed(2) ?? "-"})`);
+  return { ms: f.ms, what: `its transcendental calls alone: ${per.join(", ")}${f.untimed ? `; ${f.untimed} other calls not timed` : ""}`, exact: value.cloud.count === expectPoints };
+}
+
+/** The graph stages' floors: Open3D's steps of each arm, on a fresh unit of the task; null without Open3D. */
+async function graphFloors(ctx: BenchContext, task: Task): Promise<Map<string, ComputeFloor> | null> {
+  const py = ctx.pythonWithOpen3d();
+  if (!py) return null;
+  const bundle = renderBundle(task, "multi");
+  const config = DEFAULT_RUN_CONFIG, arms = threeDArms(config), shared = new SharedCloud(), arena = new CloudArena();
+  const out = new Map<string, ComputeFloor>();
+  for (const arm of cloudOrder(config, arms).map((i) => arms[i]!)) {
+    const r = await armPipeline(bundle, config, arm, { arena, shared, diagnose: false });
+    if (arm.label === "gt-appearance") continue; // within 15x of its floor (bench/stages.ts)
+    const s = await open3dGraphSteps(ctx, py, bundle, r, arm);
+    out.set(`graph ${arm.label}`, { ms: s.ms, what: `Open3D's downsampling and denoising of its ${s.sets}`, exact: s.agrees });
+  }
+  return out;
+}
+
+/** Compute floors by stage name (bench/stages.ts's rows), for the stages that have one here. */
+export async function computeFloors(ctx: BenchContext, task: Task, noisyCloudPoints: number): Promise<Map<string, ComputeFloor>> {
+  const floors = new Map<string, ComputeFloor>();
+  const r = renderFloor(ctx, task);
+  if (r) floors.set("render (multi)", r);
+  floors.set("cloud noisy", await noisyCloudFloor(ctx, task, noisyCloudPoints));
+  for (const [stage, f] of (await graphFloors(ctx, task)) ?? []) floors.set(stage, f);
+  return floors;
+}
