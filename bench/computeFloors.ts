@@ -2,7 +2,7 @@
  * Compute floors for bench/stages.ts: for a stage that a bandwidth floor does not bound, what the stage's
  * defined work costs when done by compiled code, or on its own, on the very same inputs. Issue 19 allows a
  * stage over 15x its bandwidth floor where the reason is explained; a compute floor that is itself over 15x
- * that floor is the measured reason (no implementation of the same work could meet the ratio).
+ * that floor is the measured reason (the same work, done by the compiled code measured, does not meet the ratio).
  *   - render (multi): peers/raster_peer.cpp, our rasterizer written again in C++ (g++ -O3, no FMA), over the
  *     cameras the stage renders; its images must equal ours byte for byte (bench/renderPeer.ts);
  *   - cloud noisy: the transcendental calls the noise model makes, each function timed alone over the very
