@@ -19,6 +19,7 @@ import { pointOverlapRatio } from "../primitives/overlap.js";
 import { sameValues } from "../primitives/sameValues.js";
 import { boundsOf, boxVolume, type YawBox } from "../../src/core/geometry.js";
 import { forEachRun } from "../../src/core/runs.js";
+import { concatFloat32, concatUint32 } from "../../src/core/concat.js";
 import { aabbGap, clusterGrid, denoiseFused, majorityLabel, makeCluster, type Cluster, type FusedPart } from "./cluster.js";
 import { mergedStats, voxelStatsOf, type MemberStats } from "./memberStats.js";
 
@@ -71,13 +72,6 @@ function addCounts<K>(into: Map<K, number>, from: Map<K, number>): void {
   for (const [k, v] of from) into.set(k, (into.get(k) ?? 0) + v);
 }
 
-function concatU32(a: Uint32Array, b: Uint32Array): Uint32Array {
-  const out = new Uint32Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
-  return out;
-}
-
 /**
  * A node while views are being fused: merged detections are queued and only concatenated (members) or
  * re-downsampled (points) when needed, so a large node merged in many views is not copied every time.
@@ -91,14 +85,7 @@ interface Growing {
 
 function settle(g: Growing, downsample: (xyz: Float32Array) => Float32Array, cache?: DetectionCache): Cluster {
   if (g.pendingXyz.length) {
-    const merge = () => {
-      const total = g.c.xyz.length + g.pendingXyz.reduce((s, a) => s + a.length, 0);
-      const all = new Float32Array(total);
-      all.set(g.c.xyz);
-      let o = g.c.xyz.length;
-      for (const a of g.pendingXyz) (all.set(a, o), (o += a.length));
-      return downsample(all);
-    };
+    const merge = () => downsample(concatFloat32([g.c.xyz, ...g.pendingXyz]));
     g.c.xyz = cache ? cache.settled(g.c.xyz, g.pendingXyz, merge) : merge();
     g.c.grid = null;
     g.pendingXyz = [];
@@ -120,11 +107,8 @@ function absorb(g: Growing, b: Cluster, part: FusedPart): void {
 
 /** Merges b into a (points re-downsampled, raw members and votes summed). */
 function mergeInto(a: Cluster, b: Cluster, downsample: (xyz: Float32Array) => Float32Array): void {
-  const both = new Float32Array(a.xyz.length + b.xyz.length);
-  both.set(a.xyz);
-  both.set(b.xyz, a.xyz.length);
-  a.xyz = downsample(both);
-  a.members = concatU32(a.members, b.members);
+  a.xyz = downsample(concatFloat32([a.xyz, b.xyz]));
+  a.members = concatUint32([a.members, b.members]);
   a.stats = a.stats && b.stats ? mergedStats(a.stats, b.stats) : undefined;
   addCounts(a.votes, b.votes);
   a.detections += b.detections;
@@ -264,7 +248,7 @@ export class FusionState {
         if (n < p.minDetectionPoints) continue;
         let hit = this.oracleClusters.get(id);
         if (!hit || hit.n !== n) {
-          const all = g.members.reduce(concatU32);
+          const all = concatUint32(g.members);
           const c = makeCluster(cloud.xyz, all, p.voxelM, this.denoise);
           hit = { n, c: newCluster(c.xyz, c.members, g.label, [...g.segments], g.segments.length) };
           this.oracleClusters.set(id, hit);
@@ -437,10 +421,7 @@ export function postMerge(nodes: Cluster[], p: InstanceParams, downsample: (xyz:
         let score = Math.max(ab, ba, Math.min(1, iom));
         let merge = Math.max(ab, ba) > p.mergeOneWay || Math.min(ab, ba) > p.mergeMutual || iom >= p.mergeBoxIoM;
         if (!merge && p.mergeUnionGrowth > 0) {
-          const union = new Float32Array(a.xyz.length + b.xyz.length);
-          union.set(a.xyz);
-          union.set(b.xyz, a.xyz.length);
-          const grown = boxVolume(padBox(yawBox(union), p.voxelM)) / Math.max(boxVolume(padBox(boxOf(a), p.voxelM)), boxVolume(padBox(boxOf(b), p.voxelM)));
+          const grown = boxVolume(padBox(yawBox(concatFloat32([a.xyz, b.xyz])), p.voxelM)) / Math.max(boxVolume(padBox(boxOf(a), p.voxelM)), boxVolume(padBox(boxOf(b), p.voxelM)));
           if (grown <= p.mergeUnionGrowth) [merge, score] = [true, 1 / grown];
         }
         if (merge) pairs.push([score, i, j]);
