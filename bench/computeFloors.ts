@@ -16,6 +16,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { BenchContext } from "./context.js";
 import type { Task } from "../bridge/task/schema.js";
+import type { FrameBundle } from "../bridge/bundle/io.js";
 import { renderBundle } from "../bridge/sim/capture.js";
 import { buildScene } from "../bridge/sim/scene.js";
 import { render } from "../bridge/sim/raster.js";
@@ -51,8 +52,7 @@ function renderFloor(ctx: BenchContext, task: Task): ComputeFloor | null {
 }
 
 /** The noisy cloud's floor: its transcendental calls alone. */
-async function noisyCloudFloor(ctx: BenchContext, task: Task, expectPoints: number): Promise<ComputeFloor> {
-  const bundle = renderBundle(task, "multi");
+async function noisyCloudFloor(ctx: BenchContext, bundle: FrameBundle, expectPoints: number): Promise<ComputeFloor> {
   const arm = threeDArms(DEFAULT_RUN_CONFIG).find((a) => a.label === "noisy")!;
   const o = GraphPipelineOptionsSchema.parse(armOptions(DEFAULT_RUN_CONFIG, arm));
   const { value, calls } = await recordMathCalls(() => graphCloud(bundle, o));
@@ -61,28 +61,35 @@ async function noisyCloudFloor(ctx: BenchContext, task: Task, expectPoints: numb
   return { ms: f.ms, what: `its transcendental calls alone: ${per.join(", ")}${f.untimed ? `; ${f.untimed} other calls not timed` : ""}`, exact: value.cloud.count === expectPoints };
 }
 
-/** The graph stages' floors: Open3D's steps of each arm, on a fresh unit of the task; null without Open3D. */
-async function graphFloors(ctx: BenchContext, task: Task): Promise<Map<string, ComputeFloor> | null> {
+/** The `wanted` graph stages' floors: Open3D's steps of each arm, its arms built anew on the bundle; null without Open3D. */
+async function graphFloors(ctx: BenchContext, bundle: FrameBundle, wanted: ReadonlySet<string>): Promise<Map<string, ComputeFloor> | null> {
   const py = ctx.pythonWithOpen3d();
   if (!py) return null;
-  const bundle = renderBundle(task, "multi");
   const config = DEFAULT_RUN_CONFIG, arms = threeDArms(config), shared = new SharedCloud(), arena = new CloudArena();
   const out = new Map<string, ComputeFloor>();
   for (const arm of cloudOrder(config, arms).map((i) => arms[i]!)) {
+    // every arm is built, in the run's order: an appearance arm's graph reuses its oracle arm's work
     const r = await armPipeline(bundle, config, arm, { arena, shared, diagnose: false });
-    if (arm.label === "gt-appearance") continue; // within 15x of its floor (bench/stages.ts)
+    const stage = `graph ${arm.label}`;
+    if (!wanted.has(stage)) continue;
     const s = await open3dGraphSteps(ctx, py, bundle, r, arm);
-    out.set(`graph ${arm.label}`, { ms: s.ms, what: `Open3D's downsampling and denoising of its ${s.sets}`, exact: s.agrees });
+    out.set(stage, { ms: s.ms, what: `Open3D's downsampling and denoising of its ${s.sets}`, exact: s.agrees });
   }
   return out;
 }
 
-/** Compute floors by stage name (bench/stages.ts's rows), for the stages that have one here. */
-export async function computeFloors(ctx: BenchContext, task: Task, noisyCloudPoints: number): Promise<Map<string, ComputeFloor>> {
+/**
+ * Compute floors by stage name (bench/stages.ts's rows) for the `wanted` stages that have one here, on one fresh
+ * multi render of the task; `noisyCloudPoints` is the stage's cloud's size, which the recorded cloud must have.
+ */
+export async function computeFloors(ctx: BenchContext, task: Task, wanted: ReadonlySet<string>, noisyCloudPoints: number): Promise<Map<string, ComputeFloor>> {
   const floors = new Map<string, ComputeFloor>();
-  const r = renderFloor(ctx, task);
-  if (r) floors.set("render (multi)", r);
-  floors.set("cloud noisy", await noisyCloudFloor(ctx, task, noisyCloudPoints));
-  for (const [stage, f] of (await graphFloors(ctx, task)) ?? []) floors.set(stage, f);
+  if (wanted.has("render (multi)")) {
+    const r = renderFloor(ctx, task);
+    if (r) floors.set("render (multi)", r);
+  }
+  const bundle = renderBundle(task, "multi");
+  if (wanted.has("cloud noisy")) floors.set("cloud noisy", await noisyCloudFloor(ctx, bundle, noisyCloudPoints));
+  for (const [stage, f] of (await graphFloors(ctx, bundle, wanted)) ?? []) floors.set(stage, f);
   return floors;
 }

@@ -4,12 +4,14 @@
  * fusion.ts) does, on the very point sets ours does them on, beside our whole graph stage and its
  * memory-bandwidth floor (counted as bench/stages.ts counts it).
  *
- * The unit is bench/stages.ts's HEAVY one (a fresh multi render of counting_with_occlusion, bench-graph #0),
- * and the arms are the default run's oracle-label ones, gt and noisy. For each arm the fusion is replayed on
- * the arm's cloud and evidence with fusion.ts's own FusionState, through a DetectionCache that records what
- * it is asked for:
+ * The unit is bench/stages.ts's heavy one (heavyUnit.ts HEAVY_UNIT: a fresh multi render of
+ * counting_with_occlusion, bench-graph #0), and the arms are the default run's whose graph stage is over 15x its
+ * floor: gt, noisy and noisy-appearance. For each arm the fusion is replayed on the arm's cloud and evidence with
+ * fusion.ts's own FusionState, through a DetectionCache that records what it is asked to compute (an appearance
+ * arm after its oracle arm, as a run builds them, so only its own cache misses):
  *   - detections (step 1): every mask segment's raw points (at least MIN_DETECTION_POINTS), which fusion
  *     voxel-downsamples and denoises (largest DBSCAN cluster);
+ *   - settled nodes (step 2): a node's points with the detections it gathered since, downsampled only;
  *   - nodes from detection voxels (step 3 as fusion does it, cluster.ts denoiseFused): per node before
  *     post-merge, its detections' denoised voxel means together, downsampled and denoised again. That is
  *     ConceptGraphs' step 3 too: its objects keep downsampled points only, never their raw ones;
@@ -28,10 +30,11 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { BenchContext } from "./context.js";
+import { concatFloat32, concatUint32 } from "../src/core/concat.js";
+import { graphStageBytes, HEAVY_UNIT, WARMUP_UNIT, type BenchUnit } from "./heavyUnit.js";
 import { generateTask } from "../bridge/sim/generate/suite.js";
 import { renderBundle } from "../bridge/sim/capture.js";
 import type { FrameBundle } from "../bridge/bundle/io.js";
-import type { BuiltinSubcategory } from "../bridge/task/taxonomy.js";
 import { CloudArena, type PointCloud } from "../reconstruct/pointcloud.js";
 import { armPipeline, cloudOrder } from "../src/eval/pipeline.js";
 import { labelledFor, SharedCloud, type PipelineResult } from "../scenegraph/pipeline.js";
@@ -44,9 +47,6 @@ import { DEFAULT_INSTANCE_PARAMS, DENOISE_MIN_KEEP, type InstanceParams } from "
 import { voxelDownsample } from "../scenegraph/primitives/voxelDownsample.js";
 import { sameValues } from "../scenegraph/primitives/sameValues.js";
 
-/** bench/stages.ts's heavy unit and warm-up unit. */
-const HEAVY: { subcategory: BuiltinSubcategory; seed: string; index: number } = { subcategory: "counting_with_occlusion", seed: "bench-graph", index: 0 };
-const WARMUP: { subcategory: BuiltinSubcategory; seed: string; index: number } = { subcategory: "spatial_distance", seed: "bench-stages-warmup", index: 0 };
 /** Fresh rounds (generate, render, build) for our graph stage time; the best is kept, as in stages.ts. */
 export const FUSION_PEER_ROUNDS = 3;
 /** Passes over the dumped sets, on each side; each step's least time is kept. */
@@ -76,7 +76,7 @@ class RecordingCache extends DetectionCache {
 
   override settled(xyz: Float32Array, pending: readonly Float32Array[], make: () => Float32Array): Float32Array {
     return super.settled(xyz, pending, () => {
-      this.settledInputs.push(concatF32([xyz, ...pending]));
+      this.settledInputs.push(concatFloat32([xyz, ...pending]));
       const out = make();
       this.settledVoxels.push(out.length / 3);
       return out;
@@ -169,7 +169,7 @@ function writeDump(dir: string, cloud: PointCloud, sets: Record<string, PointSet
   writeFileSync(join(dir, "cloud.f32"), bytesOf(cloud.xyz.subarray(0, 3 * cloud.count)));
   const manifest: Record<string, unknown> = { voxel: p.voxelM, eps: rule.epsM, min_points: rule.minPoints, min_keep: rule.minKeep, cloud: { xyz: "cloud.f32", count: cloud.count }, sets: {} };
   for (const [name, s] of Object.entries(sets)) {
-    const all = s.kind === "index" ? concatU32(s.items) : concatF32(s.items);
+    const all = s.kind === "index" ? concatUint32(s.items) : concatFloat32(s.items);
     // offsets in the file's items: indices for an index set, points (3 floats each) for a points set
     const per = s.kind === "index" ? 1 : 3;
     const off = new Uint32Array(s.items.length + 1);
@@ -180,14 +180,6 @@ function writeDump(dir: string, cloud: PointCloud, sets: Record<string, PointSet
     (manifest.sets as Record<string, unknown>)[name] = { ...(s.kind === "index" ? { kind: "index", idx: data } : { kind: "points", xyz: data }), off: `${name}.off.u32`, ...(s.denoise === false ? { denoise: false } : {}) };
   }
   writeFileSync(join(dir, "manifest.json"), JSON.stringify(manifest));
-}
-
-/** The graph stage's bytes as bench/stages.ts counts them: cloud and masks read, members and graph written. */
-function graphStageBytes(r: PipelineResult, bundle: FrameBundle): number {
-  const c = r.cloud;
-  const cloud = c.xyz.byteLength + c.rgb.byteLength + c.confidence.byteLength + c.view.byteLength + c.pixel.byteLength + c.instance.byteLength;
-  const ids = bundle.views.reduce((n, v) => n + v.ids.byteLength, 0);
-  return cloud + ids + r.members.reduce((n, m) => n + m.byteLength, 0) + Buffer.byteLength(JSON.stringify(r.graph));
 }
 
 /** Per item, how many agree; and the first few that differ, for the report. */
@@ -233,7 +225,7 @@ async function extract(ctx: BenchContext, bundle: FrameBundle, r: PipelineResult
   const replayMatches = nodes.length === r.members.length && r.members.every((m) => nodes.some((n) => sameValues(n.members, m)));
   const sets: Record<string, PointSet> = {
     detections: { kind: "index", items: rec.detections.map((d) => d.members) },
-    nodes_fused: { kind: "points", items: rec.nodes.map((n) => concatF32(n.parts.map((d) => d.xyz))) },
+    nodes_fused: { kind: "points", items: rec.nodes.map((n) => concatFloat32(n.parts.map((d) => d.xyz))) },
     settled: { kind: "points", items: rec.settledInputs, denoise: false },
     nodes_raw: { kind: "index", items: r.members },
   };
@@ -241,25 +233,11 @@ async function extract(ctx: BenchContext, bundle: FrameBundle, r: PipelineResult
   writeDump(dir, r.cloud, sets, p, rule);
   const ours = Object.fromEntries(Object.entries(sets).map(([k, s]) => [k, oursSteps(r.cloud, s, p.voxelM, rule)]));
   const fusionKept = { detections: rec.detections.map((d) => (d.part ? d.part.xyz.length / 3 : 0)), nodes_fused: rec.nodes.map((n) => n.voxels), settled: rec.settledVoxels };
-  return { cloudPoints: r.cloud.count, dir, sets, ours, fusionKept, nodesBeforeMerge: rec.nodes.length, finalNodes: r.members.length, replayMatches, bytes: graphStageBytes(r, bundle), graphTimings: r.graph.timings_ms ?? {} };
+  return { cloudPoints: r.cloud.count, dir, sets, ours, fusionKept, nodesBeforeMerge: rec.nodes.length, finalNodes: r.members.length, replayMatches, bytes: graphStageBytes(r, bundle, arm), graphTimings: r.graph.timings_ms ?? {} };
 }
 
-function concatF32(parts: readonly Float32Array[]): Float32Array {
-  const out = new Float32Array(parts.reduce((n, a) => n + a.length, 0));
-  let o = 0;
-  for (const a of parts) (out.set(a, o), (o += a.length));
-  return out;
-}
-
-function concatU32(parts: readonly Uint32Array[]): Uint32Array {
-  const out = new Uint32Array(parts.reduce((n, a) => n + a.length, 0));
-  let o = 0;
-  for (const a of parts) (out.set(a, o), (o += a.length));
-  return out;
-}
-
-/** One fresh unit's oracle arms in the run's order; `onArm` sees each result while its cloud is alive. */
-async function unit(which: typeof HEAVY, onArm?: (bundle: FrameBundle, r: PipelineResult, arm: ThreeDArm) => Promise<void>): Promise<Map<string, number>> {
+/** One fresh unit's arms that ARMS names, in the run's order; `onArm` sees each result while its cloud is alive. */
+async function unit(which: BenchUnit, onArm?: (bundle: FrameBundle, r: PipelineResult, arm: ThreeDArm) => Promise<void>): Promise<Map<string, number>> {
   const bundle = renderBundle(generateTask(which.subcategory, which.seed, which.index), "multi");
   const config = DEFAULT_RUN_CONFIG;
   const all = threeDArms(config);
@@ -317,18 +295,18 @@ export default async function benchFusionPeer(ctx: BenchContext): Promise<void> 
     return;
   }
   const bw = ctx.bandwidth();
-  await unit(WARMUP);
+  await unit(WARMUP_UNIT);
   const best = new Map<string, number>();
   const extracts = new Map<string, ArmExtract>();
   for (let round = 0; round < FUSION_PEER_ROUNDS; round++) {
     (globalThis as { gc?: () => void }).gc?.();
     const last = round === FUSION_PEER_ROUNDS - 1;
     // the sets are taken in the last round, after its graphs are timed
-    const times = await unit(HEAVY, last ? async (bundle, r, arm) => void extracts.set(arm.label, await extract(ctx, bundle, r, arm)) : undefined);
+    const times = await unit(HEAVY_UNIT, last ? async (bundle, r, arm) => void extracts.set(arm.label, await extract(ctx, bundle, r, arm)) : undefined);
     for (const [arm, t] of times) best.set(arm, Math.min(best.get(arm) ?? Infinity, t));
   }
   const floorMs = (bytes: number) => bytes / bw.floorGBps / 1e6;
-  console.log(`  unit: ${HEAVY.subcategory} (${HEAVY.seed} #${HEAVY.index}), multi, default run config; bandwidth floor at ${bw.floorGBps.toFixed(1)} GB/s; Open3D and our steps: 1 thread, best of ${FUSION_PEER_REPEAT} passes per step`);
+  console.log(`  unit: ${HEAVY_UNIT.subcategory} (${HEAVY_UNIT.seed} #${HEAVY_UNIT.index}), multi, default run config; bandwidth floor at ${bw.floorGBps.toFixed(1)} GB/s; Open3D and our steps: 1 thread, best of ${FUSION_PEER_REPEAT} passes per step`);
   for (const label of ARMS) {
     const x = extracts.get(label);
     if (!x) throw new Error(`fusionPeer: the default run has no ${label} arm`);

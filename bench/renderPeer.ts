@@ -19,6 +19,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { BenchContext } from "./context.js";
+import { HEAVY_UNIT, type BenchUnit } from "./heavyUnit.js";
 import { generateTask } from "../bridge/sim/generate/suite.js";
 import { captureBundle } from "../bridge/sim/capture.js";
 import { buildScene, FLOOR_ID, FLOOR_TILE_M, type RenderScene } from "../bridge/sim/scene.js";
@@ -27,7 +28,6 @@ import { CULL_MARGIN_PX, CULL_NEAR_MARGIN_M } from "../bridge/sim/cull.js";
 import { paradigmViews } from "../bridge/sim/views.js";
 import { intrinsicsFromHfov, poseToExtrinsic } from "../src/core/math/camera.js";
 import { colorRgb } from "../bridge/task/palette.js";
-import type { BuiltinSubcategory } from "../bridge/task/taxonomy.js";
 import type { Task } from "../bridge/task/schema.js";
 
 /** A/B pairs: each runs ours, then the peer's process, so both see the same machine load. */
@@ -37,17 +37,14 @@ export const RENDER_REPS = 3;
 /** The flags the peer is built with: -ffp-contract=off, as an FMA would change the bits of a*b+c. */
 export const PEER_CXXFLAGS = ["-O3", "-march=native", "-ffp-contract=off", "-fno-fast-math", "-std=c++17"];
 
-interface PeerTask {
-  subcategory: BuiltinSubcategory;
-  seed: string;
-  index: number;
+interface PeerTask extends BenchUnit {
   /** what the task exercises */
   why: string;
 }
 
 /** bench/stages.ts's HEAVY unit first, then glass scenes (blending) and point-light scenes (per-pixel shading). */
 const TASKS: PeerTask[] = [
-  { subcategory: "counting_with_occlusion", seed: "bench-graph", index: 0, why: "stages.ts HEAVY" },
+  { ...HEAVY_UNIT, why: "stages.ts HEAVY" },
   { subcategory: "material_transparency", seed: "bench-graph", index: 0, why: "glass" },
   { subcategory: "material_transparency", seed: "bench-graph", index: 1, why: "glass" },
   { subcategory: "illumination_variability", seed: "bench-graph", index: 0, why: "point lights" },

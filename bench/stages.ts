@@ -14,8 +14,7 @@
 import { BANDWIDTH_PROBE_PASSES, type BenchContext } from "./context.js";
 import { generateTask } from "../bridge/sim/generate/suite.js";
 import { renderBundle } from "../bridge/sim/capture.js";
-import type { FrameBundle, ViewData } from "../bridge/bundle/io.js";
-import type { BuiltinSubcategory } from "../bridge/task/taxonomy.js";
+import type { FrameBundle } from "../bridge/bundle/io.js";
 import { CloudArena, type PointCloud } from "../reconstruct/pointcloud.js";
 import { diagnose } from "../scenegraph/diagnosis.js";
 import { trueNodes, trueRelations } from "../scenegraph/truth.js";
@@ -25,12 +24,10 @@ import { baselineLabels, DEFAULT_RUN_CONFIG, threeDArms } from "../src/eval/conf
 import { createSymbolicReasoner } from "../src/reason/symbolic.js";
 import { createSymbolic2dReasoner } from "../src/reason/symbolic2d.js";
 import { computeFloors } from "./computeFloors.js";
+import { cloudBytes, graphStageBytes, HEAVY_UNIT, jsonBytes, viewBytes, WARMUP_UNIT, type BenchUnit } from "./heavyUnit.js";
 
 /** Issue 19's goal: no stage of the main job more than this many times its bandwidth floor. */
 export const STAGE_FLOOR_GOAL_RATIO = 15;
-/** The heavy unit: bench/graph.ts's heaviest scene (most object pixels of its three), multi paradigm. */
-const HEAVY: { subcategory: BuiltinSubcategory; seed: string; index: number } = { subcategory: "counting_with_occlusion", seed: "bench-graph", index: 0 };
-const WARMUP: { subcategory: BuiltinSubcategory; seed: string; index: number } = { subcategory: "spatial_distance", seed: "bench-stages-warmup", index: 0 };
 const ROUNDS = 2;
 /**
  * One arena for every unit, as a run's worker keeps one per thread (src/eval/pipeline.ts): its clouds reuse
@@ -58,9 +55,6 @@ const EXEMPT = {
   reused: "the arm reads a cloud an earlier arm of the unit built (they differ only in labels): nothing built, nothing moved",
 };
 
-const jsonBytes = (x: unknown) => Buffer.byteLength(JSON.stringify(x));
-const viewBytes = (views: readonly ViewData[], fields: ReadonlyArray<"rgb" | "depth" | "ids">) => views.reduce((n, v) => n + fields.reduce((m, f) => m + v[f].byteLength, 0), 0);
-const cloudBytes = (c: PointCloud) => c.xyz.byteLength + c.rgb.byteLength + c.confidence.byteLength + c.view.byteLength + c.pixel.byteLength + c.instance.byteLength;
 
 function timed<T>(f: () => T): { ms: number; value: T } {
   const t = performance.now();
@@ -69,7 +63,7 @@ function timed<T>(f: () => T): { ms: number; value: T } {
 }
 
 /** One unit, as runUnit runs it for the default configuration, with each stage's time and bytes. */
-async function unitStages(which: typeof HEAVY): Promise<StageRow[]> {
+async function unitStages(which: BenchUnit): Promise<StageRow[]> {
   const config = DEFAULT_RUN_CONFIG;
   const rows: StageRow[] = [];
   const gen = timed(() => generateTask(which.subcategory, which.seed, which.index));
@@ -97,9 +91,8 @@ async function unitStages(which: typeof HEAVY): Promise<StageRow[]> {
     if (builder) rows.push({ stage: `cloud ${arm.label}`, ms: r.timings_ms.cloud!, bytes: 0, moved: `reused: the cloud ${builder} built`, exempt: EXEMPT.reused });
     else rows.push({ stage: `cloud ${arm.label}`, ms: r.timings_ms.cloud!, bytes: viewBytes(bundle.views, ["rgb", "depth", "ids"]) + cb, moved: "views read, cloud written", points: r.cloud.count });
     builtBy.set(r.cloud, builder ?? arm.label);
-    // appearance labels also read the views' colours (each mask's luma; scenegraph/segmentStats.ts)
     const colours = arm.labels === "appearance";
-    rows.push({ stage: `graph ${arm.label}`, ms: r.timings_ms.graph!, bytes: cb + viewBytes(bundle.views, colours ? ["ids", "rgb"] : ["ids"]) + members + jsonBytes(r.graph), moved: `cloud, masks${colours ? ", colours" : ""} read; members, graph written` });
+    rows.push({ stage: `graph ${arm.label}`, ms: r.timings_ms.graph!, bytes: graphStageBytes(r, bundle, arm), moved: `cloud, masks${colours ? ", colours" : ""} read; members, graph written` });
     const d = timed(() => diagnose({ graph: r.graph, members: r.members, cloud: r.cloud, task, bundle, trueRelations: truth.value.relations }));
     // the first diagnosis of a bundle also counts its views' pixels per id (observedPixels, cached per bundle)
     const observed = observedCounted ? 0 : viewBytes(bundle.views, ["ids"]);
@@ -123,15 +116,15 @@ export default async function benchStages(ctx: BenchContext): Promise<void> {
   const bw = ctx.bandwidth();
   const peer = bw.peer ? `; numpy (membw.py): read ${bw.peer.readGBps.toFixed(1)} GB/s, copy ${bw.peer.copyGBps.toFixed(1)} GB/s` : "; membw.py not run (no /usr/bin/python3 with numpy)";
   console.log(`  memory bandwidth (Node, 256 MB Float64Array, best of ${BANDWIDTH_PROBE_PASSES} passes): read ${bw.readGBps.toFixed(1)} GB/s, copy ${bw.copyGBps.toFixed(1)} GB/s (read + write)${peer}; floors at ${bw.floorGBps.toFixed(1)} GB/s`);
-  await unitStages(WARMUP);
+  await unitStages(WARMUP_UNIT);
   const rounds: StageRow[][] = [];
   for (let r = 0; r < ROUNDS; r++) {
     (globalThis as { gc?: () => void }).gc?.();
-    rounds.push(await unitStages(HEAVY));
+    rounds.push(await unitStages(HEAVY_UNIT));
   }
   const rows = rounds[0]!.map((row, i) => ({ ...row, ms: Math.min(...rounds.map((x) => x[i]!.ms)) }));
   const floorMs = (bytes: number) => bytes / bw.floorGBps / 1e6;
-  console.log(`  one cold multi unit of ${HEAVY.subcategory} (${HEAVY.seed} #${HEAVY.index}), default run config, best of ${ROUNDS} fresh rounds, ms:`);
+  console.log(`  one cold multi unit of ${HEAVY_UNIT.subcategory} (${HEAVY_UNIT.seed} #${HEAVY_UNIT.index}), default run config, best of ${ROUNDS} fresh rounds, ms:`);
   console.log(`  ${"stage".padEnd(30)} ${"time".padStart(9)} ${"MB moved".padStart(9)} ${"floor".padStart(8)} ${"ratio".padStart(8)}  bytes`);
   for (const r of rows) console.log(`  ${r.stage.padEnd(30)} ${r.ms.toFixed(1).padStart(9)} ${(r.bytes / 1e6).toFixed(1).padStart(9)} ${floorMs(r.bytes).toFixed(2).padStart(8)} ${(r.bytes ? `${(r.ms / floorMs(r.bytes)).toFixed(0)}x` : "-").padStart(8)}  ${r.moved}${r.exempt ? " (no bandwidth goal)" : ""}`);
   const total = rows.reduce((n, r) => n + r.ms, 0), totalBytes = rows.reduce((n, r) => n + r.bytes, 0);
@@ -142,8 +135,8 @@ export default async function benchStages(ctx: BenchContext): Promise<void> {
   const worst = bound.reduce((w, r) => (ratio(r) > ratio(w) ? r : w));
   const over = bound.filter((r) => ratio(r) > STAGE_FLOOR_GOAL_RATIO);
   console.log(`  ${over.length} of ${bound.length} stages are over ${STAGE_FLOOR_GOAL_RATIO}x their bandwidth floor (worst ${worst.stage} ${ratio(worst).toFixed(0)}x); their compute floors (bench/computeFloors.ts: the same work done by compiled code, or alone, on the same inputs):`);
-  const task = generateTask(HEAVY.subcategory, HEAVY.seed, HEAVY.index);
-  const floors = await computeFloors(ctx, task, rows.find((r) => r.stage === "cloud noisy")!.points!);
+  const task = generateTask(HEAVY_UNIT.subcategory, HEAVY_UNIT.seed, HEAVY_UNIT.index);
+  const floors = await computeFloors(ctx, task, new Set(over.map((r) => r.stage)), rows.find((r) => r.stage === "cloud noisy")!.points!);
   // explained: the stage's own work, done by a compiled peer (exactly) or alone, is itself over the goal ratio
   const unexplained = over.filter((r) => {
     const f = floors.get(r.stage);
