@@ -1,9 +1,16 @@
 /** The audit as a readable Markdown table (audit.md beside audit.json). */
-import type { Audit } from "./audit.js";
+import type { Audit, AnswerPositions } from "./audit.js";
 import { FINDING_KINDS } from "./audit.js";
 
 const cell = (s: string) => s.replace(/\|/g, "\\|").replace(/\n/g, " ");
 const frac = (a: number, b: number) => (b ? `${a}/${b}` : "–");
+
+/** "6 / 0 (3 / 3), biased to slot 1": the answers at each option slot, the counts expected without bias. */
+function positions(p: AnswerPositions): string {
+  if (p.tasks === 0) return "–";
+  const round = (x: number) => String(Math.round(x * 10) / 10);
+  return `${p.counts.join(" / ")} (${p.expected.map(round).join(" / ")})${p.biased && p.top ? `, biased to slot ${p.top.slot + 1}` : ""}`;
+}
 
 export function auditMarkdown(a: Audit, written: { tasks: number; dropped: Array<{ record_id: string; reason: string }> }): string {
   const out: string[] = [];
@@ -12,11 +19,11 @@ export function auditMarkdown(a: Audit, written: { tasks: number; dropped: Array
   out.push("Finding classes: **duplicate** (dropped by `--dedupe`), **inconsistent** (dropped by `--drop-inconsistent`), **fixed** (the importer changed the answer or options to fit esi3d's formats), **camera** (the initial view; kept).", "");
   out.push("## Per subcategory", "");
   const kinds = FINDING_KINDS.filter((k) => Object.values(a.subcategories).some((s) => s?.findings[k]));
-  out.push(`| subcategory | records | tasks | esi3d rule agrees | proxiable | proxy implies ESI's label | ${kinds.join(" | ")} |`);
-  out.push(`|---|---|---|---|---|---|${kinds.map(() => "---|").join("")}`);
+  out.push(`| subcategory | records | tasks | esi3d rule agrees | proxiable | proxy implies ESI's label | answers per option slot (expected) | ${kinds.join(" | ")} |`);
+  out.push(`|---|---|---|---|---|---|---|${kinds.map(() => "---|").join("")}`);
   for (const [, s] of Object.entries(a.subcategories).sort((x, y) => x[1]!.title.localeCompare(y[1]!.title))) {
     const skip = Object.entries(s!.proxy.skip_reasons).map(([r, n]) => `${n} skipped: ${r}`).join("; ");
-    out.push(`| ${s!.title} | ${s!.records} | ${s!.tasks} | ${s!.rule ? frac(s!.rule.agree, s!.rule.checked) : "no rule"} | ${s!.proxy.proxiable}${skip ? ` (${cell(skip)})` : ""} | ${frac(s!.proxy.implies_label, s!.proxy.checked)} | ${kinds.map((k) => s!.findings[k] ?? "").join(" | ")} |`);
+    out.push(`| ${s!.title} | ${s!.records} | ${s!.tasks} | ${s!.rule ? frac(s!.rule.agree, s!.rule.checked) : "no rule"} | ${s!.proxy.proxiable}${skip ? ` (${cell(skip)})` : ""} | ${frac(s!.proxy.implies_label, s!.proxy.checked)} | ${positions(s!.answer_positions)} | ${kinds.map((k) => s!.findings[k] ?? "").join(" | ")} |`);
   }
   out.push("");
   if (a.refused.length) {

@@ -10,6 +10,7 @@
  * - camera: the initial camera does not show what it should, or ESI's runner would pick another pose (kept).
  */
 import type { TaskRecord } from "../task/schema.js";
+import { wilsonInterval } from "../../src/core/math/proportion.js";
 import type { Subcategory } from "../task/taxonomy.js";
 import { BUILTIN_SUBCATEGORIES, SUBCATEGORY_TITLES } from "../task/taxonomy.js";
 import { displayName } from "./draft.js";
@@ -99,6 +100,25 @@ export interface SubcategorySummary {
   rule: { checked: number; agree: number } | null;
   /** Proxy scenes (--simulator builtin): how many tasks have one, and in how many its geometry implies ESI's label. */
   proxy: { proxiable: number; implies_label: number; checked: number; skip_reasons: Record<string, number> };
+  /**
+   * Where the answer sits among the options (imports keep ESI's order): tasks per option slot, and each slot's
+   * share under no bias (a task of k options adds 1/k to each of its k slots). A skew here is what a model
+   * answering by position, or a position prior, collects.
+   */
+  answer_positions: AnswerPositions;
+}
+
+export interface AnswerPositions {
+  /** tasks whose answer is one of their options */
+  tasks: number;
+  /** tasks with the answer at each option slot (0-based) */
+  counts: number[];
+  /** the expected count at each slot with the answer's slot drawn uniformly per task */
+  expected: number[];
+  /** the slot holding the most answers, and its share of the tasks */
+  top: { slot: number; share: number; expected_share: number } | null;
+  /** the top slot's share is above its expected share by more than the 95 % Wilson interval */
+  biased: boolean;
 }
 
 export interface Audit {
@@ -199,7 +219,7 @@ export function auditImport(res: ImportResult, source: string): Audit {
   const findings: Finding[] = [...duplicates(res.imported)];
   const subs: Audit["subcategories"] = {};
   const summary = (s: Subcategory): SubcategorySummary =>
-    (subs[s] ??= { title: SUBCATEGORY_TITLES[s], records: 0, tasks: 0, excluded: 0, findings: {}, rule: null, proxy: { proxiable: 0, implies_label: 0, checked: 0, skip_reasons: {} } });
+    (subs[s] ??= { title: SUBCATEGORY_TITLES[s], records: 0, tasks: 0, excluded: 0, findings: {}, rule: null, proxy: { proxiable: 0, implies_label: 0, checked: 0, skip_reasons: {} }, answer_positions: answerPositions([]) });
   for (const x of res.imported) {
     const s = summary(x.subcategory);
     s.records++;
@@ -231,6 +251,7 @@ export function auditImport(res: ImportResult, source: string): Audit {
     const s = summary(f.subcategory);
     s.findings[f.kind] = (s.findings[f.kind] ?? 0) + 1;
   }
+  for (const [s, sum] of Object.entries(subs)) sum!.answer_positions = answerPositions(res.imported.filter((x) => x.subcategory === s && x.task).map((x) => x.task!));
   return {
     format: "esi3d-esi-audit/1",
     source,
@@ -242,6 +263,26 @@ export function auditImport(res: ImportResult, source: string): Audit {
     subcategories: subs,
     thresholds: { initial_view_far_m: INITIAL_VIEW_FAR_M, left_scene_drop_m: LEFT_SCENE_DROP_M },
   };
+}
+
+/** The answer's position among the options of these tasks (those whose answer is an option). */
+export function answerPositions(tasks: ReadonlyArray<Pick<TaskRecord, "answer" | "options">>): AnswerPositions {
+  const counts: number[] = [], expected: number[] = [];
+  let n = 0;
+  for (const t of tasks) {
+    const slot = t.options.indexOf(t.answer);
+    if (slot < 0) continue;
+    n++;
+    for (let j = 0; j < t.options.length; j++) {
+      counts[j] ??= 0;
+      expected[j] = (expected[j] ?? 0) + 1 / t.options.length;
+    }
+    counts[slot]!++;
+  }
+  if (n === 0) return { tasks: 0, counts: [], expected: [], top: null, biased: false };
+  const slot = counts.indexOf(Math.max(...counts));
+  const share = counts[slot]! / n, expectedShare = expected[slot]! / n;
+  return { tasks: n, counts, expected: expected.map(r3), top: { slot, share: r3(share), expected_share: r3(expectedShare) }, biased: wilsonInterval(counts[slot]!, n).lo > expectedShare };
 }
 
 /** Record ids --dedupe and --drop-inconsistent leave out. */

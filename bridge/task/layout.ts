@@ -114,6 +114,11 @@ export function shortestRoomPaths(adj: ReadonlyMap<string, ReadonlySet<string>>,
 /** ESI's wording of one step of the region-sequence navigation question, and of its blank (Wainscott_0_garden q_006). */
 export const NAV_STEP = "Choose the next region to explore.";
 export const NAV_BLANK = "[please fill in]";
+/**
+ * Ours: a step the built-in navigation question leaves unwritten. Written steps let the text rule options out (a
+ * shortest path visits no room twice), so a question-only reader found the blank among the unwritten rooms.
+ */
+export const NAV_HIDDEN = "[not given]";
 
 /** "kitchen_0" -> "kitchen": a room id's type (ESI's ids are the type and an index). */
 export const roomTypeOfId = (id: string): string => id.replace(/_\d+$/, "");

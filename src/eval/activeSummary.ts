@@ -6,7 +6,7 @@
  * histogram, and Active minus Multi per subcategory with Newcombe intervals.
  */
 import { z } from "zod";
-import { wilsonInterval } from "./metrics.js";
+import { wilsonInterval } from "../core/math/proportion.js";
 import type { ItemRecord } from "./records.js";
 import type { Cell } from "./summary.js";
 

@@ -6,12 +6,10 @@
  * §2.6, §10.17). Calibration is ours, on the scored items that gave a confidence.
  */
 import { z } from "zod";
+import { wilsonInterval } from "../core/math/proportion.js";
 
 // ---------------------------------------------------------------------------------------------------------------
-// Wilson interval
-
-/** The two-sided 95 % normal quantile, Φ⁻¹(0.975). */
-export const Z_95 = 1.959963984540054;
+// intervals (Wilson's: src/core/math/proportion.ts)
 
 /** A number that is NaN when undefined (an empty group): `null` in JSON files, NaN in memory. */
 export const nanable = () => z.number().nullable().transform((v) => v ?? Number.NaN);
@@ -24,23 +22,6 @@ export const IntervalSchema = z
   })
   .strict();
 export type Interval = z.infer<typeof IntervalSchema>;
-
-/**
- * Wilson score interval for k successes in n trials (Wilson 1927): centre (p + z²/2n)/(1 + z²/n), half-width
- * z·√(p(1−p)/n + z²/4n²)/(1 + z²/n). n = 0 gives p = NaN and the uninformative [0, 1].
- */
-export function wilsonInterval(k: number, n: number, z: number = Z_95): Interval {
-  if (!(Number.isInteger(k) && Number.isInteger(n) && n >= 0 && k >= 0 && k <= n)) {
-    throw new RangeError(`wilsonInterval: need integers 0 <= k <= n, got k=${k}, n=${n}`);
-  }
-  if (n === 0) return { p: Number.NaN, lo: 0, hi: 1 };
-  const p = k / n;
-  const z2 = z * z;
-  const denom = 1 + z2 / n;
-  const centre = (p + z2 / (2 * n)) / denom;
-  const half = (z * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n))) / denom;
-  return { p, lo: k === 0 ? 0 : Math.max(0, centre - half), hi: k === n ? 1 : Math.min(1, centre + half) };
-}
 
 // ---------------------------------------------------------------------------------------------------------------
 // calibration

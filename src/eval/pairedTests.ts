@@ -11,7 +11,7 @@
  */
 import { z } from "zod";
 import { Rng } from "../core/math/rng.js";
-import { Z_95 } from "./metrics.js";
+import { Z_95 } from "../core/math/proportion.js";
 
 /** One item both arms scored: its task (the cluster) and whether each arm was right. */
 export interface Pair {

@@ -163,14 +163,15 @@ function pathStep(views: ViewLabels, q: Query, trace: string[]): Decision {
   const open = openOptions(p, q.options);
   trace.push(`open options after the text: ${open.join(", ")}`);
   if (open.length === 1) return { answer: open[0]!, confidence: COVISIBLE_CONFIDENCE, trace };
-  const ends = [p.before, p.after ?? p.goal];
+  // the rooms the text puts next to the blank (an unwritten neighbour is left out: one known side still decides)
+  const ends = [p.before, p.lastStep ? p.goal : p.after].filter((r): r is string => r !== null);
   const sigs = signatures([...ends, ...open], trace);
   if (typeof sigs === "string") return declined(sigs, trace);
-  const [sb, sa] = [sigs[0]!, sigs[1]!];
   const scored = open
     .map((o, i) => {
-      const s = sigs[i + 2]!, x = linked(views, s, sb), y = linked(views, s, sa);
-      return { o, linked: Number(isLinked(x)) + Number(isLinked(y)), views: x.shared + x.passages + y.shared + y.passages };
+      const s = sigs[i + ends.length]!;
+      const links = ends.map((_, e) => linked(views, s, sigs[e]!));
+      return { o, linked: links.filter(isLinked).length, views: links.reduce((t, x) => t + x.shared + x.passages, 0) };
     })
     .sort((a, b) => b.linked - a.linked || b.views - a.views);
   trace.push(scored.map((s) => `${s.o}: seen with ${s.linked} of ${ends.join(", ")} (${s.views} views)`).join("; "));

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { importRecords } from "../../bridge/esibench/importer.js";
-import { auditImport, droppedIds, INITIAL_VIEW_FAR_M, type Finding } from "../../bridge/esibench/audit.js";
+import { answerPositions, auditImport, droppedIds, INITIAL_VIEW_FAR_M, type Finding } from "../../bridge/esibench/audit.js";
 import { auditMarkdown } from "../../bridge/esibench/audit-table.js";
 import { PATHS, SAMPLE, sampleCopy, sampleRecord, writeRecord } from "./esibench-helpers.js";
 
@@ -72,6 +72,22 @@ describe("ESI-Bench import audit (the sample)", () => {
     const md = auditMarkdown(audit, { tasks: 87, dropped: [] });
     expect(md).toMatch(/\| Material Transparency \| 3 \| 3 \| 2\/3 \| 3 \| 2\/3 \|/);
     expect(md).toMatch(/\| 2803 \| Spatial Relations\/Physical Contact\/.* \| question \| inconsistent \| question_names_unplaced_objects \|/);
+  });
+
+  it("reports where the answer sits among the options, per subcategory (imports keep ESI's order)", () => {
+    // the release's Dimensional Size answers are option 2, its label questions' option 1 (in the sample too)
+    expect(audit.subcategories.dimensional_size!.answer_positions).toMatchObject({ tasks: 3, counts: [0, 3], expected: [1.5, 1.5], top: { slot: 1, share: 1, expected_share: 0.5 } });
+    expect(audit.subcategories.partial_occlusion!.answer_positions.counts).toEqual([3, 0]);
+    expect(audit.subcategories.geometric_configuration!.answer_positions).toMatchObject({ counts: [1, 1, 1], biased: false });
+    expect(auditMarkdown(audit, { tasks: 87, dropped: [] })).toMatch(/\| Dimensional Size \|.*\| 0 \/ 3 \(1\.5 \/ 1\.5\) \|/);
+    // three of three is no evidence; 167 of 167, the release's count, is
+    expect(audit.subcategories.dimensional_size!.answer_positions.biased).toBe(false);
+    const second = Array.from({ length: 167 }, () => ({ answer: "b", options: ["a", "b"] }));
+    expect(answerPositions(second)).toMatchObject({ counts: [0, 167], biased: true, top: { slot: 1, share: 1 } });
+    const even = Array.from({ length: 40 }, (_, i) => ({ answer: i % 2 ? "b" : "a", options: ["a", "b"] }));
+    expect(answerPositions(even).biased).toBe(false);
+    // mixed option counts: a slot's expected count sums 1/k over the tasks that have it
+    expect(answerPositions([{ answer: "a", options: ["a", "b", "c"] }, { answer: "a", options: ["a", "b"] }]).expected).toEqual([0.833, 0.833, 0.333]);
   });
 });
 

@@ -8,7 +8,7 @@ import { generateTask } from "../../bridge/sim/generate/suite.js";
 import { MIN_TASK_CAMERA_HEIGHT_M, type Task, type TaskObject } from "../../bridge/task/schema.js";
 import { objectBox } from "../../bridge/objects/geometry.js";
 import { boxDistance } from "../../src/core/geometry.js";
-import { wilsonInterval } from "../../src/eval/metrics.js";
+import { wilsonInterval } from "../../src/core/math/proportion.js";
 import { MIN_CAMERA_HEIGHT_M, worldOf } from "../../bridge/sim/agent.js";
 import { wrapAngle } from "../../src/core/math/vec.js";
 

@@ -7,7 +7,7 @@ import { newcombeDifference } from "../../src/eval/summary.js";
 import { pairedDifference } from "../../src/eval/pairedTests.js";
 import { readRecords } from "../../src/eval/records.js";
 import { Rng } from "../../src/core/math/rng.js";
-import { wilsonInterval } from "../../src/eval/metrics.js";
+import { wilsonInterval } from "../../src/core/math/proportion.js";
 import { VGGT_TYPICAL_LEVEL } from "../../reconstruct/noisy/params.js";
 
 describe("esi3d ablate and compare", () => {

@@ -8,8 +8,8 @@ import {
   meanConfidenceByOutcome,
   summarize,
   summarizeBy,
-  wilsonInterval,
 } from "../../src/eval/metrics.js";
+import { wilsonInterval } from "../../src/core/math/proportion.js";
 import { MRA_THRESHOLDS, meanRelativeAccuracy } from "../../src/eval/score.js";
 
 describe("wilsonInterval", () => {

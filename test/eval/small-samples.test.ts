@@ -4,7 +4,7 @@ import { summarizeRun } from "../../src/eval/summary.js";
 import { paperTable } from "../../src/eval/report.js";
 import { ablationSvg, ablationTable, summarizeAblation } from "../../src/eval/ablation.js";
 import { SMALL_CELL_ITEMS } from "../../src/eval/smallSamples.js";
-import { wilsonInterval } from "../../src/eval/metrics.js";
+import { wilsonInterval } from "../../src/core/math/proportion.js";
 import { scoredItem } from "../helpers/items.js";
 
 const task = (i: number, sub = "linear_alignment") => `${sub}-${String(i).padStart(3, "0")}`;

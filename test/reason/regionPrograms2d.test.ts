@@ -28,9 +28,11 @@ describe("symbolic-2d Cognitive Mapping: rooms from the furniture a walk shows",
       }
       console.log(`${sub} 2D on cm2d-a: ${right2}/${n} (shortcut ${rightS})`);
       expect(answered, sub).toBe(n);
-      expect(right2, sub).toBeGreaterThanOrEqual(7);
-      // at least the shortcut everywhere (where the text alone answers every item, as the long-term
-      // navigation options allow, 2D can only tie), and above it over the three
+      // 6 of 8: the programs misread a passage now and then (a doorway seen through another room); since the
+      // suite balances yes and no and its path questions' text rules out no option (issue 41), no item is free
+      // (connectivity 14 of 20 on this seed, was 17 with more "no" tasks; every four-room path question was free)
+      expect(right2, sub).toBeGreaterThanOrEqual(6);
+      // at least the shortcut everywhere, and above it over the three
       expect(right2, sub).toBeGreaterThanOrEqual(rightS);
       total2 += right2;
       totalS += rightS;

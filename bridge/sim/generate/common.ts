@@ -12,6 +12,7 @@ import { FIRST_OBJECT_ID } from "../scene.js";
 import { isFree, lookAt, worldOf } from "../agent.js";
 import { objectBox } from "../../objects/geometry.js";
 import { boxesIntersect, footprint, footprintsOverlap, type YawBox } from "../../../src/core/geometry.js";
+import type { AnswerPlan } from "./answerPlan.js";
 
 export class Resample extends Error {
   constructor(reason: string) {
@@ -235,19 +236,24 @@ export const COUNTING_CAMERA_HEIGHT_M = 1.25;
  */
 export const COUNTING_CAMERA_AIM_HEIGHT_M = 0.9;
 
+/**
+ * Whether a yes/no question's planned answer is yes: its options are always listed yes first, no second, so the
+ * planned slot (answerPlan.ts) is the answer itself, and a balanced plan balances yes and no.
+ */
+export const plannedYes = (plan: AnswerPlan): boolean => plan.slot === 0;
+
 /** Integer options per counting question (ESI `_build_counting_options`: 4; reference/esi-released.md §3.3). */
 export const COUNT_OPTION_COUNT = 4;
 
 /**
- * Integer options: COUNT_OPTION_COUNT consecutive integers (>= 0) holding the answer at a uniformly drawn
- * position, ascending. Options drawn around the answer (answer ± k, or the answer plus the counts a view
- * shows) put it in the middle: at dad60a5 the option nearest the options' mean was right 67 % of the time
- * (issue 16). In a window the answer's position is drawn, so neither its index nor the mean gives it away:
- * the nearest-to-mean option is right when the draw puts the answer second (1/4, 1/3 for answers below 3,
- * where the window cannot start below 0).
+ * Integer options: COUNT_OPTION_COUNT consecutive integers (>= 0), ascending, with the answer at the planned slot
+ * (answerPlan.ts). Options drawn around the answer (answer ± k, or the answer plus the counts a view shows) put
+ * it in the middle: at dad60a5 the option nearest the options' mean was right 67 % of the time (issue 16). In a
+ * window at a balanced position neither the answer's index nor the mean gives it away. A window cannot start
+ * below 0, so an answer smaller than its slot is redrawn.
  */
-export function integerOptions(rng: Rng, answer: number): string[] {
-  const below = rng.int(0, Math.min(COUNT_OPTION_COUNT - 1, answer));
-  return Array.from({ length: COUNT_OPTION_COUNT }, (_, i) => String(answer - below + i));
+export function integerOptions(plan: AnswerPlan, answer: number): string[] {
+  require(answer >= plan.slot, `count ${answer} cannot sit at option ${plan.slot} of non-negative integers`);
+  return Array.from({ length: COUNT_OPTION_COUNT }, (_, i) => String(answer - plan.slot + i));
 }
 

@@ -31,6 +31,7 @@ import { lookAt } from "../agent.js";
 import { isVisible, VISIBLE_MIN_PX } from "./visibility.js";
 import type { Rng } from "../../../src/core/math/rng.js";
 import type { GeneratorContext } from "./options.js";
+import type { AnswerPlan } from "./answerPlan.js";
 
 /** ESI Q.19 counting pool, from the library flags (checked against the edge rule by a test). */
 export const COUNT_CATEGORIES = [...LIBRARY.values()].filter((c) => c.flags.countable).map((c) => c.category);
@@ -155,6 +156,7 @@ function agentClear(b: SceneBuilder, agent: AgentPose): AgentPose {
 
 function countDraft(
   rng: Rng,
+  plan: AnswerPlan,
   s: CountingScene,
   roomType: string,
   category: string,
@@ -186,7 +188,7 @@ function countDraft(
     question: extra.question ?? `How many ${pluralName(category)} are there in the room?`,
     answer: String(n),
     answerFormat: "integer",
-    options: integerOptions(rng.fork("options"), n),
+    options: integerOptions(plan, n),
     relevant: ids,
     metadata: { count: n, category, ...(extra.metadata ?? {}) },
     allowedOverlaps: extra.allowedOverlaps,
@@ -207,7 +209,7 @@ function distractors(s: CountingScene, exclude: string[], count: number): void {
   }
 }
 
-export function countingWithOcclusion(rng: Rng, ctx: GeneratorContext): Draft {
+export function countingWithOcclusion(rng: Rng, ctx: GeneratorContext, plan: AnswerPlan): Draft {
   const s = countingScene(rng, "living_room", ctx.camera);
   const { b, agent } = s;
   const cat = rng.pick(COUNT_CATEGORIES);
@@ -244,7 +246,7 @@ export function countingWithOcclusion(rng: Rng, ctx: GeneratorContext): Draft {
   }
   distractors(s, [cat], rng.int(0, 2));
   const targets = [...hidden, ...open];
-  return countDraft(rng, s, "living_room", cat, targets, {
+  return countDraft(rng, plan, s, "living_room", cat, targets, {
     metadata: { hidden_behind_furniture: hidden.length, in_the_open: open.length },
     checkInitialView: (p) => {
       for (const t of hidden) if ((p.counts.get(t.id) ?? 0) > 0) return `occluded target ${t.id} is visible in the initial view`;
@@ -254,7 +256,7 @@ export function countingWithOcclusion(rng: Rng, ctx: GeneratorContext): Draft {
   });
 }
 
-export function spatialSegmentation(rng: Rng, ctx: GeneratorContext): Draft {
+export function spatialSegmentation(rng: Rng, ctx: GeneratorContext, plan: AnswerPlan): Draft {
   const s = countingScene(rng, "dining_room", ctx.camera);
   const { b } = s;
   const nDiv = rng.int(2, 4);
@@ -285,14 +287,14 @@ export function spatialSegmentation(rng: Rng, ctx: GeneratorContext): Draft {
     if (spot) b.add(rng.pick(Object.keys(DIVIDER_CLEARANCE)), { x: spot[0], y: spot[1], yaw: rng.uniform(-Math.PI, Math.PI), role: "divider" });
   }
   const dividerIds = b.objects.filter((o) => o.role === "divider").map((o) => o.id);
-  return countDraft(rng, s, "dining_room", cat, targets, {
+  return countDraft(rng, plan, s, "dining_room", cat, targets, {
     metadata: { dividers: dividerIds.length },
     allowedOverlaps: allowed,
     checkInitialView: (p) => (targets.some((t) => (p.counts.get(t.id) ?? 0) >= VISIBLE_MIN_PX) ? null : "no target visible in the initial view"),
   });
 }
 
-export function mergedObservation(rng: Rng, ctx: GeneratorContext): Draft {
+export function mergedObservation(rng: Rng, ctx: GeneratorContext, plan: AnswerPlan): Draft {
   const s = countingScene(rng, "playroom", ctx.camera);
   const { b, agent } = s;
   const cat = rng.pick(MERGED_CATEGORIES);
@@ -335,7 +337,7 @@ export function mergedObservation(rng: Rng, ctx: GeneratorContext): Draft {
   for (let i = 0; i < copies.length; i++) {
     for (let j = i + 1; j < copies.length; j++) if (boxesIntersect(objectBox(copies[i]!), objectBox(copies[j]!))) allowed.push([copies[i]!.id, copies[j]!.id]);
   }
-  return countDraft(rng, s, "playroom", cat, copies, {
+  return countDraft(rng, plan, s, "playroom", cat, copies, {
     question: `How many ${pluralName(cat)} are there in the room?`,
     metadata: { identical_copies: true, min_spacing_m: round4(minPair), cluster_radius_m: round4(radius) },
     allowedOverlaps: allowed,
@@ -343,7 +345,7 @@ export function mergedObservation(rng: Rng, ctx: GeneratorContext): Draft {
   });
 }
 
-export function categoryAmbiguity(rng: Rng, ctx: GeneratorContext): Draft {
+export function categoryAmbiguity(rng: Rng, ctx: GeneratorContext, plan: AnswerPlan): Draft {
   const s = countingScene(rng, "kitchen", ctx.camera);
   const { b } = s;
   const withConfusers = COUNT_CATEGORIES.filter((c) => categoryDef(c).confusables.slice(0, 3).some((x) => COUNT_CATEGORIES.includes(x)));
@@ -381,13 +383,13 @@ export function categoryAmbiguity(rng: Rng, ctx: GeneratorContext): Draft {
     }
   }
   require(confObjs.length >= 1, "no confuser placed");
-  return countDraft(rng, s, "kitchen", cat, targets, {
+  return countDraft(rng, plan, s, "kitchen", cat, targets, {
     metadata: { confusers: confObjs.map((c) => c.category), confuser_pairs: pairs },
     alsoSee: confObjs.map((c) => c.id),
   });
 }
 
-export function illuminationVariability(rng: Rng, ctx: GeneratorContext): Draft {
+export function illuminationVariability(rng: Rng, ctx: GeneratorContext, plan: AnswerPlan): Draft {
   const s = countingScene(rng, "living_room", ctx.camera);
   const { b } = s;
   const cat = rng.pick(COUNT_CATEGORIES);
@@ -407,7 +409,7 @@ export function illuminationVariability(rng: Rng, ctx: GeneratorContext): Draft 
     sun: rng.bool(0.5) ? { direction: [round3(rng.uniform(-0.5, 0.5)), round3(rng.uniform(-0.5, 0.5)), -1], intensity: round3(rng.uniform(0.0, 0.1)) } : null,
     lights: lit.map((t) => ({ position: [round4(t.position[0] + rng.uniform(-0.2, 0.2)), round4(t.position[1] + rng.uniform(-0.2, 0.2)), round4(rng.uniform(0.6, 1.0))], intensity: round3(rng.uniform(...SPOT_INTENSITY)), range: round3(rng.uniform(...SPOT_RANGE_M)) })),
   };
-  return countDraft(rng, s, "living_room", cat, targets, {
+  return countDraft(rng, plan, s, "living_room", cat, targets, {
     lighting,
     question: `The room is dimly lit. How many ${pluralName(cat)} are there?`,
     metadata: { ambient: lighting.ambient, lights: lighting.lights.length },

@@ -6,6 +6,7 @@ import type { RenderScene } from "../scene.js";
 import type { Room } from "./common.js";
 import type { ViewGoal } from "./gt-trajectory.js";
 import type { GeneratorContext } from "./options.js";
+import type { AnswerPlan } from "./answerPlan.js";
 
 export interface InitialViewProbe {
   scene: RenderScene;
@@ -44,4 +45,5 @@ export interface Draft {
   gtKeyPoses: AgentPose[];
 }
 
-export type Generator = (rng: Rng, ctx: GeneratorContext) => Draft;
+/** Draws a task's scene and question; `plan` says which question form to ask and where the right answer must sit (answerPlan.ts). */
+export type Generator = (rng: Rng, ctx: GeneratorContext, plan: AnswerPlan) => Draft;

@@ -21,8 +21,9 @@ import type { CameraSpec, Layout, TaskObject } from "../../task/schema.js";
 import { categoryDef } from "../../objects/library.js";
 import { objectBox } from "../../objects/geometry.js";
 import { footprintsOverlap, type YawBox } from "../../../src/core/geometry.js";
-import { doorwayEdges, NAV_BLANK, NAV_STEP, ROOM_SIGNATURES, roomAdjacency, roomAt, shortestRoomPaths, spokenRoom, type DoorwayEdge } from "../../task/layout.js";
-import { defaultLighting, require, round4, ROOM_HEIGHT_M, SceneBuilder, type Room } from "./common.js";
+import { doorwayEdges, NAV_BLANK, NAV_HIDDEN, NAV_STEP, ROOM_SIGNATURES, roomAdjacency, roomAt, shortestRoomPaths, spokenRoom, type DoorwayEdge } from "../../task/layout.js";
+import { defaultLighting, plannedYes, require, round4, ROOM_HEIGHT_M, SceneBuilder, type Room } from "./common.js";
+import { withAnswerAt } from "./answerPlan.js";
 import type { Draft, Generator } from "./draft.js";
 import type { ViewGoal } from "./gt-trajectory.js";
 import { isVisible, VISIBLE_MIN_PX, type ViewVisibility } from "./visibility.js";
@@ -34,6 +35,8 @@ import { INTERIOR_WALL_IDS } from "../scene.js";
  * floor objects of one room; with one, such a pair was always "No" and furniture in the pair meant "Yes".
  */
 export const REGION_ITEMS_PER_ROOM = 2;
+/** Rooms offered by "Which room does X belong to" (ESI's records offer 2 or 3; ours always 3, one option count per form). */
+export const REGION_ROOM_OPTIONS = 3;
 /**
  * Floor objects of the apartments, whose room Regional Boundary asks about (each category once per apartment;
  * ours). No armchair: two per room often left it no place, and it reads as a sofa, the living room's
@@ -289,10 +292,10 @@ const roomIds = (a: Apartment) => a.room.layout.rooms.map((r) => r.id);
 const pathDoors = (a: Apartment, path: readonly string[]) => path.slice(1).map((r, i) => doorBetween(a, path[i]!, r)!);
 
 /** Connectivity: yes when a doorway joins the two rooms; no for rooms behind a door-less wall or diagonal. */
-export const connectivity: Generator = (rng, { camera }): Draft => {
+export const connectivity: Generator = (rng, { camera }, plan): Draft => {
   const a = buildApartment(rng);
   const ids = roomIds(a);
-  const yes = rng.bool();
+  const yes = plannedYes(plan);
   const pairs: Array<[string, string]> = [];
   for (let i = 0; i < ids.length; i++) for (let j = i + 1; j < ids.length; j++) if ((doorBetween(a, ids[i]!, ids[j]!) !== null) === yes) pairs.push([ids[i]!, ids[j]!]);
   const [x, y] = rng.shuffle(rng.pick(pairs));
@@ -316,21 +319,26 @@ export const connectivity: Generator = (rng, { camera }): Draft => {
   });
 };
 
-/** Traversable Passage: the intermediate room on the unique shortest path between two rooms two or more doorways apart. */
-export const traversablePassage: Generator = (rng, { camera }): Draft => {
+/**
+ * Traversable Passage: the intermediate room on the unique shortest path between two rooms two doorways apart.
+ * ESI's options repeat the path's endpoints, which the question names: a question-only reader drops them and
+ * was right 63 % of the time at 30 tasks (chance 26 %). Ours offer only rooms the text does not name: the
+ * intermediate room and the room off the path. The doorways form a spanning tree of the 2 x 2 rooms, a chain of
+ * four, so a pair three doorways apart has two intermediate rooms and no room off its path: such pairs are
+ * left out, since either of their intermediates would be right.
+ */
+export const traversablePassage: Generator = (rng, { camera }, plan): Draft => {
   const a = buildApartment(rng);
   const ids = roomIds(a);
-  const far: Array<[string, string, string[]]> = [];
+  const twoApart: Array<[string, string, string[]]> = [];
   for (const x of ids) for (const y of ids) if (x !== y) {
     const paths = shortestRoomPaths(a.adjacency, x, y);
-    if (paths.length === 1 && paths[0]!.length >= 3) far.push([x, y, paths[0]!]);
+    if (paths.length === 1 && paths[0]!.length === 3) twoApart.push([x, y, paths[0]!]);
   }
-  require(far.length > 0, "no room pair two doorways apart");
-  const [x, y, path] = rng.pick(far);
-  const answer = rng.pick(path.slice(1, -1));
-  // ESI's options: the answer, the two endpoints, and rooms off the path (never another intermediate room)
-  const others = ids.filter((r) => !path.includes(r));
-  const options = rng.shuffle([answer, x, y, ...others]);
+  require(twoApart.length > 0, "no room pair two doorways apart");
+  const [x, y, path] = rng.pick(twoApart);
+  const answer = path[1]!;
+  const options = withAnswerAt(plan.slot, answer, ids.filter((r) => !path.includes(r)));
   const layout = a.room.layout;
   return draftOf(a, camera, {
     question: `On the shortest path from ${x} to ${y}, which intermediate room do you pass through among these options: ${options.join(", ")}?`,
@@ -352,7 +360,7 @@ export const traversablePassage: Generator = (rng, { camera }): Draft => {
 };
 
 /** Regional Boundary: which room an object belongs to, or whether two objects share a room. */
-export const regionalBoundary: Generator = (rng, { camera }): Draft => {
+export const regionalBoundary: Generator = (rng, { camera }, plan): Draft => {
   const a = buildApartment(rng, REGION_ITEMS_PER_ROOM);
   const ids = roomIds(a);
   const layout = a.room.layout;
@@ -360,8 +368,9 @@ export const regionalBoundary: Generator = (rng, { camera }): Draft => {
   const byId = (objects: readonly TaskObject[], id: number) => objects.find((o) => o.id === id)!;
   const home = rng.pick(ids);
   const obj = rng.pick(a.items.get(home)!);
-  if (rng.bool()) {
-    const options = rng.shuffle([home, ...rng.shuffle(ids.filter((r) => r !== home)).slice(0, rng.int(1, 2))]);
+  // the planned form (answerPlan.ts ANSWER_FORMS): 0 asks which of three rooms holds the object, 1 whether two objects share one
+  if (plan.form === 0) {
+    const options = withAnswerAt(plan.slot, home, rng.shuffle(ids.filter((r) => r !== home)).slice(0, REGION_ROOM_OPTIONS - 1));
     return draftOf(a, camera, {
       question: `Which room does ${obj.category} belong to among these options: ${options.join(", ")}?`,
       answer: home,
@@ -380,7 +389,7 @@ export const regionalBoundary: Generator = (rng, { camera }): Draft => {
   // same region: the second object is another object of the home room (yes) or an object of another room
   // (no), in both cases the room's signature furniture or one of its floor objects with even odds, so that
   // the kind of object in the pair does not carry the answer
-  const same = rng.bool();
+  const same = plannedYes(plan);
   const room = same ? home : rng.pick(ids.filter((r) => r !== home));
   const other = rng.bool() ? a.signature.get(room)! : rng.pick(a.items.get(room)!.filter((o) => o !== obj));
   const [p, q] = rng.shuffle([obj, other]);
@@ -400,8 +409,14 @@ export const regionalBoundary: Generator = (rng, { camera }): Draft => {
   });
 };
 
-/** Long-Term Navigation (region form): the room sequence from a start to a goal room, one step left blank. */
-export const longTermNavigation: Generator = (rng, { camera }): Draft => {
+/**
+ * Long-Term Navigation (region form): the room sequence from a start to a goal room, one intermediate step left
+ * blank. ESI's records write the other steps; in a four-room apartment every room a written step or an endpoint
+ * names is ruled out, which left a question-only reader one or two open options (87 % right at 30 tasks,
+ * chance 33 %). Ours write only the goal as the last step, leave the other intermediate step (if any) unwritten,
+ * and offer the two rooms the question does not name: a reader must know the layout to order them.
+ */
+export const longTermNavigation: Generator = (rng, { camera }, plan): Draft => {
   const a = buildApartment(rng);
   const ids = roomIds(a);
   const far: Array<string[]> = [];
@@ -412,10 +427,11 @@ export const longTermNavigation: Generator = (rng, { camera }): Draft => {
   require(far.length > 0, "no room pair two doorways apart");
   const path = rng.pick(far);
   const steps = path.slice(1);
-  const blank = rng.int(0, steps.length - 1);
+  // never the last step: the question names the goal
+  const blank = rng.int(0, steps.length - 2);
   const answer = steps[blank]!;
-  const options = rng.shuffle([answer, ...rng.shuffle(ids.filter((r) => r !== answer)).slice(0, 2)]);
-  const text = steps.map((s, i) => `${i + 1}. ${NAV_STEP} ${i === blank ? NAV_BLANK : s}`).join(" ");
+  const options = withAnswerAt(plan.slot, answer, ids.filter((r) => r !== answer && r !== path[0] && r !== path.at(-1)));
+  const text = steps.map((s, i) => `${i + 1}. ${NAV_STEP} ${i === blank ? NAV_BLANK : i === steps.length - 1 ? s : NAV_HIDDEN}`).join(" ");
   const layout = a.room.layout;
   const [start, goal] = [path[0]!, path.at(-1)!];
   return draftOf(a, camera, {

@@ -7,6 +7,7 @@ import { METRIC_COMPARISON_MIN_RATIO } from "../../task/rules.js";
 import { categoryDef } from "../../objects/library.js";
 import { assignNames, cameraLookingAt, defaultLighting, displayName, makeRoom, require, round4, SceneBuilder } from "./common.js";
 import type { Draft, Generator } from "./draft.js";
+import { withAnswerAt } from "./answerPlan.js";
 import { orbitPoses } from "./gt-trajectory.js";
 import { objectBox } from "../../objects/geometry.js";
 import { boxDistance, boxVolume, footprint } from "../../../src/core/geometry.js";
@@ -60,7 +61,7 @@ function forcedPerspective(b: SceneBuilder, front: TaskObject, back: TaskObject,
   require(false, "forced-perspective camera blocked");
 }
 
-export const spatialDistance: Generator = (rng): Draft => {
+export const spatialDistance: Generator = (rng, _ctx, plan): Draft => {
   const room = makeRoom(rng, "living_room");
   const b = new SceneBuilder(rng, room);
   b.addWallFurniture(rng.int(0, 2), ["bookshelf", "wardrobe"]);
@@ -102,7 +103,8 @@ export const spatialDistance: Generator = (rng): Draft => {
   assignNames(b.objects);
   const dn = distanceTo(near, ref), df = distanceTo(far, ref);
   require(df / dn >= METRIC_COMPARISON_MIN_RATIO && centreDistance(far, ref) > centreDistance(near, ref) + 0.15, "distances too similar");
-  const [first, second] = rng.shuffle([near, far]);
+  // the near object is named at the planned slot (answerPlan.ts), in the question and the options alike
+  const [first, second] = withAnswerAt(plan.slot, near, [far]);
   const agent = rng.bool() ? forcedPerspective(b, first!, second!, [0.7, 1.3], [0.7, 1.1]) : forcedPerspective(b, second!, first!, [0.7, 1.3], [0.7, 1.1]);
   const options = [first!.name, second!.name];
   // the reference first; the two candidates in a drawn order, so the order of relevant_object_ids carries no answer
@@ -138,7 +140,7 @@ export const spatialDistance: Generator = (rng): Draft => {
   };
 };
 
-export const dimensionalSize: Generator = (rng): Draft => {
+export const dimensionalSize: Generator = (rng, _ctx, plan): Draft => {
   const room = makeRoom(rng, "living_room");
   const b = new SceneBuilder(rng, room);
   b.addWallFurniture(rng.int(1, 2), ["bookshelf", "cabinet", "sofa"]);
@@ -178,9 +180,10 @@ export const dimensionalSize: Generator = (rng): Draft => {
   const askLarger = true;
   const front = rng.bool(0.7) ? small : large; // usually the smaller one in front: the misleading view
   const agent = forcedPerspective(b, front, front === small ? large : small, [0.8, 1.3], [0.5, 0.9]);
-  const [o1, o2] = rng.shuffle([refS, refL]);
-  const catName = displayName(cat);
   const answerRef = askLarger ? refL : refS;
+  // the right reference is named at the planned slot (answerPlan.ts), in the question and the options alike
+  const [o1, o2] = withAnswerAt(plan.slot, answerRef, [answerRef === refL ? refS : refL]);
+  const catName = displayName(cat);
   // drawn orders: the order of relevant_object_ids tells neither which object is larger nor which reference is right
   const ids = [...rng.shuffle([small.id, large.id]), ...rng.shuffle([refS.id, refL.id])];
   const refName = (o: TaskObject) => displayName(o.category);

@@ -6,7 +6,8 @@ import type { Vec3 } from "../../../src/core/math/vec.js";
 import { rad, wrapAngle } from "../../../src/core/math/vec.js";
 import { MIN_TASK_CAMERA_HEIGHT_M, type TaskObject } from "../../task/schema.js";
 import { categoryDef, LIBRARY } from "../../objects/library.js";
-import { assignNames, cameraLookingAt, defaultLighting, displayName, makeRoom, require, round4, SceneBuilder } from "./common.js";
+import { assignNames, cameraLookingAt, defaultLighting, displayName, makeRoom, plannedYes, require, round4, SceneBuilder } from "./common.js";
+import { withAnswerAt, type AnswerPlan } from "./answerPlan.js";
 import type { Draft, Generator } from "./draft.js";
 import { orbitPoses } from "./gt-trajectory.js";
 import { objectBox } from "../../objects/geometry.js";
@@ -77,13 +78,13 @@ function onTable(table: TaskObject, lx: number, ly: number): [number, number] {
 /** Options of the label questions: ESI's 2, the truth and one look-alike (reference/esi-released.md §3.3: "2 (target + 1 confusable)"). */
 export const LABEL_OPTION_COUNT = 2;
 
-/** The truth and LABEL_OPTION_COUNT - 1 look-alikes (padding from the library when needed), shuffled. */
-function categoryOptions(b: SceneBuilder, truth: string): string[] {
+/** The truth at the planned slot and LABEL_OPTION_COUNT - 1 look-alikes (padding from the library when needed) around it. */
+function categoryOptions(b: SceneBuilder, truth: string, plan: AnswerPlan): string[] {
   const conf = categoryDef(truth).confusables.filter((c) => c !== truth);
   const pool = [...conf];
   for (const c of LIBRARY.keys()) if (pool.length < LABEL_OPTION_COUNT - 1 && c !== truth && !pool.includes(c)) pool.push(c);
   // the order from a stream of its own: a draw that later checks may reject would tie the answer's position to them
-  return b.rng.fork("options").shuffle([truth, ...pool.slice(0, LABEL_OPTION_COUNT - 1)]).map(displayName);
+  return withAnswerAt(plan.slot, truth, b.rng.fork("options").shuffle(pool.slice(0, LABEL_OPTION_COUNT - 1))).map(displayName);
 }
 
 /**
@@ -99,7 +100,7 @@ function tableSpotFacingCamera(b: SceneBuilder, table: TaskObject, half: [number
   return null;
 }
 
-export const materialTransparency: Generator = (rng): Draft => {
+export const materialTransparency: Generator = (rng, _ctx, plan): Draft => {
   const room = makeRoom(rng, "kitchen");
   const b = new SceneBuilder(rng, room);
   b.addWallFurniture(rng.int(1, 2), ["cabinet", "counter", "bookshelf"]);
@@ -122,7 +123,7 @@ export const materialTransparency: Generator = (rng): Draft => {
   require(spot, onFloor ? "no floor spot for the container" : "no table spot for the container");
   const [cx, cy] = spot;
   const container = b.add(contCat, { x: cx, y: cy, bottom: base, yaw: 0, role: "container", support: table?.id ?? "floor" });
-  const inside = rng.bool();
+  const inside = plannedYes(plan);
   const insCat = rng.pick(SMALL_INSERTS);
   const ie = SceneBuilder.scaledExtent(`${insCat}/0`, 1);
   // ESI sizes the two cases differently: inside <= ½ the container's smallest dimension, behind <= ½ its smallest XY one
@@ -224,7 +225,7 @@ export function isInsideContainer(o: TaskObject, c: TaskObject): boolean {
   return r < Math.min(cb.extent[0], cb.extent[1]) / 2 && boxBottom(ob) >= boxBottom(cb) - INSIDE_TOLERANCE_M && boxTop(ob) <= boxTop(cb) + INSIDE_TOLERANCE_M;
 }
 
-export const partialOcclusion: Generator = (rng): Draft => {
+export const partialOcclusion: Generator = (rng, _ctx, plan): Draft => {
   const room = makeRoom(rng, "living_room");
   const b = new SceneBuilder(rng, room);
   b.addWallFurniture(rng.int(1, 2), ["cabinet", "bookshelf", "sofa"]);
@@ -245,7 +246,7 @@ export const partialOcclusion: Generator = (rng): Draft => {
   const support = table?.id ?? "floor";
   const target = b.add(cat, { x: tx, y: ty, bottom: base, yaw, role: "target", support });
   const te = target.extent;
-  const options = categoryOptions(b, cat);
+  const options = categoryOptions(b, cat, plan);
   // occluder: another category, neither option (its name must not tell the answer) nor one already in the
   // scene (its name stays "the X"), scaled per axis to 1.1 x the target's box and turned as the target
   const pool = OCCLUDER_CATEGORIES.filter((c) => !options.includes(displayName(c)) && !b.objects.some((o) => o.category === c));
@@ -295,7 +296,7 @@ export const partialOcclusion: Generator = (rng): Draft => {
   };
 };
 
-export const viewHallucination: Generator = (rng): Draft => {
+export const viewHallucination: Generator = (rng, _ctx, plan): Draft => {
   const room = makeRoom(rng, "living_room");
   const b = new SceneBuilder(rng, room);
   // the support first, as ESI's placement_mode: furniture (piano) only stands on the floor
@@ -331,7 +332,7 @@ export const viewHallucination: Generator = (rng): Draft => {
   const D = rng.uniform(...dist);
   const agent = cameraLookingAt(b, [obj.position[0] + D * Math.cos(az), obj.position[1] + D * Math.sin(az), camH], [obj.position[0], obj.position[1], targetZ]);
   require(agent, "initial camera blocked");
-  const options = categoryOptions(b, cat);
+  const options = categoryOptions(b, cat, plan);
   const reveal = yaw + rad(amb.ambiguousAzimuthDeg) + Math.PI;
   return {
     roomType: "living_room",

@@ -13,6 +13,7 @@ import { bestFit, fitMargin, LIQUID_VOLUME_MIN_RATIO } from "../../task/rules.js
 import { buildModel, categoryDef, LIBRARY } from "../../objects/library.js";
 import { interiorFractions, interiorOf } from "../../objects/containers.js";
 import { assignNames, cameraLookingAt, defaultLighting, makeRoom, require, round4, SceneBuilder } from "./common.js";
+import { withAnswerAt } from "./answerPlan.js";
 import type { Draft, Generator } from "./draft.js";
 import { orbitPoses } from "./gt-trajectory.js";
 import { isVisible } from "./visibility.js";
@@ -73,13 +74,14 @@ const halfAlong = (o: TaskObject, yaw: number, ux: number, uy: number): number =
   return (Math.abs(c * ux + s * uy) * o.extent[0] + Math.abs(-s * ux + c * uy) * o.extent[1]) / 2;
 };
 
-export const rigidContainment: Generator = (rng): Draft => {
+export const rigidContainment: Generator = (rng, _ctx, plan): Draft => {
   const room = makeRoom(rng, "storage_room");
   const b = new SceneBuilder(rng, room);
   b.addWallFurniture(rng.int(0, 2), ["bookshelf", "cabinet", "wardrobe"]);
   const contCat = rng.pick(RIGID_CONTAINERS);
   const colours = rng.shuffle(categoryDef(contCat).models[0]!.palette);
-  const sizes = rng.pick(OPTION_SETS);
+  // the option set is the planned form (answerPlan.ts ANSWER_FORMS lists their sizes)
+  const sizes = OPTION_SETS[plan.form]!;
   require(colours.length >= sizes.length, "not enough colours to tell the containers apart");
   const objCat = rng.pick(RIGID_CONTAINEES);
   const rowYaw = rng.uniform(-Math.PI, Math.PI);
@@ -113,10 +115,14 @@ export const rigidContainment: Generator = (rng): Draft => {
   });
   b.objects.sort((x, y) => x.id - y.id);
   assignNames(b.objects);
-  const offered = rng.shuffle(containers.map((c, k) => ({ c, size: sizes[k]! })));
-  const interiors = (objects: readonly TaskObject[]) => offered.map(({ c }) => ({ item: get(objects, c.id), interior: interiorOf(contCat, get(objects, c.id).extent)! }));
-  const best = bestFit(containee.extent, interiors(b.objects));
+  const drawn = rng.shuffle(containers.map((c, k) => ({ c, size: sizes[k]! })));
+  const interiorsOf = (list: typeof drawn, objects: readonly TaskObject[]) => list.map(({ c }) => ({ item: get(objects, c.id), interior: interiorOf(contCat, get(objects, c.id).extent)! }));
+  const best = bestFit(containee.extent, interiorsOf(drawn, b.objects));
   require(best, "the object fits no container");
+  // the best fit offered at the planned slot, the others in their drawn order
+  const bestEntry = drawn.find(({ c }) => c.id === best.id)!;
+  const offered = withAnswerAt(plan.slot, bestEntry, drawn.filter((e) => e !== bestEntry));
+  const interiors = (objects: readonly TaskObject[]) => interiorsOf(offered, objects);
   // the camera in front of the row, looking down into the open boxes (ESI's robot-eye camera: pose not stored, ours)
   const side = rng.bool() ? 1 : -1;
   const n: [number, number] = [-u[1] * side, u[0] * side];
@@ -193,7 +199,7 @@ function drawVesselPair(rng: Rng, reversed: boolean): VesselPair | null {
   return null;
 }
 
-export const liquidVolume: Generator = (rng): Draft => {
+export const liquidVolume: Generator = (rng, _ctx, plan): Draft => {
   const room = makeRoom(rng, "living_room");
   const b = new SceneBuilder(rng, room);
   b.addWallFurniture(rng.int(1, 2), ["cabinet", "bookshelf", "sofa"]);
@@ -203,7 +209,8 @@ export const liquidVolume: Generator = (rng): Draft => {
   const az = rng.uniform(-Math.PI, Math.PI);
   const toCam: [number, number] = [Math.cos(az), Math.sin(az)];
   const left: [number, number] = [toCam[1], -toCam[0]];
-  const largerLeft = rng.bool();
+  // the left vessel is named (and offered) first: the larger one stands at the planned slot's side
+  const largerLeft = plan.slot === 0;
   const cats = largerLeft ? [pair.larger, pair.smaller] : [pair.smaller, pair.larger];
   const scales = largerLeft ? [pair.scales.larger, pair.scales.smaller] : [pair.scales.smaller, pair.scales.larger];
   const radii = cats.map((c, k) => (Math.hypot(unitExtent(c)[0], unitExtent(c)[1]) / 2) * scales[k]!);

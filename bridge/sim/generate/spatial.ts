@@ -17,7 +17,7 @@ import {
   type TriangleType,
 } from "../../task/rules.js";
 import { buildModel, categoryDef } from "../../objects/library.js";
-import { assignNames, cameraLookingAt, defaultLighting, displayName, makeRoom, require, Resample, round4, SceneBuilder } from "./common.js";
+import { assignNames, cameraLookingAt, defaultLighting, displayName, makeRoom, plannedYes, require, Resample, round4, SceneBuilder } from "./common.js";
 import type { Draft, Generator } from "./draft.js";
 import { orbitPoses } from "./gt-trajectory.js";
 import { objectBox, surfaceGap } from "../../objects/geometry.js";
@@ -192,12 +192,16 @@ function overheadGoals(ids: number[]) {
   ];
 }
 
-export const geometricConfiguration: Generator = (rng, { options }): Draft => {
+/** Geometric Configuration's options, in the order the answer plan's slots index (answerPlan.ts). */
+export const TRIANGLE_OPTIONS = ["equilateral", "isosceles", "random"] as const;
+
+export const geometricConfiguration: Generator = (rng, { options }, plan): Draft => {
   const room = makeRoom(rng, "living_room");
   const b = new SceneBuilder(rng, room);
   b.addWallFurniture(rng.int(1, 3), ["cabinet", "bookshelf", "sofa", "wardrobe"]);
   const cats = pickThree(rng);
-  const kind = rng.pick(["equilateral", "isosceles", "random"] as const);
+  // the planned slot is the class: balanced slots are balanced classes (a class prior scores chance)
+  const kind = TRIANGLE_OPTIONS[plan.slot]!;
   const roomAxis = options.orientation === "room-axis";
   const rot = roomAxis ? 0 : rng.uniform(-Math.PI, Math.PI);
   const verts = centredTurned(sampleTriangle(rng, kind, options.triangleClassMargin), rot);
@@ -218,7 +222,7 @@ export const geometricConfiguration: Generator = (rng, { options }): Draft => {
     question: `Looking at them from above, do ${what} on the floor form an equilateral, an isosceles or a random (scalene) triangle?`,
     answer,
     answerFormat: "choice",
-    options: ["equilateral", "isosceles", "random"],
+    options: [...TRIANGLE_OPTIONS],
     relevant: ids,
     metadata: { side_lengths_m: measured.map(round4), triangle_type: answer, margin: round4(triangleMargin(measured)), tolerance: 0.05 },
     derive: (objects) => classifyTriangle(sides3(ids.map((id) => objects.find((o) => o.id === id)!))),
@@ -228,12 +232,12 @@ export const geometricConfiguration: Generator = (rng, { options }): Draft => {
   };
 };
 
-export const linearAlignment: Generator = (rng, { options }): Draft => {
+export const linearAlignment: Generator = (rng, { options }, plan): Draft => {
   const room = makeRoom(rng, "living_room");
   const b = new SceneBuilder(rng, room);
   b.addWallFurniture(rng.int(1, 3), ["cabinet", "bookshelf", "sofa", "wardrobe"]);
   const cats = pickThree(rng);
-  const aligned = rng.bool();
+  const aligned = plannedYes(plan);
   const roomAxis = options.orientation === "room-axis";
   const axis = roomAxis ? 0 : rng.uniform(-Math.PI, Math.PI);
   const u: [number, number] = [Math.cos(axis), Math.sin(axis)], n: [number, number] = [-u[1], u[0]];
@@ -296,12 +300,12 @@ function shift(obj: TaskObject, dir: [number, number], d: number): void {
   obj.position = [round4(obj.position[0] + dir[0] * d), round4(obj.position[1] + dir[1] * d), obj.position[2]];
 }
 
-export const physicalContact: Generator = (rng, { options }): Draft => {
+export const physicalContact: Generator = (rng, { options }, plan): Draft => {
   const room = makeRoom(rng, "living_room");
   const b = new SceneBuilder(rng, room);
   b.addWallFurniture(rng.int(1, 2), ["cabinet", "bookshelf", "sofa"]);
   const [c1, c2] = rng.bool(0.4) ? (() => { const c = rng.pick(CONTACT_CATEGORIES); return [c, c]; })() : rng.sample(CONTACT_CATEGORIES, 2);
-  const touching = rng.bool();
+  const touching = plannedYes(plan);
   // Pair frame: obj1 at the origin, obj2 on +x; the whole pair is rotated by `rot` (ESI: identity, the room axis).
   const rot = options.orientation === "room-axis" ? 0 : rng.uniform(-Math.PI, Math.PI);
   const ux: [number, number] = [Math.cos(rot), Math.sin(rot)], uy: [number, number] = [-ux[1], ux[0]];

@@ -22,6 +22,7 @@ import { connectivity, longTermNavigation, regionalBoundary, traversablePassage 
 import { categoryAmbiguity, countingWithOcclusion, illuminationVariability, mergedObservation, spatialSegmentation } from "./counting.js";
 import { liquidVolume, rigidContainment } from "./physical.js";
 import { generatorContext, type GeneratorContext } from "./options.js";
+import { answerPlan, type AnswerPlan } from "./answerPlan.js";
 
 export const GENERATORS: Record<BuiltinSubcategory, Generator> = {
   geometric_configuration: geometricConfiguration,
@@ -52,7 +53,7 @@ export const SIMULATOR_ID = "esi3d-builtin/1";
 export class GenerationError extends Error {}
 
 /** Validates a draft and turns it into a task record, or throws Resample with the reason. */
-export function finalizeDraft(d: Draft, subcategory: BuiltinSubcategory, taskId: string, seed: string, camera: CameraSpec): Task {
+export function finalizeDraft(d: Draft, subcategory: BuiltinSubcategory, taskId: string, seed: string, camera: CameraSpec, plan: AnswerPlan): Task {
   assignNames(d.objects);
   // objects inside the room and not intersecting (touching, nesting and stacking pairs are declared): the
   // same checks as a task read from a file gets (bridge/objects/placement.ts)
@@ -79,6 +80,9 @@ export function finalizeDraft(d: Draft, subcategory: BuiltinSubcategory, taskId:
   const failure = d.checkInitialView(probe);
   if (failure) throw new Resample(`initial view: ${failure}`);
   const options = d.finalizeOptions ? d.finalizeOptions(probe) : d.options;
+  // the planned answer position (answerPlan.ts): a wrong count is the generator's bug, a wrong slot a draw to redo
+  if (options.length !== plan.options) throw new Error(`${taskId}: the ${subcategory} generator offered ${options.length} options where its form ${plan.form} has ${plan.options}`);
+  if (options.indexOf(d.answer) !== plan.slot) throw new Resample(`answer at option ${options.indexOf(d.answer)}, planned at ${plan.slot}`);
   const gt = buildGtTrajectory(scene, camera, world, d.agent, d.gtGoals, d.gtKeyPoses);
   const objectIds = new Set(d.objects.map((o) => o.id));
   const task: Task = {
@@ -127,13 +131,14 @@ export const builtinTaskId = (subcategory: string, index: number): string => `${
 export function generateTask(subcategory: BuiltinSubcategory, seed: string, index: number, ctx: GeneratorContext = generatorContext(), stats?: GenerateStats): Task {
   const taskId = builtinTaskId(subcategory, index);
   const base = new Rng(seed).fork(taskId);
+  const plan = answerPlan(seed, subcategory, index);
   let lastReason = "";
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const rng = base.fork(attempt);
     if (stats) stats.attempts++;
     try {
-      const draft = GENERATORS[subcategory](rng, ctx);
-      return finalizeDraft(draft, subcategory, taskId, seed, ctx.camera);
+      const draft = GENERATORS[subcategory](rng, ctx, plan);
+      return finalizeDraft(draft, subcategory, taskId, seed, ctx.camera, plan);
     } catch (e) {
       if (!(e instanceof Resample)) throw e;
       lastReason = e.message;

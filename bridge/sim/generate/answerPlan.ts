@@ -1,0 +1,103 @@
+/**
+ * Where each task's right answer sits among its options, planned before the task is drawn, so that within a
+ * subcategory the answer's position is spread evenly over the option slots by construction, not only in
+ * expectation: "always the first option" or a position prior then scores chance on every prefix of the suite
+ * (a run's `--limit`, `--per-subcategory`).
+ *
+ * A subcategory asks one or more question forms, each with a fixed number of options (ANSWER_FORMS). Task i's
+ * form is drawn balanced over the forms (each block of F consecutive tasks holds each form once, in a seeded
+ * order); its slot is the one whose count lies furthest below its share so far, where a task of k options adds
+ * 1/k to the share of each of its k slots (ties broken by a seeded draw). With one form of k options this is a
+ * seeded permutation of the k slots per block of k tasks, so no slot ever holds more than its share plus one.
+ *
+ * A generator honours the plan: yes/no and class questions make the answer the option at the slot (which also
+ * balances the answer classes), the others put the answer at the slot (suite.ts resamples a draft that does not).
+ */
+import { Rng } from "../../../src/core/math/rng.js";
+import type { BuiltinSubcategory } from "../../task/taxonomy.js";
+
+/**
+ * The option count of each question form of a subcategory, in the form order the generator reads. Each count
+ * is the generator's own (the construction notes of each generator give its source).
+ */
+export const ANSWER_FORMS: Record<BuiltinSubcategory, readonly number[]> = {
+  geometric_configuration: [3],
+  linear_alignment: [2],
+  spatial_distance: [2],
+  dimensional_size: [2],
+  physical_contact: [2],
+  material_transparency: [2],
+  partial_occlusion: [2],
+  view_hallucination: [2],
+  counting_with_occlusion: [4],
+  spatial_segmentation: [4],
+  merged_observation: [4],
+  category_ambiguity: [4],
+  illumination_variability: [4],
+  // physical.ts OPTION_SETS: {small, fit, big}, {small, fit}, {fit, big}
+  rigid_containment: [3, 2, 2],
+  liquid_volume: [2],
+  connectivity: [2],
+  traversable_passage: [2],
+  // mapping.ts: "which room does X belong to" (3 rooms offered), "are X and Y in the same region" (yes/no)
+  regional_boundary: [3, 2],
+  long_term_navigation: [2],
+};
+
+export interface AnswerPlan {
+  /** index into the subcategory's ANSWER_FORMS */
+  form: number;
+  /** options of that form */
+  options: number;
+  /** the index the right answer must have among the options */
+  slot: number;
+}
+
+/** Tie tolerance of the share comparison: shares are sums of 1/k. */
+const SHARE_EPSILON = 1e-9;
+
+/** Plans computed so far, per seed and subcategory: task i's plan depends on tasks 0..i-1's, so they are kept. */
+const planCache = new Map<string, AnswerPlan[]>();
+
+/** The plan of task `index` of a subcategory of the built-in suite drawn with `seed`. */
+export function answerPlan(seed: string, subcategory: BuiltinSubcategory, index: number): AnswerPlan {
+  if (!(Number.isInteger(index) && index >= 0)) throw new RangeError(`answerPlan: index must be a non-negative integer, got ${index}`);
+  const key = `${seed}\u0000${subcategory}`;
+  let plans = planCache.get(key);
+  if (!plans) planCache.set(key, (plans = []));
+  if (plans.length <= index) extendPlans(plans, new Rng(seed).fork(subcategory).fork("answer-plan"), ANSWER_FORMS[subcategory], index);
+  return plans[index]!;
+}
+
+function extendPlans(plans: AnswerPlan[], rng: Rng, forms: readonly number[], index: number): void {
+  const width = Math.max(...forms);
+  const counts = new Array<number>(width).fill(0), shares = new Array<number>(width).fill(0);
+  for (const p of plans) addTask(counts, shares, p.options, p.slot);
+  let order: number[] = [];
+  for (let t = plans.length; t <= index; t++) {
+    const inBlock = t % forms.length;
+    if (inBlock === 0 || order.length === 0) order = rng.fork(`forms/${Math.floor(t / forms.length)}`).shuffle(forms.map((_, f) => f));
+    const form = order[inBlock]!;
+    const k = forms[form]!;
+    for (let j = 0; j < k; j++) shares[j]! += 1 / k;
+    let least = Infinity;
+    for (let j = 0; j < k; j++) least = Math.min(least, counts[j]! - shares[j]!);
+    const candidates = [];
+    for (let j = 0; j < k; j++) if (counts[j]! - shares[j]! <= least + SHARE_EPSILON) candidates.push(j);
+    const slot = rng.fork(`slot/${t}`).pick(candidates);
+    counts[slot]!++;
+    plans.push({ form, options: k, slot });
+  }
+}
+
+/** Adds a planned task to the running counts and shares. */
+function addTask(counts: number[], shares: number[], k: number, slot: number): void {
+  for (let j = 0; j < k; j++) shares[j]! += 1 / k;
+  counts[slot]!++;
+}
+
+/** The options with `answer` at `slot` and the others, in their given order, around it. */
+export function withAnswerAt<T>(slot: number, answer: T, others: readonly T[]): T[] {
+  if (!(Number.isInteger(slot) && slot >= 0 && slot <= others.length)) throw new RangeError(`withAnswerAt: slot ${slot} is outside 0..${others.length}`);
+  return [...others.slice(0, slot), answer, ...others.slice(slot)];
+}
