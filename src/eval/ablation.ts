@@ -42,7 +42,7 @@ export interface AblationSummary {
   active: ActiveRow[];
   quality: AblationQuality[];
   /**
-   * versus2D[subcategory or "overall"][level]: 3D at that level minus 2D on the items both scored, paired by task
+   * versus2D[subcategory or "overall"][level]: 3D at that level minus 2D over every item (an unanswered one at its chance credit), paired by task
    * and paradigm (src/eval/pairedTests.ts); null when they share no item.
    */
   versus2D: Record<string, Record<string, PairedResult | null>>;
@@ -94,20 +94,20 @@ export function summarizeAblation(records: ItemRecord[], components: string[]): 
   }
   const crossings: Record<string, number | null> = {};
   for (const s of [...subcategories, "overall"]) {
-    const b = baseline[s]!.accuracy.p;
-    crossings[s] = levels.find((l) => accuracy[s]![String(l)]!.nScored > 0 && accuracy[s]![String(l)]!.accuracy.p < b) ?? null;
+    const b = baseline[s]!.score.p;
+    crossings[s] = levels.find((l) => accuracy[s]![String(l)]!.n > 0 && accuracy[s]![String(l)]!.score.p < b) ?? null;
   }
   const headlines: string[] = [];
   const o = accuracy.overall!;
-  headlines.push(`Overall 3D accuracy from noise ${levels[0]} to ${levels[levels.length - 1]}: ${levels.map((l) => `${(o[String(l)]!.accuracy.p * 100).toFixed(1)}%`).join(" -> ")}; 2D baseline ${(baseline.overall!.accuracy.p * 100).toFixed(1)}%.`);
+  headlines.push(`Overall 3D accuracy from noise ${levels[0]} to ${levels[levels.length - 1]}: ${levels.map((l) => `${(o[String(l)]!.score.p * 100).toFixed(1)}%`).join(" -> ")}; 2D baseline ${(baseline.overall!.score.p * 100).toFixed(1)}%.`);
   const below = subcategories.filter((s) => crossings[s] !== null);
   headlines.push(`3D falls below 2D on ${below.length} of ${subcategories.length} subcategories somewhere in the sweep` + (below.length ? `: ${below.map((s) => `${SUBCATEGORY_TITLES[s as Subcategory] ?? s} at ${crossings[s]}`).join(", ")}.` : "."));
   const sigBelow = subcategories.filter((s) => levels.some((l) => isSignificantlyBelow(versus2D[s]![String(l)])));
-  headlines.push(`Significantly below 2D (paired by task, p < ${SIGNIFICANCE_ALPHA}) somewhere in the sweep: ${sigBelow.length ? sigBelow.map(title).join(", ") : "none"}${subcategories.length ? `; ${subcategories.filter((s) => baseline[s]!.nScored < SMALL_CELL_ITEMS).length} of ${subcategories.length} subcategories have fewer than ${SMALL_CELL_ITEMS} scored 2D items` : ""}.`);
+  headlines.push(`Significantly below 2D (paired by task, p < ${SIGNIFICANCE_ALPHA}) somewhere in the sweep: ${sigBelow.length ? sigBelow.map(title).join(", ") : "none"}${subcategories.length ? `; ${subcategories.filter((s) => baseline[s]!.n < SMALL_CELL_ITEMS).length} of ${subcategories.length} subcategories have fewer than ${SMALL_CELL_ITEMS} 2D items` : ""}.`);
   if (crossings.overall !== null) headlines.push(`Overall, 3D drops below 2D from noise level ${crossings.overall}.`);
   const typical = String(VGGT_TYPICAL_LEVEL);
   if (levels.includes(VGGT_TYPICAL_LEVEL)) {
-    const at = (s: string) => `${title(s)} ${(accuracy[s]![typical]!.accuracy.p * 100).toFixed(1)}% vs 2D ${(baseline[s]!.accuracy.p * 100).toFixed(1)}%`;
+    const at = (s: string) => `${title(s)} ${(accuracy[s]![typical]!.score.p * 100).toFixed(1)}% vs 2D ${(baseline[s]!.score.p * 100).toFixed(1)}%`;
     const named = ["geometric_configuration", "counting_with_occlusion"].filter((s) => subcategories.includes(s));
     headlines.push(`At the vggt-typical level (${typical}): ${[...named, "overall"].map(at).join("; ")}.`);
   }
@@ -122,16 +122,17 @@ export function summarizeAblation(records: ItemRecord[], components: string[]): 
 
 const isSignificantlyBelow = (d: PairedResult | null | undefined): boolean => !!d && d.diff < 0 && d.p < SIGNIFICANCE_ALPHA;
 
-/** An ablation cell: accuracy % [95 % Wilson] n, small n marked. */
-const cellText = (c: Cell): string => (c.nScored === 0 ? "- (n=0)" : `${(c.accuracy.p * 100).toFixed(1)} [${(c.accuracy.lo * 100).toFixed(0)}, ${(c.accuracy.hi * 100).toFixed(0)}] n=${c.nScored}${smallMark(c.nScored)}`);
+/** An ablation cell: accuracy % over all items [95 %] n, small n marked, and the coverage when some item was not answered. */
+const cellText = (c: Cell): string =>
+  c.n === 0 ? "- (n=0)" : `${(c.score.p * 100).toFixed(1)} [${(c.score.lo * 100).toFixed(0)}, ${(c.score.hi * 100).toFixed(0)}] n=${c.n}${smallMark(c.n)}${c.nScored < c.n ? ` cov ${((c.nScored / c.n) * 100).toFixed(0)}%` : ""}`;
 
 /** A 3D cell against 2D: "<2D" below it, "<2D!" significantly below it (paired, p < SIGNIFICANCE_ALPHA). */
 function belowMark(c: Cell, base: Cell, paired: PairedResult | null | undefined): string {
   if (isSignificantlyBelow(paired)) return " <2D!";
-  return c.nScored > 0 && base.nScored > 0 && c.accuracy.p < base.accuracy.p ? " <2D" : "";
+  return c.n > 0 && base.n > 0 && c.score.p < base.score.p ? " <2D" : "";
 }
 
-const pct = (c: Cell) => `${(c.accuracy.p * 100).toFixed(1)}%`;
+const pct = (c: Cell) => `${(c.score.p * 100).toFixed(1)}%`;
 /** "2D" first, then the levels in order. */
 const methodLevel = (m: string) => (m === "2D" ? -1 : Number(m.slice("noise ".length)));
 
@@ -183,7 +184,7 @@ export function ablationTable(a: AblationSummary, markdown = false): string {
   const fmt = (r: string[]) => tableRow(r, w, o);
   const sep = tableRule(w, o);
   const activePart = arows.length ? ["", fmt(ahead), sep, ...arows.map(fmt)] : [];
-  return [fmt(head), sep, ...rows.map(fmt), ...prows.map(fmt), "", fmt(qhead), sep, ...qrows.map(fmt), ...activePart].join("\n") + `\n(accuracy % [95 % Wilson interval] n = scored items, ${paradigmsNote(a.paradigms)}; <2D = below the 2D baseline, <2D! = significantly below it (paired by task, p < ${SIGNIFICANCE_ALPHA}); ${SMALL_CELL_LEGEND})`;
+  return [fmt(head), sep, ...rows.map(fmt), ...prows.map(fmt), "", fmt(qhead), sep, ...qrows.map(fmt), ...activePart].join("\n") + `\n(accuracy % over all n items, an item without an answer credited at chance [95 % interval]; cov = share answered where below 100 %; ${paradigmsNote(a.paradigms)}; <2D = below the 2D baseline, <2D! = significantly below it (paired by task, p < ${SIGNIFICANCE_ALPHA}); ${SMALL_CELL_LEGEND})`;
 }
 
 const esc = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
@@ -205,20 +206,20 @@ export function ablationSvg(a: AblationSummary): string {
     for (const t of [0, 0.5, 1]) parts.push(`<text x="${ox + pad - 4}" y="${y(t) + 3}" text-anchor="end" fill="#555">${t * 100}%</text>`);
     for (const l of a.levels) parts.push(`<text x="${x(l)}" y="${y(0) + 12}" text-anchor="middle" fill="#555">${l}</text>`);
     if (a.levels.includes(a.vggtTypicalLevel)) parts.push(vggtMarker(x(a.vggtTypicalLevel), y(1), y(0)));
-    const base = a.baseline[s]!, b = base.accuracy.p;
+    const base = a.baseline[s]!, b = base.score.p;
     // the 2D baseline's 95 % interval as a band behind its dashed line
-    parts.push(`<rect x="${ox + pad}" y="${y(base.accuracy.hi).toFixed(1)}" width="${cw - pad - 12}" height="${(y(base.accuracy.lo) - y(base.accuracy.hi)).toFixed(1)}" fill="#8c8c8c" opacity="0.15"><title>${esc(`2D baseline 95% interval [${(base.accuracy.lo * 100).toFixed(0)}, ${(base.accuracy.hi * 100).toFixed(0)}]%, n=${base.nScored}`)}</title></rect>`);
-    parts.push(`<line x1="${ox + pad}" y1="${y(b)}" x2="${ox + cw - 12}" y2="${y(b)}" stroke="#8c8c8c" stroke-dasharray="4 3"><title>2D baseline ${(b * 100).toFixed(1)}% (n=${base.nScored})</title></line>`);
-    const pts = a.levels.map((l) => [x(l), y(a.accuracy[s]![String(l)]!.accuracy.p)] as const);
+    parts.push(`<rect x="${ox + pad}" y="${y(base.score.hi).toFixed(1)}" width="${cw - pad - 12}" height="${(y(base.score.lo) - y(base.score.hi)).toFixed(1)}" fill="#8c8c8c" opacity="0.15"><title>${esc(`2D baseline 95% interval [${(base.score.lo * 100).toFixed(0)}, ${(base.score.hi * 100).toFixed(0)}]%, n=${base.n}`)}</title></rect>`);
+    parts.push(`<line x1="${ox + pad}" y1="${y(b)}" x2="${ox + cw - 12}" y2="${y(b)}" stroke="#8c8c8c" stroke-dasharray="4 3"><title>2D baseline ${(b * 100).toFixed(1)}% (n=${base.n})</title></line>`);
+    const pts = a.levels.map((l) => [x(l), y(a.accuracy[s]![String(l)]!.score.p)] as const);
     parts.push(`<polyline fill="none" stroke="#e0812f" stroke-width="2" points="${pts.map(([px, py]) => `${px.toFixed(1)},${py.toFixed(1)}`).join(" ")}"/>`);
     a.levels.forEach((l, k) => {
-      const c = a.accuracy[s]![String(l)]!, p = c.accuracy.p, px = pts[k]![0].toFixed(1);
-      const sig = isSignificantlyBelow(a.versus2D[s]?.[String(l)]), small = c.nScored < SMALL_CELL_ITEMS;
+      const c = a.accuracy[s]![String(l)]!, p = c.score.p, px = pts[k]![0].toFixed(1);
+      const sig = isSignificantlyBelow(a.versus2D[s]?.[String(l)]), small = c.n < SMALL_CELL_ITEMS;
       // the 95 % Wilson interval as a capped whisker
-      parts.push(`<path d="M${px} ${y(c.accuracy.lo).toFixed(1)}V${y(c.accuracy.hi).toFixed(1)}M${(pts[k]![0] - 3).toFixed(1)} ${y(c.accuracy.lo).toFixed(1)}h6M${(pts[k]![0] - 3).toFixed(1)} ${y(c.accuracy.hi).toFixed(1)}h6" stroke="#e0812f" stroke-width="1" fill="none"/>`);
-      // red: below 2D (larger when significantly); hollow: fewer than SMALL_CELL_ITEMS scored items
+      parts.push(`<path d="M${px} ${y(c.score.lo).toFixed(1)}V${y(c.score.hi).toFixed(1)}M${(pts[k]![0] - 3).toFixed(1)} ${y(c.score.lo).toFixed(1)}h6M${(pts[k]![0] - 3).toFixed(1)} ${y(c.score.hi).toFixed(1)}h6" stroke="#e0812f" stroke-width="1" fill="none"/>`);
+      // red: below 2D (larger when significantly); hollow: fewer than SMALL_CELL_ITEMS items
       const colour = p < b ? "#c23b3b" : "#e0812f";
-      parts.push(`<circle cx="${px}" cy="${pts[k]![1].toFixed(1)}" r="${sig ? 5 : p < b ? 4 : 2.5}" fill="${small ? "#fff" : colour}" stroke="${colour}" stroke-width="1.5"><title>${esc(`noise ${l}: ${(p * 100).toFixed(1)}% [${(c.accuracy.lo * 100).toFixed(0)}, ${(c.accuracy.hi * 100).toFixed(0)}] n=${c.nScored}${small ? " (small)" : ""}${sig ? " (significantly below 2D)" : p < b ? " (below 2D, not significant)" : ""}`)}</title></circle>`);
+      parts.push(`<circle cx="${px}" cy="${pts[k]![1].toFixed(1)}" r="${sig ? 5 : p < b ? 4 : 2.5}" fill="${small ? "#fff" : colour}" stroke="${colour}" stroke-width="1.5"><title>${esc(`noise ${l}: ${(p * 100).toFixed(1)}% [${(c.score.lo * 100).toFixed(0)}, ${(c.score.hi * 100).toFixed(0)}] n=${c.n}${small ? " (small)" : ""}${sig ? " (significantly below 2D)" : p < b ? " (below 2D, not significant)" : ""}`)}</title></circle>`);
     });
   });
   parts.push("</svg>");
@@ -257,7 +258,7 @@ export function ablationMarkdown(a: AblationSummary): string {
 export function ablationHtml(a: AblationSummary): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>esi3d noise ablation</title>
 <style>body{font-family:system-ui,sans-serif;max-width:1000px;margin:2em auto;padding:0 1em}pre{font-size:12px;background:#f6f6f6;padding:1em;overflow:auto}</style></head><body>
-<h1>Noise ablation</h1><p>Components: ${esc(a.components.join(", "))}; ${esc(paradigmsNote(a.paradigms))}. Orange: 3D (noisy source) accuracy with 95 % Wilson whiskers; dashed grey: the 2D baseline, its band the 95 % interval; red dots: 3D below 2D (large: significantly, paired by task, p &lt; ${SIGNIFICANCE_ALPHA}); hollow dots: fewer than ${SMALL_CELL_ITEMS} scored items; dotted blue: the vggt-typical level (${a.vggtTypicalLevel}), whose error statistics match VGGT's published indoor figures.</p>
+<h1>Noise ablation</h1><p>Components: ${esc(a.components.join(", "))}; ${esc(paradigmsNote(a.paradigms))}. Orange: 3D (noisy source) accuracy over all items (an unanswered item credited at chance) with 95 % whiskers; dashed grey: the 2D baseline, its band the 95 % interval; red dots: 3D below 2D (large: significantly, paired by task, p &lt; ${SIGNIFICANCE_ALPHA}); hollow dots: fewer than ${SMALL_CELL_ITEMS} items; dotted blue: the vggt-typical level (${a.vggtTypicalLevel}), whose error statistics match VGGT's published indoor figures.</p>
 <ul>${a.headlines.map((h) => `<li>${esc(h)}</li>`).join("")}</ul>
 ${ablationSvg(a)}
 <h2>Graph errors</h2>${qualitySvg(a)}

@@ -6,7 +6,7 @@
  * histogram, and Active minus Multi per subcategory with Newcombe intervals.
  */
 import { z } from "zod";
-import { wilsonInterval } from "../core/math/proportion.js";
+import { meanCreditInterval } from "../core/math/proportion.js";
 import type { ItemRecord } from "./records.js";
 import type { Cell } from "./summary.js";
 
@@ -38,12 +38,17 @@ export const ParadigmDifferenceSchema = z
   .describe("accuracy of paradigm a minus paradigm b for one method, with Newcombe's 95 % interval");
 export type ParadigmDifference = z.infer<typeof ParadigmDifferenceSchema>;
 
-/** The answer an episode would have ended with had it stopped after step k: that step's (the final one past the last step). */
-function correctAt(r: ItemRecord, k: number): { correct: boolean; confidence: number | null } {
+/**
+ * The score an episode would have ended with had it stopped after step k: that step's answer (the final one past
+ * the last step), 1 right, 0 wrong, and, with no answer ("not sure", or none parsed), chance (1/k of its options),
+ * as a final item without an answer is credited (summary.ts).
+ */
+function creditAt(r: ItemRecord, k: number): { credit: number; confidence: number | null } {
   const steps = r.active!.steps;
-  if (k >= steps.length) return { correct: r.correct === true, confidence: r.confidence };
+  const chance = r.options.length ? 1 / r.options.length : 0;
+  if (k >= steps.length) return { credit: r.status === "parsed" && r.correct !== null ? (r.correct ? 1 : 0) : chance, confidence: r.confidence };
   const s = steps[k - 1]!;
-  return { correct: s.correct === true, confidence: s.answer === null ? null : s.confidence };
+  return { credit: s.answer === null || s.correct === null ? chance : s.correct ? 1 : 0, confidence: s.answer === null ? null : s.confidence };
 }
 
 export function activeRows(records: ItemRecord[], methodOf: (r: ItemRecord) => string): ActiveRow[] {
@@ -66,8 +71,8 @@ export function activeRows(records: ItemRecord[], methodOf: (r: ItemRecord) => s
     const maxK = Math.max(1, ...rs.map((r) => r.active!.max_steps));
     const anytime = Array.from({ length: maxK }, (_, i) => {
       const k = i + 1;
-      const at = rs.map((r) => correctAt(r, k));
-      const w = at.length ? wilsonInterval(at.filter((x) => x.correct).length, at.length) : { p: 0, lo: 0, hi: 0 };
+      const at = rs.map((r) => creditAt(r, k));
+      const w = at.length ? meanCreditInterval(at.reduce((t, x) => t + x.credit, 0), at.length) : { p: 0, lo: 0, hi: 0 };
       const confs = at.map((x) => x.confidence).filter((c): c is number => c !== null);
       return { step: k, accuracy: w.p, lo: w.lo, hi: w.hi, mean_confidence: confs.length ? Math.round((confs.reduce((s, c) => s + c, 0) / confs.length) * 1000) / 1000 : null, n: at.length };
     });
@@ -88,14 +93,14 @@ export function activeRows(records: ItemRecord[], methodOf: (r: ItemRecord) => s
   });
 }
 
-/** Active minus Multi per subcategory and method (both measured), with Newcombe's hybrid interval. */
-export function activeVsMulti(table: Record<string, Record<string, Record<string, Cell>>>, newcombe: (a: Cell["accuracy"], b: Cell["accuracy"]) => { diff: number; lo: number; hi: number }): ParadigmDifference[] {
+/** Active minus Multi per subcategory and method (both measured), over all items, with Newcombe's hybrid interval. */
+export function activeVsMulti(table: Record<string, Record<string, Record<string, Cell>>>, newcombe: (a: Cell["score"], b: Cell["score"]) => { diff: number; lo: number; hi: number }): ParadigmDifference[] {
   const out: ParadigmDifference[] = [];
   for (const [sub, byMethod] of Object.entries(table))
     for (const [method, byParadigm] of Object.entries(byMethod)) {
       const a = byParadigm["active"], b = byParadigm["multi"];
-      if (!a || !b || a.nScored === 0 || b.nScored === 0) continue;
-      out.push({ subcategory: sub, method, a: "active", b: "multi", ...newcombe(a.accuracy, b.accuracy), na: a.nScored, nb: b.nScored });
+      if (!a || !b || a.n === 0 || b.n === 0) continue;
+      out.push({ subcategory: sub, method, a: "active", b: "multi", ...newcombe(a.score, b.score), na: a.n, nb: b.n });
     }
   return out;
 }

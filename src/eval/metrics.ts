@@ -6,7 +6,7 @@
  * §2.6, §10.17). Calibration is ours, on the scored items that gave a confidence.
  */
 import { z } from "zod";
-import { wilsonInterval } from "../core/math/proportion.js";
+import { meanCreditInterval, wilsonInterval } from "../core/math/proportion.js";
 
 // ---------------------------------------------------------------------------------------------------------------
 // intervals (Wilson's: src/core/math/proportion.ts)
@@ -121,10 +121,12 @@ export function calibration(items: readonly CalibrationItem[], bins: number = EC
 // accuracy aggregation
 
 export interface ScoredRecord {
-  /** scored = the reply was parsed; unscored = invalid, empty or error (never counted as a wrong answer silently) */
+  /** scored = an answer was given; unscored = declined, invalid, empty or error (credited at chance, never as wrong) */
   scored: boolean;
   /** required when scored */
   correct?: boolean;
+  /** what a uniform guess between the item's options would score (1/k; 0 without options): an unscored item's credit */
+  chance: number;
   /** MRA of the item, when it has one (integer answers); include 0 for unscored items to follow VSI-Bench's worst case */
   mra?: number;
   /** structured answers: parts right and parts asked (diagnostic beside exact match) */
@@ -138,8 +140,9 @@ export const GroupSummarySchema = z
     nScored: z.number().int().min(0),
     nUnscored: z.number().int().min(0),
     k: z.number().int().min(0).describe("correct items"),
-    accuracy: IntervalSchema.describe("k of nScored, with its Wilson interval: the model's accuracy on the answers it gave"),
-    accuracyAll: IntervalSchema.describe("k of n, unscored items counted as wrong: the accuracy a user of the whole pipeline sees"),
+    score: IntervalSchema.describe("the headline: accuracy over all n items, an item without an answer (declined, invalid, failed) credited at chance (1/k of its options), with Wilson's interval on the mean credit; every arm is scored on the same items"),
+    coverage: IntervalSchema.describe("nScored of n, with its Wilson interval: the share of items answered"),
+    accuracy: IntervalSchema.describe("k of nScored, with its Wilson interval: the accuracy on the answered items only"),
     mra: MeanWithNSchema.optional().describe("mean MRA over the items that carry one"),
     parts: z
       .object({ correct: z.number().int().min(0), total: z.number().int().min(0), items: z.number().int().min(0) })
@@ -153,6 +156,7 @@ export type GroupSummary = z.infer<typeof GroupSummarySchema>;
 export function summarize<R extends ScoredRecord>(records: readonly R[], group = "all"): GroupSummary {
   let nScored = 0;
   let k = 0;
+  let unscoredCredit = 0;
   let mraSum = 0;
   let mraN = 0;
   const parts = { correct: 0, total: 0, items: 0 };
@@ -166,7 +170,7 @@ export function summarize<R extends ScoredRecord>(records: readonly R[], group =
       if (typeof r.correct !== "boolean") throw new TypeError(`summarize: a scored record in group "${group}" has no boolean 'correct'`);
       nScored++;
       if (r.correct) k++;
-    }
+    } else unscoredCredit += r.chance;
     if (r.mra !== undefined && Number.isFinite(r.mra)) {
       mraSum += r.mra;
       mraN++;
@@ -178,8 +182,9 @@ export function summarize<R extends ScoredRecord>(records: readonly R[], group =
     nScored,
     nUnscored: records.length - nScored,
     k,
+    score: meanCreditInterval(k + unscoredCredit, records.length),
+    coverage: wilsonInterval(nScored, records.length),
     accuracy: wilsonInterval(k, nScored),
-    accuracyAll: wilsonInterval(k, records.length),
   };
   if (mraN > 0) out.mra = { mean: mraSum / mraN, n: mraN };
   if (parts.items > 0) out.parts = parts;

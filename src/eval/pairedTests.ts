@@ -1,23 +1,27 @@
 /**
  * Paired comparisons of two arms (or two runs) on the items they share: which test, its p-value and its 95 %
- * interval. Items of one task are not independent (its three paradigms ask the same question of the same
- * scene), so the unit of resampling is the task:
- * - one pair per task (a single paradigm): McNemar's exact test on the discordant pairs, with Bonett and Price's
+ * interval. Each item of a pair carries its score: 1 right, 0 wrong, and an item without an answer its chance
+ * credit (1/k of its options), so arms are compared on every item, not on the ones both happened to answer.
+ * Items of one task are not independent (its three paradigms ask the same question of the same scene), so the
+ * unit of resampling is the task:
+ * - one pair per task, every score 0 or 1: McNemar's exact test on the discordant pairs, with Bonett and Price's
  *   paired interval;
- * - several pairs per task (paradigms pooled): an exact sign-flip (randomization) test on the tasks' totals, with
- *   the interval of a paired bootstrap that resamples whole tasks, seeded. The bootstrap's own p was dropped:
- *   with few tasks it is far too small (one task gave p = 1/2001, "significant", on a --limit 20 run).
+ * - several pairs per task (paradigms pooled), or a chance credit among the scores: a sign-flip (randomization)
+ *   test on the tasks' total differences, exact when the totals are multiples of a small common fraction (as
+ *   chance credits of 1/2, 1/3, 1/4 are), else over SIGNFLIP_RESAMPLES seeded flips; with the interval of a
+ *   paired bootstrap that resamples whole tasks, seeded. The bootstrap's own p was dropped: with few tasks it is
+ *   far too small (one task gave p = 1/2001, "significant", on a --limit 20 run).
  * docs/statistics.md says why each, and what they do not correct for.
  */
 import { z } from "zod";
 import { Rng } from "../core/math/rng.js";
 import { Z_95 } from "../core/math/proportion.js";
 
-/** One item both arms scored: its task (the cluster) and whether each arm was right. */
+/** One item of both arms: its task (the cluster) and each arm's score in [0, 1] (1 right, 0 wrong, chance credit when unanswered). */
 export interface Pair {
   cluster: string;
-  a: boolean;
-  b: boolean;
+  a: number;
+  b: number;
 }
 
 /** The tests a paired row can carry; "newcombe" is the fallback for arms that share no item (independent samples). */
@@ -36,10 +40,10 @@ export const SIGNIFICANCE_ALPHA = 0.05;
 
 export const PairedSummarySchema = z
   .object({
-    n: z.number().int().min(0).describe("items both arms scored"),
+    n: z.number().int().min(0).describe("items of both arms (every item of the cell: an unanswered one scores its chance credit)"),
     clusters: z.number().int().min(0).describe("tasks those items come from"),
-    aOnly: z.number().int().min(0).describe("pairs only arm a answered right"),
-    bOnly: z.number().int().min(0).describe("pairs only arm b answered right"),
+    aBetter: z.number().int().min(0).describe("pairs where arm a scored more than arm b (a right and b wrong, or a right and b unanswered, ...)"),
+    bBetter: z.number().int().min(0).describe("pairs where arm b scored more than arm a"),
   })
   .strict();
 export type PairedSummary = z.infer<typeof PairedSummarySchema>;
@@ -47,7 +51,7 @@ export type PairedSummary = z.infer<typeof PairedSummarySchema>;
 export interface PairedResult {
   test: PairedTest;
   pairs: PairedSummary;
-  /** (aOnly − bOnly) / n: accuracy of a minus accuracy of b on the shared items */
+  /** mean score of a minus mean score of b over the pairs */
   diff: number;
   lo: number;
   hi: number;
@@ -91,12 +95,12 @@ export function pairedDifference(n: number, aOnly: number, bOnly: number, z: num
   return { diff: (aOnly - bOnly) / n, lo: Math.max(-1, centre - half), hi: Math.min(1, centre + half) };
 }
 
-/** Per task: the A-only minus B-only count and the pairs, in cluster-name order (the bootstrap's fixed order). */
+/** Per task: the total of a's scores minus b's and the pairs, in cluster-name order (the bootstrap's fixed order). */
 function clusterTotals(pairs: readonly Pair[]): Array<{ d: number; n: number }> {
   const by = new Map<string, { d: number; n: number }>();
   for (const p of pairs) {
     const c = by.get(p.cluster) ?? { d: 0, n: 0 };
-    c.d += (p.a ? 1 : 0) - (p.b ? 1 : 0);
+    c.d += p.a - p.b;
     c.n++;
     by.set(p.cluster, c);
   }
@@ -161,15 +165,65 @@ export function signFlipP(taskCounts: readonly number[]): number {
   return Math.min(1, p);
 }
 
+/** The largest common denominator tried when turning task totals into integers for the exact sign flip. */
+export const SIGNFLIP_MAX_DENOMINATOR = 5040;
+/** The exact sign flip's work bound (distribution length times tasks); beyond it the flips are sampled. */
+export const SIGNFLIP_EXACT_WORK = 5e7;
+/** Sampled sign flips when the exact distribution is too large: the p-value's Monte Carlo error near 0.05 is about 0.0015. */
+export const SIGNFLIP_RESAMPLES = 20000;
+/** The sampled sign flips' seed (fixed, so a summary is byte-identical run to run). */
+export const SIGNFLIP_SEED = "esi3d-sign-flip";
+
+/** The smallest q <= SIGNFLIP_MAX_DENOMINATOR with x·q an integer (to 1e-9), or null. */
+function denominatorOf(x: number): number | null {
+  for (let q = 1; q <= SIGNFLIP_MAX_DENOMINATOR; q++) if (Math.abs(x * q - Math.round(x * q)) < 1e-9) return q;
+  return null;
+}
+
+const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
+
 /**
- * The paired comparison of a row: McNemar's exact test when every task gives one pair; when some task gives several,
- * the sign-flip test on task totals with the task bootstrap's interval. null when the arms share no item.
+ * Two-sided p of the sign-flip test on tasks' total score differences, real-valued: exact (signFlipP) on the
+ * totals times their common denominator when that is small enough, else over SIGNFLIP_RESAMPLES seeded flips,
+ * p = (1 + flips at least as extreme) / (1 + flips).
+ */
+export function signFlipTotalsP(totals: readonly number[]): number {
+  let scale = 1;
+  for (const d of totals) {
+    const q = denominatorOf(d);
+    if (q === null) {
+      scale = Infinity;
+      break;
+    }
+    scale = (scale / gcd(scale, q)) * q;
+    if (scale > SIGNFLIP_MAX_DENOMINATOR) break;
+  }
+  if (scale <= SIGNFLIP_MAX_DENOMINATOR) {
+    const counts = totals.map((d) => Math.round(d * scale));
+    const span = counts.reduce((s, d) => s + Math.abs(d), 0);
+    if ((2 * span + 1) * counts.length <= SIGNFLIP_EXACT_WORK) return signFlipP(counts);
+  }
+  const observed = Math.abs(totals.reduce((s, d) => s + d, 0));
+  const rng = new Rng(SIGNFLIP_SEED);
+  let extreme = 0;
+  for (let r = 0; r < SIGNFLIP_RESAMPLES; r++) {
+    let s = 0;
+    for (const d of totals) s += rng.next() < 0.5 ? d : -d;
+    if (Math.abs(s) >= observed - 1e-9) extreme++;
+  }
+  return (1 + extreme) / (1 + SIGNFLIP_RESAMPLES);
+}
+
+/**
+ * The paired comparison of a row: McNemar's exact test when every task gives one pair and every score is 0 or 1;
+ * otherwise the sign-flip test on task totals with the task bootstrap's interval. null when there is no pair.
  */
 export function comparePaired(pairs: readonly Pair[]): PairedResult | null {
   if (!pairs.length) return null;
-  const aOnly = pairs.filter((p) => p.a && !p.b).length, bOnly = pairs.filter((p) => p.b && !p.a).length;
+  const aBetter = pairs.filter((p) => p.a > p.b).length, bBetter = pairs.filter((p) => p.b > p.a).length;
   const clusters = new Set(pairs.map((p) => p.cluster)).size;
-  const summary: PairedSummary = { n: pairs.length, clusters, aOnly, bOnly };
-  if (clusters === pairs.length) return { test: "mcnemar-exact", pairs: summary, ...pairedDifference(pairs.length, aOnly, bOnly), p: exactMcNemarP(aOnly, bOnly) };
-  return { test: "signflip-task", pairs: summary, ...clusteredBootstrap(pairs), p: signFlipP(clusterTotals(pairs).map((c) => c.d)) };
+  const summary: PairedSummary = { n: pairs.length, clusters, aBetter, bBetter };
+  const binary = pairs.every((p) => (p.a === 0 || p.a === 1) && (p.b === 0 || p.b === 1));
+  if (binary && clusters === pairs.length) return { test: "mcnemar-exact", pairs: summary, ...pairedDifference(pairs.length, aBetter, bBetter), p: exactMcNemarP(aBetter, bBetter) };
+  return { test: "signflip-task", pairs: summary, ...clusteredBootstrap(pairs), p: signFlipTotalsP(clusterTotals(pairs).map((c) => c.d)) };
 }

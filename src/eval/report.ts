@@ -12,30 +12,58 @@ import { ANYTIME_REPORT_STEPS } from "./activeSummary.js";
 import { SMALL_CELL_LEGEND, smallMark } from "./smallSamples.js";
 
 const title = (s: string) => SUBCATEGORY_TITLES[s as Subcategory] ?? s;
-/** A cell as accuracy % with its scored n, marked when small: "66.7 (27)", "50.0 (2*)", "- (0)". */
-const pct = (c: Cell | undefined) => (!c ? "-" : c.nScored === 0 ? "- (0)" : `${(c.accuracy.p * 100).toFixed(1)} (${c.nScored}${smallMark(c.nScored)})`);
+const percent = (x: number) => (x * 100).toFixed(1);
+
+/**
+ * The three forms of a cell's accuracy (summary.ts): `all`, over every item with an unanswered one credited at
+ * chance (the headline); `coverage`, the share answered; `answered`, the accuracy on the answered items.
+ */
+export const ACCURACY_FORMS = ["all", "coverage", "answered"] as const;
+export type AccuracyForm = (typeof ACCURACY_FORMS)[number];
+
+/** What each form's table says it shows. */
+const FORM_NOTES: Record<AccuracyForm, string> = {
+  all: "accuracy % over all items (n), an item without an answer credited at chance, 1/k of its options",
+  coverage: "coverage: % of the items answered (answered / all)",
+  answered: "accuracy % on the answered items only (n answered)",
+};
+
+/** A cell in one form, marked when small: "66.7 (27)", "50.0 (2*)", "87.5 (35/40)", "- (0)". */
+function formCell(c: Cell | undefined, form: AccuracyForm): string {
+  if (!c) return "-";
+  if (form === "all") return c.n === 0 ? "- (0)" : `${percent(c.score.p)} (${c.n}${smallMark(c.n)})`;
+  if (form === "coverage") return c.n === 0 ? "- (0)" : `${percent(c.coverage.p)} (${c.nScored}/${c.n})`;
+  return c.nScored === 0 ? "- (0)" : `${percent(c.accuracy.p)} (${c.nScored}${smallMark(c.nScored)})`;
+}
+const pct = (c: Cell | undefined) => formCell(c, "all");
 
 function pad(rows: string[][], markdown: boolean): string {
   return formatTable(rows[0]!, rows.slice(1), { markdown, align: "numbers" });
 }
 
-/** Accuracy (%) by subcategory (grouped by category) x method x paradigm, as in the paper's Table 4. */
-export function paperTable(s: RunSummary, opts: { markdown?: boolean } = {}): string {
+/** Accuracy (%) by subcategory (grouped by category) x method x paradigm, as in the paper's Table 4, in one of the three forms. */
+export function paperTable(s: RunSummary, opts: { markdown?: boolean; form?: AccuracyForm } = {}): string {
+  const form = opts.form ?? "all";
+  const cellOf = (c: Cell | undefined) => formCell(c, form);
   const cols = s.methods.flatMap((m) => s.paradigms.map((p) => [m, p] as const));
   const header = ["Subcategory", ...cols.map(([m, p]) => `${m} ${PARADIGM_TITLES[p]}`)];
   const rows: string[][] = [header];
   const cats = [...new Set(s.subcategories.map((x) => SUBCATEGORY_CATEGORY[x as Subcategory]))];
   for (const c of cats) {
-    rows.push([opts.markdown ? `**${CATEGORY_TITLES[c as Category] ?? c}**` : `${CATEGORY_TITLES[c as Category] ?? c}`, ...cols.map(([m, p]) => pct(s.byCategory[c]?.[m]?.[p]))]);
-    for (const sub of s.subcategories.filter((x) => SUBCATEGORY_CATEGORY[x as Subcategory] === c)) rows.push([`  ${title(sub)}`, ...cols.map(([m, p]) => pct(s.table[sub]?.[m]?.[p]))]);
+    rows.push([opts.markdown ? `**${CATEGORY_TITLES[c as Category] ?? c}**` : `${CATEGORY_TITLES[c as Category] ?? c}`, ...cols.map(([m, p]) => cellOf(s.byCategory[c]?.[m]?.[p]))]);
+    for (const sub of s.subcategories.filter((x) => SUBCATEGORY_CATEGORY[x as Subcategory] === c)) rows.push([`  ${title(sub)}`, ...cols.map(([m, p]) => cellOf(s.table[sub]?.[m]?.[p]))]);
   }
-  rows.push([opts.markdown ? "**Overall**" : "Overall", ...cols.map(([m, p]) => pct(s.overall[m]?.[p]))]);
-  return pad(rows, !!opts.markdown) + `\n(accuracy % (scored items); ${SMALL_CELL_LEGEND}; 95 % Wilson intervals in summary.json and report.md)`;
+  rows.push([opts.markdown ? "**Overall**" : "Overall", ...cols.map(([m, p]) => cellOf(s.overall[m]?.[p]))]);
+  return pad(rows, !!opts.markdown) + `\n(${FORM_NOTES[form]}; ${SMALL_CELL_LEGEND}; 95 % Wilson intervals in summary.json and report.md)`;
 }
 
+/** "82.5 [71, 90] n=40 · cov 87.5 % · answered 85.7 [71, 94] n=35": the three forms of a cell with their n. */
 function cellWithInterval(c: Cell | undefined): string {
-  if (!c || c.nScored === 0) return "-";
-  return `${(c.accuracy.p * 100).toFixed(1)} [${(c.accuracy.lo * 100).toFixed(0)}, ${(c.accuracy.hi * 100).toFixed(0)}] n=${c.nScored}${smallMark(c.nScored)}${c.invalid ? ` invalid=${c.invalid}` : ""}${c.unanswerable ? ` unanswerable=${c.unanswerable}` : ""}`;
+  if (!c || c.n === 0) return "-";
+  const all = `${percent(c.score.p)} [${(c.score.lo * 100).toFixed(0)}, ${(c.score.hi * 100).toFixed(0)}] n=${c.n}${smallMark(c.n)}`;
+  if (c.nScored === c.n) return all;
+  const answered = c.nScored === 0 ? "none answered" : `answered ${percent(c.accuracy.p)} [${(c.accuracy.lo * 100).toFixed(0)}, ${(c.accuracy.hi * 100).toFixed(0)}] n=${c.nScored}${smallMark(c.nScored)}`;
+  return `${all} · cov ${percent(c.coverage.p)} % · ${answered}`;
 }
 
 export function evidenceLine(config: RunConfig): string {
@@ -50,43 +78,39 @@ export function evidenceLine(config: RunConfig): string {
 const SHORTCUT_ROW = "shortcut";
 
 /**
- * The leaderboard: one row per reasoner (in the run's order; the shared shortcut baseline last), one column
- * per arm, each cell the accuracy over every paradigm with its 95 % Wilson interval and n; then the items
- * without a scored answer (invalid replies, declined programs, failed calls) and, with --samples, the mean
- * agreement of the samples with their majority. The symbolic row's 2D arm is the symbolic-2d program.
+ * The leaderboard: one row per reasoner and arm (reasoners in the run's order, the shared shortcut baseline
+ * last), paradigms pooled, in the three forms with their n: the accuracy over all items (an unanswered item
+ * credited at chance) with its 95 % interval, the coverage, and the accuracy on the answered items; then the
+ * items without an answer by kind and, with --samples, the mean agreement of the samples with their majority.
+ * The symbolic reasoner's 2D arm is the symbolic-2d program.
  */
 export function leaderboardTable(s: RunSummary, reasoners: readonly string[], opts: { markdown?: boolean } = {}): string {
-  const arms: string[] = [];
-  const rows = new Map<string, Map<string, Cell>>();
+  const rows: Array<{ reasoner: string; arm: string; c: Cell }> = [];
   for (const m of s.methods) {
     const c = s.overall[m]?.["all"];
     if (!c) continue;
     const { arm, reasoner } = splitMethod(m);
-    const row = reasoner ?? (arm === "Shortcut" ? SHORTCUT_ROW : reasoners[0]!);
-    if (!arms.includes(arm)) arms.push(arm);
-    if (!rows.has(row)) rows.set(row, new Map());
-    rows.get(row)!.set(arm, c);
+    rows.push({ reasoner: reasoner ?? (arm === "Shortcut" ? SHORTCUT_ROW : reasoners[0]!), arm, c });
   }
-  const order = [...reasoners, SHORTCUT_ROW].filter((r) => rows.has(r));
-  // the shared shortcut's column last, beside its own row
-  arms.sort((a, b) => Number(a === "Shortcut") - Number(b === "Shortcut"));
-  const sampled = [...rows.values()].some((cs) => [...cs.values()].some((c) => c.agreement));
-  const header = ["Reasoner", ...arms, "invalid", "unanswerable", "errors", ...(sampled ? ["agreement"] : [])];
-  const body = order.map((r) => {
-    const cs = [...rows.get(r)!.values()];
-    const total = (k: "invalid" | "unanswerable" | "errors") => String(cs.reduce((t, c) => t + c[k], 0));
-    const agreed = cs.filter((c) => c.agreement);
-    const n = agreed.reduce((t, c) => t + c.agreement!.n, 0);
-    const agreement = n ? (agreed.reduce((t, c) => t + c.agreement!.mean * c.agreement!.n, 0) / n).toFixed(3) : "-";
-    return [r, ...arms.map((a) => leaderboardCell(rows.get(r)!.get(a))), total("invalid"), total("unanswerable"), total("errors"), ...(sampled ? [agreement] : [])];
-  });
-  return formatTable(header, body, { markdown: !!opts.markdown, align: "numbers" }) + "\n(accuracy % over every paradigm, [95 % Wilson interval], n scored items; invalid, unanswerable and errors are the items without a scored answer, counted apart)";
-}
-
-function leaderboardCell(c: Cell | undefined): string {
-  if (!c) return "";
-  if (c.nScored === 0) return `- n=${c.n}`;
-  return `${(c.accuracy.p * 100).toFixed(1)} [${(c.accuracy.lo * 100).toFixed(0)}, ${(c.accuracy.hi * 100).toFixed(0)}] n=${c.nScored}`;
+  const order = [...reasoners, SHORTCUT_ROW];
+  rows.sort((a, b) => order.indexOf(a.reasoner) - order.indexOf(b.reasoner));
+  const sampled = rows.some((r) => r.c.agreement);
+  const header = ["Reasoner", "Arm", "accuracy, all items [95 %]", "n", "coverage", "accuracy, answered [95 %]", "answered", "invalid", "unanswerable", "errors", ...(sampled ? ["agreement"] : [])];
+  const interval = (i: Cell["score"]) => `${percent(i.p)} [${(i.lo * 100).toFixed(0)}, ${(i.hi * 100).toFixed(0)}]`;
+  const body = rows.map(({ reasoner, arm, c }) => [
+    reasoner,
+    arm,
+    c.n ? interval(c.score) : "-",
+    String(c.n),
+    c.n ? `${percent(c.coverage.p)} %` : "-",
+    c.nScored ? interval(c.accuracy) : "-",
+    `${c.nScored}${smallMark(c.nScored)}`,
+    String(c.invalid),
+    String(c.unanswerable),
+    String(c.errors),
+    ...(sampled ? [c.agreement ? c.agreement.mean.toFixed(3) : "-"] : []),
+  ]);
+  return formatTable(header, body, { markdown: !!opts.markdown, align: "numbers" }) + `\n(paradigms pooled; accuracy over all items credits an item without an answer (invalid, unanswerable, error) at chance, 1/k of its options, so every arm is scored on the same items; coverage = answered / all; ${SMALL_CELL_LEGEND})`;
 }
 
 /** How the model reasoners were asked: what changes their replies. */
@@ -112,10 +136,10 @@ function shortcutSection(s: RunSummary): string[] {
   const rows = [["Subcategory", "Shortcut", "chance", twoDMethod, "needs perception"]];
   for (const sub of s.subcategories) {
     const c = s.table[sub]?.["Shortcut"]?.["all"];
-    if (!c || c.nScored === 0) continue;
+    if (!c || c.n === 0) continue;
     const chance = c.chance ?? null;
     const twoD = s.table[sub]?.[twoDMethod]?.["all"];
-    rows.push([title(sub), cellWithInterval(c), chance === null ? "-" : (chance * 100).toFixed(1), pct(twoD), chance !== null && c.accuracy.lo > chance ? "partly (shortcut above chance)" : "yes (shortcut at chance)"]);
+    rows.push([title(sub), cellWithInterval(c), chance === null ? "-" : (chance * 100).toFixed(1), pct(twoD), chance !== null && c.score.lo > chance ? "partly (shortcut above chance)" : "yes (shortcut at chance)"]);
   }
   return ["## Answerable without perception (shortcut baseline)", "", "The shortcut baseline reads only the question text and its options (src/reason/shortcut.ts): a fixed prior per subcategory and the option nearest the options' mean for counts. Above chance, a subcategory gives part of its answer away without looking.", "", pad(rows, true), ""];
 }
@@ -155,9 +179,17 @@ export function reportMarkdown(s: RunSummary, config: RunConfig, meta: ReportMet
   out.push("");
   for (const h of s.headlines) out.push(`- ${h}`);
   out.push("");
-  out.push("## Accuracy by subcategory, method and paradigm");
+  out.push("## Accuracy by subcategory, method and paradigm (all items)");
   out.push("");
-  out.push(paperTable(s, { markdown: true }));
+  out.push(paperTable(s, { markdown: true, form: "all" }));
+  out.push("");
+  out.push("## Coverage by subcategory, method and paradigm (share of items answered)");
+  out.push("");
+  out.push(paperTable(s, { markdown: true, form: "coverage" }));
+  out.push("");
+  out.push("## Accuracy on answered items by subcategory, method and paradigm");
+  out.push("");
+  out.push(paperTable(s, { markdown: true, form: "answered" }));
   out.push("");
   if (s.methods.includes("Shortcut")) out.push(...shortcutSection(s));
   out.push("## Pooled over paradigms, with 95 % Wilson intervals");
@@ -166,7 +198,7 @@ export function reportMarkdown(s: RunSummary, config: RunConfig, meta: ReportMet
   for (const sub of s.subcategories) rows.push([title(sub), ...s.methods.map((m) => cellWithInterval(s.table[sub]?.[m]?.["all"]))]);
   rows.push(["Overall", ...s.methods.map((m) => cellWithInterval(s.overall[m]?.["all"]))]);
   out.push(pad(rows, true));
-  out.push(`(accuracy % [95 % Wilson interval], n = scored items; ${SMALL_CELL_LEGEND})`);
+  out.push(`(accuracy % over all n items [95 % interval], an unanswered item credited at chance; where some were not answered, cov = share answered and the accuracy on the answered items [95 % Wilson interval]; ${SMALL_CELL_LEGEND})`);
   const mraRows = [["Method", ...s.paradigms.map((p) => PARADIGM_TITLES[p]!), "All"]];
   for (const m of s.methods) mraRows.push([m, ...[...s.paradigms, "all"].map((p) => (s.overall[m]?.[p]?.mra ? `${s.overall[m]![p]!.mra!.mean.toFixed(3)} (${s.overall[m]![p]!.mra!.n}${smallMark(s.overall[m]![p]!.mra!.n)})` : "-"))]);
   out.push("");
@@ -232,7 +264,7 @@ function activeSections(s: RunSummary): string[] {
   const ks = ANYTIME_REPORT_STEPS.filter((k) => rows.some((r) => r.anytime.length >= k));
   const aRows = [["Method", ...ks.map((k) => `k=${k}`)]];
   for (const r of rows) aRows.push([r.method, ...ks.map((k) => { const a = r.anytime[k - 1]; return a ? `${(a.accuracy * 100).toFixed(1)}${a.mean_confidence === null ? "" : ` (c ${a.mean_confidence.toFixed(2)})`}` : "-"; })]);
-  out.push(pad(aRows, true), "", "Accuracy over all items (an answer not given counts as wrong); in brackets the mean confidence of the answers given at that step.", "");
+  out.push(pad(aRows, true), "", "Accuracy over all items (an answer not given credited at chance, 1/k of its options); in brackets the mean confidence of the answers given at that step.", "");
   out.push("## Actions taken (executed, per method)", "");
   const acts = [...new Set(rows.flatMap((r) => Object.keys(r.actions)))].sort();
   const hRows = [["Method", ...acts]];
@@ -267,10 +299,10 @@ export function accuracyChart(s: RunSummary, paradigm: string): string {
     parts.push(`<text x="${left - 8}" y="${y0 + rowH / 2}" text-anchor="end" dominant-baseline="middle">${esc(title(sub))}</text>`);
     s.methods.forEach((m, j) => {
       const c = s.table[sub]?.[m]?.[paradigm];
-      if (!c || c.nScored === 0) return;
+      if (!c || c.n === 0) return;
       const y = y0 + 4 + j * 14;
-      parts.push(`<rect x="${left}" y="${y}" width="${(c.accuracy.p * width).toFixed(1)}" height="11" fill="${colorOf(m)}"><title>${esc(`${m}: ${(c.accuracy.p * 100).toFixed(1)}% (n=${c.nScored})`)}</title></rect>`);
-      parts.push(`<line x1="${(left + c.accuracy.lo * width).toFixed(1)}" x2="${(left + c.accuracy.hi * width).toFixed(1)}" y1="${y + 5.5}" y2="${y + 5.5}" stroke="#222" stroke-width="1"/>`);
+      parts.push(`<rect x="${left}" y="${y}" width="${(c.score.p * width).toFixed(1)}" height="11" fill="${colorOf(m)}"><title>${esc(`${m}: ${(c.score.p * 100).toFixed(1)}% of all ${c.n} items (coverage ${(c.coverage.p * 100).toFixed(1)}%)`)}</title></rect>`);
+      parts.push(`<line x1="${(left + c.score.lo * width).toFixed(1)}" x2="${(left + c.score.hi * width).toFixed(1)}" y1="${y + 5.5}" y2="${y + 5.5}" stroke="#222" stroke-width="1"/>`);
     });
   });
   s.methods.forEach((m, j) => parts.push(`<rect x="${left + width + 20}" y="${top + j * 18}" width="12" height="12" fill="${colorOf(m)}"/><text x="${left + width + 38}" y="${top + j * 18 + 10}">${esc(m)}</text>`));

@@ -1,7 +1,12 @@
 /**
  * Aggregates items.jsonl into summary.json: the paper's table (subcategory x method x paradigm) with n and
- * 95 % Wilson intervals, MRA for integer answers, invalid replies and declined programs counted apart,
- * calibration, graph quality per source, time per stage, and headline findings in words.
+ * 95 % Wilson intervals, MRA for integer answers, calibration, graph quality per source, time per stage, and
+ * headline findings in words.
+ *
+ * Every item counts. A cell's headline `score` is over all its items, an item without an answer (a program
+ * that declined, an invalid reply, a failed call) credited at chance, 1/k of its options: every arm is then
+ * scored on the same items, and declining cannot raise an arm above answering. Beside it, `coverage` (the
+ * share answered) and `accuracy` (on the answered items), each with n.
  */
 import { SUBCATEGORY_CATEGORY, SUBCATEGORY_TITLES, type Subcategory } from "../../bridge/task/taxonomy.js";
 import { z } from "zod";
@@ -38,9 +43,16 @@ function armMethodOf(r: Pick<ItemRecord, "arm" | "source"> & Partial<Pick<ItemRe
   return `${METHOD_LABELS[r.source ?? ""] ?? `${r.source}-3D`}${labels}`;
 }
 
+/** Whether an item has an answer that was scored right or wrong. */
+export const isAnswered = (r: Pick<ItemRecord, "status" | "correct">): boolean => r.status === "parsed" && r.correct !== null;
+
+/** An item's score: 1 right, 0 wrong, its chance credit (chanceOf) without an answer. */
+export const creditOf = (r: Pick<ItemRecord, "status" | "correct" | "options">): number => (isAnswered(r) ? (r.correct ? 1 : 0) : chanceOf(r));
+
 const scored = (r: ItemRecord) => ({
-  scored: r.status === "parsed" && r.correct !== null,
+  scored: isAnswered(r),
   correct: r.correct ?? undefined,
+  chance: chanceOf(r),
   mra: r.mra ?? undefined,
   ...(r.structured && r.structured.parts_total !== null ? { parts: { correct: r.structured.parts_correct ?? 0, total: r.structured.parts_total } } : {}),
 });
@@ -87,10 +99,10 @@ export const DifferenceSchema = z
     hi: z.number(),
     test: z.enum(PAIRED_TESTS).optional().describe("mcnemar-exact (one pair per task), signflip-task (paradigms pooled: exact sign-flip over tasks, task-bootstrap interval), newcombe (no shared item); absent in summaries before paired differences, which were all Newcombe"),
     p: z.number().min(0).max(1).nullable().optional().describe("two-sided p-value of the test; null for newcombe"),
-    pairs: PairedSummarySchema.nullable().optional().describe("the items both methods scored (null: none, the independent-samples fallback)"),
+    pairs: PairedSummarySchema.nullable().optional().describe("the items of both methods, each scored 1, 0 or its chance credit (null: none shared, the independent-samples fallback)"),
   })
   .strict()
-  .describe("accuracy of method a minus method b: on the items both scored, paired by task and paradigm (docs/statistics.md); otherwise Newcombe's 95 % interval");
+  .describe("accuracy over all items of method a minus method b, an unanswered item credited at chance: paired by task and paradigm (docs/statistics.md); otherwise Newcombe's 95 % interval");
 export type Difference = z.infer<typeof DifferenceSchema>;
 
 export const FailuresSchema = z
@@ -143,9 +155,12 @@ export function mainFailure(records: readonly ItemRecord[]): { class: string; co
 const byParadigm = z.record(z.string(), CellSchema);
 const byMethod = z.record(z.string(), byParadigm);
 
+/** summary.json's format: /2 scores every item (declines at chance) and pairs over all items; /1 left declines out. */
+export const SUMMARY_FORMAT = "esi3d-summary/2";
+
 export const RunSummarySchema = z
   .object({
-    format: z.literal("esi3d-summary/1"),
+    format: z.literal(SUMMARY_FORMAT),
     items: z.number().int().min(0),
     unscored: z.number().int().min(0),
     methods: z.array(z.string()),
@@ -197,8 +212,8 @@ export const chanceOf = (r: Pick<ItemRecord, "options">): number => (r.options.l
 export function shortcutAboveChance(table: RunSummary["table"], subcategories: readonly string[]): Array<{ subcategory: string; accuracy: number; chance: number }> {
   return subcategories.flatMap((s) => {
     const c = table[s]?.["Shortcut"]?.["all"];
-    if (!c || c.nScored === 0 || c.chance === undefined) return [];
-    return c.accuracy.lo > c.chance ? [{ subcategory: s, accuracy: c.accuracy.p, chance: c.chance }] : [];
+    if (!c || c.n === 0 || c.chance === undefined) return [];
+    return c.score.lo > c.chance ? [{ subcategory: s, accuracy: c.score.p, chance: c.chance }] : [];
   });
 }
 
@@ -210,17 +225,17 @@ function shortcutHeadline(records: readonly ItemRecord[], table: RunSummary["tab
 }
 
 /**
- * Items of arm a and arm b of the same task and paradigm, both scored: the pairs of a paired test, clustered by task.
- * Each list holds at most one item per task and paradigm (one method's items).
+ * Items of arm a and arm b of the same task and paradigm, each with its score (creditOf: an unanswered item its
+ * chance credit): the pairs of a paired test, clustered by task. Each list holds at most one item per task and
+ * paradigm (one method's items).
  */
 export function pairByTask(a: readonly ItemRecord[], b: readonly ItemRecord[]): Pair[] {
-  const isScored = (r: ItemRecord) => r.status === "parsed" && r.correct !== null;
-  const byTask = new Map<string, boolean>();
-  for (const r of b) if (isScored(r)) byTask.set(`${r.task_id}\u0000${r.paradigm}`, r.correct === true);
+  const byTask = new Map<string, number>();
+  for (const r of b) byTask.set(`${r.task_id}\u0000${r.paradigm}`, creditOf(r));
   const out: Pair[] = [];
   for (const r of a) {
-    const other = isScored(r) ? byTask.get(`${r.task_id}\u0000${r.paradigm}`) : undefined;
-    if (other !== undefined) out.push({ cluster: r.task_id, a: r.correct === true, b: other });
+    const other = byTask.get(`${r.task_id}\u0000${r.paradigm}`);
+    if (other !== undefined) out.push({ cluster: r.task_id, a: creditOf(r), b: other });
   }
   return out;
 }
@@ -237,7 +252,7 @@ function bySubcategoryAndMethod(records: readonly ItemRecord[]): Map<string, Ite
   return out;
 }
 
-/** The items of one subcategory and paradigm ("all" pools them) that method m and its 2D baseline (twoD: the same reasoner's) both scored. */
+/** The items of one subcategory and paradigm ("all" pools them) of method m and its 2D baseline (twoD: the same reasoner's), paired by task. */
 function pairsAgainst2D(cells: Map<string, ItemRecord[]>, sub: string, m: string, twoD: string, paradigm: string): Pair[] {
   const cellOf = (method: string) => (cells.get(`${sub}\u0000${method}`) ?? []).filter((r) => paradigm === "all" || r.paradigm === paradigm);
   return pairByTask(cellOf(m), cellOf(twoD));
@@ -321,17 +336,22 @@ export function summarizeRun(input: readonly ItemRecord[]): RunSummary {
         // against the 2D arm of the same reasoner
         const r = splitMethod(m).reasoner, twoD = r === null ? "2D" : `2D [${r}]`;
         const a = table[s]?.[m]?.[p], b = table[s]?.[twoD]?.[p];
-        if (!a || !b || a.nScored === 0 || b.nScored === 0) continue;
+        if (!a || !b || a.n === 0 || b.n === 0) continue;
         const paired = comparePaired(pairsAgainst2D(cells, s, m, twoD, p));
-        differences.push(paired ? { subcategory: s, a: m, b: twoD, paradigm: p, diff: paired.diff, lo: paired.lo, hi: paired.hi, test: paired.test, p: paired.p, pairs: paired.pairs } : { subcategory: s, a: m, b: twoD, paradigm: p, ...newcombeDifference(a.accuracy, b.accuracy), test: "newcombe", p: null, pairs: null });
+        differences.push(paired ? { subcategory: s, a: m, b: twoD, paradigm: p, diff: paired.diff, lo: paired.lo, hi: paired.hi, test: paired.test, p: paired.p, pairs: paired.pairs } : { subcategory: s, a: m, b: twoD, paradigm: p, ...newcombeDifference(a.score, b.score), test: "newcombe", p: null, pairs: null });
       }
   const headlines: string[] = [];
   const pctS = (x: number) => `${(x * 100).toFixed(1)}%`;
   if (overall) {
-    // a method with no scored answer has no accuracy: say how its items ended instead of printing NaN% (audit M3)
-    const describe = (m: string, c: Cell) => (c.nScored > 0 ? `${m} ${pctS(c.accuracy.p)}` : `${m} no scored answer (${c.n} item(s): ${c.errors} failed, ${c.invalid} invalid, ${c.unanswerable} unanswerable)`);
+    // a method with no answer scores chance on every item: say how its items ended beside it (audit M3)
+    const describe = (m: string, c: Cell) =>
+      c.nScored === c.n
+        ? `${m} ${pctS(c.score.p)}`
+        : c.nScored > 0
+          ? `${m} ${pctS(c.score.p)} (coverage ${pctS(c.coverage.p)}, ${pctS(c.accuracy.p)} of those answered)`
+          : `${m} ${pctS(c.score.p)}, no item answered (${c.n} item(s): ${c.errors} failed, ${c.invalid} invalid, ${c.unanswerable} unanswerable)`;
     const parts = methods.map((m) => (overall[m]?.["all"] ? describe(m, overall[m]!["all"]!) : null)).filter(Boolean);
-    if (parts.length) headlines.push(`Overall accuracy (all paradigms pooled): ${parts.join(", ")}.`);
+    if (parts.length) headlines.push(`Overall accuracy over all items (paradigms pooled; an item without an answer credited at chance, 1/k of its options): ${parts.join(", ")}.`);
   }
   const shortcutLine = shortcutHeadline(records, table, subcategories);
   if (shortcutLine) headlines.push(shortcutLine);
@@ -340,7 +360,7 @@ export function summarizeRun(input: readonly ItemRecord[]): RunSummary {
     if (!ds.length) continue;
     const ahead = ds.filter((d) => d.diff > 0), behind = ds.filter((d) => d.diff < 0);
     const sigAhead = ahead.filter(significant).length, sigBehind = behind.filter(significant).length;
-    headlines.push(`${m} beats 2D on ${ahead.length} of ${ds.length} subcategories (${sigAhead} significantly) and falls below it on ${behind.length} (${sigBehind} significantly); paired by task, p < ${SIGNIFICANCE_ALPHA}.`);
+    headlines.push(`${m} beats 2D on ${ahead.length} of ${ds.length} subcategories (${sigAhead} significantly) and falls below it on ${behind.length} (${sigBehind} significantly); over all items, paired by task, p < ${SIGNIFICANCE_ALPHA}.`);
     const worst = [...ds].sort((x, y) => x.diff - y.diff)[0];
     const best = [...ds].sort((x, y) => y.diff - x.diff)[0];
     if (best && best.diff > 0) headlines.push(`Largest ${m} gain over 2D: ${SUBCATEGORY_TITLES[best.subcategory as Subcategory] ?? best.subcategory} (${best.diff >= 0 ? "+" : ""}${(best.diff * 100).toFixed(1)} points).`);
@@ -352,12 +372,12 @@ export function summarizeRun(input: readonly ItemRecord[]): RunSummary {
   if (unscored) {
     const declinedByMethod = methods.map((m) => [m, records.filter((r) => methodOf(r) === m && r.status === "unanswerable").length] as const).filter(([, n]) => n > 0);
     const declinedText = declinedByMethod.length ? `; unanswerable (the program declined): ${declinedByMethod.map(([m, n]) => `${m} ${n}`).join(", ")}` : "";
-    headlines.push(`${unscored} item(s) had no usable answer (invalid, empty, error or unanswerable${declinedText}); they are reported apart, not scored as wrong.`);
+    headlines.push(`${unscored} item(s) had no usable answer (invalid, empty, error or unanswerable${declinedText}); each is credited at chance in the accuracy over all items, and left out of the accuracy on answered items.`);
   }
   const failures = failuresOf(records);
   if (failures.total) headlines.push(`Failures by cause: ${Object.entries(failures.byClass).map(([c, n]) => `${c} ${n}`).join(", ")}.`);
   const active = paradigms.includes("active") ? { active: activeRows(records, methodOf), activeVsMulti: activeVsMulti(table, newcombeDifference) } : {};
   for (const row of active.active ?? [])
     headlines.push(`${row.method} Active: ${row.mean_steps.toFixed(1)} steps on average; stops ${Object.entries(row.stop_reasons).map(([k, v]) => `${k} ${v}`).join(", ")}; premature commitment ${row.premature_commitment === null ? "-" : `${(row.premature_commitment * 100).toFixed(1)}%`} of ${row.confident_answers} confident answers.`);
-  return { format: "esi3d-summary/1", items: records.length, unscored, methods, paradigms, subcategories, table, byCategory, overall, calibration: cal, quality, timings_ms: timings, differences, failures, headlines, ...active };
+  return { format: SUMMARY_FORMAT, items: records.length, unscored, methods, paradigms, subcategories, table, byCategory, overall, calibration: cal, quality, timings_ms: timings, differences, failures, headlines, ...active };
 }

@@ -163,18 +163,20 @@ describe("calibration", () => {
 
 describe("accuracy aggregation", () => {
   const recs = [
-    { task: "counting", scored: true, correct: true, mra: 1 },
-    { task: "counting", scored: true, correct: false, mra: 0.8 },
-    { task: "counting", scored: false, mra: 0 },
-    { task: "contact", scored: true, correct: true },
-    { task: "contact", scored: true, correct: true },
+    { task: "counting", scored: true, correct: true, mra: 1, chance: 0.25 },
+    { task: "counting", scored: true, correct: false, mra: 0.8, chance: 0.25 },
+    { task: "counting", scored: false, mra: 0, chance: 0.25 },
+    { task: "contact", scored: true, correct: true, chance: 0.5 },
+    { task: "contact", scored: true, correct: true, chance: 0.5 },
   ];
-  it("summarises with and without unscored items", () => {
+  it("summarises every item (an unscored one at its chance credit), the coverage, and the answered items", () => {
     const s = summarize(recs);
     expect(s).toMatchObject({ group: "all", n: 5, nScored: 4, nUnscored: 1, k: 3 });
     expect(s.accuracy.p).toBe(0.75);
-    expect(s.accuracyAll.p).toBe(0.6);
     expect(s.accuracy).toEqual(wilsonInterval(3, 4));
+    // 3 right + the declined counting item's 1/4, over all 5
+    expect(s.score.p).toBeCloseTo(3.25 / 5, 15);
+    expect(s.coverage).toEqual(wilsonInterval(4, 5));
     expect(s.mra!.mean).toBeCloseTo(0.6, 12);
     expect(s.mra!.n).toBe(3);
   });
@@ -187,7 +189,7 @@ describe("accuracy aggregation", () => {
     expect(g[0]).not.toHaveProperty("mra");
   });
   it("rejects a scored record without correctness", () => {
-    expect(() => summarize([{ scored: true }])).toThrow(/no boolean 'correct'/);
+    expect(() => summarize([{ scored: true, chance: 0.5 }])).toThrow(/no boolean 'correct'/);
   });
   it("macro-averages finite values", () => {
     expect(macroAverage([0.5, 1, Number.NaN])).toBe(0.75);

@@ -5,6 +5,11 @@ import { SUBCATEGORY_CATEGORY, type Subcategory } from "../../bridge/task/taxono
 /** The arm of an item: the 2D baseline, the gt 3D source, or the noisy source at a level. */
 export type TestArm = "2d" | "gt" | { noisy: number };
 
+/** A declined yes/no item of `task`: a program's `unanswerable` (the graph lacked what the question needs). */
+export function declinedItem(task: string, paradigm: string, arm: TestArm, subcategory = "linear_alignment"): ItemRecord {
+  return ItemRecordSchema.parse({ ...scoredItem(task, paradigm, arm, true, subcategory), status: "unanswerable", answer: null, correct: null });
+}
+
 /** One scored yes/no item of `task` (subcategory linear_alignment unless given), right or wrong. */
 export function scoredItem(task: string, paradigm: string, arm: TestArm, correct: boolean, subcategory = "linear_alignment"): ItemRecord {
   const is3d = arm !== "2d";

@@ -13,7 +13,7 @@ import { redactStrings } from "../../core/redact.js";
 import { modelReasoners, resolveRunConfig, RunConfigSchema, type RunConfig } from "../../eval/config.js";
 import { runEvaluation } from "../../eval/runner.js";
 import { readRecords, type ItemRecord } from "../../eval/records.js";
-import { SummaryFileSchema } from "../../eval/summary.js";
+import { SUMMARY_FORMAT, SummaryFileSchema, summarizeRun } from "../../eval/summary.js";
 import { PACKAGE_VERSION } from "../../core/version.js";
 import { busy, fromZod, HttpError, notFound } from "./errors.js";
 import { checkId, newId } from "./ids.js";
@@ -197,8 +197,16 @@ export class RunService {
 
   status(rec: RunRecord) {
     const done = this.readItems(rec.id).length;
-    const summary = rec.status === "running" ? null : this.ctx.store.readJson(join(this.dir(rec.id), "summary.json"), SummaryFileSchema, "run summary");
+    const summary = rec.status === "running" ? null : this.summary(rec);
     return { id: rec.id, status: rec.status, created_at: rec.created_at, finished_at: rec.finished_at, config: rec.config, progress: { done, total: rec.total }, summary, error: rec.error };
+  }
+
+  /** summary.json; one an older esi3d wrote (another format) is summarised again from the run's items. */
+  private summary(rec: RunRecord): z.infer<typeof SummaryFileSchema> | null {
+    const file = join(this.dir(rec.id), "summary.json");
+    const head = this.ctx.store.readJson(file, z.object({ format: z.string(), complete: z.boolean(), wall_seconds: z.number() }).passthrough(), "run summary");
+    if (head === null || head.format === SUMMARY_FORMAT) return this.ctx.store.readJson(file, SummaryFileSchema, "run summary");
+    return { ...summarizeRun(this.readItems(rec.id)), complete: head.complete, wall_seconds: head.wall_seconds };
   }
 
   get(id: string) {

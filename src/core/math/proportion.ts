@@ -21,11 +21,23 @@ export function wilsonInterval(k: number, n: number, z: number = Z_95): Proporti
   if (!(Number.isInteger(k) && Number.isInteger(n) && n >= 0 && k >= 0 && k <= n)) {
     throw new RangeError(`wilsonInterval: need integers 0 <= k <= n, got k=${k}, n=${n}`);
   }
+  return meanCreditInterval(k, n, z);
+}
+
+/**
+ * Wilson's interval for a mean of n credits in [0, 1] that are not all 0 or 1 (a declined item credited at
+ * chance, 1/k): the score formula with p = total/n. Each credit's variance is at most a Bernoulli's of the same
+ * mean (a fixed chance credit has none), so the interval errs wide. Integer totals give wilsonInterval exactly.
+ */
+export function meanCreditInterval(total: number, n: number, z: number = Z_95): ProportionInterval {
+  if (!(Number.isFinite(total) && Number.isInteger(n) && n >= 0 && total >= 0 && total <= n + 1e-9)) {
+    throw new RangeError(`meanCreditInterval: need 0 <= total <= n, got total=${total}, n=${n}`);
+  }
   if (n === 0) return { p: Number.NaN, lo: 0, hi: 1 };
-  const p = k / n;
+  const p = Math.min(1, total / n);
   const z2 = z * z;
   const denom = 1 + z2 / n;
   const centre = (p + z2 / (2 * n)) / denom;
   const half = (z * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n))) / denom;
-  return { p, lo: k === 0 ? 0 : Math.max(0, centre - half), hi: k === n ? 1 : Math.min(1, centre + half) };
+  return { p, lo: p === 0 ? 0 : Math.max(0, centre - half), hi: p === 1 ? 1 : Math.min(1, centre + half) };
 }
