@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { esi3d } from "../apps/cli/helpers.js";
-import { newcombeDifference } from "../../src/eval/summary.js";
+import { creditOf, newcombeDifference } from "../../src/eval/summary.js";
 import { pairedDifference } from "../../src/eval/pairedTests.js";
 import { readRecords } from "../../src/eval/records.js";
 import { Rng } from "../../src/core/math/rng.js";
@@ -38,11 +38,11 @@ describe("esi3d ablate and compare", () => {
     expect(esi3d(["run", ...common, "--noise-level", "1", "--out", join(dir, "b")]).code).toBe(0);
     const c = esi3d(["compare", join(dir, "a"), join(dir, "b")]);
     expect(c.code, c.stderr).toBe(0);
-    expect(c.stdout).toMatch(/Merged Observation\s+Noisy-3D\s+\d+\.\d \(n=\d+\*?\)\s+\d+\.\d \(n=\d+\*?\)\s+[+-]\d+\.\d\s+\[-?\d+\.\d, -?\d+\.\d\]/);
+    expect(c.stdout).toMatch(/Merged Observation\s+Noisy-3D\s+\d+\.\d \(n=\d+\*?\) cov \d+\.\d ans (?:\d+\.\d|-)\s+\d+\.\d \(n=\d+\*?\) cov \d+\.\d ans (?:\d+\.\d|-)\s+[+-]\d+\.\d\s+\[-?\d+\.\d, -?\d+\.\d\]/);
     expect(c.stdout).toMatch(/Overall\s+GT-3D/);
     expect(esi3d(["compare", join(dir, "a"), join(dir, "nope")]).code).toBe(2);
     // the same suite twice: every item is paired
-    expect(c.stdout).toMatch(/Overall\s+GT-3D\s+.*\s+1\.000\s+McNemar exact\s+4 \(4\); A only 0, B only 0/);
+    expect(c.stdout).toMatch(/Overall\s+GT-3D\s+.*\s+1\.000\s+McNemar exact\s+4 \(4\); A higher 0, B higher 0/);
   }, 300_000);
 
   it("the paired interval (Bonett-Price) covers the true difference about 95 % of the time", () => {
@@ -97,7 +97,7 @@ describe("esi3d ablate and compare", () => {
       }
       // one paradigm: its own curve is the pooled one
       for (const l of ["0", "2"]) expect({ ...a.byParadigm.active.levels[l], group: "" }).toEqual({ ...a.accuracy.overall[l], group: "" });
-      expect(r.stdout).toMatch(/\(accuracy % \[95 % Wilson interval\] n = scored items, paradigm Active; <2D = below the 2D baseline/);
+      expect(r.stdout).toMatch(/\(accuracy % over all n items, an item without an answer credited at chance \[95 % interval\]; cov = share answered where below 100 %; paradigm Active; <2D = below the 2D baseline/);
       expect(r.stdout).toMatch(/Active episodes\s+2D\s+noise 0\s+noise 2/);
       expect(r.stdout).toMatch(new RegExp(`mean steps\\s+${a.active[0].mean_steps.toFixed(2)}\\s+${a.active[1].mean_steps.toFixed(2)}\\s+${a.active[2].mean_steps.toFixed(2)}`));
       expect(readFileSync(join(dir, "ab-active", "ablation.md"), "utf8")).toMatch(/# Noise ablation \(components: .*; paradigm Active\)/);
@@ -113,13 +113,14 @@ describe("esi3d ablate and compare", () => {
       expect(c.code, c.stderr).toBe(0);
       const recs = (e: string) => readRecords(join(dir, `act-${e}`, "items.jsonl")).records.filter((x) => x.source === "gt");
       const nbv = recs("nbv"), rnd = recs("random");
-      const aOnly = nbv.filter((x) => x.correct && !rnd.find((y) => y.key === x.key)!.correct).length;
-      const bOnly = rnd.filter((x) => x.correct && !nbv.find((y) => y.key === x.key)!.correct).length;
-      expect(c.stdout).toMatch(new RegExp(`Overall\\s+GT-3D\\s+.*\\s+2 \\(2\\); A only ${aOnly}, B only ${bOnly}`));
-      expect(c.stdout).toMatch(/paradigm active\. Items both runs scored are paired/);
+      // pairs where one explorer scored more (an episode without an answer scores its chance credit)
+      const aBetter = nbv.filter((x) => creditOf(x) > creditOf(rnd.find((y) => y.key === x.key)!)).length;
+      const bBetter = rnd.filter((x) => creditOf(x) > creditOf(nbv.find((y) => y.key === x.key)!)).length;
+      expect(c.stdout).toMatch(new RegExp(`Overall\\s+GT-3D\\s+.*\\s+2 \\(2\\); A higher ${aBetter}, B higher ${bBetter}`));
+      expect(c.stdout).toMatch(/paradigm active\. Each cell: accuracy % over all n items/);
       const none = esi3d(["compare", join(dir, "act-nbv"), join(dir, "act-random"), "--paradigm", "multi"]);
       expect(none.code).toBe(2);
-      expect(none.stderr).toMatch(/share no method and subcategory with scored items to compare \(paradigm multi\)/);
+      expect(none.stderr).toMatch(/share no method and subcategory with items to compare \(paradigm multi\)/);
     }, 300_000);
   });
 });

@@ -133,7 +133,8 @@ describe("a run whose model calls all fail (M3)", () => {
       }
       const summary = JSON.parse(readFileSync(join(out, "summary.json"), "utf8"));
       expect(summary.failures).toEqual({ total: 2, byStatus: { error: 2 }, byClass: { "LlmError:http:401": 2 } });
-      expect(summary.headlines.join(" ")).toMatch(/no scored answer \(1 item\(s\): 1 failed/);
+      // no answer: every item at its chance credit, and the headline says how they ended
+      expect(summary.headlines.join(" ")).toMatch(/2D 50\.0%, no item answered \(1 item\(s\): 1 failed/);
       expect(readFileSync(join(out, "report.md"), "utf8")).toMatch(/## Items without an answer, by cause[\s\S]*LlmError:http:401/);
       expect(readFileSync(join(out, "items.jsonl"), "utf8")).not.toContain("sk-fail-SECRET");
     } finally {

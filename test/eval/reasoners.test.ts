@@ -87,18 +87,25 @@ describe("esi3d run --reasoner a,b", () => {
       // a 3D arm is set against the 2D arm of its own reasoner
       expect(new Set(summary.differences.map((d: { a: string; b: string }) => `${d.a} - ${d.b}`))).toEqual(new Set(["GT-3D [openai:test-model] - 2D [openai:test-model]", "GT-3D [symbolic] - 2D [symbolic]"]));
 
-      // the leaderboard: one row per reasoner and the shared shortcut, invalid replies counted apart
+      // the leaderboard: one row per reasoner and arm (the shared shortcut last), in the three forms with n, the
+      // invalid reply counted apart and credited at chance in the accuracy over all items
       const board = r.stdout.slice(r.stdout.indexOf("Reasoner "));
-      const line = (name: string) => board.split("\n").find((l) => l.startsWith(`${name} `)) ?? "";
-      expect(board.split("\n")[0]!.split(/\s{2,}/)).toEqual(["Reasoner", "2D", "GT-3D", "Shortcut", "invalid", "unanswerable", "errors"]);
-      expect(line("openai:test-model").split(/\s{2,}/)).toEqual(["openai:test-model", "100.0 [21, 100] n=1", "100.0 [21, 100] n=1", "2", "0", "0"]);
-      expect(line("symbolic")).toMatch(/^symbolic\s+\S/);
-      expect(line("shortcut")).toMatch(/^shortcut\s+.*n=2/);
+      const rows = board.split("\n").map((l) => l.split(/\s{2,}/));
+      const header = ["Reasoner", "Arm", "accuracy, all items [95 %]", "n", "coverage", "accuracy, answered [95 %]", "answered", "invalid", "unanswerable", "errors"];
+      expect(rows[0]).toEqual(header);
+      const gtModel = summary.overall["GT-3D [openai:test-model]"].all;
+      const interval = (i: { p: number; lo: number; hi: number }) => `${(i.p * 100).toFixed(1)} [${(i.lo * 100).toFixed(0)}, ${(i.hi * 100).toFixed(0)}]`;
+      const allItems = interval(gtModel.score), answered = interval(gtModel.accuracy);
+      // one of the two items answered, the other invalid: its credit is chance, 1/2 of its yes/no options
+      expect(gtModel.score.p).toBeCloseTo((gtModel.k + 0.5) / 2, 14);
+      expect(rows.find((x) => x[0] === "openai:test-model" && x[1] === "GT-3D")).toEqual(["openai:test-model", "GT-3D", allItems, "2", "50.0 %", answered, "1*", "1", "0", "0"]);
+      expect(rows.map((x) => x[0]).slice(2, 7)).toEqual(["symbolic", "symbolic", "openai:test-model", "openai:test-model", "shortcut"]);
+      expect(rows.find((x) => x[0] === "shortcut")!.slice(1, 4)).toEqual(["Shortcut", expect.stringMatching(/^\d+\.\d \[\d+, \d+\]$/), "2"]);
       const report = readFileSync(join(out, "report.md"), "utf8");
       const section = report.slice(report.indexOf("## Leaderboard")).split("\n").filter((l) => l.startsWith("|"));
       const cells = (l: string | undefined) => (l ?? "").slice(1, -1).split("|").map((c) => c.trim());
-      expect(cells(section[0])).toEqual(["Reasoner", "2D", "GT-3D", "Shortcut", "invalid", "unanswerable", "errors"]);
-      expect(cells(section.find((l) => l.startsWith("| openai:test-model ")))).toEqual(["openai:test-model", "100.0 [21, 100] n=1", "100.0 [21, 100] n=1", "", "2", "0", "0"]);
+      expect(cells(section[0])).toEqual(header);
+      expect(cells(section.find((l) => l.startsWith("| openai:test-model ") && /\|\s+GT-3D\s+\|/.test(l)))).toEqual(["openai:test-model", "GT-3D", allItems, "2", "50.0 %", answered, "1*", "1", "0", "0"]);
 
       // one cache for every run of this user: a second run in another directory asks the model nothing
       expect(existsSync(join(cacheHome, "esi3d", "llm-cache.sqlite"))).toBe(true);
