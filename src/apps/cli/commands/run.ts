@@ -10,7 +10,7 @@ import { GENERATOR_FLAGS } from "../../../../bridge/sim/generate/options.js";
 import { GRAPH_FLAGS } from "../../../../scenegraph/options.js";
 import { ACTIVE_FLAGS } from "../../../reason/active/options.js";
 import { LLM_FLAGS } from "../../../llm/options.js";
-import { IMAGE_FLAGS, PROMPT_FORMAT_FLAGS } from "../../../prompt/formats.js";
+import { IMAGE_FLAGS, OPTION_PRESENTATION_FLAGS, PROMPT_FORMAT_FLAGS } from "../../../prompt/formats.js";
 import { DEFAULT_RUN_CONFIG, modelReasoners, resolveRunConfig, RunConfigSchema, type RunConfig } from "../../../eval/config.js";
 import { runEvaluation } from "../../../eval/runner.js";
 import { mainFailure, nothingSucceeded } from "../../../eval/summary.js";
@@ -36,6 +36,7 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
   { path: "baseline", flag: "--baseline <list>" },
   ...GRAPH_FLAGS,
   ...PROMPT_FORMAT_FLAGS,
+  ...OPTION_PRESENTATION_FLAGS,
   ...ACTIVE_FLAGS,
   { path: "noiseSeed", flag: "--noise-seed <seed>" },
   { path: "seed", flag: "--seed <seed>" },
