@@ -16,7 +16,8 @@ import { mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readRecords, type ItemRecord } from "../../src/eval/records.js";
-import { openaiReply, startServer, type Handler, type RecordedRequest, type TestServer } from "../llm/server.js";
+import { openaiReply, startServer, type Handler, type TestServer } from "../llm/server.js";
+import { firstListedOption, openaiUserText } from "../helpers/prompts.js";
 import { esi3dAsync } from "../apps/cli/helpers.js";
 
 /** The issue's run: the default suite's first 40 tasks (round-robin over subcategories). */
@@ -25,31 +26,7 @@ const TASKS = 40;
 const Z_95 = 1.96;
 const KEY = "sk-degenerate-answerer-test";
 
-type Body = { messages: Array<{ role: string; content: string | Array<{ type: string; text?: string }> }> };
-const userText = (r: RecordedRequest): string => {
-  const c = (r.body as Body).messages.find((m) => m.role === "user")!.content;
-  return typeof c === "string" ? c : c.filter((p) => p.type === "text").map((p) => p.text).join("\n");
-};
-
-/**
- * The first option the answer template lists, after its "Question:" line (the scene above it may hold list
- * lines of its own): a bulleted or lettered list, the integer template's "Options: 2, 3, 4", or the yes/no
- * template's `Answer "yes" or "no".`.
- */
-function firstListedOption(user: string): string {
-  const lines = user.slice(user.lastIndexOf("Question: ")).split("\n").slice(1);
-  for (const line of lines) {
-    const inline = /^Options: (.+)$/.exec(line);
-    if (inline) return inline[1]!.split(", ")[0]!;
-    const item = /^(?:- |[A-Z]\. )(.+)$/.exec(line);
-    if (item) return item[1]!;
-    const yesNo = /^Answer "([^"]+)" or "([^"]+)"\.$/.exec(line);
-    if (yesNo) return yesNo[1]!;
-  }
-  throw new Error(`no option list in the prompt:\n${user.slice(-600)}`);
-}
-
-const alwaysFirstOption: Handler = (req, res) => openaiReply(JSON.stringify({ answer: firstListedOption(userText(req)), confidence: 0.9 }))(req, res);
+const alwaysFirstOption: Handler = (req, res) => openaiReply(JSON.stringify({ answer: firstListedOption(openaiUserText(req)), confidence: 0.9 }))(req, res);
 const alwaysA: Handler = openaiReply(JSON.stringify({ answer: "A" }));
 
 /** An item's score as the issue counts it: right 1, answered wrong 0, no answer 1/k. */
@@ -141,7 +118,7 @@ describe("degenerate answerers score as chance (issue 41)", () => {
     const rotations = records.reduce((t, r) => t + r.options.length, 0);
     // one call per rotation (nothing re-prompted), each with its own prompt, stored as its own prompt file
     expect(server.requests).toHaveLength(rotations);
-    expect(new Set(server.requests.map(userText)).size).toBe(rotations);
+    expect(new Set(server.requests.map(openaiUserText)).size).toBe(rotations);
     expect(readdirSync(join(lastOut, "prompts")).filter((f) => f.endsWith(".json"))).toHaveLength(rotations);
     for (const r of records) {
       const k = r.options.length;
