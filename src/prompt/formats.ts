@@ -41,7 +41,6 @@ export const OptionPresentationSchema = z
       .describe("circular evaluation: ask each item with a list of 2 or more options once per rotation of its options (every rotation a call of its own), scored right only if every rotation is right"),
   })
   .strict();
-export type OptionPresentation = z.infer<typeof OptionPresentationSchema>;
 
 /** Default number of images for `multi` (see the file comment for why). */
 export const DEFAULT_MAX_IMAGES = 8;
