@@ -82,6 +82,7 @@ export function registerAsk(program: Command): void {
       const custom = opts.question;
       if (reasonerName === "shortcut" && opts.paradigm === "active") throw new InputError("--reasoner shortcut answers from the question and options alone: it takes no views, so no --paradigm active episode");
       if (custom && (reasonerName === "symbolic" || reasonerName === "symbolic-2d" || reasonerName === "shortcut")) throw new InputError(`--question: the ${reasonerName} reasoner runs one program per built-in subcategory and answers only the task's own question; use an LLM reasoner (openai:<model>, gemini:<model>) for questions of your own`);
+      if (optionLabels === "letters" && (reasonerName === "symbolic" || reasonerName === "symbolic-2d" || reasonerName === "shortcut")) throw new InputError(`--option-labels: the ${reasonerName} reasoner reads no prompt (it answers with an option's text); use an LLM reasoner (openai:<model>, gemini:<model>)`);
       if (circular && opts.paradigm === "active") throw new InputError("--circular: an active episode is asked once, in the options' own order (each rotation would be an exploration of its own); drop --circular or --paradigm active");
       if (opts.paradigm !== "active") {
         // the active options only mean something in an episode: refuse them rather than ignore them

@@ -119,11 +119,13 @@ export function configFromCommand(cmd: Command, extra: Partial<RunConfig> = {}, 
 /** The generation options only a model reads: the symbolic programs are deterministic and send no prompt. */
 const GENERATION_FIELDS = ["temperature", "maxOutputTokens", "systemPrompt", "samples"] as const;
 
-/** A generation option set for a run without a model reasoner would be recorded and silently mean nothing: refused. */
+/** A generation option (or option labels) set for a run without a model reasoner would be recorded and silently mean nothing: refused. */
 function refuseIdleGeneration(config: RunConfig, specs: readonly FlagSpec[]): void {
   if (modelReasoners(config).length) return;
   const set = GENERATION_FIELDS.find((k) => config.llm[k] !== DEFAULT_RUN_CONFIG.llm[k]);
   if (set) throw new InputError(`${flagOfField(specs, `llm.${set}`)}: only model reasoners (openai:<model>, gemini:<model>) take it; this run's reasoners are ${config.reasoner.join(",")}`, { field: `llm.${set}` });
+  // offline programs read no prompt: they answer with an option's text whatever the labels
+  if (config.optionLabels !== DEFAULT_RUN_CONFIG.optionLabels) throw new InputError(`${flagOfField(specs, "optionLabels")}: only model reasoners (openai:<model>, gemini:<model>) read prompts, where the options are labelled; this run's reasoners are ${config.reasoner.join(",")}`, { field: "optionLabels" });
 }
 
 export function registerRun(program: Command): void {
