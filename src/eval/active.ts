@@ -194,6 +194,7 @@ export async function runActiveEpisode(input: EpisodeInput): Promise<EpisodeOutc
   const answer: ReasonerAnswer = {
     status: final.status,
     answer: final.answer,
+    ...(final.match ? { match: final.match } : {}),
     confidence: final.confidence,
     raw: final.trace,
     method: `active:${agent.id}`,

@@ -9,7 +9,7 @@ import { NoiseOptionsSchema, SourceSchema, SOURCES, VggtOptionsSchema } from "..
 import { GraphOptionsSchema } from "../../scenegraph/options.js";
 import { LABEL_MODES, type LabelMode } from "../../scenegraph/appearance.js";
 import { LlmOptionsSchema } from "../llm/options.js";
-import { ImageOptionsSchema, PromptFormatSchema } from "../prompt/formats.js";
+import { ImageOptionsSchema, OptionPresentationSchema, PromptFormatSchema } from "../prompt/formats.js";
 import { isLlmReasoner, RunReasonersSchema } from "../reason/spec.js";
 import { ActiveOptionsSchema } from "../reason/active/options.js";
 import { InputError } from "../core/errors.js";
@@ -53,6 +53,8 @@ export const RunConfigSchema = z
     // a single mode, as a graph option or an active session's episode names it, is a list of one
     labels: z.preprocess((v) => (typeof v === "string" ? v.split(",") : v), z.array(z.enum(LABEL_MODES)).min(1)).default(["oracle", "appearance"]).describe("mask labels of the 3D arms, one column each: oracle (true categories) | appearance (a seeded detector error model, docs/labels.md); the 2D baseline reads appearance labels whenever a 3D arm does"),
     ...PromptFormatSchema.shape,
+    // the active paradigm's episodes are asked once, in the options' own order (docs/prompts.md "Reading the answer")
+    ...OptionPresentationSchema.shape,
     ...NoiseOptionsSchema.shape,
     ...ActiveOptionsSchema.shape,
     noiseLevels: z.array(z.number().min(0).max(MAX_NOISE_LEVEL)).min(1).nullable().default(null).describe("ablation: evaluate the noisy source at each of these levels (null: noiseLevel only)"),

@@ -18,7 +18,8 @@ import { createSymbolicReasoner } from "../reason/symbolic.js";
 import { createSymbolic2dReasoner } from "../reason/symbolic2d.js";
 import { createShortcutReasoner } from "../reason/shortcut.js";
 import type { ReasonerAnswer } from "../reason/types.js";
-import { scoreAnswer } from "./score.js";
+import { withCircular } from "../reason/circular.js";
+import { scoreAnswer, scoreCircular } from "./score.js";
 import { runActiveUnit } from "./active.js";
 import { callTimings, itemLogFields } from "./itemLog.js";
 import { baselineLabels, hasBaseline, reasonerKeyPart, threeDArms, type RunConfig, type ThreeDArm } from "./config.js";
@@ -107,9 +108,12 @@ export interface RecordParts {
 
 export function makeRecord(p: RecordParts): ItemRecord {
   const { task, paradigm, arm, source, config, reasoner, answer: a } = p;
-  const score = a.status === "parsed" && a.answer !== null ? scoreAnswer(a, task) : null;
-  const correct = score && score.scored ? score.correct : null;
-  const mra = task.answer_format === "integer" ? (score && score.scored ? (score.mra ?? null) : 0) : null;
+  const answered = a.status === "parsed" && a.answer !== null;
+  const score = answered ? scoreAnswer(a, task) : null;
+  // a circular item is right only when every rotation is, and keeps the MRA that holds in every rotation
+  const circular = a.rotations ? scoreCircular(a.rotations, task) : null;
+  const correct = circular ? (answered ? circular.all : null) : score && score.scored ? score.correct : null;
+  const mra = task.answer_format === "integer" ? (circular ? (answered ? circular.mra : 0) : score && score.scored ? (score.mra ?? null) : 0) : null;
   return {
     key: p.key ?? itemKey(task.task_id, paradigm, arm, source),
     task_id: task.task_id,
@@ -132,6 +136,7 @@ export function makeRecord(p: RecordParts): ItemRecord {
     truth: task.answer,
     status: a.status,
     answer: a.answer,
+    match: answered ? (a.match ?? null) : null,
     confidence: a.confidence,
     ...(a.confidenceProblem ? { confidence_problem: a.confidenceProblem } : {}),
     correct,
@@ -151,6 +156,7 @@ export function makeRecord(p: RecordParts): ItemRecord {
     ...(p.scaleOracle ? { scale_oracle: true as const } : {}),
     ...(p.active ? { active: p.active } : {}),
     ...(a.sampling ? { sampling: a.sampling } : {}),
+    ...(circular ? { circular: { rotations: circular.rotations, answers: circular.answers, correct: circular.correct } } : {}),
   };
 }
 
@@ -164,7 +170,7 @@ const isOffline = (reasoner: string) => reasoner === "symbolic";
 export async function shortcutRecord(task: Task, paradigm: string, config: RunConfig, done: ReadonlySet<string>, views: number, timings: Record<string, number> = {}): Promise<ItemRecord | null> {
   const key = itemKey(task.task_id, paradigm, "shortcut", null);
   if (!hasBaseline(config, "shortcut") || done.has(key)) return null;
-  const answer = await createShortcutReasoner().answer({ task });
+  const answer = await withCircular(createShortcutReasoner(), config.circular).answer({ task });
   return makeRecord({ task, paradigm, arm: "shortcut", source: null, config, reasoner: "shortcut", answer, views, quality: null, timings });
 }
 
@@ -243,7 +249,7 @@ export async function runUnit(job: UnitJob): Promise<UnitResult> {
         pending.push({ key, arm: "3d", source: arm.label, reasoner });
         continue;
       }
-      const answer = await createSymbolicReasoner().answer({ task, graph: r.graph, uncertainty: config.uncertainty });
+      const answer = await withCircular(createSymbolicReasoner(), config.circular).answer({ task, graph: r.graph, uncertainty: config.uncertainty });
       const st = { ...base, truth_relations: timings.truth_relations!, ...r.timings_ms };
       records.push(makeRecord({ task, paradigm, arm: "3d", source: arm.source, level: arm.level, labels: arm.labels, config, reasoner: "symbolic", answer, views: bundle.views.length, quality: qualityFigures(diagnosis.metrics), timings: st, key, scaleOracle }));
     }
@@ -259,7 +265,7 @@ export async function runUnit(job: UnitJob): Promise<UnitResult> {
         pending.push({ key, arm: "2d", source: null, reasoner });
         continue;
       }
-      const answer = await createSymbolic2dReasoner({ labels: baselineLabels(config), labelSeed: config.labelSeed }).answer({ task, bundle });
+      const answer = await withCircular(createSymbolic2dReasoner({ labels: baselineLabels(config), labelSeed: config.labelSeed }), config.circular).answer({ task, bundle });
       records.push(makeRecord({ task, paradigm, arm: "2d", source: null, labels: baselineLabels(config), config, reasoner: "symbolic-2d", answer, views: bundle.views.length, quality: null, timings: base, key }));
     }
   }

@@ -11,7 +11,7 @@ import { pathError } from "../core/fs.js";
 import { SOURCES } from "../../reconstruct/options.js";
 import { MASK_MODES } from "../../scenegraph/evidence.js";
 import { INSTANCE_MODES } from "../../scenegraph/options.js";
-import { GRAPH_FORMATS } from "../prompt/formats.js";
+import { ANSWER_MATCHES, GRAPH_FORMATS } from "../prompt/formats.js";
 import { ANSWER_STATUSES } from "../reason/types.js";
 import { INVALID_ACTION_POLICIES } from "../reason/active/options.js";
 import { STOP_REASONS } from "../reason/active/stopping.js";
@@ -74,6 +74,15 @@ export const SamplingSchema = z
   })
   .strict();
 
+/** Circular evaluation (`--circular`): the item asked once per rotation of its options. */
+export const CircularSchema = z
+  .object({
+    rotations: z.number().int().min(2).describe("how many rotations were asked: one per option (rotation r lists the options from index r, wrapping)"),
+    answers: z.array(z.string().nullable()).describe("each rotation's canonical answer, an option's text (null: no answer)"),
+    correct: z.array(z.boolean().nullable()).describe("whether each rotation's answer is right (null: no answer); the item's correct is true only when every one is"),
+  })
+  .strict();
+
 export const ARMS = ["2d", "3d", "shortcut"] as const;
 export type Arm = (typeof ARMS)[number];
 
@@ -100,6 +109,11 @@ export const ItemRecordSchema = z
     truth: z.string(),
     status: z.enum(ANSWER_STATUSES),
     answer: z.string().nullable(),
+    match: z
+      .enum(ANSWER_MATCHES)
+      .nullable()
+      .optional()
+      .describe("how the answer was matched to its option: text (the option's own text, an integer's value; offline programs), letter (the letter of a lettered option, --option-labels letters), fuzzy (a yes/no synonym, or an option's text inside a longer reply; listed in the report); null without an answer; absent in records before this field"),
     confidence: z.number().nullable(),
     confidence_problem: z.string().optional().describe("set when the reply stated a confidence outside [0, 1] that is not a whole percentage (e.g. 1.7): confidence is then null"),
     correct: z.boolean().nullable(),
@@ -134,6 +148,7 @@ export const ItemRecordSchema = z
       .describe("set when the 3D arm's metric scale came from the bundle's (simulator's) depth, ground truth a real agent would not have (vggt, one view, no floor found: reconstruct/align.ts camera0+depth)"),
     active: ActiveEpisodeSchema.optional().describe("paradigm active: the episode, step by step"),
     sampling: SamplingSchema.optional().describe("--samples k > 1: the k sampled answers and their majority vote (answer is the majority)"),
+    circular: CircularSchema.optional().describe("--circular, on items with a list of 2 or more options (not structured formats, not the active paradigm): every rotation's answer; answer is rotation 0's, status parsed only when every rotation answered"),
   })
   .strict();
 export type ItemRecord = z.infer<typeof ItemRecordSchema>;

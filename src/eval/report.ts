@@ -10,6 +10,7 @@ import { describeLimits } from "../llm/gate.js";
 import { METHOD_LABELS, PARADIGM_TITLES, splitMethod, type Cell, type RunSummary } from "./summary.js";
 import { ANYTIME_REPORT_STEPS } from "./activeSummary.js";
 import { SMALL_CELL_LEGEND, smallMark } from "./smallSamples.js";
+import { fuzzyMatchSection, type FuzzyMatch } from "./fuzzyMatches.js";
 
 const title = (s: string) => SUBCATEGORY_TITLES[s as Subcategory] ?? s;
 const percent = (x: number) => (x * 100).toFixed(1);
@@ -156,6 +157,8 @@ export interface ReportMeta {
   scaleOracleItems?: number;
   /** a queue run: where, and the duplicate deliveries its collector dropped */
   queue?: string;
+  /** answers read by a tolerant rule (src/eval/fuzzyMatches.ts), listed for a reader to check */
+  fuzzyMatches?: readonly FuzzyMatch[];
 }
 
 export function reportMarkdown(s: RunSummary, config: RunConfig, meta: ReportMeta): string {
@@ -241,6 +244,7 @@ export function reportMarkdown(s: RunSummary, config: RunConfig, meta: ReportMet
     out.push(pad(kRows, true));
     out.push("");
   }
+  out.push(...fuzzyMatchSection(meta.fuzzyMatches ?? []));
   out.push("## Time per stage (mean ms per item)");
   out.push("");
   const tRows = [["Stage", "mean ms", "n"]];

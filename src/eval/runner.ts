@@ -31,6 +31,7 @@ import { answerPending, makeRunModels, type RunModels } from "./answer.js";
 import { itemKey, readRecords, RecordWriter, type ItemRecord } from "./records.js";
 import { summarizeRun, type RunSummary } from "./summary.js";
 import { reportHtml, reportMarkdown } from "./report.js";
+import { fuzzyMatches } from "./fuzzyMatches.js";
 import { generateJob, type GeneratedTask, type WorkerJob } from "./worker.js";
 import { EVAL_WORKER_RESOURCE_LIMITS, EVAL_WORKER_URL } from "./workerFile.js";
 import { readRunFile, runConfigFile, RUN_FORMAT, sceneGraphFile } from "./files.js";
@@ -165,7 +166,7 @@ function writeReports(opts: RunOptions, records: ItemRecord[], interrupted: bool
   const summary = summarizeRun(records);
   const proxies = new Set(records.filter((r) => r.proxy).map((r) => r.task_id)).size;
   const scaleOracleItems = records.filter((r) => r.scale_oracle).length;
-  const meta = { runId: out.split("/").filter(Boolean).pop() ?? out, version: opts.version, wallSeconds, skipped, proxies, scaleOracleItems, queue };
+  const meta = { runId: out.split("/").filter(Boolean).pop() ?? out, version: opts.version, wallSeconds, skipped, proxies, scaleOracleItems, queue, fuzzyMatches: fuzzyMatches(records) };
   writeJsonAtomic(join(out, "summary.json"), { ...summary, complete: !interrupted, wall_seconds: wallSeconds });
   writeFileAtomic(join(out, "report.md"), reportMarkdown(summary, config, meta));
   writeFileAtomic(join(out, "report.html"), reportHtml(summary, config, meta));

@@ -92,3 +92,30 @@ export function scoreAnswer(result: ScoredInput, task: ScoreTask): AnswerScore {
   const pred = Number(result.answer);
   return { scored: true, correct: pred === truth.value, mra: meanRelativeAccuracy(pred, truth.value) };
 }
+
+/** A circular item's rotations as a record keeps them (src/reason/circular.ts asks them). */
+export interface CircularScore {
+  rotations: number;
+  /** each rotation's canonical answer (an option's text), null when it gave none */
+  answers: Array<string | null>;
+  /** whether each rotation's answer is right, null when it gave none */
+  correct: Array<boolean | null>;
+  /** the item: right only when every rotation is right; null when a rotation gave no answer */
+  all: boolean | null;
+  /** integer items: the lowest rotation's MRA (what holds in every rotation); null otherwise */
+  mra: number | null;
+}
+
+/** Scores each rotation of a circular answer against the task (the answer is a text, so the rotation does not matter). */
+export function scoreCircular(rotations: readonly ScoredInput[], task: ScoreTask): CircularScore {
+  const scores = rotations.map((r) => scoreAnswer(r, task));
+  const correct = scores.map((s) => (s.scored ? s.correct : null));
+  const mras = scores.map((s) => (s.scored ? (s.mra ?? null) : 0));
+  return {
+    rotations: rotations.length,
+    answers: rotations.map((r, i) => (scores[i]!.scored ? (r.answer ?? null) : null)),
+    correct,
+    all: correct.some((c) => c === null) ? null : correct.every((c) => c === true),
+    mra: task.answer_format === "integer" ? Math.min(...mras.map((m) => m ?? 0)) : null,
+  };
+}

@@ -5,7 +5,7 @@
 import type { FrameBundle } from "../../bridge/bundle/io.js";
 import type { Task } from "../../bridge/task/schema.js";
 import type { SceneGraph } from "../../scenegraph/types.js";
-import type { GraphFormat } from "./formats.js";
+import type { GraphFormat, OptionLabels } from "./formats.js";
 
 export interface PromptInput {
   /** The task record. LLM reasoners read only its question fields (question, answer_format, options,
@@ -23,4 +23,6 @@ export interface PromptInput {
   /** VLM baselines: send images instead of a graph ("single": the first view; "multi": up to maxImages views). */
   images?: "single" | "multi";
   maxImages?: number;
+  /** How the options are listed: "letters" ("A. text", a letter may answer) or "none" (their texts only; the default). */
+  optionLabels?: OptionLabels;
 }

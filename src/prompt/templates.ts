@@ -27,14 +27,17 @@ import { LABEL_ANSWER_SUBCATEGORIES } from "../../bridge/task/taxonomy.js";
 import { InputError } from "../core/errors.js";
 import { canonicalJson, sha256Hex } from "../core/hash.js";
 import type { ChatImage } from "../llm/types.js";
-import { PromptFormatSchema, type GraphFormat } from "./formats.js";
+import { PromptFormatSchema, type GraphFormat, type OptionLabels } from "./formats.js";
 import type { PromptInput } from "./input.js";
 import { bundleImages, checkMaxImages, DEFAULT_MAX_IMAGES, describeImages, type ImageMode, type ShownView } from "./images.js";
 import { DEFAULT_COGMAP_SIZE, fmt, serializeGraph } from "./serialize.js";
 import { structuredShape } from "./structured.js";
 
-/** Bump on any change of prompt text (here, serialize.ts, images.ts, reminder.ts): it is part of every prompt hash. */
-export const PROMPT_VERSION = "esi3d-prompt/1";
+/**
+ * Bump on any change of prompt text (here, serialize.ts, images.ts, reminder.ts): it is part of every prompt hash.
+ * 2: the re-prompt's reminder no longer shows the first option as its example answer.
+ */
+export const PROMPT_VERSION = "esi3d-prompt/2";
 /**
  * The default graph serialization: ConceptGraphs-style objects plus relation triples, the de facto convention
  * (reference/ecosystem.md §2.5), and the one that gives the LLM both coordinates and the relations it gets wrong
@@ -76,40 +79,61 @@ const CONFIDENCE_LINE = "`confidence` is your probability, from 0 to 1, that you
 /** The reply-form line, shared with the re-prompt's reminder (reminder.ts). */
 export const REPLY_LINE = "Reply with only a JSON object and nothing else, of the form";
 
-const bullets = (options: readonly string[]) => options.map((o) => `- ${o}`).join("\n");
+/** The letter of the option at `index` in a lettered list (A, B, …). */
+export const optionLetter = (index: number): string => String.fromCharCode(65 + index);
 
-/** The question, its options and the required reply, for one answer kind. */
-export function answerTemplate(task: Pick<Task, "question" | "answer_format" | "options" | "subcategory" | "answer_spec">): string {
+/** The options as list lines: "- text", or "A. text" when lettered. */
+const optionLines = (options: readonly string[], labels: OptionLabels) => options.map((o, i) => (labels === "letters" ? `${optionLetter(i)}. ${o}` : `- ${o}`)).join("\n");
+
+/**
+ * The question, its options and the required reply, for one answer kind. With `optionLabels` "letters" every
+ * option list is lettered ("A. text") and the reply asked for is the letter (the option's text is read too);
+ * with "none" (the default) the options are listed by their texts alone, in the order given, and a reply must
+ * give one of them (src/reason/parse.ts reads no letter then).
+ */
+export function answerTemplate(task: Pick<Task, "question" | "answer_format" | "options" | "subcategory" | "answer_spec">, optionLabels: OptionLabels = "none"): string {
   const kind = templateKind(task);
   const o = task.options;
+  const letters = optionLabels === "letters" && o.length > 0 && kind !== "structured";
   const lines = [`Question: ${task.question}`];
+  const letterReply = `{"answer": "<the letter of one option>", "confidence": <a number from 0 to 1>}`;
   switch (kind) {
     case "yes_no": {
+      if (letters) {
+        lines.push(`Options:\n${optionLines(o, optionLabels)}`, "Answer with the letter of exactly one of the options.", REPLY_LINE, letterReply);
+        break;
+      }
+      // the two words in the options' own order, so that a rotation of the options (--circular) is a prompt of its own
       const plain = o.length === 0 || (o.length === 2 && o.includes("yes") && o.includes("no"));
+      const [first, second] = o.length === 2 ? o : ["yes", "no"];
       lines.push(
-        plain ? `Answer "yes" or "no".` : `Answer with exactly one of these options, copied as written:\n${bullets(o)}`,
+        plain ? `Answer "${first}" or "${second}".` : `Answer with exactly one of these options, copied as written:\n${optionLines(o, optionLabels)}`,
         REPLY_LINE,
-        plain ? `{"answer": "yes" or "no", "confidence": <a number from 0 to 1>}` : `{"answer": "<one of the options>", "confidence": <a number from 0 to 1>}`,
+        plain ? `{"answer": "${first}" or "${second}", "confidence": <a number from 0 to 1>}` : `{"answer": "<one of the options>", "confidence": <a number from 0 to 1>}`,
       );
       break;
     }
     case "option":
       lines.push(
-        `Options:\n${bullets(o)}`,
-        "Answer with exactly one of the options, copied as written.",
+        `Options:\n${optionLines(o, optionLabels)}`,
+        letters ? "Answer with the letter of exactly one of the options." : "Answer with exactly one of the options, copied as written.",
         REPLY_LINE,
-        `{"answer": "<one of the options>", "confidence": <a number from 0 to 1>}`,
+        letters ? letterReply : `{"answer": "<one of the options>", "confidence": <a number from 0 to 1>}`,
       );
       break;
     case "category":
       lines.push(
-        `Options (object categories):\n${bullets(o)}`,
-        "Answer with the object's category: exactly one of the options, copied as written.",
+        `Options (object categories):\n${optionLines(o, optionLabels)}`,
+        letters ? "Answer with the object's category: the letter of exactly one of the options." : "Answer with the object's category: exactly one of the options, copied as written.",
         REPLY_LINE,
-        `{"answer": "<one of the categories>", "confidence": <a number from 0 to 1>}`,
+        letters ? letterReply : `{"answer": "<one of the categories>", "confidence": <a number from 0 to 1>}`,
       );
       break;
     case "integer":
+      if (letters) {
+        lines.push(`Options:\n${optionLines(o, optionLabels)}`, "Answer with the letter of exactly one of the options.", REPLY_LINE, letterReply);
+        break;
+      }
       lines.push(
         o.length ? `Options: ${o.join(", ")}` : "",
         o.length ? "Answer with one of the options, an integer written with digits." : "Answer with an integer written with digits.",
@@ -119,10 +143,10 @@ export function answerTemplate(task: Pick<Task, "question" | "answer_format" | "
       break;
     case "ordering":
       lines.push(
-        `Options (each is a complete order, first to last):\n${bullets(o)}`,
-        "Answer with exactly one of the options, copied as written.",
+        `Options (each is a complete order, first to last):\n${optionLines(o, optionLabels)}`,
+        letters ? "Answer with the letter of exactly one of the options." : "Answer with exactly one of the options, copied as written.",
         REPLY_LINE,
-        `{"answer": "<one of the options>", "confidence": <a number from 0 to 1>}`,
+        letters ? letterReply : `{"answer": "<one of the options>", "confidence": <a number from 0 to 1>}`,
       );
       break;
     case "structured": {
@@ -184,6 +208,8 @@ export interface BuildOptions {
   cogmapSize?: number;
   /** used when the input has no `maxImages` (default DEFAULT_MAX_IMAGES) */
   maxImages?: number;
+  /** used when the input has no `optionLabels` (default "none") */
+  optionLabels?: OptionLabels;
 }
 
 export interface BuiltPrompt {
@@ -196,6 +222,8 @@ export interface BuiltPrompt {
   images?: ChatImage[];
   /** 2d-vlm only: which bundle views the images are */
   views?: ShownView[];
+  /** set when the options were lettered ("A. text"): the reply may then give a letter (src/reason/parse.ts) */
+  optionLabels?: "letters";
   /** 3d-llm only */
   format?: GraphFormat;
   uncertainty?: boolean;
@@ -210,7 +238,9 @@ export function buildPrompt(input: PromptInput, opts: BuildOptions = {}): BuiltP
   const task = input.task;
   if (!task || typeof task.question !== "string") throw new PromptError("the input has no task with a question");
   const template = templateKind(task);
-  const answer = answerTemplate(task);
+  const optionLabels = input.optionLabels ?? opts.optionLabels ?? "none";
+  const answer = answerTemplate(task, optionLabels);
+  const labelled = optionLabels === "letters" ? { optionLabels: "letters" as const } : {};
   if (input.images) {
     if (!input.bundle) throw new PromptError(`${task.task_id}: images "${input.images}" need a frame bundle (input.bundle), and none was given`);
     let maxImages: number;
@@ -228,6 +258,7 @@ export function buildPrompt(input: PromptInput, opts: BuildOptions = {}): BuiltP
       user: `${describeImages(imgs)}\n\n${answer}`,
       images: imgs.images,
       views: imgs.views,
+      ...labelled,
     };
   }
   if (!input.graph) throw new PromptError(`${task.task_id}: the 3D + LLM arm needs a scene graph (input.graph), and none was given`);
@@ -240,7 +271,7 @@ export function buildPrompt(input: PromptInput, opts: BuildOptions = {}): BuiltP
   } catch (e) {
     throw new PromptError(`${task.task_id}: ${(e as Error).message}`);
   }
-  const out: BuiltPrompt = { version: PROMPT_VERSION, arm: "3d-llm", template, system: SYSTEM_3D_LLM, user: `${scene}\n\n${answer}`, format, uncertainty };
+  const out: BuiltPrompt = { version: PROMPT_VERSION, arm: "3d-llm", template, system: SYSTEM_3D_LLM, user: `${scene}\n\n${answer}`, ...labelled, format, uncertainty };
   if (format === "cogmap") out.cogmapSize = cogmapSize;
   return out;
 }

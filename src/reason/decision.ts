@@ -49,7 +49,8 @@ export function programReasoner(id: string, needs: "graph" | "bundle", method: s
       const latencyMs = Math.round((performance.now() - t) * 100) / 100;
       const base = { raw: d.trace, method: `${method}:${q.subcategory}`, latencyMs };
       if ("unanswerable" in d) return { ...base, status: "unanswerable", answer: null, confidence: null, reason: `unanswerable: ${d.unanswerable}` };
-      return { ...base, status: "parsed", answer: d.answer, confidence: d.confidence, reason: d.trace[d.trace.length - 1] };
+      // a program answers with an option as written (or an integer's value): matched by its text
+      return { ...base, status: "parsed", answer: d.answer, confidence: d.confidence, match: "text", reason: d.trace[d.trace.length - 1] };
     },
   };
 }

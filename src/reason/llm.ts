@@ -35,6 +35,8 @@ import { promptHash, promptLogOf, type PromptHashIdentity, type PromptTarget } f
 import { answerWithReprompt, TRUNCATED_FINISH_REASONS, type AnswerOutcome, type AskedReply } from "./protocol.js";
 import type { GraphFormat, ModelCall, Reasoner, ReasonerAnswer, ReasonerInput } from "./types.js";
 import { majorityVote, sumUsage } from "./vote.js";
+import { answerMatchOf } from "./parse.js";
+import type { OptionLabels } from "../prompt/formats.js";
 
 /** `method` of an answer that was not parsed. */
 export const NO_PARSE_METHOD = "none";
@@ -60,6 +62,8 @@ export interface LlmReasonerOptions extends Partial<Omit<LlmClientOptions, "cach
   images?: ImageMode;
   /** images for `multi` when the input names none (default 8, at most 30) */
   maxImages?: number;
+  /** option labels when the input names none (default "none": options by their texts, no letter is read) */
+  optionLabels?: OptionLabels;
   /** an existing client to use (e.g. one shared by several reasoners); its id must be `spec` */
   client?: LlmClient;
   /** overall time for one answer's model calls, retries, waits and re-prompt included (ms; default DEFAULT_ITEM_DEADLINE_MS) */
@@ -97,7 +101,7 @@ function repromptOf(reprompted: boolean, user: string, asked: readonly string[])
  */
 export function createLlmReasoner(spec: string, opts: LlmReasonerOptions = {}): Reasoner {
   const { provider, model } = parseModelSpec(spec);
-  const { client: given, temperature: t, maxOutputTokens, systemPrompt, samples = 1, format, uncertainty, cogmapSize, images, maxImages, cache, itemDeadlineMs = DEFAULT_ITEM_DEADLINE_MS, ...clientOpts } = opts;
+  const { client: given, temperature: t, maxOutputTokens, systemPrompt, samples = 1, format, uncertainty, cogmapSize, images, maxImages, optionLabels, cache, itemDeadlineMs = DEFAULT_ITEM_DEADLINE_MS, ...clientOpts } = opts;
   if (!(Number.isInteger(samples) && samples >= 1)) throw new RangeError(`createLlmReasoner("${spec}"): samples must be a positive integer, got ${samples}`);
   const temperature = t ?? DEFAULT_TEMPERATURE;
   const client = given ?? createLlmClient(spec, { ...clientOpts, cache: cache ?? null });
@@ -107,6 +111,7 @@ export function createLlmReasoner(spec: string, opts: LlmReasonerOptions = {}): 
   if (uncertainty !== undefined) buildOpts.uncertainty = uncertainty;
   if (cogmapSize !== undefined) buildOpts.cogmapSize = cogmapSize;
   if (maxImages !== undefined) buildOpts.maxImages = maxImages;
+  if (optionLabels !== undefined) buildOpts.optionLabels = optionLabels;
   const identity: PromptHashIdentity = {
     provider,
     model,
@@ -144,7 +149,9 @@ export function createLlmReasoner(spec: string, opts: LlmReasonerOptions = {}): 
     };
     let out: AnswerOutcome;
     try {
-      out = await answerWithReprompt(ask, built.user, input.task); // re-throws a cancellation
+      // a letter is read as an answer only when this prompt lettered the options
+      const question = { answer_format: input.task.answer_format, options: input.task.options, answer_spec: input.task.answer_spec, optionLabels: built.optionLabels ?? ("none" as const) };
+      out = await answerWithReprompt(ask, built.user, question); // re-throws a cancellation
     } catch (e) {
       if (!deadline.signal.aborted || signal?.aborted) throw e;
       const reason = `${client.id}: no answer within the item deadline of ${Math.round(itemDeadlineMs / 1000)} s (every attempt, wait and re-prompt included)`;
@@ -175,6 +182,7 @@ export function createLlmReasoner(spec: string, opts: LlmReasonerOptions = {}): 
           answer: out.parsed.answer,
           confidence: out.parsed.confidence ?? null,
           method: out.parsed.method,
+          match: answerMatchOf(out.parsed.match),
           ...base,
           ...(notes.length ? { reason: notes.join("; ") } : {}),
           ...(out.parsed.confidenceProblem ? { confidenceProblem: out.parsed.confidenceProblem } : {}),

@@ -8,14 +8,21 @@
  * 1. `json`: a JSON object with an `answer` key anywhere in the reply (code fences, prose around it, single quotes,
  *    unquoted keys, trailing commas, Python True/False/None are tolerated). Several objects must agree.
  * 2. Otherwise rules on the text, VLMEvalKit-style: an "answer: X" / "the answer is X" / `\boxed{X}` line, then the
- *    whole reply as a short answer, then an option letter in the prose ("(B)", "option B"), then exactly one option
- *    text contained in a short reply. Method `rule-option` (a letter), `numeric` (a number) or `rule-text`.
+ *    whole reply as a short answer, then (lettered prompts only) an option letter in the prose ("(B)", "option B"),
+ *    then exactly one option text contained in a short reply. Method `rule-option` (a letter), `numeric` (a number)
+ *    or `rule-text`.
+ *
+ * Strict matching: a reply is matched to an option by the option's own text (an integer by its value). A letter
+ * counts only when the prompt lettered the options (`optionLabels: "letters"`, src/prompt/formats.ts); otherwise
+ * "A" is just a text that names no option, and the reply is unparsed with that reason. A model that answers "A"
+ * to everything must not be scored as answering the first option of an unlettered list.
  *
  * The benchmark's exact match ("correct iff ŷ = y*", reference/esi-spec.md §2.6) leaves normalisation open; ours
  * (`normalizeAnswerText`): Unicode NFKC, lower case, underscores and dashes as spaces (categories like
  * `tennis_ball`), other punctuation removed, the articles a/an/the dropped, whitespace collapsed.
  */
 import type { AnswerFormat, AnswerSpec } from "../../bridge/task/schema.js";
+import type { AnswerMatch, OptionLabels } from "../prompt/formats.js";
 import { parseIntegerAnswer } from "./numbers.js";
 
 /** What the parser needs to know about the question: a Task has these fields. */
@@ -24,6 +31,8 @@ export interface AnswerQuestion {
   options: readonly string[];
   /** the structured answer of an any_ordering, assignment, step_sequence or parts task (structured.ts reads those) */
   answer_spec?: AnswerSpec | undefined;
+  /** how the prompt labelled the options: only "letters" lets an option letter stand for its option (default "none") */
+  optionLabels?: OptionLabels | undefined;
 }
 
 /** Where the answer came from. */
@@ -35,6 +44,28 @@ export type ParseMethod = "json" | "rule-option" | "rule-text" | "numeric";
  * occurs in the answer), `structured` (every part of a structured answer matched its options, structured.ts).
  */
 export type MatchKind = "exact" | "normalized" | "letter" | "synonym" | "number" | "ordering" | "contained" | "structured";
+
+/**
+ * What a record says of a match (src/prompt/formats.ts AnswerMatch): `text` when the reply gave an option's own
+ * text (exactly, after normalisation, as the same ordering, every part of a structured answer) or an integer's
+ * value; `letter` when it gave the letter of a lettered option; `fuzzy` when a tolerant rule read it (a yes/no
+ * synonym, one option's text found inside a longer reply). The report lists the fuzzy ones for a reader to check.
+ */
+export function answerMatchOf(kind: MatchKind): AnswerMatch {
+  switch (kind) {
+    case "letter":
+      return "letter";
+    case "synonym":
+    case "contained":
+      return "fuzzy";
+    case "exact":
+    case "normalized":
+    case "number":
+    case "ordering":
+    case "structured":
+      return "text";
+  }
+}
 
 export interface ParsedAnswer {
   status: "parsed";
@@ -456,7 +487,9 @@ export function resolveString(s: string, q: AnswerQuestion, guardLength = false)
   }
 
   const letter = readLetter(t, q);
-  if (letter) return letter;
+  if (letter && lettered(q)) return letter;
+  // unlettered options: a bare letter names no option (a letter followed by text goes on to be read by its text)
+  if (letter && isBareLetter(t)) return { error: `"${clip(t)}" matches none of the options; the options were not lettered` };
 
   if (q.answer_format === "integer") {
     const n = parseIntegerAnswer(t);
@@ -503,11 +536,21 @@ function leadingYesNo(t: string): { yes: boolean } | { error: string } | undefin
   return { yes };
 }
 
-/** "B", "(B)", "b", "B.", "B)", "B: the red mug", "B. the red mug", "Option B", "choice (b)". */
+/** Whether the prompt lettered the options, so that a letter names one. */
+const lettered = (q: AnswerQuestion): boolean => q.optionLabels === "letters";
+
+/** "B", "(B)", "b", "Option B", "choice (b)": a letter alone, with nothing after it. */
+const BARE_LETTER = /^(?:option|choice)?\s*[([]?([A-Za-z])[)\]]?$/i;
+const isBareLetter = (t: string): boolean => BARE_LETTER.test(t);
+
+/**
+ * "B", "(B)", "b", "B.", "B)", "B: the red mug", "B. the red mug", "Option B", "choice (b)": the option the letter
+ * names, whether or not the prompt lettered the options (the caller decides whether a letter counts).
+ */
 function readLetter(t: string, q: AnswerQuestion): Resolved | undefined {
   const opts = q.options;
   if (opts.length === 0 || opts.length > MAX_LETTERED_OPTIONS) return undefined;
-  let m = /^(?:option|choice)?\s*[([]?([A-Za-z])[)\]]?$/i.exec(t);
+  let m = BARE_LETTER.exec(t);
   let trailing = "";
   if (!m) {
     m = /^(?:(?:option|choice)\s*)?[([]?([A-Z])(?:[)\].:]|\s*[)\]])\s*(.*)$/s.exec(t) ?? /^(?:option|choice)\s+[([]?([A-Za-z])[)\]]?(?:[.:,]|\s)\s*(.*)$/is.exec(t);
@@ -622,8 +665,8 @@ function resolveFreeText(text: string, q: AnswerQuestion): Resolved {
     const res = pool.map((l) => {
       const r = resolveString(l.value, q);
       if (!isError(r)) return r;
-      // "The answer is B because …": the first token alone, when it is an option letter
-      const tok = stripWrapping(l.value.split(/\s+/)[0] ?? "");
+      // "The answer is B because …": the first token alone, when it is the letter of a lettered option
+      const tok = lettered(q) ? stripWrapping(l.value.split(/\s+/)[0] ?? "") : "";
       const lr = tok ? readLetter(tok, q) : undefined;
       return lr ?? r;
     });
@@ -638,8 +681,8 @@ function resolveFreeText(text: string, q: AnswerQuestion): Resolved {
   const whole = resolveString(t, q, true);
   if (!isError(whole)) return whole;
 
-  // 3. an option letter marked as such in prose: "(B)", "option B"
-  if (q.options.length > 0 && q.options.length <= MAX_LETTERED_OPTIONS) {
+  // 3. an option letter marked as such in prose: "(B)", "option B" (lettered options only)
+  if (lettered(q) && q.options.length > 0 && q.options.length <= MAX_LETTERED_OPTIONS) {
     const letters = new Set<string>();
     for (const m of t.matchAll(/\(([A-Z])\)|\b(?:option|choice)\s+\(?([A-Za-z])\b\)?/g)) letters.add((m[1] ?? m[2]!).toUpperCase());
     if (letters.size === 1) {

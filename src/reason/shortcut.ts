@@ -90,7 +90,7 @@ export function createShortcutReasoner(): Reasoner {
       const d = shortcutDecision(q);
       const latencyMs = Math.round((performance.now() - t) * 100) / 100;
       if (!d) return { status: "unanswerable", answer: null, confidence: null, raw: ["unanswerable: the question has no options"], method: `shortcut:${q.subcategory}`, reason: "unanswerable: the question has no options", latencyMs };
-      return { status: "parsed", answer: d.answer, confidence: d.confidence, raw: [d.trace], method: `shortcut-${d.program}:${q.subcategory}`, reason: d.trace, latencyMs };
+      return { status: "parsed", answer: d.answer, confidence: d.confidence, match: "text", raw: [d.trace], method: `shortcut-${d.program}:${q.subcategory}`, reason: d.trace, latencyMs };
     },
   };
 }

@@ -3,9 +3,9 @@
  * items (Stacking & Stability), an item → container assignment (Rigid Containment), one answer per step
  * (Long-Term Navigation) or named sub-answers (Action Order Inference). The model is asked for
  * `{"answer": <list or object>, "confidence": …}`; every element is matched to its own options with the plain
- * parser's rules (parse.ts resolveString: exact, normalised, letter, contained), and the whole answer must be
- * complete: an element missing, repeated, unknown or ambiguous makes the reply `unparsed` (re-prompted, then
- * `invalid`), never a partly guessed answer.
+ * parser's rules (parse.ts resolveString: exact, normalised, contained; never a letter: these options are not
+ * lettered), and the whole answer must be complete: an element missing, repeated, unknown or ambiguous makes the
+ * reply `unparsed` (re-prompted, then `invalid`), never a partly guessed answer.
  *
  * The parsed answer is written in the canonical text of its kind (schema.ts canonicalAnswer), so that scoring
  * compares texts and records keep one string; `decodeStructured` reads it back.

@@ -3,6 +3,7 @@
  * baselines) into `{answer, confidence}`. Offline programs (`symbolic`, `symbolic-2d`) and language
  * models (`openai:<model>`, `gemini:<model>`) share this interface, so the runner treats them alike.
  */
+import type { AnswerMatch } from "../prompt/formats.js";
 import type { PromptInput } from "../prompt/input.js";
 import type { PromptLog } from "./promptFile.js";
 
@@ -40,6 +41,12 @@ export interface ReasonerAnswer {
   raw: string[];
   /** How the answer was obtained: the program name, or the parse path ("json", "rule-option", ...). */
   method: string;
+  /**
+   * How a parsed answer was matched to its option: `text` (the option's own text, or an integer's value: what
+   * offline programs give), `letter` (a lettered option's letter), `fuzzy` (a tolerant rule: a yes/no synonym, an
+   * option's text inside a longer reply). Unset when there is no answer.
+   */
+  match?: AnswerMatch;
   /** The exact prompt text (LLMs), for records and the inspection page. */
   prompt?: string;
   /** sha256 of everything that determines the reply. */
@@ -62,6 +69,11 @@ export interface ReasonerAnswer {
   calls?: ModelCall[];
   /** Repeated sampling (k > 1): each sample's answer and the majority's share (src/reason/vote.ts); the answer is the majority's. */
   sampling?: { k: number; answers: Array<string | null>; agreement: number };
+  /**
+   * Circular evaluation (src/reason/circular.ts): each rotation's own answer, rotation r listing the options from
+   * index r; the fields above combine them (rotation 0's answer, the first failure's status).
+   */
+  rotations?: ReasonerAnswer[];
 }
 
 /** One model call of an answer, as the client reported it. */

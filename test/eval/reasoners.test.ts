@@ -188,6 +188,11 @@ describe("generation flags and repeated sampling", () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--samples: only model reasoners \(openai:<model>, gemini:<model>\) take it; this run's reasoners are symbolic/);
     expect(existsSync(join(root, "idle"))).toBe(false);
+    // nor do they read option labels: they answer with an option's text
+    const labels = await esi3dAsync(["run", ...TASKS, "--option-labels", "letters", "--out", join(root, "idle-labels")]);
+    expect(labels.code).toBe(2);
+    expect(labels.stderr).toMatch(/--option-labels: only model reasoners \(openai:<model>, gemini:<model>\) read prompts, where the options are labelled; this run's reasoners are symbolic/);
+    expect(existsSync(join(root, "idle-labels"))).toBe(false);
   });
 
   it("--system-prompt naming a missing file: exit 2 naming the flag and the file, no run directory", async () => {

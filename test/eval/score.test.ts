@@ -7,7 +7,10 @@ const choice = { answer_format: "choice" as const, options: ["mug", "bowl", "pla
 
 describe("scoreAnswer", () => {
   it("scores exact matches", () => {
-    expect(scoreAnswer(parseAnswer('{"answer": "B"}', choice), choice)).toEqual({ scored: true, correct: true });
+    expect(scoreAnswer(parseAnswer('{"answer": "B"}', { ...choice, optionLabels: "letters" }), choice)).toEqual({ scored: true, correct: true });
+    // unlettered options: "B" names none of them, so there is nothing to score
+    expect(scoreAnswer(parseAnswer('{"answer": "B"}', choice), choice)).toEqual({ scored: false, status: "unparsed" });
+    expect(scoreAnswer(parseAnswer('{"answer": "bowl"}', choice), choice)).toEqual({ scored: true, correct: true });
     expect(scoreAnswer(parseAnswer('{"answer": "plate"}', choice), choice)).toEqual({ scored: true, correct: false });
   });
   it("adds MRA for integer answers", () => {

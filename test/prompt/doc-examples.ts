@@ -11,6 +11,7 @@ import type { Task } from "../../bridge/task/schema.js";
 import type { SceneGraph } from "../../scenegraph/types.js";
 import { serializeGraph } from "../../src/prompt/serialize.js";
 import { answerTemplate, buildPrompt, promptRecord, SYSTEM_3D_LLM, type BuiltPrompt } from "../../src/prompt/templates.js";
+import { formatReminder } from "../../src/prompt/reminder.js";
 import { bundleOf, SMALL_CAMERA } from "./bundles.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -45,6 +46,8 @@ export function docExamples(): Record<string, string> {
     "template-option": answerTemplate(sdTask),
     "template-category": answerTemplate(q("What is the object partly hidden behind the cardboard box on the table? Options: can, vase, candle, bottle.", "choice", ["can", "vase", "candle", "bottle"], "partial_occlusion")),
     "template-integer": answerTemplate(cTask),
+    "template-option-letters": answerTemplate(sdTask, "letters"),
+    "reminder-option": formatReminder(sdTask),
     "template-ordering": answerTemplate(q("In which order did the agent pick up the objects?", "ordering", ["mug, book, apple", "book, mug, apple", "apple, book, mug"], "action_order_inference")),
     "system-3d": SYSTEM_3D_LLM,
     "vlm-multi": textOnly(buildPrompt({ task: sdTask, bundle, images: "multi" })),

@@ -68,6 +68,27 @@ describe("answer templates", () => {
     expect(s).toContain("Options (each is a complete order, first to last):\n- mug, vase, lamp\n- lamp, vase, mug\n- vase, mug, lamp\nAnswer with exactly one of the options, copied as written.");
   });
 
+  it("lists the yes/no words in the options' own order (a rotation is a prompt of its own)", () => {
+    expect(answerTemplate({ ...yesNo, options: ["no", "yes"] })).toContain('Answer "no" or "yes".\nReply with only a JSON object and nothing else, of the form\n{"answer": "no" or "yes",');
+  });
+
+  it("letters every option list with --option-labels letters, and a letter reply parses only then", () => {
+    expect(answerTemplate(option, "letters")).toContain('Options:\nA. the mug\nB. the table\nAnswer with the letter of exactly one of the options.\nReply with only a JSON object and nothing else, of the form\n{"answer": "<the letter of one option>"');
+    expect(answerTemplate(category, "letters")).toContain("Options (object categories):\nA. can\nB. vase\nC. candle\nD. bottle\nAnswer with the object's category: the letter of exactly one of the options.");
+    expect(answerTemplate(integer, "letters")).toContain("Options:\nA. 1\nB. 2\nC. 3\nD. 4\nAnswer with the letter of exactly one of the options.");
+    expect(answerTemplate(ordering, "letters")).toContain("first to last):\nA. mug, vase, lamp\nB. lamp, vase, mug\nC. vase, mug, lamp\n");
+    expect(answerTemplate(yesNo, "letters")).toContain("Options:\nA. yes\nB. no\nAnswer with the letter of exactly one of the options.");
+    // an integer question without options has nothing to letter
+    expect(answerTemplate({ ...integer, options: [] }, "letters")).toBe(answerTemplate({ ...integer, options: [] }));
+    expect(answerTemplate(option, "none")).toBe(answerTemplate(option));
+    const task = { ...smallTask(), answer_format: "choice" as const, options: ["the mug", "the table"], answer: "the table", subcategory: "spatial_distance" as const };
+    const built = buildPrompt({ task, graph: tableScene(), optionLabels: "letters" });
+    expect(built.optionLabels).toBe("letters");
+    expect(buildPrompt({ task, graph: tableScene() })).not.toHaveProperty("optionLabels");
+    expect(parseAnswer('{"answer": "B"}', { ...task, optionLabels: built.optionLabels })).toMatchObject({ status: "parsed", answer: "the table", match: "letter" });
+    expect(parseAnswer('{"answer": "B"}', task)).toMatchObject({ status: "unparsed" });
+  });
+
   it("asks for the JSON form protocol.ts's reminder repeats, and replies of that form parse", () => {
     const replies: [Q, string, string][] = [
       [yesNo, '{"answer": "no", "confidence": 0.7}', "no"],

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { findNumbers, parseIntegerAnswer, parseNumberWords } from "../../src/reason/numbers.js";
 import {
+  answerMatchOf,
   normalizeAnswerText,
   orderingItems,
   parseAnswer,
@@ -15,6 +16,8 @@ const choice: AnswerQuestion = { answer_format: "choice", options: ["the red mug
 const cats: AnswerQuestion = { answer_format: "choice", options: ["tennis_ball", "basketball", "apple"] };
 const count: AnswerQuestion = { answer_format: "integer", options: ["2", "3", "4", "5"] };
 const order: AnswerQuestion = { answer_format: "ordering", options: ["box, mug, plate", "mug, box, plate", "plate, box, mug"] };
+/** The same questions as a prompt with lettered options ("A. text") asks them. */
+const lettered = (q: AnswerQuestion): AnswerQuestion => ({ ...q, optionLabels: "letters" });
 
 describe("normalizeAnswerText", () => {
   it("folds case, whitespace, punctuation, underscores and articles", () => {
@@ -54,10 +57,23 @@ describe("parseAnswer: JSON", () => {
     expect(readConfidence(250)).toBeUndefined();
     expect(readConfidence("high")).toBeUndefined();
   });
-  it("maps option letters in the answer field", () => {
+  it("maps option letters in the answer field when the options were lettered", () => {
     for (const a of ["B", "(B)", "b", "B.", "B)", "B. the blue mug", "B: the blue mug", "Option B"]) {
-      expect(parseAnswer(JSON.stringify({ answer: a }), choice), a).toMatchObject({ status: "parsed", answer: "the blue mug", optionIndex: 1, match: "letter", method: "json" });
+      expect(parseAnswer(JSON.stringify({ answer: a }), lettered(choice)), a).toMatchObject({ status: "parsed", answer: "the blue mug", optionIndex: 1, match: "letter", method: "json" });
     }
+  });
+  it("reads no letter when the options were not lettered", () => {
+    for (const a of ["A", "(B)", "b", "B.", "Option C", "choice (a)"]) {
+      expect(parseAnswer(JSON.stringify({ answer: a }), choice), a).toMatchObject({ status: "unparsed", reason: expect.stringMatching(/matches none of the options; the options were not lettered/) });
+    }
+    expect(parseAnswer('{"answer": "A"}', choice)).toEqual({ status: "unparsed", reason: 'JSON answer: "A" matches none of the options; the options were not lettered' });
+    for (const q of [yesNo, count, order, { answer_format: "choice" as const, options: ["equilateral", "isosceles", "random"] }]) {
+      expect(parseAnswer('{"answer": "A"}', q), q.options.join()).toMatchObject({ status: "unparsed", reason: expect.stringMatching(/not lettered/) });
+    }
+    // a letter followed by an option's text is read by the text
+    expect(parseAnswer('{"answer": "B. the bowl"}', choice)).toMatchObject({ status: "parsed", answer: "the bowl" });
+    // an option whose own text is a letter is matched by that text
+    expect(parseAnswer('{"answer": "B"}', { answer_format: "choice", options: ["A", "B"] })).toMatchObject({ status: "parsed", answer: "B", match: "exact" });
   });
   it("maps option text with normalisation", () => {
     expect(parseAnswer('{"answer": "Blue mug"}', choice)).toMatchObject({ answer: "the blue mug", match: "normalized" });
@@ -65,10 +81,10 @@ describe("parseAnswer: JSON", () => {
     expect(parseAnswer('{"answer": "Tennis Ball."}', cats)).toMatchObject({ answer: "tennis_ball" });
   });
   it("refuses a letter whose text names another option", () => {
-    expect(parseAnswer('{"answer": "B. the red mug"}', choice)).toMatchObject({ status: "unparsed" });
+    expect(parseAnswer('{"answer": "B. the red mug"}', lettered(choice))).toMatchObject({ status: "unparsed" });
   });
   it("refuses an out-of-range letter", () => {
-    expect(parseAnswer('{"answer": "F"}', choice)).toMatchObject({ status: "unparsed", reason: expect.stringMatching(/out of range/) });
+    expect(parseAnswer('{"answer": "F"}', lettered(choice))).toMatchObject({ status: "unparsed", reason: expect.stringMatching(/out of range/) });
   });
   it("accepts yes/no synonyms", () => {
     for (const [a, want] of [["Yes", "yes"], ["y", "yes"], ["true", "yes"], ["correct", "yes"], ["No.", "no"], ["n", "no"], ["FALSE", "no"], ["incorrect", "no"]] as const) {
@@ -86,7 +102,10 @@ describe("parseAnswer: JSON", () => {
     expect(parseAnswer('{"answer": "three"}', count)).toMatchObject({ answer: "3", optionIndex: 1 });
     expect(parseAnswer('{"answer": "3 objects"}', count)).toMatchObject({ answer: "3" });
     expect(parseAnswer('{"answer": 4.0}', count)).toMatchObject({ answer: "4" });
-    expect(parseAnswer('{"answer": "C"}', count)).toMatchObject({ answer: "4", match: "letter" });
+    expect(parseAnswer('{"answer": "C"}', lettered(count))).toMatchObject({ answer: "4", match: "letter" });
+    // unlettered, a number is an option's value, never its position
+    expect(parseAnswer('{"answer": 1}', count)).toMatchObject({ status: "parsed", answer: "1", match: "number" });
+    expect(parseAnswer('{"answer": "C"}', count)).toMatchObject({ status: "unparsed" });
   });
   it("keeps an integer that is not an option, as its string", () => {
     expect(parseAnswer('{"answer": "twelve"}', count)).toEqual({ status: "parsed", answer: "12", method: "json", match: "number" });
@@ -103,7 +122,7 @@ describe("parseAnswer: JSON", () => {
     expect(parseAnswer('{"answer": "1. plate\\n2. box\\n3. mug"}', order)).toMatchObject({ answer: "plate, box, mug", match: "ordering" });
     expect(parseAnswer('{"answer": "box, mug, plate"}', order)).toMatchObject({ answer: "box, mug, plate", match: "exact" });
     expect(parseAnswer('{"answer": "the box, then the mug, and the plate"}', order)).toMatchObject({ answer: "box, mug, plate" });
-    expect(parseAnswer('{"answer": "A"}', order)).toMatchObject({ answer: "box, mug, plate", match: "letter" });
+    expect(parseAnswer('{"answer": "A"}', lettered(order))).toMatchObject({ answer: "box, mug, plate", match: "letter" });
     expect(parseAnswer('{"answer": ["mug", "plate", "box"]}', order)).toMatchObject({ status: "unparsed" });
   });
   it("skips brace groups that are not JSON", () => {
@@ -129,17 +148,20 @@ describe("parseAnswer: JSON", () => {
 });
 
 describe("parseAnswer: rules on free text", () => {
-  it("reads a bare option letter or text", () => {
-    expect(parseAnswer("B", choice)).toMatchObject({ answer: "the blue mug", method: "rule-option", match: "letter" });
-    expect(parseAnswer("(C)", choice)).toMatchObject({ answer: "the bowl", method: "rule-option" });
-    expect(parseAnswer("B. the blue mug", choice)).toMatchObject({ answer: "the blue mug", method: "rule-option" });
+  it("reads a bare option letter (lettered options) or text", () => {
+    expect(parseAnswer("B", lettered(choice))).toMatchObject({ answer: "the blue mug", method: "rule-option", match: "letter" });
+    expect(parseAnswer("(C)", lettered(choice))).toMatchObject({ answer: "the bowl", method: "rule-option" });
+    expect(parseAnswer("B. the blue mug", lettered(choice))).toMatchObject({ answer: "the blue mug", method: "rule-option" });
+    expect(parseAnswer("B", choice)).toMatchObject({ status: "unparsed", reason: expect.stringMatching(/not lettered/) });
+    expect(parseAnswer("B. the blue mug", choice)).toMatchObject({ answer: "the blue mug", match: "contained" });
     expect(parseAnswer("the red mug", choice)).toMatchObject({ answer: "the red mug", method: "rule-text", match: "exact" });
     expect(parseAnswer("Red mug", choice)).toMatchObject({ answer: "the red mug", method: "rule-text", match: "normalized" });
     expect(parseAnswer("**Basketball**", cats)).toMatchObject({ answer: "basketball", method: "rule-text" });
   });
   it("reads 'answer: X' lines and \\boxed{}", () => {
     expect(parseAnswer("Looking at the views, the mug is hidden.\nAnswer: yes", yesNo)).toMatchObject({ answer: "yes", method: "rule-text" });
-    expect(parseAnswer("The answer is B because it is closer.", choice)).toMatchObject({ answer: "the blue mug", method: "rule-option" });
+    expect(parseAnswer("The answer is B because it is closer.", lettered(choice))).toMatchObject({ answer: "the blue mug", method: "rule-option" });
+    expect(parseAnswer("The answer is B because it is closer.", choice)).toMatchObject({ status: "unparsed" });
     expect(parseAnswer("I think it is 3. Final answer: 4", count)).toMatchObject({ answer: "4", method: "numeric" });
     expect(parseAnswer("so \\boxed{5}", count)).toMatchObject({ answer: "5", method: "numeric" });
     expect(parseAnswer('"answer": "no", "confidence": 0.2 (truncated', yesNo)).toMatchObject({ answer: "no", confidence: 0.2 });
@@ -169,14 +191,16 @@ describe("parseAnswer: rules on free text", () => {
     expect(parseAnswer("probably the red mug", q)).toMatchObject({ answer: "red mug", match: "contained" });
     expect(parseAnswer("the red mug, or the plain mug", q)).toMatchObject({ status: "unparsed" });
   });
-  it("reads a letter marked in prose", () => {
-    expect(parseAnswer("After checking every view I would go with option C here, since it sits on the table.", choice)).toMatchObject({ answer: "the bowl", method: "rule-option" });
+  it("reads a letter marked in prose, only when the options were lettered", () => {
+    const reply = "After checking every view I would go with option C here, since it sits on the table.";
+    expect(parseAnswer(reply, lettered(choice))).toMatchObject({ answer: "the bowl", method: "rule-option" });
+    expect(parseAnswer(reply, choice)).toMatchObject({ status: "unparsed" });
   });
   it("never guesses", () => {
     expect(parseAnswer("The red mug is closer than the blue mug.", choice)).toMatchObject({ status: "unparsed" });
     expect(parseAnswer("I cannot tell from these images.", yesNo)).toMatchObject({ status: "unparsed" });
     expect(parseAnswer("I need to look more carefully at the scene.", count)).toMatchObject({ status: "unparsed" });
-    expect(parseAnswer("Either (A) or (B).", choice)).toMatchObject({ status: "unparsed" });
+    expect(parseAnswer("Either (A) or (B).", lettered(choice))).toMatchObject({ status: "unparsed" });
     expect(parseAnswer("Answer: yes. Final answer: no", yesNo)).toMatchObject({ answer: "no" }); // final wins
     expect(parseAnswer("Answer: yes\nAnswer: no", yesNo)).toMatchObject({ status: "unparsed" });
   });
@@ -187,6 +211,15 @@ describe("parseAnswer: rules on free text", () => {
     expect(parseAnswer('<think>maybe {"answer": "no"}</think>{"answer": "yes"}', yesNo)).toMatchObject({ answer: "yes" });
     expect(stripReasoning("reasoning…</think> final")).toBe(" final");
     expect(stripReasoning("a <think>never closed")).toBe("a ");
+  });
+});
+
+describe("answerMatchOf: what a record says of a match", () => {
+  it("is text for an option's own text or value, letter for a letter, fuzzy for tolerant rules", () => {
+    expect((["exact", "normalized", "number", "ordering", "structured"] as const).map(answerMatchOf)).toEqual(["text", "text", "text", "text", "text"]);
+    expect(answerMatchOf("letter")).toBe("letter");
+    expect(answerMatchOf("synonym")).toBe("fuzzy");
+    expect(answerMatchOf("contained")).toBe("fuzzy");
   });
 });
 

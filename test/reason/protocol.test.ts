@@ -125,6 +125,13 @@ describe("formatReminder", () => {
     expect(formatReminder(yesNo)).toContain('one of "yes", "no"');
     expect(formatReminder(choice)).toContain('copied as written: "mug", "bowl", "plate"');
     expect(formatReminder(count)).toContain("an integer written with digits");
-    expect(formatReminder(count)).toContain('{"answer": 3, "confidence": 0.8}');
+    expect(formatReminder(count)).toContain("one of these options, an integer written with digits: ");
+  });
+  it("shows no option as an example answer (a re-prompt must not nudge towards a position)", () => {
+    for (const q of [yesNo, choice, count]) expect(formatReminder(q)).not.toMatch(/Example/);
+    expect(formatReminder({ answer_format: "integer", options: [] })).toContain("for example 3");
+  });
+  it("asks for a letter when the options were lettered", () => {
+    expect(formatReminder({ ...choice, optionLabels: "letters" })).toContain('the letter of exactly one of these options: A. "mug", B. "bowl", C. "plate"');
   });
 });

@@ -14,7 +14,8 @@ import { Lru } from "../../core/lru.js";
 import { InputError } from "../../core/errors.js";
 import { createReasoner } from "../../reason/index.js";
 import { OFFLINE_REASONERS, REASONER_FORMS, type OfflineReasoner } from "../../reason/spec.js";
-import { scoreAnswer } from "../../eval/score.js";
+import { scoreAnswer, scoreCircular } from "../../eval/score.js";
+import { withCircular } from "../../reason/circular.js";
 import type { Reasoner, ReasonerAnswer, ReasonerInput } from "../../reason/types.js";
 import { fromZod, HttpError } from "./errors.js";
 import { LLM_DEFAULT_TIMEOUT_MS, LLM_MAX_IN_FLIGHT, LLM_QUEUE } from "./limits.js";
@@ -43,7 +44,7 @@ export class AnswerService {
   }
 
   private llmReasoner(b: AnswerRequest): Reasoner {
-    const opts = { timeoutMs: b.timeoutMs ?? LLM_DEFAULT_TIMEOUT_MS, maxRetries: b.maxRetries, temperature: b.temperature, format: b.format, uncertainty: b.uncertainty, maxImages: b.maxImages, cache: b.cache };
+    const opts = { timeoutMs: b.timeoutMs ?? LLM_DEFAULT_TIMEOUT_MS, maxRetries: b.maxRetries, temperature: b.temperature, format: b.format, uncertainty: b.uncertainty, maxImages: b.maxImages, optionLabels: b.optionLabels, cache: b.cache };
     const key = canonicalJson({ spec: b.reasoner, ...opts });
     const hit = this.reasoners.get(key);
     if (hit) return hit;
@@ -85,11 +86,11 @@ export class AnswerService {
     const task: Task = b.question !== undefined ? { ...task0, question: b.question } : task0;
     let a: ReasonerAnswer;
     if (offline) {
-      const res = (await this.ctx.cpuJob("answer", { kind: "answer", reasoner: b.reasoner as OfflineReasoner, task, graph: b.reasoner === "symbolic" ? graph!.graph : undefined, bundleDir })) as AnswerResult;
+      const res = (await this.ctx.cpuJob("answer", { kind: "answer", reasoner: b.reasoner as OfflineReasoner, task, graph: b.reasoner === "symbolic" ? graph!.graph : undefined, bundleDir, circular: b.circular === true })) as AnswerResult;
       if (!res.ok) throw new HttpError(res.status, res.code, res.message, res.field);
       a = res.answer;
     } else {
-      const reasoner = this.llmReasoner(b);
+      const reasoner = withCircular(this.llmReasoner(b), b.circular === true);
       a = await this.llm.run("answer_llm", async () => {
         const t = performance.now();
         try {
@@ -100,7 +101,10 @@ export class AnswerService {
         }
       });
     }
-    const score = a.status === "parsed" && a.answer !== null && b.question === undefined ? scoreAnswer(a, task) : null;
+    const scored = b.question === undefined;
+    const score = a.status === "parsed" && a.answer !== null && scored ? scoreAnswer(a, task) : null;
+    // a circular answer is right only when every rotation is (src/eval/score.ts scoreCircular)
+    const rotations = a.rotations && scored ? scoreCircular(a.rotations, task) : null;
     return {
       reasoner: b.reasoner,
       task_id: task.task_id,
@@ -111,8 +115,10 @@ export class AnswerService {
       answer: a.answer,
       confidence: a.confidence,
       truth: task0.answer,
-      correct: score && score.scored ? score.correct : null,
+      correct: rotations ? (score ? rotations.all : null) : score && score.scored ? score.correct : null,
       method: a.method,
+      match: a.status === "parsed" ? (a.match ?? null) : null,
+      circular: a.rotations ? { rotations: a.rotations.length, answers: a.rotations.map((r) => (r.status === "parsed" ? r.answer : null)), correct: rotations ? rotations.correct : a.rotations.map(() => null) } : null,
       // the reason of a failed model call names the endpoint: the client sees it as <OPENAI_BASE_URL>
       reason: a.reason == null ? null : this.ctx.redact(a.reason),
       raw: a.raw,

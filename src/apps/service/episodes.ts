@@ -184,7 +184,7 @@ export class EpisodeService {
     const reasoner = config.reasoner[0]!;
     if (reasoner === "symbolic") return createExplorerAgent(config.explorer, task, arm ? "3d" : "2d");
     const client = createLlmClient(reasoner, { cache: this.ctx.store.path("sessions", session, EPISODE_LLM_CACHE_FILE), timeoutMs: config.llm.timeoutMs, maxRetries: config.llm.maxRetries, maxConcurrency: 1 });
-    return createLlmAgent(client, task, { invalidAction: config.invalidAction, threshold: config.threshold, temperature: config.llm.temperature, format: config.format, uncertainty: config.uncertainty }, arm ? "3d" : "2d");
+    return createLlmAgent(client, task, { invalidAction: config.invalidAction, threshold: config.threshold, temperature: config.llm.temperature, format: config.format, uncertainty: config.uncertainty, optionLabels: config.optionLabels }, arm ? "3d" : "2d");
   }
 
   /** Writes the bundle (atomically), then the record beside it; on a failure neither is left. */

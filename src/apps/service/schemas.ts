@@ -13,7 +13,8 @@ import { LlmOptionsSchema } from "../../llm/options.js";
 import { RunConfigSchema } from "../../eval/config.js";
 import { SummaryFileSchema } from "../../eval/summary.js";
 import { GraphMetricsSchema } from "../../../scenegraph/diagnosisSchema.js";
-import { ImageOptionsSchema, PromptFormatSchema } from "../../prompt/formats.js";
+import { ANSWER_MATCHES, ImageOptionsSchema, OptionPresentationSchema, PromptFormatSchema } from "../../prompt/formats.js";
+import { CircularSchema } from "../../eval/records.js";
 import { ReasonerSpecSchema, RunReasonerSchema } from "../../reason/spec.js";
 import { NoiseOptionsSchema, SourceSchema } from "../../../reconstruct/options.js";
 import { GraphOptionsSchema as GraphBuildOptionsSchema } from "../../../scenegraph/options.js";
@@ -191,6 +192,8 @@ export const AnswerRequestSchema = z
     uncertainty: PromptFormatSchema.shape.uncertainty.unwrap().optional(),
     images: ImageOptionsSchema.shape.images.unwrap().optional().describe("LLM: answer from images (the VLM 2D baseline) instead of the graph"),
     maxImages: ImageOptionsSchema.shape.maxImages.unwrap().optional(),
+    optionLabels: OptionPresentationSchema.shape.optionLabels.unwrap().optional().describe("LLM: how the prompt lists the options: none (default; a reply must give an option's text) | letters (\"A. text\"; a reply may give the letter)"),
+    circular: OptionPresentationSchema.shape.circular.unwrap().optional(),
     temperature: LlmOptionsSchema.shape.temperature.unwrap().optional(),
     timeoutMs: LlmOptionsSchema.shape.timeoutMs.unwrap().max(600_000).optional().describe("LLM: per-attempt timeout (ms; at most 10 minutes here)"),
     maxRetries: LlmOptionsSchema.shape.maxRetries.unwrap().optional(),
@@ -213,8 +216,10 @@ export const AnswerResponseSchema = z.object({
   answer: z.string().nullable(),
   confidence: z.number().nullable(),
   truth: z.string().describe("the task's answer"),
-  correct: z.boolean().nullable().describe("null when not parsed, or when a custom question was asked"),
+  correct: z.boolean().nullable().describe("null when not parsed, or when a custom question was asked; with circular, true only when every rotation is right"),
   method: z.string(),
+  match: z.enum(ANSWER_MATCHES).nullable().describe("how the answer was matched to its option: text | letter | fuzzy (null: no answer)"),
+  circular: CircularSchema.nullable().describe("circular: every rotation's answer and whether it is right (null: not circular, or fewer than 2 options)"),
   reason: z.string().nullable(),
   raw: z.array(z.string()),
   latency_ms: z.number(),

@@ -15,6 +15,7 @@ import type { Task } from "../../../bridge/task/schema.js";
 import { InputError } from "../../core/errors.js";
 import { graphOfBundle } from "../../../scenegraph/pipeline.js";
 import { createReasoner } from "../../reason/index.js";
+import { withCircular } from "../../reason/circular.js";
 import type { ReasonerAnswer } from "../../reason/types.js";
 import type { OfflineReasoner } from "../../reason/spec.js";
 import type { SceneGraph } from "../../../scenegraph/types.js";
@@ -41,6 +42,8 @@ export interface AnswerJob {
   task: Task;
   graph?: SceneGraph;
   bundleDir?: string;
+  /** ask every rotation of the options (src/reason/circular.ts) */
+  circular?: boolean;
 }
 export type ServerJob = GraphJob | FinishJob | AnswerJob;
 
@@ -62,7 +65,7 @@ export default async function work(job: ServerJob): Promise<GraphResult | Finish
       case "finish":
         return { ok: true, views: finishBundle(job), ms: performance.now() - t };
       case "answer": {
-        const reasoner = createReasoner(job.reasoner);
+        const reasoner = withCircular(createReasoner(job.reasoner), job.circular === true);
         const input = job.reasoner === "symbolic" ? { task: job.task, graph: job.graph } : job.reasoner === "shortcut" ? { task: job.task } : { task: job.task, bundle: readBundle(job.bundleDir!) };
         const answer = await reasoner.answer(input);
         return { ok: true, answer, ms: performance.now() - t };

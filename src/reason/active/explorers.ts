@@ -188,14 +188,14 @@ class ExplorerAgent implements ActiveAgent {
       else [action, why] = [plan.first, `${this.name}: path ${plan.path.join(" ")} reveals ${r3(plan.score)} weighted unknown voxels`];
     }
     trace.push(why);
-    return { requestedAction: action, action, status: a.status, answer: a.answer, confidence, reasoning: `${a.reason ?? a.method}; ${why}`, trace, reprompted: false, latencyMs: Math.round(performance.now() - t0) };
+    return { requestedAction: action, action, status: a.status, answer: a.answer, ...(a.match ? { match: a.match } : {}), confidence, reasoning: `${a.reason ?? a.method}; ${why}`, trace, reprompted: false, latencyMs: Math.round(performance.now() - t0) };
   }
 
   /** The program always commits when it can: its answer now is the forced choice. */
   async forceChoice(ctx: AgentContext, signal?: AbortSignal): Promise<AgentDecision> {
     const t0 = performance.now();
     const a = await this.answerNow(ctx, signal);
-    return { requestedAction: STOP_ACTION, action: STOP_ACTION, status: a.status, answer: a.answer, confidence: a.confidence, reasoning: `forced choice: ${a.reason ?? a.method}`, trace: a.raw, reprompted: false, latencyMs: Math.round(performance.now() - t0) };
+    return { requestedAction: STOP_ACTION, action: STOP_ACTION, status: a.status, answer: a.answer, ...(a.match ? { match: a.match } : {}), confidence: a.confidence, reasoning: `forced choice: ${a.reason ?? a.method}`, trace: a.raw, reprompted: false, latencyMs: Math.round(performance.now() - t0) };
   }
 }
 

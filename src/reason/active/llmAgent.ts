@@ -21,13 +21,13 @@ import type { Task } from "../../../bridge/task/schema.js";
 import type { ChatImage, LlmClient } from "../../llm/types.js";
 import { IMAGE_MIME_TYPE } from "../../prompt/images.js";
 import { fmt, serializeGraph } from "../../prompt/serialize.js";
-import type { GraphFormat } from "../../prompt/formats.js";
+import type { AnswerMatch, GraphFormat, OptionLabels } from "../../prompt/formats.js";
 import { roomGrid, UNKNOWN, type OccupancyGrid } from "../../../scenegraph/occupancy.js";
-import { parseJsonLoose, readConfidence, resolveValue } from "../parse.js";
+import { answerMatchOf, parseJsonLoose, readConfidence, resolveValue } from "../parse.js";
 import type { AnswerStatus, ModelCall } from "../types.js";
 import { modelCallOf } from "../llm.js";
 import { promptLogOf, type PromptTarget } from "../promptFile.js";
-import { PROMPT_VERSION } from "../../prompt/templates.js";
+import { optionLetter, PROMPT_VERSION } from "../../prompt/templates.js";
 import type { InvalidActionPolicy } from "./options.js";
 import { NOT_SURE, type ActiveAgent, type AgentContext, type AgentDecision } from "./types.js";
 
@@ -45,14 +45,19 @@ export interface LlmAgentOptions {
   temperature: number;
   format: GraphFormat;
   uncertainty: boolean;
+  /** "letters": the choices are lettered and a reply may give the letter; default "none" (the choices' texts only) */
+  optionLabels?: OptionLabels;
   /** where the client sends requests (src/reason/llm.ts promptTarget): with it, each decision carries its request as a prompt file */
   target?: PromptTarget;
 }
 
 const deg = (r: number) => fmt((r * 180) / Math.PI, 0);
 
+/** The task's options as the agent's prompts list them: quoted texts, lettered ("A. \"text\"") under optionLabels letters. */
+const listedOptions = (task: Task, o: LlmAgentOptions): string[] => task.options.map((c, i) => (o.optionLabels === "letters" ? `${optionLetter(i)}. ${JSON.stringify(c)}` : JSON.stringify(c)));
+
 function systemPrompt(task: Task, o: LlmAgentOptions, arm: "2d" | "3d"): string {
-  const choices = [...task.options, NOT_SURE];
+  const choices = [...listedOptions(task, o), JSON.stringify(NOT_SURE)];
   return [
     "You are an embodied spatial reasoning expert controlling a camera in a room. Each step you see what your camera has gathered so far and choose one action to gather more evidence, while giving your current answer.",
     arm === "3d"
@@ -62,7 +67,7 @@ function systemPrompt(task: Task, o: LlmAgentOptions, arm: "2d" | "3d"): string 
     `- Actions: ${ACTIVE_ACTIONS.join(", ")}. move_forward/backward/left/right move the camera ${fmt(MOVE_STEP_M)} m along the floor; move_up/move_down raise or lower it ${fmt(HEIGHT_STEP_M)} m; turn_left/turn_right rotate it ${deg(TURN_STEP_RAD)}° about the vertical; turn_up/turn_down tilt it ${deg(PITCH_STEP_RAD)}°; stop ends the episode with your answer. A blocked move leaves the camera where it was.`,
     "- Use move_up with turn_down when a more top-down view is useful; move around objects to see behind them.",
     `- If you need more evidence, answer "${NOT_SURE}" and keep exploring.`,
-    `- Answer choices: ${choices.map((c) => JSON.stringify(c)).join(", ")}.`,
+    `- Answer choices${o.optionLabels === "letters" ? ` (give the letter, or "${NOT_SURE}")` : ""}: ${choices.join(", ")}.`,
     `- Confidence threshold to conclude: ${o.threshold.toFixed(2)}.`,
     'Return exactly one valid JSON object and nothing else: {"action": "<one action>", "answer": "<one choice>", "reasoning": "<short>", "confidence": <0..1>}.',
   ].join("\n");
@@ -124,6 +129,7 @@ interface StepReply {
   requested: string;
   status: AnswerStatus;
   answer: string | null;
+  match?: AnswerMatch;
   confidence: number | null;
   reasoning: string;
   problem: string | null;
@@ -131,8 +137,11 @@ interface StepReply {
 
 const normalizeAction = (s: string) => s.trim().toLowerCase().replace(/[\s-]+/g, "_").replace(/[^a-z_]/g, "");
 
-/** Reads one step reply: the action, and the answer mapped to a choice ("not sure" = no answer yet). */
-export function readStepReply(text: string, task: Task): StepReply {
+/**
+ * Reads one step reply: the action, and the answer mapped to a choice ("not sure" = no answer yet). A letter
+ * names a choice only when the prompt lettered them (`optionLabels` "letters").
+ */
+export function readStepReply(text: string, task: Task, optionLabels: OptionLabels = "none"): StepReply {
   const none: StepReply = { action: null, requested: "", status: "invalid", answer: null, confidence: null, reasoning: "", problem: null };
   const obj = parseJsonLoose(text);
   if (!obj || typeof obj !== "object" || Array.isArray(obj)) return { ...none, problem: "the reply is not a JSON object" };
@@ -142,14 +151,15 @@ export function readStepReply(text: string, task: Task): StepReply {
   const action = isActiveAction(a) ? a : null;
   const confidence = readConfidence(o.confidence) ?? null;
   const reasoning = typeof o.reasoning === "string" ? o.reasoning : "";
+  let match: AnswerMatch | undefined;
   let status: AnswerStatus = "parsed", answer: string | null = null, problem: string | null = action ? null : `"${requested}" is not one of the actions`;
   if (typeof o.answer === "string" && normalizeAction(o.answer) === "not_sure") answer = null;
   else {
-    const r = resolveValue(o.answer, task);
+    const r = resolveValue(o.answer, { answer_format: task.answer_format, options: task.options, answer_spec: task.answer_spec, optionLabels });
     if ("error" in r) [status, problem] = ["invalid", problem ?? `answer: ${r.error}`];
-    else answer = r.answer;
+    else [answer, match] = [r.answer, answerMatchOf(r.match)];
   }
-  return { action, requested, status, answer, confidence: confidence === null ? null : Math.min(1, Math.max(0, confidence)), reasoning, problem };
+  return { action, requested, status, answer, ...(match ? { match } : {}), confidence: confidence === null ? null : Math.min(1, Math.max(0, confidence)), reasoning, problem };
 }
 
 class LlmAgent implements ActiveAgent {
@@ -177,7 +187,7 @@ class LlmAgent implements ActiveAgent {
       parts.push(this.unexplored!.text(ctx));
     }
     parts.push(`TASK: ${this.task.question}`);
-    parts.push(final ? `Your step budget is exhausted (step ${ctx.step} of ${ctx.maxSteps}) or you stopped: you must commit now. Choose one of ${this.task.options.map((c) => JSON.stringify(c)).join(", ")}; "${NOT_SURE}" is not allowed. Reply with the JSON object, action "stop".` : `Step ${ctx.step} of ${ctx.maxSteps}. Reply with the JSON object.`);
+    parts.push(final ? `Your step budget is exhausted (step ${ctx.step} of ${ctx.maxSteps}) or you stopped: you must commit now. Choose one of ${listedOptions(this.task, this.o).join(", ")}; "${NOT_SURE}" is not allowed. Reply with the JSON object, action "stop".` : `Step ${ctx.step} of ${ctx.maxSteps}. Reply with the JSON object.`);
     return { system: systemPrompt(this.task, this.o, this.arm), user: parts.join("\n\n"), ...(images ? { images, views: shown.map((view) => ({ view, actions: [] })) } : {}) };
   }
 
@@ -193,7 +203,7 @@ class LlmAgent implements ActiveAgent {
       const r = await this.client.chat({ ...req, user, temperature }, signal);
       raw.push(r.text);
       calls.push(modelCallOf(r));
-      return readStepReply(r.text, this.task);
+      return readStepReply(r.text, this.task, this.o.optionLabels);
     };
     let reply: StepReply;
     let reprompted = false;
@@ -209,7 +219,7 @@ class LlmAgent implements ActiveAgent {
       return { requestedAction: "", action: null, status: "error", answer: null, confidence: null, reasoning: (e as Error).message, trace: raw, reprompted, latencyMs: Math.round(performance.now() - t0), calls, ...logged };
     }
     if (final && reply.status === "parsed" && reply.answer === null) reply = { ...reply, status: "unanswerable" };
-    return { requestedAction: reply.requested, action: final ? "stop" : reply.action, status: reply.status, answer: reply.answer, confidence: reply.confidence, reasoning: reply.reasoning, trace: raw, reprompted, latencyMs: Math.round(performance.now() - t0), calls, ...logged };
+    return { requestedAction: reply.requested, action: final ? "stop" : reply.action, status: reply.status, answer: reply.answer, ...(reply.match ? { match: reply.match } : {}), confidence: reply.confidence, reasoning: reply.reasoning, trace: raw, reprompted, latencyMs: Math.round(performance.now() - t0), calls, ...logged };
   }
 
   step(ctx: AgentContext, signal?: AbortSignal): Promise<AgentDecision> {

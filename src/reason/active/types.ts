@@ -10,7 +10,7 @@ import type { Task } from "../../../bridge/task/schema.js";
 import type { AgentPose } from "../../core/math/camera.js";
 import type { SceneGraph } from "../../../scenegraph/types.js";
 import type { AnswerStatus } from "../types.js";
-import type { GraphFormat } from "../../prompt/formats.js";
+import type { AnswerMatch, GraphFormat } from "../../prompt/formats.js";
 
 /** The answer text meaning "I cannot tell yet" (ESI's choices always include it). */
 export const NOT_SURE = "not sure";
@@ -57,6 +57,8 @@ export interface AgentDecision {
   action: string | null;
   status: AnswerStatus;
   answer: string | null;
+  /** How the answer was matched to its option (src/reason/types.ts ReasonerAnswer.match); unset without an answer. */
+  match?: AnswerMatch;
   confidence: number | null;
   reasoning: string;
   /** Program trace (offline) or raw replies (LLM). */

@@ -57,6 +57,30 @@ describe("esi3d ask", () => {
     }
   });
 
+  it("--option-labels letters reads a letter; unlettered, the letter names no option; --circular asks every rotation", async () => {
+    const server = await startServer(openaiReply('{"answer": "A", "confidence": 0.5}'));
+    try {
+      const args = ["ask", join(dir, "b"), "--reasoner", "openai:test-model", "--base-url", `${server.url}/v1`, "--no-cache"];
+      const lettered = await esi3dAsync([...args, "--option-labels", "letters", "--show-prompt"], { OPENAI_API_KEY: "k" });
+      expect(lettered.code, lettered.stderr).toBe(0);
+      expect(lettered.stdout).toContain(`Options:\nA. ${task.options[0]}\nB. ${task.options[1]}`);
+      expect(lettered.stdout).toContain(`answer: ${task.options[0]} (confidence 0.5) [parsed, json, matched by letter]`);
+      const plain = await esi3dAsync(args, { OPENAI_API_KEY: "k" });
+      expect(plain.code, plain.stderr).toBe(0);
+      expect(plain.stdout).toContain("answer: (none) [invalid, none, re-prompted]");
+      expect(plain.stdout).toContain('why: JSON answer: "A" matches none of the options; the options were not lettered');
+      server.requests.length = 0;
+      const circular = await esi3dAsync([...args, "--option-labels", "letters", "--circular"], { OPENAI_API_KEY: "k" });
+      expect(circular.code, circular.stderr).toBe(0);
+      expect(server.requests).toHaveLength(task.options.length);
+      // "A" is each rotation's first option: right in one rotation at most, so the item is wrong
+      for (let r = 0; r < task.options.length; r++) expect(circular.stdout).toContain(`  rotation ${r} (${[...task.options.slice(r), ...task.options.slice(0, r)].join(" | ")}): ${task.options[r]}`);
+      expect(circular.stdout).toContain(`correct: no (every rotation must be right) (truth: ${task.answer})`);
+    } finally {
+      await server.close();
+    }
+  });
+
   describe("--paradigm active: one episode from the task's initial pose", () => {
     const small = generateTask("linear_alignment", "ask", 0, generatorContext({}, { width: 160, height: 120, hfov_deg: 70 }));
     const taskFile = join(dir, "small-task.json");
@@ -85,7 +109,7 @@ describe("esi3d ask", () => {
       expect(b.manifest.views[0]!.action).toBeNull();
       const again = esi3d(["ask", ep]);
       expect(again.code, again.stderr).toBe(0);
-      expect(again.stdout).toMatch(/answer: (yes|no) .*\[parsed, program:linear_alignment\]/);
+      expect(again.stdout).toMatch(/answer: (yes|no) .*\[parsed, program:linear_alignment, matched by text\]/);
       const twoD = esi3d(["ask", ep, "--reasoner", "symbolic-2d"]);
       expect(twoD.code, twoD.stderr).toBe(0);
       // the 2D arm explores too (seeded walk), never with a graph

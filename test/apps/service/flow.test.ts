@@ -107,6 +107,20 @@ describe("esi3d serve: capture -> graph -> answer", () => {
     expect(q.status, q.text).toBe(200);
     expect(q.body).toMatchObject({ status: "parsed", answer: task.options[0], confidence: 0.7, question: "Which kettle is nearer to the shelf?", correct: null });
     expect(llm.requests.at(-1)!.headers.authorization).toBe(`Bearer ${LLM_KEY}`);
+    // circular: one call per rotation of the options, right only if every rotation is; the answer matched by its text
+    const calls = llm.requests.length, k = task.options.length;
+    const circ = await http("POST", `${s.url}/v1/answers`, { graph: gid, reasoner: "openai:served-model", circular: true, cache: false });
+    expect(circ.status, circ.text).toBe(200);
+    expect(llm.requests.length - calls).toBe(k);
+    expect(circ.body).toMatchObject({ status: "parsed", answer: task.options[0], match: "text", correct: task.options[0] === task.answer, circular: { rotations: k, answers: Array(k).fill(task.options[0]), correct: Array(k).fill(task.options[0] === task.answer) } });
+    // an offline program goes through the same wrapper in the service's worker
+    const shortcut = await http("POST", `${s.url}/v1/answers`, { graph: gid, reasoner: "shortcut", circular: true });
+    expect(shortcut.status, shortcut.text).toBe(200);
+    expect(shortcut.body.circular).toMatchObject({ rotations: k });
+    // lettered options: the prompt letters them, and a reply giving the option's text is still read by its text
+    const letter = await http("POST", `${s.url}/v1/answers`, { graph: gid, reasoner: "openai:served-model", optionLabels: "letters", cache: false });
+    expect(letter.body).toMatchObject({ status: "parsed", answer: task.options[0], match: "text", circular: null });
+    expect(JSON.stringify(llm.requests.at(-1)!.body)).toContain(`A. ${task.options[0]}`);
     const steer = await http("POST", `${s.url}/v1/answers`, { graph: gid, reasoner: "openai:served-model", baseUrl: "http://127.0.0.1:9/v1" });
     expect(steer.status).toBe(400);
     expect(steer.body.error.message).toMatch(/baseUrl/);

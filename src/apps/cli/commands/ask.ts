@@ -11,10 +11,11 @@ import { InputError } from "../../../core/errors.js";
 import { addSchemaFlags, parseFlagValue, parseSchemaFlags } from "../../../core/flags.js";
 import { generationOptions, LLM_FLAGS, LlmOptionsSchema } from "../../../llm/options.js";
 import { defaultCachePath } from "../../../llm/cache.js";
-import { IMAGE_FLAGS, ImageOptionsSchema, PROMPT_FORMAT_FLAGS, PromptFormatSchema } from "../../../prompt/formats.js";
+import { IMAGE_FLAGS, ImageOptionsSchema, OPTION_PRESENTATION_FLAGS, OptionPresentationSchema, PROMPT_FORMAT_FLAGS, PromptFormatSchema } from "../../../prompt/formats.js";
 import { createReasoner } from "../../../reason/index.js";
 import { ReasonerSpecSchema } from "../../../reason/spec.js";
-import { scoreAnswer } from "../../../eval/score.js";
+import { scoreAnswer, scoreCircular } from "../../../eval/score.js";
+import { rotateOptions, withCircular } from "../../../reason/circular.js";
 import { ACTIVE_FLAGS, ActiveOptionsSchema } from "../../../reason/active/options.js";
 import { choiceOption } from "../../../core/flags.js";
 import { askEpisode, ASK_PARADIGMS, episodeTask } from "./askActive.js";
@@ -56,6 +57,7 @@ export function registerAsk(program: Command): void {
     .argument("<graph-or-bundle>", "a scene-graph JSON (esi3d graph -o) or a frame bundle directory; with --paradigm active, a task JSON or a bundle (whose task starts the episode)");
   addSchemaFlags(cmd, GraphPipelineOptionsSchema, GRAPH_PIPELINE_FLAGS);
   addSchemaFlags(cmd, PromptFormatSchema, PROMPT_FORMAT_FLAGS);
+  addSchemaFlags(cmd, OptionPresentationSchema, OPTION_PRESENTATION_FLAGS);
   // --images switches to the VLM 2D baseline, so it has no default here
   addSchemaFlags(cmd, ImageOptionsSchema, IMAGE_FLAGS, { maxImages: ImageOptionsSchema.shape.maxImages.parse(undefined) });
   addSchemaFlags(cmd, LlmOptionsSchema, LLM_FLAGS)
@@ -73,12 +75,15 @@ export function registerAsk(program: Command): void {
       if (!existsSync(input)) throw new InputError(`${input}: no such file or directory (expected a scene-graph JSON or a frame bundle directory)`);
       const reasonerName = parseFlagValue(ReasonerSpecSchema, opts.reasoner, "--reasoner");
       const format = parseSchemaFlags(cmd, PromptFormatSchema, PROMPT_FORMAT_FLAGS);
+      const { optionLabels, circular } = parseSchemaFlags(cmd, OptionPresentationSchema, OPTION_PRESENTATION_FLAGS);
       const images = cmd.opts().images as "single" | "multi" | undefined;
       const maxImages = cmd.opts().maxImages as number;
       const llm = parseSchemaFlags(cmd, LlmOptionsSchema, LLM_FLAGS);
       const custom = opts.question;
       if (reasonerName === "shortcut" && opts.paradigm === "active") throw new InputError("--reasoner shortcut answers from the question and options alone: it takes no views, so no --paradigm active episode");
       if (custom && (reasonerName === "symbolic" || reasonerName === "symbolic-2d" || reasonerName === "shortcut")) throw new InputError(`--question: the ${reasonerName} reasoner runs one program per built-in subcategory and answers only the task's own question; use an LLM reasoner (openai:<model>, gemini:<model>) for questions of your own`);
+      if (optionLabels === "letters" && (reasonerName === "symbolic" || reasonerName === "symbolic-2d" || reasonerName === "shortcut")) throw new InputError(`--option-labels: the ${reasonerName} reasoner reads no prompt (it answers with an option's text); use an LLM reasoner (openai:<model>, gemini:<model>)`);
+      if (circular && opts.paradigm === "active") throw new InputError("--circular: an active episode is asked once, in the options' own order (each rotation would be an exploration of its own); drop --circular or --paradigm active");
       if (opts.paradigm !== "active") {
         // the active options only mean something in an episode: refuse them rather than ignore them
         const given = [...ACTIVE_FLAGS.map((f) => f.flag), "--save-episode <dir>"].find((f) => cmd.getOptionValueSource(camel(f)) === "cli");
@@ -93,6 +98,7 @@ export function registerAsk(program: Command): void {
           cloud: wants2d ? null : parseSchemaFlags(cmd, GraphPipelineOptionsSchema, GRAPH_PIPELINE_FLAGS),
           active: parseSchemaFlags(cmd, ActiveOptionsSchema, ACTIVE_FLAGS),
           format,
+          optionLabels,
           llm,
           cache: opts.cache === false ? null : opts.cache,
           showTrace: !!opts.showPrompt,
@@ -104,7 +110,7 @@ export function registerAsk(program: Command): void {
         return;
       }
       // a reasoner that cannot be made (no key, bad URL) fails here, before any graph is built
-      const reasoner = createReasoner(reasonerName, { baseUrl: llm.baseUrl ?? undefined, cache: opts.cache === false ? null : opts.cache, timeoutMs: llm.timeoutMs, maxRetries: llm.maxRetries, itemDeadlineMs: llm.itemDeadlineMs, ...generationOptions(llm), ...format });
+      const reasoner = withCircular(createReasoner(reasonerName, { baseUrl: llm.baseUrl ?? undefined, cache: opts.cache === false ? null : opts.cache, timeoutMs: llm.timeoutMs, maxRetries: llm.maxRetries, itemDeadlineMs: llm.itemDeadlineMs, ...generationOptions(llm), ...format, optionLabels }), circular);
       let task: Task;
       let graph: SceneGraph | undefined;
       let bundle: FrameBundle | undefined;
@@ -134,11 +140,19 @@ export function registerAsk(program: Command): void {
       if (task.options.length) out.push(`options: ${task.options.join(" | ")}`);
       if (opts.showPrompt) out.push("", a.prompt ? `--- prompt ---\n${a.prompt}\n--- end of prompt ---` : `(${reasoner.id} builds no prompt: it is an offline program)`);
       out.push("", `${a.prompt ? "reply" : "program trace"}:`, ...a.raw.map((r) => `  ${r}`), "");
-      out.push(`answer: ${a.answer ?? "(none)"}${a.confidence !== null ? ` (confidence ${a.confidence})` : ""} [${a.status}, ${a.method}${a.reprompted ? ", re-prompted" : ""}]`);
+      out.push(`answer: ${a.answer ?? "(none)"}${a.confidence !== null ? ` (confidence ${a.confidence})` : ""} [${a.status}, ${a.method}${a.match ? `, matched by ${a.match}` : ""}${a.reprompted ? ", re-prompted" : ""}]`);
       if (a.status !== "parsed" && a.reason) out.push(`why: ${a.reason}`);
+      const rotations = a.rotations ? scoreCircular(a.rotations, task) : null;
+      if (rotations) {
+        a.rotations!.forEach((r, i) => {
+          const verdict = custom || rotations.correct[i] === null ? "" : rotations.correct[i] ? ", right" : ", wrong";
+          out.push(`  rotation ${i} (${rotateOptions(task.options, i).join(" | ")}): ${r.answer ?? `(none: ${r.reason ?? r.status})`}${verdict}`);
+        });
+      }
       if (!custom) {
         const s = a.status === "parsed" && a.answer !== null ? scoreAnswer(a, task) : null;
-        out.push(s && s.scored ? `correct: ${s.correct ? "yes" : "no"} (truth: ${task.answer})` : `not scored (${a.status}); truth: ${task.answer}`);
+        const right = rotations ? rotations.all : s && s.scored ? s.correct : null;
+        out.push(right !== null ? `correct: ${right ? "yes" : "no"}${rotations ? ` (every rotation must be right)` : ""} (truth: ${task.answer})` : `not scored (${a.status}); truth: ${task.answer}`);
       }
       process.stdout.write(out.join("\n") + "\n");
       if (a.status === "error") process.exitCode = 1;

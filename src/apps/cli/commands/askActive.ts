@@ -23,7 +23,7 @@ import { createExplorerAgent } from "../../../reason/active/explorers.js";
 import { createLlmAgent } from "../../../reason/active/llmAgent.js";
 import type { ActiveAgent } from "../../../reason/active/types.js";
 import type { LlmOptionsSchema } from "../../../llm/options.js";
-import type { GraphFormat } from "../../../prompt/formats.js";
+import type { GraphFormat, OptionLabels } from "../../../prompt/formats.js";
 import { columnWidths, tableRow } from "../../../core/table.js";
 import { requireTask } from "../../../../bridge/bundle/freeTask.js";
 
@@ -50,6 +50,8 @@ export interface AskEpisodeOptions {
   cloud: GraphPipelineOptions | null;
   active: ActiveOptions;
   format: { format: GraphFormat; uncertainty: boolean };
+  /** how the agent's prompts list the options (default "none") */
+  optionLabels?: OptionLabels;
   llm: z.infer<typeof LlmOptionsSchema>;
   cache: string | null;
   showTrace: boolean;
@@ -63,7 +65,7 @@ function makeAgent(o: AskEpisodeOptions): ActiveAgent {
   const arm = o.cloud ? "3d" : "2d";
   if (o.reasoner === "symbolic" || o.reasoner === "symbolic-2d") return createExplorerAgent(o.active.explorer, o.task, arm);
   const client = createLlmClient(o.reasoner, { baseUrl: o.llm.baseUrl ?? undefined, cache: o.cache, timeoutMs: o.llm.timeoutMs, maxRetries: o.llm.maxRetries, maxConcurrency: 1 });
-  return createLlmAgent(client, o.task, { invalidAction: o.active.invalidAction, threshold: o.active.threshold, temperature: o.llm.temperature, ...o.format }, arm);
+  return createLlmAgent(client, o.task, { invalidAction: o.active.invalidAction, threshold: o.active.threshold, temperature: o.llm.temperature, ...o.format, optionLabels: o.optionLabels }, arm);
 }
 
 export async function askEpisode(o: AskEpisodeOptions): Promise<{ text: string; outcome: EpisodeOutcome }> {

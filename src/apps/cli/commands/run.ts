@@ -10,7 +10,7 @@ import { GENERATOR_FLAGS } from "../../../../bridge/sim/generate/options.js";
 import { GRAPH_FLAGS } from "../../../../scenegraph/options.js";
 import { ACTIVE_FLAGS } from "../../../reason/active/options.js";
 import { LLM_FLAGS } from "../../../llm/options.js";
-import { IMAGE_FLAGS, PROMPT_FORMAT_FLAGS } from "../../../prompt/formats.js";
+import { IMAGE_FLAGS, OPTION_PRESENTATION_FLAGS, PROMPT_FORMAT_FLAGS } from "../../../prompt/formats.js";
 import { DEFAULT_RUN_CONFIG, modelReasoners, resolveRunConfig, RunConfigSchema, type RunConfig } from "../../../eval/config.js";
 import { runEvaluation } from "../../../eval/runner.js";
 import { mainFailure, nothingSucceeded } from "../../../eval/summary.js";
@@ -36,6 +36,7 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
   { path: "baseline", flag: "--baseline <list>" },
   ...GRAPH_FLAGS,
   ...PROMPT_FORMAT_FLAGS,
+  ...OPTION_PRESENTATION_FLAGS,
   ...ACTIVE_FLAGS,
   { path: "noiseSeed", flag: "--noise-seed <seed>" },
   { path: "seed", flag: "--seed <seed>" },
@@ -118,11 +119,13 @@ export function configFromCommand(cmd: Command, extra: Partial<RunConfig> = {}, 
 /** The generation options only a model reads: the symbolic programs are deterministic and send no prompt. */
 const GENERATION_FIELDS = ["temperature", "maxOutputTokens", "systemPrompt", "samples"] as const;
 
-/** A generation option set for a run without a model reasoner would be recorded and silently mean nothing: refused. */
+/** A generation option (or option labels) set for a run without a model reasoner would be recorded and silently mean nothing: refused. */
 function refuseIdleGeneration(config: RunConfig, specs: readonly FlagSpec[]): void {
   if (modelReasoners(config).length) return;
   const set = GENERATION_FIELDS.find((k) => config.llm[k] !== DEFAULT_RUN_CONFIG.llm[k]);
   if (set) throw new InputError(`${flagOfField(specs, `llm.${set}`)}: only model reasoners (openai:<model>, gemini:<model>) take it; this run's reasoners are ${config.reasoner.join(",")}`, { field: `llm.${set}` });
+  // offline programs read no prompt: they answer with an option's text whatever the labels
+  if (config.optionLabels !== DEFAULT_RUN_CONFIG.optionLabels) throw new InputError(`${flagOfField(specs, "optionLabels")}: only model reasoners (openai:<model>, gemini:<model>) read prompts, where the options are labelled; this run's reasoners are ${config.reasoner.join(",")}`, { field: "optionLabels" });
 }
 
 export function registerRun(program: Command): void {
