@@ -47,7 +47,7 @@ function armMethodOf(r: Pick<ItemRecord, "arm" | "source"> & Partial<Pick<ItemRe
 export const isAnswered = (r: Pick<ItemRecord, "status" | "correct">): boolean => r.status === "parsed" && r.correct !== null;
 
 /** An item's score: 1 right, 0 wrong, its chance credit (chanceOf) without an answer. */
-export const creditOf = (r: Pick<ItemRecord, "status" | "correct" | "options">): number => (isAnswered(r) ? (r.correct ? 1 : 0) : chanceOf(r));
+export const creditOf = (r: Pick<ItemRecord, "status" | "correct" | "options" | "circular">): number => (isAnswered(r) ? (r.correct ? 1 : 0) : chanceOf(r));
 
 const scored = (r: ItemRecord) => ({
   scored: isAnswered(r),
@@ -201,8 +201,14 @@ export function newcombeDifference(a: Interval & { k?: number }, b: Interval): {
   return { diff: d, lo: d - Math.sqrt((a.p - a.lo) ** 2 + (b.hi - b.p) ** 2), hi: d + Math.sqrt((a.hi - a.p) ** 2 + (b.p - b.lo) ** 2) };
 }
 
-/** Chance accuracy of a record's question: one over its options (0 when it has none). */
-export const chanceOf = (r: Pick<ItemRecord, "options">): number => (r.options.length ? 1 / r.options.length : 0);
+/**
+ * Chance accuracy of a record's question: what a uniform guess between its k options scores, 1/k (0 without
+ * options); under --circular an item is right only if each of its rotations is, so a guess scores (1/k)^rotations.
+ */
+export const chanceOf = (r: Pick<ItemRecord, "options" | "circular">): number => {
+  if (!r.options.length) return 0;
+  return r.circular ? (1 / r.options.length) ** r.circular.rotations : 1 / r.options.length;
+};
 
 /**
  * The subcategories the shortcut baseline answers above chance, paradigms pooled: those give part of their

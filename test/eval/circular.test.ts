@@ -14,6 +14,7 @@ import { createShortcutReasoner } from "../../src/reason/shortcut.js";
 import { resolveRunConfig } from "../../src/eval/config.js";
 import { makeRecord } from "../../src/eval/pipeline.js";
 import { readRecords, type ItemRecord } from "../../src/eval/records.js";
+import { chanceOf, creditOf } from "../../src/eval/summary.js";
 import { runEvaluation } from "../../src/eval/runner.js";
 import { ResponseCache } from "../../src/llm/cache.js";
 import { openaiReply, startServer, type TestServer } from "../llm/server.js";
@@ -38,6 +39,18 @@ describe("rotations", () => {
     expect(circularRotations({ answer_format: "assignment", options: ["box", "bin"] })).toBe(1);
     const t = smallTask("dimensional_size");
     expect(rotatedTask(t, 1)).toMatchObject({ question: t.question, answer: t.answer, options: rotateOptions(t.options, 1) });
+  });
+});
+
+describe("a circular item's chance credit", () => {
+  it("is what a uniform guess scores on every rotation, (1/k)^rotations, when no answer came", () => {
+    const base = { options: ["a", "b", "c"], status: "unanswerable" as const, correct: null };
+    expect(chanceOf(base)).toBeCloseTo(1 / 3, 15);
+    expect(creditOf(base)).toBeCloseTo(1 / 3, 15);
+    const circular = { ...base, circular: { rotations: 3, answers: [null, null, null], correct: [null, null, null] } };
+    expect(chanceOf(circular)).toBeCloseTo(1 / 27, 15);
+    expect(creditOf(circular)).toBeCloseTo(1 / 27, 15);
+    expect(creditOf({ ...circular, status: "parsed", correct: true })).toBe(1);
   });
 });
 
