@@ -124,3 +124,26 @@ export function filterCloud(c: PointCloud, keep: ArrayLike<number | boolean>): P
   }
   return out;
 }
+
+/** Per view: its bundle index and the camera centre the source placed it at, in the cloud's frame (x, y, z). */
+export type CameraCentres = Array<[view: number, x: number, y: number, z: number]>;
+
+/**
+ * The camera centres of a cloud's views, by bundle view index, as its source placed them: gt and noisy record
+ * the centres they back-projected from (`meta.cameraCentres`; noisy's are its drifted and perturbed cameras),
+ * vggt its predicted extrinsics (`meta.cameras`, aligned to the cloud's frame). Empty for a cloud that records
+ * neither (one read from a file).
+ */
+export function cameraCentresOf(cloud: Pick<PointCloud, "meta">): Map<number, [number, number, number]> {
+  const out = new Map<number, [number, number, number]>();
+  const m = cloud.meta as { cameraCentres?: CameraCentres; cameras?: Array<{ view: number; extrinsic: number[][] }> };
+  for (const [view, x, y, z] of m.cameraCentres ?? []) out.set(view, [x, y, z]);
+  if (m.cameraCentres) return out;
+  for (const c of m.cameras ?? []) {
+    // camera-from-world [R | t]: the centre is -R^T t
+    const E = c.extrinsic;
+    const t = [E[0]![3]!, E[1]![3]!, E[2]![3]!];
+    out.set(c.view, [0, 1, 2].map((j) => -(E[0]![j]! * t[0]! + E[1]![j]! * t[1]! + E[2]![j]! * t[2]!)) as [number, number, number]);
+  }
+  return out;
+}

@@ -6,7 +6,8 @@
  *   X_cam = ((i - cx) d / fx, (j - cy) d / fy, d),  X_world = R^T (X_cam - t) = R^T X_cam + C
  */
 import type { ViewData } from "../../bridge/bundle/io.js";
-import { allocateCloud, truncateCloud, type CloudArena, type PointCloud } from "../pointcloud.js";
+import { allocateCloud, truncateCloud, type CameraCentres, type CloudArena, type PointCloud } from "../pointcloud.js";
+import { cameraCentre } from "../../src/core/math/camera.js";
 import type { PixelBox } from "../../src/core/pixelBox.js";
 
 export interface BackprojectOptions {
@@ -42,7 +43,9 @@ export function backprojectViews(views: readonly ViewData[], categories: Map<num
   // Pages the pass never writes are never touched, so the unused tail costs address space, not memory
   // or time; a counting pass first cost a third of the back-projection.
   const capacity = views.length * Math.ceil(W / stride) * Math.ceil(H / stride);
-  const cloud = allocateCloud(capacity, { categories, imageWidth: W, imageHeight: H, source: "gt", meta: { views: views.length, stride, excluded_ids: [...(opts.excludeIds ?? [])] } }, opts.arena);
+  // each view's camera centre, C = -R^T t, as the back-projection places it (the region layer casts rays from it)
+  const cameraCentres: CameraCentres = views.map((v) => [v.index, ...cameraCentre(v.E)]);
+  const cloud = allocateCloud(capacity, { categories, imageWidth: W, imageHeight: H, source: "gt", meta: { views: views.length, stride, excluded_ids: [...(opts.excludeIds ?? [])], cameraCentres } }, opts.arena);
   const { xyz, rgb, view, pixel, instance } = cloud;
   const xn = new Float64Array(W), yn = new Float64Array(H), cam = new Float64Array(12);
   let k = 0;

@@ -771,6 +771,7 @@ function cloudOfStage(bundle: FrameBundle, opts: NoiseOptions, dropped: DroppedS
     counts: { gtPoints, points: cloud.count, ...stage.meta.counts, dropped: dropped.dropped, flyingKept, blobPointsKept, phantomPointsKept },
     dropoutThreshold,
   };
-  cloud.meta = meta as unknown as Record<string, unknown>;
+  // the back-projection's camera centres are the noisy cameras' (drifted, perturbed): keep them
+  cloud.meta = { ...(meta as unknown as Record<string, unknown>), cameraCentres: cloud.meta.cameraCentres };
   return cloud;
 }
