@@ -82,15 +82,15 @@ export const GraphMetricsSchema = z
   })
   .strict();
 
-/** How the graph's region layer (rooms, doorways) compares with the task's true layout. */
+/** How the graph's region layer (rooms, doorways, rooms shown apart) compares with the task's true layout. */
 export const RegionDiagnosisSchema = z
   .object({
     rooms: z.array(
       z
         .object({
           room: z.string().describe("predicted room id"),
-          truth: z.string().nullable().describe("the true room it matches (floor-rectangle IoU >= ROOM_MATCH_IOU), or null"),
-          iou: z.number().min(0).max(1),
+          truth: z.string().nullable().describe("the true room it matches (at least ROOM_MATCH_SHARE of its floor rectangle inside the true room's, one to one), or null"),
+          iou: z.number().min(0).max(1).describe("floor-rectangle IoU with the matched true room (or the best, unmatched): below 1 for a room the views show in part"),
           name_correct: z.boolean().describe("the predicted name is the matched room's name"),
         })
         .strict(),
@@ -98,6 +98,10 @@ export const RegionDiagnosisSchema = z
     missed_rooms: z.array(z.string()).describe("true rooms no predicted room matches"),
     doorways: z.array(z.object({ rooms: z.tuple([z.string(), z.string()]), correct: z.boolean().describe("its rooms match two true rooms a true doorway joins") }).strict()),
     missed_doorways: z.array(z.tuple([z.string(), z.string()])).describe("true doorways no predicted doorway stands for"),
+    separations: z
+      .array(z.object({ rooms: z.tuple([z.string(), z.string()]), correct: z.boolean().describe("its rooms match two true rooms no true doorway joins") }).strict())
+      .optional()
+      .describe("the layer's pairs of rooms shown apart (absent in diagnoses written before they were recorded)"),
     metrics: z
       .object({
         room_precision: z.number().min(0).max(1),
@@ -105,6 +109,7 @@ export const RegionDiagnosisSchema = z
         room_name_accuracy: z.number().min(0).max(1).nullable().describe("share of matched rooms named right"),
         doorway_precision: z.number().min(0).max(1).nullable(),
         doorway_recall: z.number().min(0).max(1).nullable(),
+        separation_precision: z.number().min(0).max(1).nullable().optional().describe("share of the pairs shown apart whose rooms match two true rooms no doorway joins"),
         object_room_accuracy: z.number().min(0).max(1).nullable().describe("share of matched nodes assigned to the room matching their object's true room"),
       })
       .strict(),

@@ -151,7 +151,8 @@ export async function graphOfBundle(bundle: FrameBundle, options: z.input<typeof
     t = now;
   };
   const task = bundle.manifest.task;
-  if (bundle.manifest.conventions.world === "unknown-up-metres") notes.push("the bundle's world has no known up axis (unknown-up-metres): vertical relations (on, above, below) and heights take +Z as up; import with --up to state it");
+  // notes about this bundle name it: a run prints each distinct note once, so each bundle's is listed
+  if (bundle.manifest.conventions.world === "unknown-up-metres") notes.push(`${bundle.dir || bundle.manifest.task_id}: the bundle's world has no known up axis (unknown-up-metres): vertical relations (on, above, below) and heights take +Z as up; import with --up to state it`);
   const key = runtime.shared ? cloudKey(o) : "";
   const kept = runtime.shared?.take(bundle, key, runtime);
   let full: PointCloud, cloud: PointCloud;
@@ -173,7 +174,7 @@ export async function graphOfBundle(bundle: FrameBundle, options: z.input<typeof
     const structure = o.masks === "none" ? segmentStructure(full.xyz) : undefined;
     const regions = segmentRegions(full, result.graph.nodes, task?.room.floor_z ?? 0, structure);
     if (regions) result.graph.regions = regions;
-    else notes.push("region layer: too little wall and floor seen to segment rooms");
+    if (!regions?.rooms.length) notes.push(`region layer of ${bundle.manifest.task_id} (${bundle.manifest.paradigm} views, ${o.source} cloud): the views show no room (too little floor or wall)`);
   }
   lap("graph");
   let diagnosis: Diagnosis | null = null;

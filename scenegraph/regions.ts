@@ -1,177 +1,138 @@
 /**
  * The region layer of the scene graph (HOV-SG's floor -> room -> object hierarchy;
- * reference/scenegraph-anchors.md): rooms segmented from the walls and free space the point cloud shows,
- * doorways as edges between rooms, objects assigned to the room holding their centre, rooms named from
- * the signature furniture seen in them (bridge/task/layout.ts ROOM_SIGNATURES).
+ * reference/scenegraph-anchors.md): rooms segmented from the walls and free space the views show, doorways as
+ * edges between rooms, the pairs of rooms the views show apart, objects assigned to the room holding their
+ * centre, rooms named from the signature furniture seen in them (bridge/task/layout.ts ROOM_SIGNATURES).
  *
- * HOV-SG segments rooms on a 2D map: wall points above a height band give a wall skeleton, free space
- * between walls is grown into regions. Our apartments have axis-aligned walls, so the segmentation is a
- * line partition: wall points (the cloud's points labelled "wall") are binned on a 2D grid, grid columns
- * and rows holding a long run of wall cells are wall lines, and the lines cut the floor into cells. Between
- * two neighbouring cells a line stretch with little wall and seen floor across it is no wall (the cells are one
- * room; an unseen stretch stays a wall); a gap in a
- * wall stretch whose floor was seen is a doorway.
- */
+ * The layer holds what the views support and no more, so that one view or a few give a partial plan: the wall
+ * lines seen cut the plane into cells (scenegraph/regionGrid.ts); between two neighbouring cells a line stretch
+ * the views see through with little wall is no wall (one room); a gap seen open in a wall stretch is a doorway; a
+ * stretch seen as wall with no unseen gap wide enough for a doorway is a wall seen closed; anything else is
+ * unknown. Two rooms are `separated` when no doorway can join them: a wall seen closed is all that lies between
+ * them, or no unseen space (a stretch not seen, a cell no room holds, the plan's unseen edge) lets their walls
+ * meet. A room is `enclosed` when none of its boundary opens on unseen space: no room the layer does not hold
+ * is its neighbour. Readers (src/reason/regionPrograms.ts) take a pair of rooms as joined (a doorway), not
+ * joined (separated) or unknown (neither). */
 import type { PointCloud } from "../reconstruct/pointcloud.js";
 import type { Task } from "../bridge/task/schema.js";
-import { doorwayEdges, roomAt, roomTypeOf } from "../bridge/task/layout.js";
+import { doorwayEdges, roomTypeOf } from "../bridge/task/layout.js";
 import type { GraphNode, RegionLayer } from "./types.js";
+import { CLOSED, MIN_LINE_BAND_M, OPEN, REGION_CELL_M, StructurePoints, type PlanGrid, type WallLine } from "./regionGrid.js";
 
-/** Grid cell of the 2D map (m): the occupancy grid's voxel (scenegraph/occupancy.ts, 0.1 m as Explore-EQA and 3D-Mem map). */
-export const REGION_CELL_M = 0.1;
-/** A wall line holds at least this many wall cells along it (m of seen wall). Ours. */
-export const MIN_WALL_LINE_M = 0.8;
-/** A line stretch between two cells is a wall when this share of it shows wall points (ours); below it the cells are one room. */
+export { REGION_CELL_M, StructurePoints } from "./regionGrid.js";
+
+/** A line stretch between two cells is a wall when this share of it shows wall points (ours); below it the cells are one room... */
 export const WALL_PRESENT_FRACTION = 0.3;
-/** ...and at least this share of it shows floor seen across the line (ours). */
+/** ...when at least this share of it is seen open (ours). */
 export const OPEN_LINE_FRACTION = 0.5;
-/** A wall gap narrower than this is no doorway (m): doors are 0.7 m and wider (ours; the simulator's are 1.0). */
+/** A gap narrower than this is no doorway (m): doors are 0.7 m and wider (ours; the simulator's are 1.0). */
 export const MIN_DOOR_WIDTH_M = 0.6;
-/** Wall points this far (cells) from a line count as on it: noisy depth spreads a wall over a few cells. */
-const LINE_TOLERANCE_CELLS = 2;
-/** Lines closer than this (m) are one wall seen twice (both faces, noise). */
-const LINE_MERGE_M = 0.3;
-/** Floor points at least this many per cell count as seen free space. */
-const FLOOR_MIN_POINTS = 1;
+/**
+ * However smeared a wall, a doorway's gap shows at least this much open (m): below it, a hole in a noisy wall.
+ * Ours: two cells, the least a ray-crossed run is told from one stray ray.
+ */
+export const MIN_DOOR_OPEN_M = 0.2;
+/** A doorway's gap (no wall seen across it) is seen open along at least this share of it, the rest unseen (ours). */
+export const DOOR_OPEN_SHARE = 0.5;
+/**
+ * A region is a room when the views show at least this much of its floor (m^2), or a doorway into it: half of a
+ * small room's 1 m^2 wash room would do; less is noise beyond a wall (ours).
+ */
+export const ROOM_MIN_FLOOR_M2 = 0.5;
+/**
+ * A wall line whose band is wider than this (m) is smeared: a crisp wall's band is MIN_LINE_BAND_M (0.2-0.3 m at
+ * 0.1 m cells, both faces), the noisy source's walls 0.5-0.6 m. A room no furniture names behind such a line may be
+ * a piece of a neighbouring room the line cut off, so it parts no two rooms (ours).
+ */
+export const SMEARED_LINE_BAND_M = 0.35;
+/** A node whose centre lies in no room belongs to the nearest room within this distance (m): furniture pushed into a wall's band by noise. Ours. */
+export const NODE_ROOM_MAX_M = 0.5;
 
 const r3 = (x: number) => Math.round(x * 1000) / 1000;
 
-/** Objects in each room: nodes whose centroid lies in the room's cells (or rectangle). */
-function assign(rooms: Array<{ contains(x: number, y: number): boolean }>, nodes: readonly GraphNode[]): string[][] {
+interface Rect {
+  min: [number, number];
+  max: [number, number];
+}
+const rectDistance = (r: Rect, x: number, y: number) => Math.hypot(Math.max(r.min[0] - x, 0, x - r.max[0]), Math.max(r.min[1] - y, 0, y - r.max[1]));
+
+/** Objects in each room: nodes whose centroid lies in the room's rectangles, else in the nearest within NODE_ROOM_MAX_M. */
+function assign(rooms: ReadonlyArray<{ rects: readonly Rect[] }>, nodes: readonly GraphNode[]): string[][] {
   const out = rooms.map(() => [] as string[]);
   for (const n of nodes) {
-    const k = rooms.findIndex((r) => r.contains(n.centroid[0], n.centroid[1]));
-    if (k >= 0) out[k]!.push(n.id);
+    const [x, y] = n.centroid;
+    let best = -1, bestD = NODE_ROOM_MAX_M;
+    rooms.forEach((r, k) => {
+      const d = Math.min(...r.rects.map((q) => rectDistance(q, x, y)));
+      if (d < bestD || (d === 0 && bestD === 0 && best < 0)) (best = k), (bestD = d);
+    });
+    if (best >= 0) out[best]!.push(n.id);
   }
   return out;
 }
 
-/** Names rooms '<type>_<k>' from their nodes' labels, in a stable order (by y, then x). */
-function nameRooms(rooms: Array<{ min: [number, number]; max: [number, number]; objects: string[] }>, nodes: readonly GraphNode[]): RegionLayer["rooms"] {
-  const label = new Map(nodes.map((n) => [n.id, n.label]));
-  const order = rooms.map((_, i) => i).sort((a, b) => rooms[a]!.min[1] - rooms[b]!.min[1] || rooms[a]!.min[0] - rooms[b]!.min[0]);
+/**
+ * Names rooms '<type>_<k>' from their nodes' labels, the signature furniture with the most points naming each: of
+ * several rooms with the same type, the one whose furniture has the most points is k = 0 (a duplicated or
+ * hallucinated piece names a second room, not the first); rooms no furniture names are 'room_<k>', by y, then x.
+ */
+function nameRooms(rooms: ReadonlyArray<Rect & { objects: string[] }>, nodes: readonly GraphNode[]): RegionLayer["rooms"] {
+  const byId = new Map(nodes.map((n) => [n.id, n]));
+  // each signature label votes with its nodes' points: a phantom or a fragment (a few points) names no room over
+  // the furniture it sits beside
+  const votes = rooms.map((r) => {
+    const v = new Map<string, number>();
+    for (const id of r.objects) {
+      const n = byId.get(id);
+      const t = n ? roomTypeOf([n.label]) : null;
+      if (t) v.set(t, (v.get(t) ?? 0) + n!.point_count);
+    }
+    return [...v.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+  });
+  const types = votes.map((v) => v[0]?.[0] ?? null);
+  const support = votes.map((v) => v[0]?.[1] ?? 0);
+  const order = rooms.map((_, i) => i).sort((a, b) => support[b]! - support[a]! || rooms[a]!.min[1] - rooms[b]!.min[1] || rooms[a]!.min[0] - rooms[b]!.min[0]);
+  const unnamed = rooms.map((_, i) => i).filter((i) => !types[i]).sort((a, b) => rooms[a]!.min[1] - rooms[b]!.min[1] || rooms[a]!.min[0] - rooms[b]!.min[0]);
+  const ids: string[] = new Array(rooms.length);
   const used = new Map<string, number>();
-  const out: RegionLayer["rooms"] = new Array(rooms.length);
-  let unknown = 0;
   for (const i of order) {
-    const r = rooms[i]!;
-    const type = roomTypeOf(r.objects.map((id) => label.get(id) ?? ""));
-    const k = type ? used.get(type) ?? 0 : unknown++;
-    if (type) used.set(type, k + 1);
-    out[i] = { id: type ? `${type}_${k}` : `room_${k}`, type: type ?? "unknown", min: [r3(r.min[0]), r3(r.min[1])], max: [r3(r.max[0]), r3(r.max[1])], objects: r.objects };
+    const t = types[i];
+    if (!t) continue;
+    ids[i] = `${t}_${used.get(t) ?? 0}`;
+    used.set(t, (used.get(t) ?? 0) + 1);
   }
-  return out;
+  unnamed.forEach((i, k) => (ids[i] = `room_${k}`));
+  return rooms.map((r, i) => ({ id: ids[i]!, type: types[i] ?? "unknown", min: [r3(r.min[0]), r3(r.min[1])], max: [r3(r.max[0]), r3(r.max[1])], objects: r.objects, enclosed: false }));
 }
 
-/** The region layer of a task's true layout (the ground-truth graph's), or undefined for a single room. */
+/** The region layer of a task's true layout (the ground-truth graph's): every doorway and separation known. Undefined for a single room. */
 export function truthRegions(task: Pick<Task, "room">, nodes: readonly GraphNode[]): RegionLayer | undefined {
   const layout = task.room.layout;
   if (!layout) return undefined;
-  const objects = assign(layout.rooms.map((r) => ({ contains: (x: number, y: number) => roomAt([r], x, y) !== null })), nodes);
+  const objects = assign(layout.rooms.map((r) => ({ rects: [{ min: [...r.min], max: [...r.max] } as Rect] })), nodes);
+  const doors = doorwayEdges(layout);
+  const joined = (a: string, b: string) => doors.some((d) => d.rooms.includes(a) && d.rooms.includes(b));
+  const separations: NonNullable<RegionLayer["separations"]> = [];
+  layout.rooms.forEach((a, i) => layout.rooms.slice(i + 1).forEach((b) => {
+    if (joined(a.id, b.id)) return;
+    // rooms that share a stretch of wall as long as a doorway are parted by a wall, others by the plan
+    const along = (k: 0 | 1) => Math.min(a.max[k], b.max[k]) - Math.max(a.min[k], b.min[k]);
+    const touch = (k: 0 | 1) => Math.abs(a.max[k] - b.min[k]) < 1e-6 || Math.abs(b.max[k] - a.min[k]) < 1e-6;
+    const shared = touch(0) ? along(1) : touch(1) ? along(0) : 0;
+    separations.push({ rooms: [a.id, b.id], by: shared >= MIN_DOOR_WIDTH_M ? "wall" : "no_shared_wall" });
+  }));
   return {
-    rooms: layout.rooms.map((r, k) => ({ id: r.id, type: r.type, min: r.min, max: r.max, objects: objects[k]! })),
-    doorways: doorwayEdges(layout).map((d) => ({ rooms: d.rooms, centre: d.centre, width_m: d.width_m })),
+    rooms: layout.rooms.map((r, k) => ({ id: r.id, type: r.type, min: r.min, max: r.max, objects: objects[k]!, enclosed: true })),
+    doorways: doors.map((d) => ({ rooms: d.rooms, centre: d.centre, width_m: d.width_m })),
+    separations,
   };
 }
 
-interface Grid {
-  x0: number;
-  y0: number;
-  nx: number;
-  ny: number;
-  wall: Uint16Array;
-  floor: Uint16Array;
-}
-
 /**
- * The floor and wall points a region layer reads, in the order seen: x, y and kind (1 floor, 2 wall). The
- * batch graph takes them from its whole cloud; the active memory appends each new view's (StructurePoints).
- */
-export class StructurePoints {
-  private xs = new Float64Array(1024);
-  private ys = new Float64Array(1024);
-  private kinds = new Uint8Array(1024);
-  count = 0;
-
-  /** Appends a cloud's floor and wall points (kinds from `structure`, one per point, or from the cloud's labels). */
-  add(cloud: PointCloud, floorZ: number, structure?: Uint8Array): void {
-    for (let i = 0; i < cloud.count; i++) {
-      const c = structure ? STRUCTURE_KINDS[structure[i]!] : cloud.categories.get(cloud.instance[i]!);
-      if (c !== "wall" && c !== "floor") continue;
-      // a wall point below knee height may be floor seen at the wall's foot: keep walls from 0.3 m up
-      if (c === "wall" && cloud.xyz[i * 3 + 2]! - floorZ < 0.3) continue;
-      if (this.count === this.xs.length) this.grow();
-      this.xs[this.count] = cloud.xyz[i * 3]!;
-      this.ys[this.count] = cloud.xyz[i * 3 + 1]!;
-      this.kinds[this.count++] = c === "floor" ? 1 : 2;
-    }
-  }
-
-  private grow(): void {
-    const n = this.xs.length * 2;
-    const xs = new Float64Array(n), ys = new Float64Array(n), kinds = new Uint8Array(n);
-    xs.set(this.xs);
-    ys.set(this.ys);
-    kinds.set(this.kinds);
-    [this.xs, this.ys, this.kinds] = [xs, ys, kinds];
-  }
-
-  /** The 2D map: wall and floor point counts per REGION_CELL_M cell over the points' extent, or null without points. */
-  grid(): Grid | null {
-    let xmin = Infinity, ymin = Infinity, xmax = -Infinity, ymax = -Infinity;
-    for (let i = 0; i < this.count; i++) {
-      const x = this.xs[i]!, y = this.ys[i]!;
-      xmin = Math.min(xmin, x); xmax = Math.max(xmax, x); ymin = Math.min(ymin, y); ymax = Math.max(ymax, y);
-    }
-    if (!Number.isFinite(xmin)) return null;
-    const nx = Math.ceil((xmax - xmin) / REGION_CELL_M) + 1, ny = Math.ceil((ymax - ymin) / REGION_CELL_M) + 1;
-    if (nx * ny > 4_000_000) return null;
-    const g: Grid = { x0: xmin, y0: ymin, nx, ny, wall: new Uint16Array(nx * ny), floor: new Uint16Array(nx * ny) };
-    for (let i = 0; i < this.count; i++) {
-      const cx = Math.floor((this.xs[i]! - xmin) / REGION_CELL_M), cy = Math.floor((this.ys[i]! - ymin) / REGION_CELL_M);
-      const arr = this.kinds[i] === 1 ? g.floor : g.wall;
-      const k = cy * nx + cx;
-      if (arr[k]! < 65535) arr[k]!++;
-    }
-    return g;
-  }
-}
-
-/** Wall lines along one axis: grid indices (columns for axis 0, rows for axis 1) holding long wall runs, merged. */
-function wallLines(g: Grid, axis: 0 | 1): number[] {
-  const n = axis === 0 ? g.nx : g.ny, m = axis === 0 ? g.ny : g.nx;
-  const counts: number[] = [];
-  for (let a = 0; a < n; a++) {
-    let c = 0;
-    for (let b = 0; b < m; b++) if (g.wall[axis === 0 ? b * g.nx + a : a * g.nx + b]! > 0) c++;
-    counts.push(c);
-  }
-  const min = MIN_WALL_LINE_M / REGION_CELL_M;
-  const lines: number[] = [];
-  let run: number[] = [];
-  const flush = () => {
-    if (!run.length) return;
-    let w = 0, s = 0;
-    for (const a of run) (w += counts[a]!), (s += a * counts[a]!);
-    lines.push(s / w);
-    run = [];
-  };
-  for (let a = 0; a < n; a++) {
-    if (counts[a]! >= min && (!run.length || a - run.at(-1)! <= LINE_MERGE_M / REGION_CELL_M)) run.push(a);
-    else if (counts[a]! >= min) (flush(), run.push(a));
-  }
-  flush();
-  return lines;
-}
-
-/** segmentStructure's per-point codes (scenegraph/primitives/structure.ts): 0 object, 1 floor, 2 wall. */
-const STRUCTURE_KINDS = [null, "floor", "wall"] as const;
-
-/**
- * Rooms and doorways segmented from the cloud's structure points, objects assigned by centroid. The floor and
- * wall points are the masks' (the cloud's labels), or, without masks (`--masks none`), `structure`: per point
- * 0 object, 1 floor, 2 wall as segmentStructure finds them in the geometry alone. Null when the cloud shows
- * too little structure to cut it into two or more rooms.
+ * Rooms, doorways and separations segmented from the cloud's structure points and depth rays, objects assigned by
+ * centroid. The floor and wall points are the masks' (the cloud's labels), or, without masks (`--masks none`),
+ * `structure`: per point 0 object, 1 floor, 2 wall as segmentStructure finds them in the geometry alone. Null
+ * when the cloud shows no floor or wall at all.
  */
 export function segmentRegions(cloud: PointCloud, nodes: readonly GraphNode[], floorZ = 0, structure?: Uint8Array): RegionLayer | null {
   const points = new StructurePoints();
@@ -179,91 +140,177 @@ export function segmentRegions(cloud: PointCloud, nodes: readonly GraphNode[], f
   return regionsOfStructure(points, nodes);
 }
 
-/** The region layer from floor and wall points gathered so far (the active memory's, view by view). */
+/** What the views show of one line stretch between two cells (or a cell and the unseen beyond the plan). */
+type StretchKind = "none" | "door" | "wall" | "unknown";
+interface Stretch {
+  kind: StretchKind;
+  /** On a line smeared wider than SMEARED_LINE_BAND_M: it may be no wall at all. */
+  smeared: boolean;
+  /** Doorway gaps: centre (world) and width (m). */
+  gaps: Array<{ centre: [number, number]; width: number }>;
+  length: number;
+}
+
+/**
+ * Reads positions from..to (cells) of a line's states: no wall (the views see through it, with little wall),
+ * doorway gaps (runs without wall, seen open along DOOR_OPEN_SHARE of them), a wall seen closed (no run without
+ * wall wide enough for a doorway) or unknown. A smeared wall (a band wider than a crisp wall's, MIN_LINE_BAND_M)
+ * spreads its jambs into a doorway by about the extra width on each side, so the open run a doorway leaves is
+ * narrower by twice that (never below MIN_DOOR_OPEN_M), and a wall is seen closed only where even a doorway
+ * narrowed so would have shown: a wall smeared by half a doorway or more is never seen closed.
+ */
+function readStretch(g: PlanGrid, line: WallLine, states: Uint8Array | null, from: number, to: number): Stretch {
+  const lo = Math.max(0, Math.ceil(from)), hi = Math.min(Math.floor(to), g.size(line.axis === 0 ? 1 : 0) - 1);
+  const length = Math.max(0, hi - lo + 1) * REGION_CELL_M;
+  const smeared = line.band * REGION_CELL_M > SMEARED_LINE_BAND_M;
+  if (!states || hi < lo) return { kind: "unknown", gaps: [], length, smeared };
+  let closed = 0, open = 0;
+  for (let b = lo; b <= hi; b++) (states[b] === CLOSED ? closed++ : states[b] === OPEN ? open++ : 0);
+  const total = hi - lo + 1;
+  if (closed / total < WALL_PRESENT_FRACTION && open / total >= OPEN_LINE_FRACTION) return { kind: "none", gaps: [], length, smeared };
+  const gaps: Stretch["gaps"] = [];
+  const smear = Math.max(0, line.band * REGION_CELL_M - MIN_LINE_BAND_M);
+  const doorOpen = Math.max(MIN_DOOR_OPEN_M, MIN_DOOR_WIDTH_M - 2 * smear);
+  let widestUnclosed = 0;
+  for (let b = lo; b <= hi; ) {
+    if (states[b] === CLOSED) {
+      b++;
+      continue;
+    }
+    let e = b, first = -1, last = -1, opens = 0;
+    for (; e <= hi && states[e] !== CLOSED; e++) if (states[e] === OPEN) ((first = first < 0 ? e : first), (last = e), opens++);
+    widestUnclosed = Math.max(widestUnclosed, (e - b) * REGION_CELL_M);
+    const width = (last - first + 1) * REGION_CELL_M;
+    if (first >= 0 && width >= doorOpen - 1e-9 && opens >= DOOR_OPEN_SHARE * (e - b)) {
+      const mid = (first + last + 1) / 2, across = g.world(line.axis, line.at + 0.5);
+      const centre: [number, number] = line.axis === 0 ? [across, g.world(1, mid)] : [g.world(0, mid), across];
+      gaps.push({ centre, width });
+    }
+    b = e;
+  }
+  if (gaps.length) return { kind: "door", gaps, length, smeared };
+  return { kind: widestUnclosed < MIN_DOOR_WIDTH_M - 2 * smear ? "wall" : "unknown", gaps: [], length, smeared };
+}
+
+/** The lines of one axis with the seen extent's edges added where no wall line closes it (nothing is known beyond). */
+function linesWithEnds(g: PlanGrid, axis: 0 | 1): WallLine[] {
+  const n = g.size(axis);
+  const out = g.wallLines(axis);
+  const edge = (at: number): WallLine => ({ axis, at, band: 0, seen: false });
+  if (!out.length || out[0]!.at > out[0]!.band) out.unshift(edge(0));
+  if (out.at(-1)!.at < n - 1 - out.at(-1)!.band) out.push(edge(n - 1));
+  return out;
+}
+
+/** The region layer from floor and wall points and rays gathered so far (the active memory's, view by view). */
 export function regionsOfStructure(points: StructurePoints, nodes: readonly GraphNode[]): RegionLayer | null {
   const g = points.grid();
   if (!g) return null;
-  const xs = wallLines(g, 0), ys = wallLines(g, 1);
-  // the outer boundary: the outermost lines, or the seen floor's extent when a side's wall was never seen
-  const withEnds = (lines: number[], n: number) => {
-    const out = [...lines];
-    if (!out.length || out[0]! > LINE_MERGE_M / REGION_CELL_M) out.unshift(0);
-    if (out.at(-1)! < n - 1 - LINE_MERGE_M / REGION_CELL_M) out.push(n - 1);
-    return out;
-  };
-  const X = withEnds(xs, g.nx), Y = withEnds(ys, g.ny);
+  const X = linesWithEnds(g, 0), Y = linesWithEnds(g, 1);
+  const states = new Map<WallLine, Uint8Array | null>([...X, ...Y].map((l) => [l, l.seen ? g.lineStates(l) : null]));
   const cols = X.length - 1, rows = Y.length - 1;
-  if (cols * rows < 2) return null;
-  const wallAt = (cx: number, cy: number) => cx >= 0 && cy >= 0 && cx < g.nx && cy < g.ny && g.wall[cy * g.nx + cx]! > 0;
-  const floorAt = (cx: number, cy: number) => cx >= 0 && cy >= 0 && cx < g.nx && cy < g.ny && g.floor[cy * g.nx + cx]! >= FLOOR_MIN_POINTS;
-  const near = (f: (a: number, b: number) => boolean, a: number, b: number, axis: 0 | 1, tol: number) => {
-    for (let d = -tol; d <= tol; d++) if (axis === 0 ? f(a + d, b) : f(b, a + d)) return true;
-    return false;
-  };
-  // union-find over cells: cells across a line stretch without wall are one room
+  const cellOf = (i: number, j: number) => j * cols + i;
+  // every cell side: the stretch of line between the cell and its neighbour, or the unseen space beyond the plan
+  // straight out of the cell's side (negative: edge 0 left, 1 right, 2 bottom, 3 top, and the cell's place on it)
+  const EDGE = cols + rows + 1;
+  const beyond = (edge: number, k: number) => -1 - (edge * EDGE + k);
+  const sides: Array<{ a: number; b: number; s: Stretch }> = [];
+  for (let j = 0; j < rows; j++)
+    for (let i = 0; i <= cols; i++) {
+      const line = X[i]!;
+      sides.push({ a: i > 0 ? cellOf(i - 1, j) : beyond(0, j), b: i < cols ? cellOf(i, j) : beyond(1, j), s: readStretch(g, line, states.get(line)!, Y[j]!.at, Y[j + 1]!.at) });
+    }
+  for (let j = 0; j <= rows; j++)
+    for (let i = 0; i < cols; i++) {
+      const line = Y[j]!;
+      sides.push({ a: j > 0 ? cellOf(i, j - 1) : beyond(2, i), b: j < rows ? cellOf(i, j) : beyond(3, i), s: readStretch(g, line, states.get(line)!, X[i]!.at, X[i + 1]!.at) });
+    }
+  // union-find over cells: cells across a stretch with no wall are one region
   const parent = Array.from({ length: cols * rows }, (_, i) => i);
   const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i]!)));
-  type Gap = { cells: [number, number]; centre: [number, number]; width: number };
-  const gaps: Gap[] = [];
-  const stretch = (axis: 0 | 1, line: number, from: number, to: number, cellA: number, cellB: number) => {
-    const a = Math.round(line);
-    let wall = 0, total = 0, openCells = 0, runStart = -1;
-    const runs: Array<[number, number]> = [];
-    for (let b = Math.ceil(from); b <= Math.floor(to); b++) {
-      total++;
-      const isWall = near(wallAt, a, b, axis, LINE_TOLERANCE_CELLS);
-      if (isWall) wall++;
-      const open = !isWall && near(floorAt, a, b, axis, LINE_TOLERANCE_CELLS);
-      if (open) openCells++;
-      if (open && runStart < 0) runStart = b;
-      if (!open && runStart >= 0) (runs.push([runStart, b - 1]), (runStart = -1));
-    }
-    if (runStart >= 0) runs.push([runStart, Math.floor(to)]);
-    // no wall only where the views saw through: an unseen stretch stays a wall (unknown is not open)
-    if (total > 0 && wall / total < WALL_PRESENT_FRACTION && openCells / total >= OPEN_LINE_FRACTION) {
-      parent[find(cellA)] = find(cellB);
-      return;
-    }
-    for (const [s, e] of runs) {
-      const width = (e - s + 1) * REGION_CELL_M;
-      if (width < MIN_DOOR_WIDTH_M) continue;
-      const mid = (s + e + 1) / 2, along = (a + 0.5) * REGION_CELL_M;
-      const centre: [number, number] = axis === 0 ? [g.x0 + along, g.y0 + mid * REGION_CELL_M] : [g.x0 + mid * REGION_CELL_M, g.y0 + along];
-      gaps.push({ cells: [cellA, cellB], centre, width });
-    }
+  for (const { a, b, s } of sides) if (a >= 0 && b >= 0 && s.kind === "none") parent[find(a)] = find(b);
+  const cellRect = (c: number): Rect => {
+    const i = c % cols, j = Math.floor(c / cols);
+    return { min: [g.world(0, X[i]!.at), g.world(1, Y[j]!.at)], max: [g.world(0, X[i + 1]!.at + 1), g.world(1, Y[j + 1]!.at + 1)] };
   };
-  for (let i = 1; i < cols; i++) for (let j = 0; j < rows; j++) stretch(0, X[i]!, Y[j]!, Y[j + 1]!, j * cols + i - 1, j * cols + i);
-  for (let j = 1; j < rows; j++) for (let i = 0; i < cols; i++) stretch(1, Y[j]!, X[i]!, X[i + 1]!, (j - 1) * cols + i, j * cols + i);
-  // rooms: groups of cells; a group with no seen floor is no room the views showed
+  const floorCells = (c: number) => {
+    const i = c % cols, j = Math.floor(c / cols);
+    let n = 0;
+    for (let y = Math.ceil(Y[j]!.at); y <= Y[j + 1]!.at; y++) for (let x = Math.ceil(X[i]!.at); x <= X[i + 1]!.at; x++) if (g.floorAt(x, y)) n++;
+    return n;
+  };
   const groups = new Map<number, number[]>();
   for (let c = 0; c < cols * rows; c++) groups.set(find(c), [...(groups.get(find(c)) ?? []), c]);
-  const cellRect = (c: number) => {
-    const i = c % cols, j = Math.floor(c / cols);
-    return { min: [g.x0 + X[i]! * REGION_CELL_M, g.y0 + Y[j]! * REGION_CELL_M] as [number, number], max: [g.x0 + (X[i + 1]! + 1) * REGION_CELL_M, g.y0 + (Y[j + 1]! + 1) * REGION_CELL_M] as [number, number] };
-  };
-  const seenFloor = (c: number) => {
-    const i = c % cols, j = Math.floor(c / cols);
-    for (let b = Math.ceil(Y[j]!); b <= Y[j + 1]!; b++) for (let a = Math.ceil(X[i]!); a <= X[i + 1]!; a++) if (floorAt(a, b)) return true;
-    return false;
-  };
-  const roots = [...groups.keys()].filter((r) => groups.get(r)!.some(seenFloor));
-  if (roots.length < 2) return null;
+  // rooms: regions with enough seen floor, and regions a doorway from one of them opens into
+  const minFloor = ROOM_MIN_FLOOR_M2 / (REGION_CELL_M * REGION_CELL_M);
+  const isRoom = new Set([...groups.keys()].filter((r) => groups.get(r)!.reduce((s, c) => s + floorCells(c), 0) >= minFloor));
+  for (const { a, b, s } of sides) {
+    if (s.kind !== "door" || a < 0 || b < 0) continue;
+    const [ra, rb] = [find(a), find(b)];
+    if (isRoom.has(ra) !== isRoom.has(rb)) (isRoom.add(ra), isRoom.add(rb));
+  }
+  const roots = [...groups.keys()].filter((r) => isRoom.has(r));
+  if (!roots.length) return { rooms: [], doorways: [], separations: [] };
   const shapes = roots.map((r) => {
     const rects = groups.get(r)!.map(cellRect);
     return {
+      rects,
       min: [Math.min(...rects.map((x) => x.min[0])), Math.min(...rects.map((x) => x.min[1]))] as [number, number],
       max: [Math.max(...rects.map((x) => x.max[0])), Math.max(...rects.map((x) => x.max[1]))] as [number, number],
-      contains: (x: number, y: number) => rects.some((q) => x >= q.min[0] && x < q.max[0] && y >= q.min[1] && y < q.max[1]),
     };
   });
   const objects = assign(shapes, nodes);
   const rooms = nameRooms(shapes.map((s, k) => ({ min: s.min, max: s.max, objects: objects[k]! })), nodes);
-  const roomOfRoot = new Map(roots.map((r, k) => [r, rooms[k]!.id]));
+  const roomOfRoot = new Map(roots.map((r, k) => [r, k]));
+  // doorways between rooms; what else the views leave open: a stretch not seen as wall joins its two sides to
+  // each other, and a room to the unseen space (a cell no room holds, or beyond the plan) through which it may meet
+  // another room, or meet a room the layer does not hold
   const doorways: RegionLayer["doorways"] = [];
-  for (const gap of gaps) {
-    const a = roomOfRoot.get(find(gap.cells[0])), b = roomOfRoot.get(find(gap.cells[1]));
-    if (!a || !b || a === b) continue;
-    doorways.push({ rooms: [a, b], centre: [r3(gap.centre[0]), r3(gap.centre[1])], width_m: r3(gap.width) });
+  const R = rooms.length;
+  const nodeOf = (c: number): number => (c < 0 ? c : roomOfRoot.get(find(c)) ?? R + find(c));
+  const links = new Map<number, Set<number>>();
+  const link = (a: number, b: number) => {
+    if (!links.has(a)) links.set(a, new Set());
+    links.get(a)!.add(b);
+  };
+  const shareWall = new Set<string>();
+  const smearedRooms = new Set<number>();
+  const pairKey = (a: number, b: number) => `${Math.min(a, b)}:${Math.max(a, b)}`;
+  for (const { a, b, s } of sides) {
+    const [na, nb] = [nodeOf(a), nodeOf(b)];
+    if (na === nb) continue;
+    if (s.smeared) for (const n of [na, nb]) if (n >= 0 && n < R) smearedRooms.add(n);
+    if (s.kind === "wall") {
+      if (na >= 0 && na < R && nb >= 0 && nb < R) shareWall.add(pairKey(na, nb));
+      continue;
+    }
+    link(na, nb);
+    link(nb, na);
+    if (na >= 0 && na < R && nb >= 0 && nb < R) for (const gap of s.gaps) doorways.push({ rooms: [rooms[na]!.id, rooms[nb]!.id], centre: [r3(gap.centre[0]), r3(gap.centre[1])], width_m: r3(gap.width) });
   }
-  return { rooms, doorways };
+  // beyond the plan, the unseen space along one edge is one stretch: rooms that open on it side by side may meet
+  // there (rooms do not wrap round the plan's corners)
+  for (let edge = 0; edge < 4; edge++)
+    for (let k = 0; k + 1 < (edge < 2 ? rows : cols); k++) (link(beyond(edge, k), beyond(edge, k + 1)), link(beyond(edge, k + 1), beyond(edge, k)));
+  // rooms that may meet: linked directly, or through unseen space only
+  const isRoomNode = (n: number) => n >= 0 && n < R;
+  const separations: NonNullable<RegionLayer["separations"]> = [];
+  rooms.forEach((room, k) => {
+    const reach = new Set<number>(), seen = new Set<number>([k]);
+    const queue = [k];
+    while (queue.length) {
+      for (const n of links.get(queue.shift()!) ?? []) {
+        if (seen.has(n)) continue;
+        seen.add(n);
+        if (isRoomNode(n)) reach.add(n);
+        // unseen space, and a room no furniture names behind a smeared wall line: it may be a piece of a room that
+        // line cut off (a noisy cloud's smeared wall puts lines in the middle of rooms)
+        if (!isRoomNode(n) || (rooms[n]!.type === "unknown" && smearedRooms.has(n))) queue.push(n);
+      }
+    }
+    room.enclosed = ![...(links.get(k) ?? [])].some((n) => !isRoomNode(n));
+    for (let other = k + 1; other < R; other++)
+      if (!reach.has(other)) separations.push({ rooms: [room.id, rooms[other]!.id], by: shareWall.has(pairKey(k, other)) ? "wall" : "no_shared_wall" });
+  });
+  return { rooms, doorways, separations };
 }

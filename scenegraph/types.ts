@@ -95,6 +95,7 @@ export const RegionLayerSchema = z
           min: Point2Schema.describe("[x, y] corner of the room's floor rectangle (m)"),
           max: Point2Schema.describe("[x, y] opposite corner (m)"),
           objects: z.array(z.string()).describe("ids of the nodes whose centre lies in the room"),
+          enclosed: z.boolean().optional().describe("every stretch of the room's boundary the views did not see as wall leads into another room of the layer: no room the layer does not hold is its neighbour (absent in graphs written before it was recorded: not known)"),
         })
         .strict(),
     ),
@@ -107,9 +108,20 @@ export const RegionLayerSchema = z
         })
         .strict(),
     ),
+    separations: z
+      .array(
+        z
+          .object({
+            rooms: z.tuple([z.string(), z.string()]).describe("the two rooms"),
+            by: z.enum(["wall", "no_shared_wall"]).describe("wall: the views saw the wall between them closed, with no unseen gap wide enough for a doorway; no_shared_wall: the views leave no unseen space where their walls could meet"),
+          })
+          .strict(),
+      )
+      .optional()
+      .describe("pairs of rooms the views show no doorway joins directly. A pair in neither this list nor the doorways is unknown (absent in graphs written before it was recorded)"),
   })
   .strict()
-  .describe("rooms segmented from walls and free space, doorways as edges, objects assigned to rooms (multi-room scenes only)");
+  .describe("rooms segmented from the walls and free space the views show, doorways as edges, pairs of rooms the views show apart, objects assigned to rooms (multi-room scenes only)");
 
 /** Who made the graph: a reconstruction source, or the ground truth (`truthGraph`). */
 const TRUTH = "truth";
@@ -139,10 +151,11 @@ export const SceneGraphSchema = z
       ids.add(n.id);
     });
     const rooms = new Set(g.regions?.rooms.map((r) => r.id) ?? []);
-    g.regions?.doorways.forEach((d, k) => {
-      for (const end of [0, 1] as const)
-        if (!rooms.has(d.rooms[end])) ctx.addIssue({ code: "custom", path: ["regions", "doorways", k, "rooms", end], message: `names room "${d.rooms[end]}", which the graph does not have` });
-    });
+    for (const list of ["doorways", "separations"] as const)
+      g.regions?.[list]?.forEach((d, k) => {
+        for (const end of [0, 1] as const)
+          if (!rooms.has(d.rooms[end])) ctx.addIssue({ code: "custom", path: ["regions", list, k, "rooms", end], message: `names room "${d.rooms[end]}", which the graph does not have` });
+      });
     g.regions?.rooms.forEach((r, k) => r.objects.forEach((o, j) => {
       if (!ids.has(o)) ctx.addIssue({ code: "custom", path: ["regions", "rooms", k, "objects", j], message: `names node "${o}", which the graph does not have` });
     }));

@@ -453,21 +453,27 @@ function serializeCogmap(g: SceneGraph, uncertainty: boolean, size: number): str
 
 /**
  * The region layer (multi-room graphs only; single-room graphs serialize as before): rooms with their floor
- * rectangles and objects, doorways as edges between rooms. JSON lists in the json formats, sentences otherwise.
+ * rectangles and objects, doorways as edges between rooms, the pairs of rooms the views show apart; any other pair
+ * is unknown (the views may show part of the plan). JSON lists in the json formats, sentences otherwise.
  */
 function regionSection(g: SceneGraph, format: SerializeOptions["format"]): string {
   const r = g.regions;
   if (!r) return "";
+  const apart = r.separations ?? [];
   const rect = (x: { min: number[]; max: number[] }) => `x ${fmt(x.min[0]!)}..${fmt(x.max[0]!)}, y ${fmt(x.min[1]!)}..${fmt(x.max[1]!)}`;
-  const head = `Rooms: ${plural(r.rooms.length, "room")} segmented from the walls and floor seen, ${plural(r.doorways.length, "doorway")}; a doorway joins two rooms directly, and an object belongs to the room holding its centre.`;
+  const head = `Rooms: ${plural(r.rooms.length, "room")} segmented from the walls and floor seen, ${plural(r.doorways.length, "doorway")}; a doorway joins two rooms directly, and an object belongs to the room holding its centre. Two rooms listed as apart have no doorway between them; for any other pair without a doorway the views do not show whether one exists.`;
+  const why = (by: string) => (by === "wall" ? "a wall seen closed" : "no shared wall");
   if (format === "json" || format === "relations") {
     const rooms = r.rooms.map((x) => `{"id": ${q(x.id)}, "type": ${q(x.type)}, "min": [${x.min.map((v) => fmt(v)).join(", ")}], "max": [${x.max.map((v) => fmt(v)).join(", ")}], "objects": [${x.objects.map(q).join(", ")}]}`);
     const doors = r.doorways.map((d) => `{"rooms": [${d.rooms.map(q).join(", ")}], "centre": [${d.centre.map((v) => fmt(v)).join(", ")}], "width_m": ${fmt(d.width_m)}}`);
-    return ["", head, "", "Rooms (JSON list):", jsonList(rooms), "", "Doorways (JSON list):", jsonList(doors)].join("\n");
+    const out = ["", head, "", "Rooms (JSON list):", jsonList(rooms), "", "Doorways (JSON list):", jsonList(doors)];
+    if (apart.length) out.push("", "Rooms apart (JSON list):", jsonList(apart.map((d) => `{"rooms": [${d.rooms.map(q).join(", ")}], "by": ${q(why(d.by))}}`)));
+    return out.join("\n");
   }
   const rooms = r.rooms.map((x) => `${x.id} is ${article(x.type)} ${x.type.replace(/_/g, " ")} spanning ${rect(x)} m; it holds ${x.objects.length ? joinAnd(x.objects) : "no object of the graph"}.`);
   const doors = r.doorways.map((d) => `A doorway at (${d.centre.map((v) => fmt(v)).join(", ")}) m, ${fmt(d.width_m)} m wide, joins ${d.rooms[0]} and ${d.rooms[1]}.`);
-  return ["", head, ...rooms, ...(doors.length ? doors : ["No doorway was found."])].join("\n");
+  const parted = apart.map((d) => `${d.rooms[0]} and ${d.rooms[1]} are apart (${why(d.by)}).`);
+  return ["", head, ...rooms, ...(doors.length ? doors : ["No doorway was found."]), ...parted].join("\n");
 }
 
 export function serializeGraph(graph: SceneGraph, opts: SerializeOptions): string {
