@@ -202,33 +202,30 @@ function linesWithEnds(g: PlanGrid, axis: 0 | 1): WallLine[] {
   return out;
 }
 
-/** The region layer from floor and wall points and rays gathered so far (the active memory's, view by view). */
-export function regionsOfStructure(points: StructurePoints, nodes: readonly GraphNode[]): RegionLayer | null {
-  const g = points.grid();
-  if (!g) return null;
+/** A side of a plan cell: the stretch of line between cell `a` and cell `b`, either of them beyond the plan (negative). */
+interface Side {
+  a: number;
+  b: number;
+  s: Stretch;
+}
+
+/**
+ * The plan's cells (between consecutive lines, the seen extent's edges included) and every cell side. A side on
+ * the plan's edge faces the unseen space straight out of it, numbered per edge (0 left, 1 right, 2 bottom, 3 top)
+ * and place along it: beyond(edge, k), negative.
+ */
+function planCells(g: PlanGrid) {
   const X = linesWithEnds(g, 0), Y = linesWithEnds(g, 1);
   const states = new Map<WallLine, Uint8Array | null>([...X, ...Y].map((l) => [l, l.seen ? g.lineStates(l) : null]));
   const cols = X.length - 1, rows = Y.length - 1;
   const cellOf = (i: number, j: number) => j * cols + i;
-  // every cell side: the stretch of line between the cell and its neighbour, or the unseen space beyond the plan
-  // straight out of the cell's side (negative: edge 0 left, 1 right, 2 bottom, 3 top, and the cell's place on it)
   const EDGE = cols + rows + 1;
   const beyond = (edge: number, k: number) => -1 - (edge * EDGE + k);
-  const sides: Array<{ a: number; b: number; s: Stretch }> = [];
+  const sides: Side[] = [];
   for (let j = 0; j < rows; j++)
-    for (let i = 0; i <= cols; i++) {
-      const line = X[i]!;
-      sides.push({ a: i > 0 ? cellOf(i - 1, j) : beyond(0, j), b: i < cols ? cellOf(i, j) : beyond(1, j), s: readStretch(g, line, states.get(line)!, Y[j]!.at, Y[j + 1]!.at) });
-    }
+    for (let i = 0; i <= cols; i++) sides.push({ a: i > 0 ? cellOf(i - 1, j) : beyond(0, j), b: i < cols ? cellOf(i, j) : beyond(1, j), s: readStretch(g, X[i]!, states.get(X[i]!)!, Y[j]!.at, Y[j + 1]!.at) });
   for (let j = 0; j <= rows; j++)
-    for (let i = 0; i < cols; i++) {
-      const line = Y[j]!;
-      sides.push({ a: j > 0 ? cellOf(i, j - 1) : beyond(2, i), b: j < rows ? cellOf(i, j) : beyond(3, i), s: readStretch(g, line, states.get(line)!, X[i]!.at, X[i + 1]!.at) });
-    }
-  // union-find over cells: cells across a stretch with no wall are one region
-  const parent = Array.from({ length: cols * rows }, (_, i) => i);
-  const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i]!)));
-  for (const { a, b, s } of sides) if (a >= 0 && b >= 0 && s.kind === "none") parent[find(a)] = find(b);
+    for (let i = 0; i < cols; i++) sides.push({ a: j > 0 ? cellOf(i, j - 1) : beyond(2, i), b: j < rows ? cellOf(i, j) : beyond(3, i), s: readStretch(g, Y[j]!, states.get(Y[j]!)!, X[i]!.at, X[i + 1]!.at) });
   const cellRect = (c: number): Rect => {
     const i = c % cols, j = Math.floor(c / cols);
     return { min: [g.world(0, X[i]!.at), g.world(1, Y[j]!.at)], max: [g.world(0, X[i + 1]!.at + 1), g.world(1, Y[j + 1]!.at + 1)] };
@@ -239,20 +236,97 @@ export function regionsOfStructure(points: StructurePoints, nodes: readonly Grap
     for (let y = Math.ceil(Y[j]!.at); y <= Y[j + 1]!.at; y++) for (let x = Math.ceil(X[i]!.at); x <= X[i + 1]!.at; x++) if (g.floorAt(x, y)) n++;
     return n;
   };
+  return { cells: cols * rows, cols, rows, sides, beyond, cellRect, floorCells };
+}
+
+/**
+ * Regions of cells joined across stretches with no wall; the rooms among them: those with ROOM_MIN_FLOOR_M2 of
+ * seen floor, and those a doorway from one of them opens into. Per cell, its room's index (or -1).
+ */
+function roomCells(plan: ReturnType<typeof planCells>): { roomOf: Int32Array; cells: number[][] } {
+  const parent = Array.from({ length: plan.cells }, (_, i) => i);
+  const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i]!)));
+  for (const { a, b, s } of plan.sides) if (a >= 0 && b >= 0 && s.kind === "none") parent[find(a)] = find(b);
   const groups = new Map<number, number[]>();
-  for (let c = 0; c < cols * rows; c++) groups.set(find(c), [...(groups.get(find(c)) ?? []), c]);
-  // rooms: regions with enough seen floor, and regions a doorway from one of them opens into
+  for (let c = 0; c < plan.cells; c++) {
+    const r = find(c);
+    if (!groups.has(r)) groups.set(r, []);
+    groups.get(r)!.push(c);
+  }
   const minFloor = ROOM_MIN_FLOOR_M2 / (REGION_CELL_M * REGION_CELL_M);
-  const isRoom = new Set([...groups.keys()].filter((r) => groups.get(r)!.reduce((s, c) => s + floorCells(c), 0) >= minFloor));
-  for (const { a, b, s } of sides) {
+  const isRoom = new Set([...groups.keys()].filter((r) => groups.get(r)!.reduce((s, c) => s + plan.floorCells(c), 0) >= minFloor));
+  for (const { a, b, s } of plan.sides) {
     if (s.kind !== "door" || a < 0 || b < 0) continue;
-    const [ra, rb] = [find(a), find(b)];
-    if (isRoom.has(ra) !== isRoom.has(rb)) (isRoom.add(ra), isRoom.add(rb));
+    if (isRoom.has(find(a)) !== isRoom.has(find(b))) (isRoom.add(find(a)), isRoom.add(find(b)));
   }
   const roots = [...groups.keys()].filter((r) => isRoom.has(r));
-  if (!roots.length) return { rooms: [], doorways: [], separations: [] };
-  const shapes = roots.map((r) => {
-    const rects = groups.get(r)!.map(cellRect);
+  const roomOf = new Int32Array(plan.cells).fill(-1);
+  roots.forEach((r, k) => groups.get(r)!.forEach((c) => (roomOf[c] = k)));
+  // a cell no room holds keeps its region's identity, as unseen space: plan.cells + its region's root
+  for (let c = 0; c < plan.cells; c++) if (roomOf[c]! < 0) roomOf[c] = plan.cells + find(c);
+  return { roomOf, cells: roots.map((r) => groups.get(r)!) };
+}
+
+/**
+ * Doorways between rooms, the pairs apart and each room's enclosure. A stretch not seen as wall links its two
+ * sides: rooms, unseen space (a cell no room holds, or beyond the plan's edge) through which rooms may meet, or a
+ * room no furniture names behind a smeared line (a noisy cloud's smeared wall puts lines in rooms: it may be a
+ * piece of a neighbour). Two rooms no such route joins are apart: by a wall when they share one, else by the plan.
+ */
+function topology(plan: ReturnType<typeof planCells>, roomOf: Int32Array, rooms: RegionLayer["rooms"]): Pick<RegionLayer, "doorways" | "separations"> {
+  const R = rooms.length;
+  const isRoom = (n: number) => n >= 0 && n < R;
+  const nodeOf = (c: number): number => (c < 0 ? c : roomOf[c]! < plan.cells ? roomOf[c]! : R + roomOf[c]!);
+  const links = new Map<number, Set<number>>();
+  const link = (a: number, b: number) => {
+    for (const [x, y] of [[a, b], [b, a]] as const) {
+      if (!links.has(x)) links.set(x, new Set());
+      links.get(x)!.add(y);
+    }
+  };
+  const doorways: RegionLayer["doorways"] = [];
+  const shareWall = new Set<string>(), smeared = new Set<number>();
+  const pairKey = (a: number, b: number) => `${Math.min(a, b)}:${Math.max(a, b)}`;
+  for (const { a, b, s } of plan.sides) {
+    const [na, nb] = [nodeOf(a), nodeOf(b)];
+    if (na === nb) continue;
+    if (s.smeared) for (const n of [na, nb]) if (isRoom(n)) smeared.add(n);
+    if (s.kind === "wall") {
+      if (isRoom(na) && isRoom(nb)) shareWall.add(pairKey(na, nb));
+      continue;
+    }
+    link(na, nb);
+    if (isRoom(na) && isRoom(nb)) for (const gap of s.gaps) doorways.push({ rooms: [rooms[na]!.id, rooms[nb]!.id], centre: [r3(gap.centre[0]), r3(gap.centre[1])], width_m: r3(gap.width) });
+  }
+  // beyond the plan, the unseen space along one edge is one stretch: rooms that open on it side by side may meet
+  // there (rooms do not wrap round the plan's corners)
+  for (let edge = 0; edge < 4; edge++) for (let k = 0; k + 1 < (edge < 2 ? plan.rows : plan.cols); k++) link(plan.beyond(edge, k), plan.beyond(edge, k + 1));
+  const separations: NonNullable<RegionLayer["separations"]> = [];
+  rooms.forEach((room, k) => {
+    const reach = new Set<number>(), seen = new Set<number>([k]);
+    const queue = [k];
+    while (queue.length)
+      for (const n of links.get(queue.shift()!) ?? []) {
+        if (seen.has(n)) continue;
+        seen.add(n);
+        if (isRoom(n)) reach.add(n);
+        if (!isRoom(n) || (rooms[n]!.type === "unknown" && smeared.has(n))) queue.push(n);
+      }
+    room.enclosed = ![...(links.get(k) ?? [])].some((n) => !isRoom(n));
+    for (let other = k + 1; other < R; other++)
+      if (!reach.has(other)) separations.push({ rooms: [room.id, rooms[other]!.id], by: shareWall.has(pairKey(k, other)) ? "wall" : "no_shared_wall" });
+  });
+  return { doorways, separations };
+}
+
+/** The region layer from floor and wall points and rays gathered so far (the active memory's, view by view). */
+export function regionsOfStructure(points: StructurePoints, nodes: readonly GraphNode[]): RegionLayer | null {
+  const g = points.grid();
+  if (!g) return null;
+  const plan = planCells(g);
+  const { roomOf, cells } = roomCells(plan);
+  const shapes = cells.map((cs) => {
+    const rects = cs.map(plan.cellRect);
     return {
       rects,
       min: [Math.min(...rects.map((x) => x.min[0])), Math.min(...rects.map((x) => x.min[1]))] as [number, number],
@@ -261,56 +335,5 @@ export function regionsOfStructure(points: StructurePoints, nodes: readonly Grap
   });
   const objects = assign(shapes, nodes);
   const rooms = nameRooms(shapes.map((s, k) => ({ min: s.min, max: s.max, objects: objects[k]! })), nodes);
-  const roomOfRoot = new Map(roots.map((r, k) => [r, k]));
-  // doorways between rooms; what else the views leave open: a stretch not seen as wall joins its two sides to
-  // each other, and a room to the unseen space (a cell no room holds, or beyond the plan) through which it may meet
-  // another room, or meet a room the layer does not hold
-  const doorways: RegionLayer["doorways"] = [];
-  const R = rooms.length;
-  const nodeOf = (c: number): number => (c < 0 ? c : roomOfRoot.get(find(c)) ?? R + find(c));
-  const links = new Map<number, Set<number>>();
-  const link = (a: number, b: number) => {
-    if (!links.has(a)) links.set(a, new Set());
-    links.get(a)!.add(b);
-  };
-  const shareWall = new Set<string>();
-  const smearedRooms = new Set<number>();
-  const pairKey = (a: number, b: number) => `${Math.min(a, b)}:${Math.max(a, b)}`;
-  for (const { a, b, s } of sides) {
-    const [na, nb] = [nodeOf(a), nodeOf(b)];
-    if (na === nb) continue;
-    if (s.smeared) for (const n of [na, nb]) if (n >= 0 && n < R) smearedRooms.add(n);
-    if (s.kind === "wall") {
-      if (na >= 0 && na < R && nb >= 0 && nb < R) shareWall.add(pairKey(na, nb));
-      continue;
-    }
-    link(na, nb);
-    link(nb, na);
-    if (na >= 0 && na < R && nb >= 0 && nb < R) for (const gap of s.gaps) doorways.push({ rooms: [rooms[na]!.id, rooms[nb]!.id], centre: [r3(gap.centre[0]), r3(gap.centre[1])], width_m: r3(gap.width) });
-  }
-  // beyond the plan, the unseen space along one edge is one stretch: rooms that open on it side by side may meet
-  // there (rooms do not wrap round the plan's corners)
-  for (let edge = 0; edge < 4; edge++)
-    for (let k = 0; k + 1 < (edge < 2 ? rows : cols); k++) (link(beyond(edge, k), beyond(edge, k + 1)), link(beyond(edge, k + 1), beyond(edge, k)));
-  // rooms that may meet: linked directly, or through unseen space only
-  const isRoomNode = (n: number) => n >= 0 && n < R;
-  const separations: NonNullable<RegionLayer["separations"]> = [];
-  rooms.forEach((room, k) => {
-    const reach = new Set<number>(), seen = new Set<number>([k]);
-    const queue = [k];
-    while (queue.length) {
-      for (const n of links.get(queue.shift()!) ?? []) {
-        if (seen.has(n)) continue;
-        seen.add(n);
-        if (isRoomNode(n)) reach.add(n);
-        // unseen space, and a room no furniture names behind a smeared wall line: it may be a piece of a room that
-        // line cut off (a noisy cloud's smeared wall puts lines in the middle of rooms)
-        if (!isRoomNode(n) || (rooms[n]!.type === "unknown" && smearedRooms.has(n))) queue.push(n);
-      }
-    }
-    room.enclosed = ![...(links.get(k) ?? [])].some((n) => !isRoomNode(n));
-    for (let other = k + 1; other < R; other++)
-      if (!reach.has(other)) separations.push({ rooms: [room.id, rooms[other]!.id], by: shareWall.has(pairKey(k, other)) ? "wall" : "no_shared_wall" });
-  });
-  return { rooms, doorways, separations };
+  return { rooms, ...topology(plan, roomOf, rooms) };
 }
