@@ -1,16 +1,15 @@
 /**
  * Cognitive Mapping programs of the offline symbolic reasoner: they read only the graph's region layer
- * (rooms, doorways, walls seen, objects in rooms; scenegraph/regions.ts), the graph's viewpoint and the question
- * text (room names, object categories), never the task's layout. Templates: bridge/sim/generate/mapping.ts
- * (ESI's records).
+ * (rooms, doorways, pairs of rooms apart, objects in rooms; scenegraph/regions.ts), the graph's viewpoint and the
+ * question text (room names, object categories), never the task's layout. Templates:
+ * bridge/sim/generate/mapping.ts (ESI's records).
  *
  * The layer may be partial (one view, a few): two rooms are joined (a doorway seen), not joined (separated: a
  * wall seen closed between them, or no unseen space where they could meet) or unknown; a room the layer does not
- * hold is not joined to an enclosed room. A room the question names is the layer's room of that name; a name the layer lacks may be any room
- * no furniture named, or a room the views never mapped. The programs weigh every such reading and answer only
- * what holds in all of them (or, for a path, the one option a path of seen doorways runs through); otherwise
- * they decline.
- */
+ * hold is not joined to an enclosed room. A room the question names is the layer's room of that name; a name the
+ * layer lacks may be any room no furniture named, or a room the views never mapped. The programs weigh every
+ * such reading and answer only what holds in all of them (or, for a path, the one option a path of doorways seen
+ * between the rooms the graph names runs through); otherwise they decline. */
 import type { GraphNode, RegionLayer, SceneGraph } from "../../scenegraph/types.js";
 import { declined, type Decision } from "./decision.js";
 import { parsePathQuestion, type PathQuestion } from "./pathQuestions.js";
@@ -23,7 +22,7 @@ import type { Query } from "./query.js";
 export const REGION_CONFIDENCE = 0.8;
 /** An answer left when the other options are ruled out, with no path of seen doorways through it (ours). */
 export const ELIMINATION_CONFIDENCE = 0.7;
-/** A path option whose doorways were all seen while another option was not ruled out (ours). */
+/** A path option all of whose steps were seen as doorways while another option was not ruled out (ours). */
 export const SEEN_PATH_CONFIDENCE = 0.7;
 /**
  * A path option more of whose steps the views show as doorways than any other option's, the others not ruled
@@ -228,16 +227,16 @@ function pathProgram(p: RegionInput, m: RoomMap, pq: PathQuestion): Decision {
   const feasible = new Set<string>();
   for (const r of all) blankOptions(m, steps, p.q.options, r).feasible.forEach((x) => feasible.add(x));
   p.trace.push(`options a path can take in some reading: ${[...feasible].join(", ") || "none"}`);
-  if (feasible.size === 1) {
-    const [answer] = feasible;
-    return { answer: answer!, confidence: ELIMINATION_CONFIDENCE, trace: p.trace };
-  }
   if (feasible.size === 0) return declined("no option fits the doorways and separations seen", p.trace);
   // the doorways seen between the rooms the graph names (a name it lacks is placed nowhere: nothing is known of
   // it): a reading that gave names to unnamed rooms could join any option to anything
   const direct = new Map(names.map((n, k) => [n, m.ids.includes(n) ? m.ids.indexOf(n) : hint.get(n) ?? ANY_ROOM - k]));
   const seen = blankOptions(m, steps, [...feasible], direct);
   p.trace.push(`paths over the rooms the graph names: ${[...seen.feasible].map((x) => `${x} (${seen.doorways.get(x)} of ${steps.length - 1} steps seen as doorways)`).join(", ") || "none"}`);
+  if (feasible.size === 1) {
+    const [answer] = feasible;
+    return { answer: answer!, confidence: seen.confirmed.has(answer!) ? REGION_CONFIDENCE : ELIMINATION_CONFIDENCE, trace: p.trace };
+  }
   if (seen.confirmed.size === 1) return { answer: [...seen.confirmed][0]!, confidence: SEEN_PATH_CONFIDENCE, trace: p.trace };
   const ranked = [...seen.feasible].sort((a, b) => seen.doorways.get(b)! - seen.doorways.get(a)!);
   const best = seen.doorways.get(ranked[0]!) ?? 0;
