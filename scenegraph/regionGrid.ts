@@ -45,8 +45,48 @@ const FLOOR_MIN_POINTS = 1;
 /** At most this many grid cells: a cloud spread wider (metres of outliers) has no plan to read. */
 const MAX_GRID_CELLS = 4_000_000;
 
-/** segmentStructure's per-point codes (scenegraph/primitives/structure.ts): 0 object, 1 floor, 2 wall. */
-const STRUCTURE_KINDS = [null, "floor", "wall"] as const;
+/**
+ * Appends the floor points and the wall points at least `wallMinZ` high (codes 1 and 2) from point k on; returns
+ * the next k. Loop functions of their own over typed arrays (docs/design.md: hot loops and the JIT).
+ */
+function appendStructure(xyz: Float32Array, codes: Uint8Array, n: number, wallMinZ: number, xs: Float32Array, ys: Float32Array, kinds: Uint8Array, k: number): number {
+  for (let i = 0; i < n; i++) {
+    const c = codes[i]!;
+    if (c !== 1 && c !== 2) continue;
+    if (c === 2 && xyz[i * 3 + 2]! < wallMinZ) continue;
+    xs[k] = xyz[i * 3]!;
+    ys[k] = xyz[i * 3 + 1]!;
+    kinds[k++] = c;
+  }
+  return k;
+}
+
+/** Points whose pixel lies on the grid of every `stride`-th row and column. */
+function countOnRayGrid(pixel: Uint32Array, n: number, W: number, stride: number): number {
+  let m = 0;
+  for (let i = 0; i < n; i++) {
+    const px = pixel[i]!, col = px % W;
+    if (col % stride === 0 && ((px - col) / W) % stride === 0) m++;
+  }
+  return m;
+}
+
+/** Appends the rays (camera x, y; point x, y) of the points on that grid whose view has a camera; returns the next ray index. */
+function appendRays(xyz: Float32Array, pixel: Uint32Array, view: Uint16Array, n: number, W: number, stride: number, cam: Float64Array, views: number, rays: Float32Array, r: number): number {
+  for (let i = 0; i < n; i++) {
+    const px = pixel[i]!, col = px % W;
+    if (col % stride !== 0 || ((px - col) / W) % stride !== 0) continue;
+    const v = view[i]!;
+    // NaN (not equal to itself): no camera for this view
+    if (v >= views || cam[2 * v] !== cam[2 * v]) continue;
+    rays[4 * r] = cam[2 * v]!;
+    rays[4 * r + 1] = cam[2 * v + 1]!;
+    rays[4 * r + 2] = xyz[i * 3]!;
+    rays[4 * r + 3] = xyz[i * 3 + 1]!;
+    r++;
+  }
+  return r;
+}
 
 /**
  * The floor and wall points a region layer reads, and the depth rays of the views (from the camera centre to
@@ -54,8 +94,8 @@ const STRUCTURE_KINDS = [null, "floor", "wall"] as const;
  * its whole cloud; the active memory appends each new view's.
  */
 export class StructurePoints {
-  private xs = new Float64Array(1024);
-  private ys = new Float64Array(1024);
+  private xs = new Float32Array(1024);
+  private ys = new Float32Array(1024);
   private kinds = new Uint8Array(1024);
   count = 0;
   /** Rays: camera (x, y) and end (x, y) per ray. */
@@ -63,48 +103,43 @@ export class StructurePoints {
   rayCount = 0;
 
   /**
-   * Appends a cloud's floor and wall points (kinds from `structure`, one per point, or from the cloud's labels)
-   * and its rays (none for a cloud that does not record its cameras).
+   * Appends a cloud's floor and wall points (kinds from `structure`, segmentStructure's per-point codes 0 object,
+   * 1 floor, 2 wall, or from the cloud's labels) and its rays (none for a cloud that does not record its cameras).
    */
   add(cloud: PointCloud, floorZ: number, structure?: Uint8Array): void {
-    const centres = cameraCentresOf(cloud);
-    const W = cloud.imageWidth;
-    for (let i = 0; i < cloud.count; i++) {
-      const x = cloud.xyz[i * 3]!, y = cloud.xyz[i * 3 + 1]!;
-      const px = cloud.pixel[i]!, col = px % W;
-      if (col % RAY_STRIDE_PX === 0 && ((px - col) / W) % RAY_STRIDE_PX === 0) {
-        const c = centres.get(cloud.view[i]!);
-        if (c) this.addRay(c[0], c[1], x, y);
-      }
-      const kind = structure ? STRUCTURE_KINDS[structure[i]!] : cloud.categories.get(cloud.instance[i]!);
-      if (kind !== "wall" && kind !== "floor") continue;
-      if (kind === "wall" && cloud.xyz[i * 3 + 2]! - floorZ < WALL_MIN_HEIGHT_M) continue;
-      if (this.count === this.xs.length) this.grow();
-      this.xs[this.count] = x;
-      this.ys[this.count] = y;
-      this.kinds[this.count++] = kind === "floor" ? 1 : 2;
+    const n = cloud.count;
+    let codes = structure;
+    if (!codes) {
+      const kindOfId = new Uint8Array(65536);
+      for (const [id, c] of cloud.categories) kindOfId[id] = c === "floor" ? 1 : c === "wall" ? 2 : 0;
+      codes = new Uint8Array(n);
+      for (let i = 0; i < n; i++) codes[i] = kindOfId[cloud.instance[i]!]!;
     }
-  }
-
-  private addRay(cx: number, cy: number, x: number, y: number): void {
-    if (4 * this.rayCount === this.rays.length) {
-      const r = new Float32Array(this.rays.length * 2);
-      r.set(this.rays);
+    this.reserve(n);
+    this.count = appendStructure(cloud.xyz, codes, n, floorZ + WALL_MIN_HEIGHT_M, this.xs, this.ys, this.kinds, this.count);
+    // rays from the cameras the cloud records, by view index (NaN: a view without one)
+    const centres = cameraCentresOf(cloud);
+    if (!centres.size) return;
+    const views = Math.max(...centres.keys()) + 1;
+    const cam = new Float64Array(2 * views).fill(NaN);
+    for (const [v, c] of centres) (cam[2 * v] = c[0]), (cam[2 * v + 1] = c[1]);
+    const onGrid = countOnRayGrid(cloud.pixel, n, cloud.imageWidth, RAY_STRIDE_PX);
+    if (4 * (this.rayCount + onGrid) > this.rays.length) {
+      const r = new Float32Array(Math.max(2 * this.rays.length, 4 * (this.rayCount + onGrid)));
+      r.set(this.rays.subarray(0, 4 * this.rayCount));
       this.rays = r;
     }
-    const k = 4 * this.rayCount++;
-    this.rays[k] = cx;
-    this.rays[k + 1] = cy;
-    this.rays[k + 2] = x;
-    this.rays[k + 3] = y;
+    this.rayCount = appendRays(cloud.xyz, cloud.pixel, cloud.view, n, cloud.imageWidth, RAY_STRIDE_PX, cam, views, this.rays, this.rayCount);
   }
 
-  private grow(): void {
-    const n = this.xs.length * 2;
-    const xs = new Float64Array(n), ys = new Float64Array(n), kinds = new Uint8Array(n);
-    xs.set(this.xs);
-    ys.set(this.ys);
-    kinds.set(this.kinds);
+  /** Room for `more` structure points. */
+  private reserve(more: number): void {
+    if (this.count + more <= this.xs.length) return;
+    const size = Math.max(2 * this.xs.length, this.count + more);
+    const xs = new Float32Array(size), ys = new Float32Array(size), kinds = new Uint8Array(size);
+    xs.set(this.xs.subarray(0, this.count));
+    ys.set(this.ys.subarray(0, this.count));
+    kinds.set(this.kinds.subarray(0, this.count));
     [this.xs, this.ys, this.kinds] = [xs, ys, kinds];
   }
 
