@@ -3,12 +3,14 @@
  * points on a 2D grid, the wall lines they form, and the free space the depth sweeps (each depth ray runs from
  * its camera through empty space to the point it measured, so a ray that ends beyond a wall line went through
  * an opening in it). Along each wall line, every grid position is one of three things: closed (the views show
- * wall there), open (the views see through it: rays cross it, or floor runs under it with no wall), or unseen.
- * Nothing unseen is taken for wall or for opening: the region layer keeps the difference.
+ * wall there), open (the views see through it: rays cross it; for a cloud without cameras, floor on both sides
+ * and no wall on it), or unseen. Nothing unseen is taken for wall or for opening: the region layer keeps the
+ * difference.
  *
  * Our apartments have axis-aligned walls (HOV-SG's wall skeleton on a 2D map becomes a line partition): grid
- * columns and rows holding a long run of wall cells are wall lines; a line's band is as wide as its wall points
- * spread, so a noisy cloud's smeared wall (tens of centimetres) is still one line with its points on it.
+ * columns and rows holding a long run of wall cells that run along them are wall lines; a line's band is as wide
+ * as its wall points spread, so a noisy cloud's smeared wall (tens of centimetres) is still one line with its
+ * points on it, and lines whose bands overlap are one wall.
  */
 import { cameraCentresOf, type PointCloud } from "../reconstruct/pointcloud.js";
 import { INTEGRATE_STRIDE_PX } from "./occupancy.js";
