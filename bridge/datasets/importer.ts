@@ -10,6 +10,7 @@ import type { Intrinsics } from "../../src/core/math/camera.js";
 import type { Mat3, Mat34 } from "../../src/core/math/vec.js";
 import { MAX_SEGMENT_CHARS } from "../../src/core/paths.js";
 import { InputError } from "../../src/core/errors.js";
+import { checkOutputs } from "../../src/core/outputPaths.js";
 import { writeBundle, viewFileNames } from "../bundle/io.js";
 import { BUNDLE_CONVENTIONS, BUNDLE_FORMAT, type BundleManifest } from "../bundle/schema.js";
 import { BundleError } from "../bundle/errors.js";
@@ -89,6 +90,8 @@ function intrinsicsOfFlag(v: string): Intrinsics {
 }
 
 export function importDataset(layout: DatasetLayout, dir: string, out: string, o: DatasetImportFlags): DatasetImportSummary {
+  // before any frame is read: the bundle written (and replaced, with --force) is never the scene read
+  checkOutputs([{ what: "<dir>", path: dir }], [{ what: "--out", path: out }]);
   const overrideK = o.intrinsics === undefined ? undefined : intrinsicsOfFlag(o.intrinsics);
   const scene = readDatasetScene(layout, dir);
   if (scene.frames.length === 0) throw new DatasetError(scene.dir, "no usable frames (every pose was invalid)");

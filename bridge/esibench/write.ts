@@ -9,6 +9,7 @@ import { randomBytes } from "node:crypto";
 import { InputError } from "../../src/core/errors.js";
 import { writeFileAtomic, writeJsonAtomic } from "../../src/core/fs.js";
 import { pathBelow } from "../../src/core/paths.js";
+import { checkOutputs } from "../../src/core/outputPaths.js";
 import { auditImport, droppedIds, type Audit } from "./audit.js";
 import { auditMarkdown } from "./audit-table.js";
 import { importRecords } from "./importer.js";
@@ -33,6 +34,8 @@ export interface ImportSummary {
 export const AUDIT_DIR = "audit";
 
 export function importEsiBench(dir: string, out: string, opts: ImportOptions): ImportSummary {
+  // before anything is read, and long before --force replaces --out: never the records being imported
+  checkOutputs([{ what: "<dir>", path: dir }], [{ what: "--out", path: out }]);
   const target = resolve(out);
   if (existsSync(target) && !opts.force) throw new InputError(`--out: ${out} already exists; choose another directory or pass --force to replace it`);
   const res = importRecords(dir);

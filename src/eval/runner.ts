@@ -24,6 +24,7 @@ import { canonicalJson } from "../core/hash.js";
 import { noteOnce } from "../core/noteOnce.js";
 import { checkWritable, pathError, writeFileAtomic, writeJsonAtomic } from "../core/fs.js";
 import { pathBelow } from "../core/paths.js";
+import { checkOutputs, givenPath, type NamedPath } from "../core/outputPaths.js";
 import type { Paradigm } from "../../bridge/bundle/schema.js";
 import { baselineArms, generatorOptionsOf, reasonerKeyPart, threeDArms, type RunConfig } from "./config.js";
 import { runUnit, type UnitGraph, type UnitJob, type UnitResult } from "./pipeline.js";
@@ -64,6 +65,8 @@ export interface RunOptions {
   abandon?: AbortSignal;
   /** Evaluate the units on a BullMQ queue (src/eval/queue/) instead of this process's pool. */
   queue?: QueueRunOptions;
+  /** Files the front-end read for this run (the --config file), checked with the suite against the outputs. */
+  inputs?: readonly NamedPath[];
 }
 
 export interface RunOutcome {
@@ -97,6 +100,20 @@ export function builtinPlan(config: Pick<RunConfig, "perSubcategory" | "subcateg
 function suitePlan(config: RunConfig): { tasks: Task[]; skipped: SkippedItem[] } {
   const planned = planSuiteDirectory(config.suite, config);
   return { tasks: config.limit ? planned.tasks.slice(0, config.limit) : planned.tasks, skipped: planned.skipped };
+}
+
+/**
+ * The output-path rule (src/core/outputPaths.ts) for a run: the run directory, the response cache and a shared
+ * store apart from the run directory are outputs; the suite directory, the VGGT model and what the front-end
+ * read are inputs. `run --suite T --out T` left run files in the suite, which then no longer read (audit M7).
+ */
+function checkRunPaths(opts: RunOptions): void {
+  const { config, out } = opts;
+  const store = opts.queue?.url && opts.queue.store !== null && !isHttpStore(opts.queue.store) && resolve(opts.queue.store) !== resolve(out) ? opts.queue.store : null;
+  checkOutputs(
+    [...(config.suite === "default" ? [] : [{ what: "--suite", path: config.suite }]), ...givenPath("--vggt-model", config.vggt.modelPath), ...(opts.inputs ?? [])],
+    [{ what: "--out", path: out }, ...givenPath("--cache", config.llm.cachePath), ...givenPath("--store", store)],
+  );
 }
 
 /** Every check that needs no run directory, so a run that cannot work leaves nothing behind (audit M6). */
@@ -176,6 +193,7 @@ function writeReports(opts: RunOptions, records: ItemRecord[], interrupted: bool
 export async function runEvaluation(opts: RunOptions): Promise<RunOutcome> {
   const { config, out, log } = opts;
   const t0 = Date.now();
+  checkRunPaths(opts);
   const models = await preflight(config, out);
   // the queue's modules (bullmq, ioredis: ~0.3 s of CPU to load) only for a queue run
   const queueModule = opts.queue?.url ? await import("./queue/producer.js") : null;

@@ -6,6 +6,7 @@
 import type { Command } from "commander";
 import { resolve } from "node:path";
 import { InputError } from "../../core/errors.js";
+import { checkOutputs } from "../../core/outputPaths.js";
 import { intOption, parseFlagValue } from "../../core/flags.js";
 import { QueueUrlSchema } from "../../eval/queue/options.js";
 import { MIN_TOKEN_LENGTH, serverToken } from "../../core/http/access.js";
@@ -55,6 +56,7 @@ export function registerServe(program: Command): void {
     .option("--queue <n>", "CPU jobs allowed to wait; more are answered 503 with Retry-After", intOption("--queue", 0, 100000), DEFAULT_CPU_QUEUE)
     .option("--queue-url <url>", "the Redis of distributed runs (esi3d run --queue) to report in /metrics: queue depth per state, live workers per role", (v: string) => parseFlagValue(QueueUrlSchema, v, "--queue-url"))
     .action(async (opts: ServeFlags) => {
+      checkOutputs([], [{ what: "--data", path: opts.data }]);
       const token = serverToken(opts.host, opts.token);
       // the server's packages (fastify, the queue's for /metrics) load only when it starts, not for `esi3d --help`
       const { startServer } = await import("./app.js");

@@ -25,6 +25,7 @@ import { freeQuestionTask } from "../../../bridge/bundle/freeTask.js";
 const NO_TASK_QUESTION = { question: "(no task record: a scene of one's own; esi3d ask BUNDLE --question \"...\" asks it one)", answer_format: "choice" as const, options: [] };
 import { PACKAGE_VERSION } from "../../core/version.js";
 import { checkWritable, writeFileAtomic } from "../../core/fs.js";
+import { checkOutputs, givenPath } from "../../core/outputPaths.js";
 import { CONCEPTGRAPHS_FILES, writeConceptGraphs } from "../../../scenegraph/export.js";
 import { episodeTable, stepDetail } from "./episodeTable.js";
 
@@ -206,6 +207,8 @@ export function registerInspect(program: Command): void {
     .option("--conceptgraphs <dir>", `export the graph for ConceptGraphs' scripts: its object map (${CONCEPTGRAPHS_FILES.map}), ${CONCEPTGRAPHS_FILES.nodes}, ${CONCEPTGRAPHS_FILES.edges}`)
     .option("--json", "print the diagnosis as JSON instead of tables")
     .action(async (dir: string, opts: InspectOpts) => {
+      // a run's items.jsonl, config.json or graphs are never written over by its own page or exports
+      checkOutputs([{ what: "<dir>", path: dir }], [...givenPath("--out", opts.out), ...givenPath("--ply", opts.ply), ...givenPath("--glb", opts.glb), ...givenPath("--graph-json", opts.graphJson), ...givenPath("--conceptgraphs", opts.conceptgraphs)]);
       if (isRunDir(dir)) await inspectRun(dir, opts);
       else await inspectBundle(dir, opts, parseSchemaFlags(cmd, GraphPipelineOptionsSchema, GRAPH_PIPELINE_FLAGS, { source: "gt" }), cmd.getOptionValueSource("masks") === "cli");
     });

@@ -35,9 +35,9 @@ export function registerAblate(program: Command): void {
     const o = cmd.opts() as { noise: number[]; component: string };
     const comps = o.component === "all" ? [...NOISE_COMPONENT_NAMES] : o.component.split(",").map((c) => c.trim());
     for (const c of comps) if (!(NOISE_COMPONENT_NAMES as readonly string[]).includes(c)) throw new InputError(`--component: "${c}" is not one of ${NOISE_COMPONENT_NAMES.join(", ")}, all`);
-    const { config, out, resume } = configFromCommand(cmd, { sources: ["noisy"], noiseLevels: o.noise, noiseComponents: comps as typeof NOISE_COMPONENT_NAMES[number][] });
+    const { config, out, resume, inputs } = configFromCommand(cmd, { sources: ["noisy"], noiseLevels: o.noise, noiseComponents: comps as typeof NOISE_COMPONENT_NAMES[number][] });
     const progress = new Progress("ablate", 0);
-    const result = await withInterrupts(() => progress.line(INTERRUPT_NOTE), (signals) => runEvaluation({ config, out, resume, version: PACKAGE_VERSION, log: (l) => progress.line(l), progress, ...signals }));
+    const result = await withInterrupts(() => progress.line(INTERRUPT_NOTE), (signals) => runEvaluation({ config, out, resume, inputs, version: PACKAGE_VERSION, log: (l) => progress.line(l), progress, ...signals }));
     const a = summarizeAblation(result.records, comps);
     writeJsonAtomic(join(out, "ablation.json"), a);
     writeFileAtomic(join(out, "ablation.md"), ablationMarkdown(a));

@@ -8,6 +8,8 @@ import { graphOfBundle, GRAPH_PIPELINE_FLAGS, GraphPipelineOptionsSchema, masksF
 import { freeQuestionTask } from "../../../../bridge/bundle/freeTask.js";
 import type { SceneGraph } from "../../../../scenegraph/types.js";
 import { InputError } from "../../../core/errors.js";
+import { checkOutputs, givenPath } from "../../../core/outputPaths.js";
+import { recordCacheFlags, refuseCacheContradiction } from "../cacheFlags.js";
 import { addSchemaFlags, parseFlagValue, parseSchemaFlags } from "../../../core/flags.js";
 import { generationOptions, LLM_FLAGS, LlmOptionsSchema } from "../../../llm/options.js";
 import { defaultCachePath } from "../../../llm/cache.js";
@@ -71,7 +73,11 @@ export function registerAsk(program: Command): void {
     .option("--paradigm <p>", "active: an agent explores the task's scene and answers (docs/active.md); without it the input's own views are asked", choiceOption("--paradigm", ASK_PARADIGMS))
     .option("--save-episode <dir>", "--paradigm active: write the views the agent gathered as a frame bundle (paradigm active)");
   addSchemaFlags(cmd, ActiveOptionsSchema, ACTIVE_FLAGS);
+  recordCacheFlags(cmd);
   cmd.action(async (input: string, opts: AskOpts) => {
+      refuseCacheContradiction(cmd);
+      const cacheGiven = cmd.getOptionValueSource("cache") === "cli" && typeof opts.cache === "string" ? opts.cache : undefined;
+      checkOutputs([{ what: "<graph-or-bundle>", path: input }, ...givenPath("--task", opts.task)], [...givenPath("--save-episode", opts.saveEpisode), ...givenPath("--cache", cacheGiven)]);
       if (!existsSync(input)) throw new InputError(`${input}: no such file or directory (expected a scene-graph JSON or a frame bundle directory)`);
       const reasonerName = parseFlagValue(ReasonerSpecSchema, opts.reasoner, "--reasoner");
       const format = parseSchemaFlags(cmd, PromptFormatSchema, PROMPT_FORMAT_FLAGS);

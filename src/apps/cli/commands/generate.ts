@@ -6,6 +6,7 @@ import { writeTasks } from "../../../../bridge/task/io.js";
 import { InputError } from "../../../core/errors.js";
 import { addSchemaFlags, choiceOption, intOption, listOption, parseSchemaFlags } from "../../../core/flags.js";
 import { checkWritable } from "../../../core/fs.js";
+import { checkOutputs } from "../../../core/outputPaths.js";
 
 export function registerGenerate(program: Command): void {
   const cmd = program
@@ -17,6 +18,7 @@ export function registerGenerate(program: Command): void {
     .option("--seed <seed>", "seed: the same seed gives byte-identical tasks", "0")
     .requiredOption("--out <dir>", "output directory");
   addSchemaFlags(cmd, GeneratorOptionsSchema, GENERATOR_FLAGS).action((opts: { perSubcategory: number; subcategories?: BuiltinSubcategory[]; seed: string; out: string }) => {
+      checkOutputs([], [{ what: "--out", path: opts.out }]);
       checkWritable(opts.out, "dir");
       if (!/^[A-Za-z0-9_.-]+$/.test(opts.seed)) throw new InputError(`--seed: use letters, digits, '_', '.', '-' only, got "${opts.seed}"`);
       const ctx = generatorContext(parseSchemaFlags(cmd, GeneratorOptionsSchema, GENERATOR_FLAGS));

@@ -8,6 +8,7 @@ import { requireTask } from "../../../../bridge/bundle/freeTask.js";
 import { addSchemaFlags, parseSchemaFlags } from "../../../core/flags.js";
 import { checkWritable, writeJsonAtomic } from "../../../core/fs.js";
 import { fix } from "../../../core/table.js";
+import { checkOutputs, givenPath } from "../../../core/outputPaths.js";
 
 export function registerGraph(program: Command): void {
   const cmd = program.command("graph").description("build a scene graph (nodes, relations, evidence) from a frame bundle").argument("<bundle>", "frame bundle directory");
@@ -19,6 +20,10 @@ export function registerGraph(program: Command): void {
     .action(async (bundleDir: string, opts: { out: string; diagnosis?: string; ply?: string; conceptgraphs?: string }) => {
       const options = parseSchemaFlags(cmd, GraphPipelineOptionsSchema, GRAPH_PIPELINE_FLAGS);
       // every output is checked before the graph is built, so a wrong path fails in a second, not after the work
+      checkOutputs(
+        [{ what: "<bundle>", path: bundleDir }, ...givenPath("--vggt-model", options.vggt.modelPath)],
+        [{ what: "--out", path: opts.out }, ...givenPath("--diagnosis", opts.diagnosis), ...givenPath("--ply", opts.ply), ...givenPath("--conceptgraphs", opts.conceptgraphs)],
+      );
       checkWritable(opts.out, "file");
       if (opts.diagnosis) checkWritable(opts.diagnosis, "file");
       if (opts.ply) checkWritable(opts.ply, "file");

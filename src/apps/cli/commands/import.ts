@@ -7,6 +7,7 @@ import { DATASET_IMPORT_FLAGS, DatasetImportOptionsSchema } from "../../../../br
 import { DATASET_LAYOUTS, type DatasetLayout } from "../../../../bridge/datasets/scene.js";
 import { addSchemaFlags, choiceOption, flagAttribute, parseSchemaFlags } from "../../../core/flags.js";
 import { EXIT_FAILURE, EXIT_USAGE, InputError } from "../../../core/errors.js";
+import { checkOutputs } from "../../../core/outputPaths.js";
 
 const SOURCES = ["esi-bench", ...DATASET_LAYOUTS] as const;
 const ESI_ONLY = ["--dedupe", "--drop-inconsistent"];
@@ -38,6 +39,7 @@ export function registerImport(program: Command): void {
     .option("--force", "replace --out if it exists");
   addSchemaFlags(cmd, DatasetImportOptionsSchema, DATASET_IMPORT_FLAGS);
   cmd.action((source: (typeof SOURCES)[number], dir: string, opts: ImportOpts) => {
+    checkOutputs([{ what: "<dir>", path: dir }], [{ what: "--out", path: opts.out }]);
     if (source === "esi-bench") {
       const given = DATASET_IMPORT_FLAGS.map((f) => f.flag).find((f) => cmd.getOptionValueSource(flagAttribute(f)) === "cli");
       if (given) throw new InputError(`${given.split(" ")[0]}: only for a dataset layout (${DATASET_LAYOUTS.join(", ")}), not esi-bench`);

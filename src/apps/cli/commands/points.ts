@@ -7,6 +7,7 @@ import { writeVggtCameras } from "../../../../reconstruct/vggt/cameras.js";
 import { addSchemaFlags, parseSchemaFlags } from "../../../core/flags.js";
 import { InputError } from "../../../core/errors.js";
 import { checkWritable } from "../../../core/fs.js";
+import { checkOutputs, givenPath } from "../../../core/outputPaths.js";
 
 const vggtLog = (m: string) => process.stderr.write(`vggt: ${m}\n`);
 
@@ -19,6 +20,7 @@ export function registerPoints(program: Command): void {
     .action(async (bundleDir: string, opts: { out: string; xyz?: string; cameras?: string }) => {
       const options = parseSchemaFlags(cmd, CloudOptionsSchema, CLOUD_FLAGS);
       if (opts.cameras && options.source !== "vggt") throw new InputError(`--cameras: only --source vggt decodes cameras (got --source ${options.source})`);
+      checkOutputs([{ what: "<bundle>", path: bundleDir }, ...givenPath("--vggt-model", options.vggt.modelPath)], [{ what: "--out", path: opts.out }, ...givenPath("--xyz", opts.xyz), ...givenPath("--cameras", opts.cameras)]);
       checkWritable(opts.out, "file");
       if (opts.xyz) checkWritable(opts.xyz, "file");
       if (opts.cameras) checkWritable(opts.cameras, "file");

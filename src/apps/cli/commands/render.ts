@@ -7,6 +7,7 @@ import type { Paradigm } from "../../../../bridge/bundle/schema.js";
 import { contactSheet } from "../../../../bridge/sim/contact-sheet.js";
 import { checkWritable, writeFileAtomic } from "../../../core/fs.js";
 import { intOption, listOption } from "../../../core/flags.js";
+import { checkOutputs } from "../../../core/outputPaths.js";
 
 export const RENDERABLE_PARADIGMS = ["single", "multi", "gt"] as const;
 
@@ -18,6 +19,7 @@ export function registerRender(program: Command): void {
     .option("--paradigm <list>", "view sets: single, multi, gt (comma-separated)", listOption("--paradigm", RENDERABLE_PARADIGMS), ["single"])
     .requiredOption("--out <dir>", "output directory; bundles go to <out>/<task_id>/<paradigm>")
     .action((opts: { tasks: string; paradigm: Paradigm[]; out: string }) => {
+      checkOutputs([{ what: "--tasks", path: opts.tasks }], [{ what: "--out", path: opts.out }]);
       const tasks = readTasks(opts.tasks);
       checkWritable(opts.out, "dir");
       let n = 0;
@@ -42,6 +44,7 @@ export function registerRender(program: Command): void {
     .option("--columns <n>", "views per row", intOption("--columns", 1, 100), 5)
     .option("--scale <n>", "downscale factor of each tile", intOption("--scale", 1, 16), 2)
     .action((bundle: string, opts: { out: string; columns: number; scale: number }) => {
+      checkOutputs([{ what: "<bundle>", path: bundle }], [{ what: "--out", path: opts.out }]);
       checkWritable(opts.out, "file");
       const b = readBundle(bundle);
       writeFileAtomic(opts.out, contactSheet(b.views, { columns: opts.columns, scale: opts.scale }));

@@ -20,6 +20,8 @@ import { resumedConfig } from "../resume.js";
 import { Progress } from "../progress.js";
 import { INTERRUPT_NOTE, withInterrupts } from "../interrupts.js";
 import { PACKAGE_VERSION } from "../../../core/version.js";
+import { givenPath, type NamedPath } from "../../../core/outputPaths.js";
+import { recordCacheFlags, refuseCacheContradiction } from "../cacheFlags.js";
 
 const D = DEFAULT_RUN_CONFIG as unknown as Record<string, unknown>;
 const prefixed = (prefix: string, specs: readonly FlagSpec[]) => specs.map((s) => ({ ...s, path: `${prefix}.${s.path}` }));
@@ -55,12 +57,13 @@ export const RUN_ONLY_FLAGS: readonly FlagSpec[] = [
 
 /** The run options shared by `run` and `ablate`. */
 export function addRunOptions(cmd: Command, specs: readonly FlagSpec[] = RUN_FLAGS): Command {
-  return addSchemaFlags(cmd, RunConfigSchema, specs, D)
+  addSchemaFlags(cmd, RunConfigSchema, specs, D)
     .option("--config <file>", "a JSON file with any of these options (camelCase keys as in config.json, plus out); flags given on the command line win")
     .option("--cache <file>", "response cache (SQLite), shared by every run and esi3d ask; default $XDG_CACHE_HOME/esi3d/llm-cache.sqlite or ~/.cache/esi3d/llm-cache.sqlite (docs/running.md: how keys are formed)")
     .option("--no-cache", "do not use or fill the response cache")
     .option("--out <dir>", "run directory (default runs/<seed>-<date>)")
     .option("--resume", "complete an interrupted run in --out with the options in its config.json (an option given beside it must agree, except worker counts and rate limits)");
+  return recordCacheFlags(cmd);
 }
 
 /** The --config file as an object of options; `out` is kept apart (it is not part of the run's config). */
@@ -83,14 +86,16 @@ function readConfigFile(f: string): { layer: Record<string, unknown>; out?: stri
 }
 
 /** Config layers: defaults <- --config file <- flags given on the command line; errors name the file or the flag. */
-export function configFromCommand(cmd: Command, extra: Partial<RunConfig> = {}, specs: readonly FlagSpec[] = RUN_FLAGS): { config: RunConfig; out: string; resume: boolean } {
+export function configFromCommand(cmd: Command, extra: Partial<RunConfig> = {}, specs: readonly FlagSpec[] = RUN_FLAGS): { config: RunConfig; out: string; resume: boolean; inputs: NamedPath[] } {
   const o = cmd.opts() as { config?: string; cache?: string | false; out?: string; resume?: boolean };
+  refuseCacheContradiction(cmd);
+  const inputs = givenPath("--config", o.config);
   const file = o.config ? readConfigFile(o.config) : { layer: {} };
   const flags = schemaFlagValues(cmd, specs, true);
   if (o.resume) {
     const cache = cmd.getOptionValueSource("cache") === "cli" ? (o.cache === false ? null : o.cache!) : undefined;
     const r = resumedConfig({ out: o.out ?? file.out, flags, specs, configFile: o.config ? { path: o.config, layer: file.layer } : undefined, extra: extra as Record<string, unknown>, cache });
-    return { ...r, resume: true };
+    return { ...r, resume: true, inputs };
   }
   if (!cmd.getOptionValueSource("vggtModel") && process.env.ESI3D_VGGT_MODEL) flags.vggt = { ...(flags.vggt as object), modelPath: process.env.ESI3D_VGGT_MODEL };
   const resolve = (...layers: Array<Record<string, unknown>>) => {
@@ -113,7 +118,7 @@ export function configFromCommand(cmd: Command, extra: Partial<RunConfig> = {}, 
   const cachePath = o.cache === false ? null : (o.cache ?? defaultCachePath());
   const config = resolve(config0 as unknown as Record<string, unknown>, { llm: { ...config0.llm, cachePath: modelReasoners(config0).length ? cachePath : null } });
   refuseIdleGeneration(config, specs);
-  return { config, out, resume: false };
+  return { config, out, resume: false, inputs };
 }
 
 /** The generation options only a model reads: the symbolic programs are deterministic and send no prompt. */
@@ -132,10 +137,12 @@ export function registerRun(program: Command): void {
   const specs = [...RUN_FLAGS, ...RUN_ONLY_FLAGS];
   const cmd = addSchemaFlags(addRunOptions(program.command("run").description("evaluate the pipeline on a task suite: 2D baseline vs 3D from each source, per subcategory and paradigm, with reports"), specs), QueueRunOptionsSchema, QUEUE_RUN_FLAGS);
   cmd.action(async () => {
-    const { config, out, resume } = configFromCommand(cmd, {}, specs);
+    const { config, out, resume, inputs } = configFromCommand(cmd, {}, specs);
     const queue = parseSchemaFlags(cmd, QueueRunOptionsSchema, QUEUE_RUN_FLAGS);
+    // a store is where a queue's workers read and write: without --queue it would be recorded and mean nothing
+    if (queue.store !== null && queue.url === null) throw new InputError("--store: only with --queue (the shared store of a queue run's workers); a run without --queue keeps everything in --out", { field: "store" });
     const progress = new Progress("run", 0);
-    const result = await withInterrupts(() => progress.line(INTERRUPT_NOTE), (signals) => runEvaluation({ config, out, resume, version: PACKAGE_VERSION, log: (l) => progress.line(l), progress, queue, ...signals }));
+    const result = await withInterrupts(() => progress.line(INTERRUPT_NOTE), (signals) => runEvaluation({ config, out, resume, inputs, version: PACKAGE_VERSION, log: (l) => progress.line(l), progress, queue, ...signals }));
     process.stdout.write("\n" + paperTable(result.summary) + "\n\n" + leaderboardTable(result.summary, config.reasoner) + "\n\n" + result.summary.headlines.map((h) => `- ${h}`).join("\n") + "\n\n");
     process.stdout.write(`wrote ${join(out, "items.jsonl")}, summary.json, report.md, report.html (${result.wallSeconds.toFixed(0)} s)${result.interrupted ? "; interrupted: rerun with --resume to finish" : ""}\n`);
     if (result.interrupted) process.exitCode = EXIT_INTERRUPTED;

@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { writeFileAtomic } from "../../../core/fs.js";
+import { checkOutputs } from "../../../core/outputPaths.js";
 import { choiceOption } from "../../../core/flags.js";
 import { PUBLISHED_SCHEMA_NAMES, PUBLISHED_SCHEMAS, publishedJsonSchema, type PublishedSchemaName } from "../../../eval/publishedSchemas.js";
 
@@ -13,6 +14,7 @@ export function registerSchema(program: Command): void {
     .addHelpText("after", `\nFormats:\n${list}\n`)
     .action((which: PublishedSchemaName, opts: { out?: string }) => {
       const text = JSON.stringify(publishedJsonSchema(which), null, 2) + "\n";
+      if (opts.out !== undefined) checkOutputs([], [{ what: "--out", path: opts.out }]);
       if (opts.out) writeFileAtomic(opts.out, text);
       else process.stdout.write(text);
     });
