@@ -72,18 +72,61 @@ export function float32FromLE(b: Uint8Array): Float32Array {
 }
 
 /**
- * Checks a view's camera: the rotation of `extrinsic` orthonormal with det +1, the principal point on the
- * image. `field` is the view's field (`views.<i>`); errors name `<field>.extrinsic` or `<field>.intrinsics`.
+ * The farthest a camera may stand from the world origin (m): the bound on every point of a scene graph
+ * (scenegraph/types.ts MAX_COORDINATE_M), and where float32 coordinates still resolve a millimetre. A pose at
+ * 1e300 m (audit S03) imported silently and failed later in `graph` as a non-finite point, naming no file.
  */
-export function checkCamera(v: { intrinsics: Intrinsics; extrinsic: readonly (readonly number[])[] }, image: ImageSize, file: string, field: string): void {
-  const R = v.extrinsic.map((r) => [r[0], r[1], r[2]]) as [[number, number, number], [number, number, number], [number, number, number]];
+export const MAX_CAMERA_DISTANCE_M = 10_000;
+/**
+ * A pinhole camera's field of view, across the image's width or height, lies within these (degrees): narrower
+ * than 0.1 deg is no lens a scene is filmed with, and a pinhole cannot see 180 deg. Focal lengths outside (fx =
+ * 1e-300 px, audit S11) put every point at infinity; fx = Infinity puts them all on the optical axis.
+ */
+export const MIN_FIELD_OF_VIEW_DEG = 0.1;
+export const MAX_FIELD_OF_VIEW_DEG = 179;
+
+/** The focal lengths (pixels) of the field-of-view bounds for an image side of `side` pixels. */
+export function focalRangePx(side: number): { min: number; max: number } {
+  const f = (fovDeg: number) => side / 2 / Math.tan((fovDeg * Math.PI) / 360);
+  return { min: f(MAX_FIELD_OF_VIEW_DEG), max: f(MIN_FIELD_OF_VIEW_DEG) };
+}
+
+/**
+ * Checks a view's extrinsic: finite, the camera within MAX_CAMERA_DISTANCE_M of the origin (|t| is its distance
+ * for a rigid [R | t]), the rotation orthonormal with det +1. Errors name `<field>.extrinsic`.
+ */
+export function checkExtrinsic(extrinsic: readonly (readonly number[])[], file: string, field: string): void {
+  const flat = extrinsic.flatMap((r) => [...r]);
+  if (!flat.every(Number.isFinite)) throw new BundleError(file, `${field}.extrinsic`, `holds a non-finite number (${flat.find((x) => !Number.isFinite(x))}); expected camera-from-world [R | t] of finite numbers`);
+  const t = extrinsic.map((r) => r[3]!);
+  const distance = Math.hypot(t[0]!, t[1]!, t[2]!);
+  if (!(distance <= MAX_CAMERA_DISTANCE_M)) throw new BundleError(file, `${field}.extrinsic`, `translation (${t.map((x) => x.toPrecision(4)).join(", ")}) puts the camera ${distance.toPrecision(4)} m from the origin; expected at most ${MAX_CAMERA_DISTANCE_M} m (metres, a room or a building)`);
+  const R = extrinsic.map((r) => [r[0], r[1], r[2]]) as [[number, number, number], [number, number, number], [number, number, number]];
   const { orthoError, det } = rotationError(R);
   if (!(orthoError <= ROTATION_TOLERANCE) || !(Math.abs(det - 1) <= ROTATION_TOLERANCE))
     throw new BundleError(file, `${field}.extrinsic`, `rotation is not orthonormal with det +1 (|R R^T - I| = ${orthoError.toExponential(2)}, det = ${det.toFixed(6)}; tolerance ${ROTATION_TOLERANCE}); expected camera-from-world [R | t] with OpenCV camera axes`);
-  const { cx, cy } = v.intrinsics;
+}
+
+/**
+ * Checks a view's intrinsics against its image: focal lengths finite and of a field of view within
+ * [MIN_FIELD_OF_VIEW_DEG, MAX_FIELD_OF_VIEW_DEG], the principal point on the image. Errors name `<field>.intrinsics`.
+ */
+export function checkIntrinsics(K: Intrinsics, image: ImageSize, file: string, field: string): void {
   const { width: W, height: H } = image;
+  for (const [name, f, side] of [["fx", K.fx, W], ["fy", K.fy, H]] as const) {
+    const r = focalRangePx(side);
+    if (!(Number.isFinite(f) && f >= r.min && f <= r.max))
+      throw new BundleError(file, `${field}.intrinsics`, `${name} = ${f} px on a ${W}x${H} image; expected a finite focal length in [${r.min.toPrecision(3)}, ${r.max.toPrecision(3)}] px (a field of view of ${MIN_FIELD_OF_VIEW_DEG} to ${MAX_FIELD_OF_VIEW_DEG} deg across ${side} px)`);
+  }
+  const { cx, cy } = K;
   if (!(cx >= -0.5 && cx <= W - 0.5) || !(cy >= -0.5 && cy <= H - 0.5))
     throw new BundleError(file, `${field}.intrinsics`, `principal point (${cx}, ${cy}) lies outside the ${W}x${H} image (expected cx in [-0.5, ${W - 0.5}], cy in [-0.5, ${H - 0.5}])`);
+}
+
+/** Checks a view's camera: its extrinsic (checkExtrinsic), then its intrinsics (checkIntrinsics). */
+export function checkCamera(v: { intrinsics: Intrinsics; extrinsic: readonly (readonly number[])[] }, image: ImageSize, file: string, field: string): void {
+  checkExtrinsic(v.extrinsic, file, field);
+  checkIntrinsics(v.intrinsics, image, file, field);
 }
 
 /** RGB: 8-bit RGB (colour type 2), palette (3) or RGBA (6). */

@@ -1,7 +1,44 @@
-/** Listing a dataset's folders: frames are named by numbers or timestamps, and sorted by them. */
-import { existsSync, readdirSync, statSync } from "node:fs";
+/**
+ * Listing a dataset's folders (frames are named by numbers or timestamps, and sorted by them) and reading its
+ * files: only regular files, of a bounded size, so a frame that is a directory (EISDIR) or a named pipe (which
+ * would block the import forever, audit S18) is refused naming it.
+ */
+import { existsSync, readdirSync, readFileSync, statSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import { DatasetError } from "./scene.js";
+
+/**
+ * The largest dataset file read (bytes): an uncompressed frame at the pixel cap (images.ts
+ * MAX_IMPORT_IMAGE_PIXELS, 4 bytes a pixel) is 128 MiB; a trajectory of a day at 100 Hz is ~70 MiB of text.
+ */
+export const MAX_DATASET_FILE_BYTES = 256 * 1024 * 1024;
+
+/** What a path is when it is not a regular file, for messages. */
+function kindOf(st: Stats): string {
+  if (st.isDirectory()) return "a directory";
+  if (st.isFIFO()) return "a named pipe";
+  if (st.isSocket()) return "a socket";
+  if (st.isCharacterDevice() || st.isBlockDevice()) return "a device";
+  return "not a regular file";
+}
+
+/** The bytes of a regular dataset file (links followed), refused naming the file when it is missing, not a file, or too large. */
+export function readDatasetFile(file: string, what: string): Buffer {
+  let st: Stats;
+  try {
+    st = statSync(file);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new DatasetError(file, code === "ENOENT" ? `missing (${what})` : `cannot be read (${code ?? (e as Error).message}; ${what})`);
+  }
+  if (!st.isFile()) throw new DatasetError(file, `is ${kindOf(st)}, expected a file (${what})`);
+  if (st.size > MAX_DATASET_FILE_BYTES) throw new DatasetError(file, `is ${(st.size / 2 ** 20).toFixed(0)} MiB, more than the ${MAX_DATASET_FILE_BYTES / 2 ** 20} MiB a dataset file may have (${what})`);
+  try {
+    return readFileSync(file);
+  } catch (e) {
+    throw new DatasetError(file, `cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}; ${what})`);
+  }
+}
 
 /** The directory `dir/sub`, refused naming the layout's expected folder when it is not there. */
 export function requireDir(dir: string, sub: string, layout: string): string {

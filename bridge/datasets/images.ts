@@ -3,17 +3,43 @@
  * 8/16-bit instance-id PNGs, and the resampling that puts colour and masks on the depth image's grid
  * (a bundle's images share one size; ScanNet's colour is 1296x968 against 640x480 depth).
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { extname } from "node:path";
 import jpeg from "jpeg-js";
-import { decodePng, PngError, rgbOf, type DecodedPng } from "../bundle/png.js";
+import { decodePng, pngHeader, PngError, rgbOf, type DecodedPng } from "../bundle/png.js";
 import type { Intrinsics } from "../../src/core/math/camera.js";
+import { readDatasetFile } from "./files.js";
 import { DatasetError, type ImageSize } from "./scene.js";
 
-function readPng(file: string, what: string): DecodedPng {
-  if (!existsSync(file)) throw new DatasetError(file, `missing (${what})`);
+/**
+ * The most pixels an imported image may have: 32 Mi pixels. The largest frames of the five layouts, ScanNet++'s
+ * 1920x1440 iPhone RGB, have 2.8 M; a 24 MP DSLR frame fits. The importers bounded inflation by the header's own
+ * claim, so a 0.5 MB PNG declaring 16000x16000 took 1.56 GB before failing (audit M4); the header is now
+ * checked against this (the scene's first depth image) or the size the frame must have (the others).
+ */
+export const MAX_IMPORT_IMAGE_PIXELS = 32 * 1024 * 1024;
+
+/** What an image's header must agree with before its pixels are inflated. */
+interface Expected {
+  /** exactly this size (every depth image after the first) */
+  size?: ImageSize;
+  /** this aspect (colour and masks, resampled onto the depth grid) */
+  aspectOf?: ImageSize;
+}
+
+function checkDeclaredSize(file: string, what: string, w: number, h: number, expected: Expected): void {
+  if (expected.size && (w !== expected.size.width || h !== expected.size.height)) throw new DatasetError(file, `${what} is ${w}x${h}, expected ${expected.size.width}x${expected.size.height} (the scene's first depth image)`);
+  if (w * h > MAX_IMPORT_IMAGE_PIXELS) throw new DatasetError(file, `${what} declares ${w}x${h} (${(w * h / 1e6).toFixed(1)} M pixels), more than the ${MAX_IMPORT_IMAGE_PIXELS / 2 ** 20} Mi pixels an imported image may have`);
+  if (expected.aspectOf) checkAspect(file, { width: w, height: h }, expected.aspectOf, what);
+}
+
+function readPng(file: string, what: string, expected: Expected = {}): DecodedPng {
+  const bytes = readDatasetFile(file, what);
+  const h = pngHeader(bytes);
+  // a file that is no PNG is refused by the decoder, which says what is wrong with it
+  if (h) checkDeclaredSize(file, what, h.width, h.height, expected);
   try {
-    return decodePng(readFileSync(file));
+    return decodePng(bytes);
   } catch (e) {
     if (e instanceof PngError) throw new DatasetError(file, `${e.message} (${what})`);
     throw e;
@@ -25,9 +51,8 @@ function readPng(file: string, what: string): DecodedPng {
  * given, is the size every depth image of the scene must have (the first frame's).
  */
 export function readDepthPng(file: string, unitsPerMetre: number, size?: ImageSize): { size: ImageSize; depth: Float32Array } {
-  const png = readPng(file, "depth image");
+  const png = readPng(file, "depth image", size ? { size } : {});
   if (png.channels !== 1 || png.bitDepth !== 16) throw new DatasetError(file, `expected a 16-bit single-channel depth PNG, found ${png.channels} channel(s) at ${png.bitDepth} bits`);
-  if (size && (png.width !== size.width || png.height !== size.height)) throw new DatasetError(file, `depth image is ${png.width}x${png.height}, expected ${size.width}x${size.height} (the scene's first depth image)`);
   const raw = png.data as Uint16Array;
   const depth = new Float32Array(raw.length);
   for (let i = 0; i < raw.length; i++) depth[i] = raw[i]! / unitsPerMetre;
@@ -44,14 +69,34 @@ const JPEG_EXTENSIONS = new Set([".jpg", ".jpeg"]);
 const isJpeg = (file: string) => JPEG_EXTENSIONS.has(extname(file).toLowerCase());
 
 /** 8-bit RGB of a baseline or progressive JPEG (ScanNet, ScanNet++ and Replica ship their colour so). */
-function readJpeg(file: string): { width: number; height: number; channels: number; data: Uint8Array } {
-  if (!existsSync(file)) throw new DatasetError(file, "missing (colour image)");
+function readJpeg(file: string, expected: Expected = {}): { width: number; height: number; channels: number; data: Uint8Array } {
+  const bytes = readDatasetFile(file, "colour image");
+  const declared = jpegSize(bytes);
+  if (declared) checkDeclaredSize(file, "colour image", declared.width, declared.height, expected);
   try {
-    const img = jpeg.decode(readFileSync(file), { useTArray: true, formatAsRGBA: false, maxMemoryUsageInMB: JPEG_MAX_MEMORY_MB });
+    const img = jpeg.decode(bytes, { useTArray: true, formatAsRGBA: false, maxMemoryUsageInMB: JPEG_MAX_MEMORY_MB, maxResolutionInMP: MAX_IMPORT_IMAGE_PIXELS / 1e6 });
     return { width: img.width, height: img.height, channels: 3, data: img.data };
   } catch (e) {
     throw new DatasetError(file, `not a readable JPEG colour image: ${(e as Error).message}`);
   }
+}
+
+/** A JPEG's size from its first start-of-frame marker (SOF0-SOF15 but DHT, JPG, DAC), or null when none is found. */
+function jpegSize(b: Buffer): ImageSize | null {
+  if (b.length < 4 || b[0] !== 0xff || b[1] !== 0xd8) return null;
+  let i = 2;
+  while (i + 9 < b.length) {
+    if (b[i] !== 0xff) return null;
+    const marker = b[i + 1]!;
+    if (marker === 0xff) {
+      i++;
+      continue;
+    }
+    const len = b.readUInt16BE(i + 2);
+    if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) return { height: b.readUInt16BE(i + 5), width: b.readUInt16BE(i + 7) };
+    i += 2 + len;
+  }
+  return null;
 }
 
 /**
@@ -66,15 +111,18 @@ export function colourFile(file: string): string {
   throw new DatasetError(file, `missing (colour image${ext.toLowerCase() !== ".png" ? `; ${png} is read too` : ""})`);
 }
 
-/** The size of a colour image, PNG or JPEG (for intrinsics given at the colour image's size). */
+/** The size of a colour image, PNG or JPEG (for intrinsics given at the colour image's size): from its header. */
 export function colourSize(file: string): ImageSize {
-  const img = isJpeg(file) ? readJpeg(file) : readPng(file, "colour image");
-  return { width: img.width, height: img.height };
+  const bytes = readDatasetFile(file, "colour image");
+  const size = isJpeg(file) ? jpegSize(bytes) : pngHeader(bytes);
+  if (!size) throw new DatasetError(file, `not a readable ${isJpeg(file) ? "JPEG" : "PNG"} colour image (no size in its header)`);
+  checkDeclaredSize(file, "colour image", size.width, size.height, {});
+  return { width: size.width, height: size.height };
 }
 
 /** 8-bit RGB of a colour PNG or JPEG, resampled bilinearly (pixel centres aligned) to `size` when it differs. */
 export function readColour(file: string, size: ImageSize): Uint8Array {
-  const img = isJpeg(file) ? readJpeg(file) : readPng(file, "colour image");
+  const img = isJpeg(file) ? readJpeg(file, { aspectOf: size }) : readPng(file, "colour image", { aspectOf: size });
   if (!isJpeg(file) && ((img as DecodedPng).bitDepth !== 8 || img.channels < 3)) throw new DatasetError(file, `expected an 8-bit RGB or RGBA colour PNG, found ${img.channels} channel(s) at ${(img as DecodedPng).bitDepth} bits`);
   checkAspect(file, img, size, "colour image");
   const rgb = rgbOf(img.data as Uint8Array, img.channels, img.width * img.height);
@@ -83,7 +131,7 @@ export function readColour(file: string, size: ImageSize): Uint8Array {
 
 /** Instance ids of an 8/16-bit greyscale mask PNG, resampled by nearest neighbour to `size`. */
 export function readMaskPng(file: string, size: ImageSize): Uint16Array {
-  const png = readPng(file, "instance mask");
+  const png = readPng(file, "instance mask", { aspectOf: size });
   if (png.channels !== 1) throw new DatasetError(file, `expected a single-channel (greyscale) instance-id PNG, found ${png.channels} channels`);
   checkAspect(file, png, size, "instance mask");
   const ids = png.bitDepth === 16 ? (png.data as Uint16Array) : Uint16Array.from(png.data);

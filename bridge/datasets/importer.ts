@@ -14,9 +14,9 @@ import { checkOutputs } from "../../src/core/outputPaths.js";
 import { writeBundle, viewFileNames } from "../bundle/io.js";
 import { BUNDLE_CONVENTIONS, BUNDLE_FORMAT, type BundleManifest } from "../bundle/schema.js";
 import { BundleError } from "../bundle/errors.js";
-import { checkCamera, type ViewPayload } from "../bundle/view.js";
+import { checkExtrinsic, checkIntrinsics, MAX_DEPTH_M, type ViewPayload } from "../bundle/view.js";
 import { readArkitscenes } from "./arkitscenes.js";
-import { colourFile, readColour, readDepthPng, readMaskPng, scaleIntrinsics } from "./images.js";
+import { ASPECT_TOLERANCE, colourFile, readColour, readDepthPng, readMaskPng, scaleIntrinsics } from "./images.js";
 import { readReplica } from "./replica.js";
 import { readScannet } from "./scannet.js";
 import { readScannetpp } from "./scannetpp.js";
@@ -85,7 +85,7 @@ export function readDatasetScene(layout: DatasetLayout, dir: string): DatasetSce
 /** `--intrinsics fx,fy,cx,cy` (the schema checked its form). */
 function intrinsicsOfFlag(v: string): Intrinsics {
   const [fx, fy, cx, cy] = v.split(",").map(Number) as [number, number, number, number];
-  if (!(fx > 0 && fy > 0 && Number.isFinite(cx) && Number.isFinite(cy))) throw new InputError(`--intrinsics: expected fx,fy,cx,cy with positive focal lengths (pixels of the depth image), got "${v}"`);
+  if (!(fx > 0 && fy > 0 && [fx, fy, cx, cy].every(Number.isFinite))) throw new InputError(`--intrinsics: expected fx,fy,cx,cy with positive focal lengths (pixels of the depth image), got "${v}"`);
   return { fx, fy, cx, cy };
 }
 
@@ -98,19 +98,22 @@ export function importDataset(layout: DatasetLayout, dir: string, out: string, o
   const chosen = subsample(scene.frames.length, o.every, o.maxViews).map((i) => scene.frames[i]!);
   const up = o.up === "none" ? null : (o.up ?? scene.up);
   const W = up ? rotationToZUp(up) : null;
-  const notes = [...scene.notes];
+  // the intrinsics said in the notes are the ones used: --intrinsics replaces the layout's (audit T16)
+  const notes = [overrideK ? `intrinsics: --intrinsics ${o.intrinsics} (the layout's own not used)` : scene.intrinsicsNote, ...scene.notes].filter((n): n is string => n !== undefined);
   if (o.up && o.up !== "none") notes.push(`--up ${o.up}: that axis of the source world is +Z`);
   const known = new Set((scene.instances ?? []).map((e) => e.id));
   let size: ImageSize | undefined;
-  let unlabelled = 0, resized = false;
+  let unlabelled = 0, resized = false, measured = 0;
   const views: BundleManifest["views"] = [];
   const payloads: ViewPayload[] = [];
   chosen.forEach((f, index) => {
     const d = readDepthPng(f.depth, scene.depthScale, size);
     size ??= d.size;
+    if (!overrideK && f.intrinsicsSize) checkIntrinsicsAspect(f, d.size);
     const K = overrideK ?? (f.intrinsicsSize ? scaleIntrinsics(f.intrinsics, f.intrinsicsSize, d.size) : f.intrinsics);
     const extrinsic = W ? turnWorld(f.extrinsic, W) : f.extrinsic;
-    checkFrameCamera(f, K, extrinsic, d.size, scene);
+    checkFrameCamera(f, K, extrinsic, d.size, scene, overrideK !== undefined);
+    for (let p = 0; p < d.depth.length; p++) if (d.depth[p]! > 0 && d.depth[p]! <= MAX_DEPTH_M) measured++;
     const rgbFile = colourFile(f.rgb);
     const rgb = readColour(rgbFile, d.size);
     if (f.intrinsicsSize && (f.intrinsicsSize.width !== d.size.width || f.intrinsicsSize.height !== d.size.height)) resized = true;
@@ -119,6 +122,7 @@ export function importDataset(layout: DatasetLayout, dir: string, out: string, o
     views.push({ index, ...viewFileNames(index), intrinsics: K, extrinsic, action: null });
     payloads.push({ rgb, depth: d.depth, ids });
   });
+  if (measured === 0) throw new DatasetError(chosen[0]!.depth, `no depth pixel of the ${chosen.length} kept frame(s) is a measurement at ${scene.depthScale} raw units per metre (all 0, or beyond ${MAX_DEPTH_M} m); check the layout's depth scale`);
   if (resized) notes.push("intrinsics scaled from the colour image's size to the depth image's (colour resampled onto the depth grid)");
   if (unlabelled) notes.push(`${unlabelled} mask pixel(s) with ids the aggregation does not label set to 0`);
   notes.push(`${chosen.length} of ${scene.frames.length} frames kept (--every ${o.every}, --max-views ${o.maxViews})`);
@@ -138,12 +142,35 @@ export function importDataset(layout: DatasetLayout, dir: string, out: string, o
   return { out, layout, frames: scene.frames.length, views: views.length, image: size!, world, masks: manifest.instances.length > 0, notes };
 }
 
-/** The camera checks a bundle reader makes (bundle/view.ts), named by the source frame. */
-function checkFrameCamera(f: DatasetFrame, K: Intrinsics, extrinsic: Mat34, size: ImageSize, scene: DatasetScene): void {
+/**
+ * The camera checks a bundle reader makes (bundle/view.ts), each named where its values came from: the pose's
+ * file and line, the intrinsics' file (or --intrinsics), so an absurd but finite value (a translation of 1e300,
+ * fx = 1e-300) is refused at import naming it, not later in `graph` naming no file (audit S03, S11).
+ */
+function checkFrameCamera(f: DatasetFrame, K: Intrinsics, extrinsic: Mat34, size: ImageSize, scene: DatasetScene, fromFlag: boolean): void {
   try {
-    checkCamera({ intrinsics: K, extrinsic }, size, scene.dir, `frame ${f.name}`);
+    checkExtrinsic(extrinsic, f.poseFrom.file, `frame ${f.name}`);
   } catch (e) {
-    if (e instanceof BundleError) throw new DatasetError(f.depth, `${e.detail} (camera of this frame, from its ${scene.layout} pose and intrinsics)`);
+    if (e instanceof BundleError) throw new DatasetError(f.poseFrom.file, `${e.detail.replace(/^translation/, "camera position")} (the ${scene.layout} pose of frame ${f.name})`, f.poseFrom.field);
     throw e;
   }
+  try {
+    checkIntrinsics(K, size, f.intrinsicsFrom.file, `frame ${f.name}`);
+  } catch (e) {
+    if (!(e instanceof BundleError)) throw e;
+    if (fromFlag) throw new InputError(`--intrinsics: ${e.detail} (pixels of the depth image)`, { field: "intrinsics" });
+    throw new DatasetError(f.intrinsicsFrom.file, `${e.detail} (the ${scene.layout} intrinsics of frame ${f.name}${f.intrinsicsSize ? `, scaled from ${f.intrinsicsSize.width}x${f.intrinsicsSize.height}` : ""})`, f.intrinsicsFrom.field);
+  }
+}
+
+/**
+ * Intrinsics given for another image size are scaled to the depth image's, which is right only for the same
+ * field of view: an aspect that differs (a cam_params.json of 10x the aspect, audit R09) would scale fx and fy
+ * unequally. Refused naming where the intrinsics came from.
+ */
+function checkIntrinsicsAspect(f: DatasetFrame, depth: ImageSize): void {
+  const given = f.intrinsicsSize!;
+  const a = given.width / given.height, b = depth.width / depth.height;
+  if (Math.abs(a - b) > ASPECT_TOLERANCE * b)
+    throw new DatasetError(f.intrinsicsFrom.file, `intrinsics are given for a ${given.width}x${given.height} image, whose aspect differs from the ${depth.width}x${depth.height} depth image's by more than ${ASPECT_TOLERANCE * 100} %; expected the same field of view (registered streams)`, f.intrinsicsFrom.field);
 }

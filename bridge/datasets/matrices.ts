@@ -3,12 +3,12 @@
  * and intrinsic_*.txt, Replica's traj.txt rows), quaternions (TUM), angle-axis (ARKitScenes), and the
  * conversions between camera-to-world and esi3d's camera-from-world extrinsic.
  */
-import { existsSync, readFileSync } from "node:fs";
 import type { Mat3, Mat34 } from "../../src/core/math/vec.js";
 import { quatToMat } from "../../src/core/math/quat.js";
 import { rotationError } from "../../src/core/math/camera.js";
 import type { Intrinsics } from "../../src/core/math/camera.js";
 import { DatasetError } from "./scene.js";
+import { readDatasetFile } from "./files.js";
 
 /** Row-major 4x4. */
 export type Mat4 = number[];
@@ -17,15 +17,32 @@ export type Mat4 = number[];
 export const RIGID_TOLERANCE = 1e-3;
 
 export function readText(file: string, what: string): string {
-  if (!existsSync(file)) throw new DatasetError(file, `missing (${what})`);
-  return readFileSync(file, "utf8");
+  return readDatasetFile(file, what).toString("utf8");
+}
+
+/**
+ * The non-finite values as numpy (np.savetxt, `%f`), C's printf and Python write them: SensReader marks lost
+ * tracking with `-inf` (audit M1: refused as "not a number", though such frames are to be left out).
+ */
+const NON_FINITE_SPELLINGS: Readonly<Record<string, number>> = { inf: Infinity, "+inf": Infinity, "-inf": -Infinity, infinity: Infinity, "+infinity": Infinity, "-infinity": -Infinity, nan: NaN, "+nan": NaN, "-nan": NaN };
+
+/** One token as a number (JavaScript's forms and NON_FINITE_SPELLINGS, any case), or undefined when it is none. */
+function numberOf(token: string): number | undefined {
+  const key = token.toLowerCase();
+  if (Object.hasOwn(NON_FINITE_SPELLINGS, key)) return NON_FINITE_SPELLINGS[key];
+  const v = Number(token);
+  return Number.isNaN(v) ? undefined : v;
 }
 
 /** The numbers of a text, or null when some token is not a number. */
 export function numbersOf(text: string): number[] | null {
-  const tokens = text.trim().split(/[\s,]+/).filter(Boolean);
-  const out = tokens.map(Number);
-  return out.every((v) => !Number.isNaN(v)) ? out : null;
+  const out: number[] = [];
+  for (const t of text.trim().split(/[\s,]+/).filter(Boolean)) {
+    const v = numberOf(t);
+    if (v === undefined) return null;
+    out.push(v);
+  }
+  return out;
 }
 
 /** A file of exactly `count` numbers (e.g. 16 for a 4x4 matrix). */
@@ -40,7 +57,7 @@ export function intrinsicsOfMatrix(m: readonly number[], file: string, field?: s
   const n = m.length === 16 ? 4 : m.length === 9 ? 3 : 0;
   if (!n) throw new DatasetError(file, `expected a 3x3 or 4x4 intrinsic matrix, found ${m.length} numbers`, field);
   const K = { fx: m[0]!, fy: m[n + 1]!, cx: m[2]!, cy: m[n + 2]! };
-  if (!(K.fx > 0 && K.fy > 0 && Number.isFinite(K.cx) && Number.isFinite(K.cy))) throw new DatasetError(file, `intrinsics fx ${K.fx}, fy ${K.fy}, cx ${K.cx}, cy ${K.cy}: expected positive finite focal lengths (pixels)`, field);
+  if (!(K.fx > 0 && K.fy > 0 && [K.fx, K.fy, K.cx, K.cy].every(Number.isFinite))) throw new DatasetError(file, `intrinsics fx ${K.fx}, fy ${K.fy}, cx ${K.cx}, cy ${K.cy}: expected positive finite focal lengths (pixels)`, field);
   return K;
 }
 

@@ -64,11 +64,12 @@ export function readScannet(dir: string): DatasetScene {
       extrinsic: extrinsicOfCameraToWorld(c2w),
       intrinsics: K,
       intrinsicsSize: colourSize,
+      poseFrom: { file: poseFile },
+      intrinsicsFrom: { file: kFile },
     });
   }
   if (invalid) notes.push(`${invalid} frame(s) with non-finite poses left out (lost tracking)`);
-  if (!useDepthK) notes.push("no intrinsic_depth.txt: intrinsic_color.txt scaled to the depth image");
-  return { layout: "scannet", name: basename(dir), dir, frames, depthScale: SCANNET_DEPTH_SCALE, up: "+z", ...(instances ? { instances } : {}), notes };
+  return { layout: "scannet", name: basename(dir), dir, frames, depthScale: SCANNET_DEPTH_SCALE, up: "+z", ...(instances ? { instances } : {}), notes, ...(useDepthK ? {} : { intrinsicsNote: "no intrinsic_depth.txt: intrinsic_color.txt scaled to the depth image" }) };
 }
 
 /** color/<i>.jpg as the export names it, or a .png of the same name (colour converted by the user). */

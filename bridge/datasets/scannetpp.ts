@@ -51,7 +51,7 @@ export function readScannetpp(dir0: string): DatasetScene {
     checkRigid(c2w, poseFile, `${f.stem}.aligned_pose`);
     const rgb = colourFile(join(rgbDir, `${f.stem}.jpg`));
     rgbSize ??= colourSize(rgb);
-    frames.push({ name: f.stem, rgb, depth: f.file, extrinsic: extrinsicOfCameraToWorld(c2w), intrinsics: intrinsicsOfMatrix(p.intrinsic.flat(), poseFile, `${f.stem}.intrinsic`), intrinsicsSize: rgbSize });
+    frames.push({ name: f.stem, rgb, depth: f.file, extrinsic: extrinsicOfCameraToWorld(c2w), intrinsics: intrinsicsOfMatrix(p.intrinsic.flat(), poseFile, `${f.stem}.intrinsic`), intrinsicsSize: rgbSize, poseFrom: { file: poseFile, field: `${f.stem}.aligned_pose` }, intrinsicsFrom: { file: poseFile, field: `${f.stem}.intrinsic` } });
   }
   if (invalid) notes.push(`${invalid} frame(s) with non-finite aligned_pose left out`);
   return { layout: "scannetpp", name: scene, dir: dir0, frames, depthScale: SCANNETPP_DEPTH_SCALE, up: "+z", notes };

@@ -29,6 +29,15 @@ export interface DatasetFrame {
   intrinsics: Intrinsics;
   /** the image size `intrinsics` are given for; null = the depth image's */
   intrinsicsSize: ImageSize | null;
+  /** where the pose and the intrinsics were read (file and line or key), for messages about them */
+  poseFrom: SourcePlace;
+  intrinsicsFrom: SourcePlace;
+}
+
+/** A place in a dataset's files: the file, and the line or key within it. */
+export interface SourcePlace {
+  file: string;
+  field?: string;
 }
 
 export interface DatasetScene {
@@ -45,6 +54,8 @@ export interface DatasetScene {
   instances?: Array<{ id: number; category: string }>;
   /** decisions the reader made, kept in the bundle and printed */
   notes: string[];
+  /** where the intrinsics came from, said in the notes unless --intrinsics replaced them */
+  intrinsicsNote?: string;
 }
 
 export const UP_AXES = ["+x", "-x", "+y", "-y", "+z", "-z"] as const;

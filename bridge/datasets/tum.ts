@@ -9,6 +9,7 @@
  */
 import { basename, join } from "node:path";
 import type { Intrinsics } from "../../src/core/math/camera.js";
+import { isWithin } from "../../src/core/paths.js";
 import { extrinsicOfCameraToWorld, numbersOf, readText, rigid, rotationOfQuaternion } from "./matrices.js";
 import { nearest } from "./arkitscenes.js";
 import { DatasetError, type DatasetFrame, type DatasetScene } from "./scene.js";
@@ -46,6 +47,13 @@ function readList(file: string, what: string, minFields: number): Stamped[] {
   return out.sort((a, b) => a.ts - b.ts);
 }
 
+/** The file a list line names, refused when it lies outside the sequence folder (audit T06: `../outside/x.png`). */
+function fileOfLine(dir: string, list: string, s: Stamped): string {
+  const file = join(dir, s.fields[1]!);
+  if (!isWithin(dir, file)) throw new DatasetError(join(dir, list), `names ${s.fields[1]}, outside the sequence folder ${dir}; expected a path below it (rgb/..., depth/...)`, `line ${s.line}`);
+  return file;
+}
+
 export function readTum(dir: string): DatasetScene {
   const rgb = readList(join(dir, "rgb.txt"), "lines `timestamp filename`", 2);
   const depth = readList(join(dir, "depth.txt"), "lines `timestamp filename`", 2);
@@ -65,10 +73,11 @@ export function readTum(dir: string): DatasetScene {
     const n = numbersOf(p.fields.slice(1, 8).join(" "));
     if (!n) throw new DatasetError(gtFile, "expected numbers `timestamp tx ty tz qx qy qz qw`", `line ${p.line}`);
     const c2w = rigid(rotationOfQuaternion(n[3]!, n[4]!, n[5]!, n[6]!), [n[0]!, n[1]!, n[2]!]);
-    frames.push({ name: d.fields[0]!, rgb: join(dir, c.fields[1]!), depth: join(dir, d.fields[1]!), extrinsic: extrinsicOfCameraToWorld(c2w), intrinsics: K, intrinsicsSize: null });
+    frames.push({ name: d.fields[0]!, rgb: fileOfLine(dir, "rgb.txt", c), depth: fileOfLine(dir, "depth.txt", d), extrinsic: extrinsicOfCameraToWorld(c2w), intrinsics: K, intrinsicsSize: null, poseFrom: { file: gtFile, field: `line ${p.line}` }, intrinsicsFrom: { file: dir, field: camera ? `TUM's ${camera} calibration` : "TUM's default intrinsics" } });
   }
   if (frames.length === 0) throw new DatasetError(gtFile, `no depth frame has a colour frame and a pose within ${TUM_MAX_DIFFERENCE_S} s`);
-  const notes = [`intrinsics: ${camera ? `TUM's ${camera} calibration` : "TUM's default 525/525/319.5/239.5 (no freiburg1/2/3 in the folder name)"}`, "no 2D instance masks in this layout", "world = the motion-capture frame; up axis not stated (give --up)"];
+  const notes = ["no 2D instance masks in this layout", "world = the motion-capture frame; up axis not stated (give --up)"];
   if (unpaired) notes.push(`${unpaired} depth frame(s) without a colour frame and a pose within ${TUM_MAX_DIFFERENCE_S} s left out`);
-  return { layout: "tum", name: basename(dir), dir, frames, depthScale: TUM_DEPTH_SCALE, up: null, notes };
+  const intrinsicsNote = `intrinsics: ${camera ? `TUM's ${camera} calibration` : "TUM's default 525/525/319.5/239.5 (no freiburg1/2/3 in the folder name)"}`;
+  return { layout: "tum", name: basename(dir), dir, frames, depthScale: TUM_DEPTH_SCALE, up: null, notes, intrinsicsNote };
 }

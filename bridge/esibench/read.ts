@@ -30,8 +30,13 @@ function walk(dir: string): string[] {
   const out: string[] = [];
   for (const name of readdirSync(dir).sort()) {
     const p = join(dir, name);
-    const st = statSync(p);
-    if (st.isDirectory()) out.push(...walk(p));
+    let directory = false;
+    try {
+      directory = statSync(p).isDirectory();
+    } catch {
+      // a dangling link: readText refuses it by name
+    }
+    if (directory) out.push(...walk(p));
     else if (name.endsWith(".json")) out.push(p);
   }
   return out;
@@ -44,8 +49,15 @@ function jsonCleanAbove(path: string): string | null {
   return i >= 0 ? parts.slice(0, i + 1).join(sep) || sep : null;
 }
 
+/** A record larger than this (bytes) is no record: the released ones are a few kB. */
+export const MAX_RECORD_FILE_BYTES = 16 * 1024 * 1024;
+
 function readText(file: string, rel: string): RecordFile {
   try {
+    // a named pipe or device would block the import forever (audit B04); a huge file would fill memory
+    const st = statSync(file);
+    if (!st.isFile()) return { file, rel, text: new RecordRefusal(file, "(file)", `is ${st.isDirectory() ? "a directory" : st.isFIFO() ? "a named pipe" : "not a regular file"}, expected a record file (JSON)`) };
+    if (st.size > MAX_RECORD_FILE_BYTES) return { file, rel, text: new RecordRefusal(file, "(file)", `is ${st.size} bytes, more than the ${MAX_RECORD_FILE_BYTES} a record file may have`) };
     return { file, rel, text: readFileSync(file, "utf8") };
   } catch (e) {
     return { file, rel, text: new RecordRefusal(file, "(file)", `cannot be read (${(e as Error).message})`) };
@@ -65,8 +77,11 @@ function isIndex(text: string): { json_paths: unknown } | null {
 export function locateRecords(dir: string): Located {
   if (!existsSync(dir)) throw new InputError(`${dir}: no such file or directory (expected ESI-Bench's dataset/json_clean, a folder below it, a record or an index file)`);
   const st = statSync(dir);
+  if (!st.isFile() && !st.isDirectory()) throw new InputError(`${dir}: is ${st.isFIFO() ? "a named pipe" : "not a regular file or directory"} (expected ESI-Bench's dataset/json_clean, a folder below it, a record or an index file)`, { file: dir });
   if (st.isFile()) {
-    const text = readFileSync(dir, "utf8");
+    const one = readText(dir, basename(dir));
+    if (one.text instanceof RecordRefusal) throw new InputError(one.text.message, { file: dir });
+    const text = one.text;
     const index = isIndex(text);
     if (index) {
       const base = dirname(resolve(dir));
@@ -87,9 +102,9 @@ export function locateRecords(dir: string): Located {
   else if (basename(root) === JSON_CLEAN) kind = "json_clean";
   const relBase = jsonCleanAbove(root) ?? root;
   const files = walk(root)
+    .map((f) => readText(f, relative(relBase, f)))
     // <Category>.json index files sit directly in json_clean; the records they list are walked anyway
-    .filter((f) => !(dirname(f) === relBase && isIndex(readFileSync(f, "utf8"))))
-    .map((f) => readText(f, relative(relBase, f)));
+    .filter((r) => !(dirname(r.file) === relBase && typeof r.text === "string" && isIndex(r.text)));
   if (files.length === 0) throw new InputError(`${dir}: no record files (*.json) here`);
   return { root: relBase, files, kind };
 }
