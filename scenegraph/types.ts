@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { YawBoxSchema } from "../src/core/geometry.js";
-import { PARADIGMS } from "../bridge/bundle/schema.js";
+import { MAX_CATEGORY_CHARS, PARADIGMS } from "../bridge/bundle/schema.js";
 import { SOURCES } from "../reconstruct/options.js";
 import { MASK_MODES } from "./evidence.js";
 import { INSTANCE_MODES } from "./options.js";
@@ -18,6 +18,20 @@ export const GRAPH_FRAME = "world, Z up, metres; yaw counter-clockwise from +X";
  * a node at 1e308 m (audit case A10) would otherwise give confident answers from absurd geometry. Ours.
  */
 export const MAX_COORDINATE_M = 10_000;
+
+/**
+ * The most nodes a graph may have: a room-scale scene has tens of objects, ConceptGraphs' maps of ScanNet
+ * scenes a few hundred; 10,000 is far beyond both and keeps a reader's pairwise work bounded (audit Q01: a
+ * 200,000-node graph took 1.16 GB). Ours.
+ */
+export const MAX_GRAPH_NODES = 10_000;
+/**
+ * The largest graph file read (bytes): a 300-node graph with every pair related is ~20 MB of JSON; 64 MiB leaves
+ * room and bounds what JSON.parse holds. Ours.
+ */
+export const MAX_GRAPH_FILE_BYTES = 64 * 1024 * 1024;
+/** The longest node label (characters): a label is a category name (bridge/bundle/schema.ts). */
+export const MAX_LABEL_CHARS = MAX_CATEGORY_CHARS;
 
 const coordinate = () => z.number().finite().min(-MAX_COORDINATE_M).max(MAX_COORDINATE_M);
 const PointSchema = z.tuple([coordinate(), coordinate(), coordinate()]);
@@ -43,8 +57,8 @@ export const NodeFlagsSchema = z
 export const GraphNodeSchema = z
   .object({
     id: z.string().min(1).max(64).describe("node id, unique in the graph (n<k> predicted, o<objectId> ground truth)"),
-    label: z.string().min(1).describe("the node's category"),
-    label_distribution: z.record(z.string(), fraction()).describe("label votes, as fractions of the node's points"),
+    label: z.string().min(1).max(MAX_LABEL_CHARS).describe("the node's category"),
+    label_distribution: z.record(z.string().max(MAX_LABEL_CHARS), fraction()).describe("label votes, as fractions of the node's points"),
     centroid: PointSchema.describe("mean of the node's points (m)"),
     color: z.tuple([z.number().int().min(0).max(255), z.number().int().min(0).max(255), z.number().int().min(0).max(255)]).describe("mean colour of the node's points"),
     color_name: z.string().describe("the nearest palette colour name"),
@@ -137,7 +151,7 @@ export const SceneGraphSchema = z
     frame: z.literal(GRAPH_FRAME).describe("conventions of every coordinate in this graph"),
     viewpoint: z.object({ position: PointSchema, yaw: z.number().finite(), pitch: z.number().finite() }).strict().describe("the agent's initial pose: the viewpoint of left/right/front/behind"),
     params: z.record(z.string(), z.union([z.number(), z.string()])).describe("the graph builder's parameters"),
-    nodes: z.array(GraphNodeSchema),
+    nodes: z.array(GraphNodeSchema).max(MAX_GRAPH_NODES),
     relations: z.array(RelationSchema),
     structure: z.object({ floor_points: count(), wall_points: count() }).strict().describe("structure points found (floor, walls), for reference"),
     regions: RegionLayerSchema.optional(),

@@ -15,6 +15,13 @@ import { SafeSegmentSchema } from "../../src/core/paths.js";
 const finite = () => z.number().finite();
 const Row4 = z.tuple([finite(), finite(), finite(), finite()]);
 
+/**
+ * The longest category name (characters): names are words ("kitchen_cabinet"). Graph labels come from them and
+ * are matched against question text as patterns: a 5 MB label failed as "Regular expression too large" and
+ * echoed itself whole (audit Q09). Ours.
+ */
+export const MAX_CATEGORY_CHARS = 128;
+
 export const IntrinsicsSchema = z.object({
   fx: finite().positive(),
   fy: finite().positive(),
@@ -34,7 +41,7 @@ export const BundleViewSchema = z.object({
 
 export const InstanceEntrySchema = z.object({
   id: z.number().int().min(1).max(65535),
-  category: z.string().min(1),
+  category: z.string().min(1).max(MAX_CATEGORY_CHARS),
   structure: z.boolean().describe("room structure (floor, wall) rather than an object"),
 });
 

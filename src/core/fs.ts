@@ -5,7 +5,7 @@
  * and operating-system failures become errors that name the path: a path the user got wrong (a file where a
  * directory is needed, a directory where a file is) is an input error; a full or read-only disk is a failure.
  */
-import { accessSync, constants, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { accessSync, constants, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { dirname, resolve } from "node:path";
 import type { z } from "zod";
@@ -23,6 +23,7 @@ const USER_PATH_ERRORS: Record<string, string> = {
   // mkdir -p of a directory whose name a file already has
   EEXIST: "a part of the path exists and is not a directory",
   EISDIR: "it is a directory",
+  ELOOP: "too many symbolic links (a link loop)",
   ENAMETOOLONG: "the name is too long",
 };
 const SYSTEM_PATH_ERRORS: Record<string, string> = {
@@ -94,6 +95,20 @@ export function checkWritable(path: string, kind: "file" | "dir"): void {
   }
 }
 
+/**
+ * Whether a directory entry exists at `p`, whatever it is: unlike existsSync, true for a dangling link or a link
+ * loop, which a reader must then refuse by name rather than skip as absent (audit I08: a stored graph that was a
+ * self-link was left out of the page silently).
+ */
+export function entryExists(p: string): boolean {
+  try {
+    lstatSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Writes `data` to `file` atomically, creating its directory; nothing is left behind on failure. */
 export function writeFileAtomic(file: string, data: string | Uint8Array): void {
   const tmp = tempNameFor(file);
@@ -118,14 +133,26 @@ export function writeJsonAtomic(file: string, value: unknown): void {
 }
 
 /**
+ * The largest JSON file read by default (bytes): 256 MiB, beyond any file esi3d writes (a run's summary or a
+ * scene graph is kilobytes to megabytes); JSON.parse needs several times the text in memory. Readers of
+ * larger-than-usual files pass their own bound (scene graphs: scenegraph/io.ts).
+ */
+export const MAX_JSON_FILE_BYTES = 256 * 1024 * 1024;
+
+/**
  * A JSON file parsed by its schema. Every failure is an input error naming the file and, for a schema
  * failure, the first field (`what` says what the file should be, e.g. "scene graph (esi3d graph -o)").
  */
-export function readJsonFile<S extends z.ZodType>(file: string, schema: S, what: string): z.infer<S> {
+export function readJsonFile<S extends z.ZodType>(file: string, schema: S, what: string, maxBytes = MAX_JSON_FILE_BYTES): z.infer<S> {
   let text: string;
   try {
+    // a named pipe would block the read forever, a huge file fill memory before JSON.parse sees it (audit Q01)
+    const st = statSync(file);
+    if (!st.isFile() && !st.isDirectory()) throw new InputError(`${file}: not a regular file (a named pipe, socket or device); expected a ${what}`, { file });
+    if (st.size > maxBytes) throw new InputError(`${file}: ${(st.size / 2 ** 20).toFixed(1)} MiB, more than the ${(maxBytes / 2 ** 20).toFixed(0)} MiB a ${what} may have`, { file });
     text = readFileSync(file, "utf8");
   } catch (e) {
+    if (e instanceof InputError) throw e;
     const code = (e as NodeJS.ErrnoException).code;
     if (code === "ENOENT") throw new InputError(`${file}: no such file (expected a ${what})`, { file });
     throw pathError(e, file, "read");

@@ -8,14 +8,14 @@
  * Every reader parses through these schemas, so a damaged or foreign file is an input error naming the
  * file and the field, never a crash later on.
  */
-import { existsSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { InputError } from "../core/errors.js";
-import { readJsonFile } from "../core/fs.js";
+import { entryExists, readJsonFile } from "../core/fs.js";
 import { pathBelow } from "../core/paths.js";
 import { DiagnosisSchema } from "../../scenegraph/diagnosisSchema.js";
-import { SceneGraphSchema } from "../../scenegraph/types.js";
+import { MAX_GRAPH_FILE_BYTES, SceneGraphSchema } from "../../scenegraph/types.js";
 import { RunConfigSchema } from "./config.js";
 
 export const RUN_FORMAT = "esi3d-run/1";
@@ -49,6 +49,6 @@ export function sceneGraphFile(runDir: string, taskId: string, paradigm: string,
 }
 
 export function readStoredGraph(file: string): StoredGraph {
-  if (!existsSync(file)) throw new InputError(`${file}: missing (the run did not finish this graph; esi3d run --resume completes it)`, { file });
-  return readJsonFile(file, StoredGraphSchema, "stored graph ({graph, diagnosis}, written by esi3d run)");
+  if (!entryExists(file)) throw new InputError(`${file}: missing (the run did not finish this graph; esi3d run --resume completes it)`, { file });
+  return readJsonFile(file, StoredGraphSchema, "stored graph ({graph, diagnosis}, written by esi3d run)", MAX_GRAPH_FILE_BYTES);
 }

@@ -7,6 +7,7 @@ import { join, resolve } from "node:path";
 import type { Task } from "../../../bridge/task/schema.js";
 import { readTaskFile } from "../../../bridge/task/io.js";
 import { InputError } from "../../core/errors.js";
+import { entryExists } from "../../core/fs.js";
 import { reasonerKeyPart, threeDArms, type RunConfig } from "../../eval/config.js";
 import { readRunFile, readStoredGraph, runConfigFile, type StoredGraph } from "../../eval/files.js";
 import { itemKey, readRecords, type ItemRecord } from "../../eval/records.js";
@@ -53,7 +54,8 @@ export function graphFile(run: RunDir, taskId: string, paradigm: string, source:
 export function variantsOf(run: RunDir, taskId: string): Array<{ paradigm: string; source: string }> {
   const out: Array<{ paradigm: string; source: string }> = [];
   for (const paradigm of run.config.paradigms)
-    for (const arm of threeDArms(run.config)) if (existsSync(graphFile(run, taskId, paradigm, arm.label))) out.push({ paradigm, source: arm.label });
+    // any entry counts: a link loop or a dangling link is refused by name when read, never skipped
+    for (const arm of threeDArms(run.config)) if (entryExists(graphFile(run, taskId, paradigm, arm.label))) out.push({ paradigm, source: arm.label });
   return out;
 }
 
