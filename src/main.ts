@@ -8,6 +8,7 @@ import { Command, CommanderError } from "commander";
 import { PACKAGE_VERSION } from "./core/version.js";
 import { EXIT_OK, EXIT_USAGE, exitCodeOf, userMessage } from "./core/errors.js";
 import { registerCliCommands } from "./apps/cli/commands.js";
+import { printable } from "./core/terminal.js";
 
 /** The flags that print the version: they need no command's module. */
 const VERSION_FLAGS: readonly string[] = ["-V", "--version"];
@@ -47,7 +48,7 @@ export async function main(argv: string[]): Promise<number> {
       if (e.code === "commander.helpDisplayed" || e.code === "commander.version" || e.code === "commander.help") return EXIT_OK;
       return EXIT_USAGE;
     }
-    process.stderr.write(`esi3d: ${userMessage(e)}\n`);
+    process.stderr.write(`esi3d: ${printable(userMessage(e))}\n`);
     const stack = (e as Error)?.stack;
     if (process.env.ESI3D_DEBUG && stack) process.stderr.write(stack + "\n");
     return exitCodeOf(e);

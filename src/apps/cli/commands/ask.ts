@@ -10,6 +10,7 @@ import type { SceneGraph } from "../../../../scenegraph/types.js";
 import { InputError } from "../../../core/errors.js";
 import { checkOutputs, givenPath } from "../../../core/outputPaths.js";
 import { recordCacheFlags, refuseCacheContradiction } from "../cacheFlags.js";
+import { printable } from "../../../core/terminal.js";
 import { addSchemaFlags, parseFlagValue, parseSchemaFlags } from "../../../core/flags.js";
 import { generationOptions, LLM_FLAGS, LlmOptionsSchema } from "../../../llm/options.js";
 import { defaultCachePath } from "../../../llm/cache.js";
@@ -111,7 +112,7 @@ export function registerAsk(program: Command): void {
           saveEpisode: opts.saveEpisode,
           scored: !custom,
         });
-        process.stdout.write(r.text);
+        process.stdout.write(printable(r.text));
         if (r.outcome.answer.status === "error") process.exitCode = 1;
         return;
       }
@@ -160,7 +161,8 @@ export function registerAsk(program: Command): void {
         const right = rotations ? rotations.all : s && s.scored ? s.correct : null;
         out.push(right !== null ? `correct: ${right ? "yes" : "no"}${rotations ? ` (every rotation must be right)` : ""} (truth: ${task.answer})` : `not scored (${a.status}); truth: ${task.answer}`);
       }
-      process.stdout.write(out.join("\n") + "\n");
+      // a reply's (or a question's) control characters are shown as escapes, never sent to the terminal
+      process.stdout.write(printable(out.join("\n")) + "\n");
       if (a.status === "error") process.exitCode = 1;
     });
 }
