@@ -14,6 +14,7 @@ import { columnWidths, tableRow } from "../core/table.js";
 import { SUBCATEGORY_TITLES, type Subcategory } from "../../bridge/task/taxonomy.js";
 import { readRecords, type ItemRecord } from "./records.js";
 import { creditOf, isAnswered, methodOf, newcombeDifference, summarizeRun, type Cell, type RunSummary } from "./summary.js";
+import { checkSameTasks } from "./taskHash.js";
 import { BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, comparePaired, SIGNIFICANCE_ALPHA, type Pair, type PairedSummary, type PairedTest } from "./pairedTests.js";
 import { SMALL_CELL_ITEMS, smallMark } from "./smallSamples.js";
 import { readRunFile, runConfigFile, type RunFile } from "./files.js";
@@ -52,12 +53,14 @@ export interface LoadedRun {
   records: ItemRecord[];
   /** config.json, when the run has a readable one (runs of other versions may not) */
   run: RunFile | null;
+  /** lines whose item key an earlier line already had (each item is counted once, by its first record) */
+  duplicates?: number;
 }
 
 export function loadRun(dir: string): LoadedRun {
   const f = join(dir, "items.jsonl");
   if (!existsSync(f)) throw new InputError(`${dir}: not a run directory (no items.jsonl)`, { file: dir });
-  const records = readRecords(f).records;
+  const { records, duplicates } = readRecords(f);
   let run: RunFile | null = null;
   if (existsSync(runConfigFile(dir))) {
     try {
@@ -66,7 +69,7 @@ export function loadRun(dir: string): LoadedRun {
       run = null; // another version's config: the checks below fall back on the records
     }
   }
-  return { dir, summary: summarizeRun(records), records, run };
+  return { dir, summary: summarizeRun(records), records, run, duplicates };
 }
 
 /** The items of one cell (subcategory or "overall", method, paradigm or "all"), by key: every item, answered or not. */
@@ -187,17 +190,25 @@ export function formatComparison(rows: ComparisonRow[], nameA: string, nameB: st
 /** Run names in the table: A, B, C, … (Z, then AA, AB, …). */
 const runName = (i: number): string => (i < 26 ? String.fromCharCode(65 + i) : runName(Math.floor(i / 26) - 1) + runName(i % 26));
 
-/** Every run after the first against the first, one table each, each after the warnings that apply to it. */
+/**
+ * Every run after the first against the first, one table each, each after the warnings that apply to it: those
+ * of comparisonWarnings, a run whose items.jsonl repeats item keys (audit M10), shared items whose task content
+ * cannot be checked (records written before task_hash). Runs whose shared tasks differ in content are refused
+ * before any table (src/eval/taskHash.ts).
+ */
 export function compareCommand(dirs: readonly string[], paradigm: string): string {
   if (dirs.length < 2) throw new InputError(`compare needs at least two run directories, got ${dirs.length}`);
   const runs = dirs.map(loadRun);
+  const unchecked = runs.map((r, i) => (i === 0 ? 0 : checkSameTasks({ dir: dirs[0]!, records: runs[0]!.records }, { dir: dirs[i]!, records: r.records }).unchecked));
+  const repeated = (i: number, name: string) => (runs[i]!.duplicates ? [`${name}'s ${join(dirs[i]!, "items.jsonl")} repeats ${runs[i]!.duplicates} item key(s) on later lines; each item is counted once, by its first record`] : []);
   const out: string[] = [];
   for (let i = 1; i < runs.length; i++) {
     const rows = compareRuns(runs[0]!, runs[i]!, paradigm);
     if (!rows.length) throw new InputError(`${dirs[0]} and ${dirs[i]} share no method and subcategory with items to compare (paradigm ${paradigm})`);
     const name = runName(i);
     if (runs.length > 2) out.push(`## ${name} against A`);
-    for (const w of comparisonWarnings(runs[0]!, runs[i]!, "A", name)) out.push(`WARNING: ${w}.`);
+    const hashless = unchecked[i] ? [`${unchecked[i]} shared item(s) have no task_hash (records written before esi3d recorded it), so that both runs asked the same tasks is not checked`] : [];
+    for (const w of [...comparisonWarnings(runs[0]!, runs[i]!, "A", name), ...repeated(0, "A"), ...repeated(i, name), ...hashless]) out.push(`WARNING: ${w}.`);
     out.push(formatComparison(rows, "A", name));
   }
   const legend = dirs.map((d, i) => `${runName(i)} = ${d}`).join(", ");

@@ -22,6 +22,7 @@ import { withCircular } from "../reason/circular.js";
 import { scoreAnswer, scoreCircular } from "./score.js";
 import { runActiveUnit } from "./active.js";
 import { callTimings, itemLogFields } from "./itemLog.js";
+import { taskHash } from "./taskHash.js";
 import { baselineLabels, hasBaseline, reasonerKeyPart, threeDArms, type RunConfig, type ThreeDArm } from "./config.js";
 import type { LabelMode } from "../../scenegraph/appearance.js";
 import { itemKey, type ActiveEpisode, type Arm, type ItemRecord } from "./records.js";
@@ -85,7 +86,7 @@ export function qualityFigures(m: GraphMetrics): Record<string, number | null> {
 /** Everything one item record is made of. */
 export interface RecordParts {
   task: Task;
-  paradigm: string;
+  paradigm: RunConfig["paradigms"][number];
   arm: Arm;
   /** the 3D arm's source (null for 2D) and, for the noisy source, its level */
   source: ThreeDArm["source"] | null;
@@ -117,6 +118,7 @@ export function makeRecord(p: RecordParts): ItemRecord {
   return {
     key: p.key ?? itemKey(task.task_id, paradigm, arm, source),
     task_id: task.task_id,
+    task_hash: taskHash(task),
     subcategory: task.subcategory,
     category: task.category,
     paradigm,
@@ -167,7 +169,7 @@ const isOffline = (reasoner: string) => reasoner === "symbolic";
  * question-only answer, the same in every passive paradigm, recorded per paradigm so each column of the table
  * has it (it takes no views, so it has no active episode). It runs offline whatever the run's reasoner.
  */
-export async function shortcutRecord(task: Task, paradigm: string, config: RunConfig, done: ReadonlySet<string>, views: number, timings: Record<string, number> = {}): Promise<ItemRecord | null> {
+export async function shortcutRecord(task: Task, paradigm: RunConfig["paradigms"][number], config: RunConfig, done: ReadonlySet<string>, views: number, timings: Record<string, number> = {}): Promise<ItemRecord | null> {
   const key = itemKey(task.task_id, paradigm, "shortcut", null);
   if (!hasBaseline(config, "shortcut") || done.has(key)) return null;
   const answer = await withCircular(createShortcutReasoner(), config.circular).answer({ task });

@@ -16,6 +16,8 @@ import { ANSWER_STATUSES } from "../reason/types.js";
 import { INVALID_ACTION_POLICIES } from "../reason/active/options.js";
 import { STOP_REASONS } from "../reason/active/stopping.js";
 import { ITEM_LOG_FIELDS } from "./itemLog.js";
+import { TASK_HASH_PATTERN } from "./taskHash.js";
+import { RUN_PARADIGMS } from "./config.js";
 
 const finite = () => z.number().finite();
 
@@ -91,9 +93,10 @@ export const ItemRecordSchema = z
   .object({
     key: z.string().min(1).describe("task|paradigm|arm (2d, shortcut, or 3d:<source label>), and |<reasoner> when the run has several reasoners (not on the shared shortcut arm): unique in a run"),
     task_id: z.string().min(1),
+    task_hash: z.string().regex(TASK_HASH_PATTERN).optional().describe("the task's content: sha256 of its canonical JSON, first 16 hex digits (src/eval/taskHash.ts); compare refuses runs whose shared task ids differ in it. Records before this field have none"),
     subcategory: z.string(),
     category: z.string(),
-    paradigm: z.string(),
+    paradigm: z.enum(RUN_PARADIGMS),
     arm: z.enum(ARMS),
     source: z.enum(SOURCES).nullable().describe("point-cloud source of the 3D arm, null for the 2D and shortcut baselines"),
     noise_level: z.number().nullable(),
