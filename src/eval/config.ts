@@ -38,7 +38,16 @@ export const RunConfigSchema = z
     suite: z.string().min(1).default("default").describe("'default' (the built-in suite, generated from the seed) or a directory of task JSON files"),
     simulator: z.enum(RUN_SIMULATORS).default("builtin").describe("who renders: builtin (imported ESI-Bench tasks run as proxy scenes; OmniGibson renders go through bridge/omnigibson/capture.py and esi3d serve)"),
     perSubcategory: z.number().int().min(1).max(10000).default(10).describe("built-in suite: tasks per subcategory"),
-    subcategories: z.array(z.enum(BUILTIN_SUBCATEGORIES)).min(1).default([...BUILTIN_SUBCATEGORIES]).describe("comma-separated subset of subcategories"),
+    subcategories: z
+      .array(z.enum(BUILTIN_SUBCATEGORIES))
+      .min(1)
+      // named twice, a subcategory's tasks were planned twice and counted twice (audit F09)
+      .superRefine((l, ctx) => {
+        const twice = l.find((x, i) => l.indexOf(x) !== i);
+        if (twice) ctx.addIssue({ code: "custom", message: `each subcategory once: ${twice} is named twice` });
+      })
+      .default([...BUILTIN_SUBCATEGORIES])
+      .describe("comma-separated subset of subcategories"),
     limit: z.number().int().min(1).nullable().default(null).describe("use at most this many tasks (round-robin over subcategories)"),
     sources: z.array(SourceSchema).min(1).default(["gt", "noisy"]).describe("point-cloud sources for the 3D arms: gt, noisy, vggt"),
     paradigms: z.array(z.enum(RUN_PARADIGMS)).min(1).default(["single", "multi", "gt"]).describe("view sets: single, multi, gt; active (an agent chooses its views: docs/active.md)"),
