@@ -9,6 +9,7 @@
 import pLimit from "p-limit";
 import { Rng } from "../core/math/rng.js";
 import { DEFAULT_TIMEOUT_MS } from "./options.js";
+import { DEFAULT_MAX_REPLY_BYTES } from "./replyLimit.js";
 import { ResponseCache, cacheKey, isCacheable } from "./cache.js";
 import { GEMINI_DEFAULT_API_VERSION, GEMINI_DEFAULT_BASE_URL, createGeminiTransport } from "./gemini.js";
 import { OPENAI_DEFAULT_BASE_URL, OPENAI_PLACEHOLDER_KEY, createOpenAiTransport, type MaxTokensParam } from "./openai.js";
@@ -75,6 +76,8 @@ export interface LlmClientOptions {
   apiVersion?: string;
   /** rate limits every attempt passes (src/llm/gate.ts); a 429 with Retry-After pauses it */
   gate?: RequestGate;
+  /** the most bytes a reply's body may have (default DEFAULT_MAX_REPLY_BYTES); a larger one fails as reply_too_large */
+  maxReplyBytes?: number;
 }
 
 export const SUPPORTED_PROVIDERS = ["openai", "gemini"] as const;
@@ -102,6 +105,7 @@ export function createLlmClient(spec: string, opts: LlmClientOptions): LlmClient
     random: opts.random ?? (() => jitterRng.next()),
   };
   const maxRetryAfterMs = opts.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS;
+  const maxReplyBytes = positive(opts.maxReplyBytes ?? DEFAULT_MAX_REPLY_BYTES, "maxReplyBytes");
 
   let transport: Transport;
   if (provider === "openai") {
@@ -115,7 +119,7 @@ export function createLlmClient(spec: string, opts: LlmClientOptions): LlmClient
       apiKey = OPENAI_PLACEHOLDER_KEY;
     }
     const maxTokensParam = opts.maxTokensParam ?? (baseUrl === OPENAI_DEFAULT_BASE_URL ? "max_completion_tokens" : "max_tokens");
-    transport = createOpenAiTransport({ model, apiKey, baseUrl, maxTokensParam, timeoutMs });
+    transport = createOpenAiTransport({ model, apiKey, baseUrl, maxTokensParam, timeoutMs, maxReplyBytes });
   } else {
     const apiKey = env.GEMINI_API_KEY;
     if (!apiKey) throw new LlmConfigError(`${spec}: the environment variable GEMINI_API_KEY is not set`);
@@ -124,6 +128,7 @@ export function createLlmClient(spec: string, opts: LlmClientOptions): LlmClient
       apiKey,
       baseUrl: (opts.baseUrl ?? GEMINI_DEFAULT_BASE_URL).replace(/\/+$/, ""),
       apiVersion: opts.apiVersion ?? GEMINI_DEFAULT_API_VERSION,
+      maxReplyBytes,
     });
   }
 
@@ -159,6 +164,8 @@ export function createLlmClient(spec: string, opts: LlmClientOptions): LlmClient
           throw fail("http", `HTTP ${e.status}: ${e.message}`, attempt, e.status, isRetryableStatus(e.status ?? 0), e.retryAfterMs);
         }
         if (e.kind === "connection") throw fail("connection", `connection failed: ${e.message}`, attempt, undefined, true);
+        // the same request gets the same reply: another attempt would only read it again
+        if (e.kind === "reply_too_large") throw fail("reply_too_large", e.message, attempt);
         throw fail("bad_response", e.message, attempt, undefined, e.retryable);
       }
       throw fail("bad_response", `unexpected error: ${e instanceof Error ? e.message : String(e)}`, attempt);

@@ -12,6 +12,7 @@ import type { GenerateContentConfig, GenerateContentResponse, GoogleGenAI, Part 
 import { parseRetryAfterMs } from "./retry.js";
 import { TransportError, base64, isConnectionFailure, malformedBody, serverMessage, type Transport, type TransportReply } from "./transport.js";
 import type { ChatRequest } from "./types.js";
+import { boundedFetch, replyTooLarge } from "./replyLimit.js";
 
 /** The Gemini API endpoint (the SDK's default for the non-Vertex backend). */
 export const GEMINI_DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com";
@@ -23,6 +24,8 @@ export interface GeminiTransportOptions {
   apiKey: string;
   baseUrl: string;
   apiVersion: string;
+  /** the most bytes a reply's body may have (src/llm/replyLimit.ts) */
+  maxReplyBytes: number;
 }
 
 type GenAiSdk = typeof import("@google/genai");
@@ -48,11 +51,12 @@ export function createGeminiTransport(o: GeminiTransportOptions): Transport {
     const parts: Part[] = [{ text: req.user }];
     for (const im of req.images ?? []) parts.push({ inlineData: { mimeType: im.mimeType, data: base64(im.data) } });
     let failedHeaders: Headers | undefined;
+    const bounded = boundedFetch(o.maxReplyBytes);
     const config: GenerateContentConfig = {
       abortSignal: signal,
       httpOptions: {
         fetch: async (input, init) => {
-          const res = await fetch(input, init);
+          const res = await bounded(input, init);
           if (!res.ok) failedHeaders = res.headers;
           return res;
         },
@@ -77,6 +81,8 @@ export function createGeminiTransport(o: GeminiTransportOptions): Transport {
 }
 
 function toTransportError(e: unknown, headers: Headers | undefined, ApiError: GenAiSdk["ApiError"]): unknown {
+  const big = replyTooLarge(e);
+  if (big) return new TransportError("reply_too_large", big.message);
   if (e instanceof ApiError) {
     return new TransportError("http", serverMessage(e.message, `HTTP ${e.status}`), {
       status: e.status,

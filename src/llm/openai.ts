@@ -8,6 +8,7 @@ import type OpenAI from "openai";
 import { parseRetryAfterMs } from "./retry.js";
 import { TransportError, base64, malformedBody, isConnectionFailure, serverMessage, type Transport, type TransportReply } from "./transport.js";
 import type { ChatRequest } from "./types.js";
+import { boundedFetch, replyTooLarge } from "./replyLimit.js";
 
 /** The public endpoint, used when no base URL is given (and the SDK's own default). */
 export const OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1";
@@ -35,6 +36,8 @@ export interface OpenAiTransportOptions {
   maxTokensParam: MaxTokensParam;
   /** the per-attempt timeout of client.ts; the SDK's own timer is set later than this, as a backstop only */
   timeoutMs: number;
+  /** the most bytes a reply's body may have (src/llm/replyLimit.ts) */
+  maxReplyBytes: number;
 }
 
 type ContentPart = OpenAI.Chat.Completions.ChatCompletionContentPart;
@@ -53,6 +56,7 @@ export function createOpenAiTransport(o: OpenAiTransportOptions): Transport {
     maxRetries: 0,
     timeout: Math.ceil(o.timeoutMs * SDK_TIMEOUT_BACKSTOP_FACTOR) + SDK_TIMEOUT_BACKSTOP_SLACK_MS,
     logLevel: "off",
+    fetch: boundedFetch(o.maxReplyBytes),
   }));
 
   const params = (req: ChatRequest): Record<string, unknown> => ({
@@ -92,6 +96,8 @@ export function createOpenAiTransport(o: OpenAiTransportOptions): Transport {
 }
 
 function toTransportError(e: unknown, OpenAI: OpenAiSdk): unknown {
+  const big = replyTooLarge(e);
+  if (big) return new TransportError("reply_too_large", big.message);
   if (e instanceof OpenAI.APIUserAbortError) return e; // client.ts knows whether it was the timeout or the caller
   if (e instanceof OpenAI.APIConnectionTimeoutError) return new TransportError("connection", "request timed out (SDK timer)");
   if (e instanceof OpenAI.APIConnectionError) {

@@ -13,7 +13,7 @@ export interface TransportReply {
   finishReason?: string;
 }
 
-export type TransportErrorKind = "http" | "connection" | "bad_response";
+export type TransportErrorKind = "http" | "connection" | "bad_response" | "reply_too_large";
 
 export class TransportError extends Error {
   readonly kind: TransportErrorKind;

@@ -60,8 +60,9 @@ export interface LlmClient {
  * - `timeout`: the per-attempt timeout ran out.
  * - `bad_response`: a 2xx answer whose body is not the provider's wire format (malformed JSON, no choices).
  * - `aborted`: the caller's AbortSignal fired.
+ * - `reply_too_large`: the reply's body exceeded the client's byte bound (src/llm/replyLimit.ts); never retried.
  */
-export type LlmErrorKind = "http" | "connection" | "timeout" | "bad_response" | "aborted";
+export type LlmErrorKind = "http" | "connection" | "timeout" | "bad_response" | "aborted" | "reply_too_large";
 
 /**
  * The one error type the clients throw. Its message names the provider, model, status and the server's own
