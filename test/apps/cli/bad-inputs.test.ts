@@ -6,11 +6,18 @@
  * Together with the service's corpus (test/apps/service/bad-requests.test.ts) this is the audit's table kept
  * in the suite.
  */
-import { beforeAll, describe, expect, it } from "vitest";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { spawn, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
-import { esi3dAsync, REPO_ROOT } from "./helpers.js";
+import { createDeflate } from "node:zlib";
+import { pngChunk } from "../../../bridge/bundle/png.js";
+import { readBundle } from "../../../bridge/bundle/io.js";
+import { writeReplica, writeScannet, writeTum } from "../../bridge/datasets/layouts.js";
+import { startServer, type TestServer } from "../../llm/server.js";
+import { CLI, esi3dAsync, REPO_ROOT } from "./helpers.js";
 
 const FIXTURE_TASK = join(REPO_ROOT, "fixtures", "tasks", "geometric_configuration-000.json");
 /** A stack frame as V8 prints it, or the name of a raw JS error: neither may reach a user. */
@@ -30,6 +37,14 @@ interface Case {
   /** what the message must name (the file, the field or flag) */
   mentions: RegExp[];
   env?: Record<string, string | undefined>;
+  /** entries (relative to the row's folder) the row is meant to write: they must exist; nothing else may change */
+  creates?: string[];
+  /** what the output must not contain (e.g. a raw escape character) */
+  absent?: RegExp[];
+  /** further checks of the folder after the command */
+  after?: (dir: string) => void;
+  /** the child's peak resident memory must stay under this (MiB), measured by /usr/bin/time */
+  maxRssMiB?: number;
 }
 
 const json = (v: unknown) => JSON.stringify(v);
@@ -261,25 +276,283 @@ const RUN_DIR_CASES: Case[] = [
   },
 ];
 
-const CORPUS: Case[] = [...TASK_CASES, ...CONFIG_CASES, ...FLAG_CASES, ...BUNDLE_CASES, ...ASK_CASES, ...RUN_DIR_CASES];
+
+// ---- issue 43 (reliability-audit-2.md): outputs over inputs, importers, readers, flags, model replies ----
+
+/** A small run (one task, one paradigm, the gt arm with oracle labels) made in beforeAll, and one of seed 7. */
+let runDir = "", seed7Dir = "";
+/** A 16-bit PNG declaring 16000x16000 whose zero rows deflate to ~0.5 MB (audit S28), made in beforeAll. */
+let pngBomb: Buffer = Buffer.alloc(0);
+/** Loopback OpenAI-compatible servers: one answers 20 MB, one answers with terminal escape sequences. */
+let hugeServer: TestServer | null = null, ctrlServer: TestServer | null = null;
+
+const SMALL_RUN = ["--limit", "1", "--paradigm", "single", "--source", "gt", "--baseline", "none", "--labels", "oracle"];
+const KEY = { OPENAI_API_KEY: "sk-test-not-a-key" };
+const views3 = () => {
+  const b = readBundle(bundleDir);
+  return { b, views: [b.views[0]!, b.views[0]!, b.views[0]!] };
+};
+/** A ScanNet reader.py scene of three frames (depth/0, 2, 110) in `d/name`. */
+const scannet = (d: string, name = "s") => {
+  const { b, views } = views3();
+  writeScannet(join(d, name), b, views);
+  return join(d, name);
+};
+const importScannet = (...extra: string[]) => (d: string) => ["import", "scannet", join(d, "s"), "--out", join(d, "o"), ...extra];
+const mkfifo = (p: string) => {
+  rmSync(p, { force: true });
+  expect(spawnSync("mkfifo", [p]).status).toBe(0);
+};
+const copyRun = (d: string, name = "r", from = () => runDir) => {
+  cpSync(from(), join(d, name), { recursive: true });
+  return join(d, name);
+};
+const editItems = (run: string, edit: (lines: Array<Record<string, unknown>>) => Array<Record<string, unknown>>) => {
+  const f = join(run, "items.jsonl");
+  const lines = readFileSync(f, "utf8").trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+  writeFileSync(f, edit(lines).map((l) => JSON.stringify(l)).join("\n") + "\n");
+};
+const pose = (m: string) => (d: string) => writeFileSync(join(d, "s", "pose", "2.txt"), m);
+
+const OUTPUT_CASES: Case[] = [
+  { name: "import scannet S --out S --force keeps the scene (H1)", setup: (d) => void scannet(d), args: (d) => ["import", "scannet", join(d, "s"), "--out", join(d, "s"), "--force"], code: 2, mentions: [/--out .*\/s: the output is the input <dir>/] },
+  { name: "import scannet S --out S/depth --force keeps the depth frames (H1)", setup: (d) => void scannet(d), args: (d) => ["import", "scannet", join(d, "s"), "--out", join(d, "s", "depth"), "--force"], code: 2, mentions: [/s\/depth: the output lies inside the input <dir> .*\/s\b/] },
+  { name: "import scannet S --out <its parent> --force", setup: (d) => void scannet(d), args: (d) => ["import", "scannet", join(d, "s"), "--out", d, "--force"], code: 2, mentions: [/the output contains the input <dir>/] },
+  { name: "import esi-bench EB --out EB --force keeps the records (H1)", setup: (d) => cpSync(join(REPO_ROOT, "fixtures", "esi-bench"), join(d, "eb"), { recursive: true }), args: (d) => ["import", "esi-bench", join(d, "eb"), "--out", join(d, "eb"), "--force"], code: 2, mentions: [/eb: the output is the input <dir> .*eb/] },
+  { name: "inspect RUN -o RUN/items.jsonl keeps the results (H2)", setup: (d) => void copyRun(d), args: (d) => ["inspect", join(d, "r"), "--task", "geometric_configuration-000", "-o", join(d, "r", "items.jsonl")], code: 2, mentions: [/items\.jsonl: the output lies inside the input <dir> .*\/r\b/] },
+  { name: "inspect RUN -o RUN/config.json (H2)", setup: (d) => void copyRun(d), args: (d) => ["inspect", join(d, "r"), "--task", "geometric_configuration-000", "-o", join(d, "r", "config.json")], code: 2, mentions: [/config\.json: the output lies inside the input/] },
+  { name: "inspect through a link to the run: -o LINK/items.jsonl", setup: (d) => (copyRun(d), symlinkSync(join(d, "r"), join(d, "ln"))), args: (d) => ["inspect", join(d, "r"), "--task", "geometric_configuration-000", "-o", join(d, "ln", "items.jsonl")], code: 2, mentions: [/ln\/items\.jsonl \(.*\/r\/items\.jsonl\): the output lies inside the input/] },
+  { name: "graph B -o B/bundle.json (H2)", setup: (d) => cpSync(bundleDir, join(d, "b"), { recursive: true }), args: (d) => ["graph", join(d, "b"), "-o", join(d, "b", "bundle.json")], code: 2, mentions: [/bundle\.json: the output lies inside the input <bundle>/] },
+  { name: "points B -o B/views/000_rgb.png (H2)", setup: (d) => cpSync(bundleDir, join(d, "b"), { recursive: true }), args: (d) => ["points", join(d, "b"), "--source", "gt", "-o", join(d, "b", "views", "000_rgb.png")], code: 2, mentions: [/000_rgb\.png: the output lies inside the input <bundle>/] },
+  { name: "contact-sheet B -o B/views/000_rgb.png (H2)", setup: (d) => cpSync(bundleDir, join(d, "b"), { recursive: true }), args: (d) => ["contact-sheet", join(d, "b"), "-o", join(d, "b", "views", "000_rgb.png")], code: 2, mentions: [/000_rgb\.png: the output lies inside the input <bundle>/] },
+  { name: "run --suite T --out T leaves the suite as it was (M7)", setup: (d) => (mkdirSync(join(d, "t")), cpSync(FIXTURE_TASK, join(d, "t", "geometric_configuration-000.json"))), args: (d) => ["run", "--suite", join(d, "t"), ...SMALL_RUN, "--out", join(d, "t")], code: 2, mentions: [/--out .*\/t: the output is the input --suite/] },
+  { name: "run --config R/cfg.json --out R", files: { "cfg.json": json({ limit: 1 }) }, args: (d) => ["run", "--config", join(d, "cfg.json"), ...SMALL_RUN, "--out", d], code: 2, mentions: [/the output contains the input --config .*cfg\.json/] },
+  { name: "two outputs, one path: inspect -o p.html --ply p.html (I12)", args: (d) => ["inspect", bundleDir, "-o", join(d, "p.html"), "--ply", join(d, "p.html")], code: 2, mentions: [/--ply .*p\.html: the same path as --out .*p\.html/] },
+  { name: "two outputs, one path: graph -o g.json --ply g.json (I13)", args: (d) => ["graph", bundleDir, "-o", join(d, "g.json"), "--ply", join(d, "g.json")], code: 2, mentions: [/--ply .*g\.json: the same path as --out/] },
+  { name: "two outputs, one path through a link: graph -o g.json --diagnosis L/g.json", setup: (d) => symlinkSync(d, join(d, "l")), args: (d) => ["graph", bundleDir, "-o", join(d, "g.json"), "--diagnosis", join(d, "l", "g.json")], code: 2, mentions: [/--diagnosis .*l\/g\.json .*: the same path as --out/] },
+  { name: "ask --save-episode inside the task's bundle", setup: (d) => cpSync(bundleDir, join(d, "b"), { recursive: true }), args: (d) => ["ask", join(d, "b"), "--paradigm", "active", "--save-episode", join(d, "b", "views")], code: 2, mentions: [/--save-episode .*b\/views: the output lies inside the input <graph-or-bundle>/] },
+  { name: "run --out '' (F18)", args: () => ["run", ...SMALL_RUN, "--out", ""], code: 2, mentions: [/--out: an empty path/] },
+  { name: "generate --out ''", args: () => ["generate", "--per-subcategory", "1", "--out", ""], code: 2, mentions: [/--out: an empty path/] },
+  { name: "output through a link loop", setup: (d) => symlinkSync(join(d, "loop"), join(d, "loop")), args: (d) => ["graph", bundleDir, "-o", join(d, "loop", "g.json")], code: 2, mentions: [/loop.*(link loop|ELOOP)/] },
+];
+
+const IMPORT_CASES: Case[] = [
+  { name: "scannet: a pose of -inf (lost tracking) is left out, exit 0 (M1)", setup: (d) => (scannet(d), pose("-inf -inf -inf -inf\n-inf -inf -inf -inf\n-inf -inf -inf -inf\n-inf -inf -inf -inf\n")(d)), args: importScannet(), code: 0, creates: ["o"], mentions: [/1 frame\(s\) with non-finite poses left out \(lost tracking\)/, /2 views .* of 2 scannet frames/] },
+  { name: "scannet: a pose of inf and nan (numpy's spellings) is left out", setup: (d) => (scannet(d), pose("inf nan 0 0\n0 1 0 0\n0 0 1 0\n0 0 0 1\n")(d)), args: importScannet(), code: 0, creates: ["o"], mentions: [/1 frame\(s\) with non-finite poses left out/] },
+  { name: "scannet: a pose of NaN in capitals, -Infinity", setup: (d) => (scannet(d), pose("NaN -Infinity 0 0\n0 1 0 0\n0 0 1 0\n0 0 0 1\n")(d)), args: importScannet(), code: 0, creates: ["o"], mentions: [/1 frame\(s\) with non-finite poses left out/] },
+  { name: "scannet: a depth frame that is a directory (S17)", setup: (d) => (scannet(d), rmSync(join(d, "s", "depth", "2.png")), mkdirSync(join(d, "s", "depth", "2.png"))), args: importScannet(), code: 2, mentions: [/depth\/2\.png: is a directory, expected a file \(depth image\)/] },
+  { name: "scannet: a colour frame that is a named pipe (S18)", setup: (d) => (scannet(d), mkfifo(join(d, "s", "color", "2.png"))), args: importScannet(), code: 2, mentions: [/color\/2\.png: is a named pipe, expected a file/] },
+  { name: "scannet: a pose file that is a named pipe", setup: (d) => (scannet(d), mkfifo(join(d, "s", "pose", "110.txt"))), args: importScannet(), code: 2, mentions: [/pose\/110\.txt: is a named pipe/] },
+  { name: "scannet: a pose translation of 1e300 (S03)", setup: (d) => (scannet(d), pose("1 0 0 1e300\n0 1 0 0\n0 0 1 0\n0 0 0 1\n")(d)), args: importScannet(), code: 2, mentions: [/pose\/2\.txt: camera position .* 1\.000e\+300 m from the origin; expected at most 10000 m/] },
+  { name: "scannet: fx = fy = 1e-300 (S11)", setup: (d) => (scannet(d), writeFileSync(join(d, "s", "intrinsic", "intrinsic_depth.txt"), "1e-300 0 259 0\n0 1e-300 196 0\n0 0 1 0\n0 0 0 1\n")), args: importScannet(), code: 2, mentions: [/intrinsic_depth\.txt: fx = 1e-300 px on a 518x392 image; expected a finite focal length/] },
+  { name: "scannet: intrinsics of Infinity (S10)", setup: (d) => (scannet(d), writeFileSync(join(d, "s", "intrinsic", "intrinsic_depth.txt"), "Infinity 0 259 0\n0 Infinity 196 0\n0 0 1 0\n0 0 0 1\n")), args: importScannet(), code: 2, mentions: [/intrinsic_depth\.txt: intrinsics fx Infinity.*expected positive finite focal lengths/] },
+  { name: "--intrinsics 1e999,... (T10)", setup: (d) => void scannet(d), args: importScannet("--intrinsics", "1e999,1e999,259,196"), code: 2, mentions: [/--intrinsics: expected fx,fy,cx,cy with positive focal lengths/] },
+  { name: "--intrinsics with fx of 1e-9 px", setup: (d) => void scannet(d), args: importScannet("--intrinsics", "1e-9,1e-9,259,196"), code: 2, mentions: [/--intrinsics: fx = 1e-9 px on a 518x392 image/] },
+  { name: "scannet: a depth PNG declaring 16000x16000 (S28), memory bounded", setup: (d) => (scannet(d), writeFileSync(join(d, "s", "depth", "0.png"), pngBomb)), args: importScannet(), code: 2, maxRssMiB: 400, mentions: [/depth\/0\.png: depth image declares 16000x16000 \(256\.0 M pixels\), more than the 32 Mi pixels/] },
+  { name: "scannet: a later depth frame declaring 16000x16000", setup: (d) => (scannet(d), writeFileSync(join(d, "s", "depth", "110.png"), pngBomb)), args: importScannet(), code: 2, maxRssMiB: 400, mentions: [/depth\/110\.png: depth image is 16000x16000, expected 518x392 \(the scene's first depth image\)/] },
+  { name: "scannet: a colour PNG declaring 16000x16000 of another aspect", setup: (d) => (scannet(d), writeFileSync(join(d, "s", "color", "2.png"), pngBomb)), args: importScannet(), code: 2, maxRssMiB: 400, mentions: [/color\/2\.png: colour image declares 16000x16000/] },
+  { name: "replica: a depth image named depthabc.png (R03)", setup: (d) => (writeReplica(join(d, "rep"), views3().views), writeFileSync(join(d, "rep", "results", "depthabc.png"), readFileSync(join(d, "rep", "results", "depth000000.png")))), args: (d) => ["import", "replica", join(d, "rep"), "--out", join(d, "o")], code: 2, mentions: [/results\/depthabc\.png: expected a depth image named depth<frame number>\.png/] },
+  { name: "replica: depth-1.png (R10)", setup: (d) => (writeReplica(join(d, "rep"), views3().views), writeFileSync(join(d, "rep", "results", "depth-1.png"), readFileSync(join(d, "rep", "results", "depth000000.png")))), args: (d) => ["import", "replica", join(d, "rep"), "--out", join(d, "o")], code: 2, mentions: [/results\/depth-1\.png: expected a depth image named depth<frame number>\.png/] },
+  {
+    name: "replica: cam_params.json of 10x the depth image's aspect (R09)",
+    setup: (d) => {
+      writeReplica(join(d, "rep"), views3().views);
+      const f = join(d, "rep", "cam_params.json");
+      const c = JSON.parse(readFileSync(f, "utf8")) as { camera: Record<string, number> };
+      writeFileSync(f, json({ camera: { ...c.camera, w: c.camera.w! * 10 } }));
+    },
+    args: (d) => ["import", "replica", join(d, "rep"), "--out", join(d, "o")],
+    code: 2,
+    mentions: [/cam_params\.json: camera: intrinsics are given for a 5180x392 image, whose aspect differs from the 518x392 depth image's/],
+  },
+  {
+    name: "replica: depth scale 1e-300 (R01)",
+    setup: (d) => {
+      writeReplica(join(d, "rep"), views3().views);
+      const f = join(d, "rep", "cam_params.json");
+      const c = JSON.parse(readFileSync(f, "utf8")) as { camera: Record<string, number> };
+      writeFileSync(f, json({ camera: { ...c.camera, scale: 1e-300 } }));
+    },
+    args: (d) => ["import", "replica", join(d, "rep"), "--out", join(d, "o")],
+    code: 2,
+    mentions: [/cam_params\.json: .*camera\.scale: .*>=1/],
+  },
+  {
+    name: "tum: a translation of 1e308 (T09)",
+    setup: (d) => {
+      writeTum(join(d, "t"), views3().views);
+      const f = join(d, "t", "groundtruth.txt");
+      const lines = readFileSync(f, "utf8").split("\n");
+      const k = lines.findIndex((l) => l && !l.startsWith("#"));
+      const parts = lines[k]!.split(" ");
+      parts[1] = "1e308";
+      lines[k] = parts.join(" ");
+      writeFileSync(f, lines.join("\n"));
+    },
+    args: (d) => ["import", "tum", join(d, "t"), "--out", join(d, "o")],
+    code: 2,
+    mentions: [/groundtruth\.txt: line 3: camera position .* m from the origin; expected at most 10000 m/],
+  },
+  {
+    name: "tum: depth.txt names a file outside the sequence (T06)",
+    setup: (d) => {
+      writeTum(join(d, "t"), views3().views);
+      mkdirSync(join(d, "outside"));
+      const f = join(d, "t", "depth.txt");
+      const lines = readFileSync(f, "utf8").split("\n");
+      const k = lines.findIndex((l) => l && !l.startsWith("#"));
+      const [ts, file] = lines[k]!.split(" ");
+      cpSync(join(d, "t", file!), join(d, "outside", "x.png"));
+      lines[k] = `${ts} ../outside/x.png`;
+      writeFileSync(f, lines.join("\n"));
+    },
+    args: (d) => ["import", "tum", join(d, "t"), "--out", join(d, "o")],
+    code: 2,
+    mentions: [/depth\.txt: line 4: names \.\.\/outside\/x\.png, outside the sequence folder/],
+  },
+  {
+    name: "tum: --intrinsics replaces TUM's default in the notes (T16)",
+    setup: (d) => void writeTum(join(d, "t"), views3().views),
+    args: (d) => {
+      const K = readBundle(bundleDir).views[0]!.K;
+      return ["import", "tum", join(d, "t"), "--out", join(d, "o"), "--intrinsics", `${K.fx},${K.fy},${K.cx},${K.cy}`];
+    },
+    code: 0,
+    creates: ["o"],
+    mentions: [/import: intrinsics: --intrinsics [\d.]+,[\d.]+,[\d.]+,[\d.]+ \(the layout's own not used\)/],
+    absent: [/TUM's default/],
+  },
+  {
+    name: "esi-bench: a record that is a named pipe is refused by name (B04), the others written",
+    setup: (d) => {
+      cpSync(join(REPO_ROOT, "fixtures", "esi-bench"), join(d, "eb"), { recursive: true });
+      const first = readdirSync(join(d, "eb", "dataset", "json_clean"), { recursive: true }).map(String).find((f) => f.endsWith(".json") && f.includes("/"))!;
+      mkfifo(join(d, "eb", "dataset", "json_clean", `${first.slice(0, -5)}-pipe.json`));
+    },
+    args: (d) => ["import", "esi-bench", join(d, "eb"), "--out", join(d, "o")],
+    code: 2,
+    creates: ["o"],
+    mentions: [/import: refused .*-pipe\.json: \(file\): is a named pipe, expected a record file/],
+  },
+  { name: "esi-bench: the source is a named pipe", setup: (d) => mkfifo(join(d, "p.json")), args: (d) => ["import", "esi-bench", join(d, "p.json"), "--out", join(d, "o")], code: 2, mentions: [/p\.json: is a named pipe/] },
+];
+
+/** A valid graph whose first node's label is `label`. */
+const labelled = (label: string) => withGraph((g) => ((g.nodes as Json[])[0]!.label = label));
+
+const READER_CASES: Case[] = [
+  { name: "ask: a 5 MB node label (Q09)", files: { "g.json": labelled("x".repeat(5_000_000)) }, args: askGraph, code: 2, mentions: [/g\.json/, /nodes\.0\.label/, /at most 128|<=128/], after: () => undefined },
+  { name: "ask: a graph file over 64 MiB (Q01)", setup: (d) => (writeFileSync(join(d, "g.json"), ""), truncateSync(join(d, "g.json"), 65 * 2 ** 20)), args: askGraph, code: 2, maxRssMiB: 400, mentions: [/g\.json: 65\.0 MiB, more than the 64 MiB a scene graph/] },
+  { name: "ask: a graph file that is a named pipe", setup: (d) => mkfifo(join(d, "g.json")), args: askGraph, code: 2, mentions: [/g\.json: not a regular file/] },
+  {
+    name: "inspect: a stored graph that links to itself (I08)",
+    setup: (d) => {
+      const r = copyRun(d);
+      const dir = join(r, "graphs", "geometric_configuration-000");
+      const f = readdirSync(dir)[0]!;
+      rmSync(join(dir, f));
+      symlinkSync(join(dir, f), join(dir, f));
+    },
+    args: (d) => ["inspect", join(d, "r"), "--task", "geometric_configuration-000", "-o", join(d, "p.html")],
+    code: 2,
+    mentions: [/single__gt\.json: cannot read: too many symbolic links/],
+  },
+  { name: "compare: runs of seed 0 and seed 7 share task ids, not tasks (M01)", setup: (d) => (copyRun(d, "a"), copyRun(d, "b", () => seed7Dir)), args: (d) => ["compare", join(d, "a"), join(d, "b")], code: 2, mentions: [/task geometric_configuration-000 is not the same task in both runs \(task_hash [0-9a-f]{16} and [0-9a-f]{16}\)/, /\ba and .*\bb\b/] },
+  {
+    name: "compare: records without task_hash still read, with a note",
+    setup: (d) => {
+      copyRun(d, "a");
+      editItems(copyRun(d, "b"), (ls) => ls.map(({ task_hash: _h, ...r }) => r));
+    },
+    args: (d) => ["compare", join(d, "a"), join(d, "b")],
+    code: 0,
+    mentions: [/compare: .*a and .*b: 1 shared item\(s\) have no task_hash/],
+  },
+  { name: "compare: every line repeated 3 times (M10)", setup: (d) => (copyRun(d, "a"), editItems(copyRun(d, "b"), (ls) => ls.flatMap((l) => [l, l, l]))), args: (d) => ["compare", join(d, "a"), join(d, "b")], code: 0, mentions: [/compare: .*b\/items\.jsonl: 2 line\(s\) repeat an earlier item key/] },
+  { name: "compare: a record of paradigm teleport (M13)", setup: (d) => (copyRun(d, "a"), editItems(copyRun(d, "b"), (ls) => ls.map((l) => ({ ...l, paradigm: "teleport" })))), args: (d) => ["compare", join(d, "a"), join(d, "b")], code: 2, mentions: [/b\/items\.jsonl: line 1 is not an item record: paradigm/] },
+  { name: "config naming a subcategory twice (F09)", ...cfgRun(json({ subcategories: ["spatial_distance", "spatial_distance"] })), code: 2, mentions: [/cfg\.json/, /subcategories/, /named twice/] },
+  { name: "run --no-cache --cache FILE (F13)", args: runWith("--no-cache", "--cache", "c.sqlite"), code: 2, mentions: [/--cache, --no-cache: both given/] },
+  { name: "run --cache FILE --no-cache", args: runWith("--cache", "c.sqlite", "--no-cache"), code: 2, mentions: [/--cache, --no-cache: both given/] },
+  { name: "ask --no-cache --cache FILE", args: (d) => [...askGraph(d), "--no-cache", "--cache", join(d, "c.sqlite")], files: { "g.json": withGraph(() => undefined) }, code: 2, mentions: [/--cache, --no-cache: both given/] },
+  { name: "run --store without --queue (F14)", args: runWith("--store", "st"), code: 2, mentions: [/--store: only with --queue/] },
+];
+
+const llmArgs = (server: () => TestServer | null) => (d: string) => [...askGraph(d), "--reasoner", "openai:test-model", "--base-url", `${server()!.url}/v1`, "--no-cache", "--max-retries", "0"];
+
+const LLM_CASES: Case[] = [
+  { name: "ask: a 20 MB reply is refused as reply_too_large, not shown (M3)", files: { "g.json": withGraph(() => undefined) }, args: llmArgs(() => hugeServer), env: KEY, code: 1, maxRssMiB: 400, mentions: [/larger than the 8388608-byte limit/] },
+  {
+    name: "run: 20 MB replies are recorded as LlmError:reply_too_large, nothing stored whole (M3)",
+    args: (d) => ["run", ...SMALL_RUN, "--reasoner", "openai:test-model", "--base-url", `${hugeServer!.url}/v1`, "--max-retries", "0", "--cache", join(d, "c.sqlite"), "--out", join(d, "r")],
+    env: KEY,
+    code: 1,
+    maxRssMiB: 600,
+    creates: ["r", "c.sqlite"],
+    mentions: [/no item got an answer \(LlmError:reply_too_large 1\)/],
+    after: (d) => {
+      expect(statSync(join(d, "r", "items.jsonl")).size).toBeLessThan(64 * 1024);
+      expect(statSync(join(d, "c.sqlite")).size).toBeLessThan(1024 * 1024);
+    },
+  },
+  { name: "ask: a reply's escape sequences are shown escaped, not sent to the terminal (M9)", files: { "g.json": withGraph(() => undefined) }, args: llmArgs(() => ctrlServer), env: KEY, code: 0, mentions: [/\\x1b\[2J\\x1b\]0;pwned\\x07/], absent: [/\x1b/, /\x07/] },
+];
+
+const CORPUS: Case[] = [...TASK_CASES, ...CONFIG_CASES, ...FLAG_CASES, ...BUNDLE_CASES, ...ASK_CASES, ...RUN_DIR_CASES, ...OUTPUT_CASES, ...IMPORT_CASES, ...READER_CASES, ...LLM_CASES];
 /** The service's corpus (test/apps/service/bad-requests.test.ts) has 49 rows; together at least the issue's 100. */
 export const CLI_CORPUS_SIZE = CORPUS.length;
 
-function listing(dir: string): string[] {
-  const out: string[] = [];
+/** Every entry below `dir` with a hash of its content (a link by its target, a pipe as such): nothing may change unless a row says so. */
+function listing(dir: string): Map<string, string> {
+  const out = new Map<string, string>();
   const walk = (d: string) => {
     for (const f of readdirSync(d)) {
       const p = join(d, f);
-      out.push(relative(dir, p));
-      try {
-        if (statSync(p).isDirectory()) walk(p);
-      } catch {
-        /* a dangling link the row made */
-      }
+      const st = lstatSync(p);
+      const rel = relative(dir, p);
+      if (st.isSymbolicLink()) out.set(rel, "link");
+      else if (st.isDirectory()) {
+        out.set(rel, "dir");
+        walk(p);
+      } else if (st.isFile()) out.set(rel, createHash("sha256").update(readFileSync(p)).digest("hex"));
+      else out.set(rel, "special");
     }
   };
   walk(dir);
-  return out.sort();
+  return out;
+}
+
+/** The listing without the entries a row is meant to write. */
+const without = (l: Map<string, string>, created: readonly string[]) => new Map([...l].filter(([k]) => !created.some((c) => k === c || k.startsWith(`${c}/`))));
+
+/** The built CLI under /usr/bin/time: its output, exit code and peak resident memory (MiB). */
+function esi3dMeasured(args: string[], opts: { cwd: string; env: Record<string, string | undefined>; timeoutMs: number }): Promise<{ code: number | null; stdout: string; stderr: string; rssMiB: number }> {
+  return new Promise((resolve) => {
+    const child = spawn("/usr/bin/time", ["-f", "esi3d-peak-rss-kb %M", process.execPath, CLI, ...args], { cwd: opts.cwd, env: { ...process.env, ...opts.env } as NodeJS.ProcessEnv, timeout: opts.timeoutMs });
+    let stdout = "", stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    child.on("close", (code) => {
+      const m = /esi3d-peak-rss-kb (\d+)/.exec(stderr);
+      resolve({ code, stdout, stderr: stderr.replace(/.*esi3d-peak-rss-kb \d+\n?/, "").replace(/Command exited with non-zero status \d+\n/, ""), rssMiB: m ? Number(m[1]) / 1024 : NaN });
+    });
+  });
+}
+
+/** A 16-bit greyscale PNG declaring `w` x `h` of zero rows, deflated as it is made (a few MB of memory at most). */
+async function zeroPng16(w: number, h: number): Promise<Buffer> {
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(w, 0);
+  ihdr.writeUInt32BE(h, 4);
+  ihdr[8] = 16;
+  const deflate = createDeflate({ level: 9 });
+  const parts: Buffer[] = [];
+  deflate.on("data", (c: Buffer) => parts.push(c));
+  const done = new Promise((r) => deflate.on("end", r));
+  const row = Buffer.alloc(1 + 2 * w);
+  for (let y = 0; y < h; y++) if (!deflate.write(row)) await new Promise((r) => deflate.once("drain", r));
+  deflate.end();
+  await done;
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), pngChunk("IHDR", ihdr), pngChunk("IDAT", Buffer.concat(parts)), pngChunk("IEND", Buffer.alloc(0))]);
 }
 
 describe("the CLI's bad-input corpus", () => {
@@ -288,7 +561,30 @@ describe("the CLI's bad-input corpus", () => {
     const r = await esi3dAsync(["render", "--tasks", FIXTURE_TASK, "--paradigm", "single", "--out", join(root, "bundles")]);
     expect(r.code, r.stderr).toBe(0);
     bundleDir = join(root, "bundles", "geometric_configuration-000", "single");
-  }, 120_000);
+    runDir = join(root, "run-seed0");
+    seed7Dir = join(root, "run-seed7");
+    const [a, b] = await Promise.all([esi3dAsync(["run", ...SMALL_RUN, "--out", runDir]), esi3dAsync(["run", ...SMALL_RUN, "--seed", "7", "--out", seed7Dir])]);
+    expect(a.code, a.stderr).toBe(0);
+    expect(b.code, b.stderr).toBe(0);
+    pngBomb = await zeroPng16(16_000, 16_000);
+    // 20 MB of content: Content-Length declared on even requests, streamed (chunked, no length) on odd ones
+    let n = 0;
+    const huge = JSON.stringify({ id: "c", object: "chat.completion", created: 1, model: "test-model", choices: [{ index: 0, message: { role: "assistant", content: "7".repeat(20_000_000) }, finish_reason: "stop" }] });
+    hugeServer = await startServer((_req, res) => {
+      if (n++ % 2 === 0) res.writeHead(200, { "content-type": "application/json", "content-length": String(Buffer.byteLength(huge)) }).end(huge);
+      else {
+        res.writeHead(200, { "content-type": "application/json" });
+        for (let i = 0; i < huge.length; i += 1 << 20) res.write(huge.slice(i, i + (1 << 20)));
+        res.end();
+      }
+    });
+    const ctrl = JSON.stringify({ id: "c", object: "chat.completion", created: 1, model: "test-model", choices: [{ index: 0, message: { role: "assistant", content: "\u001b[2J\u001b]0;pwned\u0007" + JSON.stringify({ answer: "3", confidence: 0.5 }) }, finish_reason: "stop" }] });
+    ctrlServer = await startServer((_req, res) => void res.writeHead(200, { "content-type": "application/json" }).end(ctrl));
+  }, 240_000);
+  afterAll(async () => {
+    await hugeServer?.close();
+    await ctrlServer?.close();
+  });
 
   it("has at least 51 rows (100 with the service's 49)", () => {
     expect(CORPUS.length).toBeGreaterThanOrEqual(51);
@@ -312,12 +608,17 @@ describe("the CLI's bad-input corpus", () => {
         for (const [f, content] of Object.entries(c.files ?? {})) writeFileSync(join(dir, f), content);
         c.setup?.(dir);
         const before = listing(dir);
-        const r = await esi3dAsync(c.args(dir), { cwd: dir, env: { ESI3D_DEBUG: undefined, ...c.env }, timeoutMs: 60_000 });
+        const opts = { cwd: dir, env: { ESI3D_DEBUG: undefined, ...c.env }, timeoutMs: 60_000 };
+        const r: { code: number | null; stdout: string; stderr: string; rssMiB?: number } = c.maxRssMiB ? await esi3dMeasured(c.args(dir), opts) : await esi3dAsync(c.args(dir), opts);
         const said = r.stderr + r.stdout;
         expect(r.code, said).toBe(c.code);
         for (const m of c.mentions) expect(said, `message should match ${m}`).toMatch(m);
+        for (const m of c.absent ?? []) expect(said, `output should not match ${m}`).not.toMatch(m);
         expect(said).not.toMatch(LEAK);
-        expect(listing(dir), "no partial output").toEqual(before);
+        if (c.maxRssMiB) expect(r.rssMiB, "peak memory (MiB)").toBeLessThan(c.maxRssMiB);
+        for (const p of c.creates ?? []) expect(existsSync(join(dir, p)), `${p} written`).toBe(true);
+        expect(without(listing(dir), c.creates ?? []), "nothing else written, nothing destroyed").toEqual(without(before, c.creates ?? []));
+        c.after?.(dir);
       }, 60_000);
     });
   });
