@@ -197,7 +197,7 @@ export async function runEvaluation(opts: RunOptions): Promise<RunOutcome> {
   const models = await preflight(config, out);
   // the queue's modules (bullmq, ioredis: ~0.3 s of CPU to load) only for a queue run
   const queueModule = opts.queue?.url ? await import("./queue/producer.js") : null;
-  const queue = queueModule ? await queueModule.openQueue(opts.queue!.url!, opts.version) : null;
+  const queue = queueModule ? await queueModule.openQueue(opts.queue!.url!, opts.version, log, opts.queue!.redisWaitMs) : null;
   let opened: ReturnType<typeof openRunDir>;
   try {
     opened = openRunDir(opts);

@@ -28,9 +28,14 @@ export interface TestRedis {
   stop(): Promise<void>;
 }
 
-export async function startRedis(extra: string[] = ["--maxmemory-policy", "noeviction"]): Promise<TestRedis> {
-  const port = await freePort();
-  const proc: ChildProcess = spawn(REDIS_SERVER, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", ...extra], { stdio: "ignore" });
+/**
+ * `port`: this port instead of a free one (a restart on the same address); `dir`: keep the data in this folder
+ * (dump.rdb), written by `SHUTDOWN SAVE` and loaded by the next server started with the same folder.
+ */
+export async function startRedis(extra: string[] = ["--maxmemory-policy", "noeviction"], where: { port?: number; dir?: string } = {}): Promise<TestRedis> {
+  const port = where.port ?? (await freePort());
+  const disk = where.dir ? ["--dir", where.dir, "--dbfilename", "dump.rdb"] : [];
+  const proc: ChildProcess = spawn(REDIS_SERVER, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", ...disk, ...extra], { stdio: "ignore" });
   const client = new Redis({ port, host: "127.0.0.1", lazyConnect: true, maxRetriesPerRequest: 1 });
   client.on("error", () => {});
   for (let i = 0; ; i++) {

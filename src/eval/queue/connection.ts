@@ -5,19 +5,43 @@
  */
 import { Redis } from "ioredis";
 import { InputError } from "../../core/errors.js";
+import type { OutageWatch } from "./outage.js";
 
 /** How long to try to reach Redis before giving up (ms): a live Redis answers in milliseconds. */
 const CONNECT_TIMEOUT_MS = 3_000;
 /** BullMQ 6 needs Redis >= 6.2 (docs.bullmq.io/guide/going-to-production). */
 const MIN_REDIS = [6, 2] as const;
+/** Reconnection attempts back off by this much per attempt (ms), to at most RECONNECT_MAX_DELAY_MS: ioredis' defaults. */
+const RECONNECT_STEP_MS = 50;
+const RECONNECT_MAX_DELAY_MS = 2_000;
 
-/** A connection for BullMQ (its workers need maxRetriesPerRequest null). */
-export function redisConnection(url: string): Redis {
-  return new Redis(url, { maxRetriesPerRequest: null, lazyConnect: true, connectTimeout: CONNECT_TIMEOUT_MS });
+/**
+ * A connection that reconnects after a Redis restart (commands wait meanwhile: maxRetriesPerRequest null, as
+ * BullMQ's workers need), its errors given to `watch` (src/eval/queue/outage.ts), never printed raw.
+ */
+export function redisConnection(url: string, watch?: OutageWatch): Redis {
+  const r = new Redis(url, { maxRetriesPerRequest: null, lazyConnect: true, connectTimeout: CONNECT_TIMEOUT_MS, retryStrategy: (times) => Math.min(times * RECONNECT_STEP_MS, RECONNECT_MAX_DELAY_MS) });
+  if (watch) {
+    watch.watch(r);
+    watch.watchReady(r);
+  } else r.on("error", () => {});
+  return r;
 }
 
-/** Connects and checks the server; `flag` names the option in every message. */
-export async function openQueueRedis(url: string, flag = "--queue"): Promise<Redis> {
+/**
+ * Connects, checks the server, and returns a connection for the process's own use (heartbeats, rate-limit
+ * windows, status) that outlives a Redis restart; `flag` names the option in every message.
+ */
+export async function openQueueRedis(url: string, flag = "--queue", watch?: OutageWatch): Promise<Redis> {
+  const checked = await checkQueueRedis(url, flag);
+  checked.disconnect();
+  const live = redisConnection(url, watch);
+  await live.connect().catch(() => undefined); // reconnects on its own; the watch says so
+  return live;
+}
+
+/** Connects once (no reconnection: a Redis that is not there fails at once) and checks the server. */
+async function checkQueueRedis(url: string, flag: string): Promise<Redis> {
   const r = new Redis(url, { lazyConnect: true, connectTimeout: CONNECT_TIMEOUT_MS, maxRetriesPerRequest: 1, retryStrategy: () => null, enableOfflineQueue: false });
   r.on("error", () => {}); // reported by connect() below
   try {

@@ -17,6 +17,7 @@ import type { ItemRecord } from "../records.js";
 import { openQueueRedis, redactUrl, redisConnection } from "./connection.js";
 import { answerJobId, QUEUES, unitJobId, type AnswerJobResult, type QueueJobData, type UnitJobData, type UnitJobResult } from "./jobs.js";
 import { liveWorkers, startHeartbeat, workersByRole } from "./liveness.js";
+import { REDIS_OUTAGE_LIMIT_MS, watchOutages, within, type OutageWatch } from "./outage.js";
 import { isHttpStore, shownStore } from "./store.js";
 
 /** How often the collector looks at the jobs it waits for (ms). */
@@ -26,27 +27,36 @@ const STATUS_MS = 10_000;
 /** Attempts of a job that throws (a stalled job is retried apart from these: maxStalledCount in worker.ts). */
 const JOB_ATTEMPTS = 2;
 
+/** The longest a producer waits for its connections to close (ms): during a Redis outage they never would. */
+const CLOSE_WAIT_MS = 2_000;
+
 export interface QueueHandle {
   redis: Redis;
   url: string;
+  /** the process's Redis outages: said once each, fatal after REDIS_OUTAGE_LIMIT_MS */
+  watch: OutageWatch;
   close(): Promise<void>;
 }
 
 /** Connects and checks the queue (reachable, noeviction, every live worker on this version): before any work. */
-export async function openQueue(url: string, version: string): Promise<QueueHandle> {
-  const redis = await openQueueRedis(url);
+export async function openQueue(url: string, version: string, log: (line: string) => void = () => {}, redisWaitMs = REDIS_OUTAGE_LIMIT_MS): Promise<QueueHandle> {
+  const watch = watchOutages("queue", redactUrl(url), log, redisWaitMs);
+  const redis = await openQueueRedis(url, "--queue", watch);
   const other = (await liveWorkers(redis)).find((w) => w.version !== version);
   if (other) {
     redis.disconnect();
+    watch.close();
     throw new InputError(`--queue: worker ${other.host}:${other.pid} (${other.role}) runs esi3d ${other.version}, this run is esi3d ${version}: run one version on every machine of a queue`, { field: "queue" });
   }
   const stopBeat = startHeartbeat(redis, "producer", () => ({ role: "producer", version, processed: 0 }));
   return {
     redis,
     url,
+    watch,
     close: async () => {
-      await stopBeat();
+      await within(CLOSE_WAIT_MS, stopBeat());
       redis.disconnect();
+      watch.close();
     },
   };
 }
@@ -81,11 +91,14 @@ function generateTimingOf(generateMs: ReadonlyMap<string, number>, taskId: strin
 /** Enqueues the units and collects their records until all are in, or the run is stopped. */
 export async function runUnitsOnQueue(input: QueueUnitsInput): Promise<{ duplicates: number }> {
   const { queue, config, store, runId } = input;
-  const connection = redisConnection(queue.url);
+  const { watch } = queue;
+  const connection = redisConnection(queue.url, watch);
   const unitQueueName = config.sources.includes("vggt") ? QUEUES.reconstruct : QUEUES.cpu;
   const withModel = modelReasoners(config).length > 0;
   const terminalQueue = new Queue(withModel ? QUEUES.llm : unitQueueName, { connection });
   const flows = new FlowProducer({ connection });
+  watch.watch(terminalQueue);
+  watch.watch(flows);
   const arms = [...threeDArms(config).map((a) => a.label), ...baselineArms(config)];
   const opts: JobsOptions = { attempts: JOB_ATTEMPTS, removeOnComplete: false, removeOnFail: false };
   const waiting = new Map<string, { task: Task; paradigm: Paradigm }>();
@@ -98,15 +111,16 @@ export async function runUnitsOnQueue(input: QueueUnitsInput): Promise<{ duplica
       const id = withModel ? answerJobId(runId, u.task.task_id, u.paradigm, arms, config.reasoner.join(","), config.seed) : unitId;
       waiting.set(id, u);
       // a job already on the queue (a resumed run, a restarted collector) is left as it is
-      if (await Job.fromId(terminalQueue, id)) continue;
-      if (withModel) await flows.add({ name: "answer", queueName: QUEUES.llm, data: base, opts: { ...opts, jobId: id }, children: [unit] });
-      else await terminalQueue.add("unit", unit.data, unit.opts);
+      if (await watch.race(Job.fromId(terminalQueue, id))) continue;
+      if (withModel) await watch.race(flows.add({ name: "answer", queueName: QUEUES.llm, data: base, opts: { ...opts, jobId: id }, children: [unit] }));
+      else await watch.race(terminalQueue.add("unit", unit.data, unit.opts));
     }
     input.log(`queue: ${waiting.size} unit job(s) on ${redactUrl(queue.url)} (${withModel ? `${unitQueueName} -> ${QUEUES.llm}` : unitQueueName}), store ${shownStore(store)}`);
     let lastStatus = Date.now();
     while (waiting.size > 0 && !input.stopped()) {
       const ids = [...waiting.keys()];
-      const jobs = await Promise.all(ids.map((id) => Job.fromId(terminalQueue, id)));
+      // during a Redis restart these wait for the reconnection, bounded by the outage watch
+      const jobs = await watch.race(Promise.all(ids.map((id) => Job.fromId(terminalQueue, id))));
       for (const [i, job] of jobs.entries()) {
         const id = ids[i]!;
         if (!job) throw new Error(`queue: job ${id} vanished from Redis (was the queue flushed?); rerun with --resume`);
@@ -121,7 +135,7 @@ export async function runUnitsOnQueue(input: QueueUnitsInput): Promise<{ duplica
       }
       if (Date.now() - lastStatus >= STATUS_MS) {
         lastStatus = Date.now();
-        input.log(await queueStatus(queue.redis, terminalQueue));
+        input.log(await watch.race(queueStatus(queue.redis, terminalQueue)));
       }
       if (waiting.size > 0) await sleep(POLL_MS);
     }
@@ -129,12 +143,12 @@ export async function runUnitsOnQueue(input: QueueUnitsInput): Promise<{ duplica
       // a finished run's jobs are of no more use; removing them keeps Redis small
       for (const u of input.units) {
         const id = withModel ? answerJobId(runId, u.task.task_id, u.paradigm, arms, config.reasoner.join(","), config.seed) : unitJobId(runId, u.task.task_id, u.paradigm, arms, config.seed);
-        await terminalQueue.remove(id, { removeChildren: true }).catch(() => 0);
+        await watch.race(terminalQueue.remove(id, { removeChildren: true }).catch(() => 0));
       }
     }
   } finally {
-    await flows.close();
-    await terminalQueue.close();
+    await within(CLOSE_WAIT_MS, flows.close());
+    await within(CLOSE_WAIT_MS, terminalQueue.close());
     connection.disconnect();
   }
   if (duplicates) input.log(`queue: dropped ${duplicates} duplicate record(s) (items delivered twice)`);

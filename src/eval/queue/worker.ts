@@ -18,6 +18,7 @@ import type { UnitResult } from "../pipeline.js";
 import type { ItemRecord } from "../records.js";
 import { answerPending, makeRunModels, type RunModels } from "../answer.js";
 import { openQueueRedis, redactUrl, redisConnection } from "./connection.js";
+import { watchOutages, within } from "./outage.js";
 import { QUEUES, type AnswerJobResult, type QueueJobData, type UnitJobData, type UnitJobResult } from "./jobs.js";
 import { liveProducers, startHeartbeat } from "./liveness.js";
 import { redisWindowStore } from "./limiter.js";
@@ -30,20 +31,27 @@ const MAX_STALLED_COUNT = 3;
 export interface WorkerHandle {
   /** stops taking jobs, finishes those in flight */
   close(): Promise<void>;
+  /** rejects once Redis has been unreachable for REDIS_OUTAGE_LIMIT_MS (src/eval/queue/outage.ts) */
+  failed: Promise<never>;
 }
+
+/** The longest a worker's close waits for its queues (ms) once Redis is gone; jobs in flight are retried elsewhere. */
+const CLOSE_WAIT_AFTER_OUTAGE_MS = 2_000;
 
 /** Starts the roles' workers after checking the queue (exit 2 before any work on a bad configuration). */
 export async function startQueueWorker(o: WorkerOptions, version: string, log: (line: string) => void): Promise<WorkerHandle> {
-  const redis = await openQueueRedis(o.url);
+  const watch = watchOutages("worker", redactUrl(o.url), log, o.redisWaitMs);
+  const redis = await openQueueRedis(o.url, "--queue", watch);
   const other = (await liveProducers(redis)).find((p) => p.version !== version);
   if (other) {
     redis.disconnect();
+    watch.close();
     throw new InputError(`--queue: the run on ${other.host}:${other.pid} is esi3d ${other.version}, this worker is esi3d ${version}: run one version on every machine of a queue`, { field: "queue" });
   }
   const roles = o.role === "all" ? (["cpu", "llm"] as const) : ([o.role] as const);
   let processed = 0;
   const stopBeat = startHeartbeat(redis, "worker", () => ({ role: o.role, version, processed }));
-  const connection = redisConnection(o.url);
+  const connection = redisConnection(o.url, watch);
   const workers: Worker[] = [];
   const pools: Piscina[] = [];
   const checkVersion = (job: Job<QueueJobData>) => {
@@ -68,16 +76,24 @@ export async function startQueueWorker(o: WorkerOptions, version: string, log: (
   for (const w of workers) {
     w.on("completed", () => processed++);
     w.on("failed", (job, e) => log(`worker: ${job?.data.taskId ?? "?"} ${job?.data.paradigm ?? ""} failed: ${e.message}`));
-    w.on("error", (e) => log(`worker: ${e.message}`));
+    // a lost connection is one line per outage, not one per reconnection attempt
+    watch.watch(w);
   }
+  let gone = false;
+  watch.failed.catch(() => (gone = true));
   log(`worker: ${roles.join(" + ")} on ${redactUrl(o.url)}, concurrency ${roles.map(concurrencyOf).join(" + ")}`);
   return {
+    failed: watch.failed,
     close: async () => {
-      await Promise.all(workers.map((w) => w.close()));
+      // with Redis gone a worker's close would wait for it forever: its jobs' locks lapse and another worker retries them
+      const closing = Promise.all(workers.map((w) => w.close(gone)));
+      if (gone) await within(CLOSE_WAIT_AFTER_OUTAGE_MS, closing);
+      else await closing;
       await Promise.all(pools.map((p) => p.destroy()));
-      await stopBeat();
+      await within(CLOSE_WAIT_AFTER_OUTAGE_MS, stopBeat());
       connection.disconnect();
       redis.disconnect();
+      watch.close();
     },
   };
 }

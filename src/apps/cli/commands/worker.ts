@@ -12,6 +12,7 @@ export function registerWorker(program: Command): void {
     // the queue's packages (bullmq, ioredis) load only when a worker starts, not for `esi3d --help`
     const { startQueueWorker } = await import("../../../eval/queue/worker.js");
     const worker = await startQueueWorker(options, PACKAGE_VERSION, log);
+    let outage: Error | null = null;
     await new Promise<void>((resolve) => {
       const stop = () => {
         process.off("SIGINT", stop);
@@ -21,7 +22,15 @@ export function registerWorker(program: Command): void {
       };
       process.on("SIGINT", stop);
       process.on("SIGTERM", stop);
+      // a Redis gone for longer than the worker waits ends it, in one line (the command's error)
+      worker.failed.catch((e: Error) => {
+        outage = e;
+        process.off("SIGINT", stop);
+        process.off("SIGTERM", stop);
+        resolve();
+      });
     });
     await worker.close();
+    if (outage) throw outage;
   });
 }
