@@ -167,6 +167,12 @@ function openRunDir(opts: RunOptions) {
   }
 }
 
+/** How many items a run of `tasks` tasks plans over its paradigms (a service checks it against its limit before launching). */
+export function plannedItems(config: RunConfig, tasks: number): number {
+  const probe = { task_id: "t" } as Task;
+  return tasks * config.paradigms.reduce((n, p) => n + unitKeys(config, probe, p).length, 0);
+}
+
 /**
  * The item keys of a unit (task × paradigm): per reasoner one per 3D arm and one for the 2D baseline, and one
  * shortcut item (question only: the same whatever the reasoner).
@@ -223,13 +229,23 @@ export async function runEvaluation(opts: RunOptions): Promise<RunOutcome> {
   const stopped = () => opts.signal?.aborted === true || abandoned();
   const abandoned = () => opts.abandon?.aborted === true;
   const abandonSignal = opts.abandon ?? new AbortController().signal;
+  // generation stops at the first stop, as the units do: a run of many tasks must not generate them all first
+  const stopSignal = AbortSignal.any([opts.signal, opts.abandon].filter((s): s is AbortSignal => s !== undefined));
   let totalItems = 0;
+  let cutShort = false;
   let storeServer: StoreServer | null = null;
   const skipped: SkippedItem[] = [];
   try {
     // each generated task's generation time, for its records (timings_ms.generate)
     const generateMs = new Map<string, number>();
-    const tasks = await prepareTasks(opts, exec, skipped, generateMs);
+    let tasks: Task[] = [];
+    try {
+      tasks = await prepareTasks(opts, (job) => (stopped() ? Promise.reject(new Error("stopped")) : exec(job, stopSignal)), skipped, generateMs);
+    } catch (e) {
+      if (!stopped()) throw e;
+      // stopped while generating: the tasks generated so far are kept in tasks/, --resume goes on from them
+      cutShort = true;
+    }
     const allUnits = tasks.flatMap((task) => config.paradigms.map((paradigm) => ({ task, paradigm: paradigm as Paradigm }))).filter((u) => !isSkippedUnit(skipped, u.task.task_id, u.paradigm));
     const units = allUnits.filter((u) => unitKeys(config, u.task, u.paradigm).some((k) => !doneKeys.has(k)));
     totalItems = allUnits.reduce((n, u) => n + unitKeys(config, u.task, u.paradigm).length, 0);
@@ -296,7 +312,7 @@ export async function runEvaluation(opts: RunOptions): Promise<RunOutcome> {
     lock.release();
   }
   // a stop that came after the last item changes nothing
-  const interrupted = stopped() && records.length < totalItems;
+  const interrupted = cutShort || (stopped() && records.length < totalItems);
   const wallSeconds = (Date.now() - t0) / 1000;
   const queueNote = queue ? `${(await import("./queue/connection.js")).redactUrl(queue.url)}, ${duplicates} duplicate deliveries dropped` : undefined;
   const summary = writeReports(opts, records, interrupted, wallSeconds, skipped, queueNote);

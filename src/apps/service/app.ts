@@ -45,6 +45,8 @@ export interface RunningServer {
   url: string;
   ctx: ServerContext;
   close(): Promise<void>;
+  /** For a process about to exit before close() finished: records running runs as interrupted, releases the data directory. */
+  abandon(): void;
 }
 
 /** One plugin for every resource of ROUTES: a resource without its plugin does not compile. */
@@ -137,6 +139,10 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       await app.close();
       await queueWatch?.close();
       await closeServices(services);
+    },
+    abandon() {
+      services.runs.markInterrupted();
+      services.store.unlock();
     },
   };
 }

@@ -11,7 +11,7 @@ import { intOption, parseFlagValue } from "../../core/flags.js";
 import { QueueUrlSchema } from "../../eval/queue/options.js";
 import { MIN_TOKEN_LENGTH, serverToken } from "../../core/http/access.js";
 import type { RunningServer } from "./app.js";
-import { DEFAULT_CPU_JOBS, DEFAULT_CPU_QUEUE, DEFAULT_DATA_DIR, DEFAULT_HOST, DEFAULT_PORT } from "./limits.js";
+import { DEFAULT_CPU_JOBS, DEFAULT_CPU_QUEUE, DEFAULT_DATA_DIR, DEFAULT_HOST, DEFAULT_PORT, SHUTDOWN_GRACE_MS, SHUTDOWN_LIMIT_MS } from "./limits.js";
 
 interface ServeFlags {
   host: string;
@@ -23,17 +23,26 @@ interface ServeFlags {
   queueUrl?: string;
 }
 
-/** Resolves when the server has closed after SIGINT or SIGTERM; a second signal exits the process at once. */
+/**
+ * Resolves when the server has closed after SIGINT or SIGTERM, or at SHUTDOWN_LIMIT_MS whatever still runs (runs
+ * then recorded as interrupted); a second signal exits the process at once.
+ */
 function closeOnSignal(server: RunningServer): Promise<void> {
   return new Promise<void>((done) => {
     let stopping = false;
     const stop = (signal: string) => {
       if (stopping) {
         process.stderr.write(`esi3d serve: ${signal} again: exiting now\n`);
+        server.abandon();
         process.exit(1);
       }
       stopping = true;
-      process.stderr.write(`esi3d serve: ${signal}: finishing requests and the items of running runs in flight, then exiting (again to exit now)\n`);
+      process.stderr.write(`esi3d serve: ${signal}: finishing requests and the items of running runs in flight (up to ${SHUTDOWN_GRACE_MS / 1000} s), then exiting within ${SHUTDOWN_LIMIT_MS / 1000} s (again to exit now)\n`);
+      setTimeout(() => {
+        process.stderr.write(`esi3d serve: still closing after ${SHUTDOWN_LIMIT_MS / 1000} s: exiting; runs still going are recorded as interrupted (POST /v1/runs/{id}/resume completes them)\n`);
+        server.abandon();
+        done();
+      }, SHUTDOWN_LIMIT_MS).unref();
       server.close().then(done, (e) => {
         process.stderr.write(`esi3d serve: while closing: ${(e as Error).message}\n`);
         done();
@@ -67,5 +76,8 @@ export function registerServe(program: Command): void {
       });
       process.stdout.write(`esi3d serve: listening on ${server.url} (data ${resolve(opts.data)}, ${opts.cpuJobs} CPU job(s), queue ${opts.queue}, auth ${token ? "bearer token" : "none (loopback)"})\n`);
       await closeOnSignal(server);
+      // a run's worker threads may still be finishing an item the grace did not wait for: the run is recorded,
+      // so the process ends here rather than when they do (SHUTDOWN_LIMIT_MS is the promise)
+      process.exit(0);
     });
 }

@@ -109,6 +109,21 @@ export const MAX_RETRY_AFTER_S = 60;
  */
 export const MAX_ACTIVE_RUNS = 1;
 
+/**
+ * Tasks one run may plan (per request): five times the built-in suite (190 tasks). A run of perSubcategory
+ * 10000 (190,000 tasks) held the only run slot indefinitely (audit M6).
+ */
+export const MAX_RUN_TASKS = 1000;
+
+/**
+ * Items one run may plan (tasks x paradigms x arms): a default run is 3,420; an ablation of many noise levels
+ * multiplies its arms. About six default runs, hours on this service's cores.
+ */
+export const MAX_RUN_ITEMS = 20_000;
+
+/** How long DELETE /v1/runs/:id waits for the run to stop before answering (its items in flight finish first). */
+export const CANCEL_WAIT_MS = 5_000;
+
 /** Worker threads one run may ask for: the machine's cores (more only adds contention). */
 export const MAX_RUN_THREADS = Math.max(1, availableParallelism());
 
@@ -130,6 +145,13 @@ export const GRAPH_CACHE_ENTRIES = 256;
 
 /** On SIGTERM/SIGINT: how long runs may take to finish their items in flight before the process exits. */
 export const SHUTDOWN_GRACE_MS = 20_000;
+
+/**
+ * On SIGTERM/SIGINT the process exits within this, whatever is still running: the grace for runs, then a few
+ * seconds to close connections and worker pools. Runs still going are recorded as interrupted (resume completes
+ * them); a SIGTERM during a large run did not stop the server within 100 s (audit M6).
+ */
+export const SHUTDOWN_LIMIT_MS = SHUTDOWN_GRACE_MS + 5_000;
 
 /** Worker threads with nothing to do exit after this (a new job starts one again in ~100 ms). */
 export const WORKER_IDLE_MS = 60_000;

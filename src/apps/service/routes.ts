@@ -96,7 +96,8 @@ export const ROUTES = {
     list: route({ method: "GET", url: "/v1/runs", summary: "every run with its status", status: 200, response: RunListSchema, auth: true }),
     get: route({ method: "GET", url: "/v1/runs/:id", summary: "a run's status, progress (items done / total) and, once finished, its summary", status: 200, response: RunStatusSchema, auth: true }),
     items: route({ method: "GET", url: "/v1/runs/:id/items", summary: "a page of the run's item records (items.jsonl): ?offset&limit", query: ItemsPageQuerySchema, status: 200, response: ItemsResponseSchema, auth: true }),
-    resume: route({ method: "POST", url: "/v1/runs/:id/resume", summary: "complete an interrupted (or failed) run", status: 202, response: RunStatusSchema, auth: true }),
+    resume: route({ method: "POST", url: "/v1/runs/:id/resume", summary: "complete an interrupted, cancelled (or failed) run", status: 202, response: RunStatusSchema, auth: true }),
+    cancel: route({ method: "DELETE", url: "/v1/runs/:id", summary: "cancel a running run: it starts no more items, those in flight finish, every finished item is kept (resume completes it); answers once it stopped, or after a few seconds with status still running", status: 202, response: RunStatusSchema, auth: true }),
   },
 } as const satisfies Record<string, Record<string, RouteDoc>>;
 

@@ -11,13 +11,13 @@ import { readTasks } from "../../../bridge/task/io.js";
 import { InputError } from "../../core/errors.js";
 import { redactStrings } from "../../core/redact.js";
 import { modelReasoners, resolveRunConfig, RunConfigSchema, type RunConfig } from "../../eval/config.js";
-import { runEvaluation } from "../../eval/runner.js";
+import { plannedItems, runEvaluation } from "../../eval/runner.js";
 import { readRecords, type ItemRecord } from "../../eval/records.js";
 import { SUMMARY_FORMAT, SummaryFileSchema, summarizeRun } from "../../eval/summary.js";
 import { PACKAGE_VERSION } from "../../core/version.js";
 import { busy, fromZod, HttpError, notFound } from "./errors.js";
 import { checkId, newId } from "./ids.js";
-import { DEFAULT_PAGE_SIZE, MAX_ACTIVE_RUNS, MAX_PAGE_SIZE, MAX_RUN_THREADS } from "./limits.js";
+import { CANCEL_WAIT_MS, DEFAULT_PAGE_SIZE, MAX_ACTIVE_RUNS, MAX_PAGE_SIZE, MAX_RUN_ITEMS, MAX_RUN_TASKS, MAX_RUN_THREADS } from "./limits.js";
 import { ItemsPageQuerySchema, RUN_STATUSES, RunRequestSchema } from "./schemas.js";
 import type { ServerContext } from "./context.js";
 
@@ -45,6 +45,30 @@ export type RunRecord = z.infer<typeof RunRecordSchema>;
 interface Active {
   stop: AbortController;
   done: Promise<void>;
+  /** DELETE /v1/runs/:id asked it to stop: it ends as cancelled, not interrupted */
+  cancelled: boolean;
+}
+
+/** What a stopped run's record says, by why it stopped. */
+const STOPPED = {
+  interrupted: "the server stopped during this run; POST /v1/runs/{id}/resume completes it",
+  cancelled: "cancelled (DELETE /v1/runs/{id}); the finished items are kept, POST /v1/runs/{id}/resume completes it",
+} as const;
+
+/**
+ * A run's planned size against the per-request limits: its tasks (the built-in suite's perSubcategory x
+ * subcategories, or the stored tasks, cut at limit) and items (tasks x paradigms x arms). 400 naming the field.
+ */
+function checkRunSize(config: RunConfig, storedTasks: number): void {
+  const all = config.suite === "tasks" ? storedTasks : config.perSubcategory * config.subcategories.length;
+  const tasks = config.limit === null ? all : Math.min(all, config.limit);
+  if (tasks > MAX_RUN_TASKS) {
+    const what = config.suite === "tasks" ? `${all} stored tasks` : `perSubcategory ${config.perSubcategory} x ${config.subcategories.length} subcategories = ${all} tasks`;
+    const field = config.limit === null ? "body.perSubcategory" : "body.limit";
+    throw new HttpError(400, "invalid_request", `${field}: this run would plan ${tasks} tasks (${what}); a run on this server plans at most ${MAX_RUN_TASKS}: set limit (or lower perSubcategory)`, field);
+  }
+  const items = plannedItems(config, tasks);
+  if (items > MAX_RUN_ITEMS) throw new HttpError(400, "invalid_request", `body: this run would plan ${items} items (${tasks} tasks x ${config.paradigms.length} paradigm(s) x its arms); a run on this server plans at most ${MAX_RUN_ITEMS}: fewer tasks, paradigms, sources, label modes or noise levels`, "body");
 }
 
 export class RunService {
@@ -80,7 +104,7 @@ export class RunService {
       if (!/^r-[0-9a-f]{24}$/.test(id)) continue;
       const r = this.ctx.store.readJson(join(this.dir(id), "run.json"), RunRecordSchema, "run");
       if (r?.status === "running") {
-        this.save({ ...r, status: "interrupted", error: "the server stopped during this run; POST /v1/runs/{id}/resume completes it" });
+        this.save({ ...r, status: "interrupted", error: STOPPED.interrupted });
         n++;
       }
     }
@@ -113,13 +137,15 @@ export class RunService {
       if (e instanceof ZodError) throw fromZod(e, "body");
       throw e;
     }
+    let stored = 0;
     if (config.suite === "tasks") {
       try {
-        readTasks(this.ctx.store.path("tasks"));
+        stored = readTasks(this.ctx.store.path("tasks")).length;
       } catch (e) {
         throw new HttpError(400, "invalid_request", `body.suite: "tasks": ${this.ctx.redact((e as Error).message)}`, "body.suite");
       }
     }
+    checkRunSize(config, stored);
     if (this.active.size >= MAX_ACTIVE_RUNS) throw busy(`runs (${MAX_ACTIVE_RUNS} at a time)`, RUNS_FULL_RETRY_AFTER_S);
     const id = newId("run");
     const rec: RunRecord = { format: "esi3d-served-run/1", id, status: "running", created_at: new Date().toISOString(), finished_at: null, config, total: null, error: null };
@@ -129,7 +155,7 @@ export class RunService {
 
   resume(id: string) {
     const rec = this.load(id);
-    if (rec.status !== "interrupted" && rec.status !== "failed") throw new HttpError(409, "conflict", `run ${id} is ${rec.status}; only an interrupted or failed run can be resumed`);
+    if (rec.status !== "interrupted" && rec.status !== "cancelled" && rec.status !== "failed") throw new HttpError(409, "conflict", `run ${id} is ${rec.status}; only an interrupted, cancelled or failed run can be resumed`);
     if (this.active.size >= MAX_ACTIVE_RUNS) throw busy(`runs (${MAX_ACTIVE_RUNS} at a time)`, RUNS_FULL_RETRY_AFTER_S);
     this.launch({ ...rec, status: "running", finished_at: null, error: null }, true);
     return this.status(this.load(id));
@@ -148,6 +174,7 @@ export class RunService {
       }
     };
     const t = performance.now();
+    const active: Active = { stop, done: Promise.resolve(), cancelled: false };
     const done = (async () => {
       let status: RunStatus = "finished";
       let error: string | null = null;
@@ -168,8 +195,8 @@ export class RunService {
           },
         });
         if (out.interrupted) {
-          status = "interrupted";
-          error = "the server stopped during this run; POST /v1/runs/{id}/resume completes it";
+          status = active.cancelled ? "cancelled" : "interrupted";
+          error = STOPPED[status];
         }
       } catch (e) {
         status = "failed";
@@ -181,7 +208,22 @@ export class RunService {
         this.active.delete(rec.id);
       }
     })();
-    this.active.set(rec.id, { stop, done });
+    active.done = done;
+    this.active.set(rec.id, active);
+  }
+
+  /**
+   * DELETE /v1/runs/:id: the run starts no more items; those in flight finish and every finished item is kept
+   * (POST .../resume completes it). Waits up to CANCEL_WAIT_MS for it to stop, then answers its status.
+   */
+  async cancel(id: string) {
+    const rec = this.load(id);
+    const active = this.active.get(id);
+    if (rec.status !== "running" || !active) throw new HttpError(409, "conflict", `run ${id} is ${rec.status}; only a running run can be cancelled`);
+    active.cancelled = true;
+    active.stop.abort();
+    await Promise.race([active.done, new Promise((r) => setTimeout(r, CANCEL_WAIT_MS).unref())]);
+    return this.status(this.load(id));
   }
 
   private readItems(id: string): ItemRecord[] {
@@ -234,7 +276,10 @@ export class RunService {
     return { run: id, offset: q.data.offset, limit, total: all.length, items: redactStrings(all.slice(q.data.offset, q.data.offset + limit), this.ctx.redact) };
   }
 
-  /** Asks every active run to stop (items in flight finish) and waits up to `graceMs`. */
+  /**
+   * Asks every active run to stop (items in flight finish) and waits up to `graceMs`; a run still going then is
+   * recorded as interrupted at once, so the record is right even if the process exits before the run ends.
+   */
   async stopAll(graceMs: number): Promise<void> {
     const waits = [...this.active.values()].map((a) => {
       a.stop.abort();
@@ -242,5 +287,14 @@ export class RunService {
     });
     if (waits.length === 0) return;
     await Promise.race([Promise.allSettled(waits), new Promise((r) => setTimeout(r, graceMs).unref())]);
+    this.markInterrupted();
+  }
+
+  /** Records every run still active as interrupted (the process is about to exit; resume completes it). */
+  markInterrupted(): void {
+    for (const [id, a] of this.active) {
+      const rec = this.ctx.store.readJson(join(this.dir(id), "run.json"), RunRecordSchema, "run");
+      if (rec?.status === "running") this.save({ ...rec, status: a.cancelled ? "cancelled" : "interrupted", error: STOPPED[a.cancelled ? "cancelled" : "interrupted"], finished_at: new Date().toISOString() });
+    }
   }
 }

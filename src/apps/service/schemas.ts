@@ -240,11 +240,11 @@ export const RunRequestSchema = RunConfigSchema.partial()
   })
   .strict();
 
-export const RUN_STATUSES = ["running", "finished", "interrupted", "failed"] as const;
+export const RUN_STATUSES = ["running", "finished", "interrupted", "cancelled", "failed"] as const;
 
 export const RunStatusSchema = z.object({
   id: z.string(),
-  status: z.enum(RUN_STATUSES).describe("interrupted: the server stopped (or was killed) during the run; POST /v1/runs/{id}/resume completes it"),
+  status: z.enum(RUN_STATUSES).describe("interrupted: the server stopped (or was killed) during the run; cancelled: DELETE /v1/runs/{id} stopped it; either way the finished items are kept and POST /v1/runs/{id}/resume completes it"),
   created_at: z.string(),
   finished_at: z.string().nullable(),
   config: RunConfigSchema,

@@ -111,6 +111,15 @@ const CASES: Case[] = [
   { name: "active: an explorer that does not exist", method: "POST", path: "/v1/runs", body: { paradigms: ["active"], explorer: "greedy" }, status: 400, code: "invalid_request", field: "body.explorer", message: /body\.explorer: .*"nbv"\|"verify"\|"random"/ },
   { name: "active: an invalid-action policy that does not exist", method: "POST", path: "/v1/runs", body: { paradigms: ["active"], invalidAction: "skip" }, status: 400, code: "invalid_request", field: "body.invalidAction", message: /body\.invalidAction: .*"reprompt"\|"forward"/ },
   { name: "active: a paradigm that does not exist", method: "POST", path: "/v1/runs", body: { paradigms: ["active", "passive"] }, status: 400, code: "invalid_request", field: "body.paradigms.1", message: /"active"/ },
+  // issue 43: one client cannot take the only run slot with an enormous run; DELETE cancels a run
+  { name: "a run of perSubcategory 10000 (190,000 tasks)", method: "POST", path: "/v1/runs", body: { perSubcategory: 10000 }, status: 400, code: "invalid_request", field: "body.perSubcategory", message: /body\.perSubcategory: this run would plan 190000 tasks .*at most 1000/ },
+  { name: "a run of perSubcategory 10000 and limit 1e9", method: "POST", path: "/v1/runs", body: { perSubcategory: 10000, limit: 1_000_000_000 }, status: 400, code: "invalid_request", field: "body.limit", message: /body\.limit: .*at most 1000: set limit/ },
+  { name: "a run of 20 noise levels (25,080 items)", method: "POST", path: "/v1/runs", body: { sources: ["gt", "noisy"], noiseLevels: Array.from({ length: 20 }, (_, i) => i * 0.15) }, status: 400, code: "invalid_request", field: "body", message: /body: this run would plan 25080 items .*at most 20000/ },
+  { name: "a run naming a subcategory twice", method: "POST", path: "/v1/runs", body: { subcategories: ["spatial_distance", "spatial_distance"] }, status: 400, code: "invalid_request", field: "body.subcategories", message: /named twice/ },
+  { name: "DELETE an unknown run", method: "DELETE", path: `/v1/runs/${RID}`, status: 404, code: "not_found", field: "params.id" },
+  { name: "DELETE a run id of the wrong kind", method: "DELETE", path: `/v1/runs/${GID}`, status: 400, code: "invalid_id", field: "params.id" },
+  { name: "DELETE a run id with a traversal", method: "DELETE", path: "/v1/runs/..%2F..%2Fetc", status: 400, code: "invalid_id", field: "params.id" },
+  { name: "DELETE on the run collection", method: "DELETE", path: "/v1/runs", status: 405, code: "method_not_allowed", field: "method", headers: { allow: /POST/ } },
   { name: "a task whose trajectory has an unknown action", method: "PUT", path: `/v1/tasks/${task.task_id}`, body: { ...task, action_trajectory: ["turn_left", "fly"] }, status: 400, code: "invalid_request", field: "body.action_trajectory.1", message: /expected one of move_forward, .*turn_down, got "fly"/ },
 ];
 

@@ -13,4 +13,8 @@ export const runRoutes = resourcePlugin("runs", {
     reply.code(202);
     return runs.resume(req.params.id);
   },
+  cancel: async (req, reply, { runs }) => {
+    reply.code(202);
+    return runs.cancel(req.params.id);
+  },
 });
