@@ -237,6 +237,9 @@ const BUNDLE_CASES: Case[] = [
     mkdirSync(join(b, "views", "000_rgb.png"));
   }, [/000_rgb\.png/]),
   bundleCase("no views", (b) => editManifest(b, (m) => (m.views = [])), [/bundle\.json/, /views/]),
+  // issue 43 (audit S03/S11): absurd but finite cameras are refused where they are read, naming the field
+  bundleCase("a camera 1e300 m from the origin", (b) => editManifest(b, (m) => ((firstView(m).extrinsic as number[][])[0]![3] = 1e300)), [/bundle\.json: views\.0\.extrinsic: translation .* puts the camera 1\.000e\+300 m from the origin/]),
+  bundleCase("a focal length of 1e-300 px", (b) => editManifest(b, (m) => ((firstView(m).intrinsics as Json).fx = 1e-300)), [/bundle\.json: views\.0\.intrinsics: fx = 1e-300 px/]),
 ];
 
 /** A valid scene graph (the prompt tests' fixture) with one edit, and its task (audit A10, A12). */
@@ -441,7 +444,7 @@ const IMPORT_CASES: Case[] = [
 const labelled = (label: string) => withGraph((g) => ((g.nodes as Json[])[0]!.label = label));
 
 const READER_CASES: Case[] = [
-  { name: "ask: a 5 MB node label (Q09)", files: { "g.json": labelled("x".repeat(5_000_000)) }, args: askGraph, code: 2, mentions: [/g\.json/, /nodes\.0\.label/, /at most 128|<=128/], after: () => undefined },
+  { name: "ask: a 5 MB node label (Q09)", files: { "g.json": labelled("x".repeat(5_000_000)) }, args: askGraph, code: 2, mentions: [/g\.json/, /nodes\.0\.label/, /at most 128|<=128/], absent: [/x{300}/] },
   { name: "ask: a graph file over 64 MiB (Q01)", setup: (d) => (writeFileSync(join(d, "g.json"), ""), truncateSync(join(d, "g.json"), 65 * 2 ** 20)), args: askGraph, code: 2, maxRssMiB: 400, mentions: [/g\.json: 65\.0 MiB, more than the 64 MiB a scene graph/] },
   { name: "ask: a graph file that is a named pipe", setup: (d) => mkfifo(join(d, "g.json")), args: askGraph, code: 2, mentions: [/g\.json: not a regular file/] },
   {
