@@ -2,9 +2,10 @@
 /**
  * Reruns the reliability audit's trials on the built CLI (npm run build first) and prints their figures as a
  * markdown table (docs/reliability.md records a run of it). Trials, by name (all when none is given):
- *   kill   `run --limit 2` (36 items) killed -9 at 2, 5, 7.5, 10 and 12 s, then --resume: items lost, duplicated, differing
+ *   kill   `run --limit 2` (36 items) killed -9 at 10, 30, 50, 70 and 90 % of the reference run's time (the audit's
+ *          2 to 12 s, scaled to this machine's load), then --resume: items lost, duplicated, differing
  *   disk   a 300 KiB tmpfs from the start, and an 8 MiB one filled mid-run; then grown and --resume (needs root: mount)
- *   redis  two workers and `run --limit 2 --queue`, Redis shut down at 5 s and back 5 s later
+ *   redis  two workers and `run --limit 2 --queue`, Redis shut down 5 s after the first job started, back 5 s later
  *   load   200 keep-alive connections on /healthz for 30 s (autocannon), the server's memory before and after
  *   reply  `run --limit 2 --paradigm single` against a loopback model answering 50 MB: time, peak memory, sizes
  *   png    `import scannet` of a scene whose first depth PNG declares 16000x16000 (0.5 MB of zeros): peak memory
@@ -82,11 +83,14 @@ function against(ref, dir) {
 }
 
 let reference = null;
+let referenceSeconds = 0;
 async function ref() {
   if (reference) return reference;
   reference = join(work, "ref");
   const r = await cli([...RUN2, "--out", reference]);
   if (r.code !== 0) throw new Error(`reference run failed: ${r.stderr}`);
+  referenceSeconds = r.seconds;
+  results.push({ trial: "reference", case: "run --limit 2, uninterrupted", exit: r.code, seconds: r.seconds.toFixed(1), items: lines(join(reference, "items.jsonl")).length });
   return reference;
 }
 
@@ -94,8 +98,9 @@ const results = [];
 
 async function killTrial() {
   const base = await ref();
-  for (const at of [2, 5, 7.5, 10, 12]) {
-    const dir = join(work, `kill-${at}`);
+  for (const share of [0.1, 0.3, 0.5, 0.7, 0.9]) {
+    const at = Math.round(share * referenceSeconds * 10) / 10;
+    const dir = join(work, `kill-${share}`);
     let child;
     const run = cli([...RUN2, "--out", dir], { onSpawn: (c) => (child = c), measure: false });
     await sleep(at * 1000);
@@ -103,7 +108,7 @@ async function killTrial() {
     await run;
     const before = lines(join(dir, "items.jsonl")).length;
     const resumed = await cli([...RUN2, "--resume", "--out", dir]);
-    results.push({ trial: "kill -9", case: `at ${at} s (${before} items done), --resume`, exit: resumed.code, ...against(base, dir), tempFiles: tempFiles(dir).length, stackTraces: STACK.test(resumed.stderr) });
+    results.push({ trial: "kill -9", case: `at ${at} s, ${share * 100} % of the reference (${before} items done), --resume`, exit: resumed.code, ...against(base, dir), tempFiles: tempFiles(dir).length, stackTraces: STACK.test(resumed.stderr) });
   }
 }
 
@@ -179,6 +184,9 @@ async function redisTrial() {
   });
   const dir = join(work, "redis-run");
   const run = cli([...RUN2, "--out", dir, "--queue", url]);
+  // 5 s into the work: after a worker took the first job (start-up takes seconds on a busy machine)
+  const llen = () => Number(spawnSync("redis-cli", ["-p", String(port), "llen", "bull:esi3d-cpu:active"]).stdout?.toString().trim() || 0);
+  for (let i = 0; i < 1200 && llen() === 0; i++) await sleep(100);
   await sleep(5000);
   spawnSync("redis-cli", ["-p", String(port), "shutdown", "save"]);
   await new Promise((r) => (redis.exitCode !== null ? r() : redis.once("exit", r)));
@@ -192,13 +200,14 @@ async function redisTrial() {
   const count = (t, re) => t.split("\n").filter((l) => re.test(l)).length;
   results.push({
     trial: "Redis restart",
-    case: "2 workers, Redis shut down at 5 s, back 5 s later",
+    case: "2 workers, Redis shut down (SAVE) 5 s after the first job started, back 5 s later",
     exit: r.code,
     seconds: r.seconds.toFixed(1),
     producerLines: `${count(r.stderr, /Redis at .* unreachable/)} down, ${count(r.stderr, /Redis at .* is back/)} back`,
     stackTraces: r.stderr.split("\n").filter((l) => /^\s+at \S/.test(l)).length + werr.map((f) => f().split("\n").filter((l) => /^\s+at \S/.test(l)).length).reduce((a, b) => a + b, 0),
     workersAlive: `${alive}/2`,
     workerLines: werr.map((f) => `${count(f(), /Redis at .* unreachable/)} down, ${count(f(), /Redis at .* is back/)} back`).join("; "),
+    ...(r.code === 0 ? {} : { message: (/esi3d: .*/.exec(r.stderr) ?? [r.stderr.slice(-200)])[0] }),
     ...against(base, dir),
   });
 }
