@@ -193,7 +193,7 @@ const runName = (i: number): string => (i < 26 ? String.fromCharCode(65 + i) : r
 /**
  * Every run after the first against the first, one table each, each after the warnings that apply to it: those
  * of comparisonWarnings, a run whose items.jsonl repeats item keys (audit M10), shared items whose task content
- * cannot be checked (records written before task_hash). Runs whose shared tasks differ in content are refused
+ * cannot be checked (one run's records written before task_hash). Runs whose shared tasks differ in content are refused
  * before any table (src/eval/taskHash.ts).
  */
 export function compareCommand(dirs: readonly string[], paradigm: string): string {
@@ -207,7 +207,7 @@ export function compareCommand(dirs: readonly string[], paradigm: string): strin
     if (!rows.length) throw new InputError(`${dirs[0]} and ${dirs[i]} share no method and subcategory with items to compare (paradigm ${paradigm})`);
     const name = runName(i);
     if (runs.length > 2) out.push(`## ${name} against A`);
-    const hashless = unchecked[i] ? [`${unchecked[i]} shared item(s) have no task_hash (records written before esi3d recorded it), so that both runs asked the same tasks is not checked`] : [];
+    const hashless = unchecked[i] ? [`${unchecked[i]} shared item(s) have a task_hash in one run only (the other's records were written before esi3d recorded it), so that both runs asked the same tasks is not checked`] : [];
     for (const w of [...comparisonWarnings(runs[0]!, runs[i]!, "A", name), ...repeated(0, "A"), ...repeated(i, name), ...hashless]) out.push(`WARNING: ${w}.`);
     out.push(formatComparison(rows, "A", name));
   }

@@ -33,7 +33,8 @@ interface HashedRecord {
 
 /**
  * Refuses two runs whose shared items come from tasks of different content (an input error naming the first task
- * and both runs). Returns how many shared items could not be checked: records written before task_hash.
+ * and both runs). Returns how many shared items could not be checked: a hash in one run's record only (the
+ * other's written before task_hash). Two runs both from before it are compared as they were, unchecked.
  */
 export function checkSameTasks(a: { dir: string; records: readonly HashedRecord[] }, b: { dir: string; records: readonly HashedRecord[] }): { unchecked: number } {
   const inB = new Map(b.records.map((r) => [r.key, r]));
@@ -41,6 +42,7 @@ export function checkSameTasks(a: { dir: string; records: readonly HashedRecord[
   for (const ra of a.records) {
     const rb = inB.get(ra.key);
     if (!rb) continue;
+    if (ra.task_hash === undefined && rb.task_hash === undefined) continue;
     if (ra.task_hash === undefined || rb.task_hash === undefined) {
       unchecked++;
       continue;

@@ -462,14 +462,14 @@ const READER_CASES: Case[] = [
   },
   { name: "compare: runs of seed 0 and seed 7 share task ids, not tasks (M01)", setup: (d) => (copyRun(d, "a"), copyRun(d, "b", () => seed7Dir)), args: (d) => ["compare", join(d, "a"), join(d, "b")], code: 2, mentions: [/task geometric_configuration-000 is not the same task in both runs \(task_hash [0-9a-f]{16} and [0-9a-f]{16}\)/, /\ba and .*\bb\b/] },
   {
-    name: "compare: records without task_hash still read, with a note",
+    name: "compare: a run whose records have no task_hash still reads, with a note",
     setup: (d) => {
       copyRun(d, "a");
       editItems(copyRun(d, "b"), (ls) => ls.map(({ task_hash: _h, ...r }) => r));
     },
     args: (d) => ["compare", join(d, "a"), join(d, "b")],
     code: 0,
-    mentions: [/WARNING: 1 shared item\(s\) have no task_hash \(records written before esi3d recorded it\)/],
+    mentions: [/WARNING: 1 shared item\(s\) have a task_hash in one run only \(the other's records were written before esi3d recorded it\)/],
   },
   { name: "compare: every line repeated 3 times (M10)", setup: (d) => (copyRun(d, "a"), editItems(copyRun(d, "b"), (ls) => ls.flatMap((l) => [l, l, l]))), args: (d) => ["compare", join(d, "a"), join(d, "b")], code: 0, mentions: [/WARNING: B's .*b\/items\.jsonl repeats 2 item key\(s\) on later lines; each item is counted once/] },
   { name: "compare: a record of paradigm teleport (M13)", setup: (d) => (copyRun(d, "a"), editItems(copyRun(d, "b"), (ls) => ls.map((l) => ({ ...l, paradigm: "teleport" })))), args: (d) => ["compare", join(d, "a"), join(d, "b")], code: 2, mentions: [/b\/items\.jsonl: line 1 is not an item record: paradigm/] },
