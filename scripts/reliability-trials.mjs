@@ -9,7 +9,8 @@
  *   load   200 keep-alive connections on /healthz for 30 s (autocannon), the server's memory before and after
  *   reply  `run --limit 2 --paradigm single` against a loopback model answering 50 MB: time, peak memory, sizes
  *   png    `import scannet` of a scene whose first depth PNG declares 16000x16000 (0.5 MB of zeros): peak memory
- * Usage: node scripts/reliability-trials.mjs [--json FILE] [trial ...]
+ * Usage: node scripts/reliability-trials.mjs [--json FILE] [--cli PATH] [trial ...]
+ * (--cli: another build's dist/cli/main.js, e.g. an older commit's, to measure it the same way)
  */
 import { spawn, spawnSync } from "node:child_process";
 import { createServer } from "node:http";
@@ -20,10 +21,13 @@ import { fileURLToPath } from "node:url";
 import { createDeflate, crc32 } from "node:zlib";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
-const CLI = join(ROOT, "dist", "cli", "main.js");
 const args = process.argv.slice(2);
-const jsonAt = args.indexOf("--json");
-const jsonFile = jsonAt >= 0 ? args.splice(jsonAt, 2)[1] : null;
+const option = (name) => {
+  const at = args.indexOf(name);
+  return at >= 0 ? args.splice(at, 2)[1] : null;
+};
+const jsonFile = option("--json");
+const CLI = option("--cli") ?? join(ROOT, "dist", "cli", "main.js");
 const ALL = ["kill", "disk", "redis", "load", "reply", "png"];
 const chosen = args.length ? args : ALL;
 const work = mkdtempSync(join(tmpdir(), "esi3d-trials-"));

@@ -1,6 +1,6 @@
 /**
- * The output-path rule, the one place every command and the service apply it before any work: an output may
- * not be, contain, or lie inside an input, and two outputs may not share a path. Paths are compared after
+ * The output-path rule, in one place for every command and the service's runs, applied before any work: an
+ * output may not be, contain, or lie inside an input, and two outputs may not share a path. Paths are compared after
  * resolving symbolic links (of the part that exists: an output usually does not yet), segment by segment, so
  * `graph B -o B/bundle.json`, `import scannet S --out S --force` and `inspect RUN -o ../RUN-link/items.jsonl`
  * are refused alike, naming both paths, with nothing read or written yet.
@@ -16,7 +16,7 @@ export interface NamedPath {
   path: string;
 }
 
-/** Links followed when resolving a path whose last part is a link to a path that does not exist yet. */
+/** Links followed when resolving a path whose last part is a link to a path that does not exist yet: Linux's own bound (MAXSYMLINKS). */
 const MAX_LINK_HOPS = 40;
 
 /**
