@@ -7,7 +7,8 @@
  *   disk   a 300 KiB tmpfs from the start, and an 8 MiB one filled mid-run; then grown and --resume (needs root: mount)
  *   redis  two workers and `run --limit 2 --queue`, Redis shut down 5 s after the first job started, back 5 s later
  *   load   200 keep-alive connections on /healthz for 30 s (autocannon), the server's memory before and after
- *   reply  `run --limit 2 --paradigm single` against a loopback model answering 50 MB: time, peak memory, sizes
+ *   reply  `run --limit 2 --paradigm single` against a loopback model answering 50 MB (and, for comparison, a
+ *          short reply): time, peak memory, sizes of items.jsonl and the cache
  *   png    `import scannet` of a scene whose first depth PNG declares 16000x16000 (0.5 MB of zeros): peak memory
  * Usage: node scripts/reliability-trials.mjs [--json FILE] [--cli PATH] [trial ...]
  * (--cli: another build's dist/cli/main.js, e.g. an older commit's, to measure it the same way)
@@ -19,6 +20,8 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createDeflate, crc32 } from "node:zlib";
+import { createReadStream } from "node:fs";
+import { createInterface } from "node:readline";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const args = process.argv.slice(2);
@@ -94,7 +97,7 @@ async function ref() {
   const r = await cli([...RUN2, "--out", reference]);
   if (r.code !== 0) throw new Error(`reference run failed: ${r.stderr}`);
   referenceSeconds = r.seconds;
-  results.push({ trial: "reference", case: "run --limit 2, uninterrupted", exit: r.code, seconds: r.seconds.toFixed(1), items: lines(join(reference, "items.jsonl")).length });
+  results.push({ trial: "reference", case: "run --limit 2, uninterrupted", exit: r.code, seconds: r.seconds.toFixed(1), peakRssMiB: r.rssMiB?.toFixed(0), items: lines(join(reference, "items.jsonl")).length });
   return reference;
 }
 
@@ -253,32 +256,37 @@ async function loadTrial() {
 }
 
 async function replyTrial() {
-  const content = "7".repeat(50_000_000);
-  const body = JSON.stringify({ id: "c", object: "chat.completion", created: 1, model: "test-model", choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }] });
-  const server = createServer((req, res) => {
-    req.resume();
-    req.on("end", () => res.writeHead(200, { "content-type": "application/json" }).end(body));
-  });
-  await new Promise((r) => server.listen(0, "127.0.0.1", r));
-  const dir = join(work, "reply");
-  const cache = join(work, "reply-cache.sqlite");
-  const r = await cli([...RUN2, "--paradigm", "single", "--reasoner", "openai:test", "--base-url", `http://127.0.0.1:${server.address().port}/v1`, "--cache", cache, "--out", dir], { env: { OPENAI_API_KEY: "x" } });
-  server.closeAllConnections();
-  server.close();
-  const recs = lines(join(dir, "items.jsonl")).map((l) => JSON.parse(l));
-  const classes = {};
-  for (const x of recs) if (x.error) classes[x.error.class] = (classes[x.error.class] ?? 0) + 1;
-  results.push({
-    trial: "50 MB reply",
-    case: "run --limit 2 --paradigm single, every reply 50 MB",
-    exit: r.code,
-    seconds: r.seconds.toFixed(1),
-    peakRssMiB: r.rssMiB?.toFixed(0),
-    itemsJsonlKiB: (statSync(join(dir, "items.jsonl")).size / 1024).toFixed(0),
-    cacheKiB: existsSync(cache) ? (statSync(cache).size / 1024).toFixed(0) : "none",
-    items: recs.length,
-    errorClasses: JSON.stringify(classes),
-  });
+  // the same run against a model answering a short reply first: the memory and sizes a normal run of it has
+  for (const [what, content] of [["a short reply (\"3\")", "3"], ["every reply 50 MB", "7".repeat(50_000_000)]]) {
+    const body = JSON.stringify({ id: "c", object: "chat.completion", created: 1, model: "test-model", choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }] });
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on("end", () => res.writeHead(200, { "content-type": "application/json" }).end(body));
+    });
+    await new Promise((r) => server.listen(0, "127.0.0.1", r));
+    const tag = content.length > 1 ? "huge" : "short";
+    const dir = join(work, `reply-${tag}`);
+    const cache = join(work, `reply-${tag}.sqlite`);
+    const r = await cli([...RUN2, "--paradigm", "single", "--reasoner", "openai:test", "--base-url", `http://127.0.0.1:${server.address().port}/v1`, "--cache", cache, "--out", dir], { env: { OPENAI_API_KEY: "x" } });
+    server.closeAllConnections();
+    server.close();
+    // line by line: an unbounded build's items.jsonl can be larger than a string may be
+    const recs = [];
+    if (existsSync(join(dir, "items.jsonl"))) for await (const l of createInterface({ input: createReadStream(join(dir, "items.jsonl")) })) if (l) recs.push({ error: JSON.parse(l).error });
+    const classes = {};
+    for (const x of recs) if (x.error) classes[x.error.class] = (classes[x.error.class] ?? 0) + 1;
+    results.push({
+      trial: "model reply size",
+      case: `run --limit 2 --paradigm single, ${what}`,
+      exit: r.code,
+      seconds: r.seconds.toFixed(1),
+      peakRssMiB: r.rssMiB?.toFixed(0),
+      itemsJsonlKiB: existsSync(join(dir, "items.jsonl")) ? (statSync(join(dir, "items.jsonl")).size / 1024).toFixed(0) : "none",
+      cacheKiB: existsSync(cache) ? (statSync(cache).size / 1024).toFixed(0) : "none",
+      items: recs.length,
+      errorClasses: JSON.stringify(classes),
+    });
+  }
 }
 
 /** A PNG chunk: length, type, data, CRC of type and data. */

@@ -157,6 +157,17 @@ describe("the output-path rule, as a property over every command that writes", (
 
   const cases = generateCases();
 
+  it("docs/reliability.md shows the refusal as the CLI prints it", async () => {
+    const dir = join(root, "doc-excerpt");
+    mkdirSync(join(dir, "s"), { recursive: true });
+    const doc = readFileSync(join(REPO_ROOT, "docs", "reliability.md"), "utf8");
+    const shown = /\$ esi3d (import scannet s --out s --force)\n(esi3d: .*)\n/.exec(doc);
+    expect(shown, "the excerpt in docs/reliability.md").not.toBeNull();
+    const r = await esi3dAsync(shown![1]!.split(" "), { cwd: dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toBe(shown![2]);
+  });
+
   it("covers every command that writes, each output against each input in each relation", () => {
     expect(cases.length).toBe(COMMANDS.reduce((n, s) => n + s.outputs.length * Object.keys(s.inputs).length * RELATIONS.length, 0));
     expect(new Set(cases.map((c) => c.id)).size).toBe(cases.length);
