@@ -40,7 +40,7 @@ export interface ForestRow {
 }
 
 /** The paper models in the order their marks are drawn. */
-const PAPER_MODEL_ORDER: readonly Table4Model[] = ["gt3d_gemini", "vggt_gemini"];
+export const PAPER_MODEL_ORDER: readonly Table4Model[] = ["gt3d_gemini", "vggt_gemini"];
 
 /**
  * The rows of a forest plot for one paradigm ("all": paradigms pooled), most helped first: sorted by the mean of

@@ -1,6 +1,6 @@
 /**
- * Reports people want to read: the paper-style table for the terminal and report.md, and a self-contained
- * report.html (no CDN) with inline SVG charts.
+ * Reports people want to read: the paper-style table for the terminal, and report.md. report.html is drawn from
+ * report.md with its charts by reportHtml.ts.
  */
 import { CATEGORY_TITLES, SUBCATEGORY_CATEGORY, SUBCATEGORY_TITLES, type Category, type Subcategory } from "../../bridge/task/taxonomy.js";
 import { formatTable } from "../core/table.js";
@@ -11,6 +11,7 @@ import { METHOD_LABELS, PARADIGM_TITLES, splitMethod, type Cell, type RunSummary
 import { ANYTIME_REPORT_STEPS } from "./activeSummary.js";
 import { SMALL_CELL_LEGEND, smallMark } from "./smallSamples.js";
 import { fuzzyMatchSection, type FuzzyMatch } from "./fuzzyMatches.js";
+import { agreementTable, paperAgreement, PAPER_DIFFERENCE_MIN_POINTS } from "./paperAgreement.js";
 
 const title = (s: string) => SUBCATEGORY_TITLES[s as Subcategory] ?? s;
 const percent = (x: number) => (x * 100).toFixed(1);
@@ -145,6 +146,14 @@ function shortcutSection(s: RunSummary): string[] {
   return ["## Answerable without perception (shortcut baseline)", "", "The shortcut baseline reads only the question text and its options (src/reason/shortcut.ts): a fixed prior per subcategory and the option nearest the options' mean for counts. Above chance, a subcategory gives part of its answer away without looking.", "", pad(rows, true), ""];
 }
 
+/** The sign agreement of each 3D arm with the paper's Table 4 (paperAgreement.ts); nothing when no arm stands for one of its models. */
+function agreementSection(s: RunSummary): string[] {
+  const rows = paperAgreement(s);
+  if (!rows.length) return [];
+  const intro = `Each 3D arm's difference from 2D set against the ESI-Bench paper's for the same subcategory and paradigm (Table 4: GT 3D + Gemini, or VGGT + Gemini for the noisy and VGGT arms, minus Gemini 3.1), over the cells where the paper's difference is at least ${PAPER_DIFFERENCE_MIN_POINTS} points. Signs only: the paper's numbers are Gemini's on BEHAVIOR-1K scenes, not this run's reasoner and scenes.`;
+  return ["## Agreement with the paper (ESI-Bench Table 4)", "", intro, "", agreementTable(rows, { markdown: true }), ""];
+}
+
 export interface ReportMeta {
   runId: string;
   version: string;
@@ -182,6 +191,7 @@ export function reportMarkdown(s: RunSummary, config: RunConfig, meta: ReportMet
   out.push("");
   for (const h of s.headlines) out.push(`- ${h}`);
   out.push("");
+  out.push(...agreementSection(s));
   out.push("## Accuracy by subcategory, method and paradigm (all items)");
   out.push("");
   out.push(paperTable(s, { markdown: true, form: "all" }));
@@ -281,105 +291,4 @@ function activeSections(s: RunSummary): string[] {
     out.push(pad(dRows, true), "");
   }
   return out;
-}
-
-// ---------------------------------------------------------------- HTML with inline SVG
-
-const esc = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
-const COLORS: Record<string, string> = { "2D": "#8c8c8c", "GT-3D": "#2b7bba", "Noisy-3D": "#e0812f", "VGGT-3D": "#c23b3b" };
-const colorOf = (m: string) => COLORS[m] ?? "#6a51a3";
-
-/** Grouped horizontal bars with 95 % interval whiskers: accuracy by subcategory for each method. */
-export function accuracyChart(s: RunSummary, paradigm: string): string {
-  const rowH = 14 * s.methods.length + 10, left = 190, width = 420, top = 30;
-  const H = top + s.subcategories.length * rowH + 30;
-  const parts: string[] = [`<svg xmlns="http://www.w3.org/2000/svg" width="${left + width + 150}" height="${H}" role="img" aria-label="accuracy by subcategory, ${paradigm}" font-family="sans-serif" font-size="11">`];
-  for (let t = 0; t <= 100; t += 25) {
-    const x = left + (t / 100) * width;
-    parts.push(`<line x1="${x}" y1="${top - 5}" x2="${x}" y2="${H - 25}" stroke="#ddd"/><text x="${x}" y="${H - 10}" text-anchor="middle" fill="#555">${t}%</text>`);
-  }
-  s.subcategories.forEach((sub, i) => {
-    const y0 = top + i * rowH;
-    parts.push(`<text x="${left - 8}" y="${y0 + rowH / 2}" text-anchor="end" dominant-baseline="middle">${esc(title(sub))}</text>`);
-    s.methods.forEach((m, j) => {
-      const c = s.table[sub]?.[m]?.[paradigm];
-      if (!c || c.n === 0) return;
-      const y = y0 + 4 + j * 14;
-      parts.push(`<rect x="${left}" y="${y}" width="${(c.score.p * width).toFixed(1)}" height="11" fill="${colorOf(m)}"><title>${esc(`${m}: ${(c.score.p * 100).toFixed(1)}% of all ${c.n} items (coverage ${(c.coverage.p * 100).toFixed(1)}%)`)}</title></rect>`);
-      parts.push(`<line x1="${(left + c.score.lo * width).toFixed(1)}" x2="${(left + c.score.hi * width).toFixed(1)}" y1="${y + 5.5}" y2="${y + 5.5}" stroke="#222" stroke-width="1"/>`);
-    });
-  });
-  s.methods.forEach((m, j) => parts.push(`<rect x="${left + width + 20}" y="${top + j * 18}" width="12" height="12" fill="${colorOf(m)}"/><text x="${left + width + 38}" y="${top + j * 18 + 10}">${esc(m)}</text>`));
-  parts.push("</svg>");
-  return parts.join("");
-}
-
-/** Duplicate, hallucination and miss rates per source and paradigm. */
-export function qualityChart(s: RunSummary): string {
-  const metrics: Array<[keyof RunSummary["quality"][number], string, string]> = [["duplicate_rate", "duplicates", "#e0812f"], ["hallucination_rate", "hallucinated", "#c23b3b"], ["miss_rate", "missed", "#6a51a3"]];
-  const rowH = 50, left = 150, width = 360, top = 20;
-  const H = top + s.quality.length * rowH + 30;
-  const parts: string[] = [`<svg xmlns="http://www.w3.org/2000/svg" width="${left + width + 150}" height="${H}" role="img" aria-label="graph quality" font-family="sans-serif" font-size="11">`];
-  s.quality.forEach((q, i) => {
-    const y0 = top + i * rowH;
-    parts.push(`<text x="${left - 8}" y="${y0 + 20}" text-anchor="end">${esc(`${METHOD_LABELS[q.source] ?? q.source} / ${q.paradigm}`)}</text>`);
-    metrics.forEach(([k, label, color], j) => {
-      const v = q[k] as number;
-      parts.push(`<rect x="${left}" y="${y0 + j * 14}" width="${(v * width).toFixed(1)}" height="11" fill="${color}"><title>${esc(`${label}: ${(v * 100).toFixed(1)}%`)}</title></rect><text x="${left + v * width + 4}" y="${y0 + j * 14 + 9}" fill="#333">${(v * 100).toFixed(1)}%</text>`);
-    });
-  });
-  metrics.forEach(([, label, color], j) => parts.push(`<rect x="${left + width + 20}" y="${top + j * 18}" width="12" height="12" fill="${color}"/><text x="${left + width + 38}" y="${top + j * 18 + 10}">${label} (of nodes / objects)</text>`));
-  parts.push("</svg>");
-  return parts.join("");
-}
-
-/** Anytime accuracy curves: accuracy had the episode stopped after step k, one line per method, with interval bands. */
-export function anytimeChart(s: RunSummary): string {
-  const rows = s.active ?? [];
-  const maxK = Math.max(1, ...rows.map((r) => r.anytime.length));
-  const left = 50, top = 20, width = 480, height = 220;
-  const X = (k: number) => left + ((k - 1) / Math.max(1, maxK - 1)) * width, Y = (p: number) => top + (1 - p) * height;
-  const parts: string[] = [`<svg xmlns="http://www.w3.org/2000/svg" width="${left + width + 160}" height="${top + height + 40}" role="img" aria-label="anytime accuracy" font-family="sans-serif" font-size="11">`];
-  for (let t = 0; t <= 100; t += 25) parts.push(`<line x1="${left}" x2="${left + width}" y1="${Y(t / 100)}" y2="${Y(t / 100)}" stroke="#ddd"/><text x="${left - 6}" y="${Y(t / 100) + 4}" text-anchor="end" fill="#555">${t}%</text>`);
-  for (const k of [1, ...ANYTIME_REPORT_STEPS.filter((x) => x > 1 && x <= maxK)]) parts.push(`<text x="${X(k)}" y="${top + height + 15}" text-anchor="middle" fill="#555">${k}</text>`);
-  parts.push(`<text x="${left + width / 2}" y="${top + height + 32}" text-anchor="middle">step k</text>`);
-  rows.forEach((r, j) => {
-    const band = [...r.anytime.map((a) => `${X(a.step).toFixed(1)},${Y(a.hi).toFixed(1)}`), ...[...r.anytime].reverse().map((a) => `${X(a.step).toFixed(1)},${Y(a.lo).toFixed(1)}`)].join(" ");
-    parts.push(`<polygon points="${band}" fill="${colorOf(r.method)}" opacity="0.12"/>`);
-    parts.push(`<polyline fill="none" stroke="${colorOf(r.method)}" stroke-width="2" points="${r.anytime.map((a) => `${X(a.step).toFixed(1)},${Y(a.accuracy).toFixed(1)}`).join(" ")}"><title>${esc(r.method)}</title></polyline>`);
-    parts.push(`<rect x="${left + width + 20}" y="${top + j * 18}" width="12" height="12" fill="${colorOf(r.method)}"/><text x="${left + width + 38}" y="${top + j * 18 + 10}">${esc(r.method)}</text>`);
-  });
-  parts.push("</svg>");
-  return parts.join("");
-}
-
-function mdTableToHtml(md: string): string {
-  const lines = md.split("\n").filter((l) => l.startsWith("|"));
-  const cells = (l: string) => l.slice(1, -1).split("|").map((c) => c.trim());
-  const [head, , ...body] = lines;
-  return `<table><thead><tr>${cells(head!).map((c) => `<th>${esc(c.replace(/\*\*/g, ""))}</th>`).join("")}</tr></thead><tbody>${body.map((l) => `<tr>${cells(l).map((c) => `<td>${c.startsWith("**") ? `<b>${esc(c.replace(/\*\*/g, ""))}</b>` : esc(c)}</td>`).join("")}</tr>`).join("")}</tbody></table>`;
-}
-
-export function reportHtml(s: RunSummary, config: RunConfig, meta: ReportMeta): string {
-  const md = reportMarkdown(s, config, meta);
-  const sections = md.split("\n## ").slice(1).map((sec) => {
-    const [head, ...rest] = sec.split("\n");
-    const body = rest.join("\n").trim();
-    const html = body.startsWith("|") ? mdTableToHtml(body.split("\n(")[0]!) + (body.includes("\n(") ? `<p class="note">(${esc(body.split("\n(")[1]!)}</p>` : "") : `<ul>${body.split("\n").filter((l) => l.startsWith("- ")).map((l) => `<li>${esc(l.slice(2))}</li>`).join("")}</ul>`;
-    return `<h2>${esc(head!)}</h2>${html}`;
-  });
-  const charts = [`<h2>Accuracy by subcategory (paradigms pooled)</h2>${accuracyChart(s, "all")}`, ...s.paradigms.map((p) => `<h3>${PARADIGM_TITLES[p]} paradigm</h3>${accuracyChart(s, p)}`), s.quality.length ? `<h2>Graph quality</h2>${qualityChart(s)}` : "", s.active?.length ? `<h2>Anytime accuracy (active paradigm)</h2>${anytimeChart(s)}` : ""].join("\n");
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>esi3d run ${esc(meta.runId)}</title>
-<style>body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}table{border-collapse:collapse;margin:1em 0;font-size:13px}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}td:first-child,th:first-child{text-align:left}th{background:#f3f3f3}.note{color:#666;font-size:12px}svg{display:block;margin:1em 0}</style>
-</head><body>
-<h1>esi3d run ${esc(meta.runId)}</h1>
-<p>${esc(md.split("\n")[2] ?? "")}</p>
-<p>${esc(evidenceLine(config))}</p>
-${meta.scaleOracleItems ? `<p><strong>Scale oracle:</strong> ${esc(scaleOracleLine(meta.scaleOracleItems))}</p>` : ""}
-${sections[0] ?? ""}
-${charts}
-${sections.slice(1).join("\n")}
-</body></html>
-`;
 }

@@ -31,7 +31,8 @@ import { runUnit, type UnitGraph, type UnitJob, type UnitResult } from "./pipeli
 import { answerPending, makeRunModels, type RunModels } from "./answer.js";
 import { itemKey, readRecords, RecordWriter, type ItemRecord } from "./records.js";
 import { summarizeRun, type RunSummary } from "./summary.js";
-import { reportHtml, reportMarkdown } from "./report.js";
+import { reportMarkdown } from "./report.js";
+import { reportHtml } from "./reportHtml.js";
 import { fuzzyMatches } from "./fuzzyMatches.js";
 import { generateJob, type GeneratedTask, type WorkerJob } from "./worker.js";
 import { EVAL_WORKER_RESOURCE_LIMITS, EVAL_WORKER_URL } from "./workerFile.js";

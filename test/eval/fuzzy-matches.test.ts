@@ -1,7 +1,8 @@
 /** The report lists the answers a tolerant rule read (record match "fuzzy"), and nothing when there are none. */
 import { describe, expect, it } from "vitest";
 import { fuzzyMatches, fuzzyMatchSection, FUZZY_LIST_LIMIT } from "../../src/eval/fuzzyMatches.js";
-import { reportHtml, reportMarkdown } from "../../src/eval/report.js";
+import { reportMarkdown } from "../../src/eval/report.js";
+import { reportHtml } from "../../src/eval/reportHtml.js";
 import { summarizeRun } from "../../src/eval/summary.js";
 import { DEFAULT_RUN_CONFIG } from "../../src/eval/config.js";
 import { ItemRecordSchema, type ItemRecord } from "../../src/eval/records.js";
