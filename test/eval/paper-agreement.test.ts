@@ -3,10 +3,15 @@
  * (src/eval/forest.ts), on a run summarized from hand-built items whose differences are known in advance.
  */
 import { describe, expect, it } from "vitest";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { forestRows } from "../../src/eval/forest.js";
 import { agreementTable, paperAgreement, paperModelOf, PAPER_DIFFERENCE_MIN_POINTS } from "../../src/eval/paperAgreement.js";
 import { summarizeRun } from "../../src/eval/summary.js";
 import { armItems } from "../helpers/arms.js";
+import { REPO_ROOT } from "../apps/cli/helpers.js";
 
 // Table 4, GT 3D + Gemini − Gemini 3.1: Geometric Configuration +43.3 single, +55.4 GT passive; Material Transparency
 // −16.2 single; Inclined Plane −1.7 single (under the threshold). VGGT + Gemini − Gemini 3.1 on Geometric
@@ -110,5 +115,29 @@ describe("forest plot rows", () => {
     expect(rows[0]!.arms.map((a) => [a.method, a.diff, a.significant])).toEqual([["GT-3D", 0, false], ["Noisy-3D", 0.5, false]]);
     expect(rows[0]!.paper.map((g) => g.marks.map((m) => m.letter))).toEqual([["G"], ["G"]]);
     expect(forestRows(summary, "single")[0]!.arms.find((a) => a.method === "GT-3D")!.significant).toBe(true);
+  });
+});
+
+describe("scripts/paper-agreement.mjs (after npm run build)", () => {
+  const script = (...args: string[]) => spawnSync(process.execPath, [join(REPO_ROOT, "scripts", "paper-agreement.mjs"), ...args], { encoding: "utf8" });
+  const dir = mkdtempSync(join(tmpdir(), "esi3d-agreement-"));
+  writeFileSync(join(dir, "summary.json"), JSON.stringify({ ...summary, complete: true, wall_seconds: 1 }));
+
+  it("prints a run's agreement per arm, and with --cells every cell compared", () => {
+    const r = script(dir, "--cells");
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^GT-3D +GT 3D \+ Gemini − Gemini 3\.1 +3 +1 +1 +1 +1 +1$/m);
+    expect(r.stdout).toMatch(/^Noisy-3D +VGGT \+ Gemini − Gemini 3\.1 +2 +1 +0 +1 +0 +0$/m);
+    expect(r.stdout).toMatch(/^GT-3D +material_transparency +S +-16\.2 +\+100\.0 .* opposite, significant$/m);
+    expect(script(dir, "--threshold", "50").stdout).toMatch(/^GT-3D +GT 3D \+ Gemini − Gemini 3\.1 +1 +0 +0 +0 +0 +1$/m);
+  });
+
+  it("refuses a directory without a summary and a bad threshold, with exit 2 and what it expected", () => {
+    const missing = script(join(dir, "nope"));
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toContain(`${join(dir, "nope", "summary.json")}: no such file (expected a run summary`);
+    const bad = script(dir, "--threshold", "five");
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain('--threshold: expected a number of points >= 0, got "five"');
   });
 });
