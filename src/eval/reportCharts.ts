@@ -53,8 +53,8 @@ export function forestChart(rows: readonly ForestRow[], methods: readonly string
   const subtitle = `− ${TABLE4_MODEL_TITLES.gemini31} (paper)`;
   // a group as wide as its marks or its two-line header, whichever is wider; the marks centred under it
   const groupWidth = Math.max(marksWidth, labelWidth(subtitle, 12), ...groups.map((g) => labelWidth(TABLE4_MODEL_TITLES[g], 12)));
-  const markX = (group: number, k: number) => marksX0 + group * (groupWidth + F.groupGap) + (groupWidth - marksWidth) / 2 + k * (F.mark + F.markGap);
   const marksX0 = F.label + F.plot + F.gapToMarks;
+  const markX = (group: number, k: number) => marksX0 + group * (groupWidth + F.groupGap) + (groupWidth - marksWidth) / 2 + k * (F.mark + F.markGap);
   const width = marksX0 + groups.length * (groupWidth + F.groupGap) - (groups.length ? F.groupGap : 0) + 4;
   const rowHeight = (r: ForestRow) => Math.max(F.minRow, r.arms.length * F.armStep + 2 * F.rowPad - F.armStep);
   const plotHeight = rows.reduce((t, r) => t + rowHeight(r), 0);
