@@ -6,7 +6,8 @@
  * both. Checks the Cognitive Mapping goal of issue 41 on the last run given: each 3D arm's coverage at least
  * 2D's on the same paradigm, and GT-3D's all-items accuracy at least 2D's; the cells that miss it are listed,
  * and checked again against the 2D answers from evidence: the 2D program answers a room it never saw at its
- * UNSEEN_CONFIDENCE (Connectivity's "No" when it saw neither room), a guess.
+ * UNSEEN_CONFIDENCE (an object's room from a sighting far along the walk; before 2D declined them, also
+ * Connectivity's "No" over rooms it never saw), a weaker inference.
  * Usage: node scripts/coverage-table.mjs <runDir> [<runDirAfter>] [--subcategories a,b,...]   (after `npm run build`)
  */
 import { readFileSync } from "node:fs";

@@ -1,7 +1,8 @@
 /**
  * What an offline program returns, and the reasoner around it. A program either decides (an answer, a
  * confidence and its trace) or declines: when the evidence lacks what the question needs, it says so
- * (`unanswerable`, with what is missing), reported apart like an unreadable model reply and never scored.
+ * (`unanswerable`, with what is missing). Like an unreadable model reply, a decline is counted: the headline
+ * score credits it at chance (1/k), and coverage shows how much was answered.
  * Guessing the first option would score luck as evidence.
  */
 import { queryOf, type Query } from "./query.js";

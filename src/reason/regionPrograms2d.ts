@@ -21,7 +21,8 @@ export type ViewPlaces = ReadonlyArray<ReadonlyMap<string, readonly [number, num
 
 /**
  * Confidences of co-visibility answers (ours): a shared view is direct evidence of a doorway, its absence
- * weaker (the trajectory may have missed the doorway), and an answer over rooms never both seen weaker still.
+ * weaker (the trajectory may have missed the doorway); Connectivity over rooms never both seen declines, and
+ * an object's room read from a sighting far along the walk is weaker still.
  */
 export const COVISIBLE_CONFIDENCE = 0.7;
 export const NOT_COVISIBLE_CONFIDENCE = 0.6;
@@ -95,7 +96,11 @@ function connectivity(views: ViewLabels, q: Query, trace: string[]): Decision {
   const l = linked(views, a, b);
   trace.push(`${a} and ${b}: ${l.shared} shared view(s), ${l.passages} direct passage(s)`);
   if (isLinked(l)) return { answer: "Yes", confidence: COVISIBLE_CONFIDENCE, trace };
-  return { answer: "No", confidence: seen(views, a) && seen(views, b) ? NOT_COVISIBLE_CONFIDENCE : UNSEEN_CONFIDENCE, trace };
+  // "No" from rooms the views never both showed would be a guess (the suite balances yes and no): a decline,
+  // credited at chance, is the honest form of it, as the 3D arms' region layer declines rooms it never saw
+  const unseen = [a, b].filter((s) => !seen(views, s));
+  if (unseen.length) return declined(`no view shows ${unseen.join(" or ")}, so nothing says whether the rooms meet`, trace);
+  return { answer: "No", confidence: NOT_COVISIBLE_CONFIDENCE, trace };
 }
 
 /**
