@@ -31,7 +31,7 @@ describe("fuzzy matches in the report", () => {
     expect(md).toContain("## Fuzzy matches (answers read by a tolerant rule)\n\n| Task");
     expect(md).toMatch(/\(2 answer\(s\) were not given as an option's own text/);
     const html = reportHtml(summarizeRun(records), DEFAULT_RUN_CONFIG, meta);
-    expect(html).toMatch(/<h2>Fuzzy matches \(answers read by a tolerant rule\)<\/h2><table><thead><tr><th>Task<\/th><th>Paradigm<\/th><th>Arm<\/th><th>Reply<\/th><th>Option matched<\/th><\/tr><\/thead><tbody><tr><td>t0<\/td><td>multi<\/td><td>2d<\/td><td>I think the answer is no/);
+    expect(html).toMatch(/<h2>Fuzzy matches \(answers read by a tolerant rule\)<\/h2><div class="scroll"><table><thead><tr><th>Task<\/th><th>Paradigm<\/th><th>Arm<\/th><th>Reply<\/th><th>Option matched<\/th><\/tr><\/thead><tbody><tr><td>t0<\/td><td>multi<\/td><td>2d<\/td><td class="long">I think the answer is no/);
     const none = reportMarkdown(summarizeRun([text, letter]), DEFAULT_RUN_CONFIG, { runId: "r", version: "test", fuzzyMatches: fuzzyMatches([text, letter]) });
     expect(none).not.toContain("Fuzzy matches");
   });
