@@ -6,6 +6,8 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    // names the system packages a fresh machine lacks (their tests skip: test/helpers/system.ts)
+    globalSetup: ["test/helpers/systemReport.ts"],
     testTimeout: 120_000,
     hookTimeout: 120_000,
     // CPU-heavy geometry tests; this machine has 2 cores.

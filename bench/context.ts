@@ -2,7 +2,7 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /** The CLI as users run it: the bundle package.json's bin names (dist/bench/ -> dist/cli/main.js). */
@@ -12,8 +12,8 @@ export const CLI_MAIN = fileURLToPath(new URL("../cli/main.js", import.meta.url)
 export const BANDWIDTH_PROBE_BYTES = 256 * 1024 * 1024;
 /** Passes of each kind; the best is kept (the machine is shared: the best pass is the least disturbed). */
 export const BANDWIDTH_PROBE_PASSES = 5;
-/** The peers' numpy probe (../shared/peers/membw.py), a second opinion from SIMD reductions and memcpy. */
-const PEER_MEMBW = "/work/shared/peers/membw.py";
+/** The peers' numpy probe (bench/peers/membw.py), a second opinion from SIMD reductions and memcpy. */
+const PEER_MEMBW = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "bench", "peers", "membw.py");
 
 export interface Bandwidth {
   /** Node: best read pass (a 4-accumulator sum over the array), bytes read per second. */
@@ -103,7 +103,7 @@ export class BenchContext {
     console.log(`  goal: ${name}: ${measured} (goal ${goal}) ${met ? "MET" : "NOT MET"}`);
   }
 
-  /** Debian's python3 with Open3D, when installed (../shared/peers/README.md). */
+  /** Debian's python3 with Open3D, when installed (bench/peers/README.md). */
   pythonWithOpen3d(): string | null {
     const py = "/usr/bin/python3";
     if (!existsSync(py)) return null;

@@ -291,7 +291,7 @@ export async function open3dGraphSteps(ctx: BenchContext, py: string, bundle: Fr
 export default async function benchFusionPeer(ctx: BenchContext): Promise<void> {
   const py = ctx.pythonWithOpen3d();
   if (!py) {
-    console.log("  skipped: no /usr/bin/python3 with Open3D and numpy (../shared/peers/README.md)");
+    console.log("  skipped: no /usr/bin/python3 with Open3D and numpy (bench/peers/README.md)");
     return;
   }
   const bw = ctx.bandwidth();

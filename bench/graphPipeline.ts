@@ -58,7 +58,7 @@ function mismatch(ours: { label: string; aabb: Box; point_count: number }[], the
 export default async function benchGraphPipeline(ctx: BenchContext): Promise<void> {
   const py = ctx.pythonWithOpen3d();
   if (!py) {
-    console.log("  skipped: no /usr/bin/python3 with Open3D and numpy (../shared/peers/README.md)");
+    console.log("  skipped: no /usr/bin/python3 with Open3D and numpy (bench/peers/README.md)");
     return;
   }
   // the heaviest of a few multi-view scenes (most object pixels): counting, furniture, many objects

@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: runs every benchmark module in this folder (each default-exports an async function
  * taking a BenchContext) and prints their tables. Speed goals are reported as ratios against peers
- * measured in the same run (../shared/peers), never asserted in unit tests.
+ * measured in the same run (bench/peers), never asserted in unit tests.
  *
  *   npm run bench                 all benchmarks
  *   npm run bench -- raster vggt  only modules whose file name contains one of the words

@@ -1,5 +1,5 @@
 /**
- * Point-cloud primitives vs Open3D (../shared/peers/o3d_peer.py, 1 thread) on the same shuffled
+ * Point-cloud primitives vs Open3D (bench/peers/o3d_peer.py, 1 thread) on the same shuffled
  * gen_scene.py clouds in the same run: voxel downsampling (0.02 m), DBSCAN (eps 0.05, min 10, on the
  * downsampled cloud), plus kd-tree / grid build and radius search, and our kd-tree against
  * kd-tree-javascript (build + nearest-point queries, 100k points).
@@ -26,8 +26,8 @@ const PROBE_OFFSET_M = 0.01;
 const FAST_RUNS = 7;
 
 const here = dirname(fileURLToPath(import.meta.url));
-// dist/bench -> repository root -> ../shared/peers
-const peersDir = [resolve(here, "../../../shared/peers"), resolve(here, "../../shared/peers")].find((p) => existsSync(join(p, "o3d_peer.py")));
+// dist/bench -> repository root -> bench/peers (the project's own copies of the peer scripts)
+const peersDir = [resolve(here, "../../bench/peers"), resolve(here, "peers")].find((p) => existsSync(join(p, "o3d_peer.py")));
 
 function gc(): void {
   (globalThis as { gc?: () => void }).gc?.();
@@ -66,7 +66,7 @@ const ratio = (theirs: number, ours: number) => theirs / ours;
 export default async function primitives(ctx: BenchContext): Promise<void> {
   const py = ctx.pythonWithOpen3d();
   if (!py || !peersDir) {
-    console.log("  Open3D peer unavailable (needs /usr/bin/python3 with python3-open3d and ../shared/peers): no comparison possible");
+    console.log("  Open3D peer unavailable (needs /usr/bin/python3 with python3-open3d): no comparison possible");
     ctx.goal("primitives vs Open3D", "not measured", "Open3D installed", false);
     return;
   }

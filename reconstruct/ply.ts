@@ -94,7 +94,7 @@ export function writePly(c: PointCloud, file: string, extras: PlyExtras = {}): v
   writeFileAtomic(file, encodePly(c, extras));
 }
 
-/** Raw little-endian float32 x,y,z triples: the input format of ../shared/peers. */
+/** Raw little-endian float32 x,y,z triples: the input format of the Open3D peers (bench/peers). */
 export function writeXyzF32(c: PointCloud, file: string): void {
   writeFileAtomic(file, Buffer.from(c.xyz.buffer, c.xyz.byteOffset, c.count * 12));
 }

@@ -10,6 +10,9 @@ import { generateTask } from "../../bridge/sim/generate/suite.js";
 import { buildScene } from "../../bridge/sim/scene.js";
 import { render } from "../../bridge/sim/raster.js";
 import { intrinsicsFromHfov, poseToExtrinsic } from "../../src/core/math/camera.js";
+import { needs } from "../helpers/system.js";
+
+const pil = needs("python3-numpy", "python3-pil");
 
 /** The encoder's scanlines, written plainly: each row's filter byte 0 (none), then its samples (16-bit big-endian). */
 function referenceScanlines(width: number, height: number, channels: 1 | 3, bitDepth: 8 | 16, data: Uint8Array | Uint16Array): Buffer {
@@ -94,7 +97,7 @@ describe("PNG codec", () => {
     expect(rgbOf(three, 3, 2)).toBe(three);
   });
 
-  it("decodes Pillow's adaptively filtered PNGs to Pillow's own pixels", () => {
+  it.skipIf(pil.skip)(pil.title("decodes Pillow's adaptively filtered PNGs to Pillow's own pixels"), () => {
     // Pillow (Debian python3-pil) picks a filter per row; on this image it uses Sub, Up and Paeth (the next
     // test covers None and Average). The raw pixels come back as .bin files.
     const dir = mkdtempSync(join(tmpdir(), "esi3d-png-pil-"));

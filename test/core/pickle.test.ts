@@ -6,6 +6,9 @@
 import { describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
 import { NdArray, pickle, PyFloat, PyTuple } from "../../src/core/pickle.js";
+import { needs } from "../helpers/system.js";
+
+const py = needs("python3-numpy");
 
 const PYTHON = "/usr/bin/python3";
 
@@ -16,7 +19,7 @@ function python(data: Buffer, script: string): unknown {
   return JSON.parse(r.stdout);
 }
 
-describe("pickle", () => {
+describe.skipIf(py.skip)(py.title("pickle"), () => {
   it("writes plain values Python reads back with their types", () => {
     const value = {
       none: null, yes: true, no: false,

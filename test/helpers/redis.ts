@@ -3,12 +3,12 @@
  * (--save '' --appendonly no), with the policy a queue needs (noeviction), and stopped after.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync } from "node:fs";
 import { createServer } from "node:net";
 import { Redis } from "ioredis";
 
-export const REDIS_SERVER = "/usr/bin/redis-server";
-export const haveRedis = existsSync(REDIS_SERVER);
+import { REDIS_SERVER } from "./system.js";
+
+export { REDIS_SERVER };
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

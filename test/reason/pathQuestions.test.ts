@@ -3,7 +3,7 @@ import { generateTask } from "../../bridge/sim/generate/suite.js";
 import { openOptions, parsePathQuestion } from "../../src/reason/pathQuestions.js";
 import { shortcutDecision } from "../../src/reason/shortcut.js";
 
-// ESI's own records (shared/esi-bench-sample/Cognitive Mapping/Traversable Passage), verbatim
+// ESI-Bench's released records (Cognitive Mapping/Traversable Passage), verbatim
 const ESI_Q000 = "On the shortest path from living_room_0 to living_room_1, which intermediate room do you pass through among these options: storage_room_0, kitchen_0, storage_room_1, living_room_1?";
 const ESI_GROCERY = "On the shortest path from bathroom_0 to grocery_store_0, which intermediate room do you pass through among these options: corridor_0, bathroom_0, grocery_store_0?";
 

@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { compositeOnWhite, modelRgbOf, modelToSourcePixel, planPreprocess, preprocessViews, resizeBicubicPil, roundHalfEven } from "../../reconstruct/vggt/preprocess.js";
+import { needs, PYTHON } from "../helpers/system.js";
 
 /** Deterministic test image: byte i = (37 i + 11) mod 256, with pure extremes in two corners (exercise clipping). */
 function pattern(w: number, h: number): Uint8Array {
@@ -67,16 +68,9 @@ describe("PIL-compatible BICUBIC resize", () => {
     expect(b).not.toBe(a);
   });
 
-  const py = "/usr/bin/python3";
-  const hasPil = existsSync(py) && (() => {
-    try {
-      execFileSync(py, ["-c", "import PIL, numpy"], { stdio: "ignore" });
-      return true;
-    } catch {
-      return false;
-    }
-  })();
-  it.skipIf(!hasPil)("matches Pillow live on a random 37x23 -> 518x322 upscale and 61x47 -> 19x14 downscale", () => {
+  const py = PYTHON;
+  const pil = needs("python3-numpy", "python3-pil");
+  it.skipIf(pil.skip)(pil.title("matches Pillow live on a random 37x23 -> 518x322 upscale and 61x47 -> 19x14 downscale"), () => {
     const dir = mkdtempSync(join(tmpdir(), "esi3d-pil-"));
     const cases = [[37, 23, 518, 322], [61, 47, 19, 14]] as const;
     const srcs = cases.map(([w, h], k) => Uint8Array.from({ length: w * h * 3 }, (_, i) => ((i + k) * 2654435761) % 251));

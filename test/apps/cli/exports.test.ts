@@ -24,6 +24,9 @@ import { reproduceRunGraph } from "../../../src/apps/viewer/variant.js";
 import { PACKAGE_VERSION } from "../../../src/core/version.js";
 import { makeRun, TASK } from "../viewer/helpers.js";
 import { esi3d, REPO_ROOT } from "./helpers.js";
+import { needs } from "../../helpers/system.js";
+
+const py = needs("python3-numpy", "python3-open3d", "python3-torch");
 
 const PYTHON = "/usr/bin/python3";
 const HELPERS = join(REPO_ROOT, "test", "helpers");
@@ -54,7 +57,7 @@ function attribute(dump: string, meta: { dtype: string }, name: string): Float32
   throw new Error(`${name}: unexpected dtype ${meta.dtype}`);
 }
 
-describe("esi3d graph --ply", () => {
+describe.skipIf(py.skip)(py.title("esi3d graph --ply"), () => {
   it("writes every per-point field, the predicted node included, as types Open3D's tensor reader keeps", () => {
     expect(cli.code, cli.stderr).toBe(0);
     const graph = JSON.parse(readFileSync(join(dir, "g.json"), "utf8")) as SceneGraph;
@@ -172,7 +175,7 @@ function expectMapOf(out: CheckOut, graph: SceneGraph, cloud: { xyz: Float32Arra
   expect(out.text_sim).toEqual(graph.nodes.map(() => 0));
 }
 
-describe("esi3d graph --conceptgraphs", () => {
+describe.skipIf(py.skip)(py.title("esi3d graph --conceptgraphs"), () => {
   it("writes the object map ConceptGraphs' scripts load (gzip pickle), with every field they read, and the relation file they draw", () => {
     expect(cli.code, cli.stderr).toBe(0);
     const out = loadLikeConceptGraphs(join(dir, "cg"), join(dir, "g.json"));
@@ -188,7 +191,7 @@ describe("esi3d graph --conceptgraphs", () => {
   });
 });
 
-describe("esi3d inspect RUN_DIR --conceptgraphs", () => {
+describe.skipIf(py.skip)(py.title("esi3d inspect RUN_DIR --conceptgraphs"), () => {
   it("exports a run's stored graph, its points rebuilt and checked as the viewer does", async () => {
     const runDir = makeRun("single", "esi3d-exports-run-");
     const out = join(dir, "cg-run");
@@ -208,7 +211,7 @@ describe("esi3d inspect RUN_DIR --conceptgraphs", () => {
   }, 300_000);
 });
 
-describe("bbox_np", () => {
+describe.skipIf(py.skip)(py.title("bbox_np"), () => {
   it("gives a flat box (a side of 0) the least side, so Open3D's create_from_points can rebuild it", () => {
     const c = boxCorners({ centre: [1, 2, 3], extent: [0, 0.5, 0.2], yaw: 0 });
     const xs = [0, 1, 2, 3, 4, 5, 6, 7].map((k) => c[3 * k]!);

@@ -4,7 +4,7 @@
  * Bad inputs exit 2 naming the file; a user task's unknown model renders as a box of its extent.
  */
 import { describe, expect, it } from "vitest";
-import { launchChromium, lumaStats, MIN_LUMA_STDDEV, openPage } from "../viewer/helpers.js";
+import { launchChromium, lumaStats, MIN_LUMA_STDDEV, needsChromium, openPage } from "../viewer/helpers.js";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -16,6 +16,8 @@ import { generatedBundle } from "../../scenegraph/helpers.js";
 import { writeScannet, writeTum } from "../../bridge/datasets/layouts.js";
 import { startServer } from "../../llm/server.js";
 import { esi3d, esi3dAsync } from "./helpers.js";
+
+const chromium = needsChromium();
 
 const source = generatedBundle("counting_with_occlusion", "import-cli", 0, "multi");
 const VIEWS = [0, 10, 20].map((i) => source.views[i]!);
@@ -108,7 +110,7 @@ describe("esi3d import <layout>", () => {
     expect(diag.stderr).toMatch(/bundle.json: task: this bundle has no task record \(import:scannet: a scene of one's own\); --diagnosis/);
   });
 
-  it("inspect prints the node table and writes a page of an imported bundle that Chromium draws", async () => {
+  it.skipIf(chromium.skip)(chromium.title("inspect prints the node table and writes a page of an imported bundle that Chromium draws"), async () => {
     const r = esi3d(["inspect", withMasks]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/scene graph of scene0001_00 \(multi views, source gt, masks instance/);

@@ -23,6 +23,9 @@ import { REPO_ROOT } from "../cli/helpers.js";
 import { importRecords } from "../../../bridge/esibench/importer.js";
 import { proxyTask } from "../../../bridge/esibench/proxy.js";
 import { startServe, tempDir } from "./helpers.js";
+import { needs } from "../../helpers/system.js";
+
+const python = needs("python3");
 
 const PYTHON = "/usr/bin/python3";
 const BRIDGE = join(REPO_ROOT, "bridge", "omnigibson");
@@ -60,7 +63,7 @@ function sameViewsInPython(tasks: Task[], dir: string): number {
   return views;
 }
 
-describe("bridge/omnigibson (Python, standard library only)", () => {
+describe.skipIf(python.skip)(python.title("bridge/omnigibson (Python, standard library only)"), () => {
   it("streams a built-in bundle to a live server view by view; the finished bundle is byte-identical", async () => {
     const dir = tempDir("py-upload");
     const original = join(dir, "original");

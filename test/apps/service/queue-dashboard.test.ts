@@ -14,12 +14,15 @@ import type { Browser } from "playwright-core";
 import { CLI, REPO_ROOT } from "../cli/helpers.js";
 import { http, startServe, type Serve } from "./helpers.js";
 import { launchChromium } from "../viewer/helpers.js";
-import { haveRedis, startRedis, type TestRedis } from "../../helpers/redis.js";
+import { startRedis, type TestRedis } from "../../helpers/redis.js";
+import { needs } from "../../helpers/system.js";
 import { until } from "../../helpers/queue.js";
 
 const TOKEN = "dashboard-test-token-0123456789";
 
-describe.skipIf(!haveRedis)("esi3d serve --queue-url: the queue dashboard", () => {
+const packages = needs("redis-server", "chromium");
+
+describe.skipIf(packages.skip)(packages.title("esi3d serve --queue-url: the queue dashboard"), () => {
   let redis: TestRedis;
   let serve: Serve;
   let dir: string;

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { decode } from "fast-png";
 import type { Browser, Page } from "playwright-core";
 import { esi3d } from "../cli/helpers.js";
-import { launchChromium, lumaStats, makeRun, MIN_LUMA_STDDEV, openPage, stored, TASK, waitReady } from "./helpers.js";
+import { launchChromium, needsChromium, lumaStats, makeRun, MIN_LUMA_STDDEV, openPage, stored, TASK, waitReady } from "./helpers.js";
 
 type V3 = [number, number, number];
 
@@ -63,7 +63,9 @@ const frame = (p: Page) => p.evaluate(() => new Promise<void>((r) => requestAnim
 /** Setting up runs esi3d run and inspect: minutes on a loaded 2-core machine, more than the default hook timeout. */
 const SETUP_TIMEOUT_MS = 360_000;
 
-describe("esi3d inspect: the viewer's basics", () => {
+const chromium = needsChromium();
+
+describe.skipIf(chromium.skip)(chromium.title("esi3d inspect: the viewer's basics"), () => {
   beforeAll(async () => {
     run = makeRun("multi", "esi3d-viewer-basics-");
     page = join(run, "..", "page.html");

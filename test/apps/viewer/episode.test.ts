@@ -12,12 +12,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { esi3d } from "../cli/helpers.js";
-import { launchChromium, stored, TASK } from "./helpers.js";
+import { launchChromium, needsChromium, stored, TASK } from "./helpers.js";
 import { isNavigationAction } from "../../../bridge/task/actions.js";
 import type { ItemRecord } from "../../../src/eval/records.js";
 import { openRun } from "../../../src/apps/viewer/run.js";
 import { serveRun } from "../../../src/apps/viewer/server.js";
 import type { Variant } from "../../../src/apps/viewer/types.js";
+
+const chromium = needsChromium();
 
 const MAX_STEPS = 5;
 let run: string;
@@ -113,7 +115,7 @@ describe("esi3d inspect RUN --paradigm active (terminal)", () => {
   }, 120_000);
 });
 
-describe("the active episode's page in Chromium", () => {
+describe.skipIf(chromium.skip)(chromium.title("the active episode's page in Chromium"), () => {
   it("steps through each episode: boxes = graph_nodes, cameras = views so far, a path point per step", async () => {
     const page = join(tmp, "active.html");
     const r = esi3d(["inspect", run, "--task", TASK, "--paradigm", "active", "-o", page]);

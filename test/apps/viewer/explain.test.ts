@@ -17,7 +17,9 @@ import { explainDiagnosis } from "../../../src/apps/viewer/explain.js";
 import { HALLUCINATED_MAX_OBJECT_SHARE, MATCH_MIN_PURITY, MERGED_MIN_SECOND_SHARE, NEAR_OBJECT_M } from "../../../scenegraph/diagnosis.js";
 import type { Explanations } from "../../../src/apps/viewer/types.js";
 import type { VariantData } from "../../../src/apps/viewer/variant.js";
-import { launchChromium, openPage } from "./helpers.js";
+import { launchChromium, needsChromium, openPage } from "./helpers.js";
+
+const chromium = needsChromium();
 
 /** Stacked cardboard boxes: the noisy source at its default level duplicates, merges and hallucinates nodes here. */
 const TASK = "merged_observation-000";
@@ -44,7 +46,7 @@ describe("every status explained", () => {
     if (!d.diagnosis) throw new Error(`${KEY}: a run's variant without a diagnosis`);
     data = { ...d, diagnosis: d.diagnosis };
     ex = explainDiagnosis(data);
-    browser = await launchChromium();
+    if (!chromium.skip) browser = await launchChromium();
   }, SETUP_TIMEOUT_MS);
 
   afterAll(async () => {
@@ -97,7 +99,7 @@ describe("every status explained", () => {
     }
   });
 
-  it("the Evidence tab says why, with the facts beside their thresholds; the missed table says why", async () => {
+  it.skipIf(chromium.skip)(chromium.title("the Evidence tab says why, with the facts beside their thresholds; the missed table says why"), async () => {
     const page = join(run, "..", "page.html");
     const r = esi3d(["inspect", run, "--task", TASK, "--paradigm", "multi", "--source", "noisy", "-o", page]);
     expect(r.code, r.stderr).toBe(0);

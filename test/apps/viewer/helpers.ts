@@ -9,8 +9,11 @@ import { esi3d } from "../cli/helpers.js";
 import type { Diagnosis } from "../../../scenegraph/diagnosisSchema.js";
 import type { SceneGraph } from "../../../scenegraph/types.js";
 
-/** Debian's Chromium (.ci/run installs it). */
-export const CHROMIUM = "/usr/bin/chromium";
+import { CHROMIUM, needs } from "../../helpers/system.js";
+
+export { CHROMIUM };
+/** Tests that drive Chromium: skipped, naming the package, where Debian's chromium is missing (.ci/run installs it). */
+export const needsChromium = () => needs("chromium");
 /**
  * The flags the project runs Chromium with: headless, no sandbox (containers), no GPU (WebGL falls back
  * to SwiftShader, which --enable-unsafe-swiftshader keeps allowed in newer Chromium), and nothing that

@@ -9,14 +9,16 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { esi3d } from "../cli/helpers.js";
-import { launchChromium, lumaStats, makeRun, MIN_DISTINCT_COLOURS, MIN_LUMA_STDDEV, openPage, stored, TASK, waitReady } from "./helpers.js";
+import { launchChromium, needsChromium, lumaStats, makeRun, MIN_DISTINCT_COLOURS, MIN_LUMA_STDDEV, openPage, stored, TASK, waitReady } from "./helpers.js";
 
 let browser: Browser;
 let run: string;
 let page: string;
 let shots: string;
 
-describe("esi3d inspect page in Chromium", () => {
+const chromium = needsChromium();
+
+describe.skipIf(chromium.skip)(chromium.title("esi3d inspect page in Chromium"), () => {
   beforeAll(async () => {
     run = makeRun("multi", "esi3d-viewer-");
     page = join(run, "..", "page.html");

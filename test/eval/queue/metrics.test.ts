@@ -11,7 +11,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CLI, REPO_ROOT } from "../../apps/cli/helpers.js";
 import { http, serveExit, startServe, type Serve } from "../../apps/service/helpers.js";
-import { freePort, haveRedis, startRedis, type TestRedis } from "../../helpers/redis.js";
+import { freePort, startRedis, type TestRedis } from "../../helpers/redis.js";
+import { needs } from "../../helpers/system.js";
 import { startWorker, stopAll, until } from "../../helpers/queue.js";
 import { HEARTBEAT_TTL_MS } from "../../../src/eval/queue/liveness.js";
 
@@ -21,7 +22,9 @@ function sample(text: string, series: string): number | null {
   return line ? Number(line.slice(series.length + 1)) : null;
 }
 
-describe.skipIf(!haveRedis)("esi3d serve --queue-url: the queue in /metrics", () => {
+const redisServer = needs("redis-server");
+
+describe.skipIf(redisServer.skip)(redisServer.title("esi3d serve --queue-url: the queue in /metrics"), () => {
   let redis: TestRedis;
   let serve: Serve;
   let dir: string;

@@ -12,7 +12,8 @@ import { join } from "node:path";
 import { CLI, esi3dAsync, REPO_ROOT } from "../../apps/cli/helpers.js";
 import { readRecords } from "../../../src/eval/records.js";
 import { PACKAGE_VERSION } from "../../../src/core/version.js";
-import { haveRedis, startRedis, type TestRedis } from "../../helpers/redis.js";
+import { startRedis, type TestRedis } from "../../helpers/redis.js";
+import { needs } from "../../helpers/system.js";
 import { expectSameRun, items, startWorker, stopAll, until, WORKER_ARGS } from "../../helpers/queue.js";
 import { delayed, json, openaiReply, startServer } from "../../llm/server.js";
 
@@ -20,7 +21,9 @@ const SMALL = ["--limit", "3", "--paradigm", "single", "--source", "gt", "--conc
 
 const lineCount = (f: string) => (existsSync(f) ? readFileSync(f, "utf8").split("\n").filter(Boolean).length : 0);
 
-describe.skipIf(!haveRedis)("esi3d run --queue", () => {
+const redisServer = needs("redis-server");
+
+describe.skipIf(redisServer.skip)(redisServer.title("esi3d run --queue"), () => {
   let redis: TestRedis;
   let dir: string;
   let local: string;

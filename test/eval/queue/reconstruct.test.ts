@@ -12,7 +12,8 @@ import { join } from "node:path";
 import type { ChildProcess } from "node:child_process";
 import { esi3dAsync } from "../../apps/cli/helpers.js";
 import { readRecords } from "../../../src/eval/records.js";
-import { haveRedis, startRedis, type TestRedis } from "../../helpers/redis.js";
+import { startRedis, type TestRedis } from "../../helpers/redis.js";
+import { needs } from "../../helpers/system.js";
 import { expectSameRun, startWorker, stopAll, until } from "../../helpers/queue.js";
 import { writeTinyVggt } from "../../helpers/tiny-vggt-onnx.js";
 
@@ -22,7 +23,9 @@ function stderrOf(w: ChildProcess): () => string {
   return () => text;
 }
 
-describe.skipIf(!haveRedis)("esi3d worker --role reconstruct", () => {
+const redisServer = needs("redis-server");
+
+describe.skipIf(redisServer.skip)(redisServer.title("esi3d worker --role reconstruct"), () => {
   let redis: TestRedis;
   let dir: string;
   let local: string;

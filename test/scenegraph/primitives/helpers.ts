@@ -1,7 +1,7 @@
 /**
  * Test helpers for the point-cloud primitives: a seeded synthetic scene (the shape of
- * ../shared/peers/gen_scene.py: floor + boxes/spheres/cylinders, 2 mm noise, 0.1 % outliers, shuffled)
- * and a runner for the Open3D peer (../shared/peers/o3d_peer.py) on Debian's python3.
+ * bench/peers/gen_scene.py: floor + boxes/spheres/cylinders, 2 mm noise, 0.1 % outliers, shuffled)
+ * and a runner for the Open3D peer (bench/peers/o3d_peer.py) on Debian's python3.
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { Rng } from "../../../src/core/math/rng.js";
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
-export const peersDir = resolve(repoRoot, "../shared/peers");
+export const peersDir = resolve(repoRoot, "bench/peers");
 export const PYTHON = "/usr/bin/python3";
 
 export interface SceneOptions {
@@ -142,12 +142,12 @@ export function shufflePoints(xyz: Float32Array, rng: Rng): Float32Array {
 /** Fails loudly (CI installs python3-open3d) when Debian's python3 cannot import open3d and numpy. */
 export function requireOpen3d(): void {
   const script = join(peersDir, "o3d_peer.py");
-  if (!existsSync(script)) throw new Error(`Open3D peer not found at ${script} (expected ../shared/peers beside the repository)`);
-  if (!existsSync(PYTHON)) throw new Error(`${PYTHON} not found: install Debian's python3 with python3-open3d and python3-numpy (see ../shared/peers/README.md)`);
+  if (!existsSync(script)) throw new Error(`Open3D peer not found at ${script} (the repository's bench/peers)`);
+  if (!existsSync(PYTHON)) throw new Error(`${PYTHON} not found: install Debian's python3 with python3-open3d and python3-numpy (see bench/peers/README.md)`);
   try {
     execFileSync(PYTHON, ["-c", "import open3d, numpy"], { stdio: "pipe" });
   } catch (e) {
-    throw new Error(`${PYTHON} cannot import open3d/numpy: apt-get install -y python3-open3d python3-numpy (see ../shared/peers/README.md)\n${String((e as { stderr?: Buffer }).stderr ?? e)}`);
+    throw new Error(`${PYTHON} cannot import open3d/numpy: apt-get install -y python3-open3d python3-numpy (see bench/peers/README.md)\n${String((e as { stderr?: Buffer }).stderr ?? e)}`);
   }
 }
 
