@@ -25,7 +25,7 @@ export const VGGT_CONTRACT_TEXT =
 const HOW_TO_GET =
   "Expected: VGGT-1B exported to ONNX — a .onnx graph (e.g. vggt.onnx) with its external weights (vggt.onnx_data) " +
   "in the same directory, such as akretz/VGGT-1B-onnx from Hugging Face or the output of models/export_vggt.py. " +
-  `Set ${VGGT_MODEL_ENV}=/path/to/vggt.onnx or pass the model path; see models/README.md. ` +
+  `Pass --vggt-model /path/to/vggt.onnx (the option vggt.modelPath in a --config file or a service request), or set ${VGGT_MODEL_ENV}; see models/README.md. ` +
   `The graph must have VGGT's inputs and outputs: ${VGGT_CONTRACT_TEXT}.`;
 
 /** The VGGT model is missing or is not a VGGT model. A user-fixable input error (the CLI prints the message). */

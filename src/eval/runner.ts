@@ -40,15 +40,18 @@ import { readRunFile, runConfigFile, RUN_FORMAT, sceneGraphFile } from "./files.
 import { lockRunDir } from "./runLock.js";
 import { writePromptLog } from "./promptFiles.js";
 import type { PromptLog } from "../reason/promptFile.js";
+import { itemCountText } from "./itemCount.js";
 import { isHttpStore } from "./queue/store.js";
 import type { StoreServer } from "./queue/storeServer.js";
 import type { QueueRunOptions } from "./queue/options.js";
 
 export interface RunProgress {
   setTotal(n: number): void;
+  /** items a resumed run finished before this process: counted as done, never in the rate */
+  resumeFrom(n: number): void;
   tick(n?: number, failed?: number, invalid?: number): void;
   line(text: string): void;
-  finish(): void;
+  finish(interrupted?: boolean): void;
 }
 
 export interface RunOptions {
@@ -251,8 +254,12 @@ export async function runEvaluation(opts: RunOptions): Promise<RunOutcome> {
     const units = allUnits.filter((u) => unitKeys(config, u.task, u.paradigm).some((k) => !doneKeys.has(k)));
     totalItems = allUnits.reduce((n, u) => n + unitKeys(config, u.task, u.paradigm).length, 0);
     opts.progress?.setTotal(totalItems);
-    opts.progress?.tick(previous.length);
-    log(`run: ${tasks.length} tasks x ${config.paradigms.length} paradigms = ${totalItems} items (${previous.length} already done), ${threads} worker(s), reasoner${config.reasoner.length > 1 ? "s" : ""} ${config.reasoner.join(", ")}`);
+    opts.progress?.resumeFrom(previous.length);
+    // a unit's keys differ by paradigm, never by task
+    const keysOf = (p: string) => (tasks.length ? unitKeys(config, tasks[0]!, p) : []);
+    const planned = tasks.length * config.paradigms.reduce((n, p) => n + keysOf(p).length, 0);
+    const count = itemCountText({ tasks: tasks.length, paradigms: config.paradigms, keysOf, reasoners: config.reasoner.length, skippedUnits: tasks.length * config.paradigms.length - allUnits.length, skippedItems: planned - totalItems, total: totalItems });
+    log(`run: ${count}${previous.length ? ` (${previous.length} already done)` : ""}, ${threads} worker(s), reasoner${config.reasoner.length > 1 ? "s" : ""} ${config.reasoner.join(", ")}`);
     const limit = pLimit(config.maxConnections);
     // idempotent by item key: a queue may deliver an item twice, the run records it once
     const commit = (r: ItemRecord): boolean => {
@@ -317,7 +324,7 @@ export async function runEvaluation(opts: RunOptions): Promise<RunOutcome> {
   const wallSeconds = (Date.now() - t0) / 1000;
   const queueNote = queue ? `${(await import("./queue/connection.js")).redactUrl(queue.url)}, ${duplicates} duplicate deliveries dropped` : undefined;
   const summary = writeReports(opts, records, interrupted, wallSeconds, skipped, queueNote);
-  opts.progress?.finish();
+  opts.progress?.finish(interrupted);
   return { summary, records, interrupted, wallSeconds };
 }
 

@@ -13,10 +13,12 @@ function keysOf(dir: string): string[] {
   return readRecords(join(dir, "items.jsonl")).records.map((r) => r.key);
 }
 
-/** Starts a run and kills it once items.jsonl holds at least `atLeast` lines. */
-function runAndKill(out: string, signal: NodeJS.Signals, atLeast: number): Promise<number | null> {
+/** Starts a run and kills it once items.jsonl holds at least `atLeast` lines; `output` gets what it printed. */
+function runAndKill(out: string, signal: NodeJS.Signals, atLeast: number, output: { stdout: string; stderr: string } = { stdout: "", stderr: "" }): Promise<number | null> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, "run", ...SMALL, "--out", out], { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    child.stdout.on("data", (d: Buffer) => (output.stdout += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (output.stderr += d.toString()));
     let sent = false;
     const timer = setInterval(() => {
       const f = join(out, "items.jsonl");
@@ -26,7 +28,8 @@ function runAndKill(out: string, signal: NodeJS.Signals, atLeast: number): Promi
         child.kill(signal);
       }
     }, 20);
-    child.on("exit", (code) => {
+    // on 'close', not 'exit': the pipes may still hold output when the child exits
+    child.on("close", (code) => {
       clearInterval(timer);
       resolve(code);
     });
@@ -56,16 +59,25 @@ describe("esi3d run", () => {
     expect(summary.complete).toBe(true);
   }, 300_000);
 
-  it("Ctrl-C finishes the items in flight, exits 130, and --resume completes the run", async () => {
+  it("Ctrl-C finishes the items in flight, exits 130 saying it was interrupted and how to resume, and --resume completes the run", async () => {
     const out = mkdtempSync(join(tmpdir(), "esi3d-int-"));
-    const code = await runAndKill(out, "SIGINT", 2);
+    const printed = { stdout: "", stderr: "" };
+    const code = await runAndKill(out, "SIGINT", 2, printed);
     expect(code).toBe(130);
     const partial = keysOf(out);
     expect(partial.length).toBeLessThan(EXPECTED);
     expect(JSON.parse(readFileSync(join(out, "summary.json"), "utf8")).complete).toBe(false);
+    // the count names its factors; the last progress line says interrupted, never "took"; the command to finish it
+    expect(printed.stderr).toMatch(/run: 3 tasks × 2 paradigms \(single, gt\) × 4 arms \(3d:gt, 3d:noisy, 2d, shortcut\) = 24 items, /);
+    expect(printed.stderr).toMatch(new RegExp(`run: interrupted with ${partial.length} of ${EXPECTED} items done, ${EXPECTED - partial.length} not done`));
+    expect(printed.stderr).not.toMatch(/took/);
+    expect(printed.stdout).toMatch(/^INTERRUPTED: the tables below cover only the \d+ items done so far$/m);
+    expect(printed.stdout).toContain(`To finish it: esi3d run --resume --out ${out}`);
     const r = esi3d(["run", ...SMALL, "--out", out, "--resume"]);
     expect(r.code, r.stderr).toBe(0);
     expect(new Set(keysOf(out)).size).toBe(EXPECTED);
+    // the resumed run's rate counts only the items this process did
+    expect(r.stderr).toMatch(new RegExp(`run: ${EXPECTED}/${EXPECTED} items \\(${partial.length} done before this process\\), [0-9.]+/s, took`));
   }, 300_000);
 
   it("writes the configuration, records, summary and readable reports", () => {

@@ -20,3 +20,7 @@ export async function withInterrupts<T>(onFirst: () => void, work: (signals: { s
 }
 
 export const INTERRUPT_NOTE = "interrupted: finishing the items in flight (Ctrl-C again to abandon them); --resume completes the run";
+
+/** What an interrupted run prints last: that it is not finished, and the one command that finishes it. */
+export const resumeHint = (command: string, out: string): string =>
+  `interrupted: the run is not finished; its finished items are kept. To finish it: esi3d ${command} --resume --out ${/^[\w./@:+-]+$/.test(out) ? out : JSON.stringify(out)}\n`;

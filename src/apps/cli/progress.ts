@@ -1,7 +1,8 @@
 /**
  * Progress for long work: a one-line bar on a terminal (items done, rate, ETA, failures and invalid replies
  * apart: a reply that could not be read is the model's answer, not a failed call), plain log lines
- * when stderr is not a TTY (CI), at most every LOG_INTERVAL_MS.
+ * when stderr is not a TTY (CI), at most every LOG_INTERVAL_MS. The rate counts only the items this process
+ * finished (a resumed run's earlier items took no time here), and an interrupted run's last line says so.
  */
 export const LOG_INTERVAL_MS = 10_000;
 const BAR_WIDTH = 24;
@@ -22,6 +23,8 @@ function duration(s: number): string {
 
 export class Progress {
   private done = 0;
+  /** items done before this process (a resumed run): in the count, never in the rate */
+  private before = 0;
   private failed = 0;
   private invalid = 0;
   private lastLog = 0;
@@ -42,12 +45,18 @@ export class Progress {
     this.total = n;
   }
 
+  /** A resumed run's items finished by earlier processes. */
+  resumeFrom(n: number): void {
+    this.done += n;
+    this.before += n;
+  }
+
   /** `failed`: items with no reply (error, empty); `invalid`: items whose reply could not be read. */
   tick(n = 1, failed = 0, invalid = 0): void {
     this.done += n;
     this.failed += failed;
     this.invalid += invalid;
-    if (!this.first && this.done > 0) this.first = { at: Date.now(), done: this.done };
+    if (!this.first && this.done > this.before) this.first = { at: Date.now(), done: this.done };
     this.render(false);
   }
 
@@ -57,8 +66,9 @@ export class Progress {
     this.render(true);
   }
 
-  finish(): void {
-    this.render(true, true);
+  /** The last line: what was done and how long it took, or that the work was interrupted. */
+  finish(interrupted = false): void {
+    this.render(true, interrupted ? "interrupted" : "finished");
     if (this.tty) this.stream.write("\n");
   }
 
@@ -70,11 +80,17 @@ export class Progress {
     return `ETA ${duration((this.total - this.done) / rate)}`;
   }
 
-  private render(force: boolean, final = false): void {
+  private render(force: boolean, final: "finished" | "interrupted" | null = null): void {
     const now = Date.now();
     const secs = (now - this.start) / 1000;
-    const rate = this.done / Math.max(secs, 1e-3);
-    const text = `${this.label}: ${this.done}/${this.total} items, ${rate.toFixed(2)}/s, ${final ? `took ${duration(secs)}` : this.eta(now)}, ${this.failed} failed${this.invalid ? `, ${this.invalid} invalid` : ""}`;
+    const here = this.done - this.before;
+    const rate = here / Math.max(secs, 1e-3);
+    const before = this.before ? ` (${this.before} done before this process)` : "";
+    const failures = `${this.failed} failed${this.invalid ? `, ${this.invalid} invalid` : ""}`;
+    const text =
+      final === "interrupted"
+        ? `${this.label}: interrupted with ${this.done} of ${this.total} items done${before}, ${this.total - this.done} not done; ${here} in this process, ${rate.toFixed(2)}/s over ${duration(secs)}, ${failures}`
+        : `${this.label}: ${this.done}/${this.total} items${before}, ${rate.toFixed(2)}/s, ${final ? `took ${duration(secs)}` : this.eta(now)}, ${failures}`;
     if (this.tty) {
       const filled = Math.round((BAR_WIDTH * this.done) / Math.max(1, this.total));
       this.stream.write(`\r\x1b[2K[${"#".repeat(filled)}${".".repeat(BAR_WIDTH - filled)}] ${text}`);

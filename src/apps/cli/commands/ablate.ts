@@ -6,7 +6,7 @@ import { runEvaluation } from "../../../eval/runner.js";
 import { ablationHtml, ablationMarkdown, ablationTable, summarizeAblation } from "../../../eval/ablation.js";
 import { addRunOptions, configFromCommand } from "./run.js";
 import { Progress } from "../progress.js";
-import { INTERRUPT_NOTE, withInterrupts } from "../interrupts.js";
+import { INTERRUPT_NOTE, resumeHint, withInterrupts } from "../interrupts.js";
 import { PACKAGE_VERSION } from "../../../core/version.js";
 import { MAX_NOISE_LEVEL, VGGT_TYPICAL_LEVEL } from "../../../../reconstruct/noisy/params.js";
 import { writeFileAtomic, writeJsonAtomic } from "../../../core/fs.js";
@@ -42,7 +42,9 @@ export function registerAblate(program: Command): void {
     writeJsonAtomic(join(out, "ablation.json"), a);
     writeFileAtomic(join(out, "ablation.md"), ablationMarkdown(a));
     writeFileAtomic(join(out, "ablation.html"), ablationHtml(a));
-    process.stdout.write("\n" + ablationTable(a) + "\n\n" + a.headlines.map((h) => `- ${h}`).join("\n") + `\n\nwrote ${join(out, "ablation.json")}, ablation.md, ablation.html (${result.wallSeconds.toFixed(0)} s)\n`);
+    const partial = result.interrupted ? `INTERRUPTED: the tables below cover only the ${result.records.length} items done so far\n` : "";
+    process.stdout.write("\n" + partial + ablationTable(a) + "\n\n" + a.headlines.map((h) => `- ${h}`).join("\n") + `\n\nwrote ${join(out, "ablation.json")}, ablation.md, ablation.html (${result.wallSeconds.toFixed(0)} s)\n`);
+    if (result.interrupted) process.stdout.write(resumeHint("ablate", out));
     if (result.interrupted) process.exitCode = EXIT_INTERRUPTED;
   });
 }

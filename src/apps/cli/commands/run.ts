@@ -18,7 +18,7 @@ import { leaderboardTable, paperTable } from "../../../eval/report.js";
 import { defaultCachePath } from "../../../llm/cache.js";
 import { resumedConfig } from "../resume.js";
 import { Progress } from "../progress.js";
-import { INTERRUPT_NOTE, withInterrupts } from "../interrupts.js";
+import { INTERRUPT_NOTE, resumeHint, withInterrupts } from "../interrupts.js";
 import { PACKAGE_VERSION } from "../../../core/version.js";
 import { givenPath, type NamedPath } from "../../../core/outputPaths.js";
 import { recordCacheFlags, refuseCacheContradiction } from "../cacheFlags.js";
@@ -143,8 +143,10 @@ export function registerRun(program: Command): void {
     if (queue.store !== null && queue.url === null) throw new InputError("--store: only with --queue (the shared store of a queue run's workers); a run without --queue keeps everything in --out", { field: "store" });
     const progress = new Progress("run", 0);
     const result = await withInterrupts(() => progress.line(INTERRUPT_NOTE), (signals) => runEvaluation({ config, out, resume, inputs, version: PACKAGE_VERSION, log: (l) => progress.line(l), progress, queue, ...signals }));
-    process.stdout.write("\n" + paperTable(result.summary) + "\n\n" + leaderboardTable(result.summary, config.reasoner) + "\n\n" + result.summary.headlines.map((h) => `- ${h}`).join("\n") + "\n\n");
-    process.stdout.write(`wrote ${join(out, "items.jsonl")}, summary.json, report.md, report.html (${result.wallSeconds.toFixed(0)} s)${result.interrupted ? "; interrupted: rerun with --resume to finish" : ""}\n`);
+    const partial = result.interrupted ? `INTERRUPTED: the tables below cover only the ${result.records.length} items done so far\n` : "";
+    process.stdout.write("\n" + partial + paperTable(result.summary) + "\n\n" + leaderboardTable(result.summary, config.reasoner) + "\n\n" + result.summary.headlines.map((h) => `- ${h}`).join("\n") + "\n\n");
+    process.stdout.write(`wrote ${join(out, "items.jsonl")}, summary.json, report.md, report.html (${result.wallSeconds.toFixed(0)} s)\n`);
+    if (result.interrupted) process.stdout.write(resumeHint("run", out));
     if (result.interrupted) process.exitCode = EXIT_INTERRUPTED;
     else if (nothingSucceeded(result.records)) {
       // every model call failed (a bad key, a dead endpoint): a run of nothing must not look like a result (audit M3)
