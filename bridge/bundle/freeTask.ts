@@ -12,7 +12,7 @@ import type { Task } from "../task/schema.js";
 import { SUBCATEGORY_CATEGORY } from "../task/taxonomy.js";
 import { BundleError } from "./errors.js";
 import type { BundleManifest } from "./schema.js";
-import { bundleViewpoint } from "./viewpoint.js";
+import { bundleViewpoint, type Viewpoint } from "./viewpoint.js";
 
 export function requireTask(manifest: Pick<BundleManifest, "task" | "simulator">, dir: string, what: string): Task {
   if (manifest.task) return manifest.task;
@@ -29,22 +29,34 @@ export const FREE_QUESTION_SUBCATEGORY = "spatial_distance" as const;
 const NO_ROOM = { id: "unknown", type: "unknown", size: [1, 1] as [number, number], height: 1 };
 
 export function freeQuestionTask(manifest: BundleManifest, q: Pick<Task, "question" | "answer_format" | "options">): Task {
-  const vp = bundleViewpoint(manifest);
   const v0 = manifest.views[0]!;
   const hfov = (2 * Math.atan(manifest.image.width / 2 / v0.intrinsics.fx) * 180) / Math.PI;
+  return freeQuestionTaskAt({ taskId: manifest.task_id, simulator: manifest.simulator, viewpoint: bundleViewpoint(manifest), camera: { width: manifest.image.width, height: manifest.image.height, hfov_deg: hfov } }, q);
+}
+
+/** Where a free question is asked from: a bundle's first camera, or a scene graph's viewpoint (which has no image). */
+export interface FreeQuestionPlace {
+  taskId: string;
+  simulator: string;
+  viewpoint: Viewpoint;
+  camera: Task["camera"];
+}
+
+export function freeQuestionTaskAt(at: FreeQuestionPlace, q: Pick<Task, "question" | "answer_format" | "options">): Task {
+  const vp = at.viewpoint;
   return {
     schema: "esi3d-task/1",
-    task_id: manifest.task_id,
+    task_id: at.taskId,
     seed: "",
     category: SUBCATEGORY_CATEGORY[FREE_QUESTION_SUBCATEGORY],
     subcategory: FREE_QUESTION_SUBCATEGORY,
-    simulator: manifest.simulator,
-    scene: manifest.task_id,
+    simulator: at.simulator,
+    scene: at.taskId,
     room: NO_ROOM,
     floor: 0,
     objects: [],
     lighting: { ambient: 1, sun: null, lights: [] },
-    camera: { width: manifest.image.width, height: manifest.image.height, hfov_deg: hfov },
+    camera: at.camera,
     agent_initial: { position: vp.position, orientation: poseQuaternion(vp), yaw: vp.yaw, pitch: vp.pitch },
     action_trajectory: [],
     view_object_existence: [],

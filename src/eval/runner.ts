@@ -48,7 +48,7 @@ import type { QueueRunOptions } from "./queue/options.js";
 export interface RunProgress {
   setTotal(n: number): void;
   /** items a resumed run finished before this process: counted as done, never in the rate */
-  resumeFrom(n: number): void;
+  resumeFrom?(n: number): void;
   tick(n?: number, failed?: number, invalid?: number): void;
   line(text: string): void;
   finish(interrupted?: boolean): void;
@@ -181,7 +181,7 @@ export function plannedItems(config: RunConfig, tasks: number): number {
  * The item keys of a unit (task × paradigm): per reasoner one per 3D arm and one for the 2D baseline, and one
  * shortcut item (question only: the same whatever the reasoner).
  */
-function unitKeys(config: RunConfig, task: Task, paradigm: string): string[] {
+export function unitKeys(config: RunConfig, task: Task, paradigm: string): string[] {
   // the shortcut takes no views: it answers once per passive paradigm, never as an active episode
   const baselines = baselineArms(config).filter((b) => !(b === "shortcut" && paradigm === "active"));
   const perReasoner = (r: string) => [...threeDArms(config, paradigm).map((a) => itemKey(task.task_id, paradigm, "3d", a.label, reasonerKeyPart(config, r))), ...(baselines.includes("2d") ? [itemKey(task.task_id, paradigm, "2d", null, reasonerKeyPart(config, r))] : [])];
@@ -254,7 +254,7 @@ export async function runEvaluation(opts: RunOptions): Promise<RunOutcome> {
     const units = allUnits.filter((u) => unitKeys(config, u.task, u.paradigm).some((k) => !doneKeys.has(k)));
     totalItems = allUnits.reduce((n, u) => n + unitKeys(config, u.task, u.paradigm).length, 0);
     opts.progress?.setTotal(totalItems);
-    opts.progress?.resumeFrom(previous.length);
+    opts.progress?.resumeFrom?.(previous.length);
     // a unit's keys differ by paradigm, never by task
     const keysOf = (p: string) => (tasks.length ? unitKeys(config, tasks[0]!, p) : []);
     const planned = tasks.length * config.paradigms.reduce((n, p) => n + keysOf(p).length, 0);

@@ -145,7 +145,7 @@ describe("esi3d ask", () => {
         [[taskFile, "--paradigm", "active", "--max-steps", "0", "--save-episode", ep], /--max-steps: expected an integer in \[1, 500\], got "0"/],
         [[taskFile, "--paradigm", "active", "--threshold", "1.2", "--save-episode", ep], /--threshold: expected a number in \[0, 1\], got "1.2"/],
         [[taskFile, "--paradigm", "active", "--explorer", "greedy", "--save-episode", ep], /--explorer: expected one of nbv, verify, random, got "greedy"/],
-        [[taskFile, "--paradigm", "multi"], /--paradigm: expected one of active, got "multi"/],
+        [[taskFile, "--paradigm", "video"], /--paradigm: expected one of single, multi, gt, active, got "video"/],
         [[join(REPO_ROOT, "test", "prompt", "fixtures", "spatial_distance-000.gt.graph.json"), "--paradigm", "active"], /spatial_distance-000\.gt\.graph\.json: --paradigm active: a scene graph has no scene to explore/],
       ] as const) {
         const r = esi3d(["ask", ...args]);

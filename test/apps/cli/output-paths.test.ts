@@ -73,11 +73,11 @@ const COMMANDS: CommandSpec[] = [
   { name: "import esi-bench --force", inputs: { "<dir>": F.records }, outputs: [{ flag: "--out", dir: true }], args: (i, o) => ["import", "esi-bench", i["<dir>"]!, "--out", o["--out"]!, "--force"] },
   {
     name: "ask --paradigm active --save-episode",
-    inputs: { "<graph-or-bundle>": F.bundle },
+    inputs: { "<input>": F.bundle },
     outputs: [{ flag: "--save-episode", dir: true }],
-    args: (i, o) => ["ask", i["<graph-or-bundle>"]!, "--paradigm", "active", "--max-steps", "1", "--save-episode", o["--save-episode"]!],
+    args: (i, o) => ["ask", i["<input>"]!, "--paradigm", "active", "--max-steps", "1", "--save-episode", o["--save-episode"]!],
   },
-  { name: "ask a graph --cache", inputs: { "<graph-or-bundle>": F.graph, "--task": F.task }, outputs: [{ flag: "--cache" }], args: (i, o) => ["ask", i["<graph-or-bundle>"]!, "--task", i["--task"]!, "--cache", o["--cache"]!] },
+  { name: "ask a graph --cache", inputs: { "<input>": F.graph, "--task": F.task }, outputs: [{ flag: "--cache" }], args: (i, o) => ["ask", i["<input>"]!, "--task", i["--task"]!, "--cache", o["--cache"]!] },
   {
     name: "run --suite --config",
     inputs: { "--suite": F.suite, "--config": F.config },

@@ -1,9 +1,7 @@
 import type { Command } from "commander";
-import { existsSync, statSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { readBundle, type FrameBundle } from "../../../../bridge/bundle/io.js";
-import { readTaskFile } from "../../../../bridge/task/io.js";
 import type { AnswerFormat, Task } from "../../../../bridge/task/schema.js";
-import { readSceneGraphFile } from "../../../../scenegraph/io.js";
 import { graphOfBundle, GRAPH_PIPELINE_FLAGS, GraphPipelineOptionsSchema, masksForBundle } from "../../../../scenegraph/pipeline.js";
 import { freeQuestionTask } from "../../../../bridge/bundle/freeTask.js";
 import type { SceneGraph } from "../../../../scenegraph/types.js";
@@ -22,6 +20,8 @@ import { rotateOptions, withCircular } from "../../../reason/circular.js";
 import { ACTIVE_FLAGS, ActiveOptionsSchema } from "../../../reason/active/options.js";
 import { choiceOption } from "../../../core/flags.js";
 import { askEpisode, ASK_PARADIGMS, episodeTask } from "./askActive.js";
+import { askInputKind, graphInput, renderedTask, RENDERED_PARADIGMS } from "./askInputs.js";
+import { askRunItem } from "./askItem.js";
 
 /** Answer format of a free-form question, from its options or its first words. */
 function inferFormat(question: string, options: string[] | undefined): AnswerFormat {
@@ -41,8 +41,9 @@ interface AskOpts {
   reasoner: string;
   showPrompt?: boolean;
   cache: string | false;
-  paradigm?: (typeof ASK_PARADIGMS)[number];
+  paradigm?: (typeof ASK_PARADIGMS)[number] | (typeof RENDERED_PARADIGMS)[number];
   saveEpisode?: string;
+  item?: string;
 }
 
 /** A question of one's own: its text, options and format (the answer is not scored). */
@@ -56,8 +57,8 @@ function withQuestion(question: string, optionList: string | undefined): Pick<Ta
 export function registerAsk(program: Command): void {
   const cmd = program
     .command("ask")
-    .description("answer a question over a scene graph or a frame bundle and show the prompt, the reply and the parsed answer; with --paradigm active, run one active episode from a task's initial pose and show it step by step")
-    .argument("<graph-or-bundle>", "a scene-graph JSON (esi3d graph -o) or a frame bundle directory; with --paradigm active, a task JSON or a bundle (whose task starts the episode)");
+    .description("answer a question over a scene graph or a frame bundle and show the prompt, the reply and the parsed answer; ask one item of a run again (RUN --item KEY) beside its stored record; with --paradigm active, run one active episode from a task's initial pose and show it step by step")
+    .argument("<input>", "a scene-graph file (esi3d graph -o, a run's graphs/<task>/<paradigm>__<source>.json, inspect --graph-json), a frame bundle directory, a task JSON with --paradigm (rendered by the built-in simulator), or a run directory with --item");
   addSchemaFlags(cmd, GraphPipelineOptionsSchema, GRAPH_PIPELINE_FLAGS);
   addSchemaFlags(cmd, PromptFormatSchema, PROMPT_FORMAT_FLAGS);
   addSchemaFlags(cmd, OptionPresentationSchema, OPTION_PRESENTATION_FLAGS);
@@ -66,20 +67,24 @@ export function registerAsk(program: Command): void {
   addSchemaFlags(cmd, LlmOptionsSchema, LLM_FLAGS)
     .option("--question <text>", "a question of your own (default: the bundle's task question, which is then scored; a bundle without a task, e.g. an imported scene, needs one)")
     .option("--options <list>", "answer options for --question, comma-separated")
-    .option("--task <file>", "the task record, when the input is a graph JSON")
+    .option("--task <file>", "the task record, when the input is a graph file (a run's own graph files find theirs)")
+    .option("--item <key>", "with a run directory: the item to ask again (its key in items.jsonl, e.g. \"linear_alignment-000|multi|3d:noisy\"), with the run's configuration; flags such as --reasoner, --format, --uncertainty, --images, --masks change how it is asked")
     .option("--reasoner <name>", ReasonerSpecSchema.description ?? "", "symbolic")
     .option("--show-prompt", "print the exact prompt sent to the model")
     .option("--cache <file>", "response cache (SQLite), shared with esi3d run", defaultCachePath())
     .option("--no-cache", "do not use the response cache")
-    .option("--paradigm <p>", "active: an agent explores the task's scene and answers (docs/active.md); without it the input's own views are asked", choiceOption("--paradigm", ASK_PARADIGMS))
+    .option("--paradigm <p>", "a task JSON: the views to ask over (single, multi, gt: rendered by the built-in simulator); active: an agent explores the task's scene and answers (docs/active.md); without it a bundle's own views are asked", choiceOption("--paradigm", [...RENDERED_PARADIGMS, ...ASK_PARADIGMS]))
     .option("--save-episode <dir>", "--paradigm active: write the views the agent gathered as a frame bundle (paradigm active)");
   addSchemaFlags(cmd, ActiveOptionsSchema, ACTIVE_FLAGS);
   recordCacheFlags(cmd);
   cmd.action(async (input: string, opts: AskOpts) => {
       refuseCacheContradiction(cmd);
       const cacheGiven = cmd.getOptionValueSource("cache") === "cli" && typeof opts.cache === "string" ? opts.cache : undefined;
-      checkOutputs([{ what: "<graph-or-bundle>", path: input }, ...givenPath("--task", opts.task)], [...givenPath("--save-episode", opts.saveEpisode), ...givenPath("--cache", cacheGiven)]);
-      if (!existsSync(input)) throw new InputError(`${input}: no such file or directory (expected a scene-graph JSON or a frame bundle directory)`);
+      checkOutputs([{ what: "<input>", path: input }, ...givenPath("--task", opts.task)], [...givenPath("--save-episode", opts.saveEpisode), ...givenPath("--cache", cacheGiven)]);
+      if (!existsSync(input)) throw new InputError(`${input}: no such file or directory (expected a scene-graph file, a frame bundle, a task JSON or a run directory)`);
+      const kind = askInputKind(input);
+      if (kind === "run") return askRunItem(cmd, input, opts);
+      if (opts.item) throw new InputError(`--item: only with a run directory (esi3d run --out DIR); ${input} is a ${kind === "graph" ? "graph file" : kind === "task" ? "task JSON" : "frame bundle"}`, { field: "item" });
       const reasonerName = parseFlagValue(ReasonerSpecSchema, opts.reasoner, "--reasoner");
       const format = parseSchemaFlags(cmd, PromptFormatSchema, PROMPT_FORMAT_FLAGS);
       const { optionLabels, circular } = parseSchemaFlags(cmd, OptionPresentationSchema, OPTION_PRESENTATION_FLAGS);
@@ -122,8 +127,9 @@ export function registerAsk(program: Command): void {
       let graph: SceneGraph | undefined;
       let bundle: FrameBundle | undefined;
       const wantsBundle = reasonerName === "symbolic-2d" || !!images;
-      if (statSync(input).isDirectory()) {
-        bundle = readBundle(input);
+      if (kind === "bundle" || kind === "task") {
+        bundle = kind === "task" ? renderedTask(input, opts.paradigm) : readBundle(input);
+        if (kind === "bundle" && opts.paradigm && opts.paradigm !== bundle.manifest.paradigm) throw new InputError(`--paradigm ${opts.paradigm}: the bundle ${input} holds ${bundle.manifest.paradigm} views (a bundle is asked over its own views; give a task JSON to render other ones)`, { field: "paradigm" });
         if (bundle.manifest.task) task = bundle.manifest.task;
         else if (custom) task = freeQuestionTask(bundle.manifest, withQuestion(custom, opts.options));
         else throw new InputError(`--question: ${input} has no task record (${bundle.manifest.simulator}: a scene of one's own), so it has no question of its own; ask one with --question "..." and an LLM reasoner`);
@@ -136,9 +142,11 @@ export function registerAsk(program: Command): void {
         }
       } else {
         if (wantsBundle) throw new InputError(`${reasonerName === "symbolic-2d" ? "symbolic-2d" : "--images"} needs the frame bundle (its masks or images), not a graph`);
-        graph = readSceneGraphFile(input);
-        if (!opts.task) throw new InputError(`--task: give the task record of ${input} (its question, options and viewpoint)`);
-        task = readTaskFile(opts.task);
+        if (opts.paradigm) throw new InputError(`--paradigm ${opts.paradigm}: ${input} is a scene graph, already built from its views; --paradigm renders a task JSON's views`, { field: "paradigm" });
+        const g = graphInput(input, opts.task, custom ? withQuestion(custom, opts.options) : null);
+        if (g.note) process.stderr.write(`ask: ${g.note}\n`);
+        graph = g.graph;
+        task = g.task;
       }
       if (custom) task = { ...task, ...withQuestion(custom, opts.options) };
       const a = await reasoner.answer({ task, graph, bundle, ...format, images, maxImages });
