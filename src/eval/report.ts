@@ -12,6 +12,7 @@ import { ANYTIME_REPORT_STEPS } from "./activeSummary.js";
 import { SMALL_CELL_LEGEND, smallMark } from "./smallSamples.js";
 import { fuzzyMatchSection, type FuzzyMatch } from "./fuzzyMatches.js";
 import { agreementTable, paperAgreement, PAPER_DIFFERENCE_MIN_POINTS } from "./paperAgreement.js";
+import { usageTable } from "./usage.js";
 
 const title = (s: string) => SUBCATEGORY_TITLES[s as Subcategory] ?? s;
 const percent = (x: number) => (x * 100).toFixed(1);
@@ -187,6 +188,7 @@ export function reportMarkdown(s: RunSummary, config: RunConfig, meta: ReportMet
   out.push("");
   out.push(leaderboardTable(s, config.reasoner, { markdown: true }));
   out.push("");
+  out.push("## Tokens and cost", "", usageTable(s.usage ?? []), "");
   out.push("## Findings");
   out.push("");
   for (const h of s.headlines) out.push(`- ${h}`);

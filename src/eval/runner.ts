@@ -40,6 +40,7 @@ import { readRunFile, runConfigFile, RUN_FORMAT, sceneGraphFile } from "./files.
 import { lockRunDir } from "./runLock.js";
 import { writePromptLog } from "./promptFiles.js";
 import type { PromptLog } from "../reason/promptFile.js";
+import type { PriceTable } from "./usage.js";
 import { itemCountText } from "./itemCount.js";
 import { isHttpStore } from "./queue/store.js";
 import type { StoreServer } from "./queue/storeServer.js";
@@ -61,6 +62,8 @@ export interface RunOptions {
   version: string;
   log: (line: string) => void;
   progress?: RunProgress;
+  /** prices for the reports' cost totals (usage.ts); none: costs are unknown */
+  prices?: PriceTable | null;
   /** Use worker threads (default); false runs units in this thread (tests, debugging). */
   workers?: boolean;
   /** Stop starting work; the items in flight finish and are recorded. */
@@ -190,7 +193,7 @@ export function unitKeys(config: RunConfig, task: Task, paradigm: string): strin
 
 function writeReports(opts: RunOptions, records: ItemRecord[], interrupted: boolean, wallSeconds: number, skipped: SkippedItem[], queue?: string): RunSummary {
   const { out, config } = opts;
-  const summary = summarizeRun(records);
+  const summary = summarizeRun(records, opts.prices ?? null);
   const proxies = new Set(records.filter((r) => r.proxy).map((r) => r.task_id)).size;
   const scaleOracleItems = records.filter((r) => r.scale_oracle).length;
   const meta = { runId: out.split("/").filter(Boolean).pop() ?? out, version: opts.version, wallSeconds, skipped, proxies, scaleOracleItems, queue, fuzzyMatches: fuzzyMatches(records) };

@@ -14,6 +14,7 @@ import { calibration, CalibrationSchema, GroupSummarySchema, summarize, type Cal
 import { reasonerOfKey, type ItemRecord } from "./records.js";
 import { activeRows, activeVsMulti, ActiveRowSchema, ParadigmDifferenceSchema } from "./activeSummary.js";
 import { comparePaired, PAIRED_TESTS, PairedSummarySchema, SIGNIFICANCE_ALPHA, type Pair } from "./pairedTests.js";
+import { usageTotals, UsageRowSchema, type PriceTable } from "./usage.js";
 
 export const METHOD_LABELS: Record<string, string> = { "2d": "2D", shortcut: "Shortcut", gt: "GT-3D", noisy: "Noisy-3D", vggt: "VGGT-3D" };
 /** The baseline methods (the table's first columns, in this order); every other method is a 3D arm. */
@@ -177,6 +178,7 @@ export const RunSummarySchema = z
     headlines: z.array(z.string()),
     active: z.array(ActiveRowSchema).optional().describe("paradigm active: steps, stop reasons, anytime accuracy, premature commitment, actions, per method"),
     activeVsMulti: z.array(ParadigmDifferenceSchema).optional().describe("Active minus Multi per subcategory and method, Newcombe 95 % interval"),
+    usage: z.array(UsageRowSchema).optional().describe("token and cost totals per model reasoner (src/eval/usage.ts; costs only from a price table the user gives, --prices); empty for offline reasoners; absent in summaries of esi3d before it"),
   })
   .strict();
 export type RunSummary = z.infer<typeof RunSummarySchema>;
@@ -274,7 +276,7 @@ const mean = (xs: number[]) => (xs.length ? xs.reduce((s, x) => s + x, 0) / xs.l
  * calibration, quality means) is taken in one fixed order and summary.json is byte-identical however the
  * records were appended (a resumed run appends in another order: audit L11, differences of 1.1e-16).
  */
-export function summarizeRun(input: readonly ItemRecord[]): RunSummary {
+export function summarizeRun(input: readonly ItemRecord[], prices: PriceTable | null = null): RunSummary {
   const records = [...input].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   const rank = (m: string) => (isBaselineMethod(m) ? BASELINE_METHODS.indexOf(splitMethod(m).arm as (typeof BASELINE_METHODS)[number]) : BASELINE_METHODS.length);
   // several reasoners: each reasoner's methods together (the shared shortcut first)
@@ -385,5 +387,5 @@ export function summarizeRun(input: readonly ItemRecord[]): RunSummary {
   const active = paradigms.includes("active") ? { active: activeRows(records, methodOf), activeVsMulti: activeVsMulti(table, newcombeDifference) } : {};
   for (const row of active.active ?? [])
     headlines.push(`${row.method} Active: ${row.mean_steps.toFixed(1)} steps on average; stops ${Object.entries(row.stop_reasons).map(([k, v]) => `${k} ${v}`).join(", ")}; premature commitment ${row.premature_commitment === null ? "-" : `${(row.premature_commitment * 100).toFixed(1)}%`} of ${row.confident_answers} confident answers.`);
-  return { format: SUMMARY_FORMAT, items: records.length, unscored, methods, paradigms, subcategories, table, byCategory, overall, calibration: cal, quality, timings_ms: timings, differences, failures, headlines, ...active };
+  return { format: SUMMARY_FORMAT, items: records.length, unscored, methods, paradigms, subcategories, table, byCategory, overall, calibration: cal, quality, timings_ms: timings, differences, failures, headlines, ...active, usage: usageTotals(records, prices) };
 }

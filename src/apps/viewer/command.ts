@@ -28,6 +28,7 @@ import { checkWritable, writeFileAtomic } from "../../core/fs.js";
 import { checkOutputs, givenPath } from "../../core/outputPaths.js";
 import { CONCEPTGRAPHS_FILES, writeConceptGraphs } from "../../../scenegraph/export.js";
 import { episodeTable, stepDetail } from "./episodeTable.js";
+import { readPriceTable } from "../../eval/usage.js";
 
 /** The viewer's default port: free of the usual dev servers (3000, 5173, 8000, 8080). */
 export const DEFAULT_INSPECT_PORT = 8090;
@@ -49,6 +50,7 @@ interface InspectOpts extends Record<string, unknown> {
   conceptgraphs?: string;
   json?: boolean;
   step?: number;
+  prices?: string;
 }
 
 const log = (line: string) => process.stderr.write(`inspect: ${line}\n`);
@@ -96,10 +98,9 @@ async function writeOutputs(insp: Inspection, keys: string[], opts: InspectOpts,
 }
 
 async function inspectRun(dir: string, opts: InspectOpts): Promise<void> {
-  // the access rule first: a server reachable from other machines needs a token (as `esi3d serve`)
-  const token = opts.serve ? serverToken(opts.host, opts.token) : null;
+  if (opts.serve) return serve([dir], opts);
+  if (opts.prices) throw new InputError("--prices: only with --serve (the log viewer's token costs)");
   const run: RunDir = openRun(dir);
-  if (opts.serve) return serve(run, opts, token);
   let taskId = opts.task;
   if (!taskId) {
     if (run.taskIds.length !== 1) throw new InputError(`${dir}: a run directory needs --task ID (or --serve for all ${run.taskIds.length} tasks); tasks: ${run.taskIds.slice(0, 6).join(", ")}${run.taskIds.length > 6 ? ", ..." : ""}`);
@@ -135,6 +136,7 @@ function checkStep(insp: RunInspection, keys: string[], step: number): void {
 
 async function inspectBundle(dir: string, opts: InspectOpts, graphOptions: GraphPipelineOptions, masksGiven: boolean): Promise<void> {
   if (opts.serve) throw new InputError(`${dir}: --serve needs a run directory (esi3d run --out DIR); for a bundle, write a page with -o page.html`);
+  if (opts.prices) throw new InputError("--prices: only with --serve of a run (the log viewer's token costs)");
   if (opts.task) throw new InputError(`--task: only for a run directory; ${dir} is a frame bundle`);
   if (opts.step !== undefined) throw new InputError(`--step: only for an active episode of a run directory; ${dir} is a frame bundle`);
   const source = opts.source ?? "gt";
@@ -153,17 +155,22 @@ async function inspectBundle(dir: string, opts: InspectOpts, graphOptions: Graph
   await writeOutputs(insp, [insp.refs[0]!.key], opts, []);
 }
 
-async function serve(run: RunDir, opts: InspectOpts, token: string | null): Promise<void> {
+async function serve(dirs: string[], opts: InspectOpts): Promise<void> {
+  // the access rule first: a server reachable from other machines needs a token (as `esi3d serve`)
+  const token = serverToken(opts.host, opts.token);
   if (opts.step !== undefined) throw new InputError("--step: the served pages have their own step control; leave out --step with --serve (or write one page with -o)");
   if (opts.out || exportsAsked(opts)) throw new InputError("--serve serves pages and exports over HTTP; leave out -o/--ply/--glb/--graph-json/--conceptgraphs (or drop --serve)");
+  const runs = dirs.map((d) => openRun(d));
+  const prices = opts.prices ? { table: readPriceTable(opts.prices), file: opts.prices } : null;
   // the server's packages (fastify) load only when one starts, not for `esi3d --help` or an export
   const { serveRun } = await import("./server.js");
-  const { app, url } = await serveRun({ run, version: PACKAGE_VERSION, host: opts.host, port: opts.port, token, log: process.env.ESI3D_INSPECT_LOG ? log : undefined }).catch((e: NodeJS.ErrnoException) => {
+  const { app, url } = await serveRun({ runs, version: PACKAGE_VERSION, host: opts.host, port: opts.port, token, prices, log: process.env.ESI3D_INSPECT_LOG ? log : undefined }).catch((e: NodeJS.ErrnoException) => {
     if (e.code === "EADDRINUSE") throw new InputError(`--port ${opts.port}: already in use on ${opts.host}; choose another --port (0 picks a free one)`);
     if (e.code === "EADDRNOTAVAIL" || e.code === "ENOTFOUND") throw new InputError(`--host ${opts.host}: not an address of this machine`);
     throw e;
   });
-  process.stdout.write(`serving ${run.taskIds.length} task(s) of ${run.dir} at ${url} (Ctrl-C to stop); every item's prompt, replies and answer at ${url}items\n`);
+  const what = runs.length === 1 ? `${runs[0]!.taskIds.length} task(s) of ${runs[0]!.dir}` : `${runs.length} runs (${runs.map((r) => r.dir).join(", ")}), each below ${url}run/<name>/`;
+  process.stdout.write(`serving ${what} at ${url} (Ctrl-C to stop); every item's prompt, replies and answer at ${url}items\n`);
   if (token) process.stdout.write(`a token is required: send Authorization: Bearer <token>, or open ${url}?token=<token> once in a browser\n`);
   await new Promise<void>((resolve) => {
     const stop = () => {
@@ -181,7 +188,7 @@ export function registerInspect(program: Command): void {
     program
       .command("inspect")
       .description("print a scene graph node by node (status, evidence, the true object each node matches, then the quality metrics) for a frame bundle or a run's task; write its 3D inspection page (-o page.html), serve every task of a run (--serve), or export it (--ply, --glb, --graph-json, --conceptgraphs). See docs/viewer.md, docs/exports.md")
-      .argument("<dir>", "frame bundle directory, or run directory (esi3d run --out DIR)"),
+      .argument("<dir...>", "frame bundle directory, or run directory (esi3d run --out DIR); with --serve, one run directory or several"),
     GraphPipelineOptionsSchema,
     GRAPH_PIPELINE_FLAGS,
   );
@@ -206,9 +213,17 @@ export function registerInspect(program: Command): void {
     .option("--graph-json <file>", "export the graph and its diagnosis (JSON)")
     .option("--conceptgraphs <dir>", `export the graph for ConceptGraphs' scripts: its object map (${CONCEPTGRAPHS_FILES.map}), ${CONCEPTGRAPHS_FILES.nodes}, ${CONCEPTGRAPHS_FILES.edges}`)
     .option("--json", "print the diagnosis as JSON instead of tables")
-    .action(async (dir: string, opts: InspectOpts) => {
+    .option("--prices <file>", "--serve: a price table (JSON, esi3d-prices/1: docs/logs.md) for the log viewer's token costs; without one costs are unknown (esi3d assumes no price)")
+    .action(async (dirs: string[], opts: InspectOpts) => {
       // a run's items.jsonl, config.json or graphs are never written over by its own page or exports
-      checkOutputs([{ what: "<dir>", path: dir }], [...givenPath("--out", opts.out), ...givenPath("--ply", opts.ply), ...givenPath("--glb", opts.glb), ...givenPath("--graph-json", opts.graphJson), ...givenPath("--conceptgraphs", opts.conceptgraphs)]);
+      checkOutputs([...dirs.map((d) => ({ what: "<dir>", path: d })), ...givenPath("--prices", opts.prices)], [...givenPath("--out", opts.out), ...givenPath("--ply", opts.ply), ...givenPath("--glb", opts.glb), ...givenPath("--graph-json", opts.graphJson), ...givenPath("--conceptgraphs", opts.conceptgraphs)]);
+      if (dirs.length > 1) {
+        if (!opts.serve) throw new InputError(`${dirs.join(" ")}: several directories only with --serve (one server for several runs); without it inspect one`);
+        const notRun = dirs.find((d) => !isRunDir(d));
+        if (notRun) throw new InputError(`${notRun}: not a run directory (config.json and graphs/); --serve with several directories serves runs`);
+        return serve(dirs, opts);
+      }
+      const dir = dirs[0]!;
       if (isRunDir(dir)) await inspectRun(dir, opts);
       else await inspectBundle(dir, opts, parseSchemaFlags(cmd, GraphPipelineOptionsSchema, GRAPH_PIPELINE_FLAGS, { source: "gt" }), cmd.getOptionValueSource("masks") === "cli");
     });

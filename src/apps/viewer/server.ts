@@ -6,7 +6,9 @@
  *   GET /task/<id>[?v=<paradigm>__<source>] the inspection page (variants fetched on demand)
  *   GET /api/<id>/variant/<key>            one variant's data (JSON, src/apps/viewer/types.ts Variant)
  *   GET /api/<id>/export/<key>.ply|.glb|.json  exports (src/apps/viewer/export.ts)
- *   GET /items, /api/items, /api/item?key=…     the run log viewer: every item, filterable (log/routes.ts)
+ *   GET /items, /question, /api/items, /api/item, /api/question, /api/usage   the run log viewer (log/routes.ts)
+ * With several runs (`inspect RUN1 RUN2 --serve`), each run's pages are below /run/<name>/ and / lists the
+ * runs; the log viewer's pages stay at the root and cover every run.
  * With a token, a browser opens `/?token=<token>` once (an HttpOnly cookie then stands for it); scripts send
  * `Authorization: Bearer <token>`. Variants are recomputed on first request (1–3 s for 30 views) and kept in
  * a small LRU cache. Errors are plain text naming what to fix, never the run's absolute path.
@@ -23,7 +25,9 @@ import { RunInspection } from "./inspection.js";
 import { escapeHtml, pageHtml } from "./page.js";
 import { rankTasks, type RunDir, type TaskWrongness } from "./run.js";
 import type { Variant } from "./types.js";
-import { LOG_PATHS, logRoutes } from "./log/routes.js";
+import { LOG_PATHS, logRoutes, promptImageRoute } from "./log/routes.js";
+import type { ServedRun } from "./log/data.js";
+import type { PriceTable } from "../../eval/usage.js";
 
 /** Tasks whose rendered bundles stay in memory (a 30-view bundle holds ~55 MB of images and depth). */
 export const TASK_CACHE = 2;
@@ -45,17 +49,17 @@ class HttpProblem extends Error {
 
 const esc = escapeHtml;
 
-/** The index page; `shownDir` is how the run is named on it (its directory's name when served). */
-export function indexHtml(run: RunDir, rows: TaskWrongness[], shownDir = run.dir): string {
+/** The index page; `shownDir` is how the run is named on it (its directory's name when served), `base` the prefix of its pages. */
+export function indexHtml(run: RunDir, rows: TaskWrongness[], shownDir = run.dir, base = ""): string {
   const cell = (taskId: string, v: TaskWrongness["variants"][number]) => {
     const bad = v.duplicates + v.hallucinated + v.merged + v.missed > 0 || v.f1_observed < 0.999;
     const ans = v.correct === null ? "" : v.correct ? " ✓" : " ✗";
-    return `<a class="v ${bad ? "bad" : "ok"}" href="/task/${encodeURIComponent(taskId)}?v=${encodeURIComponent(v.key)}" title="${esc(`${v.paradigm} views, source ${v.source}`)}">${esc(v.paradigm)}/${esc(v.source)} <b>F1 ${v.f1_observed.toFixed(2)}</b>${v.duplicates ? ` <i class="d">${v.duplicates} dup</i>` : ""}${v.hallucinated ? ` <i class="h">${v.hallucinated} hal</i>` : ""}${v.merged ? ` <i class="m">${v.merged} mer</i>` : ""}${v.missed ? ` <i class="x">${v.missed} missed</i>` : ""}${ans}</a>`;
+    return `<a class="v ${bad ? "bad" : "ok"}" href="${base}/task/${encodeURIComponent(taskId)}?v=${encodeURIComponent(v.key)}" title="${esc(`${v.paradigm} views, source ${v.source}`)}">${esc(v.paradigm)}/${esc(v.source)} <b>F1 ${v.f1_observed.toFixed(2)}</b>${v.duplicates ? ` <i class="d">${v.duplicates} dup</i>` : ""}${v.hallucinated ? ` <i class="h">${v.hallucinated} hal</i>` : ""}${v.merged ? ` <i class="m">${v.merged} mer</i>` : ""}${v.missed ? ` <i class="x">${v.missed} missed</i>` : ""}${ans}</a>`;
   };
   const body = rows
     .map(
       (r, i) =>
-        `<tr><td class="r">${i + 1}</td><td><a href="/task/${encodeURIComponent(r.task_id)}">${esc(r.task_id)}</a><br><small>${esc(r.subcategory.replace(/_/g, " "))}</small></td><td class="r"><b>${r.errors}</b></td><td class="r">${r.worst_f1.toFixed(2)}</td><td class="r">${r.wrong_answers}</td><td>${esc(r.question)}</td><td class="vs">${r.variants.map((v) => cell(r.task_id, v)).join("")}</td></tr>`,
+        `<tr><td class="r">${i + 1}</td><td><a href="${base}/task/${encodeURIComponent(r.task_id)}">${esc(r.task_id)}</a><br><small>${esc(r.subcategory.replace(/_/g, " "))}</small></td><td class="r"><b>${r.errors}</b></td><td class="r">${r.worst_f1.toFixed(2)}</td><td class="r">${r.wrong_answers}</td><td>${esc(r.question)}</td><td class="vs">${r.variants.map((v) => cell(r.task_id, v)).join("")}</td></tr>`,
     )
     .join("\n");
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>esi3d inspect — ${esc(shownDir)}</title><style>
@@ -70,17 +74,44 @@ ${body}
 }
 
 export interface ServeOptions {
-  run: RunDir;
+  /** one run, or several (each below /run/<name>/) */
+  runs: RunDir[];
   version: string;
   host: string;
   port: number;
   /** Bearer token; null = none (loopback only: the caller applies serverToken). */
   token: string | null;
   log?: (line: string) => void;
+  /** the price table of the log viewer's costs, and its file (none: costs are unknown) */
+  prices?: { table: PriceTable; file: string } | null;
 }
 
-/** The viewer's routes over one run. */
-function viewerRoutes(app: FastifyInstance, run: RunDir, version: string, shownDir: string): void {
+/** Names the runs by their directories (unique, URL-safe); one run keeps the root, several get /run/<name>. */
+export function servedRuns(runs: readonly RunDir[]): ServedRun[] {
+  const used = new Set<string>();
+  return runs.map((run) => {
+    const stem = basename(resolve(run.dir)).replace(/[^A-Za-z0-9_.-]/g, "_") || "run";
+    let label = stem;
+    for (let k = 2; used.has(label); k++) label = `${stem}-${k}`;
+    used.add(label);
+    return { run, label, base: runs.length > 1 ? `/run/${label}` : "" };
+  });
+}
+
+/** The root page of several runs: each with its tasks' pages, and the log viewer over all of them. */
+function runsIndexHtml(served: readonly ServedRun[]): string {
+  const rows = served.map((s) => `<tr><td><a href="${s.base}/">${esc(s.label)}</a></td><td>${esc(s.run.config.reasoner.join(", "))}</td><td class="r">${s.run.taskIds.length}</td><td class="r">${s.run.records.length}</td><td>esi3d ${esc(s.run.version)}</td></tr>`).join("\n");
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>esi3d inspect — ${served.length} runs</title><style>
+body{font:13px/1.4 system-ui,sans-serif;background:#15171c;color:#e6e8ee;margin:0;padding:16px 20px}a{color:#8fc7ff}table{border-collapse:collapse}th{text-align:left;color:#9aa1b1;border-bottom:1px solid #2e323c;padding:4px 8px}td{border-bottom:1px solid #262a33;padding:5px 8px}td.r{text-align:right}
+</style></head><body><h1>esi3d inspect</h1><p><a href="/items">every item of every run: search, sort, one question across arms, tokens and cost</a></p>
+<table data-testid="runs"><thead><tr><th>run (its tasks' graphs)</th><th>reasoners</th><th>tasks</th><th>items</th><th>made by</th></tr></thead><tbody>
+${rows}
+</tbody></table></body></html>`;
+}
+
+/** The viewer's routes over one run, below its prefix. */
+function viewerRoutes(app: FastifyInstance, s: ServedRun, version: string): void {
+  const { run, base, label: shownDir } = s;
   const inspections = new Lru<string, RunInspection>(TASK_CACHE);
   const variants = new Lru<string, Promise<Variant>>(VARIANT_CACHE);
   let ranked: TaskWrongness[] | null = null;
@@ -105,13 +136,13 @@ function viewerRoutes(app: FastifyInstance, run: RunDir, version: string, shownD
   };
   const html = "text/html; charset=utf-8";
 
-  app.get("/", async (_req, reply) => reply.type(html).send(indexHtml(run, tasks(), shownDir)));
+  app.get("/", async (_req, reply) => reply.type(html).send(indexHtml(run, tasks(), shownDir, base)));
   app.get<{ Params: { id: string }; Querystring: { v?: string } }>("/task/:id", async (req, reply) => {
     const id = req.params.id;
     const i = inspection(id);
     const want = req.query.v;
     const initial = want && i.refs.some((r) => r.key === want) ? want : i.refs[0]!.key;
-    const meta = i.meta({ mode: "serve", api: `/api/${encodeURIComponent(id)}/`, tasks: tasks().map((t) => ({ task_id: t.task_id, subcategory: t.subcategory, href: `/task/${encodeURIComponent(t.task_id)}` })), initial });
+    const meta = { ...i.meta({ mode: "serve", api: `${base}/api/${encodeURIComponent(id)}/`, tasks: tasks().map((t) => ({ task_id: t.task_id, subcategory: t.subcategory, href: `${base}/task/${encodeURIComponent(t.task_id)}` })), initial }), home: `${base}/` };
     return reply.type(html).send(await pageHtml(meta.run ? { ...meta, run: { ...meta.run, dir: shownDir } } : meta, []));
   });
   app.get<{ Params: { id: string; key: string } }>("/api/:id/variant/:key", async (req, reply) => reply.type("application/json").send(JSON.stringify(await variant(req.params.id, req.params.key))));
@@ -135,9 +166,9 @@ function badUrl(_err: FastifyError, _req: FastifyRequest, reply: FastifyReply): 
 
 /** Builds the viewer app (auth, errors, routes); nothing listens yet. */
 export function buildViewerApp(opts: Omit<ServeOptions, "host" | "port">): FastifyInstance {
-  const { run } = opts;
-  const shownDir = basename(resolve(run.dir));
-  const redact = redactor([[resolve(run.dir), `<${shownDir}>`], [run.dir, `<${shownDir}>`]]);
+  if (opts.runs.length === 0) throw new InputError("inspect --serve: no run to serve");
+  const served = servedRuns(opts.runs);
+  const redact = redactor(served.flatMap((s): Array<[string, string]> => [[resolve(s.run.dir), `<${s.label}>`], [s.run.dir, `<${s.label}>`]]));
   const app = Fastify({ logger: false, frameworkErrors: badUrl });
   app.addHook("onSend", async (_req, reply, payload) => {
     reply.header("cache-control", "no-store");
@@ -153,13 +184,22 @@ export function buildViewerApp(opts: Omit<ServeOptions, "host" | "port">): Fasti
   });
   app.setNotFoundHandler((req, reply) => {
     const path = req.url.split("?")[0]!;
-    const known = path === "/" || /^\/task\/[^/]+$/.test(path) || /^\/api\/[^/]+\/(variant|export)\/[^/]+$/.test(path) || LOG_PATHS.test(path);
+    const inRun = path.replace(/^\/run\/[^/]+(?=\/|$)/, "") || "/";
+    const known = path === "/" || inRun === "/" || /^\/task\/[^/]+$/.test(inRun) || /^\/api\/[^/]+\/(variant|export)\/[^/]+$/.test(inRun) || LOG_PATHS.test(path) || /^\/prompts\/images\/[^/]+$/.test(inRun);
     if (known) return reply.code(405).header("allow", "GET, HEAD").type("text/plain; charset=utf-8").send(`${req.method}: this server only answers GET`);
     reply.code(404).type("text/plain; charset=utf-8").send(`not found: ${path.slice(0, 200)}`);
   });
   app.register(async (scope) => {
-    viewerRoutes(scope, run, opts.version, shownDir);
-    logRoutes(scope, run, shownDir);
+    for (const s of served)
+      await scope.register(
+        async (r) => {
+          viewerRoutes(r, s, opts.version);
+          promptImageRoute(r, s);
+        },
+        s.base ? { prefix: s.base } : {},
+      );
+    if (served.length > 1) scope.get("/", async (_req, reply) => reply.type("text/html; charset=utf-8").send(runsIndexHtml(served)));
+    logRoutes(scope, served, opts.prices?.table ?? null, opts.prices?.file ?? null);
   });
   return app;
 }

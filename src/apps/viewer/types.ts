@@ -223,4 +223,6 @@ export interface PageMeta {
   tasks: Array<{ task_id: string; subcategory: string; href: string }>;
   /** serve mode: URL prefix of variant data and exports. */
   api: string | null;
+  /** serve mode: the run's index page (the brand links there); "/" when absent */
+  home?: string;
 }

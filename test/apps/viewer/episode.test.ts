@@ -97,7 +97,7 @@ describe("esi3d inspect RUN --paradigm active (terminal)", () => {
   });
 
   it("--serve gives the episode's variants over HTTP", async () => {
-    const { app, url } = await serveRun({ run: openRun(run), version: "test", host: "127.0.0.1", port: 0, token: null });
+    const { app, url } = await serveRun({ runs: [openRun(run)], version: "test", host: "127.0.0.1", port: 0, token: null });
     try {
       const page = await fetch(`${url}task/${TASK}?v=active__noisy`);
       expect(page.status).toBe(200);

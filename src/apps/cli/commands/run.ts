@@ -13,6 +13,7 @@ import { LLM_FLAGS } from "../../../llm/options.js";
 import { IMAGE_FLAGS, OPTION_PRESENTATION_FLAGS, PROMPT_FORMAT_FLAGS } from "../../../prompt/formats.js";
 import { DEFAULT_RUN_CONFIG, modelReasoners, resolveRunConfig, RunConfigSchema, type RunConfig } from "../../../eval/config.js";
 import { runEvaluation } from "../../../eval/runner.js";
+import { readPriceTable } from "../../../eval/usage.js";
 import { mainFailure, nothingSucceeded } from "../../../eval/summary.js";
 import { leaderboardTable, paperTable } from "../../../eval/report.js";
 import { defaultCachePath } from "../../../llm/cache.js";
@@ -136,13 +137,16 @@ function refuseIdleGeneration(config: RunConfig, specs: readonly FlagSpec[]): vo
 export function registerRun(program: Command): void {
   const specs = [...RUN_FLAGS, ...RUN_ONLY_FLAGS];
   const cmd = addSchemaFlags(addRunOptions(program.command("run").description("evaluate the pipeline on a task suite: 2D baseline vs 3D from each source, per subcategory and paradigm, with reports"), specs), QueueRunOptionsSchema, QUEUE_RUN_FLAGS);
+  cmd.option("--prices <file>", "a price table (JSON, esi3d-prices/1: docs/logs.md) for the token costs in summary.json and report.md; without one costs are unknown (esi3d assumes no price)");
   cmd.action(async () => {
     const { config, out, resume, inputs } = configFromCommand(cmd, {}, specs);
     const queue = parseSchemaFlags(cmd, QueueRunOptionsSchema, QUEUE_RUN_FLAGS);
     // a store is where a queue's workers read and write: without --queue it would be recorded and mean nothing
     if (queue.store !== null && queue.url === null) throw new InputError("--store: only with --queue (the shared store of a queue run's workers); a run without --queue keeps everything in --out", { field: "store" });
+    const pricesFile = (cmd.opts() as { prices?: string }).prices;
+    const prices = pricesFile ? readPriceTable(pricesFile) : null;
     const progress = new Progress("run", 0);
-    const result = await withInterrupts(() => progress.line(INTERRUPT_NOTE), (signals) => runEvaluation({ config, out, resume, inputs, version: PACKAGE_VERSION, log: (l) => progress.line(l), progress, queue, ...signals }));
+    const result = await withInterrupts(() => progress.line(INTERRUPT_NOTE), (signals) => runEvaluation({ config, out, resume, inputs: [...inputs, ...givenPath("--prices", pricesFile)], version: PACKAGE_VERSION, log: (l) => progress.line(l), progress, queue, prices, ...signals }));
     const partial = result.interrupted ? `INTERRUPTED: the tables below cover only the ${result.records.length} items done so far\n` : "";
     process.stdout.write("\n" + partial + paperTable(result.summary) + "\n\n" + leaderboardTable(result.summary, config.reasoner) + "\n\n" + result.summary.headlines.map((h) => `- ${h}`).join("\n") + "\n\n");
     process.stdout.write(`wrote ${join(out, "items.jsonl")}, summary.json, report.md, report.html (${result.wallSeconds.toFixed(0)} s)\n`);

@@ -296,7 +296,7 @@ function renderHeader(): void {
     meta.api && v?.graph ? h("a", { class: "button", href: `${meta.api}export/${state.key}.glb`, title: "cloud and boxes, +Y up (GLB)" }, "GLB") : null,
   );
   header.replaceChildren(
-    h("div", { class: "brand" }, meta.api ? h("a", { href: "/" }, "esi3d") : "esi3d", h("small", {}, " inspect")),
+    h("div", { class: "brand" }, meta.api ? h("a", { href: meta.home ?? "/" }, "esi3d") : "esi3d", h("small", {}, " inspect")),
     h("div", { class: "switch" }, taskSel, h("span", { class: "sub" }, meta.task.subcategory.replace(/_/g, " ")), parSel, srcSel, cmpSel),
     downloads,
     metrics,
