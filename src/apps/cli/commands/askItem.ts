@@ -1,7 +1,7 @@
 /**
  * `esi3d ask RUN --item KEY`: one item of a run asked again, with the run's configuration (config.json) or
- * with flags that change how it is asked (another reasoner, --format, --uncertainty, --images, the model-call
- * options, --masks, --instances). Prints the prompt (or the program's trace), the reply, the parsed answer
+ * with flags that change how it is asked (another reasoner, --format, --uncertainty, --option-labels,
+ * --circular, --images, the model-call options, --masks, --instances). Prints the prompt (or the program's trace), the reply, the parsed answer
  * and whether it is right, beside the stored record's, and whether the graph rebuilt now is the stored one.
  */
 import type { Command } from "commander";
@@ -12,7 +12,7 @@ import { InputError } from "../../../core/errors.js";
 import { flagName, parseFlagValue, schemaFlagValues, type FlagSpec } from "../../../core/flags.js";
 import { columnWidths, tableRow } from "../../../core/table.js";
 import { LLM_FLAGS } from "../../../llm/options.js";
-import { IMAGE_FLAGS, PROMPT_FORMAT_FLAGS } from "../../../prompt/formats.js";
+import { IMAGE_FLAGS, OPTION_PRESENTATION_FLAGS, PROMPT_FORMAT_FLAGS } from "../../../prompt/formats.js";
 import { ACTIVE_FLAGS } from "../../../reason/active/options.js";
 import { promptTexts } from "../../../reason/promptFile.js";
 import { ReasonerSpecSchema } from "../../../reason/spec.js";
@@ -24,6 +24,7 @@ const prefixed = (prefix: string, specs: readonly FlagSpec[]) => specs.map((s) =
 /** Flags that change how the item is asked, by their run-configuration field. */
 const OVERRIDE_FLAGS: readonly FlagSpec[] = [
   ...PROMPT_FORMAT_FLAGS,
+  ...OPTION_PRESENTATION_FLAGS,
   ...IMAGE_FLAGS,
   ...GRAPH_FLAGS.filter((f) => f.path === "masks" || f.path === "instances"),
   ...VGGT_FLAGS,
@@ -66,7 +67,7 @@ export async function askRunItem(cmd: Command, runDir: string, opts: ItemOpts): 
 const shown = (v: unknown): string => (v === null || v === undefined ? "–" : typeof v === "boolean" ? (v ? "yes" : "no") : typeof v === "object" ? JSON.stringify(v) : String(v));
 const tokens = (r: ItemRecord) => (r.usage ? `${r.usage.input_tokens ?? "?"} in, ${r.usage.output_tokens ?? "?"} out` : null);
 
-/** The fields set side by side: every record has most; `match` and the like only where the record has them. */
+/** The fields set side by side (a row both records lack is left out). */
 const COMPARED: Array<[string, (r: ItemRecord) => unknown]> = [
   ["reasoner", (r) => r.reasoner],
   ["status", (r) => r.status],
@@ -74,7 +75,7 @@ const COMPARED: Array<[string, (r: ItemRecord) => unknown]> = [
   ["confidence", (r) => r.confidence],
   ["correct", (r) => r.correct],
   ["method", (r) => r.method],
-  ["match", (r) => (r as unknown as Record<string, unknown>).match],
+  ["match", (r) => r.match],
   ["re-prompted", (r) => r.reprompted],
   ["format", (r) => r.format],
   ["uncertainty", (r) => r.uncertainty],

@@ -62,11 +62,8 @@ export interface ItemRow {
   hallucinated: number | null;
 }
 
-/** A record field another esi3d may write (issue 41's answer matching); null where this record has none. */
-const matchOf = (r: ItemRecord): string | null => {
-  const m = (r as unknown as Record<string, unknown>).match;
-  return typeof m === "string" ? m : null;
-};
+/** How the answer was matched to an option; null without an answer, and in records made before the field. */
+const matchOf = (r: ItemRecord): string | null => r.match ?? null;
 
 const quality = (r: ItemRecord, k: string): number | null => r.graph_quality?.[k] ?? null;
 
