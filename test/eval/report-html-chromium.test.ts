@@ -16,7 +16,7 @@ import { DEFAULT_RUN_CONFIG } from "../../src/eval/config.js";
 import { reportHtml } from "../../src/eval/reportHtml.js";
 import { summarizeRun } from "../../src/eval/summary.js";
 import { esi3d } from "../apps/cli/helpers.js";
-import { launchChromium } from "../apps/viewer/helpers.js";
+import { launchChromium, needsChromium } from "../apps/viewer/helpers.js";
 import { armItems, REPORT_ARMS } from "../helpers/arms.js";
 
 const VIEWPORT = { width: 1400, height: 900 };
@@ -90,7 +90,9 @@ function checkLayout(l: Awaited<ReturnType<typeof layout>>, arms: readonly strin
   for (const [m, c] of l.legend) expect(l.accuracy.find(([a]) => a === m)?.[1], m).toBe(c);
 }
 
-describe("report.html in Chromium at 1400 x 900", () => {
+const chromium = needsChromium();
+
+describe.skipIf(chromium.skip)(chromium.title("report.html in Chromium at 1400 x 900"), () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "esi3d-report-html-"));
     shots = process.env.ESI3D_SCREENSHOTS ?? join(dir, "shots");

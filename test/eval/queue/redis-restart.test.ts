@@ -11,7 +11,8 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { esi3dAsync } from "../../apps/cli/helpers.js";
-import { haveRedis, startRedis, type TestRedis } from "../../helpers/redis.js";
+import { startRedis, type TestRedis } from "../../helpers/redis.js";
+import { needs } from "../../helpers/system.js";
 import { items, startWorker, stopAll, until } from "../../helpers/queue.js";
 
 const RUN = ["--limit", "2", "--paradigm", "single", "--source", "gt", "--concurrency", "1"];
@@ -35,7 +36,9 @@ async function shutdown(r: TestRedis, how: "SAVE" | "NOSAVE"): Promise<void> {
   await r.stop();
 }
 
-describe.skipIf(!haveRedis)("a Redis restart during a queue run", () => {
+const redisServer = needs("redis-server");
+
+describe.skipIf(redisServer.skip)(redisServer.title("a Redis restart during a queue run"), () => {
   let dir: string;
   const workers: ChildProcess[] = [];
   let redis: TestRedis | null = null;
