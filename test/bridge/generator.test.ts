@@ -17,6 +17,7 @@ import { BEHIND_GAP_M, isInsideContainer } from "../../bridge/sim/generate/perce
 import { LIBRARY } from "../../bridge/objects/library.js";
 import { COUNT_CATEGORIES } from "../../bridge/sim/generate/counting.js";
 import { paradigmViews } from "../../bridge/sim/views.js";
+import { assignNames } from "../../bridge/sim/generate/common.js";
 import { isFree, worldOf } from "../../bridge/sim/agent.js";
 
 const PER_SUB = 3;
@@ -182,4 +183,26 @@ describe("determinism", () => {
     expect(dirHashes(join(root, "y"))).toEqual(hx);
     expect(paradigmViews(a, "multi").length).toBe(30);
   });
+});
+
+describe("object names", () => {
+  const obj = (id: number, category: string, color: string) => ({ id, category, color, name: "" }) as unknown as TaskObject;
+  it("never say a colour the category's name already says: numbered limes, coloured pears, unique per task", () => {
+    const objects = [obj(1, "lime", "lime"), obj(2, "lime", "lime"), obj(3, "pear", "lime"), obj(4, "pear", "yellow"), obj(5, "pear", "lime"), obj(6, "mug", "red")];
+    assignNames(objects);
+    expect(objects.map((o) => o.name)).toEqual(["the lime #1", "the lime #2", "the lime pear #1", "the yellow pear", "the lime pear #2", "the mug"]);
+    expect(new Set(objects.map((o) => o.name)).size).toBe(objects.length);
+  });
+
+  it("number a colour-free name even when it is the only one of its colour: 'the lime' would not say which lime", () => {
+    const objects = [obj(1, "lime", "lime"), obj(2, "lime", "green")];
+    assignNames(objects);
+    expect(objects.map((o) => o.name)).toEqual(["the lime #1", "the green lime"]);
+  });
+
+  it("no name of the built-in suite repeats its colour in its category", () => {
+    for (const sub of BUILTIN_SUBCATEGORIES)
+      for (let i = 0; i < 10; i++)
+        for (const o of generateTask(sub, "names", i).objects) expect(o.name, `${sub} ${i}`).not.toMatch(/\b(\w+) \1\b/);
+  }, 300_000);
 });

@@ -204,7 +204,14 @@ export function pluralName(category: string): string {
   return /(s|x|ch|sh)$/.test(n) ? `${n}es` : `${n}s`;
 }
 
-/** "the X" unless the category repeats, then "the <colour> X" (numbered when colours repeat too); unique per task. */
+/** A colour word the category's own name already says ("lime" for a lime): naming it would read "the lime lime". */
+const colourInName = (color: string, category: string) => displayName(category).split(" ").includes(color);
+
+/**
+ * "the X" unless the category repeats, then "the <colour> X" (numbered when colours repeat too); unique per task.
+ * A colour the category's name already says is left out ("the lime #2", never "the lime lime #2"); such a name is
+ * numbered even when it is the only one of its colour, since "the lime" would not say which of the limes it is.
+ */
 export function assignNames(objects: TaskObject[]): void {
   const byCat = new Map<string, TaskObject[]>();
   for (const o of objects) byCat.set(o.category, [...(byCat.get(o.category) ?? []), o]);
@@ -213,8 +220,11 @@ export function assignNames(objects: TaskObject[]): void {
     else {
       // colour first; copies of the same colour are numbered in id order ("the blue toy block #2")
       const byColor = new Map<string, TaskObject[]>();
-      for (const o of list) byColor.set(o.color, [...(byColor.get(o.color) ?? []), o]);
-      for (const same of byColor.values()) same.forEach((o, k) => (o.name = `the ${o.color} ${displayName(o.category)}${same.length > 1 ? ` #${k + 1}` : ""}`));
+      for (const o of list) {
+        const descriptor = colourInName(o.color, o.category) ? "" : o.color;
+        byColor.set(descriptor, [...(byColor.get(descriptor) ?? []), o]);
+      }
+      for (const [descriptor, same] of byColor) same.forEach((o, k) => (o.name = `the ${descriptor ? `${descriptor} ` : ""}${displayName(o.category)}${same.length > 1 || !descriptor ? ` #${k + 1}` : ""}`));
     }
   }
 }
