@@ -112,12 +112,25 @@ describe.skipIf(chromium.skip)(chromium.title("esi3d inspect page in Chromium"),
     await expect.poll(() => p.locator('[data-testid="question"]').textContent()).toContain("How many");
     expect(await p.locator('[data-testid="record3d"]').count()).toBe(1);
     await p.screenshot({ path: join(shots, "3-question.png") });
-    // colour by node, status filter hides matched rows
+    // colour by node; a status chip filters to its status: duplicates only, then duplicates and matched, then all again
     await p.keyboard.press("i");
     await p.click('[data-testid="tab-nodes"]');
+    const rowsOf = async () => {
+      const shown: Record<string, number> = {};
+      for (const st of await p.locator('[data-testid="node-table"] tbody tr').evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.status!))) shown[st] = (shown[st] ?? 0) + 1;
+      return shown;
+    };
+    const statusCount = (st: string) => s.diagnosis.nodes.filter((d) => d.status === st).length;
+    await p.click('[data-testid="chip-duplicate"]');
+    expect(await rowsOf()).toEqual({ duplicate: statusCount("duplicate") });
+    expect(await p.locator('[data-testid="chip-duplicate"]').getAttribute("aria-pressed")).toBe("true");
+    expect(await p.locator('[data-testid="chip-matched"]').getAttribute("aria-pressed")).toBe("false");
+    await p.screenshot({ path: join(shots, "4-by-node-duplicates-only.png") });
     await p.click('[data-testid="chip-matched"]');
-    expect(await p.locator('[data-testid="node-table"] tr[data-status="matched"]').count()).toBe(0);
-    await p.screenshot({ path: join(shots, "4-by-node-unmatched-only.png") });
+    expect(await rowsOf()).toEqual({ duplicate: statusCount("duplicate"), matched: statusCount("matched") });
+    await p.click('[data-testid="chip-duplicate"]');
+    await p.click('[data-testid="chip-matched"]');
+    expect(await p.locator('[data-testid="node-table"] tbody tr').count(), "removing the last status shown shows every node").toBe(s.graph.nodes.length);
     expect(errors).toEqual([]);
     await p.close();
   });

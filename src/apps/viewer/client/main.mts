@@ -489,6 +489,18 @@ function renderPanel(): void {
   content.replaceChildren(body);
 }
 
+/**
+ * A status chip filters to its status: with every status shown, a click shows only its own; then a click adds or
+ * removes its status, and removing the last one shown shows them all again.
+ */
+function chipFilter(shown: ReadonlySet<string>, status: string): Set<string> {
+  if (shown.size === STATUSES.length) return new Set([status]);
+  const next = new Set(shown);
+  if (next.has(status)) next.delete(status);
+  else next.add(status);
+  return next.size ? next : new Set(STATUSES);
+}
+
 function nodesTab(v: Variant): HTMLElement {
   if (!v.diagnosis) return undiagnosedNodesTab(v);
   const diagnosis = v.diagnosis, graph = v.graph!;
@@ -504,11 +516,11 @@ function nodesTab(v: Variant): HTMLElement {
         {
           class: `chip ${state.filter.has(s) ? "on" : ""}`,
           style: `--c: ${css(statusColor(s))}`,
-          title: `show/hide ${s} nodes`,
+          title: state.filter.size === STATUSES.length ? `show only ${s} nodes` : state.filter.has(s) ? `hide ${s} nodes (the last one shown: show all)` : `show ${s} nodes too`,
           "data-testid": `chip-${s}`,
+          "aria-pressed": String(state.filter.size < STATUSES.length && state.filter.has(s)),
           onclick: () => {
-            if (state.filter.has(s)) state.filter.delete(s);
-            else state.filter.add(s);
+            state.filter = chipFilter(state.filter, s);
             eachViewer((w) => w.setStatusFilter(state.filter));
             renderPanel();
           },
