@@ -70,6 +70,8 @@ describe.skipIf(chromium.skip)(chromium.title("esi3d inspect page in Chromium"),
       picked = await p.locator('[data-testid="evidence-node"]').getAttribute("data-node", { timeout: 5000 });
     }
     expect(picked, "clicking the duplicate's box in 3D selects it").toBe(dup.node);
+    // units: the node card's point confidence says what it is (VGGT-like, at least 1, no unit)
+    expect(await p.locator('[data-testid="evidence-node"]').textContent()).toMatch(/point confidence\d+\.\d{2} mean \(≥ 1, unitless/);
     // its twin beside it, both with thumbnails of their views, pixels outlined
     const twin = p.locator('[data-testid="evidence-twin"]');
     await expect.poll(() => twin.getAttribute("data-node")).toBe(dup.twin);
@@ -111,6 +113,8 @@ describe.skipIf(chromium.skip)(chromium.title("esi3d inspect page in Chromium"),
     await p.click('[data-testid="tab-question"]');
     await expect.poll(() => p.locator('[data-testid="question"]').textContent()).toContain("How many");
     expect(await p.locator('[data-testid="record3d"]').count()).toBe(1);
+    // a record's confidence is a percentage (the symbolic program's 0-1 confidence)
+    expect(await p.locator('[data-testid="record3d"]').textContent()).toMatch(/confidence\d{1,3} %method/);
     await p.screenshot({ path: join(shots, "3-question.png") });
     // colour by node; a status chip filters to its status: duplicates only, then duplicates and matched, then all again
     await p.keyboard.press("i");

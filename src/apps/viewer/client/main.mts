@@ -367,7 +367,7 @@ function renderControls(): void {
   if (v?.episode) items.push(h("span", {}, h("i", { style: "background: #f2f2f2" }), "camera path"), h("span", {}, h("i", { style: "background: #ffe14d" }), "this step"), h("span", {}, h("i", { style: "background: #ff4d4d" }), "blocked move"));
   items.push(h("span", {}, h("i", { class: "dashed" }), "true box"));
   if (v?.arm !== "2d") items.push(h("span", {}, h("i", { style: `background: ${css(MISSED_COLOR)}` }), "missed object"));
-  if (mode === "confidence" && v) items.push(h("span", { class: "ramp" }, `confidence ${fix(v.cloud.conf_min)} `, h("i", { class: "viridis" }), ` ${fix(v.cloud.conf_max)}`));
+  if (mode === "confidence" && v) items.push(h("span", { class: "ramp", title: CONFIDENCE_UNIT }, `point confidence ${fix(v.cloud.conf_min)} `, h("i", { class: "viridis" }), ` ${fix(v.cloud.conf_max)} (≥ 1, unitless)`));
   if (mode === "view" && v) items.push(h("span", {}, h("i", { style: `background: linear-gradient(90deg, ${[0, 0.25, 0.5, 0.75, 1].map((f) => css(viewColor(Math.round(f * (v.views.length - 1)), v.views.length))).join(",")})` }), `views 0–${v.views.length - 1} (frustums match)`));
   items.push(h("span", { class: "scale" }, "grid: 1 m, minor 0.25 m"));
   legend.replaceChildren(...items);
@@ -398,6 +398,8 @@ function setMeasuring(on: boolean): void {
   renderReadout();
 }
 
+/** What a point's confidence is: VGGT's depth confidence (1 + e^x, so at least 1; no unit), 1 for ground-truth depth. */
+const CONFIDENCE_UNIT = "a point's confidence: VGGT's depth confidence (1 + exp of its logit, so at least 1, without a unit) or the noisy source's synthetic one; 1 for ground-truth depth";
 const xyz = (p: readonly number[]) => `(${p.map((x) => x.toFixed(3)).join(", ")}) m`;
 
 /** What a picked point is: its world coordinates and its node (id, label, status), or none. */
@@ -658,9 +660,10 @@ function whyBlock(id: string): HTMLElement | null {
 function flagsOf(n: GraphNode, d: NodeDiagnosis | undefined): Array<HTMLElement | string> {
   const out: Array<HTMLElement | string> = [];
   if (d?.twin) out.push(h("span", { class: "flag dup" }, "twin ", nodeLink(d.twin, d.twin)));
-  if (n.flags.possible_duplicate_of.length) out.push(h("span", { class: "flag" }, "possible_duplicate_of ", ...n.flags.possible_duplicate_of.flatMap((id, i) => [i ? ", " : "", nodeLink(id, id)])));
-  if (n.flags.low_support) out.push(h("span", { class: "flag" }, "low_support"));
-  if (n.flags.fragment) out.push(h("span", { class: "flag" }, "fragment"));
+  // short words that wrap in the panel's column; the graph's own flag names in the tooltip
+  if (n.flags.possible_duplicate_of.length) out.push(h("span", { class: "flag", title: "possible_duplicate_of: the graph builder's evidence flag" }, "maybe dup of ", ...n.flags.possible_duplicate_of.flatMap((id, i) => [i ? ", " : "", nodeLink(id, id)])));
+  if (n.flags.low_support) out.push(h("span", { class: "flag", title: "low_support: few views or points" }, "low support"));
+  if (n.flags.fragment) out.push(h("span", { class: "flag", title: "fragment: part of an object cut by an occluder" }, "fragment"));
   return out.length ? out : ["–"];
 }
 
@@ -770,7 +773,7 @@ function recordBlock(title: string, r: ItemRecord | null, testid: string): HTMLE
     "div",
     { class: "record", "data-testid": testid },
     h("h3", {}, title, " ", verdict),
-    h("dl", {}, h("dt", {}, "reasoner"), h("dd", {}, r.reasoner), h("dt", {}, "answer"), h("dd", {}, `${r.answer ?? "–"} (truth ${r.truth})`), h("dt", {}, "status"), h("dd", {}, `${r.status}${r.reprompted ? ", re-prompted" : ""}`), h("dt", {}, "confidence"), h("dd", {}, fix(r.confidence)), h("dt", {}, "method"), h("dd", {}, r.method), r.prompt_hash ? h("dt", {}, "prompt hash") : null, r.prompt_hash ? h("dd", { class: "mono" }, r.prompt_hash) : null),
+    h("dl", {}, h("dt", {}, "reasoner"), h("dd", {}, r.reasoner), h("dt", {}, "answer"), h("dd", {}, `${r.answer ?? "–"} (truth ${r.truth})`), h("dt", {}, "status"), h("dd", {}, `${r.status}${r.reprompted ? ", re-prompted" : ""}`), h("dt", {}, "confidence"), h("dd", {}, r.confidence === null ? "–" : `${fix(r.confidence * 100, 0)} %`), h("dt", {}, "method"), h("dd", {}, r.method), r.prompt_hash ? h("dt", {}, "prompt hash") : null, r.prompt_hash ? h("dd", { class: "mono" }, r.prompt_hash) : null),
     h("h4", {}, r.reasoner.startsWith("symbolic") ? "program trace" : "replies"),
     h("pre", { class: "raw", "data-testid": `${testid}-raw` }, ...r.raw.flatMap((line, i) => [i ? "\n" : "", ...linkNodes(line)])),
   );
@@ -830,7 +833,8 @@ function nodeCard(v: Variant, k: number, role: "node" | "twin"): HTMLElement {
           ]
         : []),
       h("dt", {}, "points"), h("dd", {}, `${n.raw_point_count.toLocaleString()} raw, ${n.point_count.toLocaleString()} downsampled`),
-      h("dt", {}, "views"), h("dd", {}, `${n.views.length} (${n.detections} detections), mean confidence ${fix(n.mean_confidence)}`),
+      h("dt", {}, "views"), h("dd", {}, `${n.views.length} (${n.detections} detections)`),
+      h("dt", { title: CONFIDENCE_UNIT }, "point confidence"), h("dd", { title: CONFIDENCE_UNIT }, `${fix(n.mean_confidence)} mean (≥ 1, unitless; 1 = depth taken as exact)`),
       h("dt", {}, "box"), h("dd", {}, `${n.box.extent.map((x) => fix(x)).join(" × ")} m at (${n.box.centre.map((x) => fix(x)).join(", ")}), yaw ${fix((n.box.yaw * 180) / Math.PI, 0)}°`),
       h("dt", {}, "colour"), h("dd", {}, h("i", { class: "swatch", style: `background: ${css(n.color)}` }), n.color_name),
       h("dt", {}, "flags"), h("dd", {}, ...flagsOf(n, d)),
@@ -938,7 +942,7 @@ function stepRecord(v: Variant, k: number): ActiveStep {
   return v.episode!.record.active!.steps[k - 1]!;
 }
 
-const answerText = (s: ActiveStep) => (s.answer ?? (s.status === "parsed" ? "not sure" : s.status)) + (s.confidence === null ? "" : ` (${fix(s.confidence, 2)})`) + (s.correct === null ? "" : s.correct ? " ✓" : " ✗");
+const answerText = (s: ActiveStep) => (s.answer ?? (s.status === "parsed" ? "not sure" : s.status)) + (s.confidence === null ? "" : ` (${fix(s.confidence * 100, 0)} %)`) + (s.correct === null ? "" : s.correct ? " ✓" : " ✗");
 const actionText = (s: ActiveStep) => (s.action ?? (s.valid ? "–" : `invalid: ${s.requested_action}`)) + (s.blocked ? " (blocked)" : "");
 
 /** Nodes of the graph the agent decided on at step k (the stored graph's at the last step; null for the 2D arm). */
@@ -1022,7 +1026,7 @@ function episodeTab(v: Variant): HTMLElement {
       h("dt", {}, "pose"), h("dd", {}, `(${s.pose.position.map((x) => fix(x, 2)).join(", ")}), yaw ${fix((s.pose.yaw * 180) / Math.PI, 0)}°, pitch ${fix((s.pose.pitch * 180) / Math.PI, 0)}°`),
       h("dt", {}, "action"), h("dd", {}, actionText(s), s.requested_action !== s.action ? h("small", {}, ` requested: ${s.requested_action}`) : null, s.reprompted ? h("small", {}, " · re-prompted") : null),
       h("dt", {}, "answer"), h("dd", { "data-testid": "step-answer" }, answerText(s)),
-      h("dt", {}, "confidence"), h("dd", {}, fix(s.confidence, 2)),
+      h("dt", {}, "confidence"), h("dd", {}, s.confidence === null ? "–" : `${fix(s.confidence * 100, 0)} %`),
       h("dt", {}, "graph"), h("dd", {}, nodes === null ? "none (the 2D arm sees the views only)" : `${nodes.length} node(s), ${nodes.filter((n) => n.flagged_duplicate).length} flagged possible duplicate${k === e.steps.length ? " — the stored graph (Nodes tab)" : " — boxes in 3D; the Nodes tab shows the final graph"}`),
       h("dt", {}, "all seen"), h("dd", {}, s.relevant_seen ? "every object the question needs has been seen" : "not yet every object the question needs"),
       h("dt", {}, "reasoning"), h("dd", { "data-testid": "step-reasoning" }, s.reasoning || "–"),
