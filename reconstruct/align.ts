@@ -52,7 +52,7 @@ export function sim3Rmse(T: Sim3, src: readonly Vec3[], dst: readonly Vec3[]): n
  * Eigen-decomposition of a small symmetric matrix (ml-matrix's tridiagonal QL, the JAMA algorithm).
  * Returns eigenvalues in descending order and the matching unit eigenvectors (vectors[k] is the k-th
  * eigenvector). ml-matrix replaced our own cyclic Jacobi: on 20 000 random symmetric 4x4 matrices it was
- * 2x faster (80 vs 158 ms) and agreed to 6e-15 (README, dependency notes).
+ * 2x faster (80 vs 158 ms) and agreed to 6e-15 (docs/dependencies.md).
  */
 export function symmetricEigen(A: readonly (readonly number[])[]): { values: number[]; vectors: number[][] } {
   const evd = new EigenvalueDecomposition(new Matrix(A.map((r) => r.slice())), { assumeSymmetric: true });

@@ -146,7 +146,7 @@ export const SceneGraphSchema = z
     task_id: z.string().min(1),
     paradigm: z.union([z.enum(PARADIGMS), z.literal(TRUTH)]).describe("the view set the graph was built from"),
     source: z.union([z.enum(SOURCES), z.literal(TRUTH)]).describe("the point-cloud source"),
-    masks: z.enum(MASK_MODES).describe("the evidence mode (README 'Evidence modes')"),
+    masks: z.enum(MASK_MODES).describe("the evidence mode (docs/how-it-works.md, 'Evidence modes')"),
     instances: z.union([z.enum(INSTANCE_MODES), z.literal(TRUTH)]).describe("the instance builder"),
     frame: z.literal(GRAPH_FRAME).describe("conventions of every coordinate in this graph"),
     viewpoint: z.object({ position: PointSchema, yaw: z.number().finite(), pitch: z.number().finite() }).strict().describe("the agent's initial pose: the viewpoint of left/right/front/behind"),

@@ -1,7 +1,7 @@
 /**
  * PNG encode/decode on Node's native zlib. Our own codec, because the bundle writer encodes ~60 images
  * per 30-view bundle: measured here at 4 ms per 518x392 RGB image versus 25 ms for fast-png (pure-JS
- * deflate) — see README "Dependency notes". Supports what bundles need: 8-bit RGB, 8/16-bit grey on
+ * deflate) — see docs/dependencies.md. Supports what bundles need: 8-bit RGB, 8/16-bit grey on
  * write; on read any non-interlaced grey/grey+alpha/RGB/RGBA/palette image of depth 8 or 16. Decoding
  * never inflates more than the header's size allows (a small file cannot inflate to gigabytes, audit M4).
  */

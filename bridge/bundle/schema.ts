@@ -4,7 +4,7 @@
  *   views/NNN_rgb.png    8-bit RGB PNG
  *   views/NNN_depth.f32  float32 little-endian, row-major H x W, metric z-depth (m), 0 = no measurement
  *   views/NNN_inst.png   16-bit greyscale PNG of instance ids (0 = none), ids listed in `instances`
- * See README "Frame bundles" for the field table. A bundle imported from a dataset (bridge/datasets) has no
+ * See docs/tasks.md "Frame bundles" for the field table. A bundle imported from a dataset (bridge/datasets) has no
  * task record and says where it came from (`imported`); when the dataset does not give gravity, its world is
  * `unknown-up-metres` (docs/own-data.md).
  */

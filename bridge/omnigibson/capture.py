@@ -45,7 +45,7 @@ THIS FILE WAS RUN ONLY AGAINST OUR STAND-INS of OmniGibson 1.1.1, 3.7.2 and 3.9.
 here), never against OmniGibson itself: Isaac Sim and the BEHAVIOR-1K assets are not available where esi3d is
 built. Everything simulator-independent lives in esi3d_bridge.py and esi3d_agent.py.
 
-Conventions (README "Conventions" of esi3d):
+Conventions (esi3d's docs/conventions.md):
 - world Z up, metres: OmniGibson's world is Z up in metres too, so positions pass through unchanged;
 - camera: a USD camera looks down its -Z with +Y up; esi3d's (OpenCV) camera has x right, y down, z forward;
   esi3d_bridge.usd_camera_quat / extrinsic_from_usd_pose convert explicitly (x stays, y and z flip);

@@ -14,7 +14,7 @@ and, for the active paradigm, serves the steps of an episode the server runs (th
     s = client.open_session(task=task_record, paradigm="active", simulator="omnigibson/3.9", episode={"explorer": "nbv"})
     out = serve_episode(client, s["id"], first_view, step)   # first_view() / step(action) -> ActiveView
 
-It also has the pieces a simulator needs to produce views in esi3d's conventions (README "Conventions"):
+It also has the pieces a simulator needs to produce views in esi3d's conventions (docs/conventions.md):
 PNG encoders for 8-bit RGB and 16-bit greyscale, the float32 little-endian depth layout, the camera of an
 agent pose, and the conversion from a USD / Isaac Sim / OmniGibson camera pose (looks down -Z, +Y up) to
 the OpenCV camera-from-world extrinsic esi3d uses (x right, y down, z forward).

@@ -1,7 +1,7 @@
 /**
  * The built-in suite's generator options: one declaration gives `esi3d generate`'s and `esi3d run`'s flags,
  * the run's config.json fields and the generators' settings. Defaults follow ESI-Bench's released generator
- * (reference/esi-released.md §3.3) except the render size, kept at VGGT's fast crop size (the README's bench
+ * (reference/esi-released.md §3.3) except the render size, kept at VGGT's fast crop size (docs/performance.md: the render bench
  * measures both).
  */
 import { z } from "zod";

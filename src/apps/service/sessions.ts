@@ -24,7 +24,7 @@ import type { FinishResult } from "./serviceWorker.js";
 import type { ServerContext } from "./context.js";
 import { writeFileAtomic } from "../../core/fs.js";
 
-/** Instance ids of room structure in ESI-Bench tasks (README "Tasks"): 1 floor, 2-5 walls. */
+/** Instance ids of room structure in ESI-Bench tasks (docs/tasks.md): 1 floor, 2-5 walls. */
 const FLOOR_ID = 1;
 const WALL_IDS = [2, 3, 4, 5];
 /** Retry-After (s) when MAX_OPEN_SESSIONS are open: sessions finish or expire on the scale of minutes. */

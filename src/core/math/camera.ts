@@ -1,5 +1,5 @@
 /**
- * Camera conventions, stated once (README "Conventions"):
+ * Camera conventions, stated once (docs/conventions.md):
  * - World: right-handed, Z up, metres, radians.
  * - Camera axes: OpenCV (x right, y down, z forward).
  * - Extrinsic: camera-from-world [R | t] (3x4), X_cam = R * X_world + t, as VGGT returns it.
