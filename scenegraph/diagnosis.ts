@@ -26,6 +26,7 @@ import { countEachId, tallyIds, type IdTally } from "../src/core/idTally.js";
 import { MIN_MASK_AREA_PX } from "./evidence.js";
 import { hungarian } from "./primitives/hungarian.js";
 import type { GraphNode, Relation, SceneGraph } from "./types.js";
+import { nodeCause } from "./causes.js";
 import type { Diagnosis, GraphMetrics, NodeDiagnosis, NodeStatus, ObjectDiagnosis, PredicateScore, RelationDiagnosis } from "./diagnosisSchema.js";
 
 /** anchors §10 step 3: a node whose points are < 20 % on true objects is a hallucination. */
@@ -162,11 +163,33 @@ interface DiagnosisContext {
 
 export function diagnose(input: DiagnoseInput): Diagnosis {
   const { ctx, nodeDiag, objDiag, observed } = diagnoseNodesAndObjects(input);
+  recordCauses(input, nodeDiag);
   const { relDiag, missing, found } = diagnoseRelations(input, nodeDiag);
   const metrics = { ...nodeMetrics(ctx, nodeDiag, objDiag, observed), ...relationMetrics(input, relDiag, missing, found) };
   const layout = input.task.room.layout;
   const regions = layout ? diagnoseRegions(input.graph.regions, layout, nodeDiag, input.task.objects) : undefined;
   return { nodes: nodeDiag, objects: objDiag, relations: relDiag, missing_relations: missing, metrics, ...(regions ? { regions } : {}) };
+}
+
+/**
+ * Each duplicate's and hallucination's cause, recorded where the graph is built, so readers (the viewer) show
+ * it instead of guessing it: the views its points came from and the noise component the cloud's record shows
+ * at work on them (scenegraph/causes.ts).
+ */
+function recordCauses(input: DiagnoseInput, nodeDiag: NodeDiagnosis[]): void {
+  const index = new Map(input.graph.nodes.map((n, k) => [n.id, k]));
+  nodeDiag.forEach((d, k) => {
+    if (d.status !== "duplicate" && d.status !== "hallucinated") return;
+    const twin = d.twin === null ? undefined : index.get(d.twin);
+    d.cause = nodeCause({
+      cloud: input.cloud,
+      bundle: input.bundle,
+      members: input.members[k]!,
+      centroid: input.graph.nodes[k]!.box.centre,
+      status: d.status,
+      twin: twin === undefined ? null : { id: d.twin!, members: input.members[twin]! },
+    });
+  });
 }
 
 /** The node metrics alone: what `esi3d graph`'s summary line prints, without the true relations it does not need. */

@@ -13,6 +13,18 @@ const share = () => z.number().min(0).max(1);
 const count = () => z.number().int().min(0);
 const rate = () => z.number().min(0);
 
+/** The noise components a node's cause names (scenegraph/causes.ts); masks: a duplicate that exact depth and poses did not prevent. */
+export const CAUSE_COMPONENTS = ["pose", "drift", "scale", "blobs", "labels", "masks"] as const;
+
+export const NodeCauseSchema = z
+  .object({
+    views: z.array(z.object({ view: z.number().int().min(0), share: share() }).strict()).describe("the views that gave the node most of its points, with their shares (largest first, up to 3)"),
+    component: z.enum(CAUSE_COMPONENTS).nullable().describe("the noise component the cloud's record shows at work on the node (pose, drift, scale, blobs, labels); masks for a duplicate with exact depth and poses; null when the record shows none"),
+    text: z.string().describe("the cause in words, with the figures it rests on"),
+  })
+  .strict();
+export type NodeCause = z.infer<typeof NodeCauseSchema>;
+
 export const NodeDiagnosisSchema = z
   .object({
     node: z.string(),
@@ -26,6 +38,7 @@ export const NodeDiagnosisSchema = z
     iou: share(),
     centroid_error_m: z.number().min(0).nullable(),
     label_correct: z.boolean().nullable(),
+    cause: NodeCauseSchema.optional().describe("a duplicate's or hallucination's cause, as far as the cloud records it (absent for other nodes, and in diagnoses written before it was recorded)"),
   })
   .strict();
 

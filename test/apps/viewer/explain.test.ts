@@ -110,7 +110,12 @@ describe("every status explained", () => {
       await p.evaluate((id) => window.__esi3d.select(id), d.node);
       const why = p.locator('[data-testid="evidence-node"] [data-testid="why"]');
       await expect.poll(() => why.getAttribute("data-rule")).toBe(e.rule);
-      expect(await why.locator("p").textContent()).toBe(`why ${status}: ${e.why}`);
+      expect(await why.locator("p").first().textContent()).toBe(`why ${status}: ${e.why}`);
+      // a duplicate's or hallucination's cause, as the run's diagnosis recorded it; none for the others
+      if (status === "duplicate" || status === "hallucinated") {
+        expect(d.cause, `${status} ${d.node}: the run recorded its cause`).toBeDefined();
+        expect(await why.locator('[data-testid="cause"]').textContent()).toBe(`cause: ${d.cause!.text}`);
+      } else expect(await why.locator('[data-testid="cause"]').count()).toBe(0);
       expect(await why.locator('[data-testid="fact"]').count()).toBe(e.facts.length);
       expect(await why.locator('[data-testid="fact"][data-decisive="1"]').count()).toBe(e.facts.filter((f) => f.decisive).length);
       // the status cell of the node table carries it as a tooltip

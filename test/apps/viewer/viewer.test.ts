@@ -70,6 +70,9 @@ describe.skipIf(chromium.skip)(chromium.title("esi3d inspect page in Chromium"),
       picked = await p.locator('[data-testid="evidence-node"]').getAttribute("data-node", { timeout: 5000 });
     }
     expect(picked, "clicking the duplicate's box in 3D selects it").toBe(dup.node);
+    // the duplicate's cause as the diagnosis recorded it when the run built the graph (its views, the noise component)
+    expect(dup.cause, "the run's diagnosis records the duplicate's cause").toBeDefined();
+    expect(await p.locator('[data-testid="evidence-node"] [data-testid="cause"]').textContent()).toBe(`cause: ${dup.cause!.text}`);
     // units: the node card's point confidence says what it is (VGGT-like, at least 1, no unit)
     expect(await p.locator('[data-testid="evidence-node"]').textContent()).toMatch(/point confidence\d+\.\d{2} mean \(≥ 1, unitless/);
     // its twin beside it, both with thumbnails of their views, pixels outlined

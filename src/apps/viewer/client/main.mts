@@ -634,6 +634,15 @@ function explanationOf(id: string): NodeExplanation | undefined {
 const factValue = (x: number, unit: StatusFact["unit"]) => (unit === "share" ? `${(x * 100).toFixed(1)} %` : unit === "m" ? `${x.toFixed(3)} m` : x.toFixed(3));
 
 /** Why the node has its status: the rule's sentence, and the facts it was judged on beside their thresholds (the decisive one marked). */
+/**
+ * What made a duplicate or hallucination, as the diagnosis recorded it when the graph was built (the views its
+ * points came from, the noise component at work); the rule that gave the status is the block's first line.
+ */
+function causeLine(d: NodeDiagnosis | undefined): HTMLElement | null {
+  if (!d?.cause) return null;
+  return h("p", { "data-testid": "cause", "data-component": d.cause.component ?? "" }, h("b", {}, "cause: "), ...linkNodes(d.cause.text));
+}
+
 function whyBlock(id: string): HTMLElement | null {
   const e = explanationOf(id);
   if (!e) return null;
@@ -641,6 +650,7 @@ function whyBlock(id: string): HTMLElement | null {
     "div",
     { class: `why ${e.consistent ? "" : "inconsistent"}`, "data-testid": "why", "data-rule": e.rule },
     h("p", {}, h("b", {}, `why ${e.status}: `), e.why),
+    causeLine(diagOf(id)),
     h(
       "table",
       { class: "facts" },
