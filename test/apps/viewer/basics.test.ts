@@ -267,6 +267,13 @@ describe.skipIf(chromium.skip)(chromium.title("esi3d inspect: the viewer's basic
     await drag(b, -150);
     const back = await same();
     expect(norm(sub(back.position, moved.position))).toBeGreaterThan(0.1);
+    // fit on a selected node: the second view follows and draws at once (it stayed blank until another preset, issue 44)
+    await p.evaluate(() => window.__esi3d.select("n0"));
+    await p.click('[data-testid="preset-fit"]');
+    await same();
+    await frame(p);
+    const cmpLuma = async () => lumaStats(Buffer.from(await p.evaluate((s) => (document.querySelector(s) as HTMLCanvasElement).toDataURL("image/png").split(",")[1]!, cmpSel), "base64")).stddev;
+    expect(await cmpLuma(), "the second view after fit").toBeGreaterThan(MIN_LUMA_STDDEV);
     await p.click('[data-testid="preset-top"]');
     await same();
     // both drawn, and they differ (gt depth beside the noisy cloud)
