@@ -10,10 +10,6 @@ import { readJsonFile } from "../src/core/fs.js";
 import { DiagnosisSchema, type Diagnosis } from "./diagnosisSchema.js";
 import { GRAPH_FORMAT, MAX_GRAPH_FILE_BYTES, SceneGraphSchema, type SceneGraph } from "./types.js";
 
-export function readSceneGraphFile(file: string): SceneGraph {
-  return readJsonFile(file, SceneGraphSchema, `scene graph (${GRAPH_FORMAT}, written by esi3d graph -o)`, MAX_GRAPH_FILE_BYTES);
-}
-
 /** {graph, diagnosis}: what a run stores per arm and `inspect --graph-json` exports. */
 export const GraphWithDiagnosisSchema = z.object({ graph: SceneGraphSchema, diagnosis: DiagnosisSchema.nullable() }).strict();
 
