@@ -21,7 +21,7 @@ export function readAnyGraphFile(file: string): { graph: SceneGraph; diagnosis: 
   const withDiagnosis = raw !== null && typeof raw === "object" && !Array.isArray(raw) && "graph" in raw;
   if (withDiagnosis) return parsed(file, GraphWithDiagnosisSchema, raw, `scene graph with its diagnosis ({graph, diagnosis}: a run's graphs/<task>/<paradigm>__<source>.json or esi3d inspect --graph-json)`);
   const format = raw !== null && typeof raw === "object" ? (raw as { format?: unknown }).format : undefined;
-  if (format !== GRAPH_FORMAT) throw new InputError(`${file}: not a scene graph${typeof format === "string" ? ` (a ${format.slice(0, 40)} file)` : ""}: ${shapes}`, { file });
+  if (format !== GRAPH_FORMAT) throw new InputError(`${file}: not a scene graph${typeof format === "string" ? ` (its format is ${JSON.stringify(format.slice(0, 40))})` : ""}: ${shapes}`, { file });
   return { graph: parsed(file, SceneGraphSchema, raw, `scene graph (${GRAPH_FORMAT}, written by esi3d graph -o)`), diagnosis: null };
 }
 

@@ -128,7 +128,7 @@ describe("esi3d ask reads every graph file esi3d writes", () => {
     copyFileSync(join(run, "config.json"), notGraph);
     const wrong = esi3d(["ask", notGraph]);
     expect(wrong.code).toBe(2);
-    expect(wrong.stderr).toMatch(/not-graph\.json: not a scene graph \(a esi3d-run\/1 file\): expected esi3d-graph\/1 .* or \{graph, diagnosis\}/);
+    expect(wrong.stderr).toMatch(/not-graph\.json: not a scene graph \(its format is "esi3d-run\/1"\): expected esi3d-graph\/1 .* or \{graph, diagnosis\}/);
     expect(JSON.parse(readFileSync(exported, "utf8")).graph.format).toBe("esi3d-graph/1");
   });
 

@@ -16,6 +16,7 @@ import type { Task } from "../../../../bridge/task/schema.js";
 import { readAnyGraphFile } from "../../../../scenegraph/io.js";
 import type { SceneGraph } from "../../../../scenegraph/types.js";
 import { InputError } from "../../../core/errors.js";
+import { MAX_JSON_FILE_BYTES } from "../../../core/fs.js";
 
 export type AskInputKind = "run" | "bundle" | "task" | "graph";
 
@@ -24,7 +25,11 @@ export const RENDERED_PARADIGMS = PARADIGMS.filter((p): p is Exclude<Paradigm, "
 
 /** What the input is: a run directory (config.json), a bundle (bundle.json), a task JSON (schema esi3d-task/*), else a graph file. */
 export function askInputKind(input: string): AskInputKind {
-  if (statSync(input).isDirectory()) return existsSync(join(input, "config.json")) && !existsSync(join(input, "bundle.json")) ? "run" : "bundle";
+  const st = statSync(input);
+  if (st.isDirectory()) return existsSync(join(input, "config.json")) && !existsSync(join(input, "bundle.json")) ? "run" : "bundle";
+  // only a regular file of a JSON file's size is peeked at (a named pipe would block the read, a huge file fill
+  // memory); readAnyGraphFile refuses the others by name
+  if (!st.isFile() || st.size > MAX_JSON_FILE_BYTES) return "graph";
   try {
     const raw = JSON.parse(readFileSync(input, "utf8")) as { schema?: unknown };
     if (typeof raw?.schema === "string" && raw.schema.startsWith("esi3d-task/")) return "task";
