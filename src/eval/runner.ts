@@ -262,7 +262,8 @@ export async function runEvaluation(opts: RunOptions): Promise<RunOutcome> {
     const keysOf = (p: string) => (tasks.length ? unitKeys(config, tasks[0]!, p) : []);
     const planned = tasks.length * config.paradigms.reduce((n, p) => n + keysOf(p).length, 0);
     const count = itemCountText({ tasks: tasks.length, paradigms: config.paradigms, keysOf, reasoners: config.reasoner.length, skippedUnits: tasks.length * config.paradigms.length - allUnits.length, skippedItems: planned - totalItems, total: totalItems });
-    log(`run: ${count}${previous.length ? ` (${previous.length} already done)` : ""}, ${threads} worker(s), reasoner${config.reasoner.length > 1 ? "s" : ""} ${config.reasoner.join(", ")}`);
+    // a resumed run says how much was done, 0 included; a fresh run has nothing to say
+    log(`run: ${count}${opts.resume || previous.length ? ` (${previous.length} already done)` : ""}, ${threads} worker(s), reasoner${config.reasoner.length > 1 ? "s" : ""} ${config.reasoner.join(", ")}`);
     const limit = pLimit(config.maxConnections);
     // idempotent by item key: a queue may deliver an item twice, the run records it once
     const commit = (r: ItemRecord): boolean => {
