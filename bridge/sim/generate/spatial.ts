@@ -17,7 +17,7 @@ import {
   type TriangleType,
 } from "../../task/rules.js";
 import { buildModel, categoryDef } from "../../objects/library.js";
-import { assignNames, cameraLookingAt, defaultLighting, displayName, makeRoom, plannedYes, require, Resample, round4, SceneBuilder } from "./common.js";
+import { assignNames, cameraLookingAt, defaultLighting, makeRoom, plannedYes, pluralName, require, Resample, round4, SceneBuilder } from "./common.js";
 import type { Draft, Generator } from "./draft.js";
 import { orbitPoses } from "./gt-trajectory.js";
 import { objectBox, surfaceGap } from "../../objects/geometry.js";
@@ -211,7 +211,7 @@ export const geometricConfiguration: Generator = (rng, { options }, plan): Draft
   const measured = sides3(objs);
   const answer = classifyTriangle(measured);
   const same = cats[0] === cats[1] && cats[1] === cats[2];
-  const what = same ? `the three ${displayName(cats[0]!)}s` : listNames(objs);
+  const what = same ? `the three ${pluralName(cats[0]!)}` : listNames(objs);
   const ids = objs.map((o) => o.id);
   return {
     roomType: "living_room",
@@ -269,7 +269,7 @@ export const linearAlignment: Generator = (rng, { options }, plan): Draft => {
   const answer = residual <= COLLINEAR_TOL_M ? "yes" : "no";
   require((answer === "yes") === aligned, "alignment label changed by placement");
   const same = cats[0] === cats[1] && cats[1] === cats[2];
-  const what = same ? `the three ${displayName(cats[0]!)}s` : listNames(objs);
+  const what = same ? `the three ${pluralName(cats[0]!)}` : listNames(objs);
   return {
     roomType: "living_room",
     room,
