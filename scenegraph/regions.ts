@@ -19,7 +19,7 @@ import { doorwayEdges, roomTypeOf } from "../bridge/task/layout.js";
 import type { GraphNode, RegionLayer } from "./types.js";
 import { CLOSED, MIN_LINE_BAND_M, OPEN, REGION_CELL_M, StructurePoints, type PlanGrid, type WallLine } from "./regionGrid.js";
 
-export { REGION_CELL_M, StructurePoints } from "./regionGrid.js";
+export { StructurePoints } from "./regionGrid.js";
 
 /** A line stretch between two cells is a wall when this share of it shows wall points (ours); below it the cells are one room... */
 export const WALL_PRESENT_FRACTION = 0.3;

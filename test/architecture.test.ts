@@ -3,7 +3,8 @@
  *   core < bridge < reconstruct < scenegraph < llm < prompt < reason < eval < apps < main
  * (a file may import its own layer or a lower one), the three apps (cli, service, viewer) never import each
  * other, only the composition root (src/main.ts) joins them, and the built-in simulator (bridge/sim) is a
- * data source that only eval and the front-ends may use, like the OmniGibson bridge. See docs/design.md.
+ * data source that only eval and the front-ends may use, like the OmniGibson bridge. No module imports itself
+ * back through a chain of imports. See docs/design.md.
  */
 import { describe, expect, it } from "vitest";
 import { readdirSync, readFileSync, statSync } from "node:fs";
@@ -76,6 +77,42 @@ export function architectureViolations(files: ReadonlyMap<string, string>): stri
   return bad;
 }
 
+/**
+ * The import cycles of `files`: each strongly connected group of modules that import one another, directly or
+ * through others, sorted (Tarjan's algorithm). Type-only imports count too: a cycle of types still ties two
+ * modules so that neither can move or be read without the other.
+ */
+export function importCycles(files: ReadonlyMap<string, string>): string[][] {
+  const exists = (f: string) => files.has(f);
+  const edges = new Map<string, string[]>();
+  for (const [file, text] of files) edges.set(file, [...new Set(importsOf(text).map((s) => resolveImport(file, s, exists)).filter(exists))]);
+  const index = new Map<string, number>(), low = new Map<string, number>(), stack: string[] = [], onStack = new Set<string>();
+  const cycles: string[][] = [];
+  let next = 0;
+  const visit = (v: string): void => {
+    index.set(v, next);
+    low.set(v, next++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of edges.get(v)!) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const group: string[] = [];
+    for (let w = stack.pop()!; ; w = stack.pop()!) {
+      onStack.delete(w);
+      group.push(w);
+      if (w === v) break;
+    }
+    if (group.length > 1 || edges.get(v)!.includes(v)) cycles.push(group.sort());
+  };
+  for (const v of [...files.keys()].sort()) if (!index.has(v)) visit(v);
+  return cycles.sort((a, b) => a[0]!.localeCompare(b[0]!));
+}
+
 function sourceFiles(dir: string, out = new Map<string, string>()): Map<string, string> {
   for (const name of readdirSync(join(REPO_ROOT, dir))) {
     const rel = `${dir}/${name}`;
@@ -93,6 +130,26 @@ describe("architecture", () => {
     const imports = [...files.values()].reduce((n, t) => n + importsOf(t).length, 0);
     expect(imports).toBeGreaterThan(600); // the scan sees the tree's imports, not nothing
     expect(architectureViolations(files)).toEqual([]);
+  });
+
+  it("no module imports itself back, through any chain of imports (type-only ones included)", () => {
+    const files = new Map([...sourceFiles("src"), ...sourceFiles("bridge"), ...sourceFiles("reconstruct"), ...sourceFiles("scenegraph")]);
+    expect(importCycles(files)).toEqual([]);
+  });
+
+  it("catches a deliberate cycle, two files or longer, and leaves a chain alone", () => {
+    const files = new Map([
+      ["src/eval/a.ts", 'import { b } from "./b.js";'],
+      ["src/eval/b.ts", 'import type { A } from "./a.js";'],
+      ["src/eval/c.ts", 'import { d } from "./d.js";'],
+      ["src/eval/d.ts", 'import { e } from "../core/e.js";'],
+      ["src/core/e.ts", 'import { c } from "../eval/c.js";'],
+      ["src/eval/f.ts", 'import { a } from "./a.js";'],
+    ]);
+    expect(importCycles(files)).toEqual([
+      ["src/core/e.ts", "src/eval/c.ts", "src/eval/d.ts"],
+      ["src/eval/a.ts", "src/eval/b.ts"],
+    ]);
   });
 
   it("catches a backward import, a cross-app import, a reach into the simulator and a misplaced file", () => {

@@ -8,7 +8,7 @@
 import { z } from "zod";
 import { meanCreditInterval } from "../core/math/proportion.js";
 import type { ItemRecord } from "./records.js";
-import type { Cell } from "./summary.js";
+import type { GroupSummary } from "./metrics.js";
 
 /** The anytime curve is reported at these steps (and at every step up to the largest budget in the JSON). */
 export const ANYTIME_REPORT_STEPS = [1, 2, 3, 5, 10, 15, 20, 30] as const;
@@ -94,7 +94,10 @@ export function activeRows(records: ItemRecord[], methodOf: (r: ItemRecord) => s
 }
 
 /** Active minus Multi per subcategory and method (both measured), over all items, with Newcombe's hybrid interval. */
-export function activeVsMulti(table: Record<string, Record<string, Record<string, Cell>>>, newcombe: (a: Cell["score"], b: Cell["score"]) => { diff: number; lo: number; hi: number }): ParadigmDifference[] {
+/** What activeVsMulti reads of a summary cell (summary.ts Cell), declared here so this module needs nothing of summary.ts. */
+type ScoredCell = Pick<GroupSummary, "n" | "score">;
+
+export function activeVsMulti(table: Record<string, Record<string, Record<string, ScoredCell>>>, newcombe: (a: ScoredCell["score"], b: ScoredCell["score"]) => { diff: number; lo: number; hi: number }): ParadigmDifference[] {
   const out: ParadigmDifference[] = [];
   for (const [sub, byMethod] of Object.entries(table))
     for (const [method, byParadigm] of Object.entries(byMethod)) {

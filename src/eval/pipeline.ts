@@ -20,7 +20,6 @@ import { createShortcutReasoner } from "../reason/shortcut.js";
 import type { ReasonerAnswer } from "../reason/types.js";
 import { withCircular } from "../reason/circular.js";
 import { scoreAnswer, scoreCircular } from "./score.js";
-import { runActiveUnit } from "./active.js";
 import { callTimings, itemLogFields } from "./itemLog.js";
 import { taskHash } from "./taskHash.js";
 import { baselineLabels, hasBaseline, reasonerKeyPart, threeDArms, type RunConfig, type ThreeDArm } from "./config.js";
@@ -213,9 +212,9 @@ export function cloudOrder(config: RunConfig, arms: readonly ThreeDArm[]): numbe
 /** One arena per thread: a unit's clouds are built and used one after another. */
 const arena = new CloudArena();
 
-export async function runUnit(job: UnitJob): Promise<UnitResult> {
+/** A unit of a passive paradigm (single, multi, gt); unit.ts `runUnit` sends active units to active.ts. */
+export async function runPassiveUnit(job: UnitJob): Promise<UnitResult> {
   const { task, paradigm, config } = job;
-  if (paradigm === "active") return runActiveUnit(job);
   const done = new Set(job.done);
   const { timings, lap } = stageTimer(1);
   const bundle = renderBundle(task, paradigm);

@@ -18,7 +18,8 @@ import type { PromptLog } from "../reason/promptFile.js";
 import { answerPending, makeRunModels } from "./answer.js";
 import { reasonerKeyPart, resolveRunConfig, type RunConfig } from "./config.js";
 import { readRunFile, readStoredGraph, type RunFile } from "./files.js";
-import { runUnit, type UnitGraph } from "./pipeline.js";
+import { runUnit } from "./unit.js";
+import type { UnitGraph } from "./pipeline.js";
 import { itemKey, readRecords, type ItemRecord } from "./records.js";
 import { unitKeys } from "./runner.js";
 

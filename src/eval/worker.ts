@@ -3,7 +3,8 @@ import { stageTimer } from "../core/stageTimer.js";
 import { generateTask } from "../../bridge/sim/generate/suite.js";
 import { generatorContext, type GeneratorOptions } from "../../bridge/sim/generate/options.js";
 import type { BuiltinSubcategory } from "../../bridge/task/taxonomy.js";
-import { runUnit, type UnitJob, type UnitResult } from "./pipeline.js";
+import { runUnit } from "./unit.js";
+import type { UnitJob, UnitResult } from "./pipeline.js";
 import type { Task } from "../../bridge/task/schema.js";
 
 export type UnitJobFor = { kind: "unit" } & UnitJob;

@@ -35,7 +35,7 @@ import { HttpError } from "./errors.js";
 import { MAX_SESSION_BYTES, MAX_VIEWS_PER_SESSION } from "./limits.js";
 import type { ServerContext } from "./context.js";
 import { EpisodeOptionsSchema, type EpisodeOptions } from "./schemas.js";
-import type { SessionRecord } from "./sessions.js";
+import type { SessionRecord } from "./schemas.js";
 import { storageFailure } from "./storage.js";
 import { parseView } from "./view-codec.js";
 

@@ -268,3 +268,28 @@ export const ErrorBodySchema = z.object({
     issues: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
   }),
 });
+
+/** A capture session as stored in its session.json (sessions.ts writes it, episodes.ts runs its active episode). */
+export const SessionRecordSchema = z
+  .object({
+    format: z.literal("esi3d-session/1"),
+    id: z.string(),
+    status: z.enum(SESSION_STATUSES),
+    created_at: z.string(),
+    updated_at: z.string(),
+    task: TaskSchema,
+    paradigm: BundleManifestSchema.shape.paradigm,
+    simulator: z.string(),
+    image: z.object({ width: z.number().int(), height: z.number().int() }).strict(),
+    instances: BundleManifestSchema.shape.instances,
+    bundle: z.string().nullable(),
+    /** paradigm active: the episode the server runs, how long it waits for a view, and how it ended. */
+    episode: EpisodeOptionsSchema.optional(),
+    view_timeout_s: z.number().optional(),
+    outcome: z
+      .object({ state: z.enum(["running", "finished", "failed"]), views: z.number().int(), stop_reason: z.enum(STOP_REASONS).nullable(), error: z.string().nullable() })
+      .strict()
+      .optional(),
+  })
+  .strict();
+export type SessionRecord = z.infer<typeof SessionRecordSchema>;

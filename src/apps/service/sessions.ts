@@ -6,8 +6,7 @@
  */
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { z } from "zod";
-import { TaskSchema, type Task } from "../../../bridge/task/schema.js";
+import type { Task } from "../../../bridge/task/schema.js";
 import { readTaskFile } from "../../../bridge/task/io.js";
 import { readManifest } from "../../../bridge/bundle/io.js";
 import { BundleManifestSchema, type BundleManifest } from "../../../bridge/bundle/schema.js";
@@ -15,9 +14,8 @@ import { HttpError, busy, fromZod, notFound } from "./errors.js";
 import { ActionQuerySchema } from "./schemas.js";
 import { checkId, checkTaskId, newId, sameId } from "./ids.js";
 import { MAX_ACTIVE_EPISODES, MAX_IMAGE_PIXELS, MAX_OPEN_SESSIONS, MAX_SESSION_BYTES, MAX_VIEWS_PER_SESSION, SESSION_TTL_MS } from "./limits.js";
-import { EpisodeOptionsSchema, SESSION_STATUSES, SessionFinishSchema, SessionOpenSchema, type SessionOpen } from "./schemas.js";
+import { SessionFinishSchema, SessionOpenSchema, SessionRecordSchema, type SessionOpen, type SessionRecord } from "./schemas.js";
 import { EpisodeService, RESTART_ERROR } from "./episodes.js";
-import { STOP_REASONS } from "../../reason/active/stopping.js";
 import { type DataStore } from "./store.js";
 import { parseView } from "./view-codec.js";
 import type { FinishResult } from "./serviceWorker.js";
@@ -32,29 +30,6 @@ const SESSIONS_FULL_RETRY_AFTER_S = 60;
 /** Retry-After (s) when MAX_ACTIVE_EPISODES run: an offline episode takes seconds to a few minutes. */
 const EPISODES_FULL_RETRY_AFTER_S = 30;
 
-export const SessionRecordSchema = z
-  .object({
-    format: z.literal("esi3d-session/1"),
-    id: z.string(),
-    status: z.enum(SESSION_STATUSES),
-    created_at: z.string(),
-    updated_at: z.string(),
-    task: TaskSchema,
-    paradigm: BundleManifestSchema.shape.paradigm,
-    simulator: z.string(),
-    image: z.object({ width: z.number().int(), height: z.number().int() }).strict(),
-    instances: BundleManifestSchema.shape.instances,
-    bundle: z.string().nullable(),
-    /** paradigm active: the episode the server runs, how long it waits for a view, and how it ended. */
-    episode: EpisodeOptionsSchema.optional(),
-    view_timeout_s: z.number().optional(),
-    outcome: z
-      .object({ state: z.enum(["running", "finished", "failed"]), views: z.number().int(), stop_reason: z.enum(STOP_REASONS).nullable(), error: z.string().nullable() })
-      .strict()
-      .optional(),
-  })
-  .strict();
-export type SessionRecord = z.infer<typeof SessionRecordSchema>;
 
 const VIEW_FILE = /^(\d{3})\.view$/;
 
