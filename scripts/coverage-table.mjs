@@ -13,6 +13,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { UNSEEN_CONFIDENCE } from "../dist/src/reason/regionPrograms2d.js";
+import { creditOf, isAnswered } from "../dist/src/eval/summary.js";
 
 const args = process.argv.slice(2);
 const subIdx = args.indexOf("--subcategories");
@@ -33,12 +34,12 @@ function tally(dir) {
     const key = `${r.subcategory}|${r.paradigm}|${arm}`;
     const c = cells.get(key) ?? { n: 0, answered: 0, evidence: 0, score: 0, mapping: r.category === "cognitive_mapping" };
     c.n++;
-    const k = Array.isArray(r.options) && r.options.length > 0 ? r.options.length : null;
-    if (r.status === "parsed") {
+    // the summary's own rules: answered = scored right or wrong, credit 1/0 or chance (circular items included)
+    if (isAnswered(r)) {
       c.answered++;
       if ((r.confidence ?? 0) > UNSEEN_CONFIDENCE) c.evidence++;
-      c.score += r.correct === true ? 1 : 0;
-    } else if (k) c.score += 1 / k;
+    }
+    c.score += creditOf(r);
     cells.set(key, c);
   }
   return cells;
