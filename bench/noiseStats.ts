@@ -231,13 +231,14 @@ export function pointStats(truth: PointCloud, pred: PointCloud, truthRef: Refere
   const fit = strided(pred.count, ALIGN_SAMPLES);
   const T = umeyama(fit.map((i) => pointOf(pred, i)), fit.map((i) => pointOf(truth, i)), true);
   const xyz = new Float32Array(pred.count * 3);
-  const [[a, b, c], [d, e, g], [h, k, l]] = T.R.map((row) => row.map((x) => x * T.s));
+  const [[r00, r01, r02], [r10, r11, r12], [r20, r21, r22]] = T.R;
+  const [a, b, c, d, e, g, h, k, l] = [r00 * T.s, r01 * T.s, r02 * T.s, r10 * T.s, r11 * T.s, r12 * T.s, r20 * T.s, r21 * T.s, r22 * T.s] as const;
   const [tx, ty, tz] = T.t, src = pred.xyz;
   for (let i = 0; i < pred.count; i++) {
     const x = src[3 * i]!, y = src[3 * i + 1]!, z = src[3 * i + 2]!;
-    xyz[3 * i] = a! * x + b! * y + c! * z + tx;
-    xyz[3 * i + 1] = d! * x + e! * y + g! * z + ty;
-    xyz[3 * i + 2] = h! * x + k! * y + l! * z + tz;
+    xyz[3 * i] = a * x + b * y + c * z + tx;
+    xyz[3 * i + 1] = d * x + e * y + g * z + ty;
+    xyz[3 * i + 2] = h * x + k * y + l * z + tz;
   }
   const acc = nnDistances(xyz, strided(pred.count, POINT_SAMPLES), truthRef);
   const comp = nnDistances(truth.xyz, strided(truth.count, POINT_SAMPLES), reference(xyz));

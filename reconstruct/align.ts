@@ -88,7 +88,7 @@ export function umeyama(src: readonly Vec3[], dst: readonly Vec3[], withScale: b
   for (let i = 0; i < src.length; i++) {
     const a = sub(src[i]!, ms), b = sub(dst[i]!, md);
     varSrc += dot(a, a);
-    for (let r = 0; r < 3; r++) for (let c = 0; c < 3; c++) S[r][c] += a[r] * b[c];
+    for (let r = 0; r < 3; r++) for (let c = 0; c < 3; c++) S[r]![c]! += a[r]! * b[c]!;
   }
   if (varSrc === 0) {
     const R: Mat3 = [[1, 0, 0], [0, 1, 0], [0, 0, 1]];
@@ -123,7 +123,7 @@ export function principalSpreads(ps: readonly Vec3[]): [number, number, number] 
   const C = [[0, 0, 0], [0, 0, 0], [0, 0, 0]];
   for (const p of ps) {
     const d = sub(p, c);
-    for (let r = 0; r < 3; r++) for (let k = 0; k < 3; k++) C[r]![k]! += (d[r] * d[k]) / ps.length;
+    for (let r = 0; r < 3; r++) for (let k = 0; k < 3; k++) C[r]![k]! += (d[r]! * d[k]!) / ps.length;
   }
   const { values } = symmetricEigen(C);
   return values.map((v) => Math.sqrt(Math.max(0, v))) as [number, number, number];

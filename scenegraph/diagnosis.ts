@@ -107,7 +107,7 @@ function foldView(inView: Uint32Array, total: Uint32Array, maxPerView: Uint32Arr
     const n = inView[id]!;
     if (n === 0) continue;
     inView[id] = 0;
-    total[id] += n;
+    total[id]! += n;
     if (n > maxPerView[id]!) maxPerView[id] = n;
   }
 }

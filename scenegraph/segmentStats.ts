@@ -80,12 +80,12 @@ function sumRow(map: Int32Array, rgb: Uint8Array, ids: Uint16Array, from: number
     } while (q < to && map[q] === s);
     const len = q - p, x0 = p - y * W;
     luma[s] = sum;
-    n[s] += len;
-    st.sx[s] += ((2 * x0 + len - 1) * len) / 2;
-    st.sy[s] += y * len;
-    st.r[s] += rr;
-    st.g[s] += gg;
-    st.b[s] += bb;
+    n[s]! += len;
+    st.sx[s]! += ((2 * x0 + len - 1) * len) / 2;
+    st.sy[s]! += y * len;
+    st.r[s]! += rr;
+    st.g[s]! += gg;
+    st.b[s]! += bb;
     if (other) mixed[s] = 1;
     p = q;
   }

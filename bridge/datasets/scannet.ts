@@ -77,7 +77,7 @@ const colorFrame = (colorDir: string, stem: string) => (existsSync(join(colorDir
 
 function mul4(a: Mat4, b: Mat4): Mat4 {
   const out: number[] = new Array(16).fill(0);
-  for (let i = 0; i < 4; i++) for (let j = 0; j < 4; j++) for (let k = 0; k < 4; k++) out[i * 4 + j] += a[i * 4 + k]! * b[k * 4 + j]!;
+  for (let i = 0; i < 4; i++) for (let j = 0; j < 4; j++) for (let k = 0; k < 4; k++) out[i * 4 + j]! += a[i * 4 + k]! * b[k * 4 + j]!;
   return out;
 }
 

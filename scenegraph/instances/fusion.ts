@@ -33,7 +33,7 @@ export function pointsBySegment(cloud: PointCloud, ev: Evidence): Uint32Array[] 
   const counts = new Int32Array(ev.segments.length);
   segmentOfPoints(cloud.view, cloud.pixel, cloud.count, ev.segmentOfPixel, segOf);
   forEachRun(segOf, (s, from, to) => {
-    if (s >= 0) counts[s] += to - from;
+    if (s >= 0) counts[s]! += to - from;
   });
   const out = Array.from(ev.segments, (_, s) => new Uint32Array(counts[s]!));
   const fill = new Int32Array(ev.segments.length);

@@ -168,7 +168,7 @@ export class StatsAccumulator {
   addStats(o: MemberStats): void {
     this.count += o.count;
     this.confidence += o.confidence;
-    for (let k = 0; k < 3; k++) this.rgb[k] += o.rgb[k]!;
+    for (let k = 0; k < 3; k++) this.rgb[k]! += o.rgb[k]!;
     for (const [view, t] of o.views) {
       const s = this.support(view);
       s.points += t.points;

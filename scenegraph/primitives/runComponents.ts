@@ -136,7 +136,7 @@ export class RunComponents {
       }
       // the parent is a lower run of the same component, numbered already
       const k = (comp[r] = comp[parent[r]!]!);
-      area[k] += e - s + 1;
+      area[k]! += e - s + 1;
       if (s < x0[k]!) x0[k] = s;
       if (e > x1[k]!) x1[k] = e;
       if (y > y1[k]!) y1[k] = y;

@@ -98,9 +98,9 @@ export function voxelDownsample(xyz: Float32Array, voxelSize: number, opts: Voxe
     pointsPerVoxel = new Int32Array(nv);
     for (let i = 0, o = 0; i < n; i++, o += 3) {
       const v = voxelOfPoint[i]!;
-      sums[3 * v] += xyz[o]!;
-      sums[3 * v + 1] += xyz[o + 1]!;
-      sums[3 * v + 2] += xyz[o + 2]!;
+      sums[3 * v]! += xyz[o]!;
+      sums[3 * v + 1]! += xyz[o + 1]!;
+      sums[3 * v + 2]! += xyz[o + 2]!;
       pointsPerVoxel[v]!++;
     }
     out = new Float32Array(3 * nv);
@@ -118,9 +118,9 @@ export function voxelDownsample(xyz: Float32Array, voxelSize: number, opts: Voxe
     const cs = new Float64Array(3 * nv);
     for (let i = 0; i < n; i++) {
       const v = voxelOfPoint[i]!;
-      cs[3 * v] += rgb[3 * i]!;
-      cs[3 * v + 1] += rgb[3 * i + 1]!;
-      cs[3 * v + 2] += rgb[3 * i + 2]!;
+      cs[3 * v]! += rgb[3 * i]!;
+      cs[3 * v + 1]! += rgb[3 * i + 1]!;
+      cs[3 * v + 2]! += rgb[3 * i + 2]!;
     }
     const outRgb = new Uint8Array(3 * nv);
     for (let v = 0; v < nv; v++) {

@@ -54,7 +54,7 @@ function countAll(values: ArrayLike<number>, ids: number[]): void {
 /** Adds a run of `run` copies of `id`; a run is added before any later one, so first appearances keep their order. */
 function addRun(id: number, run: number, ids: number[]): void {
   if (counter[id] === 0) ids.push(id);
-  counter[id] += run;
+  counter[id]! += run;
 }
 
 /**
@@ -78,13 +78,13 @@ export function countEachId(values: Uint16Array, into: Uint32Array): void {
     const a = x & 0xffff, b = x >>> 16;
     if (a === id) run++;
     else {
-      into[id] += run;
+      into[id]! += run;
       id = a;
       run = 1;
     }
     if (b === id) run++;
     else {
-      into[id] += run;
+      into[id]! += run;
       id = b;
       run = 1;
     }
@@ -93,10 +93,10 @@ export function countEachId(values: Uint16Array, into: Uint32Array): void {
     const last = values[n - 1]!;
     if (last === id) run++;
     else {
-      into[id] += run;
+      into[id]! += run;
       id = last;
       run = 1;
     }
   }
-  into[id] += run;
+  into[id]! += run;
 }

@@ -227,8 +227,8 @@ describe("software rasterizer", () => {
     // the 40 doubles on each side of every n + 0.5 (where rounding could go wrong), and of 0 and 255
     for (const centre of [...Array.from({ length: 256 }, (_, n) => n + 0.5), 0, 255]) {
       bits[0] = centre;
-      word[0] -= 40n;
-      for (let k = 0; k <= 80; k++, word[0]++) expect(same(bits[0]!), `${bits[0]}`).toBe(true);
+      word[0]! -= 40n;
+      for (let k = 0; k <= 80; k++, word[0]!++) expect(same(bits[0]!), `${bits[0]}`).toBe(true);
     }
     const rng = new Rng("bytes");
     for (let i = 0; i < 100_000; i++) expect(same(rng.uniform(-10, 270))).toBe(true);

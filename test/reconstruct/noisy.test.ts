@@ -176,8 +176,8 @@ describe("noisy: pose", () => {
     const rot: number[] = [], trans: number[] = [];
     // points come out grouped by view: [start, end) of each view
     const start = new Int32Array(multi.views.length + 1);
-    for (let k = 0; k < c.count; k++) start[c.view[k]! + 1]++;
-    for (let i = 0; i < multi.views.length; i++) start[i + 1] += start[i]!;
+    for (let k = 0; k < c.count; k++) start[c.view[k]! + 1]!++;
+    for (let i = 0; i < multi.views.length; i++) start[i + 1]! += start[i]!;
     for (const v of multi.views) {
       const src: Vec3[] = [], dst: Vec3[] = [];
       let same = true, n = 0;

@@ -56,7 +56,7 @@ describe("causes recorded in the diagnosis", () => {
     const view = bundle.views[counts.indexOf(Math.max(...counts))]!.index;
     const cloud = allocateCloud(clean.count, clean);
     for (const k of ["xyz", "rgb", "confidence", "view", "pixel", "instance"] as const) (cloud[k] as Uint8Array).set(clean[k] as Uint8Array);
-    for (let i = 0; i < clean.count; i++) if (clean.instance[i] === target.id && clean.view[i] === view) cloud.xyz[3 * i + 2] += 0.2;
+    for (let i = 0; i < clean.count; i++) if (clean.instance[i] === target.id && clean.view[i] === view) cloud.xyz[3 * i + 2]! += 0.2;
     const d = diagnosed(cloud);
     expectCauses(d);
     const dup = d.nodes.find((n) => n.status === "duplicate" && n.object_id === target.id)!;

@@ -29,7 +29,7 @@ function run(cloud: PointCloud, masks: "instance" | "none" = "instance", instanc
 function moved(cloud: PointCloud, sel: (i: number) => boolean, offset: [number, number, number]): PointCloud {
   const out = allocateCloud(cloud.count, cloud);
   for (const k of ["xyz", "rgb", "confidence", "view", "pixel", "instance"] as const) (out[k] as Uint8Array).set(cloud[k] as Uint8Array);
-  for (let i = 0; i < cloud.count; i++) if (sel(i)) for (let a = 0; a < 3; a++) out.xyz[3 * i + a] += offset[a]!;
+  for (let i = 0; i < cloud.count; i++) if (sel(i)) for (let a = 0; a < 3; a++) out.xyz[3 * i + a]! += offset[a]!;
   return out;
 }
 

@@ -60,12 +60,12 @@ function sumsByPixel(map: Int32Array, rgb: Uint8Array, W: number, sums: Float64A
     const s = map[p]!;
     if (s < 0) continue;
     const x = p % W;
-    sx[s] += x;
-    sy[s] += (p - x) / W;
-    n[s]++;
-    r[s] += rgb[3 * p]!;
-    g[s] += rgb[3 * p + 1]!;
-    b[s] += rgb[3 * p + 2]!;
+    sx[s]! += x;
+    sy[s]! += (p - x) / W;
+    n[s]!++;
+    r[s]! += rgb[3 * p]!;
+    g[s]! += rgb[3 * p + 1]!;
+    b[s]! += rgb[3 * p + 2]!;
   }
 }
 

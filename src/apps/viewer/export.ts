@@ -9,7 +9,7 @@
  *    (right-handed stays right-handed);
  *  - graph JSON: the stored {graph, diagnosis}, as the run wrote it.
  */
-import { Document, NodeIO, Primitive, type Node as GltfNode } from "@gltf-transform/core";
+import { Document, NodeIO, type GLTF, type Node as GltfNode } from "@gltf-transform/core";
 import { writePly, type PlyExtras } from "../../../reconstruct/ply.js";
 import { pointNodes } from "../../../scenegraph/export.js";
 import type { YawBox } from "../../core/geometry.js";
@@ -48,19 +48,23 @@ export function zUpToYUp(x: number, y: number, z: number): [number, number, numb
   return [x, z, -y];
 }
 
+/** glTF 2.0's mesh.primitive.mode codes (the library types its own `Primitive.Mode` table as a loose record). */
+const GLTF_POINTS: GLTF.MeshPrimitiveMode = 0;
+const GLTF_LINES: GLTF.MeshPrimitiveMode = 1;
+
 export async function encodeGlb(d: VariantData): Promise<Uint8Array> {
   const doc = new Document();
   doc.getRoot().getAsset().generator = "esi3d inspect";
   const buffer = doc.createBuffer();
   const scene = doc.createScene(`${d.task.task_id} ${d.paradigm}/${d.source}`);
   const material = doc.createMaterial("vertex colours").setBaseColorFactor([1, 1, 1, 1]).setMetallicFactor(0).setRoughnessFactor(1);
-  const primitive = (mode: number, positions: number[] | Float32Array, colors: Uint8Array) => {
+  const primitive = (mode: GLTF.MeshPrimitiveMode, positions: number[] | Float32Array, colors: Uint8Array) => {
     const n = positions.length / 3;
     const pos = new Float32Array(n * 3);
     for (let i = 0; i < n; i++) pos.set(zUpToYUp(positions[3 * i]!, positions[3 * i + 1]!, positions[3 * i + 2]!), 3 * i);
     return doc
       .createPrimitive()
-      .setMode(mode as 0)
+      .setMode(mode)
       .setAttribute("POSITION", doc.createAccessor().setType("VEC3").setArray(pos).setBuffer(buffer))
       .setAttribute("COLOR_0", doc.createAccessor().setType("VEC3").setArray(colors).setNormalized(true).setBuffer(buffer))
       .setMaterial(material);
@@ -69,14 +73,14 @@ export async function encodeGlb(d: VariantData): Promise<Uint8Array> {
   // the cloud, coloured by node
   const cloudNode: GltfNode = doc
     .createNode("cloud")
-    .setMesh(doc.createMesh("cloud").addPrimitive(primitive(Primitive.Mode.POINTS, d.cloud.xyz.subarray(0, d.cloud.count * 3), nodeColors(d.cloud.count, d.members))))
+    .setMesh(doc.createMesh("cloud").addPrimitive(primitive(GLTF_POINTS, d.cloud.xyz.subarray(0, d.cloud.count * 3), nodeColors(d.cloud.count, d.members))))
     .setExtras({ points: d.cloud.count, source: d.source, paradigm: d.paradigm, colours: "by node (palette of src/apps/viewer/palette.ts), grey = in no node", ...frame });
   scene.addChild(cloudNode);
   const lines = (name: string, box: YawBox, rgb: [number, number, number], extras: Record<string, unknown>) => {
     const edges = boxEdges(box.centre, box.extent, box.yaw);
     const colors = new Uint8Array(edges.length);
     for (let i = 0; i < edges.length / 3; i++) colors.set(rgb, 3 * i);
-    return doc.createNode(name).setMesh(doc.createMesh(name).addPrimitive(primitive(Primitive.Mode.LINES, edges, colors))).setExtras(extras);
+    return doc.createNode(name).setMesh(doc.createMesh(name).addPrimitive(primitive(GLTF_LINES, edges, colors))).setExtras(extras);
   };
   const predicted = doc.createNode("predicted boxes").setExtras({ colours: "by status: matched green, duplicate orange, merged purple, hallucinated red" });
   const status = new Map((d.diagnosis?.nodes ?? []).map((n) => [n.node, n]));

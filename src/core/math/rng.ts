@@ -105,7 +105,9 @@ export class Rng {
     return items[items.length - 1]!;
   }
 
-  /** Fisher-Yates shuffle into a new array. */
+  /** Fisher-Yates shuffle into a new array (a pair stays a pair, so its two places destructure unchecked). */
+  shuffle<T>(items: readonly [T, T]): [T, T];
+  shuffle<T>(items: readonly T[]): T[];
   shuffle<T>(items: readonly T[]): T[] {
     const out = items.slice();
     for (let i = out.length - 1; i > 0; i--) {

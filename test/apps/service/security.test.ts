@@ -129,7 +129,7 @@ describe("esi3d serve: bad input", () => {
     expect(f.body.error.message).toMatch(/pixel \(5, 0\) has id 999/);
     // a corrupt PNG body behind a valid header fails at finish too
     const corrupt = Buffer.from(views[1]!.body);
-    corrupt[corrupt.length - 30] ^= 0xff;
+    corrupt[corrupt.length - 30]! ^= 0xff;
     expect((await put(1, corrupt)).status).toBe(200); // replaces the earlier view 1
     const f2 = await http("POST", `${s.url}/v1/sim/sessions/${sid}/finish`);
     expect(f2.status).toBe(400);

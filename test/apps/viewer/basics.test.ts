@@ -105,7 +105,7 @@ describe.skipIf(chromium.skip)(chromium.title("esi3d inspect: the viewer's basic
     let cam = await p.evaluate(() => window.__esi3d.camera());
     expect(unit(sub(cam.target, cam.position))[2]).toBeLessThan(-0.999);
     const c0 = centres[0]!;
-    const [o, py, px] = await p.evaluate((c) => [window.__esi3d.project(c[0]), window.__esi3d.project(c[1]), window.__esi3d.project(c[2])], [c0, [c0[0], c0[1] + 0.5, c0[2]], [c0[0] + 0.5, c0[1], c0[2]]] as V3[]);
+    const [o, py, px] = await p.evaluate((c) => [window.__esi3d.project(c[0]), window.__esi3d.project(c[1]), window.__esi3d.project(c[2])], [c0, [c0[0], c0[1] + 0.5, c0[2]], [c0[0] + 0.5, c0[1], c0[2]]] as [V3, V3, V3]);
     expect(py!.y).toBeLessThan(o!.y - 5);
     expect(Math.abs(py!.x - o!.x)).toBeLessThan(2);
     expect(px!.x).toBeGreaterThan(o!.x + 5);

@@ -59,7 +59,7 @@ describe.skipIf(o3d.skip)(o3d.title("voxelDownsample = Open3D voxel_down_sample"
     const sums = new Float64Array(3 * r.count), cnt = new Int32Array(r.count);
     for (let i = 0; i < xyz.length / 3; i++) {
       const v = r.voxelOfPoint[i]!;
-      for (let a = 0; a < 3; a++) sums[3 * v + a] += xyz[3 * i + a]!;
+      for (let a = 0; a < 3; a++) sums[3 * v + a]! += xyz[3 * i + a]!;
       cnt[v]!++;
     }
     for (let v = 0; v < r.count; v++) {

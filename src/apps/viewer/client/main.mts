@@ -1121,8 +1121,9 @@ document.addEventListener("keydown", (e) => {
   if (mode) return setColorMode(mode.mode);
   const t = viewer.getToggles();
   const flip: Record<string, keyof Toggles> = { b: "boxes", t: "truth", f: "frustums", g: "grid", l: "labels" };
-  if (flip[k]) {
-    eachViewer((w) => w.setToggles({ [flip[k]]: !t[flip[k]] }));
+  const toggle = flip[k];
+  if (toggle) {
+    eachViewer((w) => w.setToggles({ [toggle]: !t[toggle] }));
     return renderControls();
   }
   if (k === "escape") return selectNode(null);
