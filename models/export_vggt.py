@@ -4,7 +4,7 @@ Export VGGT-1B to ONNX for esi3d's `vggt` point-cloud source.
 
 Run by the project with Debian's python3-torch 1.13.1 on VGGT 44b3afb, at reduced width with random weights
 (`--arch reduced`, the contract test test/reconstruct/vggt-contract.test.ts) and, in an earlier check, at full
-size with random weights (shared/reference/vggt-check.md). Never run with the real weights here (no network).
+size with random weights. Never run with the real weights here (no network).
 See models/README.md for the exact commands and results.
 
 Setup (on a machine with network access; or Debian: python3-torch python3-onnx python3-pil python3-numpy):
@@ -25,7 +25,7 @@ Output: <out>/vggt.onnx + <out>/vggt.onnx_data (one external-data file; keep the
     export ESI3D_VGGT_MODEL=<out>/vggt.onnx
 I/O: input "input_images" float32 [num_images, 3, H, 518] in [0, 1] (no normalisation: the model does it);
 outputs "pose_enc" [1,S,9], "depth" [1,S,H,W,1], "depth_conf" [1,S,H,W], "world_points" [1,S,H,W,3],
-"world_points_conf" [1,S,H,W], "images" [1,S,3,H,W]. The track head is not exported (vggt-onnx.md §3.3(e)).
+"world_points_conf" [1,S,H,W], "images" [1,S,3,H,W]. The track head is not exported (the akretz/vggt-onnx export).
 
 Licence: the facebook/VGGT-1B weights are CC BY-NC 4.0 (non-commercial); the exported file inherits that.
 """
@@ -51,7 +51,7 @@ DATA_FILE = "vggt.onnx_data"
 GRAPH_FILE = "vggt.onnx"
 # The aggregator reshapes tokens only `if tokens.shape != (B, S*P, C)` (aggregator.py _process_*_attention):
 # traced with one frame the two shapes coincide and global attention is frozen into per-frame attention,
-# a graph that runs at any S but is wrong for S > 1 (vggt-check.md finding 2). Two frames keep both paths.
+# a graph that runs at any S but is wrong for S > 1 (seen when exporting VGGT's own code). Two frames keep both paths.
 MIN_TRACE_FRAMES = 2
 CHECK_FRAMES = (1, 2, 3)
 # Largest |ONNX Runtime - PyTorch| accepted by --check, fp32: akretz/vggt-onnx test_onnx.py's tolerances
@@ -61,7 +61,7 @@ CHECK_TOL_CONF = 1e-3
 
 
 class ExportPatches:
-    """The akretz/vggt-onnx patches (vggt-onnx.md §3.1) plus the crop-mode positional embedding, as
+    """The akretz/vggt-onnx patches plus the crop-mode positional embedding, as
     monkeypatches that can be switched off again, so --check compares ONNX Runtime with VGGT's unpatched code."""
 
     def __init__(self, model, height, width):
@@ -141,7 +141,7 @@ class ExportPatches:
 
 class VggtForExport(torch.nn.Module):
     """Returns an explicit tuple: since 2025-07-06 VGGT's dict also holds pose_enc_list, and tracing would
-    flatten it into the wrong positional names (vggt-onnx.md §3.3(a))."""
+    flatten it into the wrong positional names (the akretz/vggt-onnx export)."""
 
     def __init__(self, model):
         super().__init__()
@@ -194,7 +194,7 @@ def build_model(a):
 def export(wrapper, x, out, opset):
     """Traces to a staging directory inside `out`, then replaces <out>/vggt.onnx and <out>/vggt.onnx_data.
     The old data file is removed first: onnx.save_model appends to an existing external-data file, so a
-    re-export into the same directory would double it (vggt-check.md finding 3)."""
+    re-export into the same directory would double it (seen when re-exporting)."""
     import onnx
 
     os.makedirs(out, exist_ok=True)

@@ -1,6 +1,6 @@
 """
 VGGT's architecture at reduced width, built only from VGGT's own classes: the configuration the project's
-contract check used (shared/reference/vggt-check.md, "Reduced configuration"). It exists to test the export
+contract check used (a reduced-width configuration built only from VGGT's own classes). It exists to test the export
 and esi3d's ONNX contract on the real architecture with random weights on a CPU; it is not a model anyone
 should run for results.
 

@@ -4,7 +4,7 @@ older PyTorch: Debian's python3-torch 1.13 on the project's machines, without hu
 
 They are applied from outside, never by editing a VGGT checkout, and each only where it is needed:
 
-| patch | needed when | why (vggt-check.md table "Environment failures") |
+| patch | needed when | why (each failure seen under Debian's torch 1.13) |
 |---|---|---|
 | stub `huggingface_hub` | the package is missing | `vggt/models/vggt.py` imports `PyTorchModelHubMixin` (E1); the stub's `from_pretrained` says to use `--weights` |
 | stub `einops` (and `einops.layers.torch`) | the package is missing | imported by the track head (E3) and, through `vggt.dependency`, by `vggt/utils/geometry.py`; neither path calls it in esi3d's use |

@@ -1,6 +1,6 @@
 /**
  * A voxel occupancy grid (unknown / free / occupied) fused from depth views: the next-best-view planner's
- * map (reference/active-scale-data.md §1.7: TSDF/occupancy + frontier, as Explore-EQA, 3D-Mem and GraphEQA
+ * map (TSDF/occupancy + frontier, as Explore-EQA, 3D-Mem and GraphEQA
  * use; NBVP's gain counts unknown voxels a view would see). Rays are cast from the camera centre through
  * a subsampled pixel grid: voxels before the measured depth become free, the voxel at it occupied; a pixel
  * without depth (the open ceiling) frees its ray up to the range limit.

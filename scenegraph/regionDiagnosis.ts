@@ -2,7 +2,7 @@
  * Scores a graph's region layer against the task's true layout: rooms matched to the true room their floor
  * rectangle lies in (greedy, one to one, by the share of the predicted rectangle inside the true one: a room the
  * views show in part is that room, not a false one; HOV-SG's evaluation matches regions by overlap,
- * reference/scenegraph-anchors.md §12, over whole maps), room names, doorways (an edge is right when its rooms
+ * over whole maps), room names, doorways (an edge is right when its rooms
  * match two true rooms a true doorway joins), pairs shown apart (right when no true doorway joins their rooms)
  * and the room each matched node is assigned to.
  */

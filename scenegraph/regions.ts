@@ -1,6 +1,6 @@
 /**
- * The region layer of the scene graph (HOV-SG's floor -> room -> object hierarchy;
- * reference/scenegraph-anchors.md): rooms segmented from the walls and free space the views show, doorways as
+ * The region layer of the scene graph (HOV-SG's floor -> room -> object
+ * hierarchy): rooms segmented from the walls and free space the views show, doorways as
  * edges between rooms, the pairs of rooms the views show apart, objects assigned to the room holding their
  * centre, rooms named from the signature furniture seen in them (bridge/task/layout.ts ROOM_SIGNATURES).
  *

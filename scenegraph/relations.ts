@@ -13,7 +13,7 @@ import type { Predicate, Relation } from "./types.js";
 
 /** 3DSSG `radius_receptive`: only pairs whose boxes come within 0.5 m of each other get relations. */
 export const CANDIDATE_RADIUS_M = 0.5;
-/** `on`: A's bottom within [B.top - 0.05, B.top + 0.03] (anchors §11, VLA-3D/SceneVerse) ... */
+/** `on`: A's bottom within [B.top - 0.05, B.top + 0.03] (VLA-3D's and SceneVerse's rule-based relations) ... */
 export const ON_BELOW_TOP_M = 0.05;
 export const ON_ABOVE_TOP_M = 0.03;
 /** ... and A's footprint at least half over B's (intersection over A's area, VLA-3D IoM 0.5). */
@@ -24,7 +24,7 @@ export const ABOVE_MIN_GAP_M = 0.01;
 export const INSIDE_Z_TOLERANCE_M = 0.02;
 /** `near`: closest points within 0.5 m (3DSSG receptive field) and not touching. */
 export const NEAR_M = 0.5;
-/** Egocentric left/right/front/behind: differences under 0.1 m give no relation (anchors §11 dead-zone). */
+/** Egocentric left/right/front/behind: differences under 0.1 m give no relation (a dead zone, as rule-based relation sets have). */
 export const EGO_DEAD_ZONE_M = 0.1;
 
 export interface RelNode {

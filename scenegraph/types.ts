@@ -21,7 +21,7 @@ export const MAX_COORDINATE_M = 10_000;
 
 /**
  * The most nodes a graph may have: a room-scale scene has tens of objects, ConceptGraphs' maps of ScanNet
- * scenes a few hundred; 10,000 is far beyond both and keeps a reader's pairwise work bounded (audit Q01: a
+ * scenes a few hundred; 10,000 is far beyond both and keeps a reader's pairwise work bounded (a
  * 200,000-node graph took 1.16 GB). Ours.
  */
 export const MAX_GRAPH_NODES = 10_000;

@@ -2,7 +2,7 @@
  * Reading and writing frame bundles. Reading validates everything and fails with a BundleError naming
  * the file and field; writing is atomic (a temporary directory renamed into place), so an interrupted
  * render never leaves a bundle that looks complete. Every file a manifest names must stay inside the
- * bundle directory, compared by path segment after symbolic links are resolved (audit B17, B20).
+ * bundle directory, compared by path segment after symbolic links are resolved.
  */
 import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";

@@ -3,7 +3,7 @@
  * per 30-view bundle: measured here at 4 ms per 518x392 RGB image versus 25 ms for fast-png (pure-JS
  * deflate) — see docs/dependencies.md. Supports what bundles need: 8-bit RGB, 8/16-bit grey on
  * write; on read any non-interlaced grey/grey+alpha/RGB/RGBA/palette image of depth 8 or 16. Decoding
- * never inflates more than the header's size allows (a small file cannot inflate to gigabytes, audit M4).
+ * never inflates more than the header's size allows (a small file cannot inflate to gigabytes).
  */
 import { constants as bufferConstants } from "node:buffer";
 import zlib from "node:zlib";

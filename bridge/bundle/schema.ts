@@ -18,7 +18,7 @@ const Row4 = z.tuple([finite(), finite(), finite(), finite()]);
 /**
  * The longest category name (characters): names are words ("kitchen_cabinet"). Graph labels come from them and
  * are matched against question text as patterns: a 5 MB label failed as "Regular expression too large" and
- * echoed itself whole (audit Q09). Ours.
+ * echoed itself whole. Ours.
  */
 export const MAX_CATEGORY_CHARS = 128;
 

@@ -3,7 +3,7 @@
  * with every check a reader makes: the same rules whether the parts come from a bundle on disk
  * (io.ts readBundle) or from an upload (the service's view layout). The PNG headers are checked before any
  * pixel is inflated, and inflation is bounded by the size the header declares (png.ts), so a small file
- * cannot inflate to gigabytes (audit M4/B28). Errors are BundleErrors naming the file and the field
+ * cannot inflate to gigabytes. Errors are BundleErrors naming the file and the field
  * `views.<i>.<part>`.
  */
 import { rotationError, type Intrinsics } from "../../src/core/math/camera.js";
@@ -12,7 +12,7 @@ import { decodePng, pngHeader, PngError, rgbOf, type PngHeader } from "./png.js"
 
 /**
  * The farthest depth a view may report (m). Depth is metric z along the camera axis, 0 or non-finite for "no
- * measurement"; anything beyond this is no room and no scene (audit B34: a depth of 1e30 everywhere reached the
+ * measurement"; anything beyond this is no room and no scene (a depth of 1e30 everywhere reached the
  * voxel grid as "voxelSize too small"). The same bound as a scene graph's coordinates (scenegraph/types.ts).
  */
 export const MAX_DEPTH_M = 10_000;
@@ -74,13 +74,13 @@ export function float32FromLE(b: Uint8Array): Float32Array {
 /**
  * The farthest a camera may stand from the world origin (m): the bound on every point of a scene graph
  * (scenegraph/types.ts MAX_COORDINATE_M), and where float32 coordinates still resolve a millimetre. A pose at
- * 1e300 m (audit S03) imported silently and failed later in `graph` as a non-finite point, naming no file.
+ * 1e300 m imported silently and failed later in `graph` as a non-finite point, naming no file.
  */
 export const MAX_CAMERA_DISTANCE_M = 10_000;
 /**
  * A pinhole camera's field of view, across the image's width or height, lies within these (degrees): narrower
  * than 0.1 deg is no lens a scene is filmed with, and a pinhole cannot see 180 deg. Focal lengths outside (fx =
- * 1e-300 px, audit S11) put every point at infinity; fx = Infinity puts them all on the optical axis.
+ * 1e-300 px) put every point at infinity; fx = Infinity puts them all on the optical axis.
  */
 export const MIN_FIELD_OF_VIEW_DEG = 0.1;
 export const MAX_FIELD_OF_VIEW_DEG = 179;

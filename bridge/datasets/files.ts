@@ -1,7 +1,7 @@
 /**
  * Listing a dataset's folders (frames are named by numbers or timestamps, and sorted by them) and reading its
  * files: only regular files, of a bounded size, so a frame that is a directory (EISDIR) or a named pipe (which
- * would block the import forever, audit S18) is refused naming it.
+ * would block the import forever) is refused naming it.
  */
 import { existsSync, readdirSync, readFileSync, statSync, type Stats } from "node:fs";
 import { join } from "node:path";

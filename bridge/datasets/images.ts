@@ -14,7 +14,7 @@ import { DatasetError, type ImageSize } from "./scene.js";
 /**
  * The most pixels an imported image may have: 32 Mi pixels. The largest frames of the five layouts, ScanNet++'s
  * 1920x1440 iPhone RGB, have 2.8 M; a 24 MP DSLR frame fits. The importers bounded inflation by the header's own
- * claim, so a 0.5 MB PNG declaring 16000x16000 took 1.56 GB before failing (audit M4); the header is now
+ * claim, so a 0.5 MB PNG declaring 16000x16000 took 1.56 GB before failing; the header is now
  * checked against this (the scene's first depth image) or the size the frame must have (the others).
  */
 export const MAX_IMPORT_IMAGE_PIXELS = 32 * 1024 * 1024;

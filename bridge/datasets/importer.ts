@@ -98,7 +98,7 @@ export function importDataset(layout: DatasetLayout, dir: string, out: string, o
   const chosen = subsample(scene.frames.length, o.every, o.maxViews).map((i) => scene.frames[i]!);
   const up = o.up === "none" ? null : (o.up ?? scene.up);
   const W = up ? rotationToZUp(up) : null;
-  // the intrinsics said in the notes are the ones used: --intrinsics replaces the layout's (audit T16)
+  // the intrinsics said in the notes are the ones used: --intrinsics replaces the layout's
   const notes = [overrideK ? `intrinsics: --intrinsics ${o.intrinsics} (the layout's own not used)` : scene.intrinsicsNote, ...scene.notes].filter((n): n is string => n !== undefined);
   if (o.up && o.up !== "none") notes.push(`--up ${o.up}: that axis of the source world is +Z`);
   const known = new Set((scene.instances ?? []).map((e) => e.id));
@@ -145,7 +145,7 @@ export function importDataset(layout: DatasetLayout, dir: string, out: string, o
 /**
  * The camera checks a bundle reader makes (bundle/view.ts), each named where its values came from: the pose's
  * file and line, the intrinsics' file (or --intrinsics), so an absurd but finite value (a translation of 1e300,
- * fx = 1e-300) is refused at import naming it, not later in `graph` naming no file (audit S03, S11).
+ * fx = 1e-300) is refused at import naming it, not later in `graph` naming no file.
  */
 function checkFrameCamera(f: DatasetFrame, K: Intrinsics, extrinsic: Mat34, size: ImageSize, scene: DatasetScene, fromFlag: boolean): void {
   try {
@@ -165,7 +165,7 @@ function checkFrameCamera(f: DatasetFrame, K: Intrinsics, extrinsic: Mat34, size
 
 /**
  * Intrinsics given for another image size are scaled to the depth image's, which is right only for the same
- * field of view: an aspect that differs (a cam_params.json of 10x the aspect, audit R09) would scale fx and fy
+ * field of view: an aspect that differs (a cam_params.json of 10x the aspect) would scale fx and fy
  * unequally. Refused naming where the intrinsics came from.
  */
 function checkIntrinsicsAspect(f: DatasetFrame, depth: ImageSize): void {

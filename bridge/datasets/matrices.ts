@@ -22,7 +22,7 @@ export function readText(file: string, what: string): string {
 
 /**
  * The non-finite values as numpy (np.savetxt, `%f`), C's printf and Python write them: SensReader marks lost
- * tracking with `-inf` (audit M1: refused as "not a number", though such frames are to be left out).
+ * tracking with `-inf` (refused as "not a number", though such frames are to be left out).
  */
 const NON_FINITE_SPELLINGS: Readonly<Record<string, number>> = { inf: Infinity, "+inf": Infinity, "-inf": -Infinity, infinity: Infinity, "+infinity": Infinity, "-infinity": -Infinity, nan: NaN, "+nan": NaN, "-nan": NaN };
 

@@ -20,7 +20,7 @@ export const REPLICA_CAMERA = { w: 1200, h: 680, fx: 600, fy: 600, cx: 599.5, cy
 
 /**
  * Depth scales (raw units per metre) a layout may state: from 1 (raw values in metres: a 16-bit PNG then reaches
- * 65 km) to 1e6 (micrometres: 6.5 cm of range). Outside, every pixel is no measurement or beyond range (audit R01:
+ * 65 km) to 1e6 (micrometres: 6.5 cm of range). Outside, every pixel is no measurement or beyond range (a
  * `scale: 1e-300` turned every pixel into "no measurement" silently).
  */
 export const MIN_DEPTH_UNITS_PER_METRE = 1;

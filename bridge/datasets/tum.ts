@@ -47,7 +47,7 @@ function readList(file: string, what: string, minFields: number): Stamped[] {
   return out.sort((a, b) => a.ts - b.ts);
 }
 
-/** The file a list line names, refused when it lies outside the sequence folder (audit T06: `../outside/x.png`). */
+/** The file a list line names, refused when it lies outside the sequence folder (`../outside/x.png`). */
 function fileOfLine(dir: string, list: string, s: Stamped): string {
   const file = join(dir, s.fields[1]!);
   if (!isWithin(dir, file)) throw new DatasetError(join(dir, list), `names ${s.fields[1]}, outside the sequence folder ${dir}; expected a path below it (rgb/..., depth/...)`, `line ${s.line}`);

@@ -12,7 +12,7 @@ import type { NavigationAction } from "../task/actions.js";
 export interface EnvView {
   view: ViewData;
   pose: AgentPose;
-  /** true when the action was blocked: the pose is the one before it (paper §2.5: a physical failure). */
+  /** true when the action was blocked: the pose is the one before it (paper, Appendix N: a physical failure). */
   blocked: boolean;
   /** The action that led here (null for the initial view). */
   action: NavigationAction | null;

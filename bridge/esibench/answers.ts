@@ -1,5 +1,5 @@
 /**
- * Answers and options (reference/esi-released.md §1.2, §1.6 item 4, §4.2): ESI's options_json is a list of
+ * Answers and options (ESI-Bench's released records): ESI's options_json is a list of
  * strings, a list of lists (Long-Term Navigation), a list of {option_id, text} (Deformable) or a dict
  * (Action Order Inference, Agent Observation); the answer is plain text or JSON text. Every change made to
  * fit esi3d's formats is recorded as a fix, and an answer that cannot be mapped into its options is

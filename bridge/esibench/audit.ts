@@ -1,5 +1,5 @@
 /**
- * The audit of an import (reference/esi-released.md §1.6, §3): what is wrong or changed in each record,
+ * The audit of an import (ESI-Bench's released records): what is wrong or changed in each record,
  * naming the file and the field, with the quantities behind each finding.
  *
  * Finding classes (what --dedupe and --drop-inconsistent act on):
@@ -58,13 +58,13 @@ export interface Finding {
 /**
  * An initial camera farther than this from the centroid of the objects it should show is "far" (m): ESI's
  * triangle generator means 2.5 x side = 0.83-1.63 m, its centroid bug puts 250/568 records beyond 3 m
- * (reference §1.6 item 5).
+ * (in ESI-Bench's released records).
  */
 export const INITIAL_VIEW_FAR_M = 3.0;
 
 /**
  * The objects a subcategory's initial view is meant to show: all relevant ones, except Spatial Distance's
- * reference (the runner needs near and far, reference §1.5). Dimensional Size's runner needs one object
+ * reference (ESI-Bench's released runner needs near and far). Dimensional Size's runner needs one object
  * with its reference only, and counting views look at the room, so those are not checked.
  */
 const SHOULD_SHOW: Partial<Record<Subcategory, (t: TaskRecord) => number[]>> = Object.fromEntries(
@@ -80,7 +80,7 @@ const SHOULD_SHOW: Partial<Record<Subcategory, (t: TaskRecord) => number[]>> = O
  */
 export const LEFT_SCENE_DROP_M = 10;
 
-/** Object phrases of ESI's question templates (reference §4.1), per subcategory. */
+/** Object phrases of ESI's question templates (as the released records word them), per subcategory. */
 const QUESTION_OBJECTS: Partial<Record<Subcategory, RegExp>> = {
   geometric_configuration: /^Do the (.+?), (.+?) and (.+?) form /,
   linear_alignment: /^Are the (.+?), (.+?) and (.+?) in a line/,

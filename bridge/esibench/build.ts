@@ -1,5 +1,5 @@
 /**
- * A mapper's draft -> an esi3d task record (TaskRecordSchema), reference/esi-released.md §2.2. Unknowns
+ * A mapper's draft -> an esi3d task record (TaskRecordSchema), after ESI-Bench's released records. Unknowns
  * stay unknown (null extents, models, room size, lighting) instead of being filled with placeholders.
  */
 import { quatFromYaw } from "../../src/core/math/quat.js";
@@ -13,11 +13,11 @@ import { usdCameraAngles } from "./views.js";
 
 /**
  * ESI's runner renders through OmniGibson's viewer camera: 1280 x 720, focal length 17 mm, USD's default
- * horizontal aperture 20.955 mm, so HFOV = 2 atan(20.955 / 34) = 63.29 deg (reference §1.4).
+ * horizontal aperture 20.955 mm, so HFOV = 2 atan(20.955 / 34) = 63.29 deg (ESI-Bench's released camera conventions).
  */
 export const ESI_IMAGE = { width: 1280, height: 720 } as const;
 export const ESI_HFOV_DEG = (2 * Math.atan(20.955 / (2 * 17)) * 180) / Math.PI;
-/** Deformable sets its camera explicitly: 70 deg at 1280 x 720 (reference §1.4). */
+/** Deformable sets its camera explicitly: 70 deg at 1280 x 720 (ESI-Bench's released camera conventions). */
 export const ESI_DEFORMABLE_HFOV_DEG = 70;
 /** The simulator field of imported tasks. */
 export const ESI_SIMULATOR = "esi-bench/omnigibson";

@@ -54,7 +54,7 @@ export interface DraftAnswer {
 export interface InitialView {
   /** The candidate view taken as the initial pose (by view number where the runner means one). */
   name: string;
-  /** How it was chosen (reference §1.5, or our rule for modules §1.5 does not cover). */
+  /** How it was chosen (the released runner's rule for its module, or ours for modules it does not cover). */
   rule: string;
   /** What ESI's runner itself picks when that differs (its list-position-vs-view-number bug). */
   runner?: { name: string; shows: boolean | null; note: string };

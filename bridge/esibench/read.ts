@@ -1,5 +1,5 @@
 /**
- * Finding the released records (reference/esi-released.md §1.1): a dataset checkout
+ * Finding the released records (ESI-Bench's released dataset layout): a dataset checkout
  * (dataset/json_clean/<Category>/<Subcategory>/<scene>/<room>/<file>.json), a json_clean directory or any
  * folder below it, one record file, or a category index file (`<Category>.json` with `json_paths`
  * relative to json_clean/).
@@ -54,7 +54,7 @@ export const MAX_RECORD_FILE_BYTES = 16 * 1024 * 1024;
 
 function readText(file: string, rel: string): RecordFile {
   try {
-    // a named pipe or device would block the import forever (audit B04); a huge file would fill memory
+    // a named pipe or device would block the import forever; a huge file would fill memory
     const st = statSync(file);
     if (!st.isFile()) return { file, rel, text: new RecordRefusal(file, "(file)", `is ${st.isDirectory() ? "a directory" : st.isFIFO() ? "a named pipe" : "not a regular file"}, expected a record file (JSON)`) };
     if (st.size > MAX_RECORD_FILE_BYTES) return { file, rel, text: new RecordRefusal(file, "(file)", `is ${st.size} bytes, more than the ${MAX_RECORD_FILE_BYTES} a record file may have`) };

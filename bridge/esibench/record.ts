@@ -1,5 +1,5 @@
 /**
- * One released ESI-Bench question record (dataset/json_clean/..., reference/esi-released.md §1.2): twelve
+ * One released ESI-Bench question record (dataset/json_clean/..., ESI-Bench's released records): twelve
  * top-level string fields, three of which hold JSON text (options_json, image_paths_json, metadata_json).
  * Parsing names the file and the field of every problem, so a bad record can be refused with a reason
  * while the others import.
@@ -158,7 +158,7 @@ export class Field {
   }
 
   /**
-   * The exporter's keyed lists (`[{"_key": "0.png", ...}, ...]`, reference §1.2) as entries by key; a dict
+   * The exporter's keyed lists (`[{"_key": "0.png", ...}, ...]`, as the released records store them) as entries by key; a dict
    * keyed by name (a few generators export those unchanged) is read the same way.
    */
   keyed(): Array<{ key: string; field: Field }> {

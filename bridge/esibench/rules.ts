@@ -1,7 +1,6 @@
 /**
  * esi3d's answer rules (bridge/task/rules.ts, and the generators' derivations) applied to an imported or
- * proxy task's placed geometry, to see whether the geometry implies ESI's label (reference/esi-released.md
- * §3.1). Unknown extents fall back to what the record has, as the reference's check did: centre distances
+ * proxy task's placed geometry, to see whether the geometry implies ESI's label. Unknown extents fall back to what the record has, as the reference's check did: centre distances
  * for Spatial Distance, scale^3 for Dimensional Size. A world AABB standing in for an extent is an
  * axis-aligned box (its orientation is the world's), so it is measured as one.
  */

@@ -1,6 +1,6 @@
 /**
  * ESI-Bench's 29 subcategories onto esi3d's taxonomy, keyed by (big_task, small_task): "Spatial Relations"
- * is both a category and a Specular Reflection subcategory (reference/esi-released.md §2.1).
+ * is both a category and a Specular Reflection subcategory (ESI-Bench's released records).
  */
 import { SUBCATEGORY_CATEGORY, type Subcategory } from "../task/taxonomy.js";
 import type { Mapper } from "./map/common.js";

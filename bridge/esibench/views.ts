@@ -1,5 +1,5 @@
 /**
- * ESI-Bench camera poses (reference/esi-released.md §1.4): `quaternion_xyzw` is the world orientation of
+ * ESI-Bench camera poses (ESI-Bench's released camera conventions): `quaternion_xyzw` is the world orientation of
  * OmniGibson's viewer camera, a USD camera (local -Z forward, +Y up, +X right), scalar last, built by
  * look_at_quaternion with zero roll. esi3d's agent pose is (position, yaw, pitch) of the view direction.
  */

@@ -1,7 +1,7 @@
 /**
  * Whether a scene's objects are placed sensibly: the checks the built-in generator applies to every draft
  * (bridge/sim/generate/suite.ts finalizeDraft), shared with tasks read from files (bridge/task/io.ts), which
- * used to get only schema checks (audit L3: intersecting objects, negative extents, zero quaternions and
+ * used to get only schema checks (intersecting objects, negative extents, zero quaternions and
  * objects outside the room all rendered).
  */
 import { boxesIntersect, footprint, type YawBox } from "../../src/core/geometry.js";

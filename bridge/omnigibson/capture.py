@@ -21,7 +21,7 @@ was blocked, until the server says stop. It prints the episode's bundle id under
 reason and step count under "active_episode".
 
 What changed against the first version of this file, each against OmniGibson's source
-(../../shared/reference/omnigibson-upstream.md, D1-D9; the stand-ins in standin/ cite file and commit):
+(checked against BEHAVIOR-1K's OmniGibson source; the stand-ins in standin/ cite file and commit):
 - D1: the external sensor's pose keys are `position` / `orientation` / `pose_frame` (renamed from
   local_position / local_orientation in 1.1.1, commit b2b2fd652); create_sensor() takes no other keys;
 - D2: env.external_sensors is a dict up to 3.8 and a list of per-scene dicts from 3.9;
@@ -80,7 +80,7 @@ FOCAL_LENGTH_MM = 17.0
 RENDER_PASSES = 4
 # the sensor pose keys were renamed in 1.1.1 (commit b2b2fd652): earlier versions would pass them on to create_sensor
 MIN_VERSION = (1, 1, 1)
-# ESI-Bench's generators load the question's room without these (reference/esi-released.md §2.4 item 6)
+# ESI-Bench's generators load the question's room without these (ESI-Bench's released records)
 ESI_EXCLUDED_CATEGORIES = ["ceilings", "carpet", "walls"]
 # scene categories that are not obstacles to the agent's body
 NOT_OBSTACLES = ("floors", "ceilings", "carpet", "background", "groundPlane")

@@ -15,12 +15,12 @@ import type { Paradigm } from "../bundle/schema.js";
 import { applyAction, replay, worldOf, type World } from "./agent.js";
 import { NAVIGATION_ACTIONS, type NavigationAction } from "../task/actions.js";
 
-/** Passive Multi-View: 30 views, equal to the step budget T_max (reference/esi-spec.md §2.2). */
+/** Passive Multi-View: 30 views, equal to the step budget T_max (the ESI-Bench paper's four paradigms). */
 export const MULTI_VIEW_COUNT = 30;
 
 /**
  * Action weights of the random walk: mostly forward moves and yaw turns, like an agent looking around;
- * [U] in the paper (§10 Q13), our choice.
+ * The paper does not give it; our choice.
  */
 const RANDOM_WALK_WEIGHTS: Record<NavigationAction, number> = {
   move_forward: 0.28,

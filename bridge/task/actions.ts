@@ -1,7 +1,7 @@
 /**
- * The agent's discrete action vocabulary (ESI-Bench paper §2.4, Appendix E) and the size of one step.
+ * The agent's discrete action vocabulary (ESI-Bench paper, Appendix E) and the size of one step.
  * Step sizes follow ESI-Bench's released active-exploration code (`pipeline.apply_camera_action`:
- * MOVE_STEP 0.25 m, TURN_STEP 15 deg, move_up/down ±0.25 m; reference/esi-released.md §1.4). Task-level:
+ * MOVE_STEP 0.25 m, TURN_STEP 15 deg, move_up/down ±0.25 m; ESI-Bench's released camera conventions). Task-level:
  * prompts name these actions, and every simulator (built-in or OmniGibson) moves the camera by these steps.
  *
  * Where the released code differs from the paper we follow the paper (docs/active.md):
@@ -9,7 +9,7 @@
  *   is the negative view direction; cos = -1.000 over 1800 record poses); ours moves along the view,
  *   flattened onto the floor plane, as the paper's "move forward" says;
  * - it has no collision and no room bound (a free viewer camera); ours blocks moves into walls and
- *   furniture, leaves the pose unchanged and says so (paper §2.5: physical failures stay in the trajectory).
+ *   furniture, leaves the pose unchanged and says so (paper, Appendix N: physical failures stay in the trajectory).
  */
 import type { AgentPose } from "../../src/core/math/camera.js";
 import { rad, wrapAngle } from "../../src/core/math/vec.js";

@@ -1,6 +1,6 @@
 /**
  * The ground-truth view set of a task that carries candidate views (imported ESI-Bench tasks; the records
- * have no ground-truth trajectory, reference/esi-released.md §1.5): the candidate views whose visibility
+ * have no ground-truth trajectory, ESI-Bench's released view sets): the candidate views whose visibility
  * flags show every object the question is about. When no single view does (counting: each close-up shows
  * one target), the fewest flagged views that together show them all, chosen greedily in the record's order.
  * Null when the flags cannot cover every relevant object (a flag is missing, or says never visible).

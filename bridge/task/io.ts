@@ -9,13 +9,13 @@ import { pathBelow } from "../../src/core/paths.js";
 
 /**
  * Subcategories whose asked objects may overlap: a contact question's pair, and Merged Observation's copies,
- * which overlap as ESI's do (centres 0.92 × their size apart, reference/esi-released.md §3.3), often by over 1 cm.
+ * which overlap as ESI's do (centres 0.92 × their size apart, ESI-Bench's released generator scripts), often by over 1 cm.
  */
 const CONTACT_SUBCATEGORIES: ReadonlySet<string> = new Set(["physical_contact", "merged_observation"]);
 
 /**
  * A task from a file: its schema, then the generator's placement checks (bridge/objects/placement.ts), which a
- * file cannot skip (audit L3). A file does not declare which objects may touch or nest, so boxes may
+ * file cannot skip. A file does not declare which objects may touch or nest, so boxes may
  * interpenetrate by FILE_PENETRATION_TOLERANCE_M, a box wholly inside another counts as nested, and the
  * objects a contact question asks about may touch (their boxes overlap where the meshes only touch), as may
  * the copies a Merged Observation question counts.

@@ -11,7 +11,7 @@ export type LayoutWall = Layout["walls"][number];
 
 /**
  * The signature furniture of each room type: how the generator furnishes rooms and how a graph of seen
- * objects names them (HOV-SG names regions from what is in them; reference/scenegraph-anchors.md). Ours.
+ * objects names them (HOV-SG names regions from what is in them). Ours.
  */
 export const ROOM_SIGNATURES: Readonly<Record<string, string>> = {
   kitchen: "counter",

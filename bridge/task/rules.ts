@@ -2,11 +2,11 @@
  * The answer rules of the built-in suite, with their thresholds. The generator derives every answer
  * with these functions from the placed geometry, and the symbolic reasoner applies the same functions
  * to a scene graph, so "the graph oracle" and the ground truth can never disagree about a rule.
- * Where the paper leaves a value unspecified ([U] in reference/esi-spec.md §10), the choice is ours and
+ * Where the paper leaves a value unspecified , the choice is ours and
  * the generator keeps a margin around it so answers are robust to centimetre-level measurement error.
  */
 
-/** Geometric Configuration: sides within 5 % of each other count as equal ([U] §10 Q22, our choice). */
+/** Geometric Configuration: sides within 5 % of each other count as equal (the paper gives none; our choice). */
 export const TRIANGLE_EQUAL_SIDE_TOL = 0.05;
 
 export type TriangleType = "equilateral" | "isosceles" | "random";
@@ -54,14 +54,14 @@ export function collinearityResidual(points: readonly P2[]): number {
  * Physical Contact: objects whose surfaces are within this distance touch. Ground truth places
  * touching pairs at a surface gap <= 2 mm and separated pairs at >= 2.8 cm (ESI's smallest self-consistent
  * negative), so any threshold in between is consistent; 2.5 cm tolerates reconstruction noise
- * (scenegraph-anchors §11) and leaves ESI's closest negatives 3 mm from the line, as hard as ESI makes them.
+ * (rule-based relation sets such as VLA-3D's use centimetre tolerances) and leaves ESI's closest negatives 3 mm from the line, as hard as ESI makes them.
  */
 export const TOUCHING_GAP_M = 0.025;
 /** Largest sampled surface gap the generator accepts for a touching pair (m). */
 export const CONTACT_PLACEMENT_MAX_GAP_M = 0.002;
 /**
  * Smallest surface gap of a separated pair (m): ESI's smallest self-consistent negative has a 2.8 cm box gap
- * (reference/esi-released.md §3.3; no script has the 5 cm rule suite v1 read into Q.8).
+ * (ESI-Bench's released generator scripts; no script has the 5 cm rule suite v1 read into Q.8).
  */
 export const CONTACT_NEGATIVE_MIN_GAP_M = 0.028;
 
@@ -78,7 +78,7 @@ export const METRIC_COMPARISON_MIN_RATIO = 1.3;
  * Rigid Containment: an object fits a container when its box, turned about the vertical as needed, lies within
  * the container's interior: its two footprint sides (sorted) within the interior's two (sorted) and its height
  * within the interior's height. ESI's label is "the object's AABB fully inside the container's" after a
- * simulated placement (reference/esi-spec.md §6.2.4); an open box's interior is what a placement can use.
+ * simulated placement (the ESI-Bench paper, Appendix Q); an open box's interior is what a placement can use.
  */
 export function fitsInside(object: readonly number[], interior: readonly number[]): boolean {
   return fitMargin(object, interior) >= 0;
@@ -99,7 +99,7 @@ export function bestFit<T>(object: readonly number[], containers: ReadonlyArray<
 
 /**
  * Liquid Volume: the container whose interior is larger holds more. ESI's pairs differ by >= 200 particles of
- * measured capacity (TARGET_CAP_DIFF, esi-spec.md §6.2.5); as a ratio, its sample records' capacities
+ * measured capacity (TARGET_CAP_DIFF, the ESI-Bench paper, Appendix Q); as a ratio, its sample records' capacities
  * (capacity_from_json) differ by 1.12x (bowl 827 vs crock pot 925) to 1.92x (hingeless jar 203 vs water glass
  * 106): the built-in pairs' interior volumes differ by at least the smallest of these.
  */

@@ -1,5 +1,5 @@
 /**
- * The task record: ESI-Bench's per-instance JSON (reference/esi-spec.md §4) plus esi3d's own fields.
+ * The task record: ESI-Bench's per-instance JSON (the ESI-Bench paper's per-instance record) plus esi3d's own fields.
  * Any simulator can produce tasks by following docs/task.schema.json, generated from this zod schema.
  *
  * Two forms of one declaration:

@@ -1,6 +1,6 @@
 /**
  * A synthetic, VGGT-like per-pixel confidence: conf = 1 + exp(L), VGGT's own activation for depth_conf
- * (vggt-onnx.md §1.4), so conf ≥ 1 and an easy pixel sits near 1 + e^CONF_LOG_BASE ≈ 21.
+ * (VGGT's source), so conf ≥ 1 and an easy pixel sits near 1 + e^CONF_LOG_BASE ≈ 21.
  *
  *   L = CONF_LOG_BASE − CONF_EDGE_PENALTY·[within CONF_EDGE_BAND_PX of a depth discontinuity]
  *       − CONF_DEPTH_PENALTY_PER_M·depth − CONF_DARK_PENALTY·max(0, 1 − luma / CONF_DARK_LUMA)
@@ -89,7 +89,7 @@ function logConfidences(depth: Float32Array, ids: Uint16Array, luma: Float32Arra
   if (transparent !== null) for (let p = 0; p < n; p++) if (transparent[ids[p]!]) out[p] = out[p]! - glass;
 }
 
-/** The confidence of a log-confidence, before its float32 store (VGGT's activation, vggt-onnx.md §1.4). */
+/** The confidence of a log-confidence, before its float32 store (VGGT's activation). */
 export const confidenceOfLog = (L: number): number => 1 + Math.exp(L);
 
 /**

@@ -1,6 +1,6 @@
 /**
  * The `drift` component: pose error correlated along the trajectory. Each step between consecutive views
- * (bundle order is trajectory order: reference/esi-spec.md §2.2, bridge/sim/views.ts) gets a small
+ * (bundle order is trajectory order: the ESI-Bench paper's four paradigms, bridge/sim/views.ts) gets a small
  * relative-pose error, and the errors compose, so a view's error is a random walk of every step before it:
  *
  *   E'_0 = E_0,   E'_k = ε_k · (E_k · E_{k−1}⁻¹) · E'_{k−1},   ε_k = [exp(σ_r·n) | σ_t·m] in camera k's axes

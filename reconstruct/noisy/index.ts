@@ -1,6 +1,6 @@
 /**
  * The `noisy` point-cloud source: ground truth passed through a seeded error model whose parts mimic
- * what VGGT gets wrong (ESI-Bench §3's failure modes: duplicated objects, hallucinated objects, corrupted
+ * what VGGT gets wrong (the ESI-Bench paper's failure modes of VGGT + Gemini: duplicated objects, hallucinated objects, corrupted
  * relations), each with its own parameters, and one `level` in 0..MAX_NOISE_LEVEL that scales the
  * `vggt-like` preset (level 1). docs/noise-model.md has the parameter table, the literature behind every
  * value and the level that matches VGGT's published errors (VGGT_TYPICAL_LEVEL).

@@ -10,7 +10,7 @@
  *   hallucinated object of the wrong category where a real object stands.
  * - phantoms: floor(λ) patches per view, plus one with probability frac(λ) (λ = labelPhantomsPerView), of
  *   labelPhantomPx floor or wall pixels get a random object category: background fragments with object
- *   labels (ESI-Bench §3's second failure mode).
+ *   labels (the ESI-Bench paper's second failure mode).
  *
  * The geometry is untouched and the cloud keeps every point's true instance id (the diagnosis reads the
  * truth from it); the corrupted masks reach the graph builder through `labelledBundle`, which rewrites the

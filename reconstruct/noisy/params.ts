@@ -202,12 +202,12 @@ export const VGGT_LIKE_PRESET: Readonly<NoiseParams> = Object.freeze({
   // kernel, seen at 518 px width): 2 px each side.
   flyingBandPx: 2,
   // VGGT's demo (demo_gradio.py) and our `vggt` source drop the lowest 50 % of depth confidences by
-  // default (vggt-onnx.md §1.8, DEFAULT_CONF_PERCENTILE); level 0.5 gives Viser's default of 25 %.
+  // default (DEFAULT_CONF_PERCENTILE); level 0.5 gives Viser's default of 25 %.
   dropoutFraction: 0.5,
   // Occasional spurious clusters (hallucination seeds): about one every three views (our calibration).
   blobsPerView: 0.3,
   // Big enough to survive a ConceptGraphs-style pipeline as an object proposal (2.5 cm voxels, DBSCAN
-  // min_points 10, min_points_threshold 16; scenegraph-anchors.md): 150 pixels ≈ a 12×13 patch, ~10 cm
+  // min_points 10, min_points_threshold 16): 150 pixels ≈ a 12×13 patch, ~10 cm
   // across at 3 m, ~30 voxels with its depth jitter.
   blobPoints: 150,
   // Far enough off the surface to be a separate cluster for DBSCAN eps 0.05–0.1 m: 15–30 cm.
@@ -260,14 +260,14 @@ export const PRESETS: Record<NoisePreset, Readonly<NoiseParams>> = { "vggt-like"
 
 /** Noisy depth is clamped to at least this fraction of the true depth (guards against ≤ 0 depth under large overrides). */
 export const NOISY_DEPTH_MIN_RATIO = 0.1;
-/** View whose camera is never perturbed: VGGT's reference frame is view 0 (its extrinsic is the identity by construction, vggt-onnx.md §1.7). */
+/** View whose camera is never perturbed: VGGT's reference frame is view 0 (its extrinsic is the identity by construction, VGGT's source). */
 export const POSE_ANCHOR_VIEW = 0;
 
 /**
  * Two neighbouring pixels form a depth discontinuity when their depths differ by more than this fraction of
  * the nearer one... (read on the true depth. A 1-px step along the floor is ~1 % of depth at 5 m for a
  * camera 1.5 m high with the 70° built-in camera (f ≈ 370 px); object silhouettes against the room are
- * far above. For comparison, Pi3's demo drops depth-edge pixels at rtol 0.03, vggt-onnx.md §6.)
+ * far above. For comparison, Pi3's demo drops depth-edge pixels at rtol 0.03.)
  */
 export const EDGE_REL_JUMP = 0.1;
 /** ...and by more than this many metres. */

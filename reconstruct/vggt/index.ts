@@ -7,7 +7,7 @@
  *   chained by Sim(3) on their shared views ─ Sim(3) to the known cameras ─ points with colour, view,
  *   source pixel, instance id
  *
- * See models/README.md for the model file, conventions and memory; vggt-onnx.md for the contract.
+ * See models/README.md for the model file, conventions and memory; model.ts states the contract.
  */
 import * as ort from "onnxruntime-node";
 import type { FrameBundle } from "../../bridge/bundle/io.js";

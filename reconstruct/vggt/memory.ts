@@ -1,5 +1,5 @@
 /**
- * How many views VGGT can take in one run, from a memory estimate (vggt-onnx.md §3.3(c)) and the memory
+ * How many views VGGT can take in one run, from a memory estimate (worked out below) and the memory
  * free on the device. Longer view sets run in overlapping windows: each window is a separate VGGT
  * reconstruction (its own frame 0 and scale), and consecutive windows share CHUNK_OVERLAP_VIEWS views whose
  * points tie them together by a Sim(3) (chunks.ts). Windows do not share VGGT's cross-view attention, so
@@ -9,18 +9,18 @@ import { execFileSync } from "node:child_process";
 import { freemem } from "node:os";
 import { VGGT_PATCH_SIZE } from "./preprocess.js";
 
-/** Camera token + 4 register tokens per frame (vggt-onnx.md §1.2, `patch_start_idx = 5`). */
+/** Camera token + 4 register tokens per frame (VGGT's source, `patch_start_idx = 5`). */
 export const SPECIAL_TOKENS_PER_FRAME = 5;
-/** Attention heads of the aggregator (vggt-onnx.md §1.1: dim 1024, 16 heads). */
+/** Attention heads of the aggregator (VGGT's source: dim 1024, 16 heads). */
 export const ATTENTION_HEADS = 16;
 /**
  * Copies of a global-attention matrix alive at once: scores plus softmax output, since opset ≤ 17 exports
- * decompose scaled_dot_product_attention into MatMul→Softmax→MatMul (vggt-onnx.md §3.3(c)).
+ * decompose scaled_dot_product_attention into MatMul→Softmax→MatMul.
  */
 export const ATTENTION_COPIES = 2;
-/** Token width the heads read: frame and global tokens concatenated (vggt-onnx.md §1.4, dim 2048). */
+/** Token width the heads read: frame and global tokens concatenated (VGGT's source, dim 2048). */
 export const HEAD_TOKEN_DIM = 2048;
-/** Aggregator layers kept for the DPT heads ([4, 11, 17, 23], vggt-onnx.md §1.4). */
+/** Aggregator layers kept for the DPT heads ([4, 11, 17, 23], VGGT's source). */
 export const KEPT_LAYERS = 4;
 /**
  * DPT head activations per output pixel, both heads: rough estimate (256-channel fusion maps at about half
@@ -46,7 +46,7 @@ export function tokensPerFrame(H: number, W: number): number {
 /**
  * Estimated peak bytes of one VGGT run on S frames at H × W: weights + global attention matrices
  * (heads · (S·tokens)² · element size · copies) + kept aggregator tokens + DPT activations + outputs.
- * At 518×518 with fp32 this gives ≈ 7.2 GiB of attention per copy at S = 8, as vggt-onnx.md §3.3(c) works out.
+ * At 518×518 with fp32 this gives ≈ 7.2 GiB of attention per copy at S = 8.
  */
 export function estimateInferenceBytes(S: number, H: number, W: number, weightsBytes: number, elementBytes = 4): number {
   const N = S * tokensPerFrame(H, W);

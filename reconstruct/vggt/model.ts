@@ -1,7 +1,7 @@
 /**
  * The VGGT ONNX model: finding the file, one cached ONNX Runtime session per process (CUDA when asked for
  * and loadable, else CPU), and checking the model's inputs and outputs against VGGT's contract
- * (vggt-onnx.md §1.3, §1.4, §3.1).
+ * (VGGT's source).
  */
 import { existsSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -17,7 +17,7 @@ export const VGGT_MODEL_FILE_NAMES = ["vggt.onnx", "vggt_fp16.onnx", "model.onnx
 
 export const VGGT_INPUT = "input_images";
 export const VGGT_OUTPUTS = ["pose_enc", "depth", "depth_conf", "world_points", "world_points_conf"] as const;
-/** VGGT's I/O as esi3d expects it, in words (vggt-onnx.md §1.4): quoted by every model error. */
+/** VGGT's I/O as esi3d expects it, in words (VGGT's source): quoted by every model error. */
 export const VGGT_CONTRACT_TEXT =
   `input "${VGGT_INPUT}" float32 [S,3,H,W] (518x518 for pad mode, or 518 wide for crop mode); outputs "pose_enc" [1,S,9], "depth" [1,S,H,W,1], ` +
   `"depth_conf" [1,S,H,W], "world_points" [1,S,H,W,3], "world_points_conf" [1,S,H,W] (float32 or float16), optionally "images" [1,S,3,H,W]`;
@@ -113,7 +113,7 @@ export function modelBytesOnDisk(modelPath: string): number {
 // ---------------------------------------------------------------- contract
 
 export type VggtOutputName = (typeof VGGT_OUTPUTS)[number];
-/** Trailing (channel) size and accepted ranks (with / without the batch axis) of each output (vggt-onnx.md §1.4). */
+/** Trailing (channel) size and accepted ranks (with / without the batch axis) of each output (VGGT's source). */
 const OUTPUT_SHAPES: Record<VggtOutputName, { last: number | null; ranks: number[] }> = {
   pose_enc: { last: 9, ranks: [3, 2] },
   depth: { last: 1, ranks: [5, 4] },
@@ -199,7 +199,7 @@ let cached: { key: string; value: Promise<Omit<VggtSession, "reused" | "loadMs">
 /** Why CUDA could not be used, once learnt: later sessions go straight to CPU and say nothing more. */
 let cudaFailure: string | null = null;
 
-/** Linux x64 with an NVIDIA driver loaded: CUDA might work (ORT's CUDA provider is Linux x64 only, vggt-onnx.md §4.1). */
+/** Linux x64 with an NVIDIA driver loaded: CUDA might work (ORT's CUDA provider is Linux x64 only, ONNX Runtime's documentation). */
 export function cudaMightBeAvailable(): boolean {
   return process.platform === "linux" && process.arch === "x64" && (existsSync("/dev/nvidiactl") || existsSync("/proc/driver/nvidia/version"));
 }
@@ -222,7 +222,7 @@ async function createSession(modelPath: string, device: VggtDevice, log: (m: str
   }
   if (!session) {
     try {
-      // Loaded by path so external weights (vggt.onnx_data) resolve next to the graph (vggt-onnx.md §3.3(d)).
+      // Loaded by path so external weights (vggt.onnx_data) resolve next to the graph (the akretz/vggt-onnx export).
       session = await ort.InferenceSession.create(modelPath, { ...base, executionProviders: ["cpu"] });
     } catch (e) {
       throw new VggtModelError(`Could not load the VGGT model ${modelPath}: ${String((e as Error).message ?? e).split("\n")[0]}. ${HOW_TO_GET}`);

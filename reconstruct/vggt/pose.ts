@@ -1,5 +1,5 @@
 /**
- * VGGT's camera encoding "absT_quaR_FoV" (vggt-onnx.md §1.5; vggt/utils/pose_enc.py, rotation.py):
+ * VGGT's camera encoding "absT_quaR_FoV" (VGGT's source; vggt/utils/pose_enc.py, rotation.py):
  * [tx, ty, tz, qx, qy, qz, qw, fov_h, fov_w], camera-from-world, OpenCV axes, quaternion scalar-last and
  * not normalised by the network, FoVs in radians at the model input resolution.
  */

@@ -1,5 +1,5 @@
 /**
- * VGGT's image preprocessing, reproduced exactly (vggt-onnx.md §1.2, `vggt/utils/load_fn.py::
+ * VGGT's image preprocessing, reproduced exactly (VGGT's source, `vggt/utils/load_fn.py::
  * load_and_preprocess_images` at 44b3afb): a PIL BICUBIC resize to width 518 ("crop") or largest side 518
  * ("pad"), ToTensor (uint8 / 255 as float32), then a centre crop of the height (crop) or padding with 1.0
  * to 518×518 (pad). No normalisation: the model normalises internally, so its input is RGB in [0, 1], NCHW.

@@ -1,5 +1,5 @@
 /**
- * Parameters of instance building, with their sources (reference/scenegraph-anchors.md §0, §1).
+ * Parameters of instance building, with their sources (mostly ConceptGraphs' defaults).
  */
 
 /** Per-detection and per-node voxel size (m): ConceptGraphs `downsample_voxel_size` 0.025 for GT depth. */
@@ -14,7 +14,7 @@ export const DENOISE_MIN_KEEP = 5;
 /**
  * Association: a detection joins the node with the largest point overlap (fraction of its points within
  * ASSOCIATION_RADIUS_M of the node's points, ConceptGraphs' spatial similarity with r = 1 voxel) if that
- * overlap reaches ASSOCIATION_MIN_OVERLAP and the labels agree (anchors §0: spatial-only gate 0.2-0.5
+ * overlap reaches ASSOCIATION_MIN_OVERLAP and the labels agree (the public systems' spatial-only gates are 0.2-0.5;
  * plus same label, since we have no visual features).
  */
 export const ASSOCIATION_RADIUS_M = 0.025;

@@ -6,7 +6,7 @@
  *  - yaw is normalised to [0, pi/2): every rectangle has exactly one such description;
  *  - extent[0] is the full side length along (cos yaw, sin yaw), extent[1] along (-sin yaw, cos yaw),
  *    extent[2] the z range. Full sizes, like Open3D's OBB `extent` (not half sizes).
- * Rationale (scenegraph-anchors §12): 3D PCA boxes of partial, noisy clouds tilt, and tilted extents
+ * Rationale: 3D PCA boxes of partial, noisy clouds tilt, and tilted extents
  * confuse the reader; a gravity-aligned box keeps "height" meaning height.
  */
 import { boundsOf, boxVolume, type Bounds, type YawBox } from "../../src/core/geometry.js";

@@ -25,7 +25,7 @@ export class InputError extends Error {
   }
 }
 
-/** How many zod issues an error message shows: enough to fix a file, never a flood (audit H1). */
+/** How many zod issues an error message shows: enough to fix a file, never a flood. */
 export const MAX_REPORTED_ISSUES = 5;
 /** The longest issue message kept (characters): zod can list every key of a large object in one message. */
 export const MAX_ISSUE_MESSAGE_CHARS = 200;

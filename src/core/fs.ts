@@ -59,7 +59,7 @@ export function pathError(e: unknown, path: string, verb = "write"): Error {
  * (`kind: "dir"`, e.g. `run --out`). Finds the nearest part of the path that exists: it must be a directory (else
  * ENOTDIR, an input error) that this process may write (else EACCES/EROFS, a failure naming the path); an
  * existing target must be of the right kind (a directory where a file goes is EISDIR). Creates nothing, so a
- * command refused here leaves no trace (audit L5: `graph -o missing/dir/g.json` failed after the whole graph).
+ * command refused here leaves no trace (`graph -o missing/dir/g.json` failed after the whole graph).
  */
 export function checkWritable(path: string, kind: "file" | "dir"): void {
   const target = resolve(path);
@@ -97,7 +97,7 @@ export function checkWritable(path: string, kind: "file" | "dir"): void {
 
 /**
  * Whether a directory entry exists at `p`, whatever it is: unlike existsSync, true for a dangling link or a link
- * loop, which a reader must then refuse by name rather than skip as absent (audit I08: a stored graph that was a
+ * loop, which a reader must then refuse by name rather than skip as absent (a stored graph that was a
  * self-link was left out of the page silently).
  */
 export function entryExists(p: string): boolean {
@@ -146,7 +146,7 @@ export const MAX_JSON_FILE_BYTES = 256 * 1024 * 1024;
 export function readJsonFile<S extends z.ZodType>(file: string, schema: S, what: string, maxBytes = MAX_JSON_FILE_BYTES): z.infer<S> {
   let text: string;
   try {
-    // a named pipe would block the read forever, a huge file fill memory before JSON.parse sees it (audit Q01)
+    // a named pipe would block the read forever, a huge file fill memory before JSON.parse sees it
     const st = statSync(file);
     if (!st.isFile() && !st.isDirectory()) throw new InputError(`${file}: not a regular file (a named pipe, socket or device); expected a ${what}`, { file });
     if (st.size > maxBytes) throw new InputError(`${file}: ${(st.size / 2 ** 20).toFixed(1)} MiB, more than the ${(maxBytes / 2 ** 20).toFixed(0)} MiB a ${what} may have`, { file });

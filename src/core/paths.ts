@@ -1,8 +1,8 @@
 /**
  * Paths built from names that came from input. Whether a path stays inside a folder is compared by path
- * segment (so `/data/b-evil` is not inside `/data/b`, audit B20); callers that must also follow symbolic
+ * segment (so `/data/b-evil` is not inside `/data/b`); callers that must also follow symbolic
  * links compare the real paths (fs.realpathSync). Ids that become file or folder names (task ids, bundle
- * task ids) must be safe path segments (audit M2: a task id `..` made `render` replace a folder outside --out).
+ * task ids) must be safe path segments (a task id `..` made `render` replace a folder outside --out).
  */
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { z } from "zod";

@@ -1,6 +1,6 @@
 /**
  * Text for a terminal. A model's reply, a task's question or a file's label may hold control characters; written
- * raw, `\x1b[2J` clears the screen and `\x1b]0;...\x07` retitles the window (audit M9). Such characters are shown
+ * raw, `\x1b[2J` clears the screen and `\x1b]0;...\x07` retitles the window. Such characters are shown
  * as escapes instead, as JSON shows them in items.jsonl; line breaks and tabs stay.
  */
 

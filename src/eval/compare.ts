@@ -192,7 +192,7 @@ const runName = (i: number): string => (i < 26 ? String.fromCharCode(65 + i) : r
 
 /**
  * Every run after the first against the first, one table each, each after the warnings that apply to it: those
- * of comparisonWarnings, a run whose items.jsonl repeats item keys (audit M10), shared items whose task content
+ * of comparisonWarnings, a run whose items.jsonl repeats item keys, shared items whose task content
  * cannot be checked (one run's records written before task_hash). Runs whose shared tasks differ in content are refused
  * before any table (src/eval/taskHash.ts).
  */

@@ -41,7 +41,7 @@ export const RunConfigSchema = z
     subcategories: z
       .array(z.enum(BUILTIN_SUBCATEGORIES))
       .min(1)
-      // named twice, a subcategory's tasks were planned twice and counted twice (audit F09)
+      // named twice, a subcategory's tasks were planned twice and counted twice
       .superRefine((l, ctx) => {
         const twice = l.find((x, i) => l.indexOf(x) !== i);
         if (twice) ctx.addIssue({ code: "custom", message: `each subcategory once: ${twice} is named twice` });

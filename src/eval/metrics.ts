@@ -2,8 +2,8 @@
  * Evaluation metrics: Wilson intervals for accuracies, calibration of the reported confidences (ECE, Brier,
  * mean confidence when right vs wrong), and accuracy per group with and without the unscored items.
  *
- * The ESI-Bench paper reports only accuracy; it collects a confidence but never uses it (reference/esi-spec.md
- * §2.6, §10.17). Calibration is ours, on the scored items that gave a confidence.
+ * The ESI-Bench paper reports only accuracy; it collects a confidence but never uses it. Calibration is ours,
+ * on the scored items that gave a confidence.
  */
 import { z } from "zod";
 import { meanCreditInterval, wilsonInterval } from "../core/math/proportion.js";

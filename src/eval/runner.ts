@@ -113,7 +113,7 @@ function suitePlan(config: RunConfig): { tasks: Task[]; skipped: SkippedItem[] }
 /**
  * The output-path rule (src/core/outputPaths.ts) for a run: the run directory, the response cache and a shared
  * store apart from the run directory are outputs; the suite directory, the VGGT model and what the front-end
- * read are inputs. `run --suite T --out T` left run files in the suite, which then no longer read (audit M7).
+ * read are inputs. `run --suite T --out T` left run files in the suite, which then no longer read.
  */
 function checkRunPaths(opts: RunOptions): void {
   const { config, out } = opts;
@@ -124,7 +124,7 @@ function checkRunPaths(opts: RunOptions): void {
   );
 }
 
-/** Every check that needs no run directory, so a run that cannot work leaves nothing behind (audit M6). */
+/** Every check that needs no run directory, so a run that cannot work leaves nothing behind. */
 async function preflight(config: RunConfig, out: string): Promise<RunModels> {
   if (existsSync(out) && !statSync(out).isDirectory()) throw new InputError(`${out}: exists and is not a directory (choose another --out)`, { file: out });
   checkWritable(out, "dir");

@@ -1,5 +1,5 @@
 /**
- * Scoring one answer against its task: exact match ("correct iff ŷ = y*", ESI-Bench §2.6) and, for integer
+ * Scoring one answer against its task: exact match ("correct iff ŷ = y*", the ESI-Bench paper) and, for integer
  * answers, VSI-Bench's mean relative accuracy (MRA). Like Inspect's scorers, this stage reads the reasoner's
  * answer; the reasoners never score themselves.
  */
@@ -10,7 +10,7 @@ import { decodeStructured, scoreStructured, type StructuredValue } from "../reas
 /**
  * VSI-Bench's confidence thresholds C = {0.50, 0.55, …, 0.95} as the official code holds them: the float64 values of
  * numpy's `linspace(0.5, 0.95, 10)` (thinking-in-space, lmms-eval tasks/vsibench/utils.py `mean_relative_accuracy`),
- * hard-coded because that call only gives 10 points by floating-point accident (reference/vsi-spatialworld.md §C3).
+ * hard-coded because that call only gives 10 points by floating-point accident (VSI-Bench's findings).
  * The ninth is 0.8999999999999999, not 0.9: numpy's own rounding, and it changes the verdict at a relative error
  * of exactly 0.1 (1 − 0.9 = 0.09999999999999998 would fail it; the official code passes it).
  */
@@ -70,7 +70,7 @@ export type AnswerScore =
 
 /**
  * Scores a parse result or a protocol outcome against the task: exact match ("correct iff ŷ = y*",
- * reference/esi-spec.md §2.6) and, for integer answers, MRA. Anything not parsed is unscored.
+ * the ESI-Bench paper's answer rule) and, for integer answers, MRA. Anything not parsed is unscored.
  */
 export function scoreAnswer(result: ScoredInput, task: ScoreTask): AnswerScore {
   if (result.status !== "parsed" || result.answer === null || result.answer === undefined) {
@@ -79,7 +79,7 @@ export function scoreAnswer(result: ScoredInput, task: ScoreTask): AnswerScore {
   }
   if (isStructuredFormat(task.answer_format)) {
     // ESI's runner scores these by exact match of the whole answer (stacking: any accepted order; action
-    // order: both sub-answers), reference/esi-released.md §4.3; the part count is reported beside it
+    // order: both sub-answers), ESI-Bench's released runner's scoring; the part count is reported beside it
     if (!task.answer_spec) throw new RangeError(`a ${task.answer_format} task has no answer_spec`);
     const value = decodeStructured(result.answer, task.answer_spec);
     if (!value) throw new RangeError(`answer "${result.answer}" is not a canonical ${task.answer_format} answer`);

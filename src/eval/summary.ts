@@ -274,7 +274,7 @@ const mean = (xs: number[]) => (xs.length ? xs.reduce((s, x) => s + x, 0) / xs.l
 /**
  * The summary of a run's records. The records are put in key order first, so every sum (accuracies,
  * calibration, quality means) is taken in one fixed order and summary.json is byte-identical however the
- * records were appended (a resumed run appends in another order: audit L11, differences of 1.1e-16).
+ * records were appended (a resumed run appends in another order: differences of 1.1e-16).
  */
 export function summarizeRun(input: readonly ItemRecord[], prices: PriceTable | null = null): RunSummary {
   const records = [...input].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
@@ -351,7 +351,7 @@ export function summarizeRun(input: readonly ItemRecord[], prices: PriceTable | 
   const headlines: string[] = [];
   const pctS = (x: number) => `${(x * 100).toFixed(1)}%`;
   if (overall) {
-    // a method with no answer scores chance on every item: say how its items ended beside it (audit M3)
+    // a method with no answer scores chance on every item: say how its items ended beside it
     const describe = (m: string, c: Cell) =>
       c.nScored === c.n
         ? `${m} ${pctS(c.score.p)}`

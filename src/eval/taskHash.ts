@@ -1,7 +1,7 @@
 /**
  * The content of an item's task, as a hash each record carries (`task_hash`): two runs may use one task id for
  * different tasks (another --seed, suite or generator), and `compare` pairs items by id. Pairing a seed-0 run
- * with a seed-7 one gave McNemar tests of unrelated questions, exit 0 (audit M5); with the hash, compare
+ * with a seed-7 one gave McNemar tests of unrelated questions, exit 0; with the hash, compare
  * refuses such runs naming the task.
  */
 import type { Task } from "../../bridge/task/schema.js";

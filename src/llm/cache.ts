@@ -2,7 +2,7 @@
  * The LLM response cache: one SQLite file (better-sqlite3, WAL mode so that several processes of one run can
  * share it), keyed by a sha256 of everything that determines the reply.
  *
- * Rules (reference/ecosystem.md §0 and §1.1, after lmms-eval's cache):
+ * Rules (after lmms-eval's response cache):
  * - a request is cached when it is deterministic (temperature 0 or unset; unset is keyed apart from 0, since
  *   the provider's default may differ) or when it is a numbered sample (ChatRequest.sample, `esi3d run`): sample i
  *   of a request is one fixed draw, keyed apart from every other sample, so a rerun replays the same k samples and

@@ -27,7 +27,7 @@ import type { RequestGate } from "./gate.js";
 import { TransportError, type Transport, type TransportReply } from "./transport.js";
 import { LlmConfigError, LlmError, type ChatRequest, type ChatResult, type LlmClient, type LlmErrorKind } from "./types.js";
 
-/** In-flight requests per client: reference/ecosystem.md §1.4 suggests about 8–10 (Inspect's --max-connections
+/** In-flight requests per client: the harnesses' usual 8–10 (Inspect AI's --max-connections
  * default is 10); we take the lower end for rate-limited accounts. */
 export const DEFAULT_MAX_CONCURRENCY = 8;
 /** Seed of the jitter stream when none is injected (jitter never changes results, only timing). */
@@ -204,7 +204,7 @@ export function createLlmClient(spec: string, opts: LlmClientOptions): LlmClient
     if (early) return early;
 
     // each attempt takes a connection slot and gives it back before any wait, so a request that waits
-    // out a Retry-After does not keep others from their first attempt (audit L10)
+    // out a Retry-After does not keep others from their first attempt
     for (let attempt = 1; ; attempt++) {
       if (signal?.aborted) throw fail("aborted", "cancelled by the caller", attempt - 1);
       let got: { hit: ChatResult } | { reply: TransportReply };

@@ -1,7 +1,7 @@
 /**
  * `openai:<model>`: the official openai SDK 6.x (7.x needs Node 22), Chat Completions only, because it is the
  * common subset that OpenAI and OpenAI-compatible servers (vLLM, Ollama, llama.cpp's llama-server) all speak
- * (reference/ecosystem.md §3.1). Images go as `image_url` parts with base64 data URLs.
+ * (their documented Chat Completions endpoints). Images go as `image_url` parts with base64 data URLs.
  * The SDK's own retries are off (`maxRetries: 0`); client.ts retries.
  */
 import type OpenAI from "openai";

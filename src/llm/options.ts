@@ -12,12 +12,12 @@ import { DEFAULT_MAX_RETRIES } from "./retry.js";
 export const DEFAULT_TIMEOUT_MS = 300_000;
 /**
  * Overall limit for one item's model calls: every attempt, every wait before a retry, and the re-prompt
- * (ms). Without it a hung endpoint held an item for up to 25 minutes at the default timeout and retries
- * (audit L10). Ten minutes is two default per-attempt timeouts: room for a slow reasoning model's reply and
+ * (ms). Without it a hung endpoint held an item for up to 25 minutes at the default timeout and retries.
+ * Ten minutes is two default per-attempt timeouts: room for a slow reasoning model's reply and
  * its re-prompt, never a stall of a run. Ours.
  */
 export const DEFAULT_ITEM_DEADLINE_MS = 600_000;
-/** Greedy decoding, as VSI-Bench evaluates (reference/vsi-spatialworld.md §A4), and the only setting the response cache stores. */
+/** Greedy decoding, as VSI-Bench evaluates (Thinking in Space, its paper), and the only setting the response cache stores. */
 export const DEFAULT_TEMPERATURE = 0;
 /**
  * Most samples of one item (`--samples`): a bound against a typo that multiplies a run's bill; ours. lm-eval's

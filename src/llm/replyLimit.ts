@@ -1,7 +1,7 @@
 /**
  * A bound on the size of a model's reply, counted on the wire (the HTTP body as it arrives, decompressed).
  * Without one, a server that answered with 50 MB had every reply stored whole: items.jsonl 786 MB and the cache
- * 577 MB for 12 items, 1.87 GB of memory, exit 0 (audit M3). A reply over the bound is cut off as it arrives
+ * 577 MB for 12 items, 1.87 GB of memory, exit 0. A reply over the bound is cut off as it arrives
  * (nothing beyond the bound is held) and its call fails with the error kind `reply_too_large`, which the item
  * records as its error class; nothing of it is cached.
  */

@@ -3,7 +3,7 @@
  * retries only when `retryOptions` is set, and we never set it), so every retry decision is made here and is
  * testable.
  *
- * Policy (reference/ecosystem.md §3.1 describes what the SDKs do; we copy the openai SDK's choices):
+ * Policy (the openai SDK's documented retry choices, which we copy):
  * - retry HTTP 408, 409, 429 and every 5xx, connection errors and per-attempt timeouts;
  * - any other 4xx fails at once;
  * - wait what the server asks (`retry-after-ms`, then `Retry-After` in seconds or as an HTTP date), capped at

@@ -85,7 +85,7 @@ export function isConnectionFailure(e: unknown): boolean {
   return typeof code === "string" && /^(ECONNREFUSED|ECONNRESET|EPIPE|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|UND_ERR_\w+)$/.test(code);
 }
 
-/** A 2xx body that does not parse: most often a connection dropped mid-body, so another attempt may well work (audit L8). */
+/** A 2xx body that does not parse: most often a connection dropped mid-body, so another attempt may well work. */
 export function malformedBody(e: SyntaxError): TransportError {
   return new TransportError("bad_response", `malformed JSON in the response body (${e.message})`, { retryable: true });
 }

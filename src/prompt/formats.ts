@@ -44,7 +44,7 @@ export const OptionPresentationSchema = z
 
 /** Default number of images for `multi` (see the file comment for why). */
 export const DEFAULT_MAX_IMAGES = 8;
-/** The most images ever sent: the paper's 30 views (= T_max, esi-spec.md §2.2–2.3). */
+/** The most images ever sent: the paper's 30 views (= T_max, the ESI-Bench paper's four paradigms). */
 export const MAX_IMAGES = 30;
 
 export const ImageOptionsSchema = z

@@ -1,17 +1,17 @@
 /**
- * Images for the VLM 2D baselines (reference/esi-spec.md §2.7: GPT-5 and Gemini get egocentric images).
+ * Images for the VLM 2D baselines (the ESI-Bench paper's model families: GPT-5 and Gemini get egocentric images).
  *
- * - `single`: view 0, the agent's initial view (Passive Single-View, esi-spec.md §2.2).
+ * - `single`: view 0, the agent's initial view (Passive Single-View, the ESI-Bench paper's four paradigms).
  * - `multi`: up to `maxImages` views evenly spaced over the bundle's views, always including the first and the last,
  *   in view order. Each is PNG-encoded (bridge/bundle/png.ts, lossless, so the model sees exactly the rendered
  *   pixels) and described in the text by its view index and the actions taken since the previous image shown.
  *
- * Why 8 by default, not the paper's 30 (esi-spec.md §2.2, "30 views", configurable up to MAX_IMAGES):
- * - VSI-Bench found the frame count "moves results only a little" (reference/vsi-spatialworld.md §A4: 32 frames
+ * Why 8 by default, not the paper's 30 (the ESI-Bench paper's four paradigms, "30 views", configurable up to MAX_IMAGES):
+ * - VSI-Bench found the frame count "moves results only a little" (Thinking in Space: 32 frames
  *   for open models, 16 for GPT-4o), and ESI-Bench's Appendix L names "image overload" among the reasons its 30-view
- *   baseline underperforms (esi-spec.md §2.9);
- * - OpenAI-compatible local servers cap images per prompt (vLLM's `--limit-mm-per-prompt`, reference/ecosystem.md
- *   §3.1), and 8 fits the common settings;
+ *   baseline underperforms (the ESI-Bench paper, Appendix L);
+ * - OpenAI-compatible local servers cap images per prompt (vLLM's `--limit-mm-per-prompt`), and 8 fits the
+ *   common settings;
  * - cost: every 518×392 image is hundreds of input tokens per question, times two when re-prompted.
  * Set `maxImages: 30` to reproduce the paper's Passive Multi-View input.
  */

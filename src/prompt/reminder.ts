@@ -1,7 +1,7 @@
 /**
  * The re-prompt's reminder of the reply form (the answer protocol in src/reason/protocol.ts asks once more with
  * it). It is prompt text, so it lives here under `PROMPT_VERSION` with the templates: a change to it changes the
- * version, and with it every prompt hash (code-review.md: the reminder once had its own, unversioned owner).
+ * version, and with it every prompt hash (the reminder once had its own, unversioned owner).
  *
  * The reminder names no option as an example: an example answer taken from the options (it was the first one)
  * would nudge a model that failed once towards one position, which a test of position bias would then score.

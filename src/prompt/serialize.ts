@@ -1,22 +1,22 @@
 /**
- * Scene graph → prompt text, in four formats (the paper leaves the serialization open, reference/esi-spec.md §3.2
- * and §10 Q9; these are ours, after the public systems):
+ * Scene graph → prompt text, in four formats (the ESI-Bench paper leaves the serialization open;
+ * these are ours, after the public systems):
  *
- * - `json`: ConceptGraphs' object list (reference/scenegraph-anchors.md §1.7: id, tag, bbox centre and extent), one
+ * - `json`: ConceptGraphs' object list (its LLM prompt: id, tag, bbox centre and extent), one
  *   object per line, metres to 2 decimals (ali-dev/BBQ precision; CG `main`'s 1 dp is too coarse for small
- *   objects, anchors §0), plus yaw in **degrees**;
+ *   objects), plus yaw in **degrees**;
  * - `relations`: the same list plus the graph's relation triples, each with its closest-point and centre distance,
- *   labelled as such (reference/vsi-spatialworld.md §C1.4);
+ *   labelled as such (VSI-Bench's findings);
  * - `text`: plain sentences, one per object, with its relations;
- * - `cogmap`: VSI-Bench's cognitive map (vsi-spatialworld.md §A5): a size × size grid (10 by default) seen from
+ * - `cogmap`: VSI-Bench's cognitive map (its paper, Thinking in Space): a size × size grid (10 by default) seen from
  *   above, `{"category": [[row, col], ...]}`, with the grid's mapping to metres and the agent's cell and heading.
  *
  * Every format opens with its conventions: axes, units, what yaw means, where the agent stands and faces
  * (`graph.viewpoint`), and what left/right/in front/behind are relative to (the agent's initial view).
  *
- * `uncertainty: true` adds the evidence the paper asks for and no published system serializes (esi-spec.md §3.1,
- * "uncertainty-aware scene-graph construction"): per object its support (views, points, mean confidence), label
- * votes when they disagree, and flags (possible duplicate of …, fragment, low support); per relation its margin;
+ * `uncertainty: true` adds the evidence the paper asks for and no published system serializes
+ * (the ESI-Bench paper's 3D-augmented models, "uncertainty-aware scene-graph construction"): per object its
+ * support (views, points, mean confidence), label votes when they disagree, and flags (possible duplicate of …, fragment, low support); per relation its margin;
  * and an explanation of how to weigh them. With `uncertainty: false` none of this appears.
  *
  * Output is a pure function of the graph and the options: nodes and relations keep the graph's order, numbers are
@@ -37,13 +37,13 @@ import {
 import { PREDICATES, type GraphNode, type Predicate, type Relation, type SceneGraph } from "../../scenegraph/types.js";
 import { GRAPH_FORMATS, type GraphFormat } from "./formats.js";
 
-/** Decimals for metres in every format: 0.01 m (anchors §0, ali-dev and BBQ; CG `main`'s 0.1 m loses small objects). */
+/** Decimals for metres in every format: 0.01 m (ali-dev and BBQ; CG `main`'s 0.1 m loses small objects). */
 export const METRE_DECIMALS = 2;
 /** Decimals for confidences and label-vote fractions: two are enough to compare objects. Ours. */
 export const FRACTION_DECIMALS = 2;
 /** Angles (yaw, pitch) are printed in whole degrees: box yaw from a few hundred points is not better than ~1°. Ours. */
 export const DEGREE_DECIMALS = 0;
-/** VSI-Bench's cognitive map is a 10 × 10 grid (vsi-spatialworld.md §A5); its 20 × 20 ablation is allowed too. */
+/** VSI-Bench's cognitive map is a 10 × 10 grid (its paper, Thinking in Space); its 20 × 20 ablation is allowed too. */
 export const DEFAULT_COGMAP_SIZE = 10;
 /** Smallest and largest grid accepted: 2 cells is the least that places anything; 50 × 50 already prints 2,500 cells' worth of range. Ours. */
 export const MIN_COGMAP_SIZE = 2;
@@ -52,7 +52,7 @@ export const MAX_COGMAP_SIZE = 50;
 export const MIN_COGMAP_SIDE_M = 1;
 /**
  * Relations with a margin under this (m) are called fragile in the uncertainty explanation: ESI-Bench's own contact
- * ground truth jitters objects by ±0.05 m (anchors §9), and it equals the duplicate gate DUPLICATE_NEAR_M. Ours.
+ * ground truth jitters objects by ±0.05 m (ESI-Bench's released generators), and it equals the duplicate gate DUPLICATE_NEAR_M. Ours.
  */
 export const SMALL_MARGIN_M = 0.05;
 

@@ -1,8 +1,8 @@
 /**
  * Prompts: a system text per arm, and a user text of [scene] + [question] + [answer template].
  *
- * The paper's prompt text is missing (reference/esi-spec.md §2.5); ours follows its protocol and VSI-Bench's lessons
- * (reference/vsi-spatialworld.md §C1.6): the scene comes before the question, no chain-of-thought is asked for, and
+ * The ESI-Bench paper does not print its prompt text (Appendix N gives only the protocol); ours follows that
+ * protocol and VSI-Bench's lessons: the scene comes before the question, no chain-of-thought is asked for, and
  * the reply is a strict JSON object `{"answer": ..., "confidence": 0..1}` (the form src/reason/protocol.ts's
  * re-prompt reminder repeats). One answer template per answer kind:
  *
@@ -40,8 +40,8 @@ import { structuredShape } from "./structured.js";
 export const PROMPT_VERSION = "esi3d-prompt/2";
 /**
  * The default graph serialization: ConceptGraphs-style objects plus relation triples, the de facto convention
- * (reference/ecosystem.md §2.5), and the one that gives the LLM both coordinates and the relations it gets wrong
- * (vsi-spatialworld.md §C1.4).
+ * of 3D scene-graph tools, and the one that gives the LLM both coordinates and the relations it gets wrong
+ * (VSI-Bench's findings).
  */
 export const DEFAULT_GRAPH_FORMAT: GraphFormat = PromptFormatSchema.shape.format.parse(undefined);
 

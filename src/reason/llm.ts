@@ -3,7 +3,7 @@
  *
  * Without images an LLM reasoner is ESI-Bench's "3D + LLM" arm: it gets the serialized scene graph (src/prompt) and no
  * images. With `images` ("single" | "multi", set per reasoner or per input) it is the "2D + VLM" baseline: images of
- * the frame bundle, no graph (reference/esi-spec.md §2.7).
+ * the frame bundle, no graph (the ESI-Bench paper's model families).
  *
  * One answer = buildPrompt → client.chat through `answerWithReprompt` (src/reason/protocol.ts: one re-prompt with a
  * format reminder, then `invalid`). Model failures never throw: they come back as status `error` (the client failed

@@ -4,7 +4,7 @@
  * integer questions, an integer), or says why it could not. It never guesses: an ambiguous reply is `unparsed`.
  *
  * Order of attempts (the method is recorded with every answer, since users compare extraction protocols,
- * reference/ecosystem.md §1.2):
+ * as VLMEvalKit's users do):
  * 1. `json`: a JSON object with an `answer` key anywhere in the reply (code fences, prose around it, single quotes,
  *    unquoted keys, trailing commas, Python True/False/None are tolerated). Several objects must agree.
  * 2. Otherwise rules on the text, VLMEvalKit-style: an "answer: X" / "the answer is X" / `\boxed{X}` line, then the
@@ -17,7 +17,7 @@
  * "A" is just a text that names no option, and the reply is unparsed with that reason. A model that answers "A"
  * to everything must not be scored as answering the first option of an unlettered list.
  *
- * The benchmark's exact match ("correct iff ŷ = y*", reference/esi-spec.md §2.6) leaves normalisation open; ours
+ * The benchmark's exact match ("correct iff ŷ = y*", the ESI-Bench paper's answer rule) leaves normalisation open; ours
  * (`normalizeAnswerText`): Unicode NFKC, lower case, underscores and dashes as spaces (categories like
  * `tennis_ball`), other punctuation removed, the articles a/an/the dropped, whitespace collapsed.
  */
@@ -103,7 +103,7 @@ export function normalizeAnswerText(s: string): string {
     .join(" ");
 }
 
-/** Whole-answer synonyms (normalised), reference/esi-spec.md §10.12 leaves them to us. */
+/** Whole-answer synonyms (normalised), the ESI-Bench paper leaves them to us. */
 const YES_WORDS: ReadonlySet<string> = new Set(["yes", "y", "true", "correct", "yeah", "yep", "affirmative"]);
 const NO_WORDS: ReadonlySet<string> = new Set(["no", "n", "false", "incorrect", "nope", "negative"]);
 
@@ -389,7 +389,7 @@ class LooseJsonReader {
 /**
  * A confidence in [0, 1]: a number in [0, 1]; a whole number in (1, 100] or a string with "%" is read as a
  * percentage; anything else is undefined. A fraction above 1 such as 1.7 is not a percentage anyone writes:
- * reading it as 1.7 % (0.017) made a confident reply look unsure (audit L8), so it is left out, and
+ * reading it as 1.7 % (0.017) made a confident reply look unsure, so it is left out, and
  * confidenceProblem says why.
  */
 export function readConfidence(v: unknown): number | undefined {

@@ -1,7 +1,7 @@
 /**
  * The text of Cognitive Mapping's path questions, read once for every reasoner: the start and goal rooms,
  * the numbered steps of a navigation question, and the rooms the question itself fixes. Templates:
- * bridge/sim/generate/mapping.ts, after ESI's records (esi-bench-sample/Cognitive Mapping).
+ * bridge/sim/generate/mapping.ts, after ESI's records (ESI-Bench's released sample, Cognitive Mapping).
  *
  * Why "fixed" rooms matter: ESI's options for a path question repeat rooms the text already names.
  * Traversable Passage offers the path's endpoints (q_000 offers its goal living_room_1, q_004 its start

@@ -1,10 +1,10 @@
 /**
- * The answer protocol (ESI-Bench Appendix N, reference/esi-spec.md §2.5, applied to answers): ask once; if the reply
+ * The answer protocol (the ESI-Bench paper, Appendix N, applied to answers): ask once; if the reply
  * cannot be read as an answer, ask **once** more with the same inputs plus a reminder of the required JSON form; a
  * second failure is `invalid`: kept with both raw replies, reported separately, never scored wrong and never
  * replaced by a guess.
  *
- * Other outcomes, each distinct from `invalid` (reference/ecosystem.md §0.3: a failed call is never a wrong answer):
+ * Other outcomes, each distinct from `invalid` (a failed call is never a wrong answer: the harnesses that score it as one mix outages into accuracy):
  * - `empty`: the model returned no text (typically a thinking model that spent its whole output budget, or a
  *   blocked prompt). Ours: an empty first reply is not re-prompted, since a format reminder does not fix a budget
  *   or a block; an empty reply to the re-prompt is also `empty`.
@@ -17,7 +17,7 @@ import { parseReply } from "./structured.js";
 
 /**
  * Finish reasons that mean the reply was cut by the output token limit: OpenAI's `length`, Gemini's
- * `MAX_TOKENS`. Such a reply is never parsed as if complete (audit L8: `{"answer": "y` was scored "yes").
+ * `MAX_TOKENS`. Such a reply is never parsed as if complete (`{"answer": "y` was scored "yes").
  */
 export const TRUNCATED_FINISH_REASONS: ReadonlySet<string> = new Set(["length", "MAX_TOKENS"]);
 

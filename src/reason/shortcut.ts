@@ -1,5 +1,5 @@
 /**
- * The `shortcut` reasoner: the question-only baseline of ESI-Bench's Appendix H (reference/esi-spec.md §8.3:
+ * The `shortcut` reasoner: the question-only baseline of ESI-Bench's Appendix H (
  * Gemini 3.1 question-only 36.6 %). It answers from the question's text and options alone, never the
  * scene, a graph, images, masks, `label_metadata`, the objects or the answer, so whatever it scores above
  * chance is what a subcategory gives away without perception: an answer form that is more common than the
@@ -26,8 +26,8 @@ export type ShortcutQuestion = Pick<Task, "subcategory" | "question" | "answer_f
 type Prior = { kind: "answer"; pattern: RegExp; share: number; source: string } | { kind: "position"; index: number; share: number; source: string };
 
 /**
- * The prior per subcategory (reference/esi-released.md §3.3 for the class balances, the sample records in
- * shared/esi-bench-sample/ where §3.3 gives none). Subcategories not listed take the generic prior of their
+ * The prior per subcategory (the class balances of ESI-Bench's released records, its released sample
+ * where those give none; each `source` says which). Subcategories not listed take the generic prior of their
  * answer format (GENERIC_PRIORS).
  */
 export const SHORTCUT_PRIORS: Partial<Record<Task["subcategory"], Prior>> = {

@@ -186,7 +186,7 @@ const counting: Program = (p) => {
 
 /**
  * Categories that enclose the counted objects in ESI-Bench's Structural Enclosure records: its generator hides each
- * target in a closed microwave (reference/esi-released.md §1.3, `containers[]` with `open_state`, `contains_ball`).
+ * target in a closed microwave (ESI-Bench's released records' metadata, `containers[]` with `open_state`, `contains_ball`).
  */
 export const ENCLOSURE_CATEGORIES: ReadonlySet<string> = new Set(["microwave"]);
 /** At most this many targets per enclosure: ESI's generator puts one or none in each (`contains_ball` is a flag). */

@@ -21,7 +21,7 @@ export const ANSWER_STATUSES = ["parsed", "invalid", "empty", "error", "unanswer
 export type AnswerStatus = (typeof ANSWER_STATUSES)[number];
 
 /**
- * Why an item has no answer, as a record keeps it (audit M3: error items stored no cause). `class` is the
+ * Why an item has no answer, as a record keeps it (error items stored no cause). `class` is the
  * error's kind in a stable form: `LlmError:<kind>` (with the HTTP status, e.g. `LlmError:http:401`) for a
  * failed model call, the error's name for anything else thrown, `empty_reply` or `invalid_reply` for a
  * reply that came but could not be used, `truncated_reply` for one cut by the output limit.

@@ -1,5 +1,5 @@
 /**
- * The import audit finds, on the sample, each kind of problem reference/esi-released.md lists that occurs
+ * The import audit finds, on the sample, each kind of problem of ESI-Bench's released records that occurs
  * there (and on doctored copies those that do not: exact duplicates, cameras in front of their objects),
  * each naming the file and the field, with the quantities; --dedupe and --drop-inconsistent act on it.
  */

@@ -1,6 +1,6 @@
 /**
  * The counting generators follow ESI-Bench's batch_counting_merge.py as measured in
- * reference/esi-released.md §3.3 (issue 16, faithful construction): the initial camera 1.25 m high aimed at
+ * ESI-Bench's released generator scripts (issue 16, faithful construction): the initial camera 1.25 m high aimed at
  * 0.9 m above the room centre, counted objects >= 1.5 m from it, Category Ambiguity confusers 0.5 m from their
  * targets, Merged Observation copies at ESI's spacing that touch or overlap. Each check reads the generated
  * task's geometry, not the generator's constants alone; suite v1 (-30 deg, confusers 0.03-0.12 m beyond

@@ -1,6 +1,6 @@
 /**
  * Issue 16, faithful construction of Perceptual Grounding: the built-in generators follow ESI-Bench's
- * real ones as measured in reference/esi-released.md §3.3. The numbers are written out here, not imported
+ * real ones as measured in ESI-Bench's released records. The numbers are written out here, not imported
  * from perceptual.ts, so a generator that drifts from ESI fails even when its own constants drift with it.
  */
 import { describe, expect, it } from "vitest";
@@ -12,7 +12,7 @@ import { wilsonInterval } from "../../src/core/math/proportion.js";
 import { MIN_CAMERA_HEIGHT_M, worldOf } from "../../bridge/sim/agent.js";
 import { wrapAngle } from "../../src/core/math/vec.js";
 
-/** reference/esi-released.md §3.3. */
+/** ESI-Bench's released records, as measured. */
 const ESI = {
   behindSize: [0.05, 0.075], // batch_transparent_false.py, capped at ½ min(dx, dy) of the container
   insideSize: [0.025, 0.05], // batch_transparent.py SMALL_OBJ_SCALE_MIN/MAX, capped at ½ d_min

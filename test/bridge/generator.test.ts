@@ -119,7 +119,7 @@ describe("per-subcategory construction rules", () => {
     for (const t of tasks.get("material_transparency")!) {
       const [container, obj] = targets(t);
       expect(isInsideContainer(obj!, container!) ? "yes" : "no").toBe(t.answer);
-      // ESI's BEHIND_GAP (batch_transparent_false.py, reference/esi-released.md §3.3); suite v1 used 0.01 m
+      // ESI's BEHIND_GAP (batch_transparent_false.py); suite v1 used 0.01 m
       if (t.answer === "no") expect(boxDistance(objectBox(obj!), objectBox(container!))).toBeCloseTo(BEHIND_GAP_M, 3);
       const f = visibleFraction(buildScene(t), t.camera, t.agent_initial, obj!.id).fraction;
       expect(f).toBeLessThanOrEqual(0.5);

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { checkWritable, writeFileAtomic } from "../../src/core/fs.js";
 import { InputError } from "../../src/core/errors.js";
 
-describe("writeFileAtomic (audit L6)", () => {
+describe("writeFileAtomic", () => {
   it("removes its temporary file when the write fails, and names the path", () => {
     const dir = mkdtempSync(join(tmpdir(), "esi3d-fs-"));
     // a non-empty directory where the file goes: the data is written, the rename fails
@@ -22,7 +22,7 @@ describe("writeFileAtomic (audit L6)", () => {
   });
 });
 
-describe("checkWritable (audit L5)", () => {
+describe("checkWritable", () => {
   it("accepts a path to be made, refuses a file where a directory goes and the reverse, and creates nothing", () => {
     const dir = mkdtempSync(join(tmpdir(), "esi3d-fs-"));
     writeFileSync(join(dir, "afile"), "x");

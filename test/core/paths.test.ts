@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { isSafeSegment, pathBelow, SafeSegmentSchema } from "../../src/core/paths.js";
 import { InputError } from "../../src/core/errors.js";
 
-describe("safe path segments (audit M2)", () => {
+describe("safe path segments", () => {
   it("accept task ids as the generator and importer make them", () => {
     for (const id of ["geometric_configuration-000", "esi-12345", "a.b", "A_b-9", "x".repeat(128)]) expect(isSafeSegment(id), id).toBe(true);
   });

@@ -1,5 +1,5 @@
 /**
- * The audit's crash and concurrency cases (reliability-audit.md §2, M1, M3, L11) on real runs of the built CLI:
+ * The crash and concurrency cases a reliability review found on real runs of the built CLI:
  * a kill -9 loop (several SIGKILLs at different moments, each followed by --resume) whose records must equal an
  * uninterrupted run's; two resumes started together (one refused, no duplicates); summary.json byte-identical
  * after a resume; and a run whose every model call fails (exit 1, each item's cause recorded, no NaN).

@@ -1,6 +1,6 @@
 /**
  * summary.json must not depend on the order items.jsonl holds its records in: a resumed run appends in
- * another order than an uninterrupted one (audit L11: calibration fields differed by 1.1e-16, and the
+ * another order than an uninterrupted one (calibration fields differed by 1.1e-16, and the
  * tables' keys came out in another order).
  */
 import { describe, expect, it } from "vitest";

@@ -1,9 +1,9 @@
 /**
- * Builds, at test time, tiny ONNX models with VGGT's exact I/O contract (vggt-onnx.md §1.4, §3.1): input
+ * Builds, at test time, tiny ONNX models with VGGT's exact I/O contract (VGGT's source): input
  * `input_images` float32 [S,3,H,W]; outputs `pose_enc` [1,S,9], `depth` [1,S,H,W,1], `depth_conf` [1,S,H,W],
  * `world_points` [1,S,H,W,3], `world_points_conf` [1,S,H,W] and optionally `images` [1,S,3,H,W].
  * No binary is committed and nothing is downloaded: the protobuf bytes are written by the small encoder
- * below (field numbers from vggt-onnx.md §5.2; IR version 8, opset 17).
+ * below (field numbers from onnx.proto; IR version 8, opset 17).
  *
  * Every output is controllable so tests know the truth:
  * - a per-frame table (pose rows, depth maps, ...) given as an initializer [S0,...] and sliced to the
@@ -15,7 +15,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-// ---------------------------------------------------------------- protobuf writer (vggt-onnx.md §5.2)
+// ---------------------------------------------------------------- protobuf writer (onnx.proto)
 
 class Pb {
   // Byte segments, joined once: tensors of a few MB must not go through per-byte arrays.
@@ -146,7 +146,7 @@ export interface TinyVggtSpec {
   width?: number;
   /** Pose rows [S0*9], or one row [9] used for every frame (default: identity pose, fx = W, fy = H). */
   poseEnc?: Float32Array | number[];
-  /** Depth [S0*H*W] or {a,b}. Default {a: 1, b: 1} (depth = mean + 1, as vggt-onnx.md §5.2). */
+  /** Depth [S0*H*W] or {a,b}. Default {a: 1, b: 1} (depth = mean + 1). */
   depth?: TinyMap;
   depthConf?: TinyMap;
   /** [S0*H*W*3], or "input" (the image's RGB as xyz). */
@@ -179,7 +179,7 @@ interface TinyVggtFiles {
   data: Uint8Array | null;
 }
 
-/** 2·atan(0.5): the FOV for which VGGT's decoding gives f = size (vggt-onnx.md §5.2). */
+/** 2·atan(0.5): the FOV for which VGGT's decoding gives f = size (f = size / (2 tan(FOV / 2))). */
 export const FOV_F_EQUALS_SIZE = 2 * Math.atan(0.5);
 
 function buildTinyVggt(spec: TinyVggtSpec): TinyVggtFiles {

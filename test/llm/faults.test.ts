@@ -1,5 +1,5 @@
 /**
- * The audit's LLM fault modes (reliability-audit.md §4), each played by a real OpenAI-compatible server on
+ * The LLM fault modes a reliability review found, each played by a real OpenAI-compatible server on
  * loopback (test/llm/server.ts) against the real client and reasoner: what the item records (status, answer,
  * confidence, error class) is asserted for every mode. Waits are scaled down (retry-after-ms, short deadlines)
  * so the whole table runs in a few seconds.

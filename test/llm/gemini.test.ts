@@ -105,7 +105,7 @@ describe("gemini client over real HTTP", () => {
     expect(Date.now() - t0).toBeGreaterThanOrEqual(190);
   });
 
-  it("retries a malformed (cut) JSON body, and reports bad_response once the retries are spent (audit L8)", async () => {
+  it("retries a malformed (cut) JSON body, and reports bad_response once the retries are spent", async () => {
     server = await startServer(raw(200, "{candidates: oops", { "content-type": "application/json" }));
     const c = createLlmClient("gemini:g", { ...opts(server.url), maxRetries: 1, backoffBaseMs: 1, backoffCapMs: 2 });
     await expect(c.chat({ user: "q" })).rejects.toMatchObject({ kind: "bad_response", attempts: 2 });

@@ -140,7 +140,7 @@ describe("openai client over real HTTP", () => {
     expect(r).toMatchObject({ text: "late but fine", attempts: 2 });
   });
 
-  it("retries a malformed (cut) JSON body, and reports bad_response once the retries are spent (audit L8)", async () => {
+  it("retries a malformed (cut) JSON body, and reports bad_response once the retries are spent", async () => {
     server = await startServer(raw(200, '{"choices": [ this is not json', { "content-type": "application/json" }));
     const c = createLlmClient("openai:gpt-test", { ...opts(server.url), maxRetries: 1, backoffBaseMs: 1, backoffCapMs: 2 });
     const err = await c.chat({ user: "q" }).catch((e: unknown) => e);

@@ -1,7 +1,7 @@
 /**
  * The ONNX contract on VGGT's real architecture. VGGT's own code (a local checkout of facebookresearch/vggt,
  * $VGGT_REPO, read and never committed) builds its model at reduced width with random weights
- * (torch.manual_seed(0); models/vggt_reduced.py, the configuration of vggt-check.md), models/export_vggt.py
+ * (torch.manual_seed(0); models/vggt_reduced.py, a reduced-width configuration of VGGT's own classes), models/export_vggt.py
  * exports it in crop mode at 518x28 (2 x 37 patches; crop mode needs width 518, and 28 rows keep every
  * attention matrix small), and esi3d's `vggt` source loads the graph. Four equalities:
  *   1. preprocessing: esi3d's input tensor vs VGGT's load_and_preprocess_images (RGB and RGBA, both modes);

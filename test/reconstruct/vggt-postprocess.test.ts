@@ -69,7 +69,7 @@ describe("pose_enc decoding", () => {
 });
 
 describe("memory estimate and chunk planning", () => {
-  it("matches vggt-onnx.md §3.3(c): ≈ 7.2 GiB per attention matrix at S = 8, 518×518", () => {
+  it("matches the hand estimate: ≈ 7.2 GiB per attention matrix at S = 8, 518×518", () => {
     expect(tokensPerFrame(518, 518)).toBe(1374);
     expect(tokensPerFrame(392, 518)).toBe(1041);
     const one = 16 * (8 * 1374) ** 2 * 4;

@@ -14,7 +14,7 @@ function pattern(w: number, h: number): Uint8Array {
   return a;
 }
 
-describe("VGGT preprocessing sizes (vggt-onnx.md §1.2 worked examples)", () => {
+describe("VGGT preprocessing sizes (worked examples of load_fn.py's crop mode)", () => {
   it("1024x768 crop -> 518x392", () => {
     const p = planPreprocess(1024, 768, "crop");
     expect([p.width, p.height, p.resizedWidth, p.resizedHeight, p.cropTop]).toEqual([518, 392, 518, 392, 0]);

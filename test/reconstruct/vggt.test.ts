@@ -240,7 +240,7 @@ describe("vggt source, crop mode (dynamic-shape model)", () => {
   });
 
   it("drops a view with a degenerate camera (FoV 0) with a warning, and keeps the others", async () => {
-    // View 2's predicted horizontal FoV is exactly 0, as VGGT's ReLU allows (vggt-check.md finding 16).
+    // View 2's predicted horizontal FoV is exactly 0, as VGGT's ReLU allows (seen when running VGGT's own code with random weights).
     const model = knownSceneModel([0, 1, 2, 3], {}, (s, row) => (s === 2 ? (row[8] = 0) : undefined));
     const logs: string[] = [];
     const cloud = await vggtPointCloud(knownBundle([0, 1, 2, 3]), cpu(model, { log: (m) => logs.push(m) }));

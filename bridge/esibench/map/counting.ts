@@ -1,7 +1,7 @@
 /**
  * The six counting subcategories (Counting w Occlusion, Spatial Segmentation, Merged Observation, Category
  * Ambiguity, Illumination Variability, Structural Enclosure): everything lives in question_data.render
- * (reference/esi-released.md §1.3).
+ * (ESI-Bench's released records' metadata).
  */
 import { plainAnswer } from "../answers.js";
 import { readObject, type Draft, type DraftObject } from "../draft.js";

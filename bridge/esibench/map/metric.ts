@@ -1,4 +1,4 @@
-/** Spatial Distance and Dimensional Size (reference/esi-released.md §1.3, §1.5). */
+/** Spatial Distance and Dimensional Size (ESI-Bench's released records' metadata). */
 import { plainAnswer, stringList } from "../answers.js";
 import { displayName, readObject, type Draft, type DraftObject, type InitialView } from "../draft.js";
 import { flagFamily, type Field, type EsiRecord } from "../record.js";
@@ -8,7 +8,7 @@ import { applyFlags, keyedViews, need, objectsByKey, showsAll, meta, type Mapper
 /**
  * The distance and size runners look for the first flag index i whose flags show the objects, then take
  * camera_poses[i] by list position. The exporter sorted that list as strings ("0.png, 1.png, 10.png, ..."),
- * so from the third entry on list position i is not view i (reference §1.5). We take view number i; when
+ * so from the third entry on list position i is not view i (so the released records store them). We take view number i; when
  * the runner's pose differs, `runner` says which it is and whether its own flags show the objects.
  */
 export function firstShowing(views: DraftView[], keySets: string[][], rule: string): InitialView | null {

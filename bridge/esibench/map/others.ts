@@ -1,8 +1,8 @@
 /**
- * The 16 subcategories esi3d does not generate (reference/esi-released.md §1.3, second table). Their
+ * The 16 subcategories esi3d does not generate (ESI-Bench's released records' metadata, second table). Their
  * metadata differs per generator; each mapper below reads the placed objects it names, and every camera
  * pose the record stores (any position + quaternion_xyzw under a key naming a camera, view or observer)
- * becomes a candidate view. The runner's initial view is known only for 9 runner modules (§1.5); for these
+ * becomes a candidate view. The runner's initial view is known only for 9 runner modules of ESI-Bench's released runner; for these
  * we take the view the record itself names as its main or initial view (stated per mapper), or none.
  */
 import type { Vec3 } from "../../../src/core/math/vec.js";
@@ -142,7 +142,7 @@ function assignmentOrChoice(r: EsiRecord): DraftAnswer {
   return structuredAnswer({ kind: "assignment", targets, pairs: mapped.map((p) => ({ item: p.item, target: p.target ?? targets[0]! })) }, targets, fixes, bad ? `${bad.item}: not one of ${JSON.stringify(targets)}` : undefined);
 }
 
-/** Liquid Volume answers "left"/"right", the options name the containers (reference §1.6 item 4). */
+/** Liquid Volume answers "left"/"right", the options name the containers (as the released records do). */
 function sideAnswer(r: EsiRecord, md: Field): DraftAnswer {
   const options = stringList(r, r.options, "options_json");
   const side = r.raw.answer.trim().toLowerCase();

@@ -1,4 +1,4 @@
-/** Material Transparency, Partial Occlusion, View Hallucination (reference/esi-released.md §1.3, §1.5). */
+/** Material Transparency, Partial Occlusion, View Hallucination (ESI-Bench's released records' metadata). */
 import { plainAnswer } from "../answers.js";
 import { readObject, type Draft, type DraftObject } from "../draft.js";
 import type { Field } from "../record.js";

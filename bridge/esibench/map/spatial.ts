@@ -1,4 +1,4 @@
-/** Geometric Configuration, Linear Alignment, Physical Contact (reference/esi-released.md §1.3). */
+/** Geometric Configuration, Linear Alignment, Physical Contact (ESI-Bench's released records' metadata). */
 import { plainAnswer } from "../answers.js";
 import { readObject, type Draft, type DraftObject } from "../draft.js";
 import { flagFamily, type Field, type EsiRecord } from "../record.js";

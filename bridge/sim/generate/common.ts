@@ -237,11 +237,11 @@ export function cameraLookingAt(builder: SceneBuilder, from: Vec3, target: Vec3,
   return { position: [round4(from[0]), round4(from[1]), round4(from[2])], yaw: round4(yaw), pitch: round4(pitch) };
 }
 
-/** Camera height of the counting tasks' initial view (ESI `AGENT_CAMERA_HEIGHT_M`, batch_counting_merge.py; reference/esi-released.md §3.3). */
+/** Camera height of the counting tasks' initial view (ESI `AGENT_CAMERA_HEIGHT_M`, batch_counting_merge.py). */
 export const COUNTING_CAMERA_HEIGHT_M = 1.25;
 /**
  * The counting tasks' initial camera aims at this height above the room centre (ESI `AGENT_CAMERA_TARGET_HEIGHT_M`,
- * batch_counting_merge.py `_sample_primary_view_pose`; reference/esi-released.md §3.3): 0.35 m drop, ≈13° down
+ * batch_counting_merge.py `_sample_primary_view_pose`): 0.35 m drop, ≈13° down
  * from 1.5 m, replacing suite v1's fixed 30° (the paper's text; ESI's measured pitch median is 12–24°).
  */
 export const COUNTING_CAMERA_AIM_HEIGHT_M = 0.9;
@@ -252,7 +252,7 @@ export const COUNTING_CAMERA_AIM_HEIGHT_M = 0.9;
  */
 export const plannedYes = (plan: AnswerPlan): boolean => plan.slot === 0;
 
-/** Integer options per counting question (ESI `_build_counting_options`: 4; reference/esi-released.md §3.3). */
+/** Integer options per counting question (ESI `_build_counting_options`: 4). */
 export const COUNT_OPTION_COUNT = 4;
 
 /**

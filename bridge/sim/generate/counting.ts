@@ -1,9 +1,9 @@
 /**
- * Enumerative Perception (reference/esi-spec.md §6.2.21–6.2.26): Counting w Occlusion, Spatial
+ * Enumerative Perception (the ESI-Bench paper, Appendix Q): Counting w Occlusion, Spatial
  * Segmentation, Merged Observation, Category Ambiguity, Illumination Variability.
  * Shared rules (ESI Q.19): objects from the counting pool (every box edge <= 0.25 m, not all < 0.05 m);
  * the initial camera 1.25 m above the floor aimed at a point 0.9 m above the room centre, as ESI-Bench's
- * generator (batch_counting_merge.py, reference/esi-released.md §3.3); four integer options.
+ * generator (batch_counting_merge.py); four integer options.
  */
 import { rad } from "../../../src/core/math/vec.js";
 import type { AgentPose } from "../../../src/core/math/camera.js";
@@ -35,7 +35,7 @@ import type { AnswerPlan } from "./answerPlan.js";
 
 /** ESI Q.19 counting pool, from the library flags (checked against the edge rule by a test). */
 export const COUNT_CATEGORIES = [...LIBRARY.values()].filter((c) => c.flags.countable).map((c) => c.category);
-/** Counts of the built-in suite; [U] in the paper (§10 Q25), our choice. */
+/** Counts of the built-in suite; the paper does not give them; our choice. */
 export const COUNT_RANGE: [number, number] = [2, 6];
 /** Tall furniture that hides a small object behind it (ESI Q.19: cabinets, shelves, sofas, counters...). */
 export const OCCLUDER_CATEGORIES = ["cabinet", "bookshelf", "wardrobe", "sofa", "counter", "piano"];
@@ -46,18 +46,18 @@ export const DIVIDER_CLEARANCE: Record<string, { gapM: number; underM: number }>
   armchair: { gapM: 0.6, underM: 0.33 },
 };
 /**
- * Merged Observation (ESI `_generate_observation_merged`, batch_counting_merge.py; reference/esi-released.md §3.3):
+ * Merged Observation (ESI `_generate_observation_merged`, batch_counting_merge.py):
  * copies on the floor in one cluster, centres at least max(MERGED_MIN_SPACING_M, MERGED_SPACING_SCALE × size)
  * apart, size = the longest box edge clamped to MERGED_SIZE_M. ESI's released copies all touch or overlap
  * (nearest AABB gap 0 for all 265 targets), so each of ours also overlaps a copy it stands next to.
  */
-/** ESI's least centre spacing (m): 2 × BALL_RADIUS + 0.01 (batch_counting_merge.py, reference/esi-released.md §3.3). */
+/** ESI's least centre spacing (m): 2 × BALL_RADIUS + 0.01 (batch_counting_merge.py). */
 export const MERGED_MIN_SPACING_M = 0.08;
-/** ESI `OBSERVATION_MERGED_MIN_SEPARATION_SCALE`: centre spacing ≥ 0.92 × size (batch_counting_merge.py, reference/esi-released.md §3.3). */
+/** ESI `OBSERVATION_MERGED_MIN_SEPARATION_SCALE`: centre spacing ≥ 0.92 × size (batch_counting_merge.py). */
 export const MERGED_SPACING_SCALE = 0.92;
 /** ESI's clamp of the size the spacing scales (m): [2 × BALL_RADIUS, 0.28] (batch_counting_merge.py `object_span`). */
 export const MERGED_SIZE_M: [number, number] = [0.07, 0.28];
-/** ESI's cluster radius clamp (m): every copy within it of the first (batch_counting_merge.py, reference/esi-released.md §3.3). */
+/** ESI's cluster radius clamp (m): every copy within it of the first (batch_counting_merge.py). */
 export const MERGED_CLUSTER_RADIUS_M: [number, number] = [0.35, 1.25];
 /** ESI `OBSERVATION_MERGED_CLUSTER_MARGIN_M`, added to the cluster radius (m; batch_counting_merge.py). */
 export const MERGED_CLUSTER_MARGIN_M = 0.1;
@@ -81,7 +81,7 @@ export const MERGED_CATEGORIES = COUNT_CATEGORIES.filter((c) => {
 /**
  * Category Ambiguity: a confuser's centre sits this far from its target's, on a room axis or diagonally at
  * (±0.36, ±0.36) m = 0.509 m (ESI `SEMANTIC_FAULT_CONFUSER_MIN_SEPARATION_M` and `_find_neighbor_position`,
- * batch_counting_merge.py; measured centre distance median 0.50; reference/esi-released.md §3.3).
+ * batch_counting_merge.py; measured centre distance median 0.50).
  */
 export const CONFUSER_SEPARATION_M = 0.5;
 /** ESI's diagonal confuser offset on each axis (m), 0.509 m from the target (`_find_neighbor_position`, batch_counting_merge.py). */
@@ -98,7 +98,7 @@ export const COUNT_CLEAR_VIEW_PX = 6;
 export const SECOND_VANTAGE_M = 1.0;
 /** Objects are placed where the initial view can see the floor: within this angle of the view axis. */
 const VIEW_HALF_ANGLE = rad(24);
-/** Counted objects stand at least this far from the agent (ESI `MIN_BALL_DISTANCE_FROM_AGENT`, batch_counting_merge.py; reference/esi-released.md §3.3). */
+/** Counted objects stand at least this far from the agent (ESI `MIN_BALL_DISTANCE_FROM_AGENT`, batch_counting_merge.py). */
 export const COUNT_TARGET_MIN_AGENT_DISTANCE_M = 1.5;
 /** Floor spots keep this angle (rad) above the initial view's bottom edge, so an object there is in the frame. Ours. */
 const VIEW_BOTTOM_MARGIN = rad(3);

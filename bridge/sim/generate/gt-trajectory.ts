@@ -1,6 +1,6 @@
 /**
  * Ground-truth trajectories: the action sequence whose views reveal what the question needs
- * (reference/esi-spec.md §2.2, paradigm 4). Each generator states its goals as predicates over single
+ * (the ESI-Bench paper's four paradigms, paradigm 4). Each generator states its goals as predicates over single
  * views ("object 17 is visible", "some view looks down at the triangle") and proposes key poses; a
  * greedy planner walks to the key pose that satisfies the most open goals per step, until all goals are
  * met within the step budget. Every intermediate view counts, as the paradigm renders them all.

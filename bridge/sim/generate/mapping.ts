@@ -1,7 +1,7 @@
 /**
- * Cognitive Mapping (reference/esi-released.md §3, ESI's `cognitivemap` runner): Connectivity, Traversable
+ * Cognitive Mapping (ESI-Bench's released generator scripts, ESI's `cognitivemap` runner): Connectivity, Traversable
  * Passage, Regional Boundary and Long-Term Navigation, in a 2 x 2 apartment of the built-in simulator.
- * Question templates and answer forms follow ESI's records (esi-bench-sample/Cognitive Mapping):
+ * Question templates and answer forms follow ESI's records (ESI-Bench's released sample, Cognitive Mapping):
  * - Connectivity (q_001/q_003): "Are A and B adjacent, with a direct connection between them?" Yes/No;
  * - Traversable Passage (q_000/q_004): "On the shortest path from A to B, which intermediate room do you
  *   pass through among these options: ...?", the options mixing the answer with the two endpoints;
@@ -11,7 +11,7 @@
  *   next region you should explore", here with one blank per task (ESI's records have 1-3), so that the
  *   answer is one of the options (a `choice` task; ESI's turn-direction form needs headings, left out).
  * Every room type has a signature piece of furniture, which is how a graph of seen objects can name rooms
- * (HOV-SG names regions from the objects and views in them; reference/scenegraph-anchors.md).
+ * (HOV-SG names regions from the objects and views in them).
  */
 import type { Vec3 } from "../../../src/core/math/vec.js";
 import { rad } from "../../../src/core/math/vec.js";
@@ -49,7 +49,7 @@ export const CELL_SIZE_M: [number, number] = [2.6, 3.1];
 export const DOOR_WIDTH_M = 1.0;
 /** A doorway's centre keeps this distance from the ends of its wall (m, ours). */
 export const DOOR_END_MARGIN_M = 0.3;
-/** Camera height of ESI's cognitive-map views (esi-released.md §3: z 1.35 m). */
+/** Camera height of ESI's cognitive-map views (ESI-Bench's released generator scripts: z 1.35 m). */
 export const MAPPING_CAMERA_HEIGHT_M = 1.35;
 /** Camera pitch of the apartment views: ESI aims at z 1.0 a few metres away; 15 deg down (one pitch step) shows the floor. */
 export const MAPPING_CAMERA_PITCH_RAD = rad(-15);

@@ -1,4 +1,4 @@
-/** Metric Comparison (reference/esi-spec.md §6.2.15–6.2.16): Spatial Distance and Dimensional Size. */
+/** Metric Comparison (the ESI-Bench paper, Appendix Q): Spatial Distance and Dimensional Size. */
 import type { Vec3 } from "../../../src/core/math/vec.js";
 import { rad } from "../../../src/core/math/vec.js";
 import type { AgentPose } from "../../../src/core/math/camera.js";
@@ -18,7 +18,7 @@ export const DISTANCE_REFERENCES = ["table", "cabinet", "sofa", "counter", "book
 /** ESI Q.6: a reference needs >= 2 corners with clearance > 0.5 m to other objects' centres. */
 export const CORNER_CLEARANCE_M = 0.5;
 /**
- * ESI `batch_distance.py` (reference/esi-released.md §3.3): the near object's centre sits D_NEAR + U[-0.05,
+ * ESI `batch_distance.py` (ESI-Bench's released generator scripts): the near object's centre sits D_NEAR + U[-0.05,
  * 0.05] from its corner along the corner's diagonal (`D_NEAR` 0.20; measured 0.050-0.247), the far one's
  * exactly `D_FAR_EXTRA` 0.25 m farther from its own corner (measured exactly 0.250).
  */
@@ -43,7 +43,7 @@ const distanceTo = (a: TaskObject, b: TaskObject) => boxDistance(objectBox(a), o
 const centreDistance = (a: TaskObject, b: TaskObject) => Math.hypot(a.position[0] - b.position[0], a.position[1] - b.position[1]);
 
 /**
- * Forced-perspective view (ESI §5.3): the camera stands on the line through the two objects, beyond
+ * Forced-perspective view (ESI-Bench's initial-viewpoint rule, Appendix Q): the camera stands on the line through the two objects, beyond
  * `front`, so it partly blocks `back` and looks larger.
  */
 function forcedPerspective(b: SceneBuilder, front: TaskObject, back: TaskObject, distM: [number, number], heightM: [number, number]): AgentPose {
@@ -175,7 +175,7 @@ export const dimensionalSize: Generator = (rng, _ctx, plan): Draft => {
   const refS = addRef(small, refCatS!, -1), refL = addRef(large, refCatL!, 1);
   require(distanceTo(refS, large) >= REF_FAR_M && distanceTo(refL, small) >= REF_FAR_M, "references too close to the other object");
   assignNames(b.objects);
-  // ESI `batch_size.py` asks "larger" only (reference/esi-released.md §4.1); the right option's position is
+  // ESI `batch_size.py` asks "larger" only (ESI-Bench's released question templates); the right option's position is
   // drawn (ESI's is always the second, a shortcut a text-only baseline takes)
   const askLarger = true;
   const front = rng.bool(0.7) ? small : large; // usually the smaller one in front: the misleading view

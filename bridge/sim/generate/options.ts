@@ -1,7 +1,7 @@
 /**
  * The built-in suite's generator options: one declaration gives `esi3d generate`'s and `esi3d run`'s flags,
  * the run's config.json fields and the generators' settings. Defaults follow ESI-Bench's released generator
- * (reference/esi-released.md §3.3) except the render size, kept at VGGT's fast crop size (docs/performance.md: the render bench
+ * (ESI-Bench's released generator scripts) except the render size, kept at VGGT's fast crop size (docs/performance.md: the render bench
  * measures both).
  */
 import { z } from "zod";
@@ -11,7 +11,7 @@ import type { CameraSpec } from "../../task/schema.js";
 /**
  * Render sizes by name:
  * - 518x392: VGGT's crop-mode size for 4:3 frames at 70 deg, the only FOV the paper states (the fast default);
- * - 1280x720: ESI-Bench's renders, 2·atan(20.955/34) = 63.29 deg HFOV (reference/esi-released.md §1.4).
+ * - 1280x720: ESI-Bench's renders, 2·atan(20.955/34) = 63.29 deg HFOV (ESI-Bench's released camera conventions).
  */
 export const IMAGE_SIZES = {
   "518x392": { width: 518, height: 392, hfov_deg: 70 },

@@ -1,5 +1,5 @@
 /**
- * Perceptual Grounding (reference/esi-spec.md §6.2.1–6.2.3): Material Transparency, Partial Occlusion,
+ * Perceptual Grounding (the ESI-Bench paper, Appendix Q): Material Transparency, Partial Occlusion,
  * View Hallucination.
  */
 import type { Vec3 } from "../../../src/core/math/vec.js";
@@ -17,39 +17,39 @@ import { BODY_CLEARANCE_M, MIN_CAMERA_HEIGHT_M } from "../agent.js";
 
 export const TRANSPARENT_CONTAINERS = ["glass", "jar", "glass_bowl"];
 export const SMALL_INSERTS = ["chestnut", "walnut", "marble", "dice", "egg"];
-/** An inside object's largest dimension = min(U(l, u), ½ d_min) (ESI batch_transparent.py `SMALL_OBJ_SCALE_MIN/MAX`, reference/esi-released.md §3.3). */
+/** An inside object's largest dimension = min(U(l, u), ½ d_min) (ESI batch_transparent.py `SMALL_OBJ_SCALE_MIN/MAX`). */
 export const INSERT_SIZE_M: [number, number] = [0.025, 0.05];
-/** A negative's largest dimension = min(U(l, u), ½ min(dx, dy) of the container) (ESI batch_transparent_false.py, reference/esi-released.md §3.3). */
+/** A negative's largest dimension = min(U(l, u), ½ min(dx, dy) of the container) (ESI batch_transparent_false.py). */
 export const BEHIND_SIZE_M: [number, number] = [0.05, 0.075];
-/** A negative's box this far behind the container's, seen from view 0 (ESI batch_transparent_false.py `BEHIND_GAP`, reference/esi-released.md §3.3). */
+/** A negative's box this far behind the container's, seen from view 0 (ESI batch_transparent_false.py `BEHIND_GAP`). */
 export const BEHIND_GAP_M = 0.02;
-/** Up to 8 sideways shifts of 0.05 m when the spot behind is taken (ESI batch_transparent_false.py, reference/esi-released.md §3.3). */
+/** Up to 8 sideways shifts of 0.05 m when the spot behind is taken (ESI batch_transparent_false.py). */
 export const LATERAL_SHIFT_M = 0.05;
 export const LATERAL_SHIFTS = 8;
-/** Share of containers on the floor, the rest on a table (ESI: 67 of 97 configurations on the floor, 27 on a table; reference/esi-released.md §3.3). */
+/** Share of containers on the floor, the rest on a table (ESI: 67 of 97 configurations on the floor, 27 on a table; ESI-Bench's released generator scripts). */
 export const TRANSPARENCY_FLOOR_SHARE = 0.7;
-/** View 0 stands the container's XY half-diagonal + 0.25 m away (ESI batch_transparent*.py, measured 0.29-0.71 m; reference/esi-released.md §3.3). */
+/** View 0 stands the container's XY half-diagonal + 0.25 m away (ESI batch_transparent*.py, measured 0.29-0.71 m; ESI-Bench's released generator scripts). */
 export const TRANSPARENCY_VIEW_EXTRA_M = 0.25;
 /** Free floor around a Material Transparency table (m): view 0's camera and the body clearance fit in it (ours). */
 export const TRANSPARENCY_TABLE_CLEARANCE_M = 0.6;
 /** A Material Transparency table stands within this of the room's axes, so an edge faces view 0 (ours). */
 export const TRANSPARENCY_TABLE_YAW_JITTER_RAD = rad(20);
-/** View 0 looks from -Y towards +Y, horizontally, at the object's height (ESI `0.png` azimuth 270 deg; reference/esi-released.md §1.3, §3.3). */
+/** View 0 looks from -Y towards +Y, horizontally, at the object's height (ESI `0.png` azimuth 270 deg). */
 export const TRANSPARENCY_VIEW_AZIMUTH = -Math.PI / 2;
-/** Every occluder box dimension is 1.1 x the target's corresponding one (ESI batch_occlusion_yining.py, reference/esi-released.md §3.3). */
+/** Every occluder box dimension is 1.1 x the target's corresponding one (ESI batch_occlusion_yining.py). */
 export const OCCLUDER_SCALE = 1.1;
-/** Share of occlusion targets on the floor, the rest on a table (ESI batch_occlusion_yining.py: floor centre 88 of 95; reference/esi-released.md §3.3). */
+/** Share of occlusion targets on the floor, the rest on a table (ESI batch_occlusion_yining.py: floor centre 88 of 95). */
 export const OCCLUSION_FLOOR_SHARE = 88 / 95;
-/** Share of view-hallucination objects on the floor, the rest on a table (ESI batch_angle_confusion_yining.py: 390 floor / 47 table; reference/esi-released.md §3.3). */
+/** Share of view-hallucination objects on the floor, the rest on a table (ESI batch_angle_confusion_yining.py: 390 floor / 47 table). */
 export const HALLUCINATION_FLOOR_SHARE = 390 / 437;
-/** Initial view 15 deg off the occluder -> target axis, at the target's centre height (ESI batch_occlusion_yining.py, reference/esi-released.md §3.3). */
+/** Initial view 15 deg off the occluder -> target axis, at the target's centre height (ESI batch_occlusion_yining.py). */
 export const OCCLUSION_VIEW_OFFSET_RAD = rad(15);
-/** The initial view stands the target's XY half-diagonal + this far from it (ESI batch_occlusion_yining.py, reference/esi-released.md §3.3: "radius half-diagonal + 0.55"). */
+/** The initial view stands the target's XY half-diagonal + this far from it (ESI batch_occlusion_yining.py: "radius half-diagonal + 0.55"). */
 export const OCCLUSION_CAMERA_EXTRA_M = 0.55;
 /** Targets for Partial Occlusion: categories with look-alikes whose distinguishing parts an occluder can hide. */
 export const OCCLUSION_TARGETS = ["mug", "kettle", "teddy_bear", "toy_car", "toy_truck", "shoe", "bottle", "vase", "potted_plant", "lamp", "clock", "pot"];
 /**
- * Occluders: ESI scales "a random BEHAVIOR object" to the target's box (reference/esi-released.md §3.3); ours is
+ * Occluders: ESI scales "a random BEHAVIOR object" to the target's box (ESI-Bench's released generator scripts); ours is
  * any library category with a closed silhouette: not glass (seen through) and not supports or dividers
  * (seen between their legs). A generator excludes the question's options, so the occluder's name tells
  * nothing about the answer.
@@ -75,7 +75,7 @@ function onTable(table: TaskObject, lx: number, ly: number): [number, number] {
   return [table.position[0] + lx * Math.cos(yaw) - ly * Math.sin(yaw), table.position[1] + lx * Math.sin(yaw) + ly * Math.cos(yaw)];
 }
 
-/** Options of the label questions: ESI's 2, the truth and one look-alike (reference/esi-released.md §3.3: "2 (target + 1 confusable)"). */
+/** Options of the label questions: ESI's 2, the truth and one look-alike (ESI-Bench's released generator scripts: "2 (target + 1 confusable)"). */
 export const LABEL_OPTION_COUNT = 2;
 
 /** The truth at the planned slot and LABEL_OPTION_COUNT - 1 look-alikes (padding from the library when needed) around it. */

@@ -1,5 +1,5 @@
 /**
- * Physical Structure (reference/esi-spec.md §6.2.4–6.2.5, esi-released.md §1.3/§4): Rigid Containment (which
+ * Physical Structure (the ESI-Bench paper, Appendix Q, ESI-Bench's released records' metadata): Rigid Containment (which
  * container an object best fits inside) and Liquid Volume (which of two containers holds more). Containers
  * are open boxes and round vessels whose walls the library declares (bridge/objects/interior.ts); every
  * answer is derived from the placed objects' interiors (bridge/objects/containers.ts) with the rules of
@@ -27,7 +27,7 @@ export const RIGID_CONTAINERS = [...LIBRARY.values()].filter((c) => c.flags.rigi
 export const RIGID_CONTAINEES = ["basketball", "soccer_ball", "teddy_bear", "toy_truck", "toy_car", "shoe", "cardboard_box", "kettle", "pumpkin", "book", "potted_plant", "vase", "bottle"];
 /**
  * Outer size of each container over the object's box, per axis: ESI's `scale_ratio` in its sample records
- * (esi-bench-sample, Rigid Containment: small 0.911, 0.916, 0.944; fit 1.306, 1.328, 1.370; big 1.682, 1.724).
+ * (ESI-Bench's released sample, Rigid Containment: small 0.911, 0.916, 0.944; fit 1.306, 1.328, 1.370; big 1.682, 1.724).
  * The small one is narrower than the object on every axis, the fit one leaves ~20 % clearance inside its walls.
  */
 export type ContainerSize = "small" | "fit" | "big";

@@ -1,5 +1,5 @@
 /**
- * Spatial Relations (reference/esi-spec.md §6.2.12–6.2.14): Geometric Configuration, Linear Alignment,
+ * Spatial Relations (the ESI-Bench paper, Appendix Q): Geometric Configuration, Linear Alignment,
  * Physical Contact.
  */
 import type { Vec3 } from "../../../src/core/math/vec.js";
@@ -31,7 +31,7 @@ export const FOOTPRINT_RESAMPLE_ATTEMPTS = 5;
 /** ESI Q.9: equilateral side ~ U[0.4, 0.65] m. */
 export const TRIANGLE_SIDE_M: [number, number] = [0.4, 0.65];
 /**
- * ESI `batch_isosceles.py` (reference/esi-released.md §3.3): apex height h = max(s·√3 / U(2.5, 3.0), 0.2) over
+ * ESI `batch_isosceles.py` (ESI-Bench's released generator scripts): apex height h = max(s·√3 / U(2.5, 3.0), 0.2) over
  * the base s, so base/leg lies in ISOSCELES_BASE_LEG_RATIO (never a short base).
  */
 export const ISOSCELES_APEX_DIVISOR: [number, number] = [2.5, 3.0];
@@ -42,17 +42,17 @@ export const RANDOM_APEX_NEAR: [number, number] = [1 / 4, 1 / 3];
 export const RANDOM_APEX_FAR: [number, number] = [2 / 3, 11 / 12];
 export const RANDOM_BASE_DRIFT_M = 0.1;
 /**
- * ESI `batch_line.py` (reference/esi-released.md §3.3): edge gaps U[0.25, 0.30] m between neighbours; negatives
+ * ESI `batch_line.py` (ESI-Bench's released generator scripts): edge gaps U[0.25, 0.30] m between neighbours; negatives
  * shift an outer object sideways by U[0.125, 0.175] m, the other one too or by U[-0.05, 0.05] m.
  */
 export const LINE_EDGE_GAP_M: [number, number] = [0.25, 0.3];
 export const LINE_NEGATIVE_SHIFT_M: [number, number] = [0.125, 0.175];
 export const LINE_SECOND_SHIFT_M = 0.05;
-/** Grazing camera of the spatial-relation tasks (ESI §5.3: ground level, 0 deg orbit). */
+/** Grazing camera of the spatial-relation tasks (ESI-Bench's initial-viewpoint rule, Appendix Q: ground level, 0 deg orbit). */
 export const GRAZING_HEIGHT_M: [number, number] = [0.3, 0.42];
 export const GRAZING_DISTANCE_M: [number, number] = [1.6, 2.4];
 /**
- * Physical Contact, ESI `batch_touching_real.py`/`batch_touching_false.py` (reference/esi-released.md §3.3):
+ * Physical Contact, ESI `batch_touching_real.py`/`batch_touching_false.py` (ESI-Bench's released generator scripts):
  * obj2's centre at obj1.ymax − 0.05 + half its depth − 0.05, a 0.10 m overlap band along y (measured y gap
  * median −0.087).
  */
@@ -102,7 +102,7 @@ const apexHeight = (rng: Rng, base: number) => Math.max((base * Math.sqrt(3)) / 
 
 /**
  * Triangle vertices (XY, before centring) as ESI's generator draws them: base A-B along +X, apex C towards
- * +Y (reference/esi-released.md §3.3). A drawn triangle whose sides do not classify as `kind` under the 5 %
+ * +Y (ESI-Bench's released generator scripts). A drawn triangle whose sides do not classify as `kind` under the 5 %
  * tolerance (rules.ts), or whose unequal sides differ by less than `margin` (relative), is drawn again: ESI
  * keeps 23 of 41 random triangles within 5 % of isosceles, which esi3d's validation would label otherwise.
  */
@@ -352,7 +352,7 @@ export const physicalContact: Generator = (rng, { options }, plan): Draft => {
   const ids = new Set([o1.id, o2.id]);
   for (const o of [o1, o2]) require(b.isClear(objectBox(o), 0, ids), "pair overlaps the scene");
   const contactPoint: Vec3 = [(o1.position[0] + o2.position[0]) / 2, (o1.position[1] + o2.position[1]) / 2, Math.min(o1.extent[2], o2.extent[2]) / 2];
-  // ESI §5.3: look at the contact zone head-on, along the gap axis, where the gap looks smallest.
+  // ESI-Bench's initial-viewpoint rule (Appendix Q): look at the contact zone head-on, along the gap axis, where the gap looks smallest.
   const fromSide = rng.bool() ? 1 : -1;
   const az = Math.atan2(fromSide * ux[1], fromSide * ux[0]) + rad(rng.uniform(-15, 15));
   const D = rng.uniform(1.0, 1.6), h = Math.max(o1.extent[2], o2.extent[2]) + rng.uniform(0.2, 0.5);

@@ -112,7 +112,7 @@ export function finalizeDraft(d: Draft, subcategory: BuiltinSubcategory, taskId:
     label_metadata: d.metadata,
     ...(d.agentLimits ? { agent_limits: d.agentLimits } : {}),
   };
-  // ESI §5.2: discard an instance whose task-relevant object is invisible in every rendered view
+  // ESI-Bench's construction (Appendix Q): discard an instance whose task-relevant object is invisible in every rendered view
   for (const id of d.relevant) {
     if (!task.view_object_existence.some((v) => v.visible.includes(id))) throw new Resample(`relevant object ${id} never visible`);
   }

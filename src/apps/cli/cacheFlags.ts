@@ -1,6 +1,6 @@
 /**
  * `--cache FILE` and `--no-cache` set one commander attribute, so a command line with both kept the last one
- * silently (audit F13). Commands that take both record which were typed, and refuse the pair.
+ * silently. Commands that take both record which were typed, and refuse the pair.
  */
 import type { Command } from "commander";
 import { InputError } from "../../core/errors.js";
@@ -17,7 +17,7 @@ export function recordCacheFlags(cmd: Command): Command {
   return cmd;
 }
 
-/** `--no-cache --cache FILE` (either order) says two things; commander keeps the last silently (audit F13). */
+/** `--no-cache --cache FILE` (either order) says two things; commander keeps the last silently. */
 export function refuseCacheContradiction(cmd: Command): void {
   const seen = cacheFlagsSeen.get(cmd);
   if (seen?.has("--cache") && seen.has("--no-cache")) throw new InputError("--cache, --no-cache: both given; use one (--cache FILE uses that response cache, --no-cache none)", { field: "llm.cachePath" });

@@ -2,7 +2,7 @@
  * Errors the service answers with. Every error body is `{"error": {"code", "message", "field"?, "issues"?}}`;
  * a client never sees a stack trace (500s say only "internal error" and a request id, the details go to the
  * server's stderr), a server path, or more than a few issues of a few hundred characters each
- * (src/core/errors.ts zodIssues; audit H1).
+ * (src/core/errors.ts zodIssues).
  */
 import { ZodError } from "zod";
 import { InputError, zodIssues } from "../../core/errors.js";

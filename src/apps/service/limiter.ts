@@ -3,7 +3,7 @@
  * refused at once with a 503 and a Retry-After. Refusing early keeps the server answering (and its memory
  * flat) however many requests arrive.
  *
- * Retry-After is the time the work already admitted needs to drain, estimated per job kind (audit M5): a
+ * Retry-After is the time the work already admitted needs to drain, estimated per job kind: a
  * moving average of durations for each kind (graph builds take seconds, symbolic answers milliseconds), so
  * many quick jobs do not make a refused graph build retry long before the builds ahead of it are done.
  */

@@ -111,7 +111,7 @@ export const MAX_ACTIVE_RUNS = 1;
 
 /**
  * Tasks one run may plan (per request): five times the built-in suite (190 tasks). A run of perSubcategory
- * 10000 (190,000 tasks) held the only run slot indefinitely (audit M6).
+ * 10000 (190,000 tasks) held the only run slot indefinitely.
  */
 export const MAX_RUN_TASKS = 1000;
 
@@ -149,7 +149,7 @@ export const SHUTDOWN_GRACE_MS = 20_000;
 /**
  * On SIGTERM/SIGINT the process exits within this, whatever is still running: the grace for runs, then a few
  * seconds to close connections and worker pools. Runs still going are recorded as interrupted (resume completes
- * them); a SIGTERM during a large run did not stop the server within 100 s (audit M6).
+ * them); a SIGTERM during a large run did not stop the server within 100 s.
  */
 export const SHUTDOWN_LIMIT_MS = SHUTDOWN_GRACE_MS + 5_000;
 

@@ -1,5 +1,5 @@
 /**
- * Exports of an inspected variant for other tools (ecosystem notes §2.5):
+ * Exports of an inspected variant for other tools (the formats 3D users exchange: PLY and glTF):
  *  - PLY: the full cloud (not the displayed sample), binary little-endian with uchar colours set to each
  *    point's node colour (points in no node grey), and each point's node in the `node` property (-1 = none);
  *  - GLB: one scene, set as the default (glTF `scene`), holding the full cloud as a POINTS primitive (POSITION + normalized uchar COLOR_0, coloured by node), every

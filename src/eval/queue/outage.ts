@@ -2,7 +2,7 @@
  * Riding out a Redis restart. Every connection of a producer or a worker reconnects on its own (ioredis); this
  * watches them: the first connection error of an outage is said in one line, its end in another, and an outage
  * longer than REDIS_OUTAGE_LIMIT_MS fails the process with one line. A 5-second restart used to kill the
- * producer with 14-24 raw ECONNREFUSED stack traces and no summary (audit M2).
+ * producer with 14-24 raw ECONNREFUSED stack traces and no summary.
  */
 import type { Redis } from "ioredis";
 

@@ -1,6 +1,6 @@
 /**
  * LLM agents for the active paradigm (`openai:M`, `gemini:M`, any OpenAI-compatible --base-url), with
- * ESI-Bench's per-step contract (reference/active-scale-data.md §1.1, the released runner's
+ * ESI-Bench's per-step contract (ESI-Bench's released active runner's
  * `collect_contents` and `build_system_prompt`):
  *   system: the role ("an embodied spatial reasoning expert controlling a camera"), the rules, the JSON
  *           format {"action","answer","reasoning","confidence"}, the choices (always with "not sure"), the
@@ -12,7 +12,7 @@
  *           per direction, from an occupancy grid of the depth seen so far); then the task.
  * Every call goes through the client's response cache, so a resumed episode replays its earlier steps.
  * An unreadable reply or (policy `reprompt`) an invalid action gets one re-prompt with a reminder (the
- * paper, §2.5); what is still unusable is returned with action null for the loop's policy.
+ * paper, Appendix N); what is still unusable is returned with action null for the loop's policy.
  */
 import type { FrameBundle } from "../../../bridge/bundle/io.js";
 import { encodePng } from "../../../bridge/bundle/png.js";

@@ -1,13 +1,13 @@
 /**
  * The active paradigm's options, declared once: CLI flags, RunConfig, service bodies and OpenAPI derive
- * from this schema. Defaults are ESI-Bench's (reference/active-scale-data.md §1.1, the released runner):
- * 30 steps (paper §2.3 T_max), confidence threshold 0.80 (the prompt's "Confidence threshold to
+ * from this schema. Defaults are those of ESI-Bench's released active runner:
+ * 30 steps (the paper's step budget T_max), confidence threshold 0.80 (the prompt's "Confidence threshold to
  * conclude: 0.80"), min_steps 3 (`should_stop`'s default).
  */
 import { z } from "zod";
 import type { FlagSpec } from "../../core/flags.js";
 
-/** Paper §2.3: T_max = 30 steps. */
+/** The ESI-Bench paper's step budget: T_max = 30 steps. */
 export const DEFAULT_MAX_STEPS = 30;
 /** An upper bound on --max-steps, so a typo cannot start a 10^6-step episode. */
 export const MAX_MAX_STEPS = 500;
@@ -17,7 +17,7 @@ export const DEFAULT_CONFIDENCE_THRESHOLD = 0.8;
 export const DEFAULT_MIN_STEPS = 3;
 
 /**
- * `reprompt`: the paper (§2.5): an invalid action gets one re-prompt, then the agent stays in place (the
+ * `reprompt`: the paper (Appendix N): an invalid action gets one re-prompt, then the agent stays in place (the
  * step counts); `forward`: the released code, which turns an invalid action into `move_forward`.
  */
 export const INVALID_ACTION_POLICIES = ["reprompt", "forward"] as const;

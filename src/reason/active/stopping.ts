@@ -1,6 +1,6 @@
 /**
- * When an active episode ends (ESI-Bench released runner, `should_stop` and its task overrides;
- * reference/active-scale-data.md §1.1): on `stop`; or when the answer is conclusive with confidence at
+ * When an active episode ends (ESI-Bench's released active runner, `should_stop` and its
+ * task overrides): on `stop`; or when the answer is conclusive with confidence at
  * least the threshold, from --min-steps on; or when the step budget is spent. A final answer that is not
  * conclusive gets one forced-choice prompt (`force_final_choice`).
  */

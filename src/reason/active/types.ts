@@ -1,5 +1,5 @@
 /**
- * The active agent's per-step contract (ESI-Bench's released runner, reference/active-scale-data.md §1.1):
+ * The active agent's per-step contract (ESI-Bench's released active runner):
  * each step the agent sees the current view (and, for 3D arms, the graph so far) with the history of its
  * earlier steps, and returns {action, answer, reasoning, confidence}, "not sure" allowed.
  */

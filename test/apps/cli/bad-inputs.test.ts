@@ -1,5 +1,5 @@
 /**
- * The command line's bad-input corpus (issue 13; the kinds of case of reliability-audit.md §1 and its appendix):
+ * The command line's bad-input corpus (issue 13: the kinds of bad input a reliability review tried):
  * task files, bundles, config files, flags, graphs for `ask`, run directories. Every row runs the built CLI
  * in a fresh folder and asserts the exit code, that the message names the file and the field (or flag), that no
  * stack trace appears, and that nothing is left behind: the folder holds exactly what the row put there.
@@ -237,12 +237,12 @@ const BUNDLE_CASES: Case[] = [
     mkdirSync(join(b, "views", "000_rgb.png"));
   }, [/000_rgb\.png/]),
   bundleCase("no views", (b) => editManifest(b, (m) => (m.views = [])), [/bundle\.json/, /views/]),
-  // issue 43 (audit S03/S11): absurd but finite cameras are refused where they are read, naming the field
+  // issue 43: absurd but finite cameras are refused where they are read, naming the field
   bundleCase("a camera 1e300 m from the origin", (b) => editManifest(b, (m) => ((firstView(m).extrinsic as number[][])[0]![3] = 1e300)), [/bundle\.json: views\.0\.extrinsic: translation .* puts the camera 1\.000e\+300 m from the origin/]),
   bundleCase("a focal length of 1e-300 px", (b) => editManifest(b, (m) => ((firstView(m).intrinsics as Json).fx = 1e-300)), [/bundle\.json: views\.0\.intrinsics: fx = 1e-300 px/]),
 ];
 
-/** A valid scene graph (the prompt tests' fixture) with one edit, and its task (audit A10, A12). */
+/** A valid scene graph (the prompt tests' fixture) with one edit, and its task. */
 const GOOD_GRAPH = join(REPO_ROOT, "test", "prompt", "fixtures", "spatial_distance-000.gt.graph.json");
 const SPATIAL_TASK = join(REPO_ROOT, "fixtures", "tasks", "spatial_distance-000.json");
 const withGraph = (edit: (g: Json) => void): string => {
@@ -280,11 +280,11 @@ const RUN_DIR_CASES: Case[] = [
 ];
 
 
-// ---- issue 43 (reliability-audit-2.md): outputs over inputs, importers, readers, flags, model replies ----
+// ---- issue 43: outputs over inputs, importers, readers, flags, model replies ----
 
 /** A small run (one task, one paradigm, the gt arm with oracle labels) made in beforeAll, and one of seed 7. */
 let runDir = "", seed7Dir = "";
-/** A 16-bit PNG declaring 16000x16000 whose zero rows deflate to ~0.5 MB (audit S28), made in beforeAll. */
+/** A 16-bit PNG declaring 16000x16000 whose zero rows deflate to ~0.5 MB, made in beforeAll. */
 let pngBomb: Buffer = Buffer.alloc(0);
 /** Loopback OpenAI-compatible servers: one answers 20 MB, one answers with terminal escape sequences. */
 let hugeServer: TestServer | null = null, ctrlServer: TestServer | null = null;
@@ -594,7 +594,7 @@ describe("the CLI's bad-input corpus", () => {
     expect(new Set(CORPUS.map((c) => c.name)).size).toBe(CORPUS.length);
   });
 
-  it("the config file's out key names the run directory (the docs promise it; audit C07)", async () => {
+  it("the config file's out key names the run directory (the docs promise it)", async () => {
     const dir = join(root, "config-out");
     mkdirSync(dir);
     writeFileSync(join(dir, "cfg.json"), json({ out: "from-config", limit: 1, paradigms: ["single"], sources: ["gt"], labels: ["oracle"], baseline: "none" }));

@@ -1,5 +1,5 @@
 /**
- * Full and read-only disks on the command line (audit L5, L6): exit 1 with a message naming the path and the
+ * Full and read-only disks on the command line: exit 1 with a message naming the path and the
  * cause (never a raw errno text), checked before any long work, and no temporary file left behind.
  * Mounting a tmpfs needs root (CAP_SYS_ADMIN): elsewhere the tests are skipped and say so.
  */

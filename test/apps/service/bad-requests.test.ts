@@ -1,5 +1,5 @@
 /**
- * The service's bad-request corpus (issue 13, audit H1 and L7): one table of malformed requests, each sent
+ * The service's bad-request corpus (issue 13): one table of malformed requests, each sent
  * over real HTTP to a real `esi3d serve` on loopback. Every row asserts the status, the documented error
  * body (`{"error": {"code", "message", "field"}}`, docs/protocol.md "Errors") with the field named, that no
  * stack trace appears, that the answer stays small, and that no server path shows. Raw-socket rows cover
@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { ErrorBodySchema } from "../../../src/apps/service/schemas.js";
 import { http, smallTask, startServe, streamBundle, type Reply, type Serve } from "./helpers.js";
 
-/** An error answer is a few hundred bytes: anything near this is echoing input (audit H1: 104 MB for 4 MiB). */
+/** An error answer is a few hundred bytes: anything near this is echoing input (104 MB for 4 MiB). */
 const MAX_ERROR_BODY_BYTES = 2048;
 /** A stack frame as V8 prints it ("at fn (file.js:12:34)"). */
 const STACK_FRAME = /\bat .*\.[cm]?[jt]s:\d+:\d+/;
@@ -206,7 +206,7 @@ describe("esi3d serve: the bad-request corpus", () => {
     expectDocumentedError(smuggled, { status: 400, code: "bad_request", field: "headers" }, s.data, "Content-Length with Transfer-Encoding");
   });
 
-  it("a 4 MiB binary body to a JSON route is refused at once with a small answer (audit H1)", async () => {
+  it("a 4 MiB binary body to a JSON route is refused at once with a small answer", async () => {
     const body = bin(4_000_000);
     const t = performance.now();
     const r = await http("POST", `${s.url}/v1/graphs`, body, { contentType: "application/octet-stream" });
@@ -240,7 +240,7 @@ describe("esi3d serve: the server's model endpoint stays private", () => {
     expect(await s.stop()).toBe(0);
   });
 
-  it("does not show OPENAI_BASE_URL in a failed answer (audit L12)", async () => {
+  it("does not show OPENAI_BASE_URL in a failed answer", async () => {
     const bid = await streamBundle(s.url, smallTask("spatial_distance", 2), "single");
     const r = await http("POST", `${s.url}/v1/answers`, { bundle: bid, reasoner: "openai:test-model", maxRetries: 0, timeoutMs: 2000 });
     expect(r.status, r.text).toBe(200);

@@ -1,5 +1,5 @@
 /**
- * A full disk (audit L6): with the data directory on a small tmpfs filled to the last byte, every write the
+ * A full disk: with the data directory on a small tmpfs filled to the last byte, every write the
  * service makes (task PUT, session open, view upload, bundle finish) answers 507 insufficient_storage, not
  * 500; nothing half-written is left (no temporary files, no half session, no half bundle); /healthz keeps
  * answering; and once space is freed the same requests succeed. Mounting a tmpfs needs root (CAP_SYS_ADMIN):

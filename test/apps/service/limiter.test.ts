@@ -1,5 +1,5 @@
 /**
- * The admission limiter's Retry-After, per job kind (audit M5), with real timers: slow and quick jobs
+ * The admission limiter's Retry-After, per job kind, with real timers: slow and quick jobs
  * interleaved, then a full queue of slow ones.
  */
 import { describe, expect, it } from "vitest";

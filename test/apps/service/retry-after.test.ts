@@ -1,5 +1,5 @@
 /**
- * Retry-After under mixed load (audit M5): graph builds take seconds, symbolic answers milliseconds. A
+ * Retry-After under mixed load: graph builds take seconds, symbolic answers milliseconds. A
  * server that has just answered many quick questions must still tell a refused graph build to wait about
  * as long as the graph builds ahead of it take, not the 1 s that one average over every job kind gives.
  */

@@ -1,5 +1,5 @@
 /**
- * DELETE /v1/runs/:id and a bounded shutdown (issue 43, audit M6), over real HTTP to the built CLI's
+ * DELETE /v1/runs/:id and a bounded shutdown (issue 43), over real HTTP to the built CLI's
  * `esi3d serve`: a cancelled run stops starting items, keeps every finished one (its items and summary
  * readable), refuses a second cancel, and resumes to completion; a SIGTERM during a run the size limit still
  * allows ends the process within the stated limit, with the run recorded as interrupted and resumable after a

@@ -1,5 +1,5 @@
 /**
- * `esi3d inspect RUN --serve` off loopback (audit L9): the same rule as `esi3d serve` — a token of at least
+ * `esi3d inspect RUN --serve` off loopback: the same rule as `esi3d serve` — a token of at least
  * 16 characters or no start at all — then every request needs it, as a bearer header or, for a browser, a
  * cookie set by opening `/?token=...` once. Errors never show the run's absolute path, and a malformed URI
  * is a 400, not a 500.

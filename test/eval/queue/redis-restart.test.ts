@@ -1,5 +1,5 @@
 /**
- * A Redis restart in the middle of a queue run (issue 43, audit M2), on a real Redis (Debian's redis-server,
+ * A Redis restart in the middle of a queue run (issue 43), on a real Redis (Debian's redis-server,
  * its data kept on disk across the restart) with a real worker process: the producer and the worker each say
  * once that Redis went away and once that it came back, print no stack trace, and the run completes with every
  * item recorded once. A Redis gone for longer than --redis-wait ends both with one line each; --resume then

@@ -40,7 +40,7 @@ describe("pointOverlapRatio", () => {
       expect(pointOverlapRatio(big, part, r)).toBeCloseTo(bruteOverlap(big, part, r), 12);
       expect(pointOverlapRatio(part, new VoxelHashGrid(big, 0.025), r)).toBeCloseTo(bruteOverlap(part, big, r), 12);
     }
-    // a small partial view inside a big object scores high one way, low the other (anchors §13.3)
+    // a small partial view inside a big object scores high one way, low the other
     expect(pointOverlapRatio(part, big, 0.025)).toBeGreaterThan(0.9);
     expect(pointOverlapRatio(big, part, 0.025)).toBeLessThan(0.5);
     expect(pointOverlapRatio(part, blob(rng, 100, [5, 5, 5], 0.01), 0.025)).toBe(0);

@@ -78,7 +78,7 @@ function readConfigFile(f: string): { layer: Record<string, unknown>; out?: stri
     throw new InputError(`--config: ${f}: not valid JSON (${(e as Error).message})`, { file: f });
   }
   if (value === null || typeof value !== "object" || Array.isArray(value)) throw new InputError(`--config: ${f}: expected a JSON object of options (camelCase keys), got ${value === null ? "null" : Array.isArray(value) ? "an array" : typeof value}`, { file: f });
-  // JSON.parse keeps "__proto__" as an own key, which every later spread and schema silently drops (audit L2)
+  // JSON.parse keeps "__proto__" as an own key, which every later spread and schema silently drops
   const forbidden = Object.keys(value).find((k) => k === "__proto__" || k === "constructor" || k === "prototype");
   if (forbidden) throw new InputError(`--config: ${f}: ${forbidden}: not an option (keys are the camelCase options of config.json, plus out)`, { file: f, field: forbidden });
   const { out, ...layer } = value as Record<string, unknown>;
@@ -153,7 +153,7 @@ export function registerRun(program: Command): void {
     if (result.interrupted) process.stdout.write(resumeHint("run", out));
     if (result.interrupted) process.exitCode = EXIT_INTERRUPTED;
     else if (nothingSucceeded(result.records)) {
-      // every model call failed (a bad key, a dead endpoint): a run of nothing must not look like a result (audit M3)
+      // every model call failed (a bad key, a dead endpoint): a run of nothing must not look like a result
       const causes = Object.entries(result.summary.failures?.byClass ?? {}).map(([c, n]) => `${c} ${n}`).join(", ");
       const main = mainFailure(result.records);
       const cause = main ? `; most common cause ${main.class} (${main.count} items): ${main.message}` : "";

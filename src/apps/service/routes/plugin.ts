@@ -4,7 +4,7 @@
  * over that resource's names: a missing handler or a misspelled name is a compile error (not a crash at
  * start-up), and each handler's `req.params` is typed from its url (`/v1/runs/:id/items` gives `{ id }`).
  *
- * Bodies: JSON routes take only JSON objects (anything else is a 400 before a schema sees it, audit H1);
+ * Bodies: JSON routes take only JSON objects (anything else is a 400 before a schema sees it);
  * the binary view parser exists only inside the scope of the routes that declare a binary body, so a binary
  * body sent to a JSON route is a 415 without being read into a schema.
  */
@@ -41,7 +41,7 @@ export function mediaType(req: FastifyRequest): string {
 /**
  * Refuses a JSON body that is not an object (an array, a string, a number, null), or one with more top-level
  * keys than any request has, before a schema parses it: a strict schema lists every unknown key, which for a
- * 4 MiB body of keys costs the event loop half a second to say nothing useful (audit H1).
+ * 4 MiB body of keys costs the event loop half a second to say nothing useful.
  */
 async function jsonObjectOnly(req: FastifyRequest): Promise<void> {
   const b = req.body;
