@@ -1,0 +1,174 @@
+/** The Nodes tab: the node table (status chips filter it, headers sort it) and the true objects no node recovered. */
+import type { Variant } from "../types.js";
+import { MISSED_COLOR, nodeColor, statusColor } from "../palette.js";
+import { css, h } from "./dom.mjs";
+import { diagOf, explanationOf, flagsOf, pill, STATUSES, type Page, type SortState } from "./page.mjs";
+
+/**
+ * A status chip filters to its status: with every status shown, a click shows only its own; then a click adds or
+ * removes its status, and removing the last one shown shows them all again.
+ */
+function chipFilter(shown: ReadonlySet<string>, status: string): Set<string> {
+  if (shown.size === STATUSES.length) return new Set([status]);
+  const next = new Set(shown);
+  if (next.has(status)) next.delete(status);
+  else next.add(status);
+  return next.size ? next : new Set(STATUSES);
+}
+
+export function nodesTab(page: Page, v: Variant): HTMLElement {
+  if (!v.diagnosis) return undiagnosedNodesTab(page, v);
+  const diagnosis = v.diagnosis, graph = v.graph!;
+  const m = diagnosis.metrics;
+  const counts: Record<string, number> = { matched: m.matched, duplicate: m.duplicates, merged: m.merged, hallucinated: m.hallucinated };
+  const missed = diagnosis.objects.filter((o) => o.status !== "matched");
+  const chips = h(
+    "div",
+    { class: "chips" },
+    ...STATUSES.map((s) =>
+      h(
+        "button",
+        {
+          class: `chip ${page.state.filter.has(s) ? "on" : ""}`,
+          style: `--c: ${css(statusColor(s))}`,
+          title: page.state.filter.size === STATUSES.length ? `show only ${s} nodes` : page.state.filter.has(s) ? `hide ${s} nodes (the last one shown: show all)` : `show ${s} nodes too`,
+          "data-testid": `chip-${s}`,
+          "aria-pressed": String(page.state.filter.size < STATUSES.length && page.state.filter.has(s)),
+          onclick: () => {
+            page.state.filter = chipFilter(page.state.filter, s);
+            page.eachViewer((w) => w.setStatusFilter(page.state.filter));
+            page.renderPanel();
+          },
+        },
+        `${s} `,
+        h("b", { "data-testid": `count-${s}` }, String(counts[s] ?? 0)),
+      ),
+    ),
+    h("span", { class: "chip static", style: `--c: ${css(MISSED_COLOR)}`, title: "true objects no node recovered" }, "missed ", h("b", { "data-testid": "count-missed" }, String(missed.length))),
+  );
+  const rows = graph.nodes
+    .map((n, k) => ({ n, k, d: diagOf(page.state, n.id)! }))
+    .filter((r) => page.state.filter.has(r.d.status));
+  const key = (r: (typeof rows)[number]): string | number => {
+    switch (page.state.sort.col) {
+      case "id":
+        return r.k;
+      case "label":
+        return r.n.label;
+      case "status":
+        return STATUSES.indexOf(r.d.status as (typeof STATUSES)[number]);
+      case "object":
+        return r.d.object_name ?? "~";
+      case "points":
+        return r.n.raw_point_count;
+      case "views":
+        return r.n.views.length;
+    }
+  };
+  rows.sort((a, b) => {
+    const x = key(a), y = key(b);
+    return (x < y ? -1 : x > y ? 1 : a.k - b.k) * page.state.sort.dir;
+  });
+  const th = (col: SortState["col"], label: string) =>
+    h(
+      "th",
+      {
+        class: `sortable ${page.state.sort.col === col ? (page.state.sort.dir > 0 ? "asc" : "desc") : ""}`,
+        "data-testid": `sort-${col}`,
+        onclick: () => {
+          page.state.sort = { col, dir: page.state.sort.col === col ? ((-page.state.sort.dir) as 1 | -1) : 1 };
+          page.renderPanel();
+        },
+      },
+      label,
+    );
+  const table = h(
+    "table",
+    { class: "nodes", "data-testid": "node-table" },
+    h("thead", {}, h("tr", {}, th("id", "node"), th("label", "label"), th("status", "status"), th("object", "true object"), th("points", "points"), th("views", "views"), h("th", {}, "flags"))),
+    h(
+      "tbody",
+      {},
+      ...rows.map(({ n, k, d }) =>
+        h(
+          "tr",
+          { class: k === page.state.selected ? "sel" : "", "data-node": n.id, "data-status": d.status, onclick: () => page.selectNode(k) },
+          h("td", {}, h("i", { class: "swatch", style: `background: ${css(nodeColor(k))}` }), n.id),
+          h("td", {}, n.label, d.label_correct === false ? h("span", { class: "warn", title: "label differs from the true object's category" }, " ≠") : null),
+          h("td", { title: explanationOf(page.state, n.id)?.why ?? "" }, pill(d.status)),
+          h("td", {}, d.object_name ?? "–"),
+          h("td", { class: "r" }, n.raw_point_count.toLocaleString()),
+          h("td", { class: "r" }, n.views.length),
+          h("td", { class: "flags" }, ...flagsOf(page, n, d)),
+        ),
+      ),
+    ),
+  );
+  const missedTable = missed.length
+    ? h(
+        "div",
+        {},
+        h("h3", {}, "Missed objects"),
+        h(
+          "table",
+          { class: "nodes", "data-testid": "missed-table" },
+          h("thead", {}, h("tr", {}, h("th", {}, "object"), h("th", {}, "category"), h("th", {}, "status"), h("th", {}, "pixels seen"), h("th", {}, "why"))),
+          h(
+            "tbody",
+            {},
+            ...missed.map((o) =>
+              h(
+                "tr",
+                {
+                  onclick: () => {
+                    const t = page.meta.task.objects.find((x) => x.id === o.id);
+                    if (t) page.viewer.focus(t.centre, t.extent);
+                  },
+                  title: "click to fly to its true box",
+                },
+                h("td", {}, o.name),
+                h("td", {}, o.category),
+                h("td", {}, pill(o.status)),
+                h("td", { class: "r" }, o.observed_px.toLocaleString()),
+                h("td", { class: "why", "data-testid": "missed-why", "data-object": o.id }, v.explanations?.objects.find((x) => x.id === o.id)?.why ?? "–"),
+              ),
+            ),
+          ),
+        ),
+      )
+    : null;
+  return h("div", {}, chips, table, rows.length === 0 ? h("p", { class: "muted" }, "no node with the selected statuses") : null, missedTable);
+}
+
+/**
+ * The node table of a graph with no diagnosis (a bundle without a task record: nothing to judge it against):
+ * no status and no true object, only what the graph itself says.
+ */
+function undiagnosedNodesTab(page: Page, v: Variant): HTMLElement {
+  const graph = v.graph!;
+  return h(
+    "div",
+    {},
+    h("p", { class: "muted", "data-testid": "no-diagnosis" }, "No task record, so no ground truth: the nodes are shown as built, without a diagnosis."),
+    h(
+      "table",
+      { class: "nodes", "data-testid": "node-table" },
+      h("thead", {}, h("tr", {}, h("th", {}, "node"), h("th", {}, "label"), h("th", {}, "points"), h("th", {}, "views"), h("th", {}, "flags"))),
+      h(
+        "tbody",
+        {},
+        ...graph.nodes.map((n, k) =>
+          h(
+            "tr",
+            { class: k === page.state.selected ? "sel" : "", "data-node": n.id, onclick: () => page.selectNode(k) },
+            h("td", {}, h("i", { class: "swatch", style: `background: ${css(nodeColor(k))}` }), n.id),
+            h("td", {}, n.label),
+            h("td", { class: "r" }, n.raw_point_count.toLocaleString()),
+            h("td", { class: "r" }, n.views.length),
+            h("td", { class: "flags" }, ...flagsOf(page, n, undefined)),
+          ),
+        ),
+      ),
+    ),
+  );
+}
