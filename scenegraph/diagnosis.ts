@@ -29,7 +29,10 @@ import type { GraphNode, Relation, SceneGraph } from "./types.js";
 import { nodeCause } from "./causes.js";
 import type { Diagnosis, GraphMetrics, NodeDiagnosis, NodeStatus, ObjectDiagnosis, PredicateScore, RelationDiagnosis } from "./diagnosisSchema.js";
 
-/** As graph-vs-truth evaluations usually rule: a node whose points are < 20 % on true objects is a hallucination. */
+/**
+ * Ours, in the overlap-based classification graph evaluations use (3DSSG-style point overlaps): a node whose
+ * points are < 20 % on true objects is a hallucination.
+ */
 export const HALLUCINATED_MAX_OBJECT_SHARE = 0.2;
 /** A node with a second true object holding >= 25 % of its points covers two objects: merged. */
 export const MERGED_MIN_SECOND_SHARE = 0.25;

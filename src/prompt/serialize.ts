@@ -52,7 +52,8 @@ export const MAX_COGMAP_SIZE = 50;
 export const MIN_COGMAP_SIDE_M = 1;
 /**
  * Relations with a margin under this (m) are called fragile in the uncertainty explanation: ESI-Bench's own contact
- * ground truth jitters objects by ±0.05 m (ESI-Bench's released generators), and it equals the duplicate gate DUPLICATE_NEAR_M. Ours.
+ * ground truth jitters objects by ±0.05 m (its released batch_touching.py drifts each object uniformly within it),
+ * and it equals the duplicate gate DUPLICATE_NEAR_M. Ours.
  */
 export const SMALL_MARGIN_M = 0.05;
 
