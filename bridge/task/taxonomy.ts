@@ -1,4 +1,4 @@
-/** ESI-Bench's 10 categories and 29 subcategories (the ESI-Bench paper, Appendix Q), with unique ids. */
+/** ESI-Bench's 10 categories and 29 subcategories (the ESI-Bench paper's taxonomy, Table 3 and Appendix C), with unique ids. */
 
 export const CATEGORIES = [
   "perceptual_grounding",
