@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import type { FlagSpec } from "../src/core/flags.js";
-import { MAX_NOISE_LEVEL, NOISE_COMPONENTS, VGGT_TYPICAL_LEVEL } from "./noisy/params.js";
+import { NoiseOptionsSchema } from "./noisy/params.js";
 
 export const SOURCES = ["gt", "vggt", "noisy"] as const;
 
@@ -26,20 +26,6 @@ export const VggtOptionsSchema = z
   })
   .strict();
 export type VggtSettings = z.infer<typeof VggtOptionsSchema>;
-
-/** The noisy source's options (reconstruct/noisy; docs/noise-model.md). */
-export const NoiseOptionsSchema = z
-  .object({
-    noiseLevel: z
-      .number()
-      .min(0)
-      .max(MAX_NOISE_LEVEL)
-      .default(VGGT_TYPICAL_LEVEL)
-      .describe(`noisy: error level 0..${MAX_NOISE_LEVEL} scaling the vggt-like preset (0 = gt exactly; ${VGGT_TYPICAL_LEVEL} = vggt-typical: VGGT's published indoor errors, docs/noise-model.md)`),
-    noiseSeed: z.string().min(1).max(200).default("0").describe("noisy: seed of the error model"),
-    noiseComponents: z.array(z.enum(NOISE_COMPONENTS)).min(1).default([...NOISE_COMPONENTS]).describe(`noisy: error components switched on (${NOISE_COMPONENTS.join(", ")})`),
-  })
-  .strict();
 
 /** One cloud: its source and that source's options. */
 export const CloudOptionsSchema = z

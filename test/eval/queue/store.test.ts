@@ -13,7 +13,7 @@ import { RunConfigSchema } from "../../../src/eval/config.js";
 import { RUN_FORMAT } from "../../../src/eval/files.js";
 import { openStore } from "../../../src/eval/queue/store.js";
 import { serveStore, type StoreServer } from "../../../src/eval/queue/storeServer.js";
-import { graphOfBundle } from "../../../scenegraph/pipeline.js";
+import { graphOfBundle, GraphPipelineOptionsSchema } from "../../../scenegraph/pipeline.js";
 import { bundleOf } from "../../scenegraph/helpers.js";
 import { promptLogOf } from "../../../src/reason/promptFile.js";
 import { promptImagePath, readPromptFile } from "../../../src/eval/promptFiles.js";
@@ -41,7 +41,7 @@ describe("the served store of a queue run", () => {
     const store = openStore(server.url);
     expect((await store.config()).seed).toBe(RunConfigSchema.parse({}).seed);
     expect(await store.task(task.task_id)).toEqual(task);
-    const r = await graphOfBundle(bundleOf(task, "single"), { source: "gt" });
+    const r = await graphOfBundle(bundleOf(task, "single"), GraphPipelineOptionsSchema.parse({ source: "gt" }));
     const stored = { graph: r.graph, diagnosis: r.diagnosis! };
     await store.writeGraph(task.task_id, "single", "gt", stored);
     expect(existsSync(join(dir, "graphs", task.task_id, "single__gt.json"))).toBe(true);

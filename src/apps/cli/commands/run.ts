@@ -37,23 +37,24 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
   { path: "paradigms", flag: "--paradigm <list>" },
   { path: "reasoner", flag: "--reasoner <list>" },
   { path: "baseline", flag: "--baseline <list>" },
-  ...GRAPH_FLAGS,
-  ...PROMPT_FORMAT_FLAGS,
-  ...OPTION_PRESENTATION_FLAGS,
-  ...ACTIVE_FLAGS,
-  { path: "noiseSeed", flag: "--noise-seed <seed>" },
+  // a run's label modes are its arms (one column each), not a graph option: `labels` stays at the top
+  ...GRAPH_FLAGS.map((s) => (s.path === "labels" ? s : { ...s, path: `graph.${s.path}` })),
+  ...prefixed("prompt", PROMPT_FORMAT_FLAGS),
+  ...prefixed("prompt", OPTION_PRESENTATION_FLAGS),
+  ...prefixed("active", ACTIVE_FLAGS),
+  { path: "noise.noiseSeed", flag: "--noise-seed <seed>" },
   { path: "seed", flag: "--seed <seed>" },
-  ...GENERATOR_FLAGS,
+  ...prefixed("generator", GENERATOR_FLAGS),
   { path: "concurrency", flag: "--concurrency <k>" },
   { path: "maxConnections", flag: "--max-connections <n>" },
   ...prefixed("llm", LLM_FLAGS),
-  ...IMAGE_FLAGS,
+  ...prefixed("images", IMAGE_FLAGS),
   ...VGGT_FLAGS,
 ];
 /** `run` only (ablate sweeps the noisy source's levels instead). */
 export const RUN_ONLY_FLAGS: readonly FlagSpec[] = [
   { path: "sources", flag: "--source <list>" },
-  { path: "noiseLevel", flag: "--noise-level <x>" },
+  { path: "noise.noiseLevel", flag: "--noise-level <x>" },
 ];
 
 /** The run options shared by `run` and `ablate`. */
@@ -131,7 +132,7 @@ function refuseIdleGeneration(config: RunConfig, specs: readonly FlagSpec[]): vo
   const set = GENERATION_FIELDS.find((k) => config.llm[k] !== DEFAULT_RUN_CONFIG.llm[k]);
   if (set) throw new InputError(`${flagOfField(specs, `llm.${set}`)}: only model reasoners (openai:<model>, gemini:<model>) take it; this run's reasoners are ${config.reasoner.join(",")}`, { field: `llm.${set}` });
   // offline programs read no prompt: they answer with an option's text whatever the labels
-  if (config.optionLabels !== DEFAULT_RUN_CONFIG.optionLabels) throw new InputError(`${flagOfField(specs, "optionLabels")}: only model reasoners (openai:<model>, gemini:<model>) read prompts, where the options are labelled; this run's reasoners are ${config.reasoner.join(",")}`, { field: "optionLabels" });
+  if (config.prompt.optionLabels !== DEFAULT_RUN_CONFIG.prompt.optionLabels) throw new InputError(`${flagOfField(specs, "prompt.optionLabels")}: only model reasoners (openai:<model>, gemini:<model>) read prompts, where the options are labelled; this run's reasoners are ${config.reasoner.join(",")}`, { field: "prompt.optionLabels" });
 }
 
 export function registerRun(program: Command): void {
