@@ -28,17 +28,7 @@ export async function buildPointCloud(bundle: FrameBundle, o: CloudOptions, runt
     case "vggt": {
       // loaded on demand: ONNX Runtime's native module is not needed by the other sources
       const { vggtPointCloud } = await import("./vggt/index.js");
-      const v = o.vggt;
-      const cloud = await vggtPointCloud(bundle, {
-        modelPath: v.modelPath ?? undefined,
-        device: v.device,
-        points: v.points,
-        confPercentile: v.confPercentile,
-        confThreshold: v.confThreshold ?? undefined,
-        align: v.align,
-        maxFramesPerChunk: v.maxFramesPerChunk ?? undefined,
-        log: runtime.log,
-      });
+      const cloud = await vggtPointCloud(bundle, { ...o.vggt, log: runtime.log });
       return withoutIds(cloud, runtime.excludeIds);
     }
     case "noisy": {

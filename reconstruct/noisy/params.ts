@@ -218,7 +218,7 @@ export const VGGT_LIKE_PRESET: Readonly<NoiseParams> = Object.freeze({
   // kernel, seen at 518 px width): 2 px each side.
   flyingBandPx: 2,
   // VGGT's demo (demo_gradio.py) and our `vggt` source drop the lowest 50 % of depth confidences by
-  // default (vggt-onnx.md §1.8, DEFAULT_CONF_PERCENTILE); level 0.5 gives Viser's default of 25 %.
+  // default (vggt-onnx.md §1.8, VggtOptionsSchema's confPercentile); level 0.5 gives Viser's default of 25 %.
   dropoutFraction: 0.5,
   // Occasional spurious clusters (hallucination seeds): about one every three views (our calibration).
   blobsPerView: 0.3,
@@ -365,7 +365,6 @@ export function scaleByLevel(scaling: ParamScaling, v: number, level: number): n
 
 /** The effective parameters: the preset with overrides, amplitudes scaled by level, components not listed at zero amplitude. */
 export function resolveNoiseParams(opts: NoiseOptions): NoiseParams {
-  const level = opts.noiseLevel;
   const presetName = opts.preset ?? "vggt-like";
   const preset = PRESETS[presetName];
   if (!preset) throw new InputError(`noise: unknown preset "${String(presetName)}" (known: ${Object.keys(PRESETS).join(", ")})`);
@@ -382,7 +381,7 @@ export function resolveNoiseParams(opts: NoiseOptions): NoiseParams {
   for (const key of Object.keys(PARAM_INFO) as (keyof NoiseParams)[]) {
     const info = PARAM_INFO[key];
     if (info.scaling === "shape") continue;
-    out[key] = components.has(info.component) ? scaleByLevel(info.scaling, out[key], level) : 0;
+    out[key] = components.has(info.component) ? scaleByLevel(info.scaling, out[key], opts.noiseLevel) : 0;
   }
   if (out.blobPoints < 1) out.blobsPerView = 0;
   if (out.labelPhantomPx < 1) out.labelPhantomsPerView = 0;

@@ -11,7 +11,7 @@ import { GRAPH_FLAGS } from "../../../../scenegraph/options.js";
 import { ACTIVE_FLAGS } from "../../../reason/active/options.js";
 import { LLM_FLAGS } from "../../../llm/options.js";
 import { IMAGE_FLAGS, OPTION_PRESENTATION_FLAGS, PROMPT_FORMAT_FLAGS } from "../../../prompt/formats.js";
-import { DEFAULT_RUN_CONFIG, modelReasoners, resolveRunConfig, RunConfigSchema, type RunConfig } from "../../../eval/config.js";
+import { DEFAULT_RUN_CONFIG, migrateRunConfig, modelReasoners, resolveRunConfig, RunConfigSchema, type RunConfig } from "../../../eval/config.js";
 import { runEvaluation } from "../../../eval/runner.js";
 import { readPriceTable } from "../../../eval/usage.js";
 import { mainFailure, nothingSucceeded } from "../../../eval/summary.js";
@@ -84,7 +84,13 @@ function readConfigFile(f: string): { layer: Record<string, unknown>; out?: stri
   if (forbidden) throw new InputError(`--config: ${f}: ${forbidden}: not an option (keys are the camelCase options of config.json, plus out)`, { file: f, field: forbidden });
   const { out, ...layer } = value as Record<string, unknown>;
   if (out !== undefined && typeof out !== "string") throw new InputError(`--config: ${f}: out: expected a directory path (string)`, { file: f, field: "out" });
-  return { layer, out: out as string | undefined };
+  // a file in the flat form of earlier versions (an old config.json's `config`) reads as the nested form
+  try {
+    return { layer: migrateRunConfig(layer) as Record<string, unknown>, out: out as string | undefined };
+  } catch (e) {
+    if (e instanceof InputError) throw new InputError(`--config: ${f}: ${e.message}`, { file: f, field: e.field });
+    throw e;
+  }
 }
 
 /** Config layers: defaults <- --config file <- flags given on the command line; errors name the file or the flag. */
