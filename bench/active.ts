@@ -12,10 +12,10 @@ import { BuiltinEnvironment } from "../bridge/sim/env.js";
 import { EpisodeBundle } from "../bridge/env/bundle.js";
 import type { FrameBundle } from "../bridge/bundle/io.js";
 import type { NavigationAction } from "../bridge/task/actions.js";
-import { GraphMemory, graphOfBundle } from "../scenegraph/pipeline.js";
+import { GraphMemory, graphOfBundle, GraphPipelineOptionsSchema } from "../scenegraph/pipeline.js";
 import { createExplorerAgent } from "../src/reason/active/explorers.js";
 
-const OPTIONS = { source: "gt" as const, masks: "instance" as const, instances: "fusion" as const };
+const OPTIONS = GraphPipelineOptionsSchema.parse({ source: "gt", masks: "instance", instances: "fusion" });
 
 export default async function benchActive(ctx: BenchContext): Promise<void> {
   const task = generateTask("counting_with_occlusion", "bench-graph", 0);

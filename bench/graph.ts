@@ -14,6 +14,9 @@ import { buildPointCloud } from "../reconstruct/index.js";
 import { buildSceneGraph } from "../scenegraph/build.js";
 import { generatorContext } from "../bridge/sim/generate/options.js";
 import { requireTask } from "../bridge/bundle/freeTask.js";
+import { CloudOptionsSchema } from "../reconstruct/options.js";
+
+const GT_CLOUD = CloudOptionsSchema.parse({ source: "gt" });
 
 export default async function benchGraph(ctx: BenchContext): Promise<void> {
   // the heaviest of a few multi-view scenes: most object pixels
@@ -32,11 +35,11 @@ export default async function benchGraph(ctx: BenchContext): Promise<void> {
   const structure = new Set(bundle.manifest.instances.filter((e) => e.structure).map((e) => e.id));
   const rssBefore = process.memoryUsage().rss;
   const whole = await ctx.time(async () => {
-    const cloud = await buildPointCloud(bundle, { source: "gt" }, { excludeIds: structure, arena });
+    const cloud = await buildPointCloud(bundle, GT_CLOUD, { excludeIds: structure, arena });
     return { cloud, graph: buildSceneGraph(cloud, bundle, { masks: "instance", instances: "fusion" }) };
   }, 3);
   const allPoints = await ctx.time(async () => {
-    const cloud = await buildPointCloud(bundle, { source: "gt" }, { arena });
+    const cloud = await buildPointCloud(bundle, GT_CLOUD, { arena });
     return { cloud, graph: buildSceneGraph(cloud, bundle, { masks: "instance", instances: "dbscan" }) };
   }, 2);
   const peakMb = process.resourceUsage().maxRSS / 1024;
@@ -49,7 +52,7 @@ export default async function benchGraph(ctx: BenchContext): Promise<void> {
   const bigBundle = renderBundle(generateTask(requireTask(bundle.manifest, "bench", "the 1280x720 bench").subcategory as "counting_with_occlusion", "bench-graph", 0, generatorContext({ image: "1280x720" })), "multi");
   const bigStructure = new Set(bigBundle.manifest.instances.filter((e) => e.structure).map((e) => e.id));
   const big = await ctx.time(async () => {
-    const cloud = await buildPointCloud(bigBundle, { source: "gt" }, { excludeIds: bigStructure });
+    const cloud = await buildPointCloud(bigBundle, GT_CLOUD, { excludeIds: bigStructure });
     return { cloud, graph: buildSceneGraph(cloud, bigBundle, { masks: "instance", instances: "fusion" }) };
   }, 2);
   console.log(`  whole graph from a ${bigBundle.views.length}-view 1280x720 bundle: ${big.ms.toFixed(0)} ms (${(big.ms / whole.ms).toFixed(2)}x 518x392), ${big.result.graph.graph.nodes.length} nodes from ${big.result.cloud.count} object points; peak RSS now ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`);

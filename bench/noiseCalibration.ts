@@ -130,14 +130,14 @@ function truthOf(bundle: FrameBundle): Truth {
 
 /** Every statistic of one bundle at one level. */
 async function measure(bundle: FrameBundle, level: number, truth: Truth): Promise<Measured> {
-  const dense = noisyViews(bundle, { level, seed: NOISE_SEED, components: NOISE_COMPONENTS.filter((c) => c !== "dropout") });
+  const dense = noisyViews(bundle, { noiseLevel: level, noiseSeed: NOISE_SEED, noiseComponents: NOISE_COMPONENTS.filter((c) => c !== "dropout") });
   const depth = depthStats(bundle.views, dense.views);
   const pose = poseStats(bundle.views.map((v) => v.E), dense.views.map((v) => v.E));
   const cats = bundleCategories(bundle);
   const points = pointStats(truth.all, backprojectViews(dense.views, cats), truth.allRef);
   const sparse = pointStats(truth.sparse, backprojectViews(sparseViews(dense.views), cats), truth.sparseRef);
   const config = resolveRunConfig({ noiseLevel: level, noiseSeed: NOISE_SEED });
-  const d = (await armPipeline(bundle, config, { source: "noisy", level, labels: "oracle", label: "noisy" })).diagnosis!;
+  const d = (await armPipeline(bundle, config, { source: "noisy", noise: { ...config.noise, noiseLevel: level }, labels: "oracle", label: "noisy" })).diagnosis!;
   const judged = d.nodes.filter((n) => n.label_correct !== null);
   return { depth, pose, points, sparse, nodes: d.metrics.nodes, duplicates: d.metrics.duplicates, hallucinated: d.metrics.hallucinated, labelled: judged.length, labelCorrect: judged.filter((n) => n.label_correct).length };
 }

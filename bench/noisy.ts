@@ -69,16 +69,16 @@ export default async function (ctx: BenchContext): Promise<void> {
 
   const main: Case[] = [
     { name: "gt, run-like (structure excluded)", input: fresh, run: (b) => backprojectViews(b.views, categories, { excludeIds, arena }) },
-    { name: `noisy level ${level} (default), run-like`, input: fresh, run: (b) => noisyPointCloud(b, { level, seed: "0", excludeIds, arena }) },
+    { name: `noisy level ${level} (default), run-like`, input: fresh, run: (b) => noisyPointCloud(b, { noiseLevel: level, noiseSeed: "0", excludeIds, arena }) },
     { name: "gt, whole cloud", input: fresh, run: (b) => backprojectViews(b.views, categories) },
-    { name: `noisy level ${level} (default), whole cloud`, input: fresh, run: (b) => noisyPointCloud(b, { level, seed: "0" }) },
-    { name: "noisy level 0 (= gt), whole cloud", input: fresh, run: (b) => noisyPointCloud(b, { level: 0, seed: "0" }) },
-    { name: "noisy level 1, whole cloud", input: fresh, run: (b) => noisyPointCloud(b, { level: 1, seed: "0" }) },
-    { name: "noisy level 0.5, whole cloud", input: fresh, run: (b) => noisyPointCloud(b, { level: 0.5, seed: "0" }) },
+    { name: `noisy level ${level} (default), whole cloud`, input: fresh, run: (b) => noisyPointCloud(b, { noiseLevel: level, noiseSeed: "0" }) },
+    { name: "noisy level 0 (= gt), whole cloud", input: fresh, run: (b) => noisyPointCloud(b, { noiseLevel: 0, noiseSeed: "0" }) },
+    { name: "noisy level 1, whole cloud", input: fresh, run: (b) => noisyPointCloud(b, { noiseLevel: 1, noiseSeed: "0" }) },
+    { name: "noisy level 0.5, whole cloud", input: fresh, run: (b) => noisyPointCloud(b, { noiseLevel: 0.5, noiseSeed: "0" }) },
     // the same bundle object again: only the first touch of its pixel arrays is saved
-    { name: `WARM noisy level ${level}, run-like (same bundle)`, input: () => bundle, run: (b) => noisyPointCloud(b, { level, seed: "0", excludeIds, arena }) },
+    { name: `WARM noisy level ${level}, run-like (same bundle)`, input: () => bundle, run: (b) => noisyPointCloud(b, { noiseLevel: level, noiseSeed: "0", excludeIds, arena }) },
   ];
-  const components: Case[] = NOISE_COMPONENTS.map((comp) => ({ name: `noisy level 1, ${comp} only, whole cloud`, input: fresh, run: (b: FrameBundle) => noisyPointCloud(b, { level: 1, seed: "0", components: [comp] }) }));
+  const components: Case[] = NOISE_COMPONENTS.map((comp) => ({ name: `noisy level 1, ${comp} only, whole cloud`, input: fresh, run: (b: FrameBundle) => noisyPointCloud(b, { noiseLevel: 1, noiseSeed: "0", noiseComponents: [comp] }) }));
   for (const c of [...main, ...components]) c.run(c.input()); // JIT warm-up
   const report = (cases: Case[], rounds: number, gtIndex: (i: number) => number) => {
     const { ms, results } = timeInterleaved(cases, rounds);

@@ -100,13 +100,13 @@ async function unitStages(which: BenchUnit): Promise<StageRow[]> {
     rows.push({ stage: `diagnose ${arm.label}`, ms: d.ms, bytes: r.cloud.instance.byteLength + members + observed + jsonBytes(d.value), moved: observed ? "cloud ids, members, view ids read" : "cloud ids, members read" });
     const a = await (async () => {
       const t = performance.now();
-      await createSymbolicReasoner().answer({ task, graph: r.graph, uncertainty: config.uncertainty });
+      await createSymbolicReasoner().answer({ task, graph: r.graph, uncertainty: config.prompt.uncertainty });
       return performance.now() - t;
     })();
     rows.push({ stage: `reason ${arm.label}`, ms: a, bytes: jsonBytes(r.graph), moved: "graph read", exempt: EXEMPT.reason });
   }
   const t2d = performance.now();
-  await createSymbolic2dReasoner({ labels: baselineLabels(config), labelSeed: config.labelSeed }).answer({ task, bundle });
+  await createSymbolic2dReasoner({ labels: baselineLabels(config), labelSeed: config.graph.labelSeed }).answer({ task, bundle });
   // its masks' pixel sums are the appearance arms' (segmentStats.ts, made in graph gt-appearance)
   rows.push({ stage: "reason 2d (symbolic-2d)", ms: performance.now() - t2d, bytes: viewBytes(bundle.views, ["ids"]), moved: "view ids read (masks' sums: the appearance arm's)" });
   return rows;

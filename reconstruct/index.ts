@@ -2,9 +2,8 @@
 import type { FrameBundle } from "../bridge/bundle/io.js";
 import { backprojectViews } from "./gt/backproject.js";
 import { bundleCategories } from "./categories.js";
-import { CloudOptionsSchema, type CloudOptions } from "./options.js";
+import type { CloudOptions } from "./options.js";
 import { filterCloud, type CloudArena, type PointCloud } from "./pointcloud.js";
-import type { z } from "zod";
 
 
 /** How a cloud is built, beyond what it is (none of this changes the points' values). */
@@ -21,31 +20,21 @@ export interface CloudRuntime {
   trajectory?: readonly FrameBundle["views"][number][];
 }
 
-/** The cloud of `bundle` from the source and options given (missing options take their defaults). */
-export async function buildPointCloud(bundle: FrameBundle, options: z.input<typeof CloudOptionsSchema>, runtime: CloudRuntime = {}): Promise<PointCloud> {
-  const o: CloudOptions = CloudOptionsSchema.parse(options);
+/** The cloud of `bundle` from the source and its options, as CloudOptionsSchema parsed them at the front-end. */
+export async function buildPointCloud(bundle: FrameBundle, o: CloudOptions, runtime: CloudRuntime = {}): Promise<PointCloud> {
   switch (o.source) {
     case "gt":
       return backprojectViews(bundle.views, bundleCategories(bundle), { stride: runtime.stride, excludeIds: runtime.excludeIds, arena: runtime.arena });
     case "vggt": {
       // loaded on demand: ONNX Runtime's native module is not needed by the other sources
       const { vggtPointCloud } = await import("./vggt/index.js");
-      const v = o.vggt;
-      const cloud = await vggtPointCloud(bundle, {
-        modelPath: v.modelPath ?? undefined,
-        device: v.device,
-        points: v.points,
-        confPercentile: v.confPercentile,
-        confThreshold: v.confThreshold ?? undefined,
-        align: v.align,
-        maxFramesPerChunk: v.maxFramesPerChunk ?? undefined,
-        log: runtime.log,
-      });
+      const cloud = await vggtPointCloud(bundle, { ...o.vggt, log: runtime.log });
       return withoutIds(cloud, runtime.excludeIds);
     }
     case "noisy": {
       const { noisyPointCloud } = await import("./noisy/index.js");
-      return noisyPointCloud(bundle, { level: o.noiseLevel, seed: o.noiseSeed, components: o.noiseComponents, excludeIds: runtime.excludeIds, arena: runtime.arena, trajectory: runtime.trajectory });
+      // the noise options go as they are: the same names from the flag to the error model
+      return noisyPointCloud(bundle, { ...o, excludeIds: runtime.excludeIds, arena: runtime.arena, trajectory: runtime.trajectory });
     }
   }
 }

@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import type { FlagSpec } from "../src/core/flags.js";
-import { MAX_NOISE_LEVEL, NOISE_COMPONENTS, VGGT_TYPICAL_LEVEL } from "./noisy/params.js";
+import { NoiseOptionsSchema } from "./noisy/params.js";
 
 export const SOURCES = ["gt", "vggt", "noisy"] as const;
 
@@ -19,6 +19,7 @@ export const VggtOptionsSchema = z
     modelPath: z.string().min(1).nullable().default(null).describe("vggt: the .onnx file (or a directory holding vggt.onnx); default $ESI3D_VGGT_MODEL"),
     device: z.enum(VGGT_DEVICES).default("auto").describe("vggt: execution provider auto|cuda|cpu (auto tries CUDA when an NVIDIA driver is present)"),
     points: z.enum(["depth", "pointmap"]).default("depth").describe("vggt: points from the depth head with decoded cameras (depth) or the point-map head (pointmap)"),
+        // VGGT's demo (demo_gradio.py) drops the lowest 50 % by default: the one default of the percentile
     confPercentile: z.number().min(0).max(100).default(50).describe("vggt: drop the lowest p % of confidences (per chunk; VGGT's demo drops 50 %)"),
     confThreshold: z.number().min(0).max(1e9).nullable().default(null).describe("vggt: instead, keep confidence >= c (takes precedence over the percentile)"),
     align: z.enum(["sim3", "none"]).default("sim3").describe("vggt: sim3 (align predicted cameras to the known poses) or none (VGGT's frame)"),
@@ -26,20 +27,6 @@ export const VggtOptionsSchema = z
   })
   .strict();
 export type VggtSettings = z.infer<typeof VggtOptionsSchema>;
-
-/** The noisy source's options (reconstruct/noisy; docs/noise-model.md). */
-export const NoiseOptionsSchema = z
-  .object({
-    noiseLevel: z
-      .number()
-      .min(0)
-      .max(MAX_NOISE_LEVEL)
-      .default(VGGT_TYPICAL_LEVEL)
-      .describe(`noisy: error level 0..${MAX_NOISE_LEVEL} scaling the vggt-like preset (0 = gt exactly; ${VGGT_TYPICAL_LEVEL} = vggt-typical: VGGT's published indoor errors, docs/noise-model.md)`),
-    noiseSeed: z.string().min(1).max(200).default("0").describe("noisy: seed of the error model"),
-    noiseComponents: z.array(z.enum(NOISE_COMPONENTS)).min(1).default([...NOISE_COMPONENTS]).describe(`noisy: error components switched on (${NOISE_COMPONENTS.join(", ")})`),
-  })
-  .strict();
 
 /** One cloud: its source and that source's options. */
 export const CloudOptionsSchema = z

@@ -139,8 +139,8 @@ export async function graphCloud(bundle: FrameBundle, o: GraphPipelineOptions, r
   return { full, cloud: layout ? withoutIds(full, exclude) : full };
 }
 
-export async function graphOfBundle(bundle: FrameBundle, options: z.input<typeof GraphPipelineOptionsSchema>, runtime: PipelineRuntime = {}): Promise<PipelineResult> {
-  const o = GraphPipelineOptionsSchema.parse(options);
+/** The graph of a bundle under options as GraphPipelineOptionsSchema parsed them at the front-end (no second check here). */
+export async function graphOfBundle(bundle: FrameBundle, o: GraphPipelineOptions, runtime: PipelineRuntime = {}): Promise<PipelineResult> {
   const notes: string[] = [];
   const timings_ms: Record<string, number> = {};
   let t = performance.now();
@@ -209,8 +209,8 @@ export class GraphMemory {
   private readonly structure: StructurePoints | null;
   private readonly floorZ: number;
 
-  constructor(manifest: Pick<FrameBundle["manifest"], "image" | "instances" | "task" | "task_id" | "paradigm">, options: z.input<typeof GraphPipelineOptionsSchema>, private readonly runtime: Omit<PipelineRuntime, "arena"> = {}) {
-    this.o = GraphPipelineOptionsSchema.parse(options);
+  constructor(manifest: Pick<FrameBundle["manifest"], "image" | "instances" | "task" | "task_id" | "paradigm">, options: GraphPipelineOptions, private readonly runtime: Omit<PipelineRuntime, "arena"> = {}) {
+    this.o = options;
     const instances = effectiveInstances(this.o.masks, this.o.instances);
     if (instances !== this.o.instances) this.notes.push("masks none has no 2D masks to fuse; using instances dbscan");
     // the active memory grows its evidence a view at a time (EvidenceBuilder) and has no appearance labels yet

@@ -503,10 +503,9 @@ function neededPixels(v: ViewData, excluded: Uint8Array, phantoms: readonly Labe
  */
 function noisyStage(bundle: FrameBundle, opts: NoiseOptions, excludeIds: ReadonlySet<number> | null, withConfidence: boolean, arrays: ViewArrays): { stage: NoisyViews; logMaps: Float64Array[]; histogram: LogConfidenceHistogram | null } {
   const params = resolveNoiseParams(opts);
-  if (typeof opts.seed !== "string") throw new InputError(`noisy: seed must be a string, not ${String(opts.seed)}`);
   checkBundle(bundle);
   const active = new Set(activeComponents(params));
-  const seed = opts.seed, taskId = taskIdOf(bundle);
+  const seed = opts.noiseSeed, taskId = taskIdOf(bundle);
   const { width: W, height: H } = bundle.views[0]!;
   const N = W * H;
   const rngOf = (view: number, c: string) => viewRng(seed, taskId, view, c);
@@ -614,7 +613,7 @@ function noisyStage(bundle: FrameBundle, opts: NoiseOptions, excludeIds: Readonl
     boxes,
     meta: {
       preset: opts.preset ?? "vggt-like",
-      level: opts.level,
+      level: opts.noiseLevel,
       seed,
       taskId,
       components: [...active],

@@ -10,6 +10,7 @@
  * - shapes (what the error looks like: a correlation length, a band width, a blob size): not scaled by
  *   level; they only matter when the component's amplitude is non-zero.
  */
+import { z } from "zod";
 import { InputError } from "../../src/core/errors.js";
 
 import type { ViewData } from "../../bridge/bundle/io.js";
@@ -103,13 +104,28 @@ export interface NoiseParams {
   labelPhantomPx: number;
 }
 
-export interface NoiseOptions {
-  /** 0..MAX_NOISE_LEVEL, scales the preset's amplitudes; 0 = ground truth exactly, 1 = the preset. */
-  level: number;
+/**
+ * The noisy source's options (docs/noise-model.md), declared once: CLI flags, a run's `noise` object, `esi3d graph`
+ * and the service's bodies derive from this schema, and the error model takes its output as it is (`noiseLevel`
+ * is the level that scales the preset, checked here and nowhere else).
+ */
+export const NoiseOptionsSchema = z
+  .object({
+    noiseLevel: z
+      .number()
+      .min(0)
+      .max(MAX_NOISE_LEVEL)
+      .default(VGGT_TYPICAL_LEVEL)
+      .describe(`noisy: error level 0..${MAX_NOISE_LEVEL} scaling the vggt-like preset (0 = gt exactly; ${VGGT_TYPICAL_LEVEL} = vggt-typical: VGGT's published indoor errors, docs/noise-model.md)`),
+    noiseSeed: z.string().min(1).max(200).default("0").describe("noisy: seed of the error model"),
+    noiseComponents: z.array(z.enum(NOISE_COMPONENTS)).min(1).default([...NOISE_COMPONENTS]).describe(`noisy: error components switched on (${NOISE_COMPONENTS.join(", ")})`),
+  })
+  .strict();
+export type NoiseSettings = z.infer<typeof NoiseOptionsSchema>;
+
+/** What the error model is given: the schema's options (components default to all) and how to build the cloud. */
+export interface NoiseOptions extends Pick<NoiseSettings, "noiseLevel" | "noiseSeed">, Partial<Pick<NoiseSettings, "noiseComponents">> {
   preset?: NoisePreset;
-  /** Components to apply (default all); the others get zero amplitude. */
-  components?: NoiseComponent[];
-  seed: string;
   /**
    * Leave out points whose pixel has one of these instance ids (room structure, when only objects
    * matter). The error model still runs on every pixel; only the back-projection skips them (except the
@@ -202,7 +218,7 @@ export const VGGT_LIKE_PRESET: Readonly<NoiseParams> = Object.freeze({
   // kernel, seen at 518 px width): 2 px each side.
   flyingBandPx: 2,
   // VGGT's demo (demo_gradio.py) and our `vggt` source drop the lowest 50 % of depth confidences by
-  // default (DEFAULT_CONF_PERCENTILE); level 0.5 gives Viser's default of 25 %.
+  // default (VggtOptionsSchema's confPercentile); level 0.5 gives Viser's default of 25 %.
   dropoutFraction: 0.5,
   // Occasional spurious clusters (hallucination seeds): about one every three views (our calibration).
   blobsPerView: 0.3,
@@ -349,12 +365,10 @@ export function scaleByLevel(scaling: ParamScaling, v: number, level: number): n
 
 /** The effective parameters: the preset with overrides, amplitudes scaled by level, components not listed at zero amplitude. */
 export function resolveNoiseParams(opts: NoiseOptions): NoiseParams {
-  const level = checkNumber("level", opts.level, MAX_NOISE_LEVEL);
   const presetName = opts.preset ?? "vggt-like";
   const preset = PRESETS[presetName];
   if (!preset) throw new InputError(`noise: unknown preset "${String(presetName)}" (known: ${Object.keys(PRESETS).join(", ")})`);
-  const components = new Set<NoiseComponent>(opts.components ?? NOISE_COMPONENTS);
-  for (const c of components) if (!NOISE_COMPONENTS.includes(c)) throw new InputError(`noise: unknown component "${String(c)}" (known: ${NOISE_COMPONENTS.join(", ")})`);
+  const components = new Set<NoiseComponent>(opts.noiseComponents ?? NOISE_COMPONENTS);
   const out = { ...preset } as NoiseParams;
   for (const [k, v] of Object.entries(opts.overrides ?? {})) {
     if (!(k in PARAM_INFO)) throw new InputError(`noise: unknown parameter "${k}" in overrides (known: ${Object.keys(PARAM_INFO).join(", ")})`);
@@ -367,7 +381,7 @@ export function resolveNoiseParams(opts: NoiseOptions): NoiseParams {
   for (const key of Object.keys(PARAM_INFO) as (keyof NoiseParams)[]) {
     const info = PARAM_INFO[key];
     if (info.scaling === "shape") continue;
-    out[key] = components.has(info.component) ? scaleByLevel(info.scaling, out[key], level) : 0;
+    out[key] = components.has(info.component) ? scaleByLevel(info.scaling, out[key], opts.noiseLevel) : 0;
   }
   if (out.blobPoints < 1) out.blobsPerView = 0;
   if (out.labelPhantomPx < 1) out.labelPhantomsPerView = 0;

@@ -16,14 +16,17 @@ import type { PointCloud } from "../pointcloud.js";
 import type { VggtSettings } from "../options.js";
 import { assembleCloud, type Assembled } from "./assemble.js";
 import { availableMemoryBytes, planChunks, type ChunkPlan } from "./memory.js";
-import { getVggtSession, modelBytesOnDisk, resolveVggtModel, VGGT_INPUT, type VggtDevice, type VggtOutputName } from "./model.js";
-import { decodeChunk, DEFAULT_CONF_PERCENTILE, halfToFloat, VggtOutputError, type ConfRule, type DecodedChunk, type PointsFrom, type VggtChunkOutputs } from "./postprocess.js";
+import { getVggtSession, modelBytesOnDisk, resolveVggtModel, VGGT_INPUT, type VggtOutputName } from "./model.js";
+import { decodeChunk, halfToFloat, VggtOutputError, type ConfRule, type DecodedChunk, type VggtChunkOutputs } from "./postprocess.js";
 import { modelRgbOf, modelToSourcePixel, planPreprocess, preprocessViews, type PreprocessPlan } from "./preprocess.js";
 
 export { resolveVggtModel, VggtModelError } from "./model.js";
 
-/** VGGT's options as a library call takes them: ../options.ts declares them (VggtOptionsSchema); unset = default. */
-export type VggtOptions = { [K in keyof VggtSettings]?: NonNullable<VggtSettings[K]> } & { log?: (msg: string) => void };
+/**
+ * VGGT's options as ../options.ts parsed them (VggtOptionsSchema's output: defaults filled, ranges checked, at the
+ * front-end), and where progress lines go.
+ */
+export type VggtOptions = VggtSettings & { log?: (msg: string) => void };
 
 export interface VggtTimings {
   load: number;
@@ -33,25 +36,9 @@ export interface VggtTimings {
   total: number;
 }
 
-function checkOptions(o: VggtOptions): { points: PointsFrom; conf: ConfRule; align: "sim3" | "none"; device: VggtDevice } {
-  const device = o.device ?? "auto";
-  if (!["auto", "cuda", "cpu"].includes(device)) throw new InputError(`vggt: device must be auto, cuda or cpu, not "${device}"`);
-  const points = o.points ?? "depth";
-  if (points !== "depth" && points !== "pointmap") throw new InputError(`vggt: points must be "depth" or "pointmap", not "${points}"`);
-  const align = o.align ?? "sim3";
-  if (align !== "sim3" && align !== "none") throw new InputError(`vggt: align must be "sim3" or "none", not "${align}"`);
-  let conf: ConfRule;
-  if (o.confThreshold !== undefined) {
-    if (!Number.isFinite(o.confThreshold)) throw new InputError(`vggt: confidence threshold must be a number, not ${o.confThreshold}`);
-    conf = { kind: "absolute", threshold: o.confThreshold };
-  } else {
-    const p = o.confPercentile ?? DEFAULT_CONF_PERCENTILE;
-    if (!(p >= 0 && p <= 100)) throw new InputError(`vggt: confidence percentile must be in [0, 100], not ${p}`);
-    conf = { kind: "percentile", percentile: p };
-  }
-  if (o.maxFramesPerChunk !== undefined && !(Number.isInteger(o.maxFramesPerChunk) && o.maxFramesPerChunk >= 1))
-    throw new InputError(`vggt: maxFramesPerChunk must be a positive integer, not ${o.maxFramesPerChunk}`);
-  return { points, conf, align, device };
+/** The confidence rule of the options: an absolute threshold when one is set, else the percentile. */
+function confRule(o: VggtSettings): ConfRule {
+  return o.confThreshold !== null ? { kind: "absolute", threshold: o.confThreshold } : { kind: "percentile", percentile: o.confPercentile };
 }
 
 /** Output tensor → float32 frame-major data, checking its shape against [1?, S, H, W, C?]. */
@@ -81,11 +68,11 @@ function readOutput(t: ort.Tensor, name: VggtOutputName, S: number, H: number, W
  * view, source pixel (bundle resolution), colour and instance id; `meta` records the provider, modes,
  * chunking, alignment (scale, RMS residual in metres), predicted cameras and per-stage timings (ms).
  */
-export async function vggtPointCloud(bundle: FrameBundle, opts: VggtOptions = {}): Promise<PointCloud> {
+export async function vggtPointCloud(bundle: FrameBundle, opts: VggtOptions): Promise<PointCloud> {
   const t0 = performance.now();
   const log = opts.log ?? (() => {});
-  const o = checkOptions(opts);
-  const modelPath = resolveVggtModel({ modelPath: opts.modelPath });
+  const o = { ...opts, conf: confRule(opts) };
+  const modelPath = resolveVggtModel({ modelPath: opts.modelPath ?? undefined });
   const { width: srcW, height: srcH } = bundle.manifest.image;
   const views = bundle.views;
   if (views.length === 0) throw new InputError("vggt: the bundle has no views");
@@ -109,7 +96,7 @@ export async function vggtPointCloud(bundle: FrameBundle, opts: VggtOptions = {}
   const chunkPlan: ChunkPlan = planChunks({
     views: views.length, H: plan.height, W: plan.width,
     weightsBytes: modelBytesOnDisk(modelPath), elementBytes: half ? 2 : 4,
-    availableBytes: available, fixedFrames: c.frames, maxFramesPerChunk: opts.maxFramesPerChunk,
+    availableBytes: available, fixedFrames: c.frames, maxFramesPerChunk: opts.maxFramesPerChunk ?? undefined,
   });
   const GiB = (b: number) => `${(b / 2 ** 30).toFixed(1)} GiB`;
   if (chunkPlan.chunks.length > 1)
@@ -165,7 +152,7 @@ function buildMeta(a: {
   sess: { provider: string; reused: boolean; contract: { outputTypes: Record<string, string> } };
   modelPath: string;
   plan: PreprocessPlan;
-  o: ReturnType<typeof checkOptions>;
+  o: VggtSettings & { conf: ConfRule };
   chunkPlan: ChunkPlan;
   asm: Assembled;
   timings: VggtTimings;

@@ -15,8 +15,6 @@ import type { PreprocessPlan } from "./preprocess.js";
 export const CONF_FLOOR = 1e-5;
 /** Depths at or below this are invalid (geometry.py `depth_to_world_coords_points`: valid mask `depth > 1e-8`). */
 export const MIN_DEPTH = 1e-8;
-/** Default share of lowest-confidence points dropped, in % (VGGT's demo_gradio.py slider default 50). */
-export const DEFAULT_CONF_PERCENTILE = 50;
 
 // ---------------------------------------------------------------- fp16
 

@@ -123,14 +123,14 @@ export async function runActiveEpisode(input: EpisodeInput): Promise<EpisodeOutc
   try {
     for (let step = 1; ; step++) {
       const ts = performance.now();
-      ctx = { task, step, maxSteps: config.maxSteps, pose: view.pose, lastBlocked: view.blocked, history: history.slice(), bundle, graph: graph?.graph ?? null, format: config.format, uncertainty: config.uncertainty };
+      ctx = { task, step, maxSteps: config.active.maxSteps, pose: view.pose, lastBlocked: view.blocked, history: history.slice(), bundle, graph: graph?.graph ?? null, format: config.prompt.format, uncertainty: config.prompt.uncertainty };
       const d = await clock("agent", () => agent.step(ctx!, input.signal));
       last = d;
       if (d.calls) calls.push(...d.calls);
       if (d.promptLog) prompts.push(d.promptLog);
       const valid = d.action !== null;
-      const action = valid ? d.action : config.invalidAction === "forward" ? "move_forward" : null;
-      const stop = stopReason({ ...d, action }, step, config);
+      const action = valid ? d.action : config.active.invalidAction === "forward" ? "move_forward" : null;
+      const stop = stopReason({ ...d, action }, step, config.active);
       const rec: ActiveStep = {
         step,
         requested_action: d.requestedAction,
@@ -181,10 +181,10 @@ export async function runActiveEpisode(input: EpisodeInput): Promise<EpisodeOutc
   const answerStep = isConclusive(final) ? steps.length : null;
   const episodeRecord: ActiveEpisode = {
     agent: agent.id,
-    max_steps: config.maxSteps,
-    threshold: config.threshold,
-    min_steps: config.minSteps,
-    invalid_action: config.invalidAction,
+    max_steps: config.active.maxSteps,
+    threshold: config.active.threshold,
+    min_steps: config.active.minSteps,
+    invalid_action: config.active.invalidAction,
     stop_reason: reason,
     steps_used: steps.length,
     answer_step: answerStep,
@@ -224,7 +224,7 @@ export function activeRecord(task: Task, config: RunConfig, arm: ThreeDArm | nul
     paradigm: "active",
     arm: arm ? "3d" : "2d",
     source: arm?.source ?? null,
-    level: arm?.level ?? null,
+    noise: arm?.noise,
     config,
     reasoner,
     answer: out.answer,
@@ -265,7 +265,7 @@ export async function runActiveUnit(job: UnitJob): Promise<UnitResult> {
         pending.push({ key, arm: "3d", source: arm.label, reasoner });
         continue;
       }
-      const out = await runActiveEpisode({ task, config, arm, agent: createExplorerAgent(config.explorer, task, "3d"), trueRelations: rel, log });
+      const out = await runActiveEpisode({ task, config, arm, agent: createExplorerAgent(config.active.explorer, task, "3d"), trueRelations: rel, log });
       for (const n of out.notes) notes.add(n);
       graphs.push(out.graph!);
       records.push(activeRecord(task, config, arm, "symbolic", { ...out, timings: { ...unitTimings, ...out.timings } }, key));
@@ -278,7 +278,7 @@ export async function runActiveUnit(job: UnitJob): Promise<UnitResult> {
       if (done.has(key)) continue;
       if (reasoner !== "symbolic") pending.push({ key, arm: "2d", source: null, reasoner });
       else {
-        const out = await runActiveEpisode({ task, config, arm: null, agent: createExplorerAgent(config.explorer, task, "2d") });
+        const out = await runActiveEpisode({ task, config, arm: null, agent: createExplorerAgent(config.active.explorer, task, "2d") });
         records.push(activeRecord(task, config, null, "symbolic-2d", { ...out, timings: { ...generateTiming(job), ...out.timings } }, key));
         views = Math.max(views, out.views);
       }

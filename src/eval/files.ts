@@ -16,7 +16,7 @@ import { entryExists, readJsonFile } from "../core/fs.js";
 import { pathBelow } from "../core/paths.js";
 import { DiagnosisSchema } from "../../scenegraph/diagnosisSchema.js";
 import { MAX_GRAPH_FILE_BYTES, SceneGraphSchema } from "../../scenegraph/types.js";
-import { RunConfigSchema } from "./config.js";
+import { StoredRunConfigSchema } from "./config.js";
 
 export const RUN_FORMAT = "esi3d-run/1";
 
@@ -26,7 +26,7 @@ export const RunFileSchema = z
     package_version: z.string().describe("the esi3d that made the run"),
     node: z.string().describe("the Node.js version it ran on"),
     started_at: z.string().describe("ISO time of the (last) start"),
-    config: RunConfigSchema,
+    config: StoredRunConfigSchema,
   })
   .strict();
 export type RunFile = z.infer<typeof RunFileSchema>;

@@ -87,9 +87,9 @@ export interface RecordParts {
   task: Task;
   paradigm: RunConfig["paradigms"][number];
   arm: Arm;
-  /** the 3D arm's source (null for 2D) and, for the noisy source, its level */
+  /** the 3D arm's source (null for 2D) and, for the noisy source, its noise options (the run's when not given) */
   source: ThreeDArm["source"] | null;
-  level?: number | null;
+  noise?: ThreeDArm["noise"];
   /** the mask labels the arm read (oracle when not given) */
   labels?: LabelMode;
   config: RunConfig;
@@ -123,14 +123,14 @@ export function makeRecord(p: RecordParts): ItemRecord {
     paradigm,
     arm,
     source,
-    noise_level: source === "noisy" ? (p.level ?? config.noiseLevel) : null,
+    noise_level: source === "noisy" ? (p.noise ?? config.noise).noiseLevel : null,
     reasoner,
-    masks: arm === "3d" ? config.masks : null,
-    instances: arm === "3d" ? config.instances : null,
+    masks: arm === "3d" ? config.graph.masks : null,
+    instances: arm === "3d" ? config.graph.instances : null,
     labels: p.labels ?? "oracle",
-    format: arm === "3d" && reasoner !== "symbolic" ? config.format : null,
+    format: arm === "3d" && reasoner !== "symbolic" ? config.prompt.format : null,
     // the symbolic reasoner reads it too: with it on, counts resolve duplicates (src/reason/countEvidence.ts)
-    uncertainty: arm === "3d" ? config.uncertainty : null,
+    uncertainty: arm === "3d" ? config.prompt.uncertainty : null,
     question: task.question,
     answer_format: task.answer_format,
     options: task.options,
@@ -171,23 +171,16 @@ const isOffline = (reasoner: string) => reasoner === "symbolic";
 export async function shortcutRecord(task: Task, paradigm: RunConfig["paradigms"][number], config: RunConfig, done: ReadonlySet<string>, views: number, timings: Record<string, number> = {}): Promise<ItemRecord | null> {
   const key = itemKey(task.task_id, paradigm, "shortcut", null);
   if (!hasBaseline(config, "shortcut") || done.has(key)) return null;
-  const answer = await withCircular(createShortcutReasoner(), config.circular).answer({ task });
+  const answer = await withCircular(createShortcutReasoner(), config.prompt.circular).answer({ task });
   return makeRecord({ task, paradigm, arm: "shortcut", source: null, config, reasoner: "shortcut", answer, views, quality: null, timings });
 }
 
-/** The graph options of one 3D arm of a run (the inspection viewer uses them to rebuild a stored graph). */
+/**
+ * The graph options of one 3D arm of a run (the inspection viewer uses them to rebuild a stored graph): the run's
+ * stage objects as they are, with the arm's source, noise options and label mode.
+ */
 export function armOptions(config: RunConfig, arm: ThreeDArm): GraphPipelineOptions {
-  return {
-    source: arm.source,
-    noiseLevel: arm.level ?? config.noiseLevel,
-    noiseSeed: config.noiseSeed,
-    noiseComponents: config.noiseComponents,
-    vggt: config.vggt,
-    masks: config.masks,
-    instances: config.instances,
-    labels: arm.labels,
-    labelSeed: config.labelSeed,
-  };
+  return { source: arm.source, ...arm.noise, vggt: config.vggt, ...config.graph, labels: arm.labels };
 }
 
 /** The cloud, graph and (unless runtime says otherwise) diagnosis of one 3D arm of a run. */
@@ -250,9 +243,9 @@ export async function runPassiveUnit(job: UnitJob): Promise<UnitResult> {
         pending.push({ key, arm: "3d", source: arm.label, reasoner });
         continue;
       }
-      const answer = await withCircular(createSymbolicReasoner(), config.circular).answer({ task, graph: r.graph, uncertainty: config.uncertainty });
+      const answer = await withCircular(createSymbolicReasoner(), config.prompt.circular).answer({ task, graph: r.graph, uncertainty: config.prompt.uncertainty });
       const st = { ...base, truth_relations: timings.truth_relations!, ...r.timings_ms };
-      records.push(makeRecord({ task, paradigm, arm: "3d", source: arm.source, level: arm.level, labels: arm.labels, config, reasoner: "symbolic", answer, views: bundle.views.length, quality: qualityFigures(diagnosis.metrics), timings: st, key, scaleOracle }));
+      records.push(makeRecord({ task, paradigm, arm: "3d", source: arm.source, noise: arm.noise, labels: arm.labels, config, reasoner: "symbolic", answer, views: bundle.views.length, quality: qualityFigures(diagnosis.metrics), timings: st, key, scaleOracle }));
     }
   }
   lap("sources");
@@ -266,7 +259,7 @@ export async function runPassiveUnit(job: UnitJob): Promise<UnitResult> {
         pending.push({ key, arm: "2d", source: null, reasoner });
         continue;
       }
-      const answer = await withCircular(createSymbolic2dReasoner({ labels: baselineLabels(config), labelSeed: config.labelSeed }), config.circular).answer({ task, bundle });
+      const answer = await withCircular(createSymbolic2dReasoner({ labels: baselineLabels(config), labelSeed: config.graph.labelSeed }), config.prompt.circular).answer({ task, bundle });
       records.push(makeRecord({ task, paradigm, arm: "2d", source: null, labels: baselineLabels(config), config, reasoner: "symbolic-2d", answer, views: bundle.views.length, quality: null, timings: base, key }));
     }
   }

@@ -70,11 +70,11 @@ function cellWithInterval(c: Cell | undefined): string {
 }
 
 export function evidenceLine(config: RunConfig): string {
-  const oracle = config.masks === "oracle" ? " — ORACLE masks: a diagnostic upper bound, not a realistic pipeline" : "";
+  const oracle = config.graph.masks === "oracle" ? " — ORACLE masks: a diagnostic upper bound, not a realistic pipeline" : "";
   const symbolic = hasSymbolic(config), models = modelReasoners(config).length > 0;
-  const weighing = symbolic ? (config.uncertainty ? ", and the symbolic programs weigh node evidence (--uncertainty on: duplicates resolved by views and distance, low-support objects discounted)" : ", and the symbolic programs read every node at face value (--uncertainty off)") : "";
-  const twoD = [symbolic ? "per-view instance masks in pixel space (symbolic-2d)" : null, models ? `images (${config.images}) for the model reasoners` : null].filter(Boolean).join(", and ");
-  return `Evidence: 3D arms use --masks ${config.masks}${oracle}, --instances ${config.instances}${weighing}; the 2D baseline sees ${twoD}, never depth or identity across views. Label-answer subcategories (View Hallucination, Partial Occlusion) are label-trivial whenever masks carry categories.`;
+  const weighing = symbolic ? (config.prompt.uncertainty ? ", and the symbolic programs weigh node evidence (--uncertainty on: duplicates resolved by views and distance, low-support objects discounted)" : ", and the symbolic programs read every node at face value (--uncertainty off)") : "";
+  const twoD = [symbolic ? "per-view instance masks in pixel space (symbolic-2d)" : null, models ? `images (${config.images.images}) for the model reasoners` : null].filter(Boolean).join(", and ");
+  return `Evidence: 3D arms use --masks ${config.graph.masks}${oracle}, --instances ${config.graph.instances}${weighing}; the 2D baseline sees ${twoD}, never depth or identity across views. Label-answer subcategories (View Hallucination, Partial Occlusion) are label-trivial whenever masks carry categories.`;
 }
 
 /** The name a leaderboard gives the shared question-only arm (it answers the same whatever the reasoner). */
@@ -176,7 +176,7 @@ export function reportMarkdown(s: RunSummary, config: RunConfig, meta: ReportMet
   out.push(`# esi3d run ${meta.runId}`);
   out.push("");
   if (meta.proxies) out.push(`**Proxy renders:** ${meta.proxies} task(s) are ESI-Bench tasks rendered by the built-in simulator with stand-ins (library models or boxes of the recorded extents) for the BEHAVIOR-1K scene: these results are about the proxy scenes, not ESI-Bench's renders.`, "");
-  out.push(`esi3d ${meta.version}; suite ${config.suite} (seed ${config.seed}); sources ${config.sources.join(", ")}${config.sources.includes("noisy") ? ` (noise level ${config.noiseLevel}, components ${config.noiseComponents.join("+")})` : ""}; paradigms ${config.paradigms.join(", ")}; reasoner${config.reasoner.length > 1 ? "s" : ""} ${config.reasoner.join(", ")}; baseline ${config.baseline.join(",")}.${meta.wallSeconds ? ` Wall time ${meta.wallSeconds.toFixed(0)} s.` : ""}`);
+  out.push(`esi3d ${meta.version}; suite ${config.suite} (seed ${config.seed}); sources ${config.sources.join(", ")}${config.sources.includes("noisy") ? ` (noise level ${config.noise.noiseLevel}, components ${config.noise.noiseComponents.join("+")})` : ""}; paradigms ${config.paradigms.join(", ")}; reasoner${config.reasoner.length > 1 ? "s" : ""} ${config.reasoner.join(", ")}; baseline ${config.baseline.join(",")}.${meta.wallSeconds ? ` Wall time ${meta.wallSeconds.toFixed(0)} s.` : ""}`);
   out.push("");
   out.push(evidenceLine(config));
   out.push("");

@@ -26,7 +26,7 @@ import { checkWritable, pathError, writeFileAtomic, writeJsonAtomic } from "../c
 import { pathBelow } from "../core/paths.js";
 import { checkOutputs, givenPath, type NamedPath } from "../core/outputPaths.js";
 import type { Paradigm } from "../../bridge/bundle/schema.js";
-import { baselineArms, generatorOptionsOf, reasonerKeyPart, threeDArms, type RunConfig } from "./config.js";
+import { baselineArms, reasonerKeyPart, threeDArms, type RunConfig } from "./config.js";
 import { runUnit } from "./unit.js";
 import type { UnitGraph, UnitJob, UnitResult } from "./pipeline.js";
 import { answerPending, makeRunModels, type RunModels } from "./answer.js";
@@ -344,7 +344,7 @@ function shareRun(out: string, store: string): void {
 async function prepareTasks(opts: RunOptions, exec: (job: WorkerJob) => Promise<unknown>, skipped: SkippedItem[], generateMs: Map<string, number>): Promise<Task[]> {
   const { config, out } = opts;
   const taskFile = (id: string) => pathBelow(join(out, "tasks"), `${id}.json`);
-  const options = generatorOptionsOf(config);
+  const options = config.generator;
   const tasks = await planTasks(
     config,
     async (s, i) => {

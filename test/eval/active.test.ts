@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { generateTask } from "../../bridge/sim/generate/suite.js";
 import { generatorContext } from "../../bridge/sim/generate/options.js";
 import { runActiveEpisode } from "../../src/eval/active.js";
-import { DEFAULT_RUN_CONFIG, resolveRunConfig } from "../../src/eval/config.js";
+import { DEFAULT_RUN_CONFIG, resolveRunConfig, type ThreeDArm } from "../../src/eval/config.js";
 import { ActiveEpisodeSchema, readRecords } from "../../src/eval/records.js";
 import { createExplorerAgent } from "../../src/reason/active/explorers.js";
 import { stopReason } from "../../src/reason/active/stopping.js";
@@ -17,7 +17,7 @@ import type { AgentDecision } from "../../src/reason/active/types.js";
 import { esi3d } from "../apps/cli/helpers.js";
 
 const CAMERA = { width: 160, height: 120, hfov_deg: 70 };
-const GT = { source: "gt" as const, level: null, labels: "oracle" as const, label: "gt" };
+const GT: ThreeDArm = { source: "gt", noise: DEFAULT_RUN_CONFIG.noise, labels: "oracle", label: "gt" };
 const decision = (p: Partial<AgentDecision>): AgentDecision => ({ requestedAction: "turn_left", action: "turn_left", status: "parsed", answer: "yes", confidence: 0.5, reasoning: "", trace: [], reprompted: false, latencyMs: 0, ...p });
 const withoutTimes = (e: unknown) => JSON.stringify(e, (k, v) => (k === "time_ms" ? 0 : v));
 
@@ -38,7 +38,7 @@ describe("active episodes with the offline explorers", () => {
   const task = generateTask("counting_with_occlusion", "inc", 0, generatorContext({}, CAMERA));
   for (const explorer of ["nbv", "verify", "random"] as const)
     it(`${explorer}: deterministic, within budget, every step recorded`, async () => {
-      const config = resolveRunConfig({ explorer, maxSteps: 8, minSteps: 8, threshold: 1 });
+      const config = resolveRunConfig({ active: { explorer, maxSteps: 8, minSteps: 8, threshold: 1 } });
       const run = () => runActiveEpisode({ task, config, arm: GT, agent: createExplorerAgent(explorer, task, "3d") });
       const a = await run(), b = await run();
       expect(withoutTimes(a.episode)).toBe(withoutTimes(b.episode));
@@ -58,14 +58,14 @@ describe("active episodes with the offline explorers", () => {
 
   it("the threshold stop: a confident answer stops the episode at --min-steps", async () => {
     const t = generateTask("linear_alignment", "inc", 0, generatorContext({}, CAMERA));
-    const config = resolveRunConfig({ minSteps: 2, threshold: 0.5 });
+    const config = resolveRunConfig({ active: { minSteps: 2, threshold: 0.5 } });
     const out = await runActiveEpisode({ task: t, config, arm: GT, agent: createExplorerAgent("nbv", t, "3d") });
     expect(["confident", "stop_action"]).toContain(out.episode.stop_reason);
     expect(out.episode.steps_used).toBe(2);
   });
 
   it("the 2D arm explores with the seeded walk and never sees a graph", async () => {
-    const out = await runActiveEpisode({ task, config: resolveRunConfig({ maxSteps: 5, minSteps: 5, threshold: 1 }), arm: null, agent: createExplorerAgent("nbv", task, "2d") });
+    const out = await runActiveEpisode({ task, config: resolveRunConfig({ active: { maxSteps: 5, minSteps: 5, threshold: 1 } }), arm: null, agent: createExplorerAgent("nbv", task, "2d") });
     expect(out.graph).toBeNull();
     expect(out.episode.agent).toBe("symbolic-2d+random");
     expect(out.episode.steps.every((s) => s.graph_nodes === null)).toBe(true);
@@ -100,7 +100,7 @@ describe("esi3d run --paradigm active", () => {
       expect(r.stderr).toMatch(expected);
     });
 
-  it("the active options are RunConfig fields with ESI's defaults", () => {
-    expect(DEFAULT_RUN_CONFIG).toMatchObject({ maxSteps: 30, threshold: 0.8, minSteps: 3, invalidAction: "reprompt", explorer: "nbv" });
+  it("the active options are RunConfig's active object, with ESI's defaults", () => {
+    expect(DEFAULT_RUN_CONFIG.active).toEqual({ maxSteps: 30, threshold: 0.8, minSteps: 3, invalidAction: "reprompt", explorer: "nbv" });
   });
 });

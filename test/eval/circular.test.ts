@@ -61,7 +61,7 @@ describe("a position prior under --circular", () => {
     const a = await circularReasoner(createShortcutReasoner()).answer({ task });
     expect(a.rotations).toHaveLength(k);
     expect(a.rotations!.map((r) => r.answer)).toEqual(task.options.map((_, r) => rotateOptions(task.options, r)[1]));
-    const config = resolveRunConfig({ circular: true });
+    const config = resolveRunConfig({ prompt: { circular: true } });
     const record = makeRecord({ task, paradigm: "single", arm: "shortcut", source: null, config, reasoner: "shortcut", answer: a, views: 0, quality: null, timings: {} });
     expect(record.circular).toEqual({ rotations: k, answers: a.rotations!.map((r) => r.answer), correct: a.rotations!.map((r) => r.answer === task.answer) });
     expect(record.circular!.correct.filter(Boolean)).toHaveLength(1);
@@ -88,7 +88,7 @@ describe("an LLM under --circular, over HTTP", () => {
     const hashes = a.rotations!.map((r) => r.promptHash);
     expect(new Set(hashes).size).toBe(k);
     expect(a).toMatchObject({ status: "parsed", answer: task.answer, match: "text", promptHash: hashes[0] });
-    const record = makeRecord({ task, paradigm: "single", arm: "3d", source: "gt", config: resolveRunConfig({ circular: true, reasoner: ["openai:m"] }), reasoner: "openai:m", answer: a, views: 1, quality: null, timings: {} });
+    const record = makeRecord({ task, paradigm: "single", arm: "3d", source: "gt", config: resolveRunConfig({ prompt: { circular: true }, reasoner: ["openai:m"] }), reasoner: "openai:m", answer: a, views: 1, quality: null, timings: {} });
     expect(record).toMatchObject({ correct: true, circular: { rotations: k, answers: Array(k).fill(task.answer), correct: Array(k).fill(true) } });
     // every rotation's reply comes back from its own cache entry
     const again = await make(cache).answer({ task, graph });
@@ -108,7 +108,7 @@ describe("an LLM under --circular, over HTTP", () => {
     const bad = task.options.map((_, r) => rotateOptions(task.options, r)[0]).indexOf(task.answer);
     expect(a).toMatchObject({ status: "invalid", answer: null, confidence: null, reason: expect.stringMatching(new RegExp(`^rotation ${bad} of ${task.options.length}: .*"A" matches none of the options; the options were not lettered`)) });
     expect(a.failure).toMatchObject({ class: "invalid_reply", message: expect.stringMatching(new RegExp(`^rotation ${bad} of `)) });
-    const record = makeRecord({ task, paradigm: "single", arm: "3d", source: "gt", config: resolveRunConfig({ circular: true, reasoner: ["openai:m"] }), reasoner: "openai:m", answer: a, views: 1, quality: null, timings: {} });
+    const record = makeRecord({ task, paradigm: "single", arm: "3d", source: "gt", config: resolveRunConfig({ prompt: { circular: true }, reasoner: ["openai:m"] }), reasoner: "openai:m", answer: a, views: 1, quality: null, timings: {} });
     expect(record).toMatchObject({ status: "invalid", answer: null, correct: null, match: null });
     expect(record.circular!.answers[bad]).toBeNull();
     expect(record.circular!.correct[bad]).toBeNull();
@@ -117,7 +117,7 @@ describe("an LLM under --circular, over HTTP", () => {
 });
 
 describe("esi3d run --circular, offline", () => {
-  const config = resolveRunConfig({ circular: true, perSubcategory: 1, subcategories: ["dimensional_size", "partial_occlusion", "linear_alignment", "counting_with_occlusion"], paradigms: ["single"], sources: ["gt"], labels: ["oracle"], baseline: ["shortcut"], concurrency: 1 });
+  const config = resolveRunConfig({ prompt: { circular: true }, perSubcategory: 1, subcategories: ["dimensional_size", "partial_occlusion", "linear_alignment", "counting_with_occlusion"], paradigms: ["single"], sources: ["gt"], labels: ["oracle"], baseline: ["shortcut"], concurrency: 1 });
   const run = (out: string, resume: boolean) => runEvaluation({ config, out, resume, version: "test", log: () => {}, workers: false });
   // what differs between an uninterrupted and a resumed run is when, not what
   const comparable = (r: ItemRecord) => JSON.stringify({ ...r, timings_ms: null });
@@ -141,6 +141,6 @@ describe("esi3d run --circular, offline", () => {
     expect(readRecords(join(out, "items.jsonl")).records).toHaveLength(8);
     expect(resumed.map(comparable).sort()).toEqual(whole.map(comparable).sort());
     // the run directory was made with --circular: a resume without it is refused
-    await expect(runEvaluation({ config: { ...config, circular: false }, out, resume: true, version: "test", log: () => {}, workers: false })).rejects.toThrow(/different configuration/);
+    await expect(runEvaluation({ config: { ...config, prompt: { ...config.prompt, circular: false } }, out, resume: true, version: "test", log: () => {}, workers: false })).rejects.toThrow(/different configuration/);
   }, 300_000);
 });

@@ -64,7 +64,7 @@ const YES = JSON.stringify({ answer: "yes", confidence: 0.6 });
 
 async function smallRun(reasoner: string, baseUrl: string): Promise<{ out: string; records: ItemRecord[] }> {
   const out = join(mkdtempSync(join(tmpdir(), "esi3d-itemlog-")), "r");
-  const config = resolveRunConfig({ perSubcategory: 1, subcategories: ["physical_contact"], paradigms: ["multi"], sources: ["gt"], labels: ["oracle"], reasoner, images: "multi", maxImages: 3, llm: { baseUrl, cachePath: null, maxRetries: 0 } });
+  const config = resolveRunConfig({ perSubcategory: 1, subcategories: ["physical_contact"], paradigms: ["multi"], sources: ["gt"], labels: ["oracle"], reasoner, images: { images: "multi", maxImages: 3 }, llm: { baseUrl, cachePath: null, maxRetries: 0 } });
   await runEvaluation({ config, out, resume: false, version: "test", log: () => {}, workers: false });
   return { out, records: readRecords(join(out, "items.jsonl")).records };
 }

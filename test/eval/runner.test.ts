@@ -87,7 +87,7 @@ describe("esi3d run", () => {
     expect(r.stdout).toMatch(/Subcategory\s+2D Single\s+2D GT\s+Shortcut Single\s+Shortcut GT\s+GT-3D Single/);
     expect(r.stdout).toMatch(/GT-3D beats 2D on \d+ of 3 subcategories/);
     const cfg = JSON.parse(readFileSync(join(out, "config.json"), "utf8"));
-    expect(cfg.config.noiseLevel).toBe(0.8);
+    expect(cfg.config.noise.noiseLevel).toBe(0.8);
     expect(cfg.package_version).toMatch(/^\d+\.\d+\.\d+/);
     const recs = readRecords(join(out, "items.jsonl")).records;
     const rec = recs.find((x) => x.arm === "3d" && x.source === "noisy")!;
@@ -135,17 +135,17 @@ describe("esi3d run configuration", () => {
   it("layers defaults, a --config file and command-line flags (flags win), and reads a suite directory", () => {
     const dir = mkdtempSync(join(tmpdir(), "esi3d-cfg-"));
     const cfg = join(dir, "cfg.json");
-    writeFileSync(cfg, JSON.stringify({ noiseLevel: 0.9, paradigms: ["gt"], sources: ["gt"] }));
+    writeFileSync(cfg, JSON.stringify({ noise: { noiseLevel: 0.9 }, paradigms: ["gt"], sources: ["gt"] }));
     const r = esi3d(["run", "--suite", join(REPO_ROOT, "fixtures", "tasks"), "--subcategories", "linear_alignment,spatial_distance", "--config", cfg, "--paradigm", "single", "--labels", "oracle", "--out", join(dir, "r")]);
     expect(r.code, r.stderr).toBe(0);
     const c = JSON.parse(readFileSync(join(dir, "r", "config.json"), "utf8")).config;
-    expect(c.noiseLevel).toBe(0.9);
+    expect(c.noise.noiseLevel).toBe(0.9);
     expect(c.paradigms).toEqual(["single"]);
     expect(c.sources).toEqual(["gt"]);
     expect(keysOf(join(dir, "r")).sort()).toEqual(["linear_alignment-000|single|2d", "linear_alignment-000|single|3d:gt", "linear_alignment-000|single|shortcut", "spatial_distance-000|single|2d", "spatial_distance-000|single|3d:gt", "spatial_distance-000|single|shortcut"]);
-    writeFileSync(cfg, JSON.stringify({ noiseLevel: 3.5 }));
+    writeFileSync(cfg, JSON.stringify({ noise: { noiseLevel: 3.5 } }));
     const bad = esi3d(["run", "--config", cfg, "--out", join(dir, "bad")]);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/noiseLevel/);
+    expect(bad.stderr).toMatch(/noise\.noiseLevel/);
   }, 120_000);
 });

@@ -13,7 +13,7 @@ import { dirname, join } from "node:path";
 import { generateTask } from "../../bridge/sim/generate/suite.js";
 import { generatorContext } from "../../bridge/sim/generate/options.js";
 import { activeRecord, runActiveEpisode } from "../../src/eval/active.js";
-import { resolveRunConfig, type RunConfig } from "../../src/eval/config.js";
+import { DEFAULT_RUN_CONFIG, resolveRunConfig, type ThreeDArm } from "../../src/eval/config.js";
 import { readRecords, type ItemRecord } from "../../src/eval/records.js";
 import { createLlmClient } from "../../src/llm/client.js";
 import { createLlmAgent } from "../../src/reason/active/llmAgent.js";
@@ -24,7 +24,7 @@ import { CLI, REPO_ROOT } from "../apps/cli/helpers.js";
 
 const CAMERA = { width: 160, height: 120, hfov_deg: 70 };
 const KEY = "sk-active-agent-test-key";
-const GT = { source: "gt" as const, level: null, labels: "oracle" as const, label: "gt" };
+const GT: ThreeDArm = { source: "gt", noise: DEFAULT_RUN_CONFIG.noise, labels: "oracle", label: "gt" };
 let server: TestServer | undefined;
 afterEach(async () => {
   await server?.close();
@@ -46,12 +46,12 @@ const step = (action: string, answer: string, confidence: number, reasoning = "s
 const task = generateTask("linear_alignment", "inc", 0, generatorContext({}, CAMERA));
 const truth = task.answer, wrong = task.options.find((o) => o !== task.answer)!;
 
-async function episode(handlers: Handler[], config: Partial<RunConfig>, arm: "2d" | "3d" = "3d") {
+async function episode(handlers: Handler[], config: Record<string, unknown>, arm: "2d" | "3d" = "3d") {
   server = await startServer(...handlers);
   const client = createLlmClient("openai:test-model", { baseUrl: `${server.url}/v1`, env: { OPENAI_API_KEY: KEY }, maxRetries: 0, cache: null });
   const c = resolveRunConfig(config);
   const target = promptTarget("openai:test-model", { baseUrl: `${server.url}/v1` });
-  const agent = createLlmAgent(client, task, { invalidAction: c.invalidAction, threshold: c.threshold, temperature: c.llm.temperature, format: c.format, uncertainty: c.uncertainty, target }, arm);
+  const agent = createLlmAgent(client, task, { invalidAction: c.active.invalidAction, threshold: c.active.threshold, temperature: c.llm.temperature, format: c.prompt.format, uncertainty: c.prompt.uncertainty, target }, arm);
   return runActiveEpisode({ task, config: c, arm: arm === "3d" ? GT : null, agent });
 }
 
@@ -84,7 +84,7 @@ describe("LLM active agent over HTTP", () => {
   });
 
   it("threshold stop: a confident conclusive answer stops at --min-steps", async () => {
-    const out = await episode([step("turn_left", truth, 0.95)], { minSteps: 3 });
+    const out = await episode([step("turn_left", truth, 0.95)], { active: { minSteps: 3 } });
     expect(out.episode.stop_reason).toBe("confident");
     expect(out.episode.steps_used).toBe(3);
     expect(out.answer).toMatchObject({ answer: truth, confidence: 0.95 });
@@ -92,7 +92,7 @@ describe("LLM active agent over HTTP", () => {
   });
 
   it("budget exhaustion: 'not sure' to the end gets one forced choice at temperature 0", async () => {
-    const out = await episode([step("turn_right", "not sure", 0.3), step("turn_right", "not sure", 0.3), step("turn_right", "not sure", 0.3), step("turn_right", "not sure", 0.3), step("stop", wrong, 0.55)], { maxSteps: 4, llm: { temperature: 0.2 } as RunConfig["llm"] });
+    const out = await episode([step("turn_right", "not sure", 0.3), step("turn_right", "not sure", 0.3), step("turn_right", "not sure", 0.3), step("turn_right", "not sure", 0.3), step("stop", wrong, 0.55)], { active: { maxSteps: 4 }, llm: { temperature: 0.2 } });
     expect(out.episode.stop_reason).toBe("budget");
     expect(out.episode.steps_used).toBe(4);
     expect(out.episode.forced_choice).toBe(true);
@@ -110,7 +110,7 @@ describe("LLM active agent over HTTP", () => {
   });
 
   it("an invalid action under `reprompt` (the paper): one re-prompt, then the agent stays and the step counts", async () => {
-    const out = await episode([step("fly_up", "not sure", 0.1), step("teleport", "not sure", 0.1), step("stop", truth, 0.9)], { invalidAction: "reprompt" });
+    const out = await episode([step("fly_up", "not sure", 0.1), step("teleport", "not sure", 0.1), step("stop", truth, 0.9)], { active: { invalidAction: "reprompt" } });
     const s1 = out.episode.steps[0]!;
     expect(s1).toMatchObject({ requested_action: "teleport", valid: false, action: null, blocked: null, reprompted: true });
     expect(userText(server!.requests[1]!)).toMatch(/could not be used \("fly_up" is not one of the actions\)/);
@@ -120,7 +120,7 @@ describe("LLM active agent over HTTP", () => {
   });
 
   it("an invalid action under `forward` (the released code): no re-prompt, move_forward", async () => {
-    const out = await episode([step("fly_up", "not sure", 0.1), step("stop", truth, 0.9)], { invalidAction: "forward" });
+    const out = await episode([step("fly_up", "not sure", 0.1), step("stop", truth, 0.9)], { active: { invalidAction: "forward" } });
     expect(out.episode.steps[0]).toMatchObject({ requested_action: "fly_up", valid: false, action: "move_forward", reprompted: false });
     expect(server!.requests.length).toBe(2);
     expect(out.views).toBe(2);
@@ -137,7 +137,7 @@ describe("LLM active agent over HTTP", () => {
   });
 
   it("the 2D/VLM arm sees its last 5 past views and the current one", async () => {
-    const out = await episode([step("turn_left", "not sure", 0.1)], { maxSteps: 8, baseline: ["2d"] }, "2d");
+    const out = await episode([step("turn_left", "not sure", 0.1)], { active: { maxSteps: 8 }, baseline: ["2d"] }, "2d");
     expect(out.episode.steps_used).toBe(8);
     const counts = server!.requests.slice(0, 8).map(imageCount);
     expect(counts).toEqual([1, 2, 3, 4, 5, 6, 6, 6]);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { generateTask } from "../../bridge/sim/generate/suite.js";
 import { renderBundle } from "../../bridge/sim/capture.js";
-import { graphOfBundle } from "../../scenegraph/pipeline.js";
+import { graphOfBundle, GraphPipelineOptionsSchema } from "../../scenegraph/pipeline.js";
 import { decide } from "../../src/reason/symbolic.js";
 import { queryOf } from "../../src/reason/query.js";
 import { createSymbolic2dReasoner } from "../../src/reason/symbolic2d.js";
@@ -22,7 +22,7 @@ describe("the 3D arm answers what the 2D arm answers from the same views", () =>
         const k = task.options.length;
         for (const p of PARADIGMS) {
           const bundle = renderBundle(task, p);
-          const d3 = decide((await graphOfBundle(bundle, { source: "gt" }, { diagnose: false })).graph, queryOf(task));
+          const d3 = decide((await graphOfBundle(bundle, GraphPipelineOptionsSchema.parse({ source: "gt" }), { diagnose: false })).graph, queryOf(task));
           const a2 = await r2.answer({ task, bundle });
           const c = cells.get(p) ?? { n: 0, answered3: 0, score3: 0, answered2: 0, evidence2: 0, score2: 0 };
           c.n++;

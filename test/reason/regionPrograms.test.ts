@@ -4,7 +4,7 @@ import { renderBundle } from "../../bridge/sim/capture.js";
 import { doorwayEdges, ROOM_SIGNATURES } from "../../bridge/task/layout.js";
 import type { Task } from "../../bridge/task/schema.js";
 import { truthGraph } from "../../scenegraph/truth.js";
-import { graphOfBundle } from "../../scenegraph/pipeline.js";
+import { graphOfBundle, GraphPipelineOptionsSchema } from "../../scenegraph/pipeline.js";
 import { decide } from "../../src/reason/symbolic.js";
 import { queryOf } from "../../src/reason/query.js";
 
@@ -137,13 +137,13 @@ describe("Cognitive Mapping programs", () => {
       const pose = poseSeeingBoth(task, a!, b!) ?? poseSeeingBoth(task, b!, a!);
       if (!pose) continue;
       const seeing = { ...task, agent_initial: pose };
-      const g = (await graphOfBundle(renderBundle(seeing, "single"), { source: "gt" }, { diagnose: false })).graph;
+      const g = (await graphOfBundle(renderBundle(seeing, "single"), GraphPipelineOptionsSchema.parse({ source: "gt" }), { diagnose: false })).graph;
       const d = decide(g, queryOf(seeing));
       expect(answered(d), d.trace.join(" | ")).toBe("Yes");
       expect(d.trace.join(" ")).toMatch(/a doorway joins them/);
       // the same spot looking the other way: neither piece of furniture, no doorway
       const away = { ...task, agent_initial: { ...pose, yaw: pose.yaw + Math.PI } };
-      const ga = (await graphOfBundle(renderBundle(away, "single"), { source: "gt" }, { diagnose: false })).graph;
+      const ga = (await graphOfBundle(renderBundle(away, "single"), GraphPipelineOptionsSchema.parse({ source: "gt" }), { diagnose: false })).graph;
       expect("unanswerable" in decide(ga, queryOf(away))).toBe(true);
       return;
     }

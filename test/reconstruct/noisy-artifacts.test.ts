@@ -76,7 +76,7 @@ beforeAll(() => {
 describe("noisy: flying pixels", () => {
   it("appear only near depth discontinuities, on their own pixel's ray, strictly between foreground and background, in number ∝ flyingFraction", () => {
     const r = VGGT_LIKE_PRESET.flyingBandPx;
-    const run = (f: number) => noisyPointCloud(small, { level: 1, seed: "fly", components: ["flying"], overrides: { flyingFraction: f } });
+    const run = (f: number) => noisyPointCloud(small, { noiseLevel: 1, noiseSeed: "fly", noiseComponents: ["flying"], overrides: { flyingFraction: f } });
     const c = run(0.5), cq = run(0.25);
     const changed = changedPoints(c, gtSmall), changedQ = changedPoints(cq, gtSmall);
     expect(changed.length).toBe(metaOf(c).counts.flying);
@@ -121,7 +121,7 @@ describe("noisy: confidence and dropout", () => {
     const seed = "drop";
     const maps = syntheticConfidence(small, seed);
     for (const [level, f] of [[1, 0.3], [0.5, 0.3], [1, 0.05]] as const) {
-      const c = noisyPointCloud(small, { level, seed, components: ["dropout"], overrides: { dropoutFraction: f } });
+      const c = noisyPointCloud(small, { noiseLevel: level, noiseSeed: seed, noiseComponents: ["dropout"], overrides: { dropoutFraction: f } });
       const removed = gtSmall.count - c.count;
       // fractions compound with level: 1 − (1 − f)^level (params.ts ParamScaling)
       expect(removed).toBe(Math.round((1 - Math.pow(1 - f, level)) * gtSmall.count));
@@ -224,7 +224,7 @@ describe("noisy: confidence and dropout", () => {
 
 describe("noisy: blobs", () => {
   it("makes the configured number of blobs of the configured size, off the true surfaces, with their pixels' colours and labels", () => {
-    const c = noisyPointCloud(small, { level: 1, seed: "blob", components: ["blobs"], overrides: { blobsPerView: 2 } });
+    const c = noisyPointCloud(small, { noiseLevel: 1, noiseSeed: "blob", noiseComponents: ["blobs"], overrides: { blobsPerView: 2 } });
     const m = metaOf(c);
     const P = VGGT_LIKE_PRESET.blobPoints;
     expect(m.blobs).toHaveLength(2 * small.views.length);
@@ -272,14 +272,14 @@ describe("noisy: blobs", () => {
   });
 
   it("blob count per view is floor(λ) plus a Bernoulli(frac λ) extra, over a 30-view bundle", () => {
-    const c = noisyPointCloud(multi, { level: 1, seed: "blob30", components: ["blobs"], overrides: { blobsPerView: 1.5 } });
+    const c = noisyPointCloud(multi, { noiseLevel: 1, noiseSeed: "blob30", noiseComponents: ["blobs"], overrides: { blobsPerView: 1.5 } });
     const m = metaOf(c);
     const perView = multi.views.map((v) => m.blobs.filter((b) => b.view === v.index).length);
     expect(perView.every((n) => n === 1 || n === 2)).toBe(true);
     expect(m.blobs.length).toBeGreaterThanOrEqual(37); // 30 + Binomial(30, 0.5): mean 45, σ 2.7
     expect(m.blobs.length).toBeLessThanOrEqual(53);
     expect(m.counts.blobPoints).toBe(m.blobs.length * VGGT_LIKE_PRESET.blobPoints);
-    const lvl = metaOf(noisyPointCloud(multi, { level: 0.5, seed: "blob30", components: ["blobs"], overrides: { blobsPerView: 1.5 } }));
+    const lvl = metaOf(noisyPointCloud(multi, { noiseLevel: 0.5, noiseSeed: "blob30", noiseComponents: ["blobs"], overrides: { blobsPerView: 1.5 } }));
     expect(lvl.blobs.length).toBeLessThan(m.blobs.length); // λ = 0.75
     expect(lvl.blobs.length).toBeGreaterThanOrEqual(13);
   });

@@ -59,15 +59,15 @@ function worstRayDistance(c: PointCloud, b: FrameBundle, stride = 13): number {
 
 describe("new components: level 0, seeds, only their part", () => {
   it("level 0 is the gt cloud bit for bit with every new component listed, even with large overrides", () => {
-    const c = noisyPointCloud(small, { level: 0, seed: "z", components: NEW_COMPONENTS, overrides: { monoShapeRel: 0.5, warpM: 1, driftRotDeg: 10, viewScaleRel: 0.5, texturelessCollapse: 1, labelSwapRate: 1, labelPhantomsPerView: 5 } });
+    const c = noisyPointCloud(small, { noiseLevel: 0, noiseSeed: "z", noiseComponents: NEW_COMPONENTS, overrides: { monoShapeRel: 0.5, warpM: 1, driftRotDeg: 10, viewScaleRel: 0.5, texturelessCollapse: 1, labelSwapRate: 1, labelPhantomsPerView: 5 } });
     expect(sameArrays(c, gtSmall)).toBe(true);
     expect(metaOf(c).components).toEqual([]);
   });
 
   it("each is deterministic per seed and differs across seeds", () => {
     for (const comp of NEW_COMPONENTS) {
-      const opts: NoiseOptions = { level: 1, seed: "d1", components: [comp], overrides: comp === "labels" ? { labelSwapRate: 0.5, labelPhantomsPerView: 1 } : {} };
-      const a = noisyPointCloud(small, opts), b = noisyPointCloud(small, opts), c = noisyPointCloud(small, { ...opts, seed: "d2" });
+      const opts: NoiseOptions = { noiseLevel: 1, noiseSeed: "d1", noiseComponents: [comp], overrides: comp === "labels" ? { labelSwapRate: 0.5, labelPhantomsPerView: 1 } : {} };
+      const a = noisyPointCloud(small, opts), b = noisyPointCloud(small, opts), c = noisyPointCloud(small, { ...opts, noiseSeed: "d2" });
       expect(sameArrays(a, b), comp).toBe(true);
       expect(JSON.stringify(a.meta), comp).toBe(JSON.stringify(b.meta));
       if (comp === "labels") expect(JSON.stringify(metaOf(a).labels)).not.toBe(JSON.stringify(metaOf(c).labels));
@@ -77,7 +77,7 @@ describe("new components: level 0, seeds, only their part", () => {
 
   it("each alone keeps every point, its colour, view, pixel and true mask label, and a confidence of 1", () => {
     for (const comp of NEW_COMPONENTS) {
-      const c = noisyPointCloud(small, { level: 1, seed: "only", components: [comp] });
+      const c = noisyPointCloud(small, { noiseLevel: 1, noiseSeed: "only", noiseComponents: [comp] });
       expect(metaOf(c).components, comp).toEqual([comp]);
       expect(c.count, comp).toBe(gtSmall.count);
       for (const k of ["rgb", "view", "pixel", "instance"] as const) expect(bytes(c[k]).equals(bytes(gtSmall[k])), `${comp} ${k}`).toBe(true);
@@ -89,7 +89,7 @@ describe("new components: level 0, seeds, only their part", () => {
 describe("mono: single-view depth and shape error", () => {
   it("moves points along their own rays by a zero-mean field of RMS monoShapeRel; the relief term is exactly (g/m)^γ", () => {
     const a = VGGT_LIKE_PRESET.monoShapeRel;
-    const c = noisyPointCloud(small, { level: 1, seed: "mono", components: ["mono"], overrides: { monoReliefStd: 0 } });
+    const c = noisyPointCloud(small, { noiseLevel: 1, noiseSeed: "mono", noiseComponents: ["mono"], overrides: { monoReliefStd: 0 } });
     expect(worstRayDistance(c, small)).toBeLessThan(1e-4);
     const byView = new Map<number, number[]>();
     for (const r of depthRatios(c, small)) (byView.get(r.view) ?? byView.set(r.view, []).get(r.view)!).push(r.ratio - 1);
@@ -105,7 +105,7 @@ describe("mono: single-view depth and shape error", () => {
     expect(all[Math.floor(all.length / 2)]!).toBeLessThan(0.5 * a);
     expect(all[Math.floor(all.length * 0.995)]!).toBeGreaterThan(2.5 * a);
 
-    const relief = noisyPointCloud(small, { level: 1, seed: "mono", components: ["mono"], overrides: { monoShapeRel: 0 } });
+    const relief = noisyPointCloud(small, { noiseLevel: 1, noiseSeed: "mono", noiseComponents: ["mono"], overrides: { monoShapeRel: 0 } });
     const rec = new Map(metaOf(relief).mono.map((m) => [m.view, m]));
     expect([...rec.values()].some((m) => Math.abs(m.gamma) > 0.2 * VGGT_LIKE_PRESET.monoReliefStd)).toBe(true);
     let worst = 0;
@@ -117,7 +117,7 @@ describe("mono: single-view depth and shape error", () => {
   });
 
   it("also distorts a single view, where pose errors cannot", () => {
-    const c = noisyPointCloud(single, { level: 1, seed: "mono1", components: ["mono"] });
+    const c = noisyPointCloud(single, { noiseLevel: 1, noiseSeed: "mono1", noiseComponents: ["mono"] });
     const e = depthRatios(c, single).map((r) => Math.abs(r.ratio - 1));
     expect(e.reduce((s, x) => s + x, 0) / e.length).toBeGreaterThan(0.2 * VGGT_LIKE_PRESET.monoShapeRel);
   });
@@ -125,12 +125,12 @@ describe("mono: single-view depth and shape error", () => {
 
 describe("warp: a shape error every view agrees on", () => {
   it("moves each pixel's depth by warpM·s(X)/max(|r̂·n|, WARP_MIN_COS) at its true world point, with one field for all views", () => {
-    const c = noisyPointCloud(small, { level: 1, seed: "warp", components: ["warp"] });
+    const c = noisyPointCloud(small, { noiseLevel: 1, noiseSeed: "warp", noiseComponents: ["warp"] });
     expect(worstRayDistance(c, small)).toBeLessThan(1e-4);
     const f = metaOf(c).warp!;
     expect(f).not.toBeNull();
     // the field belongs to the task, not to the views: a bundle with more views draws the same one
-    expect(metaOf(noisyPointCloud(multi, { level: 1, seed: "warp", components: ["warp"] })).warp).toEqual(f);
+    expect(metaOf(noisyPointCloud(multi, { noiseLevel: 1, noiseSeed: "warp", noiseComponents: ["warp"] })).warp).toEqual(f);
     const cos = small.views.map((v) => {
       const out = new Float32Array(v.depth.length);
       rayNormalCos(v, out);
@@ -157,7 +157,7 @@ describe("warp: a shape error every view agrees on", () => {
 
 describe("drift: pose error correlated along the trajectory", () => {
   it("leaves each view rigid, accumulates along the trajectory (unlike the independent pose error) and keeps RMS step errors at driftRotDeg", () => {
-    const c = noisyViews(multi, { level: 1, seed: "drift", components: ["drift"] });
+    const c = noisyViews(multi, { noiseLevel: 1, noiseSeed: "drift", noiseComponents: ["drift"] });
     const d = c.meta.drift!;
     expect(d.records).toHaveLength(multi.views.length);
     expect(d.alignment.method).toBe("umeyama");
@@ -179,7 +179,7 @@ describe("drift: pose error correlated along the trajectory", () => {
     expect(one / VGGT_LIKE_PRESET.driftRotDeg).toBeLessThan(1.3);
     // a random walk: ten steps apart the error is ~√10 times one step's
     expect(ten / one).toBeGreaterThan(2);
-    const iid = noisyViews(multi, { level: 1, seed: "drift", components: ["pose"] });
+    const iid = noisyViews(multi, { noiseLevel: 1, noiseSeed: "drift", noiseComponents: ["pose"] });
     const poseE = (i: number) => iid.views[i]!.E;
     const iidRatio = rms(stepErr(poseE, 10).slice(1)) / rms(stepErr(poseE, 1).slice(1));
     expect(iidRatio).toBeLessThan(1.5);
@@ -187,7 +187,7 @@ describe("drift: pose error correlated along the trajectory", () => {
   });
 
   it("gives a single view exactly the gt cloud (one camera fixes the alignment)", () => {
-    const c = noisyPointCloud(single, { level: 2, seed: "drift1", components: ["drift"] });
+    const c = noisyPointCloud(single, { noiseLevel: 2, noiseSeed: "drift1", noiseComponents: ["drift"] });
     expect(sameArrays(c, gtOf(single))).toBe(true);
   });
 });
@@ -204,7 +204,7 @@ function relativeRotationError(Ta: Mat34, Tb: Mat34, Pa: Mat34, Pb: Mat34): numb
 
 describe("scale: per-view depth-scale inconsistency", () => {
   it("scales every view's depth (view 0 included) by its recorded factor, along the true rays, log-std viewScaleRel", () => {
-    const c = noisyPointCloud(multi, { level: 1, seed: "scale", components: ["scale"] });
+    const c = noisyPointCloud(multi, { noiseLevel: 1, noiseSeed: "scale", noiseComponents: ["scale"] });
     const m = metaOf(c);
     expect(m.viewScales.map((s) => s.view)).toEqual(multi.views.map((v) => v.index));
     expect(worstRayDistance(c, multi, 97)).toBeLessThan(1e-4);
@@ -216,14 +216,14 @@ describe("scale: per-view depth-scale inconsistency", () => {
     expect(rms(logs) / VGGT_LIKE_PRESET.viewScaleRel).toBeGreaterThan(0.55);
     expect(rms(logs) / VGGT_LIKE_PRESET.viewScaleRel).toBeLessThan(1.45);
     // cameras untouched: the view's camera centre is where it was
-    const nv = noisyViews(multi, { level: 1, seed: "scale", components: ["scale"] });
+    const nv = noisyViews(multi, { noiseLevel: 1, noiseSeed: "scale", noiseComponents: ["scale"] });
     nv.views.forEach((v, i) => expect(cameraCentre(v.E)).toEqual(cameraCentre(multi.views[i]!.E)));
   });
 });
 
 describe("textureless: depth collapse inside uniform image regions", () => {
   it("moves only pixels farther than texturelessEdgePx from an image edge, exactly by w·(S(g) − g) without the bias", () => {
-    const c = noisyViews(small, { level: 1, seed: "tl", components: ["textureless"], overrides: { texturelessBiasRel: 0 } });
+    const c = noisyViews(small, { noiseLevel: 1, noiseSeed: "tl", noiseComponents: ["textureless"], overrides: { texturelessBiasRel: 0 } });
     const p = c.params;
     let moved = 0, near = 0, worst = 0;
     small.views.forEach((v: ViewData, i) => {
@@ -249,8 +249,8 @@ describe("textureless: depth collapse inside uniform image regions", () => {
   });
 
   it("with the bias, shifts the collapsed regions by a smooth field of RMS about texturelessBiasRel·w", () => {
-    const base = noisyViews(small, { level: 1, seed: "tl", components: ["textureless"], overrides: { texturelessBiasRel: 0 } });
-    const biased = noisyViews(small, { level: 1, seed: "tl", components: ["textureless"] });
+    const base = noisyViews(small, { noiseLevel: 1, noiseSeed: "tl", noiseComponents: ["textureless"], overrides: { texturelessBiasRel: 0 } });
+    const biased = noisyViews(small, { noiseLevel: 1, noiseSeed: "tl", noiseComponents: ["textureless"] });
     const p = biased.params;
     const rel: number[] = [];
     small.views.forEach((v, i) => {
@@ -272,7 +272,7 @@ describe("textureless: depth collapse inside uniform image regions", () => {
 describe("labels: mask-label corruption of fragments", () => {
   it("swaps fragments at labelSwapRate, to look-alikes or library categories, nested across levels; geometry untouched", () => {
     const rate = 0.3;
-    const c = noisyPointCloud(multi, { level: 1, seed: "lab", components: ["labels"], overrides: { labelSwapRate: rate, labelPhantomsPerView: 0 } });
+    const c = noisyPointCloud(multi, { noiseLevel: 1, noiseSeed: "lab", noiseComponents: ["labels"], overrides: { labelSwapRate: rate, labelPhantomsPerView: 0 } });
     expect(sameArrays(c, gtOf(multi))).toBe(true);
     const plan = metaOf(c).labels;
     const structure = new Set(multi.manifest.instances.filter((e) => e.structure).map((e) => e.id));
@@ -289,7 +289,7 @@ describe("labels: mask-label corruption of fragments", () => {
     expect(look).toBeGreaterThan(VGGT_LIKE_PRESET.labelLookalikeShare - 0.25);
     expect(look).toBeLessThan(VGGT_LIKE_PRESET.labelLookalikeShare + 0.25);
     // common random numbers: a lower level keeps a subset of the same swaps, to the same categories
-    const lower = metaOf(noisyPointCloud(multi, { level: 0.5, seed: "lab", components: ["labels"], overrides: { labelSwapRate: rate, labelPhantomsPerView: 0 } })).labels;
+    const lower = metaOf(noisyPointCloud(multi, { noiseLevel: 0.5, noiseSeed: "lab", noiseComponents: ["labels"], overrides: { labelSwapRate: rate, labelPhantomsPerView: 0 } })).labels;
     const key = (s: { view: number; id: number; to: string }) => `${s.view}/${s.id}/${s.to}`;
     const all = new Set(plan.swaps.map(key));
     expect(lower.swaps.length).toBeLessThan(plan.swaps.length);
@@ -298,7 +298,7 @@ describe("labels: mask-label corruption of fragments", () => {
 
   it("rewrites the graph builder's masks (labelledBundle), keeps phantom patches in a structure-free cloud under their true ids, and the graph gains wrong objects", () => {
     const structure = new Set(small.manifest.instances.filter((e) => e.structure).map((e) => e.id));
-    const opts: NoiseOptions = { level: 1, seed: "lab2", components: ["labels"], overrides: { labelSwapRate: 0.5, labelPhantomsPerView: 2 }, excludeIds: structure };
+    const opts: NoiseOptions = { noiseLevel: 1, noiseSeed: "lab2", noiseComponents: ["labels"], overrides: { labelSwapRate: 0.5, labelPhantomsPerView: 2 }, excludeIds: structure };
     const c = noisyPointCloud(small, opts);
     const m = metaOf(c);
     expect(m.labels.phantoms.length).toBeGreaterThan(small.views.length);

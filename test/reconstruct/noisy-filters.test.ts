@@ -146,8 +146,8 @@ describe("noisy cloud builds", () => {
 
   it("without the structure ids, keeps exactly the points of the whole cloud that are not structure (the skipped pixels are never read)", () => {
     for (const level of [0.5, 1.25, 2]) {
-      const whole = noisyPointCloud(fresh(), { level, seed: "x" });
-      const part = noisyPointCloud(fresh(), { level, seed: "x", excludeIds: structure });
+      const whole = noisyPointCloud(fresh(), { noiseLevel: level, noiseSeed: "x" });
+      const part = noisyPointCloud(fresh(), { noiseLevel: level, noiseSeed: "x", excludeIds: structure });
       // the part's pixels per view: every non-structure point, and phantom label patches on the structure
       const inPart = new Map(b.views.map((v) => [v.index, new Uint8Array(v.width * v.height)] as const));
       for (let j = 0; j < part.count; j++) inPart.get(part.view[j]!)![part.pixel[j]!] = 1;
@@ -167,7 +167,7 @@ describe("noisy cloud builds", () => {
 
   it("builds the same cloud again from one bundle as from a fresh copy (reused scratch buffers carry nothing over), and no cloud's meta is another's", () => {
     const once = fresh();
-    const opts = { level: 1.25, seed: "y", excludeIds: structure };
+    const opts = { noiseLevel: 1.25, noiseSeed: "y", excludeIds: structure };
     const first = noisyPointCloud(once, opts), firstMeta = json(first);
     metaOf(first).poses.length = 0;
     metaOf(first).labels.swaps.push({ view: 0, id: 1, from: "a", to: "b", lookalike: false, fakeId: 60000 });
@@ -176,7 +176,7 @@ describe("noisy cloud builds", () => {
     expect(json(second)).toBe(firstMeta);
     expect(json(other)).toBe(firstMeta);
     // another level of the same bundle is its own build
-    expect(sameArrays(noisyPointCloud(once, { ...opts, level: 0.5 }), noisyPointCloud(fresh(), { ...opts, level: 0.5 }))).toBe(true);
+    expect(sameArrays(noisyPointCloud(once, { ...opts, noiseLevel: 0.5 }), noisyPointCloud(fresh(), { ...opts, noiseLevel: 0.5 }))).toBe(true);
   });
 });
 

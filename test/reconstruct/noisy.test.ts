@@ -6,13 +6,13 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { FrameBundle, ViewData } from "../../bridge/bundle/io.js";
 import type { Vec3 } from "../../src/core/math/vec.js";
-import { InputError } from "../../src/core/errors.js";
 import type { PointCloud } from "../../reconstruct/pointcloud.js";
 import { umeyama } from "../../reconstruct/align.js";
 import {
   fieldCorrelation, MAX_NOISE_LEVEL, noisyPointCloud, NOISE_COMPONENTS, POSE_ANCHOR_VIEW, resolveNoiseParams, VGGT_LIKE_PRESET,
   type NoiseComponent,
 } from "../../reconstruct/noisy/index.js";
+import { NoiseOptionsSchema } from "../../reconstruct/noisy/params.js";
 import { bytes, camZ, gtOf, metaOf, realBundle, sameArrays } from "./noisyHelpers.js";
 
 
@@ -38,8 +38,8 @@ beforeAll(() => {
 describe("noisy: level 0, seeds, parameters", () => {
   it("level 0 reproduces the gt cloud bit for bit (all components, with overrides too)", () => {
     for (const opts of [
-      { level: 0, seed: "x" },
-      { level: 0, seed: "y", components: ["depth", "pose"] as NoiseComponent[], overrides: { depthNoiseRel: 0.2, poseRotDeg: 10, blobsPerView: 3, dropoutFraction: 0.9 } },
+      { noiseLevel: 0, noiseSeed: "x" },
+      { noiseLevel: 0, noiseSeed: "y", noiseComponents: ["depth", "pose"] as NoiseComponent[], overrides: { depthNoiseRel: 0.2, poseRotDeg: 10, blobsPerView: 3, dropoutFraction: 0.9 } },
     ]) {
       const c = noisyPointCloud(small, opts);
       expect(c.source).toBe("noisy");
@@ -51,42 +51,43 @@ describe("noisy: level 0, seeds, parameters", () => {
   });
 
   it("is deterministic per seed, and differs across seeds and tasks", () => {
-    const a = noisyPointCloud(small, { level: 1, seed: "s1" });
-    const b = noisyPointCloud(small, { level: 1, seed: "s1" });
+    const a = noisyPointCloud(small, { noiseLevel: 1, noiseSeed: "s1" });
+    const b = noisyPointCloud(small, { noiseLevel: 1, noiseSeed: "s1" });
     expect(sameArrays(a, b)).toBe(true);
     expect(metaOf(a)).toEqual(metaOf(b));
-    const c = noisyPointCloud(small, { level: 1, seed: "s2" });
+    const c = noisyPointCloud(small, { noiseLevel: 1, noiseSeed: "s2" });
     expect(sameArrays(a, c)).toBe(false);
     // the same views under another task id draw other numbers
     const other = { ...small, manifest: { ...small.manifest, task_id: "another-task" } };
-    const d = noisyPointCloud(other, { level: 1, seed: "s1", components: ["pose"] });
-    const e = noisyPointCloud(small, { level: 1, seed: "s1", components: ["pose"] });
+    const d = noisyPointCloud(other, { noiseLevel: 1, noiseSeed: "s1", noiseComponents: ["pose"] });
+    const e = noisyPointCloud(small, { noiseLevel: 1, noiseSeed: "s1", noiseComponents: ["pose"] });
     expect(metaOf(d).poses[0]!.rotDeg).not.toBe(metaOf(e).poses[0]!.rotDeg);
   });
 
   it("resolves level x preset, zeroes components not listed, applies overrides, validates", () => {
-    const half = resolveNoiseParams({ level: 0.5, seed: "s" });
+    const half = resolveNoiseParams({ noiseLevel: 0.5, noiseSeed: "s" });
     expect(half.depthNoiseRel).toBeCloseTo(VGGT_LIKE_PRESET.depthNoiseRel / 2, 12);
     expect(half.poseRotDeg).toBeCloseTo(VGGT_LIKE_PRESET.poseRotDeg / 2, 12);
     // fractions compound: 1 − (1 − p)^level, p at level 1, 1 − (1 − p)² at level 2
     expect(half.dropoutFraction).toBeCloseTo(1 - Math.sqrt(1 - VGGT_LIKE_PRESET.dropoutFraction), 12);
-    expect(resolveNoiseParams({ level: 2, seed: "s" }).dropoutFraction).toBeCloseTo(1 - (1 - VGGT_LIKE_PRESET.dropoutFraction) ** 2, 12);
-    expect(resolveNoiseParams({ level: 2, seed: "s" }).poseRotDeg).toBeCloseTo(2 * VGGT_LIKE_PRESET.poseRotDeg, 12);
+    expect(resolveNoiseParams({ noiseLevel: 2, noiseSeed: "s" }).dropoutFraction).toBeCloseTo(1 - (1 - VGGT_LIKE_PRESET.dropoutFraction) ** 2, 12);
+    expect(resolveNoiseParams({ noiseLevel: 2, noiseSeed: "s" }).poseRotDeg).toBeCloseTo(2 * VGGT_LIKE_PRESET.poseRotDeg, 12);
     // shapes are not scaled
     expect(half.flyingBandPx).toBe(VGGT_LIKE_PRESET.flyingBandPx);
     expect(half.blobPoints).toBe(VGGT_LIKE_PRESET.blobPoints);
-    const only = resolveNoiseParams({ level: 1, seed: "s", components: ["flying"], overrides: { flyingFraction: 0.2, poseRotDeg: 5 } });
+    const only = resolveNoiseParams({ noiseLevel: 1, noiseSeed: "s", noiseComponents: ["flying"], overrides: { flyingFraction: 0.2, poseRotDeg: 5 } });
     expect(only.flyingFraction).toBe(0.2);
     expect(only.poseRotDeg).toBe(0);
     expect(only.depthNoiseRel).toBe(0);
     expect(only.blobsPerView).toBe(0);
     expect(only.dropoutFraction).toBe(0);
-    expect(() => resolveNoiseParams({ level: MAX_NOISE_LEVEL + 0.5, seed: "s" })).toThrow(InputError);
-    expect(() => resolveNoiseParams({ level: 1, seed: "s", overrides: { monoShapeTail: 0.5 } })).toThrow(/monoShapeTail must be at least 1/);
-    expect(() => resolveNoiseParams({ level: 1, seed: "s", components: ["fog" as NoiseComponent] })).toThrow(/unknown component/);
-    expect(() => resolveNoiseParams({ level: 1, seed: "s", overrides: { depthNoiseRel: -1 } })).toThrow(/depthNoiseRel/);
-    expect(() => resolveNoiseParams({ level: 1, seed: "s", overrides: { colour: 1 } as never })).toThrow(/unknown parameter "colour"/);
-    expect(() => resolveNoiseParams({ level: 1, seed: "s", overrides: { blobPoints: 2.5 } })).toThrow(/whole number/);
+    // the level and the components are the schema's to check, once, where the options come in (not here again)
+    expect(NoiseOptionsSchema.safeParse({ noiseLevel: MAX_NOISE_LEVEL + 0.5 }).success).toBe(false);
+    expect(NoiseOptionsSchema.safeParse({ noiseComponents: ["fog"] }).success).toBe(false);
+    expect(() => resolveNoiseParams({ noiseLevel: 1, noiseSeed: "s", overrides: { monoShapeTail: 0.5 } })).toThrow(/monoShapeTail must be at least 1/);
+    expect(() => resolveNoiseParams({ noiseLevel: 1, noiseSeed: "s", overrides: { depthNoiseRel: -1 } })).toThrow(/depthNoiseRel/);
+    expect(() => resolveNoiseParams({ noiseLevel: 1, noiseSeed: "s", overrides: { colour: 1 } as never })).toThrow(/unknown parameter "colour"/);
+    expect(() => resolveNoiseParams({ noiseLevel: 1, noiseSeed: "s", overrides: { blobPoints: 2.5 } })).toThrow(/whole number/);
   });
 });
 
@@ -121,7 +122,7 @@ describe("noisy: depth", () => {
   }
 
   it("floor residuals grow with depth as σ(d) = depthNoiseRel·d, doubling the parameter doubles them, and surfaces are bumpy (correlated)", () => {
-    const opts = { level: 1, seed: "depth", components: ["depth"] as NoiseComponent[], overrides: { depthLowFreqRel: 0 } };
+    const opts = { noiseLevel: 1, noiseSeed: "depth", noiseComponents: ["depth"] as NoiseComponent[], overrides: { depthLowFreqRel: 0 } };
     const c1 = noisyPointCloud(twelve, opts);
     const c2 = noisyPointCloud(twelve, { ...opts, overrides: { ...opts.overrides, depthNoiseRel: 2 * VGGT_LIKE_PRESET.depthNoiseRel } });
     const f1 = floorResiduals(twelve, c1), f2 = floorResiduals(twelve, c2);
@@ -149,7 +150,7 @@ describe("noisy: depth", () => {
   });
 
   it("the per-view low-frequency field scales depth exactly as its recorded coefficients say", () => {
-    const c = noisyPointCloud(small, { level: 1, seed: "lf", components: ["depth"], overrides: { depthNoiseRel: 0 } });
+    const c = noisyPointCloud(small, { noiseLevel: 1, noiseSeed: "lf", noiseComponents: ["depth"], overrides: { depthNoiseRel: 0 } });
     const m = metaOf(c);
     expect(m.depthFields).toHaveLength(small.views.length);
     const spread = m.depthFields.flatMap((f) => [f.tiltX, f.tiltY, f.bowl]);
@@ -169,7 +170,7 @@ describe("noisy: depth", () => {
 describe("noisy: pose", () => {
   it("moves each view's points rigidly by the recorded rotation and centre shift about its camera; view 0 is the anchor", () => {
     const gt = gtOf(multi);
-    const c = noisyPointCloud(multi, { level: 1, seed: "pose", components: ["pose"] });
+    const c = noisyPointCloud(multi, { noiseLevel: 1, noiseSeed: "pose", noiseComponents: ["pose"] });
     const m = metaOf(c);
     expect(c.count).toBe(gt.count);
     expect(m.poses.map((p) => p.view)).toEqual(multi.views.map((v) => v.index).filter((i) => i !== POSE_ANCHOR_VIEW));
@@ -215,7 +216,7 @@ describe("noisy: pose", () => {
     expect(rms(trans) / VGGT_LIKE_PRESET.poseTransM).toBeGreaterThan(0.7);
     expect(rms(trans) / VGGT_LIKE_PRESET.poseTransM).toBeLessThan(1.3);
     // the same draws at half the level: every error exactly halves
-    const h = metaOf(noisyPointCloud(multi, { level: 0.5, seed: "pose", components: ["pose"] }));
+    const h = metaOf(noisyPointCloud(multi, { noiseLevel: 0.5, noiseSeed: "pose", noiseComponents: ["pose"] }));
     h.poses.forEach((p, i) => {
       expect(p.rotDeg).toBeCloseTo(m.poses[i]!.rotDeg / 2, 9);
       expect(Math.hypot(...p.dC)).toBeCloseTo(Math.hypot(...m.poses[i]!.dC) / 2, 9);
@@ -233,7 +234,7 @@ describe("noisy: components", () => {
     };
     const labelsSame = (c: PointCloud) => (["rgb", "view", "pixel", "instance"] as const).every((k) => bytes(c[k]).equals(bytes(gt[k])));
     const allOne = (c: PointCloud) => c.confidence.every((x) => x === 1);
-    const run = (comp: NoiseComponent, overrides = {}) => noisyPointCloud(small, { level: 1, seed: "comp", components: [comp], overrides });
+    const run = (comp: NoiseComponent, overrides = {}) => noisyPointCloud(small, { noiseLevel: 1, noiseSeed: "comp", noiseComponents: [comp], overrides });
     for (const comp of NOISE_COMPONENTS) {
       const c = run(comp, comp === "blobs" ? { blobsPerView: 2 } : {});
       const m = metaOf(c);

@@ -18,6 +18,7 @@ import { resetVggtRuntime } from "../../reconstruct/vggt/model.js";
 import { chainWindows, fitSeam } from "../../reconstruct/vggt/chunks.js";
 import type { DecodedChunk } from "../../reconstruct/vggt/postprocess.js";
 import { writeTinyVggt } from "../helpers/tiny-vggt-onnx.js";
+import { VggtOptionsSchema } from "../../reconstruct/options.js";
 
 const W = 518, H = 14, P = W * H; // crop mode keeps 518 x 14 unchanged: model pixel = source pixel
 const VIEWS = 60, WINDOW = 12;
@@ -99,7 +100,7 @@ describe("chunk seams on a 60-view bundle (tiny model, every run at its own scal
 
   it("chains 6 overlapping windows by their shared views: each seam recovers the scale ratio, with near-zero residual", async () => {
     const logs: string[] = [];
-    const cloud = await vggtPointCloud(bundle(), { modelPath: path, device: "cpu", confPercentile: 0, maxFramesPerChunk: WINDOW, log: (m) => logs.push(m) });
+    const cloud = await vggtPointCloud(bundle(), { ...VggtOptionsSchema.parse({ modelPath: path, device: "cpu", confPercentile: 0, maxFramesPerChunk: WINDOW }), log: (m) => logs.push(m) });
     const chunks = cloud.meta.chunks as Chunk[];
     expect(chunks.length).toBe(6);
     expect((cloud.meta.chunking as { overlap: number }).overlap).toBe(2);
@@ -136,7 +137,7 @@ describe("chunk seams on a 60-view bundle (tiny model, every run at its own scal
   });
 
   it("with align none every window lands in window 0's frame (without the chain the last window would be at its own scale)", async () => {
-    const cloud = await vggtPointCloud(bundle(), { modelPath: path, device: "cpu", confPercentile: 0, maxFramesPerChunk: WINDOW, align: "none" });
+    const cloud = await vggtPointCloud(bundle(), VggtOptionsSchema.parse({ modelPath: path, device: "cpu", confPercentile: 0, maxFramesPerChunk: WINDOW, align: "none" }));
     const chunks = cloud.meta.chunks as Chunk[];
     const m0 = truth[chunks[0]!.views[0]!]!.runScale, mLast = truth[chunks.at(-1)!.views[0]!]!.runScale;
     expect(Math.abs(mLast / m0 - 1)).toBeGreaterThan(0.05); // the windows' scales really differ

@@ -30,6 +30,7 @@ import { externalDataFiles, getVggtSession, modelBytesOnDisk, resetVggtRuntime, 
 import { modelRgbOf, modelToSourcePixel, planPreprocess, preprocessViews, type PreprocessMode } from "../../reconstruct/vggt/preprocess.js";
 import { REPO_ROOT } from "../apps/cli/helpers.js";
 import { writeTestBundle } from "../helpers/vggt-bundle.js";
+import { VggtOptionsSchema } from "../../reconstruct/options.js";
 
 const VGGT_REPO = process.env.VGGT_REPO;
 const PYTHON = process.env.VGGT_PYTHON ?? "/usr/bin/python3";
@@ -186,7 +187,7 @@ describe.skipIf(!VGGT_REPO)(VGGT_REPO ? `VGGT's real architecture (${VGGT_REPO})
   }, 600_000);
 
   it("3. cameras equal pose_encoding_to_extri_intri; 4. points equal unproject_depth_map_to_point_map", async () => {
-    const cloud = await vggtPointCloud(bundle, { modelPath: join(work, "model"), device: "cpu", align: "none", confPercentile: 0 });
+    const cloud = await vggtPointCloud(bundle, VggtOptionsSchema.parse({ modelPath: join(work, "model"), device: "cpu", align: "none", confPercentile: 0 }));
     const cams = cloud.meta.cameras as { view: number; extrinsic: Mat34; modelIntrinsics: Intrinsics }[];
     const E = readF32(join(work, "ort", "extrinsic")).data, Kv = readF32(join(work, "ort", "intrinsic")).data;
     let eMax = 0, fRel = 0, ppMax = 0;
@@ -216,7 +217,7 @@ describe.skipIf(!VGGT_REPO)(VGGT_REPO ? `VGGT's real architecture (${VGGT_REPO})
       const j = (cloud.view[i]! * P + srcToModel.get(cloud.pixel[i]!)!) * 3;
       for (let c = 0; c < 3; c++) pMax = Math.max(pMax, Math.abs(cloud.xyz[3 * i + c]! - ref[j + c]!));
     }
-    const pm = await vggtPointCloud(bundle, { modelPath: join(work, "model"), device: "cpu", align: "none", confPercentile: 0, points: "pointmap" });
+    const pm = await vggtPointCloud(bundle, VggtOptionsSchema.parse({ modelPath: join(work, "model"), device: "cpu", align: "none", confPercentile: 0, points: "pointmap" }));
     let pmMax = 0;
     for (let i = 0; i < pm.count; i++) {
       const j = (pm.view[i]! * P + srcToModel.get(pm.pixel[i]!)!) * 3;
@@ -230,8 +231,8 @@ describe.skipIf(!VGGT_REPO)(VGGT_REPO ? `VGGT's real architecture (${VGGT_REPO})
   }, 600_000);
 
   it("5. a graph with float16 outputs (the same weights) goes through the fp16 path to the same cloud, within fp16 rounding", async () => {
-    const fp32 = await vggtPointCloud(bundle, { modelPath: join(work, "model", "vggt.onnx"), device: "cpu", align: "none", confPercentile: 0 });
-    const fp16 = await vggtPointCloud(bundle, { modelPath: join(work, "model", "vggt_fp16out.onnx"), device: "cpu", align: "none", confPercentile: 0 });
+    const fp32 = await vggtPointCloud(bundle, VggtOptionsSchema.parse({ modelPath: join(work, "model", "vggt.onnx"), device: "cpu", align: "none", confPercentile: 0 }));
+    const fp16 = await vggtPointCloud(bundle, VggtOptionsSchema.parse({ modelPath: join(work, "model", "vggt_fp16out.onnx"), device: "cpu", align: "none", confPercentile: 0 }));
     expect(fp16.meta.outputType).toBe("float16");
     expect(fp16.count).toBe(fp32.count);
     let rel = 0;

@@ -19,6 +19,7 @@ import { modelToSourcePixel, planPreprocess } from "../../reconstruct/vggt/prepr
 import { percentileLinear } from "../../reconstruct/vggt/postprocess.js";
 import { FOV_F_EQUALS_SIZE, writeTinyVggt, type TinyVggtSpec } from "../helpers/tiny-vggt-onnx.js";
 import { TEST_INSTANCES as INSTANCES, writeTestBundle } from "../helpers/vggt-bundle.js";
+import { VggtOptionsSchema } from "../../reconstruct/options.js";
 
 
 /** An in-memory bundle (only image size and the instance table are read from the manifest). */
@@ -120,7 +121,7 @@ afterAll(async () => {
   await resetVggtRuntime();
 });
 
-const cpu = (modelPath: string, o: Partial<VggtOptions> = {}): VggtOptions => ({ modelPath, device: "cpu", confPercentile: 0, ...o });
+const cpu = (modelPath: string, { log, ...o }: Partial<VggtOptions> = {}): VggtOptions => ({ ...VggtOptionsSchema.parse({ modelPath, device: "cpu", confPercentile: 0, ...o }), ...(log ? { log } : {}) });
 
 function expectPointsMatchTruth(cloud: Awaited<ReturnType<typeof vggtPointCloud>>, bundle: FrameBundle, depthFor: (view: number) => Float32Array, tol: number) {
   for (let i = 0; i < cloud.count; i += 97) {
@@ -364,7 +365,7 @@ describe("runtime and errors", () => {
     expect(err!.message).toMatch(/ESI3D_VGGT_MODEL/);
     expect(err!.message).toMatch(/models\/README\.md/);
     expect(err!.message).toMatch(/vggt\.onnx_data/);
-    await expect(vggtPointCloud(knownBundle([0]), { modelPath: "/nonexistent/vggt.onnx" })).rejects.toThrow(/VGGT model not found: \/nonexistent\/vggt\.onnx .*models\/README\.md/);
+    await expect(vggtPointCloud(knownBundle([0]), VggtOptionsSchema.parse({ modelPath: "/nonexistent/vggt.onnx" }))).rejects.toThrow(/VGGT model not found: \/nonexistent\/vggt\.onnx .*models\/README\.md/);
     const dir = mkdtempSync(join(tmpdir(), "esi3d-vggt-empty-"));
     expect(() => resolveVggtModel({ modelPath: dir })).toThrow(/holds none of vggt\.onnx/);
   });
@@ -428,7 +429,7 @@ describe("runtime and errors", () => {
     expectRefused(writeTinyVggt({ shape: "dynamic", declaredDims: { input_images: ["S", 4, "H", "W"] } }), /"input_images" has 4 channels, not 3/);
   });
 
-  it("rejects bad options before any work", async () => {
-    await expect(vggtPointCloud(knownBundle([0]), { modelPath: "/x", confPercentile: 150 })).rejects.toThrow(/percentile must be in \[0, 100\]/);
+  it("bad options are the schema's to refuse, where they come in (no second check in the library)", () => {
+    expect(VggtOptionsSchema.safeParse({ modelPath: "/x", confPercentile: 150 }).success).toBe(false);
   });
 });

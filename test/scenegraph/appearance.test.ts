@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { Rng } from "../../src/core/math/rng.js";
 import { appearanceEvidence, FULL_EVIDENCE_AREA_PX, FULL_VIEW_TOP1, labelledEvidence, maskLabel, WELL_LIT_LUMA } from "../../scenegraph/appearance.js";
 import { computeEvidence } from "../../scenegraph/evidence.js";
-import { graphOfBundle } from "../../scenegraph/pipeline.js";
+import { graphOfBundle, GraphPipelineOptionsSchema } from "../../scenegraph/pipeline.js";
 import { generatedBundle } from "./helpers.js";
 
 /** Share of `trials` seeded draws whose top label is `want`. */
@@ -57,7 +57,7 @@ describe("appearance labels", () => {
     const hit = ev.segments.filter((s) => b.views[s.view]!.ids.includes(target.id) && s.label === target.category);
     expect(hit.length).toBeGreaterThan(0);
     expect(hit.some((s) => labels.get(s.key)?.quality.partHidden)).toBe(true);
-    const g = (await graphOfBundle(b, { source: "gt", labels: "appearance" }, { diagnose: false })).graph;
+    const g = (await graphOfBundle(b, GraphPipelineOptionsSchema.parse({ source: "gt", labels: "appearance" }), { diagnose: false })).graph;
     expect(g.nodes.some((n) => Object.keys(n.label_distribution).length > 1)).toBe(true);
   });
 });

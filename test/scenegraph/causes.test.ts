@@ -67,7 +67,7 @@ describe("causes recorded in the diagnosis", () => {
   });
 
   it("a noisy cloud with pose error alone: its duplicates are put down to pose, with the error's figures", () => {
-    const cloud = noisyPointCloud(bundle, { level: 1, seed: "causes", components: ["pose"], overrides: { poseRotDeg: 3, poseTransM: 0.08 } });
+    const cloud = noisyPointCloud(bundle, { noiseLevel: 1, noiseSeed: "causes", noiseComponents: ["pose"], overrides: { poseRotDeg: 3, poseTransM: 0.08 } });
     const d = diagnosed(cloud);
     expectCauses(d);
     const dups = d.nodes.filter((n) => n.status === "duplicate");
@@ -77,7 +77,7 @@ describe("causes recorded in the diagnosis", () => {
   });
 
   it("a noisy cloud with spurious blobs alone: a hallucination mostly of blob pixels is put down to blobs", () => {
-    const cloud = noisyPointCloud(bundle, { level: 1, seed: "causes", components: ["blobs"], overrides: { blobsPerView: 10, blobPoints: 600, blobOffsetM: 0.5 } });
+    const cloud = noisyPointCloud(bundle, { noiseLevel: 1, noiseSeed: "causes", noiseComponents: ["blobs"], overrides: { blobsPerView: 10, blobPoints: 600, blobOffsetM: 0.5 } });
     const d = diagnosed(cloud);
     expectCauses(d);
     const blobs = wrong(d).filter((n) => n.cause!.component === "blobs");

@@ -13,6 +13,7 @@ import { FAKE_LABEL_ID_BASE, labelledBundle, type NoiseComponent } from "../../r
 import { voxelDownsample } from "../../scenegraph/primitives/voxelDownsample.js";
 import type { FrameBundle } from "../../bridge/bundle/io.js";
 import { generatedBundle } from "./helpers.js";
+import { CloudOptionsSchema } from "../../reconstruct/options.js";
 
 const p = DEFAULT_INSTANCE_PARAMS;
 const downsample = (xyz: Float32Array) => voxelDownsample(xyz, p.voxelM).xyz;
@@ -30,7 +31,7 @@ describe("content caches", () => {
   const bundle = generatedBundle("geometric_configuration", "content-caches", 0, "single");
 
   it("fusion with shared detections gives the nodes of a fusion that computes its own", async () => {
-    const cloud = await buildPointCloud(bundle, { source: "gt" }, { excludeIds: structureIds(bundle) });
+    const cloud = await buildPointCloud(bundle, CloudOptionsSchema.parse({ source: "gt" }), { excludeIds: structureIds(bundle) });
     const ev = computeEvidence(bundle, "instance");
     const first = plain(fuseDetections(cloud, ev, p, downsample));
     // the second build takes every detection from the first's cache
@@ -44,7 +45,7 @@ describe("content caches", () => {
 
   it("appearance-label fusion after an oracle-label one over the same cloud (its detections, settled nodes and overlaps partly cached) gives the nodes of a fusion that caches nothing", async () => {
     const b = generatedBundle("counting_with_occlusion", "content-caches", 1, "multi");
-    const cloud = await buildPointCloud(b, { source: "gt" }, { excludeIds: structureIds(b) });
+    const cloud = await buildPointCloud(b, CloudOptionsSchema.parse({ source: "gt" }), { excludeIds: structureIds(b) });
     const oracle = labelledEvidence(b, "instance", "oracle", "0");
     fuseDetections(cloud, oracle, p, downsample);
     const appearance = labelledEvidence(b, "instance", "appearance", "0");
@@ -78,7 +79,7 @@ describe("content caches", () => {
   it("the label arms of one noisy cloud share one relabelled bundle, so one evidence; another cloud gets its own", async () => {
     const one = generatedBundle("material_transparency", "content-caches", 1, "gt");
     const noise = { noiseLevel: 3, noiseSeed: "caches", noiseComponents: ["labels"] as NoiseComponent[] };
-    const cloud = await buildPointCloud(one, { source: "noisy", ...noise }, { excludeIds: structureIds(one) });
+    const cloud = await buildPointCloud(one, CloudOptionsSchema.parse({ source: "noisy", ...noise }), { excludeIds: structureIds(one) });
     const first = await labelledFor(one, cloud);
     expect(first).not.toBe(one); // the labels component relabelled some view
     expect(await labelledFor(one, cloud)).toBe(first);
@@ -88,7 +89,7 @@ describe("content caches", () => {
     expect(first.manifest.instances).toEqual(want.manifest.instances);
     expect(first.views.every((v, k) => Buffer.from(v.ids.buffer).equals(Buffer.from(want.views[k]!.ids.buffer)))).toBe(true);
     // another build of the same cloud is another object: its relabelled bundle is made for it
-    const again = await buildPointCloud(one, { source: "noisy", ...noise }, { excludeIds: structureIds(one) });
+    const again = await buildPointCloud(one, CloudOptionsSchema.parse({ source: "noisy", ...noise }), { excludeIds: structureIds(one) });
     expect(await labelledFor(one, again)).not.toBe(first);
     // fake ids numbered from elsewhere (the active memory's) are another relabelling
     const shifted = await labelledFor(one, cloud, FAKE_LABEL_ID_BASE + 100);

@@ -10,9 +10,8 @@ import { EpisodeBundle } from "../../bridge/env/bundle.js";
 import type { FrameBundle } from "../../bridge/bundle/io.js";
 import type { NavigationAction } from "../../bridge/task/actions.js";
 import type { SceneGraph } from "../../scenegraph/types.js";
-import { GraphMemory, graphOfBundle, type GraphPipelineOptions } from "../../scenegraph/pipeline.js";
+import { GraphMemory, graphOfBundle, type GraphPipelineOptions, GraphPipelineOptionsSchema } from "../../scenegraph/pipeline.js";
 import type { z } from "zod";
-import type { GraphPipelineOptionsSchema } from "../../scenegraph/pipeline.js";
 
 const CAMERA = { width: 160, height: 120, hfov_deg: 70 };
 const ACTIONS: NavigationAction[] = ["turn_left", "move_forward", "turn_left", "turn_down", "move_left", "turn_right", "turn_right", "turn_right", "move_right", "turn_up", "move_backward", "move_up", "turn_down"];
@@ -20,7 +19,7 @@ const ACTIONS: NavigationAction[] = ["turn_left", "move_forward", "turn_left", "
 async function episode(task: ReturnType<typeof generateTask>, options: z.input<typeof GraphPipelineOptionsSchema>, actions: readonly NavigationAction[] = ACTIONS): Promise<{ bundle: FrameBundle; graphs: SceneGraph[] }> {
   const env = new BuiltinEnvironment(task);
   const ep = new EpisodeBundle(env.manifest);
-  const memory = new GraphMemory(env.manifest, options, { diagnose: false });
+  const memory = new GraphMemory(env.manifest, GraphPipelineOptionsSchema.parse(options), { diagnose: false });
   const graphs: SceneGraph[] = [];
   let bundle = ep.add((await env.reset()).view);
   graphs.push((await memory.addView(bundle)).graph);
@@ -48,7 +47,7 @@ describe("incremental 3D memory", () => {
     for (const m of modes)
       it(`${task.subcategory}: ${m.source} ${m.masks} ${m.instances}: last step = batch build`, async () => {
         const { bundle, graphs } = await episode(task, m);
-        const batch = await graphOfBundle(bundle, m, { diagnose: false });
+        const batch = await graphOfBundle(bundle, GraphPipelineOptionsSchema.parse(m), { diagnose: false });
         const last = graphs.at(-1)!;
         expect(last.nodes.length).toBe(batch.graph.nodes.length);
         expect(comparable(last)).toBe(comparable(batch.graph));
@@ -64,7 +63,7 @@ describe("incremental 3D memory", () => {
       { source: "noisy" as const, masks: "instance" as const, instances: "fusion" as const, noiseComponents: ["depth" as const, "pose" as const] },
     ]) {
       const { bundle, graphs } = await episode(task, m, task.action_trajectory);
-      const batch = await graphOfBundle(bundle, m, { diagnose: false });
+      const batch = await graphOfBundle(bundle, GraphPipelineOptionsSchema.parse(m), { diagnose: false });
       const last = graphs.at(-1)!;
       expect(last.regions, m.source).toBeDefined();
       expect(last.regions!.rooms.length, m.source).toBeGreaterThanOrEqual(2);
@@ -80,7 +79,7 @@ describe("incremental 3D memory", () => {
     const task = tasks[2]!;
     const m = { source: "noisy" as const, masks: "instance" as const, instances: "fusion" as const };
     const { bundle, graphs } = await episode(task, m);
-    const batch = await graphOfBundle(bundle, m, { diagnose: false });
+    const batch = await graphOfBundle(bundle, GraphPipelineOptionsSchema.parse(m), { diagnose: false });
     const pts = (g: SceneGraph) => g.nodes.reduce((s, n) => s + n.support.reduce((t, v) => t + v.points, 0), 0);
     // the same fraction of points is dropped, chosen per view instead of over all views
     expect(Math.abs(pts(graphs.at(-1)!) - pts(batch.graph)) / pts(batch.graph)).toBeLessThan(0.1);
@@ -91,7 +90,7 @@ describe("incremental 3D memory", () => {
     const m = { source: "noisy" as const, masks: "instance" as const, instances: "fusion" as const, noiseComponents: ["drift" as const] };
     const env = new BuiltinEnvironment(task);
     const ep = new EpisodeBundle(env.manifest);
-    const memory = new GraphMemory(env.manifest, m, { diagnose: false });
+    const memory = new GraphMemory(env.manifest, GraphPipelineOptionsSchema.parse(m), { diagnose: false });
     let r = await memory.addView(ep.add((await env.reset()).view));
     const pointsOf = (c: typeof r.cloud, view: number) => {
       const out: number[] = [];
@@ -100,12 +99,12 @@ describe("incremental 3D memory", () => {
     };
     const firstView = pointsOf(r.cloud, 0);
     for (const a of ACTIONS) r = await memory.addView(ep.add((await env.step(a)).view));
-    const batch = await graphOfBundle(ep.current(), m, { diagnose: false });
+    const batch = await graphOfBundle(ep.current(), GraphPipelineOptionsSchema.parse(m), { diagnose: false });
     const last = ACTIONS.length;
     // the newest view: the batch's points exactly (drift accumulated and aligned over the same views)
     expect(pointsOf(r.cloud, last)).toEqual(pointsOf(batch.cloud, last));
     // the drift is real (the newest view is not where the truth would put it) ...
-    const gt = await graphOfBundle(ep.current(), { ...m, source: "gt" }, { diagnose: false });
+    const gt = await graphOfBundle(ep.current(), GraphPipelineOptionsSchema.parse({ ...m, source: "gt" }), { diagnose: false });
     expect(pointsOf(r.cloud, last)).not.toEqual(pointsOf(gt.cloud, last));
     // ... and view 0 keeps the points it was fused with, where the batch re-aligns it with every view
     expect(pointsOf(r.cloud, 0)).toEqual(firstView);
@@ -117,11 +116,11 @@ describe("incremental 3D memory", () => {
     const m = { source: "gt" as const, masks: "instance" as const, instances: "fusion" as const };
     const env = new BuiltinEnvironment(task);
     const ep = new EpisodeBundle(env.manifest);
-    const memory = new GraphMemory(env.manifest, m, { diagnose: false });
+    const memory = new GraphMemory(env.manifest, GraphPipelineOptionsSchema.parse(m), { diagnose: false });
     await memory.addView(ep.add((await env.reset()).view));
     let mid: SceneGraph | null = null;
     for (const a of ACTIONS.slice(0, 5)) mid = (await memory.addView(ep.add((await env.step(a)).view))).graph;
-    const batch = await graphOfBundle(ep.current(), m, { diagnose: false });
+    const batch = await graphOfBundle(ep.current(), GraphPipelineOptionsSchema.parse(m), { diagnose: false });
     expect(comparable(mid!)).toBe(comparable(batch.graph));
   });
 });

@@ -9,7 +9,7 @@ import { segmentStructure } from "../../scenegraph/primitives/structure.js";
 import { truthGraph } from "../../scenegraph/truth.js";
 import { diagnoseRegions } from "../../scenegraph/regionDiagnosis.js";
 import { SceneGraphSchema, type GraphNode } from "../../scenegraph/types.js";
-import { graphOfBundle } from "../../scenegraph/pipeline.js";
+import { graphOfBundle, GraphPipelineOptionsSchema } from "../../scenegraph/pipeline.js";
 import { serializeGraph } from "../../src/prompt/serialize.js";
 import { roomAt } from "../../bridge/task/layout.js";
 
@@ -140,7 +140,7 @@ describe("region layer", () => {
     expect(mean((m) => m.room_recall)).toBeGreaterThanOrEqual(0.75);
     expect(mean((m) => m.doorway_recall ?? 0)).toBeGreaterThanOrEqual(0.6);
     // the pipeline attaches the layer to the graph, the diagnosis scores it, the prompt shows it
-    const res = await graphOfBundle(bundle, { source: "gt" });
+    const res = await graphOfBundle(bundle, GraphPipelineOptionsSchema.parse({ source: "gt" }));
     expect(SceneGraphSchema.parse(res.graph).regions).toBeDefined();
     expect(res.diagnosis!.regions!.metrics.room_recall).toBeGreaterThan(0);
     const text = serializeGraph(res.graph, { format: "text", uncertainty: false });
@@ -156,7 +156,7 @@ describe("region layer", () => {
     let right = 0;
     for (const i of [0, 2]) {
       const t = generateTask("long_term_navigation", "regions-test", i);
-      const res = await graphOfBundle(renderBundle(t, "gt"), { source: "noisy" });
+      const res = await graphOfBundle(renderBundle(t, "gt"), GraphPipelineOptionsSchema.parse({ source: "noisy" }));
       const d = res.diagnosis!.regions!;
       expect(d.separations!.filter((s) => !s.correct)).toEqual([]);
       right += d.doorways.filter((x) => x.correct).length;
@@ -174,7 +174,7 @@ describe("region layer", () => {
     const unlabelled = { ...cloud, categories: new Map<number, string>() };
     expect(segmentRegions(unlabelled, nodes, 0)).toBeNull();
     expect(segmentRegions(unlabelled, nodes, 0, structure)).toEqual(fromGeometry);
-    const res = await graphOfBundle(b, { source: "gt", masks: "none", instances: "dbscan" });
+    const res = await graphOfBundle(b, GraphPipelineOptionsSchema.parse({ source: "gt", masks: "none", instances: "dbscan" }));
     // measured at this commit: the rooms the walk shows, found from the geometry alone (no names: no labels)
     expect(res.diagnosis!.regions!.metrics.room_precision).toBe(1);
     expect(res.diagnosis!.regions!.metrics.room_recall).toBeGreaterThanOrEqual(0.5);
@@ -183,9 +183,9 @@ describe("region layer", () => {
   it("a graph whose views show no room says so in a note that names its task, views and cloud", async () => {
     // the floor and walls relabelled as objects: a cloud with no structure to read rooms from
     const hidden = { ...bundle, views: [...bundle.views], manifest: { ...bundle.manifest, instances: bundle.manifest.instances.map((e) => (e.structure ? { ...e, category: "vase", structure: false } : e)) } };
-    const res = await graphOfBundle(hidden, { source: "gt" }, { diagnose: false });
+    const res = await graphOfBundle(hidden, GraphPipelineOptionsSchema.parse({ source: "gt" }), { diagnose: false });
     expect(res.notes).toContain(`region layer of ${task.task_id} (gt views, gt cloud): the views show no room (too little floor or wall)`);
-    expect((await graphOfBundle(bundle, { source: "gt" }, { diagnose: false })).notes.filter((n) => n.startsWith("region layer"))).toEqual([]);
+    expect((await graphOfBundle(bundle, GraphPipelineOptionsSchema.parse({ source: "gt" }), { diagnose: false })).notes.filter((n) => n.startsWith("region layer"))).toEqual([]);
   }, 60_000);
 
   it("a diagnosis counts a wrong doorway, a wrong pair apart and a missed room", () => {

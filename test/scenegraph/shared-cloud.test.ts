@@ -6,11 +6,12 @@
 import { describe, expect, it } from "vitest";
 import { CloudArena, type PointCloud } from "../../reconstruct/pointcloud.js";
 import { buildPointCloud, withoutIds } from "../../reconstruct/index.js";
-import { graphOfBundle, SharedCloud, structureIds } from "../../scenegraph/pipeline.js";
+import { graphOfBundle, SharedCloud, structureIds, GraphPipelineOptionsSchema } from "../../scenegraph/pipeline.js";
 import { DEFAULT_RUN_CONFIG, threeDArms } from "../../src/eval/config.js";
 import { armOptions, cloudOrder } from "../../src/eval/pipeline.js";
 import type { SceneGraph } from "../../scenegraph/types.js";
 import { generatedBundle } from "./helpers.js";
+import { CloudOptionsSchema } from "../../reconstruct/options.js";
 
 const columns = (c: PointCloud) => [c.count, [...c.xyz], [...c.rgb], [...c.confidence], [...c.view], [...c.pixel], [...c.instance]];
 /** A graph without its stage timings (wall times differ between any two builds). */
@@ -23,16 +24,16 @@ describe("SharedCloud", () => {
     it(`${sub}: the arms of one cloud get a fresh build's graphs and diagnoses, and the kept cloud is not written to`, async () => {
       const bundle = generatedBundle(sub, "0", 0, "single");
       const shared = new SharedCloud();
-      const oracle = await graphOfBundle(bundle, options("gt"), { shared });
-      const appearance = await graphOfBundle(bundle, options("gt-appearance"), { shared });
+      const oracle = await graphOfBundle(bundle, GraphPipelineOptionsSchema.parse(options("gt")), { shared });
+      const appearance = await graphOfBundle(bundle, GraphPipelineOptionsSchema.parse(options("gt-appearance")), { shared });
       expect(appearance.cloud).toBe(oracle.cloud); // reused, not rebuilt
       expect(appearance.timings_ms.cloud).toBe(0);
-      const fresh = await graphOfBundle(bundle, options("gt-appearance"));
+      const fresh = await graphOfBundle(bundle, GraphPipelineOptionsSchema.parse(options("gt-appearance")));
       expect(untimed(appearance.graph)).toEqual(untimed(fresh.graph));
       expect(appearance.diagnosis).toEqual(fresh.diagnosis);
       // after two graphs and two diagnoses, the kept cloud still holds what the source built
       const layout = bundle.manifest.task?.room.layout !== undefined;
-      const rebuilt = await buildPointCloud(bundle, { source: "gt" }, { excludeIds: layout ? undefined : structureIds(bundle) });
+      const rebuilt = await buildPointCloud(bundle, CloudOptionsSchema.parse({ source: "gt" }), { excludeIds: layout ? undefined : structureIds(bundle) });
       expect(columns(layout ? withoutIds(rebuilt, structureIds(bundle)) : rebuilt)).toEqual(columns(oracle.cloud));
     });
   }
@@ -40,20 +41,20 @@ describe("SharedCloud", () => {
   it("with an arena, a cloud is rebuilt once another build took the arena (one slot)", async () => {
     const bundle = generatedBundle("geometric_configuration", "0", 0, "single");
     const shared = new SharedCloud(), arena = new CloudArena();
-    const gt = await graphOfBundle(bundle, options("gt"), { shared, arena });
-    const noisy = await graphOfBundle(bundle, options("noisy"), { shared, arena });
-    const again = await graphOfBundle(bundle, options("gt-appearance"), { shared, arena });
+    const gt = await graphOfBundle(bundle, GraphPipelineOptionsSchema.parse(options("gt")), { shared, arena });
+    const noisy = await graphOfBundle(bundle, GraphPipelineOptionsSchema.parse(options("noisy")), { shared, arena });
+    const again = await graphOfBundle(bundle, GraphPipelineOptionsSchema.parse(options("gt-appearance")), { shared, arena });
     expect(noisy.cloud).not.toBe(gt.cloud);
     expect(again.cloud).not.toBe(gt.cloud);
-    const fresh = await graphOfBundle(bundle, options("gt-appearance"));
+    const fresh = await graphOfBundle(bundle, GraphPipelineOptionsSchema.parse(options("gt-appearance")));
     expect(untimed(again.graph)).toEqual(untimed(fresh.graph));
     expect(again.diagnosis).toEqual(fresh.diagnosis);
   });
 
   it("a different bundle never takes the kept cloud", async () => {
     const shared = new SharedCloud();
-    const a = await graphOfBundle(generatedBundle("geometric_configuration", "0", 0, "single"), options("gt"), { shared });
-    const b = await graphOfBundle(generatedBundle("geometric_configuration", "0", 1, "single"), options("gt-appearance"), { shared });
+    const a = await graphOfBundle(generatedBundle("geometric_configuration", "0", 0, "single"), GraphPipelineOptionsSchema.parse(options("gt")), { shared });
+    const b = await graphOfBundle(generatedBundle("geometric_configuration", "0", 1, "single"), GraphPipelineOptionsSchema.parse(options("gt-appearance")), { shared });
     expect(b.cloud).not.toBe(a.cloud);
   });
 });

@@ -182,9 +182,9 @@ export class EpisodeService {
   private agent(config: RunConfig, task: Task, arm: ThreeDArm | null, session: string): ActiveAgent {
     // an episode has one reasoner (EpisodeOptionsSchema)
     const reasoner = config.reasoner[0]!;
-    if (reasoner === "symbolic") return createExplorerAgent(config.explorer, task, arm ? "3d" : "2d");
+    if (reasoner === "symbolic") return createExplorerAgent(config.active.explorer, task, arm ? "3d" : "2d");
     const client = createLlmClient(reasoner, { cache: this.ctx.store.path("sessions", session, EPISODE_LLM_CACHE_FILE), timeoutMs: config.llm.timeoutMs, maxRetries: config.llm.maxRetries, maxConcurrency: 1 });
-    return createLlmAgent(client, task, { invalidAction: config.invalidAction, threshold: config.threshold, temperature: config.llm.temperature, format: config.format, uncertainty: config.uncertainty, optionLabels: config.optionLabels }, arm ? "3d" : "2d");
+    return createLlmAgent(client, task, { invalidAction: config.active.invalidAction, threshold: config.active.threshold, temperature: config.llm.temperature, format: config.prompt.format, uncertainty: config.prompt.uncertainty, optionLabels: config.prompt.optionLabels }, arm ? "3d" : "2d");
   }
 
   /** Writes the bundle (atomically), then the record beside it; on a failure neither is left. */

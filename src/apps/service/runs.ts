@@ -10,7 +10,7 @@ import { z, ZodError } from "zod";
 import { readTasks } from "../../../bridge/task/io.js";
 import { InputError } from "../../core/errors.js";
 import { redactStrings } from "../../core/redact.js";
-import { modelReasoners, resolveRunConfig, RunConfigSchema, type RunConfig } from "../../eval/config.js";
+import { migrateRunConfig, modelReasoners, resolveRunConfig, StoredRunConfigSchema, type RunConfig } from "../../eval/config.js";
 import { plannedItems, runEvaluation } from "../../eval/runner.js";
 import { readRecords, type ItemRecord } from "../../eval/records.js";
 import { SUMMARY_FORMAT, SummaryFileSchema, summarizeRun } from "../../eval/summary.js";
@@ -35,7 +35,7 @@ export const RunRecordSchema = z
     status: z.enum(RUN_STATUSES),
     created_at: z.string(),
     finished_at: z.string().nullable(),
-    config: RunConfigSchema.describe("the configuration as the client sees it (suite \"default\" or \"tasks\"; server paths left out)"),
+    config: StoredRunConfigSchema.describe("the configuration as the client sees it (suite \"default\" or \"tasks\"; server paths left out)"),
     total: z.number().int().nullable(),
     error: z.string().nullable(),
   })
@@ -121,7 +121,15 @@ export class RunService {
   }
 
   start(body: unknown) {
-    const parsed = RunRequestSchema.safeParse(body ?? {});
+    // a body in the flat form of earlier versions is migrated to the nested one before it is parsed
+    let migrated: unknown;
+    try {
+      migrated = migrateRunConfig(body ?? {});
+    } catch (e) {
+      if (e instanceof InputError) throw new HttpError(400, "invalid_request", `body.${e.field ?? ""}: ${e.message}`, `body.${e.field ?? ""}`);
+      throw e;
+    }
+    const parsed = RunRequestSchema.safeParse(migrated);
     if (!parsed.success) throw fromZod(parsed.error, "body");
     const b = parsed.data;
     if (b.suite !== undefined && !(RUN_SUITES as readonly string[]).includes(b.suite))

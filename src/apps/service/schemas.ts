@@ -10,13 +10,15 @@ import { BundleManifestSchema, BundleViewSchema, InstanceEntrySchema, Intrinsics
 import { VggtOptionsSchema } from "../../../reconstruct/options.js";
 import { GraphPipelineOptionsSchema } from "../../../scenegraph/pipeline.js";
 import { LlmOptionsSchema } from "../../llm/options.js";
-import { RunConfigSchema } from "../../eval/config.js";
+import { RunConfigSchema, RunGraphOptionsSchema, RunPromptOptionsSchema } from "../../eval/config.js";
+import { GeneratorOptionsSchema } from "../../../bridge/sim/generate/options.js";
 import { SummaryFileSchema } from "../../eval/summary.js";
 import { GraphMetricsSchema } from "../../../scenegraph/diagnosisSchema.js";
 import { ANSWER_MATCHES, ImageOptionsSchema, OptionPresentationSchema, PromptFormatSchema } from "../../prompt/formats.js";
 import { CircularSchema } from "../../eval/records.js";
 import { ReasonerSpecSchema, RunReasonerSchema } from "../../reason/spec.js";
-import { NoiseOptionsSchema, SourceSchema } from "../../../reconstruct/options.js";
+import { SourceSchema } from "../../../reconstruct/options.js";
+import { NoiseOptionsSchema } from "../../../reconstruct/noisy/params.js";
 import { GraphOptionsSchema as GraphBuildOptionsSchema } from "../../../scenegraph/options.js";
 import { ActiveOptionsSchema } from "../../reason/active/options.js";
 import { STOP_REASONS } from "../../reason/active/stopping.js";
@@ -228,13 +230,20 @@ export const AnswerResponseSchema = z.object({
 // ---------------------------------------------------------------- runs
 
 /**
- * The body of POST /v1/runs: any subset of RunConfig (the keys of `esi3d run --config`), merged over the
- * defaults by resolveRunConfig. Paths on the server are not the client's to choose: `suite` is "default"
+ * The body of POST /v1/runs: any subset of RunConfig (the keys of `esi3d run --config`, each stage's options
+ * in its own object), merged over the defaults by resolveRunConfig; a body in the flat form of earlier versions
+ * is migrated first (src/eval/config.ts migrateRunConfig). Paths on the server are not the client's to choose: `suite` is "default"
  * (the built-in suite) or "tasks" (the tasks stored with PUT /v1/tasks); llm.baseUrl, llm.cachePath and
  * vggt.modelPath come from the server (its environment and data directory).
  */
 export const RunRequestSchema = RunConfigSchema.partial()
   .extend({
+    graph: RunGraphOptionsSchema.partial().optional(),
+    prompt: RunPromptOptionsSchema.partial().optional(),
+    noise: NoiseOptionsSchema.partial().optional(),
+    active: ActiveOptionsSchema.partial().optional(),
+    generator: GeneratorOptionsSchema.partial().optional(),
+    images: ImageOptionsSchema.partial().optional(),
     llm: LlmOptionsSchema.partial().optional(),
     vggt: VggtOptionsSchema.partial().optional(),
   })

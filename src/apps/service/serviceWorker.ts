@@ -57,7 +57,8 @@ export default async function work(job: ServerJob): Promise<GraphResult | Finish
   try {
     switch (job.kind) {
       case "graph": {
-        const r = await graphOfBundle(readBundle(job.bundleDir), job.options);
+        // the VGGT model is the server's (ESI3D_VGGT_MODEL), never the request's
+        const r = await graphOfBundle(readBundle(job.bundleDir), { ...job.options, vggt: { ...job.options.vggt, modelPath: null } });
         // the service stores each graph with its diagnosis; a bundle of one's own (no task) has none
         if (!r.diagnosis) return { ok: false, status: 400, code: "invalid_request", message: "body.bundle: this bundle has no task record (a scene of one's own, esi3d import), so no diagnosis; build its graph with esi3d graph BUNDLE", field: "body.bundle" };
         return { ok: true, graph: r.graph, diagnosis: r.diagnosis, ms: performance.now() - t };

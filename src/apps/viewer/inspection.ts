@@ -62,7 +62,7 @@ export class RunInspection implements Inspection {
       esi3d_version: this.version,
       mode: opts.mode,
       title: `${this.taskId} — esi3d inspect`,
-      run: { dir: this.run.dir, reasoner: c.reasoner.join(","), masks: c.masks, instances: c.instances, format: c.format, noise_level: c.sources.includes("noisy") ? c.noiseLevel : null },
+      run: { dir: this.run.dir, reasoner: c.reasoner.join(","), masks: c.graph.masks, instances: c.graph.instances, format: c.prompt.format, noise_level: c.sources.includes("noisy") ? c.noise.noiseLevel : null },
       task: taskInfo(this.task),
       variants,
       initial: opts.initial ?? variants[0]!.key,
@@ -150,7 +150,7 @@ export class RunInspection implements Inspection {
     const { record3d, record2d } = recordsFor(this.run, this.taskId, d.paradigm, d.source);
     const c = this.run.config;
     const episode = d.paradigm === "active" ? await this.episode(key).then(({ record, replay }) => episodePayload(record, replay)) : null;
-    return buildVariant({ ...d, record3d, record2d, episode, prompt: promptFor(this.task, d.graph, record3d, record3d?.reasoner ?? c.reasoner[0]!, c.format, c.uncertainty) });
+    return buildVariant({ ...d, record3d, record2d, episode, prompt: promptFor(this.task, d.graph, record3d, record3d?.reasoner ?? c.reasoner[0]!, c.prompt.format, c.prompt.uncertainty) });
   }
 }
 

@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { generateTask } from "../../../bridge/sim/generate/suite.js";
 import { captureBundle } from "../../../bridge/sim/capture.js";
 import { readBundle, writeBundle } from "../../../bridge/bundle/io.js";
-import { graphOfBundle, type PipelineResult } from "../../../scenegraph/pipeline.js";
+import { graphOfBundle, type PipelineResult, GraphPipelineOptionsSchema } from "../../../scenegraph/pipeline.js";
 import type { SceneGraph } from "../../../scenegraph/types.js";
 import { boxCorners, MIN_BOX_SIDE_M } from "../../../scenegraph/conceptgraphsMap.js";
 import { readTaskFile } from "../../../bridge/task/io.js";
@@ -44,7 +44,7 @@ beforeAll(async () => {
   const { manifest, payloads } = captureBundle(task, "multi");
   writeBundle(join(dir, "b"), manifest, payloads);
   cli = esi3d(["graph", join(dir, "b"), "--source", "noisy", "-o", join(dir, "g.json"), "--ply", join(dir, "g.ply"), "--conceptgraphs", join(dir, "cg")]);
-  expected = await graphOfBundle(readBundle(join(dir, "b")), { source: "noisy" });
+  expected = await graphOfBundle(readBundle(join(dir, "b")), GraphPipelineOptionsSchema.parse({ source: "noisy" }));
 }, 240_000);
 
 /** An attribute Open3D kept, as a typed array of its dtype. */

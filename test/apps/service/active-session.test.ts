@@ -104,7 +104,7 @@ describe("active sessions: an external simulator serves the episode's steps", ()
 
     // the same episode in-process, over the built-in environment directly
     const { config, arm } = episodeConfig(EpisodeOptionsSchema.parse(episode));
-    const out = await runActiveEpisode({ task, config, arm, agent: createExplorerAgent(config.explorer, task, arm ? "3d" : "2d"), trueRelations: trueRelations(task) });
+    const out = await runActiveEpisode({ task, config, arm, agent: createExplorerAgent(config.active.explorer, task, arm ? "3d" : "2d"), trueRelations: trueRelations(task) });
     const { key, reasoner } = episodeIdentity(task, arm);
     const reference = activeRecord(task, config, arm, reasoner, out, key);
     expect(timelessRecord(record)).toEqual(timelessRecord(reference));
@@ -290,7 +290,7 @@ describe("active sessions with an LLM agent: the server's model client, the simu
       try {
         const { config, arm } = episodeConfig(EpisodeOptionsSchema.parse(episode));
         const client = createLlmClient("openai:test-model", { baseUrl: `${llm2.url}/v1`, env: { OPENAI_API_KEY: KEY }, cache: null });
-        const agent = createLlmAgent(client, task, { invalidAction: config.invalidAction, threshold: config.threshold, temperature: config.llm.temperature, format: config.format, uncertainty: config.uncertainty }, "3d");
+        const agent = createLlmAgent(client, task, { invalidAction: config.active.invalidAction, threshold: config.active.threshold, temperature: config.llm.temperature, format: config.prompt.format, uncertainty: config.prompt.uncertainty }, "3d");
         const out = await runActiveEpisode({ task, config, arm, agent, trueRelations: trueRelations(task) });
         const { key, reasoner } = episodeIdentity(task, arm, config.reasoner[0]);
         expect(timelessRecord(record)).toEqual(timelessRecord(activeRecord(task, config, arm, reasoner, out, key)));

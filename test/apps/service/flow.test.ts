@@ -149,9 +149,10 @@ describe("esi3d serve: capture -> graph -> answer", () => {
   });
 
   it("runs an evaluation in the background, reports progress and pages its items", async () => {
-    const start = await http("POST", `${s.url}/v1/runs`, { subcategories: ["linear_alignment"], perSubcategory: 1, paradigms: ["single"], sources: ["gt"], concurrency: 1 });
+    // a body takes each stage's options in its object (noise), or in the flat form of earlier versions (format, migrated)
+    const start = await http("POST", `${s.url}/v1/runs`, { subcategories: ["linear_alignment"], perSubcategory: 1, paradigms: ["single"], sources: ["gt"], concurrency: 1, noise: { noiseSeed: "7" }, format: "json" });
     expect(start.status, start.text).toBe(202);
-    expect(start.body).toMatchObject({ status: "running", config: { subcategories: ["linear_alignment"], sources: ["gt"], reasoner: ["symbolic"] } });
+    expect(start.body).toMatchObject({ status: "running", config: { subcategories: ["linear_alignment"], sources: ["gt"], reasoner: ["symbolic"], noise: { noiseSeed: "7" }, prompt: { format: "json" } } });
     const rid = start.body.id as string;
     const done = await poll(() => http("GET", `${s.url}/v1/runs/${rid}`), (r) => r.body.status !== "running", 90_000, 200);
     expect(done.body.status, JSON.stringify(done.body.error)).toBe("finished");
@@ -174,6 +175,9 @@ describe("esi3d serve: capture -> graph -> answer", () => {
     };
     await bad({ sources: ["bogus"] }, "body.sources.0");
     await bad({ perSubcategory: 0 }, "body.perSubcategory");
+    await bad({ noise: { noiseLevel: 3.5 } }, "body.noise.noiseLevel");
+    await bad({ noiseLevel: 3.5 }, "body.noise.noiseLevel");
+    await bad({ noiseLevel: 1, noise: { noiseLevel: 2 } }, "body.noise.noiseLevel");
     await bad({ suite: "/etc" }, "body.suite");
     await bad({ llm: { baseUrl: "http://elsewhere.example/v1" } }, "body.llm.baseUrl");
     await bad({ llm: { cachePath: "/tmp/x.sqlite" } }, "body.llm.cachePath");

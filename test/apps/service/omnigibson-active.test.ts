@@ -122,7 +122,7 @@ describe.skipIf(standin.skip)(standin.title("capture.py --paradigm active on the
     expect(bundle.views.length).toBe(served.views);
     const task = bundle.manifest.task!;
     const { config, arm } = episodeConfig(EpisodeOptionsSchema.parse(episode));
-    const replay = await runActiveEpisode({ task, config, arm, agent: createExplorerAgent(config.explorer, task, arm ? "3d" : "2d"), env: new ReplayEnvironment(bundle, steps), trueRelations: trueRelations(task) });
+    const replay = await runActiveEpisode({ task, config, arm, agent: createExplorerAgent(config.active.explorer, task, arm ? "3d" : "2d"), env: new ReplayEnvironment(bundle, steps), trueRelations: trueRelations(task) });
     const { key, reasoner } = episodeIdentity(task, arm);
     expect(timelessRecord(activeRecord(task, config, arm, reasoner, replay, key))).toEqual(timelessRecord(record));
 
@@ -143,7 +143,7 @@ describe.skipIf(standin.skip)(standin.title("capture.py --paradigm active on the
     // the random walk in the built-in environment, over the task's proxy scene
     const proxy = proxyTask(imported.find((x) => x.task!.task_id === "esi-2805")!.task!);
     if ("skip" in proxy) throw new Error(proxy.skip);
-    const builtin = await runActiveEpisode({ task: proxy.task, config, arm, agent: createExplorerAgent(config.explorer, proxy.task, "2d"), env: new BuiltinEnvironment(proxy.task) });
+    const builtin = await runActiveEpisode({ task: proxy.task, config, arm, agent: createExplorerAgent(config.active.explorer, proxy.task, "2d"), env: new BuiltinEnvironment(proxy.task) });
     const walk = (xs: ActiveStep[]) => xs.map((s) => ({ action: s.action, blocked: s.blocked, position: s.pose.position.map((x) => Math.round(x * 1e6) / 1e6), yaw: Math.round(s.pose.yaw * 1e6) / 1e6, pitch: Math.round(s.pose.pitch * 1e6) / 1e6 }));
     expect(walk(builtin.episode.steps)).toEqual(walk(steps));
     expect(builtin.episode.stop_reason).toBe(record.active!.stop_reason);

@@ -60,7 +60,7 @@ beforeAll(async () => {
   const base = mkdtempSync(join(tmpdir(), "esi3d-logview-"));
   try {
     runLlm = join(base, "llm-run");
-    const config = resolveRunConfig({ perSubcategory: 1, subcategories: SUBCATEGORIES, paradigms: ["single"], sources: ["gt"], labels: ["oracle"], reasoner: "openai:test-model", images: "single", llm: { baseUrl: `${llm.url}/v1`, cachePath: null, maxRetries: 0 } });
+    const config = resolveRunConfig({ perSubcategory: 1, subcategories: SUBCATEGORIES, paradigms: ["single"], sources: ["gt"], labels: ["oracle"], reasoner: "openai:test-model", images: { images: "single" }, llm: { baseUrl: `${llm.url}/v1`, cachePath: null, maxRetries: 0 } });
     await runEvaluation({ config, out: runLlm, resume: false, version: "test", log: () => {}, workers: false });
   } finally {
     if (saved === undefined) delete process.env.OPENAI_API_KEY;

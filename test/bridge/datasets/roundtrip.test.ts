@@ -13,7 +13,7 @@ import { importDataset, subsample } from "../../../bridge/datasets/importer.js";
 import * as importedImages from "../../../bridge/datasets/images.js";
 import { DatasetImportOptionsSchema } from "../../../bridge/datasets/options.js";
 import { generatedBundle } from "../../scenegraph/helpers.js";
-import { graphOfBundle } from "../../../scenegraph/pipeline.js";
+import { graphOfBundle, GraphPipelineOptionsSchema } from "../../../scenegraph/pipeline.js";
 import { writeArkitscenes, writeReplica, writeScannet, writeScannetpp, writeTum } from "./layouts.js";
 import { needs } from "../../helpers/system.js";
 
@@ -154,8 +154,8 @@ for f in sorted(os.listdir(d)):
     importDataset("scannet", dir, out, defaults);
     const views = VIEWS.map((v, index) => ({ ...v, index }));
     const original: FrameBundle = { dir: "", manifest: { ...source.manifest, views: VIEWS.map((v, index) => ({ ...source.manifest.views[v.index]!, index })) }, views };
-    const want = (await graphOfBundle(original, {}, { diagnose: false })).graph;
-    const got = (await graphOfBundle(readBundle(out), {}, { diagnose: false })).graph;
+    const want = (await graphOfBundle(original, GraphPipelineOptionsSchema.parse({}), { diagnose: false })).graph;
+    const got = (await graphOfBundle(readBundle(out), GraphPipelineOptionsSchema.parse({}), { diagnose: false })).graph;
     expect(got.nodes.map((n) => n.label)).toEqual(want.nodes.map((n) => n.label));
     expect(want.nodes.length).toBeGreaterThan(0);
     got.nodes.forEach((n, i) => {

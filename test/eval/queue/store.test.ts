@@ -13,8 +13,9 @@ import { RunConfigSchema } from "../../../src/eval/config.js";
 import { RUN_FORMAT } from "../../../src/eval/files.js";
 import { openStore } from "../../../src/eval/queue/store.js";
 import { serveStore, type StoreServer } from "../../../src/eval/queue/storeServer.js";
-import { graphOfBundle } from "../../../scenegraph/pipeline.js";
+import { graphOfBundle, GraphPipelineOptionsSchema } from "../../../scenegraph/pipeline.js";
 import { bundleOf } from "../../scenegraph/helpers.js";
+import { REPO_ROOT } from "../../apps/cli/helpers.js";
 import { promptLogOf } from "../../../src/reason/promptFile.js";
 import { promptImagePath, readPromptFile } from "../../../src/eval/promptFiles.js";
 import { PROMPT_VERSION, type BuiltPrompt } from "../../../src/prompt/templates.js";
@@ -23,11 +24,13 @@ describe("the served store of a queue run", () => {
   let dir: string;
   let server: StoreServer;
   const task = generateTask("physical_contact", "store", 0);
+  // a config.json as esi3d wrote it before the stages' options were nested (fixtures/README.md)
+  const FLAT_CONFIG = JSON.parse(readFileSync(join(REPO_ROOT, "fixtures", "flat-config-run", "config.json"), "utf8")).config;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "esi3d-store-"));
     mkdirSync(join(dir, "tasks"));
-    writeJsonAtomic(join(dir, "config.json"), { format: RUN_FORMAT, package_version: "0.0.0", node: process.version, started_at: new Date(0).toISOString(), config: RunConfigSchema.parse({}) });
+    writeJsonAtomic(join(dir, "config.json"), { format: RUN_FORMAT, package_version: "0.0.0", node: process.version, started_at: new Date(0).toISOString(), config: FLAT_CONFIG });
     writeJsonAtomic(join(dir, "tasks", `${task.task_id}.json`), task);
     server = await serveStore(dir, "http://127.0.0.1:0");
   });
@@ -39,9 +42,13 @@ describe("the served store of a queue run", () => {
   it("gives a worker the run's configuration and tasks, and keeps the graphs it writes", async () => {
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/[0-9a-f]{32}$/);
     const store = openStore(server.url);
-    expect((await store.config()).seed).toBe(RunConfigSchema.parse({}).seed);
+    // the run's config.json in the flat form of earlier versions reaches the worker nested
+    const config = await store.config();
+    expect(config.seed).toBe(RunConfigSchema.parse({}).seed);
+    expect(config.noise.noiseLevel).toBe(FLAT_CONFIG.noiseLevel);
+    expect(config.graph.masks).toBe(FLAT_CONFIG.masks);
     expect(await store.task(task.task_id)).toEqual(task);
-    const r = await graphOfBundle(bundleOf(task, "single"), { source: "gt" });
+    const r = await graphOfBundle(bundleOf(task, "single"), GraphPipelineOptionsSchema.parse({ source: "gt" }));
     const stored = { graph: r.graph, diagnosis: r.diagnosis! };
     await store.writeGraph(task.task_id, "single", "gt", stored);
     expect(existsSync(join(dir, "graphs", task.task_id, "single__gt.json"))).toBe(true);

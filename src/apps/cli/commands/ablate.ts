@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { join } from "node:path";
 import { EXIT_INTERRUPTED, InputError } from "../../../core/errors.js";
-import { NOISE_COMPONENT_NAMES } from "../../../eval/config.js";
+import { NOISE_COMPONENT_NAMES, type RunConfig } from "../../../eval/config.js";
 import { runEvaluation } from "../../../eval/runner.js";
 import { ablationHtml, ablationMarkdown, ablationTable, summarizeAblation } from "../../../eval/ablation.js";
 import { addRunOptions, configFromCommand } from "./run.js";
@@ -35,7 +35,7 @@ export function registerAblate(program: Command): void {
     const o = cmd.opts() as { noise: number[]; component: string };
     const comps = o.component === "all" ? [...NOISE_COMPONENT_NAMES] : o.component.split(",").map((c) => c.trim());
     for (const c of comps) if (!(NOISE_COMPONENT_NAMES as readonly string[]).includes(c)) throw new InputError(`--component: "${c}" is not one of ${NOISE_COMPONENT_NAMES.join(", ")}, all`);
-    const { config, out, resume, inputs } = configFromCommand(cmd, { sources: ["noisy"], noiseLevels: o.noise, noiseComponents: comps as typeof NOISE_COMPONENT_NAMES[number][] });
+    const { config, out, resume, inputs } = configFromCommand(cmd, { sources: ["noisy"], noiseLevels: o.noise, noise: { noiseComponents: comps as typeof NOISE_COMPONENT_NAMES[number][] } as RunConfig["noise"] });
     const progress = new Progress("ablate", 0);
     const result = await withInterrupts(() => progress.line(INTERRUPT_NOTE), (signals) => runEvaluation({ config, out, resume, inputs, version: PACKAGE_VERSION, log: (l) => progress.line(l), progress, ...signals }));
     const a = summarizeAblation(result.records, comps);

@@ -73,7 +73,7 @@ export async function askEpisode(o: AskEpisodeOptions): Promise<{ text: string; 
   const agent = makeAgent(o); // a reasoner that cannot be made (no key, bad URL) fails before any view is rendered
   const { source, ...cloud } = o.cloud ?? { source: "gt" as const };
   const config = resolveRunConfig({ ...cloud, sources: [source], ...o.active, ...o.format, llm: { temperature: o.llm.temperature } });
-  const arm: ThreeDArm | null = o.cloud ? { source, level: null, labels: "oracle", label: source } : null;
+  const arm: ThreeDArm | null = o.cloud ? { source, noise: config.noise, labels: "oracle", label: source } : null;
   const out = await runActiveEpisode({ task: o.task, config, arm, agent });
   if (o.saveEpisode) writeBundle(o.saveEpisode, out.bundle.manifest, out.bundle.views);
   return { text: episodeText(o, out), outcome: out };

@@ -11,7 +11,7 @@ import type { Task } from "../../../../bridge/task/schema.js";
 import { InputError } from "../../../core/errors.js";
 import { addSchemaFlags, choiceOption, flagAttribute, type FlagSpec } from "../../../core/flags.js";
 import { formatTable } from "../../../core/table.js";
-import { DEFAULT_RUN_CONFIG, generatorOptionsOf, RunConfigSchema, type RunConfig } from "../../../eval/config.js";
+import { DEFAULT_RUN_CONFIG, RunConfigSchema, type RunConfig } from "../../../eval/config.js";
 import { builtinPlan, planTasks } from "../../../eval/runner.js";
 import type { SkippedItem } from "../../../eval/suite.js";
 import { GRAPH_FORMATS, PromptFormatSchema } from "../../../prompt/formats.js";
@@ -23,7 +23,7 @@ type ListKind = (typeof LIST_KINDS)[number];
 
 /** The run options that decide which tasks a run draws (the rest, sources to reasoners, do not). */
 const TASK_FIELDS = new Set(["suite", "perSubcategory", "subcategories", "limit", "seed", "paradigms"]);
-const GENERATOR_FIELDS = new Set(Object.keys(GeneratorOptionsSchema.shape));
+const GENERATOR_FIELDS = new Set(Object.keys(GeneratorOptionsSchema.shape).map((k) => `generator.${k}`));
 const TASK_FLAGS: readonly FlagSpec[] = RUN_FLAGS.filter((s) => TASK_FIELDS.has(s.path) || GENERATOR_FIELDS.has(s.path));
 
 const table = (head: string[], rows: string[][]) => formatTable(head, rows) + "\n";
@@ -55,7 +55,7 @@ async function listTasks(config: RunConfig, questions: boolean): Promise<string>
     return table(head, plan.map((p) => [p.taskId, p.subcategory, SUBCATEGORY_CATEGORY[p.subcategory]])) + `(${plan.length} tasks of the built-in suite, seed ${config.seed}; --questions generates each, as a run does, to show its question)\n`;
   }
   const skipped: SkippedItem[] = [];
-  const ctx = generatorContext(generatorOptionsOf(config));
+  const ctx = generatorContext(config.generator);
   const tasks = await planTasks(config, (s, i) => Promise.resolve(generateTask(s, config.seed, i, ctx)), () => null, skipped);
   let out = table([...head, "answer format", "options", "question"], tasks.map(taskRow));
   out += `(${tasks.length} tasks${config.suite === "default" ? ` of the built-in suite, seed ${config.seed}` : ` in ${config.suite}`})\n`;

@@ -11,7 +11,7 @@ import { GRAPH_FLAGS } from "../../../../scenegraph/options.js";
 import { ACTIVE_FLAGS } from "../../../reason/active/options.js";
 import { LLM_FLAGS } from "../../../llm/options.js";
 import { IMAGE_FLAGS, OPTION_PRESENTATION_FLAGS, PROMPT_FORMAT_FLAGS } from "../../../prompt/formats.js";
-import { DEFAULT_RUN_CONFIG, modelReasoners, resolveRunConfig, RunConfigSchema, type RunConfig } from "../../../eval/config.js";
+import { DEFAULT_RUN_CONFIG, migrateRunConfig, modelReasoners, resolveRunConfig, RunConfigSchema, type RunConfig } from "../../../eval/config.js";
 import { runEvaluation } from "../../../eval/runner.js";
 import { readPriceTable } from "../../../eval/usage.js";
 import { mainFailure, nothingSucceeded } from "../../../eval/summary.js";
@@ -37,23 +37,24 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
   { path: "paradigms", flag: "--paradigm <list>" },
   { path: "reasoner", flag: "--reasoner <list>" },
   { path: "baseline", flag: "--baseline <list>" },
-  ...GRAPH_FLAGS,
-  ...PROMPT_FORMAT_FLAGS,
-  ...OPTION_PRESENTATION_FLAGS,
-  ...ACTIVE_FLAGS,
-  { path: "noiseSeed", flag: "--noise-seed <seed>" },
+  // a run's label modes are its arms (one column each), not a graph option: `labels` stays at the top
+  ...GRAPH_FLAGS.map((s) => (s.path === "labels" ? s : { ...s, path: `graph.${s.path}` })),
+  ...prefixed("prompt", PROMPT_FORMAT_FLAGS),
+  ...prefixed("prompt", OPTION_PRESENTATION_FLAGS),
+  ...prefixed("active", ACTIVE_FLAGS),
+  { path: "noise.noiseSeed", flag: "--noise-seed <seed>" },
   { path: "seed", flag: "--seed <seed>" },
-  ...GENERATOR_FLAGS,
+  ...prefixed("generator", GENERATOR_FLAGS),
   { path: "concurrency", flag: "--concurrency <k>" },
   { path: "maxConnections", flag: "--max-connections <n>" },
   ...prefixed("llm", LLM_FLAGS),
-  ...IMAGE_FLAGS,
+  ...prefixed("images", IMAGE_FLAGS),
   ...VGGT_FLAGS,
 ];
 /** `run` only (ablate sweeps the noisy source's levels instead). */
 export const RUN_ONLY_FLAGS: readonly FlagSpec[] = [
   { path: "sources", flag: "--source <list>" },
-  { path: "noiseLevel", flag: "--noise-level <x>" },
+  { path: "noise.noiseLevel", flag: "--noise-level <x>" },
 ];
 
 /** The run options shared by `run` and `ablate`. */
@@ -83,7 +84,13 @@ function readConfigFile(f: string): { layer: Record<string, unknown>; out?: stri
   if (forbidden) throw new InputError(`--config: ${f}: ${forbidden}: not an option (keys are the camelCase options of config.json, plus out)`, { file: f, field: forbidden });
   const { out, ...layer } = value as Record<string, unknown>;
   if (out !== undefined && typeof out !== "string") throw new InputError(`--config: ${f}: out: expected a directory path (string)`, { file: f, field: "out" });
-  return { layer, out: out as string | undefined };
+  // a file in the flat form of earlier versions (an old config.json's `config`) reads as the nested form
+  try {
+    return { layer: migrateRunConfig(layer) as Record<string, unknown>, out: out as string | undefined };
+  } catch (e) {
+    if (e instanceof InputError) throw new InputError(`--config: ${f}: ${e.message}`, { file: f, field: e.field });
+    throw e;
+  }
 }
 
 /** Config layers: defaults <- --config file <- flags given on the command line; errors name the file or the flag. */
@@ -131,7 +138,7 @@ function refuseIdleGeneration(config: RunConfig, specs: readonly FlagSpec[]): vo
   const set = GENERATION_FIELDS.find((k) => config.llm[k] !== DEFAULT_RUN_CONFIG.llm[k]);
   if (set) throw new InputError(`${flagOfField(specs, `llm.${set}`)}: only model reasoners (openai:<model>, gemini:<model>) take it; this run's reasoners are ${config.reasoner.join(",")}`, { field: `llm.${set}` });
   // offline programs read no prompt: they answer with an option's text whatever the labels
-  if (config.optionLabels !== DEFAULT_RUN_CONFIG.optionLabels) throw new InputError(`${flagOfField(specs, "optionLabels")}: only model reasoners (openai:<model>, gemini:<model>) read prompts, where the options are labelled; this run's reasoners are ${config.reasoner.join(",")}`, { field: "optionLabels" });
+  if (config.prompt.optionLabels !== DEFAULT_RUN_CONFIG.prompt.optionLabels) throw new InputError(`${flagOfField(specs, "prompt.optionLabels")}: only model reasoners (openai:<model>, gemini:<model>) read prompts, where the options are labelled; this run's reasoners are ${config.reasoner.join(",")}`, { field: "prompt.optionLabels" });
 }
 
 export function registerRun(program: Command): void {
