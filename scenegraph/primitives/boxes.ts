@@ -103,7 +103,7 @@ export function polygonArea(poly: Float64Array, count = poly.length / 2): number
  * Intersection of two convex polygons given counter-clockwise (Sutherland-Hodgman: clip `subject` by
  * each edge of `clip`). Returns the intersection polygon (possibly empty).
  */
-export function clipConvex(subject: Float64Array, clip: Float64Array): Float64Array {
+function clipConvex(subject: Float64Array, clip: Float64Array): Float64Array {
   let cur = Array.from(subject);
   const nc = clip.length / 2;
   for (let e = 0; e < nc && cur.length > 0; e++) {

@@ -17,7 +17,7 @@ import { checkPositive, checkPositiveInt, pointCount } from "./bounds.js";
 import { GRID_ROUNDING_MARGIN, VoxelHashGrid, neighborCountsSorted } from "./hashGrid.js";
 
 /** Label of points in no cluster (Open3D's value). */
-export const NOISE_LABEL = -1;
+const NOISE_LABEL = -1;
 
 export interface DbscanResult {
   /** Cluster label per input point, -1 for noise. */
