@@ -45,9 +45,9 @@ export const PROMPT_VERSION = "esi3d-prompt/2";
  */
 export const DEFAULT_GRAPH_FORMAT: GraphFormat = PromptFormatSchema.shape.format.parse(undefined);
 
-export const TEMPLATE_KINDS = ["yes_no", "option", "category", "integer", "ordering", "structured"] as const;
+const TEMPLATE_KINDS = ["yes_no", "option", "category", "integer", "ordering", "structured"] as const;
 export type TemplateKind = (typeof TEMPLATE_KINDS)[number];
-export type Arm = "3d-llm" | "2d-vlm";
+type Arm = "3d-llm" | "2d-vlm";
 
 /** A question that cannot be put to a model as given (no graph for a 3D arm, no bundle for images, ...). */
 export class PromptError extends InputError {
@@ -174,7 +174,7 @@ export const SYSTEM_3D_LLM = [
 const d = (r: number) => fmt((r * 180) / Math.PI, 0);
 
 /** 2D VLM: images only, with the camera conventions of the views it gets. */
-export function system2dVlm(task: Pick<Task, "camera" | "agent_initial">, mode: ImageMode): string {
+function system2dVlm(task: Pick<Task, "camera" | "agent_initial">, mode: ImageMode): string {
   const { width, height, hfov_deg } = task.camera;
   const a = task.agent_initial;
   const pitch = Number(d(Math.abs(a.pitch))) === 0 ? "level" : `pitched ${d(Math.abs(a.pitch))}° ${a.pitch > 0 ? "up" : "down"}`;
@@ -277,7 +277,7 @@ export function buildPrompt(input: PromptInput, opts: BuildOptions = {}): BuiltP
 }
 
 /** sha256 of each image, in order. */
-export function imageHashes(p: Pick<BuiltPrompt, "images">): string[] {
+function imageHashes(p: Pick<BuiltPrompt, "images">): string[] {
   return (p.images ?? []).map((im) => sha256Hex(im.data));
 }
 
@@ -294,9 +294,9 @@ export function promptDigest(p: BuiltPrompt): string {
 }
 
 /** Section markers of the prompt record (see promptRecord). */
-export const RECORD_SYSTEM_MARKER = "=== system ===";
-export const RECORD_USER_MARKER = "=== user ===";
-export const RECORD_IMAGES_MARKER = "=== images ===";
+const RECORD_SYSTEM_MARKER = "=== system ===";
+const RECORD_USER_MARKER = "=== user ===";
+const RECORD_IMAGES_MARKER = "=== images ===";
 
 /**
  * The prompt as one text for records: `=== system ===\n<system>\n=== user ===\n<user>` and, for the VLM arm,
