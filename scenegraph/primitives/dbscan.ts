@@ -79,21 +79,3 @@ export function dbscanDetailed(xyz: Float32Array, eps: number, minPoints: number
   for (let p = 0; p < n; p++) labels[order[p]!] = lab[p]!;
   return { labels, clusterCount: cluster };
 }
-
-/**
- * Indices of the points of the largest cluster (ties: the lower label), or null when there is no
- * cluster. ConceptGraphs/HOV-SG denoise a detection by keeping only this cluster.
- */
-export function largestCluster(labels: Int32Array): Int32Array | null {
-  let maxLabel = -1;
-  for (let i = 0; i < labels.length; i++) if (labels[i]! > maxLabel) maxLabel = labels[i]!;
-  if (maxLabel < 0) return null;
-  const sizes = new Int32Array(maxLabel + 1);
-  for (let i = 0; i < labels.length; i++) if (labels[i]! >= 0) sizes[labels[i]!]!++;
-  let best = 0;
-  for (let c = 1; c <= maxLabel; c++) if (sizes[c]! > sizes[best]!) best = c;
-  const out = new Int32Array(sizes[best]!);
-  let k = 0;
-  for (let i = 0; i < labels.length; i++) if (labels[i] === best) out[k++] = i;
-  return out;
-}

@@ -1,6 +1,6 @@
 /** DBSCAN and voxel downsampling on small hand-made clouds whose answers are known. */
 import { describe, expect, it } from "vitest";
-import { dbscan, dbscanDetailed, largestCluster } from "../../../scenegraph/primitives/dbscan.js";
+import { dbscan, dbscanDetailed } from "../../../scenegraph/primitives/dbscan.js";
 import { voxelDownsample } from "../../../scenegraph/primitives/voxelDownsample.js";
 
 const pts = (...p: number[][]) => Float32Array.from(p.flat());
@@ -36,12 +36,6 @@ describe("dbscan (Open3D rules)", () => {
     // index 0 is visited first and is not core (noise), then the cluster seeded at 1 absorbs it
     const xyz = pts([0, 0, 0], [0.3, 0, 0], [0.35, 0.05, 0], [0.4, 0, 0]);
     expect(Array.from(dbscan(xyz, 0.32, 3))).toEqual([0, 0, 0, 0]);
-  });
-
-  it("largestCluster keeps the biggest cluster (lowest label on ties), null when all noise", () => {
-    expect(Array.from(largestCluster(Int32Array.from([1, 0, 1, -1, 1, 0]))!)).toEqual([0, 2, 4]);
-    expect(Array.from(largestCluster(Int32Array.from([1, 0, 0, 1]))!)).toEqual([1, 2]);
-    expect(largestCluster(Int32Array.from([-1, -1]))).toBeNull();
   });
 
   it("empty input and bad parameters", () => {
