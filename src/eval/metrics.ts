@@ -190,21 +190,3 @@ export function summarize<R extends ScoredRecord>(records: readonly R[], group =
   if (parts.items > 0) out.parts = parts;
   return out;
 }
-
-/** One summary per group, sorted by group name. */
-export function summarizeBy<R extends ScoredRecord>(records: readonly R[], groupOf: (r: R) => string): GroupSummary[] {
-  const groups = new Map<string, R[]>();
-  for (const r of records) {
-    const g = groupOf(r);
-    let list = groups.get(g);
-    if (!list) groups.set(g, (list = []));
-    list.push(r);
-  }
-  return [...groups.keys()].sort().map((g) => summarize(groups.get(g)!, g));
-}
-
-/** Unweighted mean of the finite values (a macro average over groups); NaN when there are none. */
-export function macroAverage(values: readonly number[]): number {
-  const xs = values.filter((v) => Number.isFinite(v));
-  return xs.length ? xs.reduce((s, v) => s + v, 0) / xs.length : Number.NaN;
-}
