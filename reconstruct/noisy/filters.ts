@@ -169,19 +169,6 @@ function colSlidingSum(src: Float32Array, W: number, x0: number, x1: number, n: 
   }
 }
 
-/** Autocorrelation of `correlatedField` at a lag of `lag` pixels along x or y (for tests and docs). */
-export function fieldCorrelation(r: number, lag: number): number {
-  if (r <= 0) return lag === 0 ? 1 : 0;
-  const w = 2 * r + 1;
-  const c = (i: number) => Math.max(0, w - Math.abs(i));
-  let num = 0, den = 0;
-  for (let i = -w; i <= w; i++) {
-    num += c(i) * c(i + lag);
-    den += c(i) * c(i);
-  }
-  return num / den;
-}
-
 export const isValid = (d: number): boolean => d > 0 && d <= Number.MAX_VALUE;
 
 /** Is the step between two valid depths a discontinuity (EDGE_REL_JUMP of the nearer depth and EDGE_MIN_JUMP_M)? */

@@ -48,10 +48,6 @@ import {
 } from "./params.js";
 
 export * from "./params.js";
-export { fieldCorrelation } from "./filters.js";
-export { labelledBundle } from "./labels.js";
-export { rayNormalCos, warpAt } from "./warp.js";
-export { collapseWeight, texturelessMaps } from "./textureless.js";
 
 /** Per-pixel flags of what happened to a pixel (tallied into meta.counts: flying/flyingKept, blobPoints/blobPointsKept). */
 const FLAG_FLYING = 1;
