@@ -25,7 +25,7 @@ import { HEIGHT_STEP_M, MOVE_STEP_M, PITCH_STEP_RAD, TURN_STEP_RAD } from "../..
 import type { Task } from "../../bridge/task/schema.js";
 import { LABEL_ANSWER_SUBCATEGORIES } from "../../bridge/task/taxonomy.js";
 import { InputError } from "../core/errors.js";
-import { canonicalJson, sha256Hex } from "../core/hash.js";
+import { sha256Hex } from "../core/hash.js";
 import type { ChatImage } from "../llm/types.js";
 import { PromptFormatSchema, type GraphFormat, type OptionLabels } from "./formats.js";
 import type { PromptInput } from "./input.js";
@@ -281,18 +281,6 @@ function imageHashes(p: Pick<BuiltPrompt, "images">): string[] {
   return (p.images ?? []).map((im) => sha256Hex(im.data));
 }
 
-/** sha256 of the prompt alone (version, system, user, image MIME types and hashes): the same for every model. */
-export function promptDigest(p: BuiltPrompt): string {
-  return sha256Hex(
-    canonicalJson({
-      version: p.version,
-      system: p.system,
-      user: p.user,
-      images: (p.images ?? []).map((im) => ({ mimeType: im.mimeType, sha256: sha256Hex(im.data) })),
-    }),
-  );
-}
-
 /** Section markers of the prompt record (see promptRecord). */
 const RECORD_SYSTEM_MARKER = "=== system ===";
 const RECORD_USER_MARKER = "=== user ===";
@@ -313,15 +301,3 @@ export function promptRecord(p: BuiltPrompt): string {
   return s;
 }
 
-/** Splits a prompt record back into its system and user texts (the image lines are dropped). */
-export function splitPromptRecord(record: string): { system: string; user: string } {
-  const head = `${RECORD_SYSTEM_MARKER}\n`;
-  const mid = `\n${RECORD_USER_MARKER}\n`;
-  if (!record.startsWith(head)) throw new PromptError("not a prompt record: it does not start with the system marker");
-  const i = record.indexOf(mid);
-  if (i < 0) throw new PromptError("not a prompt record: no user marker");
-  let user = record.slice(i + mid.length);
-  const j = user.lastIndexOf(`\n${RECORD_IMAGES_MARKER}\n`);
-  if (j >= 0) user = user.slice(0, j);
-  return { system: record.slice(head.length, i), user };
-}
