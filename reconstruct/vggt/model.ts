@@ -36,11 +36,6 @@ export class VggtModelError extends InputError {
   }
 }
 
-/** External-data file names a graph refers to (relative to the graph's directory). */
-export function externalDataFiles(modelPath: string): string[] {
-  return [...new Set(readOnnxGraph(modelPath).external.map((e) => e.location))];
-}
-
 /** Bytes each external-data file must have: the end of the last tensor the graph reads from it. */
 function externalExtents(graph: OnnxGraphInfo): Map<string, { end: number; live: number | null }> {
   const out = new Map<string, { end: number; live: number | null }>();
