@@ -26,11 +26,6 @@ export interface DbscanResult {
   clusterCount: number;
 }
 
-/** Cluster labels per point (Int32Array, -1 = noise). See dbscanDetailed for the cluster count. */
-export function dbscan(xyz: Float32Array, eps: number, minPoints: number): Int32Array {
-  return dbscanDetailed(xyz, eps, minPoints).labels;
-}
-
 export function dbscanDetailed(xyz: Float32Array, eps: number, minPoints: number): DbscanResult {
   checkPositive(eps, "eps");
   checkPositiveInt(minPoints, "minPoints");
