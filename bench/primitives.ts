@@ -1,8 +1,8 @@
 /**
  * Point-cloud primitives vs Open3D (bench/peers/o3d_peer.py, 1 thread) on the same shuffled
  * gen_scene.py clouds in the same run: voxel downsampling (0.02 m), DBSCAN (eps 0.05, min 10, on the
- * downsampled cloud), plus kd-tree / grid build and radius search, and our kd-tree against
- * kd-tree-javascript (build + nearest-point queries, 100k points).
+ * downsampled cloud), plus kd-tree / grid build and radius search. (The comparison of our kd-tree with
+ * kd-tree-javascript is retired with that dependency; its last figures are in docs/performance.md.)
  * Results must agree exactly (same voxel points, same labels); speed is reported as ratios.
  *
  *   npx tsc -p tsconfig.json && node dist/bench/main.js primitives
@@ -10,7 +10,6 @@
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { BenchContext } from "./context.js";
@@ -20,8 +19,6 @@ import { KdTree3 } from "../scenegraph/primitives/kdtree.js";
 import { VoxelHashGrid } from "../scenegraph/primitives/hashGrid.js";
 
 const VOXEL = 0.02, EPS = 0.05, MIN_POINTS = 10, RADIUS = 0.02, QUERIES = 10_000;
-/** Nearest-point probes sit 1 cm off a cloud point, as a point of another object would (not the point itself). */
-const PROBE_OFFSET_M = 0.01;
 /** Runs (best taken) for the fast operations, on both sides: a shared machine's noise is tens of ms. */
 const FAST_RUNS = 7;
 
@@ -149,44 +146,4 @@ export default async function primitives(ctx: BenchContext): Promise<void> {
       ctx.goal("DBSCAN on the downsampled 1M cloud vs Open3D", `${r(pd.seconds * 1000, db.ms)} (${fmt(db.ms)} vs ${fmt(pd.seconds * 1000)} ms), ${dbSame ? "identical labels" : "labels differ"}`, ">= 2x, identical labels", dbSame && ratio(pd.seconds * 1000, db.ms) >= 2);
     }
   }
-
-  // our kd-tree vs kd-tree-javascript: build + 10k nearest-neighbour queries on 100k points, the query the
-  // pipeline makes (scenegraph/primitives/overlap.ts closestDistance: relations' gaps, fusion's overlap)
-  const small = readF32(join(dataDir, "scene_100k.f32"));
-  const m = small.length / 3;
-  const require = createRequire(import.meta.url);
-  const { kdTree } = require("kd-tree-javascript") as {
-    kdTree: new (pts: { x: number; y: number; z: number }[], metric: (a: { x: number; y: number; z: number }, b: { x: number; y: number; z: number }) => number, dims: string[]) => {
-      nearest(p: { x: number; y: number; z: number }, count: number): [unknown, number][];
-    };
-  };
-  const objs = Array.from({ length: m }, (_, i) => ({ x: small[3 * i]!, y: small[3 * i + 1]!, z: small[3 * i + 2]! }));
-  const metric = (a: { x: number; y: number; z: number }, b: { x: number; y: number; z: number }) => (a.x - b.x) ** 2 + (a.y - b.y) ** 2 + (a.z - b.z) ** 2;
-  gc();
-  const theirBuild = await ctx.time(() => new kdTree(objs.slice(), metric, ["x", "y", "z"]), 1);
-  const qStep = Math.floor(m / QUERIES);
-  const theirKnn = await ctx.time(() => {
-    let s = 0;
-    for (let q = 0; q < QUERIES; q++) {
-      const probe = objs[q * qStep]!;
-      const res = theirBuild.result.nearest({ x: probe.x + PROBE_OFFSET_M, y: probe.y, z: probe.z }, 1);
-      for (const [, d] of res) s += d;
-    }
-    return s;
-  }, 1);
-  const ourBuild = await ctx.time(() => new KdTree3(small));
-  const ourKnn = await ctx.time(() => {
-    let s = 0;
-    for (let q = 0; q < QUERIES; q++) {
-      const o = 3 * q * qStep;
-      if (ourBuild.result.nearest(small[o]! + PROBE_OFFSET_M, small[o + 1]!, small[o + 2]!) >= 0) s += ourBuild.result.lastNearestD2;
-    }
-    return s;
-  });
-  console.log(`\n  k-d trees on 100k points (kd-tree-javascript 1.0.3, objects per point, vs ours, typed arrays):`);
-  console.log(`  ${"".padEnd(34)}${"ours".padStart(10)}${"kd-tree-js".padStart(12)}${"ratio".padStart(8)}`);
-  console.log(`  ${"build".padEnd(34)}${fmt(ourBuild.ms).padStart(10)}${fmt(theirBuild.ms).padStart(12)}${(theirBuild.ms / ourBuild.ms).toFixed(1).padStart(7)}x`);
-  console.log(`  ${`${QUERIES / 1000}k nearest-point queries`.padEnd(34)}${fmt(ourKnn.ms).padStart(10)}${fmt(theirKnn.ms).padStart(12)}${(theirKnn.ms / ourKnn.ms).toFixed(1).padStart(7)}x`);
-  const sameSums = Math.abs(theirKnn.result - ourKnn.result) <= 1e-9 * Math.abs(ourKnn.result);
-  console.log(`  sum of nearest squared distances: ${sameSums ? "equal" : `DIFFER (${ourKnn.result} vs ${theirKnn.result})`}`);
 }

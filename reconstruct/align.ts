@@ -38,7 +38,7 @@ export function composeSim3(A: Sim3, B: Sim3): Sim3 {
 }
 
 /** RMS distance between the transformed sources and the destinations. */
-export function sim3Rmse(T: Sim3, src: readonly Vec3[], dst: readonly Vec3[]): number {
+function sim3Rmse(T: Sim3, src: readonly Vec3[], dst: readonly Vec3[]): number {
   if (src.length === 0) return 0;
   let acc = 0;
   for (let i = 0; i < src.length; i++) {
@@ -136,23 +136,23 @@ export function principalSpreads(ps: readonly Vec3[]): [number, number, number] 
  * centres are good to roughly 1% of the scene, so below 10% the fit could tilt by several degrees, while
  * camera 0's pose (VGGT's reference frame, predicted as the identity by construction) is exact.
  */
-export const MIN_LATERAL_SPREAD_RATIO = 0.1;
+const MIN_LATERAL_SPREAD_RATIO = 0.1;
 /** Known camera centres closer than this (m) give no usable baseline (an agent turning in place). Chosen. */
 export const MIN_BASELINE_M = 0.05;
 /** Height of the floor in the world frame: bundles are z-up metres with the floor at z = 0 (bridge/task/schema.ts, room.size). */
-export const WORLD_FLOOR_Z = 0;
+const WORLD_FLOOR_Z = 0;
 /** A known camera lower than this above the floor (m) gives no usable height for the scale. Chosen. */
-export const MIN_CAMERA_HEIGHT_M = 0.05;
+const MIN_CAMERA_HEIGHT_M = 0.05;
 /**
  * The floor estimate uses the lowest FLOOR_SHARE of the points along the up direction: when the floor is in
  * view it is the lowest large surface, and in a forward-looking indoor view it covers well over a tenth of
  * the image. Chosen.
  */
-export const FLOOR_SHARE = 0.1;
+const FLOOR_SHARE = 0.1;
 /** Those lowest points must lie within this fraction of the camera's height above them (p10–p90 spread), i.e. on a plane. Chosen. */
-export const FLOOR_FLATNESS = 0.1;
+const FLOOR_FLATNESS = 0.1;
 /** Fewest points the floor estimate accepts. Chosen. */
-export const MIN_FLOOR_POINTS = 100;
+const MIN_FLOOR_POINTS = 100;
 
 export type AlignMethod =
   /** Umeyama with scale on the camera centres (≥ 3 non-collinear cameras). */
@@ -197,7 +197,7 @@ export interface AlignCamerasInput {
   depthRatio?: () => number | null;
 }
 
-export interface FloorScale {
+interface FloorScale {
   scale: number;
   /** Camera 0's predicted height above the predicted floor (predicted units) and its known height (m). */
   predictedHeight: number;
@@ -211,7 +211,7 @@ export interface FloorScale {
  * world's up direction, which R maps into the predicted frame). Null when the camera is on the floor, or the
  * lowest points are too few or not flat (no floor in view).
  */
-export function scaleFromCameraHeight(R: Mat3, predictedCentre0: Vec3, knownCentre0: Vec3, pointHeights: (up: Vec3) => Float64Array): FloorScale | null {
+function scaleFromCameraHeight(R: Mat3, predictedCentre0: Vec3, knownCentre0: Vec3, pointHeights: (up: Vec3) => Float64Array): FloorScale | null {
   const knownHeightM = knownCentre0[2] - WORLD_FLOOR_Z;
   if (!(knownHeightM >= MIN_CAMERA_HEIGHT_M)) return null;
   const up = matVec(transpose(R), [0, 0, 1]); // R maps predicted to world directions: up_pred = Rᵀ·e_z

@@ -11,7 +11,7 @@ export const SOURCES = ["gt", "vggt", "noisy"] as const;
 
 export const SourceSchema = z.enum(SOURCES).describe("point-cloud source: gt (depth back-projection), vggt (ONNX model), noisy (controlled error model)");
 
-export const VGGT_DEVICES = ["auto", "cuda", "cpu"] as const;
+const VGGT_DEVICES = ["auto", "cuda", "cpu"] as const;
 
 /** VGGT's options (reconstruct/vggt; models/README.md). Defaults follow VGGT's demo. */
 export const VggtOptionsSchema = z
@@ -39,7 +39,7 @@ export const CloudOptionsSchema = z
 export type CloudOptions = z.infer<typeof CloudOptionsSchema>;
 
 /** The command-line names of the cloud options (shared by every command that builds a cloud). */
-export const NOISE_FLAGS: readonly FlagSpec[] = [
+const NOISE_FLAGS: readonly FlagSpec[] = [
   { path: "noiseLevel", flag: "--noise-level <x>" },
   { path: "noiseSeed", flag: "--noise-seed <seed>" },
 ];

@@ -53,15 +53,15 @@ export const WELL_LIT_LUMA = 60;
  * about 3/4 of the rectangle around the projected corners. The visible fraction is mask area over this
  * share of the rectangle, capped at 1.
  */
-export const SILHOUETTE_FILL = 0.6;
+const SILHOUETTE_FILL = 0.6;
 /**
  * Half-width (deg) of the azimuth window around `ambiguousAzimuthDeg` in which the distinguishing part is
  * hidden: 36. From the mug's geometry (library.ts): a handle reaching 0.069 m from the axis behind a body
  * of radius 0.041 m is hidden while the view is within asin(0.041 / 0.069) = 36 deg of the far side.
  */
-export const HIDDEN_PART_HALF_WIDTH_DEG = 36;
+const HIDDEN_PART_HALF_WIDTH_DEG = 36;
 /** Gumbel noise scale of the detector's logits: 1, so the top label is a sample of softmax(logits). */
-export const GUMBEL_SCALE = 1;
+const GUMBEL_SCALE = 1;
 
 /** One mask's label evidence. */
 export interface MaskLabel {
@@ -74,12 +74,12 @@ export interface MaskLabel {
 }
 
 /** The classes a mask of `category` may be read as: the category and its look-alikes (none outside the library). */
-export function candidateClasses(category: string): string[] {
+function candidateClasses(category: string): string[] {
   return [category, ...(LIBRARY.get(category)?.confusables ?? [])];
 }
 
 /** Log-odds of the apparent class over each of `n` look-alikes in a perfect view. */
-export const fullViewLogOdds = (n: number) => Math.log((FULL_VIEW_TOP1 / (1 - FULL_VIEW_TOP1)) * n);
+const fullViewLogOdds = (n: number) => Math.log((FULL_VIEW_TOP1 / (1 - FULL_VIEW_TOP1)) * n);
 
 const angleDiffDeg = (a: number, b: number) => Math.abs((((a - b) % 360) + 540) % 360 - 180);
 

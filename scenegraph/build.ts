@@ -63,7 +63,7 @@ function structureMask(cloud: PointCloud, mode: MaskMode, structureIds: Readonly
 }
 
 /** At most this many raw points per node are kept for refined closest distances (evenly strided). */
-export const MAX_FINE_POINTS = 20_000;
+const MAX_FINE_POINTS = 20_000;
 
 function finePoints(cloud: PointCloud, members: Uint32Array): Float32Array {
   const stride = Math.max(1, Math.ceil(members.length / MAX_FINE_POINTS));

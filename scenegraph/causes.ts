@@ -23,7 +23,7 @@ import type { NodeCause } from "./diagnosisSchema.js";
 import { FUSION_VOXEL_M } from "./instances/params.js";
 
 /** A hallucination is put down to blobs or labels when at least this share of its points are theirs (a quarter: the largest part of a node that is mostly background). */
-export const CAUSE_MIN_SHARE = 0.25;
+const CAUSE_MIN_SHARE = 0.25;
 /** Views named per node, largest first. */
 const CAUSE_VIEWS = 3;
 

@@ -25,7 +25,7 @@ import type { SceneGraph } from "./types.js";
 import { PACKAGE_VERSION } from "../src/core/version.js";
 
 /** Width of ConceptGraphs' CLIP features: ViT-H-14 (laion2b_s32b_b79k), visualize_cfslam_results.py. */
-export const CLIP_FEATURE_DIM = 1024;
+const CLIP_FEATURE_DIM = 1024;
 /** The file name `graph --conceptgraphs` and `inspect --conceptgraphs` write, after ConceptGraphs' `full_pcd_<variant>_<suffix>.pkl.gz`. */
 export const CONCEPTGRAPHS_MAP_FILE = "full_pcd_esi3d.pkl.gz";
 /**

@@ -74,7 +74,7 @@ export function shareRuleOf(objectShare: number, shares: readonly number[]): "lo
 export const isFarFromObject = (distanceM: number): boolean => distanceM > NEAR_OBJECT_M;
 
 /** Predicates that hold both ways; a graph states them once per pair. */
-export const SYMMETRIC: ReadonlySet<string> = new Set(["touching", "near"]);
+const SYMMETRIC: ReadonlySet<string> = new Set(["touching", "near"]);
 
 const ratio = (a: number, b: number) => (b > 0 ? a / b : 0);
 const f1 = (p: number, r: number) => (p + r > 0 ? (2 * p * r) / (p + r) : 0);
@@ -90,7 +90,7 @@ interface Observed {
 
 const observedCache = new WeakMap<object, Observed>();
 
-export function observedPixels(bundle: Pick<FrameBundle, "views">): Observed {
+function observedPixels(bundle: Pick<FrameBundle, "views">): Observed {
   const cached = observedCache.get(bundle.views);
   if (cached) return cached;
   const total = new Uint32Array(ID_COUNTERS), maxPerView = new Uint32Array(ID_COUNTERS), inView = new Uint32Array(ID_COUNTERS);

@@ -6,17 +6,17 @@
 import { z } from "zod";
 import { PREDICATES, RelationSchema } from "./types.js";
 
-export const NODE_STATUSES = ["matched", "duplicate", "merged", "hallucinated"] as const;
-export const OBJECT_STATUSES = ["matched", "missed-unseen", "missed-lost"] as const;
+const NODE_STATUSES = ["matched", "duplicate", "merged", "hallucinated"] as const;
+const OBJECT_STATUSES = ["matched", "missed-unseen", "missed-lost"] as const;
 
 const share = () => z.number().min(0).max(1);
 const count = () => z.number().int().min(0);
 const rate = () => z.number().min(0);
 
 /** The noise components a node's cause names (scenegraph/causes.ts); masks: a duplicate that exact depth and poses did not prevent. */
-export const CAUSE_COMPONENTS = ["pose", "drift", "scale", "blobs", "labels", "masks"] as const;
+const CAUSE_COMPONENTS = ["pose", "drift", "scale", "blobs", "labels", "masks"] as const;
 
-export const NodeCauseSchema = z
+const NodeCauseSchema = z
   .object({
     views: z.array(z.object({ view: z.number().int().min(0), share: share() }).strict()).describe("the views that gave the node most of its points, with their shares (largest first, up to 3)"),
     component: z.enum(CAUSE_COMPONENTS).nullable().describe("the noise component the cloud's record shows at work on the node (pose, drift, scale, blobs, labels); masks for a duplicate with exact depth and poses; null when the record shows none"),
@@ -25,7 +25,7 @@ export const NodeCauseSchema = z
   .strict();
 export type NodeCause = z.infer<typeof NodeCauseSchema>;
 
-export const NodeDiagnosisSchema = z
+const NodeDiagnosisSchema = z
   .object({
     node: z.string(),
     label: z.string(),
@@ -42,7 +42,7 @@ export const NodeDiagnosisSchema = z
   })
   .strict();
 
-export const ObjectDiagnosisSchema = z
+const ObjectDiagnosisSchema = z
   .object({
     id: z.number().int(),
     name: z.string(),
@@ -56,12 +56,12 @@ export const ObjectDiagnosisSchema = z
   })
   .strict();
 
-export const RelationDiagnosisSchema = RelationSchema.extend({
+const RelationDiagnosisSchema = RelationSchema.extend({
   correct: z.boolean(),
   mapped: z.tuple([z.number().int(), z.number().int()]).nullable().describe("true object ids the relation maps to, or null when an end is not a true object"),
 }).strict();
 
-export const PredicateScoreSchema = z
+const PredicateScoreSchema = z
   .object({ tp: count(), fp: count(), fn: count(), precision: share().nullable(), recall: share().nullable() })
   .strict();
 
@@ -96,7 +96,7 @@ export const GraphMetricsSchema = z
   .strict();
 
 /** How the graph's region layer (rooms, doorways, rooms shown apart) compares with the task's true layout. */
-export const RegionDiagnosisSchema = z
+const RegionDiagnosisSchema = z
   .object({
     rooms: z.array(
       z

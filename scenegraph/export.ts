@@ -21,12 +21,12 @@ export function pointNodes(count: number, graph: Pick<SceneGraph, "nodes">, memb
   return { ofPoint, nodes: graph.nodes.map((n) => ({ id: n.id, label: n.label })) };
 }
 
-export interface ConceptGraphsExport {
+interface ConceptGraphsExport {
   nodes: Array<{ id: number; bbox_extent: number[]; bbox_center: number[]; object_tag: string; possible_tags: string[]; caption: string }>;
   edges: Array<{ object1: { id: number; object_tag: string }; object2: { id: number; object_tag: string }; object_relation: string; reason: string }>;
 }
 
-export function toConceptGraphs(g: SceneGraph): ConceptGraphsExport {
+function toConceptGraphs(g: SceneGraph): ConceptGraphsExport {
   const num = (id: string) => Number(id.slice(1));
   const byId = new Map(g.nodes.map((n) => [n.id, n]));
   const nodes = g.nodes.map((n) => ({

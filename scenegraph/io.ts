@@ -11,7 +11,7 @@ import { DiagnosisSchema, type Diagnosis } from "./diagnosisSchema.js";
 import { GRAPH_FORMAT, MAX_GRAPH_FILE_BYTES, SceneGraphSchema, type SceneGraph } from "./types.js";
 
 /** {graph, diagnosis}: what a run stores per arm and `inspect --graph-json` exports. */
-export const GraphWithDiagnosisSchema = z.object({ graph: SceneGraphSchema, diagnosis: DiagnosisSchema.nullable() }).strict();
+const GraphWithDiagnosisSchema = z.object({ graph: SceneGraphSchema, diagnosis: DiagnosisSchema.nullable() }).strict();
 
 /** A graph file of either shape, with its diagnosis when the file has one. */
 export function readAnyGraphFile(file: string): { graph: SceneGraph; diagnosis: Diagnosis | null } {

@@ -17,7 +17,7 @@ export const DUPLICATE_NEAR_M = 0.05;
 /** `fragment`: a node with at most this fraction of the points of a same-label node next to it. */
 export const FRAGMENT_MAX_SHARE = 0.25;
 /** Label of nodes without mask evidence (`--masks none`). */
-export const ANONYMOUS_LABEL = "object";
+const ANONYMOUS_LABEL = "object";
 
 const r4 = (x: number) => Math.round(x * 10000) / 10000;
 const rv = (v: readonly number[]) => v.map(r4) as Vec3;

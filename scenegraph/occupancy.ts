@@ -11,11 +11,11 @@ import type { YawBox } from "../src/core/geometry.js";
 import type { Task } from "../bridge/task/schema.js";
 
 /** Voxel side (m): Explore-EQA, 3D-Mem and GraphEQA all map at 0.1 m. */
-export const OCCUPANCY_VOXEL_M = 0.1;
+const OCCUPANCY_VOXEL_M = 0.1;
 /** Rays are marched in steps of this fraction of a voxel (dense enough not to skip a voxel corner often). */
 const MARCH_FRACTION = 0.5;
 /** Range limit of a ray (m): 3D-Mem marks "explored" up to 1.7 m of depth; our rooms are larger, so 5 m. */
-export const MAX_RAY_RANGE_M = 5;
+const MAX_RAY_RANGE_M = 5;
 /** Integration samples every INTEGRATE_STRIDE_PX-th pixel in x and y. */
 export const INTEGRATE_STRIDE_PX = 4;
 
@@ -23,13 +23,13 @@ export const INTEGRATE_STRIDE_PX = 4;
  * Height of the mapped volume above the floor (m): the camera's top height (bridge/sim/agent.ts
  * MAX_CAMERA_HEIGHT_M 2.0); the open space under a ceiling holds nothing a question asks about.
  */
-export const MAP_HEIGHT_M = 2;
+const MAP_HEIGHT_M = 2;
 /** Rays per candidate view in the gain (x, y): a coarse grid over the image. */
-export const GAIN_RAYS: [number, number] = [12, 9];
+const GAIN_RAYS: [number, number] = [12, 9];
 
 export const UNKNOWN = 0;
-export const FREE = 1;
-export const OCCUPIED = 2;
+const FREE = 1;
+const OCCUPIED = 2;
 
 export interface GridBounds {
   min: [number, number, number];

@@ -89,7 +89,7 @@ export function structureIds(bundle: Pick<FrameBundle, "manifest">): Set<number>
 }
 
 /** Whether a bundle has 2D instance masks: a scene imported without them has an empty instance table. */
-export function bundleHasMasks(bundle: Pick<FrameBundle, "manifest">): boolean {
+function bundleHasMasks(bundle: Pick<FrameBundle, "manifest">): boolean {
   return bundle.manifest.instances.length > 0;
 }
 

@@ -12,7 +12,7 @@ import type { RegionLayer } from "./types.js";
 import type { NodeDiagnosis, RegionDiagnosis } from "./diagnosisSchema.js";
 
 /** A predicted room matches a true one when at least this share of its floor rectangle lies inside it (a majority, as HOV-SG's 0.5 overlap). */
-export const ROOM_MATCH_SHARE = 0.5;
+const ROOM_MATCH_SHARE = 0.5;
 
 type Rect = { min: readonly [number, number] | number[]; max: readonly [number, number] | number[] };
 const area = (r: Rect) => (r.max[0]! - r.min[0]!) * (r.max[1]! - r.min[1]!);

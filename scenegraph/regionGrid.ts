@@ -18,9 +18,9 @@ import { INTEGRATE_STRIDE_PX } from "./occupancy.js";
 /** Grid cell of the 2D map (m): the occupancy grid's voxel (scenegraph/occupancy.ts, 0.1 m as Explore-EQA and 3D-Mem map). */
 export const REGION_CELL_M = 0.1;
 /** A wall line holds at least this many wall cells along it (m of seen wall). Ours. */
-export const MIN_WALL_LINE_M = 0.8;
+const MIN_WALL_LINE_M = 0.8;
 /** Lines closer than this (m) are one wall seen twice (both faces, noise): below a narrow corridor's width (ours). */
-export const LINE_MERGE_M = 0.3;
+const LINE_MERGE_M = 0.3;
 /**
  * A wall line's band: wall points this far (m) from the line count as on it, at least (a wall's two faces at
  * 0.1 m cells) and at most (a noisy cloud's wall spread: depth errors of a few percent at 3-5 m, the noisy
@@ -28,18 +28,18 @@ export const LINE_MERGE_M = 0.3;
  * columns the line was found from. Ours.
  */
 export const MIN_LINE_BAND_M = 0.2;
-export const MAX_LINE_BAND_M = 0.6;
+const MAX_LINE_BAND_M = 0.6;
 /** A wall point is at least this high above the floor (m): below knee height it may be floor seen at the wall's foot. */
-export const WALL_MIN_HEIGHT_M = 0.3;
+const WALL_MIN_HEIGHT_M = 0.3;
 /** Depth rays are cast from every RAY_STRIDE_PX-th pixel in x and y: the occupancy grid's integration stride. */
-export const RAY_STRIDE_PX = INTEGRATE_STRIDE_PX;
+const RAY_STRIDE_PX = INTEGRATE_STRIDE_PX;
 /**
  * A line position is open when at least this many rays cross it (ours: one ray may be a flying pixel or a
  * depth error beyond the band)...
  */
-export const OPEN_MIN_RAYS = 2;
+const OPEN_MIN_RAYS = 2;
 /** ...and at least this share of the rays that reach it cross it rather than end on it (ours). */
-export const OPEN_RAY_SHARE = 0.5;
+const OPEN_RAY_SHARE = 0.5;
 /** A run of wall cells bridges gaps of up to this many cells (ours: a noisy wall's holes, well below a doorway). */
 const RUN_GAP_CELLS = 2;
 /** Floor points at least this many per cell count as seen free space. */
@@ -183,7 +183,7 @@ export interface WallLine {
 /** What the views show at one position of a wall line. */
 export const CLOSED = 2;
 export const OPEN = 1;
-export const UNSEEN = 0;
+const UNSEEN = 0;
 
 export class PlanGrid {
   constructor(

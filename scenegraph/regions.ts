@@ -22,31 +22,31 @@ import { CLOSED, MIN_LINE_BAND_M, OPEN, REGION_CELL_M, StructurePoints, type Pla
 export { StructurePoints } from "./regionGrid.js";
 
 /** A line stretch between two cells is a wall when this share of it shows wall points (ours); below it the cells are one room... */
-export const WALL_PRESENT_FRACTION = 0.3;
+const WALL_PRESENT_FRACTION = 0.3;
 /** ...when at least this share of it is seen open (ours). */
-export const OPEN_LINE_FRACTION = 0.5;
+const OPEN_LINE_FRACTION = 0.5;
 /** A gap narrower than this is no doorway (m): doors are 0.7 m and wider (ours; the simulator's are 1.0). */
-export const MIN_DOOR_WIDTH_M = 0.6;
+const MIN_DOOR_WIDTH_M = 0.6;
 /**
  * However smeared a wall, a doorway's gap shows at least this much open (m): below it, a hole in a noisy wall.
  * Ours: two cells, the least a ray-crossed run is told from one stray ray.
  */
-export const MIN_DOOR_OPEN_M = 0.2;
+const MIN_DOOR_OPEN_M = 0.2;
 /** A doorway's gap (no wall seen across it) is seen open along at least this share of it, the rest unseen (ours). */
-export const DOOR_OPEN_SHARE = 0.5;
+const DOOR_OPEN_SHARE = 0.5;
 /**
  * A region is a room when the views show at least this much of its floor (m^2), or a doorway into it: half of a
  * small room's 1 m^2 wash room would do; less is noise beyond a wall (ours).
  */
-export const ROOM_MIN_FLOOR_M2 = 0.5;
+const ROOM_MIN_FLOOR_M2 = 0.5;
 /**
  * A wall line whose band is wider than this (m) is smeared: a crisp wall's band is MIN_LINE_BAND_M (0.2-0.3 m at
  * 0.1 m cells, both faces), the noisy source's walls 0.5-0.6 m. A room no furniture names behind such a line may be
  * a piece of a neighbouring room the line cut off, so it parts no two rooms (ours).
  */
-export const SMEARED_LINE_BAND_M = 0.35;
+const SMEARED_LINE_BAND_M = 0.35;
 /** A node whose centre lies in no room belongs to the nearest room within this distance (m): furniture pushed into a wall's band by noise. Ours. */
-export const NODE_ROOM_MAX_M = 0.5;
+const NODE_ROOM_MAX_M = 0.5;
 
 const r3 = (x: number) => Math.round(x * 1000) / 1000;
 

@@ -40,7 +40,7 @@ export interface RelNode {
 }
 
 /** Pairs closer than this (m) on downsampled points get their closest distance measured on the fine points. */
-export const REFINE_BELOW_M = 3 * TOUCHING_GAP_M;
+const REFINE_BELOW_M = 3 * TOUCHING_GAP_M;
 
 export interface Viewpoint {
   position: Vec3;
@@ -50,7 +50,7 @@ export interface Viewpoint {
 const footprintArea = (b: YawBox) => b.extent[0] * b.extent[1];
 
 /** Intersection of the footprints over A's footprint area. */
-export function footprintIoA(a: YawBox, b: YawBox): number {
+function footprintIoA(a: YawBox, b: YawBox): number {
   const ia = footprintArea(a);
   return ia > 0 ? footprintIntersectionArea(a, b) / ia : 0;
 }

@@ -21,7 +21,7 @@ const UNKNOWN_COLOUR = "grey";
  * Mesh sampling spacing for true objects' points (m). Samples lie exactly on the surfaces, so closest
  * distances (touching: 2.5 cm) are measured to within this spacing; not downsampled.
  */
-export const TRUE_SURFACE_SPACING_M = 0.01;
+const TRUE_SURFACE_SPACING_M = 0.01;
 
 export interface TrueNode extends RelNode {
   objectId: number;
@@ -46,7 +46,7 @@ export function trueRelations(task: Task, nodes = trueNodes(task)): Relation[] {
  * Tasks whose true relations a thread keeps: a runner's units of one task (one per paradigm) run close
  * together on a thread, so a few tasks cover them; each entry is a few kB of relations.
  */
-export const TRUE_RELATIONS_CACHE_TASKS = 16;
+const TRUE_RELATIONS_CACHE_TASKS = 16;
 const relationsCache = new Lru<string, readonly Relation[]>(TRUE_RELATIONS_CACHE_TASKS);
 
 /**

@@ -17,28 +17,28 @@ export const GRAPH_FRAME = "world, Z up, metres; yaw counter-clockwise from +X";
  * No coordinate of a graph lies farther than this from the world origin (m). Real rooms are metres across;
  * a node at 1e308 m (audit case A10) would otherwise give confident answers from absurd geometry. Ours.
  */
-export const MAX_COORDINATE_M = 10_000;
+const MAX_COORDINATE_M = 10_000;
 
 /**
  * The most nodes a graph may have: a room-scale scene has tens of objects, ConceptGraphs' maps of ScanNet
  * scenes a few hundred; 10,000 is far beyond both and keeps a reader's pairwise work bounded (a
  * 200,000-node graph took 1.16 GB). Ours.
  */
-export const MAX_GRAPH_NODES = 10_000;
+const MAX_GRAPH_NODES = 10_000;
 /**
  * The largest graph file read (bytes): a 300-node graph with every pair related is ~20 MB of JSON; 64 MiB leaves
  * room and bounds what JSON.parse holds. Ours.
  */
 export const MAX_GRAPH_FILE_BYTES = 64 * 1024 * 1024;
 /** The longest node label (characters): a label is a category name (bridge/bundle/schema.ts). */
-export const MAX_LABEL_CHARS = MAX_CATEGORY_CHARS;
+const MAX_LABEL_CHARS = MAX_CATEGORY_CHARS;
 
 const coordinate = () => z.number().finite().min(-MAX_COORDINATE_M).max(MAX_COORDINATE_M);
 const PointSchema = z.tuple([coordinate(), coordinate(), coordinate()]);
 const count = () => z.number().int().min(0);
 const fraction = () => z.number().min(0).max(1);
 
-export const NodeSupportSchema = z
+const NodeSupportSchema = z
   .object({
     view: count().describe("index of the bundle view"),
     points: count().describe("raw points (pixels) from this view"),
@@ -46,7 +46,7 @@ export const NodeSupportSchema = z
   })
   .strict();
 
-export const NodeFlagsSchema = z
+const NodeFlagsSchema = z
   .object({
     low_support: z.boolean().describe("seen in one view only, with few points: weak evidence"),
     possible_duplicate_of: z.array(z.string()).describe("other nodes with the same label that overlap or nearly touch this one"),
@@ -54,7 +54,7 @@ export const NodeFlagsSchema = z
   })
   .strict();
 
-export const GraphNodeSchema = z
+const GraphNodeSchema = z
   .object({
     id: z.string().min(1).max(64).describe("node id, unique in the graph (n<k> predicted, o<objectId> ground truth)"),
     label: z.string().min(1).max(MAX_LABEL_CHARS).describe("the node's category"),
@@ -99,7 +99,7 @@ export const RelationSchema = z
 const Point2Schema = z.tuple([coordinate(), coordinate()]);
 
 /** The region layer (HOV-SG's rooms): rooms with their objects, doorways as edges between rooms. */
-export const RegionLayerSchema = z
+const RegionLayerSchema = z
   .object({
     rooms: z.array(
       z

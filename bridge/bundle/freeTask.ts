@@ -23,7 +23,7 @@ export function requireTask(manifest: Pick<BundleManifest, "task" | "simulator">
  * The subcategory of a free question: one whose prompt template is the plain one for every answer format
  * (no category-answer template, src/prompt/templates.ts), so only the question's own form decides the prompt.
  */
-export const FREE_QUESTION_SUBCATEGORY = "spatial_distance" as const;
+const FREE_QUESTION_SUBCATEGORY = "spatial_distance" as const;
 
 /** The placeholder room of a free question (no reasoner reads it; the schema needs positive sizes). */
 const NO_ROOM = { id: "unknown", type: "unknown", size: [1, 1] as [number, number], height: 1 };

@@ -145,7 +145,7 @@ export function writeBundle(dir: string, manifest: BundleManifest, payloads: rea
 }
 
 /** Renames `tmp` to `dir`, replacing an existing `dir` (moved aside first, then removed). */
-export function replaceDir(tmp: string, dir: string): void {
+function replaceDir(tmp: string, dir: string): void {
   if (existsSync(dir)) {
     const old = `${dir}.old-${process.pid}-${randomBytes(4).toString("hex")}`;
     renameSync(dir, old);

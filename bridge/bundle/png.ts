@@ -103,7 +103,7 @@ const CHANNELS_BY_COLOR_TYPE: Record<number, number> = { 0: 1, 2: 3, 3: 1, 4: 2,
  * Bytes allowed beyond the filtered scanlines a header declares: a conforming encoder writes none, a few
  * write a little padding. Anything more is refused before it is inflated.
  */
-export const PNG_INFLATE_SLACK_BYTES = 1024;
+const PNG_INFLATE_SLACK_BYTES = 1024;
 
 /** The IHDR of a PNG (it must be the first chunk), or null when `b` does not start like a PNG. */
 export function pngHeader(buf: Uint8Array): PngHeader | null {
@@ -118,9 +118,9 @@ export function pngHeader(buf: Uint8Array): PngHeader | null {
  * buffer (a 320x240 RGB view is 0.23 MB), while a header that claims a huge image cannot make it allocate
  * more than this before any data has inflated.
  */
-export const PNG_INFLATE_CHUNK_CAP_BYTES = 64 << 20;
+const PNG_INFLATE_CHUNK_CAP_BYTES = 64 << 20;
 
-export function maxInflatedBytes(h: Pick<PngHeader, "width" | "height" | "bitDepth" | "colorType">): number {
+function maxInflatedBytes(h: Pick<PngHeader, "width" | "height" | "bitDepth" | "colorType">): number {
   const channels = CHANNELS_BY_COLOR_TYPE[h.colorType] ?? 4;
   const rowBytes = Math.ceil((h.width * channels * h.bitDepth) / 8);
   return Math.min(bufferConstants.MAX_LENGTH, (rowBytes + 1) * h.height + PNG_INFLATE_SLACK_BYTES);

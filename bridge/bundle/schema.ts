@@ -55,10 +55,10 @@ export const BUNDLE_FORMAT = "esi3d-bundle/1";
  * gives gravity), or metres in a frame whose up axis the source does not state (an imported TUM or Replica
  * scene without --up): stages that need "up" say so rather than assume it.
  */
-export const WORLD_FRAMES = ["z-up-metres", "unknown-up-metres"] as const;
+const WORLD_FRAMES = ["z-up-metres", "unknown-up-metres"] as const;
 
 /** Where an imported bundle came from (esi3d import <layout>): enough to trace each view to its source frame. */
-export const ImportedFromSchema = z
+const ImportedFromSchema = z
   .object({
     layout: z.string().min(1).describe("the dataset layout read, e.g. scannet, tum"),
     dir: z.string().min(1).describe("the directory imported"),

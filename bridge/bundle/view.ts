@@ -18,7 +18,7 @@ import { decodePng, pngHeader, PngError, rgbOf, type PngHeader } from "./png.js"
 export const MAX_DEPTH_M = 10_000;
 
 /** Rotation rows must be orthonormal to this tolerance (float32 files give ~1e-7). */
-export const ROTATION_TOLERANCE = 1e-4;
+const ROTATION_TOLERANCE = 1e-4;
 
 export interface ViewPayload {
   rgb: Uint8Array;
@@ -59,7 +59,7 @@ export function float32ToLE(a: Float32Array): Buffer {
   return b;
 }
 
-export function float32FromLE(b: Uint8Array): Float32Array {
+function float32FromLE(b: Uint8Array): Float32Array {
   // a file's own buffer, 4-byte aligned, is used in place (no copy of 0.8 MB per view)
   if (LITTLE_ENDIAN && b.byteOffset % 4 === 0 && b.byteLength % 4 === 0 && b.byteLength === b.buffer.byteLength) return new Float32Array(b.buffer, b.byteOffset, b.byteLength / 4);
   const out = new Float32Array(b.byteLength / 4);
@@ -76,17 +76,17 @@ export function float32FromLE(b: Uint8Array): Float32Array {
  * (scenegraph/types.ts MAX_COORDINATE_M), and where float32 coordinates still resolve a millimetre. A pose at
  * 1e300 m imported silently and failed later in `graph` as a non-finite point, naming no file.
  */
-export const MAX_CAMERA_DISTANCE_M = 10_000;
+const MAX_CAMERA_DISTANCE_M = 10_000;
 /**
  * A pinhole camera's field of view, across the image's width or height, lies within these (degrees): narrower
  * than 0.1 deg is no lens a scene is filmed with, and a pinhole cannot see 180 deg. Focal lengths outside (fx =
  * 1e-300 px) put every point at infinity; fx = Infinity puts them all on the optical axis.
  */
-export const MIN_FIELD_OF_VIEW_DEG = 0.1;
-export const MAX_FIELD_OF_VIEW_DEG = 179;
+const MIN_FIELD_OF_VIEW_DEG = 0.1;
+const MAX_FIELD_OF_VIEW_DEG = 179;
 
 /** The focal lengths (pixels) of the field-of-view bounds for an image side of `side` pixels. */
-export function focalRangePx(side: number): { min: number; max: number } {
+function focalRangePx(side: number): { min: number; max: number } {
   const f = (fovDeg: number) => side / 2 / Math.tan((fovDeg * Math.PI) / 360);
   return { min: f(MAX_FIELD_OF_VIEW_DEG), max: f(MIN_FIELD_OF_VIEW_DEG) };
 }

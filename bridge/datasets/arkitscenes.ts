@@ -15,11 +15,11 @@ import { DatasetError, type DatasetFrame, type DatasetScene } from "./scene.js";
 import type { Mat34 } from "../../src/core/math/vec.js";
 
 /** ARKitScenes' depth PNGs are uint16 millimetres (DATA.md). */
-export const ARKITSCENES_DEPTH_SCALE = 1000;
+const ARKITSCENES_DEPTH_SCALE = 1000;
 /** A pose within this many seconds of a depth frame's timestamp is its pose (tenFpsDataLoader: 0.005). */
-export const ARKIT_POSE_TOLERANCE_S = 0.005;
+const ARKIT_POSE_TOLERANCE_S = 0.005;
 /** The .pincam of a frame may be named up to this far off its timestamp (tenFpsDataLoader tries ±0.001). */
-export const ARKIT_PINCAM_TOLERANCE_S = 0.001;
+const ARKIT_PINCAM_TOLERANCE_S = 0.001;
 
 export function readArkitscenes(dir0: string): DatasetScene {
   const inner = readdirSync(dir0).find((f) => f.endsWith("_frames") && statSync(join(dir0, f)).isDirectory());

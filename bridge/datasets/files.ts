@@ -11,7 +11,7 @@ import { DatasetError } from "./scene.js";
  * The largest dataset file read (bytes): an uncompressed frame at the pixel cap (images.ts
  * MAX_IMPORT_IMAGE_PIXELS, 4 bytes a pixel) is 128 MiB; a trajectory of a day at 100 Hz is ~70 MiB of text.
  */
-export const MAX_DATASET_FILE_BYTES = 256 * 1024 * 1024;
+const MAX_DATASET_FILE_BYTES = 256 * 1024 * 1024;
 
 /** What a path is when it is not a regular file, for messages. */
 function kindOf(st: Stats): string {
@@ -56,7 +56,7 @@ export function framesIn(dir: string, ext: string): Array<{ stem: string; file: 
 }
 
 /** The last number in a frame name ("frame_000120" -> 120, "41069021_3050.285" -> 3050.285). */
-export function numericKey(stem: string): number {
+function numericKey(stem: string): number {
   const m = stem.match(/(\d+(?:\.\d+)?)(?!.*\d)/);
   return m ? Number(m[1]) : Number.POSITIVE_INFINITY;
 }

@@ -17,7 +17,7 @@ import { DatasetError, type ImageSize } from "./scene.js";
  * claim, so a 0.5 MB PNG declaring 16000x16000 took 1.56 GB before failing; the header is now
  * checked against this (the scene's first depth image) or the size the frame must have (the others).
  */
-export const MAX_IMPORT_IMAGE_PIXELS = 32 * 1024 * 1024;
+const MAX_IMPORT_IMAGE_PIXELS = 32 * 1024 * 1024;
 
 /** What an image's header must agree with before its pixels are inflated. */
 interface Expected {

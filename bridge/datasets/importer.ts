@@ -33,7 +33,7 @@ const READERS: Record<DatasetLayout, (dir: string) => DatasetScene> = {
 };
 
 /** Instance categories that are room structure (bundle `structure`: left out of objects, kept for regions). */
-export const STRUCTURE_CATEGORIES = new Set(["wall", "floor", "ceiling"]);
+const STRUCTURE_CATEGORIES = new Set(["wall", "floor", "ceiling"]);
 
 export interface DatasetImportSummary {
   out: string;
@@ -55,7 +55,7 @@ export function subsample(count: number, every: number, max: number): number[] {
 }
 
 /** The rotation taking `up` to +Z (a quarter or half turn about x or y). */
-export function rotationToZUp(up: UpAxis): Mat3 {
+function rotationToZUp(up: UpAxis): Mat3 {
   switch (up) {
     case "+z": return [[1, 0, 0], [0, 1, 0], [0, 0, 1]];
     case "-z": return [[1, 0, 0], [0, -1, 0], [0, 0, -1]];
@@ -77,7 +77,7 @@ function safeName(name: string): string {
   return s || "scene";
 }
 
-export function readDatasetScene(layout: DatasetLayout, dir: string): DatasetScene {
+function readDatasetScene(layout: DatasetLayout, dir: string): DatasetScene {
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new DatasetError(dir, `no such directory (expected a ${layout} scene folder)`);
   return READERS[layout](resolve(dir));
 }

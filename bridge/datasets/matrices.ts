@@ -14,7 +14,7 @@ import { readDatasetFile } from "./files.js";
 export type Mat4 = number[];
 
 /** A rigid transform's rotation must be orthonormal to this tolerance: text files print 6-9 digits. */
-export const RIGID_TOLERANCE = 1e-3;
+const RIGID_TOLERANCE = 1e-3;
 
 export function readText(file: string, what: string): string {
   return readDatasetFile(file, what).toString("utf8");

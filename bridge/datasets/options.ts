@@ -7,10 +7,10 @@ import { UP_AXES } from "./scene.js";
  * The views a bundle keeps by default: the paradigms' budget of 30 views (design.md), so an imported scene
  * costs what a built-in one does; a dataset has thousands of frames.
  */
-export const DEFAULT_MAX_VIEWS = 30;
+const DEFAULT_MAX_VIEWS = 30;
 
 /** The most views one imported bundle may hold: 10x the paradigms' budget (a 640x480 view is ~2 MB in memory). */
-export const MAX_IMPORT_VIEWS = 300;
+const MAX_IMPORT_VIEWS = 300;
 
 export const DatasetImportOptionsSchema = z
   .object({

@@ -14,17 +14,17 @@ import { framesIn, requireDir } from "./files.js";
 import { DatasetError, type DatasetFrame, type DatasetScene } from "./scene.js";
 
 /** NICE-SLAM's Replica png_depth_scale. */
-export const REPLICA_DEPTH_SCALE = 6553.5;
+const REPLICA_DEPTH_SCALE = 6553.5;
 /** NICE-SLAM's Replica camera (configs/Replica/replica.yaml). */
-export const REPLICA_CAMERA = { w: 1200, h: 680, fx: 600, fy: 600, cx: 599.5, cy: 339.5, scale: REPLICA_DEPTH_SCALE };
+const REPLICA_CAMERA = { w: 1200, h: 680, fx: 600, fy: 600, cx: 599.5, cy: 339.5, scale: REPLICA_DEPTH_SCALE };
 
 /**
  * Depth scales (raw units per metre) a layout may state: from 1 (raw values in metres: a 16-bit PNG then reaches
  * 65 km) to 1e6 (micrometres: 6.5 cm of range). Outside, every pixel is no measurement or beyond range (a
  * `scale: 1e-300` turned every pixel into "no measurement" silently).
  */
-export const MIN_DEPTH_UNITS_PER_METRE = 1;
-export const MAX_DEPTH_UNITS_PER_METRE = 1e6;
+const MIN_DEPTH_UNITS_PER_METRE = 1;
+const MAX_DEPTH_UNITS_PER_METRE = 1e6;
 
 const CamParamsSchema = z.object({
   camera: z.object({

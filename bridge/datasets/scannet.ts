@@ -17,7 +17,7 @@ import { DatasetError, type DatasetFrame, type DatasetScene } from "./scene.js";
 import { colourSize as colourImageSize } from "./images.js";
 
 /** ScanNet's depth_shift: depth PNGs are millimetres. */
-export const SCANNET_DEPTH_SCALE = 1000;
+const SCANNET_DEPTH_SCALE = 1000;
 
 const AggregationSchema = z.object({
   segGroups: z.array(z.object({ objectId: z.number().int().min(0), label: z.string().min(1) })),

@@ -16,7 +16,7 @@ import { colourFile, colourSize } from "./images.js";
 import { DatasetError, type DatasetFrame, type DatasetScene } from "./scene.js";
 
 /** prepare_iphone_data.py writes depth as uint16 millimetres. */
-export const SCANNETPP_DEPTH_SCALE = 1000;
+const SCANNETPP_DEPTH_SCALE = 1000;
 
 const num = z.number();
 const FrameSchema = z.object({

@@ -35,7 +35,7 @@ export interface DatasetFrame {
 }
 
 /** A place in a dataset's files: the file, and the line or key within it. */
-export interface SourcePlace {
+interface SourcePlace {
   file: string;
   field?: string;
 }

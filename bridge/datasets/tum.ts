@@ -15,18 +15,18 @@ import { nearest } from "./arkitscenes.js";
 import { DatasetError, type DatasetFrame, type DatasetScene } from "./scene.js";
 
 /** TUM's depth PNGs: 5000 units per metre ("a pixel value of 5000 in the depth image is 1 m"). */
-export const TUM_DEPTH_SCALE = 5000;
+const TUM_DEPTH_SCALE = 5000;
 /** associate.py's default --max_difference (s). */
-export const TUM_MAX_DIFFERENCE_S = 0.02;
+const TUM_MAX_DIFFERENCE_S = 0.02;
 
 /** The ROS-default-calibrated intrinsics TUM publishes per Kinect (vision.in.tum.de, "File Formats"). */
-export const TUM_INTRINSICS: Record<string, Intrinsics> = {
+const TUM_INTRINSICS: Record<string, Intrinsics> = {
   freiburg1: { fx: 517.3, fy: 516.5, cx: 318.6, cy: 255.3 },
   freiburg2: { fx: 520.9, fy: 521.0, cx: 325.1, cy: 249.7 },
   freiburg3: { fx: 535.4, fy: 539.2, cx: 320.1, cy: 247.6 },
 };
 /** TUM's default intrinsics, for sequences of no named camera. */
-export const TUM_DEFAULT_INTRINSICS: Intrinsics = { fx: 525.0, fy: 525.0, cx: 319.5, cy: 239.5 };
+const TUM_DEFAULT_INTRINSICS: Intrinsics = { fx: 525.0, fy: 525.0, cx: 319.5, cy: 239.5 };
 
 interface Stamped {
   ts: number;

@@ -40,8 +40,8 @@ export const FINDING_KINDS = [
   "label_disagrees_with_geometry",
   "object_left_the_scene",
 ] as const;
-export type FindingKind = (typeof FINDING_KINDS)[number];
-export type FindingClass = "duplicate" | "inconsistent" | "fixed" | "camera";
+type FindingKind = (typeof FINDING_KINDS)[number];
+type FindingClass = "duplicate" | "inconsistent" | "fixed" | "camera";
 
 export interface Finding {
   kind: FindingKind;
@@ -78,7 +78,7 @@ const SHOULD_SHOW: Partial<Record<Subcategory, (t: TaskRecord) => number[]>> = O
  * An object this far below every other object and every candidate camera has left the scene (m): it fell
  * through the floor after placement (a BEHAVIOR-1K storey is about 3 m).
  */
-export const LEFT_SCENE_DROP_M = 10;
+const LEFT_SCENE_DROP_M = 10;
 
 /** Object phrases of ESI's question templates (as the released records word them), per subcategory. */
 const QUESTION_OBJECTS: Partial<Record<Subcategory, RegExp>> = {
@@ -90,7 +90,7 @@ const QUESTION_OBJECTS: Partial<Record<Subcategory, RegExp>> = {
   dimensional_size: /^Which (.+?) is larger: the one near the (.+?), or the one near the (.+?)\?$/,
 };
 
-export interface SubcategorySummary {
+interface SubcategorySummary {
   title: string;
   records: number;
   tasks: number;

@@ -15,13 +15,13 @@ import { usdCameraAngles } from "./views.js";
  * ESI's runner renders through OmniGibson's viewer camera: 1280 x 720, focal length 17 mm, USD's default
  * horizontal aperture 20.955 mm, so HFOV = 2 atan(20.955 / 34) = 63.29 deg (ESI-Bench's released camera conventions).
  */
-export const ESI_IMAGE = { width: 1280, height: 720 } as const;
+const ESI_IMAGE = { width: 1280, height: 720 } as const;
 export const ESI_HFOV_DEG = (2 * Math.atan(20.955 / (2 * 17)) * 180) / Math.PI;
 /** Deformable sets its camera explicitly: 70 deg at 1280 x 720 (ESI-Bench's released camera conventions). */
-export const ESI_DEFORMABLE_HFOV_DEG = 70;
+const ESI_DEFORMABLE_HFOV_DEG = 70;
 /** The simulator field of imported tasks. */
-export const ESI_SIMULATOR = "esi-bench/omnigibson";
-export const FIRST_IMPORTED_OBJECT_ID = 16;
+const ESI_SIMULATOR = "esi-bench/omnigibson";
+const FIRST_IMPORTED_OBJECT_ID = 16;
 
 const TASK_ID_OK = /^[A-Za-z0-9_.-]+$/;
 

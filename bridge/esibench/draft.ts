@@ -95,7 +95,7 @@ export function readObject(f: Field, key: string, role: string, extra: Partial<D
   return { key, field: f.path, category, model: model === "scene_native" ? null : model, role, origin, quat, aabb, ownExtent: null, scale, ...(model === "scene_native" ? { sceneObject: true } : {}), ...extra };
 }
 
-export function checkAabb(f: Field, b: Aabb): void {
+function checkAabb(f: Field, b: Aabb): void {
   if (!(b.max[0] >= b.min[0] && b.max[1] >= b.min[1] && b.max[2] >= b.min[2])) f.refuse("AABB max below min");
 }
 

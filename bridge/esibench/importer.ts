@@ -35,7 +35,7 @@ export interface ImportResult {
   refused: Refusal[];
 }
 
-export function importOne(record: EsiRecord): ImportedRecord {
+function importOne(record: EsiRecord): ImportedRecord {
   const entry = subcategoryOf(record.raw.big_task, record.raw.small_task);
   if (!entry) throw new RecordRefusal(record.file, "small_task", `unknown subcategory (big_task "${record.raw.big_task}", small_task "${record.raw.small_task}"): expected one of ESI-Bench's 29`);
   const draft = entry.map(record, Field.root(record));

@@ -15,17 +15,17 @@ import { applyRule, type RuleCheck } from "./rules.js";
 /** The simulator of a proxy task: the built-in one, standing in for another simulator's scene. */
 export const PROXY_SIMULATOR = "esi3d-builtin/1 proxy";
 /** Proxy rooms without recorded bounds enclose the objects and the initial camera with this margin (m; ours). */
-export const PROXY_ROOM_MARGIN_M = 1.0;
+const PROXY_ROOM_MARGIN_M = 1.0;
 /** Proxy wall height (m; ours: BEHAVIOR-1K rooms are about 2.5-3 m high, the records store none). */
-export const PROXY_ROOM_HEIGHT_M = 3.0;
+const PROXY_ROOM_HEIGHT_M = 3.0;
 /** The built-in agent's highest camera above the floor (bridge/sim/agent.ts MAX_CAMERA_HEIGHT_M). */
 const PROXY_MAX_CAMERA_HEIGHT_M = 2.0;
 /** Daylight for proxies (the records store no lighting): the middle of the built-in suite's daylight range. */
-export const PROXY_LIGHTING: Lighting = { ambient: 0.4, sun: { direction: [0.2, 0.3, -1], intensity: 0.6 }, lights: [] };
+const PROXY_LIGHTING: Lighting = { ambient: 0.4, sun: { direction: [0.2, 0.3, -1], intensity: 0.6 }, lights: [] };
 /** Colours of stand-ins, by object order, so that same-category objects stay apart for colour matching. */
-export const PROXY_COLORS = ["grey", "tan", "blue", "green", "red", "teal", "purple", "orange", "brown", "pink"] as const;
+const PROXY_COLORS = ["grey", "tan", "blue", "green", "red", "teal", "purple", "orange", "brown", "pink"] as const;
 /** Proxy renders go through esi3d's built-in renderer and reasoners: the subcategories those cover. */
-export const PROXY_SUBCATEGORIES: ReadonlySet<string> = new Set(BUILTIN_SUBCATEGORIES);
+const PROXY_SUBCATEGORIES: ReadonlySet<string> = new Set(BUILTIN_SUBCATEGORIES);
 /**
  * Cognitive Mapping questions are about an apartment's rooms and doorways. ESI's records store no room
  * layout (walls, doorways), so a proxy would be one open room in which the question has no answer.

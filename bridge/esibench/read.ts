@@ -9,7 +9,7 @@ import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { InputError } from "../../src/core/errors.js";
 import { RecordRefusal } from "./record.js";
 
-export interface RecordFile {
+interface RecordFile {
   file: string;
   /** Path relative to json_clean (the form index files and provenance use). */
   rel: string;
@@ -50,7 +50,7 @@ function jsonCleanAbove(path: string): string | null {
 }
 
 /** A record larger than this (bytes) is no record: the released ones are a few kB. */
-export const MAX_RECORD_FILE_BYTES = 16 * 1024 * 1024;
+const MAX_RECORD_FILE_BYTES = 16 * 1024 * 1024;
 
 function readText(file: string, rel: string): RecordFile {
   try {

@@ -21,8 +21,8 @@ export class RecordRefusal extends Error {
 export const ESI_STRING_FIELDS = ["id", "big_task", "small_task", "runner_task", "scene", "room", "question", "answer", "answer_type", "options_json", "image_paths_json", "metadata_json"] as const;
 
 /** The released record: every field a string (the three *_json fields are JSON text). */
-export const EsiRawRecordSchema = z.object(Object.fromEntries(ESI_STRING_FIELDS.map((f) => [f, z.string()])) as Record<(typeof ESI_STRING_FIELDS)[number], z.ZodString>);
-export type EsiRawRecord = z.infer<typeof EsiRawRecordSchema>;
+const EsiRawRecordSchema = z.object(Object.fromEntries(ESI_STRING_FIELDS.map((f) => [f, z.string()])) as Record<(typeof ESI_STRING_FIELDS)[number], z.ZodString>);
+type EsiRawRecord = z.infer<typeof EsiRawRecordSchema>;
 
 export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 export type JsonObject = { [k: string]: Json };

@@ -10,7 +10,7 @@ import { boxBottom, boxDistance, boxTop, boxVolume, footprintDistance, type YawB
 import { displayName } from "./draft.js";
 import type { Subcategory } from "../task/taxonomy.js";
 
-export interface RuleObject {
+interface RuleObject {
   id: number;
   category: string;
   role: string;
@@ -43,7 +43,7 @@ const r4 = (x: number) => Math.round(x * 10000) / 10000;
 const xy = (a: RuleObject, b: RuleObject) => Math.hypot(a.position[0] - b.position[0], a.position[1] - b.position[1]);
 
 /** The object's box; a world AABB is an unrotated box. */
-export function boxOf(o: RuleObject): YawBox | null {
+function boxOf(o: RuleObject): YawBox | null {
   if (!o.extent) return null;
   return o.extent_source === "record_world_aabb" ? { centre: [...o.position], extent: [o.extent[0], o.extent[1], o.extent[2]], yaw: 0 } : objectBox({ position: o.position, orientation: o.orientation, extent: o.extent });
 }
@@ -54,7 +54,7 @@ const uniformScale = (s: RuleObject["scale"]) => (typeof s === "number" ? s : Ma
  * Inside (as isInsideContainer in bridge/sim/generate/perceptual.ts): the object's centre within the
  * container's smaller half footprint (less INSIDE_FOOTPRINT_MARGIN_M) and its box within the container's height.
  */
-export function insideContainer(o: YawBox, c: YawBox): { inside: boolean; radial_m: number; bottom_gap_m: number; top_gap_m: number } {
+function insideContainer(o: YawBox, c: YawBox): { inside: boolean; radial_m: number; bottom_gap_m: number; top_gap_m: number } {
   const r = Math.hypot(o.centre[0] - c.centre[0], o.centre[1] - c.centre[1]);
   const bottom = boxBottom(o) - boxBottom(c);
   const top = boxTop(c) - boxTop(o);

@@ -70,7 +70,5 @@ export function subcategoryOf(big: string, small: string): Entry | null {
   return BY_KEY.get(key(big, small)) ?? null;
 }
 
-export const ESI_SUBCATEGORIES: readonly Entry[] = ENTRIES;
-
 // every esi3d subcategory is reached from exactly one (big_task, small_task), under its own category
 for (const e of ENTRIES) if (!(e.sub in SUBCATEGORY_CATEGORY)) throw new Error(`unknown subcategory ${e.sub}`);

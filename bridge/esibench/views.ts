@@ -28,7 +28,7 @@ export function usdCameraAngles(q: QuatXyzw): { yaw: number; pitch: number; roll
 }
 
 /** Largest roll (rad) a recorded pose may have: ESI's look_at gives exactly 0 (measured max 0.00 deg). */
-export const MAX_VIEW_ROLL_RAD = (1 * Math.PI) / 180;
+const MAX_VIEW_ROLL_RAD = (1 * Math.PI) / 180;
 
 /**
  * The view number a name carries: "10.png" -> 10 (at most three digits: names like "<seed>.png" carry a

@@ -11,7 +11,7 @@ export function objectBox(o: Pick<TaskObject, "position" | "orientation" | "exte
 }
 
 /** Points on a triangle soup's surface, about `spacingM` apart (deterministic barycentric grid per triangle). */
-export function sampleTriangles(t: ArrayLike<number>, spacingM: number): Float32Array {
+function sampleTriangles(t: ArrayLike<number>, spacingM: number): Float32Array {
   const pts: number[] = [];
   for (let i = 0; i < t.length; i += 9) {
     const a: Vec3 = [t[i]!, t[i + 1]!, t[i + 2]!], b: Vec3 = [t[i + 3]!, t[i + 4]!, t[i + 5]!], c: Vec3 = [t[i + 6]!, t[i + 7]!, t[i + 8]!];
@@ -50,7 +50,7 @@ export function surfaceSamples(object: TaskObject, spacingM: number): Float32Arr
 }
 
 /** Sampling spacing for surface gaps (m): fine enough for the 2 mm contact tolerance of the generator. */
-export const SURFACE_SAMPLE_SPACING_M = 0.0025;
+const SURFACE_SAMPLE_SPACING_M = 0.0025;
 
 /** Surface gap between two objects (m), capped at `cutoff`. */
 export function surfaceGap(a: TaskObject, b: TaskObject, cutoff = 0.25): number {

@@ -8,7 +8,7 @@ import type { Vec3 } from "../../src/core/math/vec.js";
 import { box, openContainer, type PartMesh, type Slot } from "./mesh.js";
 
 /** An open-topped rectangular box: each side wall is `wallFraction` of the outer size along its axis. */
-export interface BoxInterior {
+interface BoxInterior {
   shape: "box";
   outer: Vec3;
   /** thickness of each side wall as a fraction of the outer size on that axis (equal fractions in x and y: the interior is outer x (1 - 2 w) on both) */
@@ -18,7 +18,7 @@ export interface BoxInterior {
 }
 
 /** An open-topped round container (bowl, glass, bucket): a frustum from radius r0 (bottom) to r1 (top), walls and bottom `wall` thick, standing on `base` (a stem or foot below it). */
-export interface RoundInterior {
+interface RoundInterior {
   shape: "round";
   r0: number;
   r1: number;

@@ -10,9 +10,9 @@ import type { Vec3 } from "../../src/core/math/vec.js";
 import { box, cylinder, ellipsoid, emptyMesh, handle, meshBounds, openBox, revolve, type PartMesh } from "./mesh.js";
 import { buildContainer, type InteriorSpec } from "./interior.js";
 
-export type LibraryGroup = "fruit" | "ball" | "kitchen" | "toy" | "decor" | "stationery" | "container" | "furniture";
+type LibraryGroup = "fruit" | "ball" | "kitchen" | "toy" | "decor" | "stationery" | "container" | "furniture";
 
-export interface CategoryFlags {
+interface CategoryFlags {
   /** In the counting pool (ESI Q.19: every box edge <= 0.25 m and not all < 0.05 m; checked by a test). */
   countable?: boolean;
   /** A medium/small object suited to the contact and alignment tasks. */

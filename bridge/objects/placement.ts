@@ -12,9 +12,9 @@ type Room = z.infer<typeof RoomSchema>;
 import { objectBox } from "./geometry.js";
 
 /** How far a quaternion's norm may be from 1: float32 round-trips stay far inside it, a zero or unnormalised one does not. */
-export const QUATERNION_NORM_TOLERANCE = 0.01;
+const QUATERNION_NORM_TOLERANCE = 0.01;
 /** Footprint corners may stick out of the room by this much (m): the generator's rounding slack. */
-export const ROOM_SLACK_M = 1e-6;
+const ROOM_SLACK_M = 1e-6;
 /**
  * Penetration (m) beyond which two boxes intersect for a task read from a file. The generator knows which pairs
  * may overlap (touching, nested, stacked: its allowedOverlaps) and uses boxesIntersect's own 1 mm; a file does
@@ -23,7 +23,7 @@ export const ROOM_SLACK_M = 1e-6;
  */
 export const FILE_PENETRATION_TOLERANCE_M = 0.01;
 /** The check stops after this many problems: enough to fix a file (3000 coincident copies make 4.5 million pairs). */
-export const MAX_PLACEMENT_PROBLEMS = 20;
+const MAX_PLACEMENT_PROBLEMS = 20;
 
 export interface PlacementOptions {
   /** pairs of ids allowed to overlap (the generator's touching, nesting and stacking pairs) */
@@ -38,9 +38,9 @@ export interface PlacementOptions {
  * Roles of objects whose box may enclose another object (bridge/sim/generate): a Material Transparency
  * container holding one, a Spatial Segmentation divider (a chair) with one on the floor under it (ESI Q.20).
  */
-export const ENCLOSING_ROLES: ReadonlySet<string> = new Set(["container", "divider"]);
+const ENCLOSING_ROLES: ReadonlySet<string> = new Set(["container", "divider"]);
 /** A nested box must be this much smaller in volume than its container: coincident copies are not nested. Ours. */
-export const NESTED_MAX_VOLUME_RATIO = 0.9;
+const NESTED_MAX_VOLUME_RATIO = 0.9;
 
 /** True when `inner` lies wholly inside `outer` (footprint and height) and is clearly smaller: an object in a container. */
 const within = (inner: YawBox, outer: YawBox): boolean => {

@@ -7,7 +7,7 @@ import { quatToMat } from "../../src/core/math/quat.js";
 import type { TaskObject } from "../task/schema.js";
 import { buildModel, hasModel, PROXY_BOX_MODEL } from "./library.js";
 
-export function scaleVector(scale: TaskObject["scale"]): Vec3 {
+function scaleVector(scale: TaskObject["scale"]): Vec3 {
   return typeof scale === "number" ? [scale, scale, scale] : [scale[0], scale[1], scale[2]];
 }
 

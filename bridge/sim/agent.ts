@@ -12,10 +12,10 @@ import { solidIntervals, wallAxis, wallPoint } from "../task/layout.js";
 
 /** Camera height limits (m above the floor): from crouching to a raised arm; a task's agent_limits may lower the first. */
 export const MIN_CAMERA_HEIGHT_M = 0.2;
-export const MAX_CAMERA_HEIGHT_M = 2.0;
+const MAX_CAMERA_HEIGHT_M = 2.0;
 /** Pitch limits: looking straight down is allowed, looking up at most 45 deg. */
-export const MIN_PITCH_RAD = rad(-90);
-export const MAX_PITCH_RAD = rad(45);
+const MIN_PITCH_RAD = rad(-90);
+const MAX_PITCH_RAD = rad(45);
 /**
  * The camera keeps this clearance from walls and from every object's footprint, whatever its height:
  * the agent's body stands on the floor, so it cannot pass over a table even with the camera raised (m).
@@ -24,7 +24,7 @@ export const BODY_CLEARANCE_M = 0.15;
 
 
 /** Footprints the agent's camera may not enter (unless it is above them). */
-export interface Obstacle {
+interface Obstacle {
   centre: [number, number];
   halfX: number;
   halfY: number;
@@ -35,7 +35,7 @@ export interface Obstacle {
   top: number;
 }
 
-export function obstaclesOf(objects: readonly TaskObject[]): Obstacle[] {
+function obstaclesOf(objects: readonly TaskObject[]): Obstacle[] {
   return objects.map((o) => {
     const R = quatToMat(o.orientation);
     const yaw = Math.atan2(R[1][0], R[0][0]);

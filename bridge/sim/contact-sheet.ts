@@ -16,7 +16,7 @@ export interface ContactSheetOptions {
 }
 
 /** Maps t in [0,1] to a dark-blue -> cyan -> yellow ramp. */
-export function depthColor(t: number): [number, number, number] {
+function depthColor(t: number): [number, number, number] {
   const x = Math.min(1, Math.max(0, t));
   const stops: Array<[number, number, number]> = [[20, 20, 90], [30, 140, 200], [120, 210, 120], [250, 240, 80]];
   const f = x * (stops.length - 1);
@@ -27,7 +27,7 @@ export function depthColor(t: number): [number, number, number] {
 }
 
 /** A stable, well-spread colour per instance id (golden-ratio hue steps). */
-export function idColor(id: number): [number, number, number] {
+function idColor(id: number): [number, number, number] {
   if (id === 0) return [0, 0, 0];
   const h = (id * 0.61803398875) % 1;
   const s = 0.65, v = id < 16 ? 0.55 : 0.95;

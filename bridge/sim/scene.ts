@@ -17,8 +17,8 @@ export const WALL_IDS = [2, 3, 4, 5] as const;
 export const INTERIOR_WALL_IDS = [6, 7, 8, 9, 10, 11, 12, 13, 14, 15] as const;
 export const FIRST_OBJECT_ID = 16;
 
-export const FLOOR_RGB: Rgb = [176, 150, 118];
-export const WALL_RGB: Rgb = [214, 210, 200];
+const FLOOR_RGB: Rgb = [176, 150, 118];
+const WALL_RGB: Rgb = [214, 210, 200];
 /** Size of the floor's checker tiles (m); gives the floor texture that multi-view methods need. */
 export const FLOOR_TILE_M = 0.5;
 

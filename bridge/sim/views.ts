@@ -16,7 +16,7 @@ import { applyAction, replay, worldOf, type World } from "./agent.js";
 import { NAVIGATION_ACTIONS, type NavigationAction } from "../task/actions.js";
 
 /** Passive Multi-View: 30 views, equal to the step budget T_max (the ESI-Bench paper's four paradigms). */
-export const MULTI_VIEW_COUNT = 30;
+const MULTI_VIEW_COUNT = 30;
 
 /**
  * Action weights of the random walk: mostly forward moves and yaw turns, like an agent looking around;
@@ -42,7 +42,7 @@ export interface PlannedView {
   action: string | null;
 }
 
-export function randomTrajectory(world: World, start: AgentPose, rng: Rng, nViews = MULTI_VIEW_COUNT): PlannedView[] {
+function randomTrajectory(world: World, start: AgentPose, rng: Rng, nViews = MULTI_VIEW_COUNT): PlannedView[] {
   const views: PlannedView[] = [{ pose: start, action: null }];
   let pose = start;
   let prev: NavigationAction | null = null;

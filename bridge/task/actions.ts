@@ -23,8 +23,8 @@ export const PITCH_STEP_RAD = rad(15);
 /** ESI released move_up/down: ±0.25 m in world Z. */
 export const HEIGHT_STEP_M = 0.25;
 
-export const MOVE_ACTIONS = ["move_forward", "move_backward", "move_left", "move_right", "move_up", "move_down"] as const;
-export const TURN_ACTIONS = ["turn_left", "turn_right", "turn_up", "turn_down"] as const;
+const MOVE_ACTIONS = ["move_forward", "move_backward", "move_left", "move_right", "move_up", "move_down"] as const;
+const TURN_ACTIONS = ["turn_left", "turn_right", "turn_up", "turn_down"] as const;
 export const NAVIGATION_ACTIONS = [...MOVE_ACTIONS, ...TURN_ACTIONS] as const;
 export type NavigationAction = (typeof NAVIGATION_ACTIONS)[number];
 

@@ -36,7 +36,7 @@ export function parseTask(raw: unknown, file: string): Task {
 }
 
 /** A task record in the general record format (imported tasks may leave room, extents or models unknown). */
-export function parseTaskRecord(raw: unknown, file: string): TaskRecord {
+function parseTaskRecord(raw: unknown, file: string): TaskRecord {
   const r = TaskRecordSchema.safeParse(raw);
   if (!r.success) throw new InputError(`${file}: invalid task record: ${formatZodIssues(r.error.issues)}`, { file, field: zodIssues(r.error.issues)[0]?.field });
   return r.data;
@@ -56,7 +56,7 @@ export function readTaskFile(file: string): Task {
   return parseTask(readJsonFile(file), file);
 }
 
-export function readTaskRecordFile(file: string): TaskRecord {
+function readTaskRecordFile(file: string): TaskRecord {
   return parseTaskRecord(readJsonFile(file), file);
 }
 

@@ -18,8 +18,8 @@ import { SafeSegmentSchema } from "../../src/core/paths.js";
 import { NAVIGATION_ACTIONS } from "./actions.js";
 
 const finite = () => z.number().finite();
-export const Vec3Schema = z.tuple([finite(), finite(), finite()]).describe("[x, y, z] in metres, world frame (Z up)");
-export const QuatSchema = z
+const Vec3Schema = z.tuple([finite(), finite(), finite()]).describe("[x, y, z] in metres, world frame (Z up)");
+const QuatSchema = z
   .object({ x: finite(), y: finite(), z: finite(), w: finite() })
   .describe("unit quaternion, scalar last");
 const Vec2Schema = z.tuple([finite(), finite()]);
@@ -27,7 +27,7 @@ const Vec2Schema = z.tuple([finite(), finite()]);
 const EXTENT_DESCRIPTION = "full box size along the object's own axes (metres), model size times scale";
 
 /** Where an object's extent comes from (imported tasks say; built-in tasks leave it out: "model"). */
-export const EXTENT_SOURCES = ["model", "record", "record_world_aabb", "capture"] as const;
+const EXTENT_SOURCES = ["model", "record", "record_world_aabb", "capture"] as const;
 
 const objectFields = {
   id: z.number().int().min(16).max(65535).describe("instance id; the value this object has in instance images (1-15 are reserved for room structure)"),
@@ -58,24 +58,24 @@ const objectFields = {
     .describe("the object is part of the simulator's scene itself (ESI-Bench 'scene_native'): a capture finds it in the scene instead of loading a copy"),
 };
 
-export const TaskObjectSchema = z.object(objectFields);
+const TaskObjectSchema = z.object(objectFields);
 export type TaskObject = z.infer<typeof TaskObjectSchema>;
 
-export const TaskRecordObjectSchema = z.object({
+const TaskRecordObjectSchema = z.object({
   ...objectFields,
   model: objectFields.model.nullable().describe("as in a task; null when the source does not name the model (a scene object ESI-Bench calls 'scene_native')"),
   extent: Vec3Schema.nullable().describe(`${EXTENT_DESCRIPTION}; null when unknown until a simulator loads the model`),
 });
 export type TaskRecordObject = z.infer<typeof TaskRecordObjectSchema>;
 
-export const AgentPoseSchema = z.object({
+const AgentPoseSchema = z.object({
   position: Vec3Schema.describe("camera optical centre"),
   orientation: QuatSchema.describe("body orientation (x forward, y left, z up)"),
   yaw: finite().describe("radians; 0 looks along +X, counter-clockwise seen from above"),
   pitch: finite().describe("radians; positive looks up"),
 });
 
-export const LightingSchema = z.object({
+const LightingSchema = z.object({
   ambient: finite().min(0).describe("ambient light intensity (1 = full)"),
   sun: z.object({ direction: Vec3Schema.describe("direction the light travels"), intensity: finite().min(0) }).nullable(),
   lights: z
@@ -84,7 +84,7 @@ export const LightingSchema = z.object({
 });
 export type Lighting = z.infer<typeof LightingSchema>;
 
-export const CameraSpecSchema = z
+const CameraSpecSchema = z
   .object({
     width: z.number().int().min(8).max(8192).describe("image width (px)"),
     height: z.number().int().min(8).max(8192).describe("image height (px)"),
@@ -98,7 +98,7 @@ export type CameraSpec = z.infer<typeof CameraSpecSchema>;
  * (axis-aligned, zero thickness, full height) and the doorways cut into them. Single-room tasks and
  * ESI-Bench imports have none.
  */
-export const LayoutSchema = z
+const LayoutSchema = z
   .object({
     rooms: z
       .array(
@@ -148,7 +148,7 @@ const roomFields = {
 };
 
 export const RoomSchema = z.object(roomFields);
-export const RoomRecordSchema = z.object({
+const RoomRecordSchema = z.object({
   ...roomFields,
   size: roomFields.size.nullable().describe("as in a task; null when the source gives no room extent"),
   height: roomFields.height.nullable().describe("wall height (m); null when unknown"),
@@ -157,7 +157,7 @@ export const RoomRecordSchema = z.object({
 /** Camera height floor of imported tasks: ESI-Bench's cameras sit down to 0.02 m above the floor (Material Transparency). */
 export const MIN_TASK_CAMERA_HEIGHT_M = 0.02;
 
-export const AgentLimitsSchema = z
+const AgentLimitsSchema = z
   .object({
     min_camera_height_m: finite()
       .min(MIN_TASK_CAMERA_HEIGHT_M)
@@ -166,7 +166,7 @@ export const AgentLimitsSchema = z
   })
   .describe("per-task overrides of the agent's motion limits");
 
-export const CandidateViewSchema = z.object({
+const CandidateViewSchema = z.object({
   name: z.string().min(1).describe("the view's name in the source, e.g. '10.png' or 'view_03_az056.png'"),
   view: z.number().int().min(0).nullable().describe("view number, read from the name (not the position in any list); null when the name carries none"),
   position: Vec3Schema.describe("camera optical centre (m, world)"),
@@ -183,18 +183,18 @@ export const CandidateViewSchema = z.object({
 export type CandidateView = z.infer<typeof CandidateViewSchema>;
 
 /** The four plain answer formats: one text answer, one of the options (or an integer). */
-export const ANSWER_FORMATS = ["yes_no", "choice", "integer", "ordering"] as const;
+const ANSWER_FORMATS = ["yes_no", "choice", "integer", "ordering"] as const;
 /** Answer formats of imported ESI-Bench records whose answer has several parts; answer_spec holds them. */
-export const STRUCTURED_ANSWER_FORMATS = ["any_ordering", "assignment", "step_sequence", "parts"] as const;
+const STRUCTURED_ANSWER_FORMATS = ["any_ordering", "assignment", "step_sequence", "parts"] as const;
 export type StructuredAnswerFormat = (typeof STRUCTURED_ANSWER_FORMATS)[number];
-export const RECORD_ANSWER_FORMATS = [...ANSWER_FORMATS, ...STRUCTURED_ANSWER_FORMATS] as const;
+const RECORD_ANSWER_FORMATS = [...ANSWER_FORMATS, ...STRUCTURED_ANSWER_FORMATS] as const;
 export type RecordAnswerFormat = (typeof RECORD_ANSWER_FORMATS)[number];
 /** Every answer format a task may have (the plain four and the structured four). */
 export type AnswerFormat = RecordAnswerFormat;
 export const isStructuredFormat = (f: string): f is StructuredAnswerFormat => (STRUCTURED_ANSWER_FORMATS as readonly string[]).includes(f);
 
 const stringList = () => z.array(z.string().min(1)).min(1);
-export const AnswerSpecSchema = z
+const AnswerSpecSchema = z
   .discriminatedUnion("kind", [
     z.object({
       kind: z.literal("any_ordering"),
@@ -232,7 +232,7 @@ export function canonicalAnswer(spec: AnswerSpec): string {
   }
 }
 
-export const ProvenanceSchema = z
+const ProvenanceSchema = z
   .object({
     dataset: z.string().min(1).describe("e.g. 'esi-bench'"),
     record_id: z.string().min(1).describe("the record's id in the source dataset"),
@@ -241,7 +241,7 @@ export const ProvenanceSchema = z
   })
   .describe("where an imported task comes from");
 
-export const ProxySchema = z
+const ProxySchema = z
   .object({
     of_simulator: z.string().min(1).describe("the simulator the original task is for"),
     objects: z

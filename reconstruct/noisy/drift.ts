@@ -20,7 +20,7 @@ import { alignCameras, alignExtrinsic, type AlignMethod } from "../align.js";
 import { composeExtrinsics, extrinsic, rotationAngleDeg, rotationFromVector } from "./rigid.js";
 import type { NoiseParams } from "./params.js";
 
-export interface DriftRecord {
+interface DriftRecord {
   view: number;
   /** Rotation error (degrees) of the aligned drifted camera against the true one. */
   rotDeg: number;

@@ -7,7 +7,7 @@ import type { PixelBox } from "../../src/core/pixelBox.js";
 import { EDGE_MIN_JUMP_M, EDGE_REL_JUMP } from "./params.js";
 
 /** Inverse of the standard normal CDF (Acklam's rational approximation, relative error < 1.2e-9). */
-export function normalQuantile(p: number): number {
+function normalQuantile(p: number): number {
   const a = [-3.969683028665376e1, 2.209460984245205e2, -2.759285104469687e2, 1.38357751867269e2, -3.066479806614716e1, 2.506628277459239];
   const b = [-5.447609879822406e1, 1.615858368580409e2, -1.556989798598866e2, 6.680131188771972e1, -1.328068155288572e1];
   const c = [-7.784894002430293e-3, -3.223964580411365e-1, -2.400758277161838, -2.549732539343734, 4.374664141464968, 2.938163982698783];
@@ -23,7 +23,7 @@ export function normalQuantile(p: number): number {
 }
 
 /** Bits of uniform randomness per Gaussian sample drawn by `fillNormals`: two samples per Rng.nextUint32(). */
-export const NORMAL_TABLE_BITS = 16;
+const NORMAL_TABLE_BITS = 16;
 
 /**
  * 2^16 equiprobable standard-normal values (the quantiles at the bin centres, rescaled to variance exactly
@@ -169,19 +169,6 @@ function colSlidingSum(src: Float32Array, W: number, x0: number, x1: number, n: 
   }
 }
 
-/** Autocorrelation of `correlatedField` at a lag of `lag` pixels along x or y (for tests and docs). */
-export function fieldCorrelation(r: number, lag: number): number {
-  if (r <= 0) return lag === 0 ? 1 : 0;
-  const w = 2 * r + 1;
-  const c = (i: number) => Math.max(0, w - Math.abs(i));
-  let num = 0, den = 0;
-  for (let i = -w; i <= w; i++) {
-    num += c(i) * c(i + lag);
-    den += c(i) * c(i);
-  }
-  return num / den;
-}
-
 export const isValid = (d: number): boolean => d > 0 && d <= Number.MAX_VALUE;
 
 /** Is the step between two valid depths a discontinuity (EDGE_REL_JUMP of the nearer depth and EDGE_MIN_JUMP_M)? */
@@ -234,7 +221,7 @@ function isJumpOf(a: number, b: number, minJump: number, relJump: number): boole
  * per image pixel; a denser one by the separable passes, which cost about 4 steps per pixel. Depth edges,
  * the masks dilated here, are ~0.4 % of a built-in bundle's pixels: their 5×5 stamps cost 0.1 per pixel.
  */
-export const DILATE_STAMP_BUDGET = 4;
+const DILATE_STAMP_BUDGET = 4;
 
 /** Dilation of a 0/1 mask by a (2r+1)² square (Chebyshev distance ≤ r). */
 export function dilate(mask: Uint8Array, W: number, H: number, r: number, out: Uint8Array, tmp: Uint8Array): void {

@@ -48,18 +48,12 @@ import {
 } from "./params.js";
 
 export * from "./params.js";
-export { fieldCorrelation } from "./filters.js";
-export { labelledBundle, type LabelPlan } from "./labels.js";
-export type { DriftResult } from "./drift.js";
-export type { MonoRecord } from "./mono.js";
-export { rayNormalCos, warpAt, type WarpField } from "./warp.js";
-export { collapseWeight, texturelessMaps } from "./textureless.js";
 
 /** Per-pixel flags of what happened to a pixel (tallied into meta.counts: flying/flyingKept, blobPoints/blobPointsKept). */
-export const FLAG_FLYING = 1;
-export const FLAG_BLOB = 2;
+const FLAG_FLYING = 1;
+const FLAG_BLOB = 2;
 
-export interface PoseRecord {
+interface PoseRecord {
   view: number;
   /** Rotation error (degrees) about the camera centre. */
   rotDeg: number;
@@ -71,7 +65,7 @@ export interface PoseRecord {
   E: Mat34;
 }
 
-export interface DepthFieldRecord {
+interface DepthFieldRecord {
   view: number;
   /** Coefficients of lowfreq(x, y) = tiltX·x̂ + tiltY·ŷ + bowl·(x̂² + ŷ² − mean), x̂ = (i − cx)/(W/2), ŷ = (j − cy)/(W/2). */
   tiltX: number;

@@ -24,7 +24,7 @@ import type { PointCloud } from "../pointcloud.js";
 import { isValid } from "./filters.js";
 import { BLOB_SEED_ATTEMPTS, FAKE_LABEL_ID_BASE, type NoiseParams } from "./params.js";
 
-export interface LabelSwap {
+interface LabelSwap {
   view: number;
   /** The object's instance id in that view. */
   id: number;
@@ -122,7 +122,7 @@ export function phantomPixels(f: LabelPhantom, W: number): number[] {
 }
 
 /** The label plan a cloud carries (noisy clouds with the labels component on), or null. */
-export function labelPlanOf(cloud: Pick<PointCloud, "source" | "meta">): LabelPlan | null {
+function labelPlanOf(cloud: Pick<PointCloud, "source" | "meta">): LabelPlan | null {
   if (cloud.source !== "noisy") return null;
   const plan = (cloud.meta as { labels?: LabelPlan }).labels;
   return plan && (plan.swaps.length > 0 || plan.phantoms.length > 0) ? plan : null;

@@ -17,7 +17,7 @@ import type { ViewData } from "../../bridge/bundle/io.js";
 
 export const NOISE_COMPONENTS = ["depth", "pose", "flying", "dropout", "blobs", "mono", "warp", "drift", "scale", "textureless", "labels"] as const;
 export type NoiseComponent = (typeof NOISE_COMPONENTS)[number];
-export type NoisePreset = "vggt-like";
+type NoisePreset = "vggt-like";
 
 /**
  * Highest accepted `level`. Level 1 is the preset; the scale reaches past it so an ablation can sweep to
@@ -151,10 +151,10 @@ export interface NoiseOptions extends Pick<NoiseSettings, "noiseLevel" | "noiseS
  *   growing with level and never reaching 1, so level 2 drops 75 % where level 1 drops 50 %);
  * - shape: not scaled.
  */
-export type ParamScaling = "linear" | "fraction" | "shape";
+type ParamScaling = "linear" | "fraction" | "shape";
 
 /** Which component each parameter belongs to, how `level` scales it, its unit and largest accepted value. */
-export const PARAM_INFO: Record<keyof NoiseParams, { component: NoiseComponent; scaling: ParamScaling; unit: string; min?: number; max?: number; integer?: true }> = {
+const PARAM_INFO: Record<keyof NoiseParams, { component: NoiseComponent; scaling: ParamScaling; unit: string; min?: number; max?: number; integer?: true }> = {
   depthNoiseRel: { component: "depth", scaling: "linear", unit: "fraction of depth", max: 1 },
   depthNoiseCorrPx: { component: "depth", scaling: "shape", unit: "px", integer: true },
   depthLowFreqRel: { component: "depth", scaling: "linear", unit: "fraction of depth", max: 1 },
@@ -270,7 +270,7 @@ export const VGGT_LIKE_PRESET: Readonly<NoiseParams> = Object.freeze({
   labelPhantomPx: 400,
 });
 
-export const PRESETS: Record<NoisePreset, Readonly<NoiseParams>> = { "vggt-like": VGGT_LIKE_PRESET };
+const PRESETS: Record<NoisePreset, Readonly<NoiseParams>> = { "vggt-like": VGGT_LIKE_PRESET };
 
 // ---------------------------------------------------------------- thresholds of the model
 
@@ -356,7 +356,7 @@ function checkNumber(name: string, v: unknown, max?: number, integer = false): n
 }
 
 /** The effective value of a parameter at `level` (see ParamScaling). */
-export function scaleByLevel(scaling: ParamScaling, v: number, level: number): number {
+function scaleByLevel(scaling: ParamScaling, v: number, level: number): number {
   if (scaling === "linear") return v * level;
   // level 1 returns p itself (1 − (1 − p) can differ from p in the last bit)
   if (scaling === "fraction") return level === 0 ? 0 : level === 1 ? v : 1 - Math.pow(1 - v, level);

@@ -26,7 +26,7 @@ export interface CameraRecord {
   modelIntrinsics: Intrinsics;
 }
 
-export interface WindowMeta {
+interface WindowMeta {
   views: number[];
   /** Views whose points and camera come from this window. */
   ownViews: number[];

@@ -9,7 +9,7 @@ import type { CameraRecord } from "./assemble.js";
 import type { PreprocessPlan } from "./preprocess.js";
 import type { DroppedView } from "./postprocess.js";
 
-export const VGGT_CAMERAS_FORMAT = "esi3d-vggt-cameras/1";
+const VGGT_CAMERAS_FORMAT = "esi3d-vggt-cameras/1";
 
 const finite = () => z.number().finite();
 const row = z.tuple([finite(), finite(), finite(), finite()]);
@@ -34,10 +34,10 @@ export const VggtCamerasFileSchema = z.object({
   ),
   droppedViews: z.array(z.object({ view: z.number().int().nonnegative(), reason: z.string() })).describe("views whose predicted camera was degenerate"),
 });
-export type VggtCamerasFile = z.infer<typeof VggtCamerasFileSchema>;
+type VggtCamerasFile = z.infer<typeof VggtCamerasFileSchema>;
 
 /** The cameras file of a cloud built by the vggt source (its meta.cameras, meta.preprocess, meta.droppedViews). */
-export function vggtCamerasFile(cloud: PointCloud): VggtCamerasFile {
+function vggtCamerasFile(cloud: PointCloud): VggtCamerasFile {
   const m = cloud.meta as { cameras?: CameraRecord[]; preprocess?: PreprocessPlan; cameraFrame?: string; pixelConvention?: string; droppedViews?: DroppedView[] };
   if (cloud.source !== "vggt" || !m.cameras || !m.preprocess) throw new Error("vggtCamerasFile: not a cloud of the vggt source");
   const plan = m.preprocess;

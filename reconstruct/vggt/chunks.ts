@@ -16,9 +16,9 @@ import { alignExtrinsic, applySim3, composeSim3, IDENTITY_SIM3, umeyama, type Si
 import type { DecodedChunk } from "./postprocess.js";
 
 /** Fewest shared-pixel correspondences a seam needs; fewer (e.g. every shared view dropped) breaks the chain. Chosen. */
-export const MIN_SEAM_POINTS = 100;
+const MIN_SEAM_POINTS = 100;
 /** At most this many correspondences feed a seam's Umeyama fit (a deterministic subsample; the fit is closed-form). Chosen. */
-export const SEAM_MAX_POINTS = 50_000;
+const SEAM_MAX_POINTS = 50_000;
 
 /** The Sim(3) between two consecutive windows and how well they agree. */
 export interface Seam {

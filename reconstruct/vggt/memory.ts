@@ -10,25 +10,25 @@ import { freemem } from "node:os";
 import { VGGT_PATCH_SIZE } from "./preprocess.js";
 
 /** Camera token + 4 register tokens per frame (VGGT's source, `patch_start_idx = 5`). */
-export const SPECIAL_TOKENS_PER_FRAME = 5;
+const SPECIAL_TOKENS_PER_FRAME = 5;
 /** Attention heads of the aggregator (VGGT's source: dim 1024, 16 heads). */
-export const ATTENTION_HEADS = 16;
+const ATTENTION_HEADS = 16;
 /**
  * Copies of a global-attention matrix alive at once: scores plus softmax output, since opset ≤ 17 exports
  * decompose scaled_dot_product_attention into MatMul→Softmax→MatMul.
  */
-export const ATTENTION_COPIES = 2;
+const ATTENTION_COPIES = 2;
 /** Token width the heads read: frame and global tokens concatenated (VGGT's source, dim 2048). */
-export const HEAD_TOKEN_DIM = 2048;
+const HEAD_TOKEN_DIM = 2048;
 /** Aggregator layers kept for the DPT heads ([4, 11, 17, 23], VGGT's source). */
-export const KEPT_LAYERS = 4;
+const KEPT_LAYERS = 4;
 /**
  * DPT head activations per output pixel, both heads: rough estimate (256-channel fusion maps at about half
  * resolution, 2 heads, 4 bytes), not measured.
  */
-export const DPT_BYTES_PER_PIXEL = 512;
+const DPT_BYTES_PER_PIXEL = 512;
 /** Output floats per pixel: depth 1 + depth_conf 1 + world_points 3 + world_points_conf 1 + images 3. */
-export const OUTPUT_FLOATS_PER_PIXEL = 9;
+const OUTPUT_FLOATS_PER_PIXEL = 9;
 /**
  * Views shared by consecutive windows. One shared view already gives thousands of point correspondences for
  * the Sim(3) between two windows; a second guards against one badly predicted view. Chosen; the chunked
@@ -37,7 +37,7 @@ export const OUTPUT_FLOATS_PER_PIXEL = 9;
  */
 export const CHUNK_OVERLAP_VIEWS = 2;
 /** Share of the free memory a run may plan to use (headroom for the runtime's own arenas and fragmentation). Chosen. */
-export const MEMORY_HEADROOM = 0.8;
+const MEMORY_HEADROOM = 0.8;
 
 export function tokensPerFrame(H: number, W: number): number {
   return (H / VGGT_PATCH_SIZE) * (W / VGGT_PATCH_SIZE) + SPECIAL_TOKENS_PER_FRAME;

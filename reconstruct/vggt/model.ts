@@ -11,12 +11,12 @@ import { OnnxFormatError, readOnnxGraph, type OnnxGraphInfo } from "./onnxGraph.
 import { VGGT_PATCH_SIZE, VGGT_TARGET_SIZE, type PreprocessMode } from "./preprocess.js";
 
 /** Environment variable naming the model file when no path is given. */
-export const VGGT_MODEL_ENV = "ESI3D_VGGT_MODEL";
+const VGGT_MODEL_ENV = "ESI3D_VGGT_MODEL";
 /** File names tried, in order, when the model path is a directory (akretz/VGGT-1B-onnx's names, then ours). */
-export const VGGT_MODEL_FILE_NAMES = ["vggt.onnx", "vggt_fp16.onnx", "model.onnx"];
+const VGGT_MODEL_FILE_NAMES = ["vggt.onnx", "vggt_fp16.onnx", "model.onnx"];
 
 export const VGGT_INPUT = "input_images";
-export const VGGT_OUTPUTS = ["pose_enc", "depth", "depth_conf", "world_points", "world_points_conf"] as const;
+const VGGT_OUTPUTS = ["pose_enc", "depth", "depth_conf", "world_points", "world_points_conf"] as const;
 /** VGGT's I/O as esi3d expects it, in words (VGGT's source): quoted by every model error. */
 export const VGGT_CONTRACT_TEXT =
   `input "${VGGT_INPUT}" float32 [S,3,H,W] (518x518 for pad mode, or 518 wide for crop mode); outputs "pose_enc" [1,S,9], "depth" [1,S,H,W,1], ` +
@@ -34,11 +34,6 @@ export class VggtModelError extends InputError {
     super(message);
     this.name = "VggtModelError";
   }
-}
-
-/** External-data file names a graph refers to (relative to the graph's directory). */
-export function externalDataFiles(modelPath: string): string[] {
-  return [...new Set(readOnnxGraph(modelPath).external.map((e) => e.location))];
 }
 
 /** Bytes each external-data file must have: the end of the last tensor the graph reads from it. */
@@ -123,7 +118,7 @@ const OUTPUT_SHAPES: Record<VggtOutputName, { last: number | null; ranks: number
 };
 
 
-export interface ModelContract {
+interface ModelContract {
   /** Fixed frame count (dim 0) or null when dynamic. */
   frames: number | null;
   /** Fixed input height / width or null when dynamic. */
@@ -141,7 +136,7 @@ function describe(m: readonly Meta[]): string {
 }
 
 /** Checks a session's I/O metadata against VGGT's contract; throws VggtModelError naming expected and found. */
-export function checkVggtContract(modelPath: string, inputs: readonly Meta[], outputs: readonly Meta[]): ModelContract {
+function checkVggtContract(modelPath: string, inputs: readonly Meta[], outputs: readonly Meta[]): ModelContract {
   const fail = (what: string) =>
     new VggtModelError(`${modelPath} does not look like a VGGT model: ${what}. Expected ${VGGT_CONTRACT_TEXT}; found inputs ${describe(inputs)} and outputs ${describe(outputs)}. See models/README.md.`);
   const inp = inputs.find((m) => m.name === VGGT_INPUT);
@@ -183,7 +178,7 @@ export function checkVggtContract(modelPath: string, inputs: readonly Meta[], ou
 // ---------------------------------------------------------------- session (one per process)
 
 export type VggtDevice = "auto" | "cuda" | "cpu";
-export type VggtProvider = "cuda" | "cpu";
+type VggtProvider = "cuda" | "cpu";
 
 export interface VggtSession {
   session: ort.InferenceSession;
@@ -200,7 +195,7 @@ let cached: { key: string; value: Promise<Omit<VggtSession, "reused" | "loadMs">
 let cudaFailure: string | null = null;
 
 /** Linux x64 with an NVIDIA driver loaded: CUDA might work (ORT's CUDA provider is Linux x64 only, ONNX Runtime's documentation). */
-export function cudaMightBeAvailable(): boolean {
+function cudaMightBeAvailable(): boolean {
   return process.platform === "linux" && process.arch === "x64" && (existsSync("/dev/nvidiactl") || existsSync("/proc/driver/nvidia/version"));
 }
 
@@ -260,7 +255,7 @@ export async function getVggtSession(modelPath: string, device: VggtDevice, log:
 }
 
 /** Releases the cached session (if any). */
-export async function releaseVggtSession(): Promise<void> {
+async function releaseVggtSession(): Promise<void> {
   const c = cached;
   cached = null;
   if (!c) return;

@@ -25,14 +25,14 @@ const DATA_LOCATION_EXTERNAL = 1;
 /** Positioned reads are cached in blocks of this size (protobuf headers are read a few bytes at a time). */
 const READ_BLOCK = 1 << 16;
 
-export interface OnnxValueInfo {
+interface OnnxValueInfo {
   name: string;
   type?: string;
   /** Dims: a number (dim_value), a string (dim_param) or "?" (unknown). Absent when the shape is. */
   shape?: (number | string)[];
 }
 
-export interface OnnxExternalTensor {
+interface OnnxExternalTensor {
   tensor: string;
   location: string;
   offset: number;

@@ -8,7 +8,7 @@ import type { Intrinsics } from "../../src/core/math/camera.js";
 import { quatToMat } from "../../src/core/math/quat.js";
 
 /** Number of values per frame in `pose_enc` (pose_enc.py, "absT_quaR_FoV"). */
-export const POSE_ENC_SIZE = 9;
+const POSE_ENC_SIZE = 9;
 
 export interface DecodedCamera {
   /** Camera-from-world [R | T] in VGGT's frame (frame 0's camera, arbitrary scale). */

@@ -12,9 +12,9 @@ import { checkPoseEncoding, decodePoseEncoding, type DecodedCamera } from "./pos
 import type { PreprocessPlan } from "./preprocess.js";
 
 /** Confidences at or below this are dropped whatever the rule (visual_util.py `predictions_to_glb`: `conf > 1e-5`). */
-export const CONF_FLOOR = 1e-5;
+const CONF_FLOOR = 1e-5;
 /** Depths at or below this are invalid (geometry.py `depth_to_world_coords_points`: valid mask `depth > 1e-8`). */
-export const MIN_DEPTH = 1e-8;
+const MIN_DEPTH = 1e-8;
 
 // ---------------------------------------------------------------- fp16
 

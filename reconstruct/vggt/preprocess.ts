@@ -13,7 +13,7 @@ export const VGGT_TARGET_SIZE = 518;
 /** VGGT's patch size: model H and W are multiples of it (vggt.py `patch_size=14`). */
 export const VGGT_PATCH_SIZE = 14;
 /** Pad value: white (load_fn.py pads with `value=1.0`). */
-export const VGGT_PAD_VALUE = 1.0;
+const VGGT_PAD_VALUE = 1.0;
 
 export type PreprocessMode = "crop" | "pad";
 
@@ -254,7 +254,7 @@ const U8_TO_UNIT = Float32Array.from({ length: 256 }, (_, i) => i / 255);
  * Writes one view's model input (3 × height × width, float32, channel-major) into `out` at `offset`
  * (a multiple of 3·H·W): resize, then crop rows or pad with 1.0.
  */
-export function preprocessInto(rgb: Uint8Array, plan: PreprocessPlan, out: Float32Array, offset: number): void {
+function preprocessInto(rgb: Uint8Array, plan: PreprocessPlan, out: Float32Array, offset: number): void {
   const same = plan.resizedWidth === plan.srcWidth && plan.resizedHeight === plan.srcHeight;
   const resized = same ? rgb : resizeBicubicPil(rgb, plan.srcWidth, plan.srcHeight, 3, plan.resizedWidth, plan.resizedHeight);
   const { width: W, height: H, resizedWidth: rw, resizedHeight: rh, padLeft, padTop, cropTop } = plan;

@@ -399,7 +399,7 @@ function boxIoM(a0: YawBox, b0: YawBox, minSide: number): number {
  * Merges same-label nodes that overlap one way > mergeOneWay or both ways > mergeMutual (points within
  * the association radius), or whose boxes overlap by mergeBoxIoM of the smaller one, until stable.
  */
-export function postMerge(nodes: Cluster[], p: InstanceParams, downsample: (xyz: Float32Array) => Float32Array): Cluster[] {
+function postMerge(nodes: Cluster[], p: InstanceParams, downsample: (xyz: Float32Array) => Float32Array): Cluster[] {
   const r = p.associationRadiusM;
   const boxes = new Map<Cluster, { n: number; box: YawBox }>();
   const boxOf = (c: Cluster) => {

@@ -9,7 +9,7 @@
  * Rationale: 3D PCA boxes of partial, noisy clouds tilt, and tilted extents
  * confuse the reader; a gravity-aligned box keeps "height" meaning height.
  */
-import { boundsOf, boxVolume, type Bounds, type YawBox } from "../../src/core/geometry.js";
+import { boundsOf, type Bounds, type YawBox } from "../../src/core/geometry.js";
 import { pointCount } from "./bounds.js";
 
 export type { YawBox };
@@ -103,7 +103,7 @@ export function polygonArea(poly: Float64Array, count = poly.length / 2): number
  * Intersection of two convex polygons given counter-clockwise (Sutherland-Hodgman: clip `subject` by
  * each edge of `clip`). Returns the intersection polygon (possibly empty).
  */
-export function clipConvex(subject: Float64Array, clip: Float64Array): Float64Array {
+function clipConvex(subject: Float64Array, clip: Float64Array): Float64Array {
   let cur = Array.from(subject);
   const nc = clip.length / 2;
   for (let e = 0; e < nc && cur.length > 0; e++) {
@@ -142,37 +142,5 @@ export function zOverlap(a: YawBox, b: YawBox): number {
   const lo = Math.max(a.centre[2] - a.extent[2] / 2, b.centre[2] - b.extent[2] / 2);
   const hi = Math.min(a.centre[2] + a.extent[2] / 2, b.centre[2] + b.extent[2] / 2);
   return Math.max(0, hi - lo);
-}
-
-/** 3D intersection-over-union of two yaw boxes (0 when both are degenerate). */
-export function yawBoxIoU(a: YawBox, b: YawBox): number {
-  const inter = footprintIntersectionArea(a, b) * zOverlap(a, b);
-  const union = boxVolume(a) + boxVolume(b) - inter;
-  return union > 0 ? inter / union : 0;
-}
-
-/**
- * Footprint intersection over the smaller footprint (VLA-3D's IoM for "on"/"under"/"above"):
- * 1 when one footprint lies inside the other.
- */
-export function footprintIoM(a: YawBox, b: YawBox): number {
-  const m = Math.min(a.extent[0] * a.extent[1], b.extent[0] * b.extent[1]);
-  return m > 0 ? footprintIntersectionArea(a, b) / m : 0;
-}
-
-/** 3D IoU of two axis-aligned boxes. */
-export function aabbIoU(a: Aabb, b: Aabb): number {
-  let inter = 1;
-  for (let k = 0; k < 3; k++) inter *= Math.max(0, Math.min(a.max[k]!, b.max[k]!) - Math.max(a.min[k]!, b.min[k]!));
-  const va = (a.max[0] - a.min[0]) * (a.max[1] - a.min[1]) * (a.max[2] - a.min[2]);
-  const vb = (b.max[0] - b.min[0]) * (b.max[1] - b.min[1]) * (b.max[2] - b.min[2]);
-  const union = va + vb - inter;
-  return union > 0 ? inter / union : 0;
-}
-
-/** Whether two axis-aligned boxes, each grown by `margin` on every side, intersect (relation candidates). */
-export function aabbsTouch(a: Aabb, b: Aabb, margin: number): boolean {
-  for (let k = 0; k < 3; k++) if (a.min[k]! - margin > b.max[k]! + margin || b.min[k]! - margin > a.max[k]! + margin) return false;
-  return true;
 }
 

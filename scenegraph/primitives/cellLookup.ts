@@ -7,9 +7,9 @@
  */
 
 /** Largest grid (cells) for the dense layout: 2^23 Int32 = 32 MiB. */
-export const DENSE_CELL_LIMIT = 1 << 23;
+const DENSE_CELL_LIMIT = 1 << 23;
 /** The dense layout is used only while grid cells <= DENSE_CELLS_PER_OCCUPIED * occupied cells. */
-export const DENSE_CELLS_PER_OCCUPIED = 8;
+const DENSE_CELLS_PER_OCCUPIED = 8;
 
 /**
  * A hashed lookup also keeps one bit per grid cell (occupied or not) while the grid has at most this many

@@ -17,18 +17,13 @@ import { checkPositive, checkPositiveInt, pointCount } from "./bounds.js";
 import { GRID_ROUNDING_MARGIN, VoxelHashGrid, neighborCountsSorted } from "./hashGrid.js";
 
 /** Label of points in no cluster (Open3D's value). */
-export const NOISE_LABEL = -1;
+const NOISE_LABEL = -1;
 
 export interface DbscanResult {
   /** Cluster label per input point, -1 for noise. */
   labels: Int32Array;
   /** Number of clusters (labels are 0..clusterCount-1). */
   clusterCount: number;
-}
-
-/** Cluster labels per point (Int32Array, -1 = noise). See dbscanDetailed for the cluster count. */
-export function dbscan(xyz: Float32Array, eps: number, minPoints: number): Int32Array {
-  return dbscanDetailed(xyz, eps, minPoints).labels;
 }
 
 export function dbscanDetailed(xyz: Float32Array, eps: number, minPoints: number): DbscanResult {
@@ -78,22 +73,4 @@ export function dbscanDetailed(xyz: Float32Array, eps: number, minPoints: number
   const order = grid.order;
   for (let p = 0; p < n; p++) labels[order[p]!] = lab[p]!;
   return { labels, clusterCount: cluster };
-}
-
-/**
- * Indices of the points of the largest cluster (ties: the lower label), or null when there is no
- * cluster. ConceptGraphs/HOV-SG denoise a detection by keeping only this cluster.
- */
-export function largestCluster(labels: Int32Array): Int32Array | null {
-  let maxLabel = -1;
-  for (let i = 0; i < labels.length; i++) if (labels[i]! > maxLabel) maxLabel = labels[i]!;
-  if (maxLabel < 0) return null;
-  const sizes = new Int32Array(maxLabel + 1);
-  for (let i = 0; i < labels.length; i++) if (labels[i]! >= 0) sizes[labels[i]!]!++;
-  let best = 0;
-  for (let c = 1; c <= maxLabel; c++) if (sizes[c]! > sizes[best]!) best = c;
-  const out = new Int32Array(sizes[best]!);
-  let k = 0;
-  for (let i = 0; i < labels.length; i++) if (labels[i] === best) out[k++] = i;
-  return out;
 }

@@ -15,7 +15,7 @@ import { computeBounds, pointCount } from "./bounds.js";
  * Leaf size (Open3D's KDTreeFlann builds nanoflann with 15). Measured 8-64 on the 1M gen_scene cloud:
  * 32 was fastest for build, 20-NN and radius queries, though within ~20 % of 16 and 64.
  */
-export const KD_LEAF_SIZE = 32;
+const KD_LEAF_SIZE = 32;
 
 const STACK = 256;
 

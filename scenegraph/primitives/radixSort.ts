@@ -82,7 +82,7 @@ export function unpackCellKeys(keys: Float64Array, nx: number, ny: number, coord
  * Stable sort of indices 0..n-1 by key i = lo[i] + 2^32 * hi[i] (hi null when all keys < 2^32);
  * maxKey bounds the keys and sets the number of passes. lo and hi are consumed (overwritten).
  */
-export function sortByKey(lo: Uint32Array, hi: Uint32Array | null, maxKey: number, scratch?: SortScratch): SortedCells {
+function sortByKey(lo: Uint32Array, hi: Uint32Array | null, maxKey: number, scratch?: SortScratch): SortedCells {
   const n = lo.length;
   const bits = Math.max(1, Math.ceil(Math.log2(maxKey + 1)));
   const passes = Math.ceil(bits / MAX_DIGIT_BITS);

@@ -22,31 +22,31 @@ export const STRUCTURE_WALL = 2;
 /** Floor inlier band: |distance to the floor plane| <= 3 cm. 3DSSG/VLA-3D call an object "on the floor" when z_min is within 5 cm; GT depth noise is ~2 mm, aligned VGGT ~1-2 cm. */
 export const FLOOR_TOLERANCE_M = 0.03;
 /** z histogram bin (m) for the floor search: finer than the tolerance, coarser than sensor noise. */
-export const FLOOR_HISTOGRAM_BIN_M = 0.02;
+const FLOOR_HISTOGRAM_BIN_M = 0.02;
 /** A horizontal layer is "dominant" when its bin holds >= 30 % of the fullest bin ... */
-export const FLOOR_PEAK_FRACTION = 0.3;
+const FLOOR_PEAK_FRACTION = 0.3;
 /** ... and >= 2 % of all points (so a few stray points below the floor never count). */
-export const FLOOR_MIN_FRACTION = 0.02;
+const FLOOR_MIN_FRACTION = 0.02;
 /** Largest accepted floor tilt from horizontal (deg); beyond it the fit is rejected as not a floor. */
-export const FLOOR_MAX_TILT_DEG = 10;
+const FLOOR_MAX_TILT_DEG = 10;
 /** Wall inlier band: |distance to the wall plane| <= 5 cm (walls are large and often slightly curved in reconstructions). */
-export const WALL_TOLERANCE_M = 0.05;
+const WALL_TOLERANCE_M = 0.05;
 /** A wall spans at least 1.0 m vertically (ESI/OmniGibson rooms are 2.5-3 m; furniture sides are lower). */
-export const WALL_MIN_HEIGHT_M = 1.0;
+const WALL_MIN_HEIGHT_M = 1.0;
 /** ... and at least 1.0 m horizontally. */
-export const WALL_MIN_LENGTH_M = 1.0;
+const WALL_MIN_LENGTH_M = 1.0;
 /** ... holds at least 2 % of the non-floor points. */
-export const WALL_MIN_FRACTION = 0.02;
+const WALL_MIN_FRACTION = 0.02;
 /** At most 2 % of the non-floor points may lie beyond a wall (outliers, windows, doorways). */
-export const WALL_MAX_OUTSIDE_FRACTION = 0.02;
+const WALL_MAX_OUTSIDE_FRACTION = 0.02;
 /** The wall search stops after this many candidates in a row fail the wall tests. */
-export const WALL_MAX_CONSECUTIVE_REJECTS = 3;
+const WALL_MAX_CONSECUTIVE_REJECTS = 3;
 /** Direction search step (deg); the line fit then refines the angle. */
-export const WALL_ANGLE_STEP_DEG = 1;
+const WALL_ANGLE_STEP_DEG = 1;
 /** At most this many walls are extracted (a rectangular room has 4). */
-export const MAX_WALLS = 8;
+const MAX_WALLS = 8;
 /** Points used by the plane searches (evenly strided sample); labelling then uses every point. */
-export const STRUCTURE_SAMPLE_POINTS = 30_000;
+const STRUCTURE_SAMPLE_POINTS = 30_000;
 
 export interface StructureOptions {
   floorToleranceM?: number;
@@ -57,7 +57,7 @@ export interface StructureOptions {
   walls?: boolean;
 }
 
-export interface FloorPlane {
+interface FloorPlane {
   /** z = a*x + b*y + c */
   a: number;
   b: number;
@@ -66,7 +66,7 @@ export interface FloorPlane {
   count: number;
 }
 
-export interface WallPlane {
+interface WallPlane {
   /** Unit horizontal normal (nx, ny), pointing into the room (towards most points). */
   normal: [number, number];
   /** The plane is nx*x + ny*y = offset. */

@@ -11,7 +11,7 @@ import { checkPositive, computeBounds, pointCount } from "./bounds.js";
 import { sortPointsByCell } from "./radixSort.js";
 
 /** Grids up to this many cells use a direct lookup table (2^24 Int32 = 64 MiB) ... */
-export const VOXEL_DENSE_CELL_LIMIT = 1 << 24;
+const VOXEL_DENSE_CELL_LIMIT = 1 << 24;
 /**
  * ... while the table is at most this many cells per point; otherwise a radix sort groups the points.
  * Measured (bench/primitives.ts scenes, 2.3 M-cell grid): the table wins from 100 k points up

@@ -28,7 +28,7 @@ export class InputError extends Error {
 /** How many zod issues an error message shows: enough to fix a file, never a flood. */
 export const MAX_REPORTED_ISSUES = 5;
 /** The longest issue message kept (characters): zod can list every key of a large object in one message. */
-export const MAX_ISSUE_MESSAGE_CHARS = 200;
+const MAX_ISSUE_MESSAGE_CHARS = 200;
 
 const clip = (s: string, n: number) => (s.length > n ? s.slice(0, n - 1) + "…" : s);
 
@@ -60,7 +60,7 @@ export const EXIT_USAGE = 2;
 /** A run stopped by Ctrl-C (128 + SIGINT); it resumes with --resume. */
 export const EXIT_INTERRUPTED = 130;
 
-export function isInputError(e: unknown): e is InputError | ZodError {
+function isInputError(e: unknown): e is InputError | ZodError {
   return e instanceof InputError || e instanceof ZodError;
 }
 

@@ -12,7 +12,7 @@ export function intOption(flag: string, min: number, max = Number.MAX_SAFE_INTEG
   };
 }
 
-export function numberOption(flag: string, min: number, max: number) {
+function numberOption(flag: string, min: number, max: number) {
   return (v: string): number => {
     const n = Number(v);
     if (v.trim() === "" || !Number.isFinite(n) || n < min || n > max) throw new InputError(`${flag}: expected a number in [${min}, ${max}], got "${v}"`);
@@ -82,7 +82,7 @@ export function flagAttribute(flag: string): string {
 export const flagName = (flag: string): string => flag.split(/[ ,]+/).find((p) => p.startsWith("--"))!;
 
 /** The field schema at a dotted path of an object schema. */
-export function fieldAt(schema: z.ZodObject, path: string): z.ZodType {
+function fieldAt(schema: z.ZodObject, path: string): z.ZodType {
   let s: z.ZodType = schema;
   for (const key of path.split(".")) {
     s = unwrapped(s);

@@ -11,7 +11,7 @@
 import { z } from "zod";
 import type { Vec3 } from "./math/vec.js";
 
-export const Vec3Schema = z.tuple([z.number(), z.number(), z.number()]);
+const Vec3Schema = z.tuple([z.number(), z.number(), z.number()]);
 
 export const YawBoxSchema = z
   .object({

@@ -26,17 +26,17 @@ export interface HeldLock {
 }
 
 /** How long a process waits between tries for a takeover guard another one holds (it is held for a read and an unlink). */
-export const TAKEOVER_POLL_MS = 2;
+const TAKEOVER_POLL_MS = 2;
 /**
  * A takeover guard older than this is taken for abandoned even when its holder's liveness cannot be checked (another
  * host): a live holder keeps it for well under a millisecond, so 10 s is only reached by a stopped process.
  */
-export const TAKEOVER_GUARD_STALE_MS = 10_000;
+const TAKEOVER_GUARD_STALE_MS = 10_000;
 /** How long to wait for the takeover guard before giving up with an error (it is never held for long). */
-export const TAKEOVER_WAIT_LIMIT_MS = 30_000;
+const TAKEOVER_WAIT_LIMIT_MS = 30_000;
 
 /** true when `pid` is a live process (EPERM: alive, owned by another user). */
-export function processAlive(pid: number): boolean {
+function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

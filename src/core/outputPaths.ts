@@ -24,7 +24,7 @@ const MAX_LINK_HOPS = 40;
  * the parts that do not exist yet joined on. A dangling link is followed to its target (writing through it
  * would write there). A link loop is an input error naming the path.
  */
-export function resolvedPath(p: string, what = p): string {
+function resolvedPath(p: string, what = p): string {
   let path = resolve(p);
   const rest: string[] = [];
   for (let hops = 0; ; ) {

@@ -20,7 +20,7 @@ export const MAX_SEGMENT_CHARS = 128;
  * A name that is one path segment and nothing else: letters, digits, '_', '.', '-'; not starting with '.'
  * (no hidden files, no `.` or `..`), no `..` anywhere, at most MAX_SEGMENT_CHARS characters.
  */
-export const SAFE_SEGMENT_PATTERN = new RegExp(`^(?!.*\\.\\.)[A-Za-z0-9_-][A-Za-z0-9_.-]{0,${MAX_SEGMENT_CHARS - 1}}$`);
+const SAFE_SEGMENT_PATTERN = new RegExp(`^(?!.*\\.\\.)[A-Za-z0-9_-][A-Za-z0-9_.-]{0,${MAX_SEGMENT_CHARS - 1}}$`);
 export const SAFE_SEGMENT_RULE = `letters, digits, '_', '.', '-' only; not starting with '.', no '..', at most ${MAX_SEGMENT_CHARS} characters`;
 
 export function isSafeSegment(s: unknown): s is string {

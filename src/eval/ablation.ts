@@ -14,7 +14,7 @@ import { activeRows, type ActiveRow } from "./activeSummary.js";
 import { RUN_PARADIGMS } from "./config.js";
 import { VGGT_TYPICAL_LEVEL } from "../../reconstruct/noisy/params.js";
 
-export interface AblationQuality {
+interface AblationQuality {
   level: number;
   graphs: number;
   node_f1: number;
@@ -137,7 +137,7 @@ const pct = (c: Cell) => `${(c.score.p * 100).toFixed(1)}%`;
 const methodLevel = (m: string) => (m === "2D" ? -1 : Number(m.slice("noise ".length)));
 
 /** Which paradigms the pooled numbers are from, in words: "paradigm Active" or "paradigms Single, Active pooled". */
-export function paradigmsNote(paradigms: string[]): string {
+function paradigmsNote(paradigms: string[]): string {
   const names = paradigms.map((p) => PARADIGM_TITLES[p] ?? p);
   return names.length === 1 ? `paradigm ${names[0]}` : `paradigms ${names.join(", ")} pooled`;
 }
@@ -231,7 +231,7 @@ function vggtMarker(x: number, yTop: number, yBottom: number): string {
   return `<line x1="${x.toFixed(1)}" y1="${yTop}" x2="${x.toFixed(1)}" y2="${yBottom}" stroke="#3b6fb6" stroke-dasharray="2 2"><title>vggt-typical: the level matching VGGT's published indoor errors</title></line><text x="${(x + 2).toFixed(1)}" y="${yTop + 8}" fill="#3b6fb6" font-size="8">vggt-typical</text>`;
 }
 
-export function qualitySvg(a: AblationSummary): string {
+function qualitySvg(a: AblationSummary): string {
   const W = 520, H = 240, pad = 44;
   const maxL = Math.max(...a.levels, 1e-9), minL = Math.min(...a.levels);
   const x = (l: number) => pad + ((l - minL) / (maxL - minL || 1)) * (W - pad - 140);

@@ -23,7 +23,7 @@ import { activeRecord, runActiveEpisode } from "./active.js";
 import type { PromptLog } from "../reason/promptFile.js";
 import { promptTarget } from "../reason/llm.js";
 
-export interface RunModel {
+interface RunModel {
   reasoner: Reasoner;
   client: LlmClient;
 }
@@ -51,7 +51,7 @@ export function makeRunModels(config: RunConfig, extra: Partial<LlmClientOptions
 }
 
 /** The model's rate limits from the run's configuration. */
-export function runRateLimits(config: RunConfig): RateLimits {
+function runRateLimits(config: RunConfig): RateLimits {
   return { requests: config.llm.requestsPerWindow, tokens: config.llm.tokensPerWindow, windowMs: config.llm.rateWindowMs };
 }
 

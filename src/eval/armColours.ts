@@ -19,13 +19,13 @@ export const ARM_COLOURS: Readonly<Record<string, string>> = {
 };
 
 /** An arm this palette does not know (another source's arm): a colour no known arm uses. */
-export const OTHER_ARM_COLOUR = "#2a9d8f";
+const OTHER_ARM_COLOUR = "#2a9d8f";
 
 /** Shades of the noisy hue for an ablation's levels, in the order the levels appear (oracle labels; appearance ones lighter). */
 const NOISE_LEVEL_SHADES = ["#7a3300", "#a84a00", "#cf6a12", "#ef8a2e", "#ffab5c", "#4d2000"] as const;
 
 /** Lighten (t > 0, towards white) or darken (t < 0, towards black) a hex colour by the share |t|. */
-export function shade(hex: string, t: number): string {
+function shade(hex: string, t: number): string {
   const n = parseInt(hex.slice(1), 16);
   const channel = (c: number) => Math.round(t >= 0 ? c + (255 - c) * t : c * (1 + t));
   const rgb = [(n >> 16) & 255, (n >> 8) & 255, n & 255].map(channel);

@@ -20,7 +20,7 @@ import { SMALL_CELL_ITEMS, smallMark } from "./smallSamples.js";
 import { readRunFile, runConfigFile, type RunFile } from "./files.js";
 
 /** One run's side of a comparison row: the three forms of its accuracy over the row's items. */
-export interface ComparedSide {
+interface ComparedSide {
   /** mean score over all n items, an unanswered one credited at chance */
   score: number;
   /** share of the n items answered */
@@ -57,7 +57,7 @@ export interface LoadedRun {
   duplicates?: number;
 }
 
-export function loadRun(dir: string): LoadedRun {
+function loadRun(dir: string): LoadedRun {
   const f = join(dir, "items.jsonl");
   if (!existsSync(f)) throw new InputError(`${dir}: not a run directory (no items.jsonl)`, { file: dir });
   const { records, duplicates } = readRecords(f);
@@ -129,14 +129,14 @@ export function compareRuns(A: LoadedRun, B: LoadedRun, paradigm = "all"): Compa
 }
 
 /** The share of tasks two runs must have in common, of each run's tasks, before compare stops warning. */
-export const MIN_SHARED_TASK_SHARE = 0.5;
+const MIN_SHARED_TASK_SHARE = 0.5;
 
 /**
  * Why a comparison of two runs may not mean what its table says, one line each: they ask different reasoners,
  * read different suites (another directory or seed), use different label modes, or share fewer than half of
  * either run's tasks. Reasoners and labels come from the records; the suite from config.json where both have one.
  */
-export function comparisonWarnings(A: LoadedRun, B: LoadedRun, nameA: string, nameB: string): string[] {
+function comparisonWarnings(A: LoadedRun, B: LoadedRun, nameA: string, nameB: string): string[] {
   const out: string[] = [];
   const set = (rs: readonly ItemRecord[], f: (r: ItemRecord) => string | null) => [...new Set(rs.map(f).filter((x): x is string => x !== null))].sort();
   const differ = (x: string[], y: string[]) => x.join("\u0000") !== y.join("\u0000");
@@ -169,7 +169,7 @@ function verdict(r: ComparisonRow, nameA: string, nameB: string): string {
 /** "61.2 (n=40) cov 87.5 ans 70.0": a side's score over all items with n, its coverage and its accuracy on answered items. */
 const sideCell = (x: ComparedSide) => `${pct(x.score)} (n=${x.n}${smallMark(x.n)}) cov ${pct(x.coverage)} ans ${pct(x.accuracy)}`;
 
-export function formatComparison(rows: ComparisonRow[], nameA: string, nameB: string): string {
+function formatComparison(rows: ComparisonRow[], nameA: string, nameB: string): string {
   const head = ["subcategory", "method", `${nameA} %`, `${nameB} %`, `${nameA}-${nameB} (points)`, "95% interval", "p", "test", "pairs (tasks)", ""];
   const body = rows.map((r) => [
     r.subcategory === "overall" ? "Overall" : (SUBCATEGORY_TITLES[r.subcategory as Subcategory] ?? r.subcategory),

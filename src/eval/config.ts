@@ -16,15 +16,15 @@ import { ActiveOptionsSchema } from "../reason/active/options.js";
 import { InputError } from "../core/errors.js";
 import { GeneratorOptionsSchema } from "../../bridge/sim/generate/options.js";
 
-export const RUN_SOURCES = SOURCES;
+const RUN_SOURCES = SOURCES;
 export const RUN_PARADIGMS = ["single", "multi", "gt", "active"] as const;
 /** Who renders a run's views in-process: the built-in simulator (imported ESI-Bench tasks as proxy scenes). */
-export const RUN_SIMULATORS = ["builtin"] as const;
+const RUN_SIMULATORS = ["builtin"] as const;
 export { NOISE_COMPONENTS as NOISE_COMPONENT_NAMES } from "../../reconstruct/noisy/params.js";
 import { MAX_NOISE_LEVEL } from "../../reconstruct/noisy/params.js";
 
 /** The baseline arms a run can add beside its 3D arms; "none" alone adds neither. */
-export const BASELINES = ["2d", "shortcut", "none"] as const;
+const BASELINES = ["2d", "shortcut", "none"] as const;
 export type BaselineArm = Exclude<(typeof BASELINES)[number], "none">;
 /** Whether a run has this baseline arm. */
 export const hasBaseline = (config: Pick<RunConfig, "baseline">, arm: BaselineArm): boolean => config.baseline.includes(arm);
@@ -32,7 +32,7 @@ export const hasBaseline = (config: Pick<RunConfig, "baseline">, arm: BaselineAr
 export const baselineArms = (config: Pick<RunConfig, "baseline">): BaselineArm[] => (["2d", "shortcut"] as const).filter((b) => hasBaseline(config, b));
 
 /** A seed is also a file-name part of the default run directory: letters, digits, '_', '.', '-'. */
-export const SEED_PATTERN = /^[A-Za-z0-9_.-]+$/;
+const SEED_PATTERN = /^[A-Za-z0-9_.-]+$/;
 
 /** The graph options of a run: the graph stage's, less the label mode (a run's `labels` lists one arm per mode). */
 export const RunGraphOptionsSchema = GraphOptionsSchema.omit({ labels: true });
@@ -162,7 +162,7 @@ export interface ThreeDArm {
 }
 
 /** The arm label's suffix of a label mode: none for oracle labels, so oracle arms keep their source's name. */
-export const labelSuffix = (labels: LabelMode) => (labels === "oracle" ? "" : `-${labels}`);
+const labelSuffix = (labels: LabelMode) => (labels === "oracle" ? "" : `-${labels}`);
 
 /**
  * The arms of a run, or of one paradigm of it: the active paradigm's graph memory has no appearance labels yet

@@ -7,7 +7,7 @@ import { paperDifferenceOf, paperModelOf, PARADIGM_LETTERS } from "./paperAgreem
 import type { Table4Model } from "./paper/esiTable4.js";
 import { significant, type RunSummary } from "./summary.js";
 
-export interface ForestArm {
+interface ForestArm {
   method: string;
   /** the difference, a share (0.1 is 10 points), and its 95 % interval */
   diff: number;
@@ -23,7 +23,7 @@ export interface ForestArm {
 }
 
 /** The paper's difference (points) for one paradigm of the row's subcategory. */
-export interface PaperMark {
+interface PaperMark {
   paradigm: string;
   letter: string;
   points: number;

@@ -15,7 +15,7 @@ export interface FuzzyMatch {
 }
 
 /** Characters of a reply shown in the list: enough for a short reply, one line of a table. */
-export const FUZZY_REPLY_EXCERPT_CHARS = 80;
+const FUZZY_REPLY_EXCERPT_CHARS = 80;
 /** Items listed at most; the section says how many more there are (a long list belongs in items.jsonl). */
 export const FUZZY_LIST_LIMIT = 50;
 

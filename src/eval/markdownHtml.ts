@@ -8,14 +8,14 @@
 export const escapeHtml = (s: string): string => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 
 /** **bold** and `code`, in escaped text. */
-export function inlineHtml(text: string): string {
+function inlineHtml(text: string): string {
   return escapeHtml(text)
     .replace(/`([^`]+)`/g, "<code>$1</code>")
     .replace(/\*\*([^*]+)\*\*/g, "<strong>$1</strong>");
 }
 
 /** A table cell longer than this many characters may wrap (report.html's style: td.long): a cell of one form with its interval and n, "100.0 [61, 100] n=114*", is 22, and stays whole. */
-export const LONG_CELL_CHARS = 28;
+const LONG_CELL_CHARS = 28;
 
 const cellsOf = (line: string) => line.trim().replace(/^\|/, "").replace(/\|$/, "").split("|").map((c) => c.trim());
 const isRule = (line: string) => /^\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$/.test(line.trim());

@@ -12,9 +12,9 @@ import { meanCreditInterval, wilsonInterval } from "../core/math/proportion.js";
 // intervals (Wilson's: src/core/math/proportion.ts)
 
 /** A number that is NaN when undefined (an empty group): `null` in JSON files, NaN in memory. */
-export const nanable = () => z.number().nullable().transform((v) => v ?? Number.NaN);
+const nanable = () => z.number().nullable().transform((v) => v ?? Number.NaN);
 
-export const IntervalSchema = z
+const IntervalSchema = z
   .object({
     p: nanable().describe("point estimate k/n; NaN (null in JSON) when n = 0"),
     lo: z.number(),
@@ -27,7 +27,7 @@ export type Interval = z.infer<typeof IntervalSchema>;
 // calibration
 
 /** Equal-width confidence bins over [0, 1] for ECE: the common choice (Guo et al. 2017; Naeini et al. 2015). */
-export const ECE_BINS = 10;
+const ECE_BINS = 10;
 
 export interface CalibrationItem {
   /** in [0, 1]; items without one are left out of every calibration number (and counted) */
@@ -35,7 +35,7 @@ export interface CalibrationItem {
   correct: boolean;
 }
 
-export const CalibrationBinSchema = z
+const CalibrationBinSchema = z
   .object({
     lo: z.number().describe("bin i covers [i/B, (i+1)/B); the last bin also holds 1.0"),
     hi: z.number(),
@@ -46,7 +46,7 @@ export const CalibrationBinSchema = z
   .strict();
 export type CalibrationBin = z.infer<typeof CalibrationBinSchema>;
 
-export const MeanWithNSchema = z.object({ mean: nanable().describe("NaN (null) when n = 0"), n: z.number().int().min(0) }).strict();
+const MeanWithNSchema = z.object({ mean: nanable().describe("NaN (null) when n = 0"), n: z.number().int().min(0) }).strict();
 export type MeanWithN = z.infer<typeof MeanWithNSchema>;
 
 export const CalibrationSchema = z
@@ -189,22 +189,4 @@ export function summarize<R extends ScoredRecord>(records: readonly R[], group =
   if (mraN > 0) out.mra = { mean: mraSum / mraN, n: mraN };
   if (parts.items > 0) out.parts = parts;
   return out;
-}
-
-/** One summary per group, sorted by group name. */
-export function summarizeBy<R extends ScoredRecord>(records: readonly R[], groupOf: (r: R) => string): GroupSummary[] {
-  const groups = new Map<string, R[]>();
-  for (const r of records) {
-    const g = groupOf(r);
-    let list = groups.get(g);
-    if (!list) groups.set(g, (list = []));
-    list.push(r);
-  }
-  return [...groups.keys()].sort().map((g) => summarize(groups.get(g)!, g));
-}
-
-/** Unweighted mean of the finite values (a macro average over groups); NaN when there are none. */
-export function macroAverage(values: readonly number[]): number {
-  const xs = values.filter((v) => Number.isFinite(v));
-  return xs.length ? xs.reduce((s, v) => s + v, 0) / xs.length : Number.NaN;
 }

@@ -166,13 +166,13 @@ export function signFlipP(taskCounts: readonly number[]): number {
 }
 
 /** The largest common denominator tried when turning task totals into integers for the exact sign flip. */
-export const SIGNFLIP_MAX_DENOMINATOR = 5040;
+const SIGNFLIP_MAX_DENOMINATOR = 5040;
 /** The exact sign flip's work bound (distribution length times tasks); beyond it the flips are sampled. */
-export const SIGNFLIP_EXACT_WORK = 5e7;
+const SIGNFLIP_EXACT_WORK = 5e7;
 /** Sampled sign flips when the exact distribution is too large: the p-value's Monte Carlo error near 0.05 is about 0.0015. */
 export const SIGNFLIP_RESAMPLES = 20000;
 /** The sampled sign flips' seed (fixed, so a summary is byte-identical run to run). */
-export const SIGNFLIP_SEED = "esi3d-sign-flip";
+const SIGNFLIP_SEED = "esi3d-sign-flip";
 
 /** The smallest q <= SIGNFLIP_MAX_DENOMINATOR with x·q an integer (to 1e-9), or null. */
 function denominatorOf(x: number): number | null {

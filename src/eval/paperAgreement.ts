@@ -23,7 +23,7 @@ import { significant, splitMethod, type Difference, type RunSummary } from "./su
 export const PAPER_DIFFERENCE_MIN_POINTS = 5;
 
 /** The paper's 2D model every 3D model is set against. */
-export const PAPER_BASELINE: Table4Model = "gemini31";
+const PAPER_BASELINE: Table4Model = "gemini31";
 
 /** esi3d's paradigms as the paper's columns. */
 export const PAPER_PARADIGM_OF: Readonly<Record<string, Table4Paradigm>> = { single: "passive_single", multi: "passive_multi", active: "active", gt: "gt_passive" };
@@ -49,9 +49,9 @@ export function paperDifferenceOf(model: Table4Model, subcategory: string, parad
   return publishedDifference(subcategory as Subcategory, model, PAPER_BASELINE, column);
 }
 
-export type SignRelation = "same" | "opposite" | "zero";
+type SignRelation = "same" | "opposite" | "zero";
 
-export interface AgreementCell {
+interface AgreementCell {
   subcategory: string;
   /** esi3d's paradigm */
   paradigm: string;

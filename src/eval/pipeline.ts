@@ -168,7 +168,7 @@ const isOffline = (reasoner: string) => reasoner === "symbolic";
  * question-only answer, the same in every passive paradigm, recorded per paradigm so each column of the table
  * has it (it takes no views, so it has no active episode). It runs offline whatever the run's reasoner.
  */
-export async function shortcutRecord(task: Task, paradigm: RunConfig["paradigms"][number], config: RunConfig, done: ReadonlySet<string>, views: number, timings: Record<string, number> = {}): Promise<ItemRecord | null> {
+async function shortcutRecord(task: Task, paradigm: RunConfig["paradigms"][number], config: RunConfig, done: ReadonlySet<string>, views: number, timings: Record<string, number> = {}): Promise<ItemRecord | null> {
   const key = itemKey(task.task_id, paradigm, "shortcut", null);
   if (!hasBaseline(config, "shortcut") || done.has(key)) return null;
   const answer = await withCircular(createShortcutReasoner(), config.prompt.circular).answer({ task });

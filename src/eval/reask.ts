@@ -24,7 +24,7 @@ import { itemKey, readRecords, type ItemRecord } from "./records.js";
 import { unitKeys } from "./runner.js";
 
 /** The parts of an item key: task|paradigm|arm[|reasoner] (records.ts itemKey). */
-export interface ItemKeyParts {
+interface ItemKeyParts {
   taskId: string;
   paradigm: Paradigm;
   /** "2d", "shortcut" or "3d:<arm label>" */
@@ -32,7 +32,7 @@ export interface ItemKeyParts {
   reasoner: string | null;
 }
 
-export function parseItemKey(key: string): ItemKeyParts {
+function parseItemKey(key: string): ItemKeyParts {
   const parts = key.split("|");
   const [taskId, paradigm, arm] = parts;
   if (parts.length < 3 || parts.length > 4 || !taskId || !paradigm || !arm || !/^(2d|shortcut|3d:.+)$/.test(arm)) throw new InputError(`--item "${key.slice(0, 200)}": expected an item key task|paradigm|arm[|reasoner], as in the run's items.jsonl (e.g. linear_alignment-000|multi|3d:noisy)`, { field: "item" });
@@ -66,7 +66,7 @@ function nearKeys(records: readonly ItemRecord[], key: string): string[] {
   return (same.length ? same : records.map((r) => r.key)).slice(0, 8);
 }
 
-export function findRecord(runDir: string, key: string): ItemRecord {
+function findRecord(runDir: string, key: string): ItemRecord {
   const { records } = readRecords(join(runDir, "items.jsonl"));
   // a resumed run may hold a key twice in principle; the last line is the newest
   const r = records.findLast((x) => x.key === key);

@@ -25,7 +25,7 @@ const finite = () => z.number().finite();
 export const AgentPoseSchema = z.object({ position: z.tuple([finite(), finite(), finite()]), yaw: finite(), pitch: finite() }).strict();
 
 /** One step of an active episode: what the agent saw, said and did. */
-export const ActiveStepSchema = z
+const ActiveStepSchema = z
   .object({
     step: z.number().int().min(1).describe("1-based; the agent decided while looking at view step-1"),
     requested_action: z.string().describe("the action the agent asked for (raw text for an LLM)"),
@@ -68,7 +68,7 @@ export const ActiveEpisodeSchema = z
 export type ActiveEpisode = z.infer<typeof ActiveEpisodeSchema>;
 
 /** Repeated sampling of one item (`--samples k`): every sample's answer and how many agree with the majority. */
-export const SamplingSchema = z
+const SamplingSchema = z
   .object({
     k: z.number().int().min(2),
     answers: z.array(z.string().nullable()).describe("each sample's canonical answer, in sample order (null: no parsed answer)"),
@@ -85,7 +85,7 @@ export const CircularSchema = z
   })
   .strict();
 
-export const ARMS = ["2d", "3d", "shortcut"] as const;
+const ARMS = ["2d", "3d", "shortcut"] as const;
 export type Arm = (typeof ARMS)[number];
 
 /** One evaluated item: a line of items.jsonl. Readers parse every line through this schema. */

@@ -21,7 +21,7 @@ const percent = (x: number) => (x * 100).toFixed(1);
  * The three forms of a cell's accuracy (summary.ts): `all`, over every item with an unanswered one credited at
  * chance (the headline); `coverage`, the share answered; `answered`, the accuracy on the answered items.
  */
-export const ACCURACY_FORMS = ["all", "coverage", "answered"] as const;
+const ACCURACY_FORMS = ["all", "coverage", "answered"] as const;
 export type AccuracyForm = (typeof ACCURACY_FORMS)[number];
 
 /** What each form's table says it shows. */
@@ -69,7 +69,7 @@ function cellWithInterval(c: Cell | undefined): string {
   return `${all} · cov ${percent(c.coverage.p)} % · ${answered}`;
 }
 
-export function evidenceLine(config: RunConfig): string {
+function evidenceLine(config: RunConfig): string {
   const oracle = config.graph.masks === "oracle" ? " — ORACLE masks: a diagnostic upper bound, not a realistic pipeline" : "";
   const symbolic = hasSymbolic(config), models = modelReasoners(config).length > 0;
   const weighing = symbolic ? (config.prompt.uncertainty ? ", and the symbolic programs weigh node evidence (--uncertainty on: duplicates resolved by views and distance, low-support objects discounted)" : ", and the symbolic programs read every node at face value (--uncertainty off)") : "";

@@ -19,10 +19,10 @@ const labelWidth = (text: string, font = 11) => Math.ceil(text.length * font * 0
 const signed = (x: number, dp = 1) => `${x > 0 ? "+" : x < 0 ? "−" : "±"}${Math.abs(x).toFixed(dp)}`;
 
 /** The colours of the paper's marks: its 3D model above Gemini 3.1, below it, and within the threshold of it. */
-export const PAPER_MARK_COLOURS = { above: "#1b7837", below: "#762a83", within: "#dcdcdc" } as const;
+const PAPER_MARK_COLOURS = { above: "#1b7837", below: "#762a83", within: "#dcdcdc" } as const;
 
 /** A paper difference's mark colour. */
-export const paperMarkColour = (points: number): string => (points >= PAPER_DIFFERENCE_MIN_POINTS ? PAPER_MARK_COLOURS.above : points <= -PAPER_DIFFERENCE_MIN_POINTS ? PAPER_MARK_COLOURS.below : PAPER_MARK_COLOURS.within);
+const paperMarkColour = (points: number): string => (points >= PAPER_DIFFERENCE_MIN_POINTS ? PAPER_MARK_COLOURS.above : points <= -PAPER_DIFFERENCE_MIN_POINTS ? PAPER_MARK_COLOURS.below : PAPER_MARK_COLOURS.within);
 
 /** Forest plot geometry (px). */
 const FOREST = { label: 200, plot: 540, gapToMarks: 26, mark: 42, markGap: 3, groupGap: 22, armStep: 6, rowPad: 8, minRow: 22, header: 44, axis: 34 };

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { InputError } from "../core/errors.js";
 import { acquireLockFile, type HeldLock } from "../core/lockFile.js";
 
-export const RUN_LOCK_FILE = "run.lock";
+const RUN_LOCK_FILE = "run.lock";
 
 export type RunLock = HeldLock;
 

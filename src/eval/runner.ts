@@ -47,7 +47,7 @@ import { isHttpStore } from "./queue/store.js";
 import type { StoreServer } from "./queue/storeServer.js";
 import type { QueueRunOptions } from "./queue/options.js";
 
-export interface RunProgress {
+interface RunProgress {
   setTotal(n: number): void;
   /** items a resumed run finished before this process: counted as done, never in the rate */
   resumeFrom?(n: number): void;

@@ -18,7 +18,7 @@ import { usageTotals, UsageRowSchema, type PriceTable } from "./usage.js";
 
 export const METHOD_LABELS: Record<string, string> = { "2d": "2D", shortcut: "Shortcut", gt: "GT-3D", noisy: "Noisy-3D", vggt: "VGGT-3D" };
 /** The baseline methods (the table's first columns, in this order); every other method is a 3D arm. */
-export const BASELINE_METHODS = ["2D", "Shortcut"] as const;
+const BASELINE_METHODS = ["2D", "Shortcut"] as const;
 const isBaselineMethod = (m: string) => (BASELINE_METHODS as readonly string[]).includes(splitMethod(m).arm);
 /** Column titles of the paradigms (and of all of them pooled). */
 export const PARADIGM_TITLES: Record<string, string> = { single: "Single", multi: "Multi", gt: "GT", active: "Active", all: "All" };
@@ -58,7 +58,7 @@ const scored = (r: ItemRecord) => ({
   ...(r.structured && r.structured.parts_total !== null ? { parts: { correct: r.structured.parts_correct ?? 0, total: r.structured.parts_total } } : {}),
 });
 
-export const CellSchema = GroupSummarySchema.extend({
+const CellSchema = GroupSummarySchema.extend({
   invalid: z.number().int().min(0).describe("replies that could not be read, after the re-prompt"),
   errors: z.number().int().min(0).describe("failed or empty model calls"),
   unanswerable: z.number().int().min(0).describe("offline programs that declined: the graph (or the masks) lacked what the question needs"),
@@ -69,7 +69,7 @@ export type Cell = z.infer<typeof CellSchema>;
 
 const nullableRate = () => z.number().min(0).max(1).nullable();
 
-export const QualityRowSchema = z
+const QualityRowSchema = z
   .object({
     source: z.string(),
     paradigm: z.string(),
@@ -87,9 +87,9 @@ export const QualityRowSchema = z
     hallucinated_per_graph: z.number(),
   })
   .strict();
-export type QualityRow = z.infer<typeof QualityRowSchema>;
+type QualityRow = z.infer<typeof QualityRowSchema>;
 
-export const DifferenceSchema = z
+const DifferenceSchema = z
   .object({
     subcategory: z.string(),
     a: z.string(),
@@ -106,7 +106,7 @@ export const DifferenceSchema = z
   .describe("accuracy over all items of method a minus method b, an unanswered item credited at chance: paired by task and paradigm (docs/statistics.md); otherwise Newcombe's 95 % interval");
 export type Difference = z.infer<typeof DifferenceSchema>;
 
-export const FailuresSchema = z
+const FailuresSchema = z
   .object({
     total: z.number().int().min(0).describe("items whose status is error, empty or invalid"),
     byStatus: z.record(z.string(), z.number().int().min(0)).describe("error / empty / invalid / unanswerable: count"),
@@ -116,7 +116,7 @@ export const FailuresSchema = z
 export type Failures = z.infer<typeof FailuresSchema>;
 
 /** Statuses that mean the pipeline produced nothing usable for an item (unanswerable is a program declining, not a failure). */
-export const FAILED_STATUSES: ReadonlySet<ItemRecord["status"]> = new Set(["error", "empty", "invalid"]);
+const FAILED_STATUSES: ReadonlySet<ItemRecord["status"]> = new Set(["error", "empty", "invalid"]);
 
 /** Counts of items without an answer, keys sorted so the file does not depend on record order. */
 export function failuresOf(records: readonly ItemRecord[]): Failures {
@@ -159,7 +159,7 @@ const byMethod = z.record(z.string(), byParadigm);
 /** summary.json's format: /2 scores every item (declines at chance) and pairs over all items; /1 left declines out. */
 export const SUMMARY_FORMAT = "esi3d-summary/2";
 
-export const RunSummarySchema = z
+const RunSummarySchema = z
   .object({
     format: z.literal(SUMMARY_FORMAT),
     items: z.number().int().min(0),
@@ -217,7 +217,7 @@ export const chanceOf = (r: Pick<ItemRecord, "options" | "circular">): number =>
  * answers away without perception. Above chance means the lower end of its 95 % interval is above the mean
  * chance of its questions (Cell.chance).
  */
-export function shortcutAboveChance(table: RunSummary["table"], subcategories: readonly string[]): Array<{ subcategory: string; accuracy: number; chance: number }> {
+function shortcutAboveChance(table: RunSummary["table"], subcategories: readonly string[]): Array<{ subcategory: string; accuracy: number; chance: number }> {
   return subcategories.flatMap((s) => {
     const c = table[s]?.["Shortcut"]?.["all"];
     if (!c || c.n === 0 || c.chance === undefined) return [];

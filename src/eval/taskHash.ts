@@ -9,7 +9,7 @@ import { canonicalJson, sha256Hex } from "../core/hash.js";
 import { InputError } from "../core/errors.js";
 
 /** Hex digits kept of the sha256: 64 bits, no accidental collision among a suite's tasks. */
-export const TASK_HASH_HEX_DIGITS = 16;
+const TASK_HASH_HEX_DIGITS = 16;
 export const TASK_HASH_PATTERN = new RegExp(`^[0-9a-f]{${TASK_HASH_HEX_DIGITS}}$`);
 
 /** A task's hash, kept per task object: every record of a unit hashes the same task. */

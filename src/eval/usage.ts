@@ -13,7 +13,7 @@ import type { ItemRecord } from "./records.js";
 
 export const PRICES_FORMAT = "esi3d-prices/1";
 
-export const PriceSchema = z
+const PriceSchema = z
   .object({
     input: z.number().finite().min(0).describe("price of one unit (`per`) of input tokens"),
     output: z.number().finite().min(0).describe("price of one unit (`per`) of output tokens"),
@@ -79,7 +79,7 @@ export function usageTotals(records: readonly ItemRecord[], prices: PriceTable |
 }
 
 /** "1.2345 USD", or "unknown (why)". */
-export const costText = (u: Pick<UsageRow, "cost" | "cost_note">): string => (u.cost ? `${u.cost.amount.toFixed(4)} ${u.cost.currency}` : (u.cost_note ?? "unknown"));
+const costText = (u: Pick<UsageRow, "cost" | "cost_note">): string => (u.cost ? `${u.cost.amount.toFixed(4)} ${u.cost.currency}` : (u.cost_note ?? "unknown"));
 
 /** The report's table of token and cost totals (markdown or plain text). */
 export function usageTable(rows: readonly UsageRow[]): string {

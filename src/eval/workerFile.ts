@@ -12,7 +12,7 @@ export const EVAL_WORKER_URL: string = new URL("./worker.js", import.meta.url).h
  * then sweep. Measured on dad60a5's work (`esi3d run --limit 4`, one worker, 5 alternating pairs): CPU time
  * 5.61 -> 5.26 s (6 % less, lower in every pair), peak RSS 423 -> 485 MB. 192 MB gave no more.
  */
-export const UNIT_WORKER_YOUNG_GENERATION_MB = 96;
+const UNIT_WORKER_YOUNG_GENERATION_MB = 96;
 
 /** The resource limits of the thread pools that run units. */
 export const EVAL_WORKER_RESOURCE_LIMITS = { maxYoungGenerationSizeMb: UNIT_WORKER_YOUNG_GENERATION_MB } as const;

@@ -23,7 +23,7 @@ import type { ChatImage, ChatRequest, ChatUsage } from "./types.js";
 import { canonicalJson, sha256Hex } from "../core/hash.js";
 
 /** Bump when the key recipe or the stored fields change; old entries then simply stop matching. */
-export const CACHE_SCHEMA_VERSION = 1;
+const CACHE_SCHEMA_VERSION = 1;
 /** How long a writer waits for another process's lock before failing (ms); ours. */
 const SQLITE_BUSY_TIMEOUT_MS = 5_000;
 

@@ -29,7 +29,7 @@ import { LlmConfigError, LlmError, type ChatRequest, type ChatResult, type LlmCl
 
 /** In-flight requests per client: the harnesses' usual 8–10 (Inspect AI's --max-connections
  * default is 10); we take the lower end for rate-limited accounts. */
-export const DEFAULT_MAX_CONCURRENCY = 8;
+const DEFAULT_MAX_CONCURRENCY = 8;
 /** Seed of the jitter stream when none is injected (jitter never changes results, only timing). */
 const DEFAULT_JITTER_SEED = "esi3d/llm/jitter";
 

@@ -23,14 +23,14 @@ export const DEFAULT_TEMPERATURE = 0;
  * Most samples of one item (`--samples`): a bound against a typo that multiplies a run's bill; ours. lm-eval's
  * repeats and Inspect's epochs are typically 5 to 10 in published evaluations.
  */
-export const MAX_SAMPLES = 100;
+const MAX_SAMPLES = 100;
 /** Largest output token limit accepted: the largest output window of current models (Gemini 2.5: 65,536) with room to grow; ours. */
-export const MAX_OUTPUT_TOKENS = 1_000_000;
+const MAX_OUTPUT_TOKENS = 1_000_000;
 /** Providers state their limits per minute (requests and tokens per minute), so the default window is one. */
-export const DEFAULT_RATE_WINDOW_MS = 60_000;
+const DEFAULT_RATE_WINDOW_MS = 60_000;
 
 /** True for an absolute http(s) URL: the only endpoints a client can talk to. */
-export function isHttpUrl(s: string): boolean {
+function isHttpUrl(s: string): boolean {
   try {
     const u = new URL(s);
     return (u.protocol === "http:" || u.protocol === "https:") && u.hostname !== "";
@@ -39,7 +39,7 @@ export function isHttpUrl(s: string): boolean {
   }
 }
 
-export const BaseUrlSchema = z.string().refine(isHttpUrl, "expected an absolute http(s) URL, e.g. http://127.0.0.1:8000/v1");
+const BaseUrlSchema = z.string().refine(isHttpUrl, "expected an absolute http(s) URL, e.g. http://127.0.0.1:8000/v1");
 
 export const LlmOptionsSchema = z
   .object({

@@ -18,13 +18,13 @@ export const DEFAULT_BACKOFF_BASE_MS = 500;
 /** Backoff cap: the openai SDK's MAX_RETRY_DELAY (8 s). */
 export const DEFAULT_BACKOFF_CAP_MS = 8_000;
 /** Jitter: the delay is reduced by up to this fraction, as in the openai SDK (up to 25 %). */
-export const BACKOFF_JITTER_FRACTION = 0.25;
+const BACKOFF_JITTER_FRACTION = 0.25;
 /** Longest server-requested wait we honour; the openai SDK ignores Retry-After above 60 s. Larger requests are
  * clamped to this value (ours: waiting the clamp and retrying beats falling back to a shorter blind backoff). */
 export const DEFAULT_MAX_RETRY_AFTER_MS = 60_000;
 
 /** HTTP statuses worth retrying: request timeout, conflict (lock timeouts), rate limit; 5xx is checked separately. */
-export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([408, 409, 429]);
+const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([408, 409, 429]);
 
 export function isRetryableStatus(status: number): boolean {
   return RETRYABLE_STATUSES.has(status) || (status >= 500 && status <= 599);

@@ -17,7 +17,7 @@ export const PromptFormatSchema = z
   .strict();
 
 /** How a prompt lists a question's options: `none` ("- text", the options' own texts only) or `letters` ("A. text"). */
-export const OPTION_LABELS = ["none", "letters"] as const;
+const OPTION_LABELS = ["none", "letters"] as const;
 export type OptionLabels = (typeof OPTION_LABELS)[number];
 
 /** How a parsed answer was matched to its option (an item record's `match`; src/reason/parse.ts answerMatchOf). */

@@ -38,24 +38,24 @@ import { PREDICATES, type GraphNode, type Predicate, type Relation, type SceneGr
 import { GRAPH_FORMATS, type GraphFormat } from "./formats.js";
 
 /** Decimals for metres in every format: 0.01 m (ali-dev and BBQ; CG `main`'s 0.1 m loses small objects). */
-export const METRE_DECIMALS = 2;
+const METRE_DECIMALS = 2;
 /** Decimals for confidences and label-vote fractions: two are enough to compare objects. Ours. */
-export const FRACTION_DECIMALS = 2;
+const FRACTION_DECIMALS = 2;
 /** Angles (yaw, pitch) are printed in whole degrees: box yaw from a few hundred points is not better than ~1°. Ours. */
-export const DEGREE_DECIMALS = 0;
+const DEGREE_DECIMALS = 0;
 /** VSI-Bench's cognitive map is a 10 × 10 grid (its paper, Thinking in Space); its 20 × 20 ablation is allowed too. */
 export const DEFAULT_COGMAP_SIZE = 10;
 /** Smallest and largest grid accepted: 2 cells is the least that places anything; 50 × 50 already prints 2,500 cells' worth of range. Ours. */
-export const MIN_COGMAP_SIZE = 2;
-export const MAX_COGMAP_SIZE = 50;
+const MIN_COGMAP_SIZE = 2;
+const MAX_COGMAP_SIZE = 50;
 /** The cognitive map covers at least this many metres per side, so that a graph of one small object still maps sensibly. Ours. */
-export const MIN_COGMAP_SIDE_M = 1;
+const MIN_COGMAP_SIDE_M = 1;
 /**
  * Relations with a margin under this (m) are called fragile in the uncertainty explanation: ESI-Bench's own contact
  * ground truth jitters objects by ±0.05 m (its released batch_touching.py drifts each object uniformly within it),
  * and it equals the duplicate gate DUPLICATE_NEAR_M. Ours.
  */
-export const SMALL_MARGIN_M = 0.05;
+const SMALL_MARGIN_M = 0.05;
 
 export interface SerializeOptions {
   format: GraphFormat;
@@ -84,7 +84,7 @@ export function boxYawDeg(yawRad: number): number {
 }
 
 /** A heading in degrees in [0, 360), counter-clockwise from +X. */
-export function headingDeg(yawRad: number): number {
+function headingDeg(yawRad: number): number {
   let d = Number(fmt(((deg(yawRad) % 360) + 360) % 360, DEGREE_DECIMALS));
   if (d >= 360) d -= 360;
   return d;
@@ -93,14 +93,14 @@ export function headingDeg(yawRad: number): number {
 // ---------------------------------------------------------------------------------------------------------------
 // the viewpoint
 
-export interface ViewFrame {
+interface ViewFrame {
   /** horizontal unit vector the agent faces: (cos yaw, sin yaw) */
   forward: [number, number];
   /** the agent's right: (sin yaw, −cos yaw), as scenegraph/relations.ts uses it */
   right: [number, number];
 }
 
-export function viewFrame(yaw: number): ViewFrame {
+function viewFrame(yaw: number): ViewFrame {
   const forward: [number, number] = [Math.cos(yaw), Math.sin(yaw)];
   return { forward, right: [forward[1], -forward[0]] };
 }
@@ -346,7 +346,7 @@ function serializeText(g: SceneGraph, uncertainty: boolean): string {
 // ---------------------------------------------------------------------------------------------------------------
 // cognitive map
 
-export interface CogMapCell {
+interface CogMapCell {
   id: string;
   label: string;
   row: number;

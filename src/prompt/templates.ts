@@ -25,7 +25,7 @@ import { HEIGHT_STEP_M, MOVE_STEP_M, PITCH_STEP_RAD, TURN_STEP_RAD } from "../..
 import type { Task } from "../../bridge/task/schema.js";
 import { LABEL_ANSWER_SUBCATEGORIES } from "../../bridge/task/taxonomy.js";
 import { InputError } from "../core/errors.js";
-import { canonicalJson, sha256Hex } from "../core/hash.js";
+import { sha256Hex } from "../core/hash.js";
 import type { ChatImage } from "../llm/types.js";
 import { PromptFormatSchema, type GraphFormat, type OptionLabels } from "./formats.js";
 import type { PromptInput } from "./input.js";
@@ -45,9 +45,9 @@ export const PROMPT_VERSION = "esi3d-prompt/2";
  */
 export const DEFAULT_GRAPH_FORMAT: GraphFormat = PromptFormatSchema.shape.format.parse(undefined);
 
-export const TEMPLATE_KINDS = ["yes_no", "option", "category", "integer", "ordering", "structured"] as const;
+const TEMPLATE_KINDS = ["yes_no", "option", "category", "integer", "ordering", "structured"] as const;
 export type TemplateKind = (typeof TEMPLATE_KINDS)[number];
-export type Arm = "3d-llm" | "2d-vlm";
+type Arm = "3d-llm" | "2d-vlm";
 
 /** A question that cannot be put to a model as given (no graph for a 3D arm, no bundle for images, ...). */
 export class PromptError extends InputError {
@@ -174,7 +174,7 @@ export const SYSTEM_3D_LLM = [
 const d = (r: number) => fmt((r * 180) / Math.PI, 0);
 
 /** 2D VLM: images only, with the camera conventions of the views it gets. */
-export function system2dVlm(task: Pick<Task, "camera" | "agent_initial">, mode: ImageMode): string {
+function system2dVlm(task: Pick<Task, "camera" | "agent_initial">, mode: ImageMode): string {
   const { width, height, hfov_deg } = task.camera;
   const a = task.agent_initial;
   const pitch = Number(d(Math.abs(a.pitch))) === 0 ? "level" : `pitched ${d(Math.abs(a.pitch))}° ${a.pitch > 0 ? "up" : "down"}`;
@@ -277,26 +277,14 @@ export function buildPrompt(input: PromptInput, opts: BuildOptions = {}): BuiltP
 }
 
 /** sha256 of each image, in order. */
-export function imageHashes(p: Pick<BuiltPrompt, "images">): string[] {
+function imageHashes(p: Pick<BuiltPrompt, "images">): string[] {
   return (p.images ?? []).map((im) => sha256Hex(im.data));
 }
 
-/** sha256 of the prompt alone (version, system, user, image MIME types and hashes): the same for every model. */
-export function promptDigest(p: BuiltPrompt): string {
-  return sha256Hex(
-    canonicalJson({
-      version: p.version,
-      system: p.system,
-      user: p.user,
-      images: (p.images ?? []).map((im) => ({ mimeType: im.mimeType, sha256: sha256Hex(im.data) })),
-    }),
-  );
-}
-
 /** Section markers of the prompt record (see promptRecord). */
-export const RECORD_SYSTEM_MARKER = "=== system ===";
-export const RECORD_USER_MARKER = "=== user ===";
-export const RECORD_IMAGES_MARKER = "=== images ===";
+const RECORD_SYSTEM_MARKER = "=== system ===";
+const RECORD_USER_MARKER = "=== user ===";
+const RECORD_IMAGES_MARKER = "=== images ===";
 
 /**
  * The prompt as one text for records: `=== system ===\n<system>\n=== user ===\n<user>` and, for the VLM arm,
@@ -313,15 +301,3 @@ export function promptRecord(p: BuiltPrompt): string {
   return s;
 }
 
-/** Splits a prompt record back into its system and user texts (the image lines are dropped). */
-export function splitPromptRecord(record: string): { system: string; user: string } {
-  const head = `${RECORD_SYSTEM_MARKER}\n`;
-  const mid = `\n${RECORD_USER_MARKER}\n`;
-  if (!record.startsWith(head)) throw new PromptError("not a prompt record: it does not start with the system marker");
-  const i = record.indexOf(mid);
-  if (i < 0) throw new PromptError("not a prompt record: no user marker");
-  let user = record.slice(i + mid.length);
-  const j = user.lastIndexOf(`\n${RECORD_IMAGES_MARKER}\n`);
-  if (j >= 0) user = user.slice(0, j);
-  return { system: record.slice(head.length, i), user };
-}

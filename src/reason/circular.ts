@@ -47,7 +47,7 @@ function loosest(matches: ReadonlyArray<AnswerMatch | undefined>): AnswerMatch |
  * else the status, reason and failure of the first rotation that did not (its reason names the rotation). The
  * answer, confidence, prompt and method are rotation 0's; replies, calls and usage are every rotation's.
  */
-export function combineRotations(answers: readonly ReasonerAnswer[], latencyMs: number): ReasonerAnswer {
+function combineRotations(answers: readonly ReasonerAnswer[], latencyMs: number): ReasonerAnswer {
   if (answers.length === 0) throw new RangeError("combineRotations: no rotation");
   const first = answers[0]!;
   const failedAt = answers.findIndex((a) => a.status !== "parsed" || a.answer === null);

@@ -9,7 +9,7 @@ import type { GraphNode, SceneGraph } from "../../scenegraph/types.js";
 import type { Query, Referent } from "./query.js";
 
 /** Nodes that could be the referent: same category, best colour match first, then the best supported. */
-export function candidates(g: SceneGraph, ref: Referent): GraphNode[] {
+function candidates(g: SceneGraph, ref: Referent): GraphNode[] {
   const want = namedColorRgb(ref.color);
   // a referent without a colour (an imported task's) is matched by category and support only
   const byColour = (a: GraphNode, b: GraphNode) => (want ? Number(b.color_name === ref.color) - Number(a.color_name === ref.color) || colourDistance(a.color, want) - colourDistance(b.color, want) : 0);

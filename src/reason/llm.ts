@@ -39,7 +39,7 @@ import { answerMatchOf } from "./parse.js";
 import type { OptionLabels } from "../prompt/formats.js";
 
 /** `method` of an answer that was not parsed. */
-export const NO_PARSE_METHOD = "none";
+const NO_PARSE_METHOD = "none";
 
 export interface LlmReasonerOptions extends Partial<Omit<LlmClientOptions, "cache">> {
   /** the response cache: an open ResponseCache, a file path, or null for none (default null) */

@@ -36,7 +36,7 @@ export interface AnswerQuestion {
 }
 
 /** Where the answer came from. */
-export type ParseMethod = "json" | "rule-option" | "rule-text" | "numeric";
+type ParseMethod = "json" | "rule-option" | "rule-text" | "numeric";
 /**
  * How the extracted value was matched to the canonical answer: `exact` (byte-equal to an option), `normalized`
  * (equal after normalizeAnswerText), `letter` (option letter A, B, …), `synonym` (yes/no synonym), `number` (an
@@ -81,7 +81,7 @@ export interface ParsedAnswer {
   match: MatchKind;
 }
 
-export interface UnparsedAnswer {
+interface UnparsedAnswer {
   status: "unparsed";
   reason: string;
   confidence?: number;

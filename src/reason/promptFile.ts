@@ -25,13 +25,13 @@ const ImagePartSchema = z
   })
   .strict();
 
-export const PromptMessageSchema = z
+const PromptMessageSchema = z
   .object({
     role: z.enum(["system", "user"]),
     content: z.array(z.discriminatedUnion("type", [TextPartSchema, ImagePartSchema])).describe("text first, then the images in the order sent"),
   })
   .strict();
-export type PromptMessage = z.infer<typeof PromptMessageSchema>;
+type PromptMessage = z.infer<typeof PromptMessageSchema>;
 
 export const PromptFileSchema = z
   .object({
@@ -59,7 +59,7 @@ export interface PromptHashIdentity {
 }
 
 /** An image a prompt file references, with its bytes (kept beside the file by the run). */
-export interface PromptImage {
+interface PromptImage {
   sha256: string;
   mimeType: string;
   data: Uint8Array;

@@ -28,7 +28,7 @@ export interface AskedReply {
 }
 
 /** The reason given for a reply cut by the output limit. */
-export const TRUNCATED_REASON = "the reply was cut by the output token limit (finish reason length / MAX_TOKENS), so it is not read as an answer";
+const TRUNCATED_REASON = "the reply was cut by the output token limit (finish reason length / MAX_TOKENS), so it is not read as an answer";
 
 export type AnswerOutcome =
   | {
@@ -54,7 +54,7 @@ function errorMessage(e: unknown): string {
 }
 
 /** The stable class of a thrown error (see AnswerFailure): `LlmError:<kind>[:<status>]`, else the error's name. */
-export function errorClassOf(e: unknown): string {
+function errorClassOf(e: unknown): string {
   if (!(e instanceof Error)) return typeof e;
   const kind = (e as { kind?: unknown }).kind, status = (e as { status?: unknown }).status;
   if (typeof kind === "string") return `${e.name}:${kind}${typeof status === "number" ? `:${status}` : ""}`;

@@ -19,21 +19,21 @@ import type { Query } from "./query.js";
  * Confidence of an answer read off the region layer: it carries no per-room evidence score yet, so every answer
  * that holds in every reading gets this one value (ours; below 1 because segmentation can miss a wall or a doorway).
  */
-export const REGION_CONFIDENCE = 0.8;
+const REGION_CONFIDENCE = 0.8;
 /** An answer left when the other options are ruled out, with no path of seen doorways through it (ours). */
-export const ELIMINATION_CONFIDENCE = 0.7;
+const ELIMINATION_CONFIDENCE = 0.7;
 /** A path option all of whose steps were seen as doorways while another option was not ruled out (ours). */
-export const SEEN_PATH_CONFIDENCE = 0.7;
+const SEEN_PATH_CONFIDENCE = 0.7;
 /**
  * A path option more of whose steps the views show as doorways than any other option's, the others not ruled
  * out (ours): the 2D baseline's "seen with the rooms it must join" (regionPrograms2d.ts NOT_COVISIBLE_CONFIDENCE),
  * read off doorways instead of shared views.
  */
-export const PARTIAL_PATH_CONFIDENCE = 0.6;
+const PARTIAL_PATH_CONFIDENCE = 0.6;
 /** At most this many readings of the question's room names are weighed (ours: four names over a few unnamed rooms stay far below). */
-export const MAX_READINGS = 20_000;
+const MAX_READINGS = 20_000;
 
-export interface RegionInput {
+interface RegionInput {
   g: SceneGraph;
   q: Query;
   trace: string[];

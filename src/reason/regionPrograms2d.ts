@@ -24,8 +24,8 @@ export type ViewPlaces = ReadonlyArray<ReadonlyMap<string, readonly [number, num
  * weaker (the trajectory may have missed the doorway); Connectivity over rooms never both seen declines, and
  * an object's room read from a sighting far along the walk is weaker still.
  */
-export const COVISIBLE_CONFIDENCE = 0.7;
-export const NOT_COVISIBLE_CONFIDENCE = 0.6;
+const COVISIBLE_CONFIDENCE = 0.7;
+const NOT_COVISIBLE_CONFIDENCE = 0.6;
 export const UNSEEN_CONFIDENCE = 0.5;
 /**
  * An object's room is direct evidence (NOT_COVISIBLE_CONFIDENCE) when that room's furniture is seen within
@@ -33,7 +33,7 @@ export const UNSEEN_CONFIDENCE = 0.5;
  * ESI's steps, so 3 frames stay in one stretch of it); farther, the walk may have left the room, and the
  * answer is a weaker guess (UNSEEN_CONFIDENCE).
  */
-export const ROOM_SIGHTING_MAX_FRAMES = 3;
+const ROOM_SIGHTING_MAX_FRAMES = 3;
 
 const signatureOf = (room: string): string | null => ROOM_SIGNATURES[roomTypeOfId(room)] ?? null;
 const ALL_SIGNATURES = new Set(Object.values(ROOM_SIGNATURES));

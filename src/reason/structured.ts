@@ -115,7 +115,7 @@ function readParts(v: unknown, spec: Extract<AnswerSpec, { kind: "parts" }>): Re
 }
 
 /** Reads one answer value (from a JSON `answer` field or a free-text reply) in the form the spec asks for. */
-export function readStructuredValue(v: unknown, spec: AnswerSpec): Read {
+function readStructuredValue(v: unknown, spec: AnswerSpec): Read {
   if (v === null || v === undefined) return { error: "the answer is empty (null)" };
   switch (spec.kind) {
     case "any_ordering":
@@ -130,7 +130,7 @@ export function readStructuredValue(v: unknown, spec: AnswerSpec): Read {
 }
 
 /** The canonical text of a parsed answer: the same form as the task's own answer (schema.ts canonicalAnswer). */
-export function structuredText(v: StructuredValue): string {
+function structuredText(v: StructuredValue): string {
   switch (v.kind) {
     case "any_ordering":
       return JSON.stringify(v.order);
@@ -167,7 +167,7 @@ function freeTextValue(text: string): unknown {
  * Parses a reply to a structured question. Method `json` (an answer object) or `rule-text` (free text); the
  * answer is the canonical text. Several JSON answers must agree.
  */
-export function parseStructuredReply(reply: string, spec: AnswerSpec): ParseResult {
+function parseStructuredReply(reply: string, spec: AnswerSpec): ParseResult {
   const text = stripReasoning(reply ?? "");
   if (text.trim() === "") return { status: "unparsed", reason: "empty reply" };
   const objects = findAnswerObjects(text);

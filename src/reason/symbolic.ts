@@ -17,7 +17,7 @@ import type { Reasoner } from "./types.js";
 import { connectivityProgram, navigationProgram, regionalProgram, traversableProgram } from "./regionPrograms.js";
 
 /** Distance scales at which a decision counts as certain (m or relative), per rule. */
-export const CONFIDENCE_SCALE = {
+const CONFIDENCE_SCALE = {
   triangleRelative: TRIANGLE_EQUAL_SIDE_TOL,
   collinearM: COLLINEAR_TOL_M,
   touchingM: TOUCHING_GAP_M,
@@ -31,7 +31,7 @@ export const CONFIDENCE_SCALE = {
 };
 
 /** Geometric Configuration: a longest side below this (m) is no triangle. Our choice: a tenth of the suite's smallest objects. */
-export const MIN_TRIANGLE_SIDE_M = 0.01;
+const MIN_TRIANGLE_SIDE_M = 0.01;
 
 const r3 = (x: number) => Math.round(x * 1000) / 1000;
 const spaced = (s: string) => s.replace(/_/g, " ");
@@ -188,9 +188,9 @@ const counting: Program = (p) => {
  * Categories that enclose the counted objects in ESI-Bench's Structural Enclosure records: its generator hides each
  * target in a closed microwave (ESI-Bench's released records' metadata, `containers[]` with `open_state`, `contains_ball`).
  */
-export const ENCLOSURE_CATEGORIES: ReadonlySet<string> = new Set(["microwave"]);
+const ENCLOSURE_CATEGORIES: ReadonlySet<string> = new Set(["microwave"]);
 /** At most this many targets per enclosure: ESI's generator puts one or none in each (`contains_ball` is a flag). */
-export const TARGETS_PER_ENCLOSURE = 1;
+const TARGETS_PER_ENCLOSURE = 1;
 
 /**
  * Structural Enclosure: count the target nodes the graph has; every enclosure node may hide up to
@@ -256,10 +256,10 @@ const liquid: Program = (p) => {
 };
 
 /** Programs of imported ESI-Bench subcategories esi3d does not generate, where a graph can answer at all. */
-export const IMPORTED_PROGRAMS: Partial<Record<string, Program>> = { structural_enclosure: enclosure };
+const IMPORTED_PROGRAMS: Partial<Record<string, Program>> = { structural_enclosure: enclosure };
 
 /** The program of each built-in subcategory. */
-export const PROGRAMS: Record<BuiltinSubcategory, Program> = {
+const PROGRAMS: Record<BuiltinSubcategory, Program> = {
   geometric_configuration: triangle,
   linear_alignment: alignment,
   physical_contact: contact,

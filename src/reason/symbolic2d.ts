@@ -21,15 +21,15 @@ import type { Intrinsics } from "../core/math/camera.js";
 import { regionProgram2d, type ViewLabels, type ViewPlaces } from "./regionPrograms2d.js";
 
 /** Image-plane collinearity: residual over the longest side; 0.05 = the 4 cm metric tolerance over a typical 0.8 m span. */
-export const IMAGE_COLLINEAR_RATIO = 0.05;
+const IMAGE_COLLINEAR_RATIO = 0.05;
 /**
  * Floor triangles from apparent sizes err by 10-20 % per side (measured over the suite's grazing views), so
  * the 5 % tolerance of 3D would call nearly every triangle isosceles or random. A triangle is equilateral when
  * its sides spread by at most FLOOR_EQUILATERAL_SPREAD, else isosceles when two sides agree within
  * FLOOR_TRIANGLE_EQUAL_TOL (calibrated on seed "gap2d-cal", not the test seeds).
  */
-export const FLOOR_EQUILATERAL_SPREAD = 0.25;
-export const FLOOR_TRIANGLE_EQUAL_TOL = 0.1;
+const FLOOR_EQUILATERAL_SPREAD = 0.25;
+const FLOOR_TRIANGLE_EQUAL_TOL = 0.1;
 
 function classifyFloorTriangle(sides: [number, number, number]): { kind: "equilateral" | "isosceles" | "random"; margin: number } {
   const [a, b, c] = [...sides].sort((x, y) => x - y) as [number, number, number];
@@ -39,15 +39,15 @@ function classifyFloorTriangle(sides: [number, number, number]): { kind: "equila
   return { kind: "random", margin: Math.min(spread - FLOOR_EQUILATERAL_SPREAD, pair - FLOOR_TRIANGLE_EQUAL_TOL) };
 }
 /** A mask shorter than this (px) gives no usable size-constancy depth. */
-export const MIN_MASK_HEIGHT_PX = 4;
+const MIN_MASK_HEIGHT_PX = 4;
 /** Masks within this many pixels of each other count as touching. */
-export const ADJACENT_PX = 2;
+const ADJACENT_PX = 2;
 /** Contact is judged only from views where both masks have at least this many pixels (ours: a sliver's edge is noise). */
-export const CONTACT_MIN_MASK_PX = 50;
+const CONTACT_MIN_MASK_PX = 50;
 /** The least score a sighting gives an option when fusing views (ours: one view that misses a class entirely is not proof against it). */
-export const HALLUCINATION_SCORE_FLOOR = 0.01;
+const HALLUCINATION_SCORE_FLOOR = 0.01;
 /** A mask covering more than this fraction of the image is a support or backdrop, not the object asked about. */
-export const BACKDROP_AREA_FRACTION = 0.25;
+const BACKDROP_AREA_FRACTION = 0.25;
 
 interface Mask {
   key: number;

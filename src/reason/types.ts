@@ -26,7 +26,7 @@ export type AnswerStatus = (typeof ANSWER_STATUSES)[number];
  * failed model call, the error's name for anything else thrown, `empty_reply` or `invalid_reply` for a
  * reply that came but could not be used, `truncated_reply` for one cut by the output limit.
  */
-export interface AnswerFailure {
+interface AnswerFailure {
   class: string;
   /** the message, redacted (no key, no server path) */
   message: string;

@@ -4,10 +4,8 @@ import {
   brierScore,
   calibration,
   expectedCalibrationError,
-  macroAverage,
   meanConfidenceByOutcome,
   summarize,
-  summarizeBy,
 } from "../../src/eval/metrics.js";
 import { wilsonInterval } from "../../src/core/math/proportion.js";
 import { MRA_THRESHOLDS, meanRelativeAccuracy } from "../../src/eval/score.js";
@@ -183,19 +181,7 @@ describe("accuracy aggregation", () => {
     expect(s.mra!.mean).toBeCloseTo(0.6, 12);
     expect(s.mra!.n).toBe(3);
   });
-  it("groups, sorted by name", () => {
-    const g = summarizeBy(recs, (r) => r.task);
-    expect(g.map((x) => [x.group, x.n, x.k])).toEqual([
-      ["contact", 2, 2],
-      ["counting", 3, 1],
-    ]);
-    expect(g[0]).not.toHaveProperty("mra");
-  });
   it("rejects a scored record without correctness", () => {
     expect(() => summarize([{ scored: true, chance: 0.5 }])).toThrow(/no boolean 'correct'/);
-  });
-  it("macro-averages finite values", () => {
-    expect(macroAverage([0.5, 1, Number.NaN])).toBe(0.75);
-    expect(macroAverage([])).toBeNaN();
   });
 });

@@ -9,7 +9,7 @@ export type ReportArm = (typeof REPORT_ARMS)[number];
 const SOURCE: Record<ReportArm, string | null> = { "2D": null, Shortcut: null, "GT-3D": "gt", "GT-3D appearance": "gt", "Noisy-3D": "noisy", "Noisy-3D appearance": "noisy", "VGGT-3D": "vggt" };
 
 /** A scored yes/no item of `arm` on `task` (right or wrong), as the run writes it: the key, source and labels that make its method `arm`. */
-export function armItem(task: string, paradigm: string, arm: ReportArm, correct: boolean, subcategory: string): ItemRecord {
+function armItem(task: string, paradigm: string, arm: ReportArm, correct: boolean, subcategory: string): ItemRecord {
   const base = scoredItem(task, paradigm, arm === "2D" || arm === "Shortcut" ? "2d" : "gt", correct, subcategory);
   if (arm === "2D") return base;
   if (arm === "Shortcut") return ItemRecordSchema.parse({ ...base, key: itemKey(task, paradigm, "shortcut", null), arm: "shortcut", reasoner: "shortcut" });

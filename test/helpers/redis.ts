@@ -8,7 +8,6 @@ import { Redis } from "ioredis";
 
 import { REDIS_SERVER } from "./system.js";
 
-export { REDIS_SERVER };
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -14,7 +14,7 @@ export const REDIS_SERVER = "/usr/bin/redis-server";
 /** Set by .ci/run: a missing package is an error there, never a skip. */
 export const REQUIRE_ENV = "ESI3D_REQUIRE_SYSTEM_PACKAGES";
 /** Comma-separated packages to treat as missing: how a fresh machine's `npm test` behaves, tried on this one. */
-export const HIDE_ENV = "ESI3D_TEST_HIDE_PACKAGES";
+const HIDE_ENV = "ESI3D_TEST_HIDE_PACKAGES";
 
 /** Python modules, by the Debian package that provides them. */
 const PYTHON_MODULES = { "python3-numpy": "numpy", "python3-open3d": "open3d", "python3-pil": "PIL", "python3-torch": "torch" } as const;
@@ -40,7 +40,7 @@ function probe(pkg: SystemPackage): boolean {
   return pythonHas([PYTHON_MODULES[pkg]]);
 }
 
-export function hasPackage(pkg: SystemPackage): boolean {
+function hasPackage(pkg: SystemPackage): boolean {
   let ok = probed.get(pkg);
   if (ok === undefined) {
     ok = probe(pkg);

@@ -134,7 +134,7 @@ function node(op: string, inputs: string[], outputs: string[], attrs: Attr[] = [
 // ---------------------------------------------------------------- the fake VGGT
 
 /** An output either derived from the input image (`{ a, b }`: a·mean_c + b) or a per-frame table [S0,...]. */
-export type TinyMap = { a: number; b: number } | Float32Array;
+type TinyMap = { a: number; b: number } | Float32Array;
 
 export interface TinyVggtSpec {
   /** "fixed518": input [num_images,3,518,518] like the public export (pad mode); "dynamic": [S,3,H,W] (crop mode). */

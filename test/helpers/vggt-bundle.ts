@@ -11,7 +11,7 @@ import type { Intrinsics } from "../../src/core/math/camera.js";
 export const TEST_INSTANCES = [{ id: 1, category: "chair", structure: false }, { id: 2, category: "floor", structure: true }];
 
 /** A minimal valid task whose camera is w x h with horizontal field of view `hfov` (radians). */
-export function taskOf(w: number, h: number, hfov: number): Task {
+function taskOf(w: number, h: number, hfov: number): Task {
   return {
     schema: "esi3d-task/1", task_id: "vggt-test", seed: "0", category: "spatial_relations", subcategory: "linear_alignment",
     simulator: "test", scene: "test", room: { id: "r", type: "room", size: [5, 5], height: 3 }, floor: 0, objects: [],

@@ -3,8 +3,8 @@ import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ResponseCache, cacheKey, createLlmClient, isCacheable, type LlmClientOptions } from "../../src/llm/index.js";
-import { defaultCachePath } from "../../src/llm/cache.js";
+import { ResponseCache, cacheKey, defaultCachePath, isCacheable } from "../../src/llm/cache.js";
+import { createLlmClient, type LlmClientOptions } from "../../src/llm/client.js";
 import { geminiReply, json, openaiReply, startServer, type TestServer } from "./server.js";
 
 let dir: string;

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { createLlmClient, type LlmClientOptions, type RetryEvent } from "../../src/llm/index.js";
+import { createLlmClient, type LlmClientOptions, type RetryEvent } from "../../src/llm/client.js";
 import { retryInfoDelayMs } from "../../src/llm/gemini.js";
 import { geminiReply, hang, json, raw, startServer, type TestServer } from "./server.js";
 

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { LlmError, createLlmClient, type LlmClientOptions, type RetryEvent } from "../../src/llm/index.js";
+import { createLlmClient, type LlmClientOptions, type RetryEvent } from "../../src/llm/client.js";
+import { LlmError } from "../../src/llm/types.js";
 import { delayed, hang, json, openaiReply, raw, startServer, type TestServer } from "./server.js";
 
 const KEY = "sk-test-0123456789abcdefSECRET";

@@ -6,7 +6,8 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { createLlmClient, redact, type LlmClientOptions, type RetryEvent } from "../../src/llm/index.js";
+import { createLlmClient, type LlmClientOptions, type RetryEvent } from "../../src/llm/client.js";
+import { redact } from "../../src/llm/redact.js";
 import { hang, json, openaiReply, geminiReply, raw, startServer, type Handler, type TestServer } from "./server.js";
 
 const OPENAI_KEY = "sk-proj-SECRETSECRET-0123456789abcdef";

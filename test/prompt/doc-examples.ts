@@ -57,7 +57,7 @@ export function docExamples(): Record<string, string> {
 const begin = (name: string) => `<!-- BEGIN example:${name} -->`;
 const end = (name: string) => `<!-- END example:${name} -->`;
 
-export function exampleBlock(name: string, text: string): string {
+function exampleBlock(name: string, text: string): string {
   return `${begin(name)}\n\`\`\`text\n${text}\n\`\`\`\n${end(name)}`;
 }
 

@@ -41,7 +41,7 @@ export function node(s: NodeSpec): GraphNode {
   return n as unknown as GraphNode;
 }
 
-export function rel(subject: string, predicate: Relation["predicate"], object: string, margin_m: number, closest_distance_m: number, centre_distance_m: number): Relation {
+function rel(subject: string, predicate: Relation["predicate"], object: string, margin_m: number, closest_distance_m: number, centre_distance_m: number): Relation {
   return { subject, predicate, object, margin_m, closest_distance_m, centre_distance_m };
 }
 

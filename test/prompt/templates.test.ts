@@ -9,9 +9,7 @@ import {
   DEFAULT_GRAPH_FORMAT,
   PROMPT_VERSION,
   PromptError,
-  promptDigest,
   promptRecord,
-  splitPromptRecord,
   SYSTEM_3D_LLM,
   templateKind,
 } from "../../src/prompt/templates.js";
@@ -131,16 +129,17 @@ describe("buildPrompt: 3D + LLM", () => {
     const a = buildPrompt({ task, graph: g, format: "json" });
     const b = buildPrompt({ task: JSON.parse(JSON.stringify(task)) as Task, graph: JSON.parse(JSON.stringify(g)), format: "json" });
     expect(b.user).toBe(a.user);
-    expect(promptDigest(b)).toBe(promptDigest(a));
-    expect(promptDigest(a)).toMatch(/^[0-9a-f]{64}$/);
-    expect(promptDigest(buildPrompt({ task, graph: g, format: "json", uncertainty: true }))).not.toBe(promptDigest(a));
+    expect(promptRecord(b)).toBe(promptRecord(a));
+    expect(promptRecord(buildPrompt({ task, graph: g, format: "json", uncertainty: true }))).not.toBe(promptRecord(a));
   });
 
   it("records system and user text in one splittable record", () => {
     const p = buildPrompt({ task, graph: g, format: "text" });
     const rec = promptRecord(p);
-    expect(rec.startsWith(`=== system ===\n${SYSTEM_3D_LLM}\n=== user ===\n`)).toBe(true);
-    expect(splitPromptRecord(rec)).toEqual({ system: p.system, user: p.user });
+    expect(p.system).toBe(SYSTEM_3D_LLM);
+    expect(rec).toBe(`=== system ===\n${p.system}\n=== user ===\n${p.user}`);
+    // our system text holds no marker, so the record splits back at its first user marker
+    expect(rec.indexOf("\n=== user ===\n")).toBe("=== system ===\n".length + p.system.length);
   });
 
   it("fails with a PromptError naming what is missing", () => {
@@ -173,8 +172,8 @@ describe("buildPrompt: 2D VLM", () => {
     expect(p.system).toContain("turn_left and turn_right rotate it 15°");
     expect(p.system).toContain("as seen from your initial view (view 0)");
     const rec = promptRecord(p);
+    expect(rec.startsWith(`=== system ===\n${p.system}\n=== user ===\n${p.user}\n=== images ===\n`)).toBe(true);
     expect(rec).toMatch(new RegExp(`\\n=== images ===\\nimage 1: view 0, image/png, sha256 [0-9a-f]{64}\\nimage 2: view ${middle}, `));
-    expect(splitPromptRecord(rec)).toEqual({ system: p.system, user: p.user });
   });
 
   it("single: one image, no motion conventions", () => {

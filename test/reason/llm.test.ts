@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { ServerResponse } from "node:http";
 import { decodePng } from "../../bridge/bundle/png.js";
 import type { Task } from "../../bridge/task/schema.js";
-import { ResponseCache } from "../../src/llm/index.js";
+import { ResponseCache } from "../../src/llm/cache.js";
 import { serializeGraph } from "../../src/prompt/serialize.js";
 import { buildPrompt, promptRecord, SYSTEM_3D_LLM } from "../../src/prompt/templates.js";
 import { createLlmReasoner, type LlmReasonerOptions } from "../../src/reason/llm.js";

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { LlmError, createLlmClient, type LlmClient } from "../../src/llm/index.js";
+import { createLlmClient } from "../../src/llm/client.js";
+import { LlmError, type LlmClient } from "../../src/llm/types.js";
 import type { AnswerQuestion } from "../../src/reason/parse.js";
 import { answerWithReprompt, type AnswerOutcome } from "../../src/reason/protocol.js";
 import { formatReminder, repromptText } from "../../src/prompt/reminder.js";

@@ -1,9 +1,18 @@
 import { describe, expect, it } from "vitest";
 import type { Mat3, Mat34, Vec3 } from "../../src/core/math/vec.js";
-import { det3, matMul, rotZ } from "../../src/core/math/vec.js";
+import { matMul } from "../../src/core/math/vec.js";
 import { cameraCentre, poseToExtrinsic } from "../../src/core/math/camera.js";
 import { quatToMat } from "../../src/core/math/quat.js";
 import { alignCameras, alignExtrinsic, applySim3, principalSpreads, symmetricEigen, umeyama, type Sim3 } from "../../reconstruct/align.js";
+
+/** The determinant of a 3×3 matrix (a rotation's is +1, a reflection's -1). */
+const det3 = ([a, b, c]: Mat3): number => a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) + a[2] * (b[0] * c[1] - b[1] * c[0]);
+
+/** Rotation about +Z by `yaw` radians. */
+function rotZ(yaw: number): Mat3 {
+  const c = Math.cos(yaw), s = Math.sin(yaw);
+  return [[c, -s, 0], [s, c, 0], [0, 0, 1]];
+}
 
 /** Deterministic pseudo-random numbers in [-1, 1). */
 function lcg(seed: number): () => number {

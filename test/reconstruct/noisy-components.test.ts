@@ -10,9 +10,11 @@ import { cameraCentre, extrinsicRotation } from "../../src/core/math/camera.js";
 import { LIBRARY } from "../../bridge/objects/library.js";
 import type { PointCloud } from "../../reconstruct/pointcloud.js";
 import {
-  collapseWeight, FAKE_LABEL_ID_BASE, labelledBundle, noisyPointCloud, noisyViews, rayNormalCos, texturelessMaps, VGGT_LIKE_PRESET,
-  warpAt, WARP_MIN_COS, type NoiseComponent, type NoiseOptions,
+  FAKE_LABEL_ID_BASE, noisyPointCloud, noisyViews, VGGT_LIKE_PRESET, WARP_MIN_COS, type NoiseComponent, type NoiseOptions,
 } from "../../reconstruct/noisy/index.js";
+import { labelledBundle } from "../../reconstruct/noisy/labels.js";
+import { collapseWeight, texturelessMaps } from "../../reconstruct/noisy/textureless.js";
+import { rayNormalCos, warpAt } from "../../reconstruct/noisy/warp.js";
 import { FieldScratch } from "../../reconstruct/noisy/filters.js";
 import { buildSceneGraph } from "../../scenegraph/build.js";
 import { bytes, camZ, gtOf, metaOf, realBundle, sameArrays } from "./noisyHelpers.js";

@@ -9,12 +9,28 @@ import type { Vec3 } from "../../src/core/math/vec.js";
 import type { PointCloud } from "../../reconstruct/pointcloud.js";
 import { umeyama } from "../../reconstruct/align.js";
 import {
-  fieldCorrelation, MAX_NOISE_LEVEL, noisyPointCloud, NOISE_COMPONENTS, POSE_ANCHOR_VIEW, resolveNoiseParams, VGGT_LIKE_PRESET,
+  MAX_NOISE_LEVEL, noisyPointCloud, NOISE_COMPONENTS, POSE_ANCHOR_VIEW, resolveNoiseParams, VGGT_LIKE_PRESET,
   type NoiseComponent,
 } from "../../reconstruct/noisy/index.js";
 import { NoiseOptionsSchema } from "../../reconstruct/noisy/params.js";
 import { bytes, camZ, gtOf, metaOf, realBundle, sameArrays } from "./noisyHelpers.js";
 
+
+/**
+ * Autocorrelation at a lag of `lag` pixels along x or y of a field of white noise box-filtered twice with
+ * radius r (correlatedField's construction): the triangle kernel's autocorrelation, normalised.
+ */
+function fieldCorrelation(r: number, lag: number): number {
+  if (r <= 0) return lag === 0 ? 1 : 0;
+  const w = 2 * r + 1;
+  const c = (i: number) => Math.max(0, w - Math.abs(i));
+  let num = 0, den = 0;
+  for (let i = -w; i <= w; i++) {
+    num += c(i) * c(i + lag);
+    den += c(i) * c(i);
+  }
+  return num / den;
+}
 
 /** World direction of the viewing ray of pixel q, scaled so that its camera z is 1. */
 function rayOf(v: ViewData, q: number): Vec3 {

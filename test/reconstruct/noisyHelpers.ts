@@ -13,7 +13,7 @@ export function realBundle(sub: Parameters<typeof generateTask>[0], seed: string
   return { dir: "", manifest: { ...b.manifest, views: b.manifest.views.slice(0, maxViews) }, views: b.views.slice(0, maxViews) };
 }
 
-export const categoriesOf = (b: FrameBundle) => new Map(b.manifest.instances.map((e) => [e.id, e.category] as [number, string]));
+const categoriesOf = (b: FrameBundle) => new Map(b.manifest.instances.map((e) => [e.id, e.category] as [number, string]));
 export const gtOf = (b: FrameBundle) => backprojectViews(b.views, categoriesOf(b));
 export const metaOf = (c: PointCloud) => c.meta as unknown as NoisyMeta;
 

@@ -9,7 +9,8 @@ import { DetectionCache, FusionState, fuseDetections, pointsBySegment } from "..
 import { labelledEvidence } from "../../scenegraph/appearance.js";
 import { DEFAULT_INSTANCE_PARAMS } from "../../scenegraph/instances/params.js";
 import { labelledFor, structureIds } from "../../scenegraph/pipeline.js";
-import { FAKE_LABEL_ID_BASE, labelledBundle, type NoiseComponent } from "../../reconstruct/noisy/index.js";
+import { FAKE_LABEL_ID_BASE, type NoiseComponent } from "../../reconstruct/noisy/index.js";
+import { labelledBundle } from "../../reconstruct/noisy/labels.js";
 import { voxelDownsample } from "../../scenegraph/primitives/voxelDownsample.js";
 import type { FrameBundle } from "../../bridge/bundle/io.js";
 import { generatedBundle } from "./helpers.js";

@@ -11,7 +11,7 @@ import { applyFlags, keyedViews, need, objectsByKey, showsAll, meta, type Mapper
  * so from the third entry on list position i is not view i (so the released records store them). We take view number i; when
  * the runner's pose differs, `runner` says which it is and whether its own flags show the objects.
  */
-export function firstShowing(views: DraftView[], keySets: string[][], rule: string): InitialView | null {
+function firstShowing(views: DraftView[], keySets: string[][], rule: string): InitialView | null {
   const numbered = views.filter((v) => v.view !== null).sort((a, b) => a.view! - b.view!);
   for (const v of numbered) {
     const keys = keySets.find((ks) => showsAll(v, ks));

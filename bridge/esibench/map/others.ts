@@ -21,7 +21,7 @@ interface Harvested extends DraftView {
 }
 
 /** Every camera pose of a record, named by its image (or its path), in document order. */
-export function harvestViews(md: Field, exclude?: RegExp): Harvested[] {
+function harvestViews(md: Field, exclude?: RegExp): Harvested[] {
   const out: Harvested[] = [];
   const visit = (f: Field, parent: Field | null) => {
     const v = f.value;

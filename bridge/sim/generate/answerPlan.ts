@@ -20,7 +20,7 @@ import type { BuiltinSubcategory } from "../../task/taxonomy.js";
  * The option count of each question form of a subcategory, in the form order the generator reads. Each count
  * is the generator's own (the construction notes of each generator give its source).
  */
-export const ANSWER_FORMS: Record<BuiltinSubcategory, readonly number[]> = {
+const ANSWER_FORMS: Record<BuiltinSubcategory, readonly number[]> = {
   geometric_configuration: [3],
   linear_alignment: [2],
   spatial_distance: [2],

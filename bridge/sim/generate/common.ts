@@ -26,11 +26,11 @@ export function require(cond: unknown, reason: string): asserts cond {
 }
 
 /** Room sizes (m): a typical living room or kitchen; [U] in the paper (BEHAVIOR-1K rooms vary). */
-export const ROOM_SIZE_X_M: [number, number] = [5, 7];
-export const ROOM_SIZE_Y_M: [number, number] = [4, 6];
+const ROOM_SIZE_X_M: [number, number] = [5, 7];
+const ROOM_SIZE_Y_M: [number, number] = [4, 6];
 export const ROOM_HEIGHT_M = 2.6;
 /** Objects keep this clearance from walls (m). */
-export const WALL_MARGIN_M = 0.3;
+const WALL_MARGIN_M = 0.3;
 
 export interface Room {
   id: string;
@@ -253,7 +253,7 @@ export const COUNTING_CAMERA_AIM_HEIGHT_M = 0.9;
 export const plannedYes = (plan: AnswerPlan): boolean => plan.slot === 0;
 
 /** Integer options per counting question (ESI `_build_counting_options`: 4). */
-export const COUNT_OPTION_COUNT = 4;
+const COUNT_OPTION_COUNT = 4;
 
 /**
  * Integer options: COUNT_OPTION_COUNT consecutive integers (>= 0), ascending, with the answer at the planned slot

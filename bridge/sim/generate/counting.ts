@@ -36,11 +36,11 @@ import type { AnswerPlan } from "./answerPlan.js";
 /** ESI Q.19 counting pool, from the library flags (checked against the edge rule by a test). */
 export const COUNT_CATEGORIES = [...LIBRARY.values()].filter((c) => c.flags.countable).map((c) => c.category);
 /** Counts of the built-in suite; the paper does not give them; our choice. */
-export const COUNT_RANGE: [number, number] = [2, 6];
+const COUNT_RANGE: [number, number] = [2, 6];
 /** Tall furniture that hides a small object behind it (ESI Q.19: cabinets, shelves, sofas, counters...). */
-export const OCCLUDER_CATEGORIES = ["cabinet", "bookshelf", "wardrobe", "sofa", "counter", "piano"];
+const OCCLUDER_CATEGORIES = ["cabinet", "bookshelf", "wardrobe", "sofa", "counter", "piano"];
 /** Chair-like dividers (ESI Q.20) and the free space under their seats: leg gap and height (m), from the models. */
-export const DIVIDER_CLEARANCE: Record<string, { gapM: number; underM: number }> = {
+const DIVIDER_CLEARANCE: Record<string, { gapM: number; underM: number }> = {
   chair: { gapM: 0.33, underM: 0.41 },
   stool: { gapM: 0.13, underM: 0.47 },
   armchair: { gapM: 0.6, underM: 0.33 },
@@ -52,17 +52,17 @@ export const DIVIDER_CLEARANCE: Record<string, { gapM: number; underM: number }>
  * (nearest AABB gap 0 for all 265 targets), so each of ours also overlaps a copy it stands next to.
  */
 /** ESI's least centre spacing (m): 2 × BALL_RADIUS + 0.01 (batch_counting_merge.py). */
-export const MERGED_MIN_SPACING_M = 0.08;
+const MERGED_MIN_SPACING_M = 0.08;
 /** ESI `OBSERVATION_MERGED_MIN_SEPARATION_SCALE`: centre spacing ≥ 0.92 × size (batch_counting_merge.py). */
-export const MERGED_SPACING_SCALE = 0.92;
+const MERGED_SPACING_SCALE = 0.92;
 /** ESI's clamp of the size the spacing scales (m): [2 × BALL_RADIUS, 0.28] (batch_counting_merge.py `object_span`). */
-export const MERGED_SIZE_M: [number, number] = [0.07, 0.28];
+const MERGED_SIZE_M: [number, number] = [0.07, 0.28];
 /** ESI's cluster radius clamp (m): every copy within it of the first (batch_counting_merge.py). */
 export const MERGED_CLUSTER_RADIUS_M: [number, number] = [0.35, 1.25];
 /** ESI `OBSERVATION_MERGED_CLUSTER_MARGIN_M`, added to the cluster radius (m; batch_counting_merge.py). */
-export const MERGED_CLUSTER_MARGIN_M = 0.1;
+const MERGED_CLUSTER_MARGIN_M = 0.1;
 /** A copy overlaps the copy it is placed next to by at least this much along the placing direction (m). Ours: positions are rounded to 0.1 mm, and a bare touch could round to a gap. */
-export const MERGED_CONTACT_DEPTH_M = 0.001;
+const MERGED_CONTACT_DEPTH_M = 0.001;
 
 /** ESI's least centre spacing of merged copies of a box `e` (m). */
 export function mergedMinSpacing(e: readonly [number, number, number]): number {
@@ -74,7 +74,7 @@ export function mergedMinSpacing(e: readonly [number, number, number]): number {
  * Categories whose unrotated copies can both keep ESI's spacing and overlap: the footprint diagonal exceeds the
  * spacing. Tall ones (bottle, vase, candle: spacing from the height, > the diagonal) would always stand apart.
  */
-export const MERGED_CATEGORIES = COUNT_CATEGORIES.filter((c) => {
+const MERGED_CATEGORIES = COUNT_CATEGORIES.filter((c) => {
   const e = SceneBuilder.scaledExtent(categoryDef(c).models[0]!.id, 1);
   return Math.hypot(e[0], e[1]) - MERGED_CONTACT_DEPTH_M > mergedMinSpacing(e);
 });
@@ -89,13 +89,13 @@ export const CONFUSER_DIAGONAL_OFFSET_M = 0.36;
 /** ESI's last confuser offsets, on a room axis, when the 0.5 m ones are blocked (m; `_find_neighbor_position`, batch_counting_merge.py). */
 export const CONFUSER_FALLBACK_SEPARATION_M = 0.6;
 /** Illumination Variability lights; [U] in the paper, our choice: a dim room with pools of light. */
-export const DIM_AMBIENT: [number, number] = [0.05, 0.12];
-export const SPOT_INTENSITY: [number, number] = [1.0, 1.8];
-export const SPOT_RANGE_M: [number, number] = [0.5, 0.9];
+const DIM_AMBIENT: [number, number] = [0.05, 0.12];
+const SPOT_INTENSITY: [number, number] = [1.0, 1.8];
+const SPOT_RANGE_M: [number, number] = [0.5, 0.9];
 /** A target counts as clearly seen in a ground-truth view with this many pixels at the check resolution (~100 px full size). */
-export const COUNT_CLEAR_VIEW_PX = 6;
+const COUNT_CLEAR_VIEW_PX = 6;
 /** The ground-truth trajectory of a counting task includes a view at least this far from the start (m). */
-export const SECOND_VANTAGE_M = 1.0;
+const SECOND_VANTAGE_M = 1.0;
 /** Objects are placed where the initial view can see the floor: within this angle of the view axis. */
 const VIEW_HALF_ANGLE = rad(24);
 /** Counted objects stand at least this far from the agent (ESI `MIN_BALL_DISTANCE_FROM_AGENT`, batch_counting_merge.py). */

@@ -17,7 +17,7 @@ import { Resample, round4 } from "./common.js";
 import { viewVisibility, type ViewVisibility } from "./visibility.js";
 
 /** Actions in a ground-truth trajectory: T_max = 30 steps, one left so that views (initial + actions) <= 30. */
-export const GT_ACTION_BUDGET = 29;
+const GT_ACTION_BUDGET = 29;
 
 export type ViewGoal = (v: ViewVisibility) => boolean;
 

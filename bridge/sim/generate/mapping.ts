@@ -34,33 +34,33 @@ import { INTERIOR_WALL_IDS } from "../scene.js";
  * Floor objects per room in Regional Boundary apartments (ours): two, so that a "same region" pair can be two
  * floor objects of one room; with one, such a pair was always "No" and furniture in the pair meant "Yes".
  */
-export const REGION_ITEMS_PER_ROOM = 2;
+const REGION_ITEMS_PER_ROOM = 2;
 /** Rooms offered by "Which room does X belong to" (ESI's records offer 2 or 3; ours always 3, one option count per form). */
-export const REGION_ROOM_OPTIONS = 3;
+const REGION_ROOM_OPTIONS = 3;
 /**
  * Floor objects of the apartments, whose room Regional Boundary asks about (each category once per apartment;
  * ours). No armchair: two per room often left it no place, and it reads as a sofa, the living room's
  * signature furniture.
  */
-export const REGION_OBJECTS = ["lamp", "potted_plant", "stool", "bucket", "cardboard_box", "basketball", "teddy_bear", "vase"];
+const REGION_OBJECTS = ["lamp", "potted_plant", "stool", "bucket", "cardboard_box", "basketball", "teddy_bear", "vase"];
 /** Room cell sizes (m): small rooms, so that a 29-action trajectory can cross the apartment. Ours. */
-export const CELL_SIZE_M: [number, number] = [2.6, 3.1];
+const CELL_SIZE_M: [number, number] = [2.6, 3.1];
 /** Doorway width (m): BEHAVIOR-1K doors are about 0.9 m; 1.0 leaves the agent's lattice room to pass (ours). */
-export const DOOR_WIDTH_M = 1.0;
+const DOOR_WIDTH_M = 1.0;
 /** A doorway's centre keeps this distance from the ends of its wall (m, ours). */
-export const DOOR_END_MARGIN_M = 0.3;
+const DOOR_END_MARGIN_M = 0.3;
 /** Camera height of ESI's cognitive-map views (ESI-Bench's released generator scripts: z 1.35 m). */
 export const MAPPING_CAMERA_HEIGHT_M = 1.35;
 /** Camera pitch of the apartment views: ESI aims at z 1.0 a few metres away; 15 deg down (one pitch step) shows the floor. */
-export const MAPPING_CAMERA_PITCH_RAD = rad(-15);
+const MAPPING_CAMERA_PITCH_RAD = rad(-15);
 /** A doorway counts as seen from a view within this distance (m, ours) with its centre inside the image. */
-export const DOOR_SEEN_MAX_M = 4;
+const DOOR_SEEN_MAX_M = 4;
 /** Pixels (at the visibility scale) of a door-less wall a view must show for it to count as seen (ours). */
-export const WALL_SEEN_MIN_PX = 150;
+const WALL_SEEN_MIN_PX = 150;
 /** Objects keep this clearance from a doorway's centre (m, ours): the passage stays free. */
-export const DOOR_CLEARANCE_M = 0.9;
+const DOOR_CLEARANCE_M = 0.9;
 
-export interface Apartment {
+interface Apartment {
   room: Room & { layout: Layout };
   builder: SceneBuilder;
   /** Signature furniture per room id. */
@@ -80,7 +80,7 @@ const roomCentre = (r: Layout["rooms"][number]): [number, number] => [(r.min[0] 
  * of the four (a spanning tree, so shortest paths are unique), a signature piece of furniture against an
  * outer wall of each room and `itemsPerRoom` floor objects per room (distinct categories apartment-wide).
  */
-export function buildApartment(rng: Rng, itemsPerRoom: 1 | 2 = 1): Apartment {
+function buildApartment(rng: Rng, itemsPerRoom: 1 | 2 = 1): Apartment {
   const w = [round4(rng.uniform(...CELL_SIZE_M)), round4(rng.uniform(...CELL_SIZE_M))];
   const h = [round4(rng.uniform(...CELL_SIZE_M)), round4(rng.uniform(...CELL_SIZE_M))];
   const sx = w[0]! + w[1]!, sy = h[0]! + h[1]!;
@@ -185,7 +185,7 @@ function crosses(p: [number, number], q: [number, number], s: WallStretch): bool
 }
 
 /** A view sees a doorway: its centre (at knee height) lies in the image, near enough, with no wall between. */
-export function doorSeen(camera: CameraSpec, walls: readonly WallStretch[], door: DoorwayEdge): ViewGoal {
+function doorSeen(camera: CameraSpec, walls: readonly WallStretch[], door: DoorwayEdge): ViewGoal {
   const halfH = rad(camera.hfov_deg) / 2;
   const halfV = Math.atan(Math.tan(halfH) * (camera.height / camera.width));
   return (v: ViewVisibility) => {

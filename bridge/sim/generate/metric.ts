@@ -14,30 +14,30 @@ import { boxDistance, boxVolume, footprint } from "../../../src/core/geometry.js
 import { isVisible } from "./visibility.js";
 
 /** Reference furniture for Spatial Distance (ESI Q.6: an object already in the room, chosen by clearance). */
-export const DISTANCE_REFERENCES = ["table", "cabinet", "sofa", "counter", "bookshelf", "armchair"];
+const DISTANCE_REFERENCES = ["table", "cabinet", "sofa", "counter", "bookshelf", "armchair"];
 /** ESI Q.6: a reference needs >= 2 corners with clearance > 0.5 m to other objects' centres. */
-export const CORNER_CLEARANCE_M = 0.5;
+const CORNER_CLEARANCE_M = 0.5;
 /**
  * ESI `batch_distance.py` (ESI-Bench's released generator scripts): the near object's centre sits D_NEAR + U[-0.05,
  * 0.05] from its corner along the corner's diagonal (`D_NEAR` 0.20; measured 0.050-0.247), the far one's
  * exactly `D_FAR_EXTRA` 0.25 m farther from its own corner (measured exactly 0.250).
  */
-export const DISTANCE_NEAR_M = 0.2;
-export const DISTANCE_NEAR_JITTER_M = 0.05;
+const DISTANCE_NEAR_M = 0.2;
+const DISTANCE_NEAR_JITTER_M = 0.05;
 export const DISTANCE_FAR_EXTRA_M = 0.25;
 /** ESI: a blocked near offset shrinks in 0.05 m steps down to 0.05 m (the far one keeps its +0.25 m). */
-export const DISTANCE_SHRINK_STEP_M = 0.05;
-export const DISTANCE_MIN_NEAR_M = 0.05;
+const DISTANCE_SHRINK_STEP_M = 0.05;
+const DISTANCE_MIN_NEAR_M = 0.05;
 /** Similar-category pairs for the near and far objects. */
-export const DISTANCE_OBJECTS = ["vase", "potted_plant", "bottle", "candle", "teddy_bear", "basketball", "pumpkin", "kettle", "lamp", "cardboard_box"];
+const DISTANCE_OBJECTS = ["vase", "potted_plant", "bottle", "candle", "teddy_bear", "basketball", "pumpkin", "kettle", "lamp", "cardboard_box"];
 /** Dimensional Size (ESI Q.7): medium household categories; task_obj2 scale ~ U[1.2, 1.3]. */
-export const SIZE_CATEGORIES = ["vase", "pot", "kettle", "teddy_bear", "potted_plant", "basketball", "cardboard_box", "lamp", "bottle", "pumpkin", "soccer_ball"];
-export const SIZE_SCALE: [number, number] = [1.2, 1.3];
+const SIZE_CATEGORIES = ["vase", "pot", "kettle", "teddy_bear", "potted_plant", "basketball", "cardboard_box", "lamp", "bottle", "pumpkin", "soccer_ball"];
+const SIZE_SCALE: [number, number] = [1.2, 1.3];
 /** Visually distinct anchors placed next to each task object. */
-export const SIZE_REFERENCES = ["book", "candle", "toy_block", "can", "apple", "cup", "shoe", "toy_car", "tennis_ball", "mug"];
+const SIZE_REFERENCES = ["book", "candle", "toy_block", "can", "apple", "cup", "shoe", "toy_car", "tennis_ball", "mug"];
 /** ESI Q.7: a reference is within 0.05 m of its task object and at least 0.30 m from the other. */
-export const REF_NEAR_M = 0.05;
-export const REF_FAR_M = 0.3;
+const REF_NEAR_M = 0.05;
+const REF_FAR_M = 0.3;
 
 const distanceTo = (a: TaskObject, b: TaskObject) => boxDistance(objectBox(a), objectBox(b));
 const centreDistance = (a: TaskObject, b: TaskObject) => Math.hypot(a.position[0] - b.position[0], a.position[1] - b.position[1]);

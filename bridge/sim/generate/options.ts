@@ -19,7 +19,7 @@ export const IMAGE_SIZES = {
 } as const satisfies Record<string, CameraSpec>;
 export type ImageSize = keyof typeof IMAGE_SIZES;
 
-export const ORIENTATIONS = ["room-axis", "random"] as const;
+const ORIENTATIONS = ["room-axis", "random"] as const;
 
 export const GeneratorOptionsSchema = z
   .object({

@@ -15,48 +15,48 @@ import { boxBottom, boxDistance, boxTop, inFootprint } from "../../../src/core/g
 import { isVisible, visibleCounts, VISIBILITY_SCALE, VISIBLE_MIN_PX } from "./visibility.js";
 import { BODY_CLEARANCE_M, MIN_CAMERA_HEIGHT_M } from "../agent.js";
 
-export const TRANSPARENT_CONTAINERS = ["glass", "jar", "glass_bowl"];
-export const SMALL_INSERTS = ["chestnut", "walnut", "marble", "dice", "egg"];
+const TRANSPARENT_CONTAINERS = ["glass", "jar", "glass_bowl"];
+const SMALL_INSERTS = ["chestnut", "walnut", "marble", "dice", "egg"];
 /** An inside object's largest dimension = min(U(l, u), ½ d_min) (ESI batch_transparent.py `SMALL_OBJ_SCALE_MIN/MAX`). */
-export const INSERT_SIZE_M: [number, number] = [0.025, 0.05];
+const INSERT_SIZE_M: [number, number] = [0.025, 0.05];
 /** A negative's largest dimension = min(U(l, u), ½ min(dx, dy) of the container) (ESI batch_transparent_false.py). */
-export const BEHIND_SIZE_M: [number, number] = [0.05, 0.075];
+const BEHIND_SIZE_M: [number, number] = [0.05, 0.075];
 /** A negative's box this far behind the container's, seen from view 0 (ESI batch_transparent_false.py `BEHIND_GAP`). */
 export const BEHIND_GAP_M = 0.02;
 /** Up to 8 sideways shifts of 0.05 m when the spot behind is taken (ESI batch_transparent_false.py). */
-export const LATERAL_SHIFT_M = 0.05;
-export const LATERAL_SHIFTS = 8;
+const LATERAL_SHIFT_M = 0.05;
+const LATERAL_SHIFTS = 8;
 /** Share of containers on the floor, the rest on a table (ESI: 67 of 97 configurations on the floor, 27 on a table; ESI-Bench's released generator scripts). */
-export const TRANSPARENCY_FLOOR_SHARE = 0.7;
+const TRANSPARENCY_FLOOR_SHARE = 0.7;
 /** View 0 stands the container's XY half-diagonal + 0.25 m away (ESI batch_transparent*.py, measured 0.29-0.71 m; ESI-Bench's released generator scripts). */
-export const TRANSPARENCY_VIEW_EXTRA_M = 0.25;
+const TRANSPARENCY_VIEW_EXTRA_M = 0.25;
 /** Free floor around a Material Transparency table (m): view 0's camera and the body clearance fit in it (ours). */
-export const TRANSPARENCY_TABLE_CLEARANCE_M = 0.6;
+const TRANSPARENCY_TABLE_CLEARANCE_M = 0.6;
 /** A Material Transparency table stands within this of the room's axes, so an edge faces view 0 (ours). */
-export const TRANSPARENCY_TABLE_YAW_JITTER_RAD = rad(20);
+const TRANSPARENCY_TABLE_YAW_JITTER_RAD = rad(20);
 /** View 0 looks from -Y towards +Y, horizontally, at the object's height (ESI `0.png` azimuth 270 deg). */
-export const TRANSPARENCY_VIEW_AZIMUTH = -Math.PI / 2;
+const TRANSPARENCY_VIEW_AZIMUTH = -Math.PI / 2;
 /** Every occluder box dimension is 1.1 x the target's corresponding one (ESI batch_occlusion_yining.py). */
-export const OCCLUDER_SCALE = 1.1;
+const OCCLUDER_SCALE = 1.1;
 /** Share of occlusion targets on the floor, the rest on a table (ESI batch_occlusion_yining.py: floor centre 88 of 95). */
-export const OCCLUSION_FLOOR_SHARE = 88 / 95;
+const OCCLUSION_FLOOR_SHARE = 88 / 95;
 /** Share of view-hallucination objects on the floor, the rest on a table (ESI batch_angle_confusion_yining.py: 390 floor / 47 table). */
-export const HALLUCINATION_FLOOR_SHARE = 390 / 437;
+const HALLUCINATION_FLOOR_SHARE = 390 / 437;
 /** Initial view 15 deg off the occluder -> target axis, at the target's centre height (ESI batch_occlusion_yining.py). */
-export const OCCLUSION_VIEW_OFFSET_RAD = rad(15);
+const OCCLUSION_VIEW_OFFSET_RAD = rad(15);
 /** The initial view stands the target's XY half-diagonal + this far from it (ESI batch_occlusion_yining.py: "radius half-diagonal + 0.55"). */
-export const OCCLUSION_CAMERA_EXTRA_M = 0.55;
+const OCCLUSION_CAMERA_EXTRA_M = 0.55;
 /** Targets for Partial Occlusion: categories with look-alikes whose distinguishing parts an occluder can hide. */
-export const OCCLUSION_TARGETS = ["mug", "kettle", "teddy_bear", "toy_car", "toy_truck", "shoe", "bottle", "vase", "potted_plant", "lamp", "clock", "pot"];
+const OCCLUSION_TARGETS = ["mug", "kettle", "teddy_bear", "toy_car", "toy_truck", "shoe", "bottle", "vase", "potted_plant", "lamp", "clock", "pot"];
 /**
  * Occluders: ESI scales "a random BEHAVIOR object" to the target's box (ESI-Bench's released generator scripts); ours is
  * any library category with a closed silhouette: not glass (seen through) and not supports or dividers
  * (seen between their legs). A generator excludes the question's options, so the occluder's name tells
  * nothing about the answer.
  */
-export const OCCLUDER_CATEGORIES = [...LIBRARY.values()].filter((c) => !c.flags.transparentContainer && !c.flags.support && !c.flags.divider).map((c) => c.category);
+const OCCLUDER_CATEGORIES = [...LIBRARY.values()].filter((c) => !c.flags.transparentContainer && !c.flags.support && !c.flags.divider).map((c) => c.category);
 /** View Hallucination: categories whose identity depends on the viewing angle (library flag `ambiguous`). */
-export const AMBIGUOUS_CATEGORIES = [...LIBRARY.values()].filter((c) => c.flags.ambiguous).map((c) => c.category);
+const AMBIGUOUS_CATEGORIES = [...LIBRARY.values()].filter((c) => c.flags.ambiguous).map((c) => c.category);
 
 /** Puts a table in the room (`clearance` m of free floor around it for the agent, at a drawn yaw unless given) and returns it with its top height. */
 function addTable(b: SceneBuilder, clearance = 1.0, givenYaw?: number): { table: TaskObject; top: number } {
@@ -76,7 +76,7 @@ function onTable(table: TaskObject, lx: number, ly: number): [number, number] {
 }
 
 /** Options of the label questions: ESI's 2, the truth and one look-alike (ESI-Bench's released generator scripts: "2 (target + 1 confusable)"). */
-export const LABEL_OPTION_COUNT = 2;
+const LABEL_OPTION_COUNT = 2;
 
 /** The truth at the planned slot and LABEL_OPTION_COUNT - 1 look-alikes (padding from the library when needed) around it. */
 function categoryOptions(b: SceneBuilder, truth: string, plan: AnswerPlan): string[] {

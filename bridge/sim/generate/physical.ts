@@ -22,9 +22,9 @@ import { isVisible } from "./visibility.js";
 export const optionName = (o: TaskObject): string => o.name.replace(/^the /, "");
 
 /** Rigid Containment's box containers (library flag `rigidContainer`): packing boxes and toy boxes as in ESI's records. */
-export const RIGID_CONTAINERS = [...LIBRARY.values()].filter((c) => c.flags.rigidContainer).map((c) => c.category);
+const RIGID_CONTAINERS = [...LIBRARY.values()].filter((c) => c.flags.rigidContainer).map((c) => c.category);
 /** Objects to put away (ESI: a fillable category GPT-4o picks; here household objects of 6–30 cm). */
-export const RIGID_CONTAINEES = ["basketball", "soccer_ball", "teddy_bear", "toy_truck", "toy_car", "shoe", "cardboard_box", "kettle", "pumpkin", "book", "potted_plant", "vase", "bottle"];
+const RIGID_CONTAINEES = ["basketball", "soccer_ball", "teddy_bear", "toy_truck", "toy_car", "shoe", "cardboard_box", "kettle", "pumpkin", "book", "potted_plant", "vase", "bottle"];
 /**
  * Outer size of each container over the object's box, per axis: ESI's `scale_ratio` in its sample records
  * (ESI-Bench's released sample, Rigid Containment: small 0.911, 0.916, 0.944; fit 1.306, 1.328, 1.370; big 1.682, 1.724).
@@ -37,26 +37,26 @@ export const CONTAINER_RATIO: Record<ContainerSize, [number, number]> = { small:
  * (2); we add {fit, big}, where both fit and the tighter one is right, so that ranking the containers by size
  * without looking at the object (the middle one; the larger of two) is at chance on the 2-option questions.
  */
-export const OPTION_SETS: ReadonlyArray<readonly ContainerSize[]> = [["small", "fit", "big"], ["small", "fit"], ["fit", "big"]];
+const OPTION_SETS: ReadonlyArray<readonly ContainerSize[]> = [["small", "fit", "big"], ["small", "fit"], ["fit", "big"]];
 /** Initial camera: height (m) and distance from the row (m, plus 0.35 x its length), about 40-50 deg down, so a box's far wall and floor show. Ours. */
-export const RIGID_CAMERA_HEIGHT_M: [number, number] = [1.3, 1.6];
-export const RIGID_CAMERA_DISTANCE_M: [number, number] = [0.9, 1.3];
+const RIGID_CAMERA_HEIGHT_M: [number, number] = [1.3, 1.6];
+const RIGID_CAMERA_DISTANCE_M: [number, number] = [0.9, 1.3];
 /** Gap between neighbours in the row (m); ESI lays the containee and containers out in a row (`row_layout`), spacing not stored: ours. */
-export const ROW_GAP_M: [number, number] = [0.12, 0.3];
+const ROW_GAP_M: [number, number] = [0.12, 0.3];
 
 /** Liquid Volume's vessels (library flag `fillable`): bowls, pots, goblets, crock pots, buckets, pitchers, bins. */
-export const FILLABLE_CONTAINERS = [...LIBRARY.values()].filter((c) => c.flags.fillable).map((c) => c.category);
+const FILLABLE_CONTAINERS = [...LIBRARY.values()].filter((c) => c.flags.fillable).map((c) => c.category);
 /** Largest interior ratio of a pair: ESI's sample records' capacities differ by up to 1.92x (203 vs 106 particles). */
-export const LIQUID_VOLUME_MAX_RATIO = 1.92;
+const LIQUID_VOLUME_MAX_RATIO = 1.92;
 /** Interior volume of the smaller vessel (m^3): 0.3–3 litres, household sizes. Ours (ESI's capacities are particle counts). */
-export const LIQUID_SMALLER_VOLUME_M3: [number, number] = [0.0003, 0.003];
+const LIQUID_SMALLER_VOLUME_M3: [number, number] = [0.0003, 0.003];
 /** Uniform scale of a vessel relative to its library model, so that it still looks like one. Ours. */
-export const VESSEL_SCALE: [number, number] = [0.5, 2.0];
+const VESSEL_SCALE: [number, number] = [0.5, 2.0];
 /**
  * Share of pairs whose larger interior sits in the smaller box (a goblet's stem, a crock pot's thick walls): ours,
  * so that comparing outer sizes alone is at chance and the answer needs the interior.
  */
-export const BOX_ORDER_REVERSED_SHARE = 0.5;
+const BOX_ORDER_REVERSED_SHARE = 0.5;
 /** Pair draws before giving up on a feasible pair for the wanted box order. */
 const PAIR_TRIES = 60;
 

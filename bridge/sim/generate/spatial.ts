@@ -24,33 +24,33 @@ import { objectBox, surfaceGap } from "../../objects/geometry.js";
 import { isVisible } from "./visibility.js";
 
 /** Small-footprint objects with some height (ESI Q.9: tabletop or hand-held; no furniture, vehicles, mats). */
-export const ALIGNMENT_CATEGORIES = ["mug", "cup", "can", "bottle", "vase", "candle", "kettle", "potted_plant", "toy_block", "teddy_bear", "pot", "pumpkin", "basketball", "cardboard_box"];
+const ALIGNMENT_CATEGORIES = ["mug", "cup", "can", "bottle", "vase", "candle", "kettle", "potted_plant", "toy_block", "teddy_bear", "pot", "pumpkin", "basketball", "cardboard_box"];
 /** ESI Q.9: resample the set when the largest/smallest footprint ratio exceeds 2.0, up to 5 attempts. */
-export const MAX_FOOTPRINT_RATIO = 2.0;
-export const FOOTPRINT_RESAMPLE_ATTEMPTS = 5;
+const MAX_FOOTPRINT_RATIO = 2.0;
+const FOOTPRINT_RESAMPLE_ATTEMPTS = 5;
 /** ESI Q.9: equilateral side ~ U[0.4, 0.65] m. */
-export const TRIANGLE_SIDE_M: [number, number] = [0.4, 0.65];
+const TRIANGLE_SIDE_M: [number, number] = [0.4, 0.65];
 /**
  * ESI `batch_isosceles.py` (ESI-Bench's released generator scripts): apex height h = max(s·√3 / U(2.5, 3.0), 0.2) over
  * the base s, so base/leg lies in ISOSCELES_BASE_LEG_RATIO (never a short base).
  */
-export const ISOSCELES_APEX_DIVISOR: [number, number] = [2.5, 3.0];
-export const ISOSCELES_MIN_APEX_M = 0.2;
+const ISOSCELES_APEX_DIVISOR: [number, number] = [2.5, 3.0];
+const ISOSCELES_MIN_APEX_M = 0.2;
 export const ISOSCELES_BASE_LEG_RATIO: [number, number] = [1.171, 1.309];
 /** ESI `batch_randomtriangle.py`: apex x in [s/4, s/3] or [2s/3, 11s/12] of the base s; B's y drift U[-0.1, 0.1] m. */
-export const RANDOM_APEX_NEAR: [number, number] = [1 / 4, 1 / 3];
-export const RANDOM_APEX_FAR: [number, number] = [2 / 3, 11 / 12];
-export const RANDOM_BASE_DRIFT_M = 0.1;
+const RANDOM_APEX_NEAR: [number, number] = [1 / 4, 1 / 3];
+const RANDOM_APEX_FAR: [number, number] = [2 / 3, 11 / 12];
+const RANDOM_BASE_DRIFT_M = 0.1;
 /**
  * ESI `batch_line.py` (ESI-Bench's released generator scripts): edge gaps U[0.25, 0.30] m between neighbours; negatives
  * shift an outer object sideways by U[0.125, 0.175] m, the other one too or by U[-0.05, 0.05] m.
  */
 export const LINE_EDGE_GAP_M: [number, number] = [0.25, 0.3];
 export const LINE_NEGATIVE_SHIFT_M: [number, number] = [0.125, 0.175];
-export const LINE_SECOND_SHIFT_M = 0.05;
+const LINE_SECOND_SHIFT_M = 0.05;
 /** Grazing camera of the spatial-relation tasks (ESI-Bench's initial-viewpoint rule, Appendix Q: ground level, 0 deg orbit). */
-export const GRAZING_HEIGHT_M: [number, number] = [0.3, 0.42];
-export const GRAZING_DISTANCE_M: [number, number] = [1.6, 2.4];
+const GRAZING_HEIGHT_M: [number, number] = [0.3, 0.42];
+const GRAZING_DISTANCE_M: [number, number] = [1.6, 2.4];
 /**
  * Physical Contact, ESI `batch_touching_real.py`/`batch_touching_false.py` (ESI-Bench's released generator scripts):
  * obj2's centre at obj1.ymax − 0.05 + half its depth − 0.05, a 0.10 m overlap band along y (measured y gap
@@ -63,9 +63,9 @@ export const CONTACT_NEGATIVE_BOX_GAP_M: [number, number] = [0.028, 0.06];
  * Share of separated pairs whose boxes meet (ESI's false pairs leave the box faces touching, x gap 0); they are
  * kept only where the surfaces are still CONTACT_NEGATIVE_MIN_GAP_M apart (rounded objects), esi3d's validation.
  */
-export const CONTACT_BOX_ADJACENT_SHARE = 0.5;
+const CONTACT_BOX_ADJACENT_SHARE = 0.5;
 /** Medium-to-small objects for contact (ESI Q.8: e.g. a teddy bear, a book, a basketball; no tiny items). */
-export const CONTACT_CATEGORIES = ["book", "cardboard_box", "teddy_bear", "basketball", "soccer_ball", "toy_car", "toy_truck", "shoe", "kettle", "pot", "vase", "potted_plant", "clock", "pumpkin"];
+const CONTACT_CATEGORIES = ["book", "cardboard_box", "teddy_bear", "basketball", "soccer_ball", "toy_car", "toy_truck", "shoe", "kettle", "pot", "vase", "potted_plant", "clock", "pumpkin"];
 
 function footprintArea(category: string): number {
   const e = buildModel(`${category}/0`).extent;
@@ -193,7 +193,7 @@ function overheadGoals(ids: number[]) {
 }
 
 /** Geometric Configuration's options, in the order the answer plan's slots index (answerPlan.ts). */
-export const TRIANGLE_OPTIONS = ["equilateral", "isosceles", "random"] as const;
+const TRIANGLE_OPTIONS = ["equilateral", "isosceles", "random"] as const;
 
 export const geometricConfiguration: Generator = (rng, { options }, plan): Draft => {
   const room = makeRoom(rng, "living_room");

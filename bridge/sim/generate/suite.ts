@@ -24,7 +24,7 @@ import { liquidVolume, rigidContainment } from "./physical.js";
 import { generatorContext, type GeneratorContext } from "./options.js";
 import { answerPlan, type AnswerPlan } from "./answerPlan.js";
 
-export const GENERATORS: Record<BuiltinSubcategory, Generator> = {
+const GENERATORS: Record<BuiltinSubcategory, Generator> = {
   geometric_configuration: geometricConfiguration,
   linear_alignment: linearAlignment,
   spatial_distance: spatialDistance,
@@ -47,13 +47,13 @@ export const GENERATORS: Record<BuiltinSubcategory, Generator> = {
 };
 
 /** Draws per task before giving up (each failed draw is re-sampled with a fresh stream). */
-export const MAX_ATTEMPTS = 80;
-export const SIMULATOR_ID = "esi3d-builtin/1";
+const MAX_ATTEMPTS = 80;
+const SIMULATOR_ID = "esi3d-builtin/1";
 
-export class GenerationError extends Error {}
+class GenerationError extends Error {}
 
 /** Validates a draft and turns it into a task record, or throws Resample with the reason. */
-export function finalizeDraft(d: Draft, subcategory: BuiltinSubcategory, taskId: string, seed: string, camera: CameraSpec, plan: AnswerPlan): Task {
+function finalizeDraft(d: Draft, subcategory: BuiltinSubcategory, taskId: string, seed: string, camera: CameraSpec, plan: AnswerPlan): Task {
   assignNames(d.objects);
   // objects inside the room and not intersecting (touching, nesting and stacking pairs are declared): the
   // same checks as a task read from a file gets (bridge/objects/placement.ts)

@@ -4,7 +4,7 @@
  * when stderr is not a TTY (CI), at most every LOG_INTERVAL_MS. The rate counts only the items this process
  * finished (a resumed run's earlier items took no time here), and an interrupted run's last line says so.
  */
-export const LOG_INTERVAL_MS = 10_000;
+const LOG_INTERVAL_MS = 10_000;
 const BAR_WIDTH = 24;
 
 /**

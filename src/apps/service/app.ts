@@ -63,7 +63,7 @@ const RESOURCE_PLUGINS: { [R in Resource]: FastifyPluginAsync<ResourcePluginOpti
 const isHealthCheck = (url: string) => url === "/healthz" || url.startsWith("/healthz?");
 
 /** The fastify app over `services`: limits, body parsers, the root plugins, then one plugin per resource. */
-export function buildApp(services: Services, o: { token: string | null; log: (line: string) => void; queueUrl?: string | null }): FastifyInstance {
+function buildApp(services: Services, o: { token: string | null; log: (line: string) => void; queueUrl?: string | null }): FastifyInstance {
   let requests = 0;
   const redact = services.ctx.redact;
   const app = Fastify({

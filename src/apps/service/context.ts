@@ -15,7 +15,7 @@ import type { DataStore } from "./store.js";
 import type { ServerJob } from "./serviceWorker.js";
 
 /** Server places a client must not see: the data directory, OPENAI_BASE_URL, the VGGT model file. */
-export function clientRedactor(dataDir: string, env: NodeJS.ProcessEnv): (text: string) => string {
+function clientRedactor(dataDir: string, env: NodeJS.ProcessEnv): (text: string) => string {
   const url = (v: string | undefined) => (v ? [v, v.replace(/\/+$/, ""), displayUrl(v)] : []);
   return redactor([
     [dataDir, "<data>"],

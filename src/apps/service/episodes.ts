@@ -44,13 +44,13 @@ import { parseView } from "./view-codec.js";
  * float32 round trip through a simulator moves it by micrometres; a pose in another frame or axis order by
  * metres. 1 cm catches the latter and never the former.
  */
-export const POSE_CENTRE_TOLERANCE_M = 0.01;
+const POSE_CENTRE_TOLERANCE_M = 0.01;
 
 /** The response cache of an active session's LLM agent, in the session's directory. */
-export const EPISODE_LLM_CACHE_FILE = "llm-cache.sqlite";
+const EPISODE_LLM_CACHE_FILE = "llm-cache.sqlite";
 
 /** The file of an episode's item record inside its bundle directory. */
-export const EPISODE_ITEM_FILE = "item.json";
+const EPISODE_ITEM_FILE = "item.json";
 
 /** The run configuration and the arm of an episode: `esi3d run --paradigm active` with one arm. */
 export function episodeConfig(options: EpisodeOptions, env: NodeJS.ProcessEnv = process.env): { config: RunConfig; arm: ThreeDArm | null } {

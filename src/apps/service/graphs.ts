@@ -17,7 +17,7 @@ import { GraphOptionsSchema, GraphRequestSchema, type GraphOptions } from "./sch
 import type { ServerContext } from "./context.js";
 import type { GraphResult } from "./serviceWorker.js";
 
-export const GraphRecordSchema = z
+const GraphRecordSchema = z
   .object({
     format: z.literal("esi3d-served-graph/1"),
     id: z.string(),
@@ -32,14 +32,14 @@ export const GraphRecordSchema = z
 export type GraphRecord = z.infer<typeof GraphRecordSchema>;
 
 /** The options that change the graph for a source (the others are ignored, as the CLI ignores them). */
-export function relevantOptions(o: GraphOptions): Partial<GraphOptions> {
+function relevantOptions(o: GraphOptions): Partial<GraphOptions> {
   const base: Partial<GraphOptions> = { source: o.source, masks: o.masks, instances: effectiveInstances(o.masks, o.instances) };
   if (o.source === "noisy") return { ...base, noiseLevel: o.noiseLevel, noiseSeed: o.noiseSeed, noiseComponents: o.noiseComponents };
   if (o.source === "vggt") return { ...base, vggt: o.vggt };
   return base;
 }
 
-export function graphIdOf(bundle: string, options: GraphOptions): string {
+function graphIdOf(bundle: string, options: GraphOptions): string {
   return hashedId("graph", sha256Hex(canonicalJson({ bundle, options: relevantOptions(options) })));
 }
 

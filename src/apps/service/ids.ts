@@ -9,11 +9,11 @@ import { isSafeSegment, isWithin, SAFE_SEGMENT_RULE } from "../../core/paths.js"
 import { HttpError } from "./errors.js";
 
 /** Server-made ids: a kind letter, a dash, 24 lowercase hex digits (96 random or hashed bits). */
-export const ID_KINDS = { session: "s", bundle: "b", graph: "g", run: "r" } as const;
+const ID_KINDS = { session: "s", bundle: "b", graph: "g", run: "r" } as const;
 export type IdKind = keyof typeof ID_KINDS;
 const ID_HEX_DIGITS = 24;
 
-export const ID_PATTERNS: Record<IdKind, RegExp> = {
+const ID_PATTERNS: Record<IdKind, RegExp> = {
   session: /^s-[0-9a-f]{24}$/,
   bundle: /^b-[0-9a-f]{24}$/,
   graph: /^g-[0-9a-f]{24}$/,

@@ -5,9 +5,9 @@
 import { monitorEventLoopDelay } from "node:perf_hooks";
 
 /** Request latency buckets (s): from a cache hit (~1 ms) to a VGGT graph (minutes). */
-export const LATENCY_BUCKETS_S = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
+const LATENCY_BUCKETS_S = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
 /** Stage duration buckets (s): bundle finishing and graphs take 0.1-10 s on the built-in simulator. */
-export const STAGE_BUCKETS_S = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300, 1800];
+const STAGE_BUCKETS_S = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300, 1800];
 
 type Labels = Record<string, string>;
 

@@ -17,7 +17,7 @@ import { redisConnection } from "../../eval/queue/connection.js";
 import { QUEUES } from "../../eval/queue/jobs.js";
 import { HttpError } from "./errors.js";
 
-export const QUEUE_DASHBOARD_PATH = "/queues";
+const QUEUE_DASHBOARD_PATH = "/queues";
 /** The browser login of the dashboard: ?token= once, then this cookie (not the token itself). */
 const DASHBOARD_COOKIE = "esi3d_queues";
 const DASHBOARD_TOKEN_QUERY = "token";

@@ -52,12 +52,12 @@ export interface RouteDoc {
 /** A route declared with its literal method and url (the handler's params are typed from the url). */
 const route = <const R extends RouteDoc>(r: R): R => r;
 
-export const HealthSchema = z.object({ status: z.literal("ok"), version: z.string(), uptime_s: z.number() });
-export const BundleResponseSchema = z.object({ id: z.string(), manifest: BundleManifestSchema });
-export const GraphResponseSchema = z.object({ id: z.string(), bundle: z.string(), options: GraphOptionsSchema, created_at: z.string(), graph: SceneGraphSchema.describe("esi3d-graph/1 (docs/scene-graph.md, docs/graph.schema.json)") });
-export const DiagnosisResponseSchema = z.object({ id: z.string(), bundle: z.string(), diagnosis: DiagnosisSchema.describe("docs/diagnosis.schema.json") });
-export const ItemsResponseSchema = z.object({ run: z.string(), offset: z.number().int(), limit: z.number().int(), total: z.number().int(), items: z.array(ItemRecordSchema).describe("lines of items.jsonl (docs/item.schema.json)") });
-export const RunListSchema = z.object({ runs: z.array(z.object({ id: z.string(), status: z.string(), created_at: z.string() })) });
+const HealthSchema = z.object({ status: z.literal("ok"), version: z.string(), uptime_s: z.number() });
+const BundleResponseSchema = z.object({ id: z.string(), manifest: BundleManifestSchema });
+const GraphResponseSchema = z.object({ id: z.string(), bundle: z.string(), options: GraphOptionsSchema, created_at: z.string(), graph: SceneGraphSchema.describe("esi3d-graph/1 (docs/scene-graph.md, docs/graph.schema.json)") });
+const DiagnosisResponseSchema = z.object({ id: z.string(), bundle: z.string(), diagnosis: DiagnosisSchema.describe("docs/diagnosis.schema.json") });
+const ItemsResponseSchema = z.object({ run: z.string(), offset: z.number().int(), limit: z.number().int(), total: z.number().int(), items: z.array(ItemRecordSchema).describe("lines of items.jsonl (docs/item.schema.json)") });
+const RunListSchema = z.object({ runs: z.array(z.object({ id: z.string(), status: z.string(), created_at: z.string() })) });
 
 /**
  * Every route, grouped by resource: one plugin per group (src/apps/service/routes/<resource>.ts) implements

@@ -24,11 +24,11 @@ import type { ServerContext } from "./context.js";
 /** Retry-After (s) when MAX_ACTIVE_RUNS are running: a small run takes tens of seconds, a full suite hours. */
 const RUNS_FULL_RETRY_AFTER_S = 30;
 /** The suite names a client may use: the built-in suite, or the tasks stored with PUT /v1/tasks. */
-export const RUN_SUITES = ["default", "tasks"] as const;
+const RUN_SUITES = ["default", "tasks"] as const;
 
 type RunStatus = (typeof RUN_STATUSES)[number];
 
-export const RunRecordSchema = z
+const RunRecordSchema = z
   .object({
     format: z.literal("esi3d-served-run/1"),
     id: z.string(),

@@ -92,10 +92,10 @@ export const SessionFinishSchema = z
   })
   .strict();
 
-export const SESSION_STATUSES = ["open", "finished", "failed"] as const;
-export const EPISODE_STATES = ["running", "finished", "failed"] as const;
+const SESSION_STATUSES = ["open", "finished", "failed"] as const;
+const EPISODE_STATES = ["running", "finished", "failed"] as const;
 
-export const EpisodeStatusSchema = z.object({
+const EpisodeStatusSchema = z.object({
   state: z.enum(EPISODE_STATES).describe("running: the server is waiting for a view or deciding the next action; finished: the item record and bundle are stored; failed: see error"),
   views: z.number().int().describe("views the episode has received"),
   next_view: z.number().int().nullable().describe("the view the episode waits for (null: it is deciding, or it has ended)"),
@@ -126,7 +126,7 @@ export const ActionQuerySchema = z
   })
   .strict();
 
-export const ACTION_NEXT = ["act", "stop", "wait", "failed"] as const;
+const ACTION_NEXT = ["act", "stop", "wait", "failed"] as const;
 
 export const ActionResponseSchema = z.object({
   session: z.string(),

@@ -34,7 +34,7 @@ const EPISODES_FULL_RETRY_AFTER_S = 30;
 const VIEW_FILE = /^(\d{3})\.view$/;
 
 /** The default id -> category table of a task: floor, walls and the task's objects. */
-export function defaultInstances(task: Task): BundleManifest["instances"] {
+function defaultInstances(task: Task): BundleManifest["instances"] {
   return [
     { id: FLOOR_ID, category: "floor", structure: true },
     ...WALL_IDS.map((id) => ({ id, category: "wall", structure: true })),

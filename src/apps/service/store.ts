@@ -21,7 +21,7 @@ import { HttpError } from "./errors.js";
 import { checkId, inside } from "./ids.js";
 import { pathError, TEMP_FILE_PATTERN, writeFileAtomic } from "../../core/fs.js";
 
-export const DATA_FOLDERS = ["tasks", "sessions", "bundles", "graphs", "runs"] as const;
+const DATA_FOLDERS = ["tasks", "sessions", "bundles", "graphs", "runs"] as const;
 export type DataFolder = (typeof DATA_FOLDERS)[number];
 
 /** Names the live server using a data directory. */

@@ -21,11 +21,11 @@ import type { DownsampleInfo } from "./types.js";
  */
 export const DISPLAY_POINT_BUDGET = 300_000;
 /** First voxel size tried (m): 4 mm keeps the shape of the smallest library objects (2.5 cm across). */
-export const DISPLAY_VOXEL_START_M = 0.004;
+const DISPLAY_VOXEL_START_M = 0.004;
 /** Margin on the predicted voxel size, so the next pass usually fits without a third. */
-export const DISPLAY_VOXEL_MARGIN = 1.05;
+const DISPLAY_VOXEL_MARGIN = 1.05;
 /** Give up growing after this many passes (the last result is used even if above budget; never in practice). */
-export const DISPLAY_MAX_PASSES = 12;
+const DISPLAY_MAX_PASSES = 12;
 
 export interface DisplaySample {
   /** Indices into the cloud of the points drawn, ascending. */

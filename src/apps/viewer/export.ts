@@ -20,7 +20,7 @@ import { boxEdges } from "./geometry.js";
 import { writeFileAtomic, writeJsonAtomic } from "../../core/fs.js";
 
 /** Per-point node colours (r, g, b), grey for points in no node. */
-export function nodeColors(count: number, members: readonly Uint32Array[]): Uint8Array {
+function nodeColors(count: number, members: readonly Uint32Array[]): Uint8Array {
   const rgb = new Uint8Array(count * 3);
   for (let i = 0; i < count; i++) rgb.set(UNASSIGNED_COLOR, 3 * i);
   members.forEach((m, k) => {

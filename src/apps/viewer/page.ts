@@ -23,7 +23,7 @@ function packageRoot(): string {
 }
 
 const ROOT = packageRoot();
-export const CLIENT_BUNDLE = join(ROOT, "dist", "inspect-client", "client.js");
+const CLIENT_BUNDLE = join(ROOT, "dist", "inspect-client", "client.js");
 /** What the browser bundle is built from (client/ and the plain modules it imports). */
 const CLIENT_SOURCES = [join(ROOT, "src", "apps", "viewer", "client"), ...["types.ts", "palette.ts", "geometry.ts"].map((f) => join(ROOT, "src", "apps", "viewer", f))];
 
@@ -41,7 +41,7 @@ function newestSource(): number {
 let cached: string | null = null;
 
 /** The page's script: the prebuilt bundle when it is current, else bundled now. */
-export async function clientScript(): Promise<string> {
+async function clientScript(): Promise<string> {
   if (cached) return cached;
   const built = existsSync(CLIENT_BUNDLE) ? statSync(CLIENT_BUNDLE).mtimeMs : -1;
   const sources = newestSource();
@@ -65,7 +65,7 @@ export async function clientScript(): Promise<string> {
 }
 
 /** JSON safe inside <script>: "<" escaped so no "</script>" or "<!--" can end the block. */
-export function scriptJson(value: unknown): string {
+function scriptJson(value: unknown): string {
   return JSON.stringify(value).replace(/</g, "\\u003c").replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
 }
 

@@ -4,7 +4,7 @@
  */
 
 /** Node status colours: green = right, orange = duplicate, purple = merged, red = hallucinated. */
-export const STATUS_COLORS: Record<string, [number, number, number]> = {
+const STATUS_COLORS: Record<string, [number, number, number]> = {
   matched: [46, 204, 113],
   duplicate: [255, 159, 26],
   merged: [155, 89, 182],
@@ -21,7 +21,7 @@ export const UNASSIGNED_COLOR: [number, number, number] = [120, 120, 128];
  * Per-node colours by node index, cycling: Tableau 20's saturated half, chosen so neighbouring indices
  * (nodes are ordered by position, so neighbours in space) differ in hue.
  */
-export const NODE_PALETTE: Array<[number, number, number]> = [
+const NODE_PALETTE: Array<[number, number, number]> = [
   [31, 119, 180],
   [255, 127, 14],
   [44, 160, 44],

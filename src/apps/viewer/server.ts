@@ -30,9 +30,9 @@ import type { ServedRun } from "./log/data.js";
 import type { PriceTable } from "../../eval/usage.js";
 
 /** Tasks whose rendered bundles stay in memory (a 30-view bundle holds ~55 MB of images and depth). */
-export const TASK_CACHE = 2;
+const TASK_CACHE = 2;
 /** Variant payloads kept (each a few MB of JSON), so switching back and forth is instant. */
-export const VARIANT_CACHE = 8;
+const VARIANT_CACHE = 8;
 /** The cookie that stands for the token in a browser, and the query parameter that sets it. */
 const TOKEN_COOKIE = "esi3d_inspect";
 const TOKEN_QUERY = "token";
@@ -50,7 +50,7 @@ class HttpProblem extends Error {
 const esc = escapeHtml;
 
 /** The index page; `shownDir` is how the run is named on it (its directory's name when served), `base` the prefix of its pages. */
-export function indexHtml(run: RunDir, rows: TaskWrongness[], shownDir = run.dir, base = ""): string {
+function indexHtml(run: RunDir, rows: TaskWrongness[], shownDir = run.dir, base = ""): string {
   const cell = (taskId: string, v: TaskWrongness["variants"][number]) => {
     const bad = v.duplicates + v.hallucinated + v.merged + v.missed > 0 || v.f1_observed < 0.999;
     const ans = v.correct === null ? "" : v.correct ? " ✓" : " ✗";
@@ -87,7 +87,7 @@ export interface ServeOptions {
 }
 
 /** Names the runs by their directories (unique, URL-safe); one run keeps the root, several get /run/<name>. */
-export function servedRuns(runs: readonly RunDir[]): ServedRun[] {
+function servedRuns(runs: readonly RunDir[]): ServedRun[] {
   const used = new Set<string>();
   return runs.map((run) => {
     const stem = basename(resolve(run.dir)).replace(/[^A-Za-z0-9_.-]/g, "_") || "run";

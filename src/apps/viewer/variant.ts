@@ -33,9 +33,9 @@ import type { StoredGraph } from "../../eval/files.js";
 import type { CloudPayload, EpisodePayload, PromptPayload, TaskInfo, TrueObjectPayload, Variant, ViewPayload } from "./types.js";
 
 /** Thumbnails are 1/2 of the view size (259×196 for 518×392): enough to see an object, ~60 kB per view as PNG. */
-export const THUMB_SCALE = 2;
+const THUMB_SCALE = 2;
 /** zlib level of the page's packed arrays: 6 (zlib's default); 9 saves ~2 % more and takes twice as long. */
-export const PAGE_ZLIB_LEVEL = 6;
+const PAGE_ZLIB_LEVEL = 6;
 /** Largest uint16 position code (positions are quantised to 16 bits per axis inside the cloud's bounds). */
 const U16_MAX = 65535;
 
@@ -98,7 +98,7 @@ function packed(a: Uint8Array | Uint16Array): string {
 }
 
 /** 1 + node index per cloud point (0 = in no node). */
-export function nodeOfPoints(count: number, members: readonly Uint32Array[]): Uint16Array {
+function nodeOfPoints(count: number, members: readonly Uint32Array[]): Uint16Array {
   const nodeOf = new Uint16Array(count);
   members.forEach((m, k) => {
     for (const i of m) nodeOf[i] = Math.min(k + 1, U16_MAX);
@@ -106,7 +106,7 @@ export function nodeOfPoints(count: number, members: readonly Uint32Array[]): Ui
   return nodeOf;
 }
 
-export function cloudPayload(cloud: PointCloud, nodeOf: Uint16Array): CloudPayload {
+function cloudPayload(cloud: PointCloud, nodeOf: Uint16Array): CloudPayload {
   const { indices, info } = displaySample(cloud.xyz, nodeOf);
   const n = indices.length;
   const { min, max } = boundsOf(cloud.xyz, indices);
@@ -163,7 +163,7 @@ function emptyCloudPayload(): CloudPayload {
   return { count: 0, bounds: { min: [0, 0, 0], max: [0, 0, 0] }, xyz: none, rgb: none, confidence: none, conf_min: 1, conf_max: 1, view: none, node: none, downsample: { total: 0, shown: 0, method: "all", voxel_m: null, budget: 0 } };
 }
 
-export function viewPayloads(bundle: FrameBundle, cloud: Pick<PointCloud, "imageWidth" | "imageHeight" | "view" | "pixel">, members: readonly Uint32Array[]): ViewPayload[] {
+function viewPayloads(bundle: FrameBundle, cloud: Pick<PointCloud, "imageWidth" | "imageHeight" | "view" | "pixel">, members: readonly Uint32Array[]): ViewPayload[] {
   const views = bundle.views.map((v) => {
     const t = thumbnail(v.rgb, v.width, v.height);
     return { v, t, labels: new Uint16Array(t.tw * t.th) };

@@ -14,10 +14,10 @@ import { InputError } from "../errors.js";
  */
 export const MIN_TOKEN_LENGTH = 16;
 /** The environment variable a token may come from instead of --token (kept out of `ps` output). */
-export const TOKEN_ENV = "ESI3D_TOKEN";
+const TOKEN_ENV = "ESI3D_TOKEN";
 
 /** True for addresses only this machine can reach: 127.0.0.0/8, ::1, localhost. */
-export function isLoopback(host: string): boolean {
+function isLoopback(host: string): boolean {
   const h = host.replace(/^\[|\]$/g, "").toLowerCase();
   if (h === "localhost" || h === "::1" || h === "0:0:0:0:0:0:0:1") return true;
   if (isIP(h) === 4) return h.startsWith("127.");

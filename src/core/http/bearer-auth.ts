@@ -20,7 +20,7 @@ export interface BearerAuthOptions {
 }
 
 /** The value of cookie `name` in a Cookie header, or undefined. */
-export function cookieValue(header: string | undefined, name: string): string | undefined {
+function cookieValue(header: string | undefined, name: string): string | undefined {
   for (const part of (header ?? "").split(";")) {
     const i = part.indexOf("=");
     if (i > 0 && part.slice(0, i).trim() === name) return part.slice(i + 1).trim();

@@ -48,7 +48,7 @@ export function cameraAxes(yaw: number, pitch: number): { right: Vec3; down: Vec
 }
 
 /** Camera-from-world rotation of an agent pose (rows are the camera axes in world coordinates). */
-export function poseRotation(pose: AgentPose): Mat3 {
+function poseRotation(pose: AgentPose): Mat3 {
   const { right, down, forward } = cameraAxes(pose.yaw, pose.pitch);
   return [right, down, forward];
 }

@@ -10,11 +10,6 @@ export const add = (a: Vec3, b: Vec3): Vec3 => [a[0] + b[0], a[1] + b[1], a[2] +
 export const sub = (a: Vec3, b: Vec3): Vec3 => [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
 export const scale = (a: Vec3, s: number): Vec3 => [a[0] * s, a[1] * s, a[2] * s];
 export const dot = (a: Vec3, b: Vec3): number => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-export const cross = (a: Vec3, b: Vec3): Vec3 => [
-  a[1] * b[2] - a[2] * b[1],
-  a[2] * b[0] - a[0] * b[2],
-  a[0] * b[1] - a[1] * b[0],
-];
 export const dist = (a: Vec3, b: Vec3): number => Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
 
 export function matVec(m: Mat3, v: Vec3): Vec3 {
@@ -35,16 +30,6 @@ export function matMul(a: Mat3, b: Mat3): Mat3 {
     [dot(a[2], bt[0]), dot(a[2], bt[1]), dot(a[2], bt[2])],
   ];
 }
-export function det3(m: Mat3): number {
-  return dot(m[0], cross(m[1], m[2]));
-}
-
-/** Rotation about +Z by `yaw` radians (counter-clockwise seen from above). */
-export function rotZ(yaw: number): Mat3 {
-  const c = Math.cos(yaw), s = Math.sin(yaw);
-  return [[c, -s, 0], [s, c, 0], [0, 0, 1]];
-}
-
 /** Wraps an angle to (-pi, pi]. */
 export function wrapAngle(a: number): number {
   let x = a % (2 * Math.PI);

@@ -29,7 +29,7 @@ export const TABLE4_MODEL_TITLES: Record<Table4Model, string> = {
 };
 
 /** One model's accuracy (%) on one subcategory, in TABLE4_PARADIGMS order. */
-export type Table4Cells = readonly [number, number, number, number];
+type Table4Cells = readonly [number, number, number, number];
 export type Table4Row = Readonly<Record<Table4Model, Table4Cells>>;
 
 /** Table 4, one row per subcategory (every one of the 29: the type asks for each). */

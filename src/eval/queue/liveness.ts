@@ -9,13 +9,13 @@ import { z } from "zod";
 import { WORKER_ROLES } from "./options.js";
 
 /** A heartbeat is refreshed every HEARTBEAT_MS and lives HEARTBEAT_TTL_MS: three missed beats mark a process gone. */
-export const HEARTBEAT_MS = 2_000;
+const HEARTBEAT_MS = 2_000;
 export const HEARTBEAT_TTL_MS = 6_000;
 
 const WORKER_PREFIX = "esi3d:worker:";
 const PRODUCER_PREFIX = "esi3d:producer:";
 
-export const HeartbeatSchema = z.object({ role: z.enum([...WORKER_ROLES, "producer"]), version: z.string(), host: z.string(), pid: z.number().int(), processed: z.number().int().min(0) }).strict();
+const HeartbeatSchema = z.object({ role: z.enum([...WORKER_ROLES, "producer"]), version: z.string(), host: z.string(), pid: z.number().int(), processed: z.number().int().min(0) }).strict();
 export type Heartbeat = z.infer<typeof HeartbeatSchema>;
 
 /** Starts beating; `processed` is read at each beat. Returns the stop function (which deletes the key). */

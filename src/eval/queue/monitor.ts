@@ -10,9 +10,9 @@ import { QUEUES } from "./jobs.js";
 import { liveProducers, liveWorkers, type Heartbeat } from "./liveness.js";
 
 /** The job states a dashboard shows (BullMQ's names). */
-export const JOB_STATES = ["waiting", "waiting-children", "active", "delayed", "prioritized", "completed", "failed"] as const;
+const JOB_STATES = ["waiting", "waiting-children", "active", "delayed", "prioritized", "completed", "failed"] as const;
 
-export interface QueueSnapshot {
+interface QueueSnapshot {
   /** jobs per queue name and state */
   jobs: Record<string, Record<string, number>>;
   workers: Heartbeat[];

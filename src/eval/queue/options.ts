@@ -7,7 +7,7 @@ import type { FlagSpec } from "../../core/flags.js";
 import { REDIS_OUTAGE_LIMIT_MS } from "./outage.js";
 
 /** redis://[user:password@]HOST:PORT[/DB]: the port is required, so no worker silently talks to another Redis. */
-export const QUEUE_URL_PATTERN = /^rediss?:\/\/(?:[^@/]*@)?[^:/@]+:\d{1,5}(?:\/\d{1,2})?$/;
+const QUEUE_URL_PATTERN = /^rediss?:\/\/(?:[^@/]*@)?[^:/@]+:\d{1,5}(?:\/\d{1,2})?$/;
 /** --store http://HOST:PORT: the address the producer listens on, which is also what the workers fetch (port 0: a free one). */
 export const STORE_URL_PATTERN = /^http:\/\/([^:/]+|\[[0-9a-fA-F:]+\]):(\d{1,5})$/;
 
@@ -18,7 +18,7 @@ export const QueueUrlSchema = z.string().regex(QUEUE_URL_PATTERN, "expected redi
  * it while the job runs, and every role runs its work off the event loop that renews it (units and VGGT on
  * worker threads, model calls as async I/O), so a reconstruction of any length keeps its lock: the lock
  * only bounds how long a dead worker's job waits before another takes it. BullMQ's default, 30 s. */
-export const DEFAULT_LOCK_DURATION_MS = 30_000;
+const DEFAULT_LOCK_DURATION_MS = 30_000;
 
 export const WORKER_ROLES = ["all", "cpu", "reconstruct", "llm"] as const;
 

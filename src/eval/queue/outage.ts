@@ -24,7 +24,7 @@ export function within(ms: number, p: Promise<unknown>): Promise<unknown> {
   return Promise.race([p.catch(() => undefined), timeout]).finally(() => clearTimeout(timer));
 }
 
-export class RedisOutage extends Error {
+class RedisOutage extends Error {
   constructor(message: string) {
     super(message);
     this.name = "RedisOutage";

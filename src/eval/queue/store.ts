@@ -58,8 +58,8 @@ function directoryStore(dir: string): SharedStore {
 }
 
 /** The path of a store file below the store's root, as URL path segments (names are checked by the server too). */
-export const graphPath = (taskId: string, paradigm: string, source: string) => `graphs/${encodeURIComponent(taskId)}/${encodeURIComponent(`${paradigm}__${source}.json`)}`;
-export const taskPath = (taskId: string) => `tasks/${encodeURIComponent(`${taskId}.json`)}`;
+const graphPath = (taskId: string, paradigm: string, source: string) => `graphs/${encodeURIComponent(taskId)}/${encodeURIComponent(`${paradigm}__${source}.json`)}`;
+const taskPath = (taskId: string) => `tasks/${encodeURIComponent(`${taskId}.json`)}`;
 
 function httpStore(base: string): SharedStore {
   const root = base.replace(/\/+$/, "");

@@ -31,21 +31,21 @@ import type { ExplorerName } from "./options.js";
 import type { ActiveAgent, AgentContext, AgentDecision } from "./types.js";
 
 /** Planning horizon (actions): receding-horizon next-best-view planning looks a few actions ahead (H ≤ 4 is usual); 3 keeps a step under budget. Ours. */
-export const PLAN_DEPTH = 3;
+const PLAN_DEPTH = 3;
 /** NBVP's degressive coefficient, per action of path length. */
-export const PATH_DISCOUNT = 0.25;
+const PATH_DISCOUNT = 0.25;
 /** Weight of unknown voxels away from the question's objects (ours: 0.1-0.2 keeps the question's objects first). */
-export const BACKGROUND_WEIGHT = 0.15;
+const BACKGROUND_WEIGHT = 0.15;
 /** verify: weight of the question's objects when doubted nodes exist (the doubted ones weigh 1). */
-export const VERIFY_QUESTION_WEIGHT = 0.5;
+const VERIFY_QUESTION_WEIGHT = 0.5;
 /** Region of interest: node boxes grown by this much (m; 0.2 m of margin plus one voxel of the grid; ours). */
-export const ROI_GROW_M = 0.3;
+const ROI_GROW_M = 0.3;
 /** Coverage at which the agent's view of its region of interest counts as complete (ours: 0.6 of its voxels seen). */
-export const COVERAGE_TARGET = 0.6;
+const COVERAGE_TARGET = 0.6;
 /** Answer unchanged for this many steps (ours). */
-export const STABLE_STEPS = 3;
+const STABLE_STEPS = 3;
 /** Below this weighted gain no view is worth taking: coverage has saturated (voxels). */
-export const MIN_GAIN = 1;
+const MIN_GAIN = 1;
 /** The body keeps this clearance from occupied voxels and the grid's walls (bridge/sim/agent.ts BODY_CLEARANCE_M). */
 const CLEARANCE_M = 0.15;
 

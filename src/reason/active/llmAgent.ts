@@ -32,7 +32,7 @@ import type { InvalidActionPolicy } from "./options.js";
 import { NOT_SURE, type ActiveAgent, type AgentContext, type AgentDecision } from "./types.js";
 
 /** ESI released `history_image_window`: the past views the model sees. */
-export const HISTORY_IMAGES = 5;
+const HISTORY_IMAGES = 5;
 /** ESI released `force_final_choice` samples at temperature 0. */
 const FORCED_TEMPERATURE = 0;
 /** Unexplored space is reported per 45-degree sector around the agent, within this range (m). */
@@ -88,7 +88,7 @@ function png(bundle: FrameBundle, i: number): ChatImage {
 }
 
 /** Unknown space per direction around the agent, from an occupancy grid of the depth seen so far. */
-export class UnexploredSummary {
+class UnexploredSummary {
   private readonly grid: OccupancyGrid;
   private integrated = 0;
   constructor(task: Task) {
@@ -141,7 +141,7 @@ const normalizeAction = (s: string) => s.trim().toLowerCase().replace(/[\s-]+/g,
  * Reads one step reply: the action, and the answer mapped to a choice ("not sure" = no answer yet). A letter
  * names a choice only when the prompt lettered them (`optionLabels` "letters").
  */
-export function readStepReply(text: string, task: Task, optionLabels: OptionLabels = "none"): StepReply {
+function readStepReply(text: string, task: Task, optionLabels: OptionLabels = "none"): StepReply {
   const none: StepReply = { action: null, requested: "", status: "invalid", answer: null, confidence: null, reasoning: "", problem: null };
   const obj = parseJsonLoose(text);
   if (!obj || typeof obj !== "object" || Array.isArray(obj)) return { ...none, problem: "the reply is not a JSON object" };

@@ -8,13 +8,13 @@ import { z } from "zod";
 import type { FlagSpec } from "../../core/flags.js";
 
 /** The ESI-Bench paper's step budget: T_max = 30 steps. */
-export const DEFAULT_MAX_STEPS = 30;
+const DEFAULT_MAX_STEPS = 30;
 /** An upper bound on --max-steps, so a typo cannot start a 10^6-step episode. */
-export const MAX_MAX_STEPS = 500;
+const MAX_MAX_STEPS = 500;
 /** ESI released prompt: "Confidence threshold to conclude: 0.80". */
-export const DEFAULT_CONFIDENCE_THRESHOLD = 0.8;
+const DEFAULT_CONFIDENCE_THRESHOLD = 0.8;
 /** ESI released `should_stop`: min_steps 3. */
-export const DEFAULT_MIN_STEPS = 3;
+const DEFAULT_MIN_STEPS = 3;
 
 /**
  * `reprompt`: the paper (Appendix N): an invalid action gets one re-prompt, then the agent stays in place (the
@@ -24,7 +24,7 @@ export const INVALID_ACTION_POLICIES = ["reprompt", "forward"] as const;
 export type InvalidActionPolicy = (typeof INVALID_ACTION_POLICIES)[number];
 
 /** Offline explorers for the symbolic reasoner (src/reason/active/explorers.ts). */
-export const EXPLORERS = ["nbv", "verify", "random"] as const;
+const EXPLORERS = ["nbv", "verify", "random"] as const;
 export type ExplorerName = (typeof EXPLORERS)[number];
 
 export const ActiveOptionsSchema = z

@@ -6,7 +6,7 @@ import { generateTask } from "../../../bridge/sim/generate/suite.js";
 import { captureBundle } from "../../../bridge/sim/capture.js";
 import { readBundle, writeBundle } from "../../../bridge/bundle/io.js";
 import { VggtCamerasFileSchema } from "../../../reconstruct/vggt/cameras.js";
-import { readPly } from "../../../reconstruct/ply.js";
+import { readPly } from "../../reconstruct/readPly.js";
 import { readRecords } from "../../../src/eval/records.js";
 import { writeTinyVggt } from "../../helpers/tiny-vggt-onnx.js";
 import { esi3d } from "./helpers.js";

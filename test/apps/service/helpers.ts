@@ -161,7 +161,7 @@ export function smallTask(sub: BuiltinSubcategory = "spatial_distance", index = 
   return { ...t, camera: { ...t.camera, width, height } };
 }
 
-export interface ViewUpload {
+interface ViewUpload {
   n: number;
   body: Buffer;
 }

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { NodeIO, Primitive } from "@gltf-transform/core";
 import { validateBytes } from "gltf-validator";
-import { readPly } from "../../../reconstruct/ply.js";
+import { readPly } from "../../reconstruct/readPly.js";
 import { writeBundle } from "../../../bridge/bundle/io.js";
 import { captureBundle } from "../../../bridge/sim/capture.js";
 import { readTaskFile } from "../../../bridge/task/io.js";

@@ -11,7 +11,6 @@ import type { SceneGraph } from "../../../scenegraph/types.js";
 
 import { CHROMIUM, needs } from "../../helpers/system.js";
 
-export { CHROMIUM };
 /** Tests that drive Chromium: skipped, naming the package, where Debian's chromium is missing (.ci/run installs it). */
 export const needsChromium = () => needs("chromium");
 /**
@@ -19,7 +18,7 @@ export const needsChromium = () => needs("chromium");
  * to SwiftShader, which --enable-unsafe-swiftshader keeps allowed in newer Chromium), and nothing that
  * reaches the network.
  */
-export const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--enable-unsafe-swiftshader"];
+const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--enable-unsafe-swiftshader"];
 
 export async function launchChromium(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install chromium; .ci/run does)`);

@@ -12,11 +12,11 @@ import { invertExtrinsic, type Intrinsics } from "../../../src/core/math/camera.
 import { matToQuat } from "../../../src/core/math/quat.js";
 import type { Mat3, Mat34 } from "../../../src/core/math/vec.js";
 
-export const fmt = (v: number) => v.toFixed(9);
+const fmt = (v: number) => v.toFixed(9);
 const row4 = (E: Mat34) => [...E[0], ...E[1], ...E[2], 0, 0, 0, 1];
 
 /** A 4x4 camera-to-world (row-major numbers) of a view, in a world turned by W (X_file = W X_esi3d). */
-export function cameraToWorld(v: ViewData, W: Mat3 = [[1, 0, 0], [0, 1, 0], [0, 0, 1]]): number[] {
+function cameraToWorld(v: ViewData, W: Mat3 = [[1, 0, 0], [0, 1, 0], [0, 0, 1]]): number[] {
   const c2w = invertExtrinsic(v.E);
   const out: Mat34 = [
     [0, 0, 0, 0],
@@ -34,7 +34,7 @@ const mat3Of = (m: number[]): Mat3 => [
 ];
 
 /** Raw 16-bit depth at `unitsPerMetre` (0 stays 0; beyond 16 bits clamps to 0 = no measurement). */
-export function rawDepth(d: Float32Array, unitsPerMetre: number): Uint16Array {
+function rawDepth(d: Float32Array, unitsPerMetre: number): Uint16Array {
   const out = new Uint16Array(d.length);
   for (let i = 0; i < d.length; i++) {
     const r = Math.round(d[i]! * unitsPerMetre);
@@ -56,13 +56,13 @@ function writeColour(file: string, v: ViewData, k = 1): void {
 }
 
 /** Intrinsics of the same camera on an image k times larger (pixel centres at integers). */
-export const upscaled = (K: Intrinsics, k: number): Intrinsics => ({ fx: K.fx * k, fy: K.fy * k, cx: (K.cx + 0.5) * k - 0.5, cy: (K.cy + 0.5) * k - 0.5 });
+const upscaled = (K: Intrinsics, k: number): Intrinsics => ({ fx: K.fx * k, fy: K.fy * k, cx: (K.cx + 0.5) * k - 0.5, cy: (K.cy + 0.5) * k - 0.5 });
 
 const kMatrix4 = (K: Intrinsics) => [K.fx, 0, K.cx, 0, 0, K.fy, K.cy, 0, 0, 0, 1, 0, 0, 0, 0, 1];
 const lines = (rows: number[][]) => rows.map((r) => r.map(fmt).join(" ")).join("\n") + "\n";
 
 /** ScanNet frame names: not 0..n-1, so sorting must be numeric (10 before 100, 2 before 10). */
-export const SCANNET_NAMES = (n: number) => Array.from({ length: n }, (_, i) => String(i === 0 ? 0 : i === 1 ? 2 : i * 10 + (i === n - 1 ? 90 : 0)));
+const SCANNET_NAMES = (n: number) => Array.from({ length: n }, (_, i) => String(i === 0 ? 0 : i === 1 ? 2 : i * 10 + (i === n - 1 ? 90 : 0)));
 
 /**
  * ScanNet reader.py export: color/ at twice the depth size, depth/ mm, pose/ c2w, intrinsic/, and
@@ -119,7 +119,7 @@ function angleAxis(R: Mat3): [number, number, number] {
 }
 
 /** The rotation taking esi3d's Z-up world to a Y-up one (X_file = W X): z -> y, y -> -z. */
-export const Z_UP_TO_Y_UP: Mat3 = [
+const Z_UP_TO_Y_UP: Mat3 = [
   [1, 0, 0],
   [0, 0, 1],
   [0, -1, 0],

@@ -1,10 +1,10 @@
-/** Hull, minimum-area rectangle, yaw boxes, IoU and IoM: geometry checked against known answers and brute force. */
+/** Hull, minimum-area rectangle, yaw boxes, footprint and height overlaps: geometry checked against known answers and brute force. */
 import { describe, expect, it } from "vitest";
 import { Rng } from "../../../src/core/math/rng.js";
 import { boxVolume } from "../../../src/core/geometry.js";
 import { convexHull2d, minAreaRect } from "../../../scenegraph/primitives/hull2d.js";
 import {
-  aabb, aabbIoU, aabbsTouch, footprintIntersectionArea, footprintIoM, normaliseYaw, polygonArea, yawBox, yawBoxCorners, yawBoxIoU, type YawBox,
+  aabb, footprintIntersectionArea, normaliseYaw, polygonArea, yawBox, yawBoxCorners, zOverlap, type YawBox,
 } from "../../../scenegraph/primitives/boxes.js";
 
 const cross = (ax: number, ay: number, bx: number, by: number, cx: number, cy: number) => (bx - ax) * (cy - ay) - (by - ay) * (cx - ax);
@@ -159,43 +159,37 @@ describe("box overlap measures", () => {
     centre: [cx, cy, cz], extent: [ex, ey, ez], yaw,
   });
 
-  it("IoU of known configurations", () => {
+  /** The intersection volume, as relations and fusion compose it: footprint overlap times z overlap. */
+  const inter = (a: YawBox, b: YawBox) => footprintIntersectionArea(a, b) * zOverlap(a, b);
+
+  it("intersections of known configurations", () => {
     const a = box(0, 0, 0.5, 1, 1, 1);
-    expect(yawBoxIoU(a, a)).toBeCloseTo(1, 12);
-    expect(yawBoxIoU(a, box(3, 0, 0.5, 1, 1, 1))).toBe(0);
-    // shifted by half along x: intersection 0.5, union 1.5
-    expect(yawBoxIoU(a, box(0.5, 0, 0.5, 1, 1, 1))).toBeCloseTo(1 / 3, 12);
+    expect(inter(a, a)).toBeCloseTo(1, 12);
+    expect(inter(a, box(3, 0, 0.5, 1, 1, 1))).toBe(0);
+    // shifted by half along x
+    expect(inter(a, box(0.5, 0, 0.5, 1, 1, 1))).toBeCloseTo(0.5, 12);
     // the same unit square rotated 45 deg about the common centre: intersection is a regular octagon of area 2(sqrt2 - 1)
     const oct = 2 * (Math.SQRT2 - 1);
     expect(footprintIntersectionArea(a, box(0, 0, 0.5, 1, 1, 1, Math.PI / 4))).toBeCloseTo(oct, 12);
-    expect(yawBoxIoU(a, box(0, 0, 0.5, 1, 1, 1, Math.PI / 4))).toBeCloseTo(oct / (2 - oct), 12);
     // half the height overlapping
-    expect(yawBoxIoU(a, box(0, 0, 1, 1, 1, 1))).toBeCloseTo(0.5 / 1.5, 12);
+    expect(zOverlap(a, box(0, 0, 1, 1, 1, 1))).toBeCloseTo(0.5, 12);
+    expect(inter(a, box(0, 0, 1, 1, 1, 1))).toBeCloseTo(0.5, 12);
     // touching faces: zero volume of intersection
-    expect(yawBoxIoU(a, box(1, 0, 0.5, 1, 1, 1))).toBeCloseTo(0, 12);
+    expect(inter(a, box(1, 0, 0.5, 1, 1, 1))).toBeCloseTo(0, 12);
     // the same box described with yaw + 90 deg and swapped extents
-    expect(yawBoxIoU(box(0, 0, 0, 2, 1, 1, 0.2), box(0, 0, 0, 1, 2, 1, 0.2 + Math.PI / 2))).toBeCloseTo(1, 12);
+    expect(inter(box(0, 0, 0, 2, 1, 1, 0.2), box(0, 0, 0, 1, 2, 1, 0.2 + Math.PI / 2))).toBeCloseTo(2, 12);
   });
 
-  it("footprint IoM: a cup on a table scores 1, disjoint footprints 0", () => {
+  it("a cup's footprint on a table is the whole cup's, disjoint footprints 0", () => {
     const table = box(0, 0, 0.7, 1.2, 0.8, 0.05, 0.3);
     const cup = box(0.1, 0.05, 0.78, 0.08, 0.08, 0.1, 1.1);
-    expect(footprintIoM(cup, table)).toBeCloseTo(1, 12);
-    expect(footprintIoM(table, cup)).toBeCloseTo(1, 12);
-    expect(footprintIoM(table, box(5, 5, 0, 1, 1, 1))).toBe(0);
+    expect(footprintIntersectionArea(cup, table)).toBeCloseTo(0.08 * 0.08, 12);
+    expect(footprintIntersectionArea(table, cup)).toBeCloseTo(0.08 * 0.08, 12);
+    expect(footprintIntersectionArea(table, box(5, 5, 0, 1, 1, 1))).toBe(0);
   });
 
   it("corners are counter-clockwise with the footprint's area", () => {
     const b = box(1, 2, 0, 2, 0.5, 1, 0.7);
     expect(polygonArea(yawBoxCorners(b))).toBeCloseTo(1, 12);
-  });
-
-  it("axis-aligned IoU and the expanded-AABB candidate test", () => {
-    const a = { min: [0, 0, 0] as [number, number, number], max: [1, 1, 1] as [number, number, number] };
-    const b = { min: [0.5, 0, 0] as [number, number, number], max: [1.5, 1, 1] as [number, number, number] };
-    expect(aabbIoU(a, b)).toBeCloseTo(1 / 3, 12);
-    const far = { min: [1.9, 0, 0] as [number, number, number], max: [2, 1, 1] as [number, number, number] };
-    expect(aabbsTouch(a, far, 0.5)).toBe(true);
-    expect(aabbsTouch(a, far, 0.4)).toBe(false);
   });
 });

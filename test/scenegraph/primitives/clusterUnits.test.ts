@@ -1,21 +1,23 @@
 /** DBSCAN and voxel downsampling on small hand-made clouds whose answers are known. */
 import { describe, expect, it } from "vitest";
-import { dbscan, dbscanDetailed, largestCluster } from "../../../scenegraph/primitives/dbscan.js";
+import { dbscanDetailed } from "../../../scenegraph/primitives/dbscan.js";
 import { voxelDownsample } from "../../../scenegraph/primitives/voxelDownsample.js";
 
 const pts = (...p: number[][]) => Float32Array.from(p.flat());
+/** DBSCAN's label per point (-1 noise), as the instance builders read it. */
+const labelsOf = (xyz: Float32Array, eps: number, minPoints: number) => dbscanDetailed(xyz, eps, minPoints).labels;
 
 describe("dbscan (Open3D rules)", () => {
   it("counts the point itself: 3 points within eps form a cluster at minPoints 3", () => {
     const xyz = pts([0, 0, 0], [0.1, 0, 0], [0.2, 0, 0], [5, 0, 0]);
-    expect(Array.from(dbscan(xyz, 0.15, 3))).toEqual([0, 0, 0, -1]);
-    expect(Array.from(dbscan(xyz, 0.15, 4))).toEqual([-1, -1, -1, -1]);
+    expect(Array.from(labelsOf(xyz, 0.15, 3))).toEqual([0, 0, 0, -1]);
+    expect(Array.from(labelsOf(xyz, 0.15, 4))).toEqual([-1, -1, -1, -1]);
   });
 
   it("uses strictly-less-than eps", () => {
     const xyz = pts([0, 0, 0], [0.5, 0, 0]);
-    expect(Array.from(dbscan(xyz, 0.5, 2))).toEqual([-1, -1]);
-    expect(Array.from(dbscan(xyz, 0.5000001, 2))).toEqual([0, 0]);
+    expect(Array.from(labelsOf(xyz, 0.5, 2))).toEqual([-1, -1]);
+    expect(Array.from(labelsOf(xyz, 0.5000001, 2))).toEqual([0, 0]);
   });
 
   it("labels clusters in order of their first core point and gives a shared border point to the first cluster", () => {
@@ -27,27 +29,21 @@ describe("dbscan (Open3D rules)", () => {
     expect(r.clusterCount).toBe(2);
     expect(Array.from(r.labels)).toEqual([0, 0, 0, 0, 0, 1, 1, 1, 1]);
     // list L first: now L is label 0 and claims B
-    expect(Array.from(dbscan(pts([0, 0, 0], ...L, ...R), 1.0, 4))).toEqual([0, 0, 0, 0, 0, 1, 1, 1, 1]);
+    expect(Array.from(labelsOf(pts([0, 0, 0], ...L, ...R), 1.0, 4))).toEqual([0, 0, 0, 0, 0, 1, 1, 1, 1]);
     // and B listed last does not change who claims it: the cluster created first
-    expect(Array.from(dbscan(pts(...R, ...L, [0, 0, 0]), 1.0, 4))).toEqual([0, 0, 0, 0, 1, 1, 1, 1, 0]);
+    expect(Array.from(labelsOf(pts(...R, ...L, [0, 0, 0]), 1.0, 4))).toEqual([0, 0, 0, 0, 1, 1, 1, 1, 0]);
   });
 
   it("a noise point reached later by a cluster becomes a border point", () => {
     // index 0 is visited first and is not core (noise), then the cluster seeded at 1 absorbs it
     const xyz = pts([0, 0, 0], [0.3, 0, 0], [0.35, 0.05, 0], [0.4, 0, 0]);
-    expect(Array.from(dbscan(xyz, 0.32, 3))).toEqual([0, 0, 0, 0]);
-  });
-
-  it("largestCluster keeps the biggest cluster (lowest label on ties), null when all noise", () => {
-    expect(Array.from(largestCluster(Int32Array.from([1, 0, 1, -1, 1, 0]))!)).toEqual([0, 2, 4]);
-    expect(Array.from(largestCluster(Int32Array.from([1, 0, 0, 1]))!)).toEqual([1, 2]);
-    expect(largestCluster(Int32Array.from([-1, -1]))).toBeNull();
+    expect(Array.from(labelsOf(xyz, 0.32, 3))).toEqual([0, 0, 0, 0]);
   });
 
   it("empty input and bad parameters", () => {
-    expect(dbscan(new Float32Array(0), 0.1, 3).length).toBe(0);
-    expect(() => dbscan(pts([0, 0, 0]), 0, 3)).toThrow(/eps must be a positive/);
-    expect(() => dbscan(pts([0, 0, 0]), 0.1, 0)).toThrow(/minPoints must be a positive integer/);
+    expect(labelsOf(new Float32Array(0), 0.1, 3).length).toBe(0);
+    expect(() => labelsOf(pts([0, 0, 0]), 0, 3)).toThrow(/eps must be a positive/);
+    expect(() => labelsOf(pts([0, 0, 0]), 0.1, 0)).toThrow(/minPoints must be a positive integer/);
   });
 });
 

@@ -10,9 +10,9 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Rng } from "../../../src/core/math/rng.js";
 
-export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
-export const peersDir = resolve(repoRoot, "bench/peers");
-export const PYTHON = "/usr/bin/python3";
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
+const peersDir = resolve(repoRoot, "bench/peers");
+const PYTHON = "/usr/bin/python3";
 
 export interface SceneOptions {
   objects?: number;
@@ -120,7 +120,7 @@ export function syntheticScene(n: number, seed: string | number, opts: SceneOpti
 }
 
 /** Fisher-Yates shuffle of the points (not the coordinates) into a new array. */
-export function shufflePoints(xyz: Float32Array, rng: Rng): Float32Array {
+function shufflePoints(xyz: Float32Array, rng: Rng): Float32Array {
   const n = xyz.length / 3;
   const perm = new Int32Array(n);
   for (let i = 0; i < n; i++) perm[i] = i;
@@ -165,7 +165,7 @@ export function writeF32(path: string, xyz: Float32Array): void {
   writeFileSync(path, Buffer.from(xyz.buffer, xyz.byteOffset, xyz.byteLength));
 }
 
-export function readBytes(path: string): Uint8Array {
+function readBytes(path: string): Uint8Array {
   const b = readFileSync(path);
   return new Uint8Array(b.buffer, b.byteOffset, b.byteLength).slice();
 }

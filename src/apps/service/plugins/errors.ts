@@ -21,7 +21,7 @@ export interface ErrorMappingOptions {
 const ROUTE_PATTERNS = ROUTE_LIST.map((r) => ({ method: r.method, pattern: new RegExp(`^${r.url.replace(/[.]/g, "\\.").replace(/:[A-Za-z_]+/g, "[^/]+")}$`) }));
 
 /** The methods some route answers at `path` (empty: no route has this path). */
-export function allowedMethods(path: string): string[] {
+function allowedMethods(path: string): string[] {
   const methods = new Set<string>();
   for (const r of ROUTE_PATTERNS) {
     if (!r.pattern.test(path)) continue;

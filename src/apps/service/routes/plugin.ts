@@ -16,14 +16,14 @@ import type { Services } from "../services.js";
 import { VIEW_CONTENT_TYPE } from "../view-codec.js";
 
 /** Media types of a binary (view) body. */
-export const BINARY_CONTENT_TYPES = [VIEW_CONTENT_TYPE, "application/octet-stream"];
+const BINARY_CONTENT_TYPES = [VIEW_CONTENT_TYPE, "application/octet-stream"];
 
 /** The `:name` parameters of a fastify url. */
 type ParamNames<U extends string> = U extends `${string}:${infer P}/${infer Rest}` ? P | ParamNames<`/${Rest}`> : U extends `${string}:${infer P}` ? P : never;
 
-export type RouteRequest<R extends RouteDoc> = FastifyRequest<{ Params: { [K in ParamNames<R["url"]>]: string }; Body: unknown; Querystring: unknown }>;
+type RouteRequest<R extends RouteDoc> = FastifyRequest<{ Params: { [K in ParamNames<R["url"]>]: string }; Body: unknown; Querystring: unknown }>;
 /** A route's handler: its request (params typed from the url), the reply, and the server's services. */
-export type RouteHandler<R extends RouteDoc> = (req: RouteRequest<R>, reply: FastifyReply, services: Services) => unknown;
+type RouteHandler<R extends RouteDoc> = (req: RouteRequest<R>, reply: FastifyReply, services: Services) => unknown;
 
 type RoutesOf<Res extends Resource> = (typeof ROUTES)[Res];
 /** One handler for each route a resource declares, no more, no fewer. */
@@ -34,7 +34,7 @@ export interface ResourcePluginOptions {
 }
 
 /** The media type of a request, lower-case, without parameters ("" when none). */
-export function mediaType(req: FastifyRequest): string {
+function mediaType(req: FastifyRequest): string {
   return (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
 }
 

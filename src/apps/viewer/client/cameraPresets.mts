@@ -16,7 +16,7 @@ const FIT_FILL = 0.8;
 const TOP_TILT_RAD = 1e-3;
 
 /** Distance at which a sphere of `radius` fills FIT_FILL of the camera's narrower field of view. */
-export function fitDistance(radius: number, camera: THREE.PerspectiveCamera): number {
+function fitDistance(radius: number, camera: THREE.PerspectiveCamera): number {
   const vfov = THREE.MathUtils.degToRad(camera.fov);
   const hfov = 2 * Math.atan(Math.tan(vfov / 2) * camera.aspect);
   return radius / Math.sin((Math.min(vfov, hfov) / 2) * FIT_FILL);

@@ -820,7 +820,7 @@ function sceneBoxOf(variant: Variant, truth: TrueObjectPayload[]): THREE.Box3 {
 const viewYaw = (variant: Variant): number => variant.graph?.viewpoint.yaw ?? variant.episode?.record.active?.steps[0]?.pose.yaw ?? 0;
 
 /** A view's camera as 8 line segments: centre to the 4 image corners at FRUSTUM_DEPTH_M, and the image rectangle. */
-export function frustumLines(v: ViewPayload): Float32Array {
+function frustumLines(v: ViewPayload): Float32Array {
   const R = [0, 1, 2].map((r) => [v.E[r]![0]!, v.E[r]![1]!, v.E[r]![2]!]);
   const t = [v.E[0]![3]!, v.E[1]![3]!, v.E[2]![3]!];
   // world = Rᵀ (X_cam - t)

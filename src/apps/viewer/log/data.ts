@@ -17,13 +17,13 @@ import { graphFile, variantKey, variantsOf, type RunDir } from "../run.js";
 export const OUTCOMES = ["correct", "wrong", "unscored", "invalid", "unanswerable", "empty", "error"] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 
-export function outcomeOf(r: ItemRecord): Outcome {
+function outcomeOf(r: ItemRecord): Outcome {
   if (r.status !== "parsed") return r.status;
   return r.correct === null ? "unscored" : r.correct ? "correct" : "wrong";
 }
 
 /** The arm part of an item key: 2d, shortcut, or 3d:<source label> (records.ts itemKey). */
-export const armLabel = (r: ItemRecord): string => r.key.split("|").slice(2, 3).join("|");
+const armLabel = (r: ItemRecord): string => r.key.split("|").slice(2, 3).join("|");
 
 /** A served run: its directory, the name the pages give it, and the URL prefix of its 3D pages ("" when it is the only one). */
 export interface ServedRun {
@@ -33,7 +33,7 @@ export interface ServedRun {
 }
 
 /** Replies and traces longer than this are cut in the list's search text (the detail pane shows them whole). */
-export const SEARCH_TEXT_MAX_CHARS = 4000;
+const SEARCH_TEXT_MAX_CHARS = 4000;
 
 export interface ItemRow {
   run: string;
@@ -94,7 +94,7 @@ export function itemRows(runs: readonly ServedRun[]): ItemRow[] {
   );
 }
 
-export interface ItemPrompt {
+interface ItemPrompt {
   file: string;
   system: string;
   user: string;
@@ -145,7 +145,7 @@ function pageOf(s: ServedRun, r: ItemRecord): string | null {
   return existsSync(join(run.dir, "graphs", r.task_id)) && variantsOf(run, r.task_id).length > 0 ? base : null;
 }
 
-export const questionPageUrl = (taskId: string) => `/question?task=${encodeURIComponent(taskId)}`;
+const questionPageUrl = (taskId: string) => `/question?task=${encodeURIComponent(taskId)}`;
 
 function servedRun(runs: readonly ServedRun[], label: string | undefined): ServedRun {
   if (runs.length === 1 && (label === undefined || label === runs[0]!.label)) return runs[0]!;
@@ -163,7 +163,7 @@ export function itemDetail(runs: readonly ServedRun[], label: string | undefined
 }
 
 /** One arm of one question, as the question page sets it beside the others. */
-export interface QuestionArm {
+interface QuestionArm {
   run: string;
   key: string;
   paradigm: string;

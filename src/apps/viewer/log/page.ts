@@ -36,7 +36,7 @@ tr.item{cursor:pointer}tr.item:hover{background:#1f232b}tr.item.open{background:
 `;
 
 /** The list's columns: the row field each shows and sorts by, its header, and whether it is a number. */
-export const LOG_COLUMNS: ReadonlyArray<{ field: string; title: string; numeric: boolean; unit?: string }> = [
+const LOG_COLUMNS: ReadonlyArray<{ field: string; title: string; numeric: boolean; unit?: string }> = [
   // short titles (the tooltip names each in full): the list shares the screen with the item's detail
   { field: "run", title: "run", numeric: false },
   { field: "task_id", title: "task", numeric: false },
