@@ -36,13 +36,11 @@ const SEED_PATTERN = /^[A-Za-z0-9_.-]+$/;
 
 /** The graph options of a run: the graph stage's, less the label mode (a run's `labels` lists one arm per mode). */
 export const RunGraphOptionsSchema = GraphOptionsSchema.omit({ labels: true });
-export type RunGraphOptions = z.infer<typeof RunGraphOptionsSchema>;
 /**
  * How a run's prompts carry the evidence and list the options (the prompt stage's two schemas as one object: the
  * active paradigm's episodes are asked once, in the options' own order, docs/prompts.md "Reading the answer").
  */
 export const RunPromptOptionsSchema = PromptFormatSchema.extend(OptionPresentationSchema.shape).strict();
-export type RunPromptOptions = z.infer<typeof RunPromptOptionsSchema>;
 
 export const RunConfigSchema = z
   .object({
