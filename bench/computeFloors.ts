@@ -3,28 +3,23 @@
  * defined work costs when done by compiled code, or on its own, on the very same inputs. Issue 19 allows a
  * stage over 15x its bandwidth floor where the reason is explained; a compute floor that is itself over 15x
  * that floor is the measured reason (the same work, done by the compiled code measured, does not meet the ratio).
- *   - render (multi): peers/raster_peer.cpp, our rasterizer written again in C++ (g++ -O3, no FMA), over the
- *     cameras the stage renders; its images must equal ours byte for byte (bench/renderPeer.ts);
  *   - cloud noisy: the transcendental calls the noise model makes, each function timed alone over the very
  *     arguments the stage passed it, in call order, at the lower of V8's and glibc's cost (transcendentals.ts);
  *   - graph (gt, noisy, noisy-appearance): Open3D (C++, one thread) downsampling and denoising the point sets
  *     the arm's fusion downsamples and denoises, an appearance arm only those its oracle arm did not
  *     (bench/fusionPeer.ts); its voxels and clusters must equal ours.
- * Each is a lower bound on a compiled stage: the peers do only part of the stage's work.
+ * Each is a lower bound on a compiled stage: the peers do only part of the stage's work. None is a second
+ * implementation of ours kept in step with it (the renderer's C++ port was retired for that reason, issue 42:
+ * its last figures are in docs/performance.md).
  */
-import { mkdirSync } from "node:fs";
-import { join } from "node:path";
 import type { BenchContext } from "./context.js";
 import type { Task } from "../bridge/task/schema.js";
 import type { FrameBundle } from "../bridge/bundle/io.js";
 import { renderBundle } from "../bridge/sim/capture.js";
-import { buildScene } from "../bridge/sim/scene.js";
-import { render } from "../bridge/sim/raster.js";
 import { armOptions, armPipeline, cloudOrder } from "../src/eval/pipeline.js";
 import { graphCloud, GraphPipelineOptionsSchema, SharedCloud } from "../scenegraph/pipeline.js";
 import { DEFAULT_RUN_CONFIG, threeDArms } from "../src/eval/config.js";
 import { CloudArena } from "../reconstruct/pointcloud.js";
-import { compareImages, compilePeer, renderedCameras, runPeer, writeDump } from "./renderPeer.js";
 import { open3dGraphSteps } from "./fusionPeer.js";
 import { recordMathCalls, transcendentalFloor } from "./transcendentals.js";
 
@@ -34,21 +29,6 @@ export interface ComputeFloor {
   what: string;
   /** the peer's output equals ours (false: the floor is of something else, and explains nothing) */
   exact: boolean;
-}
-
-/** The render stage's floor: the C++ peer over the task's multi cameras, best of a few passes; null without g++. */
-function renderFloor(ctx: BenchContext, task: Task): ComputeFloor | null {
-  const dir = join(ctx.workDir, "stages-render-peer");
-  mkdirSync(dir, { recursive: true });
-  const exe = compilePeer(dir);
-  if (!exe) return null;
-  const scene = buildScene(task);
-  const { cams } = renderedCameras(task);
-  const dump = join(dir, "scene.dump"), out = join(dir, "images.out");
-  writeDump(dump, scene, cams);
-  const ms = runPeer(exe, dump, out);
-  const exact = compareImages(cams.map((cam) => render(scene, cam)), out) === null;
-  return { ms, what: `peers/raster_peer.cpp over the ${cams.length} cameras`, exact };
 }
 
 /** The noisy cloud's floor: its transcendental calls alone. */
@@ -84,10 +64,6 @@ async function graphFloors(ctx: BenchContext, bundle: FrameBundle, wanted: Reado
  */
 export async function computeFloors(ctx: BenchContext, task: Task, wanted: ReadonlySet<string>, noisyCloudPoints: number): Promise<Map<string, ComputeFloor>> {
   const floors = new Map<string, ComputeFloor>();
-  if (wanted.has("render (multi)")) {
-    const r = renderFloor(ctx, task);
-    if (r) floors.set("render (multi)", r);
-  }
   const bundle = renderBundle(task, "multi");
   if (wanted.has("cloud noisy")) floors.set("cloud noisy", await noisyCloudFloor(ctx, bundle, noisyCloudPoints));
   for (const [stage, f] of (await graphFloors(ctx, bundle, wanted)) ?? []) floors.set(stage, f);

@@ -3,8 +3,11 @@
  * dbscan --masks instance` as a whole process (node startup and imports, bundle read, back-projection, voxel
  * downsampling, DBSCAN, nodes, relations, the diagnosis its summary line prints) against our Open3D script
  * of the same steps and parameters (peers/o3d_graph.py), on the heaviest of a few 30-view bundles written
- * with writeBundle. The two processes run alternately (A/B pairs, best of each); both must find the same
- * nodes. Goal: ours at least 2x faster.
+ * with writeBundle, for two seeds: the bench's own (bench-graph, the scene graph benches' bundles) and
+ * another (issue 42 found the ratio 1.34-1.38x on a bundle of another seed while the bench said 2.13x, so
+ * the goal must hold on more than the one bundle the code was tuned on). The two processes run
+ * alternately (A/B pairs, best of each); both must find the same nodes. Goal: ours at least 2x faster on
+ * each bundle.
  */
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -16,6 +19,10 @@ import { captureBundle } from "../bridge/sim/capture.js";
 import { writeBundle } from "../bridge/bundle/io.js";
 import { FUSION_VOXEL_M } from "../scenegraph/instances/params.js";
 
+/** The seeds whose bundles are timed: the graph benches' own, and one the code was not measured on before. */
+export const PIPELINE_SEEDS = ["bench-graph", "1"] as const;
+/** The multi-view scenes of each seed the heaviest (most object pixels) is taken from: counting, furniture, many objects. */
+const PIPELINE_SCENES = ["counting_with_occlusion", "spatial_segmentation", "view_hallucination", "category_ambiguity"] as const;
 /** A/B pairs: each pair runs ours then Open3D's, so both see the same machine load. */
 export const PIPELINE_PAIRS = 5;
 /**
@@ -55,17 +62,12 @@ function mismatch(ours: { label: string; aabb: Box; point_count: number }[], the
   return null;
 }
 
-export default async function benchGraphPipeline(ctx: BenchContext): Promise<void> {
-  const py = ctx.pythonWithOpen3d();
-  if (!py) {
-    console.log("  skipped: no /usr/bin/python3 with Open3D and numpy (bench/peers/README.md)");
-    return;
-  }
-  // the heaviest of a few multi-view scenes (most object pixels): counting, furniture, many objects
-  const captures = (["counting_with_occlusion", "spatial_segmentation", "view_hallucination", "category_ambiguity"] as const).map((s) => captureBundle(generateTask(s, "bench-graph", 0), "multi"));
+/** Ours against Open3D's on the heaviest of the seed's scenes; the goal line for that bundle. */
+function pipelineOnSeed(ctx: BenchContext, py: string, seed: string): void {
+  const captures = PIPELINE_SCENES.map((s) => captureBundle(generateTask(s, seed, 0), "multi"));
   const objectPixels = (c: (typeof captures)[number]) => c.payloads.reduce((n, v) => n + v.ids.filter((id) => id >= 16).length, 0);
   const heaviest = captures.sort((a, b) => objectPixels(b) - objectPixels(a))[0]!;
-  const dir = join(ctx.workDir, "graph-pipeline-bundle");
+  const dir = join(ctx.workDir, `graph-pipeline-bundle-${seed}`);
   writeBundle(dir, heaviest.manifest, heaviest.payloads);
   const oursOut = join(ctx.workDir, "graph-pipeline-ours.json"), theirsOut = join(ctx.workDir, "graph-pipeline-o3d.json");
   const ours: number[] = [], theirs: number[] = [];
@@ -79,9 +81,19 @@ export default async function benchGraphPipeline(ctx: BenchContext): Promise<voi
   const differs = mismatch(g.nodes, o.nodes);
   const best = (xs: number[]) => Math.min(...xs);
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-  console.log(`  bundle: ${heaviest.manifest.task_id}, ${heaviest.payloads.length} views, ${o.points} object points; ${g.nodes.length} nodes, ${differs ? `NODES DIFFER: ${differs}` : `the same nodes as Open3D's (label, box centre within ${CENTRE_TOLERANCE_M} m)`}`);
-  console.log(`  esi3d graph (whole process): best ${best(ours).toFixed(0)} ms, median ${median(ours).toFixed(0)} ms; graph stages ${JSON.stringify(g.timings_ms)}`);
-  console.log(`  Open3D script (whole process, 1 thread): best ${best(theirs).toFixed(0)} ms, median ${median(theirs).toFixed(0)} ms; its stages (s) ${JSON.stringify(o.stages_s)}; importing numpy, PIL and Open3D alone ${importMs.toFixed(0)} ms (in-script ${(o.import_s * 1000).toFixed(0)} ms)`);
+  const name = `seed ${seed}, ${heaviest.manifest.task_id}`;
+  console.log(`  bundle (${name}): ${heaviest.payloads.length} views, ${o.points} object points; ${g.nodes.length} nodes, ${differs ? `NODES DIFFER: ${differs}` : `the same nodes as Open3D's (label, box centre within ${CENTRE_TOLERANCE_M} m)`}`);
+  console.log(`    esi3d graph (whole process): best ${best(ours).toFixed(0)} ms, median ${median(ours).toFixed(0)} ms; graph stages ${JSON.stringify(g.timings_ms)}`);
+  console.log(`    Open3D script (whole process, 1 thread): best ${best(theirs).toFixed(0)} ms, median ${median(theirs).toFixed(0)} ms; its stages (s) ${JSON.stringify(o.stages_s)}; importing numpy, PIL and Open3D alone ${importMs.toFixed(0)} ms (in-script ${(o.import_s * 1000).toFixed(0)} ms)`);
   const ratio = best(theirs) / best(ours);
-  ctx.goal("esi3d graph vs Open3D's pipeline of the same steps, whole process", `${ratio.toFixed(2)}x faster (${best(ours).toFixed(0)} vs ${best(theirs).toFixed(0)} ms)`, ">= 2x faster, the same nodes", ratio >= 2 && differs === null);
+  ctx.goal(`esi3d graph vs Open3D's pipeline of the same steps, whole process (${name})`, `${ratio.toFixed(2)}x faster (${best(ours).toFixed(0)} vs ${best(theirs).toFixed(0)} ms)`, ">= 2x faster, the same nodes", ratio >= 2 && differs === null);
+}
+
+export default async function benchGraphPipeline(ctx: BenchContext): Promise<void> {
+  const py = ctx.pythonWithOpen3d();
+  if (!py) {
+    console.log("  skipped: no /usr/bin/python3 with Open3D and numpy (bench/peers/README.md)");
+    return;
+  }
+  for (const seed of PIPELINE_SEEDS) pipelineOnSeed(ctx, py, seed);
 }

@@ -1,6 +1,6 @@
 /**
  * The unit the stage benchmarks share (bench/stages.ts, and the compute floors' peers: computeFloors.ts,
- * fusionPeer.ts, renderPeer.ts), and how a stage's bytes are counted, so that every floor the benches print for
+ * fusionPeer.ts), and how a stage's bytes are counted, so that every floor the benches print for
  * a stage is the same number.
  */
 import type { FrameBundle, ViewData } from "../bridge/bundle/io.js";

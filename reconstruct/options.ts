@@ -3,7 +3,7 @@
  * a run's config.json, the service's request bodies and the OpenAPI document are all derived from these
  * schemas. Field descriptions are the help text.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { FlagSpec } from "../src/core/flags.js";
 import { NoiseOptionsSchema } from "./noisy/params.js";
 

@@ -3,7 +3,7 @@
  * object statuses, relation correctness and the graph-quality metrics. This zod schema is the one
  * declaration; readers parse through it, and the service's OpenAPI document shows it.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { PREDICATES, RelationSchema } from "./types.js";
 
 const NODE_STATUSES = ["matched", "duplicate", "merged", "hallucinated"] as const;

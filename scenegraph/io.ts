@@ -4,7 +4,7 @@
  *   - a graph with its diagnosis, {graph, diagnosis}: a run's graphs/<task>/<paradigm>__<source>.json and
  *     `esi3d inspect --graph-json` (whose diagnosis is null for a bundle without a task record).
  */
-import { z } from "zod";
+import * as z from "zod";
 import { InputError, inputErrorFromZod } from "../src/core/errors.js";
 import { readJsonFile } from "../src/core/fs.js";
 import { DiagnosisSchema, type Diagnosis } from "./diagnosisSchema.js";

@@ -3,7 +3,7 @@
  * this), and the one rule that ties them: without masks there are no 2D fragments to fuse, so fusion
  * falls back to DBSCAN.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { FlagSpec } from "../src/core/flags.js";
 import { MASK_MODES, type MaskMode } from "./evidence.js";
 import { LABEL_MODES } from "./appearance.js";

@@ -3,7 +3,7 @@
  * truth. The CLI (`graph`, `ask`), the runner, the service and the viewer all build graphs through this,
  * so the structure exclusion and the fusion fallback are decided once.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { FrameBundle } from "../bridge/bundle/io.js";
 import { buildPointCloud, withoutIds, type CloudRuntime } from "../reconstruct/index.js";
 import { regionsOfStructure, segmentRegions, StructurePoints } from "./regions.js";

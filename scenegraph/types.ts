@@ -4,7 +4,7 @@
  * declaration: the types below are inferred from it, every reader parses through it (scenegraph/io.ts),
  * and the service's OpenAPI document shows it.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { YawBoxSchema } from "../src/core/geometry.js";
 import { MAX_CATEGORY_CHARS, PARADIGMS } from "../bridge/bundle/schema.js";
 import { SOURCES } from "../reconstruct/options.js";

@@ -126,7 +126,13 @@ for c in range(count):
     if voxel_counts[c] < a.min_voxels:
         continue
     idx = np.flatnonzero(labels == c)
-    obb = ds.select_by_index(idx).get_oriented_bounding_box()
+    cluster = ds.select_by_index(idx)
+    try:
+        obb = cluster.get_oriented_bounding_box()
+    except RuntimeError:
+        # a flat cluster (one layer of voxels, e.g. a tabletop seen from above): qhull finds no 3-D hull, and
+        # Open3D's robust mode joggles the points to get one
+        obb = cluster.get_oriented_bounding_box(robust=True)
     votes = {}
     for i in np.flatnonzero(votes_by[c]):
         cat = category_of.get(int(i)) if i and not structure[i] else None

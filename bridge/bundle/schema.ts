@@ -8,7 +8,7 @@
  * task record and says where it came from (`imported`); when the dataset does not give gravity, its world is
  * `unknown-up-metres` (docs/own-data.md).
  */
-import { z } from "zod";
+import * as z from "zod";
 import { TaskSchema } from "../task/schema.js";
 import { SafeSegmentSchema } from "../../src/core/paths.js";
 

@@ -1,5 +1,5 @@
 /** The options of `esi3d import <layout>`: one schema, from which the command's flags are derived. */
-import { z } from "zod";
+import * as z from "zod";
 import type { FlagSpec } from "../../src/core/flags.js";
 import { UP_AXES } from "./scene.js";
 

@@ -7,7 +7,7 @@
  */
 import { existsSync } from "node:fs";
 import { basename, join } from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { readJsonFile } from "../../src/core/fs.js";
 import { checkRigid, extrinsicOfCameraToWorld, numbersOf, readText } from "./matrices.js";
 import { framesIn, requireDir } from "./files.js";

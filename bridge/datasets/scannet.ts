@@ -10,7 +10,7 @@
 import { existsSync, readdirSync } from "node:fs";
 import { basename, join } from "node:path";
 import { readJsonFile } from "../../src/core/fs.js";
-import { z } from "zod";
+import * as z from "zod";
 import { extrinsicOfCameraToWorld, intrinsicsOfMatrix, isFiniteMatrix, checkRigid, numbersOf, readNumbers, readText, type Mat4 } from "./matrices.js";
 import { framesIn, requireDir } from "./files.js";
 import { DatasetError, type DatasetFrame, type DatasetScene } from "./scene.js";

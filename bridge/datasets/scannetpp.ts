@@ -8,7 +8,7 @@
  */
 import { existsSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { readJsonFile } from "../../src/core/fs.js";
 import { checkRigid, extrinsicOfCameraToWorld, intrinsicsOfMatrix, isFiniteMatrix } from "./matrices.js";
 import { framesIn, requireDir } from "./files.js";

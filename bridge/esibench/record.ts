@@ -4,7 +4,7 @@
  * Parsing names the file and the field of every problem, so a bad record can be refused with a reason
  * while the others import.
  */
-import { z } from "zod";
+import * as z from "zod";
 
 /** A record that cannot be imported: the file, the field at fault and what was expected there. */
 export class RecordRefusal extends Error {

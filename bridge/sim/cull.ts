@@ -17,9 +17,9 @@ import type { Mat34 } from "../../src/core/math/vec.js";
 import type { RenderScene } from "./scene.js";
 
 /** Pixels a culled run's projection must lie beyond the image's edge: rounding moves a vertex by ~1e-9 px. */
-export const CULL_MARGIN_PX = 1;
+const CULL_MARGIN_PX = 1;
 /** Metres a culled run must lie behind the near plane: rounding moves a vertex's depth by ~1e-15 m. */
-export const CULL_NEAR_MARGIN_M = 1e-6;
+const CULL_NEAR_MARGIN_M = 1e-6;
 
 /** Runs of consecutive triangles with one instance id: [start, end) and the world bounds of their vertices. */
 export interface TriangleRuns {

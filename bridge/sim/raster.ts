@@ -18,9 +18,9 @@ import { runOutsideView, triangleRuns, type CullView } from "./cull.js";
 /** Near clipping plane (m): closer geometry is cut away. */
 export const NEAR_PLANE_M = 0.05;
 /** Fraction of light one glass surface lets through; the rest is the glass tint (a glass wall has two surfaces, a glass four along a ray through it). */
-export const GLASS_TRANSMITTANCE = 0.9;
+const GLASS_TRANSMITTANCE = 0.9;
 /** Colour of pixels that see nothing (the open ceiling). */
-export const SKY_RGB: [number, number, number] = [30, 32, 40];
+const SKY_RGB: [number, number, number] = [30, 32, 40];
 
 export interface RenderCamera {
   width: number;

@@ -12,7 +12,7 @@
  *   form, with one of the four plain answer formats; a structured answer (answer_spec) is parsed and scored
  *   by src/reason/structured.ts and src/eval/score.ts.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { CATEGORIES, SUBCATEGORIES } from "./taxonomy.js";
 import { SafeSegmentSchema } from "../../src/core/paths.js";
 import { NAVIGATION_ACTIONS } from "./actions.js";

@@ -2,7 +2,7 @@
  * The cameras the `vggt` source decoded, as a file (`esi3d points --source vggt --cameras FILE`): per view
  * the predicted camera-from-world extrinsic and intrinsics, in the frame the cloud is in.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { writeFileAtomic } from "../../src/core/fs.js";
 import type { PointCloud } from "../pointcloud.js";
 import type { CameraRecord } from "./assemble.js";

@@ -1,7 +1,7 @@
 /** Parsers for command-line values, raising input errors that name the flag and the expected form. */
 import { Option, type Command } from "commander";
 import { readFileSync, statSync } from "node:fs";
-import { z } from "zod";
+import * as z from "zod";
 import { InputError } from "./errors.js";
 
 export function intOption(flag: string, min: number, max = Number.MAX_SAFE_INTEGER) {

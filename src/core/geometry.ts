@@ -8,7 +8,7 @@
  * Task objects, graph nodes and the reasoners' distances all use these, so the labels the generator writes,
  * the relations a graph predicts and the distances a program reads agree by construction.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { Vec3 } from "./math/vec.js";
 
 const Vec3Schema = z.tuple([z.number(), z.number(), z.number()]);

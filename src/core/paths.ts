@@ -5,7 +5,7 @@
  * task ids) must be safe path segments (a task id `..` made `render` replace a folder outside --out).
  */
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { InputError } from "./errors.js";
 
 /** True when `path` is `root` or below it, segment by segment; both are resolved first (no file-system access). */

@@ -5,7 +5,7 @@
  * object the question needs had been seen: the paper's metacognitive gap, measured), the action
  * histogram, and Active minus Multi per subcategory with Newcombe intervals.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { meanCreditInterval } from "../core/math/proportion.js";
 import type { ItemRecord } from "./records.js";
 import type { GroupSummary } from "./metrics.js";

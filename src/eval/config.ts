@@ -3,7 +3,7 @@
  * from the option sets of the stages (cloud sources, noise, VGGT, graphs, prompts, reasoners, model calls),
  * so a run, `esi3d graph` and the service accept the same options under the same names.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { BUILTIN_SUBCATEGORIES } from "../../bridge/task/taxonomy.js";
 import { SourceSchema, SOURCES, VggtOptionsSchema } from "../../reconstruct/options.js";
 import { NoiseOptionsSchema, type NoiseSettings } from "../../reconstruct/noisy/params.js";

@@ -10,7 +10,7 @@
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { InputError } from "../core/errors.js";
 import { entryExists, readJsonFile } from "../core/fs.js";
 import { pathBelow } from "../core/paths.js";

@@ -4,7 +4,7 @@
  * are optional in the schema, so records written before them still read; offline reasoners (symbolic,
  * symbolic-2d, shortcut) call no model and write null, never 0.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { ReasonerAnswer } from "../reason/types.js";
 import { promptFilePath } from "./promptFiles.js";
 

@@ -5,7 +5,7 @@
  * The ESI-Bench paper reports only accuracy; it collects a confidence but never uses it. Calibration is ours,
  * on the scored items that gave a confidence.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { meanCreditInterval, wilsonInterval } from "../core/math/proportion.js";
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -13,7 +13,7 @@
  *   far too small (one task gave p = 1/2001, "significant", on a --limit 20 run).
  * docs/statistics.md says why each, and what they do not correct for.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { Rng } from "../core/math/rng.js";
 import { Z_95 } from "../core/math/proportion.js";
 

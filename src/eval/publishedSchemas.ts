@@ -6,7 +6,7 @@
  * `io: "input"` is the form on disk (what a reader accepts: defaults optional, NaN as null); outputs that the
  * code derives on reading are not part of a file's format.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { BundleManifestSchema } from "../../bridge/bundle/schema.js";
 import { TaskRecordSchema } from "../../bridge/task/schema.js";
 import { DiagnosisSchema } from "../../scenegraph/diagnosisSchema.js";

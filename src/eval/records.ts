@@ -5,7 +5,7 @@
  */
 import { LABEL_MODES } from "../../scenegraph/appearance.js";
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync, statSync, ftruncateSync, writeSync } from "node:fs";
-import { z } from "zod";
+import * as z from "zod";
 import { InputError, inputErrorFromZod } from "../core/errors.js";
 import { pathError } from "../core/fs.js";
 import { SOURCES } from "../../reconstruct/options.js";

@@ -13,7 +13,6 @@
 import { cpSync, existsSync, mkdirSync, statSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { join, resolve } from "node:path";
-import { Piscina } from "piscina";
 import pLimit from "p-limit";
 import type { Task } from "../../bridge/task/schema.js";
 import { readTaskFile } from "../../bridge/task/io.js";
@@ -228,7 +227,8 @@ export async function runEvaluation(opts: RunOptions): Promise<RunOutcome> {
   const threads = config.sources.includes("vggt") ? 1 : config.concurrency;
   if (threads !== config.concurrency) log(`run: --source vggt uses one worker (one ONNX Runtime session)`);
   const note = noteOnce(log);
-  const pool = opts.workers === false ? null : new Piscina({ filename: EVAL_WORKER_URL, minThreads: threads, maxThreads: threads, idleTimeout: 1000, resourceLimits: EVAL_WORKER_RESOURCE_LIMITS });
+  // piscina loads with the pool: the commands that import the runner for its planning (`list`, `ask RUN --item`) start none
+  const pool = opts.workers === false ? null : new (await import("piscina")).Piscina({ filename: EVAL_WORKER_URL, minThreads: threads, maxThreads: threads, idleTimeout: 1000, resourceLimits: EVAL_WORKER_RESOURCE_LIMITS });
   const exec = async (job: WorkerJob, signal?: AbortSignal): Promise<unknown> => {
     if (pool) return pool.run(job, { signal });
     if (job.kind === "generate") return generateJob(job);

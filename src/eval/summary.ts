@@ -9,7 +9,7 @@
  * share answered) and `accuracy` (on the answered items), each with n.
  */
 import { SUBCATEGORY_CATEGORY, SUBCATEGORY_TITLES, type Subcategory } from "../../bridge/task/taxonomy.js";
-import { z } from "zod";
+import * as z from "zod";
 import { calibration, CalibrationSchema, GroupSummarySchema, summarize, type Calibration, type Interval } from "./metrics.js";
 import { reasonerOfKey, type ItemRecord } from "./records.js";
 import { activeRows, activeVsMulti, ActiveRowSchema, ParadigmDifferenceSchema } from "./activeSummary.js";

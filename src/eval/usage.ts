@@ -7,7 +7,7 @@
  * A call served from the response cache cost nothing this time: billed tokens are those of the calls that
  * reached the model (`cached: false`); all tokens, cached calls included, are what the run's prompts take.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { readJsonFile } from "../core/fs.js";
 import type { ItemRecord } from "./records.js";
 

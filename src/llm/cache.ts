@@ -16,9 +16,10 @@
  * - nothing secret is stored: the API key is not part of the request description.
  */
 import { mkdirSync } from "node:fs";
+import { createRequire } from "node:module";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join } from "node:path";
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
 import type { ChatImage, ChatRequest, ChatUsage } from "./types.js";
 import { canonicalJson, sha256Hex } from "../core/hash.js";
 
@@ -93,6 +94,12 @@ interface Row {
   finish_reason: string | null;
 }
 
+/**
+ * better-sqlite3 (a native module, ~40 ms to load) loads when the first cache opens: commands that import this
+ * module but call no model (`esi3d list`, `ask` over the symbolic reasoner, a run of symbolic arms) never load it.
+ */
+const requireOnOpen = createRequire(import.meta.url);
+
 export class ResponseCache {
   readonly path: string;
   private readonly db: Database.Database;
@@ -102,7 +109,8 @@ export class ResponseCache {
   private constructor(path: string) {
     this.path = path;
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
-    this.db = new Database(path);
+    const BetterSqlite = requireOnOpen("better-sqlite3") as typeof Database;
+    this.db = new BetterSqlite(path);
     this.db.pragma("journal_mode = WAL");
     this.db.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
     this.db.exec(`

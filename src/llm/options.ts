@@ -3,7 +3,7 @@
  * derive from this): endpoint, cache, timeout, retries, temperature. None of it is secret: keys come from
  * the environment only (src/llm/client.ts).
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { FlagSpec } from "../core/flags.js";
 import { DEFAULT_MAX_RETRIES } from "./retry.js";
 

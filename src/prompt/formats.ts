@@ -3,7 +3,7 @@
  * without uncertainty, for the VLM 2D baseline which images, and how the options are listed (labels,
  * rotations). CLI flags, run configs and service bodies derive from these schemas.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { FlagSpec } from "../core/flags.js";
 
 export const GRAPH_FORMATS = ["json", "text", "relations", "cogmap"] as const;

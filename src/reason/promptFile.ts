@@ -8,7 +8,7 @@
  * Images are referenced, not embedded: each image part names its sha256, MIME type and bundle view, and a run
  * keeps the bytes beside it as prompts/images/<sha256>.<ext>.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { canonicalJson, sha256Hex } from "../core/hash.js";
 import type { BuiltPrompt } from "../prompt/templates.js";
 

@@ -2,7 +2,7 @@
  * Which reasoner answers, declared once: offline programs by name, language models as `provider:model`.
  * The CLI's `--reasoner`, a run's config and the service's bodies all check names with these schemas.
  */
-import { z } from "zod";
+import * as z from "zod";
 
 export const OFFLINE_REASONERS = ["symbolic", "symbolic-2d", "shortcut"] as const;
 export type OfflineReasoner = (typeof OFFLINE_REASONERS)[number];

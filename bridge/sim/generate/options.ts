@@ -4,7 +4,7 @@
  * (ESI-Bench's released generator scripts) except the render size, kept at VGGT's fast crop size (docs/performance.md: the render bench
  * measures both).
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { FlagSpec } from "../../../src/core/flags.js";
 import type { CameraSpec } from "../../task/schema.js";
 

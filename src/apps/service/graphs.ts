@@ -5,7 +5,7 @@
  * arriving together share one build.
  */
 import { canonicalJson, sha256Hex } from "../../core/hash.js";
-import { z } from "zod";
+import * as z from "zod";
 import { SceneGraphSchema } from "../../../scenegraph/types.js";
 import { effectiveInstances } from "../../../scenegraph/options.js";
 import { DiagnosisSchema } from "../../../scenegraph/diagnosisSchema.js";

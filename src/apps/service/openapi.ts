@@ -2,7 +2,7 @@
  * The OpenAPI 3.1 document served at /openapi.json, generated from the route table (src/apps/service/routes.ts)
  * and the zod schemas with z.toJSONSchema: the document cannot drift from what the server validates.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { PACKAGE_VERSION } from "../../core/version.js";
 import { ErrorBodySchema } from "./schemas.js";
 import { VIEW_CONTENT_TYPE } from "./view-codec.js";

@@ -8,7 +8,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { z } from "zod";
+import * as z from "zod";
 import * as L from "./limits.js";
 import { ROUTE_LIST } from "./routes.js";
 import { ActionQuerySchema, ActionResponseSchema, EpisodeOptionsSchema, ErrorBodySchema, FinishResponseSchema, SessionFinishSchema, SessionOpenSchema, SessionStatusSchema, ViewHeaderSchema, ViewResponseSchema } from "./schemas.js";

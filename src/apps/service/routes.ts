@@ -3,7 +3,7 @@
  * router (the resource plugins in routes/ attach a typed handler to each), /openapi.json (openapi.ts) and
  * the endpoint table of docs/protocol.md (protocol-doc.ts) are all generated from this declaration.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { TaskSchema } from "../../../bridge/task/schema.js";
 import { BundleManifestSchema } from "../../../bridge/bundle/schema.js";
 import { DiagnosisSchema } from "../../../scenegraph/diagnosisSchema.js";

@@ -6,7 +6,8 @@
  */
 import { appendFileSync, existsSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { z, ZodError } from "zod";
+import * as z from "zod";
+import { ZodError } from "zod";
 import { readTasks } from "../../../bridge/task/io.js";
 import { InputError } from "../../core/errors.js";
 import { redactStrings } from "../../core/redact.js";

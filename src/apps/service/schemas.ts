@@ -4,7 +4,7 @@
  * source / mask / instance-mode enums), so a body the server accepts is exactly what the CLI accepts.
  * /openapi.json and docs/protocol.md are generated from these (src/apps/service/openapi.ts, protocol-doc.ts).
  */
-import { z } from "zod";
+import * as z from "zod";
 import { TaskSchema } from "../../../bridge/task/schema.js";
 import { BundleManifestSchema, BundleViewSchema, InstanceEntrySchema, IntrinsicsSchema, PARADIGMS } from "../../../bridge/bundle/schema.js";
 import { VggtOptionsSchema } from "../../../reconstruct/options.js";

@@ -5,7 +5,7 @@
  */
 import { hostname } from "node:os";
 import type { Redis } from "ioredis";
-import { z } from "zod";
+import * as z from "zod";
 import { WORKER_ROLES } from "./options.js";
 
 /** A heartbeat is refreshed every HEARTBEAT_MS and lives HEARTBEAT_TTL_MS: three missed beats mark a process gone. */

@@ -2,7 +2,7 @@
  * The options of a queue run (`esi3d run --queue`) and of a queue worker (`esi3d worker`), declared once:
  * the flags derive from these schemas (src/core/flags.ts).
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { FlagSpec } from "../../core/flags.js";
 import { REDIS_OUTAGE_LIMIT_MS } from "./outage.js";
 

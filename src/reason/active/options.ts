@@ -4,7 +4,7 @@
  * 30 steps (the paper's step budget T_max), confidence threshold 0.80 (the prompt's "Confidence threshold to
  * conclude: 0.80"), min_steps 3 (`should_stop`'s default).
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { FlagSpec } from "../../core/flags.js";
 
 /** The ESI-Bench paper's step budget: T_max = 30 steps. */

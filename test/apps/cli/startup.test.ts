@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CLI, esi3d, REPO_ROOT } from "./helpers.js";
@@ -30,13 +30,33 @@ function loadedPackages(args: string[]): { code: number | null; packages: Set<st
 }
 
 describe("esi3d CLI startup: a command loads its own modules only", () => {
-  it("esi3d graph loads none of the service's, the queue's or the LLM clients' packages; esi3d run --help does load the run's pool", () => {
+  it("esi3d graph loads none of the service's, the queue's or the LLM clients' packages (a plain run, below, shows the hook sees those that do load)", () => {
     const graph = loadedPackages(["graph", "--help"]);
     expect(graph.code).toBe(0);
     for (const p of NOT_FOR_GRAPH) expect([...graph.packages].filter((q) => q.startsWith(p))).toEqual([]);
-    const run = loadedPackages(["run", "--help"]);
-    expect(run.code).toBe(0);
-    expect(run.packages.has("piscina")).toBe(true); // the hook sees the CommonJS packages that do load
+  });
+
+  it("commands that plan or list but start no pool and call no model load neither the pool nor the response cache's SQLite", () => {
+    for (const args of [["list", "--help"], ["ask", "--help"], ["run", "--help"], ["list", "reasoners"]]) {
+      const r = loadedPackages(args);
+      expect(r.code, args.join(" ")).toBe(0);
+      expect([...r.packages].filter((q) => q === "piscina" || q === "better-sqlite3"), args.join(" ")).toEqual([]);
+    }
+  });
+
+  it("no module of the product imports zod's `z` by name: esbuild then keeps the whole namespace, all of zod's locales, in every command's chunks", () => {
+    // every top-level folder the CLI bundle can take modules from (not the tests, benches, scripts or outputs)
+    const notBundled = new Set(["node_modules", "dist", "test", "bench", "scripts", "docs", "fixtures", "models"]);
+    const tops = readdirSync(REPO_ROOT, { withFileTypes: true }).filter((d) => d.isDirectory() && !d.name.startsWith(".") && !notBundled.has(d.name));
+    const offenders: string[] = [];
+    for (const top of tops.map((d) => d.name)) {
+      for (const f of readdirSync(join(REPO_ROOT, top), { recursive: true, encoding: "utf8" })) {
+        if (!f.endsWith(".ts")) continue;
+        if (/^import \{[^}]*\bz\b[^}]*\} from "zod";/m.test(readFileSync(join(REPO_ROOT, top, f), "utf8"))) offenders.push(`${top}/${f}`);
+      }
+    }
+    expect(tops.map((d) => d.name)).toContain("src");
+    expect(offenders).toEqual([]);
   });
 
   it("help and the version load no server or queue package (they load when `serve`, `worker` or `inspect --serve` starts one); the version loads no command", () => {
