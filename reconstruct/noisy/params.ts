@@ -10,7 +10,7 @@
  * - shapes (what the error looks like: a correlation length, a band width, a blob size): not scaled by
  *   level; they only matter when the component's amplitude is non-zero.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { InputError } from "../../src/core/errors.js";
 
 import type { ViewData } from "../../bridge/bundle/io.js";
