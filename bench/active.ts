@@ -10,8 +10,8 @@ import { generateTask } from "../bridge/sim/generate/suite.js";
 import { paradigmViews } from "../bridge/sim/views.js";
 import { BuiltinEnvironment } from "../bridge/sim/env.js";
 import { EpisodeBundle } from "../bridge/env/bundle.js";
-import type { FrameBundle } from "../bridge/bundle/io.js";
-import type { NavigationAction } from "../bridge/task/actions.js";
+import type { FrameBundle } from "../core/bundle/io.js";
+import type { NavigationAction } from "../core/task/actions.js";
 import { GraphMemory, graphOfBundle, GraphPipelineOptionsSchema } from "../scenegraph/pipeline.js";
 import { createExplorerAgent } from "../src/reason/active/explorers.js";
 

@@ -13,8 +13,8 @@
  * its last figures are in docs/performance.md).
  */
 import type { BenchContext } from "./context.js";
-import type { Task } from "../bridge/task/schema.js";
-import type { FrameBundle } from "../bridge/bundle/io.js";
+import type { Task } from "../core/task/schema.js";
+import type { FrameBundle } from "../core/bundle/io.js";
 import { renderBundle } from "../bridge/sim/capture.js";
 import { armOptions, armPipeline, cloudOrder } from "../src/eval/pipeline.js";
 import { graphCloud, GraphPipelineOptionsSchema, SharedCloud } from "../scenegraph/pipeline.js";

@@ -13,7 +13,7 @@ import { CloudArena } from "../reconstruct/pointcloud.js";
 import { buildPointCloud } from "../reconstruct/index.js";
 import { buildSceneGraph } from "../scenegraph/build.js";
 import { generatorContext } from "../bridge/sim/generate/options.js";
-import { requireTask } from "../bridge/bundle/freeTask.js";
+import { requireTask } from "../core/bundle/freeTask.js";
 import { CloudOptionsSchema } from "../reconstruct/options.js";
 
 const GT_CLOUD = CloudOptionsSchema.parse({ source: "gt" });

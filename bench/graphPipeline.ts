@@ -16,7 +16,7 @@ import { fileURLToPath } from "node:url";
 import { CLI_MAIN, type BenchContext } from "./context.js";
 import { generateTask } from "../bridge/sim/generate/suite.js";
 import { captureBundle } from "../bridge/sim/capture.js";
-import { writeBundle } from "../bridge/bundle/io.js";
+import { writeBundle } from "../core/bundle/io.js";
 import { FUSION_VOXEL_M } from "../scenegraph/instances/params.js";
 
 /** The seeds whose bundles are timed: the graph benches' own, and one the code was not measured on before. */

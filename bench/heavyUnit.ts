@@ -3,8 +3,8 @@
  * fusionPeer.ts), and how a stage's bytes are counted, so that every floor the benches print for
  * a stage is the same number.
  */
-import type { FrameBundle, ViewData } from "../bridge/bundle/io.js";
-import type { BuiltinSubcategory } from "../bridge/task/taxonomy.js";
+import type { FrameBundle, ViewData } from "../core/bundle/io.js";
+import type { BuiltinSubcategory } from "../core/task/taxonomy.js";
 import type { PointCloud } from "../reconstruct/pointcloud.js";
 import type { PipelineResult } from "../scenegraph/pipeline.js";
 import type { ThreeDArm } from "../src/eval/config.js";

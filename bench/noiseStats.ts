@@ -15,9 +15,9 @@
  *   prediction → truth) and completeness (truth → prediction), mean and median, metres (the DTU / ETH3D
  *   style used by the 7-Scenes and NRGBD evaluations of Spann3R, CUT3R and π³).
  */
-import type { ViewData } from "../bridge/bundle/io.js";
-import type { Mat3, Mat34, Vec3 } from "../src/core/math/vec.js";
-import { cameraCentre, extrinsicRotation, invertExtrinsic } from "../src/core/math/camera.js";
+import type { ViewData } from "../core/bundle/io.js";
+import type { Mat3, Mat34, Vec3 } from "../core/math/vec.js";
+import { cameraCentre, extrinsicRotation, invertExtrinsic } from "../core/math/camera.js";
 import { applySim3, umeyama, MIN_BASELINE_M, type Sim3 } from "../reconstruct/align.js";
 import { voxelDownsample } from "../scenegraph/primitives/voxelDownsample.js";
 import { composeExtrinsics, rotationAngleDeg } from "../reconstruct/noisy/rigid.js";

@@ -8,7 +8,7 @@
  * touched, the JIT warm), and says so.
  */
 import type { BenchContext } from "./context.js";
-import type { FrameBundle } from "../bridge/bundle/io.js";
+import type { FrameBundle } from "../core/bundle/io.js";
 import { generateTask } from "../bridge/sim/generate/suite.js";
 import { renderBundle } from "../bridge/sim/capture.js";
 import { backprojectViews } from "../reconstruct/gt/backproject.js";

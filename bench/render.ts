@@ -6,12 +6,12 @@ import { join } from "node:path";
 import type { BenchContext } from "./context.js";
 import { generateTask } from "../bridge/sim/generate/suite.js";
 import { captureBundle } from "../bridge/sim/capture.js";
-import { writeBundle } from "../bridge/bundle/io.js";
-import { decodePng, encodePng } from "../bridge/bundle/png.js";
-import { float32ToLE } from "../bridge/bundle/view.js";
+import { writeBundle } from "../core/bundle/io.js";
+import { decodePng, encodePng } from "../core/bundle/png.js";
+import { float32ToLE } from "../core/bundle/view.js";
 import { buildScene } from "../bridge/sim/scene.js";
 import { generatorContext } from "../bridge/sim/generate/options.js";
-import type { Task } from "../bridge/task/schema.js";
+import type { Task } from "../core/task/schema.js";
 import type { CapturedBundle } from "../bridge/sim/capture.js";
 
 /** Environment variable naming another build's dist/ (e.g. of commit 8f61b9f) to A/B the render and encode stages against. */
@@ -31,7 +31,7 @@ async function compareWithBaseline(task: Task, ours: CapturedBundle): Promise<vo
     return;
   }
   const baseCapture = (await import(join(base, "bridge/sim/capture.js"))).captureBundle as typeof captureBundle;
-  const baseEncode = (await import(join(base, "bridge/bundle/png.js"))).encodePng as typeof encodePng;
+  const baseEncode = (await import(join(base, "core/bundle/png.js"))).encodePng as typeof encodePng;
   const { width: W, height: H } = task.camera;
   const encodeAll = (enc: typeof encodePng, c: CapturedBundle) => c.payloads.map((p) => [enc(W, H, 3, 8, p.rgb), enc(W, H, 1, 16, p.ids)]);
   const stages = {

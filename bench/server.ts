@@ -16,8 +16,8 @@ import { join } from "node:path";
 import { CLI_MAIN as CLI, type BenchContext } from "./context.js";
 import { generateTask } from "../bridge/sim/generate/suite.js";
 import { captureBundle } from "../bridge/sim/capture.js";
-import { encodePng } from "../bridge/bundle/png.js";
-import { encodeView, VIEW_CONTENT_TYPE } from "../src/apps/service/view-codec.js";
+import { encodePng } from "../core/bundle/png.js";
+import { encodeView, VIEW_CONTENT_TYPE } from "../src/apps/service/viewCodec.js";
 
 /** Concurrent connections held open in phases A and B (the issue asks for 4-8). */
 const CONNECTIONS = 8;

@@ -14,7 +14,7 @@
 import { BANDWIDTH_PROBE_PASSES, type BenchContext } from "./context.js";
 import { generateTask } from "../bridge/sim/generate/suite.js";
 import { renderBundle } from "../bridge/sim/capture.js";
-import type { FrameBundle } from "../bridge/bundle/io.js";
+import type { FrameBundle } from "../core/bundle/io.js";
 import { CloudArena, type PointCloud } from "../reconstruct/pointcloud.js";
 import { diagnose } from "../scenegraph/diagnosis.js";
 import { trueNodes, trueRelations } from "../scenegraph/truth.js";

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { CLI_MAIN, type BenchContext } from "./context.js";
 import { generateTask } from "../bridge/sim/generate/suite.js";
 import { captureBundle } from "../bridge/sim/capture.js";
-import { writeBundle } from "../bridge/bundle/io.js";
+import { writeBundle } from "../core/bundle/io.js";
 
 /** Rounds of the three commands, in turn (the machine's load shifts alike across them). */
 export const STARTUP_ROUNDS = 15;

@@ -4,11 +4,11 @@
  * (decode cameras, percentile filter, Sim(3) alignment, unprojection, labels).
  */
 import type { BenchContext } from "./context.js";
-import type { ViewData } from "../bridge/bundle/io.js";
-import type { Mat34 } from "../src/core/math/vec.js";
-import { poseToExtrinsic } from "../src/core/math/camera.js";
-import { matToQuat } from "../src/core/math/quat.js";
-import { extrinsicRotation } from "../src/core/math/camera.js";
+import type { ViewData } from "../core/bundle/io.js";
+import type { Mat34 } from "../core/math/vec.js";
+import { poseToExtrinsic } from "../core/math/camera.js";
+import { matToQuat } from "../core/math/quat.js";
+import { extrinsicRotation } from "../core/math/camera.js";
 import { modelToSourcePixel, planPreprocess, preprocessViews, type PreprocessMode } from "../reconstruct/vggt/preprocess.js";
 import { decodeChunk, halfToFloat, type PointsFrom, type VggtChunkOutputs } from "../reconstruct/vggt/postprocess.js";
 import { assembleCloud } from "../reconstruct/vggt/assemble.js";

@@ -3,7 +3,7 @@
 Export VGGT-1B to ONNX for esi3d's `vggt` point-cloud source.
 
 Run by the project with Debian's python3-torch 1.13.1 on VGGT 44b3afb, at reduced width with random weights
-(`--arch reduced`, the contract test test/reconstruct/vggt-contract.test.ts) and, in an earlier check, at full
+(`--arch reduced`, the contract test test/reconstruct/vggtContract.test.ts) and, in an earlier check, at full
 size with random weights. Never run with the real weights here (no network).
 See models/README.md for the exact commands and results.
 

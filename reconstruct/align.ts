@@ -10,10 +10,10 @@
  * frame at arbitrary scale) to the same cameras' known poses (the agent's odometry), falling back to
  * camera-0-based alignments when the camera centres cannot fix a rotation.
  */
-import type { Mat3, Mat34, Vec3 } from "../src/core/math/vec.js";
-import { add, dist, dot, matMul, matVec, scale, sub, transpose } from "../src/core/math/vec.js";
-import { cameraCentre, extrinsicRotation, extrinsicTranslation } from "../src/core/math/camera.js";
-import { quatToMat } from "../src/core/math/quat.js";
+import type { Mat3, Mat34, Vec3 } from "../core/math/vec.js";
+import { add, dist, dot, matMul, matVec, scale, sub, transpose } from "../core/math/vec.js";
+import { cameraCentre, extrinsicRotation, extrinsicTranslation } from "../core/math/camera.js";
+import { quatToMat } from "../core/math/quat.js";
 import { EigenvalueDecomposition, Matrix } from "ml-matrix";
 
 /** x_dst = s · R · x_src + t. */
@@ -139,7 +139,7 @@ export function principalSpreads(ps: readonly Vec3[]): [number, number, number] 
 const MIN_LATERAL_SPREAD_RATIO = 0.1;
 /** Known camera centres closer than this (m) give no usable baseline (an agent turning in place). Chosen. */
 export const MIN_BASELINE_M = 0.05;
-/** Height of the floor in the world frame: bundles are z-up metres with the floor at z = 0 (bridge/task/schema.ts, room.size). */
+/** Height of the floor in the world frame: bundles are z-up metres with the floor at z = 0 (core/task/schema.ts, room.size). */
 const WORLD_FLOOR_Z = 0;
 /** A known camera lower than this above the floor (m) gives no usable height for the scale. Chosen. */
 const MIN_CAMERA_HEIGHT_M = 0.05;

@@ -1,4 +1,4 @@
-import type { FrameBundle } from "../bridge/bundle/io.js";
+import type { FrameBundle } from "../core/bundle/io.js";
 
 /** The bundle's id -> category table as a map. */
 export function bundleCategories(bundle: Pick<FrameBundle, "manifest">): Map<number, string> {

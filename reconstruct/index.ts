@@ -1,5 +1,5 @@
 /** One entry point for every point-cloud source (`--source gt|vggt|noisy`); options in ./options.ts. */
-import type { FrameBundle } from "../bridge/bundle/io.js";
+import type { FrameBundle } from "../core/bundle/io.js";
 import { backprojectViews } from "./gt/backproject.js";
 import { bundleCategories } from "./categories.js";
 import type { CloudOptions } from "./options.js";

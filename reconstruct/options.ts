@@ -4,7 +4,7 @@
  * schemas. Field descriptions are the help text.
  */
 import * as z from "zod";
-import type { FlagSpec } from "../src/core/flags.js";
+import type { FlagSpec } from "../core/flags.js";
 import { NoiseOptionsSchema } from "./noisy/params.js";
 
 export const SOURCES = ["gt", "vggt", "noisy"] as const;

@@ -9,9 +9,9 @@
  * points in no node), and `comment esi3d-node k id label` lines name the nodes.
  * Metadata that later stages need (image size, id -> category table, source) travels in comments.
  */
-import { writeFileAtomic } from "../src/core/fs.js";
+import { writeFileAtomic } from "../core/fs.js";
 import type { PointCloud } from "./pointcloud.js";
-import { InputError } from "../src/core/errors.js";
+import { InputError } from "../core/errors.js";
 
 interface Prop {
   name: string;

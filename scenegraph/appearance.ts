@@ -3,7 +3,7 @@
  * 2D detector's class scores, in the spirit of the noisy source's error model (reconstruct/noisy/params.ts).
  * With `--labels oracle` every mask carries its object's true category; with `appearance` each mask (one
  * object's visible pixels in one view) gets scores over its category and the category's look-alikes
- * (bridge/objects/library.ts `confusables`), from what the view shows:
+ * (core/objects/library.ts `confusables`), from what the view shows:
  * - the view's quality q in [0, 1] is the product of the visible fraction (an occluded object gives its
  *   look-alikes weight by how little of it shows), a size factor (small masks give weak evidence) and a
  *   light factor (dark views, Illumination Variability, give weak evidence);
@@ -17,12 +17,12 @@
  * scores as soft votes (nodes' label_distribution, serialized with `--uncertainty on`), and the 2D
  * baseline (src/reason/symbolic2d.ts) reads the same per-mask labels.
  */
-import type { FrameBundle } from "../bridge/bundle/io.js";
-import { LIBRARY } from "../bridge/objects/library.js";
-import { cameraCentre, projectPoint } from "../src/core/math/camera.js";
-import { quatToMat } from "../src/core/math/quat.js";
-import { Rng } from "../src/core/math/rng.js";
-import { tallyIds } from "../src/core/idTally.js";
+import type { FrameBundle } from "../core/bundle/io.js";
+import { LIBRARY } from "../core/objects/library.js";
+import { cameraCentre, projectPoint } from "../core/math/camera.js";
+import { quatToMat } from "../core/math/quat.js";
+import { Rng } from "../core/math/rng.js";
+import { tallyIds } from "../core/idTally.js";
 import { computeEvidence, type Evidence, type MaskMode, type Segment } from "./evidence.js";
 import { segmentPixelStats } from "./segmentStats.js";
 

@@ -2,16 +2,16 @@
  * Point cloud + frame bundle -> scene graph (`esi3d graph`). Honours the evidence modes (--masks) and the
  * instance builders (--instances fusion|dbscan).
  */
-import type { FrameBundle } from "../bridge/bundle/io.js";
-import { bundleViewpoint } from "../bridge/bundle/viewpoint.js";
-import { stageTimer } from "../src/core/stageTimer.js";
+import type { FrameBundle } from "../core/bundle/io.js";
+import { bundleViewpoint } from "../core/bundle/viewpoint.js";
+import { stageTimer } from "../core/stageTimer.js";
 import type { PointCloud } from "../reconstruct/pointcloud.js";
-import { InputError } from "../src/core/errors.js";
+import { InputError } from "../core/errors.js";
 import { structureIdsOf, type Evidence, type MaskMode } from "./evidence.js";
 import { labelledEvidence, type LabelMode } from "./appearance.js";
 import { DEFAULT_INSTANCE_PARAMS, type InstanceParams } from "./instances/params.js";
 import { fuseDetections } from "./instances/fusion.js";
-import { dbscanInstances } from "./instances/dbscan-instances.js";
+import { dbscanInstances } from "./instances/dbscanInstances.js";
 import type { Cluster } from "./instances/cluster.js";
 import { voxelDownsample } from "./primitives/voxelDownsample.js";
 import { segmentStructure } from "./primitives/structure.js";

@@ -13,12 +13,12 @@
  *    than a voxel no longer overlap, so fusion keeps them apart);
  *  - a duplicate with no such error (ground-truth depth and poses): masks, its fragments' views were not joined.
  */
-import type { FrameBundle } from "../bridge/bundle/io.js";
+import type { FrameBundle } from "../core/bundle/io.js";
 import type { BlobRecord, NoisyMeta } from "../reconstruct/noisy/index.js";
 import type { LabelPhantom } from "../reconstruct/noisy/labels.js";
 import type { PointCloud } from "../reconstruct/pointcloud.js";
-import { cameraCentre } from "../src/core/math/camera.js";
-import type { Vec3 } from "../src/core/math/vec.js";
+import { cameraCentre } from "../core/math/camera.js";
+import type { Vec3 } from "../core/math/vec.js";
 import type { NodeCause } from "./diagnosisSchema.js";
 import { FUSION_VOXEL_M } from "./instances/params.js";
 

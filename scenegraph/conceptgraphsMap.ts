@@ -19,10 +19,10 @@
  */
 import { gzipSync } from "node:zlib";
 import type { PointCloud } from "../reconstruct/pointcloud.js";
-import { NdArray, PyFloat, type PickleValue, pickle } from "../src/core/pickle.js";
-import type { YawBox } from "../src/core/geometry.js";
+import { NdArray, PyFloat, type PickleValue, pickle } from "./pickle.js";
+import type { YawBox } from "../core/geometry.js";
 import type { SceneGraph } from "./types.js";
-import { PACKAGE_VERSION } from "../src/core/version.js";
+import { PACKAGE_VERSION } from "../core/version.js";
 
 /** Width of ConceptGraphs' CLIP features: ViT-H-14 (laion2b_s32b_b79k), visualize_cfslam_results.py. */
 const CLIP_FEATURE_DIM = 1024;

@@ -16,13 +16,13 @@
  * Relations are compared after mapping node ids to true ids (duplicates map to their object).
  */
 import { diagnoseRegions } from "./regionDiagnosis.js";
-import type { Vec3 } from "../src/core/math/vec.js";
-import type { FrameBundle } from "../bridge/bundle/io.js";
-import type { Task, TaskObject } from "../bridge/task/schema.js";
+import type { Vec3 } from "../core/math/vec.js";
+import type { FrameBundle } from "../core/bundle/io.js";
+import type { Task, TaskObject } from "../core/task/schema.js";
 import type { PointCloud } from "../reconstruct/pointcloud.js";
-import { objectBox } from "../bridge/objects/geometry.js";
-import { pointBoxDistance } from "../src/core/geometry.js";
-import { countEachId, tallyIds, type IdTally } from "../src/core/idTally.js";
+import { objectBox } from "../core/objects/geometry.js";
+import { pointBoxDistance } from "../core/geometry.js";
+import { countEachId, tallyIds, type IdTally } from "../core/idTally.js";
 import { MIN_MASK_AREA_PX } from "./evidence.js";
 import { hungarian } from "./primitives/hungarian.js";
 import type { GraphNode, Relation, SceneGraph } from "./types.js";

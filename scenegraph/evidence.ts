@@ -11,7 +11,7 @@
  * Room structure (floor, walls) is known from the masks in every mode but `none`, where it is found
  * geometrically.
  */
-import type { FrameBundle } from "../bridge/bundle/io.js";
+import type { FrameBundle } from "../core/bundle/io.js";
 import { RunComponents } from "./primitives/runComponents.js";
 
 export const MASK_MODES = ["semantic", "instance", "oracle", "none"] as const;

@@ -7,7 +7,7 @@
 import { join } from "node:path";
 import type { PlyNodes } from "../reconstruct/ply.js";
 import type { PointCloud } from "../reconstruct/pointcloud.js";
-import { writeFileAtomic, writeJsonAtomic } from "../src/core/fs.js";
+import { writeFileAtomic, writeJsonAtomic } from "../core/fs.js";
 import { CONCEPTGRAPHS_MAP_FILE, encodeConceptGraphsMap } from "./conceptgraphsMap.js";
 import type { SceneGraph } from "./types.js";
 

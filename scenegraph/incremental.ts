@@ -8,11 +8,11 @@
  * cloud and so is recomputed each step, and the per-view differences of the noisy and vggt clouds
  * (scenegraph/pipeline.ts GraphMemory).
  */
-import type { FrameBundle, ViewData } from "../bridge/bundle/io.js";
-import { GrowingCloud } from "../reconstruct/growingCloud.js";
+import type { FrameBundle, ViewData } from "../core/bundle/io.js";
+import { GrowingCloud } from "./growingCloud.js";
 import type { PointCloud } from "../reconstruct/pointcloud.js";
 import { buildSceneGraph, graphFromClusters, structurePixels, type GraphResult, type NodeCache } from "./build.js";
-import { stageTimer } from "../src/core/stageTimer.js";
+import { stageTimer } from "../core/stageTimer.js";
 import { EvidenceBuilder, type MaskMode } from "./evidence.js";
 import { FusionState, pointsBySegmentIn } from "./instances/fusion.js";
 import { DEFAULT_INSTANCE_PARAMS, type InstanceParams } from "./instances/params.js";

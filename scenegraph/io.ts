@@ -5,8 +5,8 @@
  *     `esi3d inspect --graph-json` (whose diagnosis is null for a bundle without a task record).
  */
 import * as z from "zod";
-import { InputError, inputErrorFromZod } from "../src/core/errors.js";
-import { readJsonFile } from "../src/core/fs.js";
+import { InputError, inputErrorFromZod } from "../core/errors.js";
+import { readJsonFile } from "../core/fs.js";
 import { DiagnosisSchema, type Diagnosis } from "./diagnosisSchema.js";
 import { GRAPH_FORMAT, MAX_GRAPH_FILE_BYTES, SceneGraphSchema, type SceneGraph } from "./types.js";
 

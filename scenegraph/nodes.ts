@@ -1,14 +1,14 @@
 /** Node attributes and evidence flags, from instance clusters. */
-import type { Vec3 } from "../src/core/math/vec.js";
-import { nameColor } from "../bridge/task/palette.js";
+import type { Vec3 } from "../core/math/vec.js";
+import { nameColor } from "../core/task/palette.js";
 import type { PointCloud } from "../reconstruct/pointcloud.js";
 import { aabb, yawBox } from "./primitives/boxes.js";
 import type { Cluster } from "./instances/cluster.js";
 import { majorityLabel } from "./instances/cluster.js";
 import { statsOfMembers } from "./instances/memberStats.js";
 import type { GraphNode, NodeSupport } from "./types.js";
-import { boxVolume, type YawBox } from "../src/core/geometry.js";
-import { interiorOf } from "../bridge/objects/containers.js";
+import { boxVolume, type YawBox } from "../core/geometry.js";
+import { interiorOf } from "../core/objects/containers.js";
 
 /** `low_support`: a node seen in a single view with fewer raw points than this (our choice: ~a 20x20 px mask). */
 export const LOW_SUPPORT_MAX_POINTS = 400;

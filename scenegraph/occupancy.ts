@@ -5,10 +5,10 @@
  * a subsampled pixel grid: voxels before the measured depth become free, the voxel at it occupied; a pixel
  * without depth (the open ceiling) frees its ray up to the range limit.
  */
-import { cameraCentre, type AgentPose, type Intrinsics } from "../src/core/math/camera.js";
-import type { Mat34 } from "../src/core/math/vec.js";
-import type { YawBox } from "../src/core/geometry.js";
-import type { Task } from "../bridge/task/schema.js";
+import { cameraCentre, type AgentPose, type Intrinsics } from "../core/math/camera.js";
+import type { Mat34 } from "../core/math/vec.js";
+import type { YawBox } from "../core/geometry.js";
+import type { Task } from "../core/task/schema.js";
 
 /** Voxel side (m): Explore-EQA, 3D-Mem and GraphEQA all map at 0.1 m. */
 const OCCUPANCY_VOXEL_M = 0.1;

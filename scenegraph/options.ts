@@ -4,7 +4,7 @@
  * falls back to DBSCAN.
  */
 import * as z from "zod";
-import type { FlagSpec } from "../src/core/flags.js";
+import type { FlagSpec } from "../core/flags.js";
 import { MASK_MODES, type MaskMode } from "./evidence.js";
 import { LABEL_MODES } from "./appearance.js";
 

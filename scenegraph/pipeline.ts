@@ -4,14 +4,14 @@
  * so the structure exclusion and the fusion fallback are decided once.
  */
 import * as z from "zod";
-import type { FrameBundle } from "../bridge/bundle/io.js";
+import type { FrameBundle } from "../core/bundle/io.js";
 import { buildPointCloud, withoutIds, type CloudRuntime } from "../reconstruct/index.js";
 import { regionsOfStructure, segmentRegions, StructurePoints } from "./regions.js";
 import { segmentStructure } from "./primitives/structure.js";
 import { CloudOptionsSchema, CLOUD_FLAGS } from "../reconstruct/options.js";
 import { filterCloud, type PointCloud } from "../reconstruct/pointcloud.js";
 import { FAKE_LABEL_ID_BASE } from "../reconstruct/noisy/params.js";
-import type { FlagSpec } from "../src/core/flags.js";
+import type { FlagSpec } from "../core/flags.js";
 import { buildSceneGraph, type GraphResult } from "./build.js";
 import { diagnose } from "./diagnosis.js";
 import type { Diagnosis } from "./diagnosisSchema.js";
@@ -20,7 +20,7 @@ import { cachedTrueRelations } from "./truth.js";
 import { IncrementalGraph } from "./incremental.js";
 import type { Relation } from "./types.js";
 import { structureIdsOf, type MaskMode } from "./evidence.js";
-import { InputError } from "../src/core/errors.js";
+import { InputError } from "../core/errors.js";
 
 /** Everything that decides a graph: the cloud's source and options, the evidence mode and the instance builder. */
 export const GraphPipelineOptionsSchema = CloudOptionsSchema.extend(GraphOptionsSchema.shape).strict();
@@ -42,7 +42,7 @@ export interface PipelineRuntime extends Omit<CloudRuntime, "excludeIds"> {
  * CloudArena lives only until the arena's next build, and a miss here is that next build: so a caller that
  * passes the same arena and slot may reuse safely in any order, and gets reuse when equal clouds come one
  * after another. Nothing downstream of the cloud writes to it (buildSceneGraph, segmentRegions, diagnose and
- * labelledBundle only read it; test/scenegraph/shared-cloud.test.ts checks).
+ * labelledBundle only read it; test/scenegraph/sharedCloud.test.ts checks).
  */
 export class SharedCloud {
   private slot: { bundle: FrameBundle; key: string; stride: number | undefined; trajectory: PipelineRuntime["trajectory"]; full: PointCloud; cloud: PointCloud } | null = null;

@@ -6,8 +6,8 @@
  * match two true rooms a true doorway joins), pairs shown apart (right when no true doorway joins their rooms)
  * and the room each matched node is assigned to.
  */
-import type { Layout } from "../bridge/task/schema.js";
-import { doorwayEdges, roomAt } from "../bridge/task/layout.js";
+import type { Layout } from "../core/task/schema.js";
+import { doorwayEdges, roomAt } from "../core/task/layout.js";
 import type { RegionLayer } from "./types.js";
 import type { NodeDiagnosis, RegionDiagnosis } from "./diagnosisSchema.js";
 

@@ -2,7 +2,7 @@
  * The region layer of the scene graph (HOV-SG's floor -> room -> object
  * hierarchy): rooms segmented from the walls and free space the views show, doorways as
  * edges between rooms, the pairs of rooms the views show apart, objects assigned to the room holding their
- * centre, rooms named from the signature furniture seen in them (bridge/task/layout.ts ROOM_SIGNATURES).
+ * centre, rooms named from the signature furniture seen in them (core/task/layout.ts ROOM_SIGNATURES).
  *
  * The layer holds what the views support and no more, so that one view or a few give a partial plan: the wall
  * lines seen cut the plane into cells (scenegraph/regionGrid.ts); between two neighbouring cells a line stretch
@@ -14,8 +14,8 @@
  * is its neighbour. Readers (src/reason/regionPrograms.ts) take a pair of rooms as joined (a doorway), not
  * joined (separated) or unknown (neither). */
 import type { PointCloud } from "../reconstruct/pointcloud.js";
-import type { Task } from "../bridge/task/schema.js";
-import { doorwayEdges, roomTypeOf } from "../bridge/task/layout.js";
+import type { Task } from "../core/task/schema.js";
+import { doorwayEdges, roomTypeOf } from "../core/task/layout.js";
 import type { GraphNode, RegionLayer } from "./types.js";
 import { CLOSED, MIN_LINE_BAND_M, OPEN, REGION_CELL_M, StructurePoints, type PlanGrid, type WallLine } from "./regionGrid.js";
 

@@ -4,11 +4,11 @@
  * predicted graphs and of the ground-truth graph, so the two are comparable.
  * Candidate pairs: boxes within CANDIDATE_RADIUS_M of each other (3DSSG's receptive field).
  */
-import type { Vec3 } from "../src/core/math/vec.js";
-import { TOUCHING_GAP_M } from "../bridge/task/rules.js";
+import type { Vec3 } from "../core/math/vec.js";
+import { TOUCHING_GAP_M } from "../core/task/rules.js";
 import { footprintIntersectionArea } from "./primitives/boxes.js";
 import { closestDistance, indexPoints, type IndexedPoints } from "./primitives/overlap.js";
-import { boxBottom, boxTop, type YawBox } from "../src/core/geometry.js";
+import { boxBottom, boxTop, type YawBox } from "../core/geometry.js";
 import type { Predicate, Relation } from "./types.js";
 
 /** 3DSSG `radius_receptive`: only pairs whose boxes come within 0.5 m of each other get relations. */

@@ -4,7 +4,7 @@
  * appearance arms and its 2D baseline read the same masks of the same views, so the sums are made once per
  * evidence and kept (by its segment maps) instead of once per reader.
  */
-import type { FrameBundle } from "../bridge/bundle/io.js";
+import type { FrameBundle } from "../core/bundle/io.js";
 import { segmentBoxes, type Evidence } from "./evidence.js";
 
 /** Sums per segment key. */

@@ -2,17 +2,17 @@
  * The ground-truth scene graph: one node per task object, from its true box and points sampled on its
  * mesh, with relations computed by the same code as predicted graphs. Node ids are "o<objectId>".
  */
-import type { Task } from "../bridge/task/schema.js";
-import { objectBox, surfaceSamples } from "../bridge/objects/geometry.js";
+import type { Task } from "../core/task/schema.js";
+import { objectBox, surfaceSamples } from "../core/objects/geometry.js";
 import { computeRelations, type RelNode } from "./relations.js";
 import { GRAPH_FORMAT, GRAPH_FRAME, type GraphNode, type Relation, type SceneGraph } from "./types.js";
-import type { YawBox } from "../src/core/geometry.js";
-import { colorRgb, namedColorRgb } from "../bridge/task/palette.js";
-import type { Vec3 } from "../src/core/math/vec.js";
+import type { YawBox } from "../core/geometry.js";
+import { colorRgb, namedColorRgb } from "../core/task/palette.js";
+import type { Vec3 } from "../core/math/vec.js";
 import { nodeInterior } from "./nodes.js";
 import { truthRegions } from "./regions.js";
-import { Lru } from "../src/core/lru.js";
-import { sha256Hex } from "../src/core/hash.js";
+import { Lru } from "../core/lru.js";
+import { sha256Hex } from "../core/hash.js";
 
 /** The palette colour of a true node whose task records no colour. */
 const UNKNOWN_COLOUR = "grey";

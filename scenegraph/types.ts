@@ -5,8 +5,8 @@
  * and the service's OpenAPI document shows it.
  */
 import * as z from "zod";
-import { YawBoxSchema } from "../src/core/geometry.js";
-import { MAX_CATEGORY_CHARS, PARADIGMS } from "../bridge/bundle/schema.js";
+import { YawBoxSchema } from "../core/geometry.js";
+import { MAX_CATEGORY_CHARS, PARADIGMS } from "../core/bundle/schema.js";
 import { SOURCES } from "../reconstruct/options.js";
 import { MASK_MODES } from "./evidence.js";
 import { INSTANCE_MODES } from "./options.js";
@@ -30,7 +30,7 @@ const MAX_GRAPH_NODES = 10_000;
  * room and bounds what JSON.parse holds. Ours.
  */
 export const MAX_GRAPH_FILE_BYTES = 64 * 1024 * 1024;
-/** The longest node label (characters): a label is a category name (bridge/bundle/schema.ts). */
+/** The longest node label (characters): a label is a category name (core/bundle/schema.ts). */
 const MAX_LABEL_CHARS = MAX_CATEGORY_CHARS;
 
 const coordinate = () => z.number().finite().min(-MAX_COORDINATE_M).max(MAX_COORDINATE_M);
@@ -72,7 +72,7 @@ const GraphNodeSchema = z
       })
       .strict()
       .optional()
-      .describe("for a node whose label is an open container: its interior, estimated from the box and the label's wall model (bridge/objects/containers.ts), not measured; absent for other labels"),
+      .describe("for a node whose label is an open container: its interior, estimated from the box and the label's wall model (core/objects/containers.ts), not measured; absent for other labels"),
     point_count: count().describe("downsampled points (voxel size in params)"),
     raw_point_count: count().describe("raw cloud points behind the node"),
     views: z.array(count()).describe("views that see the node"),
@@ -105,7 +105,7 @@ const RegionLayerSchema = z
       z
         .object({
           id: z.string().min(1).describe("room name, '<type>_<k>' (e.g. 'kitchen_0'); 'room_<k>' when no object names its type"),
-          type: z.string().min(1).describe("room type, from the signature furniture seen in it (bridge/task/layout.ts ROOM_SIGNATURES), or 'unknown'"),
+          type: z.string().min(1).describe("room type, from the signature furniture seen in it (core/task/layout.ts ROOM_SIGNATURES), or 'unknown'"),
           min: Point2Schema.describe("[x, y] corner of the room's floor rectangle (m)"),
           max: Point2Schema.describe("[x, y] opposite corner (m)"),
           objects: z.array(z.string()).describe("ids of the nodes whose centre lies in the room"),

@@ -3,8 +3,8 @@
 //   npm run build && node scripts/fixtures.mjs
 import { mkdirSync, readdirSync, rmSync } from "node:fs";
 import { generateTask } from "../dist/bridge/sim/generate/suite.js";
-import { BUILTIN_SUBCATEGORIES } from "../dist/bridge/task/taxonomy.js";
-import { writeTasks } from "../dist/bridge/task/io.js";
+import { BUILTIN_SUBCATEGORIES } from "../dist/core/task/taxonomy.js";
+import { writeTasks } from "../dist/core/task/io.js";
 
 const dir = new URL("../fixtures/tasks/", import.meta.url).pathname;
 mkdirSync(dir, { recursive: true });

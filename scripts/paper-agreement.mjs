@@ -7,8 +7,8 @@
  * Usage: node scripts/paper-agreement.mjs <runDir> [--threshold POINTS] [--cells]   (after `npm run build`)
  */
 import { join } from "node:path";
-import { readJsonFile } from "../dist/src/core/fs.js";
-import { formatTable } from "../dist/src/core/table.js";
+import { readJsonFile } from "../dist/core/fs.js";
+import { formatTable } from "../dist/core/table.js";
 import { agreementTable, paperAgreement, PAPER_DIFFERENCE_MIN_POINTS, PARADIGM_LETTERS, signedPoints } from "../dist/src/eval/paperAgreement.js";
 import { SummaryFileSchema, SUMMARY_FORMAT } from "../dist/src/eval/summary.js";
 

@@ -6,7 +6,7 @@
  */
 import { readRecords } from "../dist/src/eval/records.js";
 import { summarizeRun, METHOD_LABELS } from "../dist/src/eval/summary.js";
-import { SUBCATEGORY_TITLES } from "../dist/bridge/task/taxonomy.js";
+import { SUBCATEGORY_TITLES } from "../dist/core/task/taxonomy.js";
 
 const dir = process.argv[2];
 if (!dir) {

@@ -2,13 +2,13 @@
 /**
  * The `esi3d` binary: the composition root that joins the three front-ends (src/apps/cli, the HTTP service's
  * `serve`, the viewer's `inspect`) into one command line. Apps never import each other; only this file sees
- * them all. Exit codes: 0 ok, 1 failure, 2 usage or input error, 130 interrupted (src/core/errors.ts).
+ * them all. Exit codes: 0 ok, 1 failure, 2 usage or input error, 130 interrupted (core/errors.ts).
  */
 import { Command, CommanderError } from "commander";
-import { PACKAGE_VERSION } from "./core/version.js";
-import { EXIT_OK, EXIT_USAGE, exitCodeOf, userMessage } from "./core/errors.js";
+import { PACKAGE_VERSION } from "../core/version.js";
+import { EXIT_OK, EXIT_USAGE, exitCodeOf, userMessage } from "../core/errors.js";
 import { registerCliCommands } from "./apps/cli/commands.js";
-import { printable } from "./core/terminal.js";
+import { printable } from "../core/terminal.js";
 
 /** The flags that print the version: they need no command's module. */
 const VERSION_FLAGS: readonly string[] = ["-V", "--version"];

@@ -5,7 +5,7 @@ Our own peer for bench/graphPipeline.ts: it reads the bundle that writeBundle wr
 steps with the same parameters as our code, so the two whole processes can be timed against each other.
 
   1. read every view: depth (float32 LE), instance ids (16-bit PNG), colour (8-bit PNG)
-                                                            (bridge/bundle/io.ts, readBundle)
+                                                            (core/bundle/io.ts, readBundle)
   2. back-project every pixel with depth > 0 whose instance is not room structure
      (X_cam = ((i - cx) d / fx, (j - cy) d / fy, d), X_world = R^T (X_cam - t), pixel i at x = i)
                                                             (reconstruct/gt/backproject.ts; the

@@ -12,7 +12,7 @@ import { basename, join } from "node:path";
 import { extrinsicOfWorldToCamera, numbersOf, readText, rigid, rotationOfAngleAxis } from "./matrices.js";
 import { framesIn, requireDir } from "./files.js";
 import { DatasetError, type DatasetFrame, type DatasetScene } from "./scene.js";
-import type { Mat34 } from "../../src/core/math/vec.js";
+import type { Mat34 } from "../../core/math/vec.js";
 
 /** ARKitScenes' depth PNGs are uint16 millimetres (DATA.md). */
 const ARKITSCENES_DEPTH_SCALE = 1000;

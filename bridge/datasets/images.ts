@@ -6,8 +6,8 @@
 import { existsSync } from "node:fs";
 import { extname } from "node:path";
 import jpeg from "jpeg-js";
-import { decodePng, pngHeader, PngError, rgbOf, type DecodedPng } from "../bundle/png.js";
-import type { Intrinsics } from "../../src/core/math/camera.js";
+import { decodePng, pngHeader, PngError, rgbOf, type DecodedPng } from "../../core/bundle/png.js";
+import type { Intrinsics } from "../../core/math/camera.js";
 import { readDatasetFile } from "./files.js";
 import { DatasetError, type ImageSize } from "./scene.js";
 

@@ -6,15 +6,15 @@
  */
 import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
-import type { Intrinsics } from "../../src/core/math/camera.js";
-import type { Mat3, Mat34 } from "../../src/core/math/vec.js";
-import { MAX_SEGMENT_CHARS } from "../../src/core/paths.js";
-import { InputError } from "../../src/core/errors.js";
-import { checkOutputs } from "../../src/core/outputPaths.js";
-import { writeBundle, viewFileNames } from "../bundle/io.js";
-import { BUNDLE_CONVENTIONS, BUNDLE_FORMAT, type BundleManifest } from "../bundle/schema.js";
-import { BundleError } from "../bundle/errors.js";
-import { checkExtrinsic, checkIntrinsics, MAX_DEPTH_M, type ViewPayload } from "../bundle/view.js";
+import type { Intrinsics } from "../../core/math/camera.js";
+import type { Mat3, Mat34 } from "../../core/math/vec.js";
+import { MAX_SEGMENT_CHARS } from "../../core/paths.js";
+import { InputError } from "../../core/errors.js";
+import { checkOutputs } from "../../core/outputPaths.js";
+import { writeBundle, viewFileNames } from "../../core/bundle/io.js";
+import { BUNDLE_CONVENTIONS, BUNDLE_FORMAT, type BundleManifest } from "../../core/bundle/schema.js";
+import { BundleError } from "../../core/bundle/errors.js";
+import { checkExtrinsic, checkIntrinsics, MAX_DEPTH_M, type ViewPayload } from "../../core/bundle/view.js";
 import { readArkitscenes } from "./arkitscenes.js";
 import { ASPECT_TOLERANCE, colourFile, readColour, readDepthPng, readMaskPng, scaleIntrinsics } from "./images.js";
 import { readReplica } from "./replica.js";

@@ -3,10 +3,10 @@
  * and intrinsic_*.txt, Replica's traj.txt rows), quaternions (TUM), angle-axis (ARKitScenes), and the
  * conversions between camera-to-world and esi3d's camera-from-world extrinsic.
  */
-import type { Mat3, Mat34 } from "../../src/core/math/vec.js";
-import { quatToMat } from "../../src/core/math/quat.js";
-import { rotationError } from "../../src/core/math/camera.js";
-import type { Intrinsics } from "../../src/core/math/camera.js";
+import type { Mat3, Mat34 } from "../../core/math/vec.js";
+import { quatToMat } from "../../core/math/quat.js";
+import { rotationError } from "../../core/math/camera.js";
+import type { Intrinsics } from "../../core/math/camera.js";
 import { DatasetError } from "./scene.js";
 import { readDatasetFile } from "./files.js";
 

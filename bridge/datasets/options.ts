@@ -1,6 +1,6 @@
 /** The options of `esi3d import <layout>`: one schema, from which the command's flags are derived. */
 import * as z from "zod";
-import type { FlagSpec } from "../../src/core/flags.js";
+import type { FlagSpec } from "../../core/flags.js";
 import { UP_AXES } from "./scene.js";
 
 /**

@@ -8,7 +8,7 @@
 import { existsSync } from "node:fs";
 import { basename, join } from "node:path";
 import * as z from "zod";
-import { readJsonFile } from "../../src/core/fs.js";
+import { readJsonFile } from "../../core/fs.js";
 import { checkRigid, extrinsicOfCameraToWorld, numbersOf, readText } from "./matrices.js";
 import { framesIn, requireDir } from "./files.js";
 import { DatasetError, type DatasetFrame, type DatasetScene } from "./scene.js";

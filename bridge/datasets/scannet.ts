@@ -9,7 +9,7 @@
  */
 import { existsSync, readdirSync } from "node:fs";
 import { basename, join } from "node:path";
-import { readJsonFile } from "../../src/core/fs.js";
+import { readJsonFile } from "../../core/fs.js";
 import * as z from "zod";
 import { extrinsicOfCameraToWorld, intrinsicsOfMatrix, isFiniteMatrix, checkRigid, numbersOf, readNumbers, readText, type Mat4 } from "./matrices.js";
 import { framesIn, requireDir } from "./files.js";

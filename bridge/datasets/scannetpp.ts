@@ -9,7 +9,7 @@
 import { existsSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import * as z from "zod";
-import { readJsonFile } from "../../src/core/fs.js";
+import { readJsonFile } from "../../core/fs.js";
 import { checkRigid, extrinsicOfCameraToWorld, intrinsicsOfMatrix, isFiniteMatrix } from "./matrices.js";
 import { framesIn, requireDir } from "./files.js";
 import { colourFile, colourSize } from "./images.js";

@@ -3,9 +3,9 @@
  * esi3d's conventions (OpenCV camera axes, camera-from-world [R | t]) and the intrinsics of the image they
  * were given for. The importer (importer.ts) subsamples, reads the pixels and writes one frame bundle.
  */
-import type { Intrinsics } from "../../src/core/math/camera.js";
-import type { Mat34 } from "../../src/core/math/vec.js";
-import { InputError } from "../../src/core/errors.js";
+import type { Intrinsics } from "../../core/math/camera.js";
+import type { Mat34 } from "../../core/math/vec.js";
+import { InputError } from "../../core/errors.js";
 
 /** The on-disk layouts esi3d imports (docs/own-data.md has a table of each one's files and conventions). */
 export const DATASET_LAYOUTS = ["scannet", "scannetpp", "arkitscenes", "tum", "replica"] as const;

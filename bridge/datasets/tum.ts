@@ -8,8 +8,8 @@
  * The world is the motion-capture frame, whose up axis the layout does not state (give --up).
  */
 import { basename, join } from "node:path";
-import type { Intrinsics } from "../../src/core/math/camera.js";
-import { isWithin } from "../../src/core/paths.js";
+import type { Intrinsics } from "../../core/math/camera.js";
+import { isWithin } from "../../core/paths.js";
 import { extrinsicOfCameraToWorld, numbersOf, readText, rigid, rotationOfQuaternion } from "./matrices.js";
 import { nearest } from "./arkitscenes.js";
 import { DatasetError, type DatasetFrame, type DatasetScene } from "./scene.js";

@@ -3,9 +3,9 @@
  * that reads bundles (clouds, evidence, the 2D baseline, prompts) reads an episode unchanged. Views are
  * appended; the bundle object of one step is never changed by the next.
  */
-import type { FrameBundle, ViewData } from "../bundle/io.js";
-import { viewFileNames } from "../bundle/io.js";
-import type { BundleManifest } from "../bundle/schema.js";
+import type { FrameBundle, ViewData } from "../../core/bundle/io.js";
+import { viewFileNames } from "../../core/bundle/io.js";
+import type { BundleManifest } from "../../core/bundle/schema.js";
 import type { Environment } from "./types.js";
 
 export class EpisodeBundle {

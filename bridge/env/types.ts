@@ -1,12 +1,12 @@
 /**
  * The active paradigm's environment: `step(action) -> view`. A simulator behind it renders on demand
- * (the built-in one: bridge/sim/env.ts; an external one over HTTP: bridge/env/remote.ts). The agent's
- * vocabulary and step sizes are bridge/task/actions.ts; whether a move is possible is the simulator's.
+ * (the built-in one: bridge/sim/env.ts; an external one over HTTP: src/apps/service/remoteEnv.ts). The agent's
+ * vocabulary and step sizes are core/task/actions.ts; whether a move is possible is the simulator's.
  */
-import type { AgentPose } from "../../src/core/math/camera.js";
-import type { ViewData } from "../bundle/io.js";
-import type { BundleManifest } from "../bundle/schema.js";
-import type { NavigationAction } from "../task/actions.js";
+import type { AgentPose } from "../../core/math/camera.js";
+import type { ViewData } from "../../core/bundle/io.js";
+import type { BundleManifest } from "../../core/bundle/schema.js";
+import type { NavigationAction } from "../../core/task/actions.js";
 
 /** One observation: the rendered view (RGB, depth, instance ids, camera) and the pose it was taken from. */
 export interface EnvView {

@@ -5,7 +5,7 @@
  * fit esi3d's formats is recorded as a fix, and an answer that cannot be mapped into its options is
  * reported (the record is then kept out of the task set).
  */
-import { canonicalAnswer, type AnswerSpec } from "../task/schema.js";
+import { canonicalAnswer, type AnswerSpec } from "../../core/task/schema.js";
 import type { AnswerFix, DraftAnswer } from "./draft.js";
 import { RecordRefusal, type EsiRecord, type Json } from "./record.js";
 

@@ -9,10 +9,10 @@
  * - fixed: the importer changed the answer or options to fit esi3d's formats (kept);
  * - camera: the initial camera does not show what it should, or ESI's runner would pick another pose (kept).
  */
-import type { TaskRecord } from "../task/schema.js";
-import { wilsonInterval } from "../../src/core/math/proportion.js";
-import type { Subcategory } from "../task/taxonomy.js";
-import { BUILTIN_SUBCATEGORIES, SUBCATEGORY_TITLES } from "../task/taxonomy.js";
+import type { TaskRecord } from "../../core/task/schema.js";
+import { wilsonInterval } from "../../core/math/proportion.js";
+import type { Subcategory } from "../../core/task/taxonomy.js";
+import { BUILTIN_SUBCATEGORIES, SUBCATEGORY_TITLES } from "../../core/task/taxonomy.js";
 import { displayName } from "./draft.js";
 import type { ImportedRecord, ImportResult, Refusal } from "./importer.js";
 import { ESI_STRING_FIELDS } from "./record.js";

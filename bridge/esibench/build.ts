@@ -2,11 +2,11 @@
  * A mapper's draft -> an esi3d task record (TaskRecordSchema), after ESI-Bench's released records. Unknowns
  * stay unknown (null extents, models, room size, lighting) instead of being filled with placeholders.
  */
-import { quatFromYaw } from "../../src/core/math/quat.js";
-import { MIN_TASK_CAMERA_HEIGHT_M, TaskRecordSchema, type CandidateView, type TaskRecord, type TaskRecordObject } from "../task/schema.js";
-import { SUBCATEGORY_CATEGORY, type Subcategory } from "../task/taxonomy.js";
-import { roomTypeOfId } from "../task/layout.js";
-import { formatZodIssues } from "../../src/core/errors.js";
+import { quatFromYaw } from "../../core/math/quat.js";
+import { MIN_TASK_CAMERA_HEIGHT_M, TaskRecordSchema, type CandidateView, type TaskRecord, type TaskRecordObject } from "../../core/task/schema.js";
+import { SUBCATEGORY_CATEGORY, type Subcategory } from "../../core/task/taxonomy.js";
+import { roomTypeOfId } from "../../core/task/layout.js";
+import { formatZodIssues } from "../../core/errors.js";
 import { aabbCentre, aabbSize, displayName, type Draft } from "./draft.js";
 import { RecordRefusal, type EsiRecord } from "./record.js";
 import { usdCameraAngles } from "./views.js";

@@ -3,8 +3,8 @@
  * answer), before it becomes an esi3d task record (build.ts). Object keys are the record's own names
  * ("obj1", "obj_near", "targets[2]"), so findings and flags can name them.
  */
-import type { Vec3 } from "../../src/core/math/vec.js";
-import type { AnswerSpec, RecordAnswerFormat } from "../task/schema.js";
+import type { Vec3 } from "../../core/math/vec.js";
+import type { AnswerSpec, RecordAnswerFormat } from "../../core/task/schema.js";
 import type { Field } from "./record.js";
 import type { DraftView, QuatXyzw } from "./views.js";
 

@@ -3,8 +3,8 @@
  * the file, the field and the reason (malformed records), or is kept out of the task set with a reason
  * (its answer cannot be mapped into its options). A bad record never stops the others.
  */
-import type { TaskRecord } from "../task/schema.js";
-import type { Subcategory } from "../task/taxonomy.js";
+import type { TaskRecord } from "../../core/task/schema.js";
+import type { Subcategory } from "../../core/task/taxonomy.js";
 import { buildTask } from "./build.js";
 import type { Draft } from "./draft.js";
 import { locateRecords, type Located } from "./read.js";

@@ -6,10 +6,10 @@
  * is skipped with the reason. Everything about a proxy is marked (the task's `proxy` field and simulator),
  * and the results are about the proxy scene, not ESI's.
  */
-import type { Vec3 } from "../../src/core/math/vec.js";
-import { buildModel, LIBRARY, PROXY_BOX_MODEL } from "../objects/library.js";
-import { BUILTIN_SUBCATEGORIES, SUBCATEGORY_CATEGORY } from "../task/taxonomy.js";
-import { TaskSchema, type Lighting, type Task, type TaskObject, type TaskRecord } from "../task/schema.js";
+import type { Vec3 } from "../../core/math/vec.js";
+import { buildModel, LIBRARY, PROXY_BOX_MODEL } from "../../core/objects/library.js";
+import { BUILTIN_SUBCATEGORIES, SUBCATEGORY_CATEGORY } from "../../core/task/taxonomy.js";
+import { TaskSchema, type Lighting, type Task, type TaskObject, type TaskRecord } from "../../core/task/schema.js";
 import { applyRule, type RuleCheck } from "./rules.js";
 
 /** The simulator of a proxy task: the built-in one, standing in for another simulator's scene. */

@@ -6,7 +6,7 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
-import { InputError } from "../../src/core/errors.js";
+import { InputError } from "../../core/errors.js";
 import { RecordRefusal } from "./record.js";
 
 interface RecordFile {

@@ -1,14 +1,14 @@
 /**
- * esi3d's answer rules (bridge/task/rules.ts, and the generators' derivations) applied to an imported or
+ * esi3d's answer rules (core/task/rules.ts, and the generators' derivations) applied to an imported or
  * proxy task's placed geometry, to see whether the geometry implies ESI's label. Unknown extents fall back to what the record has, as the reference's check did: centre distances
  * for Spatial Distance, scale^3 for Dimensional Size. A world AABB standing in for an extent is an
  * axis-aligned box (its orientation is the world's), so it is measured as one.
  */
-import { classifyTriangle, collinearityResidual, COLLINEAR_TOL_M, TOUCHING_GAP_M, INSIDE_FOOTPRINT_MARGIN_M } from "../task/rules.js";
-import { objectBox } from "../objects/geometry.js";
-import { boxBottom, boxDistance, boxTop, boxVolume, footprintDistance, type YawBox } from "../../src/core/geometry.js";
+import { classifyTriangle, collinearityResidual, COLLINEAR_TOL_M, TOUCHING_GAP_M, INSIDE_FOOTPRINT_MARGIN_M } from "../../core/task/rules.js";
+import { objectBox } from "../../core/objects/geometry.js";
+import { boxBottom, boxDistance, boxTop, boxVolume, footprintDistance, type YawBox } from "../../core/geometry.js";
 import { displayName } from "./draft.js";
-import type { Subcategory } from "../task/taxonomy.js";
+import type { Subcategory } from "../../core/task/taxonomy.js";
 
 interface RuleObject {
   id: number;

@@ -2,7 +2,7 @@
  * ESI-Bench's 29 subcategories onto esi3d's taxonomy, keyed by (big_task, small_task): "Spatial Relations"
  * is both a category and a Specular Reflection subcategory (ESI-Bench's released records).
  */
-import { SUBCATEGORY_CATEGORY, type Subcategory } from "../task/taxonomy.js";
+import { SUBCATEGORY_CATEGORY, type Subcategory } from "../../core/task/taxonomy.js";
 import type { Mapper } from "./map/common.js";
 import { mapGeometricConfiguration, mapLinearAlignment, mapPhysicalContact } from "./map/spatial.js";
 import { mapDimensionalSize, mapSpatialDistance } from "./map/metric.js";

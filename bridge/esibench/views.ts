@@ -3,8 +3,8 @@
  * OmniGibson's viewer camera, a USD camera (local -Z forward, +Y up, +X right), scalar last, built by
  * look_at_quaternion with zero roll. esi3d's agent pose is (position, yaw, pitch) of the view direction.
  */
-import type { Vec3 } from "../../src/core/math/vec.js";
-import { quatToMat } from "../../src/core/math/quat.js";
+import type { Vec3 } from "../../core/math/vec.js";
+import { quatToMat } from "../../core/math/quat.js";
 import type { Field } from "./record.js";
 
 export type QuatXyzw = [number, number, number, number];

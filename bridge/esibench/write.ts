@@ -6,12 +6,12 @@
 import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
-import { InputError } from "../../src/core/errors.js";
-import { writeFileAtomic, writeJsonAtomic } from "../../src/core/fs.js";
-import { pathBelow } from "../../src/core/paths.js";
-import { checkOutputs } from "../../src/core/outputPaths.js";
+import { InputError } from "../../core/errors.js";
+import { writeFileAtomic, writeJsonAtomic } from "../../core/fs.js";
+import { pathBelow } from "../../core/paths.js";
+import { checkOutputs } from "../../core/outputPaths.js";
 import { auditImport, droppedIds, type Audit } from "./audit.js";
-import { auditMarkdown } from "./audit-table.js";
+import { auditMarkdown } from "./auditTable.js";
 import { importRecords } from "./importer.js";
 
 export interface ImportOptions {

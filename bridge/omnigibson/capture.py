@@ -21,7 +21,7 @@ was blocked, until the server says stop. It prints the episode's bundle id under
 reason and step count under "active_episode".
 
 What changed against the first version of this file, each against OmniGibson's source
-(checked against BEHAVIOR-1K's OmniGibson source; the stand-ins in standin/ cite file and commit):
+(checked against BEHAVIOR-1K's OmniGibson source; the stand-ins in test/bridge/omnigibson/standin/ cite file and commit):
 - D1: the external sensor's pose keys are `position` / `orientation` / `pose_frame` (renamed from
   local_position / local_orientation in 1.1.1, commit b2b2fd652); create_sensor() takes no other keys;
 - D2: env.external_sensors is a dict up to 3.8 and a list of per-scene dicts from 3.9;
@@ -41,7 +41,7 @@ What changed against the first version of this file, each against OmniGibson's s
 Imported tasks are rendered at ESI-Bench's camera poses (the candidate views' recorded quaternions) and
 intrinsics (the task's image size and field of view: 1280 x 720 at 63.29 deg, 70 deg for Deformable).
 
-THIS FILE WAS RUN ONLY AGAINST OUR STAND-INS of OmniGibson 1.1.1, 3.7.2 and 3.9.2 (standin/, see README.md
+THIS FILE WAS RUN ONLY AGAINST OUR STAND-INS of OmniGibson 1.1.1, 3.7.2 and 3.9.2 (test/bridge/omnigibson/standin/, see README.md
 here), never against OmniGibson itself: Isaac Sim and the BEHAVIOR-1K assets are not available where esi3d is
 built. Everything simulator-independent lives in esi3d_bridge.py and esi3d_agent.py.
 

@@ -8,14 +8,14 @@ esi3d_agent: the agent's motion model and the view sets of esi3d's built-in simu
 - bridge/sim/views.ts: `single` (the initial pose), `multi` (30 views along a seeded random walk) and `gt`
   (the initial pose, then one view after each action of the task's ground-truth trajectory; for a task with
   candidate views and no trajectory, imported ESI-Bench tasks, the candidate views whose flags show every
-  relevant object: bridge/task/candidates.ts);
+  relevant object: core/task/candidates.ts);
 - rooms anywhere in world coordinates (room.bounds, room.floor_z) and per-task camera floors
   (agent_limits.min_camera_height_m), as bridge/sim/agent.ts; a simulator may add its scene's own furniture
   as further obstacles (capture.py does, from the loaded BEHAVIOR scene);
-- src/core/math/rng.ts: the seeded generator (cyrb128 hash + sfc32), bit for bit, so the random walk of a
+- core/math/rng.ts: the seeded generator (cyrb128 hash + sfc32), bit for bit, so the random walk of a
   task is the same walk in both languages.
 
-test/apps/service/python-agent.test.ts checks the poses against the TypeScript implementation.
+test/src/apps/service/python-agent.test.ts checks the poses against the TypeScript implementation.
 """
 import math
 
@@ -57,7 +57,7 @@ RANDOM_WALK_ATTEMPTS = 20
 M32 = 0xFFFFFFFF
 
 
-# ---------------------------------------------------------------- seeded generator (src/core/math/rng.ts)
+# ---------------------------------------------------------------- seeded generator (core/math/rng.ts)
 
 
 def _imul(a, b):
@@ -272,7 +272,7 @@ def random_trajectory(world, start, rng, n_views=MULTI_VIEW_COUNT):
 
 
 def gt_candidate_views(task):
-    """bridge/task/candidates.ts gtCandidateViews: the candidate views whose flags show every relevant object;
+    """core/task/candidates.ts gtCandidateViews: the candidate views whose flags show every relevant object;
     else the fewest flagged views covering them all (greedy, in the record's order); None when impossible."""
     views = task.get("candidate_views") or []
     need = list(dict.fromkeys(task["relevant_object_ids"]))

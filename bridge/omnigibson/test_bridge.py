@@ -1,7 +1,7 @@
 """
 Unit tests of the simulator-independent parts of the OmniGibson bridge (standard library only):
     python3 -m unittest discover -s bridge/omnigibson -p 'test_*.py'
-test/apps/service/python.test.ts runs them, and checks the rest against the TypeScript code and a live server.
+test/src/apps/service/python.test.ts runs them, and checks the rest against the TypeScript code and a live server.
 """
 import json
 import math

@@ -1,13 +1,13 @@
 /**
- * The built-in simulator's motion model for the agent's discrete actions (bridge/task/actions.ts): camera
+ * The built-in simulator's motion model for the agent's discrete actions (core/task/actions.ts): camera
  * limits, the body's clearance, and which moves are blocked.
  */
-import type { AgentPose } from "../../src/core/math/camera.js";
-import { rad } from "../../src/core/math/vec.js";
-import type { Task, TaskObject } from "../task/schema.js";
-import { quatToMat } from "../../src/core/math/quat.js";
-import { intendedPose, isNavigationAction, type NavigationAction } from "../task/actions.js";
-import { solidIntervals, wallAxis, wallPoint } from "../task/layout.js";
+import type { AgentPose } from "../../core/math/camera.js";
+import { rad } from "../../core/math/vec.js";
+import type { Task, TaskObject } from "../../core/task/schema.js";
+import { quatToMat } from "../../core/math/quat.js";
+import { intendedPose, isNavigationAction, type NavigationAction } from "../../core/task/actions.js";
+import { solidIntervals, wallAxis, wallPoint } from "../../core/task/layout.js";
 
 
 /** Camera height limits (m above the floor): from crouching to a raised arm; a task's agent_limits may lower the first. */

@@ -1,9 +1,9 @@
 /** Renders a task's views for a paradigm into a frame bundle. */
-import { intrinsicsFromHfov, poseToExtrinsic } from "../../src/core/math/camera.js";
-import type { Task } from "../task/schema.js";
-import { BUNDLE_CONVENTIONS, BUNDLE_FORMAT, type BundleManifest, type Paradigm } from "../bundle/schema.js";
-import type { FrameBundle, ViewPayload } from "../bundle/io.js";
-import { viewData, viewFileNames } from "../bundle/io.js";
+import { intrinsicsFromHfov, poseToExtrinsic } from "../../core/math/camera.js";
+import type { Task } from "../../core/task/schema.js";
+import { BUNDLE_CONVENTIONS, BUNDLE_FORMAT, type BundleManifest, type Paradigm } from "../../core/bundle/schema.js";
+import type { FrameBundle, ViewPayload } from "../../core/bundle/io.js";
+import { viewData, viewFileNames } from "../../core/bundle/io.js";
 import { buildScene } from "./scene.js";
 import { render } from "./raster.js";
 import { paradigmViews } from "./views.js";

@@ -10,10 +10,10 @@
  * corners. When it is negative at all 8 (by CULL_MARGIN_PX or CULL_NEAR_MARGIN_M, far beyond the rounding
  * of any one vertex's projection), every vertex and every near-plane clip point of the run projects off the
  * image or lies behind the near plane, where rasterTriangle's bounding box (or the clipping) already drew
- * nothing. So a culled render is the same image, bit for bit (test/bridge/renderer.test.ts).
+ * nothing. So a culled render is the same image, bit for bit (test/bridge/sim/renderer.test.ts).
  */
-import { boundsOf, type Bounds } from "../../src/core/geometry.js";
-import type { Mat34 } from "../../src/core/math/vec.js";
+import { boundsOf, type Bounds } from "../../core/geometry.js";
+import type { Mat34 } from "../../core/math/vec.js";
 import type { RenderScene } from "./scene.js";
 
 /** Pixels a culled run's projection must lie beyond the image's edge: rounding moves a vertex by ~1e-9 px. */

@@ -3,11 +3,11 @@
  * the agent's current pose, with the same renderer and camera as the passive bundles (capture.ts), and
  * the motion model of agent.ts (blocked moves leave the pose unchanged and say so).
  */
-import { intrinsicsFromHfov, poseToExtrinsic, type AgentPose, type Intrinsics } from "../../src/core/math/camera.js";
-import type { Task } from "../task/schema.js";
-import { BUNDLE_CONVENTIONS, BUNDLE_FORMAT, type BundleManifest } from "../bundle/schema.js";
+import { intrinsicsFromHfov, poseToExtrinsic, type AgentPose, type Intrinsics } from "../../core/math/camera.js";
+import type { Task } from "../../core/task/schema.js";
+import { BUNDLE_CONVENTIONS, BUNDLE_FORMAT, type BundleManifest } from "../../core/bundle/schema.js";
 import type { Environment, EnvView } from "../env/types.js";
-import type { NavigationAction } from "../task/actions.js";
+import type { NavigationAction } from "../../core/task/actions.js";
 import { applyAction, worldOf, type World } from "./agent.js";
 import { BUILTIN_SIMULATOR } from "./capture.js";
 import { buildScene, type RenderScene } from "./scene.js";

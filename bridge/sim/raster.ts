@@ -3,16 +3,16 @@
  * ambient, sun and point lights, glass blended over what is behind it), metric z-depth (float32) and an
  * instance-id image.
  *
- * Conventions (src/core/math/camera.ts): pixel (i, j) is sampled at its centre, image coordinates (i, j);
+ * Conventions (core/math/camera.ts): pixel (i, j) is sampled at its centre, image coordinates (i, j);
  * depth is the camera-axis z of the first surface hit, glass included (as a rasterised depth buffer
  * gives it); pixels that see nothing (no ceiling, open sky) have depth 0 and id 0.
  * Depth is interpolated as 1/z, which is exact for planar triangles under perspective.
  */
-import type { Mat34 } from "../../src/core/math/vec.js";
-import type { Intrinsics } from "../../src/core/math/camera.js";
-import { hypot3 } from "../../src/core/math/hypot.js";
+import type { Mat34 } from "../../core/math/vec.js";
+import type { Intrinsics } from "../../core/math/camera.js";
+import { hypot3 } from "../../core/math/hypot.js";
 import { FLOOR_ID, FLOOR_TILE_M, type RenderScene } from "./scene.js";
-import { colorRgb } from "../task/palette.js";
+import { colorRgb } from "../../core/task/palette.js";
 import { runOutsideView, triangleRuns, type CullView } from "./cull.js";
 
 /** Near clipping plane (m): closer geometry is cut away. */
@@ -296,7 +296,7 @@ export function toByte(v: number): number {
 /**
  * Floor checker tiles per metre. FLOOR_TILE_M is a power of two, so x · TILES_PER_M is exactly x / FLOOR_TILE_M
  * (both the correctly rounded x · 2^k), and a multiplication costs a fraction of a division on every floor
- * pixel (the division was the shading's hottest line). test/bridge/renderer.test.ts holds it to a power of two.
+ * pixel (the division was the shading's hottest line). test/bridge/sim/renderer.test.ts holds it to a power of two.
  * A tile's checker colour is the parity of its two indices' sum, taken as the low bit of their XOR: the same
  * bit for any indices below 2^52 (each is converted to a 32-bit integer exactly modulo 2^32, which keeps its
  * parity), and twice as fast as converting their sum (0.71 against 1.37 ns per pixel).

@@ -2,13 +2,13 @@
  * Turns a task record into a renderable triangle scene: the room (floor and four walls; no ceiling, as
  * ESI-Bench loads none) and every object's model, scaled, rotated and placed.
  */
-import type { Vec3 } from "../../src/core/math/vec.js";
-import type { Lighting, Task, TaskObject } from "../task/schema.js";
-import { colorRgb, type Rgb } from "../task/palette.js";
-import { buildModel, modelDef } from "../objects/library.js";
-import { objectWorldTriangles, shapeOf } from "../objects/shape.js";
+import type { Vec3 } from "../../core/math/vec.js";
+import type { Lighting, Task, TaskObject } from "../../core/task/schema.js";
+import { colorRgb, type Rgb } from "../../core/task/palette.js";
+import { buildModel, modelDef } from "../../core/objects/library.js";
+import { objectWorldTriangles, shapeOf } from "../../core/objects/shape.js";
 import { roomFrame } from "./agent.js";
-import { solidIntervals, wallPoint } from "../task/layout.js";
+import { solidIntervals, wallPoint } from "../../core/task/layout.js";
 
 /** Instance ids reserved for room structure (task objects start at 16). */
 export const FLOOR_ID = 1;

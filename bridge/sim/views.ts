@@ -5,15 +5,15 @@
  *   staying inside the room and clear of furniture);
  * - gt: the initial pose, then one view after each action of the task's ground-truth trajectory; a task
  *   with candidate views and no trajectory (imported ESI-Bench tasks) uses the candidate views whose flags
- *   show every relevant object instead (bridge/task/candidates.ts).
+ *   show every relevant object instead (core/task/candidates.ts).
  */
-import type { AgentPose } from "../../src/core/math/camera.js";
-import { Rng } from "../../src/core/math/rng.js";
-import type { Task } from "../task/schema.js";
-import { gtCandidateViews } from "../task/candidates.js";
-import type { Paradigm } from "../bundle/schema.js";
+import type { AgentPose } from "../../core/math/camera.js";
+import { Rng } from "../../core/math/rng.js";
+import type { Task } from "../../core/task/schema.js";
+import { gtCandidateViews } from "../../core/task/candidates.js";
+import type { Paradigm } from "../../core/bundle/schema.js";
 import { applyAction, replay, worldOf, type World } from "./agent.js";
-import { NAVIGATION_ACTIONS, type NavigationAction } from "../task/actions.js";
+import { NAVIGATION_ACTIONS, type NavigationAction } from "../../core/task/actions.js";
 
 /** Passive Multi-View: 30 views, equal to the step budget T_max (the ESI-Bench paper's four paradigms). */
 const MULTI_VIEW_COUNT = 30;

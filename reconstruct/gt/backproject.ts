@@ -5,10 +5,10 @@
  *
  *   X_cam = ((i - cx) d / fx, (j - cy) d / fy, d),  X_world = R^T (X_cam - t) = R^T X_cam + C
  */
-import type { ViewData } from "../../bridge/bundle/io.js";
+import type { ViewData } from "../../core/bundle/io.js";
 import { allocateCloud, truncateCloud, type CameraCentres, type CloudArena, type PointCloud } from "../pointcloud.js";
-import { cameraCentre } from "../../src/core/math/camera.js";
-import type { PixelBox } from "../../src/core/pixelBox.js";
+import { cameraCentre } from "../../core/math/camera.js";
+import type { PixelBox } from "../../core/pixelBox.js";
 
 export interface BackprojectOptions {
   /** Use every `stride`-th pixel in x and y (1 = all pixels). */

@@ -10,8 +10,8 @@
  * Every cue is read from the ground-truth view (depth, RGB, instance ids) and the task record (which
  * objects are transparent), so the confidence does not depend on which other noise components run.
  */
-import type { ViewData } from "../../bridge/bundle/io.js";
-import type { Rng } from "../../src/core/math/rng.js";
+import type { ViewData } from "../../core/bundle/io.js";
+import type { Rng } from "../../core/math/rng.js";
 import { boxMean, dilate, fillNormals, lumaGradient } from "./filters.js";
 import {
   CONF_DARK_LUMA, CONF_DARK_PENALTY, CONF_DEPTH_PENALTY_PER_M, CONF_EDGE_BAND_PX, CONF_EDGE_PENALTY, CONF_GLASS_PENALTY,
@@ -54,7 +54,7 @@ export function viewLogConfidence(v: ViewData, disc: Uint8Array, transparent: Ui
 }
 
 /**
- * 1 / CONF_TEXTURE_GRAD. CONF_TEXTURE_GRAD is a power of two (test/reconstruct/noisy-filters.test.ts holds it
+ * 1 / CONF_TEXTURE_GRAD. CONF_TEXTURE_GRAD is a power of two (test/reconstruct/noisyFilters.test.ts holds it
  * to one), so g · TEXTURE_GRAD_INV is exactly g / CONF_TEXTURE_GRAD: a multiplication where 94 % of a
  * bundle's pixels paid a division.
  */

@@ -12,10 +12,10 @@
  * plane, else camera 0), so the error left is the error after the pipeline's alignment; the alignment's
  * scale multiplies the view's depths (alignExtrinsic's metric camera coordinates).
  */
-import type { ViewData } from "../../bridge/bundle/io.js";
-import type { Mat34 } from "../../src/core/math/vec.js";
-import type { Rng } from "../../src/core/math/rng.js";
-import { cameraCentre, extrinsicRotation, invertExtrinsic } from "../../src/core/math/camera.js";
+import type { ViewData } from "../../core/bundle/io.js";
+import type { Mat34 } from "../../core/math/vec.js";
+import type { Rng } from "../../core/math/rng.js";
+import { cameraCentre, extrinsicRotation, invertExtrinsic } from "../../core/math/camera.js";
 import { alignCameras, alignExtrinsic, type AlignMethod } from "../align.js";
 import { composeExtrinsics, extrinsic, rotationAngleDeg, rotationFromVector } from "./rigid.js";
 import type { NoiseParams } from "./params.js";

@@ -2,8 +2,8 @@
  * Image-sized building blocks of the noise model, all on typed arrays with reusable scratch buffers:
  * Gaussian fields (white or box-correlated), depth discontinuities, dilation, box means and selection.
  */
-import type { Rng } from "../../src/core/math/rng.js";
-import type { PixelBox } from "../../src/core/pixelBox.js";
+import type { Rng } from "../../core/math/rng.js";
+import type { PixelBox } from "../../core/pixelBox.js";
 import { EDGE_MIN_JUMP_M, EDGE_REL_JUMP } from "./params.js";
 
 /** Inverse of the standard normal CDF (Acklam's rational approximation, relative error < 1.2e-9). */
@@ -651,7 +651,7 @@ export function heavyTail(field: Float32Array, scale: FieldScale, power: number)
   if (power === 3) {
     // a float32's square is exact in a double, so f*f*f rounds the exact cube once: the correctly rounded
     // |f|^3. V8's Math.pow(f, 3) is one ulp off that for ~10 % of float32 inputs (checked exactly with
-    // BigInt, never closer) and costs ~100 ns a call; test/reconstruct/noisy-filters.test.ts has both checks
+    // BigInt, never closer) and costs ~100 ns a call; test/reconstruct/noisyFilters.test.ts has both checks
     for (let p = 0; p < n; p++) {
       const f = scaled(field[p]!, scale), h = f * f * f;
       field[p] = h;

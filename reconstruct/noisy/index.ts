@@ -25,14 +25,14 @@
  * Every point keeps its colour and true mask label, as VGGT's points keep theirs; each point still traces
  * back to its view and pixel. Label corruption reaches the graph builder through labels.ts `labelledBundle`.
  */
-import type { FrameBundle, ViewData } from "../../bridge/bundle/io.js";
-import type { Mat34 } from "../../src/core/math/vec.js";
-import { Rng } from "../../src/core/math/rng.js";
-import { InputError } from "../../src/core/errors.js";
-import { emptyBox, extendBox, type PixelBox } from "../../src/core/pixelBox.js";
+import type { FrameBundle, ViewData } from "../../core/bundle/io.js";
+import type { Mat34 } from "../../core/math/vec.js";
+import { Rng } from "../../core/math/rng.js";
+import { InputError } from "../../core/errors.js";
+import { emptyBox, extendBox, type PixelBox } from "../../core/pixelBox.js";
 import type { PointCloud } from "../pointcloud.js";
 import { backprojectViews } from "../gt/backproject.js";
-import { extrinsicRotation, cameraCentre } from "../../src/core/math/camera.js";
+import { extrinsicRotation, cameraCentre } from "../../core/math/camera.js";
 import { confidenceOfLog, confidenceScratch, viewConfidence, viewLogConfidence, type ConfidenceScratch } from "./confidence.js";
 import { applyDropout, dropOverConfidences, LogConfidenceHistogram } from "./dropout.js";
 import { correlatedField, depthDiscontinuities, dilate, FieldScratch, isValid, setPixels } from "./filters.js";

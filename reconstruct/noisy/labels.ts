@@ -4,7 +4,7 @@
  * the fusion merges across views):
  *
  * - swaps: each object fragment (view, instance id) gets another category with probability labelSwapRate;
- *   a share labelLookalikeShare of swaps go to one of the category's confusables (bridge/objects/library.ts,
+ *   a share labelLookalikeShare of swaps go to one of the category's confusables (core/objects/library.ts,
  *   the look-alikes a detector mixes up), the rest to a random library category. A swapped fragment no
  *   longer fuses with its object (fusion matches same labels only), so it becomes a node of its own: a
  *   hallucinated object of the wrong category where a real object stands.
@@ -16,10 +16,10 @@
  * truth from it); the corrupted masks reach the graph builder through `labelledBundle`, which rewrites the
  * bundle's instance images with fake ids from FAKE_LABEL_ID_BASE on.
  */
-import type { FrameBundle, ViewData } from "../../bridge/bundle/io.js";
-import { categoryDef, LIBRARY } from "../../bridge/objects/library.js";
-import type { Rng } from "../../src/core/math/rng.js";
-import { InputError } from "../../src/core/errors.js";
+import type { FrameBundle, ViewData } from "../../core/bundle/io.js";
+import { categoryDef, LIBRARY } from "../../core/objects/library.js";
+import type { Rng } from "../../core/math/rng.js";
+import { InputError } from "../../core/errors.js";
 import type { PointCloud } from "../pointcloud.js";
 import { isValid } from "./filters.js";
 import { BLOB_SEED_ATTEMPTS, FAKE_LABEL_ID_BASE, type NoiseParams } from "./params.js";

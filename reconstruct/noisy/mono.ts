@@ -11,8 +11,8 @@
  *   about its median true depth m (g: the true depth), the distortion left by the affine (scale and shift)
  *   ambiguity of monocular depth (Ranftl et al., TPAMI 2022).
  */
-import type { ViewData } from "../../bridge/bundle/io.js";
-import type { Rng } from "../../src/core/math/rng.js";
+import type { ViewData } from "../../core/bundle/io.js";
+import type { Rng } from "../../core/math/rng.js";
 import { heavyTail, isValid, kthSmallestValid, scaled, smoothUnitField, type FieldScale } from "./filters.js";
 import { NOISY_DEPTH_MIN_RATIO, type NoiseParams } from "./params.js";
 

@@ -11,9 +11,9 @@
  *   level; they only matter when the component's amplitude is non-zero.
  */
 import * as z from "zod";
-import { InputError } from "../../src/core/errors.js";
+import { InputError } from "../../core/errors.js";
 
-import type { ViewData } from "../../bridge/bundle/io.js";
+import type { ViewData } from "../../core/bundle/io.js";
 
 export const NOISE_COMPONENTS = ["depth", "pose", "flying", "dropout", "blobs", "mono", "warp", "drift", "scale", "textureless", "labels"] as const;
 export type NoiseComponent = (typeof NOISE_COMPONENTS)[number];
@@ -96,7 +96,7 @@ export interface NoiseParams {
   // ---- labels: mask-label corruption of fragments
   /** Fraction amplitude (0..1). Probability that an object's mask fragment in one view gets another category. */
   labelSwapRate: number;
-  /** Shape (fraction 0..1). Share of those swaps that go to a look-alike (the category's confusables, bridge/objects/library.ts) rather than a random library category. */
+  /** Shape (fraction 0..1). Share of those swaps that go to a look-alike (the category's confusables, core/objects/library.ts) rather than a random library category. */
   labelLookalikeShare: number;
   /** Amplitude (fragments per view, expected). Patches of floor or wall given an object's label: floor(λ) per view plus one with probability frac(λ). */
   labelPhantomsPerView: number;

@@ -2,7 +2,7 @@
  * Small rigid-motion helpers for the pose components: rotations from rotation vectors, and products of
  * camera-from-world extrinsics [R | t] (x_cam = R·x_world + t).
  */
-import type { Mat3, Mat34, Vec3 } from "../../src/core/math/vec.js";
+import type { Mat3, Mat34, Vec3 } from "../../core/math/vec.js";
 
 /** Rodrigues: the rotation matrix of rotation vector w (radians). */
 export function rotationFromVector(wx: number, wy: number, wz: number): Mat3 {

@@ -16,8 +16,8 @@
  * Only the true view (its RGB and depth) decides where and how much; the cached maps depend on nothing
  * else (common random numbers across levels).
  */
-import type { ViewData } from "../../bridge/bundle/io.js";
-import type { Rng } from "../../src/core/math/rng.js";
+import type { ViewData } from "../../core/bundle/io.js";
+import type { Rng } from "../../core/math/rng.js";
 import { chamferDistance, isValid, lumaGradient, scaled, smoothUnitField, validDepthSmooth, type FieldScale, type FieldScratch } from "./filters.js";
 import { NOISY_DEPTH_MIN_RATIO, TEXTURE_EDGE_GRAD, TEXTURELESS_BIAS_CELLS, type NoiseParams } from "./params.js";
 

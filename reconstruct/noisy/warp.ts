@@ -15,10 +15,10 @@
  * and the task only, never on the view. The normal comes from the true depth (central differences of the
  * back-projected pixels); WARP_MIN_COS bounds the depth change at grazing angles and at depth edges.
  */
-import type { ViewData } from "../../bridge/bundle/io.js";
-import type { Rng } from "../../src/core/math/rng.js";
+import type { ViewData } from "../../core/bundle/io.js";
+import type { Rng } from "../../core/math/rng.js";
 import { isValid } from "./filters.js";
-import { hypot3 } from "../../src/core/math/hypot.js";
+import { hypot3 } from "../../core/math/hypot.js";
 import { NOISY_DEPTH_MIN_RATIO, WARP_MIN_COS, type NoiseParams } from "./params.js";
 
 export interface WarpField {

@@ -3,10 +3,10 @@
  * warning), chain the windows by their seams (chunks.ts), align each chained segment to the known cameras
  * (or keep window 0's frame), and write every view's points once, from the window that owns it.
  */
-import type { Mat34, Vec3 } from "../../src/core/math/vec.js";
-import { dot } from "../../src/core/math/vec.js";
-import type { Intrinsics } from "../../src/core/math/camera.js";
-import type { ViewData } from "../../bridge/bundle/io.js";
+import type { Mat34, Vec3 } from "../../core/math/vec.js";
+import { dot } from "../../core/math/vec.js";
+import type { Intrinsics } from "../../core/math/camera.js";
+import type { ViewData } from "../../core/bundle/io.js";
 import { alignCameras, alignExtrinsic, applySim3, composeSim3, IDENTITY_SIM3, type CameraAlignment, type Sim3 } from "../align.js";
 import { allocateCloud, copyPointAttributes, type PointCloud } from "../pointcloud.js";
 import { chainWindows, segmentExtrinsics, viewOwners, type ChainedWindow } from "./chunks.js";

@@ -3,7 +3,7 @@
  * the predicted camera-from-world extrinsic and intrinsics, in the frame the cloud is in.
  */
 import * as z from "zod";
-import { writeFileAtomic } from "../../src/core/fs.js";
+import { writeFileAtomic } from "../../core/fs.js";
 import type { PointCloud } from "../pointcloud.js";
 import type { CameraRecord } from "./assemble.js";
 import type { PreprocessPlan } from "./preprocess.js";

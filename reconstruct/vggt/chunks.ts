@@ -9,9 +9,9 @@
  * A view's points and camera come from the first window in which it was decoded (its owner); later copies
  * only tie the windows together.
  */
-import type { Vec3 } from "../../src/core/math/vec.js";
-import { dot, sub } from "../../src/core/math/vec.js";
-import { cameraCentre } from "../../src/core/math/camera.js";
+import type { Vec3 } from "../../core/math/vec.js";
+import { dot, sub } from "../../core/math/vec.js";
+import { cameraCentre } from "../../core/math/camera.js";
 import { alignExtrinsic, applySim3, composeSim3, IDENTITY_SIM3, umeyama, type Sim3 } from "../align.js";
 import type { DecodedChunk } from "./postprocess.js";
 

@@ -10,8 +10,8 @@
  * See models/README.md for the model file, conventions and memory; model.ts states the contract.
  */
 import * as ort from "onnxruntime-node";
-import type { FrameBundle } from "../../bridge/bundle/io.js";
-import { InputError } from "../../src/core/errors.js";
+import type { FrameBundle } from "../../core/bundle/io.js";
+import { InputError } from "../../core/errors.js";
 import type { PointCloud } from "../pointcloud.js";
 import type { VggtSettings } from "../options.js";
 import { assembleCloud, type Assembled } from "./assemble.js";

@@ -6,7 +6,7 @@
 import { existsSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import * as ort from "onnxruntime-node";
-import { InputError } from "../../src/core/errors.js";
+import { InputError } from "../../core/errors.js";
 import { OnnxFormatError, readOnnxGraph, type OnnxGraphInfo } from "./onnxGraph.js";
 import { VGGT_PATCH_SIZE, VGGT_TARGET_SIZE, type PreprocessMode } from "./preprocess.js";
 

@@ -3,9 +3,9 @@
  * [tx, ty, tz, qx, qy, qz, qw, fov_h, fov_w], camera-from-world, OpenCV axes, quaternion scalar-last and
  * not normalised by the network, FoVs in radians at the model input resolution.
  */
-import type { Mat34 } from "../../src/core/math/vec.js";
-import type { Intrinsics } from "../../src/core/math/camera.js";
-import { quatToMat } from "../../src/core/math/quat.js";
+import type { Mat34 } from "../../core/math/vec.js";
+import type { Intrinsics } from "../../core/math/camera.js";
+import { quatToMat } from "../../core/math/quat.js";
 
 /** Number of values per frame in `pose_enc` (pose_enc.py, "absT_quaR_FoV"). */
 const POSE_ENC_SIZE = 9;

@@ -4,10 +4,10 @@
  * with its source pixel's colour and instance id. Chaining chunks and aligning them to the known cameras
  * is chunks.ts's job.
  */
-import { matVec, transpose } from "../../src/core/math/vec.js";
-import type { Intrinsics } from "../../src/core/math/camera.js";
-import { extrinsicRotation, extrinsicTranslation } from "../../src/core/math/camera.js";
-import type { ViewData } from "../../bridge/bundle/io.js";
+import { matVec, transpose } from "../../core/math/vec.js";
+import type { Intrinsics } from "../../core/math/camera.js";
+import { extrinsicRotation, extrinsicTranslation } from "../../core/math/camera.js";
+import type { ViewData } from "../../core/bundle/io.js";
 import { checkPoseEncoding, decodePoseEncoding, type DecodedCamera } from "./pose.js";
 import type { PreprocessPlan } from "./preprocess.js";
 

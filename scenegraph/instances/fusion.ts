@@ -17,9 +17,9 @@ import { DENOISE_MIN_KEEP, type InstanceParams } from "./params.js";
 import { footprintIntersectionArea, yawBox, zOverlap } from "../primitives/boxes.js";
 import { pointOverlapRatio } from "../primitives/overlap.js";
 import { sameValues } from "../primitives/sameValues.js";
-import { boundsOf, boxVolume, type YawBox } from "../../src/core/geometry.js";
-import { forEachRun } from "../../src/core/runs.js";
-import { concatFloat32, concatUint32 } from "../../src/core/concat.js";
+import { boundsOf, boxVolume, type YawBox } from "../../core/geometry.js";
+import { forEachRun } from "../../core/runs.js";
+import { concatFloat32, concatUint32 } from "../../core/concat.js";
 import { aabbGap, clusterGrid, denoiseFused, majorityLabel, makeCluster, type Cluster, type FusedPart } from "./cluster.js";
 import { mergedStats, voxelStatsOf, type MemberStats } from "./memberStats.js";
 

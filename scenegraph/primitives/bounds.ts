@@ -2,7 +2,7 @@
  * Shared input checks and bounds for `Float32Array` xyz clouds (x, y, z per point, metres, Z up).
  * Every primitive calls these first so bad input fails with one clear message, never deep inside a loop.
  */
-import type { Bounds } from "../../src/core/geometry.js";
+import type { Bounds } from "../../core/geometry.js";
 
 export type { Bounds };
 

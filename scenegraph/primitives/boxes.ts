@@ -9,13 +9,13 @@
  * Rationale: 3D PCA boxes of partial, noisy clouds tilt, and tilted extents
  * confuse the reader; a gravity-aligned box keeps "height" meaning height.
  */
-import { boundsOf, type Bounds, type YawBox } from "../../src/core/geometry.js";
+import { boundsOf, type Bounds, type YawBox } from "../../core/geometry.js";
 import { pointCount } from "./bounds.js";
 
 export type { YawBox };
 import { convexHull2d, minAreaRect } from "./hull2d.js";
 
-/** An axis-aligned box is a point set's bounds (src/core/geometry.ts). */
+/** An axis-aligned box is a point set's bounds (core/geometry.ts). */
 export type Aabb = Bounds;
 
 

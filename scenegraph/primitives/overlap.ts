@@ -5,7 +5,7 @@
  *  - closestDistance(a, b, max): the exact smallest point-to-point distance (the "touching" relation), over
  *    point sets indexed once (indexPoints) and reused for every pair.
  */
-import { boundsOf } from "../../src/core/geometry.js";
+import { boundsOf } from "../../core/geometry.js";
 import { checkPositive, pointCount } from "./bounds.js";
 import { GRID_ROUNDING_MARGIN, VoxelHashGrid } from "./hashGrid.js";
 import { KdTree3 } from "./kdtree.js";
@@ -96,7 +96,7 @@ function nearPart(t: IndexedPoints, q: IndexedPoints, maxM: number): KdTree3 | u
  * Closest distance between two point sets (m), or `maxM` when they are farther apart: nearest-point
  * queries of the smaller set in the larger set's kd-tree, each bounded by the best so far, skipping
  * query points whose distance to the other set's box already exceeds it. Exact: it equals
- * src/core/geometry.ts minPointDistance (the generator's surface gaps), tested; this form reuses each set's
+ * core/geometry.ts minPointDistance (the generator's surface gaps), tested; this form reuses each set's
  * tree across the many pairs of a graph.
  *
  * The result is sqrt of the smallest squared pair distance, whatever order the queries run in (each query

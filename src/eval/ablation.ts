@@ -4,8 +4,8 @@
  * duplicate, hallucination and miss rates grow with the noise. The level whose error statistics match
  * VGGT's published indoor figures (VGGT_TYPICAL_LEVEL, docs/noise-model.md) is marked `vggt-typical`.
  */
-import { SUBCATEGORY_TITLES, type Subcategory } from "../../bridge/task/taxonomy.js";
-import { columnWidths, tableRow, tableRule } from "../core/table.js";
+import { SUBCATEGORY_TITLES, type Subcategory } from "../../core/task/taxonomy.js";
+import { columnWidths, tableRow, tableRule } from "../../core/table.js";
 import type { ItemRecord } from "./records.js";
 import { cell, pairByTask, PARADIGM_TITLES, type Cell } from "./summary.js";
 import { comparePaired, SIGNIFICANCE_ALPHA, type PairedResult } from "./pairedTests.js";

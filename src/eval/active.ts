@@ -9,13 +9,13 @@
  *      (src/reason/active/stopping.ts); a final answer that is not conclusive gets one forced choice;
  *   4. otherwise the environment applies the action and renders the next view.
  */
-import { stageTimer } from "../core/stageTimer.js";
+import { stageTimer } from "../../core/stageTimer.js";
 import type { Environment, EnvView } from "../../bridge/env/types.js";
-import type { FrameBundle } from "../../bridge/bundle/io.js";
+import type { FrameBundle } from "../../core/bundle/io.js";
 import { EpisodeBundle } from "../../bridge/env/bundle.js";
 import { BuiltinEnvironment } from "../../bridge/sim/env.js";
-import { isNavigationAction, STOP_ACTION } from "../../bridge/task/actions.js";
-import type { Task } from "../../bridge/task/schema.js";
+import { isNavigationAction, STOP_ACTION } from "../../core/task/actions.js";
+import type { Task } from "../../core/task/schema.js";
 import { MIN_MASK_AREA_PX } from "../../scenegraph/evidence.js";
 import { GraphMemory, type PipelineResult } from "../../scenegraph/pipeline.js";
 import type { Relation } from "../../scenegraph/types.js";

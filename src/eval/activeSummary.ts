@@ -6,7 +6,7 @@
  * histogram, and Active minus Multi per subcategory with Newcombe intervals.
  */
 import * as z from "zod";
-import { meanCreditInterval } from "../core/math/proportion.js";
+import { meanCreditInterval } from "../../core/math/proportion.js";
 import type { ItemRecord } from "./records.js";
 import type { GroupSummary } from "./metrics.js";
 

@@ -4,8 +4,8 @@
  * so both make the same records.
  */
 import type { LimitFunction } from "p-limit";
-import type { Task } from "../../bridge/task/schema.js";
-import type { Paradigm } from "../../bridge/bundle/schema.js";
+import type { Task } from "../../core/task/schema.js";
+import type { Paradigm } from "../../core/bundle/schema.js";
 import { renderBundle } from "../../bridge/sim/capture.js";
 import { createReasoner } from "../reason/index.js";
 import { promptLogsOf, withCircular } from "../reason/circular.js";

@@ -9,9 +9,9 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { InputError } from "../core/errors.js";
-import { columnWidths, tableRow } from "../core/table.js";
-import { SUBCATEGORY_TITLES, type Subcategory } from "../../bridge/task/taxonomy.js";
+import { InputError } from "../../core/errors.js";
+import { columnWidths, tableRow } from "../../core/table.js";
+import { SUBCATEGORY_TITLES, type Subcategory } from "../../core/task/taxonomy.js";
 import { readRecords, type ItemRecord } from "./records.js";
 import { creditOf, isAnswered, methodOf, newcombeDifference, summarizeRun, type Cell, type RunSummary } from "./summary.js";
 import { checkSameTasks } from "./taskHash.js";

@@ -4,7 +4,7 @@
  * so a run, `esi3d graph` and the service accept the same options under the same names.
  */
 import * as z from "zod";
-import { BUILTIN_SUBCATEGORIES } from "../../bridge/task/taxonomy.js";
+import { BUILTIN_SUBCATEGORIES } from "../../core/task/taxonomy.js";
 import { SourceSchema, SOURCES, VggtOptionsSchema } from "../../reconstruct/options.js";
 import { NoiseOptionsSchema, type NoiseSettings } from "../../reconstruct/noisy/params.js";
 import { GraphOptionsSchema } from "../../scenegraph/options.js";
@@ -13,7 +13,7 @@ import { LlmOptionsSchema } from "../llm/options.js";
 import { ImageOptionsSchema, OptionPresentationSchema, PromptFormatSchema } from "../prompt/formats.js";
 import { isLlmReasoner, RunReasonersSchema } from "../reason/spec.js";
 import { ActiveOptionsSchema } from "../reason/active/options.js";
-import { InputError } from "../core/errors.js";
+import { InputError } from "../../core/errors.js";
 import { GeneratorOptionsSchema } from "../../bridge/sim/generate/options.js";
 
 const RUN_SOURCES = SOURCES;

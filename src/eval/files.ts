@@ -11,9 +11,9 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import * as z from "zod";
-import { InputError } from "../core/errors.js";
-import { entryExists, readJsonFile } from "../core/fs.js";
-import { pathBelow } from "../core/paths.js";
+import { InputError } from "../../core/errors.js";
+import { entryExists, readJsonFile } from "../../core/fs.js";
+import { pathBelow } from "../../core/paths.js";
 import { DiagnosisSchema } from "../../scenegraph/diagnosisSchema.js";
 import { MAX_GRAPH_FILE_BYTES, SceneGraphSchema } from "../../scenegraph/types.js";
 import { StoredRunConfigSchema } from "./config.js";

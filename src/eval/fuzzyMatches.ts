@@ -3,7 +3,7 @@
  * text found inside a longer reply), which a reader should be able to check against the reply. Answers matched by
  * an option's own text or a lettered option's letter are not listed.
  */
-import { formatTable } from "../core/table.js";
+import { formatTable } from "../../core/table.js";
 import type { ItemRecord } from "./records.js";
 
 export interface FuzzyMatch {

@@ -6,10 +6,10 @@
  * on the scored items that gave a confidence.
  */
 import * as z from "zod";
-import { meanCreditInterval, wilsonInterval } from "../core/math/proportion.js";
+import { meanCreditInterval, wilsonInterval } from "../../core/math/proportion.js";
 
 // ---------------------------------------------------------------------------------------------------------------
-// intervals (Wilson's: src/core/math/proportion.ts)
+// intervals (Wilson's: core/math/proportion.ts)
 
 /** A number that is NaN when undefined (an empty group): `null` in JSON files, NaN in memory. */
 const nanable = () => z.number().nullable().transform((v) => v ?? Number.NaN);

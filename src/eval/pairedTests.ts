@@ -14,8 +14,8 @@
  * docs/statistics.md says why each, and what they do not correct for.
  */
 import * as z from "zod";
-import { Rng } from "../core/math/rng.js";
-import { Z_95 } from "../core/math/proportion.js";
+import { Rng } from "../../core/math/rng.js";
+import { Z_95 } from "../../core/math/proportion.js";
 
 /** One item of both arms: its task (the cluster) and each arm's score in [0, 1] (1 right, 0 wrong, chance credit when unanswered). */
 export interface Pair {

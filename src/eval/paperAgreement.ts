@@ -9,9 +9,9 @@
  * The comparison is of signs, not of sizes: the paper's models are a VLM and an LLM, esi3d's default reasoner is a
  * symbolic program, and the scenes differ (the built-in simulator against BEHAVIOR-1K).
  */
-import type { Subcategory } from "../../bridge/task/taxonomy.js";
-import { SUBCATEGORY_TITLES } from "../../bridge/task/taxonomy.js";
-import { formatTable } from "../core/table.js";
+import type { Subcategory } from "../../core/task/taxonomy.js";
+import { SUBCATEGORY_TITLES } from "../../core/task/taxonomy.js";
+import { formatTable } from "../../core/table.js";
 import { publishedDifference, TABLE4_MODEL_TITLES, type Table4Model, type Table4Paradigm } from "./paper/esiTable4.js";
 import { significant, splitMethod, type Difference, type RunSummary } from "./summary.js";
 

@@ -4,10 +4,10 @@
  * offline reasoners on the spot. LLM answers need the network and run in the main thread, so for them the
  * unit returns the graphs.
  */
-import type { Task } from "../../bridge/task/schema.js";
-import { stageTimer } from "../core/stageTimer.js";
-import type { FrameBundle } from "../../bridge/bundle/io.js";
-import type { Paradigm } from "../../bridge/bundle/schema.js";
+import type { Task } from "../../core/task/schema.js";
+import { stageTimer } from "../../core/stageTimer.js";
+import type { FrameBundle } from "../../core/bundle/io.js";
+import type { Paradigm } from "../../core/bundle/schema.js";
 import { renderBundle } from "../../bridge/sim/capture.js";
 import { CloudArena } from "../../reconstruct/pointcloud.js";
 import type { Diagnosis, GraphMetrics } from "../../scenegraph/diagnosisSchema.js";

@@ -5,8 +5,8 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { InputError } from "../core/errors.js";
-import { readJsonFile, writeFileAtomic, writeJsonAtomic } from "../core/fs.js";
+import { InputError } from "../../core/errors.js";
+import { readJsonFile, writeFileAtomic, writeJsonAtomic } from "../../core/fs.js";
 import { PromptFileSchema, PROMPT_FILE_FORMAT, promptFileHash, type PromptFile, type PromptLog } from "../reason/promptFile.js";
 
 /** Where a run keeps a prompt file, relative to the run directory. */

@@ -7,8 +7,8 @@
  * code derives on reading are not part of a file's format.
  */
 import * as z from "zod";
-import { BundleManifestSchema } from "../../bridge/bundle/schema.js";
-import { TaskRecordSchema } from "../../bridge/task/schema.js";
+import { BundleManifestSchema } from "../../core/bundle/schema.js";
+import { TaskRecordSchema } from "../../core/task/schema.js";
 import { DiagnosisSchema } from "../../scenegraph/diagnosisSchema.js";
 import { SceneGraphSchema } from "../../scenegraph/types.js";
 import { RunConfigSchema } from "./config.js";

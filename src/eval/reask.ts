@@ -7,13 +7,13 @@
  */
 import { join } from "node:path";
 import pLimit from "p-limit";
-import type { Paradigm } from "../../bridge/bundle/schema.js";
-import { readTaskFile } from "../../bridge/task/io.js";
-import type { Task } from "../../bridge/task/schema.js";
+import type { Paradigm } from "../../core/bundle/schema.js";
+import { readTaskFile } from "../../core/task/io.js";
+import type { Task } from "../../core/task/schema.js";
 import type { Diagnosis } from "../../scenegraph/diagnosisSchema.js";
 import type { SceneGraph } from "../../scenegraph/types.js";
-import { InputError } from "../core/errors.js";
-import { pathBelow } from "../core/paths.js";
+import { InputError } from "../../core/errors.js";
+import { pathBelow } from "../../core/paths.js";
 import type { PromptLog } from "../reason/promptFile.js";
 import { answerPending, makeRunModels } from "./answer.js";
 import { reasonerKeyPart, resolveRunConfig, type RunConfig } from "./config.js";

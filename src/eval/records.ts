@@ -6,8 +6,8 @@
 import { LABEL_MODES } from "../../scenegraph/appearance.js";
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync, statSync, ftruncateSync, writeSync } from "node:fs";
 import * as z from "zod";
-import { InputError, inputErrorFromZod } from "../core/errors.js";
-import { pathError } from "../core/fs.js";
+import { InputError, inputErrorFromZod } from "../../core/errors.js";
+import { pathError } from "../../core/fs.js";
 import { SOURCES } from "../../reconstruct/options.js";
 import { MASK_MODES } from "../../scenegraph/evidence.js";
 import { INSTANCE_MODES } from "../../scenegraph/options.js";
@@ -21,7 +21,7 @@ import { RUN_PARADIGMS } from "./config.js";
 
 const finite = () => z.number().finite();
 
-/** An agent pose (src/core/math/camera.ts AgentPose): camera centre (world, Z up, m), yaw and pitch (rad). */
+/** An agent pose (core/math/camera.ts AgentPose): camera centre (world, Z up, m), yaw and pitch (rad). */
 export const AgentPoseSchema = z.object({ position: z.tuple([finite(), finite(), finite()]), yaw: finite(), pitch: finite() }).strict();
 
 /** One step of an active episode: what the agent saw, said and did. */

@@ -2,9 +2,9 @@
  * Reports people want to read: the paper-style table for the terminal, and report.md. report.html is drawn from
  * report.md with its charts by reportHtml.ts.
  */
-import { CATEGORY_TITLES, SUBCATEGORY_CATEGORY, SUBCATEGORY_TITLES, type Category, type Subcategory } from "../../bridge/task/taxonomy.js";
-import { formatTable } from "../core/table.js";
-import { sha256Hex } from "../core/hash.js";
+import { CATEGORY_TITLES, SUBCATEGORY_CATEGORY, SUBCATEGORY_TITLES, type Category, type Subcategory } from "../../core/task/taxonomy.js";
+import { formatTable } from "../../core/table.js";
+import { sha256Hex } from "../../core/hash.js";
 import { hasSymbolic, modelReasoners, type RunConfig } from "./config.js";
 import { describeLimits } from "../llm/gate.js";
 import { METHOD_LABELS, PARADIGM_TITLES, splitMethod, type Cell, type RunSummary } from "./summary.js";

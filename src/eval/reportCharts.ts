@@ -4,7 +4,7 @@
  * chart colours a method by armColours.ts, so an arm looks the same in all of them, and sizes its legend to its
  * longest label, so no label is cut off.
  */
-import { SUBCATEGORY_TITLES, type Subcategory } from "../../bridge/task/taxonomy.js";
+import { SUBCATEGORY_TITLES, type Subcategory } from "../../core/task/taxonomy.js";
 import { ANYTIME_REPORT_STEPS } from "./activeSummary.js";
 import { armColour, isAppearanceArm } from "./armColours.js";
 import { PAPER_MODEL_ORDER, type ForestRow } from "./forest.js";

@@ -1,12 +1,12 @@
 /**
  * One writer per run directory. Two processes appending to one items.jsonl duplicate items and corrupt
- * every later summary, so a run takes `run.lock` (src/core/lockFile.ts: exclusive, naming its
+ * every later summary, so a run takes `run.lock` (core/lockFile.ts: exclusive, naming its
  * holder) before it writes anything, and removes it when it ends. A lock whose process is gone (a kill -9)
  * is stale and is taken over; a live one is refused with a message naming it.
  */
 import { join } from "node:path";
-import { InputError } from "../core/errors.js";
-import { acquireLockFile, type HeldLock } from "../core/lockFile.js";
+import { InputError } from "../../core/errors.js";
+import { acquireLockFile, type HeldLock } from "../../core/lockFile.js";
 
 const RUN_LOCK_FILE = "run.lock";
 

@@ -14,17 +14,17 @@ import { cpSync, existsSync, mkdirSync, statSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { join, resolve } from "node:path";
 import pLimit from "p-limit";
-import type { Task } from "../../bridge/task/schema.js";
-import { readTaskFile } from "../../bridge/task/io.js";
+import type { Task } from "../../core/task/schema.js";
+import { readTaskFile } from "../../core/task/io.js";
 import { isSkippedUnit, planSuiteDirectory, type SkippedItem } from "./suite.js";
 import { builtinTaskId } from "../../bridge/sim/generate/suite.js";
-import { InputError } from "../core/errors.js";
-import { canonicalJson } from "../core/hash.js";
-import { noteOnce } from "../core/noteOnce.js";
-import { checkWritable, pathError, writeFileAtomic, writeJsonAtomic } from "../core/fs.js";
-import { pathBelow } from "../core/paths.js";
-import { checkOutputs, givenPath, type NamedPath } from "../core/outputPaths.js";
-import type { Paradigm } from "../../bridge/bundle/schema.js";
+import { InputError } from "../../core/errors.js";
+import { canonicalJson } from "../../core/hash.js";
+import { noteOnce } from "../../core/noteOnce.js";
+import { checkWritable, pathError, writeFileAtomic, writeJsonAtomic } from "../../core/fs.js";
+import { pathBelow } from "../../core/paths.js";
+import { checkOutputs, givenPath, type NamedPath } from "../../core/outputPaths.js";
+import type { Paradigm } from "../../core/bundle/schema.js";
 import { baselineArms, reasonerKeyPart, threeDArms, type RunConfig } from "./config.js";
 import { runUnit } from "./unit.js";
 import type { UnitGraph, UnitJob, UnitResult } from "./pipeline.js";
@@ -110,7 +110,7 @@ function suitePlan(config: RunConfig): { tasks: Task[]; skipped: SkippedItem[] }
 }
 
 /**
- * The output-path rule (src/core/outputPaths.ts) for a run: the run directory, the response cache and a shared
+ * The output-path rule (core/outputPaths.ts) for a run: the run directory, the response cache and a shared
  * store apart from the run directory are outputs; the suite directory, the VGGT model and what the front-end
  * read are inputs. `run --suite T --out T` left run files in the suite, which then no longer read.
  */

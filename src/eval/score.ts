@@ -3,7 +3,7 @@
  * answers, VSI-Bench's mean relative accuracy (MRA). Like Inspect's scorers, this stage reads the reasoner's
  * answer; the reasoners never score themselves.
  */
-import { isStructuredFormat, type AnswerFormat, type AnswerSpec } from "../../bridge/task/schema.js";
+import { isStructuredFormat, type AnswerFormat, type AnswerSpec } from "../../core/task/schema.js";
 import { parseIntegerAnswer } from "../reason/numbers.js";
 import { decodeStructured, scoreStructured, type StructuredValue } from "../reason/structured.js";
 
@@ -21,7 +21,7 @@ export const MRA_THRESHOLDS: readonly number[] = [0.5, 0.55, 0.6, 0.65, 0.7, 0.7
  * computes it. The code's `<=` is the rule, not the paper's `<` (they differ at relative errors of exactly 0.05·k),
  * so scores match published VSI-Bench numbers item for item. Being float64, it inherits the official code's
  * rounding too: a relative error of exactly 0.2 fails θ = 0.80 (1 − 0.8 = 0.19999999999999996), and 0.45 fails
- * θ = 0.55; test/eval/metrics.test.ts checks every such case against numpy itself.
+ * θ = 0.55; test/src/eval/metrics.test.ts checks every such case against numpy itself.
  * - An unparseable prediction (null, undefined, NaN) scores the worst case, 0, as in VSI-Bench.
  * - y = 0 (never in VSI-Bench, where counts are >= 2): ours, 1 if ŷ = 0 and 0 otherwise.
  * - y < 0 (never for counts): ours, divided by |y|; the official code would pass every threshold.

@@ -3,10 +3,10 @@
  * tasks run as proxy scenes of the built-in simulator (bridge/esibench/proxy.ts); everything that cannot
  * run is reported as skipped with the reason, per task or per paradigm, instead of failing the run.
  */
-import type { Task, TaskRecord } from "../../bridge/task/schema.js";
-import { TaskSchema, unresolvedFields } from "../../bridge/task/schema.js";
-import { readTaskRecords } from "../../bridge/task/io.js";
-import { gtCandidateViews } from "../../bridge/task/candidates.js";
+import type { Task, TaskRecord } from "../../core/task/schema.js";
+import { TaskSchema, unresolvedFields } from "../../core/task/schema.js";
+import { readTaskRecords } from "../../core/task/io.js";
+import { gtCandidateViews } from "../../core/task/candidates.js";
 import { proxyTask } from "../../bridge/esibench/proxy.js";
 import type { RunConfig } from "./config.js";
 

@@ -8,7 +8,7 @@
  * scored on the same items, and declining cannot raise an arm above answering. Beside it, `coverage` (the
  * share answered) and `accuracy` (on the answered items), each with n.
  */
-import { SUBCATEGORY_CATEGORY, SUBCATEGORY_TITLES, type Subcategory } from "../../bridge/task/taxonomy.js";
+import { SUBCATEGORY_CATEGORY, SUBCATEGORY_TITLES, type Subcategory } from "../../core/task/taxonomy.js";
 import * as z from "zod";
 import { calibration, CalibrationSchema, GroupSummarySchema, summarize, type Calibration, type Interval } from "./metrics.js";
 import { reasonerOfKey, type ItemRecord } from "./records.js";

@@ -4,9 +4,9 @@
  * with a seed-7 one gave McNemar tests of unrelated questions, exit 0; with the hash, compare
  * refuses such runs naming the task.
  */
-import type { Task } from "../../bridge/task/schema.js";
-import { canonicalJson, sha256Hex } from "../core/hash.js";
-import { InputError } from "../core/errors.js";
+import type { Task } from "../../core/task/schema.js";
+import { canonicalJson, sha256Hex } from "../../core/hash.js";
+import { InputError } from "../../core/errors.js";
 
 /** Hex digits kept of the sha256: 64 bits, no accidental collision among a suite's tasks. */
 const TASK_HASH_HEX_DIGITS = 16;

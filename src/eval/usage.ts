@@ -8,7 +8,7 @@
  * reached the model (`cached: false`); all tokens, cached calls included, are what the run's prompts take.
  */
 import * as z from "zod";
-import { readJsonFile } from "../core/fs.js";
+import { readJsonFile } from "../../core/fs.js";
 import type { ItemRecord } from "./records.js";
 
 export const PRICES_FORMAT = "esi3d-prices/1";

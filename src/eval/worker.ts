@@ -1,11 +1,11 @@
 /** Piscina worker: generates tasks and evaluates units off the main thread. */
-import { stageTimer } from "../core/stageTimer.js";
+import { stageTimer } from "../../core/stageTimer.js";
 import { generateTask } from "../../bridge/sim/generate/suite.js";
 import { generatorContext, type GeneratorOptions } from "../../bridge/sim/generate/options.js";
-import type { BuiltinSubcategory } from "../../bridge/task/taxonomy.js";
+import type { BuiltinSubcategory } from "../../core/task/taxonomy.js";
 import { runUnit } from "./unit.js";
 import type { UnitJob, UnitResult } from "./pipeline.js";
-import type { Task } from "../../bridge/task/schema.js";
+import type { Task } from "../../core/task/schema.js";
 
 export type UnitJobFor = { kind: "unit" } & UnitJob;
 export type GenerateJob = { kind: "generate"; subcategory: BuiltinSubcategory; seed: string; index: number; options: GeneratorOptions };

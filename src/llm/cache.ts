@@ -21,7 +21,7 @@ import { homedir } from "node:os";
 import { dirname, isAbsolute, join } from "node:path";
 import type Database from "better-sqlite3";
 import type { ChatImage, ChatRequest, ChatUsage } from "./types.js";
-import { canonicalJson, sha256Hex } from "../core/hash.js";
+import { canonicalJson, sha256Hex } from "../../core/hash.js";
 
 /** Bump when the key recipe or the stored fields change; old entries then simply stop matching. */
 const CACHE_SCHEMA_VERSION = 1;

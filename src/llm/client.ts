@@ -7,7 +7,7 @@
  * retry event or a cache entry.
  */
 import pLimit from "p-limit";
-import { Rng } from "../core/math/rng.js";
+import { Rng } from "../../core/math/rng.js";
 import { DEFAULT_TIMEOUT_MS } from "./options.js";
 import { DEFAULT_MAX_REPLY_BYTES } from "./replyLimit.js";
 import { ResponseCache, cacheKey, isCacheable } from "./cache.js";

@@ -4,7 +4,7 @@
  * the environment only (src/llm/client.ts).
  */
 import * as z from "zod";
-import type { FlagSpec } from "../core/flags.js";
+import type { FlagSpec } from "../../core/flags.js";
 import { DEFAULT_MAX_RETRIES } from "./retry.js";
 
 /** Per-attempt timeout (ms). The openai SDK defaults to 10 min, which hides a hung connection for too long; 5 min

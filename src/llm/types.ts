@@ -3,7 +3,7 @@
  * Gemini) is reached through this one interface; retries, timeouts, concurrency and the response cache are
  * ours (src/llm/client.ts), not the SDKs'.
  */
-import { InputError } from "../core/errors.js";
+import { InputError } from "../../core/errors.js";
 
 export interface ChatImage {
   /** e.g. "image/png" */

@@ -4,7 +4,7 @@
  * rotations). CLI flags, run configs and service bodies derive from these schemas.
  */
 import * as z from "zod";
-import type { FlagSpec } from "../core/flags.js";
+import type { FlagSpec } from "../../core/flags.js";
 
 export const GRAPH_FORMATS = ["json", "text", "relations", "cogmap"] as const;
 export type GraphFormat = (typeof GRAPH_FORMATS)[number];

@@ -3,7 +3,7 @@
  *
  * - `single`: view 0, the agent's initial view (Passive Single-View, the ESI-Bench paper's four paradigms).
  * - `multi`: up to `maxImages` views evenly spaced over the bundle's views, always including the first and the last,
- *   in view order. Each is PNG-encoded (bridge/bundle/png.ts, lossless, so the model sees exactly the rendered
+ *   in view order. Each is PNG-encoded (core/bundle/png.ts, lossless, so the model sees exactly the rendered
  *   pixels) and described in the text by its view index and the actions taken since the previous image shown.
  *
  * Why 8 by default, not the paper's 30 (the ESI-Bench paper's four paradigms, "30 views", configurable up to MAX_IMAGES):
@@ -15,8 +15,8 @@
  * - cost: every 518×392 image is hundreds of input tokens per question, times two when re-prompted.
  * Set `maxImages: 30` to reproduce the paper's Passive Multi-View input.
  */
-import type { FrameBundle } from "../../bridge/bundle/io.js";
-import { encodePng } from "../../bridge/bundle/png.js";
+import type { FrameBundle } from "../../core/bundle/io.js";
+import { encodePng } from "../../core/bundle/png.js";
 import type { ChatImage } from "../llm/types.js";
 import { DEFAULT_MAX_IMAGES, MAX_IMAGES } from "./formats.js";
 

@@ -2,8 +2,8 @@
  * What the prompt stage (and every reasoner after it) is given for one question: the task, and the scene
  * graph (3D arms) or the frame bundle (2D arms).
  */
-import type { FrameBundle } from "../../bridge/bundle/io.js";
-import type { Task } from "../../bridge/task/schema.js";
+import type { FrameBundle } from "../../core/bundle/io.js";
+import type { Task } from "../../core/task/schema.js";
 import type { SceneGraph } from "../../scenegraph/types.js";
 import type { GraphFormat, OptionLabels } from "./formats.js";
 

@@ -6,7 +6,7 @@
  * The reminder names no option as an example: an example answer taken from the options (it was the first one)
  * would nudge a model that failed once towards one position, which a test of position bias would then score.
  */
-import type { Task } from "../../bridge/task/schema.js";
+import type { Task } from "../../core/task/schema.js";
 import type { OptionLabels } from "./formats.js";
 import { structuredShape } from "./structured.js";
 import { optionLetter, REPLY_LINE } from "./templates.js";

@@ -22,7 +22,7 @@
  * Output is a pure function of the graph and the options: nodes and relations keep the graph's order, numbers are
  * printed with fixed decimals, and nothing depends on time, locale or object key order.
  */
-import { TOUCHING_GAP_M } from "../../bridge/task/rules.js";
+import { TOUCHING_GAP_M } from "../../core/task/rules.js";
 import { DUPLICATE_NEAR_M, FRAGMENT_MAX_SHARE, LOW_SUPPORT_MAX_POINTS } from "../../scenegraph/nodes.js";
 import {
   ABOVE_MIN_GAP_M,

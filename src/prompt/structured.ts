@@ -1,9 +1,9 @@
 /**
- * How a structured answer (imported ESI-Bench tasks: bridge/task/schema.ts AnswerSpec) is asked for, shared by
+ * How a structured answer (imported ESI-Bench tasks: core/task/schema.ts AnswerSpec) is asked for, shared by
  * the answer template (templates.ts) and the re-prompt's reminder (reminder.ts): what `answer` must hold and an
  * example reply of the right shape (built from the task's own options, never from its answer).
  */
-import type { AnswerSpec } from "../../bridge/task/schema.js";
+import type { AnswerSpec } from "../../core/task/schema.js";
 
 const quoted = (xs: readonly string[]) => xs.map((x) => JSON.stringify(x)).join(", ");
 

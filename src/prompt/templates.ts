@@ -10,7 +10,7 @@
  * |------------|--------------------------------------------------------|------------------------------------|
  * | `yes_no`   | answer_format yes_no                                   | "yes" or "no" (or the options)     |
  * | `option`   | answer_format choice                                   | one option, copied as written      |
- * | `category` | choice in a subcategory whose answer is a category (bridge/task/taxonomy.ts LABEL_ANSWER_SUBCATEGORIES) | one category option |
+ * | `category` | choice in a subcategory whose answer is a category (core/task/taxonomy.ts LABEL_ANSWER_SUBCATEGORIES) | one category option |
  * | `integer`  | answer_format integer (the options, when given, listed) | an integer with digits             |
  * | `ordering` | answer_format ordering                                 | one complete order, as written     |
  * | `structured` | any_ordering, assignment, step_sequence, parts (imported ESI-Bench tasks) | a JSON list or object (structured.ts) |
@@ -21,11 +21,11 @@
  * Reproducibility: the text is a pure function of the input (task, graph or bundle, options); `PROMPT_VERSION` is part of
  * every hash and changes whenever any text here or in serialize.ts / images.ts / reminder.ts changes.
  */
-import { HEIGHT_STEP_M, MOVE_STEP_M, PITCH_STEP_RAD, TURN_STEP_RAD } from "../../bridge/task/actions.js";
-import type { Task } from "../../bridge/task/schema.js";
-import { LABEL_ANSWER_SUBCATEGORIES } from "../../bridge/task/taxonomy.js";
-import { InputError } from "../core/errors.js";
-import { sha256Hex } from "../core/hash.js";
+import { HEIGHT_STEP_M, MOVE_STEP_M, PITCH_STEP_RAD, TURN_STEP_RAD } from "../../core/task/actions.js";
+import type { Task } from "../../core/task/schema.js";
+import { LABEL_ANSWER_SUBCATEGORIES } from "../../core/task/taxonomy.js";
+import { InputError } from "../../core/errors.js";
+import { sha256Hex } from "../../core/hash.js";
 import type { ChatImage } from "../llm/types.js";
 import { PromptFormatSchema, type GraphFormat, type OptionLabels } from "./formats.js";
 import type { PromptInput } from "./input.js";

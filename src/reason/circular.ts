@@ -10,7 +10,7 @@
  * texts, never positions, so the rotations compare directly. The structured formats (several lists of options)
  * are asked once, as is.
  */
-import type { Task } from "../../bridge/task/schema.js";
+import type { Task } from "../../core/task/schema.js";
 import type { AnswerMatch } from "../prompt/formats.js";
 import type { PromptLog } from "./promptFile.js";
 import type { Reasoner, ReasonerAnswer, ReasonerInput } from "./types.js";

@@ -3,8 +3,8 @@
  * between two nodes, the node the viewer looks at. Only what a question names (category, colour) picks a
  * node, never the simulator's object positions.
  */
-import { colourDistance, namedColorRgb } from "../../bridge/task/palette.js";
-import { boxDistance } from "../core/geometry.js";
+import { colourDistance, namedColorRgb } from "../../core/task/palette.js";
+import { boxDistance } from "../../core/geometry.js";
 import type { GraphNode, SceneGraph } from "../../scenegraph/types.js";
 import type { Query, Referent } from "./query.js";
 

@@ -1,5 +1,5 @@
 /** `--reasoner NAME`: symbolic | symbolic-2d | shortcut | openai:<model> | gemini:<model>. */
-import { InputError } from "../core/errors.js";
+import { InputError } from "../../core/errors.js";
 import { createSymbolicReasoner } from "./symbolic.js";
 import { createSymbolic2dReasoner } from "./symbolic2d.js";
 import { createShortcutReasoner } from "./shortcut.js";

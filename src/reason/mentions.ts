@@ -6,9 +6,9 @@
  * open-vocabulary detector gets its class names); a category's plural follows the English rules
  * (-s, -es, -f -> -ves; "tomatoes", "bookshelves").
  */
-import { COLORS } from "../../bridge/task/palette.js";
-import { LIBRARY } from "../../bridge/objects/library.js";
-import { Lru } from "../core/lru.js";
+import { COLORS } from "../../core/task/palette.js";
+import { LIBRARY } from "../../core/objects/library.js";
+import { Lru } from "../../core/lru.js";
 
 export interface Mention {
   category: string;

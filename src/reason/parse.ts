@@ -21,7 +21,7 @@
  * (`normalizeAnswerText`): Unicode NFKC, lower case, underscores and dashes as spaces (categories like
  * `tennis_ball`), other punctuation removed, the articles a/an/the dropped, whitespace collapsed.
  */
-import type { AnswerFormat, AnswerSpec } from "../../bridge/task/schema.js";
+import type { AnswerFormat, AnswerSpec } from "../../core/task/schema.js";
 import type { AnswerMatch, OptionLabels } from "../prompt/formats.js";
 import { parseIntegerAnswer } from "./numbers.js";
 

@@ -9,7 +9,7 @@
  * the start nor a step already written (a shortest path visits no room twice). A reader of the text alone
  * can drop them, so the shortcut baseline does, and every reasoner may.
  */
-import { NAV_BLANK, NAV_HIDDEN, NAV_STEP } from "../../bridge/task/layout.js";
+import { NAV_BLANK, NAV_HIDDEN, NAV_STEP } from "../../core/task/layout.js";
 
 /** A question's room names as written ("kitchen_0"), in order. */
 const ROOM_NAME = /\b([a-z]+(?:_[a-z]+)*_\d+)\b/g;

@@ -9,7 +9,7 @@
  * keeps the bytes beside it as prompts/images/<sha256>.<ext>.
  */
 import * as z from "zod";
-import { canonicalJson, sha256Hex } from "../core/hash.js";
+import { canonicalJson, sha256Hex } from "../../core/hash.js";
 import type { BuiltPrompt } from "../prompt/templates.js";
 
 /** The file's own format (apart from PROMPT_VERSION, the version of the prompt texts it holds). */

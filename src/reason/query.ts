@@ -5,7 +5,7 @@
  * records or its label_metadata. Label-answer questions (View Hallucination, Partial Occlusion) name their
  * target only by where it is, so it is no referent.
  */
-import type { Task } from "../../bridge/task/schema.js";
+import type { Task } from "../../core/task/schema.js";
 import { findMentions, vocabulary, type Mention } from "./mentions.js";
 
 export interface Referent {

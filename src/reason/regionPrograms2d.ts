@@ -6,7 +6,7 @@
  * views (design.md "Evidence modes"); the question's text is read as every reasoner reads it
  * (src/reason/pathQuestions.ts).
  */
-import { ROOM_SIGNATURES, roomTypeOfId } from "../../bridge/task/layout.js";
+import { ROOM_SIGNATURES, roomTypeOfId } from "../../core/task/layout.js";
 import { declined, type Decision } from "./decision.js";
 import { openOptions, parsePathQuestion } from "./pathQuestions.js";
 import type { Query } from "./query.js";

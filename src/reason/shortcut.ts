@@ -14,7 +14,7 @@
  *   (the path's endpoints, the start and the steps already written: src/reason/pathQuestions.ts), then the
  *   first open option is taken. ESI's options repeat those rooms, so the text alone narrows them.
  */
-import type { Task } from "../../bridge/task/schema.js";
+import type { Task } from "../../core/task/schema.js";
 import { nearestOption } from "./decision.js";
 import { openOptions, parsePathQuestion } from "./pathQuestions.js";
 import type { Reasoner, ReasonerAnswer } from "./types.js";

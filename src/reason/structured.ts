@@ -1,5 +1,5 @@
 /**
- * Reading a structured answer (imported ESI-Bench tasks, bridge/task/schema.ts AnswerSpecSchema): an ordering of
+ * Reading a structured answer (imported ESI-Bench tasks, core/task/schema.ts AnswerSpecSchema): an ordering of
  * items (Stacking & Stability), an item → container assignment (Rigid Containment), one answer per step
  * (Long-Term Navigation) or named sub-answers (Action Order Inference). The model is asked for
  * `{"answer": <list or object>, "confidence": …}`; every element is matched to its own options with the plain
@@ -10,7 +10,7 @@
  * The parsed answer is written in the canonical text of its kind (schema.ts canonicalAnswer), so that scoring
  * compares texts and records keep one string; `decodeStructured` reads it back.
  */
-import { isStructuredFormat, type AnswerSpec } from "../../bridge/task/schema.js";
+import { isStructuredFormat, type AnswerSpec } from "../../core/task/schema.js";
 import { confidenceMention, confidenceProblem, findAnswerObjects, normalizeAnswerText, orderingItems, parseAnswer, parseJsonLoose, readConfidence, resolveString, stripReasoning, type AnswerQuestion, type ParseResult } from "./parse.js";
 
 /** A parsed structured answer, in the form of its kind. */

@@ -1,13 +1,13 @@
 /**
  * The `symbolic` reasoner: one deterministic program per built-in subcategory over the scene graph, using
- * the same answer rules as the generator (bridge/task/rules.ts). On a ground-truth graph it is the
+ * the same answer rules as the generator (core/task/rules.ts). On a ground-truth graph it is the
  * "graph oracle": it shows what the graph contains, separately from how well an LLM reads it. Confidence
  * comes from how far the deciding quantity is from its threshold (relation margins). When the graph lacks
  * what a program needs (a referent, two copies to compare), the program declines (decision.ts).
  */
-import { bestFit, classifyTriangle, collinearityResidual, COLLINEAR_TOL_M, fitMargin, LIQUID_VOLUME_MIN_RATIO, TOUCHING_GAP_M, TRIANGLE_EQUAL_SIDE_TOL, triangleMargin } from "../../bridge/task/rules.js";
-import type { BuiltinSubcategory } from "../../bridge/task/taxonomy.js";
-import { boxDistance } from "../core/geometry.js";
+import { bestFit, classifyTriangle, collinearityResidual, COLLINEAR_TOL_M, fitMargin, LIQUID_VOLUME_MIN_RATIO, TOUCHING_GAP_M, TRIANGLE_EQUAL_SIDE_TOL, triangleMargin } from "../../core/task/rules.js";
+import type { BuiltinSubcategory } from "../../core/task/taxonomy.js";
+import { boxDistance } from "../../core/geometry.js";
 import type { GraphNode, SceneGraph } from "../../scenegraph/types.js";
 import { declined, marginConfidence, nearestOption, optionNaming, programReasoner, type Decision } from "./decision.js";
 import { resolveDuplicates, weighedConfidence } from "./countEvidence.js";
@@ -26,7 +26,7 @@ const CONFIDENCE_SCALE = {
   insideM: 0.02,
   /** Rigid Containment: a clearance this large (m) between the object and the walls is certain. */
   fitM: 0.03,
-  /** Liquid Volume: the rule's smallest interior ratio (bridge/task/rules.ts) counts as certain. */
+  /** Liquid Volume: the rule's smallest interior ratio (core/task/rules.ts) counts as certain. */
   liquidRelative: LIQUID_VOLUME_MIN_RATIO - 1,
 };
 

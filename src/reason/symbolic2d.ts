@@ -6,18 +6,18 @@
  * floor triangle from apparent sizes, rooms = furniture seen together (regionPrograms2d.ts). It shows
  * honestly what projection loses.
  */
-import { collinearityResidual } from "../../bridge/task/rules.js";
-import { colourDistance, namedColorRgb } from "../../bridge/task/palette.js";
-import type { FrameBundle } from "../../bridge/bundle/io.js";
+import { collinearityResidual } from "../../core/task/rules.js";
+import { colourDistance, namedColorRgb } from "../../core/task/palette.js";
+import type { FrameBundle } from "../../core/bundle/io.js";
 import type { Evidence } from "../../scenegraph/evidence.js";
 import { segmentPixelStats } from "../../scenegraph/segmentStats.js";
 import { labelledEvidence, type LabelMode } from "../../scenegraph/appearance.js";
 import type { Query, Referent } from "./query.js";
 import { declined, marginConfidence, nearestOption, optionNaming, programReasoner, type Decision } from "./decision.js";
 import type { Reasoner } from "./types.js";
-import { interiorFractions } from "../../bridge/objects/containers.js";
-import { buildModel, LIBRARY } from "../../bridge/objects/library.js";
-import type { Intrinsics } from "../core/math/camera.js";
+import { interiorFractions } from "../../core/objects/containers.js";
+import { buildModel, LIBRARY } from "../../core/objects/library.js";
+import type { Intrinsics } from "../../core/math/camera.js";
 import { regionProgram2d, type ViewLabels, type ViewPlaces } from "./regionPrograms2d.js";
 
 /** Image-plane collinearity: residual over the longest side; 0.05 = the 4 cm metric tolerance over a typical 0.8 m span. */

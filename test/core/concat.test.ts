@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { concatFloat32, concatUint32 } from "../../src/core/concat.js";
+import { concatFloat32, concatUint32 } from "../../core/concat.js";
 
 describe("concat", () => {
   it("joins typed arrays end to end into a new array, views at an offset included", () => {

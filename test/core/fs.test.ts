@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { checkWritable, writeFileAtomic } from "../../src/core/fs.js";
-import { InputError } from "../../src/core/errors.js";
+import { checkWritable, writeFileAtomic } from "../../core/fs.js";
+import { InputError } from "../../core/errors.js";
 
 describe("writeFileAtomic", () => {
   it("removes its temporary file when the write fails, and names the path", () => {

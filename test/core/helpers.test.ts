@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { Lru } from "../../src/core/lru.js";
-import { isWithin } from "../../src/core/paths.js";
-import { redactor } from "../../src/core/redact.js";
+import { Lru } from "../../core/lru.js";
+import { isWithin } from "../../core/paths.js";
+import { redactor } from "../../core/redact.js";
 
 describe("core helpers", () => {
   it("Lru keeps the most recently used entries", () => {

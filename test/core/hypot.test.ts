@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { hypot3 } from "../../src/core/math/hypot.js";
-import { Rng } from "../../src/core/math/rng.js";
+import { hypot3 } from "../../core/math/hypot.js";
+import { Rng } from "../../core/math/rng.js";
 
 describe("hypot3", () => {
   it("is Math.hypot bit for bit, on random magnitudes over 24 decades and on the special values", () => {

@@ -1,10 +1,10 @@
 /**
- * The id tallies count by runs (src/core/idTally.ts); they must give what a Map counting element by element
+ * The id tallies count by runs (core/idTally.ts); they must give what a Map counting element by element
  * gives, its ids in the order a Map inserts them (first appearance), on runs of every length and on none.
  */
 import { describe, expect, it } from "vitest";
-import { Rng } from "../../src/core/math/rng.js";
-import { countEachId, tallyIds } from "../../src/core/idTally.js";
+import { Rng } from "../../core/math/rng.js";
+import { countEachId, tallyIds } from "../../core/idTally.js";
 
 function mapTally(values: ArrayLike<number>, at?: ArrayLike<number>): { ids: number[]; counts: number[] } {
   const m = new Map<number, number>();

@@ -4,8 +4,8 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { acquireLockFile } from "../../src/core/lockFile.js";
-import { CLI, REPO_ROOT } from "../apps/cli/helpers.js";
+import { acquireLockFile } from "../../core/lockFile.js";
+import { CLI, REPO_ROOT } from "../src/apps/cli/helpers.js";
 
 const refuse = (h: { pid: number }) => new Error(`held by ${h.pid}`);
 const fresh = () => join(mkdtempSync(join(tmpdir(), "esi3d-lock-")), "x.lock");
@@ -22,7 +22,7 @@ function deadPid(): number {
  * has answered, so a late one cannot win a lock released early).
  */
 const CONTENDER = `
-const { acquireLockFile } = await import(${JSON.stringify(pathToFileURL(join(REPO_ROOT, "dist", "src", "core", "lockFile.js")).href)});
+const { acquireLockFile } = await import(${JSON.stringify(pathToFileURL(join(REPO_ROOT, "dist", "core", "lockFile.js")).href)});
 const [file, start] = [process.argv[1], Number(process.argv[2])];
 while (Date.now() < start) {}
 let lock;

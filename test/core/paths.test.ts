@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { isSafeSegment, pathBelow, SafeSegmentSchema } from "../../src/core/paths.js";
-import { InputError } from "../../src/core/errors.js";
+import { isSafeSegment, pathBelow, SafeSegmentSchema } from "../../core/paths.js";
+import { InputError } from "../../core/errors.js";
 
 describe("safe path segments", () => {
   it("accept task ids as the generator and importer make them", () => {

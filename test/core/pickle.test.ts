@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
-import { NdArray, pickle, PyFloat, PyTuple } from "../../src/core/pickle.js";
+import { NdArray, pickle, PyFloat, PyTuple } from "../../scenegraph/pickle.js";
 import { needs } from "../helpers/system.js";
 
 const py = needs("python3-numpy");

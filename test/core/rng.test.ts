@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Rng } from "../../src/core/math/rng.js";
+import { Rng } from "../../core/math/rng.js";
 import { fillNormals, NORMAL_TABLE } from "../../reconstruct/noisy/filters.js";
 
 describe("Rng.fillUint32", () => {

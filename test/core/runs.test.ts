@@ -1,6 +1,6 @@
-/** forEachRun (src/core/runs.ts): every maximal run of one value, in order, covering the array once. */
+/** forEachRun (core/runs.ts): every maximal run of one value, in order, covering the array once. */
 import { describe, expect, it } from "vitest";
-import { forEachRun } from "../../src/core/runs.js";
+import { forEachRun } from "../../core/runs.js";
 
 describe("forEachRun", () => {
   it("visits each maximal run once, in order", () => {

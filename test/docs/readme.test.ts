@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { REPO_ROOT } from "../apps/cli/helpers.js";
+import { REPO_ROOT } from "../src/apps/cli/helpers.js";
 import { excerpts, leaderboardOf, runExcerpt } from "../../scripts/readme-excerpt.mjs";
 
 /** Issue 44: a README that fits on a screen or two, everything else in docs/. */

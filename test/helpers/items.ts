@@ -1,6 +1,6 @@
 /** Scored item records built by hand, for tests whose statistics are known in advance. */
 import { ItemRecordSchema, itemKey, type ItemRecord } from "../../src/eval/records.js";
-import { SUBCATEGORY_CATEGORY, type Subcategory } from "../../bridge/task/taxonomy.js";
+import { SUBCATEGORY_CATEGORY, type Subcategory } from "../../core/task/taxonomy.js";
 
 /** The arm of an item: the 2D baseline, the gt 3D source, or the noisy source at a level. */
 export type TestArm = "2d" | "gt" | { noisy: number };

@@ -1,5 +1,5 @@
 /** Reading our own prompts back, as a loopback model server that answers without looking would. */
-import type { RecordedRequest } from "../llm/server.js";
+import type { RecordedRequest } from "../src/llm/server.js";
 
 type Body = { messages: Array<{ role: string; content: string | Array<{ type: string; text?: string }> }> };
 

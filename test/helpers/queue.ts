@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect } from "vitest";
-import { CLI, REPO_ROOT } from "../apps/cli/helpers.js";
+import { CLI, REPO_ROOT } from "../src/apps/cli/helpers.js";
 
 /** short locks so a killed worker's job is taken over within seconds */
 export const WORKER_ARGS = ["--concurrency", "1", "--lock-duration", "2"];

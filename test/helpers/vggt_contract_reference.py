@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """
-The PyTorch side of test/reconstruct/vggt-contract.test.ts: VGGT's own code (a local checkout, $VGGT_REPO)
+The PyTorch side of test/reconstruct/vggtContract.test.ts: VGGT's own code (a local checkout, $VGGT_REPO)
 computes what esi3d must reproduce. Arrays are exchanged as <name>.f32 (little-endian float32) plus
 <name>.shape (comma-separated dims).
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { Mat3, Mat34, Vec3 } from "../../src/core/math/vec.js";
-import { matMul } from "../../src/core/math/vec.js";
-import { cameraCentre, poseToExtrinsic } from "../../src/core/math/camera.js";
-import { quatToMat } from "../../src/core/math/quat.js";
+import type { Mat3, Mat34, Vec3 } from "../../core/math/vec.js";
+import { matMul } from "../../core/math/vec.js";
+import { cameraCentre, poseToExtrinsic } from "../../core/math/camera.js";
+import { quatToMat } from "../../core/math/quat.js";
 import { alignCameras, alignExtrinsic, applySim3, principalSpreads, symmetricEigen, umeyama, type Sim3 } from "../../reconstruct/align.js";
 
 /** The determinant of a 3×3 matrix (a rotation's is +1, a reflection's -1). */

@@ -4,8 +4,8 @@
  * (Flying pixels, dropout and blobs: noisy-artifacts.test.ts.)
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import type { FrameBundle, ViewData } from "../../bridge/bundle/io.js";
-import type { Vec3 } from "../../src/core/math/vec.js";
+import type { FrameBundle, ViewData } from "../../core/bundle/io.js";
+import type { Vec3 } from "../../core/math/vec.js";
 import type { PointCloud } from "../../reconstruct/pointcloud.js";
 import { umeyama } from "../../reconstruct/align.js";
 import {

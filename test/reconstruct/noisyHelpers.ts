@@ -1,11 +1,11 @@
 /** Fixtures shared by the `noisy` source's tests (noisy.test.ts, noisy-artifacts.test.ts). */
-import type { FrameBundle } from "../../bridge/bundle/io.js";
+import type { FrameBundle } from "../../core/bundle/io.js";
 import { generateTask } from "../../bridge/sim/generate/suite.js";
 import { renderBundle } from "../../bridge/sim/capture.js";
 import { backprojectViews } from "../../reconstruct/gt/backproject.js";
 import type { PointCloud } from "../../reconstruct/pointcloud.js";
 import type { NoisyMeta } from "../../reconstruct/noisy/index.js";
-import type { Mat34 } from "../../src/core/math/vec.js";
+import type { Mat34 } from "../../core/math/vec.js";
 
 /** A rendered bundle of a generated task, cut to its first `maxViews` views. */
 export function realBundle(sub: Parameters<typeof generateTask>[0], seed: string, paradigm: "gt" | "multi", maxViews = Infinity): FrameBundle {

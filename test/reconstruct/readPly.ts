@@ -3,7 +3,7 @@
  * with x, y, z and optional colours): the tests' check of what the writer and the CLI's --ply produce.
  */
 import { readFileSync } from "node:fs";
-import { InputError } from "../../src/core/errors.js";
+import { InputError } from "../../core/errors.js";
 import { allocateCloud, type CloudSource, type PointCloud } from "../../reconstruct/pointcloud.js";
 
 interface Prop {

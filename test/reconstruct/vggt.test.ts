@@ -1,25 +1,25 @@
 /**
  * End-to-end tests of the `vggt` source on ONNX Runtime's CPU provider, with tiny models built at run time
- * (test/helpers/tiny-vggt-onnx.ts) whose outputs are chosen so the truth is known.
+ * (test/helpers/tinyVggtOnnx.ts) whose outputs are chosen so the truth is known.
  */
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { readBundle, type FrameBundle, type ViewData } from "../../bridge/bundle/io.js";
-import type { BundleManifest } from "../../bridge/bundle/schema.js";
-import type { Mat3, Mat34, Vec3 } from "../../src/core/math/vec.js";
-import { matMul, matVec, transpose } from "../../src/core/math/vec.js";
-import { cameraCentre, extrinsicRotation, extrinsicTranslation, invertExtrinsic, poseToExtrinsic, transformPoint, type Intrinsics } from "../../src/core/math/camera.js";
-import { matToQuat } from "../../src/core/math/quat.js";
-import { InputError } from "../../src/core/errors.js";
+import { readBundle, type FrameBundle, type ViewData } from "../../core/bundle/io.js";
+import type { BundleManifest } from "../../core/bundle/schema.js";
+import type { Mat3, Mat34, Vec3 } from "../../core/math/vec.js";
+import { matMul, matVec, transpose } from "../../core/math/vec.js";
+import { cameraCentre, extrinsicRotation, extrinsicTranslation, invertExtrinsic, poseToExtrinsic, transformPoint, type Intrinsics } from "../../core/math/camera.js";
+import { matToQuat } from "../../core/math/quat.js";
+import { InputError } from "../../core/errors.js";
 import { resolveVggtModel, VggtModelError, vggtPointCloud, type VggtOptions } from "../../reconstruct/vggt/index.js";
 import { modelBytesOnDisk, resetVggtRuntime, VGGT_CONTRACT_TEXT } from "../../reconstruct/vggt/model.js";
 import { readOnnxGraph } from "../../reconstruct/vggt/onnxGraph.js";
 import { modelToSourcePixel, planPreprocess } from "../../reconstruct/vggt/preprocess.js";
 import { percentileLinear } from "../../reconstruct/vggt/postprocess.js";
-import { FOV_F_EQUALS_SIZE, writeTinyVggt, type TinyVggtSpec } from "../helpers/tiny-vggt-onnx.js";
-import { TEST_INSTANCES as INSTANCES, writeTestBundle } from "../helpers/vggt-bundle.js";
+import { FOV_F_EQUALS_SIZE, writeTinyVggt, type TinyVggtSpec } from "../helpers/tinyVggtOnnx.js";
+import { TEST_INSTANCES as INSTANCES, writeTestBundle } from "../helpers/vggtBundle.js";
 import { VggtOptionsSchema } from "../../reconstruct/options.js";
 
 

@@ -2,7 +2,7 @@
  * The appearance label-evidence model (scenegraph/appearance.ts): what a view shows decides a mask's label.
  */
 import { describe, expect, it } from "vitest";
-import { Rng } from "../../src/core/math/rng.js";
+import { Rng } from "../../core/math/rng.js";
 import { appearanceEvidence, FULL_EVIDENCE_AREA_PX, FULL_VIEW_TOP1, labelledEvidence, maskLabel, WELL_LIT_LUMA } from "../../scenegraph/appearance.js";
 import { computeEvidence } from "../../scenegraph/evidence.js";
 import { graphOfBundle, GraphPipelineOptionsSchema } from "../../scenegraph/pipeline.js";

@@ -14,8 +14,8 @@ import { buildSceneGraph } from "../../scenegraph/build.js";
 import { diagnose } from "../../scenegraph/diagnosis.js";
 import { DiagnosisSchema, type Diagnosis } from "../../scenegraph/diagnosisSchema.js";
 import { trueRelations } from "../../scenegraph/truth.js";
-import type { FrameBundle } from "../../bridge/bundle/io.js";
-import type { Task } from "../../bridge/task/schema.js";
+import type { FrameBundle } from "../../core/bundle/io.js";
+import type { Task } from "../../core/task/schema.js";
 import { bundleOf } from "./helpers.js";
 
 let task: Task;

@@ -6,8 +6,8 @@ import { allocateCloud, type PointCloud } from "../../reconstruct/pointcloud.js"
 import { buildSceneGraph } from "../../scenegraph/build.js";
 import { diagnose, diagnoseNodes } from "../../scenegraph/diagnosis.js";
 import { trueRelations } from "../../scenegraph/truth.js";
-import type { FrameBundle } from "../../bridge/bundle/io.js";
-import type { Task } from "../../bridge/task/schema.js";
+import type { FrameBundle } from "../../core/bundle/io.js";
+import type { Task } from "../../core/task/schema.js";
 import { bundleOf } from "./helpers.js";
 
 let task: Task;

@@ -1,9 +1,9 @@
 /** Builds small bundles in memory for scene-graph tests. */
 import { generateTask } from "../../bridge/sim/generate/suite.js";
-import type { FrameBundle } from "../../bridge/bundle/io.js";
-import type { Paradigm } from "../../bridge/bundle/schema.js";
-import type { Task } from "../../bridge/task/schema.js";
-import type { BuiltinSubcategory } from "../../bridge/task/taxonomy.js";
+import type { FrameBundle } from "../../core/bundle/io.js";
+import type { Paradigm } from "../../core/bundle/schema.js";
+import type { Task } from "../../core/task/schema.js";
+import type { BuiltinSubcategory } from "../../core/task/taxonomy.js";
 import { renderBundle } from "../../bridge/sim/capture.js";
 
 export function bundleOf(task: Task, paradigm: Paradigm): FrameBundle {

@@ -5,7 +5,7 @@
  * come) and in any order, with voxels in runs and scattered.
  */
 import { describe, expect, it } from "vitest";
-import { Rng } from "../../src/core/math/rng.js";
+import { Rng } from "../../core/math/rng.js";
 import { voxelStatsOf } from "../../scenegraph/instances/memberStats.js";
 import { allocateCloud, type PointCloud } from "../../reconstruct/pointcloud.js";
 

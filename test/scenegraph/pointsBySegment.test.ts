@@ -4,7 +4,7 @@
  * whose views come in turn or interleaved, with views that have no segment map.
  */
 import { describe, expect, it } from "vitest";
-import { Rng } from "../../src/core/math/rng.js";
+import { Rng } from "../../core/math/rng.js";
 import { pointsBySegment } from "../../scenegraph/instances/fusion.js";
 import { allocateCloud, type PointCloud } from "../../reconstruct/pointcloud.js";
 import type { Evidence } from "../../scenegraph/evidence.js";

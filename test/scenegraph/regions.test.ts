@@ -11,7 +11,7 @@ import { diagnoseRegions } from "../../scenegraph/regionDiagnosis.js";
 import { SceneGraphSchema, type GraphNode } from "../../scenegraph/types.js";
 import { graphOfBundle, GraphPipelineOptionsSchema } from "../../scenegraph/pipeline.js";
 import { serializeGraph } from "../../src/prompt/serialize.js";
-import { roomAt } from "../../bridge/task/layout.js";
+import { roomAt } from "../../core/task/layout.js";
 
 /**
  * A synthetic plan: rooms A (x 0..3) and B (x 3..6), y 0..3, outer walls all round, and the wall x = 3 between

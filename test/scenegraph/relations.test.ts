@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { computeRelations, type RelNode } from "../../scenegraph/relations.js";
-import type { YawBox } from "../../src/core/geometry.js";
+import type { YawBox } from "../../core/geometry.js";
 
 /** Points on a box's surface at 1 cm spacing (enough for closest distances). */
 function boxNode(id: string, centre: [number, number, number], extent: [number, number, number], yaw = 0): RelNode {

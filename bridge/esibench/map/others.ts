@@ -5,7 +5,7 @@
  * becomes a candidate view. The runner's initial view is known only for 9 runner modules of ESI-Bench's released runner; for these
  * we take the view the record itself names as its main or initial view (stated per mapper), or none.
  */
-import type { Vec3 } from "../../../src/core/math/vec.js";
+import type { Vec3 } from "../../../core/math/vec.js";
 import { matchOption, parseJsonAnswer, plainAnswer, stringList, structuredAnswer } from "../answers.js";
 import { displayName, readObject, type AnswerFix, type Draft, type DraftAnswer, type DraftObject } from "../draft.js";
 import { RecordRefusal, type EsiRecord, type Field, type Json } from "../record.js";

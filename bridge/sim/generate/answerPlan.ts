@@ -13,8 +13,8 @@
  * A generator honours the plan: yes/no and class questions make the answer the option at the slot (which also
  * balances the answer classes), the others put the answer at the slot (suite.ts resamples a draft that does not).
  */
-import { Rng } from "../../../src/core/math/rng.js";
-import type { BuiltinSubcategory } from "../../task/taxonomy.js";
+import { Rng } from "../../../core/math/rng.js";
+import type { BuiltinSubcategory } from "../../../core/task/taxonomy.js";
 
 /**
  * The option count of each question form of a subcategory, in the form order the generator reads. Each count

@@ -2,16 +2,16 @@
  * Shared machinery of the task generators: rooms, object placement, lighting, camera poses, naming.
  * Generators throw `Resample` when a random draw cannot satisfy a rule; the suite then draws again.
  */
-import type { Vec3 } from "../../../src/core/math/vec.js";
-import type { Rng } from "../../../src/core/math/rng.js";
-import { quatFromYaw } from "../../../src/core/math/quat.js";
-import type { AgentPose } from "../../../src/core/math/camera.js";
-import type { Layout, Lighting, TaskObject } from "../../task/schema.js";
-import { buildModel, categoryDef } from "../../objects/library.js";
+import type { Vec3 } from "../../../core/math/vec.js";
+import type { Rng } from "../../../core/math/rng.js";
+import { quatFromYaw } from "../../../core/math/quat.js";
+import type { AgentPose } from "../../../core/math/camera.js";
+import type { Layout, Lighting, TaskObject } from "../../../core/task/schema.js";
+import { buildModel, categoryDef } from "../../../core/objects/library.js";
 import { FIRST_OBJECT_ID } from "../scene.js";
 import { isFree, lookAt, worldOf } from "../agent.js";
-import { objectBox } from "../../objects/geometry.js";
-import { boxesIntersect, footprint, footprintsOverlap, type YawBox } from "../../../src/core/geometry.js";
+import { objectBox } from "../../../core/objects/geometry.js";
+import { boxesIntersect, footprint, footprintsOverlap, type YawBox } from "../../../core/geometry.js";
 import type { AnswerPlan } from "./answerPlan.js";
 
 export class Resample extends Error {

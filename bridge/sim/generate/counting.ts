@@ -5,10 +5,10 @@
  * the initial camera 1.25 m above the floor aimed at a point 0.9 m above the room centre, as ESI-Bench's
  * generator (batch_counting_merge.py); four integer options.
  */
-import { rad } from "../../../src/core/math/vec.js";
-import type { AgentPose } from "../../../src/core/math/camera.js";
-import type { CameraSpec, Lighting, TaskObject } from "../../task/schema.js";
-import { categoryDef, LIBRARY } from "../../objects/library.js";
+import { rad } from "../../../core/math/vec.js";
+import type { AgentPose } from "../../../core/math/camera.js";
+import type { CameraSpec, Lighting, TaskObject } from "../../../core/task/schema.js";
+import { categoryDef, LIBRARY } from "../../../core/objects/library.js";
 import {
   assignNames,
   cameraLookingAt,
@@ -24,12 +24,12 @@ import {
   SceneBuilder,
 } from "./common.js";
 import type { Draft, InitialViewProbe } from "./draft.js";
-import { orbitPoses, type ViewGoal } from "./gt-trajectory.js";
-import { objectBox } from "../../objects/geometry.js";
-import { boxesIntersect } from "../../../src/core/geometry.js";
+import { orbitPoses, type ViewGoal } from "./gtTrajectory.js";
+import { objectBox } from "../../../core/objects/geometry.js";
+import { boxesIntersect } from "../../../core/geometry.js";
 import { lookAt } from "../agent.js";
 import { isVisible, VISIBLE_MIN_PX } from "./visibility.js";
-import type { Rng } from "../../../src/core/math/rng.js";
+import type { Rng } from "../../../core/math/rng.js";
 import type { GeneratorContext } from "./options.js";
 import type { AnswerPlan } from "./answerPlan.js";
 

@@ -1,10 +1,10 @@
 /** What a subcategory generator returns: a placed scene, its question and how to check it. */
-import type { AgentPose } from "../../../src/core/math/camera.js";
-import type { Rng } from "../../../src/core/math/rng.js";
-import type { AnswerFormat, CameraSpec, Lighting, TaskObject } from "../../task/schema.js";
+import type { AgentPose } from "../../../core/math/camera.js";
+import type { Rng } from "../../../core/math/rng.js";
+import type { AnswerFormat, CameraSpec, Lighting, TaskObject } from "../../../core/task/schema.js";
 import type { RenderScene } from "../scene.js";
 import type { Room } from "./common.js";
-import type { ViewGoal } from "./gt-trajectory.js";
+import type { ViewGoal } from "./gtTrajectory.js";
 import type { GeneratorContext } from "./options.js";
 import type { AnswerPlan } from "./answerPlan.js";
 

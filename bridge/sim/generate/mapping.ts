@@ -13,19 +13,19 @@
  * Every room type has a signature piece of furniture, which is how a graph of seen objects can name rooms
  * (HOV-SG names regions from the objects and views in them).
  */
-import type { Vec3 } from "../../../src/core/math/vec.js";
-import { rad } from "../../../src/core/math/vec.js";
-import type { AgentPose } from "../../../src/core/math/camera.js";
-import type { Rng } from "../../../src/core/math/rng.js";
-import type { CameraSpec, Layout, TaskObject } from "../../task/schema.js";
-import { categoryDef } from "../../objects/library.js";
-import { objectBox } from "../../objects/geometry.js";
-import { footprintsOverlap, type YawBox } from "../../../src/core/geometry.js";
-import { doorwayEdges, NAV_BLANK, NAV_HIDDEN, NAV_STEP, ROOM_SIGNATURES, roomAdjacency, roomAt, shortestRoomPaths, spokenRoom, type DoorwayEdge } from "../../task/layout.js";
+import type { Vec3 } from "../../../core/math/vec.js";
+import { rad } from "../../../core/math/vec.js";
+import type { AgentPose } from "../../../core/math/camera.js";
+import type { Rng } from "../../../core/math/rng.js";
+import type { CameraSpec, Layout, TaskObject } from "../../../core/task/schema.js";
+import { categoryDef } from "../../../core/objects/library.js";
+import { objectBox } from "../../../core/objects/geometry.js";
+import { footprintsOverlap, type YawBox } from "../../../core/geometry.js";
+import { doorwayEdges, NAV_BLANK, NAV_HIDDEN, NAV_STEP, ROOM_SIGNATURES, roomAdjacency, roomAt, shortestRoomPaths, spokenRoom, type DoorwayEdge } from "../../../core/task/layout.js";
 import { defaultLighting, plannedYes, require, round4, ROOM_HEIGHT_M, SceneBuilder, type Room } from "./common.js";
 import { withAnswerAt } from "./answerPlan.js";
 import type { Draft, Generator } from "./draft.js";
-import type { ViewGoal } from "./gt-trajectory.js";
+import type { ViewGoal } from "./gtTrajectory.js";
 import { isVisible, VISIBLE_MIN_PX, type ViewVisibility } from "./visibility.js";
 import { isFree, lookAt, wallStretches, worldOf, type WallStretch } from "../agent.js";
 import { INTERIOR_WALL_IDS } from "../scene.js";

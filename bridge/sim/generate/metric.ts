@@ -1,16 +1,16 @@
 /** Metric Comparison (the ESI-Bench paper, Appendix Q): Spatial Distance and Dimensional Size. */
-import type { Vec3 } from "../../../src/core/math/vec.js";
-import { rad } from "../../../src/core/math/vec.js";
-import type { AgentPose } from "../../../src/core/math/camera.js";
-import type { TaskObject } from "../../task/schema.js";
-import { METRIC_COMPARISON_MIN_RATIO } from "../../task/rules.js";
-import { categoryDef } from "../../objects/library.js";
+import type { Vec3 } from "../../../core/math/vec.js";
+import { rad } from "../../../core/math/vec.js";
+import type { AgentPose } from "../../../core/math/camera.js";
+import type { TaskObject } from "../../../core/task/schema.js";
+import { METRIC_COMPARISON_MIN_RATIO } from "../../../core/task/rules.js";
+import { categoryDef } from "../../../core/objects/library.js";
 import { assignNames, cameraLookingAt, defaultLighting, displayName, makeRoom, require, round4, SceneBuilder } from "./common.js";
 import type { Draft, Generator } from "./draft.js";
 import { withAnswerAt } from "./answerPlan.js";
-import { orbitPoses } from "./gt-trajectory.js";
-import { objectBox } from "../../objects/geometry.js";
-import { boxDistance, boxVolume, footprint } from "../../../src/core/geometry.js";
+import { orbitPoses } from "./gtTrajectory.js";
+import { objectBox } from "../../../core/objects/geometry.js";
+import { boxDistance, boxVolume, footprint } from "../../../core/geometry.js";
 import { isVisible } from "./visibility.js";
 
 /** Reference furniture for Spatial Distance (ESI Q.6: an object already in the room, chosen by clearance). */

@@ -5,8 +5,8 @@
  * measures both).
  */
 import * as z from "zod";
-import type { FlagSpec } from "../../../src/core/flags.js";
-import type { CameraSpec } from "../../task/schema.js";
+import type { FlagSpec } from "../../../core/flags.js";
+import type { CameraSpec } from "../../../core/task/schema.js";
 
 /**
  * Render sizes by name:

@@ -2,16 +2,16 @@
  * Perceptual Grounding (the ESI-Bench paper, Appendix Q): Material Transparency, Partial Occlusion,
  * View Hallucination.
  */
-import type { Vec3 } from "../../../src/core/math/vec.js";
-import { rad, wrapAngle } from "../../../src/core/math/vec.js";
-import { MIN_TASK_CAMERA_HEIGHT_M, type TaskObject } from "../../task/schema.js";
-import { categoryDef, LIBRARY } from "../../objects/library.js";
+import type { Vec3 } from "../../../core/math/vec.js";
+import { rad, wrapAngle } from "../../../core/math/vec.js";
+import { MIN_TASK_CAMERA_HEIGHT_M, type TaskObject } from "../../../core/task/schema.js";
+import { categoryDef, LIBRARY } from "../../../core/objects/library.js";
 import { assignNames, cameraLookingAt, defaultLighting, displayName, makeRoom, plannedYes, require, round4, SceneBuilder } from "./common.js";
 import { withAnswerAt, type AnswerPlan } from "./answerPlan.js";
 import type { Draft, Generator } from "./draft.js";
-import { orbitPoses } from "./gt-trajectory.js";
-import { objectBox } from "../../objects/geometry.js";
-import { boxBottom, boxDistance, boxTop, inFootprint } from "../../../src/core/geometry.js";
+import { orbitPoses } from "./gtTrajectory.js";
+import { objectBox } from "../../../core/objects/geometry.js";
+import { boxBottom, boxDistance, boxTop, inFootprint } from "../../../core/geometry.js";
 import { isVisible, visibleCounts, VISIBILITY_SCALE, VISIBLE_MIN_PX } from "./visibility.js";
 import { BODY_CLEARANCE_M, MIN_CAMERA_HEIGHT_M } from "../agent.js";
 

@@ -1,21 +1,21 @@
 /**
  * Physical Structure (the ESI-Bench paper, Appendix Q, ESI-Bench's released records' metadata): Rigid Containment (which
  * container an object best fits inside) and Liquid Volume (which of two containers holds more). Containers
- * are open boxes and round vessels whose walls the library declares (bridge/objects/interior.ts); every
- * answer is derived from the placed objects' interiors (bridge/objects/containers.ts) with the rules of
- * bridge/task/rules.ts.
+ * are open boxes and round vessels whose walls the library declares (core/objects/interior.ts); every
+ * answer is derived from the placed objects' interiors (core/objects/containers.ts) with the rules of
+ * core/task/rules.ts.
  */
-import type { Vec3 } from "../../../src/core/math/vec.js";
-import { rad, wrapAngle } from "../../../src/core/math/vec.js";
-import type { Rng } from "../../../src/core/math/rng.js";
-import type { TaskObject } from "../../task/schema.js";
-import { bestFit, fitMargin, LIQUID_VOLUME_MIN_RATIO } from "../../task/rules.js";
-import { buildModel, categoryDef, LIBRARY } from "../../objects/library.js";
-import { interiorFractions, interiorOf } from "../../objects/containers.js";
+import type { Vec3 } from "../../../core/math/vec.js";
+import { rad, wrapAngle } from "../../../core/math/vec.js";
+import type { Rng } from "../../../core/math/rng.js";
+import type { TaskObject } from "../../../core/task/schema.js";
+import { bestFit, fitMargin, LIQUID_VOLUME_MIN_RATIO } from "../../../core/task/rules.js";
+import { buildModel, categoryDef, LIBRARY } from "../../../core/objects/library.js";
+import { interiorFractions, interiorOf } from "../../../core/objects/containers.js";
 import { assignNames, cameraLookingAt, defaultLighting, makeRoom, require, round4, SceneBuilder } from "./common.js";
 import { withAnswerAt } from "./answerPlan.js";
 import type { Draft, Generator } from "./draft.js";
-import { orbitPoses } from "./gt-trajectory.js";
+import { orbitPoses } from "./gtTrajectory.js";
 import { isVisible } from "./visibility.js";
 
 /** How an option names an object: its name without the article, as ESI's options do ("medium packing box"). */

@@ -4,10 +4,10 @@
  * forward/backward/left/right), so paths go around furniture; then yaw and pitch turns; height changes
  * come first when rising and last when descending.
  */
-import type { AgentPose } from "../../../src/core/math/camera.js";
-import { wrapAngle } from "../../../src/core/math/vec.js";
+import type { AgentPose } from "../../../core/math/camera.js";
+import { wrapAngle } from "../../../core/math/vec.js";
 import { applyAction, type World } from "../agent.js";
-import { HEIGHT_STEP_M, MOVE_STEP_M, PITCH_STEP_RAD, TURN_STEP_RAD, type NavigationAction } from "../../task/actions.js";
+import { HEIGHT_STEP_M, MOVE_STEP_M, PITCH_STEP_RAD, TURN_STEP_RAD, type NavigationAction } from "../../../core/task/actions.js";
 
 export interface PlannedPath {
   actions: NavigationAction[];

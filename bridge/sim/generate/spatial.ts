@@ -2,11 +2,11 @@
  * Spatial Relations (the ESI-Bench paper, Appendix Q): Geometric Configuration, Linear Alignment,
  * Physical Contact.
  */
-import type { Vec3 } from "../../../src/core/math/vec.js";
-import { rad } from "../../../src/core/math/vec.js";
-import type { Rng } from "../../../src/core/math/rng.js";
-import type { AgentPose } from "../../../src/core/math/camera.js";
-import type { TaskObject } from "../../task/schema.js";
+import type { Vec3 } from "../../../core/math/vec.js";
+import { rad } from "../../../core/math/vec.js";
+import type { Rng } from "../../../core/math/rng.js";
+import type { AgentPose } from "../../../core/math/camera.js";
+import type { TaskObject } from "../../../core/task/schema.js";
 import {
   classifyTriangle,
   collinearityResidual,
@@ -15,12 +15,12 @@ import {
   CONTACT_PLACEMENT_MAX_GAP_M,
   triangleMargin,
   type TriangleType,
-} from "../../task/rules.js";
-import { buildModel, categoryDef } from "../../objects/library.js";
+} from "../../../core/task/rules.js";
+import { buildModel, categoryDef } from "../../../core/objects/library.js";
 import { assignNames, cameraLookingAt, defaultLighting, makeRoom, plannedYes, pluralName, require, Resample, round4, SceneBuilder } from "./common.js";
 import type { Draft, Generator } from "./draft.js";
-import { orbitPoses } from "./gt-trajectory.js";
-import { objectBox, surfaceGap } from "../../objects/geometry.js";
+import { orbitPoses } from "./gtTrajectory.js";
+import { objectBox, surfaceGap } from "../../../core/objects/geometry.js";
 import { isVisible } from "./visibility.js";
 
 /** Small-footprint objects with some height (ESI Q.9: tabletop or hand-held; no furniture, vehicles, mats). */

@@ -4,16 +4,16 @@
  * rule says, the ground-truth trajectory reveals what the question needs) and re-samples a task that
  * fails, never writing it.
  */
-import { Rng } from "../../../src/core/math/rng.js";
-import { poseQuaternion } from "../../../src/core/math/camera.js";
-import { SUBCATEGORY_CATEGORY, type BuiltinSubcategory } from "../../task/taxonomy.js";
-import { TaskSchema, type CameraSpec, type Task } from "../../task/schema.js";
+import { Rng } from "../../../core/math/rng.js";
+import { poseQuaternion } from "../../../core/math/camera.js";
+import { SUBCATEGORY_CATEGORY, type BuiltinSubcategory } from "../../../core/task/taxonomy.js";
+import { TaskSchema, type CameraSpec, type Task } from "../../../core/task/schema.js";
 import { buildScene } from "../scene.js";
 import { worldOf, isFree } from "../agent.js";
 import { assignNames, Resample } from "./common.js";
 import type { Draft, Generator, InitialViewProbe } from "./draft.js";
-import { placementProblems } from "../../objects/placement.js";
-import { buildGtTrajectory } from "./gt-trajectory.js";
+import { placementProblems } from "../../../core/objects/placement.js";
+import { buildGtTrajectory } from "./gtTrajectory.js";
 import { visibleCounts, visibleFraction, VISIBLE_MIN_PX } from "./visibility.js";
 import { geometricConfiguration, linearAlignment, physicalContact } from "./spatial.js";
 import { dimensionalSize, spatialDistance } from "./metric.js";
@@ -56,7 +56,7 @@ class GenerationError extends Error {}
 function finalizeDraft(d: Draft, subcategory: BuiltinSubcategory, taskId: string, seed: string, camera: CameraSpec, plan: AnswerPlan): Task {
   assignNames(d.objects);
   // objects inside the room and not intersecting (touching, nesting and stacking pairs are declared): the
-  // same checks as a task read from a file gets (bridge/objects/placement.ts)
+  // same checks as a task read from a file gets (core/objects/placement.ts)
   const problem = placementProblems(d.room, d.objects, { allowedOverlaps: d.allowedOverlaps })[0];
   if (problem) throw new Resample(problem.message);
   // the answer follows from the placed geometry

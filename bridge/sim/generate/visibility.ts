@@ -3,10 +3,10 @@
  * reduced resolution (VISIBILITY_SCALE) to keep generation fast; the thresholds are stated in pixels of
  * that resolution.
  */
-import { intrinsicsFromHfov, poseToExtrinsic, type AgentPose } from "../../../src/core/math/camera.js";
-import type { CameraSpec } from "../../task/schema.js";
+import { intrinsicsFromHfov, poseToExtrinsic, type AgentPose } from "../../../core/math/camera.js";
+import type { CameraSpec } from "../../../core/task/schema.js";
 import { render } from "../raster.js";
-import { tallyIds } from "../../../src/core/idTally.js";
+import { tallyIds } from "../../../core/idTally.js";
 import type { RenderScene } from "../scene.js";
 
 /** Visibility is judged on images at this fraction of the camera's resolution (518x392 -> 130x98). */

@@ -3,7 +3,7 @@
  * silently. Commands that take both record which were typed, and refuse the pair.
  */
 import type { Command } from "commander";
-import { InputError } from "../../core/errors.js";
+import { InputError } from "../../../core/errors.js";
 
 /** Which of --cache and --no-cache a command line typed, recorded as commander parses (both set one attribute). */
 const cacheFlagsSeen = new WeakMap<Command, Set<string>>();

@@ -7,9 +7,9 @@
  */
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { InputError } from "../../core/errors.js";
-import { canonicalJson } from "../../core/hash.js";
-import { flagName, type FlagSpec } from "../../core/flags.js";
+import { InputError } from "../../../core/errors.js";
+import { canonicalJson } from "../../../core/hash.js";
+import { flagName, type FlagSpec } from "../../../core/flags.js";
 import { modelReasoners, resolveRunConfig, type RunConfig } from "../../eval/config.js";
 import { readRunFile, runConfigFile } from "../../eval/files.js";
 
@@ -21,7 +21,7 @@ const SHOWN_TEXT_CHARS = 60;
 
 export interface ResumeInput {
   out: string | undefined;
-  /** the values typed on the command line, by field path (src/core/flags.ts schemaFlagValues, onlyGiven) */
+  /** the values typed on the command line, by field path (core/flags.ts schemaFlagValues, onlyGiven) */
   flags: Record<string, unknown>;
   specs: readonly FlagSpec[];
   /** the --config file and its keys, when one was given */

@@ -6,12 +6,12 @@
  * key elsewhere.
  */
 import { join } from "node:path";
-import { readBundle, readManifest } from "../../../bridge/bundle/io.js";
-import type { Task } from "../../../bridge/task/schema.js";
+import { readBundle, readManifest } from "../../../core/bundle/io.js";
+import type { Task } from "../../../core/task/schema.js";
 import { ResponseCache } from "../../llm/cache.js";
-import { canonicalJson } from "../../core/hash.js";
-import { Lru } from "../../core/lru.js";
-import { InputError } from "../../core/errors.js";
+import { canonicalJson } from "../../../core/hash.js";
+import { Lru } from "../../../core/lru.js";
+import { InputError } from "../../../core/errors.js";
 import { createReasoner } from "../../reason/index.js";
 import { OFFLINE_REASONERS, REASONER_FORMS, type OfflineReasoner } from "../../reason/spec.js";
 import { scoreAnswer, scoreCircular } from "../../eval/score.js";

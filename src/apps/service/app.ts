@@ -2,13 +2,13 @@
  * The HTTP service (`esi3d serve`): fastify 5 on one port, composed of plugins. Routes are declared once in
  * ROUTES (routes.ts: method, path, schemas, summary) for the router, /openapi.json and docs/protocol.md;
  * one plugin per resource (routes/*.ts) attaches a typed handler to each, calling that resource's service.
- * Bearer auth (src/core/http/bearer-auth.ts), request metrics and error mapping are fastify-plugins on the
+ * Bearer auth (core/http/bearerAuth.ts), request metrics and error mapping are fastify-plugins on the
  * root. Errors are `{"error": {...}}` naming the field, never a stack trace or a server path.
  *
  * This module installs no process-wide handlers: the `serve` command (command.ts) owns signals.
  */
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from "fastify";
-import { bearerAuth } from "../../core/http/bearer-auth.js";
+import { bearerAuth } from "../../../core/http/bearerAuth.js";
 import { HttpError } from "./errors.js";
 import { JSON_BODY_LIMIT_BYTES, KEEP_ALIVE_TIMEOUT_MS, MAX_PARAM_CHARS, REQUEST_RECEIVE_TIMEOUT_MS, SESSION_SWEEP_INTERVAL_MS, SHUTDOWN_GRACE_MS } from "./limits.js";
 import { clientErrorHandler, errorMapping, frameworkErrors } from "./plugins/errors.js";

@@ -1,15 +1,15 @@
 /**
  * `esi3d serve`: the front-end of the service. It parses the flags, applies the access rule (a token off
- * loopback, src/core/http/access.ts), starts the server and owns the process signals: the first SIGINT or
+ * loopback, core/http/access.ts), starts the server and owns the process signals: the first SIGINT or
  * SIGTERM finishes requests and the items of running runs in flight, a second one exits at once.
  */
 import type { Command } from "commander";
 import { resolve } from "node:path";
-import { InputError } from "../../core/errors.js";
-import { checkOutputs } from "../../core/outputPaths.js";
-import { intOption, parseFlagValue } from "../../core/flags.js";
+import { InputError } from "../../../core/errors.js";
+import { checkOutputs } from "../../../core/outputPaths.js";
+import { intOption, parseFlagValue } from "../../../core/flags.js";
 import { QueueUrlSchema } from "../../eval/queue/options.js";
-import { MIN_TOKEN_LENGTH, serverToken } from "../../core/http/access.js";
+import { MIN_TOKEN_LENGTH, serverToken } from "../../../core/http/access.js";
 import type { RunningServer } from "./app.js";
 import { DEFAULT_CPU_JOBS, DEFAULT_CPU_QUEUE, DEFAULT_DATA_DIR, DEFAULT_HOST, DEFAULT_PORT, SHUTDOWN_GRACE_MS, SHUTDOWN_LIMIT_MS } from "./limits.js";
 

@@ -5,7 +5,7 @@
  * Retry-After estimated per job kind (limiter.ts).
  */
 import { Piscina } from "piscina";
-import { redactor } from "../../core/redact.js";
+import { redactor } from "../../../core/redact.js";
 import { displayUrl } from "../../llm/redact.js";
 import { HttpError } from "./errors.js";
 import { CPU_JOB_TIMEOUT_MS, WORKER_IDLE_MS } from "./limits.js";

@@ -1,7 +1,7 @@
 /**
  * Active sessions (docs/protocol.md "Active sessions"): an external simulator serves the steps of an
  * episode the server runs. Opening a session with paradigm `active` starts the episode loop of `esi3d run`
- * (src/eval/active.ts runActiveEpisode, unchanged) over a RemoteEnvironment (bridge/env/remote.ts): its
+ * (src/eval/active.ts runActiveEpisode, unchanged) over a RemoteEnvironment (src/apps/service/remoteEnv.ts): its
  * reset() waits for view 0, each step() publishes the action the simulator must apply and waits for the
  * view it uploads. When the episode ends, the server writes its frame bundle (atomically) and then its item
  * record beside it (`bundles/<id>/item.json`, the record `esi3d run` writes to items.jsonl); the session is
@@ -14,15 +14,15 @@
 import { createHash } from "node:crypto";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { RemoteEnvironment, RemoteEnvironmentError } from "../../../bridge/env/remote.js";
-import { writeBundle, type ViewData } from "../../../bridge/bundle/io.js";
-import { BundleError } from "../../../bridge/bundle/errors.js";
-import { decodeViewPayload } from "../../../bridge/bundle/view.js";
-import { BUNDLE_CONVENTIONS, BUNDLE_FORMAT } from "../../../bridge/bundle/schema.js";
-import type { Task } from "../../../bridge/task/schema.js";
+import { RemoteEnvironment, RemoteEnvironmentError } from "./remoteEnv.js";
+import { writeBundle, type ViewData } from "../../../core/bundle/io.js";
+import { BundleError } from "../../../core/bundle/errors.js";
+import { decodeViewPayload } from "../../../core/bundle/view.js";
+import { BUNDLE_CONVENTIONS, BUNDLE_FORMAT } from "../../../core/bundle/schema.js";
+import type { Task } from "../../../core/task/schema.js";
 import { trueRelations } from "../../../scenegraph/truth.js";
-import { writeJsonAtomic } from "../../core/fs.js";
-import { cameraCentre } from "../../core/math/camera.js";
+import { writeJsonAtomic } from "../../../core/fs.js";
+import { cameraCentre } from "../../../core/math/camera.js";
 import { activeRecord, runActiveEpisode } from "../../eval/active.js";
 import { resolveRunConfig, threeDArms, type RunConfig, type ThreeDArm } from "../../eval/config.js";
 import { itemKey, ItemRecordSchema, type ItemRecord } from "../../eval/records.js";
@@ -37,7 +37,7 @@ import type { ServerContext } from "./context.js";
 import { EpisodeOptionsSchema, type EpisodeOptions } from "./schemas.js";
 import type { SessionRecord } from "./schemas.js";
 import { storageFailure } from "./storage.js";
-import { parseView } from "./view-codec.js";
+import { parseView } from "./viewCodec.js";
 
 /**
  * How far the camera centre of an active view's extrinsic may lie from the pose its header gives: a

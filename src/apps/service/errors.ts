@@ -2,11 +2,11 @@
  * Errors the service answers with. Every error body is `{"error": {"code", "message", "field"?, "issues"?}}`;
  * a client never sees a stack trace (500s say only "internal error" and a request id, the details go to the
  * server's stderr), a server path, or more than a few issues of a few hundred characters each
- * (src/core/errors.ts zodIssues).
+ * (core/errors.ts zodIssues).
  */
 import { ZodError } from "zod";
-import { InputError, zodIssues } from "../../core/errors.js";
-import { BundleError } from "../../../bridge/bundle/errors.js";
+import { InputError, zodIssues } from "../../../core/errors.js";
+import { BundleError } from "../../../core/bundle/errors.js";
 import { storageFailure } from "./storage.js";
 
 /** The longest message a client is sent (characters): a message that needs more is echoing input. */

@@ -4,12 +4,12 @@
  * matter for the chosen source: the same request is answered from the store (200), and identical requests
  * arriving together share one build.
  */
-import { canonicalJson, sha256Hex } from "../../core/hash.js";
+import { canonicalJson, sha256Hex } from "../../../core/hash.js";
 import * as z from "zod";
 import { SceneGraphSchema } from "../../../scenegraph/types.js";
 import { effectiveInstances } from "../../../scenegraph/options.js";
 import { DiagnosisSchema } from "../../../scenegraph/diagnosisSchema.js";
-import { Lru } from "../../core/lru.js";
+import { Lru } from "../../../core/lru.js";
 import { fromZod, HttpError, notFound } from "./errors.js";
 import { checkId, hashedId } from "./ids.js";
 import { GRAPH_CACHE_ENTRIES } from "./limits.js";

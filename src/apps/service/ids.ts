@@ -5,7 +5,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { resolve } from "node:path";
-import { isSafeSegment, isWithin, SAFE_SEGMENT_RULE } from "../../core/paths.js";
+import { isSafeSegment, isWithin, SAFE_SEGMENT_RULE } from "../../../core/paths.js";
 import { HttpError } from "./errors.js";
 
 /** Server-made ids: a kind letter, a dash, 24 lowercase hex digits (96 random or hashed bits). */

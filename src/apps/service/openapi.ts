@@ -3,9 +3,9 @@
  * and the zod schemas with z.toJSONSchema: the document cannot drift from what the server validates.
  */
 import * as z from "zod";
-import { PACKAGE_VERSION } from "../../core/version.js";
+import { PACKAGE_VERSION } from "../../../core/version.js";
 import { ErrorBodySchema } from "./schemas.js";
-import { VIEW_CONTENT_TYPE } from "./view-codec.js";
+import { VIEW_CONTENT_TYPE } from "./viewCodec.js";
 import { JSON_BODY_LIMIT_BYTES, VIEW_BODY_LIMIT_BYTES } from "./limits.js";
 import type { RouteDoc } from "./routes.js";
 

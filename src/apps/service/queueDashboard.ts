@@ -2,7 +2,7 @@
  * `esi3d serve --queue-url`: Bull Board, BullMQ's own dashboard, at /queues, read-only (jobs can be looked
  * at, never retried, promoted or removed from here: the run that enqueued them is their only collector).
  * It sits behind the service's token like every endpoint; a browser opens /queues?token=<token> once, which
- * sets an HttpOnly, SameSite=Strict cookie that stands for the token (src/core/http/bearer-auth.ts).
+ * sets an HttpOnly, SameSite=Strict cookie that stands for the token (core/http/bearerAuth.ts).
  * Its page would load a web font from Google: that link is taken out, so the dashboard works offline and
  * tells no third party that it was opened.
  */
@@ -12,7 +12,7 @@ import { createBullBoard } from "@bull-board/api";
 import { BullMQAdapter } from "@bull-board/api/bullMQAdapter";
 import { FastifyAdapter } from "@bull-board/fastify";
 import type { HTTPStatus } from "@bull-board/api/typings/app";
-import { bearerAuth } from "../../core/http/bearer-auth.js";
+import { bearerAuth } from "../../../core/http/bearerAuth.js";
 import { redisConnection } from "../../eval/queue/connection.js";
 import { QUEUES } from "../../eval/queue/jobs.js";
 import { HttpError } from "./errors.js";

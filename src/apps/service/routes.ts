@@ -4,8 +4,8 @@
  * the endpoint table of docs/protocol.md (protocol-doc.ts) are all generated from this declaration.
  */
 import * as z from "zod";
-import { TaskSchema } from "../../../bridge/task/schema.js";
-import { BundleManifestSchema } from "../../../bridge/bundle/schema.js";
+import { TaskSchema } from "../../../core/task/schema.js";
+import { BundleManifestSchema } from "../../../core/bundle/schema.js";
 import { DiagnosisSchema } from "../../../scenegraph/diagnosisSchema.js";
 import { SceneGraphSchema } from "../../../scenegraph/types.js";
 import { ItemRecordSchema } from "../../eval/records.js";

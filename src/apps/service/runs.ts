@@ -8,14 +8,14 @@ import { appendFileSync, existsSync, mkdirSync, readdirSync, statSync } from "no
 import { join } from "node:path";
 import * as z from "zod";
 import { ZodError } from "zod";
-import { readTasks } from "../../../bridge/task/io.js";
-import { InputError } from "../../core/errors.js";
-import { redactStrings } from "../../core/redact.js";
+import { readTasks } from "../../../core/task/io.js";
+import { InputError } from "../../../core/errors.js";
+import { redactStrings } from "../../../core/redact.js";
 import { migrateRunConfig, modelReasoners, resolveRunConfig, StoredRunConfigSchema, type RunConfig } from "../../eval/config.js";
 import { plannedItems, runEvaluation } from "../../eval/runner.js";
 import { readRecords, type ItemRecord } from "../../eval/records.js";
 import { SUMMARY_FORMAT, SummaryFileSchema, summarizeRun } from "../../eval/summary.js";
-import { PACKAGE_VERSION } from "../../core/version.js";
+import { PACKAGE_VERSION } from "../../../core/version.js";
 import { busy, fromZod, HttpError, notFound } from "./errors.js";
 import { checkId, newId } from "./ids.js";
 import { CANCEL_WAIT_MS, DEFAULT_PAGE_SIZE, MAX_ACTIVE_RUNS, MAX_PAGE_SIZE, MAX_RUN_ITEMS, MAX_RUN_TASKS, MAX_RUN_THREADS } from "./limits.js";

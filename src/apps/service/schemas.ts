@@ -5,8 +5,8 @@
  * /openapi.json and docs/protocol.md are generated from these (src/apps/service/openapi.ts, protocol-doc.ts).
  */
 import * as z from "zod";
-import { TaskSchema } from "../../../bridge/task/schema.js";
-import { BundleManifestSchema, BundleViewSchema, InstanceEntrySchema, IntrinsicsSchema, PARADIGMS } from "../../../bridge/bundle/schema.js";
+import { TaskSchema } from "../../../core/task/schema.js";
+import { BundleManifestSchema, BundleViewSchema, InstanceEntrySchema, IntrinsicsSchema, PARADIGMS } from "../../../core/bundle/schema.js";
 import { VggtOptionsSchema } from "../../../reconstruct/options.js";
 import { GraphPipelineOptionsSchema } from "../../../scenegraph/pipeline.js";
 import { LlmOptionsSchema } from "../../llm/options.js";
@@ -22,7 +22,7 @@ import { NoiseOptionsSchema } from "../../../reconstruct/noisy/params.js";
 import { GraphOptionsSchema as GraphBuildOptionsSchema } from "../../../scenegraph/options.js";
 import { ActiveOptionsSchema } from "../../reason/active/options.js";
 import { STOP_REASONS } from "../../reason/active/stopping.js";
-import { NAVIGATION_ACTIONS } from "../../../bridge/task/actions.js";
+import { NAVIGATION_ACTIONS } from "../../../core/task/actions.js";
 import { AgentPoseSchema } from "../../eval/records.js";
 import { DEFAULT_ACTION_WAIT_S, DEFAULT_VIEW_TIMEOUT_S, MAX_ACTION_WAIT_S, MAX_VIEW_TIMEOUT_S, MAX_VIEWS_PER_SESSION, MIN_VIEW_TIMEOUT_S } from "./limits.js";
 

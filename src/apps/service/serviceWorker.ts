@@ -7,12 +7,12 @@
  * Input errors come back as `{ok: false, ...}` values (a thrown error loses its class crossing threads).
  */
 import { readFileSync } from "node:fs";
-import { readBundle, viewFileNames, writeBundle } from "../../../bridge/bundle/io.js";
-import { BundleError } from "../../../bridge/bundle/errors.js";
-import { decodeViewPayload, type ViewPayload } from "../../../bridge/bundle/view.js";
-import { BUNDLE_CONVENTIONS, BUNDLE_FORMAT, type BundleManifest } from "../../../bridge/bundle/schema.js";
-import type { Task } from "../../../bridge/task/schema.js";
-import { InputError } from "../../core/errors.js";
+import { readBundle, viewFileNames, writeBundle } from "../../../core/bundle/io.js";
+import { BundleError } from "../../../core/bundle/errors.js";
+import { decodeViewPayload, type ViewPayload } from "../../../core/bundle/view.js";
+import { BUNDLE_CONVENTIONS, BUNDLE_FORMAT, type BundleManifest } from "../../../core/bundle/schema.js";
+import type { Task } from "../../../core/task/schema.js";
+import { InputError } from "../../../core/errors.js";
 import { graphOfBundle } from "../../../scenegraph/pipeline.js";
 import { createReasoner } from "../../reason/index.js";
 import { withCircular } from "../../reason/circular.js";
@@ -21,7 +21,7 @@ import type { OfflineReasoner } from "../../reason/spec.js";
 import type { SceneGraph } from "../../../scenegraph/types.js";
 import type { Diagnosis } from "../../../scenegraph/diagnosisSchema.js";
 import { storageFailure } from "./storage.js";
-import { splitView } from "./view-codec.js";
+import { splitView } from "./viewCodec.js";
 import type { GraphOptions } from "./schemas.js";
 
 export interface GraphJob {

@@ -6,10 +6,10 @@
  */
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
-import type { Task } from "../../../bridge/task/schema.js";
-import { readTaskFile } from "../../../bridge/task/io.js";
-import { readManifest } from "../../../bridge/bundle/io.js";
-import { BundleManifestSchema, type BundleManifest } from "../../../bridge/bundle/schema.js";
+import type { Task } from "../../../core/task/schema.js";
+import { readTaskFile } from "../../../core/task/io.js";
+import { readManifest } from "../../../core/bundle/io.js";
+import { BundleManifestSchema, type BundleManifest } from "../../../core/bundle/schema.js";
 import { HttpError, busy, fromZod, notFound } from "./errors.js";
 import { ActionQuerySchema } from "./schemas.js";
 import { checkId, checkTaskId, newId, sameId } from "./ids.js";
@@ -17,10 +17,10 @@ import { MAX_ACTIVE_EPISODES, MAX_IMAGE_PIXELS, MAX_OPEN_SESSIONS, MAX_SESSION_B
 import { SessionFinishSchema, SessionOpenSchema, SessionRecordSchema, type SessionOpen, type SessionRecord } from "./schemas.js";
 import { EpisodeService, RESTART_ERROR } from "./episodes.js";
 import { type DataStore } from "./store.js";
-import { parseView } from "./view-codec.js";
+import { parseView } from "./viewCodec.js";
 import type { FinishResult } from "./serviceWorker.js";
 import type { ServerContext } from "./context.js";
-import { writeFileAtomic } from "../../core/fs.js";
+import { writeFileAtomic } from "../../../core/fs.js";
 
 /** Instance ids of room structure in ESI-Bench tasks (docs/tasks.md): 1 floor, 2-5 walls. */
 const FLOOR_ID = 1;

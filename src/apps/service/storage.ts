@@ -1,7 +1,7 @@
 /**
  * What the service answers when its disk fails it: a full disk or quota is 507
  * insufficient_storage, a read-only one 503; the client learns what happened, not a bare 500, and the message
- * names no server path. The writes themselves leave nothing half-written (src/core/fs.ts removes its
+ * names no server path. The writes themselves leave nothing half-written (core/fs.ts removes its
  * temporary file; bundles are written in a temporary directory that is removed on failure).
  */
 

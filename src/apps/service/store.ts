@@ -15,11 +15,11 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { z } from "zod";
-import { InputError } from "../../core/errors.js";
-import { acquireLockFile, type HeldLock } from "../../core/lockFile.js";
+import { InputError } from "../../../core/errors.js";
+import { acquireLockFile, type HeldLock } from "../../../core/lockFile.js";
 import { HttpError } from "./errors.js";
 import { checkId, inside } from "./ids.js";
-import { pathError, TEMP_FILE_PATTERN, writeFileAtomic } from "../../core/fs.js";
+import { pathError, TEMP_FILE_PATTERN, writeFileAtomic } from "../../../core/fs.js";
 
 const DATA_FOLDERS = ["tasks", "sessions", "bundles", "graphs", "runs"] as const;
 export type DataFolder = (typeof DATA_FOLDERS)[number];

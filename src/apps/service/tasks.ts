@@ -3,7 +3,7 @@
  * then name. The id in the path is checked as a safe path segment and must equal the record's task_id.
  */
 import { existsSync } from "node:fs";
-import { TaskSchema, type Task } from "../../../bridge/task/schema.js";
+import { TaskSchema, type Task } from "../../../core/task/schema.js";
 import { fromZod, HttpError, notFound } from "./errors.js";
 import { checkTaskId } from "./ids.js";
 import type { DataStore } from "./store.js";

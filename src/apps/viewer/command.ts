@@ -7,25 +7,25 @@
  */
 import type { Command, Option } from "commander";
 import { SOURCES } from "../../../reconstruct/options.js";
-import { InputError } from "../../core/errors.js";
+import { InputError } from "../../../core/errors.js";
 import { BundleInspection, RunInspection, type Inspection } from "./inspection.js";
 import { exportGlb, exportGraphJson, exportPly } from "./export.js";
 import { pageHtml } from "./page.js";
 import { graphFile, isRunDir, openRun, type RunDir } from "./run.js";
 import { readStoredGraph } from "../../eval/files.js";
 import type { Variant } from "./types.js";
-import { addSchemaFlags, intOption, parseSchemaFlags } from "../../core/flags.js";
-import { MIN_TOKEN_LENGTH, serverToken } from "../../core/http/access.js";
-import { readBundle } from "../../../bridge/bundle/io.js";
-import { diagnosisTable } from "../../../scenegraph/diagnosisTable.js";
+import { addSchemaFlags, intOption, parseSchemaFlags } from "../../../core/flags.js";
+import { MIN_TOKEN_LENGTH, serverToken } from "../../../core/http/access.js";
+import { readBundle } from "../../../core/bundle/io.js";
+import { diagnosisTable } from "./diagnosisTable.js";
 import { graphOfBundle, GRAPH_PIPELINE_FLAGS, GraphPipelineOptionsSchema, masksForBundle, type GraphPipelineOptions } from "../../../scenegraph/pipeline.js";
-import { freeQuestionTask } from "../../../bridge/bundle/freeTask.js";
+import { freeQuestionTask } from "../../../core/bundle/freeTask.js";
 
 /** What the page shows as the question of a bundle without a task record (a scene of one's own). */
 const NO_TASK_QUESTION = { question: "(no task record: a scene of one's own; esi3d ask BUNDLE --question \"...\" asks it one)", answer_format: "choice" as const, options: [] };
-import { PACKAGE_VERSION } from "../../core/version.js";
-import { checkWritable, writeFileAtomic } from "../../core/fs.js";
-import { checkOutputs, givenPath } from "../../core/outputPaths.js";
+import { PACKAGE_VERSION } from "../../../core/version.js";
+import { checkWritable, writeFileAtomic } from "../../../core/fs.js";
+import { checkOutputs, givenPath } from "../../../core/outputPaths.js";
 import { CONCEPTGRAPHS_FILES, writeConceptGraphs } from "../../../scenegraph/export.js";
 import { episodeTable, stepDetail } from "./episodeTable.js";
 import { readPriceTable } from "../../eval/usage.js";

@@ -9,15 +9,15 @@
  * node count against `graph_nodes`; the last graph must equal the stored one (graphDifference). Anything
  * else is refused with a ReproductionError naming the file and the step, as for the passive graphs.
  */
-import type { FrameBundle } from "../../../bridge/bundle/io.js";
+import type { FrameBundle } from "../../../core/bundle/io.js";
 import { EpisodeBundle } from "../../../bridge/env/bundle.js";
 import { BuiltinEnvironment } from "../../../bridge/sim/env.js";
-import { isNavigationAction } from "../../../bridge/task/actions.js";
-import type { Task } from "../../../bridge/task/schema.js";
+import { isNavigationAction } from "../../../core/task/actions.js";
+import type { Task } from "../../../core/task/schema.js";
 import type { PointCloud } from "../../../reconstruct/pointcloud.js";
 import { GraphMemory, type PipelineResult } from "../../../scenegraph/pipeline.js";
 import type { SceneGraph } from "../../../scenegraph/types.js";
-import { InputError } from "../../core/errors.js";
+import { InputError } from "../../../core/errors.js";
 import type { ThreeDArm, RunConfig } from "../../eval/config.js";
 import { armOptions } from "../../eval/pipeline.js";
 import type { ActiveStep, ItemRecord } from "../../eval/records.js";

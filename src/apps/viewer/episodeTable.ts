@@ -2,7 +2,7 @@
  * The terminal's view of an active episode (`esi3d inspect RUN --task ID --paradigm active` without -o):
  * one row per step from the record (nothing replayed), and with --step the whole record of one step.
  */
-import { fix, formatTable } from "../../core/table.js";
+import { fix, formatTable } from "../../../core/table.js";
 import type { ActiveEpisode, ItemRecord } from "../../eval/records.js";
 
 const deg = (rad: number) => `${Math.round((rad * 180) / Math.PI)}°`;

@@ -10,7 +10,7 @@
  * diagnosis made by other code).
  */
 import type { PointCloud } from "../../../reconstruct/pointcloud.js";
-import type { Task, TaskObject } from "../../../bridge/task/schema.js";
+import type { Task, TaskObject } from "../../../core/task/schema.js";
 import type { Diagnosis, NodeDiagnosis } from "../../../scenegraph/diagnosisSchema.js";
 import type { SceneGraph } from "../../../scenegraph/types.js";
 import { HALLUCINATED_MAX_OBJECT_SHARE, isFarFromObject, MATCH_MIN_PURITY, MERGED_MIN_PART_SHARE, MERGED_MIN_SECOND_SHARE, NEAR_OBJECT_M, pointObjectDistance, PRE_MATCH_RULES, shareRuleOf } from "../../../scenegraph/diagnosis.js";

@@ -12,12 +12,12 @@
 import { Document, NodeIO, type GLTF, type Node as GltfNode } from "@gltf-transform/core";
 import { writePly, type PlyExtras } from "../../../reconstruct/ply.js";
 import { pointNodes } from "../../../scenegraph/export.js";
-import type { YawBox } from "../../core/geometry.js";
+import type { YawBox } from "../../../core/geometry.js";
 import type { VariantData } from "./variant.js";
 import { MISSED_COLOR, nodeColor, statusColor, TRUTH_COLOR, UNASSIGNED_COLOR } from "./palette.js";
 import { taskInfo } from "./variant.js";
 import { boxEdges } from "./geometry.js";
-import { writeFileAtomic, writeJsonAtomic } from "../../core/fs.js";
+import { writeFileAtomic, writeJsonAtomic } from "../../../core/fs.js";
 
 /** Per-point node colours (r, g, b), grey for points in no node. */
 function nodeColors(count: number, members: readonly Uint32Array[]): Uint8Array {

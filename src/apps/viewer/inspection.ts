@@ -3,10 +3,10 @@
  * Both give the page head (PageMeta) and build variants on demand; a run's bundles are rendered once per
  * paradigm and kept while the inspection lives.
  */
-import type { FrameBundle } from "../../../bridge/bundle/io.js";
-import type { Paradigm } from "../../../bridge/bundle/schema.js";
-import type { Task } from "../../../bridge/task/schema.js";
-import { InputError } from "../../core/errors.js";
+import type { FrameBundle } from "../../../core/bundle/io.js";
+import type { Paradigm } from "../../../core/bundle/schema.js";
+import type { Task } from "../../../core/task/schema.js";
+import { InputError } from "../../../core/errors.js";
 import { renderBundle } from "../../../bridge/sim/capture.js";
 import { ACTIVE_2D_SOURCE, active2dRef, graphFile, readRunTask, recordsFor, variantKey, variantRef, variantsOf, type RunDir } from "./run.js";
 import { readStoredGraph } from "../../eval/files.js";

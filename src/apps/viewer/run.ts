@@ -4,10 +4,10 @@
  */
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { Task } from "../../../bridge/task/schema.js";
-import { readTaskFile } from "../../../bridge/task/io.js";
-import { InputError } from "../../core/errors.js";
-import { entryExists } from "../../core/fs.js";
+import type { Task } from "../../../core/task/schema.js";
+import { readTaskFile } from "../../../core/task/io.js";
+import { InputError } from "../../../core/errors.js";
+import { entryExists } from "../../../core/fs.js";
 import { reasonerKeyPart, threeDArms, type RunConfig } from "../../eval/config.js";
 import { readRunFile, readStoredGraph, runConfigFile, type StoredGraph } from "../../eval/files.js";
 import { itemKey, readRecords, type ItemRecord } from "../../eval/records.js";

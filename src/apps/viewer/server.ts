@@ -1,6 +1,6 @@
 /**
  * `esi3d inspect RUN --serve`: every task of a run on a local HTTP server (fastify; binds 127.0.0.1 unless
- * --host says otherwise, and then only with a token: src/core/http/access.ts, the rule of `esi3d serve`).
+ * --host says otherwise, and then only with a token: core/http/access.ts, the rule of `esi3d serve`).
  * Routes:
  *   GET /                                  index: tasks ranked by how wrong their graphs are
  *   GET /task/<id>[?v=<paradigm>__<source>] the inspection page (variants fetched on demand)
@@ -16,10 +16,10 @@
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { basename, resolve } from "node:path";
 import { encodePly } from "../../../reconstruct/ply.js";
-import { InputError } from "../../core/errors.js";
-import { bearerAuth } from "../../core/http/bearer-auth.js";
-import { Lru } from "../../core/lru.js";
-import { redactor } from "../../core/redact.js";
+import { InputError } from "../../../core/errors.js";
+import { bearerAuth } from "../../../core/http/bearerAuth.js";
+import { Lru } from "../../../core/lru.js";
+import { redactor } from "../../../core/redact.js";
 import { encodeGlb, plyExtras } from "./export.js";
 import { RunInspection } from "./inspection.js";
 import { escapeHtml, pageHtml } from "./page.js";

@@ -9,14 +9,14 @@
  * graph they do not belong to (a run made by another esi3d version, or an edited graph file).
  */
 import { deflateSync } from "node:zlib";
-import { stageTimer } from "../../core/stageTimer.js";
-import type { Task } from "../../../bridge/task/schema.js";
-import type { FrameBundle } from "../../../bridge/bundle/io.js";
-import type { Paradigm } from "../../../bridge/bundle/schema.js";
-import { encodePng } from "../../../bridge/bundle/png.js";
-import { objectBox } from "../../../bridge/objects/geometry.js";
-import { boundsOf } from "../../core/geometry.js";
-import { InputError } from "../../core/errors.js";
+import { stageTimer } from "../../../core/stageTimer.js";
+import type { Task } from "../../../core/task/schema.js";
+import type { FrameBundle } from "../../../core/bundle/io.js";
+import type { Paradigm } from "../../../core/bundle/schema.js";
+import { encodePng } from "../../../core/bundle/png.js";
+import { objectBox } from "../../../core/objects/geometry.js";
+import { boundsOf } from "../../../core/geometry.js";
+import { InputError } from "../../../core/errors.js";
 import type { PointCloud } from "../../../reconstruct/pointcloud.js";
 import type { Diagnosis } from "../../../scenegraph/diagnosisSchema.js";
 import type { SceneGraph } from "../../../scenegraph/types.js";

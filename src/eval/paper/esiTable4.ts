@@ -3,13 +3,13 @@
  * that Closes the Perception-Action Loop" (arXiv 2605.18746, 19 May 2026). Accuracy (%) per subcategory,
  * model and paradigm, on the paper's matched subsets, copied cell for cell (the source writes some values as
  * "100" and others as "100.0"; both are 100.0 here). fixtures/esi-bench/table4.csv holds the same table as
- * extracted from the paper, and test/eval/esi-table4.test.ts keeps the two equal and checks the cells the
+ * extracted from the paper, and test/src/eval/esiTable4.test.ts keeps the two equal and checks the cells the
  * paper's prose repeats.
  *
  * esi3d's arms stand for two of the paper's "3D + LLM" rows: GT-3D for "GT 3D + Gemini" and the noise model
  * (and a real VGGT run) for "VGGT + Gemini", each set against "2D + VLM" Gemini 3.1 (src/eval/paperAgreement.ts).
  */
-import type { Subcategory } from "../../../bridge/task/taxonomy.js";
+import type { Subcategory } from "../../../core/task/taxonomy.js";
 
 /** The paper's paradigms, in its column order: Passive Single-View, Passive Multi-View (30 random views), Active Exploration, Ground-Truth Passive. */
 export const TABLE4_PARADIGMS = ["passive_single", "passive_multi", "active", "gt_passive"] as const;

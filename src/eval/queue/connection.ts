@@ -4,7 +4,7 @@
  * BullMQ's requirement: docs.bullmq.io/guide/going-to-production), and is new enough for BullMQ.
  */
 import { Redis } from "ioredis";
-import { InputError } from "../../core/errors.js";
+import { InputError } from "../../../core/errors.js";
 import type { OutageWatch } from "./outage.js";
 
 /** How long to try to reach Redis before giving up (ms): a live Redis answers in milliseconds. */

@@ -6,7 +6,7 @@
  * names only: the run's configuration, tasks and graphs are files in the shared store.
  */
 import { createHash } from "node:crypto";
-import type { Paradigm } from "../../../bridge/bundle/schema.js";
+import type { Paradigm } from "../../../core/bundle/schema.js";
 import type { ItemRecord } from "../records.js";
 import type { UnitResult } from "../pipeline.js";
 

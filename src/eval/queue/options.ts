@@ -1,9 +1,9 @@
 /**
  * The options of a queue run (`esi3d run --queue`) and of a queue worker (`esi3d worker`), declared once:
- * the flags derive from these schemas (src/core/flags.ts).
+ * the flags derive from these schemas (core/flags.ts).
  */
 import * as z from "zod";
-import type { FlagSpec } from "../../core/flags.js";
+import type { FlagSpec } from "../../../core/flags.js";
 import { REDIS_OUTAGE_LIMIT_MS } from "./outage.js";
 
 /** redis://[user:password@]HOST:PORT[/DB]: the port is required, so no worker silently talks to another Redis. */

@@ -5,15 +5,15 @@
  *   GET config.json, GET tasks/<task>.json          what the units need
  *   GET, PUT graphs/<task>/<paradigm>__<source>.json  the units' graphs, read back by the answer jobs
  *   PUT prompts/<hash>.json, prompts/images/<sha256>.<ext>  the answers' prompt files (src/eval/promptFiles.ts)
- * Every name is a safe path segment (src/core/paths.ts); a PUT is written atomically and bounded in size.
+ * Every name is a safe path segment (core/paths.ts); a PUT is written atomically and bounded in size.
  */
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { join } from "node:path";
-import { InputError } from "../../core/errors.js";
-import { writeFileAtomic } from "../../core/fs.js";
-import { isSafeSegment } from "../../core/paths.js";
+import { InputError } from "../../../core/errors.js";
+import { writeFileAtomic } from "../../../core/fs.js";
+import { isSafeSegment } from "../../../core/paths.js";
 import { STORE_URL_PATTERN } from "./options.js";
 
 /** The largest graph a worker may upload (bytes): a stored graph with its diagnosis is at most a few MB. */

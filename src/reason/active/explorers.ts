@@ -17,10 +17,10 @@
  * An explorer says `stop` when its answer has been the same for STABLE_STEPS steps with the coverage
  * target met, or when no reachable view would reveal more than MIN_GAIN of weighted unknown space.
  */
-import type { Task } from "../../../bridge/task/schema.js";
-import { intendedPose, NAVIGATION_ACTIONS, STOP_ACTION, type NavigationAction } from "../../../bridge/task/actions.js";
-import { intrinsicsFromHfov, type AgentPose } from "../../core/math/camera.js";
-import { Rng } from "../../core/math/rng.js";
+import type { Task } from "../../../core/task/schema.js";
+import { intendedPose, NAVIGATION_ACTIONS, STOP_ACTION, type NavigationAction } from "../../../core/task/actions.js";
+import { intrinsicsFromHfov, type AgentPose } from "../../../core/math/camera.js";
+import { Rng } from "../../../core/math/rng.js";
 import { roomGrid, type OccupancyGrid } from "../../../scenegraph/occupancy.js";
 import type { SceneGraph } from "../../../scenegraph/types.js";
 import { createSymbolicReasoner } from "../symbolic.js";

@@ -14,10 +14,10 @@
  * An unreadable reply or (policy `reprompt`) an invalid action gets one re-prompt with a reminder (the
  * paper, Appendix N); what is still unusable is returned with action null for the loop's policy.
  */
-import type { FrameBundle } from "../../../bridge/bundle/io.js";
-import { encodePng } from "../../../bridge/bundle/png.js";
-import { ACTIVE_ACTIONS, HEIGHT_STEP_M, isActiveAction, MOVE_STEP_M, PITCH_STEP_RAD, TURN_STEP_RAD } from "../../../bridge/task/actions.js";
-import type { Task } from "../../../bridge/task/schema.js";
+import type { FrameBundle } from "../../../core/bundle/io.js";
+import { encodePng } from "../../../core/bundle/png.js";
+import { ACTIVE_ACTIONS, HEIGHT_STEP_M, isActiveAction, MOVE_STEP_M, PITCH_STEP_RAD, TURN_STEP_RAD } from "../../../core/task/actions.js";
+import type { Task } from "../../../core/task/schema.js";
 import type { ChatImage, LlmClient } from "../../llm/types.js";
 import { IMAGE_MIME_TYPE } from "../../prompt/images.js";
 import { fmt, serializeGraph } from "../../prompt/serialize.js";

@@ -5,7 +5,7 @@
  * conclude: 0.80"), min_steps 3 (`should_stop`'s default).
  */
 import * as z from "zod";
-import type { FlagSpec } from "../../core/flags.js";
+import type { FlagSpec } from "../../../core/flags.js";
 
 /** The ESI-Bench paper's step budget: T_max = 30 steps. */
 const DEFAULT_MAX_STEPS = 30;

@@ -4,7 +4,7 @@
  * least the threshold, from --min-steps on; or when the step budget is spent. A final answer that is not
  * conclusive gets one forced-choice prompt (`force_final_choice`).
  */
-import { STOP_ACTION } from "../../../bridge/task/actions.js";
+import { STOP_ACTION } from "../../../core/task/actions.js";
 import type { ActiveOptions } from "./options.js";
 import type { AgentDecision } from "./types.js";
 

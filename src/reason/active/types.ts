@@ -5,9 +5,9 @@
  */
 import type { ModelCall } from "../types.js";
 import type { PromptLog } from "../promptFile.js";
-import type { FrameBundle } from "../../../bridge/bundle/io.js";
-import type { Task } from "../../../bridge/task/schema.js";
-import type { AgentPose } from "../../core/math/camera.js";
+import type { FrameBundle } from "../../../core/bundle/io.js";
+import type { Task } from "../../../core/task/schema.js";
+import type { AgentPose } from "../../../core/math/camera.js";
 import type { SceneGraph } from "../../../scenegraph/types.js";
 import type { AnswerStatus } from "../types.js";
 import type { AnswerMatch, GraphFormat } from "../../prompt/formats.js";
@@ -53,7 +53,7 @@ export interface AgentContext {
 export interface AgentDecision {
   /** What the agent asked for (raw, may be invalid). */
   requestedAction: string;
-  /** A valid action from bridge/task/actions.ts ACTIVE_ACTIONS, or null when it gave none usable. */
+  /** A valid action from core/task/actions.ts ACTIVE_ACTIONS, or null when it gave none usable. */
   action: string | null;
   status: AnswerStatus;
   answer: string | null;

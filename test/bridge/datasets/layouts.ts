@@ -6,11 +6,11 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { encodePng } from "../../../bridge/bundle/png.js";
-import type { FrameBundle, ViewData } from "../../../bridge/bundle/io.js";
-import { invertExtrinsic, type Intrinsics } from "../../../src/core/math/camera.js";
-import { matToQuat } from "../../../src/core/math/quat.js";
-import type { Mat3, Mat34 } from "../../../src/core/math/vec.js";
+import { encodePng } from "../../../core/bundle/png.js";
+import type { FrameBundle, ViewData } from "../../../core/bundle/io.js";
+import { invertExtrinsic, type Intrinsics } from "../../../core/math/camera.js";
+import { matToQuat } from "../../../core/math/quat.js";
+import type { Mat3, Mat34 } from "../../../core/math/vec.js";
 
 const fmt = (v: number) => v.toFixed(9);
 const row4 = (E: Mat34) => [...E[0], ...E[1], ...E[2], 0, 0, 0, 1];

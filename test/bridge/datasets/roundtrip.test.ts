@@ -8,7 +8,7 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { readBundle, type FrameBundle, type ViewData } from "../../../bridge/bundle/io.js";
+import { readBundle, type FrameBundle, type ViewData } from "../../../core/bundle/io.js";
 import { importDataset, subsample } from "../../../bridge/datasets/importer.js";
 import * as importedImages from "../../../bridge/datasets/images.js";
 import { DatasetImportOptionsSchema } from "../../../bridge/datasets/options.js";

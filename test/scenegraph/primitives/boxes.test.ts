@@ -1,7 +1,7 @@
 /** Hull, minimum-area rectangle, yaw boxes, footprint and height overlaps: geometry checked against known answers and brute force. */
 import { describe, expect, it } from "vitest";
-import { Rng } from "../../../src/core/math/rng.js";
-import { boxVolume } from "../../../src/core/geometry.js";
+import { Rng } from "../../../core/math/rng.js";
+import { boxVolume } from "../../../core/geometry.js";
 import { convexHull2d, minAreaRect } from "../../../scenegraph/primitives/hull2d.js";
 import {
   aabb, footprintIntersectionArea, normaliseYaw, polygonArea, yawBox, yawBoxCorners, zOverlap, type YawBox,

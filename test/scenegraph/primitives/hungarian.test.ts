@@ -1,6 +1,6 @@
 /** Hungarian assignment against brute force over all assignments of small matrices. */
 import { describe, expect, it } from "vitest";
-import { Rng } from "../../../src/core/math/rng.js";
+import { Rng } from "../../../core/math/rng.js";
 import { hungarian } from "../../../scenegraph/primitives/hungarian.js";
 
 /** Best total over all injective maps of the smaller side into the larger. */

@@ -1,9 +1,9 @@
 /** Point-overlap ratio and minimum point distance against brute force. */
 import { describe, expect, it } from "vitest";
-import { Rng } from "../../../src/core/math/rng.js";
+import { Rng } from "../../../core/math/rng.js";
 import { VoxelHashGrid } from "../../../scenegraph/primitives/hashGrid.js";
 import { closestDistance, indexPoints, pointOverlapRatio } from "../../../scenegraph/primitives/overlap.js";
-import { minPointDistance } from "../../../src/core/geometry.js";
+import { minPointDistance } from "../../../core/geometry.js";
 
 function blob(rng: Rng, n: number, c: [number, number, number], s: number): Float32Array {
   const a = new Float32Array(3 * n);
@@ -56,7 +56,7 @@ describe("closestDistance", () => {
       const brute = bruteMin(a, b);
       const d = closestDistance(indexPoints(a), indexPoints(b), 10);
       expect(d).toBeCloseTo(brute, 7);
-      // the two exact searches of the tree (kd-tree here, grid in src/core/geometry.ts) give the same number
+      // the two exact searches of the tree (kd-tree here, grid in core/geometry.ts) give the same number
       expect(minPointDistance(a, b, 10)).toBe(d);
     }
   });

@@ -5,7 +5,7 @@
  * diagonal or a wrap across rows would join or split.
  */
 import { describe, expect, it } from "vitest";
-import { Rng } from "../../../src/core/math/rng.js";
+import { Rng } from "../../../core/math/rng.js";
 import { RunComponents } from "../../../scenegraph/primitives/runComponents.js";
 
 interface Component { area: number; box: [number, number, number, number]; first: number }

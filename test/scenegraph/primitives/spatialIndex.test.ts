@@ -1,6 +1,6 @@
 /** Spatial indexes against brute force: grid radius queries, kd-tree k-NN / radius / nearest, all-points k-NN. */
 import { describe, expect, it } from "vitest";
-import { Rng } from "../../../src/core/math/rng.js";
+import { Rng } from "../../../core/math/rng.js";
 import { GRID_ROUNDING_MARGIN, VoxelHashGrid, neighborCounts } from "../../../scenegraph/primitives/hashGrid.js";
 import { KdTree3 } from "../../../scenegraph/primitives/kdtree.js";
 import { CellLookup, OCCUPANCY_BITMAP_LIMIT } from "../../../scenegraph/primitives/cellLookup.js";

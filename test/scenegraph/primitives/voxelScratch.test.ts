@@ -5,7 +5,7 @@
  * keeps nothing between calls), order included: a cell or a sum left over from an earlier call would show.
  */
 import { describe, expect, it } from "vitest";
-import { Rng } from "../../../src/core/math/rng.js";
+import { Rng } from "../../../core/math/rng.js";
 import { VOXEL_DENSE_CELLS_PER_POINT, VOXEL_SCAN_CELLS_PER_VOXEL, voxelDownsample } from "../../../scenegraph/primitives/voxelDownsample.js";
 
 const VOXEL = 0.025;

@@ -1,15 +1,15 @@
 import type { Command } from "commander";
 import { join } from "node:path";
-import { EXIT_INTERRUPTED, InputError } from "../../../core/errors.js";
+import { EXIT_INTERRUPTED, InputError } from "../../../../core/errors.js";
 import { NOISE_COMPONENT_NAMES, type RunConfig } from "../../../eval/config.js";
 import { runEvaluation } from "../../../eval/runner.js";
 import { ablationHtml, ablationMarkdown, ablationTable, summarizeAblation } from "../../../eval/ablation.js";
 import { addRunOptions, configFromCommand } from "./run.js";
 import { Progress } from "../progress.js";
 import { INTERRUPT_NOTE, resumeHint, withInterrupts } from "../interrupts.js";
-import { PACKAGE_VERSION } from "../../../core/version.js";
+import { PACKAGE_VERSION } from "../../../../core/version.js";
 import { MAX_NOISE_LEVEL, VGGT_TYPICAL_LEVEL } from "../../../../reconstruct/noisy/params.js";
-import { writeFileAtomic, writeJsonAtomic } from "../../../core/fs.js";
+import { writeFileAtomic, writeJsonAtomic } from "../../../../core/fs.js";
 
 /**
  * The default sweep: ground truth, half way, vggt-typical, and on to level 3, where the measured errors are

@@ -8,12 +8,12 @@
  */
 import { readFileSync, statSync } from "node:fs";
 import type { z } from "zod";
-import { readManifest, writeBundle } from "../../../../bridge/bundle/io.js";
-import { readTaskFile } from "../../../../bridge/task/io.js";
-import type { Task } from "../../../../bridge/task/schema.js";
+import { readManifest, writeBundle } from "../../../../core/bundle/io.js";
+import { readTaskFile } from "../../../../core/task/io.js";
+import type { Task } from "../../../../core/task/schema.js";
 import type { GraphPipelineOptions } from "../../../../scenegraph/pipeline.js";
-import { InputError } from "../../../core/errors.js";
-import { checkWritable } from "../../../core/fs.js";
+import { InputError } from "../../../../core/errors.js";
+import { checkWritable } from "../../../../core/fs.js";
 import { resolveRunConfig, type ThreeDArm } from "../../../eval/config.js";
 import { runActiveEpisode, type EpisodeOutcome } from "../../../eval/active.js";
 import { scoreAnswer } from "../../../eval/score.js";
@@ -24,8 +24,8 @@ import { createLlmAgent } from "../../../reason/active/llmAgent.js";
 import type { ActiveAgent } from "../../../reason/active/types.js";
 import type { LlmOptionsSchema } from "../../../llm/options.js";
 import type { GraphFormat, OptionLabels } from "../../../prompt/formats.js";
-import { columnWidths, tableRow } from "../../../core/table.js";
-import { requireTask } from "../../../../bridge/bundle/freeTask.js";
+import { columnWidths, tableRow } from "../../../../core/table.js";
+import { requireTask } from "../../../../core/bundle/freeTask.js";
 
 /** The paradigms `ask` runs itself; a bundle already is its passive paradigm's views. */
 export const ASK_PARADIGMS = ["active"] as const;

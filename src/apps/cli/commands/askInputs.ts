@@ -6,17 +6,17 @@
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import type { FrameBundle } from "../../../../bridge/bundle/io.js";
-import { freeQuestionTaskAt } from "../../../../bridge/bundle/freeTask.js";
-import { PARADIGMS, type Paradigm } from "../../../../bridge/bundle/schema.js";
+import type { FrameBundle } from "../../../../core/bundle/io.js";
+import { freeQuestionTaskAt } from "../../../../core/bundle/freeTask.js";
+import { PARADIGMS, type Paradigm } from "../../../../core/bundle/schema.js";
 import { renderBundle } from "../../../../bridge/sim/capture.js";
 import { IMAGE_SIZES } from "../../../../bridge/sim/generate/options.js";
-import { readTaskFile } from "../../../../bridge/task/io.js";
-import type { Task } from "../../../../bridge/task/schema.js";
+import { readTaskFile } from "../../../../core/task/io.js";
+import type { Task } from "../../../../core/task/schema.js";
 import { readAnyGraphFile } from "../../../../scenegraph/io.js";
 import type { SceneGraph } from "../../../../scenegraph/types.js";
-import { InputError } from "../../../core/errors.js";
-import { MAX_JSON_FILE_BYTES } from "../../../core/fs.js";
+import { InputError } from "../../../../core/errors.js";
+import { MAX_JSON_FILE_BYTES } from "../../../../core/fs.js";
 
 export type AskInputKind = "run" | "bundle" | "task" | "graph";
 

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { compareCommand } from "../../../eval/compare.js";
-import { choiceOption } from "../../../core/flags.js";
+import { choiceOption } from "../../../../core/flags.js";
 
 export function registerCompare(program: Command): void {
   program

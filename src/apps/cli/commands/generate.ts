@@ -1,12 +1,12 @@
 import type { Command } from "commander";
 import { GENERATOR_FLAGS, GeneratorOptionsSchema, generatorContext } from "../../../../bridge/sim/generate/options.js";
-import { BUILTIN_SUBCATEGORIES, type BuiltinSubcategory } from "../../../../bridge/task/taxonomy.js";
+import { BUILTIN_SUBCATEGORIES, type BuiltinSubcategory } from "../../../../core/task/taxonomy.js";
 import { generateTask } from "../../../../bridge/sim/generate/suite.js";
-import { writeTasks } from "../../../../bridge/task/io.js";
-import { InputError } from "../../../core/errors.js";
-import { addSchemaFlags, choiceOption, intOption, listOption, parseSchemaFlags } from "../../../core/flags.js";
-import { checkWritable } from "../../../core/fs.js";
-import { checkOutputs } from "../../../core/outputPaths.js";
+import { writeTasks } from "../../../../core/task/io.js";
+import { InputError } from "../../../../core/errors.js";
+import { addSchemaFlags, choiceOption, intOption, listOption, parseSchemaFlags } from "../../../../core/flags.js";
+import { checkWritable } from "../../../../core/fs.js";
+import { checkOutputs } from "../../../../core/outputPaths.js";
 
 export function registerGenerate(program: Command): void {
   const cmd = program

@@ -1,14 +1,14 @@
 import type { Command } from "commander";
-import { readBundle } from "../../../../bridge/bundle/io.js";
+import { readBundle } from "../../../../core/bundle/io.js";
 import { CONCEPTGRAPHS_FILES, pointNodes, writeConceptGraphs } from "../../../../scenegraph/export.js";
 import { writePly } from "../../../../reconstruct/ply.js";
 import { graphOfBundle, GRAPH_PIPELINE_FLAGS, GraphPipelineOptionsSchema, masksForBundle } from "../../../../scenegraph/pipeline.js";
 import { diagnoseNodes } from "../../../../scenegraph/diagnosis.js";
-import { requireTask } from "../../../../bridge/bundle/freeTask.js";
-import { addSchemaFlags, parseSchemaFlags } from "../../../core/flags.js";
-import { checkWritable, writeJsonAtomic } from "../../../core/fs.js";
-import { fix } from "../../../core/table.js";
-import { checkOutputs, givenPath } from "../../../core/outputPaths.js";
+import { requireTask } from "../../../../core/bundle/freeTask.js";
+import { addSchemaFlags, parseSchemaFlags } from "../../../../core/flags.js";
+import { checkWritable, writeJsonAtomic } from "../../../../core/fs.js";
+import { fix } from "../../../../core/table.js";
+import { checkOutputs, givenPath } from "../../../../core/outputPaths.js";
 
 export function registerGraph(program: Command): void {
   const cmd = program.command("graph").description("build a scene graph (nodes, relations, evidence) from a frame bundle").argument("<bundle>", "frame bundle directory");

@@ -5,9 +5,9 @@ import { AUDIT_DIR, importEsiBench } from "../../../../bridge/esibench/write.js"
 import { importDataset } from "../../../../bridge/datasets/importer.js";
 import { DATASET_IMPORT_FLAGS, DatasetImportOptionsSchema } from "../../../../bridge/datasets/options.js";
 import { DATASET_LAYOUTS, type DatasetLayout } from "../../../../bridge/datasets/scene.js";
-import { addSchemaFlags, choiceOption, flagAttribute, parseSchemaFlags } from "../../../core/flags.js";
-import { EXIT_FAILURE, EXIT_USAGE, InputError } from "../../../core/errors.js";
-import { checkOutputs } from "../../../core/outputPaths.js";
+import { addSchemaFlags, choiceOption, flagAttribute, parseSchemaFlags } from "../../../../core/flags.js";
+import { EXIT_FAILURE, EXIT_USAGE, InputError } from "../../../../core/errors.js";
+import { checkOutputs } from "../../../../core/outputPaths.js";
 
 const SOURCES = ["esi-bench", ...DATASET_LAYOUTS] as const;
 const ESI_ONLY = ["--dedupe", "--drop-inconsistent"];

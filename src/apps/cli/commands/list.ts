@@ -4,13 +4,13 @@
  * cannot drift from what the other commands accept.
  */
 import type { Command } from "commander";
-import { BUILTIN_SUBCATEGORIES, CATEGORY_TITLES, LABEL_ANSWER_SUBCATEGORIES, SUBCATEGORIES, SUBCATEGORY_CATEGORY, SUBCATEGORY_TITLES } from "../../../../bridge/task/taxonomy.js";
+import { BUILTIN_SUBCATEGORIES, CATEGORY_TITLES, LABEL_ANSWER_SUBCATEGORIES, SUBCATEGORIES, SUBCATEGORY_CATEGORY, SUBCATEGORY_TITLES } from "../../../../core/task/taxonomy.js";
 import { generateTask } from "../../../../bridge/sim/generate/suite.js";
 import { GeneratorOptionsSchema, generatorContext } from "../../../../bridge/sim/generate/options.js";
-import type { Task } from "../../../../bridge/task/schema.js";
-import { InputError } from "../../../core/errors.js";
-import { addSchemaFlags, choiceOption, flagAttribute, type FlagSpec } from "../../../core/flags.js";
-import { formatTable } from "../../../core/table.js";
+import type { Task } from "../../../../core/task/schema.js";
+import { InputError } from "../../../../core/errors.js";
+import { addSchemaFlags, choiceOption, flagAttribute, type FlagSpec } from "../../../../core/flags.js";
+import { formatTable } from "../../../../core/table.js";
 import { DEFAULT_RUN_CONFIG, RunConfigSchema, type RunConfig } from "../../../eval/config.js";
 import { builtinPlan, planTasks } from "../../../eval/runner.js";
 import type { SkippedItem } from "../../../eval/suite.js";

@@ -1,13 +1,13 @@
 import type { Command } from "commander";
-import { readBundle } from "../../../../bridge/bundle/io.js";
+import { readBundle } from "../../../../core/bundle/io.js";
 import { writePly, writeXyzF32 } from "../../../../reconstruct/ply.js";
 import { buildPointCloud } from "../../../../reconstruct/index.js";
 import { CLOUD_FLAGS, CloudOptionsSchema } from "../../../../reconstruct/options.js";
 import { writeVggtCameras } from "../../../../reconstruct/vggt/cameras.js";
-import { addSchemaFlags, parseSchemaFlags } from "../../../core/flags.js";
-import { InputError } from "../../../core/errors.js";
-import { checkWritable } from "../../../core/fs.js";
-import { checkOutputs, givenPath } from "../../../core/outputPaths.js";
+import { addSchemaFlags, parseSchemaFlags } from "../../../../core/flags.js";
+import { InputError } from "../../../../core/errors.js";
+import { checkWritable } from "../../../../core/fs.js";
+import { checkOutputs, givenPath } from "../../../../core/outputPaths.js";
 
 const vggtLog = (m: string) => process.stderr.write(`vggt: ${m}\n`);
 

@@ -1,13 +1,13 @@
 import type { Command } from "commander";
-import { pathBelow } from "../../../core/paths.js";
-import { readTasks } from "../../../../bridge/task/io.js";
+import { pathBelow } from "../../../../core/paths.js";
+import { readTasks } from "../../../../core/task/io.js";
 import { captureBundle } from "../../../../bridge/sim/capture.js";
-import { writeBundle, readBundle } from "../../../../bridge/bundle/io.js";
-import type { Paradigm } from "../../../../bridge/bundle/schema.js";
-import { contactSheet } from "../../../../bridge/sim/contact-sheet.js";
-import { checkWritable, writeFileAtomic } from "../../../core/fs.js";
-import { intOption, listOption } from "../../../core/flags.js";
-import { checkOutputs } from "../../../core/outputPaths.js";
+import { writeBundle, readBundle } from "../../../../core/bundle/io.js";
+import type { Paradigm } from "../../../../core/bundle/schema.js";
+import { contactSheet } from "../contactSheet.js";
+import { checkWritable, writeFileAtomic } from "../../../../core/fs.js";
+import { intOption, listOption } from "../../../../core/flags.js";
+import { checkOutputs } from "../../../../core/outputPaths.js";
 
 export const RENDERABLE_PARADIGMS = ["single", "multi", "gt"] as const;
 

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
-import { writeFileAtomic } from "../../../core/fs.js";
-import { checkOutputs } from "../../../core/outputPaths.js";
-import { choiceOption } from "../../../core/flags.js";
+import { writeFileAtomic } from "../../../../core/fs.js";
+import { checkOutputs } from "../../../../core/outputPaths.js";
+import { choiceOption } from "../../../../core/flags.js";
 import { PUBLISHED_SCHEMA_NAMES, PUBLISHED_SCHEMAS, publishedJsonSchema, type PublishedSchemaName } from "../../../eval/publishedSchemas.js";
 
 export function registerSchema(program: Command): void {

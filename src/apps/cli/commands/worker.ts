@@ -1,7 +1,7 @@
 /** `esi3d worker --queue URL`: serves queue runs (src/eval/queue/worker.ts) until SIGINT or SIGTERM. */
 import type { Command } from "commander";
-import { addSchemaFlags, parseSchemaFlags } from "../../../core/flags.js";
-import { PACKAGE_VERSION } from "../../../core/version.js";
+import { addSchemaFlags, parseSchemaFlags } from "../../../../core/flags.js";
+import { PACKAGE_VERSION } from "../../../../core/version.js";
 import { WORKER_FLAGS, WorkerOptionsSchema } from "../../../eval/queue/options.js";
 
 export function registerWorker(program: Command): void {

@@ -1,5 +1,5 @@
 /** GET /healthz (no auth), /metrics, /openapi.json. */
-import { PACKAGE_VERSION } from "../../../core/version.js";
+import { PACKAGE_VERSION } from "../../../../core/version.js";
 import { openApiDocument } from "../openapi.js";
 import { ROUTE_LIST } from "../routes.js";
 import { resourcePlugin } from "./plugin.js";

@@ -13,7 +13,7 @@ import { HttpError } from "../errors.js";
 import { MAX_BODY_KEYS } from "../limits.js";
 import { ROUTES, type Resource, type RouteDoc } from "../routes.js";
 import type { Services } from "../services.js";
-import { VIEW_CONTENT_TYPE } from "../view-codec.js";
+import { VIEW_CONTENT_TYPE } from "../viewCodec.js";
 
 /** Media types of a binary (view) body. */
 const BINARY_CONTENT_TYPES = [VIEW_CONTENT_TYPE, "application/octet-stream"];

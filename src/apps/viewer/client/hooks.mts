@@ -3,7 +3,7 @@ import type { PickedPoint } from "./measure.mjs";
 
 type Camera = { position: [number, number, number]; target: [number, number, number] };
 
-/** What the page exposes to tests and to a person at the console as `window.__esi3d` (test/apps/viewer). */
+/** What the page exposes to tests and to a person at the console as `window.__esi3d` (test/src/apps/viewer). */
 export interface Hooks {
   ready: boolean;
   error: string | null;

@@ -6,7 +6,7 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { InputError } from "../../../core/errors.js";
+import { InputError } from "../../../../core/errors.js";
 import { promptImagePath, readPromptFile } from "../../../eval/promptFiles.js";
 import type { ItemRecord } from "../../../eval/records.js";
 import { usageTotals, type PriceTable, type UsageRow } from "../../../eval/usage.js";

@@ -12,7 +12,7 @@
 import type { FastifyInstance } from "fastify";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { InputError } from "../../../core/errors.js";
+import { InputError } from "../../../../core/errors.js";
 import type { PriceTable } from "../../../eval/usage.js";
 import { itemDetail, itemRows, questionView, usageByRun, type ServedRun } from "./data.js";
 import { logPageHtml } from "./page.js";

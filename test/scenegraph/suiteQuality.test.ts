@@ -1,0 +1,32 @@
+import { describe, expect, it } from "vitest";
+import { BUILTIN_SUBCATEGORIES } from "../../core/task/taxonomy.js";
+import { backprojectViews } from "../../reconstruct/gt/backproject.js";
+import { bundleCategories } from "../../reconstruct/categories.js";
+import { buildSceneGraph } from "../../scenegraph/build.js";
+import { diagnose } from "../../scenegraph/diagnosis.js";
+import { trueRelations } from "../../scenegraph/truth.js";
+import { generatedBundle } from "./helpers.js";
+
+describe("graphs from ground-truth clouds", () => {
+  it("match the truth on the built-in suite's ground-truth views (node F1 >= 0.95 over one task per subcategory)", () => {
+    let matched = 0, nodes = 0, observed = 0, matchedObserved = 0, relCorrect = 0, relPred = 0;
+    for (const sub of BUILTIN_SUBCATEGORIES) {
+      const b = generatedBundle(sub, "quality", 0, "gt");
+      const task = b.manifest.task!;
+      const structure = new Set(b.manifest.instances.filter((e) => e.structure).map((e) => e.id));
+      const cloud = backprojectViews(b.views, bundleCategories(b), { excludeIds: structure });
+      const r = buildSceneGraph(cloud, b, { masks: "instance", instances: "fusion" });
+      const d = diagnose({ graph: r.graph, members: r.members, cloud, task, bundle: b, trueRelations: trueRelations(task) });
+      nodes += d.metrics.nodes;
+      matched += d.metrics.matched;
+      observed += d.metrics.observed_objects;
+      matchedObserved += Math.round(d.metrics.recall_observed * d.metrics.observed_objects);
+      relPred += d.relations.length;
+      relCorrect += d.relations.filter((x) => x.correct).length;
+    }
+    const precision = matched / nodes, recall = matchedObserved / observed;
+    const f1 = (2 * precision * recall) / (precision + recall);
+    expect(f1).toBeGreaterThanOrEqual(0.95);
+    expect(relCorrect / relPred).toBeGreaterThanOrEqual(0.85);
+  }, 240_000);
+});

@@ -1,0 +1,309 @@
+/**
+ * Active sessions over real HTTP (a live `esi3d serve` on loopback): an external simulator serves the steps
+ * of an episode the server runs. The "simulator" here is the built-in one (BuiltinEnvironment) driven only
+ * through the protocol, so the stored item record must equal the record of the same episode run in-process
+ * over the built-in environment (timings aside). Then the protocol's rules: idempotent retries, a
+ * simulator that disappears (the episode fails, nothing is stored), bad bodies and queries (400 naming the
+ * field), uploads out of turn (409), deleting a session mid-episode, and a server restart.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { BuiltinEnvironment } from "../../../../bridge/sim/env.js";
+import type { EnvView } from "../../../../bridge/env/types.js";
+import { encodePng } from "../../../../core/bundle/png.js";
+import { readBundle } from "../../../../core/bundle/io.js";
+import type { Task } from "../../../../core/task/schema.js";
+import { isNavigationAction } from "../../../../core/task/actions.js";
+import { trueRelations } from "../../../../scenegraph/truth.js";
+import { activeRecord, runActiveEpisode } from "../../../../src/eval/active.js";
+import { createExplorerAgent } from "../../../../src/reason/active/explorers.js";
+import { episodeConfig, episodeIdentity } from "../../../../src/apps/service/episodes.js";
+import { EpisodeOptionsSchema } from "../../../../src/apps/service/schemas.js";
+import { encodeView, type ViewParts } from "../../../../src/apps/service/viewCodec.js";
+import type { ItemRecord } from "../../../../src/eval/records.js";
+import { http, timelessRecord, poll, smallTask, startServe, type Serve } from "./helpers.js";
+import { openaiReply, startServer } from "../../llm/server.js";
+import { createLlmClient } from "../../../../src/llm/client.js";
+import { createLlmAgent } from "../../../../src/reason/active/llmAgent.js";
+
+type Header = ViewParts["header"];
+
+function viewBody(v: EnvView, override: Partial<Header> = {}): Buffer {
+  const { width: W, height: H } = v.view;
+  const header: Header = { intrinsics: v.view.K, extrinsic: v.view.E, action: v.action, pose: { position: [...v.pose.position], yaw: v.pose.yaw, pitch: v.pose.pitch }, blocked: v.blocked, ...override };
+  for (const k of Object.keys(override) as Array<keyof Header>) if (override[k] === undefined) delete header[k];
+  const d = v.view.depth;
+  return encodeView(header, encodePng(W, H, 3, 8, v.view.rgb), Buffer.from(d.buffer, d.byteOffset, d.byteLength), encodePng(W, H, 1, 16, v.view.ids));
+}
+
+let serve: Serve;
+beforeAll(async () => {
+  serve = await startServe(["--cpu-jobs", "1"]);
+});
+afterAll(async () => {
+  expect(await serve.stop()).toBe(0);
+});
+
+const sessionUrl = (id: string) => `${serve.url}/v1/sim/sessions/${id}`;
+
+async function open(task: Task, episode: Record<string, unknown>, extra: Record<string, unknown> = {}) {
+  const env = new BuiltinEnvironment(task);
+  const r = await http("POST", `${serve.url}/v1/sim/sessions`, { task, paradigm: "active", simulator: env.manifest.simulator, instances: env.manifest.instances, episode, ...extra });
+  expect(r.status, r.text).toBe(201);
+  return { env, id: r.body.id as string, session: r.body };
+}
+
+async function askAction(id: string, after: number, wait = 20) {
+  const r = await http("GET", `${sessionUrl(id)}/action?after=${after}&wait=${wait}`);
+  expect(r.status, r.text).toBe(200);
+  return r.body;
+}
+
+/** Serves a whole episode with `env` through the protocol, retrying every upload and every ask once. */
+async function serveEpisode(id: string, env: BuiltinEnvironment) {
+  let v = await env.reset();
+  let n = 0;
+  const log: Array<{ action: string; blocked: boolean }> = [];
+  for (;;) {
+    const body = viewBody(v);
+    const put = await http("PUT", `${sessionUrl(id)}/views/${n}`, body);
+    expect(put.status, put.text).toBe(201);
+    // an upload retried after a lost answer: the same bytes are accepted again, without effect
+    const again = await http("PUT", `${sessionUrl(id)}/views/${n}`, body);
+    expect(again.status, again.text).toBe(200);
+    expect(again.body).toMatchObject({ view: n, views: n + 1 });
+    let a = await askAction(id, n);
+    while (a.next === "wait") a = await askAction(id, n);
+    // asking again gives the same answer
+    expect(await askAction(id, n)).toEqual(a);
+    if (a.next !== "act") return { last: a, views: n + 1, log };
+    expect(a.view).toBe(n + 1);
+    expect(isNavigationAction(a.action)).toBe(true);
+    v = await env.step(a.action);
+    log.push({ action: a.action, blocked: v.blocked });
+    n++;
+  }
+}
+
+describe("active sessions: an external simulator serves the episode's steps", () => {
+  it.each([
+    ["3d gt, nbv explorer", "counting_with_occlusion", 0, { arm: "3d", source: "gt", explorer: "nbv", maxSteps: 8 }, false],
+    ["2d arm (seeded random walk)", "spatial_distance", 0, { arm: "2d", maxSteps: 6, minSteps: 6 }, false],
+    // this task's random walk tries a move below the camera floor at step 2: the blocked flag crosses the protocol
+    ["3d gt, random explorer, a blocked move", "linear_alignment", 1, { arm: "3d", source: "gt", explorer: "random", maxSteps: 12 }, true],
+  ] as const)("%s: the stored item record equals the in-process episode over the built-in environment", async (_name, sub, index, episode, blocks) => {
+    const task = smallTask(sub, index);
+    const { env, id, session } = await open(task, episode);
+    expect(session.episode).toMatchObject({ state: "running", views: 0, next_view: 0 });
+    const served = await serveEpisode(id, env);
+    expect(served.last.next).toBe("stop");
+    const item = await http("GET", `${sessionUrl(id)}/item`);
+    expect(item.status, item.text).toBe(200);
+    const record = item.body as ItemRecord;
+
+    // the same episode in-process, over the built-in environment directly
+    const { config, arm } = episodeConfig(EpisodeOptionsSchema.parse(episode));
+    const out = await runActiveEpisode({ task, config, arm, agent: createExplorerAgent(config.active.explorer, task, arm ? "3d" : "2d"), trueRelations: trueRelations(task) });
+    const { key, reasoner } = episodeIdentity(task, arm);
+    const reference = activeRecord(task, config, arm, reasoner, out, key);
+    expect(timelessRecord(record)).toEqual(timelessRecord(reference));
+    expect(record.active!.steps.length).toBeGreaterThan(1);
+    expect(record.active!.steps.some((x) => x.blocked === true)).toBe(blocks);
+    expect(served.last.stop_reason).toBe(record.active!.stop_reason);
+    // the actions the simulator was told are the record's executed actions, and their blocked flags
+    expect(served.log).toEqual(record.active!.steps.filter((s) => s.blocked !== null).map((s) => ({ action: s.action, blocked: s.blocked })));
+
+    // the stored bundle: every view the episode saw, paradigm active, as written by the built-in capture
+    const s = await http("GET", sessionUrl(id));
+    expect(s.body.views).toEqual(Array.from({ length: served.views }, (_, k) => k));
+    expect(s.body).toMatchObject({ status: "finished", bundle: served.last.bundle, episode: { state: "finished", views: served.views, next_view: null, stop_reason: record.active!.stop_reason, error: null, item: `/v1/sim/sessions/${id}/item` } });
+    const bundle = readBundle(join(serve.data, "bundles", served.last.bundle));
+    expect(bundle.manifest.paradigm).toBe("active");
+    expect(bundle.views.length).toBe(record.views);
+    bundle.views.forEach((v, k) => {
+      expect(v.E).toEqual(out.bundle.views[k]!.E);
+      expect(Buffer.from(v.ids.buffer, v.ids.byteOffset, v.ids.byteLength).equals(Buffer.from(out.bundle.views[k]!.ids.buffer))).toBe(true);
+    });
+    // after the end: uploads are refused, finish is not the client's to call
+    const late = await http("PUT", `${sessionUrl(id)}/views/${served.views}`, viewBody(await env.step("turn_left")));
+    expect(late.status).toBe(409);
+    expect((await http("POST", `${sessionUrl(id)}/finish`, {})).status).toBe(409);
+  }, 120_000);
+
+  it("a simulator that stops serving fails the episode after view_timeout_s: a clear error, nothing stored", async () => {
+    const task = smallTask("spatial_distance", 1);
+    const { env, id } = await open(task, { arm: "2d", maxSteps: 6, minSteps: 6 }, { view_timeout_s: 1 });
+    const v0 = await env.reset();
+    expect((await http("PUT", `${sessionUrl(id)}/views/0`, viewBody(v0))).status).toBe(201);
+    let a = await askAction(id, 0);
+    while (a.next === "wait") a = await askAction(id, 0);
+    expect(a.next).toBe("act");
+    // ... and the simulator is gone: view 1 never comes
+    const s = await poll(() => http("GET", sessionUrl(id)), (r) => r.body.status === "failed", 10_000);
+    expect(s.body.episode).toMatchObject({ state: "failed", views: 1, stop_reason: null, item: null });
+    expect(s.body.episode.error).toMatch(/view 1 did not arrive within 1 s of the action after view 0/);
+    expect(s.body.bundle).toBeNull();
+    expect(readdirSync(join(serve.data, "bundles")).filter((b) => b === id.replace("s-", "b-"))).toEqual([]);
+    const late = await http("PUT", `${sessionUrl(id)}/views/1`, viewBody(await env.step(a.action)));
+    expect(late.status).toBe(409);
+    expect(late.body.error.message).toMatch(/the episode failed \(view 1 did not arrive/);
+    expect((await http("GET", `${sessionUrl(id)}/item`)).status).toBe(409);
+    // every ask of a failed episode says so, at once
+    expect(await askAction(id, 1, 0)).toMatchObject({ next: "failed", error: s.body.episode.error });
+
+    // a session whose simulator never sends view 0 fails the same way
+    const none = await open(task, { arm: "2d" }, { view_timeout_s: 1 });
+    const s0 = await poll(() => http("GET", sessionUrl(none.id)), (r) => r.body.status === "failed", 10_000);
+    expect(s0.body.episode.error).toMatch(/view 0 did not arrive within 1 s of the session's opening/);
+  }, 60_000);
+
+  it("refuses bad bodies and queries with a 400 naming the field, and uploads out of turn with a 409", async () => {
+    const task = smallTask("spatial_distance", 2);
+    const post = (body: Record<string, unknown>) => http("POST", `${serve.url}/v1/sim/sessions`, { task, simulator: "test", ...body });
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ paradigm: "gt", episode: {} }, "body.episode"],
+      [{ paradigm: "active", episode: { maxSteps: 0 } }, "body.episode.maxSteps"],
+      [{ paradigm: "active", episode: { maxSteps: 64 } }, "body.episode.maxSteps"],
+      [{ paradigm: "active", episode: { threshold: 1.5 } }, "body.episode.threshold"],
+      [{ paradigm: "active", episode: { explorer: "greedy" } }, "body.episode.explorer"],
+      [{ paradigm: "active", episode: { source: "lidar" } }, "body.episode.source"],
+      [{ paradigm: "active", episode: { reasoner: "openai:gpt-4o" } }, "body.episode.reasoner"],
+      [{ paradigm: "active", episode: { stepz: 3 } }, "body.episode"],
+      [{ paradigm: "active", view_timeout_s: 0 }, "body.view_timeout_s"],
+    ];
+    for (const [body, field] of cases) {
+      const r = await post(body);
+      expect(r.status, JSON.stringify(body)).toBe(400);
+      expect(r.body.error.field, JSON.stringify(body)).toBe(field);
+    }
+
+    const { env, id } = await open(task, { arm: "2d", maxSteps: 4, minSteps: 4 });
+    const v0 = await env.reset();
+    const put = (n: number, body: Buffer) => http("PUT", `${sessionUrl(id)}/views/${n}`, body);
+    for (const [override, field] of [
+      [{ pose: undefined }, "views.0.pose"],
+      [{ blocked: undefined }, "views.0.blocked"],
+      [{ action: "turn_left" }, "views.0.action"],
+      [{ blocked: true }, "views.0.blocked"],
+      [{ pose: { position: [v0.pose.position[0] + 1, v0.pose.position[1], v0.pose.position[2]], yaw: v0.pose.yaw, pitch: v0.pose.pitch } }, "views.0.pose"],
+    ] as Array<[Partial<Header>, string]>) {
+      const r = await put(0, viewBody(v0, override));
+      expect(r.status, field).toBe(400);
+      expect(r.body.error.field).toBe(field);
+    }
+    expect((await put(1, viewBody(v0))).status).toBe(409);
+    for (const [q, field] of [["after=-1", "query.after"], ["after=0&wait=31", "query.wait"], ["wait=1", "query.after"], ["after=0&later=1", "query"]] as const) {
+      const r = await http("GET", `${sessionUrl(id)}/action?${q}`);
+      expect(r.status, q).toBe(400);
+      expect(r.body.error.field, q).toBe(field);
+    }
+    expect((await http("GET", `${sessionUrl(id)}/action?after=0&wait=0`)).status).toBe(409); // view 0 not uploaded yet
+    expect((await put(0, viewBody(v0))).status).toBe(201);
+    let a = await askAction(id, 0);
+    while (a.next === "wait") a = await askAction(id, 0);
+    const v1 = await env.step(a.action);
+    const wrong = a.action === "turn_left" ? "turn_right" : "turn_left";
+    const r = await put(1, viewBody(v1, { action: wrong }));
+    expect(r.status).toBe(400);
+    expect(r.body.error.field).toBe("views.1.action");
+    expect(r.body.error.message).toContain(`expected "${a.action}"`);
+    // a different view 0 cannot replace the one the episode used
+    expect((await put(0, viewBody(v1, { action: null, blocked: false }))).status).toBe(409);
+    // a passive session has no actions
+    const passive = await http("POST", `${serve.url}/v1/sim/sessions`, { task, paradigm: "gt", simulator: "test" });
+    expect(passive.body.episode).toBeNull();
+    expect((await http("GET", `${sessionUrl(passive.body.id)}/action?after=0`)).status).toBe(409);
+    // deleting a session mid-episode ends it; nothing is stored
+    expect((await http("DELETE", sessionUrl(id))).status).toBe(204);
+    expect((await http("GET", sessionUrl(id))).status).toBe(404);
+    await new Promise((res) => setTimeout(res, 300));
+    expect(existsSync(join(serve.data, "bundles", id.replace("s-", "b-")))).toBe(false);
+  }, 60_000);
+});
+
+describe("active sessions and a server restart", () => {
+  it("an episode in flight when the server is killed is failed at the next start, with the reason", async () => {
+    const s1 = await startServe(["--cpu-jobs", "1"]);
+    const task = smallTask("spatial_distance", 3);
+    const env = new BuiltinEnvironment(task);
+    const o = await http("POST", `${s1.url}/v1/sim/sessions`, { task, paradigm: "active", simulator: "test", instances: env.manifest.instances, episode: { arm: "2d" } });
+    expect((await http("PUT", `${s1.url}/v1/sim/sessions/${o.body.id}/views/0`, viewBody(await env.reset()))).status).toBe(201);
+    await s1.kill();
+    const s2 = await startServe(["--cpu-jobs", "1"], { data: s1.data });
+    try {
+      const s = await http("GET", `${s2.url}/v1/sim/sessions/${o.body.id}`);
+      expect(s.body.status).toBe("failed");
+      expect(s.body.episode.error).toMatch(/the server stopped during the episode/);
+      const a = await http("GET", `${s2.url}/v1/sim/sessions/${o.body.id}/action?after=0`);
+      expect(a.body).toMatchObject({ next: "failed" });
+      expect(JSON.parse(readFileSync(join(s1.data, "sessions", o.body.id, "session.json"), "utf8")).status).toBe("failed");
+    } finally {
+      expect(await s2.stop()).toBe(0);
+    }
+  }, 60_000);
+});
+
+describe("active sessions with an LLM agent: the server's model client, the simulator's steps", () => {
+  it("an openai: reasoner explores over the protocol with ESI's per-step contract; the record is the in-process one; a missing key fails the opening", async () => {
+    const KEY = "sk-active-session-test-key";
+    const task = smallTask("linear_alignment", 0);
+    const wrong = task.options.find((o) => o !== task.answer)!;
+    const say = (action: string, answer: string, confidence: number) => openaiReply(JSON.stringify({ action, answer, reasoning: "scripted", confidence }));
+    // turn; an invalid action, re-prompted once; a turn; then a confident conclusive answer (min_steps 2)
+    const script = () => [say("turn_left", "not sure", 0.2), say("fly_up", wrong, 0.3), say("turn_right", wrong, 0.4), say("move_up", task.answer, 0.9)];
+    const llm = await startServer(...script());
+    const withModel = await startServe(["--cpu-jobs", "1"], { env: { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: `${llm.url}/v1` } });
+    try {
+      const episode = { arm: "3d", source: "gt", reasoner: "openai:test-model", maxSteps: 6, minSteps: 2 } as const;
+      const env = new BuiltinEnvironment(task);
+      const r = await http("POST", `${withModel.url}/v1/sim/sessions`, { task, paradigm: "active", simulator: env.manifest.simulator, instances: env.manifest.instances, episode });
+      expect(r.status, r.text).toBe(201);
+      const id = r.body.id as string;
+      const url = `${withModel.url}/v1/sim/sessions/${id}`;
+      let v = await env.reset();
+      for (let n = 0; ; n++) {
+        expect((await http("PUT", `${url}/views/${n}`, viewBody(v))).status).toBe(201);
+        let a = (await http("GET", `${url}/action?after=${n}&wait=20`)).body;
+        while (a.next === "wait") a = (await http("GET", `${url}/action?after=${n}&wait=20`)).body;
+        if (a.next !== "act") {
+          expect(a.next, JSON.stringify(a)).toBe("stop");
+          break;
+        }
+        v = await env.step(a.action);
+      }
+      const record = (await http("GET", `${url}/item`)).body as ItemRecord;
+      expect(record.reasoner).toBe("openai:test-model");
+      expect(record.active!.stop_reason).toBe("confident");
+      // step 2's invalid "fly_up" is re-prompted within the step, whose action becomes the retry's
+      expect(record.active!.steps.map((x) => x.requested_action)).toEqual(["turn_left", "turn_right", "move_up"]);
+      expect(record.active!.steps[1]!.reprompted).toBe(true);
+      expect(record.answer).toBe(task.answer);
+      expect(record.correct).toBe(true);
+      // every model call carried ESI's step contract and the graph so far
+      expect(llm.requests.length).toBeGreaterThanOrEqual(4);
+      expect(JSON.stringify(llm.requests[0]!.body)).toContain("Confidence threshold to conclude");
+      expect(llm.requests.every((q) => q.headers.authorization === `Bearer ${KEY}`)).toBe(true);
+
+      // the same episode in-process over the built-in environment, against the same script
+      const llm2 = await startServer(...script());
+      try {
+        const { config, arm } = episodeConfig(EpisodeOptionsSchema.parse(episode));
+        const client = createLlmClient("openai:test-model", { baseUrl: `${llm2.url}/v1`, env: { OPENAI_API_KEY: KEY }, cache: null });
+        const agent = createLlmAgent(client, task, { invalidAction: config.active.invalidAction, threshold: config.active.threshold, temperature: config.llm.temperature, format: config.prompt.format, uncertainty: config.prompt.uncertainty }, "3d");
+        const out = await runActiveEpisode({ task, config, arm, agent, trueRelations: trueRelations(task) });
+        const { key, reasoner } = episodeIdentity(task, arm, config.reasoner[0]);
+        expect(timelessRecord(record)).toEqual(timelessRecord(activeRecord(task, config, arm, reasoner, out, key)));
+      } finally {
+        await llm2.close();
+      }
+    } finally {
+      expect(await withModel.stop()).toBe(0);
+      await llm.close();
+    }
+    // without a key in the server's environment the opening is refused, naming the field
+    const bad = await http("POST", `${serve.url}/v1/sim/sessions`, { task, paradigm: "active", simulator: "x", episode: { reasoner: "openai:test-model" } });
+    expect(bad.status, bad.text).toBe(400);
+    expect(bad.body.error.field ?? bad.text).toMatch(/episode\.reasoner|OPENAI_API_KEY/);
+  }, 120_000);
+});

@@ -1,0 +1,79 @@
+import { describe, expect, it } from "vitest";
+import { generateTask } from "../../../bridge/sim/generate/suite.js";
+import { BUILTIN_SUBCATEGORIES } from "../../../core/task/taxonomy.js";
+import type { Task } from "../../../core/task/schema.js";
+import { createReasoner } from "../../../src/reason/index.js";
+import { createShortcutReasoner, SHORTCUT_PRIORS, shortcutDecision } from "../../../src/reason/shortcut.js";
+import { summarizeRun } from "../../../src/eval/summary.js";
+import { reportMarkdown } from "../../../src/eval/report.js";
+import { makeRecord } from "../../../src/eval/pipeline.js";
+import { DEFAULT_RUN_CONFIG } from "../../../src/eval/config.js";
+
+const QUESTION_FIELDS = new Set(["subcategory", "question", "answer_format", "options"]);
+
+/** The task, guarded: reading anything but the question's own fields throws. */
+function questionOnly(t: Task): Task {
+  return new Proxy(t, {
+    get(target, prop, recv) {
+      if (typeof prop === "string" && !QUESTION_FIELDS.has(prop)) throw new Error(`the shortcut read task.${prop}`);
+      return Reflect.get(target, prop, recv);
+    },
+  });
+}
+
+describe("shortcut reasoner: question and options only", () => {
+  it("answers every built-in subcategory reading nothing but the question, its format and options", async () => {
+    const r = createShortcutReasoner();
+    for (const s of BUILTIN_SUBCATEGORIES) {
+      const task = generateTask(s, "shortcut-test", 0);
+      const a = await r.answer({ task: questionOnly(task) });
+      expect(a.status, s).toBe("parsed");
+      expect(task.options, s).toContain(a.answer);
+    }
+  });
+
+  it("gives the same answer whatever the scene, the label metadata and the answer say", async () => {
+    const r = createReasoner("shortcut");
+    for (const s of BUILTIN_SUBCATEGORIES) {
+      const task = generateTask(s, "shortcut-test", 1);
+      const other = generateTask(s, "shortcut-test", 2);
+      const scrambled: Task = { ...task, objects: other.objects, relevant_object_ids: other.relevant_object_ids, label_metadata: { category: "zebra" }, answer: task.options.find((o) => o !== task.answer) ?? task.answer };
+      expect((await r.answer({ task: scrambled })).answer, s).toBe((await r.answer({ task })).answer);
+    }
+  });
+
+  it("majority-option: the integer option nearest the options' mean (the lower one on ties)", () => {
+    expect(shortcutDecision({ subcategory: "counting_with_occlusion", question: "How many mugs?", answer_format: "integer", options: ["1", "2", "3", "7"] })!.answer).toBe("3");
+    expect(shortcutDecision({ subcategory: "merged_observation", question: "How many mugs?", answer_format: "integer", options: ["2", "3", "4", "5"] })!.answer).toBe("3");
+    expect(shortcutDecision({ subcategory: "merged_observation", question: "q", answer_format: "integer", options: ["0", "1", "2", "3"] })!.program).toBe("majority-option");
+  });
+
+  it("prior: ESI's most common answer form, matched against the options' text or an option position", () => {
+    expect(shortcutDecision({ subcategory: "geometric_configuration", question: "q", answer_format: "choice", options: ["random", "isosceles", "equilateral"] })!.answer).toBe("equilateral");
+    expect(shortcutDecision({ subcategory: "linear_alignment", question: "q", answer_format: "yes_no", options: ["yes", "no"] })!.answer).toBe("no");
+    expect(shortcutDecision({ subcategory: "dimensional_size", question: "q", answer_format: "choice", options: ["near the a", "near the b"] })!.answer).toBe("near the b");
+    expect(shortcutDecision({ subcategory: "partial_occlusion", question: "q", answer_format: "choice", options: ["mug", "cup"] })!.answer).toBe("mug");
+    for (const p of Object.values(SHORTCUT_PRIORS)) expect(p!.source).toMatch(/esi-(released|bench-sample)/);
+    // a subcategory without a prior of its own still answers (its format's generic prior)
+    expect(shortcutDecision({ subcategory: "stacking_stability", question: "q", answer_format: "yes_no", options: ["yes", "no"] })!.answer).toBe("no");
+    expect(shortcutDecision({ subcategory: "deformable", question: "q", answer_format: "choice", options: [] })).toBeNull();
+  });
+
+  it("is a column of its own in the run's table and a section of the report, by default", async () => {
+    expect(DEFAULT_RUN_CONFIG.baseline).toEqual(["2d", "shortcut"]);
+    const records = [];
+    for (const s of ["linear_alignment", "counting_with_occlusion"] as const)
+      for (let i = 0; i < 3; i++) {
+        const task = generateTask(s, "shortcut-test", i);
+        records.push(makeRecord({ task, paradigm: "single", arm: "shortcut", source: null, config: DEFAULT_RUN_CONFIG, reasoner: "shortcut", answer: await createShortcutReasoner().answer({ task }), views: 0, quality: null, timings: {} }));
+      }
+    expect(records[0]!.key).toBe(`${records[0]!.task_id}|single|shortcut`);
+    const summary = summarizeRun(records);
+    expect(summary.methods).toEqual(["Shortcut"]);
+    expect(summary.table["linear_alignment"]!["Shortcut"]!["single"]!.chance).toBe(0.5);
+    const md = reportMarkdown(summary, DEFAULT_RUN_CONFIG, { runId: "t", version: "0" });
+    expect(md).toMatch(/Shortcut Single/);
+    expect(md).toMatch(/## Answerable without perception \(shortcut baseline\)/);
+    expect(md).toMatch(/\| Linear Alignment +\| [0-9.]+ \[/);
+  });
+});
