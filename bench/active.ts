@@ -42,7 +42,10 @@ export default async function benchActive(ctx: BenchContext): Promise<void> {
   const total = median(runs.map((r) => r.steps.reduce((s, x) => s + x, 0)));
   const batch = await ctx.time(() => graphOfBundle(bundles.at(-1)!, OPTIONS, { diagnose: false }), 3);
   // CPU time, episode and batch interleaved: on a shared machine the ratio holds where wall times do not
-  const cpuMs = () => { const c = process.cpuUsage(); return (c.user + c.system) / 1000; };
+  const cpuMs = () => {
+    const c = process.cpuUsage();
+    return (c.user + c.system) / 1000;
+  };
   const cpu: Array<{ episode: number; batch: number }> = [];
   for (let r = 0; r < 3; r++) {
     let c0 = cpuMs();
@@ -52,10 +55,15 @@ export default async function benchActive(ctx: BenchContext): Promise<void> {
     await graphOfBundle(bundles.at(-1)!, OPTIONS, { diagnose: false });
     cpu.push({ episode: e, batch: cpuMs() - c0 });
   }
-  const cpuEpisode = median(cpu.map((x) => x.episode)), cpuBatch = median(cpu.map((x) => x.batch));
-  console.log(`  CPU time (median of 3 interleaved): episode ${cpuEpisode.toFixed(0)} ms, batch build ${cpuBatch.toFixed(0)} ms, ratio ${(cpuEpisode / cpuBatch).toFixed(2)}`);
+  const cpuEpisode = median(cpu.map((x) => x.episode)),
+    cpuBatch = median(cpu.map((x) => x.batch));
+  console.log(
+    `  CPU time (median of 3 interleaved): episode ${cpuEpisode.toFixed(0)} ms, batch build ${cpuBatch.toFixed(0)} ms, ratio ${(cpuEpisode / cpuBatch).toFixed(2)}`,
+  );
   const nodes = runs[0]!.last.graph.nodes.length;
-  console.log(`  incremental 3D memory, ${bundles.length} views ${task.camera.width}x${task.camera.height}: step 30 ${step30.toFixed(1)} ms (stages ${JSON.stringify(runs[0]!.last.timings_ms)}), whole episode ${total.toFixed(0)} ms; batch build over the same views ${batch.ms.toFixed(0)} ms; ${nodes} nodes (batch ${batch.result.graph.nodes.length})`);
+  console.log(
+    `  incremental 3D memory, ${bundles.length} views ${task.camera.width}x${task.camera.height}: step 30 ${step30.toFixed(1)} ms (stages ${JSON.stringify(runs[0]!.last.timings_ms)}), whole episode ${total.toFixed(0)} ms; batch build over the same views ${batch.ms.toFixed(0)} ms; ${nodes} nodes (batch ${batch.result.graph.nodes.length})`,
+  );
   console.log(`  per-step update times (ms): ${runs[0]!.steps.map((x) => x.toFixed(0)).join(" ")}`);
   ctx.goal("active: incremental graph update at step 30 (518x392)", `${step30.toFixed(1)} ms`, "< 60 ms on one core", step30 < 60);
   ctx.goal("active: 30 incremental updates (a whole episode)", `${total.toFixed(0)} ms`, "< 3000 ms on one core", total < 3000);

@@ -37,15 +37,25 @@ async function noisyCloudFloor(ctx: BenchContext, bundle: FrameBundle, expectPoi
   const o = GraphPipelineOptionsSchema.parse(armOptions(DEFAULT_RUN_CONFIG, arm));
   const { value, calls } = await recordMathCalls(() => graphCloud(bundle, o));
   const f = transcendentalFloor(ctx.workDir, calls);
-  const per = f.rows.map((r) => `${(r.calls / 1e6).toFixed(2)} M ${r.name} at ${Math.min(r.v8Ns ?? Infinity, r.glibcNs ?? Infinity).toFixed(2)} ns (V8 ${r.v8Ns?.toFixed(2) ?? "-"}, glibc ${r.glibcNs?.toFixed(2) ?? "-"})`);
-  return { ms: f.ms, what: `its transcendental calls alone: ${per.join(", ")}${f.untimed ? `; ${f.untimed} other calls not timed` : ""}`, exact: value.cloud.count === expectPoints };
+  const per = f.rows.map(
+    (r) =>
+      `${(r.calls / 1e6).toFixed(2)} M ${r.name} at ${Math.min(r.v8Ns ?? Infinity, r.glibcNs ?? Infinity).toFixed(2)} ns (V8 ${r.v8Ns?.toFixed(2) ?? "-"}, glibc ${r.glibcNs?.toFixed(2) ?? "-"})`,
+  );
+  return {
+    ms: f.ms,
+    what: `its transcendental calls alone: ${per.join(", ")}${f.untimed ? `; ${f.untimed} other calls not timed` : ""}`,
+    exact: value.cloud.count === expectPoints,
+  };
 }
 
 /** The `wanted` graph stages' floors: Open3D's steps of each arm, its arms built anew on the bundle; null without Open3D. */
 async function graphFloors(ctx: BenchContext, bundle: FrameBundle, wanted: ReadonlySet<string>): Promise<Map<string, ComputeFloor> | null> {
   const py = ctx.pythonWithOpen3d();
   if (!py) return null;
-  const config = DEFAULT_RUN_CONFIG, arms = threeDArms(config), shared = new SharedCloud(), arena = new CloudArena();
+  const config = DEFAULT_RUN_CONFIG,
+    arms = threeDArms(config),
+    shared = new SharedCloud(),
+    arena = new CloudArena();
   const out = new Map<string, ComputeFloor>();
   for (const arm of cloudOrder(config, arms).map((i) => arms[i]!)) {
     // every arm is built, in the run's order: an appearance arm's graph reuses its oracle arm's work

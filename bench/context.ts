@@ -63,14 +63,20 @@ export class BenchContext {
   bandwidth(): Bandwidth {
     if (this.bandwidthCache) return this.bandwidthCache;
     const n = BANDWIDTH_PROBE_BYTES / 8;
-    const src = new Float64Array(n), dst = new Float64Array(n);
+    const src = new Float64Array(n),
+      dst = new Float64Array(n);
     for (let i = 0; i < n; i++) src[i] = i & 1023; // fault the pages in before timing
     dst.fill(1);
-    let read = Infinity, copy = Infinity, sink = 0;
+    let read = Infinity,
+      copy = Infinity,
+      sink = 0;
     for (let r = 0; r < BANDWIDTH_PROBE_PASSES; r++) {
       let t = performance.now();
-      let a = 0, b = 0, c = 0, d = 0;
-      for (let i = 0; i < n; i += 4) (a += src[i]!, b += src[i + 1]!, c += src[i + 2]!, d += src[i + 3]!);
+      let a = 0,
+        b = 0,
+        c = 0,
+        d = 0;
+      for (let i = 0; i < n; i += 4) (a += src[i]!), (b += src[i + 1]!), (c += src[i + 2]!), (d += src[i + 3]!);
       read = Math.min(read, performance.now() - t);
       sink += a + b + c + d;
       t = performance.now();
@@ -78,7 +84,8 @@ export class BenchContext {
       copy = Math.min(copy, performance.now() - t);
     }
     if (sink < 0 || dst[1] !== src[1]) throw new Error("bandwidth probe: the passes were not computed"); // keeps the loops live
-    const readGBps = BANDWIDTH_PROBE_BYTES / read / 1e6, copyGBps = (2 * BANDWIDTH_PROBE_BYTES) / copy / 1e6;
+    const readGBps = BANDWIDTH_PROBE_BYTES / read / 1e6,
+      copyGBps = (2 * BANDWIDTH_PROBE_BYTES) / copy / 1e6;
     const peer = this.peerBandwidth();
     // the highest rate seen: on a shared machine every figure is a lower bound of what the memory can do
     this.bandwidthCache = { readGBps, copyGBps, peer, floorGBps: Math.max(readGBps, copyGBps, peer?.readGBps ?? 0, peer?.copyGBps ?? 0) };

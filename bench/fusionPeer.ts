@@ -137,7 +137,8 @@ const itemPoints = (s: PointSet) => s.items.map((x) => (s.kind === "index" ? x.l
  */
 function oursSteps(cloud: PointCloud, set: PointSet, voxelM: number, rule: DenoiseRule): SetResult {
   const best: Steps = { gather: Infinity, voxel: Infinity, dbscan: Infinity, select: Infinity };
-  const voxels: number[] = [], kept: number[] = [];
+  const voxels: number[] = [],
+    kept: number[] = [];
   for (let r = 0; r < FUSION_PEER_REPEAT; r++) {
     const s: Steps = { gather: 0, voxel: 0, dbscan: 0, select: 0 };
     voxels.length = kept.length = 0;
@@ -167,7 +168,14 @@ const bytesOf = (a: ArrayBufferView) => Buffer.from(a.buffer, a.byteOffset, a.by
 function writeDump(dir: string, cloud: PointCloud, sets: Record<string, PointSet>, p: InstanceParams, rule: DenoiseRule): void {
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, "cloud.f32"), bytesOf(cloud.xyz.subarray(0, 3 * cloud.count)));
-  const manifest: Record<string, unknown> = { voxel: p.voxelM, eps: rule.epsM, min_points: rule.minPoints, min_keep: rule.minKeep, cloud: { xyz: "cloud.f32", count: cloud.count }, sets: {} };
+  const manifest: Record<string, unknown> = {
+    voxel: p.voxelM,
+    eps: rule.epsM,
+    min_points: rule.minPoints,
+    min_keep: rule.minKeep,
+    cloud: { xyz: "cloud.f32", count: cloud.count },
+    sets: {},
+  };
   for (const [name, s] of Object.entries(sets)) {
     const all = s.kind === "index" ? concatUint32(s.items) : concatFloat32(s.items);
     // offsets in the file's items: indices for an index set, points (3 floats each) for a points set
@@ -177,7 +185,11 @@ function writeDump(dir: string, cloud: PointCloud, sets: Record<string, PointSet
     const data = s.kind === "index" ? `${name}.idx.u32` : `${name}.xyz.f32`;
     writeFileSync(join(dir, data), bytesOf(all));
     writeFileSync(join(dir, `${name}.off.u32`), bytesOf(off));
-    (manifest.sets as Record<string, unknown>)[name] = { ...(s.kind === "index" ? { kind: "index", idx: data } : { kind: "points", xyz: data }), off: `${name}.off.u32`, ...(s.denoise === false ? { denoise: false } : {}) };
+    (manifest.sets as Record<string, unknown>)[name] = {
+      ...(s.kind === "index" ? { kind: "index", idx: data } : { kind: "points", xyz: data }),
+      off: `${name}.off.u32`,
+      ...(s.denoise === false ? { denoise: false } : {}),
+    };
   }
   writeFileSync(join(dir, "manifest.json"), JSON.stringify(manifest));
 }
@@ -209,7 +221,8 @@ async function extract(ctx: BenchContext, bundle: FrameBundle, r: PipelineResult
   // graphOfBundle never passes params: the graph is built with the defaults (r.graph.params records them)
   const p = DEFAULT_INSTANCE_PARAMS;
   const rule: DenoiseRule = { epsM: p.denoiseEpsM, minPoints: p.denoiseMinPoints, minKeep: DENOISE_MIN_KEEP };
-  if (r.options.instances !== "fusion" || r.graph.params.voxelM !== p.voxelM) throw new Error(`fusionPeer: arm ${arm.label} was not built by fusion with the default params`);
+  if (r.options.instances !== "fusion" || r.graph.params.voxelM !== p.voxelM)
+    throw new Error(`fusionPeer: arm ${arm.label} was not built by fusion with the default params`);
   // the evidence buildSceneGraph fuses: the noisy cloud's relabelled masks, under the arm's label mode
   const labelled = await labelledFor(bundle, r.cloud);
   const ev = labelledEvidence(labelled, r.options.masks, r.options.labels, r.options.labelSeed);
@@ -232,8 +245,23 @@ async function extract(ctx: BenchContext, bundle: FrameBundle, r: PipelineResult
   const dir = join(ctx.workDir, `fusion-peer-${arm.label}`);
   writeDump(dir, r.cloud, sets, p, rule);
   const ours = Object.fromEntries(Object.entries(sets).map(([k, s]) => [k, oursSteps(r.cloud, s, p.voxelM, rule)]));
-  const fusionKept = { detections: rec.detections.map((d) => (d.part ? d.part.xyz.length / 3 : 0)), nodes_fused: rec.nodes.map((n) => n.voxels), settled: rec.settledVoxels };
-  return { cloudPoints: r.cloud.count, dir, sets, ours, fusionKept, nodesBeforeMerge: rec.nodes.length, finalNodes: r.members.length, replayMatches, bytes: graphStageBytes(r, bundle, arm), graphTimings: r.graph.timings_ms ?? {} };
+  const fusionKept = {
+    detections: rec.detections.map((d) => (d.part ? d.part.xyz.length / 3 : 0)),
+    nodes_fused: rec.nodes.map((n) => n.voxels),
+    settled: rec.settledVoxels,
+  };
+  return {
+    cloudPoints: r.cloud.count,
+    dir,
+    sets,
+    ours,
+    fusionKept,
+    nodesBeforeMerge: rec.nodes.length,
+    finalNodes: r.members.length,
+    replayMatches,
+    bytes: graphStageBytes(r, bundle, arm),
+    graphTimings: r.graph.timings_ms ?? {},
+  };
 }
 
 /** One fresh unit's arms that ARMS names, in the run's order; `onArm` sees each result while its cloud is alive. */
@@ -243,7 +271,9 @@ async function unit(which: BenchUnit, onArm?: (bundle: FrameBundle, r: PipelineR
   const all = threeDArms(config);
   const shared = new SharedCloud();
   const graphMs = new Map<string, number>();
-  for (const arm of cloudOrder(config, all).map((i) => all[i]!).filter((a) => ARMS.includes(a.label))) {
+  for (const arm of cloudOrder(config, all)
+    .map((i) => all[i]!)
+    .filter((a) => ARMS.includes(a.label))) {
     const r = await armPipeline(bundle, config, arm, { arena, shared, diagnose: false });
     graphMs.set(arm.label, r.timings_ms.graph!);
     await onArm?.(bundle, r, arm);
@@ -263,25 +293,37 @@ interface Open3dResult {
 /** peers/o3d_fusion.py over an arm's dump (one thread, FUSION_PEER_REPEAT passes). */
 function runPeer(py: string, x: ArmExtract): Open3dResult {
   const out = join(x.dir, "o3d.json");
-  const run = spawnSync(py, [peer, x.dir, "--out", out, "--threads", "1", "--repeat", String(FUSION_PEER_REPEAT)], { encoding: "utf8", env: { ...process.env, OMP_NUM_THREADS: "1" } });
+  const run = spawnSync(py, [peer, x.dir, "--out", out, "--threads", "1", "--repeat", String(FUSION_PEER_REPEAT)], {
+    encoding: "utf8",
+    env: { ...process.env, OMP_NUM_THREADS: "1" },
+  });
   if (run.status !== 0) throw new Error(`o3d_fusion.py: exit ${run.status}\n${run.stderr}`);
   return JSON.parse(readFileSync(out, "utf8")) as Open3dResult;
 }
 
 /** Open3D's time for the arm's own steps: detections and step-3 nodes downsampled and denoised, settled nodes downsampled (ms). */
-const open3dStepsMs = (o3d: Open3dResult) => 1000 * (core(o3d.sets.detections!.steps_s) + core(o3d.sets.nodes_fused!.steps_s) + o3d.sets.settled!.steps_s.voxel);
+const open3dStepsMs = (o3d: Open3dResult) =>
+  1000 * (core(o3d.sets.detections!.steps_s) + core(o3d.sets.nodes_fused!.steps_s) + o3d.sets.settled!.steps_s.voxel);
 
 /** Whether Open3D found what fusion found: every set's per-item voxel and kept counts equal ours. */
-const agrees = (x: ArmExtract, o3d: Open3dResult) => ["detections", "nodes_fused", "settled"].every((k) => {
-  const t = o3d.sets[k]!, u = x.ours[k]!;
-  return agreement(u.per_item.voxels, t.per_item.voxels).same === t.items && agreement(u.per_item.kept, t.per_item.kept).same === t.items;
-});
+const agrees = (x: ArmExtract, o3d: Open3dResult) =>
+  ["detections", "nodes_fused", "settled"].every((k) => {
+    const t = o3d.sets[k]!,
+      u = x.ours[k]!;
+    return agreement(u.per_item.voxels, t.per_item.voxels).same === t.items && agreement(u.per_item.kept, t.per_item.kept).same === t.items;
+  });
 
 /**
  * The compute floor bench/stages.ts sets beside an arm's graph stage: Open3D doing the arm's downsampling and
  * denoising on the very point sets it does them on, and whether both found the same voxels and clusters.
  */
-export async function open3dGraphSteps(ctx: BenchContext, py: string, bundle: FrameBundle, r: PipelineResult, arm: ThreeDArm): Promise<{ ms: number; agrees: boolean; sets: string }> {
+export async function open3dGraphSteps(
+  ctx: BenchContext,
+  py: string,
+  bundle: FrameBundle,
+  r: PipelineResult,
+  arm: ThreeDArm,
+): Promise<{ ms: number; agrees: boolean; sets: string }> {
   const x = await extract(ctx, bundle, r, arm);
   const o3d = runPeer(py, x);
   const count = (k: string) => `${o3d.sets[k]!.items} ${k.replace("_", " ")}`;
@@ -306,30 +348,55 @@ export default async function benchFusionPeer(ctx: BenchContext): Promise<void> 
     for (const [arm, t] of times) best.set(arm, Math.min(best.get(arm) ?? Infinity, t));
   }
   const floorMs = (bytes: number) => bytes / bw.floorGBps / 1e6;
-  console.log(`  unit: ${HEAVY_UNIT.subcategory} (${HEAVY_UNIT.seed} #${HEAVY_UNIT.index}), multi, default run config; bandwidth floor at ${bw.floorGBps.toFixed(1)} GB/s; Open3D and our steps: 1 thread, best of ${FUSION_PEER_REPEAT} passes per step`);
+  console.log(
+    `  unit: ${HEAVY_UNIT.subcategory} (${HEAVY_UNIT.seed} #${HEAVY_UNIT.index}), multi, default run config; bandwidth floor at ${bw.floorGBps.toFixed(1)} GB/s; Open3D and our steps: 1 thread, best of ${FUSION_PEER_REPEAT} passes per step`,
+  );
   for (const label of ARMS) {
     const x = extracts.get(label);
     if (!x) throw new Error(`fusionPeer: the default run has no ${label} arm`);
     const o3d = runPeer(py, x);
     const graphMs = best.get(label)!;
     const floor = floorMs(x.bytes);
-    console.log(`\n  arm ${label}: cloud ${x.cloudPoints} points; graph stage best ${graphMs} ms of ${FUSION_PEER_ROUNDS} fresh rounds (last round's sub-stages ${JSON.stringify(x.graphTimings)}); floor ${floor.toFixed(2)} ms (${(x.bytes / 1e6).toFixed(1)} MB as stages.ts counts), ${(graphMs / floor).toFixed(0)}x`);
-    console.log(`  fusion replay: ${x.sets.detections!.items.length} detections, ${x.nodesBeforeMerge} nodes before post-merge, ${x.finalNodes} final nodes (${x.replayMatches ? "the graph's own nodes" : "NOT THE GRAPH'S NODES"})`);
-    console.log(`  ${"set".padEnd(34)} ${"items".padStart(5)} ${"points".padStart(8)} ${"voxels".padStart(7)} ${"kept".padStart(7)} | Open3D ${o3d.open3d} ms: gather  voxel dbscan select  v+d total | ours ms: gather  voxel dbscan select  v+d total`);
-    const names: Record<string, string> = { detections: "1  detections (raw points)", settled: "2  nodes settled (downsampled only)", nodes_fused: "3  nodes (detections' voxels)", nodes_raw: "3' final nodes (raw members)" };
-    const row = (s: Steps) => `${ms(s.gather).padStart(6)} ${ms(s.voxel).padStart(6)} ${ms(s.dbscan).padStart(6)} ${ms(s.select).padStart(6)} ${ms(core(s)).padStart(6)} ${ms(total(s)).padStart(5)}`;
+    console.log(
+      `\n  arm ${label}: cloud ${x.cloudPoints} points; graph stage best ${graphMs} ms of ${FUSION_PEER_ROUNDS} fresh rounds (last round's sub-stages ${JSON.stringify(x.graphTimings)}); floor ${floor.toFixed(2)} ms (${(x.bytes / 1e6).toFixed(1)} MB as stages.ts counts), ${(graphMs / floor).toFixed(0)}x`,
+    );
+    console.log(
+      `  fusion replay: ${x.sets.detections!.items.length} detections, ${x.nodesBeforeMerge} nodes before post-merge, ${x.finalNodes} final nodes (${x.replayMatches ? "the graph's own nodes" : "NOT THE GRAPH'S NODES"})`,
+    );
+    console.log(
+      `  ${"set".padEnd(34)} ${"items".padStart(5)} ${"points".padStart(8)} ${"voxels".padStart(7)} ${"kept".padStart(7)} | Open3D ${o3d.open3d} ms: gather  voxel dbscan select  v+d total | ours ms: gather  voxel dbscan select  v+d total`,
+    );
+    const names: Record<string, string> = {
+      detections: "1  detections (raw points)",
+      settled: "2  nodes settled (downsampled only)",
+      nodes_fused: "3  nodes (detections' voxels)",
+      nodes_raw: "3' final nodes (raw members)",
+    };
+    const row = (s: Steps) =>
+      `${ms(s.gather).padStart(6)} ${ms(s.voxel).padStart(6)} ${ms(s.dbscan).padStart(6)} ${ms(s.select).padStart(6)} ${ms(core(s)).padStart(6)} ${ms(total(s)).padStart(5)}`;
     for (const [k, name] of Object.entries(names)) {
-      const t = o3d.sets[k]!, u = x.ours[k]!;
-      console.log(`  ${name.padEnd(34)} ${String(t.items).padStart(5)} ${String(t.points).padStart(8)} ${String(t.voxels).padStart(7)} ${String(t.kept).padStart(7)} |           ${row(t.steps_s)} |      ${row(u.steps_s)}`);
+      const t = o3d.sets[k]!,
+        u = x.ours[k]!;
+      console.log(
+        `  ${name.padEnd(34)} ${String(t.items).padStart(5)} ${String(t.points).padStart(8)} ${String(t.voxels).padStart(7)} ${String(t.kept).padStart(7)} |           ${row(t.steps_s)} |      ${row(u.steps_s)}`,
+      );
     }
-    const det = o3d.sets.detections!.steps_s, fused = o3d.sets.nodes_fused!.steps_s, settled = o3d.sets.settled!.steps_s;
+    const det = o3d.sets.detections!.steps_s,
+      fused = o3d.sets.nodes_fused!.steps_s,
+      settled = o3d.sets.settled!.steps_s;
     const steps = open3dStepsMs(o3d);
-    console.log(`  Open3D's steps of this arm (detections and nodes downsampled and denoised, settled nodes downsampled): ${steps.toFixed(1)} ms (${ms(core(det))} + ${ms(core(fused))} + ${ms(settled.voxel)}), ${(steps / floor).toFixed(0)}x the graph stage's floor; with gather and select ${ms(total(det) + total(fused) + total(settled))} ms`);
+    console.log(
+      `  Open3D's steps of this arm (detections and nodes downsampled and denoised, settled nodes downsampled): ${steps.toFixed(1)} ms (${ms(core(det))} + ${ms(core(fused))} + ${ms(settled.voxel)}), ${(steps / floor).toFixed(0)}x the graph stage's floor; with gather and select ${ms(total(det) + total(fused) + total(settled))} ms`,
+    );
     for (const k of Object.keys(names)) {
-      const t = o3d.sets[k]!, u = x.ours[k]!;
-      const v = agreement(u.per_item.voxels, t.per_item.voxels), c = agreement(u.per_item.kept, t.per_item.kept);
+      const t = o3d.sets[k]!,
+        u = x.ours[k]!;
+      const v = agreement(u.per_item.voxels, t.per_item.voxels),
+        c = agreement(u.per_item.kept, t.per_item.kept);
       const diff = [...v.differ.map((d) => `voxels ${d}`), ...c.differ.map((d) => `kept ${d}`)];
-      console.log(`  agreement ${k}: voxel counts ${v.same}/${t.items}, largest-cluster (kept) counts ${c.same}/${t.items}${diff.length ? `; differ: ${diff.join("; ")}` : ""}`);
+      console.log(
+        `  agreement ${k}: voxel counts ${v.same}/${t.items}, largest-cluster (kept) counts ${c.same}/${t.items}${diff.length ? `; differ: ${diff.join("; ")}` : ""}`,
+      );
     }
     // our isolated steps must be what fusion computed (else the comparison is of something else)
     for (const [k, kept] of Object.entries(x.fusionKept)) {

@@ -69,24 +69,42 @@ function pipelineOnSeed(ctx: BenchContext, py: string, seed: string): void {
   const heaviest = captures.sort((a, b) => objectPixels(b) - objectPixels(a))[0]!;
   const dir = join(ctx.workDir, `graph-pipeline-bundle-${seed}`);
   writeBundle(dir, heaviest.manifest, heaviest.payloads);
-  const oursOut = join(ctx.workDir, "graph-pipeline-ours.json"), theirsOut = join(ctx.workDir, "graph-pipeline-o3d.json");
-  const ours: number[] = [], theirs: number[] = [];
+  const oursOut = join(ctx.workDir, "graph-pipeline-ours.json"),
+    theirsOut = join(ctx.workDir, "graph-pipeline-o3d.json");
+  const ours: number[] = [],
+    theirs: number[] = [];
   for (let i = 0; i < PIPELINE_PAIRS; i++) {
     ours.push(run(process.execPath, [CLI_MAIN, "graph", dir, "--instances", "dbscan", "--masks", "instance", "-o", oursOut]));
     theirs.push(run(py, [peer, dir, "--out", theirsOut, "--threads", "1"]));
   }
   const importMs = run(py, ["-c", "import numpy, PIL.Image, open3d"]);
   const g = JSON.parse(readFileSync(oursOut, "utf8")) as { nodes: { label: string; aabb: Box; point_count: number }[]; timings_ms: Record<string, number> };
-  const o = JSON.parse(readFileSync(theirsOut, "utf8")) as { nodes: { label: string; aabb: Box; voxels: number }[]; points: number; import_s: number; stages_s: Record<string, number> };
+  const o = JSON.parse(readFileSync(theirsOut, "utf8")) as {
+    nodes: { label: string; aabb: Box; voxels: number }[];
+    points: number;
+    import_s: number;
+    stages_s: Record<string, number>;
+  };
   const differs = mismatch(g.nodes, o.nodes);
   const best = (xs: number[]) => Math.min(...xs);
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   const name = `seed ${seed}, ${heaviest.manifest.task_id}`;
-  console.log(`  bundle (${name}): ${heaviest.payloads.length} views, ${o.points} object points; ${g.nodes.length} nodes, ${differs ? `NODES DIFFER: ${differs}` : `the same nodes as Open3D's (label, box centre within ${CENTRE_TOLERANCE_M} m)`}`);
-  console.log(`    esi3d graph (whole process): best ${best(ours).toFixed(0)} ms, median ${median(ours).toFixed(0)} ms; graph stages ${JSON.stringify(g.timings_ms)}`);
-  console.log(`    Open3D script (whole process, 1 thread): best ${best(theirs).toFixed(0)} ms, median ${median(theirs).toFixed(0)} ms; its stages (s) ${JSON.stringify(o.stages_s)}; importing numpy, PIL and Open3D alone ${importMs.toFixed(0)} ms (in-script ${(o.import_s * 1000).toFixed(0)} ms)`);
+  console.log(
+    `  bundle (${name}): ${heaviest.payloads.length} views, ${o.points} object points; ${g.nodes.length} nodes, ${differs ? `NODES DIFFER: ${differs}` : `the same nodes as Open3D's (label, box centre within ${CENTRE_TOLERANCE_M} m)`}`,
+  );
+  console.log(
+    `    esi3d graph (whole process): best ${best(ours).toFixed(0)} ms, median ${median(ours).toFixed(0)} ms; graph stages ${JSON.stringify(g.timings_ms)}`,
+  );
+  console.log(
+    `    Open3D script (whole process, 1 thread): best ${best(theirs).toFixed(0)} ms, median ${median(theirs).toFixed(0)} ms; its stages (s) ${JSON.stringify(o.stages_s)}; importing numpy, PIL and Open3D alone ${importMs.toFixed(0)} ms (in-script ${(o.import_s * 1000).toFixed(0)} ms)`,
+  );
   const ratio = best(theirs) / best(ours);
-  ctx.goal(`esi3d graph vs Open3D's pipeline of the same steps, whole process (${name})`, `${ratio.toFixed(2)}x faster (${best(ours).toFixed(0)} vs ${best(theirs).toFixed(0)} ms)`, ">= 2x faster, the same nodes", ratio >= 2 && differs === null);
+  ctx.goal(
+    `esi3d graph vs Open3D's pipeline of the same steps, whole process (${name})`,
+    `${ratio.toFixed(2)}x faster (${best(ours).toFixed(0)} vs ${best(theirs).toFixed(0)} ms)`,
+    ">= 2x faster, the same nodes",
+    ratio >= 2 && differs === null,
+  );
 }
 
 export default async function benchGraphPipeline(ctx: BenchContext): Promise<void> {

@@ -21,8 +21,10 @@ export const HEAVY_UNIT: BenchUnit = { subcategory: "counting_with_occlusion", s
 export const WARMUP_UNIT: BenchUnit = { subcategory: "spatial_distance", seed: "bench-stages-warmup", index: 0 };
 
 export const jsonBytes = (x: unknown) => Buffer.byteLength(JSON.stringify(x));
-export const viewBytes = (views: readonly ViewData[], fields: ReadonlyArray<"rgb" | "depth" | "ids">) => views.reduce((n, v) => n + fields.reduce((m, f) => m + v[f].byteLength, 0), 0);
-export const cloudBytes = (c: PointCloud) => c.xyz.byteLength + c.rgb.byteLength + c.confidence.byteLength + c.view.byteLength + c.pixel.byteLength + c.instance.byteLength;
+export const viewBytes = (views: readonly ViewData[], fields: ReadonlyArray<"rgb" | "depth" | "ids">) =>
+  views.reduce((n, v) => n + fields.reduce((m, f) => m + v[f].byteLength, 0), 0);
+export const cloudBytes = (c: PointCloud) =>
+  c.xyz.byteLength + c.rgb.byteLength + c.confidence.byteLength + c.view.byteLength + c.pixel.byteLength + c.instance.byteLength;
 
 /**
  * A graph stage's bytes: its cloud and the views' masks read (an appearance arm also reads their colours, each

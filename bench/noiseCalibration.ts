@@ -50,14 +50,39 @@ const NOISE_SEED = "0";
 export const VGGT_TARGETS: { key: string; value: number; source: string; measured: (s: LevelStats) => number | null }[] = [
   // per image: every view of the multi bundles scored on its own (120 views, where the single bundles give 4)
   { key: "per-view AbsRel (per-view scale)", value: 0.056, source: "NYU-v2 monocular depth, π³ Table 6", measured: (s) => s.multi.depth.absRelMedian },
-  { key: "per-view 1 − δ<1.25 (per-view scale)", value: 1 - 0.951, source: "NYU-v2 monocular depth, π³ Table 6", measured: (s) => 1 - s.multi.depth.deltaMedian },
-  { key: "multi AbsRel (one scale per scene)", value: 0.057, source: "Bonn video depth, per-sequence scale, π³ Table 5", measured: (s) => s.multi.depth.absRel },
+  {
+    key: "per-view 1 − δ<1.25 (per-view scale)",
+    value: 1 - 0.951,
+    source: "NYU-v2 monocular depth, π³ Table 6",
+    measured: (s) => 1 - s.multi.depth.deltaMedian,
+  },
+  {
+    key: "multi AbsRel (one scale per scene)",
+    value: 0.057,
+    source: "Bonn video depth, per-sequence scale, π³ Table 5",
+    measured: (s) => s.multi.depth.absRel,
+  },
   { key: "multi ATE (m)", value: 0.035, source: "ScanNet camera pose, π³ Table 2", measured: (s) => s.multi.pose?.ate ?? null },
-  { key: "multi 100 − AUC@30", value: 100 - 85.3, source: "RealEstate10K camera pose, VGGT Table 1", measured: (s) => (s.multi.pose ? 100 - s.multi.pose.auc30 : null) },
+  {
+    key: "multi 100 − AUC@30",
+    value: 100 - 85.3,
+    source: "RealEstate10K camera pose, VGGT Table 1",
+    measured: (s) => (s.multi.pose ? 100 - s.multi.pose.auc30 : null),
+  },
   { key: "sparse accuracy mean (m)", value: (0.046 + 0.051) / 2, source: "7-Scenes / NRGBD sparse views, π³ Table 4", measured: (s) => s.multi.sparse.accMean },
-  { key: "sparse completeness mean (m)", value: (0.057 + 0.066) / 2, source: "7-Scenes / NRGBD sparse views, π³ Table 4", measured: (s) => s.multi.sparse.compMean },
+  {
+    key: "sparse completeness mean (m)",
+    value: (0.057 + 0.066) / 2,
+    source: "7-Scenes / NRGBD sparse views, π³ Table 4",
+    measured: (s) => s.multi.sparse.compMean,
+  },
   { key: "dense accuracy mean (m)", value: (0.022 + 0.017) / 2, source: "7-Scenes / NRGBD dense views, π³ Table 4", measured: (s) => s.multi.points.accMean },
-  { key: "dense completeness mean (m)", value: (0.027 + 0.015) / 2, source: "7-Scenes / NRGBD dense views, π³ Table 4", measured: (s) => s.multi.points.compMean },
+  {
+    key: "dense completeness mean (m)",
+    value: (0.027 + 0.015) / 2,
+    source: "7-Scenes / NRGBD dense views, π³ Table 4",
+    measured: (s) => s.multi.points.compMean,
+  },
 ];
 
 /**
@@ -89,15 +114,33 @@ export interface LevelStats {
 const avg = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
 
 function averageDepth(xs: DepthStats[]): DepthStats {
-  return { absRel: avg(xs.map((x) => x.absRel)), delta: avg(xs.map((x) => x.delta)), absRelMedian: avg(xs.map((x) => x.absRelMedian)), deltaMedian: avg(xs.map((x) => x.deltaMedian)), views: xs.reduce((s, x) => s + x.views, 0) };
+  return {
+    absRel: avg(xs.map((x) => x.absRel)),
+    delta: avg(xs.map((x) => x.delta)),
+    absRelMedian: avg(xs.map((x) => x.absRelMedian)),
+    deltaMedian: avg(xs.map((x) => x.deltaMedian)),
+    views: xs.reduce((s, x) => s + x.views, 0),
+  };
 }
 function averagePose(xs: (PoseStats | null)[]): PoseStats | null {
   const ps = xs.filter((x): x is PoseStats => x !== null);
   if (!ps.length) return null;
-  return { ate: avg(ps.map((x) => x.ate)), rpeTrans: avg(ps.map((x) => x.rpeTrans)), rpeRot: avg(ps.map((x) => x.rpeRot)), rotErr: avg(ps.map((x) => x.rotErr)), auc30: avg(ps.map((x) => x.auc30)), views: ps.reduce((s, x) => s + x.views, 0) };
+  return {
+    ate: avg(ps.map((x) => x.ate)),
+    rpeTrans: avg(ps.map((x) => x.rpeTrans)),
+    rpeRot: avg(ps.map((x) => x.rpeRot)),
+    rotErr: avg(ps.map((x) => x.rotErr)),
+    auc30: avg(ps.map((x) => x.auc30)),
+    views: ps.reduce((s, x) => s + x.views, 0),
+  };
 }
 function averagePoints(xs: PointStats[]): PointStats {
-  return { accMean: avg(xs.map((x) => x.accMean)), accMedian: avg(xs.map((x) => x.accMedian)), compMean: avg(xs.map((x) => x.compMean)), compMedian: avg(xs.map((x) => x.compMedian)) };
+  return {
+    accMean: avg(xs.map((x) => x.accMean)),
+    accMedian: avg(xs.map((x) => x.accMedian)),
+    compMean: avg(xs.map((x) => x.compMean)),
+    compMedian: avg(xs.map((x) => x.compMedian)),
+  };
 }
 
 interface Measured {
@@ -124,7 +167,8 @@ interface Truth {
 
 function truthOf(bundle: FrameBundle): Truth {
   const cats = bundleCategories(bundle);
-  const all = backprojectViews(bundle.views, cats), sparse = backprojectViews(sparseViews(bundle.views), cats);
+  const all = backprojectViews(bundle.views, cats),
+    sparse = backprojectViews(sparseViews(bundle.views), cats);
   return { all, allRef: reference(all.xyz), sparse, sparseRef: reference(sparse.xyz) };
 }
 
@@ -132,18 +176,33 @@ function truthOf(bundle: FrameBundle): Truth {
 async function measure(bundle: FrameBundle, level: number, truth: Truth): Promise<Measured> {
   const dense = noisyViews(bundle, { noiseLevel: level, noiseSeed: NOISE_SEED, noiseComponents: NOISE_COMPONENTS.filter((c) => c !== "dropout") });
   const depth = depthStats(bundle.views, dense.views);
-  const pose = poseStats(bundle.views.map((v) => v.E), dense.views.map((v) => v.E));
+  const pose = poseStats(
+    bundle.views.map((v) => v.E),
+    dense.views.map((v) => v.E),
+  );
   const cats = bundleCategories(bundle);
   const points = pointStats(truth.all, backprojectViews(dense.views, cats), truth.allRef);
   const sparse = pointStats(truth.sparse, backprojectViews(sparseViews(dense.views), cats), truth.sparseRef);
   const config = resolveRunConfig({ noiseLevel: level, noiseSeed: NOISE_SEED });
-  const d = (await armPipeline(bundle, config, { source: "noisy", noise: { ...config.noise, noiseLevel: level }, labels: "oracle", label: "noisy" })).diagnosis!;
+  const d = (await armPipeline(bundle, config, { source: "noisy", noise: { ...config.noise, noiseLevel: level }, labels: "oracle", label: "noisy" }))
+    .diagnosis!;
   const judged = d.nodes.filter((n) => n.label_correct !== null);
-  return { depth, pose, points, sparse, nodes: d.metrics.nodes, duplicates: d.metrics.duplicates, hallucinated: d.metrics.hallucinated, labelled: judged.length, labelCorrect: judged.filter((n) => n.label_correct).length };
+  return {
+    depth,
+    pose,
+    points,
+    sparse,
+    nodes: d.metrics.nodes,
+    duplicates: d.metrics.duplicates,
+    hallucinated: d.metrics.hallucinated,
+    labelled: judged.length,
+    labelCorrect: judged.filter((n) => n.label_correct).length,
+  };
 }
 
 function pool(ms: Measured[]): ParadigmStats {
-  const nodes = ms.reduce((s, m) => s + m.nodes, 0), labelled = ms.reduce((s, m) => s + m.labelled, 0);
+  const nodes = ms.reduce((s, m) => s + m.nodes, 0),
+    labelled = ms.reduce((s, m) => s + m.labelled, 0);
   return {
     depth: averageDepth(ms.map((m) => m.depth)),
     pose: averagePose(ms.map((m) => m.pose)),
@@ -158,7 +217,9 @@ function pool(ms: Measured[]): ParadigmStats {
 
 /** Mean |ln(measured / published)| over VGGT_TARGETS: 0 is a perfect match, ln 2 ≈ 0.69 a factor of two on average. */
 export function mismatch(s: LevelStats): number {
-  const terms = VGGT_TARGETS.map((t) => t.measured(s)).map((m, i) => (m !== null && m > 0 ? Math.abs(Math.log(m / VGGT_TARGETS[i]!.value)) : null)).filter((x): x is number => x !== null);
+  const terms = VGGT_TARGETS.map((t) => t.measured(s))
+    .map((m, i) => (m !== null && m > 0 ? Math.abs(Math.log(m / VGGT_TARGETS[i]!.value)) : null))
+    .filter((x): x is number => x !== null);
   return terms.length ? avg(terms) : Infinity;
 }
 
@@ -188,18 +249,60 @@ const pc = (x: number | null | undefined) => (x === null || x === undefined ? "-
 
 /** The per-level table (markdown when `markdown`), the vggt-typical row marked. */
 export function calibrationTable(stats: LevelStats[], typical: number, markdown = false): string {
-  const head = ["level", "AbsRel 1v", "δ1 1v", "AbsRel", "AbsRel med", "δ1 med", "ATE m", "RPE m", "RPE °", "rot °", "AUC@30", "Acc sp", "Comp sp", "Acc", "Acc med", "Comp", "Comp med", "dup", "dup 1v", "halluc", "label acc", "mismatch"];
+  const head = [
+    "level",
+    "AbsRel 1v",
+    "δ1 1v",
+    "AbsRel",
+    "AbsRel med",
+    "δ1 med",
+    "ATE m",
+    "RPE m",
+    "RPE °",
+    "rot °",
+    "AUC@30",
+    "Acc sp",
+    "Comp sp",
+    "Acc",
+    "Acc med",
+    "Comp",
+    "Comp med",
+    "dup",
+    "dup 1v",
+    "halluc",
+    "label acc",
+    "mismatch",
+  ];
   const rows = stats.map((s) => [
     `${s.level}${s.level === typical ? " (vggt-typical)" : ""}`,
-    f(s.single.depth.absRelMedian), f(s.single.depth.deltaMedian), f(s.multi.depth.absRel), f(s.multi.depth.absRelMedian), f(s.multi.depth.deltaMedian),
-    f(s.multi.pose?.ate), f(s.multi.pose?.rpeTrans), f(s.multi.pose?.rpeRot, 2), f(s.multi.pose?.rotErr, 2), f(s.multi.pose?.auc30, 1),
-    f(s.multi.sparse.accMean), f(s.multi.sparse.compMean), f(s.multi.points.accMean), f(s.multi.points.accMedian), f(s.multi.points.compMean), f(s.multi.points.compMedian),
-    pc(s.multi.duplicateRate), pc(s.single.duplicateRate), pc(s.multi.hallucinationRate), pc(s.multi.labelAccuracy),
+    f(s.single.depth.absRelMedian),
+    f(s.single.depth.deltaMedian),
+    f(s.multi.depth.absRel),
+    f(s.multi.depth.absRelMedian),
+    f(s.multi.depth.deltaMedian),
+    f(s.multi.pose?.ate),
+    f(s.multi.pose?.rpeTrans),
+    f(s.multi.pose?.rpeRot, 2),
+    f(s.multi.pose?.rotErr, 2),
+    f(s.multi.pose?.auc30, 1),
+    f(s.multi.sparse.accMean),
+    f(s.multi.sparse.compMean),
+    f(s.multi.points.accMean),
+    f(s.multi.points.accMedian),
+    f(s.multi.points.compMean),
+    f(s.multi.points.compMedian),
+    pc(s.multi.duplicateRate),
+    pc(s.single.duplicateRate),
+    pc(s.multi.hallucinationRate),
+    pc(s.multi.labelAccuracy),
     s.level === 0 ? "-" : f(mismatch(s), 2),
   ]);
   const all = [head, ...rows];
   const w = head.map((_, i) => Math.max(...all.map((r) => r[i]!.length)));
-  const line = (r: string[]) => (markdown ? `| ${r.map((c, i) => (i ? c.padStart(w[i]!) : c.padEnd(w[i]!))).join(" | ")} |` : r.map((c, i) => (i ? c.padStart(w[i]!) : c.padEnd(w[i]!))).join("  "));
+  const line = (r: string[]) =>
+    markdown
+      ? `| ${r.map((c, i) => (i ? c.padStart(w[i]!) : c.padEnd(w[i]!))).join(" | ")} |`
+      : r.map((c, i) => (i ? c.padStart(w[i]!) : c.padEnd(w[i]!))).join("  ");
   const sep = markdown ? `|${w.map((x, i) => (i ? "-".repeat(x + 1) + ":" : "-".repeat(x + 2))).join("|")}|` : w.map((x) => "-".repeat(x)).join("  ");
   return [line(head), sep, ...rows.map(line)].join("\n");
 }
@@ -207,13 +310,21 @@ export function calibrationTable(stats: LevelStats[], typical: number, markdown 
 export default async function (ctx: BenchContext): Promise<void> {
   const env = process.env.NOISE_CALIBRATION_LEVELS;
   const levels = env ? env.split(",").map(Number) : BENCH_LEVELS;
-  console.log(`  ${BENCH_SUITE.length} tasks x ${BENCH_PARADIGMS.join(" + ")} views, levels ${levels.join(", ")}; "1v" = single-view bundles, the rest multi-view`);
+  console.log(
+    `  ${BENCH_SUITE.length} tasks x ${BENCH_PARADIGMS.join(" + ")} views, levels ${levels.join(", ")}; "1v" = single-view bundles, the rest multi-view`,
+  );
   const stats = await calibrationStats(levels, (l) => console.log(l));
   const typical = vggtTypicalLevel(stats);
   console.log("\n" + calibrationTable(stats, typical));
   console.log("\n  VGGT's published figures matched on (mismatch = mean |ln(ours / theirs)|):");
   const at = stats.find((s) => s.level === typical)!;
   for (const t of VGGT_TARGETS) console.log(`    ${t.key.padEnd(36)} VGGT ${f(t.value)}  ours at ${typical}: ${f(t.measured(at))}  (${t.source})`);
-  if (process.env.NOISE_CALIBRATION_OUT) writeFileSync(process.env.NOISE_CALIBRATION_OUT, JSON.stringify({ levels, typical, stats, table: calibrationTable(stats, typical, true) }, null, 1));
-  ctx.goal("noise calibration: best-matching level is VGGT_TYPICAL_LEVEL", `level ${typical} (mismatch ${f(mismatch(at), 2)})`, `level ${VGGT_TYPICAL_LEVEL}`, typical === VGGT_TYPICAL_LEVEL);
+  if (process.env.NOISE_CALIBRATION_OUT)
+    writeFileSync(process.env.NOISE_CALIBRATION_OUT, JSON.stringify({ levels, typical, stats, table: calibrationTable(stats, typical, true) }, null, 1));
+  ctx.goal(
+    "noise calibration: best-matching level is VGGT_TYPICAL_LEVEL",
+    `level ${typical} (mismatch ${f(mismatch(at), 2)})`,
+    `level ${VGGT_TYPICAL_LEVEL}`,
+    typical === VGGT_TYPICAL_LEVEL,
+  );
 }

@@ -37,10 +37,12 @@ const valid = (d: number) => d > 0 && d <= Number.MAX_VALUE;
 
 /** k-th smallest (0-based) of a, by quickselect; reorders a. */
 function select(a: Float32Array | Float64Array, k: number): number {
-  let lo = 0, hi = a.length - 1;
+  let lo = 0,
+    hi = a.length - 1;
   while (lo < hi) {
     const pivot = a[(lo + hi) >> 1]!;
-    let i = lo, j = hi;
+    let i = lo,
+      j = hi;
     while (i <= j) {
       while (a[i]! < pivot) i++;
       while (a[j]! > pivot) j--;
@@ -79,18 +81,28 @@ export interface DepthStats {
 
 /** Depth statistics of predicted depth maps (`pred[i].depth`, in each view's predicted camera) against `truth[i].depth`. */
 export function depthStats(truth: readonly ViewData[], pred: readonly ViewData[]): DepthStats {
-  const a: number[] = [], b: number[] = [], c: number[] = [], e: number[] = [];
+  const a: number[] = [],
+    b: number[] = [],
+    c: number[] = [],
+    e: number[] = [];
   truth.forEach((t, i) => {
-    const g = t.depth, p = pred[i]!.depth;
+    const g = t.depth,
+      p = pred[i]!.depth;
     let n = 0;
     for (let q = 0; q < g.length; q++) if (valid(g[q]!) && valid(p[q]!)) n++;
     if (n === 0) return;
-    const gs = new Float32Array(n), ps = new Float32Array(n);
+    const gs = new Float32Array(n),
+      ps = new Float32Array(n);
     for (let q = 0, k = 0; q < g.length; q++) if (valid(g[q]!) && valid(p[q]!)) (gs[k] = g[q]!), (ps[k++] = p[q]!);
     const s = median(gs) / median(ps);
-    let ar = 0, dl = 0, arm = 0, dlm = 0;
+    let ar = 0,
+      dl = 0,
+      arm = 0,
+      dlm = 0;
     for (let k = 0; k < n; k++) {
-      const d = gs[k]!, x = ps[k]!, xm = x * s;
+      const d = gs[k]!,
+        x = ps[k]!,
+        xm = x * s;
       ar += Math.abs(x - d) / d;
       arm += Math.abs(xm - d) / d;
       if (Math.max(x / d, d / x) < DELTA_THRESHOLD) dl++;
@@ -114,7 +126,8 @@ export interface PoseStats {
   views: number;
 }
 
-const mat3Mul = (A: Mat3, B: Mat3): Mat3 => [0, 1, 2].map((i) => [0, 1, 2].map((j) => A[i]![0]! * B[0]![j]! + A[i]![1]! * B[1]![j]! + A[i]![2]! * B[2]![j]!)) as unknown as Mat3;
+const mat3Mul = (A: Mat3, B: Mat3): Mat3 =>
+  [0, 1, 2].map((i) => [0, 1, 2].map((j) => A[i]![0]! * B[0]![j]! + A[i]![1]! * B[1]![j]! + A[i]![2]! * B[2]![j]!)) as unknown as Mat3;
 const mat3T = (A: Mat3): Mat3 => [0, 1, 2].map((i) => [0, 1, 2].map((j) => A[j]![i]!)) as unknown as Mat3;
 
 /** The extrinsic of a camera after the world is moved by x ← s·R·x + t (metric, so the translation scales by s). */
@@ -122,11 +135,16 @@ function alignedExtrinsic(E: Mat34, T: Sim3): Mat34 {
   const R = mat3Mul(extrinsicRotation(E), mat3T(T.R));
   const c = applySim3(T, cameraCentre(E));
   const t = [0, 1, 2].map((i) => -(R[i]![0]! * c[0] + R[i]![1]! * c[1] + R[i]![2]! * c[2])) as Vec3;
-  return [[R[0][0], R[0][1], R[0][2], t[0]], [R[1][0], R[1][1], R[1][2], t[1]], [R[2][0], R[2][1], R[2][2], t[2]]];
+  return [
+    [R[0][0], R[0][1], R[0][2], t[0]],
+    [R[1][0], R[1][1], R[1][2], t[1]],
+    [R[2][0], R[2][1], R[2][2], t[2]],
+  ];
 }
 
 function angleBetweenDeg(a: Vec3, b: Vec3): number {
-  const na = Math.hypot(...a), nb = Math.hypot(...b);
+  const na = Math.hypot(...a),
+    nb = Math.hypot(...b);
   if (na === 0 || nb === 0) return 180;
   const c = (a[0] * b[0] + a[1] * b[1] + a[2] * b[2]) / (na * nb);
   return (Math.acos(Math.max(-1, Math.min(1, c))) * 180) / Math.PI;
@@ -136,20 +154,25 @@ function angleBetweenDeg(a: Vec3, b: Vec3): number {
 export function poseStats(truth: readonly Mat34[], pred: readonly Mat34[]): PoseStats | null {
   const n = truth.length;
   if (n < 2) return null;
-  const ct = truth.map(cameraCentre), cp = pred.map(cameraCentre);
+  const ct = truth.map(cameraCentre),
+    cp = pred.map(cameraCentre);
   const T = umeyama(cp, ct, true);
   const P = pred.map((E) => alignedExtrinsic(E, T));
-  let se = 0, rot = 0;
+  let se = 0,
+    rot = 0;
   for (let i = 0; i < n; i++) {
     const c = cameraCentre(P[i]!);
     se += (c[0] - ct[i]![0]) ** 2 + (c[1] - ct[i]![1]) ** 2 + (c[2] - ct[i]![2]) ** 2;
     rot += rotationAngleDeg(mat3Mul(extrinsicRotation(P[i]!), mat3T(extrinsicRotation(truth[i]!))));
   }
   // RPE on world-from-camera poses: error = (Q_i⁻¹Q_{i+1})⁻¹ (P_i⁻¹P_{i+1})
-  const Qw = truth.map(invertExtrinsic), Pw = P.map(invertExtrinsic);
-  let rt = 0, rr = 0;
+  const Qw = truth.map(invertExtrinsic),
+    Pw = P.map(invertExtrinsic);
+  let rt = 0,
+    rr = 0;
   for (let i = 0; i + 1 < n; i++) {
-    const relQ = composeExtrinsics(truth[i]!, Qw[i + 1]!), relP = composeExtrinsics(P[i]!, Pw[i + 1]!);
+    const relQ = composeExtrinsics(truth[i]!, Qw[i + 1]!),
+      relP = composeExtrinsics(P[i]!, Pw[i + 1]!);
     const err = composeExtrinsics(invertExtrinsic(relQ), relP);
     rt += Math.hypot(err[0][3], err[1][3], err[2][3]);
     rr += rotationAngleDeg(extrinsicRotation(err));
@@ -159,9 +182,11 @@ export function poseStats(truth: readonly Mat34[], pred: readonly Mat34[]): Pose
   let pairs = 0;
   for (let i = 0; i < n; i++) {
     for (let j = i + 1; j < n; j++) {
-      const rq = composeExtrinsics(truth[j]!, Qw[i]!), rp = composeExtrinsics(P[j]!, Pw[i]!);
+      const rq = composeExtrinsics(truth[j]!, Qw[i]!),
+        rp = composeExtrinsics(P[j]!, Pw[i]!);
       const rErr = rotationAngleDeg(mat3Mul(extrinsicRotation(rp), mat3T(extrinsicRotation(rq))));
-      const tq: Vec3 = [rq[0][3], rq[1][3], rq[2][3]], tp: Vec3 = [rp[0][3], rp[1][3], rp[2][3]];
+      const tq: Vec3 = [rq[0][3], rq[1][3], rq[2][3]],
+        tp: Vec3 = [rp[0][3], rp[1][3], rp[2][3]];
       let tErr = 0;
       if (Math.hypot(...tq) >= MIN_BASELINE_M) {
         const a = angleBetweenDeg(tq, tp);
@@ -212,9 +237,12 @@ export function reference(xyz: Float32Array): Reference {
 }
 
 function nnDistances(from: Float32Array, idx: readonly number[], ref: Reference): Float64Array {
-  const out = new Float64Array(idx.length), to = ref.xyz;
+  const out = new Float64Array(idx.length),
+    to = ref.xyz;
   idx.forEach((i, k) => {
-    const x = from[3 * i]!, y = from[3 * i + 1]!, z = from[3 * i + 2]!;
+    const x = from[3 * i]!,
+      y = from[3 * i + 1]!,
+      z = from[3 * i + 2]!;
     const j = ref.tree.nearest(x, y, z);
     out[k] = Math.hypot(x - to[3 * j]!, y - to[3 * j + 1]!, z - to[3 * j + 2]!);
   });
@@ -229,13 +257,20 @@ function nnDistances(from: Float32Array, idx: readonly number[], ref: Reference)
 export function pointStats(truth: PointCloud, pred: PointCloud, truthRef: Reference = reference(truth.xyz)): PointStats {
   if (truth.count !== pred.count) throw new Error(`pointStats: ${truth.count} true and ${pred.count} predicted points; they must correspond`);
   const fit = strided(pred.count, ALIGN_SAMPLES);
-  const T = umeyama(fit.map((i) => pointOf(pred, i)), fit.map((i) => pointOf(truth, i)), true);
+  const T = umeyama(
+    fit.map((i) => pointOf(pred, i)),
+    fit.map((i) => pointOf(truth, i)),
+    true,
+  );
   const xyz = new Float32Array(pred.count * 3);
   const [[r00, r01, r02], [r10, r11, r12], [r20, r21, r22]] = T.R;
   const [a, b, c, d, e, g, h, k, l] = [r00 * T.s, r01 * T.s, r02 * T.s, r10 * T.s, r11 * T.s, r12 * T.s, r20 * T.s, r21 * T.s, r22 * T.s] as const;
-  const [tx, ty, tz] = T.t, src = pred.xyz;
+  const [tx, ty, tz] = T.t,
+    src = pred.xyz;
   for (let i = 0; i < pred.count; i++) {
-    const x = src[3 * i]!, y = src[3 * i + 1]!, z = src[3 * i + 2]!;
+    const x = src[3 * i]!,
+      y = src[3 * i + 1]!,
+      z = src[3 * i + 2]!;
     xyz[3 * i] = a * x + b * y + c * z + tx;
     xyz[3 * i + 1] = d * x + e * y + g * z + ty;
     xyz[3 * i + 2] = h * x + k * y + l * z + tz;

@@ -18,7 +18,11 @@ import { dbscanDetailed } from "../scenegraph/primitives/dbscan.js";
 import { KdTree3 } from "../scenegraph/primitives/kdtree.js";
 import { VoxelHashGrid } from "../scenegraph/primitives/hashGrid.js";
 
-const VOXEL = 0.02, EPS = 0.05, MIN_POINTS = 10, RADIUS = 0.02, QUERIES = 10_000;
+const VOXEL = 0.02,
+  EPS = 0.05,
+  MIN_POINTS = 10,
+  RADIUS = 0.02,
+  QUERIES = 10_000;
 /** Runs (best taken) for the fast operations, on both sides: a shared machine's noise is tens of ms. */
 const FAST_RUNS = 7;
 
@@ -53,7 +57,8 @@ function sameTuples(a: Float32Array, b: Float32Array): boolean {
     for (let i = 0; i < u.length; i += 3) keys.push(`${u[i]},${u[i + 1]},${u[i + 2]}`);
     return keys.sort();
   };
-  const ka = key(a), kb = key(b);
+  const ka = key(a),
+    kb = key(b);
   return ka.every((k, i) => k === kb[i]);
 }
 
@@ -87,7 +92,9 @@ export default async function primitives(ctx: BenchContext): Promise<void> {
   console.log(`  ours after 3 warm-up calls of each operation on a 100k cloud (the machine is shared: ratios from one run)`);
   console.log(`  ${"op".padEnd(34)}${"size".padStart(6)}${"ours".padStart(10)}${"Open3D".padStart(10)}${"ratio".padStart(8)}  agreement`);
   const row = (op: string, size: string, ours: number, theirs: number | null, agree: string) =>
-    console.log(`  ${op.padEnd(34)}${size.padStart(6)}${fmt(ours).padStart(10)}${(theirs === null ? "-" : fmt(theirs)).padStart(10)}${(theirs === null ? "-" : ratio(theirs, ours).toFixed(1) + "x").padStart(8)}  ${agree}`);
+    console.log(
+      `  ${op.padEnd(34)}${size.padStart(6)}${fmt(ours).padStart(10)}${(theirs === null ? "-" : fmt(theirs)).padStart(10)}${(theirs === null ? "-" : ratio(theirs, ours).toFixed(1) + "x").padStart(8)}  ${agree}`,
+    );
 
   for (const size of sizes) {
     const file = join(dataDir, `scene_${size}.f32`);
@@ -109,12 +116,31 @@ export default async function primitives(ctx: BenchContext): Promise<void> {
     gc();
     const db = await ctx.time(() => dbscanDetailed(down, EPS, MIN_POINTS), FAST_RUNS);
     const labFile = join(dataDir, `labels_${size}.i32`);
-    const pd = peer(py, ["--in", downFile, "--op", "dbscan", "--eps", String(EPS), "--min-points", String(MIN_POINTS), "--runs", String(FAST_RUNS), "--out", labFile]);
+    const pd = peer(py, [
+      "--in",
+      downFile,
+      "--op",
+      "dbscan",
+      "--eps",
+      String(EPS),
+      "--min-points",
+      String(MIN_POINTS),
+      "--runs",
+      String(FAST_RUNS),
+      "--out",
+      labFile,
+    ]);
     const theirLabels = new Int32Array(readFileSync(labFile).buffer.slice(0));
     let labelDiff = 0;
     for (let i = 0; i < theirLabels.length; i++) if (theirLabels[i] !== db.result.labels[i]) labelDiff++;
     const dbSame = labelDiff === 0 && theirLabels.length === db.result.labels.length;
-    row(`DBSCAN eps ${EPS} min ${MIN_POINTS}`, size, db.ms, pd.seconds * 1000, `${db.result.clusterCount} clusters, ${dbSame ? "identical labels" : `${labelDiff} labels differ`}`);
+    row(
+      `DBSCAN eps ${EPS} min ${MIN_POINTS}`,
+      size,
+      db.ms,
+      pd.seconds * 1000,
+      `${db.result.clusterCount} clusters, ${dbSame ? "identical labels" : `${labelDiff} labels differ`}`,
+    );
 
     // spatial indexes: build + 10k radius queries (every n/10k-th point, as bench_peers.py)
     gc();
@@ -142,8 +168,18 @@ export default async function primitives(ctx: BenchContext): Promise<void> {
 
     if (size === "1m") {
       const r = (theirs: number, ours: number) => ratio(theirs, ours).toFixed(1) + "x";
-      ctx.goal("voxel downsampling 1M vs Open3D (1 thread)", `${r(pv.seconds * 1000, vox.ms)} (${fmt(vox.ms)} vs ${fmt(pv.seconds * 1000)} ms), ${voxSame ? "bit-identical" : "DIFFERENT"}`, ">= 2x, identical", voxSame && ratio(pv.seconds * 1000, vox.ms) >= 2);
-      ctx.goal("DBSCAN on the downsampled 1M cloud vs Open3D", `${r(pd.seconds * 1000, db.ms)} (${fmt(db.ms)} vs ${fmt(pd.seconds * 1000)} ms), ${dbSame ? "identical labels" : "labels differ"}`, ">= 2x, identical labels", dbSame && ratio(pd.seconds * 1000, db.ms) >= 2);
+      ctx.goal(
+        "voxel downsampling 1M vs Open3D (1 thread)",
+        `${r(pv.seconds * 1000, vox.ms)} (${fmt(vox.ms)} vs ${fmt(pv.seconds * 1000)} ms), ${voxSame ? "bit-identical" : "DIFFERENT"}`,
+        ">= 2x, identical",
+        voxSame && ratio(pv.seconds * 1000, vox.ms) >= 2,
+      );
+      ctx.goal(
+        "DBSCAN on the downsampled 1M cloud vs Open3D",
+        `${r(pd.seconds * 1000, db.ms)} (${fmt(db.ms)} vs ${fmt(pd.seconds * 1000)} ms), ${dbSame ? "identical labels" : "labels differ"}`,
+        ">= 2x, identical labels",
+        dbSame && ratio(pd.seconds * 1000, db.ms) >= 2,
+      );
     }
   }
 }

@@ -31,7 +31,27 @@ const OVERHEAD_TOLERANCE = 0.05;
 /** How often the bench counts records (ms). */
 const POLL_MS = 50;
 
-const RUN_ARGS = ["--subcategories", "physical_contact", "--per-subcategory", String(TASKS), "--paradigm", "single", "--source", "gt", "--labels", "oracle", "--baseline", "2d", "--reasoner", "openai:bench-model", "--no-cache", "--max-connections", "1", "--concurrency", "1"];
+const RUN_ARGS = [
+  "--subcategories",
+  "physical_contact",
+  "--per-subcategory",
+  String(TASKS),
+  "--paradigm",
+  "single",
+  "--source",
+  "gt",
+  "--labels",
+  "oracle",
+  "--baseline",
+  "2d",
+  "--reasoner",
+  "openai:bench-model",
+  "--no-cache",
+  "--max-connections",
+  "1",
+  "--concurrency",
+  "1",
+];
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -52,7 +72,14 @@ async function startModel(): Promise<{ url: string; server: Server; requests: ()
     req.on("end", () => {
       requests++;
       setTimeout(() => {
-        const body = JSON.stringify({ id: "bench", object: "chat.completion", created: 1, model: "bench-model", choices: [{ index: 0, message: { role: "assistant", content: JSON.stringify({ answer: "yes", confidence: 0.5 }) }, finish_reason: "stop" }], usage: { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110 } });
+        const body = JSON.stringify({
+          id: "bench",
+          object: "chat.completion",
+          created: 1,
+          model: "bench-model",
+          choices: [{ index: 0, message: { role: "assistant", content: JSON.stringify({ answer: "yes", confidence: 0.5 }) }, finish_reason: "stop" }],
+          usage: { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110 },
+        });
         res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) }).end(body);
       }, MODEL_LATENCY_MS);
     });
@@ -63,7 +90,9 @@ async function startModel(): Promise<{ url: string; server: Server; requests: ()
 
 async function startRedis(): Promise<{ url: string; proc: ChildProcess }> {
   const port = await freePort();
-  const proc = spawn(REDIS_SERVER, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--maxmemory-policy", "noeviction"], { stdio: "ignore" });
+  const proc = spawn(REDIS_SERVER, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--maxmemory-policy", "noeviction"], {
+    stdio: "ignore",
+  });
   // redis-server listens within milliseconds; probe until it does
   for (let i = 0; i < 100; i++) {
     const up = await new Promise<boolean>((r) => {
@@ -82,7 +111,10 @@ const lines = (f: string) => (existsSync(f) ? readFileSync(f, "utf8").split("\n"
 /** Runs `esi3d run` and returns its steady rate: items recorded after the first, per second between the first and the last. */
 async function timedRun(args: string[], out: string, modelUrl: string): Promise<{ itemsPerS: number; items: number; wallS: number }> {
   const t0 = performance.now();
-  const proc = spawn(process.execPath, [CLI, "run", ...RUN_ARGS, "--base-url", modelUrl, "--out", out, ...args], { stdio: ["ignore", "ignore", "inherit"], env: { ...process.env, OPENAI_API_KEY: "sk-bench" } });
+  const proc = spawn(process.execPath, [CLI, "run", ...RUN_ARGS, "--base-url", modelUrl, "--out", out, ...args], {
+    stdio: ["ignore", "ignore", "inherit"],
+    env: { ...process.env, OPENAI_API_KEY: "sk-bench" },
+  });
   const exited = new Promise<number | null>((r) => proc.once("exit", r));
   const file = join(out, "items.jsonl");
   let first: { t: number; n: number } | null = null;
@@ -123,17 +155,35 @@ export default async function benchQueue(ctx: BenchContext): Promise<void> {
     console.log(`  in-process pool, 1 worker: ${local.itemsPerS.toFixed(3)} items/s (${local.items} items, ${local.wallS.toFixed(1)} s wall)`);
     const rates = new Map<number, number>();
     for (const n of WORKER_COUNTS) {
-      for (let i = 0; i < n; i++) workers.push(spawn(process.execPath, [CLI, "worker", "--queue", redis.url, "--role", "all", "--concurrency", "1"], { stdio: "ignore", env: { ...process.env, OPENAI_API_KEY: "sk-bench" } }));
+      for (let i = 0; i < n; i++)
+        workers.push(
+          spawn(process.execPath, [CLI, "worker", "--queue", redis.url, "--role", "all", "--concurrency", "1"], {
+            stdio: "ignore",
+            env: { ...process.env, OPENAI_API_KEY: "sk-bench" },
+          }),
+        );
       const r = await timedRun(["--queue", redis.url], join(ctx.workDir, `queue-${n}`), model.url);
       rates.set(n, r.itemsPerS);
-      console.log(`  queue, ${n} worker(s): ${r.itemsPerS.toFixed(3)} items/s (${(r.itemsPerS / rates.get(1)! / n * 100).toFixed(0)} % of linear; ${r.items} items, ${r.wallS.toFixed(1)} s wall)`);
+      console.log(
+        `  queue, ${n} worker(s): ${r.itemsPerS.toFixed(3)} items/s (${((r.itemsPerS / rates.get(1)! / n) * 100).toFixed(0)} % of linear; ${r.items} items, ${r.wallS.toFixed(1)} s wall)`,
+      );
       await stopWorkers();
     }
     const one = rates.get(1)!;
     const worst = Math.min(...WORKER_COUNTS.map((n) => rates.get(n)! / (one * n)));
-    ctx.goal("queue scaling, 1-4 workers (LLM-bound)", `${WORKER_COUNTS.map((n) => `${n}: ${rates.get(n)!.toFixed(2)}`).join(", ")} items/s; worst ${(worst * 100).toFixed(0)} % of linear`, `>= ${((1 - LINEAR_TOLERANCE) * 100).toFixed(0)} % of linear`, worst >= 1 - LINEAR_TOLERANCE);
+    ctx.goal(
+      "queue scaling, 1-4 workers (LLM-bound)",
+      `${WORKER_COUNTS.map((n) => `${n}: ${rates.get(n)!.toFixed(2)}`).join(", ")} items/s; worst ${(worst * 100).toFixed(0)} % of linear`,
+      `>= ${((1 - LINEAR_TOLERANCE) * 100).toFixed(0)} % of linear`,
+      worst >= 1 - LINEAR_TOLERANCE,
+    );
     const overhead = local.itemsPerS / one - 1;
-    ctx.goal("queue overhead, 1 worker vs the in-process pool", `${one.toFixed(3)} vs ${local.itemsPerS.toFixed(3)} items/s (${overhead >= 0 ? `${(overhead * 100).toFixed(1)} % slower` : `${(-overhead * 100).toFixed(1)} % faster`})`, `<= ${(OVERHEAD_TOLERANCE * 100).toFixed(0)} % slower`, overhead <= OVERHEAD_TOLERANCE);
+    ctx.goal(
+      "queue overhead, 1 worker vs the in-process pool",
+      `${one.toFixed(3)} vs ${local.itemsPerS.toFixed(3)} items/s (${overhead >= 0 ? `${(overhead * 100).toFixed(1)} % slower` : `${(-overhead * 100).toFixed(1)} % faster`})`,
+      `<= ${(OVERHEAD_TOLERANCE * 100).toFixed(0)} % slower`,
+      overhead <= OVERHEAD_TOLERANCE,
+    );
     console.log(`  model requests: ${model.requests()}`);
   } finally {
     await stopWorkers();

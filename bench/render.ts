@@ -39,7 +39,8 @@ async function compareWithBaseline(task: Task, ours: CapturedBundle): Promise<vo
     encode: [() => encodeAll(baseEncode, ours), () => encodeAll(encodePng, ours)],
   } as const;
   for (const [name, [before, after]] of Object.entries(stages)) {
-    let a = Infinity, b = Infinity;
+    let a = Infinity,
+      b = Infinity;
     for (let r = 0; r < AB_ROUNDS; r++) {
       let t = performance.now();
       before();
@@ -53,14 +54,21 @@ async function compareWithBaseline(task: Task, ours: CapturedBundle): Promise<vo
   const theirs = baseCapture(task, "multi");
   const samePixels = theirs.payloads.every((p, i) => {
     const q = ours.payloads[i]!;
-    return Buffer.from(p.rgb).equals(Buffer.from(q.rgb)) && Buffer.from(p.depth.buffer).equals(Buffer.from(q.depth.buffer)) && Buffer.from(p.ids.buffer).equals(Buffer.from(q.ids.buffer));
+    return (
+      Buffer.from(p.rgb).equals(Buffer.from(q.rgb)) &&
+      Buffer.from(p.depth.buffer).equals(Buffer.from(q.depth.buffer)) &&
+      Buffer.from(p.ids.buffer).equals(Buffer.from(q.ids.buffer))
+    );
   });
   // PNG bytes differ where the zlib level does; what must not differ is what they decode to
   const pngsOf = (enc: typeof encodePng) => ours.payloads.flatMap((p) => [enc(W, H, 3, 8, p.rgb), enc(W, H, 1, 16, p.ids)]);
-  const ourPngs = pngsOf(encodePng), basePngs = pngsOf(baseEncode);
+  const ourPngs = pngsOf(encodePng),
+    basePngs = pngsOf(baseEncode);
   const samePngPixels = basePngs.every((png, i) => Buffer.from(decodePng(png).data.buffer).equals(Buffer.from(decodePng(ourPngs[i]!).data.buffer)));
   const mb = (pngs: Buffer[]) => (pngs.reduce((n, b) => n + b.length, 0) / 1e6).toFixed(2);
-  console.log(`  A/B output: rgb, depth and ids ${samePixels ? "bit-identical" : "DIFFER"}; PNGs decode to ${samePngPixels ? "the same" : "DIFFERENT"} pixels (${mb(basePngs)} MB baseline, ${mb(ourPngs)} MB this build)`);
+  console.log(
+    `  A/B output: rgb, depth and ids ${samePixels ? "bit-identical" : "DIFFER"}; PNGs decode to ${samePngPixels ? "the same" : "DIFFERENT"} pixels (${mb(basePngs)} MB baseline, ${mb(ourPngs)} MB this build)`,
+  );
 }
 
 export default async function benchRender(ctx: BenchContext): Promise<void> {
@@ -73,7 +81,9 @@ export default async function benchRender(ctx: BenchContext): Promise<void> {
   const views = result.payloads.length;
   const pixels = views * task.camera.width * task.camera.height;
   console.log(`  scene: ${scene.triId.length} triangles; ${views} views of ${task.camera.width}x${task.camera.height}`);
-  console.log(`  render only (RGB + depth + ids): ${renderMs.toFixed(0)} ms = ${(pixels / renderMs / 1000).toFixed(1)} Mpixel/s, ${(renderMs / views).toFixed(1)} ms/view`);
+  console.log(
+    `  render only (RGB + depth + ids): ${renderMs.toFixed(0)} ms = ${(pixels / renderMs / 1000).toFixed(1)} Mpixel/s, ${(renderMs / views).toFixed(1)} ms/view`,
+  );
   // the bundle writer's stages apart: encoding every view's files in memory, then the whole atomic write
   const { width: W, height: H } = task.camera;
   const { ms: encodeMs } = await ctx.time(() => {
@@ -84,7 +94,9 @@ export default async function benchRender(ctx: BenchContext): Promise<void> {
     }
   }, 3);
   const { ms: writeMs } = await ctx.time(() => writeBundle(join(ctx.workDir, "bundle-written"), result.manifest, result.payloads), 3);
-  console.log(`  per ${views}-view bundle: render ${renderMs.toFixed(0)} ms, encode (RGB and id PNGs, float32 depth) ${encodeMs.toFixed(0)} ms, write (encode + files + rename) ${writeMs.toFixed(0)} ms`);
+  console.log(
+    `  per ${views}-view bundle: render ${renderMs.toFixed(0)} ms, encode (RGB and id PNGs, float32 depth) ${encodeMs.toFixed(0)} ms, write (encode + files + rename) ${writeMs.toFixed(0)} ms`,
+  );
   await compareWithBaseline(task, result);
   const dir = join(ctx.workDir, "bundle");
   const { ms: totalMs } = await ctx.time(() => {
@@ -100,5 +112,7 @@ export default async function benchRender(ctx: BenchContext): Promise<void> {
     writeBundle(join(ctx.workDir, "bundle-1280"), c.manifest, c.payloads);
     return c;
   }, 2);
-  console.log(`  1280x720 (--image 1280x720), ${bigResult.payloads.length} views, rendered and written: ${bigMs.toFixed(0)} ms (${(bigMs / totalMs).toFixed(2)}x the 518x392 bundle for ${((1280 * 720) / (task.camera.width * task.camera.height)).toFixed(2)}x the pixels)`);
+  console.log(
+    `  1280x720 (--image 1280x720), ${bigResult.payloads.length} views, rendered and written: ${bigMs.toFixed(0)} ms (${(bigMs / totalMs).toFixed(2)}x the 518x392 bundle for ${((1280 * 720) / (task.camera.width * task.camera.height)).toFixed(2)}x the pixels)`,
+  );
 }

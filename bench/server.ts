@@ -71,11 +71,16 @@ interface AutocannonOptions {
   duration?: number;
   sampleInt?: number;
   setupClient?: (client: { setBody(b: string): void }) => void;
-  requests?: Array<{ method?: string; path?: string; headers?: Record<string, string>; body?: string; setupRequest?: (req: { body?: string }, ctx: Record<string, unknown>) => unknown }>;
+  requests?: Array<{
+    method?: string;
+    path?: string;
+    headers?: Record<string, string>;
+    body?: string;
+    setupRequest?: (req: { body?: string }, ctx: Record<string, unknown>) => unknown;
+  }>;
 }
 type Autocannon = (opts: AutocannonOptions) => Promise<AutocannonResult>;
 const autocannon = createRequire(import.meta.url)("autocannon") as Autocannon;
-
 
 function startServer(data: string): Promise<{ url: string; proc: ChildProcess }> {
   const proc = spawn(process.execPath, [CLI, "serve", "--port", "0", "--data", data], { stdio: ["ignore", "pipe", "inherit"] });
@@ -91,7 +96,11 @@ function startServer(data: string): Promise<{ url: string; proc: ChildProcess }>
 }
 
 async function json(method: string, url: string, body?: unknown, contentType = "application/json"): Promise<{ status: number; body: Record<string, unknown> }> {
-  const r = await fetch(url, { method, headers: body === undefined ? {} : { "content-type": contentType }, body: body === undefined ? undefined : Buffer.isBuffer(body) ? body : JSON.stringify(body) });
+  const r = await fetch(url, {
+    method,
+    headers: body === undefined ? {} : { "content-type": contentType },
+    body: body === undefined ? undefined : Buffer.isBuffer(body) ? body : JSON.stringify(body),
+  });
   return { status: r.status, body: (await r.json()) as Record<string, unknown> };
 }
 
@@ -105,8 +114,12 @@ async function phase(opts: AutocannonOptions): Promise<AutocannonResult & { wall
 function report(name: string, r: AutocannonResult & { wallS: number }): { rps: number; ok: boolean } {
   const rps = r.requests.total / r.wallS;
   const bad = r.errors + r.timeouts + r.non2xx;
-  const codes = Object.entries(r.statusCodeStats ?? {}).map(([c, s]) => `${c}x${s.count}`).join(" ");
-  console.log(`  ${name}: ${r.requests.total} requests in ${r.wallS.toFixed(2)} s = ${rps < 10 ? rps.toFixed(2) : rps.toFixed(0)} req/s; latency p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, max ${r.latency.max} ms; errors ${r.errors}, timeouts ${r.timeouts}, non-2xx ${r.non2xx} (${codes})`);
+  const codes = Object.entries(r.statusCodeStats ?? {})
+    .map(([c, s]) => `${c}x${s.count}`)
+    .join(" ");
+  console.log(
+    `  ${name}: ${r.requests.total} requests in ${r.wallS.toFixed(2)} s = ${rps < 10 ? rps.toFixed(2) : rps.toFixed(0)} req/s; latency p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, max ${r.latency.max} ms; errors ${r.errors}, timeouts ${r.timeouts}, non-2xx ${r.non2xx} (${codes})`,
+  );
   return { rps, ok: bad === 0 };
 }
 
@@ -123,18 +136,35 @@ export default async function benchServer(ctx: BenchContext): Promise<void> {
     const sid = open.body.id as string;
     for (const [n, v] of manifest.views.entries()) {
       const p = payloads[n]!;
-      const body = encodeView({ intrinsics: v.intrinsics, extrinsic: v.extrinsic, action: v.action }, encodePng(WIDTH, HEIGHT, 3, 8, p.rgb), Buffer.from(p.depth.buffer, p.depth.byteOffset, p.depth.byteLength), encodePng(WIDTH, HEIGHT, 1, 16, p.ids));
+      const body = encodeView(
+        { intrinsics: v.intrinsics, extrinsic: v.extrinsic, action: v.action },
+        encodePng(WIDTH, HEIGHT, 3, 8, p.rgb),
+        Buffer.from(p.depth.buffer, p.depth.byteOffset, p.depth.byteLength),
+        encodePng(WIDTH, HEIGHT, 1, 16, p.ids),
+      );
       const r = await json("PUT", `${url}/v1/sim/sessions/${sid}/views/${n}`, body, VIEW_CONTENT_TYPE);
       if (r.status !== 201) throw new Error(`view ${n}: ${r.status} ${JSON.stringify(r.body)}`);
     }
     const bundle = (await json("POST", `${url}/v1/sim/sessions/${sid}/finish`, {})).body.bundle as string;
     const built = await json("POST", `${url}/v1/graphs`, { bundle });
     const gid = built.body.id as string;
-    console.log(`  bundle ${bundle} (1 view, ${WIDTH}x${HEIGHT}); graph ${gid}: ${String(built.body.nodes)} nodes, built in ${JSON.stringify(built.body.timings_ms)} ms`);
+    console.log(
+      `  bundle ${bundle} (1 view, ${WIDTH}x${HEIGHT}); graph ${gid}: ${String(built.body.nodes)} nodes, built in ${JSON.stringify(built.body.timings_ms)} ms`,
+    );
 
     const base = { connections: CONNECTIONS, amount: REQUESTS, timeout: REQUEST_TIMEOUT_S, duration: PHASE_LIMIT_S };
-    await phase({ ...base, amount: WARMUP_REQUESTS, url: `${url}/v1/graphs`, method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ bundle }) });
-    const a = report(`A. POST /v1/graphs, stored graph, ${CONNECTIONS} connections`, await phase({ ...base, url: `${url}/v1/graphs`, method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ bundle }) }));
+    await phase({
+      ...base,
+      amount: WARMUP_REQUESTS,
+      url: `${url}/v1/graphs`,
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ bundle }),
+    });
+    const a = report(
+      `A. POST /v1/graphs, stored graph, ${CONNECTIONS} connections`,
+      await phase({ ...base, url: `${url}/v1/graphs`, method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ bundle }) }),
+    );
     const b = report(`B. GET /v1/graphs/{id}, ${CONNECTIONS} connections`, await phase({ ...base, url: `${url}/v1/graphs/${gid}` }));
 
     // C: every request a real build; /healthz sampled while the workers are busy
@@ -157,7 +187,13 @@ export default async function benchServer(ctx: BenchContext): Promise<void> {
         amount: BUILD_REQUESTS,
         timeout: REQUEST_TIMEOUT_S,
         duration: PHASE_LIMIT_S,
-        requests: [{ method: "POST", headers: { "content-type": "application/json" }, setupRequest: (req) => ({ ...req, body: JSON.stringify({ bundle, source: "noisy", noiseSeed: `bench-${seed++}` }) }) }],
+        requests: [
+          {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            setupRequest: (req) => ({ ...req, body: JSON.stringify({ bundle, source: "noisy", noiseSeed: `bench-${seed++}` }) }),
+          },
+        ],
       }),
     );
     running = false;
@@ -170,7 +206,12 @@ export default async function benchServer(ctx: BenchContext): Promise<void> {
     ctx.goal(`stored-graph POSTs, ${CONNECTIONS} concurrent, zero errors`, `${a.rps.toFixed(0)} req/s`, "zero errors and non-2xx", a.ok);
     ctx.goal(`graph GETs, ${CONNECTIONS} concurrent, zero errors`, `${b.rps.toFixed(0)} req/s`, "zero errors and non-2xx", b.ok);
     ctx.goal(`real graph builds, ${BUILD_CONNECTIONS} concurrent, zero errors`, `${c.rps.toFixed(2)} builds/s`, "zero errors and non-2xx", c.ok);
-    ctx.goal("/healthz keeps answering while the CPU workers build graphs", `p50 ${hp50.toFixed(1)} ms, max ${hmax.toFixed(0)} ms`, `max < ${HEALTH_MAX_MS} ms`, hmax < HEALTH_MAX_MS);
+    ctx.goal(
+      "/healthz keeps answering while the CPU workers build graphs",
+      `p50 ${hp50.toFixed(1)} ms, max ${hmax.toFixed(0)} ms`,
+      `max < ${HEALTH_MAX_MS} ms`,
+      hmax < HEALTH_MAX_MS,
+    );
   } finally {
     proc.removeAllListeners("exit");
     proc.kill("SIGTERM");

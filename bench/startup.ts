@@ -31,7 +31,8 @@ function childrenCpuS(): number | null {
 function quartiles(xs: number[]): { q1: number; median: number; q3: number } {
   const s = [...xs].sort((a, b) => a - b);
   const at = (f: number) => {
-    const k = (s.length - 1) * f, lo = Math.floor(k);
+    const k = (s.length - 1) * f,
+      lo = Math.floor(k);
     return s[lo]! + (s[Math.ceil(k)]! - s[lo]!) * (k - lo);
   };
   return { q1: at(0.25), median: at(0.5), q3: at(0.75) };
@@ -47,10 +48,12 @@ export default async function benchStartup(ctx: BenchContext): Promise<void> {
     { name: "esi3d graph --help", args: ["graph", "--help"] },
     { name: "esi3d graph (one view)", args: ["graph", bundle, "-o", join(ctx.workDir, "startup-graph.json")] },
   ];
-  const wall = commands.map(() => [] as number[]), cpu = commands.map(() => [] as number[]);
+  const wall = commands.map(() => [] as number[]),
+    cpu = commands.map(() => [] as number[]);
   for (let r = 0; r < STARTUP_ROUNDS; r++) {
     commands.forEach((c, i) => {
-      const cpu0 = childrenCpuS(), t = performance.now();
+      const cpu0 = childrenCpuS(),
+        t = performance.now();
       const p = spawnSync(process.execPath, [CLI_MAIN, ...c.args], { encoding: "utf8" });
       wall[i]!.push(performance.now() - t);
       if (p.status !== 0) throw new Error(`${c.name}: exit ${p.status}\n${p.stderr}`);
@@ -65,6 +68,7 @@ export default async function benchStartup(ctx: BenchContext): Promise<void> {
     return `${q.median.toFixed(0)} (${q.q1.toFixed(0)}-${q.q3.toFixed(0)})`;
   };
   commands.forEach((c, i) => console.log(`  ${c.name.padEnd(24)} wall ${fmt(wall[i]!).padEnd(16)} cpu ${fmt(cpu[i]!)}`));
-  const v = quartiles(wall[0]!).median, g = quartiles(wall[2]!).median;
+  const v = quartiles(wall[0]!).median,
+    g = quartiles(wall[2]!).median;
   console.log(`  esi3d graph on one view: ${(g / v).toFixed(2)}x esi3d --version's wall time, ${(g - v).toFixed(0)} ms more`);
 }

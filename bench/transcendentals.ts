@@ -18,7 +18,26 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /** Math's functions recorded: the transcendental ones (and sqrt, which the noise model's Gaussians call). */
-export const RECORDED_FUNCTIONS = ["cos", "sin", "tan", "acos", "asin", "atan", "atan2", "exp", "expm1", "log", "log1p", "log2", "log10", "pow", "sqrt", "cbrt", "hypot", "tanh"] as const;
+export const RECORDED_FUNCTIONS = [
+  "cos",
+  "sin",
+  "tan",
+  "acos",
+  "asin",
+  "atan",
+  "atan2",
+  "exp",
+  "expm1",
+  "log",
+  "log1p",
+  "log2",
+  "log10",
+  "pow",
+  "sqrt",
+  "cbrt",
+  "hypot",
+  "tanh",
+] as const;
 type Recorded = (typeof RECORDED_FUNCTIONS)[number];
 /** Timing passes per function; the least is kept. */
 export const TRANSCENDENTAL_TIMING_PASSES = 7;
@@ -135,9 +154,11 @@ export interface TranscendentalFloor {
 
 /** The floor of a recording: every timed function's calls at its least measured cost per call. */
 export function transcendentalFloor(workDir: string, calls: ReadonlyMap<Recorded, Float64Array>): TranscendentalFloor {
-  const v8 = v8NsPerCall(calls), glibc = glibcNsPerCall(workDir, calls);
+  const v8 = v8NsPerCall(calls),
+    glibc = glibcNsPerCall(workDir, calls);
   const rows = [...calls].flatMap(([name, a]) => {
-    const v = v8.get(name) ?? null, g = glibc?.get(name) ?? null;
+    const v = v8.get(name) ?? null,
+      g = glibc?.get(name) ?? null;
     if (v === null && g === null) return [];
     return [{ name, calls: a.length, v8Ns: v, glibcNs: g, ms: (a.length * Math.min(v ?? Infinity, g ?? Infinity)) / 1e6 }];
   });

@@ -13,7 +13,9 @@ import { modelToSourcePixel, planPreprocess, preprocessViews, type PreprocessMod
 import { decodeChunk, halfToFloat, type PointsFrom, type VggtChunkOutputs } from "../reconstruct/vggt/postprocess.js";
 import { assembleCloud } from "../reconstruct/vggt/assemble.js";
 
-const VIEWS = 30, W = 518, H = 392;
+const VIEWS = 30,
+  W = 518,
+  H = 392;
 
 function rng(seed: number): () => number {
   let s = seed >>> 0;
@@ -25,7 +27,11 @@ function syntheticViews(w: number, h: number): ViewData[] {
   return Array.from({ length: VIEWS }, (_, index) => {
     const E: Mat34 = poseToExtrinsic({ position: [Math.cos(index / 5) * 2, Math.sin(index / 5) * 2, 1.5], yaw: index / 5 + Math.PI, pitch: -0.2 });
     return {
-      index, width: w, height: h, action: null, E,
+      index,
+      width: w,
+      height: h,
+      action: null,
+      E,
       K: { fx: 300, fy: 300, cx: (w - 1) / 2, cy: (h - 1) / 2 },
       rgb: Uint8Array.from({ length: w * h * 3 }, () => (r() * 256) | 0),
       depth: Float32Array.from({ length: w * h }, () => 1 + 3 * r()),
@@ -37,14 +43,18 @@ function syntheticViews(w: number, h: number): ViewData[] {
 /** Model outputs consistent with the views' cameras, in a frame at scale 1/2 (as VGGT would predict). */
 function syntheticOutputs(views: ViewData[], mW: number, mH: number): VggtChunkOutputs {
   const r = rng(11);
-  const S = views.length, P = mW * mH;
+  const S = views.length,
+    P = mW * mH;
   const poseEnc = new Float32Array(S * 9);
   views.forEach((v, s) => {
     const q = matToQuat(extrinsicRotation(v.E));
     poseEnc.set([v.E[0][3] / 2, v.E[1][3] / 2, v.E[2][3] / 2, q.x, q.y, q.z, q.w, 2 * Math.atan(mH / 2 / 300), 2 * Math.atan(mW / 2 / 300)], s * 9);
   });
   return {
-    S, H: mH, W: mW, poseEnc,
+    S,
+    H: mH,
+    W: mW,
+    poseEnc,
     depth: Float32Array.from({ length: S * P }, () => 0.5 + r()),
     depthConf: Float32Array.from({ length: S * P }, () => 1 + 10 * r()),
     worldPoints: Float32Array.from({ length: S * P * 3 }, () => r() * 4 - 2),
@@ -59,7 +69,12 @@ export default async function (ctx: BenchContext): Promise<void> {
 
   for (const mode of ["crop", "pad"] as PreprocessMode[]) {
     const plan = planPreprocess(W, H, mode);
-    const { ms } = await ctx.time(() => preprocessViews(views.map((v) => v.rgb), plan));
+    const { ms } = await ctx.time(() =>
+      preprocessViews(
+        views.map((v) => v.rgb),
+        plan,
+      ),
+    );
     row(`preprocess ${mode} -> ${plan.width}x${plan.height}`, ms, `${(ms / VIEWS).toFixed(2)} ms/view`);
   }
   // A source that needs the bicubic resize (640x480 -> 518x392): the resampling cost itself.

@@ -12,6 +12,6 @@ const totalLength = (parts: readonly ArrayLike<number>[]) => parts.reduce((n, a)
 
 function fill<T extends { set(a: ArrayLike<number>, offset: number): void }>(out: T, parts: readonly ArrayLike<number>[]): T {
   let o = 0;
-  for (const a of parts) (out.set(a, o), (o += a.length));
+  for (const a of parts) out.set(a, o), (o += a.length);
   return out;
 }

@@ -36,7 +36,10 @@ function fileText(flag: string, file: string): string {
   } catch (e) {
     if (e instanceof InputError) throw e;
     const code = (e as NodeJS.ErrnoException).code;
-    throw new InputError(`${flag}: ${file}: ${code === "ENOENT" ? "no such file" : code === "EACCES" ? "permission denied" : `cannot read it (${(e as Error).message})`}`, { file });
+    throw new InputError(
+      `${flag}: ${file}: ${code === "ENOENT" ? "no such file" : code === "EACCES" ? "permission denied" : `cannot read it (${(e as Error).message})`}`,
+      { file },
+    );
   }
   if (text.trim() === "") throw new InputError(`${flag}: ${file}: is empty, expected the text`, { file });
   return text;
@@ -45,7 +48,10 @@ function fileText(flag: string, file: string): string {
 /** A comma-separated list of choices, e.g. "gt,noisy". */
 export function listOption<T extends string>(flag: string, choices: readonly T[]) {
   return (v: string): T[] => {
-    const items = v.split(",").map((s) => s.trim()).filter(Boolean);
+    const items = v
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean);
     if (items.length === 0) throw new InputError(`${flag}: expected a comma-separated list of ${choices.join(", ")}`);
     for (const i of items) if (!(choices as readonly string[]).includes(i)) throw new InputError(`${flag}: "${i}" is not one of ${choices.join(", ")}`);
     return [...new Set(items)] as T[];
@@ -55,7 +61,6 @@ export function listOption<T extends string>(flag: string, choices: readonly T[]
 // ---------------------------------------------------------------------------------------------------------------
 // Options derived from a zod schema: one declaration (the option set's schema: type, bounds, choices, default,
 // description) gives every front-end its flags. A FlagSpec only names the flag of a field.
-
 
 export interface FlagSpec {
   /** the field's path in the option set, dotted for nested objects ("vggt.device") */
@@ -74,7 +79,10 @@ export interface FlagSpec {
 
 /** The commander attribute a flag's value lands in ("--noise-level <x>" -> noiseLevel). */
 export function flagAttribute(flag: string): string {
-  const long = flag.split(/[ ,]+/).find((p) => p.startsWith("--"))!.slice(2);
+  const long = flag
+    .split(/[ ,]+/)
+    .find((p) => p.startsWith("--"))!
+    .slice(2);
   return long.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 }
 
@@ -122,11 +130,14 @@ function parserFor(spec: FlagSpec, field: z.ZodType): ((v: string) => unknown) |
   }
   if (spec.kind === "file") return (v) => fileText(name, v);
   if (inner instanceof z.ZodEnum) return choiceOption(name, inner.options as string[]);
-  if (inner instanceof z.ZodArray && unwrapped(inner.element as z.ZodType) instanceof z.ZodEnum) return listOption(name, (unwrapped(inner.element as z.ZodType) as z.ZodEnum).options as string[]);
+  if (inner instanceof z.ZodArray && unwrapped(inner.element as z.ZodType) instanceof z.ZodEnum)
+    return listOption(name, (unwrapped(inner.element as z.ZodType) as z.ZodEnum).options as string[]);
   if (inner instanceof z.ZodNumber) {
     const scale = spec.scale ?? 1;
-    const lo = (inner.minValue ?? -Number.MAX_VALUE) / scale, hi = (inner.maxValue ?? Number.MAX_VALUE) / scale;
-    const p = inner.isInt && scale === 1 ? intOption(name, Math.max(lo, Number.MIN_SAFE_INTEGER), Math.min(hi, Number.MAX_SAFE_INTEGER)) : numberOption(name, lo, hi);
+    const lo = (inner.minValue ?? -Number.MAX_VALUE) / scale,
+      hi = (inner.maxValue ?? Number.MAX_VALUE) / scale;
+    const p =
+      inner.isInt && scale === 1 ? intOption(name, Math.max(lo, Number.MIN_SAFE_INTEGER), Math.min(hi, Number.MAX_SAFE_INTEGER)) : numberOption(name, lo, hi);
     return (v) => {
       const n = p(v);
       return scale === 1 ? n : Math.round(n * scale);
@@ -199,7 +210,10 @@ function merged(base: Record<string, unknown>, over: Record<string, unknown>): R
   const out: Record<string, unknown> = { ...base };
   for (const [k, v] of Object.entries(over)) {
     const b = out[k];
-    out[k] = v && typeof v === "object" && !Array.isArray(v) && b && typeof b === "object" && !Array.isArray(b) ? merged(b as Record<string, unknown>, v as Record<string, unknown>) : v;
+    out[k] =
+      v && typeof v === "object" && !Array.isArray(v) && b && typeof b === "object" && !Array.isArray(b)
+        ? merged(b as Record<string, unknown>, v as Record<string, unknown>)
+        : v;
   }
   return out;
 }

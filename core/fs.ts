@@ -149,7 +149,8 @@ export function readJsonFile<S extends z.ZodType>(file: string, schema: S, what:
     // a named pipe would block the read forever, a huge file fill memory before JSON.parse sees it
     const st = statSync(file);
     if (!st.isFile() && !st.isDirectory()) throw new InputError(`${file}: not a regular file (a named pipe, socket or device); expected a ${what}`, { file });
-    if (st.size > maxBytes) throw new InputError(`${file}: ${(st.size / 2 ** 20).toFixed(1)} MiB, more than the ${(maxBytes / 2 ** 20).toFixed(0)} MiB a ${what} may have`, { file });
+    if (st.size > maxBytes)
+      throw new InputError(`${file}: ${(st.size / 2 ** 20).toFixed(1)} MiB, more than the ${(maxBytes / 2 ** 20).toFixed(0)} MiB a ${what} may have`, { file });
     text = readFileSync(file, "utf8");
   } catch (e) {
     if (e instanceof InputError) throw e;

@@ -27,9 +27,18 @@ export const boxTop = (b: YawBox): number => b.centre[2] + b.extent[2] / 2;
 
 /** Footprint corners, counter-clockwise. */
 export function footprint(b: YawBox, grow = 0): Array<[number, number]> {
-  const c = Math.cos(b.yaw), s = Math.sin(b.yaw);
-  const hx = b.extent[0] / 2 + grow, hy = b.extent[1] / 2 + grow;
-  return ([[hx, hy], [-hx, hy], [-hx, -hy], [hx, -hy]] as Array<[number, number]>).map(([x, y]) => [b.centre[0] + c * x - s * y, b.centre[1] + s * x + c * y]);
+  const c = Math.cos(b.yaw),
+    s = Math.sin(b.yaw);
+  const hx = b.extent[0] / 2 + grow,
+    hy = b.extent[1] / 2 + grow;
+  return (
+    [
+      [hx, hy],
+      [-hx, hy],
+      [-hx, -hy],
+      [hx, -hy],
+    ] as Array<[number, number]>
+  ).map(([x, y]) => [b.centre[0] + c * x - s * y, b.centre[1] + s * x + c * y]);
 }
 
 /** Penetration depth of two convex polygons along their least-overlapping separating axis (<= 0: apart). */
@@ -37,10 +46,15 @@ function polygonOverlap(p: Array<[number, number]>, q: Array<[number, number]>):
   let minOverlap = Infinity;
   for (const poly of [p, q]) {
     for (let i = 0; i < poly.length; i++) {
-      const a = poly[i]!, b = poly[(i + 1) % poly.length]!;
-      const nx = -(b[1] - a[1]), ny = b[0] - a[0];
+      const a = poly[i]!,
+        b = poly[(i + 1) % poly.length]!;
+      const nx = -(b[1] - a[1]),
+        ny = b[0] - a[0];
       const L = Math.hypot(nx, ny) || 1;
-      let pMin = Infinity, pMax = -Infinity, qMin = Infinity, qMax = -Infinity;
+      let pMin = Infinity,
+        pMax = -Infinity,
+        qMin = Infinity,
+        qMax = -Infinity;
       for (const v of p) {
         const d = (v[0] * nx + v[1] * ny) / L;
         pMin = Math.min(pMin, d);
@@ -70,17 +84,22 @@ export function footprintsOverlap(a: YawBox, b: YawBox, margin = 0): boolean {
 }
 
 function segmentPointDistance(p: [number, number], a: [number, number], b: [number, number]): number {
-  const dx = b[0] - a[0], dy = b[1] - a[1];
+  const dx = b[0] - a[0],
+    dy = b[1] - a[1];
   const t = Math.max(0, Math.min(1, ((p[0] - a[0]) * dx + (p[1] - a[1]) * dy) / (dx * dx + dy * dy || 1)));
   return Math.hypot(p[0] - a[0] - t * dx, p[1] - a[1] - t * dy);
 }
 
 /** Closest distance between two footprints (0 when they overlap). */
 export function footprintDistance(a: YawBox, b: YawBox): number {
-  const p = footprint(a), q = footprint(b);
+  const p = footprint(a),
+    q = footprint(b);
   if (polygonOverlap(p, q) > 0) return 0;
   let d = Infinity;
-  for (const [P, Q] of [[p, q], [q, p]] as const)
+  for (const [P, Q] of [
+    [p, q],
+    [q, p],
+  ] as const)
     for (const v of P) for (let i = 0; i < Q.length; i++) d = Math.min(d, segmentPointDistance(v, Q[i]!, Q[(i + 1) % Q.length]!));
   return d;
 }
@@ -96,16 +115,23 @@ export const boxVolume = (b: YawBox): number => b.extent[0] * b.extent[1] * b.ex
 
 /** Point in footprint test. */
 export function inFootprint(b: YawBox, x: number, y: number, margin = 0): boolean {
-  const c = Math.cos(b.yaw), s = Math.sin(b.yaw);
-  const dx = x - b.centre[0], dy = y - b.centre[1];
+  const c = Math.cos(b.yaw),
+    s = Math.sin(b.yaw);
+  const dx = x - b.centre[0],
+    dy = y - b.centre[1];
   return Math.abs(c * dx + s * dy) <= b.extent[0] / 2 - margin && Math.abs(-s * dx + c * dy) <= b.extent[1] / 2 - margin;
 }
 
 /** Distance (m) from a point to a box (0 inside). */
 export function pointBoxDistance(p: Vec3, b: YawBox): number {
-  const c = Math.cos(b.yaw), s = Math.sin(b.yaw);
-  const dx = p[0] - b.centre[0], dy = p[1] - b.centre[1], dz = p[2] - b.centre[2];
-  const lx = Math.abs(c * dx + s * dy) - b.extent[0] / 2, ly = Math.abs(-s * dx + c * dy) - b.extent[1] / 2, lz = Math.abs(dz) - b.extent[2] / 2;
+  const c = Math.cos(b.yaw),
+    s = Math.sin(b.yaw);
+  const dx = p[0] - b.centre[0],
+    dy = p[1] - b.centre[1],
+    dz = p[2] - b.centre[2];
+  const lx = Math.abs(c * dx + s * dy) - b.extent[0] / 2,
+    ly = Math.abs(-s * dx + c * dy) - b.extent[1] / 2,
+    lz = Math.abs(dz) - b.extent[2] / 2;
   return Math.hypot(Math.max(0, lx), Math.max(0, ly), Math.max(0, lz));
 }
 
@@ -119,7 +145,8 @@ export interface Bounds {
 
 /** Axis-aligned bounds of x,y,z triples (or of the points `indices` names); empty input gives min +Infinity, max -Infinity. */
 export function boundsOf(xyz: ArrayLike<number>, indices?: ArrayLike<number>): Bounds {
-  const min: Vec3 = [Infinity, Infinity, Infinity], max: Vec3 = [-Infinity, -Infinity, -Infinity];
+  const min: Vec3 = [Infinity, Infinity, Infinity],
+    max: Vec3 = [-Infinity, -Infinity, -Infinity];
   const n = indices ? indices.length : xyz.length / 3;
   for (let j = 0; j < n; j++) {
     const o = 3 * (indices ? indices[j]! : j);
@@ -137,13 +164,18 @@ export function boundsOf(xyz: ArrayLike<number>, indices?: ArrayLike<number>): B
 
 /** The points of `p` inside the box [min - pad, max + pad]. */
 function crop(p: Float32Array, box: Bounds, pad: number): Float32Array {
-  const x0 = box.min[0] - pad, x1 = box.max[0] + pad, y0 = box.min[1] - pad, y1 = box.max[1] + pad, z0 = box.min[2] - pad, z1 = box.max[2] + pad;
+  const x0 = box.min[0] - pad,
+    x1 = box.max[0] + pad,
+    y0 = box.min[1] - pad,
+    y1 = box.max[1] + pad,
+    z0 = box.min[2] - pad,
+    z1 = box.max[2] + pad;
   const inside = (i: number) => p[i]! >= x0 && p[i]! <= x1 && p[i + 1]! >= y0 && p[i + 1]! <= y1 && p[i + 2]! >= z0 && p[i + 2]! <= z1;
   // two passes (count, then copy) into a typed array instead of a growing number[]
   let n = 0;
   for (let i = 0; i < p.length; i += 3) if (inside(i)) n++;
   const out = new Float32Array(n * 3);
-  for (let i = 0, k = 0; i < p.length; i += 3) if (inside(i)) (out[k++] = p[i]!, out[k++] = p[i + 1]!, out[k++] = p[i + 2]!);
+  for (let i = 0, k = 0; i < p.length; i += 3) if (inside(i)) (out[k++] = p[i]!), (out[k++] = p[i + 1]!), (out[k++] = p[i + 2]!);
   return out;
 }
 
@@ -178,15 +210,21 @@ function gridMin(a: Float32Array, b: Float32Array, cell: number, best: number): 
   for (let p = 0; p < nb; p++) points[fill[slotOf[p]!]!++] = 3 * p;
   let best2 = best * best;
   for (let i = 0; i < a.length; i += 3) {
-    const x = a[i]!, y = a[i + 1]!, z = a[i + 2]!;
-    const cx = Math.floor(x / cell), cy = Math.floor(y / cell), cz = Math.floor(z / cell);
+    const x = a[i]!,
+      y = a[i + 1]!,
+      z = a[i + 2]!;
+    const cx = Math.floor(x / cell),
+      cy = Math.floor(y / cell),
+      cz = Math.floor(z / cell);
     for (let dx = -1; dx <= 1; dx++)
       for (let dy = -1; dy <= 1; dy++)
         for (let dz = -1; dz <= 1; dz++) {
           const h = key(cx + dx, cy + dy, cz + dz) & mask;
           for (let q = start[h]!, end = start[h + 1]!; q < end; q++) {
             const j = points[q]!;
-            const ex = b[j]! - x, ey = b[j + 1]! - y, ez = b[j + 2]! - z;
+            const ex = b[j]! - x,
+              ey = b[j + 1]! - y,
+              ez = b[j + 2]! - z;
             const d2 = ex * ex + ey * ey + ez * ez;
             if (d2 < best2) best2 = d2;
           }
@@ -200,7 +238,8 @@ function gridMin(a: Float32Array, b: Float32Array, cell: number, best: number): 
  * A strided subset first gives an upper bound; the exact search then only looks that far.
  */
 export function minPointDistance(a0: Float32Array, b0: Float32Array, cutoff: number): number {
-  let a = crop(a0, boundsOf(b0), cutoff), b = crop(b0, boundsOf(a0), cutoff);
+  let a = crop(a0, boundsOf(b0), cutoff),
+    b = crop(b0, boundsOf(a0), cutoff);
   if (a.length === 0 || b.length === 0) return cutoff;
   const stride = Math.max(1, Math.floor(Math.sqrt(Math.min(a.length, b.length) / 3) / 4));
   let bound = stride > 1 ? gridMin(strided(a, stride), strided(b, stride), cutoff, cutoff) : cutoff;
@@ -210,4 +249,3 @@ export function minPointDistance(a0: Float32Array, b0: Float32Array, cutoff: num
   if (a.length === 0 || b.length === 0) return bound >= cutoff ? cutoff : bound;
   return gridMin(a, b, Math.max(bound, 0.002), bound);
 }
-

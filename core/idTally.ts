@@ -33,7 +33,8 @@ export function tallyIds(values: ArrayLike<number>, at?: ArrayLike<number>): IdT
 
 function countAt(values: ArrayLike<number>, at: ArrayLike<number>, ids: number[]): void {
   if (at.length === 0) return;
-  let id = values[at[0]!]!, run = 0;
+  let id = values[at[0]!]!,
+    run = 0;
   for (let k = 0; k < at.length; k++) {
     const v = values[at[k]!]!;
     if (v === id) {
@@ -68,14 +69,16 @@ export function countEachId(values: Uint16Array, into: Uint32Array): void {
   // an unaligned first id, then whole words, then a last odd id
   const head = (values.byteOffset & 3) === 0 ? 0 : 1;
   const words = new Uint32Array(values.buffer, values.byteOffset + 2 * head, (n - head) >> 1);
-  let id = values[0]!, run = head;
+  let id = values[0]!,
+    run = head;
   for (let w = 0; w < words.length; w++) {
     const x = words[w]!;
     if (x === id * 0x10001) {
       run += 2;
       continue;
     }
-    const a = x & 0xffff, b = x >>> 16;
+    const a = x & 0xffff,
+      b = x >>> 16;
     if (a === id) run++;
     else {
       into[id]! += run;

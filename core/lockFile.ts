@@ -98,12 +98,17 @@ function underTakeoverGuard(file: string, me: LockHolder, fn: () => void): void 
   const deadline = Date.now() + TAKEOVER_WAIT_LIMIT_MS;
   while (!tryLink(guard, me)) {
     const g = readLock(guard);
-    const abandoned = g.kind === "unreadable" || (g.kind === "holder" && (g.holder.host === me.host ? !processAlive(g.holder.pid) : Date.now() - Date.parse(g.holder.since) > TAKEOVER_GUARD_STALE_MS));
+    const abandoned =
+      g.kind === "unreadable" ||
+      (g.kind === "holder" && (g.holder.host === me.host ? !processAlive(g.holder.pid) : Date.now() - Date.parse(g.holder.since) > TAKEOVER_GUARD_STALE_MS));
     // a guard is abandoned only by a process that died inside its sub-millisecond hold: rare enough that its
     // own removal is not guarded again
     if (abandoned) rmSync(guard, { force: true });
     else if (g.kind === "holder") {
-      if (Date.now() > deadline) throw new Error(`${guard}: another process (pid ${g.holder.pid} on ${g.holder.host}) has held the lock's takeover guard for over ${TAKEOVER_WAIT_LIMIT_MS / 1000} s; remove the file if that process is stuck`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `${guard}: another process (pid ${g.holder.pid} on ${g.holder.host}) has held the lock's takeover guard for over ${TAKEOVER_WAIT_LIMIT_MS / 1000} s; remove the file if that process is stuck`,
+        );
       sleepMs(TAKEOVER_POLL_MS);
     }
   }

@@ -70,11 +70,16 @@ export function checkOutputs(inputs: readonly NamedPath[], outputs: readonly Nam
   for (const o of outs) {
     for (const i of ins) {
       const how = o.real === i.real ? "is" : isWithin(i.real, o.real) ? "lies inside" : isWithin(o.real, i.real) ? "contains" : null;
-      if (how) throw new InputError(`${shown(o, o.real)}: the output ${how} the input ${shown(i, i.real)}; ${RULE} (choose another ${o.what})`, { file: o.path, field: o.what });
+      if (how)
+        throw new InputError(`${shown(o, o.real)}: the output ${how} the input ${shown(i, i.real)}; ${RULE} (choose another ${o.what})`, {
+          file: o.path,
+          field: o.what,
+        });
     }
   }
   outs.forEach((a, k) => {
-    for (const b of outs.slice(k + 1)) if (a.real === b.real) throw new InputError(`${shown(b, b.real)}: the same path as ${shown(a, a.real)}; ${RULE}`, { file: b.path, field: b.what });
+    for (const b of outs.slice(k + 1))
+      if (a.real === b.real) throw new InputError(`${shown(b, b.real)}: the same path as ${shown(a, a.real)}; ${RULE}`, { file: b.path, field: b.what });
   });
 }
 

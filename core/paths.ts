@@ -36,6 +36,7 @@ export const SafeSegmentSchema = z.string().regex(SAFE_SEGMENT_PATTERN, SAFE_SEG
  */
 export function pathBelow(root: string, ...parts: string[]): string {
   const p = join(root, ...parts);
-  if (!isWithin(root, p) || resolve(p) === resolve(root)) throw new InputError(`${p}: refusing to write outside ${root} (a name in the input is not a plain file name: ${SAFE_SEGMENT_RULE})`, { file: p });
+  if (!isWithin(root, p) || resolve(p) === resolve(root))
+    throw new InputError(`${p}: refusing to write outside ${root} (a name in the input is not a plain file name: ${SAFE_SEGMENT_RULE})`, { file: p });
   return p;
 }

@@ -81,17 +81,27 @@ function centroid(ps: readonly Vec3[]): Vec3 {
 export function umeyama(src: readonly Vec3[], dst: readonly Vec3[], withScale: boolean): UmeyamaResult {
   if (src.length !== dst.length) throw new Error(`umeyama: ${src.length} source points but ${dst.length} destination points`);
   if (src.length === 0) throw new Error("umeyama: no points");
-  const ms = centroid(src), md = centroid(dst);
+  const ms = centroid(src),
+    md = centroid(dst);
   // S[a][b] = Σ src'_a · dst'_b over centred points (Horn 1987, eq. for M).
-  const S = [[0, 0, 0], [0, 0, 0], [0, 0, 0]] as Mat3;
+  const S = [
+    [0, 0, 0],
+    [0, 0, 0],
+    [0, 0, 0],
+  ] as Mat3;
   let varSrc = 0;
   for (let i = 0; i < src.length; i++) {
-    const a = sub(src[i]!, ms), b = sub(dst[i]!, md);
+    const a = sub(src[i]!, ms),
+      b = sub(dst[i]!, md);
     varSrc += dot(a, a);
     for (let r = 0; r < 3; r++) for (let c = 0; c < 3; c++) S[r]![c]! += a[r]! * b[c]!;
   }
   if (varSrc === 0) {
-    const R: Mat3 = [[1, 0, 0], [0, 1, 0], [0, 0, 1]];
+    const R: Mat3 = [
+      [1, 0, 0],
+      [0, 1, 0],
+      [0, 0, 1],
+    ];
     const T = { R, s: 1, t: sub(md, ms) };
     return { ...T, rmse: sim3Rmse(T, src, dst) };
   }
@@ -120,7 +130,11 @@ export function umeyama(src: readonly Vec3[], dst: readonly Vec3[], withScale: b
 export function principalSpreads(ps: readonly Vec3[]): [number, number, number] {
   if (ps.length === 0) return [0, 0, 0];
   const c = centroid(ps);
-  const C = [[0, 0, 0], [0, 0, 0], [0, 0, 0]];
+  const C = [
+    [0, 0, 0],
+    [0, 0, 0],
+    [0, 0, 0],
+  ];
   for (const p of ps) {
     const d = sub(p, c);
     for (let r = 0; r < 3; r++) for (let k = 0; k < 3; k++) C[r]![k]! += (d[r]! * d[k]!) / ps.length;
@@ -247,7 +261,8 @@ export function alignCameras(input: AlignCamerasInput): CameraAlignment {
   const { predicted, known } = input;
   if (predicted.length !== known.length || predicted.length === 0)
     throw new Error(`alignCameras: ${predicted.length} predicted and ${known.length} known cameras`);
-  const cp = predicted.map(cameraCentre), ck = known.map(cameraCentre);
+  const cp = predicted.map(cameraCentre),
+    ck = known.map(cameraCentre);
   const n = cp.length;
   // `minM`: the known (metric) centres must spread at least a baseline; cameras turning in place differ
   // only by rounding, and a Umeyama fit to that spread would shrink the scene to a point
@@ -263,11 +278,16 @@ export function alignCameras(input: AlignCamerasInput): CameraAlignment {
   // x_w = s·R_k0ᵀR_p0·x_p + R_k0ᵀ(s·t_p0 − t_k0).
   const R = matMul(transpose(extrinsicRotation(known[0]!)), extrinsicRotation(predicted[0]!));
   const ratios: number[] = [];
-  for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) {
-    const dk = dist(ck[i]!, ck[j]!), dp = dist(cp[i]!, cp[j]!);
-    if (dk >= MIN_BASELINE_M && dp > 0) ratios.push(dk / dp);
-  }
-  let s: number, method: AlignMethod, note: string, scaleOracle = false;
+  for (let i = 0; i < n; i++)
+    for (let j = i + 1; j < n; j++) {
+      const dk = dist(ck[i]!, ck[j]!),
+        dp = dist(cp[i]!, cp[j]!);
+      if (dk >= MIN_BASELINE_M && dp > 0) ratios.push(dk / dp);
+    }
+  let s: number,
+    method: AlignMethod,
+    note: string,
+    scaleOracle = false;
   const why = n < 3 ? `${n} camera(s)` : "camera centres nearly collinear";
   const floor = ratios.length === 0 && input.pointHeights ? scaleFromCameraHeight(R, cp[0]!, ck[0]!, input.pointHeights) : null;
   if (ratios.length > 0) {
@@ -291,7 +311,8 @@ export function alignCameras(input: AlignCamerasInput): CameraAlignment {
       note = `${why}, no baseline, no floor and no known depth: rotation from camera 0, scale unknown (left at 1)`;
     }
   }
-  const tp0 = extrinsicTranslation(predicted[0]!), tk0 = extrinsicTranslation(known[0]!);
+  const tp0 = extrinsicTranslation(predicted[0]!),
+    tk0 = extrinsicTranslation(known[0]!);
   const t = matVec(transpose(extrinsicRotation(known[0]!)), sub(scale(tp0, s), tk0));
   const T = { R, s, t };
   return { ...T, method, rmsM: sim3Rmse(T, cp, ck), cameras: n, scaleOracle, note };
@@ -311,4 +332,12 @@ export function alignExtrinsic(E: Mat34, T: Sim3): Mat34 {
   ];
 }
 
-export const IDENTITY_SIM3: Sim3 = { R: [[1, 0, 0], [0, 1, 0], [0, 0, 1]], t: [0, 0, 0], s: 1 };
+export const IDENTITY_SIM3: Sim3 = {
+  R: [
+    [1, 0, 0],
+    [0, 1, 0],
+    [0, 0, 1],
+  ],
+  t: [0, 0, 0],
+  s: 1,
+};

@@ -5,7 +5,6 @@ import { bundleCategories } from "./categories.js";
 import type { CloudOptions } from "./options.js";
 import { filterCloud, type CloudArena, type PointCloud } from "./pointcloud.js";
 
-
 /** How a cloud is built, beyond what it is (none of this changes the points' values). */
 export interface CloudRuntime {
   /** gt/noisy: back-project every stride-th pixel (1 = all). */

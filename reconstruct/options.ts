@@ -18,8 +18,11 @@ export const VggtOptionsSchema = z
   .object({
     modelPath: z.string().min(1).nullable().default(null).describe("vggt: the .onnx file (or a directory holding vggt.onnx); default $ESI3D_VGGT_MODEL"),
     device: z.enum(VGGT_DEVICES).default("auto").describe("vggt: execution provider auto|cuda|cpu (auto tries CUDA when an NVIDIA driver is present)"),
-    points: z.enum(["depth", "pointmap"]).default("depth").describe("vggt: points from the depth head with decoded cameras (depth) or the point-map head (pointmap)"),
-        // VGGT's demo (demo_gradio.py) drops the lowest 50 % by default: the one default of the percentile
+    points: z
+      .enum(["depth", "pointmap"])
+      .default("depth")
+      .describe("vggt: points from the depth head with decoded cameras (depth) or the point-map head (pointmap)"),
+    // VGGT's demo (demo_gradio.py) drops the lowest 50 % by default: the one default of the percentile
     confPercentile: z.number().min(0).max(100).default(50).describe("vggt: drop the lowest p % of confidences (per chunk; VGGT's demo drops 50 %)"),
     confThreshold: z.number().min(0).max(1e9).nullable().default(null).describe("vggt: instead, keep confidence >= c (takes precedence over the percentile)"),
     align: z.enum(["sim3", "none"]).default("sim3").describe("vggt: sim3 (align predicted cameras to the known poses) or none (VGGT's frame)"),

@@ -18,7 +18,24 @@ interface Prop {
   type: string;
 }
 
-const TYPE_SIZE: Record<string, number> = { char: 1, uchar: 1, int8: 1, uint8: 1, short: 2, ushort: 2, int16: 2, uint16: 2, int: 4, uint: 4, int32: 4, uint32: 4, float: 4, float32: 4, double: 8, float64: 8 };
+const TYPE_SIZE: Record<string, number> = {
+  char: 1,
+  uchar: 1,
+  int8: 1,
+  uint8: 1,
+  short: 2,
+  ushort: 2,
+  int16: 2,
+  uint16: 2,
+  int: 4,
+  uint: 4,
+  int32: 4,
+  uint32: 4,
+  float: 4,
+  float32: 4,
+  double: 8,
+  float64: 8,
+};
 
 /** Per-vertex properties we write, in order. */
 const PROPS: Prop[] = [
@@ -53,7 +70,8 @@ export function encodePly(c: PointCloud, extras: PlyExtras = {}): Buffer {
   const { colors, nodes } = extras;
   if (nodes && nodes.ofPoint.length !== c.count) throw new Error(`encodePly: ${nodes.ofPoint.length} node ids for ${c.count} points`);
   // the largest pixel index is below width * height; int32 holds it for any image under 46340 x 46340
-  if (c.imageWidth * c.imageHeight > INT32_MAX) throw new InputError(`PLY: pixel indices of a ${c.imageWidth}x${c.imageHeight} image do not fit the signed 32-bit "pixel" property`);
+  if (c.imageWidth * c.imageHeight > INT32_MAX)
+    throw new InputError(`PLY: pixel indices of a ${c.imageWidth}x${c.imageHeight} image do not fit the signed 32-bit "pixel" property`);
   const props = nodes ? [...PROPS, NODE_PROP] : PROPS;
   const stride = props.reduce((s, p) => s + TYPE_SIZE[p.type]!, 0);
   const head = [
@@ -63,7 +81,9 @@ export function encodePly(c: PointCloud, extras: PlyExtras = {}): Buffer {
     `comment esi3d-source ${c.source}`,
     `comment esi3d-image ${c.imageWidth} ${c.imageHeight}`,
     ...[...c.categories.entries()].sort((a, b) => a[0] - b[0]).map(([id, name]) => `comment esi3d-category ${id} ${name}`),
-    ...(nodes ? ["comment esi3d-node-field: index k of graph node n<k>, -1 = in no node", ...nodes.nodes.map((n, k) => `comment esi3d-node ${k} ${n.id} ${n.label}`)] : []),
+    ...(nodes
+      ? ["comment esi3d-node-field: index k of graph node n<k>, -1 = in no node", ...nodes.nodes.map((n, k) => `comment esi3d-node ${k} ${n.id} ${n.label}`)]
+      : []),
     `element vertex ${c.count}`,
     ...props.map((p) => `property ${p.type} ${p.name}`),
     "end_header",

@@ -34,12 +34,26 @@ export type CloudColumns = Pick<PointCloud, "xyz" | "rgb" | "confidence" | "view
 
 /** Zeroed per-point arrays for `count` points. */
 export function allocateColumns(count: number): CloudColumns {
-  return { xyz: new Float32Array(count * 3), rgb: new Uint8Array(count * 3), confidence: new Float32Array(count), view: new Uint16Array(count), pixel: new Uint32Array(count), instance: new Uint16Array(count) };
+  return {
+    xyz: new Float32Array(count * 3),
+    rgb: new Uint8Array(count * 3),
+    confidence: new Float32Array(count),
+    view: new Uint16Array(count),
+    pixel: new Uint32Array(count),
+    instance: new Uint16Array(count),
+  };
 }
 
 /** Views of the first `count` points of each array (no copy). */
 export function columnsPrefix(c: CloudColumns, count: number): CloudColumns {
-  return { xyz: c.xyz.subarray(0, count * 3), rgb: c.rgb.subarray(0, count * 3), confidence: c.confidence.subarray(0, count), view: c.view.subarray(0, count), pixel: c.pixel.subarray(0, count), instance: c.instance.subarray(0, count) };
+  return {
+    xyz: c.xyz.subarray(0, count * 3),
+    rgb: c.rgb.subarray(0, count * 3),
+    confidence: c.confidence.subarray(0, count),
+    view: c.view.subarray(0, count),
+    pixel: c.pixel.subarray(0, count),
+    instance: c.instance.subarray(0, count),
+  };
 }
 
 /** Copies every point of `from` into `into`, starting at point `at`. */
@@ -75,7 +89,11 @@ export class CloudArena {
  * A cloud of `count` points that takes only its metadata from `base` (never its arrays). Zeroed when
  * freshly allocated; from an `arena`, the arrays hold old values and the producer must write every field.
  */
-export function allocateCloud(count: number, base: Pick<PointCloud, "categories" | "imageWidth" | "imageHeight" | "source" | "meta">, arena?: CloudArena): PointCloud {
+export function allocateCloud(
+  count: number,
+  base: Pick<PointCloud, "categories" | "imageWidth" | "imageHeight" | "source" | "meta">,
+  arena?: CloudArena,
+): PointCloud {
   const arrays = arena ? arena.take(count) : allocateColumns(count);
   return {
     count,

@@ -81,7 +81,7 @@ function candidateClasses(category: string): string[] {
 /** Log-odds of the apparent class over each of `n` look-alikes in a perfect view. */
 const fullViewLogOdds = (n: number) => Math.log((FULL_VIEW_TOP1 / (1 - FULL_VIEW_TOP1)) * n);
 
-const angleDiffDeg = (a: number, b: number) => Math.abs((((a - b) % 360) + 540) % 360 - 180);
+const angleDiffDeg = (a: number, b: number) => Math.abs(((((a - b) % 360) + 540) % 360) - 180);
 
 type View = FrameBundle["views"][number] & { intrinsics?: unknown };
 
@@ -109,17 +109,27 @@ function projectedRectArea(bundle: Pick<FrameBundle, "manifest">, viewIndex: num
   const mv = bundle.manifest.views.find((v) => v.index === viewIndex);
   if (!o || !mv) return null;
   const R = quatToMat(o.orientation);
-  let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
-  for (const sx of [-0.5, 0.5]) for (const sy of [-0.5, 0.5]) for (const sz of [-0.5, 0.5]) {
-    const l = [sx * o.extent[0], sy * o.extent[1], sz * o.extent[2]];
-    const w: [number, number, number] = [0, 1, 2].map((r) => o.position[r]! + R[r]![0]! * l[0]! + R[r]![1]! * l[1]! + R[r]![2]! * l[2]!) as [number, number, number];
-    const { u, v, z } = projectPoint(mv.extrinsic, mv.intrinsics, w);
-    if (z <= 0) return null;
-    [x0, y0, x1, y1] = [Math.min(x0, u), Math.min(y0, v), Math.max(x1, u), Math.max(y1, v)];
-  }
+  let x0 = Infinity,
+    y0 = Infinity,
+    x1 = -Infinity,
+    y1 = -Infinity;
+  for (const sx of [-0.5, 0.5])
+    for (const sy of [-0.5, 0.5])
+      for (const sz of [-0.5, 0.5]) {
+        const l = [sx * o.extent[0], sy * o.extent[1], sz * o.extent[2]];
+        const w: [number, number, number] = [0, 1, 2].map((r) => o.position[r]! + R[r]![0]! * l[0]! + R[r]![1]! * l[1]! + R[r]![2]! * l[2]!) as [
+          number,
+          number,
+          number,
+        ];
+        const { u, v, z } = projectPoint(mv.extrinsic, mv.intrinsics, w);
+        if (z <= 0) return null;
+        [x0, y0, x1, y1] = [Math.min(x0, u), Math.min(y0, v), Math.max(x1, u), Math.max(y1, v)];
+      }
   const { width: W, height: H } = bundle.manifest.image;
   // only the part inside the image can show: a box cut by the image border is not occluded
-  const w = Math.max(0, Math.min(W, x1) - Math.max(0, x0)), h = Math.max(0, Math.min(H, y1) - Math.max(0, y0));
+  const w = Math.max(0, Math.min(W, x1) - Math.max(0, x0)),
+    h = Math.max(0, Math.min(H, y1) - Math.max(0, y0));
   return w * h;
 }
 
@@ -165,7 +175,11 @@ export function maskLabel(category: string, px: { n: number; luma: number }, rec
  * The evidence with appearance labels: every segment keeps its pixels and takes the detector's top label and
  * scores. Drawn from (seed, task, view, object): the same seed gives the same labels in every arm and run.
  */
-export function appearanceEvidence(bundle: Pick<FrameBundle, "manifest" | "views">, ev: Evidence, seed: string): { evidence: Evidence; labels: Map<number, MaskLabel> } {
+export function appearanceEvidence(
+  bundle: Pick<FrameBundle, "manifest" | "views">,
+  ev: Evidence,
+  seed: string,
+): { evidence: Evidence; labels: Map<number, MaskLabel> } {
   const labels = new Map<number, MaskLabel>();
   const category = new Map(bundle.manifest.instances.map((e) => [e.id, e.category]));
   const root = new Rng(`appearance/${seed}/${bundle.manifest.task_id}`);
@@ -180,7 +194,10 @@ export function appearanceEvidence(bundle: Pick<FrameBundle, "manifest" | "views
       const id = px.mixed[key] ? dominantId(view.ids, ev.segmentOfPixel[vi]!, key) : px.firstId[key]!;
       const cat = category.get(id) ?? seg.label;
       const rng = root.fork(`${view.index}/${id}/${key}`);
-      labels.set(key, maskLabel(cat, { n: px.n[key]!, luma: px.luma[key]! }, projectedRectArea(bundle, view.index, id), partHidden(bundle, view.index, id, cat), rng));
+      labels.set(
+        key,
+        maskLabel(cat, { n: px.n[key]!, luma: px.luma[key]! }, projectedRectArea(bundle, view.index, id), partHidden(bundle, view.index, id, cat), rng),
+      );
     }
   });
   const segments: Segment[] = ev.segments.map((s) => {

@@ -38,7 +38,8 @@ export interface GraphResult {
 /** Which points are room structure: from the masks (`structureIds`), or found geometrically with `--masks none`. */
 function structureMask(cloud: PointCloud, mode: MaskMode, structureIds: ReadonlySet<number>): { isStructure: Uint8Array; floor: number; wall: number } {
   const isStructure = new Uint8Array(cloud.count);
-  let floor = 0, wall = 0;
+  let floor = 0,
+    wall = 0;
   if (mode === "none") {
     const labels = segmentStructure(cloud.xyz);
     for (let i = 0; i < cloud.count; i++) {
@@ -81,13 +82,15 @@ function finePoints(cloud: PointCloud, members: Uint32Array): Float32Array {
 export function buildSceneGraph(cloud: PointCloud, bundle: Pick<FrameBundle, "manifest" | "views">, opts: GraphOptions): GraphResult {
   const p: InstanceParams = { ...DEFAULT_INSTANCE_PARAMS, ...opts.params };
   const { timings, lap } = stageTimer(1);
-  if (opts.instances === "fusion" && opts.masks === "none") throw new InputError("instances: fusion needs masks (it fuses 2D mask fragments); with masks none use dbscan", { field: "instances" });
+  if (opts.instances === "fusion" && opts.masks === "none")
+    throw new InputError("instances: fusion needs masks (it fuses 2D mask fragments); with masks none use dbscan", { field: "instances" });
   // the 2D segments are fusion's input; dbscan clusters the points and needs only which ids are structure
   const ev = opts.instances === "fusion" ? labelledEvidence(bundle, opts.masks, opts.labels ?? "oracle", opts.labelSeed ?? "0") : null;
   lap("evidence");
   const downsample = (xyz: Float32Array) => voxelDownsample(xyz, p.voxelM).xyz;
   let clusters: Cluster[];
-  let floor = 0, wall = 0;
+  let floor = 0,
+    wall = 0;
   if (ev) {
     clusters = fuseDetections(cloud, ev, p, downsample);
     // structure pixels with depth, counted on the images (the cloud may have left them out)
@@ -115,7 +118,11 @@ export function buildSceneGraph(cloud: PointCloud, bundle: Pick<FrameBundle, "ma
 const structurePixelCache = new WeakMap<Uint16Array, { depth: Float32Array; kinds: string; counts: { floor: number; wall: number } }>();
 
 /** The structure counts fusion mode takes from the images: depth pixels of floor and walls in one view. */
-export function structurePixels(view: Pick<FrameBundle["views"][number], "ids" | "depth">, ev: Evidence, categories: Map<number, string>): { floor: number; wall: number } {
+export function structurePixels(
+  view: Pick<FrameBundle["views"][number], "ids" | "depth">,
+  ev: Evidence,
+  categories: Map<number, string>,
+): { floor: number; wall: number } {
   const kind = new Uint8Array(65536); // 1 floor, 2 wall
   let kinds = "";
   for (const id of ev.structureIds) {
@@ -145,7 +152,8 @@ const STRUCTURE_COUNTS = new Float64Array(2);
  * loops and the JIT).
  */
 function countStructureInto(ids: Uint16Array, depth: Float32Array, kind: Uint8Array, c: Float64Array): void {
-  let floor = 0, wall = 0;
+  let floor = 0,
+    wall = 0;
   for (let q = 0; q < ids.length; q++) {
     const k = kind[ids[q]!]!;
     if (k === 0 || !(depth[q]! > 0)) continue;
@@ -171,9 +179,18 @@ export interface ClusterGraphOptions {
  */
 export type NodeCache = WeakMap<Uint32Array, { xyz: Float32Array; votes: string; node: GraphNode; fine?: Float32Array }>;
 
-export function graphFromClusters(clusters: Cluster[], cloud: PointCloud, manifest: Pick<FrameBundle["manifest"], "task_id" | "paradigm" | "task" | "views">, o: ClusterGraphOptions, timer = stageTimer(1), cache?: NodeCache): GraphResult {
+export function graphFromClusters(
+  clusters: Cluster[],
+  cloud: PointCloud,
+  manifest: Pick<FrameBundle["manifest"], "task_id" | "paradigm" | "task" | "views">,
+  o: ClusterGraphOptions,
+  timer = stageTimer(1),
+  cache?: NodeCache,
+): GraphResult {
   const { timings, lap } = timer;
-  const p = o.params, floor = o.floor, wall = o.wall;
+  const p = o.params,
+    floor = o.floor,
+    wall = o.wall;
   // deterministic node order: by centroid x, then y, then z
   const withCentroid = clusters.map((c) => ({ c, key: meanPoint(c.xyz) }));
   withCentroid.sort((a, b) => a.key[0]! - b.key[0]! || a.key[1]! - b.key[1]! || a.key[2]! - b.key[2]!);

@@ -40,8 +40,10 @@ function viewsOf(members: Uint32Array, cloud: Pick<PointCloud, "view">): Array<{
 
 /** A patch's pixels: the first `count` pixels, row by row, of the `side`-wide square at (x0, y0). */
 function inPatch(pixel: number, width: number, p: { x0: number; y0: number; side: number }, count: number): boolean {
-  const x = pixel % width, y = (pixel - x) / width;
-  const dx = x - p.x0, dy = y - p.y0;
+  const x = pixel % width,
+    y = (pixel - x) / width;
+  const dx = x - p.x0,
+    dy = y - p.y0;
   return dx >= 0 && dy >= 0 && dx < p.side && dy * p.side + dx < count;
 }
 
@@ -54,7 +56,12 @@ function displacements(meta: NoisyMeta, view: number, r: number): Array<{ compon
     out.push({ component: "pose", m: dc + r * pose.rotDeg * deg, what: `pose error ${pose.rotDeg.toFixed(2)}° and ${cm(dc)}` });
   }
   const drift = meta.drift?.records.find((d) => d.view === view);
-  if (drift) out.push({ component: "drift", m: drift.centreErrM + r * drift.rotDeg * deg, what: `drift ${drift.rotDeg.toFixed(2)}° and ${cm(drift.centreErrM)} after alignment` });
+  if (drift)
+    out.push({
+      component: "drift",
+      m: drift.centreErrM + r * drift.rotDeg * deg,
+      what: `drift ${drift.rotDeg.toFixed(2)}° and ${cm(drift.centreErrM)} after alignment`,
+    });
   const scale = meta.viewScales.find((s) => s.view === view);
   if (scale && scale.scale !== 1) out.push({ component: "scale", m: r * Math.abs(scale.scale - 1), what: `depth scale ${scale.scale.toFixed(3)}` });
   return out.sort((a, b) => b.m - a.m);
@@ -108,19 +115,30 @@ export function nodeCause(c: CauseInput): NodeCause {
   const meta = c.cloud.meta as unknown as NoisyMeta;
   if (c.cloud.source !== "noisy" || !isNoisy(c.cloud.meta)) {
     if (c.status === "duplicate" && c.cloud.source === "gt")
-      return { views: named, component: "masks", text: `${from}: exact depth and poses moved nothing, so fusion did not join this object's masks from these views (cut by an occluder, or too little overlap)` };
+      return {
+        views: named,
+        component: "masks",
+        text: `${from}: exact depth and poses moved nothing, so fusion did not join this object's masks from these views (cut by an occluder, or too little overlap)`,
+      };
     return { views: named, component: null, text: `${from} (this source records no per-view errors to name a cause)` };
   }
   if (c.status === "hallucinated") {
-    const blobs = patchShare(c, meta.blobs.map((b) => ({ ...b, count: b.points })));
-    const phantoms = patchShare(c, meta.labels.phantoms.map((f) => ({ ...f, count: f.pixels })));
+    const blobs = patchShare(
+      c,
+      meta.blobs.map((b) => ({ ...b, count: b.points })),
+    );
+    const phantoms = patchShare(
+      c,
+      meta.labels.phantoms.map((f) => ({ ...f, count: f.pixels })),
+    );
     const swapped = swappedShare(c, meta.labels.swaps);
     const parts = [
       { component: "blobs" as const, share: blobs, what: "blob pixels (patches lifted off their surface)" },
       { component: "labels" as const, share: phantoms, what: "a phantom label patch (floor or wall given an object's label)" },
       { component: "labels" as const, share: swapped, what: "a mask whose label was swapped" },
     ].sort((a, b) => b.share - a.share);
-    if (parts[0]!.share >= CAUSE_MIN_SHARE) return { views: named, component: parts[0]!.component, text: `${pct(parts[0]!.share)} of its points are ${parts[0]!.what}; ${from}` };
+    if (parts[0]!.share >= CAUSE_MIN_SHARE)
+      return { views: named, component: parts[0]!.component, text: `${pct(parts[0]!.share)} of its points are ${parts[0]!.what}; ${from}` };
   }
   const main = views[0];
   if (main) {
@@ -128,8 +146,17 @@ export function nodeCause(c: CauseInput): NodeCause {
     const r = camera ? Math.hypot(...(cameraCentre(camera.E).map((x, k) => x - c.centroid[k]!) as [number, number, number])) : 0;
     const moved = displacements(meta, main.view, r);
     if (moved[0] && moved[0].m >= FUSION_VOXEL_M)
-      return { views: named, component: moved[0].component, text: `${from}. The noise model moved view ${main.view}'s points by up to ${cm(moved[0].m)} at this node, ${r.toFixed(1)} m from that camera: ${moved.map((d) => `${d.what} (${cm(d.m)})`).join(", ")}` };
-    if (c.status === "duplicate") return { views: named, component: "masks", text: `${from}. View ${main.view}'s recorded errors move its points by under ${cm(FUSION_VOXEL_M)} here, so fusion did not join this object's masks from these views` };
+      return {
+        views: named,
+        component: moved[0].component,
+        text: `${from}. The noise model moved view ${main.view}'s points by up to ${cm(moved[0].m)} at this node, ${r.toFixed(1)} m from that camera: ${moved.map((d) => `${d.what} (${cm(d.m)})`).join(", ")}`,
+      };
+    if (c.status === "duplicate")
+      return {
+        views: named,
+        component: "masks",
+        text: `${from}. View ${main.view}'s recorded errors move its points by under ${cm(FUSION_VOXEL_M)} here, so fusion did not join this object's masks from these views`,
+      };
   }
   return { views: named, component: null, text: `${from} (no recorded error of these views explains it)` };
 }

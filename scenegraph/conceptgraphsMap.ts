@@ -38,13 +38,27 @@ export const MIN_BOX_SIDE_M = 0.001;
 /** Golden-ratio hue steps give distinct, reproducible colours for any number of classes and instances. */
 const GOLDEN = 0.618033988749895;
 /** Saturation and value of those colours (ours): bright enough to tell apart on a dark background. */
-const COLOR_S = 0.65, COLOR_V = 0.95;
+const COLOR_S = 0.65,
+  COLOR_V = 0.95;
 
 /** The k-th colour of the sequence, as RGB in [0, 1] (ConceptGraphs' colour convention). */
 function distinctColor(k: number): [number, number, number] {
-  const h = ((k * GOLDEN) % 1) * 6, i = Math.floor(h), f = h - i;
-  const p = COLOR_V * (1 - COLOR_S), q = COLOR_V * (1 - COLOR_S * f), t = COLOR_V * (1 - COLOR_S * (1 - f));
-  return ([[COLOR_V, t, p], [q, COLOR_V, p], [p, COLOR_V, t], [p, q, COLOR_V], [t, p, COLOR_V], [COLOR_V, p, q]] as const)[i % 6]!.slice() as [number, number, number];
+  const h = ((k * GOLDEN) % 1) * 6,
+    i = Math.floor(h),
+    f = h - i;
+  const p = COLOR_V * (1 - COLOR_S),
+    q = COLOR_V * (1 - COLOR_S * f),
+    t = COLOR_V * (1 - COLOR_S * (1 - f));
+  return (
+    [
+      [COLOR_V, t, p],
+      [q, COLOR_V, p],
+      [p, COLOR_V, t],
+      [p, q, COLOR_V],
+      [t, p, COLOR_V],
+      [COLOR_V, p, q],
+    ] as const
+  )[i % 6]!.slice() as [number, number, number];
 }
 
 /**
@@ -53,17 +67,28 @@ function distinctColor(k: number): [number, number, number] {
  * +x−y+z, +x+y−z.
  */
 export function boxCorners(b: YawBox): Float64Array {
-  const c = Math.cos(b.yaw), s = Math.sin(b.yaw);
+  const c = Math.cos(b.yaw),
+    s = Math.sin(b.yaw);
   const [hx, hy, hz] = b.extent.map((e) => Math.max(e, MIN_BOX_SIDE_M) / 2) as [number, number, number];
-  const ax = [c * hx, s * hx, 0], ay = [-s * hy, c * hy, 0], az = [0, 0, hz];
-  const signs = [[-1, -1, -1], [1, -1, -1], [-1, 1, -1], [-1, -1, 1], [1, 1, 1], [-1, 1, 1], [1, -1, 1], [1, 1, -1]];
+  const ax = [c * hx, s * hx, 0],
+    ay = [-s * hy, c * hy, 0],
+    az = [0, 0, hz];
+  const signs = [
+    [-1, -1, -1],
+    [1, -1, -1],
+    [-1, 1, -1],
+    [-1, -1, 1],
+    [1, 1, 1],
+    [-1, 1, 1],
+    [1, -1, 1],
+    [1, 1, -1],
+  ];
   const out = new Float64Array(24);
   signs.forEach(([sx, sy, sz], k) => {
     for (let a = 0; a < 3; a++) out[3 * k + a] = b.centre[a]! + sx! * ax[a]! + sy! * ay[a]! + sz! * az[a]!;
   });
   return out;
 }
-
 
 /** The object map as plain Python data (dicts, lists, numpy arrays), ready to pickle. */
 export function conceptGraphsMap(graph: SceneGraph, cloud: Pick<PointCloud, "count" | "xyz" | "rgb">, members: readonly Uint32Array[]): PickleValue {
@@ -74,7 +99,8 @@ export function conceptGraphsMap(graph: SceneGraph, cloud: Pick<PointCloud, "cou
     const m = members[k]!;
     // load_serializable colours the box with the first point's colour, so a map object needs points
     if (m.length === 0) throw new Error(`conceptGraphsMap: node ${n.id} has no points`);
-    const xyz = new Float64Array(m.length * 3), rgb = new Float64Array(m.length * 3);
+    const xyz = new Float64Array(m.length * 3),
+      rgb = new Float64Array(m.length * 3);
     m.forEach((i, j) => {
       for (let a = 0; a < 3; a++) {
         xyz[3 * j + a] = cloud.xyz[3 * i + a]!;

@@ -93,7 +93,9 @@ const observedCache = new WeakMap<object, Observed>();
 function observedPixels(bundle: Pick<FrameBundle, "views">): Observed {
   const cached = observedCache.get(bundle.views);
   if (cached) return cached;
-  const total = new Uint32Array(ID_COUNTERS), maxPerView = new Uint32Array(ID_COUNTERS), inView = new Uint32Array(ID_COUNTERS);
+  const total = new Uint32Array(ID_COUNTERS),
+    maxPerView = new Uint32Array(ID_COUNTERS),
+    inView = new Uint32Array(ID_COUNTERS);
   for (const v of bundle.views) {
     countEachId(v.ids, inView);
     foldView(inView, total, maxPerView);
@@ -140,7 +142,8 @@ export function pointObjectDistance(p: Vec3, obj: TaskObject): number {
 
 function extentError(node: GraphNode, obj: TaskObject): number {
   // compare sorted horizontal extents and the height, so the box's own axis order does not matter
-  const a = [...node.box.extent.slice(0, 2)].sort((x, y) => x - y), b = [...obj.extent.slice(0, 2)].sort((x, y) => x - y);
+  const a = [...node.box.extent.slice(0, 2)].sort((x, y) => x - y),
+    b = [...obj.extent.slice(0, 2)].sort((x, y) => x - y);
   return (Math.abs(a[0]! - b[0]!) + Math.abs(a[1]! - b[1]!) + Math.abs(node.box.extent[2] - obj.extent[2])) / 3;
 }
 
@@ -233,9 +236,16 @@ function classifyByShares(ctx: DiagnosisContext): NodeDiagnosis[] {
   return graph.nodes.map((n, k) => {
     const { ids, counts } = ctx.shareCounts[k]!;
     const total = members[k]!.length || 1;
-    const objShares = ids.map((id, j) => [id, counts[j]!] as const).filter(([id]) => objIndex.has(id)).map(([id, c]) => ({ id, name: objects[objIndex.get(id)!]!.name, share: c / total })).sort((a, b) => b.share - a.share || a.id - b.id);
+    const objShares = ids
+      .map((id, j) => [id, counts[j]!] as const)
+      .filter(([id]) => objIndex.has(id))
+      .map(([id, c]) => ({ id, name: objects[objIndex.get(id)!]!.name, share: c / total }))
+      .sort((a, b) => b.share - a.share || a.id - b.id);
     const objectShare = objShares.reduce((s, x) => s + x.share, 0);
-    const rule = shareRuleOf(objectShare, objShares.map((x) => x.share));
+    const rule = shareRuleOf(
+      objectShare,
+      objShares.map((x) => x.share),
+    );
     const status: NodeStatus = rule ? PRE_MATCH_RULES[rule] : "duplicate";
     const top = objShares[0];
     return {
@@ -272,7 +282,8 @@ function applyGeometricGate(ctx: DiagnosisContext, nodeDiag: NodeDiagnosis[]): v
 /** Phase 3: candidates matched one-to-one to their dominant objects by the Hungarian method on point IoU. */
 function matchCandidates(ctx: DiagnosisContext, nodeDiag: NodeDiagnosis[]): { weight: number[][]; matchOfObject: Map<number, number> } {
   const { members } = ctx.input;
-  const P = nodeDiag.length, G = ctx.objects.length;
+  const P = nodeDiag.length,
+    G = ctx.objects.length;
   const weight: number[][] = Array.from({ length: P }, () => new Array(G).fill(0));
   nodeDiag.forEach((d, k) => {
     if (!isCandidate(d)) return;
@@ -338,14 +349,18 @@ function diagnoseObjects(ctx: DiagnosisContext, nodeDiag: NodeDiagnosis[], match
 const relationKey = (a: number, p: string, b: number) => (SYMMETRIC.has(p) && b < a ? `${b}|${p}|${a}` : `${a}|${p}|${b}`);
 
 /** Phase 6: the graph's relations mapped to true ids (duplicates map to their object) and checked; the true ones missing. */
-function diagnoseRelations(input: DiagnoseInput, nodeDiag: NodeDiagnosis[]): { relDiag: RelationDiagnosis[]; missing: Diagnosis["missing_relations"]; found: Set<string> } {
+function diagnoseRelations(
+  input: DiagnoseInput,
+  nodeDiag: NodeDiagnosis[],
+): { relDiag: RelationDiagnosis[]; missing: Diagnosis["missing_relations"]; found: Set<string> } {
   const toTrue = new Map<string, number>();
   nodeDiag.forEach((d) => {
     if ((d.status === "matched" || d.status === "duplicate") && d.object_id !== null) toTrue.set(d.node, d.object_id);
   });
   const truth = new Set(input.trueRelations.map((r) => relationKey(Number(r.subject.slice(1)), r.predicate, Number(r.object.slice(1)))));
   const relDiag: RelationDiagnosis[] = input.graph.relations.map((r) => {
-    const a = toTrue.get(r.subject), b = toTrue.get(r.object);
+    const a = toTrue.get(r.subject),
+      b = toTrue.get(r.object);
     const mapped: [number, number] | null = a !== undefined && b !== undefined && a !== b ? [a, b] : null;
     return { ...r, mapped, correct: mapped !== null && truth.has(relationKey(mapped[0], r.predicate, mapped[1])) };
   });
@@ -360,14 +375,17 @@ function diagnoseRelations(input: DiagnoseInput, nodeDiag: NodeDiagnosis[]): { r
 function nodeMetrics(ctx: DiagnosisContext, nodeDiag: NodeDiagnosis[], objDiag: ObjectDiagnosis[], observed: Observed): NodeMetrics {
   const { graph } = ctx.input;
   const { objects, objIndex } = ctx;
-  const P = graph.nodes.length, G = objects.length;
+  const P = graph.nodes.length,
+    G = objects.length;
   // "observed" = some view shows it at least as large as the smallest 2D mask a detector keeps
   const isObserved = (id: number) => (observed.maxPerView[id] ?? 0) >= MIN_MASK_AREA_PX;
   const count = (s: NodeStatus) => nodeDiag.filter((d) => d.status === s).length;
   const matched = count("matched");
   const observedObjects = objects.filter((o) => isObserved(o.id)).length;
   const matchedObserved = objDiag.filter((o) => o.status === "matched" && isObserved(o.id)).length;
-  const precision = ratio(matched, P), recall = ratio(matched, G), recallObs = ratio(matchedObserved, observedObjects);
+  const precision = ratio(matched, P),
+    recall = ratio(matched, G),
+    recallObs = ratio(matchedObserved, observedObjects);
   const labelJudged = nodeDiag.filter((d) => d.status === "matched" && d.label_correct !== null);
   const countError: Record<string, number> = {};
   const cats = new Set([...objects.map((o) => o.category), ...graph.nodes.map((n) => n.label)]);
@@ -404,7 +422,12 @@ function nodeMetrics(ctx: DiagnosisContext, nodeDiag: NodeDiagnosis[], objDiag: 
 }
 
 /** Phase 7b: the relation metrics, per predicate and overall. */
-function relationMetrics(input: DiagnoseInput, relDiag: RelationDiagnosis[], missing: Diagnosis["missing_relations"], found: Set<string>): Pick<GraphMetrics, RelationMetricKey> {
+function relationMetrics(
+  input: DiagnoseInput,
+  relDiag: RelationDiagnosis[],
+  missing: Diagnosis["missing_relations"],
+  found: Set<string>,
+): Pick<GraphMetrics, RelationMetricKey> {
   const predicates: Record<string, PredicateScore> = {};
   const bump = (p: string, f: keyof Pick<PredicateScore, "tp" | "fp" | "fn">) => {
     predicates[p] ??= { tp: 0, fp: 0, fn: 0, precision: null, recall: null };

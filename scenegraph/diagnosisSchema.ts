@@ -18,8 +18,15 @@ const CAUSE_COMPONENTS = ["pose", "drift", "scale", "blobs", "labels", "masks"] 
 
 const NodeCauseSchema = z
   .object({
-    views: z.array(z.object({ view: z.number().int().min(0), share: share() }).strict()).describe("the views that gave the node most of its points, with their shares (largest first, up to 3)"),
-    component: z.enum(CAUSE_COMPONENTS).nullable().describe("the noise component the cloud's record shows at work on the node (pose, drift, scale, blobs, labels); masks for a duplicate with exact depth and poses; null when the record shows none"),
+    views: z
+      .array(z.object({ view: z.number().int().min(0), share: share() }).strict())
+      .describe("the views that gave the node most of its points, with their shares (largest first, up to 3)"),
+    component: z
+      .enum(CAUSE_COMPONENTS)
+      .nullable()
+      .describe(
+        "the noise component the cloud's record shows at work on the node (pose, drift, scale, blobs, labels); masks for a duplicate with exact depth and poses; null when the record shows none",
+      ),
     text: z.string().describe("the cause in words, with the figures it rests on"),
   })
   .strict();
@@ -33,12 +40,16 @@ const NodeDiagnosisSchema = z
     object_id: z.number().int().nullable().describe("the matched object, or the dominant object for duplicates and merged nodes"),
     object_name: z.string().nullable(),
     twin: z.string().nullable().describe("for a duplicate: the node matched to the same object"),
-    shares: z.array(z.object({ id: z.number().int(), name: z.string(), share: share() }).strict()).describe("fraction of the node's points per true object (largest first, up to 3)"),
+    shares: z
+      .array(z.object({ id: z.number().int(), name: z.string(), share: share() }).strict())
+      .describe("fraction of the node's points per true object (largest first, up to 3)"),
     structure_share: share().describe("fraction of the node's points on room structure or background"),
     iou: share(),
     centroid_error_m: z.number().min(0).nullable(),
     label_correct: z.boolean().nullable(),
-    cause: NodeCauseSchema.optional().describe("a duplicate's or hallucination's cause, as far as the cloud records it (absent for other nodes, and in diagnoses written before it was recorded)"),
+    cause: NodeCauseSchema.optional().describe(
+      "a duplicate's or hallucination's cause, as far as the cloud records it (absent for other nodes, and in diagnoses written before it was recorded)",
+    ),
   })
   .strict();
 
@@ -61,9 +72,7 @@ const RelationDiagnosisSchema = RelationSchema.extend({
   mapped: z.tuple([z.number().int(), z.number().int()]).nullable().describe("true object ids the relation maps to, or null when an end is not a true object"),
 }).strict();
 
-const PredicateScoreSchema = z
-  .object({ tp: count(), fp: count(), fn: count(), precision: share().nullable(), recall: share().nullable() })
-  .strict();
+const PredicateScoreSchema = z.object({ tp: count(), fp: count(), fn: count(), precision: share().nullable(), recall: share().nullable() }).strict();
 
 export const GraphMetricsSchema = z
   .object({
@@ -102,17 +111,28 @@ const RegionDiagnosisSchema = z
       z
         .object({
           room: z.string().describe("predicted room id"),
-          truth: z.string().nullable().describe("the true room it matches (at least ROOM_MATCH_SHARE of its floor rectangle inside the true room's, one to one), or null"),
-          iou: z.number().min(0).max(1).describe("floor-rectangle IoU with the matched true room (or the best, unmatched): below 1 for a room the views show in part"),
+          truth: z
+            .string()
+            .nullable()
+            .describe("the true room it matches (at least ROOM_MATCH_SHARE of its floor rectangle inside the true room's, one to one), or null"),
+          iou: z
+            .number()
+            .min(0)
+            .max(1)
+            .describe("floor-rectangle IoU with the matched true room (or the best, unmatched): below 1 for a room the views show in part"),
           name_correct: z.boolean().describe("the predicted name is the matched room's name"),
         })
         .strict(),
     ),
     missed_rooms: z.array(z.string()).describe("true rooms no predicted room matches"),
-    doorways: z.array(z.object({ rooms: z.tuple([z.string(), z.string()]), correct: z.boolean().describe("its rooms match two true rooms a true doorway joins") }).strict()),
+    doorways: z.array(
+      z.object({ rooms: z.tuple([z.string(), z.string()]), correct: z.boolean().describe("its rooms match two true rooms a true doorway joins") }).strict(),
+    ),
     missed_doorways: z.array(z.tuple([z.string(), z.string()])).describe("true doorways no predicted doorway stands for"),
     separations: z
-      .array(z.object({ rooms: z.tuple([z.string(), z.string()]), correct: z.boolean().describe("its rooms match two true rooms no true doorway joins") }).strict())
+      .array(
+        z.object({ rooms: z.tuple([z.string(), z.string()]), correct: z.boolean().describe("its rooms match two true rooms no true doorway joins") }).strict(),
+      )
       .optional()
       .describe("the layer's pairs of rooms shown apart (absent in diagnoses written before they were recorded)"),
     metrics: z
@@ -122,7 +142,13 @@ const RegionDiagnosisSchema = z
         room_name_accuracy: z.number().min(0).max(1).nullable().describe("share of matched rooms named right"),
         doorway_precision: z.number().min(0).max(1).nullable(),
         doorway_recall: z.number().min(0).max(1).nullable(),
-        separation_precision: z.number().min(0).max(1).nullable().optional().describe("share of the pairs shown apart whose rooms match two true rooms no doorway joins"),
+        separation_precision: z
+          .number()
+          .min(0)
+          .max(1)
+          .nullable()
+          .optional()
+          .describe("share of the pairs shown apart whose rooms match two true rooms no doorway joins"),
         object_room_accuracy: z.number().min(0).max(1).nullable().describe("share of matched nodes assigned to the room matching their object's true room"),
       })
       .strict(),

@@ -177,7 +177,10 @@ export class EvidenceBuilder {
   private readonly segOfId = new Int32Array(65536).fill(-1);
   private readonly semanticIndex = new Map<string, number>();
 
-  constructor(manifest: Pick<FrameBundle["manifest"], "image" | "instances">, readonly mode: MaskMode) {
+  constructor(
+    manifest: Pick<FrameBundle["manifest"], "image" | "instances">,
+    readonly mode: MaskMode,
+  ) {
     const { width: W, height: H } = manifest.image;
     const structureIds = structureIdsOf(manifest);
     this.category = new Map(manifest.instances.map((e) => [e.id, e.category]));
@@ -243,15 +246,20 @@ export class EvidenceBuilder {
       const { segOfId } = this;
       const made: Segment[] = [];
       for (let f = 0; f < fgCount; f++) {
-        const p = fg[f]!, id = key[p]!;
+        const p = fg[f]!,
+          id = key[p]!;
         let s = segOfId[id]!;
         if (s < 0) {
           s = made.length;
           segOfId[id] = s;
-          const x = p % W, y = (p - x) / W;
+          const x = p % W,
+            y = (p - x) / W;
           made.push({ key: first + s, view: v.index, label: category.get(id) ?? "unknown", globalId: id, areaPx: 0, bbox: [x, y, x, y] });
         }
-        const seg = made[s]!, box = seg.bbox, x = p % W, y = (p - x) / W;
+        const seg = made[s]!,
+          box = seg.bbox,
+          x = p % W,
+          y = (p - x) / W;
         seg.areaPx++;
         if (x < box[0]) box[0] = x;
         if (x > box[2]) box[2] = x;
@@ -276,7 +284,14 @@ export class EvidenceBuilder {
         }
         const id = v.ids[components.firstPixel[c]!]!;
         segmentOfComponent[c] = segments.length;
-        segments.push({ key: segments.length, view: v.index, label: category.get(id) ?? "unknown", globalId: null, areaPx, bbox: [components.x0[c]!, components.y0[c]!, components.x1[c]!, components.y1[c]!] });
+        segments.push({
+          key: segments.length,
+          view: v.index,
+          label: category.get(id) ?? "unknown",
+          globalId: null,
+          areaPx,
+          bbox: [components.x0[c]!, components.y0[c]!, components.x1[c]!, components.y1[c]!],
+        });
       }
       components.paint(map, segmentOfComponent);
     }

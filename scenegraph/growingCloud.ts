@@ -26,7 +26,8 @@ export class GrowingCloud {
 
   /** Appends every point of `c`; returns the index range they now occupy. */
   append(c: PointCloud): { from: number; to: number } {
-    if (this.base && (c.imageWidth !== this.base.imageWidth || c.imageHeight !== this.base.imageHeight)) throw new Error("growing cloud: views of different image sizes");
+    if (this.base && (c.imageWidth !== this.base.imageWidth || c.imageHeight !== this.base.imageHeight))
+      throw new Error("growing cloud: views of different image sizes");
     this.base ??= { categories: c.categories, imageWidth: c.imageWidth, imageHeight: c.imageHeight, source: c.source, meta: {} };
     const from = this.n;
     this.grow(from + c.count);

@@ -36,7 +36,10 @@ export class IncrementalGraph {
   private views = 0;
   private readonly nodes: NodeCache = new WeakMap();
 
-  constructor(private readonly manifest: Pick<FrameBundle["manifest"], "image" | "instances" | "task" | "task_id" | "paradigm">, private readonly o: IncrementalGraphOptions) {
+  constructor(
+    private readonly manifest: Pick<FrameBundle["manifest"], "image" | "instances" | "task" | "task_id" | "paradigm">,
+    private readonly o: IncrementalGraphOptions,
+  ) {
     this.p = { ...DEFAULT_INSTANCE_PARAMS, ...o.params };
     this.downsample = (xyz) => voxelDownsample(xyz, this.p.voxelM).xyz;
     this.evidence = new EvidenceBuilder(manifest, o.masks);
@@ -64,6 +67,13 @@ export class IncrementalGraph {
     const empty = new Uint32Array(0);
     this.fusion.addView(cloud, ev, view.index, keys, (k) => bySeg.get(k) ?? empty);
     const clusters = this.fusion.snapshot(cloud);
-    return graphFromClusters(clusters, cloud, { ...this.manifest, views: bundle.manifest.views }, { masks: this.o.masks, instances: this.o.instances, params: this.p, floor: this.floor, wall: this.wall }, stageTimer(1), this.nodes);
+    return graphFromClusters(
+      clusters,
+      cloud,
+      { ...this.manifest, views: bundle.manifest.views },
+      { masks: this.o.masks, instances: this.o.instances, params: this.p, floor: this.floor, wall: this.wall },
+      stageTimer(1),
+      this.nodes,
+    );
   }
 }

@@ -19,9 +19,19 @@ export function readAnyGraphFile(file: string): { graph: SceneGraph; diagnosis: 
   // read once, bounded as every graph file is (a regular file of at most MAX_GRAPH_FILE_BYTES), then told apart by shape
   const raw: unknown = readJsonFile(file, z.unknown(), `scene graph (${shapes})`, MAX_GRAPH_FILE_BYTES);
   const withDiagnosis = raw !== null && typeof raw === "object" && !Array.isArray(raw) && "graph" in raw;
-  if (withDiagnosis) return parsed(file, GraphWithDiagnosisSchema, raw, `scene graph with its diagnosis ({graph, diagnosis}: a run's graphs/<task>/<paradigm>__<source>.json or esi3d inspect --graph-json)`);
+  if (withDiagnosis)
+    return parsed(
+      file,
+      GraphWithDiagnosisSchema,
+      raw,
+      `scene graph with its diagnosis ({graph, diagnosis}: a run's graphs/<task>/<paradigm>__<source>.json or esi3d inspect --graph-json)`,
+    );
   const format = raw !== null && typeof raw === "object" ? (raw as { format?: unknown }).format : undefined;
-  if (format !== GRAPH_FORMAT) throw new InputError(`${file}: not a scene graph${typeof format === "string" ? ` (its format is ${JSON.stringify(format.slice(0, 40))})` : ""}: ${shapes}`, { file });
+  if (format !== GRAPH_FORMAT)
+    throw new InputError(
+      `${file}: not a scene graph${typeof format === "string" ? ` (its format is ${JSON.stringify(format.slice(0, 40))})` : ""}: ${shapes}`,
+      { file },
+    );
   return { graph: parsed(file, SceneGraphSchema, raw, `scene graph (${GRAPH_FORMAT}, written by esi3d graph -o)`), diagnosis: null };
 }
 

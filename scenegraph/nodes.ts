@@ -28,7 +28,9 @@ const rv = (v: readonly number[]) => v.map(r4) as Vec3;
  * every call.
  */
 export function meanPoint(xyz: Float32Array): [number, number, number] {
-  let x = 0, y = 0, z = 0;
+  let x = 0,
+    y = 0,
+    z = 0;
   const n = xyz.length / 3;
   for (let i = 0; i < n; i++) (x += xyz[3 * i]!), (y += xyz[3 * i + 1]!), (z += xyz[3 * i + 2]!);
   return [x / n, y / n, z / n];
@@ -46,7 +48,8 @@ export function clusterToNode(c: Cluster, id: string, cloud: PointCloud, centroi
   const perView = new Map<number, NodeSupport>([...stats.views].map(([v, s]) => [v, { view: v, points: s.points, bbox: [...s.bbox] }]));
   const totalVotes = [...c.votes.values()].reduce((a, b) => a + b, 0);
   const dist: Record<string, number> = {};
-  for (const [l, v] of [...c.votes.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))) dist[l] = Math.round((v / (totalVotes || 1)) * 1000) / 1000;
+  for (const [l, v] of [...c.votes.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)))
+    dist[l] = Math.round((v / (totalVotes || 1)) * 1000) / 1000;
   const color = rgbSum.map((v) => Math.round(v / Math.max(1, c.members.length))) as [number, number, number];
   const boxJson: YawBox = { centre: rv(box.centre), extent: rv(box.extent), yaw: r4(box.yaw) };
   const label = majorityLabel(c.votes) ?? ANONYMOUS_LABEL;

@@ -44,7 +44,10 @@ export class OccupancyGrid {
   private stamp: Uint32Array;
   private stampId = 0;
 
-  constructor(readonly bounds: GridBounds, readonly voxelM = OCCUPANCY_VOXEL_M) {
+  constructor(
+    readonly bounds: GridBounds,
+    readonly voxelM = OCCUPANCY_VOXEL_M,
+  ) {
     this.nx = Math.max(1, Math.ceil((bounds.max[0] - bounds.min[0]) / voxelM));
     this.ny = Math.max(1, Math.ceil((bounds.max[1] - bounds.min[1]) / voxelM));
     this.nz = Math.max(1, Math.ceil((bounds.max[2] - bounds.min[2]) / voxelM));
@@ -54,14 +57,18 @@ export class OccupancyGrid {
 
   /** The voxel index of a world point, or -1 outside the grid. */
   index(x: number, y: number, z: number): number {
-    const i = Math.floor((x - this.bounds.min[0]) / this.voxelM), j = Math.floor((y - this.bounds.min[1]) / this.voxelM), k = Math.floor((z - this.bounds.min[2]) / this.voxelM);
+    const i = Math.floor((x - this.bounds.min[0]) / this.voxelM),
+      j = Math.floor((y - this.bounds.min[1]) / this.voxelM),
+      k = Math.floor((z - this.bounds.min[2]) / this.voxelM);
     if (i < 0 || j < 0 || k < 0 || i >= this.nx || j >= this.ny || k >= this.nz) return -1;
     return (k * this.ny + j) * this.nx + i;
   }
 
   /** The centre of voxel `v`. */
   centre(v: number): [number, number, number] {
-    const i = v % this.nx, j = Math.floor(v / this.nx) % this.ny, k = Math.floor(v / (this.nx * this.ny));
+    const i = v % this.nx,
+      j = Math.floor(v / this.nx) % this.ny,
+      k = Math.floor(v / (this.nx * this.ny));
     return [this.bounds.min[0] + (i + 0.5) * this.voxelM, this.bounds.min[1] + (j + 0.5) * this.voxelM, this.bounds.min[2] + (k + 0.5) * this.voxelM];
   }
 
@@ -74,11 +81,16 @@ export class OccupancyGrid {
         const d = depth[j * width + i]!;
         const hit = d > 0 && Number.isFinite(d);
         // ray direction in the world: R^T (x/z, y/z, 1), length per unit of z-depth
-        const xc = (i - K.cx) / K.fx, yc = (j - K.cy) / K.fy;
-        const dx = E[0][0] * xc + E[1][0] * yc + E[2][0], dy = E[0][1] * xc + E[1][1] * yc + E[2][1], dz = E[0][2] * xc + E[1][2] * yc + E[2][2];
+        const xc = (i - K.cx) / K.fx,
+          yc = (j - K.cy) / K.fy;
+        const dx = E[0][0] * xc + E[1][0] * yc + E[2][0],
+          dy = E[0][1] * xc + E[1][1] * yc + E[2][1],
+          dz = E[0][2] * xc + E[1][2] * yc + E[2][2];
         const len = Math.hypot(dx, dy, dz);
         const range = hit ? d * len : MAX_RAY_RANGE_M;
-        const ux = dx / len, uy = dy / len, uz = dz / len;
+        const ux = dx / len,
+          uy = dy / len,
+          uz = dz / len;
         const n = Math.floor(Math.min(range, MAX_RAY_RANGE_M) / step);
         for (let s = 0; s < n; s++) {
           const t = s * step;
@@ -99,19 +111,29 @@ export class OccupancyGrid {
    */
   gain(pose: AgentPose, K: Intrinsics, width: number, height: number, weight: Float32Array | null, rays: [number, number] = GAIN_RAYS): number {
     const id = ++this.stampId;
-    if (id === 0xffffffff) (this.stamp.fill(0), (this.stampId = 1));
-    const cy = Math.cos(pose.yaw), sy = Math.sin(pose.yaw), cp = Math.cos(pose.pitch), sp = Math.sin(pose.pitch);
-    const f: [number, number, number] = [cp * cy, cp * sy, sp], r: [number, number, number] = [sy, -cy, 0], dn: [number, number, number] = [sp * cy, sp * sy, -cp];
+    if (id === 0xffffffff) this.stamp.fill(0), (this.stampId = 1);
+    const cy = Math.cos(pose.yaw),
+      sy = Math.sin(pose.yaw),
+      cp = Math.cos(pose.pitch),
+      sp = Math.sin(pose.pitch);
+    const f: [number, number, number] = [cp * cy, cp * sy, sp],
+      r: [number, number, number] = [sy, -cy, 0],
+      dn: [number, number, number] = [sp * cy, sp * sy, -cp];
     const step = this.voxelM * MARCH_FRACTION;
     const n = Math.floor(MAX_RAY_RANGE_M / step);
     let g = 0;
     const [P0, P1, P2] = pose.position;
     for (let b = 0; b < rays[1]; b++)
       for (let a = 0; a < rays[0]; a++) {
-        const xc = ((a + 0.5) / rays[0] * width - K.cx) / K.fx, yc = ((b + 0.5) / rays[1] * height - K.cy) / K.fy;
-        let dx = f[0] + xc * r[0] + yc * dn[0], dy = f[1] + xc * r[1] + yc * dn[1], dz = f[2] + xc * r[2] + yc * dn[2];
+        const xc = (((a + 0.5) / rays[0]) * width - K.cx) / K.fx,
+          yc = (((b + 0.5) / rays[1]) * height - K.cy) / K.fy;
+        let dx = f[0] + xc * r[0] + yc * dn[0],
+          dy = f[1] + xc * r[1] + yc * dn[1],
+          dz = f[2] + xc * r[2] + yc * dn[2];
         const len = Math.hypot(dx, dy, dz);
-        dx /= len; dy /= len; dz /= len;
+        dx /= len;
+        dy /= len;
+        dz /= len;
         for (let s = 1; s < n; s++) {
           const t = s * step;
           const v = this.index(P0 + dx * t, P1 + dy * t, P2 + dz * t);
@@ -134,8 +156,11 @@ export class OccupancyGrid {
 
   /** Voxel indices inside the axis-aligned hull of a yaw box grown by `growM`. */
   voxelsOfBox(b: YawBox, growM: number): number[] {
-    const c = Math.abs(Math.cos(b.yaw)), s = Math.abs(Math.sin(b.yaw));
-    const hx = (c * b.extent[0] + s * b.extent[1]) / 2 + growM, hy = (s * b.extent[0] + c * b.extent[1]) / 2 + growM, hz = b.extent[2] / 2 + growM;
+    const c = Math.abs(Math.cos(b.yaw)),
+      s = Math.abs(Math.sin(b.yaw));
+    const hx = (c * b.extent[0] + s * b.extent[1]) / 2 + growM,
+      hy = (s * b.extent[0] + c * b.extent[1]) / 2 + growM,
+      hz = b.extent[2] / 2 + growM;
     const out: number[] = [];
     const v = this.voxelM;
     for (let z = b.centre[2] - hz; z <= b.centre[2] + hz + 1e-9; z += v)
@@ -159,7 +184,9 @@ export class OccupancyGrid {
 /** An empty grid over a task's room, from the floor up to MAP_HEIGHT_M (or the ceiling, if lower). */
 export function roomGrid(room: Pick<Task["room"], "size" | "bounds" | "floor_z" | "height">): OccupancyGrid {
   const b = room.bounds;
-  const cx = b ? (b.min[0] + b.max[0]) / 2 : 0, cy = b ? (b.min[1] + b.max[1]) / 2 : 0, z0 = room.floor_z ?? 0;
+  const cx = b ? (b.min[0] + b.max[0]) / 2 : 0,
+    cy = b ? (b.min[1] + b.max[1]) / 2 : 0,
+    z0 = room.floor_z ?? 0;
   const [sx, sy] = room.size;
   return new OccupancyGrid({ min: [cx - sx / 2, cy - sy / 2, z0], max: [cx + sx / 2, cy + sy / 2, z0 + Math.min(room.height, MAP_HEIGHT_M)] });
 }

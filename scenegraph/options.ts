@@ -14,9 +14,19 @@ export type InstanceMode = (typeof INSTANCE_MODES)[number];
 export const GraphOptionsSchema = z
   .object({
     masks: z.enum(MASK_MODES).default("instance").describe("evidence: semantic | instance | oracle | none (see docs/how-it-works.md, 'Evidence modes')"),
-    instances: z.enum(INSTANCE_MODES).default("fusion").describe("instance builder: fusion (2D masks fused across views) | dbscan (label-agnostic clustering); masks none always uses dbscan"),
-    labels: z.enum(LABEL_MODES).default("oracle").describe("mask labels: oracle (true categories) | appearance (a seeded detector error model: what each view shows, docs/labels.md)"),
-    labelSeed: z.string().regex(/^[A-Za-z0-9_.-]+$/, "use letters, digits, '_', '.', '-' only").default("0").describe("appearance labels: seed of the detector error model"),
+    instances: z
+      .enum(INSTANCE_MODES)
+      .default("fusion")
+      .describe("instance builder: fusion (2D masks fused across views) | dbscan (label-agnostic clustering); masks none always uses dbscan"),
+    labels: z
+      .enum(LABEL_MODES)
+      .default("oracle")
+      .describe("mask labels: oracle (true categories) | appearance (a seeded detector error model: what each view shows, docs/labels.md)"),
+    labelSeed: z
+      .string()
+      .regex(/^[A-Za-z0-9_.-]+$/, "use letters, digits, '_', '.', '-' only")
+      .default("0")
+      .describe("appearance labels: seed of the detector error model"),
   })
   .strict();
 

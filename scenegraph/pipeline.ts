@@ -45,7 +45,14 @@ export interface PipelineRuntime extends Omit<CloudRuntime, "excludeIds"> {
  * labelledBundle only read it; test/scenegraph/sharedCloud.test.ts checks).
  */
 export class SharedCloud {
-  private slot: { bundle: FrameBundle; key: string; stride: number | undefined; trajectory: PipelineRuntime["trajectory"]; full: PointCloud; cloud: PointCloud } | null = null;
+  private slot: {
+    bundle: FrameBundle;
+    key: string;
+    stride: number | undefined;
+    trajectory: PipelineRuntime["trajectory"];
+    full: PointCloud;
+    cloud: PointCloud;
+  } | null = null;
 
   /** The kept cloud (before and after leaving out structure) when it was built from the same inputs. */
   take(bundle: FrameBundle, key: string, runtime: PipelineRuntime): { full: PointCloud; cloud: PointCloud } | null {
@@ -97,11 +104,22 @@ function bundleHasMasks(bundle: Pick<FrameBundle, "manifest">): boolean {
  * The evidence mode a bundle allows: one without masks takes `masks none` (geometry only) and says so in
  * `note`; a mask mode asked for explicitly (`given`) on such a bundle is an input error naming the flag.
  */
-export function masksForBundle<O extends { masks?: MaskMode }>(bundle: Pick<FrameBundle, "manifest" | "dir">, options: O, given: boolean): { options: O; note: string | null } {
+export function masksForBundle<O extends { masks?: MaskMode }>(
+  bundle: Pick<FrameBundle, "manifest" | "dir">,
+  options: O,
+  given: boolean,
+): { options: O; note: string | null } {
   if (bundleHasMasks(bundle) || options.masks === "none") return { options, note: null };
   const from = bundle.manifest.imported ? `an imported ${bundle.manifest.imported.layout} scene` : bundle.manifest.simulator;
-  if (given) throw new InputError(`--masks ${options.masks}: ${bundle.dir || bundle.manifest.task_id} has no instance masks (${from}); use --masks none (geometry only)`, { field: "masks" });
-  return { options: { ...options, masks: "none" }, note: `${bundle.dir || bundle.manifest.task_id} has no instance masks (${from}): using --masks none (geometry only, anonymous nodes)` };
+  if (given)
+    throw new InputError(
+      `--masks ${options.masks}: ${bundle.dir || bundle.manifest.task_id} has no instance masks (${from}); use --masks none (geometry only)`,
+      { field: "masks" },
+    );
+  return {
+    options: { ...options, masks: "none" },
+    note: `${bundle.dir || bundle.manifest.task_id} has no instance masks (${from}): using --masks none (geometry only, anonymous nodes)`,
+  };
 }
 
 /**
@@ -116,7 +134,11 @@ const labelledOfCloud = new WeakMap<PointCloud, { bundle: object; firstFakeId: n
  * Only a noisy cloud carries any, so the noise model's modules are loaded for noisy clouds alone (they cost
  * a gt graph's process over 100 ms of startup).
  */
-export async function labelledFor<B extends Pick<FrameBundle, "manifest" | "views">>(bundle: B, cloud: PointCloud, firstFakeId = FAKE_LABEL_ID_BASE): Promise<B> {
+export async function labelledFor<B extends Pick<FrameBundle, "manifest" | "views">>(
+  bundle: B,
+  cloud: PointCloud,
+  firstFakeId = FAKE_LABEL_ID_BASE,
+): Promise<B> {
   if (cloud.source !== "noisy") return bundle;
   const kept = labelledOfCloud.get(cloud);
   if (kept && kept.bundle === bundle && kept.firstFakeId === firstFakeId) return kept.labelled as B;
@@ -130,7 +152,11 @@ export async function labelledFor<B extends Pick<FrameBundle, "manifest" | "view
  * The cloud a graph of these options is built from (`cloud`), and the whole cloud it came from (`full`: the
  * same, except that a multi-room task keeps its structure points there for the region layer).
  */
-export async function graphCloud(bundle: FrameBundle, o: GraphPipelineOptions, runtime: PipelineRuntime = {}): Promise<{ full: PointCloud; cloud: PointCloud }> {
+export async function graphCloud(
+  bundle: FrameBundle,
+  o: GraphPipelineOptions,
+  runtime: PipelineRuntime = {},
+): Promise<{ full: PointCloud; cloud: PointCloud }> {
   // with masks, structure points never reach an instance: leave them out of the cloud
   const exclude = o.masks === "none" ? undefined : structureIds(bundle);
   // a multi-room task keeps its structure points for the region layer (rooms from walls and floor)
@@ -152,7 +178,10 @@ export async function graphOfBundle(bundle: FrameBundle, o: GraphPipelineOptions
   };
   const task = bundle.manifest.task;
   // notes about this bundle name it: a run prints each distinct note once, so each bundle's is listed
-  if (bundle.manifest.conventions.world === "unknown-up-metres") notes.push(`${bundle.dir || bundle.manifest.task_id}: the bundle's world has no known up axis (unknown-up-metres): vertical relations (on, above, below) and heights take +Z as up; import with --up to state it`);
+  if (bundle.manifest.conventions.world === "unknown-up-metres")
+    notes.push(
+      `${bundle.dir || bundle.manifest.task_id}: the bundle's world has no known up axis (unknown-up-metres): vertical relations (on, above, below) and heights take +Z as up; import with --up to state it`,
+    );
   const key = runtime.shared ? cloudKey(o) : "";
   const kept = runtime.shared?.take(bundle, key, runtime);
   let full: PointCloud, cloud: PointCloud;
@@ -174,13 +203,23 @@ export async function graphOfBundle(bundle: FrameBundle, o: GraphPipelineOptions
     const structure = o.masks === "none" ? segmentStructure(full.xyz) : undefined;
     const regions = segmentRegions(full, result.graph.nodes, task?.room.floor_z ?? 0, structure);
     if (regions) result.graph.regions = regions;
-    if (!regions?.rooms.length) notes.push(`region layer of ${bundle.manifest.task_id} (${bundle.manifest.paradigm} views, ${o.source} cloud): the views show no room (too little floor or wall)`);
+    if (!regions?.rooms.length)
+      notes.push(
+        `region layer of ${bundle.manifest.task_id} (${bundle.manifest.paradigm} views, ${o.source} cloud): the views show no room (too little floor or wall)`,
+      );
   }
   lap("graph");
   let diagnosis: Diagnosis | null = null;
   // a bundle of one's own (no task) has no truth to diagnose against
   if (runtime.diagnose !== false && task) {
-    diagnosis = diagnose({ graph: result.graph, members: result.members, cloud, task, bundle, trueRelations: runtime.trueRelations ?? cachedTrueRelations(task) });
+    diagnosis = diagnose({
+      graph: result.graph,
+      members: result.members,
+      cloud,
+      task,
+      bundle,
+      trueRelations: runtime.trueRelations ?? cachedTrueRelations(task),
+    });
     lap("diagnose");
   }
   return { ...result, cloud, diagnosis, options: { ...o, instances }, notes, timings_ms };
@@ -209,12 +248,17 @@ export class GraphMemory {
   private readonly structure: StructurePoints | null;
   private readonly floorZ: number;
 
-  constructor(manifest: Pick<FrameBundle["manifest"], "image" | "instances" | "task" | "task_id" | "paradigm">, options: GraphPipelineOptions, private readonly runtime: Omit<PipelineRuntime, "arena"> = {}) {
+  constructor(
+    manifest: Pick<FrameBundle["manifest"], "image" | "instances" | "task" | "task_id" | "paradigm">,
+    options: GraphPipelineOptions,
+    private readonly runtime: Omit<PipelineRuntime, "arena"> = {},
+  ) {
     this.o = options;
     const instances = effectiveInstances(this.o.masks, this.o.instances);
     if (instances !== this.o.instances) this.notes.push("masks none has no 2D masks to fuse; using instances dbscan");
     // the active memory grows its evidence a view at a time (EvidenceBuilder) and has no appearance labels yet
-    if (this.o.labels === "appearance") this.notes.push("labels appearance is not modelled in the active paradigm's graph memory yet; its masks carry oracle labels");
+    if (this.o.labels === "appearance")
+      this.notes.push("labels appearance is not modelled in the active paradigm's graph memory yet; its masks carry oracle labels");
     this.o = { ...this.o, instances };
     this.graph = new IncrementalGraph(manifest, { masks: this.o.masks, instances });
     this.structure = manifest.task?.room.layout !== undefined ? new StructurePoints() : null;
@@ -263,7 +307,10 @@ export class GraphMemory {
     const one: FrameBundle = { ...bundle, manifest: { ...bundle.manifest, views: [bundle.manifest.views.at(-1)!] }, views: [bundle.views.at(-1)!] };
     const labelled = await labelledFor(one, vc, this.nextFakeId);
     if (labelled !== one) this.nextFakeId += labelled.manifest.instances.length - one.manifest.instances.length;
-    const seen: FrameBundle = labelled === one ? bundle : { ...bundle, manifest: { ...bundle.manifest, instances: labelled.manifest.instances }, views: [...bundle.views.slice(0, -1), labelled.views[0]!] };
+    const seen: FrameBundle =
+      labelled === one
+        ? bundle
+        : { ...bundle, manifest: { ...bundle.manifest, instances: labelled.manifest.instances }, views: [...bundle.views.slice(0, -1), labelled.views[0]!] };
     const result = this.graph.addView(labelled.views[0]!, vc, seen);
     if (this.structure) {
       const regions = regionsOfStructure(this.structure, result.graph.nodes);
@@ -274,7 +321,14 @@ export class GraphMemory {
     let diagnosis: Diagnosis | null = null;
     const task = bundle.manifest.task;
     if (this.runtime.diagnose !== false && task) {
-      diagnosis = diagnose({ graph: result.graph, members: result.members, cloud, task, bundle, trueRelations: this.runtime.trueRelations ?? cachedTrueRelations(task) });
+      diagnosis = diagnose({
+        graph: result.graph,
+        members: result.members,
+        cloud,
+        task,
+        bundle,
+        trueRelations: this.runtime.trueRelations ?? cachedTrueRelations(task),
+      });
       lap("diagnose");
     }
     return { ...result, cloud, diagnosis, options: this.o, notes: this.notes, timings_ms };

@@ -30,38 +30,55 @@ const inside = (a: Rect, b: Rect) => (area(a) > 0 ? intersection(a, b) / area(a)
 const ratio = (a: number, b: number) => (b > 0 ? Math.round((a / b) * 1000) / 1000 : null);
 const pairKey = (a: string, b: string) => [a, b].sort().join("\u0000");
 
-export function diagnoseRegions(regions: RegionLayer | undefined, layout: Layout, nodes: readonly NodeDiagnosis[], objects: ReadonlyArray<{ id: number; position: readonly number[] }>): RegionDiagnosis {
+export function diagnoseRegions(
+  regions: RegionLayer | undefined,
+  layout: Layout,
+  nodes: readonly NodeDiagnosis[],
+  objects: ReadonlyArray<{ id: number; position: readonly number[] }>,
+): RegionDiagnosis {
   const predicted = regions?.rooms ?? [];
   const pairs: Array<{ p: number; t: number; share: number; iou: number }> = [];
-  predicted.forEach((r, p) => layout.rooms.forEach((t, ti) => {
-    const share = inside(r, t);
-    if (share >= ROOM_MATCH_SHARE) pairs.push({ p, t: ti, share, iou: rectIou(r, t) });
-  }));
+  predicted.forEach((r, p) =>
+    layout.rooms.forEach((t, ti) => {
+      const share = inside(r, t);
+      if (share >= ROOM_MATCH_SHARE) pairs.push({ p, t: ti, share, iou: rectIou(r, t) });
+    }),
+  );
   pairs.sort((a, b) => b.share - a.share || b.iou - a.iou);
   const truthOf = new Map<number, { t: number; iou: number }>();
   const usedT = new Set<number>();
-  for (const x of pairs) if (!truthOf.has(x.p) && !usedT.has(x.t)) (truthOf.set(x.p, x), usedT.add(x.t));
+  for (const x of pairs) if (!truthOf.has(x.p) && !usedT.has(x.t)) truthOf.set(x.p, x), usedT.add(x.t);
   const rooms = predicted.map((r, p) => {
     const m = truthOf.get(p);
     const truth = m ? layout.rooms[m.t]!.id : null;
-    return { room: r.id, truth, iou: Math.round((m?.iou ?? Math.max(0, ...layout.rooms.map((t) => rectIou(r, t)))) * 1000) / 1000, name_correct: truth !== null && truth === r.id };
+    return {
+      room: r.id,
+      truth,
+      iou: Math.round((m?.iou ?? Math.max(0, ...layout.rooms.map((t) => rectIou(r, t)))) * 1000) / 1000,
+      name_correct: truth !== null && truth === r.id,
+    };
   });
   const trueOfPredicted = new Map(rooms.filter((r) => r.truth).map((r) => [r.room, r.truth!]));
   const trueDoors = new Set(doorwayEdges(layout).map((d) => pairKey(...d.rooms)));
   const found = new Set<string>();
   const doorways = (regions?.doorways ?? []).map((d) => {
-    const a = trueOfPredicted.get(d.rooms[0]), b = trueOfPredicted.get(d.rooms[1]);
+    const a = trueOfPredicted.get(d.rooms[0]),
+      b = trueOfPredicted.get(d.rooms[1]);
     const correct = a !== undefined && b !== undefined && trueDoors.has(pairKey(a, b));
     if (correct) found.add(pairKey(a!, b!));
     return { rooms: d.rooms, correct };
   });
-  const missed_doorways = doorwayEdges(layout).filter((d) => !found.has(pairKey(...d.rooms))).map((d) => d.rooms);
+  const missed_doorways = doorwayEdges(layout)
+    .filter((d) => !found.has(pairKey(...d.rooms)))
+    .map((d) => d.rooms);
   const separations = (regions?.separations ?? []).map((d) => {
-    const a = trueOfPredicted.get(d.rooms[0]), b = trueOfPredicted.get(d.rooms[1]);
+    const a = trueOfPredicted.get(d.rooms[0]),
+      b = trueOfPredicted.get(d.rooms[1]);
     return { rooms: d.rooms, correct: a !== undefined && b !== undefined && a !== b && !trueDoors.has(pairKey(a, b)) };
   });
   // object -> room: matched nodes only
-  let assigned = 0, right = 0;
+  let assigned = 0,
+    right = 0;
   for (const n of nodes) {
     if (n.status !== "matched" || n.object_id === null) continue;
     const o = objects.find((x) => x.id === n.object_id);

@@ -51,7 +51,16 @@ const MAX_GRID_CELLS = 4_000_000;
  * Appends the floor points and the wall points at least `wallMinZ` high (codes 1 and 2) from point k on; returns
  * the next k. Loop functions of their own over typed arrays (docs/design.md: hot loops and the JIT).
  */
-function appendStructure(xyz: Float32Array, codes: Uint8Array, n: number, wallMinZ: number, xs: Float32Array, ys: Float32Array, kinds: Uint8Array, k: number): number {
+function appendStructure(
+  xyz: Float32Array,
+  codes: Uint8Array,
+  n: number,
+  wallMinZ: number,
+  xs: Float32Array,
+  ys: Float32Array,
+  kinds: Uint8Array,
+  k: number,
+): number {
   for (let i = 0; i < n; i++) {
     const c = codes[i]!;
     if (c !== 1 && c !== 2) continue;
@@ -67,16 +76,29 @@ function appendStructure(xyz: Float32Array, codes: Uint8Array, n: number, wallMi
 function countOnRayGrid(pixel: Uint32Array, n: number, W: number, stride: number): number {
   let m = 0;
   for (let i = 0; i < n; i++) {
-    const px = pixel[i]!, col = px % W;
+    const px = pixel[i]!,
+      col = px % W;
     if (col % stride === 0 && ((px - col) / W) % stride === 0) m++;
   }
   return m;
 }
 
 /** Appends the rays (camera x, y; point x, y) of the points on that grid whose view has a camera; returns the next ray index. */
-function appendRays(xyz: Float32Array, pixel: Uint32Array, view: Uint16Array, n: number, W: number, stride: number, cam: Float64Array, views: number, rays: Float32Array, r: number): number {
+function appendRays(
+  xyz: Float32Array,
+  pixel: Uint32Array,
+  view: Uint16Array,
+  n: number,
+  W: number,
+  stride: number,
+  cam: Float64Array,
+  views: number,
+  rays: Float32Array,
+  r: number,
+): number {
   for (let i = 0; i < n; i++) {
-    const px = pixel[i]!, col = px % W;
+    const px = pixel[i]!,
+      col = px % W;
     if (col % stride !== 0 || ((px - col) / W) % stride !== 0) continue;
     const v = view[i]!;
     // NaN (not equal to itself): no camera for this view
@@ -138,7 +160,9 @@ export class StructurePoints {
   private reserve(more: number): void {
     if (this.count + more <= this.xs.length) return;
     const size = Math.max(2 * this.xs.length, this.count + more);
-    const xs = new Float32Array(size), ys = new Float32Array(size), kinds = new Uint8Array(size);
+    const xs = new Float32Array(size),
+      ys = new Float32Array(size),
+      kinds = new Uint8Array(size);
     xs.set(this.xs.subarray(0, this.count));
     ys.set(this.ys.subarray(0, this.count));
     kinds.set(this.kinds.subarray(0, this.count));
@@ -147,20 +171,33 @@ export class StructurePoints {
 
   /** The 2D map: wall and floor point counts per REGION_CELL_M cell over the points' and cameras' extent, or null without points. */
   grid(): PlanGrid | null {
-    let xmin = Infinity, ymin = Infinity, xmax = -Infinity, ymax = -Infinity;
+    let xmin = Infinity,
+      ymin = Infinity,
+      xmax = -Infinity,
+      ymax = -Infinity;
     for (let i = 0; i < this.count; i++) {
-      const x = this.xs[i]!, y = this.ys[i]!;
-      xmin = Math.min(xmin, x); xmax = Math.max(xmax, x); ymin = Math.min(ymin, y); ymax = Math.max(ymax, y);
+      const x = this.xs[i]!,
+        y = this.ys[i]!;
+      xmin = Math.min(xmin, x);
+      xmax = Math.max(xmax, x);
+      ymin = Math.min(ymin, y);
+      ymax = Math.max(ymax, y);
     }
     if (!Number.isFinite(xmin)) return null;
     // the cameras stand in the plan too: the floor a view shows starts a metre or more ahead of its camera
     for (let i = 0; i < 4 * this.rayCount; i += 4) {
-      const x = this.rays[i]!, y = this.rays[i + 1]!;
-      xmin = Math.min(xmin, x); xmax = Math.max(xmax, x); ymin = Math.min(ymin, y); ymax = Math.max(ymax, y);
+      const x = this.rays[i]!,
+        y = this.rays[i + 1]!;
+      xmin = Math.min(xmin, x);
+      xmax = Math.max(xmax, x);
+      ymin = Math.min(ymin, y);
+      ymax = Math.max(ymax, y);
     }
-    const nx = Math.ceil((xmax - xmin) / REGION_CELL_M) + 1, ny = Math.ceil((ymax - ymin) / REGION_CELL_M) + 1;
+    const nx = Math.ceil((xmax - xmin) / REGION_CELL_M) + 1,
+      ny = Math.ceil((ymax - ymin) / REGION_CELL_M) + 1;
     if (nx * ny > MAX_GRID_CELLS) return null;
-    const wall = new Uint16Array(nx * ny), floor = new Uint16Array(nx * ny);
+    const wall = new Uint16Array(nx * ny),
+      floor = new Uint16Array(nx * ny);
     for (let i = 0; i < this.count; i++) {
       const k = Math.floor((this.ys[i]! - ymin) / REGION_CELL_M) * nx + Math.floor((this.xs[i]! - xmin) / REGION_CELL_M);
       const arr = this.kinds[i] === 1 ? floor : wall;
@@ -235,7 +272,8 @@ export class PlanGrid {
           b++;
           continue;
         }
-        let end = b, gap = 0;
+        let end = b,
+          gap = 0;
         for (let e = b + 1; e < n && gap <= RUN_GAP_CELLS; e++) {
           if (this.wall[this.cell(across, a, e)]! > 0) (end = e), (gap = 0);
           else gap++;
@@ -253,8 +291,10 @@ export class PlanGrid {
    * otherwise put a "line" in every column it crosses), merged, each with its band.
    */
   wallLines(axis: 0 | 1): WallLine[] {
-    const n = this.size(axis), m = this.size(axis === 0 ? 1 : 0);
-    const alongRun = this.runs(axis === 0 ? 1 : 0), acrossRun = this.runs(axis);
+    const n = this.size(axis),
+      m = this.size(axis === 0 ? 1 : 0);
+    const alongRun = this.runs(axis === 0 ? 1 : 0),
+      acrossRun = this.runs(axis);
     const counts: number[] = [];
     for (let a = 0; a < n; a++) {
       let c = 0;
@@ -265,14 +305,17 @@ export class PlanGrid {
       counts.push(c);
     }
     const min = MIN_WALL_LINE_M / REGION_CELL_M;
-    const bandMin = Math.round(MIN_LINE_BAND_M / REGION_CELL_M), bandMax = Math.round(MAX_LINE_BAND_M / REGION_CELL_M);
+    const bandMin = Math.round(MIN_LINE_BAND_M / REGION_CELL_M),
+      bandMax = Math.round(MAX_LINE_BAND_M / REGION_CELL_M);
     // a line from a run of wall columns: at their count-weighted mean, its band as far as they reach, within bounds
     const lineOf = (run: readonly number[]): WallLine => {
-      let w = 0, s = 0;
+      let w = 0,
+        s = 0;
       for (const a of run) (w += counts[a]!), (s += a * counts[a]!);
       const at = s / w;
       let spread = 0;
-      for (let a = run[0]! - bandMax; a <= run.at(-1)! + bandMax; a++) if (a >= 0 && a < n && counts[a]! >= min / 2) spread = Math.max(spread, Math.abs(a - at));
+      for (let a = run[0]! - bandMax; a <= run.at(-1)! + bandMax; a++)
+        if (a >= 0 && a < n && counts[a]! >= min / 2) spread = Math.max(spread, Math.abs(a - at));
       return { axis, at, band: Math.min(bandMax, Math.max(bandMin, Math.ceil(spread))), seen: true };
     };
     const runs: number[][] = [];
@@ -303,23 +346,29 @@ export class PlanGrid {
    * wall points lie on the band and it is not open.
    */
   lineStates(line: WallLine): Uint8Array {
-    const axis = line.axis, along: 0 | 1 = axis === 0 ? 1 : 0;
+    const axis = line.axis,
+      along: 0 | 1 = axis === 0 ? 1 : 0;
     const n = this.size(along);
-    const crossing = new Uint32Array(n), ending = new Uint32Array(n);
+    const crossing = new Uint32Array(n),
+      ending = new Uint32Array(n);
     this.castRays(line, crossing, ending);
     const out = new Uint8Array(n);
     const a0 = Math.round(line.at);
     for (let b = 0; b < n; b++) {
-      let wall = false, floorBefore = false, floorAfter = false;
+      let wall = false,
+        floorBefore = false,
+        floorAfter = false;
       for (let d = -line.band; d <= line.band; d++) {
         const a = a0 + d;
         if (a < 0 || a >= this.size(axis)) continue;
         const k = this.cell(axis, a, b);
         if (this.wall[k]! > 0) wall = true;
-        if (this.floor[k]! >= FLOOR_MIN_POINTS) (d < 0 ? (floorBefore = true) : d > 0 ? (floorAfter = true) : ((floorBefore = true), (floorAfter = true)));
+        if (this.floor[k]! >= FLOOR_MIN_POINTS) d < 0 ? (floorBefore = true) : d > 0 ? (floorAfter = true) : ((floorBefore = true), (floorAfter = true));
       }
       // with rays, only a ray seen through is an opening (floor at the foot of a wall the view does not show is none)
-      const open = this.hasRays ? crossing[b]! >= OPEN_MIN_RAYS && crossing[b]! >= OPEN_RAY_SHARE * (crossing[b]! + ending[b]!) : !wall && floorBefore && floorAfter;
+      const open = this.hasRays
+        ? crossing[b]! >= OPEN_MIN_RAYS && crossing[b]! >= OPEN_RAY_SHARE * (crossing[b]! + ending[b]!)
+        : !wall && floorBefore && floorAfter;
       out[b] = open ? OPEN : wall ? CLOSED : UNSEEN;
     }
     return out;
@@ -329,13 +378,15 @@ export class PlanGrid {
   private castRays(line: WallLine, crossing: Uint32Array, ending: Uint32Array): void {
     const r = this.rays;
     const inv = 1 / REGION_CELL_M;
-    const u = line.axis === 0 ? 0 : 1, v = 1 - u;
+    const u = line.axis === 0 ? 0 : 1,
+      v = 1 - u;
     const at = (line.at + 0.5) * REGION_CELL_M + (line.axis === 0 ? this.x0 : this.y0);
     const vo = line.axis === 0 ? this.y0 : this.x0;
     const band = (line.band + 0.5) * REGION_CELL_M;
     const n = crossing.length;
     for (let i = 0; i < r.length; i += 4) {
-      const s0 = r[i + u]! - at, s1 = r[i + 2 + u]! - at;
+      const s0 = r[i + u]! - at,
+        s1 = r[i + 2 + u]! - at;
       if (Math.abs(s1) <= band) {
         const b = Math.floor((r[i + 2 + v]! - vo) * inv);
         if (b >= 0 && b < n) ending[b]!++;

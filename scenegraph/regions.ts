@@ -61,7 +61,8 @@ function assign(rooms: ReadonlyArray<{ rects: readonly Rect[] }>, nodes: readonl
   const out = rooms.map(() => [] as string[]);
   for (const n of nodes) {
     const [x, y] = n.centroid;
-    let best = -1, bestD = NODE_ROOM_MAX_M;
+    let best = -1,
+      bestD = NODE_ROOM_MAX_M;
     rooms.forEach((r, k) => {
       const d = Math.min(...r.rects.map((q) => rectDistance(q, x, y)));
       if (d < bestD || (d === 0 && bestD === 0 && best < 0)) (best = k), (bestD = d);
@@ -92,7 +93,10 @@ function nameRooms(rooms: ReadonlyArray<Rect & { objects: string[] }>, nodes: re
   const types = votes.map((v) => v[0]?.[0] ?? null);
   const support = votes.map((v) => v[0]?.[1] ?? 0);
   const order = rooms.map((_, i) => i).sort((a, b) => support[b]! - support[a]! || rooms[a]!.min[1] - rooms[b]!.min[1] || rooms[a]!.min[0] - rooms[b]!.min[0]);
-  const unnamed = rooms.map((_, i) => i).filter((i) => !types[i]).sort((a, b) => rooms[a]!.min[1] - rooms[b]!.min[1] || rooms[a]!.min[0] - rooms[b]!.min[0]);
+  const unnamed = rooms
+    .map((_, i) => i)
+    .filter((i) => !types[i])
+    .sort((a, b) => rooms[a]!.min[1] - rooms[b]!.min[1] || rooms[a]!.min[0] - rooms[b]!.min[0]);
   const ids: string[] = new Array(rooms.length);
   const used = new Map<string, number>();
   for (const i of order) {
@@ -102,25 +106,37 @@ function nameRooms(rooms: ReadonlyArray<Rect & { objects: string[] }>, nodes: re
     used.set(t, (used.get(t) ?? 0) + 1);
   }
   unnamed.forEach((i, k) => (ids[i] = `room_${k}`));
-  return rooms.map((r, i) => ({ id: ids[i]!, type: types[i] ?? "unknown", min: [r3(r.min[0]), r3(r.min[1])], max: [r3(r.max[0]), r3(r.max[1])], objects: r.objects, enclosed: false }));
+  return rooms.map((r, i) => ({
+    id: ids[i]!,
+    type: types[i] ?? "unknown",
+    min: [r3(r.min[0]), r3(r.min[1])],
+    max: [r3(r.max[0]), r3(r.max[1])],
+    objects: r.objects,
+    enclosed: false,
+  }));
 }
 
 /** The region layer of a task's true layout (the ground-truth graph's): every doorway and separation known. Undefined for a single room. */
 export function truthRegions(task: Pick<Task, "room">, nodes: readonly GraphNode[]): RegionLayer | undefined {
   const layout = task.room.layout;
   if (!layout) return undefined;
-  const objects = assign(layout.rooms.map((r) => ({ rects: [{ min: [...r.min], max: [...r.max] } as Rect] })), nodes);
+  const objects = assign(
+    layout.rooms.map((r) => ({ rects: [{ min: [...r.min], max: [...r.max] } as Rect] })),
+    nodes,
+  );
   const doors = doorwayEdges(layout);
   const joined = (a: string, b: string) => doors.some((d) => d.rooms.includes(a) && d.rooms.includes(b));
   const separations: NonNullable<RegionLayer["separations"]> = [];
-  layout.rooms.forEach((a, i) => layout.rooms.slice(i + 1).forEach((b) => {
-    if (joined(a.id, b.id)) return;
-    // rooms that share a stretch of wall as long as a doorway are parted by a wall, others by the plan
-    const along = (k: 0 | 1) => Math.min(a.max[k], b.max[k]) - Math.max(a.min[k], b.min[k]);
-    const touch = (k: 0 | 1) => Math.abs(a.max[k] - b.min[k]) < 1e-6 || Math.abs(b.max[k] - a.min[k]) < 1e-6;
-    const shared = touch(0) ? along(1) : touch(1) ? along(0) : 0;
-    separations.push({ rooms: [a.id, b.id], by: shared >= MIN_DOOR_WIDTH_M ? "wall" : "no_shared_wall" });
-  }));
+  layout.rooms.forEach((a, i) =>
+    layout.rooms.slice(i + 1).forEach((b) => {
+      if (joined(a.id, b.id)) return;
+      // rooms that share a stretch of wall as long as a doorway are parted by a wall, others by the plan
+      const along = (k: 0 | 1) => Math.min(a.max[k], b.max[k]) - Math.max(a.min[k], b.min[k]);
+      const touch = (k: 0 | 1) => Math.abs(a.max[k] - b.min[k]) < 1e-6 || Math.abs(b.max[k] - a.min[k]) < 1e-6;
+      const shared = touch(0) ? along(1) : touch(1) ? along(0) : 0;
+      separations.push({ rooms: [a.id, b.id], by: shared >= MIN_DOOR_WIDTH_M ? "wall" : "no_shared_wall" });
+    }),
+  );
   return {
     rooms: layout.rooms.map((r, k) => ({ id: r.id, type: r.type, min: r.min, max: r.max, objects: objects[k]!, enclosed: true })),
     doorways: doors.map((d) => ({ rooms: d.rooms, centre: d.centre, width_m: d.width_m })),
@@ -160,12 +176,14 @@ interface Stretch {
  * narrowed so would have shown: a wall smeared by half a doorway or more is never seen closed.
  */
 function readStretch(g: PlanGrid, line: WallLine, states: Uint8Array | null, from: number, to: number): Stretch {
-  const lo = Math.max(0, Math.ceil(from)), hi = Math.min(Math.floor(to), g.size(line.axis === 0 ? 1 : 0) - 1);
+  const lo = Math.max(0, Math.ceil(from)),
+    hi = Math.min(Math.floor(to), g.size(line.axis === 0 ? 1 : 0) - 1);
   const length = Math.max(0, hi - lo + 1) * REGION_CELL_M;
   const smeared = line.band * REGION_CELL_M > SMEARED_LINE_BAND_M;
   if (!states || hi < lo) return { kind: "unknown", gaps: [], length, smeared };
-  let closed = 0, open = 0;
-  for (let b = lo; b <= hi; b++) (states[b] === CLOSED ? closed++ : states[b] === OPEN ? open++ : 0);
+  let closed = 0,
+    open = 0;
+  for (let b = lo; b <= hi; b++) states[b] === CLOSED ? closed++ : states[b] === OPEN ? open++ : 0;
   const total = hi - lo + 1;
   if (closed / total < WALL_PRESENT_FRACTION && open / total >= OPEN_LINE_FRACTION) return { kind: "none", gaps: [], length, smeared };
   const gaps: Stretch["gaps"] = [];
@@ -177,12 +195,16 @@ function readStretch(g: PlanGrid, line: WallLine, states: Uint8Array | null, fro
       b++;
       continue;
     }
-    let e = b, first = -1, last = -1, opens = 0;
-    for (; e <= hi && states[e] !== CLOSED; e++) if (states[e] === OPEN) ((first = first < 0 ? e : first), (last = e), opens++);
+    let e = b,
+      first = -1,
+      last = -1,
+      opens = 0;
+    for (; e <= hi && states[e] !== CLOSED; e++) if (states[e] === OPEN) (first = first < 0 ? e : first), (last = e), opens++;
     widestUnclosed = Math.max(widestUnclosed, (e - b) * REGION_CELL_M);
     const width = (last - first + 1) * REGION_CELL_M;
     if (first >= 0 && width >= doorOpen - 1e-9 && opens >= DOOR_OPEN_SHARE * (e - b)) {
-      const mid = (first + last + 1) / 2, across = g.world(line.axis, line.at + 0.5);
+      const mid = (first + last + 1) / 2,
+        across = g.world(line.axis, line.at + 0.5);
       const centre: [number, number] = line.axis === 0 ? [across, g.world(1, mid)] : [g.world(0, mid), across];
       gaps.push({ centre, width });
     }
@@ -215,23 +237,37 @@ interface Side {
  * and place along it: beyond(edge, k), negative.
  */
 function planCells(g: PlanGrid) {
-  const X = linesWithEnds(g, 0), Y = linesWithEnds(g, 1);
+  const X = linesWithEnds(g, 0),
+    Y = linesWithEnds(g, 1);
   const states = new Map<WallLine, Uint8Array | null>([...X, ...Y].map((l) => [l, l.seen ? g.lineStates(l) : null]));
-  const cols = X.length - 1, rows = Y.length - 1;
+  const cols = X.length - 1,
+    rows = Y.length - 1;
   const cellOf = (i: number, j: number) => j * cols + i;
   const EDGE = cols + rows + 1;
   const beyond = (edge: number, k: number) => -1 - (edge * EDGE + k);
   const sides: Side[] = [];
   for (let j = 0; j < rows; j++)
-    for (let i = 0; i <= cols; i++) sides.push({ a: i > 0 ? cellOf(i - 1, j) : beyond(0, j), b: i < cols ? cellOf(i, j) : beyond(1, j), s: readStretch(g, X[i]!, states.get(X[i]!)!, Y[j]!.at, Y[j + 1]!.at) });
+    for (let i = 0; i <= cols; i++)
+      sides.push({
+        a: i > 0 ? cellOf(i - 1, j) : beyond(0, j),
+        b: i < cols ? cellOf(i, j) : beyond(1, j),
+        s: readStretch(g, X[i]!, states.get(X[i]!)!, Y[j]!.at, Y[j + 1]!.at),
+      });
   for (let j = 0; j <= rows; j++)
-    for (let i = 0; i < cols; i++) sides.push({ a: j > 0 ? cellOf(i, j - 1) : beyond(2, i), b: j < rows ? cellOf(i, j) : beyond(3, i), s: readStretch(g, Y[j]!, states.get(Y[j]!)!, X[i]!.at, X[i + 1]!.at) });
+    for (let i = 0; i < cols; i++)
+      sides.push({
+        a: j > 0 ? cellOf(i, j - 1) : beyond(2, i),
+        b: j < rows ? cellOf(i, j) : beyond(3, i),
+        s: readStretch(g, Y[j]!, states.get(Y[j]!)!, X[i]!.at, X[i + 1]!.at),
+      });
   const cellRect = (c: number): Rect => {
-    const i = c % cols, j = Math.floor(c / cols);
+    const i = c % cols,
+      j = Math.floor(c / cols);
     return { min: [g.world(0, X[i]!.at), g.world(1, Y[j]!.at)], max: [g.world(0, X[i + 1]!.at + 1), g.world(1, Y[j + 1]!.at + 1)] };
   };
   const floorCells = (c: number) => {
-    const i = c % cols, j = Math.floor(c / cols);
+    const i = c % cols,
+      j = Math.floor(c / cols);
     let n = 0;
     for (let y = Math.ceil(Y[j]!.at); y <= Y[j + 1]!.at; y++) for (let x = Math.ceil(X[i]!.at); x <= X[i + 1]!.at; x++) if (g.floorAt(x, y)) n++;
     return n;
@@ -257,7 +293,7 @@ function roomCells(plan: ReturnType<typeof planCells>): { roomOf: Int32Array; ce
   const isRoom = new Set([...groups.keys()].filter((r) => groups.get(r)!.reduce((s, c) => s + plan.floorCells(c), 0) >= minFloor));
   for (const { a, b, s } of plan.sides) {
     if (s.kind !== "door" || a < 0 || b < 0) continue;
-    if (isRoom.has(find(a)) !== isRoom.has(find(b))) (isRoom.add(find(a)), isRoom.add(find(b)));
+    if (isRoom.has(find(a)) !== isRoom.has(find(b))) isRoom.add(find(a)), isRoom.add(find(b));
   }
   const roots = [...groups.keys()].filter((r) => isRoom.has(r));
   const roomOf = new Int32Array(plan.cells).fill(-1);
@@ -279,13 +315,17 @@ function topology(plan: ReturnType<typeof planCells>, roomOf: Int32Array, rooms:
   const nodeOf = (c: number): number => (c < 0 ? c : roomOf[c]! < plan.cells ? roomOf[c]! : R + roomOf[c]!);
   const links = new Map<number, Set<number>>();
   const link = (a: number, b: number) => {
-    for (const [x, y] of [[a, b], [b, a]] as const) {
+    for (const [x, y] of [
+      [a, b],
+      [b, a],
+    ] as const) {
       if (!links.has(x)) links.set(x, new Set());
       links.get(x)!.add(y);
     }
   };
   const doorways: RegionLayer["doorways"] = [];
-  const shareWall = new Set<string>(), smeared = new Set<number>();
+  const shareWall = new Set<string>(),
+    smeared = new Set<number>();
   const pairKey = (a: number, b: number) => `${Math.min(a, b)}:${Math.max(a, b)}`;
   for (const { a, b, s } of plan.sides) {
     const [na, nb] = [nodeOf(a), nodeOf(b)];
@@ -296,14 +336,17 @@ function topology(plan: ReturnType<typeof planCells>, roomOf: Int32Array, rooms:
       continue;
     }
     link(na, nb);
-    if (isRoom(na) && isRoom(nb)) for (const gap of s.gaps) doorways.push({ rooms: [rooms[na]!.id, rooms[nb]!.id], centre: [r3(gap.centre[0]), r3(gap.centre[1])], width_m: r3(gap.width) });
+    if (isRoom(na) && isRoom(nb))
+      for (const gap of s.gaps)
+        doorways.push({ rooms: [rooms[na]!.id, rooms[nb]!.id], centre: [r3(gap.centre[0]), r3(gap.centre[1])], width_m: r3(gap.width) });
   }
   // beyond the plan, the unseen space along one edge is one stretch: rooms that open on it side by side may meet
   // there (rooms do not wrap round the plan's corners)
   for (let edge = 0; edge < 4; edge++) for (let k = 0; k + 1 < (edge < 2 ? plan.rows : plan.cols); k++) link(plan.beyond(edge, k), plan.beyond(edge, k + 1));
   const separations: NonNullable<RegionLayer["separations"]> = [];
   rooms.forEach((room, k) => {
-    const reach = new Set<number>(), seen = new Set<number>([k]);
+    const reach = new Set<number>(),
+      seen = new Set<number>([k]);
     const queue = [k];
     while (queue.length)
       for (const n of links.get(queue.shift()!) ?? []) {
@@ -334,6 +377,9 @@ export function regionsOfStructure(points: StructurePoints, nodes: readonly Grap
     };
   });
   const objects = assign(shapes, nodes);
-  const rooms = nameRooms(shapes.map((s, k) => ({ min: s.min, max: s.max, objects: objects[k]! })), nodes);
+  const rooms = nameRooms(
+    shapes.map((s, k) => ({ min: s.min, max: s.max, objects: objects[k]! })),
+    nodes,
+  );
   return { rooms, ...topology(plan, roomOf, rooms) };
 }

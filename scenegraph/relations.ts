@@ -57,46 +57,63 @@ function footprintIoA(a: YawBox, b: YawBox): number {
 
 /** Signed distance (m) of (x, y) inside B's footprint: positive inside, negative outside. */
 function insideDepth(b: YawBox, x: number, y: number): number {
-  const c = Math.cos(b.yaw), s = Math.sin(b.yaw);
-  const dx = x - b.centre[0], dy = y - b.centre[1];
+  const c = Math.cos(b.yaw),
+    s = Math.sin(b.yaw);
+  const dx = x - b.centre[0],
+    dy = y - b.centre[1];
   return Math.min(b.extent[0] / 2 - Math.abs(c * dx + s * dy), b.extent[1] / 2 - Math.abs(-s * dx + c * dy));
 }
 
 function boxGap(a: YawBox, b: YawBox): number {
   // conservative: gap between bounding circles in XY combined with the z gap
-  const ra = Math.hypot(a.extent[0], a.extent[1]) / 2, rb = Math.hypot(b.extent[0], b.extent[1]) / 2;
+  const ra = Math.hypot(a.extent[0], a.extent[1]) / 2,
+    rb = Math.hypot(b.extent[0], b.extent[1]) / 2;
   const dxy = Math.max(0, Math.hypot(a.centre[0] - b.centre[0], a.centre[1] - b.centre[1]) - ra - rb);
   const dz = Math.max(0, boxBottom(a) - boxTop(b), boxBottom(b) - boxTop(a));
   return Math.hypot(dxy, dz);
 }
 
-
 const round = (x: number, dp = 4) => Math.round(x * 10 ** dp) / 10 ** dp;
 
 export function computeRelations(nodes: readonly RelNode[], viewpoint: Viewpoint): Relation[] {
   const out: Relation[] = [];
-  const coarse = new Map<string, IndexedPoints>(), fine = new Map<string, IndexedPoints>();
+  const coarse = new Map<string, IndexedPoints>(),
+    fine = new Map<string, IndexedPoints>();
   const coarseOf = (n: RelNode) => coarse.get(n.id) ?? coarse.set(n.id, indexPoints(n.xyz)).get(n.id)!;
   const fineOf = (n: RelNode) => fine.get(n.id) ?? fine.set(n.id, indexPoints(n.fine!)).get(n.id)!;
   const fwd: [number, number] = [Math.cos(viewpoint.yaw), Math.sin(viewpoint.yaw)];
   const right: [number, number] = [fwd[1], -fwd[0]];
   const push = (subject: RelNode, predicate: Predicate, object: RelNode, margin: number, centre: number, closest: number) =>
-    out.push({ subject: subject.id, predicate, object: object.id, margin_m: round(Math.max(0, margin)), centre_distance_m: round(centre), closest_distance_m: round(closest) });
+    out.push({
+      subject: subject.id,
+      predicate,
+      object: object.id,
+      margin_m: round(Math.max(0, margin)),
+      centre_distance_m: round(centre),
+      closest_distance_m: round(closest),
+    });
   for (let i = 0; i < nodes.length; i++) {
     for (let j = i + 1; j < nodes.length; j++) {
-      const A = nodes[i]!, B = nodes[j]!;
+      const A = nodes[i]!,
+        B = nodes[j]!;
       if (boxGap(A.box, B.box) > CANDIDATE_RADIUS_M) continue;
-      const ca = A.box.centre, cb = B.box.centre;
+      const ca = A.box.centre,
+        cb = B.box.centre;
       const centre = Math.hypot(ca[0] - cb[0], ca[1] - cb[1], ca[2] - cb[2]);
       let closest = A.xyz.length && B.xyz.length ? closestDistance(coarseOf(A), coarseOf(B), CANDIDATE_RADIUS_M) : boxGap(A.box, B.box);
-      if (closest < REFINE_BELOW_M && A.fine && B.fine && A.fine.length && B.fine.length) closest = Math.min(closest, closestDistance(fineOf(A), fineOf(B), REFINE_BELOW_M));
+      if (closest < REFINE_BELOW_M && A.fine && B.fine && A.fine.length && B.fine.length)
+        closest = Math.min(closest, closestDistance(fineOf(A), fineOf(B), REFINE_BELOW_M));
       // symmetric predicates, once per pair
       if (closest <= TOUCHING_GAP_M) push(A, "touching", B, TOUCHING_GAP_M - closest, centre, closest);
       else if (closest < NEAR_M) push(A, "near", B, Math.min(closest - TOUCHING_GAP_M, NEAR_M - closest), centre, closest);
-      for (const [X, Y] of [[A, B], [B, A]] as const) {
+      for (const [X, Y] of [
+        [A, B],
+        [B, A],
+      ] as const) {
         const iom = footprintIoA(X.box, Y.box);
         const iomMargin = (iom - ON_MIN_IOM) * Math.sqrt(footprintArea(X.box));
-        const zb = boxBottom(X.box), ty = boxTop(Y.box);
+        const zb = boxBottom(X.box),
+          ty = boxTop(Y.box);
         const onSlack = Math.min(zb - (ty - ON_BELOW_TOP_M), ty + ON_ABOVE_TOP_M - zb);
         const isOn = onSlack >= 0 && iom > ON_MIN_IOM && footprintArea(Y.box) > footprintArea(X.box);
         if (isOn) {
@@ -118,7 +135,8 @@ export function computeRelations(nodes: readonly RelNode[], viewpoint: Viewpoint
         }
       }
       // egocentric, from the agent's initial viewpoint: right is the camera's right, front is nearer to it
-      const dx = cb[0] - ca[0], dy = cb[1] - ca[1];
+      const dx = cb[0] - ca[0],
+        dy = cb[1] - ca[1];
       const lateral = dx * right[0] + dy * right[1];
       if (Math.abs(lateral) > EGO_DEAD_ZONE_M) {
         const [L, R] = lateral > 0 ? [A, B] : [B, A];

@@ -37,8 +37,15 @@ export function segmentPixelStats(ev: Pick<Evidence, "segments" | "segmentOfPixe
   if (hit && hit.segments === ev.segments.length && hit.rgb.length === views.length && hit.rgb.every((rgb, i) => rgb === views[i]!.rgb)) return hit.stats;
   const S = ev.segments.length;
   const stats: SegmentPixelStats = {
-    n: new Int32Array(S), sx: new Float64Array(S), sy: new Float64Array(S), r: new Float64Array(S), g: new Float64Array(S), b: new Float64Array(S),
-    luma: new Float64Array(S), firstId: new Int32Array(S), mixed: new Uint8Array(S),
+    n: new Int32Array(S),
+    sx: new Float64Array(S),
+    sy: new Float64Array(S),
+    r: new Float64Array(S),
+    g: new Float64Array(S),
+    b: new Float64Array(S),
+    luma: new Float64Array(S),
+    firstId: new Int32Array(S),
+    mixed: new Uint8Array(S),
   };
   const boxes = segmentBoxes(ev, views);
   for (let vi = 0; vi < views.length; vi++) {
@@ -67,9 +74,17 @@ function sumRow(map: Int32Array, rgb: Uint8Array, ids: Uint16Array, from: number
     }
     if (n[s] === 0) firstId[s] = ids[p]!;
     const id = firstId[s]!;
-    let q = p, o = 3 * p, rr = 0, gg = 0, bb = 0, other = 0, sum = luma[s]!;
+    let q = p,
+      o = 3 * p,
+      rr = 0,
+      gg = 0,
+      bb = 0,
+      other = 0,
+      sum = luma[s]!;
     do {
-      const cr = rgb[o]!, cg = rgb[o + 1]!, cb = rgb[o + 2]!;
+      const cr = rgb[o]!,
+        cg = rgb[o + 1]!,
+        cb = rgb[o + 2]!;
       rr += cr;
       gg += cg;
       bb += cb;
@@ -78,7 +93,8 @@ function sumRow(map: Int32Array, rgb: Uint8Array, ids: Uint16Array, from: number
       o += 3;
       q++;
     } while (q < to && map[q] === s);
-    const len = q - p, x0 = p - y * W;
+    const len = q - p,
+      x0 = p - y * W;
     luma[s] = sum;
     n[s]! += len;
     st.sx[s]! += ((2 * x0 + len - 1) * len) / 2;

@@ -72,8 +72,10 @@ export function truthGraph(task: Task, paradigm: SceneGraph["paradigm"] = "truth
   const nodes = trueNodes(task);
   const graphNodes: GraphNode[] = nodes.map((n) => {
     const o = task.objects.find((x) => x.id === n.objectId)!;
-    const c = Math.cos(n.box.yaw), s = Math.sin(n.box.yaw);
-    const hx = (Math.abs(c) * o.extent[0] + Math.abs(s) * o.extent[1]) / 2, hy = (Math.abs(s) * o.extent[0] + Math.abs(c) * o.extent[1]) / 2;
+    const c = Math.cos(n.box.yaw),
+      s = Math.sin(n.box.yaw);
+    const hx = (Math.abs(c) * o.extent[0] + Math.abs(s) * o.extent[1]) / 2,
+      hy = (Math.abs(s) * o.extent[0] + Math.abs(c) * o.extent[1]) / 2;
     const centre = n.box.centre;
     return {
       id: n.id,
@@ -84,7 +86,10 @@ export function truthGraph(task: Task, paradigm: SceneGraph["paradigm"] = "truth
       color: namedColorRgb(o.color) ?? colorRgb(UNKNOWN_COLOUR),
       color_name: o.color,
       box: n.box,
-      aabb: { min: [centre[0] - hx, centre[1] - hy, centre[2] - o.extent[2] / 2] as Vec3, max: [centre[0] + hx, centre[1] + hy, centre[2] + o.extent[2] / 2] as Vec3 },
+      aabb: {
+        min: [centre[0] - hx, centre[1] - hy, centre[2] - o.extent[2] / 2] as Vec3,
+        max: [centre[0] + hx, centre[1] + hy, centre[2] + o.extent[2] / 2] as Vec3,
+      },
       volume_m3: o.extent[0] * o.extent[1] * o.extent[2],
       ...nodeInterior(n.label, n.box.extent),
       point_count: n.xyz.length / 3,

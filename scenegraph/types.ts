@@ -60,19 +60,27 @@ const GraphNodeSchema = z
     label: z.string().min(1).max(MAX_LABEL_CHARS).describe("the node's category"),
     label_distribution: z.record(z.string().max(MAX_LABEL_CHARS), fraction()).describe("label votes, as fractions of the node's points"),
     centroid: PointSchema.describe("mean of the node's points (m)"),
-    color: z.tuple([z.number().int().min(0).max(255), z.number().int().min(0).max(255), z.number().int().min(0).max(255)]).describe("mean colour of the node's points"),
+    color: z
+      .tuple([z.number().int().min(0).max(255), z.number().int().min(0).max(255), z.number().int().min(0).max(255)])
+      .describe("mean colour of the node's points"),
     color_name: z.string().describe("the nearest palette colour name"),
-    box: YawBoxSchema.extend({ centre: PointSchema, extent: z.tuple([coordinate().min(0), coordinate().min(0), coordinate().min(0)]) }).describe("gravity-aligned (yaw-only) oriented box"),
+    box: YawBoxSchema.extend({ centre: PointSchema, extent: z.tuple([coordinate().min(0), coordinate().min(0), coordinate().min(0)]) }).describe(
+      "gravity-aligned (yaw-only) oriented box",
+    ),
     aabb: z.object({ min: PointSchema, max: PointSchema }).strict().describe("axis-aligned bounds of the node's points"),
     volume_m3: z.number().min(0),
     interior: z
       .object({
-        extent: z.tuple([coordinate().min(0), coordinate().min(0), coordinate().min(0)]).describe("clear width, depth (along the box's a and b axes) and height inside the walls (m)"),
+        extent: z
+          .tuple([coordinate().min(0), coordinate().min(0), coordinate().min(0)])
+          .describe("clear width, depth (along the box's a and b axes) and height inside the walls (m)"),
         volume_m3: z.number().min(0).describe("what the container holds (m^3)"),
       })
       .strict()
       .optional()
-      .describe("for a node whose label is an open container: its interior, estimated from the box and the label's wall model (core/objects/containers.ts), not measured; absent for other labels"),
+      .describe(
+        "for a node whose label is an open container: its interior, estimated from the box and the label's wall model (core/objects/containers.ts), not measured; absent for other labels",
+      ),
     point_count: count().describe("downsampled points (voxel size in params)"),
     raw_point_count: count().describe("raw cloud points behind the node"),
     views: z.array(count()).describe("views that see the node"),
@@ -83,7 +91,20 @@ const GraphNodeSchema = z
   })
   .strict();
 
-export const PREDICATES = ["on", "supports", "inside", "contains", "touching", "near", "above", "below", "left_of", "right_of", "in_front_of", "behind"] as const;
+export const PREDICATES = [
+  "on",
+  "supports",
+  "inside",
+  "contains",
+  "touching",
+  "near",
+  "above",
+  "below",
+  "left_of",
+  "right_of",
+  "in_front_of",
+  "behind",
+] as const;
 
 export const RelationSchema = z
   .object({
@@ -109,7 +130,12 @@ const RegionLayerSchema = z
           min: Point2Schema.describe("[x, y] corner of the room's floor rectangle (m)"),
           max: Point2Schema.describe("[x, y] opposite corner (m)"),
           objects: z.array(z.string()).describe("ids of the nodes whose centre lies in the room"),
-          enclosed: z.boolean().optional().describe("every stretch of the room's boundary the views did not see as wall leads into another room of the layer: no room the layer does not hold is its neighbour (absent in graphs written before it was recorded: not known)"),
+          enclosed: z
+            .boolean()
+            .optional()
+            .describe(
+              "every stretch of the room's boundary the views did not see as wall leads into another room of the layer: no room the layer does not hold is its neighbour (absent in graphs written before it was recorded: not known)",
+            ),
         })
         .strict(),
     ),
@@ -127,15 +153,23 @@ const RegionLayerSchema = z
         z
           .object({
             rooms: z.tuple([z.string(), z.string()]).describe("the two rooms"),
-            by: z.enum(["wall", "no_shared_wall"]).describe("wall: the views saw the wall between them closed, with no unseen gap wide enough for a doorway; no_shared_wall: the views leave no unseen space where their walls could meet"),
+            by: z
+              .enum(["wall", "no_shared_wall"])
+              .describe(
+                "wall: the views saw the wall between them closed, with no unseen gap wide enough for a doorway; no_shared_wall: the views leave no unseen space where their walls could meet",
+              ),
           })
           .strict(),
       )
       .optional()
-      .describe("pairs of rooms the views show no doorway joins directly. A pair in neither this list nor the doorways is unknown (absent in graphs written before it was recorded)"),
+      .describe(
+        "pairs of rooms the views show no doorway joins directly. A pair in neither this list nor the doorways is unknown (absent in graphs written before it was recorded)",
+      ),
   })
   .strict()
-  .describe("rooms segmented from the walls and free space the views show, doorways as edges, pairs of rooms the views show apart, objects assigned to rooms (multi-room scenes only)");
+  .describe(
+    "rooms segmented from the walls and free space the views show, doorways as edges, pairs of rooms the views show apart, objects assigned to rooms (multi-room scenes only)",
+  );
 
 /** Who made the graph: a reconstruction source, or the ground truth (`truthGraph`). */
 const TRUTH = "truth";
@@ -149,7 +183,10 @@ export const SceneGraphSchema = z
     masks: z.enum(MASK_MODES).describe("the evidence mode (docs/how-it-works.md, 'Evidence modes')"),
     instances: z.union([z.enum(INSTANCE_MODES), z.literal(TRUTH)]).describe("the instance builder"),
     frame: z.literal(GRAPH_FRAME).describe("conventions of every coordinate in this graph"),
-    viewpoint: z.object({ position: PointSchema, yaw: z.number().finite(), pitch: z.number().finite() }).strict().describe("the agent's initial pose: the viewpoint of left/right/front/behind"),
+    viewpoint: z
+      .object({ position: PointSchema, yaw: z.number().finite(), pitch: z.number().finite() })
+      .strict()
+      .describe("the agent's initial pose: the viewpoint of left/right/front/behind"),
     params: z.record(z.string(), z.union([z.number(), z.string()])).describe("the graph builder's parameters"),
     nodes: z.array(GraphNodeSchema).max(MAX_GRAPH_NODES),
     relations: z.array(RelationSchema),
@@ -168,11 +205,15 @@ export const SceneGraphSchema = z
     for (const list of ["doorways", "separations"] as const)
       g.regions?.[list]?.forEach((d, k) => {
         for (const end of [0, 1] as const)
-          if (!rooms.has(d.rooms[end])) ctx.addIssue({ code: "custom", path: ["regions", list, k, "rooms", end], message: `names room "${d.rooms[end]}", which the graph does not have` });
+          if (!rooms.has(d.rooms[end]))
+            ctx.addIssue({ code: "custom", path: ["regions", list, k, "rooms", end], message: `names room "${d.rooms[end]}", which the graph does not have` });
       });
-    g.regions?.rooms.forEach((r, k) => r.objects.forEach((o, j) => {
-      if (!ids.has(o)) ctx.addIssue({ code: "custom", path: ["regions", "rooms", k, "objects", j], message: `names node "${o}", which the graph does not have` });
-    }));
+    g.regions?.rooms.forEach((r, k) =>
+      r.objects.forEach((o, j) => {
+        if (!ids.has(o))
+          ctx.addIssue({ code: "custom", path: ["regions", "rooms", k, "objects", j], message: `names node "${o}", which the graph does not have` });
+      }),
+    );
     g.relations.forEach((r, k) => {
       for (const end of ["subject", "object"] as const)
         if (!ids.has(r[end])) ctx.addIssue({ code: "custom", path: ["relations", k, end], message: `names node "${r[end]}", which the graph does not have` });

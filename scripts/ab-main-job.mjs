@@ -35,7 +35,9 @@ function flag(name, fallback, flagList = false) {
   return v;
 }
 function usage(message) {
-  console.error(`ab-main-job: ${message}\nusage: node scripts/ab-main-job.mjs [--base COMMIT] [--limit N] [--pairs K] [--b-flags "FLAGS"] [-- extra esi3d run flags]`);
+  console.error(
+    `ab-main-job: ${message}\nusage: node scripts/ab-main-job.mjs [--base COMMIT] [--limit N] [--pairs K] [--b-flags "FLAGS"] [-- extra esi3d run flags]`,
+  );
   process.exit(2);
 }
 function positiveInt(name, fallback) {
@@ -56,12 +58,31 @@ const binOf = (root) => join(root, JSON.parse(readFileSync(join(root, "package.j
 
 /** One whole `esi3d run` under GNU time: CPU seconds, wall seconds and the number of units it ran. */
 function runOnce(root, out, flags) {
-  const args = ["-f", "%U %S %e", "-o", join(out, "time.txt"), process.execPath, binOf(root), "run", "--limit", String(limit), "--concurrency", "1", "--out", join(out, "run"), ...extra, ...flags];
+  const args = [
+    "-f",
+    "%U %S %e",
+    "-o",
+    join(out, "time.txt"),
+    process.execPath,
+    binOf(root),
+    "run",
+    "--limit",
+    String(limit),
+    "--concurrency",
+    "1",
+    "--out",
+    join(out, "run"),
+    ...extra,
+    ...flags,
+  ];
   const r = spawnSync(TIME, args, { cwd: root, encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } });
   if (r.status !== 0) throw new Error(`esi3d run in ${root} exited ${r.status}:\n${r.stderr.slice(-2000)}`);
   const [user, sys, wall] = readFileSync(join(out, "time.txt"), "utf8").trim().split(/\s+/).map(Number);
   const cfg = JSON.parse(readFileSync(join(out, "run/config.json"), "utf8")).config;
-  const tasks = readFileSync(join(out, "run/items.jsonl"), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l).task_id);
+  const tasks = readFileSync(join(out, "run/items.jsonl"), "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l).task_id);
   const units = new Set(tasks).size * cfg.paradigms.length;
   // the builds' default runs may differ in arms (items per unit): say so beside the per-unit figures
   return { cpu: user + sys, wall, units, items: tasks.length };
@@ -75,20 +96,29 @@ const builds = [
   { name: `B ${head}${dirty ? "+changes" : ""} (this dist/)`, root: repo, flags: bFlags, runs: [] },
 ];
 const work = mkdtempSync(join(tmpdir(), "esi3d-ab-runs-"));
-console.log(`main job A/B: esi3d run --limit ${limit} --concurrency 1 ${extra.join(" ")}${bFlags.length ? ` (B also ${bFlags.join(" ")})` : ""}, ${pairs} interleaved pairs; per unit = per (task, paradigm)`);
+console.log(
+  `main job A/B: esi3d run --limit ${limit} --concurrency 1 ${extra.join(" ")}${bFlags.length ? ` (B also ${bFlags.join(" ")})` : ""}, ${pairs} interleaved pairs; per unit = per (task, paradigm)`,
+);
 for (let p = 0; p < pairs; p++) {
   for (const b of builds) {
     const out = join(work, `${b.name[0]}${p}`);
     mkdirSync(out);
     const r = runOnce(b.root, out, b.flags);
     b.runs.push(r);
-    console.log(`  ${b.name.padEnd(34)} pair ${p + 1}: ${r.units} units (${r.items} items), CPU ${r.cpu.toFixed(1)} s (${(r.cpu / r.units).toFixed(3)} s/unit), wall ${(r.wall / r.units).toFixed(2)} s/unit`);
+    console.log(
+      `  ${b.name.padEnd(34)} pair ${p + 1}: ${r.units} units (${r.items} items), CPU ${r.cpu.toFixed(1)} s (${(r.cpu / r.units).toFixed(3)} s/unit), wall ${(r.wall / r.units).toFixed(2)} s/unit`,
+    );
   }
 }
 const best = (xs) => Math.min(...xs);
 const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor((xs.length - 1) / 2)];
 const perUnit = (b, k) => b.runs.map((r) => r[k] / r.units);
-for (const b of builds) console.log(`${b.name.padEnd(36)} CPU s/unit best ${best(perUnit(b, "cpu")).toFixed(3)} median ${median(perUnit(b, "cpu")).toFixed(3)}; wall s/unit best ${best(perUnit(b, "wall")).toFixed(2)}`);
+for (const b of builds)
+  console.log(
+    `${b.name.padEnd(36)} CPU s/unit best ${best(perUnit(b, "cpu")).toFixed(3)} median ${median(perUnit(b, "cpu")).toFixed(3)}; wall s/unit best ${best(perUnit(b, "wall")).toFixed(2)}`,
+  );
 const [A, B] = builds;
-console.log(`ratio A/B (worker CPU time per unit): best ${(best(perUnit(A, "cpu")) / best(perUnit(B, "cpu"))).toFixed(2)}x, median ${(median(perUnit(A, "cpu")) / median(perUnit(B, "cpu"))).toFixed(2)}x (goal: >= 3x)`);
+console.log(
+  `ratio A/B (worker CPU time per unit): best ${(best(perUnit(A, "cpu")) / best(perUnit(B, "cpu"))).toFixed(2)}x, median ${(median(perUnit(A, "cpu")) / median(perUnit(B, "cpu"))).toFixed(2)}x (goal: >= 3x)`,
+);
 rmSync(work, { recursive: true, force: true });

@@ -35,7 +35,10 @@ for (const b of builds) {
 const { generateTask } = await import(`${repo}/dist/bridge/sim/generate/suite.js`);
 const { renderBundle } = await import(`${repo}/dist/bridge/sim/capture.js`);
 const bundles = ["counting_with_occlusion", "spatial_distance", "linear_alignment"].map((s) => renderBundle(generateTask(s, "bench", 0), "multi"));
-const fresh = (b) => ({ ...b, views: b.views.map((v) => ({ ...v, depth: new Float32Array(v.depth), rgb: new Uint8Array(v.rgb), ids: new Uint16Array(v.ids) })) });
+const fresh = (b) => ({
+  ...b,
+  views: b.views.map((v) => ({ ...v, depth: new Float32Array(v.depth), rgb: new Uint8Array(v.rgb), ids: new Uint16Array(v.ids) })),
+});
 const structure = (b) => new Set(b.manifest.instances.filter((e) => e.structure).map((e) => e.id));
 const options = { seed: "0", level: 0.5, components: ["depth", "pose", "flying", "dropout", "blobs"] };
 

@@ -50,7 +50,9 @@ const keys = [...new Set(runs.flatMap((c) => [...c.keys()]))];
 const subs = [...new Set(keys.map((k) => k.split("|")[0]))];
 const paradigms = [...new Set(keys.map((k) => k.split("|")[1]))];
 const ARM_ORDER = ["2d", "shortcut", "3d:gt", "3d:gt-appearance", "3d:noisy", "3d:noisy-appearance"];
-const arms = [...new Set(keys.map((k) => k.split("|")[2]))].sort((a, b) => (ARM_ORDER.indexOf(a) + 1 || 99) - (ARM_ORDER.indexOf(b) + 1 || 99) || a.localeCompare(b));
+const arms = [...new Set(keys.map((k) => k.split("|")[2]))].sort(
+  (a, b) => (ARM_ORDER.indexOf(a) + 1 || 99) - (ARM_ORDER.indexOf(b) + 1 || 99) || a.localeCompare(b),
+);
 const pct = (x) => (100 * x).toFixed(0).padStart(3);
 const cellText = (c) => (c ? `${pct(c.answered / c.n)} ${pct(c.score / c.n)}` : "   -   -");
 
@@ -81,11 +83,19 @@ const goal = (twoAnswered) => {
         const c = last.get(`${s}|${p}|${a}`);
         if (!c) continue;
         if (c.answered / c.n < twoAnswered(two) / two.n) misses.push(`${s} ${p} ${a}: coverage ${pct(c.answered / c.n)} < 2D ${pct(twoAnswered(two) / two.n)}`);
-        if (a === "3d:gt" && c.score / c.n < two.score / two.n) misses.push(`${s} ${p} ${a}: all-items accuracy ${pct(c.score / c.n)} < 2D ${pct(two.score / two.n)}`);
+        if (a === "3d:gt" && c.score / c.n < two.score / two.n)
+          misses.push(`${s} ${p} ${a}: all-items accuracy ${pct(c.score / c.n)} < 2D ${pct(two.score / two.n)}`);
       }
     }
   return misses;
 };
-const all = goal((two) => two.answered), fromEvidence = goal((two) => two.evidence);
-console.log(all.length ? `\ngoal missed in ${all.length} cell(s):\n${all.join("\n")}` : "\ngoal met in every cell: each 3D arm's coverage >= 2D's, GT-3D's all-items accuracy >= 2D's");
-console.log(`\nagainst 2D's answers from evidence (confidence above its UNSEEN_CONFIDENCE ${UNSEEN_CONFIDENCE}): ${fromEvidence.length ? `missed in ${fromEvidence.length} cell(s):\n${fromEvidence.join("\n")}` : "met in every cell"}`);
+const all = goal((two) => two.answered),
+  fromEvidence = goal((two) => two.evidence);
+console.log(
+  all.length
+    ? `\ngoal missed in ${all.length} cell(s):\n${all.join("\n")}`
+    : "\ngoal met in every cell: each 3D arm's coverage >= 2D's, GT-3D's all-items accuracy >= 2D's",
+);
+console.log(
+  `\nagainst 2D's answers from evidence (confidence above its UNSEEN_CONFIDENCE ${UNSEEN_CONFIDENCE}): ${fromEvidence.length ? `missed in ${fromEvidence.length} cell(s):\n${fromEvidence.join("\n")}` : "met in every cell"}`,
+);

@@ -9,5 +9,8 @@ import { writeTasks } from "../dist/core/task/io.js";
 const dir = new URL("../fixtures/tasks/", import.meta.url).pathname;
 mkdirSync(dir, { recursive: true });
 for (const f of readdirSync(dir)) if (f.endsWith(".json")) rmSync(dir + f);
-writeTasks(dir, BUILTIN_SUBCATEGORIES.map((s) => generateTask(s, "fixtures", 0)));
+writeTasks(
+  dir,
+  BUILTIN_SUBCATEGORIES.map((s) => generateTask(s, "fixtures", 0)),
+);
 console.log(`wrote ${BUILTIN_SUBCATEGORIES.length} tasks to ${dir}`);

@@ -18,7 +18,9 @@ const fail = (message) => {
   console.error(`paper-agreement: ${message}\n${USAGE}`);
   process.exit(2);
 };
-let runDir = null, threshold = PAPER_DIFFERENCE_MIN_POINTS, cells = false;
+let runDir = null,
+  threshold = PAPER_DIFFERENCE_MIN_POINTS,
+  cells = false;
 for (let i = 0; i < args.length; i++) {
   const a = args[i];
   if (a === "--cells") cells = true;
@@ -46,7 +48,16 @@ console.log(`${runDir}: ${summary.items} items${summary.complete ? "" : " (an in
 console.log(agreementTable(rows));
 if (cells) {
   const body = rows.flatMap((r) =>
-    r.cells.map((c) => [r.method, c.subcategory, PARADIGM_LETTERS[c.paradigm] ?? c.paradigm, signedPoints(c.paperPoints), signedPoints(c.difference.diff * 100), `[${signedPoints(c.difference.lo * 100)}, ${signedPoints(c.difference.hi * 100)}]`, c.difference.p === null ? "-" : c.difference.p.toFixed(4), `${c.relation}${c.significant ? ", significant" : ""}`]),
+    r.cells.map((c) => [
+      r.method,
+      c.subcategory,
+      PARADIGM_LETTERS[c.paradigm] ?? c.paradigm,
+      signedPoints(c.paperPoints),
+      signedPoints(c.difference.diff * 100),
+      `[${signedPoints(c.difference.lo * 100)}, ${signedPoints(c.difference.hi * 100)}]`,
+      c.difference.p === null ? "-" : c.difference.p.toFixed(4),
+      `${c.relation}${c.significant ? ", significant" : ""}`,
+    ]),
   );
   console.log("");
   console.log(formatTable(["Arm", "subcategory", "paradigm", "paper (points)", "run (points)", "95 % interval", "p", "sign"], body, { align: "numbers" }));

@@ -35,7 +35,11 @@ export function leaderboardOf(stdout) {
 export function runExcerpt(args) {
   const dir = mkdtempSync(join(tmpdir(), "esi3d-readme-"));
   try {
-    return execFileSync(process.execPath, [CLI, ...args, "--out", join(dir, "run")], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], maxBuffer: 64 * 1024 * 1024 });
+    return execFileSync(process.execPath, [CLI, ...args, "--out", join(dir, "run")], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+      maxBuffer: 64 * 1024 * 1024,
+    });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -46,7 +46,8 @@ function cli(argv, { env = {}, cwd = work, timeoutMs = 900_000, onSpawn, measure
     const [cmd, ...pre] = measure ? ["/usr/bin/time", "-f", "trial-peak-rss-kb %M", process.execPath] : [process.execPath];
     const child = spawn(cmd, [...pre, CLI, ...argv], { cwd, env: { ...process.env, ...env }, timeout: timeoutMs });
     onSpawn?.(child);
-    let stdout = "", stderr = "";
+    let stdout = "",
+      stderr = "";
     child.stdout.on("data", (d) => (stdout += d));
     child.stderr.on("data", (d) => (stderr += d));
     child.on("close", (code, signal) => {
@@ -70,7 +71,9 @@ const summaryOf = (dir) => {
   return JSON.stringify(s);
 };
 function tempFiles(dir) {
-  return readdirSync(dir, { recursive: true }).map(String).filter((f) => TEMP_FILE.test(f) || /\.tmp-/.test(f));
+  return readdirSync(dir, { recursive: true })
+    .map(String)
+    .filter((f) => TEMP_FILE.test(f) || /\.tmp-/.test(f));
 }
 
 /** A run directory against the reference: items missing, recorded twice, differing (timings aside), summary equal. */
@@ -97,7 +100,14 @@ async function ref() {
   const r = await cli([...RUN2, "--out", reference]);
   if (r.code !== 0) throw new Error(`reference run failed: ${r.stderr}`);
   referenceSeconds = r.seconds;
-  results.push({ trial: "reference", case: "run --limit 2, uninterrupted", exit: r.code, seconds: r.seconds.toFixed(1), peakRssMiB: r.rssMiB?.toFixed(0), items: lines(join(reference, "items.jsonl")).length });
+  results.push({
+    trial: "reference",
+    case: "run --limit 2, uninterrupted",
+    exit: r.code,
+    seconds: r.seconds.toFixed(1),
+    peakRssMiB: r.rssMiB?.toFixed(0),
+    items: lines(join(reference, "items.jsonl")).length,
+  });
   return reference;
 }
 
@@ -115,7 +125,14 @@ async function killTrial() {
     await run;
     const before = lines(join(dir, "items.jsonl")).length;
     const resumed = await cli([...RUN2, "--resume", "--out", dir]);
-    results.push({ trial: "kill -9", case: `at ${at} s, ${share * 100} % of the reference (${before} items done), --resume`, exit: resumed.code, ...against(base, dir), tempFiles: tempFiles(dir).length, stackTraces: STACK.test(resumed.stderr) });
+    results.push({
+      trial: "kill -9",
+      case: `at ${at} s, ${share * 100} % of the reference (${before} items done), --resume`,
+      exit: resumed.code,
+      ...against(base, dir),
+      tempFiles: tempFiles(dir).length,
+      stackTraces: STACK.test(resumed.stderr),
+    });
   }
 }
 
@@ -136,7 +153,16 @@ async function diskTrial() {
     const left = tempFiles(join(a, "r"));
     remount(a, "64m");
     const resumed = await cli([...RUN2, "--resume", "--out", join(a, "r")]);
-    results.push({ trial: "disk full", case: "300 KiB tmpfs from the start, then grown, --resume", exit: r.code, message: (/esi3d: .*/.exec(r.stderr) ?? [""])[0].slice(0, 160), tempFiles: left.length, resumeExit: resumed.code, ...against(base, join(a, "r")), stackTraces: STACK.test(r.stderr) });
+    results.push({
+      trial: "disk full",
+      case: "300 KiB tmpfs from the start, then grown, --resume",
+      exit: r.code,
+      message: (/esi3d: .*/.exec(r.stderr) ?? [""])[0].slice(0, 160),
+      tempFiles: left.length,
+      resumeExit: resumed.code,
+      ...against(base, join(a, "r")),
+      stackTraces: STACK.test(r.stderr),
+    });
   } finally {
     umount(a);
   }
@@ -151,7 +177,16 @@ async function diskTrial() {
     const left = tempFiles(join(b, "r"));
     rmSync(join(b, "filler"));
     const resumed = await cli([...RUN2, "--resume", "--out", join(b, "r")]);
-    results.push({ trial: "disk full", case: "8 MiB tmpfs filled mid-run, filler removed, --resume", exit: r.code, message: (/esi3d: .*/.exec(r.stderr) ?? [""])[0].slice(0, 160), tempFiles: left.length, resumeExit: resumed.code, ...against(base, join(b, "r")), stackTraces: STACK.test(r.stderr) });
+    results.push({
+      trial: "disk full",
+      case: "8 MiB tmpfs filled mid-run, filler removed, --resume",
+      exit: r.code,
+      message: (/esi3d: .*/.exec(r.stderr) ?? [""])[0].slice(0, 160),
+      tempFiles: left.length,
+      resumeExit: resumed.code,
+      ...against(base, join(b, "r")),
+      stackTraces: STACK.test(r.stderr),
+    });
   } finally {
     umount(b);
   }
@@ -168,9 +203,33 @@ function freePort() {
 }
 
 async function startRedis(port, dir) {
-  const p = spawn("/usr/bin/redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--dbfilename", "dump.rdb", "--save", "", "--appendonly", "no", "--maxmemory-policy", "noeviction"], { stdio: "ignore" });
+  const p = spawn(
+    "/usr/bin/redis-server",
+    [
+      "--port",
+      String(port),
+      "--bind",
+      "127.0.0.1",
+      "--dir",
+      dir,
+      "--dbfilename",
+      "dump.rdb",
+      "--save",
+      "",
+      "--appendonly",
+      "no",
+      "--maxmemory-policy",
+      "noeviction",
+    ],
+    { stdio: "ignore" },
+  );
   for (let i = 0; i < 100; i++) {
-    if (spawnSync("redis-cli", ["-p", String(port), "ping"]).stdout?.toString().trim() === "PONG") return p;
+    if (
+      spawnSync("redis-cli", ["-p", String(port), "ping"])
+        .stdout?.toString()
+        .trim() === "PONG"
+    )
+      return p;
     await sleep(100);
   }
   throw new Error("redis did not start");
@@ -192,7 +251,12 @@ async function redisTrial() {
   const dir = join(work, "redis-run");
   const run = cli([...RUN2, "--out", dir, "--queue", url]);
   // 5 s into the work: after a worker took the first job (start-up takes seconds on a busy machine)
-  const llen = () => Number(spawnSync("redis-cli", ["-p", String(port), "llen", "bull:esi3d-cpu:active"]).stdout?.toString().trim() || 0);
+  const llen = () =>
+    Number(
+      spawnSync("redis-cli", ["-p", String(port), "llen", "bull:esi3d-cpu:active"])
+        .stdout?.toString()
+        .trim() || 0,
+    );
   for (let i = 0; i < 1200 && llen() === 0; i++) await sleep(100);
   await sleep(5000);
   spawnSync("redis-cli", ["-p", String(port), "shutdown", "save"]);
@@ -211,7 +275,16 @@ async function redisTrial() {
     exit: r.code,
     seconds: r.seconds.toFixed(1),
     producerLines: `${count(r.stderr, /Redis at .* unreachable/)} down, ${count(r.stderr, /Redis at .* is back/)} back`,
-    stackTraces: r.stderr.split("\n").filter((l) => /^\s+at \S/.test(l)).length + werr.map((f) => f().split("\n").filter((l) => /^\s+at \S/.test(l)).length).reduce((a, b) => a + b, 0),
+    stackTraces:
+      r.stderr.split("\n").filter((l) => /^\s+at \S/.test(l)).length +
+      werr
+        .map(
+          (f) =>
+            f()
+              .split("\n")
+              .filter((l) => /^\s+at \S/.test(l)).length,
+        )
+        .reduce((a, b) => a + b, 0),
     workersAlive: `${alive}/2`,
     workerLines: werr.map((f) => `${count(f(), /Redis at .* unreachable/)} down, ${count(f(), /Redis at .* is back/)} back`).join("; "),
     ...(r.code === 0 ? {} : { message: (/esi3d: .*/.exec(r.stderr) ?? [r.stderr.slice(-200)])[0] }),
@@ -228,7 +301,10 @@ function rssOf(pid) {
 async function loadTrial() {
   const { default: autocannon } = await import("autocannon");
   const data = join(work, "serve-data");
-  const serve = spawn(process.execPath, [CLI, "serve", "--port", "0", "--data", data], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ESI3D_TOKEN: "" } });
+  const serve = spawn(process.execPath, [CLI, "serve", "--port", "0", "--data", data], {
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, ESI3D_TOKEN: "" },
+  });
   const url = await new Promise((resolve, reject) => {
     let out = "";
     serve.stdout.on("data", (d) => {
@@ -257,8 +333,17 @@ async function loadTrial() {
 
 async function replyTrial() {
   // the same run against a model answering a short reply first: the memory and sizes a normal run of it has
-  for (const [what, content] of [["a short reply (\"3\")", "3"], ["every reply 50 MB", "7".repeat(50_000_000)]]) {
-    const body = JSON.stringify({ id: "c", object: "chat.completion", created: 1, model: "test-model", choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }] });
+  for (const [what, content] of [
+    ['a short reply ("3")', "3"],
+    ["every reply 50 MB", "7".repeat(50_000_000)],
+  ]) {
+    const body = JSON.stringify({
+      id: "c",
+      object: "chat.completion",
+      created: 1,
+      model: "test-model",
+      choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }],
+    });
     const server = createServer((req, res) => {
       req.resume();
       req.on("end", () => res.writeHead(200, { "content-type": "application/json" }).end(body));
@@ -267,12 +352,28 @@ async function replyTrial() {
     const tag = content.length > 1 ? "huge" : "short";
     const dir = join(work, `reply-${tag}`);
     const cache = join(work, `reply-${tag}.sqlite`);
-    const r = await cli([...RUN2, "--paradigm", "single", "--reasoner", "openai:test", "--base-url", `http://127.0.0.1:${server.address().port}/v1`, "--cache", cache, "--out", dir], { env: { OPENAI_API_KEY: "x" } });
+    const r = await cli(
+      [
+        ...RUN2,
+        "--paradigm",
+        "single",
+        "--reasoner",
+        "openai:test",
+        "--base-url",
+        `http://127.0.0.1:${server.address().port}/v1`,
+        "--cache",
+        cache,
+        "--out",
+        dir,
+      ],
+      { env: { OPENAI_API_KEY: "x" } },
+    );
     server.closeAllConnections();
     server.close();
     // line by line: an unbounded build's items.jsonl can be larger than a string may be
     const recs = [];
-    if (existsSync(join(dir, "items.jsonl"))) for await (const l of createInterface({ input: createReadStream(join(dir, "items.jsonl")) })) if (l) recs.push({ error: JSON.parse(l).error });
+    if (existsSync(join(dir, "items.jsonl")))
+      for await (const l of createInterface({ input: createReadStream(join(dir, "items.jsonl")) })) if (l) recs.push({ error: JSON.parse(l).error });
     const classes = {};
     for (const x of recs) if (x.error) classes[x.error.class] = (classes[x.error.class] ?? 0) + 1;
     results.push({
@@ -300,7 +401,8 @@ function chunk(type, data) {
 }
 
 async function pngTrial() {
-  const w = 16000, h = 16000;
+  const w = 16000,
+    h = 16000;
   const ihdr = Buffer.alloc(13);
   ihdr.writeUInt32BE(w, 0);
   ihdr.writeUInt32BE(h, 4);
@@ -313,14 +415,26 @@ async function pngTrial() {
   for (let y = 0; y < h; y++) if (!deflate.write(row)) await new Promise((r) => deflate.once("drain", r));
   deflate.end();
   await done;
-  const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk("IHDR", ihdr), chunk("IDAT", Buffer.concat(parts)), chunk("IEND", Buffer.alloc(0))]);
+  const png = Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk("IHDR", ihdr),
+    chunk("IDAT", Buffer.concat(parts)),
+    chunk("IEND", Buffer.alloc(0)),
+  ]);
   const s = join(work, "bomb-scene");
   for (const d of ["depth", "color", "pose", "intrinsic"]) mkdirSync(join(s, d), { recursive: true });
   writeFileSync(join(s, "depth", "0.png"), png);
   writeFileSync(join(s, "pose", "0.txt"), "1 0 0 0\n0 1 0 0\n0 0 1 0\n0 0 0 1\n");
   writeFileSync(join(s, "intrinsic", "intrinsic_depth.txt"), "500 0 320 0\n0 500 240 0\n0 0 1 0\n0 0 0 1\n");
   const r = await cli(["import", "scannet", s, "--out", join(work, "bomb-out")]);
-  results.push({ trial: "PNG header bomb", case: `depth/0.png declaring ${w}x${h} (${(png.length / 1e6).toFixed(2)} MB file)`, exit: r.code, seconds: r.seconds.toFixed(2), peakRssMiB: r.rssMiB?.toFixed(0), message: (/esi3d: .*/.exec(r.stderr) ?? [""])[0].slice(0, 160) });
+  results.push({
+    trial: "PNG header bomb",
+    case: `depth/0.png declaring ${w}x${h} (${(png.length / 1e6).toFixed(2)} MB file)`,
+    exit: r.code,
+    seconds: r.seconds.toFixed(2),
+    peakRssMiB: r.rssMiB?.toFixed(0),
+    message: (/esi3d: .*/.exec(r.stderr) ?? [""])[0].slice(0, 160),
+  });
 }
 
 const TRIALS = { kill: killTrial, disk: diskTrial, redis: redisTrial, load: loadTrial, reply: replyTrial, png: pngTrial };
@@ -329,6 +443,12 @@ for (const name of chosen) {
   process.stderr.write(`trial: ${name}\n`);
   await TRIALS[name]();
 }
-for (const r of results) process.stdout.write(`| ${r.trial} | ${r.case} | ${Object.entries(r).filter(([k]) => k !== "trial" && k !== "case").map(([k, v]) => `${k} ${v}`).join(", ")} |\n`);
+for (const r of results)
+  process.stdout.write(
+    `| ${r.trial} | ${r.case} | ${Object.entries(r)
+      .filter(([k]) => k !== "trial" && k !== "case")
+      .map(([k, v]) => `${k} ${v}`)
+      .join(", ")} |\n`,
+  );
 if (jsonFile) writeFileSync(jsonFile, JSON.stringify({ date: new Date().toISOString(), results }, null, 1) + "\n");
 rmSync(work, { recursive: true, force: true });

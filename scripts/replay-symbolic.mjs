@@ -32,7 +32,17 @@ for (const line of lines) {
   const graph = JSON.parse(readFileSync(sceneGraphFile(runDir, r.task_id, r.paradigm, r.key.split("3d:")[1]), "utf8")).graph;
   const a = await reasoner.answer({ task, graph, uncertainty });
   const score = a.status === "parsed" && a.answer !== null ? scoreAnswer(a, task) : null;
-  const next = { ...r, uncertainty, status: a.status, answer: a.answer, confidence: a.confidence, correct: score && score.scored ? score.correct : null, mra: task.answer_format === "integer" ? (score && score.scored ? (score.mra ?? null) : 0) : null, raw: a.raw, method: a.method };
+  const next = {
+    ...r,
+    uncertainty,
+    status: a.status,
+    answer: a.answer,
+    confidence: a.confidence,
+    correct: score && score.scored ? score.correct : null,
+    mra: task.answer_format === "integer" ? (score && score.scored ? (score.mra ?? null) : 0) : null,
+    raw: a.raw,
+    method: a.method,
+  };
   if (next.answer !== r.answer || next.status !== r.status) changed++;
   out.push(JSON.stringify(next));
 }

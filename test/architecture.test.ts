@@ -60,20 +60,26 @@ export function architectureViolations(files: ReadonlyMap<string, string>): stri
   for (const [file, text] of files) {
     const here = placeOf(file);
     if (!here) {
-      bad.push(`${file}: in no layer (every module lives in core, bridge, reconstruct, scenegraph, src/{llm,prompt,reason,eval}, src/apps/{${APPS.join(",")}} or is src/main.ts)`);
+      bad.push(
+        `${file}: in no layer (every module lives in core, bridge, reconstruct, scenegraph, src/{llm,prompt,reason,eval}, src/apps/{${APPS.join(",")}} or is src/main.ts)`,
+      );
       continue;
     }
     for (const spec of importsOf(text)) {
       const target = resolveImport(file, spec, exists);
       const there = placeOf(target);
       if (!there) {
-        if (!target.startsWith("node_modules/") && !target.startsWith("dist/") && !target.startsWith("scripts/")) bad.push(`${file} -> ${target}: imports a file in no layer`);
+        if (!target.startsWith("node_modules/") && !target.startsWith("dist/") && !target.startsWith("scripts/"))
+          bad.push(`${file} -> ${target}: imports a file in no layer`);
         continue;
       }
-      const a = LAYERS.indexOf(here.layer), b = LAYERS.indexOf(there.layer);
+      const a = LAYERS.indexOf(here.layer),
+        b = LAYERS.indexOf(there.layer);
       if (b > a) bad.push(`${file} -> ${target}: ${here.layer} may not import ${there.layer} (layer order ${LAYERS.join(" < ")})`);
-      else if (here.layer === "apps" && there.layer === "apps" && here.app !== there.app) bad.push(`${file} -> ${target}: the ${here.app} app may not import the ${there.app} app (only src/main.ts joins the apps)`);
-      else if (there.source && !here.source && a < LAYERS.indexOf("eval")) bad.push(`${file} -> ${target}: only eval and the front-ends may use a data source (bridge/)`);
+      else if (here.layer === "apps" && there.layer === "apps" && here.app !== there.app)
+        bad.push(`${file} -> ${target}: the ${here.app} app may not import the ${there.app} app (only src/main.ts joins the apps)`);
+      else if (there.source && !here.source && a < LAYERS.indexOf("eval"))
+        bad.push(`${file} -> ${target}: only eval and the front-ends may use a data source (bridge/)`);
     }
   }
   return bad;
@@ -87,8 +93,18 @@ export function architectureViolations(files: ReadonlyMap<string, string>): stri
 export function importCycles(files: ReadonlyMap<string, string>): string[][] {
   const exists = (f: string) => files.has(f);
   const edges = new Map<string, string[]>();
-  for (const [file, text] of files) edges.set(file, [...new Set(importsOf(text).map((s) => resolveImport(file, s, exists)).filter(exists))]);
-  const index = new Map<string, number>(), low = new Map<string, number>(), stack: string[] = [], onStack = new Set<string>();
+  for (const [file, text] of files)
+    edges.set(file, [
+      ...new Set(
+        importsOf(text)
+          .map((s) => resolveImport(file, s, exists))
+          .filter(exists),
+      ),
+    ]);
+  const index = new Map<string, number>(),
+    low = new Map<string, number>(),
+    stack: string[] = [],
+    onStack = new Set<string>();
   const cycles: string[][] = [];
   let next = 0;
   const visit = (v: string): void => {
@@ -182,7 +198,9 @@ describe("architecture", () => {
     };
     walk("test");
     expect(folders.size).toBeGreaterThan(15);
-    const unmirrored = [...folders].filter((d) => d !== "test" && !TEST_ONLY_FOLDERS.some((t) => d === t || d.startsWith(`${t}/`)) && !existsSync(join(REPO_ROOT, d.slice("test/".length))));
+    const unmirrored = [...folders].filter(
+      (d) => d !== "test" && !TEST_ONLY_FOLDERS.some((t) => d === t || d.startsWith(`${t}/`)) && !existsSync(join(REPO_ROOT, d.slice("test/".length))),
+    );
     expect(unmirrored).toEqual([]);
   });
 
@@ -215,6 +233,8 @@ describe("architecture", () => {
   });
 
   it("reads every import form the tree uses", () => {
-    expect(importsOf('import a from "./a.js";\nimport type { B } from "../b.js";\nexport { c } from "./c.js";\nawait import("./d.js");\nimport "./e.js";')).toEqual(["./a.js", "../b.js", "./c.js", "./d.js", "./e.js"]);
+    expect(
+      importsOf('import a from "./a.js";\nimport type { B } from "../b.js";\nexport { c } from "./c.js";\nawait import("./d.js");\nimport "./e.js";'),
+    ).toEqual(["./a.js", "../b.js", "./c.js", "./d.js", "./e.js"]);
   });
 });

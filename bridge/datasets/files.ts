@@ -32,7 +32,11 @@ export function readDatasetFile(file: string, what: string): Buffer {
     throw new DatasetError(file, code === "ENOENT" ? `missing (${what})` : `cannot be read (${code ?? (e as Error).message}; ${what})`);
   }
   if (!st.isFile()) throw new DatasetError(file, `is ${kindOf(st)}, expected a file (${what})`);
-  if (st.size > MAX_DATASET_FILE_BYTES) throw new DatasetError(file, `is ${(st.size / 2 ** 20).toFixed(0)} MiB, more than the ${MAX_DATASET_FILE_BYTES / 2 ** 20} MiB a dataset file may have (${what})`);
+  if (st.size > MAX_DATASET_FILE_BYTES)
+    throw new DatasetError(
+      file,
+      `is ${(st.size / 2 ** 20).toFixed(0)} MiB, more than the ${MAX_DATASET_FILE_BYTES / 2 ** 20} MiB a dataset file may have (${what})`,
+    );
   try {
     return readFileSync(file);
   } catch (e) {
@@ -43,7 +47,8 @@ export function readDatasetFile(file: string, what: string): Buffer {
 /** The directory `dir/sub`, refused naming the layout's expected folder when it is not there. */
 export function requireDir(dir: string, sub: string, layout: string): string {
   const p = join(dir, sub);
-  if (!existsSync(p) || !statSync(p).isDirectory()) throw new DatasetError(p, `missing: a ${layout} scene has this folder (docs/own-data.md lists each layout's files)`);
+  if (!existsSync(p) || !statSync(p).isDirectory())
+    throw new DatasetError(p, `missing: a ${layout} scene has this folder (docs/own-data.md lists each layout's files)`);
   return p;
 }
 

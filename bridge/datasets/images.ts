@@ -28,8 +28,13 @@ interface Expected {
 }
 
 function checkDeclaredSize(file: string, what: string, w: number, h: number, expected: Expected): void {
-  if (expected.size && (w !== expected.size.width || h !== expected.size.height)) throw new DatasetError(file, `${what} is ${w}x${h}, expected ${expected.size.width}x${expected.size.height} (the scene's first depth image)`);
-  if (w * h > MAX_IMPORT_IMAGE_PIXELS) throw new DatasetError(file, `${what} declares ${w}x${h} (${(w * h / 1e6).toFixed(1)} M pixels), more than the ${MAX_IMPORT_IMAGE_PIXELS / 2 ** 20} Mi pixels an imported image may have`);
+  if (expected.size && (w !== expected.size.width || h !== expected.size.height))
+    throw new DatasetError(file, `${what} is ${w}x${h}, expected ${expected.size.width}x${expected.size.height} (the scene's first depth image)`);
+  if (w * h > MAX_IMPORT_IMAGE_PIXELS)
+    throw new DatasetError(
+      file,
+      `${what} declares ${w}x${h} (${((w * h) / 1e6).toFixed(1)} M pixels), more than the ${MAX_IMPORT_IMAGE_PIXELS / 2 ** 20} Mi pixels an imported image may have`,
+    );
   if (expected.aspectOf) checkAspect(file, { width: w, height: h }, expected.aspectOf, what);
 }
 
@@ -52,7 +57,8 @@ function readPng(file: string, what: string, expected: Expected = {}): DecodedPn
  */
 export function readDepthPng(file: string, unitsPerMetre: number, size?: ImageSize): { size: ImageSize; depth: Float32Array } {
   const png = readPng(file, "depth image", size ? { size } : {});
-  if (png.channels !== 1 || png.bitDepth !== 16) throw new DatasetError(file, `expected a 16-bit single-channel depth PNG, found ${png.channels} channel(s) at ${png.bitDepth} bits`);
+  if (png.channels !== 1 || png.bitDepth !== 16)
+    throw new DatasetError(file, `expected a 16-bit single-channel depth PNG, found ${png.channels} channel(s) at ${png.bitDepth} bits`);
   const raw = png.data as Uint16Array;
   const depth = new Float32Array(raw.length);
   for (let i = 0; i < raw.length; i++) depth[i] = raw[i]! / unitsPerMetre;
@@ -74,7 +80,12 @@ function readJpeg(file: string, expected: Expected = {}): { width: number; heigh
   const declared = jpegSize(bytes);
   if (declared) checkDeclaredSize(file, "colour image", declared.width, declared.height, expected);
   try {
-    const img = jpeg.decode(bytes, { useTArray: true, formatAsRGBA: false, maxMemoryUsageInMB: JPEG_MAX_MEMORY_MB, maxResolutionInMP: MAX_IMPORT_IMAGE_PIXELS / 1e6 });
+    const img = jpeg.decode(bytes, {
+      useTArray: true,
+      formatAsRGBA: false,
+      maxMemoryUsageInMB: JPEG_MAX_MEMORY_MB,
+      maxResolutionInMP: MAX_IMPORT_IMAGE_PIXELS / 1e6,
+    });
     return { width: img.width, height: img.height, channels: 3, data: img.data };
   } catch (e) {
     throw new DatasetError(file, `not a readable JPEG colour image: ${(e as Error).message}`);
@@ -93,7 +104,8 @@ function jpegSize(b: Buffer): ImageSize | null {
       continue;
     }
     const len = b.readUInt16BE(i + 2);
-    if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) return { height: b.readUInt16BE(i + 5), width: b.readUInt16BE(i + 7) };
+    if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc)
+      return { height: b.readUInt16BE(i + 5), width: b.readUInt16BE(i + 7) };
     i += 2 + len;
   }
   return null;
@@ -123,7 +135,8 @@ export function colourSize(file: string): ImageSize {
 /** 8-bit RGB of a colour PNG or JPEG, resampled bilinearly (pixel centres aligned) to `size` when it differs. */
 export function readColour(file: string, size: ImageSize): Uint8Array {
   const img = isJpeg(file) ? readJpeg(file, { aspectOf: size }) : readPng(file, "colour image", { aspectOf: size });
-  if (!isJpeg(file) && ((img as DecodedPng).bitDepth !== 8 || img.channels < 3)) throw new DatasetError(file, `expected an 8-bit RGB or RGBA colour PNG, found ${img.channels} channel(s) at ${(img as DecodedPng).bitDepth} bits`);
+  if (!isJpeg(file) && ((img as DecodedPng).bitDepth !== 8 || img.channels < 3))
+    throw new DatasetError(file, `expected an 8-bit RGB or RGBA colour PNG, found ${img.channels} channel(s) at ${(img as DecodedPng).bitDepth} bits`);
   checkAspect(file, img, size, "colour image");
   const rgb = rgbOf(img.data as Uint8Array, img.channels, img.width * img.height);
   return img.width === size.width && img.height === size.height ? rgb : resampleBilinear(rgb, img, size);
@@ -139,7 +152,8 @@ export function readMaskPng(file: string, size: ImageSize): Uint16Array {
   const out = new Uint16Array(size.width * size.height);
   for (let y = 0; y < size.height; y++) {
     const sy = Math.min(png.height - 1, Math.floor(((y + 0.5) * png.height) / size.height));
-    for (let x = 0; x < size.width; x++) out[y * size.width + x] = ids[sy * png.width + Math.min(png.width - 1, Math.floor(((x + 0.5) * png.width) / size.width))]!;
+    for (let x = 0; x < size.width; x++)
+      out[y * size.width + x] = ids[sy * png.width + Math.min(png.width - 1, Math.floor(((x + 0.5) * png.width) / size.width))]!;
   }
   return out;
 }
@@ -148,19 +162,29 @@ export function readMaskPng(file: string, size: ImageSize): Uint16Array {
 export const ASPECT_TOLERANCE = 0.01;
 
 function checkAspect(file: string, img: ImageSize, size: ImageSize, what: string): void {
-  const a = img.width / img.height, b = size.width / size.height;
-  if (Math.abs(a - b) > ASPECT_TOLERANCE * b) throw new DatasetError(file, `${what} is ${img.width}x${img.height}, whose aspect differs from the ${size.width}x${size.height} depth image's; expected the same field of view (registered streams)`);
+  const a = img.width / img.height,
+    b = size.width / size.height;
+  if (Math.abs(a - b) > ASPECT_TOLERANCE * b)
+    throw new DatasetError(
+      file,
+      `${what} is ${img.width}x${img.height}, whose aspect differs from the ${size.width}x${size.height} depth image's; expected the same field of view (registered streams)`,
+    );
 }
 
 function resampleBilinear(rgb: Uint8Array, from: ImageSize, to: ImageSize): Uint8Array {
   const out = new Uint8Array(to.width * to.height * 3);
-  const sx = from.width / to.width, sy = from.height / to.height;
+  const sx = from.width / to.width,
+    sy = from.height / to.height;
   for (let y = 0; y < to.height; y++) {
     const fy = Math.min(from.height - 1, Math.max(0, (y + 0.5) * sy - 0.5));
-    const y0 = Math.floor(fy), y1 = Math.min(from.height - 1, y0 + 1), wy = fy - y0;
+    const y0 = Math.floor(fy),
+      y1 = Math.min(from.height - 1, y0 + 1),
+      wy = fy - y0;
     for (let x = 0; x < to.width; x++) {
       const fx = Math.min(from.width - 1, Math.max(0, (x + 0.5) * sx - 0.5));
-      const x0 = Math.floor(fx), x1 = Math.min(from.width - 1, x0 + 1), wx = fx - x0;
+      const x0 = Math.floor(fx),
+        x1 = Math.min(from.width - 1, x0 + 1),
+        wx = fx - x0;
       for (let c = 0; c < 3; c++) {
         const p = (yy: number, xx: number) => rgb[(yy * from.width + xx) * 3 + c]!;
         const v = (1 - wy) * ((1 - wx) * p(y0, x0) + wx * p(y0, x1)) + wy * ((1 - wx) * p(y1, x0) + wx * p(y1, x1));
@@ -176,6 +200,7 @@ function resampleBilinear(rgb: Uint8Array, from: ImageSize, to: ImageSize): Uint
  * pixel centres at integer coordinates (esi3d and OpenCV), u' + 0.5 = (u + 0.5) * to/from.
  */
 export function scaleIntrinsics(K: Intrinsics, from: ImageSize, to: ImageSize): Intrinsics {
-  const sx = to.width / from.width, sy = to.height / from.height;
+  const sx = to.width / from.width,
+    sy = to.height / from.height;
   return { fx: K.fx * sx, fy: K.fy * sy, cx: (K.cx + 0.5) * sx - 0.5, cy: (K.cy + 0.5) * sy - 0.5 };
 }

@@ -57,23 +57,59 @@ export function subsample(count: number, every: number, max: number): number[] {
 /** The rotation taking `up` to +Z (a quarter or half turn about x or y). */
 function rotationToZUp(up: UpAxis): Mat3 {
   switch (up) {
-    case "+z": return [[1, 0, 0], [0, 1, 0], [0, 0, 1]];
-    case "-z": return [[1, 0, 0], [0, -1, 0], [0, 0, -1]];
-    case "+y": return [[1, 0, 0], [0, 0, -1], [0, 1, 0]];
-    case "-y": return [[1, 0, 0], [0, 0, 1], [0, -1, 0]];
-    case "+x": return [[0, 0, -1], [0, 1, 0], [1, 0, 0]];
-    case "-x": return [[0, 0, 1], [0, 1, 0], [-1, 0, 0]];
+    case "+z":
+      return [
+        [1, 0, 0],
+        [0, 1, 0],
+        [0, 0, 1],
+      ];
+    case "-z":
+      return [
+        [1, 0, 0],
+        [0, -1, 0],
+        [0, 0, -1],
+      ];
+    case "+y":
+      return [
+        [1, 0, 0],
+        [0, 0, -1],
+        [0, 1, 0],
+      ];
+    case "-y":
+      return [
+        [1, 0, 0],
+        [0, 0, 1],
+        [0, -1, 0],
+      ];
+    case "+x":
+      return [
+        [0, 0, -1],
+        [0, 1, 0],
+        [1, 0, 0],
+      ];
+    case "-x":
+      return [
+        [0, 0, 1],
+        [0, 1, 0],
+        [-1, 0, 0],
+      ];
   }
 }
 
 /** E' = E [W^T | 0]: the same camera in the world turned by W (X' = W X). */
 function turnWorld(E: Mat34, W: Mat3): Mat34 {
-  return E.map((row) => [0, 1, 2].map((j) => row[0] * W[j]![0] + row[1] * W[j]![1] + row[2] * W[j]![2]).concat(row[3]) as [number, number, number, number]) as Mat34;
+  return E.map(
+    (row) => [0, 1, 2].map((j) => row[0] * W[j]![0] + row[1] * W[j]![1] + row[2] * W[j]![2]).concat(row[3]) as [number, number, number, number],
+  ) as Mat34;
 }
 
 /** The scene's name as a bundle task_id (one safe path segment). */
 function safeName(name: string): string {
-  const s = name.replace(/[^A-Za-z0-9_.-]/g, "_").replace(/\.\.+/g, "_").replace(/^[.]/, "_").slice(0, MAX_SEGMENT_CHARS);
+  const s = name
+    .replace(/[^A-Za-z0-9_.-]/g, "_")
+    .replace(/\.\.+/g, "_")
+    .replace(/^[.]/, "_")
+    .slice(0, MAX_SEGMENT_CHARS);
   return s || "scene";
 }
 
@@ -85,7 +121,8 @@ function readDatasetScene(layout: DatasetLayout, dir: string): DatasetScene {
 /** `--intrinsics fx,fy,cx,cy` (the schema checked its form). */
 function intrinsicsOfFlag(v: string): Intrinsics {
   const [fx, fy, cx, cy] = v.split(",").map(Number) as [number, number, number, number];
-  if (!(fx > 0 && fy > 0 && [fx, fy, cx, cy].every(Number.isFinite))) throw new InputError(`--intrinsics: expected fx,fy,cx,cy with positive focal lengths (pixels of the depth image), got "${v}"`);
+  if (!(fx > 0 && fy > 0 && [fx, fy, cx, cy].every(Number.isFinite)))
+    throw new InputError(`--intrinsics: expected fx,fy,cx,cy with positive focal lengths (pixels of the depth image), got "${v}"`);
   return { fx, fy, cx, cy };
 }
 
@@ -99,11 +136,15 @@ export function importDataset(layout: DatasetLayout, dir: string, out: string, o
   const up = o.up === "none" ? null : (o.up ?? scene.up);
   const W = up ? rotationToZUp(up) : null;
   // the intrinsics said in the notes are the ones used: --intrinsics replaces the layout's
-  const notes = [overrideK ? `intrinsics: --intrinsics ${o.intrinsics} (the layout's own not used)` : scene.intrinsicsNote, ...scene.notes].filter((n): n is string => n !== undefined);
+  const notes = [overrideK ? `intrinsics: --intrinsics ${o.intrinsics} (the layout's own not used)` : scene.intrinsicsNote, ...scene.notes].filter(
+    (n): n is string => n !== undefined,
+  );
   if (o.up && o.up !== "none") notes.push(`--up ${o.up}: that axis of the source world is +Z`);
   const known = new Set((scene.instances ?? []).map((e) => e.id));
   let size: ImageSize | undefined;
-  let unlabelled = 0, resized = false, measured = 0;
+  let unlabelled = 0,
+    resized = false,
+    measured = 0;
   const views: BundleManifest["views"] = [];
   const payloads: ViewPayload[] = [];
   chosen.forEach((f, index) => {
@@ -122,7 +163,11 @@ export function importDataset(layout: DatasetLayout, dir: string, out: string, o
     views.push({ index, ...viewFileNames(index), intrinsics: K, extrinsic, action: null });
     payloads.push({ rgb, depth: d.depth, ids });
   });
-  if (measured === 0) throw new DatasetError(chosen[0]!.depth, `no depth pixel of the ${chosen.length} kept frame(s) is a measurement at ${scene.depthScale} raw units per metre (all 0, or beyond ${MAX_DEPTH_M} m); check the layout's depth scale`);
+  if (measured === 0)
+    throw new DatasetError(
+      chosen[0]!.depth,
+      `no depth pixel of the ${chosen.length} kept frame(s) is a measurement at ${scene.depthScale} raw units per metre (all 0, or beyond ${MAX_DEPTH_M} m); check the layout's depth scale`,
+    );
   if (resized) notes.push("intrinsics scaled from the colour image's size to the depth image's (colour resampled onto the depth grid)");
   if (unlabelled) notes.push(`${unlabelled} mask pixel(s) with ids the aggregation does not label set to 0`);
   notes.push(`${chosen.length} of ${scene.frames.length} frames kept (--every ${o.every}, --max-views ${o.maxViews})`);
@@ -151,7 +196,12 @@ function checkFrameCamera(f: DatasetFrame, K: Intrinsics, extrinsic: Mat34, size
   try {
     checkExtrinsic(extrinsic, f.poseFrom.file, `frame ${f.name}`);
   } catch (e) {
-    if (e instanceof BundleError) throw new DatasetError(f.poseFrom.file, `${e.detail.replace(/^translation/, "camera position")} (the ${scene.layout} pose of frame ${f.name})`, f.poseFrom.field);
+    if (e instanceof BundleError)
+      throw new DatasetError(
+        f.poseFrom.file,
+        `${e.detail.replace(/^translation/, "camera position")} (the ${scene.layout} pose of frame ${f.name})`,
+        f.poseFrom.field,
+      );
     throw e;
   }
   try {
@@ -159,7 +209,11 @@ function checkFrameCamera(f: DatasetFrame, K: Intrinsics, extrinsic: Mat34, size
   } catch (e) {
     if (!(e instanceof BundleError)) throw e;
     if (fromFlag) throw new InputError(`--intrinsics: ${e.detail} (pixels of the depth image)`, { field: "intrinsics" });
-    throw new DatasetError(f.intrinsicsFrom.file, `${e.detail} (the ${scene.layout} intrinsics of frame ${f.name}${f.intrinsicsSize ? `, scaled from ${f.intrinsicsSize.width}x${f.intrinsicsSize.height}` : ""})`, f.intrinsicsFrom.field);
+    throw new DatasetError(
+      f.intrinsicsFrom.file,
+      `${e.detail} (the ${scene.layout} intrinsics of frame ${f.name}${f.intrinsicsSize ? `, scaled from ${f.intrinsicsSize.width}x${f.intrinsicsSize.height}` : ""})`,
+      f.intrinsicsFrom.field,
+    );
   }
 }
 
@@ -170,7 +224,12 @@ function checkFrameCamera(f: DatasetFrame, K: Intrinsics, extrinsic: Mat34, size
  */
 function checkIntrinsicsAspect(f: DatasetFrame, depth: ImageSize): void {
   const given = f.intrinsicsSize!;
-  const a = given.width / given.height, b = depth.width / depth.height;
+  const a = given.width / given.height,
+    b = depth.width / depth.height;
   if (Math.abs(a - b) > ASPECT_TOLERANCE * b)
-    throw new DatasetError(f.intrinsicsFrom.file, `intrinsics are given for a ${given.width}x${given.height} image, whose aspect differs from the ${depth.width}x${depth.height} depth image's by more than ${ASPECT_TOLERANCE * 100} %; expected the same field of view (registered streams)`, f.intrinsicsFrom.field);
+    throw new DatasetError(
+      f.intrinsicsFrom.file,
+      `intrinsics are given for a ${given.width}x${given.height} image, whose aspect differs from the ${depth.width}x${depth.height} depth image's by more than ${ASPECT_TOLERANCE * 100} %; expected the same field of view (registered streams)`,
+      f.intrinsicsFrom.field,
+    );
 }

@@ -24,7 +24,17 @@ export function readText(file: string, what: string): string {
  * The non-finite values as numpy (np.savetxt, `%f`), C's printf and Python write them: SensReader marks lost
  * tracking with `-inf` (refused as "not a number", though such frames are to be left out).
  */
-const NON_FINITE_SPELLINGS: Readonly<Record<string, number>> = { inf: Infinity, "+inf": Infinity, "-inf": -Infinity, infinity: Infinity, "+infinity": Infinity, "-infinity": -Infinity, nan: NaN, "+nan": NaN, "-nan": NaN };
+const NON_FINITE_SPELLINGS: Readonly<Record<string, number>> = {
+  inf: Infinity,
+  "+inf": Infinity,
+  "-inf": -Infinity,
+  infinity: Infinity,
+  "+infinity": Infinity,
+  "-infinity": -Infinity,
+  nan: NaN,
+  "+nan": NaN,
+  "-nan": NaN,
+};
 
 /** One token as a number (JavaScript's forms and NON_FINITE_SPELLINGS, any case), or undefined when it is none. */
 function numberOf(token: string): number | undefined {
@@ -37,7 +47,10 @@ function numberOf(token: string): number | undefined {
 /** The numbers of a text, or null when some token is not a number. */
 export function numbersOf(text: string): number[] | null {
   const out: number[] = [];
-  for (const t of text.trim().split(/[\s,]+/).filter(Boolean)) {
+  for (const t of text
+    .trim()
+    .split(/[\s,]+/)
+    .filter(Boolean)) {
     const v = numberOf(t);
     if (v === undefined) return null;
     out.push(v);
@@ -57,7 +70,8 @@ export function intrinsicsOfMatrix(m: readonly number[], file: string, field?: s
   const n = m.length === 16 ? 4 : m.length === 9 ? 3 : 0;
   if (!n) throw new DatasetError(file, `expected a 3x3 or 4x4 intrinsic matrix, found ${m.length} numbers`, field);
   const K = { fx: m[0]!, fy: m[n + 1]!, cx: m[2]!, cy: m[n + 2]! };
-  if (!(K.fx > 0 && K.fy > 0 && [K.fx, K.fy, K.cx, K.cy].every(Number.isFinite))) throw new DatasetError(file, `intrinsics fx ${K.fx}, fy ${K.fy}, cx ${K.cx}, cy ${K.cy}: expected positive finite focal lengths (pixels)`, field);
+  if (!(K.fx > 0 && K.fy > 0 && [K.fx, K.fy, K.cx, K.cy].every(Number.isFinite)))
+    throw new DatasetError(file, `intrinsics fx ${K.fx}, fy ${K.fy}, cx ${K.cx}, cy ${K.cy}: expected positive finite focal lengths (pixels)`, field);
   return K;
 }
 
@@ -74,9 +88,13 @@ function rotationOf(m: Mat4): Mat3 {
 /** Refuses a matrix that is not a rigid transform (orthonormal rotation, det +1, last row 0 0 0 1). */
 export function checkRigid(m: Mat4, file: string, field?: string): void {
   const { orthoError, det } = rotationError(rotationOf(m));
-  const lastRow = m.length === 12 || (Math.abs(m[12]!) + Math.abs(m[13]!) + Math.abs(m[14]!) + Math.abs(m[15]! - 1) <= RIGID_TOLERANCE);
+  const lastRow = m.length === 12 || Math.abs(m[12]!) + Math.abs(m[13]!) + Math.abs(m[14]!) + Math.abs(m[15]! - 1) <= RIGID_TOLERANCE;
   if (!(orthoError <= RIGID_TOLERANCE) || !(Math.abs(det - 1) <= RIGID_TOLERANCE) || !lastRow)
-    throw new DatasetError(file, `not a rigid transform (|R R^T - I| = ${orthoError.toExponential(2)}, det ${det.toFixed(4)}${lastRow ? "" : ", last row not 0 0 0 1"}); expected a 4x4 camera pose`, field);
+    throw new DatasetError(
+      file,
+      `not a rigid transform (|R R^T - I| = ${orthoError.toExponential(2)}, det ${det.toFixed(4)}${lastRow ? "" : ", last row not 0 0 0 1"}); expected a 4x4 camera pose`,
+      field,
+    );
 }
 
 /** esi3d's extrinsic (camera-from-world) of a camera-to-world 4x4 with OpenCV camera axes. */
@@ -113,9 +131,16 @@ export const rotationOfQuaternion = (qx: number, qy: number, qz: number, qw: num
 /** Rotation of an angle-axis vector (Rodrigues; ARKitScenes' .traj columns 2-4, radians). */
 export function rotationOfAngleAxis(ax: number, ay: number, az: number): Mat3 {
   const theta = Math.hypot(ax, ay, az);
-  if (theta < 1e-12) return [[1, 0, 0], [0, 1, 0], [0, 0, 1]];
+  if (theta < 1e-12)
+    return [
+      [1, 0, 0],
+      [0, 1, 0],
+      [0, 0, 1],
+    ];
   const [x, y, z] = [ax / theta, ay / theta, az / theta];
-  const c = Math.cos(theta), s = Math.sin(theta), C = 1 - c;
+  const c = Math.cos(theta),
+    s = Math.sin(theta),
+    C = 1 - c;
   return [
     [c + x * x * C, x * y * C - z * s, x * z * C + y * s],
     [y * x * C + z * s, c + y * y * C, y * z * C - x * s],

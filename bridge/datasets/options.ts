@@ -16,7 +16,10 @@ export const DatasetImportOptionsSchema = z
   .object({
     every: z.number().int().min(1).default(1).describe("keep every n-th frame (before --max-views)"),
     maxViews: z.number().int().min(1).max(MAX_IMPORT_VIEWS).default(DEFAULT_MAX_VIEWS).describe("at most this many views, evenly spaced over the kept frames"),
-    up: z.enum([...UP_AXES, "none"]).optional().describe("the source world's up axis, made +Z (default: the layout's, where it states one); none = claim no up axis"),
+    up: z
+      .enum([...UP_AXES, "none"])
+      .optional()
+      .describe("the source world's up axis, made +Z (default: the layout's, where it states one); none = claim no up axis"),
     intrinsics: z
       .string()
       .regex(/^\s*[\d.eE+-]+\s*,\s*[\d.eE+-]+\s*,\s*[\d.eE+-]+\s*,\s*[\d.eE+-]+\s*$/, "expected fx,fy,cx,cy (pixels of the depth image)")

@@ -44,24 +44,48 @@ const DEPTH_STEM = /^depth(\d+)$/;
 export function readReplica(dir: string): DatasetScene {
   const results = requireDir(dir, "results", "Replica (NICE-SLAM)");
   const trajFile = join(dir, "traj.txt");
-  const rows = readText(trajFile, "camera trajectory, one 4x4 camera-to-world per line").split(/\r?\n/).filter((l) => l.trim());
+  const rows = readText(trajFile, "camera trajectory, one 4x4 camera-to-world per line")
+    .split(/\r?\n/)
+    .filter((l) => l.trim());
   const camFile = [join(dir, "cam_params.json"), join(dir, "..", "cam_params.json")].find((f) => existsSync(f));
   const cam = camFile ? readJsonFile(camFile, CamParamsSchema, "Replica cam_params.json (camera: w, h, fx, fy, cx, cy, scale)").camera : REPLICA_CAMERA;
   const depthFrames = framesIn(results, ".png").filter((f) => f.stem.startsWith("depth"));
   if (depthFrames.length === 0) throw new DatasetError(results, "no depth images (depthNNNNNN.png)");
   const frames: DatasetFrame[] = depthFrames.map((f) => {
     const digits = DEPTH_STEM.exec(f.stem)?.[1];
-    if (digits === undefined) throw new DatasetError(f.file, "expected a depth image named depth<frame number>.png (NICE-SLAM's results/depthNNNNNN.png), whose number is its line of traj.txt (from 0)");
+    if (digits === undefined)
+      throw new DatasetError(
+        f.file,
+        "expected a depth image named depth<frame number>.png (NICE-SLAM's results/depthNNNNNN.png), whose number is its line of traj.txt (from 0)",
+      );
     const index = Number(digits);
     const row = rows[index];
     if (row === undefined) throw new DatasetError(trajFile, `has ${rows.length} poses; results/${f.stem}.png needs line ${index + 1}`);
     const n = numbersOf(row);
-    if (!n || n.length !== 16) throw new DatasetError(trajFile, `expected 16 numbers (a 4x4 camera-to-world matrix), found ${n ? n.length : "a token that is not a number"}`, `line ${index + 1}`);
+    if (!n || n.length !== 16)
+      throw new DatasetError(
+        trajFile,
+        `expected 16 numbers (a 4x4 camera-to-world matrix), found ${n ? n.length : "a token that is not a number"}`,
+        `line ${index + 1}`,
+      );
     checkRigid(n, trajFile, `line ${index + 1}`);
     const stem = f.stem.slice("depth".length);
-    return { name: `frame${stem}`, rgb: join(results, `frame${stem}.jpg`), depth: f.file, extrinsic: extrinsicOfCameraToWorld(n), intrinsics: { fx: cam.fx, fy: cam.fy, cx: cam.cx, cy: cam.cy }, intrinsicsSize: { width: cam.w, height: cam.h }, poseFrom: { file: trajFile, field: `line ${index + 1}` }, intrinsicsFrom: camFile ? { file: camFile, field: "camera" } : { file: dir, field: "NICE-SLAM's Replica camera" } };
+    return {
+      name: `frame${stem}`,
+      rgb: join(results, `frame${stem}.jpg`),
+      depth: f.file,
+      extrinsic: extrinsicOfCameraToWorld(n),
+      intrinsics: { fx: cam.fx, fy: cam.fy, cx: cam.cx, cy: cam.cy },
+      intrinsicsSize: { width: cam.w, height: cam.h },
+      poseFrom: { file: trajFile, field: `line ${index + 1}` },
+      intrinsicsFrom: camFile ? { file: camFile, field: "camera" } : { file: dir, field: "NICE-SLAM's Replica camera" },
+    };
   });
-  const notes = [camFile ? `depth scale ${cam.scale} per metre from ${camFile}` : `no cam_params.json: NICE-SLAM's depth scale ${REPLICA_DEPTH_SCALE} per metre`, "no 2D instance masks in this layout", "world up axis not stated by the layout (give --up)"];
+  const notes = [
+    camFile ? `depth scale ${cam.scale} per metre from ${camFile}` : `no cam_params.json: NICE-SLAM's depth scale ${REPLICA_DEPTH_SCALE} per metre`,
+    "no 2D instance masks in this layout",
+    "world up axis not stated by the layout (give --up)",
+  ];
   const intrinsicsNote = camFile ? `camera from ${camFile}` : "no cam_params.json: NICE-SLAM's Replica camera (600/600/599.5/339.5 at 1200x680)";
   return { layout: "replica", name: basename(dir), dir, frames, depthScale: cam.scale, up: null, notes, intrinsicsNote };
 }

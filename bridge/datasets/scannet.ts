@@ -23,7 +23,6 @@ const AggregationSchema = z.object({
   segGroups: z.array(z.object({ objectId: z.number().int().min(0), label: z.string().min(1) })),
 });
 
-
 export function readScannet(dir: string): DatasetScene {
   const depthDir = requireDir(dir, "depth", "ScanNet (reader.py export)");
   const poseDir = requireDir(dir, "pose", "ScanNet (reader.py export)");
@@ -49,7 +48,8 @@ export function readScannet(dir: string): DatasetScene {
     const poseFile = join(poseDir, `${f.stem}.txt`);
     if (!existsSync(poseFile)) throw new DatasetError(poseFile, `missing: depth/${f.stem}.png has no pose (pose/<i>.txt, a 4x4 camera-to-world matrix)`);
     const n = numbersOf(readText(poseFile, "camera pose"));
-    if (!n || n.length !== 16) throw new DatasetError(poseFile, `expected 16 numbers (a 4x4 camera-to-world matrix), found ${n ? n.length : "a token that is not a number"}`);
+    if (!n || n.length !== 16)
+      throw new DatasetError(poseFile, `expected 16 numbers (a 4x4 camera-to-world matrix), found ${n ? n.length : "a token that is not a number"}`);
     if (!isFiniteMatrix(n)) {
       invalid++;
       continue;
@@ -69,11 +69,22 @@ export function readScannet(dir: string): DatasetScene {
     });
   }
   if (invalid) notes.push(`${invalid} frame(s) with non-finite poses left out (lost tracking)`);
-  return { layout: "scannet", name: basename(dir), dir, frames, depthScale: SCANNET_DEPTH_SCALE, up: "+z", ...(instances ? { instances } : {}), notes, ...(useDepthK ? {} : { intrinsicsNote: "no intrinsic_depth.txt: intrinsic_color.txt scaled to the depth image" }) };
+  return {
+    layout: "scannet",
+    name: basename(dir),
+    dir,
+    frames,
+    depthScale: SCANNET_DEPTH_SCALE,
+    up: "+z",
+    ...(instances ? { instances } : {}),
+    notes,
+    ...(useDepthK ? {} : { intrinsicsNote: "no intrinsic_depth.txt: intrinsic_color.txt scaled to the depth image" }),
+  };
 }
 
 /** color/<i>.jpg as the export names it, or a .png of the same name (colour converted by the user). */
-const colorFrame = (colorDir: string, stem: string) => (existsSync(join(colorDir, `${stem}.jpg`)) ? join(colorDir, `${stem}.jpg`) : join(colorDir, `${stem}.png`));
+const colorFrame = (colorDir: string, stem: string) =>
+  existsSync(join(colorDir, `${stem}.jpg`)) ? join(colorDir, `${stem}.jpg`) : join(colorDir, `${stem}.png`);
 
 function mul4(a: Mat4, b: Mat4): Mat4 {
   const out: number[] = new Array(16).fill(0);
@@ -85,17 +96,22 @@ function mul4(a: Mat4, b: Mat4): Mat4 {
 function axisAlignment(dir: string): { file: string; m: Mat4 } | null {
   const file = join(dir, `${basename(dir)}.txt`);
   if (!existsSync(file)) return null;
-  const line = readText(file, "scene meta").split(/\r?\n/).find((l) => /^\s*axisAlignment\s*=/.test(l));
+  const line = readText(file, "scene meta")
+    .split(/\r?\n/)
+    .find((l) => /^\s*axisAlignment\s*=/.test(l));
   if (!line) return null;
   const m = numbersOf(line.split("=")[1] ?? "");
-  if (!m || m.length !== 16) throw new DatasetError(file, `axisAlignment: expected 16 numbers (a 4x4 matrix), found ${m ? m.length : "a token that is not a number"}`);
+  if (!m || m.length !== 16)
+    throw new DatasetError(file, `axisAlignment: expected 16 numbers (a 4x4 matrix), found ${m ? m.length : "a token that is not a number"}`);
   checkRigid(m, file, "axisAlignment");
   return { file, m };
 }
 
 /** Mask id (objectId + 1) -> label, from the scene's aggregation JSON. */
 function aggregationInstances(dir: string, notes: string[]): Array<{ id: number; category: string }> | undefined {
-  const file = readdirSync(dir).filter((f) => f.endsWith(".aggregation.json")).sort()[0];
+  const file = readdirSync(dir)
+    .filter((f) => f.endsWith(".aggregation.json"))
+    .sort()[0];
   if (!file) return undefined;
   const agg = readJsonFile(join(dir, file), AggregationSchema, "ScanNet aggregation");
   notes.push(`instance masks from instance-filt/ with labels of ${file}`);

@@ -32,7 +32,8 @@ export function readScannetpp(dir0: string): DatasetScene {
   const depthDir = requireDir(dir, "depth", "ScanNet++ iPhone");
   const rgbDir = requireDir(dir, "rgb", "ScanNet++ iPhone");
   const poseFile = join(dir, "pose_intrinsic_imu.json");
-  if (!existsSync(poseFile)) throw new DatasetError(poseFile, "missing: a ScanNet++ iPhone scene has pose_intrinsic_imu.json (per frame: intrinsic, aligned_pose)");
+  if (!existsSync(poseFile))
+    throw new DatasetError(poseFile, "missing: a ScanNet++ iPhone scene has pose_intrinsic_imu.json (per frame: intrinsic, aligned_pose)");
   const poses = readJsonFile(poseFile, PosesSchema, "ScanNet++ pose_intrinsic_imu.json (per frame: intrinsic 3x3, aligned_pose 4x4)");
   const depthFrames = framesIn(depthDir, ".png");
   if (depthFrames.length === 0) throw new DatasetError(depthDir, "no depth images (frame_NNNNNN.png)");
@@ -51,7 +52,16 @@ export function readScannetpp(dir0: string): DatasetScene {
     checkRigid(c2w, poseFile, `${f.stem}.aligned_pose`);
     const rgb = colourFile(join(rgbDir, `${f.stem}.jpg`));
     rgbSize ??= colourSize(rgb);
-    frames.push({ name: f.stem, rgb, depth: f.file, extrinsic: extrinsicOfCameraToWorld(c2w), intrinsics: intrinsicsOfMatrix(p.intrinsic.flat(), poseFile, `${f.stem}.intrinsic`), intrinsicsSize: rgbSize, poseFrom: { file: poseFile, field: `${f.stem}.aligned_pose` }, intrinsicsFrom: { file: poseFile, field: `${f.stem}.intrinsic` } });
+    frames.push({
+      name: f.stem,
+      rgb,
+      depth: f.file,
+      extrinsic: extrinsicOfCameraToWorld(c2w),
+      intrinsics: intrinsicsOfMatrix(p.intrinsic.flat(), poseFile, `${f.stem}.intrinsic`),
+      intrinsicsSize: rgbSize,
+      poseFrom: { file: poseFile, field: `${f.stem}.aligned_pose` },
+      intrinsicsFrom: { file: poseFile, field: `${f.stem}.intrinsic` },
+    });
   }
   if (invalid) notes.push(`${invalid} frame(s) with non-finite aligned_pose left out`);
   return { layout: "scannetpp", name: scene, dir: dir0, frames, depthScale: SCANNETPP_DEPTH_SCALE, up: "+z", notes };

@@ -36,21 +36,28 @@ interface Stamped {
 
 function readList(file: string, what: string, minFields: number): Stamped[] {
   const out: Stamped[] = [];
-  readText(file, what).split(/\r?\n/).forEach((raw, i) => {
-    const line = raw.trim();
-    if (!line || line.startsWith("#")) return;
-    const fields = line.split(/\s+/);
-    const ts = Number(fields[0]);
-    if (fields.length < minFields || !Number.isFinite(ts)) throw new DatasetError(file, `expected ${what}`, `line ${i + 1}`);
-    out.push({ ts, line: i + 1, fields });
-  });
+  readText(file, what)
+    .split(/\r?\n/)
+    .forEach((raw, i) => {
+      const line = raw.trim();
+      if (!line || line.startsWith("#")) return;
+      const fields = line.split(/\s+/);
+      const ts = Number(fields[0]);
+      if (fields.length < minFields || !Number.isFinite(ts)) throw new DatasetError(file, `expected ${what}`, `line ${i + 1}`);
+      out.push({ ts, line: i + 1, fields });
+    });
   return out.sort((a, b) => a.ts - b.ts);
 }
 
 /** The file a list line names, refused when it lies outside the sequence folder (`../outside/x.png`). */
 function fileOfLine(dir: string, list: string, s: Stamped): string {
   const file = join(dir, s.fields[1]!);
-  if (!isWithin(dir, file)) throw new DatasetError(join(dir, list), `names ${s.fields[1]}, outside the sequence folder ${dir}; expected a path below it (rgb/..., depth/...)`, `line ${s.line}`);
+  if (!isWithin(dir, file))
+    throw new DatasetError(
+      join(dir, list),
+      `names ${s.fields[1]}, outside the sequence folder ${dir}; expected a path below it (rgb/..., depth/...)`,
+      `line ${s.line}`,
+    );
   return file;
 }
 
@@ -65,7 +72,8 @@ export function readTum(dir: string): DatasetScene {
   const frames: DatasetFrame[] = [];
   let unpaired = 0;
   for (const d of depth) {
-    const c = nearest(rgb, d.ts), p = nearest(gt, d.ts);
+    const c = nearest(rgb, d.ts),
+      p = nearest(gt, d.ts);
     if (!c || !p || Math.abs(c.ts - d.ts) > TUM_MAX_DIFFERENCE_S || Math.abs(p.ts - d.ts) > TUM_MAX_DIFFERENCE_S) {
       unpaired++;
       continue;
@@ -73,7 +81,16 @@ export function readTum(dir: string): DatasetScene {
     const n = numbersOf(p.fields.slice(1, 8).join(" "));
     if (!n) throw new DatasetError(gtFile, "expected numbers `timestamp tx ty tz qx qy qz qw`", `line ${p.line}`);
     const c2w = rigid(rotationOfQuaternion(n[3]!, n[4]!, n[5]!, n[6]!), [n[0]!, n[1]!, n[2]!]);
-    frames.push({ name: d.fields[0]!, rgb: fileOfLine(dir, "rgb.txt", c), depth: fileOfLine(dir, "depth.txt", d), extrinsic: extrinsicOfCameraToWorld(c2w), intrinsics: K, intrinsicsSize: null, poseFrom: { file: gtFile, field: `line ${p.line}` }, intrinsicsFrom: { file: dir, field: camera ? `TUM's ${camera} calibration` : "TUM's default intrinsics" } });
+    frames.push({
+      name: d.fields[0]!,
+      rgb: fileOfLine(dir, "rgb.txt", c),
+      depth: fileOfLine(dir, "depth.txt", d),
+      extrinsic: extrinsicOfCameraToWorld(c2w),
+      intrinsics: K,
+      intrinsicsSize: null,
+      poseFrom: { file: gtFile, field: `line ${p.line}` },
+      intrinsicsFrom: { file: dir, field: camera ? `TUM's ${camera} calibration` : "TUM's default intrinsics" },
+    });
   }
   if (frames.length === 0) throw new DatasetError(gtFile, `no depth frame has a colour frame and a pose within ${TUM_MAX_DIFFERENCE_S} s`);
   const notes = ["no 2D instance masks in this layout", "world = the motion-capture frame; up axis not stated (give --up)"];

@@ -25,7 +25,12 @@ const lower = (s: string) => s.trim().toLowerCase();
  * The common case: a list of string options and a text answer. yes/no options become esi3d's yes_no
  * format (lower case), integer options its integer format; a case-only difference is fixed and reported.
  */
-export function plainAnswer(r: EsiRecord, options: string[] = stringList(r, r.options, "options_json"), answer = r.raw.answer, fixes: AnswerFix[] = []): DraftAnswer {
+export function plainAnswer(
+  r: EsiRecord,
+  options: string[] = stringList(r, r.options, "options_json"),
+  answer = r.raw.answer,
+  fixes: AnswerFix[] = [],
+): DraftAnswer {
   const yesNo = options.length === 2 && options.map(lower).sort().join() === "no,yes";
   if (yesNo) {
     const opts = ["yes", "no"];

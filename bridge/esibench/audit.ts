@@ -68,7 +68,17 @@ export const INITIAL_VIEW_FAR_M = 3.0;
  * with its reference only, and counting views look at the room, so those are not checked.
  */
 const SHOULD_SHOW: Partial<Record<Subcategory, (t: TaskRecord) => number[]>> = Object.fromEntries(
-  (["geometric_configuration", "linear_alignment", "physical_contact", "material_transparency", "partial_occlusion", "view_hallucination", "spatial_distance"] as const).map((s) => [
+  (
+    [
+      "geometric_configuration",
+      "linear_alignment",
+      "physical_contact",
+      "material_transparency",
+      "partial_occlusion",
+      "view_hallucination",
+      "spatial_distance",
+    ] as const
+  ).map((s) => [
     s,
     (t: TaskRecord) => t.relevant_object_ids.filter((id) => s !== "spatial_distance" || t.objects.find((o) => o.id === id)?.role !== "reference"),
   ]),
@@ -146,7 +156,15 @@ function duplicates(items: ImportedRecord[]): Finding[] {
     const key = JSON.stringify(ESI_STRING_FIELDS.filter((f) => f !== "id").map((f) => x.record.raw[f]));
     const prev = first.get(key);
     if (!prev) first.set(key, x);
-    else out.push({ ...base(x), kind: "duplicate", class: "duplicate", field: "(every field but id)", message: `identical to record ${prev.record.raw.id} (${prev.record.rel}) apart from its id`, quantities: { duplicate_of: prev.record.raw.id, duplicate_of_file: prev.record.rel } });
+    else
+      out.push({
+        ...base(x),
+        kind: "duplicate",
+        class: "duplicate",
+        field: "(every field but id)",
+        message: `identical to record ${prev.record.raw.id} (${prev.record.rel}) apart from its id`,
+        quantities: { duplicate_of: prev.record.raw.id, duplicate_of_file: prev.record.rel },
+      });
   }
   return out;
 }
@@ -161,7 +179,16 @@ function questionObjects(x: ImportedRecord): Finding[] {
   const placed = x.draft.objects.map((o) => displayName(o.category).toLowerCase());
   const missing = phrases.filter((p) => !placed.includes(p));
   if (!missing.length) return [];
-  return [{ ...base(x), kind: "question_names_unplaced_objects", class: "inconsistent", field: "question", message: `the question names ${missing.map((p) => `"${p}"`).join(", ")}, which metadata_json does not place (it places ${placed.map((p) => `"${p}"`).join(", ")})`, quantities: { named: phrases, placed } }];
+  return [
+    {
+      ...base(x),
+      kind: "question_names_unplaced_objects",
+      class: "inconsistent",
+      field: "question",
+      message: `the question names ${missing.map((p) => `"${p}"`).join(", ")}, which metadata_json does not place (it places ${placed.map((p) => `"${p}"`).join(", ")})`,
+      quantities: { named: phrases, placed },
+    },
+  ];
 }
 
 function answers(x: ImportedRecord): Finding[] {
@@ -170,21 +197,46 @@ function answers(x: ImportedRecord): Finding[] {
     const kind: FindingKind = f.field === "options_json" && !/flattened/.test(f.why) ? "options_rewritten" : "answer_outside_options";
     out.push({ ...base(x), kind, class: "fixed", field: f.field, message: `${f.from} -> ${f.to} (${f.why})` });
   }
-  if (x.draft.answer.spec) out.push({ ...base(x), kind: "answer_outside_options", class: "fixed", field: "answer", message: `a ${x.draft.answer.spec.kind} answer (${x.record.raw.answer.slice(0, 120)}) is not one of options_json by construction; kept as answer_spec` });
-  if (x.excluded) out.push({ ...base(x), kind: "answer_outside_options", class: "inconsistent", field: "answer", message: `${x.draft.answer.outside}: not imported` });
+  if (x.draft.answer.spec)
+    out.push({
+      ...base(x),
+      kind: "answer_outside_options",
+      class: "fixed",
+      field: "answer",
+      message: `a ${x.draft.answer.spec.kind} answer (${x.record.raw.answer.slice(0, 120)}) is not one of options_json by construction; kept as answer_spec`,
+    });
+  if (x.excluded)
+    out.push({ ...base(x), kind: "answer_outside_options", class: "inconsistent", field: "answer", message: `${x.draft.answer.outside}: not imported` });
   return out;
 }
 
 function counting(x: ImportedRecord): Finding[] {
   const c = x.draft.counting;
   if (!c || c.placed === null || c.asked === c.placed) return [];
-  return [{ ...base(x), kind: "counting_category_mismatch", class: "inconsistent", field: "metadata_json.question_data.count_target", message: `the question counts "${c.asked}" but the placed assets are "${c.placed}" (question_data.render.target_category)`, quantities: { asked: c.asked, placed: c.placed } }];
+  return [
+    {
+      ...base(x),
+      kind: "counting_category_mismatch",
+      class: "inconsistent",
+      field: "metadata_json.question_data.count_target",
+      message: `the question counts "${c.asked}" but the placed assets are "${c.placed}" (question_data.render.target_category)`,
+      quantities: { asked: c.asked, placed: c.placed },
+    },
+  ];
 }
 
 function camera(x: ImportedRecord, t: TaskRecord): Finding[] {
   const out: Finding[] = [];
   const run = x.draft.initial?.runner;
-  if (run) out.push({ ...base(x), kind: "runner_initial_view_index", class: "camera", field: "metadata_json.camera_poses", message: `${run.note}; imported with ${x.draft.initial!.name}${run.shows === false ? `; ${run.name}'s own flags do not show the objects` : ""}`, quantities: { imported_view: x.draft.initial!.name, runner_view: run.name, runner_view_shows_objects: run.shows } });
+  if (run)
+    out.push({
+      ...base(x),
+      kind: "runner_initial_view_index",
+      class: "camera",
+      field: "metadata_json.camera_poses",
+      message: `${run.note}; imported with ${x.draft.initial!.name}${run.shows === false ? `; ${run.name}'s own flags do not show the objects` : ""}`,
+      quantities: { imported_view: x.draft.initial!.name, runner_view: run.name, runner_view_shows_objects: run.shows },
+    });
   const should = SHOULD_SHOW[x.subcategory];
   if (!should || !t.agent_initial) return out;
   const rel = should(t).map((id) => t.objects.find((o) => o.id === id)!);
@@ -194,9 +246,28 @@ function camera(x: ImportedRecord, t: TaskRecord): Finding[] {
   const centroid = [0, 1, 2].map((k) => rel.reduce((s, o) => s + o.position[k]!, 0) / rel.length);
   const dist = Math.hypot(centroid[0]! - c[0], centroid[1]! - c[1], centroid[2]! - c[2]);
   const field = `metadata_json.camera_poses[${t.initial_view ?? "?"}]`;
-  if (dist > INITIAL_VIEW_FAR_M) out.push({ ...base(x), kind: "initial_camera_far", class: "camera", field, message: `the initial camera is ${r3(dist)} m from the centroid of the objects it should show (more than ${INITIAL_VIEW_FAR_M} m)`, quantities: { distance_m: r3(dist) } });
+  if (dist > INITIAL_VIEW_FAR_M)
+    out.push({
+      ...base(x),
+      kind: "initial_camera_far",
+      class: "camera",
+      field,
+      message: `the initial camera is ${r3(dist)} m from the centroid of the objects it should show (more than ${INITIAL_VIEW_FAR_M} m)`,
+      quantities: { distance_m: r3(dist) },
+    });
   const behind = rel.filter((o) => (o.position[0] - c[0]) * f[0]! + (o.position[1] - c[1]) * f[1]! + (o.position[2] - c[2]) * f[2]! <= 0);
-  if (behind.length) out.push({ ...base(x), kind: "initial_camera_behind_objects", class: "camera", field, message: `the initial camera stands in front of ${behind.map((o) => `${o.name} (object ${o.id})`).join(", ")}: behind the camera, not in view`, quantities: { behind: behind.map((o) => o.id), depth_m: behind.map((o) => r3((o.position[0] - c[0]) * f[0]! + (o.position[1] - c[1]) * f[1]! + (o.position[2] - c[2]) * f[2]!)) } });
+  if (behind.length)
+    out.push({
+      ...base(x),
+      kind: "initial_camera_behind_objects",
+      class: "camera",
+      field,
+      message: `the initial camera stands in front of ${behind.map((o) => `${o.name} (object ${o.id})`).join(", ")}: behind the camera, not in view`,
+      quantities: {
+        behind: behind.map((o) => o.id),
+        depth_m: behind.map((o) => r3((o.position[0] - c[0]) * f[0]! + (o.position[1] - c[1]) * f[1]! + (o.position[2] - c[2]) * f[2]!)),
+      },
+    });
   return out;
 }
 
@@ -205,21 +276,46 @@ function leftScene(x: ImportedRecord, t: TaskRecord): Finding[] {
   t.objects.forEach((o, i) => {
     const others = [...t.objects.filter((p) => p !== o).map((p) => p.position[2]), ...(t.candidate_views ?? []).map((v) => v.position[2])];
     if (others.length && o.position[2] < Math.min(...others) - LEFT_SCENE_DROP_M)
-      out.push({ ...base(x), kind: "object_left_the_scene", class: "inconsistent", field: `${x.draft.objects[i]!.field}.position`, message: `${o.name} (object ${o.id}) is at z = ${r3(o.position[2])} m, more than ${LEFT_SCENE_DROP_M} m below everything else: it fell out of the scene after placement`, quantities: { z_m: r3(o.position[2]) } });
+      out.push({
+        ...base(x),
+        kind: "object_left_the_scene",
+        class: "inconsistent",
+        field: `${x.draft.objects[i]!.field}.position`,
+        message: `${o.name} (object ${o.id}) is at z = ${r3(o.position[2])} m, more than ${LEFT_SCENE_DROP_M} m below everything else: it fell out of the scene after placement`,
+        quantities: { z_m: r3(o.position[2]) },
+      });
   });
   return out;
 }
 
 function label(x: ImportedRecord, check: RuleCheck | null): Finding[] {
   if (!check || check.agrees !== false) return [];
-  return [{ ...base(x), kind: "label_disagrees_with_geometry", class: "inconsistent", field: "answer", message: `ESI's label "${x.task!.answer}"; esi3d's rule (${check.rule}) gives "${check.answer}" on the placed geometry`, quantities: check.quantities }];
+  return [
+    {
+      ...base(x),
+      kind: "label_disagrees_with_geometry",
+      class: "inconsistent",
+      field: "answer",
+      message: `ESI's label "${x.task!.answer}"; esi3d's rule (${check.rule}) gives "${check.answer}" on the placed geometry`,
+      quantities: check.quantities,
+    },
+  ];
 }
 
 export function auditImport(res: ImportResult, source: string): Audit {
   const findings: Finding[] = [...duplicates(res.imported)];
   const subs: Audit["subcategories"] = {};
   const summary = (s: Subcategory): SubcategorySummary =>
-    (subs[s] ??= { title: SUBCATEGORY_TITLES[s], records: 0, tasks: 0, excluded: 0, findings: {}, rule: null, proxy: { proxiable: 0, implies_label: 0, checked: 0, skip_reasons: {} }, answer_positions: answerPositions([]) });
+    (subs[s] ??= {
+      title: SUBCATEGORY_TITLES[s],
+      records: 0,
+      tasks: 0,
+      excluded: 0,
+      findings: {},
+      rule: null,
+      proxy: { proxiable: 0, implies_label: 0, checked: 0, skip_reasons: {} },
+      answer_positions: answerPositions([]),
+    });
   for (const x of res.imported) {
     const s = summary(x.subcategory);
     s.records++;
@@ -251,7 +347,8 @@ export function auditImport(res: ImportResult, source: string): Audit {
     const s = summary(f.subcategory);
     s.findings[f.kind] = (s.findings[f.kind] ?? 0) + 1;
   }
-  for (const [s, sum] of Object.entries(subs)) sum!.answer_positions = answerPositions(res.imported.filter((x) => x.subcategory === s && x.task).map((x) => x.task!));
+  for (const [s, sum] of Object.entries(subs))
+    sum!.answer_positions = answerPositions(res.imported.filter((x) => x.subcategory === s && x.task).map((x) => x.task!));
   return {
     format: "esi3d-esi-audit/1",
     source,
@@ -267,7 +364,8 @@ export function auditImport(res: ImportResult, source: string): Audit {
 
 /** The answer's position among the options of these tasks (those whose answer is an option). */
 export function answerPositions(tasks: ReadonlyArray<Pick<TaskRecord, "answer" | "options">>): AnswerPositions {
-  const counts: number[] = [], expected: number[] = [];
+  const counts: number[] = [],
+    expected: number[] = [];
   let n = 0;
   for (const t of tasks) {
     const slot = t.options.indexOf(t.answer);
@@ -281,8 +379,15 @@ export function answerPositions(tasks: ReadonlyArray<Pick<TaskRecord, "answer" |
   }
   if (n === 0) return { tasks: 0, counts: [], expected: [], top: null, biased: false };
   const slot = counts.indexOf(Math.max(...counts));
-  const share = counts[slot]! / n, expectedShare = expected[slot]! / n;
-  return { tasks: n, counts, expected: expected.map(r3), top: { slot, share: r3(share), expected_share: r3(expectedShare) }, biased: wilsonInterval(counts[slot]!, n).lo > expectedShare };
+  const share = counts[slot]! / n,
+    expectedShare = expected[slot]! / n;
+  return {
+    tasks: n,
+    counts,
+    expected: expected.map(r3),
+    top: { slot, share: r3(share), expected_share: r3(expectedShare) },
+    biased: wilsonInterval(counts[slot]!, n).lo > expectedShare,
+  };
 }
 
 /** Record ids --dedupe and --drop-inconsistent leave out. */

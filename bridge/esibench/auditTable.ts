@@ -15,15 +15,27 @@ function positions(p: AnswerPositions): string {
 export function auditMarkdown(a: Audit, written: { tasks: number; dropped: Array<{ record_id: string; reason: string }> }): string {
   const out: string[] = [];
   out.push(`# ESI-Bench import audit`, "");
-  out.push(`Source: \`${a.source}\`. ${a.records} record files: ${a.tasks} imported as tasks, ${a.excluded.length} kept out (answer not mappable into its options), ${a.refused.length} refused (malformed). ${written.tasks} task files written${written.dropped.length ? `, ${written.dropped.length} dropped by --dedupe / --drop-inconsistent` : ""}.`, "");
-  out.push("Finding classes: **duplicate** (dropped by `--dedupe`), **inconsistent** (dropped by `--drop-inconsistent`), **fixed** (the importer changed the answer or options to fit esi3d's formats), **camera** (the initial view; kept).", "");
+  out.push(
+    `Source: \`${a.source}\`. ${a.records} record files: ${a.tasks} imported as tasks, ${a.excluded.length} kept out (answer not mappable into its options), ${a.refused.length} refused (malformed). ${written.tasks} task files written${written.dropped.length ? `, ${written.dropped.length} dropped by --dedupe / --drop-inconsistent` : ""}.`,
+    "",
+  );
+  out.push(
+    "Finding classes: **duplicate** (dropped by `--dedupe`), **inconsistent** (dropped by `--drop-inconsistent`), **fixed** (the importer changed the answer or options to fit esi3d's formats), **camera** (the initial view; kept).",
+    "",
+  );
   out.push("## Per subcategory", "");
   const kinds = FINDING_KINDS.filter((k) => Object.values(a.subcategories).some((s) => s?.findings[k]));
-  out.push(`| subcategory | records | tasks | esi3d rule agrees | proxiable | proxy implies ESI's label | answers per option slot (expected) | ${kinds.join(" | ")} |`);
+  out.push(
+    `| subcategory | records | tasks | esi3d rule agrees | proxiable | proxy implies ESI's label | answers per option slot (expected) | ${kinds.join(" | ")} |`,
+  );
   out.push(`|---|---|---|---|---|---|---|${kinds.map(() => "---|").join("")}`);
   for (const [, s] of Object.entries(a.subcategories).sort((x, y) => x[1]!.title.localeCompare(y[1]!.title))) {
-    const skip = Object.entries(s!.proxy.skip_reasons).map(([r, n]) => `${n} skipped: ${r}`).join("; ");
-    out.push(`| ${s!.title} | ${s!.records} | ${s!.tasks} | ${s!.rule ? frac(s!.rule.agree, s!.rule.checked) : "no rule"} | ${s!.proxy.proxiable}${skip ? ` (${cell(skip)})` : ""} | ${frac(s!.proxy.implies_label, s!.proxy.checked)} | ${positions(s!.answer_positions)} | ${kinds.map((k) => s!.findings[k] ?? "").join(" | ")} |`);
+    const skip = Object.entries(s!.proxy.skip_reasons)
+      .map(([r, n]) => `${n} skipped: ${r}`)
+      .join("; ");
+    out.push(
+      `| ${s!.title} | ${s!.records} | ${s!.tasks} | ${s!.rule ? frac(s!.rule.agree, s!.rule.checked) : "no rule"} | ${s!.proxy.proxiable}${skip ? ` (${cell(skip)})` : ""} | ${frac(s!.proxy.implies_label, s!.proxy.checked)} | ${positions(s!.answer_positions)} | ${kinds.map((k) => s!.findings[k] ?? "").join(" | ")} |`,
+    );
   }
   out.push("");
   if (a.refused.length) {

@@ -60,7 +60,7 @@ export function buildTask(r: EsiRecord, sub: Subcategory, d: Draft): TaskRecord 
       visibility: [...v.flags.entries()].filter(([k]) => idOf.has(k)).map(([k, visible]) => ({ id: idOf.get(k)!, visible })),
     };
   });
-  const initial = d.initial ? views.find((v) => v.name === d.initial!.name) ?? null : null;
+  const initial = d.initial ? (views.find((v) => v.name === d.initial!.name) ?? null) : null;
   const b = d.room.bounds;
   const record = {
     schema: "esi3d-task/1" as const,
@@ -99,7 +99,16 @@ export function buildTask(r: EsiRecord, sub: Subcategory, d: Draft): TaskRecord 
       dataset: "esi-bench",
       record_id: r.raw.id,
       file: r.rel,
-      fields: { big_task: r.raw.big_task, small_task: r.raw.small_task, runner_task: r.raw.runner_task, answer_type: r.raw.answer_type, answer: r.raw.answer, options_json: r.raw.options_json, image_paths: r.imagePaths, ...(d.initial ? { initial_view_rule: d.initial.rule } : {}) },
+      fields: {
+        big_task: r.raw.big_task,
+        small_task: r.raw.small_task,
+        runner_task: r.raw.runner_task,
+        answer_type: r.raw.answer_type,
+        answer: r.raw.answer,
+        options_json: r.raw.options_json,
+        image_paths: r.imagePaths,
+        ...(d.initial ? { initial_view_rule: d.initial.rule } : {}),
+      },
     },
   };
   const parsed = TaskRecordSchema.safeParse(record);

@@ -92,7 +92,20 @@ export function readObject(f: Field, key: string, role: string, extra: Partial<D
   if (aabb) checkAabb(f, aabb);
   const s = f.at("scale");
   const scale = Array.isArray(s.value) ? (s.vec3() as Vec3) : typeof s.value === "number" ? s.num() : 1;
-  return { key, field: f.path, category, model: model === "scene_native" ? null : model, role, origin, quat, aabb, ownExtent: null, scale, ...(model === "scene_native" ? { sceneObject: true } : {}), ...extra };
+  return {
+    key,
+    field: f.path,
+    category,
+    model: model === "scene_native" ? null : model,
+    role,
+    origin,
+    quat,
+    aabb,
+    ownExtent: null,
+    scale,
+    ...(model === "scene_native" ? { sceneObject: true } : {}),
+    ...extra,
+  };
 }
 
 function checkAabb(f: Field, b: Aabb): void {

@@ -37,7 +37,12 @@ export interface ImportResult {
 
 function importOne(record: EsiRecord): ImportedRecord {
   const entry = subcategoryOf(record.raw.big_task, record.raw.small_task);
-  if (!entry) throw new RecordRefusal(record.file, "small_task", `unknown subcategory (big_task "${record.raw.big_task}", small_task "${record.raw.small_task}"): expected one of ESI-Bench's 29`);
+  if (!entry)
+    throw new RecordRefusal(
+      record.file,
+      "small_task",
+      `unknown subcategory (big_task "${record.raw.big_task}", small_task "${record.raw.small_task}"): expected one of ESI-Bench's 29`,
+    );
   const draft = entry.map(record, Field.root(record));
   if (draft.answer.outside) return { record, subcategory: entry.sub, draft, task: null, excluded: `answer outside its options: ${draft.answer.outside}` };
   return { record, subcategory: entry.sub, draft, task: buildTask(record, entry.sub, draft) };

@@ -30,7 +30,8 @@ const PROXY_SUBCATEGORIES: ReadonlySet<string> = new Set(BUILTIN_SUBCATEGORIES);
  * Cognitive Mapping questions are about an apartment's rooms and doorways. ESI's records store no room
  * layout (walls, doorways), so a proxy would be one open room in which the question has no answer.
  */
-const NEEDS_LAYOUT = (t: TaskRecord) => SUBCATEGORY_CATEGORY[t.subcategory as keyof typeof SUBCATEGORY_CATEGORY] === "cognitive_mapping" && t.room?.layout === undefined;
+const NEEDS_LAYOUT = (t: TaskRecord) =>
+  SUBCATEGORY_CATEGORY[t.subcategory as keyof typeof SUBCATEGORY_CATEGORY] === "cognitive_mapping" && t.room?.layout === undefined;
 
 /** Why a task has no proxy, as a short code (audit summaries count by it) and a sentence. */
 export type ProxySkipCode = "not_imported" | "subcategory" | "no_camera" | "answer_format" | "geometry" | "schema";
@@ -43,7 +44,16 @@ function standIn(o: TaskRecord["objects"][number], i: number): { object: TaskObj
   const color = o.transparent ? "glass" : PROXY_COLORS[i % PROXY_COLORS.length]!;
   // a world AABB is an axis-aligned box: the stand-in is unrotated
   const orientation = o.extent_source === "record_world_aabb" ? { x: 0, y: 0, z: 0, w: 1 } : o.orientation;
-  const base = { id: o.id, category: o.category, name: o.name, role: o.role, position: o.position, color, transparent: o.transparent, ...(o.support !== undefined ? { support: o.support } : {}) };
+  const base = {
+    id: o.id,
+    category: o.category,
+    name: o.name,
+    role: o.role,
+    position: o.position,
+    color,
+    transparent: o.transparent,
+    ...(o.support !== undefined ? { support: o.support } : {}),
+  };
   if (lib) {
     const model = lib.models[0]!.id;
     const me = buildModel(model).extent;
@@ -59,10 +69,19 @@ function standIn(o: TaskRecord["objects"][number], i: number): { object: TaskObj
 /** The proxy task of an imported task, or why there is none. */
 export function proxyTask(t: TaskRecord): ProxyResult {
   if (!isImported(t)) return { skip: "not an imported ESI-Bench task", code: "not_imported" };
-  if (!PROXY_SUBCATEGORIES.has(t.subcategory)) return { skip: `${t.subcategory}: esi3d's built-in renderer and reasoners cover only the ${BUILTIN_SUBCATEGORIES.length} built-in subcategories (no mirrors, cloth, articulation, dynamics or time)`, code: "subcategory" };
-  if (NEEDS_LAYOUT(t)) return { skip: `${t.subcategory}: the record stores no room layout (walls and doorways), which a Cognitive Mapping question is about`, code: "subcategory" };
+  if (!PROXY_SUBCATEGORIES.has(t.subcategory))
+    return {
+      skip: `${t.subcategory}: esi3d's built-in renderer and reasoners cover only the ${BUILTIN_SUBCATEGORIES.length} built-in subcategories (no mirrors, cloth, articulation, dynamics or time)`,
+      code: "subcategory",
+    };
+  if (NEEDS_LAYOUT(t))
+    return {
+      skip: `${t.subcategory}: the record stores no room layout (walls and doorways), which a Cognitive Mapping question is about`,
+      code: "subcategory",
+    };
   if (!t.agent_initial) return { skip: "the record stores no camera for the question", code: "no_camera" };
-  if (t.answer_format !== "yes_no" && t.answer_format !== "choice" && t.answer_format !== "integer" && t.answer_format !== "ordering") return { skip: `answer format ${t.answer_format}: esi3d's reasoners do not answer it yet`, code: "answer_format" };
+  if (t.answer_format !== "yes_no" && t.answer_format !== "choice" && t.answer_format !== "integer" && t.answer_format !== "ordering")
+    return { skip: `answer format ${t.answer_format}: esi3d's reasoners do not answer it yet`, code: "answer_format" };
   const relevant = new Set(t.relevant_object_ids);
   const objects: TaskObject[] = [];
   const stands: Array<{ id: number; stands_in: "library_model" | "box"; original_model: string | null }> = [];
@@ -81,16 +100,26 @@ export function proxyTask(t: TaskRecord): ProxyResult {
   if (blocking.length) return { skip: `the question needs geometry the record lacks: ${blocking.map((d) => d.slice(1)).join("; ")}`, code: "geometry" };
   // no floor recorded: the lowest object bottom, but never more than the agent's highest camera below the
   // initial camera (an object that fell out of the scene must not take the floor with it)
-  const floorZ = t.room.floor_z ?? Math.max(Math.min(...objects.map((o) => o.position[2] - o.extent[2] / 2), t.agent_initial.position[2]), t.agent_initial.position[2] - PROXY_MAX_CAMERA_HEIGHT_M);
-  let bounds = t.room.bounds, how = "the record's floor rectangle";
+  const floorZ =
+    t.room.floor_z ??
+    Math.max(
+      Math.min(...objects.map((o) => o.position[2] - o.extent[2] / 2), t.agent_initial.position[2]),
+      t.agent_initial.position[2] - PROXY_MAX_CAMERA_HEIGHT_M,
+    );
+  let bounds = t.room.bounds,
+    how = "the record's floor rectangle";
   if (!bounds) {
-    const xs: number[] = [t.agent_initial.position[0]], ys: number[] = [t.agent_initial.position[1]];
+    const xs: number[] = [t.agent_initial.position[0]],
+      ys: number[] = [t.agent_initial.position[1]];
     for (const o of objects) {
       const r = Math.hypot(o.extent[0], o.extent[1]) / 2;
       xs.push(o.position[0] - r, o.position[0] + r);
       ys.push(o.position[1] - r, o.position[1] + r);
     }
-    bounds = { min: [Math.min(...xs) - PROXY_ROOM_MARGIN_M, Math.min(...ys) - PROXY_ROOM_MARGIN_M], max: [Math.max(...xs) + PROXY_ROOM_MARGIN_M, Math.max(...ys) + PROXY_ROOM_MARGIN_M] };
+    bounds = {
+      min: [Math.min(...xs) - PROXY_ROOM_MARGIN_M, Math.min(...ys) - PROXY_ROOM_MARGIN_M],
+      max: [Math.max(...xs) + PROXY_ROOM_MARGIN_M, Math.max(...ys) + PROXY_ROOM_MARGIN_M],
+    };
     how = `no room extent recorded: the objects and the initial camera, ${PROXY_ROOM_MARGIN_M} m apart from the walls`;
   }
   const size: [number, number] = [bounds.max[0] - bounds.min[0], bounds.max[1] - bounds.min[1]];
@@ -102,10 +131,21 @@ export function proxyTask(t: TaskRecord): ProxyResult {
     lighting: t.lighting ?? PROXY_LIGHTING,
     agent_initial: t.agent_initial,
     relevant_object_ids: t.relevant_object_ids,
-    proxy: { of_simulator: t.simulator, objects: stands, room: `${how}; floor at z ${floorZ.toFixed(3)} m${t.room.floor_z === undefined ? " (the lowest object bottom: none recorded)" : ""}; walls ${t.room.height ?? PROXY_ROOM_HEIGHT_M} m${dropped.length ? `; left out: ${dropped.join("; ")}` : ""}` },
+    proxy: {
+      of_simulator: t.simulator,
+      objects: stands,
+      room: `${how}; floor at z ${floorZ.toFixed(3)} m${t.room.floor_z === undefined ? " (the lowest object bottom: none recorded)" : ""}; walls ${t.room.height ?? PROXY_ROOM_HEIGHT_M} m${dropped.length ? `; left out: ${dropped.join("; ")}` : ""}`,
+    },
   };
   const parsed = TaskSchema.safeParse(proxy);
-  if (!parsed.success) return { code: "schema", skip: `the proxy does not fit the task schema: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).slice(0, 3).join("; ")}` };
+  if (!parsed.success)
+    return {
+      code: "schema",
+      skip: `the proxy does not fit the task schema: ${parsed.error.issues
+        .map((i) => `${i.path.join(".")}: ${i.message}`)
+        .slice(0, 3)
+        .join("; ")}`,
+    };
   const check = applyRule({ ...parsed.data, objects: parsed.data.objects });
   return { task: { ...parsed.data, label_metadata: { ...parsed.data.label_metadata, proxy_rule_check: check } }, check };
 }

@@ -56,8 +56,18 @@ function readText(file: string, rel: string): RecordFile {
   try {
     // a named pipe or device would block the import forever; a huge file would fill memory
     const st = statSync(file);
-    if (!st.isFile()) return { file, rel, text: new RecordRefusal(file, "(file)", `is ${st.isDirectory() ? "a directory" : st.isFIFO() ? "a named pipe" : "not a regular file"}, expected a record file (JSON)`) };
-    if (st.size > MAX_RECORD_FILE_BYTES) return { file, rel, text: new RecordRefusal(file, "(file)", `is ${st.size} bytes, more than the ${MAX_RECORD_FILE_BYTES} a record file may have`) };
+    if (!st.isFile())
+      return {
+        file,
+        rel,
+        text: new RecordRefusal(
+          file,
+          "(file)",
+          `is ${st.isDirectory() ? "a directory" : st.isFIFO() ? "a named pipe" : "not a regular file"}, expected a record file (JSON)`,
+        ),
+      };
+    if (st.size > MAX_RECORD_FILE_BYTES)
+      return { file, rel, text: new RecordRefusal(file, "(file)", `is ${st.size} bytes, more than the ${MAX_RECORD_FILE_BYTES} a record file may have`) };
     return { file, rel, text: readFileSync(file, "utf8") };
   } catch (e) {
     return { file, rel, text: new RecordRefusal(file, "(file)", `cannot be read (${(e as Error).message})`) };
@@ -75,9 +85,14 @@ function isIndex(text: string): { json_paths: unknown } | null {
 
 /** Every record file DIR names, in path order (ESI's ids follow path order). */
 export function locateRecords(dir: string): Located {
-  if (!existsSync(dir)) throw new InputError(`${dir}: no such file or directory (expected ESI-Bench's dataset/json_clean, a folder below it, a record or an index file)`);
+  if (!existsSync(dir))
+    throw new InputError(`${dir}: no such file or directory (expected ESI-Bench's dataset/json_clean, a folder below it, a record or an index file)`);
   const st = statSync(dir);
-  if (!st.isFile() && !st.isDirectory()) throw new InputError(`${dir}: is ${st.isFIFO() ? "a named pipe" : "not a regular file or directory"} (expected ESI-Bench's dataset/json_clean, a folder below it, a record or an index file)`, { file: dir });
+  if (!st.isFile() && !st.isDirectory())
+    throw new InputError(
+      `${dir}: is ${st.isFIFO() ? "a named pipe" : "not a regular file or directory"} (expected ESI-Bench's dataset/json_clean, a folder below it, a record or an index file)`,
+      { file: dir },
+    );
   if (st.isFile()) {
     const one = readText(dir, basename(dir));
     if (one.text instanceof RecordRefusal) throw new InputError(one.text.message, { file: dir });
@@ -94,9 +109,14 @@ export function locateRecords(dir: string): Located {
       return { root: base, files, kind: "index" };
     }
     const root = jsonCleanAbove(dirname(dir));
-    return { root: root ?? dirname(resolve(dir)), files: [{ file: resolve(dir), rel: root ? relative(root, resolve(dir)) : basename(dir), text }], kind: "record" };
+    return {
+      root: root ?? dirname(resolve(dir)),
+      files: [{ file: resolve(dir), rel: root ? relative(root, resolve(dir)) : basename(dir), text }],
+      kind: "record",
+    };
   }
-  let root = resolve(dir), kind: Located["kind"] = "folder";
+  let root = resolve(dir),
+    kind: Located["kind"] = "folder";
   if (existsSync(join(root, "dataset", JSON_CLEAN))) [root, kind] = [join(root, "dataset", JSON_CLEAN), "dataset"];
   else if (existsSync(join(root, JSON_CLEAN))) [root, kind] = [join(root, JSON_CLEAN), "json_clean"];
   else if (basename(root) === JSON_CLEAN) kind = "json_clean";

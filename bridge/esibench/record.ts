@@ -18,10 +18,25 @@ export class RecordRefusal extends Error {
   }
 }
 
-export const ESI_STRING_FIELDS = ["id", "big_task", "small_task", "runner_task", "scene", "room", "question", "answer", "answer_type", "options_json", "image_paths_json", "metadata_json"] as const;
+export const ESI_STRING_FIELDS = [
+  "id",
+  "big_task",
+  "small_task",
+  "runner_task",
+  "scene",
+  "room",
+  "question",
+  "answer",
+  "answer_type",
+  "options_json",
+  "image_paths_json",
+  "metadata_json",
+] as const;
 
 /** The released record: every field a string (the three *_json fields are JSON text). */
-const EsiRawRecordSchema = z.object(Object.fromEntries(ESI_STRING_FIELDS.map((f) => [f, z.string()])) as Record<(typeof ESI_STRING_FIELDS)[number], z.ZodString>);
+const EsiRawRecordSchema = z.object(
+  Object.fromEntries(ESI_STRING_FIELDS.map((f) => [f, z.string()])) as Record<(typeof ESI_STRING_FIELDS)[number], z.ZodString>,
+);
 type EsiRawRecord = z.infer<typeof EsiRawRecordSchema>;
 
 export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
@@ -54,7 +69,8 @@ export function parseEsiRecord(text: string, file: string, rel: string): EsiReco
   } catch (e) {
     throw new RecordRefusal(file, "(file)", `not valid JSON, e.g. truncated (${(e as Error).message})`);
   }
-  if (!top || typeof top !== "object" || Array.isArray(top)) throw new RecordRefusal(file, "(file)", "expected a JSON object with ESI-Bench's 12 string fields");
+  if (!top || typeof top !== "object" || Array.isArray(top))
+    throw new RecordRefusal(file, "(file)", "expected a JSON object with ESI-Bench's 12 string fields");
   for (const f of ESI_STRING_FIELDS) {
     const v = (top as Record<string, unknown>)[f];
     if (v === undefined) throw new RecordRefusal(file, f, "missing (every released record has this string field)");
@@ -132,7 +148,8 @@ export class Field {
   }
 
   num(): number {
-    if (typeof this.value !== "number" || !Number.isFinite(this.value)) this.refuse(this.value === undefined ? "missing (expected a number)" : "expected a finite number");
+    if (typeof this.value !== "number" || !Number.isFinite(this.value))
+      this.refuse(this.value === undefined ? "missing (expected a number)" : "expected a finite number");
     return this.value as number;
   }
 

@@ -45,7 +45,9 @@ const xy = (a: RuleObject, b: RuleObject) => Math.hypot(a.position[0] - b.positi
 /** The object's box; a world AABB is an unrotated box. */
 function boxOf(o: RuleObject): YawBox | null {
   if (!o.extent) return null;
-  return o.extent_source === "record_world_aabb" ? { centre: [...o.position], extent: [o.extent[0], o.extent[1], o.extent[2]], yaw: 0 } : objectBox({ position: o.position, orientation: o.orientation, extent: o.extent });
+  return o.extent_source === "record_world_aabb"
+    ? { centre: [...o.position], extent: [o.extent[0], o.extent[1], o.extent[2]], yaw: 0 }
+    : objectBox({ position: o.position, orientation: o.orientation, extent: o.extent });
 }
 
 const uniformScale = (s: RuleObject["scale"]) => (typeof s === "number" ? s : Math.cbrt(s[0] * s[1] * s[2]));
@@ -58,10 +60,20 @@ function insideContainer(o: YawBox, c: YawBox): { inside: boolean; radial_m: num
   const r = Math.hypot(o.centre[0] - c.centre[0], o.centre[1] - c.centre[1]);
   const bottom = boxBottom(o) - boxBottom(c);
   const top = boxTop(c) - boxTop(o);
-  return { inside: r < Math.min(c.extent[0], c.extent[1]) / 2 - INSIDE_FOOTPRINT_MARGIN_M && bottom >= -1e-4 && top >= -1e-4, radial_m: r4(r), bottom_gap_m: r4(bottom), top_gap_m: r4(top) };
+  return {
+    inside: r < Math.min(c.extent[0], c.extent[1]) / 2 - INSIDE_FOOTPRINT_MARGIN_M && bottom >= -1e-4 && top >= -1e-4,
+    radial_m: r4(r),
+    bottom_gap_m: r4(bottom),
+    top_gap_m: r4(top),
+  };
 }
 
-const check = (rule: string, answer: string | null, truth: string, quantities: RuleCheck["quantities"]): RuleCheck => ({ rule, answer, agrees: answer === null ? null : answer === truth, quantities });
+const check = (rule: string, answer: string | null, truth: string, quantities: RuleCheck["quantities"]): RuleCheck => ({
+  rule,
+  answer,
+  agrees: answer === null ? null : answer === truth,
+  quantities,
+});
 
 /** The rule's answer for a task, or null when esi3d has no rule for the subcategory. */
 export function applyRule(t: RuleTask): RuleCheck | null {
@@ -71,7 +83,11 @@ export function applyRule(t: RuleTask): RuleCheck | null {
       if (rel.length !== 3) return null;
       const [a, b, c] = rel as [RuleObject, RuleObject, RuleObject];
       const sides: [number, number, number] = [xy(b, c), xy(c, a), xy(a, b)];
-      return check("classifyTriangle on XY centre distances (TRIANGLE_EQUAL_SIDE_TOL 5 %)", classifyTriangle(sides), t.answer, { side_a_m: r4(sides[0]), side_b_m: r4(sides[1]), side_c_m: r4(sides[2]) });
+      return check("classifyTriangle on XY centre distances (TRIANGLE_EQUAL_SIDE_TOL 5 %)", classifyTriangle(sides), t.answer, {
+        side_a_m: r4(sides[0]),
+        side_b_m: r4(sides[1]),
+        side_c_m: r4(sides[2]),
+      });
     }
     case "linear_alignment": {
       const res = collinearityResidual(rel.map((o) => o.position));
@@ -81,13 +97,19 @@ export function applyRule(t: RuleTask): RuleCheck | null {
       const [a, b] = rel.map(boxOf);
       if (!a || !b) return check("box gap", null, t.answer, {});
       const gap = boxDistance(a, b);
-      return check(`box gap <= ${TOUCHING_GAP_M} m (TOUCHING_GAP_M; AABBs: a lower bound on the surface gap)`, gap <= TOUCHING_GAP_M ? "yes" : "no", t.answer, { box_gap_m: r4(gap) });
+      return check(`box gap <= ${TOUCHING_GAP_M} m (TOUCHING_GAP_M; AABBs: a lower bound on the surface gap)`, gap <= TOUCHING_GAP_M ? "yes" : "no", t.answer, {
+        box_gap_m: r4(gap),
+      });
     }
     case "material_transparency": {
       const [c, o] = rel.map(boxOf);
       if (!c || !o) return check("inside the container's box", null, t.answer, {});
       const ins = insideContainer(o, c);
-      return check("object centre inside the container footprint and its box within the container's height", ins.inside ? "yes" : "no", t.answer, { radial_m: ins.radial_m, bottom_gap_m: ins.bottom_gap_m, top_gap_m: ins.top_gap_m });
+      return check("object centre inside the container footprint and its box within the container's height", ins.inside ? "yes" : "no", t.answer, {
+        radial_m: ins.radial_m,
+        bottom_gap_m: ins.bottom_gap_m,
+        top_gap_m: ins.top_gap_m,
+      });
     }
     case "spatial_distance": {
       const [ref, ...objs] = rel;
@@ -97,8 +119,16 @@ export function applyRule(t: RuleTask): RuleCheck | null {
       const byBox = rb && boxes.every(Boolean);
       const d = objs.map((o, i) => (byBox ? boxDistance(boxes[i]!, rb!) : xy(o, ref)));
       const near = d[0]! <= d[1]! ? objs[0]! : objs[1]!;
-      const q: RuleCheck["quantities"] = { [`d_${displayName(objs[0]!.category).replace(/ /g, "_")}_m`]: r4(d[0]!), [`d_${displayName(objs[1]!.category).replace(/ /g, "_")}_m`]: r4(d[1]!) };
-      return check(byBox ? "the closer object by box distance to the reference" : "the closer object by XY centre distance to the reference (no extents recorded)", displayName(near.category), t.answer, q);
+      const q: RuleCheck["quantities"] = {
+        [`d_${displayName(objs[0]!.category).replace(/ /g, "_")}_m`]: r4(d[0]!),
+        [`d_${displayName(objs[1]!.category).replace(/ /g, "_")}_m`]: r4(d[1]!),
+      };
+      return check(
+        byBox ? "the closer object by box distance to the reference" : "the closer object by XY centre distance to the reference (no extents recorded)",
+        displayName(near.category),
+        t.answer,
+        q,
+      );
     }
     case "dimensional_size": {
       const targets = rel.filter((o) => o.role === "target");
@@ -110,7 +140,15 @@ export function applyRule(t: RuleTask): RuleCheck | null {
       const bigBox = boxes[big];
       const dist = refs.map((r) => (bigBox ? footprintDistance(bigBox, { centre: r.position, extent: [0, 0, 0], yaw: 0 }) : xy(r, targets[big]!)));
       const k = dist.indexOf(Math.min(...dist));
-      return check(boxes.every(Boolean) ? "larger box volume, then the nearest reference" : "larger scale^3 (same model), then the nearest reference", displayName(refs[k]!.category), t.answer, { volume_ratio: r4(Math.max(...vol) / Math.min(...vol)), ...Object.fromEntries(refs.map((r, i) => [`d_${displayName(r.category).replace(/ /g, "_")}_m`, r4(dist[i]!)])) });
+      return check(
+        boxes.every(Boolean) ? "larger box volume, then the nearest reference" : "larger scale^3 (same model), then the nearest reference",
+        displayName(refs[k]!.category),
+        t.answer,
+        {
+          volume_ratio: r4(Math.max(...vol) / Math.min(...vol)),
+          ...Object.fromEntries(refs.map((r, i) => [`d_${displayName(r.category).replace(/ /g, "_")}_m`, r4(dist[i]!)])),
+        },
+      );
     }
     case "partial_occlusion":
     case "view_hallucination": {

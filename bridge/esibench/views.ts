@@ -61,6 +61,7 @@ export function readView(f: Field, name: string, kind?: string): DraftView {
   const norm = Math.hypot(...quat);
   if (!(norm > 0.5)) holder.at("quaternion_xyzw").refuse("not a rotation (norm far from 1)");
   const roll = usdCameraAngles(quat).roll;
-  if (Math.abs(roll) > MAX_VIEW_ROLL_RAD) holder.at("quaternion_xyzw").refuse(`camera roll ${((roll * 180) / Math.PI).toFixed(2)} deg: esi3d's agent camera has none`);
+  if (Math.abs(roll) > MAX_VIEW_ROLL_RAD)
+    holder.at("quaternion_xyzw").refuse(`camera roll ${((roll * 180) / Math.PI).toFixed(2)} deg: esi3d's agent camera has none`);
   return { name, view: viewNumberOf(name), position, quat, ...(kind ? { kind } : {}), flags: new Map() };
 }

@@ -49,7 +49,17 @@ export function importEsiBench(dir: string, out: string, opts: ImportOptions): I
     for (const t of tasks) writeJsonAtomic(pathBelow(tmp, `${t.task_id}.json`), t);
     writeJsonAtomic(join(tmp, AUDIT_DIR, "audit.json"), audit);
     writeFileAtomic(join(tmp, AUDIT_DIR, "audit.md"), auditMarkdown(audit, { tasks: tasks.length, dropped }));
-    const summary = { format: "esi3d-esi-import/1", source: dir, kind: res.located.kind, records: audit.records, written: tasks.length, excluded: audit.excluded, dropped, refused: res.refused, options: opts };
+    const summary = {
+      format: "esi3d-esi-import/1",
+      source: dir,
+      kind: res.located.kind,
+      records: audit.records,
+      written: tasks.length,
+      excluded: audit.excluded,
+      dropped,
+      refused: res.refused,
+      options: opts,
+    };
     writeJsonAtomic(join(tmp, AUDIT_DIR, "import.json"), summary);
     if (existsSync(target)) rmSync(target, { recursive: true, force: true });
     renameSync(tmp, target);
@@ -57,5 +67,14 @@ export function importEsiBench(dir: string, out: string, opts: ImportOptions): I
     rmSync(tmp, { recursive: true, force: true });
     throw e;
   }
-  return { out: target, records: audit.records, written: tasks.length, excluded: audit.excluded.length, dropped, refused: res.refused, internal: res.refused.filter((r) => r.internal).length, audit };
+  return {
+    out: target,
+    records: audit.records,
+    written: tasks.length,
+    excluded: audit.excluded.length,
+    dropped,
+    refused: res.refused,
+    internal: res.refused.filter((r) => r.internal).length,
+    audit,
+  };
 }

@@ -9,7 +9,6 @@ import { quatToMat } from "../../core/math/quat.js";
 import { intendedPose, isNavigationAction, type NavigationAction } from "../../core/task/actions.js";
 import { solidIntervals, wallAxis, wallPoint } from "../../core/task/layout.js";
 
-
 /** Camera height limits (m above the floor): from crouching to a raised arm; a task's agent_limits may lower the first. */
 export const MIN_CAMERA_HEIGHT_M = 0.2;
 const MAX_CAMERA_HEIGHT_M = 2.0;
@@ -21,7 +20,6 @@ const MAX_PITCH_RAD = rad(45);
  * the agent's body stands on the floor, so it cannot pass over a table even with the camera raised (m).
  */
 export const BODY_CLEARANCE_M = 0.15;
-
 
 /** Footprints the agent's camera may not enter (unless it is above them). */
 interface Obstacle {
@@ -63,7 +61,8 @@ export interface WallStretch {
 export function wallStretches(room: Pick<Task["room"], "layout">): WallStretch[] {
   return (room.layout?.walls ?? []).flatMap((w) =>
     solidIntervals(w).map(([s0, s1]) => {
-      const a = wallPoint(w, s0), b = wallPoint(w, s1);
+      const a = wallPoint(w, s0),
+        b = wallPoint(w, s1);
       return { a, b, axis: wallAxis({ from: a, to: b }) };
     }),
   );
@@ -95,20 +94,31 @@ export function roomFrame(room: Pick<Task["room"], "size" | "bounds" | "floor_z"
 
 export function worldOf(task: Pick<Task, "room" | "objects"> & Partial<Pick<Task, "agent_limits">>): World {
   const f = roomFrame(task.room);
-  return { roomSize: task.room.size, roomCentre: f.centre, floorZ: f.floorZ, minCameraHeight: task.agent_limits?.min_camera_height_m ?? MIN_CAMERA_HEIGHT_M, obstacles: obstaclesOf(task.objects), walls: wallStretches(task.room) };
+  return {
+    roomSize: task.room.size,
+    roomCentre: f.centre,
+    floorZ: f.floorZ,
+    minCameraHeight: task.agent_limits?.min_camera_height_m ?? MIN_CAMERA_HEIGHT_M,
+    obstacles: obstaclesOf(task.objects),
+    walls: wallStretches(task.room),
+  };
 }
 
 /** True where a camera at `p` is inside the room, within the height limits and clear of every footprint. */
 export function isFree(world: World, p: [number, number, number]): boolean {
-  const hx = world.roomSize[0] / 2 - BODY_CLEARANCE_M, hy = world.roomSize[1] / 2 - BODY_CLEARANCE_M;
+  const hx = world.roomSize[0] / 2 - BODY_CLEARANCE_M,
+    hy = world.roomSize[1] / 2 - BODY_CLEARANCE_M;
   if (Math.abs(p[0] - world.roomCentre[0]) > hx || Math.abs(p[1] - world.roomCentre[1]) > hy) return false;
   const h = p[2] - world.floorZ;
   if (h < world.minCameraHeight - 1e-9 || h > MAX_CAMERA_HEIGHT_M + 1e-9) return false;
   for (const w of world.walls) if (segmentDistance(p[0], p[1], w) < BODY_CLEARANCE_M) return false;
   for (const o of world.obstacles) {
-    const dx = p[0] - o.centre[0], dy = p[1] - o.centre[1];
-    const c = o.cos, s = o.sin;
-    const lx = c * dx + s * dy, ly = -s * dx + c * dy;
+    const dx = p[0] - o.centre[0],
+      dy = p[1] - o.centre[1];
+    const c = o.cos,
+      s = o.sin;
+    const lx = c * dx + s * dy,
+      ly = -s * dx + c * dy;
     if (Math.abs(lx) < o.halfX + BODY_CLEARANCE_M && Math.abs(ly) < o.halfY + BODY_CLEARANCE_M) return false;
   }
   return true;
@@ -136,6 +146,8 @@ export function replay(world: World, start: AgentPose, actions: readonly string[
 
 /** Yaw and pitch that point the camera at `target` from `from`. */
 export function lookAt(from: [number, number, number], target: [number, number, number]): { yaw: number; pitch: number } {
-  const dx = target[0] - from[0], dy = target[1] - from[1], dz = target[2] - from[2];
+  const dx = target[0] - from[0],
+    dy = target[1] - from[1],
+    dz = target[2] - from[2];
   return { yaw: Math.atan2(dy, dx), pitch: Math.atan2(dz, Math.hypot(dx, dy)) };
 }

@@ -42,7 +42,8 @@ function computeRuns(scene: RenderScene): TriangleRuns {
   const { tris, triId } = scene;
   const first: number[] = [];
   for (let t = 0; t < triId.length; t++) if (t === 0 || triId[t] !== triId[t - 1]) first.push(t);
-  const start = Int32Array.from(first), end = Int32Array.from(first, (_, r) => first[r + 1] ?? triId.length);
+  const start = Int32Array.from(first),
+    end = Int32Array.from(first, (_, r) => first[r + 1] ?? triId.length);
   // a run's triangles are its vertices' x,y,z triples, 9 floats a triangle
   const bounds = first.map((_, r) => boundsOf(tris.subarray(9 * start[r]!, 9 * end[r]!)));
   return { count: first.length, start, end, bounds };
@@ -64,13 +65,21 @@ export interface CullView {
 export function runOutsideView(runs: TriangleRuns, r: number, v: CullView): boolean {
   const { min, max } = runs.bounds[r]!;
   const E = v.E;
-  const left = v.cx + CULL_MARGIN_PX, right = v.W - 1 + CULL_MARGIN_PX - v.cx;
-  const top = v.cy + CULL_MARGIN_PX, bottom = v.H - 1 + CULL_MARGIN_PX - v.cy;
+  const left = v.cx + CULL_MARGIN_PX,
+    right = v.W - 1 + CULL_MARGIN_PX - v.cx;
+  const top = v.cy + CULL_MARGIN_PX,
+    bottom = v.H - 1 + CULL_MARGIN_PX - v.cy;
   const nearLimit = v.near - CULL_NEAR_MARGIN_M;
   // each flag stays set while every corner so far is outside that side
-  let behind = true, offLeft = true, offRight = true, offTop = true, offBottom = true;
+  let behind = true,
+    offLeft = true,
+    offRight = true,
+    offTop = true,
+    offBottom = true;
   for (let c = 0; c < 8; c++) {
-    const wx = (c & 1 ? max : min)[0], wy = (c & 2 ? max : min)[1], wz = (c & 4 ? max : min)[2];
+    const wx = (c & 1 ? max : min)[0],
+      wy = (c & 2 ? max : min)[1],
+      wz = (c & 4 ? max : min)[2];
     const x = E[0][0] * wx + E[0][1] * wy + E[0][2] * wz + E[0][3];
     const y = E[1][0] * wx + E[1][1] * wy + E[1][2] * wz + E[1][3];
     const z = E[2][0] * wx + E[2][1] * wy + E[2][2] * wz + E[2][3];

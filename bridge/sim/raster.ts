@@ -73,14 +73,19 @@ function getScratch(n: number): Scratch {
 }
 
 export function render(scene: RenderScene, cam: RenderCamera, opts: RenderOptions = {}): RenderOutput {
-  const W = cam.width, H = cam.height, N = W * H;
+  const W = cam.width,
+    H = cam.height,
+    N = W * H;
   const { fx, fy, cx, cy } = cam.K;
   const E = cam.E;
   const s = getScratch(N);
-  const zO = s.zOpaque.fill(Infinity), tO = s.triOpaque.fill(-1);
+  const zO = s.zOpaque.fill(Infinity),
+    tO = s.triOpaque.fill(-1);
   // the glass buffers are cleared and read only when the scene has glass (3 of 57 built-in scenes)
   const glassScene = scene.triGlass.includes(1);
-  const zG = glassScene ? s.zGlass.fill(Infinity) : s.zGlass, tG = glassScene ? s.triGlass.fill(-1) : s.triGlass, layers = glassScene ? s.glassLayers.fill(0) : s.glassLayers;
+  const zG = glassScene ? s.zGlass.fill(Infinity) : s.zGlass,
+    tG = glassScene ? s.triGlass.fill(-1) : s.triGlass,
+    layers = glassScene ? s.glassLayers.fill(0) : s.glassLayers;
   const buf: RasterBuffers = { W, H, zO, tO, zG, tG, layers, glass: glassScene };
 
   const only = opts.onlyIds;
@@ -90,7 +95,8 @@ export function render(scene: RenderScene, cam: RenderCamera, opts: RenderOption
   const runs = triangleRuns(scene);
   const visible = new Uint8Array(runs.count);
   const view: CullView = { E, fx, fy, cx, cy, W, H, near: NEAR_PLANE_M };
-  for (let r = 0; r < runs.count; r++) visible[r] = (only === undefined || only.has(scene.triId[runs.start[r]!]!)) && !(opts.cull !== false && runOutsideView(runs, r, view)) ? 1 : 0;
+  for (let r = 0; r < runs.count; r++)
+    visible[r] = (only === undefined || only.has(scene.triId[runs.start[r]!]!)) && !(opts.cull !== false && runOutsideView(runs, r, view)) ? 1 : 0;
   for (let pass = 0; pass < (glassScene ? 2 : 1); pass++) {
     const glass = pass === 1;
     for (let r = 0; r < runs.count; r++) {
@@ -130,17 +136,29 @@ function clipPolygon(): ClipPolygon {
  */
 function rasterRun(scene: RenderScene, buf: RasterBuffers, from: number, to: number, glass: boolean, view: CullView, polygon: ClipPolygon): void {
   const { inX, inY, inZ, cxs, cys, czs, px, py, piz } = polygon;
-  const tris = scene.tris, triGlass = scene.triGlass;
+  const tris = scene.tris,
+    triGlass = scene.triGlass;
   const { E, fx, fy, cx, cy } = view;
-  const e00 = E[0][0], e01 = E[0][1], e02 = E[0][2], e03 = E[0][3];
-  const e10 = E[1][0], e11 = E[1][1], e12 = E[1][2], e13 = E[1][3];
-  const e20 = E[2][0], e21 = E[2][1], e22 = E[2][2], e23 = E[2][3];
+  const e00 = E[0][0],
+    e01 = E[0][1],
+    e02 = E[0][2],
+    e03 = E[0][3];
+  const e10 = E[1][0],
+    e11 = E[1][1],
+    e12 = E[1][2],
+    e13 = E[1][3];
+  const e20 = E[2][0],
+    e21 = E[2][1],
+    e22 = E[2][2],
+    e23 = E[2][3];
   for (let t = from; t < to; t++) {
     if ((triGlass[t] === 1) !== glass) continue;
     const o = t * 9;
     let nIn = 0;
     for (let k = 0; k < 3; k++) {
-      const wx = tris[o + 3 * k]!, wy = tris[o + 3 * k + 1]!, wz = tris[o + 3 * k + 2]!;
+      const wx = tris[o + 3 * k]!,
+        wy = tris[o + 3 * k + 1]!,
+        wz = tris[o + 3 * k + 2]!;
       inX[k] = e00 * wx + e01 * wy + e02 * wz + e03;
       inY[k] = e10 * wx + e11 * wy + e12 * wz + e13;
       inZ[k] = e20 * wx + e21 * wy + e22 * wz + e23;
@@ -151,10 +169,15 @@ function rasterRun(scene: RenderScene, buf: RasterBuffers, from: number, to: num
     let n = 0;
     for (let k = 0; k < 3; k++) {
       const j = k === 2 ? 0 : k + 1;
-      const zk = inZ[k]!, zj = inZ[j]!;
-      const kIn = zk >= NEAR_PLANE_M, jIn = zj >= NEAR_PLANE_M;
+      const zk = inZ[k]!,
+        zj = inZ[j]!;
+      const kIn = zk >= NEAR_PLANE_M,
+        jIn = zj >= NEAR_PLANE_M;
       if (kIn) {
-        cxs[n] = inX[k]!; cys[n] = inY[k]!; czs[n] = zk; n++;
+        cxs[n] = inX[k]!;
+        cys[n] = inY[k]!;
+        czs[n] = zk;
+        n++;
       }
       if (kIn !== jIn) {
         const f = (NEAR_PLANE_M - zk) / (zj - zk);
@@ -213,19 +236,33 @@ interface RasterBuffers {
  */
 function rasterTriangle(
   buf: RasterBuffers,
-  x0: number, y0: number, iz0: number,
-  x1: number, y1: number, iz1: number,
-  x2: number, y2: number, iz2: number,
-  tri: number, glass: boolean,
+  x0: number,
+  y0: number,
+  iz0: number,
+  x1: number,
+  y1: number,
+  iz1: number,
+  x2: number,
+  y2: number,
+  iz2: number,
+  tri: number,
+  glass: boolean,
 ): void {
-  const W = buf.W, H = buf.H;
+  const W = buf.W,
+    H = buf.H;
   let area = (x1 - x0) * (y2 - y0) - (y1 - y0) * (x2 - x0);
   if (!(Math.abs(area) > 1e-12)) return;
   if (area < 0) {
     // Make the winding consistent; there is no back-face culling.
-    let tmp = x1; x1 = x2; x2 = tmp;
-    tmp = y1; y1 = y2; y2 = tmp;
-    tmp = iz1; iz1 = iz2; iz2 = tmp;
+    let tmp = x1;
+    x1 = x2;
+    x2 = tmp;
+    tmp = y1;
+    y1 = y2;
+    y2 = tmp;
+    tmp = iz1;
+    iz1 = iz2;
+    iz2 = tmp;
     area = -area;
   }
   const minX = Math.max(0, Math.ceil(Math.min(x0, x1, x2)));
@@ -235,11 +272,19 @@ function rasterTriangle(
   if (minX > maxX || minY > maxY) return;
   const inv = 1 / area;
   // Edge functions e_k(x, y) = A_k x + B_k y + C_k, positive inside.
-  const A0 = y1 - y2, B0 = x2 - x1, C0 = x1 * y2 - x2 * y1; // edge 1->2, weight of vertex 0
-  const A1 = y2 - y0, B1 = x0 - x2, C1 = x2 * y0 - x0 * y2; // edge 2->0, weight of vertex 1
-  const A2 = y0 - y1, B2 = x1 - x0, C2 = x0 * y1 - x1 * y0; // edge 0->1, weight of vertex 2
+  const A0 = y1 - y2,
+    B0 = x2 - x1,
+    C0 = x1 * y2 - x2 * y1; // edge 1->2, weight of vertex 0
+  const A1 = y2 - y0,
+    B1 = x0 - x2,
+    C1 = x2 * y0 - x0 * y2; // edge 2->0, weight of vertex 1
+  const A2 = y0 - y1,
+    B2 = x1 - x0,
+    C2 = x0 * y1 - x1 * y0; // edge 0->1, weight of vertex 2
   const zO = buf.zO;
-  const base0 = A0 * minX, base1 = A1 * minX, base2 = A2 * minX;
+  const base0 = A0 * minX,
+    base1 = A1 * minX,
+    base2 = A2 * minX;
   for (let y = minY; y <= maxY; y++) {
     let w0 = base0 + B0 * y + C0;
     let w1 = base1 + B1 * y + C1;
@@ -248,7 +293,9 @@ function rasterTriangle(
     // to the span's first pixel (a NaN edge value counts as inside, as in the test below)
     while (x <= maxX && (w0 < 0 || w1 < 0 || w2 < 0)) {
       x++;
-      w0 += A0; w1 += A1; w2 += A2;
+      w0 += A0;
+      w1 += A1;
+      w2 += A2;
     }
     let idx = y * W + x;
     if (!glass) {
@@ -264,7 +311,9 @@ function rasterTriangle(
         }
       }
     } else {
-      const zG = buf.zG, tG = buf.tG, layers = buf.layers;
+      const zG = buf.zG,
+        tG = buf.tG,
+        layers = buf.layers;
       for (; x <= maxX; x++, idx++, w0 += A0, w1 += A1, w2 += A2) {
         if (w0 < 0 || w1 < 0 || w2 < 0) break;
         const iz = (w0 * iz0 + w1 * iz1 + w2 * iz2) * inv;
@@ -317,15 +366,23 @@ function surfaceColours(scene: RenderScene, ambient: number, sunI: number, sdx: 
   const out = new Float64Array(nTri * 12);
   for (let t = 0; t < nTri; t++) {
     for (let side = 0; side < 2; side++) {
-      let nx = normals[t * 3]!, ny = normals[t * 3 + 1]!, nz = normals[t * 3 + 2]!;
+      let nx = normals[t * 3]!,
+        ny = normals[t * 3 + 1]!,
+        nz = normals[t * 3 + 2]!;
       if (side === 1) {
-        nx = -nx; ny = -ny; nz = -nz;
+        nx = -nx;
+        ny = -ny;
+        nz = -nz;
       }
       const light = ambient + sunI * Math.max(0, nx * sdx + ny * sdy + nz * sdz);
       for (let dark = 0; dark < 2; dark++) {
-        let ar = triRgb[t * 3]!, ag = triRgb[t * 3 + 1]!, ab = triRgb[t * 3 + 2]!;
+        let ar = triRgb[t * 3]!,
+          ag = triRgb[t * 3 + 1]!,
+          ab = triRgb[t * 3 + 2]!;
         if (dark === 1) {
-          ar *= FLOOR_DARK_TILE; ag *= FLOOR_DARK_TILE; ab *= FLOOR_DARK_TILE;
+          ar *= FLOOR_DARK_TILE;
+          ag *= FLOOR_DARK_TILE;
+          ab *= FLOOR_DARK_TILE;
         }
         const k = (t * 4 + side * 2 + dark) * 3;
         out[k] = ar * light;
@@ -364,13 +421,21 @@ function sideCodes(scene: RenderScene, Cx: number, Cy: number, Cz: number, E: Ma
   const { tris, normals, triId } = scene;
   const nTri = triId.length;
   const out = new Uint8Array(nTri);
-  const e20 = E[2][0], e21 = E[2][1], e22 = E[2][2], e23 = E[2][3];
+  const e20 = E[2][0],
+    e21 = E[2][1],
+    e22 = E[2][2],
+    e23 = E[2][3];
   for (let t = 0; t < nTri; t++) {
     const o = t * 9;
-    const x0 = tris[o]!, y0 = tris[o + 1]!, z0 = tris[o + 2]!;
-    let size = 0, depth = 0;
+    const x0 = tris[o]!,
+      y0 = tris[o + 1]!,
+      z0 = tris[o + 2]!;
+    let size = 0,
+      depth = 0;
     for (let k = 0; k < 3; k++) {
-      const x = tris[o + 3 * k]!, y = tris[o + 3 * k + 1]!, z = tris[o + 3 * k + 2]!;
+      const x = tris[o + 3 * k]!,
+        y = tris[o + 3 * k + 1]!,
+        z = tris[o + 3 * k + 2]!;
       size = Math.max(size, Math.abs(x - x0) + Math.abs(y - y0) + Math.abs(z - z0));
       depth = Math.max(depth, Math.abs(e20 * x + e21 * y + e22 * z + e23));
     }
@@ -388,24 +453,38 @@ function sideCodes(scene: RenderScene, Cx: number, Cy: number, Cz: number, E: Ma
  */
 function shade(scene: RenderScene, cam: RenderCamera, buf: RasterBuffers, depth: Float32Array, ids: Uint16Array, sidesPerPixel: boolean): Uint8Array {
   const { zO, tO, zG, tG, layers, glass } = buf;
-  const W = cam.width, H = cam.height;
+  const W = cam.width,
+    H = cam.height;
   const { fx, fy, cx, cy } = cam.K;
   const E = cam.E;
   // Camera centre C = -R^T t and world-from-camera rotation columns.
-  const r00 = E[0][0], r01 = E[0][1], r02 = E[0][2], r10 = E[1][0], r11 = E[1][1], r12 = E[1][2], r20 = E[2][0], r21 = E[2][1], r22 = E[2][2];
+  const r00 = E[0][0],
+    r01 = E[0][1],
+    r02 = E[0][2],
+    r10 = E[1][0],
+    r11 = E[1][1],
+    r12 = E[1][2],
+    r20 = E[2][0],
+    r21 = E[2][1],
+    r22 = E[2][2];
   const Cx = -(r00 * E[0][3] + r10 * E[1][3] + r20 * E[2][3]);
   const Cy = -(r01 * E[0][3] + r11 * E[1][3] + r21 * E[2][3]);
   const Cz = -(r02 * E[0][3] + r12 * E[1][3] + r22 * E[2][3]);
   const L = scene.lighting;
   const sun = L.sun;
   const sunLen = sun ? Math.hypot(...sun.direction) || 1 : 1;
-  const sdx = sun ? -sun.direction[0] / sunLen : 0, sdy = sun ? -sun.direction[1] / sunLen : 0, sdz = sun ? -sun.direction[2] / sunLen : 0;
+  const sdx = sun ? -sun.direction[0] / sunLen : 0,
+    sdy = sun ? -sun.direction[1] / sunLen : 0,
+    sdz = sun ? -sun.direction[2] / sunLen : 0;
   const sunI = sun ? sun.intensity : 0;
   const ambient = L.ambient;
   // point lights as flat arrays: position, intensity, range
   const nLights = L.lights.length;
-  const lpx = new Float64Array(nLights), lpy = new Float64Array(nLights), lpz = new Float64Array(nLights);
-  const lInt = new Float64Array(nLights), lRange = new Float64Array(nLights);
+  const lpx = new Float64Array(nLights),
+    lpy = new Float64Array(nLights),
+    lpz = new Float64Array(nLights);
+  const lInt = new Float64Array(nLights),
+    lRange = new Float64Array(nLights);
   for (let k = 0; k < nLights; k++) {
     const lt = L.lights[k]!;
     lpx[k] = lt.position[0];
@@ -419,12 +498,18 @@ function shade(scene: RenderScene, cam: RenderCamera, buf: RasterBuffers, depth:
   for (let i = 0; i < W; i++) xnOf[i] = (i - cx) / fx;
   const transmit = new Float64Array(256);
   for (let n = 0; n < 256; n++) transmit[n] = GLASS_TRANSMITTANCE ** n;
-  const normals = scene.normals, triRgb = scene.triRgb, triId = scene.triId;
+  const normals = scene.normals,
+    triRgb = scene.triRgb,
+    triId = scene.triId;
   const out = new Uint8Array(W * H * 3);
   // read by index: destructured, these made V8 box r, g and b (one young-generation GC per view)
-  const skyR = SKY_RGB[0], skyG = SKY_RGB[1], skyB = SKY_RGB[2];
+  const skyR = SKY_RGB[0],
+    skyG = SKY_RGB[1],
+    skyB = SKY_RGB[2];
   const glassRgb = colorRgb("glass");
-  const glassR = glassRgb[0], glassG = glassRgb[1], glassB = glassRgb[2];
+  const glassR = glassRgb[0],
+    glassG = glassRgb[1],
+    glassB = glassRgb[2];
   const surface = nLights === 0 ? surfaceColours(scene, ambient, sunI, sdx, sdy, sdz) : null;
   const sides = surface ? sideCodes(scene, Cx, Cy, Cz, E, sidesPerPixel) : null;
   let surfaceBytes: Uint8Array | null = null;
@@ -437,7 +522,8 @@ function shade(scene: RenderScene, cam: RenderCamera, buf: RasterBuffers, depth:
   for (let j = 0; j < H; j++) {
     const yn = (j - cy) / fy;
     for (let i = 0, p = j * W; i < W; i++, p++) {
-      const t = tO[p]!, tg = glass ? tG[p]! : -1;
+      const t = tO[p]!,
+        tg = glass ? tG[p]! : -1;
       // depth and id as resolvePixel gives them: the opaque depth was copied in whole, so only glass and
       // sky (whose opaque depth is the buffer's Infinity) are written here
       if (tg >= 0) {
@@ -447,16 +533,20 @@ function shade(scene: RenderScene, cam: RenderCamera, buf: RasterBuffers, depth:
       else depth[p] = 0;
       let r: number, g: number, b: number;
       if (t < 0) {
-        r = skyR; g = skyG; b = skyB;
+        r = skyR;
+        g = skyG;
+        b = skyB;
       } else {
         const xn = xnOf[i]!;
         if (surface) {
           // no point lights: the colour is the triangle's, for its side and checker tile (precomputed above);
           // the side from the triangle's code where the camera is clearly off its plane (sideCodes)
           const code = sides![t]!;
-          let facing = (code & SIDE_FACING) !== 0, dark = 0;
+          let facing = (code & SIDE_FACING) !== 0,
+            dark = 0;
           if (code & (SIDE_PER_PIXEL | SIDE_FLOOR)) {
-            const dx = r00 * xn + r10 * yn + r20, dy = r01 * xn + r11 * yn + r21;
+            const dx = r00 * xn + r10 * yn + r20,
+              dy = r01 * xn + r11 * yn + r21;
             if (code & SIDE_PER_PIXEL) facing = normals[t * 3]! * dx + normals[t * 3 + 1]! * dy + normals[t * 3 + 2]! * (r02 * xn + r12 * yn + r22) > 0;
             if (code & SIDE_FLOOR) {
               const z = zO[p]!;
@@ -472,21 +562,33 @@ function shade(scene: RenderScene, cam: RenderCamera, buf: RasterBuffers, depth:
             out[o + 2] = surfaceBytes![k + 2]!;
             continue;
           }
-          r = surface[k]!; g = surface[k + 1]!; b = surface[k + 2]!;
+          r = surface[k]!;
+          g = surface[k + 1]!;
+          b = surface[k + 2]!;
         } else {
           // ray direction in world (camera z = 1) and the surface point
-          const dx = r00 * xn + r10 * yn + r20, dy = r01 * xn + r11 * yn + r21, dz = r02 * xn + r12 * yn + r22;
-          let nx = normals[t * 3]!, ny = normals[t * 3 + 1]!, nz = normals[t * 3 + 2]!;
+          const dx = r00 * xn + r10 * yn + r20,
+            dy = r01 * xn + r11 * yn + r21,
+            dz = r02 * xn + r12 * yn + r22;
+          let nx = normals[t * 3]!,
+            ny = normals[t * 3 + 1]!,
+            nz = normals[t * 3 + 2]!;
           const facing = nx * dx + ny * dy + nz * dz > 0;
           const floor = triId[t] === FLOOR_ID;
           const z = zO[p]!;
-          const X = Cx + z * dx, Y = Cy + z * dy, Z = Cz + z * dz;
+          const X = Cx + z * dx,
+            Y = Cy + z * dy,
+            Z = Cz + z * dz;
           if (facing) {
-            nx = -nx; ny = -ny; nz = -nz;
+            nx = -nx;
+            ny = -ny;
+            nz = -nz;
           }
           let light = ambient + sunI * Math.max(0, nx * sdx + ny * sdy + nz * sdz);
           for (let k = 0; k < nLights; k++) {
-            const lx = lpx[k]! - X, ly = lpy[k]! - Y, lz = lpz[k]! - Z;
+            const lx = lpx[k]! - X,
+              ly = lpy[k]! - Y,
+              lz = lpz[k]! - Z;
             const dot = nx * lx + ny * ly + nz * lz;
             // a light behind the surface adds +0 (lambert is max(0, ≤ 0) = +0, and the schema's intensity and
             // range are finite, so the term is +0 too): skip its distance and divisions, the same bytes
@@ -496,11 +598,17 @@ function shade(scene: RenderScene, cam: RenderCamera, buf: RasterBuffers, depth:
             const dr = d / lRange[k]!;
             light += (lInt[k]! * lambert) / (1 + dr * dr);
           }
-          let ar = triRgb[t * 3]!, ag = triRgb[t * 3 + 1]!, ab = triRgb[t * 3 + 2]!;
+          let ar = triRgb[t * 3]!,
+            ag = triRgb[t * 3 + 1]!,
+            ab = triRgb[t * 3 + 2]!;
           if (floor && ((Math.floor(X * TILES_PER_M) ^ Math.floor(Y * TILES_PER_M)) & 1) === 1) {
-            ar *= FLOOR_DARK_TILE; ag *= FLOOR_DARK_TILE; ab *= FLOOR_DARK_TILE;
+            ar *= FLOOR_DARK_TILE;
+            ag *= FLOOR_DARK_TILE;
+            ab *= FLOOR_DARK_TILE;
           }
-          r = ar * light; g = ag * light; b = ab * light;
+          r = ar * light;
+          g = ag * light;
+          b = ab * light;
         }
       }
       // tg first: without glass in the scene, layers is not read

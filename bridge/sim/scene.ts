@@ -62,21 +62,47 @@ function slotColor(obj: TaskObject, slot: number): Rgb {
   return colorRgb("glass");
 }
 
-
 export function buildScene(task: Pick<Task, "room" | "objects" | "lighting">): RenderScene {
   const b: Builder = { tris: [], ids: [], rgb: [], glass: [] };
   const [sx, sy] = task.room.size;
   // a room at world bounds (imported tasks) has its floor rectangle there, at its floor height
-  const { centre: [cx, cy], floorZ: z0 } = roomFrame(task.room);
-  const x0 = cx - sx / 2, x1 = cx + sx / 2, y0 = cy - sy / 2, y1 = cy + sy / 2, z1 = z0 + task.room.height;
+  const {
+    centre: [cx, cy],
+    floorZ: z0,
+  } = roomFrame(task.room);
+  const x0 = cx - sx / 2,
+    x1 = cx + sx / 2,
+    y0 = cy - sy / 2,
+    y1 = cy + sy / 2,
+    z1 = z0 + task.room.height;
   const categories = new Map<number, string>();
   categories.set(FLOOR_ID, "floor");
   pushQuad(b, [x0, y0, z0], [x1, y0, z0], [x1, y1, z0], [x0, y1, z0], FLOOR_ID, FLOOR_RGB);
   const walls: Array<[Vec3, Vec3, Vec3, Vec3]> = [
-    [[x0, y0, z0], [x0, y0, z1], [x1, y0, z1], [x1, y0, z0]],
-    [[x1, y0, z0], [x1, y0, z1], [x1, y1, z1], [x1, y1, z0]],
-    [[x1, y1, z0], [x1, y1, z1], [x0, y1, z1], [x0, y1, z0]],
-    [[x0, y1, z0], [x0, y1, z1], [x0, y0, z1], [x0, y0, z0]],
+    [
+      [x0, y0, z0],
+      [x0, y0, z1],
+      [x1, y0, z1],
+      [x1, y0, z0],
+    ],
+    [
+      [x1, y0, z0],
+      [x1, y0, z1],
+      [x1, y1, z1],
+      [x1, y1, z0],
+    ],
+    [
+      [x1, y1, z0],
+      [x1, y1, z1],
+      [x0, y1, z1],
+      [x0, y1, z0],
+    ],
+    [
+      [x0, y1, z0],
+      [x0, y1, z1],
+      [x0, y0, z1],
+      [x0, y0, z0],
+    ],
   ];
   walls.forEach((w, i) => {
     pushQuad(b, w[0], w[1], w[2], w[3], WALL_IDS[i]!, WALL_RGB);
@@ -86,7 +112,8 @@ export function buildScene(task: Pick<Task, "room" | "objects" | "lighting">): R
   for (const w of task.room.layout?.walls ?? []) {
     categories.set(w.id, "wall");
     for (const [s0, s1] of solidIntervals(w)) {
-      const [ax, ay] = wallPoint(w, s0), [bx, by] = wallPoint(w, s1);
+      const [ax, ay] = wallPoint(w, s0),
+        [bx, by] = wallPoint(w, s1);
       pushQuad(b, [ax, ay, z0], [ax, ay, z1], [bx, by, z1], [bx, by, z0], w.id, WALL_RGB);
     }
   }
@@ -108,9 +135,15 @@ export function buildScene(task: Pick<Task, "room" | "objects" | "lighting">): R
   const normals = new Float32Array(n * 3);
   for (let t = 0; t < n; t++) {
     const o = t * 9;
-    const ux = tris[o + 3]! - tris[o]!, uy = tris[o + 4]! - tris[o + 1]!, uz = tris[o + 5]! - tris[o + 2]!;
-    const vx = tris[o + 6]! - tris[o]!, vy = tris[o + 7]! - tris[o + 1]!, vz = tris[o + 8]! - tris[o + 2]!;
-    const nx = uy * vz - uz * vy, ny = uz * vx - ux * vz, nz = ux * vy - uy * vx;
+    const ux = tris[o + 3]! - tris[o]!,
+      uy = tris[o + 4]! - tris[o + 1]!,
+      uz = tris[o + 5]! - tris[o + 2]!;
+    const vx = tris[o + 6]! - tris[o]!,
+      vy = tris[o + 7]! - tris[o + 1]!,
+      vz = tris[o + 8]! - tris[o + 2]!;
+    const nx = uy * vz - uz * vy,
+      ny = uz * vx - ux * vz,
+      nz = ux * vy - uy * vx;
     const l = Math.hypot(nx, ny, nz) || 1;
     normals[t * 3] = nx / l;
     normals[t * 3 + 1] = ny / l;

@@ -31,7 +31,15 @@ const NO_ROOM = { id: "unknown", type: "unknown", size: [1, 1] as [number, numbe
 export function freeQuestionTask(manifest: BundleManifest, q: Pick<Task, "question" | "answer_format" | "options">): Task {
   const v0 = manifest.views[0]!;
   const hfov = (2 * Math.atan(manifest.image.width / 2 / v0.intrinsics.fx) * 180) / Math.PI;
-  return freeQuestionTaskAt({ taskId: manifest.task_id, simulator: manifest.simulator, viewpoint: bundleViewpoint(manifest), camera: { width: manifest.image.width, height: manifest.image.height, hfov_deg: hfov } }, q);
+  return freeQuestionTaskAt(
+    {
+      taskId: manifest.task_id,
+      simulator: manifest.simulator,
+      viewpoint: bundleViewpoint(manifest),
+      camera: { width: manifest.image.width, height: manifest.image.height, hfov_deg: hfov },
+    },
+    q,
+  );
 }
 
 /** Where a free question is asked from: a bundle's first camera, or a scene graph's viewpoint (which has no image). */

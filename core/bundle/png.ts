@@ -47,7 +47,12 @@ export function encodePng(width: number, height: number, channels: 1 | 3, bitDep
   ihdr[10] = 0;
   ihdr[11] = 0;
   ihdr[12] = 0;
-  return Buffer.concat([SIGNATURE, pngChunk("IHDR", ihdr), pngChunk("IDAT", zlib.deflateSync(raw, { level: PNG_ZLIB_LEVEL })), pngChunk("IEND", Buffer.alloc(0))]);
+  return Buffer.concat([
+    SIGNATURE,
+    pngChunk("IHDR", ihdr),
+    pngChunk("IDAT", zlib.deflateSync(raw, { level: PNG_ZLIB_LEVEL })),
+    pngChunk("IEND", Buffer.alloc(0)),
+  ]);
 }
 
 /** The scanlines of 8-bit samples, each after its filter byte 0 (none); every byte is written, so no zero fill. */
@@ -66,7 +71,8 @@ function unfiltered16(src: Uint16Array, samplesPerRow: number, height: number): 
   const rowBytes = 2 * samplesPerRow;
   const raw = Buffer.allocUnsafe((rowBytes + 1) * height);
   for (let y = 0; y < height; y++) {
-    const o = y * (rowBytes + 1) + 1, s0 = y * samplesPerRow;
+    const o = y * (rowBytes + 1) + 1,
+      s0 = y * samplesPerRow;
     raw[o - 1] = 0;
     for (let k = 0; k < samplesPerRow; k++) {
       const v = src[s0 + k]!;
@@ -164,7 +170,9 @@ function unfilterSub(raw: Uint8Array, s: number, out: Buffer, o: number, rowByte
 }
 
 function unfilterSub3(raw: Uint8Array, s: number, out: Buffer, o: number, rowBytes: number): void {
-  let r = 0, g = 0, b = 0;
+  let r = 0,
+    g = 0,
+    b = 0;
   for (let x = 0; x < rowBytes; x += 3) {
     r = (r + raw[s + x]!) & 255;
     g = (g + raw[s + x + 1]!) & 255;
@@ -176,7 +184,8 @@ function unfilterSub3(raw: Uint8Array, s: number, out: Buffer, o: number, rowByt
 }
 
 function unfilterSub2(raw: Uint8Array, s: number, out: Buffer, o: number, rowBytes: number): void {
-  let hi = 0, lo = 0;
+  let hi = 0,
+    lo = 0;
   for (let x = 0; x < rowBytes; x += 2) {
     hi = (hi + raw[s + x]!) & 255;
     lo = (lo + raw[s + x + 1]!) & 255;
@@ -198,8 +207,12 @@ function unfilterPaeth(raw: Uint8Array, s: number, out: Buffer, o: number, above
   // Paeth with a = c = 0 on the left edge is the row above.
   for (let x = 0; x < bpp; x++) out[o + x] = raw[s + x]! + above[u + x]!;
   for (let x = bpp; x < rowBytes; x++) {
-    const a = out[o + x - bpp]!, b = above[u + x]!, c = above[u + x - bpp]!;
-    const pa = Math.abs(b - c), pb = Math.abs(a - c), pc = Math.abs(a + b - 2 * c);
+    const a = out[o + x - bpp]!,
+      b = above[u + x]!,
+      c = above[u + x - bpp]!;
+    const pa = Math.abs(b - c),
+      pb = Math.abs(a - c),
+      pc = Math.abs(a + b - 2 * c);
     out[o + x] = raw[s + x]! + (pa <= pb && pa <= pc ? a : pb <= pc ? b : c);
   }
 }
@@ -221,7 +234,11 @@ export function decodePng(buf: Uint8Array): DecodedPng {
   const b = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
   if (b.length < 8 || !b.subarray(0, 8).equals(SIGNATURE)) throw new PngError("not a PNG file (bad signature)");
   let off = 8;
-  let width = 0, height = 0, bitDepth = 0, colorType = -1, interlace = 0;
+  let width = 0,
+    height = 0,
+    bitDepth = 0,
+    colorType = -1,
+    interlace = 0;
   let palette: Buffer | null = null;
   const idat: Buffer[] = [];
   let sawEnd = false;
@@ -231,7 +248,7 @@ export function decodePng(buf: Uint8Array): DecodedPng {
     if (off + 12 + len > b.length) throw new PngError(`truncated PNG: chunk ${type} needs ${len} bytes`);
     const data = b.subarray(off + 8, off + 8 + len);
     const crc = b.readUInt32BE(off + 8 + len);
-    if ((zlib.crc32(data, zlib.crc32(b.subarray(off + 4, off + 8))) >>> 0) !== crc) throw new PngError(`corrupt PNG: CRC mismatch in chunk ${type}`);
+    if (zlib.crc32(data, zlib.crc32(b.subarray(off + 4, off + 8))) >>> 0 !== crc) throw new PngError(`corrupt PNG: CRC mismatch in chunk ${type}`);
     if (type === "IHDR") {
       width = data.readUInt32BE(0);
       height = data.readUInt32BE(4);
@@ -251,12 +268,16 @@ export function decodePng(buf: Uint8Array): DecodedPng {
   if (interlace !== 0) throw new PngError("interlaced PNGs are not supported");
   const ch = CHANNELS_BY_COLOR_TYPE[colorType];
   if (ch === undefined) throw new PngError(`unsupported PNG colour type ${colorType}`);
-  if (!(bitDepth === 8 || bitDepth === 16) || (colorType === 3 && bitDepth !== 8)) throw new PngError(`unsupported PNG bit depth ${bitDepth} for colour type ${colorType}`);
+  if (!(bitDepth === 8 || bitDepth === 16) || (colorType === 3 && bitDepth !== 8))
+    throw new PngError(`unsupported PNG bit depth ${bitDepth} for colour type ${colorType}`);
   let raw: Buffer;
   const bound = maxInflatedBytes({ width, height, bitDepth, colorType });
   try {
     // one output chunk of the expected size: zlib's default 16 KiB chunks are joined by a copy after
-    raw = zlib.inflateSync(Buffer.concat(idat), { maxOutputLength: bound, chunkSize: Math.max(zlib.constants.Z_MIN_CHUNK, Math.min(bound, PNG_INFLATE_CHUNK_CAP_BYTES)) });
+    raw = zlib.inflateSync(Buffer.concat(idat), {
+      maxOutputLength: bound,
+      chunkSize: Math.max(zlib.constants.Z_MIN_CHUNK, Math.min(bound, PNG_INFLATE_CHUNK_CAP_BYTES)),
+    });
   } catch (e) {
     const tooBig = (e as { code?: string }).code === "ERR_BUFFER_TOO_LARGE" || e instanceof RangeError;
     if (tooBig) throw new PngError(`image data inflates to more than ${bound} bytes (the size of a ${width}x${height} image)`);

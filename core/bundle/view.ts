@@ -61,7 +61,8 @@ export function float32ToLE(a: Float32Array): Buffer {
 
 function float32FromLE(b: Uint8Array): Float32Array {
   // a file's own buffer, 4-byte aligned, is used in place (no copy of 0.8 MB per view)
-  if (LITTLE_ENDIAN && b.byteOffset % 4 === 0 && b.byteLength % 4 === 0 && b.byteLength === b.buffer.byteLength) return new Float32Array(b.buffer, b.byteOffset, b.byteLength / 4);
+  if (LITTLE_ENDIAN && b.byteOffset % 4 === 0 && b.byteLength % 4 === 0 && b.byteLength === b.buffer.byteLength)
+    return new Float32Array(b.buffer, b.byteOffset, b.byteLength / 4);
   const out = new Float32Array(b.byteLength / 4);
   if (LITTLE_ENDIAN) new Uint8Array(out.buffer).set(b);
   else {
@@ -97,14 +98,28 @@ function focalRangePx(side: number): { min: number; max: number } {
  */
 export function checkExtrinsic(extrinsic: readonly (readonly number[])[], file: string, field: string): void {
   const flat = extrinsic.flatMap((r) => [...r]);
-  if (!flat.every(Number.isFinite)) throw new BundleError(file, `${field}.extrinsic`, `holds a non-finite number (${flat.find((x) => !Number.isFinite(x))}); expected camera-from-world [R | t] of finite numbers`);
+  if (!flat.every(Number.isFinite))
+    throw new BundleError(
+      file,
+      `${field}.extrinsic`,
+      `holds a non-finite number (${flat.find((x) => !Number.isFinite(x))}); expected camera-from-world [R | t] of finite numbers`,
+    );
   const t = extrinsic.map((r) => r[3]!);
   const distance = Math.hypot(t[0]!, t[1]!, t[2]!);
-  if (!(distance <= MAX_CAMERA_DISTANCE_M)) throw new BundleError(file, `${field}.extrinsic`, `translation (${t.map((x) => x.toPrecision(4)).join(", ")}) puts the camera ${distance.toPrecision(4)} m from the origin; expected at most ${MAX_CAMERA_DISTANCE_M} m (metres, a room or a building)`);
+  if (!(distance <= MAX_CAMERA_DISTANCE_M))
+    throw new BundleError(
+      file,
+      `${field}.extrinsic`,
+      `translation (${t.map((x) => x.toPrecision(4)).join(", ")}) puts the camera ${distance.toPrecision(4)} m from the origin; expected at most ${MAX_CAMERA_DISTANCE_M} m (metres, a room or a building)`,
+    );
   const R = extrinsic.map((r) => [r[0], r[1], r[2]]) as [[number, number, number], [number, number, number], [number, number, number]];
   const { orthoError, det } = rotationError(R);
   if (!(orthoError <= ROTATION_TOLERANCE) || !(Math.abs(det - 1) <= ROTATION_TOLERANCE))
-    throw new BundleError(file, `${field}.extrinsic`, `rotation is not orthonormal with det +1 (|R R^T - I| = ${orthoError.toExponential(2)}, det = ${det.toFixed(6)}; tolerance ${ROTATION_TOLERANCE}); expected camera-from-world [R | t] with OpenCV camera axes`);
+    throw new BundleError(
+      file,
+      `${field}.extrinsic`,
+      `rotation is not orthonormal with det +1 (|R R^T - I| = ${orthoError.toExponential(2)}, det = ${det.toFixed(6)}; tolerance ${ROTATION_TOLERANCE}); expected camera-from-world [R | t] with OpenCV camera axes`,
+    );
 }
 
 /**
@@ -113,14 +128,25 @@ export function checkExtrinsic(extrinsic: readonly (readonly number[])[], file: 
  */
 export function checkIntrinsics(K: Intrinsics, image: ImageSize, file: string, field: string): void {
   const { width: W, height: H } = image;
-  for (const [name, f, side] of [["fx", K.fx, W], ["fy", K.fy, H]] as const) {
+  for (const [name, f, side] of [
+    ["fx", K.fx, W],
+    ["fy", K.fy, H],
+  ] as const) {
     const r = focalRangePx(side);
     if (!(Number.isFinite(f) && f >= r.min && f <= r.max))
-      throw new BundleError(file, `${field}.intrinsics`, `${name} = ${f} px on a ${W}x${H} image; expected a finite focal length in [${r.min.toPrecision(3)}, ${r.max.toPrecision(3)}] px (a field of view of ${MIN_FIELD_OF_VIEW_DEG} to ${MAX_FIELD_OF_VIEW_DEG} deg across ${side} px)`);
+      throw new BundleError(
+        file,
+        `${field}.intrinsics`,
+        `${name} = ${f} px on a ${W}x${H} image; expected a finite focal length in [${r.min.toPrecision(3)}, ${r.max.toPrecision(3)}] px (a field of view of ${MIN_FIELD_OF_VIEW_DEG} to ${MAX_FIELD_OF_VIEW_DEG} deg across ${side} px)`,
+      );
   }
   const { cx, cy } = K;
   if (!(cx >= -0.5 && cx <= W - 0.5) || !(cy >= -0.5 && cy <= H - 0.5))
-    throw new BundleError(file, `${field}.intrinsics`, `principal point (${cx}, ${cy}) lies outside the ${W}x${H} image (expected cx in [-0.5, ${W - 0.5}], cy in [-0.5, ${H - 0.5}])`);
+    throw new BundleError(
+      file,
+      `${field}.intrinsics`,
+      `principal point (${cx}, ${cy}) lies outside the ${W}x${H} image (expected cx in [-0.5, ${W - 0.5}], cy in [-0.5, ${H - 0.5}])`,
+    );
 }
 
 /** Checks a view's camera: its extrinsic (checkExtrinsic), then its intrinsics (checkIntrinsics). */
@@ -149,10 +175,14 @@ export function checkViewHeaders(encoded: EncodedView, image: ImageSize, place: 
   const rgb = header("rgb");
   if (rgb.bitDepth !== 8 || !RGB_COLOR_TYPES.includes(rgb.colorType))
     throw fail("rgb", `expected an 8-bit RGB or RGBA PNG (colour type 2 or 6), found colour type ${rgb.colorType} at ${rgb.bitDepth} bits`);
-  if (encoded.depth.byteLength !== W * H * 4) throw fail("depth", `file has ${encoded.depth.byteLength} bytes, expected ${W * H * 4} (${W}x${H} float32 little-endian)`);
+  if (encoded.depth.byteLength !== W * H * 4)
+    throw fail("depth", `file has ${encoded.depth.byteLength} bytes, expected ${W * H * 4} (${W}x${H} float32 little-endian)`);
   const instances = header("instances");
   if (instances.colorType !== 0 || (instances.bitDepth !== 16 && instances.bitDepth !== 8))
-    throw fail("instances", `expected a single-channel (greyscale) 16- or 8-bit PNG (colour type 0), found colour type ${instances.colorType} at ${instances.bitDepth} bits`);
+    throw fail(
+      "instances",
+      `expected a single-channel (greyscale) 16- or 8-bit PNG (colour type 0), found colour type ${instances.colorType} at ${instances.bitDepth} bits`,
+    );
   return { rgb, instances };
 }
 
@@ -177,7 +207,11 @@ export function decodeViewPayload(encoded: EncodedView, image: ImageSize, knownI
   const depth = float32FromLE(encoded.depth);
   const far = firstTooFar(depth);
   if (far >= 0)
-    throw new BundleError(place.files.depth, `views.${place.index}.depth`, `pixel (${far % W}, ${Math.floor(far / W)}) has depth ${depth[far]} m; expected metres up to ${MAX_DEPTH_M}, or 0 / non-finite for no measurement`);
+    throw new BundleError(
+      place.files.depth,
+      `views.${place.index}.depth`,
+      `pixel (${far % W}, ${Math.floor(far / W)}) has depth ${depth[far]} m; expected metres up to ${MAX_DEPTH_M}, or 0 / non-finite for no measurement`,
+    );
   const instPng = decode("instances");
   const ids = instPng.bitDepth === 16 ? (instPng.data as Uint16Array) : Uint16Array.from(instPng.data);
   // a table over every 16-bit id: one byte load per pixel instead of a Set lookup
@@ -185,7 +219,12 @@ export function decodeViewPayload(encoded: EncodedView, image: ImageSize, knownI
   known[0] = 1;
   for (const id of knownIds) if (id >= 0 && id < 65536) known[id] = 1;
   const p = firstUnknownId(ids, known);
-  if (p >= 0) throw new BundleError(place.files.instances, `views.${place.index}.instances`, `pixel (${p % W}, ${Math.floor(p / W)}) has id ${ids[p]}, which is not in ${place.idsFrom}`);
+  if (p >= 0)
+    throw new BundleError(
+      place.files.instances,
+      `views.${place.index}.instances`,
+      `pixel (${p % W}, ${Math.floor(p / W)}) has id ${ids[p]}, which is not in ${place.idsFrom}`,
+    );
   return alpha ? { rgb, alpha, depth, ids } : { rgb, depth, ids };
 }
 

@@ -31,9 +31,13 @@ function isLoopback(host: string): boolean {
  */
 export function serverToken(host: string, flagValue: string | undefined, env: NodeJS.ProcessEnv = process.env): string | null {
   const token = flagValue ?? (env[TOKEN_ENV] || null);
-  if (token !== null && token.length < MIN_TOKEN_LENGTH) throw new InputError(`--token: at least ${MIN_TOKEN_LENGTH} characters (e.g. \`openssl rand -hex 16\`), got ${token.length}`, { field: "--token" });
+  if (token !== null && token.length < MIN_TOKEN_LENGTH)
+    throw new InputError(`--token: at least ${MIN_TOKEN_LENGTH} characters (e.g. \`openssl rand -hex 16\`), got ${token.length}`, { field: "--token" });
   if (!isLoopback(host) && token === null)
-    throw new InputError(`--host ${host}: binding to an address other machines can reach requires --token (or $${TOKEN_ENV}); without a token, use --host 127.0.0.1`, { field: "--host" });
+    throw new InputError(
+      `--host ${host}: binding to an address other machines can reach requires --token (or $${TOKEN_ENV}); without a token, use --host 127.0.0.1`,
+      { field: "--host" },
+    );
   return token;
 }
 

@@ -35,7 +35,10 @@ export function intrinsicsFromHfov(width: number, height: number, hfovDeg: numbe
 
 /** World-from-camera rotation columns: camera x (right), y (down), z (forward) expressed in the world. */
 export function cameraAxes(yaw: number, pitch: number): { right: Vec3; down: Vec3; forward: Vec3 } {
-  const cy = Math.cos(yaw), sy = Math.sin(yaw), cp = Math.cos(pitch), sp = Math.sin(pitch);
+  const cy = Math.cos(yaw),
+    sy = Math.sin(yaw),
+    cp = Math.cos(pitch),
+    sp = Math.sin(pitch);
   const forward: Vec3 = [cp * cy, cp * sy, sp];
   const right: Vec3 = [sy, -cy, 0];
   // down = forward x right keeps the frame right-handed (right x down = forward).

@@ -6,7 +6,9 @@
  * go to Math.hypot itself. test/core/hypot.test.ts checks it against Math.hypot.
  */
 export function hypot3(a: number, b: number, c: number): number {
-  a = Math.abs(a); b = Math.abs(b); c = Math.abs(c);
+  a = Math.abs(a);
+  b = Math.abs(b);
+  c = Math.abs(c);
   let max = a;
   if (b > max) max = b;
   if (c > max) max = c;

@@ -59,4 +59,3 @@ export function matToQuat(m: Mat3): Quat {
   const sign = w < 0 ? -1 : 1;
   return { x: (sign * x) / n, y: (sign * y) / n, z: (sign * z) / n, w: (sign * w) / n };
 }
-

@@ -7,7 +7,10 @@
  */
 
 function cyrb128(text: string): [number, number, number, number] {
-  let h1 = 1779033703, h2 = 3144134277, h3 = 1013904242, h4 = 2773480762;
+  let h1 = 1779033703,
+    h2 = 3144134277,
+    h3 = 1013904242,
+    h4 = 2773480762;
   for (let i = 0; i < text.length; i++) {
     const k = text.charCodeAt(i);
     h1 = h2 ^ Math.imul(h1 ^ k, 597399067);
@@ -45,7 +48,10 @@ export class Rng {
   }
 
   nextUint32(): number {
-    this.a >>>= 0; this.b >>>= 0; this.c >>>= 0; this.d >>>= 0;
+    this.a >>>= 0;
+    this.b >>>= 0;
+    this.c >>>= 0;
+    this.d >>>= 0;
     let t = (this.a + this.b) | 0;
     this.a = this.b ^ (this.b >>> 9);
     this.b = (this.c + (this.c << 3)) | 0;
@@ -65,9 +71,15 @@ export class Rng {
     // compiled it on the stack before the field stores after it had ever run, and discarded that code at
     // those stores on every later call (23 times in a 4-unit run; docs/design.md: hot loops and the JIT)
     const st = FILL_STATE;
-    st[0] = this.a; st[1] = this.b; st[2] = this.c; st[3] = this.d;
+    st[0] = this.a;
+    st[1] = this.b;
+    st[2] = this.c;
+    st[3] = this.d;
     sfc32Words(st, out, count);
-    this.a = st[0]!; this.b = st[1]!; this.c = st[2]!; this.d = st[3]!;
+    this.a = st[0]!;
+    this.b = st[1]!;
+    this.c = st[2]!;
+    this.d = st[3]!;
   }
 
   /** Uniform in [0, 1). */
@@ -136,7 +148,10 @@ const FILL_STATE = new Uint32Array(4);
 
 /** `count` sfc32 outputs into out[0..count) from the state in `st` (a, b, c, d), which is left advanced. */
 function sfc32Words(st: Uint32Array, out: Uint32Array, count: number): void {
-  let a = st[0]!, b = st[1]!, c = st[2]!, d = st[3]!;
+  let a = st[0]!,
+    b = st[1]!,
+    c = st[2]!,
+    d = st[3]!;
   for (let k = 0; k < count; k++) {
     let t = (a + b) | 0;
     a = b ^ (b >>> 9);
@@ -146,7 +161,13 @@ function sfc32Words(st: Uint32Array, out: Uint32Array, count: number): void {
     t = (t + d) | 0;
     c = (c + t) | 0;
     out[k] = t >>> 0;
-    a >>>= 0; b >>>= 0; c >>>= 0; d >>>= 0;
+    a >>>= 0;
+    b >>>= 0;
+    c >>>= 0;
+    d >>>= 0;
   }
-  st[0] = a; st[1] = b; st[2] = c; st[3] = d;
+  st[0] = a;
+  st[1] = b;
+  st[2] = c;
+  st[3] = d;
 }

@@ -14,8 +14,14 @@ export function objectBox(o: Pick<TaskObject, "position" | "orientation" | "exte
 function sampleTriangles(t: ArrayLike<number>, spacingM: number): Float32Array {
   const pts: number[] = [];
   for (let i = 0; i < t.length; i += 9) {
-    const a: Vec3 = [t[i]!, t[i + 1]!, t[i + 2]!], b: Vec3 = [t[i + 3]!, t[i + 4]!, t[i + 5]!], c: Vec3 = [t[i + 6]!, t[i + 7]!, t[i + 8]!];
-    const longest = Math.max(Math.hypot(b[0] - a[0], b[1] - a[1], b[2] - a[2]), Math.hypot(c[0] - a[0], c[1] - a[1], c[2] - a[2]), Math.hypot(c[0] - b[0], c[1] - b[1], c[2] - b[2]));
+    const a: Vec3 = [t[i]!, t[i + 1]!, t[i + 2]!],
+      b: Vec3 = [t[i + 3]!, t[i + 4]!, t[i + 5]!],
+      c: Vec3 = [t[i + 6]!, t[i + 7]!, t[i + 8]!];
+    const longest = Math.max(
+      Math.hypot(b[0] - a[0], b[1] - a[1], b[2] - a[2]),
+      Math.hypot(c[0] - a[0], c[1] - a[1], c[2] - a[2]),
+      Math.hypot(c[0] - b[0], c[1] - b[1], c[2] - b[2]),
+    );
     const n = Math.max(1, Math.ceil(longest / spacingM));
     for (let u = 0; u <= n; u++)
       for (let v = 0; v + u <= n; v++) {
@@ -41,7 +47,9 @@ export function surfaceSamples(object: TaskObject, spacingM: number): Float32Arr
   const [px, py, pz] = o.position;
   const out = new Float32Array(local.length);
   for (let i = 0; i < local.length; i += 3) {
-    const x = local[i]!, y = local[i + 1]!, z = local[i + 2]!;
+    const x = local[i]!,
+      y = local[i + 1]!,
+      z = local[i + 2]!;
     out[i] = R[0][0] * x + R[0][1] * y + R[0][2] * z + px;
     out[i + 1] = R[1][0] * x + R[1][1] * y + R[1][2] * z + py;
     out[i + 2] = R[2][0] * x + R[2][1] * y + R[2][2] * z + pz;

@@ -37,7 +37,9 @@ export function buildContainer(g: PartMesh, spec: InteriorSpec, slot: Slot = 0):
     return;
   }
   const [sx, sy, sz] = spec.outer;
-  const wx = spec.wallFraction * sx, wy = spec.wallFraction * sy, wb = spec.bottomFraction * sz;
+  const wx = spec.wallFraction * sx,
+    wy = spec.wallFraction * sy,
+    wb = spec.bottomFraction * sz;
   box(g, [0, 0, wb / 2], [sx, sy, wb], slot);
   box(g, [-sx / 2 + wx / 2, 0, sz / 2], [wx, sy, sz], slot);
   box(g, [sx / 2 - wx / 2, 0, sz / 2], [wx, sy, sz], slot);
@@ -58,7 +60,9 @@ export function specInterior(spec: InteriorSpec): { extent: Vec3; volume: number
     const extent: Vec3 = [spec.outer[0] * k, spec.outer[1] * k, spec.outer[2] * (1 - spec.bottomFraction)];
     return { extent, volume: extent[0] * extent[1] * extent[2] };
   }
-  const a = spec.r0 - spec.wall, b = spec.r1 - spec.wall, h = spec.height - spec.wall;
+  const a = spec.r0 - spec.wall,
+    b = spec.r1 - spec.wall,
+    h = spec.height - spec.wall;
   const d = 2 * Math.min(a, b);
   return { extent: [d, d, h], volume: frustum(a, b, h) };
 }

@@ -61,7 +61,10 @@ export function revolve(m: PartMesh, cx: number, cy: number, profile: Array<[num
     const [r0, z0] = profile[p]!;
     const [r1, z1] = profile[p + 1]!;
     for (let k = 0; k < n; k++) {
-      const a = ring(r0, z0, k), b = ring(r0, z0, k + 1), c = ring(r1, z1, k + 1), d = ring(r1, z1, k);
+      const a = ring(r0, z0, k),
+        b = ring(r0, z0, k + 1),
+        c = ring(r1, z1, k + 1),
+        d = ring(r1, z1, k);
       if (r0 > 0) tri(m, a, b, c, slot);
       if (r1 > 0) tri(m, a, c, d, slot);
     }
@@ -77,17 +80,32 @@ export function revolve(m: PartMesh, cx: number, cy: number, profile: Array<[num
 
 /** Closed cylinder (or frustum when r0 != r1) standing on z0. */
 export function cylinder(m: PartMesh, c: [number, number], z0: number, h: number, r0: number, r1: number, slot: Slot, segments = 20): void {
-  revolve(m, c[0], c[1], [[r0, z0], [r1, z0 + h]], slot, { segments, capBottom: true, capTop: true });
+  revolve(
+    m,
+    c[0],
+    c[1],
+    [
+      [r0, z0],
+      [r1, z0 + h],
+    ],
+    slot,
+    { segments, capBottom: true, capTop: true },
+  );
 }
 
 /** Ellipsoid with semi-axes (rx, ry, rz) centred at c. */
 export function ellipsoid(m: PartMesh, c: Vec3, r: Vec3, slot: Slot, rings = 10, segments = 18): void {
   for (let i = 0; i < rings; i++) {
-    const t0 = Math.PI * (i / rings) - Math.PI / 2, t1 = Math.PI * ((i + 1) / rings) - Math.PI / 2;
+    const t0 = Math.PI * (i / rings) - Math.PI / 2,
+      t1 = Math.PI * ((i + 1) / rings) - Math.PI / 2;
     for (let k = 0; k < segments; k++) {
-      const p0 = (2 * Math.PI * k) / segments, p1 = (2 * Math.PI * (k + 1)) / segments;
+      const p0 = (2 * Math.PI * k) / segments,
+        p1 = (2 * Math.PI * (k + 1)) / segments;
       const v = (t: number, p: number): Vec3 => [c[0] + r[0] * Math.cos(t) * Math.cos(p), c[1] + r[1] * Math.cos(t) * Math.sin(p), c[2] + r[2] * Math.sin(t)];
-      const a = v(t0, p0), b = v(t0, p1), d = v(t1, p0), e = v(t1, p1);
+      const a = v(t0, p0),
+        b = v(t0, p1),
+        d = v(t1, p0),
+        e = v(t1, p1);
       if (i > 0) tri(m, a, b, e, slot);
       if (i < rings - 1) tri(m, a, e, d, slot);
     }
@@ -99,12 +117,33 @@ export function ellipsoid(m: PartMesh, c: Vec3, r: Vec3, slot: Slot, rings = 10,
  * surfaces of a frustum from radius r0 (bottom) to r1 (top), a solid bottom of thickness `wall`, and a rim.
  */
 export function openContainer(m: PartMesh, c: [number, number], z0: number, h: number, r0: number, r1: number, wall: number, slot: Slot, segments = 24): void {
-  revolve(m, c[0], c[1], [[r0, z0], [r1, z0 + h]], slot, { segments, capBottom: true });
-  revolve(m, c[0], c[1], [[r0 - wall, z0 + wall], [r1 - wall, z0 + h]], slot, { segments, capBottom: true });
+  revolve(
+    m,
+    c[0],
+    c[1],
+    [
+      [r0, z0],
+      [r1, z0 + h],
+    ],
+    slot,
+    { segments, capBottom: true },
+  );
+  revolve(
+    m,
+    c[0],
+    c[1],
+    [
+      [r0 - wall, z0 + wall],
+      [r1 - wall, z0 + h],
+    ],
+    slot,
+    { segments, capBottom: true },
+  );
   // rim: annulus between inner and outer top radii
   const n = segments;
   for (let k = 0; k < n; k++) {
-    const a0 = (2 * Math.PI * k) / n, a1 = (2 * Math.PI * (k + 1)) / n;
+    const a0 = (2 * Math.PI * k) / n,
+      a1 = (2 * Math.PI * (k + 1)) / n;
     const p = (r: number, a: number): Vec3 => [c[0] + r * Math.cos(a), c[1] + r * Math.sin(a), z0 + h];
     quad(m, p(r1, a0), p(r1, a1), p(r1 - wall, a1), p(r1 - wall, a0), slot);
   }
@@ -123,9 +162,11 @@ export function openBox(m: PartMesh, c: [number, number], z0: number, s: Vec3, w
 /** Half-torus handle in the XZ plane, attached at x = cx, spanning z in [zc - R, zc + R], bulging to +x. */
 export function handle(m: PartMesh, cx: number, zc: number, R: number, r: number, slot: Slot, segments = 10, sides = 8): void {
   for (let i = 0; i < segments; i++) {
-    const u0 = -Math.PI / 2 + (Math.PI * i) / segments, u1 = -Math.PI / 2 + (Math.PI * (i + 1)) / segments;
+    const u0 = -Math.PI / 2 + (Math.PI * i) / segments,
+      u1 = -Math.PI / 2 + (Math.PI * (i + 1)) / segments;
     for (let k = 0; k < sides; k++) {
-      const v0 = (2 * Math.PI * k) / sides, v1 = (2 * Math.PI * (k + 1)) / sides;
+      const v0 = (2 * Math.PI * k) / sides,
+        v1 = (2 * Math.PI * (k + 1)) / sides;
       const p = (u: number, v: number): Vec3 => {
         const rr = R + r * Math.cos(v);
         return [cx + rr * Math.cos(u), r * Math.sin(v), zc + rr * Math.sin(u)];

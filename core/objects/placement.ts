@@ -46,11 +46,14 @@ const NESTED_MAX_VOLUME_RATIO = 0.9;
 const within = (inner: YawBox, outer: YawBox): boolean => {
   const volume = (b: YawBox) => b.extent[0] * b.extent[1] * b.extent[2];
   if (volume(inner) > NESTED_MAX_VOLUME_RATIO * volume(outer)) return false;
-  const bottom = (b: YawBox) => b.centre[2] - b.extent[2] / 2, top = (b: YawBox) => b.centre[2] + b.extent[2] / 2;
+  const bottom = (b: YawBox) => b.centre[2] - b.extent[2] / 2,
+    top = (b: YawBox) => b.centre[2] + b.extent[2] / 2;
   if (bottom(inner) < bottom(outer) - 1e-6 || top(inner) > top(outer) + 1e-6) return false;
-  const c = Math.cos(-outer.yaw), s = Math.sin(-outer.yaw);
+  const c = Math.cos(-outer.yaw),
+    s = Math.sin(-outer.yaw);
   return footprint(inner).every(([x, y]) => {
-    const dx = x - outer.centre[0], dy = y - outer.centre[1];
+    const dx = x - outer.centre[0],
+      dy = y - outer.centre[1];
     return Math.abs(c * dx - s * dy) <= outer.extent[0] / 2 + 1e-6 && Math.abs(s * dx + c * dy) <= outer.extent[1] / 2 + 1e-6;
   });
 };
@@ -65,13 +68,20 @@ function floorOf(room: Pick<Room, "size" | "bounds">): { min: [number, number]; 
  * Every placement problem of the objects, as `{field, message}` with the field an `objects[i]...` path: a
  * non-positive extent, a quaternion that is not a unit one, a footprint outside the room, two intersecting boxes.
  */
-export function placementProblems(room: Pick<Room, "size" | "bounds">, objects: readonly TaskObject[], opts: PlacementOptions = {}): Array<{ field: string; message: string }> {
+export function placementProblems(
+  room: Pick<Room, "size" | "bounds">,
+  objects: readonly TaskObject[],
+  opts: PlacementOptions = {},
+): Array<{ field: string; message: string }> {
   const problems: Array<{ field: string; message: string }> = [];
   const valid: boolean[] = objects.map((o, i) => {
     const bad: Array<{ field: string; message: string }> = [];
-    if (!o.extent.every((e) => e > 0)) bad.push({ field: `objects.${i}.extent`, message: `object ${o.id}: extent ${JSON.stringify(o.extent)}: every side must be positive (metres)` });
-    const q = o.orientation, norm = Math.hypot(q.x, q.y, q.z, q.w);
-    if (Math.abs(norm - 1) > QUATERNION_NORM_TOLERANCE) bad.push({ field: `objects.${i}.orientation`, message: `object ${o.id}: orientation has norm ${norm.toPrecision(3)}; expected a unit quaternion` });
+    if (!o.extent.every((e) => e > 0))
+      bad.push({ field: `objects.${i}.extent`, message: `object ${o.id}: extent ${JSON.stringify(o.extent)}: every side must be positive (metres)` });
+    const q = o.orientation,
+      norm = Math.hypot(q.x, q.y, q.z, q.w);
+    if (Math.abs(norm - 1) > QUATERNION_NORM_TOLERANCE)
+      bad.push({ field: `objects.${i}.orientation`, message: `object ${o.id}: orientation has norm ${norm.toPrecision(3)}; expected a unit quaternion` });
     problems.push(...bad);
     return bad.length === 0;
   });
@@ -79,15 +89,23 @@ export function placementProblems(room: Pick<Room, "size" | "bounds">, objects: 
   const boxes = objects.map((o, i) => (valid[i] ? objectBox(o) : null));
   boxes.forEach((b, i) => {
     if (!b) return;
-    const out = footprint(b).some(([x, y]) => x < floor.min[0] - ROOM_SLACK_M || x > floor.max[0] + ROOM_SLACK_M || y < floor.min[1] - ROOM_SLACK_M || y > floor.max[1] + ROOM_SLACK_M);
-    if (out) problems.push({ field: `objects.${i}.position`, message: `object ${objects[i]!.id} lies (partly) outside the room's floor [${floor.min.join(", ")}]..[${floor.max.join(", ")}] m` });
+    const out = footprint(b).some(
+      ([x, y]) => x < floor.min[0] - ROOM_SLACK_M || x > floor.max[0] + ROOM_SLACK_M || y < floor.min[1] - ROOM_SLACK_M || y > floor.max[1] + ROOM_SLACK_M,
+    );
+    if (out)
+      problems.push({
+        field: `objects.${i}.position`,
+        message: `object ${objects[i]!.id} lies (partly) outside the room's floor [${floor.min.join(", ")}]..[${floor.max.join(", ")}] m`,
+      });
   });
   const allowed = new Set((opts.allowedOverlaps ?? []).flatMap(([a, b]) => [`${a}:${b}`, `${b}:${a}`]));
   for (let i = 0; i < objects.length && problems.length < MAX_PLACEMENT_PROBLEMS; i++) {
-    const a = objects[i]!, ab = boxes[i];
+    const a = objects[i]!,
+      ab = boxes[i];
     if (!ab) continue;
     for (let j = i + 1; j < objects.length && problems.length < MAX_PLACEMENT_PROBLEMS; j++) {
-      const b = objects[j]!, bb = boxes[j];
+      const b = objects[j]!,
+        bb = boxes[j];
       if (!bb || allowed.has(`${a.id}:${b.id}`) || a.support === b.id || b.support === a.id) continue;
       if (opts.allowNested && ((ENCLOSING_ROLES.has(b.role) && within(ab, bb)) || (ENCLOSING_ROLES.has(a.role) && within(bb, ab)))) continue;
       if (boxesIntersect(ab, bb, opts.tolerance)) problems.push({ field: `objects.${i}`, message: `objects ${a.id} and ${b.id} intersect` });

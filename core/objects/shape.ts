@@ -29,7 +29,9 @@ export function objectWorldTriangles(obj: TaskObject): Float32Array {
   const [px, py, pz] = obj.position;
   const out = new Float32Array(model.tris.length);
   for (let i = 0; i < model.tris.length; i += 3) {
-    const x = model.tris[i]! * sx, y = model.tris[i + 1]! * sy, z = model.tris[i + 2]! * sz;
+    const x = model.tris[i]! * sx,
+      y = model.tris[i + 1]! * sy,
+      z = model.tris[i + 2]! * sz;
     out[i] = R[0][0] * x + R[0][1] * y + R[0][2] * z + px;
     out[i + 1] = R[1][0] * x + R[1][1] * y + R[1][2] * z + py;
     out[i + 2] = R[2][0] * x + R[2][1] * y + R[2][2] * z + pz;

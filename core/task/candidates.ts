@@ -26,7 +26,8 @@ export function gtCandidateViews(t: CandidateTask): CandidateView[] | null {
   const left = new Set(need);
   const chosen: CandidateView[] = [];
   while (left.size) {
-    let best: CandidateView | null = null, gain = 0;
+    let best: CandidateView | null = null,
+      gain = 0;
     for (const v of views) {
       const g = [...shown(v)].filter((id) => left.has(id)).length;
       if (g > gain) [best, gain] = [v, g];

@@ -22,13 +22,17 @@ const CONTACT_SUBCATEGORIES: ReadonlySet<string> = new Set(["physical_contact", 
  */
 export function parseTask(raw: unknown, file: string): Task {
   const r = TaskSchema.safeParse(raw);
-  if (!r.success) throw new InputError(`${file}: invalid task record: ${formatZodIssues(r.error.issues)}`, { file, field: zodIssues(r.error.issues)[0]?.field });
+  if (!r.success)
+    throw new InputError(`${file}: invalid task record: ${formatZodIssues(r.error.issues)}`, { file, field: zodIssues(r.error.issues)[0]?.field });
   const t = r.data;
   const asked = CONTACT_SUBCATEGORIES.has(t.subcategory) ? t.relevant_object_ids : [];
   const allowedOverlaps = asked.flatMap((a, i) => asked.slice(i + 1).map((b) => [a, b] as const));
   const problems = placementProblems(t.room, t.objects, { tolerance: FILE_PENETRATION_TOLERANCE_M, allowNested: true, allowedOverlaps });
   if (problems.length) {
-    const shown = problems.slice(0, MAX_REPORTED_ISSUES).map((p) => `${p.field}: ${p.message}`).join("; ");
+    const shown = problems
+      .slice(0, MAX_REPORTED_ISSUES)
+      .map((p) => `${p.field}: ${p.message}`)
+      .join("; ");
     const more = problems.length > MAX_REPORTED_ISSUES ? `; and more` : "";
     throw new InputError(`${file}: invalid task geometry: ${shown}${more}`, { file, field: problems[0]!.field });
   }
@@ -38,7 +42,8 @@ export function parseTask(raw: unknown, file: string): Task {
 /** A task record in the general record format (imported tasks may leave room, extents or models unknown). */
 function parseTaskRecord(raw: unknown, file: string): TaskRecord {
   const r = TaskRecordSchema.safeParse(raw);
-  if (!r.success) throw new InputError(`${file}: invalid task record: ${formatZodIssues(r.error.issues)}`, { file, field: zodIssues(r.error.issues)[0]?.field });
+  if (!r.success)
+    throw new InputError(`${file}: invalid task record: ${formatZodIssues(r.error.issues)}`, { file, field: zodIssues(r.error.issues)[0]?.field });
   return r.data;
 }
 
@@ -64,7 +69,9 @@ function readTaskRecordFile(file: string): TaskRecord {
 function taskFiles(path: string): string[] {
   if (!existsSync(path)) throw new InputError(`${path}: no such file or directory (expected a task JSON file or a directory of them)`);
   if (statSync(path).isFile()) return [path];
-  const files = readdirSync(path).filter((f) => f.endsWith(".json")).sort();
+  const files = readdirSync(path)
+    .filter((f) => f.endsWith(".json"))
+    .sort();
   if (files.length === 0) throw new InputError(`${path}: no task files (*.json) in this directory`);
   return files.map((f) => join(path, f));
 }

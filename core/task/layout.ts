@@ -42,7 +42,8 @@ export interface DoorwayEdge {
 
 /** Unit direction and length of a wall. */
 export function wallAxis(w: Pick<LayoutWall, "from" | "to">): { dir: Vec2; length: number } {
-  const dx = w.to[0] - w.from[0], dy = w.to[1] - w.from[1];
+  const dx = w.to[0] - w.from[0],
+    dy = w.to[1] - w.from[1];
   const length = Math.hypot(dx, dy) || 1;
   return { dir: [dx / length, dy / length], length };
 }
@@ -68,7 +69,9 @@ export function wallPoint(w: Pick<LayoutWall, "from" | "to">, offset: number): V
 }
 
 export function doorwayEdges(layout: Layout): DoorwayEdge[] {
-  return layout.walls.flatMap((w) => w.doors.map((d) => ({ rooms: [d.rooms[0], d.rooms[1]] as [string, string], centre: wallPoint(w, d.offset_m), width_m: d.width_m })));
+  return layout.walls.flatMap((w) =>
+    w.doors.map((d) => ({ rooms: [d.rooms[0], d.rooms[1]] as [string, string], centre: wallPoint(w, d.offset_m), width_m: d.width_m })),
+  );
 }
 
 /** The room whose floor rectangle holds (x, y), or null (on a wall line: the first listed). */
@@ -78,7 +81,10 @@ export function roomAt(rooms: ReadonlyArray<Pick<LayoutRoom, "id" | "min" | "max
 }
 
 /** Rooms joined by a doorway, per room. */
-export function roomAdjacency(rooms: readonly string[], edges: ReadonlyArray<{ rooms: readonly [string, string] | readonly string[] }>): Map<string, Set<string>> {
+export function roomAdjacency(
+  rooms: readonly string[],
+  edges: ReadonlyArray<{ rooms: readonly [string, string] | readonly string[] }>,
+): Map<string, Set<string>> {
   const adj = new Map<string, Set<string>>(rooms.map((r) => [r, new Set<string>()]));
   for (const e of edges) {
     const [a, b] = e.rooms as [string, string];
@@ -107,7 +113,13 @@ export function shortestRoomPaths(adj: ReadonlyMap<string, ReadonlySet<string>>,
   }
   if (!dist.has(b)) return [];
   // walk back from b over neighbours one step closer to a
-  const back = (r: string): string[][] => (r === a ? [[a]] : [...adj.get(r)!].sort().filter((n) => dist.get(n) === dist.get(r)! - 1).flatMap((n) => back(n).map((p) => [...p, r])));
+  const back = (r: string): string[][] =>
+    r === a
+      ? [[a]]
+      : [...adj.get(r)!]
+          .sort()
+          .filter((n) => dist.get(n) === dist.get(r)! - 1)
+          .flatMap((n) => back(n).map((p) => [...p, r]));
   return back(b);
 }
 

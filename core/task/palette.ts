@@ -44,19 +44,22 @@ export function colorRgb(name: string): Rgb {
  * naming a node's colour and for matching "the red mug" against nodes (3D) and masks (2D).
  */
 export function colourDistance(a: readonly number[], b: readonly number[]): number {
-  const fa = colourFeatures(a), fb = colourFeatures(b);
+  const fa = colourFeatures(a),
+    fb = colourFeatures(b);
   return 3 * Math.hypot(fa.r - fb.r, fa.g - fb.g) + Math.abs(fa.sat - fb.sat) + 0.35 * Math.abs(fa.v - fb.v);
 }
 
 function colourFeatures(c: readonly number[]) {
   const s = c[0]! + c[1]! + c[2]! + 1e-6;
-  const max = Math.max(c[0]!, c[1]!, c[2]!), min = Math.min(c[0]!, c[1]!, c[2]!);
+  const max = Math.max(c[0]!, c[1]!, c[2]!),
+    min = Math.min(c[0]!, c[1]!, c[2]!);
   return { r: c[0]! / s, g: c[1]! / s, sat: max > 0 ? (max - min) / max : 0, v: max / 255 };
 }
 
 /** The palette name closest to an observed colour. */
 export function nameColor(rgb: readonly number[], candidates: readonly string[] = Object.keys(COLORS).filter((c) => c !== "glass")): string {
-  let best = candidates[0]!, bestD = Infinity;
+  let best = candidates[0]!,
+    bestD = Infinity;
   for (const name of candidates) {
     const d = colourDistance(rgb, colorRgb(name));
     if (d < bestD) [best, bestD] = [name, d];

@@ -22,7 +22,9 @@ export function classifyTriangle(sides: readonly [number, number, number]): Tria
 /** Distance from the tolerance boundary of the class (how far from flipping), in relative side units. */
 export function triangleMargin(sides: readonly [number, number, number]): number {
   const [a, b, c] = [...sides].sort((x, y) => x - y) as [number, number, number];
-  const spread = (c - a) / c, d1 = (b - a) / c, d2 = (c - b) / c;
+  const spread = (c - a) / c,
+    d1 = (b - a) / c,
+    d2 = (c - b) / c;
   const t = TRIANGLE_EQUAL_SIDE_TOL;
   const kind = classifyTriangle(sides);
   if (kind === "equilateral") return t - spread;
@@ -37,14 +39,19 @@ type P2 = readonly [number, number] | readonly [number, number, number];
 
 /** Largest distance (m, XY) of a point from the line through the two points farthest apart. */
 export function collinearityResidual(points: readonly P2[]): number {
-  let best = -1, ia = 0, ib = 1;
+  let best = -1,
+    ia = 0,
+    ib = 1;
   for (let i = 0; i < points.length; i++)
     for (let j = i + 1; j < points.length; j++) {
       const d = Math.hypot(points[i]![0] - points[j]![0], points[i]![1] - points[j]![1]);
       if (d > best) [best, ia, ib] = [d, i, j];
     }
-  const a = points[ia]!, b = points[ib]!;
-  const dx = b[0] - a[0], dy = b[1] - a[1], L = Math.hypot(dx, dy) || 1;
+  const a = points[ia]!,
+    b = points[ib]!;
+  const dx = b[0] - a[0],
+    dy = b[1] - a[1],
+    L = Math.hypot(dx, dy) || 1;
   let res = 0;
   for (const p of points) res = Math.max(res, Math.abs((p[0] - a[0]) * dy - (p[1] - a[1]) * dx) / L);
   return res;
@@ -92,7 +99,10 @@ export function fitMargin(object: readonly number[], interior: readonly number[]
 }
 
 /** The best-fitting container: the smallest interior (by volume) the object fits, or null when it fits none. */
-export function bestFit<T>(object: readonly number[], containers: ReadonlyArray<{ item: T; interior: { extent: readonly number[]; volume_m3: number } }>): T | null {
+export function bestFit<T>(
+  object: readonly number[],
+  containers: ReadonlyArray<{ item: T; interior: { extent: readonly number[]; volume_m3: number } }>,
+): T | null {
   const fitting = containers.filter((c) => fitsInside(object, c.interior.extent)).sort((a, b) => a.interior.volume_m3 - b.interior.volume_m3);
   return fitting[0]?.item ?? null;
 }

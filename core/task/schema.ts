@@ -19,9 +19,7 @@ import { NAVIGATION_ACTIONS } from "./actions.js";
 
 const finite = () => z.number().finite();
 const Vec3Schema = z.tuple([finite(), finite(), finite()]).describe("[x, y, z] in metres, world frame (Z up)");
-const QuatSchema = z
-  .object({ x: finite(), y: finite(), z: finite(), w: finite() })
-  .describe("unit quaternion, scalar last");
+const QuatSchema = z.object({ x: finite(), y: finite(), z: finite(), w: finite() }).describe("unit quaternion, scalar last");
 const Vec2Schema = z.tuple([finite(), finite()]);
 
 const EXTENT_DESCRIPTION = "full box size along the object's own axes (metres), model size times scale";
@@ -32,7 +30,10 @@ const EXTENT_SOURCES = ["model", "record", "record_world_aabb", "capture"] as co
 const objectFields = {
   id: z.number().int().min(16).max(65535).describe("instance id; the value this object has in instance images (1-15 are reserved for room structure)"),
   category: z.string().min(1).describe("object category, e.g. 'mug'"),
-  model: z.string().min(1).describe("simulator model instance: 'mug/0' in the built-in library, '<category>/<model id>' for BEHAVIOR-1K (e.g. 'bottle_of_lime_juice/ouuhaa')"),
+  model: z
+    .string()
+    .min(1)
+    .describe("simulator model instance: 'mug/0' in the built-in library, '<category>/<model id>' for BEHAVIOR-1K (e.g. 'bottle_of_lime_juice/ouuhaa')"),
   name: z.string().min(1).describe("how questions refer to this object, e.g. 'the red mug'"),
   role: z.string().min(1).describe("why the object is in the scene: target, reference, occluder, divider, container, confuser, distractor, support, furniture"),
   position: Vec3Schema.describe("centre of the object's box (metres, world); with position_frame 'base_link', the simulator model's base-link origin instead"),
@@ -43,15 +44,22 @@ const objectFields = {
     .describe("scale applied to the model: uniform, or per object axis [sx, sy, sz] (BEHAVIOR-1K: relative to the native model)"),
   color: z.string().describe("primary colour name ('' when unknown, e.g. textured BEHAVIOR-1K models)"),
   transparent: z.boolean().default(false).describe("rendered as glass"),
-  support: z.union([z.number().int(), z.literal("floor")]).optional().describe("id of the object it rests on, or 'floor'"),
+  support: z
+    .union([z.number().int(), z.literal("floor")])
+    .optional()
+    .describe("id of the object it rests on, or 'floor'"),
   extent_source: z
     .enum(EXTENT_SOURCES)
     .optional()
-    .describe("where extent comes from: model (the model's size times scale; the default), record (an own-axis extent stored in the source record), record_world_aabb (the world AABB of the placed object stands in: exact only for an unrotated object), capture (read back from the simulator after placement)"),
+    .describe(
+      "where extent comes from: model (the model's size times scale; the default), record (an own-axis extent stored in the source record), record_world_aabb (the world AABB of the placed object stands in: exact only for an unrotated object), capture (read back from the simulator after placement)",
+    ),
   position_frame: z
     .enum(["box_centre", "base_link"])
     .optional()
-    .describe("what position is: the box centre (the default) or the model's base-link origin (ESI-Bench records store that when they store no box); a capture places the object by it and reports the box centre"),
+    .describe(
+      "what position is: the box centre (the default) or the model's base-link origin (ESI-Bench records store that when they store no box); a capture places the object by it and reports the box centre",
+    ),
   scene_object: z
     .boolean()
     .optional()
@@ -135,9 +143,7 @@ export type Layout = z.infer<typeof LayoutSchema>;
 const roomFields = {
   id: z.string(),
   type: z.string().describe("living_room, kitchen, ..."),
-  size: z.tuple([finite().positive(), finite().positive()]).describe(
-    "floor size [x, y] (m); without bounds the floor spans [-x/2, x/2] x [-y/2, y/2]",
-  ),
+  size: z.tuple([finite().positive(), finite().positive()]).describe("floor size [x, y] (m); without bounds the floor spans [-x/2, x/2] x [-y/2, y/2]"),
   height: finite().positive().describe("wall height (m)"),
   bounds: z
     .object({ min: Vec2Schema.describe("[x, y] (m, world)"), max: Vec2Schema.describe("[x, y] (m, world)") })
@@ -204,15 +210,24 @@ const AnswerSpecSchema = z
     z.object({
       kind: z.literal("assignment"),
       targets: stringList().describe("what items can be assigned to"),
-      pairs: z.array(z.object({ item: z.string().min(1), target: z.string().min(1) })).min(1).describe("the correct target of each item"),
+      pairs: z
+        .array(z.object({ item: z.string().min(1), target: z.string().min(1) }))
+        .min(1)
+        .describe("the correct target of each item"),
     }),
     z.object({
       kind: z.literal("step_sequence"),
-      steps: z.array(z.object({ options: stringList(), answer: z.string().min(1) })).min(1).describe("one answer per step, from that step's options"),
+      steps: z
+        .array(z.object({ options: stringList(), answer: z.string().min(1) }))
+        .min(1)
+        .describe("one answer per step, from that step's options"),
     }),
     z.object({
       kind: z.literal("parts"),
-      parts: z.array(z.object({ key: z.string().min(1), options: stringList(), answer: z.string().min(1) })).min(1).describe("named sub-answers, each from its own options"),
+      parts: z
+        .array(z.object({ key: z.string().min(1), options: stringList(), answer: z.string().min(1) }))
+        .min(1)
+        .describe("named sub-answers, each from its own options"),
     }),
   ])
   .describe("the structured answer of an any_ordering, assignment, step_sequence or parts task");
@@ -268,13 +283,17 @@ const taskFields = {
   action_trajectory: z
     .array(z.enum(NAVIGATION_ACTIONS, { error: (i) => `expected one of ${NAVIGATION_ACTIONS.join(", ")}, got ${JSON.stringify(i.input)}` }))
     .max(30)
-    .describe("ground-truth action sequence (at most T_max = 30 steps), in the active vocabulary: move_forward/backward/left/right/up/down, turn_left/right/up/down"),
+    .describe(
+      "ground-truth action sequence (at most T_max = 30 steps), in the active vocabulary: move_forward/backward/left/right/up/down, turn_left/right/up/down",
+    ),
   view_object_existence: z
     .array(z.object({ view: z.number().int().min(0), visible: z.array(z.number().int()) }))
     .describe("per view of the ground-truth trajectory (view 0 = initial pose): ids of objects visible in it"),
   question: z.string().min(1),
   answer: z.string().min(1),
-  answer_format: z.enum(RECORD_ANSWER_FORMATS).describe("yes_no, choice, integer, ordering; imported ESI-Bench tasks also any_ordering, assignment, step_sequence, parts (see answer_spec)"),
+  answer_format: z
+    .enum(RECORD_ANSWER_FORMATS)
+    .describe("yes_no, choice, integer, ordering; imported ESI-Bench tasks also any_ordering, assignment, step_sequence, parts (see answer_spec)"),
   options: z.array(z.string().min(1)).describe("answer options; the answer is one of them (structured formats: the items or targets, see answer_spec)"),
   relevant_object_ids: z.array(z.number().int()).describe("objects the question is about"),
   label_metadata: z.record(z.string(), z.unknown()).describe("raw quantities the answer was derived from"),
@@ -282,7 +301,9 @@ const taskFields = {
   candidate_views: z
     .array(CandidateViewSchema)
     .optional()
-    .describe("named camera poses the source rendered (ESI-Bench's candidate rings), with their view numbers and visibility flags; the gt paradigm of an imported task uses those whose flags show every relevant object"),
+    .describe(
+      "named camera poses the source rendered (ESI-Bench's candidate rings), with their view numbers and visibility flags; the gt paradigm of an imported task uses those whose flags show every relevant object",
+    ),
   initial_view: z.string().optional().describe("name of the candidate view agent_initial was taken from"),
   answer_spec: AnswerSpecSchema.optional(),
   provenance: ProvenanceSchema.optional(),
@@ -307,7 +328,8 @@ function checkTask(t: RefineTask, ctx: z.RefinementCtx): void {
   const structured = (STRUCTURED_ANSWER_FORMATS as readonly string[]).includes(t.answer_format);
   if (structured) {
     if (!t.answer_spec) ctx.addIssue({ code: "custom", path: ["answer_spec"], message: `answer format ${t.answer_format} needs answer_spec` });
-    else if (t.answer_spec.kind !== t.answer_format) ctx.addIssue({ code: "custom", path: ["answer_spec", "kind"], message: `answer_spec is ${t.answer_spec.kind}, answer_format ${t.answer_format}` });
+    else if (t.answer_spec.kind !== t.answer_format)
+      ctx.addIssue({ code: "custom", path: ["answer_spec", "kind"], message: `answer_spec is ${t.answer_spec.kind}, answer_format ${t.answer_format}` });
     else {
       const s = t.answer_spec;
       const canon = canonicalAnswer(s);
@@ -337,7 +359,10 @@ function checkTask(t: RefineTask, ctx: z.RefinementCtx): void {
   const b = t.room.bounds;
   if (b) {
     if (!(b.max[0] > b.min[0] && b.max[1] > b.min[1])) ctx.addIssue({ code: "custom", path: ["room", "bounds"], message: "max must exceed min" });
-    else if (t.room.size && (Math.abs(t.room.size[0] - (b.max[0] - b.min[0])) > ROOM_BOUNDS_TOL_M || Math.abs(t.room.size[1] - (b.max[1] - b.min[1])) > ROOM_BOUNDS_TOL_M))
+    else if (
+      t.room.size &&
+      (Math.abs(t.room.size[0] - (b.max[0] - b.min[0])) > ROOM_BOUNDS_TOL_M || Math.abs(t.room.size[1] - (b.max[1] - b.min[1])) > ROOM_BOUNDS_TOL_M)
+    )
       ctx.addIssue({ code: "custom", path: ["room", "size"], message: "size must be bounds.max - bounds.min" });
   }
   const names = new Set<string>();
@@ -348,7 +373,8 @@ function checkTask(t: RefineTask, ctx: z.RefinementCtx): void {
       if (!ids.has(f.id)) ctx.addIssue({ code: "custom", path: ["candidate_views", i, "visibility", j, "id"], message: `unknown object id ${f.id}` });
     });
   });
-  if (t.initial_view !== undefined && !names.has(t.initial_view)) ctx.addIssue({ code: "custom", path: ["initial_view"], message: `no candidate view named ${t.initial_view}` });
+  if (t.initial_view !== undefined && !names.has(t.initial_view))
+    ctx.addIssue({ code: "custom", path: ["initial_view"], message: `no candidate view named ${t.initial_view}` });
 }
 
 /** A task every stage of the pipeline can use (built-in tasks, captured or proxied imports). */

@@ -38,16 +38,29 @@ export function backprojectViews(views: readonly ViewData[], categories: Map<num
   const excluded = new Uint8Array(65536);
   for (const id of opts.excludeIds ?? []) excluded[id] = 1;
   if (views.length === 0) throw new Error("backprojectViews: no views");
-  const W = views[0]!.width, H = views[0]!.height;
+  const W = views[0]!.width,
+    H = views[0]!.height;
   // one pass: the columns are allocated for every pixel the stride visits and the cloud is their prefix.
   // Pages the pass never writes are never touched, so the unused tail costs address space, not memory
   // or time; a counting pass first cost a third of the back-projection.
   const capacity = views.length * Math.ceil(W / stride) * Math.ceil(H / stride);
   // each view's camera centre, C = -R^T t, as the back-projection places it (the region layer casts rays from it)
   const cameraCentres: CameraCentres = views.map((v) => [v.index, ...cameraCentre(v.E)]);
-  const cloud = allocateCloud(capacity, { categories, imageWidth: W, imageHeight: H, source: "gt", meta: { views: views.length, stride, excluded_ids: [...(opts.excludeIds ?? [])], cameraCentres } }, opts.arena);
+  const cloud = allocateCloud(
+    capacity,
+    {
+      categories,
+      imageWidth: W,
+      imageHeight: H,
+      source: "gt",
+      meta: { views: views.length, stride, excluded_ids: [...(opts.excludeIds ?? [])], cameraCentres },
+    },
+    opts.arena,
+  );
   const { xyz, rgb, view, pixel, instance } = cloud;
-  const xn = new Float64Array(W), yn = new Float64Array(H), cam = new Float64Array(12);
+  const xn = new Float64Array(W),
+    yn = new Float64Array(H),
+    cam = new Float64Array(12);
   let k = 0;
   for (let vi = 0; vi < views.length; vi++) {
     const v = views[vi]!;
@@ -56,12 +69,36 @@ export function backprojectViews(views: readonly ViewData[], categories: Map<num
     for (let i = 0; i < W; i++) xn[i] = (i - cx) / fx;
     for (let j = 0; j < H; j++) yn[j] = (j - cy) / fy;
     // world = R^T X_cam + C, with C = -R^T t: R row by row, then C
-    const r00 = E[0][0], r01 = E[0][1], r02 = E[0][2], r10 = E[1][0], r11 = E[1][1], r12 = E[1][2], r20 = E[2][0], r21 = E[2][1], r22 = E[2][2];
-    const tx = E[0][3], ty = E[1][3], tz = E[2][3];
-    cam.set([r00, r01, r02, r10, r11, r12, r20, r21, r22, -(r00 * tx + r10 * ty + r20 * tz), -(r01 * tx + r11 * ty + r21 * tz), -(r02 * tx + r12 * ty + r22 * tz)]);
+    const r00 = E[0][0],
+      r01 = E[0][1],
+      r02 = E[0][2],
+      r10 = E[1][0],
+      r11 = E[1][1],
+      r12 = E[1][2],
+      r20 = E[2][0],
+      r21 = E[2][1],
+      r22 = E[2][2];
+    const tx = E[0][3],
+      ty = E[1][3],
+      tz = E[2][3];
+    cam.set([
+      r00,
+      r01,
+      r02,
+      r10,
+      r11,
+      r12,
+      r20,
+      r21,
+      r22,
+      -(r00 * tx + r10 * ty + r20 * tz),
+      -(r01 * tx + r11 * ty + r21 * tz),
+      -(r02 * tx + r12 * ty + r22 * tz),
+    ]);
     const box = opts.regions?.[vi] ?? null;
     // the box's columns and rows, on the stride's grid
-    const col0 = box ? Math.ceil(Math.max(0, box.x0) / stride) * stride : 0, col1 = box ? Math.min(W - 1, box.x1) : W - 1;
+    const col0 = box ? Math.ceil(Math.max(0, box.x0) / stride) * stride : 0,
+      col1 = box ? Math.min(W - 1, box.x1) : W - 1;
     const row1 = box ? Math.min(H - 1, box.y1) : H - 1;
     k = projectView(v.depth, v.ids, v.rgb, v.index, cam, xn, yn, W, col0, col1, row1, stride, maxDepth, excluded, xyz, rgb, view, pixel, instance, k);
   }
@@ -78,12 +115,39 @@ export function backprojectViews(views: readonly ViewData[], categories: Map<num
  * function (17 compilations in a 12-unit run).
  */
 function projectView(
-  depth: Float32Array, ids: Uint16Array, col: Uint8Array, vi: number, cam: Float64Array, xn: Float64Array, yn: Float64Array,
-  W: number, col0: number, col1: number, row1: number, stride: number, maxDepth: number, excluded: Uint8Array,
-  xyz: Float32Array, rgb: Uint8Array, view: Uint16Array, pixel: Uint32Array, instance: Uint16Array, k: number,
+  depth: Float32Array,
+  ids: Uint16Array,
+  col: Uint8Array,
+  vi: number,
+  cam: Float64Array,
+  xn: Float64Array,
+  yn: Float64Array,
+  W: number,
+  col0: number,
+  col1: number,
+  row1: number,
+  stride: number,
+  maxDepth: number,
+  excluded: Uint8Array,
+  xyz: Float32Array,
+  rgb: Uint8Array,
+  view: Uint16Array,
+  pixel: Uint32Array,
+  instance: Uint16Array,
+  k: number,
 ): number {
-  const r00 = cam[0]!, r01 = cam[1]!, r02 = cam[2]!, r10 = cam[3]!, r11 = cam[4]!, r12 = cam[5]!, r20 = cam[6]!, r21 = cam[7]!, r22 = cam[8]!;
-  const Cx = cam[9]!, Cy = cam[10]!, Cz = cam[11]!;
+  const r00 = cam[0]!,
+    r01 = cam[1]!,
+    r02 = cam[2]!,
+    r10 = cam[3]!,
+    r11 = cam[4]!,
+    r12 = cam[5]!,
+    r20 = cam[6]!,
+    r21 = cam[7]!,
+    r22 = cam[8]!;
+  const Cx = cam[9]!,
+    Cy = cam[10]!,
+    Cz = cam[11]!;
   // An excluded id is skipped by a branch (ids come in runs: it is predicted), but a pixel without depth is
   // written to slot k anyway and k moves on only for a valid depth: the noisy source drops a random quarter
   // of the pixels, and a branch on that was mispredicted as often (1.05 -> 0.78 ms per dropped view). Slot k
@@ -95,7 +159,8 @@ function projectView(
       const id = ids[p]!;
       if (excluded[id]) continue;
       const d = depth[p]!;
-      const X = xn[i]! * d, Y = y * d;
+      const X = xn[i]! * d,
+        Y = y * d;
       xyz[3 * k] = r00 * X + r10 * Y + r20 * d + Cx;
       xyz[3 * k + 1] = r01 * X + r11 * Y + r21 * d + Cy;
       xyz[3 * k + 2] = r02 * X + r12 * Y + r22 * d + Cz;

@@ -14,8 +14,17 @@ import type { ViewData } from "../../core/bundle/io.js";
 import type { Rng } from "../../core/math/rng.js";
 import { boxMean, dilate, fillNormals, lumaGradient } from "./filters.js";
 import {
-  CONF_DARK_LUMA, CONF_DARK_PENALTY, CONF_DEPTH_PENALTY_PER_M, CONF_EDGE_BAND_PX, CONF_EDGE_PENALTY, CONF_GLASS_PENALTY,
-  CONF_JITTER_STD, CONF_LOG_BASE, CONF_TEXTURE_GRAD, CONF_TEXTURE_RADIUS_PX, CONF_TEXTURELESS_PENALTY,
+  CONF_DARK_LUMA,
+  CONF_DARK_PENALTY,
+  CONF_DEPTH_PENALTY_PER_M,
+  CONF_EDGE_BAND_PX,
+  CONF_EDGE_PENALTY,
+  CONF_GLASS_PENALTY,
+  CONF_JITTER_STD,
+  CONF_LOG_BASE,
+  CONF_TEXTURE_GRAD,
+  CONF_TEXTURE_RADIUS_PX,
+  CONF_TEXTURELESS_PENALTY,
 } from "./params.js";
 
 export interface ConfidenceScratch {
@@ -30,8 +39,12 @@ export interface ConfidenceScratch {
 
 export function confidenceScratch(n: number): ConfidenceScratch {
   return {
-    luma: new Float32Array(n), grad: new Float32Array(n), tmp: new Float32Array(n),
-    band: new Uint8Array(n), bandTmp: new Uint8Array(n), jitter: new Float32Array(n),
+    luma: new Float32Array(n),
+    grad: new Float32Array(n),
+    tmp: new Float32Array(n),
+    band: new Uint8Array(n),
+    bandTmp: new Uint8Array(n),
+    jitter: new Float32Array(n),
   };
 }
 
@@ -67,10 +80,27 @@ const TEXTURE_GRAD_INV = 1 / CONF_TEXTURE_GRAD;
  * own that a task without glass skips: subtracting it after the store is the same double (NaN stays NaN),
  * and the main loop has no test of `transparent` per pixel. 0.53 instead of 0.58 ms per view.
  */
-function logConfidences(depth: Float32Array, ids: Uint16Array, luma: Float32Array, grad: Float32Array, band: Uint8Array, jitter: Float32Array, transparent: Uint8Array | null, out: Float64Array): void {
-  const base = CONF_LOG_BASE, perMetre = CONF_DEPTH_PENALTY_PER_M, jitterStd = CONF_JITTER_STD, edge = CONF_EDGE_PENALTY;
-  const darkLuma = CONF_DARK_LUMA, dark = CONF_DARK_PENALTY, textureGrad = CONF_TEXTURE_GRAD, textureless = CONF_TEXTURELESS_PENALTY;
-  const textureGradInv = TEXTURE_GRAD_INV, glass = CONF_GLASS_PENALTY, maxDepth = Number.MAX_VALUE;
+function logConfidences(
+  depth: Float32Array,
+  ids: Uint16Array,
+  luma: Float32Array,
+  grad: Float32Array,
+  band: Uint8Array,
+  jitter: Float32Array,
+  transparent: Uint8Array | null,
+  out: Float64Array,
+): void {
+  const base = CONF_LOG_BASE,
+    perMetre = CONF_DEPTH_PENALTY_PER_M,
+    jitterStd = CONF_JITTER_STD,
+    edge = CONF_EDGE_PENALTY;
+  const darkLuma = CONF_DARK_LUMA,
+    dark = CONF_DARK_PENALTY,
+    textureGrad = CONF_TEXTURE_GRAD,
+    textureless = CONF_TEXTURELESS_PENALTY;
+  const textureGradInv = TEXTURE_GRAD_INV,
+    glass = CONF_GLASS_PENALTY,
+    maxDepth = Number.MAX_VALUE;
   const n = depth.length;
   for (let p = 0; p < n; p++) {
     const d = depth[p]!;
@@ -96,7 +126,15 @@ export const confidenceOfLog = (L: number): number => 1 + Math.exp(L);
  * Confidence of every pixel of one view (0 where the view has no depth), as float32: viewLogConfidence's
  * L through confidenceOfLog. `logScratch` holds the view's L.
  */
-export function viewConfidence(v: ViewData, disc: Uint8Array, transparent: Uint8Array | null, rng: Rng, s: ConfidenceScratch, out: Float32Array, logScratch = new Float64Array(v.width * v.height)): void {
+export function viewConfidence(
+  v: ViewData,
+  disc: Uint8Array,
+  transparent: Uint8Array | null,
+  rng: Rng,
+  s: ConfidenceScratch,
+  out: Float32Array,
+  logScratch = new Float64Array(v.width * v.height),
+): void {
   viewLogConfidence(v, disc, transparent, rng, s, logScratch);
   for (let p = 0; p < out.length; p++) {
     const L = logScratch[p]!;

@@ -38,7 +38,8 @@ export interface DriftResult {
 
 /** Drifted, then aligned, cameras of every view (one Rng per step: `stepRng(k)`; step k leads to view k). */
 export function driftPoses(views: readonly ViewData[], p: NoiseParams, stepRng: (k: number) => Rng): DriftResult {
-  const sr = (p.driftRotDeg * Math.PI) / 180 / Math.sqrt(3), st = p.driftTransM / Math.sqrt(3);
+  const sr = (p.driftRotDeg * Math.PI) / 180 / Math.sqrt(3),
+    st = p.driftTransM / Math.sqrt(3);
   const drifted: Mat34[] = [views[0]!.E];
   for (let k = 1; k < views.length; k++) {
     const rng = stepRng(k);
@@ -48,14 +49,19 @@ export function driftPoses(views: readonly ViewData[], p: NoiseParams, stepRng: 
     drifted.push(composeExtrinsics(eps, composeExtrinsics(step, drifted[k - 1]!)));
   }
   // one view has no step to drift, and aligning it to itself would only add rounding
-  if (views.length === 1) return { records: [{ view: views[0]!.index, rotDeg: 0, centreErrM: 0, E: views[0]!.E }], alignment: { method: "camera0-unscaled", scale: 1, rmsM: 0 } };
+  if (views.length === 1)
+    return { records: [{ view: views[0]!.index, rotDeg: 0, centreErrM: 0, E: views[0]!.E }], alignment: { method: "camera0-unscaled", scale: 1, rmsM: 0 } };
   const T = alignCameras({ predicted: drifted, known: views.map((v) => v.E) });
   const records = views.map((v, k): DriftRecord => {
     const E = alignExtrinsic(drifted[k]!, T);
-    const Rt = extrinsicRotation(v.E), Rp = extrinsicRotation(E);
+    const Rt = extrinsicRotation(v.E),
+      Rp = extrinsicRotation(E);
     // relative rotation Rp·Rtᵀ
-    const rel = [0, 1, 2].map((i) => [0, 1, 2].map((j) => Rp[i]![0]! * Rt[j]![0]! + Rp[i]![1]! * Rt[j]![1]! + Rp[i]![2]! * Rt[j]![2]!)) as unknown as Parameters<typeof rotationAngleDeg>[0];
-    const c = cameraCentre(E), ct = cameraCentre(v.E);
+    const rel = [0, 1, 2].map((i) =>
+      [0, 1, 2].map((j) => Rp[i]![0]! * Rt[j]![0]! + Rp[i]![1]! * Rt[j]![1]! + Rp[i]![2]! * Rt[j]![2]!),
+    ) as unknown as Parameters<typeof rotationAngleDeg>[0];
+    const c = cameraCentre(E),
+      ct = cameraCentre(v.E);
     return { view: v.index, rotDeg: rotationAngleDeg(rel), centreErrM: Math.hypot(c[0] - ct[0], c[1] - ct[1], c[2] - ct[2]), E };
   });
   return { records, alignment: { method: T.method, scale: T.s, rmsM: T.rmsM } };

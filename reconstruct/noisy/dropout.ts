@@ -27,7 +27,9 @@ import { countAndKthAtLeastOne } from "./filters.js";
  * Each pixel's bucket is kept (16 bits, NO_BUCKET without depth): the later passes read a quarter of the
  * bytes of L and settle most pixels by bucket alone.
  */
-const LOG_BUCKETS = 65535, LOG_LOW = -16, LOG_HIGH = 16;
+const LOG_BUCKETS = 65535,
+  LOG_LOW = -16,
+  LOG_HIGH = 16;
 const LOG_SCALE = LOG_BUCKETS / (LOG_HIGH - LOG_LOW);
 /** The bucket of a pixel without depth (NaN L): above every bucket of a finite L. */
 const NO_BUCKET = LOG_BUCKETS;
@@ -102,7 +104,12 @@ interface Classes {
  * "unproven" when step 3's proof failed: the depths are then half done, and the caller makes them again and
  * calls dropOverConfidences.
  */
-export function applyDropout(logs: readonly Float64Array[], histogram: LogConfidenceHistogram, depths: readonly Float32Array[], fraction: number): DropoutCut | null | "unproven" {
+export function applyDropout(
+  logs: readonly Float64Array[],
+  histogram: LogConfidenceHistogram,
+  depths: readonly Float32Array[],
+  fraction: number,
+): DropoutCut | null | "unproven" {
   const K = Math.round(fraction * histogram.total);
   if (K === 0) return null;
   const k = K - 1;
@@ -138,7 +145,8 @@ export function dropOverConfidences(logs: readonly Float64Array[], depths: reado
 /** The k-th smallest (0-based) finite L (step 1): its bucket by the histogram, then a sort of the bucket. */
 function kthSmallestLog(logs: readonly Float64Array[], histogram: LogConfidenceHistogram, k: number): number {
   const hist = histogram.counts;
-  let b = 0, before = 0;
+  let b = 0,
+    before = 0;
   while (before + hist[b]! <= k) before += hist[b++]!;
   const members = new Float64Array(hist[b]!);
   let m = 0;
@@ -176,8 +184,10 @@ function float32Step(x: number, step: -1 | 1): number {
  * The same above the cut, mirrored.
  */
 function classesOf(threshold: number): Classes {
-  const mLow = (float32Step(threshold, -1) + threshold) / 2, mHigh = (threshold + float32Step(threshold, 1)) / 2;
-  const low = mLow - 1 - 4 * DOUBLE_EPSILON * mLow, high = mHigh - 1 + 4 * DOUBLE_EPSILON * mHigh;
+  const mLow = (float32Step(threshold, -1) + threshold) / 2,
+    mHigh = (threshold + float32Step(threshold, 1)) / 2;
+  const low = mLow - 1 - 4 * DOUBLE_EPSILON * mLow,
+    high = mHigh - 1 + 4 * DOUBLE_EPSILON * mHigh;
   return { threshold, lowL: low > 0 ? Math.log(low) - LOG_MARGIN : -Infinity, highL: Math.log(high) + LOG_MARGIN };
 }
 
@@ -186,8 +196,14 @@ function classesOf(threshold: number): Classes {
  * pairs in point order. A bucket below lowL's holds only L < lowL and one above highL's only L > highL (the
  * bucket index is non-decreasing in L), so L is read only in the buckets from lowL's to highL's.
  */
-function dropBelow(logs: readonly Float64Array[], bucketMaps: readonly Uint16Array[], depths: readonly Float32Array[], c: Classes): { below: number; ties: number[] } {
-  const bLow = bucketOf(c.lowL), bHigh = bucketOf(c.highL);
+function dropBelow(
+  logs: readonly Float64Array[],
+  bucketMaps: readonly Uint16Array[],
+  depths: readonly Float32Array[],
+  c: Classes,
+): { below: number; ties: number[] } {
+  const bLow = bucketOf(c.lowL),
+    bHigh = bucketOf(c.highL);
   const ties: number[] = [];
   let below = 0;
   // a plain loop, not a callback: V8 compiled a callback's loop anew for every call (19 times in a 12-unit run)
@@ -205,7 +221,18 @@ function dropBelow(logs: readonly Float64Array[], bucketMaps: readonly Uint16Arr
  * below bLow (off < 0) and 0 above bHigh, and depth × (1 − that) is 0 or the depth itself (× 1 changes no
  * value; a pixel without depth is in NO_BUCKET, above the cut). 0.55 → 0.33 ms per view in isolation.
  */
-function dropViewBelow(a: Float64Array, buckets: Uint16Array, d: Float32Array, i: number, bLow: number, bHigh: number, lowL: number, highL: number, threshold: number, ties: number[]): number {
+function dropViewBelow(
+  a: Float64Array,
+  buckets: Uint16Array,
+  d: Float32Array,
+  i: number,
+  bLow: number,
+  bHigh: number,
+  lowL: number,
+  highL: number,
+  threshold: number,
+  ties: number[],
+): number {
   let below = 0;
   const span = bHigh - bLow;
   for (let q = 0; q < buckets.length; q++) {

@@ -18,8 +18,11 @@ function normalQuantile(p: number): number {
     return (((((c[0]! * q + c[1]!) * q + c[2]!) * q + c[3]!) * q + c[4]!) * q + c[5]!) / ((((d[0]! * q + d[1]!) * q + d[2]!) * q + d[3]!) * q + 1);
   }
   if (p > 1 - lo) return -normalQuantile(1 - p);
-  const q = p - 0.5, r = q * q;
-  return ((((((a[0]! * r + a[1]!) * r + a[2]!) * r + a[3]!) * r + a[4]!) * r + a[5]!) * q) / (((((b[0]! * r + b[1]!) * r + b[2]!) * r + b[3]!) * r + b[4]!) * r + 1);
+  const q = p - 0.5,
+    r = q * q;
+  return (
+    ((((((a[0]! * r + a[1]!) * r + a[2]!) * r + a[3]!) * r + a[4]!) * r + a[5]!) * q) / (((((b[0]! * r + b[1]!) * r + b[2]!) * r + b[3]!) * r + b[4]!) * r + 1)
+  );
 }
 
 /** Bits of uniform randomness per Gaussian sample drawn by `fillNormals`: two samples per Rng.nextUint32(). */
@@ -44,7 +47,8 @@ export const NORMAL_TABLE: Float32Array = (() => {
 
 /** Fills out[0..n) with independent standard normals (table lookup, two per 32 random bits). */
 export function fillNormals(rng: Rng, out: Float32Array, n = out.length): void {
-  const T = NORMAL_TABLE, words = NORMAL_WORDS;
+  const T = NORMAL_TABLE,
+    words = NORMAL_WORDS;
   const pairs = n >> 1;
   // the random words in chunks from Rng.fillUint32: the same stream as one nextUint32 per pair
   for (let done = 0, i = 0; done < pairs; ) {
@@ -121,14 +125,24 @@ function numbered<T extends Float32Array | Float64Array | Uint8Array | Uint16Arr
  * the whole image's, bit for bit: each running sum starts where it always does and takes the same steps.
  * A cloud without the room's structure reads about 15 % of a view's pixels, whose box is about 39 % of it.
  */
-export function correlatedField(rng: Rng, W: number, H: number, r: number, out: Float32Array, scratch: FieldScratch, box: PixelBox = { x0: 0, x1: W - 1, y1: H - 1 }): number {
+export function correlatedField(
+  rng: Rng,
+  W: number,
+  H: number,
+  r: number,
+  out: Float32Array,
+  scratch: FieldScratch,
+  box: PixelBox = { x0: 0, x1: W - 1, y1: H - 1 },
+): number {
   const { x0, x1 } = box;
   if (r <= 0) {
     fillNormals(rng, out, normalsPrefix((box.y1 + 1) * W, W * H));
     return 1;
   }
   const w = 2 * r + 1;
-  const Wp = W + 4 * r, Hp = H + 4 * r, W1 = W + 2 * r;
+  const Wp = W + 4 * r,
+    Hp = H + 4 * r,
+    W1 = W + 2 * r;
   // each 1-D pass pair is the triangle kernel (w - |i|), whose squared weights sum to w(2w² + 1)/3
   const norm = 1 / ((w * (2 * w * w + 1)) / 3);
   if (box.y1 < 0 || x1 < x0) return norm;
@@ -137,7 +151,8 @@ export function correlatedField(rng: Rng, W: number, H: number, r: number, out: 
   const src = scratch.get(0, Wp * Hp);
   fillNormals(rng, src, normalsPrefix(rows * Wp, Wp * Hp));
   // rows: Wp -> W1 -> W, through one row of scratch (it stays in cache), up to column x1
-  const a = scratch.get(1, W1), b = scratch.get(2, W * Hp);
+  const a = scratch.get(1, W1),
+    b = scratch.get(2, W * Hp);
   for (let y = 0; y < rows; y++) {
     slidingSum(src, y * Wp, x1 + 1 + 4 * r, w, a, 0);
     slidingSum(a, 0, x1 + 1 + 2 * r, w, b, y * W);
@@ -164,7 +179,10 @@ function colSlidingSum(src: Float32Array, W: number, x0: number, x1: number, n: 
   for (let x = x0; x <= x1; x++) dst[x] = 0;
   for (let k = 0; k < w; k++) for (let x = x0, o = k * W; x <= x1; x++) dst[x] = dst[x]! + src[o + x]!;
   for (let y = 1; y < rows; y++) {
-    const o = y * W, prev = (y - 1) * W, add = (y + w - 1) * W, sub = (y - 1) * W;
+    const o = y * W,
+      prev = (y - 1) * W,
+      add = (y + w - 1) * W,
+      sub = (y - 1) * W;
     for (let x = x0; x <= x1; x++) dst[o + x] = dst[prev + x]! + src[add + x]! - src[sub + x]!;
   }
 }
@@ -185,7 +203,8 @@ export function depthDiscontinuities(depth: Float32Array, W: number, H: number, 
   // pixel is counted when first marked (jumps are rare), not by a pass of its own. The thresholds are read
   // into locals once and the tests are written out in the loop: with the imported constants read through a
   // helper that tested all four, this was 1.75x slower (0.70 against 0.40 ms per view).
-  const minJump = EDGE_MIN_JUMP_M, relJump = EDGE_REL_JUMP;
+  const minJump = EDGE_MIN_JUMP_M,
+    relJump = EDGE_REL_JUMP;
   let n = 0;
   for (let y = 0; y < H; y++) {
     const o = y * W;
@@ -197,7 +216,8 @@ export function depthDiscontinuities(depth: Float32Array, W: number, H: number, 
     }
   }
   for (let p = 0, end = (H - 1) * W; p < end; p++) {
-    const a = depth[p]!, b = depth[p + W]!;
+    const a = depth[p]!,
+      b = depth[p + W]!;
     if (isJumpOf(a, b, minJump, relJump) && isValid(a) && isValid(b)) n += mark(out, p) + mark(out, p + W);
   }
   return n;
@@ -229,14 +249,19 @@ export function dilate(mask: Uint8Array, W: number, H: number, r: number, out: U
     out.set(mask.subarray(0, W * H));
     return;
   }
-  const n = W * H, side = 2 * r + 1;
+  const n = W * H,
+    side = 2 * r + 1;
   const most = Math.floor((DILATE_STAMP_BUDGET * n) / (side * side));
   const set = setPixels(mask, n, most);
   if (set.length > most) return dilateSeparable(mask, W, H, r, out, tmp);
   out.fill(0, 0, n);
   for (let k = 0; k < set.length; k++) {
-    const p = set[k]!, x = p % W, y = (p - x) / W;
-    const x0 = x > r ? x - r : 0, x1 = x + r < W ? x + r : W - 1, y1 = y + r < H ? y + r : H - 1;
+    const p = set[k]!,
+      x = p % W,
+      y = (p - x) / W;
+    const x0 = x > r ? x - r : 0,
+      x1 = x + r < W ? x + r : W - 1,
+      y1 = y + r < H ? y + r : H - 1;
     for (let yy = y > r ? y - r : 0; yy <= y1; yy++) for (let q = yy * W + x0, end = yy * W + x1; q <= end; q++) out[q] = 1;
   }
 }
@@ -316,7 +341,17 @@ export function boxMean(src: Float32Array, W: number, H: number, r: number, out:
 }
 
 /** boxMean of two images at once (the same values as two boxMean calls; `tmpA`, `tmpB` are scratch). */
-function boxMeanPair(a: Float32Array, b: Float32Array, W: number, H: number, r: number, outA: Float32Array, outB: Float32Array, tmpA: Float32Array, tmpB: Float32Array): void {
+function boxMeanPair(
+  a: Float32Array,
+  b: Float32Array,
+  W: number,
+  H: number,
+  r: number,
+  outA: Float32Array,
+  outB: Float32Array,
+  tmpA: Float32Array,
+  tmpB: Float32Array,
+): void {
   const area = rowWindowWidths(W, r);
   for (let y = 0; y < H; y++) boxMeanRowPair(a, y * W, tmpA, b, y * W, tmpB, W, r, area);
   const s = new Float64Array(W);
@@ -336,14 +371,27 @@ function rowWindowWidths(W: number, r: number): Float64Array {
  * sum stores its mean, then adds the sample entering the window (x + r + 1 < W), then takes out the one
  * leaving it (x − r ≥ 0); the loops are split where those conditions change.
  */
-function boxMeanRowPair(a: Float32Array, oa: number, ta: Float32Array, b: Float32Array, ob: number, tb: Float32Array, W: number, r: number, area: Float64Array): void {
-  let sa = 0, sb = 0;
+function boxMeanRowPair(
+  a: Float32Array,
+  oa: number,
+  ta: Float32Array,
+  b: Float32Array,
+  ob: number,
+  tb: Float32Array,
+  W: number,
+  r: number,
+  area: Float64Array,
+): void {
+  let sa = 0,
+    sb = 0;
   for (let x = 0; x <= Math.min(r, W - 1); x++) {
     sa += a[oa + x]!;
     sb += b[ob + x]!;
   }
-  const addEnd = Math.max(0, W - r - 1), subStart = Math.min(r, W);
-  const lo = Math.min(addEnd, subStart), hi = Math.max(addEnd, subStart);
+  const addEnd = Math.max(0, W - r - 1),
+    subStart = Math.min(r, W);
+  const lo = Math.min(addEnd, subStart),
+    hi = Math.max(addEnd, subStart);
   let x = 0;
   for (; x < lo; x++) {
     ta[oa + x] = sa / area[x]!;
@@ -378,8 +426,12 @@ function boxMeanColumns(tmp: Float32Array, W: number, H: number, r: number, out:
   s.fill(0);
   for (let y = 0; y <= Math.min(r, H - 1); y++) for (let x = 0, o = y * W; x < W; x++) s[x] = s[x]! + tmp[o + x]!;
   for (let y = 0; y < H; y++) {
-    const lo = Math.max(0, y - r), hi = Math.min(H - 1, y + r), area = hi - lo + 1, o = y * W;
-    const add = y + r + 1 < H ? (y + r + 1) * W : -1, sub = y - r >= 0 ? (y - r) * W : -1;
+    const lo = Math.max(0, y - r),
+      hi = Math.min(H - 1, y + r),
+      area = hi - lo + 1,
+      o = y * W;
+    const add = y + r + 1 < H ? (y + r + 1) * W : -1,
+      sub = y - r >= 0 ? (y - r) * W : -1;
     for (let x = 0; x < W; x++) {
       let v = s[x]!;
       out[o + x] = v / area;
@@ -400,7 +452,12 @@ const HIST = new Uint32Array(65536);
  * for positive floats), then a sort of the bucket(s) that hold the k-th values. `ksOf` may be a function of
  * how many values lie in [lo, hi] (`total`, counted by the first pass); no k means no second pass.
  */
-function orderStatistics(arrays: readonly Float32Array[], ksOf: readonly number[] | ((total: number) => readonly number[]), lo: number, hi: number): { values: number[]; below: number[]; total: number } {
+function orderStatistics(
+  arrays: readonly Float32Array[],
+  ksOf: readonly number[] | ((total: number) => readonly number[]),
+  lo: number,
+  hi: number,
+): { values: number[]; below: number[]; total: number } {
   const hist = HIST;
   hist.fill(0);
   let total = 0;
@@ -416,8 +473,10 @@ function orderStatistics(arrays: readonly Float32Array[], ksOf: readonly number[
   }
   const ks = typeof ksOf === "function" ? ksOf(total) : ksOf;
   if (ks.length === 0) return { values: [], below: [], total };
-  const buckets: number[] = [], before: number[] = [];
-  let bucket = 0, cum = 0;
+  const buckets: number[] = [],
+    before: number[] = [];
+  let bucket = 0,
+    cum = 0;
   for (const k of ks) {
     for (; bucket < 65536; bucket++) {
       if (cum + hist[bucket]! > k) break;
@@ -428,9 +487,12 @@ function orderStatistics(arrays: readonly Float32Array[], ksOf: readonly number[
     before.push(cum);
   }
   // the values of the first bucket, then (if another) of the second
-  const b0 = buckets[0]!, b1 = buckets[buckets.length - 1]!;
-  const v0 = new Float32Array(hist[b0]!), v1 = b1 === b0 ? v0 : new Float32Array(hist[b1]!);
-  let m0 = 0, m1 = 0;
+  const b0 = buckets[0]!,
+    b1 = buckets[buckets.length - 1]!;
+  const v0 = new Float32Array(hist[b0]!),
+    v1 = b1 === b0 ? v0 : new Float32Array(hist[b1]!);
+  let m0 = 0,
+    m1 = 0;
   for (const a of arrays) {
     const bits = new Uint32Array(a.buffer, a.byteOffset, a.length);
     for (let i = 0; i < a.length; i++) {
@@ -443,7 +505,8 @@ function orderStatistics(arrays: readonly Float32Array[], ksOf: readonly number[
   }
   v0.sort();
   if (v1 !== v0) v1.sort();
-  const values: number[] = [], below: number[] = [];
+  const values: number[] = [],
+    below: number[] = [];
   ks.forEach((k, i) => {
     const vals = buckets[i] === b0 ? v0 : v1;
     const v = vals[k - before[i]!]!;
@@ -460,7 +523,10 @@ function orderStatistics(arrays: readonly Float32Array[], ksOf: readonly number[
  * and for k = kOf(total) (0-based; null for none) the k-th smallest and how many values are below it. One
  * histogram pass gives both, so the count needs no pass of its own.
  */
-export function countAndKthAtLeastOne(arrays: readonly Float32Array[], kOf: (total: number) => number | null): { total: number; kth: { k: number; value: number; below: number } | null } {
+export function countAndKthAtLeastOne(
+  arrays: readonly Float32Array[],
+  kOf: (total: number) => number | null,
+): { total: number; kth: { k: number; value: number; below: number } | null } {
   let k: number | null = null;
   const r = orderStatistics(arrays, (total) => ((k = kOf(total)) === null ? [] : [k]), 1, Infinity);
   return { total: r.total, kth: k === null ? null : { k, value: r.values[0]!, below: r.below[0]! } };
@@ -482,7 +548,9 @@ export function kthSmallestValid(depth: Float32Array, ks: readonly number[]): nu
 export function lumaGradient(rgb: Uint8Array, W: number, H: number, luma: Float32Array, out: Float32Array): void {
   for (let p = 0, o = 0; p < W * H; p++, o += 3) luma[p] = 0.299 * rgb[o]! + 0.587 * rgb[o + 1]! + 0.114 * rgb[o + 2]!;
   for (let y = 0; y < H; y++) {
-    const up = y > 0 ? -W : 0, down = y + 1 < H ? W : 0, ky = up && down ? 0.5 : 1;
+    const up = y > 0 ? -W : 0,
+      down = y + 1 < H ? W : 0,
+      ky = up && down ? 0.5 : 1;
     const o = y * W;
     // the border columns one-sided (weight 1), the others central (weight 1/2): the same sums as a test
     // per pixel, in a loop without one
@@ -534,7 +602,9 @@ function chamferRowForward(mask: Uint8Array, m: Int32Array, W: number, y: number
 
 /** The backward pass over row y (neighbours right and below), writing the row's final distances to `out`. */
 function chamferRowBackward(m: Int32Array, out: Float32Array, W: number, H: number, y: number): void {
-  const o = y * W, last = o + W - 1, cap = W + H;
+  const o = y * W,
+    last = o + W - 1,
+    cap = W + H;
   let right = m[last]!;
   if (y < H - 1) {
     right = imin(right, m[last + W]! + 3);
@@ -560,7 +630,12 @@ function chamferRowBackward(m: Int32Array, out: Float32Array, W: number, H: numb
  */
 export function validDepthSmooth(depth: Float32Array, W: number, H: number, r: number, out: Float32Array, scratch: FieldScratch): void {
   const n = W * H;
-  const val = scratch.get(10, n), cnt = scratch.get(11, n), mv = scratch.get(12, n), mc = scratch.get(13, n), tmp = scratch.get(14, n), tmp2 = scratch.get(15, n);
+  const val = scratch.get(10, n),
+    cnt = scratch.get(11, n),
+    mv = scratch.get(12, n),
+    mc = scratch.get(13, n),
+    tmp = scratch.get(14, n),
+    tmp2 = scratch.get(15, n);
   for (let p = 0; p < n; p++) {
     const ok = isValid(depth[p]!);
     val[p] = ok ? depth[p]! : 0;
@@ -578,7 +653,8 @@ export function validDepthSmooth(depth: Float32Array, W: number, H: number, r: n
 
 /** Cubic B-spline weights of the four control points around fractional position t ∈ [0, 1). */
 function bspline(t: number, w: Float64Array): void {
-  const t2 = t * t, t3 = t2 * t;
+  const t2 = t * t,
+    t3 = t2 * t;
   w[0] = (1 - 3 * t + 3 * t2 - t3) / 6;
   w[1] = (4 - 6 * t2 + 3 * t3) / 6;
   w[2] = (1 + 3 * t + 3 * t2 - 3 * t3) / 6;
@@ -595,14 +671,18 @@ function bspline(t: number, w: Float64Array): void {
 export function smoothUnitField(rng: Rng, W: number, H: number, cells: number, out: Float32Array): FieldScale {
   const c = Math.max(1, Math.round(cells));
   const rows = Math.max(1, Math.ceil((c * H) / W));
-  const gw = c + 3, gh = rows + 3;
+  const gw = c + 3,
+    gh = rows + 3;
   const g = new Float64Array(gw * gh);
   for (let k = 0; k < g.length; k++) g[k] = rng.normal();
   const cell = W / c;
-  const wx = new Float64Array(4), wy = new Float64Array(4);
-  const colW = new Float64Array(4 * W), colI = new Int32Array(W);
+  const wx = new Float64Array(4),
+    wy = new Float64Array(4);
+  const colW = new Float64Array(4 * W),
+    colI = new Int32Array(W);
   for (let x = 0; x < W; x++) {
-    const u = (x + 0.5) / cell, i = Math.min(c - 1, Math.floor(u));
+    const u = (x + 0.5) / cell,
+      i = Math.min(c - 1, Math.floor(u));
     bspline(u - i, wx);
     colI[x] = i;
     for (let k = 0; k < 4; k++) colW[4 * x + k] = wx[k]!;
@@ -616,12 +696,20 @@ export function smoothUnitField(rng: Rng, W: number, H: number, cells: number, o
       hx[r * W + x] = colW[4 * x]! * g[row]! + colW[4 * x + 1]! * g[row + 1]! + colW[4 * x + 2]! * g[row + 2]! + colW[4 * x + 3]! * g[row + 3]!;
     }
   }
-  let sum = 0, sum2 = 0;
+  let sum = 0,
+    sum2 = 0;
   for (let y = 0; y < H; y++) {
-    const v = (y + 0.5) / cell, j = Math.min(rows - 1, Math.floor(v));
+    const v = (y + 0.5) / cell,
+      j = Math.min(rows - 1, Math.floor(v));
     bspline(v - j, wy);
-    const w0 = wy[0]!, w1 = wy[1]!, w2 = wy[2]!, w3 = wy[3]!;
-    const h0 = j * W, h1 = h0 + W, h2 = h1 + W, h3 = h2 + W;
+    const w0 = wy[0]!,
+      w1 = wy[1]!,
+      w2 = wy[2]!,
+      w3 = wy[3]!;
+    const h0 = j * W,
+      h1 = h0 + W,
+      h2 = h1 + W,
+      h3 = h2 + W;
     for (let x = 0, p = y * W; x < W; x++, p++) {
       let f = 0;
       f += w0 * hx[h0 + x]!;
@@ -633,7 +721,9 @@ export function smoothUnitField(rng: Rng, W: number, H: number, cells: number, o
       sum2 += f * f;
     }
   }
-  const n = W * H, mean = sum / n, sd = Math.sqrt(Math.max(1e-30, sum2 / n - mean * mean));
+  const n = W * H,
+    mean = sum / n,
+    sd = Math.sqrt(Math.max(1e-30, sum2 / n - mean * mean));
   return { mean, sd };
 }
 
@@ -647,24 +737,29 @@ export function smoothUnitField(rng: Rng, W: number, H: number, cells: number, o
 export function heavyTail(field: Float32Array, scale: FieldScale, power: number): FieldScale {
   if (power === 1) return scale;
   const n = field.length;
-  let sum = 0, sum2 = 0;
+  let sum = 0,
+    sum2 = 0;
   if (power === 3) {
     // a float32's square is exact in a double, so f*f*f rounds the exact cube once: the correctly rounded
     // |f|^3. V8's Math.pow(f, 3) is one ulp off that for ~10 % of float32 inputs (checked exactly with
     // BigInt, never closer) and costs ~100 ns a call; test/reconstruct/noisyFilters.test.ts has both checks
     for (let p = 0; p < n; p++) {
-      const f = scaled(field[p]!, scale), h = f * f * f;
+      const f = scaled(field[p]!, scale),
+        h = f * f * f;
       field[p] = h;
       sum += h;
       sum2 += h * h;
     }
-  } else for (let p = 0; p < n; p++) {
-    const f = scaled(field[p]!, scale), h = Math.sign(f) * Math.pow(Math.abs(f), power);
-    field[p] = h;
-    sum += h;
-    sum2 += h * h;
-  }
-  const mean = sum / n, sd = Math.sqrt(Math.max(1e-30, sum2 / n - mean * mean));
+  } else
+    for (let p = 0; p < n; p++) {
+      const f = scaled(field[p]!, scale),
+        h = Math.sign(f) * Math.pow(Math.abs(f), power);
+      field[p] = h;
+      sum += h;
+      sum2 += h * h;
+    }
+  const mean = sum / n,
+    sd = Math.sqrt(Math.max(1e-30, sum2 / n - mean * mean));
   return { mean, sd };
 }
 

@@ -43,8 +43,19 @@ import { applyWarp, warpField, warpPerMetre, type WarpField } from "./warp.js";
 import { assignFakeIds, phantomPixels, planViewLabels, type LabelPlan } from "./labels.js";
 import { extrinsic, rotationFromVector } from "./rigid.js";
 import {
-  activeComponents, BLOB_JITTER_RATIO, BLOB_MIN_DEPTH_M, BLOB_OFFSET_MIN_FRACTION, BLOB_SEED_ATTEMPTS, FAKE_LABEL_ID_BASE, FLYING_T_MARGIN,
-  NOISY_DEPTH_MIN_RATIO, POSE_ANCHOR_VIEW, resolveNoiseParams, type NoiseComponent, type NoiseOptions, type NoiseParams,
+  activeComponents,
+  BLOB_JITTER_RATIO,
+  BLOB_MIN_DEPTH_M,
+  BLOB_OFFSET_MIN_FRACTION,
+  BLOB_SEED_ATTEMPTS,
+  FAKE_LABEL_ID_BASE,
+  FLYING_T_MARGIN,
+  NOISY_DEPTH_MIN_RATIO,
+  POSE_ANCHOR_VIEW,
+  resolveNoiseParams,
+  type NoiseComponent,
+  type NoiseOptions,
+  type NoiseParams,
 } from "./params.js";
 
 export * from "./params.js";
@@ -190,7 +201,12 @@ interface ViewArrays {
   depth: (i: number, n: number) => Float32Array;
   flags: (i: number, n: number) => Uint8Array;
 }
-const FRESH_ARRAYS: ViewArrays = { logConfidence: (_i, n) => new Float64Array(n), logBuckets: (_i, n) => new Uint16Array(n), depth: (_i, n) => new Float32Array(n), flags: (_i, n) => new Uint8Array(n) };
+const FRESH_ARRAYS: ViewArrays = {
+  logConfidence: (_i, n) => new Float64Array(n),
+  logBuckets: (_i, n) => new Uint16Array(n),
+  depth: (_i, n) => new Float32Array(n),
+  flags: (_i, n) => new Uint8Array(n),
+};
 const POOLED_ARRAYS: ViewArrays = {
   logConfidence: (i, n) => CLOUD_POOL.getDoubles(i, n),
   logBuckets: (i, n) => CLOUD_POOL.getShorts(i, n),
@@ -212,7 +228,8 @@ export function syntheticConfidence(bundle: FrameBundle, seed: string): Float32A
   checkBundle(bundle);
   const { width: W, height: H } = bundle.views[0]!;
   const scratch = confidenceScratch(W * H);
-  const disc = new Uint8Array(W * H), logs = new Float64Array(W * H);
+  const disc = new Uint8Array(W * H),
+    logs = new Float64Array(W * H);
   const glass = transparentTable(bundle);
   const taskId = taskIdOf(bundle);
   return bundle.views.map((v) => {
@@ -229,9 +246,13 @@ function perturbPose(view: number, E: Mat34, p: NoiseParams, rng: Rng): PoseReco
   const n = [rng.normal(), rng.normal(), rng.normal(), rng.normal(), rng.normal(), rng.normal()];
   const sr = (p.poseRotDeg * Math.PI) / 180 / Math.sqrt(3); // per-axis std, so that the RMS angle is poseRotDeg
   const st = p.poseTransM / Math.sqrt(3);
-  const wx = n[0]! * sr, wy = n[1]! * sr, wz = n[2]! * sr;
+  const wx = n[0]! * sr,
+    wy = n[1]! * sr,
+    wz = n[2]! * sr;
   const dC: [number, number, number] = [n[3]! * st, n[4]! * st, n[5]! * st];
-  const R = extrinsicRotation(E), C = cameraCentre(E), d = rotationFromVector(wx, wy, wz);
+  const R = extrinsicRotation(E),
+    C = cameraCentre(E),
+    d = rotationFromVector(wx, wy, wz);
   const Rp = [0, 1, 2].map((i) => [0, 1, 2].map((j) => d[i]![0]! * R[0]![j]! + d[i]![1]! * R[1]![j]! + d[i]![2]! * R[2]![j]!)) as unknown as typeof R;
   const Cp = [C[0] + dC[0], C[1] + dC[1], C[2] + dC[2]];
   const tp = [0, 1, 2].map((i) => -(Rp[i]![0]! * Cp[0]! + Rp[i]![1]! * Cp[1]! + Rp[i]![2]! * Cp[2]!)) as [number, number, number];
@@ -270,10 +291,13 @@ function placeBlobs(v: ViewData, p: NoiseParams, rng: Rng, d: Float32Array, flag
     for (let attempt = 0; attempt < BLOB_SEED_ATTEMPTS; attempt++) {
       const seed = rng.int(0, W * H - 1);
       const offsetU = rng.next();
-      const sx = seed % W, sy = (seed - sx) / W;
-      const x0 = sx - (side >> 1), y0 = sy - (rows >> 1);
+      const sx = seed % W,
+        sy = (seed - sx) / W;
+      const x0 = sx - (side >> 1),
+        y0 = sy - (rows >> 1);
       if (x0 < 0 || y0 < 0 || x0 + side > W || y0 + rows > H) continue;
-      let minD = Infinity, ok = true;
+      let minD = Infinity,
+        ok = true;
       for (let k = 0; k < points && ok; k++) {
         const q = (y0 + Math.floor(k / side)) * W + x0 + (k % side);
         const g = depth[q]!;
@@ -314,7 +338,18 @@ function flyingPixels(v: ViewData, p: NoiseParams, rng: Rng, w: Work, d: Float32
  * all-zero words; the scan over every byte was three quarters of this function's time), in raster order, so
  * the draws are those of a pixel-by-pixel scan.
  */
-function smearBand(depth: Float32Array, W: number, H: number, band: Uint8Array, R: number, fraction: number, rng: Rng, d: Float32Array, flags: Uint8Array, need: Uint8Array | null): number {
+function smearBand(
+  depth: Float32Array,
+  W: number,
+  H: number,
+  band: Uint8Array,
+  R: number,
+  fraction: number,
+  rng: Rng,
+  d: Float32Array,
+  flags: Uint8Array,
+  need: Uint8Array | null,
+): number {
   const set = setPixels(band, W * H);
   let flying = 0;
   for (let k = 0; k < set.length; k++) flying += smearPixel(depth, W, H, set[k]!, R, fraction, rng, d, flags, need);
@@ -322,16 +357,33 @@ function smearBand(depth: Float32Array, W: number, H: number, band: Uint8Array, 
 }
 
 /** smearBand at band pixel q: 1 if it became a flying pixel. */
-function smearPixel(depth: Float32Array, W: number, H: number, q: number, R: number, fraction: number, rng: Rng, d: Float32Array, flags: Uint8Array, need: Uint8Array | null): number {
+function smearPixel(
+  depth: Float32Array,
+  W: number,
+  H: number,
+  q: number,
+  R: number,
+  fraction: number,
+  rng: Rng,
+  d: Float32Array,
+  flags: Uint8Array,
+  need: Uint8Array | null,
+): number {
   if (!isValid(depth[q]!)) return 0;
   // Two draws for every band pixel, whatever the fraction: higher levels add flying pixels, never move others.
-  const u = rng.next(), t = rng.next();
+  const u = rng.next(),
+    t = rng.next();
   if (u >= fraction || flags[q]! & FLAG_BLOB) return 0;
   flags[q] = flags[q]! | FLAG_FLYING;
   if (need && !need[q]) return 1;
-  const x = q % W, y = (q - x) / W;
-  let lo = Infinity, hi = -Infinity;
-  const ya = Math.max(0, y - R), yb = Math.min(H - 1, y + R), xa = Math.max(0, x - R), xb = Math.min(W - 1, x + R);
+  const x = q % W,
+    y = (q - x) / W;
+  let lo = Infinity,
+    hi = -Infinity;
+  const ya = Math.max(0, y - R),
+    yb = Math.min(H - 1, y + R),
+    xa = Math.max(0, x - R),
+    xb = Math.min(W - 1, x + R);
   for (let yy = ya; yy <= yb; yy++) {
     for (let xx = xa, o = yy * W + xa; xx <= xb; xx++, o++) {
       const g = depth[o]!;
@@ -345,7 +397,17 @@ function smearPixel(depth: Float32Array, W: number, H: number, q: number, R: num
 }
 
 /** Depth noise in place: d ← max(NOISY_DEPTH_MIN_RATIO, 1 + lowfreq + depthNoiseRel·n) · d. Returns the pixels touched. */
-function depthNoise(v: ViewData, p: NoiseParams, w: Work, d: Float32Array, rngNoise: Rng, rngLow: Rng, out: DepthFieldRecord[], need: Uint8Array | null, box: PixelBox | undefined): number {
+function depthNoise(
+  v: ViewData,
+  p: NoiseParams,
+  w: Work,
+  d: Float32Array,
+  rngNoise: Rng,
+  rngLow: Rng,
+  out: DepthFieldRecord[],
+  need: Uint8Array | null,
+  box: PixelBox | undefined,
+): number {
   const { W, H } = w;
   const rel = p.depthNoiseRel;
   const field = w.field;
@@ -353,10 +415,13 @@ function depthNoise(v: ViewData, p: NoiseParams, w: Work, d: Float32Array, rngNo
   const norm = rel > 0 ? correlatedField(rngNoise, W, H, p.depthNoiseCorrPx, field, w.fieldScratch, box) : 0;
   const lf = p.depthLowFreqRel;
   const a = [rngLow.normal(), rngLow.normal(), rngLow.normal()];
-  const tiltX = a[0]! * lf, tiltY = a[1]! * lf, bowl = a[2]! * lf;
+  const tiltX = a[0]! * lf,
+    tiltY = a[1]! * lf,
+    bowl = a[2]! * lf;
   const { cx, cy } = v.K;
   const half = W / 2;
-  let sx = 0, sy = 0;
+  let sx = 0,
+    sy = 0;
   for (let i = 0; i < W; i++) sx += ((i - cx) / half) ** 2;
   for (let j = 0; j < H; j++) sy += ((j - cy) / half) ** 2;
   const bowlMean = sx / W + sy / H;
@@ -382,7 +447,16 @@ const NO_LOW_FREQUENCY: LowFrequency = { tiltX: 0, tiltY: 0, bowl: 0, bowlMean: 
  * given); returns how many valid pixels there are. The loop of depthNoise in a function of its own
  * (docs/design.md: hot loops and the JIT).
  */
-function scaleByDepthNoise(d: Float32Array, W: number, H: number, low: LowFrequency | null, rel: number, field: Float32Array, norm: number, need: Uint8Array | null): number {
+function scaleByDepthNoise(
+  d: Float32Array,
+  W: number,
+  H: number,
+  low: LowFrequency | null,
+  rel: number,
+  field: Float32Array,
+  norm: number,
+  need: Uint8Array | null,
+): number {
   const { tiltX, tiltY, bowl, bowlMean, cx, cy, half } = low ?? NO_LOW_FREQUENCY;
   // x̂ per column: the same quotient as per pixel, one division per column instead of one per pixel
   const xhOf = columnCoordinates(W, cx, half);
@@ -435,7 +509,9 @@ export interface NoisyViews {
   /** Per view, with `excludeIds`: a box holding every pixel a cloud without them reads (null without). */
   boxes: (PixelBox | null)[];
   /** The meta of the cloud, without the counts that need the cloud (points, dropout, kept). */
-  meta: Omit<NoisyMeta, "counts" | "dropoutThreshold"> & { counts: Pick<NoisyMeta["counts"], "depthNoised" | "poseViews" | "flying" | "blobs" | "blobPoints" | "texturelessPx" | "labelSwaps" | "labelPhantoms"> };
+  meta: Omit<NoisyMeta, "counts" | "dropoutThreshold"> & {
+    counts: Pick<NoisyMeta["counts"], "depthNoised" | "poseViews" | "flying" | "blobs" | "blobPoints" | "texturelessPx" | "labelSwaps" | "labelPhantoms">;
+  };
 }
 
 /** The drift of the bundle's views: accumulated and aligned along the trajectory they end. */
@@ -468,7 +544,8 @@ function neededPixels(v: ViewData, excluded: Uint8Array, phantoms: readonly Labe
   const box = emptyBox(W);
   for (let j = 0, q = 0; j < H; j++) {
     // a row's first and last needed column (ids come in runs: the branch is predicted)
-    let first = -1, last = -1;
+    let first = -1,
+      last = -1;
     for (let i = 0; i < W; i++, q++) {
       if (excluded[ids[q]!]) need[q] = 0;
       else {
@@ -495,16 +572,24 @@ function neededPixels(v: ViewData, excluded: Uint8Array, phantoms: readonly Labe
  * of pixels with an excluded id (and not in a phantom patch) is then left unfinished, since nothing reads
  * it. Every count, record and random draw is the same either way.
  */
-function noisyStage(bundle: FrameBundle, opts: NoiseOptions, excludeIds: ReadonlySet<number> | null, withConfidence: boolean, arrays: ViewArrays): { stage: NoisyViews; logMaps: Float64Array[]; histogram: LogConfidenceHistogram | null } {
+function noisyStage(
+  bundle: FrameBundle,
+  opts: NoiseOptions,
+  excludeIds: ReadonlySet<number> | null,
+  withConfidence: boolean,
+  arrays: ViewArrays,
+): { stage: NoisyViews; logMaps: Float64Array[]; histogram: LogConfidenceHistogram | null } {
   const params = resolveNoiseParams(opts);
   checkBundle(bundle);
   const active = new Set(activeComponents(params));
-  const seed = opts.noiseSeed, taskId = taskIdOf(bundle);
+  const seed = opts.noiseSeed,
+    taskId = taskIdOf(bundle);
   const { width: W, height: H } = bundle.views[0]!;
   const N = W * H;
   const rngOf = (view: number, c: string) => viewRng(seed, taskId, view, c);
   const work: Work = {
-    W, H,
+    W,
+    H,
     disc: POOL.getBytes(BYTES.disc, N),
     band: POOL.getBytes(BYTES.band, N),
     bandTmp: POOL.getBytes(BYTES.bandTmp, N),
@@ -515,13 +600,25 @@ function noisyStage(bundle: FrameBundle, opts: NoiseOptions, excludeIds: Readonl
   const logMaps: Float64Array[] = [];
   const histogram = confidence ? new LogConfidenceHistogram() : null;
   const glass = confidence ? transparentTable(bundle) : null;
-  const changesDepth = active.has("flying") || active.has("blobs") || active.has("depth") || active.has("mono") || active.has("warp") || active.has("textureless") || active.has("dropout");
+  const changesDepth =
+    active.has("flying") ||
+    active.has("blobs") ||
+    active.has("depth") ||
+    active.has("mono") ||
+    active.has("warp") ||
+    active.has("textureless") ||
+    active.has("dropout");
   const warp = active.has("warp") ? warpField(params, new Rng(seed).fork(taskId).fork("warp")) : null;
-  const poses: PoseRecord[] = [], depthFields: DepthFieldRecord[] = [], blobs: BlobRecord[] = [], mono: MonoRecord[] = [];
+  const poses: PoseRecord[] = [],
+    depthFields: DepthFieldRecord[] = [],
+    blobs: BlobRecord[] = [],
+    mono: MonoRecord[] = [];
   const viewScales: Array<{ view: number; scale: number }> = [];
   const flagMaps: (Uint8Array | null)[] = [];
   const boxes: (PixelBox | null)[] = [];
-  let flying = 0, depthNoised = 0, texturelessPx = 0;
+  let flying = 0,
+    depthNoised = 0,
+    texturelessPx = 0;
   const drift = active.has("drift") ? bundleDrift(bundle.views, opts.trajectory ?? bundle.views, params, rngOf) : null;
   const labels: LabelPlan = { swaps: [], phantoms: [] };
   if (active.has("labels")) {
@@ -561,7 +658,13 @@ function noisyStage(bundle: FrameBundle, opts: NoiseOptions, excludeIds: Readonl
     if (active.has("textureless")) {
       // the confidence (when it ran on this view) left the same luma gradient in its scratch
       const gradient = confidence ? pooledConfidenceScratch(N).tmp : undefined;
-      const maps = texturelessMaps(v, params.texturelessRadiusPx, POOL, { edgeDistance: POOL.get(SLOT.tlEdge, N), smooth: POOL.get(SLOT.tlSmooth, N) }, gradient);
+      const maps = texturelessMaps(
+        v,
+        params.texturelessRadiusPx,
+        POOL,
+        { edgeDistance: POOL.get(SLOT.tlEdge, N), smooth: POOL.get(SLOT.tlSmooth, N) },
+        gradient,
+      );
       const stored = POOL.get(SLOT.tlBias, N);
       const bias = params.texturelessBiasRel > 0 ? { stored, scale: texturelessBiasField(rng("textureless"), W, H, stored) } : null;
       texturelessPx += applyTextureless(v, params, maps, bias, d, need);
@@ -576,7 +679,8 @@ function noisyStage(bundle: FrameBundle, opts: NoiseOptions, excludeIds: Readonl
     }
     if (warp) applyWarp(v, params, warpPerMetre(v, warp, need, POOL.get(SLOT.warp, N)), d, need);
     if (active.has("depth")) depthNoised += depthNoise(v, params, work, d, rng("depth"), rng("lowfreq"), depthFields, need, box);
-    let scale = 1, E = v.E;
+    let scale = 1,
+      E = v.E;
     if (drift) {
       E = drift.records[i]!.E;
       scale *= drift.alignment.scale;
@@ -700,11 +804,20 @@ function dropStage(bundle: FrameBundle, opts: NoiseOptions): DroppedStage {
   // a log-confidence is finite exactly where the true depth is valid (viewLogConfidence), so the histogram
   // counts the points as well; the chosen pixels get depth 0, so the back-projection skips them
   const fraction = stage.params.dropoutFraction;
-  let cut = applyDropout(logMaps, histogram, stage.views.map((nv) => nv.depth), fraction);
+  let cut = applyDropout(
+    logMaps,
+    histogram,
+    stage.views.map((nv) => nv.depth),
+    fraction,
+  );
   if (cut === "unproven") {
     // the depths were half dropped: made again (the stage is deterministic), then chosen over every confidence
     ({ stage, logMaps, histogram } = made());
-    cut = dropOverConfidences(logMaps, stage.views.map((nv) => nv.depth), fraction);
+    cut = dropOverConfidences(
+      logMaps,
+      stage.views.map((nv) => nv.depth),
+      fraction,
+    );
   }
   return { stage, logMaps, gtPoints: histogram!.total, dropped: cut?.dropped ?? 0, dropoutThreshold: cut?.threshold ?? null };
 }
@@ -730,28 +843,35 @@ function cloudOfStage(bundle: FrameBundle, opts: NoiseOptions, dropped: DroppedS
     return m;
   });
   const keepPhantoms = !!opts.excludeIds?.size && phantoms.length > 0;
-  const withPhantoms = keepPhantoms ? noisy.map((nv, i) => {
-    const m = phantomMasks[i];
-    if (!m) return nv;
-    const ids = new Uint16Array(nv.ids);
-    for (let q = 0; q < N; q++) if (m[q]) ids[q] = FAKE_LABEL_ID_BASE;
-    return { ...nv, ids };
-  }) : noisy;
+  const withPhantoms = keepPhantoms
+    ? noisy.map((nv, i) => {
+        const m = phantomMasks[i];
+        if (!m) return nv;
+        const ids = new Uint16Array(nv.ids);
+        for (let q = 0; q < N; q++) if (m[q]) ids[q] = FAKE_LABEL_ID_BASE;
+        return { ...nv, ids };
+      })
+    : noisy;
   // only the pixels within each view's box can be kept (phantom patches included: neededPixels)
   const cloud = backprojectViews(withPhantoms, categories, { excludeIds: opts.excludeIds, arena: opts.arena, regions: stage.boxes });
   cloud.source = "noisy";
-  if (!opts.excludeIds?.size && cloud.count !== gtPoints - dropped.dropped) throw new Error(`noisy: ${cloud.count} points, expected ${gtPoints - dropped.dropped}`);
+  if (!opts.excludeIds?.size && cloud.count !== gtPoints - dropped.dropped)
+    throw new Error(`noisy: ${cloud.count} points, expected ${gtPoints - dropped.dropped}`);
 
   // 3. per-point confidence, true ids and counts, view by view (points come out grouped by view, pixels in
   //    order), each in a loop function of its own (docs/design.md: hot loops and the JIT)
-  let flyingKept = 0, blobPointsKept = 0, phantomPointsKept = 0;
+  let flyingKept = 0,
+    blobPointsKept = 0,
+    phantomPointsKept = 0;
   const viewPos = new Map(bundle.views.map((v, i) => [v.index, i] as [number, number]));
   const { confidence, view, pixel, instance } = cloud;
   for (let k = 0; k < cloud.count; ) {
-    const i = viewPos.get(view[k]!)!, end = viewRunEnd(view, k, cloud.count);
+    const i = viewPos.get(view[k]!)!,
+      end = viewRunEnd(view, k, cloud.count);
     // only a kept point's confidence is taken (dropout.ts): the same float32 as a map of every pixel's
     if (dropout) takeConfidences(confidence, pixel, k, end, logMaps[i]!);
-    const pm = phantomMasks[i], f = flagMaps[i];
+    const pm = phantomMasks[i],
+      f = flagMaps[i];
     if (pm) phantomPointsKept += restoreTrueIds(instance, pixel, k, end, pm, bundle.views[i]!.ids);
     if (f) {
       flyingKept += countFlagged(pixel, k, end, f, FLAG_FLYING);

@@ -71,9 +71,20 @@ function lookalikeOf(category: string, u: number): string | null {
  * ascending order; `structure[id]` 1 for floor and wall ids. Every fragment draws its three numbers
  * whatever the rate, so a higher level only adds swaps (common random numbers).
  */
-export function planViewLabels(v: ViewData, p: NoiseParams, category: ReadonlyMap<number, string>, objectIds: readonly number[], structure: Uint8Array, rngSwap: Rng, rngPhantom: Rng, plan: LabelPlan): void {
+export function planViewLabels(
+  v: ViewData,
+  p: NoiseParams,
+  category: ReadonlyMap<number, string>,
+  objectIds: readonly number[],
+  structure: Uint8Array,
+  rngSwap: Rng,
+  rngPhantom: Rng,
+  plan: LabelPlan,
+): void {
   for (const id of objectIds) {
-    const u = rngSwap.next(), ul = rngSwap.next(), uc = rngSwap.next();
+    const u = rngSwap.next(),
+      ul = rngSwap.next(),
+      uc = rngSwap.next();
     if (u >= p.labelSwapRate) continue;
     const from = category.get(id) ?? "unknown";
     const look = ul < p.labelLookalikeShare ? lookalikeOf(from, uc) : null;
@@ -83,12 +94,16 @@ export function planViewLabels(v: ViewData, p: NoiseParams, category: ReadonlyMa
   const whole = Math.floor(lambda);
   const count = whole + (rngPhantom.next() < lambda - whole ? 1 : 0);
   const { width: W, height: H, ids, depth } = v;
-  const pixels = p.labelPhantomPx, side = Math.ceil(Math.sqrt(pixels)), rows = Math.ceil(pixels / side);
+  const pixels = p.labelPhantomPx,
+    side = Math.ceil(Math.sqrt(pixels)),
+    rows = Math.ceil(pixels / side);
   if (side > W || rows > H) return;
   const taken = plan.phantoms.filter((f) => f.view === v.index);
   for (let b = 0; b < count; b++) {
     for (let attempt = 0; attempt < BLOB_SEED_ATTEMPTS; attempt++) {
-      const x0 = rngPhantom.int(0, W - side), y0 = rngPhantom.int(0, H - rows), uc = rngPhantom.next();
+      const x0 = rngPhantom.int(0, W - side),
+        y0 = rngPhantom.int(0, H - rows),
+        uc = rngPhantom.next();
       if (taken.some((f) => x0 < f.x0 + f.side && f.x0 < x0 + side && y0 < f.y0 + f.side && f.y0 < y0 + rows)) continue;
       let ok = true;
       for (let k = 0; k < pixels && ok; k++) {
@@ -96,7 +111,15 @@ export function planViewLabels(v: ViewData, p: NoiseParams, category: ReadonlyMa
         if (!structure[ids[q]!] || !isValid(depth[q]!)) ok = false;
       }
       if (!ok) continue;
-      const f: LabelPhantom = { view: v.index, x0, y0, side, pixels, to: LIBRARY_CATEGORIES[Math.min(LIBRARY_CATEGORIES.length - 1, Math.floor(uc * LIBRARY_CATEGORIES.length))]!, fakeId: 0 };
+      const f: LabelPhantom = {
+        view: v.index,
+        x0,
+        y0,
+        side,
+        pixels,
+        to: LIBRARY_CATEGORIES[Math.min(LIBRARY_CATEGORIES.length - 1, Math.floor(uc * LIBRARY_CATEGORIES.length))]!,
+        fakeId: 0,
+      };
       plan.phantoms.push(f);
       taken.push(f);
       break;
@@ -107,7 +130,8 @@ export function planViewLabels(v: ViewData, p: NoiseParams, category: ReadonlyMa
 /** Numbers the plan's fake ids (swaps first, then phantoms, in plan order); throws if the bundle's own ids reach FAKE_LABEL_ID_BASE. */
 export function assignFakeIds(plan: LabelPlan, bundle: Pick<FrameBundle, "manifest">): void {
   const top = Math.max(0, ...bundle.manifest.instances.map((e) => e.id));
-  if (top >= FAKE_LABEL_ID_BASE) throw new InputError(`noisy: label corruption needs instance ids below ${FAKE_LABEL_ID_BASE}; the bundle's instance table has id ${top}`);
+  if (top >= FAKE_LABEL_ID_BASE)
+    throw new InputError(`noisy: label corruption needs instance ids below ${FAKE_LABEL_ID_BASE}; the bundle's instance table has id ${top}`);
   let next = FAKE_LABEL_ID_BASE;
   for (const s of plan.swaps) s.fakeId = next++;
   for (const f of plan.phantoms) f.fakeId = next++;
@@ -134,7 +158,11 @@ function labelPlanOf(cloud: Pick<PointCloud, "source" | "meta">): LabelPlan | nu
  * in the instance table with their wrong categories. Without corruption, the bundle itself. The diagnosis
  * must keep using the true bundle.
  */
-export function labelledBundle<B extends Pick<FrameBundle, "manifest" | "views">>(bundle: B, cloud: Pick<PointCloud, "source" | "meta">, firstFakeId = FAKE_LABEL_ID_BASE): B {
+export function labelledBundle<B extends Pick<FrameBundle, "manifest" | "views">>(
+  bundle: B,
+  cloud: Pick<PointCloud, "source" | "meta">,
+  firstFakeId = FAKE_LABEL_ID_BASE,
+): B {
   const plan0 = labelPlanOf(cloud);
   if (!plan0) return bundle;
   // `firstFakeId`: where this bundle's fake ids start. A memory that lifts one view at a time numbers each
@@ -142,7 +170,10 @@ export function labelledBundle<B extends Pick<FrameBundle, "manifest" | "views">
   const shift = firstFakeId - FAKE_LABEL_ID_BASE;
   const last = Math.max(0, ...plan0.swaps.map((s) => s.fakeId), ...plan0.phantoms.map((f) => f.fakeId)) + shift;
   if (last > 65535) throw new InputError(`noisy: relabelled fragments up to id ${last} do not fit in 16-bit instance ids`);
-  const plan: LabelPlan = shift === 0 ? plan0 : { swaps: plan0.swaps.map((s) => ({ ...s, fakeId: s.fakeId + shift })), phantoms: plan0.phantoms.map((f) => ({ ...f, fakeId: f.fakeId + shift })) };
+  const plan: LabelPlan =
+    shift === 0
+      ? plan0
+      : { swaps: plan0.swaps.map((s) => ({ ...s, fakeId: s.fakeId + shift })), phantoms: plan0.phantoms.map((f) => ({ ...f, fakeId: f.fakeId + shift })) };
   const byView = new Map<number, { swaps: LabelSwap[]; phantoms: LabelPhantom[] }>();
   const entry = (view: number) => byView.get(view) ?? byView.set(view, { swaps: [], phantoms: [] }).get(view)!;
   for (const s of plan.swaps) entry(s.view).swaps.push(s);
@@ -159,6 +190,9 @@ export function labelledBundle<B extends Pick<FrameBundle, "manifest" | "views">
     for (const f of e.phantoms) for (const q of phantomPixels(f, v.width)) ids[q] = f.fakeId;
     return { ...v, ids };
   });
-  const fake = [...plan.swaps.map((s) => ({ id: s.fakeId, category: s.to, structure: false })), ...plan.phantoms.map((f) => ({ id: f.fakeId, category: f.to, structure: false }))];
+  const fake = [
+    ...plan.swaps.map((s) => ({ id: s.fakeId, category: s.to, structure: false })),
+    ...plan.phantoms.map((f) => ({ id: f.fakeId, category: f.to, structure: false })),
+  ];
   return { ...bundle, views, manifest: { ...bundle.manifest, instances: [...bundle.manifest.instances, ...fake] } };
 }

@@ -49,7 +49,15 @@ export function monoField(rng: Rng, W: number, H: number, p: NoiseParams, field:
  * monoShapeRel is 0: its stored values and scale), γ the view's relief exponent, m its median true depth. With `need`, only the pixels
  * where it is set (the cloud reads no others).
  */
-export function applyMono(v: ViewData, p: NoiseParams, field: { stored: Float32Array; scale: FieldScale } | null, gamma: number, d: Float32Array, medianM: number, need: Uint8Array | null = null): MonoRecord {
+export function applyMono(
+  v: ViewData,
+  p: NoiseParams,
+  field: { stored: Float32Array; scale: FieldScale } | null,
+  gamma: number,
+  d: Float32Array,
+  medianM: number,
+  need: Uint8Array | null = null,
+): MonoRecord {
   const { width: W, height: H, depth: g } = v;
   const shape = field ? p.monoShapeRel : 0;
   const logM = Math.log(medianM);

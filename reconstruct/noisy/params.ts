@@ -116,9 +116,15 @@ export const NoiseOptionsSchema = z
       .min(0)
       .max(MAX_NOISE_LEVEL)
       .default(VGGT_TYPICAL_LEVEL)
-      .describe(`noisy: error level 0..${MAX_NOISE_LEVEL} scaling the vggt-like preset (0 = gt exactly; ${VGGT_TYPICAL_LEVEL} = vggt-typical: VGGT's published indoor errors, docs/noise-model.md)`),
+      .describe(
+        `noisy: error level 0..${MAX_NOISE_LEVEL} scaling the vggt-like preset (0 = gt exactly; ${VGGT_TYPICAL_LEVEL} = vggt-typical: VGGT's published indoor errors, docs/noise-model.md)`,
+      ),
     noiseSeed: z.string().min(1).max(200).default("0").describe("noisy: seed of the error model"),
-    noiseComponents: z.array(z.enum(NOISE_COMPONENTS)).min(1).default([...NOISE_COMPONENTS]).describe(`noisy: error components switched on (${NOISE_COMPONENTS.join(", ")})`),
+    noiseComponents: z
+      .array(z.enum(NOISE_COMPONENTS))
+      .min(1)
+      .default([...NOISE_COMPONENTS])
+      .describe(`noisy: error components switched on (${NOISE_COMPONENTS.join(", ")})`),
   })
   .strict();
 export type NoiseSettings = z.infer<typeof NoiseOptionsSchema>;

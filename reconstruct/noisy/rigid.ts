@@ -7,8 +7,17 @@ import type { Mat3, Mat34, Vec3 } from "../../core/math/vec.js";
 /** Rodrigues: the rotation matrix of rotation vector w (radians). */
 export function rotationFromVector(wx: number, wy: number, wz: number): Mat3 {
   const th = Math.hypot(wx, wy, wz);
-  if (th === 0) return [[1, 0, 0], [0, 1, 0], [0, 0, 1]];
-  const kx = wx / th, ky = wy / th, kz = wz / th, s = Math.sin(th), c = 1 - Math.cos(th);
+  if (th === 0)
+    return [
+      [1, 0, 0],
+      [0, 1, 0],
+      [0, 0, 1],
+    ];
+  const kx = wx / th,
+    ky = wy / th,
+    kz = wz / th,
+    s = Math.sin(th),
+    c = 1 - Math.cos(th);
   return [
     [1 + c * (-ky * ky - kz * kz), -s * kz + c * kx * ky, s * ky + c * kx * kz],
     [s * kz + c * kx * ky, 1 + c * (-kx * kx - kz * kz), -s * kx + c * ky * kz],
@@ -33,7 +42,11 @@ export function extrinsic(R: Mat3, t: Vec3): Mat34 {
 
 /** A·B: first B, then A. */
 export function composeExtrinsics(A: Mat34, B: Mat34): Mat34 {
-  const out = [[0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]] as unknown as Mat34;
+  const out = [
+    [0, 0, 0, 0],
+    [0, 0, 0, 0],
+    [0, 0, 0, 0],
+  ] as unknown as Mat34;
   for (let i = 0; i < 3; i++) {
     for (let j = 0; j < 4; j++) {
       let s = j === 3 ? A[i]![3]! : 0;

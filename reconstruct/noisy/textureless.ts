@@ -41,7 +41,8 @@ export function texturelessMaps(v: ViewData, radiusPx: number, scratch: FieldScr
   }
   const edge = scratch.getBytes(20, n);
   for (let q = 0; q < n; q++) edge[q] = grad[q]! >= TEXTURE_EDGE_GRAD ? 1 : 0;
-  const edgeDistance = out?.edgeDistance ?? new Float32Array(n), smooth = out?.smooth ?? new Float32Array(n);
+  const edgeDistance = out?.edgeDistance ?? new Float32Array(n),
+    smooth = out?.smooth ?? new Float32Array(n);
   chamferDistance(edge, W, H, edgeDistance, scratch.getInts(20, n));
   validDepthSmooth(v.depth, W, H, radiusPx, smooth, scratch);
   return { edgeDistance, smooth };
@@ -62,7 +63,14 @@ export function texturelessBiasField(rng: Rng, W: number, H: number, field: Floa
  * Applies the component in place to `d` (`field`: texturelessBiasField's stored values and scale, null without bias); returns the
  * number of pixels it moved (w > 0). With `need`, only the pixels where it is set change (all are counted).
  */
-export function applyTextureless(v: ViewData, p: NoiseParams, maps: TexturelessMaps, field: { stored: Float32Array; scale: FieldScale } | null, d: Float32Array, need: Uint8Array | null = null): number {
+export function applyTextureless(
+  v: ViewData,
+  p: NoiseParams,
+  maps: TexturelessMaps,
+  field: { stored: Float32Array; scale: FieldScale } | null,
+  d: Float32Array,
+  need: Uint8Array | null = null,
+): number {
   const { width: W, height: H, depth: g } = v;
   const bias = field ? p.texturelessBiasRel : 0;
   let moved = 0;

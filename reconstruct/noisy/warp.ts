@@ -34,9 +34,11 @@ export function warpField(p: NoiseParams, rng: Rng): WarpField {
   const waves = new Array<number>(4 * K).fill(0);
   for (let i = 0; i < K; i++) {
     // a uniform direction: a normalised Gaussian vector
-    let x = rng.normal(), y = rng.normal(), z = rng.normal();
+    let x = rng.normal(),
+      y = rng.normal(),
+      z = rng.normal();
     const n = Math.hypot(x, y, z) || 1;
-    x /= n, y /= n, z /= n;
+    (x /= n), (y /= n), (z /= n);
     waves[4 * i] = k * x;
     waves[4 * i + 1] = k * y;
     waves[4 * i + 2] = k * z;
@@ -56,17 +58,20 @@ export function warpAt(f: WarpField, x: number, y: number, z: number): number {
 /** Per column and per row of a view: (i − cx) / fx and (j − cy) / fy, the pixel's normalised ray. */
 export function rayTables(v: ViewData): { xn: Float64Array; yn: Float64Array } {
   const { width: W, height: H, K } = v;
-  const xn = new Float64Array(W), yn = new Float64Array(H);
+  const xn = new Float64Array(W),
+    yn = new Float64Array(H);
   for (let i = 0; i < W; i++) xn[i] = (i - K.cx) / K.fx;
   for (let j = 0; j < H; j++) yn[j] = (j - K.cy) / K.fy;
   return { xn, yn };
 }
 
 /** |r̂·n| at pixel (i, j) = q of true depth g as a float32: what rayNormalCos stores and the warp reads. */
-export const normalCos32At = (g: Float32Array, W: number, H: number, xn: Float64Array, yn: Float64Array, i: number, j: number, q: number): number => normalCosine(g, W, H, xn, yn, i, j, q, true);
+export const normalCos32At = (g: Float32Array, W: number, H: number, xn: Float64Array, yn: Float64Array, i: number, j: number, q: number): number =>
+  normalCosine(g, W, H, xn, yn, i, j, q, true);
 
 /** |r̂·n| as defined, in double (normalCos32At's float32 is this value's; the tests check it against this). */
-export const normalCosExact = (g: Float32Array, W: number, H: number, xn: Float64Array, yn: Float64Array, i: number, j: number, q: number): number => normalCosine(g, W, H, xn, yn, i, j, q, false);
+export const normalCosExact = (g: Float32Array, W: number, H: number, xn: Float64Array, yn: Float64Array, i: number, j: number, q: number): number =>
+  normalCosine(g, W, H, xn, yn, i, j, q, false);
 
 /**
  * |r̂·n| at pixel (i, j) = q of true depth g, defined as |n·p| / (hypot(n)·hypot(p)) with n the normal from
@@ -78,25 +83,40 @@ export const normalCosExact = (g: Float32Array, W: number, H: number, xn: Float6
 function normalCosine(g: Float32Array, W: number, H: number, xn: Float64Array, yn: Float64Array, i: number, j: number, q: number, float32: boolean): number {
   const t = g[q]!;
   if (!isValid(t)) return 0;
-  const il = i > 0 && isValid(g[q - 1]!) ? i - 1 : i, ir = i + 1 < W && isValid(g[q + 1]!) ? i + 1 : i;
-  const ju = j > 0 && isValid(g[q - W]!) ? j - 1 : j, jd = j + 1 < H && isValid(g[q + W]!) ? j + 1 : j;
+  const il = i > 0 && isValid(g[q - 1]!) ? i - 1 : i,
+    ir = i + 1 < W && isValid(g[q + 1]!) ? i + 1 : i;
+  const ju = j > 0 && isValid(g[q - W]!) ? j - 1 : j,
+    jd = j + 1 < H && isValid(g[q + W]!) ? j + 1 : j;
   if (il === ir || ju === jd) return 0;
   // the back-projected neighbours (x̂·d, ŷ·d, d): a right, b left, c down, e up
-  const ga = g[j * W + ir]!, gb = g[j * W + il]!, gc = g[jd * W + i]!, ge = g[ju * W + i]!;
-  const y = yn[j]!, x = xn[i]!;
-  const ux = xn[ir]! * ga - xn[il]! * gb, uy = y * ga - y * gb, uz = ga - gb;
-  const vx = x * gc - x * ge, vy = yn[jd]! * gc - yn[ju]! * ge, vz = gc - ge;
-  const nx = uy * vz - uz * vy, ny = uz * vx - ux * vz, nz = ux * vy - uy * vx;
-  const px = x * t, py = y * t;
+  const ga = g[j * W + ir]!,
+    gb = g[j * W + il]!,
+    gc = g[jd * W + i]!,
+    ge = g[ju * W + i]!;
+  const y = yn[j]!,
+    x = xn[i]!;
+  const ux = xn[ir]! * ga - xn[il]! * gb,
+    uy = y * ga - y * gb,
+    uz = ga - gb;
+  const vx = x * gc - x * ge,
+    vy = yn[jd]! * gc - yn[ju]! * ge,
+    vz = gc - ge;
+  const nx = uy * vz - uz * vy,
+    ny = uz * vx - ux * vz,
+    nz = ux * vy - uy * vx;
+  const px = x * t,
+    py = y * t;
   const dot = Math.abs(nx * px + ny * py + nz * t);
   if (float32) {
-    const n2 = nx * nx + ny * ny + nz * nz, p2 = px * px + py * py + t * t;
+    const n2 = nx * nx + ny * ny + nz * nz,
+      p2 = px * px + py * py + t * t;
     if (n2 > SQUARES_MIN && n2 < SQUARES_MAX && p2 > SQUARES_MIN && p2 < SQUARES_MAX) {
       const f = clearFloat32(dot / Math.sqrt(n2 * p2));
       if (f === f) return f;
     }
   }
-  const nn = hypot3(nx, ny, nz), pn = hypot3(px, py, t);
+  const nn = hypot3(nx, ny, nz),
+    pn = hypot3(px, py, t);
   if (nn === 0) return 0;
   return float32 ? Math.fround(dot / (nn * pn)) : dot / (nn * pn);
 }
@@ -118,7 +138,8 @@ export function clearFloat32(c: number): number {
 }
 
 /** The range where the squares' sums neither underflow nor overflow, and their product neither. */
-const SQUARES_MIN = 2 ** -500, SQUARES_MAX = 2 ** 500;
+const SQUARES_MIN = 2 ** -500,
+  SQUARES_MAX = 2 ** 500;
 
 /**
  * |r̂·n| per pixel of a view: the cosine between the pixel's ray and the true surface normal (from central
@@ -136,13 +157,31 @@ export function rayNormalCos(v: ViewData, out: Float32Array): void {
  * world point X (0 without depth). Level-free: the component adds warpM times it. With `need`, only the
  * pixels where it is set (the others get 0): the rest of the cloud never reads them.
  */
-export function warpPerMetre(v: ViewData, f: WarpField, need: Uint8Array | null = null, out: Float32Array = new Float32Array(v.width * v.height)): Float32Array {
+export function warpPerMetre(
+  v: ViewData,
+  f: WarpField,
+  need: Uint8Array | null = null,
+  out: Float32Array = new Float32Array(v.width * v.height),
+): Float32Array {
   const { width: W, height: H, depth: g, K, E } = v;
   const { xn, yn } = rayTables(v);
-  const r00 = E[0][0], r01 = E[0][1], r02 = E[0][2], r10 = E[1][0], r11 = E[1][1], r12 = E[1][2], r20 = E[2][0], r21 = E[2][1], r22 = E[2][2];
-  const tx = E[0][3], ty = E[1][3], tz = E[2][3];
-  const Cx = -(r00 * tx + r10 * ty + r20 * tz), Cy = -(r01 * tx + r11 * ty + r21 * tz), Cz = -(r02 * tx + r12 * ty + r22 * tz);
-  const waves = f.waves, amplitude = f.amplitude;
+  const r00 = E[0][0],
+    r01 = E[0][1],
+    r02 = E[0][2],
+    r10 = E[1][0],
+    r11 = E[1][1],
+    r12 = E[1][2],
+    r20 = E[2][0],
+    r21 = E[2][1],
+    r22 = E[2][2];
+  const tx = E[0][3],
+    ty = E[1][3],
+    tz = E[2][3];
+  const Cx = -(r00 * tx + r10 * ty + r20 * tz),
+    Cy = -(r01 * tx + r11 * ty + r21 * tz),
+    Cz = -(r02 * tx + r12 * ty + r22 * tz);
+  const waves = f.waves,
+    amplitude = f.amplitude;
   for (let j = 0; j < H; j++) {
     const yr = (j - K.cy) / K.fy;
     for (let i = 0, q = j * W; i < W; i++, q++) {
@@ -151,8 +190,11 @@ export function warpPerMetre(v: ViewData, f: WarpField, need: Uint8Array | null 
         out[q] = 0;
         continue;
       }
-      const X = ((i - K.cx) / K.fx) * t, Y = yr * t;
-      const wx = r00 * X + r10 * Y + r20 * t + Cx, wy = r01 * X + r11 * Y + r21 * t + Cy, wz = r02 * X + r12 * Y + r22 * t + Cz;
+      const X = ((i - K.cx) / K.fx) * t,
+        Y = yr * t;
+      const wx = r00 * X + r10 * Y + r20 * t + Cx,
+        wy = r01 * X + r11 * Y + r21 * t + Cy,
+        wz = r02 * X + r12 * Y + r22 * t + Cz;
       let s = 0; // warpAt, inlined
       for (let k = 0; k < waves.length; k += 4) s += Math.cos(waves[k]! * wx + waves[k + 1]! * wy + waves[k + 2]! * wz + waves[k + 3]!);
       // the cosine as rayNormalCos stores it (float32)
@@ -164,7 +206,8 @@ export function warpPerMetre(v: ViewData, f: WarpField, need: Uint8Array | null 
 
 /** Applies the component in place to `d` (the view's depth so far): d ← d + warpM · perMetre (warpPerMetre's). */
 export function applyWarp(v: ViewData, p: NoiseParams, perMetre: Float32Array, d: Float32Array, need: Uint8Array | null = null): void {
-  const g = v.depth, a = p.warpM;
+  const g = v.depth,
+    a = p.warpM;
   for (let q = 0; q < g.length; q++) {
     const t = g[q]!;
     if (!isValid(t) || (need && !need[q])) continue;

@@ -79,14 +79,19 @@ export function assembleCloud(a: AssembleInput): Assembled {
   const dropped: DroppedView[] = [];
   for (const c of decoded) for (const d of c.dropped) if (!owner.has(d.view) && !dropped.some((x) => x.view === d.view)) dropped.push(d);
   if (owner.size === 0)
-    throw new VggtOutputError(`VGGT gave no usable camera for any of the ${views.length} view(s): ${dropped.map((d) => `view ${d.view}: ${d.reason}`).join("; ")}`);
+    throw new VggtOutputError(
+      `VGGT gave no usable camera for any of the ${views.length} view(s): ${dropped.map((d) => `view ${d.view}: ${d.reason}`).join("; ")}`,
+    );
   for (const d of dropped) warnings.push(`view ${d.view} dropped: ${d.reason} (no points, no camera)`);
 
   const chain: ChainedWindow[] = chainWindows(decoded);
   const ownedFrames = decoded.map((c, j) => Uint8Array.from(c.views, (v, s) => (owner.get(v) === j && c.cams[s] ? 1 : 0)));
   const nSeg = chain[chain.length - 1]!.segment + 1;
   chain.forEach((w, j) => {
-    if (w.broken) warnings.push(`window ${j} (views ${decoded[j]!.views[0]}–${decoded[j]!.views.at(-1)}) could not be chained to window ${j - 1}: ${w.broken}; it starts segment ${w.segment}${a.align === "none" ? ", which stays in its own VGGT frame" : ", aligned to the known cameras on its own"}`);
+    if (w.broken)
+      warnings.push(
+        `window ${j} (views ${decoded[j]!.views[0]}–${decoded[j]!.views.at(-1)}) could not be chained to window ${j - 1}: ${w.broken}; it starts segment ${w.segment}${a.align === "none" ? ", which stays in its own VGGT frame" : ", aligned to the known cameras on its own"}`,
+      );
   });
 
   // Each segment's alignment to the output frame.
@@ -106,7 +111,8 @@ export function assembleCloud(a: AssembleInput): Assembled {
           pointHeights: (up: Vec3) => {
             const h: number[] = [];
             for (const { j, ks } of samples) {
-              const c = decoded[j]!, T = chain[j]!.toSegment;
+              const c = decoded[j]!,
+                T = chain[j]!.toSegment;
               for (const k of ks) h.push(dot(up, applySim3(T, [c.xyz[3 * k]!, c.xyz[3 * k + 1]!, c.xyz[3 * k + 2]!])));
             }
             return Float64Array.from(h);
@@ -114,7 +120,8 @@ export function assembleCloud(a: AssembleInput): Assembled {
           depthRatio: () => {
             const r: number[] = [];
             for (const { j, ks } of samples) {
-              const c = decoded[j]!, s = chain[j]!.toSegment.s;
+              const c = decoded[j]!,
+                s = chain[j]!.toSegment.s;
               for (const k of ks) {
                 const known = byIndex.get(c.view[k]!)!.depth[c.pixel[k]!]!;
                 if (known > 0 && Number.isFinite(known)) r.push(known / (s * c.depth[k]!));
@@ -130,7 +137,9 @@ export function assembleCloud(a: AssembleInput): Assembled {
     toOutput.push(A);
   }
   if (segments.some((s) => s.align?.scaleOracle))
-    warnings.push("scale oracle: no camera baseline and no floor found, so the metric scale came from the bundle's (simulator's) depth, which a real agent would not have");
+    warnings.push(
+      "scale oracle: no camera baseline and no floor found, so the metric scale came from the bundle's (simulator's) depth, which a real agent would not have",
+    );
 
   // Points: each view once, from its owner window.
   const finalT = chain.map((w) => composeSim3(toOutput[w.segment]!, w.toSegment));
@@ -143,12 +152,25 @@ export function assembleCloud(a: AssembleInput): Assembled {
   const cloud = allocateCloud(total, { categories: a.categories, imageWidth: a.imageWidth, imageHeight: a.imageHeight, source: "vggt", meta: {} });
   let o = 0;
   decoded.forEach((c, j) => {
-    const T = finalT[j]!, owned = ownedFrames[j]!;
-    const R = T.R, s = T.s, t = T.t;
-    const r00 = s * R[0][0], r01 = s * R[0][1], r02 = s * R[0][2], r10 = s * R[1][0], r11 = s * R[1][1], r12 = s * R[1][2], r20 = s * R[2][0], r21 = s * R[2][1], r22 = s * R[2][2];
+    const T = finalT[j]!,
+      owned = ownedFrames[j]!;
+    const R = T.R,
+      s = T.s,
+      t = T.t;
+    const r00 = s * R[0][0],
+      r01 = s * R[0][1],
+      r02 = s * R[0][2],
+      r10 = s * R[1][0],
+      r11 = s * R[1][1],
+      r12 = s * R[1][2],
+      r20 = s * R[2][0],
+      r21 = s * R[2][1],
+      r22 = s * R[2][2];
     for (let k = 0; k < c.count; k++) {
       if (!owned[c.frame[k]!]) continue;
-      const x = c.xyz[3 * k]!, y = c.xyz[3 * k + 1]!, z = c.xyz[3 * k + 2]!;
+      const x = c.xyz[3 * k]!,
+        y = c.xyz[3 * k + 1]!,
+        z = c.xyz[3 * k + 2]!;
       cloud.xyz[3 * o] = r00 * x + r01 * y + r02 * z + t[0];
       cloud.xyz[3 * o + 1] = r10 * x + r11 * y + r12 * z + t[1];
       cloud.xyz[3 * o + 2] = r20 * x + r21 * y + r22 * z + t[2];
@@ -158,15 +180,18 @@ export function assembleCloud(a: AssembleInput): Assembled {
   });
 
   const cameras: CameraRecord[] = [];
-  decoded.forEach((c, j) => c.views.forEach((v, s) => {
-    if (!ownedFrames[j]![s]) return;
-    const K = c.cams[s]!.K;
-    cameras.push({ view: v, extrinsic: alignExtrinsic(c.cams[s]!.E, finalT[j]!), intrinsics: intrinsicsAtSource(K, a.plan), modelIntrinsics: K });
-  }));
+  decoded.forEach((c, j) =>
+    c.views.forEach((v, s) => {
+      if (!ownedFrames[j]![s]) return;
+      const K = c.cams[s]!.K;
+      cameras.push({ view: v, extrinsic: alignExtrinsic(c.cams[s]!.E, finalT[j]!), intrinsics: intrinsicsAtSource(K, a.plan), modelIntrinsics: K });
+    }),
+  );
   cameras.sort((p, q) => p.view - q.view);
 
   const windows: WindowMeta[] = decoded.map((c, j) => {
-    const w = chain[j]!, seg = segments[w.segment]!;
+    const w = chain[j]!,
+      seg = segments[w.segment]!;
     const prevScale = j > 0 && a.align === "sim3" ? finalT[j - 1]!.s : null;
     return {
       views: c.views,
@@ -177,7 +202,15 @@ export function assembleCloud(a: AssembleInput): Assembled {
       segment: w.segment,
       align: seg.align ? { ...seg.align, ...finalT[j]!, T: finalT[j]! } : null,
       seam: w.seam
-        ? { views: w.seam.views, points: w.seam.points, scale: w.seam.T.s, rms: w.seam.rms, rmsRel: w.seam.rmsRel, rmsM: prevScale === null ? null : w.seam.rms * prevScale, cameraRms: w.seam.cameraRms }
+        ? {
+            views: w.seam.views,
+            points: w.seam.points,
+            scale: w.seam.T.s,
+            rms: w.seam.rms,
+            rmsRel: w.seam.rmsRel,
+            rmsM: prevScale === null ? null : w.seam.rms * prevScale,
+            cameraRms: w.seam.cameraRms,
+          }
         : null,
       ...(w.broken ? { broken: w.broken } : {}),
     };

@@ -13,7 +13,14 @@ const VGGT_CAMERAS_FORMAT = "esi3d-vggt-cameras/1";
 
 const finite = () => z.number().finite();
 const row = z.tuple([finite(), finite(), finite(), finite()]);
-const intrinsics = z.object({ fx: finite(), fy: finite(), cx: finite(), cy: finite(), width: z.number().int().positive(), height: z.number().int().positive() });
+const intrinsics = z.object({
+  fx: finite(),
+  fy: finite(),
+  cx: finite(),
+  cy: finite(),
+  width: z.number().int().positive(),
+  height: z.number().int().positive(),
+});
 
 export const VggtCamerasFileSchema = z.object({
   format: z.literal(VGGT_CAMERAS_FORMAT),
@@ -38,7 +45,13 @@ type VggtCamerasFile = z.infer<typeof VggtCamerasFileSchema>;
 
 /** The cameras file of a cloud built by the vggt source (its meta.cameras, meta.preprocess, meta.droppedViews). */
 function vggtCamerasFile(cloud: PointCloud): VggtCamerasFile {
-  const m = cloud.meta as { cameras?: CameraRecord[]; preprocess?: PreprocessPlan; cameraFrame?: string; pixelConvention?: string; droppedViews?: DroppedView[] };
+  const m = cloud.meta as {
+    cameras?: CameraRecord[];
+    preprocess?: PreprocessPlan;
+    cameraFrame?: string;
+    pixelConvention?: string;
+    droppedViews?: DroppedView[];
+  };
   if (cloud.source !== "vggt" || !m.cameras || !m.preprocess) throw new Error("vggtCamerasFile: not a cloud of the vggt source");
   const plan = m.preprocess;
   return VggtCamerasFileSchema.parse({

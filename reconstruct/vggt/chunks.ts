@@ -56,9 +56,12 @@ function frameStarts(c: DecodedChunk): Int32Array {
 
 /** Same-pixel point pairs of the views two windows share (both kept), as [src (b), dst (a)] and the views used. */
 function sharedPoints(a: DecodedChunk, b: DecodedChunk): { src: Vec3[]; dst: Vec3[]; views: number[]; camSrc: Vec3[]; camDst: Vec3[] } {
-  const sa = frameStarts(a), sb = frameStarts(b);
+  const sa = frameStarts(a),
+    sb = frameStarts(b);
   const pairs: [number, number][] = [];
-  const views: number[] = [], camSrc: Vec3[] = [], camDst: Vec3[] = [];
+  const views: number[] = [],
+    camSrc: Vec3[] = [],
+    camDst: Vec3[] = [];
   for (let fb = 0; fb < b.views.length; fb++) {
     const fa = a.views.indexOf(b.views[fb]!);
     if (fa < 0 || !a.cams[fa] || !b.cams[fb]) continue;
@@ -66,17 +69,21 @@ function sharedPoints(a: DecodedChunk, b: DecodedChunk): { src: Vec3[]; dst: Vec
     camSrc.push(cameraCentre(b.cams[fb]!.E));
     camDst.push(cameraCentre(a.cams[fa]!.E));
     // Both lists ascend in model pixel: merge.
-    let i = sa[fa]!, j = sb[fb]!;
-    const iEnd = sa[fa + 1]!, jEnd = sb[fb + 1]!;
+    let i = sa[fa]!,
+      j = sb[fb]!;
+    const iEnd = sa[fa + 1]!,
+      jEnd = sb[fb + 1]!;
     while (i < iEnd && j < jEnd) {
-      const pi = a.modelPixel[i]!, pj = b.modelPixel[j]!;
+      const pi = a.modelPixel[i]!,
+        pj = b.modelPixel[j]!;
       if (pi === pj) pairs.push([j++, i++]);
       else if (pi < pj) i++;
       else j++;
     }
   }
   const stride = Math.max(1, Math.ceil(pairs.length / SEAM_MAX_POINTS));
-  const src: Vec3[] = [], dst: Vec3[] = [];
+  const src: Vec3[] = [],
+    dst: Vec3[] = [];
   for (let k = 0; k < pairs.length; k += stride) {
     const [j, i] = pairs[k]!;
     src.push([b.xyz[3 * j]!, b.xyz[3 * j + 1]!, b.xyz[3 * j + 2]!]);
@@ -130,9 +137,11 @@ export function chainWindows(chunks: readonly DecodedChunk[]): ChainedWindow[] {
 /** Per view (bundle index), the window whose copy of it is used: the first window that decoded it. */
 export function viewOwners(chunks: readonly DecodedChunk[]): Map<number, number> {
   const owner = new Map<number, number>();
-  chunks.forEach((c, j) => c.views.forEach((v, s) => {
-    if (c.cams[s] && !owner.has(v)) owner.set(v, j);
-  }));
+  chunks.forEach((c, j) =>
+    c.views.forEach((v, s) => {
+      if (c.cams[s] && !owner.has(v)) owner.set(v, j);
+    }),
+  );
   return owner;
 }
 

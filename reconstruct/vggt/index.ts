@@ -87,20 +87,29 @@ export async function vggtPointCloud(bundle: FrameBundle, opts: VggtOptions): Pr
   let t = performance.now();
   const plan: PreprocessPlan = planPreprocess(srcW, srcH, c.mode);
   if ((c.height !== null && c.height !== plan.height) || (c.width !== null && c.width !== plan.width))
-    throw new InputError(`vggt: the model takes fixed ${c.width}x${c.height} input, but ${srcW}x${srcH} images preprocess to ${plan.width}x${plan.height} in ${c.mode} mode`);
+    throw new InputError(
+      `vggt: the model takes fixed ${c.width}x${c.height} input, but ${srcW}x${srcH} images preprocess to ${plan.width}x${plan.height} in ${c.mode} mode`,
+    );
   const pixelMap = modelToSourcePixel(plan);
   timings.preprocess += performance.now() - t;
 
   const half = Object.values(c.outputTypes).includes("float16");
   const available = availableMemoryBytes(sess.provider);
   const chunkPlan: ChunkPlan = planChunks({
-    views: views.length, H: plan.height, W: plan.width,
-    weightsBytes: modelBytesOnDisk(modelPath), elementBytes: half ? 2 : 4,
-    availableBytes: available, fixedFrames: c.frames, maxFramesPerChunk: opts.maxFramesPerChunk ?? undefined,
+    views: views.length,
+    H: plan.height,
+    W: plan.width,
+    weightsBytes: modelBytesOnDisk(modelPath),
+    elementBytes: half ? 2 : 4,
+    availableBytes: available,
+    fixedFrames: c.frames,
+    maxFramesPerChunk: opts.maxFramesPerChunk ?? undefined,
   });
   const GiB = (b: number) => `${(b / 2 ** 30).toFixed(1)} GiB`;
   if (chunkPlan.chunks.length > 1)
-    log(`vggt: ${views.length} views in ${chunkPlan.chunks.length} overlapping windows of ≤ ${chunkPlan.framesPerChunk} (${chunkPlan.overlap} shared between neighbours; limited by ${chunkPlan.limitedBy}; estimated ${GiB(chunkPlan.estimateBytes)} per run${chunkPlan.budgetBytes !== null ? `, budget ${GiB(chunkPlan.budgetBytes)}` : ""}); each window is a separate reconstruction, chained to the previous one by a Sim(3) fitted to the shared views' points`);
+    log(
+      `vggt: ${views.length} views in ${chunkPlan.chunks.length} overlapping windows of ≤ ${chunkPlan.framesPerChunk} (${chunkPlan.overlap} shared between neighbours; limited by ${chunkPlan.limitedBy}; estimated ${GiB(chunkPlan.estimateBytes)} per run${chunkPlan.budgetBytes !== null ? `, budget ${GiB(chunkPlan.budgetBytes)}` : ""}); each window is a separate reconstruction, chained to the previous one by a Sim(3) fitted to the shared views' points`,
+    );
   else if (available === null) log(`vggt: free ${sess.provider.toUpperCase()} memory unknown; running all ${views.length} views at once`);
 
   const fetch: VggtOutputName[] = ["pose_enc", "depth", o.points === "depth" ? "depth_conf" : "world_points_conf"];
@@ -122,7 +131,9 @@ export async function vggtPointCloud(bundle: FrameBundle, opts: VggtOptions): Pr
 
     t = performance.now();
     const out: VggtChunkOutputs = {
-      S, H: plan.height, W: plan.width,
+      S,
+      H: plan.height,
+      W: plan.width,
       poseEnc: readOutput(result.pose_enc!, "pose_enc", runS, plan.height, plan.width),
       depth: readOutput(result.depth!, "depth", runS, plan.height, plan.width),
       depthConf: new Float32Array(0),
@@ -184,14 +195,38 @@ function buildMeta(a: {
       pixels: w.pixels,
       kept: w.kept,
       segment: w.segment,
-      align: w.align ? { method: w.align.method, scale: w.align.T.s, rmsM: w.align.rmsM, R: w.align.T.R, t: w.align.T.t, scaleOracle: w.align.scaleOracle, note: w.align.note } : null,
+      align: w.align
+        ? {
+            method: w.align.method,
+            scale: w.align.T.s,
+            rmsM: w.align.rmsM,
+            R: w.align.T.R,
+            t: w.align.T.t,
+            scaleOracle: w.align.scaleOracle,
+            note: w.align.note,
+          }
+        : null,
       seam: w.seam,
       ...(w.broken ? { broken: w.broken } : {}),
     })),
-    segments: a.asm.segments.map((g) => ({ windows: g.windows, align: g.align ? { method: g.align.method, scale: g.align.s, rmsM: g.align.rmsM, cameras: g.align.cameras, scaleOracle: g.align.scaleOracle, note: g.align.note } : null })),
-    chunking: { framesPerChunk: a.chunkPlan.framesPerChunk, overlap: a.chunkPlan.overlap, limitedBy: a.chunkPlan.limitedBy, estimateBytes: a.chunkPlan.estimateBytes, budgetBytes: a.chunkPlan.budgetBytes },
+    segments: a.asm.segments.map((g) => ({
+      windows: g.windows,
+      align: g.align
+        ? { method: g.align.method, scale: g.align.s, rmsM: g.align.rmsM, cameras: g.align.cameras, scaleOracle: g.align.scaleOracle, note: g.align.note }
+        : null,
+    })),
+    chunking: {
+      framesPerChunk: a.chunkPlan.framesPerChunk,
+      overlap: a.chunkPlan.overlap,
+      limitedBy: a.chunkPlan.limitedBy,
+      estimateBytes: a.chunkPlan.estimateBytes,
+      budgetBytes: a.chunkPlan.budgetBytes,
+    },
     cameras: a.asm.cameras,
-    cameraFrame: a.o.align === "sim3" ? "world (the bundle's frame; VGGT's cameras aligned to the known ones by Sim(3))" : "VGGT (window 0's first camera, VGGT's arbitrary scale)",
+    cameraFrame:
+      a.o.align === "sim3"
+        ? "world (the bundle's frame; VGGT's cameras aligned to the known ones by Sim(3))"
+        : "VGGT (window 0's first camera, VGGT's arbitrary scale)",
     pixelConvention: "pixel (i, j) centred at (i, j); model principal point (W/2, H/2) as VGGT's pose_encoding_to_extri_intri",
     droppedViews: a.asm.dropped,
     warnings: a.asm.warnings,

@@ -60,7 +60,11 @@ export function estimateInferenceBytes(S: number, H: number, W: number, weightsB
 export function availableMemoryBytes(provider: "cpu" | "cuda"): number | null {
   if (provider === "cuda") {
     try {
-      const txt = execFileSync("nvidia-smi", ["--query-gpu=memory.free", "--format=csv,noheader,nounits", "-i", "0"], { encoding: "utf8", timeout: 5000, stdio: ["ignore", "pipe", "ignore"] });
+      const txt = execFileSync("nvidia-smi", ["--query-gpu=memory.free", "--format=csv,noheader,nounits", "-i", "0"], {
+        encoding: "utf8",
+        timeout: 5000,
+        stdio: ["ignore", "pipe", "ignore"],
+      });
       const mib = Number(txt.trim().split("\n")[0]);
       return Number.isFinite(mib) && mib > 0 ? mib * 1024 * 1024 : null;
     } catch {
@@ -109,7 +113,8 @@ export interface ChunkPlanInput {
  */
 export function planChunks(p: ChunkPlanInput): ChunkPlan {
   const budget = p.availableBytes === null ? null : p.availableBytes * MEMORY_HEADROOM;
-  let maxS = p.views, limitedBy: ChunkPlan["limitedBy"] = "none";
+  let maxS = p.views,
+    limitedBy: ChunkPlan["limitedBy"] = "none";
   if (p.fixedFrames !== null) {
     maxS = p.fixedFrames;
     limitedBy = "model";
@@ -131,10 +136,18 @@ export function planChunks(p: ChunkPlanInput): ChunkPlan {
   const overlap = p.views > maxS ? Math.min(CHUNK_OVERLAP_VIEWS, maxS - 1) : 0;
   // n windows; window c covers [floor(c·(V−o)/n), floor((c+1)·(V−o)/n) + o): each holds at most maxS views,
   // consecutive ones share exactly o, and together they cover every view.
-  const fresh = p.views - overlap, n = Math.ceil(fresh / (maxS - overlap));
+  const fresh = p.views - overlap,
+    n = Math.ceil(fresh / (maxS - overlap));
   for (let c = 0; c < n; c++) chunks.push(range(Math.floor((c * fresh) / n), Math.floor(((c + 1) * fresh) / n) + overlap));
   const largest = Math.max(...chunks.map((c) => c.length), p.fixedFrames ?? 0);
-  return { chunks, framesPerChunk: maxS, overlap, limitedBy, estimateBytes: estimateInferenceBytes(largest, p.H, p.W, p.weightsBytes, p.elementBytes), budgetBytes: budget };
+  return {
+    chunks,
+    framesPerChunk: maxS,
+    overlap,
+    limitedBy,
+    estimateBytes: estimateInferenceBytes(largest, p.H, p.W, p.weightsBytes, p.elementBytes),
+    budgetBytes: budget,
+  };
 }
 
 function range(a: number, b: number): number[] {

@@ -82,10 +82,15 @@ export function resolveVggtModel(opts: ResolveVggtModelOptions = {}): string {
   }
   for (const [rel, need] of externalExtents(graph)) {
     const ext = resolve(dirname(p), rel);
-    if (!existsSync(ext)) throw new VggtModelError(`VGGT model ${p} keeps its weights in ${rel}, which is missing (expected at ${ext}). Download both files into the same directory; see models/README.md.`);
+    if (!existsSync(ext))
+      throw new VggtModelError(
+        `VGGT model ${p} keeps its weights in ${rel}, which is missing (expected at ${ext}). Download both files into the same directory; see models/README.md.`,
+      );
     const size = statSync(ext).size;
     if (size < need.end)
-      throw new VggtModelError(`VGGT model ${p}: its weights file ${ext} has ${size} bytes, but the graph reads up to byte ${need.end} (truncated? re-download or re-export both files). ${HOW_TO_GET}`);
+      throw new VggtModelError(
+        `VGGT model ${p}: its weights file ${ext} has ${size} bytes, but the graph reads up to byte ${need.end} (truncated? re-download or re-export both files). ${HOW_TO_GET}`,
+      );
   }
   checkVggtContract(p, graph.inputs, graph.outputs);
   return p;
@@ -117,7 +122,6 @@ const OUTPUT_SHAPES: Record<VggtOutputName, { last: number | null; ranks: number
   world_points_conf: { last: null, ranks: [4, 3] },
 };
 
-
 interface ModelContract {
   /** Fixed frame count (dim 0) or null when dynamic. */
   frames: number | null;
@@ -138,7 +142,9 @@ function describe(m: readonly Meta[]): string {
 /** Checks a session's I/O metadata against VGGT's contract; throws VggtModelError naming expected and found. */
 function checkVggtContract(modelPath: string, inputs: readonly Meta[], outputs: readonly Meta[]): ModelContract {
   const fail = (what: string) =>
-    new VggtModelError(`${modelPath} does not look like a VGGT model: ${what}. Expected ${VGGT_CONTRACT_TEXT}; found inputs ${describe(inputs)} and outputs ${describe(outputs)}. See models/README.md.`);
+    new VggtModelError(
+      `${modelPath} does not look like a VGGT model: ${what}. Expected ${VGGT_CONTRACT_TEXT}; found inputs ${describe(inputs)} and outputs ${describe(outputs)}. See models/README.md.`,
+    );
   const inp = inputs.find((m) => m.name === VGGT_INPUT);
   if (!inp) throw fail(`no input named "${VGGT_INPUT}"`);
   const extraIn = inputs.filter((m) => m.name !== VGGT_INPUT);
@@ -148,13 +154,19 @@ function checkVggtContract(modelPath: string, inputs: readonly Meta[], outputs: 
   if (shape.length !== 4) throw fail(`"${VGGT_INPUT}" has rank ${shape.length}, not 4 ([S,3,H,W])`);
   if (typeof shape[1] === "number" && shape[1] !== 3) throw fail(`"${VGGT_INPUT}" has ${shape[1]} channels, not 3`);
   const num = (d: number | string | undefined) => (typeof d === "number" && d > 0 ? d : null);
-  const frames = num(shape[0]), height = num(shape[2]), width = num(shape[3]);
-  for (const [d, n] of [[height, "height"], [width, "width"]] as const)
+  const frames = num(shape[0]),
+    height = num(shape[2]),
+    width = num(shape[3]);
+  for (const [d, n] of [
+    [height, "height"],
+    [width, "width"],
+  ] as const)
     if (d !== null && d % VGGT_PATCH_SIZE !== 0) throw fail(`input ${n} ${d} is not a multiple of the patch size ${VGGT_PATCH_SIZE}`);
   let mode: PreprocessMode;
   if (height === VGGT_TARGET_SIZE && width === VGGT_TARGET_SIZE) mode = "pad";
   else if (height === null || width === null) mode = "crop";
-  else if (width === VGGT_TARGET_SIZE && height < VGGT_TARGET_SIZE) mode = "crop"; // an export traced at one crop size
+  else if (width === VGGT_TARGET_SIZE && height < VGGT_TARGET_SIZE)
+    mode = "crop"; // an export traced at one crop size
   else throw fail(`fixed input size ${width}x${height} is neither 518x518 (pad mode) nor 518 wide (crop mode)`);
 
   const types = {} as Record<VggtOutputName, "float32" | "float16">;
@@ -212,7 +224,9 @@ async function createSession(modelPath: string, device: VggtDevice, log: (m: str
       provider = "cuda";
     } catch (e) {
       cudaFailure = String((e as Error).message ?? e).split("\n")[0]!;
-      log(`vggt: CUDA execution provider unavailable (${cudaFailure}); falling back to CPU. See models/README.md to install ONNX Runtime's CUDA 12 provider libraries.`);
+      log(
+        `vggt: CUDA execution provider unavailable (${cudaFailure}); falling back to CPU. See models/README.md to install ONNX Runtime's CUDA 12 provider libraries.`,
+      );
     }
   }
   if (!session) {

@@ -17,8 +17,20 @@ export class OnnxFormatError extends Error {}
 
 /** TensorProto.DataType codes to the type names ONNX Runtime's metadata uses. */
 const ELEM_TYPES: Record<number, string> = {
-  1: "float32", 2: "uint8", 3: "int8", 4: "uint16", 5: "int16", 6: "int32", 7: "int64", 8: "string",
-  9: "bool", 10: "float16", 11: "float64", 12: "uint32", 13: "uint64", 16: "bfloat16",
+  1: "float32",
+  2: "uint8",
+  3: "int8",
+  4: "uint16",
+  5: "int16",
+  6: "int32",
+  7: "int64",
+  8: "string",
+  9: "bool",
+  10: "float16",
+  11: "float64",
+  12: "uint32",
+  13: "uint64",
+  16: "bfloat16",
 };
 /** TensorProto.DataLocation EXTERNAL. */
 const DATA_LOCATION_EXTERNAL = 1;
@@ -75,7 +87,9 @@ class Reader {
   }
 
   varint(pos: number): [number, number] {
-    let v = 0, mul = 1, b: number;
+    let v = 0,
+      mul = 1,
+      b: number;
     do {
       b = this.byte(pos++);
       v += (b & 0x7f) * mul;
@@ -100,7 +114,8 @@ function* fieldsOf(r: Reader, start: number, end: number): Generator<Field> {
   let p = start;
   while (p < end) {
     const [key, q] = r.varint(p);
-    const no = Math.floor(key / 8), wire = key % 8;
+    const no = Math.floor(key / 8),
+      wire = key % 8;
     if (no === 0) throw new OnnxFormatError(`field number 0 at byte ${p}`);
     p = q;
     if (wire === 0) {
@@ -149,12 +164,17 @@ function valueInfo(r: Reader, f: Field): OnnxValueInfo {
 }
 
 function initializer(r: Reader, f: Field): { name: string; external: Omit<OnnxExternalTensor, "tensor"> | null } {
-  let name = "", location: string | null = null, offset = 0, length: number | null = null, external = false;
+  let name = "",
+    location: string | null = null,
+    offset = 0,
+    length: number | null = null,
+    external = false;
   for (const g of fieldsOf(r, f.at, f.at + f.value)) {
     if (g.no === 8 && g.wire === 2) name = text(r, g);
     else if (g.no === 14 && g.wire === 0) external = g.value === DATA_LOCATION_EXTERNAL;
     else if (g.no === 13 && g.wire === 2) {
-      let key = "", value = "";
+      let key = "",
+        value = "";
       for (const e of fieldsOf(r, g.at, g.at + g.value)) {
         if (e.no === 1 && e.wire === 2) key = text(r, e);
         else if (e.no === 2 && e.wire === 2) value = text(r, e);
@@ -172,12 +192,15 @@ export function readOnnxGraph(path: string): OnnxGraphInfo {
   const fd = openSync(path, "r");
   try {
     const r = new Reader(fd, fstatSync(fd).size);
-    let irVersion: number | null = null, opset: number | null = null, graph: Field | null = null;
+    let irVersion: number | null = null,
+      opset: number | null = null,
+      graph: Field | null = null;
     for (const f of fieldsOf(r, 0, r.size)) {
       if (f.no === 1 && f.wire === 0) irVersion = f.value;
       else if (f.no === 7 && f.wire === 2) graph = f;
       else if (f.no === 8 && f.wire === 2) {
-        let domain = "", version: number | null = null;
+        let domain = "",
+          version: number | null = null;
         for (const g of fieldsOf(r, f.at, f.at + f.value)) {
           if (g.no === 1 && g.wire === 2) domain = text(r, g);
           else if (g.no === 2 && g.wire === 0) version = g.value;
@@ -186,7 +209,9 @@ export function readOnnxGraph(path: string): OnnxGraphInfo {
       }
     }
     if (!graph) throw new OnnxFormatError("no graph in the file (not an ONNX model, or truncated before its graph)");
-    const inputs: OnnxValueInfo[] = [], outputs: OnnxValueInfo[] = [], external: OnnxExternalTensor[] = [];
+    const inputs: OnnxValueInfo[] = [],
+      outputs: OnnxValueInfo[] = [],
+      external: OnnxExternalTensor[] = [];
     const inits = new Set<string>();
     for (const f of fieldsOf(r, graph.at, graph.at + graph.value)) {
       if (f.wire !== 2) continue;

@@ -50,6 +50,7 @@ export function checkPoseEncoding(poseEnc: ArrayLike<number>, s: number): string
   for (let i = 0; i < POSE_ENC_SIZE; i++) if (!Number.isFinite(poseEnc[o + i]!)) return `pose_enc[${s}][${i}] is not finite`;
   const q2 = [3, 4, 5, 6].reduce((a, i) => a + poseEnc[o + i]! ** 2, 0);
   if (!(q2 > 0)) return `pose_enc[${s}] has a zero quaternion`;
-  for (const i of [7, 8]) if (!(poseEnc[o + i]! > 0 && poseEnc[o + i]! < Math.PI)) return `pose_enc[${s}][${i}] (field of view) is ${poseEnc[o + i]} rad, outside (0, π)`;
+  for (const i of [7, 8])
+    if (!(poseEnc[o + i]! > 0 && poseEnc[o + i]! < Math.PI)) return `pose_enc[${s}][${i}] (field of view) is ${poseEnc[o + i]} rad, outside (0, π)`;
   return null;
 }

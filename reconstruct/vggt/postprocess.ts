@@ -25,15 +25,19 @@ export function halfToFloat(h: Uint16Array): Float32Array {
   if (!HALF_LUT) {
     HALF_LUT = new Float32Array(65536);
     for (let i = 0; i < 65536; i++) {
-      const sign = i & 0x8000 ? -1 : 1, exp = (i >> 10) & 0x1f, mant = i & 0x3ff;
+      const sign = i & 0x8000 ? -1 : 1,
+        exp = (i >> 10) & 0x1f,
+        mant = i & 0x3ff;
       let v: number;
-      if (exp === 0) v = mant * 2 ** -24; // subnormal
+      if (exp === 0)
+        v = mant * 2 ** -24; // subnormal
       else if (exp === 31) v = mant ? NaN : Infinity;
       else v = (1 + mant / 1024) * 2 ** (exp - 15);
       HALF_LUT[i] = sign * v;
     }
   }
-  const lut = HALF_LUT, out = new Float32Array(h.length);
+  const lut = HALF_LUT,
+    out = new Float32Array(h.length);
   for (let i = 0; i < h.length; i++) out[i] = lut[h[i]!]!;
   return out;
 }
@@ -42,7 +46,8 @@ export function halfToFloat(h: Uint16Array): Float32Array {
 
 /** k-th smallest (0-based) of a[lo..hi] in place (Hoare quickselect, median-of-three pivot). */
 function select(a: Float32Array | Float64Array, k: number): number {
-  let lo = 0, hi = a.length - 1;
+  let lo = 0,
+    hi = a.length - 1;
   while (hi > lo) {
     const mid = (lo + hi) >> 1;
     // median of three to the middle
@@ -50,7 +55,8 @@ function select(a: Float32Array | Float64Array, k: number): number {
     if (a[hi]! < a[lo]!) swap(a, hi, lo);
     if (a[hi]! < a[mid]!) swap(a, hi, mid);
     const pivot = a[mid]!;
-    let i = lo, j = hi;
+    let i = lo,
+      j = hi;
     while (i <= j) {
       while (a[i]! < pivot) i++;
       while (a[j]! > pivot) j--;
@@ -163,7 +169,8 @@ export interface DecodedChunk {
  * (x − padLeft + 0.5)·sx − 0.5 with sx = srcWidth / resizedWidth; rows likewise with + cropTop.
  */
 export function intrinsicsAtSource(K: Intrinsics, plan: PreprocessPlan): Intrinsics {
-  const sx = plan.srcWidth / plan.resizedWidth, sy = plan.srcHeight / plan.resizedHeight;
+  const sx = plan.srcWidth / plan.resizedWidth,
+    sy = plan.srcHeight / plan.resizedHeight;
   return {
     fx: K.fx * sx,
     fy: K.fy * sy,
@@ -211,7 +218,8 @@ export function decodeChunk(set: ChunkSettings, out: VggtChunkOutputs): DecodedC
     if (!cams[s]) continue;
     for (let m = 0; m < P; m++) {
       if (pixelMap[m]! < 0) continue;
-      const i = s * P + m, c = conf[i]!;
+      const i = s * P + m,
+        c = conf[i]!;
       if (!Number.isFinite(c)) continue;
       pool[nPool++] = i;
       if (usePm) {
@@ -239,20 +247,42 @@ export function decodeChunk(set: ChunkSettings, out: VggtChunkOutputs): DecodedC
     else valid[i] = 0;
   }
 
-  const xyz = new Float32Array(count * 3), depthOut = new Float32Array(count), rgb = new Uint8Array(count * 3), confidence = new Float32Array(count);
-  const frame = new Uint16Array(count), modelPixel = new Uint32Array(count);
-  const view = new Uint16Array(count), pixel = new Uint32Array(count), instance = new Uint16Array(count);
+  const xyz = new Float32Array(count * 3),
+    depthOut = new Float32Array(count),
+    rgb = new Uint8Array(count * 3),
+    confidence = new Float32Array(count);
+  const frame = new Uint16Array(count),
+    modelPixel = new Uint32Array(count);
+  const view = new Uint16Array(count),
+    pixel = new Uint32Array(count),
+    instance = new Uint16Array(count);
   let k = 0;
-  const wp = out.worldPoints, depth = out.depth;
-  const rayX = new Float64Array(W), rayY = new Float64Array(H);
+  const wp = out.worldPoints,
+    depth = out.depth;
+  const rayX = new Float64Array(W),
+    rayY = new Float64Array(H);
   for (let s = 0; s < S; s++) {
     const cam = cams[s];
     if (!cam) continue;
-    const v = views[s]!, vrgb = v.rgb, vids = v.ids, vIndex = v.index;
+    const v = views[s]!,
+      vrgb = v.rgb,
+      vids = v.ids,
+      vIndex = v.index;
     // x_vggt = Rᵀ(x_cam − t) = M·x_cam + b (depth), or the point map as is. Scalars in locals: this loop runs per pixel.
-    const Rt = transpose(extrinsicRotation(cam.E)), b = matVec(Rt, extrinsicTranslation(cam.E));
-    const m00 = Rt[0][0], m01 = Rt[0][1], m02 = Rt[0][2], m10 = Rt[1][0], m11 = Rt[1][1], m12 = Rt[1][2], m20 = Rt[2][0], m21 = Rt[2][1], m22 = Rt[2][2];
-    const b0 = -b[0], b1 = -b[1], b2 = -b[2];
+    const Rt = transpose(extrinsicRotation(cam.E)),
+      b = matVec(Rt, extrinsicTranslation(cam.E));
+    const m00 = Rt[0][0],
+      m01 = Rt[0][1],
+      m02 = Rt[0][2],
+      m10 = Rt[1][0],
+      m11 = Rt[1][1],
+      m12 = Rt[1][2],
+      m20 = Rt[2][0],
+      m21 = Rt[2][1],
+      m22 = Rt[2][2];
+    const b0 = -b[0],
+      b1 = -b[1],
+      b2 = -b[2];
     const { fx, fy, cx, cy } = cam.K;
     // Camera rays per column and row: x_cam = ((u − cx)/fx·d, (v − cy)/fy·d, d).
     for (let x = 0; x < W; x++) rayX[x] = (x - cx) / fx;
@@ -262,13 +292,16 @@ export function decodeChunk(set: ChunkSettings, out: VggtChunkOutputs): DecodedC
       for (let x = 0; x < W; x++, m++) {
         const i = s * P + m;
         if (!valid[i]) continue;
-        const src = pixelMap[m]!, k3 = 3 * k, d = depth[i]!;
+        const src = pixelMap[m]!,
+          k3 = 3 * k,
+          d = depth[i]!;
         if (usePm) {
           xyz[k3] = wp![3 * i]!;
           xyz[k3 + 1] = wp![3 * i + 1]!;
           xyz[k3 + 2] = wp![3 * i + 2]!;
         } else {
-          const px = rayX[x]! * d, py = ry * d;
+          const px = rayX[x]! * d,
+            py = ry * d;
           xyz[k3] = m00 * px + m01 * py + m02 * d + b0;
           xyz[k3 + 1] = m10 * px + m11 * py + m12 * d + b1;
           xyz[k3 + 2] = m20 * px + m21 * py + m22 * d + b2;
@@ -291,8 +324,21 @@ export function decodeChunk(set: ChunkSettings, out: VggtChunkOutputs): DecodedC
   let pixels = 0;
   for (let m = 0; m < P; m++) if (pixelMap[m]! >= 0) pixels++;
   return {
-    views: views.map((v) => v.index), cams, dropped, confThreshold: threshold, pixels: pixels * (S - dropped.length),
-    count, xyz, depth: depthOut, frame, modelPixel, rgb, confidence, view, pixel, instance,
+    views: views.map((v) => v.index),
+    cams,
+    dropped,
+    confThreshold: threshold,
+    pixels: pixels * (S - dropped.length),
+    count,
+    xyz,
+    depth: depthOut,
+    frame,
+    modelPixel,
+    rgb,
+    confidence,
+    view,
+    pixel,
+    instance,
   };
 }
 

@@ -46,7 +46,8 @@ export interface PreprocessPlan {
 
 /** Sizes exactly as load_and_preprocess_images computes them. */
 export function planPreprocess(srcWidth: number, srcHeight: number, mode: PreprocessMode): PreprocessPlan {
-  const T = VGGT_TARGET_SIZE, P = VGGT_PATCH_SIZE;
+  const T = VGGT_TARGET_SIZE,
+    P = VGGT_PATCH_SIZE;
   let rw: number, rh: number;
   // Same operation order as the Python (`height * (new_width / width) / 14`), so the doubles agree.
   if (mode === "crop" || srcWidth >= srcHeight) {
@@ -63,7 +64,18 @@ export function planPreprocess(srcWidth: number, srcHeight: number, mode: Prepro
     return { mode, srcWidth, srcHeight, resizedWidth: rw, resizedHeight: rh, cropTop, padLeft: 0, padTop: 0, width: rw, height: Math.min(rh, T) };
   }
   // pad_top = h_padding // 2, the rest below; likewise left/right.
-  return { mode, srcWidth, srcHeight, resizedWidth: rw, resizedHeight: rh, cropTop: 0, padLeft: Math.floor((T - rw) / 2), padTop: Math.floor((T - rh) / 2), width: T, height: T };
+  return {
+    mode,
+    srcWidth,
+    srcHeight,
+    resizedWidth: rw,
+    resizedHeight: rh,
+    cropTop: 0,
+    padLeft: Math.floor((T - rw) / 2),
+    padTop: Math.floor((T - rh) / 2),
+    width: T,
+    height: T,
+  };
 }
 
 /**
@@ -73,7 +85,8 @@ export function planPreprocess(srcWidth: number, srcHeight: number, mode: Prepro
  */
 export function modelToSourcePixel(plan: PreprocessPlan): Int32Array {
   const { width: W, height: H, resizedWidth: rw, resizedHeight: rh, srcWidth: sw, srcHeight: sh } = plan;
-  const colSrc = new Int32Array(W), rowSrc = new Int32Array(H);
+  const colSrc = new Int32Array(W),
+    rowSrc = new Int32Array(H);
   for (let x = 0; x < W; x++) {
     const rx = x - plan.padLeft;
     colSrc[x] = rx < 0 || rx >= rw ? -1 : Math.min(sw - 1, Math.floor(((rx + 0.5) * sw) / rw));
@@ -167,21 +180,26 @@ function clip8(v: number): number {
 export function resizeBicubicPil(src: Uint8Array, inW: number, inH: number, channels: number, outW: number, outH: number): Uint8Array {
   if (src.length !== inW * inH * channels) throw new Error(`resizeBicubicPil: ${src.length} bytes for ${inW}x${inH}x${channels}`);
   const half = 1 << (PRECISION_BITS - 1);
-  let img = src, w = inW;
+  let img = src,
+    w = inW;
   const vert = outH !== inH ? precomputeCoeffs(inH, outH) : null;
   if (outW !== inW) {
     const hc = precomputeCoeffs(inW, outW);
     // Only the source rows the vertical pass reads (ybox_first .. ybox_last).
-    let y0 = 0, y1 = inH;
+    let y0 = 0,
+      y1 = inH;
     if (vert) {
       y0 = vert.bounds[0]!;
       y1 = vert.bounds[(outH - 1) * 2]! + vert.bounds[(outH - 1) * 2 + 1]!;
     }
     const tmp = new Uint8Array(outW * (y1 - y0) * channels);
     for (let y = y0; y < y1; y++) {
-      const rowIn = y * inW * channels, rowOut = (y - y0) * outW * channels;
+      const rowIn = y * inW * channels,
+        rowOut = (y - y0) * outW * channels;
       for (let xx = 0; xx < outW; xx++) {
-        const xmin = hc.bounds[xx * 2]!, xn = hc.bounds[xx * 2 + 1]!, kb = xx * hc.ksize;
+        const xmin = hc.bounds[xx * 2]!,
+          xn = hc.bounds[xx * 2 + 1]!,
+          kb = xx * hc.ksize;
         for (let c = 0; c < channels; c++) {
           let ss = half;
           for (let x = 0; x < xn; x++) ss += img[rowIn + (xmin + x) * channels + c]! * hc.k[kb + x]!;
@@ -197,7 +215,9 @@ export function resizeBicubicPil(src: Uint8Array, inW: number, inH: number, chan
     const out = new Uint8Array(outW * outH * channels);
     const row = w * channels;
     for (let yy = 0; yy < outH; yy++) {
-      const ymin = vert.bounds[yy * 2]!, yn = vert.bounds[yy * 2 + 1]!, kb = yy * vert.ksize;
+      const ymin = vert.bounds[yy * 2]!,
+        yn = vert.bounds[yy * 2 + 1]!,
+        kb = yy * vert.ksize;
       for (let i = 0; i < row; i++) {
         let ss = half;
         for (let y = 0; y < yn; y++) ss += img[(ymin + y) * row + i]! * vert.k[kb + y]!;
@@ -227,7 +247,8 @@ function shiftForDiv255(a: number): number {
 export function compositeOnWhite(rgb: Uint8Array, alpha: Uint8Array): Uint8Array {
   if (rgb.length !== alpha.length * 3) throw new Error(`compositeOnWhite: ${rgb.length} RGB bytes for ${alpha.length} alpha values`);
   const out = new Uint8Array(rgb.length);
-  const P = COMPOSITE_PRECISION_BITS, round = 0x80 << P;
+  const P = COMPOSITE_PRECISION_BITS,
+    round = 0x80 << P;
   for (let p = 0; p < alpha.length; p++) {
     const a = alpha[p]!;
     for (let c = 0; c < 3; c++) {
@@ -258,14 +279,17 @@ function preprocessInto(rgb: Uint8Array, plan: PreprocessPlan, out: Float32Array
   const same = plan.resizedWidth === plan.srcWidth && plan.resizedHeight === plan.srcHeight;
   const resized = same ? rgb : resizeBicubicPil(rgb, plan.srcWidth, plan.srcHeight, 3, plan.resizedWidth, plan.resizedHeight);
   const { width: W, height: H, resizedWidth: rw, resizedHeight: rh, padLeft, padTop, cropTop } = plan;
-  const plane = W * H, lut = U8_TO_UNIT;
+  const plane = W * H,
+    lut = U8_TO_UNIT;
   if (plan.mode === "pad") out.fill(VGGT_PAD_VALUE, offset, offset + 3 * plane);
   const n = Math.min(rw, W - padLeft);
   for (let y = 0; y < H; y++) {
     const ry = y - padTop + cropTop;
     if (ry < 0 || ry >= rh) continue;
     let p = ry * rw * 3;
-    const r0 = offset + y * W + padLeft, r1 = r0 + plane, r2 = r1 + plane;
+    const r0 = offset + y * W + padLeft,
+      r1 = r0 + plane,
+      r2 = r1 + plane;
     for (let x = 0; x < n; x++, p += 3) {
       out[r0 + x] = lut[resized[p]!]!;
       out[r1 + x] = lut[resized[p + 1]!]!;

@@ -90,7 +90,8 @@ export function makeCluster(cloudXyz: Float32Array, members: Uint32Array, voxelM
   const keep = denoise ? largestClusterMask(ds.xyz, ds.count, denoise) : null;
   if (!keep) return { xyz: ds.xyz, members, memberVoxel: ds.voxelOfPoint };
   const { xyz, newIndex } = compactVoxels(ds.xyz, ds.count, keep);
-  const kept = new Uint32Array(members.length), keptVoxel = new Int32Array(members.length);
+  const kept = new Uint32Array(members.length),
+    keptVoxel = new Int32Array(members.length);
   let k = 0;
   for (let m = 0; m < members.length; m++) {
     const v = newIndex[ds.voxelOfPoint[m]!]!;
@@ -111,7 +112,11 @@ export interface FusedPart extends DenoisedCluster {
  * the detections' surviving voxels, and a detection whose voxels all survive keeps its members array
  * whole, so the cost grows with the detections' voxels, not with the node's raw points.
  */
-export function denoiseFused(parts: readonly FusedPart[], voxelM: number, denoise: DenoiseRule): { xyz: Float32Array; members: Uint32Array; stats: MemberStats } {
+export function denoiseFused(
+  parts: readonly FusedPart[],
+  voxelM: number,
+  denoise: DenoiseRule,
+): { xyz: Float32Array; members: Uint32Array; stats: MemberStats } {
   const total = parts.reduce((s, d) => s + d.xyz.length, 0);
   const union = new Float32Array(total);
   const offsets: number[] = [];
@@ -137,7 +142,14 @@ export function denoiseFused(parts: readonly FusedPart[], voxelM: number, denois
  * inside denoiseFused, which inlines the downsampling and DBSCAN: V8 then compiles this small loop on its
  * own instead of recompiling that large function around it.
  */
-function keptMembers(parts: readonly FusedPart[], offsets: readonly number[], voxelOfPoint: Int32Array, newIndex: Int32Array, acc: StatsAccumulator, members: Uint32Array): number {
+function keptMembers(
+  parts: readonly FusedPart[],
+  offsets: readonly number[],
+  voxelOfPoint: Int32Array,
+  newIndex: Int32Array,
+  acc: StatsAccumulator,
+  members: Uint32Array,
+): number {
   let k = 0;
   for (let i = 0; i < parts.length; i++) {
     const d = parts[i]!;
@@ -171,7 +183,8 @@ export function aabbGap(a: Cluster, b: Cluster): number {
 }
 
 export function majorityLabel(votes: Map<string, number>): string | null {
-  let best: string | null = null, n = -1;
+  let best: string | null = null,
+    n = -1;
   for (const [l, c] of [...votes.entries()].sort((x, y) => (x[0] < y[0] ? -1 : 1))) if (c > n) [best, n] = [l, c];
   return best;
 }

@@ -16,7 +16,12 @@ import type { InstanceParams } from "./params.js";
  * there are no masks. Every per-point step works on typed arrays: the clusters' voxels and members are
  * grouped by a counting sort over the labels (each in ascending order), and votes are counted per id.
  */
-export function dbscanInstances(cloud: PointCloud, isStructure: Uint8Array, p: InstanceParams, categoryOfId: ((id: number) => string | null) | null): Cluster[] {
+export function dbscanInstances(
+  cloud: PointCloud,
+  isStructure: Uint8Array,
+  p: InstanceParams,
+  categoryOfId: ((id: number) => string | null) | null,
+): Cluster[] {
   // null: every point (a cloud the graph pipeline built without structure, as masks say which it is)
   const idx = nonStructure(isStructure, cloud.count);
   const n = idx ? idx.length : cloud.count;

@@ -50,7 +50,8 @@ export function pointsBySegment(cloud: PointCloud, ev: Evidence): Uint32Array[] 
 /** Each point's segment (-1: none, or a view without a map), a view's map taken once per run of its points. */
 function segmentOfPoints(view: Uint16Array, pixel: Uint32Array, count: number, maps: readonly Int32Array[], segOf: Int32Array): void {
   for (let i = 0; i < count; ) {
-    const v = view[i]!, map = maps[v];
+    const v = view[i]!,
+      map = maps[v];
     let e = i + 1;
     while (e < count && view[e] === v) e++;
     if (!map) segOf.fill(-1, i, e);
@@ -59,7 +60,14 @@ function segmentOfPoints(view: Uint16Array, pixel: Uint32Array, count: number, m
   }
 }
 
-function newCluster(xyz: Float32Array, members: Uint32Array, label: string | null, segments: number[], detections: number, scores?: Record<string, number>): Cluster {
+function newCluster(
+  xyz: Float32Array,
+  members: Uint32Array,
+  label: string | null,
+  segments: number[],
+  detections: number,
+  scores?: Record<string, number>,
+): Cluster {
   const { min, max } = boundsOf(xyz);
   const votes = new Map<string, number>();
   // appearance labels vote softly: each point by the detector's scores (appearance.ts)
@@ -126,7 +134,8 @@ function mergeInto(a: Cluster, b: Cluster, downsample: (xyz: Float32Array) => Fl
  * votes (one label per detection) this is label equality.
  */
 function sameLabel(a: Cluster, b: Cluster): boolean {
-  const la = majorityLabel(a.votes), lb = majorityLabel(b.votes);
+  const la = majorityLabel(a.votes),
+    lb = majorityLabel(b.votes);
   return la === lb || (la !== null && lb !== null && a.votes.has(lb) && b.votes.has(la));
 }
 
@@ -136,14 +145,16 @@ function sameLabel(a: Cluster, b: Cluster): boolean {
  */
 export function pointsBySegmentIn(cloud: PointCloud, ev: Evidence, from: number, to: number): Map<number, Uint32Array> {
   const segOf = new Int32Array(to - from);
-  let lo = Infinity, hi = -1;
-  let view = -1, map: Int32Array | undefined;
+  let lo = Infinity,
+    hi = -1;
+  let view = -1,
+    map: Int32Array | undefined;
   for (let i = from; i < to; i++) {
     // points come view by view: look the view's map up when the view changes, not per point
     if (cloud.view[i] !== view) (view = cloud.view[i]!), (map = ev.segmentOfPixel[view]);
     const s = map ? map[cloud.pixel[i]!]! : -1;
     segOf[i - from] = s;
-    if (s >= 0) (s < lo && (lo = s), s > hi && (hi = s));
+    if (s >= 0) s < lo && (lo = s), s > hi && (hi = s);
   }
   const out = new Map<number, Uint32Array>();
   if (hi < 0) return out;
@@ -174,7 +185,10 @@ export class FusionState {
   private readonly growing: Growing[] = [];
   private readonly byId = new Map<number, { members: Uint32Array[]; label: string | null; segments: number[] }>();
   /** Denoised nodes of the last snapshot, reused while a node's detections are unchanged. */
-  private readonly denoised = new Map<Growing, { parts: number; xyz: Float32Array; members: Uint32Array; stats: MemberStats; min: Cluster["min"]; max: Cluster["max"] }>();
+  private readonly denoised = new Map<
+    Growing,
+    { parts: number; xyz: Float32Array; members: Uint32Array; stats: MemberStats; min: Cluster["min"]; max: Cluster["max"] }
+  >();
   private readonly oracleClusters = new Map<number, { n: number; c: Cluster }>();
   private readonly denoise;
 
@@ -182,7 +196,12 @@ export class FusionState {
    * `detections`: step 1's results shared with other fusions over the same cloud and params (a batch build's
    * arms differ only in labels); absent, each detection is computed here.
    */
-  constructor(private readonly mode: Evidence["mode"], private readonly p: InstanceParams, private readonly downsample: (xyz: Float32Array) => Float32Array, private readonly detections?: DetectionCache) {
+  constructor(
+    private readonly mode: Evidence["mode"],
+    private readonly p: InstanceParams,
+    private readonly downsample: (xyz: Float32Array) => Float32Array,
+    private readonly detections?: DetectionCache,
+  ) {
     this.denoise = { epsM: p.denoiseEpsM, minPoints: p.denoiseMinPoints, minKeep: DENOISE_MIN_KEEP };
   }
 
@@ -221,7 +240,8 @@ export class FusionState {
     const existing = growing.length;
     const assignments: Array<[Cluster, FusedPart, number]> = [];
     for (const [d, part] of dets) {
-      let best = -1, bestOverlap = p.associationMinOverlap;
+      let best = -1,
+        bestOverlap = p.associationMinOverlap;
       for (let n = 0; n < existing; n++) {
         const g = growing[n]!;
         if (!sameLabel(g.c, d) || aabbGap(g.c, d) > p.associationRadiusM) continue;
@@ -268,7 +288,8 @@ export class FusionState {
         this.denoised.set(g, (hit = { parts: g.parts.length, ...c, ...boundsOf(c.xyz) }));
       }
       const c = hit;
-      const min = [...hit.min] as Cluster["min"], max = [...hit.max] as Cluster["max"];
+      const min = [...hit.min] as Cluster["min"],
+        max = [...hit.max] as Cluster["max"];
       const votes = new Map<string, number>();
       // votes stay per raw point of the surviving members
       const share = c.members.length / Math.max(1, before);
@@ -391,7 +412,8 @@ function padBox(b: YawBox, minSide: number): YawBox {
 }
 
 function boxIoM(a0: YawBox, b0: YawBox, minSide: number): number {
-  const a = padBox(a0, minSide), b = padBox(b0, minSide);
+  const a = padBox(a0, minSide),
+    b = padBox(b0, minSide);
   return (footprintIntersectionArea(a, b) * zOverlap(a, b)) / Math.min(boxVolume(a), boxVolume(b));
 }
 
@@ -414,14 +436,18 @@ function postMerge(nodes: Cluster[], p: InstanceParams, downsample: (xyz: Float3
     const pairs: Array<[number, number, number]> = [];
     for (let i = 0; i < nodes.length; i++)
       for (let j = i + 1; j < nodes.length; j++) {
-        const a = nodes[i]!, b = nodes[j]!;
+        const a = nodes[i]!,
+          b = nodes[j]!;
         if (!sameLabel(a, b) || aabbGap(a, b) > r) continue;
-        const ab = pointOverlapRatio(a.xyz, clusterGrid(b, r), r), ba = pointOverlapRatio(b.xyz, clusterGrid(a, r), r);
+        const ab = pointOverlapRatio(a.xyz, clusterGrid(b, r), r),
+          ba = pointOverlapRatio(b.xyz, clusterGrid(a, r), r);
         const iom = boxIoM(boxOf(a), boxOf(b), p.voxelM);
         let score = Math.max(ab, ba, Math.min(1, iom));
         let merge = Math.max(ab, ba) > p.mergeOneWay || Math.min(ab, ba) > p.mergeMutual || iom >= p.mergeBoxIoM;
         if (!merge && p.mergeUnionGrowth > 0) {
-          const grown = boxVolume(padBox(yawBox(concatFloat32([a.xyz, b.xyz])), p.voxelM)) / Math.max(boxVolume(padBox(boxOf(a), p.voxelM)), boxVolume(padBox(boxOf(b), p.voxelM)));
+          const grown =
+            boxVolume(padBox(yawBox(concatFloat32([a.xyz, b.xyz])), p.voxelM)) /
+            Math.max(boxVolume(padBox(boxOf(a), p.voxelM)), boxVolume(padBox(boxOf(b), p.voxelM)));
           if (grown <= p.mergeUnionGrowth) [merge, score] = [true, 1 / grown];
         }
         if (merge) pairs.push([score, i, j]);

@@ -41,13 +41,19 @@ export function statsOfMembers(cloud: PointCloud, members: Uint32Array): MemberS
   const { view, confidence, rgb, pixel } = cloud;
   let views = 0;
   for (let m = 0; m < members.length; m++) if (view[members[m]!]! >= views) views = view[members[m]!]! + 1;
-  const points = new Int32Array(views), boxes = new Int32Array(4 * views);
+  const points = new Int32Array(views),
+    boxes = new Int32Array(4 * views);
   const order: number[] = [];
-  let conf = 0, r = 0, g = 0, b = 0;
+  let conf = 0,
+    r = 0,
+    g = 0,
+    b = 0;
   for (let m = 0; m < members.length; m++) {
     const i = members[m]!;
-    const v = view[i]!, p = pixel[i]!;
-    const x = p % W, y = (p - x) / W;
+    const v = view[i]!,
+      p = pixel[i]!;
+    const x = p % W,
+      y = (p - x) / W;
     conf += confidence[i]!;
     r += rgb[3 * i]!;
     g += rgb[3 * i + 1]!;
@@ -64,7 +70,9 @@ export function statsOfMembers(cloud: PointCloud, members: Uint32Array): MemberS
     if (x > boxes[k + 2]!) boxes[k + 2] = x;
     if (y > boxes[k + 3]!) boxes[k + 3] = y;
   }
-  const support = new Map<number, ViewSupport>(order.map((v) => [v, { points: points[v]!, bbox: [boxes[4 * v]!, boxes[4 * v + 1]!, boxes[4 * v + 2]!, boxes[4 * v + 3]!] }]));
+  const support = new Map<number, ViewSupport>(
+    order.map((v) => [v, { points: points[v]!, bbox: [boxes[4 * v]!, boxes[4 * v + 1]!, boxes[4 * v + 2]!, boxes[4 * v + 3]!] }]),
+  );
   return { count: members.length, confidence: conf, rgb: [r, g, b], views: support };
 }
 
@@ -79,14 +87,27 @@ export function voxelStatsOf(cloud: PointCloud, members: Uint32Array, memberVoxe
   for (let v = 0; v < voxels; v++) (boxes[4 * v] = boxes[4 * v + 1] = 2 ** 30), (boxes[4 * v + 2] = boxes[4 * v + 3] = -1);
   const W = cloud.imageWidth;
   const { confidence, rgb, pixel } = cloud;
-  let v = -1, n = 0, conf = 0, r = 0, g = 0, b = 0, bx0 = 0, by0 = 0, bx1 = 0, by1 = 0;
-  let y = 0, rowStart = 0, rowEnd = 0;
+  let v = -1,
+    n = 0,
+    conf = 0,
+    r = 0,
+    g = 0,
+    b = 0,
+    bx0 = 0,
+    by0 = 0,
+    bx1 = 0,
+    by1 = 0;
+  let y = 0,
+    rowStart = 0,
+    rowEnd = 0;
   for (let m = 0; m < members.length; m++) {
-    const i = members[m]!, mv = memberVoxel[m]!;
+    const i = members[m]!,
+      mv = memberVoxel[m]!;
     if (mv !== v) {
       if (v >= 0) flushVoxel(sums, boxes, v, n, conf, r, g, b, bx0, by0, bx1, by1);
       v = mv;
-      const s = SUMS * v, k = 4 * v;
+      const s = SUMS * v,
+        k = 4 * v;
       (n = sums[s]!), (conf = sums[s + 1]!), (r = sums[s + 2]!), (g = sums[s + 3]!), (b = sums[s + 4]!);
       (bx0 = boxes[k]!), (by0 = boxes[k + 1]!), (bx1 = boxes[k + 2]!), (by1 = boxes[k + 3]!);
     }
@@ -111,8 +132,22 @@ export function voxelStatsOf(cloud: PointCloud, members: Uint32Array, memberVoxe
   return { view, sums, boxes };
 }
 
-function flushVoxel(sums: Float64Array, boxes: Int32Array, v: number, n: number, conf: number, r: number, g: number, b: number, x0: number, y0: number, x1: number, y1: number): void {
-  const s = SUMS * v, k = 4 * v;
+function flushVoxel(
+  sums: Float64Array,
+  boxes: Int32Array,
+  v: number,
+  n: number,
+  conf: number,
+  r: number,
+  g: number,
+  b: number,
+  x0: number,
+  y0: number,
+  x1: number,
+  y1: number,
+): void {
+  const s = SUMS * v,
+    k = 4 * v;
   (sums[s] = n), (sums[s + 1] = conf), (sums[s + 2] = r), (sums[s + 3] = g), (sums[s + 4] = b);
   (boxes[k] = x0), (boxes[k + 1] = y0), (boxes[k + 2] = x1), (boxes[k + 3] = y1);
 }
@@ -148,7 +183,8 @@ export class StatsAccumulator {
     const sup = this.support(vs.view);
     for (let v = 0; v < alive.length; v++) {
       if (!alive[v]) continue;
-      const s = SUMS * v, b = 4 * v;
+      const s = SUMS * v,
+        b = 4 * v;
       const n = vs.sums[s]!;
       if (n === 0) continue;
       this.count += n;
@@ -177,7 +213,12 @@ export class StatsAccumulator {
   }
 
   result(): MemberStats {
-    return { count: this.count, confidence: this.confidence, rgb: [...this.rgb], views: new Map([...this.views].map(([v, s]) => [v, { points: s.points, bbox: [...s.bbox] }])) };
+    return {
+      count: this.count,
+      confidence: this.confidence,
+      rgb: [...this.rgb],
+      views: new Map([...this.views].map(([v, s]) => [v, { points: s.points, bbox: [...s.bbox] }])),
+    };
   }
 }
 

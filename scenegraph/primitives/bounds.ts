@@ -21,9 +21,16 @@ export function pointCount(xyz: Float32Array, name = "xyz"): number {
 export function computeBounds(xyz: Float32Array, name = "xyz"): Bounds {
   const n = pointCount(xyz, name);
   if (n === 0) throw new RangeError(`${name}: empty point cloud`);
-  let x0 = Infinity, y0 = Infinity, z0 = Infinity, x1 = -Infinity, y1 = -Infinity, z1 = -Infinity;
+  let x0 = Infinity,
+    y0 = Infinity,
+    z0 = Infinity,
+    x1 = -Infinity,
+    y1 = -Infinity,
+    z1 = -Infinity;
   for (let i = 0, o = 0; i < n; i++, o += 3) {
-    const x = xyz[o]!, y = xyz[o + 1]!, z = xyz[o + 2]!;
+    const x = xyz[o]!,
+      y = xyz[o + 1]!,
+      z = xyz[o + 2]!;
     // x - x is NaN for NaN and for +-Infinity: one test catches both.
     if (x - x !== 0 || y - y !== 0 || z - z !== 0) throw new RangeError(`${name}: point ${i} has a non-finite coordinate (${x}, ${y}, ${z})`);
     if (x < x0) x0 = x;

@@ -18,7 +18,6 @@ import { convexHull2d, minAreaRect } from "./hull2d.js";
 /** An axis-aligned box is a point set's bounds (core/geometry.ts). */
 export type Aabb = Bounds;
 
-
 const HALF_PI = Math.PI / 2;
 
 /** Indices of the subset: all points when omitted. */
@@ -45,7 +44,10 @@ export function aabb(xyz: Float32Array, indices?: ArrayLike<number>): Aabb {
 export function yawBox(xyz: Float32Array, indices?: ArrayLike<number>): YawBox {
   const m = subsetSize(xyz, indices);
   // centre the XY coordinates (double) for a well-conditioned hull
-  let mx = 0, my = 0, zMin = Infinity, zMax = -Infinity;
+  let mx = 0,
+    my = 0,
+    zMin = Infinity,
+    zMax = -Infinity;
   for (let j = 0; j < m; j++) {
     const o = 3 * (indices ? indices[j]! : j);
     mx += xyz[o]!;
@@ -72,20 +74,30 @@ export function yawBox(xyz: Float32Array, indices?: ArrayLike<number>): YawBox {
 export function normaliseYaw(angle: number, along: number, across: number): { yaw: number; along: number; across: number } {
   let k = Math.floor(angle / HALF_PI);
   let yaw = angle - k * HALF_PI;
-  if (yaw >= HALF_PI) { yaw -= HALF_PI; k++; }
-  if (yaw < 0) { yaw += HALF_PI; k--; }
+  if (yaw >= HALF_PI) {
+    yaw -= HALF_PI;
+    k++;
+  }
+  if (yaw < 0) {
+    yaw += HALF_PI;
+    k--;
+  }
   if (yaw === 0) yaw = 0; // -0 -> 0
   return (k & 1) === 0 ? { yaw, along, across } : { yaw, along: across, across: along };
 }
 
 /** The footprint's 4 corners, counter-clockwise, as x0,y0, x1,y1, ... */
 export function yawBoxCorners(b: YawBox): Float64Array {
-  const c = Math.cos(b.yaw), s = Math.sin(b.yaw);
-  const hx = b.extent[0] / 2, hy = b.extent[1] / 2;
+  const c = Math.cos(b.yaw),
+    s = Math.sin(b.yaw);
+  const hx = b.extent[0] / 2,
+    hy = b.extent[1] / 2;
   const out = new Float64Array(8);
-  const sx = [-1, 1, 1, -1], sy = [-1, -1, 1, 1];
+  const sx = [-1, 1, 1, -1],
+    sy = [-1, -1, 1, 1];
   for (let k = 0; k < 4; k++) {
-    const lx = sx[k]! * hx, ly = sy[k]! * hy;
+    const lx = sx[k]! * hx,
+      ly = sy[k]! * hy;
     out[2 * k] = b.centre[0] + c * lx - s * ly;
     out[2 * k + 1] = b.centre[1] + s * lx + c * ly;
   }
@@ -107,17 +119,22 @@ function clipConvex(subject: Float64Array, clip: Float64Array): Float64Array {
   let cur = Array.from(subject);
   const nc = clip.length / 2;
   for (let e = 0; e < nc && cur.length > 0; e++) {
-    const ax = clip[2 * e]!, ay = clip[2 * e + 1]!;
-    const bx = clip[2 * ((e + 1) % nc)]!, by = clip[2 * ((e + 1) % nc) + 1]!;
+    const ax = clip[2 * e]!,
+      ay = clip[2 * e + 1]!;
+    const bx = clip[2 * ((e + 1) % nc)]!,
+      by = clip[2 * ((e + 1) % nc) + 1]!;
     const side = (x: number, y: number) => (bx - ax) * (y - ay) - (by - ay) * (x - ax); // > 0: left, inside
     const next: number[] = [];
     const m = cur.length / 2;
     for (let i = 0; i < m; i++) {
-      const px = cur[2 * i]!, py = cur[2 * i + 1]!;
-      const qx = cur[2 * ((i + 1) % m)]!, qy = cur[2 * ((i + 1) % m) + 1]!;
-      const sp = side(px, py), sq = side(qx, qy);
+      const px = cur[2 * i]!,
+        py = cur[2 * i + 1]!;
+      const qx = cur[2 * ((i + 1) % m)]!,
+        qy = cur[2 * ((i + 1) % m) + 1]!;
+      const sp = side(px, py),
+        sq = side(qx, qy);
       if (sp >= 0) next.push(px, py);
-      if ((sp >= 0) !== (sq >= 0)) {
+      if (sp >= 0 !== sq >= 0) {
         const t = sp / (sp - sq);
         next.push(px + t * (qx - px), py + t * (qy - py));
       }
@@ -131,7 +148,8 @@ function clipConvex(subject: Float64Array, clip: Float64Array): Float64Array {
 export function footprintIntersectionArea(a: YawBox, b: YawBox): number {
   if (!(a.extent[0] > 0 && a.extent[1] > 0 && b.extent[0] > 0 && b.extent[1] > 0)) return 0;
   // quick reject on the circumscribed circles
-  const ra = Math.hypot(a.extent[0], a.extent[1]) / 2, rb = Math.hypot(b.extent[0], b.extent[1]) / 2;
+  const ra = Math.hypot(a.extent[0], a.extent[1]) / 2,
+    rb = Math.hypot(b.extent[0], b.extent[1]) / 2;
   if (Math.hypot(a.centre[0] - b.centre[0], a.centre[1] - b.centre[1]) >= ra + rb) return 0;
   const poly = clipConvex(yawBoxCorners(a), yawBoxCorners(b));
   return poly.length >= 6 ? Math.max(0, polygonArea(poly)) : 0;
@@ -143,4 +161,3 @@ export function zOverlap(a: YawBox, b: YawBox): number {
   const hi = Math.min(a.centre[2] + a.extent[2] / 2, b.centre[2] + b.extent[2] / 2);
   return Math.max(0, hi - lo);
 }
-

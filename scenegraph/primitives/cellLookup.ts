@@ -82,7 +82,9 @@ export class CellLookup {
     if (dense !== null) return dense[key]!;
     const occupied = this.occupied;
     if (occupied !== null && (occupied[key >>> 5]! & (1 << (key & 31))) === 0) return EMPTY;
-    const keys = this.keys, vals = this.vals, mask = this.mask;
+    const keys = this.keys,
+      vals = this.vals,
+      mask = this.mask;
     let s = mix(key) & mask;
     for (;;) {
       const v = vals[s]!;

@@ -34,7 +34,10 @@ export function dbscanDetailed(xyz: Float32Array, eps: number, minPoints: number
   const grid = new VoxelHashGrid(xyz, eps * (1 + 2 * GRID_ROUNDING_MARGIN));
   const counts = neighborCountsSorted(grid, eps);
   const eps2 = eps * eps;
-  const S = grid.sorted, cs = grid.cellStart, cellOf = grid.sortedCell, pos = grid.positionOf;
+  const S = grid.sorted,
+    cs = grid.cellStart,
+    cellOf = grid.sortedCell,
+    pos = grid.positionOf;
   const { start: nbStart, ids: nbIds } = grid.neighborCells();
 
   // Labels by sorted position: -2 unvisited, -1 noise, >= 0 cluster.
@@ -53,13 +56,17 @@ export function dbscanDetailed(xyz: Float32Array, eps: number, minPoints: number
     stack[top++] = s;
     while (top > 0) {
       const a = stack[--top]!;
-      const ax = S[3 * a]!, ay = S[3 * a + 1]!, az = S[3 * a + 2]!;
+      const ax = S[3 * a]!,
+        ay = S[3 * a + 1]!,
+        az = S[3 * a + 2]!;
       const c = cellOf[a]!;
       for (let j = nbStart[c]!, je = nbStart[c + 1]!; j < je; j++) {
         const nc = nbIds[j]!;
         for (let q = cs[nc]!, qe = cs[nc + 1]!; q < qe; q++) {
           if (lab[q]! >= 0) continue;
-          const dx = ax - S[3 * q]!, dy = ay - S[3 * q + 1]!, dz = az - S[3 * q + 2]!;
+          const dx = ax - S[3 * q]!,
+            dy = ay - S[3 * q + 1]!,
+            dz = az - S[3 * q + 2]!;
           if (dx * dx + dy * dy + dz * dz < eps2) {
             lab[q] = cluster;
             if (counts[q]! >= minPoints) stack[top++] = q;

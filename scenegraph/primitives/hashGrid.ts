@@ -71,7 +71,9 @@ export class VoxelHashGrid {
       return;
     }
     const b = computeBounds(xyz);
-    const ox = b.min[0], oy = b.min[1], oz = b.min[2];
+    const ox = b.min[0],
+      oy = b.min[1],
+      oz = b.min[2];
     const nx = Math.floor((b.max[0] - ox) / cellSize) + 1;
     const ny = Math.floor((b.max[1] - oy) / cellSize) + 1;
     const nz = Math.floor((b.max[2] - oz) / cellSize) + 1;
@@ -84,7 +86,9 @@ export class VoxelHashGrid {
     this.nz = nz;
 
     const s = sortPointsByCell(xyz, ox, oy, oz, cellSize, nx, ny, nz);
-    const order = s.order, start = s.start, keys = s.keys;
+    const order = s.order,
+      start = s.start,
+      keys = s.keys;
     const nc = keys.length;
     const positionOf = new Int32Array(n);
     const sortedCell = new Int32Array(n);
@@ -128,8 +132,13 @@ export class VoxelHashGrid {
    */
   neighborCells(): { start: Int32Array; ids: Int32Array } {
     if (this.neighbors) return this.neighbors;
-    const nc = this.cellCount, nx = this.nx, ny = this.ny, nz = this.nz, nxy = nx * ny;
-    const keys = this.cellKeys, coords = this.cellCoords;
+    const nc = this.cellCount,
+      nx = this.nx,
+      ny = this.ny,
+      nz = this.nz,
+      nxy = nx * ny;
+    const keys = this.cellKeys,
+      coords = this.cellCoords;
     const start = new Int32Array(nc + 1);
     let ids = new Int32Array(Math.max(64, nc * 9));
     let k = 0;
@@ -138,7 +147,9 @@ export class VoxelHashGrid {
     const ptr = new Int32Array(9);
     for (let c = 0; c < nc; c++) {
       const key = keys[c]!;
-      const cx = coords[3 * c]!, cy = coords[3 * c + 1]!, cz = coords[3 * c + 2]!;
+      const cx = coords[3 * c]!,
+        cy = coords[3 * c + 1]!,
+        cz = coords[3 * c + 2]!;
       if (k + 27 > ids.length) {
         const next = new Int32Array(ids.length * 2);
         next.set(ids);
@@ -167,18 +178,27 @@ export class VoxelHashGrid {
   forEachWithin(x: number, y: number, z: number, r: number, fn: (index: number, d2: number) => void): void {
     if (this.count === 0) return;
     const r2 = r * r;
-    const h = this.cellSize, rr = r * (1 + GRID_ROUNDING_MARGIN);
-    const x0 = Math.max(0, Math.floor((x - rr - this.originX) / h)), x1 = Math.min(this.nx - 1, Math.floor((x + rr - this.originX) / h));
-    const y0 = Math.max(0, Math.floor((y - rr - this.originY) / h)), y1 = Math.min(this.ny - 1, Math.floor((y + rr - this.originY) / h));
-    const z0 = Math.max(0, Math.floor((z - rr - this.originZ) / h)), z1 = Math.min(this.nz - 1, Math.floor((z + rr - this.originZ) / h));
-    const S = this.sorted, start = this.cellStart, order = this.order, cells = this.cells();
+    const h = this.cellSize,
+      rr = r * (1 + GRID_ROUNDING_MARGIN);
+    const x0 = Math.max(0, Math.floor((x - rr - this.originX) / h)),
+      x1 = Math.min(this.nx - 1, Math.floor((x + rr - this.originX) / h));
+    const y0 = Math.max(0, Math.floor((y - rr - this.originY) / h)),
+      y1 = Math.min(this.ny - 1, Math.floor((y + rr - this.originY) / h));
+    const z0 = Math.max(0, Math.floor((z - rr - this.originZ) / h)),
+      z1 = Math.min(this.nz - 1, Math.floor((z + rr - this.originZ) / h));
+    const S = this.sorted,
+      start = this.cellStart,
+      order = this.order,
+      cells = this.cells();
     for (let iz = z0; iz <= z1; iz++) {
       for (let iy = y0; iy <= y1; iy++) {
         for (let ix = x0; ix <= x1; ix++) {
           const c = cells.get(ix + this.nx * (iy + this.ny * iz));
           if (c < 0) continue;
           for (let p = start[c]!, e = start[c + 1]!; p < e; p++) {
-            const dx = x - S[3 * p]!, dy = y - S[3 * p + 1]!, dz = z - S[3 * p + 2]!;
+            const dx = x - S[3 * p]!,
+              dy = y - S[3 * p + 1]!,
+              dz = z - S[3 * p + 2]!;
             const d2 = dx * dx + dy * dy + dz * dz;
             if (d2 < r2) fn(order[p]!, d2);
           }
@@ -209,12 +229,18 @@ export class VoxelHashGrid {
   anyWithin(x: number, y: number, z: number, r: number): boolean {
     if (this.count === 0) return false;
     const r2 = r * r;
-    const h = this.cellSize, rr = r * (1 + GRID_ROUNDING_MARGIN);
-    const x0 = Math.max(0, Math.floor((x - rr - this.originX) / h)), x1 = Math.min(this.nx - 1, Math.floor((x + rr - this.originX) / h));
-    const y0 = Math.max(0, Math.floor((y - rr - this.originY) / h)), y1 = Math.min(this.ny - 1, Math.floor((y + rr - this.originY) / h));
-    const z0 = Math.max(0, Math.floor((z - rr - this.originZ) / h)), z1 = Math.min(this.nz - 1, Math.floor((z + rr - this.originZ) / h));
+    const h = this.cellSize,
+      rr = r * (1 + GRID_ROUNDING_MARGIN);
+    const x0 = Math.max(0, Math.floor((x - rr - this.originX) / h)),
+      x1 = Math.min(this.nx - 1, Math.floor((x + rr - this.originX) / h));
+    const y0 = Math.max(0, Math.floor((y - rr - this.originY) / h)),
+      y1 = Math.min(this.ny - 1, Math.floor((y + rr - this.originY) / h));
+    const z0 = Math.max(0, Math.floor((z - rr - this.originZ) / h)),
+      z1 = Math.min(this.nz - 1, Math.floor((z + rr - this.originZ) / h));
     const cells = this.cells();
-    const cx = Math.floor((x - this.originX) / h), cy = Math.floor((y - this.originY) / h), cz = Math.floor((z - this.originZ) / h);
+    const cx = Math.floor((x - this.originX) / h),
+      cy = Math.floor((y - this.originY) / h),
+      cz = Math.floor((z - this.originZ) / h);
     const own = cx >= x0 && cx <= x1 && cy >= y0 && cy <= y1 && cz >= z0 && cz <= z1 ? cells.get(cx + this.nx * (cy + this.ny * cz)) : -1;
     if (own >= 0 && this.cellHit(own, x, y, z, r2)) return true;
     for (let iz = z0; iz <= z1; iz++) {
@@ -232,7 +258,9 @@ export class VoxelHashGrid {
   private cellHit(c: number, x: number, y: number, z: number, r2: number): boolean {
     const S = this.sorted;
     for (let p = this.cellStart[c]!, e = this.cellStart[c + 1]!; p < e; p++) {
-      const dx = x - S[3 * p]!, dy = y - S[3 * p + 1]!, dz = z - S[3 * p + 2]!;
+      const dx = x - S[3 * p]!,
+        dy = y - S[3 * p + 1]!,
+        dz = z - S[3 * p + 2]!;
       if (dx * dx + dy * dy + dz * dz < r2) return true;
     }
     return false;
@@ -260,16 +288,22 @@ export function neighborCountsSorted(grid: VoxelHashGrid, r: number): Int32Array
   const n = grid.count;
   const countsSorted = new Int32Array(n);
   const r2 = r * r;
-  const S = grid.sorted, cs = grid.cellStart;
+  const S = grid.sorted,
+    cs = grid.cellStart;
   const { start: nbStart, ids: nbIds } = grid.neighborCells();
   for (let c = 0; c < grid.cellCount; c++) {
-    const b0 = cs[c]!, b1 = cs[c + 1]!;
+    const b0 = cs[c]!,
+      b1 = cs[c + 1]!;
     // pairs inside the cell (self included: d2 = 0 < r2)
     for (let p = b0; p < b1; p++) {
-      const px = S[3 * p]!, py = S[3 * p + 1]!, pz = S[3 * p + 2]!;
+      const px = S[3 * p]!,
+        py = S[3 * p + 1]!,
+        pz = S[3 * p + 2]!;
       let k = 1;
       for (let q = p + 1; q < b1; q++) {
-        const dx = px - S[3 * q]!, dy = py - S[3 * q + 1]!, dz = pz - S[3 * q + 2]!;
+        const dx = px - S[3 * q]!,
+          dy = py - S[3 * q + 1]!,
+          dz = pz - S[3 * q + 2]!;
         if (dx * dx + dy * dy + dz * dz < r2) {
           k++;
           countsSorted[q]!++;
@@ -281,12 +315,17 @@ export function neighborCountsSorted(grid: VoxelHashGrid, r: number): Int32Array
     for (let j = nbStart[c]!, je = nbStart[c + 1]!; j < je; j++) {
       const nc = nbIds[j]!;
       if (nc <= c) continue;
-      const q0 = cs[nc]!, q1 = cs[nc + 1]!;
+      const q0 = cs[nc]!,
+        q1 = cs[nc + 1]!;
       for (let p = b0; p < b1; p++) {
-        const px = S[3 * p]!, py = S[3 * p + 1]!, pz = S[3 * p + 2]!;
+        const px = S[3 * p]!,
+          py = S[3 * p + 1]!,
+          pz = S[3 * p + 2]!;
         let k = 0;
         for (let q = q0; q < q1; q++) {
-          const dx = px - S[3 * q]!, dy = py - S[3 * q + 1]!, dz = pz - S[3 * q + 2]!;
+          const dx = px - S[3 * q]!,
+            dy = py - S[3 * q + 1]!,
+            dz = pz - S[3 * q + 2]!;
           if (dx * dx + dy * dy + dz * dz < r2) {
             k++;
             countsSorted[q]!++;

@@ -32,7 +32,8 @@ export function hungarian(
 ): HungarianResult | Int32Array {
   if (typeof b === "number") return solve(a as ArrayLike<number>, b, c!, d?.maximize ?? false);
   const m = a as readonly (readonly number[])[];
-  const rows = m.length, cols = rows ? m[0]!.length : 0;
+  const rows = m.length,
+    cols = rows ? m[0]!.length : 0;
   const flat = new Float64Array(rows * cols);
   for (let i = 0; i < rows; i++) {
     if (m[i]!.length !== cols) throw new RangeError(`hungarian: row ${i} has ${m[i]!.length} entries, row 0 has ${cols}`);
@@ -45,20 +46,24 @@ function solve(cost: ArrayLike<number>, rows: number, cols: number, maximize: bo
   if (!Number.isInteger(rows) || !Number.isInteger(cols) || rows < 0 || cols < 0) throw new RangeError(`hungarian: bad size ${rows} x ${cols}`);
   if (cost.length !== rows * cols) throw new RangeError(`hungarian: cost has ${cost.length} entries, expected ${rows} x ${cols} = ${rows * cols}`);
   for (let k = 0; k < cost.length; k++) {
-    if (!Number.isFinite(cost[k]!)) throw new RangeError(`hungarian: cost[${Math.floor(k / Math.max(cols, 1))}][${k % Math.max(cols, 1)}] = ${cost[k]} is not finite`);
+    if (!Number.isFinite(cost[k]!))
+      throw new RangeError(`hungarian: cost[${Math.floor(k / Math.max(cols, 1))}][${k % Math.max(cols, 1)}] = ${cost[k]} is not finite`);
   }
   const rowToCol = new Int32Array(rows).fill(-1);
   const colToRow = new Int32Array(cols).fill(-1);
   if (rows === 0 || cols === 0) return { rowToCol, colToRow, total: 0 };
   // Work on n <= m (transpose when there are more rows), minimising.
   const transpose = rows > cols;
-  const n = transpose ? cols : rows, m = transpose ? rows : cols;
+  const n = transpose ? cols : rows,
+    m = transpose ? rows : cols;
   const sign = maximize ? -1 : 1;
   const at = (i: number, j: number) => sign * (transpose ? cost[j * cols + i]! : cost[i * cols + j]!);
 
   // e-maxx formulation, 1-based: p[j] = row matched to column j, potentials u (rows), v (columns)
-  const u = new Float64Array(n + 1), v = new Float64Array(m + 1);
-  const p = new Int32Array(m + 1), way = new Int32Array(m + 1);
+  const u = new Float64Array(n + 1),
+    v = new Float64Array(m + 1);
+  const p = new Int32Array(m + 1),
+    way = new Int32Array(m + 1);
   const minv = new Float64Array(m + 1);
   const used = new Uint8Array(m + 1);
   for (let i = 1; i <= n; i++) {
@@ -69,7 +74,8 @@ function solve(cost: ArrayLike<number>, rows: number, cols: number, maximize: bo
     do {
       used[j0] = 1;
       const i0 = p[j0]!;
-      let delta = Infinity, j1 = 0;
+      let delta = Infinity,
+        j1 = 0;
       for (let j = 1; j <= m; j++) {
         if (used[j]) continue;
         const cur = at(i0 - 1, j - 1) - u[i0]! - v[j]!;
@@ -102,7 +108,8 @@ function solve(cost: ArrayLike<number>, rows: number, cols: number, maximize: bo
   for (let j = 1; j <= m; j++) {
     const i = p[j]!;
     if (i === 0) continue;
-    const r = transpose ? j - 1 : i - 1, cc = transpose ? i - 1 : j - 1;
+    const r = transpose ? j - 1 : i - 1,
+      cc = transpose ? i - 1 : j - 1;
     rowToCol[r] = cc;
     colToRow[cc] = r;
     total += cost[r * cols + cc]!;

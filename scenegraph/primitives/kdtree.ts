@@ -47,15 +47,21 @@ export class KdTree3 {
     if (n === 0) return;
     const b = computeBounds(xyz);
     const bounds = new Float64Array(6 * 128);
-    bounds[0] = b.min[0]; bounds[1] = b.min[1]; bounds[2] = b.min[2];
-    bounds[3] = b.max[0]; bounds[4] = b.max[1]; bounds[5] = b.max[2];
+    bounds[0] = b.min[0];
+    bounds[1] = b.min[1];
+    bounds[2] = b.min[2];
+    bounds[3] = b.max[0];
+    bounds[4] = b.max[1];
+    bounds[5] = b.max[2];
     this.build(0, n - 1, bounds, 0);
   }
 
   private build(left: number, right: number, bb: Float64Array, depth: number): void {
     if (right - left <= this.nodeSize) return;
     const o = 6 * depth;
-    const ex = bb[o + 3]! - bb[o]!, ey = bb[o + 4]! - bb[o + 1]!, ez = bb[o + 5]! - bb[o + 2]!;
+    const ex = bb[o + 3]! - bb[o]!,
+      ey = bb[o + 4]! - bb[o + 1]!,
+      ez = bb[o + 5]! - bb[o + 2]!;
     const axis = ex >= ey ? (ex >= ez ? 0 : 2) : ey >= ez ? 1 : 2;
     const m = (left + right) >> 1;
     select(this.ids, this.coords, m, left, right, axis);
@@ -81,7 +87,8 @@ export class KdTree3 {
     const d2 = outD2 ?? new Float64Array(Math.min(k, this.count));
     const cnt = this.knnRaw(x, y, z, k);
     if (idx.length < cnt || d2.length < cnt) throw new RangeError(`knn: output arrays hold fewer than ${cnt} entries`);
-    const hd = this.heapD, hi = this.heapI;
+    const hd = this.heapD,
+      hi = this.heapI;
     sortPairsAscending(hd, hi, cnt);
     for (let t = 0; t < cnt; t++) {
       idx[t] = this.ids[hi[t]!]!;
@@ -104,28 +111,49 @@ export class KdTree3 {
     const n = this.count;
     if (n === 0) return out;
     const r2 = r * r;
-    const C = this.coords, A = this.axes, ids = this.ids, ns = this.nodeSize;
-    const sL = this.stackL, sR = this.stackR;
+    const C = this.coords,
+      A = this.axes,
+      ids = this.ids,
+      ns = this.nodeSize;
+    const sL = this.stackL,
+      sR = this.stackR;
     let sp = 0;
-    sL[0] = 0; sR[0] = n - 1; sp = 1;
+    sL[0] = 0;
+    sR[0] = n - 1;
+    sp = 1;
     while (sp > 0) {
       sp--;
-      const l = sL[sp]!, rr = sR[sp]!;
+      const l = sL[sp]!,
+        rr = sR[sp]!;
       if (rr - l <= ns) {
         for (let i = l; i <= rr; i++) {
-          const dx = x - C[3 * i]!, dy = y - C[3 * i + 1]!, dz = z - C[3 * i + 2]!;
+          const dx = x - C[3 * i]!,
+            dy = y - C[3 * i + 1]!,
+            dz = z - C[3 * i + 2]!;
           if (dx * dx + dy * dy + dz * dz < r2) out.push(ids[i]!);
         }
         continue;
       }
       const m = (l + rr) >> 1;
-      const mx = C[3 * m]!, my = C[3 * m + 1]!, mz = C[3 * m + 2]!;
-      const dx = x - mx, dy = y - my, dz = z - mz;
+      const mx = C[3 * m]!,
+        my = C[3 * m + 1]!,
+        mz = C[3 * m + 2]!;
+      const dx = x - mx,
+        dy = y - my,
+        dz = z - mz;
       if (dx * dx + dy * dy + dz * dz < r2) out.push(ids[m]!);
       const a = A[m]!;
       const diff = a === 0 ? dx : a === 1 ? dy : dz;
-      if (diff - r <= 0) { sL[sp] = l; sR[sp] = m - 1; sp++; }
-      if (diff + r >= 0) { sL[sp] = m + 1; sR[sp] = rr; sp++; }
+      if (diff - r <= 0) {
+        sL[sp] = l;
+        sR[sp] = m - 1;
+        sp++;
+      }
+      if (diff + r >= 0) {
+        sL[sp] = m + 1;
+        sR[sp] = rr;
+        sp++;
+      }
     }
     return out;
   }
@@ -165,35 +193,64 @@ export class KdTree3 {
    */
   private nearestRaw(x: number, y: number, z: number, maxD2: number): number {
     const n = this.count;
-    let best = -1, worst = maxD2;
+    let best = -1,
+      worst = maxD2;
     if (n === 0) return -1;
-    const C = this.coords, A = this.axes, ns = this.nodeSize, B = this.boundsOfCells();
-    const sL = this.stackL, sR = this.stackR;
-    sL[0] = 0; sR[0] = n - 1;
+    const C = this.coords,
+      A = this.axes,
+      ns = this.nodeSize,
+      B = this.boundsOfCells();
+    const sL = this.stackL,
+      sR = this.stackR;
+    sL[0] = 0;
+    sR[0] = n - 1;
     let sp = 1;
     while (sp > 0) {
       sp--;
-      const l = sL[sp]!, r = sR[sp]!;
+      const l = sL[sp]!,
+        r = sR[sp]!;
       const leaf = r - l <= ns;
       if (cellD2(B, leaf ? l : (l + r) >> 1, x, y, z) >= worst) continue;
       if (leaf) {
         for (let i = l; i <= r; i++) {
-          const dx = x - C[3 * i]!, dy = y - C[3 * i + 1]!, dz = z - C[3 * i + 2]!;
+          const dx = x - C[3 * i]!,
+            dy = y - C[3 * i + 1]!,
+            dz = z - C[3 * i + 2]!;
           const d2 = dx * dx + dy * dy + dz * dz;
-          if (d2 < worst) { worst = d2; best = i; }
+          if (d2 < worst) {
+            worst = d2;
+            best = i;
+          }
         }
         continue;
       }
       const m = (l + r) >> 1;
-      const dx = x - C[3 * m]!, dy = y - C[3 * m + 1]!, dz = z - C[3 * m + 2]!;
+      const dx = x - C[3 * m]!,
+        dy = y - C[3 * m + 1]!,
+        dz = z - C[3 * m + 2]!;
       const d2 = dx * dx + dy * dy + dz * dz;
-      if (d2 < worst) { worst = d2; best = m; }
+      if (d2 < worst) {
+        worst = d2;
+        best = m;
+      }
       const a = A[m]!;
       const diff = a === 0 ? dx : a === 1 ? dy : dz;
       // the far child first (visited last)
-      if (diff < 0) { sL[sp] = m + 1; sR[sp] = r; } else { sL[sp] = l; sR[sp] = m - 1; }
+      if (diff < 0) {
+        sL[sp] = m + 1;
+        sR[sp] = r;
+      } else {
+        sL[sp] = l;
+        sR[sp] = m - 1;
+      }
       sp++;
-      if (diff < 0) { sL[sp] = l; sR[sp] = m - 1; } else { sL[sp] = m + 1; sR[sp] = r; }
+      if (diff < 0) {
+        sL[sp] = l;
+        sR[sp] = m - 1;
+      } else {
+        sL[sp] = m + 1;
+        sR[sp] = r;
+      }
       sp++;
     }
     this.lastNearestD2 = best < 0 ? Infinity : worst;
@@ -204,7 +261,12 @@ export class KdTree3 {
 /** Squared distance from (x, y, z) to the box of the node keyed k in B (0 inside). */
 function cellD2(B: Float32Array, k: number, x: number, y: number, z: number): number {
   const o = 6 * k;
-  const x0 = B[o]!, y0 = B[o + 1]!, z0 = B[o + 2]!, x1 = B[o + 3]!, y1 = B[o + 4]!, z1 = B[o + 5]!;
+  const x0 = B[o]!,
+    y0 = B[o + 1]!,
+    z0 = B[o + 2]!,
+    x1 = B[o + 3]!,
+    y1 = B[o + 4]!,
+    z1 = B[o + 5]!;
   const dx = x < x0 ? x0 - x : x > x1 ? x - x1 : 0;
   const dy = y < y0 ? y0 - y : y > y1 ? y - y1 : 0;
   const dz = z < z0 ? z0 - z : z > z1 ? z - z1 : 0;
@@ -217,9 +279,16 @@ function cellD2(B: Float32Array, k: number, x: number, y: number, z: number): nu
  */
 function fillCellBounds(C: Float32Array, ns: number, l: number, r: number, B: Float32Array): void {
   if (r - l <= ns) {
-    let x0 = Infinity, y0 = Infinity, z0 = Infinity, x1 = -Infinity, y1 = -Infinity, z1 = -Infinity;
+    let x0 = Infinity,
+      y0 = Infinity,
+      z0 = Infinity,
+      x1 = -Infinity,
+      y1 = -Infinity,
+      z1 = -Infinity;
     for (let i = l; i <= r; i++) {
-      const x = C[3 * i]!, y = C[3 * i + 1]!, z = C[3 * i + 2]!;
+      const x = C[3 * i]!,
+        y = C[3 * i + 1]!,
+        z = C[3 * i + 2]!;
       if (x < x0) x0 = x;
       if (x > x1) x1 = x;
       if (y < y0) y0 = y;
@@ -228,13 +297,19 @@ function fillCellBounds(C: Float32Array, ns: number, l: number, r: number, B: Fl
       if (z > z1) z1 = z;
     }
     const o = 6 * l;
-    B[o] = x0; B[o + 1] = y0; B[o + 2] = z0; B[o + 3] = x1; B[o + 4] = y1; B[o + 5] = z1;
+    B[o] = x0;
+    B[o + 1] = y0;
+    B[o + 2] = z0;
+    B[o + 3] = x1;
+    B[o + 4] = y1;
+    B[o + 5] = z1;
     return;
   }
   const m = (l + r) >> 1;
   fillCellBounds(C, ns, l, m - 1, B);
   fillCellBounds(C, ns, m + 1, r, B);
-  const kl = m - 1 - l <= ns ? 6 * l : 6 * ((l + m - 1) >> 1), kr = r - m - 1 <= ns ? 6 * (m + 1) : 6 * ((m + 1 + r) >> 1);
+  const kl = m - 1 - l <= ns ? 6 * l : 6 * ((l + m - 1) >> 1),
+    kr = r - m - 1 <= ns ? 6 * (m + 1) : 6 * ((m + 1 + r) >> 1);
   const o = 6 * m;
   for (let a = 0; a < 3; a++) {
     const c = C[3 * m + a]!;
@@ -245,23 +320,38 @@ function fillCellBounds(C: Float32Array, ns: number, l: number, r: number, B: Fl
 
 /** k-NN search; the result is an unsorted max-heap of tree positions in heapI, squared distances in heapD. */
 function knnSearch(
-  C: Float32Array, A: Uint8Array, n: number, ns: number,
-  x: number, y: number, z: number, k: number,
-  heapD: Float64Array, heapI: Int32Array,
-  sL: Int32Array, sR: Int32Array, sB: Float64Array,
+  C: Float32Array,
+  A: Uint8Array,
+  n: number,
+  ns: number,
+  x: number,
+  y: number,
+  z: number,
+  k: number,
+  heapD: Float64Array,
+  heapI: Int32Array,
+  sL: Int32Array,
+  sR: Int32Array,
+  sB: Float64Array,
 ): number {
   if (n === 0) return 0;
   let cnt = 0;
   let worst = Infinity;
-  sL[0] = 0; sR[0] = n - 1; sB[0] = 0;
+  sL[0] = 0;
+  sR[0] = n - 1;
+  sB[0] = 0;
   let sp = 1;
   while (sp > 0) {
     sp--;
-    const l = sL[sp]!, r = sR[sp]!, bnd = sB[sp]!;
+    const l = sL[sp]!,
+      r = sR[sp]!,
+      bnd = sB[sp]!;
     if (bnd >= worst) continue;
     if (r - l <= ns) {
       for (let i = l; i <= r; i++) {
-        const dx = x - C[3 * i]!, dy = y - C[3 * i + 1]!, dz = z - C[3 * i + 2]!;
+        const dx = x - C[3 * i]!,
+          dy = y - C[3 * i + 1]!,
+          dz = z - C[3 * i + 2]!;
         const d2 = dx * dx + dy * dy + dz * dz;
         if (d2 < worst) {
           cnt = heapPush(heapD, heapI, cnt, k, d2, i);
@@ -271,7 +361,9 @@ function knnSearch(
       continue;
     }
     const m = (l + r) >> 1;
-    const dx = x - C[3 * m]!, dy = y - C[3 * m + 1]!, dz = z - C[3 * m + 2]!;
+    const dx = x - C[3 * m]!,
+      dy = y - C[3 * m + 1]!,
+      dz = z - C[3 * m + 2]!;
     const d2 = dx * dx + dy * dy + dz * dz;
     if (d2 < worst) {
       cnt = heapPush(heapD, heapI, cnt, k, d2, m);
@@ -281,11 +373,31 @@ function knnSearch(
     const diff = a === 0 ? dx : a === 1 ? dy : dz;
     const far = diff * diff > bnd ? diff * diff : bnd;
     if (diff < 0) {
-      if (m < r) { sL[sp] = m + 1; sR[sp] = r; sB[sp] = far; sp++; }
-      if (l < m) { sL[sp] = l; sR[sp] = m - 1; sB[sp] = bnd; sp++; }
+      if (m < r) {
+        sL[sp] = m + 1;
+        sR[sp] = r;
+        sB[sp] = far;
+        sp++;
+      }
+      if (l < m) {
+        sL[sp] = l;
+        sR[sp] = m - 1;
+        sB[sp] = bnd;
+        sp++;
+      }
     } else {
-      if (l < m) { sL[sp] = l; sR[sp] = m - 1; sB[sp] = far; sp++; }
-      if (m < r) { sL[sp] = m + 1; sR[sp] = r; sB[sp] = bnd; sp++; }
+      if (l < m) {
+        sL[sp] = l;
+        sR[sp] = m - 1;
+        sB[sp] = far;
+        sp++;
+      }
+      if (m < r) {
+        sL[sp] = m + 1;
+        sR[sp] = r;
+        sB[sp] = bnd;
+        sp++;
+      }
     }
   }
   return cnt;
@@ -326,7 +438,8 @@ function heapPush(hd: Float64Array, hi: Int32Array, cnt: number, k: number, d2: 
 /** Insertion sort of the first n (d, i) pairs by d ascending (n is small: a k-NN list). */
 function sortPairsAscending(d: Float64Array, idx: Int32Array, n: number): void {
   for (let a = 1; a < n; a++) {
-    const v = d[a]!, vi = idx[a]!;
+    const v = d[a]!,
+      vi = idx[a]!;
     let b = a - 1;
     while (b >= 0 && d[b]! > v) {
       d[b + 1] = d[b]!;
@@ -377,8 +490,11 @@ function swap(ids: Int32Array, C: Float32Array, i: number, j: number): void {
   const t = ids[i]!;
   ids[i] = ids[j]!;
   ids[j] = t;
-  const a = 3 * i, b = 3 * j;
-  const x = C[a]!, y = C[a + 1]!, z = C[a + 2]!;
+  const a = 3 * i,
+    b = 3 * j;
+  const x = C[a]!,
+    y = C[a + 1]!,
+    z = C[a + 2]!;
   C[a] = C[b]!;
   C[a + 1] = C[b + 1]!;
   C[a + 2] = C[b + 2]!;

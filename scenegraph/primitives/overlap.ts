@@ -21,11 +21,17 @@ export function pointOverlapRatio(a: Float32Array, b: Float32Array | VoxelHashGr
   const grid = b instanceof VoxelHashGrid ? b : new VoxelHashGrid(b, radius * (1 + GRID_ROUNDING_MARGIN));
   if (grid.count === 0) return 0;
   // b's bounds grown by the radius: a points outside cannot overlap
-  const x0 = grid.originX - radius, y0 = grid.originY - radius, z0 = grid.originZ - radius;
-  const x1 = grid.originX + grid.nx * grid.cellSize + radius, y1 = grid.originY + grid.ny * grid.cellSize + radius, z1 = grid.originZ + grid.nz * grid.cellSize + radius;
+  const x0 = grid.originX - radius,
+    y0 = grid.originY - radius,
+    z0 = grid.originZ - radius;
+  const x1 = grid.originX + grid.nx * grid.cellSize + radius,
+    y1 = grid.originY + grid.ny * grid.cellSize + radius,
+    z1 = grid.originZ + grid.nz * grid.cellSize + radius;
   let hits = 0;
   for (let i = 0; i < na; i++) {
-    const x = a[3 * i]!, y = a[3 * i + 1]!, z = a[3 * i + 2]!;
+    const x = a[3 * i]!,
+      y = a[3 * i + 1]!,
+      z = a[3 * i + 2]!;
     if (x < x0 || y < y0 || z < z0 || x > x1 || y > y1 || z > z1) continue;
     if (grid.anyWithin(x, y, z, radius)) hits++;
   }
@@ -77,9 +83,16 @@ const NEAR_PART_MAX_SHARE = 0.6;
  * never be strictly closer than the cutoff: the closest distance is the same.
  */
 function nearPart(t: IndexedPoints, q: IndexedPoints, maxM: number): KdTree3 | undefined {
-  const p = t.xyz, n = p.length / 3;
-  const x0 = q.min[0], y0 = q.min[1], z0 = q.min[2], x1 = q.max[0], y1 = q.max[1], z1 = q.max[2];
-  const near = (i: number) => x0 - p[i]! < maxM && p[i]! - x1 < maxM && y0 - p[i + 1]! < maxM && p[i + 1]! - y1 < maxM && z0 - p[i + 2]! < maxM && p[i + 2]! - z1 < maxM;
+  const p = t.xyz,
+    n = p.length / 3;
+  const x0 = q.min[0],
+    y0 = q.min[1],
+    z0 = q.min[2],
+    x1 = q.max[0],
+    y1 = q.max[1],
+    z1 = q.max[2];
+  const near = (i: number) =>
+    x0 - p[i]! < maxM && p[i]! - x1 < maxM && y0 - p[i + 1]! < maxM && p[i + 1]! - y1 < maxM && z0 - p[i + 2]! < maxM && p[i + 2]! - z1 < maxM;
   let kept = 0;
   for (let i = 0; i < p.length; i += 3) if (near(i)) kept++;
   if (kept > NEAR_PART_MAX_SHARE * n) return undefined;
@@ -87,7 +100,9 @@ function nearPart(t: IndexedPoints, q: IndexedPoints, maxM: number): KdTree3 | u
   let k = 0;
   for (let i = 0; i < p.length; i += 3) {
     if (!near(i)) continue;
-    part[k++] = p[i]!; part[k++] = p[i + 1]!; part[k++] = p[i + 2]!;
+    part[k++] = p[i]!;
+    part[k++] = p[i + 1]!;
+    part[k++] = p[i + 2]!;
   }
   return new KdTree3(part);
 }
@@ -110,11 +125,17 @@ export function closestDistance(a: IndexedPoints, b: IndexedPoints, maxM: number
   const gy = Math.max(0, t.min[1] - q.max[1], q.min[1] - t.max[1]);
   const gz = Math.max(0, t.min[2] - q.max[2], q.min[2] - t.max[2]);
   if (gx * gx + gy * gy + gz * gz >= maxM * maxM) return maxM;
-  const p = q.xyz, tmin = t.min, tmax = t.max;
-  let seed = -1, seedD2 = Infinity;
+  const p = q.xyz,
+    tmin = t.min,
+    tmax = t.max;
+  let seed = -1,
+    seedD2 = Infinity;
   for (let i = 0; i < p.length; i += 3) {
     const d2 = boxD2(p[i]!, p[i + 1]!, p[i + 2]!, tmin, tmax);
-    if (d2 < seedD2) { seedD2 = d2; seed = i; }
+    if (d2 < seedD2) {
+      seedD2 = d2;
+      seed = i;
+    }
   }
   if (seed < 0) return maxM;
   const tree = nearPart(t, q, maxM) ?? t.tree;
@@ -122,7 +143,9 @@ export function closestDistance(a: IndexedPoints, b: IndexedPoints, maxM: number
   if (tree.nearest(p[seed]!, p[seed + 1]!, p[seed + 2]!, best) >= 0) best = Math.sqrt(tree.lastNearestD2);
   if (best === 0) return best;
   for (let i = 0; i < p.length; i += 3) {
-    const x = p[i]!, y = p[i + 1]!, z = p[i + 2]!;
+    const x = p[i]!,
+      y = p[i + 1]!,
+      z = p[i + 2]!;
     if (boxD2(x, y, z, tmin, tmax) >= best * best) continue;
     if (tree.nearest(x, y, z, best) >= 0) best = Math.sqrt(tree.lastNearestD2);
     if (best === 0) break;

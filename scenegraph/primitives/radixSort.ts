@@ -35,7 +35,14 @@ const MAX_DIGIT_BITS = 12;
  * [0, nx) x [0, ny) x [0, nz): callers derive origin and n* from the cloud's bounds.
  */
 export function sortPointsByCell(
-  xyz: Float32Array, ox: number, oy: number, oz: number, cellSize: number, nx: number, ny: number, nz: number,
+  xyz: Float32Array,
+  ox: number,
+  oy: number,
+  oz: number,
+  cellSize: number,
+  nx: number,
+  ny: number,
+  nz: number,
   scratch?: SortScratch,
 ): SortedCells {
   const n = xyz.length / 3;
@@ -52,7 +59,8 @@ export function sortPointsByCell(
     return sortByKey(lo, null, maxKey, scratch);
   }
   // keys over 32 bits (huge grids): fresh arrays, the scratch has no room for the high words
-  const lo = new Uint32Array(n), hi = new Uint32Array(n);
+  const lo = new Uint32Array(n),
+    hi = new Uint32Array(n);
   for (let i = 0, o = 0; i < n; i++, o += 3) {
     const ix = Math.floor((xyz[o]! - ox) / cellSize);
     const iy = Math.floor((xyz[o + 1]! - oy) / cellSize);
@@ -92,9 +100,12 @@ function sortByKey(lo: Uint32Array, hi: Uint32Array | null, maxKey: number, scra
   const hist = new Int32Array(radix);
 
   const reuse = scratch !== undefined && hi === null;
-  let curLo: Uint32Array = lo, curHi: Uint32Array | null = hi, curIdx: Int32Array = reuse ? scratch.idx.subarray(0, n) : new Int32Array(n);
+  let curLo: Uint32Array = lo,
+    curHi: Uint32Array | null = hi,
+    curIdx: Int32Array = reuse ? scratch.idx.subarray(0, n) : new Int32Array(n);
   for (let i = 0; i < n; i++) curIdx[i] = i;
-  let nxtLo: Uint32Array = reuse ? scratch.lo2.subarray(0, n) : new Uint32Array(n), nxtHi: Uint32Array | null = hi ? new Uint32Array(n) : null;
+  let nxtLo: Uint32Array = reuse ? scratch.lo2.subarray(0, n) : new Uint32Array(n),
+    nxtHi: Uint32Array | null = hi ? new Uint32Array(n) : null;
   let nxtIdx: Int32Array = reuse ? scratch.idx2.subarray(0, n) : new Int32Array(n);
 
   for (let pass = 0; pass < passes; pass++) {
@@ -126,9 +137,15 @@ function sortByKey(lo: Uint32Array, hi: Uint32Array | null, maxKey: number, scra
         nxtIdx[p] = curIdx[i]!;
       }
     }
-    const tLo = curLo, tHi = curHi, tIdx = curIdx;
-    curLo = nxtLo; curHi = nxtHi; curIdx = nxtIdx;
-    nxtLo = tLo; nxtHi = tHi; nxtIdx = tIdx;
+    const tLo = curLo,
+      tHi = curHi,
+      tIdx = curIdx;
+    curLo = nxtLo;
+    curHi = nxtHi;
+    curIdx = nxtIdx;
+    nxtLo = tLo;
+    nxtHi = tHi;
+    nxtIdx = tIdx;
   }
 
   let runs = 0;

@@ -32,7 +32,10 @@ export class RunComponents {
   private parent: Int32Array = new Int32Array(0);
   private comp: Int32Array = new Int32Array(0);
 
-  constructor(readonly width: number, readonly height: number) {
+  constructor(
+    readonly width: number,
+    readonly height: number,
+  ) {
     this.grow(INITIAL_RUNS);
   }
 
@@ -46,16 +49,32 @@ export class RunComponents {
       b.set(a.subarray(0, Math.min(a.length, this.runs)));
       return b;
     };
-    [this.start, this.end, this.row, this.key, this.parent, this.comp] = [this.start, this.end, this.row, this.key, this.parent, this.comp].map(copy) as [Int32Array, Int32Array, Int32Array, Int32Array, Int32Array, Int32Array];
-    [this.area, this.x0, this.y0, this.x1, this.y1, this.firstPixel] = Array.from({ length: 6 }, () => new Int32Array(runs)) as [Int32Array, Int32Array, Int32Array, Int32Array, Int32Array, Int32Array];
+    [this.start, this.end, this.row, this.key, this.parent, this.comp] = [this.start, this.end, this.row, this.key, this.parent, this.comp].map(copy) as [
+      Int32Array,
+      Int32Array,
+      Int32Array,
+      Int32Array,
+      Int32Array,
+      Int32Array,
+    ];
+    [this.area, this.x0, this.y0, this.x1, this.y1, this.firstPixel] = Array.from({ length: 6 }, () => new Int32Array(runs)) as [
+      Int32Array,
+      Int32Array,
+      Int32Array,
+      Int32Array,
+      Int32Array,
+      Int32Array,
+    ];
   }
 
   /** Finds the components of `keyOfId[ids[p]]` (negative: background, in no component). */
   label(ids: ArrayLike<number>, keyOfId: Int32Array): void {
     const { width: W, height: H } = this;
-    let n = 0, above = 0;
+    let n = 0,
+      above = 0;
     for (let y = 0; y < H; y++) {
-      const base = y * W, first = n;
+      const base = y * W,
+        first = n;
       // a row has at most W runs
       if (n + W > this.start.length) {
         this.runs = n;
@@ -81,7 +100,9 @@ export class RunComponents {
       // runs of the row above, in column order, that reach column start-1..end of a run of this row
       let j = above;
       for (let r = first; r < n; r++) {
-        const s = start[r]!, e = end[r]!, k = key[r]!;
+        const s = start[r]!,
+          e = end[r]!,
+          k = key[r]!;
         while (j < first && end[j]! < s) j++;
         for (let q = j; q < first && start[q]! <= e; q++) if (key[q] === k) this.union(q, r);
       }
@@ -112,7 +133,8 @@ export class RunComponents {
   }
 
   private union(a: number, b: number): void {
-    const ra = this.find(a), rb = this.find(b);
+    const ra = this.find(a),
+      rb = this.find(b);
     if (ra < rb) this.parent[rb] = ra;
     else if (rb < ra) this.parent[ra] = rb;
   }
@@ -122,7 +144,9 @@ export class RunComponents {
     const { width: W, start, end, row, parent, comp, area, x0, y0, x1, y1, firstPixel } = this;
     let c = 0;
     for (let r = 0; r < this.runs; r++) {
-      const s = start[r]!, e = end[r]! - 1, y = row[r]!;
+      const s = start[r]!,
+        e = end[r]! - 1,
+        y = row[r]!;
       if (parent[r] === r) {
         comp[r] = c;
         area[c] = e - s + 1;

@@ -124,7 +124,8 @@ function findFloor(xyz: Float32Array, tol: number): FloorPlane | null {
   const zs = new Float64Array(m);
   for (let j = 0; j < m; j++) zs[j] = xyz[3 * j * stride + 2]!;
   zs.sort();
-  const zLo = zs[Math.floor(0.001 * (m - 1))]!, zHi = zs[Math.ceil(0.999 * (m - 1))]!;
+  const zLo = zs[Math.floor(0.001 * (m - 1))]!,
+    zHi = zs[Math.ceil(0.999 * (m - 1))]!;
   const bin = FLOOR_HISTOGRAM_BIN_M;
   const nb = Math.max(1, Math.min(200_000, Math.floor((zHi - zLo) / bin) + 1));
   const hist = new Int32Array(nb);
@@ -147,24 +148,48 @@ function findFloor(xyz: Float32Array, tol: number): FloorPlane | null {
   }
   if (peak < 0) return null;
   // iterated least-squares plane over the band around the peak, then around the fit
-  let a = 0, bb = 0, c = zLo + (peak + 0.5) * bin;
+  let a = 0,
+    bb = 0,
+    c = zLo + (peak + 0.5) * bin;
   let band = tol + bin;
   for (let iter = 0; iter < 4; iter++) {
-    let sx = 0, sy = 0, sz = 0, cnt = 0;
+    let sx = 0,
+      sy = 0,
+      sz = 0,
+      cnt = 0;
     const norm = Math.sqrt(1 + a * a + bb * bb);
     for (let i = 0; i < n; i += stride) {
-      const x = xyz[3 * i]!, y = xyz[3 * i + 1]!, z = xyz[3 * i + 2]!;
+      const x = xyz[3 * i]!,
+        y = xyz[3 * i + 1]!,
+        z = xyz[3 * i + 2]!;
       if (Math.abs(z - (a * x + bb * y + c)) / norm > band) continue;
-      sx += x; sy += y; sz += z; cnt++;
+      sx += x;
+      sy += y;
+      sz += z;
+      cnt++;
     }
     if (cnt < 3) return null;
-    const mx = sx / cnt, my = sy / cnt, mz = sz / cnt;
-    let sxx = 0, sxy = 0, syy = 0, sxz = 0, syz = 0;
+    const mx = sx / cnt,
+      my = sy / cnt,
+      mz = sz / cnt;
+    let sxx = 0,
+      sxy = 0,
+      syy = 0,
+      sxz = 0,
+      syz = 0;
     for (let i = 0; i < n; i += stride) {
-      const x = xyz[3 * i]!, y = xyz[3 * i + 1]!, z = xyz[3 * i + 2]!;
+      const x = xyz[3 * i]!,
+        y = xyz[3 * i + 1]!,
+        z = xyz[3 * i + 2]!;
       if (Math.abs(z - (a * x + bb * y + c)) / norm > band) continue;
-      const dx = x - mx, dy = y - my, dz = z - mz;
-      sxx += dx * dx; sxy += dx * dy; syy += dy * dy; sxz += dx * dz; syz += dy * dz;
+      const dx = x - mx,
+        dy = y - my,
+        dz = z - mz;
+      sxx += dx * dx;
+      sxy += dx * dy;
+      syy += dy * dy;
+      sxz += dx * dz;
+      syz += dy * dz;
     }
     const det = sxx * syy - sxy * sxy;
     if (Math.abs(det) > 1e-12 * (sxx * syy + 1e-30)) {
@@ -198,7 +223,8 @@ function findWalls(xyz: Float32Array, mask: Uint8Array, floor: FloorPlane | null
     if (k++ % stride === 0) sample.push(i);
   }
   const m = sample.length;
-  const sx = new Float64Array(m), sy = new Float64Array(m);
+  const sx = new Float64Array(m),
+    sy = new Float64Array(m);
   for (let j = 0; j < m; j++) {
     sx[j] = xyz[3 * sample[j]!]!;
     sy[j] = xyz[3 * sample[j]! + 1]!;
@@ -217,10 +243,14 @@ function findWalls(xyz: Float32Array, mask: Uint8Array, floor: FloorPlane | null
   let rejects = 0;
   for (let attempt = 0; attempt < 2 * MAX_WALLS && walls.length < MAX_WALLS && rejects < WALL_MAX_CONSECUTIVE_REJECTS; attempt++) {
     // best slab over all directions and both ends
-    let bestCount = 0, bestAngle = 0, bestLo = 0, bestHi = 0;
+    let bestCount = 0,
+      bestAngle = 0,
+      bestLo = 0,
+      bestHi = 0;
     for (let s = 0; s < steps; s++) {
       const th = (s * Math.PI) / steps;
-      const cx = Math.cos(th), cy = Math.sin(th);
+      const cx = Math.cos(th),
+        cy = Math.sin(th);
       let pmin = Infinity;
       for (let j = 0; j < m; j++) {
         if (!alive[j]) continue;
@@ -239,7 +269,10 @@ function findWalls(xyz: Float32Array, mask: Uint8Array, floor: FloorPlane | null
       for (let k = 0; k + 1 < nb && below <= maxOutsideSample; k++) {
         const c = hist[k]! + hist[k + 1]!;
         if (c > bestCount) {
-          bestCount = c; bestAngle = th; bestLo = pmin + k * bin; bestHi = pmin + (k + 2) * bin;
+          bestCount = c;
+          bestAngle = th;
+          bestLo = pmin + k * bin;
+          bestHi = pmin + (k + 2) * bin;
         }
         below += hist[k]!;
       }
@@ -248,41 +281,69 @@ function findWalls(xyz: Float32Array, mask: Uint8Array, floor: FloorPlane | null
       for (let k = nb - 1; k >= 1 && above <= maxOutsideSample; k--) {
         const c = hist[k]! + hist[k - 1]!;
         if (c > bestCount) {
-          bestCount = c; bestAngle = th; bestLo = pmin + (k - 1) * bin; bestHi = pmin + (k + 1) * bin;
+          bestCount = c;
+          bestAngle = th;
+          bestLo = pmin + (k - 1) * bin;
+          bestHi = pmin + (k + 1) * bin;
         }
         above += hist[k]!;
       }
     }
     if (bestCount < WALL_MIN_FRACTION * m) break;
     // refine: 2D line fit (PCA) of the slab's sample points, twice
-    let nx = Math.cos(bestAngle), ny = Math.sin(bestAngle), off = (bestLo + bestHi) / 2, band = (bestHi - bestLo) / 2;
+    let nx = Math.cos(bestAngle),
+      ny = Math.sin(bestAngle),
+      off = (bestLo + bestHi) / 2,
+      band = (bestHi - bestLo) / 2;
     for (let iter = 0; iter < 3; iter++) {
-      let cnt = 0, mx = 0, my = 0;
+      let cnt = 0,
+        mx = 0,
+        my = 0;
       for (let j = 0; j < m; j++) {
         if (!alive[j] || Math.abs(sx[j]! * nx + sy[j]! * ny - off) > band) continue;
-        mx += sx[j]!; my += sy[j]!; cnt++;
+        mx += sx[j]!;
+        my += sy[j]!;
+        cnt++;
       }
       if (cnt < 2) break;
-      mx /= cnt; my /= cnt;
-      let cxx = 0, cxy = 0, cyy = 0;
+      mx /= cnt;
+      my /= cnt;
+      let cxx = 0,
+        cxy = 0,
+        cyy = 0;
       for (let j = 0; j < m; j++) {
         if (!alive[j] || Math.abs(sx[j]! * nx + sy[j]! * ny - off) > band) continue;
-        const dx = sx[j]! - mx, dy = sy[j]! - my;
-        cxx += dx * dx; cxy += dx * dy; cyy += dy * dy;
+        const dx = sx[j]! - mx,
+          dy = sy[j]! - my;
+        cxx += dx * dx;
+        cxy += dx * dy;
+        cyy += dy * dy;
       }
       const phi = 0.5 * Math.atan2(2 * cxy, cxx - cyy); // direction along the wall
-      let tx = -Math.sin(phi), ty = Math.cos(phi); // normal
-      if (tx * nx + ty * ny < 0) { tx = -tx; ty = -ty; }
-      nx = tx; ny = ty;
+      let tx = -Math.sin(phi),
+        ty = Math.cos(phi); // normal
+      if (tx * nx + ty * ny < 0) {
+        tx = -tx;
+        ty = -ty;
+      }
+      nx = tx;
+      ny = ty;
       off = mx * nx + my * ny;
       band = tol;
     }
     // evaluate on every non-floor point: inliers, extent, and which side the rest lies on
-    let inl = 0, pos = 0, neg = 0, zMin = 0, zMax = 0, tMin = 0, tMax = 0;
+    let inl = 0,
+      pos = 0,
+      neg = 0,
+      zMin = 0,
+      zMax = 0,
+      tMin = 0,
+      tMax = 0;
     const inliers: number[] = [];
     for (let i = 0; i < n; i++) {
       if (mask[i] !== STRUCTURE_OBJECT) continue;
-      const x = xyz[3 * i]!, y = xyz[3 * i + 1]!;
+      const x = xyz[3 * i]!,
+        y = xyz[3 * i + 1]!;
       const d = x * nx + y * ny - off;
       if (Math.abs(d) <= tol) {
         inl++;
@@ -292,15 +353,21 @@ function findWalls(xyz: Float32Array, mask: Uint8Array, floor: FloorPlane | null
     }
     // the room is on the side with more points; the other side must be nearly empty
     if (neg > pos) {
-      nx = -nx; ny = -ny; off = -off;
-      const t = pos; pos = neg; neg = t;
+      nx = -nx;
+      ny = -ny;
+      off = -off;
+      const t = pos;
+      pos = neg;
+      neg = t;
     }
     if (inl > 0) {
       // robust extents (1st-99th percentile) of height above the floor and position along the wall
-      const zs = new Float64Array(inl), ts = new Float64Array(inl);
+      const zs = new Float64Array(inl),
+        ts = new Float64Array(inl);
       for (let k = 0; k < inl; k++) {
         const i = inliers[k]!;
-        const x = xyz[3 * i]!, y = xyz[3 * i + 1]!;
+        const x = xyz[3 * i]!,
+          y = xyz[3 * i + 1]!;
         zs[k] = xyz[3 * i + 2]! - (floor ? floor.a * x + floor.b * y + floor.c : 0);
         ts[k] = -x * ny + y * nx;
       }
@@ -321,7 +388,8 @@ function findWalls(xyz: Float32Array, mask: Uint8Array, floor: FloorPlane | null
     rejects = 0;
     // label the wall's points: within the band and within the wall's extent (plus the band)
     for (const i of inliers) {
-      const x = xyz[3 * i]!, y = xyz[3 * i + 1]!;
+      const x = xyz[3 * i]!,
+        y = xyz[3 * i + 1]!;
       const t = -x * ny + y * nx;
       if (t >= tMin - tol && t <= tMax + tol) mask[i] = STRUCTURE_WALL;
     }

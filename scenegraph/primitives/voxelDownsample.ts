@@ -52,12 +52,20 @@ export function voxelDownsample(xyz: Float32Array, voxelSize: number, opts: Voxe
   const n = pointCount(xyz);
   if (opts.rgb && opts.rgb.length !== 3 * n) throw new RangeError(`rgb: length ${opts.rgb.length}, expected ${3 * n} (3 per point)`);
   if (n === 0) {
-    return { count: 0, xyz: new Float32Array(0), voxelOfPoint: new Int32Array(0), pointsPerVoxel: new Int32Array(0), ...(opts.rgb ? { rgb: new Uint8Array(0) } : {}) };
+    return {
+      count: 0,
+      xyz: new Float32Array(0),
+      voxelOfPoint: new Int32Array(0),
+      pointsPerVoxel: new Int32Array(0),
+      ...(opts.rgb ? { rgb: new Uint8Array(0) } : {}),
+    };
   }
   const b = computeBounds(xyz);
   // Exactly Open3D's expressions: GetMinBound() - voxel_size3 * 0.5, then (p - min) / voxel_size.
   const half = voxelSize * 0.5;
-  const ox = b.min[0] - half, oy = b.min[1] - half, oz = b.min[2] - half;
+  const ox = b.min[0] - half,
+    oy = b.min[1] - half,
+    oz = b.min[2] - half;
   const nx = Math.floor((b.max[0] - ox) / voxelSize) + 1;
   const ny = Math.floor((b.max[1] - oy) / voxelSize) + 1;
   const nz = Math.floor((b.max[2] - oz) / voxelSize) + 1;
@@ -140,13 +148,31 @@ export function voxelDownsample(xyz: Float32Array, voxelSize: number, opts: Voxe
  * the voxel's sums: the same additions in the same order, without a store and reload per point.
  */
 function assignAndSum(
-  xyz: Float32Array, ox: number, oy: number, oz: number, voxelSize: number, nx: number, nxy: number,
-  table: Int32Array, voxelOfPoint: Int32Array, sums: Float64Array, counts: Int32Array, keys: Int32Array,
+  xyz: Float32Array,
+  ox: number,
+  oy: number,
+  oz: number,
+  voxelSize: number,
+  nx: number,
+  nxy: number,
+  table: Int32Array,
+  voxelOfPoint: Int32Array,
+  sums: Float64Array,
+  counts: Int32Array,
+  keys: Int32Array,
 ): number {
   const n = voxelOfPoint.length;
-  let next = 0, runKey = -1, v = -1, sx = 0, sy = 0, sz = 0, c = 0;
+  let next = 0,
+    runKey = -1,
+    v = -1,
+    sx = 0,
+    sy = 0,
+    sz = 0,
+    c = 0;
   for (let i = 0, o = 0; i < n; i++, o += 3) {
-    const x = xyz[o]!, y = xyz[o + 1]!, z = xyz[o + 2]!;
+    const x = xyz[o]!,
+      y = xyz[o + 1]!,
+      z = xyz[o + 2]!;
     const key = Math.floor((x - ox) / voxelSize) + nx * Math.floor((y - oy) / voxelSize) + nxy * Math.floor((z - oz) / voxelSize);
     if (key !== runKey) {
       if (v >= 0) (sums[3 * v] = sx), (sums[3 * v + 1] = sy), (sums[3 * v + 2] = sz), (counts[v] = c);
@@ -173,7 +199,15 @@ function assignAndSum(
  * Means in raster (key) order; remap[first-seen id] = output index. Clears what assignAndSum wrote (the
  * table's cells, the voxels' sums and counts) as it reads it, so the scratch is all zero again.
  */
-function emitInKeyOrder(table: Int32Array, cells: number, sums: Float64Array, counts: Int32Array, out: Float32Array, pointsPerVoxel: Int32Array, remap: Int32Array): void {
+function emitInKeyOrder(
+  table: Int32Array,
+  cells: number,
+  sums: Float64Array,
+  counts: Int32Array,
+  out: Float32Array,
+  pointsPerVoxel: Int32Array,
+  remap: Int32Array,
+): void {
   for (let k = 0, r = 0; k < cells; k++) {
     const v = table[k]! - 1;
     if (v < 0) continue;
@@ -183,7 +217,15 @@ function emitInKeyOrder(table: Int32Array, cells: number, sums: Float64Array, co
 }
 
 /** emitInKeyOrder over the occupied cells' keys, sorted, instead of the whole table. */
-function emitSorted(table: Int32Array, sortedKeys: Int32Array, sums: Float64Array, counts: Int32Array, out: Float32Array, pointsPerVoxel: Int32Array, remap: Int32Array): void {
+function emitSorted(
+  table: Int32Array,
+  sortedKeys: Int32Array,
+  sums: Float64Array,
+  counts: Int32Array,
+  out: Float32Array,
+  pointsPerVoxel: Int32Array,
+  remap: Int32Array,
+): void {
   for (let r = 0; r < sortedKeys.length; r++) {
     const k = sortedKeys[r]!;
     const v = table[k]! - 1;
@@ -225,7 +267,8 @@ let scratch: DenseScratch = { table: new Int32Array(0), sums: new Float64Array(0
 
 /** All-zero arrays for `cells` cells and `voxels` voxels. */
 function denseScratch(cells: number, voxels: number): DenseScratch {
-  if (cells > DENSE_SCRATCH_MAX_CELLS) return { table: new Int32Array(cells), sums: new Float64Array(3 * voxels), counts: new Int32Array(voxels), keys: new Int32Array(voxels) };
+  if (cells > DENSE_SCRATCH_MAX_CELLS)
+    return { table: new Int32Array(cells), sums: new Float64Array(3 * voxels), counts: new Int32Array(voxels), keys: new Int32Array(voxels) };
   if (scratch.table.length < cells || scratch.counts.length < voxels) {
     // grown by half again at least, so a run's slowly growing detections reallocate a few times only
     const c = Math.min(DENSE_SCRATCH_MAX_CELLS, Math.max(cells, scratch.table.length, Math.ceil(scratch.table.length * 1.5)));

@@ -106,7 +106,13 @@ export async function runActiveEpisode(input: EpisodeInput): Promise<EpisodeOutc
   };
   const env = input.env ?? new BuiltinEnvironment(task);
   const episode = new EpisodeBundle(env.manifest);
-  const memory = arm ? new GraphMemory(env.manifest, armOptions(config, arm), { diagnose: input.diagnoseEachStep === true, trueRelations: input.trueRelations, ...(input.log ? { log: input.log } : {}) }) : null;
+  const memory = arm
+    ? new GraphMemory(env.manifest, armOptions(config, arm), {
+        diagnose: input.diagnoseEachStep === true,
+        trueRelations: input.trueRelations,
+        ...(input.log ? { log: input.log } : {}),
+      })
+    : null;
   const relevant = new RelevantSeen(task);
   const steps: ActiveStep[] = [];
   const history: StepView[] = [];
@@ -123,7 +129,18 @@ export async function runActiveEpisode(input: EpisodeInput): Promise<EpisodeOutc
   try {
     for (let step = 1; ; step++) {
       const ts = performance.now();
-      ctx = { task, step, maxSteps: config.active.maxSteps, pose: view.pose, lastBlocked: view.blocked, history: history.slice(), bundle, graph: graph?.graph ?? null, format: config.prompt.format, uncertainty: config.prompt.uncertainty };
+      ctx = {
+        task,
+        step,
+        maxSteps: config.active.maxSteps,
+        pose: view.pose,
+        lastBlocked: view.blocked,
+        history: history.slice(),
+        bundle,
+        graph: graph?.graph ?? null,
+        format: config.prompt.format,
+        uncertainty: config.prompt.uncertainty,
+      };
       const d = await clock("agent", () => agent.step(ctx!, input.signal));
       last = d;
       if (d.calls) calls.push(...d.calls);
@@ -161,7 +178,17 @@ export async function runActiveEpisode(input: EpisodeInput): Promise<EpisodeOutc
       }
       rec.time_ms = Math.round((performance.now() - ts) * 10) / 10;
       steps.push(rec);
-      history.push({ step, requested_action: rec.requested_action, action: rec.action, blocked: rec.blocked, pose: rec.pose, status: rec.status, answer: rec.answer, confidence: rec.confidence, reasoning: rec.reasoning });
+      history.push({
+        step,
+        requested_action: rec.requested_action,
+        action: rec.action,
+        blocked: rec.blocked,
+        pose: rec.pose,
+        status: rec.status,
+        answer: rec.answer,
+        confidence: rec.confidence,
+        reasoning: rec.reasoning,
+      });
       if (stop) {
         reason = stop;
         break;
@@ -206,7 +233,16 @@ export async function runActiveEpisode(input: EpisodeInput): Promise<EpisodeOutc
   };
   let unitGraph: UnitGraph | null = null;
   if (graph && arm) {
-    const diagnosis = graph.diagnosis ?? diagnose({ graph: graph.graph, members: graph.members, cloud: graph.cloud, task, bundle, trueRelations: input.trueRelations ?? cachedTrueRelations(task) });
+    const diagnosis =
+      graph.diagnosis ??
+      diagnose({
+        graph: graph.graph,
+        members: graph.members,
+        cloud: graph.cloud,
+        task,
+        bundle,
+        trueRelations: input.trueRelations ?? cachedTrueRelations(task),
+      });
     unitGraph = { source: arm.label, graph: graph.graph, diagnosis, scaleOracle: memory!.scaleOracle };
     // the last graph is the one after the last executed action: its duplicates belong to the last step
     const lastStep = steps.at(-1);

@@ -43,8 +43,24 @@ export function makeRunModels(config: RunConfig, extra: Partial<LlmClientOptions
   for (const spec of specs) {
     const gate = limits.requests !== null || limits.tokens !== null ? { gate: createRequestGate(spec, limits, store) } : {};
     // one client (one connection limit) for the passive answers and the active agents alike
-    const client = createLlmClient(spec, { baseUrl: config.llm.baseUrl ?? undefined, cache, timeoutMs: config.llm.timeoutMs, maxRetries: config.llm.maxRetries, maxConcurrency: config.maxConnections, ...gate, ...extra });
-    const reasoner = createReasoner(spec, { client, itemDeadlineMs: config.llm.itemDeadlineMs, ...generationOptions(config.llm), format: config.prompt.format, uncertainty: config.prompt.uncertainty, maxImages: config.images.maxImages, optionLabels: config.prompt.optionLabels });
+    const client = createLlmClient(spec, {
+      baseUrl: config.llm.baseUrl ?? undefined,
+      cache,
+      timeoutMs: config.llm.timeoutMs,
+      maxRetries: config.llm.maxRetries,
+      maxConcurrency: config.maxConnections,
+      ...gate,
+      ...extra,
+    });
+    const reasoner = createReasoner(spec, {
+      client,
+      itemDeadlineMs: config.llm.itemDeadlineMs,
+      ...generationOptions(config.llm),
+      format: config.prompt.format,
+      uncertainty: config.prompt.uncertainty,
+      maxImages: config.images.maxImages,
+      optionLabels: config.prompt.optionLabels,
+    });
     models.set(spec, { client, reasoner: withCircular(reasoner, config.prompt.circular) });
   }
   return models;
@@ -83,10 +99,32 @@ export async function answerPending(ctx: AnswerContext, task: Task, paradigm: Pa
       limit(async () => {
         if (ctx.abandoned()) return;
         const g = res.graphs.find((x) => x.source === p.source);
-        const a = await modelOf(models, p.reasoner).reasoner.answer(p.arm === "2d" ? { task, bundle, ...config.images } : { task, graph: g!.graph, format: config.prompt.format, uncertainty: config.prompt.uncertainty }, ctx.signal);
+        const a = await modelOf(models, p.reasoner).reasoner.answer(
+          p.arm === "2d" ? { task, bundle, ...config.images } : { task, graph: g!.graph, format: config.prompt.format, uncertainty: config.prompt.uncertainty },
+          ctx.signal,
+        );
         if (ctx.abandoned()) return;
         const arm = threeDArms(config, paradigm).find((x) => x.label === p.source);
-        sink(makeRecord({ task, paradigm, arm: p.arm, source: arm?.source ?? null, noise: arm?.noise, labels: arm?.labels, config, reasoner: p.reasoner, answer: a, views: res.views, quality: g ? qualityFigures(g.diagnosis.metrics) : null, timings: { ...res.timings }, key: p.key, scaleOracle: g?.scaleOracle }), undefined, promptLogsOf(a));
+        sink(
+          makeRecord({
+            task,
+            paradigm,
+            arm: p.arm,
+            source: arm?.source ?? null,
+            noise: arm?.noise,
+            labels: arm?.labels,
+            config,
+            reasoner: p.reasoner,
+            answer: a,
+            views: res.views,
+            quality: g ? qualityFigures(g.diagnosis.metrics) : null,
+            timings: { ...res.timings },
+            key: p.key,
+            scaleOracle: g?.scaleOracle,
+          }),
+          undefined,
+          promptLogsOf(a),
+        );
       }),
     ),
   );
@@ -107,7 +145,26 @@ async function answerActive(ctx: AnswerContext, task: Task, res: UnitResult, sin
         if (ctx.abandoned()) return;
         const arm = threeDArms(config, "active").find((x) => x.label === p.source) ?? null;
         const target = promptTarget(p.reasoner, { baseUrl: config.llm.baseUrl ?? undefined });
-        const out = await runActiveEpisode({ task, config, arm, agent: createLlmAgent(modelOf(models, p.reasoner).client, task, { invalidAction: config.active.invalidAction, threshold: config.active.threshold, temperature: config.llm.temperature, format: config.prompt.format, uncertainty: config.prompt.uncertainty, optionLabels: config.prompt.optionLabels, target }, p.arm), signal: ctx.signal });
+        const out = await runActiveEpisode({
+          task,
+          config,
+          arm,
+          agent: createLlmAgent(
+            modelOf(models, p.reasoner).client,
+            task,
+            {
+              invalidAction: config.active.invalidAction,
+              threshold: config.active.threshold,
+              temperature: config.llm.temperature,
+              format: config.prompt.format,
+              uncertainty: config.prompt.uncertainty,
+              optionLabels: config.prompt.optionLabels,
+              target,
+            },
+            p.arm,
+          ),
+          signal: ctx.signal,
+        });
         if (ctx.abandoned()) return;
         sink(activeRecord(task, config, arm, p.reasoner, out, p.key), out.graph ?? undefined, out.prompts);
       }),

@@ -75,7 +75,8 @@ function loadRun(dir: string): LoadedRun {
 /** The items of one cell (subcategory or "overall", method, paradigm or "all"), by key: every item, answered or not. */
 function cellItems(records: ItemRecord[], sub: string, method: string, paradigm: string): Map<string, ItemRecord> {
   const out = new Map<string, ItemRecord>();
-  for (const r of records) if ((sub === "overall" || r.subcategory === sub) && methodOf(r) === method && (paradigm === "all" || r.paradigm === paradigm)) out.set(r.key, r);
+  for (const r of records)
+    if ((sub === "overall" || r.subcategory === sub) && methodOf(r) === method && (paradigm === "all" || r.paradigm === paradigm)) out.set(r.key, r);
   return out;
 }
 
@@ -95,7 +96,8 @@ const sideOfCell = (c: Cell): ComparedSide => ({ score: c.score.p, coverage: c.c
 /** Run A against run B on the items both have (an unanswered one scores its chance credit), clustered by task. */
 function pairedRow(a: Map<string, ItemRecord>, b: Map<string, ItemRecord>): Omit<ComparisonRow, "subcategory" | "method" | "paradigm"> | null {
   const pairs: Pair[] = [];
-  const sharedA: ItemRecord[] = [], sharedB: ItemRecord[] = [];
+  const sharedA: ItemRecord[] = [],
+    sharedB: ItemRecord[] = [];
   for (const [k, ra] of a) {
     const rb = b.get(k);
     if (!rb) continue;
@@ -110,7 +112,8 @@ function pairedRow(a: Map<string, ItemRecord>, b: Map<string, ItemRecord>): Omit
 
 /** Rows of the reference run A against run B: A − B per subcategory (and overall) and method. */
 export function compareRuns(A: LoadedRun, B: LoadedRun, paradigm = "all"): ComparisonRow[] {
-  const a = A.summary, b = B.summary;
+  const a = A.summary,
+    b = B.summary;
   const rows: ComparisonRow[] = [];
   const subs = a.subcategories.filter((s) => b.subcategories.includes(s));
   for (const s of [...subs, "overall"])
@@ -123,7 +126,17 @@ export function compareRuns(A: LoadedRun, B: LoadedRun, paradigm = "all"): Compa
       const ca = s === "overall" ? a.overall[m]?.[paradigm] : a.table[s]?.[m]?.[paradigm];
       const cb = s === "overall" ? b.overall[m]?.[paradigm] : b.table[s]?.[m]?.[paradigm];
       if (!ca || !cb || ca.n === 0 || cb.n === 0) continue;
-      rows.push({ subcategory: s, method: m, paradigm, a: sideOfCell(ca), b: sideOfCell(cb), ...newcombeDifference(ca.score, cb.score), test: "newcombe", p: null, pairs: null });
+      rows.push({
+        subcategory: s,
+        method: m,
+        paradigm,
+        a: sideOfCell(ca),
+        b: sideOfCell(cb),
+        ...newcombeDifference(ca.score, cb.score),
+        test: "newcombe",
+        p: null,
+        pairs: null,
+      });
     }
   return rows;
 }
@@ -151,7 +164,9 @@ function comparisonWarnings(A: LoadedRun, B: LoadedRun, nameA: string, nameB: st
   const tasks = [A, B].map((R) => new Set(R.records.map((r) => r.task_id)));
   const shared = [...tasks[0]!].filter((t) => tasks[1]!.has(t)).length;
   if (shared < MIN_SHARED_TASK_SHARE * tasks[0]!.size || shared < MIN_SHARED_TASK_SHARE * tasks[1]!.size)
-    out.push(`the runs share ${shared} task(s): ${nameA} has ${tasks[0]!.size}, ${nameB} ${tasks[1]!.size} (fewer than ${MIN_SHARED_TASK_SHARE * 100} % of ${shared < MIN_SHARED_TASK_SHARE * tasks[0]!.size ? nameA : nameB}'s)`);
+    out.push(
+      `the runs share ${shared} task(s): ${nameA} has ${tasks[0]!.size}, ${nameB} ${tasks[1]!.size} (fewer than ${MIN_SHARED_TASK_SHARE * 100} % of ${shared < MIN_SHARED_TASK_SHARE * tasks[0]!.size ? nameA : nameB}'s)`,
+    );
   return out;
 }
 
@@ -199,19 +214,30 @@ const runName = (i: number): string => (i < 26 ? String.fromCharCode(65 + i) : r
 export function compareCommand(dirs: readonly string[], paradigm: string): string {
   if (dirs.length < 2) throw new InputError(`compare needs at least two run directories, got ${dirs.length}`);
   const runs = dirs.map(loadRun);
-  const unchecked = runs.map((r, i) => (i === 0 ? 0 : checkSameTasks({ dir: dirs[0]!, records: runs[0]!.records }, { dir: dirs[i]!, records: r.records }).unchecked));
-  const repeated = (i: number, name: string) => (runs[i]!.duplicates ? [`${name}'s ${join(dirs[i]!, "items.jsonl")} repeats ${runs[i]!.duplicates} item key(s) on later lines; each item is counted once, by its first record`] : []);
+  const unchecked = runs.map((r, i) =>
+    i === 0 ? 0 : checkSameTasks({ dir: dirs[0]!, records: runs[0]!.records }, { dir: dirs[i]!, records: r.records }).unchecked,
+  );
+  const repeated = (i: number, name: string) =>
+    runs[i]!.duplicates
+      ? [`${name}'s ${join(dirs[i]!, "items.jsonl")} repeats ${runs[i]!.duplicates} item key(s) on later lines; each item is counted once, by its first record`]
+      : [];
   const out: string[] = [];
   for (let i = 1; i < runs.length; i++) {
     const rows = compareRuns(runs[0]!, runs[i]!, paradigm);
     if (!rows.length) throw new InputError(`${dirs[0]} and ${dirs[i]} share no method and subcategory with items to compare (paradigm ${paradigm})`);
     const name = runName(i);
     if (runs.length > 2) out.push(`## ${name} against A`);
-    const hashless = unchecked[i] ? [`${unchecked[i]} shared item(s) have a task_hash in one run only (the other's records were written before esi3d recorded it), so that both runs asked the same tasks is not checked`] : [];
+    const hashless = unchecked[i]
+      ? [
+          `${unchecked[i]} shared item(s) have a task_hash in one run only (the other's records were written before esi3d recorded it), so that both runs asked the same tasks is not checked`,
+        ]
+      : [];
     for (const w of [...comparisonWarnings(runs[0]!, runs[i]!, "A", name), ...repeated(0, "A"), ...repeated(i, name), ...hashless]) out.push(`WARNING: ${w}.`);
     out.push(formatComparison(rows, "A", name));
   }
   const legend = dirs.map((d, i) => `${runName(i)} = ${d}`).join(", ");
-  out.push(`(${legend}; each run against A; paradigm ${paradigm}. Each cell: accuracy % over all n items, an item without an answer credited at chance (1/k of its options); cov = share answered; ans = accuracy on the answered items. Items of both runs are paired by item and clustered by task, each scored 1, 0 or its chance credit: McNemar's exact test with Bonett-Price's interval when each task gives one pair and no item is unanswered, otherwise a sign-flip test over tasks with the interval of a task bootstrap (${BOOTSTRAP_RESAMPLES} resamples, seed "${BOOTSTRAP_SEED}"); runs without a shared item, Newcombe's interval for two independent proportions. p < ${SIGNIFICANCE_ALPHA} marks a side, per row, uncorrected for the number of rows; n < ${SMALL_CELL_ITEMS} is marked *.)`);
+  out.push(
+    `(${legend}; each run against A; paradigm ${paradigm}. Each cell: accuracy % over all n items, an item without an answer credited at chance (1/k of its options); cov = share answered; ans = accuracy on the answered items. Items of both runs are paired by item and clustered by task, each scored 1, 0 or its chance credit: McNemar's exact test with Bonett-Price's interval when each task gives one pair and no item is unanswered, otherwise a sign-flip test over tasks with the interval of a task bootstrap (${BOOTSTRAP_RESAMPLES} resamples, seed "${BOOTSTRAP_SEED}"); runs without a shared item, Newcombe's interval for two independent proportions. p < ${SIGNIFICANCE_ALPHA} marks a side, per row, uncorrected for the number of rows; n < ${SMALL_CELL_ITEMS} is marked *.)`,
+  );
   return out.join("\n") + "\n";
 }

@@ -45,7 +45,12 @@ export const RunPromptOptionsSchema = PromptFormatSchema.extend(OptionPresentati
 export const RunConfigSchema = z
   .object({
     suite: z.string().min(1).default("default").describe("'default' (the built-in suite, generated from the seed) or a directory of task JSON files"),
-    simulator: z.enum(RUN_SIMULATORS).default("builtin").describe("who renders: builtin (imported ESI-Bench tasks run as proxy scenes; OmniGibson renders go through bridge/omnigibson/capture.py and esi3d serve)"),
+    simulator: z
+      .enum(RUN_SIMULATORS)
+      .default("builtin")
+      .describe(
+        "who renders: builtin (imported ESI-Bench tasks run as proxy scenes; OmniGibson renders go through bridge/omnigibson/capture.py and esi3d serve)",
+      ),
     perSubcategory: z.number().int().min(1).max(10000).default(10).describe("built-in suite: tasks per subcategory"),
     subcategories: z
       .array(z.enum(BUILTIN_SUBCATEGORIES))
@@ -59,17 +64,39 @@ export const RunConfigSchema = z
       .describe("comma-separated subset of subcategories"),
     limit: z.number().int().min(1).nullable().default(null).describe("use at most this many tasks (round-robin over subcategories)"),
     sources: z.array(SourceSchema).min(1).default(["gt", "noisy"]).describe("point-cloud sources for the 3D arms: gt, noisy, vggt"),
-    paradigms: z.array(z.enum(RUN_PARADIGMS)).min(1).default(["single", "multi", "gt"]).describe("view sets: single, multi, gt; active (an agent chooses its views: docs/active.md)"),
+    paradigms: z
+      .array(z.enum(RUN_PARADIGMS))
+      .min(1)
+      .default(["single", "multi", "gt"])
+      .describe("view sets: single, multi, gt; active (an agent chooses its views: docs/active.md)"),
     reasoner: RunReasonersSchema.default(["symbolic"]),
     baseline: z
       // a single name, as configs before the shortcut arm wrote it ("2d", "none"), is a list of one
-      .preprocess((v) => (typeof v === "string" ? v.split(",") : v), z.array(z.enum(BASELINES)).min(1).refine((b) => !b.includes("none") || b.length === 1, "none stands alone (no baseline arm)"))
+      .preprocess(
+        (v) => (typeof v === "string" ? v.split(",") : v),
+        z
+          .array(z.enum(BASELINES))
+          .min(1)
+          .refine((b) => !b.includes("none") || b.length === 1, "none stands alone (no baseline arm)"),
+      )
       .default(["2d", "shortcut"])
-      .describe("baseline arms: 2d (symbolic-2d, or the VLM with images for an LLM reasoner), shortcut (question and options only: src/reason/shortcut.ts) | none"),
+      .describe(
+        "baseline arms: 2d (symbolic-2d, or the VLM with images for an LLM reasoner), shortcut (question and options only: src/reason/shortcut.ts) | none",
+      ),
     // a run compares label modes side by side: one 3D arm per source and label mode (threeDArms)
     // a single mode, as a graph option or an active session's episode names it, is a list of one
-    labels: z.preprocess((v) => (typeof v === "string" ? v.split(",") : v), z.array(z.enum(LABEL_MODES)).min(1)).default(["oracle", "appearance"]).describe("mask labels of the 3D arms, one column each: oracle (true categories) | appearance (a seeded detector error model, docs/labels.md); the 2D baseline reads appearance labels whenever a 3D arm does"),
-    noiseLevels: z.array(z.number().min(0).max(MAX_NOISE_LEVEL)).min(1).nullable().default(null).describe("ablation: evaluate the noisy source at each of these levels (null: noise.noiseLevel only)"),
+    labels: z
+      .preprocess((v) => (typeof v === "string" ? v.split(",") : v), z.array(z.enum(LABEL_MODES)).min(1))
+      .default(["oracle", "appearance"])
+      .describe(
+        "mask labels of the 3D arms, one column each: oracle (true categories) | appearance (a seeded detector error model, docs/labels.md); the 2D baseline reads appearance labels whenever a 3D arm does",
+      ),
+    noiseLevels: z
+      .array(z.number().min(0).max(MAX_NOISE_LEVEL))
+      .min(1)
+      .nullable()
+      .default(null)
+      .describe("ablation: evaluate the noisy source at each of these levels (null: noise.noiseLevel only)"),
     seed: z.string().regex(SEED_PATTERN, "use letters, digits, '_', '.', '-' only").default("0").describe("seed of the built-in suite"),
     concurrency: z.number().int().min(1).max(64).default(2).describe("worker threads for CPU stages"),
     maxConnections: z.number().int().min(1).max(256).default(8).describe("model calls in flight at once"),
@@ -98,7 +125,9 @@ const RUN_STAGE_SCHEMAS = {
 } as const;
 type RunStage = keyof typeof RUN_STAGE_SCHEMAS;
 /** The stage each key of the flat form belongs to (the form of config.json before the stages were nested). */
-const STAGE_OF_FLAT_KEY = new Map<string, RunStage>(Object.entries(RUN_STAGE_SCHEMAS).flatMap(([stage, schema]) => Object.keys(schema.shape).map((k) => [k, stage as RunStage] as const)));
+const STAGE_OF_FLAT_KEY = new Map<string, RunStage>(
+  Object.entries(RUN_STAGE_SCHEMAS).flatMap(([stage, schema]) => Object.keys(schema.shape).map((k) => [k, stage as RunStage] as const)),
+);
 
 /**
  * A configuration in the nested form: the flat form's stage keys (`noiseLevel`, `format`, `maxSteps`, ...) move
@@ -121,7 +150,10 @@ export function migrateRunConfig(value: unknown): unknown {
     const group = out[stage] ?? {};
     if (group === null || typeof group !== "object" || Array.isArray(group)) continue; // the schema names the bad group
     const was = (group as Record<string, unknown>)[k];
-    if (was !== undefined && JSON.stringify(was) !== JSON.stringify(v)) throw new InputError(`${k} and ${stage}.${k} are both given, with different values; give ${stage}.${k} only (the nested form)`, { field: `${stage}.${k}` });
+    if (was !== undefined && JSON.stringify(was) !== JSON.stringify(v))
+      throw new InputError(`${k} and ${stage}.${k} are both given, with different values; give ${stage}.${k} only (the nested form)`, {
+        field: `${stage}.${k}`,
+      });
     out[stage] = { ...group, [k]: v };
   }
   return out;
@@ -139,10 +171,14 @@ export const DEFAULT_RUN_CONFIG: RunConfig = RunConfigSchema.parse({});
 export function resolveRunConfig(...layers: Array<Partial<Record<string, unknown>>>): RunConfig {
   const merged: Record<string, unknown> = structuredClone(DEFAULT_RUN_CONFIG) as unknown as Record<string, unknown>;
   for (const layer of layers) {
-    if (layer === null || typeof layer !== "object" || Array.isArray(layer)) throw new InputError(`a configuration must be a JSON object of options, got ${layer === null ? "null" : Array.isArray(layer) ? "an array" : typeof layer}`);
+    if (layer === null || typeof layer !== "object" || Array.isArray(layer))
+      throw new InputError(
+        `a configuration must be a JSON object of options, got ${layer === null ? "null" : Array.isArray(layer) ? "an array" : typeof layer}`,
+      );
     for (const [k, v] of Object.entries(migrateRunConfig(layer) as Record<string, unknown>)) {
       if (v === undefined) continue;
-      if (v && typeof v === "object" && !Array.isArray(v) && merged[k] && typeof merged[k] === "object") merged[k] = { ...(merged[k] as object), ...(v as object) };
+      if (v && typeof v === "object" && !Array.isArray(v) && merged[k] && typeof merged[k] === "object")
+        merged[k] = { ...(merged[k] as object), ...(v as object) };
       else merged[k] = v;
     }
   }

@@ -55,12 +55,25 @@ export function forestRows(s: Pick<RunSummary, "methods" | "paradigms" | "subcat
     for (const method of s.methods) {
       const d = s.differences.find((x) => x.subcategory === sub && x.a === method && x.paradigm === paradigm);
       if (!d) continue;
-      arms.push({ method, diff: d.diff, lo: d.lo, hi: d.hi, p: d.p ?? null, test: d.test ?? "newcombe", significant: significant(d), pairs: d.pairs?.n ?? null, tasks: d.pairs?.clusters ?? null });
+      arms.push({
+        method,
+        diff: d.diff,
+        lo: d.lo,
+        hi: d.hi,
+        p: d.p ?? null,
+        test: d.test ?? "newcombe",
+        significant: significant(d),
+        pairs: d.pairs?.n ?? null,
+        tasks: d.pairs?.clusters ?? null,
+      });
     }
     if (!arms.length) continue;
     const models = PAPER_MODEL_ORDER.filter((m) => arms.some((a) => paperModelOf(a.method) === m));
     // pooled: the paradigms this row's items come from, not every paradigm of the run
-    const pooled = paradigm === "all" ? markParadigms.filter((p) => s.differences.some((d) => d.subcategory === sub && d.paradigm === p && arms.some((a) => a.method === d.a))) : markParadigms;
+    const pooled =
+      paradigm === "all"
+        ? markParadigms.filter((p) => s.differences.some((d) => d.subcategory === sub && d.paradigm === p && arms.some((a) => a.method === d.a)))
+        : markParadigms;
     const paper = models.map((model) => ({
       model,
       marks: pooled.flatMap((p) => {

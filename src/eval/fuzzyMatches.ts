@@ -52,7 +52,11 @@ export function fuzzyMatchSection(matches: readonly FuzzyMatch[]): string[] {
     "## Fuzzy matches (answers read by a tolerant rule)",
     "",
     // the key's parts as columns: a table cell holds no "|"
-    formatTable(["Task", "Paradigm", "Arm", "Reply", "Option matched"], shown.map((m) => [...keyColumns(m.key), m.reply, m.answer]), { markdown: true }),
+    formatTable(
+      ["Task", "Paradigm", "Arm", "Reply", "Option matched"],
+      shown.map((m) => [...keyColumns(m.key), m.reply, m.answer]),
+      { markdown: true },
+    ),
     `(${matches.length} answer(s) were not given as an option's own text or a lettered option's letter: a yes/no synonym or an option's text inside a longer reply was read instead; the record's match is fuzzy${more > 0 ? `; ${more} more in items.jsonl` : ""}.)`,
     "",
   ];

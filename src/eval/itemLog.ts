@@ -12,7 +12,9 @@ const tokens = () => z.number().int().min(0).nullable();
 
 const ModelCallRecordSchema = z
   .object({
-    served_model: z.string().describe("the model that answered, as the server named it (OpenAI `model`, Gemini `modelVersion`; the requested name when it named none)"),
+    served_model: z
+      .string()
+      .describe("the model that answered, as the server named it (OpenAI `model`, Gemini `modelVersion`; the requested name when it named none)"),
     attempts: z.number().int().min(0).describe("HTTP attempts (0: a response-cache hit)"),
     cached: z.boolean(),
     finish_reason: z.string().nullable(),
@@ -23,16 +25,32 @@ const ModelCallRecordSchema = z
 
 /** The record fields of this file, spread into ItemRecordSchema (records.ts). */
 export const ITEM_LOG_FIELDS = {
-  prompt_file: z.string().nullable().optional().describe("the first request as sent, relative to the run directory: prompts/<prompt_hash>.json (src/reason/promptFile.ts); null for offline reasoners"),
+  prompt_file: z
+    .string()
+    .nullable()
+    .optional()
+    .describe("the first request as sent, relative to the run directory: prompts/<prompt_hash>.json (src/reason/promptFile.ts); null for offline reasoners"),
   reprompt: z.string().nullable().optional().describe("the text the re-prompt appended to the first user text (null: no re-prompt)"),
-  served_model: z.string().nullable().optional().describe("the model that gave the last reply, as the server named it; null when no call returned (offline reasoners, failed calls)"),
+  served_model: z
+    .string()
+    .nullable()
+    .optional()
+    .describe("the model that gave the last reply, as the server named it; null when no call returned (offline reasoners, failed calls)"),
   usage: z
     .object({ input_tokens: tokens(), output_tokens: tokens() })
     .strict()
     .nullable()
     .optional()
-    .describe("tokens summed over the item's model calls (a field is null when no call reported it); null when no call returned: offline reasoners, failed calls"),
-  calls: z.array(ModelCallRecordSchema).nullable().optional().describe("each model call that returned, in order; null for offline reasoners. Call k's wall time is timings_ms.model_call_<k>, the whole answer's timings_ms.reason"),
+    .describe(
+      "tokens summed over the item's model calls (a field is null when no call reported it); null when no call returned: offline reasoners, failed calls",
+    ),
+  calls: z
+    .array(ModelCallRecordSchema)
+    .nullable()
+    .optional()
+    .describe(
+      "each model call that returned, in order; null for offline reasoners. Call k's wall time is timings_ms.model_call_<k>, the whole answer's timings_ms.reason",
+    ),
 };
 
 type LogFields = { [K in keyof typeof ITEM_LOG_FIELDS]: z.infer<(typeof ITEM_LOG_FIELDS)[K]> };
@@ -51,7 +69,14 @@ export function itemLogFields(a: ReasonerAnswer): LogFields {
     served_model: returned.at(-1)?.servedModel ?? null,
     usage: returned.length ? { input_tokens: sum("inputTokens"), output_tokens: sum("outputTokens") } : null,
     calls: calls
-      ? calls.map((c) => ({ served_model: c.servedModel, attempts: c.attempts, cached: c.cached, finish_reason: c.finishReason, input_tokens: c.inputTokens, output_tokens: c.outputTokens }))
+      ? calls.map((c) => ({
+          served_model: c.servedModel,
+          attempts: c.attempts,
+          cached: c.cached,
+          finish_reason: c.finishReason,
+          input_tokens: c.inputTokens,
+          output_tokens: c.outputTokens,
+        }))
       : null,
   };
 }

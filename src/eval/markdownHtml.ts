@@ -17,7 +17,13 @@ function inlineHtml(text: string): string {
 /** A table cell longer than this many characters may wrap (report.html's style: td.long): a cell of one form with its interval and n, "100.0 [61, 100] n=114*", is 22, and stays whole. */
 const LONG_CELL_CHARS = 28;
 
-const cellsOf = (line: string) => line.trim().replace(/^\|/, "").replace(/\|$/, "").split("|").map((c) => c.trim());
+const cellsOf = (line: string) =>
+  line
+    .trim()
+    .replace(/^\|/, "")
+    .replace(/\|$/, "")
+    .split("|")
+    .map((c) => c.trim());
 const isRule = (line: string) => /^\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$/.test(line.trim());
 
 function tableHtml(lines: readonly string[]): string {
@@ -27,7 +33,10 @@ function tableHtml(lines: readonly string[]): string {
   const numeric = (c: string) => /^[-+−±]?\d+(\.\d+)?(%|\s|$)/.test(c) || c === "-";
   // a long cell ("54.8 [46, 64] n=114 · cov 80.7 % · answered ...") may wrap; short ones stay on one line
   const classes = (c: string) => [numeric(c) ? "num" : "", c.length > LONG_CELL_CHARS ? "long" : ""].filter(Boolean).join(" ");
-  const row = (l: string, tag: "td" | "th") => `<tr>${cellsOf(l).map((c) => `<${tag}${tag === "td" && classes(c) ? ` class="${classes(c)}"` : ""}>${inlineHtml(c)}</${tag}>`).join("")}</tr>`;
+  const row = (l: string, tag: "td" | "th") =>
+    `<tr>${cellsOf(l)
+      .map((c) => `<${tag}${tag === "td" && classes(c) ? ` class="${classes(c)}"` : ""}>${inlineHtml(c)}</${tag}>`)
+      .join("")}</tr>`;
   return `<div class="scroll"><table><thead>${row(head!, "th")}</thead><tbody>${body.map((l) => row(l, "td")).join("")}</tbody></table></div>`;
 }
 
@@ -73,5 +82,11 @@ export function markdownToHtml(md: string): string {
 /** A markdown document's "## " sections: each heading (without the hashes) and its body; the text before the first is `lead`. */
 export function markdownSections(md: string): { lead: string; sections: Array<{ title: string; body: string }> } {
   const [lead, ...rest] = md.split(/^## /m);
-  return { lead: lead ?? "", sections: rest.map((sec) => ({ title: sec.slice(0, sec.indexOf("\n") < 0 ? sec.length : sec.indexOf("\n")).trim(), body: sec.indexOf("\n") < 0 ? "" : sec.slice(sec.indexOf("\n") + 1) })) };
+  return {
+    lead: lead ?? "",
+    sections: rest.map((sec) => ({
+      title: sec.slice(0, sec.indexOf("\n") < 0 ? sec.length : sec.indexOf("\n")).trim(),
+      body: sec.indexOf("\n") < 0 ? "" : sec.slice(sec.indexOf("\n") + 1),
+    })),
+  };
 }

@@ -12,7 +12,11 @@ import { meanCreditInterval, wilsonInterval } from "../../core/math/proportion.j
 // intervals (Wilson's: core/math/proportion.ts)
 
 /** A number that is NaN when undefined (an empty group): `null` in JSON files, NaN in memory. */
-const nanable = () => z.number().nullable().transform((v) => v ?? Number.NaN);
+const nanable = () =>
+  z
+    .number()
+    .nullable()
+    .transform((v) => v ?? Number.NaN);
 
 const IntervalSchema = z
   .object({
@@ -140,14 +144,18 @@ export const GroupSummarySchema = z
     nScored: z.number().int().min(0),
     nUnscored: z.number().int().min(0),
     k: z.number().int().min(0).describe("correct items"),
-    score: IntervalSchema.describe("the headline: accuracy over all n items, an item without an answer (declined, invalid, failed) credited at chance (1/k of its options), with Wilson's interval on the mean credit; every arm is scored on the same items"),
+    score: IntervalSchema.describe(
+      "the headline: accuracy over all n items, an item without an answer (declined, invalid, failed) credited at chance (1/k of its options), with Wilson's interval on the mean credit; every arm is scored on the same items",
+    ),
     coverage: IntervalSchema.describe("nScored of n, with its Wilson interval: the share of items answered"),
     accuracy: IntervalSchema.describe("k of nScored, with its Wilson interval: the accuracy on the answered items only"),
     mra: MeanWithNSchema.optional().describe("mean MRA over the items that carry one"),
     parts: z
       .object({ correct: z.number().int().min(0), total: z.number().int().min(0), items: z.number().int().min(0) })
       .optional()
-      .describe("structured answers (assignment, step_sequence, parts): parts right of parts asked over the scored items that have parts; accuracy stays ESI's exact match of the whole"),
+      .describe(
+        "structured answers (assignment, step_sequence, parts): parts right of parts asked over the scored items that have parts; accuracy stays ESI's exact match of the whole",
+      ),
   })
   .strict();
 export type GroupSummary = z.infer<typeof GroupSummarySchema>;

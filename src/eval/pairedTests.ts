@@ -72,8 +72,10 @@ function logChoose(n: number, k: number): number {
  * count, so no chi-square approximation is needed; computed in log space so large counts do not overflow.
  */
 export function exactMcNemarP(aOnly: number, bOnly: number): number {
-  if (!(Number.isInteger(aOnly) && Number.isInteger(bOnly) && aOnly >= 0 && bOnly >= 0)) throw new RangeError(`exactMcNemarP: need counts, got ${aOnly}, ${bOnly}`);
-  const n = aOnly + bOnly, k = Math.min(aOnly, bOnly);
+  if (!(Number.isInteger(aOnly) && Number.isInteger(bOnly) && aOnly >= 0 && bOnly >= 0))
+    throw new RangeError(`exactMcNemarP: need counts, got ${aOnly}, ${bOnly}`);
+  const n = aOnly + bOnly,
+    k = Math.min(aOnly, bOnly);
   if (n === 0 || aOnly === bOnly) return 1;
   let tail = 0;
   for (let i = 0; i <= k; i++) tail += Math.exp(logChoose(n, i) - n * Math.LN2);
@@ -89,7 +91,8 @@ export function exactMcNemarP(aOnly: number, bOnly: number): number {
  */
 export function pairedDifference(n: number, aOnly: number, bOnly: number, z: number = Z_95): { diff: number; lo: number; hi: number } {
   if (n === 0) return { diff: Number.NaN, lo: -1, hi: 1 };
-  const p12 = (aOnly + 1) / (n + 2), p21 = (bOnly + 1) / (n + 2);
+  const p12 = (aOnly + 1) / (n + 2),
+    p21 = (bOnly + 1) / (n + 2);
   const centre = p12 - p21;
   const half = z * Math.sqrt((p12 + p21 - centre * centre) / (n + 2));
   return { diff: (aOnly - bOnly) / n, lo: Math.max(-1, centre - half), hi: Math.min(1, centre + half) };
@@ -109,7 +112,8 @@ function clusterTotals(pairs: readonly Pair[]): Array<{ d: number; n: number }> 
 
 /** The q-quantile of sorted values, linear between order statistics (R's type 7). */
 function quantile(sorted: readonly number[], q: number): number {
-  const h = (sorted.length - 1) * q, i = Math.floor(h);
+  const h = (sorted.length - 1) * q,
+    i = Math.floor(h);
   return i + 1 < sorted.length ? sorted[i]! + (h - i) * (sorted[i + 1]! - sorted[i]!) : sorted[i]!;
 }
 
@@ -118,14 +122,20 @@ function quantile(sorted: readonly number[], q: number): number {
  * drawn task. Interval: the 2.5 and 97.5 % percentiles of the resampled differences. With few tasks it is too narrow
  * (one task: [d̂, d̂]); the test of such a row is the sign flip's, and the table marks its n.
  */
-export function clusteredBootstrap(pairs: readonly Pair[], resamples: number = BOOTSTRAP_RESAMPLES, seed: string = BOOTSTRAP_SEED): { diff: number; lo: number; hi: number } {
+export function clusteredBootstrap(
+  pairs: readonly Pair[],
+  resamples: number = BOOTSTRAP_RESAMPLES,
+  seed: string = BOOTSTRAP_SEED,
+): { diff: number; lo: number; hi: number } {
   const cs = clusterTotals(pairs);
-  const D = cs.reduce((s, c) => s + c.d, 0), N = cs.reduce((s, c) => s + c.n, 0);
+  const D = cs.reduce((s, c) => s + c.d, 0),
+    N = cs.reduce((s, c) => s + c.n, 0);
   if (N === 0) return { diff: Number.NaN, lo: -1, hi: 1 };
   const rng = new Rng(seed);
   const diffs: number[] = [];
   for (let r = 0; r < resamples; r++) {
-    let d = 0, n = 0;
+    let d = 0,
+      n = 0;
     for (let i = 0; i < cs.length; i++) {
       const c = cs[rng.int(0, cs.length - 1)]!;
       d += c.d;
@@ -220,10 +230,12 @@ export function signFlipTotalsP(totals: readonly number[]): number {
  */
 export function comparePaired(pairs: readonly Pair[]): PairedResult | null {
   if (!pairs.length) return null;
-  const aBetter = pairs.filter((p) => p.a > p.b).length, bBetter = pairs.filter((p) => p.b > p.a).length;
+  const aBetter = pairs.filter((p) => p.a > p.b).length,
+    bBetter = pairs.filter((p) => p.b > p.a).length;
   const clusters = new Set(pairs.map((p) => p.cluster)).size;
   const summary: PairedSummary = { n: pairs.length, clusters, aBetter, bBetter };
   const binary = pairs.every((p) => (p.a === 0 || p.a === 1) && (p.b === 0 || p.b === 1));
-  if (binary && clusters === pairs.length) return { test: "mcnemar-exact", pairs: summary, ...pairedDifference(pairs.length, aBetter, bBetter), p: exactMcNemarP(aBetter, bBetter) };
+  if (binary && clusters === pairs.length)
+    return { test: "mcnemar-exact", pairs: summary, ...pairedDifference(pairs.length, aBetter, bBetter), p: exactMcNemarP(aBetter, bBetter) };
   return { test: "signflip-task", pairs: summary, ...clusteredBootstrap(pairs), p: signFlipTotalsP(clusterTotals(pairs).map((c) => c.d)) };
 }

@@ -26,14 +26,21 @@ export const PAPER_DIFFERENCE_MIN_POINTS = 5;
 const PAPER_BASELINE: Table4Model = "gemini31";
 
 /** esi3d's paradigms as the paper's columns. */
-export const PAPER_PARADIGM_OF: Readonly<Record<string, Table4Paradigm>> = { single: "passive_single", multi: "passive_multi", active: "active", gt: "gt_passive" };
+export const PAPER_PARADIGM_OF: Readonly<Record<string, Table4Paradigm>> = {
+  single: "passive_single",
+  multi: "passive_multi",
+  active: "active",
+  gt: "gt_passive",
+};
 
 /** One letter per paradigm, for marks beside a plot's rows: Single, Multi, Active, GT (ground-truth passive). */
 export const PARADIGM_LETTERS: Readonly<Record<string, string>> = { single: "S", multi: "M", active: "A", gt: "G" };
 
 /** The paper's 3D model an esi3d method stands for: oracle and appearance labels, noise levels and reasoners alike. */
 export function paperModelOf(method: string): Extract<Table4Model, "gt3d_gemini" | "vggt_gemini"> | null {
-  const source = splitMethod(method).arm.replace(/ appearance$/, "").replace(/@.*$/, "");
+  const source = splitMethod(method)
+    .arm.replace(/ appearance$/, "")
+    .replace(/@.*$/, "");
   if (source === "GT-3D") return "gt3d_gemini";
   if (source === "Noisy-3D" || source === "VGGT-3D") return "vggt_gemini";
   return null;
@@ -95,11 +102,28 @@ export function paperAgreement(s: Pick<RunSummary, "methods" | "differences">, t
       const paperPoints = paperDifferenceOf(paperModel, d.subcategory, d.paradigm);
       if (paperPoints === null || Math.abs(paperPoints) < thresholdPoints) continue;
       const sign = signOf(d.diff);
-      cells.push({ subcategory: d.subcategory, paradigm: d.paradigm, paperPoints, difference: { diff: d.diff, lo: d.lo, hi: d.hi, p: d.p ?? null, test: d.test }, significant: significant(d), relation: sign === 0 ? "zero" : sign === signOf(paperPoints) ? "same" : "opposite" });
+      cells.push({
+        subcategory: d.subcategory,
+        paradigm: d.paradigm,
+        paperPoints,
+        difference: { diff: d.diff, lo: d.lo, hi: d.hi, p: d.p ?? null, test: d.test },
+        significant: significant(d),
+        relation: sign === 0 ? "zero" : sign === signOf(paperPoints) ? "same" : "opposite",
+      });
     }
     if (!cells.length && !s.differences.some((d) => d.a === method)) continue;
     const count = (rel: SignRelation, sig?: boolean) => cells.filter((c) => c.relation === rel && (sig === undefined || c.significant === sig)).length;
-    out.push({ method, paperModel, thresholdPoints, cells, same: count("same"), sameSignificant: count("same", true), opposite: count("opposite"), oppositeSignificant: count("opposite", true), zero: count("zero") });
+    out.push({
+      method,
+      paperModel,
+      thresholdPoints,
+      cells,
+      same: count("same"),
+      sameSignificant: count("same", true),
+      opposite: count("opposite"),
+      oppositeSignificant: count("opposite", true),
+      zero: count("zero"),
+    });
   }
   return out;
 }
@@ -112,9 +136,26 @@ const cellName = (c: AgreementCell) => `${SUBCATEGORY_TITLES[c.subcategory as Su
 /** The agreement as a table (markdown for report.md, plain for a terminal), one row per arm, with what it counts. */
 export function agreementTable(rows: readonly ArmAgreement[], opts: { markdown?: boolean } = {}): string {
   const header = ["Arm", "paper comparison", "cells", "same sign", "same, significant", "opposite sign", "opposite, significant", "no difference"];
-  const body = rows.map((r) => [r.method, paperComparisonTitle(r.paperModel), String(r.cells.length), String(r.same), String(r.sameSignificant), String(r.opposite), String(r.oppositeSignificant), String(r.zero)]);
+  const body = rows.map((r) => [
+    r.method,
+    paperComparisonTitle(r.paperModel),
+    String(r.cells.length),
+    String(r.same),
+    String(r.sameSignificant),
+    String(r.opposite),
+    String(r.oppositeSignificant),
+    String(r.zero),
+  ]);
   const threshold = rows[0]?.thresholdPoints ?? PAPER_DIFFERENCE_MIN_POINTS;
-  const against = [...new Set(rows.flatMap((r) => r.cells.filter((c) => c.relation === "opposite" && c.significant).map((c) => `${r.method} on ${cellName(c)} (${signedPoints(c.difference.diff * 100)} points against the paper's ${signedPoints(c.paperPoints)})`)))];
+  const against = [
+    ...new Set(
+      rows.flatMap((r) =>
+        r.cells
+          .filter((c) => c.relation === "opposite" && c.significant)
+          .map((c) => `${r.method} on ${cellName(c)} (${signedPoints(c.difference.diff * 100)} points against the paper's ${signedPoints(c.paperPoints)})`),
+      ),
+    ),
+  ];
   return [
     formatTable(header, body, { markdown: !!opts.markdown, align: "numbers" }),
     `(cells: subcategory x paradigm where the paper's difference (ESI-Bench Table 4, same paradigm) is at least ${threshold} points in size; the run's difference is the arm minus 2D over all items, paired by task, significant at p < 0.05; S single, M multi, A active, G GT passive)`,

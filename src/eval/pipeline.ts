@@ -142,7 +142,9 @@ export function makeRecord(p: RecordParts): ItemRecord {
     ...(a.confidenceProblem ? { confidence_problem: a.confidenceProblem } : {}),
     correct,
     mra,
-    ...(score && score.scored && score.structured ? { structured: { answer: score.structured.value, parts_correct: score.structured.parts_correct, parts_total: score.structured.parts_total } } : {}),
+    ...(score && score.scored && score.structured
+      ? { structured: { answer: score.structured.value, parts_correct: score.structured.parts_correct, parts_total: score.structured.parts_total } }
+      : {}),
     prompt_hash: a.promptHash ?? null,
     ...itemLogFields(a),
     raw: a.raw,
@@ -168,7 +170,14 @@ const isOffline = (reasoner: string) => reasoner === "symbolic";
  * question-only answer, the same in every passive paradigm, recorded per paradigm so each column of the table
  * has it (it takes no views, so it has no active episode). It runs offline whatever the run's reasoner.
  */
-async function shortcutRecord(task: Task, paradigm: RunConfig["paradigms"][number], config: RunConfig, done: ReadonlySet<string>, views: number, timings: Record<string, number> = {}): Promise<ItemRecord | null> {
+async function shortcutRecord(
+  task: Task,
+  paradigm: RunConfig["paradigms"][number],
+  config: RunConfig,
+  done: ReadonlySet<string>,
+  views: number,
+  timings: Record<string, number> = {},
+): Promise<ItemRecord | null> {
   const key = itemKey(task.task_id, paradigm, "shortcut", null);
   if (!hasBaseline(config, "shortcut") || done.has(key)) return null;
   const answer = await withCircular(createShortcutReasoner(), config.prompt.circular).answer({ task });
@@ -223,14 +232,28 @@ export async function runPassiveUnit(job: UnitJob): Promise<UnitResult> {
   // arms that differ only in labels share one cloud: built once and kept (one slot, safe with the arena)
   const shared = new SharedCloud();
   // what each arm's answers need (not its cloud: an arena's cloud lives only until the next build)
-  const built: Array<{ arm: ThreeDArm; open: Array<{ reasoner: string; key: string }>; r: Pick<PipelineResult, "graph" | "diagnosis" | "notes" | "timings_ms">; scaleOracle: boolean; logs: string[] }> = [];
+  const built: Array<{
+    arm: ThreeDArm;
+    open: Array<{ reasoner: string; key: string }>;
+    r: Pick<PipelineResult, "graph" | "diagnosis" | "notes" | "timings_ms">;
+    scaleOracle: boolean;
+    logs: string[];
+  }> = [];
   for (const i of cloudOrder(config, arms)) {
     const arm = arms[i]!;
     // each reasoner answers from the one graph of this arm
-    const open = config.reasoner.map((reasoner) => ({ reasoner, key: itemKey(task.task_id, paradigm, "3d", arm.label, reasonerKeyPart(config, reasoner)) })).filter((x) => !done.has(x.key));
+    const open = config.reasoner
+      .map((reasoner) => ({ reasoner, key: itemKey(task.task_id, paradigm, "3d", arm.label, reasonerKeyPart(config, reasoner)) }))
+      .filter((x) => !done.has(x.key));
     if (!open.length) continue;
     const logs: string[] = [];
-    const { graph, diagnosis, notes: armNotes, timings_ms, cloud } = await armPipeline(bundle, config, arm, { arena, shared, trueRelations: truthRelations, log: (line) => logs.push(line) });
+    const {
+      graph,
+      diagnosis,
+      notes: armNotes,
+      timings_ms,
+      cloud,
+    } = await armPipeline(bundle, config, arm, { arena, shared, trueRelations: truthRelations, log: (line) => logs.push(line) });
     built[i] = { arm, open, r: { graph, diagnosis, notes: armNotes, timings_ms }, scaleOracle: cloud.meta.scaleOracle === true, logs };
   }
   // graphs, records and notes in the arms' own order, whatever order their clouds were built in
@@ -243,9 +266,30 @@ export async function runPassiveUnit(job: UnitJob): Promise<UnitResult> {
         pending.push({ key, arm: "3d", source: arm.label, reasoner });
         continue;
       }
-      const answer = await withCircular(createSymbolicReasoner(), config.prompt.circular).answer({ task, graph: r.graph, uncertainty: config.prompt.uncertainty });
+      const answer = await withCircular(createSymbolicReasoner(), config.prompt.circular).answer({
+        task,
+        graph: r.graph,
+        uncertainty: config.prompt.uncertainty,
+      });
       const st = { ...base, truth_relations: timings.truth_relations!, ...r.timings_ms };
-      records.push(makeRecord({ task, paradigm, arm: "3d", source: arm.source, noise: arm.noise, labels: arm.labels, config, reasoner: "symbolic", answer, views: bundle.views.length, quality: qualityFigures(diagnosis.metrics), timings: st, key, scaleOracle }));
+      records.push(
+        makeRecord({
+          task,
+          paradigm,
+          arm: "3d",
+          source: arm.source,
+          noise: arm.noise,
+          labels: arm.labels,
+          config,
+          reasoner: "symbolic",
+          answer,
+          views: bundle.views.length,
+          quality: qualityFigures(diagnosis.metrics),
+          timings: st,
+          key,
+          scaleOracle,
+        }),
+      );
     }
   }
   lap("sources");
@@ -259,8 +303,26 @@ export async function runPassiveUnit(job: UnitJob): Promise<UnitResult> {
         pending.push({ key, arm: "2d", source: null, reasoner });
         continue;
       }
-      const answer = await withCircular(createSymbolic2dReasoner({ labels: baselineLabels(config), labelSeed: config.graph.labelSeed }), config.prompt.circular).answer({ task, bundle });
-      records.push(makeRecord({ task, paradigm, arm: "2d", source: null, labels: baselineLabels(config), config, reasoner: "symbolic-2d", answer, views: bundle.views.length, quality: null, timings: base, key }));
+      const answer = await withCircular(
+        createSymbolic2dReasoner({ labels: baselineLabels(config), labelSeed: config.graph.labelSeed }),
+        config.prompt.circular,
+      ).answer({ task, bundle });
+      records.push(
+        makeRecord({
+          task,
+          paradigm,
+          arm: "2d",
+          source: null,
+          labels: baselineLabels(config),
+          config,
+          reasoner: "symbolic-2d",
+          answer,
+          views: bundle.views.length,
+          quality: null,
+          timings: base,
+          key,
+        }),
+      );
     }
   }
   return { records, graphs, pending, timings, views: bundle.views.length, notes: [...notes] };

@@ -36,6 +36,7 @@ export function readPromptFile(runDir: string, rel: string): PromptFile {
   if (!PROMPT_FILE_NAME.test(rel)) throw new InputError(`prompt_file "${rel}": expected prompts/<sha256>.json`, { field: "prompt_file" });
   const file = join(runDir, rel);
   const f = readJsonFile(file, PromptFileSchema, `prompt file (${PROMPT_FILE_FORMAT}, written by esi3d run)`);
-  if (rel !== promptFilePath(f.prompt_hash) || promptFileHash(f) !== f.prompt_hash) throw new InputError(`${file}: its content does not hash to its name (the file was altered)`, { file, field: "prompt_hash" });
+  if (rel !== promptFilePath(f.prompt_hash) || promptFileHash(f) !== f.prompt_hash)
+    throw new InputError(`${file}: its content does not hash to its name (the file was altered)`, { file, field: "prompt_hash" });
   return f;
 }

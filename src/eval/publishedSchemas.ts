@@ -27,7 +27,10 @@ export const PUBLISHED_SCHEMAS = {
   prompt: { schema: PromptFileSchema, what: "an LLM item's first request as sent: a run's prompts/<prompt_hash>.json (docs/logs.md)" },
   summary: { schema: SummaryFileSchema, what: "a run's summary.json" },
   run: { schema: RunFileSchema, what: "a run's run.json (its configuration and provenance)" },
-  prices: { schema: PriceTableSchema, what: "a price table for the token costs of summary.json, report.md and the log viewer (esi3d run --prices FILE, esi3d inspect RUN --serve --prices FILE; docs/logs.md)" },
+  prices: {
+    schema: PriceTableSchema,
+    what: "a price table for the token costs of summary.json, report.md and the log viewer (esi3d run --prices FILE, esi3d inspect RUN --serve --prices FILE; docs/logs.md)",
+  },
   config: { schema: RunConfigSchema, what: "a run configuration, as in run.json (esi3d run --config FILE takes any of its keys, plus out)" },
 } as const satisfies Record<string, { schema: z.ZodType; what: string }>;
 

@@ -35,7 +35,11 @@ interface ItemKeyParts {
 function parseItemKey(key: string): ItemKeyParts {
   const parts = key.split("|");
   const [taskId, paradigm, arm] = parts;
-  if (parts.length < 3 || parts.length > 4 || !taskId || !paradigm || !arm || !/^(2d|shortcut|3d:.+)$/.test(arm)) throw new InputError(`--item "${key.slice(0, 200)}": expected an item key task|paradigm|arm[|reasoner], as in the run's items.jsonl (e.g. linear_alignment-000|multi|3d:noisy)`, { field: "item" });
+  if (parts.length < 3 || parts.length > 4 || !taskId || !paradigm || !arm || !/^(2d|shortcut|3d:.+)$/.test(arm))
+    throw new InputError(
+      `--item "${key.slice(0, 200)}": expected an item key task|paradigm|arm[|reasoner], as in the run's items.jsonl (e.g. linear_alignment-000|multi|3d:noisy)`,
+      { field: "item" },
+    );
   return { taskId, paradigm: paradigm as Paradigm, arm, reasoner: parts[3] ?? null };
 }
 
@@ -72,7 +76,10 @@ function findRecord(runDir: string, key: string): ItemRecord {
   const r = records.findLast((x) => x.key === key);
   if (!r) {
     const near = nearKeys(records, key);
-    throw new InputError(`--item "${key.slice(0, 200)}": no such item in ${join(runDir, "items.jsonl")} (${records.length} items)${near.length ? `; items such as: ${near.join(", ")}` : ""}`, { field: "item" });
+    throw new InputError(
+      `--item "${key.slice(0, 200)}": no such item in ${join(runDir, "items.jsonl")} (${records.length} items)${near.length ? `; items such as: ${near.join(", ")}` : ""}`,
+      { field: "item" },
+    );
   }
   return r;
 }
@@ -83,15 +90,31 @@ export async function reaskItem(runDir: string, key: string, overrides: ReaskOve
   const stored = findRecord(runDir, key);
   const task = readTaskFile(pathBelow(join(runDir, "tasks"), `${parts.taskId}.json`));
   const reasoner = overrides.reasoner ?? stored.reasoner;
-  if (parts.arm === "shortcut" && reasoner !== "shortcut") throw new InputError(`--reasoner ${reasoner}: the shortcut arm (${key}) is answered by the question-only shortcut program alone; choose a 2d or 3d item to ask another reasoner`, { field: "reasoner" });
-  if (parts.arm.startsWith("3d:") && (reasoner === "symbolic-2d" || reasoner === "shortcut")) throw new InputError(`--reasoner ${reasoner}: ${key} is a 3D item (asked over its graph); ${reasoner} answers the ${reasoner === "shortcut" ? "shortcut" : "2d"} arm`, { field: "reasoner" });
-  if (parts.arm === "2d" && reasoner === "shortcut") throw new InputError(`--reasoner shortcut: ${key} is a 2D item; the shortcut answers the shortcut arm`, { field: "reasoner" });
+  if (parts.arm === "shortcut" && reasoner !== "shortcut")
+    throw new InputError(
+      `--reasoner ${reasoner}: the shortcut arm (${key}) is answered by the question-only shortcut program alone; choose a 2d or 3d item to ask another reasoner`,
+      { field: "reasoner" },
+    );
+  if (parts.arm.startsWith("3d:") && (reasoner === "symbolic-2d" || reasoner === "shortcut"))
+    throw new InputError(
+      `--reasoner ${reasoner}: ${key} is a 3D item (asked over its graph); ${reasoner} answers the ${reasoner === "shortcut" ? "shortcut" : "2d"} arm`,
+      { field: "reasoner" },
+    );
+  if (parts.arm === "2d" && reasoner === "shortcut")
+    throw new InputError(`--reasoner shortcut: ${key} is a 2D item; the shortcut answers the shortcut arm`, { field: "reasoner" });
   // the offline 2D and shortcut arms name their own programs; the run's reasoner list names symbolic
   const runReasoner = reasoner === "symbolic-2d" || reasoner === "shortcut" ? "symbolic" : reasoner;
   const config = resolveRunConfig(run.config as unknown as Record<string, unknown>, overrides.config ?? {}, { reasoner: [runReasoner] });
-  const target = itemKey(parts.taskId, parts.paradigm, parts.arm === "2d" || parts.arm === "shortcut" ? parts.arm : "3d", parts.arm.startsWith("3d:") ? parts.arm.slice(3) : null, reasonerKeyPart(config, runReasoner));
+  const target = itemKey(
+    parts.taskId,
+    parts.paradigm,
+    parts.arm === "2d" || parts.arm === "shortcut" ? parts.arm : "3d",
+    parts.arm.startsWith("3d:") ? parts.arm.slice(3) : null,
+    reasonerKeyPart(config, runReasoner),
+  );
   const keys = unitKeys(config, task, parts.paradigm);
-  if (!keys.includes(target)) throw new InputError(`--item ${key}: with ${reasoner} the run's unit has no such arm (its items would be ${keys.join(", ")})`, { field: "item" });
+  if (!keys.includes(target))
+    throw new InputError(`--item ${key}: with ${reasoner} the run's unit has no such arm (its items would be ${keys.join(", ")})`, { field: "item" });
   const done = keys.filter((k) => k !== target);
   const res = await runUnit({ task, paradigm: parts.paradigm, config, done });
   let now = res.records.find((r) => r.key === target) ?? null;

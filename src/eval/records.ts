@@ -30,7 +30,10 @@ const ActiveStepSchema = z
     step: z.number().int().min(1).describe("1-based; the agent decided while looking at view step-1"),
     requested_action: z.string().describe("the action the agent asked for (raw text for an LLM)"),
     valid: z.boolean().describe("whether the requested action was a valid one (after the re-prompt, for an LLM)"),
-    action: z.string().nullable().describe("the action executed after this step: a navigation action, 'stop', or null (the episode ended, or an invalid action left the agent in place)"),
+    action: z
+      .string()
+      .nullable()
+      .describe("the action executed after this step: a navigation action, 'stop', or null (the episode ended, or an invalid action left the agent in place)"),
     blocked: z.boolean().nullable().describe("whether the executed move was blocked (the pose stayed); null when none was executed"),
     pose: AgentPoseSchema.describe("the pose of the view the agent decided on"),
     status: z.enum(ANSWER_STATUSES),
@@ -81,7 +84,9 @@ export const CircularSchema = z
   .object({
     rotations: z.number().int().min(2).describe("how many rotations were asked: one per option (rotation r lists the options from index r, wrapping)"),
     answers: z.array(z.string().nullable()).describe("each rotation's canonical answer, an option's text (null: no answer)"),
-    correct: z.array(z.boolean().nullable()).describe("whether each rotation's answer is right (null: no answer); the item's correct is true only when every one is"),
+    correct: z
+      .array(z.boolean().nullable())
+      .describe("whether each rotation's answer is right (null: no answer); the item's correct is true only when every one is"),
   })
   .strict();
 
@@ -91,9 +96,20 @@ export type Arm = (typeof ARMS)[number];
 /** One evaluated item: a line of items.jsonl. Readers parse every line through this schema. */
 export const ItemRecordSchema = z
   .object({
-    key: z.string().min(1).describe("task|paradigm|arm (2d, shortcut, or 3d:<source label>), and |<reasoner> when the run has several reasoners (not on the shared shortcut arm): unique in a run"),
+    key: z
+      .string()
+      .min(1)
+      .describe(
+        "task|paradigm|arm (2d, shortcut, or 3d:<source label>), and |<reasoner> when the run has several reasoners (not on the shared shortcut arm): unique in a run",
+      ),
     task_id: z.string().min(1),
-    task_hash: z.string().regex(TASK_HASH_PATTERN).optional().describe("the task's content: sha256 of its canonical JSON, first 16 hex digits (src/eval/taskHash.ts); compare refuses runs whose shared task ids differ in it. Records before this field have none"),
+    task_hash: z
+      .string()
+      .regex(TASK_HASH_PATTERN)
+      .optional()
+      .describe(
+        "the task's content: sha256 of its canonical JSON, first 16 hex digits (src/eval/taskHash.ts); compare refuses runs whose shared task ids differ in it. Records before this field have none",
+      ),
     subcategory: z.string(),
     category: z.string(),
     paradigm: z.enum(RUN_PARADIGMS),
@@ -103,7 +119,10 @@ export const ItemRecordSchema = z
     reasoner: z.string(),
     masks: z.enum(MASK_MODES).nullable(),
     instances: z.enum(INSTANCE_MODES).nullable(),
-    labels: z.enum(LABEL_MODES).default("oracle").describe("mask labels the arm read: oracle (true categories) or appearance (scenegraph/appearance.ts); records before this field read oracle"),
+    labels: z
+      .enum(LABEL_MODES)
+      .default("oracle")
+      .describe("mask labels the arm read: oracle (true categories) or appearance (scenegraph/appearance.ts); records before this field read oracle"),
     format: z.enum(GRAPH_FORMATS).nullable(),
     uncertainty: z.boolean().nullable(),
     question: z.string(),
@@ -116,9 +135,14 @@ export const ItemRecordSchema = z
       .enum(ANSWER_MATCHES)
       .nullable()
       .optional()
-      .describe("how the answer was matched to its option: text (the option's own text, an integer's value; offline programs), letter (the letter of a lettered option, --option-labels letters), fuzzy (a yes/no synonym, or an option's text inside a longer reply; listed in the report); null without an answer; absent in records before this field"),
+      .describe(
+        "how the answer was matched to its option: text (the option's own text, an integer's value; offline programs), letter (the letter of a lettered option, --option-labels letters), fuzzy (a yes/no synonym, or an option's text inside a longer reply; listed in the report); null without an answer; absent in records before this field",
+      ),
     confidence: z.number().nullable(),
-    confidence_problem: z.string().optional().describe("set when the reply stated a confidence outside [0, 1] that is not a whole percentage (e.g. 1.7): confidence is then null"),
+    confidence_problem: z
+      .string()
+      .optional()
+      .describe("set when the reply stated a confidence outside [0, 1] that is not a whole percentage (e.g. 1.7): confidence is then null"),
     correct: z.boolean().nullable(),
     mra: z.number().min(0).max(1).nullable().describe("VSI-Bench mean relative accuracy for integer answers (0 when unparsed)"),
     structured: z
@@ -129,7 +153,9 @@ export const ItemRecordSchema = z
       })
       .strict()
       .optional()
-      .describe("structured answer formats (any_ordering, assignment, step_sequence, parts), when parsed: the answer read from the reply and the parts right (null for orderings); correct is ESI's exact match of the whole"),
+      .describe(
+        "structured answer formats (any_ordering, assignment, step_sequence, parts), when parsed: the answer read from the reply and the parts right (null for orderings); correct is ESI's exact match of the whole",
+      ),
     prompt_hash: z.string().nullable(),
     ...ITEM_LOG_FIELDS,
     raw: z.array(z.string()),
@@ -137,9 +163,16 @@ export const ItemRecordSchema = z
     reprompted: z.boolean(),
     views: z.number().int().min(0),
     graph_quality: z.record(z.string(), z.number().nullable()).nullable(),
-    timings_ms: z.record(z.string(), z.number()).describe("wall time (ms) of each stage the item ran: generate (its task's generation, when this run generated it), render, truth_relations (the task's true relations, computed once per task and thread: near 0 in its later units), cloud (0 in an arm whose cloud an earlier arm of its unit built: arms that differ only in labels share one cloud, paid by the first), graph, diagnose, reason, model_call_<k>; an active episode's render, graph, agent, episode"),
+    timings_ms: z
+      .record(z.string(), z.number())
+      .describe(
+        "wall time (ms) of each stage the item ran: generate (its task's generation, when this run generated it), render, truth_relations (the task's true relations, computed once per task and thread: near 0 in its later units), cloud (0 in an arm whose cloud an earlier arm of its unit built: arms that differ only in labels share one cloud, paid by the first), graph, diagnose, reason, model_call_<k>; an active episode's render, graph, agent, episode",
+      ),
     error: z
-      .object({ class: z.string().min(1).describe("LlmError:<kind>[:<HTTP status>], empty_reply, invalid_reply, truncated_reply, or the name of the error thrown"), message: z.string() })
+      .object({
+        class: z.string().min(1).describe("LlmError:<kind>[:<HTTP status>], empty_reply, invalid_reply, truncated_reply, or the name of the error thrown"),
+        message: z.string(),
+      })
       .strict()
       .optional()
       .describe("why the item has no answer (status error, empty or invalid): the failure's class and its redacted message"),
@@ -148,10 +181,14 @@ export const ItemRecordSchema = z
     scale_oracle: z
       .literal(true)
       .optional()
-      .describe("set when the 3D arm's metric scale came from the bundle's (simulator's) depth, ground truth a real agent would not have (vggt, one view, no floor found: reconstruct/align.ts camera0+depth)"),
+      .describe(
+        "set when the 3D arm's metric scale came from the bundle's (simulator's) depth, ground truth a real agent would not have (vggt, one view, no floor found: reconstruct/align.ts camera0+depth)",
+      ),
     active: ActiveEpisodeSchema.optional().describe("paradigm active: the episode, step by step"),
     sampling: SamplingSchema.optional().describe("--samples k > 1: the k sampled answers and their majority vote (answer is the majority)"),
-    circular: CircularSchema.optional().describe("--circular, on items with a list of 2 or more options (not structured formats, not the active paradigm): every rotation's answer; answer is rotation 0's, status parsed only when every rotation answered"),
+    circular: CircularSchema.optional().describe(
+      "--circular, on items with a list of 2 or more options (not structured formats, not the active paradigm): every rotation's answer; answer is rotation 0's, status parsed only when every rotation answered",
+    ),
   })
   .strict();
 export type ItemRecord = z.infer<typeof ItemRecordSchema>;

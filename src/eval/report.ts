@@ -53,8 +53,12 @@ export function paperTable(s: RunSummary, opts: { markdown?: boolean; form?: Acc
   const rows: string[][] = [header];
   const cats = [...new Set(s.subcategories.map((x) => SUBCATEGORY_CATEGORY[x as Subcategory]))];
   for (const c of cats) {
-    rows.push([opts.markdown ? `**${CATEGORY_TITLES[c as Category] ?? c}**` : `${CATEGORY_TITLES[c as Category] ?? c}`, ...cols.map(([m, p]) => cellOf(s.byCategory[c]?.[m]?.[p]))]);
-    for (const sub of s.subcategories.filter((x) => SUBCATEGORY_CATEGORY[x as Subcategory] === c)) rows.push([`  ${title(sub)}`, ...cols.map(([m, p]) => cellOf(s.table[sub]?.[m]?.[p]))]);
+    rows.push([
+      opts.markdown ? `**${CATEGORY_TITLES[c as Category] ?? c}**` : `${CATEGORY_TITLES[c as Category] ?? c}`,
+      ...cols.map(([m, p]) => cellOf(s.byCategory[c]?.[m]?.[p])),
+    ]);
+    for (const sub of s.subcategories.filter((x) => SUBCATEGORY_CATEGORY[x as Subcategory] === c))
+      rows.push([`  ${title(sub)}`, ...cols.map(([m, p]) => cellOf(s.table[sub]?.[m]?.[p]))]);
   }
   rows.push([opts.markdown ? "**Overall**" : "Overall", ...cols.map(([m, p]) => cellOf(s.overall[m]?.[p]))]);
   return pad(rows, !!opts.markdown) + `\n(${FORM_NOTES[form]}; ${SMALL_CELL_LEGEND}; 95 % Wilson intervals in summary.json and report.md)`;
@@ -65,15 +69,28 @@ function cellWithInterval(c: Cell | undefined): string {
   if (!c || c.n === 0) return "-";
   const all = `${percent(c.score.p)} [${(c.score.lo * 100).toFixed(0)}, ${(c.score.hi * 100).toFixed(0)}] n=${c.n}${smallMark(c.n)}`;
   if (c.nScored === c.n) return all;
-  const answered = c.nScored === 0 ? "none answered" : `answered ${percent(c.accuracy.p)} [${(c.accuracy.lo * 100).toFixed(0)}, ${(c.accuracy.hi * 100).toFixed(0)}] n=${c.nScored}${smallMark(c.nScored)}`;
+  const answered =
+    c.nScored === 0
+      ? "none answered"
+      : `answered ${percent(c.accuracy.p)} [${(c.accuracy.lo * 100).toFixed(0)}, ${(c.accuracy.hi * 100).toFixed(0)}] n=${c.nScored}${smallMark(c.nScored)}`;
   return `${all} · cov ${percent(c.coverage.p)} % · ${answered}`;
 }
 
 function evidenceLine(config: RunConfig): string {
   const oracle = config.graph.masks === "oracle" ? " — ORACLE masks: a diagnostic upper bound, not a realistic pipeline" : "";
-  const symbolic = hasSymbolic(config), models = modelReasoners(config).length > 0;
-  const weighing = symbolic ? (config.prompt.uncertainty ? ", and the symbolic programs weigh node evidence (--uncertainty on: duplicates resolved by views and distance, low-support objects discounted)" : ", and the symbolic programs read every node at face value (--uncertainty off)") : "";
-  const twoD = [symbolic ? "per-view instance masks in pixel space (symbolic-2d)" : null, models ? `images (${config.images.images}) for the model reasoners` : null].filter(Boolean).join(", and ");
+  const symbolic = hasSymbolic(config),
+    models = modelReasoners(config).length > 0;
+  const weighing = symbolic
+    ? config.prompt.uncertainty
+      ? ", and the symbolic programs weigh node evidence (--uncertainty on: duplicates resolved by views and distance, low-support objects discounted)"
+      : ", and the symbolic programs read every node at face value (--uncertainty off)"
+    : "";
+  const twoD = [
+    symbolic ? "per-view instance masks in pixel space (symbolic-2d)" : null,
+    models ? `images (${config.images.images}) for the model reasoners` : null,
+  ]
+    .filter(Boolean)
+    .join(", and ");
   return `Evidence: 3D arms use --masks ${config.graph.masks}${oracle}, --instances ${config.graph.instances}${weighing}; the 2D baseline sees ${twoD}, never depth or identity across views. Label-answer subcategories (View Hallucination, Partial Occlusion) are label-trivial whenever masks carry categories.`;
 }
 
@@ -98,7 +115,19 @@ export function leaderboardTable(s: RunSummary, reasoners: readonly string[], op
   const order = [...reasoners, SHORTCUT_ROW];
   rows.sort((a, b) => order.indexOf(a.reasoner) - order.indexOf(b.reasoner));
   const sampled = rows.some((r) => r.c.agreement);
-  const header = ["Reasoner", "Arm", "accuracy, all items [95 %]", "n", "coverage", "accuracy, answered [95 %]", "answered", "invalid", "unanswerable", "errors", ...(sampled ? ["agreement"] : [])];
+  const header = [
+    "Reasoner",
+    "Arm",
+    "accuracy, all items [95 %]",
+    "n",
+    "coverage",
+    "accuracy, answered [95 %]",
+    "answered",
+    "invalid",
+    "unanswerable",
+    "errors",
+    ...(sampled ? ["agreement"] : []),
+  ];
   const interval = (i: Cell["score"]) => `${percent(i.p)} [${(i.lo * 100).toFixed(0)}, ${(i.hi * 100).toFixed(0)}]`;
   const body = rows.map(({ reasoner, arm, c }) => [
     reasoner,
@@ -113,13 +142,19 @@ export function leaderboardTable(s: RunSummary, reasoners: readonly string[], op
     String(c.errors),
     ...(sampled ? [c.agreement ? c.agreement.mean.toFixed(3) : "-"] : []),
   ]);
-  return formatTable(header, body, { markdown: !!opts.markdown, align: "numbers" }) + `\n(paradigms pooled; accuracy over all items credits an item without an answer (invalid, unanswerable, error) at chance, 1/k of its options, so every arm is scored on the same items; coverage = answered / all; ${SMALL_CELL_LEGEND})`;
+  return (
+    formatTable(header, body, { markdown: !!opts.markdown, align: "numbers" }) +
+    `\n(paradigms pooled; accuracy over all items credits an item without an answer (invalid, unanswerable, error) at chance, 1/k of its options, so every arm is scored on the same items; coverage = answered / all; ${SMALL_CELL_LEGEND})`
+  );
 }
 
 /** How the model reasoners were asked: what changes their replies. */
 function generationLine(config: RunConfig): string {
   const l = config.llm;
-  const system = l.systemPrompt === null ? "src/prompt's system text" : `a custom system prompt (${l.systemPrompt.length} characters, sha256 ${sha256Hex(l.systemPrompt).slice(0, 12)}; the text is in config.json)`;
+  const system =
+    l.systemPrompt === null
+      ? "src/prompt's system text"
+      : `a custom system prompt (${l.systemPrompt.length} characters, sha256 ${sha256Hex(l.systemPrompt).slice(0, 12)}; the text is in config.json)`;
   const samples = l.samples > 1 ? `${l.samples} samples per item, majority vote (agreement per item in items.jsonl: sampling)` : "one answer per item";
   return `Generation: temperature ${l.temperature}, output limit ${l.maxOutputTokens ?? "the provider's default"}, ${system}, ${samples}.`;
 }
@@ -142,9 +177,22 @@ function shortcutSection(s: RunSummary): string[] {
     if (!c || c.n === 0) continue;
     const chance = c.chance ?? null;
     const twoD = s.table[sub]?.[twoDMethod]?.["all"];
-    rows.push([title(sub), cellWithInterval(c), chance === null ? "-" : (chance * 100).toFixed(1), pct(twoD), chance !== null && c.score.lo > chance ? "partly (shortcut above chance)" : "yes (shortcut at chance)"]);
+    rows.push([
+      title(sub),
+      cellWithInterval(c),
+      chance === null ? "-" : (chance * 100).toFixed(1),
+      pct(twoD),
+      chance !== null && c.score.lo > chance ? "partly (shortcut above chance)" : "yes (shortcut at chance)",
+    ]);
   }
-  return ["## Answerable without perception (shortcut baseline)", "", "The shortcut baseline reads only the question text and its options (src/reason/shortcut.ts): a fixed prior per subcategory and the option nearest the options' mean for counts. Above chance, a subcategory gives part of its answer away without looking.", "", pad(rows, true), ""];
+  return [
+    "## Answerable without perception (shortcut baseline)",
+    "",
+    "The shortcut baseline reads only the question text and its options (src/reason/shortcut.ts): a fixed prior per subcategory and the option nearest the options' mean for counts. Above chance, a subcategory gives part of its answer away without looking.",
+    "",
+    pad(rows, true),
+    "",
+  ];
 }
 
 /** The sign agreement of each 3D arm with the paper's Table 4 (paperAgreement.ts); nothing when no arm stands for one of its models. */
@@ -175,12 +223,22 @@ export function reportMarkdown(s: RunSummary, config: RunConfig, meta: ReportMet
   const out: string[] = [];
   out.push(`# esi3d run ${meta.runId}`);
   out.push("");
-  if (meta.proxies) out.push(`**Proxy renders:** ${meta.proxies} task(s) are ESI-Bench tasks rendered by the built-in simulator with stand-ins (library models or boxes of the recorded extents) for the BEHAVIOR-1K scene: these results are about the proxy scenes, not ESI-Bench's renders.`, "");
-  out.push(`esi3d ${meta.version}; suite ${config.suite} (seed ${config.seed}); sources ${config.sources.join(", ")}${config.sources.includes("noisy") ? ` (noise level ${config.noise.noiseLevel}, components ${config.noise.noiseComponents.join("+")})` : ""}; paradigms ${config.paradigms.join(", ")}; reasoner${config.reasoner.length > 1 ? "s" : ""} ${config.reasoner.join(", ")}; baseline ${config.baseline.join(",")}.${meta.wallSeconds ? ` Wall time ${meta.wallSeconds.toFixed(0)} s.` : ""}`);
+  if (meta.proxies)
+    out.push(
+      `**Proxy renders:** ${meta.proxies} task(s) are ESI-Bench tasks rendered by the built-in simulator with stand-ins (library models or boxes of the recorded extents) for the BEHAVIOR-1K scene: these results are about the proxy scenes, not ESI-Bench's renders.`,
+      "",
+    );
+  out.push(
+    `esi3d ${meta.version}; suite ${config.suite} (seed ${config.seed}); sources ${config.sources.join(", ")}${config.sources.includes("noisy") ? ` (noise level ${config.noise.noiseLevel}, components ${config.noise.noiseComponents.join("+")})` : ""}; paradigms ${config.paradigms.join(", ")}; reasoner${config.reasoner.length > 1 ? "s" : ""} ${config.reasoner.join(", ")}; baseline ${config.baseline.join(",")}.${meta.wallSeconds ? ` Wall time ${meta.wallSeconds.toFixed(0)} s.` : ""}`,
+  );
   out.push("");
   out.push(evidenceLine(config));
   out.push("");
-  for (const m of modelReasoners(config)) out.push(`Rate limits (shared by every worker of a queue run): ${describeLimits(m, { requests: config.llm.requestsPerWindow, tokens: config.llm.tokensPerWindow, windowMs: config.llm.rateWindowMs })}.`, "");
+  for (const m of modelReasoners(config))
+    out.push(
+      `Rate limits (shared by every worker of a queue run): ${describeLimits(m, { requests: config.llm.requestsPerWindow, tokens: config.llm.tokensPerWindow, windowMs: config.llm.rateWindowMs })}.`,
+      "",
+    );
   if (modelReasoners(config).length) out.push(generationLine(config), "");
   if (meta.queue) out.push(`Queue: ${meta.queue}.`, "");
   if (meta.scaleOracleItems) out.push(`**Scale oracle:** ${scaleOracleLine(meta.scaleOracleItems)}`, "");
@@ -213,9 +271,17 @@ export function reportMarkdown(s: RunSummary, config: RunConfig, meta: ReportMet
   for (const sub of s.subcategories) rows.push([title(sub), ...s.methods.map((m) => cellWithInterval(s.table[sub]?.[m]?.["all"]))]);
   rows.push(["Overall", ...s.methods.map((m) => cellWithInterval(s.overall[m]?.["all"]))]);
   out.push(pad(rows, true));
-  out.push(`(accuracy % over all n items [95 % interval], an unanswered item credited at chance; where some were not answered, cov = share answered and the accuracy on the answered items [95 % Wilson interval]; ${SMALL_CELL_LEGEND})`);
+  out.push(
+    `(accuracy % over all n items [95 % interval], an unanswered item credited at chance; where some were not answered, cov = share answered and the accuracy on the answered items [95 % Wilson interval]; ${SMALL_CELL_LEGEND})`,
+  );
   const mraRows = [["Method", ...s.paradigms.map((p) => PARADIGM_TITLES[p]!), "All"]];
-  for (const m of s.methods) mraRows.push([m, ...[...s.paradigms, "all"].map((p) => (s.overall[m]?.[p]?.mra ? `${s.overall[m]![p]!.mra!.mean.toFixed(3)} (${s.overall[m]![p]!.mra!.n}${smallMark(s.overall[m]![p]!.mra!.n)})` : "-"))]);
+  for (const m of s.methods)
+    mraRows.push([
+      m,
+      ...[...s.paradigms, "all"].map((p) =>
+        s.overall[m]?.[p]?.mra ? `${s.overall[m]![p]!.mra!.mean.toFixed(3)} (${s.overall[m]![p]!.mra!.n}${smallMark(s.overall[m]![p]!.mra!.n)})` : "-",
+      ),
+    ]);
   out.push("");
   out.push("## Counting: VSI-Bench mean relative accuracy (integer answers)");
   out.push("");
@@ -227,14 +293,33 @@ export function reportMarkdown(s: RunSummary, config: RunConfig, meta: ReportMet
   const calRows = [["Method", "ECE", "Brier", "mean conf. right", "mean conf. wrong", "n"]];
   for (const m of s.methods) {
     const c = s.calibration[m]!;
-    calRows.push([m, Number.isFinite(c.ece) ? c.ece.toFixed(3) : "-", Number.isFinite(c.brier) ? c.brier.toFixed(3) : "-", Number.isFinite(c.meanConfidenceRight.mean) ? c.meanConfidenceRight.mean.toFixed(3) : "-", Number.isFinite(c.meanConfidenceWrong.mean) ? c.meanConfidenceWrong.mean.toFixed(3) : "-", String(c.n)]);
+    calRows.push([
+      m,
+      Number.isFinite(c.ece) ? c.ece.toFixed(3) : "-",
+      Number.isFinite(c.brier) ? c.brier.toFixed(3) : "-",
+      Number.isFinite(c.meanConfidenceRight.mean) ? c.meanConfidenceRight.mean.toFixed(3) : "-",
+      Number.isFinite(c.meanConfidenceWrong.mean) ? c.meanConfidenceWrong.mean.toFixed(3) : "-",
+      String(c.n),
+    ]);
   }
   out.push(pad(calRows, true));
   out.push("");
   out.push("## Graph quality per source (against the ground truth)");
   out.push("");
   const qRows = [["Source", "Paradigm", "graphs", "node F1", "dup. rate", "halluc. rate", "miss rate", "rel. precision", "rel. recall", "nodes/graph"]];
-  for (const q of s.quality) qRows.push([METHOD_LABELS[q.source] ?? q.source, q.paradigm, String(q.graphs), q.node_f1.toFixed(3), (q.duplicate_rate * 100).toFixed(1) + "%", (q.hallucination_rate * 100).toFixed(1) + "%", (q.miss_rate * 100).toFixed(1) + "%", q.relation_precision === null ? "-" : q.relation_precision.toFixed(3), q.relation_recall === null ? "-" : q.relation_recall.toFixed(3), q.nodes_per_graph.toFixed(1)]);
+  for (const q of s.quality)
+    qRows.push([
+      METHOD_LABELS[q.source] ?? q.source,
+      q.paradigm,
+      String(q.graphs),
+      q.node_f1.toFixed(3),
+      (q.duplicate_rate * 100).toFixed(1) + "%",
+      (q.hallucination_rate * 100).toFixed(1) + "%",
+      (q.miss_rate * 100).toFixed(1) + "%",
+      q.relation_precision === null ? "-" : q.relation_precision.toFixed(3),
+      q.relation_recall === null ? "-" : q.relation_recall.toFixed(3),
+      q.nodes_per_graph.toFixed(1),
+    ]);
   out.push(pad(qRows, true));
   out.push("");
   if (s.failures?.total) {
@@ -273,14 +358,43 @@ function activeSections(s: RunSummary): string[] {
   const rows = s.active!;
   const out: string[] = ["## Active exploration", ""];
   const reasons = [...new Set(rows.flatMap((r) => Object.keys(r.stop_reasons)))].sort();
-  const eRows = [["Method", "items", "mean steps", ...reasons.map((k) => `stop: ${k}`), "forced choice", "premature commitment", "final before all seen", "blocked moves"]];
-  for (const r of rows) eRows.push([r.method, String(r.items), r.mean_steps.toFixed(2), ...reasons.map((k) => String(r.stop_reasons[k] ?? 0)), String(r.forced_choices), `${pct1(r.premature_commitment)} of ${r.confident_answers}`, pct1(r.final_before_seen), pct1(r.blocked_share)]);
-  out.push(pad(eRows, true), "", "Premature commitment: confident (>= --threshold) conclusive answers given before every object the question needs had been seen, over all such answers.", "");
+  const eRows = [
+    ["Method", "items", "mean steps", ...reasons.map((k) => `stop: ${k}`), "forced choice", "premature commitment", "final before all seen", "blocked moves"],
+  ];
+  for (const r of rows)
+    eRows.push([
+      r.method,
+      String(r.items),
+      r.mean_steps.toFixed(2),
+      ...reasons.map((k) => String(r.stop_reasons[k] ?? 0)),
+      String(r.forced_choices),
+      `${pct1(r.premature_commitment)} of ${r.confident_answers}`,
+      pct1(r.final_before_seen),
+      pct1(r.blocked_share),
+    ]);
+  out.push(
+    pad(eRows, true),
+    "",
+    "Premature commitment: confident (>= --threshold) conclusive answers given before every object the question needs had been seen, over all such answers.",
+    "",
+  );
   out.push("## Anytime accuracy (had the episode stopped after step k)", "");
   const ks = ANYTIME_REPORT_STEPS.filter((k) => rows.some((r) => r.anytime.length >= k));
   const aRows = [["Method", ...ks.map((k) => `k=${k}`)]];
-  for (const r of rows) aRows.push([r.method, ...ks.map((k) => { const a = r.anytime[k - 1]; return a ? `${(a.accuracy * 100).toFixed(1)}${a.mean_confidence === null ? "" : ` (c ${a.mean_confidence.toFixed(2)})`}` : "-"; })]);
-  out.push(pad(aRows, true), "", "Accuracy over all items (an answer not given credited at chance, 1/k of its options); in brackets the mean confidence of the answers given at that step.", "");
+  for (const r of rows)
+    aRows.push([
+      r.method,
+      ...ks.map((k) => {
+        const a = r.anytime[k - 1];
+        return a ? `${(a.accuracy * 100).toFixed(1)}${a.mean_confidence === null ? "" : ` (c ${a.mean_confidence.toFixed(2)})`}` : "-";
+      }),
+    ]);
+  out.push(
+    pad(aRows, true),
+    "",
+    "Accuracy over all items (an answer not given credited at chance, 1/k of its options); in brackets the mean confidence of the answers given at that step.",
+    "",
+  );
   out.push("## Actions taken (executed, per method)", "");
   const acts = [...new Set(rows.flatMap((r) => Object.keys(r.actions)))].sort();
   const hRows = [["Method", ...acts]];
@@ -289,7 +403,8 @@ function activeSections(s: RunSummary): string[] {
   if (s.activeVsMulti?.length) {
     out.push("## Active minus Multi (accuracy points, 95 % Newcombe interval)", "");
     const dRows = [["Subcategory", "Method", "Active - Multi", "interval", "n active / multi"]];
-    for (const d of s.activeVsMulti) dRows.push([title(d.subcategory), d.method, (d.diff * 100).toFixed(1), `[${(d.lo * 100).toFixed(1)}, ${(d.hi * 100).toFixed(1)}]`, `${d.na} / ${d.nb}`]);
+    for (const d of s.activeVsMulti)
+      dRows.push([title(d.subcategory), d.method, (d.diff * 100).toFixed(1), `[${(d.lo * 100).toFixed(1)}, ${(d.hi * 100).toFixed(1)}]`, `${d.na} / ${d.nb}`]);
     out.push(pad(dRows, true), "");
   }
   return out;

@@ -47,21 +47,30 @@ function forestBlock(s: RunSummary, paradigm: string): string {
 function agreementLine(s: RunSummary): string {
   const rows = paperAgreement(s);
   if (!rows.length) return "";
-  const arms = rows.map((r) => `${r.method} ${r.same} of ${r.cells.length} (${r.sameSignificant} significant; ${r.oppositeSignificant} significantly opposite)`);
+  const arms = rows.map(
+    (r) => `${r.method} ${r.same} of ${r.cells.length} (${r.sameSignificant} significant; ${r.oppositeSignificant} significantly opposite)`,
+  );
   return `Same sign as the paper, per paradigm, where the paper's difference is at least ${PAPER_DIFFERENCE_MIN_POINTS} points: ${arms.join(", ")}.`;
 }
 
 /** The per-paradigm forest plots, each folded (no script: <details>). */
 function perParadigmForests(s: RunSummary): string {
   if (s.paradigms.length < 2) return "";
-  const blocks = s.paradigms.map((p) => `<details data-paradigm="${esc(p)}"><summary>${esc(PARADIGM_TITLES[p] ?? p)} paradigm</summary>${forestBlock(s, p)}</details>`);
+  const blocks = s.paradigms.map(
+    (p) => `<details data-paradigm="${esc(p)}"><summary>${esc(PARADIGM_TITLES[p] ?? p)} paradigm</summary>${forestBlock(s, p)}</details>`,
+  );
   return `<section id="forest-per-paradigm"><h2>3D arm − 2D, per paradigm</h2>${blocks.join("\n")}</section>`;
 }
 
 /** The charts that go with a report.md section, by the start of its title. */
 function chartsFor(title: string, s: RunSummary): string {
   if (title.startsWith("Accuracy by subcategory")) {
-    const perParadigm = s.paradigms.length > 1 ? s.paradigms.map((p) => `<details><summary>${esc(PARADIGM_TITLES[p] ?? p)} paradigm</summary><div class="chart">${accuracyChart(s, p)}</div></details>`).join("") : "";
+    const perParadigm =
+      s.paradigms.length > 1
+        ? s.paradigms
+            .map((p) => `<details><summary>${esc(PARADIGM_TITLES[p] ?? p)} paradigm</summary><div class="chart">${accuracyChart(s, p)}</div></details>`)
+            .join("")
+        : "";
     return `<h3>Paradigms pooled</h3><div class="chart">${accuracyChart(s, "all")}</div>${perParadigm}`;
   }
   if (title.startsWith("Graph quality") && s.quality.length) return `<div class="chart">${qualityChart(s)}</div>`;
@@ -69,7 +78,11 @@ function chartsFor(title: string, s: RunSummary): string {
   return "";
 }
 
-const slug = (t: string) => t.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "");
+const slug = (t: string) =>
+  t
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-|-$/g, "");
 
 /** The one line under the title: what was run, and what the numbers are. */
 function contextLine(s: RunSummary, config: RunConfig, meta: ReportMeta): string {

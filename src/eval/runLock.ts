@@ -17,6 +17,10 @@ export function lockRunDir(dir: string): RunLock {
   const file = join(dir, RUN_LOCK_FILE);
   return acquireLockFile(
     file,
-    (h) => new InputError(`${dir}: another esi3d (pid ${h.pid} on ${h.host}, since ${h.since}) is writing this run; wait for it, or stop it first (a lock left by a killed process on this host is taken over automatically)`, { file }),
+    (h) =>
+      new InputError(
+        `${dir}: another esi3d (pid ${h.pid} on ${h.host}, since ${h.since}) is writing this run; wait for it, or stop it first (a lock left by a killed process on this host is taken over automatically)`,
+        { file },
+      ),
   );
 }

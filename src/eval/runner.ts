@@ -87,7 +87,12 @@ export interface RunOutcome {
  * The task list of a run: the built-in suite (round-robin over subcategories under --limit) or a directory
  * (src/eval/suite.ts: imported tasks as proxies; what cannot run is skipped with the reason).
  */
-export function planTasks(config: RunConfig, generate: (sub: RunConfig["subcategories"][number], index: number) => Promise<Task>, cached: (id: string) => Task | null, skipped: SkippedItem[] = []): Promise<Task[]> {
+export function planTasks(
+  config: RunConfig,
+  generate: (sub: RunConfig["subcategories"][number], index: number) => Promise<Task>,
+  cached: (id: string) => Task | null,
+  skipped: SkippedItem[] = [],
+): Promise<Task[]> {
   if (config.suite !== "default") {
     const planned = suitePlan(config);
     skipped.push(...planned.skipped);
@@ -97,7 +102,9 @@ export function planTasks(config: RunConfig, generate: (sub: RunConfig["subcateg
 }
 
 /** The built-in suite's tasks a run draws, in order: round-robin over subcategories, cut at --limit. */
-export function builtinPlan(config: Pick<RunConfig, "perSubcategory" | "subcategories" | "limit">): Array<{ subcategory: RunConfig["subcategories"][number]; index: number; taskId: string }> {
+export function builtinPlan(
+  config: Pick<RunConfig, "perSubcategory" | "subcategories" | "limit">,
+): Array<{ subcategory: RunConfig["subcategories"][number]; index: number; taskId: string }> {
   const plan: Array<{ subcategory: RunConfig["subcategories"][number]; index: number; taskId: string }> = [];
   for (let i = 0; i < config.perSubcategory; i++) for (const s of config.subcategories) plan.push({ subcategory: s, index: i, taskId: builtinTaskId(s, i) });
   return config.limit ? plan.slice(0, config.limit) : plan;
@@ -116,9 +123,14 @@ function suitePlan(config: RunConfig): { tasks: Task[]; skipped: SkippedItem[] }
  */
 function checkRunPaths(opts: RunOptions): void {
   const { config, out } = opts;
-  const store = opts.queue?.url && opts.queue.store !== null && !isHttpStore(opts.queue.store) && resolve(opts.queue.store) !== resolve(out) ? opts.queue.store : null;
+  const store =
+    opts.queue?.url && opts.queue.store !== null && !isHttpStore(opts.queue.store) && resolve(opts.queue.store) !== resolve(out) ? opts.queue.store : null;
   checkOutputs(
-    [...(config.suite === "default" ? [] : [{ what: "--suite", path: config.suite }]), ...givenPath("--vggt-model", config.vggt.modelPath), ...(opts.inputs ?? [])],
+    [
+      ...(config.suite === "default" ? [] : [{ what: "--suite", path: config.suite }]),
+      ...givenPath("--vggt-model", config.vggt.modelPath),
+      ...(opts.inputs ?? []),
+    ],
     [{ what: "--out", path: out }, ...givenPath("--cache", config.llm.cachePath), ...givenPath("--store", store)],
   );
 }
@@ -133,7 +145,9 @@ async function preflight(config: RunConfig, out: string): Promise<RunModels> {
     const planned = suitePlan(config);
     if (planned.tasks.length === 0) {
       const why = [...new Set(planned.skipped.map((k) => k.reason))].slice(0, 3).join("; ");
-      throw new InputError(`${config.suite}: no task of this suite can run here (${planned.skipped.length} skipped${why ? `: ${why}` : ""})`, { file: config.suite });
+      throw new InputError(`${config.suite}: no task of this suite can run here (${planned.skipped.length} skipped${why ? `: ${why}` : ""})`, {
+        file: config.suite,
+      });
     }
   }
   return makeRunModels(config);
@@ -144,15 +158,22 @@ function checkResume(out: string, config: RunConfig): void {
   if (!existsSync(runConfigFile(out))) return;
   const prev = readRunFile(out).config;
   // worker counts and rate limits change when items finish, never what they say
-  const comparable = (c: RunConfig) => canonicalJson({ ...c, concurrency: 0, maxConnections: 0, llm: { ...c.llm, requestsPerWindow: null, tokensPerWindow: null, rateWindowMs: 0 } });
-  if (comparable(prev) !== comparable(config)) throw new InputError(`${runConfigFile(out)}: this run directory was made with a different configuration; use another --out, or the same options to resume`, { file: runConfigFile(out) });
+  const comparable = (c: RunConfig) =>
+    canonicalJson({ ...c, concurrency: 0, maxConnections: 0, llm: { ...c.llm, requestsPerWindow: null, tokensPerWindow: null, rateWindowMs: 0 } });
+  if (comparable(prev) !== comparable(config))
+    throw new InputError(
+      `${runConfigFile(out)}: this run directory was made with a different configuration; use another --out, or the same options to resume`,
+      { file: runConfigFile(out) },
+    );
 }
 
 /** Creates (or reopens, to resume) the run directory, locked for this process. */
 function openRunDir(opts: RunOptions) {
   const { out, config } = opts;
-  if (opts.resume && !existsSync(runConfigFile(out))) throw new InputError(`${out}: --resume: there is no run here to complete (no config.json); drop --resume to start one`, { file: out });
-  if (existsSync(join(out, "items.jsonl")) && !opts.resume) throw new InputError(`${out}: a run already exists here; pass --resume to complete it, or choose another --out`, { file: out });
+  if (opts.resume && !existsSync(runConfigFile(out)))
+    throw new InputError(`${out}: --resume: there is no run here to complete (no config.json); drop --resume to start one`, { file: out });
+  if (existsSync(join(out, "items.jsonl")) && !opts.resume)
+    throw new InputError(`${out}: a run already exists here; pass --resume to complete it, or choose another --out`, { file: out });
   try {
     mkdirSync(out, { recursive: true });
   } catch (e) {
@@ -163,7 +184,13 @@ function openRunDir(opts: RunOptions) {
     if (opts.resume) checkResume(out, config);
     mkdirSync(join(out, "tasks"), { recursive: true });
     mkdirSync(join(out, "graphs"), { recursive: true });
-    writeJsonAtomic(runConfigFile(out), { format: RUN_FORMAT, package_version: opts.version, node: process.version, started_at: new Date().toISOString(), config });
+    writeJsonAtomic(runConfigFile(out), {
+      format: RUN_FORMAT,
+      package_version: opts.version,
+      node: process.version,
+      started_at: new Date().toISOString(),
+      config,
+    });
     const previous = readRecords(join(out, "items.jsonl"));
     if (previous.tornBytes) opts.log(`resume: dropping a torn last line (${previous.tornBytes} bytes) from items.jsonl`);
     if (previous.duplicates) opts.log(`resume: items.jsonl holds ${previous.duplicates} duplicated item key(s); each is counted once (its first record)`);
@@ -187,7 +214,10 @@ export function plannedItems(config: RunConfig, tasks: number): number {
 export function unitKeys(config: RunConfig, task: Task, paradigm: string): string[] {
   // the shortcut takes no views: it answers once per passive paradigm, never as an active episode
   const baselines = baselineArms(config).filter((b) => !(b === "shortcut" && paradigm === "active"));
-  const perReasoner = (r: string) => [...threeDArms(config, paradigm).map((a) => itemKey(task.task_id, paradigm, "3d", a.label, reasonerKeyPart(config, r))), ...(baselines.includes("2d") ? [itemKey(task.task_id, paradigm, "2d", null, reasonerKeyPart(config, r))] : [])];
+  const perReasoner = (r: string) => [
+    ...threeDArms(config, paradigm).map((a) => itemKey(task.task_id, paradigm, "3d", a.label, reasonerKeyPart(config, r))),
+    ...(baselines.includes("2d") ? [itemKey(task.task_id, paradigm, "2d", null, reasonerKeyPart(config, r))] : []),
+  ];
   return [...config.reasoner.flatMap(perReasoner), ...(baselines.includes("shortcut") ? [itemKey(task.task_id, paradigm, "shortcut", null)] : [])];
 }
 
@@ -196,7 +226,16 @@ function writeReports(opts: RunOptions, records: ItemRecord[], interrupted: bool
   const summary = summarizeRun(records, opts.prices ?? null);
   const proxies = new Set(records.filter((r) => r.proxy).map((r) => r.task_id)).size;
   const scaleOracleItems = records.filter((r) => r.scale_oracle).length;
-  const meta = { runId: out.split("/").filter(Boolean).pop() ?? out, version: opts.version, wallSeconds, skipped, proxies, scaleOracleItems, queue, fuzzyMatches: fuzzyMatches(records) };
+  const meta = {
+    runId: out.split("/").filter(Boolean).pop() ?? out,
+    version: opts.version,
+    wallSeconds,
+    skipped,
+    proxies,
+    scaleOracleItems,
+    queue,
+    fuzzyMatches: fuzzyMatches(records),
+  };
   writeJsonAtomic(join(out, "summary.json"), { ...summary, complete: !interrupted, wall_seconds: wallSeconds });
   writeFileAtomic(join(out, "report.md"), reportMarkdown(summary, config, meta));
   writeFileAtomic(join(out, "report.html"), reportHtml(summary, config, meta));
@@ -228,7 +267,16 @@ export async function runEvaluation(opts: RunOptions): Promise<RunOutcome> {
   if (threads !== config.concurrency) log(`run: --source vggt uses one worker (one ONNX Runtime session)`);
   const note = noteOnce(log);
   // piscina loads with the pool: the commands that import the runner for its planning (`list`, `ask RUN --item`) start none
-  const pool = opts.workers === false ? null : new (await import("piscina")).Piscina({ filename: EVAL_WORKER_URL, minThreads: threads, maxThreads: threads, idleTimeout: 1000, resourceLimits: EVAL_WORKER_RESOURCE_LIMITS });
+  const pool =
+    opts.workers === false
+      ? null
+      : new (await import("piscina")).Piscina({
+          filename: EVAL_WORKER_URL,
+          minThreads: threads,
+          maxThreads: threads,
+          idleTimeout: 1000,
+          resourceLimits: EVAL_WORKER_RESOURCE_LIMITS,
+        });
   const exec = async (job: WorkerJob, signal?: AbortSignal): Promise<unknown> => {
     if (pool) return pool.run(job, { signal });
     if (job.kind === "generate") return generateJob(job);
@@ -254,7 +302,9 @@ export async function runEvaluation(opts: RunOptions): Promise<RunOutcome> {
       // stopped while generating: the tasks generated so far are kept in tasks/, --resume goes on from them
       cutShort = true;
     }
-    const allUnits = tasks.flatMap((task) => config.paradigms.map((paradigm) => ({ task, paradigm: paradigm as Paradigm }))).filter((u) => !isSkippedUnit(skipped, u.task.task_id, u.paradigm));
+    const allUnits = tasks
+      .flatMap((task) => config.paradigms.map((paradigm) => ({ task, paradigm: paradigm as Paradigm })))
+      .filter((u) => !isSkippedUnit(skipped, u.task.task_id, u.paradigm));
     const units = allUnits.filter((u) => unitKeys(config, u.task, u.paradigm).some((k) => !doneKeys.has(k)));
     totalItems = allUnits.reduce((n, u) => n + unitKeys(config, u.task, u.paradigm).length, 0);
     opts.progress?.setTotal(totalItems);
@@ -262,9 +312,19 @@ export async function runEvaluation(opts: RunOptions): Promise<RunOutcome> {
     // a unit's keys differ by paradigm, never by task
     const keysOf = (p: string) => (tasks.length ? unitKeys(config, tasks[0]!, p) : []);
     const planned = tasks.length * config.paradigms.reduce((n, p) => n + keysOf(p).length, 0);
-    const count = itemCountText({ tasks: tasks.length, paradigms: config.paradigms, keysOf, reasoners: config.reasoner.length, skippedUnits: tasks.length * config.paradigms.length - allUnits.length, skippedItems: planned - totalItems, total: totalItems });
+    const count = itemCountText({
+      tasks: tasks.length,
+      paradigms: config.paradigms,
+      keysOf,
+      reasoners: config.reasoner.length,
+      skippedUnits: tasks.length * config.paradigms.length - allUnits.length,
+      skippedItems: planned - totalItems,
+      total: totalItems,
+    });
     // a resumed run says how much was done, 0 included; a fresh run has nothing to say
-    log(`run: ${count}${opts.resume || previous.length ? ` (${previous.length} already done)` : ""}, ${threads} worker(s), reasoner${config.reasoner.length > 1 ? "s" : ""} ${config.reasoner.join(", ")}`);
+    log(
+      `run: ${count}${opts.resume || previous.length ? ` (${previous.length} already done)` : ""}, ${threads} worker(s), reasoner${config.reasoner.length > 1 ? "s" : ""} ${config.reasoner.join(", ")}`,
+    );
     const limit = pLimit(config.maxConnections);
     // idempotent by item key: a queue may deliver an item twice, the run records it once
     const commit = (r: ItemRecord): boolean => {
@@ -293,14 +353,35 @@ export async function runEvaluation(opts: RunOptions): Promise<RunOutcome> {
       const store = storeServer ? storeServer.url : resolve(given);
       if (storeServer) log(`queue: serving the store at ${given} to the workers`);
       else if (store !== resolve(out)) shareRun(out, store);
-      ({ duplicates } = await queueModule!.runUnitsOnQueue({ queue, store, out, runId: createHash("sha256").update(resolve(out)).digest("hex").slice(0, 16), version: opts.version, config, units, doneKeys, unitKeys: (t, p) => unitKeys(config, t, p), generateMs, commit, log, note, stopped }));
+      ({ duplicates } = await queueModule!.runUnitsOnQueue({
+        queue,
+        store,
+        out,
+        runId: createHash("sha256").update(resolve(out)).digest("hex").slice(0, 16),
+        version: opts.version,
+        config,
+        units,
+        doneKeys,
+        unitKeys: (t, p) => unitKeys(config, t, p),
+        generateMs,
+        commit,
+        log,
+        note,
+        stopped,
+      }));
     }
     const inflight = new Set<Promise<void>>();
     for (const u of queue ? [] : units) {
       if (stopped()) break;
       while (inflight.size >= threads * 2) await Promise.race(inflight);
       if (stopped()) break;
-      const job: UnitJob = { task: u.task, paradigm: u.paradigm, config, done: unitKeys(config, u.task, u.paradigm).filter((k) => doneKeys.has(k)), generateMs: generateMs.get(u.task.task_id) };
+      const job: UnitJob = {
+        task: u.task,
+        paradigm: u.paradigm,
+        config,
+        done: unitKeys(config, u.task, u.paradigm).filter((k) => doneKeys.has(k)),
+        generateMs: generateMs.get(u.task.task_id),
+      };
       const p: Promise<void> = (async () => {
         try {
           const res = (await exec({ kind: "unit", ...job }, abandonSignal)) as UnitResult;
@@ -341,7 +422,12 @@ function shareRun(out: string, store: string): void {
 }
 
 /** Generates the built-in suite's tasks on the pool (or reads a suite directory), stored in the run (reused on resume). */
-async function prepareTasks(opts: RunOptions, exec: (job: WorkerJob) => Promise<unknown>, skipped: SkippedItem[], generateMs: Map<string, number>): Promise<Task[]> {
+async function prepareTasks(
+  opts: RunOptions,
+  exec: (job: WorkerJob) => Promise<unknown>,
+  skipped: SkippedItem[],
+  generateMs: Map<string, number>,
+): Promise<Task[]> {
   const { config, out } = opts;
   const taskFile = (id: string) => pathBelow(join(out, "tasks"), `${id}.json`);
   const options = config.generator;

@@ -30,7 +30,9 @@ function runnable(r: TaskRecord): { task: Task } | { skip: string } {
   const p = TaskSchema.safeParse(r);
   if (p.success) return { task: p.data };
   const open = unresolvedFields(r);
-  return { skip: open.length ? `needs a simulator that resolves ${open.join(", ")} (e.g. bridge/omnigibson/capture.py)` : p.error.issues[0]?.message ?? "invalid" };
+  return {
+    skip: open.length ? `needs a simulator that resolves ${open.join(", ")} (e.g. bridge/omnigibson/capture.py)` : (p.error.issues[0]?.message ?? "invalid"),
+  };
 }
 
 export function planSuiteDirectory(dir: string, config: Pick<RunConfig, "subcategories" | "paradigms">): PlannedSuite {
@@ -50,9 +52,15 @@ export function planSuiteDirectory(dir: string, config: Pick<RunConfig, "subcate
     tasks.push(r.task);
     // gt of a task without a trajectory comes from its candidate views' flags, which may not cover the objects
     if (config.paradigms.includes("gt") && r.task.candidate_views?.length && r.task.action_trajectory.length === 0 && !gtCandidateViews(r.task))
-      skipped.push({ task_id: r.task.task_id, subcategory: r.task.subcategory, paradigm: "gt", reason: "no gt view set: the candidate views' visibility flags do not show every relevant object" });
+      skipped.push({
+        task_id: r.task.task_id,
+        subcategory: r.task.subcategory,
+        paradigm: "gt",
+        reason: "no gt view set: the candidate views' visibility flags do not show every relevant object",
+      });
   }
   return { tasks, skipped, proxies: tasks.filter((t) => t.proxy).length };
 }
 
-export const isSkippedUnit = (skipped: readonly SkippedItem[], taskId: string, paradigm: string): boolean => skipped.some((s) => s.task_id === taskId && (s.paradigm === null || s.paradigm === paradigm));
+export const isSkippedUnit = (skipped: readonly SkippedItem[], taskId: string, paradigm: string): boolean =>
+  skipped.some((s) => s.task_id === taskId && (s.paradigm === null || s.paradigm === paradigm));

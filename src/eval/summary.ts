@@ -62,8 +62,17 @@ const CellSchema = GroupSummarySchema.extend({
   invalid: z.number().int().min(0).describe("replies that could not be read, after the re-prompt"),
   errors: z.number().int().min(0).describe("failed or empty model calls"),
   unanswerable: z.number().int().min(0).describe("offline programs that declined: the graph (or the masks) lacked what the question needs"),
-  chance: z.number().min(0).max(1).optional().describe("mean chance accuracy of the items' questions (one over the number of options); absent in summaries before the shortcut baseline"),
-  agreement: z.object({ mean: z.number().min(0).max(1), n: z.number().int().min(1) }).strict().optional().describe("--samples k > 1: the mean share of an item's samples that gave its majority answer, over the n sampled items"),
+  chance: z
+    .number()
+    .min(0)
+    .max(1)
+    .optional()
+    .describe("mean chance accuracy of the items' questions (one over the number of options); absent in summaries before the shortcut baseline"),
+  agreement: z
+    .object({ mean: z.number().min(0).max(1), n: z.number().int().min(1) })
+    .strict()
+    .optional()
+    .describe("--samples k > 1: the mean share of an item's samples that gave its majority answer, over the n sampled items"),
 }).strict();
 export type Cell = z.infer<typeof CellSchema>;
 
@@ -98,19 +107,30 @@ const DifferenceSchema = z
     diff: z.number(),
     lo: z.number(),
     hi: z.number(),
-    test: z.enum(PAIRED_TESTS).optional().describe("mcnemar-exact (one pair per task), signflip-task (paradigms pooled: exact sign-flip over tasks, task-bootstrap interval), newcombe (no shared item); absent in summaries before paired differences, which were all Newcombe"),
+    test: z
+      .enum(PAIRED_TESTS)
+      .optional()
+      .describe(
+        "mcnemar-exact (one pair per task), signflip-task (paradigms pooled: exact sign-flip over tasks, task-bootstrap interval), newcombe (no shared item); absent in summaries before paired differences, which were all Newcombe",
+      ),
     p: z.number().min(0).max(1).nullable().optional().describe("two-sided p-value of the test; null for newcombe"),
-    pairs: PairedSummarySchema.nullable().optional().describe("the items of both methods, each scored 1, 0 or its chance credit (null: none shared, the independent-samples fallback)"),
+    pairs: PairedSummarySchema.nullable()
+      .optional()
+      .describe("the items of both methods, each scored 1, 0 or its chance credit (null: none shared, the independent-samples fallback)"),
   })
   .strict()
-  .describe("accuracy over all items of method a minus method b, an unanswered item credited at chance: paired by task and paradigm (docs/statistics.md); otherwise Newcombe's 95 % interval");
+  .describe(
+    "accuracy over all items of method a minus method b, an unanswered item credited at chance: paired by task and paradigm (docs/statistics.md); otherwise Newcombe's 95 % interval",
+  );
 export type Difference = z.infer<typeof DifferenceSchema>;
 
 const FailuresSchema = z
   .object({
     total: z.number().int().min(0).describe("items whose status is error, empty or invalid"),
     byStatus: z.record(z.string(), z.number().int().min(0)).describe("error / empty / invalid / unanswerable: count"),
-    byClass: z.record(z.string(), z.number().int().min(0)).describe("failure class (ItemRecord.error.class): count; items of older runs without one count as \"unknown\""),
+    byClass: z
+      .record(z.string(), z.number().int().min(0))
+      .describe('failure class (ItemRecord.error.class): count; items of older runs without one count as "unknown"'),
   })
   .strict();
 export type Failures = z.infer<typeof FailuresSchema>;
@@ -120,7 +140,8 @@ const FAILED_STATUSES: ReadonlySet<ItemRecord["status"]> = new Set(["error", "em
 
 /** Counts of items without an answer, keys sorted so the file does not depend on record order. */
 export function failuresOf(records: readonly ItemRecord[]): Failures {
-  const byStatus: Record<string, number> = {}, byClass: Record<string, number> = {};
+  const byStatus: Record<string, number> = {},
+    byClass: Record<string, number> = {};
   let total = 0;
   for (const r of records) {
     if (r.status === "parsed") continue;
@@ -169,7 +190,7 @@ const RunSummarySchema = z
     subcategories: z.array(z.string()),
     table: z.record(z.string(), byMethod).describe("table[subcategory][method][paradigm]"),
     byCategory: z.record(z.string(), byMethod).describe("byCategory[category][method][paradigm]"),
-    overall: byMethod.describe("overall[method][paradigm], with \"all\" pooling paradigms"),
+    overall: byMethod.describe('overall[method][paradigm], with "all" pooling paradigms'),
     calibration: z.record(z.string(), CalibrationSchema),
     quality: z.array(QualityRowSchema),
     timings_ms: z.record(z.string(), z.object({ mean: z.number(), n: z.number().int() }).strict()),
@@ -178,7 +199,12 @@ const RunSummarySchema = z
     headlines: z.array(z.string()),
     active: z.array(ActiveRowSchema).optional().describe("paradigm active: steps, stop reasons, anytime accuracy, premature commitment, actions, per method"),
     activeVsMulti: z.array(ParadigmDifferenceSchema).optional().describe("Active minus Multi per subcategory and method, Newcombe 95 % interval"),
-    usage: z.array(UsageRowSchema).optional().describe("token and cost totals per model reasoner (src/eval/usage.ts; costs only from a price table the user gives, --prices); empty for offline reasoners; absent in summaries of esi3d before it"),
+    usage: z
+      .array(UsageRowSchema)
+      .optional()
+      .describe(
+        "token and cost totals per model reasoner (src/eval/usage.ts; costs only from a price table the user gives, --prices); empty for offline reasoners; absent in summaries of esi3d before it",
+      ),
   })
   .strict();
 export type RunSummary = z.infer<typeof RunSummarySchema>;
@@ -193,8 +219,17 @@ export function cell(records: ItemRecord[], group: string): Cell {
   const count = (...statuses: ItemRecord["status"][]) => records.filter((r) => statuses.includes(r.status)).length;
   const chance = records.length ? Math.round((records.reduce((t, r) => t + chanceOf(r), 0) / records.length) * 1e6) / 1e6 : 0;
   const sampled = records.filter((r) => r.sampling);
-  const agreement = sampled.length ? { agreement: { mean: Math.round((sampled.reduce((t, r) => t + r.sampling!.agreement, 0) / sampled.length) * 1e6) / 1e6, n: sampled.length } } : {};
-  return { ...summarize(records.map(scored), group), invalid: count("invalid"), errors: count("error", "empty"), unanswerable: count("unanswerable"), chance, ...agreement };
+  const agreement = sampled.length
+    ? { agreement: { mean: Math.round((sampled.reduce((t, r) => t + r.sampling!.agreement, 0) / sampled.length) * 1e6) / 1e6, n: sampled.length } }
+    : {};
+  return {
+    ...summarize(records.map(scored), group),
+    invalid: count("invalid"),
+    errors: count("error", "empty"),
+    unanswerable: count("unanswerable"),
+    chance,
+    ...agreement,
+  };
 }
 
 /** Newcombe's hybrid score interval for the difference of two independent proportions. */
@@ -228,7 +263,8 @@ function shortcutAboveChance(table: RunSummary["table"], subcategories: readonly
 function shortcutHeadline(records: readonly ItemRecord[], table: RunSummary["table"], subcategories: readonly string[]): string | null {
   if (!records.some((r) => r.arm === "shortcut")) return null;
   const above = shortcutAboveChance(table, subcategories);
-  if (!above.length) return "The shortcut baseline (question and options only) stays within chance on every subcategory: no answer is given away without perception.";
+  if (!above.length)
+    return "The shortcut baseline (question and options only) stays within chance on every subcategory: no answer is given away without perception.";
   return `The shortcut baseline (question and options only) beats chance on ${above.length} subcategor${above.length === 1 ? "y" : "ies"}: ${above.map((a) => `${SUBCATEGORY_TITLES[a.subcategory as Subcategory] ?? a.subcategory} ${(a.accuracy * 100).toFixed(1)}% (chance ${(a.chance * 100).toFixed(1)}%)`).join(", ")}.`;
 }
 
@@ -267,7 +303,8 @@ function pairsAgainst2D(cells: Map<string, ItemRecord[]>, sub: string, m: string
 }
 
 /** A difference the paired test calls significant; an unpaired (Newcombe) one when its interval excludes 0. */
-export const significant = (d: Pick<Difference, "p" | "lo" | "hi">): boolean => (d.p === null || d.p === undefined ? d.lo > 0 || d.hi < 0 : d.p < SIGNIFICANCE_ALPHA);
+export const significant = (d: Pick<Difference, "p" | "lo" | "hi">): boolean =>
+  d.p === null || d.p === undefined ? d.lo > 0 || d.hi < 0 : d.p < SIGNIFICANCE_ALPHA;
 
 const mean = (xs: number[]) => (xs.length ? xs.reduce((s, x) => s + x, 0) / xs.length : NaN);
 
@@ -278,12 +315,15 @@ const mean = (xs: number[]) => (xs.length ? xs.reduce((s, x) => s + x, 0) / xs.l
  */
 export function summarizeRun(input: readonly ItemRecord[], prices: PriceTable | null = null): RunSummary {
   const records = [...input].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  const rank = (m: string) => (isBaselineMethod(m) ? BASELINE_METHODS.indexOf(splitMethod(m).arm as (typeof BASELINE_METHODS)[number]) : BASELINE_METHODS.length);
+  const rank = (m: string) =>
+    isBaselineMethod(m) ? BASELINE_METHODS.indexOf(splitMethod(m).arm as (typeof BASELINE_METHODS)[number]) : BASELINE_METHODS.length;
   // several reasoners: each reasoner's methods together (the shared shortcut first)
   const reasonerOf = (m: string) => splitMethod(m).reasoner ?? "";
   const methods = [...new Set(records.map(methodOf))].sort((a, b) => reasonerOf(a).localeCompare(reasonerOf(b)) || rank(a) - rank(b) || a.localeCompare(b));
   const paradigms = ["single", "multi", "gt", "active"].filter((p) => records.some((r) => r.paradigm === p));
-  const subcategories = [...new Set(records.map((r) => r.subcategory))].sort((a, b) => Object.keys(SUBCATEGORY_CATEGORY).indexOf(a) - Object.keys(SUBCATEGORY_CATEGORY).indexOf(b));
+  const subcategories = [...new Set(records.map((r) => r.subcategory))].sort(
+    (a, b) => Object.keys(SUBCATEGORY_CATEGORY).indexOf(a) - Object.keys(SUBCATEGORY_CATEGORY).indexOf(b),
+  );
   const group = (keyOf: (r: ItemRecord) => string) => {
     const out: Record<string, Record<string, Record<string, Cell>>> = {};
     const buckets = new Map<string, ItemRecord[]>();
@@ -303,16 +343,23 @@ export function summarizeRun(input: readonly ItemRecord[], prices: PriceTable | 
   const byCategory = group((r) => r.category);
   const overall = group(() => "overall")["overall"] ?? {};
   const cal: Record<string, Calibration> = {};
-  for (const m of methods) cal[m] = calibration(records.filter((r) => methodOf(r) === m && r.status === "parsed").map((r) => ({ confidence: r.confidence ?? undefined, correct: r.correct === true })));
+  for (const m of methods)
+    cal[m] = calibration(
+      records.filter((r) => methodOf(r) === m && r.status === "parsed").map((r) => ({ confidence: r.confidence ?? undefined, correct: r.correct === true })),
+    );
   const quality: QualityRow[] = [];
   for (const source of [...new Set(records.filter((r) => r.arm === "3d").map((r) => r.source!))].sort()) {
     for (const p of paradigms) {
       const qs = records.filter((r) => r.arm === "3d" && r.source === source && r.paradigm === p && r.graph_quality).map((r) => r.graph_quality!);
       if (!qs.length) continue;
       const sum = (k: string) => qs.reduce((s, q) => s + (q[k] ?? 0), 0);
-      const nodes = sum("nodes"), matched = sum("matched"), observed = sum("observed_objects");
-      const precision = nodes ? matched / nodes : 0, recall = observed ? qs.reduce((s, q) => s + (q.recall_observed ?? 0) * (q.observed_objects ?? 0), 0) / observed : 0;
-      const relP = qs.filter((q) => q.relation_precision !== null), relR = qs.filter((q) => q.relation_recall !== null);
+      const nodes = sum("nodes"),
+        matched = sum("matched"),
+        observed = sum("observed_objects");
+      const precision = nodes ? matched / nodes : 0,
+        recall = observed ? qs.reduce((s, q) => s + (q.recall_observed ?? 0) * (q.observed_objects ?? 0), 0) / observed : 0;
+      const relP = qs.filter((q) => q.relation_precision !== null),
+        relR = qs.filter((q) => q.relation_recall !== null);
       quality.push({
         source,
         paradigm: p,
@@ -333,7 +380,8 @@ export function summarizeRun(input: readonly ItemRecord[], prices: PriceTable | 
   }
   const timings: Record<string, { mean: number; n: number }> = {};
   const stageValues = new Map<string, number[]>();
-  for (const r of records) for (const [k, v] of Object.entries(r.timings_ms)) stageValues.set(`${methodOf(r)}:${k}`, [...(stageValues.get(`${methodOf(r)}:${k}`) ?? []), v]);
+  for (const r of records)
+    for (const [k, v] of Object.entries(r.timings_ms)) stageValues.set(`${methodOf(r)}:${k}`, [...(stageValues.get(`${methodOf(r)}:${k}`) ?? []), v]);
   for (const [k, vs] of [...stageValues.entries()].sort()) timings[k] = { mean: Math.round(mean(vs) * 10) / 10, n: vs.length };
   // differences of each 3D method against 2D, per subcategory, paradigms pooled and per paradigm
   const differences: Difference[] = [];
@@ -342,11 +390,28 @@ export function summarizeRun(input: readonly ItemRecord[], prices: PriceTable | 
     for (const m of methods.filter((x) => !isBaselineMethod(x)))
       for (const p of [...paradigms, "all"]) {
         // against the 2D arm of the same reasoner
-        const r = splitMethod(m).reasoner, twoD = r === null ? "2D" : `2D [${r}]`;
-        const a = table[s]?.[m]?.[p], b = table[s]?.[twoD]?.[p];
+        const r = splitMethod(m).reasoner,
+          twoD = r === null ? "2D" : `2D [${r}]`;
+        const a = table[s]?.[m]?.[p],
+          b = table[s]?.[twoD]?.[p];
         if (!a || !b || a.n === 0 || b.n === 0) continue;
         const paired = comparePaired(pairsAgainst2D(cells, s, m, twoD, p));
-        differences.push(paired ? { subcategory: s, a: m, b: twoD, paradigm: p, diff: paired.diff, lo: paired.lo, hi: paired.hi, test: paired.test, p: paired.p, pairs: paired.pairs } : { subcategory: s, a: m, b: twoD, paradigm: p, ...newcombeDifference(a.score, b.score), test: "newcombe", p: null, pairs: null });
+        differences.push(
+          paired
+            ? {
+                subcategory: s,
+                a: m,
+                b: twoD,
+                paradigm: p,
+                diff: paired.diff,
+                lo: paired.lo,
+                hi: paired.hi,
+                test: paired.test,
+                p: paired.p,
+                pairs: paired.pairs,
+              }
+            : { subcategory: s, a: m, b: twoD, paradigm: p, ...newcombeDifference(a.score, b.score), test: "newcombe", p: null, pairs: null },
+        );
       }
   const headlines: string[] = [];
   const pctS = (x: number) => `${(x * 100).toFixed(1)}%`;
@@ -359,33 +424,81 @@ export function summarizeRun(input: readonly ItemRecord[], prices: PriceTable | 
           ? `${m} ${pctS(c.score.p)} (coverage ${pctS(c.coverage.p)}, ${pctS(c.accuracy.p)} of those answered)`
           : `${m} ${pctS(c.score.p)}, no item answered (${c.n} item(s): ${c.errors} failed, ${c.invalid} invalid, ${c.unanswerable} unanswerable)`;
     const parts = methods.map((m) => (overall[m]?.["all"] ? describe(m, overall[m]!["all"]!) : null)).filter(Boolean);
-    if (parts.length) headlines.push(`Overall accuracy over all items (paradigms pooled; an item without an answer credited at chance, 1/k of its options): ${parts.join(", ")}.`);
+    if (parts.length)
+      headlines.push(
+        `Overall accuracy over all items (paradigms pooled; an item without an answer credited at chance, 1/k of its options): ${parts.join(", ")}.`,
+      );
   }
   const shortcutLine = shortcutHeadline(records, table, subcategories);
   if (shortcutLine) headlines.push(shortcutLine);
   for (const m of methods.filter((x) => !isBaselineMethod(x))) {
     const ds = differences.filter((d) => d.a === m && d.paradigm === "all");
     if (!ds.length) continue;
-    const ahead = ds.filter((d) => d.diff > 0), behind = ds.filter((d) => d.diff < 0);
-    const sigAhead = ahead.filter(significant).length, sigBehind = behind.filter(significant).length;
-    headlines.push(`${m} beats 2D on ${ahead.length} of ${ds.length} subcategories (${sigAhead} significantly) and falls below it on ${behind.length} (${sigBehind} significantly); over all items, paired by task, p < ${SIGNIFICANCE_ALPHA}.`);
+    const ahead = ds.filter((d) => d.diff > 0),
+      behind = ds.filter((d) => d.diff < 0);
+    const sigAhead = ahead.filter(significant).length,
+      sigBehind = behind.filter(significant).length;
+    headlines.push(
+      `${m} beats 2D on ${ahead.length} of ${ds.length} subcategories (${sigAhead} significantly) and falls below it on ${behind.length} (${sigBehind} significantly); over all items, paired by task, p < ${SIGNIFICANCE_ALPHA}.`,
+    );
     const worst = [...ds].sort((x, y) => x.diff - y.diff)[0];
     const best = [...ds].sort((x, y) => y.diff - x.diff)[0];
-    if (best && best.diff > 0) headlines.push(`Largest ${m} gain over 2D: ${SUBCATEGORY_TITLES[best.subcategory as Subcategory] ?? best.subcategory} (${best.diff >= 0 ? "+" : ""}${(best.diff * 100).toFixed(1)} points).`);
-    if (worst && worst.diff < 0) headlines.push(`Largest ${m} loss against 2D: ${SUBCATEGORY_TITLES[worst.subcategory as Subcategory] ?? worst.subcategory} (${(worst.diff * 100).toFixed(1)} points).`);
+    if (best && best.diff > 0)
+      headlines.push(
+        `Largest ${m} gain over 2D: ${SUBCATEGORY_TITLES[best.subcategory as Subcategory] ?? best.subcategory} (${best.diff >= 0 ? "+" : ""}${(best.diff * 100).toFixed(1)} points).`,
+      );
+    if (worst && worst.diff < 0)
+      headlines.push(
+        `Largest ${m} loss against 2D: ${SUBCATEGORY_TITLES[worst.subcategory as Subcategory] ?? worst.subcategory} (${(worst.diff * 100).toFixed(1)} points).`,
+      );
   }
   for (const q of quality.filter((x) => x.paradigm === "gt" || paradigms.length === 1))
-    headlines.push(`${METHOD_LABELS[q.source] ?? q.source} graphs (${q.paradigm} views): node F1 ${q.node_f1.toFixed(3)}, ${q.duplicates_per_graph.toFixed(2)} duplicate and ${q.hallucinated_per_graph.toFixed(2)} hallucinated nodes per graph.`);
+    headlines.push(
+      `${METHOD_LABELS[q.source] ?? q.source} graphs (${q.paradigm} views): node F1 ${q.node_f1.toFixed(3)}, ${q.duplicates_per_graph.toFixed(2)} duplicate and ${q.hallucinated_per_graph.toFixed(2)} hallucinated nodes per graph.`,
+    );
   const unscored = records.filter((r) => r.status !== "parsed").length;
   if (unscored) {
-    const declinedByMethod = methods.map((m) => [m, records.filter((r) => methodOf(r) === m && r.status === "unanswerable").length] as const).filter(([, n]) => n > 0);
+    const declinedByMethod = methods
+      .map((m) => [m, records.filter((r) => methodOf(r) === m && r.status === "unanswerable").length] as const)
+      .filter(([, n]) => n > 0);
     const declinedText = declinedByMethod.length ? `; unanswerable (the program declined): ${declinedByMethod.map(([m, n]) => `${m} ${n}`).join(", ")}` : "";
-    headlines.push(`${unscored} item(s) had no usable answer (invalid, empty, error or unanswerable${declinedText}); each is credited at chance in the accuracy over all items, and left out of the accuracy on answered items.`);
+    headlines.push(
+      `${unscored} item(s) had no usable answer (invalid, empty, error or unanswerable${declinedText}); each is credited at chance in the accuracy over all items, and left out of the accuracy on answered items.`,
+    );
   }
   const failures = failuresOf(records);
-  if (failures.total) headlines.push(`Failures by cause: ${Object.entries(failures.byClass).map(([c, n]) => `${c} ${n}`).join(", ")}.`);
+  if (failures.total)
+    headlines.push(
+      `Failures by cause: ${Object.entries(failures.byClass)
+        .map(([c, n]) => `${c} ${n}`)
+        .join(", ")}.`,
+    );
   const active = paradigms.includes("active") ? { active: activeRows(records, methodOf), activeVsMulti: activeVsMulti(table, newcombeDifference) } : {};
   for (const row of active.active ?? [])
-    headlines.push(`${row.method} Active: ${row.mean_steps.toFixed(1)} steps on average; stops ${Object.entries(row.stop_reasons).map(([k, v]) => `${k} ${v}`).join(", ")}; premature commitment ${row.premature_commitment === null ? "-" : `${(row.premature_commitment * 100).toFixed(1)}%`} of ${row.confident_answers} confident answers.`);
-  return { format: SUMMARY_FORMAT, items: records.length, unscored, methods, paradigms, subcategories, table, byCategory, overall, calibration: cal, quality, timings_ms: timings, differences, failures, headlines, ...active, usage: usageTotals(records, prices) };
+    headlines.push(
+      `${row.method} Active: ${row.mean_steps.toFixed(1)} steps on average; stops ${Object.entries(row.stop_reasons)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(
+          ", ",
+        )}; premature commitment ${row.premature_commitment === null ? "-" : `${(row.premature_commitment * 100).toFixed(1)}%`} of ${row.confident_answers} confident answers.`,
+    );
+  return {
+    format: SUMMARY_FORMAT,
+    items: records.length,
+    unscored,
+    methods,
+    paradigms,
+    subcategories,
+    table,
+    byCategory,
+    overall,
+    calibration: cal,
+    quality,
+    timings_ms: timings,
+    differences,
+    failures,
+    headlines,
+    ...active,
+    usage: usageTotals(records, prices),
+  };
 }

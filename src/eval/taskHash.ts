@@ -36,7 +36,10 @@ interface HashedRecord {
  * and both runs). Returns how many shared items could not be checked: a hash in one run's record only (the
  * other's written before task_hash). Two runs both from before it are compared as they were, unchecked.
  */
-export function checkSameTasks(a: { dir: string; records: readonly HashedRecord[] }, b: { dir: string; records: readonly HashedRecord[] }): { unchecked: number } {
+export function checkSameTasks(
+  a: { dir: string; records: readonly HashedRecord[] },
+  b: { dir: string; records: readonly HashedRecord[] },
+): { unchecked: number } {
   const inB = new Map(b.records.map((r) => [r.key, r]));
   let unchecked = 0;
   for (const ra of a.records) {
@@ -48,7 +51,10 @@ export function checkSameTasks(a: { dir: string; records: readonly HashedRecord[
       continue;
     }
     if (ra.task_hash !== rb.task_hash)
-      throw new InputError(`${a.dir} and ${b.dir}: task ${ra.task_id} is not the same task in both runs (task_hash ${ra.task_hash} and ${rb.task_hash}): the runs asked different questions under the same task ids (another --seed, suite or generator?); compare pairs items of the same tasks only`, { field: "task_hash" });
+      throw new InputError(
+        `${a.dir} and ${b.dir}: task ${ra.task_id} is not the same task in both runs (task_hash ${ra.task_hash} and ${rb.task_hash}): the runs asked different questions under the same task ids (another --seed, suite or generator?); compare pairs items of the same tasks only`,
+        { field: "task_hash" },
+      );
   }
   return { unchecked };
 }

@@ -31,7 +31,11 @@ export const PriceTableSchema = z
 export type PriceTable = z.infer<typeof PriceTableSchema>;
 
 export function readPriceTable(file: string): PriceTable {
-  return readJsonFile(file, PriceTableSchema, `price table (${PRICES_FORMAT}: {"format", "currency", "per", "prices": {"openai:<model>": {"input", "output"}}}; docs/logs.md)`);
+  return readJsonFile(
+    file,
+    PriceTableSchema,
+    `price table (${PRICES_FORMAT}: {"format", "currency", "per", "prices": {"openai:<model>": {"input", "output"}}}; docs/logs.md)`,
+  );
 }
 
 const count = () => z.number().int().min(0);
@@ -51,7 +55,9 @@ export const UsageRowSchema = z
       .object({ amount: z.number().min(0), currency: z.string() })
       .strict()
       .nullable()
-      .describe("billed tokens at the price table's prices; null when there is no table, it has no price for this reasoner, or a billed call reported no tokens"),
+      .describe(
+        "billed tokens at the price table's prices; null when there is no table, it has no price for this reasoner, or a billed call reported no tokens",
+      ),
     cost_note: z.string().nullable().describe("why the cost is unknown, or how it was computed"),
   })
   .strict();
@@ -68,13 +74,27 @@ export function usageTotals(records: readonly ItemRecord[], prices: PriceTable |
     const sum = (cs: typeof calls, k: "input_tokens" | "output_tokens") => cs.reduce((s, c) => s + (c[k] ?? 0), 0);
     const missing = calls.filter((c) => c.input_tokens === null || c.output_tokens === null).length;
     const billedMissing = billed.filter((c) => c.input_tokens === null || c.output_tokens === null).length;
-    const row = { reasoner, items: items.length, calls: calls.length, cached_calls: calls.length - billed.length, calls_without_tokens: missing, input_tokens: sum(calls, "input_tokens"), output_tokens: sum(calls, "output_tokens"), billed_input_tokens: sum(billed, "input_tokens"), billed_output_tokens: sum(billed, "output_tokens") };
+    const row = {
+      reasoner,
+      items: items.length,
+      calls: calls.length,
+      cached_calls: calls.length - billed.length,
+      calls_without_tokens: missing,
+      input_tokens: sum(calls, "input_tokens"),
+      output_tokens: sum(calls, "output_tokens"),
+      billed_input_tokens: sum(billed, "input_tokens"),
+      billed_output_tokens: sum(billed, "output_tokens"),
+    };
     const price = prices?.prices[reasoner];
     if (!prices) return { ...row, cost: null, cost_note: "unknown: no price table (--prices FILE)" };
     if (!price) return { ...row, cost: null, cost_note: `unknown: the price table has no price for ${reasoner}` };
     if (billedMissing) return { ...row, cost: null, cost_note: `unknown: ${billedMissing} billed call(s) reported no token count` };
     const amount = (row.billed_input_tokens * price.input + row.billed_output_tokens * price.output) / prices.per;
-    return { ...row, cost: { amount, currency: prices.currency }, cost_note: `${price.input} ${prices.currency} per ${prices.per.toLocaleString("en-US")} input and ${price.output} per ${prices.per.toLocaleString("en-US")} output tokens, billed calls only` };
+    return {
+      ...row,
+      cost: { amount, currency: prices.currency },
+      cost_note: `${price.input} ${prices.currency} per ${prices.per.toLocaleString("en-US")} input and ${price.output} per ${prices.per.toLocaleString("en-US")} output tokens, billed calls only`,
+    };
   });
 }
 
@@ -85,8 +105,17 @@ const costText = (u: Pick<UsageRow, "cost" | "cost_note">): string => (u.cost ? 
 export function usageTable(rows: readonly UsageRow[]): string {
   if (!rows.length) return "No model calls: the run's reasoners are offline programs (no tokens, no cost).";
   const head = ["Reasoner", "items", "calls", "cached", "input tokens", "output tokens", "billed input", "billed output", "cost"];
-  const body = rows.map((u) => [u.reasoner, u.items, u.calls, u.cached_calls, u.input_tokens, u.output_tokens, u.billed_input_tokens, u.billed_output_tokens, costText(u)].map(String));
-  const lines = [`| ${head.join(" | ")} |`, `|${head.map((_, i) => (i === 0 || i === head.length - 1 ? "---" : "---:")).join("|")}|`, ...body.map((r) => `| ${r.join(" | ")} |`)];
+  const body = rows.map((u) =>
+    [u.reasoner, u.items, u.calls, u.cached_calls, u.input_tokens, u.output_tokens, u.billed_input_tokens, u.billed_output_tokens, costText(u)].map(String),
+  );
+  const lines = [
+    `| ${head.join(" | ")} |`,
+    `|${head.map((_, i) => (i === 0 || i === head.length - 1 ? "---" : "---:")).join("|")}|`,
+    ...body.map((r) => `| ${r.join(" | ")} |`),
+  ];
   const missing = rows.reduce((s, u) => s + u.calls_without_tokens, 0);
-  return lines.join("\n") + `\n(billed = calls that reached the model; cached calls cost nothing this time${missing ? `; ${missing} call(s) reported no token count and are not in the sums` : ""})`;
+  return (
+    lines.join("\n") +
+    `\n(billed = calls that reached the model; cached calls cost nothing this time${missing ? `; ${missing} call(s) reported no token count and are not in the sums` : ""})`
+  );
 }

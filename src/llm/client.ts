@@ -114,7 +114,9 @@ export function createLlmClient(spec: string, opts: LlmClientOptions): LlmClient
     let apiKey = env.OPENAI_API_KEY;
     if (!apiKey) {
       if (!explicitServer) {
-        throw new LlmConfigError(`${spec}: the environment variable OPENAI_API_KEY is not set (for a local OpenAI-compatible server without a key, pass its --base-url)`);
+        throw new LlmConfigError(
+          `${spec}: the environment variable OPENAI_API_KEY is not set (for a local OpenAI-compatible server without a key, pass its --base-url)`,
+        );
       }
       apiKey = OPENAI_PLACEHOLDER_KEY;
     }
@@ -214,7 +216,10 @@ export function createLlmClient(spec: string, opts: LlmClientOptions): LlmClient
           const late = attempt === 1 ? fromCache() : undefined;
           if (late) return { hit: late };
           await transport.ready?.();
-          if (opts.gate) await opts.gate.acquire(signal).catch(() => Promise.reject(fail("aborted", "cancelled by the caller while waiting for the rate limit", attempt - 1)));
+          if (opts.gate)
+            await opts.gate
+              .acquire(signal)
+              .catch(() => Promise.reject(fail("aborted", "cancelled by the caller while waiting for the rate limit", attempt - 1)));
           const reply = await attemptOnce(req, signal, attempt);
           await opts.gate?.settle((reply.usage?.inputTokens ?? 0) + (reply.usage?.outputTokens ?? 0));
           return { reply };
@@ -254,11 +259,7 @@ export function createLlmClient(spec: string, opts: LlmClientOptions): LlmClient
       if (reply.usage) result.usage = reply.usage;
       if (reply.finishReason) result.finishReason = reply.finishReason;
       if (key && cache) {
-        cache.put(
-          key,
-          { provider, model, baseUrl: where },
-          { text: reply.text, model: result.model, usage: reply.usage, finishReason: reply.finishReason },
-        );
+        cache.put(key, { provider, model, baseUrl: where }, { text: reply.text, model: result.model, usage: reply.usage, finishReason: reply.finishReason });
       }
       return result;
     }

@@ -35,11 +35,12 @@ const loadSdk = (): Promise<GenAiSdk> => (sdkModule ??= import("@google/genai"))
 
 export function createGeminiTransport(o: GeminiTransportOptions): Transport {
   let sdk: GoogleGenAI | null = null;
-  const client = (m: GenAiSdk): GoogleGenAI => (sdk ??= new m.GoogleGenAI({
-    apiKey: o.apiKey,
-    vertexai: false,
-    httpOptions: { baseUrl: o.baseUrl, apiVersion: o.apiVersion },
-  }));
+  const client = (m: GenAiSdk): GoogleGenAI =>
+    (sdk ??= new m.GoogleGenAI({
+      apiKey: o.apiKey,
+      vertexai: false,
+      httpOptions: { baseUrl: o.baseUrl, apiVersion: o.apiVersion },
+    }));
 
   const params = (req: ChatRequest): Record<string, unknown> => ({
     apiVersion: o.apiVersion,
@@ -131,13 +132,17 @@ function readResponse(resp: GenerateContentResponse, requestedModel: string): Tr
     out.finishReason = `BLOCKED:${block}`;
   } else {
     // thought parts (thinking models) are not the answer
-    out.text = (cand.content?.parts ?? []).filter((p) => typeof p.text === "string" && !p.thought).map((p) => p.text).join("");
+    out.text = (cand.content?.parts ?? [])
+      .filter((p) => typeof p.text === "string" && !p.thought)
+      .map((p) => p.text)
+      .join("");
     if (cand.finishReason) out.finishReason = String(cand.finishReason);
   }
   const u = resp.usageMetadata;
   if (u) {
     // output = visible candidates + thinking tokens: both are generated (and billed) output
-    const outTok = u.candidatesTokenCount === undefined && u.thoughtsTokenCount === undefined ? undefined : (u.candidatesTokenCount ?? 0) + (u.thoughtsTokenCount ?? 0);
+    const outTok =
+      u.candidatesTokenCount === undefined && u.thoughtsTokenCount === undefined ? undefined : (u.candidatesTokenCount ?? 0) + (u.thoughtsTokenCount ?? 0);
     out.usage = { inputTokens: u.promptTokenCount, outputTokens: outTok };
   }
   return out;

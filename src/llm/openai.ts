@@ -50,14 +50,15 @@ const loadSdk = (): Promise<OpenAiSdk> => (sdkModule ??= import("openai").then((
 
 export function createOpenAiTransport(o: OpenAiTransportOptions): Transport {
   let sdk: OpenAI | null = null;
-  const client = (Sdk: OpenAiSdk): OpenAI => (sdk ??= new Sdk({
-    apiKey: o.apiKey,
-    baseURL: o.baseUrl,
-    maxRetries: 0,
-    timeout: Math.ceil(o.timeoutMs * SDK_TIMEOUT_BACKSTOP_FACTOR) + SDK_TIMEOUT_BACKSTOP_SLACK_MS,
-    logLevel: "off",
-    fetch: boundedFetch(o.maxReplyBytes),
-  }));
+  const client = (Sdk: OpenAiSdk): OpenAI =>
+    (sdk ??= new Sdk({
+      apiKey: o.apiKey,
+      baseURL: o.baseUrl,
+      maxRetries: 0,
+      timeout: Math.ceil(o.timeoutMs * SDK_TIMEOUT_BACKSTOP_FACTOR) + SDK_TIMEOUT_BACKSTOP_SLACK_MS,
+      logLevel: "off",
+      fetch: boundedFetch(o.maxReplyBytes),
+    }));
 
   const params = (req: ChatRequest): Record<string, unknown> => ({
     temperature: req.temperature ?? null,

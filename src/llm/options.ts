@@ -47,13 +47,51 @@ export const LlmOptionsSchema = z
     cachePath: z.string().min(1).nullable().default(null).describe("response cache (SQLite); null: none"),
     timeoutMs: z.number().int().min(1000).max(3_600_000).default(DEFAULT_TIMEOUT_MS).describe("per-request timeout for model calls (s on the command line)"),
     maxRetries: z.number().int().min(0).max(20).default(DEFAULT_MAX_RETRIES).describe("retries of a failed model call"),
-    itemDeadlineMs: z.number().int().min(1000).max(86_400_000).default(DEFAULT_ITEM_DEADLINE_MS).describe("overall time for one item's model calls, retries, waits and re-prompt included (s on the command line); past it the item is recorded as an error"),
+    itemDeadlineMs: z
+      .number()
+      .int()
+      .min(1000)
+      .max(86_400_000)
+      .default(DEFAULT_ITEM_DEADLINE_MS)
+      .describe(
+        "overall time for one item's model calls, retries, waits and re-prompt included (s on the command line); past it the item is recorded as an error",
+      ),
     temperature: z.number().min(0).max(2).default(DEFAULT_TEMPERATURE).describe("sampling temperature (0: greedy)"),
-    maxOutputTokens: z.number().int().min(1).max(MAX_OUTPUT_TOKENS).nullable().default(null).describe("output token limit of each model call (null: the provider's default)"),
-    systemPrompt: z.string().min(1).nullable().default(null).describe("the system text of the answer prompts, replacing src/prompt's (null: src/prompt's; on the command line a file: --system-prompt FILE)"),
-    samples: z.number().int().min(1).max(MAX_SAMPLES).default(1).describe("answers sampled per item; the item's answer is their majority vote, with the agreement recorded (1: one answer)"),
-    requestsPerWindow: z.number().int().min(1).nullable().default(null).describe("rate limit of the model: requests started per window, across every worker of a queue run (null: none)"),
-    tokensPerWindow: z.number().int().min(1).nullable().default(null).describe("rate limit of the model: prompt + completion tokens per window, as replies report them (null: none)"),
+    maxOutputTokens: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_OUTPUT_TOKENS)
+      .nullable()
+      .default(null)
+      .describe("output token limit of each model call (null: the provider's default)"),
+    systemPrompt: z
+      .string()
+      .min(1)
+      .nullable()
+      .default(null)
+      .describe("the system text of the answer prompts, replacing src/prompt's (null: src/prompt's; on the command line a file: --system-prompt FILE)"),
+    samples: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_SAMPLES)
+      .default(1)
+      .describe("answers sampled per item; the item's answer is their majority vote, with the agreement recorded (1: one answer)"),
+    requestsPerWindow: z
+      .number()
+      .int()
+      .min(1)
+      .nullable()
+      .default(null)
+      .describe("rate limit of the model: requests started per window, across every worker of a queue run (null: none)"),
+    tokensPerWindow: z
+      .number()
+      .int()
+      .min(1)
+      .nullable()
+      .default(null)
+      .describe("rate limit of the model: prompt + completion tokens per window, as replies report them (null: none)"),
     rateWindowMs: z.number().int().min(100).max(3_600_000).default(DEFAULT_RATE_WINDOW_MS).describe("the rate limits' window (s on the command line)"),
   })
   .strict();
@@ -67,7 +105,12 @@ export const LLM_FLAGS: readonly FlagSpec[] = [
   { path: "itemDeadlineMs", flag: "--item-deadline <s>", scale: 1000, help: "overall time for one item's model calls, retries and waits included (s)" },
   { path: "temperature", flag: "--temperature <t>" },
   { path: "maxOutputTokens", flag: "--max-tokens <n>" },
-  { path: "systemPrompt", flag: "--system-prompt <file>", kind: "file", help: "a text file whose content replaces the answer prompts' system text (recorded in config.json)" },
+  {
+    path: "systemPrompt",
+    flag: "--system-prompt <file>",
+    kind: "file",
+    help: "a text file whose content replaces the answer prompts' system text (recorded in config.json)",
+  },
   { path: "samples", flag: "--samples <k>" },
   { path: "requestsPerWindow", flag: "--rate-requests <n>" },
   { path: "tokensPerWindow", flag: "--rate-tokens <n>" },
@@ -75,6 +118,16 @@ export const LLM_FLAGS: readonly FlagSpec[] = [
 ];
 
 /** The generation options of an LLM reasoner (src/reason/llm.ts) from a run's or a command's model-call options. */
-export function generationOptions(llm: Pick<LlmOptions, "temperature" | "maxOutputTokens" | "systemPrompt" | "samples">): { temperature: number; maxOutputTokens?: number; systemPrompt?: string; samples: number } {
-  return { temperature: llm.temperature, ...(llm.maxOutputTokens !== null ? { maxOutputTokens: llm.maxOutputTokens } : {}), ...(llm.systemPrompt !== null ? { systemPrompt: llm.systemPrompt } : {}), samples: llm.samples };
+export function generationOptions(llm: Pick<LlmOptions, "temperature" | "maxOutputTokens" | "systemPrompt" | "samples">): {
+  temperature: number;
+  maxOutputTokens?: number;
+  systemPrompt?: string;
+  samples: number;
+} {
+  return {
+    temperature: llm.temperature,
+    ...(llm.maxOutputTokens !== null ? { maxOutputTokens: llm.maxOutputTokens } : {}),
+    ...(llm.systemPrompt !== null ? { systemPrompt: llm.systemPrompt } : {}),
+    samples: llm.samples,
+  };
 }

@@ -14,8 +14,13 @@ export const DEFAULT_MAX_REPLY_BYTES = 8 * 1024 * 1024;
 
 /** A reply body beyond the bound; thrown inside the response body, so it surfaces from the SDK's read. */
 export class ReplyTooLargeError extends Error {
-  constructor(readonly limitBytes: number, readonly declaredBytes?: number) {
-    super(`the reply is larger than the ${limitBytes}-byte limit${declaredBytes !== undefined ? ` (Content-Length ${declaredBytes})` : ""}; it was not read or stored`);
+  constructor(
+    readonly limitBytes: number,
+    readonly declaredBytes?: number,
+  ) {
+    super(
+      `the reply is larger than the ${limitBytes}-byte limit${declaredBytes !== undefined ? ` (Content-Length ${declaredBytes})` : ""}; it was not read or stored`,
+    );
     this.name = "ReplyTooLargeError";
   }
 }

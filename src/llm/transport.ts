@@ -81,7 +81,7 @@ function truncate(s: string): string {
 export function isConnectionFailure(e: unknown): boolean {
   if (!(e instanceof Error)) return false;
   if (e.name === "TypeError" && /fetch failed|network|socket|terminated/i.test(e.message)) return true;
-  const code = (e as { code?: unknown }).code ?? ((e as { cause?: { code?: unknown } }).cause?.code);
+  const code = (e as { code?: unknown }).code ?? (e as { cause?: { code?: unknown } }).cause?.code;
   return typeof code === "string" && /^(ECONNREFUSED|ECONNRESET|EPIPE|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|UND_ERR_\w+)$/.test(code);
 }
 

@@ -75,10 +75,7 @@ export class LlmError extends Error {
   readonly retryable: boolean;
   /** the wait the server asked for (Retry-After / retry-after-ms), in ms, when it asked */
   readonly retryAfterMs: number | undefined;
-  constructor(
-    message: string,
-    opts: { kind: LlmErrorKind; status?: number; attempts?: number; retryable?: boolean; retryAfterMs?: number },
-  ) {
+  constructor(message: string, opts: { kind: LlmErrorKind; status?: number; attempts?: number; retryable?: boolean; retryAfterMs?: number }) {
     super(message);
     this.name = "LlmError";
     this.kind = opts.kind;

@@ -34,11 +34,13 @@ export const OptionPresentationSchema = z
     optionLabels: z
       .enum(OPTION_LABELS)
       .default("none")
-      .describe("option labels in prompts: none (the options' own texts; a reply must give one of them) | letters (\"A. text\"; a reply may give the letter)"),
+      .describe('option labels in prompts: none (the options\' own texts; a reply must give one of them) | letters ("A. text"; a reply may give the letter)'),
     circular: z
       .boolean()
       .default(false)
-      .describe("circular evaluation: ask each item with a list of 2 or more options once per rotation of its options (every rotation a call of its own), scored right only if every rotation is right"),
+      .describe(
+        "circular evaluation: ask each item with a list of 2 or more options once per rotation of its options (every rotation a call of its own), scored right only if every rotation is right",
+      ),
   })
   .strict();
 
@@ -49,7 +51,10 @@ export const MAX_IMAGES = 30;
 
 export const ImageOptionsSchema = z
   .object({
-    images: z.enum(["single", "multi"]).default("multi").describe("VLM 2D baseline: images sent instead of a graph (single: the first view; multi: up to max-images views)"),
+    images: z
+      .enum(["single", "multi"])
+      .default("multi")
+      .describe("VLM 2D baseline: images sent instead of a graph (single: the first view; multi: up to max-images views)"),
     maxImages: z.number().int().min(1).max(MAX_IMAGES).default(DEFAULT_MAX_IMAGES).describe("VLM 2D baseline: images per question"),
   })
   .strict();

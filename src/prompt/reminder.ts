@@ -35,7 +35,9 @@ function answerShape(q: ReminderQuestion): string {
     case "yes_no":
       return q.options.length ? `one of ${list}` : `"yes" or "no"`;
     case "integer":
-      return q.options.length ? `one of these options, an integer written with digits: ${q.options.join(", ")}` : "an integer written with digits, for example 3";
+      return q.options.length
+        ? `one of these options, an integer written with digits: ${q.options.join(", ")}`
+        : "an integer written with digits, for example 3";
     case "choice":
     case "ordering":
       return `exactly one of these options, copied as written: ${list}`;
@@ -46,7 +48,12 @@ function answerShape(q: ReminderQuestion): string {
 
 /** The reminder appended to the prompt for the one re-prompt. */
 export function formatReminder(q: ReminderQuestion): string {
-  const lines = ["Your previous reply could not be read as an answer.", REPLY_LINE, `{"answer": <answer>, "confidence": <a number from 0 to 1>}`, `where <answer> is ${answerShape(q)}.`];
+  const lines = [
+    "Your previous reply could not be read as an answer.",
+    REPLY_LINE,
+    `{"answer": <answer>, "confidence": <a number from 0 to 1>}`,
+    `where <answer> is ${answerShape(q)}.`,
+  ];
   // a structured answer's shape is hard to say in words: its example shows the form (structured.ts builds it)
   if (q.answer_spec) lines.push(`Example: ${structuredShape(q.answer_spec).example}`);
   return lines.join("\n");

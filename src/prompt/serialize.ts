@@ -228,7 +228,13 @@ function nodeJson(n: GraphNode, uncertainty: boolean): string {
 }
 
 function relationJson(r: Relation, uncertainty: boolean): string {
-  const parts = [`"subject": ${q(r.subject)}`, `"predicate": ${q(r.predicate)}`, `"object": ${q(r.object)}`, `"closest_m": ${fmt(r.closest_distance_m)}`, `"centre_m": ${fmt(r.centre_distance_m)}`];
+  const parts = [
+    `"subject": ${q(r.subject)}`,
+    `"predicate": ${q(r.predicate)}`,
+    `"object": ${q(r.object)}`,
+    `"closest_m": ${fmt(r.closest_distance_m)}`,
+    `"centre_m": ${fmt(r.centre_distance_m)}`,
+  ];
   if (uncertainty) parts.push(`"margin_m": ${fmt(r.margin_m)}`);
   return `{${parts.join(", ")}}`;
 }
@@ -246,15 +252,11 @@ function serializeJson(g: SceneGraph, uncertainty: boolean, withRelations: boole
   const conv = ["Conventions:", axesLine(), boxLine(), ...viewpointLines(g)];
   if (withRelations) {
     conv.push(
-      "- Each relation reads \"subject predicate object\"; `closest_m` is the distance between the two objects' closest points, `centre_m` the distance between their box centres (m).",
+      '- Each relation reads "subject predicate object"; `closest_m` is the distance between the two objects\' closest points, `centre_m` the distance between their box centres (m).',
       ...predicateLines("json"),
     );
   }
-  const out = [
-    `Scene graph: ${plural(g.nodes.length, "object")}${withRelations ? `, ${plural(g.relations.length, "relation")}` : ""}.`,
-    "",
-    conv.join("\n"),
-  ];
+  const out = [`Scene graph: ${plural(g.nodes.length, "object")}${withRelations ? `, ${plural(g.relations.length, "relation")}` : ""}.`, "", conv.join("\n")];
   if (uncertainty) out.push("", uncertaintyLines("json", withRelations).join("\n"));
   out.push("", "Objects (JSON list):", jsonList(g.nodes.map((n) => nodeJson(n, uncertainty))));
   if (withRelations) out.push("", "Relations (JSON list):", jsonList(g.relations.map((r) => relationJson(r, uncertainty))));
@@ -334,7 +336,7 @@ function serializeText(g: SceneGraph, uncertainty: boolean): string {
     axesLine(),
     "- Each object is a box: its centre (x, y, z), its full size a × b × h along its own horizontal axes and vertically, and its yaw: the angle in degrees, counter-clockwise seen from above, from world +X to the box's a axis, in [0, 180).",
     ...viewpointLines(g),
-    "- Relations are stated in each object's sentence, one predicate per clause: \"n0 is ...; it is near n2 (...) and n4 (...); left of n3 (...)\" means n0 is near n2, near n4 and left of n3.",
+    '- Relations are stated in each object\'s sentence, one predicate per clause: "n0 is ...; it is near n2 (...) and n4 (...); left of n3 (...)" means n0 is near n2, near n4 and left of n3.',
     ...predicateLines("text"),
   ];
   const out = [`Scene graph: ${plural(g.nodes.length, "object")}, ${plural(g.relations.length, "relation")}.`, "", conv.join("\n")];
@@ -380,7 +382,10 @@ function checkSize(size: number): number {
  */
 export function cognitiveMap(g: SceneGraph, size = DEFAULT_COGMAP_SIZE): CogMap {
   checkSize(size);
-  let x0 = g.viewpoint.position[0], x1 = x0, y0 = g.viewpoint.position[1], y1 = y0;
+  let x0 = g.viewpoint.position[0],
+    x1 = x0,
+    y0 = g.viewpoint.position[1],
+    y1 = y0;
   for (const n of g.nodes) {
     x0 = Math.min(x0, n.aabb.min[0]);
     x1 = Math.max(x1, n.aabb.max[0]);
@@ -405,7 +410,16 @@ export function cognitiveMap(g: SceneGraph, size = DEFAULT_COGMAP_SIZE): CogMap 
 }
 
 /** 8-way map direction of a heading (0° = +x = towards higher columns, 90° = +y = towards row 0). */
-const MAP_DIRECTIONS = ["right (higher columns)", "up-right", "up (towards row 0)", "up-left", "left (lower columns)", "down-left", "down (higher rows)", "down-right"];
+const MAP_DIRECTIONS = [
+  "right (higher columns)",
+  "up-right",
+  "up (towards row 0)",
+  "up-left",
+  "left (lower columns)",
+  "down-left",
+  "down (higher rows)",
+  "down-right",
+];
 
 function serializeCogmap(g: SceneGraph, uncertainty: boolean, size: number): string {
   const m = cognitiveMap(g, size);
@@ -428,7 +442,8 @@ function serializeCogmap(g: SceneGraph, uncertainty: boolean, size: number): str
   const onMap = (d: [number, number]) => `(Δrow ${fmt(-d[1])}, Δcol ${fmt(d[0])})`;
   const h = headingDeg(vp.yaw);
   const dir = MAP_DIRECTIONS[Math.round(h / 45) % 8]!;
-  const xMax = m.xMin + m.cellM * m.size, yMin = m.yMax - m.cellM * m.size;
+  const xMax = m.xMin + m.cellM * m.size,
+    yMin = m.yMax - m.cellM * m.size;
   const conv = [
     "Conventions:",
     `- The map is a ${m.size} × ${m.size} grid seen from above, in the world frame (right-handed, Z up, metres). It covers x from ${fmt(m.xMin)} to ${fmt(xMax)} m and y from ${fmt(yMin)} to ${fmt(m.yMax)} m; each cell is ${fmt(m.cellM)} m × ${fmt(m.cellM)} m.`,
@@ -465,14 +480,24 @@ function regionSection(g: SceneGraph, format: SerializeOptions["format"]): strin
   const head = `Rooms: ${plural(r.rooms.length, "room")} segmented from the walls and floor seen, ${plural(r.doorways.length, "doorway")}; a doorway joins two rooms directly, and an object belongs to the room holding its centre. Two rooms listed as apart have no doorway between them; for any other pair without a doorway the views do not show whether one exists.`;
   const why = (by: string) => (by === "wall" ? "a wall seen closed" : "no shared wall");
   if (format === "json" || format === "relations") {
-    const rooms = r.rooms.map((x) => `{"id": ${q(x.id)}, "type": ${q(x.type)}, "min": [${x.min.map((v) => fmt(v)).join(", ")}], "max": [${x.max.map((v) => fmt(v)).join(", ")}], "objects": [${x.objects.map(q).join(", ")}]}`);
-    const doors = r.doorways.map((d) => `{"rooms": [${d.rooms.map(q).join(", ")}], "centre": [${d.centre.map((v) => fmt(v)).join(", ")}], "width_m": ${fmt(d.width_m)}}`);
+    const rooms = r.rooms.map(
+      (x) =>
+        `{"id": ${q(x.id)}, "type": ${q(x.type)}, "min": [${x.min.map((v) => fmt(v)).join(", ")}], "max": [${x.max.map((v) => fmt(v)).join(", ")}], "objects": [${x.objects.map(q).join(", ")}]}`,
+    );
+    const doors = r.doorways.map(
+      (d) => `{"rooms": [${d.rooms.map(q).join(", ")}], "centre": [${d.centre.map((v) => fmt(v)).join(", ")}], "width_m": ${fmt(d.width_m)}}`,
+    );
     const out = ["", head, "", "Rooms (JSON list):", jsonList(rooms), "", "Doorways (JSON list):", jsonList(doors)];
     if (apart.length) out.push("", "Rooms apart (JSON list):", jsonList(apart.map((d) => `{"rooms": [${d.rooms.map(q).join(", ")}], "by": ${q(why(d.by))}}`)));
     return out.join("\n");
   }
-  const rooms = r.rooms.map((x) => `${x.id} is ${article(x.type)} ${x.type.replace(/_/g, " ")} spanning ${rect(x)} m; it holds ${x.objects.length ? joinAnd(x.objects) : "no object of the graph"}.`);
-  const doors = r.doorways.map((d) => `A doorway at (${d.centre.map((v) => fmt(v)).join(", ")}) m, ${fmt(d.width_m)} m wide, joins ${d.rooms[0]} and ${d.rooms[1]}.`);
+  const rooms = r.rooms.map(
+    (x) =>
+      `${x.id} is ${article(x.type)} ${x.type.replace(/_/g, " ")} spanning ${rect(x)} m; it holds ${x.objects.length ? joinAnd(x.objects) : "no object of the graph"}.`,
+  );
+  const doors = r.doorways.map(
+    (d) => `A doorway at (${d.centre.map((v) => fmt(v)).join(", ")}) m, ${fmt(d.width_m)} m wide, joins ${d.rooms[0]} and ${d.rooms[1]}.`,
+  );
   const parted = apart.map((d) => `${d.rooms[0]} and ${d.rooms[1]} are apart (${why(d.by)}).`);
   return ["", head, ...rooms, ...(doors.length ? doors : ["No doorway was found."]), ...parted].join("\n");
 }

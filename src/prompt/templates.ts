@@ -83,7 +83,8 @@ export const REPLY_LINE = "Reply with only a JSON object and nothing else, of th
 export const optionLetter = (index: number): string => String.fromCharCode(65 + index);
 
 /** The options as list lines: "- text", or "A. text" when lettered. */
-const optionLines = (options: readonly string[], labels: OptionLabels) => options.map((o, i) => (labels === "letters" ? `${optionLetter(i)}. ${o}` : `- ${o}`)).join("\n");
+const optionLines = (options: readonly string[], labels: OptionLabels) =>
+  options.map((o, i) => (labels === "letters" ? `${optionLetter(i)}. ${o}` : `- ${o}`)).join("\n");
 
 /**
  * The question, its options and the required reply, for one answer kind. With `optionLabels` "letters" every
@@ -91,7 +92,10 @@ const optionLines = (options: readonly string[], labels: OptionLabels) => option
  * with "none" (the default) the options are listed by their texts alone, in the order given, and a reply must
  * give one of them (src/reason/parse.ts reads no letter then).
  */
-export function answerTemplate(task: Pick<Task, "question" | "answer_format" | "options" | "subcategory" | "answer_spec">, optionLabels: OptionLabels = "none"): string {
+export function answerTemplate(
+  task: Pick<Task, "question" | "answer_format" | "options" | "subcategory" | "answer_spec">,
+  optionLabels: OptionLabels = "none",
+): string {
   const kind = templateKind(task);
   const o = task.options;
   const letters = optionLabels === "letters" && o.length > 0 && kind !== "structured";
@@ -109,7 +113,9 @@ export function answerTemplate(task: Pick<Task, "question" | "answer_format" | "
       lines.push(
         plain ? `Answer "${first}" or "${second}".` : `Answer with exactly one of these options, copied as written:\n${optionLines(o, optionLabels)}`,
         REPLY_LINE,
-        plain ? `{"answer": "${first}" or "${second}", "confidence": <a number from 0 to 1>}` : `{"answer": "<one of the options>", "confidence": <a number from 0 to 1>}`,
+        plain
+          ? `{"answer": "${first}" or "${second}", "confidence": <a number from 0 to 1>}`
+          : `{"answer": "<one of the options>", "confidence": <a number from 0 to 1>}`,
       );
       break;
     }
@@ -124,7 +130,9 @@ export function answerTemplate(task: Pick<Task, "question" | "answer_format" | "
     case "category":
       lines.push(
         `Options (object categories):\n${optionLines(o, optionLabels)}`,
-        letters ? "Answer with the object's category: the letter of exactly one of the options." : "Answer with the object's category: exactly one of the options, copied as written.",
+        letters
+          ? "Answer with the object's category: the letter of exactly one of the options."
+          : "Answer with the object's category: exactly one of the options, copied as written.",
         REPLY_LINE,
         letters ? letterReply : `{"answer": "<one of the categories>", "confidence": <a number from 0 to 1>}`,
       );
@@ -152,7 +160,13 @@ export function answerTemplate(task: Pick<Task, "question" | "answer_format" | "
     case "structured": {
       if (!task.answer_spec) throw new PromptError(`a ${task.answer_format} question needs its answer_spec`);
       const s = structuredShape(task.answer_spec);
-      lines.push(...s.options, `Answer with ${s.shape}.`, REPLY_LINE, `{"answer": <your answer>, "confidence": <a number from 0 to 1>}`, `Example of the form: ${s.example}`);
+      lines.push(
+        ...s.options,
+        `Answer with ${s.shape}.`,
+        REPLY_LINE,
+        `{"answer": <your answer>, "confidence": <a number from 0 to 1>}`,
+        `Example of the form: ${s.example}`,
+      );
       break;
     }
   }
@@ -271,7 +285,16 @@ export function buildPrompt(input: PromptInput, opts: BuildOptions = {}): BuiltP
   } catch (e) {
     throw new PromptError(`${task.task_id}: ${(e as Error).message}`);
   }
-  const out: BuiltPrompt = { version: PROMPT_VERSION, arm: "3d-llm", template, system: SYSTEM_3D_LLM, user: `${scene}\n\n${answer}`, ...labelled, format, uncertainty };
+  const out: BuiltPrompt = {
+    version: PROMPT_VERSION,
+    arm: "3d-llm",
+    template,
+    system: SYSTEM_3D_LLM,
+    user: `${scene}\n\n${answer}`,
+    ...labelled,
+    format,
+    uncertainty,
+  };
   if (format === "cogmap") out.cogmapSize = cogmapSize;
   return out;
 }
@@ -300,4 +323,3 @@ export function promptRecord(p: BuiltPrompt): string {
   }
   return s;
 }
-

@@ -20,7 +20,11 @@ export function marginConfidence(margin: number, scale: number): number {
 
 /** The integer option nearest to a count (the lower one on ties). */
 export function nearestOption(options: string[], value: number): string {
-  return options.reduce((best, o) => (Math.abs(Number(o) - value) < Math.abs(Number(best) - value) || (Math.abs(Number(o) - value) === Math.abs(Number(best) - value) && Number(o) < Number(best)) ? o : best));
+  return options.reduce((best, o) =>
+    Math.abs(Number(o) - value) < Math.abs(Number(best) - value) || (Math.abs(Number(o) - value) === Math.abs(Number(best) - value) && Number(o) < Number(best))
+      ? o
+      : best,
+  );
 }
 
 /** The option a label or category names (underscores read as spaces), or null. */
@@ -45,7 +49,16 @@ export function programReasoner(id: string, needs: "graph" | "bundle", method: s
       } catch (e) {
         // a program fault costs its item, recorded with its cause, never the run (the other items stand)
         const message = e instanceof Error ? e.message : String(e);
-        return { raw: [message], method: `${method}:${q.subcategory}`, latencyMs: Math.round((performance.now() - t) * 100) / 100, status: "error", answer: null, confidence: null, reason: `program failed: ${message}`, failure: { class: "ProgramError", message } };
+        return {
+          raw: [message],
+          method: `${method}:${q.subcategory}`,
+          latencyMs: Math.round((performance.now() - t) * 100) / 100,
+          status: "error",
+          answer: null,
+          confidence: null,
+          reason: `program failed: ${message}`,
+          failure: { class: "ProgramError", message },
+        };
       }
       const latencyMs = Math.round((performance.now() - t) * 100) / 100;
       const base = { raw: d.trace, method: `${method}:${q.subcategory}`, latencyMs };

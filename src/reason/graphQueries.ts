@@ -12,10 +12,9 @@ import type { Query, Referent } from "./query.js";
 function candidates(g: SceneGraph, ref: Referent): GraphNode[] {
   const want = namedColorRgb(ref.color);
   // a referent without a colour (an imported task's) is matched by category and support only
-  const byColour = (a: GraphNode, b: GraphNode) => (want ? Number(b.color_name === ref.color) - Number(a.color_name === ref.color) || colourDistance(a.color, want) - colourDistance(b.color, want) : 0);
-  return g.nodes
-    .filter((n) => n.label === ref.category)
-    .sort((a, b) => byColour(a, b) || b.raw_point_count - a.raw_point_count || (a.id < b.id ? -1 : 1));
+  const byColour = (a: GraphNode, b: GraphNode) =>
+    want ? Number(b.color_name === ref.color) - Number(a.color_name === ref.color) || colourDistance(a.color, want) - colourDistance(b.color, want) : 0;
+  return g.nodes.filter((n) => n.label === ref.category).sort((a, b) => byColour(a, b) || b.raw_point_count - a.raw_point_count || (a.id < b.id ? -1 : 1));
 }
 
 /** Resolves several referents to distinct nodes (each takes its best still-free candidate). */
@@ -44,7 +43,8 @@ export function lookedAt(g: SceneGraph, q: Query): GraphNode | null {
   const supports = supportNodes(g);
   const { position: p, yaw, pitch } = q.viewpoint;
   const f = [Math.cos(pitch) * Math.cos(yaw), Math.cos(pitch) * Math.sin(yaw), Math.sin(pitch)];
-  let best: GraphNode | null = null, bestAngle = Infinity;
+  let best: GraphNode | null = null,
+    bestAngle = Infinity;
   for (const n of g.nodes) {
     if (supports.has(n.id)) continue;
     const d = [n.centroid[0] - p[0], n.centroid[1] - p[1], n.centroid[2] - p[2]];

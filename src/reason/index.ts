@@ -7,7 +7,6 @@ import { createLlmReasoner, type LlmReasonerOptions } from "./llm.js";
 import type { Reasoner } from "./types.js";
 import { isLlmReasoner, REASONER_FORMS } from "./spec.js";
 
-
 export function createReasoner(spec: string, llm: LlmReasonerOptions = {}): Reasoner {
   if (spec === "symbolic") return createSymbolicReasoner();
   if (spec === "symbolic-2d") return createSymbolic2dReasoner();

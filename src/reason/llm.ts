@@ -85,7 +85,15 @@ function resolvedBaseUrl(provider: "openai" | "gemini", opts: LlmReasonerOptions
 
 /** What one model call reported, for the record. */
 export function modelCallOf(c: ChatResult): ModelCall {
-  return { servedModel: c.model, latencyMs: c.latencyMs, attempts: c.attempts, cached: c.cached, finishReason: c.finishReason ?? null, inputTokens: c.usage?.inputTokens ?? null, outputTokens: c.usage?.outputTokens ?? null };
+  return {
+    servedModel: c.model,
+    latencyMs: c.latencyMs,
+    attempts: c.attempts,
+    cached: c.cached,
+    finishReason: c.finishReason ?? null,
+    inputTokens: c.usage?.inputTokens ?? null,
+    outputTokens: c.usage?.outputTokens ?? null,
+  };
 }
 
 /** The text the re-prompt appended to the first user text (protocol.ts: the prompt, a separator, the reminder). */
@@ -101,7 +109,22 @@ function repromptOf(reprompted: boolean, user: string, asked: readonly string[])
  */
 export function createLlmReasoner(spec: string, opts: LlmReasonerOptions = {}): Reasoner {
   const { provider, model } = parseModelSpec(spec);
-  const { client: given, temperature: t, maxOutputTokens, systemPrompt, samples = 1, format, uncertainty, cogmapSize, images, maxImages, optionLabels, cache, itemDeadlineMs = DEFAULT_ITEM_DEADLINE_MS, ...clientOpts } = opts;
+  const {
+    client: given,
+    temperature: t,
+    maxOutputTokens,
+    systemPrompt,
+    samples = 1,
+    format,
+    uncertainty,
+    cogmapSize,
+    images,
+    maxImages,
+    optionLabels,
+    cache,
+    itemDeadlineMs = DEFAULT_ITEM_DEADLINE_MS,
+    ...clientOpts
+  } = opts;
   if (!(Number.isInteger(samples) && samples >= 1)) throw new RangeError(`createLlmReasoner("${spec}"): samples must be a positive integer, got ${samples}`);
   const temperature = t ?? DEFAULT_TEMPERATURE;
   const client = given ?? createLlmClient(spec, { ...clientOpts, cache: cache ?? null });
@@ -130,7 +153,16 @@ export function createLlmReasoner(spec: string, opts: LlmReasonerOptions = {}): 
       if (systemPrompt !== undefined) built = { ...built, system: systemPrompt };
     } catch (e) {
       const reason = `no prompt: ${(e as Error).message}`;
-      return { status: "error", answer: null, confidence: null, raw: [], method: NO_PARSE_METHOD, reason, failure: { class: (e as Error).name || "Error", message: reason }, latencyMs: elapsed() };
+      return {
+        status: "error",
+        answer: null,
+        confidence: null,
+        raw: [],
+        method: NO_PARSE_METHOD,
+        reason,
+        failure: { class: (e as Error).name || "Error", message: reason },
+        latencyMs: elapsed(),
+      };
     }
     const calls: ChatResult[] = [];
     const replies: string[] = [];
@@ -141,7 +173,14 @@ export function createLlmReasoner(spec: string, opts: LlmReasonerOptions = {}): 
     const asked: string[] = [];
     const ask = async (user: string): Promise<AskedReply> => {
       asked.push(user);
-      const req = { system: built.system, user, temperature, ...(built.images ? { images: built.images } : {}), ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}), ...(sample !== undefined ? { sample } : {}) };
+      const req = {
+        system: built.system,
+        user,
+        temperature,
+        ...(built.images ? { images: built.images } : {}),
+        ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
+        ...(sample !== undefined ? { sample } : {}),
+      };
       const r = await client.chat(req, callSignal);
       calls.push(r);
       replies.push(r.text);
@@ -150,12 +189,31 @@ export function createLlmReasoner(spec: string, opts: LlmReasonerOptions = {}): 
     let out: AnswerOutcome;
     try {
       // a letter is read as an answer only when this prompt lettered the options
-      const question = { answer_format: input.task.answer_format, options: input.task.options, answer_spec: input.task.answer_spec, optionLabels: built.optionLabels ?? ("none" as const) };
+      const question = {
+        answer_format: input.task.answer_format,
+        options: input.task.options,
+        answer_spec: input.task.answer_spec,
+        optionLabels: built.optionLabels ?? ("none" as const),
+      };
       out = await answerWithReprompt(ask, built.user, question); // re-throws a cancellation
     } catch (e) {
       if (!deadline.signal.aborted || signal?.aborted) throw e;
       const reason = `${client.id}: no answer within the item deadline of ${Math.round(itemDeadlineMs / 1000)} s (every attempt, wait and re-prompt included)`;
-      return { status: "error", answer: null, confidence: null, raw: replies, method: NO_PARSE_METHOD, reprompted: replies.length > 0, reason, failure: { class: "LlmError:deadline", message: reason }, latencyMs: elapsed(), promptHash: promptHash(identity, built), promptLog: promptLogOf(identity, built), calls: calls.map(modelCallOf), ...repromptOf(asked.length > 1, built.user, asked) };
+      return {
+        status: "error",
+        answer: null,
+        confidence: null,
+        raw: replies,
+        method: NO_PARSE_METHOD,
+        reprompted: replies.length > 0,
+        reason,
+        failure: { class: "LlmError:deadline", message: reason },
+        latencyMs: elapsed(),
+        promptHash: promptHash(identity, built),
+        promptLog: promptLogOf(identity, built),
+        calls: calls.map(modelCallOf),
+        ...repromptOf(asked.length > 1, built.user, asked),
+      };
     } finally {
       clearTimeout(timer);
     }
@@ -190,16 +248,40 @@ export function createLlmReasoner(spec: string, opts: LlmReasonerOptions = {}): 
       }
       case "invalid": {
         const reason = `${out.reason}${first}`;
-        return withUsage({ status: "invalid", answer: null, confidence: null, method: NO_PARSE_METHOD, ...base, reason, failure: { class: out.truncated ? "truncated_reply" : "invalid_reply", message: reason } });
+        return withUsage({
+          status: "invalid",
+          answer: null,
+          confidence: null,
+          method: NO_PARSE_METHOD,
+          ...base,
+          reason,
+          failure: { class: out.truncated ? "truncated_reply" : "invalid_reply", message: reason },
+        });
       }
       case "empty": {
         const fr = calls[calls.length - 1]?.finishReason;
         const reason = `${out.reason}${fr ? ` (finish reason ${fr})` : ""}${first}`;
-        return withUsage({ status: "empty", answer: null, confidence: null, method: NO_PARSE_METHOD, ...base, reason, failure: { class: "empty_reply", message: reason } });
+        return withUsage({
+          status: "empty",
+          answer: null,
+          confidence: null,
+          method: NO_PARSE_METHOD,
+          ...base,
+          reason,
+          failure: { class: "empty_reply", message: reason },
+        });
       }
       case "error": {
         const reason = `${out.message}${first}`;
-        return withUsage({ status: "error", answer: null, confidence: null, method: NO_PARSE_METHOD, ...base, reason, failure: { class: out.errorClass, message: reason } });
+        return withUsage({
+          status: "error",
+          answer: null,
+          confidence: null,
+          method: NO_PARSE_METHOD,
+          ...base,
+          reason,
+          failure: { class: out.errorClass, message: reason },
+        });
       }
     }
   }

@@ -106,7 +106,10 @@ function searchMentions(text: string, vocab: readonly string[]): readonly Mentio
       const color = m[1] ?? "";
       const start = m.index;
       taken.fill(1, start, m.index + m[0].length);
-      const before = lower.slice(Math.max(0, start - CUE_CHARS), start).replace(/\bthe\s*$/, "").trim();
+      const before = lower
+        .slice(Math.max(0, start - CUE_CHARS), start)
+        .replace(/\bthe\s*$/, "")
+        .trim();
       const numberWord = /(\w+)\s*$/.exec(before)?.[1] ?? "";
       const count = f.plural ? (NUMBER_WORDS[numberWord] ?? 1) : 1;
       const name = `the ${color ? `${color} ` : ""}${display(f.category)}${m[2] ? ` ${m[2].trim()}` : ""}`;

@@ -4,11 +4,36 @@
  */
 
 const UNITS: Readonly<Record<string, number>> = {
-  zero: 0, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10,
-  eleven: 11, twelve: 12, thirteen: 13, fourteen: 14, fifteen: 15, sixteen: 16, seventeen: 17, eighteen: 18, nineteen: 19,
+  zero: 0,
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+  eleven: 11,
+  twelve: 12,
+  thirteen: 13,
+  fourteen: 14,
+  fifteen: 15,
+  sixteen: 16,
+  seventeen: 17,
+  eighteen: 18,
+  nineteen: 19,
 };
 const TENS: Readonly<Record<string, number>> = {
-  twenty: 20, thirty: 30, forty: 40, fifty: 50, sixty: 60, seventy: 70, eighty: 80, ninety: 90,
+  twenty: 20,
+  thirty: 30,
+  forty: 40,
+  fifty: 50,
+  sixty: 60,
+  seventy: 70,
+  eighty: 80,
+  ninety: 90,
 };
 
 export interface NumberMention {
@@ -24,7 +49,11 @@ export interface NumberMention {
  * "two hundred and five"); undefined when it is not exactly that.
  */
 export function parseNumberWords(s: string): number | undefined {
-  const words = s.toLowerCase().trim().split(/[\s-]+/).filter((w) => w !== "" && w !== "and");
+  const words = s
+    .toLowerCase()
+    .trim()
+    .split(/[\s-]+/)
+    .filter((w) => w !== "" && w !== "and");
   if (words.length === 0) return undefined;
   let i = 0;
   let total = 0;

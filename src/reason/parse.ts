@@ -450,7 +450,10 @@ export function resolveValue(v: unknown, q: AnswerQuestion): Resolved {
     if (v.length === 1) return resolveValue(v[0], q);
     if (q.answer_format !== "ordering") return { error: `a list of ${v.length} items is not a ${q.answer_format} answer` };
     if (!v.every((x) => typeof x === "string" || typeof x === "number")) return { error: "the ordering list holds non-text items" };
-    return orderingToOption(v.map((x) => normalizeAnswerText(String(x))).filter((x) => x !== ""), q);
+    return orderingToOption(
+      v.map((x) => normalizeAnswerText(String(x))).filter((x) => x !== ""),
+      q,
+    );
   }
   if (v === null || v === undefined) return { error: "the answer is empty (null)" };
   return { error: "the answer is an object, not a value" };
@@ -553,7 +556,9 @@ function readLetter(t: string, q: AnswerQuestion): Resolved | undefined {
   let m = BARE_LETTER.exec(t);
   let trailing = "";
   if (!m) {
-    m = /^(?:(?:option|choice)\s*)?[([]?([A-Z])(?:[)\].:]|\s*[)\]])\s*(.*)$/s.exec(t) ?? /^(?:option|choice)\s+[([]?([A-Za-z])[)\]]?(?:[.:,]|\s)\s*(.*)$/is.exec(t);
+    m =
+      /^(?:(?:option|choice)\s*)?[([]?([A-Z])(?:[)\].:]|\s*[)\]])\s*(.*)$/s.exec(t) ??
+      /^(?:option|choice)\s+[([]?([A-Za-z])[)\]]?(?:[.:,]|\s)\s*(.*)$/is.exec(t);
     if (!m) return undefined;
     trailing = (m[2] ?? "").trim();
   }
@@ -577,10 +582,12 @@ function yesNoOption(yes: boolean, q: AnswerQuestion, match: MatchKind): Resolve
 }
 
 function integerToOption(n: number, q: AnswerQuestion): Resolved {
-  const idx = q.options.map((o, i) => {
-    const v = parseIntegerAnswer(o);
-    return "value" in v && v.value === n ? i : -1;
-  }).filter((i) => i >= 0);
+  const idx = q.options
+    .map((o, i) => {
+      const v = parseIntegerAnswer(o);
+      return "value" in v && v.value === n ? i : -1;
+    })
+    .filter((i) => i >= 0);
   if (idx.length === 1) return { answer: q.options[idx[0]!]!, optionIndex: idx[0]!, match: "number" };
   if (idx.length > 1) return { error: `${n} matches several options` };
   return { answer: String(n), match: "number" };
@@ -656,7 +663,10 @@ function answerLines(text: string): { value: string; final: boolean }[] {
 
 function resolveFreeText(text: string, q: AnswerQuestion): Resolved {
   // fences and the confidence statement are not part of the answer ("3 mugs. Confidence: 0.8" is one number)
-  const t = text.replace(/```[a-z]*\n?/gi, "").replace(CONFIDENCE_MENTION, " ").trim();
+  const t = text
+    .replace(/```[a-z]*\n?/gi, "")
+    .replace(CONFIDENCE_MENTION, " ")
+    .trim();
 
   // 1. explicit answer lines; "final answer" wins over plain ones
   const lines = answerLines(t);

@@ -53,7 +53,10 @@ export function parsePathQuestion(question: string): PathQuestion | null {
   const n = NAVIGATION.exec(question);
   if (!n) return null;
   const [start, goal] = [unspokenRoom(n[1]!), unspokenRoom(n[2]!)];
-  const texts = question.split(NAV_STEP_SPLIT).slice(1).map((s) => s.replace(/You have reached the final destination\./, "").trim());
+  const texts = question
+    .split(NAV_STEP_SPLIT)
+    .slice(1)
+    .map((s) => s.replace(/You have reached the final destination\./, "").trim());
   const blank = texts.findIndex((s) => s.startsWith(NAV_BLANK));
   if (blank < 0) return null;
   const steps = texts.map((s, i) => (i === blank || s.startsWith(NAV_HIDDEN) ? null : (roomNamesIn(s)[0] ?? null)));

@@ -20,7 +20,10 @@ const ImagePartSchema = z
   .object({
     type: z.literal("image"),
     mime_type: z.string().min(1),
-    sha256: z.string().regex(/^[0-9a-f]{64}$/).describe("sha256 of the encoded image bytes as sent (base64-decoded)"),
+    sha256: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/)
+      .describe("sha256 of the encoded image bytes as sent (base64-decoded)"),
     view: z.number().int().min(0).nullable().describe("the bundle view the image shows"),
   })
   .strict();
@@ -36,7 +39,12 @@ type PromptMessage = z.infer<typeof PromptMessageSchema>;
 export const PromptFileSchema = z
   .object({
     format: z.literal(PROMPT_FILE_FORMAT),
-    prompt_hash: z.string().regex(/^[0-9a-f]{64}$/).describe("the file's name: sha256 of the canonical JSON of prompt version, provider, model, endpoint, params, system, user and image hashes (src/reason/llm.ts promptHash)"),
+    prompt_hash: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/)
+      .describe(
+        "the file's name: sha256 of the canonical JSON of prompt version, provider, model, endpoint, params, system, user and image hashes (src/reason/llm.ts promptHash)",
+      ),
     prompt_version: z.string(),
     provider: z.string(),
     model: z.string().describe("the model asked for (the record's served_model is the one that answered)"),
@@ -73,7 +81,18 @@ export interface PromptLog {
 
 /** sha256 of everything that determines the first reply: the fields hashed are exactly the prompt file's. */
 function hashOf(version: string, id: PromptHashIdentity, system: string, user: string, images: ReadonlyArray<{ mimeType: string; sha256: string }>): string {
-  return sha256Hex(canonicalJson({ version, provider: id.provider, model: id.model, baseUrl: id.baseUrl, params: id.params, system, user, images: images.map((im) => ({ mimeType: im.mimeType, sha256: im.sha256 })) }));
+  return sha256Hex(
+    canonicalJson({
+      version,
+      provider: id.provider,
+      model: id.model,
+      baseUrl: id.baseUrl,
+      params: id.params,
+      system,
+      user,
+      images: images.map((im) => ({ mimeType: im.mimeType, sha256: im.sha256 })),
+    }),
+  );
 }
 
 /** What a prompt file is made of: a built prompt's version, texts and images (an active agent's step request too). */
@@ -81,15 +100,27 @@ export type PromptParts = Pick<BuiltPrompt, "version" | "system" | "user" | "ima
 
 /** The prompt hash of a built prompt, as records keep it. */
 export function promptHash(id: PromptHashIdentity, p: PromptParts): string {
-  return hashOf(p.version, id, p.system, p.user, (p.images ?? []).map((im) => ({ mimeType: im.mimeType, sha256: sha256Hex(im.data) })));
+  return hashOf(
+    p.version,
+    id,
+    p.system,
+    p.user,
+    (p.images ?? []).map((im) => ({ mimeType: im.mimeType, sha256: sha256Hex(im.data) })),
+  );
 }
 
 /** The prompt file of a built prompt (the first request) and its images. */
 export function promptLogOf(id: PromptHashIdentity, p: PromptParts): PromptLog {
   const images: PromptImage[] = (p.images ?? []).map((im) => ({ sha256: sha256Hex(im.data), mimeType: im.mimeType, data: im.data }));
-  const user: PromptMessage["content"] = [{ type: "text", text: p.user }, ...images.map((im, k) => ({ type: "image" as const, mime_type: im.mimeType, sha256: im.sha256, view: p.views?.[k]?.view ?? null }))];
+  const user: PromptMessage["content"] = [
+    { type: "text", text: p.user },
+    ...images.map((im, k) => ({ type: "image" as const, mime_type: im.mimeType, sha256: im.sha256, view: p.views?.[k]?.view ?? null })),
+  ];
   // the clients send no system message when the system text is empty (src/llm/openai.ts, gemini.ts)
-  const messages: PromptMessage[] = [...(p.system !== "" ? [{ role: "system" as const, content: [{ type: "text" as const, text: p.system }] }] : []), { role: "user", content: user }];
+  const messages: PromptMessage[] = [
+    ...(p.system !== "" ? [{ role: "system" as const, content: [{ type: "text" as const, text: p.system }] }] : []),
+    { role: "user", content: user },
+  ];
   const file: PromptFile = {
     format: PROMPT_FILE_FORMAT,
     prompt_hash: promptHash(id, p),
@@ -105,7 +136,11 @@ export function promptLogOf(id: PromptHashIdentity, p: PromptParts): PromptLog {
 
 /** The texts and image references of a prompt file's messages. */
 export function promptTexts(f: PromptFile): { system: string; user: string; images: Array<{ mimeType: string; sha256: string; view: number | null }> } {
-  const text = (role: string) => f.messages.filter((m) => m.role === role).flatMap((m) => m.content.flatMap((c) => (c.type === "text" ? [c.text] : []))).join("\n");
+  const text = (role: string) =>
+    f.messages
+      .filter((m) => m.role === role)
+      .flatMap((m) => m.content.flatMap((c) => (c.type === "text" ? [c.text] : [])))
+      .join("\n");
   const images = f.messages.flatMap((m) => m.content.flatMap((c) => (c.type === "image" ? [{ mimeType: c.mime_type, sha256: c.sha256, view: c.view }] : [])));
   return { system: text("system"), user: text("user"), images };
 }
@@ -113,5 +148,11 @@ export function promptTexts(f: PromptFile): { system: string; user: string; imag
 /** The prompt hash recomputed from a prompt file's own fields: equal to its `prompt_hash` unless the file was altered. */
 export function promptFileHash(f: PromptFile): string {
   const t = promptTexts(f);
-  return hashOf(f.prompt_version, { provider: f.provider, model: f.model, baseUrl: f.base_url, params: { temperature: f.params.temperature, maxOutputTokens: f.params.max_output_tokens } }, t.system, t.user, t.images);
+  return hashOf(
+    f.prompt_version,
+    { provider: f.provider, model: f.model, baseUrl: f.base_url, params: { temperature: f.params.temperature, maxOutputTokens: f.params.max_output_tokens } },
+    t.system,
+    t.user,
+    t.images,
+  );
 }

@@ -56,7 +56,8 @@ function errorMessage(e: unknown): string {
 /** The stable class of a thrown error (see AnswerFailure): `LlmError:<kind>[:<status>]`, else the error's name. */
 function errorClassOf(e: unknown): string {
   if (!(e instanceof Error)) return typeof e;
-  const kind = (e as { kind?: unknown }).kind, status = (e as { status?: unknown }).status;
+  const kind = (e as { kind?: unknown }).kind,
+    status = (e as { status?: unknown }).status;
   if (typeof kind === "string") return `${e.name}:${kind}${typeof status === "number" ? `:${status}` : ""}`;
   return e.name || "Error";
 }
@@ -65,7 +66,11 @@ function errorClassOf(e: unknown): string {
  * Asks `ask(prompt)`, parses, and re-prompts at most once. `ask` returns the reply text (an LlmClient's
  * `chat(...).text` with the system text and images bound by the caller).
  */
-export async function answerWithReprompt(ask: (userText: string) => Promise<string | AskedReply>, prompt: string, question: AnswerQuestion): Promise<AnswerOutcome> {
+export async function answerWithReprompt(
+  ask: (userText: string) => Promise<string | AskedReply>,
+  prompt: string,
+  question: AnswerQuestion,
+): Promise<AnswerOutcome> {
   const asked = async (text: string): Promise<AskedReply> => {
     const r = await ask(text);
     return typeof r === "string" ? { text: r } : r;

@@ -51,7 +51,10 @@ function referentsOf(subcategory: string, mentions: readonly Mention[]): Referen
     const target = mentions.find((m) => m.plural) ?? mentions[0];
     const refs = new Map<string, Mention>();
     for (const m of mentions) if (target && m.category !== target.category && !refs.has(m.category)) refs.set(m.category, m);
-    return [...(target ? [asReferent({ ...target, name: `the ${target.category.replace(/_/g, " ")}` }, "target")] : []), ...[...refs.values()].map((m) => asReferent(m, "reference"))];
+    return [
+      ...(target ? [asReferent({ ...target, name: `the ${target.category.replace(/_/g, " ")}` }, "target")] : []),
+      ...[...refs.values()].map((m) => asReferent(m, "reference")),
+    ];
   }
   // the same words twice name one object ("the teddy bear" in the question and in its options)
   const seen = new Set<string>();

@@ -120,7 +120,10 @@ function readings(m: RoomMap, names: readonly string[], hint: Map<string, number
     return [...unnamed, -1 - k];
   });
   const open = names.filter((_, k) => choices[k]!.length > 1);
-  if (open.length) trace.push(`not named in the graph: ${open.join(", ")} (each may be ${unnamed.map((u) => m.ids[u]).join(", ") || "no unnamed room"} or a room not in the graph)`);
+  if (open.length)
+    trace.push(
+      `not named in the graph: ${open.join(", ")} (each may be ${unnamed.map((u) => m.ids[u]).join(", ") || "no unnamed room"} or a room not in the graph)`,
+    );
   const total = choices.reduce((t, c) => t * c.length, 1);
   if (total > MAX_READINGS) return `${total} readings of the question's rooms, more than ${MAX_READINGS}`;
   const out: Array<Map<string, Slot>> = [];
@@ -156,7 +159,11 @@ export const connectivityProgram: RegionProgram = (p) => {
   const seen = new Map<Adj, string>();
   for (const r of all) {
     const v = m.adj(r.get(a)!, r.get(b)!);
-    if (!seen.has(v)) seen.set(v, `${m.name(r.get(a)!)} and ${m.name(r.get(b)!)}: ${v === "yes" ? "a doorway joins them" : v === "no" ? "the views show them apart (a wall seen closed, or no unseen space where they could meet)" : "not seen"}`);
+    if (!seen.has(v))
+      seen.set(
+        v,
+        `${m.name(r.get(a)!)} and ${m.name(r.get(b)!)}: ${v === "yes" ? "a doorway joins them" : v === "no" ? "the views show them apart (a wall seen closed, or no unseen space where they could meet)" : "not seen"}`,
+      );
   }
   p.trace.push(...seen.values());
   if (seen.size !== 1 || seen.has("unknown")) return declined(`the views do not show whether ${a} and ${b} are joined`, p.trace);
@@ -171,8 +178,14 @@ type Step = { name: string } | "blank" | "hidden";
  * two rooms of the path are known joined out of turn (a shortest path has no shortcut); `confirmed` where every
  * step is a doorway seen. Unwritten steps range over the question's rooms, the layer's and one room not in it.
  */
-function blankOptions(m: RoomMap, steps: readonly Step[], options: readonly string[], reading: ReadonlyMap<string, Slot>): { feasible: Set<string>; confirmed: Set<string>; doorways: Map<string, number> } {
-  const feasible = new Set<string>(), confirmed = new Set<string>();
+function blankOptions(
+  m: RoomMap,
+  steps: readonly Step[],
+  options: readonly string[],
+  reading: ReadonlyMap<string, Slot>,
+): { feasible: Set<string>; confirmed: Set<string>; doorways: Map<string, number> } {
+  const feasible = new Set<string>(),
+    confirmed = new Set<string>();
   const doorways = new Map<string, number>();
   const pool = [...new Set([...reading.values(), ...m.ids.map((_, k) => k)])];
   const unmapped = -2 - reading.size; // a room the layer does not hold, no name's
@@ -180,7 +193,8 @@ function blankOptions(m: RoomMap, steps: readonly Step[], options: readonly stri
   const fills = hidden <= 2 ? [...pool, unmapped] : [unmapped];
   const slots: Slot[] = new Array(steps.length);
   const check = (option: string) => {
-    let ok = true, seen = 0;
+    let ok = true,
+      seen = 0;
     for (let i = 0; i < slots.length && ok; i++)
       for (let j = i + 1; j < slots.length && ok; j++) {
         // an unwritten step's room not in the graph is a fresh room each time: distinct from every other
@@ -198,7 +212,7 @@ function blankOptions(m: RoomMap, steps: readonly Step[], options: readonly stri
     if (k === steps.length) return check(option);
     const s = steps[k]!;
     if (s === "hidden") {
-      for (const f of fills) ((slots[k] = f), fill(k + 1, option));
+      for (const f of fills) (slots[k] = f), fill(k + 1, option);
       return;
     }
     slots[k] = s === "blank" ? reading.get(option)! : reading.get(s.name)!;
@@ -211,7 +225,10 @@ function blankOptions(m: RoomMap, steps: readonly Step[], options: readonly stri
 /** The rooms of a path question from start to goal, step by step. */
 function pathSteps(pq: PathQuestion): Step[] {
   if (pq.kind === "intermediate") return [{ name: pq.start }, "blank", { name: pq.goal }];
-  return [{ name: pq.start }, ...pq.steps.map((s, i): Step => (i === pq.blank ? "blank" : i === pq.steps.length - 1 ? { name: pq.goal } : s === null ? "hidden" : { name: s }))];
+  return [
+    { name: pq.start },
+    ...pq.steps.map((s, i): Step => (i === pq.blank ? "blank" : i === pq.steps.length - 1 ? { name: pq.goal } : s === null ? "hidden" : { name: s })),
+  ];
 }
 
 /** Answers a path question from the layer: the one option every reading leaves, or the one a path of seen doorways runs through. */
@@ -230,9 +247,11 @@ function pathProgram(p: RegionInput, m: RoomMap, pq: PathQuestion): Decision {
   if (feasible.size === 0) return declined("no option fits the doorways and separations seen", p.trace);
   // the doorways seen between the rooms the graph names (a name it lacks is placed nowhere: nothing is known of
   // it): a reading that gave names to unnamed rooms could join any option to anything
-  const direct = new Map(names.map((n, k) => [n, m.ids.includes(n) ? m.ids.indexOf(n) : hint.get(n) ?? ANY_ROOM - k]));
+  const direct = new Map(names.map((n, k) => [n, m.ids.includes(n) ? m.ids.indexOf(n) : (hint.get(n) ?? ANY_ROOM - k)]));
   const seen = blankOptions(m, steps, [...feasible], direct);
-  p.trace.push(`paths over the rooms the graph names: ${[...seen.feasible].map((x) => `${x} (${seen.doorways.get(x)} of ${steps.length - 1} steps seen as doorways)`).join(", ") || "none"}`);
+  p.trace.push(
+    `paths over the rooms the graph names: ${[...seen.feasible].map((x) => `${x} (${seen.doorways.get(x)} of ${steps.length - 1} steps seen as doorways)`).join(", ") || "none"}`,
+  );
   if (feasible.size === 1) {
     const [answer] = feasible;
     return { answer: answer!, confidence: seen.confirmed.has(answer!) ? REGION_CONFIDENCE : ELIMINATION_CONFIDENCE, trace: p.trace };
@@ -273,10 +292,12 @@ export const regionalProgram: RegionProgram = (p) => {
     // the question says one option is the room: the readings where exactly one option is this room
     const all = readings(m, p.q.options, new Map(), p.trace);
     if (typeof all === "string") return declined(all, p.trace);
-    const answers = new Set(all.flatMap((r) => {
-      const hit = p.q.options.filter((o) => r.get(o) === room);
-      return hit.length === 1 ? hit : [];
-    }));
+    const answers = new Set(
+      all.flatMap((r) => {
+        const hit = p.q.options.filter((o) => r.get(o) === room);
+        return hit.length === 1 ? hit : [];
+      }),
+    );
     if (answers.size !== 1) return declined(`${answers.size} options can be ${m.ids[room]}`, p.trace);
     const [answer] = answers;
     return { answer: answer!, confidence: m.ids[room] === answer ? REGION_CONFIDENCE : ELIMINATION_CONFIDENCE, trace: p.trace };

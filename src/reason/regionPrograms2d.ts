@@ -45,13 +45,16 @@ const seen = (views: ViewLabels, label: string) => views.some((v) => v.has(label
  * room's furniture on the way (the frames are a continuous walk, in order, as a video shows them).
  */
 function linked(views: ViewLabels, a: string, b: string): { shared: number; passages: number } {
-  let shared = 0, passages = 0, last: string | null = null;
+  let shared = 0,
+    passages = 0,
+    last: string | null = null;
   for (const v of views) {
     if (v.has(a) && v.has(b)) shared++;
     const here = [...v.keys()].filter((l) => ALL_SIGNATURES.has(l));
     if (here.length === 0) continue;
     const mine = here.filter((l) => l === a || l === b);
-    if (mine.length < here.length) last = null; // a third room's furniture breaks the walk
+    if (mine.length < here.length)
+      last = null; // a third room's furniture breaks the walk
     else if (mine.length === 1) {
       if (last !== null && last !== mine[0]) passages++;
       last = mine[0]!;
@@ -111,7 +114,8 @@ function connectivity(views: ViewLabels, q: Query, trace: string[]): Decision {
 function floorGap(places: ViewPlaces, a: string, b: string): number {
   let best = Infinity;
   for (const v of places) {
-    const p = v.get(a), q = v.get(b);
+    const p = v.get(a),
+      q = v.get(b);
     if (p && q) best = Math.min(best, Math.hypot(p[0] - q[0], p[1] - q[1]));
   }
   return best;
@@ -150,7 +154,9 @@ function regionalBoundary(views: ViewLabels, q: Query, trace: string[], places: 
     const label = belong[1]!;
     if (!seen(views, label)) return declined(`no view shows a ${label}`, trace);
     const room = roomOfLabel(views, places, label, q.options, trace);
-    return room ? { answer: room.room, confidence: room.near ? NOT_COVISIBLE_CONFIDENCE : UNSEEN_CONFIDENCE, trace } : declined(`no one option's furniture is seen nearest the ${label}`, trace);
+    return room
+      ? { answer: room.room, confidence: room.near ? NOT_COVISIBLE_CONFIDENCE : UNSEEN_CONFIDENCE, trace }
+      : declined(`no one option's furniture is seen nearest the ${label}`, trace);
   }
   const same = /Are (\S+) and (\S+) in the same region/.exec(q.question);
   if (!same) return declined("no Regional Boundary template matches the question", trace);
@@ -158,7 +164,11 @@ function regionalBoundary(views: ViewLabels, q: Query, trace: string[], places: 
   const types = Object.keys(ROOM_SIGNATURES).map((t) => `${t}_0`);
   const rooms = [same[1]!, same[2]!].map((l) => (seen(views, l) ? roomOfLabel(views, places, l, types, trace) : null));
   if (!rooms[0] || !rooms[1]) return declined("an object is seen near no one room's furniture", trace);
-  return { answer: rooms[0].room === rooms[1].room ? "Yes" : "No", confidence: rooms[0].near && rooms[1].near ? NOT_COVISIBLE_CONFIDENCE : UNSEEN_CONFIDENCE, trace };
+  return {
+    answer: rooms[0].room === rooms[1].room ? "Yes" : "No",
+    confidence: rooms[0].near && rooms[1].near ? NOT_COVISIBLE_CONFIDENCE : UNSEEN_CONFIDENCE,
+    trace,
+  };
 }
 
 /** Path questions: the text's open options, then the one seen with both rooms it lies between. */
@@ -181,7 +191,8 @@ function pathStep(views: ViewLabels, q: Query, trace: string[]): Decision {
     .sort((a, b) => b.linked - a.linked || b.views - a.views);
   trace.push(scored.map((s) => `${s.o}: seen with ${s.linked} of ${ends.join(", ")} (${s.views} views)`).join("; "));
   const [best, next] = scored;
-  if (!best || best.linked === 0 || (next && next.linked === best.linked && next.views === best.views)) return declined("no open option is seen with the rooms it must join, or two tie", trace);
+  if (!best || best.linked === 0 || (next && next.linked === best.linked && next.views === best.views))
+    return declined("no open option is seen with the rooms it must join, or two tie", trace);
   return { answer: best.o, confidence: best.linked === 2 ? COVISIBLE_CONFIDENCE : NOT_COVISIBLE_CONFIDENCE, trace };
 }
 

@@ -31,10 +31,20 @@ type Prior = { kind: "answer"; pattern: RegExp; share: number; source: string } 
  * answer format (GENERIC_PRIORS).
  */
 export const SHORTCUT_PRIORS: Partial<Record<Task["subcategory"], Prior>> = {
-  geometric_configuration: { kind: "answer", pattern: /equilateral/i, share: 168 / 284, source: "esi-released §3.3: 168 eq / 75 iso / 41 random unique configurations" },
+  geometric_configuration: {
+    kind: "answer",
+    pattern: /equilateral/i,
+    share: 168 / 284,
+    source: "esi-released §3.3: 168 eq / 75 iso / 41 random unique configurations",
+  },
   linear_alignment: { kind: "answer", pattern: /^no$/i, share: 63 / 94, source: "esi-released §3.3: 31 yes / 63 no" },
   physical_contact: { kind: "answer", pattern: /^no$/i, share: 82 / 119, source: "esi-released §3.3: 37 yes / 82 no" },
-  material_transparency: { kind: "answer", pattern: /^no$/i, share: 2 / 3, source: "esi-bench-sample Perceptual Grounding: 2 no / 1 yes (§3.3 states no balance)" },
+  material_transparency: {
+    kind: "answer",
+    pattern: /^no$/i,
+    share: 2 / 3,
+    source: "esi-bench-sample Perceptual Grounding: 2 no / 1 yes (§3.3 states no balance)",
+  },
   spatial_distance: { kind: "position", index: 1, share: 85 / 152, source: "esi-released §4.1: the near object is named first in 67, second in 85" },
   dimensional_size: { kind: "position", index: 1, share: 1, source: "esi-released §3.3: the answer is option 2 in 167/167" },
   partial_occlusion: { kind: "position", index: 0, share: 1, source: "esi-bench-sample Perceptual Grounding: the answer is option 1 in 6/6 label records" },
@@ -62,13 +72,23 @@ export function shortcutDecision(q: ShortcutQuestion): ShortcutDecision | null {
   if (q.answer_format === "integer" && options.every((o) => Number.isFinite(Number(o)))) {
     const mean = options.reduce((s, o) => s + Number(o), 0) / options.length;
     const answer = nearestOption(options, mean);
-    return { answer, confidence: chance, program: "majority-option", trace: `options ${options.join(", ")}: mean ${mean.toFixed(2)}, nearest option ${answer}` };
+    return {
+      answer,
+      confidence: chance,
+      program: "majority-option",
+      trace: `options ${options.join(", ")}: mean ${mean.toFixed(2)}, nearest option ${answer}`,
+    };
   }
   const path = q.answer_format === "choice" ? parsePathQuestion(q.question) : null;
   if (path) {
     const open = openOptions(path, options);
     const ruledOut = options.filter((o) => !open.includes(o));
-    return { answer: open[0]!, confidence: Math.round(1000 / open.length) / 1000, program: "exclusion", trace: `the text rules out ${ruledOut.join(", ") || "no option"}; first open option ${open[0]} of ${open.length}` };
+    return {
+      answer: open[0]!,
+      confidence: Math.round(1000 / open.length) / 1000,
+      program: "exclusion",
+      trace: `the text rules out ${ruledOut.join(", ") || "no option"}; first open option ${open[0]} of ${open.length}`,
+    };
   }
   const prior: Prior = SHORTCUT_PRIORS[q.subcategory] ?? (q.answer_format === "yes_no" ? GENERIC_PRIORS.yes_no : GENERIC_PRIORS.choice);
   const byText = prior.kind === "answer" ? options.find((o) => prior.pattern.test(o)) : undefined;
@@ -78,7 +98,12 @@ export function shortcutDecision(q: ShortcutQuestion): ShortcutDecision | null {
 }
 
 /** The question fields of a task, and nothing else: the reasoner is handed only these. */
-export const shortcutQuestionOf = (t: Task): ShortcutQuestion => ({ subcategory: t.subcategory, question: t.question, answer_format: t.answer_format, options: [...t.options] });
+export const shortcutQuestionOf = (t: Task): ShortcutQuestion => ({
+  subcategory: t.subcategory,
+  question: t.question,
+  answer_format: t.answer_format,
+  options: [...t.options],
+});
 
 export function createShortcutReasoner(): Reasoner {
   return {
@@ -89,8 +114,26 @@ export function createShortcutReasoner(): Reasoner {
       const q = shortcutQuestionOf(input.task);
       const d = shortcutDecision(q);
       const latencyMs = Math.round((performance.now() - t) * 100) / 100;
-      if (!d) return { status: "unanswerable", answer: null, confidence: null, raw: ["unanswerable: the question has no options"], method: `shortcut:${q.subcategory}`, reason: "unanswerable: the question has no options", latencyMs };
-      return { status: "parsed", answer: d.answer, confidence: d.confidence, match: "text", raw: [d.trace], method: `shortcut-${d.program}:${q.subcategory}`, reason: d.trace, latencyMs };
+      if (!d)
+        return {
+          status: "unanswerable",
+          answer: null,
+          confidence: null,
+          raw: ["unanswerable: the question has no options"],
+          method: `shortcut:${q.subcategory}`,
+          reason: "unanswerable: the question has no options",
+          latencyMs,
+        };
+      return {
+        status: "parsed",
+        answer: d.answer,
+        confidence: d.confidence,
+        match: "text",
+        raw: [d.trace],
+        method: `shortcut-${d.program}:${q.subcategory}`,
+        reason: d.trace,
+        latencyMs,
+      };
     },
   };
 }

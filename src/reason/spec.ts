@@ -23,7 +23,10 @@ export const RunReasonerSchema = z
   .string()
   .min(1)
   .max(200)
-  .refine((s) => s === "symbolic" || LLM_SPEC.test(s), "expected symbolic, openai:<model> or gemini:<model> (symbolic-2d and shortcut are baselines: baseline 2d,shortcut)")
+  .refine(
+    (s) => s === "symbolic" || LLM_SPEC.test(s),
+    "expected symbolic, openai:<model> or gemini:<model> (symbolic-2d and shortcut are baselines: baseline 2d,shortcut)",
+  )
   // ',' separates a run's reasoners and '|' the parts of an item key (src/eval/records.ts itemKey)
   .refine((s) => !/[,|]/.test(s), "a reasoner name holds no ',' or '|'")
   .describe("the 3D arms' reasoner: symbolic (offline graph programs) | openai:<model> | gemini:<model>");
@@ -32,15 +35,14 @@ export const RunReasonerSchema = z
  * The reasoners of a run, each evaluated on every item: a list, or one name or a comma-separated list as the
  * command line and configs before several reasoners wrote it ("symbolic" is a list of one).
  */
-export const RunReasonersSchema = z
-  .preprocess(
-    (v) => (typeof v === "string" ? v.split(",").map((s) => s.trim()) : v),
-    z
-      .array(RunReasonerSchema)
-      .min(1)
-      .refine((rs) => new Set(rs).size === rs.length, "a reasoner is named twice")
-      // on the list itself: flags and JSON Schemas read the description under the preprocess
-      .describe("the 3D arms' reasoners, comma-separated, each evaluated on every item: symbolic (offline graph programs) | openai:<model> | gemini:<model>"),
-  );
+export const RunReasonersSchema = z.preprocess(
+  (v) => (typeof v === "string" ? v.split(",").map((s) => s.trim()) : v),
+  z
+    .array(RunReasonerSchema)
+    .min(1)
+    .refine((rs) => new Set(rs).size === rs.length, "a reasoner is named twice")
+    // on the list itself: flags and JSON Schemas read the description under the preprocess
+    .describe("the 3D arms' reasoners, comma-separated, each evaluated on every item: symbolic (offline graph programs) | openai:<model> | gemini:<model>"),
+);
 
 export const isLlmReasoner = (spec: string): boolean => LLM_SPEC.test(spec);

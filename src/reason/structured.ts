@@ -11,7 +11,20 @@
  * compares texts and records keep one string; `decodeStructured` reads it back.
  */
 import { isStructuredFormat, type AnswerSpec } from "../../core/task/schema.js";
-import { confidenceMention, confidenceProblem, findAnswerObjects, normalizeAnswerText, orderingItems, parseAnswer, parseJsonLoose, readConfidence, resolveString, stripReasoning, type AnswerQuestion, type ParseResult } from "./parse.js";
+import {
+  confidenceMention,
+  confidenceProblem,
+  findAnswerObjects,
+  normalizeAnswerText,
+  orderingItems,
+  parseAnswer,
+  parseJsonLoose,
+  readConfidence,
+  resolveString,
+  stripReasoning,
+  type AnswerQuestion,
+  type ParseResult,
+} from "./parse.js";
 
 /** A parsed structured answer, in the form of its kind. */
 export type StructuredValue =
@@ -42,7 +55,12 @@ function asList(v: unknown): unknown[] | null {
     const j = parseJsonLoose(t);
     if (Array.isArray(j)) return j;
   }
-  return t.includes("|") ? t.split("|").map((x) => x.trim()).filter((x) => x !== "") : orderingItems(t);
+  return t.includes("|")
+    ? t
+        .split("|")
+        .map((x) => x.trim())
+        .filter((x) => x !== "")
+    : orderingItems(t);
 }
 
 function readOrdering(v: unknown, spec: Extract<AnswerSpec, { kind: "any_ordering" }>): Read {
@@ -62,8 +80,17 @@ function readOrdering(v: unknown, spec: Extract<AnswerSpec, { kind: "any_orderin
 function readAssignment(v: unknown, spec: Extract<AnswerSpec, { kind: "assignment" }>): Read {
   const items = spec.pairs.map((p) => p.item);
   let entries: Array<[unknown, unknown]>;
-  if (typeof v === "string" && items.length === 1 && !v.trim().startsWith("{") && !v.trim().startsWith("[")) entries = [[items[0], v]]; // one item: the container alone
-  else if (Array.isArray(v)) entries = v.map((x) => (x && typeof x === "object" && !Array.isArray(x) ? [(x as Record<string, unknown>).item ?? (x as Record<string, unknown>)._key, (x as Record<string, unknown>).target ?? (x as Record<string, unknown>).value] : [undefined, undefined]));
+  if (typeof v === "string" && items.length === 1 && !v.trim().startsWith("{") && !v.trim().startsWith("["))
+    entries = [[items[0], v]]; // one item: the container alone
+  else if (Array.isArray(v))
+    entries = v.map((x) =>
+      x && typeof x === "object" && !Array.isArray(x)
+        ? [
+            (x as Record<string, unknown>).item ?? (x as Record<string, unknown>)._key,
+            (x as Record<string, unknown>).target ?? (x as Record<string, unknown>).value,
+          ]
+        : [undefined, undefined],
+    );
   else if (v && typeof v === "object") entries = Object.entries(v as Record<string, unknown>);
   else if (typeof v === "string" && typeof parseJsonLoose(v.trim()) === "object") return readAssignment(parseJsonLoose(v.trim()), spec);
   else return { error: "the answer is not an item → container mapping" };
@@ -99,7 +126,8 @@ const partKey = (k: string) => normalizeAnswerText(k.replace(/^answer[_ ]?/i, ""
 
 function readParts(v: unknown, spec: Extract<AnswerSpec, { kind: "parts" }>): Read {
   if (typeof v === "string" && v.trim().startsWith("{")) v = parseJsonLoose(v.trim());
-  if (!v || typeof v !== "object" || Array.isArray(v)) return { error: `the answer is not an object with the parts ${spec.parts.map((p) => p.key).join(", ")}` };
+  if (!v || typeof v !== "object" || Array.isArray(v))
+    return { error: `the answer is not an object with the parts ${spec.parts.map((p) => p.key).join(", ")}` };
   const entries = Object.entries(v as Record<string, unknown>);
   const parts: Array<{ key: string; answer: string }> = [];
   for (const part of spec.parts) {
@@ -182,7 +210,13 @@ function parseStructuredReply(reply: string, spec: AnswerSpec): ParseResult {
   const texts = new Set(reads.map((r) => structuredText(r as StructuredValue)));
   if (texts.size > 1) return withConf({ status: "unparsed" as const, reason: `several answers disagree (${[...texts].join("; ")})` });
   const answer = [...texts][0]!;
-  return withConf({ status: "parsed" as const, answer, method: objects.length ? ("json" as const) : ("rule-text" as const), match: "structured" as const, ...(problem ? { confidenceProblem: problem } : {}) });
+  return withConf({
+    status: "parsed" as const,
+    answer,
+    method: objects.length ? ("json" as const) : ("rule-text" as const),
+    match: "structured" as const,
+    ...(problem ? { confidenceProblem: problem } : {}),
+  });
 }
 
 /** ESI's score of a structured answer, and the share of its parts that are right (diagnostic, not ESI's score). */
@@ -196,7 +230,8 @@ export interface StructuredScore {
 
 export function scoreStructured(v: StructuredValue, spec: AnswerSpec): StructuredScore {
   const tally = (hits: boolean[]): StructuredScore => ({ correct: hits.every(Boolean), parts_correct: hits.filter(Boolean).length, parts_total: hits.length });
-  if (spec.kind === "any_ordering" && v.kind === "any_ordering") return { correct: spec.accepted.some((o) => o.join("\u0000") === v.order.join("\u0000")), parts_correct: null, parts_total: null };
+  if (spec.kind === "any_ordering" && v.kind === "any_ordering")
+    return { correct: spec.accepted.some((o) => o.join("\u0000") === v.order.join("\u0000")), parts_correct: null, parts_total: null };
   if (spec.kind === "assignment" && v.kind === "assignment") return tally(spec.pairs.map((p) => v.pairs.find((q) => q.item === p.item)?.target === p.target));
   if (spec.kind === "step_sequence" && v.kind === "step_sequence") return tally(spec.steps.map((s, i) => v.steps[i] === s.answer));
   if (spec.kind === "parts" && v.kind === "parts") return tally(spec.parts.map((p) => v.parts.find((q) => q.key === p.key)?.answer === p.answer));

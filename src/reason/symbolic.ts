@@ -5,7 +5,17 @@
  * comes from how far the deciding quantity is from its threshold (relation margins). When the graph lacks
  * what a program needs (a referent, two copies to compare), the program declines (decision.ts).
  */
-import { bestFit, classifyTriangle, collinearityResidual, COLLINEAR_TOL_M, fitMargin, LIQUID_VOLUME_MIN_RATIO, TOUCHING_GAP_M, TRIANGLE_EQUAL_SIDE_TOL, triangleMargin } from "../../core/task/rules.js";
+import {
+  bestFit,
+  classifyTriangle,
+  collinearityResidual,
+  COLLINEAR_TOL_M,
+  fitMargin,
+  LIQUID_VOLUME_MIN_RATIO,
+  TOUCHING_GAP_M,
+  TRIANGLE_EQUAL_SIDE_TOL,
+  triangleMargin,
+} from "../../core/task/rules.js";
 import type { BuiltinSubcategory } from "../../core/task/taxonomy.js";
 import { boxDistance } from "../../core/geometry.js";
 import type { GraphNode, SceneGraph } from "../../scenegraph/types.js";
@@ -71,7 +81,8 @@ const triangle: Program = (p) => {
   const [a, b, c] = ns as [GraphNode, GraphNode, GraphNode];
   const sides: [number, number, number] = [xyDist(b, c), xyDist(c, a), xyDist(a, b)];
   // three nodes at one place (a collapsed reconstruction) make no triangle: the class would be a guess
-  if (Math.max(...sides) < MIN_TRIANGLE_SIDE_M) return declined(`the three objects' centres lie within ${MIN_TRIANGLE_SIDE_M} m of each other (sides ${sides.map(r3).join(", ")} m): no triangle`, p.trace);
+  if (Math.max(...sides) < MIN_TRIANGLE_SIDE_M)
+    return declined(`the three objects' centres lie within ${MIN_TRIANGLE_SIDE_M} m of each other (sides ${sides.map(r3).join(", ")} m): no triangle`, p.trace);
   const kind = classifyTriangle(sides);
   p.trace.push(`sides ${sides.map(r3).join(", ")} m -> ${kind}`);
   return { answer: kind, confidence: marginConfidence(triangleMargin(sides), CONFIDENCE_SCALE.triangleRelative), trace: p.trace };
@@ -82,7 +93,11 @@ const alignment: Program = (p) => {
   if (typeof ns === "string") return declined(`${ns} is not in the graph`, p.trace);
   const res = collinearityResidual(ns.map((n) => n.centroid));
   p.trace.push(`collinearity residual ${r3(res)} m (tolerance ${COLLINEAR_TOL_M})`);
-  return { answer: res <= COLLINEAR_TOL_M ? "yes" : "no", confidence: marginConfidence(Math.abs(res - COLLINEAR_TOL_M), CONFIDENCE_SCALE.collinearM), trace: p.trace };
+  return {
+    answer: res <= COLLINEAR_TOL_M ? "yes" : "no",
+    confidence: marginConfidence(Math.abs(res - COLLINEAR_TOL_M), CONFIDENCE_SCALE.collinearM),
+    trace: p.trace,
+  };
 };
 
 const contact: Program = (p) => {
@@ -127,14 +142,19 @@ const size: Program = (p) => {
   // the two copies of the task's category, and the references (the options) next to them
   const refCats = p.q.referents.filter((r) => r.role === "reference");
   const objCat = p.q.referents.find((r) => r.role === "target")!.category;
-  const copies = p.g.nodes.filter((n) => n.label === objCat).sort((a, b) => b.raw_point_count - a.raw_point_count).slice(0, 2);
+  const copies = p.g.nodes
+    .filter((n) => n.label === objCat)
+    .sort((a, b) => b.raw_point_count - a.raw_point_count)
+    .slice(0, 2);
   if (copies.length < 2) return declined(`the graph has fewer than two ${spaced(objCat)}s`, p.trace);
   const bigger = !/smaller/.test(p.q.question);
   const [big, small] = [...copies].sort((a, b) => b.volume_m3 - a.volume_m3) as [GraphNode, GraphNode];
   const target = bigger ? big : small;
   const dists = resolve(p.g, refCats).map((n) => (n ? boxDistance(n.box, target.box) : Infinity));
   const k = dists.indexOf(Math.min(...dists));
-  p.trace.push(`volumes ${copies.map((c) => `${c.id} ${c.volume_m3}`).join(", ")} m3; asked ${bigger ? "bigger" : "smaller"} -> ${target.id}; nearest reference ${refCats[k]!.name}`);
+  p.trace.push(
+    `volumes ${copies.map((c) => `${c.id} ${c.volume_m3}`).join(", ")} m3; asked ${bigger ? "bigger" : "smaller"} -> ${target.id}; nearest reference ${refCats[k]!.name}`,
+  );
   const answer = optionNaming(p.q.options, refCats[k]!.category);
   if (!answer) return declined(`no option names ${refCats[k]!.category}`, p.trace);
   const ratio = small.volume_m3 > 0 ? big.volume_m3 / small.volume_m3 - 1 : 1;
@@ -145,7 +165,10 @@ const occlusion: Program = (p) => {
   const occ = p.refs[0];
   if (!occ) return declined(`${referentName(p.q, 0)} is not in the graph`, p.trace);
   const supports = supportNodes(p.g);
-  const others = p.g.nodes.filter((n) => n.id !== occ.id && !supports.has(n.id)).map((n) => ({ n, d: boxDistance(n.box, occ.box) })).sort((a, b) => a.d - b.d);
+  const others = p.g.nodes
+    .filter((n) => n.id !== occ.id && !supports.has(n.id))
+    .map((n) => ({ n, d: boxDistance(n.box, occ.box) }))
+    .sort((a, b) => a.d - b.d);
   if (!others[0]) return declined("the graph has no object next to the occluder", p.trace);
   const hidden = others[0].n;
   p.trace.push(`nearest object to ${occ.id}: ${hidden.id} (${hidden.label}, ${r3(others[0].d)} m)`);
@@ -177,7 +200,9 @@ const counting: Program = (p) => {
   const res = resolveDuplicates(counted);
   p.trace.push(...res.merges);
   const answer = nearestOption(p.q.options, res.estimate);
-  p.trace.push(`${counted.length} node(s) labelled ${cat}, ${res.count} object(s) after resolving duplicates, ${res.weak} seen only weakly, at most ${res.seenTogether} in one view (count ${res.estimate}) -> option ${answer}`);
+  p.trace.push(
+    `${counted.length} node(s) labelled ${cat}, ${res.count} object(s) after resolving duplicates, ${res.weak} seen only weakly, at most ${res.seenTogether} in one view (count ${res.estimate}) -> option ${answer}`,
+  );
   // each merge is a judgement that could be wrong: confidence falls with the share of nodes merged away
   const merged = counted.length - res.count;
   const confidence = Math.round((res.count === Number(answer) ? 1 : 0.5) * (1 - 0.5 * (merged / Math.max(1, counted.length))) * 1000) / 1000;
@@ -210,9 +235,14 @@ const enclosure: Program = (p) => {
   }
   const hi = seen + boxes * TARGETS_PER_ENCLOSURE;
   const fits = p.q.options.filter((o) => Number(o) >= seen && Number(o) <= hi);
-  p.trace.push(`${seen} ${cat} seen, ${boxes} enclosure(s) that may hide up to ${TARGETS_PER_ENCLOSURE} each: ${seen}..${hi}; options in range: ${fits.join(", ") || "none"}`);
+  p.trace.push(
+    `${seen} ${cat} seen, ${boxes} enclosure(s) that may hide up to ${TARGETS_PER_ENCLOSURE} each: ${seen}..${hi}; options in range: ${fits.join(", ") || "none"}`,
+  );
   if (fits.length === 1) return { answer: fits[0]!, confidence: 0.5, trace: p.trace };
-  return declined(`what is inside the ${boxes} closed ${[...ENCLOSURE_CATEGORIES].join("/")}(s) is not in a graph of seen surfaces, and ${fits.length} options fit ${seen}..${hi}`, p.trace);
+  return declined(
+    `what is inside the ${boxes} closed ${[...ENCLOSURE_CATEGORIES].join("/")}(s) is not in a graph of seen surfaces, and ${fits.length} options fit ${seen}..${hi}`,
+    p.trace,
+  );
 };
 
 /** How an option names a referent: ESI's options drop the article ("medium packing box"). */
@@ -229,13 +259,23 @@ const containment: Program = (p) => {
   const noInterior = boxes.find((n) => !n.interior);
   if (noInterior) return declined(`node ${noInterior.id} (${noInterior.label}) carries no interior: its label is no open container`, p.trace);
   const margins = boxes.map((n) => fitMargin(obj.box.extent, n.interior!.extent));
-  boxes.forEach((n, k) => p.trace.push(`${referentName(p.q, k + 1)}: interior ${n.interior!.extent.map(r3).join(" x ")} m (${r3(n.interior!.volume_m3 * 1000)} L), clearance ${r3(margins[k]!)} m`));
-  const best = bestFit(obj.box.extent, boxes.map((n, k) => ({ item: k, interior: n.interior! })));
+  boxes.forEach((n, k) =>
+    p.trace.push(
+      `${referentName(p.q, k + 1)}: interior ${n.interior!.extent.map(r3).join(" x ")} m (${r3(n.interior!.volume_m3 * 1000)} L), clearance ${r3(margins[k]!)} m`,
+    ),
+  );
+  const best = bestFit(
+    obj.box.extent,
+    boxes.map((n, k) => ({ item: k, interior: n.interior! })),
+  );
   if (best === null) return declined(`${referentName(p.q, 0)} (${obj.box.extent.map(r3).join(" x ")} m) fits none of the containers`, p.trace);
   const answer = optionOf(p.q, referentName(p.q, best + 1));
   if (!answer) return declined(`no option names ${referentName(p.q, best + 1)}`, p.trace);
   // how far from flipping: the chosen one's clearance, and the nearest smaller container's shortfall
-  const smaller = boxes.map((n, k) => ({ n, k })).filter(({ n }) => n.interior!.volume_m3 < boxes[best]!.interior!.volume_m3).map(({ k }) => -margins[k]!);
+  const smaller = boxes
+    .map((n, k) => ({ n, k }))
+    .filter(({ n }) => n.interior!.volume_m3 < boxes[best]!.interior!.volume_m3)
+    .map(({ k }) => -margins[k]!);
   return { answer, confidence: marginConfidence(Math.min(margins[best]!, ...smaller), CONFIDENCE_SCALE.fitM), trace: p.trace };
 };
 
@@ -246,7 +286,8 @@ const liquid: Program = (p) => {
   const noInterior = ns.find((n) => !n.interior);
   if (noInterior) return declined(`node ${noInterior.id} (${noInterior.label}) carries no interior: its label is no open container`, p.trace);
   const [a, b] = ns as [GraphNode, GraphNode];
-  const va = a.interior!.volume_m3, vb = b.interior!.volume_m3;
+  const va = a.interior!.volume_m3,
+    vb = b.interior!.volume_m3;
   p.trace.push(`interiors ${r3(va * 1000)} L vs ${r3(vb * 1000)} L (boxes ${r3(a.volume_m3 * 1000)} L vs ${r3(b.volume_m3 * 1000)} L)`);
   const k = va >= vb ? 0 : 1;
   const answer = optionOf(p.q, referentName(p.q, k));

@@ -33,7 +33,8 @@ const FLOOR_TRIANGLE_EQUAL_TOL = 0.1;
 
 function classifyFloorTriangle(sides: [number, number, number]): { kind: "equilateral" | "isosceles" | "random"; margin: number } {
   const [a, b, c] = [...sides].sort((x, y) => x - y) as [number, number, number];
-  const spread = (c - a) / c, pair = Math.min(b - a, c - b) / c;
+  const spread = (c - a) / c,
+    pair = Math.min(b - a, c - b) / c;
   if (spread <= FLOOR_EQUILATERAL_SPREAD) return { kind: "equilateral", margin: FLOOR_EQUILATERAL_SPREAD - spread };
   if (pair <= FLOOR_TRIANGLE_EQUAL_TOL) return { kind: "isosceles", margin: Math.min(spread - FLOOR_EQUILATERAL_SPREAD, FLOOR_TRIANGLE_EQUAL_TOL - pair) };
   return { kind: "random", margin: Math.min(spread - FLOOR_EQUILATERAL_SPREAD, pair - FLOOR_TRIANGLE_EQUAL_TOL) };
@@ -67,9 +68,20 @@ function masksOf(bundle: FrameBundle, ev: Evidence): Mask[][] {
   // the sums the appearance labels made of the same masks, when they did (scenegraph/segmentStats.ts)
   const { n, sx, sy, r, g, b } = segmentPixelStats(ev, bundle.views);
   for (const s of ev.segments) {
-    const k = s.key, a = n[k]!;
+    const k = s.key,
+      a = n[k]!;
     if (!a) continue;
-    perView[s.view]!.push({ key: k, view: s.view, label: s.label ?? "object", area: a, cx: sx[k]! / a, cy: sy[k]! / a, bbox: s.bbox, rgb: [r[k]! / a, g[k]! / a, b[k]! / a], ...(s.scores ? { scores: s.scores } : {}) });
+    perView[s.view]!.push({
+      key: k,
+      view: s.view,
+      label: s.label ?? "object",
+      area: a,
+      cx: sx[k]! / a,
+      cy: sy[k]! / a,
+      bbox: s.bbox,
+      rgb: [r[k]! / a, g[k]! / a, b[k]! / a],
+      ...(s.scores ? { scores: s.scores } : {}),
+    });
   }
   return perView;
 }
@@ -80,7 +92,10 @@ function resolveInView(masks: Mask[], refs: Referent[]): Array<Mask | null> {
   return refs.map((r) => {
     const want = namedColorRgb(r.color);
     // a referent without a colour (an imported task's) takes the largest mask of its category
-    const m = masks.filter((x) => x.label === r.category && !used.has(x.key)).sort((a, b) => (want ? colourDistance(a.rgb, want) - colourDistance(b.rgb, want) : 0) || b.area - a.area)[0] ?? null;
+    const m =
+      masks
+        .filter((x) => x.label === r.category && !used.has(x.key))
+        .sort((a, b) => (want ? colourDistance(a.rgb, want) - colourDistance(b.rgb, want) : 0) || b.area - a.area)[0] ?? null;
     if (m) used.add(m.key);
     return m;
   });
@@ -92,7 +107,8 @@ function bestView(perView: Mask[][], refs: Referent[]): { view: number; masks: A
   const score = (ms: Array<Mask | null>) => [ms.filter(Boolean).length, ms.reduce((s, m) => s + (m?.area ?? 0), 0)] as const;
   perView.forEach((masks, view) => {
     const ms = resolveInView(masks, refs);
-    const [a, b] = score(ms), [c, d] = score(best.masks);
+    const [a, b] = score(ms),
+      [c, d] = score(best.masks);
     if (a > c || (a === c && b > d)) best = { view, masks: ms };
   });
   return best;
@@ -146,14 +162,17 @@ function floorPoint(m: Mask, K: Intrinsics): [number, number] | null {
 const floorDist = (a: [number, number], b: [number, number]) => Math.hypot(a[0] - b[0], a[1] - b[1]);
 
 function adjacent(ev: Evidence, a: Mask, b: Mask): boolean {
-  const W = ev.width, H = ev.height, map = ev.segmentOfPixel[a.view]!;
+  const W = ev.width,
+    H = ev.height,
+    map = ev.segmentOfPixel[a.view]!;
   const [x0, y0, x1, y1] = a.bbox;
   for (let y = y0; y <= y1; y++)
     for (let x = x0; x <= x1; x++) {
       if (map[y * W + x] !== a.key) continue;
       for (let dy = -ADJACENT_PX; dy <= ADJACENT_PX; dy++)
         for (let dx = -ADJACENT_PX; dx <= ADJACENT_PX; dx++) {
-          const xx = x + dx, yy = y + dy;
+          const xx = x + dx,
+            yy = y + dy;
           if (xx >= 0 && yy >= 0 && xx < W && yy < H && map[yy * W + xx] === b.key) return true;
         }
     }
@@ -187,7 +206,9 @@ function decide2d(bundle: FrameBundle, q: Query, o: Symbolic2dOptions): Decision
   if (rooms) return rooms(labelAreas(perView), q, trace, labelPlaces(perView, bundle));
   const { view, masks } = bestView(perView, q.referents);
   const K = bundle.views[view]!.K;
-  trace.push(`view ${view}: ${q.referents.map((r, i) => `${r.name} -> ${masks[i] ? `mask ${masks[i]!.key} (${masks[i]!.area} px)` : "not visible"}`).join("; ")}`);
+  trace.push(
+    `view ${view}: ${q.referents.map((r, i) => `${r.name} -> ${masks[i] ? `mask ${masks[i]!.key} (${masks[i]!.area} px)` : "not visible"}`).join("; ")}`,
+  );
   const all = (n: number) => masks.slice(0, n).every(Boolean);
   switch (q.subcategory) {
     case "geometric_configuration": {
@@ -206,13 +227,19 @@ function decide2d(bundle: FrameBundle, q: Query, o: Symbolic2dOptions): Decision
       const longest = Math.max(...pts.flatMap((p) => pts.map((q2) => Math.hypot(p[0] - q2[0], p[1] - q2[1]))).concat(1));
       const ratio = collinearityResidual(pts) / longest;
       trace.push(`image residual / span = ${ratio.toFixed(3)} (collinear <= ${IMAGE_COLLINEAR_RATIO})`);
-      return { answer: ratio <= IMAGE_COLLINEAR_RATIO ? "yes" : "no", confidence: marginConfidence(Math.abs(ratio - IMAGE_COLLINEAR_RATIO), IMAGE_COLLINEAR_RATIO), trace };
+      return {
+        answer: ratio <= IMAGE_COLLINEAR_RATIO ? "yes" : "no",
+        confidence: marginConfidence(Math.abs(ratio - IMAGE_COLLINEAR_RATIO), IMAGE_COLLINEAR_RATIO),
+        trace,
+      };
     }
     case "physical_contact": {
       if (!all(2)) return fallback("the two objects are not both visible in one view");
       // touching objects meet in every view that shows both; one view with daylight between the masks is a gap
       // (a view along the gap axis hides it, so the views are read together, as a viewer of them all would)
-      const pairs = perView.map((ms) => resolveInView(ms, q.referents.slice(0, 2))).filter((p): p is [Mask, Mask] => p.every((m) => m !== null && m.area >= CONTACT_MIN_MASK_PX));
+      const pairs = perView
+        .map((ms) => resolveInView(ms, q.referents.slice(0, 2)))
+        .filter((p): p is [Mask, Mask] => p.every((m) => m !== null && m.area >= CONTACT_MIN_MASK_PX));
       const apart = pairs.filter(([a, b]) => !adjacent(ev, a, b)).length;
       trace.push(`${pairs.length} view(s) show both (masks of ${CONTACT_MIN_MASK_PX}+ px): ${apart} with the masks apart (more than ${ADJACENT_PX} px)`);
       if (pairs.length === 0) {
@@ -236,25 +263,41 @@ function decide2d(bundle: FrameBundle, q: Query, o: Symbolic2dOptions): Decision
     case "spatial_distance": {
       const [ref, ...objs] = masks;
       if (!ref) return fallback("the reference is not visible");
-      const scored = q.referents.slice(1).map((r, i) => ({ name: r.name, d: objs[i] ? dist(objs[i]!, ref) : Infinity })).sort((a, b) => a.d - b.d);
+      const scored = q.referents
+        .slice(1)
+        .map((r, i) => ({ name: r.name, d: objs[i] ? dist(objs[i]!, ref) : Infinity }))
+        .sort((a, b) => a.d - b.d);
       scored.forEach((s) => trace.push(`${s.name}: ${Number.isFinite(s.d) ? r1(s.d) + " px" : "not visible"} from the reference`));
       const a = opt(scored[0]!.name);
-      return a ? { answer: a, confidence: marginConfidence(scored[1] && Number.isFinite(scored[1].d) && scored[0]!.d > 0 ? scored[1].d / scored[0]!.d - 1 : 1, 0.3), trace } : fallback("no option names the nearer object");
+      return a
+        ? {
+            answer: a,
+            confidence: marginConfidence(scored[1] && Number.isFinite(scored[1].d) && scored[0]!.d > 0 ? scored[1].d / scored[0]!.d - 1 : 1, 0.3),
+            trace,
+          }
+        : fallback("no option names the nearer object");
     }
     case "dimensional_size": {
       const objCat = q.referents.find((r) => r.role === "target")!.category;
       const refs = q.referents.filter((r) => r.role === "reference");
       const vMasks = perView[view]!;
-      const copies = vMasks.filter((m) => m.label === objCat).sort((a, b) => b.area - a.area).slice(0, 2);
+      const copies = vMasks
+        .filter((m) => m.label === objCat)
+        .sort((a, b) => b.area - a.area)
+        .slice(0, 2);
       if (copies.length < 2) return fallback(`two ${objCat} masks are not visible in one view`);
       const bigger = !/smaller/.test(q.question);
       const target = bigger ? copies[0]! : copies[1]!;
       const refMasks = resolveInView(vMasks, refs);
       const d = refMasks.map((m) => (m ? dist(m, target) : Infinity));
       const k = d.indexOf(Math.min(...d));
-      trace.push(`areas ${copies.map((c) => c.area).join(", ")} px; ${bigger ? "bigger" : "smaller"} -> mask ${target.key}; nearest reference ${refs[k]!.name}`);
+      trace.push(
+        `areas ${copies.map((c) => c.area).join(", ")} px; ${bigger ? "bigger" : "smaller"} -> mask ${target.key}; nearest reference ${refs[k]!.name}`,
+      );
       const a = opt(refs[k]!.category);
-      return a ? { answer: a, confidence: marginConfidence(copies[0]!.area / Math.max(1, copies[1]!.area) - 1, 0.5), trace } : fallback("no option names the reference");
+      return a
+        ? { answer: a, confidence: marginConfidence(copies[0]!.area / Math.max(1, copies[1]!.area) - 1, 0.5), trace }
+        : fallback("no option names the reference");
     }
     case "partial_occlusion": {
       const occ = masks[0];
@@ -269,13 +312,20 @@ function decide2d(bundle: FrameBundle, q: Query, o: Symbolic2dOptions): Decision
       // option nearest the image centre (view 0 is where the question is asked; the later views of a walk keep
       // the object in view). The sightings' scores are fused as independent evidence (summed log-scores), as
       // the graph's soft votes fuse a node's views
-      const cx = (ev.width - 1) / 2, cy = (ev.height - 1) / 2;
+      const cx = (ev.width - 1) / 2,
+        cy = (ev.height - 1) / 2;
       // (an option's label is never the room's floor or walls, so a mask filling the view, a piano close up, counts)
       const sightingOf = (ms: Mask[]) => ms.filter((m) => opt(m.label)).sort((a, b) => Math.hypot(a.cx - cx, a.cy - cy) - Math.hypot(b.cx - cx, b.cy - cy))[0];
       const first = sightingOf(perView[0] ?? []);
       if (!first) return fallback("no object named by an option in the first view");
       trace.push(`view 0: the option-labelled mask nearest the image centre reads ${first.label}`);
-      const sightings = [first, ...perView.slice(1).map(sightingOf).filter((m): m is Mask => m !== undefined)];
+      const sightings = [
+        first,
+        ...perView
+          .slice(1)
+          .map(sightingOf)
+          .filter((m): m is Mask => m !== undefined),
+      ];
       const logScore = new Map(q.options.map((o) => [o, 0]));
       for (const m of sightings)
         for (const o of q.options) {
@@ -298,8 +348,13 @@ function decide2d(bundle: FrameBundle, q: Query, o: Symbolic2dOptions): Decision
         return f === undefined ? null : { fits: ow <= w * f && oh <= h * f, area: m.area };
       });
       if (fits.some((f) => f === null)) return fallback("a container's label has no wall model");
-      boxes.forEach((m, k) => trace.push(`${q.referents[k + 1]!.name}: mask ${size(m).join(" x ")} px, ${fits[k]!.fits ? "fits" : "too small"} for ${ow} x ${oh} px`));
-      const best = fits.map((f, k) => ({ ...f!, k })).filter((f) => f.fits).sort((a, b) => a.area - b.area)[0];
+      boxes.forEach((m, k) =>
+        trace.push(`${q.referents[k + 1]!.name}: mask ${size(m).join(" x ")} px, ${fits[k]!.fits ? "fits" : "too small"} for ${ow} x ${oh} px`),
+      );
+      const best = fits
+        .map((f, k) => ({ ...f!, k }))
+        .filter((f) => f.fits)
+        .sort((a, b) => a.area - b.area)[0];
       if (!best) return fallback("the object fits none of the containers in the image");
       const a = opt(q.referents[best.k + 1]!.name.replace(/^the /, ""));
       return a ? { answer: a, confidence: 0.6, trace } : fallback("no option names the container");
@@ -309,14 +364,17 @@ function decide2d(bundle: FrameBundle, q: Query, o: Symbolic2dOptions): Decision
       // image volume: width^2 x height of the mask's box, times the label's interior share of its box
       const vol = (masks as Mask[]).slice(0, 2).map((m) => {
         const f = interiorFractions(m.label)?.volume;
-        const w = m.bbox[2] - m.bbox[0] + 1, h = m.bbox[3] - m.bbox[1] + 1;
+        const w = m.bbox[2] - m.bbox[0] + 1,
+          h = m.bbox[3] - m.bbox[1] + 1;
         return f === undefined ? null : w * w * h * f;
       });
       if (vol.some((v) => v === null)) return fallback("a container's label has no wall model");
       const [va, vb] = vol as [number, number];
       trace.push(`image interiors ${Math.round(va)} vs ${Math.round(vb)} px^3`);
       const a = opt(q.referents[va >= vb ? 0 : 1]!.name.replace(/^the /, ""));
-      return a ? { answer: a, confidence: marginConfidence(Math.max(va, vb) / Math.max(1, Math.min(va, vb)) - 1, 0.5), trace } : fallback("no option names the container");
+      return a
+        ? { answer: a, confidence: marginConfidence(Math.max(va, vb) / Math.max(1, Math.min(va, vb)) - 1, 0.5), trace }
+        : fallback("no option names the container");
     }
     default:
       return fallback(`no 2D program for ${q.subcategory}`);

@@ -52,6 +52,7 @@ export function sumUsage(calls: ReadonlyArray<{ usage?: ReasonerAnswer["usage"] 
     const v = withUsage.map((s) => s.usage![k]).filter((x): x is number => typeof x === "number");
     return v.length ? v.reduce((a, b) => a + b, 0) : undefined;
   };
-  const i = sum("inputTokens"), o = sum("outputTokens");
+  const i = sum("inputTokens"),
+    o = sum("outputTokens");
   return { ...(i !== undefined ? { inputTokens: i } : {}), ...(o !== undefined ? { outputTokens: o } : {}) };
 }

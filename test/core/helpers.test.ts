@@ -25,7 +25,12 @@ describe("core helpers", () => {
   });
 
   it("redactor replaces known values, the longest first", () => {
-    const r = redactor([["/srv/data", "<data>"], ["/srv/data/runs/r-1", "<run>"], [undefined, "<x>"], ["http://h:1/v1", "<URL>"]]);
+    const r = redactor([
+      ["/srv/data", "<data>"],
+      ["/srv/data/runs/r-1", "<run>"],
+      [undefined, "<x>"],
+      ["http://h:1/v1", "<URL>"],
+    ]);
     expect(r("at /srv/data/runs/r-1/items.jsonl and /srv/data/bundles via http://h:1/v1")).toBe("at <run>/items.jsonl and <data>/bundles via <URL>");
   });
 });

@@ -20,7 +20,8 @@ function mapTally(values: ArrayLike<number>, at?: ArrayLike<number>): { ids: num
 function runs(rng: Rng, n: number, maxRun: number, idRange: number): Uint16Array {
   const out = new Uint16Array(n);
   for (let k = 0; k < n; ) {
-    const id = rng.int(0, idRange - 1), len = rng.int(1, maxRun);
+    const id = rng.int(0, idRange - 1),
+      len = rng.int(1, maxRun);
     for (let j = 0; j < len && k < n; j++) out[k++] = id;
   }
   return out;
@@ -29,7 +30,17 @@ function runs(rng: Rng, n: number, maxRun: number, idRange: number): Uint16Array
 describe("id tallies", () => {
   it("count every element and keep first-appearance order, at positions or over all, as a Map does", () => {
     const rng = new Rng("id-tally");
-    for (const [n, maxRun, idRange] of [[0, 1, 5], [1, 1, 5], [2, 1, 2], [1000, 1, 7], [5000, 40, 12], [20000, 300, 65536], [3000, 3, 3], [7, 2, 2], [4001, 5, 65536]] as const) {
+    for (const [n, maxRun, idRange] of [
+      [0, 1, 5],
+      [1, 1, 5],
+      [2, 1, 2],
+      [1000, 1, 7],
+      [5000, 40, 12],
+      [20000, 300, 65536],
+      [3000, 3, 3],
+      [7, 2, 2],
+      [4001, 5, 65536],
+    ] as const) {
       const values = runs(rng, n, maxRun, idRange);
       expect(tallyIds(values)).toEqual(mapTally(values));
       // positions in increasing order with gaps (a node's members) and in a shuffled order

@@ -35,7 +35,9 @@ process.stdin.on("end", () => lock.release());
 /** Starts `n` contenders for `file` at one moment; resolves to what each printed. */
 async function contend(file: string, n: number): Promise<string[]> {
   const start = Date.now() + 600; // time for every process to start and spin
-  const children = Array.from({ length: n }, () => spawn(process.execPath, ["--input-type=module", "-e", CONTENDER, file, String(start)], { stdio: ["pipe", "pipe", "inherit"] }));
+  const children = Array.from({ length: n }, () =>
+    spawn(process.execPath, ["--input-type=module", "-e", CONTENDER, file, String(start)], { stdio: ["pipe", "pipe", "inherit"] }),
+  );
   const exits = children.map((c) => new Promise((resolve) => c.on("exit", resolve)));
   const answers = await Promise.all(children.map((c) => new Promise<string>((resolve) => c.stdout.once("data", (d) => resolve(String(d))))));
   for (const c of children) c.stdin.end();

@@ -14,7 +14,14 @@ const PYTHON = "/usr/bin/python3";
 
 /** Unpickles `data` in Python and returns what the script prints (JSON). */
 function python(data: Buffer, script: string): unknown {
-  const r = spawnSync(PYTHON, ["-c", `import sys, pickle, json, pickletools, io\nimport numpy as np\ndata = sys.stdin.buffer.read()\npickletools.dis(data, out=io.StringIO())\nv = pickle.loads(data)\n${script}`], { input: data, encoding: "utf8" });
+  const r = spawnSync(
+    PYTHON,
+    [
+      "-c",
+      `import sys, pickle, json, pickletools, io\nimport numpy as np\ndata = sys.stdin.buffer.read()\npickletools.dis(data, out=io.StringIO())\nv = pickle.loads(data)\n${script}`,
+    ],
+    { input: data, encoding: "utf8" },
+  );
   expect(r.status, r.stderr).toBe(0);
   return JSON.parse(r.stdout);
 }
@@ -22,7 +29,9 @@ function python(data: Buffer, script: string): unknown {
 describe.skipIf(py.skip)(py.title("pickle"), () => {
   it("writes plain values Python reads back with their types", () => {
     const value = {
-      none: null, yes: true, no: false,
+      none: null,
+      yes: true,
+      no: false,
       ints: [0, 255, 256, 65535, 65536, -1, -(2 ** 31), 2 ** 31 - 1, 2 ** 31, -(2 ** 31) - 1, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER],
       big: [2n ** 64n, -(2n ** 70n), 127n, 128n, -128n, -129n],
       floats: [0.5, -1.25e-300, 1e300, new PyFloat(3), Infinity, 2 ** 60],
@@ -54,11 +63,60 @@ print(json.dumps(desc(v)))`,
     expect(d.no).toEqual(["bool", false]);
     expect(d.ints).toEqual(["list", value.ints.map((n) => ["int", String(n)])]);
     expect(d.big).toEqual(["list", value.big.map((n) => ["int", String(n)])]);
-    expect(d.floats).toEqual(["list", [["float", "0.5"], ["float", "-1.25e-300"], ["float", "1e+300"], ["float", "3.0"], ["float", "inf"], ["float", "1.152921504606847e+18"]]]);
+    expect(d.floats).toEqual([
+      "list",
+      [
+        ["float", "0.5"],
+        ["float", "-1.25e-300"],
+        ["float", "1e+300"],
+        ["float", "3.0"],
+        ["float", "inf"],
+        ["float", "1.152921504606847e+18"],
+      ],
+    ]);
     expect(d.text).toEqual(["list", value.text.map((s) => ["str", s])]);
     expect(d.bytes).toEqual(["list", value.bytes.map((b) => ["bytes", Array.from(b)])]);
-    expect(d.tuples).toEqual(["list", [["tuple", []], ["tuple", [["int", "1"]]], ["tuple", [["int", "1"], ["str", "b"]]], ["tuple", [1, 2, 3].map((n) => ["int", String(n)])], ["tuple", [...[1, 2, 3, 4].map((n) => ["int", String(n)]), ["NoneType", null]]]]]);
-    expect(d.nested).toEqual(["dict", { empty_list: ["list", []], empty_dict: ["dict", {}], list: ["list", [["list", [["int", "1"], ["list", [["int", "2"], ["dict", { k: ["str", "v"] }]]]]]]] }]);
+    expect(d.tuples).toEqual([
+      "list",
+      [
+        ["tuple", []],
+        ["tuple", [["int", "1"]]],
+        [
+          "tuple",
+          [
+            ["int", "1"],
+            ["str", "b"],
+          ],
+        ],
+        ["tuple", [1, 2, 3].map((n) => ["int", String(n)])],
+        ["tuple", [...[1, 2, 3, 4].map((n) => ["int", String(n)]), ["NoneType", null]]],
+      ],
+    ]);
+    expect(d.nested).toEqual([
+      "dict",
+      {
+        empty_list: ["list", []],
+        empty_dict: ["dict", {}],
+        list: [
+          "list",
+          [
+            [
+              "list",
+              [
+                ["int", "1"],
+                [
+                  "list",
+                  [
+                    ["int", "2"],
+                    ["dict", { k: ["str", "v"] }],
+                  ],
+                ],
+              ],
+            ],
+          ],
+        ],
+      },
+    ]);
   });
 
   it("writes numpy arrays numpy 1.24 rebuilds with their dtype, shape and values", () => {
@@ -71,7 +129,11 @@ print(json.dumps(desc(v)))`,
       u1: new NdArray("u1", [3], Uint8Array.of(0, 128, 255)),
       b1: new NdArray("b1", [2], Uint8Array.of(1, 0)),
       empty: new NdArray("f8", [0, 3], new Float64Array(0)),
-      big: new NdArray("f4", [1000, 3], Float32Array.from({ length: 3000 }, (_, i) => i / 7)),
+      big: new NdArray(
+        "f4",
+        [1000, 3],
+        Float32Array.from({ length: 3000 }, (_, i) => i / 7),
+      ),
       view: new NdArray("f8", [2], f8.subarray(4)), // an array that is a window of a larger buffer
     };
     const out = python(
@@ -81,7 +143,14 @@ print(json.dumps({k: {"type": type(a).__name__, "dtype": a.dtype.str, "shape": l
     ) as Record<string, { type: string; dtype: string; shape: number[]; hex: string; c: boolean; writeable: boolean }>;
     const want: Record<string, string> = { f8: "<f8", f4: "<f4", i8: "<i8", i4: "<i4", u1: "|u1", b1: "|b1", empty: "<f8", big: "<f4", view: "<f8" };
     for (const [k, a] of Object.entries(arrays)) {
-      expect(out[k], k).toEqual({ type: "ndarray", dtype: want[k], shape: a.shape, hex: Buffer.from(a.data.buffer, a.data.byteOffset, a.data.byteLength).toString("hex"), c: true, writeable: true });
+      expect(out[k], k).toEqual({
+        type: "ndarray",
+        dtype: want[k],
+        shape: a.shape,
+        hex: Buffer.from(a.data.buffer, a.data.byteOffset, a.data.byteLength).toString("hex"),
+        c: true,
+        writeable: true,
+      });
     }
   });
 

@@ -5,7 +5,8 @@ import { fillNormals, NORMAL_TABLE } from "../../reconstruct/noisy/filters.js";
 describe("Rng.fillUint32", () => {
   it("writes the same stream as nextUint32 and leaves the generator where those calls would", () => {
     for (const count of [0, 1, 7, 4096, 10_001]) {
-      const a = new Rng(`bulk-${count}`), b = new Rng(`bulk-${count}`);
+      const a = new Rng(`bulk-${count}`),
+        b = new Rng(`bulk-${count}`);
       const bulk = new Uint32Array(count + 3);
       a.fillUint32(bulk, count);
       const one = Array.from({ length: count }, () => b.nextUint32());
@@ -19,7 +20,8 @@ describe("Rng.fillUint32", () => {
   it("gives fillNormals the plain stream: one word per pair of samples, an odd last sample from a word's high half", () => {
     // lengths across fillNormals' 4096-word chunks, odd and even
     for (const n of [1, 2, 8191, 8192, 8193, 20_001]) {
-      const rng = new Rng(`normals-${n}`), ref = new Rng(`normals-${n}`);
+      const rng = new Rng(`normals-${n}`),
+        ref = new Rng(`normals-${n}`);
       const out = new Float32Array(n);
       fillNormals(rng, out);
       const want = new Float32Array(n);

@@ -15,7 +15,21 @@ const CODE_DIRS = ["src", "bridge", "reconstruct", "scenegraph", "bench", "scrip
 const CODE_FILE = /\.(?:ts|mts|cts|js|mjs|cjs|py|cpp|h|sh)$/;
 
 /** The reference notes by file name, which exist only outside the repository. */
-const NOTES = ["esi-spec", "esi-released", "ecosystem", "vsi-spatialworld", "scenegraph-anchors", "active-scale-data", "vggt-check", "vggt-onnx", "omnigibson-upstream", "anchors-2026-12", "code-review", "user-review", "reliability-audit"];
+const NOTES = [
+  "esi-spec",
+  "esi-released",
+  "ecosystem",
+  "vsi-spatialworld",
+  "scenegraph-anchors",
+  "active-scale-data",
+  "vggt-check",
+  "vggt-onnx",
+  "omnigibson-upstream",
+  "anchors-2026-12",
+  "code-review",
+  "user-review",
+  "reliability-audit",
+];
 const OUTSIDE_POINTERS: Array<{ what: string; pattern: RegExp }> = [
   { what: "a path into the folder beside the checkout", pattern: /\.\.\/shared\/|\bshared\/(?:reference|esi-bench-sample)\b/ },
   { what: "a reference note by file name", pattern: new RegExp(`\\b(?:${NOTES.join("|")})(?:-\\d+)?\\.md\\b`) },
@@ -47,7 +61,12 @@ describe("code comments", () => {
   it("the check finds each kind of pointer, and passes a public source", () => {
     const bad = ["// see ../shared/notes.txt", " * (reference/esi-released.md §3.3)", "# audit H1: a 4 MiB body", "/** anchors-2026-12.md */"];
     expect(bad.map((l) => outsidePointers("x.ts", l).length)).toEqual([1, 1, 1, 1]);
-    const fine = ["// ESI-Bench's paper, Table 4, reports 9.9 %", "// akretz/vggt-onnx's test_onnx.py tolerances", "import { writeTinyVggt } from './tiny-vggt-onnx.js';", " * The audit of an import"];
+    const fine = [
+      "// ESI-Bench's paper, Table 4, reports 9.9 %",
+      "// akretz/vggt-onnx's test_onnx.py tolerances",
+      "import { writeTinyVggt } from './tiny-vggt-onnx.js';",
+      " * The audit of an import",
+    ];
     expect(fine.flatMap((l) => outsidePointers("x.ts", l))).toEqual([]);
   });
 });

@@ -51,12 +51,24 @@ describe("docs/", () => {
     const index = join(DOCS, "README.md");
     const linked = new Set(localLinks(index));
     const pages = readdirSync(DOCS).filter((f) => (f.endsWith(".md") && f !== "README.md") || f.endsWith(".schema.json"));
-    expect(pages.filter((f) => !linked.has(join(DOCS, f))), "pages docs/README.md does not list").toEqual([]);
+    expect(
+      pages.filter((f) => !linked.has(join(DOCS, f))),
+      "pages docs/README.md does not list",
+    ).toEqual([]);
   });
 
   it("no link in the README or docs/ points at a missing file", () => {
-    const files = [README, ...readdirSync(DOCS).filter((f) => f.endsWith(".md")).map((f) => join(DOCS, f))];
-    const missing = files.flatMap((f) => localLinks(f).filter((t) => !existsSync(t)).map((t) => `${f.slice(REPO_ROOT.length + 1)} -> ${t.slice(REPO_ROOT.length + 1)}`));
+    const files = [
+      README,
+      ...readdirSync(DOCS)
+        .filter((f) => f.endsWith(".md"))
+        .map((f) => join(DOCS, f)),
+    ];
+    const missing = files.flatMap((f) =>
+      localLinks(f)
+        .filter((t) => !existsSync(t))
+        .map((t) => `${f.slice(REPO_ROOT.length + 1)} -> ${t.slice(REPO_ROOT.length + 1)}`),
+    );
     expect(missing).toEqual([]);
   });
 });

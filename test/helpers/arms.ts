@@ -6,7 +6,15 @@ import { scoredItem } from "./items.js";
 export const REPORT_ARMS = ["2D", "Shortcut", "GT-3D", "GT-3D appearance", "Noisy-3D", "Noisy-3D appearance", "VGGT-3D"] as const;
 export type ReportArm = (typeof REPORT_ARMS)[number];
 
-const SOURCE: Record<ReportArm, string | null> = { "2D": null, Shortcut: null, "GT-3D": "gt", "GT-3D appearance": "gt", "Noisy-3D": "noisy", "Noisy-3D appearance": "noisy", "VGGT-3D": "vggt" };
+const SOURCE: Record<ReportArm, string | null> = {
+  "2D": null,
+  Shortcut: null,
+  "GT-3D": "gt",
+  "GT-3D appearance": "gt",
+  "Noisy-3D": "noisy",
+  "Noisy-3D appearance": "noisy",
+  "VGGT-3D": "vggt",
+};
 
 /** A scored yes/no item of `arm` on `task` (right or wrong), as the run writes it: the key, source and labels that make its method `arm`. */
 function armItem(task: string, paradigm: string, arm: ReportArm, correct: boolean, subcategory: string): ItemRecord {

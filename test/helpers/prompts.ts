@@ -6,7 +6,12 @@ type Body = { messages: Array<{ role: string; content: string | Array<{ type: st
 /** The user text of an OpenAI Chat Completions request (its text parts, joined). */
 export function openaiUserText(r: RecordedRequest): string {
   const c = (r.body as Body).messages.find((m) => m.role === "user")!.content;
-  return typeof c === "string" ? c : c.filter((p) => p.type === "text").map((p) => p.text).join("\n");
+  return typeof c === "string"
+    ? c
+    : c
+        .filter((p) => p.type === "text")
+        .map((p) => p.text)
+        .join("\n");
 }
 
 /**

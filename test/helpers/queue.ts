@@ -9,7 +9,11 @@ import { CLI, REPO_ROOT } from "../src/apps/cli/helpers.js";
 export const WORKER_ARGS = ["--concurrency", "1", "--lock-duration", "2"];
 
 export function startWorker(url: string, extra: string[] = [], env: Record<string, string> = {}): ChildProcess {
-  return spawn(process.execPath, [CLI, "worker", "--queue", url, ...WORKER_ARGS, ...extra], { cwd: REPO_ROOT, stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, ...env } });
+  return spawn(process.execPath, [CLI, "worker", "--queue", url, ...WORKER_ARGS, ...extra], {
+    cwd: REPO_ROOT,
+    stdio: ["ignore", "ignore", "pipe"],
+    env: { ...process.env, ...env },
+  });
 }
 
 /** SIGTERM every worker still running and wait for all to exit. */
@@ -48,7 +52,8 @@ function summaryOf(dir: string): string {
   return JSON.stringify(s);
 }
 export function expectSameRun(a: string, b: string): void {
-  const x = items(a), y = items(b);
+  const x = items(a),
+    y = items(b);
   expect(x.size).toBe(y.size);
   for (const [k, v] of y) expect(x.get(k), k).toBe(v);
   expect(summaryOf(a)).toBe(summaryOf(b));

@@ -8,7 +8,6 @@ import { Redis } from "ioredis";
 
 import { REDIS_SERVER } from "./system.js";
 
-
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer();
@@ -34,7 +33,9 @@ export interface TestRedis {
 export async function startRedis(extra: string[] = ["--maxmemory-policy", "noeviction"], where: { port?: number; dir?: string } = {}): Promise<TestRedis> {
   const port = where.port ?? (await freePort());
   const disk = where.dir ? ["--dir", where.dir, "--dbfilename", "dump.rdb"] : [];
-  const proc: ChildProcess = spawn(REDIS_SERVER, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", ...disk, ...extra], { stdio: "ignore" });
+  const proc: ChildProcess = spawn(REDIS_SERVER, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", ...disk, ...extra], {
+    stdio: "ignore",
+  });
   const client = new Redis({ port, host: "127.0.0.1", lazyConnect: true, maxRetriesPerRequest: 1 });
   client.on("error", () => {});
   for (let i = 0; ; i++) {

@@ -28,7 +28,9 @@ const probed = new Map<SystemPackage, boolean>();
 /** Whether Debian's python3 finds these modules (find_spec: without importing them, which takes seconds for torch). */
 function pythonHas(modules: string[]): boolean {
   if (!existsSync(PYTHON)) return false;
-  const r = spawnSync(PYTHON, ["-c", "import importlib.util as u, sys; sys.exit(0 if all(u.find_spec(m) for m in sys.argv[1:]) else 1)", ...modules], { stdio: "ignore" });
+  const r = spawnSync(PYTHON, ["-c", "import importlib.util as u, sys; sys.exit(0 if all(u.find_spec(m) for m in sys.argv[1:]) else 1)", ...modules], {
+    stdio: "ignore",
+  });
   return r.status === 0;
 }
 
@@ -71,6 +73,7 @@ export function needs(...pkgs: SystemPackage[]): Needs {
   // a python module needs the interpreter too
   const all = pkgs.some((p) => p.startsWith("python3-")) && !pkgs.includes("python3") ? (["python3", ...pkgs] as SystemPackage[]) : pkgs;
   const missing = missingPackages(all);
-  if (missing.length && process.env[REQUIRE_ENV]) throw new Error(`missing system package(s) ${missing.join(", ")} (${REQUIRE_ENV} is set, so nothing may be skipped): ${installCommand(missing)}`);
+  if (missing.length && process.env[REQUIRE_ENV])
+    throw new Error(`missing system package(s) ${missing.join(", ")} (${REQUIRE_ENV} is set, so nothing may be skipped): ${installCommand(missing)}`);
   return { skip: missing.length > 0, title: (name) => (missing.length ? `${name} [skipped: needs ${missing.join(", ")}; ${installCommand(missing)}]` : name) };
 }

@@ -7,6 +7,8 @@ import { installCommand, missingPackages, REQUIRE_ENV, SYSTEM_PACKAGES } from ".
 export default function setup(): void {
   const missing = missingPackages(SYSTEM_PACKAGES);
   if (!missing.length) return;
-  const how = process.env[REQUIRE_ENV] ? `${REQUIRE_ENV} is set: the tests that need them fail` : "the tests that need them are skipped, each naming its packages";
+  const how = process.env[REQUIRE_ENV]
+    ? `${REQUIRE_ENV} is set: the tests that need them fail`
+    : "the tests that need them are skipped, each naming its packages";
   process.stderr.write(`esi3d tests: system package(s) missing: ${missing.join(", ")}; ${how}. The whole suite runs after: ${installCommand(missing)}\n`);
 }

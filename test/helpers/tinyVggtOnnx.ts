@@ -67,7 +67,9 @@ class Pb {
   }
 }
 
-const FLOAT = 1, INT64 = 7, FLOAT16 = 10; // TensorProto.DataType
+const FLOAT = 1,
+  INT64 = 7,
+  FLOAT16 = 10; // TensorProto.DataType
 type Dim = number | string;
 
 /** Where initializer bytes go: inline (raw_data) or appended to an external-data buffer. */
@@ -205,27 +207,50 @@ function buildTinyVggt(spec: TinyVggtSpec): TinyVggtFiles {
     nodes.push(node(type, inputs, [out], attrs));
     return out;
   };
-  const S0 = spec.frames ?? 0, H = spec.height ?? 0, W = spec.width ?? 0;
+  const S0 = spec.frames ?? 0,
+    H = spec.height ?? 0,
+    W = spec.width ?? 0;
   // S of the input as a 1-element int64 tensor, for slicing tables to the frames given.
   let sVecName: string | null = null;
-  const sVec = () => (sVecName ??= op("Shape", [IN], [{ name: "start", i: 0 }, { name: "end", i: 1 }]));
+  const sVec = () =>
+    (sVecName ??= op(
+      "Shape",
+      [IN],
+      [
+        { name: "start", i: 0 },
+        { name: "end", i: 1 },
+      ],
+    ));
   let zeroI: string | null = null;
   const table = (data: Float32Array, inner: number[]) => {
     zeroI ??= i64([0]);
-    if (data.length !== S0 * inner.reduce((p, q) => p * q, 1))
-      throw new Error(`tiny-vggt: table has ${data.length} values, expected ${S0}x${inner.join("x")}`);
+    if (data.length !== S0 * inner.reduce((p, q) => p * q, 1)) throw new Error(`tiny-vggt: table has ${data.length} values, expected ${S0}x${inner.join("x")}`);
     return op("Slice", [f32([S0, ...inner], data), zeroI, sVec(), zeroI]);
   };
-  const mean = op("ReduceMean", [IN], [{ name: "axes", ints: [1] }, { name: "keepdims", i: 0 }]); // [S,H,W]
+  const mean = op(
+    "ReduceMean",
+    [IN],
+    [
+      { name: "axes", ints: [1] },
+      { name: "keepdims", i: 0 },
+    ],
+  ); // [S,H,W]
   const map = (m: TinyMap) => (m instanceof Float32Array ? table(m, [H, W]) : op("Add", [op("Mul", [mean, f32([], [m.a])]), f32([], [m.b])]));
 
   const outs: { key: string; value: string; dims: Dim[] }[] = [];
   const Sd = spec.shape === "fixed518" ? "num_images" : "S";
-  const Hd: Dim = spec.shape === "fixed518" ? 518 : "H", Wd: Dim = spec.shape === "fixed518" ? 518 : "W";
+  const Hd: Dim = spec.shape === "fixed518" ? 518 : "H",
+    Wd: Dim = spec.shape === "fixed518" ? 518 : "W";
 
   // The run's scale from its first frame: [1].
   const m = spec.runScale
-    ? op("Add", [op("Mul", [op("Reshape", [op("Slice", [IN, i64([0, 0, 0, spec.runScale.pixel]), i64([1, 1, 1, spec.runScale.pixel + 1]), i64([0, 1, 2, 3])]), i64([1])]), f32([], [spec.runScale.a])]), f32([], [spec.runScale.b])])
+    ? op("Add", [
+        op("Mul", [
+          op("Reshape", [op("Slice", [IN, i64([0, 0, 0, spec.runScale.pixel]), i64([1, 1, 1, spec.runScale.pixel + 1]), i64([0, 1, 2, 3])]), i64([1])]),
+          f32([], [spec.runScale.a]),
+        ]),
+        f32([], [spec.runScale.b]),
+      ])
     : null;
   const scaled = (x: string) => (m ? op("Mul", [x, m]) : x);
 
@@ -239,7 +264,14 @@ function buildTinyVggt(spec: TinyVggtSpec): TinyVggtFiles {
   else {
     const row = pe ?? [0, 0, 0, 0, 0, 0, 1, FOV_F_EQUALS_SIZE, FOV_F_EQUALS_SIZE];
     // [S,1] zeros (from the input, so S follows it) times zeros[1,9], plus the row.
-    const perFrame = op("ReduceMean", [IN], [{ name: "axes", ints: [1, 2, 3] }, { name: "keepdims", i: 0 }]);
+    const perFrame = op(
+      "ReduceMean",
+      [IN],
+      [
+        { name: "axes", ints: [1, 2, 3] },
+        { name: "keepdims", i: 0 },
+      ],
+    );
     const col = op("Unsqueeze", [perFrame, i64([1])]);
     pose = op("Add", [op("MatMul", [col, f32([1, 9], new Array(9).fill(0))]), f32([9], row)]);
   }

@@ -10,14 +10,19 @@ const det3 = ([a, b, c]: Mat3): number => a[0] * (b[1] * c[2] - b[2] * c[1]) - a
 
 /** Rotation about +Z by `yaw` radians. */
 function rotZ(yaw: number): Mat3 {
-  const c = Math.cos(yaw), s = Math.sin(yaw);
-  return [[c, -s, 0], [s, c, 0], [0, 0, 1]];
+  const c = Math.cos(yaw),
+    s = Math.sin(yaw);
+  return [
+    [c, -s, 0],
+    [s, c, 0],
+    [0, 0, 1],
+  ];
 }
 
 /** Deterministic pseudo-random numbers in [-1, 1). */
 function lcg(seed: number): () => number {
   let s = seed >>> 0;
-  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 31) - 1;
+  return () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 31 - 1;
 }
 
 const KNOWN: Sim3 = { R: quatToMat({ x: 0.3, y: -0.5, z: 0.2, w: 0.8 }), t: [1.5, -2, 0.75], s: 2.5 };
@@ -29,7 +34,11 @@ function expectMat(a: Mat3, b: Mat3, tol: number) {
 /** Predicted extrinsic of a camera whose known extrinsic is E, in a frame related by x_known = s·R·x_pred + t. */
 function predictedFrom(E: Mat34, T: Sim3): Mat34 {
   // Inverse of alignExtrinsic: prediction = [R_k·R | (R_k·t + t_k)/s].
-  const Rk: Mat3 = [[E[0][0], E[0][1], E[0][2]], [E[1][0], E[1][1], E[1][2]], [E[2][0], E[2][1], E[2][2]]];
+  const Rk: Mat3 = [
+    [E[0][0], E[0][1], E[0][2]],
+    [E[1][0], E[1][1], E[1][2]],
+    [E[2][0], E[2][1], E[2][2]],
+  ];
   const Rp = matMul(Rk, T.R);
   const tp = [0, 1, 2].map((r) => (Rk[r]![0]! * T.t[0] + Rk[r]![1]! * T.t[1] + Rk[r]![2]! * T.t[2] + E[r]![3]!) / T.s);
   return [
@@ -54,7 +63,11 @@ describe("umeyama", () => {
     const r = lcg(2);
     const src: Vec3[] = Array.from({ length: 10 }, () => [r(), r(), r()]);
     const rigid = { ...KNOWN, s: 1 };
-    const u = umeyama(src, src.map((p) => applySim3(rigid, p)), false);
+    const u = umeyama(
+      src,
+      src.map((p) => applySim3(rigid, p)),
+      false,
+    );
     expect(u.s).toBe(1);
     expectMat(u.R, KNOWN.R, 1e-12);
     expect(u.rmse).toBeLessThan(1e-12);
@@ -75,14 +88,26 @@ describe("umeyama", () => {
     expect(u.s).toBeCloseTo(2.5, 2);
     const rms = (T: Sim3) => Math.sqrt(src.reduce((a, p, i) => a + applySim3(T, p).reduce((b, v, k) => b + (v - dst[i]![k]!) ** 2, 0), 0) / src.length);
     expect(rms(u)).toBeCloseTo(u.rmse, 12);
-    for (const d of [{ ...u, s: u.s * 1.001 }, { ...u, R: matMul(rotZ(0.001), u.R) }, { ...u, t: [u.t[0] + 0.001, u.t[1], u.t[2]] as Vec3 }])
+    for (const d of [
+      { ...u, s: u.s * 1.001 },
+      { ...u, R: matMul(rotZ(0.001), u.R) },
+      { ...u, t: [u.t[0] + 0.001, u.t[1], u.t[2]] as Vec3 },
+    ])
       expect(rms(d)).toBeGreaterThan(u.rmse);
   });
   it("symmetric eigen-decomposition and principal spreads", () => {
-    const { values, vectors } = symmetricEigen([[2, 1, 0], [1, 2, 0], [0, 0, 5]]);
+    const { values, vectors } = symmetricEigen([
+      [2, 1, 0],
+      [1, 2, 0],
+      [0, 0, 5],
+    ]);
     expect(values.map((v) => +v.toFixed(12))).toEqual([5, 3, 1]);
     expect(Math.abs(vectors[1]![0]!)).toBeCloseTo(Math.SQRT1_2, 12);
-    const line: Vec3[] = [[0, 0, 0], [1, 1, 0], [2, 2, 0]];
+    const line: Vec3[] = [
+      [0, 0, 0],
+      [1, 1, 0],
+      [2, 2, 0],
+    ];
     // A collinear set has no lateral spread: up to rounding (an eigenvalue of ~1 ulp is a spread of ~1e-8 m).
     const [along, across] = principalSpreads(line);
     expect(across / along).toBeLessThan(1e-6);
@@ -119,15 +144,33 @@ describe("alignCameras", () => {
     // three turns about one centre; the predicted centres drift by centimetres, the known ones differ by rounding only
     // the built-in simulator's views 0..2 of a run's active episode (geometric_configuration-002: turn_up, turn_right)
     const known: Mat34[] = [
-      [[0.645664113846982, 0.7636215372094945, 0, 0.4711142282967433], [0.08307002676605643, -0.07023811221348043, -0.9940653792612301, 0.09100151296708586], [-0.7590897329981997, 0.6418323422066662, -0.1087842900157316, 2.2617102751090967]],
-      [[0.645664113846982, 0.7636215372094945, 0, 0.4711142282967433], [-0.1162273955978634, 0.09827362734905327, -0.9883488689122869, 0.6732744053085835], [-0.7547244825780658, 0.6381413966179187, 0.1522054970091515, 2.1610914416222036]],
-      [[0.8213034397531256, 0.5704915948983683, 0, -0.12427613440556207], [-0.08683195674104967, 0.1250068982429502, -0.988348868912287, 0.6802244281343586], [-0.563844722541769, 0.8117343257137724, 0.1522054970091515, 2.206221527813219]],
+      [
+        [0.645664113846982, 0.7636215372094945, 0, 0.4711142282967433],
+        [0.08307002676605643, -0.07023811221348043, -0.9940653792612301, 0.09100151296708586],
+        [-0.7590897329981997, 0.6418323422066662, -0.1087842900157316, 2.2617102751090967],
+      ],
+      [
+        [0.645664113846982, 0.7636215372094945, 0, 0.4711142282967433],
+        [-0.1162273955978634, 0.09827362734905327, -0.9883488689122869, 0.6732744053085835],
+        [-0.7547244825780658, 0.6381413966179187, 0.1522054970091515, 2.1610914416222036],
+      ],
+      [
+        [0.8213034397531256, 0.5704915948983683, 0, -0.12427613440556207],
+        [-0.08683195674104967, 0.1250068982429502, -0.988348868912287, 0.6802244281343586],
+        [-0.563844722541769, 0.8117343257137724, 0.1522054970091515, 2.206221527813219],
+      ],
     ];
     const spread = principalSpreads(known.map(cameraCentre));
     expect(spread[0]).toBeLessThan(1e-12);
     expect(spread[1] / spread[0]).toBeGreaterThan(0.1); // rounding alone looks "planar" by the ratio
-    const drift: Vec3[] = [[0, 0, 0], [0.02, -0.01, 0.005], [-0.01, 0.03, 0.01]];
-    const predicted = known.map((E, k) => predictedFrom(E, { R: KNOWN.R, t: [KNOWN.t[0] + drift[k]![0], KNOWN.t[1] + drift[k]![1], KNOWN.t[2] + drift[k]![2]], s: 1 }));
+    const drift: Vec3[] = [
+      [0, 0, 0],
+      [0.02, -0.01, 0.005],
+      [-0.01, 0.03, 0.01],
+    ];
+    const predicted = known.map((E, k) =>
+      predictedFrom(E, { R: KNOWN.R, t: [KNOWN.t[0] + drift[k]![0], KNOWN.t[1] + drift[k]![1], KNOWN.t[2] + drift[k]![2]], s: 1 }),
+    );
     const a = alignCameras({ predicted, known });
     expect(a.method).not.toBe("umeyama");
     expect(a.s).toBe(1);

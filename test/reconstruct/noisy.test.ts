@@ -9,12 +9,16 @@ import type { Vec3 } from "../../core/math/vec.js";
 import type { PointCloud } from "../../reconstruct/pointcloud.js";
 import { umeyama } from "../../reconstruct/align.js";
 import {
-  MAX_NOISE_LEVEL, noisyPointCloud, NOISE_COMPONENTS, POSE_ANCHOR_VIEW, resolveNoiseParams, VGGT_LIKE_PRESET,
+  MAX_NOISE_LEVEL,
+  noisyPointCloud,
+  NOISE_COMPONENTS,
+  POSE_ANCHOR_VIEW,
+  resolveNoiseParams,
+  VGGT_LIKE_PRESET,
   type NoiseComponent,
 } from "../../reconstruct/noisy/index.js";
 import { NoiseOptionsSchema } from "../../reconstruct/noisy/params.js";
 import { bytes, camZ, gtOf, metaOf, realBundle, sameArrays } from "./noisyHelpers.js";
-
 
 /**
  * Autocorrelation at a lag of `lag` pixels along x or y of a field of white noise box-filtered twice with
@@ -24,7 +28,8 @@ function fieldCorrelation(r: number, lag: number): number {
   if (r <= 0) return lag === 0 ? 1 : 0;
   const w = 2 * r + 1;
   const c = (i: number) => Math.max(0, w - Math.abs(i));
-  let num = 0, den = 0;
+  let num = 0,
+    den = 0;
   for (let i = -w; i <= w; i++) {
     num += c(i) * c(i + lag);
     den += c(i) * c(i);
@@ -34,8 +39,11 @@ function fieldCorrelation(r: number, lag: number): number {
 
 /** World direction of the viewing ray of pixel q, scaled so that its camera z is 1. */
 function rayOf(v: ViewData, q: number): Vec3 {
-  const i = q % v.width, j = (q - i) / v.width, E = v.E;
-  const X = (i - v.K.cx) / v.K.fx, Y = (j - v.K.cy) / v.K.fy;
+  const i = q % v.width,
+    j = (q - i) / v.width,
+    E = v.E;
+  const X = (i - v.K.cx) / v.K.fx,
+    Y = (j - v.K.cy) / v.K.fy;
   return [E[0][0] * X + E[1][0] * Y + E[2][0], E[0][1] * X + E[1][1] * Y + E[2][1], E[0][2] * X + E[1][2] * Y + E[2][2]];
 }
 
@@ -45,7 +53,11 @@ let twelve: FrameBundle; // its first 12 views
 let gtSmall: PointCloud;
 beforeAll(() => {
   multi = realBundle("counting_with_occlusion", "noisy-a", "multi");
-  const firstViews = (n: number): FrameBundle => ({ ...multi, views: multi.views.slice(0, n), manifest: { ...multi.manifest, views: multi.manifest.views.slice(0, n) } });
+  const firstViews = (n: number): FrameBundle => ({
+    ...multi,
+    views: multi.views.slice(0, n),
+    manifest: { ...multi.manifest, views: multi.manifest.views.slice(0, n) },
+  });
   small = firstViews(6);
   twelve = firstViews(12);
   gtSmall = gtOf(small);
@@ -55,7 +67,12 @@ describe("noisy: level 0, seeds, parameters", () => {
   it("level 0 reproduces the gt cloud bit for bit (all components, with overrides too)", () => {
     for (const opts of [
       { noiseLevel: 0, noiseSeed: "x" },
-      { noiseLevel: 0, noiseSeed: "y", noiseComponents: ["depth", "pose"] as NoiseComponent[], overrides: { depthNoiseRel: 0.2, poseRotDeg: 10, blobsPerView: 3, dropoutFraction: 0.9 } },
+      {
+        noiseLevel: 0,
+        noiseSeed: "y",
+        noiseComponents: ["depth", "pose"] as NoiseComponent[],
+        overrides: { depthNoiseRel: 0.2, poseRotDeg: 10, blobsPerView: 3, dropoutFraction: 0.9 },
+      },
     ]) {
       const c = noisyPointCloud(small, opts);
       expect(c.source).toBe("noisy");
@@ -112,10 +129,12 @@ describe("noisy: depth", () => {
   function floorResiduals(b: FrameBundle, c: PointCloud): { d: Float64Array; r: Float64Array } {
     const floorId = b.manifest.instances.find((e) => e.category === "floor")!.id;
     const { width: W, height: H } = b.views[0]!;
-    const d = new Float64Array(b.views.length * W * H).fill(NaN), r = new Float64Array(d.length).fill(NaN);
+    const d = new Float64Array(b.views.length * W * H).fill(NaN),
+      r = new Float64Array(d.length).fill(NaN);
     for (let k = 0; k < c.count; k++) {
       if (c.instance[k] !== floorId) continue;
-      const v = b.views[c.view[k]!]!, q = c.pixel[k]!;
+      const v = b.views[c.view[k]!]!,
+        q = c.pixel[k]!;
       const rayZ = rayOf(v, q)[2];
       if (Math.abs(rayZ) < 0.2) continue; // grazing rays: plane distance says little about depth
       const at = c.view[k]! * W * H + q;
@@ -125,7 +144,10 @@ describe("noisy: depth", () => {
     return { d, r };
   }
   function binStats(f: ReturnType<typeof floorResiduals>, lo: number, hi: number) {
-    let n = 0, s = 0, ss = 0, dd = 0;
+    let n = 0,
+      s = 0,
+      ss = 0,
+      dd = 0;
     for (let i = 0; i < f.d.length; i++) {
       if (!(f.d[i]! >= lo && f.d[i]! < hi)) continue;
       n++;
@@ -141,9 +163,11 @@ describe("noisy: depth", () => {
     const opts = { noiseLevel: 1, noiseSeed: "depth", noiseComponents: ["depth"] as NoiseComponent[], overrides: { depthLowFreqRel: 0 } };
     const c1 = noisyPointCloud(twelve, opts);
     const c2 = noisyPointCloud(twelve, { ...opts, overrides: { ...opts.overrides, depthNoiseRel: 2 * VGGT_LIKE_PRESET.depthNoiseRel } });
-    const f1 = floorResiduals(twelve, c1), f2 = floorResiduals(twelve, c2);
+    const f1 = floorResiduals(twelve, c1),
+      f2 = floorResiduals(twelve, c2);
     const rel = VGGT_LIKE_PRESET.depthNoiseRel;
-    const near = binStats(f1, 1, 2), far = binStats(f1, 3, 5);
+    const near = binStats(f1, 1, 2),
+      far = binStats(f1, 3, 5);
     expect(near.n).toBeGreaterThan(20000);
     expect(far.n).toBeGreaterThan(20000);
     expect(near.std / (rel * near.rmsDepth)).toBeGreaterThan(0.95);
@@ -151,11 +175,18 @@ describe("noisy: depth", () => {
     expect(far.std / (rel * far.rmsDepth)).toBeGreaterThan(0.95);
     expect(far.std / (rel * far.rmsDepth)).toBeLessThan(1.05);
     expect(far.std / near.std).toBeGreaterThan(1.5); // grows with depth
-    for (const [lo, hi] of [[1, 2], [3, 5]] as const) expect(binStats(f2, lo, hi).std / binStats(f1, lo, hi).std).toBeCloseTo(2, 2);
+    for (const [lo, hi] of [
+      [1, 2],
+      [3, 5],
+    ] as const)
+      expect(binStats(f2, lo, hi).std / binStats(f1, lo, hi).std).toBeCloseTo(2, 2);
     // neighbouring pixels move together: relative residuals of horizontal neighbours correlate as the field says
-    let sxy = 0, sxx = 0, n = 0;
+    let sxy = 0,
+      sxx = 0,
+      n = 0;
     for (let i = 0; i + 1 < f1.d.length; i++) {
-      const a = f1.r[i]! / f1.d[i]!, b = f1.r[i + 1]! / f1.d[i + 1]!;
+      const a = f1.r[i]! / f1.d[i]!,
+        b = f1.r[i + 1]! / f1.d[i + 1]!;
       if (Number.isNaN(a) || Number.isNaN(b) || (i + 1) % twelve.views[0]!.width === 0) continue;
       sxy += a * b;
       sxx += a * a;
@@ -173,8 +204,13 @@ describe("noisy: depth", () => {
     expect(spread.some((x) => Math.abs(x) > 0.002)).toBe(true);
     let worst = 0;
     for (let k = 0; k < c.count; k += 7) {
-      const v = small.views[c.view[k]!]!, q = c.pixel[k]!, f = m.depthFields[c.view[k]!]!;
-      const i = q % v.width, j = (q - i) / v.width, xh = (i - v.K.cx) / (v.width / 2), yh = (j - v.K.cy) / (v.width / 2);
+      const v = small.views[c.view[k]!]!,
+        q = c.pixel[k]!,
+        f = m.depthFields[c.view[k]!]!;
+      const i = q % v.width,
+        j = (q - i) / v.width,
+        xh = (i - v.K.cx) / (v.width / 2),
+        yh = (j - v.K.cy) / (v.width / 2);
       const expected = 1 + f.tiltX * xh + f.tiltY * yh + f.bowl * (xh * xh + yh * yh - f.bowlMean);
       const ratio = camZ(v.E, c.xyz[3 * k]!, c.xyz[3 * k + 1]!, c.xyz[3 * k + 2]!) / v.depth[q]!;
       worst = Math.max(worst, Math.abs(ratio - expected));
@@ -190,17 +226,21 @@ describe("noisy: pose", () => {
     const m = metaOf(c);
     expect(c.count).toBe(gt.count);
     expect(m.poses.map((p) => p.view)).toEqual(multi.views.map((v) => v.index).filter((i) => i !== POSE_ANCHOR_VIEW));
-    const rot: number[] = [], trans: number[] = [];
+    const rot: number[] = [],
+      trans: number[] = [];
     // points come out grouped by view: [start, end) of each view
     const start = new Int32Array(multi.views.length + 1);
     for (let k = 0; k < c.count; k++) start[c.view[k]! + 1]!++;
     for (let i = 0; i < multi.views.length; i++) start[i + 1]! += start[i]!;
     for (const v of multi.views) {
-      const src: Vec3[] = [], dst: Vec3[] = [];
-      let same = true, n = 0;
+      const src: Vec3[] = [],
+        dst: Vec3[] = [];
+      let same = true,
+        n = 0;
       for (let k = start[v.index]!; k < start[v.index + 1]!; k++) {
         if (c.view[k] !== v.index) throw new Error(`point ${k} is not from view ${v.index}`);
-        const g: Vec3 = [gt.xyz[3 * k]!, gt.xyz[3 * k + 1]!, gt.xyz[3 * k + 2]!], p: Vec3 = [c.xyz[3 * k]!, c.xyz[3 * k + 1]!, c.xyz[3 * k + 2]!];
+        const g: Vec3 = [gt.xyz[3 * k]!, gt.xyz[3 * k + 1]!, gt.xyz[3 * k + 2]!],
+          p: Vec3 = [c.xyz[3 * k]!, c.xyz[3 * k + 1]!, c.xyz[3 * k + 2]!];
         if (g[0] !== p[0] || g[1] !== p[1] || g[2] !== p[2]) same = false;
         if (n++ % 97 === 0) {
           src.push(g);
@@ -245,7 +285,8 @@ describe("noisy: components", () => {
     const gt = gtSmall;
     const diffXyz = (c: PointCloud) => {
       let n = 0;
-      for (let k = 0; k < c.count; k++) if (c.xyz[3 * k] !== gt.xyz[3 * k] || c.xyz[3 * k + 1] !== gt.xyz[3 * k + 1] || c.xyz[3 * k + 2] !== gt.xyz[3 * k + 2]) n++;
+      for (let k = 0; k < c.count; k++)
+        if (c.xyz[3 * k] !== gt.xyz[3 * k] || c.xyz[3 * k + 1] !== gt.xyz[3 * k + 1] || c.xyz[3 * k + 2] !== gt.xyz[3 * k + 2]) n++;
       return n;
     };
     const labelsSame = (c: PointCloud) => (["rgb", "view", "pixel", "instance"] as const).every((k) => bytes(c[k]).equals(bytes(gt[k])));
@@ -287,7 +328,8 @@ describe("noisy: components", () => {
           let j = 0;
           for (let k = 0; k < c.count; k++) {
             while (gt.view[j] !== c.view[k] || gt.pixel[j] !== c.pixel[k]) j++;
-            if (c.xyz[3 * k] !== gt.xyz[3 * j] || c.xyz[3 * k + 2] !== gt.xyz[3 * j + 2] || c.instance[k] !== gt.instance[j] || c.rgb[3 * k] !== gt.rgb[3 * j]) throw new Error(`point ${k} changed`);
+            if (c.xyz[3 * k] !== gt.xyz[3 * j] || c.xyz[3 * k + 2] !== gt.xyz[3 * j + 2] || c.instance[k] !== gt.instance[j] || c.rgb[3 * k] !== gt.rgb[3 * j])
+              throw new Error(`point ${k} changed`);
             if (!(c.confidence[k]! >= 1)) throw new Error(`confidence ${c.confidence[k]} < 1`);
           }
           expect(allOne(c)).toBe(false);

@@ -10,7 +10,13 @@ import { cameraCentre, extrinsicRotation } from "../../core/math/camera.js";
 import { LIBRARY } from "../../core/objects/library.js";
 import type { PointCloud } from "../../reconstruct/pointcloud.js";
 import {
-  FAKE_LABEL_ID_BASE, noisyPointCloud, noisyViews, VGGT_LIKE_PRESET, WARP_MIN_COS, type NoiseComponent, type NoiseOptions,
+  FAKE_LABEL_ID_BASE,
+  noisyPointCloud,
+  noisyViews,
+  VGGT_LIKE_PRESET,
+  WARP_MIN_COS,
+  type NoiseComponent,
+  type NoiseOptions,
 } from "../../reconstruct/noisy/index.js";
 import { labelledBundle } from "../../reconstruct/noisy/labels.js";
 import { collapseWeight, texturelessMaps } from "../../reconstruct/noisy/textureless.js";
@@ -30,7 +36,11 @@ let single: FrameBundle; // its first view
 let gtSmall: PointCloud;
 beforeAll(() => {
   multi = realBundle("counting_with_occlusion", "noisy-b", "multi");
-  const first = (n: number): FrameBundle => ({ ...multi, views: multi.views.slice(0, n), manifest: { ...multi.manifest, views: multi.manifest.views.slice(0, n) } });
+  const first = (n: number): FrameBundle => ({
+    ...multi,
+    views: multi.views.slice(0, n),
+    manifest: { ...multi.manifest, views: multi.manifest.views.slice(0, n) },
+  });
   small = first(6);
   single = first(1);
   gtSmall = gtOf(small);
@@ -40,7 +50,8 @@ beforeAll(() => {
 function depthRatios(c: PointCloud, b: FrameBundle): { view: number; pixel: number; ratio: number }[] {
   const out: { view: number; pixel: number; ratio: number }[] = [];
   for (let k = 0; k < c.count; k++) {
-    const v = b.views[c.view[k]!]!, q = c.pixel[k]!;
+    const v = b.views[c.view[k]!]!,
+      q = c.pixel[k]!;
     out.push({ view: v.index, pixel: q, ratio: camZ(v.E, c.xyz[3 * k]!, c.xyz[3 * k + 1]!, c.xyz[3 * k + 2]!) / v.depth[q]! });
   }
   return out;
@@ -50,10 +61,14 @@ function depthRatios(c: PointCloud, b: FrameBundle): { view: number; pixel: numb
 function worstRayDistance(c: PointCloud, b: FrameBundle, stride = 13): number {
   let worst = 0;
   for (let k = 0; k < c.count; k += stride) {
-    const v = b.views[c.view[k]!]!, q = c.pixel[k]!, i = q % v.width, j = (q - i) / v.width;
+    const v = b.views[c.view[k]!]!,
+      q = c.pixel[k]!,
+      i = q % v.width,
+      j = (q - i) / v.width;
     const z = camZ(v.E, c.xyz[3 * k]!, c.xyz[3 * k + 1]!, c.xyz[3 * k + 2]!);
     // the point in camera coordinates must be z·((i − cx)/fx, (j − cy)/fy, 1)
-    const E = v.E, p = [0, 1].map((r) => E[r]![0]! * c.xyz[3 * k]! + E[r]![1]! * c.xyz[3 * k + 1]! + E[r]![2]! * c.xyz[3 * k + 2]! + E[r]![3]!);
+    const E = v.E,
+      p = [0, 1].map((r) => E[r]![0]! * c.xyz[3 * k]! + E[r]![1]! * c.xyz[3 * k + 1]! + E[r]![2]! * c.xyz[3 * k + 2]! + E[r]![3]!);
     worst = Math.max(worst, Math.hypot(p[0]! - (z * (i - v.K.cx)) / v.K.fx, p[1]! - (z * (j - v.K.cy)) / v.K.fy));
   }
   return worst;
@@ -61,15 +76,27 @@ function worstRayDistance(c: PointCloud, b: FrameBundle, stride = 13): number {
 
 describe("new components: level 0, seeds, only their part", () => {
   it("level 0 is the gt cloud bit for bit with every new component listed, even with large overrides", () => {
-    const c = noisyPointCloud(small, { noiseLevel: 0, noiseSeed: "z", noiseComponents: NEW_COMPONENTS, overrides: { monoShapeRel: 0.5, warpM: 1, driftRotDeg: 10, viewScaleRel: 0.5, texturelessCollapse: 1, labelSwapRate: 1, labelPhantomsPerView: 5 } });
+    const c = noisyPointCloud(small, {
+      noiseLevel: 0,
+      noiseSeed: "z",
+      noiseComponents: NEW_COMPONENTS,
+      overrides: { monoShapeRel: 0.5, warpM: 1, driftRotDeg: 10, viewScaleRel: 0.5, texturelessCollapse: 1, labelSwapRate: 1, labelPhantomsPerView: 5 },
+    });
     expect(sameArrays(c, gtSmall)).toBe(true);
     expect(metaOf(c).components).toEqual([]);
   });
 
   it("each is deterministic per seed and differs across seeds", () => {
     for (const comp of NEW_COMPONENTS) {
-      const opts: NoiseOptions = { noiseLevel: 1, noiseSeed: "d1", noiseComponents: [comp], overrides: comp === "labels" ? { labelSwapRate: 0.5, labelPhantomsPerView: 1 } : {} };
-      const a = noisyPointCloud(small, opts), b = noisyPointCloud(small, opts), c = noisyPointCloud(small, { ...opts, noiseSeed: "d2" });
+      const opts: NoiseOptions = {
+        noiseLevel: 1,
+        noiseSeed: "d1",
+        noiseComponents: [comp],
+        overrides: comp === "labels" ? { labelSwapRate: 0.5, labelPhantomsPerView: 1 } : {},
+      };
+      const a = noisyPointCloud(small, opts),
+        b = noisyPointCloud(small, opts),
+        c = noisyPointCloud(small, { ...opts, noiseSeed: "d2" });
       expect(sameArrays(a, b), comp).toBe(true);
       expect(JSON.stringify(a.meta), comp).toBe(JSON.stringify(b.meta));
       if (comp === "labels") expect(JSON.stringify(metaOf(a).labels)).not.toBe(JSON.stringify(metaOf(c).labels));
@@ -83,7 +110,10 @@ describe("new components: level 0, seeds, only their part", () => {
       expect(metaOf(c).components, comp).toEqual([comp]);
       expect(c.count, comp).toBe(gtSmall.count);
       for (const k of ["rgb", "view", "pixel", "instance"] as const) expect(bytes(c[k]).equals(bytes(gtSmall[k])), `${comp} ${k}`).toBe(true);
-      expect(c.confidence.every((x) => x === 1), comp).toBe(true);
+      expect(
+        c.confidence.every((x) => x === 1),
+        comp,
+      ).toBe(true);
     }
   });
 });
@@ -103,7 +133,10 @@ describe("mono: single-view depth and shape error", () => {
       expect(rms(e) / a, `view ${view}`).toBeLessThan(1.15);
     }
     // heavy tails: most pixels err less than the RMS, a few regions far more
-    const all = [...byView.values()].flat().map(Math.abs).sort((x, y) => x - y);
+    const all = [...byView.values()]
+      .flat()
+      .map(Math.abs)
+      .sort((x, y) => x - y);
     expect(all[Math.floor(all.length / 2)]!).toBeLessThan(0.5 * a);
     expect(all[Math.floor(all.length * 0.995)]!).toBeGreaterThan(2.5 * a);
 
@@ -112,7 +145,8 @@ describe("mono: single-view depth and shape error", () => {
     expect([...rec.values()].some((m) => Math.abs(m.gamma) > 0.2 * VGGT_LIKE_PRESET.monoReliefStd)).toBe(true);
     let worst = 0;
     for (const r of depthRatios(relief, small).filter((_, k) => k % 11 === 0)) {
-      const m = rec.get(r.view)!, g = small.views[r.view]!.depth[r.pixel]!;
+      const m = rec.get(r.view)!,
+        g = small.views[r.view]!.depth[r.pixel]!;
       worst = Math.max(worst, Math.abs(r.ratio - Math.pow(g / m.medianM, m.gamma)));
     }
     expect(worst).toBeLessThan(2e-5);
@@ -138,10 +172,12 @@ describe("warp: a shape error every view agrees on", () => {
       rayNormalCos(v, out);
       return out;
     });
-    let worst = 0, n = 0;
+    let worst = 0,
+      n = 0;
     const s: number[] = [];
     for (let k = 0; k < c.count; k += 7) {
-      const v = small.views[c.view[k]!]!, q = c.pixel[k]!;
+      const v = small.views[c.view[k]!]!,
+        q = c.pixel[k]!;
       const X = [gtSmall.xyz[3 * k]!, gtSmall.xyz[3 * k + 1]!, gtSmall.xyz[3 * k + 2]!] as const;
       const sx = warpAt(f, X[0], X[1], X[2]);
       s.push(sx);
@@ -175,7 +211,8 @@ describe("drift: pose error correlated along the trajectory", () => {
       return out;
     };
     const driftE = (i: number) => d.records[i]!.E;
-    const one = rms(stepErr(driftE, 1)), ten = rms(stepErr(driftE, 10));
+    const one = rms(stepErr(driftE, 1)),
+      ten = rms(stepErr(driftE, 10));
     // χ² with 3·29 degrees of freedom: ±30 % is beyond 3σ
     expect(one / VGGT_LIKE_PRESET.driftRotDeg).toBeGreaterThan(0.7);
     expect(one / VGGT_LIKE_PRESET.driftRotDeg).toBeLessThan(1.3);
@@ -199,7 +236,8 @@ function relativeRotationError(Ta: Mat34, Tb: Mat34, Pa: Mat34, Pb: Mat34): numb
   const R = (E: Mat34) => extrinsicRotation(E);
   const mul = (A: number[][], B: number[][]) => A.map((row) => [0, 1, 2].map((j) => row[0]! * B[0]![j]! + row[1]! * B[1]![j]! + row[2]! * B[2]![j]!));
   const T = (A: number[][]) => [0, 1, 2].map((i) => [0, 1, 2].map((j) => A[j]![i]!));
-  const relT = mul(R(Tb) as number[][], T(R(Ta) as number[][])), relP = mul(R(Pb) as number[][], T(R(Pa) as number[][]));
+  const relT = mul(R(Tb) as number[][], T(R(Ta) as number[][])),
+    relP = mul(R(Pb) as number[][], T(R(Pa) as number[][]));
   const E = mul(relP, T(relT));
   return (Math.acos(Math.max(-1, Math.min(1, (E[0]![0]! + E[1]![1]! + E[2]![2]! - 1) / 2))) * 180) / Math.PI;
 }
@@ -227,7 +265,9 @@ describe("textureless: depth collapse inside uniform image regions", () => {
   it("moves only pixels farther than texturelessEdgePx from an image edge, exactly by w·(S(g) − g) without the bias", () => {
     const c = noisyViews(small, { noiseLevel: 1, noiseSeed: "tl", noiseComponents: ["textureless"], overrides: { texturelessBiasRel: 0 } });
     const p = c.params;
-    let moved = 0, near = 0, worst = 0;
+    let moved = 0,
+      near = 0,
+      worst = 0;
     small.views.forEach((v: ViewData, i) => {
       const maps = texturelessMaps(v, p.texturelessRadiusPx, new FieldScratch());
       const d = c.views[i]!.depth;
@@ -274,7 +314,12 @@ describe("textureless: depth collapse inside uniform image regions", () => {
 describe("labels: mask-label corruption of fragments", () => {
   it("swaps fragments at labelSwapRate, to look-alikes or library categories, nested across levels; geometry untouched", () => {
     const rate = 0.3;
-    const c = noisyPointCloud(multi, { noiseLevel: 1, noiseSeed: "lab", noiseComponents: ["labels"], overrides: { labelSwapRate: rate, labelPhantomsPerView: 0 } });
+    const c = noisyPointCloud(multi, {
+      noiseLevel: 1,
+      noiseSeed: "lab",
+      noiseComponents: ["labels"],
+      overrides: { labelSwapRate: rate, labelPhantomsPerView: 0 },
+    });
     expect(sameArrays(c, gtOf(multi))).toBe(true);
     const plan = metaOf(c).labels;
     const structure = new Set(multi.manifest.instances.filter((e) => e.structure).map((e) => e.id));
@@ -291,7 +336,9 @@ describe("labels: mask-label corruption of fragments", () => {
     expect(look).toBeGreaterThan(VGGT_LIKE_PRESET.labelLookalikeShare - 0.25);
     expect(look).toBeLessThan(VGGT_LIKE_PRESET.labelLookalikeShare + 0.25);
     // common random numbers: a lower level keeps a subset of the same swaps, to the same categories
-    const lower = metaOf(noisyPointCloud(multi, { noiseLevel: 0.5, noiseSeed: "lab", noiseComponents: ["labels"], overrides: { labelSwapRate: rate, labelPhantomsPerView: 0 } })).labels;
+    const lower = metaOf(
+      noisyPointCloud(multi, { noiseLevel: 0.5, noiseSeed: "lab", noiseComponents: ["labels"], overrides: { labelSwapRate: rate, labelPhantomsPerView: 0 } }),
+    ).labels;
     const key = (s: { view: number; id: number; to: string }) => `${s.view}/${s.id}/${s.to}`;
     const all = new Set(plan.swaps.map(key));
     expect(lower.swaps.length).toBeLessThan(plan.swaps.length);
@@ -300,7 +347,13 @@ describe("labels: mask-label corruption of fragments", () => {
 
   it("rewrites the graph builder's masks (labelledBundle), keeps phantom patches in a structure-free cloud under their true ids, and the graph gains wrong objects", () => {
     const structure = new Set(small.manifest.instances.filter((e) => e.structure).map((e) => e.id));
-    const opts: NoiseOptions = { noiseLevel: 1, noiseSeed: "lab2", noiseComponents: ["labels"], overrides: { labelSwapRate: 0.5, labelPhantomsPerView: 2 }, excludeIds: structure };
+    const opts: NoiseOptions = {
+      noiseLevel: 1,
+      noiseSeed: "lab2",
+      noiseComponents: ["labels"],
+      overrides: { labelSwapRate: 0.5, labelPhantomsPerView: 2 },
+      excludeIds: structure,
+    };
     const c = noisyPointCloud(small, opts);
     const m = metaOf(c);
     expect(m.labels.phantoms.length).toBeGreaterThan(small.views.length);
@@ -308,7 +361,8 @@ describe("labels: mask-label corruption of fragments", () => {
     const lb = labelledBundle(small, c);
     expect(labelledBundle(small, gtSmall)).toBe(small);
     for (const s of m.labels.swaps) {
-      const before = small.views[s.view]!.ids, after = lb.views[s.view]!.ids;
+      const before = small.views[s.view]!.ids,
+        after = lb.views[s.view]!.ids;
       for (let q = 0; q < before.length; q++) {
         if (before[q] === s.id && after[q] !== s.fakeId) throw new Error(`swap ${s.fakeId}: pixel ${q} not rewritten`);
       }

@@ -10,9 +10,11 @@ import { Rng } from "../../core/math/rng.js";
 /** The definition: the dropped (view, pixel) pairs and the K-th smallest confidence. */
 function reference(logs: Float64Array[], fraction: number): { dropped: Set<string>; threshold: number | null } {
   const all: Array<{ c: number; i: number; q: number }> = [];
-  logs.forEach((a, i) => a.forEach((L, q) => {
-    if (!Number.isNaN(L)) all.push({ c: Math.fround(1 + Math.exp(L)), i, q });
-  }));
+  logs.forEach((a, i) =>
+    a.forEach((L, q) => {
+      if (!Number.isNaN(L)) all.push({ c: Math.fround(1 + Math.exp(L)), i, q });
+    }),
+  );
   // a stable sort by confidence keeps point order among ties
   all.sort((x, y) => x.c - y.c);
   const K = Math.round(fraction * all.length);
@@ -21,9 +23,11 @@ function reference(logs: Float64Array[], fraction: number): { dropped: Set<strin
 
 function droppedOf(before: Float32Array[], after: Float32Array[]): Set<string> {
   const out = new Set<string>();
-  after.forEach((d, i) => d.forEach((x, q) => {
-    if (x === 0 && before[i]![q] !== 0) out.add(`${i}/${q}`);
-  }));
+  after.forEach((d, i) =>
+    d.forEach((x, q) => {
+      if (x === 0 && before[i]![q] !== 0) out.add(`${i}/${q}`);
+    }),
+  );
   return out;
 }
 

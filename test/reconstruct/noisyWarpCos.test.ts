@@ -16,7 +16,8 @@ function mismatches(v: ViewData): { pixels: number; differ: number } {
   const { xn, yn } = rayTables(v);
   let differ = 0;
   for (let j = 0; j < H; j++)
-    for (let i = 0, q = j * W; i < W; i++, q++) if (!Object.is(normalCos32At(g, W, H, xn, yn, i, j, q), Math.fround(normalCosExact(g, W, H, xn, yn, i, j, q)))) differ++;
+    for (let i = 0, q = j * W; i < W; i++, q++)
+      if (!Object.is(normalCos32At(g, W, H, xn, yn, i, j, q), Math.fround(normalCosExact(g, W, H, xn, yn, i, j, q)))) differ++;
   return { pixels: W * H, differ };
 }
 
@@ -36,7 +37,8 @@ describe("the warp's float32 ray-normal cosine", () => {
   it("equals it on random depth images across float32's range, with holes (the extremes take the hypot path)", () => {
     const rng = new Rng("warp-cos-random");
     for (const scale of [1e-38, 1e-20, 1e-3, 1, 37, 1e20, 1e38]) {
-      const W = 64, H = 48;
+      const W = 64,
+        H = 48;
       const depth = Float32Array.from({ length: W * H }, () => (rng.next() < 0.1 ? 0 : Math.fround(scale * (0.5 + rng.next()))));
       // at 1e±38 the squares' sums of the normal leave the cheap quotient's range: the defined path answers
       const v = { width: W, height: H, depth, K: { fx: 400, fy: 400, cx: 31.5, cy: 23.5 } } as unknown as ViewData;

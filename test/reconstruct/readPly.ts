@@ -11,14 +11,43 @@ interface Prop {
   type: string;
 }
 
-const TYPE_SIZE: Record<string, number> = { char: 1, uchar: 1, int8: 1, uint8: 1, short: 2, ushort: 2, int16: 2, uint16: 2, int: 4, uint: 4, int32: 4, uint32: 4, float: 4, float32: 4, double: 8, float64: 8 };
+const TYPE_SIZE: Record<string, number> = {
+  char: 1,
+  uchar: 1,
+  int8: 1,
+  uint8: 1,
+  short: 2,
+  ushort: 2,
+  int16: 2,
+  uint16: 2,
+  int: 4,
+  uint: 4,
+  int32: 4,
+  uint32: 4,
+  float: 4,
+  float32: 4,
+  double: 8,
+  float64: 8,
+};
 
 function readers(buf: Buffer): Record<string, (o: number) => number> {
   return {
-    char: (o) => buf.readInt8(o), int8: (o) => buf.readInt8(o), uchar: (o) => buf[o]!, uint8: (o) => buf[o]!,
-    short: (o) => buf.readInt16LE(o), int16: (o) => buf.readInt16LE(o), ushort: (o) => buf.readUInt16LE(o), uint16: (o) => buf.readUInt16LE(o),
-    int: (o) => buf.readInt32LE(o), int32: (o) => buf.readInt32LE(o), uint: (o) => buf.readUInt32LE(o), uint32: (o) => buf.readUInt32LE(o),
-    float: (o) => buf.readFloatLE(o), float32: (o) => buf.readFloatLE(o), double: (o) => buf.readDoubleLE(o), float64: (o) => buf.readDoubleLE(o),
+    char: (o) => buf.readInt8(o),
+    int8: (o) => buf.readInt8(o),
+    uchar: (o) => buf[o]!,
+    uint8: (o) => buf[o]!,
+    short: (o) => buf.readInt16LE(o),
+    int16: (o) => buf.readInt16LE(o),
+    ushort: (o) => buf.readUInt16LE(o),
+    uint16: (o) => buf.readUInt16LE(o),
+    int: (o) => buf.readInt32LE(o),
+    int32: (o) => buf.readInt32LE(o),
+    uint: (o) => buf.readUInt32LE(o),
+    uint32: (o) => buf.readUInt32LE(o),
+    float: (o) => buf.readFloatLE(o),
+    float32: (o) => buf.readFloatLE(o),
+    double: (o) => buf.readDoubleLE(o),
+    float64: (o) => buf.readDoubleLE(o),
   };
 }
 
@@ -33,7 +62,8 @@ export function readPly(file: string): PointCloud {
   let inVertex = false;
   const props: Prop[] = [];
   const categories = new Map<number, string>();
-  let width = 0, height = 0;
+  let width = 0,
+    height = 0;
   let source: CloudSource = "gt";
   for (const l of lines) {
     const w = l.trim().split(/\s+/);
@@ -50,10 +80,12 @@ export function readPly(file: string): PointCloud {
     else if (w[0] === "comment" && w[1] === "esi3d-source") source = w[2] as CloudSource;
   }
   if (!(count >= 0)) throw new InputError(`${file}: element vertex: missing`);
-  for (const need of ["x", "y", "z"]) if (!props.some((p) => p.name === need)) throw new InputError(`${file}: property ${need}: missing from the vertex element`);
+  for (const need of ["x", "y", "z"])
+    if (!props.some((p) => p.name === need)) throw new InputError(`${file}: property ${need}: missing from the vertex element`);
   const stride = props.reduce((s, p) => s + TYPE_SIZE[p.type]!, 0);
   const bodyStart = end + "end_header\n".length;
-  if (buf.length < bodyStart + count * stride) throw new InputError(`${file}: truncated: ${count} vertices need ${count * stride} bytes, found ${buf.length - bodyStart}`);
+  if (buf.length < bodyStart + count * stride)
+    throw new InputError(`${file}: truncated: ${count} vertices need ${count * stride} bytes, found ${buf.length - bodyStart}`);
   const c = allocateCloud(count, { categories, imageWidth: width, imageHeight: height, source, meta: {} });
   const rd = readers(buf);
   const offsets = new Map<string, [number, (o: number) => number]>();
@@ -64,9 +96,16 @@ export function readPly(file: string): PointCloud {
   }
   const get = (name: string) => offsets.get(name);
   const fields: Array<[string, (i: number, v: number) => void]> = [
-    ["x", (i, v) => (c.xyz[3 * i] = v)], ["y", (i, v) => (c.xyz[3 * i + 1] = v)], ["z", (i, v) => (c.xyz[3 * i + 2] = v)],
-    ["red", (i, v) => (c.rgb[3 * i] = v)], ["green", (i, v) => (c.rgb[3 * i + 1] = v)], ["blue", (i, v) => (c.rgb[3 * i + 2] = v)],
-    ["confidence", (i, v) => (c.confidence[i] = v)], ["view", (i, v) => (c.view[i] = v)], ["pixel", (i, v) => (c.pixel[i] = v)], ["instance", (i, v) => (c.instance[i] = v)],
+    ["x", (i, v) => (c.xyz[3 * i] = v)],
+    ["y", (i, v) => (c.xyz[3 * i + 1] = v)],
+    ["z", (i, v) => (c.xyz[3 * i + 2] = v)],
+    ["red", (i, v) => (c.rgb[3 * i] = v)],
+    ["green", (i, v) => (c.rgb[3 * i + 1] = v)],
+    ["blue", (i, v) => (c.rgb[3 * i + 2] = v)],
+    ["confidence", (i, v) => (c.confidence[i] = v)],
+    ["view", (i, v) => (c.view[i] = v)],
+    ["pixel", (i, v) => (c.pixel[i] = v)],
+    ["instance", (i, v) => (c.instance[i] = v)],
   ];
   if (!get("confidence")) c.confidence.fill(1);
   for (const [name, set] of fields) {

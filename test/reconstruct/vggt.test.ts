@@ -10,7 +10,15 @@ import { readBundle, type FrameBundle, type ViewData } from "../../core/bundle/i
 import type { BundleManifest } from "../../core/bundle/schema.js";
 import type { Mat3, Mat34, Vec3 } from "../../core/math/vec.js";
 import { matMul, matVec, transpose } from "../../core/math/vec.js";
-import { cameraCentre, extrinsicRotation, extrinsicTranslation, invertExtrinsic, poseToExtrinsic, transformPoint, type Intrinsics } from "../../core/math/camera.js";
+import {
+  cameraCentre,
+  extrinsicRotation,
+  extrinsicTranslation,
+  invertExtrinsic,
+  poseToExtrinsic,
+  transformPoint,
+  type Intrinsics,
+} from "../../core/math/camera.js";
 import { matToQuat } from "../../core/math/quat.js";
 import { InputError } from "../../core/errors.js";
 import { resolveVggtModel, VggtModelError, vggtPointCloud, type VggtOptions } from "../../reconstruct/vggt/index.js";
@@ -22,7 +30,6 @@ import { FOV_F_EQUALS_SIZE, writeTinyVggt, type TinyVggtSpec } from "../helpers/
 import { TEST_INSTANCES as INSTANCES, writeTestBundle } from "../helpers/vggtBundle.js";
 import { VggtOptionsSchema } from "../../reconstruct/options.js";
 
-
 /** An in-memory bundle (only image size and the instance table are read from the manifest). */
 function bundleOf(W: number, H: number, views: Omit<ViewData, "index" | "width" | "height" | "action">[]): FrameBundle {
   const manifest = { image: { width: W, height: H }, instances: INSTANCES } as unknown as BundleManifest;
@@ -33,7 +40,7 @@ function rgbOf(W: number, H: number, seed: number): Uint8Array {
   return Uint8Array.from({ length: W * H * 3 }, (_, i) => (i * 31 + seed * 17) % 256);
 }
 function idsOf(W: number, H: number): Uint16Array {
-  return Uint16Array.from({ length: W * H }, (_, p) => ((p % W) < W / 3 ? 1 : (p % W) < (2 * W) / 3 ? 2 : 0));
+  return Uint16Array.from({ length: W * H }, (_, p) => (p % W < W / 3 ? 1 : p % W < (2 * W) / 3 ? 2 : 0));
 }
 
 const inverses = new Map<Mat34, Mat34>();
@@ -46,11 +53,13 @@ function unproject(E: Mat34, K: Intrinsics, u: number, v: number, d: number): Ve
 
 // ---------------------------------------------------------------- a scene with known truth (crop mode, identity resize)
 
-const W = 518, H = 28; // crop mode keeps 518 x 28 unchanged: model pixel = source pixel
+const W = 518,
+  H = 28; // crop mode keeps 518 x 28 unchanged: model pixel = source pixel
 const F = 300;
 // The principal point VGGT's decoding gives (W/2, H/2; models/README.md), so the known cameras match it.
 const K: Intrinsics = { fx: F, fy: F, cx: W / 2, cy: H / 2 };
-const FOV_W = 2 * Math.atan(W / 2 / F), FOV_H = 2 * Math.atan(H / 2 / F);
+const FOV_W = 2 * Math.atan(W / 2 / F),
+  FOV_H = 2 * Math.atan(H / 2 / F);
 const KNOWN_POSES = [
   poseToExtrinsic({ position: [0, 0, 1.5], yaw: 0.2, pitch: -0.1 }),
   poseToExtrinsic({ position: [1, 0.3, 1.5], yaw: 0.6, pitch: 0 }),
@@ -87,7 +96,10 @@ function knownSceneModel(views: number[], extra: Partial<TinyVggtSpec> = {}, edi
   const hit = modelCache.get(key);
   if (hit) return hit;
   const S0 = views.length;
-  const pose = new Float32Array(S0 * 9), depth = new Float32Array(S0 * W * H), conf = new Float32Array(S0 * W * H), wp = new Float32Array(S0 * W * H * 3);
+  const pose = new Float32Array(S0 * 9),
+    depth = new Float32Array(S0 * W * H),
+    conf = new Float32Array(S0 * W * H),
+    wp = new Float32Array(S0 * W * H * 3);
   views.forEach((v, s) => {
     const { R, t } = vggtExtrinsic(KNOWN_POSES[v]!);
     const q = matToQuat(R);
@@ -101,17 +113,35 @@ function knownSceneModel(views: number[], extra: Partial<TinyVggtSpec> = {}, edi
       // world point in VGGT's frame: Rᵀ(x − t)/s
       const xw = unproject(KNOWN_POSES[v]!, K, p % W, Math.floor(p / W), d[p]!);
       const xv = matVec(transpose(TRUE_SIM3.R), [xw[0] - TRUE_SIM3.t[0], xw[1] - TRUE_SIM3.t[1], xw[2] - TRUE_SIM3.t[2]]);
-      wp.set(xv.map((x) => x / SCALE), (s * W * H + p) * 3);
+      wp.set(
+        xv.map((x) => x / SCALE),
+        (s * W * H + p) * 3,
+      );
     }
     conf.set(confOf(v), s * W * H);
   });
-  const path = writeTinyVggt({ shape: "dynamic", frames: S0, height: H, width: W, poseEnc: pose, depth, depthConf: conf, worldPoints: wp, worldPointsConf: conf, ...extra });
+  const path = writeTinyVggt({
+    shape: "dynamic",
+    frames: S0,
+    height: H,
+    width: W,
+    poseEnc: pose,
+    depth,
+    depthConf: conf,
+    worldPoints: wp,
+    worldPointsConf: conf,
+    ...extra,
+  });
   modelCache.set(key, path);
   return path;
 }
 
 function knownBundle(views: number[], poses: Mat34[] = KNOWN_POSES): FrameBundle {
-  return bundleOf(W, H, views.map((v, i) => ({ rgb: rgbOf(W, H, i), depth: depthOf(v), ids: idsOf(W, H), K, E: poses[i] ?? poses[v]! })));
+  return bundleOf(
+    W,
+    H,
+    views.map((v, i) => ({ rgb: rgbOf(W, H, i), depth: depthOf(v), ids: idsOf(W, H), K, E: poses[i] ?? poses[v]! })),
+  );
 }
 
 beforeEach(async () => {
@@ -122,11 +152,15 @@ afterAll(async () => {
   await resetVggtRuntime();
 });
 
-const cpu = (modelPath: string, { log, ...o }: Partial<VggtOptions> = {}): VggtOptions => ({ ...VggtOptionsSchema.parse({ modelPath, device: "cpu", confPercentile: 0, ...o }), ...(log ? { log } : {}) });
+const cpu = (modelPath: string, { log, ...o }: Partial<VggtOptions> = {}): VggtOptions => ({
+  ...VggtOptionsSchema.parse({ modelPath, device: "cpu", confPercentile: 0, ...o }),
+  ...(log ? { log } : {}),
+});
 
 function expectPointsMatchTruth(cloud: Awaited<ReturnType<typeof vggtPointCloud>>, bundle: FrameBundle, depthFor: (view: number) => Float32Array, tol: number) {
   for (let i = 0; i < cloud.count; i += 97) {
-    const v = cloud.view[i]!, p = cloud.pixel[i]!;
+    const v = cloud.view[i]!,
+      p = cloud.pixel[i]!;
     const want = unproject(bundle.views[v]!.E, K, p % W, Math.floor(p / W), depthFor(v)[p]!);
     for (let c = 0; c < 3; c++) expect(Math.abs(cloud.xyz[3 * i + c]! - want[c]!)).toBeLessThan(tol);
     expect(cloud.instance[i]).toBe(bundle.views[v]!.ids[p]);
@@ -160,7 +194,8 @@ describe("vggt source, crop mode (dynamic-shape model)", () => {
     // Points are VGGT-frame unprojections: x_vggt = (x_world − t)·Rᵀ... / s
     expect(cloud.count).toBe(4 * W * H);
     for (let i = 0; i < cloud.count; i += 211) {
-      const v = cloud.view[i]!, p = cloud.pixel[i]!;
+      const v = cloud.view[i]!,
+        p = cloud.pixel[i]!;
       const xw = unproject(KNOWN_POSES[v]!, K, p % W, Math.floor(p / W), depthOf(v)[p]!);
       const xv = matVec(transpose(TRUE_SIM3.R), [xw[0] - TRUE_SIM3.t[0], xw[1] - TRUE_SIM3.t[1], xw[2] - TRUE_SIM3.t[2]]).map((x) => x / SCALE);
       for (let c = 0; c < 3; c++) expect(Math.abs(cloud.xyz[3 * i + c]! - xv[c]!)).toBeLessThan(2e-5);
@@ -214,17 +249,23 @@ describe("vggt source, crop mode (dynamic-shape model)", () => {
     // A camera 1.4 m above the floor looking down: the lower half of the image sees the floor, the upper half
     // a box in front of it (at 60 % of the floor's distance along the same rays, so above the floor).
     const E = poseToExtrinsic({ position: [0.5, -0.3, 1.4], yaw: 0.3, pitch: -0.5 });
-    const Rt = transpose(extrinsicRotation(E)), C = cameraCentre(E);
+    const Rt = transpose(extrinsicRotation(E)),
+      C = cameraCentre(E);
     const depth = new Float32Array(W * H);
     for (let p = 0; p < W * H; p++) {
-      const u = p % W, v = Math.floor(p / W);
+      const u = p % W,
+        v = Math.floor(p / W);
       const ray = matVec(Rt, [(u - K.cx) / K.fx, (v - K.cy) / K.fy, 1]); // world direction per unit z-depth
       const floor = -C[2] / ray[2]; // where the ray meets z = 0
       depth[p] = v >= H / 2 ? floor : 0.6 * floor;
     }
     expect(Math.min(...depth)).toBeGreaterThan(0);
     const model = writeTinyVggt({
-      shape: "dynamic", frames: 1, height: H, width: W, worldPoints: new Float32Array(W * H * 3),
+      shape: "dynamic",
+      frames: 1,
+      height: H,
+      width: W,
+      worldPoints: new Float32Array(W * H * 3),
       poseEnc: [0, 0, 0, 0, 0, 0, 1, FOV_H, FOV_W], // VGGT's frame is camera 0's
       depth: depth.map((d) => d / SCALE),
     });
@@ -236,8 +277,21 @@ describe("vggt source, crop mode (dynamic-shape model)", () => {
     expect(cloud.meta.alignScale as number).toBeCloseTo(SCALE, 4);
     expectPointsMatchTruth(cloud, b, () => depth, 1e-3);
     // Looking straight at the wall (no floor in view) the height cannot give a scale.
-    const wall = writeTinyVggt({ shape: "dynamic", frames: 1, height: H, width: W, worldPoints: new Float32Array(W * H * 3), poseEnc: [0, 0, 0, 0, 0, 0, 1, FOV_H, FOV_W], depth: new Float32Array(W * H).fill(3 / SCALE) });
-    const c2 = await vggtPointCloud(bundleOf(W, H, [{ rgb: rgbOf(W, H, 0), depth: new Float32Array(W * H), ids: idsOf(W, H), K, E: poseToExtrinsic({ position: [0, 0, 1.4], yaw: 0, pitch: 0 }) }]), cpu(wall));
+    const wall = writeTinyVggt({
+      shape: "dynamic",
+      frames: 1,
+      height: H,
+      width: W,
+      worldPoints: new Float32Array(W * H * 3),
+      poseEnc: [0, 0, 0, 0, 0, 0, 1, FOV_H, FOV_W],
+      depth: new Float32Array(W * H).fill(3 / SCALE),
+    });
+    const c2 = await vggtPointCloud(
+      bundleOf(W, H, [
+        { rgb: rgbOf(W, H, 0), depth: new Float32Array(W * H), ids: idsOf(W, H), K, E: poseToExtrinsic({ position: [0, 0, 1.4], yaw: 0, pitch: 0 }) },
+      ]),
+      cpu(wall),
+    );
     expect(c2.meta.alignMethod).toBe("camera0-unscaled");
   });
 
@@ -258,14 +312,21 @@ describe("vggt source, crop mode (dynamic-shape model)", () => {
 
   it("is an error only when every view is degenerate", async () => {
     const model = knownSceneModel([0, 1], {}, (_, row) => (row[7] = Number.NaN));
-    await expect(vggtPointCloud(knownBundle([0, 1]), cpu(model))).rejects.toThrow(/no usable camera for any of the 2 view\(s\): view 0: pose_enc\[0\]\[7\] is not finite; view 1/);
+    await expect(vggtPointCloud(knownBundle([0, 1]), cpu(model))).rejects.toThrow(
+      /no usable camera for any of the 2 view\(s\): view 0: pose_enc\[0\]\[7\] is not finite; view 1/,
+    );
   });
 });
 
 describe("vggt source on a bundle read from disk", () => {
   it("writeBundle -> readBundle -> vggtPointCloud recovers the true world points", async () => {
     const dir = join(mkdtempSync(join(tmpdir(), "esi3d-vggt-bundle-")), "bundle");
-    writeTestBundle(dir, W, H, [0, 1, 2, 3].map((v) => ({ pixels: rgbOf(W, H, v), depth: depthOf(v), ids: idsOf(W, H), K, E: KNOWN_POSES[v]! })));
+    writeTestBundle(
+      dir,
+      W,
+      H,
+      [0, 1, 2, 3].map((v) => ({ pixels: rgbOf(W, H, v), depth: depthOf(v), ids: idsOf(W, H), K, E: KNOWN_POSES[v]! })),
+    );
     const bundle = readBundle(dir);
     const cloud = await vggtPointCloud(bundle, cpu(knownSceneModel([0, 1, 2, 3])));
     expect(cloud.count).toBe(4 * W * H);
@@ -276,13 +337,22 @@ describe("vggt source on a bundle read from disk", () => {
 
 describe("an RGBA view (transparency composited onto white, as VGGT's loader does)", () => {
   it("readBundle keeps the alpha and the model sees white where the view is transparent", async () => {
-    const Wa = 518, Ha = 14;
+    const Wa = 518,
+      Ha = 14;
     const Ka: Intrinsics = { fx: 300, fy: 300, cx: Wa / 2, cy: Ha / 2 };
     // Black pixels, left half fully transparent, right half opaque.
     const rgba = new Uint8Array(Wa * Ha * 4);
     for (let p = 0; p < Wa * Ha; p++) rgba[4 * p + 3] = p % Wa < Wa / 2 ? 0 : 255;
     const dir = join(mkdtempSync(join(tmpdir(), "esi3d-vggt-rgba-")), "bundle");
-    writeTestBundle(dir, Wa, Ha, [{ pixels: rgba, depth: new Float32Array(Wa * Ha).fill(2), ids: new Uint16Array(Wa * Ha), K: Ka, E: poseToExtrinsic({ position: [0, 0, 1.5], yaw: 0, pitch: 0 }) }]);
+    writeTestBundle(dir, Wa, Ha, [
+      {
+        pixels: rgba,
+        depth: new Float32Array(Wa * Ha).fill(2),
+        ids: new Uint16Array(Wa * Ha),
+        K: Ka,
+        E: poseToExtrinsic({ position: [0, 0, 1.5], yaw: 0, pitch: 0 }),
+      },
+    ]);
     const b = readBundle(dir);
     expect(b.views[0]!.alpha).toBeDefined();
     // The default tiny model: depth = channel mean + 1, identity camera: a point's z is its pixel's model depth.
@@ -294,16 +364,21 @@ describe("an RGBA view (transparency composited onto white, as VGGT's loader doe
 });
 
 describe("vggt source, pad mode (fixed 518x518 model like the public export)", () => {
-  const SW = 56, SH = 28; // -> 518 x 252, 133 rows of padding above and below
+  const SW = 56,
+    SH = 28; // -> 518 x 252, 133 rows of padding above and below
   const flat = (W2: number, H2: number, value: number) => new Uint8Array(W2 * H2 * 3).fill(value);
   const bundle = () =>
-    bundleOf(SW, SH, [0, 1].map((i) => ({
-      rgb: flat(SW, SH, 51), // 0.2 after /255: fake depth = 0.2 + 1 = 1.2
-      depth: new Float32Array(SW * SH).fill(3.6), // 3 x the predicted depth
-      ids: idsOf(SW, SH),
-      K: { fx: 60, fy: 60, cx: 27.5, cy: 13.5 },
-      E: poseToExtrinsic({ position: [i * 0.01, 0, 1.5], yaw: 0, pitch: 0 }), // turning in place: no baseline
-    })));
+    bundleOf(
+      SW,
+      SH,
+      [0, 1].map((i) => ({
+        rgb: flat(SW, SH, 51), // 0.2 after /255: fake depth = 0.2 + 1 = 1.2
+        depth: new Float32Array(SW * SH).fill(3.6), // 3 x the predicted depth
+        ids: idsOf(SW, SH),
+        K: { fx: 60, fy: 60, cx: 27.5, cy: 13.5 },
+        E: poseToExtrinsic({ position: [i * 0.01, 0, 1.5], yaw: 0, pitch: 0 }), // turning in place: no baseline
+      })),
+    );
 
   for (const float16 of [false, true]) {
     it(`maps points back through the padding (${float16 ? "float16" : "float32"} outputs), scale from depth for an agent turning in place`, async () => {
@@ -323,7 +398,9 @@ describe("vggt source, pad mode (fixed 518x518 model like the public export)", (
       expect((cloud.meta.warnings as string[]).some((w) => /scale oracle/.test(w))).toBe(true);
       expect(cloud.meta.alignScale as number).toBeCloseTo(3, float16 ? 2 : 5);
       // Model pixel (x, 133 + y) of view 0 -> camera ray through ((x − 259)/518, (133 + y − 259)/518) at depth 3.6.
-      const x = 300, y = 100, m = (133 + y) * 518 + x;
+      const x = 300,
+        y = 100,
+        m = (133 + y) * 518 + x;
       const i = y * 518 + x; // points follow view, then model pixel order; padding rows are skipped
       expect(cloud.view[i]).toBe(0);
       expect(cloud.pixel[i]).toBe(map[m]);
@@ -366,7 +443,9 @@ describe("runtime and errors", () => {
     expect(err!.message).toMatch(/ESI3D_VGGT_MODEL/);
     expect(err!.message).toMatch(/models\/README\.md/);
     expect(err!.message).toMatch(/vggt\.onnx_data/);
-    await expect(vggtPointCloud(knownBundle([0]), VggtOptionsSchema.parse({ modelPath: "/nonexistent/vggt.onnx" }))).rejects.toThrow(/VGGT model not found: \/nonexistent\/vggt\.onnx .*models\/README\.md/);
+    await expect(vggtPointCloud(knownBundle([0]), VggtOptionsSchema.parse({ modelPath: "/nonexistent/vggt.onnx" }))).rejects.toThrow(
+      /VGGT model not found: \/nonexistent\/vggt\.onnx .*models\/README\.md/,
+    );
     const dir = mkdtempSync(join(tmpdir(), "esi3d-vggt-empty-"));
     expect(() => resolveVggtModel({ modelPath: dir })).toThrow(/holds none of vggt\.onnx/);
   });

@@ -20,15 +20,23 @@ import type { DecodedChunk } from "../../reconstruct/vggt/postprocess.js";
 import { writeTinyVggt } from "../helpers/tinyVggtOnnx.js";
 import { VggtOptionsSchema } from "../../reconstruct/options.js";
 
-const W = 518, H = 14, P = W * H; // crop mode keeps 518 x 14 unchanged: model pixel = source pixel
-const VIEWS = 60, WINDOW = 12;
+const W = 518,
+  H = 14,
+  P = W * H; // crop mode keeps 518 x 14 unchanged: model pixel = source pixel
+const VIEWS = 60,
+  WINDOW = 12;
 const F = 300;
 const K: Intrinsics = { fx: F, fy: F, cx: W / 2, cy: H / 2 };
-const FOV_W = 2 * Math.atan(W / 2 / F), FOV_H = 2 * Math.atan(H / 2 / F);
+const FOV_W = 2 * Math.atan(W / 2 / F),
+  FOV_H = 2 * Math.atan(H / 2 / F);
 // Codes (0..255, channel value) → values, the same affine maps the model applies to image/255.
-const POSE_A = [8, 8, 8, 2, 2, 2, 2, 0, 0], POSE_B = [-4, -4, -4, -1, -1, -1, -1, FOV_H, FOV_W];
-const SCALE_PIXEL = 9, SCALE_A = 2, SCALE_B = 0.5;
-const DEPTH_A = 4, DEPTH_B = 1;
+const POSE_A = [8, 8, 8, 2, 2, 2, 2, 0, 0],
+  POSE_B = [-4, -4, -4, -1, -1, -1, -1, FOV_H, FOV_W];
+const SCALE_PIXEL = 9,
+  SCALE_A = 2,
+  SCALE_B = 0.5;
+const DEPTH_A = 4,
+  DEPTH_B = 1;
 const decode = (code: number, a: number, b: number) => a * (code / 255) + b;
 const encode = (value: number, a: number, b: number) => Math.max(0, Math.min(255, Math.round(((value - b) / a) * 255)));
 
@@ -51,11 +59,17 @@ function viewTruth(v: number): ViewTruth {
   const tCodes = tWanted.map((x) => encode(x, 8, -4));
   const t = tCodes.map((c) => decode(c, 8, -4));
   const codes = [...tCodes, ...qCodes, 0, 0];
-  const E: Mat34 = [[...R[0], t[0]!], [...R[1], t[1]!], [...R[2], t[2]!]] as Mat34;
+  const E: Mat34 = [
+    [...R[0], t[0]!],
+    [...R[1], t[1]!],
+    [...R[2], t[2]!],
+  ] as Mat34;
   const scaleCode = (v * 37 + 11) % 256;
-  const rgb = new Uint8Array(P * 3), depth = new Float32Array(P);
+  const rgb = new Uint8Array(P * 3),
+    depth = new Float32Array(P);
   for (let p = 0; p < P; p++) {
-    const x = p % W, y = Math.floor(p / W);
+    const x = p % W,
+      y = Math.floor(p / W);
     let c = (x * 7 + y * 13 + v * 5) % 256;
     if (y === 0 && x < 9) c = codes[x]!;
     if (y === 0 && x === SCALE_PIXEL) c = scaleCode;
@@ -69,14 +83,26 @@ const truth = Array.from({ length: VIEWS }, (_, v) => viewTruth(v));
 
 function bundle(): FrameBundle {
   const manifest = { image: { width: W, height: H }, instances: [] } as unknown as BundleManifest;
-  const views: ViewData[] = truth.map((t, index) => ({ index, width: W, height: H, action: null, rgb: t.rgb, depth: t.depth, ids: new Uint16Array(P), K, E: t.E }));
+  const views: ViewData[] = truth.map((t, index) => ({
+    index,
+    width: W,
+    height: H,
+    action: null,
+    rgb: t.rgb,
+    depth: t.depth,
+    ids: new Uint16Array(P),
+    K,
+    E: t.E,
+  }));
   return { dir: "(memory)", manifest, views };
 }
 
 /** World point of view v's pixel p: the pixel's depth along its ray, with the view's known camera. */
 function worldPoint(v: number, p: number): Vec3 {
   const { E, depth } = truth[v]!;
-  const d = depth[p]!, x = p % W, y = Math.floor(p / W);
+  const d = depth[p]!,
+    x = p % W,
+    y = Math.floor(p / W);
   const cam: Vec3 = [((x - K.cx) / K.fx) * d, ((y - K.cy) / K.fy) * d, d];
   const t = extrinsicTranslation(E);
   return matVec(transpose(extrinsicRotation(E)), [cam[0] - t[0], cam[1] - t[1], cam[2] - t[2]]);
@@ -93,20 +119,37 @@ const model = () =>
 beforeEach(async () => resetVggtRuntime());
 afterAll(async () => resetVggtRuntime());
 
-type Chunk = { views: number[]; ownViews: number[]; segment: number; seam: { views: number[]; points: number; scale: number; rmsRel: number; rms: number; rmsM: number | null; cameraRms: number } | null };
+type Chunk = {
+  views: number[];
+  ownViews: number[];
+  segment: number;
+  seam: { views: number[]; points: number; scale: number; rmsRel: number; rms: number; rmsM: number | null; cameraRms: number } | null;
+};
 
 describe("chunk seams on a 60-view bundle (tiny model, every run at its own scale)", () => {
   const path = model();
 
   it("chains 6 overlapping windows by their shared views: each seam recovers the scale ratio, with near-zero residual", async () => {
     const logs: string[] = [];
-    const cloud = await vggtPointCloud(bundle(), { ...VggtOptionsSchema.parse({ modelPath: path, device: "cpu", confPercentile: 0, maxFramesPerChunk: WINDOW }), log: (m) => logs.push(m) });
+    const cloud = await vggtPointCloud(bundle(), {
+      ...VggtOptionsSchema.parse({ modelPath: path, device: "cpu", confPercentile: 0, maxFramesPerChunk: WINDOW }),
+      log: (m) => logs.push(m),
+    });
     const chunks = cloud.meta.chunks as Chunk[];
     expect(chunks.length).toBe(6);
     expect((cloud.meta.chunking as { overlap: number }).overlap).toBe(2);
     expect(logs.some((l) => /60 views in 6 overlapping windows of ≤ 12 \(2 shared/.test(l))).toBe(true);
     const runScale = (c: Chunk) => truth[c.views[0]!]!.runScale;
-    console.log("seams (window j -> j-1): " + chunks.slice(1).map((c, j) => `${j + 1}: views ${c.seam!.views.join(",")}, ${c.seam!.points} px, scale ${c.seam!.scale.toFixed(6)} (true ${(runScale(chunks[j]!) / runScale(c)).toFixed(6)}), rmsRel ${c.seam!.rmsRel.toExponential(2)}, rms ${c.seam!.rmsM!.toExponential(2)} m`).join("; "));
+    console.log(
+      "seams (window j -> j-1): " +
+        chunks
+          .slice(1)
+          .map(
+            (c, j) =>
+              `${j + 1}: views ${c.seam!.views.join(",")}, ${c.seam!.points} px, scale ${c.seam!.scale.toFixed(6)} (true ${(runScale(chunks[j]!) / runScale(c)).toFixed(6)}), rmsRel ${c.seam!.rmsRel.toExponential(2)}, rms ${c.seam!.rmsM!.toExponential(2)} m`,
+          )
+          .join("; "),
+    );
     chunks.forEach((c, j) => {
       expect(c.segment).toBe(0);
       if (j === 0) return expect(c.seam).toBeNull();
@@ -137,9 +180,13 @@ describe("chunk seams on a 60-view bundle (tiny model, every run at its own scal
   });
 
   it("with align none every window lands in window 0's frame (without the chain the last window would be at its own scale)", async () => {
-    const cloud = await vggtPointCloud(bundle(), VggtOptionsSchema.parse({ modelPath: path, device: "cpu", confPercentile: 0, maxFramesPerChunk: WINDOW, align: "none" }));
+    const cloud = await vggtPointCloud(
+      bundle(),
+      VggtOptionsSchema.parse({ modelPath: path, device: "cpu", confPercentile: 0, maxFramesPerChunk: WINDOW, align: "none" }),
+    );
     const chunks = cloud.meta.chunks as Chunk[];
-    const m0 = truth[chunks[0]!.views[0]!]!.runScale, mLast = truth[chunks.at(-1)!.views[0]!]!.runScale;
+    const m0 = truth[chunks[0]!.views[0]!]!.runScale,
+      mLast = truth[chunks.at(-1)!.views[0]!]!.runScale;
     expect(Math.abs(mLast / m0 - 1)).toBeGreaterThan(0.05); // the windows' scales really differ
     let worst = 0;
     for (let i = 0; i < cloud.count; i += 13) {
@@ -157,27 +204,53 @@ describe("chunk seams on a 60-view bundle (tiny model, every run at its own scal
 function syntheticWindow(views: number[], pointsOf: (v: number) => Vec3[], toWindow: Sim3): DecodedChunk {
   const per = views.map((v) => pointsOf(v));
   const count = per.reduce((a, p) => a + p.length, 0);
-  const xyz = new Float32Array(count * 3), frame = new Uint16Array(count), modelPixel = new Uint32Array(count), view = new Uint16Array(count);
+  const xyz = new Float32Array(count * 3),
+    frame = new Uint16Array(count),
+    modelPixel = new Uint32Array(count),
+    view = new Uint16Array(count);
   let k = 0;
-  per.forEach((ps, s) => ps.forEach((p, m) => {
-    xyz.set(applySim3(toWindow, p), 3 * k);
-    frame[k] = s;
-    modelPixel[k] = m;
-    view[k] = views[s]!;
-    k++;
-  }));
-  const E: Mat34 = [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0]];
+  per.forEach((ps, s) =>
+    ps.forEach((p, m) => {
+      xyz.set(applySim3(toWindow, p), 3 * k);
+      frame[k] = s;
+      modelPixel[k] = m;
+      view[k] = views[s]!;
+      k++;
+    }),
+  );
+  const E: Mat34 = [
+    [1, 0, 0, 0],
+    [0, 1, 0, 0],
+    [0, 0, 1, 0],
+  ];
   return {
-    views, cams: views.map(() => ({ E, K })), dropped: [], confThreshold: 0, pixels: count, count, xyz,
-    depth: new Float32Array(count).fill(1), frame, modelPixel, rgb: new Uint8Array(count * 3), confidence: new Float32Array(count).fill(1),
-    view, pixel: modelPixel, instance: new Uint16Array(count),
+    views,
+    cams: views.map(() => ({ E, K })),
+    dropped: [],
+    confThreshold: 0,
+    pixels: count,
+    count,
+    xyz,
+    depth: new Float32Array(count).fill(1),
+    frame,
+    modelPixel,
+    rgb: new Uint8Array(count * 3),
+    confidence: new Float32Array(count).fill(1),
+    view,
+    pixel: modelPixel,
+    instance: new Uint16Array(count),
   };
 }
 
 describe("chainWindows", () => {
   const pts = (v: number): Vec3[] => Array.from({ length: 400 }, (_, i) => [Math.sin(i + v), Math.cos(3 * i - v), 0.01 * i + v] as Vec3);
-  const rot = (a: number): Sim3["R"] => [[Math.cos(a), -Math.sin(a), 0], [Math.sin(a), Math.cos(a), 0], [0, 0, 1]];
-  const T1: Sim3 = { R: rot(0.4), s: 0.7, t: [1, -2, 0.5] }, T2: Sim3 = { R: rot(-1.1), s: 1.9, t: [-3, 0.2, 4] };
+  const rot = (a: number): Sim3["R"] => [
+    [Math.cos(a), -Math.sin(a), 0],
+    [Math.sin(a), Math.cos(a), 0],
+    [0, 0, 1],
+  ];
+  const T1: Sim3 = { R: rot(0.4), s: 0.7, t: [1, -2, 0.5] },
+    T2: Sim3 = { R: rot(-1.1), s: 1.9, t: [-3, 0.2, 4] };
 
   it("recovers rotation, translation and scale between windows and composes them into window 0's frame", () => {
     const w0 = syntheticWindow([0, 1, 2], pts, { R: rot(0), s: 1, t: [0, 0, 0] });

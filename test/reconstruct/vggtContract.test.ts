@@ -43,12 +43,16 @@ const SKIP_REASON =
   "it needs Python with torch, torchvision and onnx (VGGT_PYTHON, default /usr/bin/python3; Debian python3-torch python3-torchvision python3-onnx).";
 
 /** Source images 1036x56 crop to the model's 518x28 (a 2x downscale: model pixel (x, y) is source pixel (2x+1, 2y+1)). */
-const SRC_W = 1036, SRC_H = 56, MODEL_H = 28;
+const SRC_W = 1036,
+  SRC_H = 56,
+  MODEL_H = 28;
 const VIEWS = 3; // traced at S = 2 (export_vggt.py's minimum), run at S = 3: the frame axis really is dynamic
 /** |ONNX Runtime − PyTorch| bounds, fp32: models/export_vggt.py CHECK_TOL (akretz/vggt-onnx test_onnx.py), on the maximum. */
-const ORT_TOL = 1e-4, ORT_TOL_CONF = 1e-3;
+const ORT_TOL = 1e-4,
+  ORT_TOL_CONF = 1e-3;
 /** esi3d (float64 arithmetic) vs VGGT (float32 numpy/torch) on the same float32 outputs. */
-const CAMERA_TOL = 1e-6, POINT_TOL = 1e-5;
+const CAMERA_TOL = 1e-6,
+  POINT_TOL = 1e-5;
 /** fp16 outputs vs fp32: a point carries a few float16 roundings (2^-11 relative each) of depth, pose and FoV; allow four. */
 const FP16_POINT_REL_TOL = 4 * 2 ** -11;
 /** The build and export: 10-40 min on a quiet 2-core machine, 93 min measured under a load average of 17-27 (models/README.md). */
@@ -64,13 +68,17 @@ function pseudoRandom(n: number, seed: number): Uint8Array {
 function photo(w: number, h: number, seed: number): Uint8Array {
   const noise = pseudoRandom(w * h * 3, seed);
   return Uint8Array.from({ length: w * h * 3 }, (_, i) => {
-    const p = Math.floor(i / 3), x = p % w, y = Math.floor(p / w), c = i % 3;
+    const p = Math.floor(i / 3),
+      x = p % w,
+      y = Math.floor(p / w),
+      c = i % 3;
     return Math.max(0, Math.min(255, Math.round(128 + 90 * Math.sin(x / (7 + 5 * c) + seed) * Math.cos(y / 9 - c) + (noise[i]! - 128) / 4)));
   });
 }
 
 function rgbaOf(rgb: Uint8Array, alpha: (p: number) => number): Uint8Array {
-  const n = rgb.length / 3, out = new Uint8Array(n * 4);
+  const n = rgb.length / 3,
+    out = new Uint8Array(n * 4);
   for (let p = 0; p < n; p++) out.set([rgb[3 * p]!, rgb[3 * p + 1]!, rgb[3 * p + 2]!, alpha(p)], 4 * p);
   return out;
 }
@@ -94,7 +102,8 @@ function maxAbsDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
 /** esi3d's preprocessing of one PNG file, as the vggt source does it (decode, RGBA onto white, resize, crop/pad). */
 function esi3dInput(png: string, mode: PreprocessMode): Float32Array {
   const d = decodePng(readFileSync(png));
-  const px = d.data as Uint8Array, n = d.width * d.height;
+  const px = d.data as Uint8Array,
+    n = d.width * d.height;
   const rgb = d.channels === 3 ? px : Uint8Array.from({ length: n * 3 }, (_, i) => px[4 * Math.floor(i / 3) + (i % 3)]!);
   const alpha = d.channels === 4 ? Uint8Array.from({ length: n }, (_, p) => px[4 * p + 3]!) : undefined;
   return preprocessViews([modelRgbOf({ rgb, alpha })], planPreprocess(d.width, d.height, mode));
@@ -132,14 +141,54 @@ describe.skipIf(!VGGT_REPO)(VGGT_REPO ? `VGGT's real architecture (${VGGT_REPO})
       writeFileSync(png, fastPngEncode({ width: w, height: h, data: pixels, channels: pixels.length / (w * h), depth: 8 }));
       for (const mode of ["crop", "pad"] as const) cases.push({ id: `${id}-${mode}`, png, mode });
     };
-    for (const [w, h] of [[100, 60], [640, 480], [1920, 1080], [333, 777], [1000, 99]] as const) add(`rgb-${w}x${h}`, w, h, photo(w, h, w + h));
-    add("rgba-all-pairs", 256, 256, rgbaOf(Uint8Array.from({ length: 256 * 256 * 3 }, (_, i) => Math.floor(i / 3) % 256), (p) => Math.floor(p / 256)));
-    add("rgba-photo-640x480", 640, 480, rgbaOf(photo(640, 480, 9), (p) => (p * 13) % 256));
-    bundle.views.forEach((_, i) => cases.push({ id: `bundle-${i}`, png: join(work, "bundle", "views", `${String(i).padStart(3, "0")}_rgb.png`), mode: "crop" }));
+    for (const [w, h] of [
+      [100, 60],
+      [640, 480],
+      [1920, 1080],
+      [333, 777],
+      [1000, 99],
+    ] as const)
+      add(`rgb-${w}x${h}`, w, h, photo(w, h, w + h));
+    add(
+      "rgba-all-pairs",
+      256,
+      256,
+      rgbaOf(
+        Uint8Array.from({ length: 256 * 256 * 3 }, (_, i) => Math.floor(i / 3) % 256),
+        (p) => Math.floor(p / 256),
+      ),
+    );
+    add(
+      "rgba-photo-640x480",
+      640,
+      480,
+      rgbaOf(photo(640, 480, 9), (p) => (p * 13) % 256),
+    );
+    bundle.views.forEach((_, i) =>
+      cases.push({ id: `bundle-${i}`, png: join(work, "bundle", "views", `${String(i).padStart(3, "0")}_rgb.png`), mode: "crop" }),
+    );
     writeFileSync(join(work, "cases.json"), JSON.stringify(cases));
 
     const bundlePngs = bundle.views.map((_, i) => join(work, "bundle", "views", `${String(i).padStart(3, "0")}_rgb.png`));
-    execFileSync(PYTHON, [REFERENCE, "prepare", "--vggt-repo", VGGT_REPO!, "--work", work, "--cases", join(work, "cases.json"), "--bundle", ...bundlePngs, "--height", String(MODEL_H), ...(REUSE_DIR ? ["--reuse-export"] : [])], { stdio: ["ignore", "inherit", "inherit"] });
+    execFileSync(
+      PYTHON,
+      [
+        REFERENCE,
+        "prepare",
+        "--vggt-repo",
+        VGGT_REPO!,
+        "--work",
+        work,
+        "--cases",
+        join(work, "cases.json"),
+        "--bundle",
+        ...bundlePngs,
+        "--height",
+        String(MODEL_H),
+        ...(REUSE_DIR ? ["--reuse-export"] : []),
+      ],
+      { stdio: ["ignore", "inherit", "inherit"] },
+    );
     measured.reference = JSON.parse(readFileSync(join(work, "reference.json"), "utf8"));
   }, EXPORT_TIMEOUT_MS);
 
@@ -160,7 +209,10 @@ describe.skipIf(!VGGT_REPO)(VGGT_REPO ? `VGGT's real architecture (${VGGT_REPO})
       diffs[c.id] = differing;
     }
     measured.preprocessDifferingValues = diffs;
-    expect(Object.values(diffs).every((n) => n === 0), JSON.stringify(diffs)).toBe(true);
+    expect(
+      Object.values(diffs).every((n) => n === 0),
+      JSON.stringify(diffs),
+    ).toBe(true);
   });
 
   it("2. ONNX Runtime through esi3d's session equals PyTorch running VGGT's unpatched code (max |diff|)", async () => {
@@ -168,7 +220,10 @@ describe.skipIf(!VGGT_REPO)(VGGT_REPO ? `VGGT's real architecture (${VGGT_REPO})
     const sess = await getVggtSession(modelPath, "cpu", () => {});
     expect(sess.contract).toMatchObject({ mode: "crop", height: MODEL_H, width: 518, frames: null });
     const plan = planPreprocess(SRC_W, SRC_H, "crop");
-    const input = preprocessViews(bundle.views.map((v) => modelRgbOf(v)), plan);
+    const input = preprocessViews(
+      bundle.views.map((v) => modelRgbOf(v)),
+      plan,
+    );
     const t0 = performance.now();
     const out = await sess.session.run({ [VGGT_INPUT]: new ort.Tensor("float32", input, [VIEWS, 3, plan.height, plan.width]) });
     measured.ortRunMs = performance.now() - t0;
@@ -184,14 +239,21 @@ describe.skipIf(!VGGT_REPO)(VGGT_REPO ? `VGGT's real architecture (${VGGT_REPO})
     measured.ortVsTorchMaxAbs = diffs;
     for (const name of OUTPUTS) expect(diffs[name], name).toBeLessThanOrEqual(name.endsWith("conf") ? ORT_TOL_CONF : ORT_TOL);
     // VGGT's own decoding and unprojection of these ONNX Runtime outputs, for the next two checks.
-    execFileSync(PYTHON, [REFERENCE, "unproject", "--vggt-repo", VGGT_REPO!, "--dir", join(work, "ort"), "--height", String(plan.height), "--width", String(plan.width)], { stdio: ["ignore", "inherit", "inherit"] });
+    execFileSync(
+      PYTHON,
+      [REFERENCE, "unproject", "--vggt-repo", VGGT_REPO!, "--dir", join(work, "ort"), "--height", String(plan.height), "--width", String(plan.width)],
+      { stdio: ["ignore", "inherit", "inherit"] },
+    );
   }, 600_000);
 
   it("3. cameras equal pose_encoding_to_extri_intri; 4. points equal unproject_depth_map_to_point_map", async () => {
     const cloud = await vggtPointCloud(bundle, VggtOptionsSchema.parse({ modelPath: join(work, "model"), device: "cpu", align: "none", confPercentile: 0 }));
     const cams = cloud.meta.cameras as { view: number; extrinsic: Mat34; modelIntrinsics: Intrinsics }[];
-    const E = readF32(join(work, "ort", "extrinsic")).data, Kv = readF32(join(work, "ort", "intrinsic")).data;
-    let eMax = 0, fRel = 0, ppMax = 0;
+    const E = readF32(join(work, "ort", "extrinsic")).data,
+      Kv = readF32(join(work, "ort", "intrinsic")).data;
+    let eMax = 0,
+      fRel = 0,
+      ppMax = 0;
     expect(cams.map((c) => c.view)).toEqual([0, 1, 2]);
     cams.forEach((c, s) => {
       for (let r = 0; r < 3; r++) for (let k = 0; k < 4; k++) eMax = Math.max(eMax, Math.abs(c.extrinsic[r]![k]! - E[s * 12 + r * 4 + k]!));
@@ -218,7 +280,10 @@ describe.skipIf(!VGGT_REPO)(VGGT_REPO ? `VGGT's real architecture (${VGGT_REPO})
       const j = (cloud.view[i]! * P + srcToModel.get(cloud.pixel[i]!)!) * 3;
       for (let c = 0; c < 3; c++) pMax = Math.max(pMax, Math.abs(cloud.xyz[3 * i + c]! - ref[j + c]!));
     }
-    const pm = await vggtPointCloud(bundle, VggtOptionsSchema.parse({ modelPath: join(work, "model"), device: "cpu", align: "none", confPercentile: 0, points: "pointmap" }));
+    const pm = await vggtPointCloud(
+      bundle,
+      VggtOptionsSchema.parse({ modelPath: join(work, "model"), device: "cpu", align: "none", confPercentile: 0, points: "pointmap" }),
+    );
     let pmMax = 0;
     for (let i = 0; i < pm.count; i++) {
       const j = (pm.view[i]! * P + srcToModel.get(pm.pixel[i]!)!) * 3;
@@ -232,8 +297,14 @@ describe.skipIf(!VGGT_REPO)(VGGT_REPO ? `VGGT's real architecture (${VGGT_REPO})
   }, 600_000);
 
   it("5. a graph with float16 outputs (the same weights) goes through the fp16 path to the same cloud, within fp16 rounding", async () => {
-    const fp32 = await vggtPointCloud(bundle, VggtOptionsSchema.parse({ modelPath: join(work, "model", "vggt.onnx"), device: "cpu", align: "none", confPercentile: 0 }));
-    const fp16 = await vggtPointCloud(bundle, VggtOptionsSchema.parse({ modelPath: join(work, "model", "vggt_fp16out.onnx"), device: "cpu", align: "none", confPercentile: 0 }));
+    const fp32 = await vggtPointCloud(
+      bundle,
+      VggtOptionsSchema.parse({ modelPath: join(work, "model", "vggt.onnx"), device: "cpu", align: "none", confPercentile: 0 }),
+    );
+    const fp16 = await vggtPointCloud(
+      bundle,
+      VggtOptionsSchema.parse({ modelPath: join(work, "model", "vggt_fp16out.onnx"), device: "cpu", align: "none", confPercentile: 0 }),
+    );
     expect(fp16.meta.outputType).toBe("float16");
     expect(fp16.count).toBe(fp32.count);
     let rel = 0;
@@ -252,6 +323,8 @@ describe.skipIf(!VGGT_REPO)(VGGT_REPO ? `VGGT's real architecture (${VGGT_REPO})
     // the graph reads its tensors from the one external-data file
     expect(new Set(readOnnxGraph(graph).external.map((e) => e.location))).toEqual(new Set(["vggt.onnx_data"]));
     expect(modelBytesOnDisk(graph)).toBe(statSync(graph).size + statSync(data).size);
-    measured.exportLog = readFileSync(join(work, "export.log"), "utf8").split("\n").filter((l) => /^(wrote|compatibility)/.test(l));
+    measured.exportLog = readFileSync(join(work, "export.log"), "utf8")
+      .split("\n")
+      .filter((l) => /^(wrote|compatibility)/.test(l));
   });
 });

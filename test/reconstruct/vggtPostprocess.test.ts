@@ -9,7 +9,15 @@ describe("percentileLinear (numpy default linear interpolation)", () => {
   // Expected values: numpy 1.24 np.percentile(np.array(vals, dtype=np.float32), p), printed with repr().
   const vals = Float32Array.from([1.0, 7.25, 3.5, 2.0, 9.75, 1.5, 4.125, 8.0, 5.5, 6.0, 2.75]);
   const cases: [number, number][] = [
-    [0, 1.0], [10, 1.5], [25, 2.375], [33.3, 2.9974999999999996], [50, 4.125], [66.7, 5.835], [90, 8.0], [99, 9.575000000000001], [100, 9.75],
+    [0, 1.0],
+    [10, 1.5],
+    [25, 2.375],
+    [33.3, 2.9974999999999996],
+    [50, 4.125],
+    [66.7, 5.835],
+    [90, 8.0],
+    [99, 9.575000000000001],
+    [100, 9.75],
   ];
   for (const [p, want] of cases) it(`p = ${p}`, () => expect(percentileLinear(vals, p)).toBe(want));
   it("on 1000 float32 confidences (numpy's float32 difference rounding)", () => {
@@ -41,7 +49,10 @@ describe("pose_enc decoding", () => {
   it("decodes translation, an unnormalised scalar-last quaternion and FoVs to K at the model size", () => {
     const q = { x: 0.1, y: -0.2, z: 0.3, w: 0.9 };
     const k = 1.7; // not normalised: VGGT's quat_to_mat uses s = 2/|q|²
-    const fovH = 0.9, fovW = 1.1, H = 392, W = 518;
+    const fovH = 0.9,
+      fovW = 1.1,
+      H = 392,
+      W = 518;
     const enc = [0.5, -1, 2, q.x * k, q.y * k, q.z * k, q.w * k, fovH, fovW];
     const d = decodePoseEncoding(enc, 0, H, W);
     const R = quatToMat(q);
@@ -96,11 +107,26 @@ describe("memory estimate and chunk planning", () => {
       planChunks({ views, H: 28, W: 518, weightsBytes: 0, elementBytes: 4, availableBytes: null, fixedFrames: o.fixed ?? null, maxFramesPerChunk: o.max });
     expect(plan(7).chunks).toEqual([[0, 1, 2, 3, 4, 5, 6]]);
     expect(plan(7).overlap).toBe(0);
-    expect(plan(7, { max: 3 }).chunks).toEqual([[0, 1, 2], [1, 2, 3], [2, 3, 4], [3, 4, 5], [4, 5, 6]]);
+    expect(plan(7, { max: 3 }).chunks).toEqual([
+      [0, 1, 2],
+      [1, 2, 3],
+      [2, 3, 4],
+      [3, 4, 5],
+      [4, 5, 6],
+    ]);
     // 7 new views over ceil(7 / 3) = 3 windows: window c = [floor(7c/3), floor(7(c+1)/3) + 2)
-    expect(plan(9, { max: 5 }).chunks).toEqual([[0, 1, 2, 3], [2, 3, 4, 5], [4, 5, 6, 7, 8]]);
+    expect(plan(9, { max: 5 }).chunks).toEqual([
+      [0, 1, 2, 3],
+      [2, 3, 4, 5],
+      [4, 5, 6, 7, 8],
+    ]);
     const f = plan(5, { fixed: 2 });
-    expect(f.chunks).toEqual([[0, 1], [1, 2], [2, 3], [3, 4]]); // a 2-frame model: one shared view
+    expect(f.chunks).toEqual([
+      [0, 1],
+      [1, 2],
+      [2, 3],
+      [3, 4],
+    ]); // a 2-frame model: one shared view
     expect(f.overlap).toBe(1);
     expect(f.limitedBy).toBe("model");
     const single = plan(3, { max: 1 });

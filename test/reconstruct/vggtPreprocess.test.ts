@@ -3,7 +3,15 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { compositeOnWhite, modelRgbOf, modelToSourcePixel, planPreprocess, preprocessViews, resizeBicubicPil, roundHalfEven } from "../../reconstruct/vggt/preprocess.js";
+import {
+  compositeOnWhite,
+  modelRgbOf,
+  modelToSourcePixel,
+  planPreprocess,
+  preprocessViews,
+  resizeBicubicPil,
+  roundHalfEven,
+} from "../../reconstruct/vggt/preprocess.js";
 import { needs, PYTHON } from "../helpers/system.js";
 
 /** Deterministic test image: byte i = (37 i + 11) mod 256, with pure extremes in two corners (exercise clipping). */
@@ -47,18 +55,17 @@ describe("PIL-compatible BICUBIC resize", () => {
   it("matches Pillow upscaling height while downscaling width (7x5 -> 4x9)", () => {
     const out = resizeBicubicPil(pattern(7, 5), 7, 5, 3, 4, 9);
     expect(Array.from(out)).toEqual([
-      58, 218, 80, 177, 63, 117, 136, 177, 72, 117, 154, 184, 63, 180, 100, 180, 68, 118, 139, 180, 75, 120, 157, 192, 72, 112, 136,
-      185, 79, 121, 145, 186, 81, 126, 163, 199, 79, 100, 148, 198, 85, 126, 150, 199, 90, 131, 168, 137, 83, 113, 150, 195, 90, 131,
-      155, 196, 100, 136, 173, 62, 84, 118, 155, 119, 97, 136, 162, 120, 106, 139, 183, 50, 86, 123, 160, 57, 104, 141, 169, 59, 109,
-      148, 166, 82, 92, 129, 166, 64, 110, 147, 174, 71, 109, 174, 87, 172, 95, 132, 169, 72, 113, 150, 176, 82, 109, 187, 43, 221,
+      58, 218, 80, 177, 63, 117, 136, 177, 72, 117, 154, 184, 63, 180, 100, 180, 68, 118, 139, 180, 75, 120, 157, 192, 72, 112, 136, 185, 79, 121, 145, 186, 81,
+      126, 163, 199, 79, 100, 148, 198, 85, 126, 150, 199, 90, 131, 168, 137, 83, 113, 150, 195, 90, 131, 155, 196, 100, 136, 173, 62, 84, 118, 155, 119, 97,
+      136, 162, 120, 106, 139, 183, 50, 86, 123, 160, 57, 104, 141, 169, 59, 109, 148, 166, 82, 92, 129, 166, 64, 110, 147, 174, 71, 109, 174, 87, 172, 95, 132,
+      169, 72, 113, 150, 176, 82, 109, 187, 43, 221,
     ]);
   });
   it("matches Pillow's antialiased downscale (13x9 -> 5x4)", () => {
     const out = resizeBicubicPil(pattern(13, 9), 13, 9, 3, 5, 4);
     expect(Array.from(out)).toEqual([
-      112, 147, 130, 151, 127, 120, 125, 150, 114, 118, 125, 128, 123, 119, 122, 134, 133, 115, 119, 135, 142, 140, 123, 130, 137, 109,
-      122, 121, 132, 109, 114, 118, 137, 134, 119, 124, 129, 140, 125, 125, 129, 141, 144, 128, 132, 129, 106, 124, 122, 130, 117, 117,
-      123, 131, 133, 128, 122, 154, 118, 155,
+      112, 147, 130, 151, 127, 120, 125, 150, 114, 118, 125, 128, 123, 119, 122, 134, 133, 115, 119, 135, 142, 140, 123, 130, 137, 109, 122, 121, 132, 109, 114,
+      118, 137, 134, 119, 124, 129, 140, 125, 125, 129, 141, 144, 128, 132, 129, 106, 124, 122, 130, 117, 117, 123, 131, 133, 128, 122, 154, 118, 155,
     ]);
   });
   it("returns a copy when the size is unchanged", () => {
@@ -72,17 +79,23 @@ describe("PIL-compatible BICUBIC resize", () => {
   const pil = needs("python3-numpy", "python3-pil");
   it.skipIf(pil.skip)(pil.title("matches Pillow live on a random 37x23 -> 518x322 upscale and 61x47 -> 19x14 downscale"), () => {
     const dir = mkdtempSync(join(tmpdir(), "esi3d-pil-"));
-    const cases = [[37, 23, 518, 322], [61, 47, 19, 14]] as const;
+    const cases = [
+      [37, 23, 518, 322],
+      [61, 47, 19, 14],
+    ] as const;
     const srcs = cases.map(([w, h], k) => Uint8Array.from({ length: w * h * 3 }, (_, i) => ((i + k) * 2654435761) % 251));
     srcs.forEach((src, k) => writeFileSync(join(dir, `in${k}.bin`), src));
     // One interpreter for both cases (starting Python with PIL and numpy is the slow part).
-    execFileSync(py, ["-c", `
+    execFileSync(py, [
+      "-c",
+      `
 import numpy as np
 from PIL import Image
 for k, (w, h, ow, oh) in enumerate(${JSON.stringify(cases)}):
     a = np.fromfile("${dir}/in%d.bin" % k, dtype=np.uint8).reshape(h, w, 3)
     np.asarray(Image.fromarray(a, "RGB").resize((ow, oh), Image.BICUBIC)).tofile("${dir}/out%d.bin" % k)
-`]);
+`,
+    ]);
     cases.forEach(([w, h, ow, oh], k) => {
       const want = new Uint8Array(readFileSync(join(dir, `out${k}.bin`)));
       const got = resizeBicubicPil(srcs[k]!, w, h, 3, ow, oh);
@@ -96,7 +109,8 @@ for k, (w, h, ow, oh) in enumerate(${JSON.stringify(cases)}):
 
 describe("model input and the pixel map", () => {
   it("pad mode: white rows above and below, RGB/255 planes in between (NCHW)", () => {
-    const w = 56, h = 28; // -> 518 x 252 + 133 rows of padding above, 133 below
+    const w = 56,
+      h = 28; // -> 518 x 252 + 133 rows of padding above, 133 below
     const p = planPreprocess(w, h, "pad");
     expect([p.resizedWidth, p.resizedHeight, p.padTop]).toEqual([518, 252, 133]);
     const rgb = new Uint8Array(w * h * 3).fill(51); // 51/255 = 0.2
@@ -110,7 +124,8 @@ describe("model input and the pixel map", () => {
     expect(at(0, 133 + 252, 10)).toBe(1);
   });
   it("crop mode with an identity resize feeds the pixels unchanged", () => {
-    const w = 518, h = 28;
+    const w = 518,
+      h = 28;
     const p = planPreprocess(w, h, "crop");
     const rgb = pattern(w, h);
     const x = preprocessViews([rgb], p);
@@ -136,15 +151,58 @@ describe("model input and the pixel map", () => {
 describe("RGBA onto white (load_fn.py: Image.alpha_composite(white, img).convert('RGB'))", () => {
   // Expected: Pillow 9.4 (Debian python3-pil), alpha_composite of these RGBA pixels over opaque white, printed
   // with numpy. The contract test (vggt-contract.test.ts) compares all 256 x 256 (value, alpha) pairs with Pillow.
-  const rgbs = [[0, 0, 0], [255, 255, 255], [10, 128, 250], [200, 37, 99], [1, 2, 3], [254, 0, 77]];
+  const rgbs = [
+    [0, 0, 0],
+    [255, 255, 255],
+    [10, 128, 250],
+    [200, 37, 99],
+    [1, 2, 3],
+    [254, 0, 77],
+  ];
   const alphas = [0, 1, 127, 128, 200, 254, 255];
   const pillow = [
-    [255, 255, 255], [254, 254, 254], [128, 128, 128], [127, 127, 127], [55, 55, 55], [1, 1, 1], [0, 0, 0],
-    [255, 255, 255], [255, 255, 255], [255, 255, 255], [255, 255, 255], [255, 255, 255], [255, 255, 255], [255, 255, 255],
-    [255, 255, 255], [254, 255, 255], [133, 192, 253], [132, 191, 252], [63, 155, 251], [11, 128, 250], [10, 128, 250],
-    [255, 255, 255], [255, 254, 254], [228, 146, 177], [227, 146, 177], [212, 84, 133], [200, 38, 100], [200, 37, 99],
-    [255, 255, 255], [254, 254, 254], [128, 129, 129], [128, 128, 129], [56, 57, 57], [2, 3, 4], [1, 2, 3],
-    [255, 255, 255], [255, 254, 254], [255, 128, 166], [254, 127, 166], [254, 55, 115], [254, 1, 78], [254, 0, 77],
+    [255, 255, 255],
+    [254, 254, 254],
+    [128, 128, 128],
+    [127, 127, 127],
+    [55, 55, 55],
+    [1, 1, 1],
+    [0, 0, 0],
+    [255, 255, 255],
+    [255, 255, 255],
+    [255, 255, 255],
+    [255, 255, 255],
+    [255, 255, 255],
+    [255, 255, 255],
+    [255, 255, 255],
+    [255, 255, 255],
+    [254, 255, 255],
+    [133, 192, 253],
+    [132, 191, 252],
+    [63, 155, 251],
+    [11, 128, 250],
+    [10, 128, 250],
+    [255, 255, 255],
+    [255, 254, 254],
+    [228, 146, 177],
+    [227, 146, 177],
+    [212, 84, 133],
+    [200, 38, 100],
+    [200, 37, 99],
+    [255, 255, 255],
+    [254, 254, 254],
+    [128, 129, 129],
+    [128, 128, 129],
+    [56, 57, 57],
+    [2, 3, 4],
+    [1, 2, 3],
+    [255, 255, 255],
+    [255, 254, 254],
+    [255, 128, 166],
+    [254, 127, 166],
+    [254, 55, 115],
+    [254, 1, 78],
+    [254, 0, 77],
   ];
   it("matches Pillow's integer compositing", () => {
     const px = rgbs.flatMap((c) => alphas.map((a) => [c, a] as const));
@@ -152,7 +210,8 @@ describe("RGBA onto white (load_fn.py: Image.alpha_composite(white, img).convert
     expect(Array.from({ length: px.length }, (_, i) => Array.from(out.subarray(3 * i, 3 * i + 3)))).toEqual(pillow);
   });
   it("the vggt source feeds the composited image for a view with transparency, the RGB as is otherwise", () => {
-    const rgb = Uint8Array.from([10, 128, 250, 10, 128, 250]), alpha = Uint8Array.from([127, 255]);
+    const rgb = Uint8Array.from([10, 128, 250, 10, 128, 250]),
+      alpha = Uint8Array.from([127, 255]);
     expect(Array.from(modelRgbOf({ rgb, alpha }))).toEqual([133, 192, 253, 10, 128, 250]);
     expect(modelRgbOf({ rgb })).toBe(rgb);
   });

@@ -23,7 +23,8 @@ describe("appearance labels", () => {
   });
 
   it("a mug seen from the handle-less side reads as often as the cup it looks like as a mug", () => {
-    const mug = topRate("mug", big, null, true, "mug"), cup = topRate("mug", big, null, true, "cup");
+    const mug = topRate("mug", big, null, true, "mug"),
+      cup = topRate("mug", big, null, true, "cup");
     expect(Math.abs(mug - cup)).toBeLessThan(0.06);
     expect(mug + cup).toBeGreaterThan(0.9);
   });

@@ -77,7 +77,12 @@ describe("causes recorded in the diagnosis", () => {
   });
 
   it("a noisy cloud with spurious blobs alone: a hallucination mostly of blob pixels is put down to blobs", () => {
-    const cloud = noisyPointCloud(bundle, { noiseLevel: 1, noiseSeed: "causes", noiseComponents: ["blobs"], overrides: { blobsPerView: 10, blobPoints: 600, blobOffsetM: 0.5 } });
+    const cloud = noisyPointCloud(bundle, {
+      noiseLevel: 1,
+      noiseSeed: "causes",
+      noiseComponents: ["blobs"],
+      overrides: { blobsPerView: 10, blobPoints: 600, blobOffsetM: 0.5 },
+    });
     const d = diagnosed(cloud);
     expectCauses(d);
     const blobs = wrong(d).filter((n) => n.cause!.component === "blobs");

@@ -26,7 +26,8 @@ function fresh(b: FrameBundle, mode: MaskMode): Evidence {
   for (const v of b.views) builder.addView(v);
   return builder.evidence;
 }
-const plain = (nodes: ReturnType<typeof fuseDetections>) => nodes.map((c) => ({ xyz: [...c.xyz], members: [...c.members], votes: [...c.votes], stats: c.stats, segments: c.segments }));
+const plain = (nodes: ReturnType<typeof fuseDetections>) =>
+  nodes.map((c) => ({ xyz: [...c.xyz], members: [...c.members], votes: [...c.votes], stats: c.stats, segments: c.segments }));
 
 describe("content caches", () => {
   const bundle = generatedBundle("geometric_configuration", "content-caches", 0, "single");
@@ -40,7 +41,14 @@ describe("content caches", () => {
     const bySeg = pointsBySegment(cloud, ev);
     const own = new FusionState(ev.mode, p, downsample);
     const views = [...new Set(ev.segments.map((s) => s.view))].sort((a, b) => a - b);
-    for (const v of views) own.addView(cloud, ev, v, ev.segments.filter((s) => s.view === v).map((s) => s.key), (k) => bySeg[k]!);
+    for (const v of views)
+      own.addView(
+        cloud,
+        ev,
+        v,
+        ev.segments.filter((s) => s.view === v).map((s) => s.key),
+        (k) => bySeg[k]!,
+      );
     expect(plain(own.snapshot(cloud))).toEqual(first);
   });
 
@@ -54,13 +62,22 @@ describe("content caches", () => {
     const bySeg = pointsBySegment(cloud, appearance);
     const own = new FusionState(appearance.mode, p, downsample);
     const views = [...new Set(appearance.segments.map((s) => s.view))].sort((x, y) => x - y);
-    for (const v of views) own.addView(cloud, appearance, v, appearance.segments.filter((s) => s.view === v).map((s) => s.key), (k) => bySeg[k]!);
+    for (const v of views)
+      own.addView(
+        cloud,
+        appearance,
+        v,
+        appearance.segments.filter((s) => s.view === v).map((s) => s.key),
+        (k) => bySeg[k]!,
+      );
     expect(shared).toEqual(plain(own.snapshot(cloud)));
   });
 
   it("a detection cache's settled points and overlaps are found by the arrays' identity, and only then", () => {
     const cache = new DetectionCache();
-    const node = new Float32Array([0, 0, 0]), a = new Float32Array([1, 0, 0]), b = new Float32Array([2, 0, 0]);
+    const node = new Float32Array([0, 0, 0]),
+      a = new Float32Array([1, 0, 0]),
+      b = new Float32Array([2, 0, 0]);
     let made = 0;
     const make = () => (made++, new Float32Array([made, 0, 0]));
     const first = cache.settled(node, [a, b], make);
@@ -116,7 +133,8 @@ describe("content caches", () => {
     const b = generatedBundle("counting_with_occlusion", "content-caches", 2, "multi");
     for (const mode of ["instance", "semantic"] as const) {
       computeEvidence(b, mode);
-      const fakeId = 60000, ids = new Uint16Array(b.views[1]!.ids);
+      const fakeId = 60000,
+        ids = new Uint16Array(b.views[1]!.ids);
       const object = ids.find((id) => id !== 0 && !b.manifest.instances.find((e) => e.id === id)?.structure)!;
       for (let q = 0; q < ids.length; q++) if (ids[q] === object) ids[q] = fakeId;
       const relabelled: FrameBundle = {
@@ -124,7 +142,8 @@ describe("content caches", () => {
         views: b.views.map((v, k) => (k === 1 ? { ...v, ids } : v)),
         manifest: { ...b.manifest, instances: [...b.manifest.instances, { id: fakeId, category: "fake-category", structure: false }] },
       };
-      const ev = computeEvidence(relabelled, mode), want = fresh(relabelled, mode);
+      const ev = computeEvidence(relabelled, mode),
+        want = fresh(relabelled, mode);
       expect(JSON.stringify(ev.segments)).toEqual(JSON.stringify(want.segments));
       const bytes = (a: Int32Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
       expect(ev.segmentOfPixel.every((map, k) => bytes(map).equals(bytes(want.segmentOfPixel[k]!)))).toBe(true);

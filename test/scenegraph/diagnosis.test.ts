@@ -39,7 +39,9 @@ function withBlob(cloud: PointCloud, centre: [number, number, number], n: number
   for (const k of ["xyz", "rgb", "confidence", "view", "pixel", "instance"] as const) (out[k] as Uint8Array).set(cloud[k] as Uint8Array);
   for (let j = 0; j < n; j++) {
     const i = cloud.count + j;
-    const a = j * 2.399, z = 1 - (2 * (j + 0.5)) / n, r = Math.sqrt(1 - z * z) * 0.04;
+    const a = j * 2.399,
+      z = 1 - (2 * (j + 0.5)) / n,
+      r = Math.sqrt(1 - z * z) * 0.04;
     out.xyz.set([centre[0] + r * Math.cos(a), centre[1] + r * Math.sin(a), centre[2] + z * 0.04], 3 * i);
     out.confidence[i] = 1;
     out.instance[i] = instance;
@@ -106,9 +108,27 @@ describe("the node metrics alone (esi3d graph's summary line without --diagnosis
     const mergedBundle = bundleOf(merged, "gt");
     const cases = [
       { cloud: clean, b: bundle, t: task, masks: "instance" as const, instances: "fusion" as const },
-      { cloud: moved(clean, (i) => clean.instance[i] === target.id && clean.view[i] === 0, [0, 0, 0.2]), b: bundle, t: task, masks: "instance" as const, instances: "fusion" as const },
-      { cloud: withBlob(clean, [target.position[0], target.position[1], 1.4], 300, 0), b: bundle, t: task, masks: "none" as const, instances: "dbscan" as const },
-      { cloud: backprojectViews(mergedBundle.views, bundleCategories(mergedBundle)), b: mergedBundle, t: merged, masks: "instance" as const, instances: "dbscan" as const },
+      {
+        cloud: moved(clean, (i) => clean.instance[i] === target.id && clean.view[i] === 0, [0, 0, 0.2]),
+        b: bundle,
+        t: task,
+        masks: "instance" as const,
+        instances: "fusion" as const,
+      },
+      {
+        cloud: withBlob(clean, [target.position[0], target.position[1], 1.4], 300, 0),
+        b: bundle,
+        t: task,
+        masks: "none" as const,
+        instances: "dbscan" as const,
+      },
+      {
+        cloud: backprojectViews(mergedBundle.views, bundleCategories(mergedBundle)),
+        b: mergedBundle,
+        t: merged,
+        masks: "instance" as const,
+        instances: "dbscan" as const,
+      },
     ];
     const statuses = new Set<string>();
     for (const c of cases) {

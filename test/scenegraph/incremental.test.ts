@@ -14,9 +14,27 @@ import { GraphMemory, graphOfBundle, type GraphPipelineOptions, GraphPipelineOpt
 import type { z } from "zod";
 
 const CAMERA = { width: 160, height: 120, hfov_deg: 70 };
-const ACTIONS: NavigationAction[] = ["turn_left", "move_forward", "turn_left", "turn_down", "move_left", "turn_right", "turn_right", "turn_right", "move_right", "turn_up", "move_backward", "move_up", "turn_down"];
+const ACTIONS: NavigationAction[] = [
+  "turn_left",
+  "move_forward",
+  "turn_left",
+  "turn_down",
+  "move_left",
+  "turn_right",
+  "turn_right",
+  "turn_right",
+  "move_right",
+  "turn_up",
+  "move_backward",
+  "move_up",
+  "turn_down",
+];
 
-async function episode(task: ReturnType<typeof generateTask>, options: z.input<typeof GraphPipelineOptionsSchema>, actions: readonly NavigationAction[] = ACTIONS): Promise<{ bundle: FrameBundle; graphs: SceneGraph[] }> {
+async function episode(
+  task: ReturnType<typeof generateTask>,
+  options: z.input<typeof GraphPipelineOptionsSchema>,
+  actions: readonly NavigationAction[] = ACTIONS,
+): Promise<{ bundle: FrameBundle; graphs: SceneGraph[] }> {
   const env = new BuiltinEnvironment(task);
   const ep = new EpisodeBundle(env.manifest);
   const memory = new GraphMemory(env.manifest, GraphPipelineOptionsSchema.parse(options), { diagnose: false });
@@ -33,7 +51,11 @@ async function episode(task: ReturnType<typeof generateTask>, options: z.input<t
 const comparable = (g: SceneGraph) => JSON.stringify({ ...g, timings_ms: null });
 
 describe("incremental 3D memory", () => {
-  const tasks = [generateTask("counting_with_occlusion", "inc", 0, generatorContext({}, CAMERA)), generateTask("spatial_distance", "inc", 1, generatorContext({}, CAMERA)), generateTask("partial_occlusion", "inc", 2, generatorContext({}, CAMERA))];
+  const tasks = [
+    generateTask("counting_with_occlusion", "inc", 0, generatorContext({}, CAMERA)),
+    generateTask("spatial_distance", "inc", 1, generatorContext({}, CAMERA)),
+    generateTask("partial_occlusion", "inc", 2, generatorContext({}, CAMERA)),
+  ];
   const modes: Array<Partial<GraphPipelineOptions>> = [
     { source: "gt", masks: "instance", instances: "fusion" },
     { source: "gt", masks: "semantic", instances: "fusion" },
@@ -41,7 +63,13 @@ describe("incremental 3D memory", () => {
     { source: "gt", masks: "instance", instances: "dbscan" },
     { source: "noisy", masks: "instance", instances: "fusion", noiseComponents: ["depth", "pose", "flying", "blobs"] },
     // every component lifted per view from per-view streams, labels included (each view's fake ids numbered after the last's)
-    { source: "noisy", masks: "semantic", instances: "fusion", noiseLevel: 3, noiseComponents: ["depth", "pose", "flying", "blobs", "mono", "warp", "scale", "textureless", "labels"] },
+    {
+      source: "noisy",
+      masks: "semantic",
+      instances: "fusion",
+      noiseLevel: 3,
+      noiseComponents: ["depth", "pose", "flying", "blobs", "mono", "warp", "scale", "textureless", "labels"],
+    },
   ];
   for (const task of tasks)
     for (const m of modes)
@@ -52,7 +80,9 @@ describe("incremental 3D memory", () => {
         expect(last.nodes.length).toBe(batch.graph.nodes.length);
         expect(comparable(last)).toBe(comparable(batch.graph));
         // the memory really grew: the first step saw less than the last
-        expect(graphs[0]!.nodes.reduce((s, n) => s + n.support.reduce((t, v) => t + v.points, 0), 0)).toBeLessThan(last.nodes.reduce((s, n) => s + n.support.reduce((t, v) => t + v.points, 0), 0));
+        expect(graphs[0]!.nodes.reduce((s, n) => s + n.support.reduce((t, v) => t + v.points, 0), 0)).toBeLessThan(
+          last.nodes.reduce((s, n) => s + n.support.reduce((t, v) => t + v.points, 0), 0),
+        );
       });
 
   it("an apartment's region layer grows with the walk and ends as the batch build's (gt, and noisy depth and pose)", async () => {

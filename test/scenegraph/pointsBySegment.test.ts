@@ -22,13 +22,16 @@ function byPoint(cloud: PointCloud, ev: Evidence): number[][] {
 describe("pointsBySegment", () => {
   it("groups points as a point-by-point pass does, in point order", () => {
     const rng = new Rng("points-by-segment");
-    const W = 23, H = 11, S = 9;
+    const W = 23,
+      H = 11,
+      S = 9;
     for (const interleaved of [false, true]) {
       // segment maps of runs; view 2 has none
       const maps: Int32Array[] = [0, 1, 2, 3].map(() => {
         const m = new Int32Array(W * H);
         for (let p = 0; p < m.length; ) {
-          const s = rng.next() < 0.3 ? -1 : rng.int(0, S - 1), len = rng.int(1, 12);
+          const s = rng.next() < 0.3 ? -1 : rng.int(0, S - 1),
+            len = rng.int(1, 12);
           for (let j = 0; j < len && p < m.length; j++) m[p++] = s;
         }
         return m;

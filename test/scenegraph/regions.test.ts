@@ -53,11 +53,22 @@ function plan(opts: { gap?: [number, number]; through?: boolean; cameras?: boole
     // one pixel per point, all on the ray grid: every point is a ray from its view's camera
     pixel: new Uint32Array(n),
     instance: Uint16Array.from(pts.map((p) => p[3])),
-    categories: new Map([[1, "floor"], [2, "wall"]]),
+    categories: new Map([
+      [1, "floor"],
+      [2, "wall"],
+    ]),
     imageWidth: 1,
     imageHeight: 1,
     source: "gt",
-    meta: opts.cameras === false ? {} : { cameraCentres: [[0, 1.5, 1.5, 1.35], [1, 4.5, 1.5, 1.35]] },
+    meta:
+      opts.cameras === false
+        ? {}
+        : {
+            cameraCentres: [
+              [0, 1.5, 1.5, 1.35],
+              [1, 4.5, 1.5, 1.35],
+            ],
+          },
   };
   return cloud;
 }
@@ -123,7 +134,14 @@ describe("region layer", () => {
       expect(room?.id).toBe(roomAt(task.room.layout!.rooms, o.position[0], o.position[1]));
     }
     const d = diagnoseRegions(g.regions, task.room.layout!, [], task.objects);
-    expect(d.metrics).toMatchObject({ room_precision: 1, room_recall: 1, room_name_accuracy: 1, doorway_precision: 1, doorway_recall: 1, separation_precision: 1 });
+    expect(d.metrics).toMatchObject({
+      room_precision: 1,
+      room_recall: 1,
+      room_name_accuracy: 1,
+      doorway_precision: 1,
+      doorway_recall: 1,
+      separation_precision: 1,
+    });
   });
 
   it("segments the rooms gt-depth clouds show: every room, doorway and pair apart it claims is right", async () => {
@@ -182,10 +200,16 @@ describe("region layer", () => {
 
   it("a graph whose views show no room says so in a note that names its task, views and cloud", async () => {
     // the floor and walls relabelled as objects: a cloud with no structure to read rooms from
-    const hidden = { ...bundle, views: [...bundle.views], manifest: { ...bundle.manifest, instances: bundle.manifest.instances.map((e) => (e.structure ? { ...e, category: "vase", structure: false } : e)) } };
+    const hidden = {
+      ...bundle,
+      views: [...bundle.views],
+      manifest: { ...bundle.manifest, instances: bundle.manifest.instances.map((e) => (e.structure ? { ...e, category: "vase", structure: false } : e)) },
+    };
     const res = await graphOfBundle(hidden, GraphPipelineOptionsSchema.parse({ source: "gt" }), { diagnose: false });
     expect(res.notes).toContain(`region layer of ${task.task_id} (gt views, gt cloud): the views show no room (too little floor or wall)`);
-    expect((await graphOfBundle(bundle, GraphPipelineOptionsSchema.parse({ source: "gt" }), { diagnose: false })).notes.filter((n) => n.startsWith("region layer"))).toEqual([]);
+    expect(
+      (await graphOfBundle(bundle, GraphPipelineOptionsSchema.parse({ source: "gt" }), { diagnose: false })).notes.filter((n) => n.startsWith("region layer")),
+    ).toEqual([]);
   }, 60_000);
 
   it("a diagnosis counts a wrong doorway, a wrong pair apart and a missed room", () => {

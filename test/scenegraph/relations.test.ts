@@ -5,19 +5,23 @@ import type { YawBox } from "../../core/geometry.js";
 /** Points on a box's surface at 1 cm spacing (enough for closest distances). */
 function boxNode(id: string, centre: [number, number, number], extent: [number, number, number], yaw = 0): RelNode {
   const pts: number[] = [];
-  const c = Math.cos(yaw), s = Math.sin(yaw);
+  const c = Math.cos(yaw),
+    s = Math.sin(yaw);
   const step = 0.01;
   for (let x = -extent[0] / 2; x <= extent[0] / 2 + 1e-9; x += step)
     for (let y = -extent[1] / 2; y <= extent[1] / 2 + 1e-9; y += step)
       for (let z = -extent[2] / 2; z <= extent[2] / 2 + 1e-9; z += step) {
-        const onFace = [Math.abs(Math.abs(x) - extent[0] / 2), Math.abs(Math.abs(y) - extent[1] / 2), Math.abs(Math.abs(z) - extent[2] / 2)].some((d) => d < step / 2);
+        const onFace = [Math.abs(Math.abs(x) - extent[0] / 2), Math.abs(Math.abs(y) - extent[1] / 2), Math.abs(Math.abs(z) - extent[2] / 2)].some(
+          (d) => d < step / 2,
+        );
         if (onFace) pts.push(centre[0] + c * x - s * y, centre[1] + s * x + c * y, centre[2] + z);
       }
   const box: YawBox = { centre, extent, yaw };
   return { id, box, xyz: Float32Array.from(pts) };
 }
 
-const has = (rels: ReturnType<typeof computeRelations>, a: string, p: string, b: string) => rels.some((r) => r.subject === a && r.predicate === p && r.object === b);
+const has = (rels: ReturnType<typeof computeRelations>, a: string, p: string, b: string) =>
+  rels.some((r) => r.subject === a && r.predicate === p && r.object === b);
 
 describe("relations", () => {
   const view = { position: [0, -3, 1.2] as [number, number, number], yaw: Math.PI / 2 }; // looking along +y: right is +x

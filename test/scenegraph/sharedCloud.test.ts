@@ -40,7 +40,8 @@ describe("SharedCloud", () => {
 
   it("with an arena, a cloud is rebuilt once another build took the arena (one slot)", async () => {
     const bundle = generatedBundle("geometric_configuration", "0", 0, "single");
-    const shared = new SharedCloud(), arena = new CloudArena();
+    const shared = new SharedCloud(),
+      arena = new CloudArena();
     const gt = await graphOfBundle(bundle, GraphPipelineOptionsSchema.parse(options("gt")), { shared, arena });
     const noisy = await graphOfBundle(bundle, GraphPipelineOptionsSchema.parse(options("noisy")), { shared, arena });
     const again = await graphOfBundle(bundle, GraphPipelineOptionsSchema.parse(options("gt-appearance")), { shared, arena });
@@ -54,7 +55,9 @@ describe("SharedCloud", () => {
   it("a different bundle never takes the kept cloud", async () => {
     const shared = new SharedCloud();
     const a = await graphOfBundle(generatedBundle("geometric_configuration", "0", 0, "single"), GraphPipelineOptionsSchema.parse(options("gt")), { shared });
-    const b = await graphOfBundle(generatedBundle("geometric_configuration", "0", 1, "single"), GraphPipelineOptionsSchema.parse(options("gt-appearance")), { shared });
+    const b = await graphOfBundle(generatedBundle("geometric_configuration", "0", 1, "single"), GraphPipelineOptionsSchema.parse(options("gt-appearance")), {
+      shared,
+    });
     expect(b.cloud).not.toBe(a.cloud);
   });
 });
@@ -67,6 +70,13 @@ describe("cloudOrder", () => {
     // arms of different noise levels have different clouds: their order is kept
     const levels = { ...DEFAULT_RUN_CONFIG, noiseLevels: [0.5, 1] };
     const byLevel = threeDArms(levels);
-    expect(cloudOrder(levels, byLevel).map((i) => byLevel[i]!.label)).toEqual(["gt", "gt-appearance", "noisy@0.5", "noisy@0.5-appearance", "noisy@1", "noisy@1-appearance"]);
+    expect(cloudOrder(levels, byLevel).map((i) => byLevel[i]!.label)).toEqual([
+      "gt",
+      "gt-appearance",
+      "noisy@0.5",
+      "noisy@0.5-appearance",
+      "noisy@1",
+      "noisy@1-appearance",
+    ]);
   });
 });

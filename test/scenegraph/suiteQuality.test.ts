@@ -9,7 +9,12 @@ import { generatedBundle } from "./helpers.js";
 
 describe("graphs from ground-truth clouds", () => {
   it("match the truth on the built-in suite's ground-truth views (node F1 >= 0.95 over one task per subcategory)", () => {
-    let matched = 0, nodes = 0, observed = 0, matchedObserved = 0, relCorrect = 0, relPred = 0;
+    let matched = 0,
+      nodes = 0,
+      observed = 0,
+      matchedObserved = 0,
+      relCorrect = 0,
+      relPred = 0;
     for (const sub of BUILTIN_SUBCATEGORIES) {
       const b = generatedBundle(sub, "quality", 0, "gt");
       const task = b.manifest.task!;
@@ -24,7 +29,8 @@ describe("graphs from ground-truth clouds", () => {
       relPred += d.relations.length;
       relCorrect += d.relations.filter((x) => x.correct).length;
     }
-    const precision = matched / nodes, recall = matchedObserved / observed;
+    const precision = matched / nodes,
+      recall = matchedObserved / observed;
     const f1 = (2 * precision * recall) / (precision + recall);
     expect(f1).toBeGreaterThanOrEqual(0.95);
     expect(relCorrect / relPred).toBeGreaterThanOrEqual(0.85);

@@ -17,7 +17,10 @@ describe("cachedTrueRelations", () => {
     const task = generateTask("physical_contact", "truth-cache", 1);
     const before = cachedTrueRelations(task);
     // move every object 3 m apart along x: touching and on relations between them vanish
-    const moved: Task = { ...task, objects: task.objects.map((o, i) => ({ ...o, position: [o.position[0] + 3 * i, o.position[1], o.position[2]] as typeof o.position })) };
+    const moved: Task = {
+      ...task,
+      objects: task.objects.map((o, i) => ({ ...o, position: [o.position[0] + 3 * i, o.position[1], o.position[2]] as typeof o.position })),
+    };
     const after = cachedTrueRelations(moved);
     expect(after).not.toBe(before);
     expect(after).toEqual(trueRelations(moved));

@@ -9,7 +9,11 @@ export type Mapper = (r: EsiRecord, md: Field) => import("../draft.js").Draft;
 
 /** Candidate views from a keyed list of poses (`[{"_key": "0.png", position, quaternion_xyzw}, ...]`). */
 export function keyedViews(f: Field, kindKey = "type"): DraftView[] {
-  return f.keyed().map(({ key, field }) => readView(field, key, field.at(kindKey).exists && typeof field.at(kindKey).value === "string" ? (field.at(kindKey).value as string) : undefined));
+  return f
+    .keyed()
+    .map(({ key, field }) =>
+      readView(field, key, field.at(kindKey).exists && typeof field.at(kindKey).value === "string" ? (field.at(kindKey).value as string) : undefined),
+    );
 }
 
 /**

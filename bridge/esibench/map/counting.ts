@@ -21,14 +21,18 @@ export const mapCounting: Mapper = (r, md) => {
   const byName = new Map<string, string>();
   const resolved = render.at("resolved_objects");
   for (const [group, role] of GROUPS)
-    resolved.at(group).listOrEmpty().forEach((f, i) => {
-      const key = `${group}[${i}]`;
-      objects.push(readObject(f, key, role));
-      if (f.at("name").exists) byName.set(f.at("name").str(), key);
-    });
+    resolved
+      .at(group)
+      .listOrEmpty()
+      .forEach((f, i) => {
+        const key = `${group}[${i}]`;
+        objects.push(readObject(f, key, role));
+        if (f.at("name").exists) byName.set(f.at("name").str(), key);
+      });
   const views: DraftView[] = [];
   if (render.at("camera_poses").exists) views.push(...keyedViews(render.at("camera_poses"), "view_name"));
-  for (const f of render.get("multi_image_input", "views").listOrEmpty()) views.push(readView(f, f.at("image_path").strOr(f.at("view_id").strOr(f.path)), "room_corner"));
+  for (const f of render.get("multi_image_input", "views").listOrEmpty())
+    views.push(readView(f, f.at("image_path").strOr(f.at("view_id").strOr(f.path)), "room_corner"));
   for (const f of render.at("target_closeups").listOrEmpty()) {
     const v = readView(f, f.at("image_path").strOr(f.path), "target_closeup");
     const key = byName.get(f.at("target_name").strOr(""));
@@ -39,10 +43,12 @@ export const mapCounting: Mapper = (r, md) => {
   const image = render.at("image").strOr("");
   const initial = views.find((v) => v.name === image);
   const bbox = render.get("room_bbox", "bbox_world_xy");
-  const room: Draft["room"] = bbox.exists ? (() => {
-    const [x0, y0, x1, y1] = bbox.vec(4) as [number, number, number, number];
-    return { bounds: { min: [x0, y0] as [number, number], max: [x1, y1] as [number, number] }, source: `${bbox.path}` };
-  })() : {};
+  const room: Draft["room"] = bbox.exists
+    ? (() => {
+        const [x0, y0, x1, y1] = bbox.vec(4) as [number, number, number, number];
+        return { bounds: { min: [x0, y0] as [number, number], max: [x1, y1] as [number, number] }, source: `${bbox.path}` };
+      })()
+    : {};
   const asked = qd.at("count_target").strOr("");
   const placed = render.at("target_category").exists ? render.at("target_category").str() : null;
   const extra: Record<string, unknown> = {};

@@ -52,7 +52,26 @@ export const mapSpatialDistance: Mapper = (r: EsiRecord, md: Field): Draft => {
     answer: plainAnswer(r, options),
     room: {},
     labelMetadata: {
-      ...meta(md, ["d_near", "d_far", "dist_near_centre", "dist_far_centre", "near_corner", "far_corner", "near_corner_xy", "far_corner_xy", "near_pos", "far_pos", "corner_clearances", "ref_category", "near_category", "far_category", "layout", "seed", "run_idx", "floor_name"]),
+      ...meta(md, [
+        "d_near",
+        "d_far",
+        "dist_near_centre",
+        "dist_far_centre",
+        "near_corner",
+        "far_corner",
+        "near_corner_xy",
+        "far_corner_xy",
+        "near_pos",
+        "far_pos",
+        "corner_clearances",
+        "ref_category",
+        "near_category",
+        "far_category",
+        "layout",
+        "seed",
+        "run_idx",
+        "floor_name",
+      ]),
       ...(md.at("answer").exists ? { generator_answer: md.at("answer").value } : {}),
     },
   };
@@ -66,8 +85,10 @@ export const mapDimensionalSize: Mapper = (r, md) => {
   const objects: DraftObject[] = [];
   for (const n of [1, 2]) {
     const o = readObject(need(by, list, `task_obj${n}`), `task_obj${n}`, "target");
-    const lo = md.at("task_obj_aabb_min"), hi = md.at("task_obj_aabb_max");
-    if (lo.hasEntry(`task_obj${n}_aabb_min`) && hi.hasEntry(`task_obj${n}_aabb_max`)) o.aabb = { min: lo.entry(`task_obj${n}_aabb_min`).at("value").vec3(), max: hi.entry(`task_obj${n}_aabb_max`).at("value").vec3() };
+    const lo = md.at("task_obj_aabb_min"),
+      hi = md.at("task_obj_aabb_max");
+    if (lo.hasEntry(`task_obj${n}_aabb_min`) && hi.hasEntry(`task_obj${n}_aabb_max`))
+      o.aabb = { min: lo.entry(`task_obj${n}_aabb_min`).at("value").vec3(), max: hi.entry(`task_obj${n}_aabb_max`).at("value").vec3() };
     objects.push(o);
   }
   const footprints: Record<string, unknown> = {};
@@ -77,21 +98,52 @@ export const mapDimensionalSize: Mapper = (r, md) => {
     if (p.hasEntry(`ref${n}_placement`)) {
       const e = p.entry(`ref${n}_placement`);
       // the record keeps only the reference's half footprint, no height: not an extent
-      footprints[`ref_obj${n}`] = { half_x: e.at("ref_half_x").numOr(null), half_y: e.at("ref_half_y").numOr(null), actual_bbox_gap: e.at("actual_bbox_gap").numOr(null), collision_fallback: e.at("collision_fallback").value ?? null };
+      footprints[`ref_obj${n}`] = {
+        half_x: e.at("ref_half_x").numOr(null),
+        half_y: e.at("ref_half_y").numOr(null),
+        actual_bbox_gap: e.at("actual_bbox_gap").numOr(null),
+        collision_fallback: e.at("collision_fallback").value ?? null,
+      };
     }
   }
   const views = keyedViews(md.at("camera_poses"));
   applyFlags(views, md.at("exist_task_obj"), (n) => `task_obj${n}`);
   applyFlags(views, md.at("exist_ref_obj"), (n) => `ref_obj${n}`);
   const raw = stringList(r, r.options, "options_json");
-  const fixes = raw.some((o) => NEAR_THE.test(o)) ? [{ field: "options_json" as const, from: JSON.stringify(raw), to: JSON.stringify(raw.map((o) => o.replace(NEAR_THE, ""))), why: "esi3d's Dimensional Size options name the reference itself" }] : [];
-  const answer = plainAnswer(r, raw.map((o) => o.replace(NEAR_THE, "")), r.raw.answer.replace(NEAR_THE, ""), fixes);
+  const fixes = raw.some((o) => NEAR_THE.test(o))
+    ? [
+        {
+          field: "options_json" as const,
+          from: JSON.stringify(raw),
+          to: JSON.stringify(raw.map((o) => o.replace(NEAR_THE, ""))),
+          why: "esi3d's Dimensional Size options name the reference itself",
+        },
+      ]
+    : [];
+  const answer = plainAnswer(
+    r,
+    raw.map((o) => o.replace(NEAR_THE, "")),
+    r.raw.answer.replace(NEAR_THE, ""),
+    fixes,
+  );
   const scales: Record<string, number> = {};
-  if (md.at("scale_obj").exists) for (const [k, v] of md.at("scale_obj").keyed().map((e) => [e.key, e.field.at("value").numOr(null)] as const)) if (v !== null) scales[k] = v;
+  if (md.at("scale_obj").exists)
+    for (const [k, v] of md
+      .at("scale_obj")
+      .keyed()
+      .map((e) => [e.key, e.field.at("value").numOr(null)] as const))
+      if (v !== null) scales[k] = v;
   return {
     objects,
     views,
-    initial: firstShowing(views, [["task_obj1", "ref_obj1"], ["task_obj2", "ref_obj2"]], "size runner: the first view whose flags show a task object and its reference"),
+    initial: firstShowing(
+      views,
+      [
+        ["task_obj1", "ref_obj1"],
+        ["task_obj2", "ref_obj2"],
+      ],
+      "size runner: the first view whose flags show a task object and its reference",
+    ),
     relevant: objects.map((o) => o.key),
     answer,
     room: {},

@@ -12,7 +12,8 @@ function support(md: Field, by: Map<string, Field>): { object: DraftObject | nul
   const f = by.get("support");
   if (!f) return { object: null, room: {} };
   if (f.at("category").strOr("") === FLOOR_CATEGORY && f.at("aabb_min").exists) {
-    const lo = f.at("aabb_min").vec3(), hi = f.at("aabb_max").vec3();
+    const lo = f.at("aabb_min").vec3(),
+      hi = f.at("aabb_max").vec3();
     return { object: null, room: { bounds: { min: [lo[0], lo[1]], max: [hi[0], hi[1]] }, floorZ: hi[2], source: `${f.path} (the floor's AABB)` } };
   }
   void md;
@@ -35,7 +36,10 @@ export const mapMaterialTransparency: Mapper = (r, md) => {
     relevant: ["obj_container", "obj_small"],
     answer: plainAnswer(r),
     room: {},
-    labelMetadata: { ...meta(md, ["layout", "container_cat", "container_model", "small_obj_cat", "camera_0_azimuth_deg", "seed", "run_idx", "floor_name"]), ...(md.at("answer").exists ? { generator_answer: md.at("answer").value } : {}) },
+    labelMetadata: {
+      ...meta(md, ["layout", "container_cat", "container_model", "small_obj_cat", "camera_0_azimuth_deg", "seed", "run_idx", "floor_name"]),
+      ...(md.at("answer").exists ? { generator_answer: md.at("answer").value } : {}),
+    },
   };
 };
 
@@ -44,7 +48,12 @@ export const mapPartialOcclusion: Mapper = (r, md) => {
   const by = objectsByKey(list);
   const target = readObject(need(by, list, "target"), "target", "target");
   const occluderField = need(by, list, "occluder");
-  const occluder = readObject(occluderField, "occluder", "occluder", occluderField.at("applied_scale").exists ? { scale: occluderField.at("applied_scale").vec3() } : {});
+  const occluder = readObject(
+    occluderField,
+    "occluder",
+    "occluder",
+    occluderField.at("applied_scale").exists ? { scale: occluderField.at("applied_scale").vec3() } : {},
+  );
   const s = support(md, by);
   const views = keyedViews(md.at("camera_poses"));
   applyFlags(views, md.at("exist_target_obj"), "target");
@@ -70,7 +79,8 @@ export const mapViewHallucination: Mapper = (r, md) => {
   // per-view visibility [{_key: "target_obj", value}] and the exist_target_obj family say the same thing
   for (const { key, field } of viewList.keyed()) {
     const v = views.find((x) => x.name === key)!;
-    for (const e of field.at("visibility").listOrEmpty()) if (e.at("_key").strOr("") === "target_obj" && typeof e.at("value").value === "boolean") v.flags.set("target", e.at("value").value as boolean);
+    for (const e of field.at("visibility").listOrEmpty())
+      if (e.at("_key").strOr("") === "target_obj" && typeof e.at("value").value === "boolean") v.flags.set("target", e.at("value").value as boolean);
   }
   applyFlags(views, md.at("exist_target_obj"), "target");
   const first = views.find((v) => v.kind !== "topdown" && !/topdown/.test(v.name) && v.flags.get("target") === true);
@@ -81,6 +91,9 @@ export const mapViewHallucination: Mapper = (r, md) => {
     relevant: ["target"],
     answer: plainAnswer(r),
     room: s.room,
-    labelMetadata: { ...meta(md, ["placement_mode", "support_type", "support_category", "target_confusable_with", "layout", "seed", "run_idx", "floor_name"]), ...(md.at("answer").exists ? { generator_answer: md.at("answer").value } : {}) },
+    labelMetadata: {
+      ...meta(md, ["placement_mode", "support_type", "support_category", "target_confusable_with", "layout", "seed", "run_idx", "floor_name"]),
+      ...(md.at("answer").exists ? { generator_answer: md.at("answer").value } : {}),
+    },
   };
 };

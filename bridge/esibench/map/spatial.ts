@@ -21,8 +21,19 @@ export const mapGeometricConfiguration: Mapper = (r: EsiRecord, md: Field): Draf
   const keys = keysOf(objects);
   const views = keyedViews(md.at("camera_poses"));
   // success: view 0 shows all three; success_list: success_k (_indices [k]) for view k
-  if (md.at("success").exists) flagAll(views.find((v) => v.view === 0), keys, md.at("success").bool());
-  if (md.at("success_list").exists) for (const [k, value] of flagFamily(md.at("success_list"))) flagAll(views.find((v) => v.view === Number(k)), keys, value);
+  if (md.at("success").exists)
+    flagAll(
+      views.find((v) => v.view === 0),
+      keys,
+      md.at("success").bool(),
+    );
+  if (md.at("success_list").exists)
+    for (const [k, value] of flagFamily(md.at("success_list")))
+      flagAll(
+        views.find((v) => v.view === Number(k)),
+        keys,
+        value,
+      );
   const first = views.find((v) => v.position[2] < TRIANGLE_INITIAL_MAX_Z_M);
   const answer = plainAnswer(r, undefined, r.raw.answer === "random triangle" ? "random" : r.raw.answer);
   if (r.raw.answer === "random triangle") answer.fixes.unshift({ field: "answer", from: "random triangle", to: "random", why: 'the options say "random"' });
@@ -62,12 +73,22 @@ export const mapPhysicalContact: Mapper = (r, md) => {
   // 115 records: exist_obj [object, view]; the 4 of the older batch_touching.py: exist [view] (both objects)
   // plus exist_left/right [view, degrees] for the sweep poses "<view>_left<deg>.png"
   applyFlags(views, md.at("exist_obj"), (n) => `obj${n}`);
-  if (md.at("exist").exists) for (const [k, value] of flagFamily(md.at("exist"))) flagAll(views.find((v) => v.view === Number(k)), ["obj1", "obj2"], value);
+  if (md.at("exist").exists)
+    for (const [k, value] of flagFamily(md.at("exist")))
+      flagAll(
+        views.find((v) => v.view === Number(k)),
+        ["obj1", "obj2"],
+        value,
+      );
   for (const side of ["left", "right"] as const)
     if (md.at(`exist_${side}`).exists)
       for (const [k, value] of flagFamily(md.at(`exist_${side}`))) {
         const [view, deg] = k.split(",");
-        flagAll(views.find((v) => v.name === `${view}_${side}${deg}.png`), ["obj1", "obj2"], value);
+        flagAll(
+          views.find((v) => v.name === `${view}_${side}${deg}.png`),
+          ["obj1", "obj2"],
+          value,
+        );
       }
   const touching = md.at("touching").exists ? [...flagFamily(md.at("touching")).values()].filter(Boolean).length : null;
   return {
@@ -77,6 +98,9 @@ export const mapPhysicalContact: Mapper = (r, md) => {
     relevant: keysOf(objects),
     answer: plainAnswer(r),
     room: {},
-    labelMetadata: { ...meta(md, ["layout", "orientation", "x_gap", "y_gap", "drift_x", "drift_y", "seed", "run_idx", "floor_name"]), views_touching_in_mask: touching },
+    labelMetadata: {
+      ...meta(md, ["layout", "orientation", "x_gap", "y_gap", "drift_x", "drift_y", "seed", "run_idx", "floor_name"]),
+      views_touching_in_mask: touching,
+    },
   };
 };

@@ -71,7 +71,8 @@ export function answerPlan(seed: string, subcategory: BuiltinSubcategory, index:
 
 function extendPlans(plans: AnswerPlan[], rng: Rng, forms: readonly number[], index: number): void {
   const width = Math.max(...forms);
-  const counts = new Array<number>(width).fill(0), shares = new Array<number>(width).fill(0);
+  const counts = new Array<number>(width).fill(0),
+    shares = new Array<number>(width).fill(0);
   for (const p of plans) addTask(counts, shares, p.options, p.slot);
   let order: number[] = [];
   for (let t = plans.length; t <= index; t++) {

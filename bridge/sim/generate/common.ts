@@ -128,7 +128,8 @@ export class SceneBuilder {
 
   /** True when `box` fits in the room (with margin) and clears every other object's footprint by `margin`. */
   isClear(box: YawBox, margin: number, ignore: ReadonlySet<number> = new Set()): boolean {
-    const hx = this.room.size[0] / 2 - WALL_MARGIN_M, hy = this.room.size[1] / 2 - WALL_MARGIN_M;
+    const hx = this.room.size[0] / 2 - WALL_MARGIN_M,
+      hy = this.room.size[1] / 2 - WALL_MARGIN_M;
     if (footprint(box).some(([x, y]) => Math.abs(x) > hx || Math.abs(y) > hy)) return false;
     for (const o of this.objects) {
       if (ignore.has(o.id)) continue;
@@ -140,9 +141,11 @@ export class SceneBuilder {
 
   /** Tries random floor spots until an object of this footprint fits; returns the centre or null. */
   findFloorSpot(half: [number, number], margin: number, yaw: number, region?: (x: number, y: number) => boolean, tries = 200): [number, number] | null {
-    const hx = this.room.size[0] / 2 - WALL_MARGIN_M, hy = this.room.size[1] / 2 - WALL_MARGIN_M;
+    const hx = this.room.size[0] / 2 - WALL_MARGIN_M,
+      hy = this.room.size[1] / 2 - WALL_MARGIN_M;
     for (let i = 0; i < tries; i++) {
-      const x = this.rng.uniform(-hx, hx), y = this.rng.uniform(-hy, hy);
+      const x = this.rng.uniform(-hx, hx),
+        y = this.rng.uniform(-hy, hy);
       if (region && !region(x, y)) continue;
       if (this.isClear({ centre: [x, y, 0.5], extent: [2 * half[0], 2 * half[1], 1], yaw }, margin)) return [x, y];
     }
@@ -224,7 +227,10 @@ export function assignNames(objects: TaskObject[]): void {
         const descriptor = colourInName(o.color, o.category) ? "" : o.color;
         byColor.set(descriptor, [...(byColor.get(descriptor) ?? []), o]);
       }
-      for (const [descriptor, same] of byColor) same.forEach((o, k) => (o.name = `the ${descriptor ? `${descriptor} ` : ""}${displayName(o.category)}${same.length > 1 || !descriptor ? ` #${k + 1}` : ""}`));
+      for (const [descriptor, same] of byColor)
+        same.forEach(
+          (o, k) => (o.name = `the ${descriptor ? `${descriptor} ` : ""}${displayName(o.category)}${same.length > 1 || !descriptor ? ` #${k + 1}` : ""}`),
+        );
     }
   }
 }
@@ -266,4 +272,3 @@ export function integerOptions(plan: AnswerPlan, answer: number): string[] {
   require(answer >= plan.slot, `count ${answer} cannot sit at option ${plan.slot} of non-negative integers`);
   return Array.from({ length: COUNT_OPTION_COUNT }, (_, i) => String(answer - plan.slot + i));
 }
-

@@ -142,14 +142,19 @@ function spotInView(s: CountingScene, half: [number, number], dist: [number, num
   for (let i = 0; i < 300; i++) {
     const a = agent.yaw + b.rng.uniform(-VIEW_HALF_ANGLE, VIEW_HALF_ANGLE);
     const d = b.rng.uniform(lo, hi);
-    const x = agent.position[0] + d * Math.cos(a), y = agent.position[1] + d * Math.sin(a);
+    const x = agent.position[0] + d * Math.cos(a),
+      y = agent.position[1] + d * Math.sin(a);
     if (b.isClear({ centre: [x, y, 0.5], extent: [2 * half[0], 2 * half[1], 1], yaw }, margin)) return [x, y];
   }
   return null;
 }
 
 function agentClear(b: SceneBuilder, agent: AgentPose): AgentPose {
-  const p = cameraLookingAt(b, agent.position, [agent.position[0] + Math.cos(agent.yaw), agent.position[1] + Math.sin(agent.yaw), agent.position[2] + Math.tan(agent.pitch)]);
+  const p = cameraLookingAt(b, agent.position, [
+    agent.position[0] + Math.cos(agent.yaw),
+    agent.position[1] + Math.sin(agent.yaw),
+    agent.position[2] + Math.tan(agent.pitch),
+  ]);
   require(p, "agent position blocked");
   return agent;
 }
@@ -161,7 +166,14 @@ function countDraft(
   roomType: string,
   category: string,
   targets: TaskObject[],
-  extra: { lighting?: Lighting; question?: string; metadata?: Record<string, unknown>; allowedOverlaps?: Array<[number, number]>; checkInitialView?: (p: InitialViewProbe) => string | null; alsoSee?: number[] },
+  extra: {
+    lighting?: Lighting;
+    question?: string;
+    metadata?: Record<string, unknown>;
+    allowedOverlaps?: Array<[number, number]>;
+    checkInitialView?: (p: InitialViewProbe) => string | null;
+    alsoSee?: number[];
+  },
 ): Draft {
   const n = targets.length;
   require(n >= COUNT_RANGE[0] && n <= COUNT_RANGE[1], "count out of range");
@@ -173,7 +185,9 @@ function countDraft(
   const start = s.agent.position;
   const goals: ViewGoal[] = [
     ...seeIds.map((id) => (v: Parameters<ViewGoal>[0]) => isVisible(v, id, COUNT_CLEAR_VIEW_PX)),
-    (v) => Math.hypot(v.pose.position[0] - start[0], v.pose.position[1] - start[1]) >= SECOND_VANTAGE_M && ids.filter((id) => isVisible(v, id)).length >= Math.ceil(ids.length / 2),
+    (v) =>
+      Math.hypot(v.pose.position[0] - start[0], v.pose.position[1] - start[1]) >= SECOND_VANTAGE_M &&
+      ids.filter((id) => isVisible(v, id)).length >= Math.ceil(ids.length / 2),
   ];
   const keyPoses = seeIds.flatMap((id) => {
     const o = s.b.objects.find((x) => x.id === id)!;
@@ -224,7 +238,8 @@ export function countingWithOcclusion(rng: Rng, ctx: GeneratorContext, plan: Ans
     if (!spot) continue;
     const u = [spot[0] - agent.position[0], spot[1] - agent.position[1]];
     const L = Math.hypot(u[0]!, u[1]!);
-    const ux = u[0]! / L, uy = u[1]! / L;
+    const ux = u[0]! / L,
+      uy = u[1]! / L;
     // furniture fronts face -y; turn the front towards the agent
     const yaw = Math.atan2(-ux, uy);
     const occ = b.add(oc, { model, x: spot[0], y: spot[1], yaw, role: "occluder" });
@@ -261,7 +276,8 @@ export function spatialSegmentation(rng: Rng, ctx: GeneratorContext, plan: Answe
   const { b } = s;
   const nDiv = rng.int(2, 4);
   const divCats = Array.from({ length: nDiv }, () => rng.pick(Object.keys(DIVIDER_CLEARANCE)));
-  const gap = Math.min(...divCats.map((c) => DIVIDER_CLEARANCE[c]!.gapM)), under = Math.min(...divCats.map((c) => DIVIDER_CLEARANCE[c]!.underM));
+  const gap = Math.min(...divCats.map((c) => DIVIDER_CLEARANCE[c]!.gapM)),
+    under = Math.min(...divCats.map((c) => DIVIDER_CLEARANCE[c]!.underM));
   const fits = COUNT_CATEGORIES.filter((c) => {
     const e = SceneBuilder.scaledExtent(`${c}/0`, 1);
     return Math.hypot(e[0], e[1]) <= gap && e[2] <= under;
@@ -304,7 +320,10 @@ export function mergedObservation(rng: Rng, ctx: GeneratorContext, plan: AnswerP
   const n = rng.int(...COUNT_RANGE);
   const minPair = mergedMinSpacing(e);
   // ESI's cluster radius: grows with the count, 0.35-1.25 m
-  const radius = Math.min(MERGED_CLUSTER_RADIUS_M[1], Math.max(MERGED_CLUSTER_RADIUS_M[0], minPair * (0.65 + 0.36 * Math.max(1, n - 1)) + MERGED_CLUSTER_MARGIN_M));
+  const radius = Math.min(
+    MERGED_CLUSTER_RADIUS_M[1],
+    Math.max(MERGED_CLUSTER_RADIUS_M[0], minPair * (0.65 + 0.36 * Math.max(1, n - 1)) + MERGED_CLUSTER_MARGIN_M),
+  );
   const base = spotInView(s, [radius + e[0] / 2, radius + e[1] / 2], [1.6, 2.6], 0, 0.1);
   require(base, "no free floor for the group");
   // ESI places every copy unrotated on the floor ("same_plane")
@@ -316,11 +335,14 @@ export function mergedObservation(rng: Rng, ctx: GeneratorContext, plan: AnswerP
       // next to a copy at a drawn angle, at ESI's spacing or more, but no farther than where the two boxes
       // (equal, unrotated) just touch less MERGED_CONTACT_DEPTH_M: the copies overlap or touch (ESI's measured gap 0)
       const anchor = rng.pick(copies);
-      const a = rng.uniform(-Math.PI, Math.PI), c = Math.abs(Math.cos(a)), sn = Math.abs(Math.sin(a));
+      const a = rng.uniform(-Math.PI, Math.PI),
+        c = Math.abs(Math.cos(a)),
+        sn = Math.abs(Math.sin(a));
       const touch = Math.min(c > 1e-9 ? e[0] / c : Infinity, sn > 1e-9 ? e[1] / sn : Infinity) - MERGED_CONTACT_DEPTH_M;
       if (touch < minPair) continue;
       const d = rng.uniform(minPair, touch);
-      const x = anchor.position[0] + d * Math.cos(a), y = anchor.position[1] + d * Math.sin(a);
+      const x = anchor.position[0] + d * Math.cos(a),
+        y = anchor.position[1] + d * Math.sin(a);
       if (Math.hypot(x - base[0], y - base[1]) > radius) continue;
       if (Math.hypot(x - agent.position[0], y - agent.position[1]) < COUNT_TARGET_MIN_AGENT_DISTANCE_M) continue;
       if (copies.some((q) => Math.hypot(x - q.position[0], y - q.position[1]) < minPair)) continue;
@@ -348,10 +370,16 @@ export function mergedObservation(rng: Rng, ctx: GeneratorContext, plan: AnswerP
 export function categoryAmbiguity(rng: Rng, ctx: GeneratorContext, plan: AnswerPlan): Draft {
   const s = countingScene(rng, "kitchen", ctx.camera);
   const { b } = s;
-  const withConfusers = COUNT_CATEGORIES.filter((c) => categoryDef(c).confusables.slice(0, 3).some((x) => COUNT_CATEGORIES.includes(x)));
+  const withConfusers = COUNT_CATEGORIES.filter((c) =>
+    categoryDef(c)
+      .confusables.slice(0, 3)
+      .some((x) => COUNT_CATEGORIES.includes(x)),
+  );
   const cat = rng.pick(withConfusers);
   // ESI Q.22: each counting object gets one confuser drawn from its top-3 most similar categories
-  const confusers = categoryDef(cat).confusables.slice(0, 3).filter((x) => COUNT_CATEGORIES.includes(x));
+  const confusers = categoryDef(cat)
+    .confusables.slice(0, 3)
+    .filter((x) => COUNT_CATEGORIES.includes(x));
   const n = rng.int(COUNT_RANGE[0], 5);
   const targets: TaskObject[] = [];
   const confObjs: TaskObject[] = [];
@@ -365,13 +393,36 @@ export function categoryAmbiguity(rng: Rng, ctx: GeneratorContext, plan: AnswerP
     const cc = rng.pick(confusers);
     // ESI's offsets: 0.5 m on an axis or 0.509 m diagonally, then 0.6 m on an axis; the first free one wins.
     // ESI tries them in a fixed order (+x first); we draw the order within each ring (ours).
-    const r = CONFUSER_SEPARATION_M, q = CONFUSER_DIAGONAL_OFFSET_M, f = CONFUSER_FALLBACK_SEPARATION_M;
+    const r = CONFUSER_SEPARATION_M,
+      q = CONFUSER_DIAGONAL_OFFSET_M,
+      f = CONFUSER_FALLBACK_SEPARATION_M;
     const offsets: Array<[number, number]> = [
-      ...rng.sample<[number, number]>([[r, 0], [-r, 0], [0, r], [0, -r], [q, q], [-q, q], [q, -q], [-q, -q]], 8),
-      ...rng.sample<[number, number]>([[f, 0], [-f, 0], [0, f], [0, -f]], 4),
+      ...rng.sample<[number, number]>(
+        [
+          [r, 0],
+          [-r, 0],
+          [0, r],
+          [0, -r],
+          [q, q],
+          [-q, q],
+          [q, -q],
+          [-q, -q],
+        ],
+        8,
+      ),
+      ...rng.sample<[number, number]>(
+        [
+          [f, 0],
+          [-f, 0],
+          [0, f],
+          [0, -f],
+        ],
+        4,
+      ),
     ];
     for (const [dx, dy] of offsets) {
-      const x = spot[0] + dx, y = spot[1] + dy;
+      const x = spot[0] + dx,
+        y = spot[1] + dy;
       if (Math.hypot(x - s.agent.position[0], y - s.agent.position[1]) < COUNT_TARGET_MIN_AGENT_DISTANCE_M) continue;
       const c = b.add(cc, { x, y, yaw: rng.uniform(-Math.PI, Math.PI), role: "confuser" });
       if (b.isClear(objectBox(c), 0.01, new Set([c.id]))) {
@@ -407,7 +458,11 @@ export function illuminationVariability(rng: Rng, ctx: GeneratorContext, plan: A
   const lighting: Lighting = {
     ambient: round3(rng.uniform(...DIM_AMBIENT)),
     sun: rng.bool(0.5) ? { direction: [round3(rng.uniform(-0.5, 0.5)), round3(rng.uniform(-0.5, 0.5)), -1], intensity: round3(rng.uniform(0.0, 0.1)) } : null,
-    lights: lit.map((t) => ({ position: [round4(t.position[0] + rng.uniform(-0.2, 0.2)), round4(t.position[1] + rng.uniform(-0.2, 0.2)), round4(rng.uniform(0.6, 1.0))], intensity: round3(rng.uniform(...SPOT_INTENSITY)), range: round3(rng.uniform(...SPOT_RANGE_M)) })),
+    lights: lit.map((t) => ({
+      position: [round4(t.position[0] + rng.uniform(-0.2, 0.2)), round4(t.position[1] + rng.uniform(-0.2, 0.2)), round4(rng.uniform(0.6, 1.0))],
+      intensity: round3(rng.uniform(...SPOT_INTENSITY)),
+      range: round3(rng.uniform(...SPOT_RANGE_M)),
+    })),
   };
   return countDraft(rng, plan, s, "living_room", cat, targets, {
     lighting,

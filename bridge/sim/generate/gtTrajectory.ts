@@ -26,7 +26,14 @@ export interface GtTrajectory {
   views: ViewVisibility[];
 }
 
-export function buildGtTrajectory(scene: RenderScene, spec: CameraSpec, world: World, start: AgentPose, goals: ViewGoal[], keyPoses: AgentPose[]): GtTrajectory {
+export function buildGtTrajectory(
+  scene: RenderScene,
+  spec: CameraSpec,
+  world: World,
+  start: AgentPose,
+  goals: ViewGoal[],
+  keyPoses: AgentPose[],
+): GtTrajectory {
   const views: ViewVisibility[] = [viewVisibility(scene, spec, start)];
   const open = new Set(goals.map((_, i) => i));
   const check = (v: ViewVisibility) => {

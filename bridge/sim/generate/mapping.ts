@@ -21,7 +21,18 @@ import type { CameraSpec, Layout, TaskObject } from "../../../core/task/schema.j
 import { categoryDef } from "../../../core/objects/library.js";
 import { objectBox } from "../../../core/objects/geometry.js";
 import { footprintsOverlap, type YawBox } from "../../../core/geometry.js";
-import { doorwayEdges, NAV_BLANK, NAV_HIDDEN, NAV_STEP, ROOM_SIGNATURES, roomAdjacency, roomAt, shortestRoomPaths, spokenRoom, type DoorwayEdge } from "../../../core/task/layout.js";
+import {
+  doorwayEdges,
+  NAV_BLANK,
+  NAV_HIDDEN,
+  NAV_STEP,
+  ROOM_SIGNATURES,
+  roomAdjacency,
+  roomAt,
+  shortestRoomPaths,
+  spokenRoom,
+  type DoorwayEdge,
+} from "../../../core/task/layout.js";
 import { defaultLighting, plannedYes, require, round4, ROOM_HEIGHT_M, SceneBuilder, type Room } from "./common.js";
 import { withAnswerAt } from "./answerPlan.js";
 import type { Draft, Generator } from "./draft.js";
@@ -83,13 +94,16 @@ const roomCentre = (r: Layout["rooms"][number]): [number, number] => [(r.min[0] 
 function buildApartment(rng: Rng, itemsPerRoom: 1 | 2 = 1): Apartment {
   const w = [round4(rng.uniform(...CELL_SIZE_M)), round4(rng.uniform(...CELL_SIZE_M))];
   const h = [round4(rng.uniform(...CELL_SIZE_M)), round4(rng.uniform(...CELL_SIZE_M))];
-  const sx = w[0]! + w[1]!, sy = h[0]! + h[1]!;
-  const xs = [-sx / 2, -sx / 2 + w[0]!, sx / 2], ys = [-sy / 2, -sy / 2 + h[0]!, sy / 2];
+  const sx = w[0]! + w[1]!,
+    sy = h[0]! + h[1]!;
+  const xs = [-sx / 2, -sx / 2 + w[0]!, sx / 2],
+    ys = [-sy / 2, -sy / 2 + h[0]!, sy / 2];
   const types = rng.shuffle(Object.keys(ROOM_SIGNATURES)).slice(0, 4);
   const cell = (i: number, j: number) => `${types[j * 2 + i]}_0`;
   const rooms: Layout["rooms"] = [];
   for (let j = 0; j < 2; j++)
-    for (let i = 0; i < 2; i++) rooms.push({ id: cell(i, j), type: types[j * 2 + i]!, min: [round4(xs[i]!), round4(ys[j]!)], max: [round4(xs[i + 1]!), round4(ys[j + 1]!)] });
+    for (let i = 0; i < 2; i++)
+      rooms.push({ id: cell(i, j), type: types[j * 2 + i]!, min: [round4(xs[i]!), round4(ys[j]!)], max: [round4(xs[i + 1]!), round4(ys[j + 1]!)] });
   // interior walls: x = xs[1] between (0,j) and (1,j); y = ys[1] between (i,0) and (i,1)
   const walls: Layout["walls"] = [];
   const shared: Array<[string, string]> = [];
@@ -105,7 +119,8 @@ function buildApartment(rng: Rng, itemsPerRoom: 1 | 2 = 1): Apartment {
   walls.forEach((wall, k) => {
     if (k === closed) return;
     const len = Math.hypot(wall.to[0] - wall.from[0], wall.to[1] - wall.from[1]);
-    const lo = DOOR_END_MARGIN_M + DOOR_WIDTH_M / 2, hi = len - DOOR_END_MARGIN_M - DOOR_WIDTH_M / 2;
+    const lo = DOOR_END_MARGIN_M + DOOR_WIDTH_M / 2,
+      hi = len - DOOR_END_MARGIN_M - DOOR_WIDTH_M / 2;
     wall.doors.push({ offset_m: round4(rng.uniform(lo, hi)), width_m: DOOR_WIDTH_M, rooms: shared[k]! });
   });
   const layout: Layout = { rooms, walls };
@@ -117,9 +132,23 @@ function buildApartment(rng: Rng, itemsPerRoom: 1 | 2 = 1): Apartment {
   const itemCats = rng.shuffle(REGION_OBJECTS).slice(0, 4 * itemsPerRoom);
   rooms.forEach((r, k) => {
     signature.set(r.id, placeSignature(builder, r, doors));
-    items.set(r.id, itemCats.slice(k * itemsPerRoom, (k + 1) * itemsPerRoom).map((c) => placeItem(builder, r, doors, c)));
+    items.set(
+      r.id,
+      itemCats.slice(k * itemsPerRoom, (k + 1) * itemsPerRoom).map((c) => placeItem(builder, r, doors, c)),
+    );
   });
-  return { room, builder, signature, items, doors, adjacency: roomAdjacency(rooms.map((r) => r.id), doors), neighbours: shared };
+  return {
+    room,
+    builder,
+    signature,
+    items,
+    doors,
+    adjacency: roomAdjacency(
+      rooms.map((r) => r.id),
+      doors,
+    ),
+    neighbours: shared,
+  };
 }
 
 function clearOfDoors(x: number, y: number, doors: readonly DoorwayEdge[], margin: number): boolean {
@@ -134,7 +163,9 @@ function placeSignature(b: SceneBuilder, r: Layout["rooms"][number], doors: read
   const [hx, hy] = [b.room.size[0] / 2, b.room.size[1] / 2];
   // outer walls of this room: 0 = +y, 1 = -x, 2 = -y, 3 = +x (furniture faces -y at yaw 0)
   const tol = 1e-3;
-  const outer = [r.max[1] >= hy - tol ? 0 : -1, r.min[0] <= -hx + tol ? 1 : -1, r.min[1] <= -hy + tol ? 2 : -1, r.max[0] >= hx - tol ? 3 : -1].filter((k) => k >= 0);
+  const outer = [r.max[1] >= hy - tol ? 0 : -1, r.min[0] <= -hx + tol ? 1 : -1, r.min[1] <= -hy + tol ? 2 : -1, r.max[0] >= hx - tol ? 3 : -1].filter(
+    (k) => k >= 0,
+  );
   const gap = 0.02;
   for (let t = 0; t < 40; t++) {
     const wall = b.rng.pick(outer);
@@ -154,9 +185,16 @@ function placeSignature(b: SceneBuilder, r: Layout["rooms"][number], doors: read
 }
 
 function insideRoom(box: YawBox, r: Layout["rooms"][number], margin: number): boolean {
-  const c = Math.abs(Math.cos(box.yaw)), s = Math.abs(Math.sin(box.yaw));
-  const hx = (c * box.extent[0] + s * box.extent[1]) / 2, hy = (s * box.extent[0] + c * box.extent[1]) / 2;
-  return box.centre[0] - hx >= r.min[0] + margin && box.centre[0] + hx <= r.max[0] - margin && box.centre[1] - hy >= r.min[1] + margin && box.centre[1] + hy <= r.max[1] - margin;
+  const c = Math.abs(Math.cos(box.yaw)),
+    s = Math.abs(Math.sin(box.yaw));
+  const hx = (c * box.extent[0] + s * box.extent[1]) / 2,
+    hy = (s * box.extent[0] + c * box.extent[1]) / 2;
+  return (
+    box.centre[0] - hx >= r.min[0] + margin &&
+    box.centre[0] + hx <= r.max[0] - margin &&
+    box.centre[1] - hy >= r.min[1] + margin &&
+    box.centre[1] + hy <= r.max[1] - margin
+  );
 }
 
 /** Random draws for a floor object's place before the apartment is drawn again (ours: two objects per room need more). */
@@ -167,7 +205,8 @@ function placeItem(b: SceneBuilder, r: Layout["rooms"][number], doors: readonly 
   const model = b.rng.pick(categoryDef(category).models).id;
   const e = SceneBuilder.scaledExtent(model, 1);
   for (let t = 0; t < ITEM_PLACEMENT_TRIES; t++) {
-    const x = b.rng.uniform(r.min[0], r.max[0]), y = b.rng.uniform(r.min[1], r.max[1]);
+    const x = b.rng.uniform(r.min[0], r.max[0]),
+      y = b.rng.uniform(r.min[1], r.max[1]);
     const yaw = b.rng.uniform(-Math.PI, Math.PI);
     const box: YawBox = { centre: [x, y, e[2] / 2], extent: e, yaw };
     if (!insideRoom(box, r, 0.35) || !clearOfDoors(x, y, doors, 0.2)) continue;
@@ -180,7 +219,10 @@ function placeItem(b: SceneBuilder, r: Layout["rooms"][number], doors: readonly 
 /** Do segments p-q and a-b cross (proper intersection)? */
 function crosses(p: [number, number], q: [number, number], s: WallStretch): boolean {
   const o = (a: [number, number], b: [number, number], c: [number, number]) => (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
-  const d1 = o(s.a, s.b, p), d2 = o(s.a, s.b, q), d3 = o(p, q, s.a), d4 = o(p, q, s.b);
+  const d1 = o(s.a, s.b, p),
+    d2 = o(s.a, s.b, q),
+    d3 = o(p, q, s.a),
+    d4 = o(p, q, s.b);
   return d1 * d2 < 0 && d3 * d4 < 0;
 }
 
@@ -190,7 +232,8 @@ function doorSeen(camera: CameraSpec, walls: readonly WallStretch[], door: Doorw
   const halfV = Math.atan(Math.tan(halfH) * (camera.height / camera.width));
   return (v: ViewVisibility) => {
     const p = v.pose.position;
-    const dx = door.centre[0] - p[0], dy = door.centre[1] - p[1];
+    const dx = door.centre[0] - p[0],
+      dy = door.centre[1] - p[1];
     const dist = Math.hypot(dx, dy);
     if (dist > DOOR_SEEN_MAX_M || dist < 0.3) return false;
     const dYaw = Math.atan2(Math.sin(Math.atan2(dy, dx) - v.pose.yaw), Math.cos(Math.atan2(dy, dx) - v.pose.yaw));
@@ -207,7 +250,9 @@ function keyPoses(a: Apartment): AgentPose[] {
   for (const d of a.doors)
     for (const r of d.rooms) {
       const c = roomCentre(a.room.layout.rooms.find((x) => x.id === r)!);
-      const dx = c[0] - d.centre[0], dy = c[1] - d.centre[1], l = Math.hypot(dx, dy);
+      const dx = c[0] - d.centre[0],
+        dy = c[1] - d.centre[1],
+        l = Math.hypot(dx, dy);
       spots.push([d.centre[0] + (dx / l) * 0.6, d.centre[1] + (dy / l) * 0.6]);
     }
   const out: AgentPose[] = [];
@@ -234,9 +279,15 @@ function initialPose(a: Apartment, from: string, target: [number, number]): Agen
   require(false, `no free initial pose in ${from}`);
 }
 
-const visibleGoal = (id: number): ViewGoal => (v) => isVisible(v, id);
+const visibleGoal =
+  (id: number): ViewGoal =>
+  (v) =>
+    isVisible(v, id);
 /** A view shows a wall well enough to tell it has no doorway. */
-const wallGoal = (id: number): ViewGoal => (v) => (v.counts.get(id) ?? 0) >= WALL_SEEN_MIN_PX;
+const wallGoal =
+  (id: number): ViewGoal =>
+  (v) =>
+    (v.counts.get(id) ?? 0) >= WALL_SEEN_MIN_PX;
 
 interface MappingQuestion {
   question: string;
@@ -285,7 +336,9 @@ function draftOf(a: Apartment, camera: CameraSpec, q: MappingQuestion): Draft {
 }
 
 const doorBetween = (a: Apartment, x: string, y: string) => a.doors.find((d) => d.rooms.includes(x) && d.rooms.includes(y)) ?? null;
-const wallBetween = (a: Apartment, x: string, y: string) => a.room.layout.walls.find((w) => a.neighbours[a.room.layout.walls.indexOf(w)]!.includes(x) && a.neighbours[a.room.layout.walls.indexOf(w)]!.includes(y)) ?? null;
+const wallBetween = (a: Apartment, x: string, y: string) =>
+  a.room.layout.walls.find((w) => a.neighbours[a.room.layout.walls.indexOf(w)]!.includes(x) && a.neighbours[a.room.layout.walls.indexOf(w)]!.includes(y)) ??
+  null;
 const roomIds = (a: Apartment) => a.room.layout.rooms.map((r) => r.id);
 
 /** The room path's doorways, in order. */
@@ -297,7 +350,8 @@ export const connectivity: Generator = (rng, { camera }, plan): Draft => {
   const ids = roomIds(a);
   const yes = plannedYes(plan);
   const pairs: Array<[string, string]> = [];
-  for (let i = 0; i < ids.length; i++) for (let j = i + 1; j < ids.length; j++) if ((doorBetween(a, ids[i]!, ids[j]!) !== null) === yes) pairs.push([ids[i]!, ids[j]!]);
+  for (let i = 0; i < ids.length; i++)
+    for (let j = i + 1; j < ids.length; j++) if ((doorBetween(a, ids[i]!, ids[j]!) !== null) === yes) pairs.push([ids[i]!, ids[j]!]);
   const [x, y] = rng.shuffle(rng.pick(pairs));
   const door = doorBetween(a, x, y);
   const wall = door ? null : wallBetween(a, x, y);
@@ -331,14 +385,20 @@ export const traversablePassage: Generator = (rng, { camera }, plan): Draft => {
   const a = buildApartment(rng);
   const ids = roomIds(a);
   const twoApart: Array<[string, string, string[]]> = [];
-  for (const x of ids) for (const y of ids) if (x !== y) {
-    const paths = shortestRoomPaths(a.adjacency, x, y);
-    if (paths.length === 1 && paths[0]!.length === 3) twoApart.push([x, y, paths[0]!]);
-  }
+  for (const x of ids)
+    for (const y of ids)
+      if (x !== y) {
+        const paths = shortestRoomPaths(a.adjacency, x, y);
+        if (paths.length === 1 && paths[0]!.length === 3) twoApart.push([x, y, paths[0]!]);
+      }
   require(twoApart.length > 0, "no room pair two doorways apart");
   const [x, y, path] = rng.pick(twoApart);
   const answer = path[1]!;
-  const options = withAnswerAt(plan.slot, answer, ids.filter((r) => !path.includes(r)));
+  const options = withAnswerAt(
+    plan.slot,
+    answer,
+    ids.filter((r) => !path.includes(r)),
+  );
   const layout = a.room.layout;
   return draftOf(a, camera, {
     question: `On the shortest path from ${x} to ${y}, which intermediate room do you pass through among these options: ${options.join(", ")}?`,
@@ -352,7 +412,15 @@ export const traversablePassage: Generator = (rng, { camera }, plan): Draft => {
     start: x,
     lookTarget: pathDoors(a, path)[0]!.centre,
     derive: () => {
-      const p = shortestRoomPaths(roomAdjacency(layout.rooms.map((r) => r.id), doorwayEdges(layout)), x, y)[0] ?? [];
+      const p =
+        shortestRoomPaths(
+          roomAdjacency(
+            layout.rooms.map((r) => r.id),
+            doorwayEdges(layout),
+          ),
+          x,
+          y,
+        )[0] ?? [];
       return options.find((o) => p.slice(1, -1).includes(o)) ?? "";
     },
     metadata: { case_type: "shortest_path_via_region", source_region: x, target_region: y, region_path: path },
@@ -420,17 +488,23 @@ export const longTermNavigation: Generator = (rng, { camera }, plan): Draft => {
   const a = buildApartment(rng);
   const ids = roomIds(a);
   const far: Array<string[]> = [];
-  for (const x of ids) for (const y of ids) if (x !== y) {
-    const paths = shortestRoomPaths(a.adjacency, x, y);
-    if (paths.length === 1 && paths[0]!.length >= 3) far.push(paths[0]!);
-  }
+  for (const x of ids)
+    for (const y of ids)
+      if (x !== y) {
+        const paths = shortestRoomPaths(a.adjacency, x, y);
+        if (paths.length === 1 && paths[0]!.length >= 3) far.push(paths[0]!);
+      }
   require(far.length > 0, "no room pair two doorways apart");
   const path = rng.pick(far);
   const steps = path.slice(1);
   // never the last step: the question names the goal
   const blank = rng.int(0, steps.length - 2);
   const answer = steps[blank]!;
-  const options = withAnswerAt(plan.slot, answer, ids.filter((r) => r !== answer && r !== path[0] && r !== path.at(-1)));
+  const options = withAnswerAt(
+    plan.slot,
+    answer,
+    ids.filter((r) => r !== answer && r !== path[0] && r !== path.at(-1)),
+  );
   const text = steps.map((s, i) => `${i + 1}. ${NAV_STEP} ${i === blank ? NAV_BLANK : i === steps.length - 1 ? s : NAV_HIDDEN}`).join(" ");
   const layout = a.room.layout;
   const [start, goal] = [path[0]!, path.at(-1)!];
@@ -445,7 +519,15 @@ export const longTermNavigation: Generator = (rng, { camera }, plan): Draft => {
     walls: [],
     start,
     lookTarget: pathDoors(a, path)[0]!.centre,
-    derive: () => shortestRoomPaths(roomAdjacency(layout.rooms.map((r) => r.id), doorwayEdges(layout)), start, goal)[0]?.[blank + 1] ?? "",
+    derive: () =>
+      shortestRoomPaths(
+        roomAdjacency(
+          layout.rooms.map((r) => r.id),
+          doorwayEdges(layout),
+        ),
+        start,
+        goal,
+      )[0]?.[blank + 1] ?? "",
     metadata: { case_type: "navigation_regions", region_sequence: path, blank_step: blank + 1 },
   });
 };

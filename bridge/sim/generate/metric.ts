@@ -48,7 +48,8 @@ const centreDistance = (a: TaskObject, b: TaskObject) => Math.hypot(a.position[0
  */
 function forcedPerspective(b: SceneBuilder, front: TaskObject, back: TaskObject, distM: [number, number], heightM: [number, number]): AgentPose {
   const rng = b.rng;
-  const dx = front.position[0] - back.position[0], dy = front.position[1] - back.position[1];
+  const dx = front.position[0] - back.position[0],
+    dy = front.position[1] - back.position[1];
   const L = Math.hypot(dx, dy);
   const lateral = rng.uniform(-0.06, 0.06);
   for (let i = 0; i < 20; i++) {
@@ -101,7 +102,8 @@ export const spatialDistance: Generator = (rng, _ctx, plan): Draft => {
   const far = place(cFar!, dFar, catFar, rng.pick(palFar));
   for (const o of [near, far]) require(clearOf(o), "object overlaps the scene");
   assignNames(b.objects);
-  const dn = distanceTo(near, ref), df = distanceTo(far, ref);
+  const dn = distanceTo(near, ref),
+    df = distanceTo(far, ref);
   require(df / dn >= METRIC_COMPARISON_MIN_RATIO && centreDistance(far, ref) > centreDistance(near, ref) + 0.15, "distances too similar");
   // the near object is named at the planned slot (answerPlan.ts), in the question and the options alike
   const [first, second] = withAnswerAt(plan.slot, near, [far]);
@@ -148,7 +150,8 @@ export const dimensionalSize: Generator = (rng, _ctx, plan): Draft => {
   const model = `${cat}/0`;
   const color = rng.pick(categoryDef(cat).models[0]!.palette);
   const big = rng.uniform(...SIZE_SCALE);
-  const e1 = SceneBuilder.scaledExtent(model, 1), e2 = SceneBuilder.scaledExtent(model, big);
+  const e1 = SceneBuilder.scaledExtent(model, 1),
+    e2 = SceneBuilder.scaledExtent(model, big);
   const sep = rng.uniform(0.7, 1.0) + (e1[0] + e2[0]) / 2;
   const axis = rng.uniform(-Math.PI, Math.PI);
   const u: [number, number] = [Math.cos(axis), Math.sin(axis)];
@@ -157,7 +160,10 @@ export const dimensionalSize: Generator = (rng, _ctx, plan): Draft => {
   const yaw = rng.uniform(-Math.PI, Math.PI);
   const small = b.add(cat, { model, color, x: spot[0] - (u[0] * sep) / 2, y: spot[1] - (u[1] * sep) / 2, yaw, role: "target" });
   const large = b.add(cat, { model, color, scale: big, x: spot[0] + (u[0] * sep) / 2, y: spot[1] + (u[1] * sep) / 2, yaw, role: "target" });
-  const [refCatS, refCatL] = rng.sample(SIZE_REFERENCES.filter((c) => c !== cat), 2);
+  const [refCatS, refCatL] = rng.sample(
+    SIZE_REFERENCES.filter((c) => c !== cat),
+    2,
+  );
   // each reference just beside its object (gap <= 0.05 m), on the side away from the other object
   const addRef = (obj: TaskObject, refCat: string, awaySign: number) => {
     const re = SceneBuilder.scaledExtent(`${refCat}/0`, 1);
@@ -172,7 +178,8 @@ export const dimensionalSize: Generator = (rng, _ctx, plan): Draft => {
     }
     require(false, "could not place a reference next to its object");
   };
-  const refS = addRef(small, refCatS!, -1), refL = addRef(large, refCatL!, 1);
+  const refS = addRef(small, refCatS!, -1),
+    refL = addRef(large, refCatL!, 1);
   require(distanceTo(refS, large) >= REF_FAR_M && distanceTo(refL, small) >= REF_FAR_M, "references too close to the other object");
   assignNames(b.objects);
   // ESI `batch_size.py` asks "larger" only (ESI-Bench's released question templates); the right option's position is
@@ -201,8 +208,10 @@ export const dimensionalSize: Generator = (rng, _ctx, plan): Draft => {
     metadata: { scale_ratio: round4(big), volume_ratio: round4(boxVolume(objectBox(large)) / boxVolume(objectBox(small))), asked: "larger" },
     derive: (objects) => {
       const get = (id: number) => objects.find((o) => o.id === id)!;
-      const vs = boxVolume(objectBox(get(small.id))), vl = boxVolume(objectBox(get(large.id)));
-      const bigger = vl > vs ? get(large.id) : get(small.id), smaller = bigger === get(large.id) ? get(small.id) : get(large.id);
+      const vs = boxVolume(objectBox(get(small.id))),
+        vl = boxVolume(objectBox(get(large.id)));
+      const bigger = vl > vs ? get(large.id) : get(small.id),
+        smaller = bigger === get(large.id) ? get(small.id) : get(large.id);
       const target = askLarger ? bigger : smaller;
       const refs = [get(refS.id), get(refL.id)];
       const nearest = refs.reduce((a, r) => (distanceTo(r, target) < distanceTo(a, target) ? r : a));

@@ -23,17 +23,24 @@ const ORIENTATIONS = ["room-axis", "random"] as const;
 
 export const GeneratorOptionsSchema = z
   .object({
-    image: z.enum(Object.keys(IMAGE_SIZES) as [ImageSize, ...ImageSize[]]).default("518x392").describe("built-in suite: render size and field of view of its cameras: 518x392 (70 deg, VGGT's crop size) | 1280x720 (63.29 deg, ESI-Bench's renders)"),
+    image: z
+      .enum(Object.keys(IMAGE_SIZES) as [ImageSize, ...ImageSize[]])
+      .default("518x392")
+      .describe("built-in suite: render size and field of view of its cameras: 518x392 (70 deg, VGGT's crop size) | 1280x720 (63.29 deg, ESI-Bench's renders)"),
     orientation: z
       .enum(ORIENTATIONS)
       .default("room-axis")
-      .describe("built-in suite: triangles, lines and contact pairs laid along the room's X axis with axis-aligned objects, as ESI's generator does (room-axis), or at drawn angles (random, suite v1)"),
+      .describe(
+        "built-in suite: triangles, lines and contact pairs laid along the room's X axis with axis-aligned objects, as ESI's generator does (room-axis), or at drawn angles (random, suite v1)",
+      ),
     triangleClassMargin: z
       .number()
       .min(0)
       .max(0.3)
       .default(0)
-      .describe("built-in suite: least relative difference between a non-equal triangle's sides (0: ESI's construction, no margin; 0.15: suite v1's margin, far outside the 5 % equal-side tolerance)"),
+      .describe(
+        "built-in suite: least relative difference between a non-equal triangle's sides (0: ESI's construction, no margin; 0.15: suite v1's margin, far outside the 5 % equal-side tolerance)",
+      ),
   })
   .strict();
 

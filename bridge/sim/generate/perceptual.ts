@@ -92,7 +92,9 @@ function categoryOptions(b: SceneBuilder, truth: string, plan: AnswerPlan): stri
  * near the table's edge, so the camera is outside the table's footprint by the agent's body clearance.
  */
 function tableSpotFacingCamera(b: SceneBuilder, table: TaskObject, half: [number, number], camD: number): [number, number] | null {
-  const tb = objectBox(table), te = table.extent, m = Math.hypot(half[0], half[1]) + 0.02;
+  const tb = objectBox(table),
+    te = table.extent,
+    m = Math.hypot(half[0], half[1]) + 0.02;
   for (let k = 0; k < 80; k++) {
     const [x, y] = onTable(table, b.rng.uniform(-te[0] / 2 + m, te[0] / 2 - m), b.rng.uniform(-te[1] / 2 + m, te[1] / 2 - m));
     if (!inFootprint(tb, x, y - camD, -BODY_CLEARANCE_M)) return [x, y];
@@ -109,7 +111,9 @@ export const materialTransparency: Generator = (rng, _ctx, plan): Draft => {
   const ce = SceneBuilder.scaledExtent(`${contCat}/0`, 1);
   // view 0: ESI's radius, from -Y (the negative goes behind, towards +Y, so the container hides it)
   const camD = Math.hypot(ce[0], ce[1]) / 2 + TRANSPARENCY_VIEW_EXTRA_M;
-  let table: TaskObject | null = null, base = 0, spot: [number, number] | null;
+  let table: TaskObject | null = null,
+    base = 0,
+    spot: [number, number] | null;
   if (onFloor) {
     // room for the camera in front and the object behind
     spot = b.findFloorSpot([ce[0] / 2 + 0.1, camD + 0.2], 0.1, 0);
@@ -136,18 +140,21 @@ export const materialTransparency: Generator = (rng, _ctx, plan): Draft => {
     // resting on the inner bottom (ESI teleports to 25 % of the interior height and lets it settle)
     const innerR = Math.min(ce[0], ce[1]) / 2 - wall - Math.max(se[0]!, se[1]!) / 2 - 0.004;
     require(innerR > 0, "object does not fit the container");
-    const a = rng.uniform(-Math.PI, Math.PI), r = rng.uniform(0, innerR * 0.6);
+    const a = rng.uniform(-Math.PI, Math.PI),
+      r = rng.uniform(0, innerR * 0.6);
     obj = b.add(insCat, { x: cx + r * Math.cos(a), y: cy + r * Math.sin(a), bottom: base + wall, scale, role: "target", support: container.id });
   } else {
     // directly behind the container as seen from view 0, BEHIND_GAP_M from its box; sideways shifts along X if taken
-    const away: [number, number] = [-Math.cos(TRANSPARENCY_VIEW_AZIMUTH), -Math.sin(TRANSPARENCY_VIEW_AZIMUTH)], lat: [number, number] = [-away[1], away[0]];
+    const away: [number, number] = [-Math.cos(TRANSPARENCY_VIEW_AZIMUTH), -Math.sin(TRANSPARENCY_VIEW_AZIMUTH)],
+      lat: [number, number] = [-away[1], away[0]];
     let placed: TaskObject | null = null;
     for (let k = 0; k <= LATERAL_SHIFTS && !placed; k++) {
       const sh = (k % 2 === 1 ? 1 : -1) * Math.ceil(k / 2) * LATERAL_SHIFT_M;
       // distance along `away` that leaves exactly BEHIND_GAP_M between the boxes (bisection: the gap grows with it)
       const at = (d: number): [number, number] => [cx + away[0] * d + lat[0] * sh, cy + away[1] * d + lat[1] * sh];
       const o = b.add(insCat, { x: at(0)[0], y: at(0)[1], bottom: base, scale, role: "target", support: table?.id ?? "floor" });
-      let lo = 0, hi = ce[0] + ce[1] + se[0]! + se[1]! + BEHIND_GAP_M + 0.1;
+      let lo = 0,
+        hi = ce[0] + ce[1] + se[0]! + se[1]! + BEHIND_GAP_M + 0.1;
       for (let it = 0; it < 40; it++) {
         const mid = (lo + hi) / 2;
         const [x, y] = at(mid);
@@ -168,7 +175,8 @@ export const materialTransparency: Generator = (rng, _ctx, plan): Draft => {
   // ESI's view 0 is horizontal at the object's height. The built-in agent's camera goes no lower than
   // MIN_CAMERA_HEIGHT_M (0.2 m), so a floor task lowers its own limit to the object's height (as imported
   // ESI tasks do, to MIN_TASK_CAMERA_HEIGHT_M): the camera then stands level with the object
-  const objZ = obj.position[2], camZ = Math.max(objZ, MIN_TASK_CAMERA_HEIGHT_M);
+  const objZ = obj.position[2],
+    camZ = Math.max(objZ, MIN_TASK_CAMERA_HEIGHT_M);
   const agentLimits = camZ < MIN_CAMERA_HEIGHT_M ? { min_camera_height_m: Math.floor(camZ * 1000) / 1000 } : undefined;
   const from: Vec3 = [cx + camD * Math.cos(TRANSPARENCY_VIEW_AZIMUTH), cy + camD * Math.sin(TRANSPARENCY_VIEW_AZIMUTH), camZ];
   const agent = cameraLookingAt(b, from, [cx, cy, objZ], agentLimits);
@@ -186,11 +194,18 @@ export const materialTransparency: Generator = (rng, _ctx, plan): Draft => {
     answerFormat: "yes_no",
     options: ["yes", "no"],
     relevant: ids,
-    metadata: { inside, support: onFloor ? "floor" : "table", container_box_gap_m: round4(boxDistance(objectBox(obj), contBox)), object_size_m: round4(size), camera_distance_m: round4(camD) },
+    metadata: {
+      inside,
+      support: onFloor ? "floor" : "table",
+      container_box_gap_m: round4(boxDistance(objectBox(obj), contBox)),
+      object_size_m: round4(size),
+      camera_distance_m: round4(camD),
+    },
     allowedOverlaps: inside ? [[container.id, obj.id]] : [],
     ...(agentLimits ? { agentLimits } : {}),
     derive: (objects) => {
-      const o = objects.find((x) => x.id === obj.id)!, c = objects.find((x) => x.id === container.id)!;
+      const o = objects.find((x) => x.id === obj.id)!,
+        c = objects.find((x) => x.id === container.id)!;
       return isInsideContainer(o, c) ? "yes" : "no";
     },
     // view 0 puts the camera on the container-object line, so the container hides the object as much as
@@ -206,7 +221,13 @@ export const materialTransparency: Generator = (rng, _ctx, plan): Draft => {
     // an inside object's pixels through the glass wall are the glass's, so it shows only through the top
     gtKeyPoses: [
       ...orbitPoses([cx, cy, base], [0.45, 0.6, 0.8], [base + 0.5, base + 0.75], 12),
-      ...orbitPoses([cx, cy, objZ], [Math.max(ce[0], ce[1]) / 2 + BODY_CLEARANCE_M + 0.05, camD], [base + ce[2] + 0.5, base + ce[2] + 0.75], 8, TRANSPARENCY_VIEW_AZIMUTH),
+      ...orbitPoses(
+        [cx, cy, objZ],
+        [Math.max(ce[0], ce[1]) / 2 + BODY_CLEARANCE_M + 0.05, camD],
+        [base + ce[2] + 0.5, base + ce[2] + 0.75],
+        8,
+        TRANSPARENCY_VIEW_AZIMUTH,
+      ),
     ],
   };
 };
@@ -220,7 +241,8 @@ const INSIDE_TOLERANCE_M = 1e-4;
 
 /** Inside = the object's centre within the container's footprint and its box within the container's height. */
 export function isInsideContainer(o: TaskObject, c: TaskObject): boolean {
-  const cb = objectBox(c), ob = objectBox(o);
+  const cb = objectBox(c),
+    ob = objectBox(o);
   const r = Math.hypot(o.position[0] - c.position[0], o.position[1] - c.position[1]);
   return r < Math.min(cb.extent[0], cb.extent[1]) / 2 && boxBottom(ob) >= boxBottom(cb) - INSIDE_TOLERANCE_M && boxTop(ob) <= boxTop(cb) + INSIDE_TOLERANCE_M;
 }
@@ -232,7 +254,10 @@ export const partialOcclusion: Generator = (rng, _ctx, plan): Draft => {
   const onFloor = rng.bool(OCCLUSION_FLOOR_SHARE);
   const cat = rng.pick(OCCLUSION_TARGETS);
   const yaw = rng.uniform(-Math.PI, Math.PI);
-  let table: TaskObject | null = null, base = 0, tx: number, ty: number;
+  let table: TaskObject | null = null,
+    base = 0,
+    tx: number,
+    ty: number;
   if (onFloor) {
     // room for the occluder beside the target
     const r = Math.max(...SceneBuilder.scaledExtent(`${cat}/0`, 1)) * 1.5 + 0.1;
@@ -256,12 +281,24 @@ export const partialOcclusion: Generator = (rng, _ctx, plan): Draft => {
   const occScale: Vec3 = [(OCCLUDER_SCALE * te[0]) / me[0], (OCCLUDER_SCALE * te[1]) / me[1], (OCCLUDER_SCALE * te[2]) / me[2]];
   const oe = SceneBuilder.scaledExtent(occModel, occScale);
   // the canonical hard view looks along one of the target's box axes; the occluder stands in front, at a corner
-  const k = rng.int(0, 3), depth = k % 2, across = 1 - depth;
+  const k = rng.int(0, 3),
+    depth = k % 2,
+    across = 1 - depth;
   const view = yaw + (k * Math.PI) / 2;
-  const toCam: [number, number] = [Math.cos(view), Math.sin(view)], lat: [number, number] = [-toCam[1], toCam[0]];
+  const toCam: [number, number] = [Math.cos(view), Math.sin(view)],
+    lat: [number, number] = [-toCam[1], toCam[0]];
   const front = te[depth]! / 2 + oe[depth]! / 2 + 0.03;
   const side = (rng.bool() ? 1 : -1) * rng.uniform(0.25, 0.45) * oe[across]!;
-  const occluder = b.add(occCat, { model: occModel, x: tx + toCam[0] * front + lat[0] * side, y: ty + toCam[1] * front + lat[1] * side, bottom: base, yaw, scale: occScale, role: "occluder", support });
+  const occluder = b.add(occCat, {
+    model: occModel,
+    x: tx + toCam[0] * front + lat[0] * side,
+    y: ty + toCam[1] * front + lat[1] * side,
+    bottom: base,
+    yaw,
+    scale: occScale,
+    role: "occluder",
+    support,
+  });
   if (table) for (const o of [target, occluder]) require(pointOnTable(table, o.position[0], o.position[1], 0.08), "object off the table");
   require(b.isClear(objectBox(occluder), 0, new Set([occluder.id, ...(table ? [table.id] : [])])), "occluder overlaps");
   assignNames(b.objects);
@@ -284,14 +321,22 @@ export const partialOcclusion: Generator = (rng, _ctx, plan): Draft => {
     answerFormat: "choice",
     options,
     relevant: [target.id, occluder.id],
-    metadata: { target_category: cat, occluder_category: occCat, occluder_scale: OCCLUDER_SCALE, support: onFloor ? "floor" : "table", camera_distance_m: round4(D) },
+    metadata: {
+      target_category: cat,
+      occluder_category: occCat,
+      occluder_scale: OCCLUDER_SCALE,
+      support: onFloor ? "floor" : "table",
+      camera_distance_m: round4(D),
+    },
     derive: (objects) => displayName(objects.find((o) => o.id === target.id)!.category),
     checkInitialView: (p) => {
       const f = p.fraction(target.id);
       return f < 0.15 || f > 0.8 ? `target ${(f * 100).toFixed(0)} % visible; the rule wants it partly hidden` : null;
     },
     // a view past the occluder that shows the target mostly unoccluded
-    gtGoals: [(v) => (v.counts.get(target.id) ?? 0) >= 12 && Math.abs(wrapAngle(Math.atan2(v.pose.position[1] - ty, v.pose.position[0] - tx) - view)) > rad(70)],
+    gtGoals: [
+      (v) => (v.counts.get(target.id) ?? 0) >= 12 && Math.abs(wrapAngle(Math.atan2(v.pose.position[1] - ty, v.pose.position[0] - tx) - view)) > rad(70),
+    ],
     gtKeyPoses: orbitPoses([tx, ty, base], [0.7, 0.9, 1.2], [base + 0.35, base + 0.6], 12),
   };
 };
@@ -309,7 +354,10 @@ export const viewHallucination: Generator = (rng, _ctx, plan): Draft => {
   let dist: [number, number], camH: number;
   const furniture = def.group === "furniture";
   if (onFloor) {
-    b.addWallFurniture(rng.int(1, 2), ["bookshelf", "sofa", "cabinet"].filter((c) => c !== cat));
+    b.addWallFurniture(
+      rng.int(1, 2),
+      ["bookshelf", "sofa", "cabinet"].filter((c) => c !== cat),
+    );
     const e = SceneBuilder.scaledExtent(`${cat}/0`, 1);
     dist = furniture ? [2.0, 2.8] : [0.6, 0.9];
     const spot = b.findFloorSpot(furniture ? [e[0] / 2 + 0.8, e[1] / 2 + 0.8] : [e[0] / 2 + 0.3, e[1] / 2 + 0.3], 0.1, yaw);
@@ -349,7 +397,11 @@ export const viewHallucination: Generator = (rng, _ctx, plan): Draft => {
     derive: (objects) => displayName(objects.find((o) => o.id === obj.id)!.category),
     checkInitialView: (p) => (p.fraction(obj.id) < 0.6 ? "object not clearly in the initial view" : null),
     // a view from the side that shows the distinguishing part
-    gtGoals: [(v) => isVisible(v, obj.id, 10) && Math.abs(wrapAngle(Math.atan2(v.pose.position[1] - obj.position[1], v.pose.position[0] - obj.position[0]) - reveal)) < rad(60)],
+    gtGoals: [
+      (v) =>
+        isVisible(v, obj.id, 10) &&
+        Math.abs(wrapAngle(Math.atan2(v.pose.position[1] - obj.position[1], v.pose.position[0] - obj.position[0]) - reveal)) < rad(60),
+    ],
     gtKeyPoses: orbitPoses([obj.position[0], obj.position[1], targetZ], [dist[0], (dist[0] + dist[1]) / 2], [camH], 12, reveal),
   };
 };

@@ -24,7 +24,21 @@ export const optionName = (o: TaskObject): string => o.name.replace(/^the /, "")
 /** Rigid Containment's box containers (library flag `rigidContainer`): packing boxes and toy boxes as in ESI's records. */
 const RIGID_CONTAINERS = [...LIBRARY.values()].filter((c) => c.flags.rigidContainer).map((c) => c.category);
 /** Objects to put away (ESI: a fillable category GPT-4o picks; here household objects of 6–30 cm). */
-const RIGID_CONTAINEES = ["basketball", "soccer_ball", "teddy_bear", "toy_truck", "toy_car", "shoe", "cardboard_box", "kettle", "pumpkin", "book", "potted_plant", "vase", "bottle"];
+const RIGID_CONTAINEES = [
+  "basketball",
+  "soccer_ball",
+  "teddy_bear",
+  "toy_truck",
+  "toy_car",
+  "shoe",
+  "cardboard_box",
+  "kettle",
+  "pumpkin",
+  "book",
+  "potted_plant",
+  "vase",
+  "bottle",
+];
 /**
  * Outer size of each container over the object's box, per axis: ESI's `scale_ratio` in its sample records
  * (ESI-Bench's released sample, Rigid Containment: small 0.911, 0.916, 0.944; fit 1.306, 1.328, 1.370; big 1.682, 1.724).
@@ -37,7 +51,11 @@ export const CONTAINER_RATIO: Record<ContainerSize, [number, number]> = { small:
  * (2); we add {fit, big}, where both fit and the tighter one is right, so that ranking the containers by size
  * without looking at the object (the middle one; the larger of two) is at chance on the 2-option questions.
  */
-const OPTION_SETS: ReadonlyArray<readonly ContainerSize[]> = [["small", "fit", "big"], ["small", "fit"], ["fit", "big"]];
+const OPTION_SETS: ReadonlyArray<readonly ContainerSize[]> = [
+  ["small", "fit", "big"],
+  ["small", "fit"],
+  ["fit", "big"],
+];
 /** Initial camera: height (m) and distance from the row (m, plus 0.35 x its length), about 40-50 deg down, so a box's far wall and floor show. Ours. */
 const RIGID_CAMERA_HEIGHT_M: [number, number] = [1.3, 1.6];
 const RIGID_CAMERA_DISTANCE_M: [number, number] = [0.9, 1.3];
@@ -70,7 +88,8 @@ const azimuthFrom = (o: TaskObject, p: readonly number[]) => Math.atan2(p[1]! - 
 const get = (objects: readonly TaskObject[], id: number) => objects.find((o) => o.id === id)!;
 /** Half-length of an object's footprint along the unit direction (ux, uy). */
 const halfAlong = (o: TaskObject, yaw: number, ux: number, uy: number): number => {
-  const c = Math.cos(yaw), s = Math.sin(yaw);
+  const c = Math.cos(yaw),
+    s = Math.sin(yaw);
   return (Math.abs(c * ux + s * uy) * o.extent[0] + Math.abs(-s * ux + c * uy) * o.extent[1]) / 2;
 };
 
@@ -116,12 +135,17 @@ export const rigidContainment: Generator = (rng, _ctx, plan): Draft => {
   b.objects.sort((x, y) => x.id - y.id);
   assignNames(b.objects);
   const drawn = rng.shuffle(containers.map((c, k) => ({ c, size: sizes[k]! })));
-  const interiorsOf = (list: typeof drawn, objects: readonly TaskObject[]) => list.map(({ c }) => ({ item: get(objects, c.id), interior: interiorOf(contCat, get(objects, c.id).extent)! }));
+  const interiorsOf = (list: typeof drawn, objects: readonly TaskObject[]) =>
+    list.map(({ c }) => ({ item: get(objects, c.id), interior: interiorOf(contCat, get(objects, c.id).extent)! }));
   const best = bestFit(containee.extent, interiorsOf(drawn, b.objects));
   require(best, "the object fits no container");
   // the best fit offered at the planned slot, the others in their drawn order
   const bestEntry = drawn.find(({ c }) => c.id === best.id)!;
-  const offered = withAnswerAt(plan.slot, bestEntry, drawn.filter((e) => e !== bestEntry));
+  const offered = withAnswerAt(
+    plan.slot,
+    bestEntry,
+    drawn.filter((e) => e !== bestEntry),
+  );
   const interiors = (objects: readonly TaskObject[]) => interiorsOf(offered, objects);
   // the camera in front of the row, looking down into the open boxes (ESI's robot-eye camera: pose not stored, ours)
   const side = rng.bool() ? 1 : -1;
@@ -169,7 +193,10 @@ export const rigidContainment: Generator = (rng, _ctx, plan): Draft => {
       (v) => v.pose.pitch <= rad(-35) + 1e-6 && ids.every((id) => isVisible(v, id, 6)),
       (v) => isVisible(v, containee.id, 10) && Math.abs(wrapAngle(azimuthFrom(containee, v.pose.position) - azimuthFrom(containee, agent.position))) > rad(70),
     ],
-    gtKeyPoses: [...orbitPoses([spot[0], spot[1], 0.12], [1.2, 1.6], [1.4, 1.7], 12), ...orbitPoses([containee.position[0], containee.position[1], containee.position[2]], [0.8, 1.1], [1.0, 1.3], 8)],
+    gtKeyPoses: [
+      ...orbitPoses([spot[0], spot[1], 0.12], [1.2, 1.6], [1.4, 1.7], 12),
+      ...orbitPoses([containee.position[0], containee.position[1], containee.position[2]], [0.8, 1.1], [1.0, 1.3], 8),
+    ],
   };
 };
 
@@ -186,13 +213,15 @@ function drawVesselPair(rng: Rng, reversed: boolean): VesselPair | null {
   for (let t = 0; t < PAIR_TRIES; t++) {
     const [larger, smaller] = rng.sample(FILLABLE_CONTAINERS, 2) as [string, string];
     const ratio = rng.uniform(LIQUID_VOLUME_MIN_RATIO, LIQUID_VOLUME_MAX_RATIO);
-    const fl = interiorFractions(larger)!.volume, fs = interiorFractions(smaller)!.volume;
+    const fl = interiorFractions(larger)!.volume,
+      fs = interiorFractions(smaller)!.volume;
     // box volume of the larger over the smaller's, for interiors `ratio` apart
     const boxRatio = (ratio * fs) / fl;
     if (boxRatio < 1 !== reversed) continue;
     const boxVol = (c: string) => unitExtent(c).reduce((a, x) => a * x, 1);
     const vSmall = rng.uniform(...LIQUID_SMALLER_VOLUME_M3);
-    const sSmall = Math.cbrt(vSmall / (fs * boxVol(smaller))), sLarge = Math.cbrt((ratio * vSmall) / (fl * boxVol(larger)));
+    const sSmall = Math.cbrt(vSmall / (fs * boxVol(smaller))),
+      sLarge = Math.cbrt((ratio * vSmall) / (fl * boxVol(larger)));
     if ([sSmall, sLarge].some((s) => s < VESSEL_SCALE[0] || s > VESSEL_SCALE[1])) continue;
     return { larger, smaller, ratio, scales: { larger: round4(sLarge), smaller: round4(sSmall) }, reversed };
   }
@@ -219,12 +248,19 @@ export const liquidVolume: Generator = (rng, _ctx, plan): Draft => {
   require(spot, "no room for the pair");
   const [lObj, rObj] = cats.map((c, k) => {
     const sign = k === 0 ? 1 : -1;
-    return b.add(c, { x: spot[0] + left[0] * sign * (sep / 2), y: spot[1] + left[1] * sign * (sep / 2), yaw: rng.uniform(-Math.PI, Math.PI), scale: scales[k]!, role: "container" });
+    return b.add(c, {
+      x: spot[0] + left[0] * sign * (sep / 2),
+      y: spot[1] + left[1] * sign * (sep / 2),
+      yaw: rng.uniform(-Math.PI, Math.PI),
+      scale: scales[k]!,
+      role: "container",
+    });
   }) as [TaskObject, TaskObject];
   assignNames(b.objects);
   const volumeOf = (o: TaskObject) => interiorOf(o.category, o.extent)!.volume_m3;
   const largerObj = volumeOf(lObj) > volumeOf(rObj) ? lObj : rObj;
-  const hi = Math.max(volumeOf(lObj), volumeOf(rObj)), lo = Math.min(volumeOf(lObj), volumeOf(rObj));
+  const hi = Math.max(volumeOf(lObj), volumeOf(rObj)),
+    lo = Math.min(volumeOf(lObj), volumeOf(rObj));
   require(hi / lo >= LIQUID_VOLUME_MIN_RATIO, "interiors too similar");
   const top = Math.max(lObj.extent[2], rObj.extent[2]);
   const D = rng.uniform(0.9, 1.3) + 0.5 * sep;
@@ -253,7 +289,8 @@ export const liquidVolume: Generator = (rng, _ctx, plan): Draft => {
       box_order_reversed: pair.reversed,
     },
     derive: (objects) => {
-      const l = get(objects, lObj.id), r = get(objects, rObj.id);
+      const l = get(objects, lObj.id),
+        r = get(objects, rObj.id);
       return optionName(volumeOf(l) > volumeOf(r) ? l : r);
     },
     checkInitialView: (p) => {

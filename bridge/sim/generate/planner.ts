@@ -38,11 +38,14 @@ function run(world: World, start: AgentPose, actions: NavigationAction[]): Plann
 function latticePath(world: World, start: AgentPose, gx: number, gy: number, maxSteps: number): NavigationAction[] | null {
   const f: [number, number] = [Math.cos(start.yaw), Math.sin(start.yaw)];
   const l: [number, number] = [-f[1], f[0]];
-  const dx = gx - start.position[0], dy = gy - start.position[1];
-  const ti = Math.round((dx * f[0] + dy * f[1]) / MOVE_STEP_M), tj = Math.round((dx * l[0] + dy * l[1]) / MOVE_STEP_M);
+  const dx = gx - start.position[0],
+    dy = gy - start.position[1];
+  const ti = Math.round((dx * f[0] + dy * f[1]) / MOVE_STEP_M),
+    tj = Math.round((dx * l[0] + dy * l[1]) / MOVE_STEP_M);
   if (Math.abs(ti) + Math.abs(tj) > maxSteps) return null;
   // lattice offsets |i|, |j| <= maxSteps + 1 packed into one number: a numeric Map key, not a string per visit
-  const off = maxSteps + 1, span = 2 * off + 1;
+  const off = maxSteps + 1,
+    span = 2 * off + 1;
   const key = (i: number, j: number) => (i + off) * span + (j + off);
   const prev = new Map<number, [number, NavigationAction] | null>([[key(0, 0), null]]);
   let frontier: Array<[number, number]> = [[0, 0]];
@@ -56,7 +59,9 @@ function latticePath(world: World, start: AgentPose, gx: number, gy: number, max
     for (const [i, j] of frontier) {
       if (i === ti && j === tj) break;
       for (const [a, di, dj] of LATTICE_MOVES) {
-        const ni = i + di, nj = j + dj, k = key(ni, nj);
+        const ni = i + di,
+          nj = j + dj,
+          k = key(ni, nj);
         if (prev.has(k)) continue;
         // Use the motion model itself so the replayed trajectory is exactly this one.
         const p = at(i, j);

@@ -24,7 +24,22 @@ import { objectBox, surfaceGap } from "../../../core/objects/geometry.js";
 import { isVisible } from "./visibility.js";
 
 /** Small-footprint objects with some height (ESI Q.9: tabletop or hand-held; no furniture, vehicles, mats). */
-const ALIGNMENT_CATEGORIES = ["mug", "cup", "can", "bottle", "vase", "candle", "kettle", "potted_plant", "toy_block", "teddy_bear", "pot", "pumpkin", "basketball", "cardboard_box"];
+const ALIGNMENT_CATEGORIES = [
+  "mug",
+  "cup",
+  "can",
+  "bottle",
+  "vase",
+  "candle",
+  "kettle",
+  "potted_plant",
+  "toy_block",
+  "teddy_bear",
+  "pot",
+  "pumpkin",
+  "basketball",
+  "cardboard_box",
+];
 /** ESI Q.9: resample the set when the largest/smallest footprint ratio exceeds 2.0, up to 5 attempts. */
 const MAX_FOOTPRINT_RATIO = 2.0;
 const FOOTPRINT_RESAMPLE_ATTEMPTS = 5;
@@ -65,7 +80,22 @@ export const CONTACT_NEGATIVE_BOX_GAP_M: [number, number] = [0.028, 0.06];
  */
 const CONTACT_BOX_ADJACENT_SHARE = 0.5;
 /** Medium-to-small objects for contact (ESI Q.8: e.g. a teddy bear, a book, a basketball; no tiny items). */
-const CONTACT_CATEGORIES = ["book", "cardboard_box", "teddy_bear", "basketball", "soccer_ball", "toy_car", "toy_truck", "shoe", "kettle", "pot", "vase", "potted_plant", "clock", "pumpkin"];
+const CONTACT_CATEGORIES = [
+  "book",
+  "cardboard_box",
+  "teddy_bear",
+  "basketball",
+  "soccer_ball",
+  "toy_car",
+  "toy_truck",
+  "shoe",
+  "kettle",
+  "pot",
+  "vase",
+  "potted_plant",
+  "clock",
+  "pumpkin",
+];
 
 function footprintArea(category: string): number {
   const e = buildModel(`${category}/0`).extent;
@@ -111,15 +141,27 @@ function sampleTriangle(rng: Rng, kind: TriangleType, margin: number): Array<[nu
     let pts: Array<[number, number]>;
     if (kind === "equilateral") {
       const a = rng.uniform(...TRIANGLE_SIDE_M);
-      pts = [[0, 0], [a, 0], [a / 2, (a * Math.sqrt(3)) / 2]];
+      pts = [
+        [0, 0],
+        [a, 0],
+        [a / 2, (a * Math.sqrt(3)) / 2],
+      ];
     } else if (kind === "isosceles") {
       const base = rng.uniform(...TRIANGLE_SIDE_M);
-      pts = [[0, 0], [base, 0], [base / 2, apexHeight(rng, base)]];
+      pts = [
+        [0, 0],
+        [base, 0],
+        [base / 2, apexHeight(rng, base)],
+      ];
     } else {
       // batch_randomtriangle.py: B's y drifts U[-0.1, 0.1]; the apex sits off-centre in [s/4, s/3] or [2s/3, 11s/12]
       const base = rng.uniform(...TRIANGLE_SIDE_M);
       const apexX = base * (rng.bool() ? rng.uniform(...RANDOM_APEX_NEAR) : rng.uniform(...RANDOM_APEX_FAR));
-      pts = [[0, 0], [base, rng.uniform(-RANDOM_BASE_DRIFT_M, RANDOM_BASE_DRIFT_M)], [apexX, apexHeight(rng, base)]];
+      pts = [
+        [0, 0],
+        [base, rng.uniform(-RANDOM_BASE_DRIFT_M, RANDOM_BASE_DRIFT_M)],
+        [apexX, apexHeight(rng, base)],
+      ];
     }
     const s = sidesOf(pts);
     const [a, b, c] = [...s].sort((x, y) => x - y) as [number, number, number];
@@ -141,7 +183,8 @@ function sidesOf([A, B, C]: Array<[number, number]>): [number, number, number] {
 function centredTurned(pts: Array<[number, number]>, rot: number): Array<[number, number]> {
   const g = [pts.reduce((t, p) => t + p[0], 0) / pts.length, pts.reduce((t, p) => t + p[1], 0) / pts.length];
   return pts.map(([x, y]) => {
-    const u = x - g[0]!, v = y - g[1]!;
+    const u = x - g[0]!,
+      v = y - g[1]!;
     return [u * Math.cos(rot) - v * Math.sin(rot), u * Math.sin(rot) + v * Math.cos(rot)];
   });
 }
@@ -155,7 +198,14 @@ function sides3(objs: readonly TaskObject[]): [number, number, number] {
  * Places three objects at XY points (relative to a free centre found in the room) and a grazing camera
  * perpendicular to `axisYaw` (ESI's "0 deg orbit" about the centroid, where depth differences are hardest to see).
  */
-function placeTriple(b: SceneBuilder, cats: string[], rel: Array<[number, number]>, axisYaw: number, roomAxis: boolean, yaws?: number[]): { objs: TaskObject[]; centre: Vec3; agent: AgentPose } {
+function placeTriple(
+  b: SceneBuilder,
+  cats: string[],
+  rel: Array<[number, number]>,
+  axisYaw: number,
+  roomAxis: boolean,
+  yaws?: number[],
+): { objs: TaskObject[]; centre: Vec3; agent: AgentPose } {
   const rng = b.rng;
   // on the room axis, ESI's identity orientations and its one view direction (+Y, from the -Y side)
   const yawOf = (i: number) => yaws?.[i] ?? (roomAxis ? 0 : rng.uniform(-Math.PI, Math.PI));
@@ -240,11 +290,13 @@ export const linearAlignment: Generator = (rng, { options }, plan): Draft => {
   const aligned = plannedYes(plan);
   const roomAxis = options.orientation === "room-axis";
   const axis = roomAxis ? 0 : rng.uniform(-Math.PI, Math.PI);
-  const u: [number, number] = [Math.cos(axis), Math.sin(axis)], n: [number, number] = [-u[1], u[0]];
+  const u: [number, number] = [Math.cos(axis), Math.sin(axis)],
+    n: [number, number] = [-u[1], u[0]];
   const yaws = cats.map(() => (roomAxis ? 0 : rng.uniform(-Math.PI, Math.PI)));
   // half-length of each object's box along the line (ESI's half-width along X on the room axis)
   const half = cats.map((c, i) => {
-    const e = SceneBuilder.scaledExtent(`${c}/0`, 1), d = yaws[i]! - axis;
+    const e = SceneBuilder.scaledExtent(`${c}/0`, 1),
+      d = yaws[i]! - axis;
     return (Math.abs(Math.cos(d)) * e[0] + Math.abs(Math.sin(d)) * e[1]) / 2;
   });
   // ESI batch_line.py: the middle object first, the others at its faces plus an edge gap and their half-width
@@ -281,7 +333,13 @@ export const linearAlignment: Generator = (rng, { options }, plan): Draft => {
     answerFormat: "yes_no",
     options: ["yes", "no"],
     relevant: ids,
-    metadata: { residual_m: round4(residual), tolerance_m: COLLINEAR_TOL_M, spacing_m: round4(spacing), lateral_offset_m: round4(Math.max(...offsets.map(Math.abs))), ...(pattern ? { negative_pattern: pattern } : {}) },
+    metadata: {
+      residual_m: round4(residual),
+      tolerance_m: COLLINEAR_TOL_M,
+      spacing_m: round4(spacing),
+      lateral_offset_m: round4(Math.max(...offsets.map(Math.abs))),
+      ...(pattern ? { negative_pattern: pattern } : {}),
+    },
     derive: (objects) => (collinearityResidual(ids.map((id) => objects.find((o) => o.id === id)!.position)) <= COLLINEAR_TOL_M ? "yes" : "no"),
     checkInitialView: allVisible(ids, 0.25),
     gtGoals: overheadGoals(ids),
@@ -304,16 +362,27 @@ export const physicalContact: Generator = (rng, { options }, plan): Draft => {
   const room = makeRoom(rng, "living_room");
   const b = new SceneBuilder(rng, room);
   b.addWallFurniture(rng.int(1, 2), ["cabinet", "bookshelf", "sofa"]);
-  const [c1, c2] = rng.bool(0.4) ? (() => { const c = rng.pick(CONTACT_CATEGORIES); return [c, c]; })() : rng.sample(CONTACT_CATEGORIES, 2);
+  const [c1, c2] = rng.bool(0.4)
+    ? (() => {
+        const c = rng.pick(CONTACT_CATEGORIES);
+        return [c, c];
+      })()
+    : rng.sample(CONTACT_CATEGORIES, 2);
   const touching = plannedYes(plan);
   // Pair frame: obj1 at the origin, obj2 on +x; the whole pair is rotated by `rot` (ESI: identity, the room axis).
   const rot = options.orientation === "room-axis" ? 0 : rng.uniform(-Math.PI, Math.PI);
-  const ux: [number, number] = [Math.cos(rot), Math.sin(rot)], uy: [number, number] = [-ux[1], ux[0]];
-  const m1 = `${c1}/0`, m2 = `${c2}/0`;
-  const e1 = SceneBuilder.scaledExtent(m1, 1), e2 = SceneBuilder.scaledExtent(m2, 1);
+  const ux: [number, number] = [Math.cos(rot), Math.sin(rot)],
+    uy: [number, number] = [-ux[1], ux[0]];
+  const m1 = `${c1}/0`,
+    m2 = `${c2}/0`;
+  const e1 = SceneBuilder.scaledExtent(m1, 1),
+    e2 = SceneBuilder.scaledExtent(m2, 1);
   const spot = b.findFloorSpot([e1[0] + e2[0] + 0.3, e1[1] + e2[1] + 0.3], 0.1, rot);
   require(spot, "no free floor for the pair");
-  const colors = rng.sample(["red", "blue", "green", "yellow", "white", "black", "brown", "tan", "orange", "purple", "pink", "grey", "teal", "silver", "wood", "cream"], 2);
+  const colors = rng.sample(
+    ["red", "blue", "green", "yellow", "white", "black", "brown", "tan", "orange", "purple", "pink", "grey", "teal", "silver", "wood", "cream"],
+    2,
+  );
   const pickColor = (c: string, pref: string) => {
     const pal = buildPalette(c);
     return pal.includes(pref) ? pref : pal[0]!;
@@ -327,7 +396,8 @@ export const physicalContact: Generator = (rng, { options }, plan): Draft => {
   // the boxes' gap along the pair's x axis: touching pairs start 5 cm apart and approach; separated ones sit
   // at ESI's box gaps, or with their box faces meeting
   const boxGap = touching ? 0.05 : boxAdjacent ? 0 : rng.uniform(...CONTACT_NEGATIVE_BOX_GAP_M);
-  const ox = e1[0] / 2 + e2[0] / 2 + boxGap, oy = e1[1] / 2 + e2[1] / 2 - CONTACT_Y_OVERLAP_M;
+  const ox = e1[0] / 2 + e2[0] / 2 + boxGap,
+    oy = e1[1] / 2 + e2[1] / 2 - CONTACT_Y_OVERLAP_M;
   const o2 = b.add(c2!, { model: m2, color: col2, x: spot[0] + ox * ux[0] + oy * uy[0], y: spot[1] + ox * ux[1] + oy * uy[1], yaw: rot, role: "target" });
   const back: [number, number] = [-ux[0], -ux[1]];
   let gap = surfaceGap(o1, o2);
@@ -355,7 +425,8 @@ export const physicalContact: Generator = (rng, { options }, plan): Draft => {
   // ESI-Bench's initial-viewpoint rule (Appendix Q): look at the contact zone head-on, along the gap axis, where the gap looks smallest.
   const fromSide = rng.bool() ? 1 : -1;
   const az = Math.atan2(fromSide * ux[1], fromSide * ux[0]) + rad(rng.uniform(-15, 15));
-  const D = rng.uniform(1.0, 1.6), h = Math.max(o1.extent[2], o2.extent[2]) + rng.uniform(0.2, 0.5);
+  const D = rng.uniform(1.0, 1.6),
+    h = Math.max(o1.extent[2], o2.extent[2]) + rng.uniform(0.2, 0.5);
   const agent = cameraLookingAt(b, [contactPoint[0] + D * Math.cos(az), contactPoint[1] + D * Math.sin(az), h], contactPoint);
   require(agent, "initial camera position blocked");
   const answer = touching ? "yes" : "no";
@@ -373,7 +444,14 @@ export const physicalContact: Generator = (rng, { options }, plan): Draft => {
     answerFormat: "yes_no",
     options: ["yes", "no"],
     relevant: idList,
-    metadata: { surface_gap_m: round4(gap), box_gap_m: round4(boxGapOf(o1, o2, ux, e1, e2)), ...(touching ? {} : { negative: boxAdjacent ? "boxes meet, surfaces apart" : "box gap" }), y_overlap_m: CONTACT_Y_OVERLAP_M, touching_threshold_m: CONTACT_PLACEMENT_MAX_GAP_M, negative_min_gap_m: CONTACT_NEGATIVE_MIN_GAP_M },
+    metadata: {
+      surface_gap_m: round4(gap),
+      box_gap_m: round4(boxGapOf(o1, o2, ux, e1, e2)),
+      ...(touching ? {} : { negative: boxAdjacent ? "boxes meet, surfaces apart" : "box gap" }),
+      y_overlap_m: CONTACT_Y_OVERLAP_M,
+      touching_threshold_m: CONTACT_PLACEMENT_MAX_GAP_M,
+      negative_min_gap_m: CONTACT_NEGATIVE_MIN_GAP_M,
+    },
     allowedOverlaps: [[o1.id, o2.id]],
     derive: (objects) => {
       const g = surfaceGap(objects.find((o) => o.id === o1.id)!, objects.find((o) => o.id === o2.id)!);
@@ -385,7 +463,8 @@ export const physicalContact: Generator = (rng, { options }, plan): Draft => {
     // a side view, perpendicular to the gap axis, shows the gap (or its absence) directly
     gtGoals: [
       (v) => {
-        const dirx = contactPoint[0] - v.pose.position[0], diry = contactPoint[1] - v.pose.position[1];
+        const dirx = contactPoint[0] - v.pose.position[0],
+          diry = contactPoint[1] - v.pose.position[1];
         const along = Math.abs(dirx * ux[0] + diry * ux[1]) / (Math.hypot(dirx, diry) || 1);
         return along < Math.sin(rad(30)) && idList.every((id) => isVisible(v, id, 6));
       },

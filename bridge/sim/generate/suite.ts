@@ -81,7 +81,8 @@ function finalizeDraft(d: Draft, subcategory: BuiltinSubcategory, taskId: string
   if (failure) throw new Resample(`initial view: ${failure}`);
   const options = d.finalizeOptions ? d.finalizeOptions(probe) : d.options;
   // the planned answer position (answerPlan.ts): a wrong count is the generator's bug, a wrong slot a draw to redo
-  if (options.length !== plan.options) throw new Error(`${taskId}: the ${subcategory} generator offered ${options.length} options where its form ${plan.form} has ${plan.options}`);
+  if (options.length !== plan.options)
+    throw new Error(`${taskId}: the ${subcategory} generator offered ${options.length} options where its form ${plan.form} has ${plan.options}`);
   if (options.indexOf(d.answer) !== plan.slot) throw new Resample(`answer at option ${options.indexOf(d.answer)}, planned at ${plan.slot}`);
   const gt = buildGtTrajectory(scene, camera, world, d.agent, d.gtGoals, d.gtKeyPoses);
   const objectIds = new Set(d.objects.map((o) => o.id));
@@ -102,7 +103,10 @@ function finalizeDraft(d: Draft, subcategory: BuiltinSubcategory, taskId: string
     action_trajectory: gt.actions,
     view_object_existence: gt.views.map((v, i) => ({
       view: i,
-      visible: [...v.counts.entries()].filter(([id, n]) => objectIds.has(id) && n >= VISIBLE_MIN_PX).map(([id]) => id).sort((a, b) => a - b),
+      visible: [...v.counts.entries()]
+        .filter(([id, n]) => objectIds.has(id) && n >= VISIBLE_MIN_PX)
+        .map(([id]) => id)
+        .sort((a, b) => a - b),
     })),
     question: d.question,
     answer: d.answer,
@@ -128,7 +132,13 @@ export interface GenerateStats {
 export const builtinTaskId = (subcategory: string, index: number): string => `${subcategory}-${String(index).padStart(3, "0")}`;
 
 /** One task: draws until a draft validates (deterministic for a given seed, task id and generator options). */
-export function generateTask(subcategory: BuiltinSubcategory, seed: string, index: number, ctx: GeneratorContext = generatorContext(), stats?: GenerateStats): Task {
+export function generateTask(
+  subcategory: BuiltinSubcategory,
+  seed: string,
+  index: number,
+  ctx: GeneratorContext = generatorContext(),
+  stats?: GenerateStats,
+): Task {
   const taskId = builtinTaskId(subcategory, index);
   const base = new Rng(seed).fork(taskId);
   const plan = answerPlan(seed, subcategory, index);

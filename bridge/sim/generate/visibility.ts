@@ -21,11 +21,18 @@ export interface ViewVisibility {
 }
 
 function checkCamera(spec: CameraSpec, pose: AgentPose, scale: number) {
-  const width = Math.max(8, Math.round(spec.width * scale)), height = Math.max(8, Math.round(spec.height * scale));
+  const width = Math.max(8, Math.round(spec.width * scale)),
+    height = Math.max(8, Math.round(spec.height * scale));
   return { width, height, K: intrinsicsFromHfov(width, height, spec.hfov_deg), E: poseToExtrinsic(pose) };
 }
 
-export function visibleCounts(scene: RenderScene, spec: CameraSpec, pose: AgentPose, scale = VISIBILITY_SCALE, onlyIds?: ReadonlySet<number>): Map<number, number> {
+export function visibleCounts(
+  scene: RenderScene,
+  spec: CameraSpec,
+  pose: AgentPose,
+  scale = VISIBILITY_SCALE,
+  onlyIds?: ReadonlySet<number>,
+): Map<number, number> {
   const { ids, counts: n } = tallyIds(render(scene, checkCamera(spec, pose, scale), { rgb: false, onlyIds }).ids);
   // ids in order of first appearance, as a Map updated per pixel had them; 0 is the background
   const counts = new Map<number, number>();
@@ -41,7 +48,13 @@ export function viewVisibility(scene: RenderScene, spec: CameraSpec, pose: Agent
  * Fraction of an object's pixels that are visible with everything else in place, relative to the object
  * rendered alone from the same pose (0 when it is outside the view).
  */
-export function visibleFraction(scene: RenderScene, spec: CameraSpec, pose: AgentPose, id: number, scale = 0.5): { visible: number; alone: number; fraction: number } {
+export function visibleFraction(
+  scene: RenderScene,
+  spec: CameraSpec,
+  pose: AgentPose,
+  id: number,
+  scale = 0.5,
+): { visible: number; alone: number; fraction: number } {
   const visible = visibleCounts(scene, spec, pose, scale).get(id) ?? 0;
   const alone = visibleCounts(scene, spec, pose, scale, new Set([id])).get(id) ?? 0;
   return { visible, alone, fraction: alone > 0 ? visible / alone : 0 };

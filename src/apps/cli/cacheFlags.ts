@@ -20,6 +20,6 @@ export function recordCacheFlags(cmd: Command): Command {
 /** `--no-cache --cache FILE` (either order) says two things; commander keeps the last silently. */
 export function refuseCacheContradiction(cmd: Command): void {
   const seen = cacheFlagsSeen.get(cmd);
-  if (seen?.has("--cache") && seen.has("--no-cache")) throw new InputError("--cache, --no-cache: both given; use one (--cache FILE uses that response cache, --no-cache none)", { field: "llm.cachePath" });
+  if (seen?.has("--cache") && seen.has("--no-cache"))
+    throw new InputError("--cache, --no-cache: both given; use one (--cache FILE uses that response cache, --no-cache none)", { field: "llm.cachePath" });
 }
-

@@ -4,7 +4,8 @@
  * signals), and removed afterwards whatever happens.
  */
 export async function withInterrupts<T>(onFirst: () => void, work: (signals: { signal: AbortSignal; abandon: AbortSignal }) => Promise<T>): Promise<T> {
-  const stop = new AbortController(), abandon = new AbortController();
+  const stop = new AbortController(),
+    abandon = new AbortController();
   const onSignal = () => {
     if (!stop.signal.aborted) {
       stop.abort();

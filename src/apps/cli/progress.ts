@@ -74,7 +74,8 @@ export class Progress {
   /** "ETA 3m08s" from the rate since the first item finished, or why there is none yet. */
   private eta(now: number): string {
     const since = this.first ? (now - this.first.at) / 1000 : 0;
-    if (!this.first || this.done < ETA_MIN_ITEMS || since < ETA_MIN_SECONDS || this.done === this.first.done) return `ETA after ${ETA_MIN_ITEMS} items and ${ETA_MIN_SECONDS}s`;
+    if (!this.first || this.done < ETA_MIN_ITEMS || since < ETA_MIN_SECONDS || this.done === this.first.done)
+      return `ETA after ${ETA_MIN_ITEMS} items and ${ETA_MIN_SECONDS}s`;
     const rate = (this.done - this.first.done) / since;
     return `ETA ${duration((this.total - this.done) / rate)}`;
   }

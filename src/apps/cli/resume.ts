@@ -14,7 +14,13 @@ import { modelReasoners, resolveRunConfig, type RunConfig } from "../../eval/con
 import { readRunFile, runConfigFile } from "../../eval/files.js";
 
 /** Fields a resume may change: how fast items finish, never what they say. */
-const RESUME_MUTABLE_FIELDS: ReadonlySet<string> = new Set(["concurrency", "maxConnections", "llm.requestsPerWindow", "llm.tokensPerWindow", "llm.rateWindowMs"]);
+const RESUME_MUTABLE_FIELDS: ReadonlySet<string> = new Set([
+  "concurrency",
+  "maxConnections",
+  "llm.requestsPerWindow",
+  "llm.tokensPerWindow",
+  "llm.rateWindowMs",
+]);
 
 /** Longest text shown of a stored or given value in a refusal (a system prompt can be pages long); ours. */
 const SHOWN_TEXT_CHARS = 60;
@@ -36,7 +42,8 @@ export interface ResumeInput {
 export function resumedConfig(input: ResumeInput): { config: RunConfig; out: string } {
   const out = input.out;
   if (out === undefined) throw new InputError("--resume: name the run to complete with --out <dir> (its config.json holds every option)");
-  if (!existsSync(runConfigFile(out))) throw new InputError(`${out}: --resume: there is no run here to complete (no config.json); drop --resume to start one`, { file: out });
+  if (!existsSync(runConfigFile(out)))
+    throw new InputError(`${out}: --resume: there is no run here to complete (no config.json); drop --resume to start one`, { file: out });
   const stored = readRunFile(out).config;
   const file = runConfigFile(out);
   const given: Array<{ name: string; spec?: FlagSpec; layer: Record<string, unknown> }> = [
@@ -48,7 +55,8 @@ export function resumedConfig(input: ResumeInput): { config: RunConfig; out: str
   for (const g of given) {
     const next = resolveGiven(stored, g.layer, g.name || "(options)");
     for (const path of leafPaths(g.layer, stored as unknown as Record<string, unknown>)) {
-      const was = valueAt(stored, path), now = valueAt(next, path);
+      const was = valueAt(stored, path),
+        now = valueAt(next, path);
       if (canonicalJson(was) === canonicalJson(now)) continue;
       const spec = input.specs.find((s) => s.path === path);
       if (RESUME_MUTABLE_FIELDS.has(path)) {
@@ -56,13 +64,21 @@ export function resumedConfig(input: ResumeInput): { config: RunConfig; out: str
         continue;
       }
       const what = g.name ? `${g.name} ${path}` : spec ? flagName(spec.flag) : path;
-      throw new InputError(`${what}: the run in ${out} was made with ${shown(was, spec)}, given ${shown(now, spec)}; --resume completes a run as it was started (drop the option, or choose another --out for a new run)`, { file, field: path });
+      throw new InputError(
+        `${what}: the run in ${out} was made with ${shown(was, spec)}, given ${shown(now, spec)}; --resume completes a run as it was started (drop the option, or choose another --out for a new run)`,
+        { file, field: path },
+      );
     }
   }
   // an offline run has no cache to disagree with
   if (input.cache !== undefined && modelReasoners(stored).length > 0) {
-    const was = stored.llm.cachePath, now = input.cache;
-    if ((was === null ? null : resolve(was)) !== (now === null ? null : resolve(now))) throw new InputError(`${input.cache === null ? "--no-cache" : "--cache"}: the run in ${out} was made with ${was === null ? "no response cache" : `the response cache ${was}`}, given ${now === null ? "none" : now}; --resume completes a run as it was started (drop the option)`, { file, field: "llm.cachePath" });
+    const was = stored.llm.cachePath,
+      now = input.cache;
+    if ((was === null ? null : resolve(was)) !== (now === null ? null : resolve(now)))
+      throw new InputError(
+        `${input.cache === null ? "--no-cache" : "--cache"}: the run in ${out} was made with ${was === null ? "no response cache" : `the response cache ${was}`}, given ${now === null ? "none" : now}; --resume completes a run as it was started (drop the option)`,
+        { file, field: "llm.cachePath" },
+      );
   }
   return { config, out };
 }
@@ -105,6 +121,7 @@ function shown(v: unknown, spec: FlagSpec | undefined): string {
   if (typeof v === "number" && spec?.scale) return String(v / spec.scale);
   if (typeof v === "boolean" && spec?.kind === "onoff") return v ? "on" : "off";
   if (Array.isArray(v)) return v.join(",");
-  if (typeof v === "string") return v.length > SHOWN_TEXT_CHARS ? `${JSON.stringify(v.slice(0, SHOWN_TEXT_CHARS))}... (${v.length} characters)` : JSON.stringify(v);
+  if (typeof v === "string")
+    return v.length > SHOWN_TEXT_CHARS ? `${JSON.stringify(v.slice(0, SHOWN_TEXT_CHARS))}... (${v.length} characters)` : JSON.stringify(v);
   return JSON.stringify(v);
 }

@@ -44,7 +44,16 @@ export class AnswerService {
   }
 
   private llmReasoner(b: AnswerRequest): Reasoner {
-    const opts = { timeoutMs: b.timeoutMs ?? LLM_DEFAULT_TIMEOUT_MS, maxRetries: b.maxRetries, temperature: b.temperature, format: b.format, uncertainty: b.uncertainty, maxImages: b.maxImages, optionLabels: b.optionLabels, cache: b.cache };
+    const opts = {
+      timeoutMs: b.timeoutMs ?? LLM_DEFAULT_TIMEOUT_MS,
+      maxRetries: b.maxRetries,
+      temperature: b.temperature,
+      format: b.format,
+      uncertainty: b.uncertainty,
+      maxImages: b.maxImages,
+      optionLabels: b.optionLabels,
+      cache: b.cache,
+    };
     const key = canonicalJson({ spec: b.reasoner, ...opts });
     const hit = this.reasoners.get(key);
     if (hit) return hit;
@@ -67,7 +76,12 @@ export class AnswerService {
     if (!offline && !/^(openai|gemini):.+$/.test(b.reasoner))
       throw new HttpError(400, "invalid_request", `body.reasoner: expected ${REASONER_FORMS}, got ${JSON.stringify(b.reasoner.slice(0, 60))}`, "body.reasoner");
     if (offline && b.question !== undefined)
-      throw new HttpError(400, "invalid_request", "body.question: the offline reasoners answer the task's own question (a program per subcategory); a custom question needs an LLM reasoner", "body.question");
+      throw new HttpError(
+        400,
+        "invalid_request",
+        "body.question: the offline reasoners answer the task's own question (a program per subcategory); a custom question needs an LLM reasoner",
+        "body.question",
+      );
     const needsGraph = b.reasoner === "symbolic" || (!offline && b.images === undefined);
     // where the graph and the bundle come from
     let graph: GraphRecord | null = null;
@@ -82,11 +96,24 @@ export class AnswerService {
     }
     const bundleDir = this.ctx.store.bundleDir(bundle, "body.bundle");
     const task0 = readManifest(bundleDir).task;
-    if (!task0) throw new HttpError(400, "invalid_request", "body.bundle: this bundle has no task record (a scene of one's own, esi3d import); the service answers a bundle's task question: ask a scene of one's own with esi3d ask BUNDLE --question", "body.bundle");
+    if (!task0)
+      throw new HttpError(
+        400,
+        "invalid_request",
+        "body.bundle: this bundle has no task record (a scene of one's own, esi3d import); the service answers a bundle's task question: ask a scene of one's own with esi3d ask BUNDLE --question",
+        "body.bundle",
+      );
     const task: Task = b.question !== undefined ? { ...task0, question: b.question } : task0;
     let a: ReasonerAnswer;
     if (offline) {
-      const res = (await this.ctx.cpuJob("answer", { kind: "answer", reasoner: b.reasoner as OfflineReasoner, task, graph: b.reasoner === "symbolic" ? graph!.graph : undefined, bundleDir, circular: b.circular === true })) as AnswerResult;
+      const res = (await this.ctx.cpuJob("answer", {
+        kind: "answer",
+        reasoner: b.reasoner as OfflineReasoner,
+        task,
+        graph: b.reasoner === "symbolic" ? graph!.graph : undefined,
+        bundleDir,
+        circular: b.circular === true,
+      })) as AnswerResult;
       if (!res.ok) throw new HttpError(res.status, res.code, res.message, res.field);
       a = res.answer;
     } else {
@@ -94,7 +121,9 @@ export class AnswerService {
       a = await this.llm.run("answer_llm", async () => {
         const t = performance.now();
         try {
-          const input: ReasonerInput = b.images ? { task, bundle: readBundle(bundleDir), images: b.images, maxImages: b.maxImages } : { task, graph: graph!.graph, format: b.format, uncertainty: b.uncertainty };
+          const input: ReasonerInput = b.images
+            ? { task, bundle: readBundle(bundleDir), images: b.images, maxImages: b.maxImages }
+            : { task, graph: graph!.graph, format: b.format, uncertainty: b.uncertainty };
           return await reasoner.answer(input);
         } finally {
           this.ctx.metrics.stages.observe({ stage: "answer_llm" }, (performance.now() - t) / 1000);
@@ -118,7 +147,13 @@ export class AnswerService {
       correct: rotations ? (score ? rotations.all : null) : score && score.scored ? score.correct : null,
       method: a.method,
       match: a.status === "parsed" ? (a.match ?? null) : null,
-      circular: a.rotations ? { rotations: a.rotations.length, answers: a.rotations.map((r) => (r.status === "parsed" ? r.answer : null)), correct: rotations ? rotations.correct : a.rotations.map(() => null) } : null,
+      circular: a.rotations
+        ? {
+            rotations: a.rotations.length,
+            answers: a.rotations.map((r) => (r.status === "parsed" ? r.answer : null)),
+            correct: rotations ? rotations.correct : a.rotations.map(() => null),
+          }
+        : null,
       // the reason of a failed model call names the endpoint: the client sees it as <OPENAI_BASE_URL>
       reason: a.reason == null ? null : this.ctx.redact(a.reason),
       raw: a.raw,

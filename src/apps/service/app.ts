@@ -10,7 +10,14 @@
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from "fastify";
 import { bearerAuth } from "../../../core/http/bearerAuth.js";
 import { HttpError } from "./errors.js";
-import { JSON_BODY_LIMIT_BYTES, KEEP_ALIVE_TIMEOUT_MS, MAX_PARAM_CHARS, REQUEST_RECEIVE_TIMEOUT_MS, SESSION_SWEEP_INTERVAL_MS, SHUTDOWN_GRACE_MS } from "./limits.js";
+import {
+  JSON_BODY_LIMIT_BYTES,
+  KEEP_ALIVE_TIMEOUT_MS,
+  MAX_PARAM_CHARS,
+  REQUEST_RECEIVE_TIMEOUT_MS,
+  SESSION_SWEEP_INTERVAL_MS,
+  SHUTDOWN_GRACE_MS,
+} from "./limits.js";
 import { clientErrorHandler, errorMapping, frameworkErrors } from "./plugins/errors.js";
 import { requestMetrics } from "./plugins/metrics.js";
 import type { Resource } from "./routes.js";
@@ -82,7 +89,11 @@ function buildApp(services: Services, o: { token: string | null; log: (line: str
   app.register(errorMapping, { log: o.log, redact });
   // the queue dashboard checks the token itself, with a browser login (queueDashboard.ts)
   const dashboard = o.queueUrl ?? null;
-  app.register(bearerAuth, { token: o.token, open: (req) => isHealthCheck(req.url) || (dashboard !== null && isDashboardUrl(req.url)), unauthorized: (message) => new HttpError(401, "unauthorized", message) });
+  app.register(bearerAuth, {
+    token: o.token,
+    open: (req) => isHealthCheck(req.url) || (dashboard !== null && isDashboardUrl(req.url)),
+    unauthorized: (message) => new HttpError(401, "unauthorized", message),
+  });
   app.register(requestMetrics, { services });
   for (const plugin of Object.values(RESOURCE_PLUGINS)) app.register(plugin, { services });
   if (dashboard !== null) app.register(queueDashboard, { url: dashboard, token: o.token });

@@ -37,9 +37,13 @@ function closeOnSignal(server: RunningServer): Promise<void> {
         process.exit(1);
       }
       stopping = true;
-      process.stderr.write(`esi3d serve: ${signal}: finishing requests and the items of running runs in flight (up to ${SHUTDOWN_GRACE_MS / 1000} s), then exiting within ${SHUTDOWN_LIMIT_MS / 1000} s (again to exit now)\n`);
+      process.stderr.write(
+        `esi3d serve: ${signal}: finishing requests and the items of running runs in flight (up to ${SHUTDOWN_GRACE_MS / 1000} s), then exiting within ${SHUTDOWN_LIMIT_MS / 1000} s (again to exit now)\n`,
+      );
       setTimeout(() => {
-        process.stderr.write(`esi3d serve: still closing after ${SHUTDOWN_LIMIT_MS / 1000} s: exiting; runs still going are recorded as interrupted (POST /v1/runs/{id}/resume completes them)\n`);
+        process.stderr.write(
+          `esi3d serve: still closing after ${SHUTDOWN_LIMIT_MS / 1000} s: exiting; runs still going are recorded as interrupted (POST /v1/runs/{id}/resume completes them)\n`,
+        );
         server.abandon();
         done();
       }, SHUTDOWN_LIMIT_MS).unref();
@@ -61,20 +65,39 @@ export function registerServe(program: Command): void {
     .option("--port <port>", "TCP port (0 picks a free one; the first line printed says which)", intOption("--port", 0, 65535), DEFAULT_PORT)
     .option("--token <token>", `bearer token required on every endpoint but /healthz (at least ${MIN_TOKEN_LENGTH} characters); default $ESI3D_TOKEN`)
     .option("--data <dir>", "data directory: bundles, graphs, runs and open sessions, kept across restarts", DEFAULT_DATA_DIR)
-    .option("--cpu-jobs <n>", "CPU jobs (graphs, bundle finishing, offline answers) at once, each in a worker thread", intOption("--cpu-jobs", 1, 256), DEFAULT_CPU_JOBS)
+    .option(
+      "--cpu-jobs <n>",
+      "CPU jobs (graphs, bundle finishing, offline answers) at once, each in a worker thread",
+      intOption("--cpu-jobs", 1, 256),
+      DEFAULT_CPU_JOBS,
+    )
     .option("--queue <n>", "CPU jobs allowed to wait; more are answered 503 with Retry-After", intOption("--queue", 0, 100000), DEFAULT_CPU_QUEUE)
-    .option("--queue-url <url>", "the Redis of distributed runs (esi3d run --queue) to report in /metrics: queue depth per state, live workers per role", (v: string) => parseFlagValue(QueueUrlSchema, v, "--queue-url"))
+    .option(
+      "--queue-url <url>",
+      "the Redis of distributed runs (esi3d run --queue) to report in /metrics: queue depth per state, live workers per role",
+      (v: string) => parseFlagValue(QueueUrlSchema, v, "--queue-url"),
+    )
     .action(async (opts: ServeFlags) => {
       checkOutputs([], [{ what: "--data", path: opts.data }]);
       const token = serverToken(opts.host, opts.token);
       // the server's packages (fastify, the queue's for /metrics) load only when it starts, not for `esi3d --help`
       const { startServer } = await import("./app.js");
-      const server = await startServer({ host: opts.host, port: opts.port, token, dataDir: resolve(opts.data), cpuJobs: opts.cpuJobs, cpuQueue: opts.queue, queueUrl: opts.queueUrl ?? null }).catch((e: NodeJS.ErrnoException) => {
+      const server = await startServer({
+        host: opts.host,
+        port: opts.port,
+        token,
+        dataDir: resolve(opts.data),
+        cpuJobs: opts.cpuJobs,
+        cpuQueue: opts.queue,
+        queueUrl: opts.queueUrl ?? null,
+      }).catch((e: NodeJS.ErrnoException) => {
         if (e?.code === "EADDRINUSE") throw new InputError(`--port ${opts.port}: address ${opts.host}:${opts.port} is already in use`);
         if (e?.code === "EADDRNOTAVAIL" || e?.code === "ENOTFOUND") throw new InputError(`--host ${opts.host}: not an address of this machine`);
         throw e;
       });
-      process.stdout.write(`esi3d serve: listening on ${server.url} (data ${resolve(opts.data)}, ${opts.cpuJobs} CPU job(s), queue ${opts.queue}, auth ${token ? "bearer token" : "none (loopback)"})\n`);
+      process.stdout.write(
+        `esi3d serve: listening on ${server.url} (data ${resolve(opts.data)}, ${opts.cpuJobs} CPU job(s), queue ${opts.queue}, auth ${token ? "bearer token" : "none (loopback)"})\n`,
+      );
       await closeOnSignal(server);
       // a run's worker threads may still be finishing an item the grace did not wait for: the run is recorded,
       // so the process ends here rather than when they do (SHUTDOWN_LIMIT_MS is the promise)

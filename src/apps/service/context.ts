@@ -44,7 +44,12 @@ export class ServerContext {
   private getPool(): Piscina {
     // the worker file sits next to this module's file, in the tsc build (dist/src/apps/service/) and the
     // CLI bundle (dist/cli/) alike, under a name of its own (the evaluation worker is worker.js)
-    this.pool ??= new Piscina({ filename: new URL("./serviceWorker.js", import.meta.url).href, minThreads: this.cpuJobs, maxThreads: this.cpuJobs, idleTimeout: WORKER_IDLE_MS });
+    this.pool ??= new Piscina({
+      filename: new URL("./serviceWorker.js", import.meta.url).href,
+      minThreads: this.cpuJobs,
+      maxThreads: this.cpuJobs,
+      idleTimeout: WORKER_IDLE_MS,
+    });
     return this.pool;
   }
 

@@ -134,7 +134,12 @@ export class EpisodeService {
     }
     // every view is an upload, numbered below MAX_VIEWS_PER_SESSION: view 0 and one per step
     if (options.maxSteps > MAX_VIEWS_PER_SESSION - 1)
-      throw new HttpError(400, "invalid_request", `body.episode.maxSteps: at most ${MAX_VIEWS_PER_SESSION - 1} in an active session (one view per step after view 0, ${MAX_VIEWS_PER_SESSION} views per session), got ${options.maxSteps}`, "body.episode.maxSteps");
+      throw new HttpError(
+        400,
+        "invalid_request",
+        `body.episode.maxSteps: at most ${MAX_VIEWS_PER_SESSION - 1} in an active session (one view per step after view 0, ${MAX_VIEWS_PER_SESSION} views per session), got ${options.maxSteps}`,
+        "body.episode.maxSteps",
+      );
     return options;
   }
 
@@ -143,21 +148,55 @@ export class EpisodeService {
     const options = rec.episode!;
     const { config, arm } = episodeConfig(options);
     const task = rec.task;
-    const manifest: RemoteEnvironment["manifest"] = { format: BUNDLE_FORMAT, task_id: task.task_id, paradigm: "active" as const, simulator: rec.simulator, image: rec.image, conventions: BUNDLE_CONVENTIONS, instances: rec.instances, task };
+    const manifest: RemoteEnvironment["manifest"] = {
+      format: BUNDLE_FORMAT,
+      task_id: task.task_id,
+      paradigm: "active" as const,
+      simulator: rec.simulator,
+      image: rec.image,
+      conventions: BUNDLE_CONVENTIONS,
+      instances: rec.instances,
+      task,
+    };
     const env = new RemoteEnvironment(manifest, rec.view_timeout_s! * 1000);
     const abort = new AbortController();
-    const run: EpisodeRun = { env, hashes: [], views: [], bytes: 0, state: "running", stopReason: null, error: null, abort, done: Promise.resolve(), dropped: false };
+    const run: EpisodeRun = {
+      env,
+      hashes: [],
+      views: [],
+      bytes: 0,
+      state: "running",
+      stopReason: null,
+      error: null,
+      abort,
+      done: Promise.resolve(),
+      dropped: false,
+    };
     this.runs.set(rec.id, run);
     const { key, reasoner } = episodeIdentity(task, arm, config.reasoner[0]);
     run.done = (async () => {
       try {
-        const out = await runActiveEpisode({ task, config, arm, agent: this.agent(config, task, arm, rec.id), env, signal: abort.signal, trueRelations: trueRelations(task) });
+        const out = await runActiveEpisode({
+          task,
+          config,
+          arm,
+          agent: this.agent(config, task, arm, rec.id),
+          env,
+          signal: abort.signal,
+          trueRelations: trueRelations(task),
+        });
         if (run.dropped) return;
         const record = activeRecord(task, config, arm, reasoner, out, key);
         const bundleId = this.store(rec, out.bundle.manifest, out.bundle.views, record);
         run.state = "finished";
         run.stopReason = out.episode.stop_reason;
-        this.sessions.save({ ...this.sessions.load(rec.id), status: "finished", bundle: bundleId, updated_at: new Date().toISOString(), outcome: this.outcome(run) });
+        this.sessions.save({
+          ...this.sessions.load(rec.id),
+          status: "finished",
+          bundle: bundleId,
+          updated_at: new Date().toISOString(),
+          outcome: this.outcome(run),
+        });
       } catch (e) {
         run.state = "failed";
         run.error = this.ctx.redact(failureMessage(e));
@@ -183,8 +222,25 @@ export class EpisodeService {
     // an episode has one reasoner (EpisodeOptionsSchema)
     const reasoner = config.reasoner[0]!;
     if (reasoner === "symbolic") return createExplorerAgent(config.active.explorer, task, arm ? "3d" : "2d");
-    const client = createLlmClient(reasoner, { cache: this.ctx.store.path("sessions", session, EPISODE_LLM_CACHE_FILE), timeoutMs: config.llm.timeoutMs, maxRetries: config.llm.maxRetries, maxConcurrency: 1 });
-    return createLlmAgent(client, task, { invalidAction: config.active.invalidAction, threshold: config.active.threshold, temperature: config.llm.temperature, format: config.prompt.format, uncertainty: config.prompt.uncertainty, optionLabels: config.prompt.optionLabels }, arm ? "3d" : "2d");
+    const client = createLlmClient(reasoner, {
+      cache: this.ctx.store.path("sessions", session, EPISODE_LLM_CACHE_FILE),
+      timeoutMs: config.llm.timeoutMs,
+      maxRetries: config.llm.maxRetries,
+      maxConcurrency: 1,
+    });
+    return createLlmAgent(
+      client,
+      task,
+      {
+        invalidAction: config.active.invalidAction,
+        threshold: config.active.threshold,
+        temperature: config.llm.temperature,
+        format: config.prompt.format,
+        uncertainty: config.prompt.uncertainty,
+        optionLabels: config.prompt.optionLabels,
+      },
+      arm ? "3d" : "2d",
+    );
   }
 
   /** Writes the bundle (atomically), then the record beside it; on a failure neither is left. */
@@ -217,7 +273,14 @@ export class EpisodeService {
     const run = this.runs.get(rec.id);
     const o: EpisodeOutcomeRecord = run ? this.outcome(run) : (rec.outcome ?? { state: "failed", views: 0, stop_reason: null, error: RESTART_ERROR });
     const next = run && run.state === "running" && !run.env.isClosed ? nextView(run.env) : null;
-    return { state: o.state, views: o.views, next_view: next, stop_reason: o.stop_reason, error: o.error, item: o.state === "finished" ? `/v1/sim/sessions/${rec.id}/item` : null };
+    return {
+      state: o.state,
+      views: o.views,
+      next_view: next,
+      stop_reason: o.stop_reason,
+      error: o.error,
+      item: o.state === "finished" ? `/v1/sim/sessions/${rec.id}/item` : null,
+    };
   }
 
   /** PUT .../views/{n} of an active session: checks the view against the episode and delivers it. */
@@ -229,28 +292,63 @@ export class EpisodeService {
       if (run.hashes[n] === hash) return { created: false, response: { session: rec.id, view: n, bytes: body.length, views: views() } };
       throw new HttpError(409, "conflict", `view ${n} was already used by the episode; a different view cannot replace it (re-upload only the same bytes)`);
     }
-    if (rec.status === "failed" || !run || run.state === "failed") throw new HttpError(409, "conflict", `session ${rec.id}: the episode failed (${run?.error ?? rec.outcome?.error ?? RESTART_ERROR}); open a new session`);
-    if (run.state === "finished" || run.env.isClosed) throw new HttpError(409, "conflict", `session ${rec.id}: the episode has ended after ${run.hashes.length} views; GET /v1/sim/sessions/${rec.id}/action?after=${run.hashes.length - 1} says how`);
+    if (rec.status === "failed" || !run || run.state === "failed")
+      throw new HttpError(409, "conflict", `session ${rec.id}: the episode failed (${run?.error ?? rec.outcome?.error ?? RESTART_ERROR}); open a new session`);
+    if (run.state === "finished" || run.env.isClosed)
+      throw new HttpError(
+        409,
+        "conflict",
+        `session ${rec.id}: the episode has ended after ${run.hashes.length} views; GET /v1/sim/sessions/${rec.id}/action?after=${run.hashes.length - 1} says how`,
+      );
     const expected = run.env.viewsReceived;
-    if (n !== expected) throw new HttpError(409, "conflict", `params.n: the episode expects view ${expected}${expected > 0 && run.env.actionAfter(expected - 1) === null ? ` once the action after view ${expected - 1} is decided (GET /v1/sim/sessions/${rec.id}/action?after=${expected - 1})` : ""}, not view ${n}`, "params.n");
-    if (n > 0 && run.env.actionAfter(n - 1) === null) throw new HttpError(409, "conflict", `params.n: view ${n} follows the action after view ${n - 1}, which is not decided yet (GET /v1/sim/sessions/${rec.id}/action?after=${n - 1})`, "params.n");
+    if (n !== expected)
+      throw new HttpError(
+        409,
+        "conflict",
+        `params.n: the episode expects view ${expected}${expected > 0 && run.env.actionAfter(expected - 1) === null ? ` once the action after view ${expected - 1} is decided (GET /v1/sim/sessions/${rec.id}/action?after=${expected - 1})` : ""}, not view ${n}`,
+        "params.n",
+      );
+    if (n > 0 && run.env.actionAfter(n - 1) === null)
+      throw new HttpError(
+        409,
+        "conflict",
+        `params.n: view ${n} follows the action after view ${n - 1}, which is not decided yet (GET /v1/sim/sessions/${rec.id}/action?after=${n - 1})`,
+        "params.n",
+      );
     const parts = parseView(body, n, rec.image);
     const h = parts.header;
     const f = (x: string) => `views.${n}.${x}`;
     const bad = (field: string, msg: string) => new HttpError(400, "invalid_view", `${field}: ${msg}`, field);
-    if (h.pose === undefined) throw bad(f("pose"), "an active session's view gives the agent pose it was taken from ({position: [x, y, z], yaw, pitch}: world Z up, m, rad)");
+    if (h.pose === undefined)
+      throw bad(f("pose"), "an active session's view gives the agent pose it was taken from ({position: [x, y, z], yaw, pitch}: world Z up, m, rad)");
     if (h.blocked === undefined) throw bad(f("blocked"), "an active session's view says whether the action was blocked (true/false; false for view 0)");
     const want = n === 0 ? null : run.env.actionAfter(n - 1);
-    if (h.action !== want) throw bad(f("action"), `expected ${JSON.stringify(want)} (${n === 0 ? "view 0 follows no action" : `the action the server gave after view ${n - 1}`}), got ${JSON.stringify(h.action)}`);
+    if (h.action !== want)
+      throw bad(
+        f("action"),
+        `expected ${JSON.stringify(want)} (${n === 0 ? "view 0 follows no action" : `the action the server gave after view ${n - 1}`}), got ${JSON.stringify(h.action)}`,
+      );
     if (n === 0 && h.blocked) throw bad(f("blocked"), "view 0 follows no action, so it cannot be blocked");
     const C = cameraCentre(h.extrinsic);
     const off = Math.hypot(C[0] - h.pose.position[0], C[1] - h.pose.position[1], C[2] - h.pose.position[2]);
     if (!(off <= POSE_CENTRE_TOLERANCE_M))
-      throw bad(f("pose"), `the extrinsic's camera centre (${C.map((x) => x.toFixed(3)).join(", ")}) is ${off.toFixed(3)} m from pose.position; they must agree within ${POSE_CENTRE_TOLERANCE_M} m (same world frame)`);
-    if (run.bytes + body.length > MAX_SESSION_BYTES) throw new HttpError(413, "too_large", `session ${rec.id} would hold ${run.bytes + body.length} bytes, more than the ${MAX_SESSION_BYTES}-byte limit per session`);
+      throw bad(
+        f("pose"),
+        `the extrinsic's camera centre (${C.map((x) => x.toFixed(3)).join(", ")}) is ${off.toFixed(3)} m from pose.position; they must agree within ${POSE_CENTRE_TOLERANCE_M} m (same world frame)`,
+      );
+    if (run.bytes + body.length > MAX_SESSION_BYTES)
+      throw new HttpError(
+        413,
+        "too_large",
+        `session ${rec.id} would hold ${run.bytes + body.length} bytes, more than the ${MAX_SESSION_BYTES}-byte limit per session`,
+      );
     let pixels;
     try {
-      const place = { index: n, files: { rgb: `view ${n}`, depth: `view ${n}`, instances: `view ${n}` }, idsFrom: "the session's instances table (give it when opening the session)" };
+      const place = {
+        index: n,
+        files: { rgb: `view ${n}`, depth: `view ${n}`, instances: `view ${n}` },
+        idsFrom: "the session's instances table (give it when opening the session)",
+      };
       pixels = decodeViewPayload({ rgb: parts.rgb, depth: parts.depth, instances: parts.inst }, rec.image, new Set(rec.instances.map((e) => e.id)), place);
     } catch (e) {
       if (e instanceof BundleError) throw bad(e.field, e.detail);
@@ -273,7 +371,13 @@ export class EpisodeService {
     const failure = run ? (run.state === "failed" ? run.error : null) : rec.status === "finished" ? null : (rec.outcome?.error ?? RESTART_ERROR);
     // a failed episode answers every ask the same way: the simulator stops
     if (failure !== null) return { ...base, next: "failed" as const, error: failure };
-    if (after >= received) throw new HttpError(409, "conflict", `query.after: view ${after} has not been uploaded (the episode has ${received} view${received === 1 ? "" : "s"}); upload it first`, "query.after");
+    if (after >= received)
+      throw new HttpError(
+        409,
+        "conflict",
+        `query.after: view ${after} has not been uploaded (the episode has ${received} view${received === 1 ? "" : "s"}); upload it first`,
+        "query.after",
+      );
     const answer = () => {
       const action = run?.env.actionAfter(after) ?? null;
       if (action) return { ...base, next: "act" as const, action, view: after + 1 };
@@ -310,7 +414,11 @@ export class EpisodeService {
   item(rec: SessionRecord): ItemRecord {
     if (rec.status !== "finished" || !rec.bundle) {
       const state = this.status(rec).state;
-      throw new HttpError(409, "conflict", `session ${rec.id}: the episode is ${state}${state === "failed" ? ` (${this.status(rec).error})` : "; its record is stored when it ends (GET .../action answers next: stop)"}`);
+      throw new HttpError(
+        409,
+        "conflict",
+        `session ${rec.id}: the episode is ${state}${state === "failed" ? ` (${this.status(rec).error})` : "; its record is stored when it ends (GET .../action answers next: stop)"}`,
+      );
     }
     const r = this.ctx.store.readJson(this.ctx.store.path("bundles", rec.bundle, EPISODE_ITEM_FILE), ItemRecordSchema, "episode item record");
     if (!r) throw new HttpError(404, "not_found", `the item record of session ${rec.id} is gone (its bundle ${rec.bundle} was removed)`);

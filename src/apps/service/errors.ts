@@ -42,7 +42,9 @@ export class HttpError extends Error {
 
 /** 503 with Retry-After: a bounded queue is full. */
 export function busy(what: string, retryAfterS: number): HttpError {
-  return new HttpError(503, "busy", `${what}: the server is at its concurrency limit; retry after ${retryAfterS} s`, undefined, { "retry-after": String(retryAfterS) });
+  return new HttpError(503, "busy", `${what}: the server is at its concurrency limit; retry after ${retryAfterS} s`, undefined, {
+    "retry-after": String(retryAfterS),
+  });
 }
 
 export function notFound(what: string, id: string, field = "params.id"): HttpError {
@@ -60,9 +62,17 @@ export function fromZod(e: ZodError, where: string): HttpError {
 /** fastify's own request errors: the documented code and the field the client got wrong. */
 const FASTIFY_ERRORS: Record<string, { code: string; field: string; message?: string }> = {
   FST_ERR_CTP_BODY_TOO_LARGE: { code: "too_large", field: "body" },
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: { code: "unsupported_media_type", field: "headers.content-type", message: "this route takes a JSON object (Content-Type: application/json); views are uploaded to PUT /v1/sim/sessions/{id}/views/{n}" },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: {
+    code: "unsupported_media_type",
+    field: "headers.content-type",
+    message: "this route takes a JSON object (Content-Type: application/json); views are uploaded to PUT /v1/sim/sessions/{id}/views/{n}",
+  },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { code: "bad_request", field: "headers.content-length" },
-  FST_ERR_CTP_EMPTY_JSON_BODY: { code: "invalid_json", field: "body", message: "the body is empty but Content-Type says JSON; send a JSON object, or no body and no Content-Type" },
+  FST_ERR_CTP_EMPTY_JSON_BODY: {
+    code: "invalid_json",
+    field: "body",
+    message: "the body is empty but Content-Type says JSON; send a JSON object, or no body and no Content-Type",
+  },
   FST_ERR_CTP_INVALID_JSON_BODY: { code: "invalid_json", field: "body" },
 };
 
@@ -80,7 +90,8 @@ export function toHttpError(e: unknown, requestId: string): HttpError {
   if (typeof fe?.statusCode === "number" && fe.statusCode >= 400 && fe.statusCode < 500) {
     const known = FASTIFY_ERRORS[fe.code ?? ""];
     // the JSON parser's own SyntaxError (e.g. a __proto__ key, refused by fastify's secure parser)
-    if (!known && fe.statusCode === 400 && fe.name === "SyntaxError") return new HttpError(400, "invalid_json", `body: not valid JSON for this server (${oneLine(fe.message)})`, "body");
+    if (!known && fe.statusCode === 400 && fe.name === "SyntaxError")
+      return new HttpError(400, "invalid_json", `body: not valid JSON for this server (${oneLine(fe.message)})`, "body");
     const code = known?.code ?? (fe.statusCode === 413 ? "too_large" : fe.statusCode === 415 ? "unsupported_media_type" : "bad_request");
     const field = known?.field ?? "request";
     return new HttpError(fe.statusCode, code, `${field}: ${known?.message ?? oneLine(fe.message ?? "bad request")}`, field);

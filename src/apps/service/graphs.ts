@@ -75,7 +75,17 @@ export class GraphService {
   }
 
   summary(r: GraphRecord, cached: boolean) {
-    return { id: r.id, bundle: r.bundle, options: r.options, cached, created_at: r.created_at, nodes: r.graph.nodes.length, relations: r.graph.relations.length, metrics: r.diagnosis.metrics, timings_ms: r.timings_ms };
+    return {
+      id: r.id,
+      bundle: r.bundle,
+      options: r.options,
+      cached,
+      created_at: r.created_at,
+      nodes: r.graph.nodes.length,
+      relations: r.graph.relations.length,
+      metrics: r.diagnosis.metrics,
+      timings_ms: r.timings_ms,
+    };
   }
 
   /** POST /v1/graphs. */
@@ -106,7 +116,16 @@ export class GraphService {
     const p = (async () => {
       const res = (await this.ctx.cpuJob("graph", { kind: "graph", bundleDir: dir, options: o })) as GraphResult;
       if (!res.ok) throw new HttpError(res.status, res.code, res.message, res.field);
-      const rec: GraphRecord = { format: "esi3d-served-graph/1", id, bundle, options: o, created_at: new Date().toISOString(), timings_ms: { graph: Math.round(res.ms) }, graph: res.graph, diagnosis: res.diagnosis };
+      const rec: GraphRecord = {
+        format: "esi3d-served-graph/1",
+        id,
+        bundle,
+        options: o,
+        created_at: new Date().toISOString(),
+        timings_ms: { graph: Math.round(res.ms) },
+        graph: res.graph,
+        diagnosis: res.diagnosis,
+      };
       this.ctx.store.writeJson(this.file(id), rec);
       this.ctx.metrics.graphCache.inc({ outcome: "built" });
       return this.remember(rec);

@@ -20,7 +20,6 @@ const ID_PATTERNS: Record<IdKind, RegExp> = {
   run: /^r-[0-9a-f]{24}$/,
 };
 
-
 export function newId(kind: IdKind): string {
   return `${ID_KINDS[kind]}-${randomBytes(ID_HEX_DIGITS / 2).toString("hex")}`;
 }
@@ -38,7 +37,12 @@ export function hashedId(kind: IdKind, hexDigest: string): string {
 /** Throws a 400 naming `field` unless `value` is an id of `kind`. */
 export function checkId(kind: IdKind, value: unknown, field: string): string {
   if (typeof value !== "string" || !ID_PATTERNS[kind].test(value))
-    throw new HttpError(400, "invalid_id", `${field}: expected a ${kind} id (${ID_KINDS[kind]}- followed by ${ID_HEX_DIGITS} hex digits), got ${describe(value)}`, field);
+    throw new HttpError(
+      400,
+      "invalid_id",
+      `${field}: expected a ${kind} id (${ID_KINDS[kind]}- followed by ${ID_HEX_DIGITS} hex digits), got ${describe(value)}`,
+      field,
+    );
   return value;
 }
 

@@ -76,8 +76,15 @@ class Histogram {
 export class Metrics {
   readonly requests = new Counter("esi3d_http_requests_total", "HTTP requests by route template, method and status code");
   readonly latency = new Histogram("esi3d_http_request_duration_seconds", "HTTP request latency by route template", LATENCY_BUCKETS_S);
-  readonly stages = new Histogram("esi3d_stage_duration_seconds", "duration of pipeline stages run by the server (finish, graph, answer, run)", STAGE_BUCKETS_S);
-  readonly graphCache = new Counter("esi3d_graph_requests_total", "POST /v1/graphs by outcome: built, stored (answered from the store) or joined (same graph already being built)");
+  readonly stages = new Histogram(
+    "esi3d_stage_duration_seconds",
+    "duration of pipeline stages run by the server (finish, graph, answer, run)",
+    STAGE_BUCKETS_S,
+  );
+  readonly graphCache = new Counter(
+    "esi3d_graph_requests_total",
+    "POST /v1/graphs by outcome: built, stored (answered from the store) or joined (same graph already being built)",
+  );
   private readonly gauges: Array<{ name: string; help: string; read: () => Array<{ labels: Labels; value: number }> }> = [];
   private readonly asyncReads: Array<() => Promise<GaugeFamily[]>> = [];
   private readonly loopDelay = monitorEventLoopDelay({ resolution: 10 });
@@ -97,15 +104,23 @@ export class Metrics {
   /** The exposition text with the asynchronous gauges read now (what GET /metrics sends). */
   async scrape(): Promise<string> {
     const families = (await Promise.all(this.asyncReads.map((r) => r().catch((): GaugeFamily[] => [])))).flat();
-    const out = families.flatMap((f) => [`# HELP ${f.name} ${f.help}`, `# TYPE ${f.name} gauge`, ...f.samples.map(({ labels, value }) => `${f.name}${fmtLabels(labels)} ${num(value)}`)]);
+    const out = families.flatMap((f) => [
+      `# HELP ${f.name} ${f.help}`,
+      `# TYPE ${f.name} gauge`,
+      ...f.samples.map(({ labels, value }) => `${f.name}${fmtLabels(labels)} ${num(value)}`),
+    ]);
     return this.render() + (out.length ? out.join("\n") + "\n" : "");
   }
 
   gauge(name: string, help: string, read: () => number | Array<{ labels: Labels; value: number }>): void {
-    this.gauges.push({ name, help, read: () => {
-      const v = read();
-      return typeof v === "number" ? [{ labels: {}, value: v }] : v;
-    } });
+    this.gauges.push({
+      name,
+      help,
+      read: () => {
+        const v = read();
+        return typeof v === "number" ? [{ labels: {}, value: v }] : v;
+      },
+    });
   }
 
   render(): string {
@@ -114,7 +129,10 @@ export class Metrics {
       out.push(`# HELP ${g.name} ${g.help}`, `# TYPE ${g.name} gauge`);
       for (const { labels, value } of g.read()) out.push(`${g.name}${fmtLabels(labels)} ${num(value)}`);
     }
-    out.push("# HELP esi3d_event_loop_delay_seconds event-loop delay percentiles since start (CPU work on the main thread shows up here)", "# TYPE esi3d_event_loop_delay_seconds gauge");
+    out.push(
+      "# HELP esi3d_event_loop_delay_seconds event-loop delay percentiles since start (CPU work on the main thread shows up here)",
+      "# TYPE esi3d_event_loop_delay_seconds gauge",
+    );
     for (const p of [50, 99]) out.push(`esi3d_event_loop_delay_seconds{quantile="${p / 100}"} ${num(this.loopDelay.percentile(p) / 1e9)}`);
     out.push(`esi3d_event_loop_delay_seconds{quantile="1"} ${num(this.loopDelay.max / 1e9)}`);
     return out.join("\n") + "\n";

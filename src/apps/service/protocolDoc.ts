@@ -11,11 +11,25 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import * as z from "zod";
 import * as L from "./limits.js";
 import { ROUTE_LIST } from "./routes.js";
-import { ActionQuerySchema, ActionResponseSchema, EpisodeOptionsSchema, ErrorBodySchema, FinishResponseSchema, SessionFinishSchema, SessionOpenSchema, SessionStatusSchema, ViewHeaderSchema, ViewResponseSchema } from "./schemas.js";
+import {
+  ActionQuerySchema,
+  ActionResponseSchema,
+  EpisodeOptionsSchema,
+  ErrorBodySchema,
+  FinishResponseSchema,
+  SessionFinishSchema,
+  SessionOpenSchema,
+  SessionStatusSchema,
+  ViewHeaderSchema,
+  ViewResponseSchema,
+} from "./schemas.js";
 import { VIEW_CONTENT_TYPE, VIEW_MAGIC, VIEW_PREAMBLE_BYTES } from "./viewCodec.js";
 
 /** docs/protocol.md, from dist/src/apps/service (the built script), src/apps/service (tests) or dist/cli (the CLI bundle). */
-export const PROTOCOL_DOC = ["../../../../docs/protocol.md", "../../../docs/protocol.md", "../../docs/protocol.md"].map((rel) => fileURLToPath(new URL(rel, import.meta.url))).find((f) => existsSync(f)) ?? fileURLToPath(new URL("../../../../docs/protocol.md", import.meta.url));
+export const PROTOCOL_DOC =
+  ["../../../../docs/protocol.md", "../../../docs/protocol.md", "../../docs/protocol.md"]
+    .map((rel) => fileURLToPath(new URL(rel, import.meta.url)))
+    .find((f) => existsSync(f)) ?? fileURLToPath(new URL("../../../../docs/protocol.md", import.meta.url));
 
 function schemaBlock(s: z.ZodType, io: "input" | "output", replaceTask = false): string {
   const json = z.toJSONSchema(s, { io, unrepresentable: "any" }) as { properties?: Record<string, { description?: string }> };
@@ -43,21 +57,36 @@ function limitsTable(): string {
     ["one CPU job", `${L.CPU_JOB_TIMEOUT_MS / 60000} min`, "504 timeout (the worker is cancelled)"],
     ["LLM answers at once / waiting", `${L.LLM_MAX_IN_FLIGHT} / ${L.LLM_QUEUE}`, "503 busy + Retry-After"],
     ["evaluation runs at once", String(L.MAX_ACTIVE_RUNS), "503 busy + Retry-After"],
-    ["tasks one run plans (perSubcategory x subcategories, or the stored tasks, cut at limit)", String(L.MAX_RUN_TASKS), "400 body.perSubcategory or body.limit"],
+    [
+      "tasks one run plans (perSubcategory x subcategories, or the stored tasks, cut at limit)",
+      String(L.MAX_RUN_TASKS),
+      "400 body.perSubcategory or body.limit",
+    ],
     ["items one run plans (tasks x paradigms x arms)", String(L.MAX_RUN_ITEMS), "400 body"],
     ["DELETE /v1/runs/{id} waits for the run to stop", `${L.CANCEL_WAIT_MS / 1000} s`, "202 with status still running; it ends as cancelled"],
-    ["after SIGTERM or SIGINT: runs finish their items in flight / the process exits", `${L.SHUTDOWN_GRACE_MS / 1000} s / within ${L.SHUTDOWN_LIMIT_MS / 1000} s`, "runs still going are recorded interrupted (resume completes them)"],
+    [
+      "after SIGTERM or SIGINT: runs finish their items in flight / the process exits",
+      `${L.SHUTDOWN_GRACE_MS / 1000} s / within ${L.SHUTDOWN_LIMIT_MS / 1000} s`,
+      "runs still going are recorded interrupted (resume completes them)",
+    ],
     ["items per page (GET /v1/runs/{id}/items)", `default ${L.DEFAULT_PAGE_SIZE}, at most ${L.MAX_PAGE_SIZE}`, "400 query.limit"],
     ["active episodes at once", String(L.MAX_ACTIVE_EPISODES), "503 busy + Retry-After at session open"],
     ["steps of an active episode (episode.maxSteps)", `${L.MAX_VIEWS_PER_SESSION - 1} (one view each after view 0)`, "400 body.episode.maxSteps"],
-    ["wait for the view an active episode needs (view_timeout_s)", `default ${L.DEFAULT_VIEW_TIMEOUT_S} s, ${L.MIN_VIEW_TIMEOUT_S} s to ${L.MAX_VIEW_TIMEOUT_S / 60} min`, "the episode fails (next: failed)"],
+    [
+      "wait for the view an active episode needs (view_timeout_s)",
+      `default ${L.DEFAULT_VIEW_TIMEOUT_S} s, ${L.MIN_VIEW_TIMEOUT_S} s to ${L.MAX_VIEW_TIMEOUT_S / 60} min`,
+      "the episode fails (next: failed)",
+    ],
     ["long poll of GET .../action (wait)", `default ${L.DEFAULT_ACTION_WAIT_S} s, at most ${L.MAX_ACTION_WAIT_S} s`, "400 query.wait; past it: next: wait"],
   ];
   return ["| limit | value | beyond it |", "|---|---|---|", ...rows.map((r) => `| ${r.join(" | ")} |`)].join("\n");
 }
 
 function endpointsTable(): string {
-  const rows = ROUTE_LIST.map((r) => `| \`${r.method}\` | \`${r.url.replace(/:([A-Za-z_]+)/g, "{$1}")}\` | ${r.status} | ${r.auth ? "" : "no auth; "}${r.summary.replace(/\|/g, "\\|")} |`);
+  const rows = ROUTE_LIST.map(
+    (r) =>
+      `| \`${r.method}\` | \`${r.url.replace(/:([A-Za-z_]+)/g, "{$1}")}\` | ${r.status} | ${r.auth ? "" : "no auth; "}${r.summary.replace(/\|/g, "\\|")} |`,
+  );
   return ["| method | path | success | what it does |", "|---|---|---|---|", ...rows].join("\n");
 }
 

@@ -25,24 +25,35 @@ const DASHBOARD_TOKEN_QUERY = "token";
 /** The web-font stylesheet link in Bull Board's page (@bull-board/ui dist/index.ejs). */
 const THIRD_PARTY_FONT = /<link[^>]*href="https:\/\/fonts\.googleapis\.com[^"]*"[^>]*>/g;
 
-export const isDashboardUrl = (url: string) => url === QUEUE_DASHBOARD_PATH || url.startsWith(`${QUEUE_DASHBOARD_PATH}/`) || url.startsWith(`${QUEUE_DASHBOARD_PATH}?`);
+export const isDashboardUrl = (url: string) =>
+  url === QUEUE_DASHBOARD_PATH || url.startsWith(`${QUEUE_DASHBOARD_PATH}/`) || url.startsWith(`${QUEUE_DASHBOARD_PATH}?`);
 
 export const queueDashboard: FastifyPluginAsync<{ url: string; token: string | null }> = async (scope, o) => {
   const connection = redisConnection(o.url);
   const queues = Object.values(QUEUES).map((name) => new Queue(name, { connection }));
   const board = new FastifyAdapter();
   board.setBasePath(QUEUE_DASHBOARD_PATH);
-  createBullBoard({ queues: queues.map((q) => new BullMQAdapter(q, { readOnlyMode: true })), serverAdapter: board, options: { uiConfig: { boardTitle: "esi3d queue" } } });
+  createBullBoard({
+    queues: queues.map((q) => new BullMQAdapter(q, { readOnlyMode: true })),
+    serverAdapter: board,
+    options: { uiConfig: { boardTitle: "esi3d queue" } },
+  });
   // the service's error body for its own refusals (the token), Bull Board's status for the rest; its
   // HTTPStatus type lists fewer statuses than the adapter sends (401 among them)
   board.setErrorHandler((e: Error & { statusCode?: number }) =>
-    e instanceof HttpError ? { status: e.status as HTTPStatus, body: e.body() } : { status: (e.statusCode ?? 500) as HTTPStatus, body: { error: { code: "dashboard", message: e.message } } },
+    e instanceof HttpError
+      ? { status: e.status as HTTPStatus, body: e.body() }
+      : { status: (e.statusCode ?? 500) as HTTPStatus, body: { error: { code: "dashboard", message: e.message } } },
   );
   scope.addHook("onSend", async (_req, reply, payload) => {
     if (typeof payload !== "string" || !String(reply.getHeader("content-type") ?? "").startsWith("text/html")) return payload;
     return payload.replace(THIRD_PARTY_FONT, "");
   });
-  await scope.register(bearerAuth, { token: o.token, browser: { cookie: DASHBOARD_COOKIE, query: DASHBOARD_TOKEN_QUERY }, unauthorized: (message) => new HttpError(401, "unauthorized", message) });
+  await scope.register(bearerAuth, {
+    token: o.token,
+    browser: { cookie: DASHBOARD_COOKIE, query: DASHBOARD_TOKEN_QUERY },
+    unauthorized: (message) => new HttpError(401, "unauthorized", message),
+  });
   await scope.register(board.registerPlugin(), { prefix: QUEUE_DASHBOARD_PATH });
   scope.addHook("onClose", async () => {
     await Promise.all(queues.map((q) => q.close()));

@@ -37,10 +37,22 @@ export async function watchQueueInMetrics(url: string, metrics: Metrics): Promis
       const byRole = { ...Object.fromEntries(WORKER_ROLES.map((r) => [r, 0])), ...workersByRole(s.workers) };
       return [
         up,
-        { name: "esi3d_queue_jobs", help: "jobs of each esi3d queue by state (BullMQ's states)", samples: Object.entries(s.jobs).flatMap(([queue, states]) => Object.entries(states).map(([state, value]) => ({ labels: { queue, state }, value }))) },
-        { name: "esi3d_queue_workers", help: "live queue workers by role (a heartbeat younger than its TTL)", samples: Object.entries(byRole).map(([role, value]) => ({ labels: { role }, value })) },
+        {
+          name: "esi3d_queue_jobs",
+          help: "jobs of each esi3d queue by state (BullMQ's states)",
+          samples: Object.entries(s.jobs).flatMap(([queue, states]) => Object.entries(states).map(([state, value]) => ({ labels: { queue, state }, value }))),
+        },
+        {
+          name: "esi3d_queue_workers",
+          help: "live queue workers by role (a heartbeat younger than its TTL)",
+          samples: Object.entries(byRole).map(([role, value]) => ({ labels: { role }, value })),
+        },
         { name: "esi3d_queue_producers", help: "live queue runs collecting results (esi3d run --queue)", samples: [{ labels: {}, value: s.producers.length }] },
-        { name: "esi3d_queue_worker_jobs_processed", help: "jobs each live worker has finished since it started", samples: s.workers.map((w) => ({ labels: { host: w.host, pid: String(w.pid), role: w.role, version: w.version }, value: w.processed })) },
+        {
+          name: "esi3d_queue_worker_jobs_processed",
+          help: "jobs each live worker has finished since it started",
+          samples: s.workers.map((w) => ({ labels: { host: w.host, pid: String(w.pid), role: w.role, version: w.version }, value: w.processed })),
+        },
       ];
     } catch {
       return [up];

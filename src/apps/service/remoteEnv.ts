@@ -62,9 +62,11 @@ export class RemoteEnvironment implements Environment {
    */
   deliver(v: EnvView): void {
     const n = v.view.index;
-    if (this.failure || this.closed) throw new RemoteEnvironmentError(`the episode takes no more views (${this.failure ? `it failed: ${this.failure.message}` : "it has ended"})`);
+    if (this.failure || this.closed)
+      throw new RemoteEnvironmentError(`the episode takes no more views (${this.failure ? `it failed: ${this.failure.message}` : "it has ended"})`);
     if (n !== this.received) throw new RemoteEnvironmentError(`expected view ${this.received}, got view ${n}`);
-    if (n > 0 && this.actions[n - 1] === undefined) throw new RemoteEnvironmentError(`view ${n} follows the action after view ${n - 1}, which is not decided yet (ask for it first)`);
+    if (n > 0 && this.actions[n - 1] === undefined)
+      throw new RemoteEnvironmentError(`view ${n} follows the action after view ${n - 1}, which is not decided yet (ask for it first)`);
     this.received++;
     if (this.waiter && this.waiter.n === n) {
       const w = this.waiter;
@@ -97,7 +99,11 @@ export class RemoteEnvironment implements Environment {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waiter = null;
-        this.fail(new RemoteEnvironmentError(`view ${n} did not arrive within ${this.viewTimeoutMs / 1000} s${n > 0 ? ` of the action after view ${n - 1}` : " of the session's opening"} (the simulator stopped serving the episode)`));
+        this.fail(
+          new RemoteEnvironmentError(
+            `view ${n} did not arrive within ${this.viewTimeoutMs / 1000} s${n > 0 ? ` of the action after view ${n - 1}` : " of the session's opening"} (the simulator stopped serving the episode)`,
+          ),
+        );
         reject(this.failure!);
       }, this.viewTimeoutMs);
       timer.unref();

@@ -36,7 +36,7 @@ const RunRecordSchema = z
     status: z.enum(RUN_STATUSES),
     created_at: z.string(),
     finished_at: z.string().nullable(),
-    config: StoredRunConfigSchema.describe("the configuration as the client sees it (suite \"default\" or \"tasks\"; server paths left out)"),
+    config: StoredRunConfigSchema.describe('the configuration as the client sees it (suite "default" or "tasks"; server paths left out)'),
     total: z.number().int().nullable(),
     error: z.string().nullable(),
   })
@@ -64,12 +64,26 @@ function checkRunSize(config: RunConfig, storedTasks: number): void {
   const all = config.suite === "tasks" ? storedTasks : config.perSubcategory * config.subcategories.length;
   const tasks = config.limit === null ? all : Math.min(all, config.limit);
   if (tasks > MAX_RUN_TASKS) {
-    const what = config.suite === "tasks" ? `${all} stored tasks` : `perSubcategory ${config.perSubcategory} x ${config.subcategories.length} subcategories = ${all} tasks`;
+    const what =
+      config.suite === "tasks"
+        ? `${all} stored tasks`
+        : `perSubcategory ${config.perSubcategory} x ${config.subcategories.length} subcategories = ${all} tasks`;
     const field = config.limit === null ? "body.perSubcategory" : "body.limit";
-    throw new HttpError(400, "invalid_request", `${field}: this run would plan ${tasks} tasks (${what}); a run on this server plans at most ${MAX_RUN_TASKS}: set limit (or lower perSubcategory)`, field);
+    throw new HttpError(
+      400,
+      "invalid_request",
+      `${field}: this run would plan ${tasks} tasks (${what}); a run on this server plans at most ${MAX_RUN_TASKS}: set limit (or lower perSubcategory)`,
+      field,
+    );
   }
   const items = plannedItems(config, tasks);
-  if (items > MAX_RUN_ITEMS) throw new HttpError(400, "invalid_request", `body: this run would plan ${items} items (${tasks} tasks x ${config.paradigms.length} paradigm(s) x its arms); a run on this server plans at most ${MAX_RUN_ITEMS}: fewer tasks, paradigms, sources, label modes or noise levels`, "body");
+  if (items > MAX_RUN_ITEMS)
+    throw new HttpError(
+      400,
+      "invalid_request",
+      `body: this run would plan ${items} items (${tasks} tasks x ${config.paradigms.length} paradigm(s) x its arms); a run on this server plans at most ${MAX_RUN_ITEMS}: fewer tasks, paradigms, sources, label modes or noise levels`,
+      "body",
+    );
 }
 
 export class RunService {
@@ -134,11 +148,26 @@ export class RunService {
     if (!parsed.success) throw fromZod(parsed.error, "body");
     const b = parsed.data;
     if (b.suite !== undefined && !(RUN_SUITES as readonly string[]).includes(b.suite))
-      throw new HttpError(400, "invalid_request", `body.suite: expected "default" (the built-in suite) or "tasks" (the tasks stored with PUT /v1/tasks); server paths cannot be named`, "body.suite");
-    for (const [k, v] of [["llm.baseUrl", b.llm?.baseUrl], ["llm.cachePath", b.llm?.cachePath], ["vggt.modelPath", b.vggt?.modelPath]] as const)
-      if (v !== undefined && v !== null) throw new HttpError(400, "invalid_request", `body.${k}: set by the server (its environment and data directory), not by a request`, `body.${k}`);
+      throw new HttpError(
+        400,
+        "invalid_request",
+        `body.suite: expected "default" (the built-in suite) or "tasks" (the tasks stored with PUT /v1/tasks); server paths cannot be named`,
+        "body.suite",
+      );
+    for (const [k, v] of [
+      ["llm.baseUrl", b.llm?.baseUrl],
+      ["llm.cachePath", b.llm?.cachePath],
+      ["vggt.modelPath", b.vggt?.modelPath],
+    ] as const)
+      if (v !== undefined && v !== null)
+        throw new HttpError(400, "invalid_request", `body.${k}: set by the server (its environment and data directory), not by a request`, `body.${k}`);
     if (b.concurrency !== undefined && b.concurrency > MAX_RUN_THREADS)
-      throw new HttpError(400, "invalid_request", `body.concurrency: at most ${MAX_RUN_THREADS} worker threads on this server, got ${b.concurrency}`, "body.concurrency");
+      throw new HttpError(
+        400,
+        "invalid_request",
+        `body.concurrency: at most ${MAX_RUN_THREADS} worker threads on this server, got ${b.concurrency}`,
+        "body.concurrency",
+      );
     let config: RunConfig;
     try {
       config = resolveRunConfig(b as Record<string, unknown>, { concurrency: b.concurrency ?? Math.min(MAX_RUN_THREADS, 2) });
@@ -157,14 +186,24 @@ export class RunService {
     checkRunSize(config, stored);
     if (this.active.size >= MAX_ACTIVE_RUNS) throw busy(`runs (${MAX_ACTIVE_RUNS} at a time)`, RUNS_FULL_RETRY_AFTER_S);
     const id = newId("run");
-    const rec: RunRecord = { format: "esi3d-served-run/1", id, status: "running", created_at: new Date().toISOString(), finished_at: null, config, total: null, error: null };
+    const rec: RunRecord = {
+      format: "esi3d-served-run/1",
+      id,
+      status: "running",
+      created_at: new Date().toISOString(),
+      finished_at: null,
+      config,
+      total: null,
+      error: null,
+    };
     this.launch(rec, false);
     return this.status(this.load(id));
   }
 
   resume(id: string) {
     const rec = this.load(id);
-    if (rec.status !== "interrupted" && rec.status !== "cancelled" && rec.status !== "failed") throw new HttpError(409, "conflict", `run ${id} is ${rec.status}; only an interrupted, cancelled or failed run can be resumed`);
+    if (rec.status !== "interrupted" && rec.status !== "cancelled" && rec.status !== "failed")
+      throw new HttpError(409, "conflict", `run ${id} is ${rec.status}; only an interrupted, cancelled or failed run can be resumed`);
     if (this.active.size >= MAX_ACTIVE_RUNS) throw busy(`runs (${MAX_ACTIVE_RUNS} at a time)`, RUNS_FULL_RETRY_AFTER_S);
     this.launch({ ...rec, status: "running", finished_at: null, error: null }, true);
     return this.status(this.load(id));
@@ -249,7 +288,16 @@ export class RunService {
   status(rec: RunRecord) {
     const done = this.readItems(rec.id).length;
     const summary = rec.status === "running" ? null : this.summary(rec);
-    return { id: rec.id, status: rec.status, created_at: rec.created_at, finished_at: rec.finished_at, config: rec.config, progress: { done, total: rec.total }, summary, error: rec.error };
+    return {
+      id: rec.id,
+      status: rec.status,
+      created_at: rec.created_at,
+      finished_at: rec.finished_at,
+      config: rec.config,
+      progress: { done, total: rec.total },
+      summary,
+      error: rec.error,
+    };
   }
 
   /** summary.json; one an older esi3d wrote (another format) is summarised again from the run's items. */
@@ -303,7 +351,13 @@ export class RunService {
   markInterrupted(): void {
     for (const [id, a] of this.active) {
       const rec = this.ctx.store.readJson(join(this.dir(id), "run.json"), RunRecordSchema, "run");
-      if (rec?.status === "running") this.save({ ...rec, status: a.cancelled ? "cancelled" : "interrupted", error: STOPPED[a.cancelled ? "cancelled" : "interrupted"], finished_at: new Date().toISOString() });
+      if (rec?.status === "running")
+        this.save({
+          ...rec,
+          status: a.cancelled ? "cancelled" : "interrupted",
+          error: STOPPED[a.cancelled ? "cancelled" : "interrupted"],
+          finished_at: new Date().toISOString(),
+        });
     }
   }
 }

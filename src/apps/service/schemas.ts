@@ -58,18 +58,24 @@ export const SessionOpenSchema = z
       .max(65535)
       .optional()
       .describe("id -> category table for every id in the instance images (default: 1 floor, 2-5 walls, and the task's objects); may also be given at finish"),
-    episode: EpisodeOptionsSchema.optional().describe("paradigm active: the episode the server runs (default: the 3D arm over gt with the symbolic reasoner's nbv explorer); the simulator serves its steps (docs/protocol.md \"Active sessions\")"),
+    episode: EpisodeOptionsSchema.optional().describe(
+      'paradigm active: the episode the server runs (default: the 3D arm over gt with the symbolic reasoner\'s nbv explorer); the simulator serves its steps (docs/protocol.md "Active sessions")',
+    ),
     view_timeout_s: z
       .number()
       .min(MIN_VIEW_TIMEOUT_S)
       .max(MAX_VIEW_TIMEOUT_S)
       .default(DEFAULT_VIEW_TIMEOUT_S)
-      .describe("paradigm active: the episode fails when the view it waits for (view 0 after opening, view n+1 after the action after view n is decided) has not arrived within this many seconds"),
+      .describe(
+        "paradigm active: the episode fails when the view it waits for (view 0 after opening, view n+1 after the action after view n is decided) has not arrived within this many seconds",
+      ),
   })
   .strict()
   .superRefine((b, ctx) => {
-    if ((b.task === undefined) === (b.task_id === undefined)) ctx.addIssue({ code: "custom", path: ["task"], message: "give exactly one of task (a task record) or task_id (a stored task)" });
-    if (b.episode !== undefined && b.paradigm !== "active") ctx.addIssue({ code: "custom", path: ["episode"], message: `an episode goes with paradigm active (the server chooses the views), not ${b.paradigm}` });
+    if ((b.task === undefined) === (b.task_id === undefined))
+      ctx.addIssue({ code: "custom", path: ["task"], message: "give exactly one of task (a task record) or task_id (a stored task)" });
+    if (b.episode !== undefined && b.paradigm !== "active")
+      ctx.addIssue({ code: "custom", path: ["episode"], message: `an episode goes with paradigm active (the server chooses the views), not ${b.paradigm}` });
   });
 export type SessionOpen = z.infer<typeof SessionOpenSchema>;
 
@@ -79,15 +85,26 @@ export const ViewHeaderSchema = z
     intrinsics: IntrinsicsSchema.describe("fx, fy, cx, cy in pixels; pixel (i, j) has its centre at (u, v) = (i, j)"),
     extrinsic: BundleViewSchema.shape.extrinsic,
     action: BundleViewSchema.shape.action,
-    pose: AgentPoseSchema.optional().describe("active sessions (required there): the agent pose the view was taken from, after the action (the pose before it when the action was blocked)"),
-    blocked: z.boolean().optional().describe("active sessions (required there): true when the simulator could not carry the action out and the pose stayed (false for view 0)"),
+    pose: AgentPoseSchema.optional().describe(
+      "active sessions (required there): the agent pose the view was taken from, after the action (the pose before it when the action was blocked)",
+    ),
+    blocked: z
+      .boolean()
+      .optional()
+      .describe("active sessions (required there): true when the simulator could not carry the action out and the pose stayed (false for view 0)"),
   })
   .strict();
 export type ViewHeader = z.infer<typeof ViewHeaderSchema>;
 
 export const SessionFinishSchema = z
   .object({
-    views: z.number().int().min(1).max(MAX_VIEWS_PER_SESSION).optional().describe("the number of views the client sent; the finish fails if the server has a different number"),
+    views: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_VIEWS_PER_SESSION)
+      .optional()
+      .describe("the number of views the client sent; the finish fails if the server has a different number"),
     instances: z.array(InstanceEntrySchema).max(65535).optional().describe("the id -> category table, if not given when the session was opened (replaces it)"),
   })
   .strict();
@@ -96,7 +113,9 @@ const SESSION_STATUSES = ["open", "finished", "failed"] as const;
 const EPISODE_STATES = ["running", "finished", "failed"] as const;
 
 const EpisodeStatusSchema = z.object({
-  state: z.enum(EPISODE_STATES).describe("running: the server is waiting for a view or deciding the next action; finished: the item record and bundle are stored; failed: see error"),
+  state: z
+    .enum(EPISODE_STATES)
+    .describe("running: the server is waiting for a view or deciding the next action; finished: the item record and bundle are stored; failed: see error"),
   views: z.number().int().describe("views the episode has received"),
   next_view: z.number().int().nullable().describe("the view the episode waits for (null: it is deciding, or it has ended)"),
   stop_reason: z.enum(STOP_REASONS).nullable(),
@@ -121,8 +140,18 @@ export const SessionStatusSchema = z.object({
 
 export const ActionQuerySchema = z
   .object({
-    after: z.coerce.number().int().min(0).max(MAX_VIEWS_PER_SESSION - 1).describe("the view the action follows: ask for the action after the last view you uploaded"),
-    wait: z.coerce.number().min(0).max(MAX_ACTION_WAIT_S).default(DEFAULT_ACTION_WAIT_S).describe("seconds to wait for the decision before answering next: wait"),
+    after: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_VIEWS_PER_SESSION - 1)
+      .describe("the view the action follows: ask for the action after the last view you uploaded"),
+    wait: z.coerce
+      .number()
+      .min(0)
+      .max(MAX_ACTION_WAIT_S)
+      .default(DEFAULT_ACTION_WAIT_S)
+      .describe("seconds to wait for the decision before answering next: wait"),
   })
   .strict();
 
@@ -131,7 +160,11 @@ const ACTION_NEXT = ["act", "stop", "wait", "failed"] as const;
 export const ActionResponseSchema = z.object({
   session: z.string(),
   after: z.number().int(),
-  next: z.enum(ACTION_NEXT).describe("act: apply `action` and upload view `view`; stop: the episode ended, its record and bundle are stored; wait: not decided within `wait` s, ask again (at once); failed: the episode failed (`error`)"),
+  next: z
+    .enum(ACTION_NEXT)
+    .describe(
+      "act: apply `action` and upload view `view`; stop: the episode ended, its record and bundle are stored; wait: not decided within `wait` s, ask again (at once); failed: the episode failed (`error`)",
+    ),
   action: z.enum(NAVIGATION_ACTIONS).nullable().describe("next act: the navigation action to apply"),
   view: z.number().int().nullable().describe("next act: the index of the view to upload after applying the action (after + 1)"),
   stop_reason: z.enum(STOP_REASONS).nullable().describe("next stop: why the episode ended"),
@@ -148,7 +181,12 @@ export const FinishResponseSchema = z.object({
   views: z.number().int(),
 });
 
-export const ViewResponseSchema = z.object({ session: z.string(), view: z.number().int(), bytes: z.number().int(), views: z.number().int().describe("views received so far") });
+export const ViewResponseSchema = z.object({
+  session: z.string(),
+  view: z.number().int(),
+  bytes: z.number().int(),
+  views: z.number().int().describe("views received so far"),
+});
 
 // ---------------------------------------------------------------- tasks
 
@@ -188,13 +226,25 @@ export const AnswerRequestSchema = z
     graph: z.string().optional().describe("graph id to answer over (its bundle gives the task and, for 2D arms, the images)"),
     bundle: z.string().optional().describe("instead: a bundle id; 3D reasoners build (or reuse) its graph with graph_options"),
     graph_options: GraphOptionsSchema.optional().describe("with `bundle`: the graph to build (default: the `esi3d graph` defaults)"),
-    reasoner: ReasonerSpecSchema.describe("symbolic | symbolic-2d | shortcut (question and options only) | openai:<model> | gemini:<model> (keys and OPENAI_BASE_URL from the server's environment)"),
-    question: z.string().min(1).max(20_000).optional().describe("ask this instead of the task's question (LLM reasoners; the offline programs answer the task's question)"),
+    reasoner: ReasonerSpecSchema.describe(
+      "symbolic | symbolic-2d | shortcut (question and options only) | openai:<model> | gemini:<model> (keys and OPENAI_BASE_URL from the server's environment)",
+    ),
+    question: z
+      .string()
+      .min(1)
+      .max(20_000)
+      .optional()
+      .describe("ask this instead of the task's question (LLM reasoners; the offline programs answer the task's question)"),
     format: PromptFormatSchema.shape.format.unwrap().optional(),
     uncertainty: PromptFormatSchema.shape.uncertainty.unwrap().optional(),
     images: ImageOptionsSchema.shape.images.unwrap().optional().describe("LLM: answer from images (the VLM 2D baseline) instead of the graph"),
     maxImages: ImageOptionsSchema.shape.maxImages.unwrap().optional(),
-    optionLabels: OptionPresentationSchema.shape.optionLabels.unwrap().optional().describe("LLM: how the prompt lists the options: none (default; a reply must give an option's text) | letters (\"A. text\"; a reply may give the letter)"),
+    optionLabels: OptionPresentationSchema.shape.optionLabels
+      .unwrap()
+      .optional()
+      .describe(
+        'LLM: how the prompt lists the options: none (default; a reply must give an option\'s text) | letters ("A. text"; a reply may give the letter)',
+      ),
     circular: OptionPresentationSchema.shape.circular.unwrap().optional(),
     temperature: LlmOptionsSchema.shape.temperature.unwrap().optional(),
     timeoutMs: LlmOptionsSchema.shape.timeoutMs.unwrap().max(600_000).optional().describe("LLM: per-attempt timeout (ms; at most 10 minutes here)"),
@@ -203,8 +253,10 @@ export const AnswerRequestSchema = z
   })
   .strict()
   .superRefine((b, ctx) => {
-    if ((b.graph === undefined) === (b.bundle === undefined)) ctx.addIssue({ code: "custom", path: ["graph"], message: "give exactly one of graph (a graph id) or bundle (a bundle id)" });
-    if (b.graph_options && b.graph) ctx.addIssue({ code: "custom", path: ["graph_options"], message: "graph_options go with bundle, not with graph (the graph already has its options)" });
+    if ((b.graph === undefined) === (b.bundle === undefined))
+      ctx.addIssue({ code: "custom", path: ["graph"], message: "give exactly one of graph (a graph id) or bundle (a bundle id)" });
+    if (b.graph_options && b.graph)
+      ctx.addIssue({ code: "custom", path: ["graph_options"], message: "graph_options go with bundle, not with graph (the graph already has its options)" });
   });
 export type AnswerRequest = z.infer<typeof AnswerRequestSchema>;
 
@@ -253,7 +305,11 @@ export const RUN_STATUSES = ["running", "finished", "interrupted", "cancelled", 
 
 export const RunStatusSchema = z.object({
   id: z.string(),
-  status: z.enum(RUN_STATUSES).describe("interrupted: the server stopped (or was killed) during the run; cancelled: DELETE /v1/runs/{id} stopped it; either way the finished items are kept and POST /v1/runs/{id}/resume completes it"),
+  status: z
+    .enum(RUN_STATUSES)
+    .describe(
+      "interrupted: the server stopped (or was killed) during the run; cancelled: DELETE /v1/runs/{id} stopped it; either way the finished items are kept and POST /v1/runs/{id}/resume completes it",
+    ),
   created_at: z.string(),
   finished_at: z.string().nullable(),
   config: RunConfigSchema,
@@ -296,7 +352,12 @@ export const SessionRecordSchema = z
     episode: EpisodeOptionsSchema.optional(),
     view_timeout_s: z.number().optional(),
     outcome: z
-      .object({ state: z.enum(["running", "finished", "failed"]), views: z.number().int(), stop_reason: z.enum(STOP_REASONS).nullable(), error: z.string().nullable() })
+      .object({
+        state: z.enum(["running", "finished", "failed"]),
+        views: z.number().int(),
+        stop_reason: z.enum(STOP_REASONS).nullable(),
+        error: z.string().nullable(),
+      })
       .strict()
       .optional(),
   })

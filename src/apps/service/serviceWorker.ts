@@ -60,14 +60,27 @@ export default async function work(job: ServerJob): Promise<GraphResult | Finish
         // the VGGT model is the server's (ESI3D_VGGT_MODEL), never the request's
         const r = await graphOfBundle(readBundle(job.bundleDir), { ...job.options, vggt: { ...job.options.vggt, modelPath: null } });
         // the service stores each graph with its diagnosis; a bundle of one's own (no task) has none
-        if (!r.diagnosis) return { ok: false, status: 400, code: "invalid_request", message: "body.bundle: this bundle has no task record (a scene of one's own, esi3d import), so no diagnosis; build its graph with esi3d graph BUNDLE", field: "body.bundle" };
+        if (!r.diagnosis)
+          return {
+            ok: false,
+            status: 400,
+            code: "invalid_request",
+            message:
+              "body.bundle: this bundle has no task record (a scene of one's own, esi3d import), so no diagnosis; build its graph with esi3d graph BUNDLE",
+            field: "body.bundle",
+          };
         return { ok: true, graph: r.graph, diagnosis: r.diagnosis, ms: performance.now() - t };
       }
       case "finish":
         return { ok: true, views: finishBundle(job), ms: performance.now() - t };
       case "answer": {
         const reasoner = withCircular(createReasoner(job.reasoner), job.circular === true);
-        const input = job.reasoner === "symbolic" ? { task: job.task, graph: job.graph } : job.reasoner === "shortcut" ? { task: job.task } : { task: job.task, bundle: readBundle(job.bundleDir!) };
+        const input =
+          job.reasoner === "symbolic"
+            ? { task: job.task, graph: job.graph }
+            : job.reasoner === "shortcut"
+              ? { task: job.task }
+              : { task: job.task, bundle: readBundle(job.bundleDir!) };
         const answer = await reasoner.answer(input);
         return { ok: true, answer, ms: performance.now() - t };
       }
@@ -84,7 +97,8 @@ export default async function work(job: ServerJob): Promise<GraphResult | Finish
  * Messages name the field, never a server path: `field: detail` of a BundleError, not its file.
  */
 function failureOf(e: unknown, kind: ServerJob["kind"]): JobFailure | null {
-  if (e instanceof BundleError) return { ok: false, status: 400, code: kind === "finish" ? "invalid_view" : "invalid_bundle", message: `${e.field}: ${e.detail}`, field: e.field };
+  if (e instanceof BundleError)
+    return { ok: false, status: 400, code: kind === "finish" ? "invalid_view" : "invalid_bundle", message: `${e.field}: ${e.detail}`, field: e.field };
   if (e instanceof InputError) return { ok: false, status: 400, code: "invalid_request", message: e.message, ...(e.field ? { field: e.field } : {}) };
   const storage = storageFailure(e);
   if (storage) return { ok: false, ...storage };
@@ -98,7 +112,11 @@ function finishBundle(job: FinishJob): number {
   const views: BundleManifest["views"] = [];
   job.viewFiles.forEach((file, n) => {
     const parts = splitView(readFileSync(file));
-    const place = { index: n, files: { rgb: file, depth: file, instances: file }, idsFrom: "the session's instances table (give it when opening the session or at finish)" };
+    const place = {
+      index: n,
+      files: { rgb: file, depth: file, instances: file },
+      idsFrom: "the session's instances table (give it when opening the session or at finish)",
+    };
     payloads.push(decodeViewPayload({ rgb: parts.rgb, depth: parts.depth, instances: parts.inst }, job.base.image, known, place));
     views.push({ index: n, ...viewFileNames(n), intrinsics: parts.header.intrinsics, extrinsic: parts.header.extrinsic, action: parts.header.action });
   });

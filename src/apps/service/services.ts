@@ -38,7 +38,17 @@ export function openServices(o: ServicesOptions): Services {
   const metrics = new Metrics();
   const ctx = new ServerContext(store, metrics, o.cpuJobs, o.cpuQueue);
   const graphs = new GraphService(ctx);
-  const s: Services = { store, ctx, metrics, tasks: new TaskService(store), sessions: new SessionService(store, ctx), graphs, answers: new AnswerService(ctx, graphs), runs: new RunService(ctx), startedAt: Date.now() };
+  const s: Services = {
+    store,
+    ctx,
+    metrics,
+    tasks: new TaskService(store),
+    sessions: new SessionService(store, ctx),
+    graphs,
+    answers: new AnswerService(ctx, graphs),
+    runs: new RunService(ctx),
+    startedAt: Date.now(),
+  };
   const recovered = s.runs.recover();
   if (recovered) o.log(`${recovered} run(s) left running by a previous server are now 'interrupted' (POST /v1/runs/{id}/resume)`);
   const lost = s.sessions.recover();

@@ -30,7 +30,6 @@ const SESSIONS_FULL_RETRY_AFTER_S = 60;
 /** Retry-After (s) when MAX_ACTIVE_EPISODES run: an offline episode takes seconds to a few minutes. */
 const EPISODES_FULL_RETRY_AFTER_S = 30;
 
-
 const VIEW_FILE = /^(\d{3})\.view$/;
 
 /** The default id -> category table of a task: floor, walls and the task's objects. */
@@ -120,7 +119,12 @@ export class SessionService {
 
   private active(id: string): SessionRecord {
     const rec = this.load(id);
-    if (!rec.episode) throw new HttpError(409, "conflict", `session ${id} has paradigm ${rec.paradigm}: only an active session (paradigm active) has actions and an item record`);
+    if (!rec.episode)
+      throw new HttpError(
+        409,
+        "conflict",
+        `session ${id} has paradigm ${rec.paradigm}: only an active session (paradigm active) has actions and an item record`,
+      );
     return rec;
   }
 
@@ -159,12 +163,23 @@ export class SessionService {
     else {
       const taskId = checkTaskId(b.task_id, "body.task_id");
       const file = this.store.path("tasks", `${taskId}.json`);
-      if (!existsSync(file)) throw new HttpError(404, "not_found", `body.task_id: no task ${taskId} is stored on the server (PUT /v1/tasks/${taskId} first, or send the task record as body.task)`, "body.task_id");
+      if (!existsSync(file))
+        throw new HttpError(
+          404,
+          "not_found",
+          `body.task_id: no task ${taskId} is stored on the server (PUT /v1/tasks/${taskId} first, or send the task record as body.task)`,
+          "body.task_id",
+        );
       task = readTaskFile(file);
     }
     const image = b.image ?? { width: task.camera.width, height: task.camera.height };
     if (image.width * image.height > MAX_IMAGE_PIXELS)
-      throw new HttpError(400, "invalid_request", `body.image: ${image.width}x${image.height} is more than the ${MAX_IMAGE_PIXELS} pixels this server accepts per image`, "body.image");
+      throw new HttpError(
+        400,
+        "invalid_request",
+        `body.image: ${image.width}x${image.height} is more than the ${MAX_IMAGE_PIXELS} pixels this server accepts per image`,
+        "body.image",
+      );
     const instances = b.instances ? [...b.instances] : defaultInstances(task);
     checkInstances(instances, "body.instances");
     const episode = b.paradigm === "active" ? EpisodeService.options(b.episode) : undefined;
@@ -212,21 +227,33 @@ export class SessionService {
   /** Stores view `nText` of session `id`; returns whether it was new. */
   putView(id: string, nText: string, body: unknown) {
     if (!/^\d{1,3}$/.test(nText) || Number(nText) >= MAX_VIEWS_PER_SESSION)
-      throw new HttpError(400, "invalid_request", `params.n: expected a view index 0..${MAX_VIEWS_PER_SESSION - 1}, got ${JSON.stringify(nText.slice(0, 20))}`, "params.n");
+      throw new HttpError(
+        400,
+        "invalid_request",
+        `params.n: expected a view index 0..${MAX_VIEWS_PER_SESSION - 1}, got ${JSON.stringify(nText.slice(0, 20))}`,
+        "params.n",
+      );
     const n = Number(nText);
     const rec = this.load(id);
     if (rec.episode) {
-      if (!Buffer.isBuffer(body)) throw new HttpError(415, "unsupported_media_type", `a view is uploaded as application/vnd.esi3d.view (the binary view layout of docs/protocol.md)`);
+      if (!Buffer.isBuffer(body))
+        throw new HttpError(415, "unsupported_media_type", `a view is uploaded as application/vnd.esi3d.view (the binary view layout of docs/protocol.md)`);
       return this.episodes.putView(rec, n, body);
     }
-    if (rec.status !== "open") throw new HttpError(409, "conflict", `session ${id} is already finished (bundle ${rec.bundle}); open a new session to capture again`);
+    if (rec.status !== "open")
+      throw new HttpError(409, "conflict", `session ${id} is already finished (bundle ${rec.bundle}); open a new session to capture again`);
     if (this.finishing.has(id)) throw new HttpError(409, "conflict", `session ${id} is being finished; uploads are closed`);
-    if (!Buffer.isBuffer(body)) throw new HttpError(415, "unsupported_media_type", `a view is uploaded as application/vnd.esi3d.view (the binary view layout of docs/protocol.md)`);
+    if (!Buffer.isBuffer(body))
+      throw new HttpError(415, "unsupported_media_type", `a view is uploaded as application/vnd.esi3d.view (the binary view layout of docs/protocol.md)`);
     parseView(body, n, rec.image);
     const got = this.received(id);
     const others = [...got.entries()].filter(([k]) => k !== n).reduce((a, [, s]) => a + s, 0);
     if (others + body.length > MAX_SESSION_BYTES)
-      throw new HttpError(413, "too_large", `session ${id} would hold ${others + body.length} bytes, more than the ${MAX_SESSION_BYTES}-byte limit per session`);
+      throw new HttpError(
+        413,
+        "too_large",
+        `session ${id} would hold ${others + body.length} bytes, more than the ${MAX_SESSION_BYTES}-byte limit per session`,
+      );
     writeFileAtomic(join(this.dir(id), "views", `${String(n).padStart(3, "0")}.view`), body);
     rec.updated_at = new Date().toISOString();
     this.save(rec);
@@ -237,7 +264,12 @@ export class SessionService {
     const parsed = SessionFinishSchema.safeParse(body ?? {});
     if (!parsed.success) throw fromZod(parsed.error, "body");
     const rec = this.load(id);
-    if (rec.episode) throw new HttpError(409, "conflict", `session ${id} is an active session: it finishes by itself when its episode ends (GET /v1/sim/sessions/${id}/action answers next: stop)`);
+    if (rec.episode)
+      throw new HttpError(
+        409,
+        "conflict",
+        `session ${id} is an active session: it finishes by itself when its episode ends (GET /v1/sim/sessions/${id}/action answers next: stop)`,
+      );
     const respond = (r: SessionRecord, views: number) => ({ bundle: r.bundle!, session: r.id, task_id: r.task.task_id, paradigm: r.paradigm, views });
     if (rec.status === "finished") {
       const m = this.store.readJson(this.store.path("bundles", rec.bundle!, "bundle.json"), BundleManifestSchema, "bundle manifest");
@@ -248,16 +280,31 @@ export class SessionService {
     if (got.length === 0) throw new HttpError(400, "invalid_request", `views: session ${id} has no views; upload views 0..n-1 first`, "views");
     for (let k = 0; k < got.length; k++) {
       if (got[k] !== k)
-        throw new HttpError(400, "invalid_request", `views.${k}: view ${k} was never uploaded (received ${got.join(", ")}); views must be numbered 0..n-1`, `views.${k}`);
+        throw new HttpError(
+          400,
+          "invalid_request",
+          `views.${k}: view ${k} was never uploaded (received ${got.join(", ")}); views must be numbered 0..n-1`,
+          `views.${k}`,
+        );
     }
     if (parsed.data.views !== undefined && parsed.data.views !== got.length)
-      throw new HttpError(400, "invalid_request", `body.views: the client sent ${parsed.data.views} views, the server has ${got.length} (${got.join(", ")})`, "body.views");
+      throw new HttpError(
+        400,
+        "invalid_request",
+        `body.views: the client sent ${parsed.data.views} views, the server has ${got.length} (${got.join(", ")})`,
+        "body.views",
+      );
     const instances = parsed.data.instances ?? rec.instances;
     checkInstances(instances, parsed.data.instances ? "body.instances" : "instances");
     const bundleId = sameId(id, "bundle");
     this.finishing.add(id);
     try {
-      const result = (await this.ctx.cpuJob("finish", { kind: "finish", viewFiles: got.map((k) => join(this.dir(id), "views", `${String(k).padStart(3, "0")}.view`)), bundleDir: this.store.path("bundles", bundleId), base: { task_id: rec.task.task_id, paradigm: rec.paradigm, simulator: rec.simulator, image: rec.image, instances, task: rec.task } })) as FinishResult;
+      const result = (await this.ctx.cpuJob("finish", {
+        kind: "finish",
+        viewFiles: got.map((k) => join(this.dir(id), "views", `${String(k).padStart(3, "0")}.view`)),
+        bundleDir: this.store.path("bundles", bundleId),
+        base: { task_id: rec.task.task_id, paradigm: rec.paradigm, simulator: rec.simulator, image: rec.image, instances, task: rec.task },
+      })) as FinishResult;
       if (!result.ok) throw new HttpError(result.status, result.code, result.message, result.field);
       const done: SessionRecord = { ...rec, status: "finished", bundle: bundleId, instances, updated_at: new Date().toISOString() };
       this.save(done);

@@ -20,7 +20,12 @@ export interface StorageFailure {
 export function storageFailure(e: unknown): StorageFailure | null {
   const code = (e as { code?: unknown })?.code;
   if (typeof code !== "string") return null;
-  if (FULL_CODES.has(code)) return { status: 507, code: "insufficient_storage", message: "the server's disk is full: nothing was stored; retry later (the server's operator must free space)" };
+  if (FULL_CODES.has(code))
+    return {
+      status: 507,
+      code: "insufficient_storage",
+      message: "the server's disk is full: nothing was stored; retry later (the server's operator must free space)",
+    };
   if (code === READ_ONLY_CODE) return { status: 503, code: "storage_read_only", message: "the server's data directory is read-only: nothing was stored" };
   return null;
 }

@@ -84,7 +84,11 @@ export class DataStore {
   private lock(): void {
     const file = join(this.root, SERVER_LOCK_FILE);
     try {
-      this.held = acquireLockFile(file, (h) => new InputError(`--data ${this.root}: in use by another esi3d serve (pid ${h.pid} on ${h.host}, since ${h.since}); stop it or choose another --data`));
+      this.held = acquireLockFile(
+        file,
+        (h) =>
+          new InputError(`--data ${this.root}: in use by another esi3d serve (pid ${h.pid} on ${h.host}, since ${h.since}); stop it or choose another --data`),
+      );
     } catch (e) {
       throw e instanceof InputError ? e : pathError(e, file, "create");
     }
@@ -105,5 +109,3 @@ export class DataStore {
     }
   }
 }
-
-

@@ -20,7 +20,8 @@ export class TaskService {
     const id = checkTaskId(idText, "params.id");
     const parsed = TaskSchema.safeParse(body ?? {});
     if (!parsed.success) throw fromZod(parsed.error, "body");
-    if (parsed.data.task_id !== id) throw new HttpError(400, "invalid_request", `body.task_id: "${parsed.data.task_id}" differs from the id in the path ("${id}")`, "body.task_id");
+    if (parsed.data.task_id !== id)
+      throw new HttpError(400, "invalid_request", `body.task_id: "${parsed.data.task_id}" differs from the id in the path ("${id}")`, "body.task_id");
     const created = !existsSync(this.file(id));
     this.store.writeJson(this.file(id), parsed.data);
     return { created, response: { task_id: id, created } };

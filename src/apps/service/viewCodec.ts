@@ -48,7 +48,9 @@ export function encodeView(header: ViewHeader, rgb: Uint8Array, depth: Uint8Arra
 
 /** Splits a stored upload (already checked by parseView) without checking again. */
 export function splitView(buf: Buffer): ViewParts {
-  const h = buf.readUInt32LE(8), a = buf.readUInt32LE(12), d = buf.readUInt32LE(16);
+  const h = buf.readUInt32LE(8),
+    a = buf.readUInt32LE(12),
+    d = buf.readUInt32LE(16);
   let off = VIEW_PREAMBLE_BYTES;
   const header = JSON.parse(buf.toString("utf8", off, off + h)) as ViewHeader;
   off += h;
@@ -66,9 +68,13 @@ export function splitView(buf: Buffer): ViewParts {
 export function parseView(buf: Buffer, n: number, image: { width: number; height: number }): ViewParts {
   const f = (name: string) => `views.${n}.${name}`;
   const bad = (field: string, msg: string) => new HttpError(400, "invalid_view", `${field}: ${msg}`, field);
-  if (buf.length < VIEW_PREAMBLE_BYTES) throw bad(f("layout"), `body has ${buf.length} bytes, less than the ${VIEW_PREAMBLE_BYTES}-byte preamble (see docs/protocol.md "Binary view layout")`);
+  if (buf.length < VIEW_PREAMBLE_BYTES)
+    throw bad(f("layout"), `body has ${buf.length} bytes, less than the ${VIEW_PREAMBLE_BYTES}-byte preamble (see docs/protocol.md "Binary view layout")`);
   if (buf.toString("ascii", 0, 8) !== VIEW_MAGIC) throw bad(f("layout"), `expected the magic "${VIEW_MAGIC}" at offset 0`);
-  const h = buf.readUInt32LE(8), a = buf.readUInt32LE(12), d = buf.readUInt32LE(16), i = buf.readUInt32LE(20);
+  const h = buf.readUInt32LE(8),
+    a = buf.readUInt32LE(12),
+    d = buf.readUInt32LE(16),
+    i = buf.readUInt32LE(20);
   const total = VIEW_PREAMBLE_BYTES + h + a + d + i;
   if (total !== buf.length) throw bad(f("layout"), `the preamble declares 24 + ${h} + ${a} + ${d} + ${i} = ${total} bytes, the body has ${buf.length}`);
   if (h > MAX_VIEW_HEADER_BYTES) throw bad(f("header"), `${h} bytes, more than the ${MAX_VIEW_HEADER_BYTES}-byte limit`);

@@ -35,7 +35,8 @@ export interface DisplaySample {
 
 /** One representative per (voxel, node) cell; at most two nodes per voxel (a third in one voxel is dropped). */
 function representatives(voxelOfPoint: Int32Array, voxels: number, nodeOf: Uint16Array): Uint32Array {
-  const first = new Int32Array(voxels).fill(-1), second = new Int32Array(voxels).fill(-1);
+  const first = new Int32Array(voxels).fill(-1),
+    second = new Int32Array(voxels).fill(-1);
   let count = 0;
   for (let i = 0; i < voxelOfPoint.length; i++) {
     const v = voxelOfPoint[i]!;

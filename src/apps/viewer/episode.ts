@@ -45,17 +45,29 @@ function stepNodes(graph: SceneGraph): StepNodePayload[] {
 }
 
 function samePose(s: ActiveStep["pose"], p: { position: readonly number[]; yaw: number; pitch: number }): boolean {
-  return s.position.every((x, i) => Math.abs(x - p.position[i]!) <= POSE_TOLERANCE) && Math.abs(s.yaw - p.yaw) <= POSE_TOLERANCE && Math.abs(s.pitch - p.pitch) <= POSE_TOLERANCE;
+  return (
+    s.position.every((x, i) => Math.abs(x - p.position[i]!) <= POSE_TOLERANCE) &&
+    Math.abs(s.yaw - p.yaw) <= POSE_TOLERANCE &&
+    Math.abs(s.pitch - p.pitch) <= POSE_TOLERANCE
+  );
 }
 
 /**
  * Replays one episode of a run. `file` names what the error messages point at (items.jsonl or the graph
  * file); `stored` is the arm's stored final graph (null for the 2D arm).
  */
-export async function replayEpisode(task: Task, config: RunConfig, arm: ThreeDArm | null, record: ItemRecord, stored: SceneGraph | null, file: string): Promise<ReplayedEpisode> {
+export async function replayEpisode(
+  task: Task,
+  config: RunConfig,
+  arm: ThreeDArm | null,
+  record: ItemRecord,
+  stored: SceneGraph | null,
+  file: string,
+): Promise<ReplayedEpisode> {
   const episode = record.active;
   if (!episode) throw new InputError(`${file}: the record ${record.key} has no active episode (not a paradigm active record)`);
-  if (config.simulator !== "builtin") throw new InputError(`${file}: the episode was rendered by the ${config.simulator} simulator; inspect replays episodes of the built-in one only`);
+  if (config.simulator !== "builtin")
+    throw new InputError(`${file}: the episode was rendered by the ${config.simulator} simulator; inspect replays episodes of the built-in one only`);
   const t0 = performance.now();
   const timings = { render: 0, graph: 0, replay: 0 };
   const env = new BuiltinEnvironment(task);
@@ -72,7 +84,9 @@ export async function replayEpisode(task: Task, config: RunConfig, arm: ThreeDAr
     return bundle;
   };
   const mismatch = (step: number, what: string) =>
-    new ReproductionError(`${file}: replaying ${record.key} in the built-in simulator differs from the record at step ${step} (${what}); the simulator or the memory has changed since the run (a newer checkout, or local edits), or the record was edited. Inspect it with the esi3d that made it, or run it again.`);
+    new ReproductionError(
+      `${file}: replaying ${record.key} in the built-in simulator differs from the record at step ${step} (${what}); the simulator or the memory has changed since the run (a newer checkout, or local edits), or the record was edited. Inspect it with the esi3d that made it, or run it again.`,
+    );
   let t = performance.now();
   let view = await env.reset();
   timings.render += performance.now() - t;
@@ -80,9 +94,14 @@ export async function replayEpisode(task: Task, config: RunConfig, arm: ThreeDAr
   const steps: EpisodeStepPayload[] = [];
   try {
     for (const s of episode.steps) {
-      if (!samePose(s.pose, view.pose)) throw mismatch(s.step, `recorded pose ${JSON.stringify(s.pose.position)} yaw ${s.pose.yaw}, replayed ${JSON.stringify(view.pose.position)} yaw ${view.pose.yaw}`);
+      if (!samePose(s.pose, view.pose))
+        throw mismatch(
+          s.step,
+          `recorded pose ${JSON.stringify(s.pose.position)} yaw ${s.pose.yaw}, replayed ${JSON.stringify(view.pose.position)} yaw ${view.pose.yaw}`,
+        );
       const graph = (last as PipelineResult | null)?.graph ?? null;
-      if (arm && (graph?.nodes.length ?? 0) !== s.graph_nodes) throw mismatch(s.step, `recorded ${s.graph_nodes} graph nodes, the memory holds ${graph?.nodes.length ?? 0}`);
+      if (arm && (graph?.nodes.length ?? 0) !== s.graph_nodes)
+        throw mismatch(s.step, `recorded ${s.graph_nodes} graph nodes, the memory holds ${graph?.nodes.length ?? 0}`);
       steps.push({ views: views.length, nodes: graph ? stepNodes(graph) : null });
       if (s.action && isNavigationAction(s.action)) {
         t = performance.now();

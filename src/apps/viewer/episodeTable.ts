@@ -34,7 +34,9 @@ export function stepDetail(record: ItemRecord, step: number): string {
     `  pose       ${poseText(s.pose)}`,
     `  action     ${s.action ?? "none"}${s.requested_action !== s.action ? ` (requested: ${s.requested_action})` : ""}${s.blocked ? ", blocked" : ""}${s.reprompted ? ", re-prompted" : ""}`,
     `  answer     ${s.answer ?? "not sure"} (${s.status}), confidence ${fix(s.confidence, 2)}${s.correct === null ? "" : s.correct ? ", correct" : ", wrong"}`,
-    s.graph_nodes === null ? null : `  graph      ${s.graph_nodes} node(s), ${s.flagged_duplicates ?? 0} flagged possible_duplicate_of${s.duplicates === null ? "" : `, ${s.duplicates} true duplicate(s)`}`,
+    s.graph_nodes === null
+      ? null
+      : `  graph      ${s.graph_nodes} node(s), ${s.flagged_duplicates ?? 0} flagged possible_duplicate_of${s.duplicates === null ? "" : `, ${s.duplicates} true duplicate(s)`}`,
     `  all seen   ${s.relevant_seen ? "yes" : "no"} (every object the question needs seen in some view)`,
     `  reasoning  ${s.reasoning || "–"}`,
     ...(s.trace.length ? ["  trace", ...s.trace.map((t) => `    ${t}`)] : []),

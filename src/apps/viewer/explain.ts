@@ -13,7 +13,17 @@ import type { PointCloud } from "../../../reconstruct/pointcloud.js";
 import type { Task, TaskObject } from "../../../core/task/schema.js";
 import type { Diagnosis, NodeDiagnosis } from "../../../scenegraph/diagnosisSchema.js";
 import type { SceneGraph } from "../../../scenegraph/types.js";
-import { HALLUCINATED_MAX_OBJECT_SHARE, isFarFromObject, MATCH_MIN_PURITY, MERGED_MIN_PART_SHARE, MERGED_MIN_SECOND_SHARE, NEAR_OBJECT_M, pointObjectDistance, PRE_MATCH_RULES, shareRuleOf } from "../../../scenegraph/diagnosis.js";
+import {
+  HALLUCINATED_MAX_OBJECT_SHARE,
+  isFarFromObject,
+  MATCH_MIN_PURITY,
+  MERGED_MIN_PART_SHARE,
+  MERGED_MIN_SECOND_SHARE,
+  NEAR_OBJECT_M,
+  pointObjectDistance,
+  PRE_MATCH_RULES,
+  shareRuleOf,
+} from "../../../scenegraph/diagnosis.js";
 import { MIN_MASK_AREA_PX } from "../../../scenegraph/evidence.js";
 import type { Explanations, NodeExplanation, NodeRule, ObjectExplanation, StatusFact } from "./types.js";
 
@@ -84,27 +94,99 @@ export function explainDiagnosis(input: ExplainInput): Explanations {
     const distanceM = top ? pointObjectDistance(n.centroid, top) : null;
     const iouTop = top ? counts[0]!.points / (members[k]!.length + (inCloud.get(top.id) ?? 0) - counts[0]!.points) : null;
     const rule = ruleOf(objectShare, shares, distanceM, d);
-    const facts: StatusFact[] = [{ name: "points on true objects", value: objectShare, threshold: HALLUCINATED_MAX_OBJECT_SHARE, unit: "share", against: null, decisive: rule === "low_object_share" }];
-    if (top) facts.push({ name: "share of its dominant object", value: shares[0]!, threshold: MATCH_MIN_PURITY, unit: "share", against: top.name, decisive: rule === "no_majority" || rule === "impure_unmatched" });
-    if (second) facts.push({ name: "share of a second object", value: shares[1]!, threshold: MERGED_MIN_SECOND_SHARE, unit: "share", against: second.name, decisive: rule === "second_object" });
-    if (top && distanceM !== null) facts.push({ name: "centroid to the object's true box", value: distanceM, threshold: NEAR_OBJECT_M, unit: "m", against: top.name, decisive: rule === "far_from_object" });
-    if (top && iouTop !== null) facts.push({ name: "point IoU with the object", value: iouTop, threshold: null, unit: "iou", against: top.name, decisive: rule === "matched" || rule === "duplicate_of_match" });
+    const facts: StatusFact[] = [
+      {
+        name: "points on true objects",
+        value: objectShare,
+        threshold: HALLUCINATED_MAX_OBJECT_SHARE,
+        unit: "share",
+        against: null,
+        decisive: rule === "low_object_share",
+      },
+    ];
+    if (top)
+      facts.push({
+        name: "share of its dominant object",
+        value: shares[0]!,
+        threshold: MATCH_MIN_PURITY,
+        unit: "share",
+        against: top.name,
+        decisive: rule === "no_majority" || rule === "impure_unmatched",
+      });
+    if (second)
+      facts.push({
+        name: "share of a second object",
+        value: shares[1]!,
+        threshold: MERGED_MIN_SECOND_SHARE,
+        unit: "share",
+        against: second.name,
+        decisive: rule === "second_object",
+      });
+    if (top && distanceM !== null)
+      facts.push({
+        name: "centroid to the object's true box",
+        value: distanceM,
+        threshold: NEAR_OBJECT_M,
+        unit: "m",
+        against: top.name,
+        decisive: rule === "far_from_object",
+      });
+    if (top && iouTop !== null)
+      facts.push({
+        name: "point IoU with the object",
+        value: iouTop,
+        threshold: null,
+        unit: "iou",
+        against: top.name,
+        decisive: rule === "matched" || rule === "duplicate_of_match",
+      });
     const twin = d.twin ? stored.get(d.twin) : undefined;
-    if (twin) facts.push({ name: `point IoU of its twin ${twin.node}`, value: twin.iou, threshold: null, unit: "iou", against: twin.object_name, decisive: rule === "duplicate_of_match" });
+    if (twin)
+      facts.push({
+        name: `point IoU of its twin ${twin.node}`,
+        value: twin.iou,
+        threshold: null,
+        unit: "iou",
+        against: twin.object_name,
+        decisive: rule === "duplicate_of_match",
+      });
     const consistent = RULE_STATUS[rule] === d.status;
-    return { node: n.id, status: d.status, rule, consistent, why: consistent ? nodeWhy(rule, { objectShare, shares, top, second, distanceM, iouTop, d, twin }) : `the stored diagnosis says ${d.status}, but its rules on these points give ${RULE_STATUS[rule]} (${rule.replace(/_/g, " ")}): the diagnosis was made by other code`, facts };
+    return {
+      node: n.id,
+      status: d.status,
+      rule,
+      consistent,
+      why: consistent
+        ? nodeWhy(rule, { objectShare, shares, top, second, distanceM, iouTop, d, twin })
+        : `the stored diagnosis says ${d.status}, but its rules on these points give ${RULE_STATUS[rule]} (${rule.replace(/_/g, " ")}): the diagnosis was made by other code`,
+      facts,
+    };
   });
-  const objects = diagnosis.objects.filter((o) => o.status !== "matched").map((o): ObjectExplanation => {
-    const holders = graph.nodes
-      .map((n, k) => ({ node: n.id, status: stored.get(n.id)?.status ?? "matched", points: perNode[k]!.find((c) => c.id === o.id)?.points ?? 0 }))
-      .filter((h) => h.points > 0)
-      .sort((a, b) => b.points - a.points);
-    return { id: o.id, status: o.status, why: objectWhy(o, byId.get(o.id), inCloud.get(o.id) ?? 0, holders), holders };
-  });
+  const objects = diagnosis.objects
+    .filter((o) => o.status !== "matched")
+    .map((o): ObjectExplanation => {
+      const holders = graph.nodes
+        .map((n, k) => ({ node: n.id, status: stored.get(n.id)?.status ?? "matched", points: perNode[k]!.find((c) => c.id === o.id)?.points ?? 0 }))
+        .filter((h) => h.points > 0)
+        .sort((a, b) => b.points - a.points);
+      return { id: o.id, status: o.status, why: objectWhy(o, byId.get(o.id), inCloud.get(o.id) ?? 0, holders), holders };
+    });
   return { nodes, objects };
 }
 
-function nodeWhy(rule: NodeRule, f: { objectShare: number; shares: number[]; top: TaskObject | null; second: TaskObject | null; distanceM: number | null; iouTop: number | null; d: NodeDiagnosis; twin: NodeDiagnosis | undefined }): string {
+function nodeWhy(
+  rule: NodeRule,
+  f: {
+    objectShare: number;
+    shares: number[];
+    top: TaskObject | null;
+    second: TaskObject | null;
+    distanceM: number | null;
+    iouTop: number | null;
+    d: NodeDiagnosis;
+    twin: NodeDiagnosis | undefined;
+  },
+): string {
   switch (rule) {
     case "low_object_share":
       return `only ${pct(f.objectShare)} of its points lie on any true object (under ${pct(HALLUCINATED_MAX_OBJECT_SHARE)}); the rest is floor, walls, background or nothing`;

@@ -74,26 +74,52 @@ export async function encodeGlb(d: VariantData): Promise<Uint8Array> {
   const cloudNode: GltfNode = doc
     .createNode("cloud")
     .setMesh(doc.createMesh("cloud").addPrimitive(primitive(GLTF_POINTS, d.cloud.xyz.subarray(0, d.cloud.count * 3), nodeColors(d.cloud.count, d.members))))
-    .setExtras({ points: d.cloud.count, source: d.source, paradigm: d.paradigm, colours: "by node (palette of src/apps/viewer/palette.ts), grey = in no node", ...frame });
+    .setExtras({
+      points: d.cloud.count,
+      source: d.source,
+      paradigm: d.paradigm,
+      colours: "by node (palette of src/apps/viewer/palette.ts), grey = in no node",
+      ...frame,
+    });
   scene.addChild(cloudNode);
   const lines = (name: string, box: YawBox, rgb: [number, number, number], extras: Record<string, unknown>) => {
     const edges = boxEdges(box.centre, box.extent, box.yaw);
     const colors = new Uint8Array(edges.length);
     for (let i = 0; i < edges.length / 3; i++) colors.set(rgb, 3 * i);
-    return doc.createNode(name).setMesh(doc.createMesh(name).addPrimitive(primitive(GLTF_LINES, edges, colors))).setExtras(extras);
+    return doc
+      .createNode(name)
+      .setMesh(doc.createMesh(name).addPrimitive(primitive(GLTF_LINES, edges, colors)))
+      .setExtras(extras);
   };
   const predicted = doc.createNode("predicted boxes").setExtras({ colours: "by status: matched green, duplicate orange, merged purple, hallucinated red" });
   const status = new Map((d.diagnosis?.nodes ?? []).map((n) => [n.node, n]));
   for (const n of d.graph.nodes) {
     const dn = status.get(n.id);
-    predicted.addChild(lines(`${n.id} ${n.label} (${dn?.status ?? "?"})`, n.box, statusColor(dn?.status ?? ""), { id: n.id, label: n.label, status: dn?.status ?? null, object: dn?.object_name ?? null, twin: dn?.twin ?? null, points: n.raw_point_count }));
+    predicted.addChild(
+      lines(`${n.id} ${n.label} (${dn?.status ?? "?"})`, n.box, statusColor(dn?.status ?? ""), {
+        id: n.id,
+        label: n.label,
+        status: dn?.status ?? null,
+        object: dn?.object_name ?? null,
+        twin: dn?.twin ?? null,
+        points: n.raw_point_count,
+      }),
+    );
   }
   scene.addChild(predicted);
   const truth = doc.createNode("true boxes").setExtras({ colours: "recovered grey, missed magenta" });
   const objStatus = new Map((d.diagnosis?.objects ?? []).map((o) => [o.id, o]));
   for (const o of taskInfo(d.task).objects) {
     const st = objStatus.get(o.id)?.status ?? "missed-unseen";
-    truth.addChild(lines(`o${o.id} ${o.name} (${st})`, { centre: o.centre, extent: o.extent, yaw: o.yaw }, st === "matched" ? TRUTH_COLOR : MISSED_COLOR, { id: o.id, name: o.name, category: o.category, status: st, node: objStatus.get(o.id)?.node ?? null }));
+    truth.addChild(
+      lines(`o${o.id} ${o.name} (${st})`, { centre: o.centre, extent: o.extent, yaw: o.yaw }, st === "matched" ? TRUTH_COLOR : MISSED_COLOR, {
+        id: o.id,
+        name: o.name,
+        category: o.category,
+        status: st,
+        node: objStatus.get(o.id)?.node ?? null,
+      }),
+    );
   }
   scene.addChild(truth);
   // glTF's `scene`: without it a loader may show nothing (the spec leaves the choice to the viewer)

@@ -21,7 +21,14 @@ export interface Inspection {
   readonly task: Task;
   readonly refs: VariantRef[];
   /** Page head; `mode`, `api` and `tasks` are the caller's. */
-  meta(opts: { mode: PageMeta["mode"]; api: string | null; tasks: PageMeta["tasks"]; initial?: string; only?: string[]; initialStep?: number | null }): PageMeta;
+  meta(opts: {
+    mode: PageMeta["mode"];
+    api: string | null;
+    tasks: PageMeta["tasks"];
+    initial?: string;
+    only?: string[];
+    initialStep?: number | null;
+  }): PageMeta;
   /** Resolves --paradigm/--source to a variant key; with neither, the first (or the only) variant. */
   resolve(paradigm?: string, source?: string): string;
   data(key: string): Promise<VariantData>;
@@ -31,7 +38,10 @@ export interface Inspection {
 function resolveKey(refs: VariantRef[], what: string, paradigm?: string, source?: string): string {
   const hits = refs.filter((r) => (!paradigm || r.paradigm === paradigm) && (!source || r.source === source));
   const have = refs.map((r) => `${r.paradigm}/${r.source}`).join(", ");
-  if (hits.length === 0) throw new InputError(`${what}: no graph for ${paradigm ? `--paradigm ${paradigm}` : ""}${paradigm && source ? " " : ""}${source ? `--source ${source}` : ""} (this task has: ${have || "none"})`);
+  if (hits.length === 0)
+    throw new InputError(
+      `${what}: no graph for ${paradigm ? `--paradigm ${paradigm}` : ""}${paradigm && source ? " " : ""}${source ? `--source ${source}` : ""} (this task has: ${have || "none"})`,
+    );
   return hits[0]!.key;
 }
 
@@ -48,13 +58,23 @@ export class RunInspection implements Inspection {
     private readonly version: string,
   ) {
     this.task = readRunTask(run, taskId);
-    this.refs = variantsOf(run, taskId).map((v) => variantRef(run, taskId, v.paradigm, v.source, readStoredGraph(graphFile(run, taskId, v.paradigm, v.source))));
+    this.refs = variantsOf(run, taskId).map((v) =>
+      variantRef(run, taskId, v.paradigm, v.source, readStoredGraph(graphFile(run, taskId, v.paradigm, v.source))),
+    );
     const twoD = active2dRef(run, taskId);
     if (twoD) this.refs.push(twoD);
-    if (this.refs.length === 0) throw new InputError(`${run.dir}/graphs/${taskId}: no stored graphs for this task (the run did not reach it; esi3d run --resume completes it)`);
+    if (this.refs.length === 0)
+      throw new InputError(`${run.dir}/graphs/${taskId}: no stored graphs for this task (the run did not reach it; esi3d run --resume completes it)`);
   }
 
-  meta(opts: { mode: PageMeta["mode"]; api: string | null; tasks: PageMeta["tasks"]; initial?: string; only?: string[]; initialStep?: number | null }): PageMeta {
+  meta(opts: {
+    mode: PageMeta["mode"];
+    api: string | null;
+    tasks: PageMeta["tasks"];
+    initial?: string;
+    only?: string[];
+    initialStep?: number | null;
+  }): PageMeta {
     const c = this.run.config;
     const variants = opts.only ? this.refs.filter((r) => opts.only!.includes(r.key)) : this.refs;
     return {
@@ -62,7 +82,14 @@ export class RunInspection implements Inspection {
       esi3d_version: this.version,
       mode: opts.mode,
       title: `${this.taskId} — esi3d inspect`,
-      run: { dir: this.run.dir, reasoner: c.reasoner.join(","), masks: c.graph.masks, instances: c.graph.instances, format: c.prompt.format, noise_level: c.sources.includes("noisy") ? c.noise.noiseLevel : null },
+      run: {
+        dir: this.run.dir,
+        reasoner: c.reasoner.join(","),
+        masks: c.graph.masks,
+        instances: c.graph.instances,
+        format: c.prompt.format,
+        noise_level: c.sources.includes("noisy") ? c.noise.noiseLevel : null,
+      },
       task: taskInfo(this.task),
       variants,
       initial: opts.initial ?? variants[0]!.key,
@@ -99,7 +126,10 @@ export class RunInspection implements Inspection {
     const { paradigm, source } = this.ref(key);
     const { record3d, record2d } = recordsFor(this.run, this.taskId, paradigm, source);
     const r = source === ACTIVE_2D_SOURCE ? record2d : record3d;
-    if (!r?.active) throw new InputError(`${this.run.dir}/items.jsonl: no active episode for ${this.taskId} ${paradigm}/${source} (the run did not finish it; esi3d run --resume completes it)`);
+    if (!r?.active)
+      throw new InputError(
+        `${this.run.dir}/items.jsonl: no active episode for ${this.taskId} ${paradigm}/${source} (the run did not finish it; esi3d run --resume completes it)`,
+      );
     return r;
   }
 
@@ -121,13 +151,26 @@ export class RunInspection implements Inspection {
 
   private async rebuild(key: string): Promise<VariantData> {
     const { paradigm, source } = this.ref(key);
-    if (source === ACTIVE_2D_SOURCE && paradigm === "active") throw new InputError(`--source ${ACTIVE_2D_SOURCE}: the 2D arm of an active run builds no graph, so there is nothing to export; its page shows the episode (-o page.html)`);
+    if (source === ACTIVE_2D_SOURCE && paradigm === "active")
+      throw new InputError(
+        `--source ${ACTIVE_2D_SOURCE}: the 2D arm of an active run builds no graph, so there is nothing to export; its page shows the episode (-o page.html)`,
+      );
     const file = graphFile(this.run, this.taskId, paradigm, source);
     const stored = readStoredGraph(file);
     if (paradigm === "active") {
       const { replay } = await this.episode(key);
       const f = replay.final!;
-      return { paradigm, source, task: this.task, bundle: replay.bundle, cloud: f.cloud, graph: stored.graph, members: f.members, diagnosis: stored.diagnosis, timings_ms: { ...replay.timings_ms } };
+      return {
+        paradigm,
+        source,
+        task: this.task,
+        bundle: replay.bundle,
+        cloud: f.cloud,
+        graph: stored.graph,
+        members: f.members,
+        diagnosis: stored.diagnosis,
+        timings_ms: { ...replay.timings_ms },
+      };
     }
     let bundle = this.bundles.get(paradigm);
     const t0 = performance.now();
@@ -137,20 +180,44 @@ export class RunInspection implements Inspection {
     }
     const renderMs = Math.round(performance.now() - t0);
     const r = await reproduceRunGraph(this.run, this.task, paradigm, source, stored, file, this.version, bundle);
-    return { paradigm, source, task: this.task, bundle, cloud: r.cloud, graph: stored.graph, members: r.members, diagnosis: stored.diagnosis, timings_ms: { ...r.timings_ms, render: renderMs } };
+    return {
+      paradigm,
+      source,
+      task: this.task,
+      bundle,
+      cloud: r.cloud,
+      graph: stored.graph,
+      members: r.members,
+      diagnosis: stored.diagnosis,
+      timings_ms: { ...r.timings_ms, render: renderMs },
+    };
   }
 
   async variant(key: string): Promise<Variant> {
     const ref = this.ref(key);
     if (ref.arm === "2d") {
       const { record, replay } = await this.episode(key);
-      return buildEpisodeOnlyVariant({ key, paradigm: ref.paradigm, source: ref.source, bundle: replay.bundle, record, episode: episodePayload(record, replay), timings_ms: { ...replay.timings_ms } });
+      return buildEpisodeOnlyVariant({
+        key,
+        paradigm: ref.paradigm,
+        source: ref.source,
+        bundle: replay.bundle,
+        record,
+        episode: episodePayload(record, replay),
+        timings_ms: { ...replay.timings_ms },
+      });
     }
     const d = await this.data(key);
     const { record3d, record2d } = recordsFor(this.run, this.taskId, d.paradigm, d.source);
     const c = this.run.config;
     const episode = d.paradigm === "active" ? await this.episode(key).then(({ record, replay }) => episodePayload(record, replay)) : null;
-    return buildVariant({ ...d, record3d, record2d, episode, prompt: promptFor(this.task, d.graph, record3d, record3d?.reasoner ?? c.reasoner[0]!, c.prompt.format, c.prompt.uncertainty) });
+    return buildVariant({
+      ...d,
+      record3d,
+      record2d,
+      episode,
+      prompt: promptFor(this.task, d.graph, record3d, record3d?.reasoner ?? c.reasoner[0]!, c.prompt.format, c.prompt.uncertainty),
+    });
   }
 }
 
@@ -170,11 +237,37 @@ export class BundleInspection implements Inspection {
     this.task = d.task;
     // a bundle without a task has no diagnosis: its headline numbers are 0, as for a 2D arm's variant
     const m = d.diagnosis?.metrics;
-    this.refs = [{ key: variantKey(d.paradigm, d.source), paradigm: d.paradigm, source: d.source, f1_observed: m?.f1_observed ?? 0, duplicates: m?.duplicates ?? 0, hallucinated: m?.hallucinated ?? 0, merged: m?.merged ?? 0, missed: m ? m.missed_lost + m.missed_unseen : 0, correct: null, arm: "3d", steps: null }];
+    this.refs = [
+      {
+        key: variantKey(d.paradigm, d.source),
+        paradigm: d.paradigm,
+        source: d.source,
+        f1_observed: m?.f1_observed ?? 0,
+        duplicates: m?.duplicates ?? 0,
+        hallucinated: m?.hallucinated ?? 0,
+        merged: m?.merged ?? 0,
+        missed: m ? m.missed_lost + m.missed_unseen : 0,
+        correct: null,
+        arm: "3d",
+        steps: null,
+      },
+    ];
   }
 
   meta(opts: { mode: PageMeta["mode"]; api: string | null; tasks: PageMeta["tasks"] }): PageMeta {
-    return { format: PAGE_FORMAT, esi3d_version: this.version, mode: opts.mode, title: `${this.task.task_id} — esi3d inspect`, run: null, task: taskInfo(this.task), variants: this.refs, initial: this.refs[0]!.key, initial_step: null, tasks: opts.tasks, api: opts.api };
+    return {
+      format: PAGE_FORMAT,
+      esi3d_version: this.version,
+      mode: opts.mode,
+      title: `${this.task.task_id} — esi3d inspect`,
+      run: null,
+      task: taskInfo(this.task),
+      variants: this.refs,
+      initial: this.refs[0]!.key,
+      initial_step: null,
+      tasks: opts.tasks,
+      api: opts.api,
+    };
   }
 
   resolve(paradigm?: string, source?: string): string {

@@ -25,7 +25,10 @@ function packageRoot(): string {
 const ROOT = packageRoot();
 const CLIENT_BUNDLE = join(ROOT, "dist", "inspect-client", "client.js");
 /** What the browser bundle is built from (client/ and the plain modules it imports). */
-const CLIENT_SOURCES = [join(ROOT, "src", "apps", "viewer", "client"), ...["types.ts", "palette.ts", "geometry.ts"].map((f) => join(ROOT, "src", "apps", "viewer", f))];
+const CLIENT_SOURCES = [
+  join(ROOT, "src", "apps", "viewer", "client"),
+  ...["types.ts", "palette.ts", "geometry.ts"].map((f) => join(ROOT, "src", "apps", "viewer", f)),
+];
 
 function newestSource(): number {
   let t = 0;
@@ -66,7 +69,10 @@ async function clientScript(): Promise<string> {
 
 /** JSON safe inside <script>: "<" escaped so no "</script>" or "<!--" can end the block. */
 function scriptJson(value: unknown): string {
-  return JSON.stringify(value).replace(/</g, "\\u003c").replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
+  return JSON.stringify(value)
+    .replace(/</g, "\\u003c")
+    .replace(/\u2028/g, "\\u2028")
+    .replace(/\u2029/g, "\\u2029");
 }
 
 export const escapeHtml = (s: string): string => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");

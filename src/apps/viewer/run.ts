@@ -32,7 +32,10 @@ export function openRun(dir: string): RunDir {
   const run = readRunFile(dir);
   const tasksDir = join(dir, "tasks");
   if (!existsSync(tasksDir)) throw new InputError(`${tasksDir}: missing (a run directory keeps one task JSON per task here)`);
-  const taskIds = readdirSync(tasksDir).filter((f) => f.endsWith(".json")).map((f) => f.slice(0, -5)).sort();
+  const taskIds = readdirSync(tasksDir)
+    .filter((f) => f.endsWith(".json"))
+    .map((f) => f.slice(0, -5))
+    .sort();
   if (taskIds.length === 0) throw new InputError(`${tasksDir}: no task files (*.json)`);
   const { records } = readRecords(join(dir, "items.jsonl"));
   return { dir: resolve(dir), config: run.config, version: run.package_version, taskIds, records };
@@ -53,8 +56,8 @@ export function graphFile(run: RunDir, taskId: string, paradigm: string, source:
 /** The (paradigm, source label) pairs with a stored graph for a task, in the run's configured order. */
 export function variantsOf(run: RunDir, taskId: string): Array<{ paradigm: string; source: string }> {
   const out: Array<{ paradigm: string; source: string }> = [];
+  // any entry counts: a link loop or a dangling link is refused by name when read, never skipped
   for (const paradigm of run.config.paradigms)
-    // any entry counts: a link loop or a dangling link is refused by name when read, never skipped
     for (const arm of threeDArms(run.config)) if (entryExists(graphFile(run, taskId, paradigm, arm.label))) out.push({ paradigm, source: arm.label });
   return out;
 }
@@ -62,9 +65,11 @@ export function variantsOf(run: RunDir, taskId: string): Array<{ paradigm: strin
 export function recordsFor(run: RunDir, taskId: string, paradigm: string, source: string): { record3d: ItemRecord | null; record2d: ItemRecord | null } {
   // a run of several reasoners is shown with its first reasoner's records
   const tag = reasonerKeyPart(run.config, run.config.reasoner[0]!);
-  const key3 = itemKey(taskId, paradigm, "3d", source, tag), key2 = itemKey(taskId, paradigm, "2d", null, tag);
+  const key3 = itemKey(taskId, paradigm, "3d", source, tag),
+    key2 = itemKey(taskId, paradigm, "2d", null, tag);
   // a resumed run may hold a key twice in principle; the last line is the newest
-  let record3d: ItemRecord | null = null, record2d: ItemRecord | null = null;
+  let record3d: ItemRecord | null = null,
+    record2d: ItemRecord | null = null;
   for (const r of run.records) {
     if (r.key === key3) record3d = r;
     else if (r.key === key2) record2d = r;
@@ -102,7 +107,19 @@ export function active2dRef(run: RunDir, taskId: string): VariantRef | null {
   if (!run.config.paradigms.includes("active")) return null;
   const { record2d } = recordsFor(run, taskId, "active", ACTIVE_2D_SOURCE);
   if (!record2d?.active) return null;
-  return { key: variantKey("active", ACTIVE_2D_SOURCE), paradigm: "active", source: ACTIVE_2D_SOURCE, f1_observed: 0, duplicates: 0, hallucinated: 0, merged: 0, missed: 0, correct: record2d.correct, arm: "2d", steps: record2d.active.steps.length };
+  return {
+    key: variantKey("active", ACTIVE_2D_SOURCE),
+    paradigm: "active",
+    source: ACTIVE_2D_SOURCE,
+    f1_observed: 0,
+    duplicates: 0,
+    hallucinated: 0,
+    merged: 0,
+    missed: 0,
+    correct: record2d.correct,
+    arm: "2d",
+    steps: record2d.active.steps.length,
+  };
 }
 
 /** How wrong a task's graphs are, for the index: errors summed over its variants, then the worst F1. */
@@ -121,7 +138,9 @@ export function rankTasks(run: RunDir): TaskWrongness[] {
   const rows = run.taskIds.map((id): TaskWrongness => {
     const task = readRunTask(run, id);
     const variants: VariantRef[] = [];
-    let errors = 0, worst = 1, wrong = 0;
+    let errors = 0,
+      worst = 1,
+      wrong = 0;
     for (const v of variantsOf(run, id)) {
       const stored = readStoredGraph(graphFile(run, id, v.paradigm, v.source));
       const ref = variantRef(run, id, v.paradigm, v.source, stored);
@@ -131,7 +150,15 @@ export function rankTasks(run: RunDir): TaskWrongness[] {
       if (ref.correct === false) wrong++;
       variants.push(ref);
     }
-    return { task_id: id, subcategory: task.subcategory, question: task.question, variants, errors, worst_f1: variants.length ? worst : 1, wrong_answers: wrong };
+    return {
+      task_id: id,
+      subcategory: task.subcategory,
+      question: task.question,
+      variants,
+      errors,
+      worst_f1: variants.length ? worst : 1,
+      wrong_answers: wrong,
+    };
   });
   return rows.sort((a, b) => b.errors - a.errors || a.worst_f1 - b.worst_f1 || b.wrong_answers - a.wrong_answers || a.task_id.localeCompare(b.task_id));
 }

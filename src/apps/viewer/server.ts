@@ -100,7 +100,12 @@ function servedRuns(runs: readonly RunDir[]): ServedRun[] {
 
 /** The root page of several runs: each with its tasks' pages, and the log viewer over all of them. */
 function runsIndexHtml(served: readonly ServedRun[]): string {
-  const rows = served.map((s) => `<tr><td><a href="${s.base}/">${esc(s.label)}</a></td><td>${esc(s.run.config.reasoner.join(", "))}</td><td class="r">${s.run.taskIds.length}</td><td class="r">${s.run.records.length}</td><td>esi3d ${esc(s.run.version)}</td></tr>`).join("\n");
+  const rows = served
+    .map(
+      (s) =>
+        `<tr><td><a href="${s.base}/">${esc(s.label)}</a></td><td>${esc(s.run.config.reasoner.join(", "))}</td><td class="r">${s.run.taskIds.length}</td><td class="r">${s.run.records.length}</td><td>esi3d ${esc(s.run.version)}</td></tr>`,
+    )
+    .join("\n");
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>esi3d inspect — ${served.length} runs</title><style>
 body{font:13px/1.4 system-ui,sans-serif;background:#15171c;color:#e6e8ee;margin:0;padding:16px 20px}a{color:#8fc7ff}table{border-collapse:collapse}th{text-align:left;color:#9aa1b1;border-bottom:1px solid #2e323c;padding:4px 8px}td{border-bottom:1px solid #262a33;padding:5px 8px}td.r{text-align:right}
 </style></head><body><h1>esi3d inspect</h1><p><a href="/items">every item of every run: search, sort, one question across arms, tokens and cost</a></p>
@@ -142,10 +147,20 @@ function viewerRoutes(app: FastifyInstance, s: ServedRun, version: string): void
     const i = inspection(id);
     const want = req.query.v;
     const initial = want && i.refs.some((r) => r.key === want) ? want : i.refs[0]!.key;
-    const meta = { ...i.meta({ mode: "serve", api: `${base}/api/${encodeURIComponent(id)}/`, tasks: tasks().map((t) => ({ task_id: t.task_id, subcategory: t.subcategory, href: `${base}/task/${encodeURIComponent(t.task_id)}` })), initial }), home: `${base}/` };
+    const meta = {
+      ...i.meta({
+        mode: "serve",
+        api: `${base}/api/${encodeURIComponent(id)}/`,
+        tasks: tasks().map((t) => ({ task_id: t.task_id, subcategory: t.subcategory, href: `${base}/task/${encodeURIComponent(t.task_id)}` })),
+        initial,
+      }),
+      home: `${base}/`,
+    };
     return reply.type(html).send(await pageHtml(meta.run ? { ...meta, run: { ...meta.run, dir: shownDir } } : meta, []));
   });
-  app.get<{ Params: { id: string; key: string } }>("/api/:id/variant/:key", async (req, reply) => reply.type("application/json").send(JSON.stringify(await variant(req.params.id, req.params.key))));
+  app.get<{ Params: { id: string; key: string } }>("/api/:id/variant/:key", async (req, reply) =>
+    reply.type("application/json").send(JSON.stringify(await variant(req.params.id, req.params.key))),
+  );
   app.get<{ Params: { id: string; file: string } }>("/api/:id/export/:file", async (req, reply) => {
     const { id, file } = req.params;
     const m = /^(.+)\.(ply|glb|json)$/.exec(file);
@@ -168,7 +183,14 @@ function badUrl(_err: FastifyError, _req: FastifyRequest, reply: FastifyReply): 
 export function buildViewerApp(opts: Omit<ServeOptions, "host" | "port">): FastifyInstance {
   if (opts.runs.length === 0) throw new InputError("inspect --serve: no run to serve");
   const served = servedRuns(opts.runs);
-  const redact = redactor(served.flatMap((s): Array<[string, string]> => [[resolve(s.run.dir), `<${s.label}>`], [s.run.dir, `<${s.label}>`]]));
+  const redact = redactor(
+    served.flatMap(
+      (s): Array<[string, string]> => [
+        [resolve(s.run.dir), `<${s.label}>`],
+        [s.run.dir, `<${s.label}>`],
+      ],
+    ),
+  );
   const app = Fastify({ logger: false, frameworkErrors: badUrl });
   app.addHook("onSend", async (_req, reply, payload) => {
     reply.header("cache-control", "no-store");
@@ -177,7 +199,14 @@ export function buildViewerApp(opts: Omit<ServeOptions, "host" | "port">): Fasti
   if (opts.log) app.addHook("onResponse", async (req, reply) => opts.log!(`${req.method} ${req.url} ${reply.statusCode} ${Math.round(reply.elapsedTime)} ms`));
   app.register(bearerAuth, { token: opts.token, browser: { cookie: TOKEN_COOKIE, query: TOKEN_QUERY }, unauthorized: (m) => new HttpProblem(401, m) });
   app.setErrorHandler((err, req, reply) => {
-    const status = err instanceof HttpProblem ? err.status : err instanceof InputError ? 400 : typeof (err as { statusCode?: number }).statusCode === "number" && (err as { statusCode: number }).statusCode < 500 ? (err as { statusCode: number }).statusCode : 500;
+    const status =
+      err instanceof HttpProblem
+        ? err.status
+        : err instanceof InputError
+          ? 400
+          : typeof (err as { statusCode?: number }).statusCode === "number" && (err as { statusCode: number }).statusCode < 500
+            ? (err as { statusCode: number }).statusCode
+            : 500;
     if (status >= 500) opts.log?.(`${req.method} ${req.url} failed: ${(err as Error).stack ?? String(err)}`);
     const message = status >= 500 ? "internal error; run with ESI3D_INSPECT_LOG=1 to see it on the server" : redact((err as Error).message);
     reply.code(status).type("text/plain; charset=utf-8").send(message);
@@ -185,9 +214,18 @@ export function buildViewerApp(opts: Omit<ServeOptions, "host" | "port">): Fasti
   app.setNotFoundHandler((req, reply) => {
     const path = req.url.split("?")[0]!;
     const inRun = path.replace(/^\/run\/[^/]+(?=\/|$)/, "") || "/";
-    const known = path === "/" || inRun === "/" || /^\/task\/[^/]+$/.test(inRun) || /^\/api\/[^/]+\/(variant|export)\/[^/]+$/.test(inRun) || LOG_PATHS.test(path) || /^\/prompts\/images\/[^/]+$/.test(inRun);
+    const known =
+      path === "/" ||
+      inRun === "/" ||
+      /^\/task\/[^/]+$/.test(inRun) ||
+      /^\/api\/[^/]+\/(variant|export)\/[^/]+$/.test(inRun) ||
+      LOG_PATHS.test(path) ||
+      /^\/prompts\/images\/[^/]+$/.test(inRun);
     if (known) return reply.code(405).header("allow", "GET, HEAD").type("text/plain; charset=utf-8").send(`${req.method}: this server only answers GET`);
-    reply.code(404).type("text/plain; charset=utf-8").send(`not found: ${path.slice(0, 200)}`);
+    reply
+      .code(404)
+      .type("text/plain; charset=utf-8")
+      .send(`not found: ${path.slice(0, 200)}`);
   });
   app.register(async (scope) => {
     for (const s of served)
@@ -216,6 +254,7 @@ export async function serveRun(opts: ServeOptions): Promise<{ app: FastifyInstan
   const addr = app.server.address();
   const port = typeof addr === "object" && addr ? addr.port : opts.port;
   const family = typeof addr === "object" && addr ? addr.family : "IPv4";
-  const host = family === "IPv6" ? `[${typeof addr === "object" && addr ? addr.address : opts.host}]` : typeof addr === "object" && addr ? addr.address : opts.host;
+  const host =
+    family === "IPv6" ? `[${typeof addr === "object" && addr ? addr.address : opts.host}]` : typeof addr === "object" && addr ? addr.address : opts.host;
   return { app, url: `http://${host}:${port}/` };
 }

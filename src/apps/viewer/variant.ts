@@ -54,10 +54,12 @@ export interface Reproduced {
 export function graphDifference(stored: SceneGraph, fresh: SceneGraph): string | null {
   if (stored.nodes.length !== fresh.nodes.length) return `${stored.nodes.length} stored nodes, ${fresh.nodes.length} recomputed`;
   for (let k = 0; k < stored.nodes.length; k++) {
-    const a = stored.nodes[k]!, b = fresh.nodes[k]!;
+    const a = stored.nodes[k]!,
+      b = fresh.nodes[k]!;
     if (a.id !== b.id || a.label !== b.label) return `node ${k}: stored ${a.id} (${a.label}), recomputed ${b.id} (${b.label})`;
     if (a.raw_point_count !== b.raw_point_count) return `node ${a.id}: stored ${a.raw_point_count} points, recomputed ${b.raw_point_count}`;
-    const boxA = JSON.stringify(a.box), boxB = JSON.stringify(b.box);
+    const boxA = JSON.stringify(a.box),
+      boxB = JSON.stringify(b.box);
     if (boxA !== boxB) return `node ${a.id}: stored box ${boxA}, recomputed ${boxB}`;
     if (JSON.stringify(a) !== JSON.stringify(b)) return `node ${a.id}: evidence differs (views, support or flags)`;
   }
@@ -67,10 +69,24 @@ export function graphDifference(stored: SceneGraph, fresh: SceneGraph): string |
 }
 
 /** Recomputes the cloud and memberships behind a stored run graph, exactly as runUnit did, and checks them. */
-export async function reproduceRunGraph(run: RunDir, task: Task, paradigm: string, source: string, stored: StoredGraph, file: string, esi3dVersion: string, bundle?: FrameBundle): Promise<Reproduced> {
+export async function reproduceRunGraph(
+  run: RunDir,
+  task: Task,
+  paradigm: string,
+  source: string,
+  stored: StoredGraph,
+  file: string,
+  esi3dVersion: string,
+  bundle?: FrameBundle,
+): Promise<Reproduced> {
   const config = run.config;
   const arm = threeDArms(config).find((a) => a.label === source);
-  if (!arm) throw new InputError(`--source ${source}: this run has no such source (sources: ${threeDArms(config).map((a) => a.label).join(", ")})`);
+  if (!arm)
+    throw new InputError(
+      `--source ${source}: this run has no such source (sources: ${threeDArms(config)
+        .map((a) => a.label)
+        .join(", ")})`,
+    );
   const { timings, lap } = stageTimer(0);
   const b = bundle ?? renderBundle(task, paradigm as Paradigm);
   lap("render");
@@ -110,7 +126,8 @@ function cloudPayload(cloud: PointCloud, nodeOf: Uint16Array): CloudPayload {
   const { indices, info } = displaySample(cloud.xyz, nodeOf);
   const n = indices.length;
   const { min, max } = boundsOf(cloud.xyz, indices);
-  let cmin = Infinity, cmax = -Infinity;
+  let cmin = Infinity,
+    cmax = -Infinity;
   for (const i of indices) {
     const c = cloud.confidence[i]!;
     if (c < cmin) cmin = c;
@@ -121,7 +138,11 @@ function cloudPayload(cloud: PointCloud, nodeOf: Uint16Array): CloudPayload {
     max.fill(0);
     cmin = cmax = 1;
   }
-  const planes = new Uint8Array(6 * n), rgb = new Uint8Array(3 * n), conf = new Uint8Array(n), view = new Uint16Array(n), node = new Uint16Array(n);
+  const planes = new Uint8Array(6 * n),
+    rgb = new Uint8Array(3 * n),
+    conf = new Uint8Array(n),
+    view = new Uint16Array(n),
+    node = new Uint16Array(n);
   const scale = [0, 1, 2].map((a) => (max[a]! > min[a]! ? U16_MAX / (max[a]! - min[a]!) : 0));
   const cscale = cmax > cmin ? 255 / (cmax - cmin) : 0;
   const prev = [0, 0, 0];
@@ -139,19 +160,32 @@ function cloudPayload(cloud: PointCloud, nodeOf: Uint16Array): CloudPayload {
     view[k] = cloud.view[i]!;
     node[k] = nodeOf[i]!;
   }
-  return { count: n, bounds: { min, max }, xyz: packed(planes), rgb: packed(rgb), confidence: packed(conf), conf_min: cmin, conf_max: cmax, view: packed(view), node: packed(node), downsample: info };
+  return {
+    count: n,
+    bounds: { min, max },
+    xyz: packed(planes),
+    rgb: packed(rgb),
+    confidence: packed(conf),
+    conf_min: cmin,
+    conf_max: cmax,
+    view: packed(view),
+    node: packed(node),
+    downsample: info,
+  };
 }
 
 /** A view's image at 1/THUMB_SCALE (box-averaged), as a PNG data URL. */
 function thumbnail(rgb: Uint8Array, w: number, h: number): { url: string; tw: number; th: number } {
-  const tw = Math.floor(w / THUMB_SCALE), th = Math.floor(h / THUMB_SCALE);
+  const tw = Math.floor(w / THUMB_SCALE),
+    th = Math.floor(h / THUMB_SCALE);
   const out = new Uint8Array(tw * th * 3);
   const s2 = THUMB_SCALE * THUMB_SCALE;
   for (let y = 0; y < th; y++)
     for (let x = 0; x < tw; x++)
       for (let c = 0; c < 3; c++) {
         let sum = 0;
-        for (let dy = 0; dy < THUMB_SCALE; dy++) for (let dx = 0; dx < THUMB_SCALE; dx++) sum += rgb[((y * THUMB_SCALE + dy) * w + x * THUMB_SCALE + dx) * 3 + c]!;
+        for (let dy = 0; dy < THUMB_SCALE; dy++)
+          for (let dx = 0; dx < THUMB_SCALE; dx++) sum += rgb[((y * THUMB_SCALE + dy) * w + x * THUMB_SCALE + dx) * 3 + c]!;
         out[(y * tw + x) * 3 + c] = Math.round(sum / s2);
       }
   return { url: `data:image/png;base64,${encodePng(tw, th, 3, 8, out).toString("base64")}`, tw, th };
@@ -160,22 +194,39 @@ function thumbnail(rgb: Uint8Array, w: number, h: number): { url: string; tw: nu
 /** No points (the 2D arm of an active run builds no cloud). */
 function emptyCloudPayload(): CloudPayload {
   const none = packed(new Uint8Array(0));
-  return { count: 0, bounds: { min: [0, 0, 0], max: [0, 0, 0] }, xyz: none, rgb: none, confidence: none, conf_min: 1, conf_max: 1, view: none, node: none, downsample: { total: 0, shown: 0, method: "all", voxel_m: null, budget: 0 } };
+  return {
+    count: 0,
+    bounds: { min: [0, 0, 0], max: [0, 0, 0] },
+    xyz: none,
+    rgb: none,
+    confidence: none,
+    conf_min: 1,
+    conf_max: 1,
+    view: none,
+    node: none,
+    downsample: { total: 0, shown: 0, method: "all", voxel_m: null, budget: 0 },
+  };
 }
 
-function viewPayloads(bundle: FrameBundle, cloud: Pick<PointCloud, "imageWidth" | "imageHeight" | "view" | "pixel">, members: readonly Uint32Array[]): ViewPayload[] {
+function viewPayloads(
+  bundle: FrameBundle,
+  cloud: Pick<PointCloud, "imageWidth" | "imageHeight" | "view" | "pixel">,
+  members: readonly Uint32Array[],
+): ViewPayload[] {
   const views = bundle.views.map((v) => {
     const t = thumbnail(v.rgb, v.width, v.height);
     return { v, t, labels: new Uint16Array(t.tw * t.th) };
   });
   // which node's points came from each thumbnail pixel (cloud pixels are at the cloud's image size)
-  const W = cloud.imageWidth || bundle.views[0]?.width || 1, H = cloud.imageHeight || bundle.views[0]?.height || 1;
+  const W = cloud.imageWidth || bundle.views[0]?.width || 1,
+    H = cloud.imageHeight || bundle.views[0]?.height || 1;
   members.forEach((m, k) => {
     for (const i of m) {
       const view = views[cloud.view[i]!];
       if (!view) continue;
       const p = cloud.pixel[i]!;
-      const x = Math.floor(((p % W) * view.t.tw) / W), y = Math.floor((Math.floor(p / W) * view.t.th) / H);
+      const x = Math.floor(((p % W) * view.t.tw) / W),
+        y = Math.floor((Math.floor(p / W) * view.t.th) / H);
       view.labels[y * view.t.tw + x] = Math.min(k + 1, U16_MAX);
     }
   });
@@ -196,13 +247,37 @@ function viewPayloads(bundle: FrameBundle, cloud: Pick<PointCloud, "imageWidth" 
 export function taskInfo(task: Task): TaskInfo {
   const objects: TrueObjectPayload[] = task.objects.map((o) => {
     const b = objectBox(o);
-    return { id: o.id, name: o.name, category: o.category, role: o.role, centre: [...b.centre] as [number, number, number], extent: [...b.extent] as [number, number, number], yaw: b.yaw };
+    return {
+      id: o.id,
+      name: o.name,
+      category: o.category,
+      role: o.role,
+      centre: [...b.centre] as [number, number, number],
+      extent: [...b.extent] as [number, number, number],
+      yaw: b.yaw,
+    };
   });
-  return { task_id: task.task_id, subcategory: task.subcategory, question: task.question, options: task.options, answer: task.answer, answer_format: task.answer_format, room: { size: [task.room.size[0], task.room.size[1]] }, objects };
+  return {
+    task_id: task.task_id,
+    subcategory: task.subcategory,
+    question: task.question,
+    options: task.options,
+    answer: task.answer,
+    answer_format: task.answer_format,
+    room: { size: [task.room.size[0], task.room.size[1]] },
+    objects,
+  };
 }
 
 /** The prompt to show: the record's own, rebuilt for an LLM run, or what an LLM would get for a symbolic one. */
-export function promptFor(task: Task, graph: SceneGraph, record: ItemRecord | null, reasoner: string, format: GraphFormat, uncertainty: boolean): PromptPayload {
+export function promptFor(
+  task: Task,
+  graph: SceneGraph,
+  record: ItemRecord | null,
+  reasoner: string,
+  format: GraphFormat,
+  uncertainty: boolean,
+): PromptPayload {
   const own = (record as (ItemRecord & { prompt?: unknown }) | null)?.prompt;
   if (typeof own === "string" && own.length) return { origin: "record", text: own, note: "the exact prompt, as the record stores it" };
   let text: string | null = null;
@@ -213,7 +288,11 @@ export function promptFor(task: Task, graph: SceneGraph, record: ItemRecord | nu
     return { origin: "rebuilt", text, note: `the prompt could not be rebuilt: ${(e as Error).message}` };
   }
   if (reasoner === "symbolic")
-    return { origin: "hypothetical", text, note: `the symbolic reasoner reads the graph directly and sends no prompt; its program trace is the reply. Shown: what an LLM would be sent (format ${format}${uncertainty ? ", uncertainty on" : ""})` };
+    return {
+      origin: "hypothetical",
+      text,
+      note: `the symbolic reasoner reads the graph directly and sends no prompt; its program trace is the reply. Shown: what an LLM would be sent (format ${format}${uncertainty ? ", uncertainty on" : ""})`,
+    };
   return {
     origin: "rebuilt",
     text,
@@ -272,9 +351,21 @@ export function buildVariant(v: VariantInput): Variant {
 }
 
 /** The 2D arm of an active run: no graph and no cloud, only its episode's views (frustums, thumbnails) and steps. */
-export function buildEpisodeOnlyVariant(v: { key: string; paradigm: string; source: string; bundle: FrameBundle; record: ItemRecord; episode: EpisodePayload; timings_ms: Record<string, number> }): Variant {
+export function buildEpisodeOnlyVariant(v: {
+  key: string;
+  paradigm: string;
+  source: string;
+  bundle: FrameBundle;
+  record: ItemRecord;
+  episode: EpisodePayload;
+  timings_ms: Record<string, number>;
+}): Variant {
   const t0 = performance.now();
-  const views = viewPayloads(v.bundle, { imageWidth: v.bundle.views[0]?.width ?? 1, imageHeight: v.bundle.views[0]?.height ?? 1, view: new Uint16Array(0), pixel: new Uint32Array(0) }, []);
+  const views = viewPayloads(
+    v.bundle,
+    { imageWidth: v.bundle.views[0]?.width ?? 1, imageHeight: v.bundle.views[0]?.height ?? 1, view: new Uint16Array(0), pixel: new Uint32Array(0) },
+    [],
+  );
   return {
     key: v.key,
     paradigm: v.paradigm,

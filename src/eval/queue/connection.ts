@@ -20,7 +20,12 @@ const RECONNECT_MAX_DELAY_MS = 2_000;
  * BullMQ's workers need), its errors given to `watch` (src/eval/queue/outage.ts), never printed raw.
  */
 export function redisConnection(url: string, watch?: OutageWatch): Redis {
-  const r = new Redis(url, { maxRetriesPerRequest: null, lazyConnect: true, connectTimeout: CONNECT_TIMEOUT_MS, retryStrategy: (times) => Math.min(times * RECONNECT_STEP_MS, RECONNECT_MAX_DELAY_MS) });
+  const r = new Redis(url, {
+    maxRetriesPerRequest: null,
+    lazyConnect: true,
+    connectTimeout: CONNECT_TIMEOUT_MS,
+    retryStrategy: (times) => Math.min(times * RECONNECT_STEP_MS, RECONNECT_MAX_DELAY_MS),
+  });
   if (watch) {
     watch.watch(r);
     watch.watchReady(r);
@@ -42,7 +47,13 @@ export async function openQueueRedis(url: string, flag = "--queue", watch?: Outa
 
 /** Connects once (no reconnection: a Redis that is not there fails at once) and checks the server. */
 async function checkQueueRedis(url: string, flag: string): Promise<Redis> {
-  const r = new Redis(url, { lazyConnect: true, connectTimeout: CONNECT_TIMEOUT_MS, maxRetriesPerRequest: 1, retryStrategy: () => null, enableOfflineQueue: false });
+  const r = new Redis(url, {
+    lazyConnect: true,
+    connectTimeout: CONNECT_TIMEOUT_MS,
+    maxRetriesPerRequest: 1,
+    retryStrategy: () => null,
+    enableOfflineQueue: false,
+  });
   r.on("error", () => {}); // reported by connect() below
   try {
     await r.connect();
@@ -53,10 +64,17 @@ async function checkQueueRedis(url: string, flag: string): Promise<Redis> {
   }
   try {
     const policy = ((await r.config("GET", "maxmemory-policy")) as string[])[1];
-    if (policy !== "noeviction") throw new InputError(`${flag}: Redis at ${redactUrl(url)} has maxmemory-policy ${policy}; a queue needs noeviction (redis-cli CONFIG SET maxmemory-policy noeviction), or Redis may drop jobs`, { field: "queue" });
+    if (policy !== "noeviction")
+      throw new InputError(
+        `${flag}: Redis at ${redactUrl(url)} has maxmemory-policy ${policy}; a queue needs noeviction (redis-cli CONFIG SET maxmemory-policy noeviction), or Redis may drop jobs`,
+        { field: "queue" },
+      );
     const info = await r.info("server");
     const version = /redis_version:(\d+)\.(\d+)/.exec(info);
-    if (version && (Number(version[1]) < MIN_REDIS[0] || (Number(version[1]) === MIN_REDIS[0] && Number(version[2]) < MIN_REDIS[1]))) throw new InputError(`${flag}: Redis at ${redactUrl(url)} is ${version[1]}.${version[2]}; BullMQ needs ${MIN_REDIS.join(".")} or later`, { field: "queue" });
+    if (version && (Number(version[1]) < MIN_REDIS[0] || (Number(version[1]) === MIN_REDIS[0] && Number(version[2]) < MIN_REDIS[1])))
+      throw new InputError(`${flag}: Redis at ${redactUrl(url)} is ${version[1]}.${version[2]}; BullMQ needs ${MIN_REDIS.join(".")} or later`, {
+        field: "queue",
+      });
   } catch (e) {
     r.disconnect();
     throw e;

@@ -15,7 +15,9 @@ export const HEARTBEAT_TTL_MS = 6_000;
 const WORKER_PREFIX = "esi3d:worker:";
 const PRODUCER_PREFIX = "esi3d:producer:";
 
-const HeartbeatSchema = z.object({ role: z.enum([...WORKER_ROLES, "producer"]), version: z.string(), host: z.string(), pid: z.number().int(), processed: z.number().int().min(0) }).strict();
+const HeartbeatSchema = z
+  .object({ role: z.enum([...WORKER_ROLES, "producer"]), version: z.string(), host: z.string(), pid: z.number().int(), processed: z.number().int().min(0) })
+  .strict();
 export type Heartbeat = z.infer<typeof HeartbeatSchema>;
 
 /** Starts beating; `processed` is read at each beat. Returns the stop function (which deletes the key). */

@@ -44,7 +44,8 @@ export interface OutageWatch {
 }
 
 /** Errors of a lost connection (as ioredis and BullMQ report them), not of a command. */
-const CONNECTION_ERROR = /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENOTFOUND|EAI_AGAIN|Connection is closed|connect ETIMEDOUT|Socket closed unexpectedly/i;
+const CONNECTION_ERROR =
+  /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENOTFOUND|EAI_AGAIN|Connection is closed|connect ETIMEDOUT|Socket closed unexpectedly/i;
 
 /**
  * One watch per process and Redis. `who` names the process in its lines ("queue", "worker"), `where` the
@@ -61,7 +62,15 @@ export function watchOutages(who: string, where: string, log: (line: string) => 
     if (downSince !== null) return;
     downSince = Date.now();
     log(`${who}: Redis at ${where} unreachable (${e.message}); waiting up to ${limitMs / 1000} s for it to come back`);
-    timer = setTimeout(() => fail(new RedisOutage(`${who}: Redis at ${where} unreachable for ${limitMs / 1000} s; giving up (what finished is kept: rerun with --resume once Redis is back)`)), limitMs);
+    timer = setTimeout(
+      () =>
+        fail(
+          new RedisOutage(
+            `${who}: Redis at ${where} unreachable for ${limitMs / 1000} s; giving up (what finished is kept: rerun with --resume once Redis is back)`,
+          ),
+        ),
+      limitMs,
+    );
     timer.unref();
   };
   const up = () => {

@@ -39,14 +39,22 @@ export interface QueueHandle {
 }
 
 /** Connects and checks the queue (reachable, noeviction, every live worker on this version): before any work. */
-export async function openQueue(url: string, version: string, log: (line: string) => void = () => {}, redisWaitMs = REDIS_OUTAGE_LIMIT_MS): Promise<QueueHandle> {
+export async function openQueue(
+  url: string,
+  version: string,
+  log: (line: string) => void = () => {},
+  redisWaitMs = REDIS_OUTAGE_LIMIT_MS,
+): Promise<QueueHandle> {
   const watch = watchOutages("queue", redactUrl(url), log, redisWaitMs);
   const redis = await openQueueRedis(url, "--queue", watch);
   const other = (await liveWorkers(redis)).find((w) => w.version !== version);
   if (other) {
     redis.disconnect();
     watch.close();
-    throw new InputError(`--queue: worker ${other.host}:${other.pid} (${other.role}) runs esi3d ${other.version}, this run is esi3d ${version}: run one version on every machine of a queue`, { field: "queue" });
+    throw new InputError(
+      `--queue: worker ${other.host}:${other.pid} (${other.role}) runs esi3d ${other.version}, this run is esi3d ${version}: run one version on every machine of a queue`,
+      { field: "queue" },
+    );
   }
   const stopBeat = startHeartbeat(redis, "producer", () => ({ role: "producer", version, processed: 0 }));
   return {
@@ -107,7 +115,16 @@ export async function runUnitsOnQueue(input: QueueUnitsInput): Promise<{ duplica
     for (const u of input.units) {
       const base: QueueJobData = { version: input.version, runId, store, taskId: u.task.task_id, paradigm: u.paradigm };
       const unitId = unitJobId(runId, u.task.task_id, u.paradigm, arms, config.seed);
-      const unit = { name: "unit", queueName: unitQueueName, data: { ...base, done: input.unitKeys(u.task, u.paradigm).filter((k) => input.doneKeys.has(k)), ...generateTimingOf(input.generateMs, u.task.task_id) } satisfies UnitJobData, opts: { ...opts, jobId: unitId } };
+      const unit = {
+        name: "unit",
+        queueName: unitQueueName,
+        data: {
+          ...base,
+          done: input.unitKeys(u.task, u.paradigm).filter((k) => input.doneKeys.has(k)),
+          ...generateTimingOf(input.generateMs, u.task.task_id),
+        } satisfies UnitJobData,
+        opts: { ...opts, jobId: unitId },
+      };
       const id = withModel ? answerJobId(runId, u.task.task_id, u.paradigm, arms, config.reasoner.join(","), config.seed) : unitId;
       waiting.set(id, u);
       // a job already on the queue (a resumed run, a restarted collector) is left as it is
@@ -115,7 +132,9 @@ export async function runUnitsOnQueue(input: QueueUnitsInput): Promise<{ duplica
       if (withModel) await watch.race(flows.add({ name: "answer", queueName: QUEUES.llm, data: base, opts: { ...opts, jobId: id }, children: [unit] }));
       else await watch.race(terminalQueue.add("unit", unit.data, unit.opts));
     }
-    input.log(`queue: ${waiting.size} unit job(s) on ${redactUrl(queue.url)} (${withModel ? `${unitQueueName} -> ${QUEUES.llm}` : unitQueueName}), store ${shownStore(store)}`);
+    input.log(
+      `queue: ${waiting.size} unit job(s) on ${redactUrl(queue.url)} (${withModel ? `${unitQueueName} -> ${QUEUES.llm}` : unitQueueName}), store ${shownStore(store)}`,
+    );
     let lastStatus = Date.now();
     while (waiting.size > 0 && !input.stopped()) {
       const ids = [...waiting.keys()];
@@ -124,7 +143,8 @@ export async function runUnitsOnQueue(input: QueueUnitsInput): Promise<{ duplica
       for (const [i, job] of jobs.entries()) {
         const id = ids[i]!;
         if (!job) throw new Error(`queue: job ${id} vanished from Redis (was the queue flushed?); rerun with --resume`);
-        if (job.finishedOn && job.failedReason && job.attemptsMade >= (job.opts.attempts ?? 1)) throw new Error(`queue: ${job.data.taskId} ${job.data.paradigm} failed on a worker: ${job.failedReason}`);
+        if (job.finishedOn && job.failedReason && job.attemptsMade >= (job.opts.attempts ?? 1))
+          throw new Error(`queue: ${job.data.taskId} ${job.data.paradigm} failed on a worker: ${job.failedReason}`);
         if (!job.finishedOn || job.failedReason) continue;
         const result = job.returnvalue as UnitJobResult | AnswerJobResult;
         const u = waiting.get(id)!;
@@ -142,7 +162,9 @@ export async function runUnitsOnQueue(input: QueueUnitsInput): Promise<{ duplica
     if (waiting.size === 0) {
       // a finished run's jobs are of no more use; removing them keeps Redis small
       for (const u of input.units) {
-        const id = withModel ? answerJobId(runId, u.task.task_id, u.paradigm, arms, config.reasoner.join(","), config.seed) : unitJobId(runId, u.task.task_id, u.paradigm, arms, config.seed);
+        const id = withModel
+          ? answerJobId(runId, u.task.task_id, u.paradigm, arms, config.reasoner.join(","), config.seed)
+          : unitJobId(runId, u.task.task_id, u.paradigm, arms, config.seed);
         await watch.race(terminalQueue.remove(id, { removeChildren: true }).catch(() => 0));
       }
     }
@@ -159,7 +181,13 @@ export async function runUnitsOnQueue(input: QueueUnitsInput): Promise<{ duplica
 async function queueStatus(redis: Redis, q: Queue): Promise<string> {
   const roles = workersByRole(await liveWorkers(redis));
   const counts = await q.getJobCounts("waiting", "active", "waiting-children", "completed");
-  return `queue: workers ${Object.entries(roles).map(([r, n]) => `${r} ${n}`).join(", ") || "none"}; ${q.name}: ${Object.entries(counts).map(([s, n]) => `${s} ${n}`).join(", ")}`;
+  return `queue: workers ${
+    Object.entries(roles)
+      .map(([r, n]) => `${r} ${n}`)
+      .join(", ") || "none"
+  }; ${q.name}: ${Object.entries(counts)
+    .map(([s, n]) => `${s} ${n}`)
+    .join(", ")}`;
 }
 
 /** Copies a task's graphs from the shared store into the run directory. */

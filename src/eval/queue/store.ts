@@ -58,7 +58,8 @@ function directoryStore(dir: string): SharedStore {
 }
 
 /** The path of a store file below the store's root, as URL path segments (names are checked by the server too). */
-const graphPath = (taskId: string, paradigm: string, source: string) => `graphs/${encodeURIComponent(taskId)}/${encodeURIComponent(`${paradigm}__${source}.json`)}`;
+const graphPath = (taskId: string, paradigm: string, source: string) =>
+  `graphs/${encodeURIComponent(taskId)}/${encodeURIComponent(`${paradigm}__${source}.json`)}`;
 const taskPath = (taskId: string) => `tasks/${encodeURIComponent(`${taskId}.json`)}`;
 
 function httpStore(base: string): SharedStore {
@@ -66,7 +67,12 @@ function httpStore(base: string): SharedStore {
   const shown = shownStore(root);
   const request = async (method: "GET" | "PUT", path: string, body?: string | Uint8Array<ArrayBuffer>): Promise<string> => {
     const type = typeof body === "string" ? "application/json" : "application/octet-stream";
-    const r = await fetch(`${root}/${path}`, { method, body, headers: body ? { "content-type": type } : {}, signal: AbortSignal.timeout(STORE_REQUEST_TIMEOUT_MS) }).catch((e: Error) => {
+    const r = await fetch(`${root}/${path}`, {
+      method,
+      body,
+      headers: body ? { "content-type": type } : {},
+      signal: AbortSignal.timeout(STORE_REQUEST_TIMEOUT_MS),
+    }).catch((e: Error) => {
       throw new Error(`store ${shown}/${path}: ${e.message} (is the producer of the run still running?)`);
     });
     const text = await r.text();

@@ -34,7 +34,12 @@ function storeFile(segments: string[], method: string): string[] | null {
   if (method === "GET" && segments.length === 1 && segments[0] === "config.json") return segments;
   if (method === "GET" && segments.length === 2 && segments[0] === "tasks" && segments[1]!.endsWith(".json")) return segments;
   if ((method === "GET" || method === "PUT") && segments.length === 3 && segments[0] === "graphs" && segments[2]!.endsWith(".json")) return segments;
-  if (method === "PUT" && segments[0] === "prompts" && (segments.length === 2 ? segments[1]!.endsWith(".json") : segments.length === 3 && segments[1] === "images")) return segments;
+  if (
+    method === "PUT" &&
+    segments[0] === "prompts" &&
+    (segments.length === 2 ? segments[1]!.endsWith(".json") : segments.length === 3 && segments[1] === "images")
+  )
+    return segments;
   return null;
 }
 
@@ -72,14 +77,19 @@ function storeToken(dir: string): string {
 /** Serves `dir` at `address` (http://HOST:PORT); resolves once it listens. */
 export async function serveStore(dir: string, address: string): Promise<StoreServer> {
   const m = STORE_URL_PATTERN.exec(address);
-  if (!m) throw new InputError(`--store ${address}: expected a directory or http://HOST:PORT (the address this machine listens on for the workers)`, { field: "store" });
+  if (!m)
+    throw new InputError(`--store ${address}: expected a directory or http://HOST:PORT (the address this machine listens on for the workers)`, {
+      field: "store",
+    });
   const host = m[1]!.replace(/^\[|\]$/g, "");
   const port = Number(m[2]);
   const token = storeToken(dir);
   const tokenBytes = Buffer.from(token);
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const send = (status: number, body: string) => res.writeHead(status, { "content-type": "text/plain" }).end(body);
-    const [first, ...segments] = decodeURIComponent(new URL(req.url ?? "/", "http://store").pathname).split("/").filter(Boolean);
+    const [first, ...segments] = decodeURIComponent(new URL(req.url ?? "/", "http://store").pathname)
+      .split("/")
+      .filter(Boolean);
     const given = Buffer.from(first ?? "");
     if (given.length !== tokenBytes.length || !timingSafeEqual(given, tokenBytes)) return send(404, "not found");
     const file = storeFile(segments, req.method ?? "");
@@ -104,7 +114,12 @@ export async function serveStore(dir: string, address: string): Promise<StoreSer
   await new Promise<void>((resolve, reject) => {
     server.once("error", (e: NodeJS.ErrnoException) => {
       if (e.code === "EADDRINUSE") reject(new InputError(`--store ${address}: the address is already in use`, { field: "store" }));
-      else if (e.code === "EADDRNOTAVAIL" || e.code === "ENOTFOUND") reject(new InputError(`--store ${address}: ${host} is not an address of this machine (workers fetch from it, so it must be one they reach)`, { field: "store" }));
+      else if (e.code === "EADDRNOTAVAIL" || e.code === "ENOTFOUND")
+        reject(
+          new InputError(`--store ${address}: ${host} is not an address of this machine (workers fetch from it, so it must be one they reach)`, {
+            field: "store",
+          }),
+        );
       else reject(e);
     });
     server.listen(port, host, () => resolve());

@@ -46,7 +46,10 @@ export async function startQueueWorker(o: WorkerOptions, version: string, log: (
   if (other) {
     redis.disconnect();
     watch.close();
-    throw new InputError(`--queue: the run on ${other.host}:${other.pid} is esi3d ${other.version}, this worker is esi3d ${version}: run one version on every machine of a queue`, { field: "queue" });
+    throw new InputError(
+      `--queue: the run on ${other.host}:${other.pid} is esi3d ${other.version}, this worker is esi3d ${version}: run one version on every machine of a queue`,
+      { field: "queue" },
+    );
   }
   const roles = o.role === "all" ? (["cpu", "llm"] as const) : ([o.role] as const);
   let processed = 0;
@@ -124,7 +127,14 @@ function unitProcessor(pool: Piscina, reconstruct: boolean, note: (line: string)
     const res = (await pool.run(unitJob)) as UnitResult;
     for (const n of res.notes) note(n);
     for (const g of res.graphs) await store.writeGraph(taskId, paradigm, g.source, { graph: g.graph, diagnosis: g.diagnosis });
-    return { records: res.records, pending: res.pending, graphs: res.graphs.map((g) => ({ source: g.source, scaleOracle: g.scaleOracle })), timings: res.timings, views: res.views, notes: res.notes };
+    return {
+      records: res.records,
+      pending: res.pending,
+      graphs: res.graphs.map((g) => ({ source: g.source, scaleOracle: g.scaleOracle })),
+      timings: res.timings,
+      views: res.views,
+      notes: res.notes,
+    };
   };
 }
 
@@ -145,7 +155,9 @@ function answerProcessor(redis: Redis) {
     const [child] = Object.values(await job.getChildrenValues<UnitJobResult>());
     if (!child) throw new Error(`${taskId} ${paradigm}: the unit's result is missing`);
     const task = await store.task(taskId);
-    const graphs = await Promise.all(child.graphs.map(async (g) => ({ ...(await store.readGraph(taskId, paradigm, g.source)), source: g.source, scaleOracle: g.scaleOracle })));
+    const graphs = await Promise.all(
+      child.graphs.map(async (g) => ({ ...(await store.readGraph(taskId, paradigm, g.source)), source: g.source, scaleOracle: g.scaleOracle })),
+    );
     const res: UnitResult = { records: child.records, graphs, pending: child.pending, timings: child.timings, views: child.views, notes: child.notes };
     const records: ItemRecord[] = [...child.records];
     const never = new AbortController().signal;

@@ -58,7 +58,6 @@ function questionCategories(task: Task): Set<string> {
   return new Set([...q.referents.map((r) => r.category), ...(q.countCategory ? [q.countCategory] : [])]);
 }
 
-
 interface Plan {
   first: NavigationAction;
   path: NavigationAction[];
@@ -75,7 +74,11 @@ class ExplorerAgent implements ActiveAgent {
   private readonly counting: boolean;
   private readonly answers: Array<string | null> = [];
 
-  constructor(private readonly name: ExplorerName, private readonly task: Task, private readonly arm: "2d" | "3d") {
+  constructor(
+    private readonly name: ExplorerName,
+    private readonly task: Task,
+    private readonly arm: "2d" | "3d",
+  ) {
     this.id = `${arm === "3d" ? "symbolic" : "symbolic-2d"}+${arm === "3d" ? name : "random"}`;
     this.grid = arm === "3d" ? roomGrid(task.room) : null;
     this.rng = new Rng(`${task.seed}/${task.task_id}/active-${this.id}`);
@@ -98,7 +101,16 @@ class ExplorerAgent implements ActiveAgent {
     const named = nodes.filter((n) => this.categories.has(n.label));
     const all = () => Array.from({ length: grid.state.length }, (_, v) => v);
     const question = this.counting || named.length === 0 ? all() : [...new Set(named.flatMap((n) => grid.voxelsOfBox(n.box, ROI_GROW_M)))];
-    const doubted = this.name === "verify" ? [...new Set(nodes.filter((n) => n.flags.possible_duplicate_of.length > 0 || n.flags.fragment || n.flags.low_support).flatMap((n) => grid.voxelsOfBox(n.box, ROI_GROW_M)))] : [];
+    const doubted =
+      this.name === "verify"
+        ? [
+            ...new Set(
+              nodes
+                .filter((n) => n.flags.possible_duplicate_of.length > 0 || n.flags.fragment || n.flags.low_support)
+                .flatMap((n) => grid.voxelsOfBox(n.box, ROI_GROW_M)),
+            ),
+          ]
+        : [];
     return { question, doubted };
   }
 
@@ -113,8 +125,23 @@ class ExplorerAgent implements ActiveAgent {
   private passable(p: AgentPose): boolean {
     const g = this.grid!;
     const [x, y, z] = p.position;
-    if (x < g.bounds.min[0] + CLEARANCE_M || x > g.bounds.max[0] - CLEARANCE_M || y < g.bounds.min[1] + CLEARANCE_M || y > g.bounds.max[1] - CLEARANCE_M || z <= g.bounds.min[2] || z >= g.bounds.max[2]) return false;
-    for (const [dx, dy] of [[0, 0], [CLEARANCE_M, 0], [-CLEARANCE_M, 0], [0, CLEARANCE_M], [0, -CLEARANCE_M]] as const) if (g.isOccupied(x + dx, y + dy, z)) return false;
+    if (
+      x < g.bounds.min[0] + CLEARANCE_M ||
+      x > g.bounds.max[0] - CLEARANCE_M ||
+      y < g.bounds.min[1] + CLEARANCE_M ||
+      y > g.bounds.max[1] - CLEARANCE_M ||
+      z <= g.bounds.min[2] ||
+      z >= g.bounds.max[2]
+    )
+      return false;
+    for (const [dx, dy] of [
+      [0, 0],
+      [CLEARANCE_M, 0],
+      [-CLEARANCE_M, 0],
+      [0, CLEARANCE_M],
+      [0, -CLEARANCE_M],
+    ] as const)
+      if (g.isOccupied(x + dx, y + dy, z)) return false;
     return true;
   }
 
@@ -153,7 +180,9 @@ class ExplorerAgent implements ActiveAgent {
   }
 
   private async answerNow(ctx: AgentContext, signal?: AbortSignal): Promise<ReasonerAnswer> {
-    return this.arm === "3d" ? createSymbolicReasoner().answer({ task: this.task, graph: ctx.graph!, uncertainty: ctx.uncertainty }, signal) : createSymbolic2dReasoner().answer({ task: this.task, bundle: ctx.bundle }, signal);
+    return this.arm === "3d"
+      ? createSymbolicReasoner().answer({ task: this.task, graph: ctx.graph!, uncertainty: ctx.uncertainty }, signal)
+      : createSymbolic2dReasoner().answer({ task: this.task, bundle: ctx.bundle }, signal);
   }
 
   async step(ctx: AgentContext, signal?: AbortSignal): Promise<AgentDecision> {
@@ -172,7 +201,9 @@ class ExplorerAgent implements ActiveAgent {
       const roi = this.roi(ctx.graph);
       coverage = this.grid.knownFraction(roi.question);
       if (confidence !== null) confidence = r3(confidence * Math.min(1, coverage / COVERAGE_TARGET));
-      trace.push(`coverage of the region of interest ${r3(coverage)} (${roi.question.length} voxels${roi.doubted.length ? `, ${roi.doubted.length} around doubted nodes` : ""}); program confidence ${a.confidence}`);
+      trace.push(
+        `coverage of the region of interest ${r3(coverage)} (${roi.question.length} voxels${roi.doubted.length ? `, ${roi.doubted.length} around doubted nodes` : ""}); program confidence ${a.confidence}`,
+      );
     }
     this.answers.push(a.status === "parsed" ? a.answer : null);
     const recent = this.answers.slice(-STABLE_STEPS);
@@ -188,14 +219,36 @@ class ExplorerAgent implements ActiveAgent {
       else [action, why] = [plan.first, `${this.name}: path ${plan.path.join(" ")} reveals ${r3(plan.score)} weighted unknown voxels`];
     }
     trace.push(why);
-    return { requestedAction: action, action, status: a.status, answer: a.answer, ...(a.match ? { match: a.match } : {}), confidence, reasoning: `${a.reason ?? a.method}; ${why}`, trace, reprompted: false, latencyMs: Math.round(performance.now() - t0) };
+    return {
+      requestedAction: action,
+      action,
+      status: a.status,
+      answer: a.answer,
+      ...(a.match ? { match: a.match } : {}),
+      confidence,
+      reasoning: `${a.reason ?? a.method}; ${why}`,
+      trace,
+      reprompted: false,
+      latencyMs: Math.round(performance.now() - t0),
+    };
   }
 
   /** The program always commits when it can: its answer now is the forced choice. */
   async forceChoice(ctx: AgentContext, signal?: AbortSignal): Promise<AgentDecision> {
     const t0 = performance.now();
     const a = await this.answerNow(ctx, signal);
-    return { requestedAction: STOP_ACTION, action: STOP_ACTION, status: a.status, answer: a.answer, ...(a.match ? { match: a.match } : {}), confidence: a.confidence, reasoning: `forced choice: ${a.reason ?? a.method}`, trace: a.raw, reprompted: false, latencyMs: Math.round(performance.now() - t0) };
+    return {
+      requestedAction: STOP_ACTION,
+      action: STOP_ACTION,
+      status: a.status,
+      answer: a.answer,
+      ...(a.match ? { match: a.match } : {}),
+      confidence: a.confidence,
+      reasoning: `forced choice: ${a.reason ?? a.method}`,
+      trace: a.raw,
+      reprompted: false,
+      latencyMs: Math.round(performance.now() - t0),
+    };
   }
 }
 

@@ -54,7 +54,8 @@ export interface LlmAgentOptions {
 const deg = (r: number) => fmt((r * 180) / Math.PI, 0);
 
 /** The task's options as the agent's prompts list them: quoted texts, lettered ("A. \"text\"") under optionLabels letters. */
-const listedOptions = (task: Task, o: LlmAgentOptions): string[] => task.options.map((c, i) => (o.optionLabels === "letters" ? `${optionLetter(i)}. ${JSON.stringify(c)}` : JSON.stringify(c)));
+const listedOptions = (task: Task, o: LlmAgentOptions): string[] =>
+  task.options.map((c, i) => (o.optionLabels === "letters" ? `${optionLetter(i)}. ${JSON.stringify(c)}` : JSON.stringify(c)));
 
 function systemPrompt(task: Task, o: LlmAgentOptions, arm: "2d" | "3d"): string {
   const choices = [...listedOptions(task, o), JSON.stringify(NOT_SURE)];
@@ -100,11 +101,14 @@ class UnexploredSummary {
       this.grid.integrate(v.depth, v.width, v.height, v.K, v.E);
     }
     const g = this.grid;
-    const total = new Array<number>(8).fill(0), unknown = new Array<number>(8).fill(0);
+    const total = new Array<number>(8).fill(0),
+      unknown = new Array<number>(8).fill(0);
     const [px, py] = ctx.pose.position;
     for (let v = 0; v < g.state.length; v++) {
       const [x, y] = g.centre(v);
-      const dx = x - px, dy = y - py, r = Math.hypot(dx, dy);
+      const dx = x - px,
+        dy = y - py,
+        r = Math.hypot(dx, dy);
       if (r > UNEXPLORED_RANGE_M || r < 1e-6) continue;
       const rel = Math.atan2(dy, dx) - ctx.pose.yaw;
       const s = ((Math.round(rel / (Math.PI / 4)) % 8) + 8) % 8;
@@ -135,7 +139,12 @@ interface StepReply {
   problem: string | null;
 }
 
-const normalizeAction = (s: string) => s.trim().toLowerCase().replace(/[\s-]+/g, "_").replace(/[^a-z_]/g, "");
+const normalizeAction = (s: string) =>
+  s
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, "_")
+    .replace(/[^a-z_]/g, "");
 
 /**
  * Reads one step reply: the action, and the answer mapped to a choice ("not sure" = no answer yet). A letter
@@ -152,26 +161,45 @@ function readStepReply(text: string, task: Task, optionLabels: OptionLabels = "n
   const confidence = readConfidence(o.confidence) ?? null;
   const reasoning = typeof o.reasoning === "string" ? o.reasoning : "";
   let match: AnswerMatch | undefined;
-  let status: AnswerStatus = "parsed", answer: string | null = null, problem: string | null = action ? null : `"${requested}" is not one of the actions`;
+  let status: AnswerStatus = "parsed",
+    answer: string | null = null,
+    problem: string | null = action ? null : `"${requested}" is not one of the actions`;
   if (typeof o.answer === "string" && normalizeAction(o.answer) === "not_sure") answer = null;
   else {
     const r = resolveValue(o.answer, { answer_format: task.answer_format, options: task.options, answer_spec: task.answer_spec, optionLabels });
     if ("error" in r) [status, problem] = ["invalid", problem ?? `answer: ${r.error}`];
     else [answer, match] = [r.answer, answerMatchOf(r.match)];
   }
-  return { action, requested, status, answer, ...(match ? { match } : {}), confidence: confidence === null ? null : Math.min(1, Math.max(0, confidence)), reasoning, problem };
+  return {
+    action,
+    requested,
+    status,
+    answer,
+    ...(match ? { match } : {}),
+    confidence: confidence === null ? null : Math.min(1, Math.max(0, confidence)),
+    reasoning,
+    problem,
+  };
 }
 
 class LlmAgent implements ActiveAgent {
   readonly id: string;
   private readonly unexplored: UnexploredSummary | null;
 
-  constructor(private readonly client: LlmClient, private readonly task: Task, private readonly o: LlmAgentOptions, private readonly arm: "2d" | "3d") {
+  constructor(
+    private readonly client: LlmClient,
+    private readonly task: Task,
+    private readonly o: LlmAgentOptions,
+    private readonly arm: "2d" | "3d",
+  ) {
     this.id = `${client.id}${arm === "2d" ? "+images" : ""}`;
     this.unexplored = arm === "3d" ? new UnexploredSummary(task) : null;
   }
 
-  private request(ctx: AgentContext, final: boolean): { system: string; user: string; images?: ChatImage[]; views?: Array<{ view: number; actions: string[] }> } {
+  private request(
+    ctx: AgentContext,
+    final: boolean,
+  ): { system: string; user: string; images?: ChatImage[]; views?: Array<{ view: number; actions: string[] }> } {
     const parts: string[] = [historyLines(ctx)];
     let images: ChatImage[] | undefined;
     let shown: number[] = [];
@@ -183,19 +211,31 @@ class LlmAgent implements ActiveAgent {
       parts.push(`Images, in order: ${[...past.map((i) => `[Past view from step ${i + 1}]`), `[CURRENT VIEW - step ${ctx.step}]`].join(" ")}`);
     } else {
       parts.push(`Scene graph of every view so far (${n} views):\n${serializeGraph(ctx.graph!, { format: this.o.format, uncertainty: this.o.uncertainty })}`);
-      parts.push(`[CURRENT VIEW - step ${ctx.step}] camera at (${ctx.pose.position.map((x) => fmt(x)).join(", ")}) m, heading ${deg(ctx.pose.yaw)}°, pitch ${deg(ctx.pose.pitch)}°${ctx.lastBlocked ? "; your last move was blocked" : ""}. ${currentViewObjects(ctx)}`);
+      parts.push(
+        `[CURRENT VIEW - step ${ctx.step}] camera at (${ctx.pose.position.map((x) => fmt(x)).join(", ")}) m, heading ${deg(ctx.pose.yaw)}°, pitch ${deg(ctx.pose.pitch)}°${ctx.lastBlocked ? "; your last move was blocked" : ""}. ${currentViewObjects(ctx)}`,
+      );
       parts.push(this.unexplored!.text(ctx));
     }
     parts.push(`TASK: ${this.task.question}`);
-    parts.push(final ? `Your step budget is exhausted (step ${ctx.step} of ${ctx.maxSteps}) or you stopped: you must commit now. Choose one of ${listedOptions(this.task, this.o).join(", ")}; "${NOT_SURE}" is not allowed. Reply with the JSON object, action "stop".` : `Step ${ctx.step} of ${ctx.maxSteps}. Reply with the JSON object.`);
-    return { system: systemPrompt(this.task, this.o, this.arm), user: parts.join("\n\n"), ...(images ? { images, views: shown.map((view) => ({ view, actions: [] })) } : {}) };
+    parts.push(
+      final
+        ? `Your step budget is exhausted (step ${ctx.step} of ${ctx.maxSteps}) or you stopped: you must commit now. Choose one of ${listedOptions(this.task, this.o).join(", ")}; "${NOT_SURE}" is not allowed. Reply with the JSON object, action "stop".`
+        : `Step ${ctx.step} of ${ctx.maxSteps}. Reply with the JSON object.`,
+    );
+    return {
+      system: systemPrompt(this.task, this.o, this.arm),
+      user: parts.join("\n\n"),
+      ...(images ? { images, views: shown.map((view) => ({ view, actions: [] })) } : {}),
+    };
   }
 
   private async ask(ctx: AgentContext, final: boolean, signal?: AbortSignal): Promise<AgentDecision> {
     const t0 = performance.now();
     const { views, ...req } = this.request(ctx, final);
     const temperature = final ? FORCED_TEMPERATURE : this.o.temperature;
-    const promptLog = this.o.target ? promptLogOf({ ...this.o.target, params: { temperature, maxOutputTokens: null } }, { version: PROMPT_VERSION, ...req, views }) : undefined;
+    const promptLog = this.o.target
+      ? promptLogOf({ ...this.o.target, params: { temperature, maxOutputTokens: null } }, { version: PROMPT_VERSION, ...req, views })
+      : undefined;
     const logged = promptLog ? { promptLog, promptHash: promptLog.file.prompt_hash } : {};
     const raw: string[] = [];
     const calls: ModelCall[] = [];
@@ -212,14 +252,41 @@ class LlmAgent implements ActiveAgent {
       const needsRetry = reply.status === "invalid" || (!final && reply.action === null && this.o.invalidAction === "reprompt");
       if (needsRetry) {
         reprompted = true;
-        reply = await call(`${req.user}\n\nYour last reply could not be used (${reply.problem}). Reply with exactly one JSON object with a single valid action (one of ${ACTIVE_ACTIONS.join(", ")}) and one answer choice.`);
+        reply = await call(
+          `${req.user}\n\nYour last reply could not be used (${reply.problem}). Reply with exactly one JSON object with a single valid action (one of ${ACTIVE_ACTIONS.join(", ")}) and one answer choice.`,
+        );
       }
     } catch (e) {
       if ((e as Error).name === "AbortError" || (e as { kind?: string }).kind === "aborted") throw e;
-      return { requestedAction: "", action: null, status: "error", answer: null, confidence: null, reasoning: (e as Error).message, trace: raw, reprompted, latencyMs: Math.round(performance.now() - t0), calls, ...logged };
+      return {
+        requestedAction: "",
+        action: null,
+        status: "error",
+        answer: null,
+        confidence: null,
+        reasoning: (e as Error).message,
+        trace: raw,
+        reprompted,
+        latencyMs: Math.round(performance.now() - t0),
+        calls,
+        ...logged,
+      };
     }
     if (final && reply.status === "parsed" && reply.answer === null) reply = { ...reply, status: "unanswerable" };
-    return { requestedAction: reply.requested, action: final ? "stop" : reply.action, status: reply.status, answer: reply.answer, ...(reply.match ? { match: reply.match } : {}), confidence: reply.confidence, reasoning: reply.reasoning, trace: raw, reprompted, latencyMs: Math.round(performance.now() - t0), calls, ...logged };
+    return {
+      requestedAction: reply.requested,
+      action: final ? "stop" : reply.action,
+      status: reply.status,
+      answer: reply.answer,
+      ...(reply.match ? { match: reply.match } : {}),
+      confidence: reply.confidence,
+      reasoning: reply.reasoning,
+      trace: raw,
+      reprompted,
+      latencyMs: Math.round(performance.now() - t0),
+      calls,
+      ...logged,
+    };
   }
 
   step(ctx: AgentContext, signal?: AbortSignal): Promise<AgentDecision> {

@@ -30,9 +30,17 @@ export type ExplorerName = (typeof EXPLORERS)[number];
 export const ActiveOptionsSchema = z
   .object({
     maxSteps: z.number().int().min(1).max(MAX_MAX_STEPS).default(DEFAULT_MAX_STEPS).describe("active: step budget T_max (views after the initial one)"),
-    threshold: z.number().min(0).max(1).default(DEFAULT_CONFIDENCE_THRESHOLD).describe("active: stop once confidence >= this with a conclusive answer (after --min-steps)"),
+    threshold: z
+      .number()
+      .min(0)
+      .max(1)
+      .default(DEFAULT_CONFIDENCE_THRESHOLD)
+      .describe("active: stop once confidence >= this with a conclusive answer (after --min-steps)"),
     minSteps: z.number().int().min(0).max(MAX_MAX_STEPS).default(DEFAULT_MIN_STEPS).describe("active: the confidence stop applies from this step on"),
-    invalidAction: z.enum(INVALID_ACTION_POLICIES).default("reprompt").describe("active: an invalid action is re-prompted once then stays (reprompt, the paper) or becomes move_forward (forward, the released code)"),
+    invalidAction: z
+      .enum(INVALID_ACTION_POLICIES)
+      .default("reprompt")
+      .describe("active: an invalid action is re-prompted once then stays (reprompt, the paper) or becomes move_forward (forward, the released code)"),
     explorer: z.enum(EXPLORERS).default("nbv").describe("active, symbolic reasoner: how the offline agent picks views: nbv | verify | random"),
   })
   .strict();

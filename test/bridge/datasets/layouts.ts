@@ -16,7 +16,14 @@ const fmt = (v: number) => v.toFixed(9);
 const row4 = (E: Mat34) => [...E[0], ...E[1], ...E[2], 0, 0, 0, 1];
 
 /** A 4x4 camera-to-world (row-major numbers) of a view, in a world turned by W (X_file = W X_esi3d). */
-function cameraToWorld(v: ViewData, W: Mat3 = [[1, 0, 0], [0, 1, 0], [0, 0, 1]]): number[] {
+function cameraToWorld(
+  v: ViewData,
+  W: Mat3 = [
+    [1, 0, 0],
+    [0, 1, 0],
+    [0, 0, 1],
+  ],
+): number[] {
   const c2w = invertExtrinsic(v.E);
   const out: Mat34 = [
     [0, 0, 0, 0],
@@ -49,9 +56,11 @@ function writeDepth(file: string, v: ViewData, unitsPerMetre: number): void {
 
 /** The view's RGB upsampled k times by pixel replication (a colour stream larger than the depth stream). */
 function writeColour(file: string, v: ViewData, k = 1): void {
-  const W = v.width * k, H = v.height * k;
+  const W = v.width * k,
+    H = v.height * k;
   const out = new Uint8Array(W * H * 3);
-  for (let y = 0; y < H; y++) for (let x = 0; x < W; x++) for (let c = 0; c < 3; c++) out[(y * W + x) * 3 + c] = v.rgb[(Math.floor(y / k) * v.width + Math.floor(x / k)) * 3 + c]!;
+  for (let y = 0; y < H; y++)
+    for (let x = 0; x < W; x++) for (let c = 0; c < 3; c++) out[(y * W + x) * 3 + c] = v.rgb[(Math.floor(y / k) * v.width + Math.floor(x / k)) * 3 + c]!;
   writeFileSync(file, encodePng(W, H, 3, 8, out));
 }
 
@@ -77,7 +86,10 @@ export function writeScannet(dir: string, b: FrameBundle, views: ViewData[]): { 
   views.forEach((v, i) => {
     writeColour(join(dir, "color", `${names[i]}.png`), v, 2);
     writeDepth(join(dir, "depth", `${names[i]}.png`), v, 1000);
-    writeFileSync(join(dir, "pose", `${names[i]}.txt`), lines([cameraToWorld(v).slice(0, 4), cameraToWorld(v).slice(4, 8), cameraToWorld(v).slice(8, 12), [0, 0, 0, 1]]));
+    writeFileSync(
+      join(dir, "pose", `${names[i]}.txt`),
+      lines([cameraToWorld(v).slice(0, 4), cameraToWorld(v).slice(4, 8), cameraToWorld(v).slice(8, 12), [0, 0, 0, 1]]),
+    );
     const mask = new Uint8Array(v.ids.length);
     for (let p = 0; p < mask.length; p++) mask[p] = v.ids[p] ? rank.get(v.ids[p]!)! + 1 : 0;
     writeFileSync(join(dir, "instance-filt", `${names[i]}.png`), encodePng(v.width, v.height, 1, 8, mask));
@@ -103,7 +115,22 @@ export function writeScannetpp(sceneDir: string, views: ViewData[]): string[] {
     writeDepth(join(dir, "depth", `${names[i]}.png`), v, 1000);
     const K = upscaled(v.K, 2);
     const c2w = cameraToWorld(v);
-    json[names[i]!] = { timestamp: i / 60, intrinsic: [[K.fx, 0, K.cx], [0, K.fy, K.cy], [0, 0, 1]], pose: [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]], aligned_pose: [c2w.slice(0, 4), c2w.slice(4, 8), c2w.slice(8, 12), c2w.slice(12, 16)], imu: {} };
+    json[names[i]!] = {
+      timestamp: i / 60,
+      intrinsic: [
+        [K.fx, 0, K.cx],
+        [0, K.fy, K.cy],
+        [0, 0, 1],
+      ],
+      pose: [
+        [1, 0, 0, 0],
+        [0, 1, 0, 0],
+        [0, 0, 1, 0],
+        [0, 0, 0, 1],
+      ],
+      aligned_pose: [c2w.slice(0, 4), c2w.slice(4, 8), c2w.slice(8, 12), c2w.slice(12, 16)],
+      imu: {},
+    };
   });
   writeFileSync(join(dir, "pose_intrinsic_imu.json"), JSON.stringify(json));
   return names;
@@ -141,8 +168,13 @@ export function writeArkitscenes(dir: string, vid: string, views: ViewData[], tr
     writeFileSync(join(f, "lowres_wide_intrinsics", `${name}.pincam`), `${v.width} ${v.height} ${fmt(v.K.fx)} ${fmt(v.K.fy)} ${fmt(v.K.cx)} ${fmt(v.K.cy)}\n`);
     // world -> camera of the Y-up world: the inverse of its camera-to-world
     const c2w = cameraToWorld(v, Z_UP_TO_Y_UP);
-    const R = mat3Of(c2w), t = [c2w[3]!, c2w[7]!, c2w[11]!];
-    const Rt: Mat3 = [[R[0][0], R[1][0], R[2][0]], [R[0][1], R[1][1], R[2][1]], [R[0][2], R[1][2], R[2][2]]];
+    const R = mat3Of(c2w),
+      t = [c2w[3]!, c2w[7]!, c2w[11]!];
+    const Rt: Mat3 = [
+      [R[0][0], R[1][0], R[2][0]],
+      [R[0][1], R[1][1], R[2][1]],
+      [R[0][2], R[1][2], R[2][2]],
+    ];
     const tw = Rt.map((r) => -(r[0] * t[0]! + r[1] * t[1]! + r[2] * t[2]!));
     traj.push([Number(stamps[i]) + trajOffsetS, ...angleAxis(Rt), ...tw].map(fmt).join(" "));
   });
@@ -154,9 +186,12 @@ export function writeArkitscenes(dir: string, vid: string, views: ViewData[], tr
 export function writeTum(dir: string, views: ViewData[]): string[] {
   for (const d of ["rgb", "depth"]) mkdirSync(join(dir, d), { recursive: true });
   const depthTs = views.map((_, i) => 1305031102.175304 + i * 0.2);
-  const rgbList = ["# color images", "# file: 'rgbd_dataset'", "# timestamp filename"], depthList = ["# depth maps", "# file: 'rgbd_dataset'", "# timestamp filename"], gt = ["# ground truth trajectory", "# timestamp tx ty tz qx qy qz qw"];
+  const rgbList = ["# color images", "# file: 'rgbd_dataset'", "# timestamp filename"],
+    depthList = ["# depth maps", "# file: 'rgbd_dataset'", "# timestamp filename"],
+    gt = ["# ground truth trajectory", "# timestamp tx ty tz qx qy qz qw"];
   views.forEach((v, i) => {
-    const tRgb = (depthTs[i]! + 0.011).toFixed(6), tD = depthTs[i]!.toFixed(6);
+    const tRgb = (depthTs[i]! + 0.011).toFixed(6),
+      tD = depthTs[i]!.toFixed(6);
     writeColour(join(dir, "rgb", `${tRgb}.png`), v);
     writeDepth(join(dir, "depth", `${tD}.png`), v, 5000);
     rgbList.push(`${tRgb} rgb/${tRgb}.png`);
@@ -185,6 +220,9 @@ export function writeReplica(dir: string, views: ViewData[]): string[] {
   });
   writeFileSync(join(dir, "traj.txt"), rows.join("\n") + "\n");
   const K = views[0]!.K;
-  writeFileSync(join(dir, "cam_params.json"), JSON.stringify({ camera: { w: views[0]!.width, h: views[0]!.height, fx: K.fx, fy: K.fy, cx: K.cx, cy: K.cy, scale: 6553.5 } }));
+  writeFileSync(
+    join(dir, "cam_params.json"),
+    JSON.stringify({ camera: { w: views[0]!.width, h: views[0]!.height, fx: K.fx, fy: K.fy, cx: K.cx, cy: K.cy, scale: 6553.5 } }),
+  );
   return views.map((_, i) => `frame${String(i).padStart(6, "0")}`);
 }

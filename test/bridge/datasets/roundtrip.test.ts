@@ -46,7 +46,9 @@ function expectSameCameras(got: FrameBundle, want: ViewData[]): void {
 function expectSameDepth(got: FrameBundle, want: ViewData[], unitsPerMetre: number): void {
   got.views.forEach((v, i) => {
     const w = want[i]!.depth;
-    let worst = 0, compared = 0, notZero = 0;
+    let worst = 0,
+      compared = 0,
+      notZero = 0;
     for (let p = 0; p < w.length; p++) {
       const d = w[p]!;
       if (!(d > 0) || !Number.isFinite(d) || d * unitsPerMetre > 65535) {
@@ -62,7 +64,8 @@ function expectSameDepth(got: FrameBundle, want: ViewData[], unitsPerMetre: numb
   });
 }
 
-const expectSameColour = (got: FrameBundle, want: ViewData[]) => got.views.forEach((v, i) => expect(Buffer.from(v.rgb).equals(Buffer.from(want[i]!.rgb)), `view ${i} rgb`).toBe(true));
+const expectSameColour = (got: FrameBundle, want: ViewData[]) =>
+  got.views.forEach((v, i) => expect(Buffer.from(v.rgb).equals(Buffer.from(want[i]!.rgb)), `view ${i} rgb`).toBe(true));
 
 describe("dataset layouts round-trip into frame bundles", () => {
   it("scannet: c2w pose files, mm depth, colour at twice the depth size, instance masks with their labels", () => {
@@ -79,7 +82,9 @@ describe("dataset layouts round-trip into frame bundles", () => {
     expectSameDepth(b, VIEWS, 1000);
     expectSameColour(b, VIEWS); // 2x pixel-replicated colour resampled back exactly
     const category = (id: number, bundle: FrameBundle) => bundle.manifest.instances.find((e) => e.id === id)?.category;
-    let wrongId = 0, wrongCategory = 0, objectPixels = 0;
+    let wrongId = 0,
+      wrongCategory = 0,
+      objectPixels = 0;
     b.views.forEach((v, i) => {
       for (let p = 0; p < v.ids.length; p++) {
         const orig = VIEWS[i]!.ids[p]!;
@@ -93,7 +98,17 @@ describe("dataset layouts round-trip into frame bundles", () => {
     });
     expect(objectPixels).toBeGreaterThan(0);
     expect({ wrongId, wrongCategory }).toEqual({ wrongId: 0, wrongCategory: 0 });
-    expect(b.manifest.instances.filter((e) => e.structure).map((e) => e.category).sort()).toEqual(source.manifest.instances.filter((e) => e.structure).map((e) => e.category).sort());
+    expect(
+      b.manifest.instances
+        .filter((e) => e.structure)
+        .map((e) => e.category)
+        .sort(),
+    ).toEqual(
+      source.manifest.instances
+        .filter((e) => e.structure)
+        .map((e) => e.category)
+        .sort(),
+    );
   });
 
   it.skipIf(pil.skip)(pil.title("scannet with its own JPEG colour: decoded as libjpeg (Pillow) decodes it, and close to the rendered colour"), () => {
@@ -102,7 +117,9 @@ describe("dataset layouts round-trip into frame bundles", () => {
     // reader.py writes color/<i>.jpg: Pillow (libjpeg) converts our PNGs to that (quality 95, Pillow's default
     // 4:2:0 chroma), and beside each writes the original pixels (.orig), libjpeg's decoding (.pil), and a
     // 4:4:4 JPEG with its decoding (.444.jpg, .444.pil) to check the decoder without chroma upsampling.
-    execFileSync("/usr/bin/python3", ["-c", `
+    execFileSync("/usr/bin/python3", [
+      "-c",
+      `
 import os, sys
 from PIL import Image
 d = sys.argv[1]
@@ -116,7 +133,9 @@ for f in sorted(os.listdir(d)):
         for j in (".jpg", ".444.jpg"):
             open(stem + j[:-4] + ".pil", "wb").write(Image.open(stem + j).convert("RGB").tobytes())
         os.remove(p)
-`, join(dir, "color")]);
+`,
+      join(dir, "color"),
+    ]);
     expect(readdirSync(join(dir, "color")).filter((f) => f.endsWith(".png"))).toEqual([]);
     const { readColour, colourSize } = importedImages;
     const read = (file: string) => readColour(file, colourSize(file));
@@ -129,7 +148,8 @@ for f in sorted(os.listdir(d)):
     for (const f of readdirSync(join(dir, "color")).filter((x) => /^\d+\.jpg$/.test(x))) {
       const stem = join(dir, "color", f.slice(0, -4));
       // without chroma subsampling the two decoders differ only by IDCT rounding
-      const ours444 = read(`${stem}.444.jpg`), pil444 = readFileSync(`${stem}.444.pil`);
+      const ours444 = read(`${stem}.444.jpg`),
+        pil444 = readFileSync(`${stem}.444.pil`);
       let worst = 0;
       for (let k = 0; k < pil444.length; k++) worst = Math.max(worst, Math.abs(ours444[k]! - pil444[k]!));
       expect(worst, f).toBeLessThanOrEqual(JPEG_IDCT_TOLERANCE);
@@ -153,7 +173,11 @@ for f in sorted(os.listdir(d)):
     const out = join(tmp(), "b");
     importDataset("scannet", dir, out, defaults);
     const views = VIEWS.map((v, index) => ({ ...v, index }));
-    const original: FrameBundle = { dir: "", manifest: { ...source.manifest, views: VIEWS.map((v, index) => ({ ...source.manifest.views[v.index]!, index })) }, views };
+    const original: FrameBundle = {
+      dir: "",
+      manifest: { ...source.manifest, views: VIEWS.map((v, index) => ({ ...source.manifest.views[v.index]!, index })) },
+      views,
+    };
     const want = (await graphOfBundle(original, GraphPipelineOptionsSchema.parse({}), { diagnose: false })).graph;
     const got = (await graphOfBundle(readBundle(out), GraphPipelineOptionsSchema.parse({}), { diagnose: false })).graph;
     expect(got.nodes.map((n) => n.label)).toEqual(want.nodes.map((n) => n.label));

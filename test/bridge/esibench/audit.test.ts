@@ -19,7 +19,12 @@ describe("ESI-Bench import audit (the sample)", () => {
     expect(pc!.message).toMatch(/"shopping basket", "textbook".*"stroller", "shoe box"/);
     expect(find("0954", "question_names_unplaced_objects")).toHaveLength(1);
     // only those two sample records
-    expect(audit.findings.filter((f) => f.kind === "question_names_unplaced_objects").map((f) => f.record_id).sort()).toEqual(["0954", "2803"]);
+    expect(
+      audit.findings
+        .filter((f) => f.kind === "question_names_unplaced_objects")
+        .map((f) => f.record_id)
+        .sort(),
+    ).toEqual(["0954", "2803"]);
   });
 
   it("flags answers outside their options, saying how they were mapped", () => {
@@ -34,7 +39,10 @@ describe("ESI-Bench import audit (the sample)", () => {
   it("flags counting questions whose asked category is not the placed one", () => {
     const mismatched = audit.findings.filter((f) => f.kind === "counting_category_mismatch");
     expect(mismatched.map((f) => f.record_id).sort()).toEqual(["0342", "0414", "0428", "0479", "0548", "0553", "0571", "0591"]);
-    expect(find("0414", "counting_category_mismatch")[0]!).toMatchObject({ field: "metadata_json.question_data.count_target", quantities: { asked: "hammer", placed: "club_sandwich" } });
+    expect(find("0414", "counting_category_mismatch")[0]!).toMatchObject({
+      field: "metadata_json.question_data.count_target",
+      quantities: { asked: "hammer", placed: "club_sandwich" },
+    });
   });
 
   it("flags the triangle front camera the centroid bug puts far away, and the runner's index-vs-view-number picks", () => {
@@ -44,12 +52,21 @@ describe("ESI-Bench import audit (the sample)", () => {
     expect(far!.quantities!.distance_m).toBeCloseTo(7.948, 2);
     const runner = audit.findings.filter((f) => f.kind === "runner_initial_view_index");
     expect(runner.map((f) => f.record_id).sort()).toEqual(["0683", "0789", "0813"]);
-    expect(find("0789", "runner_initial_view_index")[0]!.quantities).toEqual({ imported_view: "12.png", runner_view: "2.png", runner_view_shows_objects: false });
+    expect(find("0789", "runner_initial_view_index")[0]!.quantities).toEqual({
+      imported_view: "12.png",
+      runner_view: "2.png",
+      runner_view_shows_objects: false,
+    });
   });
 
   it("flags labels esi3d's rules contradict on the placed geometry, with the quantities", () => {
     const lab = (id: string) => find(id, "label_disagrees_with_geometry")[0]!;
-    expect(audit.findings.filter((f) => f.kind === "label_disagrees_with_geometry").map((f) => f.record_id).sort()).toEqual(["0683", "0789", "0813", "0954", "2208", "2717", "2735", "2803"]);
+    expect(
+      audit.findings
+        .filter((f) => f.kind === "label_disagrees_with_geometry")
+        .map((f) => f.record_id)
+        .sort(),
+    ).toEqual(["0683", "0789", "0813", "0954", "2208", "2717", "2735", "2803"]);
     expect(lab("2208").message).toMatch(/"random".*gives "isosceles"/);
     expect(lab("2717").quantities!.residual_m as number).toBeLessThan(0.04); // a "no" within 3 cm of a line
     expect(lab("2717").quantities!.residual_m).toBeCloseTo(0.029, 3);
@@ -68,7 +85,9 @@ describe("ESI-Bench import audit (the sample)", () => {
     expect(audit.subcategories.material_transparency!.proxy).toMatchObject({ proxiable: 3, checked: 3, implies_label: 2 });
     expect(audit.subcategories.counting_with_occlusion!.proxy).toMatchObject({ proxiable: 3, implies_label: 3 });
     expect(audit.subcategories.geometric_configuration!.proxy.proxiable).toBe(0);
-    expect(Object.keys(audit.subcategories.geometric_configuration!.proxy.skip_reasons)).toEqual(["an object the question needs has no recorded extent and no library model"]);
+    expect(Object.keys(audit.subcategories.geometric_configuration!.proxy.skip_reasons)).toEqual([
+      "an object the question needs has no recorded extent and no library model",
+    ]);
     const md = auditMarkdown(audit, { tasks: 87, dropped: [] });
     expect(md).toMatch(/\| Material Transparency \| 3 \| 3 \| 2\/3 \| 3 \| 2\/3 \|/);
     expect(md).toMatch(/\| 2803 \| Spatial Relations\/Physical Contact\/.* \| question \| inconsistent \| question_names_unplaced_objects \|/);
@@ -76,7 +95,12 @@ describe("ESI-Bench import audit (the sample)", () => {
 
   it("reports where the answer sits among the options, per subcategory (imports keep ESI's order)", () => {
     // the release's Dimensional Size answers are option 2, its label questions' option 1 (in the sample too)
-    expect(audit.subcategories.dimensional_size!.answer_positions).toMatchObject({ tasks: 3, counts: [0, 3], expected: [1.5, 1.5], top: { slot: 1, share: 1, expected_share: 0.5 } });
+    expect(audit.subcategories.dimensional_size!.answer_positions).toMatchObject({
+      tasks: 3,
+      counts: [0, 3],
+      expected: [1.5, 1.5],
+      top: { slot: 1, share: 1, expected_share: 0.5 },
+    });
     expect(audit.subcategories.partial_occlusion!.answer_positions.counts).toEqual([3, 0]);
     expect(audit.subcategories.geometric_configuration!.answer_positions).toMatchObject({ counts: [1, 1, 1], biased: false });
     expect(auditMarkdown(audit, { tasks: 87, dropped: [] })).toMatch(/\| Dimensional Size \|.*\| 0 \/ 3 \(1\.5 \/ 1\.5\) \|/);
@@ -87,7 +111,12 @@ describe("ESI-Bench import audit (the sample)", () => {
     const even = Array.from({ length: 40 }, (_, i) => ({ answer: i % 2 ? "b" : "a", options: ["a", "b"] }));
     expect(answerPositions(even).biased).toBe(false);
     // mixed option counts: a slot's expected count sums 1/k over the tasks that have it
-    expect(answerPositions([{ answer: "a", options: ["a", "b", "c"] }, { answer: "a", options: ["a", "b"] }]).expected).toEqual([0.833, 0.833, 0.333]);
+    expect(
+      answerPositions([
+        { answer: "a", options: ["a", "b", "c"] },
+        { answer: "a", options: ["a", "b"] },
+      ]).expected,
+    ).toEqual([0.833, 0.833, 0.333]);
   });
 });
 
@@ -105,12 +134,38 @@ describe("ESI-Bench import audit (doctored copies)", () => {
     writeRecord(dir, PATHS.triangleFar, { ...t, metadata_json: JSON.stringify(md) });
     const a = auditImport(importRecords(dir), dir);
     const d = a.findings.filter((f) => f.kind === "duplicate");
-    expect(d).toEqual([expect.objectContaining({ record_id: "9001", class: "duplicate", field: "(every field but id)", quantities: { duplicate_of: "2208", duplicate_of_file: PATHS.triangleRandom } })]);
+    expect(d).toEqual([
+      expect.objectContaining({
+        record_id: "9001",
+        class: "duplicate",
+        field: "(every field but id)",
+        quantities: { duplicate_of: "2208", duplicate_of_file: PATHS.triangleRandom },
+      }),
+    ]);
     const behind = a.findings.find((f) => f.kind === "initial_camera_behind_objects" && f.record_id === "2141")!;
     expect(behind.quantities!.behind).toEqual([16, 17, 18]);
     expect((behind.quantities!.depth_m as number[]).every((x) => x < 0)).toBe(true);
     expect([...droppedIds(a, { dedupe: true, dropInconsistent: false }).keys()]).toEqual(["9001"]);
     const inc = droppedIds(a, { dedupe: false, dropInconsistent: true });
-    expect([...inc.keys()].sort()).toEqual(["0342", "0414", "0428", "0479", "0548", "0553", "0571", "0591", "0612", "0683", "0789", "0813", "0954", "2208", "2717", "2735", "2803", "9001"]);
+    expect([...inc.keys()].sort()).toEqual([
+      "0342",
+      "0414",
+      "0428",
+      "0479",
+      "0548",
+      "0553",
+      "0571",
+      "0591",
+      "0612",
+      "0683",
+      "0789",
+      "0813",
+      "0954",
+      "2208",
+      "2717",
+      "2735",
+      "2803",
+      "9001",
+    ]);
   });
 });

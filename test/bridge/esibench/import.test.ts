@@ -48,7 +48,14 @@ describe("ESI-Bench import (the 87 sample records)", () => {
   });
 
   it("reads view numbers from names and flags by _indices, never by list position", () => {
-    expect(["0.png", "10.png", "view_03_az056.png", "0_1.png", "3968592461.png", "initial_side_az090.png"].map(viewNumberOf)).toEqual([0, 10, 3, null, null, null]);
+    expect(["0.png", "10.png", "view_03_az056.png", "0_1.png", "3968592461.png", "initial_side_az090.png"].map(viewNumberOf)).toEqual([
+      0,
+      10,
+      3,
+      null,
+      null,
+      null,
+    ]);
     const rec = sampleRecord(PATHS.distanceOffCentre);
     const md = JSON.parse(rec.metadata_json!);
     const t = byId(rec.id!).task!;
@@ -102,7 +109,11 @@ describe("ESI-Bench import (the 87 sample records)", () => {
   it("maps ESI's answer forms: orderings, assignments, step sequences, parts, flattened options", () => {
     expect(byId("1740").task).toMatchObject({ answer_format: "any_ordering" });
     expect(byId("1740").task!.answer_spec).toMatchObject({ kind: "any_ordering", items: ["can_of_coffee", "hummus_box", "jar_of_bath_salt"] });
-    expect(byId("2075").task!.answer_spec).toEqual({ kind: "assignment", targets: ["medium container", "small container"], pairs: [{ item: "soap bottle", target: "medium container" }] });
+    expect(byId("2075").task!.answer_spec).toEqual({
+      kind: "assignment",
+      targets: ["medium container", "small container"],
+      pairs: [{ item: "soap bottle", target: "medium container" }],
+    });
     expect(byId("0143").task!.answer_spec).toMatchObject({ kind: "step_sequence", steps: [{ answer: "turn right" }, { answer: "turn left" }] });
     expect(byId("0001").task!).toMatchObject({ answer_format: "parts", answer: '{"A":"right","C":"left"}' });
     expect(byId("1828").task!).toMatchObject({ options: ["cheesecake", "canned food", "bottle of maple syrup", "jar of mayonnaise"], answer: "canned food" });
@@ -170,6 +181,10 @@ describe("ESI-Bench import: malformed records", () => {
     expect(importRecords(dir).imported.length).toBe(87);
     rmSync(index);
     // a folder below json_clean still gives paths relative to json_clean (as index files and provenance use)
-    expect(importRecords(join(dir, "Spatial Relations")).imported.map((x) => x.record.rel).every((rel) => rel.startsWith("Spatial Relations/"))).toBe(true);
+    expect(
+      importRecords(join(dir, "Spatial Relations"))
+        .imported.map((x) => x.record.rel)
+        .every((rel) => rel.startsWith("Spatial Relations/")),
+    ).toBe(true);
   });
 });

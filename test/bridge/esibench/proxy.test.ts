@@ -32,7 +32,15 @@ describe("proxy scenes of imported ESI-Bench tasks", () => {
       { id: 17, stands_in: "box", original_model: "cherry/lkltpa" },
     ]);
     const orig = task("0927").objects[0]!;
-    expect(t.objects[0]).toMatchObject({ model: PROXY_BOX_MODEL, extent: orig.extent, scale: orig.extent, position: orig.position, orientation: { x: 0, y: 0, z: 0, w: 1 }, transparent: true, color: "glass" });
+    expect(t.objects[0]).toMatchObject({
+      model: PROXY_BOX_MODEL,
+      extent: orig.extent,
+      scale: orig.extent,
+      position: orig.position,
+      orientation: { x: 0, y: 0, z: 0, w: 1 },
+      transparent: true,
+      color: "glass",
+    });
     expect(t.room.bounds).toBeDefined();
     expect(t.label_metadata.proxy_rule_check).toMatchObject({ answer: "yes", agrees: true });
   });
@@ -49,7 +57,11 @@ describe("proxy scenes of imported ESI-Bench tasks", () => {
     const [x, y, z, w] = v.quaternion_xyzw;
     const R = quatToMat({ x, y, z, w });
     const E = b.manifest.views[0]!.extrinsic;
-    const rows = [[R[0][0], R[1][0], R[2][0]], [-R[0][1], -R[1][1], -R[2][1]], [-R[0][2], -R[1][2], -R[2][2]]];
+    const rows = [
+      [R[0][0], R[1][0], R[2][0]],
+      [-R[0][1], -R[1][1], -R[2][1]],
+      [-R[0][2], -R[1][2], -R[2][2]],
+    ];
     for (let i = 0; i < 3; i++) for (let j = 0; j < 3; j++) expect(E[i]![j]).toBeCloseTo(rows[i]![j]!, 9);
     expect(E).toEqual(poseToExtrinsic({ position: v.position, yaw: v.yaw, pitch: v.pitch }));
     // the container (a box standing in for the flask) is what the camera looks at
@@ -84,7 +96,9 @@ describe("proxy scenes of imported ESI-Bench tasks", () => {
   it("uses a library model where the category has one", () => {
     const t = proxy("1145"); // Partial Occlusion: a pencil target; the library has no pencil, so boxes
     expect(t.proxy!.objects.every((o) => o.stands_in === "box")).toBe(true);
-    const withLibrary = res.imported.map((x) => x.task!).filter((r) => r.objects.some((o) => o.category === "mug" || o.category === "bowl" || o.category === "vase"));
+    const withLibrary = res.imported
+      .map((x) => x.task!)
+      .filter((r) => r.objects.some((o) => o.category === "mug" || o.category === "bowl" || o.category === "vase"));
     expect(withLibrary.length).toBeGreaterThan(0);
     const rec = withLibrary.find((r) => !("skip" in proxyTask(r)));
     if (rec) {

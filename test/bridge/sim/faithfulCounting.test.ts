@@ -32,14 +32,19 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 /** World-axis bounding box of an object's (yawed) box, as ESI's records give `bbox` [min, max]. */
 function aabb(o: TaskObject): { min: number[]; max: number[] } {
-  const b = objectBox(o), f = footprint(b);
+  const b = objectBox(o),
+    f = footprint(b);
   const z = [b.centre[2] - b.extent[2] / 2, b.centre[2] + b.extent[2] / 2];
-  return { min: [Math.min(...f.map((p) => p[0])), Math.min(...f.map((p) => p[1])), z[0]!], max: [Math.max(...f.map((p) => p[0])), Math.max(...f.map((p) => p[1])), z[1]!] };
+  return {
+    min: [Math.min(...f.map((p) => p[0])), Math.min(...f.map((p) => p[1])), z[0]!],
+    max: [Math.max(...f.map((p) => p[0])), Math.max(...f.map((p) => p[1])), z[1]!],
+  };
 }
 
 /** ESI's measured "AABB gap": the largest per-axis separation; <= 0 when the boxes touch or overlap. */
 function aabbGap(a: TaskObject, b: TaskObject): number {
-  const p = aabb(a), q = aabb(b);
+  const p = aabb(a),
+    q = aabb(b);
   return Math.max(...[0, 1, 2].map((k) => Math.max(q.min[k]! - p.max[k]!, p.min[k]! - q.max[k]!)));
 }
 
@@ -67,7 +72,9 @@ describe("counting: ESI's initial camera (batch_counting_merge.py _sample_primar
     for (const t of all) {
       const agent = t.agent_initial.position;
       for (const o of t.objects.filter((q) => q.role === "target")) {
-        expect(Math.hypot(o.position[0] - agent[0], o.position[1] - agent[1]), `${t.task_id} object ${o.id}`).toBeGreaterThanOrEqual(COUNT_TARGET_MIN_AGENT_DISTANCE_M - 1e-3);
+        expect(Math.hypot(o.position[0] - agent[0], o.position[1] - agent[1]), `${t.task_id} object ${o.id}`).toBeGreaterThanOrEqual(
+          COUNT_TARGET_MIN_AGENT_DISTANCE_M - 1e-3,
+        );
       }
     }
   });
@@ -83,7 +90,8 @@ describe("Category Ambiguity: ESI's confuser offsets (SEMANTIC_FAULT_CONFUSER_MI
       expect(pairs.length).toBe(confusers.length);
       expect(confusers.length).toBeGreaterThanOrEqual(1);
       for (const [targetId, confuserId] of pairs) {
-        const target = t.objects.find((o) => o.id === targetId)!, confuser = t.objects.find((o) => o.id === confuserId)!;
+        const target = t.objects.find((o) => o.id === targetId)!,
+          confuser = t.objects.find((o) => o.id === confuserId)!;
         expect(target.role).toBe("target");
         expect(confuser.role).toBe("confuser");
         expect(confuser.category).not.toBe(target.category);

@@ -28,14 +28,20 @@ const ESI = {
 const N = 14;
 const Z_99 = 2.576;
 const gen = (sub: Parameters<typeof generateTask>[0]) => Array.from({ length: N }, (_, i) => generateTask(sub, "faithful-perceptual", i));
-const transparency = gen("material_transparency"), occlusion = gen("partial_occlusion"), hallucination = gen("view_hallucination");
+const transparency = gen("material_transparency"),
+  occlusion = gen("partial_occlusion"),
+  hallucination = gen("view_hallucination");
 const byId = (t: Task, id: number): TaskObject => t.objects.find((o) => o.id === id)!;
 const rel = (t: Task) => t.relevant_object_ids.map((id) => byId(t, id));
 
 /** The named share lies inside the 99 % Wilson interval of the observed one (n = 14: about ±0.3). */
 function shareAbout(onFloor: boolean[], share: number, what: string): void {
-  const k = onFloor.filter(Boolean).length, ci = wilsonInterval(k, onFloor.length, Z_99);
-  expect(ci.lo <= share && share <= ci.hi, `${what}: ${k}/${onFloor.length} on the floor, ESI ${share.toFixed(2)}, 99 % interval [${ci.lo.toFixed(2)}, ${ci.hi.toFixed(2)}]`).toBe(true);
+  const k = onFloor.filter(Boolean).length,
+    ci = wilsonInterval(k, onFloor.length, Z_99);
+  expect(
+    ci.lo <= share && share <= ci.hi,
+    `${what}: ${k}/${onFloor.length} on the floor, ESI ${share.toFixed(2)}, 99 % interval [${ci.lo.toFixed(2)}, ${ci.hi.toFixed(2)}]`,
+  ).toBe(true);
 }
 
 describe("Material Transparency follows batch_transparent*.py", () => {
@@ -44,7 +50,8 @@ describe("Material Transparency follows batch_transparent*.py", () => {
     expect(neg.length).toBeGreaterThanOrEqual(3);
     for (const t of neg) {
       const [c, o] = rel(t);
-      const cap = Math.min(c!.extent[0], c!.extent[1]) / 2, size = Math.max(...o!.extent);
+      const cap = Math.min(c!.extent[0], c!.extent[1]) / 2,
+        size = Math.max(...o!.extent);
       expect(size, t.task_id).toBeGreaterThanOrEqual(Math.min(ESI.behindSize[0]!, cap) - 1e-3);
       expect(size, t.task_id).toBeLessThanOrEqual(Math.min(ESI.behindSize[1]!, cap) + 1e-3);
       expect(boxDistance(objectBox(o!), objectBox(c!)), t.task_id).toBeCloseTo(ESI.behindGap, 3);
@@ -73,11 +80,16 @@ describe("Material Transparency follows batch_transparent*.py", () => {
       if (c.support === "floor") expect(c.position[2] - c.extent[2] / 2).toBeCloseTo(0, 4);
       else expect(byId(t, c.support as number).category).toBe("table");
     }
-    shareAbout(supports.map((s) => s === "floor"), ESI.transparencyFloor, "material transparency");
+    shareAbout(
+      supports.map((s) => s === "floor"),
+      ESI.transparencyFloor,
+      "material transparency",
+    );
   });
 
   it("view 0 looks from -Y at the container's half-diagonal + 0.25 m (0.29-0.71 m), horizontally at the object's height, on the floor too", () => {
-    let onTable = 0, onFloor = 0;
+    let onTable = 0,
+      onFloor = 0;
     for (const t of transparency) {
       const [c, o] = rel(t);
       const p = t.agent_initial.position;
@@ -128,21 +140,35 @@ describe("Partial Occlusion follows batch_occlusion_yining.py", () => {
     for (const t of occlusion) {
       const [target, occ] = rel(t);
       const p = t.agent_initial.position;
-      expect(Math.hypot(p[0] - target!.position[0], p[1] - target!.position[1]), t.task_id).toBeCloseTo(Math.hypot(target!.extent[0], target!.extent[1]) / 2 + ESI.occlusionViewExtra, 3);
-      const off = wrapAngle(Math.atan2(p[1] - target!.position[1], p[0] - target!.position[0]) - Math.atan2(occ!.position[1] - target!.position[1], occ!.position[0] - target!.position[0]));
+      expect(Math.hypot(p[0] - target!.position[0], p[1] - target!.position[1]), t.task_id).toBeCloseTo(
+        Math.hypot(target!.extent[0], target!.extent[1]) / 2 + ESI.occlusionViewExtra,
+        3,
+      );
+      const off = wrapAngle(
+        Math.atan2(p[1] - target!.position[1], p[0] - target!.position[0]) -
+          Math.atan2(occ!.position[1] - target!.position[1], occ!.position[0] - target!.position[0]),
+      );
       expect(Math.abs(Math.abs(off) - Math.PI / 12), t.task_id).toBeLessThan(1e-3);
     }
   });
 
   it("targets stand mostly on the floor (ESI 88 of 95), with 2 options", () => {
     for (const t of occlusion) expect(t.options).toHaveLength(2);
-    shareAbout(occlusion.map((t) => rel(t)[0]!.support === "floor"), ESI.occlusionFloor, "partial occlusion");
+    shareAbout(
+      occlusion.map((t) => rel(t)[0]!.support === "floor"),
+      ESI.occlusionFloor,
+      "partial occlusion",
+    );
   });
 });
 
 describe("View Hallucination follows batch_angle_confusion_yining.py", () => {
   it("objects stand mostly on the floor (ESI 390 of 437), with 2 options", () => {
     for (const t of hallucination) expect(t.options).toHaveLength(2);
-    shareAbout(hallucination.map((t) => rel(t)[0]!.support === "floor"), ESI.hallucinationFloor, "view hallucination");
+    shareAbout(
+      hallucination.map((t) => rel(t)[0]!.support === "floor"),
+      ESI.hallucinationFloor,
+      "view hallucination",
+    );
   });
 });

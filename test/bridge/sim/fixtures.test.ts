@@ -9,12 +9,20 @@ import { REPO_ROOT } from "../../src/apps/cli/helpers.js";
 describe("committed task fixtures", () => {
   it("are valid task records that the generator reproduces byte for byte", () => {
     const dir = join(REPO_ROOT, "fixtures", "tasks");
-    const files = readdirSync(dir).filter((f) => f.endsWith(".json")).sort();
+    const files = readdirSync(dir)
+      .filter((f) => f.endsWith(".json"))
+      .sort();
     expect(files.length).toBe(BUILTIN_SUBCATEGORIES.length);
-    expect(readTasks(dir).map((t) => t.subcategory).sort()).toEqual([...BUILTIN_SUBCATEGORIES].sort());
+    expect(
+      readTasks(dir)
+        .map((t) => t.subcategory)
+        .sort(),
+    ).toEqual([...BUILTIN_SUBCATEGORIES].sort());
     for (const sub of BUILTIN_SUBCATEGORIES) {
       const t = generateTask(sub, "fixtures", 0);
-      expect(readFileSync(join(dir, `${t.task_id}.json`), "utf8"), `${t.task_id}: regenerate with scripts/fixtures.mjs`).toBe(JSON.stringify(t, null, 1) + "\n");
+      expect(readFileSync(join(dir, `${t.task_id}.json`), "utf8"), `${t.task_id}: regenerate with scripts/fixtures.mjs`).toBe(
+        JSON.stringify(t, null, 1) + "\n",
+      );
     }
   }, 120_000);
 });

@@ -26,7 +26,11 @@ const byId = (t: Task, id: number) => t.objects.find((o) => o.id === id)!;
 const targets = (t: Task) => t.relevant_object_ids.map((id) => byId(t, id));
 
 beforeAll(() => {
-  for (const sub of BUILTIN_SUBCATEGORIES) tasks.set(sub, Array.from({ length: PER_SUB }, (_, i) => generateTask(sub, "invariants", i)));
+  for (const sub of BUILTIN_SUBCATEGORIES)
+    tasks.set(
+      sub,
+      Array.from({ length: PER_SUB }, (_, i) => generateTask(sub, "invariants", i)),
+    );
 }, 300_000);
 
 describe("object library", () => {
@@ -58,13 +62,24 @@ describe("every generated task", () => {
         expect(isFree(worldOf(t), t.agent_initial.position), t.task_id).toBe(true);
         // Merged Observation's copies overlap as ESI's do (suite v1 kept them 3-30 mm apart); nothing else in those scenes may
         const copies = (a: TaskObject, b: TaskObject) => sub === "merged_observation" && a.role === "target" && b.role === "target";
-        const allowed = (a: TaskObject, b: TaskObject) => a.support === b.id || b.support === a.id || sub === "physical_contact" || sub === "spatial_segmentation" || sub === "material_transparency" || copies(a, b);
+        const allowed = (a: TaskObject, b: TaskObject) =>
+          a.support === b.id ||
+          b.support === a.id ||
+          sub === "physical_contact" ||
+          sub === "spatial_segmentation" ||
+          sub === "material_transparency" ||
+          copies(a, b);
         for (let i = 0; i < t.objects.length; i++)
           for (let j = i + 1; j < t.objects.length; j++) {
-            const a = t.objects[i]!, b = t.objects[j]!;
+            const a = t.objects[i]!,
+              b = t.objects[j]!;
             if (!allowed(a, b)) expect(boxesIntersect(objectBox(a), objectBox(b)), `${t.task_id}: ${a.id}/${b.id}`).toBe(false);
           }
-        for (const id of t.relevant_object_ids) expect(t.view_object_existence.some((v) => v.visible.includes(id)), `${t.task_id}: ${id}`).toBe(true);
+        for (const id of t.relevant_object_ids)
+          expect(
+            t.view_object_existence.some((v) => v.visible.includes(id)),
+            `${t.task_id}: ${id}`,
+          ).toBe(true);
         expect(t.view_object_existence.length).toBe(t.action_trajectory.length + 1);
       }
     }
@@ -149,7 +164,7 @@ describe("per-subcategory construction rules", () => {
     // occluded targets are invisible in view 0
     for (const t of tasks.get("counting_with_occlusion")!) {
       const counts = visibleCounts(buildScene(t), t.camera, t.agent_initial, 1);
-      const hidden = (t.label_metadata.hidden_behind_furniture as number);
+      const hidden = t.label_metadata.hidden_behind_furniture as number;
       const unseen = targets(t).filter((o) => !counts.has(o.id)).length;
       expect(unseen).toBeGreaterThanOrEqual(hidden);
     }
@@ -159,7 +174,8 @@ describe("per-subcategory construction rules", () => {
 describe("determinism", () => {
   it("the same seed gives byte-identical tasks and bundles", () => {
     const hash = (s: string | Buffer) => createHash("sha256").update(s).digest("hex");
-    const a = generateTask("counting_with_occlusion", "det", 1), b = generateTask("counting_with_occlusion", "det", 1);
+    const a = generateTask("counting_with_occlusion", "det", 1),
+      b = generateTask("counting_with_occlusion", "det", 1);
     expect(hash(JSON.stringify(a))).toBe(hash(JSON.stringify(b)));
     expect(hash(JSON.stringify(generateTask("counting_with_occlusion", "det2", 1)))).not.toBe(hash(JSON.stringify(a)));
     const root = mkdtempSync(join(tmpdir(), "esi3d-det-"));
@@ -174,7 +190,10 @@ describe("determinism", () => {
       walk(dir);
       return out;
     };
-    for (const [name, task] of [["x", a], ["y", b]] as const) {
+    for (const [name, task] of [
+      ["x", a],
+      ["y", b],
+    ] as const) {
       const { manifest, payloads } = captureBundle(task, "multi");
       writeBundle(join(root, name), manifest, payloads);
     }
@@ -188,7 +207,14 @@ describe("determinism", () => {
 describe("object names", () => {
   const obj = (id: number, category: string, color: string) => ({ id, category, color, name: "" }) as unknown as TaskObject;
   it("never say a colour the category's name already says: numbered limes, coloured pears, unique per task", () => {
-    const objects = [obj(1, "lime", "lime"), obj(2, "lime", "lime"), obj(3, "pear", "lime"), obj(4, "pear", "yellow"), obj(5, "pear", "lime"), obj(6, "mug", "red")];
+    const objects = [
+      obj(1, "lime", "lime"),
+      obj(2, "lime", "lime"),
+      obj(3, "pear", "lime"),
+      obj(4, "pear", "yellow"),
+      obj(5, "pear", "lime"),
+      obj(6, "mug", "red"),
+    ];
     assignNames(objects);
     expect(objects.map((o) => o.name)).toEqual(["the lime #1", "the lime #2", "the lime pear #1", "the yellow pear", "the lime pear #2", "the mug"]);
     expect(new Set(objects.map((o) => o.name)).size).toBe(objects.length);
@@ -202,7 +228,6 @@ describe("object names", () => {
 
   it("no name of the built-in suite repeats its colour in its category", () => {
     for (const sub of BUILTIN_SUBCATEGORIES)
-      for (let i = 0; i < 10; i++)
-        for (const o of generateTask(sub, "names", i).objects) expect(o.name, `${sub} ${i}`).not.toMatch(/\b(\w+) \1\b/);
+      for (let i = 0; i < 10; i++) for (const o of generateTask(sub, "names", i).objects) expect(o.name, `${sub} ${i}`).not.toMatch(/\b(\w+) \1\b/);
   }, 300_000);
 });

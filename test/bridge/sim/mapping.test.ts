@@ -24,8 +24,10 @@ describe("Cognitive Mapping generators", () => {
         expect(t.options).toContain(t.answer);
         expect(t.action_trajectory.length).toBeLessThanOrEqual(29);
         if (sub === "connectivity") expect(t.question).toMatch(/^Are \S+_\d and \S+_\d adjacent, with a direct connection between them\?$/);
-        if (sub === "traversable_passage") expect(t.question).toMatch(/^On the shortest path from \S+ to \S+, which intermediate room do you pass through among these options: .+\?$/);
-        if (sub === "regional_boundary") expect(t.question).toMatch(/^(Which room does \S+ belong to among these options: .+\?|Are \S+ and \S+ in the same region\?)$/);
+        if (sub === "traversable_passage")
+          expect(t.question).toMatch(/^On the shortest path from \S+ to \S+, which intermediate room do you pass through among these options: .+\?$/);
+        if (sub === "regional_boundary")
+          expect(t.question).toMatch(/^(Which room does \S+ belong to among these options: .+\?|Are \S+ and \S+ in the same region\?)$/);
         if (sub === "long_term_navigation") expect(t.question).toContain("At each step, choose the next region you should explore.");
       }
   });
@@ -39,7 +41,14 @@ describe("Cognitive Mapping generators", () => {
     for (const t of tasks.get("traversable_passage")!) {
       const [, a, b] = /from (\S+) to (\S+?),/.exec(t.question)!;
       const layout = t.room.layout!;
-      const paths = shortestRoomPaths(roomAdjacency(layout.rooms.map((r) => r.id), doorwayEdges(layout)), a!, b!);
+      const paths = shortestRoomPaths(
+        roomAdjacency(
+          layout.rooms.map((r) => r.id),
+          doorwayEdges(layout),
+        ),
+        a!,
+        b!,
+      );
       expect(paths.length).toBe(1);
       expect(paths[0]!.slice(1, -1)).toContain(t.answer);
       // no other option lies inside the path

@@ -28,7 +28,8 @@ describe("container models: the rendered walls are the declared interior", () =>
       const tris = objectWorldTriangles(local);
       const [hx, hy] = [i.extent[0] / 2, i.extent[1] / 2];
       const z0 = c.extent[2] / 2 - i.extent[2];
-      let inside = 0, onWallX = 0;
+      let inside = 0,
+        onWallX = 0;
       for (let k = 0; k < tris.length; k += 3) {
         const [x, y, z] = [tris[k]!, tris[k + 1]!, tris[k + 2]!];
         if (Math.abs(x) < hx - 1e-4 && Math.abs(y) < hy - 1e-4 && z > z0 + 1e-4) inside++;
@@ -49,7 +50,10 @@ describe("Rigid Containment generation", () => {
       const boxes = boxIds.map((id) => byId(t, id));
       expect(t.options).toEqual(boxes.map(optionName));
       // recomputed here from the placed objects, independently of the generator's derive()
-      const best = bestFit(obj.extent, boxes.map((b) => ({ item: b, interior: interiorOf(b.category, b.extent)! })));
+      const best = bestFit(
+        obj.extent,
+        boxes.map((b) => ({ item: b, interior: interiorOf(b.category, b.extent)! })),
+      );
       expect(optionName(best!)).toBe(t.answer);
       const meta = t.label_metadata.containers as Array<{ name: string; size: keyof typeof CONTAINER_RATIO; ratio: number }>;
       for (const m of meta) {
@@ -71,7 +75,8 @@ describe("Liquid Volume generation", () => {
       expect(t.question).toMatch(/^Which container has a larger volume: the .+ or the .+\?$/);
       const [l, r] = t.relevant_object_ids.map((id) => byId(t, id)) as [TaskObject, TaskObject];
       expect(t.options).toEqual([optionName(l), optionName(r)]);
-      const vl = interiorOf(l.category, l.extent)!.volume_m3, vr = interiorOf(r.category, r.extent)!.volume_m3;
+      const vl = interiorOf(l.category, l.extent)!.volume_m3,
+        vr = interiorOf(r.category, r.extent)!.volume_m3;
       expect(Math.max(vl, vr) / Math.min(vl, vr)).toBeGreaterThanOrEqual(LIQUID_VOLUME_MIN_RATIO);
       expect(t.answer).toBe(optionName(vl > vr ? l : r));
       expect(t.label_metadata.gt_larger).toBe(vl > vr ? "left" : "right");

@@ -15,12 +15,25 @@ import { quatFromYaw } from "../../../core/math/quat.js";
 import type { TaskObject } from "../../../core/task/schema.js";
 import type { Vec3 } from "../../../core/math/vec.js";
 
-const W = 160, H = 120;
+const W = 160,
+  H = 120;
 const K = intrinsicsFromHfov(W, H, 70);
 
 function obj(id: number, model: string, pos: [number, number], yaw = 0): TaskObject {
   const e = buildModel(model).extent;
-  return { id, category: model.split("/")[0]!, model, name: "x", role: "target", position: [pos[0], pos[1], e[2] / 2], orientation: quatFromYaw(yaw), extent: e, scale: 1, color: "red", transparent: false };
+  return {
+    id,
+    category: model.split("/")[0]!,
+    model,
+    name: "x",
+    role: "target",
+    position: [pos[0], pos[1], e[2] / 2],
+    orientation: quatFromYaw(yaw),
+    extent: e,
+    scale: 1,
+    color: "red",
+    transparent: false,
+  };
 }
 
 const room = { id: "r", type: "test", size: [6, 5] as [number, number], height: 2.6 };
@@ -33,13 +46,15 @@ describe("software rasterizer", () => {
     const E = poseToExtrinsic(pose);
     const out = render(scene, { width: W, height: H, K, E });
     const C = cameraCentre(E);
-    let checked = 0, maxErr = 0;
+    let checked = 0,
+      maxErr = 0;
     for (let j = 0; j < H; j++)
       for (let i = 0; i < W; i++) {
         const p = j * W + i;
         if (out.ids[p] !== FLOOR_ID) continue;
         // ray through pixel (i, j) in world coordinates: R^T [ (i-cx)/fx, (j-cy)/fy, 1 ]
-        const xn = (i - K.cx) / K.fx, yn = (j - K.cy) / K.fy;
+        const xn = (i - K.cx) / K.fx,
+          yn = (j - K.cy) / K.fy;
         const d: Vec3 = [0, 1, 2].map((k) => E[0][k]! * xn + E[1][k]! * yn + E[2][k]!) as Vec3;
         const s = -C[2] / d[2]; // hits z = 0 at C + s d, and the camera-axis depth is s (camera z of d is 1)
         maxErr = Math.max(maxErr, Math.abs(out.depth[p]! - s));
@@ -101,10 +116,15 @@ describe("software rasterizer", () => {
     const E = poseToExtrinsic({ position: [0, 0, 0.06], yaw: 0, pitch: 0 });
     const cam = { width: W, height: H, K, E };
     const plain = buildScene({ room, objects: [obj(17, "cardboard_box/0", [1.6, 0])], lighting });
-    const first = render(plain, cam), firstIds = render(plain, cam, { rgb: false });
-    const glassy = render(buildScene({ room, objects: [{ ...obj(16, "glass/0", [1.0, 0]), transparent: true }, obj(17, "cardboard_box/0", [1.6, 0])], lighting }), cam);
+    const first = render(plain, cam),
+      firstIds = render(plain, cam, { rgb: false });
+    const glassy = render(
+      buildScene({ room, objects: [{ ...obj(16, "glass/0", [1.0, 0]), transparent: true }, obj(17, "cardboard_box/0", [1.6, 0])], lighting }),
+      cam,
+    );
     expect(glassy.ids.includes(16)).toBe(true);
-    const after = render(plain, cam), afterIds = render(plain, cam, { rgb: false });
+    const after = render(plain, cam),
+      afterIds = render(plain, cam, { rgb: false });
     expect(Buffer.from(after.rgb!).equals(Buffer.from(first.rgb!))).toBe(true);
     expect(Buffer.from(after.depth.buffer).equals(Buffer.from(first.depth.buffer))).toBe(true);
     expect(Buffer.from(afterIds.ids.buffer).equals(Buffer.from(firstIds.ids.buffer))).toBe(true);
@@ -114,7 +134,8 @@ describe("software rasterizer", () => {
   it("is deterministic", () => {
     const scene = buildScene({ room, objects: [obj(16, "mug/0", [1, 0])], lighting });
     const cam = { width: W, height: H, K, E: poseToExtrinsic({ position: [0, 0, 0.5], yaw: 0, pitch: -0.2 }) };
-    const a = render(scene, cam), b = render(scene, cam);
+    const a = render(scene, cam),
+      b = render(scene, cam);
     expect(Buffer.from(a.rgb!).equals(Buffer.from(b.rgb!))).toBe(true);
     expect(Buffer.from(a.depth.buffer).equals(Buffer.from(b.depth.buffer))).toBe(true);
   });
@@ -153,7 +174,8 @@ describe("software rasterizer", () => {
       const first = firstAt.get(key);
       if (first === undefined) return void firstAt.set(key, i);
       repeats++;
-      const copy = c.payloads[i]!, fresh = render(scene, { width, height, K, E: v.extrinsic });
+      const copy = c.payloads[i]!,
+        fresh = render(scene, { width, height, K, E: v.extrinsic });
       for (const part of ["rgb", "depth", "ids"] as const) {
         expect(copy[part].buffer, `view ${i} ${part}`).not.toBe(c.payloads[first]![part].buffer);
         expect(Buffer.from(copy[part].buffer).equals(Buffer.from(fresh[part]!.buffer)), `view ${i} ${part}`).toBe(true);
@@ -173,7 +195,8 @@ describe("software rasterizer", () => {
     for (const z of heights)
       for (const yaw of [0, 0.5, -0.7]) {
         const cam = { width: W, height: H, K, E: poseToExtrinsic({ position: [0, 0, z], yaw, pitch: z === top ? 0 : -0.3 }) };
-        const fast = render(scene, cam), reference = render(scene, cam, { sidesPerPixel: true });
+        const fast = render(scene, cam),
+          reference = render(scene, cam, { sidesPerPixel: true });
         expect(Buffer.from(fast.rgb!).equals(Buffer.from(reference.rgb!)), `z ${z}, yaw ${yaw}`).toBe(true);
         if (z === top && fast.ids.includes(16)) edgeOnSeen++;
       }
@@ -181,7 +204,8 @@ describe("software rasterizer", () => {
   });
   it("culls whole objects off the image or behind the camera without changing a pixel, objects crossing the image's edges included", () => {
     const rng = new Rng("cull");
-    let culled = 0, kept = 0;
+    let culled = 0,
+      kept = 0;
     for (const sub of ["counting_with_occlusion", "material_transparency", "illumination_variability", "spatial_distance"] as const) {
       const task = generateTask(sub, "cull", 0);
       const scene = buildScene(task);
@@ -197,9 +221,11 @@ describe("software rasterizer", () => {
           pitch: sweep ? -0.35 + (i % 3) * 0.3 : rng.uniform(-1.3, 1.3),
         };
         for (const scale of [1, 0.25]) {
-          const width = Math.round(task.camera.width * scale), height = Math.round(task.camera.height * scale);
+          const width = Math.round(task.camera.width * scale),
+            height = Math.round(task.camera.height * scale);
           const cam = { width, height, K: intrinsicsFromHfov(width, height, task.camera.hfov_deg), E: poseToExtrinsic(pose) };
-          const fast = render(scene, cam), reference = render(scene, cam, { cull: false });
+          const fast = render(scene, cam),
+            reference = render(scene, cam, { cull: false });
           for (const part of ["rgb", "depth", "ids"] as const) {
             expect(Buffer.from(fast[part]!.buffer).equals(Buffer.from(reference[part]!.buffer)), `${sub} pose ${i} scale ${scale} ${part}`).toBe(true);
           }
@@ -217,8 +243,10 @@ describe("software rasterizer", () => {
   });
   it("stores a shaded value as Math.round's byte, next to every half-integer, out of range and NaN", () => {
     const reference = (v: number) => (v > 255 ? 255 : v < 0 ? 0 : Math.round(v));
-    const bits = new Float64Array(1), word = new BigInt64Array(bits.buffer);
-    const a = new Uint8Array(1), b = new Uint8Array(1);
+    const bits = new Float64Array(1),
+      word = new BigInt64Array(bits.buffer);
+    const a = new Uint8Array(1),
+      b = new Uint8Array(1);
     const same = (v: number) => {
       a[0] = toByte(v);
       b[0] = reference(v);

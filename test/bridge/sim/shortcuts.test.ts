@@ -11,7 +11,13 @@ import type { Task } from "../../../core/task/schema.js";
 import { wilsonInterval } from "../../../core/math/proportion.js";
 import { shortcutDecision, shortcutQuestionOf } from "../../../src/reason/shortcut.js";
 import { openOptions, parsePathQuestion } from "../../../src/reason/pathQuestions.js";
-import { CONTACT_NEGATIVE_BOX_GAP_M, CONTACT_Y_OVERLAP_M, ISOSCELES_BASE_LEG_RATIO, LINE_EDGE_GAP_M, LINE_NEGATIVE_SHIFT_M } from "../../../bridge/sim/generate/spatial.js";
+import {
+  CONTACT_NEGATIVE_BOX_GAP_M,
+  CONTACT_Y_OVERLAP_M,
+  ISOSCELES_BASE_LEG_RATIO,
+  LINE_EDGE_GAP_M,
+  LINE_NEGATIVE_SHIFT_M,
+} from "../../../bridge/sim/generate/spatial.js";
 import { CONTACT_NEGATIVE_MIN_GAP_M } from "../../../core/task/rules.js";
 import { generatorContext } from "../../../bridge/sim/generate/options.js";
 import { DISTANCE_FAR_EXTRA_M } from "../../../bridge/sim/generate/metric.js";
@@ -35,29 +41,42 @@ const bySubcategory = (s: string) => suite.filter((t) => t.subcategory === s);
 
 /** k hits of n trials whose chances are `chances`: the mean chance is inside the Wilson interval at `z` (99 % unless said). */
 function atChance(hits: boolean[], chances: number[], what: string, z = Z_99): void {
-  const k = hits.filter(Boolean).length, n = hits.length;
+  const k = hits.filter(Boolean).length,
+    n = hits.length;
   const chance = chances.reduce((s, c) => s + c, 0) / n;
   const ci = wilsonInterval(k, n, z);
-  expect(ci.lo <= chance && chance <= ci.hi, `${what}: ${k}/${n} = ${(k / n).toFixed(3)}, chance ${chance.toFixed(3)}, interval at z ${z} [${ci.lo.toFixed(3)}, ${ci.hi.toFixed(3)}]`).toBe(true);
+  expect(
+    ci.lo <= chance && chance <= ci.hi,
+    `${what}: ${k}/${n} = ${(k / n).toFixed(3)}, chance ${chance.toFixed(3)}, interval at z ${z} [${ci.lo.toFixed(3)}, ${ci.hi.toFixed(3)}]`,
+  ).toBe(true);
 }
 
 describe("the built-in suite carries no answer in a position or in its text", () => {
   it("balances the answer's position within each subcategory: no slot holds more than its share plus one, on every prefix", () => {
     for (const s of BUILTIN_SUBCATEGORIES) {
       const ts = bySubcategory(s);
-      const counts: number[] = [], shares: number[] = [];
+      const counts: number[] = [],
+        shares: number[] = [];
       ts.forEach((t, n) => {
         const slot = t.options.indexOf(t.answer);
         counts[slot] = (counts[slot] ?? 0) + 1;
         for (let j = 0; j < t.options.length; j++) shares[j] = (shares[j] ?? 0) + 1 / t.options.length;
-        for (let j = 0; j < shares.length; j++) expect(counts[j] ?? 0, `${s}: slot ${j} after ${n + 1} tasks (share ${shares[j]!.toFixed(2)})`).toBeLessThanOrEqual(shares[j]! + 1 + 1e-9);
-        if (n + 1 === DEFAULT_PER_SUBCATEGORY) expect(counts.filter((c) => c > 0).length, `${s}: slots used in the first ${n + 1}`).toBe(Math.max(...ts.slice(0, n + 1).map((x) => x.options.length)));
+        for (let j = 0; j < shares.length; j++)
+          expect(counts[j] ?? 0, `${s}: slot ${j} after ${n + 1} tasks (share ${shares[j]!.toFixed(2)})`).toBeLessThanOrEqual(shares[j]! + 1 + 1e-9);
+        if (n + 1 === DEFAULT_PER_SUBCATEGORY)
+          expect(counts.filter((c) => c > 0).length, `${s}: slots used in the first ${n + 1}`).toBe(
+            Math.max(...ts.slice(0, n + 1).map((x) => x.options.length)),
+          );
       });
     }
   });
 
   it("lists yes/no options yes first, so that balanced slots are balanced answers", () => {
-    for (const t of suite.filter((x) => x.answer_format === "yes_no")) expect(t.options.map((o) => o.toLowerCase()), t.task_id).toEqual(["yes", "no"]);
+    for (const t of suite.filter((x) => x.answer_format === "yes_no"))
+      expect(
+        t.options.map((o) => o.toLowerCase()),
+        t.task_id,
+      ).toEqual(["yes", "no"]);
   });
 
   it("counting: the option nearest the options' mean is right at chance (67 % at dad60a5)", () => {
@@ -66,7 +85,11 @@ describe("the built-in suite carries no answer in a position or in its text", ()
       const m = t.options.reduce((s, o) => s + Number(o), 0) / t.options.length;
       return t.options.reduce((b, o) => (Math.abs(Number(o) - m) < Math.abs(Number(b) - m) ? o : b));
     };
-    atChance(ts.map((t) => nearest(t) === t.answer), ts.map((t) => 1 / t.options.length), "nearest-to-mean option");
+    atChance(
+      ts.map((t) => nearest(t) === t.answer),
+      ts.map((t) => 1 / t.options.length),
+      "nearest-to-mean option",
+    );
   });
 
   it("relevant_object_ids: the object the answer names sits at a drawn position (Spatial Distance, Dimensional Size)", () => {
@@ -74,15 +97,27 @@ describe("the built-in suite carries no answer in a position or in its text", ()
       const candidates = t.relevant_object_ids.slice(1).map((id) => t.objects.find((o) => o.id === id)!);
       return candidates[0]!.name === t.answer; // the near object first
     });
-    atChance(hitsDistance, hitsDistance.map(() => 0.5), "spatial distance: the near object listed first");
+    atChance(
+      hitsDistance,
+      hitsDistance.map(() => 0.5),
+      "spatial distance: the near object listed first",
+    );
     const size = bySubcategory("dimensional_size");
     const hitsSize = size.map((t) => {
       const [a, b] = t.relevant_object_ids.slice(0, 2).map((id) => t.objects.find((o) => o.id === id)!);
       return a!.scale > b!.scale; // the larger object first
     });
-    atChance(hitsSize, hitsSize.map(() => 0.5), "dimensional size: the larger object listed first");
+    atChance(
+      hitsSize,
+      hitsSize.map(() => 0.5),
+      "dimensional size: the larger object listed first",
+    );
     const hitsRef = size.map((t) => t.objects.find((o) => o.id === t.relevant_object_ids[2])!.category.replace(/_/g, " ") === t.answer);
-    atChance(hitsRef, hitsRef.map(() => 0.5), "dimensional size: the right reference listed first");
+    atChance(
+      hitsRef,
+      hitsRef.map(() => 0.5),
+      "dimensional size: the right reference listed first",
+    );
   });
 
   it("the shortcut reasoner (question and options only) does not beat chance by more than its 95 % interval, per subcategory at 30 tasks", () => {
@@ -92,9 +127,16 @@ describe("the built-in suite carries no answer in a position or in its text", ()
       const k = ts.filter(hit).length;
       const chance = ts.reduce((c, t) => c + 1 / t.options.length, 0) / ts.length;
       const ci = wilsonInterval(k, ts.length, Z_95);
-      expect(ci.lo, `shortcut, ${s}: ${k}/${ts.length}, chance ${chance.toFixed(3)}, 95 % interval [${ci.lo.toFixed(3)}, ${ci.hi.toFixed(3)}]`).toBeLessThanOrEqual(chance);
+      expect(
+        ci.lo,
+        `shortcut, ${s}: ${k}/${ts.length}, chance ${chance.toFixed(3)}, 95 % interval [${ci.lo.toFixed(3)}, ${ci.hi.toFixed(3)}]`,
+      ).toBeLessThanOrEqual(chance);
     }
-    atChance(suite.map(hit), suite.map((t) => 1 / t.options.length), "shortcut, all subcategories");
+    atChance(
+      suite.map(hit),
+      suite.map((t) => 1 / t.options.length),
+      "shortcut, all subcategories",
+    );
   });
 
   it("the path questions' text rules out no option (ESI's repeats the rooms it names), and every option is a room", () => {
@@ -103,7 +145,10 @@ describe("the built-in suite carries no answer in a position or in its text", ()
       const p = parsePathQuestion(t.question)!;
       expect(openOptions(p, t.options), t.question).toEqual(t.options);
       expect(t.options, t.question).toContain(t.answer);
-      expect(p.fixed.some((r) => t.options.includes(r)), t.question).toBe(false);
+      expect(
+        p.fixed.some((r) => t.options.includes(r)),
+        t.question,
+      ).toBe(false);
     }
   });
 });
@@ -122,7 +167,8 @@ describe("faithful construction: ESI's numbers", () => {
   it("spatial distance: the far object's centre is exactly 0.25 m farther from its corner than the near one's (batch_distance.py)", () => {
     for (const t of suite.filter((x) => x.subcategory === "spatial_distance")) {
       const off = t.label_metadata.corner_offsets_m as Record<string, number>;
-      const near = off[t.answer]!, far = Object.entries(off).find(([k]) => k !== t.answer)![1];
+      const near = off[t.answer]!,
+        far = Object.entries(off).find(([k]) => k !== t.answer)![1];
       expect(far - near).toBeCloseTo(DISTANCE_FAR_EXTRA_M, 3);
       expect(near).toBeGreaterThanOrEqual(0.05 - 1e-9);
       expect(near).toBeLessThanOrEqual(0.25 + 1e-9);
@@ -211,7 +257,11 @@ describe("Regional Boundary: the kind of object in a pair carries no answer", ()
     for (const withFurniture of [true, false]) {
       const ts = pairs.filter((t) => holdsFurniture(t) === withFurniture);
       expect(ts.length, `pairs ${withFurniture ? "with" : "without"} furniture`).toBeGreaterThanOrEqual(8);
-      atChance(ts.map((t) => t.answer === "Yes"), ts.map(() => 0.5), `same region, pair ${withFurniture ? "with" : "without"} furniture: Yes`);
+      atChance(
+        ts.map((t) => t.answer === "Yes"),
+        ts.map(() => 0.5),
+        `same region, pair ${withFurniture ? "with" : "without"} furniture: Yes`,
+      );
     }
   }, 120_000);
 });

@@ -55,17 +55,29 @@ describe("frame bundles", () => {
   it("names the file and field of each bad input", () => {
     const cases: Array<[string, (dir: string, m: Record<string, any>) => void, RegExp]> = [
       ["truncated-png", (d, m) => truncateSync(join(d, m.views[0].rgb), 100), /000_rgb\.png: views\.0\.rgb: .*truncated/],
-      ["wrong-size-image", (d, m) => writeFileSync(join(d, m.views[1].rgb), encodePng(10, 10, 3, 8, new Uint8Array(300))), /001_rgb\.png: views\.1\.rgb: image is 10x10, expected 518x392/],
+      [
+        "wrong-size-image",
+        (d, m) => writeFileSync(join(d, m.views[1].rgb), encodePng(10, 10, 3, 8, new Uint8Array(300))),
+        /001_rgb\.png: views\.1\.rgb: image is 10x10, expected 518x392/,
+      ],
       ["short-depth", (d, m) => truncateSync(join(d, m.views[0].depth), 1000), /000_depth\.f32: views\.0\.depth: file has 1000 bytes, expected 812224/],
       ["non-finite-rotation", (_d, m) => (m.views[0].extrinsic[0][0] = "NaN"), /bundle\.json: views\.0\.extrinsic/],
       ["non-orthonormal", (_d, m) => (m.views[2].extrinsic[0][0] *= 1.1), /views\.2\.extrinsic: rotation is not orthonormal/],
       ["intrinsics-off-image", (_d, m) => (m.views[0].intrinsics.cx = 900), /views\.0\.intrinsics: principal point \(900, .*\) lies outside the 518x392 image/],
       ["missing-view-file", (d, m) => rmSync(join(d, m.views[1].instances)), /001_inst\.png: views\.1\.instances: file is missing/],
-      ["unknown-id", (_d, m) => (m.instances = m.instances.filter((e: { id: number }) => e.id !== 1)), /views\.0\.instances: pixel \(\d+, \d+\) has id 1, which is not in bundle.json "instances"/],
+      [
+        "unknown-id",
+        (_d, m) => (m.instances = m.instances.filter((e: { id: number }) => e.id !== 1)),
+        /views\.0\.instances: pixel \(\d+, \d+\) has id 1, which is not in bundle.json "instances"/,
+      ],
       ["missing-manifest", (d) => rmSync(join(d, "bundle.json")), /bundle\.json: bundle\.json: missing/],
       ["views-out-of-order", (_d, m) => (m.views[1].index = 5), /views\.1\.index: expected 1/],
       ["bad-format", (_d, m) => (m.format = "other"), /bundle\.json: format/],
-      ["absurd-depth", (d, m) => writeFileSync(join(d, m.views[0].depth), Buffer.from(new Float32Array(518 * 392).fill(1e30).buffer)), /000_depth\.f32: views\.0\.depth: pixel \(0, 0\) has depth 1\.0000000150474662e\+30 m; expected metres up to 10000/],
+      [
+        "absurd-depth",
+        (d, m) => writeFileSync(join(d, m.views[0].depth), Buffer.from(new Float32Array(518 * 392).fill(1e30).buffer)),
+        /000_depth\.f32: views\.0\.depth: pixel \(0, 0\) has depth 1\.0000000150474662e\+30 m; expected metres up to 10000/,
+      ],
       ["view-path-is-a-directory", (_d, m) => (m.views[0].rgb = "views"), /views: views\.0\.rgb: .*is a directory/],
     ];
     for (const [name, edit, pattern] of cases) expect(broken(name, edit).message, name).toMatch(pattern);
@@ -131,7 +143,8 @@ describe("frame bundles: what the reader refuses before reading", () => {
   });
 
   it("refuses a PNG that inflates beyond the size its header declares, at once (B28)", () => {
-    const W = 518, H = 392;
+    const W = 518,
+      H = 392;
     const e = broken("bomb", (d, m) => writeFileSync(join(d, m.views[0].rgb), inflatingPng(W, H, 3, 64)));
     expect(e.field).toBe("views.0.rgb");
     expect(e.message).toMatch(/000_rgb\.png: views\.0\.rgb: image data inflates to more than \d+ bytes/);

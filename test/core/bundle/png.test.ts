@@ -16,7 +16,8 @@ const pil = needs("python3-numpy", "python3-pil");
 
 /** The encoder's scanlines, written plainly: each row's filter byte 0 (none), then its samples (16-bit big-endian). */
 function referenceScanlines(width: number, height: number, channels: 1 | 3, bitDepth: 8 | 16, data: Uint8Array | Uint16Array): Buffer {
-  const bpp = (channels * bitDepth) / 8, rowBytes = width * bpp;
+  const bpp = (channels * bitDepth) / 8,
+    rowBytes = width * bpp;
   const raw = Buffer.alloc((rowBytes + 1) * height);
   for (let y = 0; y < height; y++) {
     const o = y * (rowBytes + 1);
@@ -35,8 +36,14 @@ describe("PNG codec", () => {
     const task = generateTask("material_transparency", "png", 0);
     const { width: W, height: H, hfov_deg } = task.camera;
     const a = task.agent_initial;
-    const out = render(buildScene(task), { width: W, height: H, K: intrinsicsFromHfov(W, H, hfov_deg), E: poseToExtrinsic({ position: a.position, yaw: a.yaw, pitch: a.pitch }) });
-    const rgbPng = encodePng(W, H, 3, 8, out.rgb!), idsPng = encodePng(W, H, 1, 16, out.ids);
+    const out = render(buildScene(task), {
+      width: W,
+      height: H,
+      K: intrinsicsFromHfov(W, H, hfov_deg),
+      E: poseToExtrinsic({ position: a.position, yaw: a.yaw, pitch: a.pitch }),
+    });
+    const rgbPng = encodePng(W, H, 3, 8, out.rgb!),
+      idsPng = encodePng(W, H, 1, 16, out.ids);
     expect(Buffer.from(decodePng(rgbPng).data).equals(Buffer.from(out.rgb!))).toBe(true);
     expect(decodePng(idsPng).data).toEqual(out.ids);
     expect(Array.from(fastPngDecode(idsPng).data)).toEqual(Array.from(out.ids));
@@ -46,7 +53,12 @@ describe("PNG codec", () => {
   it("writes unfiltered scanlines, deflated at the bundle's level, at 8 and 16 bits, 1 and 3 channels", () => {
     let seed = 7;
     const next = () => (seed = (seed * 1103515245 + 12345) >>> 0);
-    for (const [w, h] of [[1, 1], [1, 5], [6, 3], [65, 4]] as const) {
+    for (const [w, h] of [
+      [1, 1],
+      [1, 5],
+      [6, 3],
+      [65, 4],
+    ] as const) {
       for (const channels of [1, 3] as const) {
         for (const bitDepth of [8, 16] as const) {
           const data = bitDepth === 8 ? new Uint8Array(w * h * channels) : new Uint16Array(w * h * channels);
@@ -56,20 +68,25 @@ describe("PNG codec", () => {
           const idatLen = png.readUInt32BE(33);
           expect(png.toString("ascii", 37, 41)).toBe("IDAT");
           expect(zlib.inflateSync(png.subarray(41, 41 + idatLen)).equals(referenceScanlines(w, h, channels, bitDepth, data))).toBe(true);
-          expect(png.subarray(41, 41 + idatLen).equals(zlib.deflateSync(referenceScanlines(w, h, channels, bitDepth, data), { level: PNG_ZLIB_LEVEL }))).toBe(true);
+          expect(png.subarray(41, 41 + idatLen).equals(zlib.deflateSync(referenceScanlines(w, h, channels, bitDepth, data), { level: PNG_ZLIB_LEVEL }))).toBe(
+            true,
+          );
         }
       }
     }
   });
 
   it("round-trips 8-bit RGB and 16-bit grey, and an independent decoder agrees", () => {
-    const W = 37, H = 23;
+    const W = 37,
+      H = 23;
     const rgb = new Uint8Array(W * H * 3).map((_, i) => (i * 37) % 256);
     const grey = new Uint16Array(W * H).map((_, i) => (i * 2654435761) % 65536);
-    const a = encodePng(W, H, 3, 8, rgb), b = encodePng(W, H, 1, 16, grey);
+    const a = encodePng(W, H, 3, 8, rgb),
+      b = encodePng(W, H, 1, 16, grey);
     expect(decodePng(a).data).toEqual(rgb);
     expect(decodePng(b).data).toEqual(grey);
-    const fa = fastPngDecode(a), fb = fastPngDecode(b);
+    const fa = fastPngDecode(a),
+      fb = fastPngDecode(b);
     expect([fa.width, fa.height, fa.channels, fa.depth]).toEqual([W, H, 3, 8]);
     expect(Array.from(fa.data)).toEqual(Array.from(rgb));
     expect(fb.depth).toBe(16);
@@ -86,7 +103,8 @@ describe("PNG codec", () => {
   });
 
   it("reads an RGBA PNG from another encoder as RGB, alpha dropped", () => {
-    const W = 9, H = 5;
+    const W = 9,
+      H = 5;
     const rgba = new Uint8Array(W * H * 4).map((_, i) => (i * 53 + 7) % 256);
     const png = decodePng(fastPngEncode({ width: W, height: H, data: rgba, channels: 4, depth: 8 }));
     expect(png.channels).toBe(4);
@@ -101,7 +119,9 @@ describe("PNG codec", () => {
     // Pillow (Debian python3-pil) picks a filter per row; on this image it uses Sub, Up and Paeth (the next
     // test covers None and Average). The raw pixels come back as .bin files.
     const dir = mkdtempSync(join(tmpdir(), "esi3d-png-pil-"));
-    execFileSync("/usr/bin/python3", ["-c", `
+    execFileSync("/usr/bin/python3", [
+      "-c",
+      `
 import numpy as np
 from PIL import Image
 rng = np.random.default_rng(3)
@@ -115,7 +135,8 @@ rgb.tofile("${dir}/rgb.bin")
 grey = ((xx * 977 + yy * 131 + rng.integers(0, 40, (h, w))) % 65536).astype(np.uint16)
 Image.fromarray(grey.astype(np.int32), "I").save("${dir}/grey16.png")
 np.asarray(Image.open("${dir}/grey16.png"), dtype=np.uint16).tofile("${dir}/grey16.bin")
-`]);
+`,
+    ]);
     const filtersUsed = new Set<number>();
     for (const name of ["rgb", "grey16"]) {
       const png = readFileSync(join(dir, `${name}.png`));
@@ -140,11 +161,15 @@ np.asarray(Image.open("${dir}/grey16.png"), dtype=np.uint16).tofile("${dir}/grey
   it("undoes each of the five row filters, chosen per row, at 8 and 16 bits", () => {
     // The forward filters, written the plain way (PNG spec §9.2), on rows whose filter cycles 0..4.
     const paeth = (a: number, b: number, c: number): number => {
-      const p = a + b - c, pa = Math.abs(p - a), pb = Math.abs(p - b), pc = Math.abs(p - c);
+      const p = a + b - c,
+        pa = Math.abs(p - a),
+        pb = Math.abs(p - b),
+        pc = Math.abs(p - c);
       return pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
     };
     const encodeFiltered = (w: number, h: number, colorType: 0 | 2, bitDepth: 8 | 16, bytes: Uint8Array): Buffer => {
-      const bpp = ((colorType === 2 ? 3 : 1) * bitDepth) / 8, rowBytes = w * bpp;
+      const bpp = ((colorType === 2 ? 3 : 1) * bitDepth) / 8,
+        rowBytes = w * bpp;
       const raw = Buffer.alloc((rowBytes + 1) * h);
       for (let y = 0; y < h; y++) {
         const f = y % 5;
@@ -159,14 +184,23 @@ np.asarray(Image.open("${dir}/grey16.png"), dtype=np.uint16).tofile("${dir}/grey
         }
       }
       const ihdr = Buffer.from([0, 0, 0, w, 0, 0, 0, h, bitDepth, colorType, 0, 0, 0]);
-      return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), pngChunk("IHDR", ihdr), pngChunk("IDAT", zlib.deflateSync(raw)), pngChunk("IEND", Buffer.alloc(0))]);
+      return Buffer.concat([
+        Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+        pngChunk("IHDR", ihdr),
+        pngChunk("IDAT", zlib.deflateSync(raw)),
+        pngChunk("IEND", Buffer.alloc(0)),
+      ]);
     };
-    const W = 29, H = 17;
+    const W = 29,
+      H = 17;
     const rgb = new Uint8Array(W * H * 3).map((_, i) => (i * 2654435761) >>> 24);
     expect(decodePng(encodeFiltered(W, H, 2, 8, rgb)).data).toEqual(rgb);
     const grey = new Uint16Array(W * H).map((_, i) => (i * 40503 + ((i * 2654435761) >>> 20)) & 0xffff);
     const be = new Uint8Array(W * H * 2);
-    grey.forEach((v, i) => { be[2 * i] = v >>> 8; be[2 * i + 1] = v & 255; });
+    grey.forEach((v, i) => {
+      be[2 * i] = v >>> 8;
+      be[2 * i + 1] = v & 255;
+    });
     expect(decodePng(encodeFiltered(W, H, 0, 16, be)).data).toEqual(grey);
   });
 });

@@ -4,7 +4,14 @@ import { Rng } from "../../../core/math/rng.js";
 import { boxVolume } from "../../../core/geometry.js";
 import { convexHull2d, minAreaRect } from "../../../scenegraph/primitives/hull2d.js";
 import {
-  aabb, footprintIntersectionArea, normaliseYaw, polygonArea, yawBox, yawBoxCorners, zOverlap, type YawBox,
+  aabb,
+  footprintIntersectionArea,
+  normaliseYaw,
+  polygonArea,
+  yawBox,
+  yawBoxCorners,
+  zOverlap,
+  type YawBox,
 } from "../../../scenegraph/primitives/boxes.js";
 
 const cross = (ax: number, ay: number, bx: number, by: number, cx: number, cy: number) => (bx - ax) * (cy - ay) - (by - ay) * (cx - ax);
@@ -16,12 +23,14 @@ function boxSurface(rng: Rng, n: number, size: [number, number, number], yaw: nu
   const areas = [b * h, b * h, a * h, a * h, a * b, a * b];
   const total = areas.reduce((s, v) => s + v, 0);
   for (let i = 0; i < n; i++) {
-    let r = rng.next() * total, f = 0;
+    let r = rng.next() * total,
+      f = 0;
     while (r >= areas[f]!) r -= areas[f++]!;
     const u = [rng.uniform(-a / 2, a / 2), rng.uniform(-b / 2, b / 2), rng.uniform(-h / 2, h / 2)];
     const ax = Math.floor(f / 2);
     u[ax] = (f % 2 ? 0.5 : -0.5) * size[ax]!;
-    const cs = Math.cos(yaw), sn = Math.sin(yaw);
+    const cs = Math.cos(yaw),
+      sn = Math.sin(yaw);
     out[3 * i] = c[0] + cs * u[0]! - sn * u[1]! + rng.normal(0, noise);
     out[3 * i + 1] = c[1] + sn * u[0]! + cs * u[1]! + rng.normal(0, noise);
     out[3 * i + 2] = c[2] + u[2]! + rng.normal(0, noise);
@@ -39,9 +48,12 @@ describe("convexHull2d", () => {
       const hull = convexHull2d(xy);
       const h = hull.length;
       if (h < 3) continue;
-      let notConvex = 0, outside = 0;
+      let notConvex = 0,
+        outside = 0;
       for (let k = 0; k < h; k++) {
-        const a = hull[k]!, b = hull[(k + 1) % h]!, c = hull[(k + 2) % h]!;
+        const a = hull[k]!,
+          b = hull[(k + 1) % h]!,
+          c = hull[(k + 2) % h]!;
         if (!(cross(xy[2 * a]!, xy[2 * a + 1]!, xy[2 * b]!, xy[2 * b + 1]!, xy[2 * c]!, xy[2 * c + 1]!) > 0)) notConvex++;
         for (let i = 0; i < n; i++) if (cross(xy[2 * a]!, xy[2 * a + 1]!, xy[2 * b]!, xy[2 * b + 1]!, xy[2 * i]!, xy[2 * i + 1]!) < 0) outside++;
       }
@@ -64,23 +76,36 @@ describe("minAreaRect (rotating calipers)", () => {
     for (let t = 0; t < 30; t++) {
       const n = 5 + t * 7;
       const xy = new Float64Array(2 * n);
-      const sx = rng.uniform(0.2, 3), sy = rng.uniform(0.2, 3), rot = rng.uniform(0, Math.PI);
+      const sx = rng.uniform(0.2, 3),
+        sy = rng.uniform(0.2, 3),
+        rot = rng.uniform(0, Math.PI);
       for (let i = 0; i < n; i++) {
-        const x = rng.uniform(-sx, sx), y = rng.uniform(-sy, sy);
+        const x = rng.uniform(-sx, sx),
+          y = rng.uniform(-sy, sy);
         xy[2 * i] = Math.cos(rot) * x - Math.sin(rot) * y;
         xy[2 * i + 1] = Math.sin(rot) * x + Math.cos(rot) * y;
       }
       const hull = convexHull2d(xy);
       let bestArea = Infinity;
       for (let e = 0; e < hull.length; e++) {
-        const a = hull[e]!, b = hull[(e + 1) % hull.length]!;
-        let ux = xy[2 * b]! - xy[2 * a]!, uy = xy[2 * b + 1]! - xy[2 * a + 1]!;
+        const a = hull[e]!,
+          b = hull[(e + 1) % hull.length]!;
+        let ux = xy[2 * b]! - xy[2 * a]!,
+          uy = xy[2 * b + 1]! - xy[2 * a + 1]!;
         const l = Math.hypot(ux, uy);
-        ux /= l; uy /= l;
-        let u0 = Infinity, u1 = -Infinity, v0 = Infinity, v1 = -Infinity;
+        ux /= l;
+        uy /= l;
+        let u0 = Infinity,
+          u1 = -Infinity,
+          v0 = Infinity,
+          v1 = -Infinity;
         for (let i = 0; i < n; i++) {
-          const u = xy[2 * i]! * ux + xy[2 * i + 1]! * uy, v = -xy[2 * i]! * uy + xy[2 * i + 1]! * ux;
-          u0 = Math.min(u0, u); u1 = Math.max(u1, u); v0 = Math.min(v0, v); v1 = Math.max(v1, v);
+          const u = xy[2 * i]! * ux + xy[2 * i + 1]! * uy,
+            v = -xy[2 * i]! * uy + xy[2 * i + 1]! * ux;
+          u0 = Math.min(u0, u);
+          u1 = Math.max(u1, u);
+          v0 = Math.min(v0, v);
+          v1 = Math.max(v1, v);
         }
         bestArea = Math.min(bestArea, (u1 - u0) * (v1 - v0));
       }
@@ -121,7 +146,8 @@ describe("yawBox", () => {
     const b = yawBox(rotated);
     expect(b.extent[0] * b.extent[1]).toBeLessThan(0.6 * (a.max[0] - a.min[0]) * (a.max[1] - a.min[1]));
     const aligned = boxSurface(rng, 3000, [1, 0.4, 0.4], 0, [0, 0, 0.2]);
-    const a2 = aabb(aligned), b2 = yawBox(aligned);
+    const a2 = aabb(aligned),
+      b2 = yawBox(aligned);
     expect(b2.extent[0] * b2.extent[1]).toBeCloseTo((a2.max[0] - a2.min[0]) * (a2.max[1] - a2.min[1]), 6);
   });
 
@@ -146,7 +172,13 @@ describe("yawBox", () => {
   });
 
   it("normaliseYaw maps every description of a rectangle to the same one", () => {
-    for (const [angle, along, across] of [[0.3, 2, 1], [0.3 + Math.PI / 2, 1, 2], [0.3 + Math.PI, 2, 1], [0.3 - Math.PI / 2, 1, 2], [0.3 - 3 * Math.PI, 2, 1]] as const) {
+    for (const [angle, along, across] of [
+      [0.3, 2, 1],
+      [0.3 + Math.PI / 2, 1, 2],
+      [0.3 + Math.PI, 2, 1],
+      [0.3 - Math.PI / 2, 1, 2],
+      [0.3 - 3 * Math.PI, 2, 1],
+    ] as const) {
       const r = normaliseYaw(angle, along, across);
       expect(r.yaw).toBeCloseTo(0.3, 12);
       expect([r.along, r.across]).toEqual([2, 1]);
@@ -156,7 +188,9 @@ describe("yawBox", () => {
 
 describe("box overlap measures", () => {
   const box = (cx: number, cy: number, cz: number, ex: number, ey: number, ez: number, yaw = 0): YawBox => ({
-    centre: [cx, cy, cz], extent: [ex, ey, ez], yaw,
+    centre: [cx, cy, cz],
+    extent: [ex, ey, ez],
+    yaw,
   });
 
   /** The intersection volume, as relations and fusion compose it: footprint overlap times z overlap. */

@@ -24,7 +24,13 @@ describe("dbscan (Open3D rules)", () => {
     // border point B (index 0) lies within eps of one core point of each cluster; with itself it has
     // only 3 neighbours, so it is not core. Cluster R (indices 1-4) holds the lowest core index, so it
     // is label 0 and claims B; L is label 1.
-    const R = [[0.9, 0, 0], [1.1, 0, 0], [1.3, 0, 0], [1.5, 0, 0]], L = R.map(([x, y, z]) => [-x!, y!, z!]);
+    const R = [
+        [0.9, 0, 0],
+        [1.1, 0, 0],
+        [1.3, 0, 0],
+        [1.5, 0, 0],
+      ],
+      L = R.map(([x, y, z]) => [-x!, y!, z!]);
     const r = dbscanDetailed(pts([0, 0, 0], ...R, ...L), 1.0, 4);
     expect(r.clusterCount).toBe(2);
     expect(Array.from(r.labels)).toEqual([0, 0, 0, 0, 0, 1, 1, 1, 1]);

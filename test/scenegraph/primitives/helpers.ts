@@ -26,7 +26,9 @@ export interface SceneOptions {
 /** A shuffled synthetic indoor cloud of n points (float32 xyz), fully determined by seed. */
 export function syntheticScene(n: number, seed: string | number, opts: SceneOptions = {}): Float32Array {
   const rng = new Rng(`scene/${seed}`);
-  const half = opts.halfM ?? 1.75, noise = opts.noiseM ?? 0.002, nObj = opts.objects ?? 12;
+  const half = opts.halfM ?? 1.75,
+    noise = opts.noiseM ?? 0.002,
+    nObj = opts.objects ?? 12;
   type Obj = { kind: "box" | "sphere" | "cylinder"; c: [number, number, number]; dims: number[]; yaw: number; area: number };
   const objs: Obj[] = [];
   for (let i = 0; objs.length < nObj && i < 10000; i++) {
@@ -74,27 +76,37 @@ export function syntheticScene(n: number, seed: string | number, opts: SceneOpti
     r -= floorArea;
     let o = objs[objs.length - 1]!;
     for (const cand of objs) {
-      if (r < cand.area) { o = cand; break; }
+      if (r < cand.area) {
+        o = cand;
+        break;
+      }
       r -= cand.area;
     }
     if (o.kind === "box") {
       const [a, b, cz] = o.dims as [number, number, number];
       const faces = [b * cz, b * cz, a * cz, a * cz, a * b, a * b];
-      let f = 0, rr = rng.next() * (2 * (b * cz + a * cz + a * b));
+      let f = 0,
+        rr = rng.next() * (2 * (b * cz + a * cz + a * b));
       while (rr >= faces[f]!) rr -= faces[f++]!;
       const u = [rng.uniform(-0.5, 0.5) * a, rng.uniform(-0.5, 0.5) * b, rng.uniform(-0.5, 0.5) * cz];
       const ax = Math.floor(f / 2);
       u[ax] = (f % 2 === 0 ? -0.5 : 0.5) * [a, b, cz][ax]!;
-      const cs = Math.cos(o.yaw), sn = Math.sin(o.yaw);
+      const cs = Math.cos(o.yaw),
+        sn = Math.sin(o.yaw);
       put(o.c[0] + cs * u[0]! - sn * u[1]!, o.c[1] + sn * u[0]! + cs * u[1]!, o.c[2] + u[2]!);
     } else if (o.kind === "sphere") {
-      let vx = rng.normal(), vy = rng.normal(), vz = rng.normal();
+      let vx = rng.normal(),
+        vy = rng.normal(),
+        vz = rng.normal();
       const l = Math.hypot(vx, vy, vz) || 1;
-      vx /= l; vy /= l; vz /= l;
+      vx /= l;
+      vy /= l;
+      vz /= l;
       put(o.c[0] + vx * o.dims[0]!, o.c[1] + vy * o.dims[0]!, o.c[2] + vz * o.dims[0]!);
     } else {
       const [rad, h] = o.dims as [number, number];
-      const side = 2 * Math.PI * rad * h, cap = Math.PI * rad * rad;
+      const side = 2 * Math.PI * rad * h,
+        cap = Math.PI * rad * rad;
       const u = rng.next() * (side + 2 * cap);
       const th = rng.uniform(0, 2 * Math.PI);
       if (u < side) put(o.c[0] + rad * Math.cos(th), o.c[1] + rad * Math.sin(th), o.c[2] + rng.uniform(-h / 2, h / 2));
@@ -147,7 +159,9 @@ export function requireOpen3d(): void {
   try {
     execFileSync(PYTHON, ["-c", "import open3d, numpy"], { stdio: "pipe" });
   } catch (e) {
-    throw new Error(`${PYTHON} cannot import open3d/numpy: apt-get install -y python3-open3d python3-numpy (see bench/peers/README.md)\n${String((e as { stderr?: Buffer }).stderr ?? e)}`);
+    throw new Error(
+      `${PYTHON} cannot import open3d/numpy: apt-get install -y python3-open3d python3-numpy (see bench/peers/README.md)\n${String((e as { stderr?: Buffer }).stderr ?? e)}`,
+    );
   }
 }
 
@@ -206,9 +220,15 @@ export function canonicalLabels(labels: Int32Array): Int32Array {
   const out = new Int32Array(labels.length);
   for (let i = 0; i < labels.length; i++) {
     const l = labels[i]!;
-    if (l < 0) { out[i] = -1; continue; }
+    if (l < 0) {
+      out[i] = -1;
+      continue;
+    }
     let m = map.get(l);
-    if (m === undefined) { m = map.size; map.set(l, m); }
+    if (m === undefined) {
+      m = map.size;
+      map.set(l, m);
+    }
     out[i] = m;
   }
   return out;
@@ -232,10 +252,13 @@ export interface RoomOptions {
  */
 export function syntheticRoom(seed: string | number, opts: RoomOptions = {}): { xyz: Float32Array; truth: Uint8Array } {
   const rng = new Rng(`room/${seed}`);
-  const density = opts.density ?? 1500, noise = opts.noiseM ?? 0.002;
+  const density = opts.density ?? 1500,
+    noise = opts.noiseM ?? 0.002;
   const pts: number[] = [];
   const cls: number[] = [];
-  const hx = 2.5, hy = 2, H = 2.5;
+  const hx = 2.5,
+    hy = 2,
+    H = 2.5;
   type Box = { c: [number, number, number]; s: [number, number, number]; yaw: number };
   const objects: Box[] = [
     { c: [-1.4, -0.9, 0.2], s: [0.5, 0.4, 0.4], yaw: 0.4 },
@@ -243,7 +266,12 @@ export function syntheticRoom(seed: string | number, opts: RoomOptions = {}): { 
     { c: [1.6, -1.2, 0.15], s: [0.3, 0.3, 0.3], yaw: 0.1 },
     // table: top and legs
     { c: [-0.3, 0.6, 0.74], s: [1.2, 0.8, 0.04], yaw: 0.25 },
-    ...[[-0.55, -0.35], [0.55, -0.35], [0.55, 0.35], [-0.55, 0.35]].map(([u, v]) => ({
+    ...[
+      [-0.55, -0.35],
+      [0.55, -0.35],
+      [0.55, 0.35],
+      [-0.55, 0.35],
+    ].map(([u, v]) => ({
       c: [-0.3 + Math.cos(0.25) * u! - Math.sin(0.25) * v!, 0.6 + Math.sin(0.25) * u! + Math.cos(0.25) * v!, 0.36] as [number, number, number],
       s: [0.05, 0.05, 0.72] as [number, number, number],
       yaw: 0.25,
@@ -253,7 +281,10 @@ export function syntheticRoom(seed: string | number, opts: RoomOptions = {}): { 
   const onFloorFootprint = (x: number, y: number) =>
     objects.some((o) => {
       if (o.c[2] - o.s[2] / 2 > 0.01) return false;
-      const dx = x - o.c[0], dy = y - o.c[1], c = Math.cos(-o.yaw), s = Math.sin(-o.yaw);
+      const dx = x - o.c[0],
+        dy = y - o.c[1],
+        c = Math.cos(-o.yaw),
+        s = Math.sin(-o.yaw);
       return Math.abs(c * dx - s * dy) < o.s[0] / 2 && Math.abs(s * dx + c * dy) < o.s[1] / 2;
     });
   const add = (x: number, y: number, z: number, k: number) => {
@@ -262,13 +293,20 @@ export function syntheticRoom(seed: string | number, opts: RoomOptions = {}): { 
   };
   // floor (hidden under objects standing on it)
   for (let i = 0, m = Math.round(density * 4 * hx * hy); i < m; i++) {
-    const x = rng.uniform(-hx, hx), y = rng.uniform(-hy, hy);
+    const x = rng.uniform(-hx, hx),
+      y = rng.uniform(-hy, hy);
     if (!onFloorFootprint(x, y)) add(x, y, 0, 1);
   }
   // walls
-  for (const [len, fixed, alongX] of [[2 * hx, -hy, true], [2 * hx, hy, true], [2 * hy, -hx, false], [2 * hy, hx, false]] as const) {
+  for (const [len, fixed, alongX] of [
+    [2 * hx, -hy, true],
+    [2 * hx, hy, true],
+    [2 * hy, -hx, false],
+    [2 * hy, hx, false],
+  ] as const) {
     for (let i = 0, m = Math.round(density * len * H); i < m; i++) {
-      const t = rng.uniform(-len / 2, len / 2), z = rng.uniform(0, H);
+      const t = rng.uniform(-len / 2, len / 2),
+        z = rng.uniform(0, H);
       if (alongX) add(t, fixed, z, 2);
       else add(fixed, t, z, 2);
     }
@@ -278,9 +316,11 @@ export function syntheticRoom(seed: string | number, opts: RoomOptions = {}): { 
     const [a, b, h] = o.s;
     const faces = [b * h, b * h, a * h, a * h, a * b, a * b];
     const total = faces.reduce((s, v) => s + v, 0);
-    const cs = Math.cos(o.yaw), sn = Math.sin(o.yaw);
+    const cs = Math.cos(o.yaw),
+      sn = Math.sin(o.yaw);
     for (let i = 0, m = Math.round(density * total); i < m; i++) {
-      let r = rng.next() * total, f = 0;
+      let r = rng.next() * total,
+        f = 0;
       while (r >= faces[f]!) r -= faces[f++]!;
       const u = [rng.uniform(-a / 2, a / 2), rng.uniform(-b / 2, b / 2), rng.uniform(-h / 2, h / 2)];
       const ax = Math.floor(f / 2);
@@ -291,12 +331,20 @@ export function syntheticRoom(seed: string | number, opts: RoomOptions = {}): { 
   }
   // rigid motion: tilt about x, yaw about z, translation
   const n = cls.length;
-  const tilt = ((opts.tiltDeg ?? 0) * Math.PI) / 180, yaw = opts.yaw ?? 0, off = opts.offset ?? [0, 0, 0];
-  const ct = Math.cos(tilt), st = Math.sin(tilt), cy = Math.cos(yaw), sy = Math.sin(yaw);
+  const tilt = ((opts.tiltDeg ?? 0) * Math.PI) / 180,
+    yaw = opts.yaw ?? 0,
+    off = opts.offset ?? [0, 0, 0];
+  const ct = Math.cos(tilt),
+    st = Math.sin(tilt),
+    cy = Math.cos(yaw),
+    sy = Math.sin(yaw);
   const xyz = new Float32Array(3 * n);
   for (let i = 0; i < n; i++) {
-    const x = pts[3 * i]!, y0 = pts[3 * i + 1]!, z0 = pts[3 * i + 2]!;
-    const y = ct * y0 - st * z0, z = st * y0 + ct * z0;
+    const x = pts[3 * i]!,
+      y0 = pts[3 * i + 1]!,
+      z0 = pts[3 * i + 2]!;
+    const y = ct * y0 - st * z0,
+      z = st * y0 + ct * z0;
     xyz[3 * i] = cy * x - sy * y + off[0];
     xyz[3 * i + 1] = sy * x + cy * y + off[1];
     xyz[3 * i + 2] = z + off[2];
@@ -308,7 +356,8 @@ export function syntheticRoom(seed: string | number, opts: RoomOptions = {}): { 
     const j = Math.floor(srng.next() * (i + 1));
     [perm[i], perm[j]] = [perm[j]!, perm[i]!];
   }
-  const outXyz = new Float32Array(3 * n), truth = new Uint8Array(n);
+  const outXyz = new Float32Array(3 * n),
+    truth = new Uint8Array(n);
   perm.forEach((src, dst) => {
     outXyz[3 * dst] = xyz[3 * src]!;
     outXyz[3 * dst + 1] = xyz[3 * src + 1]!;

@@ -10,11 +10,27 @@ function bruteBest(cost: Float64Array, rows: number, cols: number, maximize: boo
   const usedRows = new Uint8Array(rows);
   const rec = (k: number, acc: number) => {
     if (rows <= cols) {
-      if (k === rows) { best = maximize ? Math.max(best, acc) : Math.min(best, acc); return; }
-      for (let j = 0; j < cols; j++) if (!usedCols[j]) { usedCols[j] = 1; rec(k + 1, acc + cost[k * cols + j]!); usedCols[j] = 0; }
+      if (k === rows) {
+        best = maximize ? Math.max(best, acc) : Math.min(best, acc);
+        return;
+      }
+      for (let j = 0; j < cols; j++)
+        if (!usedCols[j]) {
+          usedCols[j] = 1;
+          rec(k + 1, acc + cost[k * cols + j]!);
+          usedCols[j] = 0;
+        }
     } else {
-      if (k === cols) { best = maximize ? Math.max(best, acc) : Math.min(best, acc); return; }
-      for (let i = 0; i < rows; i++) if (!usedRows[i]) { usedRows[i] = 1; rec(k + 1, acc + cost[i * cols + k]!); usedRows[i] = 0; }
+      if (k === cols) {
+        best = maximize ? Math.max(best, acc) : Math.min(best, acc);
+        return;
+      }
+      for (let i = 0; i < rows; i++)
+        if (!usedRows[i]) {
+          usedRows[i] = 1;
+          rec(k + 1, acc + cost[i * cols + k]!);
+          usedRows[i] = 0;
+        }
     }
   };
   rec(0, 0);
@@ -25,7 +41,8 @@ describe("hungarian", () => {
   it("matches brute force on random square and rectangular matrices, minimising and maximising", () => {
     const rng = new Rng("hungarian");
     for (let t = 0; t < 150; t++) {
-      const rows = rng.int(1, 6), cols = rng.int(1, 6);
+      const rows = rng.int(1, 6),
+        cols = rng.int(1, 6);
       const cost = new Float64Array(rows * cols);
       // small integer costs make many ties; real-valued ones exercise the potentials
       for (let k = 0; k < cost.length; k++) cost[k] = t % 2 ? rng.int(0, 4) : rng.uniform(-3, 10);

@@ -8,9 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { voxelDownsample } from "../../../scenegraph/primitives/voxelDownsample.js";
 import { dbscanDetailed } from "../../../scenegraph/primitives/dbscan.js";
-import {
-  TempDir, canonicalLabels, readF32, readI32, requireOpen3d, runO3dPeer, sortedTuples, syntheticScene, writeF32,
-} from "./helpers.js";
+import { TempDir, canonicalLabels, readF32, readI32, requireOpen3d, runO3dPeer, sortedTuples, syntheticScene, writeF32 } from "./helpers.js";
 import { needs } from "../../helpers/system.js";
 
 const o3d = needs("python3-numpy", "python3-open3d");
@@ -24,19 +22,26 @@ beforeAll(() => {
 afterAll(() => tmp?.dispose());
 
 function countDifferentTuples(a: Float32Array, b: Float32Array): number {
-  const sa = sortedTuples(a), sb = sortedTuples(b);
+  const sa = sortedTuples(a),
+    sb = sortedTuples(b);
   let diff = 0;
   // compare as bit patterns: identical float32 values, not "close" ones
-  const ua = new Uint32Array(sa.buffer), ub = new Uint32Array(sb.buffer);
+  const ua = new Uint32Array(sa.buffer),
+    ub = new Uint32Array(sb.buffer);
   for (let i = 0; i < ua.length; i += 3) if (ua[i] !== ub[i] || ua[i + 1] !== ub[i + 1] || ua[i + 2] !== ub[i + 2]) diff++;
   return diff;
 }
 
 describe.skipIf(o3d.skip)(o3d.title("voxelDownsample = Open3D voxel_down_sample"), () => {
-  for (const [n, voxel, seed] of [[150_000, 0.02, "a"], [60_000, 0.05, "b"], [80_000, 0.013, "c"]] as const) {
+  for (const [n, voxel, seed] of [
+    [150_000, 0.02, "a"],
+    [60_000, 0.05, "b"],
+    [80_000, 0.013, "c"],
+  ] as const) {
     it(`${n} points, voxel ${voxel}: same count, bit-identical coordinates`, () => {
       const xyz = syntheticScene(n, seed);
-      const f = tmp.file(`vox_${seed}.f32`), g = tmp.file(`vox_${seed}_o3d.f32`);
+      const f = tmp.file(`vox_${seed}.f32`),
+        g = tmp.file(`vox_${seed}_o3d.f32`);
       writeF32(f, xyz);
       const info = runO3dPeer(["--in", f, "--op", "voxel", "--voxel", String(voxel), "--out", g]);
       const ours = voxelDownsample(xyz, voxel);
@@ -56,7 +61,8 @@ describe.skipIf(o3d.skip)(o3d.title("voxelDownsample = Open3D voxel_down_sample"
   it("the index of each input point's voxel is consistent with the output means", () => {
     const xyz = syntheticScene(20_000, "idx");
     const r = voxelDownsample(xyz, 0.03);
-    const sums = new Float64Array(3 * r.count), cnt = new Int32Array(r.count);
+    const sums = new Float64Array(3 * r.count),
+      cnt = new Int32Array(r.count);
     for (let i = 0; i < xyz.length / 3; i++) {
       const v = r.voxelOfPoint[i]!;
       for (let a = 0; a < 3; a++) sums[3 * v + a]! += xyz[3 * i + a]!;
@@ -70,10 +76,15 @@ describe.skipIf(o3d.skip)(o3d.title("voxelDownsample = Open3D voxel_down_sample"
 });
 
 describe.skipIf(o3d.skip)(o3d.title("dbscan = Open3D cluster_dbscan"), () => {
-  for (const [n, voxel, eps, minPts, seed] of [[150_000, 0.02, 0.05, 10, "d"], [100_000, 0.025, 0.1, 10, "e"], [60_000, 0.02, 0.03, 4, "f"]] as const) {
+  for (const [n, voxel, eps, minPts, seed] of [
+    [150_000, 0.02, 0.05, 10, "d"],
+    [100_000, 0.025, 0.1, 10, "e"],
+    [60_000, 0.02, 0.03, 4, "f"],
+  ] as const) {
     it(`${n} points downsampled at ${voxel}, eps ${eps}, min ${minPts}: identical labels`, () => {
       const down = voxelDownsample(syntheticScene(n, seed), voxel).xyz;
-      const f = tmp.file(`db_${seed}.f32`), g = tmp.file(`db_${seed}.i32`);
+      const f = tmp.file(`db_${seed}.f32`),
+        g = tmp.file(`db_${seed}.i32`);
       writeF32(f, down);
       const info = runO3dPeer(["--in", f, "--op", "dbscan", "--eps", String(eps), "--min-points", String(minPts), "--out", g]);
       const theirs = readI32(g);
@@ -91,4 +102,3 @@ describe.skipIf(o3d.skip)(o3d.title("dbscan = Open3D cluster_dbscan"), () => {
     expect(dbscanDetailed(down, 0.05, 10).clusterCount).toBe(13); // 12 objects + floor
   });
 });
-

@@ -15,8 +15,13 @@ function bruteOverlap(a: Float32Array, b: Float32Array, r: number): number {
   let hits = 0;
   for (let i = 0; i < a.length / 3; i++) {
     for (let j = 0; j < b.length / 3; j++) {
-      const dx = a[3 * i]! - b[3 * j]!, dy = a[3 * i + 1]! - b[3 * j + 1]!, dz = a[3 * i + 2]! - b[3 * j + 2]!;
-      if (dx * dx + dy * dy + dz * dz < r * r) { hits++; break; }
+      const dx = a[3 * i]! - b[3 * j]!,
+        dy = a[3 * i + 1]! - b[3 * j + 1]!,
+        dz = a[3 * i + 2]! - b[3 * j + 2]!;
+      if (dx * dx + dy * dy + dz * dz < r * r) {
+        hits++;
+        break;
+      }
     }
   }
   return hits / (a.length / 3);
@@ -24,9 +29,10 @@ function bruteOverlap(a: Float32Array, b: Float32Array, r: number): number {
 
 function bruteMin(a: Float32Array, b: Float32Array): number {
   let best = Infinity;
-  for (let i = 0; i < a.length / 3; i++) for (let j = 0; j < b.length / 3; j++) {
-    best = Math.min(best, Math.hypot(a[3 * i]! - b[3 * j]!, a[3 * i + 1]! - b[3 * j + 1]!, a[3 * i + 2]! - b[3 * j + 2]!));
-  }
+  for (let i = 0; i < a.length / 3; i++)
+    for (let j = 0; j < b.length / 3; j++) {
+      best = Math.min(best, Math.hypot(a[3 * i]! - b[3 * j]!, a[3 * i + 1]! - b[3 * j + 1]!, a[3 * i + 2]! - b[3 * j + 2]!));
+    }
   return best;
 }
 
@@ -51,8 +57,14 @@ describe("pointOverlapRatio", () => {
 describe("closestDistance", () => {
   it("equals brute force, and the generator's minPointDistance, for separate, touching and interpenetrating sets", () => {
     const rng = new Rng("mindist");
-    for (const [offset, na, nb] of [[0.5, 300, 2000], [0.21, 2000, 300], [0.05, 500, 500], [3, 10, 10]] as const) {
-      const a = blob(rng, na, [0, 0, 0], 0.05), b = blob(rng, nb, [offset, 0.02, 0], 0.05);
+    for (const [offset, na, nb] of [
+      [0.5, 300, 2000],
+      [0.21, 2000, 300],
+      [0.05, 500, 500],
+      [3, 10, 10],
+    ] as const) {
+      const a = blob(rng, na, [0, 0, 0], 0.05),
+        b = blob(rng, nb, [offset, 0.02, 0], 0.05);
       const brute = bruteMin(a, b);
       const d = closestDistance(indexPoints(a), indexPoints(b), 10);
       expect(d).toBeCloseTo(brute, 7);
@@ -63,7 +75,8 @@ describe("closestDistance", () => {
 
   it("is capped at the cutoff when the sets are farther apart", () => {
     const rng = new Rng("cap");
-    const a = blob(rng, 100, [0, 0, 0], 0.05), b = blob(rng, 100, [2, 0, 0], 0.05);
+    const a = blob(rng, 100, [0, 0, 0], 0.05),
+      b = blob(rng, 100, [2, 0, 0], 0.05);
     expect(closestDistance(indexPoints(a), indexPoints(b), 0.25)).toBe(0.25);
     expect(minPointDistance(a, b, 0.25)).toBe(0.25);
   });
@@ -73,7 +86,8 @@ describe("closestDistance shortcuts", () => {
   it("gives the cutoff when the boxes come within it but the points do not, and the exact distance on a diagonal", () => {
     const rng = new Rng("diagonal");
     // two tight blobs offset on the diagonal: their boxes come closer than their points do
-    const a = blob(rng, 400, [0, 0, 0], 0.02), b = blob(rng, 900, [0.3, 0.3, 0.3], 0.02);
+    const a = blob(rng, 400, [0, 0, 0], 0.02),
+      b = blob(rng, 900, [0.3, 0.3, 0.3], 0.02);
     const d = closestDistance(indexPoints(a), indexPoints(b), 10);
     expect(d).toBeCloseTo(bruteMin(a, b), 7);
     expect(closestDistance(indexPoints(b), indexPoints(a), 10)).toBe(d);

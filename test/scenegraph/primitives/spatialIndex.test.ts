@@ -14,7 +14,9 @@ function randomCloud(n: number, seed: string, scale = 1): Float32Array {
 }
 
 function d2(a: Float32Array, i: number, x: number, y: number, z: number): number {
-  const dx = x - a[3 * i]!, dy = y - a[3 * i + 1]!, dz = z - a[3 * i + 2]!;
+  const dx = x - a[3 * i]!,
+    dy = y - a[3 * i + 1]!,
+    dz = z - a[3 * i + 2]!;
   return dx * dx + dy * dy + dz * dz;
 }
 
@@ -51,7 +53,9 @@ describe("VoxelHashGrid", () => {
       for (let q = 0; q < 60; q++) {
         const i = rng.int(0, cloud.length / 3 - 1);
         // queries at cloud points and at points off the cloud (also outside its bounds)
-        const x = cloud[3 * i]! + rng.uniform(-0.05, 0.05), y = cloud[3 * i + 1]! + rng.uniform(-0.05, 0.05), z = cloud[3 * i + 2]! + (q % 10 === 0 ? 3 : 0);
+        const x = cloud[3 * i]! + rng.uniform(-0.05, 0.05),
+          y = cloud[3 * i + 1]! + rng.uniform(-0.05, 0.05),
+          z = cloud[3 * i + 2]! + (q % 10 === 0 ? 3 : 0);
         for (const r of [0.02, 0.05, 0.13]) {
           const expected = bruteWithin(cloud, x, y, z, r);
           expect(grid.within(x, y, z, r).sort((p, s) => p - s)).toEqual(expected);
@@ -73,7 +77,8 @@ describe("VoxelHashGrid", () => {
       const [cx, cy, cz] = [grid.cellCoords[3 * c]!, grid.cellCoords[3 * c + 1]!, grid.cellCoords[3 * c + 2]!];
       const expected: number[] = [];
       for (let d = 0; d < grid.cellCount; d++) {
-        if (Math.abs(grid.cellCoords[3 * d]! - cx) <= 1 && Math.abs(grid.cellCoords[3 * d + 1]! - cy) <= 1 && Math.abs(grid.cellCoords[3 * d + 2]! - cz) <= 1) expected.push(d);
+        if (Math.abs(grid.cellCoords[3 * d]! - cx) <= 1 && Math.abs(grid.cellCoords[3 * d + 1]! - cy) <= 1 && Math.abs(grid.cellCoords[3 * d + 2]! - cz) <= 1)
+          expected.push(d);
       }
       expect(Array.from(ids.subarray(start[c]!, start[c + 1]!))).toEqual(expected);
     }
@@ -106,7 +111,9 @@ describe("KdTree3", () => {
 
   it("k-NN distances equal brute force exactly, nearest first; indices match the distances", () => {
     for (let q = 0; q < 80; q++) {
-      const x = rng.uniform(-1.2, 1.2), y = rng.uniform(-1.2, 1.2), z = rng.uniform(-1.2, 1.2);
+      const x = rng.uniform(-1.2, 1.2),
+        y = rng.uniform(-1.2, 1.2),
+        z = rng.uniform(-1.2, 1.2);
       const k = [1, 5, 20, 64][q % 4]!;
       const r = tree.knn(x, y, z, k);
       expect(Array.from(r.d2)).toEqual(bruteKnnD2(cloud, x, y, z, k));
@@ -117,7 +124,9 @@ describe("KdTree3", () => {
 
   it("radius queries and nearest equal brute force", () => {
     for (let q = 0; q < 40; q++) {
-      const x = rng.uniform(-1, 1), y = rng.uniform(-1, 1), z = rng.uniform(-1, 1);
+      const x = rng.uniform(-1, 1),
+        y = rng.uniform(-1, 1),
+        z = rng.uniform(-1, 1);
       expect(tree.within(x, y, z, 0.08).sort((a, b) => a - b)).toEqual(bruteWithin(cloud, x, y, z, 0.08));
       const j = tree.nearest(x, y, z);
       expect(tree.lastNearestD2).toBe(bruteKnnD2(cloud, x, y, z, 1)[0]);
@@ -138,7 +147,9 @@ describe("KdTree3", () => {
     for (const leaf of [1, 2, 5, 32]) {
       const t = new KdTree3(faces, leaf);
       for (let q = 0; q < 60; q++) {
-        const x = r2.uniform(-0.6, 1.6), y = r2.uniform(-0.6, 1.6), z = r2.uniform(0.05, 0.6);
+        const x = r2.uniform(-0.6, 1.6),
+          y = r2.uniform(-0.6, 1.6),
+          z = r2.uniform(0.05, 0.6);
         const bound = [Infinity, 0.3, 0.1][q % 3]!;
         const want = bruteKnnD2(faces, x, y, z, 1)[0]!;
         const j = t.nearest(x, y, z, bound);

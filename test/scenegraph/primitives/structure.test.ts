@@ -1,13 +1,19 @@
 /** Floor and wall separation on synthetic rooms with known ground truth. */
 import { describe, expect, it } from "vitest";
 import {
-  FLOOR_TOLERANCE_M, STRUCTURE_FLOOR, STRUCTURE_OBJECT, STRUCTURE_WALL, segmentStructure, segmentStructureDetailed,
+  FLOOR_TOLERANCE_M,
+  STRUCTURE_FLOOR,
+  STRUCTURE_OBJECT,
+  STRUCTURE_WALL,
+  segmentStructure,
+  segmentStructureDetailed,
 } from "../../../scenegraph/primitives/structure.js";
 import { syntheticRoom, syntheticScene } from "./helpers.js";
 
 /** Fraction of points of true class `k` (optionally only those higher than minZ above the floor) labelled `k`. */
 function recall(mask: Uint8Array, truth: Uint8Array, k: number, keep: (i: number) => boolean = () => true): number {
-  let tp = 0, all = 0;
+  let tp = 0,
+    all = 0;
   for (let i = 0; i < mask.length; i++) {
     if (truth[i] !== k || !keep(i)) continue;
     all++;
@@ -17,7 +23,8 @@ function recall(mask: Uint8Array, truth: Uint8Array, k: number, keep: (i: number
 }
 
 function precision(mask: Uint8Array, truth: Uint8Array, k: number): number {
-  let tp = 0, all = 0;
+  let tp = 0,
+    all = 0;
   for (let i = 0; i < mask.length; i++) {
     if (mask[i] !== k) continue;
     all++;

@@ -14,7 +14,9 @@ const VOXEL = 0.025;
 function blobs(rng: Rng, clusters: number, per: number, spread: number, extent: number): Float32Array {
   const out = new Float32Array(3 * clusters * per);
   for (let c = 0, o = 0; c < clusters; c++) {
-    const cx = rng.uniform(0, extent), cy = rng.uniform(0, extent), cz = rng.uniform(0, extent);
+    const cx = rng.uniform(0, extent),
+      cy = rng.uniform(0, extent),
+      cz = rng.uniform(0, extent);
     for (let i = 0; i < per; i++) {
       out[o++] = cx + rng.uniform(-spread, spread);
       out[o++] = cy + rng.uniform(-spread, spread);
@@ -26,7 +28,8 @@ function blobs(rng: Rng, clusters: number, per: number, spread: number, extent: 
 
 /** The dense path's grid size for a cloud, as voxelDownsample computes it. */
 function cells(xyz: Float32Array): number {
-  const min = [Infinity, Infinity, Infinity], max = [-Infinity, -Infinity, -Infinity];
+  const min = [Infinity, Infinity, Infinity],
+    max = [-Infinity, -Infinity, -Infinity];
   for (let i = 0; i < xyz.length; i++) (min[i % 3] = Math.min(min[i % 3]!, xyz[i]!)), (max[i % 3] = Math.max(max[i % 3]!, xyz[i]!));
   return [0, 1, 2].reduce((n, a) => n * (Math.floor((max[a]! - (min[a]! - VOXEL / 2)) / VOXEL) + 1), 1);
 }
@@ -38,16 +41,24 @@ describe("voxelDownsample's kept scratch", () => {
     // dense blobs (scan), a few small blobs far apart (sorted keys), a cloud whose grid is larger than the
     // kept scratch, and small ones after each so their cells and voxels land where earlier calls wrote
     const clouds = [
-      blobs(rng, 1, 20_000, 0.3, 0.1), blobs(rng, 4, 5000, 0.01, 1.5), blobs(rng, 2, 400, 0.05, 0.5),
-      blobs(rng, 4, 50_000, 0.6, 2.0), blobs(rng, 6, 3000, 0.01, 1.2), blobs(rng, 1, 5000, 0.2, 0),
-      blobs(rng, 3, 2000, 0.01, 1.0), blobs(rng, 1, 200_000, 2.2, 0), blobs(rng, 3, 150, 0.01, 0.5),
+      blobs(rng, 1, 20_000, 0.3, 0.1),
+      blobs(rng, 4, 5000, 0.01, 1.5),
+      blobs(rng, 2, 400, 0.05, 0.5),
+      blobs(rng, 4, 50_000, 0.6, 2.0),
+      blobs(rng, 6, 3000, 0.01, 1.2),
+      blobs(rng, 1, 5000, 0.2, 0),
+      blobs(rng, 3, 2000, 0.01, 1.0),
+      blobs(rng, 1, 200_000, 2.2, 0),
+      blobs(rng, 3, 150, 0.01, 0.5),
     ];
     for (const xyz of clouds) {
-      const got = voxelDownsample(xyz, VOXEL), want = voxelDownsample(xyz, VOXEL, { grouping: "sort" });
+      const got = voxelDownsample(xyz, VOXEL),
+        want = voxelDownsample(xyz, VOXEL, { grouping: "sort" });
       expect(got.xyz).toEqual(want.xyz);
       expect(got.voxelOfPoint).toEqual(want.voxelOfPoint);
       expect(got.pointsPerVoxel).toEqual(want.pointsPerVoxel);
-      const c = cells(xyz), n = xyz.length / 3;
+      const c = cells(xyz),
+        n = xyz.length / 3;
       expect(c).toBeLessThanOrEqual(VOXEL_DENSE_CELLS_PER_POINT * n);
       if (c > 1 << 22) seen.fresh++;
       else if (c <= VOXEL_SCAN_CELLS_PER_VOXEL * got.count) seen.scan++;

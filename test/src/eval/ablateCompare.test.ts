@@ -38,7 +38,9 @@ describe("esi3d ablate and compare", () => {
     expect(esi3d(["run", ...common, "--noise-level", "1", "--out", join(dir, "b")]).code).toBe(0);
     const c = esi3d(["compare", join(dir, "a"), join(dir, "b")]);
     expect(c.code, c.stderr).toBe(0);
-    expect(c.stdout).toMatch(/Merged Observation\s+Noisy-3D\s+\d+\.\d \(n=\d+\*?\) cov \d+\.\d ans (?:\d+\.\d|-)\s+\d+\.\d \(n=\d+\*?\) cov \d+\.\d ans (?:\d+\.\d|-)\s+[+-]\d+\.\d\s+\[-?\d+\.\d, -?\d+\.\d\]/);
+    expect(c.stdout).toMatch(
+      /Merged Observation\s+Noisy-3D\s+\d+\.\d \(n=\d+\*?\) cov \d+\.\d ans (?:\d+\.\d|-)\s+\d+\.\d \(n=\d+\*?\) cov \d+\.\d ans (?:\d+\.\d|-)\s+[+-]\d+\.\d\s+\[-?\d+\.\d, -?\d+\.\d\]/,
+    );
     expect(c.stdout).toMatch(/Overall\s+GT-3D/);
     expect(esi3d(["compare", join(dir, "a"), join(dir, "nope")]).code).toBe(2);
     // the same suite twice: every item is paired
@@ -50,7 +52,8 @@ describe("esi3d ablate and compare", () => {
     const rng = new Rng("paired-coverage");
     const cells = [0.45, 0.2, 0.1, 0.25];
     let covered = 0;
-    const reps = 4000, n = 40;
+    const reps = 4000,
+      n = 40;
     for (let r = 0; r < reps; r++) {
       const k = [0, 0, 0, 0];
       for (let i = 0; i < n; i++) {
@@ -85,7 +88,9 @@ describe("esi3d ablate and compare", () => {
     it("ablate --paradigm active: noise levels x active episodes, the table says Active and shows the episodes", () => {
       const r = esi3d(["ablate", ...active, "--per-subcategory", "1", "--noise", "0,2", "--out", join(dir, "ab-active")]);
       expect(r.code, r.stderr).toBe(0);
-      const keys = readRecords(join(dir, "ab-active", "items.jsonl")).records.map((x) => x.key).sort();
+      const keys = readRecords(join(dir, "ab-active", "items.jsonl"))
+        .records.map((x) => x.key)
+        .sort();
       expect(keys).toEqual(["linear_alignment-000|active|2d", "linear_alignment-000|active|3d:noisy@0", "linear_alignment-000|active|3d:noisy@2"]);
       const a = JSON.parse(readFileSync(join(dir, "ab-active", "ablation.json"), "utf8"));
       expect(a.paradigms).toEqual(["active"]);
@@ -97,9 +102,13 @@ describe("esi3d ablate and compare", () => {
       }
       // one paradigm: its own curve is the pooled one
       for (const l of ["0", "2"]) expect({ ...a.byParadigm.active.levels[l], group: "" }).toEqual({ ...a.accuracy.overall[l], group: "" });
-      expect(r.stdout).toMatch(/\(accuracy % over all n items, an item without an answer credited at chance \[95 % interval\]; cov = share answered where below 100 %; paradigm Active; <2D = below the 2D baseline/);
+      expect(r.stdout).toMatch(
+        /\(accuracy % over all n items, an item without an answer credited at chance \[95 % interval\]; cov = share answered where below 100 %; paradigm Active; <2D = below the 2D baseline/,
+      );
       expect(r.stdout).toMatch(/Active episodes\s+2D\s+noise 0\s+noise 2/);
-      expect(r.stdout).toMatch(new RegExp(`mean steps\\s+${a.active[0].mean_steps.toFixed(2)}\\s+${a.active[1].mean_steps.toFixed(2)}\\s+${a.active[2].mean_steps.toFixed(2)}`));
+      expect(r.stdout).toMatch(
+        new RegExp(`mean steps\\s+${a.active[0].mean_steps.toFixed(2)}\\s+${a.active[1].mean_steps.toFixed(2)}\\s+${a.active[2].mean_steps.toFixed(2)}`),
+      );
       expect(readFileSync(join(dir, "ab-active", "ablation.md"), "utf8")).toMatch(/# Noise ablation \(components: .*; paradigm Active\)/);
       expect(readFileSync(join(dir, "ab-active", "ablation.html"), "utf8")).toContain("paradigm Active");
     }, 300_000);
@@ -112,7 +121,8 @@ describe("esi3d ablate and compare", () => {
       const c = esi3d(["compare", join(dir, "act-nbv"), join(dir, "act-random"), "--paradigm", "active"]);
       expect(c.code, c.stderr).toBe(0);
       const recs = (e: string) => readRecords(join(dir, `act-${e}`, "items.jsonl")).records.filter((x) => x.source === "gt");
-      const nbv = recs("nbv"), rnd = recs("random");
+      const nbv = recs("nbv"),
+        rnd = recs("random");
       // pairs where one explorer scored more (an episode without an answer scores its chance credit)
       const aBetter = nbv.filter((x) => creditOf(x) > creditOf(rnd.find((y) => y.key === x.key)!)).length;
       const bBetter = rnd.filter((x) => creditOf(x) > creditOf(nbv.find((y) => y.key === x.key)!)).length;

@@ -18,7 +18,18 @@ import { esi3d } from "../apps/cli/helpers.js";
 
 const CAMERA = { width: 160, height: 120, hfov_deg: 70 };
 const GT: ThreeDArm = { source: "gt", noise: DEFAULT_RUN_CONFIG.noise, labels: "oracle", label: "gt" };
-const decision = (p: Partial<AgentDecision>): AgentDecision => ({ requestedAction: "turn_left", action: "turn_left", status: "parsed", answer: "yes", confidence: 0.5, reasoning: "", trace: [], reprompted: false, latencyMs: 0, ...p });
+const decision = (p: Partial<AgentDecision>): AgentDecision => ({
+  requestedAction: "turn_left",
+  action: "turn_left",
+  status: "parsed",
+  answer: "yes",
+  confidence: 0.5,
+  reasoning: "",
+  trace: [],
+  reprompted: false,
+  latencyMs: 0,
+  ...p,
+});
 const withoutTimes = (e: unknown) => JSON.stringify(e, (k, v) => (k === "time_ms" ? 0 : v));
 
 describe("stopping rules (ESI's should_stop)", () => {
@@ -40,7 +51,8 @@ describe("active episodes with the offline explorers", () => {
     it(`${explorer}: deterministic, within budget, every step recorded`, async () => {
       const config = resolveRunConfig({ active: { explorer, maxSteps: 8, minSteps: 8, threshold: 1 } });
       const run = () => runActiveEpisode({ task, config, arm: GT, agent: createExplorerAgent(explorer, task, "3d") });
-      const a = await run(), b = await run();
+      const a = await run(),
+        b = await run();
       expect(withoutTimes(a.episode)).toBe(withoutTimes(b.episode));
       expect(a.answer.answer).toBe(b.answer.answer);
       ActiveEpisodeSchema.parse(a.episode);
@@ -65,7 +77,12 @@ describe("active episodes with the offline explorers", () => {
   });
 
   it("the 2D arm explores with the seeded walk and never sees a graph", async () => {
-    const out = await runActiveEpisode({ task, config: resolveRunConfig({ active: { maxSteps: 5, minSteps: 5, threshold: 1 } }), arm: null, agent: createExplorerAgent("nbv", task, "2d") });
+    const out = await runActiveEpisode({
+      task,
+      config: resolveRunConfig({ active: { maxSteps: 5, minSteps: 5, threshold: 1 } }),
+      arm: null,
+      agent: createExplorerAgent("nbv", task, "2d"),
+    });
     expect(out.graph).toBeNull();
     expect(out.episode.agent).toBe("symbolic-2d+random");
     expect(out.episode.steps.every((s) => s.graph_nodes === null)).toBe(true);
@@ -75,7 +92,23 @@ describe("active episodes with the offline explorers", () => {
 describe("esi3d run --paradigm active", () => {
   it("writes active records that --resume reads back", () => {
     const out = join(mkdtempSync(join(tmpdir(), "esi3d-active-")), "run");
-    const args = ["run", "--paradigm", "active", "--subcategories", "linear_alignment", "--per-subcategory", "1", "--source", "gt", "--max-steps", "6", "--concurrency", "1", "--out", out];
+    const args = [
+      "run",
+      "--paradigm",
+      "active",
+      "--subcategories",
+      "linear_alignment",
+      "--per-subcategory",
+      "1",
+      "--source",
+      "gt",
+      "--max-steps",
+      "6",
+      "--concurrency",
+      "1",
+      "--out",
+      out,
+    ];
     const r = esi3d(args);
     expect(r.code, r.stderr).toBe(0);
     const recs = readRecords(join(out, "items.jsonl")).records;

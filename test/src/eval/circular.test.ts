@@ -62,7 +62,18 @@ describe("a position prior under --circular", () => {
     expect(a.rotations).toHaveLength(k);
     expect(a.rotations!.map((r) => r.answer)).toEqual(task.options.map((_, r) => rotateOptions(task.options, r)[1]));
     const config = resolveRunConfig({ prompt: { circular: true } });
-    const record = makeRecord({ task, paradigm: "single", arm: "shortcut", source: null, config, reasoner: "shortcut", answer: a, views: 0, quality: null, timings: {} });
+    const record = makeRecord({
+      task,
+      paradigm: "single",
+      arm: "shortcut",
+      source: null,
+      config,
+      reasoner: "shortcut",
+      answer: a,
+      views: 0,
+      quality: null,
+      timings: {},
+    });
     expect(record.circular).toEqual({ rotations: k, answers: a.rotations!.map((r) => r.answer), correct: a.rotations!.map((r) => r.answer === task.answer) });
     expect(record.circular!.correct.filter(Boolean)).toHaveLength(1);
     expect(record).toMatchObject({ status: "parsed", answer: rotateOptions(task.options, 0)[1], match: "text", correct: false });
@@ -78,7 +89,8 @@ describe("an LLM under --circular, over HTTP", () => {
     // a model that reads the options and answers the true one, whatever its position
     server = await startServer(openaiReply(JSON.stringify({ answer: task.answer, confidence: 0.9 })));
     const cacheFile = join(mkdtempSync(join(tmpdir(), "esi3d-circular-")), "cache.sqlite");
-    const make = (cache: ResponseCache) => circularReasoner(createLlmReasoner("openai:m", { baseUrl: `${server!.url}/v1`, env: { OPENAI_API_KEY: KEY }, maxRetries: 0, cache }));
+    const make = (cache: ResponseCache) =>
+      circularReasoner(createLlmReasoner("openai:m", { baseUrl: `${server!.url}/v1`, env: { OPENAI_API_KEY: KEY }, maxRetries: 0, cache }));
     const cache = ResponseCache.open(cacheFile);
     const a = await make(cache).answer({ task, graph });
     const k = task.options.length;
@@ -88,7 +100,18 @@ describe("an LLM under --circular, over HTTP", () => {
     const hashes = a.rotations!.map((r) => r.promptHash);
     expect(new Set(hashes).size).toBe(k);
     expect(a).toMatchObject({ status: "parsed", answer: task.answer, match: "text", promptHash: hashes[0] });
-    const record = makeRecord({ task, paradigm: "single", arm: "3d", source: "gt", config: resolveRunConfig({ prompt: { circular: true }, reasoner: ["openai:m"] }), reasoner: "openai:m", answer: a, views: 1, quality: null, timings: {} });
+    const record = makeRecord({
+      task,
+      paradigm: "single",
+      arm: "3d",
+      source: "gt",
+      config: resolveRunConfig({ prompt: { circular: true }, reasoner: ["openai:m"] }),
+      reasoner: "openai:m",
+      answer: a,
+      views: 1,
+      quality: null,
+      timings: {},
+    });
     expect(record).toMatchObject({ correct: true, circular: { rotations: k, answers: Array(k).fill(task.answer), correct: Array(k).fill(true) } });
     // every rotation's reply comes back from its own cache entry
     const again = await make(cache).answer({ task, graph });
@@ -104,11 +127,30 @@ describe("an LLM under --circular, over HTTP", () => {
       const first = firstListedOption(openaiUserText(req));
       openaiReply(JSON.stringify({ answer: first === task.answer ? "A" : first }))(req, res);
     });
-    const a = await circularReasoner(createLlmReasoner("openai:m", { baseUrl: `${server.url}/v1`, env: { OPENAI_API_KEY: KEY }, maxRetries: 0 })).answer({ task, graph });
+    const a = await circularReasoner(createLlmReasoner("openai:m", { baseUrl: `${server.url}/v1`, env: { OPENAI_API_KEY: KEY }, maxRetries: 0 })).answer({
+      task,
+      graph,
+    });
     const bad = task.options.map((_, r) => rotateOptions(task.options, r)[0]).indexOf(task.answer);
-    expect(a).toMatchObject({ status: "invalid", answer: null, confidence: null, reason: expect.stringMatching(new RegExp(`^rotation ${bad} of ${task.options.length}: .*"A" matches none of the options; the options were not lettered`)) });
+    expect(a).toMatchObject({
+      status: "invalid",
+      answer: null,
+      confidence: null,
+      reason: expect.stringMatching(new RegExp(`^rotation ${bad} of ${task.options.length}: .*"A" matches none of the options; the options were not lettered`)),
+    });
     expect(a.failure).toMatchObject({ class: "invalid_reply", message: expect.stringMatching(new RegExp(`^rotation ${bad} of `)) });
-    const record = makeRecord({ task, paradigm: "single", arm: "3d", source: "gt", config: resolveRunConfig({ prompt: { circular: true }, reasoner: ["openai:m"] }), reasoner: "openai:m", answer: a, views: 1, quality: null, timings: {} });
+    const record = makeRecord({
+      task,
+      paradigm: "single",
+      arm: "3d",
+      source: "gt",
+      config: resolveRunConfig({ prompt: { circular: true }, reasoner: ["openai:m"] }),
+      reasoner: "openai:m",
+      answer: a,
+      views: 1,
+      quality: null,
+      timings: {},
+    });
     expect(record).toMatchObject({ status: "invalid", answer: null, correct: null, match: null });
     expect(record.circular!.answers[bad]).toBeNull();
     expect(record.circular!.correct[bad]).toBeNull();
@@ -117,7 +159,16 @@ describe("an LLM under --circular, over HTTP", () => {
 });
 
 describe("esi3d run --circular, offline", () => {
-  const config = resolveRunConfig({ prompt: { circular: true }, perSubcategory: 1, subcategories: ["dimensional_size", "partial_occlusion", "linear_alignment", "counting_with_occlusion"], paradigms: ["single"], sources: ["gt"], labels: ["oracle"], baseline: ["shortcut"], concurrency: 1 });
+  const config = resolveRunConfig({
+    prompt: { circular: true },
+    perSubcategory: 1,
+    subcategories: ["dimensional_size", "partial_occlusion", "linear_alignment", "counting_with_occlusion"],
+    paradigms: ["single"],
+    sources: ["gt"],
+    labels: ["oracle"],
+    baseline: ["shortcut"],
+    concurrency: 1,
+  });
   const run = (out: string, resume: boolean) => runEvaluation({ config, out, resume, version: "test", log: () => {}, workers: false });
   // what differs between an uninterrupted and a resumed run is when, not what
   const comparable = (r: ItemRecord) => JSON.stringify({ ...r, timings_ms: null });
@@ -133,7 +184,8 @@ describe("esi3d run --circular, offline", () => {
       if (r.status === "parsed") expect(r.match, r.key).toBe("text");
     }
     // the shortcut's position priors (dimensional size: option 2; partial occlusion: option 1) are never right
-    for (const sub of ["dimensional_size", "partial_occlusion"]) expect(whole.find((r) => r.arm === "shortcut" && r.subcategory === sub)).toMatchObject({ correct: false });
+    for (const sub of ["dimensional_size", "partial_occlusion"])
+      expect(whole.find((r) => r.arm === "shortcut" && r.subcategory === sub)).toMatchObject({ correct: false });
     // drop the last half of the records, as an interrupted run would have left them, and resume
     const lines = readFileSync(join(out, "items.jsonl"), "utf8").split("\n").filter(Boolean);
     writeFileSync(join(out, "items.jsonl"), lines.slice(0, 4).join("\n") + "\n");
@@ -141,6 +193,15 @@ describe("esi3d run --circular, offline", () => {
     expect(readRecords(join(out, "items.jsonl")).records).toHaveLength(8);
     expect(resumed.map(comparable).sort()).toEqual(whole.map(comparable).sort());
     // the run directory was made with --circular: a resume without it is refused
-    await expect(runEvaluation({ config: { ...config, prompt: { ...config.prompt, circular: false } }, out, resume: true, version: "test", log: () => {}, workers: false })).rejects.toThrow(/different configuration/);
+    await expect(
+      runEvaluation({
+        config: { ...config, prompt: { ...config.prompt, circular: false } },
+        out,
+        resume: true,
+        version: "test",
+        log: () => {},
+        workers: false,
+      }),
+    ).rejects.toThrow(/different configuration/);
   }, 300_000);
 });

@@ -42,7 +42,9 @@ describe("flat run configurations migrate to the nested form", () => {
   it("as a --config layer or a service body, the flat form gives what the nested form gives", () => {
     const nested = sameRun();
     expect(canonicalJson(resolveRunConfig(flat()))).toBe(canonicalJson(nested));
-    expect(canonicalJson(resolveRunConfig({ noiseLevel: 0.5, format: "json", maxSteps: 4 }))).toBe(canonicalJson(resolveRunConfig({ noise: { noiseLevel: 0.5 }, prompt: { format: "json" }, active: { maxSteps: 4 } })));
+    expect(canonicalJson(resolveRunConfig({ noiseLevel: 0.5, format: "json", maxSteps: 4 }))).toBe(
+      canonicalJson(resolveRunConfig({ noise: { noiseLevel: 0.5 }, prompt: { format: "json" }, active: { maxSteps: 4 } })),
+    );
     const body = RunRequestSchema.safeParse(migrateRunConfig({ noiseLevel: 0.5, masks: "semantic", images: "single" }));
     expect(body.success, JSON.stringify(body.error?.issues)).toBe(true);
     expect(body.data).toMatchObject({ noise: { noiseLevel: 0.5 }, graph: { masks: "semantic" }, images: { images: "single" } });

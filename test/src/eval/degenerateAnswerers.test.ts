@@ -53,7 +53,8 @@ function againstChance(records: readonly ItemRecord[]): ChanceComparison {
   return { n, accuracy, chance, halfWidth, within: Math.abs(accuracy - chance) <= halfWidth };
 }
 
-const fmt = (c: ChanceComparison) => `${(c.accuracy * 100).toFixed(1)} % over ${c.n} items; chance ${(c.chance * 100).toFixed(1)} % ± ${(c.halfWidth * 100).toFixed(1)}`;
+const fmt = (c: ChanceComparison) =>
+  `${(c.accuracy * 100).toFixed(1)} % over ${c.n} items; chance ${(c.chance * 100).toFixed(1)} % ± ${(c.halfWidth * 100).toFixed(1)}`;
 
 let server: TestServer;
 /** The last run's directory. */
@@ -72,7 +73,27 @@ afterAll(async () => {
 async function run(handler: Handler, extra: string[] = [], exitCode = 0): Promise<{ records: ItemRecord[]; stderr: string }> {
   server.script(handler);
   const out = join(mkdtempSync(join(tmpdir(), "esi3d-degenerate-")), "run");
-  const args = ["run", "--limit", String(TASKS), "--paradigm", "single", "--source", "gt", "--labels", "oracle", "--baseline", "none", "--reasoner", "openai:degenerate", "--base-url", `${server.url}/v1`, "--no-cache", "--out", out, ...extra];
+  const args = [
+    "run",
+    "--limit",
+    String(TASKS),
+    "--paradigm",
+    "single",
+    "--source",
+    "gt",
+    "--labels",
+    "oracle",
+    "--baseline",
+    "none",
+    "--reasoner",
+    "openai:degenerate",
+    "--base-url",
+    `${server.url}/v1`,
+    "--no-cache",
+    "--out",
+    out,
+    ...extra,
+  ];
   const r = await esi3dAsync(args, { env: { OPENAI_API_KEY: KEY }, timeoutMs: 600_000 });
   expect(r.code, r.stderr).toBe(exitCode);
   const records = readRecords(join(out, "items.jsonl")).records;

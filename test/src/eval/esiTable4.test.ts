@@ -10,7 +10,9 @@ import { SUBCATEGORIES, SUBCATEGORY_TITLES, type Subcategory } from "../../../co
 import { ESI_TABLE4, publishedAccuracy, publishedDifference, TABLE4_MODELS, TABLE4_PARADIGMS } from "../../../src/eval/paper/esiTable4.js";
 import { REPO_ROOT } from "../apps/cli/helpers.js";
 
-const csv = readFileSync(join(REPO_ROOT, "fixtures", "esi-bench", "table4.csv"), "utf8").trim().split("\n");
+const csv = readFileSync(join(REPO_ROOT, "fixtures", "esi-bench", "table4.csv"), "utf8")
+  .trim()
+  .split("\n");
 const header = csv[0]!.split(",");
 const rows = csv.slice(1).map((l) => Object.fromEntries(l.split(",").map((v, i) => [header[i]!, v])));
 
@@ -43,22 +45,39 @@ describe("ESI-Bench Table 4 as data", () => {
     expect(publishedDifference("counting_with_occlusion", "gt3d_gemini", "gemini31", "passive_single")).toBe(30);
     expect(publishedAccuracy("counting_with_occlusion", "vggt_gemini", "passive_single")).toBe(0);
     // Gemini 3.1 passive to active: View Hallucination 39.9 -> 68.1, Rigid Containment 47.5 -> 67.5
-    expect([publishedAccuracy("view_hallucination", "gemini31", "passive_single"), publishedAccuracy("view_hallucination", "gemini31", "active")]).toEqual([39.9, 68.1]);
-    expect([publishedAccuracy("rigid_containment", "gemini31", "passive_single"), publishedAccuracy("rigid_containment", "gemini31", "active")]).toEqual([47.5, 67.5]);
+    expect([publishedAccuracy("view_hallucination", "gemini31", "passive_single"), publishedAccuracy("view_hallucination", "gemini31", "active")]).toEqual([
+      39.9, 68.1,
+    ]);
+    expect([publishedAccuracy("rigid_containment", "gemini31", "passive_single"), publishedAccuracy("rigid_containment", "gemini31", "active")]).toEqual([
+      47.5, 67.5,
+    ]);
     // GPT-5: Spatial Distance 53.9 -> 49.1 (single -> multi); Rigid Containment active 42.5 -> GT-passive 95.0; Physical Contact 64.2 -> 90.0
-    expect([publishedAccuracy("spatial_distance", "gpt5", "passive_single"), publishedAccuracy("spatial_distance", "gpt5", "passive_multi")]).toEqual([53.9, 49.1]);
+    expect([publishedAccuracy("spatial_distance", "gpt5", "passive_single"), publishedAccuracy("spatial_distance", "gpt5", "passive_multi")]).toEqual([
+      53.9, 49.1,
+    ]);
     expect([publishedAccuracy("rigid_containment", "gpt5", "active"), publishedAccuracy("rigid_containment", "gpt5", "gt_passive")]).toEqual([42.5, 95]);
     expect([publishedAccuracy("physical_contact", "gpt5", "active"), publishedAccuracy("physical_contact", "gpt5", "gt_passive")]).toEqual([64.2, 90]);
     expect(publishedAccuracy("geometric_configuration", "gpt5", "gt_passive")).toBe(26);
     // GPT-5's active-to-oracle gap: 43.4 (Counting w Occlusion), 45.0 (Structural Enclosure)
-    expect(Math.round((publishedAccuracy("counting_with_occlusion", "gpt5", "gt_passive") - publishedAccuracy("counting_with_occlusion", "gpt5", "active")) * 10) / 10).toBe(43.4);
-    expect(Math.round((publishedAccuracy("structural_enclosure", "gpt5", "gt_passive") - publishedAccuracy("structural_enclosure", "gpt5", "active")) * 10) / 10).toBe(45);
+    expect(
+      Math.round((publishedAccuracy("counting_with_occlusion", "gpt5", "gt_passive") - publishedAccuracy("counting_with_occlusion", "gpt5", "active")) * 10) /
+        10,
+    ).toBe(43.4);
+    expect(
+      Math.round((publishedAccuracy("structural_enclosure", "gpt5", "gt_passive") - publishedAccuracy("structural_enclosure", "gpt5", "active")) * 10) / 10,
+    ).toBe(45);
     // GT-passive against humans: Gemini 88.4 vs 87.4 on Partial Occlusion, GPT-5 96.3 vs 97.2 on Material Transparency
-    expect([publishedAccuracy("partial_occlusion", "gemini31", "gt_passive"), publishedAccuracy("partial_occlusion", "human", "gt_passive")]).toEqual([88.4, 87.4]);
-    expect([publishedAccuracy("material_transparency", "gpt5", "gt_passive"), publishedAccuracy("material_transparency", "human", "gt_passive")]).toEqual([96.3, 97.2]);
+    expect([publishedAccuracy("partial_occlusion", "gemini31", "gt_passive"), publishedAccuracy("partial_occlusion", "human", "gt_passive")]).toEqual([
+      88.4, 87.4,
+    ]);
+    expect([publishedAccuracy("material_transparency", "gpt5", "gt_passive"), publishedAccuracy("material_transparency", "human", "gt_passive")]).toEqual([
+      96.3, 97.2,
+    ]);
     // active: humans 88.3 against GPT-5 64.2 on Physical Contact, 93.6 against Gemini 3.1 52.3 on Material Transparency
     expect(publishedAccuracy("physical_contact", "human", "active")).toBe(88.3);
-    expect([publishedAccuracy("material_transparency", "human", "active"), publishedAccuracy("material_transparency", "gemini31", "active")]).toEqual([93.6, 52.3]);
+    expect([publishedAccuracy("material_transparency", "human", "active"), publishedAccuracy("material_transparency", "gemini31", "active")]).toEqual([
+      93.6, 52.3,
+    ]);
   });
 
   it("rounds a difference to the table's one decimal (71.7 - 66.7 is exactly 5.0)", () => {

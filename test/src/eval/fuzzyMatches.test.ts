@@ -31,13 +31,17 @@ describe("fuzzy matches in the report", () => {
     expect(md).toContain("## Fuzzy matches (answers read by a tolerant rule)\n\n| Task");
     expect(md).toMatch(/\(2 answer\(s\) were not given as an option's own text/);
     const html = reportHtml(summarizeRun(records), DEFAULT_RUN_CONFIG, meta);
-    expect(html).toMatch(/<h2>Fuzzy matches \(answers read by a tolerant rule\)<\/h2><div class="scroll"><table><thead><tr><th>Task<\/th><th>Paradigm<\/th><th>Arm<\/th><th>Reply<\/th><th>Option matched<\/th><\/tr><\/thead><tbody><tr><td>t0<\/td><td>multi<\/td><td>2d<\/td><td class="long">I think the answer is no/);
+    expect(html).toMatch(
+      /<h2>Fuzzy matches \(answers read by a tolerant rule\)<\/h2><div class="scroll"><table><thead><tr><th>Task<\/th><th>Paradigm<\/th><th>Arm<\/th><th>Reply<\/th><th>Option matched<\/th><\/tr><\/thead><tbody><tr><td>t0<\/td><td>multi<\/td><td>2d<\/td><td class="long">I think the answer is no/,
+    );
     const none = reportMarkdown(summarizeRun([text, letter]), DEFAULT_RUN_CONFIG, { runId: "r", version: "test", fuzzyMatches: fuzzyMatches([text, letter]) });
     expect(none).not.toContain("Fuzzy matches");
   });
 
   it("lists at most FUZZY_LIST_LIMIT items and says how many more", () => {
-    const many = Array.from({ length: FUZZY_LIST_LIMIT + 3 }, (_, i) => withMatch(scoredItem(`t${String(i).padStart(3, "0")}`, "single", "gt", true), "fuzzy", ["yep"]));
+    const many = Array.from({ length: FUZZY_LIST_LIMIT + 3 }, (_, i) =>
+      withMatch(scoredItem(`t${String(i).padStart(3, "0")}`, "single", "gt", true), "fuzzy", ["yep"]),
+    );
     const section = fuzzyMatchSection(fuzzyMatches(many)).join("\n");
     expect(section.split("\n").filter((l) => l.startsWith("| t0"))).toHaveLength(FUZZY_LIST_LIMIT);
     expect(section).toContain("; 3 more in items.jsonl.)");

@@ -41,20 +41,31 @@ function receivedOpenAi(req: RecordedRequest): Received {
   const parts = typeof user === "string" ? [{ type: "text", text: user }] : user;
   return {
     system: sys ? (sys.content as string) : null,
-    user: parts.filter((p) => p.type === "text").map((p) => p.text!).join("\n"),
-    images: parts.filter((p) => p.type === "image_url").map((p) => {
-      const m = /^data:([^;]+);base64,(.*)$/.exec(p.image_url!.url)!;
-      return { mimeType: m[1]!, data: Buffer.from(m[2]!, "base64") };
-    }),
+    user: parts
+      .filter((p) => p.type === "text")
+      .map((p) => p.text!)
+      .join("\n"),
+    images: parts
+      .filter((p) => p.type === "image_url")
+      .map((p) => {
+        const m = /^data:([^;]+);base64,(.*)$/.exec(p.image_url!.url)!;
+        return { mimeType: m[1]!, data: Buffer.from(m[2]!, "base64") };
+      }),
   };
 }
 
 function receivedGemini(req: RecordedRequest): Received {
-  const body = req.body as { systemInstruction?: { parts: Array<{ text: string }> }; contents: Array<{ parts: Array<{ text?: string; inlineData?: { mimeType: string; data: string } }> }> };
+  const body = req.body as {
+    systemInstruction?: { parts: Array<{ text: string }> };
+    contents: Array<{ parts: Array<{ text?: string; inlineData?: { mimeType: string; data: string } }> }>;
+  };
   const parts = body.contents[0]!.parts;
   return {
     system: body.systemInstruction ? body.systemInstruction.parts.map((p) => p.text).join("\n") : null,
-    user: parts.filter((p) => p.text !== undefined).map((p) => p.text!).join("\n"),
+    user: parts
+      .filter((p) => p.text !== undefined)
+      .map((p) => p.text!)
+      .join("\n"),
     images: parts.filter((p) => p.inlineData).map((p) => ({ mimeType: p.inlineData!.mimeType, data: Buffer.from(p.inlineData!.data, "base64") })),
   };
 }
@@ -64,7 +75,16 @@ const YES = JSON.stringify({ answer: "yes", confidence: 0.6 });
 
 async function smallRun(reasoner: string, baseUrl: string): Promise<{ out: string; records: ItemRecord[] }> {
   const out = join(mkdtempSync(join(tmpdir(), "esi3d-itemlog-")), "r");
-  const config = resolveRunConfig({ perSubcategory: 1, subcategories: ["physical_contact"], paradigms: ["multi"], sources: ["gt"], labels: ["oracle"], reasoner, images: { images: "multi", maxImages: 3 }, llm: { baseUrl, cachePath: null, maxRetries: 0 } });
+  const config = resolveRunConfig({
+    perSubcategory: 1,
+    subcategories: ["physical_contact"],
+    paradigms: ["multi"],
+    sources: ["gt"],
+    labels: ["oracle"],
+    reasoner,
+    images: { images: "multi", maxImages: 3 },
+    llm: { baseUrl, cachePath: null, maxRetries: 0 },
+  });
   await runEvaluation({ config, out, resume: false, version: "test", log: () => {}, workers: false });
   return { out, records: readRecords(join(out, "items.jsonl")).records };
 }
@@ -90,7 +110,14 @@ function expectPromptFileIsRequest(out: string, r: ItemRecord, received: Receive
 function expectOfflineHasNoLog(records: ItemRecord[]): void {
   const shortcut = records.filter((r) => r.arm === "shortcut");
   expect(shortcut.length).toBe(1);
-  for (const r of shortcut) expect({ usage: r.usage, served_model: r.served_model, calls: r.calls, prompt_file: r.prompt_file, reprompt: r.reprompt }).toEqual({ usage: null, served_model: null, calls: null, prompt_file: null, reprompt: null });
+  for (const r of shortcut)
+    expect({ usage: r.usage, served_model: r.served_model, calls: r.calls, prompt_file: r.prompt_file, reprompt: r.reprompt }).toEqual({
+      usage: null,
+      served_model: null,
+      calls: null,
+      prompt_file: null,
+      reprompt: null,
+    });
 }
 
 describe("the audit log of an LLM run (issue 18)", () => {

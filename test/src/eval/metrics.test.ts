@@ -1,12 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import {
-  brierScore,
-  calibration,
-  expectedCalibrationError,
-  meanConfidenceByOutcome,
-  summarize,
-} from "../../../src/eval/metrics.js";
+import { brierScore, calibration, expectedCalibrationError, meanConfidenceByOutcome, summarize } from "../../../src/eval/metrics.js";
 import { wilsonInterval } from "../../../core/math/proportion.js";
 import { MRA_THRESHOLDS, meanRelativeAccuracy } from "../../../src/eval/score.js";
 import { needs } from "../../helpers/system.js";
@@ -24,7 +18,10 @@ describe("wilsonInterval", () => {
     expect(h.hi).toBeCloseTo(0.7634069, 6);
   });
   it("follows the formula for an arbitrary case", () => {
-    const k = 37, n = 120, z = 1.959963984540054, p = k / n;
+    const k = 37,
+      n = 120,
+      z = 1.959963984540054,
+      p = k / n;
     const centre = (p + (z * z) / (2 * n)) / (1 + (z * z) / n);
     const half = (z * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n))) / (1 + (z * z) / n);
     const w = wilsonInterval(k, n);
@@ -86,11 +83,18 @@ describe("meanRelativeAccuracy (VSI-Bench)", () => {
   });
   it.skipIf(numpy.skip)(numpy.title("agrees with the official code run by numpy on every pair 0 <= ŷ <= 60, 1 <= y <= 40"), () => {
     // the official rule, verbatim: abs(pred - target) / target <= 1 - linspace(.5, .95, int((.95 - .5) / .05 + 2))
-    const py = execFileSync("/usr/bin/python3", ["-c", `
+    const py = execFileSync(
+      "/usr/bin/python3",
+      [
+        "-c",
+        `
 import json, numpy as np
 conf = np.linspace(0.5, 0.95, int((0.95 - 0.5) / 0.05 + 2))
 print(json.dumps([[float((abs(p - g) / g <= 1 - conf).mean()) for p in range(61)] for g in range(1, 41)]))
-`], { encoding: "utf8" });
+`,
+      ],
+      { encoding: "utf8" },
+    );
     const official = JSON.parse(py) as number[][];
     let boundary = 0;
     for (let g = 1; g <= 40; g++)
@@ -140,7 +144,10 @@ describe("calibration", () => {
     expect(bins[3]!.n).toBe(1);
   });
   it("a perfectly calibrated set has ECE 0", () => {
-    const xs = [...Array.from({ length: 7 }, () => ({ confidence: 0.7, correct: true })), ...Array.from({ length: 3 }, () => ({ confidence: 0.7, correct: false }))];
+    const xs = [
+      ...Array.from({ length: 7 }, () => ({ confidence: 0.7, correct: true })),
+      ...Array.from({ length: 3 }, () => ({ confidence: 0.7, correct: false })),
+    ];
     expect(expectedCalibrationError(xs).ece).toBeCloseTo(0, 12);
   });
   it("Brier score, hand-computed", () => {

@@ -12,7 +12,16 @@ import { ItemRecordSchema, type ItemRecord } from "../../../src/eval/records.js"
 import { declinedItem, scoredItem } from "../../helpers/items.js";
 import { summarizeRun } from "../../../src/eval/summary.js";
 import { compareRuns, type LoadedRun } from "../../../src/eval/compare.js";
-import { clusteredBootstrap, comparePaired, exactMcNemarP, pairedDifference, SIGNFLIP_RESAMPLES, signFlipP, signFlipTotalsP, type Pair } from "../../../src/eval/pairedTests.js";
+import {
+  clusteredBootstrap,
+  comparePaired,
+  exactMcNemarP,
+  pairedDifference,
+  SIGNFLIP_RESAMPLES,
+  signFlipP,
+  signFlipTotalsP,
+  type Pair,
+} from "../../../src/eval/pairedTests.js";
 import { esi3d } from "../apps/cli/helpers.js";
 import { needs } from "../../helpers/system.js";
 
@@ -22,7 +31,11 @@ const item = (task: string, paradigm: string, arm: "2d" | "gt", correct: boolean
 
 /** C(n, k) / 2^n summed, in exact fractions, by Python: an independent computation of the exact McNemar p. */
 function pythonMcNemar(cases: Array<[number, number]>): number[] {
-  const py = execFileSync("/usr/bin/python3", ["-c", `
+  const py = execFileSync(
+    "/usr/bin/python3",
+    [
+      "-c",
+      `
 import json, sys
 from fractions import Fraction
 from math import comb
@@ -31,7 +44,11 @@ for a, b in json.loads(sys.argv[1]):
     n, k = a + b, min(a, b)
     out.append(float(min(Fraction(1), 2 * Fraction(sum(comb(n, i) for i in range(k + 1)), 2 ** n))))
 print(json.dumps(out))
-`, JSON.stringify(cases)], { encoding: "utf8" });
+`,
+      JSON.stringify(cases),
+    ],
+    { encoding: "utf8" },
+  );
   return JSON.parse(py) as number[];
 }
 
@@ -48,7 +65,14 @@ describe("McNemar's exact test", () => {
     expect(() => exactMcNemarP(-1, 2)).toThrow(RangeError);
   });
   it.skipIf(python.skip)(python.title("matches Python's exact fractions, small and large counts"), () => {
-    const cases: Array<[number, number]> = [[3, 12], [7, 1], [12, 30], [100, 140], [401, 350], [2, 3]];
+    const cases: Array<[number, number]> = [
+      [3, 12],
+      [7, 1],
+      [12, 30],
+      [100, 140],
+      [401, 350],
+      [2, 3],
+    ];
     const expected = pythonMcNemar(cases);
     cases.forEach(([a, b], i) => expect(exactMcNemarP(a, b), `${a} vs ${b}`).toBeCloseTo(expected[i]!, 12));
   });
@@ -94,7 +118,8 @@ describe("tasks, not items, are the unit when paradigms are pooled", () => {
     expect([row.lo, row.hi]).toEqual([boot.lo, boot.hi]);
   });
   it("the sign-flip p is exact: brute force over every sign vector agrees, and one task is never significant", () => {
-    for (const counts of [[3], [2, -1], [1, 1, 1, 1, 1], [3, 2, 0, -1, 2, 1, 3, -2, 1, 1], [1, 1, 1, 1, 1, 1, 1, 1, 1, 1], [0, 0]]) expect(signFlipP(counts), counts.join(",")).toBeCloseTo(bruteSignFlipP(counts), 12);
+    for (const counts of [[3], [2, -1], [1, 1, 1, 1, 1], [3, 2, 0, -1, 2, 1, 3, -2, 1, 1], [1, 1, 1, 1, 1, 1, 1, 1, 1, 1], [0, 0]])
+      expect(signFlipP(counts), counts.join(",")).toBeCloseTo(bruteSignFlipP(counts), 12);
     expect(signFlipP([3])).toBe(1);
     expect(signFlipP(Array(10).fill(3))).toBeCloseTo(2 / 1024, 14);
     // one task right in A and wrong in B in all three paradigms: the bootstrap alone would call it certain
@@ -155,7 +180,9 @@ describe("comparePaired with one pair per task", () => {
   it("uses McNemar's exact test and Bonett-Price's interval", () => {
     // 20 tasks: 2 right only in A, 9 only in B, 6 in both, 3 in neither
     const pairs: Pair[] = [];
-    const add = (n: number, a: boolean, b: boolean) => { for (let i = 0; i < n; i++) pairs.push({ cluster: `t${pairs.length}`, a: Number(a), b: Number(b) }); };
+    const add = (n: number, a: boolean, b: boolean) => {
+      for (let i = 0; i < n; i++) pairs.push({ cluster: `t${pairs.length}`, a: Number(a), b: Number(b) });
+    };
     add(2, true, false);
     add(9, false, true);
     add(6, true, true);
@@ -197,14 +224,22 @@ describe("compare and the run summary pair by task", () => {
     // within run B, GT-3D and 2D agree on every item: a difference of 0, paired, p = 1
     const s = summarizeRun(runB);
     const d = s.differences.filter((x) => x.a === "GT-3D" && x.b === "2D");
-    expect(d.map((x) => [x.paradigm, x.test])).toEqual([["single", "mcnemar-exact"], ["multi", "mcnemar-exact"], ["gt", "mcnemar-exact"], ["all", "signflip-task"]]);
+    expect(d.map((x) => [x.paradigm, x.test])).toEqual([
+      ["single", "mcnemar-exact"],
+      ["multi", "mcnemar-exact"],
+      ["gt", "mcnemar-exact"],
+      ["all", "signflip-task"],
+    ]);
     for (const x of d) {
       expect(x.diff).toBe(0);
       expect(x.p).toBe(1);
       expect(x.pairs).toMatchObject({ aBetter: 0, bBetter: 0, clusters: 12 });
     }
     // 2D on other tasks than 3D: nothing to pair, Newcombe
-    const apart = summarizeRun([...runB.filter((r) => r.arm === "3d"), ...runB.filter((r) => r.arm === "2d").map((r) => ItemRecordSchema.parse({ ...r, task_id: `x${r.task_id}`, key: `x${r.key}` }))]);
+    const apart = summarizeRun([
+      ...runB.filter((r) => r.arm === "3d"),
+      ...runB.filter((r) => r.arm === "2d").map((r) => ItemRecordSchema.parse({ ...r, task_id: `x${r.task_id}`, key: `x${r.key}` })),
+    ]);
     expect(apart.differences.every((x) => x.test === "newcombe" && x.p === null && x.pairs === null)).toBe(true);
   });
 
@@ -215,21 +250,32 @@ describe("compare and the run summary pair by task", () => {
       writeFileSync(join(dir, name, "items.jsonl"), rs.map((r) => JSON.stringify(r)).join("\n") + "\n");
       return join(dir, name);
     };
-    const a = write("a", runA), b = write("b", runB), c = write("c", runA);
+    const a = write("a", runA),
+      b = write("b", runB),
+      c = write("c", runA);
     const r = esi3d(["compare", a, b, c, "--paradigm", "single"]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/## B against A[\s\S]*## C against A/);
-    expect(r.stdout).toMatch(/Overall\s+GT-3D\s+100\.0 \(n=12\) cov 100\.0 ans 100\.0\s+66\.7 \(n=12\) cov 100\.0 ans 66\.7\s+\+33\.3\s+\[-?\d+\.\d, -?\d+\.\d\]\s+0\.125\s+McNemar exact\s+12 \(12\); A higher 4, B higher 0/);
+    expect(r.stdout).toMatch(
+      /Overall\s+GT-3D\s+100\.0 \(n=12\) cov 100\.0 ans 100\.0\s+66\.7 \(n=12\) cov 100\.0 ans 66\.7\s+\+33\.3\s+\[-?\d+\.\d, -?\d+\.\d\]\s+0\.125\s+McNemar exact\s+12 \(12\); A higher 4, B higher 0/,
+    );
     // C is A again: no discordant pair
-    expect(r.stdout).toMatch(/## C against A\n[^\n]+\n(?:[^\n]+\n)*?Overall\s+GT-3D\s+100\.0 \(n=12\) cov 100\.0 ans 100\.0\s+100\.0 \(n=12\) cov 100\.0 ans 100\.0\s+\+0\.0\s+\[[^\]]+\]\s+1\.000\s+McNemar exact/);
+    expect(r.stdout).toMatch(
+      /## C against A\n[^\n]+\n(?:[^\n]+\n)*?Overall\s+GT-3D\s+100\.0 \(n=12\) cov 100\.0 ans 100\.0\s+100\.0 \(n=12\) cov 100\.0 ans 100\.0\s+\+0\.0\s+\[[^\]]+\]\s+1\.000\s+McNemar exact/,
+    );
     // no config.json, the same reasoner, labels and tasks: nothing to warn about
     expect(r.stdout).not.toMatch(/WARNING/);
     expect(r.stdout).toMatch(/A = .*a, B = .*b, C = .*c; each run against A/);
     // a run of other tasks with another reasoner: compare says so before its table
-    const other = write("d", runB.slice(0, 6).map((x) => ItemRecordSchema.parse({ ...x, reasoner: "openai:stub" })));
+    const other = write(
+      "d",
+      runB.slice(0, 6).map((x) => ItemRecordSchema.parse({ ...x, reasoner: "openai:stub" })),
+    );
     const w = esi3d(["compare", a, other, "--paradigm", "single"]);
     expect(w.code, w.stderr).toBe(0);
-    expect(w.stdout).toMatch(/^WARNING: the runs use different reasoners: A symbolic; B openai:stub\.\nWARNING: the runs share 1 task\(s\): A has 12, B 1 \(fewer than 50 % of A's\)\.\n/);
+    expect(w.stdout).toMatch(
+      /^WARNING: the runs use different reasoners: A symbolic; B openai:stub\.\nWARNING: the runs share 1 task\(s\): A has 12, B 1 \(fewer than 50 % of A's\)\.\n/,
+    );
     const one = esi3d(["compare", a]);
     expect(one.code).toBe(2);
     expect(one.stderr).toMatch(/compare needs at least two run directories, got 1/);

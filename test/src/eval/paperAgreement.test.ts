@@ -51,7 +51,8 @@ describe("sign agreement with the paper's Table 4", () => {
   it("counts, per arm, the cells of a large paper difference by the sign and significance of the run's", () => {
     const rows = paperAgreement(summary);
     expect(rows.map((r) => r.method)).toEqual(["GT-3D", "Noisy-3D"]);
-    const gt = rows[0]!, noisy = rows[1]!;
+    const gt = rows[0]!,
+      noisy = rows[1]!;
     expect(gt.thresholdPoints).toBe(PAPER_DIFFERENCE_MIN_POINTS);
     // Inclined Plane (paper −1.7) and the pooled rows are not compared
     expect(gt.cells.map((c) => `${c.subcategory}/${c.paradigm}/${c.paperPoints}/${c.relation}/${c.significant}`).sort()).toEqual([
@@ -59,12 +60,21 @@ describe("sign agreement with the paper's Table 4", () => {
       "geometric_configuration/single/43.3/same/true",
       "material_transparency/single/-16.2/opposite/true",
     ]);
-    expect({ same: gt.same, sameSignificant: gt.sameSignificant, opposite: gt.opposite, oppositeSignificant: gt.oppositeSignificant, zero: gt.zero }).toEqual({ same: 1, sameSignificant: 1, opposite: 1, oppositeSignificant: 1, zero: 1 });
+    expect({ same: gt.same, sameSignificant: gt.sameSignificant, opposite: gt.opposite, oppositeSignificant: gt.oppositeSignificant, zero: gt.zero }).toEqual({
+      same: 1,
+      sameSignificant: 1,
+      opposite: 1,
+      oppositeSignificant: 1,
+      zero: 1,
+    });
     const single = gt.cells.find((c) => c.subcategory === "geometric_configuration" && c.paradigm === "single")!;
     expect(single.difference.diff).toBeCloseTo(0.8, 12);
     expect(single.difference.p).toBeCloseTo(2 / 256, 12);
     // Noisy-3D against VGGT + Gemini: −10 with the paper's −17.6 (same, not significant), +50 against its −12.0 (opposite, p = 0.0625)
-    expect(noisy.cells.map((c) => `${c.subcategory}/${c.paradigm}/${c.paperPoints}/${c.relation}/${c.significant}`).sort()).toEqual(["geometric_configuration/gt/-12/opposite/false", "geometric_configuration/single/-17.6/same/false"]);
+    expect(noisy.cells.map((c) => `${c.subcategory}/${c.paradigm}/${c.paperPoints}/${c.relation}/${c.significant}`).sort()).toEqual([
+      "geometric_configuration/gt/-12/opposite/false",
+      "geometric_configuration/single/-17.6/same/false",
+    ]);
     expect([noisy.same, noisy.sameSignificant, noisy.opposite, noisy.oppositeSignificant]).toEqual([1, 0, 1, 0]);
   });
 
@@ -72,7 +82,11 @@ describe("sign agreement with the paper's Table 4", () => {
     const rows = paperAgreement(summary, 50);
     expect(rows.find((r) => r.method === "GT-3D")!.cells.map((c) => `${c.subcategory}/${c.paradigm}`)).toEqual(["geometric_configuration/gt"]);
     expect(rows.find((r) => r.method === "Noisy-3D")!.cells).toEqual([]);
-    expect(paperAgreement(summary, 0).find((r) => r.method === "GT-3D")!.cells.some((c) => c.subcategory === "inclined_plane")).toBe(true);
+    expect(
+      paperAgreement(summary, 0)
+        .find((r) => r.method === "GT-3D")!
+        .cells.some((c) => c.subcategory === "inclined_plane"),
+    ).toBe(true);
   });
 
   it("prints one row per arm and names the cells significantly against the paper", () => {
@@ -101,8 +115,20 @@ describe("forest plot rows", () => {
   it("puts the paper's difference beside each row for the paradigms the row pools, per paper model", () => {
     const [mt, ip, gc] = forestRows(summary);
     expect(gc!.paper).toEqual([
-      { model: "gt3d_gemini", marks: [{ paradigm: "single", letter: "S", points: 43.3 }, { paradigm: "gt", letter: "G", points: 55.4 }] },
-      { model: "vggt_gemini", marks: [{ paradigm: "single", letter: "S", points: -17.6 }, { paradigm: "gt", letter: "G", points: -12 }] },
+      {
+        model: "gt3d_gemini",
+        marks: [
+          { paradigm: "single", letter: "S", points: 43.3 },
+          { paradigm: "gt", letter: "G", points: 55.4 },
+        ],
+      },
+      {
+        model: "vggt_gemini",
+        marks: [
+          { paradigm: "single", letter: "S", points: -17.6 },
+          { paradigm: "gt", letter: "G", points: -12 },
+        ],
+      },
     ]);
     // Material Transparency has single-view items only, and no noisy arm
     expect(mt!.paper).toEqual([{ model: "gt3d_gemini", marks: [{ paradigm: "single", letter: "S", points: -16.2 }] }]);
@@ -112,7 +138,10 @@ describe("forest plot rows", () => {
   it("draws one paradigm's rows with that paradigm's differences and paper marks only", () => {
     const rows = forestRows(summary, "gt");
     expect(rows.map((r) => r.subcategory)).toEqual(["geometric_configuration"]);
-    expect(rows[0]!.arms.map((a) => [a.method, a.diff, a.significant])).toEqual([["GT-3D", 0, false], ["Noisy-3D", 0.5, false]]);
+    expect(rows[0]!.arms.map((a) => [a.method, a.diff, a.significant])).toEqual([
+      ["GT-3D", 0, false],
+      ["Noisy-3D", 0.5, false],
+    ]);
     expect(rows[0]!.paper.map((g) => g.marks.map((m) => m.letter))).toEqual([["G"], ["G"]]);
     expect(forestRows(summary, "single")[0]!.arms.find((a) => a.method === "GT-3D")!.significant).toBe(true);
   });

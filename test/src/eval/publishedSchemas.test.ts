@@ -8,7 +8,9 @@ describe("published JSON Schemas", () => {
   for (const name of PUBLISHED_SCHEMA_NAMES) {
     it(`docs/${name}.schema.json is what \`esi3d schema ${name}\` prints`, () => {
       const file = join(REPO_ROOT, "docs", `${name}.schema.json`);
-      expect(JSON.parse(readFileSync(file, "utf8")), `regenerate with: node dist/cli/main.js schema ${name} -o docs/${name}.schema.json`).toEqual(publishedJsonSchema(name));
+      expect(JSON.parse(readFileSync(file, "utf8")), `regenerate with: node dist/cli/main.js schema ${name} -o docs/${name}.schema.json`).toEqual(
+        publishedJsonSchema(name),
+      );
     });
   }
 

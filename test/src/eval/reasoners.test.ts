@@ -18,15 +18,41 @@ const root = mkdtempSync(join(tmpdir(), "esi3d-reasoners-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 // 2 tasks x 1 paradigm: a yes/no question (linear alignment) and a choice between two objects (spatial distance)
-const TASKS = ["--per-subcategory", "1", "--subcategories", "linear_alignment,spatial_distance", "--paradigm", "single", "--source", "gt", "--labels", "oracle", "--concurrency", "1"];
+const TASKS = [
+  "--per-subcategory",
+  "1",
+  "--subcategories",
+  "linear_alignment,spatial_distance",
+  "--paradigm",
+  "single",
+  "--source",
+  "gt",
+  "--labels",
+  "oracle",
+  "--concurrency",
+  "1",
+];
 const records = (dir: string) => readRecords(join(dir, "items.jsonl")).records;
 const userText = (body: unknown) => JSON.stringify((body as { messages: unknown[] }).messages);
 
 /** A model that says yes to yes/no questions and cannot read the choice question (so its items end invalid). */
-const yesModel: Handler = (req, res) => (userText(req.body).includes("the candle") ? openaiReply("I cannot tell from here.") : openaiReply(JSON.stringify({ answer: "yes", confidence: 0.9 })))(req, res);
+const yesModel: Handler = (req, res) =>
+  (userText(req.body).includes("the candle") ? openaiReply("I cannot tell from here.") : openaiReply(JSON.stringify({ answer: "yes", confidence: 0.9 })))(
+    req,
+    res,
+  );
 
 /** What two runs of the same item must share: everything but time and the key. */
-const verdict = (r: ItemRecord) => ({ task: r.task_id, arm: r.arm, source: r.source, reasoner: r.reasoner, status: r.status, answer: r.answer, correct: r.correct, raw: r.raw });
+const verdict = (r: ItemRecord) => ({
+  task: r.task_id,
+  arm: r.arm,
+  source: r.source,
+  reasoner: r.reasoner,
+  status: r.status,
+  answer: r.answer,
+  correct: r.correct,
+  raw: r.raw,
+});
 /** The verdicts of some records, in one fixed order. */
 const verdicts = (xs: ItemRecord[]) => xs.map(verdict).sort((p, q) => JSON.stringify(p).localeCompare(JSON.stringify(q)));
 
@@ -66,9 +92,19 @@ describe("esi3d run --reasoner a,b", () => {
       expect(new Set(rs.map((x) => x.key)).size).toBe(10);
       expect(rs.filter((x) => x.key.endsWith("|symbolic")).length).toBe(4);
       expect(rs.filter((x) => x.key.endsWith("|openai:test-model")).length).toBe(4);
-      expect(rs.filter((x) => x.arm === "shortcut").map((x) => x.key).sort()).toEqual(["linear_alignment-000|single|shortcut", "spatial_distance-000|single|shortcut"]);
+      expect(
+        rs
+          .filter((x) => x.arm === "shortcut")
+          .map((x) => x.key)
+          .sort(),
+      ).toEqual(["linear_alignment-000|single|shortcut", "spatial_distance-000|single|shortcut"]);
       const model = rs.filter((x) => x.reasoner === "openai:test-model");
-      expect(model.map((x) => `${x.task_id} ${x.arm} ${x.status} ${x.answer}`).sort()).toEqual(["linear_alignment-000 2d parsed yes", "linear_alignment-000 3d parsed yes", "spatial_distance-000 2d invalid null", "spatial_distance-000 3d invalid null"]);
+      expect(model.map((x) => `${x.task_id} ${x.arm} ${x.status} ${x.answer}`).sort()).toEqual([
+        "linear_alignment-000 2d parsed yes",
+        "linear_alignment-000 3d parsed yes",
+        "spatial_distance-000 2d invalid null",
+        "spatial_distance-000 3d invalid null",
+      ]);
       // one request per yes/no item, two (the re-prompt) per unreadable one
       expect(server.requests.length).toBe(6);
 
@@ -85,27 +121,70 @@ describe("esi3d run --reasoner a,b", () => {
       expect(summary.methods).toEqual(["Shortcut", "2D [openai:test-model]", "GT-3D [openai:test-model]", "2D [symbolic]", "GT-3D [symbolic]"]);
       expect(summary.overall["GT-3D [openai:test-model]"].all).toMatchObject({ n: 2, nScored: 1, invalid: 1 });
       // a 3D arm is set against the 2D arm of its own reasoner
-      expect(new Set(summary.differences.map((d: { a: string; b: string }) => `${d.a} - ${d.b}`))).toEqual(new Set(["GT-3D [openai:test-model] - 2D [openai:test-model]", "GT-3D [symbolic] - 2D [symbolic]"]));
+      expect(new Set(summary.differences.map((d: { a: string; b: string }) => `${d.a} - ${d.b}`))).toEqual(
+        new Set(["GT-3D [openai:test-model] - 2D [openai:test-model]", "GT-3D [symbolic] - 2D [symbolic]"]),
+      );
 
       // the leaderboard: one row per reasoner and arm (the shared shortcut last), in the three forms with n, the
       // invalid reply counted apart and credited at chance in the accuracy over all items
       const board = r.stdout.slice(r.stdout.indexOf("Reasoner "));
       const rows = board.split("\n").map((l) => l.split(/\s{2,}/));
-      const header = ["Reasoner", "Arm", "accuracy, all items [95 %]", "n", "coverage", "accuracy, answered [95 %]", "answered", "invalid", "unanswerable", "errors"];
+      const header = [
+        "Reasoner",
+        "Arm",
+        "accuracy, all items [95 %]",
+        "n",
+        "coverage",
+        "accuracy, answered [95 %]",
+        "answered",
+        "invalid",
+        "unanswerable",
+        "errors",
+      ];
       expect(rows[0]).toEqual(header);
       const gtModel = summary.overall["GT-3D [openai:test-model]"].all;
       const interval = (i: { p: number; lo: number; hi: number }) => `${(i.p * 100).toFixed(1)} [${(i.lo * 100).toFixed(0)}, ${(i.hi * 100).toFixed(0)}]`;
-      const allItems = interval(gtModel.score), answered = interval(gtModel.accuracy);
+      const allItems = interval(gtModel.score),
+        answered = interval(gtModel.accuracy);
       // one of the two items answered, the other invalid: its credit is chance, 1/2 of its yes/no options
       expect(gtModel.score.p).toBeCloseTo((gtModel.k + 0.5) / 2, 14);
-      expect(rows.find((x) => x[0] === "openai:test-model" && x[1] === "GT-3D")).toEqual(["openai:test-model", "GT-3D", allItems, "2", "50.0 %", answered, "1*", "1", "0", "0"]);
+      expect(rows.find((x) => x[0] === "openai:test-model" && x[1] === "GT-3D")).toEqual([
+        "openai:test-model",
+        "GT-3D",
+        allItems,
+        "2",
+        "50.0 %",
+        answered,
+        "1*",
+        "1",
+        "0",
+        "0",
+      ]);
       expect(rows.map((x) => x[0]).slice(2, 7)).toEqual(["symbolic", "symbolic", "openai:test-model", "openai:test-model", "shortcut"]);
       expect(rows.find((x) => x[0] === "shortcut")!.slice(1, 4)).toEqual(["Shortcut", expect.stringMatching(/^\d+\.\d \[\d+, \d+\]$/), "2"]);
       const report = readFileSync(join(out, "report.md"), "utf8");
-      const section = report.slice(report.indexOf("## Leaderboard")).split("\n").filter((l) => l.startsWith("|"));
-      const cells = (l: string | undefined) => (l ?? "").slice(1, -1).split("|").map((c) => c.trim());
+      const section = report
+        .slice(report.indexOf("## Leaderboard"))
+        .split("\n")
+        .filter((l) => l.startsWith("|"));
+      const cells = (l: string | undefined) =>
+        (l ?? "")
+          .slice(1, -1)
+          .split("|")
+          .map((c) => c.trim());
       expect(cells(section[0])).toEqual(header);
-      expect(cells(section.find((l) => l.startsWith("| openai:test-model ") && /\|\s+GT-3D\s+\|/.test(l)))).toEqual(["openai:test-model", "GT-3D", allItems, "2", "50.0 %", answered, "1*", "1", "0", "0"]);
+      expect(cells(section.find((l) => l.startsWith("| openai:test-model ") && /\|\s+GT-3D\s+\|/.test(l)))).toEqual([
+        "openai:test-model",
+        "GT-3D",
+        allItems,
+        "2",
+        "50.0 %",
+        answered,
+        "1*",
+        "1",
+        "0",
+        "0",
+      ]);
 
       // one cache for every run of this user: a second run in another directory asks the model nothing
       expect(existsSync(join(cacheHome, "esi3d", "llm-cache.sqlite"))).toBe(true);
@@ -141,7 +220,33 @@ describe("generation flags and repeated sampling", () => {
     const env = { OPENAI_API_KEY: "sk-test", XDG_CACHE_HOME: cacheHome };
     const system = join(root, "system.txt");
     writeFileSync(system, "You are a careful spatial reasoner. Answer in JSON.\n");
-    const args = ["run", "--per-subcategory", "1", "--subcategories", "linear_alignment", "--paradigm", "single", "--source", "gt", "--labels", "oracle", "--baseline", "none", "--reasoner", "openai:test-model", "--base-url", `${server.url}/v1`, "--temperature", "0.7", "--max-tokens", "64", "--system-prompt", system, "--samples", "3"];
+    const args = [
+      "run",
+      "--per-subcategory",
+      "1",
+      "--subcategories",
+      "linear_alignment",
+      "--paradigm",
+      "single",
+      "--source",
+      "gt",
+      "--labels",
+      "oracle",
+      "--baseline",
+      "none",
+      "--reasoner",
+      "openai:test-model",
+      "--base-url",
+      `${server.url}/v1`,
+      "--temperature",
+      "0.7",
+      "--max-tokens",
+      "64",
+      "--system-prompt",
+      system,
+      "--samples",
+      "3",
+    ];
     try {
       const out = join(root, "samples");
       const r = await esi3dAsync([...args, "--out", out], { env });
@@ -160,7 +265,12 @@ describe("generation flags and repeated sampling", () => {
       expect([...item!.sampling!.answers].sort()).toEqual(["no", "yes", "yes"]);
       expect(item!.sampling!.agreement).toBeCloseTo(2 / 3, 12);
       const config = JSON.parse(readFileSync(join(out, "config.json"), "utf8")).config;
-      expect(config.llm).toMatchObject({ temperature: 0.7, maxOutputTokens: 64, samples: 3, systemPrompt: "You are a careful spatial reasoner. Answer in JSON.\n" });
+      expect(config.llm).toMatchObject({
+        temperature: 0.7,
+        maxOutputTokens: 64,
+        samples: 3,
+        systemPrompt: "You are a careful spatial reasoner. Answer in JSON.\n",
+      });
       const summary = JSON.parse(readFileSync(join(out, "summary.json"), "utf8"));
       expect(summary.overall["GT-3D"].all.agreement).toEqual({ mean: 0.666667, n: 1 });
       expect(r.stdout).toMatch(/agreement\n[-\s]+\nopenai:test-model .* 0\.667\n/);
@@ -191,14 +301,19 @@ describe("generation flags and repeated sampling", () => {
     // nor do they read option labels: they answer with an option's text
     const labels = await esi3dAsync(["run", ...TASKS, "--option-labels", "letters", "--out", join(root, "idle-labels")]);
     expect(labels.code).toBe(2);
-    expect(labels.stderr).toMatch(/--option-labels: only model reasoners \(openai:<model>, gemini:<model>\) read prompts, where the options are labelled; this run's reasoners are symbolic/);
+    expect(labels.stderr).toMatch(
+      /--option-labels: only model reasoners \(openai:<model>, gemini:<model>\) read prompts, where the options are labelled; this run's reasoners are symbolic/,
+    );
     expect(existsSync(join(root, "idle-labels"))).toBe(false);
   });
 
   it("--system-prompt naming a missing file: exit 2 naming the flag and the file, no run directory", async () => {
     const out = join(root, "no-system");
     const missing = join(root, "nowhere", "system.txt");
-    const r = await esi3dAsync(["run", ...TASKS, "--reasoner", "openai:test-model", "--base-url", "http://127.0.0.1:9/v1", "--system-prompt", missing, "--out", out], { env: { OPENAI_API_KEY: "sk-test", XDG_CACHE_HOME: join(root, "xdg-none") } });
+    const r = await esi3dAsync(
+      ["run", ...TASKS, "--reasoner", "openai:test-model", "--base-url", "http://127.0.0.1:9/v1", "--system-prompt", missing, "--out", out],
+      { env: { OPENAI_API_KEY: "sk-test", XDG_CACHE_HOME: join(root, "xdg-none") } },
+    );
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`--system-prompt: ${missing}: no such file`);
     expect(r.stderr).not.toMatch(/\n\s+at /);

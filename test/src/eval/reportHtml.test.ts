@@ -13,7 +13,11 @@ import { armItems, REPORT_ARMS } from "../../helpers/arms.js";
 
 describe("report.md as HTML", () => {
   it("renders a paragraph before a table, the table, its note and a list, each as what it is", () => {
-    const html = markdownToHtml(["Some **bold** text and `code`,", "on two lines.", "", "| A | B |", "|---|--:|", "| x | 1.5 |", "(a note on the table)", "", "- one", "- two"].join("\n"));
+    const html = markdownToHtml(
+      ["Some **bold** text and `code`,", "on two lines.", "", "| A | B |", "|---|--:|", "| x | 1.5 |", "(a note on the table)", "", "- one", "- two"].join(
+        "\n",
+      ),
+    );
     expect(html).toBe(
       [
         "<p>Some <strong>bold</strong> text and <code>code</code>, on two lines.</p>",
@@ -22,11 +26,17 @@ describe("report.md as HTML", () => {
         "<ul><li>one</li><li>two</li></ul>",
       ].join("\n"),
     );
-    expect(markdownToHtml("a < b & \"c\"")).toBe("<p>a &lt; b &amp; &quot;c&quot;</p>");
+    expect(markdownToHtml('a < b & "c"')).toBe("<p>a &lt; b &amp; &quot;c&quot;</p>");
   });
 
   it("splits a document into its ## sections", () => {
-    expect(markdownSections("# T\n\nlead\n## One\n\nbody 1\n## Two\nbody 2\n")).toEqual({ lead: "# T\n\nlead\n", sections: [{ title: "One", body: "\nbody 1\n" }, { title: "Two", body: "body 2\n" }] });
+    expect(markdownSections("# T\n\nlead\n## One\n\nbody 1\n## Two\nbody 2\n")).toEqual({
+      lead: "# T\n\nlead\n",
+      sections: [
+        { title: "One", body: "\nbody 1\n" },
+        { title: "Two", body: "body 2\n" },
+      ],
+    });
   });
 });
 
@@ -57,7 +67,9 @@ export function reportRecords() {
     ["linear_alignment", { "2D": 5, Shortcut: 5, "GT-3D": 7, "GT-3D appearance": 6, "Noisy-3D": 5, "Noisy-3D appearance": 4 }],
     ["connectivity", { "2D": 9, Shortcut: 5, "GT-3D": 2, "GT-3D appearance": 3, "Noisy-3D": 4, "Noisy-3D appearance": 4 }],
   ];
-  return plan.flatMap(([sub, right]) => ["single", "gt"].flatMap((p) => Object.entries(right).flatMap(([arm, k]) => armItems(sub.slice(0, 4), p, arm as (typeof REPORT_ARMS)[number], 10, k, sub))));
+  return plan.flatMap(([sub, right]) =>
+    ["single", "gt"].flatMap((p) => Object.entries(right).flatMap(([arm, k]) => armItems(sub.slice(0, 4), p, arm as (typeof REPORT_ARMS)[number], 10, k, sub))),
+  );
 }
 
 describe("report.html", () => {
@@ -67,7 +79,9 @@ describe("report.html", () => {
 
   it("opens with the forest plot, right after the title and one line of context", () => {
     const body = html.slice(html.indexOf("<body>"));
-    const order = ["<h1>", '<p class="context">', '<section id="forest">', 'data-testid="forest-all"', '<section id="run">', "<h2>Leaderboard</h2>"].map((x) => body.indexOf(x));
+    const order = ["<h1>", '<p class="context">', '<section id="forest">', 'data-testid="forest-all"', '<section id="run">', "<h2>Leaderboard</h2>"].map((x) =>
+      body.indexOf(x),
+    );
     expect(order.every((i) => i >= 0)).toBe(true);
     expect([...order].sort((a, b) => a - b)).toEqual(order);
     // the forest's rows: most helped first, the paper's marks beside them
@@ -82,7 +96,14 @@ describe("report.html", () => {
     for (const { title } of markdownSections(md).sections) expect(html, title).toContain(`<h2>${title.replace(/&/g, "&amp;")}</h2>`);
     expect(html).not.toMatch(/<(ul|section|p|table)[^>]*>\s*<\/\1>/);
     expect(html).not.toMatch(/<h2>[^<]*<\/h2>\s*(<\/section>|<section|<h2)/);
-    for (const t of ["Agreement with the paper (ESI-Bench Table 4)", "Accuracy by subcategory, method and paradigm (all items)", "Coverage by subcategory, method and paradigm (share of items answered)", "Accuracy on answered items by subcategory, method and paradigm", "Answerable without perception (shortcut baseline)"]) expect(html).toContain(`<h2>${t}</h2>`);
+    for (const t of [
+      "Agreement with the paper (ESI-Bench Table 4)",
+      "Accuracy by subcategory, method and paradigm (all items)",
+      "Coverage by subcategory, method and paradigm (share of items answered)",
+      "Accuracy on answered items by subcategory, method and paradigm",
+      "Answerable without perception (shortcut baseline)",
+    ])
+      expect(html).toContain(`<h2>${t}</h2>`);
     // the shortcut section's paragraph and its table
     const shortcut = html.slice(html.indexOf("<h2>Answerable without perception"));
     expect(shortcut.slice(0, shortcut.indexOf("</section>"))).toMatch(/<p>The shortcut baseline reads only[\s\S]*<table>/);

@@ -30,7 +30,9 @@ let fullReport: string;
 /** Every built-in subcategory in three paradigms, 10 tasks each, every arm of a default run right on a different share. */
 function fullRecords() {
   return BUILTIN_SUBCATEGORIES.flatMap((sub, i) =>
-    ["single", "multi", "gt"].flatMap((p) => REPORT_ARMS.filter((a) => a !== "VGGT-3D").flatMap((arm, j) => armItems(sub.slice(0, 6), p, arm, 10, (i * 3 + j * 5 + p.length) % 11, sub))),
+    ["single", "multi", "gt"].flatMap((p) =>
+      REPORT_ARMS.filter((a) => a !== "VGGT-3D").flatMap((arm, j) => armItems(sub.slice(0, 6), p, arm, 10, (i * 3 + j * 5 + p.length) % 11, sub)),
+    ),
   );
 }
 
@@ -51,24 +53,46 @@ async function layout(page: Page) {
   return page.evaluate(() => {
     const width = document.documentElement.clientWidth;
     const inScrollBox = (el: Element) => {
-      for (let p = el.parentElement; p && p !== document.body; p = p.parentElement) if (["auto", "scroll"].includes(getComputedStyle(p).overflowX) && p.getBoundingClientRect().right <= width + 0.5) return true;
+      for (let p = el.parentElement; p && p !== document.body; p = p.parentElement)
+        if (["auto", "scroll"].includes(getComputedStyle(p).overflowX) && p.getBoundingClientRect().right <= width + 0.5) return true;
       return false;
     };
-    const overflowing = [...document.body.querySelectorAll("*")].filter((el) => el.getBoundingClientRect().right > width + 0.5 && !inScrollBox(el)).map((el) => `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ""}${el.className && typeof el.className === "string" ? `.${el.className}` : ""}`);
-    const emptySections = [...document.querySelectorAll("section")].filter((s) => [...s.children].filter((c) => !/^H[1-6]$/.test(c.tagName)).every((c) => !c.textContent?.trim() && !c.querySelector("svg"))).map((s) => s.id);
+    const overflowing = [...document.body.querySelectorAll("*")]
+      .filter((el) => el.getBoundingClientRect().right > width + 0.5 && !inScrollBox(el))
+      .map((el) => `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ""}${el.className && typeof el.className === "string" ? `.${el.className}` : ""}`);
+    const emptySections = [...document.querySelectorAll("section")]
+      .filter((s) => [...s.children].filter((c) => !/^H[1-6]$/.test(c.tagName)).every((c) => !c.textContent?.trim() && !c.querySelector("svg")))
+      .map((s) => s.id);
     const emptyBlocks = [...document.querySelectorAll("ul, table, p")].filter((el) => !el.textContent?.trim()).map((el) => el.tagName);
     // a label cut off: a text of an SVG chart reaching outside its SVG's box
     const cut = [...document.querySelectorAll("svg text")].flatMap((t) => {
       const svg = (t as SVGTextElement).ownerSVGElement!;
       const b = (t as SVGTextElement).getBBox();
-      const w = svg.width.baseVal.value, h = svg.height.baseVal.value;
-      return b.x < -0.5 || b.y < -0.5 || b.x + b.width > w + 0.5 || b.y + b.height > h + 0.5 ? [`${t.textContent} (${b.x.toFixed(0)}+${b.width.toFixed(0)} of ${w})`] : [];
+      const w = svg.width.baseVal.value,
+        h = svg.height.baseVal.value;
+      return b.x < -0.5 || b.y < -0.5 || b.x + b.width > w + 0.5 || b.y + b.height > h + 0.5
+        ? [`${t.textContent} (${b.x.toFixed(0)}+${b.width.toFixed(0)} of ${w})`]
+        : [];
     });
-    const legend = [...document.querySelectorAll("#forest .legend [data-arm]")].map((k) => [k.getAttribute("data-arm")!, k.getAttribute("data-colour")!] as const);
+    const legend = [...document.querySelectorAll("#forest .legend [data-arm]")].map(
+      (k) => [k.getAttribute("data-arm")!, k.getAttribute("data-colour")!] as const,
+    );
     // the accuracy chart's legend: a swatch, then the method's name
-    const accuracy = [...document.querySelectorAll('svg[aria-label="accuracy by subcategory, All"] rect + text')].map((t) => [t.textContent!, (t.previousElementSibling as SVGRectElement).getAttribute("fill")!] as const);
+    const accuracy = [...document.querySelectorAll('svg[aria-label="accuracy by subcategory, All"] rect + text')].map(
+      (t) => [t.textContent!, (t.previousElementSibling as SVGRectElement).getAttribute("fill")!] as const,
+    );
     const forest = document.querySelector('[data-testid="forest-all"]')!.getBoundingClientRect();
-    return { width, scrollWidth: document.documentElement.scrollWidth, overflowing, emptySections, emptyBlocks, cut, legend, accuracy, forest: { top: forest.top, bottom: forest.bottom, left: forest.left, right: forest.right } };
+    return {
+      width,
+      scrollWidth: document.documentElement.scrollWidth,
+      overflowing,
+      emptySections,
+      emptyBlocks,
+      cut,
+      legend,
+      accuracy,
+      forest: { top: forest.top, bottom: forest.bottom, left: forest.left, right: forest.right },
+    };
   });
 }
 
@@ -125,7 +149,11 @@ describe.skipIf(chromium.skip)(chromium.title("report.html in Chromium at 1400 x
     checkLayout(l, ["2D", "Shortcut", "GT-3D", "GT-3D appearance", "Noisy-3D", "Noisy-3D appearance"]);
     expect(await page.locator('[data-testid="forest-all"] [data-subcategory]').count()).toBe(BUILTIN_SUBCATEGORIES.length);
     // the three accuracy tables (all items, coverage, answered) each scroll in their own box
-    for (const t of ["Accuracy by subcategory, method and paradigm (all items)", "Coverage by subcategory, method and paradigm (share of items answered)", "Accuracy on answered items by subcategory, method and paradigm"]) {
+    for (const t of [
+      "Accuracy by subcategory, method and paradigm (all items)",
+      "Coverage by subcategory, method and paradigm (share of items answered)",
+      "Accuracy on answered items by subcategory, method and paradigm",
+    ]) {
       const box = page.locator(`section:has(> h2:text-is("${t}")) .scroll`).first();
       expect(await box.count(), t).toBe(1);
       expect(await box.evaluate((el) => el.scrollWidth > el.clientWidth), `${t}: wider than the page, so it scrolls`).toBe(true);

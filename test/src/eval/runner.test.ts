@@ -6,7 +6,18 @@ import { join } from "node:path";
 import { CLI, esi3d, REPO_ROOT } from "../apps/cli/helpers.js";
 import { readRecords } from "../../../src/eval/records.js";
 
-const SMALL = ["--per-subcategory", "1", "--subcategories", "linear_alignment,physical_contact,counting_with_occlusion", "--paradigm", "single,gt", "--concurrency", "2", "--labels", "oracle"];
+const SMALL = [
+  "--per-subcategory",
+  "1",
+  "--subcategories",
+  "linear_alignment,physical_contact,counting_with_occlusion",
+  "--paradigm",
+  "single,gt",
+  "--concurrency",
+  "2",
+  "--labels",
+  "oracle",
+];
 const EXPECTED = 3 * 2 * 4; // tasks x paradigms x (gt, noisy, 2d, shortcut)
 
 function keysOf(dir: string): string[] {
@@ -14,7 +25,12 @@ function keysOf(dir: string): string[] {
 }
 
 /** Starts a run and kills it once items.jsonl holds at least `atLeast` lines; `output` gets what it printed. */
-function runAndKill(out: string, signal: NodeJS.Signals, atLeast: number, output: { stdout: string; stderr: string } = { stdout: "", stderr: "" }): Promise<number | null> {
+function runAndKill(
+  out: string,
+  signal: NodeJS.Signals,
+  atLeast: number,
+  output: { stdout: string; stderr: string } = { stdout: "", stderr: "" },
+): Promise<number | null> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, "run", ...SMALL, "--out", out], { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"] });
     child.stdout.on("data", (d: Buffer) => (output.stdout += d.toString()));
@@ -91,12 +107,27 @@ describe("esi3d run", () => {
     expect(cfg.package_version).toMatch(/^\d+\.\d+\.\d+/);
     const recs = readRecords(join(out, "items.jsonl")).records;
     const rec = recs.find((x) => x.arm === "3d" && x.source === "noisy")!;
-    for (const field of ["task_id", "subcategory", "paradigm", "source", "reasoner", "masks", "raw", "answer", "confidence", "correct", "graph_quality", "timings_ms"]) expect(rec).toHaveProperty(field);
+    for (const field of [
+      "task_id",
+      "subcategory",
+      "paradigm",
+      "source",
+      "reasoner",
+      "masks",
+      "raw",
+      "answer",
+      "confidence",
+      "correct",
+      "graph_quality",
+      "timings_ms",
+    ])
+      expect(rec).toHaveProperty(field);
     expect(rec.graph_quality!.f1_observed).toBeGreaterThanOrEqual(0);
     expect(rec.timings_ms.cloud).toBeGreaterThan(0);
     // every record times the stages it ran: the task's generation on all of them, the true relations on 3D arms
     for (const x of recs) expect(x.timings_ms.generate, x.key).toBeGreaterThan(0);
-    for (const x of recs.filter((y) => y.arm === "3d")) for (const stage of ["render", "truth_relations", "cloud", "graph", "diagnose", "reason"]) expect(x.timings_ms, x.key).toHaveProperty(stage);
+    for (const x of recs.filter((y) => y.arm === "3d"))
+      for (const stage of ["render", "truth_relations", "cloud", "graph", "diagnose", "reason"]) expect(x.timings_ms, x.key).toHaveProperty(stage);
     const md = readFileSync(join(out, "report.md"), "utf8");
     expect(md).toMatch(/## Findings/);
     expect(md).toMatch(/\| Subcategory .*GT-3D Single/);
@@ -136,13 +167,34 @@ describe("esi3d run configuration", () => {
     const dir = mkdtempSync(join(tmpdir(), "esi3d-cfg-"));
     const cfg = join(dir, "cfg.json");
     writeFileSync(cfg, JSON.stringify({ noise: { noiseLevel: 0.9 }, paradigms: ["gt"], sources: ["gt"] }));
-    const r = esi3d(["run", "--suite", join(REPO_ROOT, "fixtures", "tasks"), "--subcategories", "linear_alignment,spatial_distance", "--config", cfg, "--paradigm", "single", "--labels", "oracle", "--out", join(dir, "r")]);
+    const r = esi3d([
+      "run",
+      "--suite",
+      join(REPO_ROOT, "fixtures", "tasks"),
+      "--subcategories",
+      "linear_alignment,spatial_distance",
+      "--config",
+      cfg,
+      "--paradigm",
+      "single",
+      "--labels",
+      "oracle",
+      "--out",
+      join(dir, "r"),
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const c = JSON.parse(readFileSync(join(dir, "r", "config.json"), "utf8")).config;
     expect(c.noise.noiseLevel).toBe(0.9);
     expect(c.paradigms).toEqual(["single"]);
     expect(c.sources).toEqual(["gt"]);
-    expect(keysOf(join(dir, "r")).sort()).toEqual(["linear_alignment-000|single|2d", "linear_alignment-000|single|3d:gt", "linear_alignment-000|single|shortcut", "spatial_distance-000|single|2d", "spatial_distance-000|single|3d:gt", "spatial_distance-000|single|shortcut"]);
+    expect(keysOf(join(dir, "r")).sort()).toEqual([
+      "linear_alignment-000|single|2d",
+      "linear_alignment-000|single|3d:gt",
+      "linear_alignment-000|single|shortcut",
+      "spatial_distance-000|single|2d",
+      "spatial_distance-000|single|3d:gt",
+      "spatial_distance-000|single|shortcut",
+    ]);
     writeFileSync(cfg, JSON.stringify({ noise: { noiseLevel: 3.5 } }));
     const bad = esi3d(["run", "--config", cfg, "--out", join(dir, "bad")]);
     expect(bad.code).toBe(2);

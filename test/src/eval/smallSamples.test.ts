@@ -14,7 +14,10 @@ describe("small cells are marked", () => {
     expect(SMALL_CELL_ITEMS).toBe(10);
     // linear_alignment: 12 tasks; spatial_distance: 3 tasks (2D right on 2, GT-3D on all)
     const big = Array.from({ length: 12 }, (_, i) => [scoredItem(task(i), "single", "2d", i % 2 === 0), scoredItem(task(i), "single", "gt", true)]).flat();
-    const small = Array.from({ length: 3 }, (_, i) => [scoredItem(task(i, "spatial_distance"), "single", "2d", i < 2, "spatial_distance"), scoredItem(task(i, "spatial_distance"), "single", "gt", true, "spatial_distance")]).flat();
+    const small = Array.from({ length: 3 }, (_, i) => [
+      scoredItem(task(i, "spatial_distance"), "single", "2d", i < 2, "spatial_distance"),
+      scoredItem(task(i, "spatial_distance"), "single", "gt", true, "spatial_distance"),
+    ]).flat();
     const t = paperTable(summarizeRun([...big, ...small]));
     expect(t).toMatch(/Linear Alignment\s+50\.0 \(12\)\s+100\.0 \(12\)/);
     expect(t).toMatch(/Spatial Distance\s+66\.7 \(3\*\)\s+100\.0 \(3\*\)/);
@@ -46,7 +49,10 @@ describe("the ablation shows intervals and tests below-2D against 2D", () => {
   });
 
   it("a drop of one item in three is below 2D but not significant, and marked small", () => {
-    const few = summarizeAblation(Array.from({ length: 3 }, (_, i) => [scoredItem(task(i), "gt", "2d", true), scoredItem(task(i), "gt", { noisy: 1 }, i > 0)]).flat(), ["all"]);
+    const few = summarizeAblation(
+      Array.from({ length: 3 }, (_, i) => [scoredItem(task(i), "gt", "2d", true), scoredItem(task(i), "gt", { noisy: 1 }, i > 0)]).flat(),
+      ["all"],
+    );
     const table = ablationTable(few);
     expect(table).toMatch(/66\.7 \[\d+, \d+\] n=3\* <2D(?!!)/);
     expect(few.versus2D["linear_alignment"]!["1"]!.p).toBe(1);

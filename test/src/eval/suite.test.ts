@@ -16,7 +16,10 @@ import { BUILTIN_SUBCATEGORIES } from "../../../core/task/taxonomy.js";
 
 describe("directory suites with imported tasks", () => {
   const dir = mkdtempSync(join(tmpdir(), "esi3d-suite-"));
-  writeTasks(dir, importRecords(SAMPLE).imported.map((x) => x.task! as unknown as Task));
+  writeTasks(
+    dir,
+    importRecords(SAMPLE).imported.map((x) => x.task! as unknown as Task),
+  );
   writeTasks(dir, [generateTask("linear_alignment", "suite-test", 0)]);
   const plan = planSuiteDirectory(dir, { subcategories: [...BUILTIN_SUBCATEGORIES], paradigms: ["single", "multi", "gt"] });
 

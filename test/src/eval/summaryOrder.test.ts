@@ -46,9 +46,26 @@ function record(i: number, rng: Rng): ItemRecord {
     method: parsed ? "json" : "none",
     reprompted: false,
     views: 1,
-    graph_quality: arm === "3d" ? { nodes: 5, matched: 4, objects: 5, observed_objects: 5, duplicates: 1, hallucinated: 0, recall_observed: 0.8, relation_precision: rng.next(), relation_recall: rng.next() } : null,
+    graph_quality:
+      arm === "3d"
+        ? {
+            nodes: 5,
+            matched: 4,
+            objects: 5,
+            observed_objects: 5,
+            duplicates: 1,
+            hallucinated: 0,
+            recall_observed: 0.8,
+            relation_precision: rng.next(),
+            relation_recall: rng.next(),
+          }
+        : null,
     timings_ms: { reason: 100 + i },
-    ...(status === "error" ? { error: { class: "LlmError:http:500", message: "boom" } } : status === "invalid" ? { error: { class: "invalid_reply", message: "unreadable" } } : {}),
+    ...(status === "error"
+      ? { error: { class: "LlmError:http:500", message: "boom" } }
+      : status === "invalid"
+        ? { error: { class: "invalid_reply", message: "unreadable" } }
+        : {}),
   };
   return ItemRecordSchema.parse(r);
 }
@@ -73,8 +90,13 @@ describe("summarizeRun", () => {
   it("counts the items without an answer by status and by cause", () => {
     const rng = new Rng("failures");
     const rs = Array.from({ length: 40 }, (_, i) => record(i, rng));
-    const errors = rs.filter((r) => r.status === "error").length, invalid = rs.filter((r) => r.status === "invalid").length;
-    expect(failuresOf(rs)).toEqual({ total: errors + invalid, byStatus: { error: errors, invalid }, byClass: { "LlmError:http:500": errors, invalid_reply: invalid } });
+    const errors = rs.filter((r) => r.status === "error").length,
+      invalid = rs.filter((r) => r.status === "invalid").length;
+    expect(failuresOf(rs)).toEqual({
+      total: errors + invalid,
+      byStatus: { error: errors, invalid },
+      byClass: { "LlmError:http:500": errors, invalid_reply: invalid },
+    });
     expect(summarizeRun(rs).headlines.join("\n")).toMatch(new RegExp(`Failures by cause: LlmError:http:500 ${errors}, invalid_reply ${invalid}`));
   });
 });

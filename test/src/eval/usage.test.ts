@@ -4,7 +4,14 @@ import { PRICES_FORMAT, PriceTableSchema, usageTable, usageTotals, type PriceTab
 import type { ItemRecord } from "../../../src/eval/records.js";
 
 type Call = NonNullable<ItemRecord["calls"]>[number];
-const call = (input: number | null, output: number | null, cached = false): Call => ({ served_model: "m-1", attempts: cached ? 0 : 1, cached, finish_reason: "stop", input_tokens: input, output_tokens: output });
+const call = (input: number | null, output: number | null, cached = false): Call => ({
+  served_model: "m-1",
+  attempts: cached ? 0 : 1,
+  cached,
+  finish_reason: "stop",
+  input_tokens: input,
+  output_tokens: output,
+});
 const rec = (reasoner: string, calls: Call[] | null) => ({ reasoner, calls }) as unknown as ItemRecord;
 const PRICES: PriceTable = PriceTableSchema.parse({ format: PRICES_FORMAT, currency: "EUR", prices: { "openai:a": { input: 2, output: 8 } } });
 
@@ -15,14 +22,26 @@ describe("usageTotals", () => {
     const u = usageTotals(records, PRICES);
     expect(u.map((x) => x.reasoner)).toEqual(["gemini:b", "openai:a"]);
     const a = u.find((x) => x.reasoner === "openai:a")!;
-    expect(a).toMatchObject({ items: 2, calls: 3, cached_calls: 1, input_tokens: 350, output_tokens: 35, billed_input_tokens: 300, billed_output_tokens: 30, calls_without_tokens: 0 });
+    expect(a).toMatchObject({
+      items: 2,
+      calls: 3,
+      cached_calls: 1,
+      input_tokens: 350,
+      output_tokens: 35,
+      billed_input_tokens: 300,
+      billed_output_tokens: 30,
+      calls_without_tokens: 0,
+    });
     // per 1,000,000 tokens by default: 300 × 2 + 30 × 8 = 840 per million
     expect(a.cost).toEqual({ amount: 840 / 1e6, currency: "EUR" });
   });
 
   it("a cost is unknown, and says why, without a table, without a price for the reasoner, or with a billed call that reported no tokens", () => {
     expect(usageTotals(records).every((x) => x.cost === null && /no price table/.test(x.cost_note!))).toBe(true);
-    expect(usageTotals(records, PRICES).find((x) => x.reasoner === "gemini:b")).toMatchObject({ cost: null, cost_note: "unknown: the price table has no price for gemini:b" });
+    expect(usageTotals(records, PRICES).find((x) => x.reasoner === "gemini:b")).toMatchObject({
+      cost: null,
+      cost_note: "unknown: the price table has no price for gemini:b",
+    });
     const missing = usageTotals([rec("openai:a", [call(null, 4)])], PRICES)[0]!;
     expect(missing).toMatchObject({ cost: null, calls_without_tokens: 1 });
     expect(missing.cost_note).toMatch(/1 billed call\(s\) reported no token count/);

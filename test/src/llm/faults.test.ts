@@ -25,10 +25,24 @@ const KEY = "sk-fault-test-SECRET123";
 let base: Task | undefined;
 const small = () => (base ??= smallTask());
 function yesNoTask(): Task {
-  return { ...small(), question: "Is the white mug on the table?", answer_format: "yes_no", options: ["yes", "no"], answer: "yes", subcategory: "physical_contact" };
+  return {
+    ...small(),
+    question: "Is the white mug on the table?",
+    answer_format: "yes_no",
+    options: ["yes", "no"],
+    answer: "yes",
+    subcategory: "physical_contact",
+  };
 }
 function countTask(): Task {
-  return { ...small(), question: "How many mugs are there?", answer_format: "integer", options: ["1", "2", "3", "4"], answer: "3", subcategory: "counting_with_occlusion" };
+  return {
+    ...small(),
+    question: "How many mugs are there?",
+    answer_format: "integer",
+    options: ["1", "2", "3", "4"],
+    answer: "3",
+    subcategory: "counting_with_occlusion",
+  };
 }
 
 function opts(url: string, extra: LlmReasonerOptions = {}): LlmReasonerOptions {
@@ -36,10 +50,13 @@ function opts(url: string, extra: LlmReasonerOptions = {}): LlmReasonerOptions {
 }
 
 /** A reply whose finish_reason says the token limit cut it. */
-const cutReply = (text: string): Handler => openaiReply(text, { choices: [{ index: 0, message: { role: "assistant", content: text }, finish_reason: "length" }] });
+const cutReply = (text: string): Handler =>
+  openaiReply(text, { choices: [{ index: 0, message: { role: "assistant", content: text }, finish_reason: "length" }] });
 const ok = (answer: string, confidence: unknown = 0.9): Handler => openaiReply(JSON.stringify({ answer, confidence }));
 /** 200 with half a Chat Completions body (the connection's data cut mid-JSON). */
-const truncatedBody: Handler = raw(200, '{"id": "chatcmpl-x", "object": "chat.completion", "choices": [{"index": 0, "message": {"role": "assis', { "content-type": "application/json" });
+const truncatedBody: Handler = raw(200, '{"id": "chatcmpl-x", "object": "chat.completion", "choices": [{"index": 0, "message": {"role": "assis', {
+  "content-type": "application/json",
+});
 
 interface Mode {
   name: string;
@@ -51,26 +68,87 @@ interface Mode {
 
 const MODES: Mode[] = [
   { name: "baseline: a correct JSON answer", handlers: [ok("yes", 0.9)], expect: { status: "parsed", answer: "yes", confidence: 0.9, attempts: 1 } },
-  { name: "malformed JSON body", handlers: [raw(200, "{not json at all", { "content-type": "application/json" }), ok("yes")], expect: { status: "parsed", answer: "yes", attempts: 2 } },
+  {
+    name: "malformed JSON body",
+    handlers: [raw(200, "{not json at all", { "content-type": "application/json" }), ok("yes")],
+    expect: { status: "parsed", answer: "yes", attempts: 2 },
+  },
   { name: "truncated body once, then OK (retried)", handlers: [truncatedBody, ok("yes")], expect: { status: "parsed", answer: "yes", attempts: 2 } },
   { name: "truncated body on every attempt", handlers: [truncatedBody], expect: { status: "error", errorClass: "LlmError:bad_response", attempts: 3 } },
-  { name: "finish_reason length with a partial answer", handlers: [cutReply('{"answer": "y'), cutReply('{"answer": "ye')], expect: { status: "invalid", answer: null, errorClass: "truncated_reply", attempts: 2 } },
-  { name: "finish_reason length on an integer, then a complete re-prompt", task: countTask, handlers: [cutReply('{"answer": "3'), ok("3", 0.7)], expect: { status: "parsed", answer: "3", confidence: 0.7, attempts: 2 } },
-  { name: "429 with retry-after-ms, then OK", handlers: [json(429, { error: { message: "slow down" } }, { "retry-after-ms": "150" }), ok("yes")], expect: { status: "parsed", answer: "yes", attempts: 2 } },
-  { name: "500 with Retry-After: 0, then OK", handlers: [json(500, { error: { message: "boom" } }, { "retry-after": "0" }), ok("yes")], expect: { status: "parsed", answer: "yes", attempts: 2 } },
+  {
+    name: "finish_reason length with a partial answer",
+    handlers: [cutReply('{"answer": "y'), cutReply('{"answer": "ye')],
+    expect: { status: "invalid", answer: null, errorClass: "truncated_reply", attempts: 2 },
+  },
+  {
+    name: "finish_reason length on an integer, then a complete re-prompt",
+    task: countTask,
+    handlers: [cutReply('{"answer": "3'), ok("3", 0.7)],
+    expect: { status: "parsed", answer: "3", confidence: 0.7, attempts: 2 },
+  },
+  {
+    name: "429 with retry-after-ms, then OK",
+    handlers: [json(429, { error: { message: "slow down" } }, { "retry-after-ms": "150" }), ok("yes")],
+    expect: { status: "parsed", answer: "yes", attempts: 2 },
+  },
+  {
+    name: "500 with Retry-After: 0, then OK",
+    handlers: [json(500, { error: { message: "boom" } }, { "retry-after": "0" }), ok("yes")],
+    expect: { status: "parsed", answer: "yes", attempts: 2 },
+  },
   { name: "500 forever", handlers: [json(500, { error: { message: "boom" } })], expect: { status: "error", errorClass: "LlmError:http:500", attempts: 3 } },
-  { name: "401 echoing the key", handlers: [json(401, { error: { message: `bad key Bearer ${KEY}` } })], expect: { status: "error", errorClass: "LlmError:http:401", attempts: 1 } },
-  { name: "200 with an error object and no choices", handlers: [json(200, { error: { message: "overloaded" } })], expect: { status: "error", errorClass: "LlmError:bad_response", attempts: 1 } },
-  { name: "empty choices", handlers: [json(200, { id: "x", object: "chat.completion", model: "m", choices: [] })], expect: { status: "error", errorClass: "LlmError:bad_response", attempts: 1 } },
-  { name: "429 on every attempt (retries spent)", handlers: [json(429, { error: { message: "rate limit reached" } })], extra: { maxRetries: 0 }, expect: { status: "error", errorClass: "LlmError:http:429", attempts: 1 } },
-  { name: "hang on every attempt: the per-attempt timeout ends it", handlers: [hang], extra: { timeoutMs: 300, maxRetries: 0 }, expect: { status: "error", errorClass: "LlmError:timeout", attempts: 1 } },
-  { name: "hang on every attempt: the item deadline ends it", handlers: [hang], extra: { timeoutMs: 60_000, itemDeadlineMs: 1200 }, expect: { status: "error", errorClass: "LlmError:deadline", attempts: 1 } },
-  { name: "hang once (per-attempt timeout), then OK", handlers: [hang, ok("yes")], extra: { timeoutMs: 1000 }, expect: { status: "parsed", answer: "yes", attempts: 2 } },
+  {
+    name: "401 echoing the key",
+    handlers: [json(401, { error: { message: `bad key Bearer ${KEY}` } })],
+    expect: { status: "error", errorClass: "LlmError:http:401", attempts: 1 },
+  },
+  {
+    name: "200 with an error object and no choices",
+    handlers: [json(200, { error: { message: "overloaded" } })],
+    expect: { status: "error", errorClass: "LlmError:bad_response", attempts: 1 },
+  },
+  {
+    name: "empty choices",
+    handlers: [json(200, { id: "x", object: "chat.completion", model: "m", choices: [] })],
+    expect: { status: "error", errorClass: "LlmError:bad_response", attempts: 1 },
+  },
+  {
+    name: "429 on every attempt (retries spent)",
+    handlers: [json(429, { error: { message: "rate limit reached" } })],
+    extra: { maxRetries: 0 },
+    expect: { status: "error", errorClass: "LlmError:http:429", attempts: 1 },
+  },
+  {
+    name: "hang on every attempt: the per-attempt timeout ends it",
+    handlers: [hang],
+    extra: { timeoutMs: 300, maxRetries: 0 },
+    expect: { status: "error", errorClass: "LlmError:timeout", attempts: 1 },
+  },
+  {
+    name: "hang on every attempt: the item deadline ends it",
+    handlers: [hang],
+    extra: { timeoutMs: 60_000, itemDeadlineMs: 1200 },
+    expect: { status: "error", errorClass: "LlmError:deadline", attempts: 1 },
+  },
+  {
+    name: "hang once (per-attempt timeout), then OK",
+    handlers: [hang, ok("yes")],
+    extra: { timeoutMs: 1000 },
+    expect: { status: "parsed", answer: "yes", attempts: 2 },
+  },
   { name: "confidence 85 (a percentage)", handlers: [ok("yes", 85)], expect: { status: "parsed", answer: "yes", confidence: 0.85 } },
   { name: 'confidence "85%"', handlers: [ok("yes", "85%")], expect: { status: "parsed", answer: "yes", confidence: 0.85 } },
-  { name: "confidence 1.7 (flagged, not 0.017)", handlers: [ok("yes", 1.7)], expect: { status: "parsed", answer: "yes", confidence: null, confidenceProblem: true } },
+  {
+    name: "confidence 1.7 (flagged, not 0.017)",
+    handlers: [ok("yes", 1.7)],
+    expect: { status: "parsed", answer: "yes", confidence: null, confidenceProblem: true },
+  },
   { name: "no confidence", handlers: [openaiReply('{"answer": "yes"}')], expect: { status: "parsed", answer: "yes", confidence: null } },
-  { name: "<think> before the answer", handlers: [openaiReply('<think>the mug rests on it</think>{"answer": "yes", "confidence": 0.8}')], expect: { status: "parsed", answer: "yes", confidence: 0.8 } },
+  {
+    name: "<think> before the answer",
+    handlers: [openaiReply('<think>the mug rests on it</think>{"answer": "yes", "confidence": 0.8}')],
+    expect: { status: "parsed", answer: "yes", confidence: 0.8 },
+  },
   { name: "an empty reply", handlers: [openaiReply("")], expect: { status: "empty", errorClass: "empty_reply", attempts: 1 } },
   { name: "a refusal, twice", handlers: [openaiReply("I cannot help with that.")], expect: { status: "invalid", errorClass: "invalid_reply", attempts: 2 } },
 ];
@@ -119,7 +197,13 @@ describe("LLM fault modes over a loopback OpenAI-compatible server", () => {
       if (n === 1) return json(429, { error: { message: "later" } }, { "retry-after-ms": "600" })(req, res);
       return openaiReply("done")(req, res);
     });
-    const client = createLlmClient("openai:test-model", { baseUrl: `${server.url}/v1`, env: { OPENAI_API_KEY: KEY }, cache: null, maxConcurrency: 1, maxRetries: 1 });
+    const client = createLlmClient("openai:test-model", {
+      baseUrl: `${server.url}/v1`,
+      env: { OPENAI_API_KEY: KEY },
+      cache: null,
+      maxConcurrency: 1,
+      maxRetries: 1,
+    });
     const t0 = Date.now();
     const done: Record<string, number> = {};
     const a = client.chat({ user: "A" }).then(() => (done.A = Date.now() - t0));

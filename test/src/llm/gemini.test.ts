@@ -21,7 +21,14 @@ describe("gemini client over real HTTP", () => {
     expect(c.id).toBe("gemini:gemini-test");
     const img = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 9, 8, 7]);
     const r = await c.chat({ system: "sys text", user: "how many?", temperature: 0, maxOutputTokens: 32, images: [{ mimeType: "image/png", data: img }] });
-    expect(r).toMatchObject({ text: '{"answer": 3}', model: "gemini-test-001", attempts: 1, cached: false, usage: { inputTokens: 13, outputTokens: 5 }, finishReason: "STOP" });
+    expect(r).toMatchObject({
+      text: '{"answer": 3}',
+      model: "gemini-test-001",
+      attempts: 1,
+      cached: false,
+      usage: { inputTokens: 13, outputTokens: 5 },
+      finishReason: "STOP",
+    });
     const req = server.requests[0]!;
     expect(req.method).toBe("POST");
     expect(req.url).toBe("/v1beta/models/gemini-test:generateContent");
@@ -55,7 +62,10 @@ describe("gemini client over real HTTP", () => {
   });
 
   it("honours retry-after-ms on 429, then succeeds", async () => {
-    server = await startServer(json(429, { error: { code: 429, message: "quota", status: "RESOURCE_EXHAUSTED" } }, { "retry-after-ms": "200" }), geminiReply("ok"));
+    server = await startServer(
+      json(429, { error: { code: 429, message: "quota", status: "RESOURCE_EXHAUSTED" } }, { "retry-after-ms": "200" }),
+      geminiReply("ok"),
+    );
     const events: RetryEvent[] = [];
     const c = createLlmClient("gemini:g", opts(server.url, { onRetry: (e) => events.push(e) }));
     const r = await c.chat({ user: "q" });
@@ -66,7 +76,14 @@ describe("gemini client over real HTTP", () => {
 
   it("honours the RetryInfo retryDelay in a Google error body", async () => {
     server = await startServer(
-      json(429, { error: { code: 429, message: "quota", status: "RESOURCE_EXHAUSTED", details: [{ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: "0.25s" }] } }),
+      json(429, {
+        error: {
+          code: 429,
+          message: "quota",
+          status: "RESOURCE_EXHAUSTED",
+          details: [{ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: "0.25s" }],
+        },
+      }),
       geminiReply("ok"),
     );
     const events: RetryEvent[] = [];

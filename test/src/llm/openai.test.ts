@@ -52,7 +52,13 @@ describe("openai client over real HTTP", () => {
     const c = createLlmClient("openai:gpt-test", opts(server.url));
     const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3, 250]);
     const jpg = new Uint8Array([0xff, 0xd8, 0xff, 7]);
-    await c.chat({ user: "look", images: [{ mimeType: "image/png", data: png }, { mimeType: "image/jpeg", data: jpg }] });
+    await c.chat({
+      user: "look",
+      images: [
+        { mimeType: "image/png", data: png },
+        { mimeType: "image/jpeg", data: jpg },
+      ],
+    });
     const body = server.requests[0]!.body as { messages: Array<{ role: string; content: unknown }> };
     expect(body.messages).toEqual([
       {

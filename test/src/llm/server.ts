@@ -120,4 +120,3 @@ export function geminiReply(text: string): Handler {
     modelVersion: "gemini-test-001",
   });
 }
-

@@ -32,7 +32,12 @@ export function docExamples(): Record<string, string> {
   // the views' text depends only on the view count and actions: render small, prompt with the task's own camera
   const bundle: FrameBundle = bundleOf({ ...sdTask, camera: { ...SMALL_CAMERA } }, "gt");
 
-  const q = (question: string, answer_format: Task["answer_format"], options: string[], subcategory: Task["subcategory"]) => ({ question, answer_format, options, subcategory });
+  const q = (question: string, answer_format: Task["answer_format"], options: string[], subcategory: Task["subcategory"]) => ({
+    question,
+    answer_format,
+    options,
+    subcategory,
+  });
   return {
     json: serializeGraph(sd, { format: "json", uncertainty: false }),
     relations: serializeGraph(sd, { format: "relations", uncertainty: false }),
@@ -42,13 +47,29 @@ export function docExamples(): Record<string, string> {
     "text-uncertainty-objects": serializeGraph(cNoisy, { format: "text", uncertainty: true }).split("\nObjects:\n")[1]!.split("\n").slice(0, 3).join("\n"),
     "cogmap-uncertainty-tail": serializeGraph(cNoisy, { format: "cogmap", uncertainty: true }).split("\n\nMap (JSON")[1]!.replace(/^/, "Map (JSON"),
     "counting-json-uncertainty": textOnly(buildPrompt({ task: cTask, graph: cNoisy, format: "json", uncertainty: true })),
-    "template-yes_no": answerTemplate(q("Are the potted plant, the vase and the teddy bear on the floor standing in a straight line?", "yes_no", ["yes", "no"], "linear_alignment")),
+    "template-yes_no": answerTemplate(
+      q("Are the potted plant, the vase and the teddy bear on the floor standing in a straight line?", "yes_no", ["yes", "no"], "linear_alignment"),
+    ),
     "template-option": answerTemplate(sdTask),
-    "template-category": answerTemplate(q("What is the object partly hidden behind the cardboard box on the table? Options: can, vase, candle, bottle.", "choice", ["can", "vase", "candle", "bottle"], "partial_occlusion")),
+    "template-category": answerTemplate(
+      q(
+        "What is the object partly hidden behind the cardboard box on the table? Options: can, vase, candle, bottle.",
+        "choice",
+        ["can", "vase", "candle", "bottle"],
+        "partial_occlusion",
+      ),
+    ),
     "template-integer": answerTemplate(cTask),
     "template-option-letters": answerTemplate(sdTask, "letters"),
     "reminder-option": formatReminder(sdTask),
-    "template-ordering": answerTemplate(q("In which order did the agent pick up the objects?", "ordering", ["mug, book, apple", "book, mug, apple", "apple, book, mug"], "action_order_inference")),
+    "template-ordering": answerTemplate(
+      q(
+        "In which order did the agent pick up the objects?",
+        "ordering",
+        ["mug, book, apple", "book, mug, apple", "apple, book, mug"],
+        "action_order_inference",
+      ),
+    ),
     "system-3d": SYSTEM_3D_LLM,
     "vlm-multi": textOnly(buildPrompt({ task: sdTask, bundle, images: "multi" })),
   };
@@ -65,7 +86,8 @@ function exampleBlock(name: string, text: string): string {
 export function renderDoc(doc: string, examples: Record<string, string>): string {
   let out = doc;
   for (const [name, text] of Object.entries(examples)) {
-    const i = out.indexOf(begin(name)), j = out.indexOf(end(name));
+    const i = out.indexOf(begin(name)),
+      j = out.indexOf(end(name));
     if (i < 0 || j < i) throw new Error(`docs/prompts.md: no block for example "${name}"`);
     out = out.slice(0, i) + exampleBlock(name, text) + out.slice(j + end(name).length);
   }

@@ -27,7 +27,10 @@ export function node(s: NodeSpec): GraphNode {
     centroid: [...s.centre] as Vec3,
     box: { centre: s.centre, extent: s.extent, yaw: s.yaw ?? 0 },
     // axis-aligned footprint of the (unrotated) box: enough for these tests
-    aabb: { min: [s.centre[0] - half(0), s.centre[1] - half(1), s.centre[2] - half(2)] as Vec3, max: [s.centre[0] + half(0), s.centre[1] + half(1), s.centre[2] + half(2)] as Vec3 },
+    aabb: {
+      min: [s.centre[0] - half(0), s.centre[1] - half(1), s.centre[2] - half(2)] as Vec3,
+      max: [s.centre[0] + half(0), s.centre[1] + half(1), s.centre[2] + half(2)] as Vec3,
+    },
     volume_m3: s.extent[0] * s.extent[1] * s.extent[2],
     point_count: Math.round((s.points ?? 1000) / 10),
     raw_point_count: s.points ?? 1000,
@@ -41,7 +44,14 @@ export function node(s: NodeSpec): GraphNode {
   return n as unknown as GraphNode;
 }
 
-function rel(subject: string, predicate: Relation["predicate"], object: string, margin_m: number, closest_distance_m: number, centre_distance_m: number): Relation {
+function rel(
+  subject: string,
+  predicate: Relation["predicate"],
+  object: string,
+  margin_m: number,
+  closest_distance_m: number,
+  centre_distance_m: number,
+): Relation {
   return { subject, predicate, object, margin_m, closest_distance_m, centre_distance_m };
 }
 
@@ -71,7 +81,17 @@ export function tableScene(): SceneGraph {
   return graph(
     [
       node({ id: "n0", label: "table", centre: [1, 0.5, 0.375], extent: [1.2, 0.8, 0.75], colour: "brown", views: [0, 1, 2, 3], points: 52000, confidence: 1 }),
-      node({ id: "n1", label: "mug", centre: [1.2, 0.4, 0.8], extent: [0.08, 0.08, 0.1], yaw: (3 * Math.PI) / 2, colour: "white", views: [0, 2], points: 900, confidence: 3.25 }),
+      node({
+        id: "n1",
+        label: "mug",
+        centre: [1.2, 0.4, 0.8],
+        extent: [0.08, 0.08, 0.1],
+        yaw: (3 * Math.PI) / 2,
+        colour: "white",
+        views: [0, 2],
+        points: 900,
+        confidence: 3.25,
+      }),
       node({
         id: "n2",
         label: "mug",

@@ -136,7 +136,12 @@ describe("cogmap", () => {
   it("honours the grid size (20 × 20) and keeps every centre inside its printed cell", () => {
     const m = cognitiveMap(gridScene(), 20);
     expect(m).toMatchObject({ size: 20, cellM: 0.25, xMin: 0, yMax: 5 });
-    expect(m.cells.map((c) => [c.row, c.col])).toEqual([[1, 1], [19, 19], [10, 10], [2, 19]]);
+    expect(m.cells.map((c) => [c.row, c.col])).toEqual([
+      [1, 1],
+      [19, 19],
+      [10, 10],
+      [2, 19],
+    ]);
     for (const g of [tableScene(), gridScene()]) {
       for (const size of [10, 13, 20]) {
         const mm = cognitiveMap(g, size);
@@ -154,10 +159,12 @@ describe("cogmap", () => {
 
   it("lists colours in map order, and with uncertainty each instance's evidence by id", () => {
     const off = ser("cogmap");
-    expect(off).toContain("Colours of the same instances, in the same order:\n{\"armchair\": [\"unknown\"], \"mug\": [\"white\", \"red\"], \"table\": [\"brown\"]}");
+    expect(off).toContain('Colours of the same instances, in the same order:\n{"armchair": ["unknown"], "mug": ["white", "red"], "table": ["brown"]}');
     expect(off).toContain('"mug": [[');
     const on = ser("cogmap", true);
-    expect(on).toMatch(/\{"id": "n2", "label": "mug", "colour": "red", "cell": \[\d+, \d+\], "support": \{"views": 1, "points": 120, "confidence": 1.40\}, "label_votes": \{"mug": 0.70, "cup": 0.30\}, "flags": \{"possible_duplicate_of": \["n1"\], "fragment": true, "low_support": true\}\}/);
+    expect(on).toMatch(
+      /\{"id": "n2", "label": "mug", "colour": "red", "cell": \[\d+, \d+\], "support": \{"views": 1, "points": 120, "confidence": 1.40\}, "label_votes": \{"mug": 0.70, "cup": 0.30\}, "flags": \{"possible_duplicate_of": \["n1"\], "fragment": true, "low_support": true\}\}/,
+    );
     expect(on).not.toContain("margin");
   });
 
@@ -170,7 +177,8 @@ describe("cogmap", () => {
 describe("uncertainty on/off", () => {
   for (const format of GRAPH_FORMATS) {
     it(`${format}: off is a strict subset of the information of on`, () => {
-      const off = ser(format, false), on = ser(format, true);
+      const off = ser(format, false),
+        on = ser(format, true);
       expect(off).not.toMatch(UNCERTAINTY_WORDS);
       expect(on).toMatch(/Evidence and uncertainty:/);
       expect(on).toContain("possible");
@@ -188,8 +196,16 @@ describe("determinism", () => {
         expect(b).toBe(a);
       }
     }
-    const g1 = graph([node({ id: "n0", label: "mug", centre: [0, 0, 0], extent: [1, 1, 1], votes: { mug: 0.5, cup: 0.5 } })], [], { position: [0, 0, 1], yaw: 0, pitch: 0 });
-    const g2 = graph([node({ id: "n0", label: "mug", centre: [0, 0, 0], extent: [1, 1, 1], votes: { cup: 0.5, mug: 0.5 } })], [], { position: [0, 0, 1], yaw: 0, pitch: 0 });
+    const g1 = graph([node({ id: "n0", label: "mug", centre: [0, 0, 0], extent: [1, 1, 1], votes: { mug: 0.5, cup: 0.5 } })], [], {
+      position: [0, 0, 1],
+      yaw: 0,
+      pitch: 0,
+    });
+    const g2 = graph([node({ id: "n0", label: "mug", centre: [0, 0, 0], extent: [1, 1, 1], votes: { cup: 0.5, mug: 0.5 } })], [], {
+      position: [0, 0, 1],
+      yaw: 0,
+      pitch: 0,
+    });
     expect(serializeGraph(g2, { format: "json", uncertainty: true })).toBe(serializeGraph(g1, { format: "json", uncertainty: true }));
   });
 

@@ -19,10 +19,30 @@ import { tableScene } from "./graphs.js";
 
 type Q = Pick<Task, "question" | "answer_format" | "options" | "subcategory">;
 const yesNo: Q = { question: "Is the mug on the table?", answer_format: "yes_no", options: ["yes", "no"], subcategory: "physical_contact" };
-const option: Q = { question: "Which is closer to the armchair: the mug or the table?", answer_format: "choice", options: ["the mug", "the table"], subcategory: "spatial_distance" };
-const category: Q = { question: "What is the object partly hidden behind the box?", answer_format: "choice", options: ["can", "vase", "candle", "bottle"], subcategory: "partial_occlusion" };
-const integer: Q = { question: "How many mugs are there in the room?", answer_format: "integer", options: ["1", "2", "3", "4"], subcategory: "counting_with_occlusion" };
-const ordering: Q = { question: "In which order were the mug, the vase and the lamp moved?", answer_format: "ordering", options: ["mug, vase, lamp", "lamp, vase, mug", "vase, mug, lamp"], subcategory: "action_order_inference" };
+const option: Q = {
+  question: "Which is closer to the armchair: the mug or the table?",
+  answer_format: "choice",
+  options: ["the mug", "the table"],
+  subcategory: "spatial_distance",
+};
+const category: Q = {
+  question: "What is the object partly hidden behind the box?",
+  answer_format: "choice",
+  options: ["can", "vase", "candle", "bottle"],
+  subcategory: "partial_occlusion",
+};
+const integer: Q = {
+  question: "How many mugs are there in the room?",
+  answer_format: "integer",
+  options: ["1", "2", "3", "4"],
+  subcategory: "counting_with_occlusion",
+};
+const ordering: Q = {
+  question: "In which order were the mug, the vase and the lamp moved?",
+  answer_format: "ordering",
+  options: ["mug, vase, lamp", "lamp, vase, mug", "vase, mug, lamp"],
+  subcategory: "action_order_inference",
+};
 
 describe("answer templates", () => {
   it("chooses one template per answer kind", () => {
@@ -58,32 +78,52 @@ describe("answer templates", () => {
     const s = answerTemplate(integer);
     expect(s).toContain("Options: 1, 2, 3, 4\nAnswer with one of the options, an integer written with digits.");
     expect(s).toContain('{"answer": <integer>, "confidence": <a number from 0 to 1>}');
-    expect(answerTemplate({ ...integer, options: [] })).toContain("Question: How many mugs are there in the room?\nAnswer with an integer written with digits.\n");
+    expect(answerTemplate({ ...integer, options: [] })).toContain(
+      "Question: How many mugs are there in the room?\nAnswer with an integer written with digits.\n",
+    );
   });
 
   it("ordering", () => {
     const s = answerTemplate(ordering);
-    expect(s).toContain("Options (each is a complete order, first to last):\n- mug, vase, lamp\n- lamp, vase, mug\n- vase, mug, lamp\nAnswer with exactly one of the options, copied as written.");
+    expect(s).toContain(
+      "Options (each is a complete order, first to last):\n- mug, vase, lamp\n- lamp, vase, mug\n- vase, mug, lamp\nAnswer with exactly one of the options, copied as written.",
+    );
   });
 
   it("lists the yes/no words in the options' own order (a rotation is a prompt of its own)", () => {
-    expect(answerTemplate({ ...yesNo, options: ["no", "yes"] })).toContain('Answer "no" or "yes".\nReply with only a JSON object and nothing else, of the form\n{"answer": "no" or "yes",');
+    expect(answerTemplate({ ...yesNo, options: ["no", "yes"] })).toContain(
+      'Answer "no" or "yes".\nReply with only a JSON object and nothing else, of the form\n{"answer": "no" or "yes",',
+    );
   });
 
   it("letters every option list with --option-labels letters, and a letter reply parses only then", () => {
-    expect(answerTemplate(option, "letters")).toContain('Options:\nA. the mug\nB. the table\nAnswer with the letter of exactly one of the options.\nReply with only a JSON object and nothing else, of the form\n{"answer": "<the letter of one option>"');
-    expect(answerTemplate(category, "letters")).toContain("Options (object categories):\nA. can\nB. vase\nC. candle\nD. bottle\nAnswer with the object's category: the letter of exactly one of the options.");
+    expect(answerTemplate(option, "letters")).toContain(
+      'Options:\nA. the mug\nB. the table\nAnswer with the letter of exactly one of the options.\nReply with only a JSON object and nothing else, of the form\n{"answer": "<the letter of one option>"',
+    );
+    expect(answerTemplate(category, "letters")).toContain(
+      "Options (object categories):\nA. can\nB. vase\nC. candle\nD. bottle\nAnswer with the object's category: the letter of exactly one of the options.",
+    );
     expect(answerTemplate(integer, "letters")).toContain("Options:\nA. 1\nB. 2\nC. 3\nD. 4\nAnswer with the letter of exactly one of the options.");
     expect(answerTemplate(ordering, "letters")).toContain("first to last):\nA. mug, vase, lamp\nB. lamp, vase, mug\nC. vase, mug, lamp\n");
     expect(answerTemplate(yesNo, "letters")).toContain("Options:\nA. yes\nB. no\nAnswer with the letter of exactly one of the options.");
     // an integer question without options has nothing to letter
     expect(answerTemplate({ ...integer, options: [] }, "letters")).toBe(answerTemplate({ ...integer, options: [] }));
     expect(answerTemplate(option, "none")).toBe(answerTemplate(option));
-    const task = { ...smallTask(), answer_format: "choice" as const, options: ["the mug", "the table"], answer: "the table", subcategory: "spatial_distance" as const };
+    const task = {
+      ...smallTask(),
+      answer_format: "choice" as const,
+      options: ["the mug", "the table"],
+      answer: "the table",
+      subcategory: "spatial_distance" as const,
+    };
     const built = buildPrompt({ task, graph: tableScene(), optionLabels: "letters" });
     expect(built.optionLabels).toBe("letters");
     expect(buildPrompt({ task, graph: tableScene() })).not.toHaveProperty("optionLabels");
-    expect(parseAnswer('{"answer": "B"}', { ...task, optionLabels: built.optionLabels })).toMatchObject({ status: "parsed", answer: "the table", match: "letter" });
+    expect(parseAnswer('{"answer": "B"}', { ...task, optionLabels: built.optionLabels })).toMatchObject({
+      status: "parsed",
+      answer: "the table",
+      match: "letter",
+    });
     expect(parseAnswer('{"answer": "B"}', task)).toMatchObject({ status: "unparsed" });
   });
 
@@ -109,7 +149,14 @@ describe("buildPrompt: 3D + LLM", () => {
 
   it("sends the serialized graph, then the question, and no images", () => {
     const p = buildPrompt({ task, graph: g });
-    expect(p).toMatchObject({ version: PROMPT_VERSION, arm: "3d-llm", template: "option", system: SYSTEM_3D_LLM, format: DEFAULT_GRAPH_FORMAT, uncertainty: false });
+    expect(p).toMatchObject({
+      version: PROMPT_VERSION,
+      arm: "3d-llm",
+      template: "option",
+      system: SYSTEM_3D_LLM,
+      format: DEFAULT_GRAPH_FORMAT,
+      uncertainty: false,
+    });
     expect(p.images).toBeUndefined();
     const scene = serializeGraph(g, { format: "relations", uncertainty: false });
     expect(p.user).toBe(`${scene}\n\n${answerTemplate(task)}`);
@@ -164,7 +211,12 @@ describe("buildPrompt: 2D VLM", () => {
     const middle = p.views![1]!.view;
     expect(p.user.startsWith(`3 images follow this text, in this order (3 of the ${bundle.views.length} views taken`)).toBe(true);
     expect(p.user).toContain("- image 1: view 0, your initial view");
-    expect(p.user).toContain(`- image 2: view ${middle}, after ${bundle.views.slice(1, middle + 1).map((v) => v.action).join(", ")}`);
+    expect(p.user).toContain(
+      `- image 2: view ${middle}, after ${bundle.views
+        .slice(1, middle + 1)
+        .map((v) => v.action)
+        .join(", ")}`,
+    );
     expect(p.user.endsWith(answerTemplate(task))).toBe(true);
     expect(p.system).toContain("each image is a 96 × 72 pixel pinhole photograph with a horizontal field of view of 70°");
     expect(p.system).toContain(`camera ${task.agent_initial.position[2].toFixed(2)} m above the floor`);

@@ -34,24 +34,43 @@ afterEach(async () => {
 type Body = { temperature?: number; messages: Array<{ role: string; content: string | Array<{ type: string; text?: string; image_url?: { url: string } }> }> };
 const userText = (r: RecordedRequest) => {
   const c = (r.body as Body).messages.find((m) => m.role === "user")!.content;
-  return typeof c === "string" ? c : c.filter((p) => p.type === "text").map((p) => p.text).join("\n");
+  return typeof c === "string"
+    ? c
+    : c
+        .filter((p) => p.type === "text")
+        .map((p) => p.text)
+        .join("\n");
 };
 const systemText = (r: RecordedRequest) => (r.body as Body).messages.find((m) => m.role === "system")!.content as string;
 const imageCount = (r: RecordedRequest) => {
   const c = (r.body as Body).messages.find((m) => m.role === "user")!.content;
   return typeof c === "string" ? 0 : c.filter((p) => p.type === "image_url").length;
 };
-const step = (action: string, answer: string, confidence: number, reasoning = "scripted") => openaiReply(JSON.stringify({ action, answer, reasoning, confidence }));
+const step = (action: string, answer: string, confidence: number, reasoning = "scripted") =>
+  openaiReply(JSON.stringify({ action, answer, reasoning, confidence }));
 
 const task = generateTask("linear_alignment", "inc", 0, generatorContext({}, CAMERA));
-const truth = task.answer, wrong = task.options.find((o) => o !== task.answer)!;
+const truth = task.answer,
+  wrong = task.options.find((o) => o !== task.answer)!;
 
 async function episode(handlers: Handler[], config: Record<string, unknown>, arm: "2d" | "3d" = "3d") {
   server = await startServer(...handlers);
   const client = createLlmClient("openai:test-model", { baseUrl: `${server.url}/v1`, env: { OPENAI_API_KEY: KEY }, maxRetries: 0, cache: null });
   const c = resolveRunConfig(config);
   const target = promptTarget("openai:test-model", { baseUrl: `${server.url}/v1` });
-  const agent = createLlmAgent(client, task, { invalidAction: c.active.invalidAction, threshold: c.active.threshold, temperature: c.llm.temperature, format: c.prompt.format, uncertainty: c.prompt.uncertainty, target }, arm);
+  const agent = createLlmAgent(
+    client,
+    task,
+    {
+      invalidAction: c.active.invalidAction,
+      threshold: c.active.threshold,
+      temperature: c.llm.temperature,
+      format: c.prompt.format,
+      uncertainty: c.prompt.uncertainty,
+      target,
+    },
+    arm,
+  );
   return runActiveEpisode({ task, config: c, arm: arm === "3d" ? GT : null, agent });
 }
 
@@ -92,7 +111,16 @@ describe("LLM active agent over HTTP", () => {
   });
 
   it("budget exhaustion: 'not sure' to the end gets one forced choice at temperature 0", async () => {
-    const out = await episode([step("turn_right", "not sure", 0.3), step("turn_right", "not sure", 0.3), step("turn_right", "not sure", 0.3), step("turn_right", "not sure", 0.3), step("stop", wrong, 0.55)], { active: { maxSteps: 4 }, llm: { temperature: 0.2 } });
+    const out = await episode(
+      [
+        step("turn_right", "not sure", 0.3),
+        step("turn_right", "not sure", 0.3),
+        step("turn_right", "not sure", 0.3),
+        step("turn_right", "not sure", 0.3),
+        step("stop", wrong, 0.55),
+      ],
+      { active: { maxSteps: 4 }, llm: { temperature: 0.2 } },
+    );
     expect(out.episode.stop_reason).toBe("budget");
     expect(out.episode.steps_used).toBe(4);
     expect(out.episode.forced_choice).toBe(true);
@@ -110,7 +138,9 @@ describe("LLM active agent over HTTP", () => {
   });
 
   it("an invalid action under `reprompt` (the paper): one re-prompt, then the agent stays and the step counts", async () => {
-    const out = await episode([step("fly_up", "not sure", 0.1), step("teleport", "not sure", 0.1), step("stop", truth, 0.9)], { active: { invalidAction: "reprompt" } });
+    const out = await episode([step("fly_up", "not sure", 0.1), step("teleport", "not sure", 0.1), step("stop", truth, 0.9)], {
+      active: { invalidAction: "reprompt" },
+    });
     const s1 = out.episode.steps[0]!;
     expect(s1).toMatchObject({ requested_action: "teleport", valid: false, action: null, blocked: null, reprompted: true });
     expect(userText(server!.requests[1]!)).toMatch(/could not be used \("fly_up" is not one of the actions\)/);
@@ -127,7 +157,10 @@ describe("LLM active agent over HTTP", () => {
   });
 
   it("a malformed reply is re-prompted once; a second malformed one is invalid, and the episode goes on", async () => {
-    const out = await episode([openaiReply("Probably yes, they look aligned."), openaiReply("still no JSON"), step("turn_left", "maybe", 0.4), step("stop", truth, 0.8)], {});
+    const out = await episode(
+      [openaiReply("Probably yes, they look aligned."), openaiReply("still no JSON"), step("turn_left", "maybe", 0.4), step("stop", truth, 0.8)],
+      {},
+    );
     const [s1, s2] = out.episode.steps;
     expect(s1).toMatchObject({ status: "invalid", answer: null, valid: false, action: null, reprompted: true });
     expect(s1!.trace).toEqual(["Probably yes, they look aligned.", "still no JSON"]);
@@ -143,7 +176,13 @@ describe("LLM active agent over HTTP", () => {
     expect(counts).toEqual([1, 2, 3, 4, 5, 6, 6, 6]);
     expect(userText(server!.requests[7]!)).toMatch(/\[Past view from step 3\].*\[Past view from step 7\] \[CURRENT VIEW - step 8\]/);
     // the step's prompt file names the images sent, by the sha256 of their bytes, with their views
-    const sent = ((server!.requests[7]!.body as Body).messages.find((m) => m.role === "user")!.content as Array<{ type: string; image_url?: { url: string } }>).filter((p) => p.type === "image_url").map((p) => createHash("sha256").update(Buffer.from(p.image_url!.url.split(",")[1]!, "base64")).digest("hex"));
+    const sent = ((server!.requests[7]!.body as Body).messages.find((m) => m.role === "user")!.content as Array<{ type: string; image_url?: { url: string } }>)
+      .filter((p) => p.type === "image_url")
+      .map((p) =>
+        createHash("sha256")
+          .update(Buffer.from(p.image_url!.url.split(",")[1]!, "base64"))
+          .digest("hex"),
+      );
     const named = promptTexts(out.prompts[7]!.file).images;
     expect(named.map((im) => im.sha256)).toEqual(sent);
     expect(named.map((im) => im.view)).toEqual([2, 3, 4, 5, 6, 7]);
@@ -156,12 +195,40 @@ const deterministic: Handler = (req, res) => {
   const forced = /must commit now/.test(u);
   const n = Number(/Step (\d+) of/.exec(u)?.[1] ?? 0);
   const actions = ["turn_left", "move_forward", "turn_right", "move_left", "turn_down"];
-  const body = forced ? { action: "stop", answer: "yes", reasoning: "forced", confidence: 0.5 } : { action: actions[n % actions.length], answer: "not sure", reasoning: `step ${n}`, confidence: 0.3 };
+  const body = forced
+    ? { action: "stop", answer: "yes", reasoning: "forced", confidence: 0.5 }
+    : { action: actions[n % actions.length], answer: "not sure", reasoning: `step ${n}`, confidence: 0.3 };
   setTimeout(() => openaiReply(JSON.stringify(body))(req, res), 30);
 };
 
 function run(out: string, url: string, killAfterRequests?: { server: TestServer; n: number }, resume = false): Promise<number | null> {
-  const args = [CLI, "run", "--paradigm", "active", "--reasoner", "openai:test-model", "--base-url", `${url}/v1`, "--source", "gt", "--baseline", "none", "--subcategories", "linear_alignment", "--per-subcategory", "2", "--max-steps", "5", "--concurrency", "1", "--max-connections", "1", "--out", out, ...(resume ? ["--resume"] : [])];
+  const args = [
+    CLI,
+    "run",
+    "--paradigm",
+    "active",
+    "--reasoner",
+    "openai:test-model",
+    "--base-url",
+    `${url}/v1`,
+    "--source",
+    "gt",
+    "--baseline",
+    "none",
+    "--subcategories",
+    "linear_alignment",
+    "--per-subcategory",
+    "2",
+    "--max-steps",
+    "5",
+    "--concurrency",
+    "1",
+    "--max-connections",
+    "1",
+    "--out",
+    out,
+    ...(resume ? ["--resume"] : []),
+  ];
   // each run its own response cache (beside its directory), not the shared per-user one: the killed run must
   // ask the server itself, and its resume must find the answers it got before the kill
   args.push("--cache", join(dirname(out), "llm-cache.sqlite"));
@@ -180,7 +247,13 @@ function run(out: string, url: string, killAfterRequests?: { server: TestServer;
 }
 
 // what differs between the two runs is how, not what: times, and which calls the response cache answered
-const comparable = (r: ItemRecord) => JSON.stringify({ ...r, timings_ms: null, calls: r.calls?.map((c) => ({ ...c, attempts: null, cached: null })), active: r.active && { ...r.active, steps: r.active.steps.map((s) => ({ ...s, time_ms: 0 })) } });
+const comparable = (r: ItemRecord) =>
+  JSON.stringify({
+    ...r,
+    timings_ms: null,
+    calls: r.calls?.map((c) => ({ ...c, attempts: null, cached: null })),
+    active: r.active && { ...r.active, steps: r.active.steps.map((s) => ({ ...s, time_ms: 0 })) },
+  });
 
 describe("esi3d run --paradigm active with an LLM agent", () => {
   it("killed with SIGKILL mid-episode, --resume gives the records of an uninterrupted run", async () => {

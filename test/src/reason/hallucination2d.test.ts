@@ -10,7 +10,9 @@ const firstViewOnly = (b: FrameBundle): FrameBundle => ({ ...b, views: b.views.s
 describe("symbolic-2d View Hallucination: the object's sightings fused over the walk", () => {
   it("with appearance labels, the walk's later views correct the ambiguous first view", async () => {
     const r2 = createSymbolic2dReasoner({ labels: "appearance", labelSeed: "0" });
-    let fused = 0, single = 0, answered = 0;
+    let fused = 0,
+      single = 0,
+      answered = 0;
     const n = 12;
     for (let i = 0; i < n; i++) {
       const b = bundleOf(generateTask("view_hallucination", "vh2d-a", i), "gt");

@@ -23,14 +23,25 @@ const GEMINI_KEY = "AIzaLLM-reasoner-test-key";
 
 /** A task about the hand-built table scene (tableScene): the mug n1 sits on the table n0. */
 function tableTask(): Task {
-  return { ...smallTask(), question: "Is the white mug on the table?", answer_format: "yes_no", options: ["yes", "no"], answer: "yes", subcategory: "physical_contact" };
+  return {
+    ...smallTask(),
+    question: "Is the white mug on the table?",
+    answer_format: "yes_no",
+    options: ["yes", "no"],
+    answer: "yes",
+    subcategory: "physical_contact",
+  };
 }
 
 function openaiOpts(url: string, extra: LlmReasonerOptions = {}): LlmReasonerOptions {
   return { baseUrl: `${url}/v1`, env: { OPENAI_API_KEY: OPENAI_KEY }, maxRetries: 0, backoffBaseMs: 1, backoffCapMs: 2, ...extra };
 }
 
-type OpenAiBody = { model: string; temperature?: number; messages: Array<{ role: string; content: string | Array<{ type: string; text?: string; image_url?: { url: string } }> }> };
+type OpenAiBody = {
+  model: string;
+  temperature?: number;
+  messages: Array<{ role: string; content: string | Array<{ type: string; text?: string; image_url?: { url: string } }> }>;
+};
 
 function userText(req: RecordedRequest): string {
   const c = (req.body as OpenAiBody).messages.find((m) => m.role === "user")!.content;
@@ -93,7 +104,14 @@ describe("createLlmReasoner over real HTTP (OpenAI wire format)", () => {
     server = await startServer(openaiReply("Hmm."), openaiReply("Perhaps; it depends on the lighting."));
     const r = createLlmReasoner("openai:test-model", openaiOpts(server.url));
     const a = await r.answer({ task: tableTask(), graph: tableScene() });
-    expect(a).toMatchObject({ status: "invalid", answer: null, confidence: null, method: "none", reprompted: true, raw: ["Hmm.", "Perhaps; it depends on the lighting."] });
+    expect(a).toMatchObject({
+      status: "invalid",
+      answer: null,
+      confidence: null,
+      method: "none",
+      reprompted: true,
+      raw: ["Hmm.", "Perhaps; it depends on the lighting."],
+    });
     expect(a.reason).toMatch(/\(first reply: .+\)$/);
     expect(a.prompt).toContain("=== user ===");
   });
@@ -104,7 +122,15 @@ describe("createLlmReasoner over real HTTP (OpenAI wire format)", () => {
     const e = await r.answer({ task: tableTask(), graph: tableScene() });
     expect(e).toMatchObject({ status: "error", answer: null, raw: [], reprompted: false });
     expect(e.reason).toContain("model not found");
-    server.script(json(200, { id: "x", object: "chat.completion", created: 1, model: "m", choices: [{ index: 0, message: { role: "assistant", content: "" }, finish_reason: "length" }] }));
+    server.script(
+      json(200, {
+        id: "x",
+        object: "chat.completion",
+        created: 1,
+        model: "m",
+        choices: [{ index: 0, message: { role: "assistant", content: "" }, finish_reason: "length" }],
+      }),
+    );
     const m = await r.answer({ task: tableTask(), graph: tableScene() });
     expect(m).toMatchObject({ status: "empty", answer: null, raw: [""] });
     expect(m.reason).toContain("finish reason length");
@@ -189,7 +215,11 @@ describe("createLlmReasoner over real HTTP (Gemini wire format)", () => {
     const req = server.requests[0]!;
     expect(req.url).toBe("/v1beta/models/gemini-test:generateContent");
     expect(req.headers["x-goog-api-key"]).toBe(GEMINI_KEY);
-    const body = req.body as { contents: Array<{ parts: Array<{ text?: string }> }>; systemInstruction: { parts: Array<{ text: string }> }; generationConfig: { temperature: number } };
+    const body = req.body as {
+      contents: Array<{ parts: Array<{ text?: string }> }>;
+      systemInstruction: { parts: Array<{ text: string }> };
+      generationConfig: { temperature: number };
+    };
     expect(body.systemInstruction.parts[0]!.text).toBe(SYSTEM_3D_LLM);
     expect(body.generationConfig.temperature).toBe(0);
     const text = body.contents[0]!.parts[0]!.text!;

@@ -32,7 +32,12 @@ describe("normalizeAnswerText", () => {
 describe("parseAnswer: JSON", () => {
   it("reads the strict form", () => {
     expect(parseAnswer('{"answer": "yes", "confidence": 0.8}', yesNo)).toEqual({
-      status: "parsed", answer: "yes", optionIndex: 0, confidence: 0.8, method: "json", match: "exact",
+      status: "parsed",
+      answer: "yes",
+      optionIndex: 0,
+      confidence: 0.8,
+      method: "json",
+      match: "exact",
     });
   });
   it("reads code fences, prose around and trailing prose", () => {
@@ -59,14 +64,26 @@ describe("parseAnswer: JSON", () => {
   });
   it("maps option letters in the answer field when the options were lettered", () => {
     for (const a of ["B", "(B)", "b", "B.", "B)", "B. the blue mug", "B: the blue mug", "Option B"]) {
-      expect(parseAnswer(JSON.stringify({ answer: a }), lettered(choice)), a).toMatchObject({ status: "parsed", answer: "the blue mug", optionIndex: 1, match: "letter", method: "json" });
+      expect(parseAnswer(JSON.stringify({ answer: a }), lettered(choice)), a).toMatchObject({
+        status: "parsed",
+        answer: "the blue mug",
+        optionIndex: 1,
+        match: "letter",
+        method: "json",
+      });
     }
   });
   it("reads no letter when the options were not lettered", () => {
     for (const a of ["A", "(B)", "b", "B.", "Option C", "choice (a)"]) {
-      expect(parseAnswer(JSON.stringify({ answer: a }), choice), a).toMatchObject({ status: "unparsed", reason: expect.stringMatching(/matches none of the options; the options were not lettered/) });
+      expect(parseAnswer(JSON.stringify({ answer: a }), choice), a).toMatchObject({
+        status: "unparsed",
+        reason: expect.stringMatching(/matches none of the options; the options were not lettered/),
+      });
     }
-    expect(parseAnswer('{"answer": "A"}', choice)).toEqual({ status: "unparsed", reason: 'JSON answer: "A" matches none of the options; the options were not lettered' });
+    expect(parseAnswer('{"answer": "A"}', choice)).toEqual({
+      status: "unparsed",
+      reason: 'JSON answer: "A" matches none of the options; the options were not lettered',
+    });
     for (const q of [yesNo, count, order, { answer_format: "choice" as const, options: ["equilateral", "isosceles", "random"] }]) {
       expect(parseAnswer('{"answer": "A"}', q), q.options.join()).toMatchObject({ status: "unparsed", reason: expect.stringMatching(/not lettered/) });
     }
@@ -87,7 +104,16 @@ describe("parseAnswer: JSON", () => {
     expect(parseAnswer('{"answer": "F"}', lettered(choice))).toMatchObject({ status: "unparsed", reason: expect.stringMatching(/out of range/) });
   });
   it("accepts yes/no synonyms", () => {
-    for (const [a, want] of [["Yes", "yes"], ["y", "yes"], ["true", "yes"], ["correct", "yes"], ["No.", "no"], ["n", "no"], ["FALSE", "no"], ["incorrect", "no"]] as const) {
+    for (const [a, want] of [
+      ["Yes", "yes"],
+      ["y", "yes"],
+      ["true", "yes"],
+      ["correct", "yes"],
+      ["No.", "no"],
+      ["n", "no"],
+      ["FALSE", "no"],
+      ["incorrect", "no"],
+    ] as const) {
       expect(parseAnswer(JSON.stringify({ answer: a }), yesNo), a).toMatchObject({ status: "parsed", answer: want });
     }
     expect(parseAnswer('{"answer": false}', yesNo)).toMatchObject({ answer: "no", match: "synonym" });
@@ -126,7 +152,10 @@ describe("parseAnswer: JSON", () => {
     expect(parseAnswer('{"answer": ["mug", "plate", "box"]}', order)).toMatchObject({ status: "unparsed" });
   });
   it("skips brace groups that are not JSON", () => {
-    expect(parseAnswer('Consider the set {mug, bowl}. {"answer": "bowl"}', { answer_format: "choice", options: ["mug", "bowl"] })).toMatchObject({ answer: "bowl", method: "json" });
+    expect(parseAnswer('Consider the set {mug, bowl}. {"answer": "bowl"}', { answer_format: "choice", options: ["mug", "bowl"] })).toMatchObject({
+      answer: "bowl",
+      method: "json",
+    });
     expect(parseAnswer('{"answer": "it {really} is yes"}', yesNo)).toMatchObject({ status: "unparsed" });
     expect(parseAnswer('{"Answer": "YES", "Confidence": "90%"}', yesNo)).toMatchObject({ answer: "yes", confidence: 0.9 });
   });
@@ -172,7 +201,16 @@ describe("parseAnswer: rules on free text", () => {
     expect(parseAnswer("No - the bowl is in front.", yesNo)).toMatchObject({ answer: "no" });
   });
   it("does not read 'no idea', 'yes and no' or hedges as answers", () => {
-    for (const r of ["No idea", "no idea.", "Yes and no", "No, I cannot tell from these views.", "Yes, no, maybe", "Nope, hard to say", "Not really sure", "y? n?"]) {
+    for (const r of [
+      "No idea",
+      "no idea.",
+      "Yes and no",
+      "No, I cannot tell from these views.",
+      "Yes, no, maybe",
+      "Nope, hard to say",
+      "Not really sure",
+      "y? n?",
+    ]) {
       expect(parseAnswer(r, yesNo), r).toMatchObject({ status: "unparsed" });
     }
   });

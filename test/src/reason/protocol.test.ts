@@ -27,7 +27,10 @@ function askVia(c: LlmClient, images = [{ mimeType: "image/png", data: new Uint8
 
 describe("answerWithReprompt over real HTTP", () => {
   it("re-prompts once when the first reply has no answer, with the same inputs plus the reminder", async () => {
-    server = await startServer(openaiReply("Let me look at the scene carefully. The objects are interesting."), openaiReply('{"answer": "no", "confidence": 0.6}'));
+    server = await startServer(
+      openaiReply("Let me look at the scene carefully. The objects are interesting."),
+      openaiReply('{"answer": "no", "confidence": 0.6}'),
+    );
     const c = createLlmClient("openai:m", { cache: null, baseUrl: `${server.url}/v1`, env: { OPENAI_API_KEY: "sk-protocol-test-key" } });
     const out = await answerWithReprompt(askVia(c), "Is the mug left of the bowl?", yesNo);
     expect(out).toMatchObject({ status: "parsed", reprompted: true, parsed: { answer: "no", confidence: 0.6, method: "json" } });

@@ -17,7 +17,9 @@ function scrambled(task: Task): Task {
   const t = structuredClone(task);
   const shift = (k: number) => t.objects[(k + 1) % t.objects.length]!;
   const copy = structuredClone(t.objects);
-  t.objects.forEach((o, k) => Object.assign(o, { category: copy[(k + 1) % copy.length]!.category, color: "purple", name: `the thing ${k}`, role: shift(k).role }));
+  t.objects.forEach((o, k) =>
+    Object.assign(o, { category: copy[(k + 1) % copy.length]!.category, color: "purple", name: `the thing ${k}`, role: shift(k).role }),
+  );
   t.objects.forEach((o) => (o.category = o.category === "floor" ? "floor" : `not_${o.category}`));
   t.label_metadata = { category: "pumpkin", count: 99, scrambled: true };
   t.relevant_object_ids = [...t.relevant_object_ids].reverse();
@@ -26,7 +28,8 @@ function scrambled(task: Task): Task {
 
 describe("offline reasoners read only the question", () => {
   it("answer the same when label_metadata and the true object records are scrambled (graph oracle and 2D baseline)", async () => {
-    const s3 = createSymbolicReasoner(), s2 = createSymbolic2dReasoner();
+    const s3 = createSymbolicReasoner(),
+      s2 = createSymbolic2dReasoner();
     const changed: string[] = [];
     let compared = 0;
     for (const sub of BUILTIN_SUBCATEGORIES)
@@ -46,7 +49,7 @@ describe("offline reasoners read only the question", () => {
     expect(compared).toBeGreaterThanOrEqual(BUILTIN_SUBCATEGORIES.length * 2 - 2);
   }, 240_000);
 
-  it("never take the room's floor or walls for a referent (\"standing on the floor in a straight line\")", async () => {
+  it('never take the room\'s floor or walls for a referent ("standing on the floor in a straight line")', async () => {
     const s2 = createSymbolic2dReasoner();
     const task = generateTask("linear_alignment", "question-only", 0);
     expect(task.question).toMatch(/on the floor/);

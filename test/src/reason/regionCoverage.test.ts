@@ -27,7 +27,7 @@ describe("the 3D arm answers what the 2D arm answers from the same views", () =>
           const c = cells.get(p) ?? { n: 0, answered3: 0, score3: 0, answered2: 0, evidence2: 0, score2: 0 };
           c.n++;
           // all items count: a decline at chance, 1/k of the options
-          if ("answer" in d3) (c.answered3++, (c.score3 += d3.answer === task.answer ? 1 : 0));
+          if ("answer" in d3) c.answered3++, (c.score3 += d3.answer === task.answer ? 1 : 0);
           else c.score3 += 1 / k;
           if (a2.status === "parsed") {
             c.answered2++;
@@ -38,7 +38,10 @@ describe("the 3D arm answers what the 2D arm answers from the same views", () =>
           cells.set(p, c);
         }
       }
-    for (const [p, c] of cells) console.log(`${p}: GT-3D answers ${c.answered3}/${c.n}, score ${c.score3.toFixed(2)}; 2D answers ${c.answered2} (${c.evidence2} from evidence), score ${c.score2.toFixed(2)}`);
+    for (const [p, c] of cells)
+      console.log(
+        `${p}: GT-3D answers ${c.answered3}/${c.n}, score ${c.score3.toFixed(2)}; 2D answers ${c.answered2} (${c.evidence2} from evidence), score ${c.score2.toFixed(2)}`,
+      );
     // measured (answered 3D / 2D from evidence / 2D in all): single 2/0/0, multi 4/3/3, gt 7/7/8 (2D declines
     // Connectivity over rooms it never saw)
     for (const [p, c] of cells) {

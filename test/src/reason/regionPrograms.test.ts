@@ -25,7 +25,8 @@ function poseSeeingBoth(task: Task, a: string, b: string): Task["agent_initial"]
   let best: { x: number; y: number; yaw: number; spread: number } | null = null;
   for (let x = A.min[0] + 0.4; x <= A.max[0] - 0.4; x += 0.25)
     for (let y = A.min[1] + 0.4; y <= A.max[1] - 0.4; y += 0.25) {
-      const da = Math.atan2(pa[1] - y, pa[0] - x), db = Math.atan2(pb[1] - y, pb[0] - x);
+      const da = Math.atan2(pa[1] - y, pa[0] - x),
+        db = Math.atan2(pb[1] - y, pb[0] - x);
       const spread = Math.abs(Math.atan2(Math.sin(da - db), Math.cos(da - db)));
       if (Math.hypot(pa[0] - x, pa[1] - y) < 1.5 || Math.hypot(pb[0] - x, pb[1] - y) < 1.5 || spread > 0.95) continue;
       const t = ((door.centre[0] - x) * (pb[0] - x) + (door.centre[1] - y) * (pb[1] - y)) / ((pb[0] - x) ** 2 + (pb[1] - y) ** 2);

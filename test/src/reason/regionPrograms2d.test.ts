@@ -8,15 +8,23 @@ import { bundleOf } from "../../scenegraph/helpers.js";
 
 /** The bundle with one category's masks relabelled: the 2D programs no longer see that furniture (a new views array: evidence is cached per views). */
 function hiding(b: FrameBundle, category: string): FrameBundle {
-  return { ...b, views: [...b.views], manifest: { ...b.manifest, instances: b.manifest.instances.map((e) => (e.category === category ? { ...e, category: "vase" } : e)) } };
+  return {
+    ...b,
+    views: [...b.views],
+    manifest: { ...b.manifest, instances: b.manifest.instances.map((e) => (e.category === category ? { ...e, category: "vase" } : e)) },
+  };
 }
 
 describe("symbolic-2d Cognitive Mapping: rooms from the furniture a walk shows", () => {
   it("answers Connectivity and the path questions from the ground-truth walk, above the shortcut", async () => {
-    const r2 = createSymbolic2dReasoner(), rs = createShortcutReasoner();
-    let total2 = 0, totalS = 0;
+    const r2 = createSymbolic2dReasoner(),
+      rs = createShortcutReasoner();
+    let total2 = 0,
+      totalS = 0;
     for (const sub of ["connectivity", "traversable_passage", "long_term_navigation"] as const) {
-      let right2 = 0, answered = 0, rightS = 0;
+      let right2 = 0,
+        answered = 0,
+        rightS = 0;
       const n = 8;
       for (let i = 0; i < n; i++) {
         const b = bundleOf(generateTask(sub, "cm2d-a", i), "gt");
@@ -60,8 +68,12 @@ describe("symbolic-2d Cognitive Mapping: rooms from the furniture a walk shows",
   }, 120_000);
 
   it("places an object in the room whose furniture stands nearest it on the floor (apparent sizes), on the walk", async () => {
-    const r2 = createSymbolic2dReasoner(), rs = createShortcutReasoner();
-    let right2 = 0, rightS = 0, asked = 0, byFloor = 0;
+    const r2 = createSymbolic2dReasoner(),
+      rs = createShortcutReasoner();
+    let right2 = 0,
+      rightS = 0,
+      asked = 0,
+      byFloor = 0;
     for (let i = 0; asked < 10 && i < 40; i++) {
       const task0 = generateTask("regional_boundary", "rb2d-a", i);
       if (!/^Which room does/.test(task0.question)) continue;

@@ -37,21 +37,38 @@ describe("shortcut reasoner: question and options only", () => {
     for (const s of BUILTIN_SUBCATEGORIES) {
       const task = generateTask(s, "shortcut-test", 1);
       const other = generateTask(s, "shortcut-test", 2);
-      const scrambled: Task = { ...task, objects: other.objects, relevant_object_ids: other.relevant_object_ids, label_metadata: { category: "zebra" }, answer: task.options.find((o) => o !== task.answer) ?? task.answer };
+      const scrambled: Task = {
+        ...task,
+        objects: other.objects,
+        relevant_object_ids: other.relevant_object_ids,
+        label_metadata: { category: "zebra" },
+        answer: task.options.find((o) => o !== task.answer) ?? task.answer,
+      };
       expect((await r.answer({ task: scrambled })).answer, s).toBe((await r.answer({ task })).answer);
     }
   });
 
   it("majority-option: the integer option nearest the options' mean (the lower one on ties)", () => {
-    expect(shortcutDecision({ subcategory: "counting_with_occlusion", question: "How many mugs?", answer_format: "integer", options: ["1", "2", "3", "7"] })!.answer).toBe("3");
-    expect(shortcutDecision({ subcategory: "merged_observation", question: "How many mugs?", answer_format: "integer", options: ["2", "3", "4", "5"] })!.answer).toBe("3");
-    expect(shortcutDecision({ subcategory: "merged_observation", question: "q", answer_format: "integer", options: ["0", "1", "2", "3"] })!.program).toBe("majority-option");
+    expect(
+      shortcutDecision({ subcategory: "counting_with_occlusion", question: "How many mugs?", answer_format: "integer", options: ["1", "2", "3", "7"] })!.answer,
+    ).toBe("3");
+    expect(
+      shortcutDecision({ subcategory: "merged_observation", question: "How many mugs?", answer_format: "integer", options: ["2", "3", "4", "5"] })!.answer,
+    ).toBe("3");
+    expect(shortcutDecision({ subcategory: "merged_observation", question: "q", answer_format: "integer", options: ["0", "1", "2", "3"] })!.program).toBe(
+      "majority-option",
+    );
   });
 
   it("prior: ESI's most common answer form, matched against the options' text or an option position", () => {
-    expect(shortcutDecision({ subcategory: "geometric_configuration", question: "q", answer_format: "choice", options: ["random", "isosceles", "equilateral"] })!.answer).toBe("equilateral");
+    expect(
+      shortcutDecision({ subcategory: "geometric_configuration", question: "q", answer_format: "choice", options: ["random", "isosceles", "equilateral"] })!
+        .answer,
+    ).toBe("equilateral");
     expect(shortcutDecision({ subcategory: "linear_alignment", question: "q", answer_format: "yes_no", options: ["yes", "no"] })!.answer).toBe("no");
-    expect(shortcutDecision({ subcategory: "dimensional_size", question: "q", answer_format: "choice", options: ["near the a", "near the b"] })!.answer).toBe("near the b");
+    expect(shortcutDecision({ subcategory: "dimensional_size", question: "q", answer_format: "choice", options: ["near the a", "near the b"] })!.answer).toBe(
+      "near the b",
+    );
     expect(shortcutDecision({ subcategory: "partial_occlusion", question: "q", answer_format: "choice", options: ["mug", "cup"] })!.answer).toBe("mug");
     for (const p of Object.values(SHORTCUT_PRIORS)) expect(p!.source).toMatch(/esi-(released|bench-sample)/);
     // a subcategory without a prior of its own still answers (its format's generic prior)
@@ -65,7 +82,20 @@ describe("shortcut reasoner: question and options only", () => {
     for (const s of ["linear_alignment", "counting_with_occlusion"] as const)
       for (let i = 0; i < 3; i++) {
         const task = generateTask(s, "shortcut-test", i);
-        records.push(makeRecord({ task, paradigm: "single", arm: "shortcut", source: null, config: DEFAULT_RUN_CONFIG, reasoner: "shortcut", answer: await createShortcutReasoner().answer({ task }), views: 0, quality: null, timings: {} }));
+        records.push(
+          makeRecord({
+            task,
+            paradigm: "single",
+            arm: "shortcut",
+            source: null,
+            config: DEFAULT_RUN_CONFIG,
+            reasoner: "shortcut",
+            answer: await createShortcutReasoner().answer({ task }),
+            views: 0,
+            quality: null,
+            timings: {},
+          }),
+        );
       }
     expect(records[0]!.key).toBe(`${records[0]!.task_id}|single|shortcut`);
     const summary = summarizeRun(records);

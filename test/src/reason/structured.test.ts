@@ -19,7 +19,12 @@ import { SAMPLE } from "../../bridge/esibench/esibenchHelpers.js";
 
 const res = importRecords(SAMPLE);
 const task = (id: string) => TaskRecordSchema.parse(res.imported.find((x) => x.record.raw.id === id)!.task);
-const stacking = task("1740"), stackingOne = task("1738"), containment = task("2075"), turns = task("0143"), regions = task("0166"), order = task("0005");
+const stacking = task("1740"),
+  stackingOne = task("1738"),
+  containment = task("2075"),
+  turns = task("0143"),
+  regions = task("0166"),
+  order = task("0005");
 const score = (reply: string, t: ReturnType<typeof task>) => scoreAnswer(parseReply(reply, t) as never, t);
 
 describe("structured answers of the sample records", () => {
@@ -29,25 +34,45 @@ describe("structured answers of the sample records", () => {
   });
 
   it("Stacking: any of the accepted orders is correct, another permutation is wrong, an incomplete one unparsed", () => {
-    expect(score('{"answer": ["hummus_box", "can_of_coffee", "jar_of_bath_salt"], "confidence": 0.7}', stacking)).toEqual({ scored: true, correct: true, structured: { value: { kind: "any_ordering", order: ["hummus_box", "can_of_coffee", "jar_of_bath_salt"] }, parts_correct: null, parts_total: null } });
+    expect(score('{"answer": ["hummus_box", "can_of_coffee", "jar_of_bath_salt"], "confidence": 0.7}', stacking)).toEqual({
+      scored: true,
+      correct: true,
+      structured: { value: { kind: "any_ordering", order: ["hummus_box", "can_of_coffee", "jar_of_bath_salt"] }, parts_correct: null, parts_total: null },
+    });
     expect(score("Answer: jar of bath salt, hummus box, can of coffee", stacking)).toMatchObject({ scored: true, correct: true });
     expect(score('{"answer": ["can_of_coffee", "hummus_box", "jar_of_bath_salt"]}', stacking)).toMatchObject({ scored: true, correct: false });
     expect(score('{"answer": ["coffee_bean_jar", "refried_beans_can", "outline_tray"]}', stackingOne)).toMatchObject({ correct: true });
-    expect(parseReply('{"answer": ["hummus_box", "can_of_coffee"]}', stacking)).toMatchObject({ status: "unparsed", reason: expect.stringContaining("2 item(s)") });
-    expect(parseReply('{"answer": ["hummus_box", "hummus_box", "can_of_coffee"]}', stacking)).toMatchObject({ status: "unparsed", reason: expect.stringContaining("twice") });
+    expect(parseReply('{"answer": ["hummus_box", "can_of_coffee"]}', stacking)).toMatchObject({
+      status: "unparsed",
+      reason: expect.stringContaining("2 item(s)"),
+    });
+    expect(parseReply('{"answer": ["hummus_box", "hummus_box", "can_of_coffee"]}', stacking)).toMatchObject({
+      status: "unparsed",
+      reason: expect.stringContaining("twice"),
+    });
   });
 
   it("Rigid Containment: an object, a keyed list or the container alone for one item", () => {
-    for (const reply of ['{"answer": {"soap bottle": "medium container"}}', '{"answer": [{"_key": "soap bottle", "value": "medium container"}]}', '{"answer": "the medium container", "confidence": 0.6}'])
+    for (const reply of [
+      '{"answer": {"soap bottle": "medium container"}}',
+      '{"answer": [{"_key": "soap bottle", "value": "medium container"}]}',
+      '{"answer": "the medium container", "confidence": 0.6}',
+    ])
       expect(score(reply, containment), reply).toMatchObject({ scored: true, correct: true, structured: { parts_correct: 1, parts_total: 1 } });
     expect(score('{"answer": {"soap bottle": "small container"}}', containment)).toMatchObject({ correct: false, structured: { parts_correct: 0 } });
     expect(parseReply('{"answer": {"soap bottle": "large container"}}', containment).status).toBe("unparsed");
   });
 
   it("Long-Term Navigation: one answer per blank from its own options; a wrong count of blanks is unparsed", () => {
-    expect(score('{"answer": ["turn right", "turn left"], "confidence": 0.5}', turns)).toMatchObject({ correct: true, structured: { parts_correct: 2, parts_total: 2 } });
+    expect(score('{"answer": ["turn right", "turn left"], "confidence": 0.5}', turns)).toMatchObject({
+      correct: true,
+      structured: { parts_correct: 2, parts_total: 2 },
+    });
     expect(score("turn right | turn back", turns)).toMatchObject({ correct: false, structured: { parts_correct: 1, parts_total: 2 } });
-    expect(parseReply('{"answer": ["turn right"]}', turns)).toMatchObject({ status: "unparsed", reason: expect.stringContaining("1 step answer(s) for 2 blank(s)") });
+    expect(parseReply('{"answer": ["turn right"]}', turns)).toMatchObject({
+      status: "unparsed",
+      reason: expect.stringContaining("1 step answer(s) for 2 blank(s)"),
+    });
     expect(score('{"answer": ["living_room_1", "garden_0", "storage_room_1"]}', regions)).toMatchObject({ correct: true });
     // garden_0 is not an option of blank 1
     expect(parseReply('{"answer": ["garden_0", "garden_0", "storage_room_1"]}', regions).status).toBe("unparsed");
@@ -61,7 +86,10 @@ describe("structured answers of the sample records", () => {
   });
 
   it("several disagreeing JSON answers, an empty reply and a reasoning-only reply are unparsed, never scored", () => {
-    expect(parseReply('{"answer": ["turn right", "turn left"]} or {"answer": ["turn left", "turn left"]}', turns)).toMatchObject({ status: "unparsed", reason: expect.stringContaining("disagree") });
+    expect(parseReply('{"answer": ["turn right", "turn left"]} or {"answer": ["turn left", "turn left"]}', turns)).toMatchObject({
+      status: "unparsed",
+      reason: expect.stringContaining("disagree"),
+    });
     expect(parseReply("", turns).status).toBe("unparsed");
     expect(scoreAnswer({ status: "unparsed" } as never, turns)).toEqual({ scored: false, status: "unparsed" });
   });
@@ -89,7 +117,15 @@ describe("the answer protocol on a structured question", () => {
 });
 
 describe("Structural Enclosure program", () => {
-  const q = (options: string[]): Query => ({ subcategory: "structural_enclosure", question: "how many?", answer_format: "integer", options, referents: [], countCategory: "club_sandwich", viewpoint: { position: [0, 0, 1], yaw: 0, pitch: 0 } });
+  const q = (options: string[]): Query => ({
+    subcategory: "structural_enclosure",
+    question: "how many?",
+    answer_format: "integer",
+    options,
+    referents: [],
+    countCategory: "club_sandwich",
+    viewpoint: { position: [0, 0, 1], yaw: 0, pitch: 0 },
+  });
   // the program reads node labels only
   const graph = (labels: string[]) => ({ nodes: labels.map((label, i) => ({ id: `n${i}`, label })), relations: [] }) as unknown as SceneGraph;
 

@@ -66,8 +66,11 @@ describe("symbolic reasoner: the graph oracle", () => {
 
 describe("symbolic-2d: what projection loses", () => {
   it("is clearly worse than 3D on the depth-sensitive subcategories from the same single view", async () => {
-    const s3 = createSymbolicReasoner(), s2 = createSymbolic2dReasoner();
-    let right3 = 0, right2 = 0, n = 0;
+    const s3 = createSymbolicReasoner(),
+      s2 = createSymbolic2dReasoner();
+    let right3 = 0,
+      right2 = 0,
+      n = 0;
     for (const sub of ["geometric_configuration", "linear_alignment", "spatial_distance"] as const)
       for (let i = 0; i < 10; i++) {
         const b = bundleOf(generateTask(sub, "depth-sensitive", i), "single");
@@ -86,7 +89,8 @@ describe("symbolic-2d: what projection loses", () => {
 describe("symbolic-2d: contact read over every view", () => {
   it("a gap that one view hides shows in another: right on the gt walk, above the single hard view", async () => {
     const s2 = createSymbolic2dReasoner();
-    let right = 0, rightSingle = 0;
+    let right = 0,
+      rightSingle = 0;
     const n = 10;
     for (let i = 0; i < n; i++) {
       const task = generateTask("physical_contact", "pc2d-a", i);

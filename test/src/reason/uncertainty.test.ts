@@ -4,7 +4,13 @@ import { BUILTIN_SUBCATEGORIES } from "../../../core/task/taxonomy.js";
 import type { Task } from "../../../core/task/schema.js";
 import { truthGraph } from "../../../scenegraph/truth.js";
 import type { GraphNode, SceneGraph } from "../../../scenegraph/types.js";
-import { DUPLICATE_RADIUS_M, LOW_SUPPORT_CONFIDENCE_SHARE, LOW_SUPPORT_DISCOUNT, resolveDuplicates, weighedConfidence } from "../../../src/reason/countEvidence.js";
+import {
+  DUPLICATE_RADIUS_M,
+  LOW_SUPPORT_CONFIDENCE_SHARE,
+  LOW_SUPPORT_DISCOUNT,
+  resolveDuplicates,
+  weighedConfidence,
+} from "../../../src/reason/countEvidence.js";
 import { queryOf } from "../../../src/reason/query.js";
 import { createSymbolicReasoner, decide } from "../../../src/reason/symbolic.js";
 
@@ -66,7 +72,12 @@ describe("count evidence: duplicates resolved by views and distance", () => {
   it("never counts below the most nodes one view sees at once (distinct detections of one image)", () => {
     // three low-support nodes seen together in view 0 and one object elsewhere: the discount alone says 2.5
     const low = { low: true, points: 60 };
-    const r = resolveDuplicates([node("a", [0, 0, 0], [0], low), node("b", [0.5, 0, 0], [0], low), node("c", [1, 0, 0], [0], low), node("d", [3, 3, 0], [1, 2])]);
+    const r = resolveDuplicates([
+      node("a", [0, 0, 0], [0], low),
+      node("b", [0.5, 0, 0], [0], low),
+      node("c", [1, 0, 0], [0], low),
+      node("d", [3, 3, 0], [1, 2]),
+    ]);
     expect(r.count - LOW_SUPPORT_DISCOUNT * r.weak).toBe(2.5);
     expect(r.seenTogether).toBe(3);
     expect(r.estimate).toBe(3);
@@ -132,7 +143,10 @@ describe("symbolic reasoner, --uncertainty on: counts weigh the graph's evidence
     const t = targetNode(task, g);
     // the real nodes are seen in two views; a phantom seen once with few points, far from them
     for (const n of g.nodes) n.views = [0, 1];
-    g.nodes.push({ ...node("phantom", [t.centroid[0] + 2, t.centroid[1] + 2, t.centroid[2]], [6], { label: t.label, low: true, points: 60 }), label_distribution: { [t.label]: 1 } });
+    g.nodes.push({
+      ...node("phantom", [t.centroid[0] + 2, t.centroid[1] + 2, t.centroid[2]], [6], { label: t.label, low: true, points: 60 }),
+      label_distribution: { [t.label]: 1 },
+    });
     const q = queryOf(task);
     const on = decide(g, q, { uncertainty: true });
     const off = decide(g, q, { uncertainty: false });

@@ -2,8 +2,26 @@ import { describe, expect, it } from "vitest";
 import { majorityVote } from "../../../src/reason/vote.js";
 import type { ReasonerAnswer } from "../../../src/reason/types.js";
 
-const parsed = (answer: string, confidence: number | null = 0.5, extra: Partial<ReasonerAnswer> = {}): ReasonerAnswer => ({ status: "parsed", answer, confidence, raw: [`{"answer": "${answer}"}`], method: "json", latencyMs: 10, ...extra });
-const invalid = (): ReasonerAnswer => ({ status: "invalid", answer: null, confidence: null, raw: ["hmm", "still hmm"], method: "none", reprompted: true, reason: "no answer", failure: { class: "invalid_reply", message: "no answer" }, latencyMs: 20 });
+const parsed = (answer: string, confidence: number | null = 0.5, extra: Partial<ReasonerAnswer> = {}): ReasonerAnswer => ({
+  status: "parsed",
+  answer,
+  confidence,
+  raw: [`{"answer": "${answer}"}`],
+  method: "json",
+  latencyMs: 10,
+  ...extra,
+});
+const invalid = (): ReasonerAnswer => ({
+  status: "invalid",
+  answer: null,
+  confidence: null,
+  raw: ["hmm", "still hmm"],
+  method: "none",
+  reprompted: true,
+  reason: "no answer",
+  failure: { class: "invalid_reply", message: "no answer" },
+  latencyMs: 20,
+});
 
 describe("majority vote over samples", () => {
   it("takes the most frequent answer, its samples' mean confidence, and the share of all samples that gave it", () => {
@@ -28,7 +46,10 @@ describe("majority vote over samples", () => {
   });
 
   it("sums token usage and keeps a null confidence when no majority sample stated one", () => {
-    const v = majorityVote([parsed("x", null, { usage: { inputTokens: 10, outputTokens: 2 } }), parsed("x", null, { usage: { inputTokens: 10, outputTokens: 3 } })]);
+    const v = majorityVote([
+      parsed("x", null, { usage: { inputTokens: 10, outputTokens: 2 } }),
+      parsed("x", null, { usage: { inputTokens: 10, outputTokens: 3 } }),
+    ]);
     expect(v.answer.usage).toEqual({ inputTokens: 20, outputTokens: 5 });
     expect(v.answer.confidence).toBeNull();
     expect(v.agreement).toBe(1);

@@ -32,14 +32,19 @@ export const ASK_PARADIGMS = ["active"] as const;
 
 /** The task an episode starts from: a task JSON, or a bundle's task (never a graph: it has no simulator scene). */
 export function episodeTask(input: string): Task {
-  if (statSync(input).isDirectory()) return requireTask(readManifest(input), input, "--paradigm active (an episode explores the task's scene in the simulator)");
+  if (statSync(input).isDirectory())
+    return requireTask(readManifest(input), input, "--paradigm active (an episode explores the task's scene in the simulator)");
   let format: unknown;
   try {
     format = (JSON.parse(readFileSync(input, "utf8")) as { format?: unknown })?.format;
   } catch {
     format = undefined; // readTaskFile says what is wrong with it
   }
-  if (typeof format === "string" && format.startsWith("esi3d-graph/")) throw new InputError(`${input}: --paradigm active: a scene graph has no scene to explore; give a task JSON or a frame bundle (its task's initial pose starts the episode)`, { file: input });
+  if (typeof format === "string" && format.startsWith("esi3d-graph/"))
+    throw new InputError(
+      `${input}: --paradigm active: a scene graph has no scene to explore; give a task JSON or a frame bundle (its task's initial pose starts the episode)`,
+      { file: input },
+    );
   return readTaskFile(input);
 }
 
@@ -64,8 +69,19 @@ export interface AskEpisodeOptions {
 function makeAgent(o: AskEpisodeOptions): ActiveAgent {
   const arm = o.cloud ? "3d" : "2d";
   if (o.reasoner === "symbolic" || o.reasoner === "symbolic-2d") return createExplorerAgent(o.active.explorer, o.task, arm);
-  const client = createLlmClient(o.reasoner, { baseUrl: o.llm.baseUrl ?? undefined, cache: o.cache, timeoutMs: o.llm.timeoutMs, maxRetries: o.llm.maxRetries, maxConcurrency: 1 });
-  return createLlmAgent(client, o.task, { invalidAction: o.active.invalidAction, threshold: o.active.threshold, temperature: o.llm.temperature, ...o.format, optionLabels: o.optionLabels }, arm);
+  const client = createLlmClient(o.reasoner, {
+    baseUrl: o.llm.baseUrl ?? undefined,
+    cache: o.cache,
+    timeoutMs: o.llm.timeoutMs,
+    maxRetries: o.llm.maxRetries,
+    maxConcurrency: 1,
+  });
+  return createLlmAgent(
+    client,
+    o.task,
+    { invalidAction: o.active.invalidAction, threshold: o.active.threshold, temperature: o.llm.temperature, ...o.format, optionLabels: o.optionLabels },
+    arm,
+  );
 }
 
 export async function askEpisode(o: AskEpisodeOptions): Promise<{ text: string; outcome: EpisodeOutcome }> {
@@ -85,18 +101,34 @@ function episodeText(o: AskEpisodeOptions, out: EpisodeOutcome): string {
   const e = out.episode;
   const lines: string[] = [`question: ${o.task.question}`];
   if (o.task.options.length) lines.push(`options: ${o.task.options.join(" | ")}`);
-  lines.push(`episode: ${e.agent}, ${o.cloud ? `3D (source ${o.cloud.source})` : "2D"}; max steps ${e.max_steps}, threshold ${e.threshold}, min steps ${e.min_steps}, invalid actions ${e.invalid_action}`, "");
+  lines.push(
+    `episode: ${e.agent}, ${o.cloud ? `3D (source ${o.cloud.source})` : "2D"}; max steps ${e.max_steps}, threshold ${e.threshold}, min steps ${e.min_steps}, invalid actions ${e.invalid_action}`,
+    "",
+  );
   const head = ["step", "asked", "action", "blocked", "answer", "confidence", "nodes"];
-  const rows = e.steps.map((s) => [String(s.step), s.valid ? "" : s.requested_action.slice(0, 40), s.action ?? (s.valid ? "-" : "(stays)"), s.blocked === null ? "" : s.blocked ? "yes" : "no", s.answer ?? (s.status === "parsed" ? "not sure" : `(${s.status})`), fmt(s.confidence), s.graph_nodes === null ? "" : String(s.graph_nodes)]);
+  const rows = e.steps.map((s) => [
+    String(s.step),
+    s.valid ? "" : s.requested_action.slice(0, 40),
+    s.action ?? (s.valid ? "-" : "(stays)"),
+    s.blocked === null ? "" : s.blocked ? "yes" : "no",
+    s.answer ?? (s.status === "parsed" ? "not sure" : `(${s.status})`),
+    fmt(s.confidence),
+    s.graph_nodes === null ? "" : String(s.graph_nodes),
+  ]);
   const w = columnWidths([head, ...rows]);
   lines.push(tableRow(head, w));
   e.steps.forEach((s, i) => {
     lines.push(tableRow(rows[i]!, w));
     if (o.showTrace) for (const t of [s.reasoning, ...s.trace].filter(Boolean)) lines.push(`      ${t}`);
   });
-  lines.push("", `stopped: ${e.stop_reason} after ${e.steps_used} step(s), ${out.views} view(s)${e.forced_choice ? "; the final answer was a forced choice" : ""}`);
+  lines.push(
+    "",
+    `stopped: ${e.stop_reason} after ${e.steps_used} step(s), ${out.views} view(s)${e.forced_choice ? "; the final answer was a forced choice" : ""}`,
+  );
   const a = out.answer;
-  lines.push(`answer: ${a.answer ?? "(none)"}${a.confidence !== null ? ` (confidence ${a.confidence})` : ""} [${a.status}, ${a.method}${a.reprompted ? ", re-prompted" : ""}]`);
+  lines.push(
+    `answer: ${a.answer ?? "(none)"}${a.confidence !== null ? ` (confidence ${a.confidence})` : ""} [${a.status}, ${a.method}${a.reprompted ? ", re-prompted" : ""}]`,
+  );
   if (o.scored) {
     const s = a.status === "parsed" && a.answer !== null ? scoreAnswer(a, o.task) : null;
     lines.push(s && s.scored ? `correct: ${s.correct ? "yes" : "no"} (truth: ${o.task.answer})` : `not scored (${a.status}); truth: ${o.task.answer}`);

@@ -42,7 +42,11 @@ export function askInputKind(input: string): AskInputKind {
 /** A task JSON's views in a passive paradigm, rendered by the built-in simulator (as a run renders them). */
 export function renderedTask(input: string, paradigm: string | undefined): FrameBundle {
   const task = readTaskFile(input);
-  if (!paradigm || !(RENDERED_PARADIGMS as readonly string[]).includes(paradigm)) throw new InputError(`--paradigm: ${input} is a task record; say which views to ask over: --paradigm ${[...RENDERED_PARADIGMS, "active"].join(" | ")} (active: an agent explores)`, { field: "paradigm" });
+  if (!paradigm || !(RENDERED_PARADIGMS as readonly string[]).includes(paradigm))
+    throw new InputError(
+      `--paradigm: ${input} is a task record; say which views to ask over: --paradigm ${[...RENDERED_PARADIGMS, "active"].join(" | ")} (active: an agent explores)`,
+      { field: "paradigm" },
+    );
   return renderBundle(task, paradigm as Paradigm);
 }
 
@@ -70,6 +74,14 @@ export function graphInput(input: string, taskFile: string | undefined, question
   if (taskFile) return { graph, task: readTaskFile(taskFile), note: null };
   const runTask = runTaskOf(input, graph.task_id);
   if (runTask) return { graph, task: readTaskFile(runTask), note: `the task record is the run's ${runTask}` };
-  if (question) return { graph, task: freeQuestionTaskAt({ taskId: graph.task_id, simulator: "esi3d-graph", viewpoint: graph.viewpoint, camera: GRAPH_CAMERA }, question), note: null };
-  throw new InputError(`--task: ${input} has no task record beside it (it is not a run's graph); give --task TASK.json (its question is then asked and scored), or ask a question of your own with --question "..." and an LLM reasoner`, { field: "task" });
+  if (question)
+    return {
+      graph,
+      task: freeQuestionTaskAt({ taskId: graph.task_id, simulator: "esi3d-graph", viewpoint: graph.viewpoint, camera: GRAPH_CAMERA }, question),
+      note: null,
+    };
+  throw new InputError(
+    `--task: ${input} has no task record beside it (it is not a run's graph); give --task TASK.json (its question is then asked and scored), or ask a question of your own with --question "..." and an LLM reasoner`,
+    { field: "task" },
+  );
 }

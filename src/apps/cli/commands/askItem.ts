@@ -32,9 +32,24 @@ const OVERRIDE_FLAGS: readonly FlagSpec[] = [
 ];
 
 /** Flags that would ask another item, or a question of one's own: the key fixes the task, paradigm and arm. */
-const ITEM_FIXED_FLAGS = ["--question <text>", "--options <list>", "--task <file>", "--paradigm <p>", "--save-episode <dir>", "--source <source>", "--labels <mode>", "--noise-level <x>", "--noise-seed <seed>", "--label-seed <seed>", ...ACTIVE_FLAGS.map((f) => f.flag)];
+const ITEM_FIXED_FLAGS = [
+  "--question <text>",
+  "--options <list>",
+  "--task <file>",
+  "--paradigm <p>",
+  "--save-episode <dir>",
+  "--source <source>",
+  "--labels <mode>",
+  "--noise-level <x>",
+  "--noise-seed <seed>",
+  "--label-seed <seed>",
+  ...ACTIVE_FLAGS.map((f) => f.flag),
+];
 
-const attr = (flag: string) => flagName(flag).replace(/^--/, "").replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+const attr = (flag: string) =>
+  flagName(flag)
+    .replace(/^--/, "")
+    .replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 
 interface ItemOpts {
   item?: string;
@@ -43,9 +58,16 @@ interface ItemOpts {
 }
 
 export async function askRunItem(cmd: Command, runDir: string, opts: ItemOpts): Promise<void> {
-  if (!opts.item) throw new InputError(`--item: ${runDir} is a run directory; name the item to ask again with --item KEY (keys as in its items.jsonl, e.g. "linear_alignment-000|multi|3d:noisy"; esi3d inspect ${runDir} --serve lists them at /items)`, { field: "item" });
+  if (!opts.item)
+    throw new InputError(
+      `--item: ${runDir} is a run directory; name the item to ask again with --item KEY (keys as in its items.jsonl, e.g. "linear_alignment-000|multi|3d:noisy"; esi3d inspect ${runDir} --serve lists them at /items)`,
+      { field: "item" },
+    );
   const fixed = ITEM_FIXED_FLAGS.find((f) => cmd.getOptionValueSource(attr(f)) === "cli");
-  if (fixed) throw new InputError(`${flagName(fixed)}: not with --item (the item's key fixes its task, paradigm and arm); ask another item, or ask a bundle or graph with ${flagName(fixed)}`);
+  if (fixed)
+    throw new InputError(
+      `${flagName(fixed)}: not with --item (the item's key fixes its task, paradigm and arm); ask another item, or ask a bundle or graph with ${flagName(fixed)}`,
+    );
   const reasoner = cmd.getOptionValueSource("reasoner") === "cli" ? parseFlagValue(ReasonerSpecSchema, opts.reasoner, "--reasoner") : undefined;
   const given = schemaFlagValues(cmd, OVERRIDE_FLAGS, true);
   const llm = { ...((given.llm as Record<string, unknown> | undefined) ?? {}), cachePath: opts.cache === false ? null : opts.cache };
@@ -59,12 +81,18 @@ export async function askRunItem(cmd: Command, runDir: string, opts: ItemOpts): 
     const spec = OVERRIDE_FLAGS.find((s) => s.path === path);
     throw new InputError(`${spec ? flagName(spec.flag) : `${runDir}/config.json: config.${path}`}: ${issue.message}`, { field: path });
   }
-  const changed = [...(reasoner ? [`--reasoner ${reasoner}`] : []), ...OVERRIDE_FLAGS.filter((s) => cmd.getOptionValueSource(attr(s.flag)) === "cli").map((s) => `${flagName(s.flag)} ${String(cmd.getOptionValue(attr(s.flag)))}`)];
+  const changed = [
+    ...(reasoner ? [`--reasoner ${reasoner}`] : []),
+    ...OVERRIDE_FLAGS.filter((s) => cmd.getOptionValueSource(attr(s.flag)) === "cli").map(
+      (s) => `${flagName(s.flag)} ${String(cmd.getOptionValue(attr(s.flag)))}`,
+    ),
+  ];
   process.stdout.write(itemText(r, runDir, changed));
   if (r.now.status === "error") process.exitCode = 1;
 }
 
-const shown = (v: unknown): string => (v === null || v === undefined ? "–" : typeof v === "boolean" ? (v ? "yes" : "no") : typeof v === "object" ? JSON.stringify(v) : String(v));
+const shown = (v: unknown): string =>
+  v === null || v === undefined ? "–" : typeof v === "boolean" ? (v ? "yes" : "no") : typeof v === "object" ? JSON.stringify(v) : String(v);
 const tokens = (r: ItemRecord) => (r.usage ? `${r.usage.input_tokens ?? "?"} in, ${r.usage.output_tokens ?? "?"} out` : null);
 
 /** The fields set side by side (a row both records lack is left out). */
@@ -95,7 +123,9 @@ function itemText(r: ReaskResult, runDir: string, changed: string[]): string {
     const g = r.graph;
     const same = g.stored ? JSON.stringify({ ...g.stored, timings_ms: {} }) === JSON.stringify({ ...g.now, timings_ms: {} }) : null;
     const m = g.diagnosis.metrics;
-    out.push(`graph: ${g.now.nodes.length} nodes (${m.matched} matched, ${m.duplicates} duplicate, ${m.hallucinated} hallucinated, ${m.merged} merged; node F1 ${m.f1_observed.toFixed(2)}), rebuilt from the task: ${same === null ? "the run stored no graph for this arm" : same ? "the same as the run's stored graph" : `differs from the run's stored graph (${g.stored!.nodes.length} nodes there)`}`);
+    out.push(
+      `graph: ${g.now.nodes.length} nodes (${m.matched} matched, ${m.duplicates} duplicate, ${m.hallucinated} hallucinated, ${m.merged} merged; node F1 ${m.f1_observed.toFixed(2)}), rebuilt from the task: ${same === null ? "the run stored no graph for this arm" : same ? "the same as the run's stored graph" : `differs from the run's stored graph (${g.stored!.nodes.length} nodes there)`}`,
+    );
   }
   out.push("");
   if (r.prompt) {

@@ -17,7 +17,8 @@ export function registerGenerate(program: Command): void {
     .option("--subcategories <list>", "comma-separated subset of subcategories", listOption("--subcategories", BUILTIN_SUBCATEGORIES))
     .option("--seed <seed>", "seed: the same seed gives byte-identical tasks", "0")
     .requiredOption("--out <dir>", "output directory");
-  addSchemaFlags(cmd, GeneratorOptionsSchema, GENERATOR_FLAGS).action((opts: { perSubcategory: number; subcategories?: BuiltinSubcategory[]; seed: string; out: string }) => {
+  addSchemaFlags(cmd, GeneratorOptionsSchema, GENERATOR_FLAGS).action(
+    (opts: { perSubcategory: number; subcategories?: BuiltinSubcategory[]; seed: string; out: string }) => {
       checkOutputs([], [{ what: "--out", path: opts.out }]);
       checkWritable(opts.out, "dir");
       if (!/^[A-Za-z0-9_.-]+$/.test(opts.seed)) throw new InputError(`--seed: use letters, digits, '_', '.', '-' only, got "${opts.seed}"`);
@@ -36,5 +37,6 @@ export function registerGenerate(program: Command): void {
         process.stderr.write(`generate: ${sub}: ${tasks.length} tasks (${done}/${total}, ${((Date.now() - t0) / 1000).toFixed(1)} s)\n`);
       }
       process.stdout.write(`wrote ${total} tasks to ${opts.out}\n`);
-  });
+    },
+  );
 }

@@ -11,18 +11,29 @@ import { fix } from "../../../../core/table.js";
 import { checkOutputs, givenPath } from "../../../../core/outputPaths.js";
 
 export function registerGraph(program: Command): void {
-  const cmd = program.command("graph").description("build a scene graph (nodes, relations, evidence) from a frame bundle").argument("<bundle>", "frame bundle directory");
+  const cmd = program
+    .command("graph")
+    .description("build a scene graph (nodes, relations, evidence) from a frame bundle")
+    .argument("<bundle>", "frame bundle directory");
   addSchemaFlags(cmd, GraphPipelineOptionsSchema, GRAPH_PIPELINE_FLAGS)
     .requiredOption("-o, --out <file>", "scene-graph JSON (esi3d-graph/1, docs/scene-graph.md)")
     .option("--diagnosis <file>", "also write the quality diagnosis against the ground truth (JSON; needs the bundle's task record)")
     .option("--ply <file>", "also write the graph's point cloud as PLY, each point's node in the int property \"node\" (-1 = in no node; docs/exports.md)")
-    .option("--conceptgraphs <dir>", `also write a ConceptGraphs export: the object map its scripts load (${CONCEPTGRAPHS_FILES.map}), ${CONCEPTGRAPHS_FILES.nodes}, ${CONCEPTGRAPHS_FILES.edges} (docs/exports.md)`)
+    .option(
+      "--conceptgraphs <dir>",
+      `also write a ConceptGraphs export: the object map its scripts load (${CONCEPTGRAPHS_FILES.map}), ${CONCEPTGRAPHS_FILES.nodes}, ${CONCEPTGRAPHS_FILES.edges} (docs/exports.md)`,
+    )
     .action(async (bundleDir: string, opts: { out: string; diagnosis?: string; ply?: string; conceptgraphs?: string }) => {
       const options = parseSchemaFlags(cmd, GraphPipelineOptionsSchema, GRAPH_PIPELINE_FLAGS);
       // every output is checked before the graph is built, so a wrong path fails in a second, not after the work
       checkOutputs(
         [{ what: "<bundle>", path: bundleDir }, ...givenPath("--vggt-model", options.vggt.modelPath)],
-        [{ what: "--out", path: opts.out }, ...givenPath("--diagnosis", opts.diagnosis), ...givenPath("--ply", opts.ply), ...givenPath("--conceptgraphs", opts.conceptgraphs)],
+        [
+          { what: "--out", path: opts.out },
+          ...givenPath("--diagnosis", opts.diagnosis),
+          ...givenPath("--ply", opts.ply),
+          ...givenPath("--conceptgraphs", opts.conceptgraphs),
+        ],
       );
       checkWritable(opts.out, "file");
       if (opts.diagnosis) checkWritable(opts.diagnosis, "file");
@@ -42,7 +53,9 @@ export function registerGraph(program: Command): void {
       if (opts.ply) writePly(r.cloud, opts.ply, { nodes: pointNodes(r.cloud.count, r.graph, r.members) });
       if (opts.conceptgraphs) writeConceptGraphs(opts.conceptgraphs, r.graph, r.cloud, r.members);
       const m = r.diagnosis?.metrics ?? (task ? diagnoseNodes({ graph: r.graph, members: r.members, cloud: r.cloud, task, bundle }) : undefined);
-      const quality = m ? ` (node F1 ${fix(m.f1_observed)} on observed objects, ${m.duplicates} duplicate(s), ${m.hallucinated} hallucinated)` : " (no task record: no ground truth to diagnose against)";
+      const quality = m
+        ? ` (node F1 ${fix(m.f1_observed)} on observed objects, ${m.duplicates} duplicate(s), ${m.hallucinated} hallucinated)`
+        : " (no task record: no ground truth to diagnose against)";
       process.stdout.write(`wrote ${opts.out}: ${r.graph.nodes.length} nodes, ${r.graph.relations.length} relations${quality}\n`);
     });
 }

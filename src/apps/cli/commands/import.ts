@@ -31,9 +31,19 @@ export function registerImport(program: Command): void {
   const cmd = program
     .command("import")
     .description("import a released task set as esi3d task records (with an audit of its data problems), or an RGB-D dataset scene as a frame bundle")
-    .argument("<source>", `esi-bench (ESI-Bench's dataset/json_clean records), or a dataset layout: ${DATASET_LAYOUTS.join(", ")} (docs/own-data.md)`, choiceOption("<source>", SOURCES))
-    .argument("<dir>", "esi-bench: dataset/json_clean (or the checkout above it, a folder below it, one record, or a <Category>.json index); a layout: the scene folder")
-    .requiredOption("--out <dir>", "esi-bench: directory for the task files (audit/ holds audit.json, audit.md and import.json); a layout: the frame bundle directory")
+    .argument(
+      "<source>",
+      `esi-bench (ESI-Bench's dataset/json_clean records), or a dataset layout: ${DATASET_LAYOUTS.join(", ")} (docs/own-data.md)`,
+      choiceOption("<source>", SOURCES),
+    )
+    .argument(
+      "<dir>",
+      "esi-bench: dataset/json_clean (or the checkout above it, a folder below it, one record, or a <Category>.json index); a layout: the scene folder",
+    )
+    .requiredOption(
+      "--out <dir>",
+      "esi-bench: directory for the task files (audit/ holds audit.json, audit.md and import.json); a layout: the frame bundle directory",
+    )
     .option("--dedupe", "esi-bench: leave out records identical to an earlier one apart from their id")
     .option("--drop-inconsistent", "esi-bench: leave out records the audit finds inconsistent (question, answer or label against the placed objects)")
     .option("--force", "replace --out if it exists");
@@ -49,10 +59,13 @@ export function registerImport(program: Command): void {
     const esiFlag = ESI_ONLY.find((f) => cmd.getOptionValueSource(flagAttribute(f)) === "cli");
     if (esiFlag) throw new InputError(`${esiFlag}: only for esi-bench records, not a ${source} scene`);
     const o = parseSchemaFlags(cmd, DatasetImportOptionsSchema, DATASET_IMPORT_FLAGS);
-    if (existsSync(resolve(opts.out)) && !opts.force) throw new InputError(`--out: ${opts.out} already exists; choose another directory or pass --force to replace it`);
+    if (existsSync(resolve(opts.out)) && !opts.force)
+      throw new InputError(`--out: ${opts.out} already exists; choose another directory or pass --force to replace it`);
     const s = importDataset(source as DatasetLayout, dir, opts.out, o);
     for (const n of s.notes) process.stderr.write(`import: ${n}\n`);
-    process.stdout.write(`import: wrote ${s.out}: ${s.views} views (${s.image.width}x${s.image.height}) of ${s.frames} ${s.layout} frames, world ${s.world}, ${s.masks ? "instance masks" : "no instance masks"}, no task record\n`);
+    process.stdout.write(
+      `import: wrote ${s.out}: ${s.views} views (${s.image.width}x${s.image.height}) of ${s.frames} ${s.layout} frames, world ${s.world}, ${s.masks ? "instance masks" : "no instance masks"}, no task record\n`,
+    );
   });
 }
 

@@ -4,7 +4,14 @@
  * cannot drift from what the other commands accept.
  */
 import type { Command } from "commander";
-import { BUILTIN_SUBCATEGORIES, CATEGORY_TITLES, LABEL_ANSWER_SUBCATEGORIES, SUBCATEGORIES, SUBCATEGORY_CATEGORY, SUBCATEGORY_TITLES } from "../../../../core/task/taxonomy.js";
+import {
+  BUILTIN_SUBCATEGORIES,
+  CATEGORY_TITLES,
+  LABEL_ANSWER_SUBCATEGORIES,
+  SUBCATEGORIES,
+  SUBCATEGORY_CATEGORY,
+  SUBCATEGORY_TITLES,
+} from "../../../../core/task/taxonomy.js";
 import { generateTask } from "../../../../bridge/sim/generate/suite.js";
 import { GeneratorOptionsSchema, generatorContext } from "../../../../bridge/sim/generate/options.js";
 import type { Task } from "../../../../core/task/schema.js";
@@ -30,8 +37,17 @@ const table = (head: string[], rows: string[][]) => formatTable(head, rows) + "\
 const yesNo = (b: boolean) => (b ? "yes" : "no");
 
 function listSubcategories(): string {
-  const rows = SUBCATEGORIES.map((s) => [s, SUBCATEGORY_TITLES[s], CATEGORY_TITLES[SUBCATEGORY_CATEGORY[s]], yesNo((BUILTIN_SUBCATEGORIES as readonly string[]).includes(s)), yesNo(LABEL_ANSWER_SUBCATEGORIES.has(s))]);
-  return table(["subcategory", "title", "category", "built-in suite", "answer is a label"], rows) + `(${SUBCATEGORIES.length} subcategories, ${BUILTIN_SUBCATEGORIES.length} in the built-in suite; --subcategories takes the first column)\n`;
+  const rows = SUBCATEGORIES.map((s) => [
+    s,
+    SUBCATEGORY_TITLES[s],
+    CATEGORY_TITLES[SUBCATEGORY_CATEGORY[s]],
+    yesNo((BUILTIN_SUBCATEGORIES as readonly string[]).includes(s)),
+    yesNo(LABEL_ANSWER_SUBCATEGORIES.has(s)),
+  ]);
+  return (
+    table(["subcategory", "title", "category", "built-in suite", "answer is a label"], rows) +
+    `(${SUBCATEGORIES.length} subcategories, ${BUILTIN_SUBCATEGORIES.length} in the built-in suite; --subcategories takes the first column)\n`
+  );
 }
 
 function listReasoners(): string {
@@ -43,7 +59,12 @@ function listReasoners(): string {
 
 function listFormats(): string {
   const fallback = PromptFormatSchema.parse({}).format;
-  return table(["format", "default"], GRAPH_FORMATS.map((f) => [f, f === fallback ? "yes" : ""])) + "(graph serializations for language models, --format; docs/prompts.md shows each)\n";
+  return (
+    table(
+      ["format", "default"],
+      GRAPH_FORMATS.map((f) => [f, f === fallback ? "yes" : ""]),
+    ) + "(graph serializations for language models, --format; docs/prompts.md shows each)\n"
+  );
 }
 
 /** The tasks a run with these options draws: the built-in suite's plan (generated with --questions) or a directory's runnable tasks. */
@@ -52,14 +73,30 @@ async function listTasks(config: RunConfig, questions: boolean): Promise<string>
   const taskRow = (t: Task) => [t.task_id, t.subcategory, t.category, t.answer_format, String(t.options.length), t.question];
   if (config.suite === "default" && !questions) {
     const plan = builtinPlan(config);
-    return table(head, plan.map((p) => [p.taskId, p.subcategory, SUBCATEGORY_CATEGORY[p.subcategory]])) + `(${plan.length} tasks of the built-in suite, seed ${config.seed}; --questions generates each, as a run does, to show its question)\n`;
+    return (
+      table(
+        head,
+        plan.map((p) => [p.taskId, p.subcategory, SUBCATEGORY_CATEGORY[p.subcategory]]),
+      ) + `(${plan.length} tasks of the built-in suite, seed ${config.seed}; --questions generates each, as a run does, to show its question)\n`
+    );
   }
   const skipped: SkippedItem[] = [];
   const ctx = generatorContext(config.generator);
-  const tasks = await planTasks(config, (s, i) => Promise.resolve(generateTask(s, config.seed, i, ctx)), () => null, skipped);
+  const tasks = await planTasks(
+    config,
+    (s, i) => Promise.resolve(generateTask(s, config.seed, i, ctx)),
+    () => null,
+    skipped,
+  );
   let out = table([...head, "answer format", "options", "question"], tasks.map(taskRow));
   out += `(${tasks.length} tasks${config.suite === "default" ? ` of the built-in suite, seed ${config.seed}` : ` in ${config.suite}`})\n`;
-  if (skipped.length) out += "\n" + table(["skipped task", "subcategory", "paradigm", "reason"], skipped.map((k) => [k.task_id, k.subcategory, k.paradigm ?? "all", k.reason]));
+  if (skipped.length)
+    out +=
+      "\n" +
+      table(
+        ["skipped task", "subcategory", "paradigm", "reason"],
+        skipped.map((k) => [k.task_id, k.subcategory, k.paradigm ?? "all", k.reason]),
+      );
   return out;
 }
 
@@ -73,10 +110,19 @@ export function registerList(program: Command): void {
   addSchemaFlags(cmd, RunConfigSchema, TASK_FLAGS, DEFAULT_RUN_CONFIG as unknown as Record<string, unknown>);
   cmd.action(async (kind: ListKind, opts: { questions?: boolean }) => {
     if (kind !== "tasks") {
-      const given = [...TASK_FLAGS.map((s) => s.flag), "--questions", "--config <file>"].filter((f) => cmd.getOptionValueSource(flagAttribute(f)) === "cli").map((f) => f.split(" ")[0]);
+      const given = [...TASK_FLAGS.map((s) => s.flag), "--questions", "--config <file>"]
+        .filter((f) => cmd.getOptionValueSource(flagAttribute(f)) === "cli")
+        .map((f) => f.split(" ")[0]);
       if (given.length) throw new InputError(`list ${kind}: ${given.join(", ")} only apply to list tasks`);
     }
-    const text = kind === "tasks" ? await listTasks(configFromCommand(cmd, {}, TASK_FLAGS).config, !!opts.questions) : kind === "subcategories" ? listSubcategories() : kind === "reasoners" ? listReasoners() : listFormats();
+    const text =
+      kind === "tasks"
+        ? await listTasks(configFromCommand(cmd, {}, TASK_FLAGS).config, !!opts.questions)
+        : kind === "subcategories"
+          ? listSubcategories()
+          : kind === "reasoners"
+            ? listReasoners()
+            : listFormats();
     process.stdout.write(text);
   });
 }

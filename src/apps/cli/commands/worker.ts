@@ -5,7 +5,11 @@ import { PACKAGE_VERSION } from "../../../../core/version.js";
 import { WORKER_FLAGS, WorkerOptionsSchema } from "../../../eval/queue/options.js";
 
 export function registerWorker(program: Command): void {
-  const cmd = addSchemaFlags(program.command("worker").description("take the jobs of `esi3d run --queue` runs from Redis (any machine that reaches Redis and the shared store)"), WorkerOptionsSchema, WORKER_FLAGS);
+  const cmd = addSchemaFlags(
+    program.command("worker").description("take the jobs of `esi3d run --queue` runs from Redis (any machine that reaches Redis and the shared store)"),
+    WorkerOptionsSchema,
+    WORKER_FLAGS,
+  );
   cmd.action(async () => {
     const options = parseSchemaFlags(cmd, WorkerOptionsSchema, WORKER_FLAGS);
     const log = (l: string) => process.stderr.write(l + "\n");

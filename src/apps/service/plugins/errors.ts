@@ -40,14 +40,21 @@ function send(reply: FastifyReply, h: HttpError, redact: (t: string) => string):
 const errorMappingPlugin: FastifyPluginAsync<ErrorMappingOptions> = async (app, o) => {
   app.setErrorHandler((err, req, reply) => {
     const h = toHttpError(err, req.id);
-    if (h.status >= 500 && h.status !== 503 && h.status !== 504 && h.status !== 507) o.log(`request ${req.id} ${req.method} ${req.url}: ${(err as Error)?.stack ?? String(err)}`);
+    if (h.status >= 500 && h.status !== 503 && h.status !== 504 && h.status !== 507)
+      o.log(`request ${req.id} ${req.method} ${req.url}: ${(err as Error)?.stack ?? String(err)}`);
     send(reply, h, o.redact);
   });
   app.setNotFoundHandler((req, reply) => {
     const path = req.url.split("?")[0]!;
     const allowed = allowedMethods(path);
     if (allowed.length > 0)
-      return send(reply, new HttpError(405, "method_not_allowed", `method: ${req.method} is not served at ${shownPath(req.url)}; use ${allowed.join(", ")}`, "method", { allow: allowed.join(", ") }), o.redact);
+      return send(
+        reply,
+        new HttpError(405, "method_not_allowed", `method: ${req.method} is not served at ${shownPath(req.url)}; use ${allowed.join(", ")}`, "method", {
+          allow: allowed.join(", "),
+        }),
+        o.redact,
+      );
     send(reply, new HttpError(404, "not_found", `path: no route ${req.method} ${shownPath(req.url)} (GET /openapi.json lists them)`, "path"), o.redact);
   });
 };
@@ -75,6 +82,9 @@ export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): 
         ? [408, "timeout", "request", "request: not received in time"]
         : [400, "bad_request", "headers", "headers: the request could not be parsed as HTTP/1.1 (e.g. both Content-Length and Transfer-Encoding)"];
   const body = JSON.stringify(new HttpError(status, code, message, field).body());
-  if (socket.writable) socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  if (socket.writable)
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
   socket.destroy(err);
 }

@@ -49,14 +49,21 @@ async function jsonObjectOnly(req: FastifyRequest): Promise<void> {
   if (b === null || typeof b !== "object" || Array.isArray(b) || Buffer.isBuffer(b))
     throw new HttpError(400, "invalid_request", `body: expected a JSON object, got ${b === null ? "null" : Array.isArray(b) ? "an array" : typeof b}`, "body");
   let keys = 0;
-  for (const _ in b) if (++keys > MAX_BODY_KEYS) throw new HttpError(400, "invalid_request", `body: more than ${MAX_BODY_KEYS} keys; no request of this API has that many (GET /openapi.json)`, "body");
+  for (const _ in b)
+    if (++keys > MAX_BODY_KEYS)
+      throw new HttpError(400, "invalid_request", `body: more than ${MAX_BODY_KEYS} keys; no request of this API has that many (GET /openapi.json)`, "body");
 }
 
 /** Refuses another media type on a binary route before its (large) body is read. */
 async function binaryOnly(req: FastifyRequest): Promise<void> {
   const ct = mediaType(req);
   if (!BINARY_CONTENT_TYPES.includes(ct))
-    throw new HttpError(415, "unsupported_media_type", `headers.content-type: expected ${VIEW_CONTENT_TYPE} (the binary view layout of docs/protocol.md), got ${JSON.stringify(ct.slice(0, 100) || "none")}`, "headers.content-type");
+    throw new HttpError(
+      415,
+      "unsupported_media_type",
+      `headers.content-type: expected ${VIEW_CONTENT_TYPE} (the binary view layout of docs/protocol.md), got ${JSON.stringify(ct.slice(0, 100) || "none")}`,
+      "headers.content-type",
+    );
 }
 
 function routeOptions(doc: RouteDoc, handler: RouteHandler<RouteDoc>, services: Services): RouteOptions {

@@ -26,7 +26,13 @@ function fitDistance(radius: number, camera: THREE.PerspectiveCamera): number {
  * Where the camera goes for a preset: `box` is what to frame, `viewYaw` the agent's first view direction
  * (front), `current` the camera's direction now (fit keeps it).
  */
-export function presetPose(preset: CameraPreset, box: THREE.Box3, camera: THREE.PerspectiveCamera, viewYaw: number, current: THREE.Vector3): { position: THREE.Vector3; target: THREE.Vector3 } {
+export function presetPose(
+  preset: CameraPreset,
+  box: THREE.Box3,
+  camera: THREE.PerspectiveCamera,
+  viewYaw: number,
+  current: THREE.Vector3,
+): { position: THREE.Vector3; target: THREE.Vector3 } {
   const target = box.getCenter(new THREE.Vector3());
   const radius = Math.max(0.05, box.getBoundingSphere(new THREE.Sphere()).radius);
   const d = fitDistance(radius, camera);

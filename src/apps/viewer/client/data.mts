@@ -32,7 +32,8 @@ export async function decodeCloud(v: Variant): Promise<DecodedCloud> {
   const n = c.count;
   const [planes, rgb, confidence, view, node] = await Promise.all([inflate(c.xyz), inflate(c.rgb), inflate(c.confidence), inflate(c.view), inflate(c.node)]);
   const position = new Float32Array(3 * n);
-  const lo = c.bounds.min, hi = c.bounds.max;
+  const lo = c.bounds.min,
+    hi = c.bounds.max;
   for (let a = 0; a < 3; a++) {
     const step = (hi[a]! - lo[a]!) / 65535;
     let q = 0;
@@ -70,7 +71,13 @@ export function loadVariant(meta: PageMeta, key: string): Promise<Variant> {
   if (!p) {
     if (meta.mode === "file") {
       const el = document.getElementById(`esi3d-variant-${key}`);
-      p = el?.textContent ? Promise.resolve(JSON.parse(el.textContent) as Variant) : Promise.reject(new Error(`this page does not embed ${key}; write it with esi3d inspect RUN --task ${meta.task.task_id} (all variants) or open the run with --serve`));
+      p = el?.textContent
+        ? Promise.resolve(JSON.parse(el.textContent) as Variant)
+        : Promise.reject(
+            new Error(
+              `this page does not embed ${key}; write it with esi3d inspect RUN --task ${meta.task.task_id} (all variants) or open the run with --serve`,
+            ),
+          );
     } else {
       p = fetch(`${meta.api}variant/${encodeURIComponent(key)}`).then(async (r) => {
         if (!r.ok) throw new Error((await r.text()) || `HTTP ${r.status}`);

@@ -30,13 +30,27 @@ export function evidenceTab(page: Page, v: Variant): HTMLElement {
 function nodeCard(page: Page, v: Variant, k: number, role: "node" | "twin"): HTMLElement {
   const n = v.graph!.nodes[k]!;
   const d = diagOf(page.state, n.id);
-  const votes = Object.entries(n.label_distribution).sort((a, b) => b[1] - a[1]).slice(0, 4).map(([l, f]) => `${l} ${pct(f)}`).join(", ");
+  const votes = Object.entries(n.label_distribution)
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 4)
+    .map(([l, f]) => `${l} ${pct(f)}`)
+    .join(", ");
   const shares = d ? d.shares.map((s) => `${s.name} ${pct(s.share)}`).join(", ") || "–" : "";
   const title = !d
     ? h("h3", {}, ` ${n.id} ${n.label} `, h("small", {}, " (no diagnosis: no task record)"))
     : role === "twin"
       ? h("h3", {}, h("span", { class: "role twin" }, "twin"), ` ${n.id} ${n.label} `, pill(d.status), h("small", {}, ` matched to ${d.object_name ?? "–"}`))
-      : h("h3", {}, ` ${n.id} ${n.label} `, pill(d.status), d.status === "duplicate" ? h("small", {}, ` duplicate of ${d.object_name ?? "?"} (twin ${d.twin ?? "none"})`) : d.object_name ? h("small", {}, ` → ${d.object_name}`) : null);
+      : h(
+          "h3",
+          {},
+          ` ${n.id} ${n.label} `,
+          pill(d.status),
+          d.status === "duplicate"
+            ? h("small", {}, ` duplicate of ${d.object_name ?? "?"} (twin ${d.twin ?? "none"})`)
+            : d.object_name
+              ? h("small", {}, ` → ${d.object_name}`)
+              : null,
+        );
   const support = [...n.support].sort((a, b) => b.points - a.points);
   const all = page.state.showAllThumbs.has(n.id);
   const shown = all ? support : support.slice(0, THUMBS_SHOWN);
@@ -49,19 +63,32 @@ function nodeCard(page: Page, v: Variant, k: number, role: "node" | "twin"): HTM
     h(
       "dl",
       {},
-      h("dt", {}, "label votes"), h("dd", {}, votes),
+      h("dt", {}, "label votes"),
+      h("dd", {}, votes),
       ...(d
         ? [
-            h("dt", {}, "true objects"), h("dd", {}, `${shares}; structure/background ${pct(d.structure_share)}`),
-            h("dt", {}, "IoU / centre error"), h("dd", {}, `${fix(d.iou)} / ${d.centroid_error_m === null ? "–" : `${fix(d.centroid_error_m, 3)} m`}`),
+            h("dt", {}, "true objects"),
+            h("dd", {}, `${shares}; structure/background ${pct(d.structure_share)}`),
+            h("dt", {}, "IoU / centre error"),
+            h("dd", {}, `${fix(d.iou)} / ${d.centroid_error_m === null ? "–" : `${fix(d.centroid_error_m, 3)} m`}`),
           ]
         : []),
-      h("dt", {}, "points"), h("dd", {}, `${n.raw_point_count.toLocaleString()} raw, ${n.point_count.toLocaleString()} downsampled`),
-      h("dt", {}, "views"), h("dd", {}, `${n.views.length} (${n.detections} detections)`),
-      h("dt", { title: CONFIDENCE_UNIT }, "point confidence"), h("dd", { title: CONFIDENCE_UNIT }, `${fix(n.mean_confidence)} mean (≥ 1, unitless; 1 = depth taken as exact)`),
-      h("dt", {}, "box"), h("dd", {}, `${n.box.extent.map((x) => fix(x)).join(" × ")} m at (${n.box.centre.map((x) => fix(x)).join(", ")}), yaw ${fix((n.box.yaw * 180) / Math.PI, 0)}°`),
-      h("dt", {}, "colour"), h("dd", {}, h("i", { class: "swatch", style: `background: ${css(n.color)}` }), n.color_name),
-      h("dt", {}, "flags"), h("dd", {}, ...flagsOf(page, n, d)),
+      h("dt", {}, "points"),
+      h("dd", {}, `${n.raw_point_count.toLocaleString()} raw, ${n.point_count.toLocaleString()} downsampled`),
+      h("dt", {}, "views"),
+      h("dd", {}, `${n.views.length} (${n.detections} detections)`),
+      h("dt", { title: CONFIDENCE_UNIT }, "point confidence"),
+      h("dd", { title: CONFIDENCE_UNIT }, `${fix(n.mean_confidence)} mean (≥ 1, unitless; 1 = depth taken as exact)`),
+      h("dt", {}, "box"),
+      h(
+        "dd",
+        {},
+        `${n.box.extent.map((x) => fix(x)).join(" × ")} m at (${n.box.centre.map((x) => fix(x)).join(", ")}), yaw ${fix((n.box.yaw * 180) / Math.PI, 0)}°`,
+      ),
+      h("dt", {}, "colour"),
+      h("dd", {}, h("i", { class: "swatch", style: `background: ${css(n.color)}` }), n.color_name),
+      h("dt", {}, "flags"),
+      h("dd", {}, ...flagsOf(page, n, d)),
     ),
     h("h4", {}, `Seen in ${support.length} view(s); its pixels outlined${role === "twin" ? " (cyan)" : " (yellow)"}`),
     thumbs,
@@ -84,12 +111,16 @@ function nodeCard(page: Page, v: Variant, k: number, role: "node" | "twin"): HTM
 
 /** The crop around a node's pixel box (thumbnail pixels): the box padded by CROP_PAD, at least CROP_MIN_PX wide, in the thumbnail's aspect. */
 function cropRect(bbox: [number, number, number, number], s: number, tw: number, th: number): { x: number; y: number; w: number; h: number } {
-  const bw = (bbox[2] - bbox[0] + 1) * s, bh = (bbox[3] - bbox[1] + 1) * s;
-  let w = Math.max(bw * CROP_PAD, CROP_MIN_PX), h = (w * th) / tw;
+  const bw = (bbox[2] - bbox[0] + 1) * s,
+    bh = (bbox[3] - bbox[1] + 1) * s;
+  let w = Math.max(bw * CROP_PAD, CROP_MIN_PX),
+    h = (w * th) / tw;
   if (bh * CROP_PAD > h) (h = bh * CROP_PAD), (w = (h * tw) / th);
   if (w >= tw || h >= th) return { x: 0, y: 0, w: tw, h: th };
-  const cx = ((bbox[0] + bbox[2] + 1) / 2) * s, cy = ((bbox[1] + bbox[3] + 1) / 2) * s;
-  const x = Math.min(tw - w, Math.max(0, cx - w / 2)), y = Math.min(th - h, Math.max(0, cy - h / 2));
+  const cx = ((bbox[0] + bbox[2] + 1) / 2) * s,
+    cy = ((bbox[1] + bbox[3] + 1) / 2) * s;
+  const x = Math.min(tw - w, Math.max(0, cx - w / 2)),
+    y = Math.min(th - h, Math.max(0, cy - h / 2));
   return { x, y, w, h };
 }
 
@@ -99,7 +130,8 @@ function cropRect(bbox: [number, number, number, number], s: number, tw: number,
  */
 function thumbnail(v: Variant, k: number, viewIndex: number, bbox: [number, number, number, number], points: number, role: "node" | "twin"): HTMLElement {
   const view = v.views[viewIndex]!;
-  const tw = view.thumb_width, th = view.thumb_height;
+  const tw = view.thumb_width,
+    th = view.thumb_height;
   const canvas = h("canvas", { width: tw, height: th, "data-testid": "thumb", "data-view": viewIndex, title: "click: whole view / zoom on the node" });
   const caption = h("figcaption", {}, `view ${viewIndex} · ${points.toLocaleString()} px${view.action ? ` · after ${view.action}` : ""}`);
   const fig = h("figure", { class: "thumb" }, canvas, caption);
@@ -140,7 +172,15 @@ function thumbnail(v: Variant, k: number, viewIndex: number, bbox: [number, numb
       for (let x = 0; x < tw; x++) {
         const i = y * tw + x;
         if (labels[i] !== want) continue;
-        const edge = x === 0 || y === 0 || x === tw - 1 || y === th - 1 || labels[i - 1] !== want || labels[i + 1] !== want || labels[i - tw] !== want || labels[i + tw] !== want;
+        const edge =
+          x === 0 ||
+          y === 0 ||
+          x === tw - 1 ||
+          y === th - 1 ||
+          labels[i - 1] !== want ||
+          labels[i + 1] !== want ||
+          labels[i - tw] !== want ||
+          labels[i + tw] !== want;
         if (!edge) continue;
         px[4 * i] = col[0];
         px[4 * i + 1] = col[1];

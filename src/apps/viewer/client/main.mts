@@ -73,7 +73,13 @@ const hooks: Hooks = {
   compare: () => ({ key: linked.key, ready: linked.ready }),
   pointSize: () => viewer.drawnPointSize(),
   picks: () => viewer.picks(),
-  cloudPoint: (i) => (state.cloud && i >= 0 && i < state.cloud.count ? { position: [state.cloud.position[3 * i]!, state.cloud.position[3 * i + 1]!, state.cloud.position[3 * i + 2]!], node: state.cloud.node[i]! > 0 ? state.cloud.node[i]! - 1 : null } : null),
+  cloudPoint: (i) =>
+    state.cloud && i >= 0 && i < state.cloud.count
+      ? {
+          position: [state.cloud.position[3 * i]!, state.cloud.position[3 * i + 1]!, state.cloud.position[3 * i + 2]!],
+          node: state.cloud.node[i]! > 0 ? state.cloud.node[i]! - 1 : null,
+        }
+      : null,
   project: (p) => {
     const s = viewer.project(p);
     if (!s) return null;
@@ -104,7 +110,15 @@ const tabs = h("nav", { class: "tabs" });
 const content = h("div", { class: "content" });
 panel.append(tabs, content);
 // the colour and toggle bar top left, the tools top right; in a narrow view (side by side) the tools wrap below
-viewport.append(labelLayer, h("div", { class: "topbar" }, controlsBar, h("div", { class: "topright" }, toolsBar, readout)), legend, stepBar, status, tooltip, loading);
+viewport.append(
+  labelLayer,
+  h("div", { class: "topbar" }, controlsBar, h("div", { class: "topright" }, toolsBar, readout)),
+  legend,
+  stepBar,
+  status,
+  tooltip,
+  loading,
+);
 const mainEl = h("main", {}, viewport, panel);
 document.body.replaceChildren(header, mainEl);
 
@@ -133,9 +147,17 @@ viewer.onHover = (k, x, y) => {
     tooltip.hidden = true;
     return;
   }
-  const n = v.graph!.nodes[k]!, d = diagOf(state, n.id);
+  const n = v.graph!.nodes[k]!,
+    d = diagOf(state, n.id);
   const r = viewport.getBoundingClientRect();
-  tooltip.replaceChildren(h("b", {}, `${n.id} ${n.label}`), ` ${d?.status ?? ""}`, d?.object_name ? ` · ${d.object_name}` : "", d?.twin ? ` · twin ${d.twin}` : "", h("br"), `${n.raw_point_count.toLocaleString()} points, ${n.views.length} view(s) — click for evidence`);
+  tooltip.replaceChildren(
+    h("b", {}, `${n.id} ${n.label}`),
+    ` ${d?.status ?? ""}`,
+    d?.object_name ? ` · ${d.object_name}` : "",
+    d?.twin ? ` · twin ${d.twin}` : "",
+    h("br"),
+    `${n.raw_point_count.toLocaleString()} points, ${n.views.length} view(s) — click for evidence`,
+  );
   tooltip.style.left = `${x - r.left + 14}px`;
   tooltip.style.top = `${y - r.top + 14}px`;
   tooltip.hidden = false;
@@ -200,14 +222,19 @@ function renderHeader(): void {
   const cmpSel = others.length
     ? h(
         "select",
-        { "data-testid": "compare-select", title: "show another source beside this one, cameras linked", onchange: (e: Event) => void setCompare((e.target as HTMLSelectElement).value || null) },
+        {
+          "data-testid": "compare-select",
+          title: "show another source beside this one, cameras linked",
+          onchange: (e: Event) => void setCompare((e.target as HTMLSelectElement).value || null),
+        },
         h("option", { value: "" }, "side by side: off"),
         ...others.map((r) => h("option", { value: r.key, selected: r.key === linked.key }, `beside: ${variantLabel(r)}`)),
       )
     : null;
   const m = v?.diagnosis?.metrics;
   const rec = v?.record3d;
-  const num = (label: string, value: string | number, testid: string, cls = "") => h("span", { class: `num ${cls}`, "data-testid": testid }, h("small", {}, label), h("b", {}, String(value)));
+  const num = (label: string, value: string | number, testid: string, cls = "") =>
+    h("span", { class: `num ${cls}`, "data-testid": testid }, h("small", {}, label), h("b", {}, String(value)));
   const metrics = m
     ? h(
         "div",
@@ -219,16 +246,29 @@ function renderHeader(): void {
         num("merged", m.merged, "metric-merged", m.merged ? "mer" : ""),
         num("missed", m.missed_lost + m.missed_unseen, "metric-missed", m.missed_lost + m.missed_unseen ? "mis" : ""),
         num("relations P/R", `${pct(m.relation_precision)}/${pct(m.relation_recall)}`, "metric-relations"),
-        rec ? num("answer", rec.correct === null ? rec.status : `${rec.answer ?? "–"} ${rec.correct ? "✓" : "✗"}`, "metric-answer", rec.correct ? "good" : "bad") : null,
+        rec
+          ? num("answer", rec.correct === null ? rec.status : `${rec.answer ?? "–"} ${rec.correct ? "✓" : "✗"}`, "metric-answer", rec.correct ? "good" : "bad")
+          : null,
       )
     : v?.record2d && v.arm === "2d"
-      ? h("div", { class: "metrics", "data-testid": "metrics" }, num("answer", v.record2d.correct === null ? v.record2d.status : `${v.record2d.answer ?? "–"} ${v.record2d.correct ? "✓" : "✗"}`, "metric-answer", v.record2d.correct ? "good" : "bad"))
+      ? h(
+          "div",
+          { class: "metrics", "data-testid": "metrics" },
+          num(
+            "answer",
+            v.record2d.correct === null ? v.record2d.status : `${v.record2d.answer ?? "–"} ${v.record2d.correct ? "✓" : "✗"}`,
+            "metric-answer",
+            v.record2d.correct ? "good" : "bad",
+          ),
+        )
       : h("div", { class: "metrics" });
   const downloads = h(
     "div",
     { class: "downloads" },
     v?.graph ? h("button", { title: "the stored graph and diagnosis (JSON)", onclick: () => downloadGraph() }, "graph.json") : null,
-    meta.api && v?.graph ? h("a", { class: "button", href: `${meta.api}export/${state.key}.ply`, title: "full cloud, node colours (binary PLY)" }, "PLY") : null,
+    meta.api && v?.graph
+      ? h("a", { class: "button", href: `${meta.api}export/${state.key}.ply`, title: "full cloud, node colours (binary PLY)" }, "PLY")
+      : null,
     meta.api && v?.graph ? h("a", { class: "button", href: `${meta.api}export/${state.key}.glb`, title: "cloud and boxes, +Y up (GLB)" }, "GLB") : null,
   );
   header.replaceChildren(
@@ -266,15 +306,44 @@ function renderControls(): void {
   const mode = viewer.getColorMode();
   const t = viewer.getToggles();
   const toggle = (k: keyof Toggles, label: string, key: string) =>
-    h("label", { title: `toggle (${key.toUpperCase()})` }, h("input", { type: "checkbox", checked: t[k], "data-testid": `toggle-${k}`, onchange: (e: Event) => (eachViewer((w) => w.setToggles({ [k]: (e.target as HTMLInputElement).checked })), renderControls()) }), ` ${label}`);
+    h(
+      "label",
+      { title: `toggle (${key.toUpperCase()})` },
+      h("input", {
+        type: "checkbox",
+        checked: t[k],
+        "data-testid": `toggle-${k}`,
+        onchange: (e: Event) => (eachViewer((w) => w.setToggles({ [k]: (e.target as HTMLInputElement).checked })), renderControls()),
+      }),
+      ` ${label}`,
+    );
   controlsBar.replaceChildren(
     h(
       "div",
       { class: "modes" },
       h("small", {}, "colour "),
-      ...COLOR_MODES.map((c) => h("button", { class: c.mode === mode ? "on" : "", title: `colour by ${c.label} (${c.key.toUpperCase()})`, "data-testid": `color-${c.mode}`, onclick: () => setColorMode(c.mode) }, c.label)),
+      ...COLOR_MODES.map((c) =>
+        h(
+          "button",
+          {
+            class: c.mode === mode ? "on" : "",
+            title: `colour by ${c.label} (${c.key.toUpperCase()})`,
+            "data-testid": `color-${c.mode}`,
+            onclick: () => setColorMode(c.mode),
+          },
+          c.label,
+        ),
+      ),
     ),
-    h("div", { class: "toggles" }, toggle("boxes", "boxes", "b"), toggle("truth", "true boxes", "t"), toggle("frustums", "cameras", "f"), toggle("grid", "grid", "g"), toggle("labels", "labels", "l")),
+    h(
+      "div",
+      { class: "toggles" },
+      toggle("boxes", "boxes", "b"),
+      toggle("truth", "true boxes", "t"),
+      toggle("frustums", "cameras", "f"),
+      toggle("grid", "grid", "g"),
+      toggle("labels", "labels", "l"),
+    ),
   );
   toolsBar.replaceChildren(
     h(
@@ -283,28 +352,80 @@ function renderControls(): void {
       h("small", {}, "camera "),
       ...PRESETS.map((p) => h("button", { title: p.title, "data-testid": `preset-${p.preset}`, onclick: () => viewer.setPreset(p.preset) }, p.label)),
       h("small", {}, " point "),
-      h("input", { type: "range", min: MIN_POINT_PX, max: MAX_POINT_PX, step: 1, value: viewer.pointSize, "data-testid": "point-size", title: "point size in pixels ([ ])", oninput: (e: Event) => setPointSize(Number((e.target as HTMLInputElement).value)) }),
+      h("input", {
+        type: "range",
+        min: MIN_POINT_PX,
+        max: MAX_POINT_PX,
+        step: 1,
+        value: viewer.pointSize,
+        "data-testid": "point-size",
+        title: "point size in pixels ([ ])",
+        oninput: (e: Event) => setPointSize(Number((e.target as HTMLInputElement).value)),
+      }),
       h("small", { "data-testid": "point-size-label" }, `${viewer.pointSize} px`),
     ),
     h(
       "div",
       { class: "modes" },
-      state.variant?.arm === "2d" ? null : h("button", { class: viewer.measuring ? "on" : "", "data-testid": "ruler-toggle", title: "ruler: click two points to measure the distance (M)", onclick: () => setMeasuring(!viewer.measuring) }, "ruler"),
-      h("button", { "data-testid": "screenshot", title: "download the 3D view as PNG (both views when comparing)", onclick: () => downloadScreenshot() }, "PNG"),
+      state.variant?.arm === "2d"
+        ? null
+        : h(
+            "button",
+            {
+              class: viewer.measuring ? "on" : "",
+              "data-testid": "ruler-toggle",
+              title: "ruler: click two points to measure the distance (M)",
+              onclick: () => setMeasuring(!viewer.measuring),
+            },
+            "ruler",
+          ),
+      h(
+        "button",
+        { "data-testid": "screenshot", title: "download the 3D view as PNG (both views when comparing)", onclick: () => downloadScreenshot() },
+        "PNG",
+      ),
     ),
   );
   const v = state.variant;
   const intermediate = state.step !== null && v?.episode && state.step < v.episode.steps.length;
-  const items: HTMLElement[] = v?.arm === "2d"
-    ? []
-    : intermediate
-    ? [h("span", {}, h("i", { style: `background: ${css(STEP_BOX_COLOR)}` }), `node of step ${state.step}'s graph`), h("span", {}, h("i", { style: `background: ${css(STEP_FLAGGED_COLOR)}` }), "flagged possible duplicate")]
-    : STATUSES.map((s) => h("span", {}, h("i", { style: `background: ${css(statusColor(s))}` }), s));
-  if (v?.episode) items.push(h("span", {}, h("i", { style: "background: #f2f2f2" }), "camera path"), h("span", {}, h("i", { style: "background: #ffe14d" }), "this step"), h("span", {}, h("i", { style: "background: #ff4d4d" }), "blocked move"));
+  const items: HTMLElement[] =
+    v?.arm === "2d"
+      ? []
+      : intermediate
+        ? [
+            h("span", {}, h("i", { style: `background: ${css(STEP_BOX_COLOR)}` }), `node of step ${state.step}'s graph`),
+            h("span", {}, h("i", { style: `background: ${css(STEP_FLAGGED_COLOR)}` }), "flagged possible duplicate"),
+          ]
+        : STATUSES.map((s) => h("span", {}, h("i", { style: `background: ${css(statusColor(s))}` }), s));
+  if (v?.episode)
+    items.push(
+      h("span", {}, h("i", { style: "background: #f2f2f2" }), "camera path"),
+      h("span", {}, h("i", { style: "background: #ffe14d" }), "this step"),
+      h("span", {}, h("i", { style: "background: #ff4d4d" }), "blocked move"),
+    );
   items.push(h("span", {}, h("i", { class: "dashed" }), "true box"));
   if (v?.arm !== "2d") items.push(h("span", {}, h("i", { style: `background: ${css(MISSED_COLOR)}` }), "missed object"));
-  if (mode === "confidence" && v) items.push(h("span", { class: "ramp", title: CONFIDENCE_UNIT }, `point confidence ${fix(v.cloud.conf_min)} `, h("i", { class: "viridis" }), ` ${fix(v.cloud.conf_max)} (≥ 1, unitless)`));
-  if (mode === "view" && v) items.push(h("span", {}, h("i", { style: `background: linear-gradient(90deg, ${[0, 0.25, 0.5, 0.75, 1].map((f) => css(viewColor(Math.round(f * (v.views.length - 1)), v.views.length))).join(",")})` }), `views 0–${v.views.length - 1} (frustums match)`));
+  if (mode === "confidence" && v)
+    items.push(
+      h(
+        "span",
+        { class: "ramp", title: CONFIDENCE_UNIT },
+        `point confidence ${fix(v.cloud.conf_min)} `,
+        h("i", { class: "viridis" }),
+        ` ${fix(v.cloud.conf_max)} (≥ 1, unitless)`,
+      ),
+    );
+  if (mode === "view" && v)
+    items.push(
+      h(
+        "span",
+        {},
+        h("i", {
+          style: `background: linear-gradient(90deg, ${[0, 0.25, 0.5, 0.75, 1].map((f) => css(viewColor(Math.round(f * (v.views.length - 1)), v.views.length))).join(",")})`,
+        }),
+        `views 0–${v.views.length - 1} (frustums match)`,
+      ),
+    );
   items.push(h("span", { class: "scale" }, "grid: 1 m, minor 0.25 m"));
   legend.replaceChildren(...items);
 }
@@ -386,8 +507,14 @@ function renderStatusLine(): void {
   const d = v.cloud.downsample;
   const thin = d.method === "voxel" ? ` (one per ${fix((d.voxel_m ?? 0) * 1000, 1)} mm voxel and node: budget ${d.budget.toLocaleString()})` : "";
   const shown = viewer.stepShown();
-  const points = v.arm === "2d" ? "the 2D arm builds no cloud" : shown && shown.points < d.shown ? `showing ${shown.points.toLocaleString()} points of the views so far (${d.shown.toLocaleString()} in all, of ${d.total.toLocaleString()})${thin}` : `showing ${d.shown.toLocaleString()} of ${d.total.toLocaleString()} points${thin}`;
-  status.title = status.textContent = `${v.paradigm} views (${v.views.length}) · source ${v.source} · ${points} · drag to orbit, right-drag to pan, wheel to zoom${v.graph ? ", click a box" : ""}${v.episode ? " · ← → step through the episode" : ""}`;
+  const points =
+    v.arm === "2d"
+      ? "the 2D arm builds no cloud"
+      : shown && shown.points < d.shown
+        ? `showing ${shown.points.toLocaleString()} points of the views so far (${d.shown.toLocaleString()} in all, of ${d.total.toLocaleString()})${thin}`
+        : `showing ${d.shown.toLocaleString()} of ${d.total.toLocaleString()} points${thin}`;
+  status.title =
+    status.textContent = `${v.paradigm} views (${v.views.length}) · source ${v.source} · ${points} · drag to orbit, right-drag to pan, wheel to zoom${v.graph ? ", click a box" : ""}${v.episode ? " · ← → step through the episode" : ""}`;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -421,7 +548,16 @@ function renderPanel(): void {
   }
   if (!v.graph && state.tab !== "question") state.tab = v.episode ? "episode" : "question";
   if (state.tab === "episode" && !v.episode) state.tab = "nodes";
-  const body = state.tab === "episode" ? episodeTab(page, v) : state.tab === "nodes" ? nodesTab(page, v) : state.tab === "relations" ? relationsTab(page, v) : state.tab === "question" ? questionTab(page, v) : evidenceTab(page, v);
+  const body =
+    state.tab === "episode"
+      ? episodeTab(page, v)
+      : state.tab === "nodes"
+        ? nodesTab(page, v)
+        : state.tab === "relations"
+          ? relationsTab(page, v)
+          : state.tab === "question"
+            ? questionTab(page, v)
+            : evidenceTab(page, v);
   content.replaceChildren(body);
 }
 

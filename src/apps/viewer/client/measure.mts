@@ -20,10 +20,14 @@ const RULER_COLOR = 0xff9f1a;
 /** Marker size (px, no attenuation). */
 const MARK_PX = 9;
 
-export const distance = (a: PickedPoint, b: PickedPoint): number => Math.hypot(a.position[0] - b.position[0], a.position[1] - b.position[1], a.position[2] - b.position[2]);
+export const distance = (a: PickedPoint, b: PickedPoint): number =>
+  Math.hypot(a.position[0] - b.position[0], a.position[1] - b.position[1], a.position[2] - b.position[2]);
 
 function marker(color: number): THREE.Points {
-  const p = new THREE.Points(new THREE.BufferGeometry().setFromPoints([new THREE.Vector3()]), new THREE.PointsMaterial({ color, size: MARK_PX, sizeAttenuation: false, depthTest: false }));
+  const p = new THREE.Points(
+    new THREE.BufferGeometry().setFromPoints([new THREE.Vector3()]),
+    new THREE.PointsMaterial({ color, size: MARK_PX, sizeAttenuation: false, depthTest: false }),
+  );
   p.renderOrder = 7;
   p.visible = false;
   return p;

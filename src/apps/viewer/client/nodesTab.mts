@@ -18,7 +18,8 @@ function chipFilter(shown: ReadonlySet<string>, status: string): Set<string> {
 
 export function nodesTab(page: Page, v: Variant): HTMLElement {
   if (!v.diagnosis) return undiagnosedNodesTab(page, v);
-  const diagnosis = v.diagnosis, graph = v.graph!;
+  const diagnosis = v.diagnosis,
+    graph = v.graph!;
   const m = diagnosis.metrics;
   const counts: Record<string, number> = { matched: m.matched, duplicate: m.duplicates, merged: m.merged, hallucinated: m.hallucinated };
   const missed = diagnosis.objects.filter((o) => o.status !== "matched");
@@ -31,7 +32,12 @@ export function nodesTab(page: Page, v: Variant): HTMLElement {
         {
           class: `chip ${page.state.filter.has(s) ? "on" : ""}`,
           style: `--c: ${css(statusColor(s))}`,
-          title: page.state.filter.size === STATUSES.length ? `show only ${s} nodes` : page.state.filter.has(s) ? `hide ${s} nodes (the last one shown: show all)` : `show ${s} nodes too`,
+          title:
+            page.state.filter.size === STATUSES.length
+              ? `show only ${s} nodes`
+              : page.state.filter.has(s)
+                ? `hide ${s} nodes (the last one shown: show all)`
+                : `show ${s} nodes too`,
           "data-testid": `chip-${s}`,
           "aria-pressed": String(page.state.filter.size < STATUSES.length && page.state.filter.has(s)),
           onclick: () => {
@@ -44,11 +50,14 @@ export function nodesTab(page: Page, v: Variant): HTMLElement {
         h("b", { "data-testid": `count-${s}` }, String(counts[s] ?? 0)),
       ),
     ),
-    h("span", { class: "chip static", style: `--c: ${css(MISSED_COLOR)}`, title: "true objects no node recovered" }, "missed ", h("b", { "data-testid": "count-missed" }, String(missed.length))),
+    h(
+      "span",
+      { class: "chip static", style: `--c: ${css(MISSED_COLOR)}`, title: "true objects no node recovered" },
+      "missed ",
+      h("b", { "data-testid": "count-missed" }, String(missed.length)),
+    ),
   );
-  const rows = graph.nodes
-    .map((n, k) => ({ n, k, d: diagOf(page.state, n.id)! }))
-    .filter((r) => page.state.filter.has(r.d.status));
+  const rows = graph.nodes.map((n, k) => ({ n, k, d: diagOf(page.state, n.id)! })).filter((r) => page.state.filter.has(r.d.status));
   const key = (r: (typeof rows)[number]): string | number => {
     switch (page.state.sort.col) {
       case "id":
@@ -66,7 +75,8 @@ export function nodesTab(page: Page, v: Variant): HTMLElement {
     }
   };
   rows.sort((a, b) => {
-    const x = key(a), y = key(b);
+    const x = key(a),
+      y = key(b);
     return (x < y ? -1 : x > y ? 1 : a.k - b.k) * page.state.sort.dir;
   });
   const th = (col: SortState["col"], label: string) =>
@@ -76,7 +86,7 @@ export function nodesTab(page: Page, v: Variant): HTMLElement {
         class: `sortable ${page.state.sort.col === col ? (page.state.sort.dir > 0 ? "asc" : "desc") : ""}`,
         "data-testid": `sort-${col}`,
         onclick: () => {
-          page.state.sort = { col, dir: page.state.sort.col === col ? ((-page.state.sort.dir) as 1 | -1) : 1 };
+          page.state.sort = { col, dir: page.state.sort.col === col ? (-page.state.sort.dir as 1 | -1) : 1 };
           page.renderPanel();
         },
       },
@@ -85,7 +95,21 @@ export function nodesTab(page: Page, v: Variant): HTMLElement {
   const table = h(
     "table",
     { class: "nodes", "data-testid": "node-table" },
-    h("thead", {}, h("tr", {}, th("id", "node"), th("label", "label"), th("status", "status"), th("object", "true object"), th("points", "points"), th("views", "views"), h("th", {}, "flags"))),
+    h(
+      "thead",
+      {},
+      h(
+        "tr",
+        {},
+        th("id", "node"),
+        th("label", "label"),
+        th("status", "status"),
+        th("object", "true object"),
+        th("points", "points"),
+        th("views", "views"),
+        h("th", {}, "flags"),
+      ),
+    ),
     h(
       "tbody",
       {},

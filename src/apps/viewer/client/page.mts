@@ -48,7 +48,8 @@ export interface Page {
 }
 
 /** What a point's confidence is: VGGT's depth confidence (1 + e^x, so at least 1; no unit), 1 for ground-truth depth. */
-export const CONFIDENCE_UNIT = "a point's confidence: VGGT's depth confidence (1 + exp of its logit, so at least 1, without a unit) or the noisy source's synthetic one; 1 for ground-truth depth";
+export const CONFIDENCE_UNIT =
+  "a point's confidence: VGGT's depth confidence (1 + exp of its logit, so at least 1, without a unit) or the noisy source's synthetic one; 1 for ground-truth depth";
 
 export function diagOf(state: State, id: string): NodeDiagnosis | undefined {
   return state.variant?.diagnosis?.nodes.find((d) => d.node === id);
@@ -92,7 +93,15 @@ export function flagsOf(page: Page, n: GraphNode, d: NodeDiagnosis | undefined):
   const out: Array<HTMLElement | string> = [];
   if (d?.twin) out.push(h("span", { class: "flag dup" }, "twin ", nodeLink(page, d.twin, d.twin)));
   // short words that wrap in the panel's column; the graph's own flag names in the tooltip
-  if (n.flags.possible_duplicate_of.length) out.push(h("span", { class: "flag", title: "possible_duplicate_of: the graph builder's evidence flag" }, "maybe dup of ", ...n.flags.possible_duplicate_of.flatMap((id, i) => [i ? ", " : "", nodeLink(page, id, id)])));
+  if (n.flags.possible_duplicate_of.length)
+    out.push(
+      h(
+        "span",
+        { class: "flag", title: "possible_duplicate_of: the graph builder's evidence flag" },
+        "maybe dup of ",
+        ...n.flags.possible_duplicate_of.flatMap((id, i) => [i ? ", " : "", nodeLink(page, id, id)]),
+      ),
+    );
   if (n.flags.low_support) out.push(h("span", { class: "flag", title: "low_support: few views or points" }, "low support"));
   if (n.flags.fragment) out.push(h("span", { class: "flag", title: "fragment: part of an object cut by an occluder" }, "fragment"));
   return out.length ? out : ["–"];

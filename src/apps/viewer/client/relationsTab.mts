@@ -19,7 +19,8 @@ function undiagnosedRelationsTab(page: Page, v: Variant): HTMLElement {
           "li",
           {
             onclick: () => {
-              const a = nodeIndex(page.state, r.subject), b = nodeIndex(page.state, r.object);
+              const a = nodeIndex(page.state, r.subject),
+                b = nodeIndex(page.state, r.object);
               page.selectNode(a, false);
               page.viewer.showRelation(a, b, true);
             },
@@ -47,7 +48,8 @@ export function relationsTab(page: Page, v: Variant): HTMLElement {
         class: r.correct ? "ok" : "wrong",
         "data-testid": r.correct ? "relation-right" : "relation-wrong",
         onclick: () => {
-          const a = nodeIndex(page.state, r.subject), b = nodeIndex(page.state, r.object);
+          const a = nodeIndex(page.state, r.subject),
+            b = nodeIndex(page.state, r.object);
           page.selectNode(a, false);
           page.viewer.showRelation(a, b, r.correct);
         },
@@ -61,11 +63,42 @@ export function relationsTab(page: Page, v: Variant): HTMLElement {
   return h(
     "div",
     {},
-    h("p", {}, `${right} of ${v.diagnosis!.relations.length} relations are in the true graph; ${v.diagnosis!.missing_relations.length} true relations are missing. Click one to draw it.`),
-    h("label", {}, h("input", { type: "checkbox", checked: page.state.wrongOnly, onchange: (e: Event) => ((page.state.wrongOnly = (e.target as HTMLInputElement).checked), page.renderPanel()) }), " wrong only"),
+    h(
+      "p",
+      {},
+      `${right} of ${v.diagnosis!.relations.length} relations are in the true graph; ${v.diagnosis!.missing_relations.length} true relations are missing. Click one to draw it.`,
+    ),
+    h(
+      "label",
+      {},
+      h("input", {
+        type: "checkbox",
+        checked: page.state.wrongOnly,
+        onchange: (e: Event) => ((page.state.wrongOnly = (e.target as HTMLInputElement).checked), page.renderPanel()),
+      }),
+      " wrong only",
+    ),
     h("ul", { class: "relations", "data-testid": "relations" }, ...rels.map(row)),
     v.diagnosis!.missing_relations.length
-      ? h("details", {}, h("summary", {}, `Missing true relations (${v.diagnosis!.missing_relations.length})`), h("ul", { class: "relations" }, ...v.diagnosis!.missing_relations.map((r) => h("li", { class: "missing" }, h("span", { class: "mark" }, "–"), `${objName(r.subject)} `, h("b", {}, r.predicate.replace(/_/g, " ")), ` ${objName(r.object)}`))))
+      ? h(
+          "details",
+          {},
+          h("summary", {}, `Missing true relations (${v.diagnosis!.missing_relations.length})`),
+          h(
+            "ul",
+            { class: "relations" },
+            ...v.diagnosis!.missing_relations.map((r) =>
+              h(
+                "li",
+                { class: "missing" },
+                h("span", { class: "mark" }, "–"),
+                `${objName(r.subject)} `,
+                h("b", {}, r.predicate.replace(/_/g, " ")),
+                ` ${objName(r.object)}`,
+              ),
+            ),
+          ),
+        )
       : null,
   );
 }

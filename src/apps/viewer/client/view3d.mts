@@ -89,8 +89,10 @@ const VIRIDIS: Array<[number, number, number]> = [
 
 function ramp(t: number): [number, number, number] {
   const x = Math.min(1, Math.max(0, t)) * (VIRIDIS.length - 1);
-  const i = Math.min(VIRIDIS.length - 2, Math.floor(x)), f = x - i;
-  const a = VIRIDIS[i]!, b = VIRIDIS[i + 1]!;
+  const i = Math.min(VIRIDIS.length - 2, Math.floor(x)),
+    f = x - i;
+  const a = VIRIDIS[i]!,
+    b = VIRIDIS[i + 1]!;
   return [a[0] + (b[0] - a[0]) * f, a[1] + (b[1] - a[1]) * f, a[2] + (b[2] - a[2]) * f];
 }
 
@@ -113,7 +115,10 @@ function lines(positions: Float32Array, color: readonly number[], opts: { dashed
 
 /** A yaw box as a mesh (for picking, and a translucent fill when highlighted). */
 function boxMesh(centre: readonly number[], extent: readonly number[], yaw: number, color: readonly number[], opacity: number): THREE.Mesh {
-  const m = new THREE.Mesh(new THREE.BoxGeometry(Math.max(extent[0]!, 1e-3), Math.max(extent[1]!, 1e-3), Math.max(extent[2]!, 1e-3)), new THREE.MeshBasicMaterial({ color: rgbHex(color), transparent: true, opacity, depthWrite: false }));
+  const m = new THREE.Mesh(
+    new THREE.BoxGeometry(Math.max(extent[0]!, 1e-3), Math.max(extent[1]!, 1e-3), Math.max(extent[2]!, 1e-3)),
+    new THREE.MeshBasicMaterial({ color: rgbHex(color), transparent: true, opacity, depthWrite: false }),
+  );
   m.position.set(centre[0]!, centre[1]!, centre[2]!);
   m.rotation.z = yaw;
   return m;
@@ -217,7 +222,8 @@ export class Viewer {
   }
 
   private resize(): void {
-    const w = Math.max(1, this.container.clientWidth), h = Math.max(1, this.container.clientHeight);
+    const w = Math.max(1, this.container.clientWidth),
+      h = Math.max(1, this.container.clientHeight);
     this.renderer.setSize(w, h, true);
     this.camera.aspect = w / h;
     this.camera.updateProjectionMatrix();
@@ -300,7 +306,12 @@ export class Viewer {
       label.className = `label3d status-${status}`;
       label.textContent = `${n.id} ${n.label}`;
       this.labelLayer.appendChild(label);
-      this.overlays.push({ el: label, at: new THREE.Vector3(n.box.centre[0], n.box.centre[1], n.box.centre[2] + n.box.extent[2] / 2), kind: "node", node: index });
+      this.overlays.push({
+        el: label,
+        at: new THREE.Vector3(n.box.centre[0], n.box.centre[1], n.box.centre[2] + n.box.extent[2] / 2),
+        kind: "node",
+        node: index,
+      });
       this.nodes.push({ index, node: n, status, edges, fill, label });
     });
     // true boxes: recovered ones dashed grey, missed ones magenta with a fill
@@ -308,7 +319,9 @@ export class Viewer {
     for (const o of truth) {
       // without a graph (an active run's 2D arm) nothing was to be recovered: every true box is plain
       const missed = variant.diagnosis !== null && objStatus.get(o.id) !== "matched";
-      this.truthGroup.add(lines(new Float32Array(boxEdges(o.centre, o.extent, o.yaw)), missed ? MISSED_COLOR : TRUTH_COLOR, { dashed: !missed, opacity: missed ? 1 : 0.7 }));
+      this.truthGroup.add(
+        lines(new Float32Array(boxEdges(o.centre, o.extent, o.yaw)), missed ? MISSED_COLOR : TRUTH_COLOR, { dashed: !missed, opacity: missed ? 1 : 0.7 }),
+      );
       if (missed) {
         this.truthGroup.add(boxMesh(o.centre, o.extent, o.yaw, MISSED_COLOR, 0.18));
         const el = document.createElement("div");
@@ -338,18 +351,25 @@ export class Viewer {
     const steps = variant.episode!.record.active?.steps ?? [];
     const pts = steps.map((s) => new THREE.Vector3(...s.pose.position));
     if (pts.length >= 2) {
-      const line = new THREE.Line(new THREE.BufferGeometry().setFromPoints(pts), new THREE.LineBasicMaterial({ color: PATH_COLOR, depthTest: false, transparent: true, opacity: 0.9 }));
+      const line = new THREE.Line(
+        new THREE.BufferGeometry().setFromPoints(pts),
+        new THREE.LineBasicMaterial({ color: PATH_COLOR, depthTest: false, transparent: true, opacity: 0.9 }),
+      );
       line.renderOrder = 4;
       this.pathGroup.add(line);
     }
-    const marks = new THREE.Points(new THREE.BufferGeometry().setFromPoints(pts), new THREE.PointsMaterial({ color: PATH_COLOR, size: PATH_MARK_PX, sizeAttenuation: false, depthTest: false }));
+    const marks = new THREE.Points(
+      new THREE.BufferGeometry().setFromPoints(pts),
+      new THREE.PointsMaterial({ color: PATH_COLOR, size: PATH_MARK_PX, sizeAttenuation: false, depthTest: false }),
+    );
     marks.renderOrder = 4;
     this.pathGroup.add(marks);
     this.pathPoints = pts.length;
     const cross: number[] = [];
     steps.forEach((s, k) => {
       if (!s.blocked) return;
-      const [x, y, z] = s.pose.position, d = BLOCKED_CROSS_M;
+      const [x, y, z] = s.pose.position,
+        d = BLOCKED_CROSS_M;
       cross.push(x - d, y - d, z, x + d, y + d, z, x - d, y + d, z, x + d, y - d, z);
       const el = document.createElement("div");
       el.className = "label3d blocked";
@@ -364,7 +384,10 @@ export class Viewer {
       c.renderOrder = 5;
       this.pathGroup.add(c);
     }
-    this.currentMark = new THREE.Points(new THREE.BufferGeometry().setFromPoints([pts[0] ?? new THREE.Vector3()]), new THREE.PointsMaterial({ color: CURRENT_COLOR, size: PATH_MARK_PX * 2, sizeAttenuation: false, depthTest: false }));
+    this.currentMark = new THREE.Points(
+      new THREE.BufferGeometry().setFromPoints([pts[0] ?? new THREE.Vector3()]),
+      new THREE.PointsMaterial({ color: CURRENT_COLOR, size: PATH_MARK_PX * 2, sizeAttenuation: false, depthTest: false }),
+    );
     this.currentMark.renderOrder = 6;
     this.pathGroup.add(this.currentMark);
   }
@@ -380,7 +403,8 @@ export class Viewer {
     const s = v.episode.record.active!.steps[k - 1]!;
     this.currentMark?.geometry.setFromPoints([new THREE.Vector3(...s.pose.position)]);
     // intermediate step boxes
-    const dispose = (o: THREE.Object3D) => o.traverse((x) => ((x as THREE.Mesh).geometry?.dispose(), ((x as THREE.Mesh).material as THREE.Material | undefined)?.dispose()));
+    const dispose = (o: THREE.Object3D) =>
+      o.traverse((x) => ((x as THREE.Mesh).geometry?.dispose(), ((x as THREE.Mesh).material as THREE.Material | undefined)?.dispose()));
     dispose(this.stepGroup);
     this.stepGroup.clear();
     this.overlays = this.overlays.filter((o) => {
@@ -416,9 +440,16 @@ export class Viewer {
   stepShown(): StepShown | null {
     if (!this.step) return null;
     const g = this.points?.geometry;
-    const points = g ? (g.index ? g.index.count : this.cloud?.count ?? 0) : 0;
+    const points = g ? (g.index ? g.index.count : (this.cloud?.count ?? 0)) : 0;
     const boxes = this.step.last ? this.nodes.filter((n) => n.edges.visible).length : this.stepGroup.children.filter((c) => c.visible).length;
-    return { step: this.step.step, boxes: this.toggles.boxes ? boxes : 0, frustums: this.frustums.filter((f) => f.visible).length, points, path_points: this.pathPoints, blocked_marks: this.blockedMarks };
+    return {
+      step: this.step.step,
+      boxes: this.toggles.boxes ? boxes : 0,
+      frustums: this.frustums.filter((f) => f.visible).length,
+      points,
+      path_points: this.pathPoints,
+      blocked_marks: this.blockedMarks,
+    };
   }
 
   /** Floor grid at z = 0: 1 m major lines, MINOR_GRID_M minor, labelled in metres along one edge. */
@@ -458,7 +489,10 @@ export class Viewer {
     const centre = box.getCenter(new THREE.Vector3());
     const radius = Math.max(0.8, box.getSize(new THREE.Vector3()).length() / 2);
     const dir = new THREE.Vector3(Math.cos(viewYaw(variant)), Math.sin(viewYaw(variant)), 0);
-    this.camera.position.copy(centre).addScaledVector(dir, -radius * 2.2).add(new THREE.Vector3(0, 0, radius * 1.6));
+    this.camera.position
+      .copy(centre)
+      .addScaledVector(dir, -radius * 2.2)
+      .add(new THREE.Vector3(0, 0, radius * 1.6));
     this.controls.target.copy(centre);
     this.controls.update();
   }
@@ -466,7 +500,9 @@ export class Viewer {
   /** Top, front, or fit (the selected node's box, else the whole scene): the camera flies there at once. */
   setPreset(preset: CameraPreset): void {
     const sel = preset === "fit" && this.selection.node !== null ? this.nodes[this.selection.node]?.node.box : undefined;
-    const box = sel ? new THREE.Box3().setFromCenterAndSize(new THREE.Vector3(...sel.centre), new THREE.Vector3(...sel.extent.map((e) => Math.max(e, 1e-3)))) : this.sceneBox;
+    const box = sel
+      ? new THREE.Box3().setFromCenterAndSize(new THREE.Vector3(...sel.centre), new THREE.Vector3(...sel.extent.map((e) => Math.max(e, 1e-3))))
+      : this.sceneBox;
     const current = this.controls.target.clone().sub(this.camera.position);
     const pose = presetPose(preset, box, this.camera, this.variant ? viewYaw(this.variant) : 0, current);
     this.setCameraState({ position: pose.position.toArray(), target: pose.target.toArray() });
@@ -499,13 +535,18 @@ export class Viewer {
     const ndc = new THREE.Vector2(((clientX - rect.left) / rect.width) * 2 - 1, -((clientY - rect.top) / rect.height) * 2 + 1);
     const ray = new THREE.Raycaster();
     ray.setFromCamera(ndc, this.camera);
-    const metresPerPx = (2 * this.camera.position.distanceTo(this.controls.target) * Math.tan(THREE.MathUtils.degToRad(this.camera.fov) / 2)) / Math.max(1, rect.height);
+    const metresPerPx =
+      (2 * this.camera.position.distanceTo(this.controls.target) * Math.tan(THREE.MathUtils.degToRad(this.camera.fov) / 2)) / Math.max(1, rect.height);
     ray.params.Points = { threshold: POINT_PICK_PX * metresPerPx };
     const cloud = this.cloud;
     const hit = ray.intersectObject(this.points, false).find((h) => h.index !== undefined && (!withNode || cloud.node[h.index]! > 0));
     if (!hit || hit.index === undefined) return null;
     const i = hit.index;
-    return { index: i, position: [cloud.position[3 * i]!, cloud.position[3 * i + 1]!, cloud.position[3 * i + 2]!], node: cloud.node[i]! > 0 ? cloud.node[i]! - 1 : null };
+    return {
+      index: i,
+      position: [cloud.position[3 * i]!, cloud.position[3 * i + 1]!, cloud.position[3 * i + 2]!],
+      node: cloud.node[i]! > 0 ? cloud.node[i]! - 1 : null,
+    };
   }
 
   /** What is picked: the last clicked point and the ruler's ends (for the panel and the tests). */
@@ -523,7 +564,11 @@ export class Viewer {
   focus(centre: readonly number[], extent: readonly number[]): void {
     const c = new THREE.Vector3(centre[0], centre[1], centre[2]);
     const r = Math.max(0.25, Math.hypot(extent[0]!, extent[1]!, extent[2]!) * 1.8);
-    const offset = this.camera.position.clone().sub(this.controls.target).normalize().multiplyScalar(r * 2);
+    const offset = this.camera.position
+      .clone()
+      .sub(this.controls.target)
+      .normalize()
+      .multiplyScalar(r * 2);
     this.controls.target.copy(c);
     this.camera.position.copy(c).add(offset);
     this.controls.update();
@@ -584,7 +629,8 @@ export class Viewer {
     if (this.relationLine) this.world.remove(this.relationLine);
     this.relationLine = null;
     if (a !== null && b !== null && this.nodes[a] && this.nodes[b]) {
-      const p = this.nodes[a]!.node.box.centre, q = this.nodes[b]!.node.box.centre;
+      const p = this.nodes[a]!.node.box.centre,
+        q = this.nodes[b]!.node.box.centre;
       const g = new THREE.BufferGeometry().setFromPoints([new THREE.Vector3(...p), new THREE.Vector3(...q)]);
       this.relationLine = new THREE.Line(g, new THREE.LineBasicMaterial({ color: correct ? 0x2ecc71 : 0xe74c3c, depthTest: false }));
       this.relationLine.renderOrder = 5;
@@ -594,14 +640,16 @@ export class Viewer {
   }
 
   private applyColors(): void {
-    const cloud = this.cloud, variant = this.variant;
+    const cloud = this.cloud,
+      variant = this.variant;
     if (!cloud || !variant || !this.points) return;
     const attr = this.points.geometry.getAttribute("color") as THREE.BufferAttribute;
     const out = attr.array as Uint8Array;
     const statusOf = (variant.graph?.nodes ?? []).map((n) => variant.diagnosis?.nodes.find((d) => d.node === n.id)?.status ?? "matched");
     const nViews = variant.views.length;
     const viewCols = variant.views.map((_, k) => viewColor(k, nViews));
-    const sel = this.selection.node, twin = this.selection.twin;
+    const sel = this.selection.node,
+      twin = this.selection.twin;
     const dim = sel !== null ? DIM_FACTOR : 1;
     for (let i = 0; i < cloud.count; i++) {
       const k = cloud.node[i]! - 1;
@@ -640,7 +688,8 @@ export class Viewer {
   }
 
   private applyVisibility(): void {
-    const t = this.toggles, sel = this.selection;
+    const t = this.toggles,
+      sel = this.selection;
     const intermediate = this.step !== null && !this.step.last;
     this.stepGroup.visible = t.boxes && intermediate;
     for (const n of this.nodes) {
@@ -699,13 +748,22 @@ export class Viewer {
   private placeOverlays(): void {
     const t = this.toggles;
     const el = this.renderer.domElement;
-    const w = el.clientWidth, h = el.clientHeight;
+    const w = el.clientWidth,
+      h = el.clientHeight;
     const shown: Array<{ o: Overlay; x: number; y: number }> = [];
     const mid = this.measure.labelAt();
     const overlays = mid ? [...this.overlays, { el: this.rulerLabel, at: mid, kind: "ruler" as const }] : this.overlays;
     this.rulerLabel.style.display = "none";
     for (const o of overlays) {
-      let visible = o.kind === "ruler" || (o.kind === "node" || o.kind === "step" ? t.labels && t.boxes && (o.kind === "node" || this.stepGroup.visible) : o.kind === "truth" ? t.truth && t.labels : o.kind === "path" ? t.labels && t.frustums : t.grid);
+      let visible =
+        o.kind === "ruler" ||
+        (o.kind === "node" || o.kind === "step"
+          ? t.labels && t.boxes && (o.kind === "node" || this.stepGroup.visible)
+          : o.kind === "truth"
+            ? t.truth && t.labels
+            : o.kind === "path"
+              ? t.labels && t.frustums
+              : t.grid);
       if (visible && o.kind === "node" && o.node !== undefined) {
         const n = this.nodes[o.node]!;
         visible = n.edges.visible;
@@ -825,7 +883,9 @@ function frustumLines(v: ViewPayload): Float32Array {
   const t = [v.E[0]![3]!, v.E[1]![3]!, v.E[2]![3]!];
   // world = Rᵀ (X_cam - t)
   const toWorld = (x: number, y: number, z: number) => {
-    const a = x - t[0]!, b = y - t[1]!, c = z - t[2]!;
+    const a = x - t[0]!,
+      b = y - t[1]!,
+      c = z - t[2]!;
     return [R[0]![0]! * a + R[1]![0]! * b + R[2]![0]! * c, R[0]![1]! * a + R[1]![1]! * b + R[2]![1]! * c, R[0]![2]! * a + R[1]![2]! * b + R[2]![2]! * c];
   };
   const d = FRUSTUM_DEPTH_M;

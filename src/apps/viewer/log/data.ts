@@ -127,7 +127,15 @@ function promptOf(s: ServedRun, r: ItemRecord): { prompt: ItemPrompt | null; not
   try {
     const f = readPromptFile(run.dir, r.prompt_file);
     const t = promptTexts(f);
-    return { prompt: { file: r.prompt_file, system: t.system, user: t.user, images: t.images.map((im) => ({ url: promptImageUrl(s, im.sha256, im.mimeType), view: im.view, sha256: im.sha256, mime_type: im.mimeType })) }, note: null };
+    return {
+      prompt: {
+        file: r.prompt_file,
+        system: t.system,
+        user: t.user,
+        images: t.images.map((im) => ({ url: promptImageUrl(s, im.sha256, im.mimeType), view: im.view, sha256: im.sha256, mime_type: im.mimeType })),
+      },
+      note: null,
+    };
   } catch (e) {
     if (!(e instanceof InputError)) throw e;
     return { prompt: null, note: e.message.replaceAll(run.dir, ".") };
@@ -206,8 +214,30 @@ export function questionView(runs: readonly ServedRun[], taskId: string): Questi
       arms: items
         .filter((x) => x.r.paradigm === p)
         // the same arm of each run and reasoner beside each other: 2D, the shortcut, then the 3D arms
-        .sort((a, b) => armRank(armLabel(a.r)) - armRank(armLabel(b.r)) || armLabel(a.r).localeCompare(armLabel(b.r)) || a.r.reasoner.localeCompare(b.r.reasoner) || a.s.label.localeCompare(b.s.label))
-        .map(({ s, r }): QuestionArm => ({ run: s.label, key: r.key, paradigm: p, arm: armLabel(r), reasoner: r.reasoner, outcome: outcomeOf(r), answer: r.answer, confidence: r.confidence, match: matchOf(r), raw: r.raw, tokens: r.usage ? (r.usage.input_tokens ?? 0) + (r.usage.output_tokens ?? 0) : null, graph_quality: r.graph_quality, page: pageOf(s, r) })),
+        .sort(
+          (a, b) =>
+            armRank(armLabel(a.r)) - armRank(armLabel(b.r)) ||
+            armLabel(a.r).localeCompare(armLabel(b.r)) ||
+            a.r.reasoner.localeCompare(b.r.reasoner) ||
+            a.s.label.localeCompare(b.s.label),
+        )
+        .map(
+          ({ s, r }): QuestionArm => ({
+            run: s.label,
+            key: r.key,
+            paradigm: p,
+            arm: armLabel(r),
+            reasoner: r.reasoner,
+            outcome: outcomeOf(r),
+            answer: r.answer,
+            confidence: r.confidence,
+            match: matchOf(r),
+            raw: r.raw,
+            tokens: r.usage ? (r.usage.input_tokens ?? 0) + (r.usage.output_tokens ?? 0) : null,
+            graph_quality: r.graph_quality,
+            page: pageOf(s, r),
+          }),
+        ),
     })),
   };
 }

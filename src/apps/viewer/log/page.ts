@@ -235,7 +235,12 @@ main();
 `;
 
 /** What the short column titles stand for. */
-const COLUMN_TIPS: Record<string, string> = { confidence: "the reasoner's stated confidence (%)", f1: "the 3D arm's graph: node F1 over the observed objects", tokens: "input + output tokens of the item's model calls", match: "how the answer was matched to an option" };
+const COLUMN_TIPS: Record<string, string> = {
+  confidence: "the reasoner's stated confidence (%)",
+  f1: "the 3D arm's graph: node F1 over the observed objects",
+  tokens: "input + output tokens of the item's model calls",
+  match: "how the answer was matched to an option",
+};
 
 const FILTER_LABELS: Array<[string, string]> = [
   ["run", "run"],
@@ -256,7 +261,9 @@ export function logPageHtml(runs: readonly ServedRun[], pricesFile: string | nul
     .map((c) => `<th data-sort="${c.field}"${c.numeric ? ' class="r"' : ""} title="sort by ${COLUMN_TIPS[c.field] ?? c.title}">${c.title}</th>`)
     .join("");
   const items = runs.reduce((n, s) => n + s.run.records.length, 0);
-  const named = runs.map((s) => `${escapeHtml(s.label)} (reasoner ${escapeHtml(s.run.config.reasoner.join(", "))}, <a href="${escapeHtml(s.base)}/">graphs by task</a>)`).join(" · ");
+  const named = runs
+    .map((s) => `${escapeHtml(s.label)} (reasoner ${escapeHtml(s.run.config.reasoner.join(", "))}, <a href="${escapeHtml(s.base)}/">graphs by task</a>)`)
+    .join(" · ");
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>esi3d items — ${escapeHtml(runs.map((s) => s.label).join(", "))}</title><style>${STYLE}</style></head><body data-prices="${escapeHtml(pricesFile ?? "")}">
 <header><h1>esi3d items</h1><p>${named} · ${items} item(s)</p></header>
 <details id="usage"></details>

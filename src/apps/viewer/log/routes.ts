@@ -39,7 +39,9 @@ export function logRoutes(app: FastifyInstance, runs: readonly ServedRun[], pric
     return q.task;
   };
   app.get<{ Querystring: { task?: string } }>("/question", async (req, reply) => reply.type(html).send(questionPageHtml(task(req.query, "/question"), runs)));
-  app.get<{ Querystring: { task?: string } }>("/api/question", async (req, reply) => reply.type(json).send(JSON.stringify(questionView(runs, task(req.query, "/api/question")))));
+  app.get<{ Querystring: { task?: string } }>("/api/question", async (req, reply) =>
+    reply.type(json).send(JSON.stringify(questionView(runs, task(req.query, "/api/question")))),
+  );
 }
 
 /** A run's prompt images, below its prefix: the files its prompt files name (prompts/images/). */
@@ -47,7 +49,11 @@ export function promptImageRoute(app: FastifyInstance, s: ServedRun): void {
   app.get<{ Params: { file: string } }>("/prompts/images/:file", async (req, reply) => {
     const m = IMAGE_NAME.exec(req.params.file);
     const file = m ? join(s.run.dir, "prompts", "images", req.params.file) : null;
-    if (!file || !existsSync(file)) return reply.code(404).type("text/plain; charset=utf-8").send("not found: prompt images are /prompts/images/<sha256>.png, as the run's prompt files name them");
+    if (!file || !existsSync(file))
+      return reply
+        .code(404)
+        .type("text/plain; charset=utf-8")
+        .send("not found: prompt images are /prompts/images/<sha256>.png, as the run's prompt files name them");
     return reply.type(m![1] === "jpg" ? "image/jpeg" : "image/png").send(readFileSync(file));
   });
 }

@@ -37,10 +37,30 @@ describe("esi3d ask", () => {
       // the prompt must carry the graph and the question
       const ok = (text.includes(task.question) || text.includes("How many objects are there?")) && /"label"|is a /.test(text);
       res.writeHead(ok ? 200 : 400, { "content-type": "application/json" });
-      res.end(JSON.stringify(ok ? { id: "x", object: "chat.completion", created: 0, model: "test-model", choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: `Looking at the graph... {"answer": ${task.answer}, "confidence": 0.7}` } }] } : { error: { message: "prompt lacked the graph" } }));
+      res.end(
+        JSON.stringify(
+          ok
+            ? {
+                id: "x",
+                object: "chat.completion",
+                created: 0,
+                model: "test-model",
+                choices: [
+                  {
+                    index: 0,
+                    finish_reason: "stop",
+                    message: { role: "assistant", content: `Looking at the graph... {"answer": ${task.answer}, "confidence": 0.7}` },
+                  },
+                ],
+              }
+            : { error: { message: "prompt lacked the graph" } },
+        ),
+      );
     });
     try {
-      const r = await esi3dAsync(["ask", join(dir, "b"), "--reasoner", "openai:test-model", "--base-url", `${server.url}/v1`, "--no-cache", "--show-prompt"], { OPENAI_API_KEY: "sk-test-secret" });
+      const r = await esi3dAsync(["ask", join(dir, "b"), "--reasoner", "openai:test-model", "--base-url", `${server.url}/v1`, "--no-cache", "--show-prompt"], {
+        OPENAI_API_KEY: "sk-test-secret",
+      });
       expect(r.code, r.stdout + r.stderr).toBe(0);
       expect(r.stdout).toMatch(/--- prompt ---[\s\S]*=== system ===[\s\S]*=== user ===[\s\S]*--- end of prompt ---/);
       expect(r.stdout).toMatch(/reply:\n  Looking at the graph/);
@@ -49,7 +69,22 @@ describe("esi3d ask", () => {
       expect(r.stdout + r.stderr).not.toContain("sk-test-secret");
       expect(server.requests.length).toBe(1);
       // a question of one's own is answered but not scored
-      const q = await esi3dAsync(["ask", join(dir, "b"), "--reasoner", "openai:test-model", "--base-url", `${server.url}/v1`, "--no-cache", "--question", "How many objects are there?", "--options", "3,4,5,6"], { OPENAI_API_KEY: "k" });
+      const q = await esi3dAsync(
+        [
+          "ask",
+          join(dir, "b"),
+          "--reasoner",
+          "openai:test-model",
+          "--base-url",
+          `${server.url}/v1`,
+          "--no-cache",
+          "--question",
+          "How many objects are there?",
+          "--options",
+          "3,4,5,6",
+        ],
+        { OPENAI_API_KEY: "k" },
+      );
       expect(q.code, q.stderr).toBe(0);
       expect(q.stdout).not.toMatch(/correct:/);
     } finally {
@@ -74,7 +109,8 @@ describe("esi3d ask", () => {
       expect(circular.code, circular.stderr).toBe(0);
       expect(server.requests).toHaveLength(task.options.length);
       // "A" is each rotation's first option: right in one rotation at most, so the item is wrong
-      for (let r = 0; r < task.options.length; r++) expect(circular.stdout).toContain(`  rotation ${r} (${[...task.options.slice(r), ...task.options.slice(0, r)].join(" | ")}): ${task.options[r]}`);
+      for (let r = 0; r < task.options.length; r++)
+        expect(circular.stdout).toContain(`  rotation ${r} (${[...task.options.slice(r), ...task.options.slice(0, r)].join(" | ")}): ${task.options[r]}`);
       expect(circular.stdout).toContain(`correct: no (every rotation must be right) (truth: ${task.answer})`);
     } finally {
       await server.close();
@@ -120,10 +156,29 @@ describe("esi3d ask", () => {
 
     it("an LLM agent over HTTP: an invalid action is re-prompted, a confident answer stops at --min-steps", async () => {
       const other = small.options.find((o) => o !== small.answer)!;
-      const reply = (action: string, answer: string, confidence: number) => openaiReply(JSON.stringify({ action, answer, reasoning: `scripted ${action}`, confidence }));
+      const reply = (action: string, answer: string, confidence: number) =>
+        openaiReply(JSON.stringify({ action, answer, reasoning: `scripted ${action}`, confidence }));
       const server = await startServer(reply("fly", "not sure", 0.1), reply("turn_left", other, 0.4), reply("turn_right", small.answer, 0.9));
       try {
-        const r = await esi3dAsync(["ask", taskFile, "--paradigm", "active", "--reasoner", "openai:test-model", "--base-url", `${server.url}/v1`, "--no-cache", "--max-steps", "5", "--min-steps", "2", "--show-prompt"], { OPENAI_API_KEY: "k" });
+        const r = await esi3dAsync(
+          [
+            "ask",
+            taskFile,
+            "--paradigm",
+            "active",
+            "--reasoner",
+            "openai:test-model",
+            "--base-url",
+            `${server.url}/v1`,
+            "--no-cache",
+            "--max-steps",
+            "5",
+            "--min-steps",
+            "2",
+            "--show-prompt",
+          ],
+          { OPENAI_API_KEY: "k" },
+        );
         expect(r.code, r.stdout + r.stderr).toBe(0);
         // step 1: "fly", re-prompted once, then turn_left; step 2: confident and conclusive at --min-steps
         expect(server.requests.length).toBe(3);
@@ -146,7 +201,10 @@ describe("esi3d ask", () => {
         [[taskFile, "--paradigm", "active", "--threshold", "1.2", "--save-episode", ep], /--threshold: expected a number in \[0, 1\], got "1.2"/],
         [[taskFile, "--paradigm", "active", "--explorer", "greedy", "--save-episode", ep], /--explorer: expected one of nbv, verify, random, got "greedy"/],
         [[taskFile, "--paradigm", "video"], /--paradigm: expected one of single, multi, gt, active, got "video"/],
-        [[join(REPO_ROOT, "test", "src", "prompt", "fixtures", "spatial_distance-000.gt.graph.json"), "--paradigm", "active"], /spatial_distance-000\.gt\.graph\.json: --paradigm active: a scene graph has no scene to explore/],
+        [
+          [join(REPO_ROOT, "test", "src", "prompt", "fixtures", "spatial_distance-000.gt.graph.json"), "--paradigm", "active"],
+          /spatial_distance-000\.gt\.graph\.json: --paradigm active: a scene graph has no scene to explore/,
+        ],
       ] as const) {
         const r = esi3d(["ask", ...args]);
         expect(r.code, r.stderr).toBe(2);

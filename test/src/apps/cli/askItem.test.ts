@@ -21,7 +21,23 @@ let llm: TestServer;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "esi3d-ask-item-"));
   run = join(dir, "run");
-  const r = await esi3dAsync(["run", "--per-subcategory", "1", "--subcategories", "counting_with_occlusion", "--paradigm", "multi", "--source", "gt,noisy", "--labels", "oracle", "--noise-level", "0.8", "--out", run]);
+  const r = await esi3dAsync([
+    "run",
+    "--per-subcategory",
+    "1",
+    "--subcategories",
+    "counting_with_occlusion",
+    "--paradigm",
+    "multi",
+    "--source",
+    "gt,noisy",
+    "--labels",
+    "oracle",
+    "--noise-level",
+    "0.8",
+    "--out",
+    run,
+  ]);
   expect(r.code, r.stderr).toBe(0);
   records = readRecords(join(run, "items.jsonl")).records;
   llm = await startServer(openaiReply(JSON.stringify({ answer: "3", confidence: 0.6 })));
@@ -43,21 +59,35 @@ describe("esi3d ask RUN --item KEY", () => {
     expect(r.stdout).toMatch(/rebuilt from the task: the same as the run's stored graph/);
     expect(r.stdout).toMatch(/program trace:\n {2}\d+ node\(s\) labelled/);
     const stored = record(key);
-    const row = (name: string) => r.stdout.split("\n").find((l) => l.startsWith(`${name} `))!.split(/\s{2,}/).slice(1);
+    const row = (name: string) =>
+      r.stdout
+        .split("\n")
+        .find((l) => l.startsWith(`${name} `))!
+        .split(/\s{2,}/)
+        .slice(1);
     expect(row("answer")).toEqual([String(stored.answer), String(stored.answer)]);
     expect(row("correct")).toEqual([stored.correct ? "yes" : "no", stored.correct ? "yes" : "no"]);
     // the 2D and shortcut arms too
     for (const arm of ["2d", "shortcut"]) {
       const a = esi3d(["ask", run, "--item", `${TASK}|multi|${arm}`]);
       expect(a.code, a.stderr).toBe(0);
-      expect(a.stdout.split("\n").find((l) => l.startsWith("answer "))!.split(/\s{2,}/).slice(1)).toEqual([String(record(`${TASK}|multi|${arm}`).answer), String(record(`${TASK}|multi|${arm}`).answer)]);
+      expect(
+        a.stdout
+          .split("\n")
+          .find((l) => l.startsWith("answer "))!
+          .split(/\s{2,}/)
+          .slice(1),
+      ).toEqual([String(record(`${TASK}|multi|${arm}`).answer), String(record(`${TASK}|multi|${arm}`).answer)]);
     }
   });
 
   it("with another reasoner and format: the model gets the run's graph as text, and its answer stands beside the stored one", async () => {
     const key = `${TASK}|multi|3d:gt`;
     const before = llm.requests.length;
-    const r = await esi3dAsync(["ask", run, "--item", key, "--reasoner", "openai:test-model", "--base-url", `${llm.url}/v1`, "--format", "text", "--no-cache"], { env: { OPENAI_API_KEY: "sk-ask-item" } });
+    const r = await esi3dAsync(
+      ["ask", run, "--item", key, "--reasoner", "openai:test-model", "--base-url", `${llm.url}/v1`, "--format", "text", "--no-cache"],
+      { env: { OPENAI_API_KEY: "sk-ask-item" } },
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(llm.requests.length).toBe(before + 1);
     expect(r.stdout).toContain("changed by --reasoner openai:test-model --format text");
@@ -66,7 +96,12 @@ describe("esi3d ask RUN --item KEY", () => {
     const user = r.stdout.split("=== user ===\n")[1]!.split("--- end of prompt ---")[0]!;
     expect(user).toContain(record(key).question);
     expect(user).not.toMatch(/"label":/);
-    const row = (name: string) => r.stdout.split("\n").find((l) => l.startsWith(`${name} `))!.split(/\s{2,}/).slice(1);
+    const row = (name: string) =>
+      r.stdout
+        .split("\n")
+        .find((l) => l.startsWith(`${name} `))!
+        .split(/\s{2,}/)
+        .slice(1);
     expect(row("reasoner")).toEqual(["symbolic", "openai:test-model"]);
     expect(row("answer")).toEqual([String(record(key).answer), "3"]);
     expect(row("format")).toEqual(["–", "text"]);
@@ -119,7 +154,22 @@ describe("esi3d ask reads every graph file esi3d writes", () => {
     const missing = esi3d(["ask", alone]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/--task: .*alone\.json has no task record beside it/);
-    const free = await esi3dAsync(["ask", alone, "--question", "How many vases are there?", "--options", "1,2,3,4", "--reasoner", "openai:test-model", "--base-url", `${llm.url}/v1`, "--no-cache"], { env: { OPENAI_API_KEY: "k" } });
+    const free = await esi3dAsync(
+      [
+        "ask",
+        alone,
+        "--question",
+        "How many vases are there?",
+        "--options",
+        "1,2,3,4",
+        "--reasoner",
+        "openai:test-model",
+        "--base-url",
+        `${llm.url}/v1`,
+        "--no-cache",
+      ],
+      { env: { OPENAI_API_KEY: "k" } },
+    );
     expect(free.code, free.stderr).toBe(0);
     expect(free.stdout).toMatch(/answer: 3 \(confidence 0\.6\)/);
     expect(free.stdout).not.toMatch(/correct:/);

@@ -9,7 +9,20 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { createDeflate } from "node:zlib";
@@ -53,9 +66,16 @@ const withTask = (edit: (t: Json) => void): string => {
   edit(t);
   return json(t);
 };
-const render = (file = "task.json") => (d: string) => ["render", "--tasks", join(d, file), "--paradigm", "single", "--out", join(d, "out")];
-const runWith = (...extra: string[]) => (d: string) => ["run", "--limit", "1", "--paradigm", "single", "--source", "gt", "--out", join(d, "r"), ...extra];
-const cfgRun = (content: string): Pick<Case, "files" | "args"> => ({ files: { "cfg.json": content }, args: (d) => ["run", "--config", join(d, "cfg.json"), "--limit", "1", "--out", join(d, "r")] });
+const render =
+  (file = "task.json") =>
+  (d: string) => ["render", "--tasks", join(d, file), "--paradigm", "single", "--out", join(d, "out")];
+const runWith =
+  (...extra: string[]) =>
+  (d: string) => ["run", "--limit", "1", "--paradigm", "single", "--source", "gt", "--out", join(d, "r"), ...extra];
+const cfgRun = (content: string): Pick<Case, "files" | "args"> => ({
+  files: { "cfg.json": content },
+  args: (d) => ["run", "--config", join(d, "cfg.json"), "--limit", "1", "--out", join(d, "r")],
+});
 
 let bundleDir = "";
 
@@ -68,27 +88,113 @@ const TASK_CASES: Case[] = [
   { name: "task_id missing", files: { "task.json": withTask((t) => delete t.task_id) }, args: render(), code: 2, mentions: [/task\.json/, /task_id/] },
   { name: "task_id '..' (M2)", files: { "task.json": withTask((t) => (t.task_id = "..")) }, args: render(), code: 2, mentions: [/task\.json/, /task_id/] },
   { name: "task_id '.'", files: { "task.json": withTask((t) => (t.task_id = ".")) }, args: render(), code: 2, mentions: [/task\.json/, /task_id/] },
-  { name: "task_id with a slash", files: { "task.json": withTask((t) => (t.task_id = "a/../../b")) }, args: render(), code: 2, mentions: [/task\.json/, /task_id/] },
+  {
+    name: "task_id with a slash",
+    files: { "task.json": withTask((t) => (t.task_id = "a/../../b")) },
+    args: render(),
+    code: 2,
+    mentions: [/task\.json/, /task_id/],
+  },
   { name: "task_id hidden ('.x')", files: { "task.json": withTask((t) => (t.task_id = ".x")) }, args: render(), code: 2, mentions: [/task\.json/, /task_id/] },
-  { name: "task_id of 200 characters", files: { "task.json": withTask((t) => (t.task_id = "a".repeat(200))) }, args: render(), code: 2, mentions: [/task\.json/, /task_id/] },
-  { name: "wrong schema tag", files: { "task.json": withTask((t) => (t.schema = "esi3d-task/9")) }, args: render(), code: 2, mentions: [/task\.json/, /schema/] },
-  { name: "unknown subcategory", files: { "task.json": withTask((t) => (t.subcategory = "telepathy")) }, args: render(), code: 2, mentions: [/task\.json/, /subcategory/] },
-  { name: "objects is not an array", files: { "task.json": withTask((t) => (t.objects = "many")) }, args: render(), code: 2, mentions: [/task\.json/, /objects/] },
-  { name: "position holds a string", files: { "task.json": withTask((t) => (objs(t)[0]!.position = [0, "x", 0])) }, args: render(), code: 2, mentions: [/task\.json/, /objects\.0\.position/] },
-  { name: "position 1e999 (Infinity)", files: { "task.json": withTask((t) => (objs(t)[0]!.position = [0, 0, 0])).replace('"position":[0,0,0]', '"position":[1e999,0,0]') }, args: render(), code: 2, mentions: [/task\.json/, /objects\.0\.position/] },
-  { name: "object id in the reserved range", files: { "task.json": withTask((t) => (objs(t)[0]!.id = 5)) }, args: render(), code: 2, mentions: [/task\.json/, /objects\.0\.id/] },
-  { name: "negative extent (L3)", files: { "task.json": withTask((t) => (objs(t)[1]!.extent = [0.1, -0.2, 0.1])) }, args: render(), code: 2, mentions: [/task\.json/, /objects\.1\.extent/] },
-  { name: "zero extent", files: { "task.json": withTask((t) => (objs(t)[1]!.extent = [0, 0.1, 0.1])) }, args: render(), code: 2, mentions: [/task\.json/, /objects\.1\.extent/] },
-  { name: "zero quaternion (L3)", files: { "task.json": withTask((t) => (objs(t)[1]!.orientation = { x: 0, y: 0, z: 0, w: 0 })) }, args: render(), code: 2, mentions: [/task\.json/, /objects\.1\.orientation/] },
-  { name: "quaternion of norm 2", files: { "task.json": withTask((t) => (objs(t)[1]!.orientation = { x: 0, y: 0, z: 0, w: 2 })) }, args: render(), code: 2, mentions: [/task\.json/, /objects\.1\.orientation/, /unit quaternion/] },
-  { name: "object outside the room (L3)", files: { "task.json": withTask((t) => (objs(t)[1]!.position = [40, 0, 0.1])) }, args: render(), code: 2, mentions: [/task\.json/, /objects\.1\.position/, /outside the room/] },
-  { name: "two intersecting objects (L3)", files: { "task.json": withTask((t) => (objs(t)[4]!.position = [...(objs(t)[3]!.position as number[])])) }, args: render(), code: 2, mentions: [/task\.json/, /objects\.3/, /objects 19 and 20 intersect/] },
+  {
+    name: "task_id of 200 characters",
+    files: { "task.json": withTask((t) => (t.task_id = "a".repeat(200))) },
+    args: render(),
+    code: 2,
+    mentions: [/task\.json/, /task_id/],
+  },
+  {
+    name: "wrong schema tag",
+    files: { "task.json": withTask((t) => (t.schema = "esi3d-task/9")) },
+    args: render(),
+    code: 2,
+    mentions: [/task\.json/, /schema/],
+  },
+  {
+    name: "unknown subcategory",
+    files: { "task.json": withTask((t) => (t.subcategory = "telepathy")) },
+    args: render(),
+    code: 2,
+    mentions: [/task\.json/, /subcategory/],
+  },
+  {
+    name: "objects is not an array",
+    files: { "task.json": withTask((t) => (t.objects = "many")) },
+    args: render(),
+    code: 2,
+    mentions: [/task\.json/, /objects/],
+  },
+  {
+    name: "position holds a string",
+    files: { "task.json": withTask((t) => (objs(t)[0]!.position = [0, "x", 0])) },
+    args: render(),
+    code: 2,
+    mentions: [/task\.json/, /objects\.0\.position/],
+  },
+  {
+    name: "position 1e999 (Infinity)",
+    files: { "task.json": withTask((t) => (objs(t)[0]!.position = [0, 0, 0])).replace('"position":[0,0,0]', '"position":[1e999,0,0]') },
+    args: render(),
+    code: 2,
+    mentions: [/task\.json/, /objects\.0\.position/],
+  },
+  {
+    name: "object id in the reserved range",
+    files: { "task.json": withTask((t) => (objs(t)[0]!.id = 5)) },
+    args: render(),
+    code: 2,
+    mentions: [/task\.json/, /objects\.0\.id/],
+  },
+  {
+    name: "negative extent (L3)",
+    files: { "task.json": withTask((t) => (objs(t)[1]!.extent = [0.1, -0.2, 0.1])) },
+    args: render(),
+    code: 2,
+    mentions: [/task\.json/, /objects\.1\.extent/],
+  },
+  {
+    name: "zero extent",
+    files: { "task.json": withTask((t) => (objs(t)[1]!.extent = [0, 0.1, 0.1])) },
+    args: render(),
+    code: 2,
+    mentions: [/task\.json/, /objects\.1\.extent/],
+  },
+  {
+    name: "zero quaternion (L3)",
+    files: { "task.json": withTask((t) => (objs(t)[1]!.orientation = { x: 0, y: 0, z: 0, w: 0 })) },
+    args: render(),
+    code: 2,
+    mentions: [/task\.json/, /objects\.1\.orientation/],
+  },
+  {
+    name: "quaternion of norm 2",
+    files: { "task.json": withTask((t) => (objs(t)[1]!.orientation = { x: 0, y: 0, z: 0, w: 2 })) },
+    args: render(),
+    code: 2,
+    mentions: [/task\.json/, /objects\.1\.orientation/, /unit quaternion/],
+  },
+  {
+    name: "object outside the room (L3)",
+    files: { "task.json": withTask((t) => (objs(t)[1]!.position = [40, 0, 0.1])) },
+    args: render(),
+    code: 2,
+    mentions: [/task\.json/, /objects\.1\.position/, /outside the room/],
+  },
+  {
+    name: "two intersecting objects (L3)",
+    files: { "task.json": withTask((t) => (objs(t)[4]!.position = [...(objs(t)[3]!.position as number[])])) },
+    args: render(),
+    code: 2,
+    mentions: [/task\.json/, /objects\.3/, /objects 19 and 20 intersect/],
+  },
   {
     name: "an object inside the sofa (not a container)",
-    files: { "task.json": withTask((t) => {
-      const sofa = objs(t).find((o) => o.category === "sofa")!;
-      objs(t)[4]!.position = [(sofa.position as number[])[0]!, (sofa.position as number[])[1]!, 0.3];
-    }) },
+    files: {
+      "task.json": withTask((t) => {
+        const sofa = objs(t).find((o) => o.category === "sofa")!;
+        objs(t)[4]!.position = [(sofa.position as number[])[0]!, (sofa.position as number[])[1]!, 0.3];
+      }),
+    },
     args: render(),
     code: 2,
     mentions: [/task\.json/, /objects 17 and 20 intersect/],
@@ -100,28 +206,70 @@ const TASK_CASES: Case[] = [
     code: 2,
     mentions: [/task\.json/, /intersect/],
   },
-  { name: "camera 1 px wide", files: { "task.json": withTask((t) => ((t.camera as Json).width = 1)) }, args: render(), code: 2, mentions: [/task\.json/, /camera\.width/] },
-  { name: "negative room size", files: { "task.json": withTask((t) => ((t.room as Json).size = [-5, 4])) }, args: render(), code: 2, mentions: [/task\.json/, /room\.size/] },
-  { name: "unknown answer format", files: { "task.json": withTask((t) => (t.answer_format = "essay")) }, args: render(), code: 2, mentions: [/task\.json/, /answer_format/] },
-  { name: "an unknown action in the trajectory", files: { "task.json": withTask((t) => (t.action_trajectory = ["turn_left", "fly"])) }, args: (d) => ["render", "--tasks", join(d, "task.json"), "--paradigm", "gt", "--out", join(d, "out")], code: 2, mentions: [/task\.json/, /action_trajectory\.1/, /expected one of move_forward, .*turn_down, got "fly"/] },
-  { name: "stop in the trajectory (it ends episodes; a trajectory replays moves)", files: { "task.json": withTask((t) => (t.action_trajectory = ["stop"])) }, args: render(), code: 2, mentions: [/task\.json/, /action_trajectory\.0/, /got "stop"/] },
+  {
+    name: "camera 1 px wide",
+    files: { "task.json": withTask((t) => ((t.camera as Json).width = 1)) },
+    args: render(),
+    code: 2,
+    mentions: [/task\.json/, /camera\.width/],
+  },
+  {
+    name: "negative room size",
+    files: { "task.json": withTask((t) => ((t.room as Json).size = [-5, 4])) },
+    args: render(),
+    code: 2,
+    mentions: [/task\.json/, /room\.size/],
+  },
+  {
+    name: "unknown answer format",
+    files: { "task.json": withTask((t) => (t.answer_format = "essay")) },
+    args: render(),
+    code: 2,
+    mentions: [/task\.json/, /answer_format/],
+  },
+  {
+    name: "an unknown action in the trajectory",
+    files: { "task.json": withTask((t) => (t.action_trajectory = ["turn_left", "fly"])) },
+    args: (d) => ["render", "--tasks", join(d, "task.json"), "--paradigm", "gt", "--out", join(d, "out")],
+    code: 2,
+    mentions: [/task\.json/, /action_trajectory\.1/, /expected one of move_forward, .*turn_down, got "fly"/],
+  },
+  {
+    name: "stop in the trajectory (it ends episodes; a trajectory replays moves)",
+    files: { "task.json": withTask((t) => (t.action_trajectory = ["stop"])) },
+    args: render(),
+    code: 2,
+    mentions: [/task\.json/, /action_trajectory\.0/, /got "stop"/],
+  },
   {
     name: "a suite whose task has an unknown action: no run directory",
     setup: (d) => {
       mkdirSync(join(d, "suite"));
-      writeFileSync(join(d, "suite", "t.json"), withTask((t) => (t.action_trajectory = ["Move Forward"])));
+      writeFileSync(
+        join(d, "suite", "t.json"),
+        withTask((t) => (t.action_trajectory = ["Move Forward"])),
+      );
     },
     args: (d) => ["run", "--suite", join(d, "suite"), "--paradigm", "gt,active", "--source", "gt", "--out", join(d, "r")],
     code: 2,
     mentions: [/t\.json/, /action_trajectory\.0/, /got "Move Forward"/],
   },
   { name: "task path does not exist", args: render("nope.json"), code: 2, mentions: [/nope\.json/, /no such file/] },
-  { name: "task directory without task files", setup: (d) => mkdirSync(join(d, "empty")), args: (d) => ["render", "--tasks", join(d, "empty"), "--out", join(d, "out")], code: 2, mentions: [/empty/, /no task files/] },
+  {
+    name: "task directory without task files",
+    setup: (d) => mkdirSync(join(d, "empty")),
+    args: (d) => ["render", "--tasks", join(d, "empty"), "--out", join(d, "out")],
+    code: 2,
+    mentions: [/empty/, /no task files/],
+  },
   {
     name: "a suite with a '..' task id: no run directory (M2, M6)",
     setup: (d) => {
       mkdirSync(join(d, "suite"));
-      writeFileSync(join(d, "suite", "t.json"), withTask((t) => (t.task_id = "..")));
+      writeFileSync(
+        join(d, "suite", "t.json"),
+        withTask((t) => (t.task_id = "..")),
+      );
     },
     args: (d) => ["run", "--suite", join(d, "suite"), "--paradigm", "single", "--source", "gt", "--out", join(d, "r")],
     code: 2,
@@ -145,10 +293,31 @@ const CONFIG_CASES: Case[] = [
   { name: "config suite that does not exist (M6)", ...cfgRun(json({ suite: "/nonexistent-suite" })), code: 2, mentions: [/nonexistent-suite/] },
   { name: "config maxSteps 0", ...cfgRun(json({ paradigms: ["active"], maxSteps: 0 })), code: 2, mentions: [/cfg\.json/, /maxSteps/, />=1/] },
   { name: "config threshold 2", ...cfgRun(json({ paradigms: ["active"], threshold: 2 })), code: 2, mentions: [/cfg\.json/, /threshold/, /<=1/] },
-  { name: "config explorer greedy", ...cfgRun(json({ paradigms: ["active"], explorer: "greedy" })), code: 2, mentions: [/cfg\.json/, /explorer/, /"nbv"\|"verify"\|"random"/] },
-  { name: "config invalidAction skip", ...cfgRun(json({ paradigms: ["active"], invalidAction: "skip" })), code: 2, mentions: [/cfg\.json/, /invalidAction/, /"reprompt"\|"forward"/] },
-  { name: "config file missing", args: (d) => ["run", "--config", join(d, "none.json"), "--out", join(d, "r")], code: 2, mentions: [/none\.json/, /no such file/] },
-  { name: "config is a directory", setup: (d) => mkdirSync(join(d, "cfgdir")), args: (d) => ["run", "--config", join(d, "cfgdir"), "--out", join(d, "r")], code: 2, mentions: [/cfgdir/, /directory/] },
+  {
+    name: "config explorer greedy",
+    ...cfgRun(json({ paradigms: ["active"], explorer: "greedy" })),
+    code: 2,
+    mentions: [/cfg\.json/, /explorer/, /"nbv"\|"verify"\|"random"/],
+  },
+  {
+    name: "config invalidAction skip",
+    ...cfgRun(json({ paradigms: ["active"], invalidAction: "skip" })),
+    code: 2,
+    mentions: [/cfg\.json/, /invalidAction/, /"reprompt"\|"forward"/],
+  },
+  {
+    name: "config file missing",
+    args: (d) => ["run", "--config", join(d, "none.json"), "--out", join(d, "r")],
+    code: 2,
+    mentions: [/none\.json/, /no such file/],
+  },
+  {
+    name: "config is a directory",
+    setup: (d) => mkdirSync(join(d, "cfgdir")),
+    args: (d) => ["run", "--config", join(d, "cfgdir"), "--out", join(d, "r")],
+    code: 2,
+    mentions: [/cfgdir/, /directory/],
+  },
 ];
 
 const NO_KEYS = { OPENAI_API_KEY: undefined, OPENAI_BASE_URL: undefined, GEMINI_API_KEY: undefined };
@@ -161,43 +330,182 @@ const FLAG_CASES: Case[] = [
   { name: "--paradigm nope", args: runWith("--paradigm", "nope"), code: 2, mentions: [/--paradigm/] },
   { name: "--source nope", args: runWith("--source", "nope"), code: 2, mentions: [/--source/] },
   { name: "--reasoner nope", args: runWith("--reasoner", "nope"), code: 2, mentions: [/--reasoner|nope/] },
-  { name: "--base-url not a URL (F27)", args: runWith("--reasoner", "openai:m", "--base-url", "not a url"), env: { OPENAI_API_KEY: "x" }, code: 2, mentions: [/--base-url/] },
+  {
+    name: "--base-url not a URL (F27)",
+    args: runWith("--reasoner", "openai:m", "--base-url", "not a url"),
+    env: { OPENAI_API_KEY: "x" },
+    code: 2,
+    mentions: [/--base-url/],
+  },
   { name: "--timeout 0", args: runWith("--timeout", "0"), code: 2, mentions: [/--timeout/] },
   { name: "--item-deadline 0", args: runWith("--item-deadline", "0"), code: 2, mentions: [/--item-deadline/] },
   { name: "--max-retries 99", args: runWith("--max-retries", "99"), code: 2, mentions: [/--max-retries/] },
   { name: "--max-connections 0", args: runWith("--max-connections", "0"), code: 2, mentions: [/--max-connections/] },
-  { name: "missing OPENAI_API_KEY: fails before any work (M3, M6)", args: runWith("--reasoner", "openai:gpt-4o"), env: NO_KEYS, code: 2, mentions: [/OPENAI_API_KEY/] },
+  {
+    name: "missing OPENAI_API_KEY: fails before any work (M3, M6)",
+    args: runWith("--reasoner", "openai:gpt-4o"),
+    env: NO_KEYS,
+    code: 2,
+    mentions: [/OPENAI_API_KEY/],
+  },
   { name: "missing GEMINI_API_KEY", args: runWith("--reasoner", "gemini:gemini-2.5-flash"), env: NO_KEYS, code: 2, mentions: [/GEMINI_API_KEY/] },
   { name: "--out is a file (F10)", files: { afile: "x" }, args: (d) => ["run", "--limit", "1", "--out", join(d, "afile")], code: 2, mentions: [/afile/] },
-  { name: "--out below a file (ENOTDIR)", files: { afile: "x" }, args: (d) => ["run", "--limit", "1", "--out", join(d, "afile", "sub")], code: 2, mentions: [/afile/] },
+  {
+    name: "--out below a file (ENOTDIR)",
+    files: { afile: "x" },
+    args: (d) => ["run", "--limit", "1", "--out", join(d, "afile", "sub")],
+    code: 2,
+    mentions: [/afile/],
+  },
   { name: "--resume where there is no run (F13)", args: runWith("--resume"), code: 2, mentions: [/--resume/] },
   { name: "generate --seed ../x", args: (d) => ["generate", "--seed", "../x", "--out", join(d, "t")], code: 2, mentions: [/--seed/] },
-  { name: "generate --per-subcategory 0", args: (d) => ["generate", "--per-subcategory", "0", "--out", join(d, "t")], code: 2, mentions: [/--per-subcategory/] },
-  { name: "generate --subcategories telepathy", args: (d) => ["generate", "--subcategories", "telepathy", "--out", join(d, "t")], code: 2, mentions: [/--subcategories/, /telepathy/] },
-  { name: "generate --out is a file", files: { afile: "x" }, args: (d) => ["generate", "--per-subcategory", "1", "--out", join(d, "afile")], code: 2, mentions: [/afile/] },
-  { name: "render --paradigm nope", files: { "task.json": json(task()) }, args: (d) => ["render", "--tasks", join(d, "task.json"), "--paradigm", "nope", "--out", join(d, "out")], code: 2, mentions: [/--paradigm/] },
-  { name: "render --out is a file", files: { "task.json": json(task()), afile: "x" }, args: (d) => ["render", "--tasks", join(d, "task.json"), "--out", join(d, "afile")], code: 2, mentions: [/afile/] },
+  {
+    name: "generate --per-subcategory 0",
+    args: (d) => ["generate", "--per-subcategory", "0", "--out", join(d, "t")],
+    code: 2,
+    mentions: [/--per-subcategory/],
+  },
+  {
+    name: "generate --subcategories telepathy",
+    args: (d) => ["generate", "--subcategories", "telepathy", "--out", join(d, "t")],
+    code: 2,
+    mentions: [/--subcategories/, /telepathy/],
+  },
+  {
+    name: "generate --out is a file",
+    files: { afile: "x" },
+    args: (d) => ["generate", "--per-subcategory", "1", "--out", join(d, "afile")],
+    code: 2,
+    mentions: [/afile/],
+  },
+  {
+    name: "render --paradigm nope",
+    files: { "task.json": json(task()) },
+    args: (d) => ["render", "--tasks", join(d, "task.json"), "--paradigm", "nope", "--out", join(d, "out")],
+    code: 2,
+    mentions: [/--paradigm/],
+  },
+  {
+    name: "render --out is a file",
+    files: { "task.json": json(task()), afile: "x" },
+    args: (d) => ["render", "--tasks", join(d, "task.json"), "--out", join(d, "afile")],
+    code: 2,
+    mentions: [/afile/],
+  },
   { name: "graph without -o", args: () => ["graph", bundleDir], code: 2, mentions: [/--out/] },
-  { name: "graph -o names a directory (EISDIR)", setup: (d) => mkdirSync(join(d, "gdir")), args: (d) => ["graph", bundleDir, "-o", join(d, "gdir")], code: 2, mentions: [/gdir/, /directory/] },
-  { name: "graph -o below a file (ENOTDIR)", files: { afile: "x" }, args: (d) => ["graph", bundleDir, "-o", join(d, "afile", "g.json")], code: 2, mentions: [/afile/] },
-  { name: "graph --diagnosis below a file", files: { afile: "x" }, args: (d) => ["graph", bundleDir, "-o", join(d, "g.json"), "--diagnosis", join(d, "afile", "d.json")], code: 2, mentions: [/afile/] },
-  { name: "graph --ply below a file", files: { afile: "x" }, args: (d) => ["graph", bundleDir, "-o", join(d, "g.json"), "--ply", join(d, "afile", "c.ply")], code: 2, mentions: [/afile/] },
-  { name: "graph --conceptgraphs names a file", files: { afile: "x" }, args: (d) => ["graph", bundleDir, "-o", join(d, "g.json"), "--conceptgraphs", join(d, "afile")], code: 2, mentions: [/afile/, /not a directory/] },
+  {
+    name: "graph -o names a directory (EISDIR)",
+    setup: (d) => mkdirSync(join(d, "gdir")),
+    args: (d) => ["graph", bundleDir, "-o", join(d, "gdir")],
+    code: 2,
+    mentions: [/gdir/, /directory/],
+  },
+  {
+    name: "graph -o below a file (ENOTDIR)",
+    files: { afile: "x" },
+    args: (d) => ["graph", bundleDir, "-o", join(d, "afile", "g.json")],
+    code: 2,
+    mentions: [/afile/],
+  },
+  {
+    name: "graph --diagnosis below a file",
+    files: { afile: "x" },
+    args: (d) => ["graph", bundleDir, "-o", join(d, "g.json"), "--diagnosis", join(d, "afile", "d.json")],
+    code: 2,
+    mentions: [/afile/],
+  },
+  {
+    name: "graph --ply below a file",
+    files: { afile: "x" },
+    args: (d) => ["graph", bundleDir, "-o", join(d, "g.json"), "--ply", join(d, "afile", "c.ply")],
+    code: 2,
+    mentions: [/afile/],
+  },
+  {
+    name: "graph --conceptgraphs names a file",
+    files: { afile: "x" },
+    args: (d) => ["graph", bundleDir, "-o", join(d, "g.json"), "--conceptgraphs", join(d, "afile")],
+    code: 2,
+    mentions: [/afile/, /not a directory/],
+  },
   { name: "graph of a bundle that does not exist", args: (d) => ["graph", join(d, "nope"), "-o", join(d, "g.json")], code: 2, mentions: [/nope/] },
-  { name: "points --conf-threshold -1", args: (d) => ["points", bundleDir, "--conf-threshold", "-1", "-o", join(d, "p.ply")], code: 2, mentions: [/--conf-threshold/] },
-  { name: "points -o names a directory", setup: (d) => mkdirSync(join(d, "pdir")), args: (d) => ["points", bundleDir, "-o", join(d, "pdir")], code: 2, mentions: [/pdir/] },
-  { name: "contact-sheet -o below a file", files: { afile: "x" }, args: (d) => ["contact-sheet", bundleDir, "-o", join(d, "afile", "s.png")], code: 2, mentions: [/afile/] },
-  { name: "run --max-steps 0", args: runWith("--paradigm", "active", "--max-steps", "0"), code: 2, mentions: [/--max-steps: expected an integer in \[1, 500\], got "0"/] },
-  { name: "run --min-steps -1", args: runWith("--paradigm", "active", "--min-steps", "-1"), code: 2, mentions: [/--min-steps: expected an integer in \[0, 500\]/] },
-  { name: "run --threshold 1.01", args: runWith("--paradigm", "active", "--threshold", "1.01"), code: 2, mentions: [/--threshold: expected a number in \[0, 1\], got "1.01"/] },
-  { name: "run --explorer greedy", args: runWith("--paradigm", "active", "--explorer", "greedy"), code: 2, mentions: [/--explorer: expected one of nbv, verify, random, got "greedy"/] },
-  { name: "ablate --paradigm active --max-steps 0", args: (d) => ["ablate", "--paradigm", "active", "--max-steps", "0", "--out", join(d, "a")], code: 2, mentions: [/--max-steps: expected an integer in \[1, 500\], got "0"/] },
-  { name: "ablate --threshold -0.5", args: (d) => ["ablate", "--paradigm", "active", "--threshold", "-0.5", "--out", join(d, "a")], code: 2, mentions: [/--threshold: expected a number in \[0, 1\]/] },
-  { name: "ablate --explorer greedy", args: (d) => ["ablate", "--paradigm", "active", "--explorer", "greedy", "--out", join(d, "a")], code: 2, mentions: [/--explorer: expected one of nbv, verify, random, got "greedy"/] },
-  { name: "ablate --invalid-action skip", args: (d) => ["ablate", "--paradigm", "active", "--invalid-action", "skip", "--out", join(d, "a")], code: 2, mentions: [/--invalid-action: expected one of reprompt, forward, got "skip"/] },
+  {
+    name: "points --conf-threshold -1",
+    args: (d) => ["points", bundleDir, "--conf-threshold", "-1", "-o", join(d, "p.ply")],
+    code: 2,
+    mentions: [/--conf-threshold/],
+  },
+  {
+    name: "points -o names a directory",
+    setup: (d) => mkdirSync(join(d, "pdir")),
+    args: (d) => ["points", bundleDir, "-o", join(d, "pdir")],
+    code: 2,
+    mentions: [/pdir/],
+  },
+  {
+    name: "contact-sheet -o below a file",
+    files: { afile: "x" },
+    args: (d) => ["contact-sheet", bundleDir, "-o", join(d, "afile", "s.png")],
+    code: 2,
+    mentions: [/afile/],
+  },
+  {
+    name: "run --max-steps 0",
+    args: runWith("--paradigm", "active", "--max-steps", "0"),
+    code: 2,
+    mentions: [/--max-steps: expected an integer in \[1, 500\], got "0"/],
+  },
+  {
+    name: "run --min-steps -1",
+    args: runWith("--paradigm", "active", "--min-steps", "-1"),
+    code: 2,
+    mentions: [/--min-steps: expected an integer in \[0, 500\]/],
+  },
+  {
+    name: "run --threshold 1.01",
+    args: runWith("--paradigm", "active", "--threshold", "1.01"),
+    code: 2,
+    mentions: [/--threshold: expected a number in \[0, 1\], got "1.01"/],
+  },
+  {
+    name: "run --explorer greedy",
+    args: runWith("--paradigm", "active", "--explorer", "greedy"),
+    code: 2,
+    mentions: [/--explorer: expected one of nbv, verify, random, got "greedy"/],
+  },
+  {
+    name: "ablate --paradigm active --max-steps 0",
+    args: (d) => ["ablate", "--paradigm", "active", "--max-steps", "0", "--out", join(d, "a")],
+    code: 2,
+    mentions: [/--max-steps: expected an integer in \[1, 500\], got "0"/],
+  },
+  {
+    name: "ablate --threshold -0.5",
+    args: (d) => ["ablate", "--paradigm", "active", "--threshold", "-0.5", "--out", join(d, "a")],
+    code: 2,
+    mentions: [/--threshold: expected a number in \[0, 1\]/],
+  },
+  {
+    name: "ablate --explorer greedy",
+    args: (d) => ["ablate", "--paradigm", "active", "--explorer", "greedy", "--out", join(d, "a")],
+    code: 2,
+    mentions: [/--explorer: expected one of nbv, verify, random, got "greedy"/],
+  },
+  {
+    name: "ablate --invalid-action skip",
+    args: (d) => ["ablate", "--paradigm", "active", "--invalid-action", "skip", "--out", join(d, "a")],
+    code: 2,
+    mentions: [/--invalid-action: expected one of reprompt, forward, got "skip"/],
+  },
   { name: "ablate --noise 3.5 (the scale ends at 3)", args: (d) => ["ablate", "--noise", "3.5", "--out", join(d, "a")], code: 2, mentions: [/--noise/] },
   { name: "serve --token short", args: (d) => ["serve", "--port", "0", "--data", join(d, "data"), "--token", "abc"], code: 2, mentions: [/--token/] },
-  { name: "serve --host 0.0.0.0 without a token", args: (d) => ["serve", "--port", "0", "--host", "0.0.0.0", "--data", join(d, "data")], env: { ESI3D_TOKEN: undefined }, code: 2, mentions: [/--host/, /--token/] },
+  {
+    name: "serve --host 0.0.0.0 without a token",
+    args: (d) => ["serve", "--port", "0", "--host", "0.0.0.0", "--data", join(d, "data")],
+    env: { ESI3D_TOKEN: undefined },
+    code: 2,
+    mentions: [/--host/, /--token/],
+  },
 ];
 
 /** A copy of the rendered bundle in the row's folder, damaged by `edit`. */
@@ -226,20 +534,34 @@ const BUNDLE_CASES: Case[] = [
   bundleCase("a view file missing", (b) => rmSync(join(b, "views", "000_rgb.png")), [/000_rgb\.png/]),
   bundleCase("a view path ../../etc/passwd", (b) => editManifest(b, (m) => (firstView(m).rgb = "../../etc/passwd")), [/etc\/passwd/]),
   bundleCase("a view path to a prefix sibling (B20)", (b) => editManifest(b, (m) => (firstView(m).rgb = "../b-evil/rgb.png")), [/b-evil/]),
-  bundleCase("a view that is a symlink out of the bundle (B17)", (b) => {
-    rmSync(join(b, "views", "000_rgb.png"));
-    symlinkSync("/etc/hostname", join(b, "views", "000_rgb.png"));
-  }, [/000_rgb\.png/]),
+  bundleCase(
+    "a view that is a symlink out of the bundle (B17)",
+    (b) => {
+      rmSync(join(b, "views", "000_rgb.png"));
+      symlinkSync("/etc/hostname", join(b, "views", "000_rgb.png"));
+    },
+    [/000_rgb\.png/],
+  ),
   bundleCase("a short depth file", (b) => writeFileSync(join(b, "views", "000_depth.f32"), Buffer.alloc(16)), [/000_depth/]),
-  bundleCase("a truncated PNG", (b) => writeFileSync(join(b, "views", "000_rgb.png"), readFileSync(join(b, "views", "000_rgb.png")).subarray(0, 60)), [/000_rgb\.png/]),
-  bundleCase("a view path naming a directory (B32)", (b) => {
-    rmSync(join(b, "views", "000_rgb.png"));
-    mkdirSync(join(b, "views", "000_rgb.png"));
-  }, [/000_rgb\.png/]),
+  bundleCase("a truncated PNG", (b) => writeFileSync(join(b, "views", "000_rgb.png"), readFileSync(join(b, "views", "000_rgb.png")).subarray(0, 60)), [
+    /000_rgb\.png/,
+  ]),
+  bundleCase(
+    "a view path naming a directory (B32)",
+    (b) => {
+      rmSync(join(b, "views", "000_rgb.png"));
+      mkdirSync(join(b, "views", "000_rgb.png"));
+    },
+    [/000_rgb\.png/],
+  ),
   bundleCase("no views", (b) => editManifest(b, (m) => (m.views = [])), [/bundle\.json/, /views/]),
   // issue 43: absurd but finite cameras are refused where they are read, naming the field
-  bundleCase("a camera 1e300 m from the origin", (b) => editManifest(b, (m) => ((firstView(m).extrinsic as number[][])[0]![3] = 1e300)), [/bundle\.json: views\.0\.extrinsic: translation .* puts the camera 1\.000e\+300 m from the origin/]),
-  bundleCase("a focal length of 1e-300 px", (b) => editManifest(b, (m) => ((firstView(m).intrinsics as Json).fx = 1e-300)), [/bundle\.json: views\.0\.intrinsics: fx = 1e-300 px/]),
+  bundleCase("a camera 1e300 m from the origin", (b) => editManifest(b, (m) => ((firstView(m).extrinsic as number[][])[0]![3] = 1e300)), [
+    /bundle\.json: views\.0\.extrinsic: translation .* puts the camera 1\.000e\+300 m from the origin/,
+  ]),
+  bundleCase("a focal length of 1e-300 px", (b) => editManifest(b, (m) => ((firstView(m).intrinsics as Json).fx = 1e-300)), [
+    /bundle\.json: views\.0\.intrinsics: fx = 1e-300 px/,
+  ]),
 ];
 
 /** A valid scene graph (the prompt tests' fixture) with one edit, and its task. */
@@ -253,20 +575,80 @@ const withGraph = (edit: (g: Json) => void): string => {
 const askGraph = (d: string) => ["ask", join(d, "g.json"), "--task", SPATIAL_TASK];
 
 const ASK_CASES: Case[] = [
-  { name: "ask: a node with an absurd centroid (A10)", files: { "g.json": withGraph((g) => ((g.nodes as Json[])[0]!.centroid = [1e308, 0, 0])) }, args: askGraph, code: 2, mentions: [/g\.json/, /nodes\.0\.centroid/] },
-  { name: "ask: a node without its box (A10)", files: { "g.json": withGraph((g) => delete (g.nodes as Json[])[0]!.box) }, args: askGraph, code: 2, mentions: [/g\.json/, /nodes\.0\.box/] },
-  { name: "ask: a relation naming a node that does not exist (A12)", files: { "g.json": withGraph((g) => ((g.relations as Json[])[0]!.subject = "n999")) }, args: askGraph, code: 2, mentions: [/g\.json/, /relations\.0\.subject/, /n999/] },
-  { name: "ask: graph file not JSON", files: { "g.json": "{x", "t.json": json(task()) }, args: (d) => ["ask", join(d, "g.json"), "--task", join(d, "t.json")], code: 2, mentions: [/g\.json/, /JSON/] },
-  { name: "ask: graph format esi3d-graph/9", files: { "g.json": json({ format: "esi3d-graph/9" }), "t.json": json(task()) }, args: (d) => ["ask", join(d, "g.json"), "--task", join(d, "t.json")], code: 2, mentions: [/g\.json/, /format/] },
-  { name: "ask: graph with only its format (A04)", files: { "g.json": json({ format: "esi3d-graph/1" }), "t.json": json(task()) }, args: (d) => ["ask", join(d, "g.json"), "--task", join(d, "t.json")], code: 2, mentions: [/g\.json/] },
-  { name: "ask: nodes is a string (A05)", files: { "g.json": json({ format: "esi3d-graph/1", nodes: "many" }), "t.json": json(task()) }, args: (d) => ["ask", join(d, "g.json"), "--task", join(d, "t.json")], code: 2, mentions: [/g\.json/, /not a valid scene graph/] },
+  {
+    name: "ask: a node with an absurd centroid (A10)",
+    files: { "g.json": withGraph((g) => ((g.nodes as Json[])[0]!.centroid = [1e308, 0, 0])) },
+    args: askGraph,
+    code: 2,
+    mentions: [/g\.json/, /nodes\.0\.centroid/],
+  },
+  {
+    name: "ask: a node without its box (A10)",
+    files: { "g.json": withGraph((g) => delete (g.nodes as Json[])[0]!.box) },
+    args: askGraph,
+    code: 2,
+    mentions: [/g\.json/, /nodes\.0\.box/],
+  },
+  {
+    name: "ask: a relation naming a node that does not exist (A12)",
+    files: { "g.json": withGraph((g) => ((g.relations as Json[])[0]!.subject = "n999")) },
+    args: askGraph,
+    code: 2,
+    mentions: [/g\.json/, /relations\.0\.subject/, /n999/],
+  },
+  {
+    name: "ask: graph file not JSON",
+    files: { "g.json": "{x", "t.json": json(task()) },
+    args: (d) => ["ask", join(d, "g.json"), "--task", join(d, "t.json")],
+    code: 2,
+    mentions: [/g\.json/, /JSON/],
+  },
+  {
+    name: "ask: graph format esi3d-graph/9",
+    files: { "g.json": json({ format: "esi3d-graph/9" }), "t.json": json(task()) },
+    args: (d) => ["ask", join(d, "g.json"), "--task", join(d, "t.json")],
+    code: 2,
+    mentions: [/g\.json/, /format/],
+  },
+  {
+    name: "ask: graph with only its format (A04)",
+    files: { "g.json": json({ format: "esi3d-graph/1" }), "t.json": json(task()) },
+    args: (d) => ["ask", join(d, "g.json"), "--task", join(d, "t.json")],
+    code: 2,
+    mentions: [/g\.json/],
+  },
+  {
+    name: "ask: nodes is a string (A05)",
+    files: { "g.json": json({ format: "esi3d-graph/1", nodes: "many" }), "t.json": json(task()) },
+    args: (d) => ["ask", join(d, "g.json"), "--task", join(d, "t.json")],
+    code: 2,
+    mentions: [/g\.json/, /not a valid scene graph/],
+  },
   { name: "ask: path does not exist", args: (d) => ["ask", join(d, "nope.json")], code: 2, mentions: [/nope\.json/] },
-  { name: "ask: --task is not a task", files: { "g.json": json({ format: "esi3d-graph/1" }), "t.json": json({ format: "esi3d-bundle/1" }) }, args: (d) => ["ask", join(d, "g.json"), "--task", join(d, "t.json")], code: 2, mentions: [/t\.json|g\.json/] },
+  {
+    name: "ask: --task is not a task",
+    files: { "g.json": json({ format: "esi3d-graph/1" }), "t.json": json({ format: "esi3d-bundle/1" }) },
+    args: (d) => ["ask", join(d, "g.json"), "--task", join(d, "t.json")],
+    code: 2,
+    mentions: [/t\.json|g\.json/],
+  },
 ];
 
 const RUN_DIR_CASES: Case[] = [
-  { name: "compare: not a run directory", setup: (d) => (mkdirSync(join(d, "a")), mkdirSync(join(d, "b"))), args: (d) => ["compare", join(d, "a"), join(d, "b")], code: 2, mentions: [/\ba\b|\bb\b/, /not a run directory/] },
-  { name: "inspect: a JSON file, not a directory", files: { "g.json": "{}" }, args: (d) => ["inspect", join(d, "g.json"), "-o", join(d, "page.html")], code: 2, mentions: [/g\.json/] },
+  {
+    name: "compare: not a run directory",
+    setup: (d) => (mkdirSync(join(d, "a")), mkdirSync(join(d, "b"))),
+    args: (d) => ["compare", join(d, "a"), join(d, "b")],
+    code: 2,
+    mentions: [/\ba\b|\bb\b/, /not a run directory/],
+  },
+  {
+    name: "inspect: a JSON file, not a directory",
+    files: { "g.json": "{}" },
+    args: (d) => ["inspect", join(d, "g.json"), "-o", join(d, "page.html")],
+    code: 2,
+    mentions: [/g\.json/],
+  },
   {
     name: "run --resume over a corrupt line mid-file (I03)",
     setup: (d) => {
@@ -279,15 +661,16 @@ const RUN_DIR_CASES: Case[] = [
   },
 ];
 
-
 // ---- issue 43: outputs over inputs, importers, readers, flags, model replies ----
 
 /** A small run (one task, one paradigm, the gt arm with oracle labels) made in beforeAll, and one of seed 7. */
-let runDir = "", seed7Dir = "";
+let runDir = "",
+  seed7Dir = "";
 /** A 16-bit PNG declaring 16000x16000 whose zero rows deflate to ~0.5 MB, made in beforeAll. */
 let pngBomb: Buffer = Buffer.alloc(0);
 /** Loopback OpenAI-compatible servers: one answers 20 MB, one answers with terminal escape sequences. */
-let hugeServer: TestServer | null = null, ctrlServer: TestServer | null = null;
+let hugeServer: TestServer | null = null,
+  ctrlServer: TestServer | null = null;
 
 const SMALL_RUN = ["--limit", "1", "--paradigm", "single", "--source", "gt", "--baseline", "none", "--labels", "oracle"];
 const KEY = { OPENAI_API_KEY: "sk-test-not-a-key" };
@@ -301,7 +684,9 @@ const scannet = (d: string, name = "s") => {
   writeScannet(join(d, name), b, views);
   return join(d, name);
 };
-const importScannet = (...extra: string[]) => (d: string) => ["import", "scannet", join(d, "s"), "--out", join(d, "o"), ...extra];
+const importScannet =
+  (...extra: string[]) =>
+  (d: string) => ["import", "scannet", join(d, "s"), "--out", join(d, "o"), ...extra];
 const mkfifo = (p: string) => {
   rmSync(p, { force: true });
   expect(spawnSync("mkfifo", [p]).status).toBe(0);
@@ -312,50 +697,266 @@ const copyRun = (d: string, name = "r", from = () => runDir) => {
 };
 const editItems = (run: string, edit: (lines: Array<Record<string, unknown>>) => Array<Record<string, unknown>>) => {
   const f = join(run, "items.jsonl");
-  const lines = readFileSync(f, "utf8").trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
-  writeFileSync(f, edit(lines).map((l) => JSON.stringify(l)).join("\n") + "\n");
+  const lines = readFileSync(f, "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+  writeFileSync(
+    f,
+    edit(lines)
+      .map((l) => JSON.stringify(l))
+      .join("\n") + "\n",
+  );
 };
 const pose = (m: string) => (d: string) => writeFileSync(join(d, "s", "pose", "2.txt"), m);
 
 const OUTPUT_CASES: Case[] = [
-  { name: "import scannet S --out S --force keeps the scene (H1)", setup: (d) => void scannet(d), args: (d) => ["import", "scannet", join(d, "s"), "--out", join(d, "s"), "--force"], code: 2, mentions: [/--out .*\/s: the output is the input <dir>/] },
-  { name: "import scannet S --out S/depth --force keeps the depth frames (H1)", setup: (d) => void scannet(d), args: (d) => ["import", "scannet", join(d, "s"), "--out", join(d, "s", "depth"), "--force"], code: 2, mentions: [/s\/depth: the output lies inside the input <dir> .*\/s\b/] },
-  { name: "import scannet S --out <its parent> --force", setup: (d) => void scannet(d), args: (d) => ["import", "scannet", join(d, "s"), "--out", d, "--force"], code: 2, mentions: [/the output contains the input <dir>/] },
-  { name: "import esi-bench EB --out EB --force keeps the records (H1)", setup: (d) => cpSync(join(REPO_ROOT, "fixtures", "esi-bench"), join(d, "eb"), { recursive: true }), args: (d) => ["import", "esi-bench", join(d, "eb"), "--out", join(d, "eb"), "--force"], code: 2, mentions: [/eb: the output is the input <dir> .*eb/] },
-  { name: "inspect RUN -o RUN/items.jsonl keeps the results (H2)", setup: (d) => void copyRun(d), args: (d) => ["inspect", join(d, "r"), "--task", "geometric_configuration-000", "-o", join(d, "r", "items.jsonl")], code: 2, mentions: [/items\.jsonl: the output lies inside the input <dir> .*\/r\b/] },
-  { name: "inspect RUN -o RUN/config.json (H2)", setup: (d) => void copyRun(d), args: (d) => ["inspect", join(d, "r"), "--task", "geometric_configuration-000", "-o", join(d, "r", "config.json")], code: 2, mentions: [/config\.json: the output lies inside the input/] },
-  { name: "inspect through a link to the run: -o LINK/items.jsonl", setup: (d) => (copyRun(d), symlinkSync(join(d, "r"), join(d, "ln"))), args: (d) => ["inspect", join(d, "r"), "--task", "geometric_configuration-000", "-o", join(d, "ln", "items.jsonl")], code: 2, mentions: [/ln\/items\.jsonl \(.*\/r\/items\.jsonl\): the output lies inside the input/] },
-  { name: "graph B -o B/bundle.json (H2)", setup: (d) => cpSync(bundleDir, join(d, "b"), { recursive: true }), args: (d) => ["graph", join(d, "b"), "-o", join(d, "b", "bundle.json")], code: 2, mentions: [/bundle\.json: the output lies inside the input <bundle>/] },
-  { name: "points B -o B/views/000_rgb.png (H2)", setup: (d) => cpSync(bundleDir, join(d, "b"), { recursive: true }), args: (d) => ["points", join(d, "b"), "--source", "gt", "-o", join(d, "b", "views", "000_rgb.png")], code: 2, mentions: [/000_rgb\.png: the output lies inside the input <bundle>/] },
-  { name: "contact-sheet B -o B/views/000_rgb.png (H2)", setup: (d) => cpSync(bundleDir, join(d, "b"), { recursive: true }), args: (d) => ["contact-sheet", join(d, "b"), "-o", join(d, "b", "views", "000_rgb.png")], code: 2, mentions: [/000_rgb\.png: the output lies inside the input <bundle>/] },
-  { name: "run --suite T --out T leaves the suite as it was (M7)", setup: (d) => (mkdirSync(join(d, "t")), cpSync(FIXTURE_TASK, join(d, "t", "geometric_configuration-000.json"))), args: (d) => ["run", "--suite", join(d, "t"), ...SMALL_RUN, "--out", join(d, "t")], code: 2, mentions: [/--out .*\/t: the output is the input --suite/] },
-  { name: "run --config R/cfg.json --out R", files: { "cfg.json": json({ limit: 1 }) }, args: (d) => ["run", "--config", join(d, "cfg.json"), ...SMALL_RUN, "--out", d], code: 2, mentions: [/the output contains the input --config .*cfg\.json/] },
-  { name: "two outputs, one path: inspect -o p.html --ply p.html (I12)", args: (d) => ["inspect", bundleDir, "-o", join(d, "p.html"), "--ply", join(d, "p.html")], code: 2, mentions: [/--ply .*p\.html: the same path as --out .*p\.html/] },
-  { name: "two outputs, one path: graph -o g.json --ply g.json (I13)", args: (d) => ["graph", bundleDir, "-o", join(d, "g.json"), "--ply", join(d, "g.json")], code: 2, mentions: [/--ply .*g\.json: the same path as --out/] },
-  { name: "two outputs, one path through a link: graph -o g.json --diagnosis L/g.json", setup: (d) => symlinkSync(d, join(d, "l")), args: (d) => ["graph", bundleDir, "-o", join(d, "g.json"), "--diagnosis", join(d, "l", "g.json")], code: 2, mentions: [/--diagnosis .*l\/g\.json .*: the same path as --out/] },
-  { name: "ask --save-episode inside the task's bundle", setup: (d) => cpSync(bundleDir, join(d, "b"), { recursive: true }), args: (d) => ["ask", join(d, "b"), "--paradigm", "active", "--save-episode", join(d, "b", "views")], code: 2, mentions: [/--save-episode .*b\/views: the output lies inside the input <input>/] },
+  {
+    name: "import scannet S --out S --force keeps the scene (H1)",
+    setup: (d) => void scannet(d),
+    args: (d) => ["import", "scannet", join(d, "s"), "--out", join(d, "s"), "--force"],
+    code: 2,
+    mentions: [/--out .*\/s: the output is the input <dir>/],
+  },
+  {
+    name: "import scannet S --out S/depth --force keeps the depth frames (H1)",
+    setup: (d) => void scannet(d),
+    args: (d) => ["import", "scannet", join(d, "s"), "--out", join(d, "s", "depth"), "--force"],
+    code: 2,
+    mentions: [/s\/depth: the output lies inside the input <dir> .*\/s\b/],
+  },
+  {
+    name: "import scannet S --out <its parent> --force",
+    setup: (d) => void scannet(d),
+    args: (d) => ["import", "scannet", join(d, "s"), "--out", d, "--force"],
+    code: 2,
+    mentions: [/the output contains the input <dir>/],
+  },
+  {
+    name: "import esi-bench EB --out EB --force keeps the records (H1)",
+    setup: (d) => cpSync(join(REPO_ROOT, "fixtures", "esi-bench"), join(d, "eb"), { recursive: true }),
+    args: (d) => ["import", "esi-bench", join(d, "eb"), "--out", join(d, "eb"), "--force"],
+    code: 2,
+    mentions: [/eb: the output is the input <dir> .*eb/],
+  },
+  {
+    name: "inspect RUN -o RUN/items.jsonl keeps the results (H2)",
+    setup: (d) => void copyRun(d),
+    args: (d) => ["inspect", join(d, "r"), "--task", "geometric_configuration-000", "-o", join(d, "r", "items.jsonl")],
+    code: 2,
+    mentions: [/items\.jsonl: the output lies inside the input <dir> .*\/r\b/],
+  },
+  {
+    name: "inspect RUN -o RUN/config.json (H2)",
+    setup: (d) => void copyRun(d),
+    args: (d) => ["inspect", join(d, "r"), "--task", "geometric_configuration-000", "-o", join(d, "r", "config.json")],
+    code: 2,
+    mentions: [/config\.json: the output lies inside the input/],
+  },
+  {
+    name: "inspect through a link to the run: -o LINK/items.jsonl",
+    setup: (d) => (copyRun(d), symlinkSync(join(d, "r"), join(d, "ln"))),
+    args: (d) => ["inspect", join(d, "r"), "--task", "geometric_configuration-000", "-o", join(d, "ln", "items.jsonl")],
+    code: 2,
+    mentions: [/ln\/items\.jsonl \(.*\/r\/items\.jsonl\): the output lies inside the input/],
+  },
+  {
+    name: "graph B -o B/bundle.json (H2)",
+    setup: (d) => cpSync(bundleDir, join(d, "b"), { recursive: true }),
+    args: (d) => ["graph", join(d, "b"), "-o", join(d, "b", "bundle.json")],
+    code: 2,
+    mentions: [/bundle\.json: the output lies inside the input <bundle>/],
+  },
+  {
+    name: "points B -o B/views/000_rgb.png (H2)",
+    setup: (d) => cpSync(bundleDir, join(d, "b"), { recursive: true }),
+    args: (d) => ["points", join(d, "b"), "--source", "gt", "-o", join(d, "b", "views", "000_rgb.png")],
+    code: 2,
+    mentions: [/000_rgb\.png: the output lies inside the input <bundle>/],
+  },
+  {
+    name: "contact-sheet B -o B/views/000_rgb.png (H2)",
+    setup: (d) => cpSync(bundleDir, join(d, "b"), { recursive: true }),
+    args: (d) => ["contact-sheet", join(d, "b"), "-o", join(d, "b", "views", "000_rgb.png")],
+    code: 2,
+    mentions: [/000_rgb\.png: the output lies inside the input <bundle>/],
+  },
+  {
+    name: "run --suite T --out T leaves the suite as it was (M7)",
+    setup: (d) => (mkdirSync(join(d, "t")), cpSync(FIXTURE_TASK, join(d, "t", "geometric_configuration-000.json"))),
+    args: (d) => ["run", "--suite", join(d, "t"), ...SMALL_RUN, "--out", join(d, "t")],
+    code: 2,
+    mentions: [/--out .*\/t: the output is the input --suite/],
+  },
+  {
+    name: "run --config R/cfg.json --out R",
+    files: { "cfg.json": json({ limit: 1 }) },
+    args: (d) => ["run", "--config", join(d, "cfg.json"), ...SMALL_RUN, "--out", d],
+    code: 2,
+    mentions: [/the output contains the input --config .*cfg\.json/],
+  },
+  {
+    name: "two outputs, one path: inspect -o p.html --ply p.html (I12)",
+    args: (d) => ["inspect", bundleDir, "-o", join(d, "p.html"), "--ply", join(d, "p.html")],
+    code: 2,
+    mentions: [/--ply .*p\.html: the same path as --out .*p\.html/],
+  },
+  {
+    name: "two outputs, one path: graph -o g.json --ply g.json (I13)",
+    args: (d) => ["graph", bundleDir, "-o", join(d, "g.json"), "--ply", join(d, "g.json")],
+    code: 2,
+    mentions: [/--ply .*g\.json: the same path as --out/],
+  },
+  {
+    name: "two outputs, one path through a link: graph -o g.json --diagnosis L/g.json",
+    setup: (d) => symlinkSync(d, join(d, "l")),
+    args: (d) => ["graph", bundleDir, "-o", join(d, "g.json"), "--diagnosis", join(d, "l", "g.json")],
+    code: 2,
+    mentions: [/--diagnosis .*l\/g\.json .*: the same path as --out/],
+  },
+  {
+    name: "ask --save-episode inside the task's bundle",
+    setup: (d) => cpSync(bundleDir, join(d, "b"), { recursive: true }),
+    args: (d) => ["ask", join(d, "b"), "--paradigm", "active", "--save-episode", join(d, "b", "views")],
+    code: 2,
+    mentions: [/--save-episode .*b\/views: the output lies inside the input <input>/],
+  },
   { name: "run --out '' (F18)", args: () => ["run", ...SMALL_RUN, "--out", ""], code: 2, mentions: [/--out: an empty path/] },
   { name: "generate --out ''", args: () => ["generate", "--per-subcategory", "1", "--out", ""], code: 2, mentions: [/--out: an empty path/] },
-  { name: "output through a link loop", setup: (d) => symlinkSync(join(d, "loop"), join(d, "loop")), args: (d) => ["graph", bundleDir, "-o", join(d, "loop", "g.json")], code: 2, mentions: [/loop.*(link loop|ELOOP)/] },
+  {
+    name: "output through a link loop",
+    setup: (d) => symlinkSync(join(d, "loop"), join(d, "loop")),
+    args: (d) => ["graph", bundleDir, "-o", join(d, "loop", "g.json")],
+    code: 2,
+    mentions: [/loop.*(link loop|ELOOP)/],
+  },
 ];
 
 const IMPORT_CASES: Case[] = [
-  { name: "scannet: a pose of -inf (lost tracking) is left out, exit 0 (M1)", setup: (d) => (scannet(d), pose("-inf -inf -inf -inf\n-inf -inf -inf -inf\n-inf -inf -inf -inf\n-inf -inf -inf -inf\n")(d)), args: importScannet(), code: 0, creates: ["o"], mentions: [/1 frame\(s\) with non-finite poses left out \(lost tracking\)/, /2 views .* of 2 scannet frames/] },
-  { name: "scannet: a pose of inf and nan (numpy's spellings) is left out", setup: (d) => (scannet(d), pose("inf nan 0 0\n0 1 0 0\n0 0 1 0\n0 0 0 1\n")(d)), args: importScannet(), code: 0, creates: ["o"], mentions: [/1 frame\(s\) with non-finite poses left out/] },
-  { name: "scannet: a pose of NaN in capitals, -Infinity", setup: (d) => (scannet(d), pose("NaN -Infinity 0 0\n0 1 0 0\n0 0 1 0\n0 0 0 1\n")(d)), args: importScannet(), code: 0, creates: ["o"], mentions: [/1 frame\(s\) with non-finite poses left out/] },
-  { name: "scannet: a depth frame that is a directory (S17)", setup: (d) => (scannet(d), rmSync(join(d, "s", "depth", "2.png")), mkdirSync(join(d, "s", "depth", "2.png"))), args: importScannet(), code: 2, mentions: [/depth\/2\.png: is a directory, expected a file \(depth image\)/] },
-  { name: "scannet: a colour frame that is a named pipe (S18)", setup: (d) => (scannet(d), mkfifo(join(d, "s", "color", "2.png"))), args: importScannet(), code: 2, mentions: [/color\/2\.png: is a named pipe, expected a file/] },
-  { name: "scannet: a pose file that is a named pipe", setup: (d) => (scannet(d), mkfifo(join(d, "s", "pose", "110.txt"))), args: importScannet(), code: 2, mentions: [/pose\/110\.txt: is a named pipe/] },
-  { name: "scannet: a pose translation of 1e300 (S03)", setup: (d) => (scannet(d), pose("1 0 0 1e300\n0 1 0 0\n0 0 1 0\n0 0 0 1\n")(d)), args: importScannet(), code: 2, mentions: [/pose\/2\.txt: camera position .* 1\.000e\+300 m from the origin; expected at most 10000 m/] },
-  { name: "scannet: fx = fy = 1e-300 (S11)", setup: (d) => (scannet(d), writeFileSync(join(d, "s", "intrinsic", "intrinsic_depth.txt"), "1e-300 0 259 0\n0 1e-300 196 0\n0 0 1 0\n0 0 0 1\n")), args: importScannet(), code: 2, mentions: [/intrinsic_depth\.txt: fx = 1e-300 px on a 518x392 image; expected a finite focal length/] },
-  { name: "scannet: intrinsics of Infinity (S10)", setup: (d) => (scannet(d), writeFileSync(join(d, "s", "intrinsic", "intrinsic_depth.txt"), "Infinity 0 259 0\n0 Infinity 196 0\n0 0 1 0\n0 0 0 1\n")), args: importScannet(), code: 2, mentions: [/intrinsic_depth\.txt: intrinsics fx Infinity.*expected positive finite focal lengths/] },
-  { name: "--intrinsics 1e999,... (T10)", setup: (d) => void scannet(d), args: importScannet("--intrinsics", "1e999,1e999,259,196"), code: 2, mentions: [/--intrinsics: expected fx,fy,cx,cy with positive focal lengths/] },
-  { name: "--intrinsics with fx of 1e-9 px", setup: (d) => void scannet(d), args: importScannet("--intrinsics", "1e-9,1e-9,259,196"), code: 2, mentions: [/--intrinsics: fx = 1e-9 px on a 518x392 image/] },
-  { name: "scannet: a depth PNG declaring 16000x16000 (S28), memory bounded", setup: (d) => (scannet(d), writeFileSync(join(d, "s", "depth", "0.png"), pngBomb)), args: importScannet(), code: 2, maxRssMiB: 400, mentions: [/depth\/0\.png: depth image declares 16000x16000 \(256\.0 M pixels\), more than the 32 Mi pixels/] },
-  { name: "scannet: a later depth frame declaring 16000x16000", setup: (d) => (scannet(d), writeFileSync(join(d, "s", "depth", "110.png"), pngBomb)), args: importScannet(), code: 2, maxRssMiB: 400, mentions: [/depth\/110\.png: depth image is 16000x16000, expected 518x392 \(the scene's first depth image\)/] },
-  { name: "scannet: a colour PNG declaring 16000x16000 of another aspect", setup: (d) => (scannet(d), writeFileSync(join(d, "s", "color", "2.png"), pngBomb)), args: importScannet(), code: 2, maxRssMiB: 400, mentions: [/color\/2\.png: colour image declares 16000x16000/] },
-  { name: "replica: a depth image named depthabc.png (R03)", setup: (d) => (writeReplica(join(d, "rep"), views3().views), writeFileSync(join(d, "rep", "results", "depthabc.png"), readFileSync(join(d, "rep", "results", "depth000000.png")))), args: (d) => ["import", "replica", join(d, "rep"), "--out", join(d, "o")], code: 2, mentions: [/results\/depthabc\.png: expected a depth image named depth<frame number>\.png/] },
-  { name: "replica: depth-1.png (R10)", setup: (d) => (writeReplica(join(d, "rep"), views3().views), writeFileSync(join(d, "rep", "results", "depth-1.png"), readFileSync(join(d, "rep", "results", "depth000000.png")))), args: (d) => ["import", "replica", join(d, "rep"), "--out", join(d, "o")], code: 2, mentions: [/results\/depth-1\.png: expected a depth image named depth<frame number>\.png/] },
+  {
+    name: "scannet: a pose of -inf (lost tracking) is left out, exit 0 (M1)",
+    setup: (d) => (scannet(d), pose("-inf -inf -inf -inf\n-inf -inf -inf -inf\n-inf -inf -inf -inf\n-inf -inf -inf -inf\n")(d)),
+    args: importScannet(),
+    code: 0,
+    creates: ["o"],
+    mentions: [/1 frame\(s\) with non-finite poses left out \(lost tracking\)/, /2 views .* of 2 scannet frames/],
+  },
+  {
+    name: "scannet: a pose of inf and nan (numpy's spellings) is left out",
+    setup: (d) => (scannet(d), pose("inf nan 0 0\n0 1 0 0\n0 0 1 0\n0 0 0 1\n")(d)),
+    args: importScannet(),
+    code: 0,
+    creates: ["o"],
+    mentions: [/1 frame\(s\) with non-finite poses left out/],
+  },
+  {
+    name: "scannet: a pose of NaN in capitals, -Infinity",
+    setup: (d) => (scannet(d), pose("NaN -Infinity 0 0\n0 1 0 0\n0 0 1 0\n0 0 0 1\n")(d)),
+    args: importScannet(),
+    code: 0,
+    creates: ["o"],
+    mentions: [/1 frame\(s\) with non-finite poses left out/],
+  },
+  {
+    name: "scannet: a depth frame that is a directory (S17)",
+    setup: (d) => (scannet(d), rmSync(join(d, "s", "depth", "2.png")), mkdirSync(join(d, "s", "depth", "2.png"))),
+    args: importScannet(),
+    code: 2,
+    mentions: [/depth\/2\.png: is a directory, expected a file \(depth image\)/],
+  },
+  {
+    name: "scannet: a colour frame that is a named pipe (S18)",
+    setup: (d) => (scannet(d), mkfifo(join(d, "s", "color", "2.png"))),
+    args: importScannet(),
+    code: 2,
+    mentions: [/color\/2\.png: is a named pipe, expected a file/],
+  },
+  {
+    name: "scannet: a pose file that is a named pipe",
+    setup: (d) => (scannet(d), mkfifo(join(d, "s", "pose", "110.txt"))),
+    args: importScannet(),
+    code: 2,
+    mentions: [/pose\/110\.txt: is a named pipe/],
+  },
+  {
+    name: "scannet: a pose translation of 1e300 (S03)",
+    setup: (d) => (scannet(d), pose("1 0 0 1e300\n0 1 0 0\n0 0 1 0\n0 0 0 1\n")(d)),
+    args: importScannet(),
+    code: 2,
+    mentions: [/pose\/2\.txt: camera position .* 1\.000e\+300 m from the origin; expected at most 10000 m/],
+  },
+  {
+    name: "scannet: fx = fy = 1e-300 (S11)",
+    setup: (d) => (scannet(d), writeFileSync(join(d, "s", "intrinsic", "intrinsic_depth.txt"), "1e-300 0 259 0\n0 1e-300 196 0\n0 0 1 0\n0 0 0 1\n")),
+    args: importScannet(),
+    code: 2,
+    mentions: [/intrinsic_depth\.txt: fx = 1e-300 px on a 518x392 image; expected a finite focal length/],
+  },
+  {
+    name: "scannet: intrinsics of Infinity (S10)",
+    setup: (d) => (scannet(d), writeFileSync(join(d, "s", "intrinsic", "intrinsic_depth.txt"), "Infinity 0 259 0\n0 Infinity 196 0\n0 0 1 0\n0 0 0 1\n")),
+    args: importScannet(),
+    code: 2,
+    mentions: [/intrinsic_depth\.txt: intrinsics fx Infinity.*expected positive finite focal lengths/],
+  },
+  {
+    name: "--intrinsics 1e999,... (T10)",
+    setup: (d) => void scannet(d),
+    args: importScannet("--intrinsics", "1e999,1e999,259,196"),
+    code: 2,
+    mentions: [/--intrinsics: expected fx,fy,cx,cy with positive focal lengths/],
+  },
+  {
+    name: "--intrinsics with fx of 1e-9 px",
+    setup: (d) => void scannet(d),
+    args: importScannet("--intrinsics", "1e-9,1e-9,259,196"),
+    code: 2,
+    mentions: [/--intrinsics: fx = 1e-9 px on a 518x392 image/],
+  },
+  {
+    name: "scannet: a depth PNG declaring 16000x16000 (S28), memory bounded",
+    setup: (d) => (scannet(d), writeFileSync(join(d, "s", "depth", "0.png"), pngBomb)),
+    args: importScannet(),
+    code: 2,
+    maxRssMiB: 400,
+    mentions: [/depth\/0\.png: depth image declares 16000x16000 \(256\.0 M pixels\), more than the 32 Mi pixels/],
+  },
+  {
+    name: "scannet: a later depth frame declaring 16000x16000",
+    setup: (d) => (scannet(d), writeFileSync(join(d, "s", "depth", "110.png"), pngBomb)),
+    args: importScannet(),
+    code: 2,
+    maxRssMiB: 400,
+    mentions: [/depth\/110\.png: depth image is 16000x16000, expected 518x392 \(the scene's first depth image\)/],
+  },
+  {
+    name: "scannet: a colour PNG declaring 16000x16000 of another aspect",
+    setup: (d) => (scannet(d), writeFileSync(join(d, "s", "color", "2.png"), pngBomb)),
+    args: importScannet(),
+    code: 2,
+    maxRssMiB: 400,
+    mentions: [/color\/2\.png: colour image declares 16000x16000/],
+  },
+  {
+    name: "replica: a depth image named depthabc.png (R03)",
+    setup: (d) => (
+      writeReplica(join(d, "rep"), views3().views),
+      writeFileSync(join(d, "rep", "results", "depthabc.png"), readFileSync(join(d, "rep", "results", "depth000000.png")))
+    ),
+    args: (d) => ["import", "replica", join(d, "rep"), "--out", join(d, "o")],
+    code: 2,
+    mentions: [/results\/depthabc\.png: expected a depth image named depth<frame number>\.png/],
+  },
+  {
+    name: "replica: depth-1.png (R10)",
+    setup: (d) => (
+      writeReplica(join(d, "rep"), views3().views),
+      writeFileSync(join(d, "rep", "results", "depth-1.png"), readFileSync(join(d, "rep", "results", "depth000000.png")))
+    ),
+    args: (d) => ["import", "replica", join(d, "rep"), "--out", join(d, "o")],
+    code: 2,
+    mentions: [/results\/depth-1\.png: expected a depth image named depth<frame number>\.png/],
+  },
   {
     name: "replica: cam_params.json of 10x the depth image's aspect (R09)",
     setup: (d) => {
@@ -429,7 +1030,9 @@ const IMPORT_CASES: Case[] = [
     name: "esi-bench: a record that is a named pipe is refused by name (B04), the others written",
     setup: (d) => {
       cpSync(join(REPO_ROOT, "fixtures", "esi-bench"), join(d, "eb"), { recursive: true });
-      const first = readdirSync(join(d, "eb", "dataset", "json_clean"), { recursive: true }).map(String).find((f) => f.endsWith(".json") && f.includes("/"))!;
+      const first = readdirSync(join(d, "eb", "dataset", "json_clean"), { recursive: true })
+        .map(String)
+        .find((f) => f.endsWith(".json") && f.includes("/"))!;
       mkfifo(join(d, "eb", "dataset", "json_clean", `${first.slice(0, -5)}-pipe.json`));
     },
     args: (d) => ["import", "esi-bench", join(d, "eb"), "--out", join(d, "o")],
@@ -437,16 +1040,42 @@ const IMPORT_CASES: Case[] = [
     creates: ["o"],
     mentions: [/import: refused .*-pipe\.json: \(file\): is a named pipe, expected a record file/],
   },
-  { name: "esi-bench: the source is a named pipe", setup: (d) => mkfifo(join(d, "p.json")), args: (d) => ["import", "esi-bench", join(d, "p.json"), "--out", join(d, "o")], code: 2, mentions: [/p\.json: is a named pipe/] },
+  {
+    name: "esi-bench: the source is a named pipe",
+    setup: (d) => mkfifo(join(d, "p.json")),
+    args: (d) => ["import", "esi-bench", join(d, "p.json"), "--out", join(d, "o")],
+    code: 2,
+    mentions: [/p\.json: is a named pipe/],
+  },
 ];
 
 /** A valid graph whose first node's label is `label`. */
 const labelled = (label: string) => withGraph((g) => ((g.nodes as Json[])[0]!.label = label));
 
 const READER_CASES: Case[] = [
-  { name: "ask: a 5 MB node label (Q09)", files: { "g.json": labelled("x".repeat(5_000_000)) }, args: askGraph, code: 2, mentions: [/g\.json/, /nodes\.0\.label/, /at most 128|<=128/], absent: [/x{300}/] },
-  { name: "ask: a graph file over 64 MiB (Q01)", setup: (d) => (writeFileSync(join(d, "g.json"), ""), truncateSync(join(d, "g.json"), 65 * 2 ** 20)), args: askGraph, code: 2, maxRssMiB: 400, mentions: [/g\.json: 65\.0 MiB, more than the 64 MiB a scene graph/] },
-  { name: "ask: a graph file that is a named pipe", setup: (d) => mkfifo(join(d, "g.json")), args: askGraph, code: 2, mentions: [/g\.json: not a regular file/] },
+  {
+    name: "ask: a 5 MB node label (Q09)",
+    files: { "g.json": labelled("x".repeat(5_000_000)) },
+    args: askGraph,
+    code: 2,
+    mentions: [/g\.json/, /nodes\.0\.label/, /at most 128|<=128/],
+    absent: [/x{300}/],
+  },
+  {
+    name: "ask: a graph file over 64 MiB (Q01)",
+    setup: (d) => (writeFileSync(join(d, "g.json"), ""), truncateSync(join(d, "g.json"), 65 * 2 ** 20)),
+    args: askGraph,
+    code: 2,
+    maxRssMiB: 400,
+    mentions: [/g\.json: 65\.0 MiB, more than the 64 MiB a scene graph/],
+  },
+  {
+    name: "ask: a graph file that is a named pipe",
+    setup: (d) => mkfifo(join(d, "g.json")),
+    args: askGraph,
+    code: 2,
+    mentions: [/g\.json: not a regular file/],
+  },
   {
     name: "inspect: a stored graph that links to itself (I08)",
     setup: (d) => {
@@ -460,7 +1089,13 @@ const READER_CASES: Case[] = [
     code: 2,
     mentions: [/single__gt\.json: cannot read: too many symbolic links/],
   },
-  { name: "compare: runs of seed 0 and seed 7 share task ids, not tasks (M01)", setup: (d) => (copyRun(d, "a"), copyRun(d, "b", () => seed7Dir)), args: (d) => ["compare", join(d, "a"), join(d, "b")], code: 2, mentions: [/task geometric_configuration-000 is not the same task in both runs \(task_hash [0-9a-f]{16} and [0-9a-f]{16}\)/, /\ba and .*\bb\b/] },
+  {
+    name: "compare: runs of seed 0 and seed 7 share task ids, not tasks (M01)",
+    setup: (d) => (copyRun(d, "a"), copyRun(d, "b", () => seed7Dir)),
+    args: (d) => ["compare", join(d, "a"), join(d, "b")],
+    code: 2,
+    mentions: [/task geometric_configuration-000 is not the same task in both runs \(task_hash [0-9a-f]{16} and [0-9a-f]{16}\)/, /\ba and .*\bb\b/],
+  },
   {
     name: "compare: a run whose records have no task_hash still reads, with a note",
     setup: (d) => {
@@ -471,22 +1106,75 @@ const READER_CASES: Case[] = [
     code: 0,
     mentions: [/WARNING: 1 shared item\(s\) have a task_hash in one run only \(the other's records were written before esi3d recorded it\)/],
   },
-  { name: "compare: every line repeated 3 times (M10)", setup: (d) => (copyRun(d, "a"), editItems(copyRun(d, "b"), (ls) => ls.flatMap((l) => [l, l, l]))), args: (d) => ["compare", join(d, "a"), join(d, "b")], code: 0, mentions: [/WARNING: B's .*b\/items\.jsonl repeats 2 item key\(s\) on later lines; each item is counted once/] },
-  { name: "compare: a record of paradigm teleport (M13)", setup: (d) => (copyRun(d, "a"), editItems(copyRun(d, "b"), (ls) => ls.map((l) => ({ ...l, paradigm: "teleport" })))), args: (d) => ["compare", join(d, "a"), join(d, "b")], code: 2, mentions: [/b\/items\.jsonl: line 1 is not an item record: paradigm/] },
-  { name: "config naming a subcategory twice (F09)", ...cfgRun(json({ subcategories: ["spatial_distance", "spatial_distance"] })), code: 2, mentions: [/cfg\.json/, /subcategories/, /named twice/] },
+  {
+    name: "compare: every line repeated 3 times (M10)",
+    setup: (d) => (copyRun(d, "a"), editItems(copyRun(d, "b"), (ls) => ls.flatMap((l) => [l, l, l]))),
+    args: (d) => ["compare", join(d, "a"), join(d, "b")],
+    code: 0,
+    mentions: [/WARNING: B's .*b\/items\.jsonl repeats 2 item key\(s\) on later lines; each item is counted once/],
+  },
+  {
+    name: "compare: a record of paradigm teleport (M13)",
+    setup: (d) => (copyRun(d, "a"), editItems(copyRun(d, "b"), (ls) => ls.map((l) => ({ ...l, paradigm: "teleport" })))),
+    args: (d) => ["compare", join(d, "a"), join(d, "b")],
+    code: 2,
+    mentions: [/b\/items\.jsonl: line 1 is not an item record: paradigm/],
+  },
+  {
+    name: "config naming a subcategory twice (F09)",
+    ...cfgRun(json({ subcategories: ["spatial_distance", "spatial_distance"] })),
+    code: 2,
+    mentions: [/cfg\.json/, /subcategories/, /named twice/],
+  },
   { name: "run --no-cache --cache FILE (F13)", args: runWith("--no-cache", "--cache", "c.sqlite"), code: 2, mentions: [/--cache, --no-cache: both given/] },
   { name: "run --cache FILE --no-cache", args: runWith("--cache", "c.sqlite", "--no-cache"), code: 2, mentions: [/--cache, --no-cache: both given/] },
-  { name: "ask --no-cache --cache FILE", args: (d) => [...askGraph(d), "--no-cache", "--cache", join(d, "c.sqlite")], files: { "g.json": withGraph(() => undefined) }, code: 2, mentions: [/--cache, --no-cache: both given/] },
+  {
+    name: "ask --no-cache --cache FILE",
+    args: (d) => [...askGraph(d), "--no-cache", "--cache", join(d, "c.sqlite")],
+    files: { "g.json": withGraph(() => undefined) },
+    code: 2,
+    mentions: [/--cache, --no-cache: both given/],
+  },
   { name: "run --store without --queue (F14)", args: runWith("--store", "st"), code: 2, mentions: [/--store: only with --queue/] },
 ];
 
-const llmArgs = (server: () => TestServer | null) => (d: string) => [...askGraph(d), "--reasoner", "openai:test-model", "--base-url", `${server()!.url}/v1`, "--no-cache", "--max-retries", "0"];
+const llmArgs = (server: () => TestServer | null) => (d: string) => [
+  ...askGraph(d),
+  "--reasoner",
+  "openai:test-model",
+  "--base-url",
+  `${server()!.url}/v1`,
+  "--no-cache",
+  "--max-retries",
+  "0",
+];
 
 const LLM_CASES: Case[] = [
-  { name: "ask: a 20 MB reply is refused as reply_too_large, not shown (M3)", files: { "g.json": withGraph(() => undefined) }, args: llmArgs(() => hugeServer), env: KEY, code: 1, maxRssMiB: 400, mentions: [/larger than the 8388608-byte limit/] },
+  {
+    name: "ask: a 20 MB reply is refused as reply_too_large, not shown (M3)",
+    files: { "g.json": withGraph(() => undefined) },
+    args: llmArgs(() => hugeServer),
+    env: KEY,
+    code: 1,
+    maxRssMiB: 400,
+    mentions: [/larger than the 8388608-byte limit/],
+  },
   {
     name: "run: 20 MB replies are recorded as LlmError:reply_too_large, nothing stored whole (M3)",
-    args: (d) => ["run", ...SMALL_RUN, "--reasoner", "openai:test-model", "--base-url", `${hugeServer!.url}/v1`, "--max-retries", "0", "--cache", join(d, "c.sqlite"), "--out", join(d, "r")],
+    args: (d) => [
+      "run",
+      ...SMALL_RUN,
+      "--reasoner",
+      "openai:test-model",
+      "--base-url",
+      `${hugeServer!.url}/v1`,
+      "--max-retries",
+      "0",
+      "--cache",
+      join(d, "c.sqlite"),
+      "--out",
+      join(d, "r"),
+    ],
     env: KEY,
     code: 1,
     maxRssMiB: 600,
@@ -497,10 +1185,29 @@ const LLM_CASES: Case[] = [
       expect(statSync(join(d, "c.sqlite")).size).toBeLessThan(1024 * 1024);
     },
   },
-  { name: "ask: a reply's escape sequences are shown escaped, not sent to the terminal (M9)", files: { "g.json": withGraph(() => undefined) }, args: llmArgs(() => ctrlServer), env: KEY, code: 0, mentions: [/\\x1b\[2J\\x1b\]0;pwned\\x07/], absent: [/\x1b/, /\x07/] },
+  {
+    name: "ask: a reply's escape sequences are shown escaped, not sent to the terminal (M9)",
+    files: { "g.json": withGraph(() => undefined) },
+    args: llmArgs(() => ctrlServer),
+    env: KEY,
+    code: 0,
+    mentions: [/\\x1b\[2J\\x1b\]0;pwned\\x07/],
+    absent: [/\x1b/, /\x07/],
+  },
 ];
 
-const CORPUS: Case[] = [...TASK_CASES, ...CONFIG_CASES, ...FLAG_CASES, ...BUNDLE_CASES, ...ASK_CASES, ...RUN_DIR_CASES, ...OUTPUT_CASES, ...IMPORT_CASES, ...READER_CASES, ...LLM_CASES];
+const CORPUS: Case[] = [
+  ...TASK_CASES,
+  ...CONFIG_CASES,
+  ...FLAG_CASES,
+  ...BUNDLE_CASES,
+  ...ASK_CASES,
+  ...RUN_DIR_CASES,
+  ...OUTPUT_CASES,
+  ...IMPORT_CASES,
+  ...READER_CASES,
+  ...LLM_CASES,
+];
 /** The service's corpus (test/src/apps/service/badRequests.test.ts) has 49 rows; together at least the issue's 100. */
 export const CLI_CORPUS_SIZE = CORPUS.length;
 
@@ -528,15 +1235,28 @@ function listing(dir: string): Map<string, string> {
 const without = (l: Map<string, string>, created: readonly string[]) => new Map([...l].filter(([k]) => !created.some((c) => k === c || k.startsWith(`${c}/`))));
 
 /** The built CLI under /usr/bin/time: its output, exit code and peak resident memory (MiB). */
-function esi3dMeasured(args: string[], opts: { cwd: string; env: Record<string, string | undefined>; timeoutMs: number }): Promise<{ code: number | null; stdout: string; stderr: string; rssMiB: number }> {
+function esi3dMeasured(
+  args: string[],
+  opts: { cwd: string; env: Record<string, string | undefined>; timeoutMs: number },
+): Promise<{ code: number | null; stdout: string; stderr: string; rssMiB: number }> {
   return new Promise((resolve) => {
-    const child = spawn("/usr/bin/time", ["-f", "esi3d-peak-rss-kb %M", process.execPath, CLI, ...args], { cwd: opts.cwd, env: { ...process.env, ...opts.env } as NodeJS.ProcessEnv, timeout: opts.timeoutMs });
-    let stdout = "", stderr = "";
+    const child = spawn("/usr/bin/time", ["-f", "esi3d-peak-rss-kb %M", process.execPath, CLI, ...args], {
+      cwd: opts.cwd,
+      env: { ...process.env, ...opts.env } as NodeJS.ProcessEnv,
+      timeout: opts.timeoutMs,
+    });
+    let stdout = "",
+      stderr = "";
     child.stdout.on("data", (d) => (stdout += d));
     child.stderr.on("data", (d) => (stderr += d));
     child.on("close", (code) => {
       const m = /esi3d-peak-rss-kb (\d+)/.exec(stderr);
-      resolve({ code, stdout, stderr: stderr.replace(/.*esi3d-peak-rss-kb \d+\n?/, "").replace(/Command exited with non-zero status \d+\n/, ""), rssMiB: m ? Number(m[1]) / 1024 : NaN });
+      resolve({
+        code,
+        stdout,
+        stderr: stderr.replace(/.*esi3d-peak-rss-kb \d+\n?/, "").replace(/Command exited with non-zero status \d+\n/, ""),
+        rssMiB: m ? Number(m[1]) / 1024 : NaN,
+      });
     });
   });
 }
@@ -555,7 +1275,12 @@ async function zeroPng16(w: number, h: number): Promise<Buffer> {
   for (let y = 0; y < h; y++) if (!deflate.write(row)) await new Promise((r) => deflate.once("drain", r));
   deflate.end();
   await done;
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), pngChunk("IHDR", ihdr), pngChunk("IDAT", Buffer.concat(parts)), pngChunk("IEND", Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    pngChunk("IHDR", ihdr),
+    pngChunk("IDAT", Buffer.concat(parts)),
+    pngChunk("IEND", Buffer.alloc(0)),
+  ]);
 }
 
 describe("the CLI's bad-input corpus", () => {
@@ -572,7 +1297,13 @@ describe("the CLI's bad-input corpus", () => {
     pngBomb = await zeroPng16(16_000, 16_000);
     // 20 MB of content: Content-Length declared on even requests, streamed (chunked, no length) on odd ones
     let n = 0;
-    const huge = JSON.stringify({ id: "c", object: "chat.completion", created: 1, model: "test-model", choices: [{ index: 0, message: { role: "assistant", content: "7".repeat(20_000_000) }, finish_reason: "stop" }] });
+    const huge = JSON.stringify({
+      id: "c",
+      object: "chat.completion",
+      created: 1,
+      model: "test-model",
+      choices: [{ index: 0, message: { role: "assistant", content: "7".repeat(20_000_000) }, finish_reason: "stop" }],
+    });
     hugeServer = await startServer((_req, res) => {
       if (n++ % 2 === 0) res.writeHead(200, { "content-type": "application/json", "content-length": String(Buffer.byteLength(huge)) }).end(huge);
       else {
@@ -581,7 +1312,19 @@ describe("the CLI's bad-input corpus", () => {
         res.end();
       }
     });
-    const ctrl = JSON.stringify({ id: "c", object: "chat.completion", created: 1, model: "test-model", choices: [{ index: 0, message: { role: "assistant", content: "\u001b[2J\u001b]0;pwned\u0007" + JSON.stringify({ answer: "3", confidence: 0.5 }) }, finish_reason: "stop" }] });
+    const ctrl = JSON.stringify({
+      id: "c",
+      object: "chat.completion",
+      created: 1,
+      model: "test-model",
+      choices: [
+        {
+          index: 0,
+          message: { role: "assistant", content: "\u001b[2J\u001b]0;pwned\u0007" + JSON.stringify({ answer: "3", confidence: 0.5 }) },
+          finish_reason: "stop",
+        },
+      ],
+    });
     ctrlServer = await startServer((_req, res) => void res.writeHead(200, { "content-type": "application/json" }).end(ctrl));
   }, 240_000);
   afterAll(async () => {
@@ -600,7 +1343,11 @@ describe("the CLI's bad-input corpus", () => {
     writeFileSync(join(dir, "cfg.json"), json({ out: "from-config", limit: 1, paradigms: ["single"], sources: ["gt"], labels: ["oracle"], baseline: "none" }));
     const r = await esi3dAsync(["run", "--config", join(dir, "cfg.json")], { cwd: dir });
     expect(r.code, r.stderr).toBe(0);
-    expect(readFileSync(join(dir, "from-config", "items.jsonl"), "utf8").trim().split("\n")).toHaveLength(1);
+    expect(
+      readFileSync(join(dir, "from-config", "items.jsonl"), "utf8")
+        .trim()
+        .split("\n"),
+    ).toHaveLength(1);
   }, 120_000);
 
   describe.concurrent("rows", () => {
@@ -612,7 +1359,9 @@ describe("the CLI's bad-input corpus", () => {
         c.setup?.(dir);
         const before = listing(dir);
         const opts = { cwd: dir, env: { ESI3D_DEBUG: undefined, ...c.env }, timeoutMs: 60_000 };
-        const r: { code: number | null; stdout: string; stderr: string; rssMiB?: number } = c.maxRssMiB ? await esi3dMeasured(c.args(dir), opts) : await esi3dAsync(c.args(dir), opts);
+        const r: { code: number | null; stdout: string; stderr: string; rssMiB?: number } = c.maxRssMiB
+          ? await esi3dMeasured(c.args(dir), opts)
+          : await esi3dAsync(c.args(dir), opts);
         const said = r.stderr + r.stdout;
         expect(r.code, said).toBe(c.code);
         for (const m of c.mentions) expect(said, `message should match ${m}`).toMatch(m);

@@ -94,7 +94,10 @@ describe.skipIf(py.skip)(py.title("esi3d graph --ply"), () => {
   });
 });
 
-const sha256 = (a: ArrayBufferView) => createHash("sha256").update(new Uint8Array(a.buffer, a.byteOffset, a.byteLength)).digest("hex");
+const sha256 = (a: ArrayBufferView) =>
+  createHash("sha256")
+    .update(new Uint8Array(a.buffer, a.byteOffset, a.byteLength))
+    .digest("hex");
 
 interface Described {
   type: string;
@@ -110,7 +113,16 @@ interface CheckOut {
   cfg: Record<string, unknown>;
   class_names: string[];
   class_colors: Record<string, [string, string[], number[]]>;
-  objects: Array<{ fields: Record<string, Described>; bbox_vs_open3d: number; points_in_o3d: number; colors_in_o3d: number; obb_volume: number; obb_extent_sorted: number[]; box_color: number[]; class_color: number[] }>;
+  objects: Array<{
+    fields: Record<string, Described>;
+    bbox_vs_open3d: number;
+    points_in_o3d: number;
+    colors_in_o3d: number;
+    obb_volume: number;
+    obb_extent_sorted: number[];
+    box_color: number[];
+    class_color: number[];
+  }>;
   clip_stacked: number[];
   text_sim: number[];
   edges_drawn: Array<[number, string]>;
@@ -118,7 +130,17 @@ interface CheckOut {
 
 /** Loads DIR's map as ConceptGraphs does, with the node boxes of `graphFile` to compare corners against. */
 function loadLikeConceptGraphs(cgDir: string, graphFile: string): CheckOut {
-  const r = spawnSync(PYTHON, [join(HELPERS, "conceptgraphs_check.py"), join(cgDir, "full_pcd_esi3d.pkl.gz"), join(cgDir, "cfslam_object_relations.json"), graphFile, String(MIN_BOX_SIDE_M)], { encoding: "utf8", maxBuffer: 64 << 20 });
+  const r = spawnSync(
+    PYTHON,
+    [
+      join(HELPERS, "conceptgraphs_check.py"),
+      join(cgDir, "full_pcd_esi3d.pkl.gz"),
+      join(cgDir, "cfslam_object_relations.json"),
+      graphFile,
+      String(MIN_BOX_SIDE_M),
+    ],
+    { encoding: "utf8", maxBuffer: 64 << 20 },
+  );
   expect(r.status, r.stderr).toBe(0);
   return JSON.parse(r.stdout) as CheckOut;
 }
@@ -139,10 +161,28 @@ function expectMapOf(out: CheckOut, graph: SceneGraph, cloud: { xyz: Float32Arra
   expect(out.objects.length).toBe(graph.nodes.length);
   const zeros = sha256(new Float32Array(1024));
   graph.nodes.forEach((n, k) => {
-    const o = out.objects[k]!, f = o.fields, m = members[k]!;
-    expect(Object.keys(f).sort(), n.id).toEqual(["bbox_np", "class_id", "class_name", "clip_ft", "esi3d_node", "image_idx", "inst_color", "is_background", "n_points", "num_detections", "pcd_color_np", "pcd_np", "text_ft", "xyxy"]);
+    const o = out.objects[k]!,
+      f = o.fields,
+      m = members[k]!;
+    expect(Object.keys(f).sort(), n.id).toEqual([
+      "bbox_np",
+      "class_id",
+      "class_name",
+      "clip_ft",
+      "esi3d_node",
+      "image_idx",
+      "inst_color",
+      "is_background",
+      "n_points",
+      "num_detections",
+      "pcd_color_np",
+      "pcd_np",
+      "text_ft",
+      "xyxy",
+    ]);
     // the node's points, gathered here from the memberships, as float64 positions and colours in [0, 1]
-    const xyz = new Float64Array(m.length * 3), rgb = new Float64Array(m.length * 3);
+    const xyz = new Float64Array(m.length * 3),
+      rgb = new Float64Array(m.length * 3);
     m.forEach((i, j) => {
       for (let a = 0; a < 3; a++) (xyz[3 * j + a] = cloud.xyz[3 * i + a]!), (rgb[3 * j + a] = cloud.rgb[3 * i + a]! / 255);
     });
@@ -164,7 +204,10 @@ function expectMapOf(out: CheckOut, graph: SceneGraph, cloud: { xyz: Float32Arra
     expect(f.n_points).toEqual({ type: "list", items: n.support.map((s) => item(s.points)) });
     expect(f.class_name).toEqual({ type: "list", items: n.support.map(() => item(n.label)) });
     expect(f.class_id).toEqual({ type: "list", items: n.support.map(() => item(classes.indexOf(n.label))) });
-    expect(f.xyxy).toEqual({ type: "list", items: n.support.map((s) => ({ type: "ndarray", dtype: "<f4", shape: [4], sha256: sha256(Float32Array.from(s.bbox)) })) });
+    expect(f.xyxy).toEqual({
+      type: "list",
+      items: n.support.map((s) => ({ type: "ndarray", dtype: "<f4", shape: [4], sha256: sha256(Float32Array.from(s.bbox)) })),
+    });
     expect(o.class_color).toEqual(out.class_colors[String(classes.indexOf(n.label))]![2]);
     for (const ft of ["clip_ft", "text_ft"]) expect(f[ft]).toEqual({ type: "ndarray", dtype: "<f4", shape: [1024], sha256: zeros });
     expect(f.inst_color).toMatchObject({ type: "ndarray", dtype: "<f8", shape: [3] });

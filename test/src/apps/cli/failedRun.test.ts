@@ -18,13 +18,42 @@ describe("esi3d run whose every model item failed", () => {
     const url = gone.url;
     await gone.close();
     const out = join(mkdtempSync(join(tmpdir(), "esi3d-unreachable-")), "r");
-    const r = await esi3dAsync(["run", "--per-subcategory", "1", "--subcategories", "linear_alignment", "--paradigm", "single", "--source", "gt", "--reasoner", "openai:test-model", "--base-url", `${url}/v1`, "--max-retries", "0", "--no-cache", "--out", out], { env: { OPENAI_API_KEY: "sk-unreachable-test" } });
+    const r = await esi3dAsync(
+      [
+        "run",
+        "--per-subcategory",
+        "1",
+        "--subcategories",
+        "linear_alignment",
+        "--paradigm",
+        "single",
+        "--source",
+        "gt",
+        "--reasoner",
+        "openai:test-model",
+        "--base-url",
+        `${url}/v1`,
+        "--max-retries",
+        "0",
+        "--no-cache",
+        "--out",
+        out,
+      ],
+      { env: { OPENAI_API_KEY: "sk-unreachable-test" } },
+    );
     expect(r.code, r.stderr).toBe(1);
-    expect(r.stderr).toMatch(/no item got an answer \(LlmError:connection 3\); most common cause LlmError:connection \(3 items\): openai:test-model at http:\/\/127\.0\.0\.1:\d+\/v1: connection failed: fetch failed \(ECONNREFUSED\)/);
+    expect(r.stderr).toMatch(
+      /no item got an answer \(LlmError:connection 3\); most common cause LlmError:connection \(3 items\): openai:test-model at http:\/\/127\.0\.0\.1:\d+\/v1: connection failed: fetch failed \(ECONNREFUSED\)/,
+    );
     expect(r.stdout + r.stderr).not.toMatch(/NaN/);
     const records = readRecords(join(out, "items.jsonl")).records;
     // the 2D arm, the 3D arms (oracle and appearance labels) failed; the shortcut answered offline
-    expect(records.map((x) => [x.arm, x.status]).sort()).toEqual([["2d", "error"], ["3d", "error"], ["3d", "error"], ["shortcut", "parsed"]]);
+    expect(records.map((x) => [x.arm, x.status]).sort()).toEqual([
+      ["2d", "error"],
+      ["3d", "error"],
+      ["3d", "error"],
+      ["shortcut", "parsed"],
+    ]);
     for (const x of records.filter((x) => x.status === "error")) {
       expect(x.error?.class).toBe("LlmError:connection");
       // no call returned: no tokens, no served model

@@ -28,12 +28,23 @@ describe("esi3d CLI: foundation commands", () => {
 
   it("generates, renders and tiles a contact sheet", () => {
     const dir = mkdtempSync(join(tmpdir(), "esi3d-cli-"));
-    const g = esi3d(["generate", "--per-subcategory", "1", "--subcategories", "linear_alignment,counting_with_occlusion", "--seed", "cli", "--out", join(dir, "tasks")]);
+    const g = esi3d([
+      "generate",
+      "--per-subcategory",
+      "1",
+      "--subcategories",
+      "linear_alignment,counting_with_occlusion",
+      "--seed",
+      "cli",
+      "--out",
+      join(dir, "tasks"),
+    ]);
     expect(g.code, g.stderr).toBe(0);
     expect(readdirSync(join(dir, "tasks")).sort()).toEqual(["counting_with_occlusion-000.json", "linear_alignment-000.json"]);
     const r = esi3d(["render", "--tasks", join(dir, "tasks"), "--paradigm", "single,gt", "--out", join(dir, "bundles")]);
     expect(r.code, r.stderr).toBe(0);
-    for (const t of ["counting_with_occlusion-000", "linear_alignment-000"]) for (const p of ["single", "gt"]) expect(existsSync(join(dir, "bundles", t, p, "bundle.json"))).toBe(true);
+    for (const t of ["counting_with_occlusion-000", "linear_alignment-000"])
+      for (const p of ["single", "gt"]) expect(existsSync(join(dir, "bundles", t, p, "bundle.json"))).toBe(true);
     const c = esi3d(["contact-sheet", join(dir, "bundles", "linear_alignment-000", "gt"), "-o", join(dir, "sheet.png")]);
     expect(c.code, c.stderr).toBe(0);
     const png = decodePng(readFileSync(join(dir, "sheet.png")));

@@ -25,7 +25,8 @@ describe("esi3d graph and inspect", () => {
     const cg = JSON.parse(readFileSync(join(dir, "cg", "scene_graph.json"), "utf8"));
     expect(Object.keys(cg[0]).sort()).toEqual(["bbox_center", "bbox_extent", "caption", "id", "object_tag", "possible_tags"]);
     // without --diagnosis the summary line comes from the node metrics alone, and says the same
-    const summary = (m: { f1_observed: number; duplicates: number; hallucinated: number }) => `(node F1 ${m.f1_observed.toFixed(3)} on observed objects, ${m.duplicates} duplicate(s), ${m.hallucinated} hallucinated)`;
+    const summary = (m: { f1_observed: number; duplicates: number; hallucinated: number }) =>
+      `(node F1 ${m.f1_observed.toFixed(3)} on observed objects, ${m.duplicates} duplicate(s), ${m.hallucinated} hallucinated)`;
     expect(g.stdout).toContain(summary(diag.metrics));
     const plain = esi3d(["graph", join(dir, "b"), "-o", join(dir, "g2.json")]);
     expect(plain.code, plain.stderr).toBe(0);

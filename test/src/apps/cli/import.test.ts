@@ -49,7 +49,8 @@ describe("esi3d import esi-bench", () => {
   it("--dedupe drops exact duplicates, --drop-inconsistent the records the audit finds inconsistent", () => {
     const dir = sampleCopy();
     writeRecord(dir, PATHS.transparencyYes.replace(".json", "__1.json"), { ...sampleRecord(PATHS.transparencyYes), id: "9002" });
-    const a = join(tmp(), "a"), b = join(tmp(), "b");
+    const a = join(tmp(), "a"),
+      b = join(tmp(), "b");
     expect(esi3d(["import", "esi-bench", dir, "--out", a, "--dedupe"]).code).toBe(0);
     expect(taskFiles(a).length).toBe(87);
     expect(existsSync(join(a, "esi-9002.json"))).toBe(false);
@@ -66,13 +67,37 @@ describe("esi3d run --suite TASKS --simulator builtin (proxy scenes)", () => {
     const tasks = join(tmp(), "tasks");
     expect(esi3d(["import", "esi-bench", SAMPLE, "--out", tasks]).code).toBe(0);
     const out = join(tmp(), "run");
-    const r = esi3d(["run", "--suite", tasks, "--simulator", "builtin", "--subcategories", "material_transparency,physical_contact,geometric_configuration", "--paradigm", "single", "--source", "gt", "--baseline", "none", "--concurrency", "2", "--out", out], { timeoutMs: 600_000 });
+    const r = esi3d(
+      [
+        "run",
+        "--suite",
+        tasks,
+        "--simulator",
+        "builtin",
+        "--subcategories",
+        "material_transparency,physical_contact,geometric_configuration",
+        "--paradigm",
+        "single",
+        "--source",
+        "gt",
+        "--baseline",
+        "none",
+        "--concurrency",
+        "2",
+        "--out",
+        out,
+      ],
+      { timeoutMs: 600_000 },
+    );
     expect(r.code, r.stderr).toBe(0);
     const skipped = JSON.parse(readFileSync(join(out, "skipped.json"), "utf8")) as Array<{ task_id: string; paradigm: string | null; reason: string }>;
     const reason = (id: string, p: string | null = null) => skipped.find((s) => s.task_id === id && s.paradigm === p)?.reason;
     expect(reason("esi-2141")).toMatch(/needs geometry the record lacks: no extent is recorded for/);
     expect(reason("esi-3112")).toMatch(new RegExp(`cover only the ${BUILTIN_SUBCATEGORIES.length} built-in subcategories`));
-    const items = readFileSync(join(out, "items.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    const items = readFileSync(join(out, "items.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     const ran = new Set(items.map((i) => i.task_id));
     expect([...ran].sort()).toEqual(["esi-0927", "esi-0929", "esi-0954", "esi-2803", "esi-2805", "esi-2830"]);
     expect(items.every((i) => i.proxy === true && i.simulator === "esi3d-builtin/1 proxy of esi-bench/omnigibson")).toBe(true);

@@ -55,10 +55,27 @@ describe("esi3d import <layout>", () => {
   it("bad inputs exit 2 naming the file: missing pose, depth of the wrong size, unparsable intrinsics, a corrupt JPEG, unknown layout, esi-bench flags", () => {
     const cases: Array<{ edit: (dir: string) => string; args?: string[]; message: RegExp }> = [
       { edit: (d) => (rmSync(join(d, "pose", "110.txt")), join(d, "pose", "110.txt")), message: /missing: depth\/110.png has no pose/ },
-      { edit: (d) => (writeFileSync(join(d, "depth", "2.png"), encodePng(64, 48, 1, 16, new Uint16Array(64 * 48))), join(d, "depth", "2.png")), message: /depth image is 64x48, expected 518x392/ },
-      { edit: (d) => (writeFileSync(join(d, "intrinsic", "intrinsic_depth.txt"), "fx = 500\n"), join(d, "intrinsic", "intrinsic_depth.txt")), message: /expected 16 numbers \(4x4 intrinsic matrix\)/ },
-      { edit: (d) => (writeFileSync(join(d, "pose", "0.txt"), "1 0 0 0\n0 2 0 0\n0 0 1 0\n0 0 0 1\n"), join(d, "pose", "0.txt")), message: /not a rigid transform/ },
-      { edit: (d) => { const f = join(d, "color", "0.png"); writeFileSync(join(d, "color", "0.jpg"), readFileSync(f)); rmSync(f); return join(d, "color", "0.jpg"); }, message: /not a readable JPEG colour image/ },
+      {
+        edit: (d) => (writeFileSync(join(d, "depth", "2.png"), encodePng(64, 48, 1, 16, new Uint16Array(64 * 48))), join(d, "depth", "2.png")),
+        message: /depth image is 64x48, expected 518x392/,
+      },
+      {
+        edit: (d) => (writeFileSync(join(d, "intrinsic", "intrinsic_depth.txt"), "fx = 500\n"), join(d, "intrinsic", "intrinsic_depth.txt")),
+        message: /expected 16 numbers \(4x4 intrinsic matrix\)/,
+      },
+      {
+        edit: (d) => (writeFileSync(join(d, "pose", "0.txt"), "1 0 0 0\n0 2 0 0\n0 0 1 0\n0 0 0 1\n"), join(d, "pose", "0.txt")),
+        message: /not a rigid transform/,
+      },
+      {
+        edit: (d) => {
+          const f = join(d, "color", "0.png");
+          writeFileSync(join(d, "color", "0.jpg"), readFileSync(f));
+          rmSync(f);
+          return join(d, "color", "0.jpg");
+        },
+        message: /not a readable JPEG colour image/,
+      },
       { edit: (d) => d, args: ["--dedupe"], message: /--dedupe: only for esi-bench records/ },
       { edit: (d) => d, args: ["--up", "sideways"], message: /--up: expected one of \+x, -x, \+y, -y, \+z, -z, none/ },
     ];
@@ -110,35 +127,39 @@ describe("esi3d import <layout>", () => {
     expect(diag.stderr).toMatch(/bundle.json: task: this bundle has no task record \(import:scannet: a scene of one's own\); --diagnosis/);
   });
 
-  it.skipIf(chromium.skip)(chromium.title("inspect prints the node table and writes a page of an imported bundle that Chromium draws"), async () => {
-    const r = esi3d(["inspect", withMasks]);
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/scene graph of scene0001_00 \(multi views, source gt, masks instance/);
-    expect(r.stdout).toMatch(/no task record, so no ground truth to diagnose against/);
-    const page = join(tmp(), "p.html");
-    const w = esi3d(["inspect", noMasks, "-o", page]);
-    expect(w.code, w.stderr).toBe(0);
-    expect(w.stderr).toMatch(/using --masks none/);
-    expect(readFileSync(page, "utf8")).toContain("no task record");
-    // the page opens in Chromium with no page error and draws the cloud (no truth, no diagnosis to show)
-    const browser = await launchChromium();
-    try {
-      const { p, errors } = await openPage(browser, page);
-      const shot = await p.locator("canvas").first().screenshot();
-      // the node table without statuses, a node's evidence card, and the relations listed unjudged
-      await p.getByTestId("no-diagnosis").waitFor();
-      const rows = p.locator("[data-testid=node-table] tbody tr");
-      expect(await rows.count()).toBeGreaterThan(0);
-      await rows.first().click();
-      await p.getByTestId("evidence-node").waitFor();
-      await p.getByTestId("tab-relations").click();
-      await p.getByTestId("relations").waitFor({ state: "attached" });
-      expect(errors).toEqual([]);
-      expect(lumaStats(shot).stddev).toBeGreaterThan(MIN_LUMA_STDDEV);
-    } finally {
-      await browser.close();
-    }
-  }, 180_000);
+  it.skipIf(chromium.skip)(
+    chromium.title("inspect prints the node table and writes a page of an imported bundle that Chromium draws"),
+    async () => {
+      const r = esi3d(["inspect", withMasks]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(/scene graph of scene0001_00 \(multi views, source gt, masks instance/);
+      expect(r.stdout).toMatch(/no task record, so no ground truth to diagnose against/);
+      const page = join(tmp(), "p.html");
+      const w = esi3d(["inspect", noMasks, "-o", page]);
+      expect(w.code, w.stderr).toBe(0);
+      expect(w.stderr).toMatch(/using --masks none/);
+      expect(readFileSync(page, "utf8")).toContain("no task record");
+      // the page opens in Chromium with no page error and draws the cloud (no truth, no diagnosis to show)
+      const browser = await launchChromium();
+      try {
+        const { p, errors } = await openPage(browser, page);
+        const shot = await p.locator("canvas").first().screenshot();
+        // the node table without statuses, a node's evidence card, and the relations listed unjudged
+        await p.getByTestId("no-diagnosis").waitFor();
+        const rows = p.locator("[data-testid=node-table] tbody tr");
+        expect(await rows.count()).toBeGreaterThan(0);
+        await rows.first().click();
+        await p.getByTestId("evidence-node").waitFor();
+        await p.getByTestId("tab-relations").click();
+        await p.getByTestId("relations").waitFor({ state: "attached" });
+        expect(errors).toEqual([]);
+        expect(lumaStats(shot).stddev).toBeGreaterThan(MIN_LUMA_STDDEV);
+      } finally {
+        await browser.close();
+      }
+    },
+    180_000,
+  );
 
   it("ask answers a free question on an imported bundle with an LLM reasoner (loopback server); without --question it says what is missing", async () => {
     const none = esi3d(["ask", noMasks]);
@@ -148,17 +169,29 @@ describe("esi3d import <layout>", () => {
       const text = JSON.stringify((req.body as { messages: unknown }).messages);
       const ok = text.includes("Is there a chair in the room?") && /"label"|is a /.test(text);
       res.writeHead(ok ? 200 : 400, { "content-type": "application/json" });
-      const reply = { id: "x", object: "chat.completion", created: 0, model: "test-model", choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: '{"answer": "yes", "confidence": 0.6}' } }] };
+      const reply = {
+        id: "x",
+        object: "chat.completion",
+        created: 0,
+        model: "test-model",
+        choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: '{"answer": "yes", "confidence": 0.6}' } }],
+      };
       res.end(JSON.stringify(ok ? reply : { error: { message: "prompt lacked the graph or the question" } }));
     });
     try {
-      const r = await esi3dAsync(["ask", withMasks, "--reasoner", "openai:test-model", "--base-url", `${server.url}/v1`, "--no-cache", "--question", "Is there a chair in the room?"], { env: { OPENAI_API_KEY: "k" } });
+      const r = await esi3dAsync(
+        ["ask", withMasks, "--reasoner", "openai:test-model", "--base-url", `${server.url}/v1`, "--no-cache", "--question", "Is there a chair in the room?"],
+        { env: { OPENAI_API_KEY: "k" } },
+      );
       expect(r.code, r.stdout + r.stderr).toBe(0);
       expect(r.stdout).toContain("question: Is there a chair in the room?");
       expect(r.stdout).toMatch(/answer: yes \(confidence 0.6\) \[parsed/);
       expect(r.stdout).not.toMatch(/correct:|truth/);
       expect(server.requests.length).toBe(1);
-      const m = await esi3dAsync(["ask", noMasks, "--reasoner", "openai:test-model", "--base-url", `${server.url}/v1`, "--no-cache", "--question", "Is there a chair in the room?"], { env: { OPENAI_API_KEY: "k" } });
+      const m = await esi3dAsync(
+        ["ask", noMasks, "--reasoner", "openai:test-model", "--base-url", `${server.url}/v1`, "--no-cache", "--question", "Is there a chair in the room?"],
+        { env: { OPENAI_API_KEY: "k" } },
+      );
       expect(m.code, m.stdout + m.stderr).toBe(0);
       expect(m.stderr.split("\n").filter((l) => /using --masks none/.test(l)).length).toBe(1);
     } finally {

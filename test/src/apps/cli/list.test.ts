@@ -35,7 +35,12 @@ describe("esi3d list", () => {
   it("tasks: the built-in suite's round-robin under --limit, and the questions a generated task has", () => {
     const r = esi3d(["list", "tasks", "--per-subcategory", "2", "--subcategories", "linear_alignment,spatial_distance", "--limit", "3"]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout.split("\n").slice(2, 5).map((l) => l.split(/\s+/)[0])).toEqual(["linear_alignment-000", "spatial_distance-000", "linear_alignment-001"]);
+    expect(
+      r.stdout
+        .split("\n")
+        .slice(2, 5)
+        .map((l) => l.split(/\s+/)[0]),
+    ).toEqual(["linear_alignment-000", "spatial_distance-000", "linear_alignment-001"]);
     expect(r.stdout).toContain("(3 tasks of the built-in suite, seed 0;");
     // --questions shows what `esi3d generate` writes for the same seed
     const dir = mkdtempSync(join(tmpdir(), "esi3d-list-"));
@@ -67,7 +72,9 @@ describe("esi3d list", () => {
 
   it("a reader that closes the pipe early (| head -1) ends it quietly: exit 0, no stack trace", () => {
     // the shell's own pipe: 144 kB of rows, more than a pipe buffers, so head exits first and a write gets EPIPE
-    const r = spawnSync("bash", ["-c", `set -o pipefail; "${process.execPath}" "${CLI}" list tasks --per-subcategory 100 | head -1 >/dev/null`], { encoding: "utf8" });
+    const r = spawnSync("bash", ["-c", `set -o pipefail; "${process.execPath}" "${CLI}" list tasks --per-subcategory 100 | head -1 >/dev/null`], {
+      encoding: "utf8",
+    });
     expect(r.status, r.stderr).toBe(0);
     expect(r.stderr).not.toMatch(/EPIPE|\n\s+at /);
   });

@@ -57,34 +57,93 @@ const COMMANDS: CommandSpec[] = [
     name: "graph",
     inputs: { "<bundle>": F.bundle },
     outputs: [{ flag: "--out" }, { flag: "--diagnosis" }, { flag: "--ply" }, { flag: "--conceptgraphs", dir: true }],
-    args: (i, o) => ["graph", i["<bundle>"]!, "-o", o["--out"]!, "--diagnosis", o["--diagnosis"]!, "--ply", o["--ply"]!, "--conceptgraphs", o["--conceptgraphs"]!],
+    args: (i, o) => [
+      "graph",
+      i["<bundle>"]!,
+      "-o",
+      o["--out"]!,
+      "--diagnosis",
+      o["--diagnosis"]!,
+      "--ply",
+      o["--ply"]!,
+      "--conceptgraphs",
+      o["--conceptgraphs"]!,
+    ],
   },
-  { name: "points", inputs: { "<bundle>": F.bundle }, outputs: [{ flag: "--out" }, { flag: "--xyz" }], args: (i, o) => ["points", i["<bundle>"]!, "--source", "gt", "-o", o["--out"]!, "--xyz", o["--xyz"]!] },
-  { name: "contact-sheet", inputs: { "<bundle>": F.bundle }, outputs: [{ flag: "--out" }], args: (i, o) => ["contact-sheet", i["<bundle>"]!, "-o", o["--out"]!] },
-  { name: "render", inputs: { "--tasks": F.task }, outputs: [{ flag: "--out", dir: true }], args: (i, o) => ["render", "--tasks", i["--tasks"]!, "--out", o["--out"]!] },
+  {
+    name: "points",
+    inputs: { "<bundle>": F.bundle },
+    outputs: [{ flag: "--out" }, { flag: "--xyz" }],
+    args: (i, o) => ["points", i["<bundle>"]!, "--source", "gt", "-o", o["--out"]!, "--xyz", o["--xyz"]!],
+  },
+  {
+    name: "contact-sheet",
+    inputs: { "<bundle>": F.bundle },
+    outputs: [{ flag: "--out" }],
+    args: (i, o) => ["contact-sheet", i["<bundle>"]!, "-o", o["--out"]!],
+  },
+  {
+    name: "render",
+    inputs: { "--tasks": F.task },
+    outputs: [{ flag: "--out", dir: true }],
+    args: (i, o) => ["render", "--tasks", i["--tasks"]!, "--out", o["--out"]!],
+  },
   {
     name: "inspect a bundle",
     inputs: { "<dir>": F.bundle },
     outputs: [{ flag: "--out" }, { flag: "--ply" }, { flag: "--glb" }, { flag: "--graph-json" }, { flag: "--conceptgraphs", dir: true }],
-    args: (i, o) => ["inspect", i["<dir>"]!, "-o", o["--out"]!, "--ply", o["--ply"]!, "--glb", o["--glb"]!, "--graph-json", o["--graph-json"]!, "--conceptgraphs", o["--conceptgraphs"]!],
+    args: (i, o) => [
+      "inspect",
+      i["<dir>"]!,
+      "-o",
+      o["--out"]!,
+      "--ply",
+      o["--ply"]!,
+      "--glb",
+      o["--glb"]!,
+      "--graph-json",
+      o["--graph-json"]!,
+      "--conceptgraphs",
+      o["--conceptgraphs"]!,
+    ],
   },
   { name: "inspect a run", inputs: { "<dir>": F.run }, outputs: [{ flag: "--out" }], args: (i, o) => ["inspect", i["<dir>"]!, "-o", o["--out"]!] },
-  { name: "import scannet --force", inputs: { "<dir>": F.scene }, outputs: [{ flag: "--out", dir: true }], args: (i, o) => ["import", "scannet", i["<dir>"]!, "--out", o["--out"]!, "--force"] },
-  { name: "import esi-bench --force", inputs: { "<dir>": F.records }, outputs: [{ flag: "--out", dir: true }], args: (i, o) => ["import", "esi-bench", i["<dir>"]!, "--out", o["--out"]!, "--force"] },
+  {
+    name: "import scannet --force",
+    inputs: { "<dir>": F.scene },
+    outputs: [{ flag: "--out", dir: true }],
+    args: (i, o) => ["import", "scannet", i["<dir>"]!, "--out", o["--out"]!, "--force"],
+  },
+  {
+    name: "import esi-bench --force",
+    inputs: { "<dir>": F.records },
+    outputs: [{ flag: "--out", dir: true }],
+    args: (i, o) => ["import", "esi-bench", i["<dir>"]!, "--out", o["--out"]!, "--force"],
+  },
   {
     name: "ask --paradigm active --save-episode",
     inputs: { "<input>": F.bundle },
     outputs: [{ flag: "--save-episode", dir: true }],
     args: (i, o) => ["ask", i["<input>"]!, "--paradigm", "active", "--max-steps", "1", "--save-episode", o["--save-episode"]!],
   },
-  { name: "ask a graph --cache", inputs: { "<input>": F.graph, "--task": F.task }, outputs: [{ flag: "--cache" }], args: (i, o) => ["ask", i["<input>"]!, "--task", i["--task"]!, "--cache", o["--cache"]!] },
+  {
+    name: "ask a graph --cache",
+    inputs: { "<input>": F.graph, "--task": F.task },
+    outputs: [{ flag: "--cache" }],
+    args: (i, o) => ["ask", i["<input>"]!, "--task", i["--task"]!, "--cache", o["--cache"]!],
+  },
   {
     name: "run --suite --config",
     inputs: { "--suite": F.suite, "--config": F.config },
     outputs: [{ flag: "--out", dir: true }],
     args: (i, o) => ["run", "--suite", i["--suite"]!, "--config", i["--config"]!, ...SMALL_RUN, "--out", o["--out"]!],
   },
-  { name: "ablate --suite", inputs: { "--suite": F.suite }, outputs: [{ flag: "--out", dir: true }], args: (i, o) => ["ablate", "--suite", i["--suite"]!, "--limit", "1", "--paradigm", "single", "--noise", "0", "--out", o["--out"]!] },
+  {
+    name: "ablate --suite",
+    inputs: { "--suite": F.suite },
+    outputs: [{ flag: "--out", dir: true }],
+    args: (i, o) => ["ablate", "--suite", i["--suite"]!, "--limit", "1", "--paradigm", "single", "--noise", "0", "--out", o["--out"]!],
+  },
 ];
 
 const RELATIONS = ["equal", "inside", "above"] as const;
@@ -112,7 +171,16 @@ function generateCases(): Case[] {
       for (const input of Object.keys(spec.inputs))
         for (const relation of RELATIONS) {
           const depth = relation === "equal" ? 0 : 1 + Math.floor(rng.next() * 2);
-          out.push({ id: `${spec.name} ${o.flag} ${relation} ${input}`, spec, output: o.flag, input, relation, depth, names: Array.from({ length: depth }, name), viaLink: rng.next() < 0.35 });
+          out.push({
+            id: `${spec.name} ${o.flag} ${relation} ${input}`,
+            spec,
+            output: o.flag,
+            input,
+            relation,
+            depth,
+            names: Array.from({ length: depth }, name),
+            viaLink: rng.next() < 0.35,
+          });
         }
   return out;
 }

@@ -73,16 +73,27 @@ describe("Progress ETA", () => {
 });
 
 describe("the item count names its factors", () => {
-  const keys = (arms: string[], reasoners: string[] = []) => (reasoners.length ? reasoners.flatMap((r) => arms.map((a) => `t|p|${a}|${r}`)) : arms.map((a) => `t|p|${a}`));
+  const keys = (arms: string[], reasoners: string[] = []) =>
+    reasoners.length ? reasoners.flatMap((r) => arms.map((a) => `t|p|${a}|${r}`)) : arms.map((a) => `t|p|${a}`);
   it("tasks × paradigms × arms, the arms named", () => {
     const arms = ["3d:gt", "3d:gt+appearance", "3d:noisy", "3d:noisy+appearance", "2d", "shortcut"];
-    expect(itemCountText({ tasks: 190, paradigms: ["single", "multi", "gt"], keysOf: () => keys(arms), reasoners: 1, skippedUnits: 0, skippedItems: 0, total: 3420 })).toBe(
-      "190 tasks × 3 paradigms (single, multi, gt) × 6 arms (3d:gt, 3d:gt+appearance, 3d:noisy, 3d:noisy+appearance, 2d, shortcut) = 3420 items",
-    );
+    expect(
+      itemCountText({
+        tasks: 190,
+        paradigms: ["single", "multi", "gt"],
+        keysOf: () => keys(arms),
+        reasoners: 1,
+        skippedUnits: 0,
+        skippedItems: 0,
+        total: 3420,
+      }),
+    ).toBe("190 tasks × 3 paradigms (single, multi, gt) × 6 arms (3d:gt, 3d:gt+appearance, 3d:noisy, 3d:noisy+appearance, 2d, shortcut) = 3420 items");
   });
   it("several reasoners, arms that differ by paradigm, skipped units", () => {
     const keysOf = (p: string) => [...keys(["3d:gt", "2d"], ["symbolic", "openai:m"]), ...(p === "active" ? [] : ["t|p|shortcut"])];
-    expect(itemCountText({ tasks: 3, paradigms: ["single"], keysOf, reasoners: 2, skippedUnits: 0, skippedItems: 0, total: 15 })).toBe("3 tasks × 1 paradigm (single) × 5 arms (2 reasoners × 2 (3d:gt, 2d) + shortcut) = 15 items");
+    expect(itemCountText({ tasks: 3, paradigms: ["single"], keysOf, reasoners: 2, skippedUnits: 0, skippedItems: 0, total: 15 })).toBe(
+      "3 tasks × 1 paradigm (single) × 5 arms (2 reasoners × 2 (3d:gt, 2d) + shortcut) = 15 items",
+    );
     expect(itemCountText({ tasks: 2, paradigms: ["single", "active"], keysOf, reasoners: 2, skippedUnits: 1, skippedItems: 4, total: 14 })).toBe(
       "2 tasks × (single: 5 arms (2 reasoners × 2 (3d:gt, 2d) + shortcut); active: 4 arms (2 reasoners × 2 (3d:gt, 2d))) = 18 items, less 4 in 1 skipped task-paradigm unit (skipped.json): 14 to run",
     );

@@ -14,11 +14,33 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 // options far from the defaults, so a resume that fell back to the defaults would show: 2 tasks x 1 paradigm x
 // (gt, noisy at 0.5) 3D arms, 2d and shortcut = 8 items
-const OPTIONS = ["--per-subcategory", "1", "--subcategories", "linear_alignment,spatial_distance", "--paradigm", "multi", "--source", "gt,noisy", "--noise-level", "0.5", "--labels", "oracle", "--seed", "7", "--concurrency", "1"];
+const OPTIONS = [
+  "--per-subcategory",
+  "1",
+  "--subcategories",
+  "linear_alignment,spatial_distance",
+  "--paradigm",
+  "multi",
+  "--source",
+  "gt,noisy",
+  "--noise-level",
+  "0.5",
+  "--labels",
+  "oracle",
+  "--seed",
+  "7",
+  "--concurrency",
+  "1",
+];
 const ITEMS = 8;
 const out = join(root, "run");
 const itemsFile = join(out, "items.jsonl");
-const keysOf = (text: string) => text.trim().split("\n").map((l) => (JSON.parse(l) as { key: string }).key).sort();
+const keysOf = (text: string) =>
+  text
+    .trim()
+    .split("\n")
+    .map((l) => (JSON.parse(l) as { key: string }).key)
+    .sort();
 
 describe("esi3d run --resume", () => {
   let full = "";
@@ -37,13 +59,32 @@ describe("esi3d run --resume", () => {
     expect(r.stderr).toMatch(/8 items \(3 already done\)/);
     const after = readRecords(itemsFile).records;
     expect(after.map((x) => x.key).sort()).toEqual(keysOf(full));
-    const before = new Map(full.trim().split("\n").map((l) => JSON.parse(l) as { key: string; answer: string | null; status: string }).map((x) => [x.key, `${x.status} ${x.answer}`]));
+    const before = new Map(
+      full
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as { key: string; answer: string | null; status: string })
+        .map((x) => [x.key, `${x.status} ${x.answer}`]),
+    );
     for (const x of after) expect(`${x.status} ${x.answer}`, x.key).toBe(before.get(x.key));
     expect(after.filter((x) => x.source === "noisy").every((x) => x.noise_level === 0.5 && x.paradigm === "multi")).toBe(true);
   }, 180_000);
 
   it("accepts options that agree with the stored ones, and worker counts that differ", async () => {
-    const r = await esi3dAsync(["run", "--resume", "--out", out, "--source", "gt,noisy", "--noise-level", "0.5", "--concurrency", "2", "--max-connections", "3"]);
+    const r = await esi3dAsync([
+      "run",
+      "--resume",
+      "--out",
+      out,
+      "--source",
+      "gt,noisy",
+      "--noise-level",
+      "0.5",
+      "--concurrency",
+      "2",
+      "--max-connections",
+      "3",
+    ]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/8 items \(8 already done\), 2 worker\(s\)/);
   }, 120_000);

@@ -17,15 +17,20 @@ const SERVER_AND_QUEUE = ["fastify", "@fastify", "bullmq", "ioredis", "@bull-boa
 /** The packages a CLI invocation loaded, from a hook that lists require's cache as the process exits (they are CommonJS). */
 function loadedPackages(args: string[]): { code: number | null; packages: Set<string> } {
   const hook = join(mkdtempSync(join(tmpdir(), "esi3d-startup-")), "hook.mjs");
-  writeFileSync(hook, `import { createRequire } from "node:module";\nconst require = createRequire(import.meta.url);\nprocess.on("exit", () => process.stderr.write("LOADED " + JSON.stringify(Object.keys(require.cache)) + "\\n"));\n`);
+  writeFileSync(
+    hook,
+    `import { createRequire } from "node:module";\nconst require = createRequire(import.meta.url);\nprocess.on("exit", () => process.stderr.write("LOADED " + JSON.stringify(Object.keys(require.cache)) + "\\n"));\n`,
+  );
   const r = spawnSync(process.execPath, ["--import", hook, CLI, ...args], { encoding: "utf8", cwd: REPO_ROOT });
   const line = r.stderr.split("\n").find((l) => l.startsWith("LOADED "));
   if (!line) throw new Error(`no module list from the hook: ${r.stderr}`);
   const files = JSON.parse(line.slice(7)) as string[];
-  const packages = new Set(files.flatMap((f) => {
-    const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(f);
-    return m ? [m[1]!] : [];
-  }));
+  const packages = new Set(
+    files.flatMap((f) => {
+      const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(f);
+      return m ? [m[1]!] : [];
+    }),
+  );
   return { code: r.status, packages };
 }
 
@@ -37,10 +42,18 @@ describe("esi3d CLI startup: a command loads its own modules only", () => {
   });
 
   it("commands that plan or list but start no pool and call no model load neither the pool nor the response cache's SQLite", () => {
-    for (const args of [["list", "--help"], ["ask", "--help"], ["run", "--help"], ["list", "reasoners"]]) {
+    for (const args of [
+      ["list", "--help"],
+      ["ask", "--help"],
+      ["run", "--help"],
+      ["list", "reasoners"],
+    ]) {
       const r = loadedPackages(args);
       expect(r.code, args.join(" ")).toBe(0);
-      expect([...r.packages].filter((q) => q === "piscina" || q === "better-sqlite3"), args.join(" ")).toEqual([]);
+      expect(
+        [...r.packages].filter((q) => q === "piscina" || q === "better-sqlite3"),
+        args.join(" "),
+      ).toEqual([]);
     }
   });
 
@@ -63,7 +76,10 @@ describe("esi3d CLI startup: a command loads its own modules only", () => {
     for (const args of [["--help"], ["serve", "--help"], ["worker", "--help"], ["inspect", "--help"]]) {
       const r = loadedPackages(args);
       expect(r.code, args.join(" ")).toBe(0);
-      expect([...r.packages].filter((q) => SERVER_AND_QUEUE.some((p) => q.startsWith(p))), args.join(" ")).toEqual([]);
+      expect(
+        [...r.packages].filter((q) => SERVER_AND_QUEUE.some((p) => q.startsWith(p))),
+        args.join(" "),
+      ).toEqual([]);
     }
     for (const flag of ["--version", "-V"]) {
       const r = loadedPackages([flag]);
@@ -84,7 +100,24 @@ describe("esi3d CLI startup: a command loads its own modules only", () => {
   it("the whole program is still there for --help, help <command> and an unknown command", () => {
     const all = esi3d(["--help"]);
     expect(all.code).toBe(0);
-    for (const c of ["run", "worker", "ablate", "ask", "compare", "list", "generate", "import", "render", "contact-sheet", "points", "graph", "inspect", "schema", "serve"]) expect(all.stdout).toMatch(new RegExp(`\\n  ${c}\\b`));
+    for (const c of [
+      "run",
+      "worker",
+      "ablate",
+      "ask",
+      "compare",
+      "list",
+      "generate",
+      "import",
+      "render",
+      "contact-sheet",
+      "points",
+      "graph",
+      "inspect",
+      "schema",
+      "serve",
+    ])
+      expect(all.stdout).toMatch(new RegExp(`\\n  ${c}\\b`));
     // the order of the listing is the registration order
     expect(all.stdout.indexOf("\n  graph")).toBeLessThan(all.stdout.indexOf("\n  inspect"));
     expect(all.stdout.indexOf("\n  schema")).toBeLessThan(all.stdout.indexOf("\n  serve"));

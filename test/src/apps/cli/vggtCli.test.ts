@@ -70,7 +70,23 @@ describe("the vggt source from the command line (tiny ONNX model with VGGT's I/O
     for (const [path, why] of cases) {
       for (const cmd of [
         ["points", join(dir, "b"), "--source", "vggt", "--vggt-model", path, "--device", "cpu", "-o", join(bad, "x.ply")],
-        ["run", "--per-subcategory", "1", "--subcategories", "linear_alignment", "--paradigm", "single", "--source", "vggt", "--vggt-model", path, "--device", "cpu", "--out", join(bad, "run")],
+        [
+          "run",
+          "--per-subcategory",
+          "1",
+          "--subcategories",
+          "linear_alignment",
+          "--paradigm",
+          "single",
+          "--source",
+          "vggt",
+          "--vggt-model",
+          path,
+          "--device",
+          "cpu",
+          "--out",
+          join(bad, "run"),
+        ],
       ]) {
         const r = esi3d(cmd);
         expect(r.code, `${cmd[0]} ${path}: ${r.stderr}`).toBe(2);
@@ -86,12 +102,35 @@ describe("the vggt source from the command line (tiny ONNX model with VGGT's I/O
   });
 
   it("esi3d run --source vggt completes with the model given, and says once that CUDA fell back to CPU", () => {
-    const r = esi3d(["run", "--per-subcategory", "2", "--subcategories", "linear_alignment", "--paradigm", "single", "--source", "vggt", "--vggt-model", model, "--device", "cuda", "--out", join(dir, "run")]);
+    const r = esi3d([
+      "run",
+      "--per-subcategory",
+      "2",
+      "--subcategories",
+      "linear_alignment",
+      "--paradigm",
+      "single",
+      "--source",
+      "vggt",
+      "--vggt-model",
+      model,
+      "--device",
+      "cuda",
+      "--out",
+      join(dir, "run"),
+    ]);
     expect(r.code, r.stderr).toBe(0);
     // two units, two 3D arms each: one line, from the first session
     expect(r.stderr.match(/CUDA execution provider unavailable[^\n]*falling back to CPU/g)?.length, r.stderr).toBe(1);
     const recs = readRecords(join(dir, "run", "items.jsonl")).records;
-    expect(recs.map((x) => x.key).sort()).toEqual(["000", "001"].flatMap((i) => [`linear_alignment-${i}|single|2d`, `linear_alignment-${i}|single|3d:vggt`, `linear_alignment-${i}|single|3d:vggt-appearance`, `linear_alignment-${i}|single|shortcut`]));
+    expect(recs.map((x) => x.key).sort()).toEqual(
+      ["000", "001"].flatMap((i) => [
+        `linear_alignment-${i}|single|2d`,
+        `linear_alignment-${i}|single|3d:vggt`,
+        `linear_alignment-${i}|single|3d:vggt-appearance`,
+        `linear_alignment-${i}|single|shortcut`,
+      ]),
+    );
     expect(r.stdout).toMatch(/VGGT-3D/);
   });
 });

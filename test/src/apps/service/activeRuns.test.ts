@@ -22,15 +22,31 @@ describe("esi3d serve: active runs", () => {
 
   it("runs active episodes for gt, vggt and the 2D arm with the options of the body", async () => {
     const options = { maxSteps: MAX_STEPS, minSteps: MAX_STEPS, threshold: 1, invalidAction: "forward", explorer: "random" } as const;
-    const start = await http("POST", `${s.url}/v1/runs`, { subcategories: ["linear_alignment"], perSubcategory: 1, paradigms: ["active"], sources: ["gt", "vggt"], concurrency: 1, ...options });
+    const start = await http("POST", `${s.url}/v1/runs`, {
+      subcategories: ["linear_alignment"],
+      perSubcategory: 1,
+      paradigms: ["active"],
+      sources: ["gt", "vggt"],
+      concurrency: 1,
+      ...options,
+    });
     expect(start.status, start.text).toBe(202);
     expect(start.body.config).toMatchObject({ paradigms: ["active"], sources: ["gt", "vggt"], ...options });
     const rid = start.body.id as string;
-    const done = await poll(() => http("GET", `${s.url}/v1/runs/${rid}`), (r) => r.body.status !== "running", 240_000, 250);
+    const done = await poll(
+      () => http("GET", `${s.url}/v1/runs/${rid}`),
+      (r) => r.body.status !== "running",
+      240_000,
+      250,
+    );
     expect(done.body.status, JSON.stringify(done.body.error)).toBe("finished");
     expect(done.body.progress).toEqual({ done: 3, total: 3 }); // one task x active x (gt, vggt, 2d)
     const items = (await http("GET", `${s.url}/v1/runs/${rid}/items`)).body.items as Array<Record<string, any>>; // eslint-disable-line @typescript-eslint/no-explicit-any
-    expect(items.map((i) => i.key).sort()).toEqual(["linear_alignment-000|active|2d", "linear_alignment-000|active|3d:gt", "linear_alignment-000|active|3d:vggt"]);
+    expect(items.map((i) => i.key).sort()).toEqual([
+      "linear_alignment-000|active|2d",
+      "linear_alignment-000|active|3d:gt",
+      "linear_alignment-000|active|3d:vggt",
+    ]);
     for (const i of items) {
       const e = ActiveEpisodeSchema.parse(i.active);
       expect(i.paradigm).toBe("active");

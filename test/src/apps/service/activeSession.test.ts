@@ -31,7 +31,14 @@ type Header = ViewParts["header"];
 
 function viewBody(v: EnvView, override: Partial<Header> = {}): Buffer {
   const { width: W, height: H } = v.view;
-  const header: Header = { intrinsics: v.view.K, extrinsic: v.view.E, action: v.action, pose: { position: [...v.pose.position], yaw: v.pose.yaw, pitch: v.pose.pitch }, blocked: v.blocked, ...override };
+  const header: Header = {
+    intrinsics: v.view.K,
+    extrinsic: v.view.E,
+    action: v.action,
+    pose: { position: [...v.pose.position], yaw: v.pose.yaw, pitch: v.pose.pitch },
+    blocked: v.blocked,
+    ...override,
+  };
   for (const k of Object.keys(override) as Array<keyof Header>) if (override[k] === undefined) delete header[k];
   const d = v.view.depth;
   return encodeView(header, encodePng(W, H, 3, 8, v.view.rgb), Buffer.from(d.buffer, d.byteOffset, d.byteLength), encodePng(W, H, 1, 16, v.view.ids));
@@ -49,7 +56,14 @@ const sessionUrl = (id: string) => `${serve.url}/v1/sim/sessions/${id}`;
 
 async function open(task: Task, episode: Record<string, unknown>, extra: Record<string, unknown> = {}) {
   const env = new BuiltinEnvironment(task);
-  const r = await http("POST", `${serve.url}/v1/sim/sessions`, { task, paradigm: "active", simulator: env.manifest.simulator, instances: env.manifest.instances, episode, ...extra });
+  const r = await http("POST", `${serve.url}/v1/sim/sessions`, {
+    task,
+    paradigm: "active",
+    simulator: env.manifest.simulator,
+    instances: env.manifest.instances,
+    episode,
+    ...extra,
+  });
   expect(r.status, r.text).toBe(201);
   return { env, id: r.body.id as string, session: r.body };
 }
@@ -92,44 +106,65 @@ describe("active sessions: an external simulator serves the episode's steps", ()
     ["2d arm (seeded random walk)", "spatial_distance", 0, { arm: "2d", maxSteps: 6, minSteps: 6 }, false],
     // this task's random walk tries a move below the camera floor at step 2: the blocked flag crosses the protocol
     ["3d gt, random explorer, a blocked move", "linear_alignment", 1, { arm: "3d", source: "gt", explorer: "random", maxSteps: 12 }, true],
-  ] as const)("%s: the stored item record equals the in-process episode over the built-in environment", async (_name, sub, index, episode, blocks) => {
-    const task = smallTask(sub, index);
-    const { env, id, session } = await open(task, episode);
-    expect(session.episode).toMatchObject({ state: "running", views: 0, next_view: 0 });
-    const served = await serveEpisode(id, env);
-    expect(served.last.next).toBe("stop");
-    const item = await http("GET", `${sessionUrl(id)}/item`);
-    expect(item.status, item.text).toBe(200);
-    const record = item.body as ItemRecord;
+  ] as const)(
+    "%s: the stored item record equals the in-process episode over the built-in environment",
+    async (_name, sub, index, episode, blocks) => {
+      const task = smallTask(sub, index);
+      const { env, id, session } = await open(task, episode);
+      expect(session.episode).toMatchObject({ state: "running", views: 0, next_view: 0 });
+      const served = await serveEpisode(id, env);
+      expect(served.last.next).toBe("stop");
+      const item = await http("GET", `${sessionUrl(id)}/item`);
+      expect(item.status, item.text).toBe(200);
+      const record = item.body as ItemRecord;
 
-    // the same episode in-process, over the built-in environment directly
-    const { config, arm } = episodeConfig(EpisodeOptionsSchema.parse(episode));
-    const out = await runActiveEpisode({ task, config, arm, agent: createExplorerAgent(config.active.explorer, task, arm ? "3d" : "2d"), trueRelations: trueRelations(task) });
-    const { key, reasoner } = episodeIdentity(task, arm);
-    const reference = activeRecord(task, config, arm, reasoner, out, key);
-    expect(timelessRecord(record)).toEqual(timelessRecord(reference));
-    expect(record.active!.steps.length).toBeGreaterThan(1);
-    expect(record.active!.steps.some((x) => x.blocked === true)).toBe(blocks);
-    expect(served.last.stop_reason).toBe(record.active!.stop_reason);
-    // the actions the simulator was told are the record's executed actions, and their blocked flags
-    expect(served.log).toEqual(record.active!.steps.filter((s) => s.blocked !== null).map((s) => ({ action: s.action, blocked: s.blocked })));
+      // the same episode in-process, over the built-in environment directly
+      const { config, arm } = episodeConfig(EpisodeOptionsSchema.parse(episode));
+      const out = await runActiveEpisode({
+        task,
+        config,
+        arm,
+        agent: createExplorerAgent(config.active.explorer, task, arm ? "3d" : "2d"),
+        trueRelations: trueRelations(task),
+      });
+      const { key, reasoner } = episodeIdentity(task, arm);
+      const reference = activeRecord(task, config, arm, reasoner, out, key);
+      expect(timelessRecord(record)).toEqual(timelessRecord(reference));
+      expect(record.active!.steps.length).toBeGreaterThan(1);
+      expect(record.active!.steps.some((x) => x.blocked === true)).toBe(blocks);
+      expect(served.last.stop_reason).toBe(record.active!.stop_reason);
+      // the actions the simulator was told are the record's executed actions, and their blocked flags
+      expect(served.log).toEqual(record.active!.steps.filter((s) => s.blocked !== null).map((s) => ({ action: s.action, blocked: s.blocked })));
 
-    // the stored bundle: every view the episode saw, paradigm active, as written by the built-in capture
-    const s = await http("GET", sessionUrl(id));
-    expect(s.body.views).toEqual(Array.from({ length: served.views }, (_, k) => k));
-    expect(s.body).toMatchObject({ status: "finished", bundle: served.last.bundle, episode: { state: "finished", views: served.views, next_view: null, stop_reason: record.active!.stop_reason, error: null, item: `/v1/sim/sessions/${id}/item` } });
-    const bundle = readBundle(join(serve.data, "bundles", served.last.bundle));
-    expect(bundle.manifest.paradigm).toBe("active");
-    expect(bundle.views.length).toBe(record.views);
-    bundle.views.forEach((v, k) => {
-      expect(v.E).toEqual(out.bundle.views[k]!.E);
-      expect(Buffer.from(v.ids.buffer, v.ids.byteOffset, v.ids.byteLength).equals(Buffer.from(out.bundle.views[k]!.ids.buffer))).toBe(true);
-    });
-    // after the end: uploads are refused, finish is not the client's to call
-    const late = await http("PUT", `${sessionUrl(id)}/views/${served.views}`, viewBody(await env.step("turn_left")));
-    expect(late.status).toBe(409);
-    expect((await http("POST", `${sessionUrl(id)}/finish`, {})).status).toBe(409);
-  }, 120_000);
+      // the stored bundle: every view the episode saw, paradigm active, as written by the built-in capture
+      const s = await http("GET", sessionUrl(id));
+      expect(s.body.views).toEqual(Array.from({ length: served.views }, (_, k) => k));
+      expect(s.body).toMatchObject({
+        status: "finished",
+        bundle: served.last.bundle,
+        episode: {
+          state: "finished",
+          views: served.views,
+          next_view: null,
+          stop_reason: record.active!.stop_reason,
+          error: null,
+          item: `/v1/sim/sessions/${id}/item`,
+        },
+      });
+      const bundle = readBundle(join(serve.data, "bundles", served.last.bundle));
+      expect(bundle.manifest.paradigm).toBe("active");
+      expect(bundle.views.length).toBe(record.views);
+      bundle.views.forEach((v, k) => {
+        expect(v.E).toEqual(out.bundle.views[k]!.E);
+        expect(Buffer.from(v.ids.buffer, v.ids.byteOffset, v.ids.byteLength).equals(Buffer.from(out.bundle.views[k]!.ids.buffer))).toBe(true);
+      });
+      // after the end: uploads are refused, finish is not the client's to call
+      const late = await http("PUT", `${sessionUrl(id)}/views/${served.views}`, viewBody(await env.step("turn_left")));
+      expect(late.status).toBe(409);
+      expect((await http("POST", `${sessionUrl(id)}/finish`, {})).status).toBe(409);
+    },
+    120_000,
+  );
 
   it("a simulator that stops serving fails the episode after view_timeout_s: a clear error, nothing stored", async () => {
     const task = smallTask("spatial_distance", 1);
@@ -140,7 +175,11 @@ describe("active sessions: an external simulator serves the episode's steps", ()
     while (a.next === "wait") a = await askAction(id, 0);
     expect(a.next).toBe("act");
     // ... and the simulator is gone: view 1 never comes
-    const s = await poll(() => http("GET", sessionUrl(id)), (r) => r.body.status === "failed", 10_000);
+    const s = await poll(
+      () => http("GET", sessionUrl(id)),
+      (r) => r.body.status === "failed",
+      10_000,
+    );
     expect(s.body.episode).toMatchObject({ state: "failed", views: 1, stop_reason: null, item: null });
     expect(s.body.episode.error).toMatch(/view 1 did not arrive within 1 s of the action after view 0/);
     expect(s.body.bundle).toBeNull();
@@ -154,7 +193,11 @@ describe("active sessions: an external simulator serves the episode's steps", ()
 
     // a session whose simulator never sends view 0 fails the same way
     const none = await open(task, { arm: "2d" }, { view_timeout_s: 1 });
-    const s0 = await poll(() => http("GET", sessionUrl(none.id)), (r) => r.body.status === "failed", 10_000);
+    const s0 = await poll(
+      () => http("GET", sessionUrl(none.id)),
+      (r) => r.body.status === "failed",
+      10_000,
+    );
     expect(s0.body.episode.error).toMatch(/view 0 did not arrive within 1 s of the session's opening/);
   }, 60_000);
 
@@ -193,7 +236,12 @@ describe("active sessions: an external simulator serves the episode's steps", ()
       expect(r.body.error.field).toBe(field);
     }
     expect((await put(1, viewBody(v0))).status).toBe(409);
-    for (const [q, field] of [["after=-1", "query.after"], ["after=0&wait=31", "query.wait"], ["wait=1", "query.after"], ["after=0&later=1", "query"]] as const) {
+    for (const [q, field] of [
+      ["after=-1", "query.after"],
+      ["after=0&wait=31", "query.wait"],
+      ["wait=1", "query.after"],
+      ["after=0&later=1", "query"],
+    ] as const) {
       const r = await http("GET", `${sessionUrl(id)}/action?${q}`);
       expect(r.status, q).toBe(400);
       expect(r.body.error.field, q).toBe(field);
@@ -227,7 +275,13 @@ describe("active sessions and a server restart", () => {
     const s1 = await startServe(["--cpu-jobs", "1"]);
     const task = smallTask("spatial_distance", 3);
     const env = new BuiltinEnvironment(task);
-    const o = await http("POST", `${s1.url}/v1/sim/sessions`, { task, paradigm: "active", simulator: "test", instances: env.manifest.instances, episode: { arm: "2d" } });
+    const o = await http("POST", `${s1.url}/v1/sim/sessions`, {
+      task,
+      paradigm: "active",
+      simulator: "test",
+      instances: env.manifest.instances,
+      episode: { arm: "2d" },
+    });
     expect((await http("PUT", `${s1.url}/v1/sim/sessions/${o.body.id}/views/0`, viewBody(await env.reset()))).status).toBe(201);
     await s1.kill();
     const s2 = await startServe(["--cpu-jobs", "1"], { data: s1.data });
@@ -257,7 +311,13 @@ describe("active sessions with an LLM agent: the server's model client, the simu
     try {
       const episode = { arm: "3d", source: "gt", reasoner: "openai:test-model", maxSteps: 6, minSteps: 2 } as const;
       const env = new BuiltinEnvironment(task);
-      const r = await http("POST", `${withModel.url}/v1/sim/sessions`, { task, paradigm: "active", simulator: env.manifest.simulator, instances: env.manifest.instances, episode });
+      const r = await http("POST", `${withModel.url}/v1/sim/sessions`, {
+        task,
+        paradigm: "active",
+        simulator: env.manifest.simulator,
+        instances: env.manifest.instances,
+        episode,
+      });
       expect(r.status, r.text).toBe(201);
       const id = r.body.id as string;
       const url = `${withModel.url}/v1/sim/sessions/${id}`;
@@ -290,7 +350,18 @@ describe("active sessions with an LLM agent: the server's model client, the simu
       try {
         const { config, arm } = episodeConfig(EpisodeOptionsSchema.parse(episode));
         const client = createLlmClient("openai:test-model", { baseUrl: `${llm2.url}/v1`, env: { OPENAI_API_KEY: KEY }, cache: null });
-        const agent = createLlmAgent(client, task, { invalidAction: config.active.invalidAction, threshold: config.active.threshold, temperature: config.llm.temperature, format: config.prompt.format, uncertainty: config.prompt.uncertainty }, "3d");
+        const agent = createLlmAgent(
+          client,
+          task,
+          {
+            invalidAction: config.active.invalidAction,
+            threshold: config.active.threshold,
+            temperature: config.llm.temperature,
+            format: config.prompt.format,
+            uncertainty: config.prompt.uncertainty,
+          },
+          "3d",
+        );
         const out = await runActiveEpisode({ task, config, arm, agent, trueRelations: trueRelations(task) });
         const { key, reasoner } = episodeIdentity(task, arm, config.reasoner[0]);
         expect(timelessRecord(record)).toEqual(timelessRecord(activeRecord(task, config, arm, reasoner, out, key)));

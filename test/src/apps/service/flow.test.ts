@@ -18,7 +18,12 @@ const TASK = smallTask("spatial_distance", 0);
 /** A graph or diagnosis without its wall-clock timings (the only part that differs between two builds). */
 function untimed(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(untimed);
-  if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).filter(([k]) => k !== "timings_ms").map(([k, x]) => [k, untimed(x)]));
+  if (v && typeof v === "object")
+    return Object.fromEntries(
+      Object.entries(v)
+        .filter(([k]) => k !== "timings_ms")
+        .map(([k, x]) => [k, untimed(x)]),
+    );
   return v;
 }
 
@@ -103,16 +108,34 @@ describe("esi3d serve: capture -> graph -> answer", () => {
     const a2d = await http("POST", `${s.url}/v1/answers`, { bundle: bid, reasoner: "symbolic-2d" });
     expect(a2d.status, a2d.text).toBe(200);
     expect(a2d.body).toMatchObject({ reasoner: "symbolic-2d", graph: null, status: "parsed" });
-    const q = await http("POST", `${s.url}/v1/answers`, { graph: gid, reasoner: "openai:served-model", question: "Which kettle is nearer to the shelf?", cache: false });
+    const q = await http("POST", `${s.url}/v1/answers`, {
+      graph: gid,
+      reasoner: "openai:served-model",
+      question: "Which kettle is nearer to the shelf?",
+      cache: false,
+    });
     expect(q.status, q.text).toBe(200);
-    expect(q.body).toMatchObject({ status: "parsed", answer: task.options[0], confidence: 0.7, question: "Which kettle is nearer to the shelf?", correct: null });
+    expect(q.body).toMatchObject({
+      status: "parsed",
+      answer: task.options[0],
+      confidence: 0.7,
+      question: "Which kettle is nearer to the shelf?",
+      correct: null,
+    });
     expect(llm.requests.at(-1)!.headers.authorization).toBe(`Bearer ${LLM_KEY}`);
     // circular: one call per rotation of the options, right only if every rotation is; the answer matched by its text
-    const calls = llm.requests.length, k = task.options.length;
+    const calls = llm.requests.length,
+      k = task.options.length;
     const circ = await http("POST", `${s.url}/v1/answers`, { graph: gid, reasoner: "openai:served-model", circular: true, cache: false });
     expect(circ.status, circ.text).toBe(200);
     expect(llm.requests.length - calls).toBe(k);
-    expect(circ.body).toMatchObject({ status: "parsed", answer: task.options[0], match: "text", correct: task.options[0] === task.answer, circular: { rotations: k, answers: Array(k).fill(task.options[0]), correct: Array(k).fill(task.options[0] === task.answer) } });
+    expect(circ.body).toMatchObject({
+      status: "parsed",
+      answer: task.options[0],
+      match: "text",
+      correct: task.options[0] === task.answer,
+      circular: { rotations: k, answers: Array(k).fill(task.options[0]), correct: Array(k).fill(task.options[0] === task.answer) },
+    });
     // an offline program goes through the same wrapper in the service's worker
     const shortcut = await http("POST", `${s.url}/v1/answers`, { graph: gid, reasoner: "shortcut", circular: true });
     expect(shortcut.status, shortcut.text).toBe(200);
@@ -135,7 +158,8 @@ describe("esi3d serve: capture -> graph -> answer", () => {
     const schemaOf = (p: string) => api.body.paths[p].post.requestBody.content["application/json"].schema;
     expect(schemaOf("/v1/graphs")).toEqual(z.toJSONSchema(GraphRequestSchema, { io: "input", unrepresentable: "any" }));
     expect(schemaOf("/v1/sim/sessions")).toEqual(z.toJSONSchema(SessionOpenSchema, { io: "input", unrepresentable: "any" }));
-    for (const p of ["/v1/sim/sessions/{id}/views/{n}", "/v1/graphs/{id}/diagnosis", "/v1/answers", "/v1/runs/{id}/items", "/healthz", "/metrics"]) expect(api.body.paths[p], p).toBeDefined();
+    for (const p of ["/v1/sim/sessions/{id}/views/{n}", "/v1/graphs/{id}/diagnosis", "/v1/answers", "/v1/runs/{id}/items", "/healthz", "/metrics"])
+      expect(api.body.paths[p], p).toBeDefined();
 
     const m = await http("GET", `${s.url}/metrics`);
     expect(m.status).toBe(200);
@@ -150,11 +174,27 @@ describe("esi3d serve: capture -> graph -> answer", () => {
 
   it("runs an evaluation in the background, reports progress and pages its items", async () => {
     // a body takes each stage's options in its object (noise), or in the flat form of earlier versions (format, migrated)
-    const start = await http("POST", `${s.url}/v1/runs`, { subcategories: ["linear_alignment"], perSubcategory: 1, paradigms: ["single"], sources: ["gt"], concurrency: 1, noise: { noiseSeed: "7" }, format: "json" });
+    const start = await http("POST", `${s.url}/v1/runs`, {
+      subcategories: ["linear_alignment"],
+      perSubcategory: 1,
+      paradigms: ["single"],
+      sources: ["gt"],
+      concurrency: 1,
+      noise: { noiseSeed: "7" },
+      format: "json",
+    });
     expect(start.status, start.text).toBe(202);
-    expect(start.body).toMatchObject({ status: "running", config: { subcategories: ["linear_alignment"], sources: ["gt"], reasoner: ["symbolic"], noise: { noiseSeed: "7" }, prompt: { format: "json" } } });
+    expect(start.body).toMatchObject({
+      status: "running",
+      config: { subcategories: ["linear_alignment"], sources: ["gt"], reasoner: ["symbolic"], noise: { noiseSeed: "7" }, prompt: { format: "json" } },
+    });
     const rid = start.body.id as string;
-    const done = await poll(() => http("GET", `${s.url}/v1/runs/${rid}`), (r) => r.body.status !== "running", 90_000, 200);
+    const done = await poll(
+      () => http("GET", `${s.url}/v1/runs/${rid}`),
+      (r) => r.body.status !== "running",
+      90_000,
+      200,
+    );
     expect(done.body.status, JSON.stringify(done.body.error)).toBe("finished");
     expect(done.body.progress).toEqual({ done: 4, total: 4 }); // one task x one paradigm x (gt, gt-appearance, 2d, shortcut)
     expect(done.body.summary.items).toBe(4);
@@ -200,11 +240,23 @@ describe("esi3d serve: state survives SIGKILL", () => {
     const sid = (await http("POST", `${a.url}/v1/sim/sessions`, open)).body.id as string;
     expect((await http("PUT", `${a.url}/v1/sim/sessions/${sid}/views/0`, views[0]!.body)).status).toBe(201);
     // a run long enough to be killed in the middle
-    const r = await http("POST", `${a.url}/v1/runs`, { subcategories: ["linear_alignment"], perSubcategory: 4, paradigms: ["single"], sources: ["gt"], baseline: "none", concurrency: 1 });
+    const r = await http("POST", `${a.url}/v1/runs`, {
+      subcategories: ["linear_alignment"],
+      perSubcategory: 4,
+      paradigms: ["single"],
+      sources: ["gt"],
+      baseline: "none",
+      concurrency: 1,
+    });
     expect(r.status, r.text).toBe(202);
     const rid = r.body.id as string;
     const ARMS_ITEMS = 8; // 4 tasks x (gt, gt-appearance)
-    await poll(() => http("GET", `${a.url}/v1/runs/${rid}`), (x) => x.body.progress.done >= 1, 90_000, 25);
+    await poll(
+      () => http("GET", `${a.url}/v1/runs/${rid}`),
+      (x) => x.body.progress.done >= 1,
+      90_000,
+      25,
+    );
     await a.kill();
 
     const b = await startServe(["--cpu-jobs", "1"], { data: a.data });
@@ -225,7 +277,12 @@ describe("esi3d serve: state survives SIGKILL", () => {
       const res = await http("POST", `${b.url}/v1/runs/${rid}/resume`);
       expect(res.status, res.text).toBe(202);
       expect((await http("POST", `${b.url}/v1/runs/${rid}/resume`)).status).toBe(409); // already running
-      const fin = await poll(() => http("GET", `${b.url}/v1/runs/${rid}`), (x) => x.body.status !== "running", 90_000, 200);
+      const fin = await poll(
+        () => http("GET", `${b.url}/v1/runs/${rid}`),
+        (x) => x.body.status !== "running",
+        90_000,
+        200,
+      );
       expect(fin.body.status, JSON.stringify(fin.body.error)).toBe("finished");
       expect(fin.body.progress).toEqual({ done: ARMS_ITEMS, total: ARMS_ITEMS });
       const items = (await http("GET", `${b.url}/v1/runs/${rid}/items`)).body.items as Array<{ key: string }>;

@@ -36,7 +36,11 @@ export function tempDir(prefix: string): string {
 /** Starts `esi3d serve --port 0` (plus `args`) and resolves once it listens. */
 export function startServe(args: string[] = [], opts: { data?: string; env?: Record<string, string> } = {}): Promise<Serve> {
   const data = opts.data ?? tempDir("serve-data");
-  const proc = spawn(process.execPath, [CLI, "serve", "--port", "0", "--data", data, ...args], { cwd: REPO_ROOT, env: { ...process.env, ESI3D_TOKEN: "", ...opts.env }, stdio: ["ignore", "pipe", "pipe"] });
+  const proc = spawn(process.execPath, [CLI, "serve", "--port", "0", "--data", data, ...args], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ESI3D_TOKEN: "", ...opts.env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let out = "";
   let err = "";
   proc.stderr!.on("data", (b: Buffer) => (err += b.toString()));
@@ -75,7 +79,11 @@ export function startServe(args: string[] = [], opts: { data?: string; env?: Rec
 
 /** Runs `esi3d serve` expecting it to exit by itself (a refusal); returns its code and stderr. */
 export function serveExit(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stderr: string }> {
-  const proc = spawn(process.execPath, [CLI, "serve", "--port", "0", "--data", tempDir("serve-refuse"), ...args], { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const proc = spawn(process.execPath, [CLI, "serve", "--port", "0", "--data", tempDir("serve-refuse"), ...args], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let err = "";
   proc.stderr!.on("data", (b: Buffer) => (err += b.toString()));
   const timer = setTimeout(() => proc.kill("SIGKILL"), 20_000);
@@ -99,7 +107,12 @@ export interface Reply {
  * One HTTP request with node:http (so paths go out exactly as written, `..` included). `body`: an object is
  * sent as JSON, a Buffer as the binary view layout (or `contentType`).
  */
-export function http(method: string, url: string, body?: unknown, opts: { token?: string; contentType?: string; headers?: Record<string, string> } = {}): Promise<Reply> {
+export function http(
+  method: string,
+  url: string,
+  body?: unknown,
+  opts: { token?: string; contentType?: string; headers?: Record<string, string> } = {},
+): Promise<Reply> {
   const u = new URL(url);
   const path = url.slice(url.indexOf("/", u.protocol.length + 2));
   let data: Buffer | undefined;
@@ -137,7 +150,13 @@ export function http(method: string, url: string, body?: unknown, opts: { token?
 }
 
 /** Sends only the headers of a request declaring `contentLength` bytes, and resolves with the early answer. */
-export function headersOnly(method: string, url: string, contentLength: number, contentType: string, token?: string): Promise<{ status: number; body: string }> {
+export function headersOnly(
+  method: string,
+  url: string,
+  contentLength: number,
+  contentType: string,
+  token?: string,
+): Promise<{ status: number; body: string }> {
   const u = new URL(url);
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = { "content-type": contentType, "content-length": String(contentLength) };
@@ -174,7 +193,12 @@ export function captureUploads(task: Task, paradigm: BundleManifest["paradigm"])
     const p = payloads[n]!;
     return {
       n,
-      body: encodeView({ intrinsics: v.intrinsics, extrinsic: v.extrinsic, action: v.action }, encodePng(W, H, 3, 8, p.rgb), Buffer.from(p.depth.buffer, p.depth.byteOffset, p.depth.byteLength), encodePng(W, H, 1, 16, p.ids)),
+      body: encodeView(
+        { intrinsics: v.intrinsics, extrinsic: v.extrinsic, action: v.action },
+        encodePng(W, H, 3, 8, p.rgb),
+        Buffer.from(p.depth.buffer, p.depth.byteOffset, p.depth.byteLength),
+        encodePng(W, H, 1, 16, p.ids),
+      ),
     };
   });
   return { manifest, open: { task, paradigm, simulator: manifest.simulator, image: manifest.image, instances: manifest.instances }, views };

@@ -53,8 +53,18 @@ const imported = importRecords(SAMPLE).imported.filter((x) => ["0789", "2805"].i
 for (const x of imported) writeFileSync(join(tasks, `${x.task!.task_id}.json`), JSON.stringify(x.task));
 
 function capture(task: string, url: string, episode: string) {
-  const env = { ...process.env, PYTHONPATH: `${join(STANDIN, "v3_9")}:${BRIDGE}`, PYTHONDONTWRITEBYTECODE: "1", ESI3D_OG_STANDIN_ASSETS: join(STANDIN, "assets.json"), ESI3D_STANDIN_TASKS: tasks };
-  const r = spawnSync(PYTHON, [join(BRIDGE, "capture.py"), join(tasks, task), "--paradigm", "active", "--episode", episode, "--server", url], { env, encoding: "utf8", timeout: 600_000 });
+  const env = {
+    ...process.env,
+    PYTHONPATH: `${join(STANDIN, "v3_9")}:${BRIDGE}`,
+    PYTHONDONTWRITEBYTECODE: "1",
+    ESI3D_OG_STANDIN_ASSETS: join(STANDIN, "assets.json"),
+    ESI3D_STANDIN_TASKS: tasks,
+  };
+  const r = spawnSync(PYTHON, [join(BRIDGE, "capture.py"), join(tasks, task), "--paradigm", "active", "--episode", episode, "--server", url], {
+    env,
+    encoding: "utf8",
+    timeout: 600_000,
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -98,56 +108,80 @@ describe.skipIf(standin.skip)(standin.title("capture.py --paradigm active on the
   it.each([
     ["3d gt, nbv explorer", { arm: "3d", source: "gt", explorer: "nbv", maxSteps: 6 }],
     ["2d arm, seeded random walk", { arm: "2d", maxSteps: 6, minSteps: 6 }],
-  ] as const)("%s: the whole episode is served from Python and stored as the in-process loop records it", async (_name, episode) => {
-    const r = capture("esi-2805.json", serve.url, JSON.stringify(episode));
-    expect(r.code, r.stderr).toBe(0);
-    const out = JSON.parse(r.stdout.trim().split("\n").pop()!);
-    const served = out.active_episode as { session: string; stop_reason: string; views: number; actions: string[]; blocked: boolean[] };
-    expect(out.active).toBe(served.session.replace(/^s-/, "b-"));
-    const item = await http("GET", `${serve.url}/v1/sim/sessions/${served.session}/item`);
-    expect(item.status, item.text).toBe(200);
-    const record = item.body as ItemRecord;
-    const steps = record.active!.steps;
-    expect(record).toMatchObject({ paradigm: "active", arm: episode.arm, views: served.views });
-    expect(record.active!.stop_reason).toBe(served.stop_reason);
-    expect(steps.length).toBeGreaterThan(1);
-    // what capture.py did is what the record says was done
-    const executed = steps.filter((s) => s.blocked !== null);
-    expect(executed.map((s) => s.action)).toEqual(served.actions);
-    expect(executed.map((s) => s.blocked)).toEqual(served.blocked);
+  ] as const)(
+    "%s: the whole episode is served from Python and stored as the in-process loop records it",
+    async (_name, episode) => {
+      const r = capture("esi-2805.json", serve.url, JSON.stringify(episode));
+      expect(r.code, r.stderr).toBe(0);
+      const out = JSON.parse(r.stdout.trim().split("\n").pop()!);
+      const served = out.active_episode as { session: string; stop_reason: string; views: number; actions: string[]; blocked: boolean[] };
+      expect(out.active).toBe(served.session.replace(/^s-/, "b-"));
+      const item = await http("GET", `${serve.url}/v1/sim/sessions/${served.session}/item`);
+      expect(item.status, item.text).toBe(200);
+      const record = item.body as ItemRecord;
+      const steps = record.active!.steps;
+      expect(record).toMatchObject({ paradigm: "active", arm: episode.arm, views: served.views });
+      expect(record.active!.stop_reason).toBe(served.stop_reason);
+      expect(steps.length).toBeGreaterThan(1);
+      // what capture.py did is what the record says was done
+      const executed = steps.filter((s) => s.blocked !== null);
+      expect(executed.map((s) => s.action)).toEqual(served.actions);
+      expect(executed.map((s) => s.blocked)).toEqual(served.blocked);
 
-    // the in-process loop over the same views gives the same record
-    const bundle = readBundle(join(serve.data, "bundles", out.active));
-    expect(bundle.manifest.simulator).toBe("omnigibson/3.9.2");
-    expect(bundle.views.length).toBe(served.views);
-    const task = bundle.manifest.task!;
-    const { config, arm } = episodeConfig(EpisodeOptionsSchema.parse(episode));
-    const replay = await runActiveEpisode({ task, config, arm, agent: createExplorerAgent(config.active.explorer, task, arm ? "3d" : "2d"), env: new ReplayEnvironment(bundle, steps), trueRelations: trueRelations(task) });
-    const { key, reasoner } = episodeIdentity(task, arm);
-    expect(timelessRecord(activeRecord(task, config, arm, reasoner, replay, key))).toEqual(timelessRecord(record));
+      // the in-process loop over the same views gives the same record
+      const bundle = readBundle(join(serve.data, "bundles", out.active));
+      expect(bundle.manifest.simulator).toBe("omnigibson/3.9.2");
+      expect(bundle.views.length).toBe(served.views);
+      const task = bundle.manifest.task!;
+      const { config, arm } = episodeConfig(EpisodeOptionsSchema.parse(episode));
+      const replay = await runActiveEpisode({
+        task,
+        config,
+        arm,
+        agent: createExplorerAgent(config.active.explorer, task, arm ? "3d" : "2d"),
+        env: new ReplayEnvironment(bundle, steps),
+        trueRelations: trueRelations(task),
+      });
+      const { key, reasoner } = episodeIdentity(task, arm);
+      expect(timelessRecord(activeRecord(task, config, arm, reasoner, replay, key))).toEqual(timelessRecord(record));
 
-    // the poses are esi3d's motion model replaying the actions in the same task (the stand-in scene's own
-    // furniture, an extra obstacle in Python, blocks none of these moves)
-    let pose: AgentPose = steps[0]!.pose;
-    executed.forEach((s, k) => {
-      const next = applyAction(worldOf(task), pose, s.action as NavigationAction);
-      expect(next === null, `step ${s.step} blocked`).toBe(s.blocked);
-      pose = next ?? pose;
-      const want = steps[k + 1]!.pose;
-      pose.position.forEach((x, i) => expect(x).toBeCloseTo(want.position[i]!, 9));
-      expect(pose.yaw).toBeCloseTo(want.yaw, 9);
-      expect(pose.pitch).toBeCloseTo(want.pitch, 9);
-    });
+      // the poses are esi3d's motion model replaying the actions in the same task (the stand-in scene's own
+      // furniture, an extra obstacle in Python, blocks none of these moves)
+      let pose: AgentPose = steps[0]!.pose;
+      executed.forEach((s, k) => {
+        const next = applyAction(worldOf(task), pose, s.action as NavigationAction);
+        expect(next === null, `step ${s.step} blocked`).toBe(s.blocked);
+        pose = next ?? pose;
+        const want = steps[k + 1]!.pose;
+        pose.position.forEach((x, i) => expect(x).toBeCloseTo(want.position[i]!, 9));
+        expect(pose.yaw).toBeCloseTo(want.yaw, 9);
+        expect(pose.pitch).toBeCloseTo(want.pitch, 9);
+      });
 
-    if (episode.arm !== "2d") return;
-    // the random walk in the built-in environment, over the task's proxy scene
-    const proxy = proxyTask(imported.find((x) => x.task!.task_id === "esi-2805")!.task!);
-    if ("skip" in proxy) throw new Error(proxy.skip);
-    const builtin = await runActiveEpisode({ task: proxy.task, config, arm, agent: createExplorerAgent(config.active.explorer, proxy.task, "2d"), env: new BuiltinEnvironment(proxy.task) });
-    const walk = (xs: ActiveStep[]) => xs.map((s) => ({ action: s.action, blocked: s.blocked, position: s.pose.position.map((x) => Math.round(x * 1e6) / 1e6), yaw: Math.round(s.pose.yaw * 1e6) / 1e6, pitch: Math.round(s.pose.pitch * 1e6) / 1e6 }));
-    expect(walk(builtin.episode.steps)).toEqual(walk(steps));
-    expect(builtin.episode.stop_reason).toBe(record.active!.stop_reason);
-  }, 600_000);
+      if (episode.arm !== "2d") return;
+      // the random walk in the built-in environment, over the task's proxy scene
+      const proxy = proxyTask(imported.find((x) => x.task!.task_id === "esi-2805")!.task!);
+      if ("skip" in proxy) throw new Error(proxy.skip);
+      const builtin = await runActiveEpisode({
+        task: proxy.task,
+        config,
+        arm,
+        agent: createExplorerAgent(config.active.explorer, proxy.task, "2d"),
+        env: new BuiltinEnvironment(proxy.task),
+      });
+      const walk = (xs: ActiveStep[]) =>
+        xs.map((s) => ({
+          action: s.action,
+          blocked: s.blocked,
+          position: s.pose.position.map((x) => Math.round(x * 1e6) / 1e6),
+          yaw: Math.round(s.pose.yaw * 1e6) / 1e6,
+          pitch: Math.round(s.pose.pitch * 1e6) / 1e6,
+        }));
+      expect(walk(builtin.episode.steps)).toEqual(walk(steps));
+      expect(builtin.episode.stop_reason).toBe(record.active!.stop_reason);
+    },
+    600_000,
+  );
 
   it("bad episode options exit 2 naming the field, before any view is uploaded", () => {
     const r = capture("esi-0789.json", serve.url, JSON.stringify({ maxSteps: 0 }));

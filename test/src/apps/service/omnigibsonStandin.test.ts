@@ -29,15 +29,26 @@ const VERSIONS = { "1.1.1": "v1_1", "3.7.2": "v3_7", "3.9.2": "v3_9" } as const;
 type Version = keyof typeof VERSIONS;
 
 const tasks = mkdtempSync(join(tmpdir(), "esi3d-og-tasks-"));
-for (const x of importRecords(SAMPLE).imported) if (["0789", "2805", "0398"].includes(x.record.raw.id)) writeFileSync(join(tasks, `${x.task!.task_id}.json`), JSON.stringify(x.task));
+for (const x of importRecords(SAMPLE).imported)
+  if (["0789", "2805", "0398"].includes(x.record.raw.id)) writeFileSync(join(tasks, `${x.task!.task_id}.json`), JSON.stringify(x.task));
 
 function env(version: Version, bridgeDir = BRIDGE) {
-  return { ...process.env, PYTHONPATH: `${join(STANDIN, VERSIONS[version])}:${bridgeDir}`, PYTHONDONTWRITEBYTECODE: "1", ESI3D_OG_STANDIN_ASSETS: join(STANDIN, "assets.json"), ESI3D_STANDIN_TASKS: tasks };
+  return {
+    ...process.env,
+    PYTHONPATH: `${join(STANDIN, VERSIONS[version])}:${bridgeDir}`,
+    PYTHONDONTWRITEBYTECODE: "1",
+    ESI3D_OG_STANDIN_ASSETS: join(STANDIN, "assets.json"),
+    ESI3D_STANDIN_TASKS: tasks,
+  };
 }
 
 function capture(version: Version, task: string, paradigm: string, url: string, script = join(BRIDGE, "capture.py")) {
   const dir = script.slice(0, script.lastIndexOf("/"));
-  const r = spawnSync(PYTHON, [script, join(tasks, task), "--paradigm", paradigm, "--server", url], { env: env(version, dir), encoding: "utf8", timeout: 300_000 });
+  const r = spawnSync(PYTHON, [script, join(tasks, task), "--paradigm", paradigm, "--server", url], {
+    env: env(version, dir),
+    encoding: "utf8",
+    timeout: 300_000,
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -64,7 +75,12 @@ const idsOf = (bundle: string, view: number) => decodePng(readFileSync(join(serv
 
 describe.skipIf(standin.skip).each(Object.keys(VERSIONS) as Version[])(standin.title("capture.py on the OmniGibson %s stand-in"), (version) => {
   it("the stand-in fails where OmniGibson would, and the Capturer's fixes hold (python -m unittest standin/test_standin.py)", () => {
-    const r = spawnSync(PYTHON, ["-m", "unittest", "standin/test_standin.py"], { env: env(version), cwd: join(STANDIN, ".."), encoding: "utf8", timeout: 300_000 });
+    const r = spawnSync(PYTHON, ["-m", "unittest", "standin/test_standin.py"], {
+      env: env(version),
+      cwd: join(STANDIN, ".."),
+      encoding: "utf8",
+      timeout: 300_000,
+    });
     expect(r.status, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/Ran 12 tests/);
   }, 300_000);
@@ -126,7 +142,10 @@ describe.skipIf(standin.skip)(standin.title("capture.py paradigms and undone fix
   }, 300_000);
 
   it("fails with the pre-1.1.1 sensor pose keys", () => {
-    const script = mutated(`        "position": position,\n        "orientation": orientation,`, `        "local_position": position,\n        "local_orientation": orientation,`);
+    const script = mutated(
+      `        "position": position,\n        "orientation": orientation,`,
+      `        "local_position": position,\n        "local_orientation": orientation,`,
+    );
     for (const version of ["1.1.1", "3.9.2"] as const) {
       const r = capture(version, "esi-0789.json", "single", serve.url, script);
       expect(r.code, version).toBe(1);
@@ -154,9 +173,17 @@ describe.skipIf(standin.skip)(standin.title("capture.py paradigms and undone fix
   }, 300_000);
 
   it("placing recorded boxes by base link would put them off their recorded centres", () => {
-    const script = mutated("obj.set_bbox_center_position_orientation(position=self.tensor(o[\"position\"]), orientation=quat)", "obj.set_position_orientation(position=self.tensor(o[\"position\"]), orientation=quat, frame=\"scene\")");
+    const script = mutated(
+      'obj.set_bbox_center_position_orientation(position=self.tensor(o["position"]), orientation=quat)',
+      'obj.set_position_orientation(position=self.tensor(o["position"]), orientation=quat, frame="scene")',
+    );
     const task = JSON.parse(readFileSync(join(tasks, "esi-2805.json"), "utf8"));
-    const off = (bundle: string) => Math.max(...manifestOf(bundle).task!.objects.map((o, i) => Math.hypot(o.position[0] - task.objects[i].position[0], o.position[1] - task.objects[i].position[1], o.position[2] - task.objects[i].position[2])));
+    const off = (bundle: string) =>
+      Math.max(
+        ...manifestOf(bundle).task!.objects.map((o, i) =>
+          Math.hypot(o.position[0] - task.objects[i].position[0], o.position[1] - task.objects[i].position[1], o.position[2] - task.objects[i].position[2]),
+        ),
+      );
     const good = capture("3.9.2", "esi-2805.json", "single", serve.url);
     expect(good.code, good.stderr).toBe(0);
     expect(off(JSON.parse(good.stdout.trim()).single)).toBeLessThan(1e-5);

@@ -55,7 +55,9 @@ function sameViewsInPython(tasks: Task[], dir: string): number {
       ts.forEach((v, k) => {
         expect(py[k]!.action, `${task.task_id} ${paradigm} view ${k}`).toBe(v.action);
         const E = poseToExtrinsic(v.pose);
-        E.forEach((row, a) => row.forEach((x, b) => expect(Math.abs(x - py[k]!.extrinsic[a]![b]!), `${task.task_id} ${paradigm} view ${k}`).toBeLessThan(1e-9)));
+        E.forEach((row, a) =>
+          row.forEach((x, b) => expect(Math.abs(x - py[k]!.extrinsic[a]![b]!), `${task.task_id} ${paradigm} view ${k}`).toBeLessThan(1e-9)),
+        );
         views++;
       });
     }
@@ -72,7 +74,11 @@ describe.skipIf(python.skip)(python.title("bridge/omnigibson (Python, standard l
     writeBundle(original, manifest, payloads);
     const s = await startServe(["--cpu-jobs", "1"]);
     try {
-      const r = spawnSync(PYTHON, [...PY_FLAGS, join(BRIDGE, "esi3d_bridge.py"), "upload", original, "--server", s.url], { env: PY_ENV, encoding: "utf8", timeout: 120_000 });
+      const r = spawnSync(PYTHON, [...PY_FLAGS, join(BRIDGE, "esi3d_bridge.py"), "upload", original, "--server", s.url], {
+        env: PY_ENV,
+        encoding: "utf8",
+        timeout: 120_000,
+      });
       expect(r.status, r.stderr).toBe(0);
       const out = JSON.parse(r.stdout);
       expect(out).toMatchObject({ task_id: task.task_id, paradigm: "gt", views: manifest.views.length });
@@ -83,7 +89,10 @@ describe.skipIf(python.skip)(python.title("bridge/omnigibson (Python, standard l
       expect(names.length).toBe(1 + 3 * manifest.views.length);
       for (const f of names) expect(readFileSync(join(served, f)).equals(readFileSync(join(original, f))), relative(dir, join(served, f))).toBe(true);
       // the client's errors name the field and exit 2
-      const bad = spawnSync(PYTHON, [...PY_FLAGS, join(BRIDGE, "esi3d_bridge.py"), "upload", join(dir, "nowhere"), "--server", s.url], { env: PY_ENV, encoding: "utf8" });
+      const bad = spawnSync(PYTHON, [...PY_FLAGS, join(BRIDGE, "esi3d_bridge.py"), "upload", join(dir, "nowhere"), "--server", s.url], {
+        env: PY_ENV,
+        encoding: "utf8",
+      });
       expect(bad.status).toBe(1);
       expect(bad.stderr).toMatch(/No such file/);
     } finally {
@@ -104,10 +113,16 @@ E = b.extrinsic_from_usd_pose([1, 2, 1.5], b.usd_camera_quat(0.3, -0.2))
 open("${dir}/view.bin", "wb").write(b.encode_view({"intrinsics": K, "extrinsic": E, "action": "turn_left"}, b.png_rgb8(W, H, rgb), b.depth_f32le(depth), b.png_gray16(W, H, ids)))
 `;
     execFileSync(PYTHON, [...PY_FLAGS, "-c", script], { env: PY_ENV });
-    const W = 7, H = 5;
+    const W = 7,
+      H = 5;
     const parts = parseView(readFileSync(join(dir, "view.bin")), 0, { width: W, height: H });
     expect(parts.header.action).toBe("turn_left");
-    expect(parts.header.intrinsics).toEqual({ fx: expect.closeTo(W / 2 / Math.tan(Math.PI / 6), 12), fy: expect.closeTo(W / 2 / Math.tan(Math.PI / 6), 12), cx: 3, cy: 2 });
+    expect(parts.header.intrinsics).toEqual({
+      fx: expect.closeTo(W / 2 / Math.tan(Math.PI / 6), 12),
+      fy: expect.closeTo(W / 2 / Math.tan(Math.PI / 6), 12),
+      cx: 3,
+      cy: 2,
+    });
     const E = poseToExtrinsic({ position: [1, 2, 1.5], yaw: 0.3, pitch: -0.2 });
     parts.header.extrinsic.forEach((row, i) => row.forEach((v, j) => expect(v).toBeCloseTo(E[i]![j]!, 9)));
     const rgb = decodePng(parts.rgb);
@@ -121,7 +136,14 @@ open("${dir}/view.bin", "wb").write(b.encode_view({"intrinsics": K, "extrinsic":
   });
 
   it("places the camera where the built-in simulator does: single, multi (the seeded walk) and gt", () => {
-    const tasks = ([["spatial_distance", 0], ["counting_with_occlusion", 1], ["spatial_segmentation", 0], ["linear_alignment", 2]] as const).map(([sub, i]) => generateTask(sub, "python-agent", i));
+    const tasks = (
+      [
+        ["spatial_distance", 0],
+        ["counting_with_occlusion", 1],
+        ["spatial_segmentation", 0],
+        ["linear_alignment", 2],
+      ] as const
+    ).map(([sub, i]) => generateTask(sub, "python-agent", i));
     expect(sameViewsInPython(tasks, tempDir("py-agent"))).toBeGreaterThan(4 * 31);
   });
 

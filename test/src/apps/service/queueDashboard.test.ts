@@ -34,7 +34,28 @@ describe.skipIf(packages.skip)(packages.title("esi3d serve --queue-url: the queu
     dir = mkdtempSync(join(tmpdir(), "esi3d-queue-dashboard-"));
     serve = await startServe(["--queue-url", redis.url, "--token", TOKEN]);
     // a run with no worker: its two units wait on the cpu queue
-    producer = spawn(process.execPath, [CLI, "run", "--limit", "2", "--paradigm", "single", "--source", "gt", "--labels", "oracle", "--baseline", "none", "--out", join(dir, "run"), "--queue", redis.url], { cwd: REPO_ROOT, stdio: "ignore" });
+    producer = spawn(
+      process.execPath,
+      [
+        CLI,
+        "run",
+        "--limit",
+        "2",
+        "--paradigm",
+        "single",
+        "--source",
+        "gt",
+        "--labels",
+        "oracle",
+        "--baseline",
+        "none",
+        "--out",
+        join(dir, "run"),
+        "--queue",
+        redis.url,
+      ],
+      { cwd: REPO_ROOT, stdio: "ignore" },
+    );
     await until(async () => (await redis.client.llen("bull:esi3d-cpu:wait")) === 2, 60_000);
     browser = await launchChromium();
   }, 120_000);
@@ -53,7 +74,9 @@ describe.skipIf(packages.skip)(packages.title("esi3d serve --queue-url: the queu
     expect((await http("GET", `${serve.url}/queues/api/queues`, undefined, { token: "not-the-token-000000" })).status).toBe(401);
     const api = await http("GET", `${serve.url}/queues/api/queues?activeQueue=esi3d-cpu&status=waiting`, undefined, { token: TOKEN });
     expect(api.status, api.text).toBe(200);
-    const cpu = (api.body.queues as Array<{ name: string; readOnlyMode: boolean; counts: Record<string, number>; jobs: Array<{ name: string; data: { taskId: string } }> }>).find((q) => q.name === "esi3d-cpu")!;
+    const cpu = (
+      api.body.queues as Array<{ name: string; readOnlyMode: boolean; counts: Record<string, number>; jobs: Array<{ name: string; data: { taskId: string } }> }>
+    ).find((q) => q.name === "esi3d-cpu")!;
     expect(cpu.readOnlyMode).toBe(true);
     expect(cpu.counts.waiting).toBe(2);
     expect(cpu.jobs.map((j) => j.name)).toEqual(["unit", "unit"]);

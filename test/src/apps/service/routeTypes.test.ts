@@ -25,11 +25,13 @@ const SNIPPETS: Record<string, string> = {
 
 describe("typed route handlers", () => {
   it("compile only when a plugin implements exactly its resource's routes", () => {
-    const files = Object.fromEntries(Object.entries(SNIPPETS).map(([name, code]) => {
-      const f = join(dir, `${name}.ts`);
-      writeFileSync(f, HEAD + code + "\n");
-      return [name, f];
-    }));
+    const files = Object.fromEntries(
+      Object.entries(SNIPPETS).map(([name, code]) => {
+        const f = join(dir, `${name}.ts`);
+        writeFileSync(f, HEAD + code + "\n");
+        return [name, f];
+      }),
+    );
     const config = ts.readConfigFile(join(REPO_ROOT, "tsconfig.json"), ts.sys.readFile).config;
     const { options } = ts.parseJsonConfigFileContent(config, ts.sys, REPO_ROOT);
     const program = ts.createProgram(Object.values(files), { ...options, noEmit: true });

@@ -23,10 +23,20 @@ describe("esi3d serve: cancelling a run, and SIGTERM during one", () => {
       const start = await http("POST", `${s.url}/v1/runs`, SMALL_RUN);
       expect(start.status, start.text).toBe(202);
       const id = start.body.id as string;
-      await poll(() => http("GET", `${s.url}/v1/runs/${id}`), (r) => r.body.progress.done >= 1, 120_000, 100);
+      await poll(
+        () => http("GET", `${s.url}/v1/runs/${id}`),
+        (r) => r.body.progress.done >= 1,
+        120_000,
+        100,
+      );
       const del = await http("DELETE", `${s.url}/v1/runs/${id}`);
       expect(del.status, del.text).toBe(202);
-      const stopped = await poll(() => http("GET", `${s.url}/v1/runs/${id}`), (r) => r.body.status !== "running", 120_000, 100);
+      const stopped = await poll(
+        () => http("GET", `${s.url}/v1/runs/${id}`),
+        (r) => r.body.status !== "running",
+        120_000,
+        100,
+      );
       expect(stopped.body.status).toBe("cancelled");
       expect(stopped.body.error).toMatch(/cancelled \(DELETE \/v1\/runs\/\{id\}\); the finished items are kept/);
       const done = stopped.body.progress.done as number;
@@ -40,7 +50,12 @@ describe("esi3d serve: cancelling a run, and SIGTERM during one", () => {
       expect(again.body.error.message).toMatch(/is cancelled; only a running run can be cancelled/);
       const resumed = await http("POST", `${s.url}/v1/runs/${id}/resume`);
       expect(resumed.status, resumed.text).toBe(202);
-      const finished = await poll(() => http("GET", `${s.url}/v1/runs/${id}`), (r) => r.body.status !== "running", 240_000, 200);
+      const finished = await poll(
+        () => http("GET", `${s.url}/v1/runs/${id}`),
+        (r) => r.body.status !== "running",
+        240_000,
+        200,
+      );
       expect(finished.body.status).toBe("finished");
       expect(finished.body.progress.done).toBe(finished.body.progress.total);
       const all = (await http("GET", `${s.url}/v1/runs/${id}/items`)).body.items as Array<{ key: string }>;
@@ -71,7 +86,12 @@ describe("esi3d serve: cancelling a run, and SIGTERM during one", () => {
       expect(resumed.status, resumed.text).toBe(202);
       const del = await http("DELETE", `${again.url}/v1/runs/${id}`);
       expect(del.status, del.text).toBe(202);
-      const stopped = await poll(() => http("GET", `${again.url}/v1/runs/${id}`), (x) => x.body.status !== "running", 120_000, 200);
+      const stopped = await poll(
+        () => http("GET", `${again.url}/v1/runs/${id}`),
+        (x) => x.body.status !== "running",
+        120_000,
+        200,
+      );
       expect(stopped.body.status).toBe("cancelled");
     } finally {
       // the server's stderr in the message: once in CI this exit was null (ended by a signal), not reproduced since

@@ -15,7 +15,8 @@ describe("server schemas", () => {
     const defaults = GraphPipelineOptionsSchema.parse({}) as Record<string, unknown>;
     const at = (o: Record<string, unknown>, path: string) => path.split(".").reduce<unknown>((v, k) => (v as Record<string, unknown>)?.[k], o);
     // every flag of `esi3d graph` shows the schema's default for its field
-    for (const spec of GRAPH_PIPELINE_FLAGS) expect(graph.options.find((o) => o.attributeName() === flagAttribute(spec.flag))?.defaultValue, spec.path).toEqual(at(defaults, spec.path) ?? undefined);
+    for (const spec of GRAPH_PIPELINE_FLAGS)
+      expect(graph.options.find((o) => o.attributeName() === flagAttribute(spec.flag))?.defaultValue, spec.path).toEqual(at(defaults, spec.path) ?? undefined);
     // the served body takes the same fields with the same defaults, but never the model file (the server's own)
     const served = GraphOptionsSchema.parse({}) as Record<string, unknown>;
     const { modelPath: _m, ...vggt } = defaults.vggt as Record<string, unknown>;

@@ -35,7 +35,14 @@ describe("esi3d serve: authentication", () => {
     const s = await startServe(["--host", "0.0.0.0", "--token", TOKEN]);
     try {
       expect((await http("GET", `${s.url}/healthz`)).status).toBe(200);
-      for (const [method, path] of [["GET", "/v1/runs"], ["GET", "/metrics"], ["GET", "/openapi.json"], ["POST", "/v1/graphs"], ["PUT", "/v1/sim/sessions/s-000000000000000000000000/views/0"], ["GET", "/nowhere"]] as const) {
+      for (const [method, path] of [
+        ["GET", "/v1/runs"],
+        ["GET", "/metrics"],
+        ["GET", "/openapi.json"],
+        ["POST", "/v1/graphs"],
+        ["PUT", "/v1/sim/sessions/s-000000000000000000000000/views/0"],
+        ["GET", "/nowhere"],
+      ] as const) {
         const none = await http(method, `${s.url}${path}`);
         expect(none.status, `${method} ${path}`).toBe(401);
         expect(none.headers["www-authenticate"]).toMatch(/^Bearer/);
@@ -101,11 +108,31 @@ describe("esi3d serve: bad input", () => {
     wrongMagic.write("ESI3DVW9", 0, "ascii");
     await expect400(wrongMagic, /^views\.0\.layout$/, /magic/);
     await expect400(good.subarray(0, good.length - 1), /^views\.0\.layout$/, /declares .* bytes, the body has/);
-    await expect400(encodeView({ ...cam, extrinsic: [[2, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0]] }, rgb, depth, ids), /^views\.0\.extrinsic$/, /orthonormal/);
+    await expect400(
+      encodeView(
+        {
+          ...cam,
+          extrinsic: [
+            [2, 0, 0, 0],
+            [0, 1, 0, 0],
+            [0, 0, 1, 0],
+          ],
+        },
+        rgb,
+        depth,
+        ids,
+      ),
+      /^views\.0\.extrinsic$/,
+      /orthonormal/,
+    );
     await expect400(encodeView({ ...cam, intrinsics: { ...cam.intrinsics, fx: -1 } }, rgb, depth, ids), /^views\.0\.intrinsics\.fx$/, /./);
     await expect400(encodeView({ ...cam, intrinsics: { ...cam.intrinsics, cx: 10 * W } }, rgb, depth, ids), /^views\.0\.intrinsics$/, /principal point/);
     await expect400(encodeView({ intrinsics: cam.intrinsics, action: null } as never, rgb, depth, ids), /^views\.0\.extrinsic$/, /./);
-    await expect400(encodeView(cam, encodePng(W + 1, H, 3, 8, new Uint8Array((W + 1) * H * 3)), depth, ids), /^views\.0\.rgb$/, new RegExp(`expected ${W}x${H}`));
+    await expect400(
+      encodeView(cam, encodePng(W + 1, H, 3, 8, new Uint8Array((W + 1) * H * 3)), depth, ids),
+      /^views\.0\.rgb$/,
+      new RegExp(`expected ${W}x${H}`),
+    );
     await expect400(encodeView(cam, Buffer.from("GIF89a........................"), depth, ids), /^views\.0\.rgb$/, /not a PNG/);
     await expect400(encodeView(cam, rgb, depth.subarray(4), ids), /^views\.0\.depth$/, /bytes, expected/);
     await expect400(encodeView(cam, rgb, depth, rgb), /^views\.0\.instances$/, /greyscale/);
@@ -174,7 +201,15 @@ describe("esi3d serve: bad input", () => {
     expect(r4.body.error.field).toBe("body.task");
     const r5 = await http("POST", `${s.url}/v1/sim/sessions`, { task, paradigm: "gt", simulator: "t", image: { width: 4096, height: 4096 } });
     expect(r5.body.error.field).toBe("body.image");
-    const r6 = await http("POST", `${s.url}/v1/sim/sessions`, { task, paradigm: "gt", simulator: "t", instances: [{ id: 20, category: "a", structure: false }, { id: 20, category: "b", structure: false }] });
+    const r6 = await http("POST", `${s.url}/v1/sim/sessions`, {
+      task,
+      paradigm: "gt",
+      simulator: "t",
+      instances: [
+        { id: 20, category: "a", structure: false },
+        { id: 20, category: "b", structure: false },
+      ],
+    });
     expect(r6.body.error.field).toBe("body.instances.1.id");
     const r7 = await http("POST", `${s.url}/v1/graphs`, { bundle: "b-000000000000000000000000", masks: "pixels" });
     expect(r7.body.error.field).toBe("body.masks");

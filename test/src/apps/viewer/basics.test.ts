@@ -31,18 +31,23 @@ const unit = (a: readonly number[]): V3 => {
 /** The 8 corners of a yaw box. */
 function corners(c: readonly number[], e: readonly number[], yaw: number): V3[] {
   const out: V3[] = [];
-  const cy = Math.cos(yaw), sy = Math.sin(yaw);
-  for (const dx of [-1, 1]) for (const dy of [-1, 1]) for (const dz of [-1, 1]) {
-    const x = (dx * e[0]!) / 2, y = (dy * e[1]!) / 2;
-    out.push([c[0]! + cy * x - sy * y, c[1]! + sy * x + cy * y, c[2]! + (dz * e[2]!) / 2]);
-  }
+  const cy = Math.cos(yaw),
+    sy = Math.sin(yaw);
+  for (const dx of [-1, 1])
+    for (const dy of [-1, 1])
+      for (const dz of [-1, 1]) {
+        const x = (dx * e[0]!) / 2,
+          y = (dy * e[1]!) / 2;
+        out.push([c[0]! + cy * x - sy * y, c[1]! + sy * x + cy * y, c[2]! + (dz * e[2]!) / 2]);
+      }
   return out;
 }
 
 /** Whether a world point lies in a yaw box grown by `margin` (m). */
 function inBox(p: readonly number[], c: readonly number[], e: readonly number[], yaw: number, margin: number): boolean {
   const d = sub(p, c);
-  const x = Math.cos(yaw) * d[0] + Math.sin(yaw) * d[1], y = -Math.sin(yaw) * d[0] + Math.cos(yaw) * d[1];
+  const x = Math.cos(yaw) * d[0] + Math.sin(yaw) * d[1],
+    y = -Math.sin(yaw) * d[0] + Math.cos(yaw) * d[1];
   return Math.abs(x) <= e[0]! / 2 + margin && Math.abs(y) <= e[1]! / 2 + margin && Math.abs(d[2]) <= e[2]! / 2 + margin;
 }
 
@@ -93,11 +98,18 @@ describe.skipIf(chromium.skip)(chromium.title("esi3d inspect: the viewer's basic
     expect(lumaStats(readFileSync((await download.path())!)).stddev, "the PNG is not blank").toBeGreaterThan(MIN_LUMA_STDDEV);
     const now = await canvasPixels(p, ".viewport canvas");
     let same = 0;
-    for (let i = 0; i < png.width * png.height; i++) if (png.data[i * png.channels] === now.data[i * now.channels] && png.data[i * png.channels + 1] === now.data[i * now.channels + 1] && png.data[i * png.channels + 2] === now.data[i * now.channels + 2]) same++;
+    for (let i = 0; i < png.width * png.height; i++)
+      if (
+        png.data[i * png.channels] === now.data[i * now.channels] &&
+        png.data[i * png.channels + 1] === now.data[i * now.channels + 1] &&
+        png.data[i * png.channels + 2] === now.data[i * now.channels + 2]
+      )
+        same++;
     expect(same / (png.width * png.height), "the PNG is the frame on screen").toBeGreaterThan(0.99);
 
     const rect = await canvasRect(p);
-    const inside = (q: { x: number; y: number } | null) => q !== null && q.x >= rect.x && q.x <= rect.x + rect.width && q.y >= rect.y && q.y <= rect.y + rect.height;
+    const inside = (q: { x: number; y: number } | null) =>
+      q !== null && q.x >= rect.x && q.x <= rect.x + rect.width && q.y >= rect.y && q.y <= rect.y + rect.height;
     const centres = s.graph.nodes.map((n) => n.box.centre as V3);
     const projectAll = () => p.evaluate((cs) => cs.map((c) => window.__esi3d.project(c)), centres);
     // top: straight down, +Y up the screen and +X to the right, every node in the picture
@@ -105,7 +117,11 @@ describe.skipIf(chromium.skip)(chromium.title("esi3d inspect: the viewer's basic
     let cam = await p.evaluate(() => window.__esi3d.camera());
     expect(unit(sub(cam.target, cam.position))[2]).toBeLessThan(-0.999);
     const c0 = centres[0]!;
-    const [o, py, px] = await p.evaluate((c) => [window.__esi3d.project(c[0]), window.__esi3d.project(c[1]), window.__esi3d.project(c[2])], [c0, [c0[0], c0[1] + 0.5, c0[2]], [c0[0] + 0.5, c0[1], c0[2]]] as [V3, V3, V3]);
+    const [o, py, px] = await p.evaluate((c) => [window.__esi3d.project(c[0]), window.__esi3d.project(c[1]), window.__esi3d.project(c[2])], [
+      c0,
+      [c0[0], c0[1] + 0.5, c0[2]],
+      [c0[0] + 0.5, c0[1], c0[2]],
+    ] as [V3, V3, V3]);
     expect(py!.y).toBeLessThan(o!.y - 5);
     expect(Math.abs(py!.x - o!.x)).toBeLessThan(2);
     expect(px!.x).toBeGreaterThan(o!.x + 5);
@@ -133,7 +149,9 @@ describe.skipIf(chromium.skip)(chromium.title("esi3d inspect: the viewer's basic
     const fitDir = unit(sub(cam.target, cam.position));
     for (let a = 0; a < 3; a++) expect(fitDir[a]).toBeCloseTo(dir[a]!, 6);
     const after = await span();
-    expect(after, `fit: ${node.id}'s box spans ${after.toFixed(0)} px (was ${before.toFixed(0)})`).toBeGreaterThan(Math.max(3 * before, 0.3 * Math.min(rect.width, rect.height)));
+    expect(after, `fit: ${node.id}'s box spans ${after.toFixed(0)} px (was ${before.toFixed(0)})`).toBeGreaterThan(
+      Math.max(3 * before, 0.3 * Math.min(rect.width, rect.height)),
+    );
     // the keys do the same: 7 is top
     await p.keyboard.press("7");
     cam = await p.evaluate(() => window.__esi3d.camera());
@@ -155,7 +173,13 @@ describe.skipIf(chromium.skip)(chromium.title("esi3d inspect: the viewer's basic
       await frame(p);
       const img = await canvasPixels(p, ".viewport canvas");
       let n = 0;
-      for (let i = 0; i < img.width * img.height; i++) if (img.data[i * img.channels] !== BACKGROUND[0] || img.data[i * img.channels + 1] !== BACKGROUND[1] || img.data[i * img.channels + 2] !== BACKGROUND[2]) n++;
+      for (let i = 0; i < img.width * img.height; i++)
+        if (
+          img.data[i * img.channels] !== BACKGROUND[0] ||
+          img.data[i * img.channels + 1] !== BACKGROUND[1] ||
+          img.data[i * img.channels + 2] !== BACKGROUND[2]
+        )
+          n++;
       return n / (img.width * img.height);
     };
     await p.locator('[data-testid="point-size"]').fill("1");
@@ -181,7 +205,8 @@ describe.skipIf(chromium.skip)(chromium.title("esi3d inspect: the viewer's basic
     await p.click('[data-testid="preset-top"]');
     const big = [...s.graph.nodes].sort((a, b) => b.raw_point_count - a.raw_point_count).slice(0, 2);
     // the top face's centre of a node's box, on screen
-    const at = async (n: (typeof big)[number]) => (await p.evaluate((q) => window.__esi3d.project(q), [n.box.centre[0], n.box.centre[1], n.box.centre[2] + n.box.extent[2] / 2] as V3))!;
+    const at = async (n: (typeof big)[number]) =>
+      (await p.evaluate((q) => window.__esi3d.project(q), [n.box.centre[0], n.box.centre[1], n.box.centre[2] + n.box.extent[2] / 2] as V3))!;
     // a click on the largest node, from above
     const q0 = await at(big[0]!);
     await p.mouse.click(q0.x, q0.y);
@@ -234,12 +259,14 @@ describe.skipIf(chromium.skip)(chromium.title("esi3d inspect: the viewer's basic
 
   it("shows two sources side by side with one camera", async () => {
     const { p, errors } = await openPage(browser, page);
-    const mainSel = ".viewport:not(.compare) canvas", cmpSel = ".viewport.compare canvas";
+    const mainSel = ".viewport:not(.compare) canvas",
+      cmpSel = ".viewport.compare canvas";
     const widthAlone = (await canvasRect(p, mainSel)).width;
     await p.selectOption('[data-testid="compare-select"]', "multi__noisy");
     await p.waitForFunction(() => window.__esi3d.compare().ready, null, { timeout: 60_000 });
     expect(await p.locator('[data-testid="compare-caption"]').textContent()).toContain("noisy");
-    const a = await canvasRect(p, mainSel), b = await canvasRect(p, cmpSel);
+    const a = await canvasRect(p, mainSel),
+      b = await canvasRect(p, cmpSel);
     expect(a.width).toBeLessThan(widthAlone * 0.7);
     expect(Math.abs(a.width - b.width)).toBeLessThan(4);
     expect(b.x).toBeGreaterThanOrEqual(a.x + a.width - 1);
@@ -272,20 +299,29 @@ describe.skipIf(chromium.skip)(chromium.title("esi3d inspect: the viewer's basic
     await p.click('[data-testid="preset-fit"]');
     await same();
     await frame(p);
-    const cmpLuma = async () => lumaStats(Buffer.from(await p.evaluate((s) => (document.querySelector(s) as HTMLCanvasElement).toDataURL("image/png").split(",")[1]!, cmpSel), "base64")).stddev;
+    const cmpLuma = async () =>
+      lumaStats(Buffer.from(await p.evaluate((s) => (document.querySelector(s) as HTMLCanvasElement).toDataURL("image/png").split(",")[1]!, cmpSel), "base64"))
+        .stddev;
     expect(await cmpLuma(), "the second view after fit").toBeGreaterThan(MIN_LUMA_STDDEV);
     await p.click('[data-testid="preset-top"]');
     await same();
     // both drawn, and they differ (gt depth beside the noisy cloud)
     await frame(p);
-    const ia = await canvasPixels(p, mainSel), ib = await canvasPixels(p, cmpSel);
-    expect(lumaStats(Buffer.from(await p.evaluate((s) => (document.querySelector(s) as HTMLCanvasElement).toDataURL("image/png").split(",")[1]!, cmpSel), "base64")).stddev).toBeGreaterThan(MIN_LUMA_STDDEV);
+    const ia = await canvasPixels(p, mainSel),
+      ib = await canvasPixels(p, cmpSel);
+    expect(
+      lumaStats(Buffer.from(await p.evaluate((s) => (document.querySelector(s) as HTMLCanvasElement).toDataURL("image/png").split(",")[1]!, cmpSel), "base64"))
+        .stddev,
+    ).toBeGreaterThan(MIN_LUMA_STDDEV);
     let differ = 0;
-    const w = Math.min(ia.width, ib.width), h = Math.min(ia.height, ib.height);
-    for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) {
-      const i = (y * ia.width + x) * ia.channels, j = (y * ib.width + x) * ib.channels;
-      if (Math.abs(ia.data[i]! - ib.data[j]!) + Math.abs(ia.data[i + 1]! - ib.data[j + 1]!) + Math.abs(ia.data[i + 2]! - ib.data[j + 2]!) > 30) differ++;
-    }
+    const w = Math.min(ia.width, ib.width),
+      h = Math.min(ia.height, ib.height);
+    for (let y = 0; y < h; y++)
+      for (let x = 0; x < w; x++) {
+        const i = (y * ia.width + x) * ia.channels,
+          j = (y * ib.width + x) * ib.channels;
+        if (Math.abs(ia.data[i]! - ib.data[j]!) + Math.abs(ia.data[i + 1]! - ib.data[j + 1]!) + Math.abs(ia.data[i + 2]! - ib.data[j + 2]!) > 30) differ++;
+      }
     expect(differ / (w * h), "gt and noisy clouds draw differently").toBeGreaterThan(0.005);
     // settings apply to both: point size
     await p.locator('[data-testid="point-size"]').fill("4");
@@ -312,17 +348,28 @@ describe.skipIf(chromium.skip)(chromium.title("esi3d inspect: the viewer's basic
     const labels = () =>
       p.evaluate(() =>
         [...document.querySelectorAll(".viewport:not(.compare) .label3d")].map((e) => {
-          const el = e as HTMLElement, r = el.getBoundingClientRect();
-          return { text: el.textContent ?? "", layout: el.dataset.layout ?? "", shown: el.style.display !== "none", l: r.left, t: r.top, r: r.right, b: r.bottom };
+          const el = e as HTMLElement,
+            r = el.getBoundingClientRect();
+          return {
+            text: el.textContent ?? "",
+            layout: el.dataset.layout ?? "",
+            shown: el.style.display !== "none",
+            l: r.left,
+            t: r.top,
+            r: r.right,
+            b: r.bottom,
+          };
         }),
       );
     const overlaps = (ls: Awaited<ReturnType<typeof labels>>) => {
       const shown = ls.filter((l) => l.shown);
       const out: string[] = [];
-      for (let i = 0; i < shown.length; i++) for (let j = i + 1; j < shown.length; j++) {
-        const a = shown[i]!, b = shown[j]!;
-        if (a.l < b.r && b.l < a.r && a.t < b.b && b.t < a.b) out.push(`${a.text} / ${b.text}`);
-      }
+      for (let i = 0; i < shown.length; i++)
+        for (let j = i + 1; j < shown.length; j++) {
+          const a = shown[i]!,
+            b = shown[j]!;
+          if (a.l < b.r && b.l < a.r && a.t < b.b && b.t < a.b) out.push(`${a.text} / ${b.text}`);
+        }
       return out;
     };
     // the default view, then zoomed far out so that the labels crowd together

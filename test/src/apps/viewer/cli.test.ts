@@ -36,7 +36,9 @@ describe("esi3d inspect RUN_DIR", () => {
   });
 
   it("exports PLY (node colours), GLB (+Y up, points and box lines) and the graph JSON of one graph", async () => {
-    const ply = join(tmp, "c.ply"), glb = join(tmp, "c.glb"), gj = join(tmp, "g.json");
+    const ply = join(tmp, "c.ply"),
+      glb = join(tmp, "c.glb"),
+      gj = join(tmp, "g.json");
     const r = esi3d(["inspect", run, "--task", TASK, "--paradigm", "multi", "--source", "noisy", "--ply", ply, "--glb", glb, "--graph-json", gj]);
     expect(r.code, r.stderr).toBe(0);
     const s = stored(run, "multi", "noisy");
@@ -49,7 +51,11 @@ describe("esi3d inspect RUN_DIR", () => {
     const cloud = readPly(ply);
     const key = (c: readonly number[]) => `${c[0]},${c[1]},${c[2]}`;
     const perColour = new Map<string, number>();
-    for (let i = 0; i < cloud.count; i++) perColour.set(key([cloud.rgb[3 * i]!, cloud.rgb[3 * i + 1]!, cloud.rgb[3 * i + 2]!]), (perColour.get(key([cloud.rgb[3 * i]!, cloud.rgb[3 * i + 1]!, cloud.rgb[3 * i + 2]!])) ?? 0) + 1);
+    for (let i = 0; i < cloud.count; i++)
+      perColour.set(
+        key([cloud.rgb[3 * i]!, cloud.rgb[3 * i + 1]!, cloud.rgb[3 * i + 2]!]),
+        (perColour.get(key([cloud.rgb[3 * i]!, cloud.rgb[3 * i + 1]!, cloud.rgb[3 * i + 2]!])) ?? 0) + 1,
+      );
     // palette colours repeat after 18 nodes; this task has fewer
     expect(s.graph.nodes.length).toBeLessThan(18);
     s.graph.nodes.forEach((n, k) => expect(perColour.get(key(nodeColor(k))), n.id).toBe(n.raw_point_count));
@@ -59,13 +65,22 @@ describe("esi3d inspect RUN_DIR", () => {
     const doc = await new NodeIO().read(glb);
     // The Khronos glTF validator (npm gltf-validator): no errors and no warnings.
     const report = await validateBytes(new Uint8Array(readFileSync(glb)));
-    expect(report.issues.messages.filter((m) => m.severity <= 1), JSON.stringify(report.issues.messages.slice(0, 5))).toEqual([]);
+    expect(
+      report.issues.messages.filter((m) => m.severity <= 1),
+      JSON.stringify(report.issues.messages.slice(0, 5)),
+    ).toEqual([]);
     // a default scene (glTF "scene": 0), holding the cloud and both box groups
     const json = JSON.parse(readFileSync(glb).toString("utf8", 20, 20 + readFileSync(glb).readUInt32LE(12))) as { scene?: number; scenes: unknown[] };
     expect(json.scene).toBe(0);
     expect(json.scenes.length).toBe(1);
     expect(doc.getRoot().getDefaultScene()).toBe(doc.getRoot().listScenes()[0]);
-    expect(doc.getRoot().getDefaultScene()!.listChildren().map((n) => n.getName())).toEqual(["cloud", "predicted boxes", "true boxes"]);
+    expect(
+      doc
+        .getRoot()
+        .getDefaultScene()!
+        .listChildren()
+        .map((n) => n.getName()),
+    ).toEqual(["cloud", "predicted boxes", "true boxes"]);
     const meshes = doc.getRoot().listMeshes();
     const points = meshes.flatMap((m) => m.listPrimitives()).filter((p) => p.getMode() === Primitive.Mode.POINTS);
     expect(points.length).toBe(1);
@@ -79,7 +94,10 @@ describe("esi3d inspect RUN_DIR", () => {
     expect(first[0]).toBeCloseTo(cloud.xyz[0]!, 5);
     expect(first[1]).toBeCloseTo(cloud.xyz[2]!, 5);
     expect(first[2]).toBeCloseTo(-cloud.xyz[1]!, 5);
-    const boxNode = doc.getRoot().listNodes().find((n) => n.getName().startsWith(`${s.graph.nodes[0]!.id} `))!;
+    const boxNode = doc
+      .getRoot()
+      .listNodes()
+      .find((n) => n.getName().startsWith(`${s.graph.nodes[0]!.id} `))!;
     expect(boxNode.getExtras()).toMatchObject({ id: s.graph.nodes[0]!.id, label: s.graph.nodes[0]!.label });
     const ys = Array.from(boxNode.getMesh()!.listPrimitives()[0]!.getAttribute("POSITION")!.getArray()!).filter((_, i) => i % 3 === 1) as number[];
     const b = s.graph.nodes[0]!.box;
@@ -103,7 +121,10 @@ describe("esi3d inspect RUN_DIR", () => {
   it("explains usage errors: an unknown task or source, an export of several graphs", () => {
     const cases: Array<[string[], RegExp]> = [
       [["inspect", run, "-o", join(tmp, "x.html"), "--task", "nope-000"], /--task nope-000: no such task .*counting_with_occlusion-000/],
-      [["inspect", run, "--task", TASK, "--source", "vggt"], /no graph for --source vggt \(this task has: single\/gt, single\/noisy, single\/gt-appearance, single\/noisy-appearance, multi\/gt, multi\/noisy, multi\/gt-appearance, multi\/noisy-appearance\)/],
+      [
+        ["inspect", run, "--task", TASK, "--source", "vggt"],
+        /no graph for --source vggt \(this task has: single\/gt, single\/noisy, single\/gt-appearance, single\/noisy-appearance, multi\/gt, multi\/noisy, multi\/gt-appearance, multi\/noisy-appearance\)/,
+      ],
       [["inspect", run, "--task", TASK, "--ply", join(tmp, "x.ply")], /export one graph: pass --paradigm and --source/],
     ];
     for (const [args, msg] of cases) {
@@ -174,7 +195,11 @@ describe("esi3d inspect RUN_DIR --serve", () => {
     const glb = await fetch(`${url}api/${TASK}/export/multi__noisy.glb`);
     expect(glb.status).toBe(200);
     expect(glb.headers.get("content-type")).toBe("model/gltf-binary");
-    expect(Buffer.from(await glb.arrayBuffer()).subarray(0, 4).toString("latin1")).toBe("glTF");
+    expect(
+      Buffer.from(await glb.arrayBuffer())
+        .subarray(0, 4)
+        .toString("latin1"),
+    ).toBe("glTF");
     const missing = await fetch(`${url}task/nope-000`);
     expect(missing.status).toBe(400);
     expect(await missing.text()).toMatch(/no such task/);

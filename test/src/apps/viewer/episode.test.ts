@@ -34,9 +34,30 @@ const viewsAt = (r: ItemRecord, k: number) => 1 + r.active!.steps.slice(0, k - 1
 beforeAll(() => {
   tmp = mkdtempSync(join(tmpdir(), "esi3d-inspect-active-"));
   run = join(tmp, "run");
-  const r = esi3d(["run", "--per-subcategory", "1", "--subcategories", "counting_with_occlusion", "--paradigm", "active", "--source", "gt,noisy", "--noise-level", "0.8", "--max-steps", String(MAX_STEPS), "--concurrency", "2", "--out", run]);
+  const r = esi3d([
+    "run",
+    "--per-subcategory",
+    "1",
+    "--subcategories",
+    "counting_with_occlusion",
+    "--paradigm",
+    "active",
+    "--source",
+    "gt,noisy",
+    "--noise-level",
+    "0.8",
+    "--max-steps",
+    String(MAX_STEPS),
+    "--concurrency",
+    "2",
+    "--out",
+    run,
+  ]);
   if (r.code !== 0) throw new Error(`esi3d run failed (${r.code}): ${r.stderr}`);
-  records = readFileSync(join(run, "items.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as ItemRecord);
+  records = readFileSync(join(run, "items.jsonl"), "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as ItemRecord);
 }, 240_000);
 
 afterAll(async () => {
@@ -85,14 +106,19 @@ describe("esi3d inspect RUN --paradigm active (terminal)", () => {
   it("refuses a record the replay does not reproduce (exit 2, naming the file and the step), writing no page", () => {
     const copy = join(tmp, "tampered");
     cpSync(run, copy, { recursive: true });
-    const lines = readFileSync(join(copy, "items.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as ItemRecord);
+    const lines = readFileSync(join(copy, "items.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as ItemRecord);
     const gt = lines.find((r) => r.key === `${TASK}|active|3d:gt`)!;
     gt.active!.steps[0]!.graph_nodes! += 1;
     writeFileSync(join(copy, "items.jsonl"), lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
     const out = join(tmp, "tampered.html");
     const r = esi3d(["inspect", copy, "--task", TASK, "--paradigm", "active", "--source", "gt", "-o", out]);
     expect(r.code, r.stderr).toBe(2);
-    expect(r.stderr).toMatch(/active__gt\.json: replaying .*3d:gt in the built-in simulator differs from the record at step 1 \(recorded \d+ graph nodes, the memory holds \d+\)/);
+    expect(r.stderr).toMatch(
+      /active__gt\.json: replaying .*3d:gt in the built-in simulator differs from the record at step 1 \(recorded \d+ graph nodes, the memory holds \d+\)/,
+    );
     expect(() => readFileSync(out)).toThrow();
   });
 
@@ -120,7 +146,9 @@ describe.skipIf(chromium.skip)(chromium.title("the active episode's page in Chro
     const page = join(tmp, "active.html");
     const r = esi3d(["inspect", run, "--task", TASK, "--paradigm", "active", "-o", page]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(/active\/noisy: episode replayed \(\d+ steps, \d+ views, the memory updated per view\) and checked against the record and the stored graph \(\d+ ms\)/);
+    expect(r.stderr).toMatch(
+      /active\/noisy: episode replayed \(\d+ steps, \d+ views, the memory updated per view\) and checked against the record and the stored graph \(\d+ ms\)/,
+    );
     const shots = process.env.ESI3D_SCREENSHOTS ?? join(tmp, "shots");
     mkdirSync(shots, { recursive: true });
     browser = await launchChromium();
@@ -135,10 +163,16 @@ describe.skipIf(chromium.skip)(chromium.title("the active episode's page in Chro
     await p.waitForFunction(() => window.__esi3d?.ready || window.__esi3d?.error, null, { timeout: 60_000, polling: 50 });
     expect(await p.evaluate(() => window.__esi3d.error)).toBeNull();
 
-    for (const [key, arm] of [["active__gt", "3d:gt"], ["active__noisy", "3d:noisy"], ["active__2d", "2d"]] as const) {
+    for (const [key, arm] of [
+      ["active__gt", "3d:gt"],
+      ["active__noisy", "3d:noisy"],
+      ["active__2d", "2d"],
+    ] as const) {
       await p.evaluate((k) => window.__esi3d.show(k), key);
       await p.waitForFunction((k) => window.__esi3d.ready && window.__esi3d.key === k, key, { timeout: 60_000 });
-      const rec = recordOf(arm), steps = rec.active!.steps, n = steps.length;
+      const rec = recordOf(arm),
+        steps = rec.active!.steps,
+        n = steps.length;
       // the page opens at the last step: the stored graph, its boxes coloured by the diagnosis
       expect(await p.evaluate(() => window.__esi3d.step)).toBe(n);
       if (arm !== "2d") expect((await p.evaluate(() => window.__esi3d.stepShown()))!.boxes).toBe(stored(run, "active", arm.slice(3)).graph.nodes.length);
@@ -182,7 +216,31 @@ describe.skipIf(chromium.skip)(chromium.title("the active episode's page in Chro
     // the random explorer with no early stop: seeded, so the same walk every time; the record says where it was blocked
     // (suite seed 1: its room blocks the walk 4 times at this commit; seed 0's, since the ESI counting camera, once or never)
     const walk = join(tmp, "walk");
-    const r = esi3d(["run", "--seed", "1", "--per-subcategory", "1", "--subcategories", "counting_with_occlusion", "--paradigm", "active", "--source", "gt", "--baseline", "none", "--explorer", "random", "--max-steps", "30", "--min-steps", "30", "--threshold", "1", "--out", walk]);
+    const r = esi3d([
+      "run",
+      "--seed",
+      "1",
+      "--per-subcategory",
+      "1",
+      "--subcategories",
+      "counting_with_occlusion",
+      "--paradigm",
+      "active",
+      "--source",
+      "gt",
+      "--baseline",
+      "none",
+      "--explorer",
+      "random",
+      "--max-steps",
+      "30",
+      "--min-steps",
+      "30",
+      "--threshold",
+      "1",
+      "--out",
+      walk,
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const rec = JSON.parse(readFileSync(join(walk, "items.jsonl"), "utf8").trim().split("\n")[0]!) as ItemRecord;
     const blocked = rec.active!.steps.filter((s) => s.blocked);

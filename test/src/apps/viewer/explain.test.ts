@@ -40,7 +40,21 @@ describe("every status explained", () => {
   beforeAll(async () => {
     const out = mkdtempSync(join(tmpdir(), "esi3d-explain-"));
     run = join(out, "run");
-    const r = esi3d(["run", "--per-subcategory", "1", "--subcategories", "merged_observation", "--paradigm", "multi", "--source", "noisy", "--concurrency", "2", "--out", run]);
+    const r = esi3d([
+      "run",
+      "--per-subcategory",
+      "1",
+      "--subcategories",
+      "merged_observation",
+      "--paradigm",
+      "multi",
+      "--source",
+      "noisy",
+      "--concurrency",
+      "2",
+      "--out",
+      run,
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const d = await new RunInspection(openRun(run), TASK, "test").data(KEY);
     if (!d.diagnosis) throw new Error(`${KEY}: a run's variant without a diagnosis`);
@@ -57,7 +71,12 @@ describe("every status explained", () => {
     const statuses = new Set(data.diagnosis.nodes.map((d) => d.status));
     expect([...statuses].sort(), "this run's graph has every status (else the test checks less)").toEqual(["duplicate", "hallucinated", "matched", "merged"]);
     expect(ex.nodes.map((e) => e.node)).toEqual(data.graph.nodes.map((n) => n.id));
-    const allowed: Record<string, string[]> = { matched: ["matched"], duplicate: ["duplicate_of_match"], merged: ["second_object", "no_majority"], hallucinated: ["low_object_share", "far_from_object", "impure_unmatched"] };
+    const allowed: Record<string, string[]> = {
+      matched: ["matched"],
+      duplicate: ["duplicate_of_match"],
+      merged: ["second_object", "no_majority"],
+      hallucinated: ["low_object_share", "far_from_object", "impure_unmatched"],
+    };
     for (const e of ex.nodes) {
       const d = data.diagnosis.nodes.find((x) => x.node === e.node)!;
       expect(e.consistent, `${e.node}: ${e.why}`).toBe(true);
@@ -88,7 +107,8 @@ describe("every status explained", () => {
     }
     // the merged node names both objects it covers, as the diagnosis's shares do
     const merged = data.diagnosis.nodes.find((d) => d.status === "merged")!;
-    for (const s of merged.shares.filter((x) => x.share >= MERGED_MIN_SECOND_SHARE)) expect(ex.nodes.find((e) => e.node === merged.node)!.why).toContain(s.name);
+    for (const s of merged.shares.filter((x) => x.share >= MERGED_MIN_SECOND_SHARE))
+      expect(ex.nodes.find((e) => e.node === merged.node)!.why).toContain(s.name);
     // missed objects: which nodes took their points, none of them matched to it
     const missed = data.diagnosis.objects.filter((o) => o.status !== "matched");
     expect(ex.objects.map((o) => o.id)).toEqual(missed.map((o) => o.id));

@@ -18,7 +18,17 @@ export const needsChromium = () => needs("chromium");
  * to SwiftShader, which --enable-unsafe-swiftshader keeps allowed in newer Chromium), and nothing that
  * reaches the network.
  */
-const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--enable-unsafe-swiftshader"];
+const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--enable-unsafe-swiftshader",
+];
 
 export async function launchChromium(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install chromium; .ci/run does)`);
@@ -31,7 +41,23 @@ export const TASK = "counting_with_occlusion-000";
 /** Runs the built-in suite on TASK with the noisy source at 0.8 (duplicates) and GT depth; returns the run directory. */
 export function makeRun(paradigms: string, prefix: string): string {
   const out = mkdtempSync(join(tmpdir(), prefix));
-  const r = esi3d(["run", "--per-subcategory", "1", "--subcategories", "counting_with_occlusion", "--paradigm", paradigms, "--source", "gt,noisy", "--noise-level", "0.8", "--concurrency", "2", "--out", join(out, "run")]);
+  const r = esi3d([
+    "run",
+    "--per-subcategory",
+    "1",
+    "--subcategories",
+    "counting_with_occlusion",
+    "--paradigm",
+    paradigms,
+    "--source",
+    "gt,noisy",
+    "--noise-level",
+    "0.8",
+    "--concurrency",
+    "2",
+    "--out",
+    join(out, "run"),
+  ]);
   if (r.code !== 0) throw new Error(`esi3d run failed (${r.code}): ${r.stderr}`);
   return join(out, "run");
 }
@@ -49,11 +75,14 @@ export function lumaStats(png: Uint8Array): { stddev: number; colours: number } 
   const img = decode(png);
   const ch = img.channels;
   const d = img.data;
-  let sum = 0, sum2 = 0;
+  let sum = 0,
+    sum2 = 0;
   const colours = new Set<number>();
   const n = img.width * img.height;
   for (let i = 0; i < n; i++) {
-    const r = d[i * ch]!, g = d[i * ch + 1]!, b = d[i * ch + 2]!;
+    const r = d[i * ch]!,
+      g = d[i * ch + 1]!,
+      b = d[i * ch + 2]!;
     const y = 0.299 * r + 0.587 * g + 0.114 * b;
     sum += y;
     sum2 += y * y;

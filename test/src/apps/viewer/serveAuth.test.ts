@@ -23,7 +23,12 @@ beforeAll(() => {
 
 /** Runs `inspect RUN --serve` expecting a refusal; a server that starts instead is killed after a while. */
 function refused(args: string[], env: Record<string, string> = {}) {
-  const r = spawnSync(process.execPath, [CLI, "inspect", run, "--serve", "--port", "0", ...args], { encoding: "utf8", cwd: REPO_ROOT, env: { ...process.env, ESI3D_TOKEN: "", ...env }, timeout: 15_000 });
+  const r = spawnSync(process.execPath, [CLI, "inspect", run, "--serve", "--port", "0", ...args], {
+    encoding: "utf8",
+    cwd: REPO_ROOT,
+    env: { ...process.env, ESI3D_TOKEN: "", ...env },
+    timeout: 15_000,
+  });
   return { code: r.status, stderr: r.stderr };
 }
 
@@ -43,7 +48,11 @@ describe("esi3d inspect --serve off loopback", () => {
     let child: ChildProcess;
     let base: string;
     beforeAll(async () => {
-      child = spawn(process.execPath, [CLI, "inspect", run, "--serve", "--port", "0", "--host", "0.0.0.0", "--token", TOKEN], { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ESI3D_TOKEN: "" } });
+      child = spawn(process.execPath, [CLI, "inspect", run, "--serve", "--port", "0", "--host", "0.0.0.0", "--token", TOKEN], {
+        cwd: REPO_ROOT,
+        stdio: ["ignore", "pipe", "pipe"],
+        env: { ...process.env, ESI3D_TOKEN: "" },
+      });
       let out = "";
       const port = await new Promise<string>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`no URL printed: ${out}`)), 30_000);

@@ -10,7 +10,8 @@ import type { SceneGraph } from "../../../../scenegraph/types.js";
 
 describe("displaySample", () => {
   it("keeps a cloud within the budget whole", () => {
-    const xyz = new Float32Array(3000), node = new Uint16Array(1000);
+    const xyz = new Float32Array(3000),
+      node = new Uint16Array(1000);
     const s = displaySample(xyz, node, 1000);
     expect(s.info).toMatchObject({ method: "all", shown: 1000, total: 1000 });
     expect(s.indices[999]).toBe(999);
@@ -20,7 +21,8 @@ describe("displaySample", () => {
     const r = new Rng("display");
     const rng = () => r.next();
     const n = 400_000;
-    const xyz = new Float32Array(3 * n), node = new Uint16Array(n);
+    const xyz = new Float32Array(3 * n),
+      node = new Uint16Array(n);
     for (let i = 0; i < n; i++) {
       // a 2 m x 2 m floor patch of scattered points (node 1) ...
       xyz[3 * i] = rng() * 2;
@@ -61,7 +63,9 @@ describe("export geometry", () => {
   it("draws a yaw box's 12 edges through its corners", () => {
     const e = boxEdges([1, 2, 3], [2, 4, 6], Math.PI / 2);
     expect(e.length).toBe(12 * 2 * 3);
-    const xs = e.filter((_, i) => i % 3 === 0), ys = e.filter((_, i) => i % 3 === 1), zs = e.filter((_, i) => i % 3 === 2);
+    const xs = e.filter((_, i) => i % 3 === 0),
+      ys = e.filter((_, i) => i % 3 === 1),
+      zs = e.filter((_, i) => i % 3 === 2);
     // rotated 90°: the 4 m side lies along x
     expect(Math.min(...xs)).toBeCloseTo(-1, 9);
     expect(Math.max(...xs)).toBeCloseTo(3, 9);
@@ -88,10 +92,12 @@ describe("layoutLabels", () => {
     expect(out[4]).toEqual({ state: "shown", left: 70, top: 100 - 1.2 * 14 });
     expect(out.slice(0, 4).map((p) => p.state)).toEqual(["moved", "moved", "hidden", "hidden"]);
     const shown = out.map((p) => box(p, 60, 14)).filter((b) => b !== null);
-    for (let i = 0; i < shown.length; i++) for (let j = i + 1; j < shown.length; j++) {
-      const a = shown[i]!, b = shown[j]!;
-      expect(a.l < b.r && b.l < a.r && a.t < b.b && b.t < a.b, `labels ${i} and ${j} overlap`).toBe(false);
-    }
+    for (let i = 0; i < shown.length; i++)
+      for (let j = i + 1; j < shown.length; j++) {
+        const a = shown[i]!,
+          b = shown[j]!;
+        expect(a.l < b.r && b.l < a.r && a.t < b.b && b.t < a.b, `labels ${i} and ${j} overlap`).toBe(false);
+      }
   });
 
   it("leaves labels that do not meet where they are", () => {

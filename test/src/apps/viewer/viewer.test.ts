@@ -55,7 +55,8 @@ describe.skipIf(chromium.skip)(chromium.title("esi3d inspect page in Chromium"),
     expect(await text('[data-testid="count-merged"]')).toBe(String(m.merged));
     expect(await text('[data-testid="count-hallucinated"]')).toBe(String(m.hallucinated));
     expect(await text('[data-testid="count-missed"]')).toBe(String(s.diagnosis.objects.filter((o) => o.status !== "matched").length));
-    for (const st of ["matched", "duplicate", "merged", "hallucinated"]) expect(await p.locator(`[data-testid="node-table"] tr[data-status="${st}"]`).count(), st).toBe(s.diagnosis.nodes.filter((d) => d.status === st).length);
+    for (const st of ["matched", "duplicate", "merged", "hallucinated"])
+      expect(await p.locator(`[data-testid="node-table"] tr[data-status="${st}"]`).count(), st).toBe(s.diagnosis.nodes.filter((d) => d.status === st).length);
     expect(await text('[data-testid="metric-duplicates"] b')).toBe(String(m.duplicates));
     expect(await text('[data-testid="metric-f1"] b')).toBe(m.f1_observed.toFixed(2));
     await p.screenshot({ path: join(shots, "1-overview.png") });
@@ -78,13 +79,22 @@ describe.skipIf(chromium.skip)(chromium.title("esi3d inspect page in Chromium"),
     // its twin beside it, both with thumbnails of their views, pixels outlined
     const twin = p.locator('[data-testid="evidence-twin"]');
     await expect.poll(() => twin.getAttribute("data-node")).toBe(dup.twin);
-    const dupNode = s.graph.nodes.find((n) => n.id === dup.node)!, twinNode = s.graph.nodes.find((n) => n.id === dup.twin)!;
+    const dupNode = s.graph.nodes.find((n) => n.id === dup.node)!,
+      twinNode = s.graph.nodes.find((n) => n.id === dup.twin)!;
     const THUMBS_SHOWN = 8;
-    await p.waitForFunction(() => document.querySelectorAll('[data-testid="thumb"]').length > 0 && [...document.querySelectorAll('[data-testid="thumb"]')].every((c) => (c as HTMLCanvasElement).dataset.drawn === "1"), null, { timeout: 20_000 });
+    await p.waitForFunction(
+      () =>
+        document.querySelectorAll('[data-testid="thumb"]').length > 0 &&
+        [...document.querySelectorAll('[data-testid="thumb"]')].every((c) => (c as HTMLCanvasElement).dataset.drawn === "1"),
+      null,
+      { timeout: 20_000 },
+    );
     expect(await p.locator('[data-testid="evidence-node"] [data-testid="thumb"]').count()).toBe(Math.min(THUMBS_SHOWN, dupNode.support.length));
     expect(await p.locator('[data-testid="evidence-twin"] [data-testid="thumb"]').count()).toBe(Math.min(THUMBS_SHOWN, twinNode.support.length));
     // the thumbnails show the views the node came from
-    const views = await p.locator('[data-testid="evidence-node"] [data-testid="thumb"]').evaluateAll((els) => els.map((e) => Number((e as HTMLElement).dataset.view)));
+    const views = await p
+      .locator('[data-testid="evidence-node"] [data-testid="thumb"]')
+      .evaluateAll((els) => els.map((e) => Number((e as HTMLElement).dataset.view)));
     expect(views.every((v) => dupNode.views.includes(v))).toBe(true);
     // and each has outline pixels in the node's colour (yellow) or the twin's (cyan)
     const outlined = await p.evaluate(() =>
@@ -92,11 +102,15 @@ describe.skipIf(chromium.skip)(chromium.title("esi3d inspect page in Chromium"),
         const cv = c as HTMLCanvasElement;
         const d = cv.getContext("2d")!.getImageData(0, 0, cv.width, cv.height).data;
         let n = 0;
-        for (let i = 0; i < d.length; i += 4) if ((d[i] === 255 && d[i + 1] === 225 && d[i + 2] === 77) || (d[i] === 58 && d[i + 1] === 215 && d[i + 2] === 255)) n++;
+        for (let i = 0; i < d.length; i += 4)
+          if ((d[i] === 255 && d[i + 1] === 225 && d[i + 2] === 77) || (d[i] === 58 && d[i + 1] === 215 && d[i + 2] === 255)) n++;
         return n;
       }),
     );
-    expect(outlined.every((n) => n > 0), `outline pixels per thumbnail: ${outlined.join(",")}`).toBe(true);
+    expect(
+      outlined.every((n) => n > 0),
+      `outline pixels per thumbnail: ${outlined.join(",")}`,
+    ).toBe(true);
     await p.screenshot({ path: join(shots, "2-duplicate-and-twin.png") });
 
     // the page is not blank, and WebGL itself drew (SwiftShader in headless)
@@ -124,7 +138,8 @@ describe.skipIf(chromium.skip)(chromium.title("esi3d inspect page in Chromium"),
     await p.click('[data-testid="tab-nodes"]');
     const rowsOf = async () => {
       const shown: Record<string, number> = {};
-      for (const st of await p.locator('[data-testid="node-table"] tbody tr').evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.status!))) shown[st] = (shown[st] ?? 0) + 1;
+      for (const st of await p.locator('[data-testid="node-table"] tbody tr').evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.status!)))
+        shown[st] = (shown[st] ?? 0) + 1;
       return shown;
     };
     const statusCount = (st: string) => s.diagnosis.nodes.filter((d) => d.status === st).length;

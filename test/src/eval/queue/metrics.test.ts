@@ -49,7 +49,11 @@ describe.skipIf(redisServer.skip)(redisServer.title("esi3d serve --queue-url: th
 
     // a run with no worker yet: its two units wait on the cpu queue, and its collector is live
     const out = join(dir, "run");
-    const producer = spawn(process.execPath, [CLI, "run", "--limit", "2", "--paradigm", "single", "--source", "gt", "--labels", "oracle", "--baseline", "none", "--out", out, "--queue", redis.url], { cwd: REPO_ROOT, stdio: "ignore" });
+    const producer = spawn(
+      process.execPath,
+      [CLI, "run", "--limit", "2", "--paradigm", "single", "--source", "gt", "--labels", "oracle", "--baseline", "none", "--out", out, "--queue", redis.url],
+      { cwd: REPO_ROOT, stdio: "ignore" },
+    );
     const exited = new Promise<number | null>((r) => producer.once("exit", r));
     await until(async () => sample(await metrics(), 'esi3d_queue_jobs{queue="esi3d-cpu",state="waiting"}') === 2, 60_000);
     expect(sample(await metrics(), "esi3d_queue_producers")).toBe(1);

@@ -54,11 +54,23 @@ describe.skipIf(redisServer.skip)(redisServer.title("esi3d run --queue"), () => 
       expect(r.stderr).toMatch(/--queue: .*maxmemory-policy allkeys-lru.*noeviction/);
       // a live worker of another version: the producer refuses to start; and the other way round
       await lru.client.config("SET", "maxmemory-policy", "noeviction");
-      await lru.client.set("esi3d:worker:otherhost:1", JSON.stringify({ role: "cpu", version: "0.0.1-other", host: "otherhost", pid: 1, processed: 0 }), "PX", 60_000);
+      await lru.client.set(
+        "esi3d:worker:otherhost:1",
+        JSON.stringify({ role: "cpu", version: "0.0.1-other", host: "otherhost", pid: 1, processed: 0 }),
+        "PX",
+        60_000,
+      );
       const v = await esi3dAsync(["run", ...SMALL, "--out", join(dir, "bad3"), "--queue", lru.url]);
       expect(v.code).toBe(2);
-      expect(v.stderr).toMatch(new RegExp(`--queue: worker otherhost:1 \\(cpu\\) runs esi3d 0.0.1-other, this run is esi3d ${PACKAGE_VERSION.replace(/\./g, "\\.")}`));
-      await lru.client.set("esi3d:producer:otherhost:2", JSON.stringify({ role: "producer", version: "0.0.1-other", host: "otherhost", pid: 2, processed: 0 }), "PX", 60_000);
+      expect(v.stderr).toMatch(
+        new RegExp(`--queue: worker otherhost:1 \\(cpu\\) runs esi3d 0.0.1-other, this run is esi3d ${PACKAGE_VERSION.replace(/\./g, "\\.")}`),
+      );
+      await lru.client.set(
+        "esi3d:producer:otherhost:2",
+        JSON.stringify({ role: "producer", version: "0.0.1-other", host: "otherhost", pid: 2, processed: 0 }),
+        "PX",
+        60_000,
+      );
       const w = await esi3dAsync(["worker", "--queue", lru.url]);
       expect(w.code).toBe(2);
       expect(w.stderr).toMatch(/--queue: the run on otherhost:2 is esi3d 0.0.1-other/);
@@ -114,10 +126,28 @@ describe.skipIf(redisServer.skip)(redisServer.title("esi3d run --queue"), () => 
     const env = { OPENAI_API_KEY: "sk-test" };
     // workers in a directory of their own: the run directory is known only to the producer
     const elsewhere = mkdtempSync(join(tmpdir(), "esi3d-worker-cwd-"));
-    const workers = [0, 1].map(() => spawn(process.execPath, [CLI, "worker", "--queue", redis.url, "--role", "all", ...WORKER_ARGS], { cwd: elsewhere, stdio: "ignore", env: { ...process.env, ...env } }));
+    const workers = [0, 1].map(() =>
+      spawn(process.execPath, [CLI, "worker", "--queue", redis.url, "--role", "all", ...WORKER_ARGS], {
+        cwd: elsewhere,
+        stdio: "ignore",
+        env: { ...process.env, ...env },
+      }),
+    );
     try {
       // --masks none: the units' note (dbscan in place of fusion) must reach the producer through the answer jobs
-      const llm = ["--labels", "oracle", "--baseline", "2d", "--masks", "none", "--reasoner", "openai:test-model", "--base-url", `${server.url}/v1`, "--no-cache"];
+      const llm = [
+        "--labels",
+        "oracle",
+        "--baseline",
+        "2d",
+        "--masks",
+        "none",
+        "--reasoner",
+        "openai:test-model",
+        "--base-url",
+        `${server.url}/v1`,
+        "--no-cache",
+      ];
       const localLlm = join(dir, "http-local");
       const a = await esi3dAsync(["run", ...SMALL, ...llm, "--out", localLlm], { env });
       expect(a.code, a.stderr).toBe(0);
@@ -145,7 +175,10 @@ describe.skipIf(redisServer.skip)(redisServer.title("esi3d run --queue"), () => 
   it("a model's rate limit holds across three workers, and a 429 with Retry-After pauses all of them", async () => {
     // a request reaches the server a little after its admission: up to 360 ms measured while the whole suite
     // ran on 2 cores (5 processes of this test among them), so windows and pause are long against that
-    const LIMIT = 3, WINDOW_MS = 2000, RETRY_AFTER_S = 3, ADMISSION_TO_ARRIVAL_MS = 500;
+    const LIMIT = 3,
+      WINDOW_MS = 2000,
+      RETRY_AFTER_S = 3,
+      ADMISSION_TO_ARRIVAL_MS = 500;
     const ok = delayed(50, openaiReply(JSON.stringify({ answer: "A", confidence: 0.5 })));
     const server = await startServer(json(429, { error: { message: "slow down" } }, { "retry-after": String(RETRY_AFTER_S) }), ok);
     const workers = [0, 1, 2].map(() => startWorker(redis.url, ["--role", "all"], { OPENAI_API_KEY: "sk-test" }));
@@ -153,7 +186,36 @@ describe.skipIf(redisServer.skip)(redisServer.title("esi3d run --queue"), () => 
       const out = join(dir, "llm");
       // text-only requests (no 2D arm with images): encoding views on the workers would only add to the delay
       // between a request's admission and its arrival
-      const args = ["run", "--limit", "12", "--paradigm", "single", "--source", "gt", "--labels", "oracle", "--baseline", "none", "--concurrency", "1", "--reasoner", "openai:test-model", "--base-url", `${server.url}/v1`, "--no-cache", "--max-connections", "4", "--rate-requests", String(LIMIT), "--rate-window", String(WINDOW_MS / 1000), "--out", out, "--queue", redis.url];
+      const args = [
+        "run",
+        "--limit",
+        "12",
+        "--paradigm",
+        "single",
+        "--source",
+        "gt",
+        "--labels",
+        "oracle",
+        "--baseline",
+        "none",
+        "--concurrency",
+        "1",
+        "--reasoner",
+        "openai:test-model",
+        "--base-url",
+        `${server.url}/v1`,
+        "--no-cache",
+        "--max-connections",
+        "4",
+        "--rate-requests",
+        String(LIMIT),
+        "--rate-window",
+        String(WINDOW_MS / 1000),
+        "--out",
+        out,
+        "--queue",
+        redis.url,
+      ];
       const r = await esi3dAsync(args, { timeoutMs: 240_000, env: { OPENAI_API_KEY: "sk-test" } });
       expect([0, 1]).toContain(r.code);
       expect(items(out).size).toBe(12);
@@ -167,7 +229,10 @@ describe.skipIf(redisServer.skip)(redisServer.title("esi3d run --queue"), () => 
       // requests admitted before the pause was recorded, which arrive up to the admission delay later
       const t429 = server.requests[0]!.at;
       const during = at.filter((t) => t > t429 + ADMISSION_TO_ARRIVAL_MS && t < t429 + RETRY_AFTER_S * 1000 - 100);
-      expect(during.map((t) => t - t429), `arrivals after the 429 (ms): ${at.map((t) => t - t429).join(", ")}`).toEqual([]);
+      expect(
+        during.map((t) => t - t429),
+        `arrivals after the 429 (ms): ${at.map((t) => t - t429).join(", ")}`,
+      ).toEqual([]);
       expect(readFileSync(join(out, "report.md"), "utf8")).toContain(`openai:test-model: ${LIMIT} requests per ${WINDOW_MS / 1000} s`);
     } finally {
       await stopAll(workers);

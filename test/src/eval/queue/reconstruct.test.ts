@@ -76,7 +76,14 @@ describe.skipIf(redisServer.skip)(redisServer.title("esi3d worker --role reconst
       expect(await redis.client.exists("bull:esi3d-cpu:id", "bull:esi3d-cpu:wait", "bull:esi3d-cpu:completed")).toBe(0);
       // the killed worker's job stalled once and ran again; every other job kept its lock, though units outlast
       // it (the queue's event stream outlives the jobs, which the run removes when it ends)
-      const events = (await redis.client.xrange("bull:esi3d-reconstruct:events", "-", "+")).map(([id, f]) => ({ at: Number(id.split("-")[0]), ...Object.fromEntries(f.flatMap((v, i) => (i % 2 ? [] : [[v, f[i + 1]]]))) }) as { at: number; event?: string; jobId?: string });
+      const events = (await redis.client.xrange("bull:esi3d-reconstruct:events", "-", "+")).map(
+        ([id, f]) =>
+          ({ at: Number(id.split("-")[0]), ...Object.fromEntries(f.flatMap((v, i) => (i % 2 ? [] : [[v, f[i + 1]]]))) }) as {
+            at: number;
+            event?: string;
+            jobId?: string;
+          },
+      );
       const stalls = events.filter((e) => e.event === "stalled").length;
       const started = new Map<string, number>();
       const ran: number[] = [];

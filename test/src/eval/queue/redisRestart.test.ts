@@ -55,7 +55,8 @@ describe.skipIf(redisServer.skip)(redisServer.title("a Redis restart during a qu
     const data = join(dir, "redis-a");
     mkdirSync(data);
     redis = await startRedis(undefined, { dir: data });
-    const port = redis.port, url = redis.url;
+    const port = redis.port,
+      url = redis.url;
     const worker = startWorker(url);
     workers.push(worker);
     const workerErr = stderrOf(worker);
@@ -87,7 +88,8 @@ describe.skipIf(redisServer.skip)(redisServer.title("a Redis restart during a qu
     const data = join(dir, "redis-b");
     mkdirSync(data);
     redis = await startRedis(undefined, { dir: data });
-    const port = redis.port, url = redis.url;
+    const port = redis.port,
+      url = redis.url;
     const worker = startWorker(url, ["--redis-wait", "3"]);
     workers.push(worker);
     const workerErr = stderrOf(worker);
@@ -97,7 +99,9 @@ describe.skipIf(redisServer.skip)(redisServer.title("a Redis restart during a qu
     await shutdown(redis, "NOSAVE");
     const r = await run;
     expect(r.code, r.stderr).toBe(1);
-    expect(r.stderr).toMatch(/esi3d: queue: Redis at redis:\/\/127\.0\.0\.1:\d+ unreachable for 3 s; giving up \(what finished is kept: rerun with --resume once Redis is back\)/);
+    expect(r.stderr).toMatch(
+      /esi3d: queue: Redis at redis:\/\/127\.0\.0\.1:\d+ unreachable for 3 s; giving up \(what finished is kept: rerun with --resume once Redis is back\)/,
+    );
     expect(r.stderr).not.toMatch(STACK);
     await until(() => worker.exitCode !== null, 30_000);
     expect(worker.exitCode).toBe(1);

@@ -30,7 +30,13 @@ describe("the served store of a queue run", () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "esi3d-store-"));
     mkdirSync(join(dir, "tasks"));
-    writeJsonAtomic(join(dir, "config.json"), { format: RUN_FORMAT, package_version: "0.0.0", node: process.version, started_at: new Date(0).toISOString(), config: FLAT_CONFIG });
+    writeJsonAtomic(join(dir, "config.json"), {
+      format: RUN_FORMAT,
+      package_version: "0.0.0",
+      node: process.version,
+      started_at: new Date(0).toISOString(),
+      config: FLAT_CONFIG,
+    });
     writeJsonAtomic(join(dir, "tasks", `${task.task_id}.json`), task);
     server = await serveStore(dir, "http://127.0.0.1:0");
   });
@@ -60,7 +66,13 @@ describe("the served store of a queue run", () => {
 
   it("keeps the prompt files and images the answer jobs write", async () => {
     const data = new Uint8Array([137, 80, 78, 71, 0, 1, 2, 255]);
-    const built = { version: PROMPT_VERSION, system: "system text", user: "user text", images: [{ mimeType: "image/png", data }], views: [{ view: 4, actions: [] }] } as unknown as BuiltPrompt;
+    const built = {
+      version: PROMPT_VERSION,
+      system: "system text",
+      user: "user text",
+      images: [{ mimeType: "image/png", data }],
+      views: [{ view: 4, actions: [] }],
+    } as unknown as BuiltPrompt;
     const log = promptLogOf({ provider: "openai", model: "m", baseUrl: "http://127.0.0.1:1/v1", params: { temperature: 0, maxOutputTokens: null } }, built);
     await openStore(server.url).writePrompt(log);
     expect(readPromptFile(dir, `prompts/${log.file.prompt_hash}.json`)).toEqual(log.file);
@@ -90,7 +102,9 @@ describe("the served store of a queue run", () => {
   });
 
   it("names the option for an address it cannot listen on", async () => {
-    await expect(serveStore(dir, "http://192.0.2.1:7070")).rejects.toThrow(/--store http:\/\/192\.0\.2\.1:7070: 192\.0\.2\.1 is not an address of this machine/);
+    await expect(serveStore(dir, "http://192.0.2.1:7070")).rejects.toThrow(
+      /--store http:\/\/192\.0\.2\.1:7070: 192\.0\.2\.1 is not an address of this machine/,
+    );
     await expect(serveStore(dir, "http://127.0.0.1")).rejects.toThrow(/--store http:\/\/127\.0\.0\.1: expected a directory or http:\/\/HOST:PORT/);
   });
 });
