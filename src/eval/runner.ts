@@ -13,6 +13,7 @@
 import { cpSync, existsSync, mkdirSync, statSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { join, resolve } from "node:path";
+import { setMaxListeners } from "node:events";
 import pLimit from "p-limit";
 import type { Task } from "../../core/task/schema.js";
 import { readTaskFile } from "../../core/task/io.js";
@@ -287,6 +288,9 @@ export async function runEvaluation(opts: RunOptions): Promise<RunOutcome> {
   const abandonSignal = opts.abandon ?? new AbortController().signal;
   // generation stops at the first stop, as the units do: a run of many tasks must not generate them all first
   const stopSignal = AbortSignal.any([opts.signal, opts.abandon].filter((s): s is AbortSignal => s !== undefined));
+  // the pool adds one abort listener per queued job to these signals (a suite's tasks are queued at once), so
+  // more than Node's default 10 is the expected case, not a leak: without this every default run warned
+  for (const s of [stopSignal, abandonSignal]) setMaxListeners(0, s);
   let totalItems = 0;
   let cutShort = false;
   let storeServer: StoreServer | null = null;
