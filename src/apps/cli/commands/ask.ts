@@ -10,7 +10,7 @@ import { checkOutputs, givenPath } from "../../../../core/outputPaths.js";
 import { recordCacheFlags, refuseCacheContradiction } from "../cacheFlags.js";
 import { printable } from "../../../../core/terminal.js";
 import { addSchemaFlags, parseFlagValue, parseSchemaFlags } from "../../../../core/flags.js";
-import { generationOptions, LLM_FLAGS, LlmOptionsSchema } from "../../../llm/options.js";
+import { LLM_FLAGS, LlmOptionsSchema } from "../../../llm/options.js";
 import { defaultCachePath } from "../../../llm/cache.js";
 import { IMAGE_FLAGS, ImageOptionsSchema, OPTION_PRESENTATION_FLAGS, OptionPresentationSchema, PROMPT_FORMAT_FLAGS, PromptFormatSchema } from "../../../prompt/formats.js";
 import { createReasoner } from "../../../reason/index.js";
@@ -122,7 +122,7 @@ export function registerAsk(program: Command): void {
         return;
       }
       // a reasoner that cannot be made (no key, bad URL) fails here, before any graph is built
-      const reasoner = withCircular(createReasoner(reasonerName, { baseUrl: llm.baseUrl ?? undefined, cache: opts.cache === false ? null : opts.cache, timeoutMs: llm.timeoutMs, maxRetries: llm.maxRetries, itemDeadlineMs: llm.itemDeadlineMs, ...generationOptions(llm), ...format, optionLabels }), circular);
+      const reasoner = withCircular(createReasoner(reasonerName, { llm, prompt: { ...format, optionLabels }, cache: opts.cache === false ? null : opts.cache }), circular);
       let task: Task;
       let graph: SceneGraph | undefined;
       let bundle: FrameBundle | undefined;
@@ -149,7 +149,7 @@ export function registerAsk(program: Command): void {
         task = g.task;
       }
       if (custom) task = { ...task, ...withQuestion(custom, opts.options) };
-      const a = await reasoner.answer({ task, graph, bundle, ...format, images, maxImages });
+      const a = await reasoner.answer({ task, graph, bundle, uncertainty: format.uncertainty, images, maxImages });
       const out: string[] = [];
       out.push(`question: ${task.question}`);
       if (task.options.length) out.push(`options: ${task.options.join(" | ")}`);
