@@ -43,7 +43,9 @@ export function makeRunModels(config: RunConfig, extra: Partial<LlmClientOptions
     const gate = limits.requests !== null || limits.tokens !== null ? { gate: createRequestGate(spec, limits, store) } : {};
     // one client (one connection limit) for the passive answers and the active agents alike
     const client = createLlmClient(spec, { baseUrl: config.llm.baseUrl ?? undefined, cache, timeoutMs: config.llm.timeoutMs, maxRetries: config.llm.maxRetries, maxConcurrency: config.maxConnections, ...gate, ...extra });
-    const reasoner = createReasoner(spec, { llm: config.llm, prompt: config.prompt, client });
+    // with a shared client, a run's passive prompt hashes and prompt files have named the environment's endpoint
+    // (OPENAI_BASE_URL or the provider's), not --base-url; kept (baseUrl null) so that they stay those of earlier runs
+    const reasoner = createReasoner(spec, { llm: { ...config.llm, baseUrl: null }, prompt: config.prompt, client });
     models.set(spec, { client, reasoner: withCircular(reasoner, config.prompt.circular) });
   }
   return models;
