@@ -10,7 +10,7 @@ import { writeBundle } from "../core/bundle/io.js";
 import { decodePng, encodePng } from "../core/bundle/png.js";
 import { float32ToLE } from "../core/bundle/view.js";
 import { buildScene } from "../bridge/sim/scene.js";
-import { generatorContext } from "../bridge/sim/generate/options.js";
+import { generatorContext, GeneratorOptionsSchema } from "../bridge/sim/generate/options.js";
 import type { Task } from "../core/task/schema.js";
 import type { CapturedBundle } from "../bridge/sim/capture.js";
 
@@ -106,7 +106,7 @@ export default async function benchRender(ctx: BenchContext): Promise<void> {
   console.log(`  render + PNG/float32 encode + atomic write: ${totalMs.toFixed(0)} ms`);
   ctx.goal("30-view 518x392 bundle, rendered and written", `${(totalMs / 1000).toFixed(2)} s`, "< 1.5 s on one core", totalMs < 1500);
   // ESI-Bench's render size (--image 1280x720, 4.5x the pixels): measured, no goal (issue 16)
-  const big = generateTask(task.subcategory as "counting_with_occlusion", "bench", 0, generatorContext({ image: "1280x720" }));
+  const big = generateTask(task.subcategory as "counting_with_occlusion", "bench", 0, generatorContext(GeneratorOptionsSchema.parse({ image: "1280x720" })));
   const { ms: bigMs, result: bigResult } = await ctx.time(() => {
     const c = captureBundle(big, "multi");
     writeBundle(join(ctx.workDir, "bundle-1280"), c.manifest, c.payloads);

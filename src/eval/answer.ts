@@ -16,7 +16,6 @@ import { createRequestGate, memoryWindowStore, type RateLimits, type WindowStore
 import { createLlmAgent } from "../reason/active/llmAgent.js";
 import { modelReasoners, threeDArms, type RunConfig } from "./config.js";
 import { ResponseCache } from "../llm/cache.js";
-import { generationOptions } from "../llm/options.js";
 import { makeRecord, qualityFigures, type UnitGraph, type UnitResult } from "./pipeline.js";
 import type { ItemRecord } from "./records.js";
 import { activeRecord, runActiveEpisode } from "./active.js";
@@ -43,24 +42,10 @@ export function makeRunModels(config: RunConfig, extra: Partial<LlmClientOptions
   for (const spec of specs) {
     const gate = limits.requests !== null || limits.tokens !== null ? { gate: createRequestGate(spec, limits, store) } : {};
     // one client (one connection limit) for the passive answers and the active agents alike
-    const client = createLlmClient(spec, {
-      baseUrl: config.llm.baseUrl ?? undefined,
-      cache,
-      timeoutMs: config.llm.timeoutMs,
-      maxRetries: config.llm.maxRetries,
-      maxConcurrency: config.maxConnections,
-      ...gate,
-      ...extra,
-    });
-    const reasoner = createReasoner(spec, {
-      client,
-      itemDeadlineMs: config.llm.itemDeadlineMs,
-      ...generationOptions(config.llm),
-      format: config.prompt.format,
-      uncertainty: config.prompt.uncertainty,
-      maxImages: config.images.maxImages,
-      optionLabels: config.prompt.optionLabels,
-    });
+    const client = createLlmClient(spec, { baseUrl: config.llm.baseUrl ?? undefined, cache, timeoutMs: config.llm.timeoutMs, maxRetries: config.llm.maxRetries, maxConcurrency: config.maxConnections, ...gate, ...extra });
+    // with a shared client, a run's passive prompt hashes and prompt files have named the environment's endpoint
+    // (OPENAI_BASE_URL or the provider's), not --base-url; kept (baseUrl null) so that they stay those of earlier runs
+    const reasoner = createReasoner(spec, { llm: { ...config.llm, baseUrl: null }, prompt: config.prompt, client });
     models.set(spec, { client, reasoner: withCircular(reasoner, config.prompt.circular) });
   }
   return models;
@@ -99,10 +84,7 @@ export async function answerPending(ctx: AnswerContext, task: Task, paradigm: Pa
       limit(async () => {
         if (ctx.abandoned()) return;
         const g = res.graphs.find((x) => x.source === p.source);
-        const a = await modelOf(models, p.reasoner).reasoner.answer(
-          p.arm === "2d" ? { task, bundle, ...config.images } : { task, graph: g!.graph, format: config.prompt.format, uncertainty: config.prompt.uncertainty },
-          ctx.signal,
-        );
+        const a = await modelOf(models, p.reasoner).reasoner.answer(p.arm === "2d" ? { task, bundle, ...config.images } : { task, graph: g!.graph, uncertainty: config.prompt.uncertainty }, ctx.signal);
         if (ctx.abandoned()) return;
         const arm = threeDArms(config, paradigm).find((x) => x.label === p.source);
         sink(
@@ -144,27 +126,8 @@ async function answerActive(ctx: AnswerContext, task: Task, res: UnitResult, sin
       limit(async () => {
         if (ctx.abandoned()) return;
         const arm = threeDArms(config, "active").find((x) => x.label === p.source) ?? null;
-        const target = promptTarget(p.reasoner, { baseUrl: config.llm.baseUrl ?? undefined });
-        const out = await runActiveEpisode({
-          task,
-          config,
-          arm,
-          agent: createLlmAgent(
-            modelOf(models, p.reasoner).client,
-            task,
-            {
-              invalidAction: config.active.invalidAction,
-              threshold: config.active.threshold,
-              temperature: config.llm.temperature,
-              format: config.prompt.format,
-              uncertainty: config.prompt.uncertainty,
-              optionLabels: config.prompt.optionLabels,
-              target,
-            },
-            p.arm,
-          ),
-          signal: ctx.signal,
-        });
+        const target = promptTarget(p.reasoner, { baseUrl: config.llm.baseUrl });
+        const out = await runActiveEpisode({ task, config, arm, agent: createLlmAgent(modelOf(models, p.reasoner).client, task, { invalidAction: config.active.invalidAction, threshold: config.active.threshold, temperature: config.llm.temperature, format: config.prompt.format, uncertainty: config.prompt.uncertainty, optionLabels: config.prompt.optionLabels, target }, p.arm), signal: ctx.signal });
         if (ctx.abandoned()) return;
         sink(activeRecord(task, config, arm, p.reasoner, out, p.key), out.graph ?? undefined, out.prompts);
       }),

@@ -16,9 +16,9 @@ export const DEFAULT_TIMEOUT_MS = 300_000;
  * Ten minutes is two default per-attempt timeouts: room for a slow reasoning model's reply and
  * its re-prompt, never a stall of a run. Ours.
  */
-export const DEFAULT_ITEM_DEADLINE_MS = 600_000;
+const DEFAULT_ITEM_DEADLINE_MS = 600_000;
 /** Greedy decoding, as VSI-Bench evaluates (Thinking in Space, its paper), and the only setting the response cache stores. */
-export const DEFAULT_TEMPERATURE = 0;
+const DEFAULT_TEMPERATURE = 0;
 /**
  * Most samples of one item (`--samples`): a bound against a typo that multiplies a run's bill; ours. lm-eval's
  * repeats and Inspect's epochs are typically 5 to 10 in published evaluations.
@@ -116,18 +116,3 @@ export const LLM_FLAGS: readonly FlagSpec[] = [
   { path: "tokensPerWindow", flag: "--rate-tokens <n>" },
   { path: "rateWindowMs", flag: "--rate-window <s>", scale: 1000, help: "the rate limits' window (s)" },
 ];
-
-/** The generation options of an LLM reasoner (src/reason/llm.ts) from a run's or a command's model-call options. */
-export function generationOptions(llm: Pick<LlmOptions, "temperature" | "maxOutputTokens" | "systemPrompt" | "samples">): {
-  temperature: number;
-  maxOutputTokens?: number;
-  systemPrompt?: string;
-  samples: number;
-} {
-  return {
-    temperature: llm.temperature,
-    ...(llm.maxOutputTokens !== null ? { maxOutputTokens: llm.maxOutputTokens } : {}),
-    ...(llm.systemPrompt !== null ? { systemPrompt: llm.systemPrompt } : {}),
-    samples: llm.samples,
-  };
-}

@@ -11,10 +11,13 @@ export type GraphFormat = (typeof GRAPH_FORMATS)[number];
 
 export const PromptFormatSchema = z
   .object({
+    // relations by default: ConceptGraphs-style objects plus relation triples, the de facto convention of 3D scene-graph
+    // tools, and the one that gives the LLM both coordinates and the relations it gets wrong (VSI-Bench's findings)
     format: z.enum(GRAPH_FORMATS).default("relations").describe("graph serialization for LLMs: json | text | relations | cogmap"),
     uncertainty: z.boolean().default(false).describe("uncertainty-aware serialization (node support and flags, relation margins)"),
   })
   .strict();
+export type PromptFormat = z.infer<typeof PromptFormatSchema>;
 
 /** How a prompt lists a question's options: `none` ("- text", the options' own texts only) or `letters` ("A. text"). */
 const OPTION_LABELS = ["none", "letters"] as const;
@@ -43,6 +46,7 @@ export const OptionPresentationSchema = z
       ),
   })
   .strict();
+export type OptionPresentation = z.infer<typeof OptionPresentationSchema>;
 
 /** Default number of images for `multi` (see the file comment for why). */
 export const DEFAULT_MAX_IMAGES = 8;
@@ -58,6 +62,7 @@ export const ImageOptionsSchema = z
     maxImages: z.number().int().min(1).max(MAX_IMAGES).default(DEFAULT_MAX_IMAGES).describe("VLM 2D baseline: images per question"),
   })
   .strict();
+export type ImageOptions = z.infer<typeof ImageOptionsSchema>;
 
 export const PROMPT_FORMAT_FLAGS: readonly FlagSpec[] = [
   { path: "format", flag: "--format <f>" },

@@ -5,7 +5,7 @@
 import type { FrameBundle } from "../../core/bundle/io.js";
 import type { Task } from "../../core/task/schema.js";
 import type { SceneGraph } from "../../scenegraph/types.js";
-import type { GraphFormat, OptionLabels } from "./formats.js";
+import type { OptionLabels } from "./formats.js";
 
 export interface PromptInput {
   /** The task record. LLM reasoners read only its question fields (question, answer_format, options,
@@ -16,8 +16,6 @@ export interface PromptInput {
   graph?: SceneGraph;
   /** The frame bundle (2D arms: images for VLMs, per-view masks for symbolic-2d). */
   bundle?: FrameBundle;
-  /** Graph serialization for LLM prompts. */
-  format?: GraphFormat;
   /** Uncertainty-aware serialization: node support and flags, relation margins. */
   uncertainty?: boolean;
   /** VLM baselines: send images instead of a graph ("single": the first view; "multi": up to maxImages views). */

@@ -27,7 +27,7 @@ import { LABEL_ANSWER_SUBCATEGORIES } from "../../core/task/taxonomy.js";
 import { InputError } from "../../core/errors.js";
 import { sha256Hex } from "../../core/hash.js";
 import type { ChatImage } from "../llm/types.js";
-import { PromptFormatSchema, type GraphFormat, type OptionLabels } from "./formats.js";
+import type { GraphFormat, OptionLabels } from "./formats.js";
 import type { PromptInput } from "./input.js";
 import { bundleImages, checkMaxImages, DEFAULT_MAX_IMAGES, describeImages, type ImageMode, type ShownView } from "./images.js";
 import { DEFAULT_COGMAP_SIZE, fmt, serializeGraph } from "./serialize.js";
@@ -38,13 +38,6 @@ import { structuredShape } from "./structured.js";
  * 2: the re-prompt's reminder no longer shows the first option as its example answer.
  */
 export const PROMPT_VERSION = "esi3d-prompt/2";
-/**
- * The default graph serialization: ConceptGraphs-style objects plus relation triples, the de facto convention
- * of 3D scene-graph tools, and the one that gives the LLM both coordinates and the relations it gets wrong
- * (VSI-Bench's findings).
- */
-export const DEFAULT_GRAPH_FORMAT: GraphFormat = PromptFormatSchema.shape.format.parse(undefined);
-
 const TEMPLATE_KINDS = ["yes_no", "option", "category", "integer", "ordering", "structured"] as const;
 export type TemplateKind = (typeof TEMPLATE_KINDS)[number];
 type Arm = "3d-llm" | "2d-vlm";
@@ -214,8 +207,8 @@ function system2dVlm(task: Pick<Task, "camera" | "agent_initial">, mode: ImageMo
 // ---------------------------------------------------------------------------------------------------------------
 
 export interface BuildOptions {
-  /** used when the input has no `format` (default DEFAULT_GRAPH_FORMAT) */
-  format?: GraphFormat;
+  /** the graph serialization (the prompt options' `format`, src/prompt/formats.ts) */
+  format: GraphFormat;
   /** used when the input has no `uncertainty` (default false) */
   uncertainty?: boolean;
   /** cogmap cells per side (default DEFAULT_COGMAP_SIZE) */
@@ -248,7 +241,7 @@ export interface BuiltPrompt {
  * The prompt for one input: with `input.images` the 2D VLM baseline (images of `input.bundle`, no graph), otherwise
  * the 3D + LLM arm (`input.graph` serialized). Throws PromptError when the input lacks what the arm needs.
  */
-export function buildPrompt(input: PromptInput, opts: BuildOptions = {}): BuiltPrompt {
+export function buildPrompt(input: PromptInput, opts: BuildOptions): BuiltPrompt {
   const task = input.task;
   if (!task || typeof task.question !== "string") throw new PromptError("the input has no task with a question");
   const template = templateKind(task);
@@ -276,7 +269,7 @@ export function buildPrompt(input: PromptInput, opts: BuildOptions = {}): BuiltP
     };
   }
   if (!input.graph) throw new PromptError(`${task.task_id}: the 3D + LLM arm needs a scene graph (input.graph), and none was given`);
-  const format = input.format ?? opts.format ?? DEFAULT_GRAPH_FORMAT;
+  const format = opts.format;
   const uncertainty = input.uncertainty ?? opts.uncertainty ?? false;
   const cogmapSize = opts.cogmapSize ?? DEFAULT_COGMAP_SIZE;
   let scene: string;

@@ -26,58 +26,56 @@ import { GEMINI_DEFAULT_API_VERSION, GEMINI_DEFAULT_BASE_URL } from "../llm/gemi
 import type { ResponseCache } from "../llm/cache.js";
 import { createLlmClient, parseModelSpec, type LlmClientOptions } from "../llm/client.js";
 import { OPENAI_DEFAULT_BASE_URL } from "../llm/openai.js";
-import { DEFAULT_ITEM_DEADLINE_MS, DEFAULT_TEMPERATURE } from "../llm/options.js";
+import type { LlmOptions } from "../llm/options.js";
 import type { ChatResult, LlmClient } from "../llm/types.js";
-import type { ImageMode } from "../prompt/images.js";
 import { buildPrompt, promptRecord, type BuildOptions, type BuiltPrompt } from "../prompt/templates.js";
 import { REPROMPT_SEPARATOR } from "../prompt/reminder.js";
 import { promptHash, promptLogOf, type PromptHashIdentity, type PromptTarget } from "./promptFile.js";
 import { answerWithReprompt, TRUNCATED_FINISH_REASONS, type AnswerOutcome, type AskedReply } from "./protocol.js";
-import type { GraphFormat, ModelCall, Reasoner, ReasonerAnswer, ReasonerInput } from "./types.js";
+import type { ModelCall, Reasoner, ReasonerAnswer, ReasonerInput } from "./types.js";
 import { majorityVote, sumUsage } from "./vote.js";
 import { answerMatchOf } from "./parse.js";
-import type { OptionLabels } from "../prompt/formats.js";
+import type { ImageOptions, OptionPresentation, PromptFormat } from "../prompt/formats.js";
 
 /** `method` of an answer that was not parsed. */
 const NO_PARSE_METHOD = "none";
 
-export interface LlmReasonerOptions extends Partial<Omit<LlmClientOptions, "cache">> {
-  /** the response cache: an open ResponseCache, a file path, or null for none (default null) */
-  cache?: ResponseCache | string | null;
-  /** sampling temperature (default DEFAULT_TEMPERATURE) */
-  temperature?: number;
-  /** output token limit (default: the provider's) */
-  maxOutputTokens?: number;
-  /** system text replacing the prompt's own (src/prompt templates); recorded in the prompt and its hash */
-  systemPrompt?: string;
-  /** answers sampled per input (default 1); above 1 the answer is their majority vote (src/reason/vote.ts) */
-  samples?: number;
-  /** graph serialization when the input names none (default: src/prompt DEFAULT_GRAPH_FORMAT) */
-  format?: GraphFormat;
-  /** uncertainty-aware serialization when the input does not say (default false) */
-  uncertainty?: boolean;
-  /** cogmap cells per side (default 10) */
-  cogmapSize?: number;
-  /** make this reasoner a VLM 2D baseline: images instead of a graph (an input's own `images` wins) */
-  images?: ImageMode;
-  /** images for `multi` when the input names none (default 8, at most 30) */
-  maxImages?: number;
-  /** option labels when the input names none (default "none": options by their texts, no letter is read) */
-  optionLabels?: OptionLabels;
+/** What a prompt of an LLM reasoner is built with: the graph serialization and the option labels (src/prompt/formats.ts). */
+export type LlmPromptOptions = PromptFormat & Pick<OptionPresentation, "optionLabels">;
+
+/**
+ * An LLM reasoner's options: the parsed model-call, prompt and image options, taken whole (their schemas' defaults
+ * are the only ones; a null field is "not set": the provider's default, src/prompt's system text).
+ */
+export interface LlmReasonerOptions {
+  /** model calls: endpoint, timeouts, retries, temperature, output limit, system text, samples, item deadline */
+  llm: LlmOptions;
+  prompt: LlmPromptOptions;
+  /** make this reasoner a VLM 2D baseline: images instead of a graph (an input's own `images` and `maxImages` win) */
+  images?: ImageOptions;
   /** an existing client to use (e.g. one shared by several reasoners); its id must be `spec` */
   client?: LlmClient;
-  /** overall time for one answer's model calls, retries, waits and re-prompt included (ms; default DEFAULT_ITEM_DEADLINE_MS) */
-  itemDeadlineMs?: number;
+  /** without `client`: the response cache, an open ResponseCache, a file path, or null for none (default `llm.cachePath`) */
+  cache?: ResponseCache | string | null;
+  /** without `client`: the client's settings no schema holds (keys' environment, Gemini API version, connection limit) */
+  clientOptions?: Partial<Omit<LlmClientOptions, "cache" | "baseUrl" | "timeoutMs" | "maxRetries">>;
 }
 
 /** The endpoint of a model spec with these client options, as prompt files and hashes name it. */
-export function promptTarget(spec: string, opts: Pick<LlmReasonerOptions, "baseUrl" | "env" | "apiVersion">): PromptTarget {
+export function promptTarget(spec: string, opts: EndpointOptions): PromptTarget {
   const { provider, model } = parseModelSpec(spec);
   return { provider, model, baseUrl: resolvedBaseUrl(provider, opts) };
 }
 
+/** What the endpoint of a model spec depends on: the configured base URL (null: the provider's) and, for tests, the environment and API version. */
+interface EndpointOptions {
+  baseUrl: string | null;
+  env?: Readonly<Record<string, string | undefined>>;
+  apiVersion?: string;
+}
+
 /** The base URL the client talks to, resolved as src/llm/client.ts does (for the prompt hash). */
-function resolvedBaseUrl(provider: "openai" | "gemini", opts: LlmReasonerOptions): string {
+function resolvedBaseUrl(provider: "openai" | "gemini", opts: EndpointOptions): string {
   const env = opts.env ?? process.env;
   if (provider === "openai") return (opts.baseUrl ?? env.OPENAI_BASE_URL ?? OPENAI_DEFAULT_BASE_URL).replace(/\/+$/, "");
   return `${(opts.baseUrl ?? GEMINI_DEFAULT_BASE_URL).replace(/\/+$/, "")}/${opts.apiVersion ?? GEMINI_DEFAULT_API_VERSION}`;
@@ -107,39 +105,18 @@ function repromptOf(reprompted: boolean, user: string, asked: readonly string[])
  * `createLlmReasoner("openai:<model>" | "gemini:<model>", options)`. Throws (an LlmError of kind "config") only
  * when the reasoner cannot be built: an unknown spec, a missing API key, bad client options.
  */
-export function createLlmReasoner(spec: string, opts: LlmReasonerOptions = {}): Reasoner {
+export function createLlmReasoner(spec: string, opts: LlmReasonerOptions): Reasoner {
   const { provider, model } = parseModelSpec(spec);
-  const {
-    client: given,
-    temperature: t,
-    maxOutputTokens,
-    systemPrompt,
-    samples = 1,
-    format,
-    uncertainty,
-    cogmapSize,
-    images,
-    maxImages,
-    optionLabels,
-    cache,
-    itemDeadlineMs = DEFAULT_ITEM_DEADLINE_MS,
-    ...clientOpts
-  } = opts;
-  if (!(Number.isInteger(samples) && samples >= 1)) throw new RangeError(`createLlmReasoner("${spec}"): samples must be a positive integer, got ${samples}`);
-  const temperature = t ?? DEFAULT_TEMPERATURE;
-  const client = given ?? createLlmClient(spec, { ...clientOpts, cache: cache ?? null });
+  const { llm, prompt, images, client: given, clientOptions = {} } = opts;
+  const { temperature, maxOutputTokens, systemPrompt, samples, itemDeadlineMs } = llm;
+  const client = given ?? createLlmClient(spec, { ...clientOptions, ...(llm.baseUrl !== null ? { baseUrl: llm.baseUrl } : {}), timeoutMs: llm.timeoutMs, maxRetries: llm.maxRetries, cache: opts.cache === undefined ? llm.cachePath : opts.cache });
   if (given && given.id !== `${provider}:${model}`) throw new RangeError(`createLlmReasoner("${spec}"): the given client is "${given.id}"`);
-  const buildOpts: BuildOptions = {};
-  if (format !== undefined) buildOpts.format = format;
-  if (uncertainty !== undefined) buildOpts.uncertainty = uncertainty;
-  if (cogmapSize !== undefined) buildOpts.cogmapSize = cogmapSize;
-  if (maxImages !== undefined) buildOpts.maxImages = maxImages;
-  if (optionLabels !== undefined) buildOpts.optionLabels = optionLabels;
+  const buildOpts: BuildOptions = { format: prompt.format, uncertainty: prompt.uncertainty, optionLabels: prompt.optionLabels, ...(images ? { maxImages: images.maxImages } : {}) };
   const identity: PromptHashIdentity = {
     provider,
     model,
-    baseUrl: resolvedBaseUrl(provider, opts),
-    params: { temperature, maxOutputTokens: maxOutputTokens ?? null },
+    baseUrl: resolvedBaseUrl(provider, { baseUrl: llm.baseUrl, ...(clientOptions.env ? { env: clientOptions.env } : {}), ...(clientOptions.apiVersion ? { apiVersion: clientOptions.apiVersion } : {}) }),
+    params: { temperature, maxOutputTokens },
   };
 
   /** One answer; `sample` numbers it among an input's k > 1 samples (it keys the response cache). */
@@ -148,9 +125,9 @@ export function createLlmReasoner(spec: string, opts: LlmReasonerOptions = {}): 
     const elapsed = () => performance.now() - t0;
     let built: BuiltPrompt;
     try {
-      const mode = input.images ?? images;
+      const mode = input.images ?? images?.images;
       built = buildPrompt(mode ? { ...input, images: mode } : input, buildOpts);
-      if (systemPrompt !== undefined) built = { ...built, system: systemPrompt };
+      if (systemPrompt !== null) built = { ...built, system: systemPrompt };
     } catch (e) {
       const reason = `no prompt: ${(e as Error).message}`;
       return {
@@ -173,14 +150,7 @@ export function createLlmReasoner(spec: string, opts: LlmReasonerOptions = {}): 
     const asked: string[] = [];
     const ask = async (user: string): Promise<AskedReply> => {
       asked.push(user);
-      const req = {
-        system: built.system,
-        user,
-        temperature,
-        ...(built.images ? { images: built.images } : {}),
-        ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
-        ...(sample !== undefined ? { sample } : {}),
-      };
+      const req = { system: built.system, user, temperature, ...(built.images ? { images: built.images } : {}), ...(maxOutputTokens !== null ? { maxOutputTokens } : {}), ...(sample !== undefined ? { sample } : {}) };
       const r = await client.chat(req, callSignal);
       calls.push(r);
       replies.push(r.text);

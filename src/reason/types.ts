@@ -7,8 +7,6 @@ import type { AnswerMatch } from "../prompt/formats.js";
 import type { PromptInput } from "../prompt/input.js";
 import type { PromptLog } from "./promptFile.js";
 
-export type { GraphFormat } from "../prompt/formats.js";
-
 /** What a reasoner is given: the prompt stage's input (src/prompt/input.ts), whatever the reasoner is. */
 export type ReasonerInput = PromptInput;
 

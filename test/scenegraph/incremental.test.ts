@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { generateTask } from "../../bridge/sim/generate/suite.js";
-import { generatorContext } from "../../bridge/sim/generate/options.js";
+import { generatorContext, GeneratorOptionsSchema } from "../../bridge/sim/generate/options.js";
 import { BuiltinEnvironment } from "../../bridge/sim/env.js";
 import { EpisodeBundle } from "../../bridge/env/bundle.js";
 import type { FrameBundle } from "../../core/bundle/io.js";
@@ -51,11 +51,7 @@ async function episode(
 const comparable = (g: SceneGraph) => JSON.stringify({ ...g, timings_ms: null });
 
 describe("incremental 3D memory", () => {
-  const tasks = [
-    generateTask("counting_with_occlusion", "inc", 0, generatorContext({}, CAMERA)),
-    generateTask("spatial_distance", "inc", 1, generatorContext({}, CAMERA)),
-    generateTask("partial_occlusion", "inc", 2, generatorContext({}, CAMERA)),
-  ];
+  const tasks = [generateTask("counting_with_occlusion", "inc", 0, generatorContext(GeneratorOptionsSchema.parse({}), CAMERA)), generateTask("spatial_distance", "inc", 1, generatorContext(GeneratorOptionsSchema.parse({}), CAMERA)), generateTask("partial_occlusion", "inc", 2, generatorContext(GeneratorOptionsSchema.parse({}), CAMERA))];
   const modes: Array<Partial<GraphPipelineOptions>> = [
     { source: "gt", masks: "instance", instances: "fusion" },
     { source: "gt", masks: "semantic", instances: "fusion" },
@@ -87,7 +83,7 @@ describe("incremental 3D memory", () => {
 
   it("an apartment's region layer grows with the walk and ends as the batch build's (gt, and noisy depth and pose)", async () => {
     // the ground-truth walk of a Connectivity task crosses a doorway: walls and floor of two rooms
-    const task = generateTask("connectivity", "inc", 0, generatorContext({}, { width: 320, height: 240, hfov_deg: 70 }));
+    const task = generateTask("connectivity", "inc", 0, generatorContext(GeneratorOptionsSchema.parse({}), { width: 320, height: 240, hfov_deg: 70 }));
     for (const m of [
       { source: "gt" as const, masks: "instance" as const, instances: "fusion" as const },
       { source: "noisy" as const, masks: "instance" as const, instances: "fusion" as const, noiseComponents: ["depth" as const, "pose" as const] },

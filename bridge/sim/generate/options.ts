@@ -58,8 +58,5 @@ export interface GeneratorContext {
   options: GeneratorOptions;
 }
 
-/** The context of a set of options: the camera of its image size. */
-export const generatorContext = (options: Partial<GeneratorOptions> = {}, camera?: CameraSpec): GeneratorContext => {
-  const o = GeneratorOptionsSchema.parse(options);
-  return { camera: camera ?? { ...IMAGE_SIZES[o.image] }, options: o };
-};
+/** The context of parsed options (a run's config, the flags): the camera of its image size, unless one is given. */
+export const generatorContext = (options: GeneratorOptions, camera?: CameraSpec): GeneratorContext => ({ camera: camera ?? { ...IMAGE_SIZES[options.image] }, options });

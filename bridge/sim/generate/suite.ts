@@ -21,7 +21,7 @@ import { materialTransparency, partialOcclusion, viewHallucination } from "./per
 import { connectivity, longTermNavigation, regionalBoundary, traversablePassage } from "./mapping.js";
 import { categoryAmbiguity, countingWithOcclusion, illuminationVariability, mergedObservation, spatialSegmentation } from "./counting.js";
 import { liquidVolume, rigidContainment } from "./physical.js";
-import { generatorContext, type GeneratorContext } from "./options.js";
+import { generatorContext, GeneratorOptionsSchema, type GeneratorContext } from "./options.js";
 import { answerPlan, type AnswerPlan } from "./answerPlan.js";
 
 const GENERATORS: Record<BuiltinSubcategory, Generator> = {
@@ -132,13 +132,7 @@ export interface GenerateStats {
 export const builtinTaskId = (subcategory: string, index: number): string => `${subcategory}-${String(index).padStart(3, "0")}`;
 
 /** One task: draws until a draft validates (deterministic for a given seed, task id and generator options). */
-export function generateTask(
-  subcategory: BuiltinSubcategory,
-  seed: string,
-  index: number,
-  ctx: GeneratorContext = generatorContext(),
-  stats?: GenerateStats,
-): Task {
+export function generateTask(subcategory: BuiltinSubcategory, seed: string, index: number, ctx: GeneratorContext = generatorContext(GeneratorOptionsSchema.parse({})), stats?: GenerateStats): Task {
   const taskId = builtinTaskId(subcategory, index);
   const base = new Rng(seed).fork(taskId);
   const plan = answerPlan(seed, subcategory, index);

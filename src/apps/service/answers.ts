@@ -13,6 +13,8 @@ import { canonicalJson } from "../../../core/hash.js";
 import { Lru } from "../../../core/lru.js";
 import { InputError } from "../../../core/errors.js";
 import { createReasoner } from "../../reason/index.js";
+import { LlmOptionsSchema } from "../../llm/options.js";
+import { OptionPresentationSchema, PromptFormatSchema } from "../../prompt/formats.js";
 import { OFFLINE_REASONERS, REASONER_FORMS, type OfflineReasoner } from "../../reason/spec.js";
 import { scoreAnswer, scoreCircular } from "../../eval/score.js";
 import { withCircular } from "../../reason/circular.js";
@@ -44,22 +46,15 @@ export class AnswerService {
   }
 
   private llmReasoner(b: AnswerRequest): Reasoner {
-    const opts = {
-      timeoutMs: b.timeoutMs ?? LLM_DEFAULT_TIMEOUT_MS,
-      maxRetries: b.maxRetries,
-      temperature: b.temperature,
-      format: b.format,
-      uncertainty: b.uncertainty,
-      maxImages: b.maxImages,
-      optionLabels: b.optionLabels,
-      cache: b.cache,
-    };
-    const key = canonicalJson({ spec: b.reasoner, ...opts });
+    // the body's fields are the schemas' own, so parsing them here only fills in the defaults
+    const llm = LlmOptionsSchema.parse({ timeoutMs: b.timeoutMs ?? LLM_DEFAULT_TIMEOUT_MS, maxRetries: b.maxRetries, temperature: b.temperature });
+    const prompt = { ...PromptFormatSchema.parse({ format: b.format, uncertainty: b.uncertainty }), optionLabels: OptionPresentationSchema.shape.optionLabels.parse(b.optionLabels) };
+    const key = canonicalJson({ spec: b.reasoner, llm, prompt, cache: b.cache });
     const hit = this.reasoners.get(key);
     if (hit) return hit;
     let r: Reasoner;
     try {
-      r = createReasoner(b.reasoner, { ...opts, cache: b.cache ? this.cache() : null, maxConcurrency: LLM_MAX_IN_FLIGHT });
+      r = createReasoner(b.reasoner, { llm, prompt, cache: b.cache ? this.cache() : null, clientOptions: { maxConcurrency: LLM_MAX_IN_FLIGHT } });
     } catch (e) {
       if (e instanceof InputError) throw new HttpError(400, "invalid_request", `body.reasoner: ${e.message}`, "body.reasoner");
       throw e;
@@ -121,9 +116,7 @@ export class AnswerService {
       a = await this.llm.run("answer_llm", async () => {
         const t = performance.now();
         try {
-          const input: ReasonerInput = b.images
-            ? { task, bundle: readBundle(bundleDir), images: b.images, maxImages: b.maxImages }
-            : { task, graph: graph!.graph, format: b.format, uncertainty: b.uncertainty };
+          const input: ReasonerInput = b.images ? { task, bundle: readBundle(bundleDir), images: b.images, maxImages: b.maxImages } : { task, graph: graph!.graph, uncertainty: b.uncertainty };
           return await reasoner.answer(input);
         } finally {
           this.ctx.metrics.stages.observe({ stage: "answer_llm" }, (performance.now() - t) / 1000);

@@ -282,7 +282,7 @@ export function promptFor(
   if (typeof own === "string" && own.length) return { origin: "record", text: own, note: "the exact prompt, as the record stores it" };
   let text: string | null = null;
   try {
-    text = promptRecord(buildPrompt({ task, graph, format, uncertainty }));
+    text = promptRecord(buildPrompt({ task, graph, uncertainty }, { format }));
   } catch (e) {
     text = null;
     return { origin: "rebuilt", text, note: `the prompt could not be rebuilt: ${(e as Error).message}` };

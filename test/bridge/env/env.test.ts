@@ -1,7 +1,7 @@
 /** The active environment over the built-in simulator: ESI's actions, render on demand, blocked moves. */
 import { describe, expect, it } from "vitest";
 import { generateTask } from "../../../bridge/sim/generate/suite.js";
-import { generatorContext } from "../../../bridge/sim/generate/options.js";
+import { generatorContext, GeneratorOptionsSchema } from "../../../bridge/sim/generate/options.js";
 import { BuiltinEnvironment } from "../../../bridge/sim/env.js";
 import { renderBundle } from "../../../bridge/sim/capture.js";
 import { paradigmViews } from "../../../bridge/sim/views.js";
@@ -11,7 +11,7 @@ import { cameraAxes } from "../../../core/math/camera.js";
 const CAMERA = { width: 160, height: 120, hfov_deg: 70 };
 
 describe("builtin environment", () => {
-  const task = generateTask("spatial_distance", "inc", 1, generatorContext({}, CAMERA));
+  const task = generateTask("spatial_distance", "inc", 1, generatorContext(GeneratorOptionsSchema.parse({}), CAMERA));
 
   it("steps along the multi trajectory render the passive multi bundle's views pixel for pixel", async () => {
     const planned = paradigmViews(task, "multi");

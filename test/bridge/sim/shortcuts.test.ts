@@ -19,7 +19,7 @@ import {
   LINE_NEGATIVE_SHIFT_M,
 } from "../../../bridge/sim/generate/spatial.js";
 import { CONTACT_NEGATIVE_MIN_GAP_M } from "../../../core/task/rules.js";
-import { generatorContext } from "../../../bridge/sim/generate/options.js";
+import { generatorContext, GeneratorOptionsSchema } from "../../../bridge/sim/generate/options.js";
 import { DISTANCE_FAR_EXTRA_M } from "../../../bridge/sim/generate/metric.js";
 import { ROOM_SIGNATURES } from "../../../core/task/layout.js";
 
@@ -230,7 +230,7 @@ describe("faithful construction: ESI's numbers", () => {
   });
 
   it("--orientation random and --triangle-class-margin 0.15 give suite v1's drawn angles and margins", () => {
-    const ctx = generatorContext({ orientation: "random", triangleClassMargin: 0.15 });
+    const ctx = generatorContext(GeneratorOptionsSchema.parse({ orientation: "random", triangleClassMargin: 0.15 }));
     const tris = Array.from({ length: 8 }, (_, i) => generateTask("geometric_configuration", "v1-options", i, ctx));
     const yawed = tris.filter((t) => t.objects.some((o) => t.relevant_object_ids.includes(o.id) && Math.abs(o.orientation.z) > 1e-3));
     expect(yawed.length).toBeGreaterThan(4);
@@ -242,7 +242,7 @@ describe("faithful construction: ESI's numbers", () => {
   });
 
   it("--image 1280x720 renders at ESI-Bench's size and 63.29 deg", () => {
-    const t = generateTask("spatial_distance", "image", 0, generatorContext({ image: "1280x720" }));
+    const t = generateTask("spatial_distance", "image", 0, generatorContext(GeneratorOptionsSchema.parse({ image: "1280x720" })));
     expect(t.camera).toEqual({ width: 1280, height: 720, hfov_deg: 63.29 });
   });
 });

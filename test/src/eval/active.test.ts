@@ -7,7 +7,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { generateTask } from "../../../bridge/sim/generate/suite.js";
-import { generatorContext } from "../../../bridge/sim/generate/options.js";
+import { generatorContext, GeneratorOptionsSchema } from "../../../bridge/sim/generate/options.js";
 import { runActiveEpisode } from "../../../src/eval/active.js";
 import { DEFAULT_RUN_CONFIG, resolveRunConfig, type ThreeDArm } from "../../../src/eval/config.js";
 import { ActiveEpisodeSchema, readRecords } from "../../../src/eval/records.js";
@@ -46,7 +46,7 @@ describe("stopping rules (ESI's should_stop)", () => {
 });
 
 describe("active episodes with the offline explorers", () => {
-  const task = generateTask("counting_with_occlusion", "inc", 0, generatorContext({}, CAMERA));
+  const task = generateTask("counting_with_occlusion", "inc", 0, generatorContext(GeneratorOptionsSchema.parse({}), CAMERA));
   for (const explorer of ["nbv", "verify", "random"] as const)
     it(`${explorer}: deterministic, within budget, every step recorded`, async () => {
       const config = resolveRunConfig({ active: { explorer, maxSteps: 8, minSteps: 8, threshold: 1 } });
@@ -69,7 +69,7 @@ describe("active episodes with the offline explorers", () => {
     });
 
   it("the threshold stop: a confident answer stops the episode at --min-steps", async () => {
-    const t = generateTask("linear_alignment", "inc", 0, generatorContext({}, CAMERA));
+    const t = generateTask("linear_alignment", "inc", 0, generatorContext(GeneratorOptionsSchema.parse({}), CAMERA));
     const config = resolveRunConfig({ active: { minSteps: 2, threshold: 0.5 } });
     const out = await runActiveEpisode({ task: t, config, arm: GT, agent: createExplorerAgent("nbv", t, "3d") });
     expect(["confident", "stop_action"]).toContain(out.episode.stop_reason);

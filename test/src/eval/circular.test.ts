@@ -9,7 +9,9 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { circularReasoner, circularRotations, rotateOptions, rotatedTask } from "../../../src/reason/circular.js";
-import { createLlmReasoner } from "../../../src/reason/llm.js";
+import { createLlmReasoner, type LlmReasonerOptions } from "../../../src/reason/llm.js";
+import { LlmOptionsSchema } from "../../../src/llm/options.js";
+import { OptionPresentationSchema, PromptFormatSchema } from "../../../src/prompt/formats.js";
 import { createShortcutReasoner } from "../../../src/reason/shortcut.js";
 import { resolveRunConfig } from "../../../src/eval/config.js";
 import { makeRecord } from "../../../src/eval/pipeline.js";
@@ -82,6 +84,12 @@ describe("a position prior under --circular", () => {
 
 describe("an LLM under --circular, over HTTP", () => {
   const KEY = "sk-circular-test";
+  /** The schemas' defaults but for the loopback endpoint, its key and no retries. */
+  const loopback = (url: string): LlmReasonerOptions => ({
+    llm: LlmOptionsSchema.parse({ baseUrl: `${url}/v1`, maxRetries: 0 }),
+    prompt: { ...PromptFormatSchema.parse({}), optionLabels: OptionPresentationSchema.shape.optionLabels.parse(undefined) },
+    clientOptions: { env: { OPENAI_API_KEY: KEY } },
+  });
   const task = smallTask("spatial_distance");
   const graph = tableScene();
 
@@ -89,8 +97,7 @@ describe("an LLM under --circular, over HTTP", () => {
     // a model that reads the options and answers the true one, whatever its position
     server = await startServer(openaiReply(JSON.stringify({ answer: task.answer, confidence: 0.9 })));
     const cacheFile = join(mkdtempSync(join(tmpdir(), "esi3d-circular-")), "cache.sqlite");
-    const make = (cache: ResponseCache) =>
-      circularReasoner(createLlmReasoner("openai:m", { baseUrl: `${server!.url}/v1`, env: { OPENAI_API_KEY: KEY }, maxRetries: 0, cache }));
+    const make = (cache: ResponseCache) => circularReasoner(createLlmReasoner("openai:m", { ...loopback(server!.url), cache }));
     const cache = ResponseCache.open(cacheFile);
     const a = await make(cache).answer({ task, graph });
     const k = task.options.length;
@@ -127,10 +134,7 @@ describe("an LLM under --circular, over HTTP", () => {
       const first = firstListedOption(openaiUserText(req));
       openaiReply(JSON.stringify({ answer: first === task.answer ? "A" : first }))(req, res);
     });
-    const a = await circularReasoner(createLlmReasoner("openai:m", { baseUrl: `${server.url}/v1`, env: { OPENAI_API_KEY: KEY }, maxRetries: 0 })).answer({
-      task,
-      graph,
-    });
+    const a = await circularReasoner(createLlmReasoner("openai:m", loopback(server.url))).answer({ task, graph });
     const bad = task.options.map((_, r) => rotateOptions(task.options, r)[0]).indexOf(task.answer);
     expect(a).toMatchObject({
       status: "invalid",

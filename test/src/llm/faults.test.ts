@@ -6,7 +6,9 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { Task } from "../../../core/task/schema.js";
-import { createLlmReasoner, type LlmReasonerOptions } from "../../../src/reason/llm.js";
+import { createLlmReasoner, type LlmPromptOptions, type LlmReasonerOptions } from "../../../src/reason/llm.js";
+import { LlmOptionsSchema, type LlmOptions } from "../../../src/llm/options.js";
+import { OptionPresentationSchema, PromptFormatSchema } from "../../../src/prompt/formats.js";
 import type { ReasonerAnswer } from "../../../src/reason/types.js";
 import { createLlmClient } from "../../../src/llm/client.js";
 import { hang, json, openaiReply, raw, startServer, type Handler, type TestServer } from "./server.js";
@@ -45,8 +47,12 @@ function countTask(): Task {
   };
 }
 
-function opts(url: string, extra: LlmReasonerOptions = {}): LlmReasonerOptions {
-  return { baseUrl: `${url}/v1`, env: { OPENAI_API_KEY: KEY }, maxRetries: 2, backoffBaseMs: 5, backoffCapMs: 10, timeoutMs: 2000, ...extra };
+/** The prompt options of a run that sets none. */
+const PROMPT_DEFAULTS: LlmPromptOptions = { ...PromptFormatSchema.parse({}), optionLabels: OptionPresentationSchema.shape.optionLabels.parse(undefined) };
+
+/** A reasoner's options against the loopback server: short timeouts and backoff, `llm` overriding the model-call options. */
+function opts(url: string, llm: Partial<LlmOptions> = {}): LlmReasonerOptions {
+  return { llm: LlmOptionsSchema.parse({ baseUrl: `${url}/v1`, maxRetries: 2, timeoutMs: 2000, ...llm }), prompt: PROMPT_DEFAULTS, clientOptions: { env: { OPENAI_API_KEY: KEY }, backoffBaseMs: 5, backoffCapMs: 10 } };
 }
 
 /** A reply whose finish_reason says the token limit cut it. */
@@ -62,7 +68,7 @@ interface Mode {
   name: string;
   handlers: Handler[];
   task?: () => Task;
-  extra?: LlmReasonerOptions;
+  extra?: Partial<LlmOptions>;
   expect: Partial<Pick<ReasonerAnswer, "status" | "answer" | "confidence">> & { errorClass?: string | RegExp; attempts?: number; confidenceProblem?: boolean };
 }
 
@@ -97,45 +103,13 @@ const MODES: Mode[] = [
     expect: { status: "parsed", answer: "yes", attempts: 2 },
   },
   { name: "500 forever", handlers: [json(500, { error: { message: "boom" } })], expect: { status: "error", errorClass: "LlmError:http:500", attempts: 3 } },
-  {
-    name: "401 echoing the key",
-    handlers: [json(401, { error: { message: `bad key Bearer ${KEY}` } })],
-    expect: { status: "error", errorClass: "LlmError:http:401", attempts: 1 },
-  },
-  {
-    name: "200 with an error object and no choices",
-    handlers: [json(200, { error: { message: "overloaded" } })],
-    expect: { status: "error", errorClass: "LlmError:bad_response", attempts: 1 },
-  },
-  {
-    name: "empty choices",
-    handlers: [json(200, { id: "x", object: "chat.completion", model: "m", choices: [] })],
-    expect: { status: "error", errorClass: "LlmError:bad_response", attempts: 1 },
-  },
-  {
-    name: "429 on every attempt (retries spent)",
-    handlers: [json(429, { error: { message: "rate limit reached" } })],
-    extra: { maxRetries: 0 },
-    expect: { status: "error", errorClass: "LlmError:http:429", attempts: 1 },
-  },
-  {
-    name: "hang on every attempt: the per-attempt timeout ends it",
-    handlers: [hang],
-    extra: { timeoutMs: 300, maxRetries: 0 },
-    expect: { status: "error", errorClass: "LlmError:timeout", attempts: 1 },
-  },
-  {
-    name: "hang on every attempt: the item deadline ends it",
-    handlers: [hang],
-    extra: { timeoutMs: 60_000, itemDeadlineMs: 1200 },
-    expect: { status: "error", errorClass: "LlmError:deadline", attempts: 1 },
-  },
-  {
-    name: "hang once (per-attempt timeout), then OK",
-    handlers: [hang, ok("yes")],
-    extra: { timeoutMs: 1000 },
-    expect: { status: "parsed", answer: "yes", attempts: 2 },
-  },
+  { name: "401 echoing the key", handlers: [json(401, { error: { message: `bad key Bearer ${KEY}` } })], expect: { status: "error", errorClass: "LlmError:http:401", attempts: 1 } },
+  { name: "200 with an error object and no choices", handlers: [json(200, { error: { message: "overloaded" } })], expect: { status: "error", errorClass: "LlmError:bad_response", attempts: 1 } },
+  { name: "empty choices", handlers: [json(200, { id: "x", object: "chat.completion", model: "m", choices: [] })], expect: { status: "error", errorClass: "LlmError:bad_response", attempts: 1 } },
+  { name: "429 on every attempt (retries spent)", handlers: [json(429, { error: { message: "rate limit reached" } })], extra: { maxRetries: 0 }, expect: { status: "error", errorClass: "LlmError:http:429", attempts: 1 } },
+  { name: "hang on every attempt: the per-attempt timeout ends it", handlers: [hang], extra: { timeoutMs: 1000, maxRetries: 0 }, expect: { status: "error", errorClass: "LlmError:timeout", attempts: 1 } },
+  { name: "hang on every attempt: the item deadline ends it", handlers: [hang], extra: { timeoutMs: 60_000, itemDeadlineMs: 1200 }, expect: { status: "error", errorClass: "LlmError:deadline", attempts: 1 } },
+  { name: "hang once (per-attempt timeout), then OK", handlers: [hang, ok("yes")], extra: { timeoutMs: 1000 }, expect: { status: "parsed", answer: "yes", attempts: 2 } },
   { name: "confidence 85 (a percentage)", handlers: [ok("yes", 85)], expect: { status: "parsed", answer: "yes", confidence: 0.85 } },
   { name: 'confidence "85%"', handlers: [ok("yes", "85%")], expect: { status: "parsed", answer: "yes", confidence: 0.85 } },
   {

@@ -12,6 +12,7 @@ import type { SceneGraph } from "../../../scenegraph/types.js";
 import { serializeGraph } from "../../../src/prompt/serialize.js";
 import { answerTemplate, buildPrompt, promptRecord, SYSTEM_3D_LLM, type BuiltPrompt } from "../../../src/prompt/templates.js";
 import { formatReminder } from "../../../src/prompt/reminder.js";
+import { PromptFormatSchema } from "../../../src/prompt/formats.js";
 import { bundleOf, SMALL_CAMERA } from "./bundles.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -46,10 +47,8 @@ export function docExamples(): Record<string, string> {
     "relations-uncertainty": serializeGraph(sd, { format: "relations", uncertainty: true }),
     "text-uncertainty-objects": serializeGraph(cNoisy, { format: "text", uncertainty: true }).split("\nObjects:\n")[1]!.split("\n").slice(0, 3).join("\n"),
     "cogmap-uncertainty-tail": serializeGraph(cNoisy, { format: "cogmap", uncertainty: true }).split("\n\nMap (JSON")[1]!.replace(/^/, "Map (JSON"),
-    "counting-json-uncertainty": textOnly(buildPrompt({ task: cTask, graph: cNoisy, format: "json", uncertainty: true })),
-    "template-yes_no": answerTemplate(
-      q("Are the potted plant, the vase and the teddy bear on the floor standing in a straight line?", "yes_no", ["yes", "no"], "linear_alignment"),
-    ),
+    "counting-json-uncertainty": textOnly(buildPrompt({ task: cTask, graph: cNoisy, uncertainty: true }, { format: "json" })),
+    "template-yes_no": answerTemplate(q("Are the potted plant, the vase and the teddy bear on the floor standing in a straight line?", "yes_no", ["yes", "no"], "linear_alignment")),
     "template-option": answerTemplate(sdTask),
     "template-category": answerTemplate(
       q(
@@ -71,7 +70,7 @@ export function docExamples(): Record<string, string> {
       ),
     ),
     "system-3d": SYSTEM_3D_LLM,
-    "vlm-multi": textOnly(buildPrompt({ task: sdTask, bundle, images: "multi" })),
+    "vlm-multi": textOnly(buildPrompt({ task: sdTask, bundle, images: "multi" }, PromptFormatSchema.parse({}))),
   };
 }
 

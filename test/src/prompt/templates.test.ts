@@ -6,7 +6,6 @@ import { serializeGraph } from "../../../src/prompt/serialize.js";
 import {
   answerTemplate,
   buildPrompt,
-  DEFAULT_GRAPH_FORMAT,
   PROMPT_VERSION,
   PromptError,
   promptRecord,
@@ -16,6 +15,10 @@ import {
 import { bundleOf, smallTask } from "./bundles.js";
 import { selectViews } from "../../../src/prompt/images.js";
 import { tableScene } from "./graphs.js";
+import { PromptFormatSchema } from "../../../src/prompt/formats.js";
+
+/** The prompt options a run takes when none are given. */
+const PROMPT_DEFAULTS = PromptFormatSchema.parse({});
 
 type Q = Pick<Task, "question" | "answer_format" | "options" | "subcategory">;
 const yesNo: Q = { question: "Is the mug on the table?", answer_format: "yes_no", options: ["yes", "no"], subcategory: "physical_contact" };
@@ -109,21 +112,11 @@ describe("answer templates", () => {
     // an integer question without options has nothing to letter
     expect(answerTemplate({ ...integer, options: [] }, "letters")).toBe(answerTemplate({ ...integer, options: [] }));
     expect(answerTemplate(option, "none")).toBe(answerTemplate(option));
-    const task = {
-      ...smallTask(),
-      answer_format: "choice" as const,
-      options: ["the mug", "the table"],
-      answer: "the table",
-      subcategory: "spatial_distance" as const,
-    };
-    const built = buildPrompt({ task, graph: tableScene(), optionLabels: "letters" });
+    const task = { ...smallTask(), answer_format: "choice" as const, options: ["the mug", "the table"], answer: "the table", subcategory: "spatial_distance" as const };
+    const built = buildPrompt({ task, graph: tableScene(), optionLabels: "letters" }, PROMPT_DEFAULTS);
     expect(built.optionLabels).toBe("letters");
-    expect(buildPrompt({ task, graph: tableScene() })).not.toHaveProperty("optionLabels");
-    expect(parseAnswer('{"answer": "B"}', { ...task, optionLabels: built.optionLabels })).toMatchObject({
-      status: "parsed",
-      answer: "the table",
-      match: "letter",
-    });
+    expect(buildPrompt({ task, graph: tableScene() }, PROMPT_DEFAULTS)).not.toHaveProperty("optionLabels");
+    expect(parseAnswer('{"answer": "B"}', { ...task, optionLabels: built.optionLabels })).toMatchObject({ status: "parsed", answer: "the table", match: "letter" });
     expect(parseAnswer('{"answer": "B"}', task)).toMatchObject({ status: "unparsed" });
   });
 
@@ -148,40 +141,33 @@ describe("buildPrompt: 3D + LLM", () => {
   const g = tableScene();
 
   it("sends the serialized graph, then the question, and no images", () => {
-    const p = buildPrompt({ task, graph: g });
-    expect(p).toMatchObject({
-      version: PROMPT_VERSION,
-      arm: "3d-llm",
-      template: "option",
-      system: SYSTEM_3D_LLM,
-      format: DEFAULT_GRAPH_FORMAT,
-      uncertainty: false,
-    });
+    const p = buildPrompt({ task, graph: g }, PROMPT_DEFAULTS);
+    expect(p).toMatchObject({ version: PROMPT_VERSION, arm: "3d-llm", template: "option", system: SYSTEM_3D_LLM, format: "relations", uncertainty: false });
     expect(p.images).toBeUndefined();
     const scene = serializeGraph(g, { format: "relations", uncertainty: false });
     expect(p.user).toBe(`${scene}\n\n${answerTemplate(task)}`);
     expect(p.system).not.toMatch(/image shows|pixel/);
   });
 
-  it("honours format, uncertainty and cogmap size, from the input first, then the options", () => {
-    expect(buildPrompt({ task, graph: g, format: "text" }, { format: "json" }).format).toBe("text");
+  it("honours format (the options'), uncertainty (the input's first) and cogmap size", () => {
     expect(buildPrompt({ task, graph: g }, { format: "json" }).format).toBe("json");
-    const c = buildPrompt({ task, graph: g, format: "cogmap", uncertainty: true }, { cogmapSize: 20 });
+    expect(buildPrompt({ task, graph: g, uncertainty: true }, { format: "json", uncertainty: false }).uncertainty).toBe(true);
+    const c = buildPrompt({ task, graph: g, uncertainty: true }, { format: "cogmap", cogmapSize: 20 });
     expect(c.user).toContain("The map is a 20 × 20 grid");
     expect(c.user).toContain("Evidence and uncertainty:");
     expect(c.cogmapSize).toBe(20);
   });
 
   it("is reproducible: same input, same text and digest; any change, another digest", () => {
-    const a = buildPrompt({ task, graph: g, format: "json" });
-    const b = buildPrompt({ task: JSON.parse(JSON.stringify(task)) as Task, graph: JSON.parse(JSON.stringify(g)), format: "json" });
+    const a = buildPrompt({ task, graph: g }, { format: "json" });
+    const b = buildPrompt({ task: JSON.parse(JSON.stringify(task)) as Task, graph: JSON.parse(JSON.stringify(g)) }, { format: "json" });
     expect(b.user).toBe(a.user);
     expect(promptRecord(b)).toBe(promptRecord(a));
-    expect(promptRecord(buildPrompt({ task, graph: g, format: "json", uncertainty: true }))).not.toBe(promptRecord(a));
+    expect(promptRecord(buildPrompt({ task, graph: g, uncertainty: true }, { format: "json" }))).not.toBe(promptRecord(a));
   });
 
   it("records system and user text in one splittable record", () => {
-    const p = buildPrompt({ task, graph: g, format: "text" });
+    const p = buildPrompt({ task, graph: g }, { format: "text" });
     const rec = promptRecord(p);
     expect(p.system).toBe(SYSTEM_3D_LLM);
     expect(rec).toBe(`=== system ===\n${p.system}\n=== user ===\n${p.user}`);
@@ -190,9 +176,9 @@ describe("buildPrompt: 3D + LLM", () => {
   });
 
   it("fails with a PromptError naming what is missing", () => {
-    expect(() => buildPrompt({ task })).toThrow(PromptError);
-    expect(() => buildPrompt({ task })).toThrow(/needs a scene graph/);
-    expect(() => buildPrompt({ task, graph: g, format: "cogmap" }, { cogmapSize: 99 })).toThrow(/cogmapSize/);
+    expect(() => buildPrompt({ task }, PROMPT_DEFAULTS)).toThrow(PromptError);
+    expect(() => buildPrompt({ task }, PROMPT_DEFAULTS)).toThrow(/needs a scene graph/);
+    expect(() => buildPrompt({ task, graph: g }, { format: "cogmap", cogmapSize: 99 })).toThrow(/cogmapSize/);
   });
 });
 
@@ -201,7 +187,7 @@ describe("buildPrompt: 2D VLM", () => {
   const bundle = bundleOf(task, "gt");
 
   it("sends images with their view and actions, the camera conventions, and no graph", () => {
-    const p = buildPrompt({ task, graph: tableScene(), bundle, images: "multi", maxImages: 3 });
+    const p = buildPrompt({ task, graph: tableScene(), bundle, images: "multi", maxImages: 3 }, PROMPT_DEFAULTS);
     expect(p.arm).toBe("2d-vlm");
     expect(p.images).toHaveLength(3);
     // evenly spaced, the first and the last view included (selectViews' own tests check the spacing)
@@ -229,14 +215,14 @@ describe("buildPrompt: 2D VLM", () => {
   });
 
   it("single: one image, no motion conventions", () => {
-    const p = buildPrompt({ task, bundle, images: "single" });
+    const p = buildPrompt({ task, bundle, images: "single" }, PROMPT_DEFAULTS);
     expect(p.images).toHaveLength(1);
     expect(p.system).not.toContain("move_forward");
     expect(p.user.startsWith("One image follows this text: your initial view (view 0).\n\nQuestion: ")).toBe(true);
   });
 
   it("fails without a bundle, or with maxImages over 30", () => {
-    expect(() => buildPrompt({ task, images: "multi" })).toThrow(/need a frame bundle/);
-    expect(() => buildPrompt({ task, bundle, images: "multi", maxImages: 31 })).toThrow(/1 to 30/);
+    expect(() => buildPrompt({ task, images: "multi" }, PROMPT_DEFAULTS)).toThrow(/need a frame bundle/);
+    expect(() => buildPrompt({ task, bundle, images: "multi", maxImages: 31 }, PROMPT_DEFAULTS)).toThrow(/1 to 30/);
   });
 });

@@ -11,7 +11,7 @@ import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { generateTask } from "../../../bridge/sim/generate/suite.js";
-import { generatorContext } from "../../../bridge/sim/generate/options.js";
+import { generatorContext, GeneratorOptionsSchema } from "../../../bridge/sim/generate/options.js";
 import { activeRecord, runActiveEpisode } from "../../../src/eval/active.js";
 import { DEFAULT_RUN_CONFIG, resolveRunConfig, type ThreeDArm } from "../../../src/eval/config.js";
 import { readRecords, type ItemRecord } from "../../../src/eval/records.js";
@@ -49,9 +49,8 @@ const imageCount = (r: RecordedRequest) => {
 const step = (action: string, answer: string, confidence: number, reasoning = "scripted") =>
   openaiReply(JSON.stringify({ action, answer, reasoning, confidence }));
 
-const task = generateTask("linear_alignment", "inc", 0, generatorContext({}, CAMERA));
-const truth = task.answer,
-  wrong = task.options.find((o) => o !== task.answer)!;
+const task = generateTask("linear_alignment", "inc", 0, generatorContext(GeneratorOptionsSchema.parse({}), CAMERA));
+const truth = task.answer, wrong = task.options.find((o) => o !== task.answer)!;
 
 async function episode(handlers: Handler[], config: Record<string, unknown>, arm: "2d" | "3d" = "3d") {
   server = await startServer(...handlers);

@@ -5,7 +5,9 @@ import type { Task } from "../../../core/task/schema.js";
 import { ResponseCache } from "../../../src/llm/cache.js";
 import { serializeGraph } from "../../../src/prompt/serialize.js";
 import { buildPrompt, promptRecord, SYSTEM_3D_LLM } from "../../../src/prompt/templates.js";
-import { createLlmReasoner, type LlmReasonerOptions } from "../../../src/reason/llm.js";
+import { createLlmReasoner, type LlmPromptOptions, type LlmReasonerOptions } from "../../../src/reason/llm.js";
+import { LlmOptionsSchema, type LlmOptions } from "../../../src/llm/options.js";
+import { ImageOptionsSchema, OptionPresentationSchema, PromptFormatSchema } from "../../../src/prompt/formats.js";
 import { repromptText } from "../../../src/prompt/reminder.js";
 import { geminiReply, hang, json, openaiReply, startServer, type Handler, type RecordedRequest, type TestServer } from "../llm/server.js";
 import { selectViews } from "../../../src/prompt/images.js";
@@ -33,8 +35,12 @@ function tableTask(): Task {
   };
 }
 
-function openaiOpts(url: string, extra: LlmReasonerOptions = {}): LlmReasonerOptions {
-  return { baseUrl: `${url}/v1`, env: { OPENAI_API_KEY: OPENAI_KEY }, maxRetries: 0, backoffBaseMs: 1, backoffCapMs: 2, ...extra };
+/** The prompt options of a run that sets none. */
+const PROMPT_DEFAULTS: LlmPromptOptions = { ...PromptFormatSchema.parse({}), optionLabels: OptionPresentationSchema.shape.optionLabels.parse(undefined) };
+
+/** A reasoner's options against the loopback server: the schemas' defaults but for the endpoint and no retries. */
+function openaiOpts(url: string, llm: Partial<LlmOptions> = {}, extra: Partial<LlmReasonerOptions> = {}): LlmReasonerOptions {
+  return { llm: LlmOptionsSchema.parse({ baseUrl: `${url}/v1`, maxRetries: 0, ...llm }), prompt: PROMPT_DEFAULTS, clientOptions: { env: { OPENAI_API_KEY: OPENAI_KEY }, backoffBaseMs: 1, backoffCapMs: 2 }, ...extra };
 }
 
 type OpenAiBody = {
@@ -78,7 +84,7 @@ describe("createLlmReasoner over real HTTP (OpenAI wire format)", () => {
     });
     expect(a.promptHash).toMatch(/^[0-9a-f]{64}$/);
     expect(a.latencyMs).toBeGreaterThanOrEqual(0);
-    const built = buildPrompt({ task, graph });
+    const built = buildPrompt({ task, graph }, PROMPT_DEFAULTS);
     expect(a.prompt).toBe(promptRecord(built));
     expect(server.requests).toHaveLength(1);
     const body = server.requests[0]!.body as OpenAiBody;
@@ -92,7 +98,7 @@ describe("createLlmReasoner over real HTTP (OpenAI wire format)", () => {
   it("re-prompts once when the first reply has no answer", async () => {
     server = await startServer(openaiReply("I would need to look at the scene more carefully."), graphChecking('{"answer": "no", "confidence": 0.4}'));
     const r = createLlmReasoner("openai:test-model", openaiOpts(server.url));
-    const a = await r.answer({ task: tableTask(), graph: tableScene(), format: "relations" });
+    const a = await r.answer({ task: tableTask(), graph: tableScene() });
     expect(a).toMatchObject({ status: "parsed", answer: "no", confidence: 0.4, reprompted: true, usage: { inputTokens: 22, outputTokens: 14 } });
     expect(a.raw).toHaveLength(2);
     expect(a.reason).toMatch(/^re-prompted \(first reply: /);
@@ -156,7 +162,7 @@ describe("createLlmReasoner over real HTTP (OpenAI wire format)", () => {
     server = await startServer(openaiReply('{"answer": "yes", "confidence": 0.9}'));
     const cache = ResponseCache.open(":memory:");
     try {
-      const r = createLlmReasoner("openai:test-model", openaiOpts(server.url, { cache }));
+      const r = createLlmReasoner("openai:test-model", openaiOpts(server.url, {}, { cache }));
       const input = { task: tableTask(), graph: tableScene() };
       const a = await r.answer(input);
       const b = await r.answer(input);
@@ -178,7 +184,7 @@ describe("createLlmReasoner over real HTTP (OpenAI wire format)", () => {
     server = await startServer(openaiReply('{"answer": "the candle", "confidence": 0.5}'));
     const task = smallTask();
     const bundle = bundleOf(task, "gt");
-    const r = createLlmReasoner("openai:vlm-test", openaiOpts(server.url, { images: "multi", maxImages: 4 }));
+    const r = createLlmReasoner("openai:vlm-test", openaiOpts(server.url, {}, { images: ImageOptionsSchema.parse({ images: "multi", maxImages: 4 }) }));
     expect(r.needs).toBe("bundle");
     const a = await r.answer({ task, bundle });
     expect(a).toMatchObject({ status: "parsed", answer: "the candle" });
@@ -206,11 +212,11 @@ describe("createLlmReasoner over real HTTP (OpenAI wire format)", () => {
 describe("createLlmReasoner over real HTTP (Gemini wire format)", () => {
   it("round-trips a graph question through generateContent", async () => {
     server = await startServer(geminiReply('```json\n{"answer": "yes", "confidence": 0.75}\n```'));
-    const r = createLlmReasoner("gemini:gemini-test", { baseUrl: server.url, env: { GEMINI_API_KEY: GEMINI_KEY }, maxRetries: 0 });
+    const r = createLlmReasoner("gemini:gemini-test", { llm: LlmOptionsSchema.parse({ baseUrl: server.url, maxRetries: 0 }), prompt: { ...PROMPT_DEFAULTS, format: "text" }, clientOptions: { env: { GEMINI_API_KEY: GEMINI_KEY } } });
     expect(r).toMatchObject({ id: "gemini:gemini-test", needs: "graph" });
     const task = tableTask();
     const graph = tableScene();
-    const a = await r.answer({ task, graph, format: "text", uncertainty: true });
+    const a = await r.answer({ task, graph, uncertainty: true });
     expect(a).toMatchObject({ status: "parsed", answer: "yes", confidence: 0.75, method: "json", usage: { inputTokens: 13, outputTokens: 5 } });
     const req = server.requests[0]!;
     expect(req.url).toBe("/v1beta/models/gemini-test:generateContent");
@@ -225,7 +231,7 @@ describe("createLlmReasoner over real HTTP (Gemini wire format)", () => {
     const text = body.contents[0]!.parts[0]!.text!;
     expect(text).toContain("n1 is a white mug at (1.20, 0.40, 0.80) m");
     expect(text).toContain("possible duplicate of n1 (a mug)");
-    expect(text).toBe(buildPrompt({ task, graph, format: "text", uncertainty: true }).user);
+    expect(text).toBe(buildPrompt({ task, graph, uncertainty: true }, { format: "text" }).user);
     expect(a.prompt).not.toContain(GEMINI_KEY);
   });
 });

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { generateTask } from "../../../../bridge/sim/generate/suite.js";
-import { generatorContext } from "../../../../bridge/sim/generate/options.js";
+import { generatorContext, GeneratorOptionsSchema } from "../../../../bridge/sim/generate/options.js";
 import { captureBundle } from "../../../../bridge/sim/capture.js";
 import { readBundle, writeBundle } from "../../../../core/bundle/io.js";
 import { openaiReply, startServer } from "../../llm/server.js";
@@ -118,7 +118,7 @@ describe("esi3d ask", () => {
   });
 
   describe("--paradigm active: one episode from the task's initial pose", () => {
-    const small = generateTask("linear_alignment", "ask", 0, generatorContext({}, { width: 160, height: 120, hfov_deg: 70 }));
+    const small = generateTask("linear_alignment", "ask", 0, generatorContext(GeneratorOptionsSchema.parse({}), { width: 160, height: 120, hfov_deg: 70 }));
     const taskFile = join(dir, "small-task.json");
     writeFileSync(taskFile, JSON.stringify(small));
     const stepRow = /^(\d+)\s{2,}/;
