@@ -42,7 +42,15 @@ export function makeRunModels(config: RunConfig, extra: Partial<LlmClientOptions
   for (const spec of specs) {
     const gate = limits.requests !== null || limits.tokens !== null ? { gate: createRequestGate(spec, limits, store) } : {};
     // one client (one connection limit) for the passive answers and the active agents alike
-    const client = createLlmClient(spec, { baseUrl: config.llm.baseUrl ?? undefined, cache, timeoutMs: config.llm.timeoutMs, maxRetries: config.llm.maxRetries, maxConcurrency: config.maxConnections, ...gate, ...extra });
+    const client = createLlmClient(spec, {
+      baseUrl: config.llm.baseUrl ?? undefined,
+      cache,
+      timeoutMs: config.llm.timeoutMs,
+      maxRetries: config.llm.maxRetries,
+      maxConcurrency: config.maxConnections,
+      ...gate,
+      ...extra,
+    });
     // with a shared client, a run's passive prompt hashes and prompt files have named the environment's endpoint
     // (OPENAI_BASE_URL or the provider's), not --base-url; kept (baseUrl null) so that they stay those of earlier runs
     const reasoner = createReasoner(spec, { llm: { ...config.llm, baseUrl: null }, prompt: config.prompt, client });
@@ -84,7 +92,10 @@ export async function answerPending(ctx: AnswerContext, task: Task, paradigm: Pa
       limit(async () => {
         if (ctx.abandoned()) return;
         const g = res.graphs.find((x) => x.source === p.source);
-        const a = await modelOf(models, p.reasoner).reasoner.answer(p.arm === "2d" ? { task, bundle, ...config.images } : { task, graph: g!.graph, uncertainty: config.prompt.uncertainty }, ctx.signal);
+        const a = await modelOf(models, p.reasoner).reasoner.answer(
+          p.arm === "2d" ? { task, bundle, ...config.images } : { task, graph: g!.graph, uncertainty: config.prompt.uncertainty },
+          ctx.signal,
+        );
         if (ctx.abandoned()) return;
         const arm = threeDArms(config, paradigm).find((x) => x.label === p.source);
         sink(
@@ -127,7 +138,26 @@ async function answerActive(ctx: AnswerContext, task: Task, res: UnitResult, sin
         if (ctx.abandoned()) return;
         const arm = threeDArms(config, "active").find((x) => x.label === p.source) ?? null;
         const target = promptTarget(p.reasoner, { baseUrl: config.llm.baseUrl });
-        const out = await runActiveEpisode({ task, config, arm, agent: createLlmAgent(modelOf(models, p.reasoner).client, task, { invalidAction: config.active.invalidAction, threshold: config.active.threshold, temperature: config.llm.temperature, format: config.prompt.format, uncertainty: config.prompt.uncertainty, optionLabels: config.prompt.optionLabels, target }, p.arm), signal: ctx.signal });
+        const out = await runActiveEpisode({
+          task,
+          config,
+          arm,
+          agent: createLlmAgent(
+            modelOf(models, p.reasoner).client,
+            task,
+            {
+              invalidAction: config.active.invalidAction,
+              threshold: config.active.threshold,
+              temperature: config.llm.temperature,
+              format: config.prompt.format,
+              uncertainty: config.prompt.uncertainty,
+              optionLabels: config.prompt.optionLabels,
+              target,
+            },
+            p.arm,
+          ),
+          signal: ctx.signal,
+        });
         if (ctx.abandoned()) return;
         sink(activeRecord(task, config, arm, p.reasoner, out, p.key), out.graph ?? undefined, out.prompts);
       }),

@@ -7,7 +7,6 @@ import { createLlmReasoner, type LlmReasonerOptions } from "./llm.js";
 import type { Reasoner } from "./types.js";
 import { isLlmReasoner, REASONER_FORMS } from "./spec.js";
 
-
 /** `llm`: an LLM reasoner's options (src/reason/llm.ts); the offline reasoners take none. */
 export function createReasoner(spec: string, llm?: LlmReasonerOptions): Reasoner {
   if (spec === "symbolic") return createSymbolicReasoner();

@@ -109,13 +109,30 @@ export function createLlmReasoner(spec: string, opts: LlmReasonerOptions): Reaso
   const { provider, model } = parseModelSpec(spec);
   const { llm, prompt, images, client: given, clientOptions = {} } = opts;
   const { temperature, maxOutputTokens, systemPrompt, samples, itemDeadlineMs } = llm;
-  const client = given ?? createLlmClient(spec, { ...clientOptions, ...(llm.baseUrl !== null ? { baseUrl: llm.baseUrl } : {}), timeoutMs: llm.timeoutMs, maxRetries: llm.maxRetries, cache: opts.cache === undefined ? llm.cachePath : opts.cache });
+  const client =
+    given ??
+    createLlmClient(spec, {
+      ...clientOptions,
+      ...(llm.baseUrl !== null ? { baseUrl: llm.baseUrl } : {}),
+      timeoutMs: llm.timeoutMs,
+      maxRetries: llm.maxRetries,
+      cache: opts.cache === undefined ? llm.cachePath : opts.cache,
+    });
   if (given && given.id !== `${provider}:${model}`) throw new RangeError(`createLlmReasoner("${spec}"): the given client is "${given.id}"`);
-  const buildOpts: BuildOptions = { format: prompt.format, uncertainty: prompt.uncertainty, optionLabels: prompt.optionLabels, ...(images ? { maxImages: images.maxImages } : {}) };
+  const buildOpts: BuildOptions = {
+    format: prompt.format,
+    uncertainty: prompt.uncertainty,
+    optionLabels: prompt.optionLabels,
+    ...(images ? { maxImages: images.maxImages } : {}),
+  };
   const identity: PromptHashIdentity = {
     provider,
     model,
-    baseUrl: resolvedBaseUrl(provider, { baseUrl: llm.baseUrl, ...(clientOptions.env ? { env: clientOptions.env } : {}), ...(clientOptions.apiVersion ? { apiVersion: clientOptions.apiVersion } : {}) }),
+    baseUrl: resolvedBaseUrl(provider, {
+      baseUrl: llm.baseUrl,
+      ...(clientOptions.env ? { env: clientOptions.env } : {}),
+      ...(clientOptions.apiVersion ? { apiVersion: clientOptions.apiVersion } : {}),
+    }),
     params: { temperature, maxOutputTokens },
   };
 
@@ -150,7 +167,14 @@ export function createLlmReasoner(spec: string, opts: LlmReasonerOptions): Reaso
     const asked: string[] = [];
     const ask = async (user: string): Promise<AskedReply> => {
       asked.push(user);
-      const req = { system: built.system, user, temperature, ...(built.images ? { images: built.images } : {}), ...(maxOutputTokens !== null ? { maxOutputTokens } : {}), ...(sample !== undefined ? { sample } : {}) };
+      const req = {
+        system: built.system,
+        user,
+        temperature,
+        ...(built.images ? { images: built.images } : {}),
+        ...(maxOutputTokens !== null ? { maxOutputTokens } : {}),
+        ...(sample !== undefined ? { sample } : {}),
+      };
       const r = await client.chat(req, callSignal);
       calls.push(r);
       replies.push(r.text);

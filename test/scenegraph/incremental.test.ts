@@ -51,7 +51,11 @@ async function episode(
 const comparable = (g: SceneGraph) => JSON.stringify({ ...g, timings_ms: null });
 
 describe("incremental 3D memory", () => {
-  const tasks = [generateTask("counting_with_occlusion", "inc", 0, generatorContext(GeneratorOptionsSchema.parse({}), CAMERA)), generateTask("spatial_distance", "inc", 1, generatorContext(GeneratorOptionsSchema.parse({}), CAMERA)), generateTask("partial_occlusion", "inc", 2, generatorContext(GeneratorOptionsSchema.parse({}), CAMERA))];
+  const tasks = [
+    generateTask("counting_with_occlusion", "inc", 0, generatorContext(GeneratorOptionsSchema.parse({}), CAMERA)),
+    generateTask("spatial_distance", "inc", 1, generatorContext(GeneratorOptionsSchema.parse({}), CAMERA)),
+    generateTask("partial_occlusion", "inc", 2, generatorContext(GeneratorOptionsSchema.parse({}), CAMERA)),
+  ];
   const modes: Array<Partial<GraphPipelineOptions>> = [
     { source: "gt", masks: "instance", instances: "fusion" },
     { source: "gt", masks: "semantic", instances: "fusion" },

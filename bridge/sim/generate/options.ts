@@ -59,4 +59,7 @@ export interface GeneratorContext {
 }
 
 /** The context of parsed options (a run's config, the flags): the camera of its image size, unless one is given. */
-export const generatorContext = (options: GeneratorOptions, camera?: CameraSpec): GeneratorContext => ({ camera: camera ?? { ...IMAGE_SIZES[options.image] }, options });
+export const generatorContext = (options: GeneratorOptions, camera?: CameraSpec): GeneratorContext => ({
+  camera: camera ?? { ...IMAGE_SIZES[options.image] },
+  options,
+});

@@ -132,7 +132,13 @@ export interface GenerateStats {
 export const builtinTaskId = (subcategory: string, index: number): string => `${subcategory}-${String(index).padStart(3, "0")}`;
 
 /** One task: draws until a draft validates (deterministic for a given seed, task id and generator options). */
-export function generateTask(subcategory: BuiltinSubcategory, seed: string, index: number, ctx: GeneratorContext = generatorContext(GeneratorOptionsSchema.parse({})), stats?: GenerateStats): Task {
+export function generateTask(
+  subcategory: BuiltinSubcategory,
+  seed: string,
+  index: number,
+  ctx: GeneratorContext = generatorContext(GeneratorOptionsSchema.parse({})),
+  stats?: GenerateStats,
+): Task {
   const taskId = builtinTaskId(subcategory, index);
   const base = new Rng(seed).fork(taskId);
   const plan = answerPlan(seed, subcategory, index);

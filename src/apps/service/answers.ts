@@ -48,7 +48,10 @@ export class AnswerService {
   private llmReasoner(b: AnswerRequest): Reasoner {
     // the body's fields are the schemas' own, so parsing them here only fills in the defaults
     const llm = LlmOptionsSchema.parse({ timeoutMs: b.timeoutMs ?? LLM_DEFAULT_TIMEOUT_MS, maxRetries: b.maxRetries, temperature: b.temperature });
-    const prompt = { ...PromptFormatSchema.parse({ format: b.format, uncertainty: b.uncertainty }), optionLabels: OptionPresentationSchema.shape.optionLabels.parse(b.optionLabels) };
+    const prompt = {
+      ...PromptFormatSchema.parse({ format: b.format, uncertainty: b.uncertainty }),
+      optionLabels: OptionPresentationSchema.shape.optionLabels.parse(b.optionLabels),
+    };
     const key = canonicalJson({ spec: b.reasoner, llm, prompt, cache: b.cache });
     const hit = this.reasoners.get(key);
     if (hit) return hit;
@@ -116,7 +119,9 @@ export class AnswerService {
       a = await this.llm.run("answer_llm", async () => {
         const t = performance.now();
         try {
-          const input: ReasonerInput = b.images ? { task, bundle: readBundle(bundleDir), images: b.images, maxImages: b.maxImages } : { task, graph: graph!.graph, uncertainty: b.uncertainty };
+          const input: ReasonerInput = b.images
+            ? { task, bundle: readBundle(bundleDir), images: b.images, maxImages: b.maxImages }
+            : { task, graph: graph!.graph, uncertainty: b.uncertainty };
           return await reasoner.answer(input);
         } finally {
           this.ctx.metrics.stages.observe({ stage: "answer_llm" }, (performance.now() - t) / 1000);

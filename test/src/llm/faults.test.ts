@@ -52,7 +52,11 @@ const PROMPT_DEFAULTS: LlmPromptOptions = { ...PromptFormatSchema.parse({}), opt
 
 /** A reasoner's options against the loopback server: short timeouts and backoff, `llm` overriding the model-call options. */
 function opts(url: string, llm: Partial<LlmOptions> = {}): LlmReasonerOptions {
-  return { llm: LlmOptionsSchema.parse({ baseUrl: `${url}/v1`, maxRetries: 2, timeoutMs: 2000, ...llm }), prompt: PROMPT_DEFAULTS, clientOptions: { env: { OPENAI_API_KEY: KEY }, backoffBaseMs: 5, backoffCapMs: 10 } };
+  return {
+    llm: LlmOptionsSchema.parse({ baseUrl: `${url}/v1`, maxRetries: 2, timeoutMs: 2000, ...llm }),
+    prompt: PROMPT_DEFAULTS,
+    clientOptions: { env: { OPENAI_API_KEY: KEY }, backoffBaseMs: 5, backoffCapMs: 10 },
+  };
 }
 
 /** A reply whose finish_reason says the token limit cut it. */
@@ -103,13 +107,45 @@ const MODES: Mode[] = [
     expect: { status: "parsed", answer: "yes", attempts: 2 },
   },
   { name: "500 forever", handlers: [json(500, { error: { message: "boom" } })], expect: { status: "error", errorClass: "LlmError:http:500", attempts: 3 } },
-  { name: "401 echoing the key", handlers: [json(401, { error: { message: `bad key Bearer ${KEY}` } })], expect: { status: "error", errorClass: "LlmError:http:401", attempts: 1 } },
-  { name: "200 with an error object and no choices", handlers: [json(200, { error: { message: "overloaded" } })], expect: { status: "error", errorClass: "LlmError:bad_response", attempts: 1 } },
-  { name: "empty choices", handlers: [json(200, { id: "x", object: "chat.completion", model: "m", choices: [] })], expect: { status: "error", errorClass: "LlmError:bad_response", attempts: 1 } },
-  { name: "429 on every attempt (retries spent)", handlers: [json(429, { error: { message: "rate limit reached" } })], extra: { maxRetries: 0 }, expect: { status: "error", errorClass: "LlmError:http:429", attempts: 1 } },
-  { name: "hang on every attempt: the per-attempt timeout ends it", handlers: [hang], extra: { timeoutMs: 1000, maxRetries: 0 }, expect: { status: "error", errorClass: "LlmError:timeout", attempts: 1 } },
-  { name: "hang on every attempt: the item deadline ends it", handlers: [hang], extra: { timeoutMs: 60_000, itemDeadlineMs: 1200 }, expect: { status: "error", errorClass: "LlmError:deadline", attempts: 1 } },
-  { name: "hang once (per-attempt timeout), then OK", handlers: [hang, ok("yes")], extra: { timeoutMs: 1000 }, expect: { status: "parsed", answer: "yes", attempts: 2 } },
+  {
+    name: "401 echoing the key",
+    handlers: [json(401, { error: { message: `bad key Bearer ${KEY}` } })],
+    expect: { status: "error", errorClass: "LlmError:http:401", attempts: 1 },
+  },
+  {
+    name: "200 with an error object and no choices",
+    handlers: [json(200, { error: { message: "overloaded" } })],
+    expect: { status: "error", errorClass: "LlmError:bad_response", attempts: 1 },
+  },
+  {
+    name: "empty choices",
+    handlers: [json(200, { id: "x", object: "chat.completion", model: "m", choices: [] })],
+    expect: { status: "error", errorClass: "LlmError:bad_response", attempts: 1 },
+  },
+  {
+    name: "429 on every attempt (retries spent)",
+    handlers: [json(429, { error: { message: "rate limit reached" } })],
+    extra: { maxRetries: 0 },
+    expect: { status: "error", errorClass: "LlmError:http:429", attempts: 1 },
+  },
+  {
+    name: "hang on every attempt: the per-attempt timeout ends it",
+    handlers: [hang],
+    extra: { timeoutMs: 1000, maxRetries: 0 },
+    expect: { status: "error", errorClass: "LlmError:timeout", attempts: 1 },
+  },
+  {
+    name: "hang on every attempt: the item deadline ends it",
+    handlers: [hang],
+    extra: { timeoutMs: 60_000, itemDeadlineMs: 1200 },
+    expect: { status: "error", errorClass: "LlmError:deadline", attempts: 1 },
+  },
+  {
+    name: "hang once (per-attempt timeout), then OK",
+    handlers: [hang, ok("yes")],
+    extra: { timeoutMs: 1000 },
+    expect: { status: "parsed", answer: "yes", attempts: 2 },
+  },
   { name: "confidence 85 (a percentage)", handlers: [ok("yes", 85)], expect: { status: "parsed", answer: "yes", confidence: 0.85 } },
   { name: 'confidence "85%"', handlers: [ok("yes", "85%")], expect: { status: "parsed", answer: "yes", confidence: 0.85 } },
   {

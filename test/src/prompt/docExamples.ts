@@ -48,7 +48,9 @@ export function docExamples(): Record<string, string> {
     "text-uncertainty-objects": serializeGraph(cNoisy, { format: "text", uncertainty: true }).split("\nObjects:\n")[1]!.split("\n").slice(0, 3).join("\n"),
     "cogmap-uncertainty-tail": serializeGraph(cNoisy, { format: "cogmap", uncertainty: true }).split("\n\nMap (JSON")[1]!.replace(/^/, "Map (JSON"),
     "counting-json-uncertainty": textOnly(buildPrompt({ task: cTask, graph: cNoisy, uncertainty: true }, { format: "json" })),
-    "template-yes_no": answerTemplate(q("Are the potted plant, the vase and the teddy bear on the floor standing in a straight line?", "yes_no", ["yes", "no"], "linear_alignment")),
+    "template-yes_no": answerTemplate(
+      q("Are the potted plant, the vase and the teddy bear on the floor standing in a straight line?", "yes_no", ["yes", "no"], "linear_alignment"),
+    ),
     "template-option": answerTemplate(sdTask),
     "template-category": answerTemplate(
       q(

@@ -3,15 +3,7 @@ import type { Task } from "../../../core/task/schema.js";
 import { parseAnswer } from "../../../src/reason/parse.js";
 import { formatReminder } from "../../../src/prompt/reminder.js";
 import { serializeGraph } from "../../../src/prompt/serialize.js";
-import {
-  answerTemplate,
-  buildPrompt,
-  PROMPT_VERSION,
-  PromptError,
-  promptRecord,
-  SYSTEM_3D_LLM,
-  templateKind,
-} from "../../../src/prompt/templates.js";
+import { answerTemplate, buildPrompt, PROMPT_VERSION, PromptError, promptRecord, SYSTEM_3D_LLM, templateKind } from "../../../src/prompt/templates.js";
 import { bundleOf, smallTask } from "./bundles.js";
 import { selectViews } from "../../../src/prompt/images.js";
 import { tableScene } from "./graphs.js";
@@ -112,11 +104,21 @@ describe("answer templates", () => {
     // an integer question without options has nothing to letter
     expect(answerTemplate({ ...integer, options: [] }, "letters")).toBe(answerTemplate({ ...integer, options: [] }));
     expect(answerTemplate(option, "none")).toBe(answerTemplate(option));
-    const task = { ...smallTask(), answer_format: "choice" as const, options: ["the mug", "the table"], answer: "the table", subcategory: "spatial_distance" as const };
+    const task = {
+      ...smallTask(),
+      answer_format: "choice" as const,
+      options: ["the mug", "the table"],
+      answer: "the table",
+      subcategory: "spatial_distance" as const,
+    };
     const built = buildPrompt({ task, graph: tableScene(), optionLabels: "letters" }, PROMPT_DEFAULTS);
     expect(built.optionLabels).toBe("letters");
     expect(buildPrompt({ task, graph: tableScene() }, PROMPT_DEFAULTS)).not.toHaveProperty("optionLabels");
-    expect(parseAnswer('{"answer": "B"}', { ...task, optionLabels: built.optionLabels })).toMatchObject({ status: "parsed", answer: "the table", match: "letter" });
+    expect(parseAnswer('{"answer": "B"}', { ...task, optionLabels: built.optionLabels })).toMatchObject({
+      status: "parsed",
+      answer: "the table",
+      match: "letter",
+    });
     expect(parseAnswer('{"answer": "B"}', task)).toMatchObject({ status: "unparsed" });
   });
 

@@ -50,7 +50,8 @@ const step = (action: string, answer: string, confidence: number, reasoning = "s
   openaiReply(JSON.stringify({ action, answer, reasoning, confidence }));
 
 const task = generateTask("linear_alignment", "inc", 0, generatorContext(GeneratorOptionsSchema.parse({}), CAMERA));
-const truth = task.answer, wrong = task.options.find((o) => o !== task.answer)!;
+const truth = task.answer,
+  wrong = task.options.find((o) => o !== task.answer)!;
 
 async function episode(handlers: Handler[], config: Record<string, unknown>, arm: "2d" | "3d" = "3d") {
   server = await startServer(...handlers);

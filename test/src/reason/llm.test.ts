@@ -40,7 +40,12 @@ const PROMPT_DEFAULTS: LlmPromptOptions = { ...PromptFormatSchema.parse({}), opt
 
 /** A reasoner's options against the loopback server: the schemas' defaults but for the endpoint and no retries. */
 function openaiOpts(url: string, llm: Partial<LlmOptions> = {}, extra: Partial<LlmReasonerOptions> = {}): LlmReasonerOptions {
-  return { llm: LlmOptionsSchema.parse({ baseUrl: `${url}/v1`, maxRetries: 0, ...llm }), prompt: PROMPT_DEFAULTS, clientOptions: { env: { OPENAI_API_KEY: OPENAI_KEY }, backoffBaseMs: 1, backoffCapMs: 2 }, ...extra };
+  return {
+    llm: LlmOptionsSchema.parse({ baseUrl: `${url}/v1`, maxRetries: 0, ...llm }),
+    prompt: PROMPT_DEFAULTS,
+    clientOptions: { env: { OPENAI_API_KEY: OPENAI_KEY }, backoffBaseMs: 1, backoffCapMs: 2 },
+    ...extra,
+  };
 }
 
 type OpenAiBody = {
@@ -212,7 +217,11 @@ describe("createLlmReasoner over real HTTP (OpenAI wire format)", () => {
 describe("createLlmReasoner over real HTTP (Gemini wire format)", () => {
   it("round-trips a graph question through generateContent", async () => {
     server = await startServer(geminiReply('```json\n{"answer": "yes", "confidence": 0.75}\n```'));
-    const r = createLlmReasoner("gemini:gemini-test", { llm: LlmOptionsSchema.parse({ baseUrl: server.url, maxRetries: 0 }), prompt: { ...PROMPT_DEFAULTS, format: "text" }, clientOptions: { env: { GEMINI_API_KEY: GEMINI_KEY } } });
+    const r = createLlmReasoner("gemini:gemini-test", {
+      llm: LlmOptionsSchema.parse({ baseUrl: server.url, maxRetries: 0 }),
+      prompt: { ...PROMPT_DEFAULTS, format: "text" },
+      clientOptions: { env: { GEMINI_API_KEY: GEMINI_KEY } },
+    });
     expect(r).toMatchObject({ id: "gemini:gemini-test", needs: "graph" });
     const task = tableTask();
     const graph = tableScene();

@@ -107,90 +107,102 @@ export function registerAsk(program: Command): void {
   addSchemaFlags(cmd, ActiveOptionsSchema, ACTIVE_FLAGS);
   recordCacheFlags(cmd);
   cmd.action(async (input: string, opts: AskOpts) => {
-      refuseCacheContradiction(cmd);
-      const cacheGiven = cmd.getOptionValueSource("cache") === "cli" && typeof opts.cache === "string" ? opts.cache : undefined;
-      checkOutputs([{ what: "<input>", path: input }, ...givenPath("--task", opts.task)], [...givenPath("--save-episode", opts.saveEpisode), ...givenPath("--cache", cacheGiven)]);
-      if (!existsSync(input)) throw new InputError(`${input}: no such file or directory (expected a scene-graph file, a frame bundle, a task JSON or a run directory)`);
-      const kind = askInputKind(input);
-      if (kind === "run") return askRunItem(cmd, input, opts);
-      if (opts.item) throw new InputError(`--item: only with a run directory (esi3d run --out DIR); ${input} is a ${kind === "graph" ? "graph file" : kind === "task" ? "task JSON" : "frame bundle"}`, { field: "item" });
-      const reasonerName = parseFlagValue(ReasonerSpecSchema, opts.reasoner, "--reasoner");
-      const format = parseSchemaFlags(cmd, PromptFormatSchema, PROMPT_FORMAT_FLAGS);
-      const { optionLabels, circular } = parseSchemaFlags(cmd, OptionPresentationSchema, OPTION_PRESENTATION_FLAGS);
-      const images = cmd.opts().images as "single" | "multi" | undefined;
-      const maxImages = cmd.opts().maxImages as number;
-      const llm = parseSchemaFlags(cmd, LlmOptionsSchema, LLM_FLAGS);
-      const custom = opts.question;
-      if (reasonerName === "shortcut" && opts.paradigm === "active") throw new InputError("--reasoner shortcut answers from the question and options alone: it takes no views, so no --paradigm active episode");
-      if (custom && (reasonerName === "symbolic" || reasonerName === "symbolic-2d" || reasonerName === "shortcut")) throw new InputError(`--question: the ${reasonerName} reasoner runs one program per built-in subcategory and answers only the task's own question; use an LLM reasoner (openai:<model>, gemini:<model>) for questions of your own`);
-      if (optionLabels === "letters" && (reasonerName === "symbolic" || reasonerName === "symbolic-2d" || reasonerName === "shortcut")) throw new InputError(`--option-labels: the ${reasonerName} reasoner reads no prompt (it answers with an option's text); use an LLM reasoner (openai:<model>, gemini:<model>)`);
-      if (circular && opts.paradigm === "active") throw new InputError("--circular: an active episode is asked once, in the options' own order (each rotation would be an exploration of its own); drop --circular or --paradigm active");
-      if (opts.paradigm !== "active") {
-        // the active options only mean something in an episode: refuse them rather than ignore them
-        const given = [...ACTIVE_FLAGS.map((f) => f.flag), "--save-episode <dir>"].find((f) => cmd.getOptionValueSource(camel(f)) === "cli");
-        if (given) throw new InputError(`${given.split(" ")[0]}: only with --paradigm active (an episode); without it ask answers over the input's own views`);
-      } else {
-        const wants2d = reasonerName === "symbolic-2d" || !!images;
-        let task = episodeTask(input);
-        if (custom) task = { ...task, ...withQuestion(custom, opts.options) };
-        const r = await askEpisode({
-          task,
-          reasoner: reasonerName,
-          cloud: wants2d ? null : parseSchemaFlags(cmd, GraphPipelineOptionsSchema, GRAPH_PIPELINE_FLAGS),
-          active: parseSchemaFlags(cmd, ActiveOptionsSchema, ACTIVE_FLAGS),
-          format,
-          optionLabels,
-          llm,
-          cache: opts.cache === false ? null : opts.cache,
-          showTrace: !!opts.showPrompt,
-          saveEpisode: opts.saveEpisode,
-          scored: !custom,
-        });
-        process.stdout.write(printable(r.text));
-        if (r.outcome.answer.status === "error") process.exitCode = 1;
-        return;
-      }
-      // a reasoner that cannot be made (no key, bad URL) fails here, before any graph is built
-      const reasoner = withCircular(createReasoner(reasonerName, { llm, prompt: { ...format, optionLabels }, cache: opts.cache === false ? null : opts.cache }), circular);
-      let task: Task;
-      let graph: SceneGraph | undefined;
-      let bundle: FrameBundle | undefined;
-      const wantsBundle = reasonerName === "symbolic-2d" || !!images;
-      if (kind === "bundle" || kind === "task") {
-        bundle = kind === "task" ? renderedTask(input, opts.paradigm) : readBundle(input);
-        if (kind === "bundle" && opts.paradigm && opts.paradigm !== bundle.manifest.paradigm) throw new InputError(`--paradigm ${opts.paradigm}: the bundle ${input} holds ${bundle.manifest.paradigm} views (a bundle is asked over its own views; give a task JSON to render other ones)`, { field: "paradigm" });
-        if (bundle.manifest.task) task = bundle.manifest.task;
-        else if (custom) task = freeQuestionTask(bundle.manifest, withQuestion(custom, opts.options));
-        else throw new InputError(`--question: ${input} has no task record (${bundle.manifest.simulator}: a scene of one's own), so it has no question of its own; ask one with --question "..." and an LLM reasoner`);
-        if (!wantsBundle && reasonerName !== "shortcut") {
-          const m0 = masksForBundle(bundle, parseSchemaFlags(cmd, GraphPipelineOptionsSchema, GRAPH_PIPELINE_FLAGS), cmd.getOptionValueSource("masks") === "cli");
-          if (m0.note) process.stderr.write(`ask: ${m0.note}\n`);
-          const r = await graphOfBundle(bundle, m0.options, { diagnose: false, log: (m) => process.stderr.write(`vggt: ${m}\n`) });
-          for (const note of r.notes) process.stderr.write(`ask: ${note}\n`);
-          graph = r.graph;
-        }
-      } else {
-        if (wantsBundle) throw new InputError(`${reasonerName === "symbolic-2d" ? "symbolic-2d" : "--images"} needs the frame bundle (its masks or images), not a graph`);
-        if (opts.paradigm) throw new InputError(`--paradigm ${opts.paradigm}: ${input} is a scene graph, already built from its views; --paradigm renders a task JSON's views`, { field: "paradigm" });
-        const g = graphInput(input, opts.task, custom ? withQuestion(custom, opts.options) : null);
-        if (g.note) process.stderr.write(`ask: ${g.note}\n`);
-        graph = g.graph;
-        task = g.task;
-      }
+    refuseCacheContradiction(cmd);
+    const cacheGiven = cmd.getOptionValueSource("cache") === "cli" && typeof opts.cache === "string" ? opts.cache : undefined;
+    checkOutputs(
+      [{ what: "<input>", path: input }, ...givenPath("--task", opts.task)],
+      [...givenPath("--save-episode", opts.saveEpisode), ...givenPath("--cache", cacheGiven)],
+    );
+    if (!existsSync(input))
+      throw new InputError(`${input}: no such file or directory (expected a scene-graph file, a frame bundle, a task JSON or a run directory)`);
+    const kind = askInputKind(input);
+    if (kind === "run") return askRunItem(cmd, input, opts);
+    if (opts.item)
+      throw new InputError(
+        `--item: only with a run directory (esi3d run --out DIR); ${input} is a ${kind === "graph" ? "graph file" : kind === "task" ? "task JSON" : "frame bundle"}`,
+        { field: "item" },
+      );
+    const reasonerName = parseFlagValue(ReasonerSpecSchema, opts.reasoner, "--reasoner");
+    const format = parseSchemaFlags(cmd, PromptFormatSchema, PROMPT_FORMAT_FLAGS);
+    const { optionLabels, circular } = parseSchemaFlags(cmd, OptionPresentationSchema, OPTION_PRESENTATION_FLAGS);
+    const images = cmd.opts().images as "single" | "multi" | undefined;
+    const maxImages = cmd.opts().maxImages as number;
+    const llm = parseSchemaFlags(cmd, LlmOptionsSchema, LLM_FLAGS);
+    const custom = opts.question;
+    if (reasonerName === "shortcut" && opts.paradigm === "active")
+      throw new InputError("--reasoner shortcut answers from the question and options alone: it takes no views, so no --paradigm active episode");
+    if (custom && (reasonerName === "symbolic" || reasonerName === "symbolic-2d" || reasonerName === "shortcut"))
+      throw new InputError(
+        `--question: the ${reasonerName} reasoner runs one program per built-in subcategory and answers only the task's own question; use an LLM reasoner (openai:<model>, gemini:<model>) for questions of your own`,
+      );
+    if (optionLabels === "letters" && (reasonerName === "symbolic" || reasonerName === "symbolic-2d" || reasonerName === "shortcut"))
+      throw new InputError(
+        `--option-labels: the ${reasonerName} reasoner reads no prompt (it answers with an option's text); use an LLM reasoner (openai:<model>, gemini:<model>)`,
+      );
+    if (circular && opts.paradigm === "active")
+      throw new InputError(
+        "--circular: an active episode is asked once, in the options' own order (each rotation would be an exploration of its own); drop --circular or --paradigm active",
+      );
+    if (opts.paradigm !== "active") {
+      // the active options only mean something in an episode: refuse them rather than ignore them
+      const given = [...ACTIVE_FLAGS.map((f) => f.flag), "--save-episode <dir>"].find((f) => cmd.getOptionValueSource(camel(f)) === "cli");
+      if (given) throw new InputError(`${given.split(" ")[0]}: only with --paradigm active (an episode); without it ask answers over the input's own views`);
+    } else {
+      const wants2d = reasonerName === "symbolic-2d" || !!images;
+      let task = episodeTask(input);
       if (custom) task = { ...task, ...withQuestion(custom, opts.options) };
-      const a = await reasoner.answer({ task, graph, bundle, uncertainty: format.uncertainty, images, maxImages });
-      const out: string[] = [];
-      out.push(`question: ${task.question}`);
-      if (task.options.length) out.push(`options: ${task.options.join(" | ")}`);
-      if (opts.showPrompt) out.push("", a.prompt ? `--- prompt ---\n${a.prompt}\n--- end of prompt ---` : `(${reasoner.id} builds no prompt: it is an offline program)`);
-      out.push("", `${a.prompt ? "reply" : "program trace"}:`, ...a.raw.map((r) => `  ${r}`), "");
-      out.push(`answer: ${a.answer ?? "(none)"}${a.confidence !== null ? ` (confidence ${a.confidence})` : ""} [${a.status}, ${a.method}${a.match ? `, matched by ${a.match}` : ""}${a.reprompted ? ", re-prompted" : ""}]`);
-      if (a.status !== "parsed" && a.reason) out.push(`why: ${a.reason}`);
-      const rotations = a.rotations ? scoreCircular(a.rotations, task) : null;
-      if (rotations) {
-        a.rotations!.forEach((r, i) => {
-          const verdict = custom || rotations.correct[i] === null ? "" : rotations.correct[i] ? ", right" : ", wrong";
-          out.push(`  rotation ${i} (${rotateOptions(task.options, i).join(" | ")}): ${r.answer ?? `(none: ${r.reason ?? r.status})`}${verdict}`);
+      const r = await askEpisode({
+        task,
+        reasoner: reasonerName,
+        cloud: wants2d ? null : parseSchemaFlags(cmd, GraphPipelineOptionsSchema, GRAPH_PIPELINE_FLAGS),
+        active: parseSchemaFlags(cmd, ActiveOptionsSchema, ACTIVE_FLAGS),
+        format,
+        optionLabels,
+        llm,
+        cache: opts.cache === false ? null : opts.cache,
+        showTrace: !!opts.showPrompt,
+        saveEpisode: opts.saveEpisode,
+        scored: !custom,
+      });
+      process.stdout.write(printable(r.text));
+      if (r.outcome.answer.status === "error") process.exitCode = 1;
+      return;
+    }
+    // a reasoner that cannot be made (no key, bad URL) fails here, before any graph is built
+    const reasoner = withCircular(
+      createReasoner(reasonerName, { llm, prompt: { ...format, optionLabels }, cache: opts.cache === false ? null : opts.cache }),
+      circular,
+    );
+    let task: Task;
+    let graph: SceneGraph | undefined;
+    let bundle: FrameBundle | undefined;
+    const wantsBundle = reasonerName === "symbolic-2d" || !!images;
+    if (kind === "bundle" || kind === "task") {
+      bundle = kind === "task" ? renderedTask(input, opts.paradigm) : readBundle(input);
+      if (kind === "bundle" && opts.paradigm && opts.paradigm !== bundle.manifest.paradigm)
+        throw new InputError(
+          `--paradigm ${opts.paradigm}: the bundle ${input} holds ${bundle.manifest.paradigm} views (a bundle is asked over its own views; give a task JSON to render other ones)`,
+          { field: "paradigm" },
+        );
+      if (bundle.manifest.task) task = bundle.manifest.task;
+      else if (custom) task = freeQuestionTask(bundle.manifest, withQuestion(custom, opts.options));
+      else
+        throw new InputError(
+          `--question: ${input} has no task record (${bundle.manifest.simulator}: a scene of one's own), so it has no question of its own; ask one with --question "..." and an LLM reasoner`,
+        );
+      if (!wantsBundle && reasonerName !== "shortcut") {
+        const m0 = masksForBundle(bundle, parseSchemaFlags(cmd, GraphPipelineOptionsSchema, GRAPH_PIPELINE_FLAGS), cmd.getOptionValueSource("masks") === "cli");
+        if (m0.note) process.stderr.write(`ask: ${m0.note}\n`);
+        const r = await graphOfBundle(bundle, m0.options, { diagnose: false, log: (m) => process.stderr.write(`vggt: ${m}\n`) });
+        for (const note of r.notes) process.stderr.write(`ask: ${note}\n`);
+        graph = r.graph;
+      }
+    } else {
+      if (wantsBundle)
+        throw new InputError(`${reasonerName === "symbolic-2d" ? "symbolic-2d" : "--images"} needs the frame bundle (its masks or images), not a graph`);
+      if (opts.paradigm)
+        throw new InputError(`--paradigm ${opts.paradigm}: ${input} is a scene graph, already built from its views; --paradigm renders a task JSON's views`, {
+          field: "paradigm",
         });
       const g = graphInput(input, opts.task, custom ? withQuestion(custom, opts.options) : null);
       if (g.note) process.stderr.write(`ask: ${g.note}\n`);
@@ -198,7 +210,7 @@ export function registerAsk(program: Command): void {
       task = g.task;
     }
     if (custom) task = { ...task, ...withQuestion(custom, opts.options) };
-    const a = await reasoner.answer({ task, graph, bundle, ...format, images, maxImages });
+    const a = await reasoner.answer({ task, graph, bundle, uncertainty: format.uncertainty, images, maxImages });
     const out: string[] = [];
     out.push(`question: ${task.question}`);
     if (task.options.length) out.push(`options: ${task.options.join(" | ")}`);
