@@ -145,7 +145,7 @@ export class RunService {
       throw e;
     }
     const parsed = RunRequestSchema.safeParse(migrated);
-    if (!parsed.success) throw fromZod(parsed.error, "body");
+    if (!parsed.success) throw fromZod(namedAsSent(parsed.error, body), "body");
     const b = parsed.data;
     if (b.suite !== undefined && !(RUN_SUITES as readonly string[]).includes(b.suite))
       throw new HttpError(
@@ -360,4 +360,20 @@ export class RunService {
         });
     }
   }
+}
+
+/**
+ * A flat body's option is reported where the client wrote it: `body.maxSteps`, not `body.active.maxSteps`
+ * (the migration moved it there, but the client never wrote that path).
+ */
+function namedAsSent(error: ZodError, body: unknown): ZodError {
+  if (body === null || typeof body !== "object" || Array.isArray(body)) return error;
+  const sent = body as Record<string, unknown>;
+  const asSent = (path: PropertyKey[]): PropertyKey[] => {
+    const [stage, key] = path;
+    if (typeof stage !== "string" || typeof key !== "string" || !Object.hasOwn(sent, key)) return path;
+    const group = sent[stage];
+    return group !== null && typeof group === "object" && Object.hasOwn(group, key) ? path : path.slice(1);
+  };
+  return new ZodError(error.issues.map((issue) => ({ ...issue, path: asSent(issue.path) })));
 }

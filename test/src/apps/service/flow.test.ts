@@ -216,7 +216,7 @@ describe("esi3d serve: capture -> graph -> answer", () => {
     await bad({ sources: ["bogus"] }, "body.sources.0");
     await bad({ perSubcategory: 0 }, "body.perSubcategory");
     await bad({ noise: { noiseLevel: 3.5 } }, "body.noise.noiseLevel");
-    await bad({ noiseLevel: 3.5 }, "body.noise.noiseLevel");
+    await bad({ noiseLevel: 3.5 }, "body.noiseLevel"); // named where the client wrote it
     await bad({ noiseLevel: 1, noise: { noiseLevel: 2 } }, "body.noise.noiseLevel");
     await bad({ suite: "/etc" }, "body.suite");
     await bad({ llm: { baseUrl: "http://elsewhere.example/v1" } }, "body.llm.baseUrl");
