@@ -11,7 +11,8 @@
 import type { Mat34 } from "../../core/math/vec.js";
 import type { Intrinsics } from "../../core/math/camera.js";
 import { hypot3 } from "../../core/math/hypot.js";
-import { FLOOR_ID, FLOOR_TILE_M, type RenderScene } from "./scene.js";
+import { FLOOR_TILE_M, type RenderScene } from "./scene.js";
+import { FLOOR_ID } from "../../core/task/instanceIds.js";
 import { colorRgb } from "../../core/task/palette.js";
 import { runOutsideView, triangleRuns, type CullView } from "./cull.js";
 

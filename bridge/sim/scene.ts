@@ -9,13 +9,7 @@ import { buildModel, modelDef } from "../../core/objects/library.js";
 import { objectWorldTriangles, shapeOf } from "../../core/objects/shape.js";
 import { roomFrame } from "./agent.js";
 import { solidIntervals, wallPoint } from "../../core/task/layout.js";
-
-/** Instance ids reserved for room structure (task objects start at 16). */
-export const FLOOR_ID = 1;
-export const WALL_IDS = [2, 3, 4, 5] as const;
-/** Instance ids of a layout's interior walls (schema.ts LayoutSchema): the rest of the structure range 1-15. */
-export const INTERIOR_WALL_IDS = [6, 7, 8, 9, 10, 11, 12, 13, 14, 15] as const;
-export const FIRST_OBJECT_ID = 16;
+import { FLOOR_ID, WALL_IDS } from "../../core/task/instanceIds.js";
 
 const FLOOR_RGB: Rgb = [176, 150, 118];
 const WALL_RGB: Rgb = [214, 210, 200];

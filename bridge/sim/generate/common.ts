@@ -8,7 +8,7 @@ import { quatFromYaw } from "../../../core/math/quat.js";
 import type { AgentPose } from "../../../core/math/camera.js";
 import type { Layout, Lighting, TaskObject } from "../../../core/task/schema.js";
 import { buildModel, categoryDef } from "../../../core/objects/library.js";
-import { FIRST_OBJECT_ID } from "../scene.js";
+import { FIRST_OBJECT_ID } from "../../../core/task/instanceIds.js";
 import { isFree, lookAt, worldOf } from "../agent.js";
 import { objectBox } from "../../../core/objects/geometry.js";
 import { boxesIntersect, footprint, footprintsOverlap, type YawBox } from "../../../core/geometry.js";

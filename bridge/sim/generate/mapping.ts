@@ -39,7 +39,7 @@ import type { Draft, Generator } from "./draft.js";
 import type { ViewGoal } from "./gtTrajectory.js";
 import { isVisible, VISIBLE_MIN_PX, type ViewVisibility } from "./visibility.js";
 import { isFree, lookAt, wallStretches, worldOf, type WallStretch } from "../agent.js";
-import { INTERIOR_WALL_IDS } from "../scene.js";
+import { INTERIOR_WALL_IDS } from "../../../core/task/instanceIds.js";
 
 /**
  * Floor objects per room in Regional Boundary apartments (ours): two, so that a "same region" pair can be two

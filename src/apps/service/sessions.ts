@@ -21,10 +21,8 @@ import { parseView } from "./viewCodec.js";
 import type { FinishResult } from "./serviceWorker.js";
 import type { ServerContext } from "./context.js";
 import { writeFileAtomic } from "../../../core/fs.js";
+import { FLOOR_ID, WALL_IDS } from "../../../core/task/instanceIds.js";
 
-/** Instance ids of room structure in ESI-Bench tasks (docs/tasks.md): 1 floor, 2-5 walls. */
-const FLOOR_ID = 1;
-const WALL_IDS = [2, 3, 4, 5];
 /** Retry-After (s) when MAX_OPEN_SESSIONS are open: sessions finish or expire on the scale of minutes. */
 const SESSIONS_FULL_RETRY_AFTER_S = 60;
 /** Retry-After (s) when MAX_ACTIVE_EPISODES run: an offline episode takes seconds to a few minutes. */
