@@ -16,7 +16,6 @@ import { ActiveOptionsSchema } from "../reason/active/options.js";
 import { InputError } from "../../core/errors.js";
 import { GeneratorOptionsSchema } from "../../bridge/sim/generate/options.js";
 
-const RUN_SOURCES = SOURCES;
 export const RUN_PARADIGMS = ["single", "multi", "gt", "active"] as const;
 /** Who renders a run's views in-process: the built-in simulator (imported ESI-Bench tasks as proxy scenes). */
 const RUN_SIMULATORS = ["builtin"] as const;
@@ -187,7 +186,7 @@ export function resolveRunConfig(...layers: Array<Partial<Record<string, unknown
 
 /** The 3D arms of a run: each source (the noisy source once per level in an ablation) under each label mode. */
 export interface ThreeDArm {
-  source: (typeof RUN_SOURCES)[number];
+  source: (typeof SOURCES)[number];
   /** the noise options its cloud is built with: the run's, at the arm's own level in an ablation (only the noisy source reads them) */
   noise: NoiseSettings;
   labels: LabelMode;
