@@ -1,0 +1,134 @@
+/**
+ * Rigid bodies of placed task objects. An object collides as
+ * - `box`: its box (the extent), for furniture and anything the box describes well;
+ * - `hull`: the convex hull of its library mesh, scaled: round fruit and balls roll, a mug's handle counts;
+ * - `compound`: an open box container as its five walls, so that what is put in it can go inside.
+ * `shapeFor` picks: a box container is compound, everything else its hull (a hull of a box is the box).
+ *
+ * Rapier's contact between two flat faces keeps at most four vertices of each face, so a hull standing on a round
+ * flat bottom (a can's 20-gon) touches the floor on four neighbouring vertices and rocks without end (measured: a
+ * can still turning at about 1 rad/s after 1.5 s). Such a hull stands on a foot instead: a thin square plate
+ * inscribed in its bottom polygon, with the hull's bottom ring lifted by the plate's thickness.
+ */
+import type { Vec3 } from "../../../core/math/vec.js";
+import type { TaskObject } from "../../../core/task/schema.js";
+import { buildModel, LIBRARY } from "../../../core/objects/library.js";
+import { shapeOf } from "../../../core/objects/shape.js";
+import type { Material } from "./params.js";
+import type { BodySpec, BoxShape, ShapeSpec } from "./world.js";
+
+export type ShapeKind = ShapeSpec["kind"];
+
+const scaleVector = (s: TaskObject["scale"]): Vec3 => (typeof s === "number" ? [s, s, s] : [s[0], s[1], s[2]]);
+
+/** The mesh's distinct vertices, scaled, in the object's frame (its box centre at the origin). */
+function hullPoints(obj: TaskObject): Float32Array {
+  const o = shapeOf(obj);
+  const tris = buildModel(o.model).tris;
+  const [sx, sy, sz] = scaleVector(o.scale);
+  const seen = new Set<string>();
+  const out: number[] = [];
+  for (let i = 0; i < tris.length; i += 3) {
+    const key = `${tris[i]},${tris[i + 1]},${tris[i + 2]}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(tris[i]! * sx, tris[i + 1]! * sy, tris[i + 2]! * sz);
+  }
+  return Float32Array.from(out);
+}
+
+/** Thickness of the foot under a round flat bottom (m). Ours: thin against any object, thick against contact noise. */
+const FOOT_THICKNESS_M = 0.002;
+/** A flat bottom with more vertices than Rapier keeps per face (4) gets a foot. */
+const MAX_FACE_VERTICES = 4;
+
+/** The hull, or the hull on a foot when its flat bottom has more vertices than a contact keeps. */
+function hullShape(obj: TaskObject): ShapeSpec {
+  const points = hullPoints(obj);
+  let bottom = Infinity;
+  for (let i = 2; i < points.length; i += 3) bottom = Math.min(bottom, points[i]!);
+  const onBottom: number[] = [];
+  for (let i = 0; i < points.length; i += 3) if (points[i + 2]! - bottom < 1e-6) onBottom.push(i);
+  if (onBottom.length <= MAX_FACE_VERTICES) return { kind: "hull", points };
+  let cx = 0;
+  let cy = 0;
+  for (const i of onBottom) {
+    cx += points[i]!;
+    cy += points[i + 1]!;
+  }
+  cx /= onBottom.length;
+  cy /= onBottom.length;
+  // the bottom polygon's inscribed radius is at least the nearest vertex's distance times cos(pi/n); the plate's
+  // corners stay inside a circle of 0.9 times the nearest vertex's distance, so it never pokes out of the hull
+  let nearest = Infinity;
+  for (const i of onBottom) nearest = Math.min(nearest, Math.sqrt((points[i]! - cx) ** 2 + (points[i + 1]! - cy) ** 2));
+  const half = (0.9 * nearest) / Math.SQRT2;
+  const lifted = Float32Array.from(points);
+  for (const i of onBottom) lifted[i + 2] = bottom + FOOT_THICKNESS_M;
+  return {
+    kind: "compound",
+    parts: [
+      { shape: { kind: "hull", points: lifted }, offset: [0, 0, 0] },
+      { shape: { kind: "box", half: [half, half, FOOT_THICKNESS_M / 2] }, offset: [cx, cy, bottom + FOOT_THICKNESS_M / 2] },
+    ],
+  };
+}
+
+/** An open box container's bottom and four walls, in the object's frame; null for any other object. */
+function containerWalls(obj: TaskObject): ShapeSpec | null {
+  const spec = LIBRARY.get(obj.category)?.flags.interior;
+  if (!spec || spec.shape !== "box") return null;
+  const model = buildModel(obj.model).extent;
+  // the walls are the whole mesh only when the model is exactly the declared outer box (no handles or lids)
+  if (model.some((e, k) => Math.abs(e - spec.outer[k]!) > 1e-9)) return null;
+  const [kx, ky, kz] = scaleVector(obj.scale);
+  const [sx, sy, sz] = [spec.outer[0] * kx, spec.outer[1] * ky, spec.outer[2] * kz];
+  const wx = spec.wallFraction * sx;
+  const wy = spec.wallFraction * sy;
+  const wb = spec.bottomFraction * sz;
+  const part = (centre: Vec3, size: Vec3): { shape: BoxShape; offset: Vec3 } => ({
+    shape: { kind: "box", half: [size[0] / 2, size[1] / 2, size[2] / 2] },
+    offset: [centre[0], centre[1], centre[2] - sz / 2],
+  });
+  return {
+    kind: "compound",
+    parts: [
+      part([0, 0, wb / 2], [sx, sy, wb]),
+      part([-sx / 2 + wx / 2, 0, sz / 2], [wx, sy, sz]),
+      part([sx / 2 - wx / 2, 0, sz / 2], [wx, sy, sz]),
+      part([0, -sy / 2 + wy / 2, sz / 2], [sx - 2 * wx, wy, sz]),
+      part([0, sy / 2 - wy / 2, sz / 2], [sx - 2 * wx, wy, sz]),
+    ],
+  };
+}
+
+/** The collision shape of an object of the given kind (default: compound for a box container, else hull). */
+export function shapeFor(obj: TaskObject, kind?: ShapeKind): ShapeSpec {
+  if (kind === "box") return { kind: "box", half: [obj.extent[0] / 2, obj.extent[1] / 2, obj.extent[2] / 2] };
+  if (kind === "compound" || kind === undefined) {
+    const walls = containerWalls(obj);
+    if (walls) return walls;
+    if (kind === "compound") throw new Error(`${obj.name} (${obj.category}) is not a box container: no compound shape`);
+  }
+  return hullShape(obj);
+}
+
+export interface BodyOptions {
+  kind?: ShapeKind;
+  fixed?: boolean;
+  massKg?: number;
+  material?: Material;
+}
+
+/** The body of a placed object, at its recorded pose. */
+export function bodyOf(obj: TaskObject, opts: BodyOptions = {}): BodySpec {
+  return {
+    id: obj.id,
+    shape: shapeFor(obj, opts.kind),
+    position: [obj.position[0], obj.position[1], obj.position[2]],
+    orientation: obj.orientation,
+    ...(opts.fixed ? { fixed: true } : {}),
+    ...(opts.massKg !== undefined ? { massKg: opts.massKg } : {}),
+    ...(opts.material ? { material: opts.material } : {}),
+  };
+}

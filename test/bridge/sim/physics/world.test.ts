@@ -1,0 +1,105 @@
+import { beforeAll, describe, expect, it, vi } from "vitest";
+import { loadPhysics, PhysicsWorld } from "../../../../bridge/sim/physics/world.js";
+import { addFloor, settle } from "../../../../bridge/sim/physics/settle.js";
+import { bodyOf, shapeFor } from "../../../../bridge/sim/physics/bodies.js";
+import { axisRotation, exactSinCos } from "../../../../bridge/sim/physics/rotation.js";
+import { DROP_CLEARANCE_M, PENETRATION_TOLERANCE_M } from "../../../../bridge/sim/physics/params.js";
+import { SceneBuilder } from "../../../../bridge/sim/generate/common.js";
+import { Rng } from "../../../../core/math/rng.js";
+import { droppedScene, SCENE_ROOM } from "./scene.js";
+
+beforeAll(async () => {
+  await loadPhysics();
+});
+
+const builder = () => new SceneBuilder(new Rng("physics-world-test"), SCENE_ROOM);
+
+describe("exact rotations", () => {
+  it("the series' sin and cos agree with Math's to 2 ulp-sized errors over [-pi, pi], and a rotation is a unit quaternion", () => {
+    for (let k = -100; k <= 100; k++) {
+      const x = (k / 100) * Math.PI;
+      const { sin, cos } = exactSinCos(x);
+      expect(Math.abs(sin - Math.sin(x))).toBeLessThan(1e-15);
+      expect(Math.abs(cos - Math.cos(x))).toBeLessThan(1e-15);
+      const q = axisRotation("y", x);
+      expect(Math.abs(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w - 1)).toBeLessThan(1e-15);
+    }
+    expect(() => exactSinCos(4)).toThrow(/outside/);
+  });
+});
+
+describe("bodies of library objects", () => {
+  it("a box container is its five walls; a round flat bottom stands on a foot; a box-like mesh is its hull; kind box is the extent", () => {
+    const b = builder();
+    const crate = b.add("packing_box", { x: 0, y: 0, role: "container" });
+    const can = b.add("can", { x: 0.5, y: 0, role: "target" });
+    const book = b.add("book", { x: -0.5, y: 0, role: "target" });
+    const walls = shapeFor(crate);
+    expect(walls.kind).toBe("compound");
+    expect(walls.kind === "compound" && walls.parts.length).toBe(5);
+    const footed = shapeFor(can);
+    expect(footed.kind === "compound" && footed.parts.map((p) => p.shape.kind)).toEqual(["hull", "box"]);
+    expect(shapeFor(book).kind).toBe("hull");
+    expect(shapeFor(can, "box")).toEqual({ kind: "box", half: [can.extent[0] / 2, can.extent[1] / 2, can.extent[2] / 2] });
+    expect(() => shapeFor(can, "compound")).toThrow(/not a box container/);
+  });
+
+  it("a stated mass is the body's mass; an unstated one follows the volume at water's density", () => {
+    const b = builder();
+    const block = b.add("toy_block", { x: 0, y: 0, role: "target" });
+    const w = new PhysicsWorld();
+    w.addBody(bodyOf(block, { massKg: 0.25 }));
+    w.addBody({ ...bodyOf(block, { kind: "box" }), id: 99 });
+    expect(w.massKg(block.id)).toBeCloseTo(0.25, 6);
+    expect(w.massKg(99)).toBeCloseTo(1000 * block.extent[0] * block.extent[1] * block.extent[2], 6);
+    w.free();
+  });
+
+  it("a world made before the engine has loaded is refused with the reason", async () => {
+    // a fresh copy of the module: this file's other copy has loaded the engine
+    vi.resetModules();
+    const { PhysicsWorld: Fresh } = await import("../../../../bridge/sim/physics/world.js");
+    expect(() => new Fresh()).toThrow(/await loadPhysics\(\)/);
+  });
+});
+
+describe("settle: drop onto the support, step, validate", () => {
+  it("a seed's scene comes to rest: every object on its support, none overlapping, none moving", () => {
+    const objects = droppedScene("physics-test");
+    const r = settle({ roomSize: SCENE_ROOM.size, objects, dropped: new Set(objects.map((o) => o.id)), steps: 240 });
+    expect(r.problems).toEqual([]);
+    for (const [i, o] of r.objects.entries()) {
+      const given = objects[i]!;
+      // the drop is DROP_CLEARANCE_M; an object sinks at most the engine's contact tolerance into its support
+      expect(o.position[2]).toBeGreaterThan(given.position[2] - PENETRATION_TOLERANCE_M);
+      expect(o.position[2]).toBeLessThan(given.position[2] + DROP_CLEARANCE_M / 2);
+    }
+  });
+
+  it("an apple dropped on a tennis ball rolls off it, and the validation says so", () => {
+    const b = builder();
+    const ball = b.add("tennis_ball", { x: 0, y: 0, role: "reference" });
+    const apple = b.add("apple", { x: 0.004, y: 0, bottom: ball.extent[2], role: "target", support: ball.id });
+    const r = settle({ roomSize: SCENE_ROOM.size, objects: b.objects, dropped: new Set([ball.id, apple.id]), steps: 240 });
+    expect(r.problems).toContain(`object ${apple.id} no longer rests on object ${ball.id}`);
+  });
+
+  it("two objects dropped into each other still overlap after one step, and the validation says by how much", () => {
+    const b = builder();
+    const lower = b.add("cardboard_box", { x: 0, y: 0, role: "reference" });
+    const upper = b.add("toy_block", { x: 0, y: 0, bottom: lower.extent[2] - 0.02, role: "target", support: lower.id });
+    const r = settle({ roomSize: SCENE_ROOM.size, objects: b.objects, dropped: new Set([upper.id]), steps: 1 });
+    expect(r.problems.some((p) => p.startsWith(`bodies ${lower.id} and ${upper.id} overlap by 0.01`))).toBe(true);
+  });
+
+  it("the floor is a fixed slab whose top is z = 0 (to float32)", () => {
+    const w = new PhysicsWorld();
+    addFloor(w, [2, 4]);
+    const box = w.aabb(1);
+    // Rapier keeps poses in float32: the slab's centre is float32(-0.05)
+    expect(box.max[2]).toBeCloseTo(0, 8);
+    expect([box.min[0], box.max[0], box.min[1], box.max[1]]).toEqual([-1, 1, -2, 2]);
+    expect(w.isFixed(1)).toBe(true);
+    w.free();
+  });
+});
