@@ -14,13 +14,13 @@
  * balances the answer classes), the others put the answer at the slot (suite.ts resamples a draft that does not).
  */
 import { Rng } from "../../../core/math/rng.js";
-import type { BuiltinSubcategory } from "../../../core/task/taxonomy.js";
+import type { GeneratedSubcategory } from "../../../core/task/taxonomy.js";
 
 /**
  * The option count of each question form of a subcategory, in the form order the generator reads. Each count
  * is the generator's own (the construction notes of each generator give its source).
  */
-const ANSWER_FORMS: Record<BuiltinSubcategory, readonly number[]> = {
+const ANSWER_FORMS: Record<GeneratedSubcategory, readonly number[]> = {
   geometric_configuration: [3],
   linear_alignment: [2],
   spatial_distance: [2],
@@ -42,6 +42,8 @@ const ANSWER_FORMS: Record<BuiltinSubcategory, readonly number[]> = {
   // mapping.ts: "which room does X belong to" (3 rooms offered), "are X and Y in the same region" (yes/no)
   regional_boundary: [3, 2],
   long_term_navigation: [2],
+  // dynamics.ts: "will it stay stable (not slide) on the slope?", yes/no as ESI asks
+  inclined_plane: [2],
 };
 
 export interface AnswerPlan {
@@ -60,7 +62,7 @@ const SHARE_EPSILON = 1e-9;
 const planCache = new Map<string, AnswerPlan[]>();
 
 /** The plan of task `index` of a subcategory of the built-in suite drawn with `seed`. */
-export function answerPlan(seed: string, subcategory: BuiltinSubcategory, index: number): AnswerPlan {
+export function answerPlan(seed: string, subcategory: GeneratedSubcategory, index: number): AnswerPlan {
   if (!(Number.isInteger(index) && index >= 0)) throw new RangeError(`answerPlan: index must be a non-negative integer, got ${index}`);
   const key = `${seed}\u0000${subcategory}`;
   let plans = planCache.get(key);

@@ -4,10 +4,10 @@
  */
 import type { Vec3 } from "../../../core/math/vec.js";
 import type { Rng } from "../../../core/math/rng.js";
-import { quatFromYaw } from "../../../core/math/quat.js";
+import { quatFromYaw, type Quat } from "../../../core/math/quat.js";
 import type { AgentPose } from "../../../core/math/camera.js";
 import type { Layout, Lighting, TaskObject } from "../../../core/task/schema.js";
-import { buildModel, categoryDef } from "../../../core/objects/library.js";
+import { buildModel, categoryDef, PROXY_BOX_MODEL } from "../../../core/objects/library.js";
 import { FIRST_OBJECT_ID } from "../../../core/task/instanceIds.js";
 import { isFree, lookAt, worldOf } from "../agent.js";
 import { objectBox } from "../../../core/objects/geometry.js";
@@ -116,6 +116,29 @@ export class SceneBuilder {
       color,
       transparent: opts.transparent ?? categoryDef(category).models[0]!.palette[0] === "glass",
       support: opts.support ?? (opts.bottom ? undefined : "floor"),
+    };
+    this.objects.push(obj);
+    return obj;
+  }
+
+  /**
+   * A plain box that is no library object (Inclined Plane's slope, ESI's `PrimitiveObject` cube): the unit proxy box
+   * scaled to `extent` (full sizes, own axes), at a pose the caller builds (tilted ones included).
+   */
+  addBox(category: string, opts: { extent: Vec3; position: Vec3; orientation: Quat; color: string; role: string; support?: number | "floor" }): TaskObject {
+    const obj: TaskObject = {
+      id: this.nextId++,
+      category,
+      model: PROXY_BOX_MODEL,
+      name: `the ${displayName(category)}`,
+      role: opts.role,
+      position: [...opts.position],
+      orientation: { ...opts.orientation },
+      extent: [...opts.extent],
+      scale: [...opts.extent],
+      color: opts.color,
+      transparent: false,
+      ...(opts.support !== undefined ? { support: opts.support } : {}),
     };
     this.objects.push(obj);
     return obj;

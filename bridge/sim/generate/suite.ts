@@ -6,7 +6,7 @@
  */
 import { Rng } from "../../../core/math/rng.js";
 import { poseQuaternion } from "../../../core/math/camera.js";
-import { SUBCATEGORY_CATEGORY, type BuiltinSubcategory } from "../../../core/task/taxonomy.js";
+import { SUBCATEGORY_CATEGORY, type GeneratedSubcategory } from "../../../core/task/taxonomy.js";
 import { TaskSchema, type CameraSpec, type Task } from "../../../core/task/schema.js";
 import { buildScene } from "../scene.js";
 import { worldOf, isFree } from "../agent.js";
@@ -21,10 +21,11 @@ import { materialTransparency, partialOcclusion, viewHallucination } from "./per
 import { connectivity, longTermNavigation, regionalBoundary, traversablePassage } from "./mapping.js";
 import { categoryAmbiguity, countingWithOcclusion, illuminationVariability, mergedObservation, spatialSegmentation } from "./counting.js";
 import { liquidVolume, rigidContainment } from "./physical.js";
+import { inclinedPlane } from "./dynamics.js";
 import { generatorContext, GeneratorOptionsSchema, type GeneratorContext } from "./options.js";
 import { answerPlan, type AnswerPlan } from "./answerPlan.js";
 
-const GENERATORS: Record<BuiltinSubcategory, Generator> = {
+const GENERATORS: Record<GeneratedSubcategory, Generator> = {
   geometric_configuration: geometricConfiguration,
   linear_alignment: linearAlignment,
   spatial_distance: spatialDistance,
@@ -44,6 +45,7 @@ const GENERATORS: Record<BuiltinSubcategory, Generator> = {
   traversable_passage: traversablePassage,
   regional_boundary: regionalBoundary,
   long_term_navigation: longTermNavigation,
+  inclined_plane: inclinedPlane,
 };
 
 /** Draws per task before giving up (each failed draw is re-sampled with a fresh stream). */
@@ -53,7 +55,7 @@ const SIMULATOR_ID = "esi3d-builtin/1";
 class GenerationError extends Error {}
 
 /** Validates a draft and turns it into a task record, or throws Resample with the reason. */
-function finalizeDraft(d: Draft, subcategory: BuiltinSubcategory, taskId: string, seed: string, camera: CameraSpec, plan: AnswerPlan): Task {
+function finalizeDraft(d: Draft, subcategory: GeneratedSubcategory, taskId: string, seed: string, camera: CameraSpec, plan: AnswerPlan): Task {
   assignNames(d.objects);
   // objects inside the room and not intersecting (touching, nesting and stacking pairs are declared): the
   // same checks as a task read from a file gets (core/objects/placement.ts)
@@ -131,9 +133,12 @@ export interface GenerateStats {
 /** The id of the built-in suite's task `index` of a subcategory: its seed stream and its file name. */
 export const builtinTaskId = (subcategory: string, index: number): string => `${subcategory}-${String(index).padStart(3, "0")}`;
 
-/** One task: draws until a draft validates (deterministic for a given seed, task id and generator options). */
+/**
+ * One task: draws until a draft validates (deterministic for a given seed, task id and generator options). A
+ * subcategory that simulates (Inclined Plane) needs the physics engine loaded first (physics/world.ts loadPhysics).
+ */
 export function generateTask(
-  subcategory: BuiltinSubcategory,
+  subcategory: GeneratedSubcategory,
   seed: string,
   index: number,
   ctx: GeneratorContext = generatorContext(GeneratorOptionsSchema.parse({})),

@@ -1,0 +1,165 @@
+/** Inclined Plane (bridge/sim/generate/dynamics.ts): every construction number against ESI's, on generated tasks. */
+import { beforeAll, describe, expect, it } from "vitest";
+import { generateTask } from "../../../bridge/sim/generate/suite.js";
+import {
+  DYNAMIC_FRICTION_MIN,
+  FALL_THRESHOLD_M,
+  FLOOR_GAP_M,
+  LANDING_STEPS,
+  PHYSICS_STEPS_PER_STEP,
+  runOnSlope,
+  SLIDE_THRESHOLD_M,
+  SLOPE_HALF_X_M,
+  SLOPE_HALF_Y_M,
+  SLOPE_HALF_Z_M,
+  SLOPE_OBJECTS,
+  SLOPE_RESTITUTION,
+  SLOPE_STEPS,
+  SLOPE_TILT_DEG,
+  STATIC_FRICTION,
+} from "../../../bridge/sim/generate/dynamics.js";
+import { SceneBuilder } from "../../../bridge/sim/generate/common.js";
+import { loadPhysics } from "../../../bridge/sim/physics/world.js";
+import { PHYSICS_STEP_S } from "../../../bridge/sim/physics/params.js";
+import { axisRotation, exactSinCos } from "../../../bridge/sim/physics/rotation.js";
+import { LIBRARY } from "../../../core/objects/library.js";
+import { objectWorldTriangles } from "../../../core/objects/shape.js";
+import { Rng } from "../../../core/math/rng.js";
+import type { Task, TaskObject } from "../../../core/task/schema.js";
+
+const N = 4;
+let tasks: Task[] = [];
+const slopeOf = (t: Task) => t.objects.find((o) => o.category === "slope")!;
+const objectOf = (t: Task) => t.objects.find((o) => o.role === "target")!;
+const meta = (t: Task) => t.label_metadata as Record<string, number | string | number[]>;
+
+function zRange(o: TaskObject): [number, number] {
+  const tris = objectWorldTriangles(o);
+  let lo = Infinity,
+    hi = -Infinity;
+  for (let i = 2; i < tris.length; i += 3) {
+    lo = Math.min(lo, tris[i]!);
+    hi = Math.max(hi, tris[i]!);
+  }
+  return [lo, hi];
+}
+
+beforeAll(async () => {
+  await loadPhysics();
+  tasks = Array.from({ length: N }, (_, i) => generateTask("inclined_plane", "dynamics-test", i));
+});
+
+describe("Inclined Plane: ESI's construction numbers (batch_slope.py)", () => {
+  it("the constants are ESI's", () => {
+    expect(SLOPE_HALF_X_M).toEqual([0.2, 0.3]);
+    expect([SLOPE_HALF_Y_M, SLOPE_HALF_Z_M]).toEqual([0.15, 0.01]);
+    expect(SLOPE_TILT_DEG).toEqual([10, 45]);
+    expect(STATIC_FRICTION).toEqual([0.3, 3]);
+    expect(DYNAMIC_FRICTION_MIN).toBe(0.3);
+    expect(SLOPE_RESTITUTION).toBe(0.1);
+    expect(PHYSICS_STEP_S).toBe(1 / 240);
+    expect([SLOPE_STEPS, LANDING_STEPS, PHYSICS_STEPS_PER_STEP]).toEqual([30, 5, 4]);
+    expect([SLIDE_THRESHOLD_M, FALL_THRESHOLD_M, FLOOR_GAP_M]).toEqual([0.03, 0.05, 0.02]);
+    for (const c of SLOPE_OBJECTS) expect(LIBRARY.has(c), c).toBe(true);
+  });
+
+  it("the slope is a box of half-extents (x, 0.15, 0.01), x in [0.20, 0.30], tilted [10, 45] deg about Y, its low edge on the floor", () => {
+    for (const t of tasks) {
+      const s = slopeOf(t);
+      const m = meta(t);
+      const halfX = s.extent[0] / 2;
+      expect(halfX).toBeGreaterThanOrEqual(0.2);
+      expect(halfX).toBeLessThanOrEqual(0.3);
+      expect([s.extent[1], s.extent[2]]).toEqual([0.3, 0.02]);
+      expect(m.slope_half_extents_m).toEqual([halfX, 0.15, 0.01]);
+      // the recorded rotation is about Y only, by the recorded tilt
+      expect([s.orientation.x, s.orientation.z]).toEqual([0, 0]);
+      const tiltDeg = (2 * Math.atan2(s.orientation.y, s.orientation.w) * 180) / Math.PI;
+      expect(tiltDeg).toBeCloseTo(m.slope_tilt_deg as number, 9);
+      expect(tiltDeg).toBeGreaterThanOrEqual(10);
+      expect(tiltDeg).toBeLessThanOrEqual(45);
+      const [lo, hi] = zRange(s);
+      expect(lo).toBeCloseTo(0, 6);
+      // its high end is 2x sin(tilt) + 0.02 cos(tilt) up
+      const rad = (tiltDeg * Math.PI) / 180;
+      expect(hi).toBeCloseTo(2 * halfX * Math.sin(rad) + 0.02 * Math.cos(rad), 5);
+    }
+  });
+
+  it("friction static in [0.3, 3.0], dynamic in [0.3, static], restitution 0.1, 1/240 s steps, 30 steps", () => {
+    for (const t of tasks) {
+      const m = meta(t);
+      const fs = m.static_friction as number,
+        fd = m.dynamic_friction as number;
+      expect(fs).toBeGreaterThanOrEqual(0.3);
+      expect(fs).toBeLessThanOrEqual(3);
+      expect(fd).toBeGreaterThanOrEqual(0.3);
+      expect(fd).toBeLessThanOrEqual(fs);
+      expect([m.restitution, m.physics_step_s, m.steps, m.physics_steps_per_step]).toEqual([0.1, 1 / 240, 30, 4]);
+    }
+  });
+
+  it("the label follows ESI's thresholds: falls below 5 cm, else slides past 3 cm, else stable; only stable answers yes", () => {
+    const answers = new Set<string>();
+    for (const t of tasks) {
+      const m = meta(t);
+      const expected = (m.final_bottom_z_m as number) < 0.05 ? "falls" : (m.slide_distance_m as number) > 0.03 ? "slides" : "stable";
+      expect(m.outcome).toBe(expected);
+      expect(t.answer).toBe(m.outcome === "stable" ? "yes" : "no");
+      expect(t.options).toEqual(["yes", "no"]);
+      expect(t.question).toBe(`Do you think ${objectOf(t).name} will stay stable (not slide) when placed on the slope?`);
+      answers.add(t.answer);
+    }
+    // the answer plan balances yes and no (answerPlan.ts)
+    expect([...answers].sort()).toEqual(["no", "yes"]);
+  });
+
+  it("the initial scene has the object on the floor, 2 cm off the slope's front face, as ESI's first views show it", () => {
+    for (const t of tasks) {
+      const s = slopeOf(t),
+        o = objectOf(t);
+      expect(SLOPE_OBJECTS).toContain(o.category);
+      expect(o.support).toBe("floor");
+      // settled by the physics: its lowest point rests on the floor (within the engine's contact tolerance)
+      expect(Math.abs(zRange(o)[0])).toBeLessThan(0.003);
+      const gap = o.position[1] - o.extent[1] / 2 - (s.position[1] + SLOPE_HALF_Y_M);
+      expect(gap).toBeGreaterThan(FLOOR_GAP_M - 0.005);
+      expect(gap).toBeLessThan(FLOOR_GAP_M + 0.01);
+      expect(t.relevant_object_ids).toEqual([s.id, o.id]);
+    }
+  });
+
+  it("the same seed draws the same task, settled poses and outcome included", () => {
+    expect(generateTask("inclined_plane", "dynamics-test", 1)).toEqual(tasks[1]);
+  });
+});
+
+describe("Inclined Plane's experiment (runOnSlope)", () => {
+  const rng = new Rng("slope-cases");
+  const board = (b: SceneBuilder, tiltDeg: number) => {
+    const tilt = (tiltDeg * Math.PI) / 180;
+    const { sin, cos } = exactSinCos(tilt);
+    return b.addBox("slope", {
+      extent: [0.5, 0.3, 0.02],
+      position: [0, 0, 0.25 * sin + 0.01 * cos],
+      orientation: axisRotation("y", tilt),
+      color: "grey",
+      role: "support",
+    });
+  };
+  const run = (category: string, tiltDeg: number, fs: number, fd: number) => {
+    const b = new SceneBuilder(rng, { id: "r_0", type: "r", size: [4, 4], height: 2.6 });
+    const slope = board(b, tiltDeg);
+    const object = b.add(category, { x: 0, y: 1, role: "target" });
+    return runOnSlope([4, 4], slope, object, { staticFriction: fs, dynamicFriction: fd, restitution: 0.1 });
+  };
+
+  it("a die on a 15 deg board with static friction 1.0 stays; on 40 deg with friction 0.3 (tan 40 = 0.84) it moves", () => {
+    expect(run("dice", 15, 1, 0.8).outcome).toBe("stable");
+    expect(run("dice", 40, 0.3, 0.3).outcome).not.toBe("stable");
+  });
+
+  it("a tennis ball rolls off a 20 deg board whatever the friction", () => {
+    expect(run("tennis_ball", 20, 3, 3).outcome).toBe("falls");
+  });
+});
