@@ -42,6 +42,21 @@ const FOOT_THICKNESS_M = 0.002;
 /** A flat bottom with more vertices than Rapier keeps per face (4) gets a foot. */
 const MAX_FACE_VERTICES = 4;
 
+/** The convex polygon of 2D points, counter-clockwise (Andrew's monotone chain). */
+function convexPolygon(points: ReadonlyArray<readonly [number, number]>): Array<readonly [number, number]> {
+  const sorted = [...points].sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  const cross = (o: readonly number[], a: readonly number[], b: readonly number[]) => (a[0]! - o[0]!) * (b[1]! - o[1]!) - (a[1]! - o[1]!) * (b[0]! - o[0]!);
+  const half = (pts: ReadonlyArray<readonly [number, number]>) => {
+    const out: Array<readonly [number, number]> = [];
+    for (const p of pts) {
+      while (out.length >= 2 && cross(out[out.length - 2]!, out[out.length - 1]!, p) <= 0) out.pop();
+      out.push(p);
+    }
+    return out.slice(0, -1);
+  };
+  return [...half(sorted), ...half([...sorted].reverse())];
+}
+
 /** The hull, or the hull on a foot when its flat bottom has more vertices than a contact keeps. */
 function hullShape(obj: TaskObject): ShapeSpec {
   const points = hullPoints(obj);
@@ -50,18 +65,23 @@ function hullShape(obj: TaskObject): ShapeSpec {
   const onBottom: number[] = [];
   for (let i = 0; i < points.length; i += 3) if (points[i + 2]! - bottom < 1e-6) onBottom.push(i);
   if (onBottom.length <= MAX_FACE_VERTICES) return { kind: "hull", points };
+  const ring = convexPolygon(onBottom.map((i) => [points[i]!, points[i + 1]!] as const));
   let cx = 0;
   let cy = 0;
-  for (const i of onBottom) {
-    cx += points[i]!;
-    cy += points[i + 1]!;
+  for (const [x, y] of ring) {
+    cx += x;
+    cy += y;
   }
-  cx /= onBottom.length;
-  cy /= onBottom.length;
-  // the bottom polygon's inscribed radius is at least the nearest vertex's distance times cos(pi/n); the plate's
-  // corners stay inside a circle of 0.9 times the nearest vertex's distance, so it never pokes out of the hull
+  cx /= ring.length;
+  cy /= ring.length;
+  // a square centred on the bottom polygon's vertex mean, its corners 0.9 of the way to the nearest edge: inside
+  // the polygon (which holds the circle of that radius), so the plate never pokes out of the hull
   let nearest = Infinity;
-  for (const i of onBottom) nearest = Math.min(nearest, Math.sqrt((points[i]! - cx) ** 2 + (points[i + 1]! - cy) ** 2));
+  ring.forEach(([ax, ay], k) => {
+    const [bx, by] = ring[(k + 1) % ring.length]!;
+    const length = Math.sqrt((bx - ax) ** 2 + (by - ay) ** 2);
+    nearest = Math.min(nearest, Math.abs((bx - ax) * (ay - cy) - (ax - cx) * (by - ay)) / length);
+  });
   const half = (0.9 * nearest) / Math.SQRT2;
   const lifted = Float32Array.from(points);
   for (const i of onBottom) lifted[i + 2] = bottom + FOOT_THICKNESS_M;

@@ -19,8 +19,8 @@ const STEPS = 240;
  * The settled world of seed "determinism" (droppedScene, 240 steps) and its objects' poses, recorded on x86-64
  * Linux, Node 20.20.2: Rapier's deterministic build promises the same bits on every platform.
  */
-const EXPECTED_SNAPSHOT = "ebc862a48c165a881503b897e904ed0423c2b77aad2042a13f5e98ecfb22cd14";
-const EXPECTED_POSES = "0211e18a63ef702d8ec6b1d4bf4719d2c02a9b7f5d7c77b9512136b023280e8f";
+const EXPECTED_SNAPSHOT = "e1d47c78a4ab9943454d18ffde86f6d9ce07763c49a104f585bf521e1eeb726a";
+const EXPECTED_POSES = "152ee99280ddcdbb87d7cda1375fc7aad7f50154a335e53b163e0a32b144996a";
 
 /** SHA-256 of every object's settled position and orientation, as float64. */
 function poseHash(objects: readonly TaskObject[]): string {

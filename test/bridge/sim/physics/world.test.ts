@@ -39,6 +39,11 @@ describe("bodies of library objects", () => {
     expect(walls.kind === "compound" && walls.parts.length).toBe(5);
     const footed = shapeFor(can);
     expect(footed.kind === "compound" && footed.parts.map((p) => p.shape.kind)).toEqual(["hull", "box"]);
+    // the foot is a square inside the can's round bottom, 2 mm thick, at the bottom
+    const foot = footed.kind === "compound" ? footed.parts[1]! : undefined;
+    expect(foot?.shape.kind === "box" && Math.SQRT2 * foot.shape.half[0] < can.extent[0] / 2).toBe(true);
+    expect(foot?.shape.kind === "box" && foot.shape.half[2]).toBeCloseTo(0.001, 9);
+    expect(foot?.offset[2]).toBeCloseTo(-can.extent[2] / 2 + 0.001, 6);
     expect(shapeFor(book).kind).toBe("hull");
     expect(shapeFor(can, "box")).toEqual({ kind: "box", half: [can.extent[0] / 2, can.extent[1] / 2, can.extent[2] / 2] });
     expect(() => shapeFor(can, "compound")).toThrow(/not a box container/);
