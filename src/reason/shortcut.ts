@@ -49,6 +49,12 @@ export const SHORTCUT_PRIORS: Partial<Record<Task["subcategory"], Prior>> = {
   dimensional_size: { kind: "position", index: 1, share: 1, source: "esi-released §3.3: the answer is option 2 in 167/167" },
   partial_occlusion: { kind: "position", index: 0, share: 1, source: "esi-bench-sample Perceptual Grounding: the answer is option 1 in 6/6 label records" },
   view_hallucination: { kind: "position", index: 0, share: 1, source: "esi-bench-sample Perceptual Grounding: the answer is option 1 in 6/6 label records" },
+  inclined_plane: {
+    kind: "answer",
+    pattern: /^no$/i,
+    share: 35 / 61,
+    source: "esi-released records, Physical Dynamics/Inclined Plane: 26 yes / 35 no (slid or fell)",
+  },
 };
 
 /** Without a subcategory prior: "no" for yes/no questions, else the first option. */

@@ -70,6 +70,9 @@ describe("shortcut reasoner: question and options only", () => {
       "near the b",
     );
     expect(shortcutDecision({ subcategory: "partial_occlusion", question: "q", answer_format: "choice", options: ["mug", "cup"] })!.answer).toBe("mug");
+    // Inclined Plane (generated, not yet in the suite): ESI's records say no (slid or fell) 35 times in 61
+    const slope = shortcutDecision({ subcategory: "inclined_plane", question: "q", answer_format: "yes_no", options: ["yes", "no"] })!;
+    expect([slope.answer, slope.confidence, slope.program]).toEqual(["no", 0.574, "prior"]);
     for (const p of Object.values(SHORTCUT_PRIORS)) expect(p!.source).toMatch(/esi-(released|bench-sample)/);
     // a subcategory without a prior of its own still answers (its format's generic prior)
     expect(shortcutDecision({ subcategory: "stacking_stability", question: "q", answer_format: "yes_no", options: ["yes", "no"] })!.answer).toBe("no");
