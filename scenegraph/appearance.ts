@@ -23,11 +23,9 @@ import { cameraCentre, projectPoint } from "../core/math/camera.js";
 import { quatToMat } from "../core/math/quat.js";
 import { Rng } from "../core/math/rng.js";
 import { tallyIds } from "../core/idTally.js";
-import { computeEvidence, type Evidence, type MaskMode, type Segment } from "./evidence.js";
+import { computeEvidence, type Evidence, type Segment } from "./evidence.js";
+import type { LabelMode, MaskMode } from "./options.js";
 import { segmentPixelStats } from "./segmentStats.js";
-
-export const LABEL_MODES = ["oracle", "appearance"] as const;
-export type LabelMode = (typeof LABEL_MODES)[number];
 
 /**
  * Top-1 probability of the apparent class in a fully visible, large, well-lit view: 0.95. Our choice, for a

@@ -3,29 +3,22 @@
  * truth. The CLI (`graph`, `ask`), the runner, the service and the viewer all build graphs through this,
  * so the structure exclusion and the fusion fallback are decided once.
  */
-import * as z from "zod";
 import type { FrameBundle } from "../core/bundle/io.js";
 import { buildPointCloud, withoutIds, type CloudRuntime } from "../reconstruct/index.js";
 import { regionsOfStructure, segmentRegions, StructurePoints } from "./regions.js";
 import { segmentStructure } from "./primitives/structure.js";
-import { CloudOptionsSchema, CLOUD_FLAGS } from "../reconstruct/options.js";
 import { filterCloud, type PointCloud } from "../reconstruct/pointcloud.js";
 import { FAKE_LABEL_ID_BASE } from "../reconstruct/noisy/params.js";
-import type { FlagSpec } from "../core/flags.js";
+import type { GraphPipelineOptions } from "./pipelineOptions.js";
 import { buildSceneGraph, type GraphResult } from "./build.js";
 import { diagnose } from "./diagnosis.js";
 import type { Diagnosis } from "./diagnosisSchema.js";
-import { effectiveInstances, GRAPH_FLAGS, GraphOptionsSchema } from "./options.js";
+import { effectiveInstances, type MaskMode } from "./options.js";
 import { cachedTrueRelations } from "./truth.js";
 import { IncrementalGraph } from "./incremental.js";
 import type { Relation } from "./types.js";
-import { structureIdsOf, type MaskMode } from "./evidence.js";
+import { structureIdsOf } from "./evidence.js";
 import { InputError } from "../core/errors.js";
-
-/** Everything that decides a graph: the cloud's source and options, the evidence mode and the instance builder. */
-export const GraphPipelineOptionsSchema = CloudOptionsSchema.extend(GraphOptionsSchema.shape).strict();
-export type GraphPipelineOptions = z.infer<typeof GraphPipelineOptionsSchema>;
-export const GRAPH_PIPELINE_FLAGS: readonly FlagSpec[] = [...CLOUD_FLAGS, ...GRAPH_FLAGS];
 
 export interface PipelineRuntime extends Omit<CloudRuntime, "excludeIds"> {
   /** Diagnose the graph against the bundle's task (default true; never for a bundle without a task). */

@@ -8,7 +8,7 @@ import { BUILTIN_SUBCATEGORIES } from "../../core/task/taxonomy.js";
 import { SourceSchema, SOURCES, VggtOptionsSchema } from "../../reconstruct/options.js";
 import { NoiseOptionsSchema, type NoiseSettings } from "../../reconstruct/noisy/params.js";
 import { GraphOptionsSchema } from "../../scenegraph/options.js";
-import { LABEL_MODES, type LabelMode } from "../../scenegraph/appearance.js";
+import { LABEL_MODES, type LabelMode } from "../../scenegraph/options.js";
 import { LlmOptionsSchema } from "../llm/options.js";
 import { ImageOptionsSchema, OptionPresentationSchema, PromptFormatSchema } from "../prompt/formats.js";
 import { isLlmReasoner, RunReasonersSchema } from "../reason/spec.js";

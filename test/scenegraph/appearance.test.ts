@@ -5,7 +5,8 @@ import { describe, expect, it } from "vitest";
 import { Rng } from "../../core/math/rng.js";
 import { appearanceEvidence, FULL_EVIDENCE_AREA_PX, FULL_VIEW_TOP1, labelledEvidence, maskLabel, WELL_LIT_LUMA } from "../../scenegraph/appearance.js";
 import { computeEvidence } from "../../scenegraph/evidence.js";
-import { graphOfBundle, GraphPipelineOptionsSchema } from "../../scenegraph/pipeline.js";
+import { graphOfBundle } from "../../scenegraph/pipeline.js";
+import { GraphPipelineOptionsSchema } from "../../scenegraph/pipelineOptions.js";
 import { generatedBundle } from "./helpers.js";
 
 /** Share of `trials` seeded draws whose top label is `want`. */

@@ -9,7 +9,8 @@ import { segmentStructure } from "../../scenegraph/primitives/structure.js";
 import { truthGraph } from "../../scenegraph/truth.js";
 import { diagnoseRegions } from "../../scenegraph/regionDiagnosis.js";
 import { SceneGraphSchema, type GraphNode } from "../../scenegraph/types.js";
-import { graphOfBundle, GraphPipelineOptionsSchema } from "../../scenegraph/pipeline.js";
+import { graphOfBundle } from "../../scenegraph/pipeline.js";
+import { GraphPipelineOptionsSchema } from "../../scenegraph/pipelineOptions.js";
 import { serializeGraph } from "../../src/prompt/serialize.js";
 import { roomAt } from "../../core/task/layout.js";
 

@@ -13,7 +13,8 @@ import { importDataset, subsample } from "../../../bridge/datasets/importer.js";
 import * as importedImages from "../../../bridge/datasets/images.js";
 import { DatasetImportOptionsSchema } from "../../../bridge/datasets/options.js";
 import { generatedBundle } from "../../scenegraph/helpers.js";
-import { graphOfBundle, GraphPipelineOptionsSchema } from "../../../scenegraph/pipeline.js";
+import { graphOfBundle } from "../../../scenegraph/pipeline.js";
+import { GraphPipelineOptionsSchema } from "../../../scenegraph/pipelineOptions.js";
 import { writeArkitscenes, writeReplica, writeScannet, writeScannetpp, writeTum } from "./layouts.js";
 import { needs } from "../../helpers/system.js";
 
