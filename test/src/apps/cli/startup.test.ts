@@ -44,7 +44,7 @@ describe("esi3d CLI startup: a command loads its own modules only", () => {
     for (const p of NOT_FOR_GRAPH) expect([...graph.packages].filter((q) => q.startsWith(p))).toEqual([]);
   });
 
-  it("esi3d graph --help registers the pipeline's flags without loading the pipeline; a graph run loads it on use", () => {
+  it("esi3d graph --help registers the pipeline's flags without loading the pipeline, a graph run loads it on use; run, ablate and list load the runner on use", () => {
     // the ES module files a CLI invocation loaded (the CLI's own bundle chunks), from a loader hook
     const hook = join(mkdtempSync(join(tmpdir(), "esi3d-startup-")), "hook.mjs");
     writeFileSync(
@@ -68,6 +68,8 @@ describe("esi3d CLI startup: a command loads its own modules only", () => {
       expect(help, fn).not.toMatch(new RegExp(`function ${fn}\\(`));
       expect(run, fn).toMatch(new RegExp(`function ${fn}\\(`));
     }
+    // the same for the commands that run the evaluation: their help registers the flags, the runner loads on use
+    for (const command of ["run", "ablate", "list"]) expect(loadedCode([command, "--help"]), command).not.toMatch(/function runEvaluation\(/);
   });
 
   it("commands that plan or list but start no pool and call no model load neither the pool nor the response cache's SQLite", () => {
