@@ -53,7 +53,7 @@ const ActiveStepSchema = z
 export type ActiveStep = z.infer<typeof ActiveStepSchema>;
 
 /** The active part of an item record: the whole episode. */
-export const ActiveEpisodeSchema = z
+const ActiveEpisodeSchema = z
   .object({
     agent: z.string(),
     max_steps: z.number().int().min(1),

@@ -61,7 +61,7 @@ interface ProgramInput {
 }
 
 /** How the programs read the graph: every node at face value (off, the default) or weighed by its evidence (on). */
-export interface DecideOptions {
+interface DecideOptions {
   uncertainty?: boolean;
 }
 type Program = (p: ProgramInput) => Decision;
