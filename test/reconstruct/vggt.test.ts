@@ -10,15 +10,7 @@ import { readBundle, type FrameBundle, type ViewData } from "../../core/bundle/i
 import type { BundleManifest } from "../../core/bundle/schema.js";
 import type { Mat3, Mat34, Vec3 } from "../../core/math/vec.js";
 import { matMul, matVec, transpose } from "../../core/math/vec.js";
-import {
-  cameraCentre,
-  extrinsicRotation,
-  extrinsicTranslation,
-  invertExtrinsic,
-  poseToExtrinsic,
-  transformPoint,
-  type Intrinsics,
-} from "../../core/math/camera.js";
+import { cameraCentre, extrinsicRotation, extrinsicTranslation, invertExtrinsic, poseToExtrinsic, type Intrinsics } from "../../core/math/camera.js";
 import { matToQuat } from "../../core/math/quat.js";
 import { InputError } from "../../core/errors.js";
 import { resolveVggtModel, VggtModelError, vggtPointCloud, type VggtOptions } from "../../reconstruct/vggt/index.js";
@@ -48,7 +40,9 @@ const inverses = new Map<Mat34, Mat34>();
 function unproject(E: Mat34, K: Intrinsics, u: number, v: number, d: number): Vec3 {
   let inv = inverses.get(E);
   if (!inv) inverses.set(E, (inv = invertExtrinsic(E)));
-  return transformPoint(inv, [((u - K.cx) / K.fx) * d, ((v - K.cy) / K.fy) * d, d]);
+  const p = matVec(extrinsicRotation(inv), [((u - K.cx) / K.fx) * d, ((v - K.cy) / K.fy) * d, d]),
+    t = extrinsicTranslation(inv);
+  return [p[0] + t[0], p[1] + t[1], p[2] + t[2]];
 }
 
 // ---------------------------------------------------------------- a scene with known truth (crop mode, identity resize)
