@@ -14,10 +14,10 @@ import { cameraCentre, extrinsicRotation, extrinsicTranslation, invertExtrinsic,
 import { matToQuat } from "../../core/math/quat.js";
 import { InputError } from "../../core/errors.js";
 import { resolveVggtModel, VggtModelError, vggtPointCloud, type VggtOptions } from "../../reconstruct/vggt/index.js";
-import { modelBytesOnDisk, resetVggtRuntime, VGGT_CONTRACT_TEXT } from "../../reconstruct/vggt/model.js";
+import { modelBytesOnDisk, resetVggtRuntime } from "../../reconstruct/vggt/model.js";
 import { readOnnxGraph } from "../../reconstruct/vggt/onnxGraph.js";
 import { modelToSourcePixel, planPreprocess } from "../../reconstruct/vggt/preprocess.js";
-import { percentileLinear } from "../../reconstruct/vggt/postprocess.js";
+import { percentileLinear } from "../../reconstruct/vggt/percentile.js";
 import { FOV_F_EQUALS_SIZE, writeTinyVggt, type TinyVggtSpec } from "../helpers/tinyVggtOnnx.js";
 import { TEST_INSTANCES as INSTANCES, writeTestBundle } from "../helpers/vggtBundle.js";
 import { VggtOptionsSchema } from "../../reconstruct/options.js";
@@ -490,7 +490,9 @@ describe("runtime and errors", () => {
       expect(err).toBeInstanceOf(VggtModelError);
       expect(err!.message).toMatch(why);
       expect(err!.message).toContain(path);
-      expect(err!.message).toContain(VGGT_CONTRACT_TEXT);
+      // VGGT's inputs and outputs, in words
+      expect(err!.message).toContain('input "input_images" float32 [S,3,H,W]');
+      expect(err!.message).toContain('"world_points_conf" [1,S,H,W] (float32 or float16), optionally "images" [1,S,3,H,W]');
     };
     const good = writeTinyVggt({ shape: "dynamic", externalData: { location: "vggt.onnx_data" } }, "vggt.onnx");
     const bytes = readFileSync(good);
