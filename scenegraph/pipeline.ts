@@ -193,7 +193,7 @@ export async function graphOfBundle(bundle: FrameBundle, o: GraphPipelineOptions
   const result = buildSceneGraph(cloud, await labelledFor(bundle, cloud), { masks: o.masks, instances, labels: o.labels, labelSeed: o.labelSeed });
   if (task?.room.layout !== undefined) {
     // without masks the cloud's labels are not evidence: floor and walls come from the geometry alone
-    const structure = o.masks === "none" ? segmentStructure(full.xyz) : undefined;
+    const structure = o.masks === "none" ? segmentStructure(full.xyz).mask : undefined;
     const regions = segmentRegions(full, result.graph.nodes, task?.room.floor_z ?? 0, structure);
     if (regions) result.graph.regions = regions;
     if (!regions?.rooms.length)
@@ -266,7 +266,7 @@ export class GraphMemory {
     if (!this.structure) return this.viewPoints(bundle, this.o.masks === "none" ? undefined : structureIds(bundle));
     const full = await this.viewPoints(bundle, undefined);
     // without masks the cloud's labels are not evidence: floor and walls come from the geometry alone
-    this.structure.add(full, this.floorZ, this.o.masks === "none" ? segmentStructure(full.xyz) : undefined);
+    this.structure.add(full, this.floorZ, this.o.masks === "none" ? segmentStructure(full.xyz).mask : undefined);
     return this.o.masks === "none" ? full : withoutIds(full, structureIds(bundle));
   }
 

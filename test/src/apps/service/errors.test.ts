@@ -3,7 +3,7 @@
  * disk where a tmpfs can be mounted): storage failures, bundle errors without their file, clipped messages.
  */
 import { describe, expect, it } from "vitest";
-import { FileSystemError, pathError } from "../../../../core/fs.js";
+import { pathError } from "../../../../core/fs.js";
 import { BundleError } from "../../../../core/bundle/errors.js";
 import { toHttpError } from "../../../../src/apps/service/errors.js";
 
@@ -17,7 +17,12 @@ describe("toHttpError", () => {
       expect(h.code).toBe("insufficient_storage");
       expect(h.message).not.toContain("/srv");
     }
-    expect(pathError(errno("ENOSPC"), "/x")).toBeInstanceOf(FileSystemError);
+    expect(pathError(errno("ENOSPC"), "/x")).toMatchObject({
+      name: "FileSystemError",
+      code: "ENOSPC",
+      path: "/x",
+      message: "/x: cannot write: no space left on the device (ENOSPC)",
+    });
     const ro = toHttpError(errno("EROFS"), "r2");
     expect([ro.status, ro.code]).toEqual([503, "storage_read_only"]);
     const other = toHttpError(errno("EIO"), "r3");
