@@ -280,7 +280,10 @@ async function releaseVggtSession(): Promise<void> {
   }
 }
 
-/** For tests: forget the session and any learnt CUDA failure. */
+/**
+ * Forgets the session and any learnt CUDA failure.
+ * @internal Only tests call it: a process keeps one VGGT session for its life, and tests need a fresh one.
+ */
 export async function resetVggtRuntime(): Promise<void> {
   await releaseVggtSession();
   cudaFailure = null;

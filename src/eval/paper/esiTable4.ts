@@ -239,7 +239,11 @@ const ESI_TABLE4: Readonly<Record<Subcategory, Table4Row>> = {
   },
 };
 
-/** The published accuracy (%) of a model on a subcategory under a paradigm. */
+/**
+ * The published accuracy (%) of a model on a subcategory under a paradigm.
+ * @internal Only tests call it: they check every cell against the paper's extracted table; the product reads
+ * the table through publishedDifference, which could not tell a wrong pair of cells that differ rightly.
+ */
 export function publishedAccuracy(subcategory: Subcategory, model: Table4Model, paradigm: Table4Paradigm): number {
   return ESI_TABLE4[subcategory][model][TABLE4_PARADIGMS.indexOf(paradigm)]!;
 }
