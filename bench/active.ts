@@ -12,7 +12,8 @@ import { BuiltinEnvironment } from "../bridge/sim/env.js";
 import { EpisodeBundle } from "../bridge/env/bundle.js";
 import type { FrameBundle } from "../core/bundle/io.js";
 import type { NavigationAction } from "../core/task/actions.js";
-import { GraphMemory, graphOfBundle, GraphPipelineOptionsSchema } from "../scenegraph/pipeline.js";
+import { GraphMemory, graphOfBundle } from "../scenegraph/pipeline.js";
+import { GraphPipelineOptionsSchema } from "../scenegraph/pipelineOptions.js";
 import { createExplorerAgent } from "../src/reason/active/explorers.js";
 
 const OPTIONS = GraphPipelineOptionsSchema.parse({ source: "gt", masks: "instance", instances: "fusion" });

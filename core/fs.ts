@@ -35,7 +35,7 @@ const SYSTEM_PATH_ERRORS: Record<string, string> = {
 };
 
 /** A failure of the system (a full or read-only disk, permissions) about `path`; `code` is the errno name. */
-export class FileSystemError extends Error {
+class FileSystemError extends Error {
   constructor(
     message: string,
     readonly code: string,

@@ -3,7 +3,7 @@
  * point, so later stages can trace every node back to its pixels.
  */
 
-export type CloudSource = "gt" | "vggt" | "noisy";
+type CloudSource = "gt" | "vggt" | "noisy";
 
 export interface PointCloud {
   count: number;

@@ -7,14 +7,15 @@ import { bundleViewpoint } from "../core/bundle/viewpoint.js";
 import { stageTimer } from "../core/stageTimer.js";
 import type { PointCloud } from "../reconstruct/pointcloud.js";
 import { InputError } from "../core/errors.js";
-import { structureIdsOf, type Evidence, type MaskMode } from "./evidence.js";
-import { labelledEvidence, type LabelMode } from "./appearance.js";
+import { structureIdsOf, type Evidence } from "./evidence.js";
+import { labelledEvidence } from "./appearance.js";
+import type { LabelMode, MaskMode } from "./options.js";
 import { DEFAULT_INSTANCE_PARAMS, type InstanceParams } from "./instances/params.js";
 import { fuseDetections } from "./instances/fusion.js";
 import { dbscanInstances } from "./instances/dbscanInstances.js";
 import type { Cluster } from "./instances/cluster.js";
 import { voxelDownsample } from "./primitives/voxelDownsample.js";
-import { segmentStructure } from "./primitives/structure.js";
+import { segmentStructure, STRUCTURE_FLOOR, STRUCTURE_WALL } from "./primitives/structure.js";
 import { clusterToNode, computeFlags, meanPoint } from "./nodes.js";
 import { computeRelations } from "./relations.js";
 import { GRAPH_FORMAT, GRAPH_FRAME, type GraphNode, type SceneGraph } from "./types.js";
@@ -41,10 +42,10 @@ function structureMask(cloud: PointCloud, mode: MaskMode, structureIds: Readonly
   let floor = 0,
     wall = 0;
   if (mode === "none") {
-    const labels = segmentStructure(cloud.xyz);
+    const labels = segmentStructure(cloud.xyz).mask;
     for (let i = 0; i < cloud.count; i++) {
-      if (labels[i] === 1) floor++;
-      else if (labels[i] === 2) wall++;
+      if (labels[i] === STRUCTURE_FLOOR) floor++;
+      else if (labels[i] === STRUCTURE_WALL) wall++;
       isStructure[i] = labels[i]! > 0 ? 1 : 0;
     }
   } else {

@@ -20,7 +20,7 @@
 import { gzipSync } from "node:zlib";
 import type { PointCloud } from "../reconstruct/pointcloud.js";
 import { NdArray, PyFloat, type PickleValue, pickle } from "./pickle.js";
-import type { YawBox } from "../core/geometry.js";
+import { boxCorners } from "./boxCorners.js";
 import type { SceneGraph } from "./types.js";
 import { PACKAGE_VERSION } from "../core/version.js";
 
@@ -28,13 +28,6 @@ import { PACKAGE_VERSION } from "../core/version.js";
 const CLIP_FEATURE_DIM = 1024;
 /** The file name `graph --conceptgraphs` and `inspect --conceptgraphs` write, after ConceptGraphs' `full_pcd_<variant>_<suffix>.pkl.gz`. */
 export const CONCEPTGRAPHS_MAP_FILE = "full_pcd_esi3d.pkl.gz";
-/**
- * Least side of a box in `bbox_np` (m): `load_serializable` rebuilds each box with Open3D's
- * `OrientedBoundingBox.create_from_points`, whose Qhull step fails on coplanar corners ("initial simplex is
- * flat"), so a flat node (points in one plane, a side of 0 in the graph) gets this thickness. ConceptGraphs'
- * own mapping never meets one: it drops detections whose box is under 1e-6 m^3 (slam/utils.py).
- */
-export const MIN_BOX_SIDE_M = 0.001;
 /** Golden-ratio hue steps give distinct, reproducible colours for any number of classes and instances. */
 const GOLDEN = 0.618033988749895;
 /** Saturation and value of those colours (ours): bright enough to tell apart on a dark background. */
@@ -59,35 +52,6 @@ function distinctColor(k: number): [number, number, number] {
       [COLOR_V, p, q],
     ] as const
   )[i % 6]!.slice() as [number, number, number];
-}
-
-/**
- * The 8 corners of a yaw box (sides at least MIN_BOX_SIDE_M) in Open3D's `OrientedBoundingBox.get_box_points()` order (what ConceptGraphs
- * stores as `bbox_np`): with half-axes x, y, z, centre −x−y−z, +x−y−z, −x+y−z, −x−y+z, +x+y+z, −x+y+z,
- * +x−y+z, +x+y−z.
- */
-export function boxCorners(b: YawBox): Float64Array {
-  const c = Math.cos(b.yaw),
-    s = Math.sin(b.yaw);
-  const [hx, hy, hz] = b.extent.map((e) => Math.max(e, MIN_BOX_SIDE_M) / 2) as [number, number, number];
-  const ax = [c * hx, s * hx, 0],
-    ay = [-s * hy, c * hy, 0],
-    az = [0, 0, hz];
-  const signs = [
-    [-1, -1, -1],
-    [1, -1, -1],
-    [-1, 1, -1],
-    [-1, -1, 1],
-    [1, 1, 1],
-    [-1, 1, 1],
-    [1, -1, 1],
-    [1, 1, -1],
-  ];
-  const out = new Float64Array(24);
-  signs.forEach(([sx, sy, sz], k) => {
-    for (let a = 0; a < 3; a++) out[3 * k + a] = b.centre[a]! + sx! * ax[a]! + sy! * ay[a]! + sz! * az[a]!;
-  });
-  return out;
 }
 
 /** The object map as plain Python data (dicts, lists, numpy arrays), ready to pickle. */

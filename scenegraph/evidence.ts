@@ -13,9 +13,7 @@
  */
 import type { FrameBundle } from "../core/bundle/io.js";
 import { RunComponents } from "./primitives/runComponents.js";
-
-export const MASK_MODES = ["semantic", "instance", "oracle", "none"] as const;
-export type MaskMode = (typeof MASK_MODES)[number];
+import type { MaskMode } from "./options.js";
 
 /** ConceptGraphs `mask_area_threshold`: smaller 2D masks are dropped as detections. */
 export const MIN_MASK_AREA_PX = 25;

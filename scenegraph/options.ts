@@ -5,8 +5,14 @@
  */
 import * as z from "zod";
 import type { FlagSpec } from "../core/flags.js";
-import { MASK_MODES, type MaskMode } from "./evidence.js";
-import { LABEL_MODES } from "./appearance.js";
+
+/** Where a graph's 2D evidence comes from (the modes are explained in scenegraph/evidence.ts). */
+export const MASK_MODES = ["semantic", "instance", "oracle", "none"] as const;
+export type MaskMode = (typeof MASK_MODES)[number];
+
+/** Where mask labels come from: the true categories, or the seeded detector error model of scenegraph/appearance.ts. */
+export const LABEL_MODES = ["oracle", "appearance"] as const;
+export type LabelMode = (typeof LABEL_MODES)[number];
 
 export const INSTANCE_MODES = ["fusion", "dbscan"] as const;
 export type InstanceMode = (typeof INSTANCE_MODES)[number];

@@ -1,6 +1,6 @@
 /**
  * A Python pickle writer (protocol 4, without framing or memo, which the unpickler does not need) for plain
- * data: dicts with string keys, lists, tuples, str, int, float, bool, None, bytes, and numpy arrays. It
+ * data: dicts with string keys, lists, str, int, float, bool, None, bytes, and numpy arrays. It
  * exists so exports that Python tools load with `pickle.load` (ConceptGraphs' object maps) can be written
  * from Node without a Python process.
  *
@@ -36,11 +36,6 @@ export class NdArray<D extends NumpyDtype = NumpyDtype> {
   }
 }
 
-/** A Python tuple. */
-export class PyTuple {
-  constructor(readonly items: readonly PickleValue[]) {}
-}
-
 /**
  * A Python float even when the value is integral. A plain number pickles as an int when it is a safe
  * integer (|n| < 2^53) and as a float otherwise; pass a bigint for a larger int.
@@ -49,7 +44,7 @@ export class PyFloat {
   constructor(readonly value: number) {}
 }
 
-export type PickleValue = null | boolean | number | bigint | string | Uint8Array | NdArray | PyTuple | PyFloat | PickleValue[] | { [key: string]: PickleValue };
+export type PickleValue = null | boolean | number | bigint | string | Uint8Array | NdArray | PyFloat | PickleValue[] | { [key: string]: PickleValue };
 
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
@@ -199,7 +194,6 @@ function writeValue(w: Writer, v: PickleValue): void {
   if (typeof v === "string") return writeStr(w, v);
   if (v instanceof Uint8Array) return writeBytes(w, v);
   if (v instanceof NdArray) return writeNdArray(w, v);
-  if (v instanceof PyTuple) return writeTuple(w, v.items);
   if (Array.isArray(v)) {
     w.byte(OP.EMPTY_LIST);
     if (v.length === 0) return;

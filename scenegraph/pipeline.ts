@@ -3,29 +3,22 @@
  * truth. The CLI (`graph`, `ask`), the runner, the service and the viewer all build graphs through this,
  * so the structure exclusion and the fusion fallback are decided once.
  */
-import * as z from "zod";
 import type { FrameBundle } from "../core/bundle/io.js";
 import { buildPointCloud, withoutIds, type CloudRuntime } from "../reconstruct/index.js";
 import { regionsOfStructure, segmentRegions, StructurePoints } from "./regions.js";
 import { segmentStructure } from "./primitives/structure.js";
-import { CloudOptionsSchema, CLOUD_FLAGS } from "../reconstruct/options.js";
 import { filterCloud, type PointCloud } from "../reconstruct/pointcloud.js";
 import { FAKE_LABEL_ID_BASE } from "../reconstruct/noisy/params.js";
-import type { FlagSpec } from "../core/flags.js";
+import type { GraphPipelineOptions } from "./pipelineOptions.js";
 import { buildSceneGraph, type GraphResult } from "./build.js";
 import { diagnose } from "./diagnosis.js";
 import type { Diagnosis } from "./diagnosisSchema.js";
-import { effectiveInstances, GRAPH_FLAGS, GraphOptionsSchema } from "./options.js";
+import { effectiveInstances, type MaskMode } from "./options.js";
 import { cachedTrueRelations } from "./truth.js";
 import { IncrementalGraph } from "./incremental.js";
 import type { Relation } from "./types.js";
-import { structureIdsOf, type MaskMode } from "./evidence.js";
+import { structureIdsOf } from "./evidence.js";
 import { InputError } from "../core/errors.js";
-
-/** Everything that decides a graph: the cloud's source and options, the evidence mode and the instance builder. */
-export const GraphPipelineOptionsSchema = CloudOptionsSchema.extend(GraphOptionsSchema.shape).strict();
-export type GraphPipelineOptions = z.infer<typeof GraphPipelineOptionsSchema>;
-export const GRAPH_PIPELINE_FLAGS: readonly FlagSpec[] = [...CLOUD_FLAGS, ...GRAPH_FLAGS];
 
 export interface PipelineRuntime extends Omit<CloudRuntime, "excludeIds"> {
   /** Diagnose the graph against the bundle's task (default true; never for a bundle without a task). */
@@ -200,7 +193,7 @@ export async function graphOfBundle(bundle: FrameBundle, o: GraphPipelineOptions
   const result = buildSceneGraph(cloud, await labelledFor(bundle, cloud), { masks: o.masks, instances, labels: o.labels, labelSeed: o.labelSeed });
   if (task?.room.layout !== undefined) {
     // without masks the cloud's labels are not evidence: floor and walls come from the geometry alone
-    const structure = o.masks === "none" ? segmentStructure(full.xyz) : undefined;
+    const structure = o.masks === "none" ? segmentStructure(full.xyz).mask : undefined;
     const regions = segmentRegions(full, result.graph.nodes, task?.room.floor_z ?? 0, structure);
     if (regions) result.graph.regions = regions;
     if (!regions?.rooms.length)
@@ -273,7 +266,7 @@ export class GraphMemory {
     if (!this.structure) return this.viewPoints(bundle, this.o.masks === "none" ? undefined : structureIds(bundle));
     const full = await this.viewPoints(bundle, undefined);
     // without masks the cloud's labels are not evidence: floor and walls come from the geometry alone
-    this.structure.add(full, this.floorZ, this.o.masks === "none" ? segmentStructure(full.xyz) : undefined);
+    this.structure.add(full, this.floorZ, this.o.masks === "none" ? segmentStructure(full.xyz).mask : undefined);
     return this.o.masks === "none" ? full : withoutIds(full, structureIds(bundle));
   }
 

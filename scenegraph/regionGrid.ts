@@ -14,6 +14,7 @@
  */
 import { cameraCentresOf, type PointCloud } from "../reconstruct/pointcloud.js";
 import { INTEGRATE_STRIDE_PX } from "./occupancy.js";
+import { STRUCTURE_FLOOR, STRUCTURE_OBJECT, STRUCTURE_WALL } from "./primitives/structure.js";
 
 /** Grid cell of the 2D map (m): the occupancy grid's voxel (scenegraph/occupancy.ts, 0.1 m as Explore-EQA and 3D-Mem map). */
 export const REGION_CELL_M = 0.1;
@@ -63,8 +64,8 @@ function appendStructure(
 ): number {
   for (let i = 0; i < n; i++) {
     const c = codes[i]!;
-    if (c !== 1 && c !== 2) continue;
-    if (c === 2 && xyz[i * 3 + 2]! < wallMinZ) continue;
+    if (c !== STRUCTURE_FLOOR && c !== STRUCTURE_WALL) continue;
+    if (c === STRUCTURE_WALL && xyz[i * 3 + 2]! < wallMinZ) continue;
     xs[k] = xyz[i * 3]!;
     ys[k] = xyz[i * 3 + 1]!;
     kinds[k++] = c;
@@ -135,7 +136,7 @@ export class StructurePoints {
     let codes = structure;
     if (!codes) {
       const kindOfId = new Uint8Array(65536);
-      for (const [id, c] of cloud.categories) kindOfId[id] = c === "floor" ? 1 : c === "wall" ? 2 : 0;
+      for (const [id, c] of cloud.categories) kindOfId[id] = c === "floor" ? STRUCTURE_FLOOR : c === "wall" ? STRUCTURE_WALL : STRUCTURE_OBJECT;
       codes = new Uint8Array(n);
       for (let i = 0; i < n; i++) codes[i] = kindOfId[cloud.instance[i]!]!;
     }
@@ -200,7 +201,7 @@ export class StructurePoints {
       floor = new Uint16Array(nx * ny);
     for (let i = 0; i < this.count; i++) {
       const k = Math.floor((this.ys[i]! - ymin) / REGION_CELL_M) * nx + Math.floor((this.xs[i]! - xmin) / REGION_CELL_M);
-      const arr = this.kinds[i] === 1 ? floor : wall;
+      const arr = this.kinds[i] === STRUCTURE_FLOOR ? floor : wall;
       if (arr[k]! < 65535) arr[k]!++;
     }
     return new PlanGrid(xmin, ymin, nx, ny, wall, floor, this.rays.subarray(0, 4 * this.rayCount));

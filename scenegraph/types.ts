@@ -8,7 +8,7 @@ import * as z from "zod";
 import { YawBoxSchema } from "../core/geometry.js";
 import { MAX_CATEGORY_CHARS, PARADIGMS } from "../core/bundle/schema.js";
 import { SOURCES } from "../reconstruct/options.js";
-import { MASK_MODES } from "./evidence.js";
+import { MASK_MODES } from "./options.js";
 import { INSTANCE_MODES } from "./options.js";
 
 export const GRAPH_FORMAT = "esi3d-graph/1";

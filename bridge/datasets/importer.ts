@@ -22,6 +22,7 @@ import { readScannet } from "./scannet.js";
 import { readScannetpp } from "./scannetpp.js";
 import { DatasetError, type DatasetFrame, type DatasetLayout, type DatasetScene, type ImageSize, type UpAxis } from "./scene.js";
 import { readTum } from "./tum.js";
+import { subsample } from "./subsample.js";
 import type { DatasetImportFlags } from "./options.js";
 
 const READERS: Record<DatasetLayout, (dir: string) => DatasetScene> = {
@@ -44,14 +45,6 @@ export interface DatasetImportSummary {
   world: BundleManifest["conventions"]["world"];
   masks: boolean;
   notes: string[];
-}
-
-/** Indices of the frames kept: every n-th, then at most `max` evenly spaced (first and last included). */
-export function subsample(count: number, every: number, max: number): number[] {
-  const kept = Array.from({ length: Math.ceil(count / every) }, (_, k) => k * every);
-  if (kept.length <= max) return kept;
-  if (max === 1) return [kept[0]!];
-  return Array.from({ length: max }, (_, k) => kept[Math.round((k * (kept.length - 1)) / (max - 1))]!);
 }
 
 /** The rotation taking `up` to +Z (a quarter or half turn about x or y). */

@@ -10,7 +10,6 @@
  * - camera: the initial camera does not show what it should, or ESI's runner would pick another pose (kept).
  */
 import type { TaskRecord } from "../../core/task/schema.js";
-import { wilsonInterval } from "../../core/math/proportion.js";
 import type { Subcategory } from "../../core/task/taxonomy.js";
 import { BUILTIN_SUBCATEGORIES, SUBCATEGORY_TITLES } from "../../core/task/taxonomy.js";
 import { displayName } from "./draft.js";
@@ -18,6 +17,7 @@ import type { ImportedRecord, ImportResult, Refusal } from "./importer.js";
 import { ESI_STRING_FIELDS } from "./record.js";
 import { applyRule, type RuleCheck } from "./rules.js";
 import { proxyTask, type ProxySkipCode } from "./proxy.js";
+import { answerPositions, type AnswerPositions } from "./answerPositions.js";
 
 const PROXY_SKIP_TEXT: Record<ProxySkipCode, string> = {
   not_imported: "not imported",
@@ -43,7 +43,7 @@ export const FINDING_KINDS = [
 type FindingKind = (typeof FINDING_KINDS)[number];
 type FindingClass = "duplicate" | "inconsistent" | "fixed" | "camera";
 
-export interface Finding {
+interface Finding {
   kind: FindingKind;
   class: FindingClass;
   record_id: string;
@@ -60,7 +60,7 @@ export interface Finding {
  * triangle generator means 2.5 x side = 0.83-1.63 m, its centroid bug puts 250/568 records beyond 3 m
  * (in ESI-Bench's released records).
  */
-export const INITIAL_VIEW_FAR_M = 3.0;
+const INITIAL_VIEW_FAR_M = 3.0;
 
 /**
  * The objects a subcategory's initial view is meant to show: all relevant ones, except Spatial Distance's
@@ -116,19 +116,6 @@ interface SubcategorySummary {
    * answering by position, or a position prior, collects.
    */
   answer_positions: AnswerPositions;
-}
-
-export interface AnswerPositions {
-  /** tasks whose answer is one of their options */
-  tasks: number;
-  /** tasks with the answer at each option slot (0-based) */
-  counts: number[];
-  /** the expected count at each slot with the answer's slot drawn uniformly per task */
-  expected: number[];
-  /** the slot holding the most answers, and its share of the tasks */
-  top: { slot: number; share: number; expected_share: number } | null;
-  /** the top slot's share is above its expected share by more than the 95 % Wilson interval */
-  biased: boolean;
 }
 
 export interface Audit {
@@ -359,34 +346,6 @@ export function auditImport(res: ImportResult, source: string): Audit {
     findings,
     subcategories: subs,
     thresholds: { initial_view_far_m: INITIAL_VIEW_FAR_M, left_scene_drop_m: LEFT_SCENE_DROP_M },
-  };
-}
-
-/** The answer's position among the options of these tasks (those whose answer is an option). */
-export function answerPositions(tasks: ReadonlyArray<Pick<TaskRecord, "answer" | "options">>): AnswerPositions {
-  const counts: number[] = [],
-    expected: number[] = [];
-  let n = 0;
-  for (const t of tasks) {
-    const slot = t.options.indexOf(t.answer);
-    if (slot < 0) continue;
-    n++;
-    for (let j = 0; j < t.options.length; j++) {
-      counts[j] ??= 0;
-      expected[j] = (expected[j] ?? 0) + 1 / t.options.length;
-    }
-    counts[slot]!++;
-  }
-  if (n === 0) return { tasks: 0, counts: [], expected: [], top: null, biased: false };
-  const slot = counts.indexOf(Math.max(...counts));
-  const share = counts[slot]! / n,
-    expectedShare = expected[slot]! / n;
-  return {
-    tasks: n,
-    counts,
-    expected: expected.map(r3),
-    top: { slot, share: r3(share), expected_share: r3(expectedShare) },
-    biased: wilsonInterval(counts[slot]!, n).lo > expectedShare,
   };
 }
 

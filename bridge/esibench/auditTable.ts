@@ -1,5 +1,6 @@
 /** The audit as a readable Markdown table (audit.md beside audit.json). */
-import type { Audit, AnswerPositions } from "./audit.js";
+import type { Audit } from "./audit.js";
+import type { AnswerPositions } from "./answerPositions.js";
 import { FINDING_KINDS } from "./audit.js";
 
 const cell = (s: string) => s.replace(/\|/g, "\\|").replace(/\n/g, " ");

@@ -16,7 +16,7 @@ import { usdCameraAngles } from "./views.js";
  * horizontal aperture 20.955 mm, so HFOV = 2 atan(20.955 / 34) = 63.29 deg (ESI-Bench's released camera conventions).
  */
 const ESI_IMAGE = { width: 1280, height: 720 } as const;
-export const ESI_HFOV_DEG = (2 * Math.atan(20.955 / (2 * 17)) * 180) / Math.PI;
+const ESI_HFOV_DEG = (2 * Math.atan(20.955 / (2 * 17)) * 180) / Math.PI;
 /** Deformable sets its camera explicitly: 70 deg at 1280 x 720 (ESI-Bench's released camera conventions). */
 const ESI_DEFORMABLE_HFOV_DEG = 70;
 /** The simulator field of imported tasks. */

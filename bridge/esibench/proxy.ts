@@ -13,7 +13,7 @@ import { TaskSchema, type Lighting, type Task, type TaskObject, type TaskRecord 
 import { applyRule, type RuleCheck } from "./rules.js";
 
 /** The simulator of a proxy task: the built-in one, standing in for another simulator's scene. */
-export const PROXY_SIMULATOR = "esi3d-builtin/1 proxy";
+const PROXY_SIMULATOR = "esi3d-builtin/1 proxy";
 /** Proxy rooms without recorded bounds enclose the objects and the initial camera with this margin (m; ours). */
 const PROXY_ROOM_MARGIN_M = 1.0;
 /** Proxy wall height (m; ours: BEHAVIOR-1K rooms are about 2.5-3 m high, the records store none). */

@@ -6,6 +6,7 @@
 import type { Vec3 } from "../../core/math/vec.js";
 import { quatToMat } from "../../core/math/quat.js";
 import type { Field } from "./record.js";
+import { viewNumberOf } from "./viewNumber.js";
 
 export type QuatXyzw = [number, number, number, number];
 
@@ -29,19 +30,6 @@ export function usdCameraAngles(q: QuatXyzw): { yaw: number; pitch: number; roll
 
 /** Largest roll (rad) a recorded pose may have: ESI's look_at gives exactly 0 (measured max 0.00 deg). */
 const MAX_VIEW_ROLL_RAD = (1 * Math.PI) / 180;
-
-/**
- * The view number a name carries: "10.png" -> 10 (at most three digits: names like "<seed>.png" carry a
- * seed, not a view number), "view_03_az056.png" -> 3; anything else has none ("0_1.png", the orbit shifts
- * of the triangle front view, or "initial_side_az090.png").
- */
-export function viewNumberOf(name: string): number | null {
-  const a = /^(\d{1,3})\.png$/.exec(name);
-  if (a) return Number(a[1]);
-  const b = /^view_(\d{1,3})_/.exec(name);
-  if (b) return Number(b[1]);
-  return null;
-}
 
 export interface DraftView {
   name: string;

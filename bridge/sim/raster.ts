@@ -15,9 +15,10 @@ import { FLOOR_TILE_M, type RenderScene } from "./scene.js";
 import { FLOOR_ID } from "../../core/task/instanceIds.js";
 import { colorRgb } from "../../core/task/palette.js";
 import { runOutsideView, triangleRuns, type CullView } from "./cull.js";
+import { toByte } from "./toByte.js";
 
 /** Near clipping plane (m): closer geometry is cut away. */
-export const NEAR_PLANE_M = 0.05;
+const NEAR_PLANE_M = 0.05;
 /** Fraction of light one glass surface lets through; the rest is the glass tint (a glass wall has two surfaces, a glass four along a ray through it). */
 const GLASS_TRANSMITTANCE = 0.9;
 /** Colour of pixels that see nothing (the open ceiling). */
@@ -330,17 +331,6 @@ function rasterTriangle(
       }
     }
   }
-}
-
-/**
- * A shaded channel value as an 8-bit sample: clamped to 0-255, rounded half up, Math.round's value. From 0.5
- * on, v + 0.5 is exact or rounds within [n, n + 1) for n = Math.round(v) (the sum lies in n's binade, whose
- * spacing v shares as it nears n + 0.5), so its truncation is n; below 0.5 (where 0.5 − 2^-54 + 0.5 would
- * round up to 1) it is 0, and NaN still stores as 0. 3.8× faster than Math.round per value; the point-light
- * and glass pixels take three each.
- */
-export function toByte(v: number): number {
-  return v > 255 ? 255 : v < 0.5 ? 0 : (v + 0.5) | 0;
 }
 
 /**

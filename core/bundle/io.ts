@@ -16,7 +16,6 @@ import { formatZodIssues } from "../errors.js";
 import { BundleError } from "./errors.js";
 import { checkCamera, decodeViewPayload, float32ToLE, type EncodedView, type ViewPart, type ViewPayload } from "./view.js";
 
-export { BundleError } from "./errors.js";
 export { type ViewPayload } from "./view.js";
 
 export interface ViewData {

@@ -7,6 +7,7 @@
  */
 import { constants as bufferConstants } from "node:buffer";
 import zlib from "node:zlib";
+import { pngChunk } from "./pngChunk.js";
 
 const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 /**
@@ -16,17 +17,7 @@ const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
  * (test/core/bundle/png.test.ts decodes a rendered view at both levels). Those sizes are of Sub-filtered rows;
  * unfiltered (encodePng) the bench bundle's 60 images are 0.41 MB at level 3.
  */
-export const PNG_ZLIB_LEVEL = 3;
-
-/** One PNG chunk: length, type, data and the CRC over type and data. */
-export function pngChunk(type: string, data: Buffer): Buffer {
-  const head = Buffer.alloc(8);
-  head.writeUInt32BE(data.length, 0);
-  head.write(type, 4, "ascii");
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(zlib.crc32(data, zlib.crc32(head.subarray(4, 8))) >>> 0, 0);
-  return Buffer.concat([head, data, crc]);
-}
+const PNG_ZLIB_LEVEL = 3;
 
 /**
  * Encodes raw samples. `channels` 1 (grey) or 3 (RGB); `bitDepth` 8 or 16 (16-bit samples are given as

@@ -34,7 +34,7 @@ export function intrinsicsFromHfov(width: number, height: number, hfovDeg: numbe
 }
 
 /** World-from-camera rotation columns: camera x (right), y (down), z (forward) expressed in the world. */
-export function cameraAxes(yaw: number, pitch: number): { right: Vec3; down: Vec3; forward: Vec3 } {
+function cameraAxes(yaw: number, pitch: number): { right: Vec3; down: Vec3; forward: Vec3 } {
   const cy = Math.cos(yaw),
     sy = Math.sin(yaw),
     cp = Math.cos(pitch),
@@ -96,7 +96,7 @@ export function invertExtrinsic(E: Mat34): Mat34 {
   ];
 }
 
-export function transformPoint(E: Mat34, p: Vec3): Vec3 {
+function transformPoint(E: Mat34, p: Vec3): Vec3 {
   return [
     E[0][0] * p[0] + E[0][1] * p[1] + E[0][2] * p[2] + E[0][3],
     E[1][0] * p[0] + E[1][1] * p[1] + E[1][2] * p[2] + E[1][3],

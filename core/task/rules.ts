@@ -87,7 +87,7 @@ export const METRIC_COMPARISON_MIN_RATIO = 1.3;
  * within the interior's height. ESI's label is "the object's AABB fully inside the container's" after a
  * simulated placement (the ESI-Bench paper, Appendix Q); an open box's interior is what a placement can use.
  */
-export function fitsInside(object: readonly number[], interior: readonly number[]): boolean {
+function fitsInside(object: readonly number[], interior: readonly number[]): boolean {
   return fitMargin(object, interior) >= 0;
 }
 

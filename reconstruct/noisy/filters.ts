@@ -5,45 +5,7 @@
 import type { Rng } from "../../core/math/rng.js";
 import type { PixelBox } from "../../core/pixelBox.js";
 import { EDGE_MIN_JUMP_M, EDGE_REL_JUMP } from "./params.js";
-
-/** Inverse of the standard normal CDF (Acklam's rational approximation, relative error < 1.2e-9). */
-function normalQuantile(p: number): number {
-  const a = [-3.969683028665376e1, 2.209460984245205e2, -2.759285104469687e2, 1.38357751867269e2, -3.066479806614716e1, 2.506628277459239];
-  const b = [-5.447609879822406e1, 1.615858368580409e2, -1.556989798598866e2, 6.680131188771972e1, -1.328068155288572e1];
-  const c = [-7.784894002430293e-3, -3.223964580411365e-1, -2.400758277161838, -2.549732539343734, 4.374664141464968, 2.938163982698783];
-  const d = [7.784695709041462e-3, 3.224671290700398e-1, 2.445134137142996, 3.754408661907416];
-  const lo = 0.02425;
-  if (p < lo) {
-    const q = Math.sqrt(-2 * Math.log(p));
-    return (((((c[0]! * q + c[1]!) * q + c[2]!) * q + c[3]!) * q + c[4]!) * q + c[5]!) / ((((d[0]! * q + d[1]!) * q + d[2]!) * q + d[3]!) * q + 1);
-  }
-  if (p > 1 - lo) return -normalQuantile(1 - p);
-  const q = p - 0.5,
-    r = q * q;
-  return (
-    ((((((a[0]! * r + a[1]!) * r + a[2]!) * r + a[3]!) * r + a[4]!) * r + a[5]!) * q) / (((((b[0]! * r + b[1]!) * r + b[2]!) * r + b[3]!) * r + b[4]!) * r + 1)
-  );
-}
-
-/** Bits of uniform randomness per Gaussian sample drawn by `fillNormals`: two samples per Rng.nextUint32(). */
-const NORMAL_TABLE_BITS = 16;
-
-/**
- * 2^16 equiprobable standard-normal values (the quantiles at the bin centres, rescaled to variance exactly
- * 1): a sample is one table entry chosen by 16 random bits. Tails are cut at ≈ 4.3σ (probability 3e-5
- * beyond), which is immaterial for noise fields; it makes drawing millions of samples per view cheap.
- */
-export const NORMAL_TABLE: Float32Array = (() => {
-  const n = 1 << NORMAL_TABLE_BITS;
-  const t = new Float64Array(n);
-  let ss = 0;
-  for (let i = 0; i < n; i++) {
-    t[i] = normalQuantile((i + 0.5) / n);
-    ss += t[i]! * t[i]!;
-  }
-  const k = 1 / Math.sqrt(ss / n);
-  return Float32Array.from(t, (v) => v * k);
-})();
+import { NORMAL_TABLE } from "./normalTable.js";
 
 /** Fills out[0..n) with independent standard normals (table lookup, two per 32 random bits). */
 export function fillNormals(rng: Rng, out: Float32Array, n = out.length): void {
@@ -189,15 +151,10 @@ function colSlidingSum(src: Float32Array, W: number, x0: number, x1: number, n: 
 
 export const isValid = (d: number): boolean => d > 0 && d <= Number.MAX_VALUE;
 
-/** Is the step between two valid depths a discontinuity (EDGE_REL_JUMP of the nearer depth and EDGE_MIN_JUMP_M)? */
-export function isJump(a: number, b: number): boolean {
-  return isJumpOf(a, b, EDGE_MIN_JUMP_M, EDGE_REL_JUMP);
-}
-
 /** Marks both pixels of every horizontal or vertical neighbour pair of valid depths that is a discontinuity. */
 export function depthDiscontinuities(depth: Float32Array, W: number, H: number, out: Uint8Array): number {
   out.fill(0, 0, W * H);
-  // isValid of both and isJump, tested cheapest first: almost every neighbour pair is within EDGE_MIN_JUMP_M,
+  // isValid of both and the jump test, cheapest first: almost every neighbour pair is within EDGE_MIN_JUMP_M,
   // which one subtraction settles (a pair with a non-valid depth fails a test either way). Rows, then
   // columns, so no pixel tests whether it has a right or a lower neighbour: twice as fast as one pass. Each
   // pixel is counted when first marked (jumps are rare), not by a pass of its own. The thresholds are read
@@ -230,7 +187,7 @@ function mark(out: Uint8Array, p: number): number {
   return 1;
 }
 
-/** isJump with its thresholds given. */
+/** Is the step between two valid depths a discontinuity (relJump of the nearer depth and minJump)? */
 function isJumpOf(a: number, b: number, minJump: number, relJump: number): boolean {
   const diff = Math.abs(a - b);
   return diff > minJump && diff > relJump * Math.min(a, b);

@@ -223,6 +223,8 @@ function pooledConfidenceScratch(n: number): ConfidenceScratch {
  * Synthetic confidence maps, one per view (view order of the bundle), W×H, 0 where a view has no depth:
  * exactly the values the noisy source writes into `PointCloud.confidence` when dropout is on. They depend
  * only on the bundle and the seed.
+ * @internal Only tests call it: they check these maps equal what the source writes, per pixel, which the cloud
+ * (confidence only at the points it keeps) cannot show.
  */
 export function syntheticConfidence(bundle: FrameBundle, seed: string): Float32Array[] {
   checkBundle(bundle);

@@ -199,7 +199,7 @@ const PARAM_INFO: Record<keyof NoiseParams, { component: NoiseComponent; scaling
  * completeness) land on VGGT's published indoor figures (docs/noise-model.md); the reasoning per value is
  * in the comments.
  */
-export const VGGT_LIKE_PRESET: Readonly<NoiseParams> = Object.freeze({
+const VGGT_LIKE_PRESET: Readonly<NoiseParams> = Object.freeze({
   // Feed-forward depth errors are roughly proportional to depth (the benchmarks report AbsRel, a relative
   // error). 0.5 % is fine bumpiness (2.5 mm at 0.5 m, 1.5 cm at 3 m); the larger, smoother errors belong to
   // mono and warp (calibrated against VGGT's AbsRel and point-map accuracy in the bench).

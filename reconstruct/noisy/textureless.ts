@@ -49,7 +49,7 @@ export function texturelessMaps(v: ViewData, radiusPx: number, scratch: FieldScr
 }
 
 /** Collapse weight of a pixel at `edgeDistance` px from the nearest edge. */
-export function collapseWeight(p: NoiseParams, edgeDistance: number): number {
+function collapseWeight(p: NoiseParams, edgeDistance: number): number {
   const E = Math.max(1, p.texturelessEdgePx);
   return p.texturelessCollapse * Math.min(1, Math.max(0, (edgeDistance - E) / E));
 }

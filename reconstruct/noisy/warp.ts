@@ -18,8 +18,8 @@
 import type { ViewData } from "../../core/bundle/io.js";
 import type { Rng } from "../../core/math/rng.js";
 import { isValid } from "./filters.js";
-import { hypot3 } from "../../core/math/hypot.js";
 import { NOISY_DEPTH_MIN_RATIO, WARP_MIN_COS, type NoiseParams } from "./params.js";
+import { normalCos32At, rayTables } from "./rayNormalCos.js";
 
 export interface WarpField {
   /** Per wave: ωx, ωy, ωz, φ (a plain array, so the field survives JSON in the cloud's meta). */
@@ -45,111 +45,6 @@ export function warpField(p: NoiseParams, rng: Rng): WarpField {
     waves[4 * i + 3] = 2 * Math.PI * rng.next();
   }
   return { waves, amplitude: Math.sqrt(2 / K) };
-}
-
-/** s(X) at a world point. */
-export function warpAt(f: WarpField, x: number, y: number, z: number): number {
-  const w = f.waves;
-  let s = 0;
-  for (let i = 0; i < w.length; i += 4) s += Math.cos(w[i]! * x + w[i + 1]! * y + w[i + 2]! * z + w[i + 3]!);
-  return f.amplitude * s;
-}
-
-/** Per column and per row of a view: (i − cx) / fx and (j − cy) / fy, the pixel's normalised ray. */
-export function rayTables(v: ViewData): { xn: Float64Array; yn: Float64Array } {
-  const { width: W, height: H, K } = v;
-  const xn = new Float64Array(W),
-    yn = new Float64Array(H);
-  for (let i = 0; i < W; i++) xn[i] = (i - K.cx) / K.fx;
-  for (let j = 0; j < H; j++) yn[j] = (j - K.cy) / K.fy;
-  return { xn, yn };
-}
-
-/** |r̂·n| at pixel (i, j) = q of true depth g as a float32: what rayNormalCos stores and the warp reads. */
-export const normalCos32At = (g: Float32Array, W: number, H: number, xn: Float64Array, yn: Float64Array, i: number, j: number, q: number): number =>
-  normalCosine(g, W, H, xn, yn, i, j, q, true);
-
-/** |r̂·n| as defined, in double (normalCos32At's float32 is this value's; the tests check it against this). */
-export const normalCosExact = (g: Float32Array, W: number, H: number, xn: Float64Array, yn: Float64Array, i: number, j: number, q: number): number =>
-  normalCosine(g, W, H, xn, yn, i, j, q, false);
-
-/**
- * |r̂·n| at pixel (i, j) = q of true depth g, defined as |n·p| / (hypot(n)·hypot(p)) with n the normal from
- * central differences and p the back-projected pixel: plain numbers and no arrays, as this runs once per
- * pixel. As a float32 (`float32`), it is found from a cheaper quotient, |n·p| / √(|n|²·|p|²), whenever every
- * double within COS32_MARGIN of that quotient rounds to the same float32, which then holds for the defined
- * value too; otherwise from the definition.
- */
-function normalCosine(g: Float32Array, W: number, H: number, xn: Float64Array, yn: Float64Array, i: number, j: number, q: number, float32: boolean): number {
-  const t = g[q]!;
-  if (!isValid(t)) return 0;
-  const il = i > 0 && isValid(g[q - 1]!) ? i - 1 : i,
-    ir = i + 1 < W && isValid(g[q + 1]!) ? i + 1 : i;
-  const ju = j > 0 && isValid(g[q - W]!) ? j - 1 : j,
-    jd = j + 1 < H && isValid(g[q + W]!) ? j + 1 : j;
-  if (il === ir || ju === jd) return 0;
-  // the back-projected neighbours (x̂·d, ŷ·d, d): a right, b left, c down, e up
-  const ga = g[j * W + ir]!,
-    gb = g[j * W + il]!,
-    gc = g[jd * W + i]!,
-    ge = g[ju * W + i]!;
-  const y = yn[j]!,
-    x = xn[i]!;
-  const ux = xn[ir]! * ga - xn[il]! * gb,
-    uy = y * ga - y * gb,
-    uz = ga - gb;
-  const vx = x * gc - x * ge,
-    vy = yn[jd]! * gc - yn[ju]! * ge,
-    vz = gc - ge;
-  const nx = uy * vz - uz * vy,
-    ny = uz * vx - ux * vz,
-    nz = ux * vy - uy * vx;
-  const px = x * t,
-    py = y * t;
-  const dot = Math.abs(nx * px + ny * py + nz * t);
-  if (float32) {
-    const n2 = nx * nx + ny * ny + nz * nz,
-      p2 = px * px + py * py + t * t;
-    if (n2 > SQUARES_MIN && n2 < SQUARES_MAX && p2 > SQUARES_MIN && p2 < SQUARES_MAX) {
-      const f = clearFloat32(dot / Math.sqrt(n2 * p2));
-      if (f === f) return f;
-    }
-  }
-  const nn = hypot3(nx, ny, nz),
-    pn = hypot3(px, py, t);
-  if (nn === 0) return 0;
-  return float32 ? Math.fround(dot / (nn * pn)) : dot / (nn * pn);
-}
-
-/**
- * 2^-47 (relative): the cheap quotient and the defined cosine differ by under 10 double ulps (2^-49.7: each
- * hypot about 2.5 ulps, each sum of three positive squares about 2, the square root halving, four more
- * roundings), and a float32 ulp is 2^-23, so the definition is evaluated for about one cosine in 2^22.
- */
-export const COS32_MARGIN = 2 ** -47;
-
-/**
- * fround(c) when every double within COS32_MARGIN (relative) of c rounds to the same float32, NaN otherwise:
- * rounding is monotone, so the two ends of that interval settle it.
- */
-export function clearFloat32(c: number): number {
-  const f = Math.fround(c);
-  return Math.fround(c * (1 - COS32_MARGIN)) === f && Math.fround(c * (1 + COS32_MARGIN)) === f ? f : NaN;
-}
-
-/** The range where the squares' sums neither underflow nor overflow, and their product neither. */
-const SQUARES_MIN = 2 ** -500,
-  SQUARES_MAX = 2 ** 500;
-
-/**
- * |r̂·n| per pixel of a view: the cosine between the pixel's ray and the true surface normal (from central
- * differences of the back-projected true depth; one-sided at borders and next to pixels without depth);
- * 0 where the normal is undefined.
- */
-export function rayNormalCos(v: ViewData, out: Float32Array): void {
-  const { width: W, height: H, depth: g } = v;
-  const { xn, yn } = rayTables(v);
-  for (let j = 0; j < H; j++) for (let i = 0, q = j * W; i < W; i++, q++) out[q] = normalCos32At(g, W, H, xn, yn, i, j, q);
 }
 
 /**
@@ -195,9 +90,9 @@ export function warpPerMetre(
       const wx = r00 * X + r10 * Y + r20 * t + Cx,
         wy = r01 * X + r11 * Y + r21 * t + Cy,
         wz = r02 * X + r12 * Y + r22 * t + Cz;
-      let s = 0; // warpAt, inlined
+      let s = 0; // s(X)
       for (let k = 0; k < waves.length; k += 4) s += Math.cos(waves[k]! * wx + waves[k + 1]! * wy + waves[k + 2]! * wz + waves[k + 3]!);
-      // the cosine as rayNormalCos stores it (float32)
+      // the ray-normal cosine as a float32
       out[q] = (amplitude * s) / Math.max(WARP_MIN_COS, normalCos32At(g, W, H, xn, yn, i, j, q));
     }
   }

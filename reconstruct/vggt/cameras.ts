@@ -22,7 +22,7 @@ const intrinsics = z.object({
   height: z.number().int().positive(),
 });
 
-export const VggtCamerasFileSchema = z.object({
+const VggtCamerasFileSchema = z.object({
   format: z.literal(VGGT_CAMERAS_FORMAT),
   conventions: z.object({
     extrinsic: z.literal("camera-from-world [R | t] (3x4 rows), OpenCV camera axes: x right, y down, z forward").describe("x_cam = R·x_world + t"),

@@ -21,7 +21,7 @@ const MIN_SEAM_POINTS = 100;
 const SEAM_MAX_POINTS = 50_000;
 
 /** The Sim(3) between two consecutive windows and how well they agree. */
-export interface Seam {
+interface Seam {
   /** Shared views whose points were matched. */
   views: number[];
   points: number;
@@ -104,7 +104,7 @@ function rmsSpread(ps: readonly Vec3[]): number {
 }
 
 /** The Sim(3) taking window b's frame into window a's from their shared views, or why there is none. */
-export function fitSeam(a: DecodedChunk, b: DecodedChunk): Seam | string {
+function fitSeam(a: DecodedChunk, b: DecodedChunk): Seam | string {
   const { src, dst, views, camSrc, camDst } = sharedPoints(a, b);
   if (views.length === 0) return "the windows share no decoded view";
   if (src.length < MIN_SEAM_POINTS) return `only ${src.length} shared pixels kept in both windows (need ${MIN_SEAM_POINTS})`;

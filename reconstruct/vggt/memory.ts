@@ -35,11 +35,11 @@ const OUTPUT_FLOATS_PER_PIXEL = 9;
  * VGGT pipelines in the literature overlap far more (VGGT-Long: windows of 60-75 frames, 30 shared), which
  * a CPU cannot afford.
  */
-export const CHUNK_OVERLAP_VIEWS = 2;
+const CHUNK_OVERLAP_VIEWS = 2;
 /** Share of the free memory a run may plan to use (headroom for the runtime's own arenas and fragmentation). Chosen. */
 const MEMORY_HEADROOM = 0.8;
 
-export function tokensPerFrame(H: number, W: number): number {
+function tokensPerFrame(H: number, W: number): number {
   return (H / VGGT_PATCH_SIZE) * (W / VGGT_PATCH_SIZE) + SPECIAL_TOKENS_PER_FRAME;
 }
 
@@ -48,7 +48,7 @@ export function tokensPerFrame(H: number, W: number): number {
  * (heads · (S·tokens)² · element size · copies) + kept aggregator tokens + DPT activations + outputs.
  * At 518×518 with fp32 this gives ≈ 7.2 GiB of attention per copy at S = 8.
  */
-export function estimateInferenceBytes(S: number, H: number, W: number, weightsBytes: number, elementBytes = 4): number {
+function estimateInferenceBytes(S: number, H: number, W: number, weightsBytes: number, elementBytes = 4): number {
   const N = S * tokensPerFrame(H, W);
   const attention = ATTENTION_HEADS * N * N * elementBytes * ATTENTION_COPIES;
   const tokens = N * HEAD_TOKEN_DIM * elementBytes * KEPT_LAYERS;

@@ -18,7 +18,7 @@ const VGGT_MODEL_FILE_NAMES = ["vggt.onnx", "vggt_fp16.onnx", "model.onnx"];
 export const VGGT_INPUT = "input_images";
 const VGGT_OUTPUTS = ["pose_enc", "depth", "depth_conf", "world_points", "world_points_conf"] as const;
 /** VGGT's I/O as esi3d expects it, in words (VGGT's source): quoted by every model error. */
-export const VGGT_CONTRACT_TEXT =
+const VGGT_CONTRACT_TEXT =
   `input "${VGGT_INPUT}" float32 [S,3,H,W] (518x518 for pad mode, or 518 wide for crop mode); outputs "pose_enc" [1,S,9], "depth" [1,S,H,W,1], ` +
   `"depth_conf" [1,S,H,W], "world_points" [1,S,H,W,3], "world_points_conf" [1,S,H,W] (float32 or float16), optionally "images" [1,S,3,H,W]`;
 
@@ -280,7 +280,10 @@ async function releaseVggtSession(): Promise<void> {
   }
 }
 
-/** For tests: forget the session and any learnt CUDA failure. */
+/**
+ * Forgets the session and any learnt CUDA failure.
+ * @internal Only tests call it: a process keeps one VGGT session for its life, and tests need a fresh one.
+ */
 export async function resetVggtRuntime(): Promise<void> {
   await releaseVggtSession();
   cudaFailure = null;

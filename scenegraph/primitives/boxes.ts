@@ -71,7 +71,7 @@ export function yawBox(xyz: Float32Array, indices?: ArrayLike<number>): YawBox {
 }
 
 /** Maps a rectangle (angle, side along it, side across it) to the yaw in [0, pi/2) describing it. */
-export function normaliseYaw(angle: number, along: number, across: number): { yaw: number; along: number; across: number } {
+function normaliseYaw(angle: number, along: number, across: number): { yaw: number; along: number; across: number } {
   let k = Math.floor(angle / HALF_PI);
   let yaw = angle - k * HALF_PI;
   if (yaw >= HALF_PI) {
@@ -87,7 +87,7 @@ export function normaliseYaw(angle: number, along: number, across: number): { ya
 }
 
 /** The footprint's 4 corners, counter-clockwise, as x0,y0, x1,y1, ... */
-export function yawBoxCorners(b: YawBox): Float64Array {
+function yawBoxCorners(b: YawBox): Float64Array {
   const c = Math.cos(b.yaw),
     s = Math.sin(b.yaw);
   const hx = b.extent[0] / 2,
@@ -105,7 +105,7 @@ export function yawBoxCorners(b: YawBox): Float64Array {
 }
 
 /** Area of a simple polygon (x,y pairs), positive when counter-clockwise. */
-export function polygonArea(poly: Float64Array, count = poly.length / 2): number {
+function polygonArea(poly: Float64Array, count = poly.length / 2): number {
   let a = 0;
   for (let i = 0, j = count - 1; i < count; j = i++) a += poly[2 * j]! * poly[2 * i + 1]! - poly[2 * i]! * poly[2 * j + 1]!;
   return a / 2;

@@ -17,7 +17,7 @@ const DENSE_CELLS_PER_OCCUPIED = 8;
  * shell of their grid), and the bit answers those without hashing and probing: fusion's overlap queries
  * (pointOverlapRatio) spent most of their time there.
  */
-export const OCCUPANCY_BITMAP_LIMIT = 1 << 24;
+const OCCUPANCY_BITMAP_LIMIT = 1 << 24;
 
 const EMPTY = -1;
 

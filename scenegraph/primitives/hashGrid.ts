@@ -268,19 +268,10 @@ export class VoxelHashGrid {
 }
 
 /**
- * Number of points (itself included) strictly within r of every point, by original index. One pass
- * over each pair of adjacent cells, counting both ends of each pair: half the distance tests of
+ * Number of points (itself included) strictly within r of every point, by sorted position (grid.order). One
+ * pass over each pair of adjacent cells, counting both ends of each pair: half the distance tests of
  * querying every point separately.
  */
-export function neighborCounts(grid: VoxelHashGrid, r: number): Int32Array {
-  const countsSorted = neighborCountsSorted(grid, r);
-  const out = new Int32Array(grid.count);
-  const order = grid.order;
-  for (let p = 0; p < grid.count; p++) out[order[p]!] = countsSorted[p]!;
-  return out;
-}
-
-/** As neighborCounts, indexed by sorted position (grid.order) instead of original index. */
 export function neighborCountsSorted(grid: VoxelHashGrid, r: number): Int32Array {
   if (!(grid.cellSize >= r * (1 + GRID_ROUNDING_MARGIN))) {
     throw new RangeError(`neighborCounts: grid cell ${grid.cellSize} must be at least the radius ${r} times (1 + GRID_ROUNDING_MARGIN)`);

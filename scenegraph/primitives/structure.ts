@@ -15,12 +15,13 @@
  */
 import { computeBounds, pointCount } from "./bounds.js";
 
+/** The per-point codes of the structure mask (scenegraph/regionGrid.ts reads them). */
 export const STRUCTURE_OBJECT = 0;
 export const STRUCTURE_FLOOR = 1;
 export const STRUCTURE_WALL = 2;
 
 /** Floor inlier band: |distance to the floor plane| <= 3 cm. 3DSSG/VLA-3D call an object "on the floor" when z_min is within 5 cm; GT depth noise is ~2 mm, aligned VGGT ~1-2 cm. */
-export const FLOOR_TOLERANCE_M = 0.03;
+const FLOOR_TOLERANCE_M = 0.03;
 /** z histogram bin (m) for the floor search: finer than the tolerance, coarser than sensor noise. */
 const FLOOR_HISTOGRAM_BIN_M = 0.02;
 /** A horizontal layer is "dominant" when its bin holds >= 30 % of the fullest bin ... */
@@ -77,19 +78,15 @@ interface WallPlane {
   lengthM: number;
 }
 
-export interface StructureResult {
+interface StructureResult {
   /** Per point: 0 object, 1 floor, 2 wall. */
   mask: Uint8Array;
   floor: FloorPlane | null;
   walls: WallPlane[];
 }
 
-/** Per-point structure mask: 0 object, 1 floor, 2 wall. */
-export function segmentStructure(xyz: Float32Array, opts: StructureOptions = {}): Uint8Array {
-  return segmentStructureDetailed(xyz, opts).mask;
-}
-
-export function segmentStructureDetailed(xyz: Float32Array, opts: StructureOptions = {}): StructureResult {
+/** Per-point structure mask (0 object, 1 floor, 2 wall) and the floor and wall planes found. */
+export function segmentStructure(xyz: Float32Array, opts: StructureOptions = {}): StructureResult {
   const n = pointCount(xyz);
   const mask = new Uint8Array(n);
   if (n === 0) return { mask, floor: null, walls: [] };

@@ -17,7 +17,7 @@ const VOXEL_DENSE_CELL_LIMIT = 1 << 24;
  * Measured (bench/primitives.ts scenes, 2.3 M-cell grid): the table wins from 100 k points up
  * (1 M points: ~35 ms vs ~55 ms).
  */
-export const VOXEL_DENSE_CELLS_PER_POINT = 32;
+const VOXEL_DENSE_CELLS_PER_POINT = 32;
 /**
  * The dense path emits voxels in raster order by scanning the table while it has at most this many cells
  * per occupied voxel, and by sorting the voxels' keys beyond (a scan reads every cell; a sort costs a few
@@ -25,7 +25,7 @@ export const VOXEL_DENSE_CELLS_PER_POINT = 32;
  * scan always, 240-246 ms a graph; sorting beyond 16, 64 or 256 cells a voxel, 231-236 ms (no difference
  * between those three); the gt graph the same either way.
  */
-export const VOXEL_SCAN_CELLS_PER_VOXEL = 64;
+const VOXEL_SCAN_CELLS_PER_VOXEL = 64;
 
 export interface VoxelDownsampleOptions {
   /** r, g, b per input point; averaged per voxel (mean rounded to the nearest integer). */

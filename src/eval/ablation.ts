@@ -276,7 +276,7 @@ export function ablationTable(a: AblationSummary, markdown = false): string {
 const esc = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
 /** Small multiples: accuracy vs noise per subcategory, the 2D baseline dashed, crossings marked. */
-export function ablationSvg(a: AblationSummary): string {
+function ablationSvg(a: AblationSummary): string {
   const subs = [...a.subcategories, "overall"];
   const cols = 4,
     cw = 230,

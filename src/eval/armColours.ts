@@ -7,7 +7,7 @@
 import { splitMethod } from "./summary.js";
 
 /** The arms' own colours (hex). The 3D hues are far apart on the colour wheel: blue, orange, red. */
-export const ARM_COLOURS: Readonly<Record<string, string>> = {
+const ARM_COLOURS: Readonly<Record<string, string>> = {
   "2D": "#6b6b6b",
   Shortcut: "#a88b2c",
   "GT-3D": "#1f66b1",

@@ -15,7 +15,8 @@ import { SUBCATEGORY_TITLES, type Subcategory } from "../../core/task/taxonomy.j
 import { readRecords, type ItemRecord } from "./records.js";
 import { creditOf, isAnswered, methodOf, newcombeDifference, summarizeRun, type Cell, type RunSummary } from "./summary.js";
 import { checkSameTasks } from "./taskHash.js";
-import { BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, comparePaired, SIGNIFICANCE_ALPHA, type Pair, type PairedSummary, type PairedTest } from "./pairedTests.js";
+import { comparePaired, SIGNIFICANCE_ALPHA, type PairedSummary, type PairedTest } from "./pairedTests.js";
+import { BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, type Pair } from "./taskBootstrap.js";
 import { SMALL_CELL_ITEMS, smallMark } from "./smallSamples.js";
 import { readRunFile, runConfigFile, type RunFile } from "./files.js";
 
@@ -30,7 +31,7 @@ interface ComparedSide {
   n: number;
 }
 
-export interface ComparisonRow {
+interface ComparisonRow {
   subcategory: string;
   method: string;
   paradigm: string;
@@ -47,7 +48,7 @@ export interface ComparisonRow {
   pairs: PairedSummary | null;
 }
 
-export interface LoadedRun {
+interface LoadedRun {
   dir: string;
   summary: RunSummary;
   records: ItemRecord[];
@@ -111,7 +112,7 @@ function pairedRow(a: Map<string, ItemRecord>, b: Map<string, ItemRecord>): Omit
 }
 
 /** Rows of the reference run A against run B: A − B per subcategory (and overall) and method. */
-export function compareRuns(A: LoadedRun, B: LoadedRun, paradigm = "all"): ComparisonRow[] {
+function compareRuns(A: LoadedRun, B: LoadedRun, paradigm = "all"): ComparisonRow[] {
   const a = A.summary,
     b = B.summary;
   const rows: ComparisonRow[] = [];

@@ -8,7 +8,7 @@ import { BUILTIN_SUBCATEGORIES } from "../../core/task/taxonomy.js";
 import { SourceSchema, SOURCES, VggtOptionsSchema } from "../../reconstruct/options.js";
 import { NoiseOptionsSchema, type NoiseSettings } from "../../reconstruct/noisy/params.js";
 import { GraphOptionsSchema } from "../../scenegraph/options.js";
-import { LABEL_MODES, type LabelMode } from "../../scenegraph/appearance.js";
+import { LABEL_MODES, type LabelMode } from "../../scenegraph/options.js";
 import { LlmOptionsSchema } from "../llm/options.js";
 import { ImageOptionsSchema, OptionPresentationSchema, PromptFormatSchema } from "../prompt/formats.js";
 import { isLlmReasoner, RunReasonersSchema } from "../reason/spec.js";
@@ -133,9 +133,10 @@ const STAGE_OF_FLAT_KEY = new Map<string, RunStage>(
  * into their stage's object under the same name (`noise.noiseLevel`), so config.json files, --config files and
  * service requests from before the nesting read as they did. Anything else (a nested form, a partial layer, a
  * non-object) is returned as it is, for the schema to judge. A key given both flat and nested with different
- * values is refused: neither can be said to win.
+ * values is refused: neither can be said to win. `moves`, when given, records each move: the nested path
+ * ("noise.noiseLevel") to the key as it was given ("noiseLevel"), so an error can name what the sender wrote.
  */
-export function migrateRunConfig(value: unknown): unknown {
+export function migrateRunConfig(value: unknown, moves?: Map<string, string>): unknown {
   if (value === null || typeof value !== "object" || Array.isArray(value)) return value;
   const out: Record<string, unknown> = {};
   const moved: Array<[RunStage, string, unknown]> = [];
@@ -154,12 +155,13 @@ export function migrateRunConfig(value: unknown): unknown {
         field: `${stage}.${k}`,
       });
     out[stage] = { ...group, [k]: v };
+    moves?.set(`${stage}.${k}`, k);
   }
   return out;
 }
 
 /** A stored run configuration (config.json, a served run's record): the nested form, or the flat form migrated. */
-export const StoredRunConfigSchema = z.preprocess(migrateRunConfig, RunConfigSchema);
+export const StoredRunConfigSchema = z.preprocess((value) => migrateRunConfig(value), RunConfigSchema);
 
 export const DEFAULT_RUN_CONFIG: RunConfig = RunConfigSchema.parse({});
 

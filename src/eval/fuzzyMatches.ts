@@ -17,7 +17,7 @@ export interface FuzzyMatch {
 /** Characters of a reply shown in the list: enough for a short reply, one line of a table. */
 const FUZZY_REPLY_EXCERPT_CHARS = 80;
 /** Items listed at most; the section says how many more there are (a long list belongs in items.jsonl). */
-export const FUZZY_LIST_LIMIT = 50;
+const FUZZY_LIST_LIMIT = 50;
 
 /** One table cell of text: one line, no table separator, clipped. */
 function cellText(s: string, max: number): string {

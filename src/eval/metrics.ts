@@ -48,10 +48,10 @@ const CalibrationBinSchema = z
     accuracy: nanable(),
   })
   .strict();
-export type CalibrationBin = z.infer<typeof CalibrationBinSchema>;
+type CalibrationBin = z.infer<typeof CalibrationBinSchema>;
 
 const MeanWithNSchema = z.object({ mean: nanable().describe("NaN (null) when n = 0"), n: z.number().int().min(0) }).strict();
-export type MeanWithN = z.infer<typeof MeanWithNSchema>;
+type MeanWithN = z.infer<typeof MeanWithNSchema>;
 
 export const CalibrationSchema = z
   .object({
@@ -76,7 +76,7 @@ function withConfidence(items: readonly CalibrationItem[]): { c: number; correct
 }
 
 /** Expected calibration error with `bins` equal-width bins (default 10), and the bins themselves. */
-export function expectedCalibrationError(items: readonly CalibrationItem[], bins: number = ECE_BINS): { ece: number; bins: CalibrationBin[] } {
+function expectedCalibrationError(items: readonly CalibrationItem[], bins: number = ECE_BINS): { ece: number; bins: CalibrationBin[] } {
   if (!(Number.isInteger(bins) && bins >= 1)) throw new RangeError(`bins must be a positive integer, got ${bins}`);
   const xs = withConfidence(items);
   const acc = Array.from({ length: bins }, () => ({ n: 0, conf: 0, right: 0 }));
@@ -100,14 +100,14 @@ export function expectedCalibrationError(items: readonly CalibrationItem[], bins
 }
 
 /** Brier score of the confidences against correctness: mean (c − 1[correct])². */
-export function brierScore(items: readonly CalibrationItem[]): number {
+function brierScore(items: readonly CalibrationItem[]): number {
   const xs = withConfidence(items);
   if (xs.length === 0) return Number.NaN;
   return xs.reduce((s, x) => s + (x.c - (x.correct ? 1 : 0)) ** 2, 0) / xs.length;
 }
 
 /** Mean confidence over the right answers and over the wrong ones. */
-export function meanConfidenceByOutcome(items: readonly CalibrationItem[]): { right: MeanWithN; wrong: MeanWithN } {
+function meanConfidenceByOutcome(items: readonly CalibrationItem[]): { right: MeanWithN; wrong: MeanWithN } {
   const xs = withConfidence(items);
   const mean = (ys: { c: number }[]): MeanWithN => ({ mean: ys.length ? ys.reduce((s, y) => s + y.c, 0) / ys.length : Number.NaN, n: ys.length });
   return { right: mean(xs.filter((x) => x.correct)), wrong: mean(xs.filter((x) => !x.correct)) };

@@ -11,7 +11,8 @@ import type { Paradigm } from "../../core/bundle/schema.js";
 import { renderBundle } from "../../bridge/sim/capture.js";
 import { CloudArena } from "../../reconstruct/pointcloud.js";
 import type { Diagnosis, GraphMetrics } from "../../scenegraph/diagnosisSchema.js";
-import { cloudKey, graphOfBundle, SharedCloud, type GraphPipelineOptions, type PipelineResult, type PipelineRuntime } from "../../scenegraph/pipeline.js";
+import { cloudKey, graphOfBundle, SharedCloud, type PipelineResult, type PipelineRuntime } from "../../scenegraph/pipeline.js";
+import { type GraphPipelineOptions } from "../../scenegraph/pipelineOptions.js";
 import { cachedTrueRelations } from "../../scenegraph/truth.js";
 import type { SceneGraph } from "../../scenegraph/types.js";
 import { createSymbolicReasoner } from "../reason/symbolic.js";
@@ -23,7 +24,7 @@ import { scoreAnswer, scoreCircular } from "./score.js";
 import { callTimings, itemLogFields } from "./itemLog.js";
 import { taskHash } from "./taskHash.js";
 import { baselineLabels, hasBaseline, reasonerKeyPart, threeDArms, type RunConfig, type ThreeDArm } from "./config.js";
-import type { LabelMode } from "../../scenegraph/appearance.js";
+import type { LabelMode } from "../../scenegraph/options.js";
 import { itemKey, type ActiveEpisode, type Arm, type ItemRecord } from "./records.js";
 
 export interface UnitJob {

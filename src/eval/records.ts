@@ -3,13 +3,12 @@
  * moment loses at most the items in flight. A reader tolerates a torn last line; before appending again,
  * a resumed run cuts the file back to its last complete line.
  */
-import { LABEL_MODES } from "../../scenegraph/appearance.js";
+import { LABEL_MODES, MASK_MODES } from "../../scenegraph/options.js";
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync, statSync, ftruncateSync, writeSync } from "node:fs";
 import * as z from "zod";
 import { InputError, inputErrorFromZod } from "../../core/errors.js";
 import { pathError } from "../../core/fs.js";
 import { SOURCES } from "../../reconstruct/options.js";
-import { MASK_MODES } from "../../scenegraph/evidence.js";
 import { INSTANCE_MODES } from "../../scenegraph/options.js";
 import { ANSWER_MATCHES, GRAPH_FORMATS } from "../prompt/formats.js";
 import { ANSWER_STATUSES } from "../reason/types.js";
@@ -54,7 +53,7 @@ const ActiveStepSchema = z
 export type ActiveStep = z.infer<typeof ActiveStepSchema>;
 
 /** The active part of an item record: the whole episode. */
-export const ActiveEpisodeSchema = z
+const ActiveEpisodeSchema = z
   .object({
     agent: z.string(),
     max_steps: z.number().int().min(1),

@@ -285,7 +285,8 @@ export async function runEvaluation(opts: RunOptions): Promise<RunOutcome> {
   };
   const stopped = () => opts.signal?.aborted === true || abandoned();
   const abandoned = () => opts.abandon?.aborted === true;
-  const abandonSignal = opts.abandon ?? new AbortController().signal;
+  // a signal of the runner's own that follows the caller's: the listener limit below is then raised on ours only
+  const abandonSignal = AbortSignal.any(opts.abandon ? [opts.abandon] : []);
   // generation stops at the first stop, as the units do: a run of many tasks must not generate them all first
   const stopSignal = AbortSignal.any([opts.signal, opts.abandon].filter((s): s is AbortSignal => s !== undefined));
   // the pool adds one abort listener per queued job to these signals (a suite's tasks are queued at once), so

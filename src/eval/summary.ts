@@ -13,7 +13,8 @@ import * as z from "zod";
 import { calibration, CalibrationSchema, GroupSummarySchema, summarize, type Calibration, type Interval } from "./metrics.js";
 import { reasonerOfKey, type ItemRecord } from "./records.js";
 import { activeRows, activeVsMulti, ActiveRowSchema, ParadigmDifferenceSchema } from "./activeSummary.js";
-import { comparePaired, PAIRED_TESTS, PairedSummarySchema, SIGNIFICANCE_ALPHA, type Pair } from "./pairedTests.js";
+import { comparePaired, PAIRED_TESTS, PairedSummarySchema, SIGNIFICANCE_ALPHA } from "./pairedTests.js";
+import type { Pair } from "./taskBootstrap.js";
 import { usageTotals, UsageRowSchema, type PriceTable } from "./usage.js";
 
 export const METHOD_LABELS: Record<string, string> = { "2d": "2D", shortcut: "Shortcut", gt: "GT-3D", noisy: "Noisy-3D", vggt: "VGGT-3D" };
@@ -133,13 +134,13 @@ const FailuresSchema = z
       .describe('failure class (ItemRecord.error.class): count; items of older runs without one count as "unknown"'),
   })
   .strict();
-export type Failures = z.infer<typeof FailuresSchema>;
+type Failures = z.infer<typeof FailuresSchema>;
 
 /** Statuses that mean the pipeline produced nothing usable for an item (unanswerable is a program declining, not a failure). */
 const FAILED_STATUSES: ReadonlySet<ItemRecord["status"]> = new Set(["error", "empty", "invalid"]);
 
 /** Counts of items without an answer, keys sorted so the file does not depend on record order. */
-export function failuresOf(records: readonly ItemRecord[]): Failures {
+function failuresOf(records: readonly ItemRecord[]): Failures {
   const byStatus: Record<string, number> = {},
     byClass: Record<string, number> = {};
   let total = 0;
@@ -242,7 +243,7 @@ export function newcombeDifference(a: Interval & { k?: number }, b: Interval): {
  * Chance accuracy of a record's question: what a uniform guess between its k options scores, 1/k (0 without
  * options); under --circular an item is right only if each of its rotations is, so a guess scores (1/k)^rotations.
  */
-export const chanceOf = (r: Pick<ItemRecord, "options" | "circular">): number => {
+const chanceOf = (r: Pick<ItemRecord, "options" | "circular">): number => {
   if (!r.options.length) return 0;
   return r.circular ? (1 / r.options.length) ** r.circular.rotations : 1 / r.options.length;
 };

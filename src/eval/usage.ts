@@ -11,7 +11,7 @@ import * as z from "zod";
 import { readJsonFile } from "../../core/fs.js";
 import type { ItemRecord } from "./records.js";
 
-export const PRICES_FORMAT = "esi3d-prices/1";
+const PRICES_FORMAT = "esi3d-prices/1";
 
 const PriceSchema = z
   .object({

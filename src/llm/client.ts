@@ -33,7 +33,7 @@ const DEFAULT_MAX_CONCURRENCY = 8;
 /** Seed of the jitter stream when none is injected (jitter never changes results, only timing). */
 const DEFAULT_JITTER_SEED = "esi3d/llm/jitter";
 
-export interface RetryEvent {
+interface RetryEvent {
   clientId: string;
   /** the attempt that just failed (1 = the first) */
   attempt: number;

@@ -103,7 +103,7 @@ function toTransportError(e: unknown, headers: Headers | undefined, ApiError: Ge
  * Google APIs put the wait in the error body rather than a header: `error.details[]` holds a
  * `type.googleapis.com/google.rpc.RetryInfo` entry with `retryDelay` as a protobuf Duration string ("37s", "1.5s").
  */
-export function retryInfoDelayMs(errorBody: string): number | undefined {
+function retryInfoDelayMs(errorBody: string): number | undefined {
   let b: unknown;
   try {
     b = JSON.parse(errorBody);

@@ -18,12 +18,11 @@
 import type { FrameBundle } from "../../core/bundle/io.js";
 import { encodePng } from "../../core/bundle/png.js";
 import type { ChatImage } from "../llm/types.js";
-import { DEFAULT_MAX_IMAGES, MAX_IMAGES } from "./formats.js";
+import { DEFAULT_MAX_IMAGES } from "./formats.js";
+import { selectViews, type ImageMode } from "./viewSelection.js";
 
-export { DEFAULT_MAX_IMAGES, MAX_IMAGES };
+export { DEFAULT_MAX_IMAGES };
 export const IMAGE_MIME_TYPE = "image/png";
-
-export type ImageMode = "single" | "multi";
 
 export interface ShownView {
   /** index of the view in the bundle */
@@ -39,26 +38,6 @@ export interface PromptImages {
   views: ShownView[];
   /** views in the bundle */
   totalViews: number;
-}
-
-export function checkMaxImages(maxImages: number): number {
-  if (!Number.isInteger(maxImages) || maxImages < 1 || maxImages > MAX_IMAGES) {
-    throw new RangeError(`maxImages must be an integer from 1 to ${MAX_IMAGES} (the paper's 30 views), got ${maxImages}`);
-  }
-  return maxImages;
-}
-
-/**
- * Which views to show: `single` → [0]; `multi` → min(n, maxImages) indices round(i·(n−1)/(k−1)), i = 0..k−1:
- * evenly spaced, first and last included, strictly increasing (the step is at least 1).
- */
-export function selectViews(totalViews: number, mode: ImageMode, maxImages = DEFAULT_MAX_IMAGES): number[] {
-  checkMaxImages(maxImages);
-  if (!Number.isInteger(totalViews) || totalViews < 1) throw new RangeError(`a bundle needs at least one view, got ${totalViews}`);
-  if (mode === "single") return [0];
-  const k = Math.min(totalViews, maxImages);
-  if (k === 1) return [0];
-  return Array.from({ length: k }, (_, i) => Math.round((i * (totalViews - 1)) / (k - 1)));
 }
 
 /** The chosen views as PNG images, with their view index and the actions that led to each. */

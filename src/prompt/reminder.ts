@@ -47,7 +47,7 @@ function answerShape(q: ReminderQuestion): string {
 }
 
 /** The reminder appended to the prompt for the one re-prompt. */
-export function formatReminder(q: ReminderQuestion): string {
+function formatReminder(q: ReminderQuestion): string {
   const lines = [
     "Your previous reply could not be read as an answer.",
     REPLY_LINE,

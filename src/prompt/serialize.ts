@@ -77,7 +77,7 @@ const fmtVec = (v: readonly number[], dp = METRE_DECIMALS) => `[${v.map((x) => f
 const deg = (r: number) => (r * 180) / Math.PI;
 
 /** Box yaw in degrees in [0, 180): a box turned by 180° is the same box. */
-export function boxYawDeg(yawRad: number): number {
+function boxYawDeg(yawRad: number): number {
   let d = Number(fmt(((deg(yawRad) % 180) + 180) % 180, DEGREE_DECIMALS));
   if (d >= 180) d -= 180;
   return d;
@@ -355,7 +355,7 @@ interface CogMapCell {
   col: number;
 }
 
-export interface CogMap {
+interface CogMap {
   size: number;
   /** side of a (square) cell, m */
   cellM: number;
@@ -380,7 +380,7 @@ function checkSize(size: number): number {
  * largest-y edge and rows grow towards −y; column 0 is the smallest-x edge and columns grow towards +x. A point is in
  * the cell that contains it; one on the far edge goes to the last cell.
  */
-export function cognitiveMap(g: SceneGraph, size = DEFAULT_COGMAP_SIZE): CogMap {
+function cognitiveMap(g: SceneGraph, size = DEFAULT_COGMAP_SIZE): CogMap {
   checkSize(size);
   let x0 = g.viewpoint.position[0],
     x1 = x0,

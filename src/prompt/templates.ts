@@ -29,7 +29,8 @@ import { sha256Hex } from "../../core/hash.js";
 import type { ChatImage } from "../llm/types.js";
 import type { GraphFormat, OptionLabels } from "./formats.js";
 import type { PromptInput } from "./input.js";
-import { bundleImages, checkMaxImages, DEFAULT_MAX_IMAGES, describeImages, type ImageMode, type ShownView } from "./images.js";
+import { bundleImages, DEFAULT_MAX_IMAGES, describeImages, type ShownView } from "./images.js";
+import { checkMaxImages, type ImageMode } from "./viewSelection.js";
 import { DEFAULT_COGMAP_SIZE, fmt, serializeGraph } from "./serialize.js";
 import { structuredShape } from "./structured.js";
 
@@ -39,18 +40,18 @@ import { structuredShape } from "./structured.js";
  */
 export const PROMPT_VERSION = "esi3d-prompt/2";
 const TEMPLATE_KINDS = ["yes_no", "option", "category", "integer", "ordering", "structured"] as const;
-export type TemplateKind = (typeof TEMPLATE_KINDS)[number];
+type TemplateKind = (typeof TEMPLATE_KINDS)[number];
 type Arm = "3d-llm" | "2d-vlm";
 
 /** A question that cannot be put to a model as given (no graph for a 3D arm, no bundle for images, ...). */
-export class PromptError extends InputError {
+class PromptError extends InputError {
   constructor(message: string) {
     super(message);
     this.name = "PromptError";
   }
 }
 
-export function templateKind(task: Pick<Task, "answer_format" | "subcategory">): TemplateKind {
+function templateKind(task: Pick<Task, "answer_format" | "subcategory">): TemplateKind {
   switch (task.answer_format) {
     case "yes_no":
       return "yes_no";
@@ -85,7 +86,7 @@ const optionLines = (options: readonly string[], labels: OptionLabels) =>
  * with "none" (the default) the options are listed by their texts alone, in the order given, and a reply must
  * give one of them (src/reason/parse.ts reads no letter then).
  */
-export function answerTemplate(
+function answerTemplate(
   task: Pick<Task, "question" | "answer_format" | "options" | "subcategory" | "answer_spec">,
   optionLabels: OptionLabels = "none",
 ): string {
@@ -171,7 +172,7 @@ export function answerTemplate(
 // system prompts
 
 /** 3D + LLM: the scene graph as text, no images. */
-export const SYSTEM_3D_LLM = [
+const SYSTEM_3D_LLM = [
   "You answer questions about a room that you, an agent, observed with your camera.",
   "You do not see the images. Instead you get a description of the scene built from the camera views: the objects found there, with their 3D positions and sizes in metres. " +
     "Its format and conventions are explained with it.",

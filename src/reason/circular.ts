@@ -20,7 +20,7 @@ import { sumUsage } from "./vote.js";
 const ROTATED_FORMATS: ReadonlySet<Task["answer_format"]> = new Set(["choice", "yes_no", "integer", "ordering"]);
 
 /** How many times a circular run asks a question: once per option for a rotatable list of 2 or more, else once. */
-export function circularRotations(task: Pick<Task, "answer_format" | "options">): number {
+function circularRotations(task: Pick<Task, "answer_format" | "options">): number {
   return ROTATED_FORMATS.has(task.answer_format) && task.options.length >= 2 ? task.options.length : 1;
 }
 
@@ -31,7 +31,7 @@ export function rotateOptions<T>(options: readonly T[], r: number): T[] {
 }
 
 /** The task with its options rotated by r: the same question and answer (a text, so it is still the answer). */
-export function rotatedTask<T extends Pick<Task, "options">>(task: T, r: number): T {
+function rotatedTask<T extends Pick<Task, "options">>(task: T, r: number): T {
   return r === 0 ? task : { ...task, options: rotateOptions(task.options, r) };
 }
 
@@ -90,7 +90,7 @@ export function promptLogsOf(a: ReasonerAnswer): PromptLog[] {
  * The reasoner asking every rotation of a question (in parallel: a model client's connection limit paces them);
  * questions with fewer than 2 options, or structured ones, are asked once, as the inner reasoner would.
  */
-export function circularReasoner(inner: Reasoner): Reasoner {
+function circularReasoner(inner: Reasoner): Reasoner {
   return {
     id: inner.id,
     needs: inner.needs,

@@ -20,7 +20,7 @@ import type { GraphNode } from "../../scenegraph/types.js";
  * targets of the counting generators lie >= 0.4 m apart, except Merged Observation's touching copies,
  * which the view cannot-link keeps apart when one view sees both.
  */
-export const DUPLICATE_RADIUS_M = 0.35;
+const DUPLICATE_RADIUS_M = 0.35;
 
 /**
  * An object all of whose nodes are flagged `low_support` (one view, few points: scenegraph/nodes.ts) counts
@@ -29,14 +29,14 @@ export const DUPLICATE_RADIUS_M = 0.35;
  * phantom as an object. Chosen on seed `tune` from 0, 0.5 and 1 (0.5 and 1 beat 0 on Category Ambiguity; 1
  * lost a Spatial Segmentation item that 0.5 keeps: objects under chairs are often seen once).
  */
-export const LOW_SUPPORT_DISCOUNT = 0.5;
+const LOW_SUPPORT_DISCOUNT = 0.5;
 
 /**
  * A decision read off a node flagged `low_support` keeps this share of its confidence above 0.5 (its
  * geometry rests on one view's few points, so its relation margins are less sure than they read). Ours: half,
  * in line with LOW_SUPPORT_DISCOUNT; it changes no answer, only how sure it is.
  */
-export const LOW_SUPPORT_CONFIDENCE_SHARE = 0.5;
+const LOW_SUPPORT_CONFIDENCE_SHARE = 0.5;
 
 /** A confidence for a decision whose referents include `weakNodes` low-support nodes (none: unchanged). */
 export function weighedConfidence(confidence: number, weakNodes: number): number {

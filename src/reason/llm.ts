@@ -41,7 +41,7 @@ import type { ImageOptions, OptionPresentation, PromptFormat } from "../prompt/f
 const NO_PARSE_METHOD = "none";
 
 /** What a prompt of an LLM reasoner is built with: the graph serialization and the option labels (src/prompt/formats.ts). */
-export type LlmPromptOptions = PromptFormat & Pick<OptionPresentation, "optionLabels">;
+type LlmPromptOptions = PromptFormat & Pick<OptionPresentation, "optionLabels">;
 
 /**
  * An LLM reasoner's options: the parsed model-call, prompt and image options, taken whole (their schemas' defaults

@@ -36,7 +36,7 @@ const TENS: Readonly<Record<string, number>> = {
   ninety: 90,
 };
 
-export interface NumberMention {
+interface NumberMention {
   value: number;
   /** character offsets in the searched text */
   start: number;
@@ -48,7 +48,7 @@ export interface NumberMention {
  * Parses a whole string of number words, 0–999 ("seven", "twenty one", "twenty-one", "a hundred",
  * "two hundred and five"); undefined when it is not exactly that.
  */
-export function parseNumberWords(s: string): number | undefined {
+function parseNumberWords(s: string): number | undefined {
   const words = s
     .toLowerCase()
     .trim()
@@ -97,7 +97,7 @@ const WORD_RUN = new RegExp(`\\b(?:${WORD_ALTERNATION})(?:(?:\\s+and\\s+|[\\s-]+
 const DIGITS = /(?:(?<![\w.])[-+\u2212])?(?<![\d.])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?!\d)/g;
 
 /** Every number mentioned in `text`, in order of appearance. Word runs that do not parse as a whole are skipped. */
-export function findNumbers(text: string): NumberMention[] {
+function findNumbers(text: string): NumberMention[] {
   const out: NumberMention[] = [];
   for (const m of text.matchAll(DIGITS)) {
     const raw = m[0];

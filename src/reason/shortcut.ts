@@ -20,7 +20,7 @@ import { openOptions, parsePathQuestion } from "./pathQuestions.js";
 import type { Reasoner, ReasonerAnswer } from "./types.js";
 
 /** Everything the shortcut reasoner may read of a task: the question as it is asked. */
-export type ShortcutQuestion = Pick<Task, "subcategory" | "question" | "answer_format" | "options">;
+type ShortcutQuestion = Pick<Task, "subcategory" | "question" | "answer_format" | "options">;
 
 /** A prior: a named answer (matched against the options' text) or an option position; `share` is how often it is ESI's answer. */
 type Prior = { kind: "answer"; pattern: RegExp; share: number; source: string } | { kind: "position"; index: number; share: number; source: string };
@@ -30,7 +30,7 @@ type Prior = { kind: "answer"; pattern: RegExp; share: number; source: string } 
  * where those give none; each `source` says which). Subcategories not listed take the generic prior of their
  * answer format (GENERIC_PRIORS).
  */
-export const SHORTCUT_PRIORS: Partial<Record<Task["subcategory"], Prior>> = {
+const SHORTCUT_PRIORS: Partial<Record<Task["subcategory"], Prior>> = {
   geometric_configuration: {
     kind: "answer",
     pattern: /equilateral/i,
@@ -63,7 +63,7 @@ const GENERIC_PRIORS = {
   choice: { kind: "position", index: 0, share: 0, source: "generic" },
 } as const satisfies Record<string, Prior>;
 
-export interface ShortcutDecision {
+interface ShortcutDecision {
   answer: string;
   confidence: number;
   program: "prior" | "majority-option" | "exclusion";
@@ -71,7 +71,7 @@ export interface ShortcutDecision {
 }
 
 /** The shortcut's answer to a question, from its text and options only. */
-export function shortcutDecision(q: ShortcutQuestion): ShortcutDecision | null {
+function shortcutDecision(q: ShortcutQuestion): ShortcutDecision | null {
   const options = q.options;
   if (options.length === 0) return null;
   const chance = 1 / options.length;
@@ -104,7 +104,7 @@ export function shortcutDecision(q: ShortcutQuestion): ShortcutDecision | null {
 }
 
 /** The question fields of a task, and nothing else: the reasoner is handed only these. */
-export const shortcutQuestionOf = (t: Task): ShortcutQuestion => ({
+const shortcutQuestionOf = (t: Task): ShortcutQuestion => ({
   subcategory: t.subcategory,
   question: t.question,
   answer_format: t.answer_format,

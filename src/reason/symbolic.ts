@@ -61,7 +61,7 @@ interface ProgramInput {
 }
 
 /** How the programs read the graph: every node at face value (off, the default) or weighed by its evidence (on). */
-export interface DecideOptions {
+interface DecideOptions {
   uncertainty?: boolean;
 }
 type Program = (p: ProgramInput) => Decision;
@@ -322,7 +322,11 @@ const PROGRAMS: Record<BuiltinSubcategory, Program> = {
   long_term_navigation: (p) => navigationProgram(p),
 };
 
-/** Runs the subcategory's program over the graph (a subcategory without one is unanswerable here). */
+/**
+ * Runs the subcategory's program over the graph (a subcategory without one is unanswerable here).
+ * @internal Tests call it directly too: they pose hand-built queries on label-only graphs, which the reasoner,
+ * building its query from a task, cannot be given.
+ */
 export function decide(g: SceneGraph, q: Query, opts: DecideOptions = {}): Decision {
   const refs = resolve(g, q.referents);
   const trace = q.referents.map((r, i) => `${r.name} -> ${refs[i]?.id ?? "not found"}`);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Rng } from "../../core/math/rng.js";
-import { fillNormals, NORMAL_TABLE } from "../../reconstruct/noisy/filters.js";
+import { fillNormals } from "../../reconstruct/noisy/filters.js";
+import { NORMAL_TABLE } from "../../reconstruct/noisy/normalTable.js";
 
 describe("Rng.fillUint32", () => {
   it("writes the same stream as nextUint32 and leaves the generator where those calls would", () => {

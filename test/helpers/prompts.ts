@@ -1,5 +1,9 @@
 /** Reading our own prompts back, as a loopback model server that answers without looking would. */
 import type { RecordedRequest } from "../src/llm/server.js";
+import type { Task } from "../../core/task/schema.js";
+import type { SceneGraph } from "../../scenegraph/types.js";
+import type { OptionLabels } from "../../src/prompt/formats.js";
+import { buildPrompt } from "../../src/prompt/templates.js";
 
 type Body = { messages: Array<{ role: string; content: string | Array<{ type: string; text?: string }> }> };
 
@@ -30,4 +34,18 @@ export function firstListedOption(user: string): string {
     if (yesNo) return yesNo[1]!;
   }
   throw new Error(`no option list in the prompt:\n${user.slice(-600)}`);
+}
+
+/**
+ * A question's answer template as its prompt ends with it: the 3D prompt over `graph`, after the scene and its
+ * blank line (the template opens with the "Question:" line).
+ */
+export function answerTemplateOf(
+  task: Pick<Task, "task_id" | "question" | "answer_format" | "options" | "subcategory" | "answer_spec">,
+  graph: SceneGraph,
+  optionLabels: OptionLabels = "none",
+): string {
+  // the 3D prompt reads only these of a task: the question's own fields, and its id for errors
+  const user = buildPrompt({ task: task as Task, graph }, { format: "text", optionLabels }).user;
+  return user.slice(user.indexOf("\n\nQuestion: ") + 2);
 }

@@ -14,11 +14,13 @@ import {
   NOISE_COMPONENTS,
   POSE_ANCHOR_VIEW,
   resolveNoiseParams,
-  VGGT_LIKE_PRESET,
   type NoiseComponent,
 } from "../../reconstruct/noisy/index.js";
 import { NoiseOptionsSchema } from "../../reconstruct/noisy/params.js";
 import { bytes, camZ, gtOf, metaOf, realBundle, sameArrays } from "./noisyHelpers.js";
+
+/** The vggt-like preset: the effective parameters at level 1, every component on. */
+const PRESET = resolveNoiseParams({ noiseLevel: 1, noiseSeed: "preset" });
 
 /**
  * Autocorrelation at a lag of `lag` pixels along x or y of a field of white noise box-filtered twice with
@@ -99,15 +101,15 @@ describe("noisy: level 0, seeds, parameters", () => {
 
   it("resolves level x preset, zeroes components not listed, applies overrides, validates", () => {
     const half = resolveNoiseParams({ noiseLevel: 0.5, noiseSeed: "s" });
-    expect(half.depthNoiseRel).toBeCloseTo(VGGT_LIKE_PRESET.depthNoiseRel / 2, 12);
-    expect(half.poseRotDeg).toBeCloseTo(VGGT_LIKE_PRESET.poseRotDeg / 2, 12);
+    expect(half.depthNoiseRel).toBeCloseTo(PRESET.depthNoiseRel / 2, 12);
+    expect(half.poseRotDeg).toBeCloseTo(PRESET.poseRotDeg / 2, 12);
     // fractions compound: 1 − (1 − p)^level, p at level 1, 1 − (1 − p)² at level 2
-    expect(half.dropoutFraction).toBeCloseTo(1 - Math.sqrt(1 - VGGT_LIKE_PRESET.dropoutFraction), 12);
-    expect(resolveNoiseParams({ noiseLevel: 2, noiseSeed: "s" }).dropoutFraction).toBeCloseTo(1 - (1 - VGGT_LIKE_PRESET.dropoutFraction) ** 2, 12);
-    expect(resolveNoiseParams({ noiseLevel: 2, noiseSeed: "s" }).poseRotDeg).toBeCloseTo(2 * VGGT_LIKE_PRESET.poseRotDeg, 12);
+    expect(half.dropoutFraction).toBeCloseTo(1 - Math.sqrt(1 - PRESET.dropoutFraction), 12);
+    expect(resolveNoiseParams({ noiseLevel: 2, noiseSeed: "s" }).dropoutFraction).toBeCloseTo(1 - (1 - PRESET.dropoutFraction) ** 2, 12);
+    expect(resolveNoiseParams({ noiseLevel: 2, noiseSeed: "s" }).poseRotDeg).toBeCloseTo(2 * PRESET.poseRotDeg, 12);
     // shapes are not scaled
-    expect(half.flyingBandPx).toBe(VGGT_LIKE_PRESET.flyingBandPx);
-    expect(half.blobPoints).toBe(VGGT_LIKE_PRESET.blobPoints);
+    expect(half.flyingBandPx).toBe(PRESET.flyingBandPx);
+    expect(half.blobPoints).toBe(PRESET.blobPoints);
     const only = resolveNoiseParams({ noiseLevel: 1, noiseSeed: "s", noiseComponents: ["flying"], overrides: { flyingFraction: 0.2, poseRotDeg: 5 } });
     expect(only.flyingFraction).toBe(0.2);
     expect(only.poseRotDeg).toBe(0);
@@ -162,10 +164,10 @@ describe("noisy: depth", () => {
   it("floor residuals grow with depth as σ(d) = depthNoiseRel·d, doubling the parameter doubles them, and surfaces are bumpy (correlated)", () => {
     const opts = { noiseLevel: 1, noiseSeed: "depth", noiseComponents: ["depth"] as NoiseComponent[], overrides: { depthLowFreqRel: 0 } };
     const c1 = noisyPointCloud(twelve, opts);
-    const c2 = noisyPointCloud(twelve, { ...opts, overrides: { ...opts.overrides, depthNoiseRel: 2 * VGGT_LIKE_PRESET.depthNoiseRel } });
+    const c2 = noisyPointCloud(twelve, { ...opts, overrides: { ...opts.overrides, depthNoiseRel: 2 * PRESET.depthNoiseRel } });
     const f1 = floorResiduals(twelve, c1),
       f2 = floorResiduals(twelve, c2);
-    const rel = VGGT_LIKE_PRESET.depthNoiseRel;
+    const rel = PRESET.depthNoiseRel;
     const near = binStats(f1, 1, 2),
       far = binStats(f1, 3, 5);
     expect(near.n).toBeGreaterThan(20000);
@@ -193,7 +195,7 @@ describe("noisy: depth", () => {
       n++;
     }
     expect(n).toBeGreaterThan(10000);
-    expect(Math.abs(sxy / sxx - fieldCorrelation(VGGT_LIKE_PRESET.depthNoiseCorrPx, 1))).toBeLessThan(0.02);
+    expect(Math.abs(sxy / sxx - fieldCorrelation(PRESET.depthNoiseCorrPx, 1))).toBeLessThan(0.02);
   });
 
   it("the per-view low-frequency field scales depth exactly as its recorded coefficients say", () => {
@@ -267,10 +269,10 @@ describe("noisy: pose", () => {
     }
     // over the 29 perturbed views the RMS errors are the parameters (χ² with 87 degrees of freedom: ±30 % is > 3σ)
     const rms = (a: number[]) => Math.sqrt(a.reduce((s, x) => s + x * x, 0) / a.length);
-    expect(rms(rot) / VGGT_LIKE_PRESET.poseRotDeg).toBeGreaterThan(0.7);
-    expect(rms(rot) / VGGT_LIKE_PRESET.poseRotDeg).toBeLessThan(1.3);
-    expect(rms(trans) / VGGT_LIKE_PRESET.poseTransM).toBeGreaterThan(0.7);
-    expect(rms(trans) / VGGT_LIKE_PRESET.poseTransM).toBeLessThan(1.3);
+    expect(rms(rot) / PRESET.poseRotDeg).toBeGreaterThan(0.7);
+    expect(rms(rot) / PRESET.poseRotDeg).toBeLessThan(1.3);
+    expect(rms(trans) / PRESET.poseTransM).toBeGreaterThan(0.7);
+    expect(rms(trans) / PRESET.poseTransM).toBeLessThan(1.3);
     // the same draws at half the level: every error exactly halves
     const h = metaOf(noisyPointCloud(multi, { noiseLevel: 0.5, noiseSeed: "pose", noiseComponents: ["pose"] }));
     h.poses.forEach((p, i) => {
@@ -323,7 +325,7 @@ describe("noisy: components", () => {
           break;
         case "dropout": {
           expect(c.count).toBe(gt.count - m.counts.dropped);
-          expect(m.counts.dropped).toBe(Math.round(VGGT_LIKE_PRESET.dropoutFraction * gt.count));
+          expect(m.counts.dropped).toBe(Math.round(PRESET.dropoutFraction * gt.count));
           // kept points are untouched gt points with a synthetic confidence
           let j = 0;
           for (let k = 0; k < c.count; k++) {

@@ -16,10 +16,13 @@ import {
   EDGE_REL_JUMP,
   FLYING_T_MARGIN,
   noisyPointCloud,
+  resolveNoiseParams,
   syntheticConfidence,
-  VGGT_LIKE_PRESET,
 } from "../../reconstruct/noisy/index.js";
 import { gtOf, metaOf, realBundle } from "./noisyHelpers.js";
+
+/** The vggt-like preset: the effective parameters at level 1, every component on. */
+const PRESET = resolveNoiseParams({ noiseLevel: 1, noiseSeed: "preset" });
 
 const valid = (d: number) => d > 0 && Number.isFinite(d);
 /** Camera-frame coordinates of a world point. */
@@ -86,7 +89,7 @@ beforeAll(() => {
 
 describe("noisy: flying pixels", () => {
   it("appear only near depth discontinuities, on their own pixel's ray, strictly between foreground and background, in number ∝ flyingFraction", () => {
-    const r = VGGT_LIKE_PRESET.flyingBandPx;
+    const r = PRESET.flyingBandPx;
     const run = (f: number) => noisyPointCloud(small, { noiseLevel: 1, noiseSeed: "fly", noiseComponents: ["flying"], overrides: { flyingFraction: f } });
     const c = run(0.5),
       cq = run(0.25);
@@ -273,15 +276,15 @@ describe("noisy: blobs", () => {
   it("makes the configured number of blobs of the configured size, off the true surfaces, with their pixels' colours and labels", () => {
     const c = noisyPointCloud(small, { noiseLevel: 1, noiseSeed: "blob", noiseComponents: ["blobs"], overrides: { blobsPerView: 2 } });
     const m = metaOf(c);
-    const P = VGGT_LIKE_PRESET.blobPoints;
+    const P = PRESET.blobPoints;
     expect(m.blobs).toHaveLength(2 * small.views.length);
     expect(m.counts.blobPoints).toBe(2 * small.views.length * P);
     // the changed points are exactly the blobs' pixels
     const blobPixel = new Map<number, number>(); // view * 1e6 + pixel -> blob index
     m.blobs.forEach((b, bi) => {
       expect(b.points).toBe(P);
-      expect(b.offsetM).toBeGreaterThanOrEqual(BLOB_OFFSET_MIN_FRACTION * VGGT_LIKE_PRESET.blobOffsetM - 1e-9);
-      expect(b.offsetM).toBeLessThanOrEqual(VGGT_LIKE_PRESET.blobOffsetM + 1e-9);
+      expect(b.offsetM).toBeGreaterThanOrEqual(BLOB_OFFSET_MIN_FRACTION * PRESET.blobOffsetM - 1e-9);
+      expect(b.offsetM).toBeLessThanOrEqual(PRESET.blobOffsetM + 1e-9);
       for (let k = 0; k < b.points; k++) blobPixel.set(b.view * 1e6 + (b.y0 + Math.floor(k / b.side)) * small.views[0]!.width + b.x0 + (k % b.side), bi);
     });
     const changed = changedPoints(c, gtSmall);
@@ -330,7 +333,7 @@ describe("noisy: blobs", () => {
     expect(perView.every((n) => n === 1 || n === 2)).toBe(true);
     expect(m.blobs.length).toBeGreaterThanOrEqual(37); // 30 + Binomial(30, 0.5): mean 45, σ 2.7
     expect(m.blobs.length).toBeLessThanOrEqual(53);
-    expect(m.counts.blobPoints).toBe(m.blobs.length * VGGT_LIKE_PRESET.blobPoints);
+    expect(m.counts.blobPoints).toBe(m.blobs.length * PRESET.blobPoints);
     const lvl = metaOf(noisyPointCloud(multi, { noiseLevel: 0.5, noiseSeed: "blob30", noiseComponents: ["blobs"], overrides: { blobsPerView: 1.5 } }));
     expect(lvl.blobs.length).toBeLessThan(m.blobs.length); // λ = 0.75
     expect(lvl.blobs.length).toBeGreaterThanOrEqual(13);

@@ -13,17 +13,32 @@ import {
   FAKE_LABEL_ID_BASE,
   noisyPointCloud,
   noisyViews,
-  VGGT_LIKE_PRESET,
+  resolveNoiseParams,
   WARP_MIN_COS,
   type NoiseComponent,
   type NoiseOptions,
 } from "../../reconstruct/noisy/index.js";
 import { labelledBundle } from "../../reconstruct/noisy/labels.js";
-import { collapseWeight, texturelessMaps } from "../../reconstruct/noisy/textureless.js";
-import { rayNormalCos, warpAt } from "../../reconstruct/noisy/warp.js";
+import { texturelessMaps } from "../../reconstruct/noisy/textureless.js";
+import { normalCos32At, rayTables } from "../../reconstruct/noisy/rayNormalCos.js";
+import type { WarpField } from "../../reconstruct/noisy/warp.js";
 import { FieldScratch } from "../../reconstruct/noisy/filters.js";
 import { buildSceneGraph } from "../../scenegraph/build.js";
 import { bytes, camZ, gtOf, metaOf, realBundle, sameArrays } from "./noisyHelpers.js";
+
+/** The vggt-like preset: the effective parameters at level 1, every component on. */
+const PRESET = resolveNoiseParams({ noiseLevel: 1, noiseSeed: "preset" });
+/** The textureless collapse weight: 0 up to texturelessEdgePx from an edge, rising to texturelessCollapse at twice that. */
+const collapseWeight = (p: { texturelessEdgePx: number; texturelessCollapse: number }, edgeDistance: number) => {
+  const E = Math.max(1, p.texturelessEdgePx);
+  return p.texturelessCollapse * Math.min(1, Math.max(0, (edgeDistance - E) / E));
+};
+/** The warp field at a world point: s(X) = amplitude · Σ cos(ω_k·X + φ_k). */
+const warpAt = (f: WarpField, x: number, y: number, z: number) => {
+  let s = 0;
+  for (let k = 0; k < f.waves.length; k += 4) s += Math.cos(f.waves[k]! * x + f.waves[k + 1]! * y + f.waves[k + 2]! * z + f.waves[k + 3]!);
+  return f.amplitude * s;
+};
 
 const NEW_COMPONENTS: NoiseComponent[] = ["mono", "warp", "drift", "scale", "textureless", "labels"];
 
@@ -120,7 +135,7 @@ describe("new components: level 0, seeds, only their part", () => {
 
 describe("mono: single-view depth and shape error", () => {
   it("moves points along their own rays by a zero-mean field of RMS monoShapeRel; the relief term is exactly (g/m)^γ", () => {
-    const a = VGGT_LIKE_PRESET.monoShapeRel;
+    const a = PRESET.monoShapeRel;
     const c = noisyPointCloud(small, { noiseLevel: 1, noiseSeed: "mono", noiseComponents: ["mono"], overrides: { monoReliefStd: 0 } });
     expect(worstRayDistance(c, small)).toBeLessThan(1e-4);
     const byView = new Map<number, number[]>();
@@ -142,7 +157,7 @@ describe("mono: single-view depth and shape error", () => {
 
     const relief = noisyPointCloud(small, { noiseLevel: 1, noiseSeed: "mono", noiseComponents: ["mono"], overrides: { monoShapeRel: 0 } });
     const rec = new Map(metaOf(relief).mono.map((m) => [m.view, m]));
-    expect([...rec.values()].some((m) => Math.abs(m.gamma) > 0.2 * VGGT_LIKE_PRESET.monoReliefStd)).toBe(true);
+    expect([...rec.values()].some((m) => Math.abs(m.gamma) > 0.2 * PRESET.monoReliefStd)).toBe(true);
     let worst = 0;
     for (const r of depthRatios(relief, small).filter((_, k) => k % 11 === 0)) {
       const m = rec.get(r.view)!,
@@ -155,7 +170,7 @@ describe("mono: single-view depth and shape error", () => {
   it("also distorts a single view, where pose errors cannot", () => {
     const c = noisyPointCloud(single, { noiseLevel: 1, noiseSeed: "mono1", noiseComponents: ["mono"] });
     const e = depthRatios(c, single).map((r) => Math.abs(r.ratio - 1));
-    expect(e.reduce((s, x) => s + x, 0) / e.length).toBeGreaterThan(0.2 * VGGT_LIKE_PRESET.monoShapeRel);
+    expect(e.reduce((s, x) => s + x, 0) / e.length).toBeGreaterThan(0.2 * PRESET.monoShapeRel);
   });
 });
 
@@ -168,9 +183,8 @@ describe("warp: a shape error every view agrees on", () => {
     // the field belongs to the task, not to the views: a bundle with more views draws the same one
     expect(metaOf(noisyPointCloud(multi, { noiseLevel: 1, noiseSeed: "warp", noiseComponents: ["warp"] })).warp).toEqual(f);
     const cos = small.views.map((v) => {
-      const out = new Float32Array(v.depth.length);
-      rayNormalCos(v, out);
-      return out;
+      const { xn, yn } = rayTables(v);
+      return Float32Array.from(v.depth, (_, q) => normalCos32At(v.depth, v.width, v.height, xn, yn, q % v.width, Math.floor(q / v.width), q));
     });
     let worst = 0,
       n = 0;
@@ -181,7 +195,7 @@ describe("warp: a shape error every view agrees on", () => {
       const X = [gtSmall.xyz[3 * k]!, gtSmall.xyz[3 * k + 1]!, gtSmall.xyz[3 * k + 2]!] as const;
       const sx = warpAt(f, X[0], X[1], X[2]);
       s.push(sx);
-      const expected = v.depth[q]! + (VGGT_LIKE_PRESET.warpM * sx) / Math.max(WARP_MIN_COS, cos[c.view[k]!]![q]!);
+      const expected = v.depth[q]! + (PRESET.warpM * sx) / Math.max(WARP_MIN_COS, cos[c.view[k]!]![q]!);
       worst = Math.max(worst, Math.abs(camZ(v.E, c.xyz[3 * k]!, c.xyz[3 * k + 1]!, c.xyz[3 * k + 2]!) - expected));
       n++;
     }
@@ -214,8 +228,8 @@ describe("drift: pose error correlated along the trajectory", () => {
     const one = rms(stepErr(driftE, 1)),
       ten = rms(stepErr(driftE, 10));
     // χ² with 3·29 degrees of freedom: ±30 % is beyond 3σ
-    expect(one / VGGT_LIKE_PRESET.driftRotDeg).toBeGreaterThan(0.7);
-    expect(one / VGGT_LIKE_PRESET.driftRotDeg).toBeLessThan(1.3);
+    expect(one / PRESET.driftRotDeg).toBeGreaterThan(0.7);
+    expect(one / PRESET.driftRotDeg).toBeLessThan(1.3);
     // a random walk: ten steps apart the error is ~√10 times one step's
     expect(ten / one).toBeGreaterThan(2);
     const iid = noisyViews(multi, { noiseLevel: 1, noiseSeed: "drift", noiseComponents: ["pose"] });
@@ -253,8 +267,8 @@ describe("scale: per-view depth-scale inconsistency", () => {
     expect(byView.get(0)).not.toBe(1);
     const logs = m.viewScales.map((s) => Math.log(s.scale));
     // χ² with 30 degrees of freedom: ±45 % is beyond 3σ
-    expect(rms(logs) / VGGT_LIKE_PRESET.viewScaleRel).toBeGreaterThan(0.55);
-    expect(rms(logs) / VGGT_LIKE_PRESET.viewScaleRel).toBeLessThan(1.45);
+    expect(rms(logs) / PRESET.viewScaleRel).toBeGreaterThan(0.55);
+    expect(rms(logs) / PRESET.viewScaleRel).toBeLessThan(1.45);
     // cameras untouched: the view's camera centre is where it was
     const nv = noisyViews(multi, { noiseLevel: 1, noiseSeed: "scale", noiseComponents: ["scale"] });
     nv.views.forEach((v, i) => expect(cameraCentre(v.E)).toEqual(cameraCentre(multi.views[i]!.E)));
@@ -333,8 +347,8 @@ describe("labels: mask-label corruption of fragments", () => {
       else expect(LIBRARY.has(s.to)).toBe(true);
     }
     const look = plan.swaps.filter((s) => s.lookalike).length / plan.swaps.length;
-    expect(look).toBeGreaterThan(VGGT_LIKE_PRESET.labelLookalikeShare - 0.25);
-    expect(look).toBeLessThan(VGGT_LIKE_PRESET.labelLookalikeShare + 0.25);
+    expect(look).toBeGreaterThan(PRESET.labelLookalikeShare - 0.25);
+    expect(look).toBeLessThan(PRESET.labelLookalikeShare + 0.25);
     // common random numbers: a lower level keeps a subset of the same swaps, to the same categories
     const lower = metaOf(
       noisyPointCloud(multi, { noiseLevel: 0.5, noiseSeed: "lab", noiseComponents: ["labels"], overrides: { labelSwapRate: rate, labelPhantomsPerView: 0 } }),

@@ -12,14 +12,13 @@ import {
   FieldScratch,
   dilate,
   heavyTail,
-  isJump,
   isValid,
   kthSmallestValid,
   lumaGradient,
   scaled,
 } from "../../reconstruct/noisy/filters.js";
 import { medianDepth } from "../../reconstruct/noisy/mono.js";
-import { CONF_TEXTURE_GRAD } from "../../reconstruct/noisy/params.js";
+import { CONF_TEXTURE_GRAD, EDGE_MIN_JUMP_M, EDGE_REL_JUMP } from "../../reconstruct/noisy/params.js";
 import { Rng } from "../../core/math/rng.js";
 import type { FrameBundle } from "../../core/bundle/io.js";
 import { noisyPointCloud } from "../../reconstruct/noisy/index.js";
@@ -73,6 +72,8 @@ describe("depthDiscontinuities", () => {
       const out = new Uint8Array(W * H).fill(9);
       const n = depthDiscontinuities(depth, W, H, out);
       const want = new Uint8Array(W * H);
+      // a discontinuity: a step over EDGE_MIN_JUMP_M and over EDGE_REL_JUMP of the nearer depth
+      const isJump = (a: number, b: number) => Math.abs(a - b) > EDGE_MIN_JUMP_M && Math.abs(a - b) > EDGE_REL_JUMP * Math.min(a, b);
       const pair = (p: number, q: number) => {
         if (isValid(depth[p]!) && isValid(depth[q]!) && isJump(depth[p]!, depth[q]!)) want[p] = want[q] = 1;
       };

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from "node:fs";
 import { InputError } from "../../core/errors.js";
-import { allocateCloud, type CloudSource, type PointCloud } from "../../reconstruct/pointcloud.js";
+import { allocateCloud, type PointCloud } from "../../reconstruct/pointcloud.js";
 
 interface Prop {
   name: string;
@@ -64,7 +64,7 @@ export function readPly(file: string): PointCloud {
   const categories = new Map<number, string>();
   let width = 0,
     height = 0;
-  let source: CloudSource = "gt";
+  let source: PointCloud["source"] = "gt";
   for (const l of lines) {
     const w = l.trim().split(/\s+/);
     if (w[0] === "element") {
@@ -77,7 +77,7 @@ export function readPly(file: string): PointCloud {
       props.push({ type: w[1]!, name: w[2]! });
     } else if (w[0] === "comment" && w[1] === "esi3d-category") categories.set(Number(w[2]), w.slice(3).join(" "));
     else if (w[0] === "comment" && w[1] === "esi3d-image") [width, height] = [Number(w[2]), Number(w[3])];
-    else if (w[0] === "comment" && w[1] === "esi3d-source") source = w[2] as CloudSource;
+    else if (w[0] === "comment" && w[1] === "esi3d-source") source = w[2] as PointCloud["source"];
   }
   if (!(count >= 0)) throw new InputError(`${file}: element vertex: missing`);
   for (const need of ["x", "y", "z"])

@@ -10,22 +10,14 @@ import { readBundle, type FrameBundle, type ViewData } from "../../core/bundle/i
 import type { BundleManifest } from "../../core/bundle/schema.js";
 import type { Mat3, Mat34, Vec3 } from "../../core/math/vec.js";
 import { matMul, matVec, transpose } from "../../core/math/vec.js";
-import {
-  cameraCentre,
-  extrinsicRotation,
-  extrinsicTranslation,
-  invertExtrinsic,
-  poseToExtrinsic,
-  transformPoint,
-  type Intrinsics,
-} from "../../core/math/camera.js";
+import { cameraCentre, extrinsicRotation, extrinsicTranslation, invertExtrinsic, poseToExtrinsic, type Intrinsics } from "../../core/math/camera.js";
 import { matToQuat } from "../../core/math/quat.js";
 import { InputError } from "../../core/errors.js";
 import { resolveVggtModel, VggtModelError, vggtPointCloud, type VggtOptions } from "../../reconstruct/vggt/index.js";
-import { modelBytesOnDisk, resetVggtRuntime, VGGT_CONTRACT_TEXT } from "../../reconstruct/vggt/model.js";
+import { modelBytesOnDisk, resetVggtRuntime } from "../../reconstruct/vggt/model.js";
 import { readOnnxGraph } from "../../reconstruct/vggt/onnxGraph.js";
 import { modelToSourcePixel, planPreprocess } from "../../reconstruct/vggt/preprocess.js";
-import { percentileLinear } from "../../reconstruct/vggt/postprocess.js";
+import { percentileLinear } from "../../reconstruct/vggt/percentile.js";
 import { FOV_F_EQUALS_SIZE, writeTinyVggt, type TinyVggtSpec } from "../helpers/tinyVggtOnnx.js";
 import { TEST_INSTANCES as INSTANCES, writeTestBundle } from "../helpers/vggtBundle.js";
 import { VggtOptionsSchema } from "../../reconstruct/options.js";
@@ -48,7 +40,9 @@ const inverses = new Map<Mat34, Mat34>();
 function unproject(E: Mat34, K: Intrinsics, u: number, v: number, d: number): Vec3 {
   let inv = inverses.get(E);
   if (!inv) inverses.set(E, (inv = invertExtrinsic(E)));
-  return transformPoint(inv, [((u - K.cx) / K.fx) * d, ((v - K.cy) / K.fy) * d, d]);
+  const p = matVec(extrinsicRotation(inv), [((u - K.cx) / K.fx) * d, ((v - K.cy) / K.fy) * d, d]),
+    t = extrinsicTranslation(inv);
+  return [p[0] + t[0], p[1] + t[1], p[2] + t[2]];
 }
 
 // ---------------------------------------------------------------- a scene with known truth (crop mode, identity resize)
@@ -496,7 +490,9 @@ describe("runtime and errors", () => {
       expect(err).toBeInstanceOf(VggtModelError);
       expect(err!.message).toMatch(why);
       expect(err!.message).toContain(path);
-      expect(err!.message).toContain(VGGT_CONTRACT_TEXT);
+      // VGGT's inputs and outputs, in words
+      expect(err!.message).toContain('input "input_images" float32 [S,3,H,W]');
+      expect(err!.message).toContain('"world_points_conf" [1,S,H,W] (float32 or float16), optionally "images" [1,S,3,H,W]');
     };
     const good = writeTinyVggt({ shape: "dynamic", externalData: { location: "vggt.onnx_data" } }, "vggt.onnx");
     const bytes = readFileSync(good);

@@ -1,40 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { decodePoseEncoding } from "../../reconstruct/vggt/pose.js";
-import { halfToFloat, intrinsicsAtSource, percentileLinear } from "../../reconstruct/vggt/postprocess.js";
+import { halfToFloat, intrinsicsAtSource } from "../../reconstruct/vggt/postprocess.js";
 import { planPreprocess } from "../../reconstruct/vggt/preprocess.js";
-import { CHUNK_OVERLAP_VIEWS, estimateInferenceBytes, planChunks, tokensPerFrame } from "../../reconstruct/vggt/memory.js";
+import { planChunks } from "../../reconstruct/vggt/memory.js";
 import { quatToMat } from "../../core/math/quat.js";
-
-describe("percentileLinear (numpy default linear interpolation)", () => {
-  // Expected values: numpy 1.24 np.percentile(np.array(vals, dtype=np.float32), p), printed with repr().
-  const vals = Float32Array.from([1.0, 7.25, 3.5, 2.0, 9.75, 1.5, 4.125, 8.0, 5.5, 6.0, 2.75]);
-  const cases: [number, number][] = [
-    [0, 1.0],
-    [10, 1.5],
-    [25, 2.375],
-    [33.3, 2.9974999999999996],
-    [50, 4.125],
-    [66.7, 5.835],
-    [90, 8.0],
-    [99, 9.575000000000001],
-    [100, 9.75],
-  ];
-  for (const [p, want] of cases) it(`p = ${p}`, () => expect(percentileLinear(vals, p)).toBe(want));
-  it("on 1000 float32 confidences (numpy's float32 difference rounding)", () => {
-    // v2 = (1 + exp(linspace(-2, 3, 1000))).astype(float32)[::-1]
-    const lin = (j: number) => (j === 999 ? 3 : j * (5 / 999) - 2); // numpy: arange·step + start, last = stop
-    const v2 = Float32Array.from({ length: 1000 }, (_, i) => 1 + Math.exp(lin(999 - i)));
-    expect(percentileLinear(v2, 12.5)).toBe(1.252839982509613);
-    expect(percentileLinear(v2, 50)).toBe(2.6487263441085815);
-    expect(percentileLinear(v2, 87.3)).toBe(11.644053988456724);
-  });
-  it("does not modify its input and handles one value", () => {
-    const a = Float32Array.from([3, 1, 2]);
-    percentileLinear(a, 50);
-    expect(Array.from(a)).toEqual([3, 1, 2]);
-    expect(percentileLinear(Float32Array.from([4]), 37)).toBe(4);
-  });
-});
 
 describe("half -> float", () => {
   it("decodes normal, subnormal, signed and special values", () => {
@@ -81,11 +50,15 @@ describe("pose_enc decoding", () => {
 
 describe("memory estimate and chunk planning", () => {
   it("matches the hand estimate: ≈ 7.2 GiB per attention matrix at S = 8, 518×518", () => {
-    expect(tokensPerFrame(518, 518)).toBe(1374);
-    expect(tokensPerFrame(392, 518)).toBe(1041);
+    const estimate = (views: number, H: number, W: number) =>
+      planChunks({ views, H, W, weightsBytes: 0, elementBytes: 4, availableBytes: null, fixedFrames: null }).estimateBytes;
+    // 37 x 37 patches of 14 px and 5 special tokens a frame: 1374 tokens; 16 heads of float32 scores
     const one = 16 * (8 * 1374) ** 2 * 4;
     expect(one / 2 ** 30).toBeCloseTo(7.2, 1);
-    expect(estimateInferenceBytes(8, 518, 518, 0)).toBeGreaterThan(2 * one);
+    // two live copies of the attention matrix, 4 kept layers of 2048-wide tokens, 512 B of DPT activations and 9 output floats a pixel
+    expect(estimate(8, 518, 518)).toBe(2 * one + 8 * 1374 * 2048 * 4 * 4 + 8 * 518 * 518 * (512 + 9 * 4));
+    // 392 x 518: 28 x 37 patches + 5 = 1041 tokens a frame
+    expect(estimate(1, 392, 518)).toBe(2 * 16 * 1041 ** 2 * 4 + 1041 * 2048 * 4 * 4 + 392 * 518 * (512 + 9 * 4));
   });
   it("splits views into overlapping windows of near-equal size that fit the budget", () => {
     const weights = 5e9;
@@ -93,14 +66,14 @@ describe("memory estimate and chunk planning", () => {
     expect(p.limitedBy).toBe("memory");
     expect(p.framesPerChunk).toBeGreaterThanOrEqual(4);
     expect(p.framesPerChunk).toBeLessThanOrEqual(8);
-    expect(p.overlap).toBe(CHUNK_OVERLAP_VIEWS);
+    expect(p.overlap).toBe(2); // two views shared by consecutive windows
     expect([...new Set(p.chunks.flat())]).toEqual(Array.from({ length: 30 }, (_, i) => i));
     // Consecutive windows share exactly the overlap, as a run of views; every window fits.
     for (let c = 1; c < p.chunks.length; c++) expect(p.chunks[c]!.slice(0, p.overlap)).toEqual(p.chunks[c - 1]!.slice(-p.overlap));
     const sizes = p.chunks.map((c) => c.length);
     expect(Math.max(...sizes)).toBeLessThanOrEqual(p.framesPerChunk);
     expect(Math.max(...sizes) - Math.min(...sizes)).toBeLessThanOrEqual(1);
-    expect(estimateInferenceBytes(Math.max(...sizes), 518, 518, weights)).toBeLessThanOrEqual(p.budgetBytes!);
+    expect(p.estimateBytes).toBeLessThanOrEqual(p.budgetBytes!); // the largest window's
   });
   it("option, unknown memory, fixed-frame models and one-view windows", () => {
     const plan = (views: number, o: { max?: number; fixed?: number } = {}) =>

@@ -3,15 +3,9 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  compositeOnWhite,
-  modelRgbOf,
-  modelToSourcePixel,
-  planPreprocess,
-  preprocessViews,
-  resizeBicubicPil,
-  roundHalfEven,
-} from "../../reconstruct/vggt/preprocess.js";
+import { modelRgbOf, modelToSourcePixel, planPreprocess, preprocessViews } from "../../reconstruct/vggt/preprocess.js";
+import { compositeOnWhite, resizeBicubicPil } from "../../reconstruct/vggt/pillow.js";
+import { roundHalfEven } from "../../reconstruct/vggt/roundHalfEven.js";
 import { needs, PYTHON } from "../helpers/system.js";
 
 /** Deterministic test image: byte i = (37 i + 11) mod 256, with pure extremes in two corners (exercise clipping). */

@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { buildPointCloud } from "../../reconstruct/index.js";
-import { computeEvidence, EvidenceBuilder, type Evidence, type MaskMode } from "../../scenegraph/evidence.js";
+import { computeEvidence, EvidenceBuilder, type Evidence } from "../../scenegraph/evidence.js";
+import type { MaskMode } from "../../scenegraph/options.js";
 import { DetectionCache, FusionState, fuseDetections, pointsBySegment } from "../../scenegraph/instances/fusion.js";
 import { labelledEvidence } from "../../scenegraph/appearance.js";
 import { DEFAULT_INSTANCE_PARAMS } from "../../scenegraph/instances/params.js";

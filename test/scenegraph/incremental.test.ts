@@ -10,7 +10,8 @@ import { EpisodeBundle } from "../../bridge/env/bundle.js";
 import type { FrameBundle } from "../../core/bundle/io.js";
 import type { NavigationAction } from "../../core/task/actions.js";
 import type { SceneGraph } from "../../scenegraph/types.js";
-import { GraphMemory, graphOfBundle, type GraphPipelineOptions, GraphPipelineOptionsSchema } from "../../scenegraph/pipeline.js";
+import { GraphMemory, graphOfBundle } from "../../scenegraph/pipeline.js";
+import { type GraphPipelineOptions, GraphPipelineOptionsSchema } from "../../scenegraph/pipelineOptions.js";
 import type { z } from "zod";
 
 const CAMERA = { width: 160, height: 120, hfov_deg: 70 };

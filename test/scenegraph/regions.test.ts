@@ -9,7 +9,8 @@ import { segmentStructure } from "../../scenegraph/primitives/structure.js";
 import { truthGraph } from "../../scenegraph/truth.js";
 import { diagnoseRegions } from "../../scenegraph/regionDiagnosis.js";
 import { SceneGraphSchema, type GraphNode } from "../../scenegraph/types.js";
-import { graphOfBundle, GraphPipelineOptionsSchema } from "../../scenegraph/pipeline.js";
+import { graphOfBundle } from "../../scenegraph/pipeline.js";
+import { GraphPipelineOptionsSchema } from "../../scenegraph/pipelineOptions.js";
 import { serializeGraph } from "../../src/prompt/serialize.js";
 import { roomAt } from "../../core/task/layout.js";
 
@@ -186,7 +187,7 @@ describe("region layer", () => {
     const t = generateTask("long_term_navigation", "regions-test", 2);
     const b = renderBundle(t, "gt");
     const cloud = backprojectViews(b.views, bundleCategories(b), {});
-    const structure = segmentStructure(cloud.xyz);
+    const structure = segmentStructure(cloud.xyz).mask;
     const nodes = truthGraph(t).nodes;
     const fromGeometry = segmentRegions(cloud, nodes, 0, structure);
     const unlabelled = { ...cloud, categories: new Map<number, string>() };

@@ -6,7 +6,8 @@
 import { describe, expect, it } from "vitest";
 import { CloudArena, type PointCloud } from "../../reconstruct/pointcloud.js";
 import { buildPointCloud, withoutIds } from "../../reconstruct/index.js";
-import { graphOfBundle, SharedCloud, structureIds, GraphPipelineOptionsSchema } from "../../scenegraph/pipeline.js";
+import { graphOfBundle, SharedCloud, structureIds } from "../../scenegraph/pipeline.js";
+import { GraphPipelineOptionsSchema } from "../../scenegraph/pipelineOptions.js";
 import { DEFAULT_RUN_CONFIG, threeDArms } from "../../src/eval/config.js";
 import { armOptions, cloudOrder } from "../../src/eval/pipeline.js";
 import type { SceneGraph } from "../../scenegraph/types.js";

@@ -34,7 +34,7 @@ import type { GeneratorContext } from "./options.js";
 import type { AnswerPlan } from "./answerPlan.js";
 
 /** ESI Q.19 counting pool, from the library flags (checked against the edge rule by a test). */
-export const COUNT_CATEGORIES = [...LIBRARY.values()].filter((c) => c.flags.countable).map((c) => c.category);
+const COUNT_CATEGORIES = [...LIBRARY.values()].filter((c) => c.flags.countable).map((c) => c.category);
 /** Counts of the built-in suite; the paper does not give them; our choice. */
 const COUNT_RANGE: [number, number] = [2, 6];
 /** Tall furniture that hides a small object behind it (ESI Q.19: cabinets, shelves, sofas, counters...). */
@@ -58,14 +58,14 @@ const MERGED_SPACING_SCALE = 0.92;
 /** ESI's clamp of the size the spacing scales (m): [2 × BALL_RADIUS, 0.28] (batch_counting_merge.py `object_span`). */
 const MERGED_SIZE_M: [number, number] = [0.07, 0.28];
 /** ESI's cluster radius clamp (m): every copy within it of the first (batch_counting_merge.py). */
-export const MERGED_CLUSTER_RADIUS_M: [number, number] = [0.35, 1.25];
+const MERGED_CLUSTER_RADIUS_M: [number, number] = [0.35, 1.25];
 /** ESI `OBSERVATION_MERGED_CLUSTER_MARGIN_M`, added to the cluster radius (m; batch_counting_merge.py). */
 const MERGED_CLUSTER_MARGIN_M = 0.1;
 /** A copy overlaps the copy it is placed next to by at least this much along the placing direction (m). Ours: positions are rounded to 0.1 mm, and a bare touch could round to a gap. */
 const MERGED_CONTACT_DEPTH_M = 0.001;
 
 /** ESI's least centre spacing of merged copies of a box `e` (m). */
-export function mergedMinSpacing(e: readonly [number, number, number]): number {
+function mergedMinSpacing(e: readonly [number, number, number]): number {
   const size = Math.min(MERGED_SIZE_M[1], Math.max(MERGED_SIZE_M[0], Math.max(...e)));
   return Math.max(MERGED_MIN_SPACING_M, MERGED_SPACING_SCALE * size);
 }
@@ -83,11 +83,11 @@ const MERGED_CATEGORIES = COUNT_CATEGORIES.filter((c) => {
  * (±0.36, ±0.36) m = 0.509 m (ESI `SEMANTIC_FAULT_CONFUSER_MIN_SEPARATION_M` and `_find_neighbor_position`,
  * batch_counting_merge.py; measured centre distance median 0.50).
  */
-export const CONFUSER_SEPARATION_M = 0.5;
+const CONFUSER_SEPARATION_M = 0.5;
 /** ESI's diagonal confuser offset on each axis (m), 0.509 m from the target (`_find_neighbor_position`, batch_counting_merge.py). */
-export const CONFUSER_DIAGONAL_OFFSET_M = 0.36;
+const CONFUSER_DIAGONAL_OFFSET_M = 0.36;
 /** ESI's last confuser offsets, on a room axis, when the 0.5 m ones are blocked (m; `_find_neighbor_position`, batch_counting_merge.py). */
-export const CONFUSER_FALLBACK_SEPARATION_M = 0.6;
+const CONFUSER_FALLBACK_SEPARATION_M = 0.6;
 /** Illumination Variability lights; [U] in the paper, our choice: a dim room with pools of light. */
 const DIM_AMBIENT: [number, number] = [0.05, 0.12];
 const SPOT_INTENSITY: [number, number] = [1.0, 1.8];
@@ -99,7 +99,7 @@ const SECOND_VANTAGE_M = 1.0;
 /** Objects are placed where the initial view can see the floor: within this angle of the view axis. */
 const VIEW_HALF_ANGLE = rad(24);
 /** Counted objects stand at least this far from the agent (ESI `MIN_BALL_DISTANCE_FROM_AGENT`, batch_counting_merge.py). */
-export const COUNT_TARGET_MIN_AGENT_DISTANCE_M = 1.5;
+const COUNT_TARGET_MIN_AGENT_DISTANCE_M = 1.5;
 /** Floor spots keep this angle (rad) above the initial view's bottom edge, so an object there is in the frame. Ours. */
 const VIEW_BOTTOM_MARGIN = rad(3);
 

@@ -61,7 +61,7 @@ const DOOR_WIDTH_M = 1.0;
 /** A doorway's centre keeps this distance from the ends of its wall (m, ours). */
 const DOOR_END_MARGIN_M = 0.3;
 /** Camera height of ESI's cognitive-map views (ESI-Bench's released generator scripts: z 1.35 m). */
-export const MAPPING_CAMERA_HEIGHT_M = 1.35;
+const MAPPING_CAMERA_HEIGHT_M = 1.35;
 /** Camera pitch of the apartment views: ESI aims at z 1.0 a few metres away; 15 deg down (one pitch step) shows the floor. */
 const MAPPING_CAMERA_PITCH_RAD = rad(-15);
 /** A doorway counts as seen from a view within this distance (m, ours) with its centre inside the image. */

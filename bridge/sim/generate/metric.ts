@@ -24,7 +24,7 @@ const CORNER_CLEARANCE_M = 0.5;
  */
 const DISTANCE_NEAR_M = 0.2;
 const DISTANCE_NEAR_JITTER_M = 0.05;
-export const DISTANCE_FAR_EXTRA_M = 0.25;
+const DISTANCE_FAR_EXTRA_M = 0.25;
 /** ESI: a blocked near offset shrinks in 0.05 m steps down to 0.05 m (the far one keeps its +0.25 m). */
 const DISTANCE_SHRINK_STEP_M = 0.05;
 const DISTANCE_MIN_NEAR_M = 0.05;

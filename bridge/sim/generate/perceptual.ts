@@ -22,7 +22,7 @@ const INSERT_SIZE_M: [number, number] = [0.025, 0.05];
 /** A negative's largest dimension = min(U(l, u), ½ min(dx, dy) of the container) (ESI batch_transparent_false.py). */
 const BEHIND_SIZE_M: [number, number] = [0.05, 0.075];
 /** A negative's box this far behind the container's, seen from view 0 (ESI batch_transparent_false.py `BEHIND_GAP`). */
-export const BEHIND_GAP_M = 0.02;
+const BEHIND_GAP_M = 0.02;
 /** Up to 8 sideways shifts of 0.05 m when the spot behind is taken (ESI batch_transparent_false.py). */
 const LATERAL_SHIFT_M = 0.05;
 const LATERAL_SHIFTS = 8;
@@ -240,7 +240,7 @@ function pointOnTable(table: TaskObject, x: number, y: number, margin: number): 
 const INSIDE_TOLERANCE_M = 1e-4;
 
 /** Inside = the object's centre within the container's footprint and its box within the container's height. */
-export function isInsideContainer(o: TaskObject, c: TaskObject): boolean {
+function isInsideContainer(o: TaskObject, c: TaskObject): boolean {
   const cb = objectBox(c),
     ob = objectBox(o);
   const r = Math.hypot(o.position[0] - c.position[0], o.position[1] - c.position[1]);

@@ -19,7 +19,7 @@ import { orbitPoses } from "./gtTrajectory.js";
 import { isVisible } from "./visibility.js";
 
 /** How an option names an object: its name without the article, as ESI's options do ("medium packing box"). */
-export const optionName = (o: TaskObject): string => o.name.replace(/^the /, "");
+const optionName = (o: TaskObject): string => o.name.replace(/^the /, "");
 
 /** Rigid Containment's box containers (library flag `rigidContainer`): packing boxes and toy boxes as in ESI's records. */
 const RIGID_CONTAINERS = [...LIBRARY.values()].filter((c) => c.flags.rigidContainer).map((c) => c.category);
@@ -44,8 +44,8 @@ const RIGID_CONTAINEES = [
  * (ESI-Bench's released sample, Rigid Containment: small 0.911, 0.916, 0.944; fit 1.306, 1.328, 1.370; big 1.682, 1.724).
  * The small one is narrower than the object on every axis, the fit one leaves ~20 % clearance inside its walls.
  */
-export type ContainerSize = "small" | "fit" | "big";
-export const CONTAINER_RATIO: Record<ContainerSize, [number, number]> = { small: [0.91, 0.944], fit: [1.306, 1.37], big: [1.682, 1.724] };
+type ContainerSize = "small" | "fit" | "big";
+const CONTAINER_RATIO: Record<ContainerSize, [number, number]> = { small: [0.91, 0.944], fit: [1.306, 1.37], big: [1.682, 1.724] };
 /**
  * Which containers a question offers. ESI's records offer {small, fit, big} (3 options) or {fit, small}
  * (2); we add {fit, big}, where both fit and the tighter one is right, so that ranking the containers by size

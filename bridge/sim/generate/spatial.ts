@@ -47,11 +47,10 @@ const FOOTPRINT_RESAMPLE_ATTEMPTS = 5;
 const TRIANGLE_SIDE_M: [number, number] = [0.4, 0.65];
 /**
  * ESI `batch_isosceles.py` (ESI-Bench's released generator scripts): apex height h = max(s·√3 / U(2.5, 3.0), 0.2) over
- * the base s, so base/leg lies in ISOSCELES_BASE_LEG_RATIO (never a short base).
+ * the base s, so base/leg lies in [1.171, 1.309] (never a short base).
  */
 const ISOSCELES_APEX_DIVISOR: [number, number] = [2.5, 3.0];
 const ISOSCELES_MIN_APEX_M = 0.2;
-export const ISOSCELES_BASE_LEG_RATIO: [number, number] = [1.171, 1.309];
 /** ESI `batch_randomtriangle.py`: apex x in [s/4, s/3] or [2s/3, 11s/12] of the base s; B's y drift U[-0.1, 0.1] m. */
 const RANDOM_APEX_NEAR: [number, number] = [1 / 4, 1 / 3];
 const RANDOM_APEX_FAR: [number, number] = [2 / 3, 11 / 12];
@@ -60,8 +59,8 @@ const RANDOM_BASE_DRIFT_M = 0.1;
  * ESI `batch_line.py` (ESI-Bench's released generator scripts): edge gaps U[0.25, 0.30] m between neighbours; negatives
  * shift an outer object sideways by U[0.125, 0.175] m, the other one too or by U[-0.05, 0.05] m.
  */
-export const LINE_EDGE_GAP_M: [number, number] = [0.25, 0.3];
-export const LINE_NEGATIVE_SHIFT_M: [number, number] = [0.125, 0.175];
+const LINE_EDGE_GAP_M: [number, number] = [0.25, 0.3];
+const LINE_NEGATIVE_SHIFT_M: [number, number] = [0.125, 0.175];
 const LINE_SECOND_SHIFT_M = 0.05;
 /** Grazing camera of the spatial-relation tasks (ESI-Bench's initial-viewpoint rule, Appendix Q: ground level, 0 deg orbit). */
 const GRAZING_HEIGHT_M: [number, number] = [0.3, 0.42];
@@ -71,9 +70,9 @@ const GRAZING_DISTANCE_M: [number, number] = [1.6, 2.4];
  * obj2's centre at obj1.ymax − 0.05 + half its depth − 0.05, a 0.10 m overlap band along y (measured y gap
  * median −0.087).
  */
-export const CONTACT_Y_OVERLAP_M = 0.1;
+const CONTACT_Y_OVERLAP_M = 0.1;
 /** Separated pairs with a box gap: ESI's only self-consistent negatives have box gaps of 2.8, 3.7 and 6.0 cm. */
-export const CONTACT_NEGATIVE_BOX_GAP_M: [number, number] = [0.028, 0.06];
+const CONTACT_NEGATIVE_BOX_GAP_M: [number, number] = [0.028, 0.06];
 /**
  * Share of separated pairs whose boxes meet (ESI's false pairs leave the box faces touching, x gap 0); they are
  * kept only where the surfaces are still CONTACT_NEGATIVE_MIN_GAP_M apart (rounded objects), esi3d's validation.

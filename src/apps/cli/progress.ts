@@ -11,8 +11,8 @@ const BAR_WIDTH = 24;
  * No ETA before ETA_MIN_ITEMS items have finished and ETA_MIN_SECONDS have passed since the first one did. The first
  * item carries worker start-up and first-use costs (a 5-minute run once showed "ETA 118m20s" after its first item), so the ETA's rate is measured from the first item's finish, over at least these.
  */
-export const ETA_MIN_ITEMS = 5;
-export const ETA_MIN_SECONDS = 10;
+const ETA_MIN_ITEMS = 5;
+const ETA_MIN_SECONDS = 10;
 
 function duration(s: number): string {
   if (!Number.isFinite(s)) return "?";

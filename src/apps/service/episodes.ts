@@ -53,7 +53,7 @@ const EPISODE_LLM_CACHE_FILE = "llm-cache.sqlite";
 const EPISODE_ITEM_FILE = "item.json";
 
 /** The run configuration and the arm of an episode: `esi3d run --paradigm active` with one arm. */
-export function episodeConfig(options: EpisodeOptions, env: NodeJS.ProcessEnv = process.env): { config: RunConfig; arm: ThreeDArm | null } {
+function episodeConfig(options: EpisodeOptions, env: NodeJS.ProcessEnv = process.env): { config: RunConfig; arm: ThreeDArm | null } {
   const { arm, source, ...rest } = options;
   const config = resolveRunConfig(rest as Record<string, unknown>, {
     paradigms: ["active"],
@@ -65,7 +65,7 @@ export function episodeConfig(options: EpisodeOptions, env: NodeJS.ProcessEnv = 
 }
 
 /** The item key and reasoner name of an episode's record (as `esi3d run` names them). */
-export function episodeIdentity(task: Task, arm: ThreeDArm | null, reasoner = "symbolic"): { key: string; reasoner: string } {
+function episodeIdentity(task: Task, arm: ThreeDArm | null, reasoner = "symbolic"): { key: string; reasoner: string } {
   // the offline 2D arm is symbolic-2d; an LLM is named as itself for either arm (as `esi3d run` names them)
   const name = reasoner === "symbolic" && !arm ? "symbolic-2d" : reasoner;
   return { key: arm ? itemKey(task.task_id, "active", "3d", arm.label) : itemKey(task.task_id, "active", "2d", null), reasoner: name };

@@ -10,7 +10,7 @@ import { BundleError } from "../../../core/bundle/errors.js";
 import { storageFailure } from "./storage.js";
 
 /** The longest message a client is sent (characters): a message that needs more is echoing input. */
-export const MAX_ERROR_MESSAGE_CHARS = 600;
+const MAX_ERROR_MESSAGE_CHARS = 600;
 
 export interface ErrorBody {
   error: { code: string; message: string; field?: string; issues?: Array<{ field: string; message: string }> };

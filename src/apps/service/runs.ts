@@ -138,14 +138,15 @@ export class RunService {
   start(body: unknown) {
     // a body in the flat form of earlier versions is migrated to the nested one before it is parsed
     let migrated: unknown;
+    const moves = new Map<string, string>();
     try {
-      migrated = migrateRunConfig(body ?? {});
+      migrated = migrateRunConfig(body ?? {}, moves);
     } catch (e) {
       if (e instanceof InputError) throw new HttpError(400, "invalid_request", `body.${e.field ?? ""}: ${e.message}`, `body.${e.field ?? ""}`);
       throw e;
     }
     const parsed = RunRequestSchema.safeParse(migrated);
-    if (!parsed.success) throw fromZod(namedAsSent(parsed.error, body), "body");
+    if (!parsed.success) throw fromZod(namedAsSent(parsed.error, moves), "body");
     const b = parsed.data;
     if (b.suite !== undefined && !(RUN_SUITES as readonly string[]).includes(b.suite))
       throw new HttpError(
@@ -364,16 +365,12 @@ export class RunService {
 
 /**
  * A flat body's option is reported where the client wrote it: `body.maxSteps`, not `body.active.maxSteps`
- * (the migration moved it there, but the client never wrote that path).
+ * (the migration moved it there, `moves` says so, but the client never wrote that path).
  */
-function namedAsSent(error: ZodError, body: unknown): ZodError {
-  if (body === null || typeof body !== "object" || Array.isArray(body)) return error;
-  const sent = body as Record<string, unknown>;
+function namedAsSent(error: ZodError, moves: ReadonlyMap<string, string>): ZodError {
   const asSent = (path: PropertyKey[]): PropertyKey[] => {
-    const [stage, key] = path;
-    if (typeof stage !== "string" || typeof key !== "string" || !Object.hasOwn(sent, key)) return path;
-    const group = sent[stage];
-    return group !== null && typeof group === "object" && Object.hasOwn(group, key) ? path : path.slice(1);
+    const sent = moves.get(path.slice(0, 2).join("."));
+    return sent === undefined || path.length < 2 ? path : [sent, ...path.slice(2)];
   };
   return new ZodError(error.issues.map((issue) => ({ ...issue, path: asSent(issue.path) })));
 }

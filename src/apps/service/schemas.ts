@@ -8,7 +8,7 @@ import * as z from "zod";
 import { TaskSchema } from "../../../core/task/schema.js";
 import { BundleManifestSchema, BundleViewSchema, InstanceEntrySchema, IntrinsicsSchema, PARADIGMS } from "../../../core/bundle/schema.js";
 import { VggtOptionsSchema } from "../../../reconstruct/options.js";
-import { GraphPipelineOptionsSchema } from "../../../scenegraph/pipeline.js";
+import { GraphPipelineOptionsSchema } from "../../../scenegraph/pipelineOptions.js";
 import { LlmOptionsSchema } from "../../llm/options.js";
 import { RunConfigSchema, RunGraphOptionsSchema, RunPromptOptionsSchema } from "../../eval/config.js";
 import { GeneratorOptionsSchema } from "../../../bridge/sim/generate/options.js";

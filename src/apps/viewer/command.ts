@@ -18,7 +18,8 @@ import { addSchemaFlags, intOption, parseSchemaFlags } from "../../../core/flags
 import { MIN_TOKEN_LENGTH, serverToken } from "../../../core/http/access.js";
 import { readBundle } from "../../../core/bundle/io.js";
 import { diagnosisTable } from "./diagnosisTable.js";
-import { graphOfBundle, GRAPH_PIPELINE_FLAGS, GraphPipelineOptionsSchema, masksForBundle, type GraphPipelineOptions } from "../../../scenegraph/pipeline.js";
+import { graphOfBundle, masksForBundle } from "../../../scenegraph/pipeline.js";
+import { GRAPH_PIPELINE_FLAGS, GraphPipelineOptionsSchema, type GraphPipelineOptions } from "../../../scenegraph/pipelineOptions.js";
 import { freeQuestionTask } from "../../../core/bundle/freeTask.js";
 
 /** What the page shows as the question of a bundle without a task record (a scene of one's own). */

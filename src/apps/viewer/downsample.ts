@@ -19,7 +19,7 @@ import type { DownsampleInfo } from "./types.js";
  * with quantised positions) and draw at interactive rates even on Chromium's software WebGL
  * (SwiftShader), while a 30-view GT-depth cloud can hold 1.7 M points.
  */
-export const DISPLAY_POINT_BUDGET = 300_000;
+const DISPLAY_POINT_BUDGET = 300_000;
 /** First voxel size tried (m): 4 mm keeps the shape of the smallest library objects (2.5 cm across). */
 const DISPLAY_VOXEL_START_M = 0.004;
 /** Margin on the predicted voxel size, so the next pass usually fits without a third. */

@@ -44,7 +44,7 @@ export function exportGraphJson(d: VariantData, file: string): void {
 }
 
 /** Z-up world -> glTF Y-up: (x, y, z) -> (x, z, -y). */
-export function zUpToYUp(x: number, y: number, z: number): [number, number, number] {
+function zUpToYUp(x: number, y: number, z: number): [number, number, number] {
   return [x, z, -y];
 }
 

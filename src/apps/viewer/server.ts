@@ -180,7 +180,7 @@ function badUrl(_err: FastifyError, _req: FastifyRequest, reply: FastifyReply): 
 }
 
 /** Builds the viewer app (auth, errors, routes); nothing listens yet. */
-export function buildViewerApp(opts: Omit<ServeOptions, "host" | "port">): FastifyInstance {
+function buildViewerApp(opts: Omit<ServeOptions, "host" | "port">): FastifyInstance {
   if (opts.runs.length === 0) throw new InputError("inspect --serve: no run to serve");
   const served = servedRuns(opts.runs);
   const redact = redactor(

@@ -16,7 +16,7 @@ export const TABLE4_PARADIGMS = ["passive_single", "passive_multi", "active", "g
 export type Table4Paradigm = (typeof TABLE4_PARADIGMS)[number];
 
 /** The paper's model rows, in its order: two "2D + VLM" models, two "3D + LLM" models, and human performance. */
-export const TABLE4_MODELS = ["gpt5", "gemini31", "vggt_gemini", "gt3d_gemini", "human"] as const;
+const TABLE4_MODELS = ["gpt5", "gemini31", "vggt_gemini", "gt3d_gemini", "human"] as const;
 export type Table4Model = (typeof TABLE4_MODELS)[number];
 
 /** The names the paper prints for its models. */
@@ -30,10 +30,10 @@ export const TABLE4_MODEL_TITLES: Record<Table4Model, string> = {
 
 /** One model's accuracy (%) on one subcategory, in TABLE4_PARADIGMS order. */
 type Table4Cells = readonly [number, number, number, number];
-export type Table4Row = Readonly<Record<Table4Model, Table4Cells>>;
+type Table4Row = Readonly<Record<Table4Model, Table4Cells>>;
 
 /** Table 4, one row per subcategory (every one of the 29: the type asks for each). */
-export const ESI_TABLE4: Readonly<Record<Subcategory, Table4Row>> = {
+const ESI_TABLE4: Readonly<Record<Subcategory, Table4Row>> = {
   view_hallucination: {
     gpt5: [11.7, 20.2, 60.1, 87.8],
     gemini31: [39.9, 32.9, 68.1, 91.1],
@@ -239,7 +239,11 @@ export const ESI_TABLE4: Readonly<Record<Subcategory, Table4Row>> = {
   },
 };
 
-/** The published accuracy (%) of a model on a subcategory under a paradigm. */
+/**
+ * The published accuracy (%) of a model on a subcategory under a paradigm.
+ * @internal Only tests call it: they check every cell against the paper's extracted table; the product reads
+ * the table through publishedDifference, which could not tell a wrong pair of cells that differ rightly.
+ */
 export function publishedAccuracy(subcategory: Subcategory, model: Table4Model, paradigm: Table4Paradigm): number {
   return ESI_TABLE4[subcategory][model][TABLE4_PARADIGMS.indexOf(paradigm)]!;
 }

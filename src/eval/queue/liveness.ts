@@ -10,7 +10,7 @@ import { WORKER_ROLES } from "./options.js";
 
 /** A heartbeat is refreshed every HEARTBEAT_MS and lives HEARTBEAT_TTL_MS: three missed beats mark a process gone. */
 const HEARTBEAT_MS = 2_000;
-export const HEARTBEAT_TTL_MS = 6_000;
+const HEARTBEAT_TTL_MS = 6_000;
 
 const WORKER_PREFIX = "esi3d:worker:";
 const PRODUCER_PREFIX = "esi3d:producer:";

@@ -6,7 +6,7 @@ import { BuiltinEnvironment } from "../../../bridge/sim/env.js";
 import { renderBundle } from "../../../bridge/sim/capture.js";
 import { paradigmViews } from "../../../bridge/sim/views.js";
 import { HEIGHT_STEP_M, intendedPose, MOVE_STEP_M, TURN_STEP_RAD, type NavigationAction } from "../../../core/task/actions.js";
-import { cameraAxes } from "../../../core/math/camera.js";
+import { extrinsicRotation, poseToExtrinsic } from "../../../core/math/camera.js";
 
 const CAMERA = { width: 160, height: 120, hfov_deg: 70 };
 
@@ -31,7 +31,7 @@ describe("builtin environment", () => {
   it("move_forward moves along the view (the paper), 0.25 m; turns are 15 deg about world Z", () => {
     const pose = { position: [0, 0, 1] as [number, number, number], yaw: 0.3, pitch: -0.4 };
     const f = intendedPose(pose, "move_forward");
-    const view = cameraAxes(pose.yaw, pose.pitch).forward;
+    const view = extrinsicRotation(poseToExtrinsic(pose))[2]; // the camera's z axis (forward) in the world
     const d = [f.position[0] - pose.position[0], f.position[1] - pose.position[1], f.position[2] - pose.position[2]];
     expect(Math.hypot(...d)).toBeCloseTo(MOVE_STEP_M, 9);
     expect(d[0]! * view[0] + d[1]! * view[1]).toBeGreaterThan(0); // not backwards, as ESI's released code moves

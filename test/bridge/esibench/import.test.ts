@@ -8,8 +8,7 @@ import { describe, expect, it } from "vitest";
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { importRecords } from "../../../bridge/esibench/importer.js";
-import { viewNumberOf, usdCameraAngles } from "../../../bridge/esibench/views.js";
-import { ESI_HFOV_DEG } from "../../../bridge/esibench/build.js";
+import { usdCameraAngles } from "../../../bridge/esibench/views.js";
 import { TaskRecordSchema, TaskSchema, unresolvedFields } from "../../../core/task/schema.js";
 import { SUBCATEGORIES } from "../../../core/task/taxonomy.js";
 import { JSON_CLEAN, PATHS, SAMPLE, sampleCopy, sampleRecord, writeRecord } from "./esibenchHelpers.js";
@@ -39,8 +38,9 @@ describe("ESI-Bench import (the 87 sample records)", () => {
   });
 
   it("uses ESI's runner camera: 1280x720 at 63.29 deg, 70 deg for Deformable; heights down to 0.02 m", () => {
-    expect(ESI_HFOV_DEG).toBeCloseTo(63.293, 3);
-    expect(byId("0927").task!.camera).toEqual({ width: 1280, height: 720, hfov_deg: ESI_HFOV_DEG });
+    // ESI's runner: a 20.955 mm aperture at 17 mm focal length
+    expect(byId("0927").task!.camera).toEqual({ width: 1280, height: 720, hfov_deg: (2 * Math.atan(20.955 / 34) * 180) / Math.PI });
+    expect(byId("0927").task!.camera.hfov_deg).toBeCloseTo(63.293, 3);
     expect(byId("1828").task!.camera.hfov_deg).toBe(70);
     const mt = byId("0927").task!;
     expect(mt.agent_limits?.min_camera_height_m).toBe(0.02);
@@ -48,14 +48,6 @@ describe("ESI-Bench import (the 87 sample records)", () => {
   });
 
   it("reads view numbers from names and flags by _indices, never by list position", () => {
-    expect(["0.png", "10.png", "view_03_az056.png", "0_1.png", "3968592461.png", "initial_side_az090.png"].map(viewNumberOf)).toEqual([
-      0,
-      10,
-      3,
-      null,
-      null,
-      null,
-    ]);
     const rec = sampleRecord(PATHS.distanceOffCentre);
     const md = JSON.parse(rec.metadata_json!);
     const t = byId(rec.id!).task!;

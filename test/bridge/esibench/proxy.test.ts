@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { importRecords } from "../../../bridge/esibench/importer.js";
-import { proxyTask, PROXY_SIMULATOR } from "../../../bridge/esibench/proxy.js";
+import { proxyTask } from "../../../bridge/esibench/proxy.js";
 import { renderBundle } from "../../../bridge/sim/capture.js";
 import { paradigmViews } from "../../../bridge/sim/views.js";
 import { gtCandidateViews } from "../../../core/task/candidates.js";
@@ -26,7 +26,7 @@ const proxy = (id: string): Task => {
 describe("proxy scenes of imported ESI-Bench tasks", () => {
   it("stands boxes of the recorded AABBs in for BEHAVIOR models, marked as proxy", () => {
     const t = proxy("0927");
-    expect(t.simulator).toBe(`${PROXY_SIMULATOR} of esi-bench/omnigibson`);
+    expect(t.simulator).toBe("esi3d-builtin/1 proxy of esi-bench/omnigibson");
     expect(t.proxy!.objects).toEqual([
       { id: 16, stands_in: "box", original_model: "round_bottom_flask/injdmj" },
       { id: 17, stands_in: "box", original_model: "cherry/lkltpa" },

@@ -4,7 +4,6 @@ import { TaskSchema, type Task } from "../../../core/task/schema.js";
 import { doorwayEdges, roomAdjacency, roomAt, shortestRoomPaths, solidIntervals, wallPoint } from "../../../core/task/layout.js";
 import { isFree, replay, worldOf } from "../../../bridge/sim/agent.js";
 import { buildScene } from "../../../bridge/sim/scene.js";
-import { MAPPING_CAMERA_HEIGHT_M } from "../../../bridge/sim/generate/mapping.js";
 
 const SUBS = ["connectivity", "traversable_passage", "regional_boundary", "long_term_navigation"] as const;
 const tasks = new Map<string, Task[]>(SUBS.map((s) => [s, [0, 1, 2, 3, 4].map((i) => generateTask(s, "mapping-test", i))]));
@@ -67,13 +66,15 @@ describe("Cognitive Mapping generators", () => {
     const t = tasks.get("connectivity")![0]!;
     const world = worldOf(t);
     const layout = t.room.layout!;
+    const h = t.agent_initial.position[2];
+    expect(h).toBe(1.35); // ESI's cognitive-map camera height
     for (const w of layout.walls) {
       const [s0, s1] = solidIntervals(w)[0]!;
       const onWall = wallPoint(w, (s0 + s1) / 2);
-      expect(isFree(world, [onWall[0], onWall[1], MAPPING_CAMERA_HEIGHT_M])).toBe(false);
+      expect(isFree(world, [onWall[0], onWall[1], h])).toBe(false);
       for (const d of w.doors) {
         const c = wallPoint(w, d.offset_m);
-        expect(isFree(world, [c[0], c[1], MAPPING_CAMERA_HEIGHT_M])).toBe(true);
+        expect(isFree(world, [c[0], c[1], h])).toBe(true);
       }
     }
     const scene = buildScene(t);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createHash } from "node:crypto";
-import { NEAR_PLANE_M, render, toByte } from "../../../bridge/sim/raster.js";
+import { render } from "../../../bridge/sim/raster.js";
 import { runOutsideView, triangleRuns } from "../../../bridge/sim/cull.js";
 import { Rng } from "../../../core/math/rng.js";
 import { captureBundle } from "../../../bridge/sim/capture.js";
@@ -230,7 +230,7 @@ describe("software rasterizer", () => {
           for (const part of ["rgb", "depth", "ids"] as const) {
             expect(Buffer.from(fast[part]!.buffer).equals(Buffer.from(reference[part]!.buffer)), `${sub} pose ${i} scale ${scale} ${part}`).toBe(true);
           }
-          const view = { E: cam.E, fx: cam.K.fx, fy: cam.K.fy, cx: cam.K.cx, cy: cam.K.cy, W: width, H: height, near: NEAR_PLANE_M };
+          const view = { E: cam.E, fx: cam.K.fx, fy: cam.K.fy, cx: cam.K.cx, cy: cam.K.cy, W: width, H: height, near: 0.05 }; // the renderer's near plane
           for (let r = 0; r < runs.count; r++) {
             if (runOutsideView(runs, r, view)) culled++;
             else kept++;
@@ -241,26 +241,5 @@ describe("software rasterizer", () => {
     // the comparison means something only if both kinds of run occur often
     expect(culled).toBeGreaterThan(200);
     expect(kept).toBeGreaterThan(200);
-  });
-  it("stores a shaded value as Math.round's byte, next to every half-integer, out of range and NaN", () => {
-    const reference = (v: number) => (v > 255 ? 255 : v < 0 ? 0 : Math.round(v));
-    const bits = new Float64Array(1),
-      word = new BigInt64Array(bits.buffer);
-    const a = new Uint8Array(1),
-      b = new Uint8Array(1);
-    const same = (v: number) => {
-      a[0] = toByte(v);
-      b[0] = reference(v);
-      return a[0] === b[0];
-    };
-    // the 40 doubles on each side of every n + 0.5 (where rounding could go wrong), and of 0 and 255
-    for (const centre of [...Array.from({ length: 256 }, (_, n) => n + 0.5), 0, 255]) {
-      bits[0] = centre;
-      word[0]! -= 40n;
-      for (let k = 0; k <= 80; k++, word[0]!++) expect(same(bits[0]!), `${bits[0]}`).toBe(true);
-    }
-    const rng = new Rng("bytes");
-    for (let i = 0; i < 100_000; i++) expect(same(rng.uniform(-10, 270))).toBe(true);
-    for (const v of [NaN, -0, Infinity, -Infinity, 1e-300, -1e-300, 0.49999999999999994]) expect(same(v), `${v}`).toBe(true);
   });
 });

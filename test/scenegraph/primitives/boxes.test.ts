@@ -3,16 +3,7 @@ import { describe, expect, it } from "vitest";
 import { Rng } from "../../../core/math/rng.js";
 import { boxVolume } from "../../../core/geometry.js";
 import { convexHull2d, minAreaRect } from "../../../scenegraph/primitives/hull2d.js";
-import {
-  aabb,
-  footprintIntersectionArea,
-  normaliseYaw,
-  polygonArea,
-  yawBox,
-  yawBoxCorners,
-  zOverlap,
-  type YawBox,
-} from "../../../scenegraph/primitives/boxes.js";
+import { aabb, footprintIntersectionArea, yawBox, zOverlap, type YawBox } from "../../../scenegraph/primitives/boxes.js";
 
 const cross = (ax: number, ay: number, bx: number, by: number, cx: number, cy: number) => (bx - ax) * (cy - ay) - (by - ay) * (cx - ax);
 
@@ -171,17 +162,30 @@ describe("yawBox", () => {
     expect(seg.yaw).toBeCloseTo(Math.PI / 4, 12);
   });
 
-  it("normaliseYaw maps every description of a rectangle to the same one", () => {
-    for (const [angle, along, across] of [
-      [0.3, 2, 1],
-      [0.3 + Math.PI / 2, 1, 2],
-      [0.3 + Math.PI, 2, 1],
-      [0.3 - Math.PI / 2, 1, 2],
-      [0.3 - 3 * Math.PI, 2, 1],
+  it("describes a rectangle drawn at any angle by its one yaw in [0, pi/2), extent[0] along that yaw", () => {
+    // (angle drawn at, side along it, side across it) -> (yaw, extent[0], extent[1])
+    for (const [angle, along, across, yaw, e0, e1] of [
+      [0.3, 2, 1, 0.3, 2, 1],
+      [0.3 + Math.PI / 2, 1, 2, 0.3, 2, 1],
+      [0.3 + Math.PI / 2, 2, 1, 0.3, 1, 2],
+      [0.3 + Math.PI, 2, 1, 0.3, 2, 1],
+      [0.3 - Math.PI / 2, 1, 2, 0.3, 2, 1],
+      [0.3 - 3 * Math.PI, 2, 1, 0.3, 2, 1],
     ] as const) {
-      const r = normaliseYaw(angle, along, across);
-      expect(r.yaw).toBeCloseTo(0.3, 12);
-      expect([r.along, r.across]).toEqual([2, 1]);
+      const c = Math.cos(angle),
+        s = Math.sin(angle);
+      const pts: number[] = [];
+      for (const [u, v] of [
+        [-1, -1],
+        [1, -1],
+        [1, 1],
+        [-1, 1],
+      ] as const)
+        for (const z of [0, 1]) pts.push(5 + (c * u * along) / 2 - (s * v * across) / 2, -2 + (s * u * along) / 2 + (c * v * across) / 2, z);
+      const b = yawBox(new Float32Array(pts));
+      expect(b.yaw, `${angle}`).toBeCloseTo(yaw, 6);
+      expect(b.extent[0], `${angle}`).toBeCloseTo(e0, 5);
+      expect(b.extent[1], `${angle}`).toBeCloseTo(e1, 5);
     }
   });
 });
@@ -222,8 +226,8 @@ describe("box overlap measures", () => {
     expect(footprintIntersectionArea(table, box(5, 5, 0, 1, 1, 1))).toBe(0);
   });
 
-  it("corners are counter-clockwise with the footprint's area", () => {
+  it("a footprint meets itself in its whole area (its corners go counter-clockwise, as the clipping needs)", () => {
     const b = box(1, 2, 0, 2, 0.5, 1, 0.7);
-    expect(polygonArea(yawBoxCorners(b))).toBeCloseTo(1, 12);
+    expect(footprintIntersectionArea(b, b)).toBeCloseTo(1, 12);
   });
 });

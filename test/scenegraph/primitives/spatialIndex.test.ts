@@ -1,9 +1,9 @@
 /** Spatial indexes against brute force: grid radius queries, kd-tree k-NN / radius / nearest, all-points k-NN. */
 import { describe, expect, it } from "vitest";
 import { Rng } from "../../../core/math/rng.js";
-import { GRID_ROUNDING_MARGIN, VoxelHashGrid, neighborCounts } from "../../../scenegraph/primitives/hashGrid.js";
+import { GRID_ROUNDING_MARGIN, VoxelHashGrid, neighborCountsSorted } from "../../../scenegraph/primitives/hashGrid.js";
 import { KdTree3 } from "../../../scenegraph/primitives/kdtree.js";
-import { CellLookup, OCCUPANCY_BITMAP_LIMIT } from "../../../scenegraph/primitives/cellLookup.js";
+import { CellLookup } from "../../../scenegraph/primitives/cellLookup.js";
 import { syntheticScene } from "./helpers.js";
 
 function randomCloud(n: number, seed: string, scale = 1): Float32Array {
@@ -84,11 +84,15 @@ describe("VoxelHashGrid", () => {
     }
   });
 
-  it("neighborCounts (itself included) equal brute force", () => {
+  it("neighborCountsSorted (itself included) equal brute force", () => {
     const small = syntheticScene(4000, "counts", { objects: 3 });
     // the grid's cell must exceed the radius by GRID_ROUNDING_MARGIN (a clear error otherwise)
-    expect(() => neighborCounts(new VoxelHashGrid(small, 0.06), 0.06)).toThrow(/must be at least the radius/);
-    const counts = neighborCounts(new VoxelHashGrid(small, 0.06 * (1 + 2 * GRID_ROUNDING_MARGIN)), 0.06);
+    expect(() => neighborCountsSorted(new VoxelHashGrid(small, 0.06), 0.06)).toThrow(/must be at least the radius/);
+    const grid = new VoxelHashGrid(small, 0.06 * (1 + 2 * GRID_ROUNDING_MARGIN));
+    const sorted = neighborCountsSorted(grid, 0.06);
+    // by original index: sorted position p holds point grid.order[p]
+    const counts = new Int32Array(grid.count);
+    for (let p = 0; p < grid.count; p++) counts[grid.order[p]!] = sorted[p]!;
     for (let i = 0; i < small.length / 3; i += 13) {
       expect(counts[i]).toBe(bruteWithin(small, small[3 * i]!, small[3 * i + 1]!, small[3 * i + 2]!, 0.06).length);
     }
@@ -172,9 +176,9 @@ describe("KdTree3", () => {
 });
 
 describe("CellLookup", () => {
-  // the hashed layout answers empty cells from its occupancy bits up to OCCUPANCY_BITMAP_LIMIT cells, by
+  // the hashed layout answers empty cells from its occupancy bits up to 2^24 cells (the bitmap's limit), by
   // probing above it: both must give every key's id and -1 for every other cell
-  for (const gridCells of [OCCUPANCY_BITMAP_LIMIT, OCCUPANCY_BITMAP_LIMIT + 64]) {
+  for (const gridCells of [1 << 24, (1 << 24) + 64]) {
     it(`gives each key its id and -1 elsewhere (hashed, ${gridCells} cells)`, () => {
       const rng = new Rng(`lookup-${gridCells}`);
       const keys = [...new Set(Array.from({ length: 3000 }, () => rng.int(0, gridCells - 1)))].sort((a, b) => a - b);

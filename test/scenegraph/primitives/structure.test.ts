@@ -1,13 +1,9 @@
 /** Floor and wall separation on synthetic rooms with known ground truth. */
 import { describe, expect, it } from "vitest";
-import {
-  FLOOR_TOLERANCE_M,
-  STRUCTURE_FLOOR,
-  STRUCTURE_OBJECT,
-  STRUCTURE_WALL,
-  segmentStructure,
-  segmentStructureDetailed,
-} from "../../../scenegraph/primitives/structure.js";
+import { STRUCTURE_FLOOR, STRUCTURE_OBJECT, STRUCTURE_WALL, segmentStructure } from "../../../scenegraph/primitives/structure.js";
+
+/** The floor inlier band's half-width (3 cm): points this close to the floor are floor. */
+const FLOOR_BAND_M = 0.03;
 import { syntheticRoom, syntheticScene } from "./helpers.js";
 
 /** Fraction of points of true class `k` (optionally only those higher than minZ above the floor) labelled `k`. */
@@ -36,7 +32,7 @@ function precision(mask: Uint8Array, truth: Uint8Array, k: number): number {
 describe("segmentStructure", () => {
   it("separates floor, 4 walls and the objects of an axis-aligned room", () => {
     const { xyz, truth } = syntheticRoom("a");
-    const r = segmentStructureDetailed(xyz);
+    const r = segmentStructure(xyz);
     const z = (i: number) => xyz[3 * i + 2]!;
     expect(r.floor).not.toBeNull();
     expect(Math.abs(r.floor!.c)).toBeLessThan(0.005);
@@ -52,15 +48,15 @@ describe("segmentStructure", () => {
     expect(precision(r.mask, truth, STRUCTURE_FLOOR)).toBeGreaterThan(0.95);
     expect(precision(r.mask, truth, STRUCTURE_FLOOR)).toBeLessThan(1);
     // wall points above the floor band
-    expect(recall(r.mask, truth, STRUCTURE_WALL, (i) => z(i) > FLOOR_TOLERANCE_M + 0.01)).toBeGreaterThan(0.995);
+    expect(recall(r.mask, truth, STRUCTURE_WALL, (i) => z(i) > FLOOR_BAND_M + 0.01)).toBeGreaterThan(0.995);
     expect(precision(r.mask, truth, STRUCTURE_WALL)).toBeGreaterThan(0.995);
     // objects stay objects (except their bottom 3 cm)
-    expect(recall(r.mask, truth, STRUCTURE_OBJECT, (i) => z(i) > FLOOR_TOLERANCE_M + 0.01)).toBeGreaterThan(0.995);
+    expect(recall(r.mask, truth, STRUCTURE_OBJECT, (i) => z(i) > FLOOR_BAND_M + 0.01)).toBeGreaterThan(0.995);
   });
 
   it("handles a rotated, shifted room with a slightly tilted floor and 1 cm noise", () => {
     const { xyz, truth } = syntheticRoom("b", { yaw: 0.35, offset: [3, -1, 0.4], tiltDeg: 1.5, noiseM: 0.01 });
-    const r = segmentStructureDetailed(xyz);
+    const r = segmentStructure(xyz);
     expect(r.walls.length).toBe(4);
     expect(r.floor).not.toBeNull();
     // recovered tilt ~1.5 deg
@@ -75,7 +71,7 @@ describe("segmentStructure", () => {
 
   it("finds no walls in an open scene (gen_scene-like: floor + objects), and the floor there", () => {
     const xyz = syntheticScene(60_000, "open");
-    const r = segmentStructureDetailed(xyz);
+    const r = segmentStructure(xyz);
     expect(r.walls.length).toBe(0);
     expect(r.floor).not.toBeNull();
     let floor = 0;
@@ -83,9 +79,9 @@ describe("segmentStructure", () => {
     expect(floor / r.mask.length).toBeGreaterThan(0.5);
   });
 
-  it("is deterministic, returns the mask alone from segmentStructure, and copes with empty input", () => {
+  it("is deterministic and copes with empty input", () => {
     const { xyz } = syntheticRoom("c", { density: 400 });
     expect(segmentStructure(xyz)).toEqual(segmentStructure(xyz));
-    expect(segmentStructure(new Float32Array(0)).length).toBe(0);
+    expect(segmentStructure(new Float32Array(0))).toEqual({ mask: new Uint8Array(0), floor: null, walls: [] });
   });
 });

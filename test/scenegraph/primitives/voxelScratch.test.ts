@@ -6,7 +6,11 @@
  */
 import { describe, expect, it } from "vitest";
 import { Rng } from "../../../core/math/rng.js";
-import { VOXEL_DENSE_CELLS_PER_POINT, VOXEL_SCAN_CELLS_PER_VOXEL, voxelDownsample } from "../../../scenegraph/primitives/voxelDownsample.js";
+import { voxelDownsample } from "../../../scenegraph/primitives/voxelDownsample.js";
+
+/** voxelDownsample's paths: its table while the grid has at most 32 cells a point, scanned in raster order up to 64 cells a voxel. */
+const DENSE_CELLS_PER_POINT = 32,
+  SCAN_CELLS_PER_VOXEL = 64;
 
 const VOXEL = 0.025;
 
@@ -59,9 +63,9 @@ describe("voxelDownsample's kept scratch", () => {
       expect(got.pointsPerVoxel).toEqual(want.pointsPerVoxel);
       const c = cells(xyz),
         n = xyz.length / 3;
-      expect(c).toBeLessThanOrEqual(VOXEL_DENSE_CELLS_PER_POINT * n);
+      expect(c).toBeLessThanOrEqual(DENSE_CELLS_PER_POINT * n);
       if (c > 1 << 22) seen.fresh++;
-      else if (c <= VOXEL_SCAN_CELLS_PER_VOXEL * got.count) seen.scan++;
+      else if (c <= SCAN_CELLS_PER_VOXEL * got.count) seen.scan++;
       else seen.sorted++;
     }
     expect(seen.scan).toBeGreaterThanOrEqual(2);

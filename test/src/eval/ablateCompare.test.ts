@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { esi3d } from "../apps/cli/helpers.js";
 import { creditOf, newcombeDifference } from "../../../src/eval/summary.js";
-import { pairedDifference } from "../../../src/eval/pairedTests.js";
+import { pairedDifference } from "../../../src/eval/mcNemar.js";
 import { readRecords } from "../../../src/eval/records.js";
 import { Rng } from "../../../core/math/rng.js";
 import { wilsonInterval } from "../../../core/math/proportion.js";

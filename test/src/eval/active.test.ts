@@ -10,7 +10,7 @@ import { generateTask } from "../../../bridge/sim/generate/suite.js";
 import { generatorContext, GeneratorOptionsSchema } from "../../../bridge/sim/generate/options.js";
 import { runActiveEpisode } from "../../../src/eval/active.js";
 import { DEFAULT_RUN_CONFIG, resolveRunConfig, type ThreeDArm } from "../../../src/eval/config.js";
-import { ActiveEpisodeSchema, readRecords } from "../../../src/eval/records.js";
+import { ItemRecordSchema, readRecords } from "../../../src/eval/records.js";
 import { createExplorerAgent } from "../../../src/reason/active/explorers.js";
 import { stopReason } from "../../../src/reason/active/stopping.js";
 import type { AgentDecision } from "../../../src/reason/active/types.js";
@@ -55,7 +55,7 @@ describe("active episodes with the offline explorers", () => {
         b = await run();
       expect(withoutTimes(a.episode)).toBe(withoutTimes(b.episode));
       expect(a.answer.answer).toBe(b.answer.answer);
-      ActiveEpisodeSchema.parse(a.episode);
+      ItemRecordSchema.shape.active.unwrap().parse(a.episode);
       const e = a.episode;
       expect(e.steps_used).toBeLessThanOrEqual(8);
       expect(e.steps.map((s) => s.step)).toEqual(Array.from({ length: e.steps_used }, (_, i) => i + 1));

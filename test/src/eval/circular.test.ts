@@ -8,7 +8,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { circularReasoner, circularRotations, rotateOptions, rotatedTask } from "../../../src/reason/circular.js";
+import { rotateOptions, withCircular } from "../../../src/reason/circular.js";
+import type { Reasoner } from "../../../src/reason/types.js";
+import type { Task } from "../../../core/task/schema.js";
 import { createLlmReasoner, type LlmReasonerOptions } from "../../../src/reason/llm.js";
 import { LlmOptionsSchema } from "../../../src/llm/options.js";
 import { OptionPresentationSchema, PromptFormatSchema } from "../../../src/prompt/formats.js";
@@ -16,7 +18,7 @@ import { createShortcutReasoner } from "../../../src/reason/shortcut.js";
 import { resolveRunConfig } from "../../../src/eval/config.js";
 import { makeRecord } from "../../../src/eval/pipeline.js";
 import { readRecords, type ItemRecord } from "../../../src/eval/records.js";
-import { chanceOf, creditOf } from "../../../src/eval/summary.js";
+import { creditOf } from "../../../src/eval/summary.js";
 import { runEvaluation } from "../../../src/eval/runner.js";
 import { ResponseCache } from "../../../src/llm/cache.js";
 import { openaiReply, startServer, type TestServer } from "../llm/server.js";
@@ -35,22 +37,36 @@ describe("rotations", () => {
     expect(rotateOptions(["a", "b", "c"], 0)).toEqual(["a", "b", "c"]);
     expect(rotateOptions(["a", "b", "c"], 1)).toEqual(["b", "c", "a"]);
     expect(rotateOptions(["a", "b", "c"], 2)).toEqual(["c", "a", "b"]);
-    expect(circularRotations({ answer_format: "choice", options: ["a", "b", "c"] })).toBe(3);
-    expect(circularRotations({ answer_format: "yes_no", options: ["yes", "no"] })).toBe(2);
-    expect(circularRotations({ answer_format: "integer", options: [] })).toBe(1);
-    expect(circularRotations({ answer_format: "assignment", options: ["box", "bin"] })).toBe(1);
+  });
+
+  it("asks the inner reasoner each rotation of a list of 2 or more, the same question and answer; structured and short lists once", async () => {
     const t = smallTask("dimensional_size");
-    expect(rotatedTask(t, 1)).toMatchObject({ question: t.question, answer: t.answer, options: rotateOptions(t.options, 1) });
+    const asked = async (over: Partial<Task>, circular = true): Promise<Task[]> => {
+      const tasks: Task[] = [];
+      const inner = createShortcutReasoner();
+      const recording: Reasoner = { ...inner, answer: (input, signal) => (tasks.push(input.task), inner.answer(input, signal)) };
+      await withCircular(recording, circular).answer({ task: { ...t, ...over } });
+      return tasks;
+    };
+    const three = await asked({ answer_format: "choice", options: ["a", "b", "c"], answer: "b" });
+    expect(three.map((x) => x.options)).toEqual([0, 1, 2].map((r) => rotateOptions(["a", "b", "c"], r)));
+    for (const x of three) expect(x).toMatchObject({ question: t.question, answer: "b" });
+    expect((await asked({ answer_format: "yes_no", options: ["yes", "no"], answer: "yes" })).map((x) => x.options)).toEqual([
+      ["yes", "no"],
+      ["no", "yes"],
+    ]);
+    expect(await asked({ answer_format: "integer", options: [], answer: "3" })).toHaveLength(1);
+    expect(await asked({ answer_format: "assignment", options: ["box", "bin"] })).toHaveLength(1);
+    // without --circular: once, as is
+    expect(await asked({ answer_format: "choice", options: ["a", "b", "c"], answer: "b" }, false)).toHaveLength(1);
   });
 });
 
 describe("a circular item's chance credit", () => {
   it("is what a uniform guess scores on every rotation, (1/k)^rotations, when no answer came", () => {
     const base = { options: ["a", "b", "c"], status: "unanswerable" as const, correct: null };
-    expect(chanceOf(base)).toBeCloseTo(1 / 3, 15);
     expect(creditOf(base)).toBeCloseTo(1 / 3, 15);
     const circular = { ...base, circular: { rotations: 3, answers: [null, null, null], correct: [null, null, null] } };
-    expect(chanceOf(circular)).toBeCloseTo(1 / 27, 15);
     expect(creditOf(circular)).toBeCloseTo(1 / 27, 15);
     expect(creditOf({ ...circular, status: "parsed", correct: true })).toBe(1);
   });
@@ -60,7 +76,7 @@ describe("a position prior under --circular", () => {
   it("the shortcut's 'option 2' prior answers a different option in each rotation, so the item is never right", async () => {
     const task = smallTask("dimensional_size");
     const k = task.options.length;
-    const a = await circularReasoner(createShortcutReasoner()).answer({ task });
+    const a = await withCircular(createShortcutReasoner(), true).answer({ task });
     expect(a.rotations).toHaveLength(k);
     expect(a.rotations!.map((r) => r.answer)).toEqual(task.options.map((_, r) => rotateOptions(task.options, r)[1]));
     const config = resolveRunConfig({ prompt: { circular: true } });
@@ -97,7 +113,7 @@ describe("an LLM under --circular, over HTTP", () => {
     // a model that reads the options and answers the true one, whatever its position
     server = await startServer(openaiReply(JSON.stringify({ answer: task.answer, confidence: 0.9 })));
     const cacheFile = join(mkdtempSync(join(tmpdir(), "esi3d-circular-")), "cache.sqlite");
-    const make = (cache: ResponseCache) => circularReasoner(createLlmReasoner("openai:m", { ...loopback(server!.url), cache }));
+    const make = (cache: ResponseCache) => withCircular(createLlmReasoner("openai:m", { ...loopback(server!.url), cache }), true);
     const cache = ResponseCache.open(cacheFile);
     const a = await make(cache).answer({ task, graph });
     const k = task.options.length;
@@ -134,7 +150,7 @@ describe("an LLM under --circular, over HTTP", () => {
       const first = firstListedOption(openaiUserText(req));
       openaiReply(JSON.stringify({ answer: first === task.answer ? "A" : first }))(req, res);
     });
-    const a = await circularReasoner(createLlmReasoner("openai:m", loopback(server.url))).answer({ task, graph });
+    const a = await withCircular(createLlmReasoner("openai:m", loopback(server.url)), true).answer({ task, graph });
     const bad = task.options.map((_, r) => rotateOptions(task.options, r)[0]).indexOf(task.answer);
     expect(a).toMatchObject({
       status: "invalid",

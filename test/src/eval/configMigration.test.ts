@@ -61,6 +61,13 @@ describe("flat run configurations migrate to the nested form", () => {
     expect(() => migrateRunConfig({ noiseLevel: 1, noise: { noiseLevel: 2 } })).toThrow(/noise\.noiseLevel/);
     // a bad value in the flat form is named by its nested path
     expect(RunConfigSchema.safeParse(migrateRunConfig({ noiseLevel: 3.5 })).error?.issues[0]?.path).toEqual(["noise", "noiseLevel"]);
+    // the moves, recorded, say what the sender wrote (a service names a bad flat option as it was sent)
+    const moves = new Map<string, string>();
+    migrateRunConfig({ noiseLevel: 3.5, format: "json", graph: { masks: "none" }, seed: "1" }, moves);
+    expect([...moves]).toEqual([
+      ["noise.noiseLevel", "noiseLevel"],
+      ["prompt.format", "format"],
+    ]);
   });
 });
 

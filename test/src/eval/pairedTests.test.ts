@@ -1,9 +1,7 @@
 /**
- * Paired tests on constructed item records whose answers are known by hand: McNemar's exact p against the
- * binomial formula (and Python's exact fractions), the sign-flip test over tasks against counts of sign vectors, and
- * `compare` / the run summary choosing the test a cell's pairing calls for.
+ * Paired tests on constructed item records whose answers are known by hand: the task as the unit of the sign-flip
+ * test and the bootstrap, and `compare` / the run summary choosing the test a cell's pairing calls for.
  */
-import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,72 +9,13 @@ import { describe, expect, it } from "vitest";
 import { ItemRecordSchema, type ItemRecord } from "../../../src/eval/records.js";
 import { declinedItem, scoredItem } from "../../helpers/items.js";
 import { summarizeRun } from "../../../src/eval/summary.js";
-import { compareRuns, type LoadedRun } from "../../../src/eval/compare.js";
-import {
-  clusteredBootstrap,
-  comparePaired,
-  exactMcNemarP,
-  pairedDifference,
-  SIGNFLIP_RESAMPLES,
-  signFlipP,
-  signFlipTotalsP,
-  type Pair,
-} from "../../../src/eval/pairedTests.js";
+import { compareCommand } from "../../../src/eval/compare.js";
+import { comparePaired } from "../../../src/eval/pairedTests.js";
+import { exactMcNemarP, pairedDifference } from "../../../src/eval/mcNemar.js";
+import { clusteredBootstrap, type Pair } from "../../../src/eval/taskBootstrap.js";
 import { esi3d } from "../apps/cli/helpers.js";
-import { needs } from "../../helpers/system.js";
-
-const python = needs("python3");
 
 const item = (task: string, paradigm: string, arm: "2d" | "gt", correct: boolean) => scoredItem(task, paradigm, arm, correct);
-
-/** C(n, k) / 2^n summed, in exact fractions, by Python: an independent computation of the exact McNemar p. */
-function pythonMcNemar(cases: Array<[number, number]>): number[] {
-  const py = execFileSync(
-    "/usr/bin/python3",
-    [
-      "-c",
-      `
-import json, sys
-from fractions import Fraction
-from math import comb
-out = []
-for a, b in json.loads(sys.argv[1]):
-    n, k = a + b, min(a, b)
-    out.append(float(min(Fraction(1), 2 * Fraction(sum(comb(n, i) for i in range(k + 1)), 2 ** n))))
-print(json.dumps(out))
-`,
-      JSON.stringify(cases),
-    ],
-    { encoding: "utf8" },
-  );
-  return JSON.parse(py) as number[];
-}
-
-describe("McNemar's exact test", () => {
-  it("matches the binomial formula by hand", () => {
-    // 1 vs 9 discordant: 2·(C(10,0) + C(10,1)) / 2^10 = 22/1024
-    expect(exactMcNemarP(1, 9)).toBeCloseTo(22 / 1024, 14);
-    expect(exactMcNemarP(9, 1)).toBeCloseTo(22 / 1024, 14);
-    // 0 vs 5: 2 / 32
-    expect(exactMcNemarP(0, 5)).toBeCloseTo(0.0625, 14);
-    // no discordant pair, or a tie: no evidence of a difference
-    expect(exactMcNemarP(0, 0)).toBe(1);
-    expect(exactMcNemarP(4, 4)).toBe(1);
-    expect(() => exactMcNemarP(-1, 2)).toThrow(RangeError);
-  });
-  it.skipIf(python.skip)(python.title("matches Python's exact fractions, small and large counts"), () => {
-    const cases: Array<[number, number]> = [
-      [3, 12],
-      [7, 1],
-      [12, 30],
-      [100, 140],
-      [401, 350],
-      [2, 3],
-    ];
-    const expected = pythonMcNemar(cases);
-    cases.forEach(([a, b], i) => expect(exactMcNemarP(a, b), `${a} vs ${b}`).toBeCloseTo(expected[i]!, 12));
-  });
-});
 
 /** Tasks whose three paradigms agree: `aOnly` tasks right only in A, `bOnly` only in B, `same` right in both. */
 function correlatedPairs(aOnly: number, bOnly: number, same: number): Pair[] {
@@ -88,14 +27,6 @@ function correlatedPairs(aOnly: number, bOnly: number, same: number): Pair[] {
   add(bOnly, false, true, "b");
   add(same, true, true, "s");
   return pairs;
-}
-
-/** The sign-flip p by brute force: every one of the 2^K sign vectors, counted. */
-function bruteSignFlipP(counts: readonly number[]): number {
-  const observed = Math.abs(counts.reduce((s, d) => s + d, 0));
-  let extreme = 0;
-  for (let mask = 0; mask < 1 << counts.length; mask++) if (Math.abs(counts.reduce((s, d, i) => s + (mask & (1 << i) ? -d : d), 0)) >= observed) extreme++;
-  return extreme / (1 << counts.length);
 }
 
 describe("tasks, not items, are the unit when paradigms are pooled", () => {
@@ -117,11 +48,7 @@ describe("tasks, not items, are the unit when paradigms are pooled", () => {
     expect(row.p).toBeCloseTo(12 / 32, 14);
     expect([row.lo, row.hi]).toEqual([boot.lo, boot.hi]);
   });
-  it("the sign-flip p is exact: brute force over every sign vector agrees, and one task is never significant", () => {
-    for (const counts of [[3], [2, -1], [1, 1, 1, 1, 1], [3, 2, 0, -1, 2, 1, 3, -2, 1, 1], [1, 1, 1, 1, 1, 1, 1, 1, 1, 1], [0, 0]])
-      expect(signFlipP(counts), counts.join(",")).toBeCloseTo(bruteSignFlipP(counts), 12);
-    expect(signFlipP([3])).toBe(1);
-    expect(signFlipP(Array(10).fill(3))).toBeCloseTo(2 / 1024, 14);
+  it("one task is never significant", () => {
     // one task right in A and wrong in B in all three paradigms: the bootstrap alone would call it certain
     const one = comparePaired(correlatedPairs(1, 0, 0))!;
     expect(one.p).toBe(1);
@@ -142,18 +69,6 @@ describe("tasks, not items, are the unit when paradigms are pooled", () => {
 });
 
 describe("every item counts: an unanswered item is paired at its chance credit", () => {
-  it("the sign flip over real-valued task totals is exact on common fractions, and sampled past them", () => {
-    // thirds and halves: exactly the integer test on the totals times 6
-    const thirds = [1 / 3, -2 / 3, 1, 0.5, -1 / 6, 2 / 3, 1 / 3];
-    expect(signFlipTotalsP(thirds)).toBeCloseTo(bruteSignFlipP(thirds.map((d) => Math.round(d * 6))), 12);
-    expect(signFlipTotalsP([1, 1, 1, 1, 1, 1, 1, 1, 1, 1])).toBeCloseTo(2 / 1024, 14);
-    // a denominator past SIGNFLIP_MAX_DENOMINATOR (7919 is prime): seeded sampled flips, within their Monte Carlo error
-    const odd = [1, 1, 1, 1, 1, 1, 1, 1 / 7919, -1, 1];
-    const exact = bruteSignFlipP(odd.map((d) => Math.round(d * 7919)));
-    expect(Math.abs(signFlipTotalsP(odd) - exact)).toBeLessThan(4 * Math.sqrt((exact * (1 - exact)) / SIGNFLIP_RESAMPLES) + 1 / SIGNFLIP_RESAMPLES);
-    expect(signFlipTotalsP(odd)).toBe(signFlipTotalsP(odd));
-  });
-
   it("a 3D arm that declines where 2D answers right loses, on the same items, what a guess would have lost", () => {
     // 12 tasks, one paradigm: 2D right on all; 3D right on 8, declines (yes/no: credit 1/2) on 4
     const tasks = Array.from({ length: 12 }, (_, i) => `linear_alignment-${String(i).padStart(3, "0")}`);
@@ -205,19 +120,25 @@ describe("compare and the run summary pair by task", () => {
   const tasks = Array.from({ length: 12 }, (_, i) => `linear_alignment-${String(i).padStart(3, "0")}`);
   const runA = tasks.flatMap((t) => paradigms.flatMap((p) => [item(t, p, "gt", true), item(t, p, "2d", true)]));
   const runB = tasks.flatMap((t, i) => paradigms.flatMap((p) => [item(t, p, "gt", i >= 4), item(t, p, "2d", i >= 4)]));
-  const loaded = (records: ItemRecord[]): LoadedRun => ({ dir: "(test)", records, summary: summarizeRun(records), run: null });
-
   it("compare: McNemar per paradigm, the sign-flip test over tasks with paradigms pooled", () => {
-    const single = compareRuns(loaded(runA), loaded(runB), "single").find((r) => r.subcategory === "overall" && r.method === "GT-3D")!;
-    expect(single.test).toBe("mcnemar-exact");
-    expect(single.pairs).toEqual({ n: 12, clusters: 12, aBetter: 4, bBetter: 0 });
-    expect(single.p).toBeCloseTo(2 / 16, 14); // 0 vs 4 discordant: 2 / 2^4
-    expect(single.diff).toBeCloseTo(4 / 12, 14);
-    const all = compareRuns(loaded(runA), loaded(runB), "all").find((r) => r.subcategory === "overall" && r.method === "GT-3D")!;
-    expect(all.test).toBe("signflip-task");
-    expect(all.pairs).toEqual({ n: 36, clusters: 12, aBetter: 12, bBetter: 0 });
+    const dir = mkdtempSync(join(tmpdir(), "esi3d-compare-"));
+    const write = (name: string, rs: ItemRecord[]) => {
+      mkdirSync(join(dir, name));
+      writeFileSync(join(dir, name, "items.jsonl"), rs.map((r) => JSON.stringify(r)).join("\n") + "\n");
+      return join(dir, name);
+    };
+    const a = write("a", runA),
+      b = write("b", runB);
+    const overallGt = (paradigm: string) =>
+      compareCommand([a, b], paradigm)
+        .split("\n")
+        .find((l) => /^Overall\s+GT-3D\s/.test(l))!;
+    // 0 vs 4 discordant: p = 2 / 2^4; 4 of 12 items apart
+    expect(overallGt("single")).toMatch(
+      /100\.0 \(n=12\) cov 100\.0 ans 100\.0\s+66\.7 \(n=12\) cov 100\.0 ans 66\.7\s+\+33\.3\s+\[[^\]]+\]\s+0\.125\s+McNemar exact\s+12 \(12\); A higher 4, B higher 0/,
+    );
     // four tasks with +3 each, eight with 0: |sum| = 12 only when the four signs agree, 2 / 16
-    expect(all.p).toBeCloseTo(2 / 16, 14);
+    expect(overallGt("all")).toMatch(/\+33\.3\s+\[[^\]]+\]\s+0\.125\s+task sign-flip\s+36 \(12\); A higher 12, B higher 0/);
   });
 
   it("the summary's 3D-vs-2D differences pair the two arms on each task", () => {

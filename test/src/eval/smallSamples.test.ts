@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { summarizeRun } from "../../../src/eval/summary.js";
 import { paperTable } from "../../../src/eval/report.js";
-import { ablationSvg, ablationTable, summarizeAblation } from "../../../src/eval/ablation.js";
+import { ablationHtml, ablationTable, summarizeAblation } from "../../../src/eval/ablation.js";
 import { SMALL_CELL_ITEMS } from "../../../src/eval/smallSamples.js";
 import { wilsonInterval } from "../../../core/math/proportion.js";
 import { scoredItem } from "../../helpers/items.js";
@@ -56,8 +56,8 @@ describe("the ablation shows intervals and tests below-2D against 2D", () => {
     const table = ablationTable(few);
     expect(table).toMatch(/66\.7 \[\d+, \d+\] n=3\* <2D(?!!)/);
     expect(few.versus2D["linear_alignment"]!["1"]!.p).toBe(1);
-    // the plot: whiskers, the 2D band, a hollow (small) point
-    const svg = ablationSvg(few);
+    // the report's plot: whiskers, the 2D band, a hollow (small) point
+    const svg = ablationHtml(few);
     expect(svg).toMatch(/2D baseline 95% interval \[\d+, 100\]%, n=3/);
     expect(svg).toMatch(/<circle [^>]*fill="#fff"[^>]*><title>noise 1: 66\.7% \[\d+, \d+\] n=3 \(small\) \(below 2D, not significant\)/);
   });

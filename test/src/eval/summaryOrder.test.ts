@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { Rng } from "../../../core/math/rng.js";
 import { ItemRecordSchema, itemKey, type ItemRecord } from "../../../src/eval/records.js";
-import { failuresOf, summarizeRun } from "../../../src/eval/summary.js";
+import { summarizeRun } from "../../../src/eval/summary.js";
 
 const SUBS = ["linear_alignment", "spatial_distance", "physical_contact", "counting_with_occlusion"] as const;
 
@@ -92,7 +92,7 @@ describe("summarizeRun", () => {
     const rs = Array.from({ length: 40 }, (_, i) => record(i, rng));
     const errors = rs.filter((r) => r.status === "error").length,
       invalid = rs.filter((r) => r.status === "invalid").length;
-    expect(failuresOf(rs)).toEqual({
+    expect(summarizeRun(rs).failures).toEqual({
       total: errors + invalid,
       byStatus: { error: errors, invalid },
       byClass: { "LlmError:http:500": errors, invalid_reply: invalid },

@@ -1,6 +1,6 @@
 /** Token and cost totals per reasoner: billed calls only, costs only from a price table, unknown otherwise. */
 import { describe, expect, it } from "vitest";
-import { PRICES_FORMAT, PriceTableSchema, usageTable, usageTotals, type PriceTable } from "../../../src/eval/usage.js";
+import { PriceTableSchema, usageTable, usageTotals, type PriceTable } from "../../../src/eval/usage.js";
 import type { ItemRecord } from "../../../src/eval/records.js";
 
 type Call = NonNullable<ItemRecord["calls"]>[number];
@@ -13,7 +13,7 @@ const call = (input: number | null, output: number | null, cached = false): Call
   output_tokens: output,
 });
 const rec = (reasoner: string, calls: Call[] | null) => ({ reasoner, calls }) as unknown as ItemRecord;
-const PRICES: PriceTable = PriceTableSchema.parse({ format: PRICES_FORMAT, currency: "EUR", prices: { "openai:a": { input: 2, output: 8 } } });
+const PRICES: PriceTable = PriceTableSchema.parse({ format: "esi3d-prices/1", currency: "EUR", prices: { "openai:a": { input: 2, output: 8 } } });
 
 describe("usageTotals", () => {
   const records = [rec("openai:a", [call(100, 10), call(50, 5, true)]), rec("openai:a", [call(200, 20)]), rec("gemini:b", [call(7, 3)]), rec("symbolic", null)];
@@ -55,7 +55,7 @@ describe("usageTotals", () => {
   });
 
   it("a price table is refused when malformed, naming the field", () => {
-    expect(PriceTableSchema.safeParse({ format: PRICES_FORMAT, currency: "USD", prices: { "openai:a": { input: -1, output: 1 } } }).success).toBe(false);
+    expect(PriceTableSchema.safeParse({ format: "esi3d-prices/1", currency: "USD", prices: { "openai:a": { input: -1, output: 1 } } }).success).toBe(false);
     expect(PriceTableSchema.safeParse({ format: "prices", currency: "USD", prices: {} }).success).toBe(false);
   });
 });

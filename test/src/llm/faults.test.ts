@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { Task } from "../../../core/task/schema.js";
-import { createLlmReasoner, type LlmPromptOptions, type LlmReasonerOptions } from "../../../src/reason/llm.js";
+import { createLlmReasoner, type LlmReasonerOptions } from "../../../src/reason/llm.js";
 import { LlmOptionsSchema, type LlmOptions } from "../../../src/llm/options.js";
 import { OptionPresentationSchema, PromptFormatSchema } from "../../../src/prompt/formats.js";
 import type { ReasonerAnswer } from "../../../src/reason/types.js";
@@ -48,7 +48,10 @@ function countTask(): Task {
 }
 
 /** The prompt options of a run that sets none. */
-const PROMPT_DEFAULTS: LlmPromptOptions = { ...PromptFormatSchema.parse({}), optionLabels: OptionPresentationSchema.shape.optionLabels.parse(undefined) };
+const PROMPT_DEFAULTS: LlmReasonerOptions["prompt"] = {
+  ...PromptFormatSchema.parse({}),
+  optionLabels: OptionPresentationSchema.shape.optionLabels.parse(undefined),
+};
 
 /** A reasoner's options against the loopback server: short timeouts and backoff, `llm` overriding the model-call options. */
 function opts(url: string, llm: Partial<LlmOptions> = {}): LlmReasonerOptions {

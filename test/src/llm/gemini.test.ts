@@ -1,7 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { createLlmClient, type LlmClientOptions, type RetryEvent } from "../../../src/llm/client.js";
-import { retryInfoDelayMs } from "../../../src/llm/gemini.js";
+import { createLlmClient, type LlmClientOptions } from "../../../src/llm/client.js";
 import { geminiReply, hang, json, raw, startServer, type TestServer } from "./server.js";
+
+/** What the client tells its onRetry of each retry. */
+type RetryEvent = Parameters<NonNullable<LlmClientOptions["onRetry"]>>[0];
 
 const KEY = "AIzaTEST-0123456789-secret-gemini";
 let server: TestServer | undefined;
@@ -134,12 +136,24 @@ describe("gemini client over real HTTP", () => {
   });
 });
 
-describe("retryInfoDelayMs", () => {
-  it("reads protobuf Duration strings", () => {
-    const body = (d: string) => JSON.stringify({ error: { details: [{ "@type": "x" }, { retryDelay: d }] } });
-    expect(retryInfoDelayMs(body("37s"))).toBe(37_000);
-    expect(retryInfoDelayMs(body("1.5s"))).toBe(1500);
-    expect(retryInfoDelayMs(body("soon"))).toBeUndefined();
-    expect(retryInfoDelayMs("not json")).toBeUndefined();
+describe("the RetryInfo delay of a 429's body", () => {
+  const retried = async (...bodies: string[]) => {
+    server = await startServer(...bodies.map((b) => raw(429, b, { "content-type": "application/json" })), geminiReply("ok"));
+    const events: RetryEvent[] = [];
+    await createLlmClient("gemini:g", opts(server.url, { onRetry: (e) => events.push(e) })).chat({ user: "q" });
+    return events.map((e) => ({ delayMs: e.delayMs, serverRequested: e.serverRequested }));
+  };
+  const body = (d: string) => JSON.stringify({ error: { details: [{ "@type": "x" }, { retryDelay: d }] } });
+
+  it("reads protobuf Duration strings, whole or fractional seconds, in any entry of error.details", async () => {
+    expect(await retried(body("1s"), body("0.05s"))).toEqual([
+      { delayMs: 1000, serverRequested: true },
+      { delayMs: 50, serverRequested: true },
+    ]);
+  });
+  it("falls back to the client's own backoff on a delay it cannot read, or a body that is not JSON", async () => {
+    const events = await retried(body("soon"), "not json");
+    expect(events.map((e) => e.serverRequested)).toEqual([false, false]);
+    expect(events.every((e) => e.delayMs <= 5)).toBe(true); // backoffCapMs
   });
 });

@@ -1,7 +1,10 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { createLlmClient, type LlmClientOptions, type RetryEvent } from "../../../src/llm/client.js";
+import { createLlmClient, type LlmClientOptions } from "../../../src/llm/client.js";
 import { LlmError } from "../../../src/llm/types.js";
 import { delayed, hang, json, openaiReply, raw, startServer, type TestServer } from "./server.js";
+
+/** What the client tells its onRetry of each retry. */
+type RetryEvent = Parameters<NonNullable<LlmClientOptions["onRetry"]>>[0];
 
 const KEY = "sk-test-0123456789abcdefSECRET";
 let server: TestServer | undefined;

@@ -6,9 +6,12 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { createLlmClient, type LlmClientOptions, type RetryEvent } from "../../../src/llm/client.js";
+import { createLlmClient, type LlmClientOptions } from "../../../src/llm/client.js";
 import { redact } from "../../../src/llm/redact.js";
 import { hang, json, openaiReply, geminiReply, raw, startServer, type Handler, type TestServer } from "./server.js";
+
+/** What the client tells its onRetry of each retry. */
+type RetryEvent = Parameters<NonNullable<LlmClientOptions["onRetry"]>>[0];
 
 const OPENAI_KEY = "sk-proj-SECRETSECRET-0123456789abcdef";
 const GEMINI_KEY = "AIzaSyD-SECRETSECRET-9876543210";

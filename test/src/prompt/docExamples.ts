@@ -10,10 +10,11 @@ import type { FrameBundle } from "../../../core/bundle/io.js";
 import type { Task } from "../../../core/task/schema.js";
 import type { SceneGraph } from "../../../scenegraph/types.js";
 import { serializeGraph } from "../../../src/prompt/serialize.js";
-import { answerTemplate, buildPrompt, promptRecord, SYSTEM_3D_LLM, type BuiltPrompt } from "../../../src/prompt/templates.js";
-import { formatReminder } from "../../../src/prompt/reminder.js";
+import { buildPrompt, promptRecord, type BuiltPrompt } from "../../../src/prompt/templates.js";
+import { REPROMPT_SEPARATOR, repromptText } from "../../../src/prompt/reminder.js";
 import { PromptFormatSchema } from "../../../src/prompt/formats.js";
 import { bundleOf, SMALL_CAMERA } from "./bundles.js";
+import { answerTemplateOf } from "../../helpers/prompts.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const load = <T>(name: string): T => JSON.parse(readFileSync(join(here, "fixtures", name), "utf8")) as T;
@@ -39,6 +40,8 @@ export function docExamples(): Record<string, string> {
     options,
     subcategory,
   });
+  /** The template a question's prompt ends with (the spatial-distance task's, with the question's own fields). */
+  const template = (over: Partial<Task>, optionLabels?: "letters") => answerTemplateOf({ ...sdTask, ...over }, sd, optionLabels);
   return {
     json: serializeGraph(sd, { format: "json", uncertainty: false }),
     relations: serializeGraph(sd, { format: "relations", uncertainty: false }),
@@ -48,11 +51,11 @@ export function docExamples(): Record<string, string> {
     "text-uncertainty-objects": serializeGraph(cNoisy, { format: "text", uncertainty: true }).split("\nObjects:\n")[1]!.split("\n").slice(0, 3).join("\n"),
     "cogmap-uncertainty-tail": serializeGraph(cNoisy, { format: "cogmap", uncertainty: true }).split("\n\nMap (JSON")[1]!.replace(/^/, "Map (JSON"),
     "counting-json-uncertainty": textOnly(buildPrompt({ task: cTask, graph: cNoisy, uncertainty: true }, { format: "json" })),
-    "template-yes_no": answerTemplate(
+    "template-yes_no": template(
       q("Are the potted plant, the vase and the teddy bear on the floor standing in a straight line?", "yes_no", ["yes", "no"], "linear_alignment"),
     ),
-    "template-option": answerTemplate(sdTask),
-    "template-category": answerTemplate(
+    "template-option": template({}),
+    "template-category": template(
       q(
         "What is the object partly hidden behind the cardboard box on the table? Options: can, vase, candle, bottle.",
         "choice",
@@ -60,10 +63,10 @@ export function docExamples(): Record<string, string> {
         "partial_occlusion",
       ),
     ),
-    "template-integer": answerTemplate(cTask),
-    "template-option-letters": answerTemplate(sdTask, "letters"),
-    "reminder-option": formatReminder(sdTask),
-    "template-ordering": answerTemplate(
+    "template-integer": answerTemplateOf(cTask, cNoisy),
+    "template-option-letters": template({}, "letters"),
+    "reminder-option": repromptText("", sdTask).slice(REPROMPT_SEPARATOR.length),
+    "template-ordering": template(
       q(
         "In which order did the agent pick up the objects?",
         "ordering",
@@ -71,7 +74,7 @@ export function docExamples(): Record<string, string> {
         "action_order_inference",
       ),
     ),
-    "system-3d": SYSTEM_3D_LLM,
+    "system-3d": buildPrompt({ task: sdTask, graph: sd }, PromptFormatSchema.parse({})).system,
     "vlm-multi": textOnly(buildPrompt({ task: sdTask, bundle, images: "multi" }, PromptFormatSchema.parse({}))),
   };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { boxYawDeg, cognitiveMap, fmt, serializeGraph, type SerializeOptions } from "../../../src/prompt/serialize.js";
+import { fmt, serializeGraph, type SerializeOptions } from "../../../src/prompt/serialize.js";
 import { GRAPH_FORMATS } from "../../../src/prompt/formats.js";
 import { graph, gridScene, node, tableScene } from "./graphs.js";
 
@@ -16,10 +16,16 @@ describe("number helpers", () => {
     expect(fmt(0.375)).toBe("0.38");
   });
   it("gives box yaw in whole degrees in [0, 180)", () => {
-    expect(boxYawDeg(0)).toBe(0);
-    expect(boxYawDeg((3 * Math.PI) / 2)).toBe(90);
-    expect(boxYawDeg(-0.3)).toBe(163);
-    expect(boxYawDeg(Math.PI - 1e-6)).toBe(0);
+    // the yaw a node's text line prints for its box
+    const yawDeg = (yaw: number) => {
+      const g = tableScene();
+      g.nodes[0]!.box.yaw = yaw;
+      return Number(/^n0 is .*, yaw (\d+)°/m.exec(serializeGraph(g, { format: "text", uncertainty: false }))![1]);
+    };
+    expect(yawDeg(0)).toBe(0);
+    expect(yawDeg((3 * Math.PI) / 2)).toBe(90);
+    expect(yawDeg(-0.3)).toBe(163);
+    expect(yawDeg(Math.PI - 1e-6)).toBe(0);
   });
 });
 
@@ -113,18 +119,27 @@ describe("text", () => {
   });
 });
 
+/** The grid a cogmap prints: its size, mapping to metres, and each node's [row, col] in graph order (read off its label's list). */
+function printedMap(g: ReturnType<typeof gridScene>, size: number): { size: number; cellM: number; xMin: number; yMax: number; cells: number[][] } {
+  const s = serializeGraph(g, { format: "cogmap", uncertainty: false, cogmapSize: size });
+  const grid = /The map is a (\d+) × \d+ grid/.exec(s)!;
+  const centre = /The centre of cell \[row, col\] is at x = (-?[\d.]+) \+ ([\d.]+) × \(col \+ 0\.5\), y = (-?[\d.]+) − [\d.]+ × \(row \+ 0\.5\)/.exec(s)!;
+  const byLabel = JSON.parse(s.split("\n").find((l) => l.startsWith('{"') && l.includes("[["))!) as Record<string, number[][]>;
+  const seen = new Map<string, number>();
+  const cells = g.nodes.map((n) => {
+    const k = seen.get(n.label) ?? 0;
+    seen.set(n.label, k + 1);
+    return byLabel[n.label]![k]!;
+  });
+  return { size: Number(grid[1]), xMin: Number(centre[1]), cellM: Number(centre[2]), yMax: Number(centre[3]), cells };
+}
+
 describe("cogmap", () => {
   it("places each object's box centre in its cell (known centres, 10 × 10)", () => {
-    const m = cognitiveMap(gridScene());
-    expect(m).toMatchObject({ size: 10, cellM: 0.5, xMin: 0, yMax: 5, agent: { row: 9, col: 5 } });
-    expect(m.cells).toEqual([
-      { id: "a", label: "lamp", row: 0, col: 0 },
-      { id: "b", label: "box", row: 9, col: 9 },
-      { id: "c", label: "box", row: 5, col: 5 },
-      { id: "d", label: "vase", row: 1, col: 9 },
-    ]);
     const s = serializeGraph(gridScene(), { format: "cogmap", uncertainty: false });
+    // a (lamp) [0, 0], b and c (boxes) [9, 9] and [5, 5], d (vase) [1, 9]
     expect(s).toContain('{"box": [[9, 9], [5, 5]], "lamp": [[0, 0]], "vase": [[1, 9]]}');
+    expect(s).toContain("The map is a 10 × 10 grid");
     expect(s).toContain("It covers x from 0.00 to 5.00 m and y from 0.00 to 5.00 m; each cell is 0.50 m × 0.50 m.");
     expect(s).toContain("The centre of cell [row, col] is at x = 0.00 + 0.50 × (col + 0.5), y = 5.00 − 0.50 × (row + 0.5).");
     expect(s).toContain("You (the agent) stand in cell [9, 5]");
@@ -134,9 +149,9 @@ describe("cogmap", () => {
   });
 
   it("honours the grid size (20 × 20) and keeps every centre inside its printed cell", () => {
-    const m = cognitiveMap(gridScene(), 20);
+    const m = printedMap(gridScene(), 20);
     expect(m).toMatchObject({ size: 20, cellM: 0.25, xMin: 0, yMax: 5 });
-    expect(m.cells.map((c) => [c.row, c.col])).toEqual([
+    expect(m.cells).toEqual([
       [1, 1],
       [19, 19],
       [10, 10],
@@ -144,14 +159,14 @@ describe("cogmap", () => {
     ]);
     for (const g of [tableScene(), gridScene()]) {
       for (const size of [10, 13, 20]) {
-        const mm = cognitiveMap(g, size);
+        const mm = printedMap(g, size);
         g.nodes.forEach((n, i) => {
-          const c = mm.cells[i]!;
+          const [row, col] = mm.cells[i]!;
           const [x, y] = n.box.centre;
-          expect(x).toBeGreaterThanOrEqual(mm.xMin + mm.cellM * c.col - 1e-9);
-          expect(x).toBeLessThan(mm.xMin + mm.cellM * (c.col + 1) + 1e-9);
-          expect(y).toBeLessThanOrEqual(mm.yMax - mm.cellM * c.row + 1e-9);
-          expect(y).toBeGreaterThan(mm.yMax - mm.cellM * (c.row + 1) - 1e-9);
+          expect(x).toBeGreaterThanOrEqual(mm.xMin + mm.cellM * col! - 1e-9);
+          expect(x).toBeLessThan(mm.xMin + mm.cellM * (col! + 1) + 1e-9);
+          expect(y).toBeLessThanOrEqual(mm.yMax - mm.cellM * row! + 1e-9);
+          expect(y).toBeGreaterThan(mm.yMax - mm.cellM * (row! + 1) - 1e-9);
         });
       }
     }

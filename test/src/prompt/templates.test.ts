@@ -1,11 +1,14 @@
 import { describe, expect, it } from "vitest";
 import type { Task } from "../../../core/task/schema.js";
 import { parseAnswer } from "../../../src/reason/parse.js";
-import { formatReminder } from "../../../src/prompt/reminder.js";
+import { repromptText } from "../../../src/prompt/reminder.js";
 import { serializeGraph } from "../../../src/prompt/serialize.js";
-import { answerTemplate, buildPrompt, PROMPT_VERSION, PromptError, promptRecord, SYSTEM_3D_LLM, templateKind } from "../../../src/prompt/templates.js";
+import { buildPrompt, PROMPT_VERSION, promptRecord } from "../../../src/prompt/templates.js";
+import type { OptionLabels } from "../../../src/prompt/formats.js";
+import { answerTemplateOf } from "../../helpers/prompts.js";
+import { InputError } from "../../../core/errors.js";
 import { bundleOf, smallTask } from "./bundles.js";
-import { selectViews } from "../../../src/prompt/images.js";
+import { selectViews } from "../../../src/prompt/viewSelection.js";
 import { tableScene } from "./graphs.js";
 import { PromptFormatSchema } from "../../../src/prompt/formats.js";
 
@@ -39,13 +42,17 @@ const ordering: Q = {
   subcategory: "action_order_inference",
 };
 
+/** The answer template the prompt of a question ends with. */
+const template = (q: Q, optionLabels?: OptionLabels) => answerTemplateOf({ ...smallTask(), ...q }, tableScene(), optionLabels);
+
 describe("answer templates", () => {
   it("chooses one template per answer kind", () => {
-    expect([yesNo, option, category, integer, ordering].map(templateKind)).toEqual(["yes_no", "option", "category", "integer", "ordering"]);
+    const kind = (q: Q) => buildPrompt({ task: { ...smallTask(), ...q }, graph: tableScene() }, PROMPT_DEFAULTS).template;
+    expect([yesNo, option, category, integer, ordering].map(kind)).toEqual(["yes_no", "option", "category", "integer", "ordering"]);
   });
 
   it("yes/no", () => {
-    const s = answerTemplate(yesNo);
+    const s = template(yesNo);
     expect(s).toBe(
       [
         "Question: Is the mug on the table?",
@@ -58,52 +65,50 @@ describe("answer templates", () => {
   });
 
   it("option", () => {
-    const s = answerTemplate(option);
+    const s = template(option);
     expect(s).toContain("Options:\n- the mug\n- the table\nAnswer with exactly one of the options, copied as written.");
     expect(s).toContain('{"answer": "<one of the options>", "confidence": <a number from 0 to 1>}');
   });
 
   it("category", () => {
-    const s = answerTemplate(category);
+    const s = template(category);
     expect(s).toContain("Options (object categories):\n- can\n- vase\n- candle\n- bottle\nAnswer with the object's category");
     expect(s).toContain('{"answer": "<one of the categories>", "confidence": <a number from 0 to 1>}');
   });
 
   it("integer with options, and without", () => {
-    const s = answerTemplate(integer);
+    const s = template(integer);
     expect(s).toContain("Options: 1, 2, 3, 4\nAnswer with one of the options, an integer written with digits.");
     expect(s).toContain('{"answer": <integer>, "confidence": <a number from 0 to 1>}');
-    expect(answerTemplate({ ...integer, options: [] })).toContain(
-      "Question: How many mugs are there in the room?\nAnswer with an integer written with digits.\n",
-    );
+    expect(template({ ...integer, options: [] })).toContain("Question: How many mugs are there in the room?\nAnswer with an integer written with digits.\n");
   });
 
   it("ordering", () => {
-    const s = answerTemplate(ordering);
+    const s = template(ordering);
     expect(s).toContain(
       "Options (each is a complete order, first to last):\n- mug, vase, lamp\n- lamp, vase, mug\n- vase, mug, lamp\nAnswer with exactly one of the options, copied as written.",
     );
   });
 
   it("lists the yes/no words in the options' own order (a rotation is a prompt of its own)", () => {
-    expect(answerTemplate({ ...yesNo, options: ["no", "yes"] })).toContain(
+    expect(template({ ...yesNo, options: ["no", "yes"] })).toContain(
       'Answer "no" or "yes".\nReply with only a JSON object and nothing else, of the form\n{"answer": "no" or "yes",',
     );
   });
 
   it("letters every option list with --option-labels letters, and a letter reply parses only then", () => {
-    expect(answerTemplate(option, "letters")).toContain(
+    expect(template(option, "letters")).toContain(
       'Options:\nA. the mug\nB. the table\nAnswer with the letter of exactly one of the options.\nReply with only a JSON object and nothing else, of the form\n{"answer": "<the letter of one option>"',
     );
-    expect(answerTemplate(category, "letters")).toContain(
+    expect(template(category, "letters")).toContain(
       "Options (object categories):\nA. can\nB. vase\nC. candle\nD. bottle\nAnswer with the object's category: the letter of exactly one of the options.",
     );
-    expect(answerTemplate(integer, "letters")).toContain("Options:\nA. 1\nB. 2\nC. 3\nD. 4\nAnswer with the letter of exactly one of the options.");
-    expect(answerTemplate(ordering, "letters")).toContain("first to last):\nA. mug, vase, lamp\nB. lamp, vase, mug\nC. vase, mug, lamp\n");
-    expect(answerTemplate(yesNo, "letters")).toContain("Options:\nA. yes\nB. no\nAnswer with the letter of exactly one of the options.");
+    expect(template(integer, "letters")).toContain("Options:\nA. 1\nB. 2\nC. 3\nD. 4\nAnswer with the letter of exactly one of the options.");
+    expect(template(ordering, "letters")).toContain("first to last):\nA. mug, vase, lamp\nB. lamp, vase, mug\nC. vase, mug, lamp\n");
+    expect(template(yesNo, "letters")).toContain("Options:\nA. yes\nB. no\nAnswer with the letter of exactly one of the options.");
     // an integer question without options has nothing to letter
-    expect(answerTemplate({ ...integer, options: [] }, "letters")).toBe(answerTemplate({ ...integer, options: [] }));
-    expect(answerTemplate(option, "none")).toBe(answerTemplate(option));
+    expect(template({ ...integer, options: [] }, "letters")).toBe(template({ ...integer, options: [] }));
+    expect(template(option, "none")).toBe(template(option));
     const task = {
       ...smallTask(),
       answer_format: "choice" as const,
@@ -131,8 +136,8 @@ describe("answer templates", () => {
       [ordering, '{"answer": "lamp, vase, mug", "confidence": 0.4}', "lamp, vase, mug"],
     ];
     for (const [q, reply, answer] of replies) {
-      expect(answerTemplate(q)).toContain('"confidence": <a number from 0 to 1>}');
-      expect(formatReminder(q)).toContain('"confidence": <a number from 0 to 1>}');
+      expect(template(q)).toContain('"confidence": <a number from 0 to 1>}');
+      expect(repromptText("", q)).toContain('"confidence": <a number from 0 to 1>}');
       expect(parseAnswer(reply, q)).toMatchObject({ status: "parsed", answer, method: "json" });
     }
   });
@@ -144,10 +149,12 @@ describe("buildPrompt: 3D + LLM", () => {
 
   it("sends the serialized graph, then the question, and no images", () => {
     const p = buildPrompt({ task, graph: g }, PROMPT_DEFAULTS);
-    expect(p).toMatchObject({ version: PROMPT_VERSION, arm: "3d-llm", template: "option", system: SYSTEM_3D_LLM, format: "relations", uncertainty: false });
+    expect(p).toMatchObject({ version: PROMPT_VERSION, arm: "3d-llm", template: "option", format: "relations", uncertainty: false });
+    // the 3D arm's system text: a scene described in numbers, no images
+    expect(p.system).toMatch(/^You answer questions about a room .*\nYou do not see the images\. Instead you get a description of the scene/);
     expect(p.images).toBeUndefined();
     const scene = serializeGraph(g, { format: "relations", uncertainty: false });
-    expect(p.user).toBe(`${scene}\n\n${answerTemplate(task)}`);
+    expect(p.user).toBe(`${scene}\n\n${template(task)}`);
     expect(p.system).not.toMatch(/image shows|pixel/);
   });
 
@@ -171,14 +178,13 @@ describe("buildPrompt: 3D + LLM", () => {
   it("records system and user text in one splittable record", () => {
     const p = buildPrompt({ task, graph: g }, { format: "text" });
     const rec = promptRecord(p);
-    expect(p.system).toBe(SYSTEM_3D_LLM);
     expect(rec).toBe(`=== system ===\n${p.system}\n=== user ===\n${p.user}`);
     // our system text holds no marker, so the record splits back at its first user marker
     expect(rec.indexOf("\n=== user ===\n")).toBe("=== system ===\n".length + p.system.length);
   });
 
-  it("fails with a PromptError naming what is missing", () => {
-    expect(() => buildPrompt({ task }, PROMPT_DEFAULTS)).toThrow(PromptError);
+  it("fails with an input error (exit code 2) naming what is missing", () => {
+    expect(() => buildPrompt({ task }, PROMPT_DEFAULTS)).toThrow(InputError);
     expect(() => buildPrompt({ task }, PROMPT_DEFAULTS)).toThrow(/needs a scene graph/);
     expect(() => buildPrompt({ task, graph: g }, { format: "cogmap", cogmapSize: 99 })).toThrow(/cogmapSize/);
   });
@@ -205,7 +211,7 @@ describe("buildPrompt: 2D VLM", () => {
         .map((v) => v.action)
         .join(", ")}`,
     );
-    expect(p.user.endsWith(answerTemplate(task))).toBe(true);
+    expect(p.user.endsWith(template(task))).toBe(true);
     expect(p.system).toContain("each image is a 96 × 72 pixel pinhole photograph with a horizontal field of view of 70°");
     expect(p.system).toContain(`camera ${task.agent_initial.position[2].toFixed(2)} m above the floor`);
     expect(p.system).toContain("move_forward, move_backward, move_left and move_right move the camera 0.25 m");

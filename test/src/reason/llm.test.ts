@@ -4,13 +4,13 @@ import { decodePng } from "../../../core/bundle/png.js";
 import type { Task } from "../../../core/task/schema.js";
 import { ResponseCache } from "../../../src/llm/cache.js";
 import { serializeGraph } from "../../../src/prompt/serialize.js";
-import { buildPrompt, promptRecord, SYSTEM_3D_LLM } from "../../../src/prompt/templates.js";
-import { createLlmReasoner, type LlmPromptOptions, type LlmReasonerOptions } from "../../../src/reason/llm.js";
+import { buildPrompt, promptRecord } from "../../../src/prompt/templates.js";
+import { createLlmReasoner, type LlmReasonerOptions } from "../../../src/reason/llm.js";
 import { LlmOptionsSchema, type LlmOptions } from "../../../src/llm/options.js";
 import { ImageOptionsSchema, OptionPresentationSchema, PromptFormatSchema } from "../../../src/prompt/formats.js";
 import { repromptText } from "../../../src/prompt/reminder.js";
 import { geminiReply, hang, json, openaiReply, startServer, type Handler, type RecordedRequest, type TestServer } from "../llm/server.js";
-import { selectViews } from "../../../src/prompt/images.js";
+import { selectViews } from "../../../src/prompt/viewSelection.js";
 import { bundleOf, smallTask } from "../prompt/bundles.js";
 import { tableScene } from "../prompt/graphs.js";
 
@@ -36,7 +36,10 @@ function tableTask(): Task {
 }
 
 /** The prompt options of a run that sets none. */
-const PROMPT_DEFAULTS: LlmPromptOptions = { ...PromptFormatSchema.parse({}), optionLabels: OptionPresentationSchema.shape.optionLabels.parse(undefined) };
+const PROMPT_DEFAULTS: LlmReasonerOptions["prompt"] = {
+  ...PromptFormatSchema.parse({}),
+  optionLabels: OptionPresentationSchema.shape.optionLabels.parse(undefined),
+};
 
 /** A reasoner's options against the loopback server: the schemas' defaults but for the endpoint and no retries. */
 function openaiOpts(url: string, llm: Partial<LlmOptions> = {}, extra: Partial<LlmReasonerOptions> = {}): LlmReasonerOptions {
@@ -95,7 +98,7 @@ describe("createLlmReasoner over real HTTP (OpenAI wire format)", () => {
     const body = server.requests[0]!.body as OpenAiBody;
     expect(body.model).toBe("test-model");
     expect(body.temperature).toBe(0);
-    expect(body.messages[0]).toEqual({ role: "system", content: SYSTEM_3D_LLM });
+    expect(body.messages[0]).toEqual({ role: "system", content: built.system });
     expect(body.messages[1]!.content).toBe(built.user); // text only: no image parts
     expect(built.user).toContain(serializeGraph(graph, { format: "relations", uncertainty: false }));
   });
@@ -235,7 +238,7 @@ describe("createLlmReasoner over real HTTP (Gemini wire format)", () => {
       systemInstruction: { parts: Array<{ text: string }> };
       generationConfig: { temperature: number };
     };
-    expect(body.systemInstruction.parts[0]!.text).toBe(SYSTEM_3D_LLM);
+    expect(body.systemInstruction.parts[0]!.text).toBe(buildPrompt({ task, graph, uncertainty: true }, { ...PROMPT_DEFAULTS, format: "text" }).system);
     expect(body.generationConfig.temperature).toBe(0);
     const text = body.contents[0]!.parts[0]!.text!;
     expect(text).toContain("n1 is a white mug at (1.20, 0.40, 0.80) m");

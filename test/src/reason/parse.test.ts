@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { findNumbers, parseIntegerAnswer, parseNumberWords } from "../../../src/reason/numbers.js";
+import { parseIntegerAnswer } from "../../../src/reason/numbers.js";
 import {
   answerMatchOf,
   normalizeAnswerText,
@@ -275,18 +275,20 @@ describe("loose JSON and helpers", () => {
 
 describe("numbers", () => {
   it("parses number words", () => {
-    expect(parseNumberWords("three")).toBe(3);
-    expect(parseNumberWords("twelve")).toBe(12);
-    expect(parseNumberWords("twenty-one")).toBe(21);
-    expect(parseNumberWords("one hundred and five")).toBe(105);
-    expect(parseNumberWords("a hundred")).toBe(100);
-    expect(parseNumberWords("twenty zero")).toBeUndefined();
-    expect(parseNumberWords("mug")).toBeUndefined();
+    expect(parseIntegerAnswer("three")).toEqual({ value: 3 });
+    expect(parseIntegerAnswer("twelve")).toEqual({ value: 12 });
+    expect(parseIntegerAnswer("twenty-one")).toEqual({ value: 21 });
+    expect(parseIntegerAnswer("one hundred and five")).toEqual({ value: 105 });
+    expect(parseIntegerAnswer("a hundred")).toEqual({ value: 100 });
+    // a run of number words that is not one number is no number at all
+    expect(parseIntegerAnswer("twenty zero")).toEqual({ error: 'no number in "twenty zero"' });
+    expect(parseIntegerAnswer("mug")).toEqual({ error: 'no number in "mug"' });
   });
   it("finds digits and words in order", () => {
-    expect(findNumbers("1,200 mugs, -2 cups, 3-4 bowls and seven plates").map((n) => n.value)).toEqual([1200, -2, 3, 4, 7]);
-    expect(findNumbers("1,2,3").map((n) => n.value)).toEqual([1, 2, 3]);
-    expect(findNumbers("3.5 m").map((n) => n.value)).toEqual([3.5]);
+    // the error of several numbers lists them in order of appearance
+    expect(parseIntegerAnswer("1,200 mugs, -2 cups, 3-4 bowls and seven plates")).toEqual({ error: expect.stringMatching(/\(1200, -2, 3, 4, 7\)$/) });
+    expect(parseIntegerAnswer("1,2,3")).toEqual({ error: expect.stringMatching(/\(1, 2, 3\)$/) });
+    expect(parseIntegerAnswer("3.5 m")).toEqual({ error: "3.5 is not an integer" });
   });
   it("reads one integer or says why not", () => {
     expect(parseIntegerAnswer("3 objects")).toEqual({ value: 3 });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { generateTask } from "../../../bridge/sim/generate/suite.js";
 import { openOptions, parsePathQuestion } from "../../../src/reason/pathQuestions.js";
-import { shortcutDecision } from "../../../src/reason/shortcut.js";
+import { createShortcutReasoner } from "../../../src/reason/shortcut.js";
+import type { Task } from "../../../core/task/schema.js";
 
 // ESI-Bench's released records (Cognitive Mapping/Traversable Passage), verbatim
 const ESI_Q000 =
@@ -10,18 +11,20 @@ const ESI_GROCERY =
   "On the shortest path from bathroom_0 to grocery_store_0, which intermediate room do you pass through among these options: corridor_0, bathroom_0, grocery_store_0?";
 
 describe("path questions: the rooms the text fixes", () => {
-  it("reads ESI's Traversable Passage records: the endpoints among the options are ruled out", () => {
+  it("reads ESI's Traversable Passage records: the endpoints among the options are ruled out", async () => {
     const p = parsePathQuestion(ESI_Q000)!;
     expect(p).toMatchObject({ kind: "intermediate", start: "living_room_0", goal: "living_room_1" });
     expect(openOptions(p, ["storage_room_0", "kitchen_0", "storage_room_1", "living_room_1"])).toEqual(["storage_room_0", "kitchen_0", "storage_room_1"]);
     // grocery_store q_000: both endpoints offered, so the text alone leaves ESI's answer corridor_0
-    const g = shortcutDecision({
-      subcategory: "traversable_passage",
-      question: ESI_GROCERY,
-      answer_format: "choice",
-      options: ["corridor_0", "bathroom_0", "grocery_store_0"],
-    })!;
-    expect(g).toMatchObject({ answer: "corridor_0", program: "exclusion", confidence: 1 });
+    const g = await createShortcutReasoner().answer({
+      task: {
+        subcategory: "traversable_passage",
+        question: ESI_GROCERY,
+        answer_format: "choice",
+        options: ["corridor_0", "bathroom_0", "grocery_store_0"],
+      } as Task,
+    });
+    expect(g).toMatchObject({ answer: "corridor_0", method: "shortcut-exclusion:traversable_passage", confidence: 1 });
   });
 
   it("reads navigation steps: the start and the written steps are ruled out; a last blank is the goal", () => {

@@ -3,12 +3,15 @@ import { createLlmClient } from "../../../src/llm/client.js";
 import { LlmError, type LlmClient } from "../../../src/llm/types.js";
 import type { AnswerQuestion } from "../../../src/reason/parse.js";
 import { answerWithReprompt, type AnswerOutcome } from "../../../src/reason/protocol.js";
-import { formatReminder, repromptText } from "../../../src/prompt/reminder.js";
+import { repromptText } from "../../../src/prompt/reminder.js";
 import { scoreAnswer } from "../../../src/eval/score.js";
 
 /** What the runner scores of a protocol outcome: its parsed answer, or its status. */
 const scored = (out: AnswerOutcome) => (out.status === "parsed" ? out.parsed : out);
 import { json, openaiReply, startServer, type TestServer } from "../llm/server.js";
+
+/** The reminder a re-prompt adds to the prompt it repeats. */
+const reminder = (q: Parameters<typeof repromptText>[1]) => repromptText("", q);
 
 const yesNo: AnswerQuestion = { answer_format: "yes_no", options: ["yes", "no"] };
 const count = { answer_format: "integer" as const, options: ["2", "3", "4", "5"], answer: "4" };
@@ -124,18 +127,18 @@ describe("answerWithReprompt with a scripted ask", () => {
   });
 });
 
-describe("formatReminder", () => {
+describe("the re-prompt's reminder", () => {
   it("names the options or the integer form", () => {
-    expect(formatReminder(yesNo)).toContain('one of "yes", "no"');
-    expect(formatReminder(choice)).toContain('copied as written: "mug", "bowl", "plate"');
-    expect(formatReminder(count)).toContain("an integer written with digits");
-    expect(formatReminder(count)).toContain("one of these options, an integer written with digits: ");
+    expect(reminder(yesNo)).toContain('one of "yes", "no"');
+    expect(reminder(choice)).toContain('copied as written: "mug", "bowl", "plate"');
+    expect(reminder(count)).toContain("an integer written with digits");
+    expect(reminder(count)).toContain("one of these options, an integer written with digits: ");
   });
   it("shows no option as an example answer (a re-prompt must not nudge towards a position)", () => {
-    for (const q of [yesNo, choice, count]) expect(formatReminder(q)).not.toMatch(/Example/);
-    expect(formatReminder({ answer_format: "integer", options: [] })).toContain("for example 3");
+    for (const q of [yesNo, choice, count]) expect(reminder(q)).not.toMatch(/Example/);
+    expect(reminder({ answer_format: "integer", options: [] })).toContain("for example 3");
   });
   it("asks for a letter when the options were lettered", () => {
-    expect(formatReminder({ ...choice, optionLabels: "letters" })).toContain('the letter of exactly one of these options: A. "mug", B. "bowl", C. "plate"');
+    expect(reminder({ ...choice, optionLabels: "letters" })).toContain('the letter of exactly one of these options: A. "mug", B. "bowl", C. "plate"');
   });
 });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { generateTask } from "../../../bridge/sim/generate/suite.js";
 import { renderBundle } from "../../../bridge/sim/capture.js";
-import { graphOfBundle, GraphPipelineOptionsSchema } from "../../../scenegraph/pipeline.js";
+import { graphOfBundle } from "../../../scenegraph/pipeline.js";
+import { GraphPipelineOptionsSchema } from "../../../scenegraph/pipelineOptions.js";
 import { decide } from "../../../src/reason/symbolic.js";
 import { queryOf } from "../../../src/reason/query.js";
 import { createSymbolic2dReasoner } from "../../../src/reason/symbolic2d.js";

@@ -4,7 +4,8 @@ import { renderBundle } from "../../../bridge/sim/capture.js";
 import { doorwayEdges, ROOM_SIGNATURES } from "../../../core/task/layout.js";
 import type { Task } from "../../../core/task/schema.js";
 import { truthGraph } from "../../../scenegraph/truth.js";
-import { graphOfBundle, GraphPipelineOptionsSchema } from "../../../scenegraph/pipeline.js";
+import { graphOfBundle } from "../../../scenegraph/pipeline.js";
+import { GraphPipelineOptionsSchema } from "../../../scenegraph/pipelineOptions.js";
 import { decide } from "../../../src/reason/symbolic.js";
 import { queryOf } from "../../../src/reason/query.js";
 

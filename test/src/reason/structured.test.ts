@@ -8,8 +8,9 @@ import { describe, expect, it } from "vitest";
 import { importRecords } from "../../../bridge/esibench/importer.js";
 import { TaskRecordSchema } from "../../../core/task/schema.js";
 import { scoreAnswer } from "../../../src/eval/score.js";
-import { formatReminder } from "../../../src/prompt/reminder.js";
-import { answerTemplate } from "../../../src/prompt/templates.js";
+import { repromptText } from "../../../src/prompt/reminder.js";
+import { answerTemplateOf } from "../../helpers/prompts.js";
+import { tableScene } from "../prompt/graphs.js";
 import { decide } from "../../../src/reason/symbolic.js";
 import type { Query } from "../../../src/reason/query.js";
 import { parseReply } from "../../../src/reason/structured.js";
@@ -95,10 +96,10 @@ describe("structured answers of the sample records", () => {
   });
 
   it("the prompt and the re-prompt reminder state the answer's shape from the options, not the answer", () => {
-    const p = answerTemplate(order);
+    const p = answerTemplateOf(order, tableScene());
     expect(p).toContain('Part A: one of "below", "above"');
     expect(p).toContain('Example of the form: {"answer": {"A":"below","C":"below"}, "confidence": 0.8}');
-    expect(formatReminder(turns)).toContain("a JSON list of 2 answer(s), one per blank");
+    expect(repromptText("", turns)).toContain("a JSON list of 2 answer(s), one per blank");
   });
 });
 

@@ -4,13 +4,7 @@ import { BUILTIN_SUBCATEGORIES } from "../../../core/task/taxonomy.js";
 import type { Task } from "../../../core/task/schema.js";
 import { truthGraph } from "../../../scenegraph/truth.js";
 import type { GraphNode, SceneGraph } from "../../../scenegraph/types.js";
-import {
-  DUPLICATE_RADIUS_M,
-  LOW_SUPPORT_CONFIDENCE_SHARE,
-  LOW_SUPPORT_DISCOUNT,
-  resolveDuplicates,
-  weighedConfidence,
-} from "../../../src/reason/countEvidence.js";
+import { resolveDuplicates, weighedConfidence } from "../../../src/reason/countEvidence.js";
 import { queryOf } from "../../../src/reason/query.js";
 import { createSymbolicReasoner, decide } from "../../../src/reason/symbolic.js";
 
@@ -48,7 +42,8 @@ describe("count evidence: duplicates resolved by views and distance", () => {
   it("keeps nodes apart when one view sees both, when they are farther than the radius, or when there is no view information", () => {
     // weak evidence: a shared view means two detections in one image
     expect(resolveDuplicates([node("a", [0, 0, 0], [0, 1]), node("b", [0.1, 0, 0], [1, 2])]).count).toBe(2);
-    expect(resolveDuplicates([node("a", [0, 0, 0], [0]), node("b", [DUPLICATE_RADIUS_M + 0.01, 0, 0], [1])]).count).toBe(2);
+    // 0.36 m: just past the 0.35 m duplicate radius
+    expect(resolveDuplicates([node("a", [0, 0, 0], [0]), node("b", [0.36, 0, 0], [1])]).count).toBe(2);
     // a ground-truth graph's nodes carry no views
     expect(resolveDuplicates([node("a", [0, 0, 0], []), node("b", [0.05, 0, 0], [])]).count).toBe(2);
   });
@@ -78,7 +73,7 @@ describe("count evidence: duplicates resolved by views and distance", () => {
       node("c", [1, 0, 0], [0], low),
       node("d", [3, 3, 0], [1, 2]),
     ]);
-    expect(r.count - LOW_SUPPORT_DISCOUNT * r.weak).toBe(2.5);
+    expect([r.count, r.weak]).toEqual([4, 3]); // 4 - 3 · 0.5 = 2.5 by the discount
     expect(r.seenTogether).toBe(3);
     expect(r.estimate).toBe(3);
     // a duplicate merged away from a pair seen together elsewhere: the merge stands (2 objects, 2 seen together)
@@ -89,7 +84,9 @@ describe("count evidence: duplicates resolved by views and distance", () => {
 
   it("lowers the confidence of a decision read off low-support nodes toward 0.5, keeping 0.5 and the answer", () => {
     expect(weighedConfidence(1, 0)).toBe(1);
-    expect(weighedConfidence(1, 1)).toBe(0.5 + 0.5 * LOW_SUPPORT_CONFIDENCE_SHARE);
+    // one weak node keeps half of the confidence above 0.5, two a quarter
+    expect(weighedConfidence(1, 1)).toBe(0.75);
+    expect(weighedConfidence(0.9, 2)).toBe(0.6);
     expect(weighedConfidence(0.5, 2)).toBe(0.5);
   });
 });

@@ -2,8 +2,6 @@ import type { Command } from "commander";
 import { join } from "node:path";
 import { EXIT_INTERRUPTED, InputError } from "../../../../core/errors.js";
 import { NOISE_COMPONENT_NAMES, type RunConfig } from "../../../eval/config.js";
-import { runEvaluation } from "../../../eval/runner.js";
-import { ablationHtml, ablationMarkdown, ablationTable, summarizeAblation } from "../../../eval/ablation.js";
 import { addRunOptions, configFromCommand } from "./run.js";
 import { Progress } from "../progress.js";
 import { INTERRUPT_NOTE, resumeHint, withInterrupts } from "../interrupts.js";
@@ -48,6 +46,11 @@ export function registerAblate(program: Command): void {
       noiseLevels: o.noise,
       noise: { noiseComponents: comps as (typeof NOISE_COMPONENT_NAMES)[number][] } as RunConfig["noise"],
     });
+    // the runner and the ablation's tables load here, on use: `ablate --help` and a usage error do not pay for them
+    const [{ runEvaluation }, { ablationHtml, ablationMarkdown, ablationTable, summarizeAblation }] = await Promise.all([
+      import("../../../eval/runner.js"),
+      import("../../../eval/ablation.js"),
+    ]);
     const progress = new Progress("ablate", 0);
     const result = await withInterrupts(
       () => progress.line(INTERRUPT_NOTE),

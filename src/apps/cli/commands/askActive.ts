@@ -11,7 +11,7 @@ import type { z } from "zod";
 import { readManifest, writeBundle } from "../../../../core/bundle/io.js";
 import { readTaskFile } from "../../../../core/task/io.js";
 import type { Task } from "../../../../core/task/schema.js";
-import type { GraphPipelineOptions } from "../../../../scenegraph/pipeline.js";
+import type { GraphPipelineOptions } from "../../../../scenegraph/pipelineOptions.js";
 import { InputError } from "../../../../core/errors.js";
 import { checkWritable } from "../../../../core/fs.js";
 import { resolveRunConfig, type ThreeDArm } from "../../../eval/config.js";

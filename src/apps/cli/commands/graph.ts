@@ -1,10 +1,6 @@
 import type { Command } from "commander";
-import { readBundle } from "../../../../core/bundle/io.js";
 import { CONCEPTGRAPHS_FILES, pointNodes, writeConceptGraphs } from "../../../../scenegraph/export.js";
-import { writePly } from "../../../../reconstruct/ply.js";
-import { graphOfBundle, GRAPH_PIPELINE_FLAGS, GraphPipelineOptionsSchema, masksForBundle } from "../../../../scenegraph/pipeline.js";
-import { diagnoseNodes } from "../../../../scenegraph/diagnosis.js";
-import { requireTask } from "../../../../core/bundle/freeTask.js";
+import { GRAPH_PIPELINE_FLAGS, GraphPipelineOptionsSchema } from "../../../../scenegraph/pipelineOptions.js";
 import { addSchemaFlags, parseSchemaFlags } from "../../../../core/flags.js";
 import { checkWritable, writeJsonAtomic } from "../../../../core/fs.js";
 import { fix } from "../../../../core/table.js";
@@ -39,6 +35,14 @@ export function registerGraph(program: Command): void {
       if (opts.diagnosis) checkWritable(opts.diagnosis, "file");
       if (opts.ply) checkWritable(opts.ply, "file");
       if (opts.conceptgraphs) checkWritable(opts.conceptgraphs, "dir");
+      // the pipeline is loaded here, on use: `graph --help` and a usage error do not pay for it
+      const [{ readBundle }, { requireTask }, { graphOfBundle, masksForBundle }, { diagnoseNodes }, { writePly }] = await Promise.all([
+        import("../../../../core/bundle/io.js"),
+        import("../../../../core/bundle/freeTask.js"),
+        import("../../../../scenegraph/pipeline.js"),
+        import("../../../../scenegraph/diagnosis.js"),
+        import("../../../../reconstruct/ply.js"),
+      ]);
       const bundle = readBundle(bundleDir);
       if (opts.diagnosis) requireTask(bundle.manifest, bundleDir, "--diagnosis (the ground truth to diagnose against)");
       const m0 = masksForBundle(bundle, options, cmd.getOptionValueSource("masks") === "cli");

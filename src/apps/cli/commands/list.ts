@@ -12,14 +12,12 @@ import {
   SUBCATEGORY_CATEGORY,
   SUBCATEGORY_TITLES,
 } from "../../../../core/task/taxonomy.js";
-import { generateTask } from "../../../../bridge/sim/generate/suite.js";
 import { GeneratorOptionsSchema, generatorContext } from "../../../../bridge/sim/generate/options.js";
 import type { Task } from "../../../../core/task/schema.js";
 import { InputError } from "../../../../core/errors.js";
 import { addSchemaFlags, choiceOption, flagAttribute, type FlagSpec } from "../../../../core/flags.js";
 import { formatTable } from "../../../../core/table.js";
 import { DEFAULT_RUN_CONFIG, RunConfigSchema, type RunConfig } from "../../../eval/config.js";
-import { builtinPlan, planTasks } from "../../../eval/runner.js";
 import type { SkippedItem } from "../../../eval/suite.js";
 import { GRAPH_FORMATS, PromptFormatSchema } from "../../../prompt/formats.js";
 import { LLM_PROVIDERS, OFFLINE_REASONERS, ReasonerSpecSchema, RunReasonerSchema } from "../../../reason/spec.js";
@@ -70,6 +68,11 @@ function listFormats(): string {
 /** The tasks a run with these options draws: the built-in suite's plan (generated with --questions) or a directory's runnable tasks. */
 async function listTasks(config: RunConfig, questions: boolean): Promise<string> {
   const head = ["task", "subcategory", "category"];
+  // the planner and the generator load here, on use: the other lists and `list --help` do not pay for them
+  const [{ builtinPlan, planTasks }, { generateTask }] = await Promise.all([
+    import("../../../eval/runner.js"),
+    import("../../../../bridge/sim/generate/suite.js"),
+  ]);
   const taskRow = (t: Task) => [t.task_id, t.subcategory, t.category, t.answer_format, String(t.options.length), t.question];
   if (config.suite === "default" && !questions) {
     const plan = builtinPlan(config);

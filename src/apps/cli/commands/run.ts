@@ -12,10 +12,6 @@ import { ACTIVE_FLAGS } from "../../../reason/active/options.js";
 import { LLM_FLAGS } from "../../../llm/options.js";
 import { IMAGE_FLAGS, OPTION_PRESENTATION_FLAGS, PROMPT_FORMAT_FLAGS } from "../../../prompt/formats.js";
 import { DEFAULT_RUN_CONFIG, migrateRunConfig, modelReasoners, resolveRunConfig, RunConfigSchema, type RunConfig } from "../../../eval/config.js";
-import { runEvaluation } from "../../../eval/runner.js";
-import { readPriceTable } from "../../../eval/usage.js";
-import { mainFailure, nothingSucceeded } from "../../../eval/summary.js";
-import { leaderboardTable, paperTable } from "../../../eval/report.js";
 import { defaultCachePath } from "../../../llm/cache.js";
 import { resumedConfig } from "../resume.js";
 import { Progress } from "../progress.js";
@@ -212,6 +208,13 @@ export function registerRun(program: Command): void {
       throw new InputError("--store: only with --queue (the shared store of a queue run's workers); a run without --queue keeps everything in --out", {
         field: "store",
       });
+    // the runner and its report load here, on use: `run --help` and a usage error do not pay for them
+    const [{ runEvaluation }, { readPriceTable }, { mainFailure, nothingSucceeded }, { leaderboardTable, paperTable }] = await Promise.all([
+      import("../../../eval/runner.js"),
+      import("../../../eval/usage.js"),
+      import("../../../eval/summary.js"),
+      import("../../../eval/report.js"),
+    ]);
     const pricesFile = (cmd.opts() as { prices?: string }).prices;
     const prices = pricesFile ? readPriceTable(pricesFile) : null;
     const progress = new Progress("run", 0);

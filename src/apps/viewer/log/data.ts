@@ -15,7 +15,7 @@ import { graphFile, variantKey, variantsOf, type RunDir } from "../run.js";
 
 /** How an item ended, as the list filters it: a scored answer right or wrong, or the status of one without. */
 export const OUTCOMES = ["correct", "wrong", "unscored", "invalid", "unanswerable", "empty", "error"] as const;
-export type Outcome = (typeof OUTCOMES)[number];
+type Outcome = (typeof OUTCOMES)[number];
 
 function outcomeOf(r: ItemRecord): Outcome {
   if (r.status !== "parsed") return r.status;

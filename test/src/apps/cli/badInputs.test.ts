@@ -26,7 +26,7 @@ import {
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { createDeflate } from "node:zlib";
-import { pngChunk } from "../../../../core/bundle/png.js";
+import { pngChunk } from "../../../../core/bundle/pngChunk.js";
 import { readBundle } from "../../../../core/bundle/io.js";
 import { writeReplica, writeScannet, writeTum } from "../../../bridge/datasets/layouts.js";
 import { startServer, type TestServer } from "../../llm/server.js";

@@ -4,6 +4,9 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CLI, esi3d, REPO_ROOT } from "./helpers.js";
+import { generateTask } from "../../../../bridge/sim/generate/suite.js";
+import { captureBundle } from "../../../../bridge/sim/capture.js";
+import { writeBundle } from "../../../../core/bundle/io.js";
 
 /** Packages only other commands need (the service, the queue, the LLM clients, VGGT's runtime). */
 const NOT_FOR_GRAPH = ["fastify", "bullmq", "ioredis", "openai", "onnxruntime-node", "piscina", "better-sqlite3", "@google/genai", "@bull-board"];
@@ -39,6 +42,34 @@ describe("esi3d CLI startup: a command loads its own modules only", () => {
     const graph = loadedPackages(["graph", "--help"]);
     expect(graph.code).toBe(0);
     for (const p of NOT_FOR_GRAPH) expect([...graph.packages].filter((q) => q.startsWith(p))).toEqual([]);
+  });
+
+  it("esi3d graph --help registers the pipeline's flags without loading the pipeline, a graph run loads it on use; run, ablate and list load the runner on use", () => {
+    // the ES module files a CLI invocation loaded (the CLI's own bundle chunks), from a loader hook
+    const hook = join(mkdtempSync(join(tmpdir(), "esi3d-startup-")), "hook.mjs");
+    writeFileSync(
+      hook,
+      `import { register } from "node:module";\nregister("data:text/javascript," + encodeURIComponent('export async function load(u, c, n) { if (u.startsWith("file:")) process.stderr.write("LOADED " + u + "\\\\n"); return n(u, c); }'));\n`,
+    );
+    const loadedCode = (args: string[]) => {
+      const r = spawnSync(process.execPath, ["--import", hook, CLI, ...args], { encoding: "utf8", cwd: REPO_ROOT });
+      expect(r.status, r.stderr).toBe(0);
+      const files = r.stderr.split("\n").flatMap((l) => (l.startsWith("LOADED file://") ? [l.slice("LOADED file://".length)] : []));
+      return files.map((f) => readFileSync(f, "utf8")).join("\n");
+    };
+    const dir = mkdtempSync(join(tmpdir(), "esi3d-startup-graph-"));
+    const single = captureBundle(generateTask("counting_with_occlusion", "startup", 0), "single");
+    writeBundle(join(dir, "bundle"), single.manifest, single.payloads);
+    const help = loadedCode(["graph", "--help"]);
+    const run = loadedCode(["graph", join(dir, "bundle"), "-o", join(dir, "graph.json")]);
+    // the flags come from the options' declaration; the pipeline, the cloud and the clustering do not load
+    expect(help).toMatch(/--instances <mode>/);
+    for (const fn of ["graphOfBundle", "buildPointCloud", "readBundle"]) {
+      expect(help, fn).not.toMatch(new RegExp(`function ${fn}\\(`));
+      expect(run, fn).toMatch(new RegExp(`function ${fn}\\(`));
+    }
+    // the same for the commands that run the evaluation: their help registers the flags, the runner loads on use
+    for (const command of ["run", "ablate", "list"]) expect(loadedCode([command, "--help"]), command).not.toMatch(/function runEvaluation\(/);
   });
 
   it("commands that plan or list but start no pool and call no model load neither the pool nor the response cache's SQLite", () => {

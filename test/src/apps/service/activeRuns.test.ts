@@ -5,7 +5,7 @@
  * 2D arm), and the items and the summary carry the episodes.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ActiveEpisodeSchema } from "../../../../src/eval/records.js";
+import { ItemRecordSchema } from "../../../../src/eval/records.js";
 import { writeTinyVggt } from "../../../helpers/tinyVggtOnnx.js";
 import { http, poll, startServe, type Serve } from "./helpers.js";
 
@@ -49,7 +49,7 @@ describe("esi3d serve: active runs", () => {
       "linear_alignment-000|active|3d:vggt",
     ]);
     for (const i of items) {
-      const e = ActiveEpisodeSchema.parse(i.active);
+      const e = ItemRecordSchema.shape.active.unwrap().parse(i.active);
       expect(i.paradigm).toBe("active");
       expect(e).toMatchObject({ max_steps: MAX_STEPS, min_steps: MAX_STEPS, threshold: 1, invalid_action: "forward" });
       expect(e.agent).toMatch(/\+random$/);

@@ -18,11 +18,9 @@ import { isNavigationAction } from "../../../../core/task/actions.js";
 import { trueRelations } from "../../../../scenegraph/truth.js";
 import { activeRecord, runActiveEpisode } from "../../../../src/eval/active.js";
 import { createExplorerAgent } from "../../../../src/reason/active/explorers.js";
-import { episodeConfig, episodeIdentity } from "../../../../src/apps/service/episodes.js";
-import { EpisodeOptionsSchema } from "../../../../src/apps/service/schemas.js";
 import { encodeView, type ViewParts } from "../../../../src/apps/service/viewCodec.js";
 import type { ItemRecord } from "../../../../src/eval/records.js";
-import { http, timelessRecord, poll, smallTask, startServe, type Serve } from "./helpers.js";
+import { http, timelessRecord, poll, runReference, smallTask, startServe, type Serve } from "./helpers.js";
 import { openaiReply, startServer } from "../../llm/server.js";
 import { createLlmClient } from "../../../../src/llm/client.js";
 import { createLlmAgent } from "../../../../src/reason/active/llmAgent.js";
@@ -119,7 +117,7 @@ describe("active sessions: an external simulator serves the episode's steps", ()
       const record = item.body as ItemRecord;
 
       // the same episode in-process, over the built-in environment directly
-      const { config, arm } = episodeConfig(EpisodeOptionsSchema.parse(episode));
+      const { config, arm, key, reasoner } = runReference(episode, task);
       const out = await runActiveEpisode({
         task,
         config,
@@ -127,7 +125,6 @@ describe("active sessions: an external simulator serves the episode's steps", ()
         agent: createExplorerAgent(config.active.explorer, task, arm ? "3d" : "2d"),
         trueRelations: trueRelations(task),
       });
-      const { key, reasoner } = episodeIdentity(task, arm);
       const reference = activeRecord(task, config, arm, reasoner, out, key);
       expect(timelessRecord(record)).toEqual(timelessRecord(reference));
       expect(record.active!.steps.length).toBeGreaterThan(1);
@@ -348,7 +345,7 @@ describe("active sessions with an LLM agent: the server's model client, the simu
       // the same episode in-process over the built-in environment, against the same script
       const llm2 = await startServer(...script());
       try {
-        const { config, arm } = episodeConfig(EpisodeOptionsSchema.parse(episode));
+        const { config, arm, key, reasoner } = runReference(episode, task);
         const client = createLlmClient("openai:test-model", { baseUrl: `${llm2.url}/v1`, env: { OPENAI_API_KEY: KEY }, cache: null });
         const agent = createLlmAgent(
           client,
@@ -363,7 +360,6 @@ describe("active sessions with an LLM agent: the server's model client, the simu
           "3d",
         );
         const out = await runActiveEpisode({ task, config, arm, agent, trueRelations: trueRelations(task) });
-        const { key, reasoner } = episodeIdentity(task, arm, config.reasoner[0]);
         expect(timelessRecord(record)).toEqual(timelessRecord(activeRecord(task, config, arm, reasoner, out, key)));
       } finally {
         await llm2.close();

@@ -3,9 +3,9 @@
  * disk where a tmpfs can be mounted): storage failures, bundle errors without their file, clipped messages.
  */
 import { describe, expect, it } from "vitest";
-import { FileSystemError, pathError } from "../../../../core/fs.js";
+import { pathError } from "../../../../core/fs.js";
 import { BundleError } from "../../../../core/bundle/errors.js";
-import { MAX_ERROR_MESSAGE_CHARS, toHttpError } from "../../../../src/apps/service/errors.js";
+import { toHttpError } from "../../../../src/apps/service/errors.js";
 
 const errno = (code: string) => Object.assign(new Error(`${code}: something, write '/srv/data/x'`), { code });
 
@@ -17,7 +17,12 @@ describe("toHttpError", () => {
       expect(h.code).toBe("insufficient_storage");
       expect(h.message).not.toContain("/srv");
     }
-    expect(pathError(errno("ENOSPC"), "/x")).toBeInstanceOf(FileSystemError);
+    expect(pathError(errno("ENOSPC"), "/x")).toMatchObject({
+      name: "FileSystemError",
+      code: "ENOSPC",
+      path: "/x",
+      message: "/x: cannot write: no space left on the device (ENOSPC)",
+    });
     const ro = toHttpError(errno("EROFS"), "r2");
     expect([ro.status, ro.code]).toEqual([503, "storage_read_only"]);
     const other = toHttpError(errno("EIO"), "r3");
@@ -32,10 +37,10 @@ describe("toHttpError", () => {
     expect(h.field).toBe("views.0.extrinsic");
   });
 
-  it("clips a message to MAX_ERROR_MESSAGE_CHARS and redacts it", () => {
+  it("clips a message to 600 characters and redacts it", () => {
     const h = toHttpError(new BundleError("f", "views.0.rgb", `at /srv/data: ${"x".repeat(10_000)}`), "r5");
     const body = h.body((t) => t.split("/srv/data").join("<data>"));
-    expect(body.error.message.length).toBeLessThanOrEqual(MAX_ERROR_MESSAGE_CHARS);
+    expect(body.error.message.length).toBeLessThanOrEqual(600);
     expect(body.error.message).toContain("<data>");
   });
 });

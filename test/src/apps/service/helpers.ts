@@ -15,7 +15,9 @@ import type { Task } from "../../../../core/task/schema.js";
 import type { BuiltinSubcategory } from "../../../../core/task/taxonomy.js";
 import type { BundleManifest } from "../../../../core/bundle/schema.js";
 import { encodeView, VIEW_CONTENT_TYPE } from "../../../../src/apps/service/viewCodec.js";
-import type { ItemRecord } from "../../../../src/eval/records.js";
+import { itemKey, type ItemRecord } from "../../../../src/eval/records.js";
+import { resolveRunConfig, threeDArms, type RunConfig, type ThreeDArm } from "../../../../src/eval/config.js";
+import { EpisodeOptionsSchema } from "../../../../src/apps/service/schemas.js";
 
 export interface Serve {
   url: string;
@@ -233,4 +235,26 @@ export function timelessRecord(r: ItemRecord): unknown {
   const { timings_ms: _timings, ...rest } = structuredClone(r);
   for (const s of rest.active?.steps ?? []) s.time_ms = 0;
   return rest;
+}
+
+/**
+ * What `esi3d run --paradigm active` runs for an active session's episode options, and how it names the item:
+ * the reference a session's record must equal. Stated here from the run's own pieces (its configuration, its
+ * 3D arms, its item keys), apart from the service's mapping, so a slip in that mapping shows.
+ */
+export function runReference(
+  episode: Record<string, unknown>,
+  task: Pick<Task, "task_id">,
+): { config: RunConfig; arm: ThreeDArm | null; key: string; reasoner: string } {
+  const { arm: armName, source, ...rest } = EpisodeOptionsSchema.parse(episode);
+  const config = resolveRunConfig(rest, { paradigms: ["active"], sources: [source], baseline: [armName === "2d" ? "2d" : "none"] });
+  const arm = armName === "3d" ? threeDArms(config)[0]! : null;
+  const reasoner = config.reasoner[0]!;
+  return {
+    config,
+    arm,
+    key: arm ? itemKey(task.task_id, "active", "3d", arm.label) : itemKey(task.task_id, "active", "2d", null),
+    // the offline 2D arm's reasoner is symbolic-2d; an LLM is named as itself for either arm
+    reasoner: reasoner === "symbolic" && !arm ? "symbolic-2d" : reasoner,
+  };
 }

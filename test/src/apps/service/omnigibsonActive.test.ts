@@ -34,12 +34,10 @@ import { trueRelations } from "../../../../scenegraph/truth.js";
 import { activeRecord, runActiveEpisode } from "../../../../src/eval/active.js";
 import type { ActiveStep, ItemRecord } from "../../../../src/eval/records.js";
 import { createExplorerAgent } from "../../../../src/reason/active/explorers.js";
-import { episodeConfig, episodeIdentity } from "../../../../src/apps/service/episodes.js";
-import { EpisodeOptionsSchema } from "../../../../src/apps/service/schemas.js";
 import type { AgentPose } from "../../../../core/math/camera.js";
 import { REPO_ROOT } from "../cli/helpers.js";
 import { SAMPLE } from "../../../bridge/esibench/esibenchHelpers.js";
-import { http, timelessRecord, startServe, type Serve } from "./helpers.js";
+import { http, runReference, timelessRecord, startServe, type Serve } from "./helpers.js";
 import { needs } from "../../../helpers/system.js";
 
 const standin = needs("python3-numpy", "python3-torch");
@@ -133,7 +131,7 @@ describe.skipIf(standin.skip)(standin.title("capture.py --paradigm active on the
       expect(bundle.manifest.simulator).toBe("omnigibson/3.9.2");
       expect(bundle.views.length).toBe(served.views);
       const task = bundle.manifest.task!;
-      const { config, arm } = episodeConfig(EpisodeOptionsSchema.parse(episode));
+      const { config, arm, key, reasoner } = runReference(episode, task);
       const replay = await runActiveEpisode({
         task,
         config,
@@ -142,7 +140,6 @@ describe.skipIf(standin.skip)(standin.title("capture.py --paradigm active on the
         env: new ReplayEnvironment(bundle, steps),
         trueRelations: trueRelations(task),
       });
-      const { key, reasoner } = episodeIdentity(task, arm);
       expect(timelessRecord(activeRecord(task, config, arm, reasoner, replay, key))).toEqual(timelessRecord(record));
 
       // the poses are esi3d's motion model replaying the actions in the same task (the stand-in scene's own

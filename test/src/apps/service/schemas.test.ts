@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { Command } from "commander";
 import { registerGraph } from "../../../../src/apps/cli/commands/graph.js";
 import { GraphOptionsSchema } from "../../../../src/apps/service/schemas.js";
-import { GRAPH_PIPELINE_FLAGS, GraphPipelineOptionsSchema } from "../../../../scenegraph/pipeline.js";
+import { GRAPH_PIPELINE_FLAGS, GraphPipelineOptionsSchema } from "../../../../scenegraph/pipelineOptions.js";
 import { flagAttribute } from "../../../../core/flags.js";
 import { checkId, checkTaskId, inside } from "../../../../src/apps/service/ids.js";
 

@@ -19,11 +19,11 @@ import { resolveRunConfig } from "../../../../src/eval/config.js";
 import { runEvaluation } from "../../../../src/eval/runner.js";
 import { readRecords, type ItemRecord } from "../../../../src/eval/records.js";
 import { readPromptFile } from "../../../../src/eval/promptFiles.js";
-import { PRICES_FORMAT, type PriceTable } from "../../../../src/eval/usage.js";
+import type { PriceTable } from "../../../../src/eval/usage.js";
 import { promptTexts } from "../../../../src/reason/promptFile.js";
-import { buildViewerApp, serveRun } from "../../../../src/apps/viewer/server.js";
+import { serveRun } from "../../../../src/apps/viewer/server.js";
 import { openRun } from "../../../../src/apps/viewer/run.js";
-import { OUTCOMES, type Outcome } from "../../../../src/apps/viewer/log/data.js";
+import { OUTCOMES } from "../../../../src/apps/viewer/log/data.js";
 import { openaiReply, startServer, type Handler, type RecordedRequest, type TestServer } from "../../llm/server.js";
 import { launchChromium, needsChromium } from "./helpers.js";
 
@@ -47,7 +47,7 @@ const userOf = (q: RecordedRequest) => {
 };
 
 /** A price table written for the test (the figures are the test's, not any provider's). */
-const PRICES: PriceTable = { format: PRICES_FORMAT, currency: "EUR", per: 1_000_000, prices: { "openai:test-model": { input: 3, output: 12 } } };
+const PRICES: PriceTable = { format: "esi3d-prices/1", currency: "EUR", per: 1_000_000, prices: { "openai:test-model": { input: 3, output: 12 } } };
 
 let llm: TestServer;
 let runLlm: string;
@@ -190,13 +190,13 @@ describe("the run log viewer (inspect RUN1 RUN2 --serve, /items)", () => {
     // the offline run made no calls: nothing to total
     expect(u.runs.find((r) => r.run === SYM)!.rows).toEqual([]);
     // without a price table, the cost is unknown
-    const bare = buildViewerApp({ runs: [openRun(runLlm)], version: "test", token: null });
+    const bare = await serveRun({ runs: [openRun(runLlm)], version: "test", host: "127.0.0.1", port: 0, token: null });
     try {
-      const b = JSON.parse((await bare.inject({ url: "/api/usage" })).body) as { runs: Array<{ rows: Array<{ cost: unknown; cost_note: string }> }> };
+      const b = (await (await fetch(`${bare.url}api/usage`)).json()) as { runs: Array<{ rows: Array<{ cost: unknown; cost_note: string }> }> };
       expect(b.runs[0]!.rows[0]!.cost).toBeNull();
       expect(b.runs[0]!.rows[0]!.cost_note).toMatch(/unknown: no price table/);
     } finally {
-      await bare.close();
+      await bare.app.close();
     }
   });
 
@@ -284,7 +284,7 @@ describe("the run log viewer (inspect RUN1 RUN2 --serve, /items)", () => {
           typeof a === "number"
             ? (a as number) - (b as number)
             : field === "outcome"
-              ? OUTCOMES.indexOf(a as Outcome) - OUTCOMES.indexOf(b as Outcome)
+              ? OUTCOMES.indexOf(a as (typeof OUTCOMES)[number]) - OUTCOMES.indexOf(b as (typeof OUTCOMES)[number])
               : String(a).localeCompare(String(b), undefined, { numeric: true });
         for (let i = 1; i < present.length; i++)
           expect(dir * cmp(present[i - 1], present[i]), `${field} ${dir > 0 ? "ascending" : "descending"} at ${i}`).toBeLessThanOrEqual(0);
@@ -372,21 +372,22 @@ describe("the run log viewer (inspect RUN1 RUN2 --serve, /items)", () => {
   });
 
   it("with a token, the log's routes need it like the rest of the viewer; an unknown item is a 400 naming the key", async () => {
-    const guarded = buildViewerApp({ runs: [openRun(runLlm)], version: "test", token: "log-viewer-token-0123456789" });
+    const guarded = await serveRun({ runs: [openRun(runLlm)], version: "test", host: "127.0.0.1", port: 0, token: "log-viewer-token-0123456789" });
+    const get = (path: string, token?: string) => fetch(new URL(path.slice(1), guarded.url), token ? { headers: { authorization: `Bearer ${token}` } } : {});
     try {
       for (const path of ["/items", "/api/items", "/api/usage", `/question?task=x`, `/api/item?key=${encodeURIComponent(records[0]!.key)}`])
-        expect((await guarded.inject({ url: path })).statusCode, path).toBe(401);
-      const ok = await guarded.inject({ url: "/api/items", headers: { authorization: "Bearer log-viewer-token-0123456789" } });
-      expect(ok.statusCode).toBe(200);
-      expect((JSON.parse(ok.body) as unknown[]).length).toBe(6);
-      const missing = await guarded.inject({ url: "/api/item?key=nope", headers: { authorization: "Bearer log-viewer-token-0123456789" } });
-      expect(missing.statusCode).toBe(400);
-      expect(missing.body).toMatch(/no item "nope" in this run/);
-      const noTask = await guarded.inject({ url: "/api/question?task=nope", headers: { authorization: "Bearer log-viewer-token-0123456789" } });
-      expect(noTask.statusCode).toBe(400);
-      expect(noTask.body).toMatch(/no task "nope" in the served run/);
+        expect((await get(path)).status, path).toBe(401);
+      const ok = await get("/api/items", "log-viewer-token-0123456789");
+      expect(ok.status).toBe(200);
+      expect(((await ok.json()) as unknown[]).length).toBe(6);
+      const missing = await get("/api/item?key=nope", "log-viewer-token-0123456789");
+      expect(missing.status).toBe(400);
+      expect(await missing.text()).toMatch(/no item "nope" in this run/);
+      const noTask = await get("/api/question?task=nope", "log-viewer-token-0123456789");
+      expect(noTask.status).toBe(400);
+      expect(await noTask.text()).toMatch(/no task "nope" in the served run/);
     } finally {
-      await guarded.close();
+      await guarded.app.close();
     }
   });
 });

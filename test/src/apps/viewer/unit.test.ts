@@ -1,8 +1,7 @@
 /** Pure parts of the viewer: display thinning, the reproduction check, box geometry, the Y-up conversion and the label layout. */
 import { describe, expect, it } from "vitest";
-import { displaySample, DISPLAY_POINT_BUDGET } from "../../../../src/apps/viewer/downsample.js";
+import { displaySample } from "../../../../src/apps/viewer/downsample.js";
 import { graphDifference } from "../../../../src/apps/viewer/variant.js";
-import { zUpToYUp } from "../../../../src/apps/viewer/export.js";
 import { boxEdges } from "../../../../src/apps/viewer/geometry.js";
 import { layoutLabels, type LabelPlacement } from "../../../../src/apps/viewer/client/labelLayout.mjs";
 import { Rng } from "../../../../core/math/rng.js";
@@ -45,7 +44,6 @@ describe("displaySample", () => {
     for (let k = 1; k < s.indices.length; k++) expect(s.indices[k]! > s.indices[k - 1]!).toBe(true);
     const kept2 = [...s.indices].filter((i) => node[i] === 2).length;
     expect(kept2).toBeGreaterThan(0);
-    expect(DISPLAY_POINT_BUDGET).toBeGreaterThan(budget);
   });
 });
 
@@ -72,13 +70,6 @@ describe("export geometry", () => {
     expect(Math.min(...ys)).toBeCloseTo(1, 9);
     expect(Math.max(...ys)).toBeCloseTo(3, 9);
     expect([Math.min(...zs), Math.max(...zs)]).toEqual([0, 6]);
-  });
-  it("converts Z up to glTF's Y up by a proper rotation", () => {
-    const [x, y, z] = [zUpToYUp(1, 0, 0), zUpToYUp(0, 1, 0), zUpToYUp(0, 0, 1)];
-    expect(z).toEqual([0, 1, -0]); // up is up
-    // determinant of the columns = +1 (right-handed stays right-handed)
-    const det = x[0] * (y[1] * z[2] - y[2] * z[1]) - y[0] * (x[1] * z[2] - x[2] * z[1]) + z[0] * (x[1] * y[2] - x[2] * y[1]);
-    expect(det).toBe(1);
   });
 });
 
