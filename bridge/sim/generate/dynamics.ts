@@ -36,16 +36,16 @@ export const DYNAMIC_FRICTION_MIN = 0.3;
 /** Restitution of that material: ESI's `apply_friction` 0.1. */
 export const SLOPE_RESTITUTION = 0.1;
 /** ESI's NUM_STEPS: steps simulated after the object has landed on the board. */
-export const SLOPE_STEPS = 30;
+const SLOPE_STEPS = 30;
 /** ESI's steps between placing the object on the board and reading its start position. */
-export const LANDING_STEPS = 5;
+const LANDING_STEPS = 5;
 /**
  * Physics steps (1/240 s) per ESI step. ESI steps `og.sim.step()`, which advances one action step of its config's
  * `action_timestep` 1/60 s, four physics steps. [I]: the spec leaves physics vs action steps open; ESI's released
  * records have objects ending on the floor after rolling off a 0.4–0.6 m board (`ground_truth_fallen` with a
  * slide), which 30 physics steps (0.125 s) cannot do.
  */
-export const PHYSICS_STEPS_PER_STEP = 4;
+const PHYSICS_STEPS_PER_STEP = 4;
 /**
  * How the object is put on the board (PLACEMENT). ESI sets it upright (identity orientation) 0.05 m above the board's
  * box centre. Done so here (the 0.05 m read as the object's bottom), 8 of 120 draws of ESI's parameters ended
@@ -55,11 +55,11 @@ export const PHYSICS_STEPS_PER_STEP = 4;
  * clearance of every settled object); 27 of the same 120 draws end *stable*.
  */
 /** *slides*: XY displacement over the 30 steps above this (m): ESI's SLIDE_THRESH. */
-export const SLIDE_THRESHOLD_M = 0.03;
+const SLIDE_THRESHOLD_M = 0.03;
 /** *falls*: the object's bottom ends less than this above the floor (m): ESI's FALL_THRESH, compared as its code does. */
-export const FALL_THRESHOLD_M = 0.05;
+const FALL_THRESHOLD_M = 0.05;
 /** Gap between the board's front face (+Y) and the object on the floor in the initial scene (m): ESI's 0.02. */
-export const FLOOR_GAP_M = 0.02;
+const FLOOR_GAP_M = 0.02;
 /** ESI lets the object settle on the floor for 20 steps before the first views. */
 const FLOOR_SETTLE_STEPS = 20;
 /** Initial camera: 0.6 m from the look point, 0.4 m high, looking at 0.1 m above the floor (ESI's floor views). */
@@ -232,8 +232,11 @@ export const inclinedPlane: Generator = (rng, _ctx, plan): Draft => {
       dynamic_friction: dynamicFriction,
       restitution: SLOPE_RESTITUTION,
       physics_step_s: 1 / 240,
+      landing_steps: LANDING_STEPS,
       steps: SLOPE_STEPS,
       physics_steps_per_step: PHYSICS_STEPS_PER_STEP,
+      slide_threshold_m: SLIDE_THRESHOLD_M,
+      fall_threshold_m: FALL_THRESHOLD_M,
       outcome: run.outcome,
       slide_distance_m: round4(run.slideM),
       final_bottom_z_m: round4(run.finalBottomM),

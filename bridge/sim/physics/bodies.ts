@@ -17,7 +17,7 @@ import { shapeOf } from "../../../core/objects/shape.js";
 import type { Material } from "./params.js";
 import type { BodySpec, BoxShape, ShapeSpec } from "./world.js";
 
-export type ShapeKind = ShapeSpec["kind"];
+type ShapeKind = ShapeSpec["kind"];
 
 const scaleVector = (s: TaskObject["scale"]): Vec3 => (typeof s === "number" ? [s, s, s] : [s[0], s[1], s[2]]);
 
@@ -123,7 +123,7 @@ function containerWalls(obj: TaskObject): ShapeSpec | null {
 }
 
 /** The collision shape of an object of the given kind (default: compound for a box container, else hull). */
-export function shapeFor(obj: TaskObject, kind?: ShapeKind): ShapeSpec {
+function shapeFor(obj: TaskObject, kind?: ShapeKind): ShapeSpec {
   if (kind === "box") return { kind: "box", half: [obj.extent[0] / 2, obj.extent[1] / 2, obj.extent[2] / 2] };
   if (kind === "compound" || kind === undefined) {
     const walls = containerWalls(obj);

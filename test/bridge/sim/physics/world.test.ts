@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { loadPhysics, PhysicsWorld } from "../../../../bridge/sim/physics/world.js";
 import { addFloor, settle } from "../../../../bridge/sim/physics/settle.js";
-import { bodyOf, shapeFor } from "../../../../bridge/sim/physics/bodies.js";
+import { bodyOf } from "../../../../bridge/sim/physics/bodies.js";
 import { axisRotation, exactSinCos } from "../../../../bridge/sim/physics/rotation.js";
 import { DROP_CLEARANCE_M, PENETRATION_TOLERANCE_M } from "../../../../bridge/sim/physics/params.js";
 import { SceneBuilder } from "../../../../bridge/sim/generate/common.js";
@@ -34,19 +34,20 @@ describe("bodies of library objects", () => {
     const crate = b.add("packing_box", { x: 0, y: 0, role: "container" });
     const can = b.add("can", { x: 0.5, y: 0, role: "target" });
     const book = b.add("book", { x: -0.5, y: 0, role: "target" });
-    const walls = shapeFor(crate);
+    // the shapes of the bodies the world is given (bodyOf: the default kind, or the one asked for)
+    const walls = bodyOf(crate).shape;
     expect(walls.kind).toBe("compound");
     expect(walls.kind === "compound" && walls.parts.length).toBe(5);
-    const footed = shapeFor(can);
+    const footed = bodyOf(can).shape;
     expect(footed.kind === "compound" && footed.parts.map((p) => p.shape.kind)).toEqual(["hull", "box"]);
     // the foot is a square inside the can's round bottom, 2 mm thick, at the bottom
     const foot = footed.kind === "compound" ? footed.parts[1]! : undefined;
     expect(foot?.shape.kind === "box" && Math.SQRT2 * foot.shape.half[0] < can.extent[0] / 2).toBe(true);
     expect(foot?.shape.kind === "box" && foot.shape.half[2]).toBeCloseTo(0.001, 9);
     expect(foot?.offset[2]).toBeCloseTo(-can.extent[2] / 2 + 0.001, 6);
-    expect(shapeFor(book).kind).toBe("hull");
-    expect(shapeFor(can, "box")).toEqual({ kind: "box", half: [can.extent[0] / 2, can.extent[1] / 2, can.extent[2] / 2] });
-    expect(() => shapeFor(can, "compound")).toThrow(/not a box container/);
+    expect(bodyOf(book).shape.kind).toBe("hull");
+    expect(bodyOf(can, { kind: "box" }).shape).toEqual({ kind: "box", half: [can.extent[0] / 2, can.extent[1] / 2, can.extent[2] / 2] });
+    expect(() => bodyOf(can, { kind: "compound" })).toThrow(/not a box container/);
   });
 
   it("a stated mass is the body's mass; an unstated one follows the volume at water's density", () => {
