@@ -3,7 +3,7 @@
  * mesh, with relations computed by the same code as predicted graphs. Node ids are "o<objectId>".
  */
 import type { Task } from "../core/task/schema.js";
-import { objectBox, surfaceSamples } from "../core/objects/geometry.js";
+import { surfaceSamples, uprightEnclosingBox } from "../core/objects/geometry.js";
 import { computeRelations, type RelNode } from "./relations.js";
 import { GRAPH_FORMAT, GRAPH_FRAME, type GraphNode, type Relation, type SceneGraph } from "./types.js";
 import type { YawBox } from "../core/geometry.js";
@@ -31,8 +31,8 @@ export interface TrueNode extends RelNode {
 
 export function trueNodes(task: Task): TrueNode[] {
   return task.objects.map((o) => {
-    const b = objectBox(o);
-    const box: YawBox = { centre: b.centre, extent: o.extent, yaw: b.yaw };
+    // a tilted object's node holds all of it: its height is how far it rises, not its own thickness
+    const box: YawBox = uprightEnclosingBox(o);
     const xyz = surfaceSamples(o, TRUE_SURFACE_SPACING_M);
     return { id: `o${o.id}`, objectId: o.id, label: o.category, name: o.name, box, xyz };
   });
@@ -76,8 +76,9 @@ export function truthGraph(task: Task, paradigm: SceneGraph["paradigm"] = "truth
     const o = task.objects.find((x) => x.id === n.objectId)!;
     const c = Math.cos(n.box.yaw),
       s = Math.sin(n.box.yaw);
-    const hx = (Math.abs(c) * o.extent[0] + Math.abs(s) * o.extent[1]) / 2,
-      hy = (Math.abs(s) * o.extent[0] + Math.abs(c) * o.extent[1]) / 2;
+    const [ex, ey, ez] = n.box.extent;
+    const hx = (Math.abs(c) * ex + Math.abs(s) * ey) / 2,
+      hy = (Math.abs(s) * ex + Math.abs(c) * ey) / 2;
     const centre = n.box.centre;
     return {
       id: n.id,
@@ -89,11 +90,12 @@ export function truthGraph(task: Task, paradigm: SceneGraph["paradigm"] = "truth
       color_name: o.color,
       box: n.box,
       aabb: {
-        min: [centre[0] - hx, centre[1] - hy, centre[2] - o.extent[2] / 2] as Vec3,
-        max: [centre[0] + hx, centre[1] + hy, centre[2] + o.extent[2] / 2] as Vec3,
+        min: [centre[0] - hx, centre[1] - hy, centre[2] - ez / 2] as Vec3,
+        max: [centre[0] + hx, centre[1] + hy, centre[2] + ez / 2] as Vec3,
       },
+      // the object's own volume and clear inside, whatever box holds it
       volume_m3: o.extent[0] * o.extent[1] * o.extent[2],
-      ...nodeInterior(n.label, n.box.extent),
+      ...nodeInterior(n.label, o.extent),
       point_count: n.xyz.length / 3,
       raw_point_count: n.xyz.length / 3,
       views: [],

@@ -10,6 +10,25 @@ export function objectBox(o: Pick<TaskObject, "position" | "orientation" | "exte
   return { centre: [...o.position] as Vec3, extent: [o.extent[0], o.extent[1], o.extent[2]], yaw: Math.atan2(R[1][0], R[0][0]) };
 }
 
+/**
+ * The gravity-aligned box that holds the object as it stands. An object that only yaws is its own box (extent
+ * exactly as recorded); a tilted one (a rotation about a horizontal axis, e.g. Inclined Plane's board) is
+ * enclosed by the box of its own yaw whose side along each axis is the tilted box's projection onto it, so its
+ * height is how far it really rises rather than its own thickness.
+ */
+export function uprightEnclosingBox(o: Pick<TaskObject, "position" | "orientation" | "extent">): YawBox {
+  const box = objectBox(o);
+  const { x, y } = o.orientation;
+  if (x === 0 && y === 0) return box;
+  const R = quatToMat(o.orientation);
+  const c = Math.cos(box.yaw),
+    s = Math.sin(box.yaw);
+  // rows of Rz(-yaw) R: the object's own axes seen from its yaw frame
+  const rows = [0, 1, 2].map((j) => [0, 1, 2].map((i) => (j === 0 ? c * R[0][i]! + s * R[1][i]! : j === 1 ? -s * R[0][i]! + c * R[1][i]! : R[2][i]!)));
+  const extent = rows.map((row) => row.reduce((sum, m, i) => sum + Math.abs(m) * o.extent[i]!, 0)) as Vec3;
+  return { centre: box.centre, extent, yaw: box.yaw };
+}
+
 /** Points on a triangle soup's surface, about `spacingM` apart (deterministic barycentric grid per triangle). */
 function sampleTriangles(t: ArrayLike<number>, spacingM: number): Float32Array {
   const pts: number[] = [];

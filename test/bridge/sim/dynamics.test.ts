@@ -25,6 +25,7 @@ import type { Task, TaskObject } from "../../../core/task/schema.js";
 import { backprojectViews } from "../../../reconstruct/gt/backproject.js";
 import { bundleCategories } from "../../../reconstruct/categories.js";
 import { buildSceneGraph } from "../../../scenegraph/build.js";
+import { truthGraph } from "../../../scenegraph/truth.js";
 import { bundleOf } from "../../scenegraph/helpers.js";
 
 const N = 4;
@@ -206,8 +207,7 @@ describe("Inclined Plane's scene in the 3D arm", () => {
     const object = graph.nodes.find((n) => n.label === o.category);
     expect(board, "the board is a node").toBeDefined();
     expect(object, "the object is a node").toBeDefined();
-    // the board rises 2x sin(tilt) + 0.02 cos(tilt) over its length: the points say so (the ground-truth graph's
-    // yaw-only box does not: a tilted object needs a tilt-aware box there, still to come)
+    // the board rises 2x sin(tilt) + 0.02 cos(tilt) over its length: the points say so
     const rad = ((meta(t).slope_tilt_deg as number) * Math.PI) / 180;
     const rise = s.extent[0] * Math.sin(rad) + s.extent[2] * Math.cos(rad);
     expect(board!.aabb.max[2] - board!.aabb.min[2]).toBeGreaterThan(0.8 * rise);
@@ -215,4 +215,34 @@ describe("Inclined Plane's scene in the 3D arm", () => {
     // the object stands on the floor
     expect(object!.aabb.min[2]).toBeLessThan(0.02);
   }, 120_000);
+
+  it("the ground-truth graph's board node holds the tilted board: its height is the board's rise, its length the run", () => {
+    for (const t of tasks) {
+      const s = slopeOf(t);
+      const rad = ((meta(t).slope_tilt_deg as number) * Math.PI) / 180;
+      const [length, width, thickness] = s.extent;
+      const rise = length * Math.sin(rad) + thickness * Math.cos(rad);
+      const run = length * Math.cos(rad) + thickness * Math.sin(rad);
+      const board = truthGraph(t).nodes.find((n) => n.id === `o${s.id}`)!;
+      expect(board.label).toBe("slope");
+      // its low edge on the floor, its high end the rise up: the mesh's z range (float32 vertices)
+      const [lo, hi] = zRange(s);
+      expect(board.aabb.min[2]).toBeCloseTo(lo, 6);
+      expect(board.aabb.max[2]).toBeCloseTo(hi, 6);
+      expect(board.aabb.max[2] - board.aabb.min[2]).toBeCloseTo(rise, 9);
+      expect(board.box.extent[2]).toBeCloseTo(rise, 9);
+      // the board lies along X (it tilts about Y): the box's X side is the run, its Y side the width
+      expect(board.aabb.max[0] - board.aabb.min[0]).toBeCloseTo(run, 9);
+      expect(board.aabb.max[1] - board.aabb.min[1]).toBeCloseTo(width, 9);
+      // the object's own volume, not the box's
+      expect(board.volume_m3).toBeCloseTo(length * width * thickness, 12);
+      // the object settled on the floor beside it stands near upright: its node's box is its own, within a few mm
+      const o = objectOf(t);
+      const own = truthGraph(t).nodes.find((n) => n.id === `o${o.id}`)!.box.extent;
+      own.forEach((e, k) => {
+        expect(e).toBeGreaterThanOrEqual(o.extent[k]! - 1e-12);
+        expect(e).toBeLessThan(o.extent[k]! + 0.005);
+      });
+    }
+  });
 });
