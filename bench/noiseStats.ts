@@ -23,6 +23,7 @@ import { voxelDownsample } from "../scenegraph/primitives/voxelDownsample.js";
 import { composeExtrinsics, rotationAngleDeg } from "../reconstruct/noisy/rigid.js";
 import type { PointCloud } from "../reconstruct/pointcloud.js";
 import { KdTree3 } from "../scenegraph/primitives/kdtree.js";
+import { select } from "../reconstruct/vggt/percentile.js";
 
 /** δ threshold of the depth accuracy (Eigen et al. 2014; every depth table VGGT is compared in). */
 export const DELTA_THRESHOLD = 1.25;
@@ -34,30 +35,6 @@ export const POINT_SAMPLES = 50_000;
 export const ALIGN_SAMPLES = 20_000;
 
 const valid = (d: number) => d > 0 && d <= Number.MAX_VALUE;
-
-/** k-th smallest (0-based) of a, by quickselect; reorders a. */
-function select(a: Float32Array | Float64Array, k: number): number {
-  let lo = 0,
-    hi = a.length - 1;
-  while (lo < hi) {
-    const pivot = a[(lo + hi) >> 1]!;
-    let i = lo,
-      j = hi;
-    while (i <= j) {
-      while (a[i]! < pivot) i++;
-      while (a[j]! > pivot) j--;
-      if (i <= j) {
-        const t = a[i]!;
-        a[i++] = a[j]!;
-        a[j--] = t;
-      }
-    }
-    if (k <= j) hi = j;
-    else if (k >= i) lo = i;
-    else return a[k]!;
-  }
-  return a[k]!;
-}
 
 /** Median of a (a copy is reordered, not a). */
 function median(a: Float64Array | Float32Array): number {

@@ -1,7 +1,8 @@
 /** Which of a bundle's views a VLM 2D baseline is shown (images.ts encodes and describes them). */
-import { DEFAULT_MAX_IMAGES, MAX_IMAGES } from "./formats.js";
+import { DEFAULT_MAX_IMAGES, MAX_IMAGES, type ImageOptions } from "./formats.js";
 
-export type ImageMode = "single" | "multi";
+/** The image modes, as the options' schema declares them. */
+export type ImageMode = ImageOptions["images"];
 
 export function checkMaxImages(maxImages: number): number {
   if (!Number.isInteger(maxImages) || maxImages < 1 || maxImages > MAX_IMAGES) {
