@@ -1135,6 +1135,8 @@ export interface BuiltModel {
   slots: Uint8Array;
   /** Full box size in the object frame at unit scale. */
   extent: Vec3;
+  /** Where the object frame's origin (the mesh's box centre) lies in the frame the model was built in, unit scale. */
+  builtCentre: Vec3;
 }
 
 const builtCache = new Map<string, BuiltModel>();
@@ -1156,6 +1158,7 @@ export function buildModel(id: string): BuiltModel {
     tris,
     slots: Uint8Array.from(part.slots),
     extent: [b.max[0] - b.min[0], b.max[1] - b.min[1], b.max[2] - b.min[2]],
+    builtCentre: c,
   };
   builtCache.set(id, built);
   return built;

@@ -116,7 +116,20 @@ export function ellipsoid(m: PartMesh, c: Vec3, r: Vec3, slot: Slot, rings = 10,
  * Open-topped container with walls of thickness `wall` (a glass, jar, bowl, box): outer and inner
  * surfaces of a frustum from radius r0 (bottom) to r1 (top), a solid bottom of thickness `wall`, and a rim.
  */
-export function openContainer(m: PartMesh, c: [number, number], z0: number, h: number, r0: number, r1: number, wall: number, slot: Slot, segments = 24): void {
+/** Segments of a round open container's walls (its mesh, and the wall pieces it collides as in the physics world). */
+export const CONTAINER_SEGMENTS = 24;
+
+export function openContainer(
+  m: PartMesh,
+  c: [number, number],
+  z0: number,
+  h: number,
+  r0: number,
+  r1: number,
+  wall: number,
+  slot: Slot,
+  segments = CONTAINER_SEGMENTS,
+): void {
   revolve(
     m,
     c[0],

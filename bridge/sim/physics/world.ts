@@ -43,12 +43,19 @@ interface HullShape {
   kind: "hull";
   points: Float32Array;
 }
-/** Several boxes and hulls on one rigid body, each moved by its offset in the body's frame. */
+/** A ball of the radius (m), centred on the body's origin: exact where a hull of a sphere's mesh would roll onto a facet. */
+interface BallShape {
+  kind: "ball";
+  radius: number;
+}
+/** A convex piece of a compound. */
+export type ConvexShape = BoxShape | HullShape | BallShape;
+/** Several convex pieces on one rigid body, each moved by its offset in the body's frame. */
 interface CompoundShape {
   kind: "compound";
-  parts: ReadonlyArray<{ shape: BoxShape | HullShape; offset: Vec3 }>;
+  parts: ReadonlyArray<{ shape: ConvexShape; offset: Vec3 }>;
 }
-export type ShapeSpec = BoxShape | HullShape | CompoundShape;
+export type ShapeSpec = ConvexShape | CompoundShape;
 
 export interface BodySpec {
   /** The task object's instance id: poses and problems name bodies by it. */
@@ -76,26 +83,34 @@ interface Entry {
   material: Material;
   /** The body's shape vertices in its own frame, for its world AABB. */
   vertices: Float64Array;
+  /** Its balls (centre in its own frame, radius): a ball's world AABB is its moved centre +- its radius. */
+  balls: ReadonlyArray<{ centre: Vec3; radius: number }>;
 }
 
 const boxCorners = (h: Vec3, o: Vec3 = [0, 0, 0]): number[] =>
   [-1, 1].flatMap((sx) => [-1, 1].flatMap((sy) => [-1, 1].flatMap((sz) => [o[0] + sx * h[0], o[1] + sy * h[1], o[2] + sz * h[2]])));
 
+function shapeParts(shape: ShapeSpec): ReadonlyArray<{ shape: ConvexShape; offset: Vec3 }> {
+  return shape.kind === "compound" ? shape.parts : [{ shape, offset: [0, 0, 0] }];
+}
+
 function shapeVertices(shape: ShapeSpec): Float64Array {
-  if (shape.kind === "box") return Float64Array.from(boxCorners(shape.half));
-  if (shape.kind === "hull") return Float64Array.from(shape.points);
   const out: number[] = [];
-  for (const { shape: part, offset } of shape.parts) {
+  for (const { shape: part, offset } of shapeParts(shape)) {
     if (part.kind === "box") out.push(...boxCorners(part.half, offset));
-    else
+    else if (part.kind === "hull")
       for (let i = 0; i < part.points.length; i += 3) out.push(part.points[i]! + offset[0], part.points[i + 1]! + offset[1], part.points[i + 2]! + offset[2]);
   }
   return Float64Array.from(out);
 }
 
+const shapeBalls = (shape: ShapeSpec) =>
+  shapeParts(shape).flatMap(({ shape: part, offset }) => (part.kind === "ball" ? [{ centre: offset, radius: part.radius }] : []));
+
 function colliderDescs(R: Rapier, shape: ShapeSpec, id: number): ColliderDesc[] {
-  const one = (part: BoxShape | HullShape, offset: Vec3): ColliderDesc => {
+  const one = (part: ConvexShape, offset: Vec3): ColliderDesc => {
     if (part.kind === "box") return R.ColliderDesc.cuboid(part.half[0], part.half[1], part.half[2]).setTranslation(offset[0], offset[1], offset[2]);
+    if (part.kind === "ball") return R.ColliderDesc.ball(part.radius).setTranslation(offset[0], offset[1], offset[2]);
     const desc = R.ColliderDesc.convexHull(part.points);
     if (!desc) throw new Error(`body ${id}: its ${part.points.length / 3} hull points span no volume`);
     return desc.setTranslation(offset[0], offset[1], offset[2]);
@@ -145,7 +160,7 @@ export class PhysicsWorld {
     }
     // the engine otherwise updates a body's mass at the next step; poses and masses read before it must agree
     body.recomputeMassPropertiesFromColliders();
-    this.entries.set(spec.id, { spec, body, colliders, material, vertices: shapeVertices(spec.shape) });
+    this.entries.set(spec.id, { spec, body, colliders, material, vertices: shapeVertices(spec.shape), balls: shapeBalls(spec.shape) });
   }
 
   /** Advances the world `steps` physics steps, switching each body between its static and dynamic friction. */
@@ -209,6 +224,13 @@ export class PhysicsWorld {
         if (w > max[k]!) max[k] = w;
       }
     }
+    for (const { centre: c, radius } of e.balls)
+      for (let k = 0; k < 3; k++) {
+        const row = R[k as 0 | 1 | 2];
+        const w = row[0] * c[0] + row[1] * c[1] + row[2] * c[2] + p[k]!;
+        if (w - radius < min[k]!) min[k] = w - radius;
+        if (w + radius > max[k]!) max[k] = w + radius;
+      }
     return { min, max };
   }
 

@@ -19,8 +19,8 @@ const STEPS = 240;
  * The settled world of seed "determinism" (droppedScene, 240 steps) and its objects' poses, recorded on x86-64
  * Linux, Node 20.20.2: Rapier's deterministic build promises the same bits on every platform.
  */
-const EXPECTED_SNAPSHOT = "e1d47c78a4ab9943454d18ffde86f6d9ce07763c49a104f585bf521e1eeb726a";
-const EXPECTED_POSES = "152ee99280ddcdbb87d7cda1375fc7aad7f50154a335e53b163e0a32b144996a";
+const EXPECTED_SNAPSHOT = "6d64111eee986373c7785c31520fcfeae3087d8e7a5c754a04c094fb0ed16995";
+const EXPECTED_POSES = "c29b9fb00bed0f6896b665f7c545915f2fbbd7d3a7659513182f2c6678bccf74";
 
 /** SHA-256 of every object's settled position and orientation, as float64. */
 function poseHash(objects: readonly TaskObject[]): string {
