@@ -1,6 +1,6 @@
 /** Piscina worker: generates tasks and evaluates units off the main thread. */
 import { stageTimer } from "../../core/stageTimer.js";
-import { generateTask } from "../../bridge/sim/generate/suite.js";
+import { generateTask, prepareGenerators } from "../../bridge/sim/generate/suite.js";
 import { generatorContext, type GeneratorOptions } from "../../bridge/sim/generate/options.js";
 import type { BuiltinSubcategory } from "../../core/task/taxonomy.js";
 import { runUnit } from "./unit.js";
@@ -18,7 +18,9 @@ export interface GeneratedTask {
 }
 
 /** One task of the built-in suite, as the run's generator options draw it. */
-export function generateJob(job: GenerateJob): GeneratedTask {
+export async function generateJob(job: GenerateJob): Promise<GeneratedTask> {
+  // the physics engine loads once per thread, outside the task's own generation time
+  await prepareGenerators([job.subcategory]);
   const { timings, lap } = stageTimer(1);
   const task = generateTask(job.subcategory, job.seed, job.index, generatorContext(job.options));
   lap("generate");

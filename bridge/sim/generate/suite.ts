@@ -22,6 +22,7 @@ import { connectivity, longTermNavigation, regionalBoundary, traversablePassage 
 import { categoryAmbiguity, countingWithOcclusion, illuminationVariability, mergedObservation, spatialSegmentation } from "./counting.js";
 import { liquidVolume, rigidContainment } from "./physical.js";
 import { inclinedPlane } from "./dynamics.js";
+import { loadPhysics } from "../physics/world.js";
 import { generatorContext, GeneratorOptionsSchema, type GeneratorContext } from "./options.js";
 import { answerPlan, type AnswerPlan } from "./answerPlan.js";
 
@@ -133,9 +134,20 @@ export interface GenerateStats {
 /** The id of the built-in suite's task `index` of a subcategory: its seed stream and its file name. */
 export const builtinTaskId = (subcategory: string, index: number): string => `${subcategory}-${String(index).padStart(3, "0")}`;
 
+/** Subcategories whose generator runs the physics world. */
+const SIMULATING: ReadonlySet<GeneratedSubcategory> = new Set(["inclined_plane"]);
+
+/**
+ * Loads what generateTask needs to draw these subcategories: the physics engine (once per thread, a few hundred
+ * milliseconds of WebAssembly) when one of them simulates, nothing otherwise.
+ */
+export async function prepareGenerators(subcategories: readonly GeneratedSubcategory[]): Promise<void> {
+  if (subcategories.some((s) => SIMULATING.has(s))) await loadPhysics();
+}
+
 /**
  * One task: draws until a draft validates (deterministic for a given seed, task id and generator options). A
- * subcategory that simulates (Inclined Plane) needs the physics engine loaded first (physics/world.ts loadPhysics).
+ * subcategory that simulates needs `prepareGenerators` awaited first.
  */
 export function generateTask(
   subcategory: GeneratedSubcategory,

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { GENERATOR_FLAGS, GeneratorOptionsSchema, generatorContext } from "../../../../bridge/sim/generate/options.js";
 import { BUILTIN_SUBCATEGORIES, type BuiltinSubcategory } from "../../../../core/task/taxonomy.js";
-import { generateTask } from "../../../../bridge/sim/generate/suite.js";
+import { generateTask, prepareGenerators } from "../../../../bridge/sim/generate/suite.js";
 import { writeTasks } from "../../../../core/task/io.js";
 import { InputError } from "../../../../core/errors.js";
 import { addSchemaFlags, choiceOption, intOption, listOption, parseSchemaFlags } from "../../../../core/flags.js";
@@ -18,12 +18,13 @@ export function registerGenerate(program: Command): void {
     .option("--seed <seed>", "seed: the same seed gives byte-identical tasks", "0")
     .requiredOption("--out <dir>", "output directory");
   addSchemaFlags(cmd, GeneratorOptionsSchema, GENERATOR_FLAGS).action(
-    (opts: { perSubcategory: number; subcategories?: BuiltinSubcategory[]; seed: string; out: string }) => {
+    async (opts: { perSubcategory: number; subcategories?: BuiltinSubcategory[]; seed: string; out: string }) => {
       checkOutputs([], [{ what: "--out", path: opts.out }]);
       checkWritable(opts.out, "dir");
       if (!/^[A-Za-z0-9_.-]+$/.test(opts.seed)) throw new InputError(`--seed: use letters, digits, '_', '.', '-' only, got "${opts.seed}"`);
       const ctx = generatorContext(parseSchemaFlags(cmd, GeneratorOptionsSchema, GENERATOR_FLAGS));
       const subs = opts.subcategories ?? BUILTIN_SUBCATEGORIES;
+      await prepareGenerators(subs);
       const total = subs.length * opts.perSubcategory;
       let done = 0;
       const t0 = Date.now();

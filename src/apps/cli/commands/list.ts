@@ -69,7 +69,7 @@ function listFormats(): string {
 async function listTasks(config: RunConfig, questions: boolean): Promise<string> {
   const head = ["task", "subcategory", "category"];
   // the planner and the generator load here, on use: the other lists and `list --help` do not pay for them
-  const [{ builtinPlan, planTasks }, { generateTask }] = await Promise.all([
+  const [{ builtinPlan, planTasks }, { generateTask, prepareGenerators }] = await Promise.all([
     import("../../../eval/runner.js"),
     import("../../../../bridge/sim/generate/suite.js"),
   ]);
@@ -85,6 +85,7 @@ async function listTasks(config: RunConfig, questions: boolean): Promise<string>
   }
   const skipped: SkippedItem[] = [];
   const ctx = generatorContext(config.generator);
+  if (config.suite === "default") await prepareGenerators(config.subcategories);
   const tasks = await planTasks(
     config,
     (s, i) => Promise.resolve(generateTask(s, config.seed, i, ctx)),
