@@ -9,6 +9,7 @@ import { statsOfMembers } from "./instances/memberStats.js";
 import type { GraphNode, NodeSupport } from "./types.js";
 import { boxVolume, type YawBox } from "../core/geometry.js";
 import { interiorOf } from "../core/objects/containers.js";
+import { nodePhysics } from "./physicalAttributes.js";
 
 /** `low_support`: a node seen in a single view with fewer raw points than this (our choice: ~a 20x20 px mask). */
 export const LOW_SUPPORT_MAX_POINTS = 400;
@@ -53,6 +54,7 @@ export function clusterToNode(c: Cluster, id: string, cloud: PointCloud, centroi
   const color = rgbSum.map((v) => Math.round(v / Math.max(1, c.members.length))) as [number, number, number];
   const boxJson: YawBox = { centre: rv(box.centre), extent: rv(box.extent), yaw: r4(box.yaw) };
   const label = majorityLabel(c.votes) ?? ANONYMOUS_LABEL;
+  const bounds = { min: rv(bb.min), max: rv(bb.max) };
   return {
     id,
     label,
@@ -61,7 +63,7 @@ export function clusterToNode(c: Cluster, id: string, cloud: PointCloud, centroi
     color,
     color_name: nameColor(color),
     box: boxJson,
-    aabb: { min: rv(bb.min), max: rv(bb.max) },
+    aabb: bounds,
     volume_m3: Math.round(boxVolume(box) * 1e6) / 1e6,
     ...nodeInterior(label, boxJson.extent),
     point_count: n,
@@ -71,6 +73,7 @@ export function clusterToNode(c: Cluster, id: string, cloud: PointCloud, centroi
     mean_confidence: Math.round((conf / Math.max(1, c.members.length)) * 1000) / 1000,
     flags: { low_support: false, possible_duplicate_of: [], fragment: false },
     support: [...perView.values()].sort((a, b) => a.view - b.view),
+    physics: nodePhysics(c.xyz, boxJson, bounds),
   };
 }
 

@@ -10,6 +10,7 @@ import type { YawBox } from "../core/geometry.js";
 import { colorRgb, namedColorRgb } from "../core/task/palette.js";
 import type { Vec3 } from "../core/math/vec.js";
 import { nodeInterior } from "./nodes.js";
+import { nodePhysics, trueUpAxis } from "./physicalAttributes.js";
 import { truthRegions } from "./regions.js";
 import { Lru } from "../core/lru.js";
 import { sha256Hex } from "../core/hash.js";
@@ -80,6 +81,10 @@ export function truthGraph(task: Task, paradigm: SceneGraph["paradigm"] = "truth
     const hx = (Math.abs(c) * ex + Math.abs(s) * ey) / 2,
       hy = (Math.abs(s) * ex + Math.abs(c) * ey) / 2;
     const centre = n.box.centre;
+    const aabb = {
+      min: [centre[0] - hx, centre[1] - hy, centre[2] - ez / 2] as Vec3,
+      max: [centre[0] + hx, centre[1] + hy, centre[2] + ez / 2] as Vec3,
+    };
     return {
       id: n.id,
       label: n.label,
@@ -89,10 +94,7 @@ export function truthGraph(task: Task, paradigm: SceneGraph["paradigm"] = "truth
       color: namedColorRgb(o.color) ?? colorRgb(UNKNOWN_COLOUR),
       color_name: o.color,
       box: n.box,
-      aabb: {
-        min: [centre[0] - hx, centre[1] - hy, centre[2] - ez / 2] as Vec3,
-        max: [centre[0] + hx, centre[1] + hy, centre[2] + ez / 2] as Vec3,
-      },
+      aabb,
       // the object's own volume and clear inside, whatever box holds it
       volume_m3: o.extent[0] * o.extent[1] * o.extent[2],
       ...nodeInterior(n.label, o.extent),
@@ -103,6 +105,8 @@ export function truthGraph(task: Task, paradigm: SceneGraph["paradigm"] = "truth
       mean_confidence: 1,
       flags: { low_support: false, possible_duplicate_of: [], fragment: false },
       support: [],
+      // upright from the recorded orientation, as ESI checks it; the rest from the mesh's points as for any node
+      physics: nodePhysics(n.xyz, n.box, aabb, trueUpAxis(o.orientation)),
     };
   });
   const regions = truthRegions(task, graphNodes);

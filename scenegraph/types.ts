@@ -54,6 +54,27 @@ const NodeFlagsSchema = z
   })
   .strict();
 
+const NodePhysicsSchema = z
+  .object({
+    height_m: z.number().min(0).describe("the z range of the node's points (m)"),
+    footprint_m2: z.number().min(0).describe("the box's floor area, extent[0] x extent[1] (m^2)"),
+    up: z
+      .tuple([z.number().min(-1).max(1), z.number().min(-1).max(1), z.number().min(-1).max(1)])
+      .describe(
+        "unit up axis: a predicted node's principal axis of symmetry, or the one nearest +Z (scenegraph/physicalAttributes.ts); a true node's own +Z in the world; [0, 0, 1] when the points show no axis",
+      ),
+    upright: z.boolean().describe("up . +Z > 0.9 (ESI-Bench's stacking check: a tilt under about 26 degrees)"),
+    upright_margin_deg: z.number().min(0).describe("how far (degrees) the up axis's tilt is from the 26-degree threshold; 0 when the points show no axis"),
+    top_tilt_deg: z
+      .number()
+      .min(0)
+      .max(90)
+      .nullable()
+      .describe("tilt from horizontal of the plane fitted to the highest point of each 2 cm cell seen from above; null with too few cells"),
+    top_fit_rms_m: z.number().min(0).nullable().describe("RMS distance (m) of those points from the fitted plane: large for a top that is no plane"),
+  })
+  .strict();
+
 const GraphNodeSchema = z
   .object({
     id: z.string().min(1).max(64).describe("node id, unique in the graph (n<k> predicted, o<objectId> ground truth)"),
@@ -88,6 +109,9 @@ const GraphNodeSchema = z
     mean_confidence: z.number().min(0),
     flags: NodeFlagsSchema,
     support: z.array(NodeSupportSchema).describe("points per view"),
+    physics: NodePhysicsSchema.optional().describe(
+      "what the node's points show that physics questions need (issue 45); absent in graphs written before it was recorded",
+    ),
   })
   .strict();
 
@@ -104,6 +128,8 @@ export const PREDICATES = [
   "right_of",
   "in_front_of",
   "behind",
+  "stacked_on",
+  "stacked_under",
 ] as const;
 
 export const RelationSchema = z

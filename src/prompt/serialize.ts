@@ -33,7 +33,11 @@ import {
   ON_ABOVE_TOP_M,
   ON_BELOW_TOP_M,
   ON_MIN_IOM,
+  STACK_CONTACT_M,
+  STACK_MIN_RISE_M,
+  STACK_MIN_XY_IOU,
 } from "../../scenegraph/relations.js";
+import { MIN_TOP_CELLS, TOP_CELL_M, UPRIGHT_MAX_TILT_DEG, UPRIGHT_MIN_DOT } from "../../scenegraph/physicalAttributes.js";
 import { PREDICATES, type GraphNode, type Predicate, type Relation, type SceneGraph } from "../../scenegraph/types.js";
 import { GRAPH_FORMATS, type GraphFormat } from "./formats.js";
 
@@ -43,6 +47,8 @@ const METRE_DECIMALS = 2;
 const FRACTION_DECIMALS = 2;
 /** Angles (yaw, pitch) are printed in whole degrees: box yaw from a few hundred points is not better than ~1°. Ours. */
 const DEGREE_DECIMALS = 0;
+/** Decimals for areas (m^2): metres to 0.01 m make areas to 0.0001 m^2, so a 1 cm square still shows. Ours. */
+const AREA_DECIMALS = 4;
 /** VSI-Bench's cognitive map is a 10 × 10 grid (its paper, Thinking in Space); its 20 × 20 ablation is allowed too. */
 export const DEFAULT_COGMAP_SIZE = 10;
 /** Smallest and largest grid accepted: 2 cells is the least that places anything; 50 × 50 already prints 2,500 cells' worth of range. Ours. */
@@ -150,6 +156,24 @@ function predicateLines(style: EvidenceStyle): string[] {
     `- ${t ? "touching" : "`touching`"}: the closest points of A and B are at most ${cm(TOUCHING_GAP_M)} apart; ${t ? "near" : "`near`"}: closer than ${fmt(NEAR_M)} m but not touching. Both are symmetric.`,
     `- ${t ? "left of / right of / in front of / behind" : "`left_of` / `right_of` / `in_front_of` / `behind`"}: from your initial view (above), comparing box centres; ` +
       `given only when they differ by more than ${fmt(EGO_DEAD_ZONE_M)} m.`,
+    `- ${t ? "stacked on" : "`stacked_on`"}: A and B touch (closest points at most ${cm(STACK_CONTACT_M)} apart), A's lowest point is at least ${cm(STACK_MIN_RISE_M)} above B's, ` +
+      `and their outlines seen from above overlap by an intersection over union of at least ${fmt(STACK_MIN_XY_IOU, 1)} (ESI-Bench's stacking rule); ` +
+      `${t ? '"B is stacked under A"' : '"B stacked_under A"'} is the same fact.`,
+  ];
+}
+
+/** Whether any node carries physical attributes (graphs written before they were recorded have none). */
+const hasPhysics = (g: SceneGraph) => g.nodes.some((n) => n.physics !== undefined);
+
+/** What the physical attributes mean, for a graph that has them; `text` names them as the sentences do. */
+function physicsLines(style: EvidenceStyle): string[] {
+  const k = (json: string, text: string) => (style === "json" ? `\`${json}\`` : `"${text}"`);
+  return [
+    `- ${k("height_m", "height")}: the height of the object's points (m); ${k("footprint_m2", "footprint")}: its box's floor area, a × b (m²).`,
+    `- ${k("upright", "upright")}: the object's up axis (the axis its shape is symmetric about, or the one nearest vertical) is within ${fmt(UPRIGHT_MAX_TILT_DEG, 0)}° of vertical ` +
+      `(its dot product with +Z above ${fmt(UPRIGHT_MIN_DOT, 1)}, ESI-Bench's stacking check); ${k("upright: false", "lying")} otherwise.`,
+    `- ${k("top_tilt_deg", "top tilted")}: the tilt from horizontal, in degrees, of a plane fitted to the object's highest points (one per ${cm(TOP_CELL_M)} square seen from above); ` +
+      `absent when fewer than ${MIN_TOP_CELLS} such points. Friction and mass are not in the views: no field gives them.`,
   ];
 }
 
@@ -158,7 +182,7 @@ function predicateLines(style: EvidenceStyle): string[] {
 
 type EvidenceStyle = "json" | "text";
 
-function uncertaintyLines(style: EvidenceStyle, withRelations: boolean): string[] {
+function uncertaintyLines(style: EvidenceStyle, withRelations: boolean, withPhysics: boolean): string[] {
   const k = (json: string, text: string) => (style === "json" ? `\`${json}\`` : `"${text}"`);
   const lines = [
     "Evidence and uncertainty: this scene graph was reconstructed automatically from the camera views and can be wrong in known ways: " +
@@ -171,6 +195,12 @@ function uncertaintyLines(style: EvidenceStyle, withRelations: boolean): string[
     `- ${k("low_support", "low support")}: seen in only one view with fewer than ${LOW_SUPPORT_MAX_POINTS} points; it may be spurious, so give it less weight.`,
     `- ${k("label_votes", "label votes")} (only when the views disagreed): the share of the object's points that voted for each label.`,
   ];
+  if (withPhysics) {
+    lines.push(
+      `- ${k("upright_margin_deg", "upright margin")}: how many degrees the object's up axis is from the ${fmt(UPRIGHT_MAX_TILT_DEG, 0)}° that would flip ${k("upright", "upright")}; 0 when its shape shows no axis (a ball, a cube). ` +
+        `${k("top_fit_rms_m", "fit")}: how far (m, RMS) its highest points lie from the fitted top plane; a large value means the top is no plane and its tilt says little.`,
+    );
+  }
   if (withRelations) {
     lines.push(
       `- ${k("margin_m", "margin")} on each relation: how far (m) the deciding quantity is from the threshold that would flip the relation. ` +
@@ -221,8 +251,25 @@ function identityMembers(n: GraphNode): string[] {
   return parts;
 }
 
+/** The physical attributes of an object, as JSON members (none for a node that has none); margins with uncertainty. */
+function physicsMembers(n: GraphNode, uncertainty: boolean): string[] {
+  const p = n.physics;
+  if (!p) return [];
+  const parts = [`"height_m": ${fmt(p.height_m)}`, `"footprint_m2": ${fmt(p.footprint_m2, AREA_DECIMALS)}`, `"upright": ${p.upright}`];
+  if (uncertainty) parts.push(`"upright_margin_deg": ${fmt(p.upright_margin_deg, DEGREE_DECIMALS)}`);
+  if (p.top_tilt_deg !== null) parts.push(`"top_tilt_deg": ${fmt(p.top_tilt_deg, DEGREE_DECIMALS)}`);
+  if (uncertainty && p.top_fit_rms_m !== null) parts.push(`"top_fit_rms_m": ${fmt(p.top_fit_rms_m, 3)}`);
+  return parts;
+}
+
 function nodeJson(n: GraphNode, uncertainty: boolean): string {
-  const parts = [...identityMembers(n), `"centre": ${fmtVec(n.box.centre)}`, `"extent": ${fmtVec(n.box.extent)}`, `"yaw_deg": ${boxYawDeg(n.box.yaw)}`];
+  const parts = [
+    ...identityMembers(n),
+    `"centre": ${fmtVec(n.box.centre)}`,
+    `"extent": ${fmtVec(n.box.extent)}`,
+    `"yaw_deg": ${boxYawDeg(n.box.yaw)}`,
+    ...physicsMembers(n, uncertainty),
+  ];
   if (uncertainty) parts.push(...evidenceMembers(n));
   return `{${parts.join(", ")}}`;
 }
@@ -249,7 +296,7 @@ function plural(n: number, one: string, many = `${one}s`) {
 // formats
 
 function serializeJson(g: SceneGraph, uncertainty: boolean, withRelations: boolean): string {
-  const conv = ["Conventions:", axesLine(), boxLine(), ...viewpointLines(g)];
+  const conv = ["Conventions:", axesLine(), boxLine(), ...(hasPhysics(g) ? physicsLines("json") : []), ...viewpointLines(g)];
   if (withRelations) {
     conv.push(
       '- Each relation reads "subject predicate object"; `closest_m` is the distance between the two objects\' closest points, `centre_m` the distance between their box centres (m).',
@@ -257,7 +304,7 @@ function serializeJson(g: SceneGraph, uncertainty: boolean, withRelations: boole
     );
   }
   const out = [`Scene graph: ${plural(g.nodes.length, "object")}${withRelations ? `, ${plural(g.relations.length, "relation")}` : ""}.`, "", conv.join("\n")];
-  if (uncertainty) out.push("", uncertaintyLines("json", withRelations).join("\n"));
+  if (uncertainty) out.push("", uncertaintyLines("json", withRelations, hasPhysics(g)).join("\n"));
   out.push("", "Objects (JSON list):", jsonList(g.nodes.map((n) => nodeJson(n, uncertainty))));
   if (withRelations) out.push("", "Relations (JSON list):", jsonList(g.relations.map((r) => relationJson(r, uncertainty))));
   return out.join("\n");
@@ -276,6 +323,8 @@ const PREDICATE_PHRASE: Record<Predicate, string> = {
   right_of: "right of",
   in_front_of: "in front of",
   behind: "behind",
+  stacked_on: "stacked on",
+  stacked_under: "stacked under",
 };
 /** Predicates the graph stores once per pair; the text format states them for both objects. */
 const SYMMETRIC: ReadonlySet<Predicate> = new Set(["touching", "near"]);
@@ -285,6 +334,17 @@ const article = (label: string) => (/^[aeiou]/i.test(label) ? "an" : "a");
 function joinAnd(items: string[]): string {
   if (items.length <= 1) return items.join("");
   return `${items.slice(0, -1).join(", ")} and ${items[items.length - 1]}`;
+}
+
+/** The physical attributes in words (", height 0.30 m, footprint 0.0120 m², upright, top tilted 25°"); margins with uncertainty. */
+function physicsPhrase(n: GraphNode, uncertainty: boolean): string {
+  const p = n.physics;
+  if (!p) return "";
+  const margin = uncertainty ? ` (margin ${fmt(p.upright_margin_deg, DEGREE_DECIMALS)}°)` : "";
+  const parts = [`height ${fmt(p.height_m)} m`, `footprint ${fmt(p.footprint_m2, AREA_DECIMALS)} m²`, `${p.upright ? "upright" : "lying"}${margin}`];
+  if (p.top_tilt_deg !== null)
+    parts.push(`top tilted ${fmt(p.top_tilt_deg, DEGREE_DECIMALS)}°${uncertainty && p.top_fit_rms_m !== null ? ` (fit ${fmt(p.top_fit_rms_m, 3)} m)` : ""}`);
+  return `, ${parts.join(", ")}`;
 }
 
 function serializeText(g: SceneGraph, uncertainty: boolean): string {
@@ -308,7 +368,7 @@ function serializeText(g: SceneGraph, uncertainty: boolean): string {
     const e = n.box.extent;
     let s =
       `${n.id} is ${article(colour ?? n.label)} ${colour ? `${colour} ` : ""}${n.label} at (${n.box.centre.map((x) => fmt(x)).join(", ")}) m, ` +
-      `${e.map((x) => fmt(x)).join(" × ")} m, yaw ${boxYawDeg(n.box.yaw)}°`;
+      `${e.map((x) => fmt(x)).join(" × ")} m, yaw ${boxYawDeg(n.box.yaw)}°${physicsPhrase(n, uncertainty)}`;
     const rels = relsOf.get(n.id) ?? [];
     if (rels.length) {
       const groups: string[] = [];
@@ -335,12 +395,13 @@ function serializeText(g: SceneGraph, uncertainty: boolean): string {
     "Conventions:",
     axesLine(),
     "- Each object is a box: its centre (x, y, z), its full size a × b × h along its own horizontal axes and vertically, and its yaw: the angle in degrees, counter-clockwise seen from above, from world +X to the box's a axis, in [0, 180).",
+    ...(hasPhysics(g) ? physicsLines("text") : []),
     ...viewpointLines(g),
     '- Relations are stated in each object\'s sentence, one predicate per clause: "n0 is ...; it is near n2 (...) and n4 (...); left of n3 (...)" means n0 is near n2, near n4 and left of n3.',
     ...predicateLines("text"),
   ];
   const out = [`Scene graph: ${plural(g.nodes.length, "object")}, ${plural(g.relations.length, "relation")}.`, "", conv.join("\n")];
-  if (uncertainty) out.push("", uncertaintyLines("text", true).join("\n"));
+  if (uncertainty) out.push("", uncertaintyLines("text", true, hasPhysics(g)).join("\n"));
   out.push("", "Objects:", sentences.length ? sentences.join("\n") : "(none)");
   return out.join("\n");
 }
@@ -453,13 +514,27 @@ function serializeCogmap(g: SceneGraph, uncertainty: boolean, size: number): str
     `- You (the agent) stand in cell [${m.agent.row}, ${m.agent.col}] (x ${fmt(vp.position[0])}, y ${fmt(vp.position[1])}, camera ${fmt(vp.position[2])} m above the floor), ` +
       `facing yaw ${h}° (counter-clockwise from +X seen from above), which on the map points ${dir}: one cell forward is ${onMap(forward)}; your right is ${onMap(right)}; ${pitchPhrase(vp.pitch)}. This is your initial view.`,
     "- Left, right, in front of and behind are meant as seen from this initial view: A is left of B when A lies further towards your left than B; A is in front of B when A is nearer to you along your facing direction than B.",
+    ...(hasPhysics(g) ? physicsLines("json") : []),
   ];
   const out = [`Cognitive map: ${plural(g.nodes.length, "object")} in ${plural(labels.length, "category", "categories")}.`, "", conv.join("\n")];
-  if (uncertainty) out.push("", uncertaintyLines("json", false).join("\n"));
+  if (uncertainty) out.push("", uncertaintyLines("json", false, hasPhysics(g)).join("\n"));
   out.push("", "Map (JSON: category → [row, col] of each instance):", mapJson);
   if (anyColour) out.push("", "Colours of the same instances, in the same order:", colourJson);
+  if (hasPhysics(g)) {
+    const shapes = labels.map(
+      (l) =>
+        `${q(l)}: [${g.nodes
+          .filter((n) => n.label === l)
+          .map((n) => `{${physicsMembers(n, false).join(", ")}}`)
+          .join(", ")}]`,
+    );
+    out.push("", "Shapes of the same instances, in the same order (heights are in metres):", `{${shapes.join(", ")}}`);
+  }
   if (uncertainty) {
-    const lines = g.nodes.map((n, i) => `{${[...identityMembers(n), `"cell": [${m.cells[i]!.row}, ${m.cells[i]!.col}]`, ...evidenceMembers(n)].join(", ")}}`);
+    const lines = g.nodes.map(
+      (n, i) =>
+        `{${[...identityMembers(n), `"cell": [${m.cells[i]!.row}, ${m.cells[i]!.col}]`, ...physicsMembers(n, true), ...evidenceMembers(n)].join(", ")}}`,
+    );
     out.push("", "Instances with their evidence (JSON list, same instances as the map):", jsonList(lines));
   }
   return out.join("\n");

@@ -37,8 +37,9 @@ import { structuredShape } from "./structured.js";
 /**
  * Bump on any change of prompt text (here, serialize.ts, images.ts, reminder.ts): it is part of every prompt hash.
  * 2: the re-prompt's reminder no longer shows the first option as its example answer.
+ * 3: every format states the `stacked_on` predicate, and objects their physical attributes (height, footprint, upright, top tilt).
  */
-export const PROMPT_VERSION = "esi3d-prompt/2";
+export const PROMPT_VERSION = "esi3d-prompt/3";
 const TEMPLATE_KINDS = ["yes_no", "option", "category", "integer", "ordering", "structured"] as const;
 type TemplateKind = (typeof TEMPLATE_KINDS)[number];
 type Arm = "3d-llm" | "2d-vlm";

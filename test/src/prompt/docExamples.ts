@@ -15,6 +15,7 @@ import { REPROMPT_SEPARATOR, repromptText } from "../../../src/prompt/reminder.j
 import { PromptFormatSchema } from "../../../src/prompt/formats.js";
 import { bundleOf, SMALL_CAMERA } from "./bundles.js";
 import { answerTemplateOf } from "../../helpers/prompts.js";
+import { truthGraph } from "../../../scenegraph/truth.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const load = <T>(name: string): T => JSON.parse(readFileSync(join(here, "fixtures", name), "utf8")) as T;
@@ -50,6 +51,12 @@ export function docExamples(): Record<string, string> {
     "relations-uncertainty": serializeGraph(sd, { format: "relations", uncertainty: true }),
     "text-uncertainty-objects": serializeGraph(cNoisy, { format: "text", uncertainty: true }).split("\nObjects:\n")[1]!.split("\n").slice(0, 3).join("\n"),
     "cogmap-uncertainty-tail": serializeGraph(cNoisy, { format: "cogmap", uncertainty: true }).split("\n\nMap (JSON")[1]!.replace(/^/, "Map (JSON"),
+    // the fixture graphs predate the physical attributes: the same task's ground-truth graph has them
+    "physics-relations-uncertainty": serializeGraph(truthGraph(sdTask), { format: "relations", uncertainty: true })
+      .split("\n\n")
+      .filter((part) => /^(Conventions|Evidence|Objects)/.test(part))
+      .join("\n\n"),
+    "physics-text-objects": serializeGraph(truthGraph(sdTask), { format: "text", uncertainty: false }).split("\nObjects:\n")[1]!,
     "counting-json-uncertainty": textOnly(buildPrompt({ task: cTask, graph: cNoisy, uncertainty: true }, { format: "json" })),
     "template-yes_no": template(
       q("Are the potted plant, the vase and the teddy bear on the floor standing in a straight line?", "yes_no", ["yes", "no"], "linear_alignment"),
