@@ -22,6 +22,7 @@ import { connectivity, longTermNavigation, regionalBoundary, traversablePassage 
 import { categoryAmbiguity, countingWithOcclusion, illuminationVariability, mergedObservation, spatialSegmentation } from "./counting.js";
 import { liquidVolume, rigidContainment } from "./physical.js";
 import { inclinedPlane } from "./dynamics.js";
+import { stackingStability } from "./stacking.js";
 import { generatorContext, GeneratorOptionsSchema, type GeneratorContext } from "./options.js";
 import { answerPlan, type AnswerPlan } from "./answerPlan.js";
 
@@ -46,6 +47,7 @@ const GENERATORS: Record<GeneratedSubcategory, Generator> = {
   regional_boundary: regionalBoundary,
   long_term_navigation: longTermNavigation,
   inclined_plane: inclinedPlane,
+  stacking_stability: stackingStability,
 };
 
 /** Draws per task before giving up (each failed draw is re-sampled with a fresh stream). */
@@ -85,7 +87,8 @@ function finalizeDraft(d: Draft, subcategory: GeneratedSubcategory, taskId: stri
   // the planned answer position (answerPlan.ts): a wrong count is the generator's bug, a wrong slot a draw to redo
   if (options.length !== plan.options)
     throw new Error(`${taskId}: the ${subcategory} generator offered ${options.length} options where its form ${plan.form} has ${plan.options}`);
-  if (options.indexOf(d.answer) !== plan.slot) throw new Resample(`answer at option ${options.indexOf(d.answer)}, planned at ${plan.slot}`);
+  // an ordering's answer is no option: its plan fixes the item count only
+  if (!d.answerSpec && options.indexOf(d.answer) !== plan.slot) throw new Resample(`answer at option ${options.indexOf(d.answer)}, planned at ${plan.slot}`);
   const gt = buildGtTrajectory(scene, camera, world, d.agent, d.gtGoals, d.gtKeyPoses);
   const objectIds = new Set(d.objects.map((o) => o.id));
   const task: Task = {
@@ -114,6 +117,7 @@ function finalizeDraft(d: Draft, subcategory: GeneratedSubcategory, taskId: stri
     answer: d.answer,
     answer_format: d.answerFormat,
     options,
+    ...(d.answerSpec ? { answer_spec: d.answerSpec } : {}),
     relevant_object_ids: d.relevant,
     label_metadata: d.metadata,
     ...(d.agentLimits ? { agent_limits: d.agentLimits } : {}),
@@ -135,7 +139,7 @@ export const builtinTaskId = (subcategory: string, index: number): string => `${
 
 /**
  * One task: draws until a draft validates (deterministic for a given seed, task id and generator options). A
- * subcategory that simulates (Inclined Plane) needs the physics engine loaded first (physics/world.ts loadPhysics).
+ * subcategory that simulates (Inclined Plane, Stacking & Stability) needs the physics engine loaded first (physics/world.ts loadPhysics).
  */
 export function generateTask(
   subcategory: GeneratedSubcategory,
