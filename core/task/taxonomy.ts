@@ -89,10 +89,10 @@ export type BuiltinSubcategory = (typeof BUILTIN_SUBCATEGORIES)[number];
 
 /**
  * Subcategories the built-in simulator can generate that are not in its suite yet: a suite subcategory needs the
- * symbolic 3D, 2D and shortcut programs too, or a run over the suite breaks (issue 45 adds Inclined Plane's
- * generator first). `generateTask` draws them; `esi3d generate` and `run` do not.
+ * symbolic 3D, 2D and shortcut programs too, or a run over the suite breaks (issue 45 adds Inclined Plane's and
+ * Stacking & Stability's generators first). `generateTask` draws them; `esi3d generate` and `run` do not.
  */
-const STAGED_SUBCATEGORIES = ["inclined_plane"] as const satisfies readonly Subcategory[];
+const STAGED_SUBCATEGORIES = ["inclined_plane", "stacking_stability"] as const satisfies readonly Subcategory[];
 export type GeneratedSubcategory = BuiltinSubcategory | (typeof STAGED_SUBCATEGORIES)[number];
 
 /** Human-readable names, as the paper's tables print them. */

@@ -44,6 +44,8 @@ const ANSWER_FORMS: Record<GeneratedSubcategory, readonly number[]> = {
   long_term_navigation: [2],
   // dynamics.ts: "will it stay stable (not slide) on the slope?", yes/no as ESI asks
   inclined_plane: [2],
+  // stacking.ts: 3 or 2 objects to order (STACK_OBJECT_COUNTS); the answer is an ordering, no option, so the slot is unused
+  stacking_stability: [3, 2],
 };
 
 export interface AnswerPlan {

@@ -1,7 +1,7 @@
 /** What a subcategory generator returns: a placed scene, its question and how to check it. */
 import type { AgentPose } from "../../../core/math/camera.js";
 import type { Rng } from "../../../core/math/rng.js";
-import type { AnswerFormat, CameraSpec, Lighting, TaskObject } from "../../../core/task/schema.js";
+import type { AnswerFormat, AnswerSpec, CameraSpec, Lighting, TaskObject } from "../../../core/task/schema.js";
 import type { RenderScene } from "../scene.js";
 import type { Room } from "./common.js";
 import type { ViewGoal } from "./gtTrajectory.js";
@@ -27,6 +27,8 @@ export interface Draft {
   question: string;
   answer: string;
   answerFormat: AnswerFormat;
+  /** A structured answer (Stacking's accepted orders): `answer` is its canonical text, `options` its items. */
+  answerSpec?: AnswerSpec;
   options: string[];
   relevant: number[];
   metadata: Record<string, unknown>;

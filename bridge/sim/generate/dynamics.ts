@@ -20,7 +20,7 @@ import { PhysicsWorld } from "../physics/world.js";
 import { addFloor, settle } from "../physics/settle.js";
 import { bodyOf } from "../physics/bodies.js";
 import { axisRotation, exactSinCos } from "../physics/rotation.js";
-import { DROP_CLEARANCE_M, type Material } from "../physics/params.js";
+import { DROP_CLEARANCE_M, PHYSICS_STEPS_PER_ESI_STEP, type Material } from "../physics/params.js";
 import { MIN_CAMERA_HEIGHT_M } from "../agent.js";
 
 /** The board's half-length along its tilt (m): ESI's SLOPE_BASE_HALF_X 0.20, drawn U[0.20, 1.5 x 0.20]. */
@@ -39,13 +39,8 @@ export const SLOPE_RESTITUTION = 0.1;
 const SLOPE_STEPS = 30;
 /** ESI's steps between placing the object on the board and reading its start position. */
 const LANDING_STEPS = 5;
-/**
- * Physics steps (1/240 s) per ESI step. ESI steps `og.sim.step()`, which advances one action step of its config's
- * `action_timestep` 1/60 s, four physics steps. [I]: the spec leaves physics vs action steps open; ESI's released
- * records have objects ending on the floor after rolling off a 0.4–0.6 m board (`ground_truth_fallen` with a
- * slide), which 30 physics steps (0.125 s) cannot do.
- */
-const PHYSICS_STEPS_PER_STEP = 4;
+/** Physics steps per ESI step (physics/params.ts). */
+const PHYSICS_STEPS_PER_STEP = PHYSICS_STEPS_PER_ESI_STEP;
 /**
  * How the object is put on the board (PLACEMENT). ESI sets it upright (identity orientation) 0.05 m above the board's
  * box centre. Done so here (the 0.05 m read as the object's bottom), 8 of 120 draws of ESI's parameters ended

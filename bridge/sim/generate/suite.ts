@@ -22,6 +22,7 @@ import { connectivity, longTermNavigation, regionalBoundary, traversablePassage 
 import { categoryAmbiguity, countingWithOcclusion, illuminationVariability, mergedObservation, spatialSegmentation } from "./counting.js";
 import { liquidVolume, rigidContainment } from "./physical.js";
 import { inclinedPlane } from "./dynamics.js";
+import { stackingStability } from "./stacking.js";
 import { loadPhysics } from "../physics/world.js";
 import { generatorContext, GeneratorOptionsSchema, type GeneratorContext } from "./options.js";
 import { answerPlan, type AnswerPlan } from "./answerPlan.js";
@@ -47,6 +48,7 @@ const GENERATORS: Record<GeneratedSubcategory, Generator> = {
   regional_boundary: regionalBoundary,
   long_term_navigation: longTermNavigation,
   inclined_plane: inclinedPlane,
+  stacking_stability: stackingStability,
 };
 
 /** Draws per task before giving up (each failed draw is re-sampled with a fresh stream). */
@@ -86,7 +88,8 @@ function finalizeDraft(d: Draft, subcategory: GeneratedSubcategory, taskId: stri
   // the planned answer position (answerPlan.ts): a wrong count is the generator's bug, a wrong slot a draw to redo
   if (options.length !== plan.options)
     throw new Error(`${taskId}: the ${subcategory} generator offered ${options.length} options where its form ${plan.form} has ${plan.options}`);
-  if (options.indexOf(d.answer) !== plan.slot) throw new Resample(`answer at option ${options.indexOf(d.answer)}, planned at ${plan.slot}`);
+  // an ordering's answer is no option: its plan fixes the item count only
+  if (!d.answerSpec && options.indexOf(d.answer) !== plan.slot) throw new Resample(`answer at option ${options.indexOf(d.answer)}, planned at ${plan.slot}`);
   const gt = buildGtTrajectory(scene, camera, world, d.agent, d.gtGoals, d.gtKeyPoses);
   const objectIds = new Set(d.objects.map((o) => o.id));
   const task: Task = {
@@ -115,6 +118,7 @@ function finalizeDraft(d: Draft, subcategory: GeneratedSubcategory, taskId: stri
     answer: d.answer,
     answer_format: d.answerFormat,
     options,
+    ...(d.answerSpec ? { answer_spec: d.answerSpec } : {}),
     relevant_object_ids: d.relevant,
     label_metadata: d.metadata,
     ...(d.agentLimits ? { agent_limits: d.agentLimits } : {}),
@@ -135,7 +139,7 @@ export interface GenerateStats {
 export const builtinTaskId = (subcategory: string, index: number): string => `${subcategory}-${String(index).padStart(3, "0")}`;
 
 /** Subcategories whose generator runs the physics world. */
-const SIMULATING: ReadonlySet<GeneratedSubcategory> = new Set(["inclined_plane"]);
+const SIMULATING: ReadonlySet<GeneratedSubcategory> = new Set(["inclined_plane", "stacking_stability"]);
 
 /**
  * Loads what generateTask needs to draw these subcategories: the physics engine (once per thread, a few hundred

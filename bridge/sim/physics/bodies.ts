@@ -127,7 +127,7 @@ function convexPolygon(points: ReadonlyArray<readonly [number, number]>): Array<
 }
 
 /**
- * A thin square plate at height `z`, centred on the polygon's vertex mean, its corners 0.9 of the way to the
+ * A thin square plate whose underside is at height `z`, centred on the polygon's vertex mean, its corners 0.9 of the way to the
  * polygon's nearest edge: inside the polygon (which holds the circle of that radius).
  */
 function footPlate(ring: ReadonlyArray<readonly [number, number]>, z: number): Piece {
@@ -149,18 +149,41 @@ function footPlate(ring: ReadonlyArray<readonly [number, number]>, z: number): P
   return { shape: { kind: "box", half: [half, half, FOOT_THICKNESS_M / 2] }, offset: [cx, cy, z + FOOT_THICKNESS_M / 2] };
 }
 
-/** A part's hull; on a foot when it stands on the object's bottom on a flat face with more vertices than a contact keeps. */
-function hullPieces(points: Float32Array, objectBottom: number): Piece[] {
+/** The vertex offsets of a part's flat face at height `z`, when it has more vertices than a contact keeps; else null. */
+function flatFace(points: Float32Array, z: number): number[] | null {
+  const face: number[] = [];
+  for (let i = 0; i < points.length; i += 3) if (Math.abs(points[i + 2]! - z) < FLAT_BOTTOM_TOLERANCE_M) face.push(i);
+  return face.length > MAX_FACE_VERTICES ? face : null;
+}
+
+/**
+ * A part's hull; on a foot when it stands on the object's bottom on a flat face with more vertices than a contact
+ * keeps; with `cap`, a flat top of that kind on the object's top gets the same plate (a lid), so that what stands
+ * on the object rests on four corners, not on four neighbouring vertices of its rim (Stacking: measured, a box on a
+ * can's 20-gon top still rocking at 2 rad/s after 1 s without the lid).
+ */
+function hullPieces(points: Float32Array, object: { bottom: number; top: number }, cap: boolean): Piece[] {
   let bottom = Infinity;
-  for (let i = 2; i < points.length; i += 3) bottom = Math.min(bottom, points[i]!);
-  const onBottom: number[] = [];
-  for (let i = 0; i < points.length; i += 3) if (points[i + 2]! - bottom < FLAT_BOTTOM_TOLERANCE_M) onBottom.push(i);
-  const hull: Piece = { shape: { kind: "hull", points }, offset: [0, 0, 0] };
-  if (onBottom.length <= MAX_FACE_VERTICES || bottom - objectBottom > FLAT_BOTTOM_TOLERANCE_M) return [hull];
-  const ring = convexPolygon(onBottom.map((i) => [points[i]!, points[i + 1]!] as const));
+  let top = -Infinity;
+  for (let i = 2; i < points.length; i += 3) {
+    bottom = Math.min(bottom, points[i]!);
+    top = Math.max(top, points[i]!);
+  }
+  const foot = bottom - object.bottom <= FLAT_BOTTOM_TOLERANCE_M ? flatFace(points, bottom) : null;
+  const lid = cap && object.top - top <= FLAT_BOTTOM_TOLERANCE_M ? flatFace(points, top) : null;
+  if (!foot && !lid) return [{ shape: { kind: "hull", points }, offset: [0, 0, 0] }];
   const lifted = Float32Array.from(points);
-  for (const i of onBottom) lifted[i + 2] = bottom + FOOT_THICKNESS_M;
-  return [{ shape: { kind: "hull", points: lifted }, offset: [0, 0, 0] }, footPlate(ring, bottom)];
+  const plates: Piece[] = [];
+  const ring = (face: number[]) => convexPolygon(face.map((i) => [points[i]!, points[i + 1]!] as const));
+  if (foot) {
+    for (const i of foot) lifted[i + 2] = bottom + FOOT_THICKNESS_M;
+    plates.push(footPlate(ring(foot), bottom));
+  }
+  if (lid) {
+    for (const i of lid) lifted[i + 2] = top - FOOT_THICKNESS_M;
+    plates.push(footPlate(ring(lid), top - FOOT_THICKNESS_M));
+  }
+  return [{ shape: { kind: "hull", points: lifted }, offset: [0, 0, 0] }, ...plates];
 }
 
 /**
@@ -252,9 +275,10 @@ function roundContainerPieces(obj: TaskObject, parts: readonly Float32Array[]): 
     }
     return false;
   });
-  const objectBottom = lowest(parts);
-  pieces.push(...hullPieces(Float32Array.from(bottom), objectBottom), ...walls);
-  for (const p of outside) pieces.push(...convexPieces(p, objectBottom));
+  // an open container has no top to cap
+  const object = { bottom: lowest(parts), top: highest(parts) };
+  pieces.push(...hullPieces(Float32Array.from(bottom), object, false), ...walls);
+  for (const p of outside) pieces.push(...convexPieces(p, object, false));
   return pieces;
 }
 
@@ -264,17 +288,23 @@ function lowest(parts: readonly Float32Array[]): number {
   return bottom;
 }
 
+function highest(parts: readonly Float32Array[]): number {
+  let top = -Infinity;
+  for (const p of parts) for (let i = 2; i < p.length; i += 3) top = Math.max(top, p[i]!);
+  return top;
+}
+
 /** One mesh part: a ball when it is a sphere, else its hull (on a foot where it needs one). */
-const convexPieces = (points: Float32Array, objectBottom: number): Piece[] => {
+const convexPieces = (points: Float32Array, object: { bottom: number; top: number }, cap: boolean): Piece[] => {
   const ball = asBall(points);
-  return ball ? [ball] : hullPieces(points, objectBottom);
+  return ball ? [ball] : hullPieces(points, object, cap);
 };
 
 const asShape = (pieces: readonly Piece[]): ShapeSpec =>
   pieces.length === 1 && pieces[0]!.offset.every((v) => v === 0) ? pieces[0]!.shape : { kind: "compound", parts: pieces };
 
 /** The collision shape of an object: its box when asked for; else its container walls, or its mesh's parts. */
-function shapeFor(obj: TaskObject, kind?: ShapeKind): ShapeSpec {
+function shapeFor(obj: TaskObject, kind: ShapeKind | undefined, cap: boolean): ShapeSpec {
   if (kind === "box") return { kind: "box", half: [obj.extent[0] / 2, obj.extent[1] / 2, obj.extent[2] / 2] };
   const boxWalls = boxContainerWalls(obj);
   if (boxWalls) return asShape(boxWalls);
@@ -282,9 +312,9 @@ function shapeFor(obj: TaskObject, kind?: ShapeKind): ShapeSpec {
   const round = roundContainerPieces(obj, parts);
   if (round) return asShape(round);
   if (kind === "compound") throw new Error(`${obj.name} (${obj.category}) is not an open container: no walls to collide as`);
-  const bottom = lowest(parts);
-  const pieces = parts.flatMap((p) => convexPieces(p, bottom));
-  if (SEATED_CATEGORIES.has(obj.category)) pieces.push(seat(parts, bottom, scaleVector(shapeOf(obj).scale)[2]));
+  const object = { bottom: lowest(parts), top: highest(parts) };
+  const pieces = parts.flatMap((p) => convexPieces(p, object, cap));
+  if (SEATED_CATEGORIES.has(obj.category)) pieces.push(seat(parts, object.bottom, scaleVector(shapeOf(obj).scale)[2]));
   return asShape(pieces);
 }
 
@@ -293,13 +323,15 @@ export interface BodyOptions {
   fixed?: boolean;
   massKg?: number;
   material?: Material;
+  /** A round flat top gets a lid plate too (hullPieces): for objects that others are stacked on. */
+  cap?: boolean;
 }
 
 /** The body of a placed object, at its recorded pose. */
 export function bodyOf(obj: TaskObject, opts: BodyOptions = {}): BodySpec {
   return {
     id: obj.id,
-    shape: shapeFor(obj, opts.kind),
+    shape: shapeFor(obj, opts.kind, opts.cap === true),
     position: [obj.position[0], obj.position[1], obj.position[2]],
     orientation: obj.orientation,
     ...(opts.fixed ? { fixed: true } : {}),

@@ -34,6 +34,13 @@ export const STICK_SLIP_SPEED_M_S = 0.01;
  * The gap is ours: small enough that the fall (about 17 steps of 1/240 s for 5 mm) ends well within a settle.
  */
 export const DROP_CLEARANCE_M = 0.005;
+/**
+ * Physics steps (1/240 s) per ESI step. ESI's generators step `og.sim.step()`, which advances one action step of
+ * its config's `action_timestep` 1/60 s, four physics steps. [I]: the spec leaves physics vs action steps open;
+ * ESI's released Inclined Plane records have objects ending on the floor after rolling off a 0.4–0.6 m board,
+ * which 30 physics steps (0.125 s) cannot do.
+ */
+export const PHYSICS_STEPS_PER_ESI_STEP = 4;
 /** Steps a dropped object is given to come to rest (ESI's stacking check settles 60 steps; ours for the rest). */
 export const SETTLE_STEPS = 60;
 

@@ -13,7 +13,7 @@ import { PhysicsWorld } from "./world.js";
 /** Half-thickness of the floor slab under z = 0 (m): thick enough that nothing tunnels through it. Ours. */
 const FLOOR_HALF_THICKNESS_M = 0.05;
 /** An object moving faster than this after settling is not at rest (m/s). Ours: 5 mm/s. */
-const AT_REST_SPEED_M_S = 0.005;
+export const AT_REST_SPEED_M_S = 0.005;
 
 /** Adds the room's floor, a fixed slab whose top is z = 0 over the room's rectangle (centred at the origin). */
 export function addFloor(world: PhysicsWorld, roomSize: readonly [number, number], material: Material = DEFAULT_MATERIAL): void {

@@ -91,6 +91,34 @@ describe("bodies of library objects", () => {
     }
   });
 
+  it("cap: a round flat top gets a lid plate too, and a box stacked on it comes to rest; without cap the body is as before", () => {
+    const b = builder();
+    const can = b.add("can", { x: 0, y: 0, role: "target", scale: 3 });
+    const box = b.add("cardboard_box", { x: 0, y: 0, bottom: can.extent[2] + DROP_CLEARANCE_M, role: "target" });
+    const capped = bodyOf(can, { cap: true }).shape;
+    expect(capped.kind === "compound" && capped.parts.map((p) => p.shape.kind)).toEqual(["hull", "box", "box"]);
+    const lid = capped.kind === "compound" ? capped.parts[2]! : undefined;
+    expect(lid?.offset[2]).toBeCloseTo(can.extent[2] / 2 - 0.001, 6);
+    // the default body has no lid: Inclined Plane's bodies (and their snapshot hashes) are unchanged
+    const plain = bodyOf(can).shape;
+    expect(plain.kind === "compound" && plain.parts.length).toBe(2);
+    // a box-like mesh has a 4-vertex top: no lid
+    expect(bodyOf(box, { cap: true }).shape.kind).toBe("hull");
+    const speedsAfter = (cap: boolean) => {
+      const w = new PhysicsWorld();
+      addFloor(w, SCENE_ROOM.size);
+      w.addBody(bodyOf(can, { cap }));
+      w.addBody(bodyOf(box, { cap }));
+      w.step(240);
+      const v = [can.id, box.id].map((id) => w.speed(id));
+      w.free();
+      return Math.max(...v);
+    };
+    // measured: without the lid the box rocks on four neighbouring rim vertices, still moving after 1 s
+    expect(speedsAfter(true)).toBeLessThan(0.005);
+    expect(speedsAfter(false)).toBeGreaterThan(0.005);
+  });
+
   it("a stated mass is the body's mass; an unstated one follows the volume at water's density", () => {
     const b = builder();
     const block = b.add("toy_block", { x: 0, y: 0, role: "target" });
