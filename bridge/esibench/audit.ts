@@ -11,17 +11,17 @@
  */
 import type { TaskRecord } from "../../core/task/schema.js";
 import type { Subcategory } from "../../core/task/taxonomy.js";
-import { BUILTIN_SUBCATEGORIES, SUBCATEGORY_TITLES } from "../../core/task/taxonomy.js";
+import { SUBCATEGORY_TITLES } from "../../core/task/taxonomy.js";
 import { displayName } from "./draft.js";
 import type { ImportedRecord, ImportResult, Refusal } from "./importer.js";
 import { ESI_STRING_FIELDS } from "./record.js";
 import { applyRule, type RuleCheck } from "./rules.js";
-import { proxyTask, type ProxySkipCode } from "./proxy.js";
+import { PROXY_SUBCATEGORIES, proxyTask, type ProxySkipCode } from "./proxy.js";
 import { answerPositions, type AnswerPositions } from "./answerPositions.js";
 
 const PROXY_SKIP_TEXT: Record<ProxySkipCode, string> = {
   not_imported: "not imported",
-  subcategory: `not one of the ${BUILTIN_SUBCATEGORIES.length} built-in subcategories`,
+  subcategory: `not one of the ${PROXY_SUBCATEGORIES.size} subcategories proxies cover`,
   no_camera: "no camera recorded",
   answer_format: "structured answer format",
   geometry: "an object the question needs has no recorded extent and no library model",
