@@ -114,3 +114,11 @@ export function bestFit<T>(
  * 106): the built-in pairs' interior volumes differ by at least the smallest of these.
  */
 export const LIQUID_VOLUME_MIN_RATIO = 1.12;
+
+/**
+ * Inclined Plane's hidden and visible draws (ESI-Bench's batch_slope.py; the spec §6.2.7): the board's tilt from
+ * horizontal U[10, 45] degrees, and the static friction of the board and the object U[0.3, 3.0]. The generator
+ * draws from them; a reasoner may take them as its prior for what no view shows (src/reason/slopePrior.ts).
+ */
+export const SLOPE_TILT_RANGE_DEG: readonly [number, number] = [10, 45];
+export const SLOPE_STATIC_FRICTION_RANGE: readonly [number, number] = [0.3, 3];

@@ -16,7 +16,8 @@ import {
   TRIANGLE_EQUAL_SIDE_TOL,
   triangleMargin,
 } from "../../core/task/rules.js";
-import type { BuiltinSubcategory } from "../../core/task/taxonomy.js";
+import type { BuiltinSubcategory, GeneratedSubcategory } from "../../core/task/taxonomy.js";
+import { BOARD_CATEGORY, CRITICAL_TILT_DEG, MEDIAN_STATIC_FRICTION, slopeAnswer, stayChance } from "./slopePrior.js";
 import { boxDistance } from "../../core/geometry.js";
 import type { GraphNode, SceneGraph } from "../../scenegraph/types.js";
 import { declined, marginConfidence, nearestOption, optionNaming, programReasoner, type Decision } from "./decision.js";
@@ -296,6 +297,33 @@ const liquid: Program = (p) => {
   return { answer, confidence: marginConfidence(lo > 0 ? Math.max(va, vb) / lo - 1 : 1, CONFIDENCE_SCALE.liquidRelative), trace: p.trace };
 };
 
+/**
+ * Inclined Plane: the board's tilt as its node's fitted top plane shows it, friction from the named prior
+ * (slopePrior.ts). Declines where the graph has no board, or no tilt for it.
+ */
+const inclinedPlane: Program = (p) => {
+  const k = p.q.referents.findIndex((r) => r.category === BOARD_CATEGORY);
+  const board = k >= 0 ? p.refs[k] : null;
+  if (!board) return declined(`the ${BOARD_CATEGORY} is not in the graph`, p.trace);
+  const tilt = board.physics?.top_tilt_deg ?? null;
+  if (tilt === null)
+    return declined(
+      board.physics
+        ? `too few points on top of ${board.id} (${board.label}) to fit its tilt`
+        : `node ${board.id} (${board.label}) carries no physical attributes (a graph written before they were recorded)`,
+      p.trace,
+    );
+  const chance = stayChance(tilt);
+  p.trace.push(
+    `${board.id}: top tilted ${tilt} deg (fit RMS ${board.physics!.top_fit_rms_m} m); friction unseen, prior U[0.3, 3.0]: P(stays) = P(friction > tan ${tilt} deg) = ${r3(chance)} ` +
+      `(median ${MEDIAN_STATIC_FRICTION}: critical tilt ${r3(CRITICAL_TILT_DEG)} deg)`,
+  );
+  return { ...slopeAnswer(chance), trace: p.trace };
+};
+
+/** Programs of generated subcategories staged outside the suite (core/task/taxonomy.ts): every one has its program. */
+const STAGED_PROGRAMS: Record<Exclude<GeneratedSubcategory, BuiltinSubcategory>, Program> = { inclined_plane: inclinedPlane };
+
 /** Programs of imported ESI-Bench subcategories esi3d does not generate, where a graph can answer at all. */
 const IMPORTED_PROGRAMS: Partial<Record<string, Program>> = { structural_enclosure: enclosure };
 
@@ -330,7 +358,10 @@ const PROGRAMS: Record<BuiltinSubcategory, Program> = {
 export function decide(g: SceneGraph, q: Query, opts: DecideOptions = {}): Decision {
   const refs = resolve(g, q.referents);
   const trace = q.referents.map((r, i) => `${r.name} -> ${refs[i]?.id ?? "not found"}`);
-  const program = (PROGRAMS[q.subcategory as BuiltinSubcategory] as Program | undefined) ?? IMPORTED_PROGRAMS[q.subcategory];
+  const program =
+    (PROGRAMS[q.subcategory as BuiltinSubcategory] as Program | undefined) ??
+    (STAGED_PROGRAMS as Partial<Record<string, Program>>)[q.subcategory] ??
+    IMPORTED_PROGRAMS[q.subcategory];
   if (!program) return declined(`no program for ${q.subcategory} (no graph program answers it)`, trace);
   const d = program({ g, q, refs, trace, uncertainty: opts.uncertainty === true });
   if (!opts.uncertainty || "unanswerable" in d) return d;

@@ -3,7 +3,8 @@
  * space (view-local ids and categories, design.md "Evidence modes"): no depth, no identity across views.
  * Its programs mirror the 3D ones with image quantities: count = most instances of the category in any
  * one view, size = pixel area, distance = image distance, contact = masks that meet in every view, shape = the
- * floor triangle from apparent sizes, rooms = furniture seen together (regionPrograms2d.ts). It shows
+ * floor triangle from apparent sizes, rooms = furniture seen together (regionPrograms2d.ts), a slope = the
+ * friction and tilt priors once the board is seen (slopePrior.ts: pixels give no tilt in the world). It shows
  * honestly what projection loses.
  */
 import { collinearityResidual } from "../../core/task/rules.js";
@@ -20,6 +21,7 @@ import { interiorFractions } from "../../core/objects/containers.js";
 import { buildModel, LIBRARY } from "../../core/objects/library.js";
 import type { Intrinsics } from "../../core/math/camera.js";
 import { regionProgram2d, type ViewLabels, type ViewPlaces } from "./regionPrograms2d.js";
+import { BOARD_CATEGORY, slopeAnswer, stayChanceUnseenTilt } from "./slopePrior.js";
 
 /** Image-plane collinearity: residual over the longest side; 0.05 = the 4 cm metric tolerance over a typical 0.8 m span. */
 const IMAGE_COLLINEAR_RATIO = 0.05;
@@ -202,6 +204,17 @@ function decide2d(bundle: FrameBundle, q: Query, o: Symbolic2dOptions): Decision
     trace.push(`most ${cat} masks in one view: ${best} (view ${counts.indexOf(best)})`);
     const answer = nearestOption(q.options, best);
     return { answer, confidence: Number(answer) === best ? 0.75 : 0.5, trace };
+  }
+  if (q.subcategory === "inclined_plane") {
+    // masks show the board, not its tilt in the world (no depth, no pose): the answer is the prior's, tilt unseen too
+    const seen = perView.findIndex((ms) => ms.some((m) => m.label === BOARD_CATEGORY));
+    if (seen < 0) return fallback(`no view shows the ${BOARD_CATEGORY}`);
+    const chance = stayChanceUnseenTilt();
+    trace.push(
+      `the ${BOARD_CATEGORY} is seen (view ${seen}), its tilt is not measured in pixels; friction unseen: P(stays) = ${chance.toFixed(3)}, ` +
+        "the prior's mean over ESI's tilt U[10, 45] deg and static friction U[0.3, 3.0]",
+    );
+    return { ...slopeAnswer(chance), trace };
   }
   const rooms = regionProgram2d(q.subcategory);
   if (rooms) return rooms(labelAreas(perView), q, trace, labelPlaces(perView, bundle));

@@ -22,6 +22,7 @@ import { bodyOf } from "../physics/bodies.js";
 import { axisRotation, exactSinCos } from "../physics/rotation.js";
 import { DROP_CLEARANCE_M, PHYSICS_STEPS_PER_ESI_STEP, type Material } from "../physics/params.js";
 import { MIN_CAMERA_HEIGHT_M } from "../agent.js";
+import { SLOPE_STATIC_FRICTION_RANGE, SLOPE_TILT_RANGE_DEG } from "../../../core/task/rules.js";
 
 /** The board's half-length along its tilt (m): ESI's SLOPE_BASE_HALF_X 0.20, drawn U[0.20, 1.5 x 0.20]. */
 export const SLOPE_HALF_X_M: readonly [number, number] = [0.2, 0.3];
@@ -29,9 +30,9 @@ export const SLOPE_HALF_X_M: readonly [number, number] = [0.2, 0.3];
 export const SLOPE_HALF_Y_M = 0.15;
 export const SLOPE_HALF_Z_M = 0.01;
 /** Tilt from horizontal (degrees): ESI's U[10, 45], about the board's Y axis, so its +X end is the low one. */
-export const SLOPE_TILT_DEG: readonly [number, number] = [10, 45];
+export const SLOPE_TILT_DEG = SLOPE_TILT_RANGE_DEG;
 /** Static friction U[0.3, 3.0]; dynamic U[0.3, static]: ESI's draws, one material on both the board and the object. */
-export const STATIC_FRICTION: readonly [number, number] = [0.3, 3];
+export const STATIC_FRICTION = SLOPE_STATIC_FRICTION_RANGE;
 export const DYNAMIC_FRICTION_MIN = 0.3;
 /** Restitution of that material: ESI's `apply_friction` 0.1. */
 export const SLOPE_RESTITUTION = 0.1;
