@@ -25,6 +25,7 @@ import { closest, lookedAt, resolve, supportNodes, xyDist } from "./graphQueries
 import type { Query } from "./query.js";
 import type { Reasoner } from "./types.js";
 import { connectivityProgram, navigationProgram, regionalProgram, traversableProgram } from "./regionPrograms.js";
+import { stackOrder } from "./stackingPrograms.js";
 
 /** Distance scales at which a decision counts as certain (m or relative), per rule. */
 const CONFIDENCE_SCALE = {
@@ -296,8 +297,26 @@ const liquid: Program = (p) => {
   return { answer, confidence: marginConfidence(lo > 0 ? Math.max(va, vb) / lo - 1 : 1, CONFIDENCE_SCALE.liquidRelative), trace: p.trace };
 };
 
-/** Programs of imported ESI-Bench subcategories esi3d does not generate, where a graph can answer at all. */
-const IMPORTED_PROGRAMS: Partial<Record<string, Program>> = { structural_enclosure: enclosure };
+/**
+ * Stacking & Stability: each item (the question's options) is the largest node with its label; the order follows
+ * its label's flat faces, then its box's footprint (stackingPrograms.ts). Where each object lands and what it
+ * weighs are in no graph.
+ */
+const stacking: Program = (p) => {
+  const evidence = [];
+  for (const item of p.q.options) {
+    const node = p.g.nodes.filter((n) => n.label === item).sort((a, b) => b.raw_point_count - a.raw_point_count)[0];
+    if (!node) return declined(`${item} is not in the graph`, p.trace);
+    evidence.push({ item, label: node.label, footprint: node.box.extent[0] * node.box.extent[1] });
+  }
+  return stackOrder(evidence, p.trace);
+};
+
+/**
+ * Programs of subcategories outside the built-in suite: imported ESI-Bench ones esi3d does not generate, where a
+ * graph can answer at all, and generated ones staged before they join the suite (core/task/taxonomy.ts).
+ */
+const IMPORTED_PROGRAMS: Partial<Record<string, Program>> = { structural_enclosure: enclosure, stacking_stability: stacking };
 
 /** The program of each built-in subcategory. */
 const PROGRAMS: Record<BuiltinSubcategory, Program> = {
