@@ -3,7 +3,8 @@
  * space (view-local ids and categories, design.md "Evidence modes"): no depth, no identity across views.
  * Its programs mirror the 3D ones with image quantities: count = most instances of the category in any
  * one view, size = pixel area, distance = image distance, contact = masks that meet in every view, shape = the
- * floor triangle from apparent sizes, rooms = furniture seen together (regionPrograms2d.ts). It shows
+ * floor triangle from apparent sizes, rooms = furniture seen together (regionPrograms2d.ts), a stacking order =
+ * the labels' shapes, then mask widths (stackingPrograms.ts). It shows
  * honestly what projection loses.
  */
 import { collinearityResidual } from "../../core/task/rules.js";
