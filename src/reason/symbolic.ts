@@ -16,7 +16,7 @@ import {
   TRIANGLE_EQUAL_SIDE_TOL,
   triangleMargin,
 } from "../../core/task/rules.js";
-import type { BuiltinSubcategory, GeneratedSubcategory } from "../../core/task/taxonomy.js";
+import type { BuiltinSubcategory } from "../../core/task/taxonomy.js";
 import { BOARD_CATEGORY, CRITICAL_TILT_DEG, MEDIAN_STATIC_FRICTION, slopeAnswer, stayChance } from "./slopePrior.js";
 import { boxDistance } from "../../core/geometry.js";
 import type { GraphNode, SceneGraph } from "../../scenegraph/types.js";
@@ -26,6 +26,7 @@ import { closest, lookedAt, resolve, supportNodes, xyDist } from "./graphQueries
 import type { Query } from "./query.js";
 import type { Reasoner } from "./types.js";
 import { connectivityProgram, navigationProgram, regionalProgram, traversableProgram } from "./regionPrograms.js";
+import { stackOrder } from "./stackingPrograms.js";
 
 /** Distance scales at which a decision counts as certain (m or relative), per rule. */
 const CONFIDENCE_SCALE = {
@@ -321,8 +322,20 @@ const inclinedPlane: Program = (p) => {
   return { ...slopeAnswer(chance), trace: p.trace };
 };
 
-/** Programs of generated subcategories staged outside the suite (core/task/taxonomy.ts): every one has its program. */
-const STAGED_PROGRAMS: Record<Exclude<GeneratedSubcategory, BuiltinSubcategory>, Program> = { inclined_plane: inclinedPlane };
+/**
+ * Stacking & Stability: each item (the question's options) is the largest node with its label; the order follows
+ * its label's flat faces, then its box's footprint (stackingPrograms.ts). Where each object lands and what it
+ * weighs are in no graph.
+ */
+const stacking: Program = (p) => {
+  const evidence = [];
+  for (const item of p.q.options) {
+    const node = p.g.nodes.filter((n) => n.label === item).sort((a, b) => b.raw_point_count - a.raw_point_count)[0];
+    if (!node) return declined(`${item} is not in the graph`, p.trace);
+    evidence.push({ item, label: node.label, footprint: node.box.extent[0] * node.box.extent[1] });
+  }
+  return stackOrder(evidence, p.trace);
+};
 
 /** Programs of imported ESI-Bench subcategories esi3d does not generate, where a graph can answer at all. */
 const IMPORTED_PROGRAMS: Partial<Record<string, Program>> = { structural_enclosure: enclosure };
@@ -348,6 +361,8 @@ const PROGRAMS: Record<BuiltinSubcategory, Program> = {
   traversable_passage: (p) => traversableProgram(p),
   regional_boundary: (p) => regionalProgram(p),
   long_term_navigation: (p) => navigationProgram(p),
+  inclined_plane: inclinedPlane,
+  stacking_stability: stacking,
 };
 
 /**
@@ -359,9 +374,7 @@ export function decide(g: SceneGraph, q: Query, opts: DecideOptions = {}): Decis
   const refs = resolve(g, q.referents);
   const trace = q.referents.map((r, i) => `${r.name} -> ${refs[i]?.id ?? "not found"}`);
   const program =
-    (PROGRAMS[q.subcategory as BuiltinSubcategory] as Program | undefined) ??
-    (STAGED_PROGRAMS as Partial<Record<string, Program>>)[q.subcategory] ??
-    IMPORTED_PROGRAMS[q.subcategory];
+    (PROGRAMS[q.subcategory as BuiltinSubcategory] as Program | undefined) ?? IMPORTED_PROGRAMS[q.subcategory];
   if (!program) return declined(`no program for ${q.subcategory} (no graph program answers it)`, trace);
   const d = program({ g, q, refs, trace, uncertainty: opts.uncertainty === true });
   if (!opts.uncertainty || "unanswerable" in d) return d;

@@ -4,7 +4,8 @@
  * Its programs mirror the 3D ones with image quantities: count = most instances of the category in any
  * one view, size = pixel area, distance = image distance, contact = masks that meet in every view, shape = the
  * floor triangle from apparent sizes, rooms = furniture seen together (regionPrograms2d.ts), a slope = the
- * friction and tilt priors once the board is seen (slopePrior.ts: pixels give no tilt in the world). It shows
+ * friction and tilt priors once the board is seen (slopePrior.ts: pixels give no tilt in the world), a stacking
+ * order = the labels' shapes, then mask widths (stackingPrograms.ts). It shows
  * honestly what projection loses.
  */
 import { collinearityResidual } from "../../core/task/rules.js";
@@ -22,6 +23,7 @@ import { buildModel, LIBRARY } from "../../core/objects/library.js";
 import type { Intrinsics } from "../../core/math/camera.js";
 import { regionProgram2d, type ViewLabels, type ViewPlaces } from "./regionPrograms2d.js";
 import { BOARD_CATEGORY, slopeAnswer, stayChanceUnseenTilt } from "./slopePrior.js";
+import { stackOrder } from "./stackingPrograms.js";
 
 /** Image-plane collinearity: residual over the longest side; 0.05 = the 4 cm metric tolerance over a typical 0.8 m span. */
 const IMAGE_COLLINEAR_RATIO = 0.05;
@@ -218,6 +220,7 @@ function decide2d(bundle: FrameBundle, q: Query, o: Symbolic2dOptions): Decision
   }
   const rooms = regionProgram2d(q.subcategory);
   if (rooms) return rooms(labelAreas(perView), q, trace, labelPlaces(perView, bundle));
+  if (q.subcategory === "stacking_stability") return stacking2d(perView, q, trace);
   const { view, masks } = bestView(perView, q.referents);
   const K = bundle.views[view]!.K;
   trace.push(
@@ -393,6 +396,22 @@ function decide2d(bundle: FrameBundle, q: Query, o: Symbolic2dOptions): Decision
     default:
       return fallback(`no 2D program for ${q.subcategory}`);
   }
+}
+
+/**
+ * Stacking & Stability from the masks: the view that shows the most items (the question's options, by label), each
+ * item's label and its mask's width in that view as its footprint; the order as the 3D arm's (stackingPrograms.ts).
+ */
+function stacking2d(perView: Mask[][], q: Query, trace: string[]): Decision {
+  const refs: Referent[] = q.options.map((item) => ({ category: item, color: "", name: item, role: "target" }));
+  const { view, masks } = bestView(perView, refs);
+  const missing = q.options.find((_, i) => !masks[i]);
+  if (missing !== undefined) return declined(`${missing} is not visible in view ${view} with the other items`, trace);
+  trace.push(`view ${view}: ${q.options.map((item, i) => `${item} -> mask ${masks[i]!.key}`).join("; ")}`);
+  return stackOrder(
+    (masks as Mask[]).map((m, i) => ({ item: q.options[i]!, label: m.label, footprint: m.bbox[2] - m.bbox[0] + 1 })),
+    trace,
+  );
 }
 
 export function createSymbolic2dReasoner(o: Symbolic2dOptions = { labels: "oracle", labelSeed: "0" }): Reasoner {

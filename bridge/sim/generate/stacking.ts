@@ -32,7 +32,7 @@ import { DROP_CLEARANCE_M, PHYSICS_STEPS_PER_ESI_STEP, SETTLE_STEPS } from "../p
  * thin), bottles, kettles, pitchers, lamps, clocks and potted plants (no flat top or no stable base), open box
  * containers and buckets (large, open), and furniture.
  */
-const STACKABLE_CATEGORIES = ["book", "cardboard_box", "toy_block", "dice", "can", "mug", "cup", "bowl", "jar", "pot", "candle"] as const;
+export const STACKABLE_CATEGORIES = ["book", "cardboard_box", "toy_block", "dice", "can", "mug", "cup", "bowl", "jar", "pot", "candle"] as const;
 /** Objects per task: ESI's `--n_objects` choices 2 or 3 (its released records all have 3); the plan's form picks. */
 const STACK_OBJECT_COUNTS: readonly number[] = [3, 2];
 /** ESI's SETTLE_STEPS: steps the whole stack settles before the checks. */
@@ -47,10 +47,11 @@ const UPRIGHT_MIN_DOT = 0.9;
  * PLACEMENT. ESI puts each upper object on the one below with OmniGibson's `sample_kinematics("onTop")`, which
  * samples a spot on the lower object's top surface, and squares its orientation. Ours [I]: the upper object's box
  * centre over a point drawn uniformly in the lower object's top AABB (this fraction of its half-extents on each
- * axis, 1 = the whole top), DROP_CLEARANCE_M above it. Measured over 40 random 3-object sets of these categories
- * (calibration run in the design notes): 0/1/2/3/5 stable orders in 14/16/6/3/1 sets, a mean of 1.62 stable orders
- * among sets with any; ESI's 89 released records have 1/2/3 in 34/36/19, a mean of 1.83. Centred placement
- * (fraction 0) left every order of most sets stable, which no released record has.
+ * axis, 1 = anywhere over the top), DROP_CLEARANCE_M above it. scripts/stacking-placement.mjs 40 (40 random
+ * 3-object sets, 0..6 stable orders): spread 1 gives 18/13/7/1/1/0/0 sets, spread 0.5 5/7/7/4/8/5/4, centred (0)
+ * 0/0/0/1/2/6/31; ESI's 89 released records have 1/2/3 stable orders in 34/36/19 and none with 0 (discarded) or
+ * more than 3. Centred placement leaves nearly every order standing, which no released record shows; spread 1 is
+ * the closest of the three without tuning (a set with no stable order is drawn again, as ESI discards it).
  */
 const PLACEMENT_SPREAD = 1;
 /** Gap between neighbours in the initial row on the floor (m): ESI's CLUSTER_GAP. */
@@ -101,7 +102,7 @@ const stackHolds = (onTop: ReadonlyArray<{ dz: number; iou: number }>, upright: 
  * its offset over the one below and DROP_CLEARANCE_M above its top, all squared (identity orientation, as ESI's
  * SQUARE_ORI), then STACK_SETTLE_STEPS ESI steps. Round flat tops carry a lid (physics/bodies.ts `cap`).
  */
-function runStack(
+export function runStack(
   roomSize: readonly [number, number],
   stack: readonly TaskObject[],
   offsets: ReadonlyArray<readonly [number, number]>,
@@ -132,7 +133,7 @@ function runStack(
 }
 
 /** Every permutation of 0..n-1 in lexicographic order (ESI's itertools.permutations order). */
-function permutations(n: number): number[][] {
+export function permutations(n: number): number[][] {
   if (n === 0) return [[]];
   return Array.from({ length: n }, (_, first) => permutations(n - 1).map((rest) => [first, ...rest.map((r) => (r >= first ? r + 1 : r))])).flat();
 }

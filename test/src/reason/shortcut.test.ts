@@ -84,6 +84,7 @@ describe("shortcut reasoner: question and options only", () => {
       "partial_occlusion",
       "view_hallucination",
       "inclined_plane",
+      "stacking_stability",
     ] as const)
       expect((await shortcut({ subcategory, question: "q", answer_format: "choice", options: ["yes", "no"] })).reason, subcategory).toMatch(
         /^prior \(esi-(released|bench-sample)/,
@@ -91,8 +92,11 @@ describe("shortcut reasoner: question and options only", () => {
     // Inclined Plane (generated, not yet in the suite): ESI's records say no (slid or fell) 35 times in 61
     const slope = await shortcut({ subcategory: "inclined_plane", question: "q", answer_format: "yes_no", options: ["yes", "no"] });
     expect([slope.answer, slope.confidence]).toEqual(["no", 0.574]);
+    // Stacking & Stability: the items as listed (ESI lists them alphabetically), bottom first, accepted in 38 of ESI's 89
+    const stack = await shortcut({ subcategory: "stacking_stability", question: "q", answer_format: "any_ordering", options: ["book", "can", "mug"] });
+    expect([stack.answer, stack.confidence]).toEqual(['["book","can","mug"]', 0.427]);
     // a subcategory without a prior of its own still answers (its format's generic prior)
-    expect((await shortcut({ subcategory: "stacking_stability", question: "q", answer_format: "yes_no", options: ["yes", "no"] })).answer).toBe("no");
+    expect((await shortcut({ subcategory: "deformable", question: "q", answer_format: "yes_no", options: ["yes", "no"] })).answer).toBe("no");
     expect((await shortcut({ subcategory: "deformable", question: "q", answer_format: "choice", options: [] })).status).toBe("unanswerable");
   });
 

@@ -3,7 +3,6 @@
  * codes, refused records named by file and field with the others still written, the audit files,
  * --dedupe / --drop-inconsistent, and proxy runs that skip what cannot run with the reasons.
  */
-import { BUILTIN_SUBCATEGORIES } from "../../../../core/task/taxonomy.js";
 import { describe, expect, it } from "vitest";
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
