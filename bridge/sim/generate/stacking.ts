@@ -75,7 +75,7 @@ const INITIAL_MIN_VISIBLE = 0.5;
 interface StackTrial {
   /** Item names, bottom to top. */
   order: string[];
-  /** Offset (m) of each upper object's box centre from the lower one's, as a fraction-free XY pair; [0, 0] for the bottom. */
+  /** XY offset (m) of each object's box centre from the one below it, as placed; [0, 0] for the bottom one. */
   offsets: Array<[number, number]>;
   stable: boolean;
   /** Per consecutive pair (upper on lower): the AABB bottoms' height difference (m) and the XY IoU. */
