@@ -23,6 +23,7 @@ import { PhysicsWorld } from "../physics/world.js";
 import { addFloor, AT_REST_SPEED_M_S, settle } from "../physics/settle.js";
 import { bodyOf } from "../physics/bodies.js";
 import { DROP_CLEARANCE_M, PHYSICS_STEPS_PER_ESI_STEP, SETTLE_STEPS } from "../physics/params.js";
+import { MIN_CAMERA_HEIGHT_M } from "../agent.js";
 
 /**
  * The library's categories that pass ESI's selection prompt (batch_stack.py gpt_select_stackable): solid (not soft,
@@ -58,9 +59,15 @@ const PLACEMENT_SPREAD = 1;
 const CLUSTER_GAP_M = 0.08;
 /** ESI's final settle of the initial row (place_cluster_on_floor): 30 steps. */
 const ROW_SETTLE_STEPS = 30;
-/** Initial camera (render_initial_views): CAM_HEIGHT 0.6 m, at the row's half-diagonal plus CAM_RADIUS_PAD 0.45 m. */
-const CAMERA_HEIGHT_M = 0.6;
+/**
+ * Initial camera: ESI's released records' initial side views stand 0.05 m above the floor, level (their
+ * `initial_cam_poses`; batch_stack.py's code says CAM_HEIGHT 0.6, the records are what the paper ran), at the row's
+ * half-diagonal plus CAM_RADIUS_PAD 0.45 m from its centre (render_initial_views).
+ */
+const CAMERA_HEIGHT_M = 0.05;
 const CAMERA_RADIUS_PAD_M = 0.45;
+/** Heights of the ground-truth trajectory's candidate views (m): ours, the suite's usual eye heights. */
+const GT_VIEW_HEIGHTS_M = [0.6, 0.9];
 /** Each object at least this visible in the initial view: ESI's runner starts from a view whose flags show all three. */
 const INITIAL_MIN_VISIBLE = 0.5;
 
@@ -68,7 +75,7 @@ const INITIAL_MIN_VISIBLE = 0.5;
 interface StackTrial {
   /** Item names, bottom to top. */
   order: string[];
-  /** Offset (m) of each upper object's box centre from the lower one's, as a fraction-free XY pair; [0, 0] for the bottom. */
+  /** XY offset (m) of each object's box centre from the one below it, as placed; [0, 0] for the bottom one. */
   offsets: Array<[number, number]>;
   stable: boolean;
   /** Per consecutive pair (upper on lower): the AABB bottoms' height difference (m) and the XY IoU. */
@@ -227,9 +234,10 @@ export const stackingStability: Generator = (rng, _ctx, plan): Draft => {
   const maxX = Math.max(...placed.map((o) => o.position[0] + o.extent[0] / 2));
   const centre: Vec3 = [(minX + maxX) / 2, spot[1], Math.max(...placed.map((o) => o.extent[2])) / 2];
   const radius = Math.hypot((maxX - minX) / 2, rowDepth / 2) + CAMERA_RADIUS_PAD_M;
-  // ESI's side views at 0/90/180/270 deg; across the row (90 or 270) shows every object
+  // ESI's side views at 0/90/180/270 deg; across the row (90 or 270) shows every object; level, as ESI's
   const side = rng.pick([1, -1]);
-  const agent = cameraLookingAt(b, [centre[0], centre[1] + side * radius, CAMERA_HEIGHT_M], centre);
+  const agentLimits = CAMERA_HEIGHT_M < MIN_CAMERA_HEIGHT_M ? { min_camera_height_m: CAMERA_HEIGHT_M } : undefined;
+  const agent = cameraLookingAt(b, [centre[0], centre[1] + side * radius, CAMERA_HEIGHT_M], [centre[0], centre[1], CAMERA_HEIGHT_M], agentLimits);
   require(agent, "initial camera blocked");
   const ids = placed.map((o) => o.id);
   return {
@@ -245,6 +253,7 @@ export const stackingStability: Generator = (rng, _ctx, plan): Draft => {
     answerSpec: spec,
     options: spec.items,
     relevant: ids,
+    ...(agentLimits ? { agentLimits } : {}),
     metadata: {
       object_count: n,
       object_categories: items,
@@ -281,6 +290,6 @@ export const stackingStability: Generator = (rng, _ctx, plan): Draft => {
       return null;
     },
     gtGoals: [(v) => ids.every((id) => isVisible(v, id))],
-    gtKeyPoses: orbitPoses(centre, [radius, radius + 0.3], [CAMERA_HEIGHT_M, 0.9], 12),
+    gtKeyPoses: orbitPoses(centre, [radius, radius + 0.3], GT_VIEW_HEIGHTS_M, 12),
   };
 };
