@@ -373,8 +373,7 @@ const PROGRAMS: Record<BuiltinSubcategory, Program> = {
 export function decide(g: SceneGraph, q: Query, opts: DecideOptions = {}): Decision {
   const refs = resolve(g, q.referents);
   const trace = q.referents.map((r, i) => `${r.name} -> ${refs[i]?.id ?? "not found"}`);
-  const program =
-    (PROGRAMS[q.subcategory as BuiltinSubcategory] as Program | undefined) ?? IMPORTED_PROGRAMS[q.subcategory];
+  const program = (PROGRAMS[q.subcategory as BuiltinSubcategory] as Program | undefined) ?? IMPORTED_PROGRAMS[q.subcategory];
   if (!program) return declined(`no program for ${q.subcategory} (no graph program answers it)`, trace);
   const d = program({ g, q, refs, trace, uncertainty: opts.uncertainty === true });
   if (!opts.uncertainty || "unanswerable" in d) return d;

@@ -1,4 +1,5 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, beforeAll } from "vitest";
+import { prepareGenerators } from "../../bridge/sim/generate/suite.js";
 import { BUILTIN_SUBCATEGORIES } from "../../core/task/taxonomy.js";
 import { backprojectViews } from "../../reconstruct/gt/backproject.js";
 import { bundleCategories } from "../../reconstruct/categories.js";
@@ -6,6 +7,9 @@ import { buildSceneGraph } from "../../scenegraph/build.js";
 import { diagnose } from "../../scenegraph/diagnosis.js";
 import { trueRelations } from "../../scenegraph/truth.js";
 import { generatedBundle } from "./helpers.js";
+
+// the Physical Dynamics subcategories simulate: the physics engine loads before any task is drawn
+beforeAll(() => prepareGenerators(BUILTIN_SUBCATEGORIES));
 
 describe("graphs from ground-truth clouds", () => {
   it("match the truth on the built-in suite's ground-truth views (node F1 >= 0.95 over one task per subcategory)", () => {

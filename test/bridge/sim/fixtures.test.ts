@@ -1,10 +1,13 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, beforeAll } from "vitest";
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { generateTask } from "../../../bridge/sim/generate/suite.js";
+import { generateTask, prepareGenerators } from "../../../bridge/sim/generate/suite.js";
 import { BUILTIN_SUBCATEGORIES } from "../../../core/task/taxonomy.js";
 import { readTasks } from "../../../core/task/io.js";
 import { REPO_ROOT } from "../../src/apps/cli/helpers.js";
+
+// the Physical Dynamics subcategories simulate: the physics engine loads before any task is drawn
+beforeAll(() => prepareGenerators(BUILTIN_SUBCATEGORIES));
 
 describe("committed task fixtures", () => {
   it("are valid task records that the generator reproduces byte for byte", () => {

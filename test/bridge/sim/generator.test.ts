@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { generateTask } from "../../../bridge/sim/generate/suite.js";
+import { generateTask, prepareGenerators } from "../../../bridge/sim/generate/suite.js";
 import { BUILTIN_SUBCATEGORIES, type BuiltinSubcategory } from "../../../core/task/taxonomy.js";
 import type { Task, TaskObject } from "../../../core/task/schema.js";
 import { classifyTriangle, collinearityResidual, COLLINEAR_TOL_M } from "../../../core/task/rules.js";
@@ -17,6 +17,9 @@ import { LIBRARY } from "../../../core/objects/library.js";
 import { paradigmViews } from "../../../bridge/sim/views.js";
 import { assignNames } from "../../../bridge/sim/generate/common.js";
 import { isFree, worldOf } from "../../../bridge/sim/agent.js";
+
+// the Physical Dynamics subcategories simulate: the physics engine loads before any task is drawn
+beforeAll(() => prepareGenerators(BUILTIN_SUBCATEGORIES));
 
 const PER_SUB = 3;
 const tasks = new Map<BuiltinSubcategory, Task[]>();

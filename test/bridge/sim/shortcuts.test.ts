@@ -4,8 +4,8 @@
  * options' mean (counts), the order of relevant_object_ids (Spatial Distance, Dimensional Size) and the shortcut
  * reasoner all stay at chance, and the path questions' text rules out no option.
  */
-import { describe, expect, it } from "vitest";
-import { generateTask } from "../../../bridge/sim/generate/suite.js";
+import { describe, expect, it, beforeAll } from "vitest";
+import { generateTask, prepareGenerators } from "../../../bridge/sim/generate/suite.js";
 import { BUILTIN_SUBCATEGORIES } from "../../../core/task/taxonomy.js";
 import type { Task } from "../../../core/task/schema.js";
 import { wilsonInterval } from "../../../core/math/proportion.js";
@@ -14,6 +14,9 @@ import { openOptions, parsePathQuestion } from "../../../src/reason/pathQuestion
 import { CONTACT_NEGATIVE_MIN_GAP_M } from "../../../core/task/rules.js";
 import { generatorContext, GeneratorOptionsSchema } from "../../../bridge/sim/generate/options.js";
 import { ROOM_SIGNATURES } from "../../../core/task/layout.js";
+
+// the Physical Dynamics subcategories simulate: the physics engine loads before any task is drawn
+beforeAll(() => prepareGenerators(BUILTIN_SUBCATEGORIES));
 
 /**
  * Tasks per subcategory: the issue's measure of a leak is the shortcut at 30 tasks of the default seed, beating

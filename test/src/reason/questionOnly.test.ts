@@ -3,14 +3,17 @@
  * categories and colours come from the question's words, so scrambling the task's label_metadata and its
  * true object records (categories, colours, names, roles) changes no answer of symbolic or symbolic-2d.
  */
-import { describe, expect, it } from "vitest";
-import { generateTask } from "../../../bridge/sim/generate/suite.js";
+import { describe, expect, it, beforeAll } from "vitest";
+import { generateTask, prepareGenerators } from "../../../bridge/sim/generate/suite.js";
 import { BUILTIN_SUBCATEGORIES } from "../../../core/task/taxonomy.js";
 import type { Task } from "../../../core/task/schema.js";
 import { truthGraph } from "../../../scenegraph/truth.js";
 import { createSymbolicReasoner } from "../../../src/reason/symbolic.js";
 import { createSymbolic2dReasoner } from "../../../src/reason/symbolic2d.js";
 import { bundleOf } from "../../scenegraph/helpers.js";
+
+// the Physical Dynamics subcategories simulate: the physics engine loads before any task is drawn
+beforeAll(() => prepareGenerators(BUILTIN_SUBCATEGORIES));
 
 /** The task with its hidden records scrambled: every object takes another's category, colour, name and role. */
 function scrambled(task: Task): Task {

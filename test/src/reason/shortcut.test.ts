@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
-import { generateTask } from "../../../bridge/sim/generate/suite.js";
+import { describe, expect, it, beforeAll } from "vitest";
+import { generateTask, prepareGenerators } from "../../../bridge/sim/generate/suite.js";
 import { BUILTIN_SUBCATEGORIES } from "../../../core/task/taxonomy.js";
 import type { Task } from "../../../core/task/schema.js";
 import { createReasoner } from "../../../src/reason/index.js";
@@ -8,6 +8,9 @@ import { summarizeRun } from "../../../src/eval/summary.js";
 import { reportMarkdown } from "../../../src/eval/report.js";
 import { makeRecord } from "../../../src/eval/pipeline.js";
 import { DEFAULT_RUN_CONFIG } from "../../../src/eval/config.js";
+
+// the Physical Dynamics subcategories simulate: the physics engine loads before any task is drawn
+beforeAll(() => prepareGenerators(BUILTIN_SUBCATEGORIES));
 
 /** The shortcut's answer to a question given by its own fields alone (all the shortcut reads of a task). */
 const shortcut = (q: Pick<Task, "subcategory" | "question" | "answer_format" | "options">) => createShortcutReasoner().answer({ task: q as Task });

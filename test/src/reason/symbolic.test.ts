@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
-import { generateTask } from "../../../bridge/sim/generate/suite.js";
+import { describe, expect, it, beforeAll } from "vitest";
+import { generateTask, prepareGenerators } from "../../../bridge/sim/generate/suite.js";
 import { BUILTIN_SUBCATEGORIES } from "../../../core/task/taxonomy.js";
 import { truthGraph } from "../../../scenegraph/truth.js";
 import { createSymbolicReasoner } from "../../../src/reason/symbolic.js";
@@ -10,6 +10,9 @@ import { backprojectViews } from "../../../reconstruct/gt/backproject.js";
 import { bundleCategories } from "../../../reconstruct/categories.js";
 import { buildSceneGraph } from "../../../scenegraph/build.js";
 import { bundleOf } from "../../scenegraph/helpers.js";
+
+// the Physical Dynamics subcategories simulate: the physics engine loads before any task is drawn
+beforeAll(() => prepareGenerators(BUILTIN_SUBCATEGORIES));
 
 describe("symbolic reasoner: the graph oracle", () => {
   it("scores 100 % on ground-truth graphs of every built-in subcategory", async () => {

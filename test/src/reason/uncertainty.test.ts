@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
-import { generateTask } from "../../../bridge/sim/generate/suite.js";
+import { describe, expect, it, beforeAll } from "vitest";
+import { generateTask, prepareGenerators } from "../../../bridge/sim/generate/suite.js";
 import { BUILTIN_SUBCATEGORIES } from "../../../core/task/taxonomy.js";
 import type { Task } from "../../../core/task/schema.js";
 import { truthGraph } from "../../../scenegraph/truth.js";
@@ -7,6 +7,9 @@ import type { GraphNode, SceneGraph } from "../../../scenegraph/types.js";
 import { resolveDuplicates, weighedConfidence } from "../../../src/reason/countEvidence.js";
 import { queryOf } from "../../../src/reason/query.js";
 import { createSymbolicReasoner, decide } from "../../../src/reason/symbolic.js";
+
+// the Physical Dynamics subcategories simulate: the physics engine loads before any task is drawn
+beforeAll(() => prepareGenerators(BUILTIN_SUBCATEGORIES));
 
 /** A hand-built node: a 10 cm object at `at`, seen in `views`. */
 function node(id: string, at: [number, number, number], views: number[], extra: { low?: boolean; points?: number; label?: string } = {}): GraphNode {
