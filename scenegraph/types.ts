@@ -61,10 +61,13 @@ const NodePhysicsSchema = z
     up: z
       .tuple([z.number().min(-1).max(1), z.number().min(-1).max(1), z.number().min(-1).max(1)])
       .describe(
-        "unit up axis: a predicted node's principal axis of symmetry, or the one nearest +Z (scenegraph/physicalAttributes.ts); a true node's own +Z in the world; [0, 0, 1] when the points show no axis",
+        "unit up axis: a predicted node's top-plane normal where its top is a plane (scenegraph/physicalAttributes.ts), a true node's own +Z in the world; [0, 0, 1] when the points show no axis",
       ),
     upright: z.boolean().describe("up . +Z > 0.9 (ESI-Bench's stacking check: a tilt under about 26 degrees)"),
-    upright_margin_deg: z.number().min(0).describe("how far (degrees) the up axis's tilt is from the 26-degree threshold; 0 when the points show no axis"),
+    upright_margin_deg: z
+      .number()
+      .min(0)
+      .describe("how far (degrees) the up axis's tilt is from the 26-degree threshold; 0 when the points show no axis (nothing decided upright)"),
     top_tilt_deg: z
       .number()
       .min(0)

@@ -37,7 +37,7 @@ import {
   STACK_MIN_RISE_M,
   STACK_MIN_XY_IOU,
 } from "../../scenegraph/relations.js";
-import { MIN_TOP_CELLS, TOP_CELL_M, UPRIGHT_MAX_TILT_DEG, UPRIGHT_MIN_DOT } from "../../scenegraph/physicalAttributes.js";
+import { MIN_TOP_CELLS, TOP_CELL_M, TOP_PLANE_MAX_RMS_M, UPRIGHT_MAX_TILT_DEG, UPRIGHT_MIN_DOT } from "../../scenegraph/physicalAttributes.js";
 import { PREDICATES, type GraphNode, type Predicate, type Relation, type SceneGraph } from "../../scenegraph/types.js";
 import { GRAPH_FORMATS, type GraphFormat } from "./formats.js";
 
@@ -170,7 +170,7 @@ function physicsLines(style: EvidenceStyle): string[] {
   const k = (json: string, text: string) => (style === "json" ? `\`${json}\`` : `"${text}"`);
   return [
     `- ${k("height_m", "height")}: the height of the object's points (m); ${k("footprint_m2", "footprint")}: its box's floor area, a × b (m²).`,
-    `- ${k("upright", "upright")}: the object's up axis (the axis its shape is symmetric about, or the one nearest vertical) is within ${fmt(UPRIGHT_MAX_TILT_DEG, 0)}° of vertical ` +
+    `- ${k("upright", "upright")}: the object's up axis (the normal of its top, where its highest points lie within ${cm(TOP_PLANE_MAX_RMS_M)} of a plane) is within ${fmt(UPRIGHT_MAX_TILT_DEG, 0)}° of vertical ` +
       `(its dot product with +Z above ${fmt(UPRIGHT_MIN_DOT, 1)}, ESI-Bench's stacking check); ${k("upright: false", "lying")} otherwise.`,
     `- ${k("top_tilt_deg", "top tilted")}: the tilt from horizontal, in degrees, of a plane fitted to the object's highest points (one per ${cm(TOP_CELL_M)} square seen from above); ` +
       `absent when fewer than ${MIN_TOP_CELLS} such points. Friction and mass are not in the views: no field gives them.`,
@@ -197,7 +197,7 @@ function uncertaintyLines(style: EvidenceStyle, withRelations: boolean, withPhys
   ];
   if (withPhysics) {
     lines.push(
-      `- ${k("upright_margin_deg", "upright margin")}: how many degrees the object's up axis is from the ${fmt(UPRIGHT_MAX_TILT_DEG, 0)}° that would flip ${k("upright", "upright")}; 0 when its shape shows no axis (a ball, a cube). ` +
+      `- ${k("upright_margin_deg", "upright margin")}: how many degrees the object's up axis is from the ${fmt(UPRIGHT_MAX_TILT_DEG, 0)}° that would flip ${k("upright", "upright")}; 0 when its points show no axis (a round top): then nothing decided it. ` +
         `${k("top_fit_rms_m", "fit")}: how far (m, RMS) its highest points lie from the fitted top plane; a large value means the top is no plane and its tilt says little.`,
     );
   }

@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { MIN_TOP_CELLS, nodePhysics, pointsUpAxis, topTilt, trueUpAxis, UPRIGHT_MAX_TILT_DEG } from "../../scenegraph/physicalAttributes.js";
+import { MIN_TOP_CELLS, nodePhysics, topTilt, TOP_PLANE_MAX_RMS_M, trueUpAxis, UPRIGHT_MAX_TILT_DEG } from "../../scenegraph/physicalAttributes.js";
 import { computeRelations, type RelNode } from "../../scenegraph/relations.js";
 import { SceneGraphSchema } from "../../scenegraph/types.js";
 import { readAnyGraphFile } from "../../scenegraph/io.js";
@@ -82,18 +82,25 @@ describe("the top surface's tilt (plane fit of the highest point per cell)", () 
 });
 
 describe("upright: the up axis against ESI's world-up . +Z > 0.9", () => {
-  it("a standing can is upright with its axis along +Z; lying, its axis is horizontal and it is not", () => {
-    const standing = pointsUpAxis(cylinderPoints(0.033, 0.12, "z"))!;
-    expect(standing[2]).toBeGreaterThan(0.999);
-    const lying = pointsUpAxis(cylinderPoints(0.033, 0.12, "x"))!;
-    expect(Math.abs(lying[2])).toBeLessThan(0.01);
-    const p = nodePhysics(
-      cylinderPoints(0.033, 0.12, "x"),
-      { centre: [0, 0, 0], extent: [0.12, 0.066, 0.066], yaw: 0 },
-      boundsOf(cylinderPoints(0.033, 0.12, "x")),
-    );
-    expect(p.upright).toBe(false);
-    expect(p.upright_margin_deg).toBeCloseTo(90 - UPRIGHT_MAX_TILT_DEG, 0);
+  it("a can standing shows its axis (its flat top); lying, its ridge fits a level plane as closely as a box's top: the points cannot tell", () => {
+    const standing = cylinderPoints(0.033, 0.12, "z");
+    const up = nodePhysics(standing, { centre: [0, 0, 0], extent: [0.066, 0.066, 0.12], yaw: 0 }, boundsOf(standing));
+    expect(up.up[2]).toBeGreaterThan(0.999);
+    expect(up.upright).toBe(true);
+    expect(up.upright_margin_deg).toBeCloseTo(UPRIGHT_MAX_TILT_DEG, 0);
+    // a limitation, recorded in docs/scene-graph.md: a thin cylinder's top ridge is within the plane threshold
+    const lying = cylinderPoints(0.033, 0.12, "x");
+    expect(topTilt(lying)!.rmsM).toBeLessThan(TOP_PLANE_MAX_RMS_M);
+    const p = nodePhysics(lying, { centre: [0, 0, 0], extent: [0.12, 0.066, 0.066], yaw: 0 }, boundsOf(lying));
+    expect(p.upright).toBe(true);
+    expect(p.top_tilt_deg).toBeLessThan(1);
+  });
+
+  it("an edge is no face: the top rim of a box's front face alone fits no plane", () => {
+    // one vertical face (x = 0), 30 cm wide and 20 cm high: its highest points are a line
+    const face: number[] = [];
+    for (let y = 0; y <= 0.3; y += 0.01) for (let z = 0; z <= 0.2; z += 0.01) face.push(0, y, z);
+    expect(topTilt(Float32Array.from(face))).toBeNull();
   });
 
   it("a board's up is its normal: upright at 20 degrees, not at 30 (acos 0.9 = 25.8), each with its margin in degrees", () => {
@@ -109,7 +116,6 @@ describe("upright: the up axis against ESI's world-up . +Z > 0.9", () => {
   });
 
   it("a ball shows no axis: upright with margin 0 (nothing decides it)", () => {
-    expect(pointsUpAxis(spherePoints(0.1))).toBeNull();
     const xyz = spherePoints(0.1);
     const p = nodePhysics(xyz, { centre: [0, 0, 0], extent: [0.2, 0.2, 0.2], yaw: 0 }, boundsOf(xyz));
     expect([p.upright, p.upright_margin_deg, p.up]).toEqual([true, 0, [0, 0, 1]]);
