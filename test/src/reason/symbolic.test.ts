@@ -1,6 +1,6 @@
 import { describe, expect, it, beforeAll } from "vitest";
 import { generateTask, prepareGenerators } from "../../../bridge/sim/generate/suite.js";
-import { BUILTIN_SUBCATEGORIES } from "../../../core/task/taxonomy.js";
+import { BUILTIN_SUBCATEGORIES, SUBCATEGORY_CATEGORY } from "../../../core/task/taxonomy.js";
 import { truthGraph } from "../../../scenegraph/truth.js";
 import { createSymbolicReasoner } from "../../../src/reason/symbolic.js";
 import { scoreAnswer } from "../../../src/eval/score.js";
@@ -14,11 +14,17 @@ import { bundleOf } from "../../scenegraph/helpers.js";
 // the Physical Dynamics subcategories simulate: the physics engine loads before any task is drawn
 beforeAll(() => prepareGenerators(BUILTIN_SUBCATEGORIES));
 
+/**
+ * The subcategories whose answer a ground-truth graph holds. Physical Dynamics' does not: whether an object stays
+ * on a slope hangs on its friction, whether a stack stands on where each object lands, and no graph shows either.
+ */
+const GRAPH_ANSWERED = BUILTIN_SUBCATEGORIES.filter((s) => SUBCATEGORY_CATEGORY[s] !== "physical_dynamics");
+
 describe("symbolic reasoner: the graph oracle", () => {
   it("scores 100 % on ground-truth graphs of every built-in subcategory", async () => {
     const r = createSymbolicReasoner();
     const wrong: string[] = [];
-    for (const sub of BUILTIN_SUBCATEGORIES)
+    for (const sub of GRAPH_ANSWERED)
       for (let i = 0; i < 3; i++) {
         const task = generateTask(sub, "oracle-test", i);
         const a = await r.answer({ task, graph: truthGraph(task) });
