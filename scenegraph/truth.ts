@@ -68,7 +68,7 @@ export function cachedTrueRelations(task: Task): readonly Relation[] {
  * The ground-truth scene graph as an esi3d-graph/1 document: one node per task object with its true box,
  * category and colour, and relations from the same code as predicted graphs. What a perfect
  * reconstruction with perfect instance association would give.
- * @internal Only tests call it: the reasoners' programs are checked on the graph a perfect reconstruction gives,
+ * The reasoners' programs are checked on it (tests, and the measurement scripts of the physics subcategories),
  * built here beside trueNodes and trueRelations so that it cannot drift from the truth the diagnosis uses.
  */
 export function truthGraph(task: Task, paradigm: SceneGraph["paradigm"] = "truth"): SceneGraph {

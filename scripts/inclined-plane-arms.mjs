@@ -4,7 +4,7 @@
  * each run through the runner's own unit (src/eval/unit.ts runUnit, the default run configuration: every passive
  * paradigm, every 3D arm, the 2D and shortcut baselines), then per arm and paradigm the accuracy (declines credited
  * at chance, as every table does) and coverage, and how far the 3D graphs' board tilt lies from the recorded tilt.
- * Inclined Plane is staged outside the suite (core/task/taxonomy.ts), so `esi3d run` does not take it yet.
+ * More tasks than the default run's 10, and the hidden friction's own rule beside the arms.
  * Usage: node scripts/inclined-plane-arms.mjs [tasks=40] [seed=inclined-plane-arms]   (after `npm run build`)
  */
 import { generateTask } from "../dist/bridge/sim/generate/suite.js";

@@ -49,7 +49,7 @@ const shareCache = new Map<string, { top: number; bottom: number } | null>();
 /**
  * The shares of its box footprint that a category's top and bottom faces fill (its library model, the first one),
  * or null for a label the library does not know. Scale-free: a rescaled object keeps them.
- * @internal Tests read the shares too, to check the order against them.
+ * Inclined Plane's programs read the bottom share too (an object without a flat bottom rolls).
  */
 export function flatFaceShares(label: string): { top: number; bottom: number } | null {
   if (shareCache.has(label)) return shareCache.get(label)!;

@@ -17,7 +17,7 @@ import {
   triangleMargin,
 } from "../../core/task/rules.js";
 import type { BuiltinSubcategory } from "../../core/task/taxonomy.js";
-import { BOARD_CATEGORY, CRITICAL_TILT_DEG, MEDIAN_STATIC_FRICTION, slopeAnswer, stayChance } from "./slopePrior.js";
+import { BOARD_CATEGORY, CRITICAL_TILT_DEG, MEDIAN_STATIC_FRICTION, rollsByShape, slopeAnswer, stayChance, tippingTiltDeg } from "./slopePrior.js";
 import { boxDistance } from "../../core/geometry.js";
 import type { GraphNode, SceneGraph } from "../../scenegraph/types.js";
 import { declined, marginConfidence, nearestOption, optionNaming, programReasoner, type Decision } from "./decision.js";
@@ -299,8 +299,9 @@ const liquid: Program = (p) => {
 };
 
 /**
- * Inclined Plane: the board's tilt as its node's fitted top plane shows it, friction from the named prior
- * (slopePrior.ts). Declines where the graph has no board, or no tilt for it.
+ * Inclined Plane: the board's tilt as its node's fitted top plane shows it; then shape (slopePrior.ts): an object
+ * without a flat bottom rolls, one whose node is narrower than tall for the tilt tips; friction, unseen, from the
+ * named prior. Declines where the graph has no board, no tilt for it, or no object.
  */
 const inclinedPlane: Program = (p) => {
   const k = p.q.referents.findIndex((r) => r.category === BOARD_CATEGORY);
@@ -314,9 +315,25 @@ const inclinedPlane: Program = (p) => {
         : `node ${board.id} (${board.label}) carries no physical attributes (a graph written before they were recorded)`,
       p.trace,
     );
+  const j = p.q.referents.findIndex((r) => r.category !== BOARD_CATEGORY);
+  const object = j >= 0 ? p.refs[j] : null;
+  if (!object) return declined(`${j >= 0 ? referentName(p.q, j) : "the object"} is not in the graph`, p.trace);
+  p.trace.push(`${board.id}: top tilted ${tilt} deg (fit RMS ${board.physics!.top_fit_rms_m} m)`);
+  if (rollsByShape(object.label)) {
+    p.trace.push(`${object.id} (${object.label}): no flat bottom, it rolls`);
+    return { ...slopeAnswer(0), trace: p.trace };
+  }
+  // it tips over its lower edge the soonest across its narrower side
+  const width = Math.min(object.box.extent[0], object.box.extent[1]);
+  const height = object.physics?.height_m ?? object.box.extent[2];
+  const tips = tippingTiltDeg(width, height);
+  if (tilt > tips) {
+    p.trace.push(`${object.id} (${object.label}): ${r3(width)} m wide, ${r3(height)} m tall, tips past ${r3(tips)} deg`);
+    return { ...slopeAnswer(0), trace: p.trace };
+  }
   const chance = stayChance(tilt);
   p.trace.push(
-    `${board.id}: top tilted ${tilt} deg (fit RMS ${board.physics!.top_fit_rms_m} m); friction unseen, prior U[0.3, 3.0]: P(stays) = P(friction > tan ${tilt} deg) = ${r3(chance)} ` +
+    `${object.id} (${object.label}) stands (tips past ${r3(tips)} deg); friction unseen, prior U[0.3, 3.0]: P(stays) = P(friction > tan ${tilt} deg) = ${r3(chance)} ` +
       `(median ${MEDIAN_STATIC_FRICTION}: critical tilt ${r3(CRITICAL_TILT_DEG)} deg)`,
   );
   return { ...slopeAnswer(chance), trace: p.trace };

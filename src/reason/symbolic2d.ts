@@ -22,7 +22,7 @@ import { interiorFractions } from "../../core/objects/containers.js";
 import { buildModel, LIBRARY } from "../../core/objects/library.js";
 import type { Intrinsics } from "../../core/math/camera.js";
 import { regionProgram2d, type ViewLabels, type ViewPlaces } from "./regionPrograms2d.js";
-import { BOARD_CATEGORY, slopeAnswer, stayChanceUnseenTilt } from "./slopePrior.js";
+import { BOARD_CATEGORY, rollsByShape, slopeAnswer, stayChanceUnseenTiltBelow, tippingTiltDeg } from "./slopePrior.js";
 import { stackOrder } from "./stackingPrograms.js";
 
 /** Image-plane collinearity: residual over the longest side; 0.05 = the 4 cm metric tolerance over a typical 0.8 m span. */
@@ -208,13 +208,23 @@ function decide2d(bundle: FrameBundle, q: Query, o: Symbolic2dOptions): Decision
     return { answer, confidence: Number(answer) === best ? 0.75 : 0.5, trace };
   }
   if (q.subcategory === "inclined_plane") {
-    // masks show the board, not its tilt in the world (no depth, no pose): the answer is the prior's, tilt unseen too
+    // masks show the board, not its tilt in the world (no depth, no pose); the object's label and its mask's
+    // aspect (a side view's width over height) are shape, which the tilt's prior then weighs
     const seen = perView.findIndex((ms) => ms.some((m) => m.label === BOARD_CATEGORY));
     if (seen < 0) return fallback(`no view shows the ${BOARD_CATEGORY}`);
-    const chance = stayChanceUnseenTilt();
+    const objectRefs = q.referents.filter((r) => r.category !== BOARD_CATEGORY);
+    const { view, masks } = bestView(perView, objectRefs);
+    const m = masks[0];
+    if (!m) return fallback(`no view shows ${objectRefs[0]?.name ?? "the object"}`);
+    if (rollsByShape(m.label)) {
+      trace.push(`the ${BOARD_CATEGORY} is seen (view ${seen}); view ${view}: mask ${m.key} (${m.label}) has no flat bottom, it rolls`);
+      return { ...slopeAnswer(0), trace };
+    }
+    const tips = tippingTiltDeg(m.bbox[2] - m.bbox[0] + 1, m.bbox[3] - m.bbox[1] + 1);
+    const chance = stayChanceUnseenTiltBelow(tips);
     trace.push(
-      `the ${BOARD_CATEGORY} is seen (view ${seen}), its tilt is not measured in pixels; friction unseen: P(stays) = ${chance.toFixed(3)}, ` +
-        "the prior's mean over ESI's tilt U[10, 45] deg and static friction U[0.3, 3.0]",
+      `the ${BOARD_CATEGORY} is seen (view ${seen}), its tilt is not measured in pixels; view ${view}: mask ${m.key} (${m.label}) tips past ${tips.toFixed(1)} deg ` +
+        `(its aspect); friction unseen: P(stays) = ${chance.toFixed(3)} over ESI's tilt U[10, 45] deg and static friction U[0.3, 3.0]`,
     );
     return { ...slopeAnswer(chance), trace };
   }
