@@ -7,13 +7,11 @@
 import type { Quat } from "../core/math/quat.js";
 import { quatToMat } from "../core/math/quat.js";
 import type { Vec3 } from "../core/math/vec.js";
+import { UPRIGHT_MIN_DOT } from "../core/task/rules.js";
 import type { GraphNode } from "./types.js";
 
-/**
- * `upright`: the node's up axis makes a dot product with world +Z above this: ESI-Bench's stacking check
- * (its released stacking.py TILT_DOT_TOL 0.9, the spec's "world-up . +Z > 0.9"), a tilt under about 26 degrees.
- */
-export const UPRIGHT_MIN_DOT = 0.9;
+// `upright`: the node's up axis makes a dot product with world +Z above UPRIGHT_MIN_DOT (core/task/rules.ts):
+// ESI-Bench's stacking check, the spec's "world-up . +Z > 0.9", a tilt under about 26 degrees
 /** The tilt (degrees) at which `upright` flips: acos(UPRIGHT_MIN_DOT). */
 export const UPRIGHT_MAX_TILT_DEG = (Math.acos(UPRIGHT_MIN_DOT) * 180) / Math.PI;
 /**

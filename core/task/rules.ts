@@ -122,3 +122,14 @@ export const LIQUID_VOLUME_MIN_RATIO = 1.12;
  */
 export const SLOPE_TILT_RANGE_DEG: readonly [number, number] = [10, 45];
 export const SLOPE_STATIC_FRICTION_RANGE: readonly [number, number] = [0.3, 3];
+
+/**
+ * ESI-Bench's stacking check (Stacking & Stability; the spec §6.2.8, its released generator batch_stack.py): an
+ * upper object is on top of the lower one when its AABB bottom is 2 cm above the lower one's and their XY footprints
+ * overlap with an IoU of at least 0.1 (XY_IOU_TOL), and an object stands upright while its up axis . world +Z is at
+ * least 0.9 (TILT_DOT_TOL: a tilt under about 26 degrees). The generator labels with them; the scene graph's
+ * `stacked_on` and `upright` use the same numbers.
+ */
+export const STACK_MIN_RISE_M = 0.02;
+export const STACK_MIN_XY_IOU = 0.1;
+export const UPRIGHT_MIN_DOT = 0.9;

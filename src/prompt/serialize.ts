@@ -22,7 +22,7 @@
  * Output is a pure function of the graph and the options: nodes and relations keep the graph's order, numbers are
  * printed with fixed decimals, and nothing depends on time, locale or object key order.
  */
-import { TOUCHING_GAP_M } from "../../core/task/rules.js";
+import { STACK_MIN_RISE_M, STACK_MIN_XY_IOU, TOUCHING_GAP_M, UPRIGHT_MIN_DOT } from "../../core/task/rules.js";
 import { DUPLICATE_NEAR_M, FRAGMENT_MAX_SHARE, LOW_SUPPORT_MAX_POINTS } from "../../scenegraph/nodes.js";
 import {
   ABOVE_MIN_GAP_M,
@@ -34,10 +34,8 @@ import {
   ON_BELOW_TOP_M,
   ON_MIN_IOM,
   STACK_CONTACT_M,
-  STACK_MIN_RISE_M,
-  STACK_MIN_XY_IOU,
 } from "../../scenegraph/relations.js";
-import { MIN_TOP_CELLS, TOP_CELL_M, TOP_PLANE_MAX_RMS_M, UPRIGHT_MAX_TILT_DEG, UPRIGHT_MIN_DOT } from "../../scenegraph/physicalAttributes.js";
+import { MIN_TOP_CELLS, TOP_CELL_M, TOP_PLANE_MAX_RMS_M, UPRIGHT_MAX_TILT_DEG } from "../../scenegraph/physicalAttributes.js";
 import { PREDICATES, type GraphNode, type Predicate, type Relation, type SceneGraph } from "../../scenegraph/types.js";
 import { GRAPH_FORMATS, type GraphFormat } from "./formats.js";
 

@@ -24,6 +24,7 @@ import { addFloor, AT_REST_SPEED_M_S, settle } from "../physics/settle.js";
 import { bodyOf } from "../physics/bodies.js";
 import { DROP_CLEARANCE_M, PHYSICS_STEPS_PER_ESI_STEP, SETTLE_STEPS } from "../physics/params.js";
 import { MIN_CAMERA_HEIGHT_M } from "../agent.js";
+import { STACK_MIN_RISE_M, STACK_MIN_XY_IOU, UPRIGHT_MIN_DOT } from "../../../core/task/rules.js";
 
 /**
  * The library's categories that pass ESI's selection prompt (batch_stack.py gpt_select_stackable): solid (not soft,
@@ -38,12 +39,11 @@ export const STACKABLE_CATEGORIES = ["book", "cardboard_box", "toy_block", "dice
 const STACK_OBJECT_COUNTS: readonly number[] = [3, 2];
 /** ESI's SETTLE_STEPS: steps the whole stack settles before the checks. */
 const STACK_SETTLE_STEPS = SETTLE_STEPS;
-/** is_on_top: the upper AABB's bottom more than this above the lower one's (m), ESI's `+ 0.02` (strict, as its code). */
-const ON_TOP_MIN_DZ_M = 0.02;
-/** is_on_top: XY IoU of the two AABBs at least this, ESI's XY_IOU_TOL. */
-const ON_TOP_MIN_XY_IOU = 0.1;
-/** Upright: the object's up axis . world +Z at least this (a tilt under about 26 deg), ESI's TILT_DOT_TOL (>=, as its code). */
-const UPRIGHT_MIN_DOT = 0.9;
+// is_on_top and upright (core/task/rules.ts): the upper AABB's bottom more than STACK_MIN_RISE_M above the lower
+// one's (strict, ESI's `+ 0.02` as its code compares it), XY IoU at least STACK_MIN_XY_IOU, up . +Z at least
+// UPRIGHT_MIN_DOT (>=, as its code)
+const ON_TOP_MIN_DZ_M = STACK_MIN_RISE_M;
+const ON_TOP_MIN_XY_IOU = STACK_MIN_XY_IOU;
 /**
  * PLACEMENT. ESI puts each upper object on the one below with OmniGibson's `sample_kinematics("onTop")`, which
  * samples a spot on the lower object's top surface, and squares its orientation. Ours [I]: the upper object's box
