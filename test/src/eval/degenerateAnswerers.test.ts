@@ -19,6 +19,10 @@ import { readRecords, type ItemRecord } from "../../../src/eval/records.js";
 import { openaiReply, startServer, type Handler, type TestServer } from "../llm/server.js";
 import { firstListedOption, openaiUserText } from "../../helpers/prompts.js";
 import { esi3dAsync } from "../apps/cli/helpers.js";
+import { BUILTIN_SUBCATEGORIES } from "../../../core/task/taxonomy.js";
+
+/** The suite's subcategories whose answer is one option: Stacking & Stability asks for an order (a structured answer). */
+const PLAIN_CHOICE = BUILTIN_SUBCATEGORIES.filter((s) => s !== "stacking_stability");
 
 /** The run: the default suite's first 40 tasks (round-robin over subcategories). */
 const TASKS = 40;
@@ -77,6 +81,8 @@ async function run(handler: Handler, extra: string[] = [], exitCode = 0): Promis
     "run",
     "--limit",
     String(TASKS),
+    "--subcategories",
+    PLAIN_CHOICE.join(","),
     "--paradigm",
     "single",
     "--source",
@@ -99,7 +105,7 @@ async function run(handler: Handler, extra: string[] = [], exitCode = 0): Promis
   const records = readRecords(join(out, "items.jsonl")).records;
   expect(records).toHaveLength(TASKS);
   lastOut = out;
-  // every item is a plain choice among 2 or more options (the built-in suite has no structured format)
+  // every item is a plain choice among 2 or more options (the subcategories asked for have no structured format)
   for (const rec of records) expect(rec.options.length, rec.key).toBeGreaterThanOrEqual(2);
   return { records, stderr: r.stderr };
 }
