@@ -13,6 +13,7 @@
  * - Then the items' listed order, so that the answer is one order.
  */
 import { buildModel, LIBRARY } from "../../core/objects/library.js";
+import { convexHull2d } from "../../scenegraph/primitives/hull2d.js";
 import { marginConfidence, type Decision } from "./decision.js";
 
 /** FLAT_FACE compares shares in steps of this (equal steps go to FOOTPRINT). Ours: a twentieth of a footprint. */
@@ -22,24 +23,15 @@ const SHARE_CERTAIN = 0.25;
 /** Vertices this close (m) to a model's lowest or highest point lie on its bottom or top face. */
 const FACE_TOLERANCE_M = 1e-6;
 
-/** Area of a convex polygon's hull of 2D points (Andrew's monotone chain, then the shoelace formula). */
+/** Area of the convex hull of 2D points (the graph's own hull, then the shoelace formula). */
 function hullArea(points: ReadonlyArray<readonly [number, number]>): number {
   if (points.length < 3) return 0;
-  const sorted = [...points].sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-  const cross = (o: readonly number[], a: readonly number[], b: readonly number[]) => (a[0]! - o[0]!) * (b[1]! - o[1]!) - (a[1]! - o[1]!) * (b[0]! - o[0]!);
-  const half = (pts: ReadonlyArray<readonly [number, number]>) => {
-    const out: Array<readonly [number, number]> = [];
-    for (const p of pts) {
-      while (out.length >= 2 && cross(out[out.length - 2]!, out[out.length - 1]!, p) <= 0) out.pop();
-      out.push(p);
-    }
-    return out.slice(0, -1);
-  };
-  const ring = [...half(sorted), ...half([...sorted].reverse())];
+  const xy = Float64Array.from(points.flat());
+  const ring = convexHull2d(xy);
   let twice = 0;
-  ring.forEach(([x, y], k) => {
-    const [nx, ny] = ring[(k + 1) % ring.length]!;
-    twice += x * ny - nx * y;
+  ring.forEach((i, k) => {
+    const j = ring[(k + 1) % ring.length]!;
+    twice += xy[2 * i]! * xy[2 * j + 1]! - xy[2 * j]! * xy[2 * i + 1]!;
   });
   return Math.abs(twice) / 2;
 }
