@@ -153,8 +153,8 @@ export async function runActiveEpisode(input: EpisodeInput): Promise<EpisodeOutc
       if (d.promptLog) prompts.push(d.promptLog);
       // an action the agent cannot give (unknown, wrong arity, outside --actions, an object it cannot name) gets the
       // invalid-action policy: stay (reprompt, after the LLM agent's one re-prompt) or move_forward (forward)
-      const checked = d.action === null ? null : checkAction(d.action, config.active.actions, graph?.graph ?? null, env);
-      const parsed = checked && "action" in checked ? checked.action : null;
+      const checked = checkAction(d.action ?? d.requestedAction, config.active.actions, graph?.graph ?? null, env);
+      const parsed = d.action !== null && "action" in checked ? checked.action : null;
       const valid = parsed !== null;
       const chosen = parsed ?? (config.active.invalidAction === "forward" ? ({ kind: "camera", name: "move_forward" } as const) : null);
       const action = chosen ? actionText(chosen) : null;
@@ -165,7 +165,7 @@ export async function runActiveEpisode(input: EpisodeInput): Promise<EpisodeOutc
         valid,
         action: stop ? (stop === "stop_action" ? STOP_ACTION : null) : action,
         blocked: null,
-        action_result: checked && "error" in checked ? `invalid: ${checked.error}` : null,
+        action_result: "error" in checked ? `invalid: ${checked.error}` : null,
         pose: poseOf(view),
         status: d.status,
         answer: d.answer,
