@@ -32,8 +32,8 @@ export const HOLD_BELOW_M = 0.3;
 /** An opened lid swings up about the rim edge farthest from the agent by this angle, so it stands behind the box. */
 export const LID_OPEN_RAD = rad(100);
 /**
- * Physics steps a placement is watched for before the next view (1/240 s each: one second): long enough for a
- * dropped object to land and for an unstable one to tip or roll away.
+ * Physics steps a placement is watched for before the next view (1/240 s each: one second), in a task whose
+ * experiment records no watch of its own: long enough for a dropped object to land and an unstable one to tip.
  */
 export const PLACE_SETTLE_STEPS = 240;
 /** An object rests on another when its bottom is within this of the other's top over its centre (m). */
