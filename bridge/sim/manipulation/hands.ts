@@ -9,7 +9,7 @@
 import type { AgentPose } from "../../../core/math/camera.js";
 import { quatFromAxisAngle, quatMul, quatToMat, type Quat } from "../../../core/math/quat.js";
 import type { Vec3 } from "../../../core/math/vec.js";
-import type { ManipulationAction } from "../../../core/task/actions.js";
+import { REACH_ABOVE_EYE_M, REACH_M, type ManipulationAction } from "../../../core/task/actions.js";
 import type { TaskObject } from "../../../core/task/schema.js";
 import { interiorOf } from "../../../core/objects/containers.js";
 import type { ObjectRef } from "../../env/types.js";
@@ -29,8 +29,6 @@ import {
   MANIPULATION_MIN_VISIBLE_PX,
   PLACE_OVERLAP_TOLERANCE_M,
   PLACE_SETTLE_STEPS,
-  REACH_ABOVE_EYE_M,
-  REACH_M,
   SUPPORT_TOLERANCE_M,
 } from "./params.js";
 
@@ -223,8 +221,8 @@ export class Hands {
     if (taken) return `there is no room on ${this.label(y.id)}: ${this.label(taken.id)} is there`;
     const R = quatToMat(y.orientation);
     const n: Vec3 = [R[0][2], R[1][2], R[2][2]];
-    const tilt = tiltTowards(n);
-    const upright = quatMul(tilt, x.orientation);
+    // set down upright (a fallen object is stood up again: its twist about +Z kept, its tilt dropped), then turned with the face
+    const upright = quatMul(tiltTowards(n), twistAboutZ(x.orientation));
     const [bottom] = zRange({ ...x, position: [0, 0, 0] });
     const lift = y.extent[2] / 2 - bottom;
     return { object: { ...x, orientation: upright, position: [y.position[0] + lift * n[0], y.position[1] + lift * n[1], y.position[2] + lift * n[2]] }, up: n };
@@ -387,4 +385,10 @@ function tiltTowards(n: Vec3): Quat {
   if (w < 1e-9) return { x: 1, y: 0, z: 0, w: 0 };
   const len = Math.sqrt(n[1] * n[1] + n[0] * n[0] + w * w);
   return { x: -n[1] / len, y: n[0] / len, z: 0, w: w / len };
+}
+
+/** The twist of a rotation about +Z (swing-twist decomposition): (0, 0, z, w) normalised. */
+function twistAboutZ(q: Quat): Quat {
+  const len = Math.sqrt(q.z * q.z + q.w * q.w);
+  return len < 1e-9 ? { x: 0, y: 0, z: 0, w: 1 } : { x: 0, y: 0, z: q.z / len, w: q.w / len };
 }

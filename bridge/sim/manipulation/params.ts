@@ -6,14 +6,6 @@
 import { rad } from "../../../core/math/vec.js";
 
 /**
- * An object is within reach when its footprint is at most this far from where the agent stands (the camera's
- * position on the floor plan, m): an adult's arm (about 0.7 m) plus a lean of the body. Height does not limit a
- * reach downwards (the agent bends), upwards REACH_ABOVE_EYE_M does.
- */
-export const REACH_M = 1.0;
-/** How far above the eye a hand reaches (m): a raised arm. */
-export const REACH_ABOVE_EYE_M = 0.5;
-/**
  * An object can be handled only when the current view shows at least this many of its pixels: the agent acts on
  * what it sees (the graph's MIN_MASK_AREA_PX, 25 px, doubled so a sliver at the image edge does not count).
  */

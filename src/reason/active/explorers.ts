@@ -30,7 +30,19 @@ import type { ReasonerAnswer } from "../types.js";
 import type { ExplorerName } from "./options.js";
 import type { ActiveAgent, AgentContext, AgentDecision } from "./types.js";
 import { approach, canAct, hiddenInGraph, hiddenInView, RevealLog, type RevealTarget } from "./reveal.js";
-import { asTarget, observeSlope2d, observeSlope3d, slopeAnswer, slopeNodes, slopeObjectCategory, type SlopeObservation } from "./experiments.js";
+import {
+  asTarget,
+  itemNode,
+  observeSlope2d,
+  observeSlope3d,
+  observeStack2d,
+  observeStack3d,
+  slopeAnswer,
+  slopeNodes,
+  slopeObjectCategory,
+  StackExperiment,
+  type SlopeObservation,
+} from "./experiments.js";
 
 /** Planning horizon (actions): receding-horizon next-best-view planning looks a few actions ahead (H ≤ 4 is usual); 3 keeps a step under budget. Ours. */
 const PLAN_DEPTH = 3;
@@ -89,6 +101,8 @@ class ExplorerAgent implements ActiveAgent {
   private pending: RevealTarget | null = null;
   /** Inclined Plane with the hands: the experiment's state and what it showed. */
   private experiment: { placed: boolean; tries: number; seen: SlopeObservation | null } = { placed: false, tries: 0, seen: null };
+  /** Stacking & Stability with the hands. */
+  private stack: StackExperiment | null = null;
 
   constructor(
     private readonly name: ExplorerName,
@@ -221,10 +235,9 @@ class ExplorerAgent implements ActiveAgent {
         `coverage of the region of interest ${r3(coverage)} (${roi.question.length} voxels${roi.doubted.length ? `, ${roi.doubted.length} around doubted nodes` : ""}); program confidence ${a.confidence}`,
       );
     }
-    const experiment = ctx.actions === "all" && this.task.subcategory === "inclined_plane" ? this.slopeExperiment(ctx) : null;
+    const experiment = ctx.actions === "all" ? this.experimentStep(ctx, a.answer) : null;
     if (experiment) {
-      const seen = this.experiment.seen;
-      const answer = seen ? slopeAnswer(this.task, seen) : null;
+      const answer = this.observedAnswer();
       trace.push(experiment.why);
       return {
         requestedAction: experiment.action,
@@ -233,7 +246,7 @@ class ExplorerAgent implements ActiveAgent {
         answer: answer ?? a.answer,
         ...(!answer && a.match ? { match: a.match } : {}),
         confidence: answer ? OBSERVED_CONFIDENCE : confidence === null ? null : Math.min(confidence, HIDDEN_CONFIDENCE_CAP),
-        reasoning: answer ? `observed: ${seen!.why}` : `${a.reason ?? a.method}; ${experiment.why}`,
+        reasoning: answer ? `observed: ${experiment.why}` : `${a.reason ?? a.method}; ${experiment.why}`,
         trace,
         reprompted: false,
         latencyMs: Math.round(performance.now() - t0),
@@ -326,6 +339,48 @@ class ExplorerAgent implements ActiveAgent {
     return { action, why: `the view shows a ${t.ref} that may hide what the question needs: ${action}` };
   }
 
+  /** What the agent saw its own experiment show, as an answer (null: no experiment watched). */
+  private observedAnswer(): string | null {
+    if (this.experiment.seen) return slopeAnswer(this.task, this.experiment.seen);
+    return this.stack?.answer ?? null;
+  }
+
+  /** The physics subcategories' experiments (--actions all); null when there is none to do. */
+  private experimentStep(ctx: AgentContext, programAnswer: string | null): { action: string; why: string } | null {
+    if (this.task.subcategory === "inclined_plane") return this.slopeExperiment(ctx);
+    if (this.task.subcategory === "stacking_stability") return this.stackExperiment(ctx, programAnswer);
+    return null;
+  }
+
+  /** Stacking & Stability with the hands: stack in the program's order first, watch, and keep the first order that stands. */
+  private stackExperiment(ctx: AgentContext, programAnswer: string | null): { action: string; why: string } | null {
+    if (!this.stack) {
+      let first: string[] | null = null;
+      try {
+        const parsed: unknown = programAnswer ? JSON.parse(programAnswer) : null;
+        if (Array.isArray(parsed) && parsed.every((x) => typeof x === "string")) first = parsed;
+      } catch {
+        first = null;
+      }
+      this.stack = new StackExperiment(this.task.options, first);
+    }
+    const view = ctx.bundle.views.length - 1;
+    const observe = (order: string[]) => (this.grid ? (ctx.graph ? observeStack3d(ctx.graph, order, view) : null) : observeStack2d(ctx.bundle, order));
+    const placeOn = (upper: string, lower: string): string | null => {
+      if (!this.grid) return `put_on(${upper.replace(/_/g, " ")}, ${lower.replace(/_/g, " ")})`;
+      const graph = ctx.graph;
+      const node = (item: string) => (graph ? (itemNode(graph, item, view) ?? graph.nodes.find((n) => n.label === item)) : undefined);
+      const [u, l] = [node(upper), node(lower)];
+      if (!u || !l) return null;
+      const [ut, lt] = [asTarget(u), asTarget(l)];
+      if (canAct(this.task, ctx.pose, ut) && canAct(this.task, ctx.pose, lt)) return `put_on(${u.id}, ${l.id})`;
+      return approach(this.task, ctx.pose, canAct(this.task, ctx.pose, ut) ? lt : ut, (p) => this.passable(p));
+    };
+    const action = this.stack.next(ctx.lastBlocked, observe, placeOn);
+    if (this.stack.answer) return { action: STOP_ACTION, why: this.stack.why };
+    return action ? { action, why: action.startsWith("put_on(") ? `stacking to watch it: ${action}` : "walking within reach of the items" } : null;
+  }
+
   /**
    * Inclined Plane with the hands: put the object on the slope, then read the outcome from the next view and stop.
    * Null when the experiment cannot be done (the agent then answers from its program as before).
@@ -369,8 +424,7 @@ class ExplorerAgent implements ActiveAgent {
   /** The program always commits when it can: its answer now is the forced choice. */
   async forceChoice(ctx: AgentContext, signal?: AbortSignal): Promise<AgentDecision> {
     const t0 = performance.now();
-    const seen = this.experiment.seen;
-    const observed = seen ? slopeAnswer(this.task, seen) : null;
+    const observed = this.observedAnswer();
     if (observed)
       return {
         requestedAction: STOP_ACTION,
@@ -378,8 +432,8 @@ class ExplorerAgent implements ActiveAgent {
         status: "parsed",
         answer: observed,
         confidence: OBSERVED_CONFIDENCE,
-        reasoning: `forced choice: observed: ${seen!.why}`,
-        trace: [seen!.why],
+        reasoning: "forced choice: what the agent's experiment showed",
+        trace: [this.experiment.seen?.why ?? this.stack?.why ?? ""],
         reprompted: false,
         latencyMs: Math.round(performance.now() - t0),
       };

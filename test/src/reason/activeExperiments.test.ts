@@ -10,21 +10,24 @@ import { runActiveEpisode } from "../../../src/eval/active.js";
 import { DEFAULT_RUN_CONFIG, resolveRunConfig, type ThreeDArm } from "../../../src/eval/config.js";
 import { createExplorerAgent } from "../../../src/reason/active/explorers.js";
 import type { Task } from "../../../core/task/schema.js";
+import { scoreAnswer } from "../../../src/eval/score.js";
 
 const GT: ThreeDArm = { source: "gt", noise: DEFAULT_RUN_CONFIG.noise, labels: "oracle", label: "gt" };
 const N = 6;
 let tasks: Task[];
+let stacks: Task[];
 beforeAll(async () => {
   await loadPhysics();
   tasks = Array.from({ length: N }, (_, i) => generateTask("inclined_plane", "hands-exp", i));
+  stacks = Array.from({ length: N }, (_, i) => generateTask("stacking_stability", "hands-exp", i));
 }, 120_000);
 
-async function arm(actions: "all" | "camera", which: "2d" | "3d") {
+async function arm(actions: "all" | "camera", which: "2d" | "3d", set: Task[] = tasks, verb = "put_on(") {
   const config = resolveRunConfig({ active: { actions, maxSteps: 12 } });
   const out = [];
-  for (const task of tasks) {
+  for (const task of set) {
     const r = await runActiveEpisode({ task, config, arm: which === "3d" ? GT : null, agent: createExplorerAgent("nbv", task, which) });
-    out.push({ task, r, placed: r.episode.steps.some((s) => s.action?.startsWith("put_on(") && s.action_result === "ok") });
+    out.push({ task, r, placed: r.episode.steps.some((s) => s.action?.startsWith(verb) && s.action_result === "ok") });
   }
   return out;
 }
@@ -48,5 +51,21 @@ describe("the explorers test the slope with their hands", () => {
       console.log(`${which} camera only: right ${looking.filter((x) => x.r.answer.answer === x.task.answer).length}/${N}`);
     },
     600_000,
+  );
+
+  it.each(["3d", "2d"] as const)(
+    "%s: stack the items, watch, and keep the first order that stands",
+    async (which) => {
+      const right = (xs: Array<{ task: Task; r: { answer: { answer: string | null } } }>) =>
+        xs.filter((x) => x.r.answer.answer !== null && scoreAnswer({ status: "parsed", answer: x.r.answer.answer }, x.task).correct).length;
+      const acting = await arm("all", which, stacks);
+      const looking = await arm("camera", which, stacks);
+      console.log(
+        `stacking ${which}: stacked in ${acting.filter((x) => x.placed).length}/${N}, right ${right(acting)}/${N} acting, ${right(looking)}/${N} looking`,
+      );
+      expect(acting.filter((x) => x.placed).length).toBeGreaterThanOrEqual(N - 1);
+      expect(right(acting)).toBeGreaterThanOrEqual(right(looking));
+    },
+    900_000,
   );
 });
