@@ -425,6 +425,13 @@ describe("active sessions with the hands: a manipulation crosses the protocol", 
       const replies: Array<Record<string, unknown>> = [];
       let v = await env.reset();
       for (let n = 0; ; n++) {
+        // acted_on is checked: ids of the session's objects, one per object named, only after a manipulation that happened
+        const wrongActedOn = n === 1 ? [9999] : n === 2 ? [ball.id] : null;
+        if (wrongActedOn) {
+          const bad = await http("PUT", `${url}/views/${n}`, viewBody(v, { acted_on: wrongActedOn }));
+          expect(bad.status, bad.text).toBe(400);
+          expect(bad.body.error.field).toBe(`views.${n}.acted_on`);
+        }
         const put = await http("PUT", `${url}/views/${n}`, viewBody(v));
         expect(put.status, put.text).toBe(201);
         let a = (await http("GET", `${url}/action?after=${n}&wait=20`)).body;
