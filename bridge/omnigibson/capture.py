@@ -392,7 +392,17 @@ class Capturer:
                 name = next((n for n, i in self.scene_ids.items() if i == o["id"]), f"{OBJECT_PREFIX}{o['id']}")
                 by_id[o["id"]] = (o, self.scene.object_registry("name", name))
             self.hands = Hands(self.og, object_states, by_id, log=self.log)
-        return self.hands.apply(action, objects, self.pose, self.visible)
+        result, acted_on = self.hands.apply(action, objects, self.pose, self.visible)
+        for oid in acted_on or []:
+            self.read_back(oid)
+        return result, acted_on
+
+    def read_back(self, oid):
+        """An object the hands moved: its box read back into the resolved task, where the motion model finds its obstacles."""
+        o = next(x for x in self.resolved["objects"] if x["id"] == oid)
+        centre, quat, extent, _ = self.hands.objects[oid][1].get_base_aligned_bbox(visual=True)
+        q = floats(quat)
+        o.update(position=floats(centre), orientation={"x": q[0], "y": q[1], "z": q[2], "w": q[3]}, extent=floats(extent))
 
 
 def label_to_id(label):

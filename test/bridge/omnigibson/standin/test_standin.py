@@ -271,6 +271,11 @@ class HandsOnThisVersion(unittest.TestCase):
         self.assertEqual(self.act("put_inside(toy ball, packing box)", "toy ball", "packing box"), ("packing box is closed: open it first", None))
         self.assertEqual(self.box_of(19), before)
         self.assertEqual(self.act("put_on(toy ball, packing box)", "toy ball", "packing box"), ("ok", [19, 18]))
+        # the motion model's obstacles follow: the resolved task has the ball where it now is
+        placed = next(o for o in self.c.resolved["objects"] if o["id"] == 19)
+        lo, hi = self.box_of(19)
+        for k in range(3):
+            self.assertAlmostEqual(placed["position"][k], (lo[k] + hi[k]) / 2, places=5)
         self.assertTrue(ball.states[object_states.OnTop].get_value(box))
         self.assertFalse(ball.states[object_states.OnTop].get_value(deck))
         self.c.render(self.c.pose)
