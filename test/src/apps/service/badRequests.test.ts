@@ -456,7 +456,7 @@ const CASES: Case[] = [
     status: 400,
     code: "invalid_request",
     field: "body.action_trajectory.1",
-    message: /expected one of move_forward, .*turn_down, got "fly"/,
+    message: /"fly" is not one of the actions \(move_forward, .*turn_down, pick_up/,
   },
 ];
 
