@@ -33,7 +33,7 @@ export const CLOTH_MAX_SIDE_M = 0.5;
  * exactly on a cell diagonal through the centre (azimuth 45 deg and its multiples) can still see
  * a dashed one-pixel line; a watertight fill rule in the rasterizer would close it.
  */
-export const DRAPE_GRID_CELLS = 41;
+const DRAPE_GRID_CELLS = 41;
 /**
  * Slope (deg from horizontal) at which the cloth falls off an object's top edge. Ours [assumption]: a light cloth
  * over a small object hangs in a conical skirt, steeper than 45 deg (it slides off shallower slopes) and short of
@@ -62,7 +62,7 @@ export interface Drape {
 }
 
 /** The flat cloth's side length: a cloth's record scales the unit square model by its side (scale [side, side, 1]). */
-export function clothSide(cloth: Pick<TaskObject, "scale">): number {
+function clothSide(cloth: Pick<TaskObject, "scale">): number {
   return typeof cloth.scale === "number" ? cloth.scale : cloth.scale[0];
 }
 
@@ -253,7 +253,7 @@ export function drapeTriangles(d: Drape): Float32Array {
 }
 
 /** The folded cloth's extent: a square of FOLD_SIDE_FRACTION of its side, FOLD_LAYERS thicknesses high. */
-export function foldedExtent(side: number): Vec3 {
+function foldedExtent(side: number): Vec3 {
   return [side * FOLD_SIDE_FRACTION, side * FOLD_SIDE_FRACTION, FOLD_LAYERS * CLOTH_THICKNESS_M];
 }
 
