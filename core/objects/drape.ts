@@ -43,9 +43,9 @@ export const DRAPE_SLOPE_DEG = 60;
 /** Spacing of the ray-cast samples of the objects' tops (m): half a mesh cell of the largest cloth. Ours. */
 const TOP_SAMPLE_M = 0.005;
 /** The cloth's thickness (m): its mesh lies this far above the envelope, so it never touches what it covers. Ours: a towel's 3 mm. */
-export const CLOTH_THICKNESS_M = 0.003;
+const CLOTH_THICKNESS_M = 0.003;
 /** A held cloth is folded in half four times (twice each way): 16 layers, a quarter of its side. Ours. */
-export const FOLD_LAYERS = 16;
+const FOLD_LAYERS = 16;
 const FOLD_SIDE_FRACTION = 0.25;
 /** Bisection steps of the area-conserving footprint: 2^-30 of the side, far below a millimetre. */
 const AREA_BISECTION_STEPS = 30;
@@ -223,7 +223,7 @@ export function drapeBox(d: Drape): { centre: Vec3; extent: Vec3 } {
 }
 
 /** The draped cloth's triangles (9 floats each), facing up: the envelope lifted by CLOTH_THICKNESS_M. */
-export function drapeTriangles(d: Drape): Float32Array {
+function drapeTriangles(d: Drape): Float32Array {
   const { n, half, centre, heights } = d;
   const cell = (2 * half) / n;
   const out = new Float32Array(n * n * 2 * 9);
