@@ -68,14 +68,7 @@ const SHORTCUT_PRIORS: Partial<Record<Task["subcategory"], Prior>> = {
     share: 38 / 89,
     source: "esi-released records, Physical Dynamics/Stacking & Stability: the listed order is accepted in 38 of 89 (1/2/3 accepted orders in 34/36/19)",
   },
-  // ESI shuffles its A-D (batch_deformable.py _build_multiple_choice_options) and esi3d plans the slot balanced
-  // (answerPlan.ts): no position and no category is favoured, so the prior is option A at chance
-  deformable: {
-    kind: "position",
-    index: 0,
-    share: 1 / 4,
-    source: "batch_deformable.py shuffles the target and 3 distractors into A-D: option A at chance (1/4)",
-  },
+
 };
 
 /** Without a subcategory prior: "no" for yes/no questions, else the first option. */

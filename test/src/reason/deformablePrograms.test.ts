@@ -80,7 +80,7 @@ describe("deformable, covered: only the drape is seen", () => {
     }
   });
 
-  it("shortcut: option A, whatever the task", async () => {
+  it("shortcut: the generic choice prior, option A (ESI shuffles A-D, the plan balances the slot: no position is favoured)", async () => {
     for (const t of tasks) expect((await createShortcutReasoner().answer({ task: t })).answer).toBe(t.options[0]);
   });
 });
