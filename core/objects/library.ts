@@ -1093,8 +1093,9 @@ const CATS: CategoryDef[] = [
     // No flag: no other subcategory's pool draws it.
     category: "cloth",
     group: "textile",
-    // soft fabric things a noisy labeller may take a draped cloth for
-    confusables: ["teddy_bear", "shoe"],
+    // what a labeller may take a draped cloth for: a lamp's shade (a cone of fabric), a box's outline; neither is an
+    // object a cloth covers in Deformable, so a mislabelled drape names no option
+    confusables: ["lamp", "cardboard_box"],
     flags: {},
     models: [
       {

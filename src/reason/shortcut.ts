@@ -68,7 +68,6 @@ const SHORTCUT_PRIORS: Partial<Record<Task["subcategory"], Prior>> = {
     share: 38 / 89,
     source: "esi-released records, Physical Dynamics/Stacking & Stability: the listed order is accepted in 38 of 89 (1/2/3 accepted orders in 34/36/19)",
   },
-
 };
 
 /** Without a subcategory prior: "no" for yes/no questions, else the first option. */
