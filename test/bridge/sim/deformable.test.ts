@@ -1,5 +1,8 @@
 /** Deformable (bridge/sim/generate/deformable.ts): every construction number against ESI's, on generated tasks. */
 import { describe, expect, it } from "vitest";
+import { Hands } from "../../../bridge/sim/manipulation/hands.js";
+import { taskPhysics } from "../../../bridge/sim/physics/taskWorld.js";
+import { loadPhysics } from "../../../bridge/sim/physics/world.js";
 import { generateTask } from "../../../bridge/sim/generate/suite.js";
 import { buildScene } from "../../../bridge/sim/scene.js";
 import { visibleCounts } from "../../../bridge/sim/generate/visibility.js";
@@ -97,6 +100,21 @@ describe("deformable generator", () => {
       expect(counts.get(cloth) ?? 0).toBeGreaterThan(100);
       for (const v of t.view_object_existence) expect(v.visible).not.toContain(target);
       expect(t.relevant_object_ids).toEqual([cloth]);
+    }
+  });
+
+  it("the engine's pick_up of the cloth (#id, from the initial view) folds it and shows the object", async () => {
+    await loadPhysics();
+    for (const t of tasks.slice(0, 3)) {
+      const cloth = t.objects.find((o) => o.category === "cloth")!;
+      const target = t.label_metadata.target_id as number;
+      const before = visibleCounts(buildScene(t), t.camera, t.agent_initial, 0.5);
+      const hands = new Hands(t.objects, t.room.size, taskPhysics(t));
+      expect(hands.apply("pick_up", [{ text: `#${cloth.id}` }], t.agent_initial, before).ok).toBe(true);
+      const after = visibleCounts(buildScene({ ...t, objects: hands.current() }), t.camera, t.agent_initial, 0.5);
+      expect(before.get(target) ?? 0).toBe(0);
+      expect(after.get(target) ?? 0).toBeGreaterThan(300);
+      expect(hands.current().find((o) => o.id === cloth.id)!.support).toBeUndefined();
     }
   });
 
