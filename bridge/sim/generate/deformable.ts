@@ -54,6 +54,8 @@ const DEFORMABLE_FOV_DEG = 70;
 const QUESTION = "What object is under this cloth?";
 /** Ground-truth views: orbits around the covered object at the suite's usual radii and eye heights (ours). */
 const GT_RADII_M = [0.7, 1.0];
+/** Radii the trajectory lifts the cloth from (m): within the hands' 1 m reach of its edge. */
+const GT_ACT_RADII_M = [0.5, 0.7];
 const GT_HEIGHTS_M = [0.6, 0.9];
 /** The cloth fills at least this much of its own silhouette in the initial view (ours: it is the task's subject). */
 const INITIAL_MIN_CLOTH_FRACTION = 0.9;
@@ -182,7 +184,7 @@ export const deformable: Generator = (rng, _ctx, plan): Draft => {
     answerFormat: "choice",
     options,
     // the cloth is what every view shows; the object under it shows only once the cloth is lifted
-    relevant: [cloth.id],
+    relevant: [cloth.id, target.id],
     allowedOverlaps: [[cloth.id, target.id]],
     metadata: {
       target_id: target.id,
@@ -214,7 +216,9 @@ export const deformable: Generator = (rng, _ctx, plan): Draft => {
       const f = probe.fraction(cloth.id);
       return f >= INITIAL_MIN_CLOTH_FRACTION ? null : `cloth ${Math.round(f * 100)} % visible`;
     },
-    gtGoals: [(v) => isVisible(v, cloth.id)],
+    // as ESI's experts in GT-Passive: lift the cloth (from a pose within reach that sees it), then look at what it hid
+    gtActs: [{ action: "pick_up", id: cloth.id, keyPoses: orbitPoses(aim, GT_ACT_RADII_M, GT_HEIGHTS_M) }],
+    gtGoals: [(v) => isVisible(v, target.id)],
     gtKeyPoses: orbitPoses(aim, GT_RADII_M, GT_HEIGHTS_M),
   };
 };

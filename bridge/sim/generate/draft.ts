@@ -7,6 +7,7 @@ import type { Room } from "./common.js";
 import type { ViewGoal } from "./gtTrajectory.js";
 import type { GeneratorContext } from "./options.js";
 import type { AnswerPlan } from "./answerPlan.js";
+import type { GtAct } from "./gtReveal.js";
 
 export interface InitialViewProbe {
   scene: RenderScene;
@@ -45,6 +46,8 @@ export interface Draft {
   /** What the ground-truth trajectory's views must show, and candidate poses to show it from. */
   gtGoals: ViewGoal[];
   gtKeyPoses: AgentPose[];
+  /** Acts the ground-truth trajectory does first (open a lid, lift a cloth), each from one of its key poses (gtReveal.ts). */
+  gtActs?: GtAct[];
 }
 
 /** Draws a task's scene and question; `plan` says which question form to ask and where the right answer must sit (answerPlan.ts). */

@@ -17,12 +17,12 @@ import { Resample, round4 } from "./common.js";
 import { viewVisibility, type ViewVisibility } from "./visibility.js";
 
 /** Actions in a ground-truth trajectory: T_max = 30 steps, one left so that views (initial + actions) <= 30. */
-const GT_ACTION_BUDGET = 29;
+export const GT_ACTION_BUDGET = 29;
 
 export type ViewGoal = (v: ViewVisibility) => boolean;
 
 export interface GtTrajectory {
-  actions: NavigationAction[];
+  actions: string[];
   views: ViewVisibility[];
 }
 
@@ -33,6 +33,7 @@ export function buildGtTrajectory(
   start: AgentPose,
   goals: ViewGoal[],
   keyPoses: AgentPose[],
+  budget: number = GT_ACTION_BUDGET,
 ): GtTrajectory {
   const views: ViewVisibility[] = [viewVisibility(scene, spec, start)];
   const open = new Set(goals.map((_, i) => i));
@@ -50,7 +51,7 @@ export function buildGtTrajectory(
   while (open.size > 0) {
     let best: { gain: number; cost: number; path: NonNullable<ReturnType<typeof planPath>> } | null = null;
     for (const cand of candidates) {
-      const path = planPath(world, pose, cand, GT_ACTION_BUDGET - actions.length);
+      const path = planPath(world, pose, cand, budget - actions.length);
       if (!path || path.actions.length === 0) continue;
       const key = poseKey(path.end);
       let v = endVis.get(key);
@@ -63,7 +64,7 @@ export function buildGtTrajectory(
       if (gain === 0) continue;
       if (!best || gain / path.actions.length > best.gain / best.cost) best = { gain, cost: path.actions.length, path };
     }
-    if (!best) throw new Resample(`ground-truth trajectory: ${open.size} goal(s) unreachable within ${GT_ACTION_BUDGET} actions`);
+    if (!best) throw new Resample(`ground-truth trajectory: ${open.size} goal(s) unreachable within ${budget} actions`);
     for (let i = 0; i < best.path.actions.length; i++) {
       actions.push(best.path.actions[i]!);
       const v = viewVisibility(scene, spec, best.path.poses[i]!);

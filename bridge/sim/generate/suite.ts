@@ -14,6 +14,7 @@ import { assignNames, Resample } from "./common.js";
 import type { Draft, Generator, InitialViewProbe } from "./draft.js";
 import { placementProblems } from "../../../core/objects/placement.js";
 import { buildGtTrajectory } from "./gtTrajectory.js";
+import { buildActingGtTrajectory } from "./gtReveal.js";
 import { visibleCounts, visibleFraction, VISIBLE_MIN_PX } from "./visibility.js";
 import { geometricConfiguration, linearAlignment, physicalContact } from "./spatial.js";
 import { dimensionalSize, spatialDistance } from "./metric.js";
@@ -92,7 +93,16 @@ function finalizeDraft(d: Draft, subcategory: GeneratedSubcategory, taskId: stri
     throw new Error(`${taskId}: the ${subcategory} generator offered ${options.length} options where its form ${plan.form} has ${plan.options}`);
   // an ordering's answer is no option: its plan fixes the item count only
   if (!d.answerSpec && options.indexOf(d.answer) !== plan.slot) throw new Resample(`answer at option ${options.indexOf(d.answer)}, planned at ${plan.slot}`);
-  const gt = buildGtTrajectory(scene, camera, world, d.agent, d.gtGoals, d.gtKeyPoses);
+  const gt = d.gtActs?.length
+    ? buildActingGtTrajectory(
+        { room: d.room, objects: d.objects, lighting: d.lighting, label_metadata: d.metadata },
+        camera,
+        d.agent,
+        d.gtActs,
+        d.gtGoals,
+        d.gtKeyPoses,
+      )
+    : buildGtTrajectory(scene, camera, world, d.agent, d.gtGoals, d.gtKeyPoses);
   const objectIds = new Set(d.objects.map((o) => o.id));
   const task: Task = {
     schema: "esi3d-task/1",

@@ -1,4 +1,5 @@
 /** Deformable (bridge/sim/generate/deformable.ts): every construction number against ESI's, on generated tasks. */
+import { renderBundle } from "../../../bridge/sim/capture.js";
 import { describe, expect, it } from "vitest";
 import { Hands } from "../../../bridge/sim/manipulation/hands.js";
 import { taskPhysics } from "../../../bridge/sim/physics/taskWorld.js";
@@ -91,16 +92,33 @@ describe("deformable generator", () => {
     }
   });
 
-  it("hides the target from the initial view and every ground-truth view; the cloth shows", () => {
+  it("hides the target from the initial view and the ground-truth views until the trajectory lifts the cloth; then it shows", () => {
     for (const t of tasks) {
       const target = t.label_metadata.target_id as number;
       const cloth = t.objects.find((o) => o.category === "cloth")!.id;
       const counts = visibleCounts(buildScene(t), t.camera, t.agent_initial, 0.5);
       expect(counts.get(target) ?? 0).toBe(0);
       expect(counts.get(cloth) ?? 0).toBeGreaterThan(100);
-      for (const v of t.view_object_existence) expect(v.visible).not.toContain(target);
-      expect(t.relevant_object_ids).toEqual([cloth]);
+      const lift = t.action_trajectory.indexOf(`pick_up(#${cloth})`);
+      expect(lift, t.task_id).toBeGreaterThanOrEqual(0);
+      // view k follows action k-1: views up to the lift's own view hide it, a later one (or the lift's) shows it
+      for (const v of t.view_object_existence.slice(0, lift + 1)) expect(v.visible).not.toContain(target);
+      expect(t.view_object_existence.slice(lift + 1).some((v) => v.visible.includes(target))).toBe(true);
+      expect(t.relevant_object_ids).toEqual([cloth, target]);
     }
+  });
+
+  it("the gt capture steps the hands: its views after the lift show the object", () => {
+    const t = tasks[0]!;
+    const target = t.label_metadata.target_id as number;
+    const cloth = t.objects.find((o) => o.category === "cloth")!.id;
+    const lift = t.action_trajectory.indexOf(`pick_up(#${cloth})`);
+    const b = renderBundle(t, "gt");
+    expect(b.views.length).toBe(t.action_trajectory.length + 1);
+    expect(b.views[lift + 1]!.action).toBe(`pick_up(#${cloth})`);
+    const seen = (k: number) => b.views[k]!.ids.some((id) => id === target);
+    expect(b.views.slice(0, lift + 1).some((_, k) => seen(k))).toBe(false);
+    expect(b.views.slice(lift + 1).some((_, k) => seen(lift + 1 + k))).toBe(true);
   });
 
   it("the engine's pick_up of the cloth (#id, from the initial view) folds it and shows the object", async () => {

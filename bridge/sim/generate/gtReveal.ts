@@ -1,0 +1,90 @@
+/**
+ * Ground-truth trajectories that act (issue 46): a task whose answer hides behind a lid or under a cloth has a
+ * trajectory that walks to each hidden place, opens or lifts it with the hands (`open(#57)`, `pick_up(#61)`),
+ * and then shows what the question needs, as ESI's human experts did in GT-Passive. Each act is planned like any
+ * other goal: walk to a key pose from which the object is in view and within reach, act (the built-in hands
+ * must succeed: a failure re-draws the task), and go on in the changed world.
+ */
+import type { AgentPose } from "../../../core/math/camera.js";
+import { intrinsicsFromHfov, poseToExtrinsic } from "../../../core/math/camera.js";
+import { REACH_M } from "../../../core/task/actions.js";
+import type { CameraSpec, Task, TaskObject } from "../../../core/task/schema.js";
+import { Hands } from "../manipulation/hands.js";
+import { boxDistance } from "../manipulation/references.js";
+import { taskPhysics } from "../physics/taskWorld.js";
+import { buildScene } from "../scene.js";
+import { render } from "../raster.js";
+import { worldOf } from "../agent.js";
+import { buildGtTrajectory, GT_ACTION_BUDGET, type GtTrajectory, type ViewGoal } from "./gtTrajectory.js";
+import { VISIBLE_MIN_PX } from "./visibility.js";
+import { Resample } from "./common.js";
+
+/** One act of the trajectory: what to do to which object, and poses to do it from. */
+export interface GtAct {
+  action: "open" | "pick_up";
+  id: number;
+  keyPoses: AgentPose[];
+}
+
+type World = Pick<Task, "room" | "objects" | "lighting" | "label_metadata">;
+
+/** Pixels per instance id of a full-resolution view (the hands' visibility rule counts those). */
+function fullCounts(scene: ReturnType<typeof buildScene>, spec: CameraSpec, pose: AgentPose): Map<number, number> {
+  const K = intrinsicsFromHfov(spec.width, spec.height, spec.hfov_deg);
+  const out = render(scene, { width: spec.width, height: spec.height, K, E: poseToExtrinsic(pose) });
+  const counts = new Map<number, number>();
+  for (const id of out.ids) counts.set(id, (counts.get(id) ?? 0) + 1);
+  return counts;
+}
+
+/**
+ * The trajectory: each act in turn (walk to where it can be done, do it), then the final goals in the world the acts
+ * left. Returns the actions, every view's visibility, and the objects as the trajectory leaves them.
+ */
+export function buildActingGtTrajectory(
+  world0: World,
+  spec: CameraSpec,
+  start: AgentPose,
+  acts: readonly GtAct[],
+  goals: ViewGoal[],
+  keyPoses: AgentPose[],
+): GtTrajectory & { objects: TaskObject[] } {
+  const hands = new Hands(world0.objects, world0.room.size, taskPhysics(world0));
+  let objects = world0.objects;
+  const actions: string[] = [];
+  const views: GtTrajectory["views"] = [];
+  let pose = start;
+  for (const act of acts) {
+    const target = () => objects.find((o) => o.id === act.id)!;
+    const canAct: ViewGoal = (v) =>
+      (v.counts.get(act.id) ?? 0) >= VISIBLE_MIN_PX && boxDistance(target(), [v.pose.position[0], v.pose.position[1], target().position[2]]) <= REACH_M;
+    const scene = buildScene({ ...world0, objects });
+    const walk = buildGtTrajectory(scene, spec, worldOf({ ...world0, objects }), pose, [canAct], act.keyPoses, GT_ACTION_BUDGET - actions.length - 1);
+    // each leg starts with a new view: the initial one, or the one the act before it produced
+    views.push(...walk.views);
+    actions.push(...walk.actions);
+    pose = walk.views.at(-1)!.pose;
+    const text = `${act.action}(#${act.id})`;
+    const r = hands.apply(act.action, [{ text: `#${act.id}` }], pose, fullCounts(scene, spec, pose));
+    if (!r.ok) throw new Resample(`ground-truth trajectory: ${text} fails: ${r.result}`);
+    objects = hands.current();
+    actions.push(text);
+  }
+  const held = hands.holding();
+  // a held object is planned at the hand where the act left it; the capture carries it with the camera, so the
+  // visibility flags of the held object itself are approximate after its act (those of everything else are exact)
+  const scene = buildScene({ ...world0, objects });
+  const rest = buildGtTrajectory(
+    scene,
+    spec,
+    worldOf({ ...world0, objects: objects.filter((o) => o.id !== held) }),
+    pose,
+    goals,
+    keyPoses,
+    GT_ACTION_BUDGET - actions.length,
+  );
+  // the view after the last act is the rest's first (same pose, the changed world)
+  views.push(...rest.views);
+  actions.push(...rest.actions);
+  return { actions, views, objects };
+}
