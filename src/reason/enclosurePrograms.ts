@@ -5,7 +5,7 @@
  * an answer is a guess over unseen contents, so its confidence is the prior's probability of exactly that count.
  * Neither program reads the task's label.
  */
-import { inFootprint } from "../../core/geometry.js";
+import { footprintsOverlap, inFootprint } from "../../core/geometry.js";
 import { LIBRARY } from "../../core/objects/library.js";
 import type { GraphNode } from "../../scenegraph/types.js";
 import { nearestOption } from "./decision.js";
@@ -25,8 +25,9 @@ const ENCLOSURE_LABELS: ReadonlySet<string> = new Set([
   ...DOOR_LABELS,
 ]);
 /**
- * A lid node rests on a box node when its bottom is within this (m) of the box's top and its centre lies over the
- * box's footprint. Ours: a few centimetres, the size of a reconstructed box's error at a few metres.
+ * A lid node rests on a box node when it lies flat (its height under half its narrower side: a lid swung open
+ * stands up), its bottom is within this (m) of the box's top, and their footprints overlap (a closed box's node
+ * is often one wall, the rest hidden under the lid). Ours: a few centimetres, a reconstructed box's error at a few metres.
  */
 const LID_REST_GAP_M = 0.04;
 
@@ -64,8 +65,9 @@ export function enclosureAnswer(options: string[], seen: number, unseen: number)
 
 const top = (n: GraphNode) => n.box.centre[2] + n.box.extent[2] / 2;
 const bottom = (n: GraphNode) => n.box.centre[2] - n.box.extent[2] / 2;
+const liesFlat = (n: GraphNode) => n.box.extent[2] < Math.min(n.box.extent[0], n.box.extent[1]) / 2;
 const restsOn = (lid: GraphNode, box: GraphNode) =>
-  Math.abs(bottom(lid) - top(box)) <= LID_REST_GAP_M && inFootprint(box.box, lid.box.centre[0], lid.box.centre[1]);
+  liesFlat(lid) && Math.abs(bottom(lid) - top(box)) <= LID_REST_GAP_M && footprintsOverlap(lid.box, box.box, LID_REST_GAP_M / 2);
 const inside = (n: GraphNode, box: GraphNode) =>
   inFootprint(box.box, n.box.centre[0], n.box.centre[1]) && n.box.centre[2] >= bottom(box) && n.box.centre[2] <= top(box);
 
