@@ -333,9 +333,6 @@ const stacking: Program = (p) => {
   return stackOrder(evidence, p.trace);
 };
 
-/** Programs of imported ESI-Bench subcategories esi3d does not generate, where a graph can answer at all. */
-const IMPORTED_PROGRAMS: Partial<Record<string, Program>> = { structural_enclosure: enclosure };
-
 /** The program of each built-in subcategory. */
 const PROGRAMS: Record<BuiltinSubcategory, Program> = {
   geometric_configuration: triangle,
@@ -359,6 +356,7 @@ const PROGRAMS: Record<BuiltinSubcategory, Program> = {
   long_term_navigation: (p) => navigationProgram(p),
   inclined_plane: inclinedPlane,
   stacking_stability: stacking,
+  structural_enclosure: enclosure,
 };
 
 /**
@@ -369,7 +367,7 @@ const PROGRAMS: Record<BuiltinSubcategory, Program> = {
 export function decide(g: SceneGraph, q: Query, opts: DecideOptions = {}): Decision {
   const refs = resolve(g, q.referents);
   const trace = q.referents.map((r, i) => `${r.name} -> ${refs[i]?.id ?? "not found"}`);
-  const program = (PROGRAMS[q.subcategory as BuiltinSubcategory] as Program | undefined) ?? IMPORTED_PROGRAMS[q.subcategory];
+  const program = PROGRAMS[q.subcategory as BuiltinSubcategory] as Program | undefined;
   if (!program) return declined(`no program for ${q.subcategory} (no graph program answers it)`, trace);
   const d = program({ g, q, refs, trace, uncertainty: opts.uncertainty === true });
   if (!opts.uncertainty || "unanswerable" in d) return d;

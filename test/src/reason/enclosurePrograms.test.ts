@@ -55,7 +55,7 @@ describe("Structural Enclosure 3D program (graph from ground-truth depth and mas
       expect(a.status).toBe("parsed");
       expect(a.answer).toBe(nearestOption(t.options, 0.5 * boxes));
       expect(a.confidence).toBeLessThan(0.5);
-      expect(a.trace?.join("\n") ?? a.reason ?? "").toContain("never seen open");
+      expect(a.raw.join("\n")).toContain("never seen open");
       expect((await r.answer({ task: relabelled(t), graph: g })).answer).toBe(a.answer);
     }
   });
@@ -65,7 +65,7 @@ describe("Structural Enclosure 3D program (graph from ground-truth depth and mas
     for (const t of tasks) {
       const g = opened.get(t.task_id)!;
       const a = await r.answer({ task: t, graph: g });
-      expect(a.answer, a.trace?.join("\n")).toBe(t.answer);
+      expect(a.answer, a.raw.join("\n")).toBe(t.answer);
       expect(a.confidence).toBe(1);
       expect((await r.answer({ task: relabelled(t), graph: g })).answer).toBe(a.answer);
     }
