@@ -1118,7 +1118,8 @@ const CATS: CategoryDef[] = [
   {
     category: "box_lid",
     group: "container",
-    confusables: [],
+    // flat rectangular boards a detector takes it for
+    confusables: ["book", "cardboard_box"],
     flags: { lid: true },
     models: [
       {
