@@ -1,5 +1,5 @@
 /**
- * The built-in object library: 30 small-object categories, 11 furniture categories and a cloth (Deformable), each built from
+ * The built-in object library: 30 small-object categories, 11 furniture categories, a cloth (Deformable) and a box lid, each built from
  * primitives with distinct shapes and sizes, plus look-alike groups (apple/tomato/peach, mug/cup/can,
  * piano/cabinet, ...) for the recognition and ambiguity tasks.
  *
@@ -38,6 +38,11 @@ interface CategoryFlags {
   rigidContainer?: boolean;
   /** A container one fills with liquid (Liquid Volume, ESI Q.2: mugs, bowls, wineglasses, crock pots, jars). */
   fillable?: boolean;
+  /**
+   * The lid of a box container (Structural Enclosure, ESI Q.23): a part placed with its box and scaled to it (BOX_LID),
+   * never drawn on its own as an occluder, distractor or look-alike.
+   */
+  lid?: boolean;
 }
 
 export interface ModelDef {
@@ -91,6 +96,29 @@ const PITCHER: InteriorSpec = { shape: "round", r0: 0.06, r1: 0.055, height: 0.1
 const PACKING_BOX: InteriorSpec = { shape: "box", outer: [0.4, 0.3, 0.3], wallFraction: 0.03, bottomFraction: 0.04 };
 const TOY_BOX: InteriorSpec = { shape: "box", outer: [0.5, 0.35, 0.3], wallFraction: 0.04, bottomFraction: 0.06 };
 const STORAGE_BIN: InteriorSpec = { shape: "box", outer: [0.4, 0.3, 0.25], wallFraction: 0.025, bottomFraction: 0.04 };
+
+/**
+ * A box lid at unit scale: a plate the size of a packing box's outer footprint (0.4 x 0.3 m) plus the overhang on
+ * every side, with a knob in its middle. The generator scales x and y to its own box (lidScaleFor) and keeps z.
+ * Our sizes (household box lids): the overhang covers the wall tops, so that no gap between lid and rim shows
+ * the inside; the plate is a stiff board's thickness; the knob is a fingertip grip.
+ */
+const BOX_LID = {
+  /** how far the plate reaches past the box's outer walls on every side (m) */
+  overhangM: 0.005,
+  /** plate thickness (m): ESI-like lids 1-2 cm */
+  thicknessM: 0.015,
+  /** the plate at unit scale: a packing box's outer footprint plus the overhang (m) */
+  plate: [0.41, 0.31] as const,
+  /** knob radius and height (m) */
+  knobRadiusM: 0.02,
+  knobHeightM: 0.02,
+};
+
+/** Per-axis scale of the lid model for a box of outer full size `boxExtent` (m): plate = footprint + 2 x overhang, unit height. */
+export function lidScaleFor(boxExtent: readonly number[]): Vec3 {
+  return [(boxExtent[0]! + 2 * BOX_LID.overhangM) / BOX_LID.plate[0], (boxExtent[1]! + 2 * BOX_LID.overhangM) / BOX_LID.plate[1], 1];
+}
 
 const CATS: CategoryDef[] = [
   // ---- fruit ----
@@ -1104,6 +1132,28 @@ const CATS: CategoryDef[] = [
         build: () => {
           const g = m();
           box(g, [0, 0, 0.0015], [1, 1, 0.003], 0);
+          return g;
+        },
+      },
+    ],
+  },
+  // ---- parts (last: categories drawn by index keep their order) ----
+  {
+    category: "box_lid",
+    group: "container",
+    // flat rectangular boards a detector takes it for
+    confusables: ["book", "cardboard_box"],
+    flags: { lid: true },
+    models: [
+      {
+        id: "box_lid/0",
+        // every box container's colours: a lid takes its box's
+        palette: ["tan", "brown", "white", "grey", "red", "blue", "yellow", "green", "purple", "teal"],
+        build: () => {
+          const g = m();
+          const [px, py] = BOX_LID.plate;
+          box(g, [0, 0, BOX_LID.thicknessM / 2], [px, py, BOX_LID.thicknessM], 0);
+          cylinder(g, [0, 0], BOX_LID.thicknessM, BOX_LID.knobHeightM, BOX_LID.knobRadiusM, BOX_LID.knobRadiusM, 0, 12);
           return g;
         },
       },

@@ -87,7 +87,8 @@ export const BUILTIN_SUBCATEGORIES = [
   // issue 45's Physical Dynamics, last: a run limited to the first 19 tasks draws the suite it drew before them
   "inclined_plane",
   "stacking_stability",
-  // issue 46's Deformable, after them for the same reason
+  // issue 46's hidden state, after them for the same reason
+  "structural_enclosure",
   "deformable",
 ] as const satisfies readonly Subcategory[];
 export type BuiltinSubcategory = (typeof BUILTIN_SUBCATEGORIES)[number];

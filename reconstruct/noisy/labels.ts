@@ -52,8 +52,14 @@ export interface LabelPlan {
   phantoms: LabelPhantom[];
 }
 
-/** Every library category, sorted (the random choices index into it). */
-const LIBRARY_CATEGORIES: readonly string[] = [...LIBRARY.keys()].sort();
+/**
+ * Every free-standing library category, sorted (the random choices index into it). A box's lid is a part, not an
+ * object a recogniser names in place of another; leaving it out also keeps every other category's index.
+ */
+const LIBRARY_CATEGORIES: readonly string[] = [...LIBRARY.values()]
+  .filter((c) => !c.flags.lid)
+  .map((c) => c.category)
+  .sort();
 
 function randomOther(category: string, u: number): string {
   const others = LIBRARY_CATEGORIES.filter((c) => c !== category);

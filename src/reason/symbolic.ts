@@ -28,6 +28,7 @@ import type { Reasoner } from "./types.js";
 import { connectivityProgram, navigationProgram, regionalProgram, traversableProgram } from "./regionPrograms.js";
 import { stackOrder } from "./stackingPrograms.js";
 import { byDrapeHeight, CLOTH_LABEL, optionCategory } from "./deformablePrograms.js";
+import { enclosureAnswer, graphEnclosureCount } from "./enclosurePrograms.js";
 
 /** Distance scales at which a decision counts as certain (m or relative), per rule. */
 const CONFIDENCE_SCALE = {
@@ -213,39 +214,17 @@ const counting: Program = (p) => {
 };
 
 /**
- * Categories that enclose the counted objects in ESI-Bench's Structural Enclosure records: its generator hides each
- * target in a closed microwave (ESI-Bench's released records' metadata, `containers[]` with `open_state`, `contains_ball`).
- */
-const ENCLOSURE_CATEGORIES: ReadonlySet<string> = new Set(["microwave"]);
-/** At most this many targets per enclosure: ESI's generator puts one or none in each (`contains_ball` is a flag). */
-const TARGETS_PER_ENCLOSURE = 1;
-
-/**
- * Structural Enclosure: count the target nodes the graph has; every enclosure node may hide up to
- * TARGETS_PER_ENCLOSURE more that no camera saw (a graph of seen surfaces has nothing inside a closed box).
- * With no enclosure the count is the answer, as in counting. Otherwise the answer is known only when exactly
- * one option lies in [seen, seen + capacity]; else the program declines instead of guessing what is inside.
+ * Structural Enclosure: the target nodes the graph has, plus the fill prior's expected value over the closed boxes
+ * (a lid node resting on them, a microwave) with no target node inside (enclosurePrograms.ts). With no closed box
+ * the count is the answer, as in counting.
  */
 const enclosure: Program = (p) => {
   const cat = p.q.countCategory;
   if (!cat) return declined("the question names no category to count", p.trace);
-  const seen = p.g.nodes.filter((n) => n.label === cat).length;
-  const boxes = p.g.nodes.filter((n) => ENCLOSURE_CATEGORIES.has(n.label)).length;
-  if (boxes === 0) {
-    p.trace.push(`${seen} node(s) labelled ${cat}, no enclosure in the graph`);
-    const answer = nearestOption(p.q.options, seen);
-    return { answer, confidence: Number(answer) === seen ? 1 : 0.5, trace: p.trace };
-  }
-  const hi = seen + boxes * TARGETS_PER_ENCLOSURE;
-  const fits = p.q.options.filter((o) => Number(o) >= seen && Number(o) <= hi);
-  p.trace.push(
-    `${seen} ${cat} seen, ${boxes} enclosure(s) that may hide up to ${TARGETS_PER_ENCLOSURE} each: ${seen}..${hi}; options in range: ${fits.join(", ") || "none"}`,
-  );
-  if (fits.length === 1) return { answer: fits[0]!, confidence: 0.5, trace: p.trace };
-  return declined(
-    `what is inside the ${boxes} closed ${[...ENCLOSURE_CATEGORIES].join("/")}(s) is not in a graph of seen surfaces, and ${fits.length} options fit ${seen}..${hi}`,
-    p.trace,
-  );
+  const g = graphEnclosureCount(p.g.nodes, cat);
+  const d = enclosureAnswer(p.q.options, g.seen, g.unseen);
+  p.trace.push(g.trace, d.trace);
+  return { answer: d.answer, confidence: d.confidence, trace: p.trace };
 };
 
 /** How an option names a referent: ESI's options drop the article ("medium packing box"). */
@@ -372,9 +351,6 @@ const deformable: Program = (p) => {
   return byDrapeHeight(p.q.options, cloth.aabb.max[2], p.trace, `${cloth.id} (${CLOTH_LABEL})`);
 };
 
-/** Programs of imported ESI-Bench subcategories esi3d does not generate, where a graph can answer at all. */
-const IMPORTED_PROGRAMS: Partial<Record<string, Program>> = { structural_enclosure: enclosure };
-
 /** The program of each built-in subcategory. */
 const PROGRAMS: Record<BuiltinSubcategory, Program> = {
   geometric_configuration: triangle,
@@ -398,6 +374,7 @@ const PROGRAMS: Record<BuiltinSubcategory, Program> = {
   long_term_navigation: (p) => navigationProgram(p),
   inclined_plane: inclinedPlane,
   stacking_stability: stacking,
+  structural_enclosure: enclosure,
   deformable,
 };
 
@@ -409,7 +386,7 @@ const PROGRAMS: Record<BuiltinSubcategory, Program> = {
 export function decide(g: SceneGraph, q: Query, opts: DecideOptions = {}): Decision {
   const refs = resolve(g, q.referents);
   const trace = q.referents.map((r, i) => `${r.name} -> ${refs[i]?.id ?? "not found"}`);
-  const program = (PROGRAMS[q.subcategory as BuiltinSubcategory] as Program | undefined) ?? IMPORTED_PROGRAMS[q.subcategory];
+  const program = PROGRAMS[q.subcategory as BuiltinSubcategory] as Program | undefined;
   if (!program) return declined(`no program for ${q.subcategory} (no graph program answers it)`, trace);
   const d = program({ g, q, refs, trace, uncertainty: opts.uncertainty === true });
   if (!opts.uncertainty || "unanswerable" in d) return d;

@@ -20,6 +20,7 @@ import { declined, marginConfidence, nearestOption, optionNaming, programReasone
 import type { Reasoner } from "./types.js";
 import { interiorFractions } from "../../core/objects/containers.js";
 import { buildModel, LIBRARY } from "../../core/objects/library.js";
+import { enclosureAnswer, isDoorLabel, isLidLabel } from "./enclosurePrograms.js";
 import type { Intrinsics } from "../../core/math/camera.js";
 import { regionProgram2d, type ViewLabels, type ViewPlaces } from "./regionPrograms2d.js";
 import { BOARD_CATEGORY, rollsByShape, slopeAnswer, stayChanceUnseenTiltBelow, tippingTiltDeg } from "./slopePrior.js";
@@ -205,6 +206,14 @@ function decide2d(bundle: FrameBundle, q: Query, o: Symbolic2dOptions): Decision
     const counts = perView.map((ms) => ms.filter((m) => m.label === cat).length);
     const best = Math.max(0, ...counts);
     trace.push(`most ${cat} masks in one view: ${best} (view ${counts.indexOf(best)})`);
+    if (q.subcategory === "structural_enclosure") {
+      // a lid's mask is a closed box (masks cannot tell a lid on its box from one lifted beside it); each seen target
+      // fills one box (ESI puts one or none in each), the rest of the closed boxes are unknown
+      const closed = Math.max(0, ...perView.map((ms) => ms.filter((m) => isLidLabel(m.label) || isDoorLabel(m.label)).length));
+      const d = enclosureAnswer(q.options, best, Math.max(0, closed - best));
+      trace.push(`most lid or door masks in one view: ${closed}`, d.trace);
+      return { answer: d.answer, confidence: d.confidence, trace };
+    }
     const answer = nearestOption(q.options, best);
     return { answer, confidence: Number(answer) === best ? 0.75 : 0.5, trace };
   }

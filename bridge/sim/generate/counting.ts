@@ -34,7 +34,7 @@ import type { GeneratorContext } from "./options.js";
 import type { AnswerPlan } from "./answerPlan.js";
 
 /** ESI Q.19 counting pool, from the library flags (checked against the edge rule by a test). */
-const COUNT_CATEGORIES = [...LIBRARY.values()].filter((c) => c.flags.countable).map((c) => c.category);
+export const COUNT_CATEGORIES = [...LIBRARY.values()].filter((c) => c.flags.countable).map((c) => c.category);
 /** Counts of the built-in suite; the paper does not give them; our choice. */
 const COUNT_RANGE: [number, number] = [2, 6];
 /** Tall furniture that hides a small object behind it (ESI Q.19: cabinets, shelves, sofas, counters...). */
@@ -93,9 +93,9 @@ const DIM_AMBIENT: [number, number] = [0.05, 0.12];
 const SPOT_INTENSITY: [number, number] = [1.0, 1.8];
 const SPOT_RANGE_M: [number, number] = [0.5, 0.9];
 /** A target counts as clearly seen in a ground-truth view with this many pixels at the check resolution (~100 px full size). */
-const COUNT_CLEAR_VIEW_PX = 6;
+export const COUNT_CLEAR_VIEW_PX = 6;
 /** The ground-truth trajectory of a counting task includes a view at least this far from the start (m). */
-const SECOND_VANTAGE_M = 1.0;
+export const SECOND_VANTAGE_M = 1.0;
 /** Objects are placed where the initial view can see the floor: within this angle of the view axis. */
 const VIEW_HALF_ANGLE = rad(24);
 /** Counted objects stand at least this far from the agent (ESI `MIN_BALL_DISTANCE_FROM_AGENT`, batch_counting_merge.py). */
@@ -103,7 +103,7 @@ const COUNT_TARGET_MIN_AGENT_DISTANCE_M = 1.5;
 /** Floor spots keep this angle (rad) above the initial view's bottom edge, so an object there is in the frame. Ours. */
 const VIEW_BOTTOM_MARGIN = rad(3);
 
-interface CountingScene {
+export interface CountingScene {
   b: SceneBuilder;
   agent: AgentPose;
   /** the nearest floor distance (m) the initial view shows, with VIEW_BOTTOM_MARGIN */
@@ -114,7 +114,7 @@ interface CountingScene {
  * A room and the agent near one wall, camera 1.25 m high aimed at 0.9 m above the room centre (ESI's primary
  * view, `_sample_primary_view_pose`: it looks down only 0.35 m over the distance to the centre, ≈13° at 1.5 m).
  */
-function countingScene(rng: Rng, roomType: string, camera: CameraSpec): CountingScene {
+export function countingScene(rng: Rng, roomType: string, camera: CameraSpec): CountingScene {
   const room = makeRoom(rng, roomType);
   const b = new SceneBuilder(rng, room);
   const wall = rng.int(0, 3);
@@ -135,7 +135,7 @@ function countingScene(rng: Rng, roomType: string, camera: CameraSpec): Counting
  * A floor spot in front of the agent (within the view) at a distance in `dist`, clear of other objects. The
  * range starts no nearer than ESI's 1.5 m nor than the floor the initial view shows, keeping at least half its width.
  */
-function spotInView(s: CountingScene, half: [number, number], dist: [number, number], yaw: number, margin = 0.05): [number, number] | null {
+export function spotInView(s: CountingScene, half: [number, number], dist: [number, number], yaw: number, margin = 0.05): [number, number] | null {
   const { b, agent } = s;
   const lo = Math.max(dist[0], COUNT_TARGET_MIN_AGENT_DISTANCE_M, s.nearestFloorM);
   const hi = Math.max(dist[1], lo + (dist[1] - dist[0]) / 2);
@@ -149,7 +149,7 @@ function spotInView(s: CountingScene, half: [number, number], dist: [number, num
   return null;
 }
 
-function agentClear(b: SceneBuilder, agent: AgentPose): AgentPose {
+export function agentClear(b: SceneBuilder, agent: AgentPose): AgentPose {
   const p = cameraLookingAt(b, agent.position, [
     agent.position[0] + Math.cos(agent.yaw),
     agent.position[1] + Math.sin(agent.yaw),

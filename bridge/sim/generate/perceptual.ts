@@ -51,12 +51,13 @@ const OCCLUSION_CAMERA_EXTRA_M = 0.55;
 const OCCLUSION_TARGETS = ["mug", "kettle", "teddy_bear", "toy_car", "toy_truck", "shoe", "bottle", "vase", "potted_plant", "lamp", "clock", "pot"];
 /**
  * Occluders: ESI scales "a random BEHAVIOR object" to the target's box (ESI-Bench's released generator scripts); ours is
- * any library category with a closed silhouette: not glass (seen through) and not supports or dividers
- * (seen between their legs), nor the cloth (Deformable's cover, whose shape is a drape over what it covers, no
- * box to scale). A generator excludes the question's options, so the occluder's name tells nothing about the answer.
+ * any library category with a closed silhouette: not glass (seen through), not supports or dividers
+ * (seen between their legs), not a box's lid (a part), nor the cloth (Deformable's cover, whose shape is a drape over
+ * what it covers, no box to scale). A generator excludes the question's options, so the occluder's name tells nothing
+ * about the answer.
  */
 const OCCLUDER_CATEGORIES = [...LIBRARY.values()]
-  .filter((c) => !c.flags.transparentContainer && !c.flags.support && !c.flags.divider && c.category !== CLOTH_CATEGORY)
+  .filter((c) => !c.flags.transparentContainer && !c.flags.support && !c.flags.divider && !c.flags.lid && c.category !== CLOTH_CATEGORY)
   .map((c) => c.category);
 /** View Hallucination: categories whose identity depends on the viewing angle (library flag `ambiguous`). */
 const AMBIGUOUS_CATEGORIES = [...LIBRARY.values()].filter((c) => c.flags.ambiguous).map((c) => c.category);

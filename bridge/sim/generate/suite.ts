@@ -24,6 +24,7 @@ import { categoryAmbiguity, countingWithOcclusion, illuminationVariability, merg
 import { liquidVolume, rigidContainment } from "./physical.js";
 import { inclinedPlane } from "./dynamics.js";
 import { stackingStability } from "./stacking.js";
+import { structuralEnclosure } from "./enclosure.js";
 import { deformable } from "./deformable.js";
 import { loadPhysics } from "../physics/world.js";
 import { generatorContext, GeneratorOptionsSchema, type GeneratorContext } from "./options.js";
@@ -51,6 +52,7 @@ const GENERATORS: Record<GeneratedSubcategory, Generator> = {
   long_term_navigation: longTermNavigation,
   inclined_plane: inclinedPlane,
   stacking_stability: stackingStability,
+  structural_enclosure: structuralEnclosure,
   deformable,
 };
 

@@ -127,15 +127,37 @@ describe("Structural Enclosure program", () => {
     countCategory: "club_sandwich",
     viewpoint: { position: [0, 0, 1], yaw: 0, pitch: 0 },
   });
-  // the program reads node labels only
-  const graph = (labels: string[]) => ({ nodes: labels.map((label, i) => ({ id: `n${i}`, label })), relations: [] }) as unknown as SceneGraph;
+  // the program reads node labels and boxes: node i stands 1 m along x from node i - 1, 0.3 m cubes on the floor
+  const graph = (labels: string[]) =>
+    ({
+      nodes: labels.map((label, i) => ({ id: `n${i}`, label, box: { centre: [i, 0, 0.15], extent: [0.3, 0.3, 0.3], yaw: 0 } })),
+      relations: [],
+    }) as unknown as SceneGraph;
 
-  it("declines when the closed microwaves could hide a count that several options fit (the sample's 5-microwave record)", () => {
-    const d = decide(graph(["microwave", "microwave", "microwave", "microwave", "microwave"]), q(["0", "1", "4", "5"]));
-    expect(d).toMatchObject({ unanswerable: expect.stringContaining("4 options fit 0..5") });
+  it("answers the fill prior's expected count over closed microwaves at the prior's confidence (the sample's 5-microwave record)", () => {
+    // 5 closed, nothing seen: 2.5 expected, options 1 and 4 equally near (the lower wins), P(1 of 5) = 5/32
+    expect(decide(graph(["microwave", "microwave", "microwave", "microwave", "microwave"]), q(["0", "1", "4", "5"]))).toMatchObject({
+      answer: "1",
+      confidence: 0.156,
+    });
   });
-  it("answers when exactly one option fits seen..seen+enclosures, and counts plainly without enclosures", () => {
+  it("adds the prior over the closed boxes to the seen count, and counts plainly without enclosures", () => {
     expect(decide(graph(["club_sandwich", "club_sandwich", "microwave"]), q(["1", "2", "4", "5"]))).toMatchObject({ answer: "2", confidence: 0.5 });
     expect(decide(graph(["club_sandwich", "club_sandwich", "club_sandwich"]), q(["1", "2", "3", "4"]))).toMatchObject({ answer: "3", confidence: 1 });
+  });
+  it("reads a box as closed only while a lid node rests on it, and a box with a target seen inside as known", () => {
+    const node = (id: string, label: string, centre: number[], extent: number[]) => ({ id, label, box: { centre, extent, yaw: 0 } });
+    const box = (i: number) => node(`b${i}`, "packing_box", [i, 0, 0.15], [0.4, 0.3, 0.3]);
+    const lidOn = (i: number) => node(`l${i}`, "box_lid", [i, 0, 0.315], [0.41, 0.31, 0.03]);
+    const lidBeside = (i: number) => node(`l${i}`, "box_lid", [i, 0.5, 0.015], [0.41, 0.31, 0.03]);
+    const apple = (i: number) => node(`a${i}`, "apple", [i, 0, 0.09], [0.08, 0.08, 0.08]);
+    const g = (nodes: unknown[]) => ({ nodes, relations: [] }) as unknown as SceneGraph;
+    const ask = { ...q(["0", "1", "2", "3"]), countCategory: "apple" };
+    // three boxes open (lids beside them), one apple seen inside: the count
+    expect(decide(g([box(0), box(1), box(2), lidBeside(0), lidBeside(1), lidBeside(2), apple(1)]), ask)).toMatchObject({ answer: "1", confidence: 1 });
+    // two of them closed: 1 seen + 0.5 x 2 -> 2, P(1 of 2) = 0.5
+    expect(decide(g([box(0), box(1), box(2), lidOn(0), lidOn(2), lidBeside(1), apple(1)]), ask)).toMatchObject({ answer: "2", confidence: 0.5 });
+    // a closed box whose apple the graph holds adds nothing unknown
+    expect(decide(g([box(0), lidOn(0), apple(0)]), ask)).toMatchObject({ answer: "1", confidence: 1 });
   });
 });

@@ -17,8 +17,10 @@ beforeAll(() => prepareGenerators(BUILTIN_SUBCATEGORIES));
 /**
  * The subcategories whose answer a ground-truth graph holds. Physical Dynamics' does not: whether an object stays
  * on a slope hangs on its friction, whether a stack stands on where each object lands, and no graph shows either.
+ * Nor does Structural Enclosure's (ESI: no scene graph, MANIP): a closed box's inside is no surface a camera saw, so
+ * a graph cannot say that a closed box is empty until it is opened.
  */
-const GRAPH_ANSWERED = BUILTIN_SUBCATEGORIES.filter((s) => SUBCATEGORY_CATEGORY[s] !== "physical_dynamics");
+const GRAPH_ANSWERED = BUILTIN_SUBCATEGORIES.filter((s) => SUBCATEGORY_CATEGORY[s] !== "physical_dynamics" && s !== "structural_enclosure");
 
 describe("symbolic reasoner: the graph oracle", () => {
   it("scores 100 % on ground-truth graphs of every built-in subcategory", async () => {
