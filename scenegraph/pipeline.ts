@@ -19,6 +19,7 @@ import { IncrementalGraph } from "./incremental.js";
 import type { Relation } from "./types.js";
 import { structureIdsOf } from "./evidence.js";
 import { InputError } from "../core/errors.js";
+import type { ManipulationEvent } from "./manipulation.js";
 
 export interface PipelineRuntime extends Omit<CloudRuntime, "excludeIds"> {
   /** Diagnose the graph against the bundle's task (default true; never for a bundle without a task). */
@@ -282,6 +283,18 @@ export class GraphMemory {
     }
     const one: FrameBundle = { ...bundle, manifest: { ...bundle.manifest, views: [bundle.manifest.views.at(-1)!] }, views: [view] };
     return buildPointCloud(one, cloudOptions, { ...runtime, trajectory: bundle.views });
+  }
+
+  /**
+   * The agent moved an object; called after a successful manipulation, before the view that shows it is
+   * added. The moved node's earlier points are dropped (the object is no longer there) and the next views'
+   * detection of it is the same node (scenegraph/manipulation.ts says which, and by what rule). Returns what
+   * it did in words; why it could not goes to the notes too (the run shows them).
+   */
+  noteManipulation(event: ManipulationEvent): { done: boolean; text: string } {
+    const out = this.graph.noteManipulation(event);
+    if (!out.done) this.notes.push(`${this.graph.taskId} view ${event.view}: ${out.text}`);
+    return out;
   }
 
   /** Adds the bundle's last view and returns the graph (and, unless runtime.diagnose is false, its diagnosis). */
