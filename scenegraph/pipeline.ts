@@ -11,7 +11,7 @@ import { filterCloud, type PointCloud } from "../reconstruct/pointcloud.js";
 import { FAKE_LABEL_ID_BASE } from "../reconstruct/noisy/params.js";
 import type { GraphPipelineOptions } from "./pipelineOptions.js";
 import { buildSceneGraph, type GraphResult } from "./build.js";
-import { diagnose } from "./diagnosis.js";
+import { diagnose, type ObjectMove } from "./diagnosis.js";
 import type { Diagnosis } from "./diagnosisSchema.js";
 import { effectiveInstances, type MaskMode } from "./options.js";
 import { cachedTrueRelations } from "./truth.js";
@@ -297,8 +297,11 @@ export class GraphMemory {
     return out;
   }
 
-  /** Adds the bundle's last view and returns the graph (and, unless runtime.diagnose is false, its diagnosis). */
-  async addView(bundle: FrameBundle): Promise<PipelineResult> {
+  /**
+   * Adds the bundle's last view and returns the graph (and, unless runtime.diagnose is false, its diagnosis,
+   * against the objects where they are now: `moved`, the objects moved so far, from the environment).
+   */
+  async addView(bundle: FrameBundle, moved?: readonly ObjectMove[]): Promise<PipelineResult> {
     const timings_ms: Record<string, number> = {};
     let t = performance.now();
     const lap = (stage: string) => {
@@ -334,6 +337,7 @@ export class GraphMemory {
         task,
         bundle,
         trueRelations: this.runtime.trueRelations ?? cachedTrueRelations(task),
+        ...(moved?.length ? { moved } : {}),
       });
       lap("diagnose");
     }
