@@ -90,7 +90,7 @@ const topCentre = (n: GraphNode): Vec3 => [n.box.centre[0], n.box.centre[1], n.a
 const at = (p: Vec3): NodeClaim["near"] => ({ min: [...p], max: [...p] });
 
 /** A box's lid: the lid-labelled node nearest its top centre, within LID_REACH_M. */
-function lidOf(nodes: readonly GraphNode[], box: GraphNode): GraphNode | null {
+export function lidOf(nodes: readonly GraphNode[], box: GraphNode): GraphNode | null {
   const top = topCentre(box);
   const lid = nearest(
     nodes.filter((n) => n.id !== box.id && isLidLabel(n.label)),
