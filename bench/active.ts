@@ -24,7 +24,7 @@ export default async function benchActive(ctx: BenchContext): Promise<void> {
   const env = new BuiltinEnvironment(task);
   const ep = new EpisodeBundle(env.manifest);
   const bundles: FrameBundle[] = [ep.add((await env.reset()).view)];
-  for (const pv of planned.slice(1)) bundles.push(ep.add((await env.step(pv.action as NavigationAction)).view));
+  for (const pv of planned.slice(1)) bundles.push(ep.add((await env.step({ kind: "camera", name: pv.action as NavigationAction })).view));
   const episode = async () => {
     const memory = new GraphMemory(env.manifest, OPTIONS, { diagnose: false });
     const steps: number[] = [];
@@ -76,7 +76,18 @@ export default async function benchActive(ctx: BenchContext): Promise<void> {
   for (let i = 0; i < bundles.length; i++) {
     const g = await memory.addView(bundles[i]!);
     const t = performance.now();
-    await agent.step({ task, step: i + 1, maxSteps: 30, pose: planned[i]!.pose, lastBlocked: false, history, bundle: bundles[i]!, graph: g.graph });
+    await agent.step({
+      task,
+      step: i + 1,
+      maxSteps: 30,
+      pose: planned[i]!.pose,
+      lastBlocked: false,
+      history,
+      bundle: bundles[i]!,
+      graph: g.graph,
+      actions: "camera",
+      checkAction: () => null,
+    });
     planMs.push(performance.now() - t);
   }
   console.log(`  nbv explorer per step (answer + occupancy + plan): median ${median(planMs).toFixed(0)} ms, max ${Math.max(...planMs).toFixed(0)} ms`);

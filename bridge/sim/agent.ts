@@ -6,7 +6,7 @@ import type { AgentPose } from "../../core/math/camera.js";
 import { rad } from "../../core/math/vec.js";
 import type { Task, TaskObject } from "../../core/task/schema.js";
 import { quatToMat } from "../../core/math/quat.js";
-import { intendedPose, isNavigationAction, type NavigationAction } from "../../core/task/actions.js";
+import { intendedPose, isNavigationAction, parseAgentAction, type NavigationAction } from "../../core/task/actions.js";
 import { solidIntervals, wallAxis, wallPoint } from "../../core/task/layout.js";
 
 /** Camera height limits (m above the floor): from crouching to a raised arm; a task's agent_limits may lower the first. */
@@ -132,13 +132,19 @@ export function applyAction(world: World, pose: AgentPose, action: NavigationAct
   return isFree(world, next.position) ? next : null;
 }
 
-/** Replays an action sequence; blocked actions leave the pose unchanged (a physical failure). */
+/**
+ * Replays an action sequence's camera: blocked moves leave the pose unchanged (a physical failure), and so does a
+ * manipulation (the hands move objects, not the eye; the world it changes is the capture's: capture.ts).
+ */
 export function replay(world: World, start: AgentPose, actions: readonly string[]): AgentPose[] {
   const poses = [start];
   let pose = start;
   for (const a of actions) {
-    if (!isNavigationAction(a)) throw new Error(`unknown action "${a}"`);
-    pose = applyAction(world, pose, a) ?? pose;
+    if (isNavigationAction(a)) pose = applyAction(world, pose, a) ?? pose;
+    else {
+      const p = parseAgentAction(a, "all");
+      if ("error" in p || p.action.kind !== "hands") throw new Error(`unknown action "${a}"`);
+    }
     poses.push(pose);
   }
   return poses;

@@ -6,7 +6,9 @@ import type { FrameBundle, ViewPayload } from "../../core/bundle/io.js";
 import { viewData, viewFileNames } from "../../core/bundle/io.js";
 import { buildScene } from "./scene.js";
 import { render } from "./raster.js";
-import { paradigmViews } from "./views.js";
+import { paradigmViews, type PlannedView } from "./views.js";
+import { Hands } from "./manipulation/hands.js";
+import { isNavigationAction, parseAgentAction } from "../../core/task/actions.js";
 
 export const BUILTIN_SIMULATOR = "esi3d-builtin/1";
 
@@ -15,17 +17,46 @@ export interface CapturedBundle {
   payloads: ViewPayload[];
 }
 
+/** The hands of a trajectory that manipulates (null for one that only looks): the world it changes, view by view. */
+function trajectoryHands(task: Task, planned: readonly PlannedView[]): Hands | null {
+  const acts = planned.some((pv) => pv.action !== null && !isNavigationAction(pv.action));
+  return acts ? new Hands(task.objects, task.room.size) : null;
+}
+
+/** Applies a trajectory's manipulation, which must succeed: a ground-truth trajectory that fails is a broken task. */
+function applyTrajectoryAction(task: Task, hands: Hands, pv: PlannedView, i: number, visible: ReadonlyMap<number, number>): void {
+  const p = parseAgentAction(pv.action!, "all");
+  if ("error" in p || p.action.kind !== "hands")
+    throw new Error(`${task.task_id}: action_trajectory[${i - 1}] "${pv.action}": ${"error" in p ? p.error : "not a manipulation"}`);
+  const r = hands.apply(
+    p.action.name,
+    p.action.objects.map((text) => ({ text })),
+    pv.pose,
+    visible,
+  );
+  if (!r.ok) throw new Error(`${task.task_id}: action_trajectory[${i - 1}] "${pv.action}" fails in the built-in simulator: ${r.result}`);
+}
+
 export function captureBundle(task: Task, paradigm: Paradigm): CapturedBundle {
-  const scene = buildScene(task);
+  let scene = buildScene(task);
   const { width, height, hfov_deg } = task.camera;
   const K = intrinsicsFromHfov(width, height, hfov_deg);
   const planned = paradigmViews(task, paradigm);
   const payloads: ViewPayload[] = [];
   const views: BundleManifest["views"] = [];
   // a trajectory that comes back to a pose (a turn and its undoing: 133 of the suite's 1710 multi views)
-  // sees the same image: it is copied, not rendered again (its own arrays, so no view aliases another's)
+  // sees the same image: it is copied, not rendered again (its own arrays, so no view aliases another's);
+  // once the hands change the world, the pose alone no longer says what is seen
   const renderedAt = new Map<string, ViewPayload>();
+  const hands = trajectoryHands(task, planned);
+  let visible = new Map<number, number>();
   planned.forEach((pv, i) => {
+    if (hands && pv.action !== null) {
+      if (isNavigationAction(pv.action)) hands.carry(pv.pose);
+      else applyTrajectoryAction(task, hands, pv, i, visible);
+      scene = buildScene({ ...task, objects: hands.current() });
+      renderedAt.clear();
+    }
     const E = poseToExtrinsic(pv.pose);
     const key = E.flat().join(" ");
     const seen = renderedAt.get(key);
@@ -35,6 +66,10 @@ export function captureBundle(task: Task, paradigm: Paradigm): CapturedBundle {
       const payload = { rgb: out.rgb!, depth: out.depth, ids: out.ids };
       renderedAt.set(key, payload);
       payloads.push(payload);
+    }
+    if (hands) {
+      visible = new Map();
+      for (const id of payloads.at(-1)!.ids) visible.set(id, (visible.get(id) ?? 0) + 1);
     }
     views.push({ index: i, ...viewFileNames(i), intrinsics: K, extrinsic: E, action: pv.action });
   });

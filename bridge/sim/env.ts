@@ -1,27 +1,37 @@
 /**
  * The built-in simulator as an active environment (bridge/env/types.ts): renders each view on demand at
- * the agent's current pose, with the same renderer and camera as the passive bundles (capture.ts), and
- * the motion model of agent.ts (blocked moves leave the pose unchanged and say so).
+ * the agent's current pose, with the same renderer and camera as the passive bundles (capture.ts), the motion
+ * model of agent.ts (blocked moves leave the pose unchanged and say so) and the hands of manipulation/hands.ts
+ * (a manipulation changes the scene's objects, and the next view is rendered from the changed scene).
  */
 import { intrinsicsFromHfov, poseToExtrinsic, type AgentPose, type Intrinsics } from "../../core/math/camera.js";
 import type { Task } from "../../core/task/schema.js";
 import { BUNDLE_CONVENTIONS, BUNDLE_FORMAT, type BundleManifest } from "../../core/bundle/schema.js";
-import type { Environment, EnvView } from "../env/types.js";
-import type { NavigationAction } from "../../core/task/actions.js";
+import type { EnvAction, Environment, EnvView, ObjectRef, WorldTruth } from "../env/types.js";
+import { actionText } from "../../core/task/actions.js";
 import { applyAction, worldOf, type World } from "./agent.js";
 import { BUILTIN_SIMULATOR } from "./capture.js";
 import { buildScene, type RenderScene } from "./scene.js";
 import { render } from "./raster.js";
+import { Hands } from "./manipulation/hands.js";
+import { loadPhysics } from "./physics/world.js";
+
+/** An object has moved when its centre is this far from where the task put it (m): below the renderer's resolution at 1 m. */
+const MOVED_M = 0.005;
 
 export class BuiltinEnvironment implements Environment {
   readonly manifest: Omit<BundleManifest, "views">;
-  private readonly scene: RenderScene;
-  private readonly world: World;
+  private scene: RenderScene;
+  private world: World;
+  private readonly hands: Hands;
   private readonly K: Intrinsics;
   private pose: AgentPose;
   private index = 0;
+  /** Pixels per instance id in the last view: the hands act only on what the agent sees. */
+  private visible = new Map<number, number>();
 
   constructor(private readonly task: Task) {
+    this.hands = new Hands(task.objects, task.room.size);
     this.scene = buildScene(task);
     this.world = worldOf(task);
     this.K = intrinsicsFromHfov(task.camera.width, task.camera.height, task.camera.hfov_deg);
@@ -41,25 +51,61 @@ export class BuiltinEnvironment implements Environment {
     };
   }
 
-  private view(action: NavigationAction | null, blocked: boolean): EnvView {
+  /** Rebuilds the render scene and the body's obstacles from the objects as they are now (a held object is no obstacle). */
+  private rebuild(): void {
+    const objects = this.hands.current();
+    const held = this.hands.holding();
+    this.scene = buildScene({ ...this.task, objects });
+    this.world = worldOf({ ...this.task, objects: objects.filter((o) => o.id !== held) });
+  }
+
+  private view(action: string | null, blocked: boolean, actionResult: string | null): EnvView {
     const { width, height } = this.task.camera;
     const E = poseToExtrinsic(this.pose);
     const out = render(this.scene, { width, height, K: this.K, E });
+    this.visible = new Map();
+    for (const id of out.ids) this.visible.set(id, (this.visible.get(id) ?? 0) + 1);
     const view = { index: this.index, width, height, rgb: out.rgb!, depth: out.depth, ids: out.ids, K: this.K, E, action };
-    return { view, pose: this.pose, blocked, action };
+    return { view, pose: this.pose, blocked, action, actionResult };
   }
 
   async reset(): Promise<EnvView> {
     this.pose = { position: this.task.agent_initial.position, yaw: this.task.agent_initial.yaw, pitch: this.task.agent_initial.pitch };
     this.index = 0;
-    return this.view(null, false);
+    return this.view(null, false, null);
   }
 
-  async step(action: NavigationAction): Promise<EnvView> {
-    const next = applyAction(this.world, this.pose, action);
-    if (next) this.pose = next;
+  async step(action: EnvAction): Promise<EnvView> {
     this.index++;
-    return this.view(action, next === null);
+    if (action.kind === "camera") {
+      const next = applyAction(this.world, this.pose, action.name);
+      if (next) this.pose = next;
+      if (next && this.hands.holding() !== null) {
+        this.hands.carry(this.pose);
+        this.rebuild();
+      }
+      return this.view(action.name, next === null, next ? "ok" : "blocked: the move would leave the free space");
+    }
+    await loadPhysics();
+    const r = this.hands.apply(action.name, action.objects, this.pose, this.visible);
+    if (r.ok) this.rebuild();
+    const out = this.view(actionText({ kind: "hands", name: action.name, objects: action.objects.map((o: ObjectRef) => o.text) }), !r.ok, r.result);
+    return r.ids ? { ...out, actedOn: r.ids } : out;
+  }
+
+  checkReference(ref: ObjectRef): string | null {
+    return this.hands.check(ref, this.visible);
+  }
+
+  truth(): WorldTruth {
+    const objects = this.hands.current();
+    const moved = objects.flatMap((to) => {
+      const from = this.task.objects.find((o) => o.id === to.id)!;
+      const d = Math.hypot(...to.position.map((x, k) => x - from.position[k]!));
+      const turned = Math.abs(to.orientation.w - from.orientation.w) + Math.abs(to.orientation.z - from.orientation.z) > 1e-3;
+      return d > MOVED_M || turned ? [{ id: to.id, from, to }] : [];
+    });
+    return { objects, moved };
   }
 
   async close(): Promise<void> {}

@@ -59,3 +59,19 @@ export function matToQuat(m: Mat3): Quat {
   const sign = w < 0 ? -1 : 1;
   return { x: (sign * x) / n, y: (sign * y) / n, z: (sign * z) / n, w: (sign * w) / n };
 }
+
+/** The product a ⊗ b: rotate by b, then by a. */
+export function quatMul(a: Quat, b: Quat): Quat {
+  return {
+    w: a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z,
+    x: a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
+    y: a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
+    z: a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w,
+  };
+}
+
+/** The rotation by `angle` (rad) about the unit `axis`. */
+export function quatFromAxisAngle(axis: readonly [number, number, number], angle: number): Quat {
+  const s = Math.sin(angle / 2);
+  return { x: axis[0] * s, y: axis[1] * s, z: axis[2] * s, w: Math.cos(angle / 2) };
+}

@@ -31,15 +31,10 @@ export type NavigationAction = (typeof NAVIGATION_ACTIONS)[number];
 /** Ends the episode (ESI released runner: `stop` is in every module's action list). */
 export const STOP_ACTION = "stop";
 /** Everything an active agent may answer with as its `action` (the answer travels beside it). */
-export const ACTIVE_ACTIONS = [...NAVIGATION_ACTIONS, STOP_ACTION] as const;
-export type ActiveAction = (typeof ACTIVE_ACTIONS)[number];
+const ACTIVE_ACTIONS = [...NAVIGATION_ACTIONS, STOP_ACTION] as const;
 
 export function isNavigationAction(a: string): a is NavigationAction {
   return (NAVIGATION_ACTIONS as readonly string[]).includes(a);
-}
-
-export function isActiveAction(a: string): a is ActiveAction {
-  return (ACTIVE_ACTIONS as readonly string[]).includes(a);
 }
 
 /**
@@ -74,4 +69,120 @@ export function intendedPose(pose: AgentPose, action: NavigationAction): AgentPo
     case "turn_down":
       return { ...pose, pitch: pose.pitch - PITCH_STEP_RAD };
   }
+}
+
+/**
+ * The hands (ESI-Bench paper §2.4 "Manipulation": pick_up, put_on, put_inside; its released runner's later form:
+ * "pick up X", "place X on top of Y", "put back X", and open/close for its boxes). Each names its objects:
+ * put_on(X, Y) puts X on Y; put_inside(X, Y) puts X into container Y.
+ */
+export const MANIPULATION_ACTIONS = ["pick_up", "put_on", "put_inside", "put_back", "open", "close"] as const;
+export type ManipulationAction = (typeof MANIPULATION_ACTIONS)[number];
+const MANIPULATION_ARITY: Readonly<Record<ManipulationAction, 1 | 2>> = {
+  pick_up: 1,
+  put_on: 2,
+  put_inside: 2,
+  put_back: 1,
+  open: 1,
+  close: 1,
+};
+
+/** `--actions`: camera (the camera moves and stop: the vocabulary before hands, for ablation) or all. */
+export const ACTION_VOCABULARIES = ["camera", "all"] as const;
+export type ActionVocabulary = (typeof ACTION_VOCABULARIES)[number];
+
+/** One parsed action: a camera move, stop, or a manipulation with the objects it names (as the agent wrote them). */
+export type AgentAction = { kind: "camera"; name: NavigationAction } | { kind: "stop" } | { kind: "hands"; name: ManipulationAction; objects: string[] };
+
+function isManipulationAction(a: string): a is ManipulationAction {
+  return (MANIPULATION_ACTIONS as readonly string[]).includes(a);
+}
+
+/** The action names a vocabulary offers, in the order prompts list them. */
+export function vocabularyActions(v: ActionVocabulary): readonly string[] {
+  return v === "all" ? [...NAVIGATION_ACTIONS, ...MANIPULATION_ACTIONS, STOP_ACTION] : ACTIVE_ACTIONS;
+}
+
+/** How each manipulation is written, for prompts and error messages. */
+export const MANIPULATION_USAGE: Readonly<Record<ManipulationAction, string>> = {
+  pick_up: "pick_up(X)",
+  put_on: "put_on(X, Y)",
+  put_inside: "put_inside(X, Y)",
+  put_back: "put_back(X)",
+  open: "open(X)",
+  close: "close(X)",
+};
+
+/** The canonical text of an action: `move_forward`, `stop`, `put_on(red mug, table)`. */
+export function actionText(a: AgentAction): string {
+  if (a.kind === "stop") return STOP_ACTION;
+  if (a.kind === "camera") return a.name;
+  return `${a.name}(${a.objects.join(", ")})`;
+}
+
+const verbOf = (s: string) =>
+  s
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, "_")
+    .replace(/[^a-z_]/g, "");
+
+/** An object reference as written, without quotes, surrounding spaces or a leading article. */
+const refOf = (s: string) =>
+  s
+    .trim()
+    .replace(/^["'`]+|["'`]+$/g, "")
+    .replace(/^(the|a|an)\s+/i, "")
+    .trim();
+
+/** ESI's released phrasings ("pick up X", "place X on top of Y", "put back X") and their kin, as [pattern, action]. */
+const PHRASES: ReadonlyArray<[RegExp, ManipulationAction]> = [
+  [/^(?:pick[\s_]*up|grab)\s+(.+)$/i, "pick_up"],
+  [/^put[\s_]*back\s+(.+)$/i, "put_back"],
+  [/^put\s+(.+?)\s+back$/i, "put_back"],
+  [/^(?:place|put|set)\s+(.+?)\s+on\s+top\s+of\s+(.+)$/i, "put_on"],
+  [/^(?:put|place)\s+(.+?)\s+(?:inside|into|in)\s+(.+)$/i, "put_inside"],
+  [/^(?:place|put|set)\s+(.+?)\s+(?:on|onto)\s+(.+)$/i, "put_on"],
+  [/^put[\s_]*on\s+(.+?)\s+(?:on|onto)\s+(.+)$/i, "put_on"],
+  [/^put[\s_]*inside\s+(.+?)\s+(?:inside|into|in)\s+(.+)$/i, "put_inside"],
+  [/^open\s+(.+)$/i, "open"],
+  [/^close\s+(.+)$/i, "close"],
+];
+
+/** Splits `a, b` at top-level commas (a name never holds one). */
+const argsOf = (s: string) => (s.trim() === "" ? [] : s.split(",").map(refOf));
+
+/**
+ * Reads an action as an agent writes it, under a vocabulary: `move_forward`, `stop`, `pick_up(red mug)`,
+ * `put_on(n3, n7)`, or ESI's phrasings. Returns the action, or what is wrong with it in words an agent can act on.
+ */
+export function parseAgentAction(text: string, vocabulary: ActionVocabulary): { action: AgentAction } | { error: string } {
+  const raw = text.trim();
+  if (raw === "") return { error: "no action was given" };
+  const call = /^([A-Za-z_\s-]+?)\s*\((.*)\)\s*$/s.exec(raw);
+  let name: string;
+  let objects: string[];
+  if (call) [name, objects] = [verbOf(call[1]!), argsOf(call[2]!)];
+  else {
+    const verb = verbOf(raw);
+    if (verb === STOP_ACTION) return { action: { kind: "stop" } };
+    if (isNavigationAction(verb)) return { action: { kind: "camera", name: verb } };
+    const phrase = PHRASES.map(([re, a]) => [re.exec(raw), a] as const).find(([m]) => m !== null);
+    if (!phrase) {
+      const first = verbOf(raw.split(/\s+/)[0] ?? "");
+      if (isManipulationAction(first)) return { error: `${first} needs its objects: ${MANIPULATION_USAGE[first]}` };
+      return { error: `"${raw}" is not one of the actions (${vocabularyActions(vocabulary).join(", ")})` };
+    }
+    [name, objects] = [phrase[1], phrase[0]!.slice(1).map(refOf)];
+  }
+  if (name === STOP_ACTION || isNavigationAction(name)) {
+    if (objects.length) return { error: `${name} takes no objects` };
+    return { action: name === STOP_ACTION ? { kind: "stop" } : { kind: "camera", name: name as NavigationAction } };
+  }
+  if (!isManipulationAction(name)) return { error: `"${raw}" is not one of the actions (${vocabularyActions(vocabulary).join(", ")})` };
+  if (vocabulary === "camera") return { error: `${name} is not available: this run's actions are the camera's only (--actions camera)` };
+  const arity = MANIPULATION_ARITY[name];
+  if (objects.length !== arity || objects.some((o) => o === ""))
+    return { error: `${name} names ${arity === 1 ? "one object" : "two objects"}: ${MANIPULATION_USAGE[name]}, got ${objects.filter((o) => o).length}` };
+  return { action: { kind: "hands", name, objects } };
 }

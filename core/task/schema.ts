@@ -15,7 +15,7 @@
 import * as z from "zod";
 import { CATEGORIES, SUBCATEGORIES } from "./taxonomy.js";
 import { SafeSegmentSchema } from "../paths.js";
-import { NAVIGATION_ACTIONS } from "./actions.js";
+import { parseAgentAction } from "./actions.js";
 
 const finite = () => z.number().finite();
 const Vec3Schema = z.tuple([finite(), finite(), finite()]).describe("[x, y, z] in metres, world frame (Z up)");
@@ -281,10 +281,16 @@ const taskFields = {
   camera: CameraSpecSchema,
   agent_initial: AgentPoseSchema,
   action_trajectory: z
-    .array(z.enum(NAVIGATION_ACTIONS, { error: (i) => `expected one of ${NAVIGATION_ACTIONS.join(", ")}, got ${JSON.stringify(i.input)}` }))
+    .array(
+      z.string().superRefine((a, ctx) => {
+        const p = parseAgentAction(a, "all");
+        if ("error" in p) ctx.addIssue({ code: "custom", message: p.error });
+        else if (p.action.kind === "stop") ctx.addIssue({ code: "custom", message: "stop ends an episode; a trajectory does not hold it" });
+      }),
+    )
     .max(30)
     .describe(
-      "ground-truth action sequence (at most T_max = 30 steps), in the active vocabulary: move_forward/backward/left/right/up/down, turn_left/right/up/down",
+      "ground-truth action sequence (at most T_max = 30 steps), in the active vocabulary: move_forward/backward/left/right/up/down, turn_left/right/up/down, and the hands with instance ids: open(#57), pick_up(#61), put_on(#61, #40), put_inside(#61, #40), put_back(#61), close(#57)",
     ),
   view_object_existence: z
     .array(z.object({ view: z.number().int().min(0), visible: z.array(z.number().int()) }))

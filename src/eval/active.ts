@@ -14,7 +14,8 @@ import type { Environment, EnvView } from "../../bridge/env/types.js";
 import type { FrameBundle } from "../../core/bundle/io.js";
 import { EpisodeBundle } from "../../bridge/env/bundle.js";
 import { BuiltinEnvironment } from "../../bridge/sim/env.js";
-import { isNavigationAction, STOP_ACTION } from "../../core/task/actions.js";
+import { actionText, STOP_ACTION } from "../../core/task/actions.js";
+import { checkAction, envActionOf } from "./activeActions.js";
 import type { Task } from "../../core/task/schema.js";
 import { MIN_MASK_AREA_PX } from "../../scenegraph/evidence.js";
 import { GraphMemory, type PipelineResult } from "../../scenegraph/pipeline.js";
@@ -140,13 +141,23 @@ export async function runActiveEpisode(input: EpisodeInput): Promise<EpisodeOutc
         graph: graph?.graph ?? null,
         format: config.prompt.format,
         uncertainty: config.prompt.uncertainty,
+        actions: config.active.actions,
+        checkAction: (text) => {
+          const c = checkAction(text, config.active.actions, graph?.graph ?? null, env);
+          return "error" in c ? c.error : null;
+        },
       };
       const d = await clock("agent", () => agent.step(ctx!, input.signal));
       last = d;
       if (d.calls) calls.push(...d.calls);
       if (d.promptLog) prompts.push(d.promptLog);
-      const valid = d.action !== null;
-      const action = valid ? d.action : config.active.invalidAction === "forward" ? "move_forward" : null;
+      // an action the agent cannot give (unknown, wrong arity, outside --actions, an object it cannot name) gets the
+      // invalid-action policy: stay (reprompt, after the LLM agent's one re-prompt) or move_forward (forward)
+      const checked = checkAction(d.action ?? d.requestedAction, config.active.actions, graph?.graph ?? null, env);
+      const parsed = d.action !== null && "action" in checked ? checked.action : null;
+      const valid = parsed !== null;
+      const chosen = parsed ?? (config.active.invalidAction === "forward" ? ({ kind: "camera", name: "move_forward" } as const) : null);
+      const action = chosen ? actionText(chosen) : null;
       const stop = stopReason({ ...d, action }, step, config.active);
       const rec: ActiveStep = {
         step,
@@ -154,6 +165,7 @@ export async function runActiveEpisode(input: EpisodeInput): Promise<EpisodeOutc
         valid,
         action: stop ? (stop === "stop_action" ? STOP_ACTION : null) : action,
         blocked: null,
+        action_result: "error" in checked ? `invalid: ${checked.error}` : null,
         pose: poseOf(view),
         status: d.status,
         answer: d.answer,
@@ -169,9 +181,11 @@ export async function runActiveEpisode(input: EpisodeInput): Promise<EpisodeOutc
         relevant_seen: allSeen,
         time_ms: 0,
       };
-      if (!stop && action && isNavigationAction(action)) {
-        view = await clock("render", () => env.step(action));
+      if (!stop && chosen && chosen.kind !== "stop") {
+        view = await clock("render", () => env.step(envActionOf(chosen, graph?.graph ?? null)));
         rec.blocked = view.blocked;
+        rec.action_result = view.actionResult;
+        if (view.actedOn) rec.acted_on = view.actedOn;
         bundle = episode.add(view.view);
         graph = memory ? await clock("graph", () => memory.addView(bundle)) : null;
         allSeen = relevant.add(view);
@@ -183,6 +197,7 @@ export async function runActiveEpisode(input: EpisodeInput): Promise<EpisodeOutc
         requested_action: rec.requested_action,
         action: rec.action,
         blocked: rec.blocked,
+        action_result: rec.action_result ?? null,
         pose: rec.pose,
         status: rec.status,
         answer: rec.answer,
@@ -212,6 +227,7 @@ export async function runActiveEpisode(input: EpisodeInput): Promise<EpisodeOutc
     threshold: config.active.threshold,
     min_steps: config.active.minSteps,
     invalid_action: config.active.invalidAction,
+    actions: config.active.actions,
     stop_reason: reason,
     steps_used: steps.length,
     answer_step: answerStep,

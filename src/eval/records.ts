@@ -3,6 +3,7 @@
  * moment loses at most the items in flight. A reader tolerates a torn last line; before appending again,
  * a resumed run cuts the file back to its last complete line.
  */
+import { ACTION_VOCABULARIES } from "../../core/task/actions.js";
 import { LABEL_MODES, MASK_MODES } from "../../scenegraph/options.js";
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync, statSync, ftruncateSync, writeSync } from "node:fs";
 import * as z from "zod";
@@ -32,8 +33,24 @@ const ActiveStepSchema = z
     action: z
       .string()
       .nullable()
-      .describe("the action executed after this step: a navigation action, 'stop', or null (the episode ended, or an invalid action left the agent in place)"),
-    blocked: z.boolean().nullable().describe("whether the executed move was blocked (the pose stayed); null when none was executed"),
+      .describe(
+        "the action executed after this step: a camera move, a manipulation as canonical text ('put_on(n3, table)'), 'stop', or null (the episode ended, or an invalid action left the agent in place)",
+      ),
+    blocked: z
+      .boolean()
+      .nullable()
+      .describe(
+        "whether the executed action did not happen (a blocked move: the pose stayed; a failed manipulation: the world stayed); null when none was executed",
+      ),
+    action_result: z
+      .string()
+      .nullable()
+      .optional()
+      .describe("what came of the executed action: 'ok', or why it did not happen (ESI's later runner's action_result); null when none was executed"),
+    acted_on: z
+      .array(z.number().int())
+      .optional()
+      .describe("a manipulation that happened: the instance ids of the objects it acted on, in the action's order (a replay names them)"),
     pose: AgentPoseSchema.describe("the pose of the view the agent decided on"),
     status: z.enum(ANSWER_STATUSES),
     answer: z.string().nullable().describe("canonical answer at this step, null for 'not sure' or none"),
@@ -60,6 +77,7 @@ const ActiveEpisodeSchema = z
     threshold: z.number().min(0).max(1),
     min_steps: z.number().int().min(0),
     invalid_action: z.enum(INVALID_ACTION_POLICIES),
+    actions: z.enum(ACTION_VOCABULARIES).optional().describe("the agent's vocabulary (--actions); absent in records written before the hands: camera"),
     stop_reason: z.enum(STOP_REASONS),
     steps_used: z.number().int().min(0),
     answer_step: z.number().int().min(1).nullable().describe("the step whose answer is the final one (null: none)"),

@@ -43,7 +43,7 @@ async function episode(
   let bundle = ep.add((await env.reset()).view);
   graphs.push((await memory.addView(bundle)).graph);
   for (const a of actions) {
-    bundle = ep.add((await env.step(a)).view);
+    bundle = ep.add((await env.step({ kind: "camera", name: a })).view);
     graphs.push((await memory.addView(bundle)).graph);
   }
   return { bundle, graphs };
@@ -93,7 +93,7 @@ describe("incremental 3D memory", () => {
       { source: "gt" as const, masks: "instance" as const, instances: "fusion" as const },
       { source: "noisy" as const, masks: "instance" as const, instances: "fusion" as const, noiseComponents: ["depth" as const, "pose" as const] },
     ]) {
-      const { bundle, graphs } = await episode(task, m, task.action_trajectory);
+      const { bundle, graphs } = await episode(task, m, task.action_trajectory as NavigationAction[]);
       const batch = await graphOfBundle(bundle, GraphPipelineOptionsSchema.parse(m), { diagnose: false });
       const last = graphs.at(-1)!;
       expect(last.regions, m.source).toBeDefined();
@@ -129,7 +129,7 @@ describe("incremental 3D memory", () => {
       return out;
     };
     const firstView = pointsOf(r.cloud, 0);
-    for (const a of ACTIONS) r = await memory.addView(ep.add((await env.step(a)).view));
+    for (const a of ACTIONS) r = await memory.addView(ep.add((await env.step({ kind: "camera", name: a })).view));
     const batch = await graphOfBundle(ep.current(), GraphPipelineOptionsSchema.parse(m), { diagnose: false });
     const last = ACTIONS.length;
     // the newest view: the batch's points exactly (drift accumulated and aligned over the same views)
@@ -150,7 +150,7 @@ describe("incremental 3D memory", () => {
     const memory = new GraphMemory(env.manifest, GraphPipelineOptionsSchema.parse(m), { diagnose: false });
     await memory.addView(ep.add((await env.reset()).view));
     let mid: SceneGraph | null = null;
-    for (const a of ACTIONS.slice(0, 5)) mid = (await memory.addView(ep.add((await env.step(a)).view))).graph;
+    for (const a of ACTIONS.slice(0, 5)) mid = (await memory.addView(ep.add((await env.step({ kind: "camera", name: a })).view))).graph;
     const batch = await graphOfBundle(ep.current(), GraphPipelineOptionsSchema.parse(m), { diagnose: false });
     expect(comparable(mid!)).toBe(comparable(batch.graph));
   });

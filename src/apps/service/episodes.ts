@@ -355,7 +355,13 @@ export class EpisodeService {
       throw e;
     }
     const view: ViewData = { index: n, width: rec.image.width, height: rec.image.height, ...pixels, K: h.intrinsics, E: h.extrinsic, action: h.action };
-    run.env.deliver({ view, pose: { position: [...h.pose.position], yaw: h.pose.yaw, pitch: h.pose.pitch }, blocked: h.blocked, action: want });
+    run.env.deliver({
+      view,
+      pose: { position: [...h.pose.position], yaw: h.pose.yaw, pitch: h.pose.pitch },
+      blocked: h.blocked,
+      action: want,
+      actionResult: want === null ? null : (h.action_result ?? (h.blocked ? "blocked" : "ok")),
+    });
     run.hashes.push(hash);
     run.views.push(view);
     run.bytes += body.length;
@@ -380,7 +386,10 @@ export class EpisodeService {
       );
     const answer = () => {
       const action = run?.env.actionAfter(after) ?? null;
-      if (action) return { ...base, next: "act" as const, action, view: after + 1 };
+      if (action) {
+        const objects = run!.env.objectsAfter(after);
+        return { ...base, next: "act" as const, action, ...(objects.length ? { objects } : {}), view: after + 1 };
+      }
       const state = run ? run.state : (rec.outcome?.state ?? "failed");
       if (state === "finished") {
         const r = run ? this.outcome(run) : rec.outcome!;

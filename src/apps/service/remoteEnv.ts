@@ -10,14 +10,14 @@
  * episode with an error instead of holding it forever.
  */
 import type { BundleManifest } from "../../../core/bundle/schema.js";
-import type { NavigationAction } from "../../../core/task/actions.js";
-import type { Environment, EnvView } from "../../../bridge/env/types.js";
+import { actionText } from "../../../core/task/actions.js";
+import type { EnvAction, Environment, EnvView, ObjectRef } from "../../../bridge/env/types.js";
 
 export class RemoteEnvironmentError extends Error {}
 
 export class RemoteEnvironment implements Environment {
   /** actions[n]: the action published after view n. */
-  private readonly actions: NavigationAction[] = [];
+  private readonly actions: EnvAction[] = [];
   /** Views delivered and not yet taken by the loop (at most one: the loop waits for each in turn). */
   private readonly inbox = new Map<number, EnvView>();
   private received = 0;
@@ -36,9 +36,16 @@ export class RemoteEnvironment implements Environment {
     return this.received;
   }
 
-  /** The action published after view n, or null when it is not decided yet. */
-  actionAfter(n: number): NavigationAction | null {
-    return this.actions[n] ?? null;
+  /** The action published after view n, as canonical text, or null when it is not decided yet. */
+  actionAfter(n: number): string | null {
+    const a = this.actions[n];
+    return a ? envActionText(a) : null;
+  }
+
+  /** The objects a manipulation published after view n names (none for a camera move). */
+  objectsAfter(n: number): ObjectRef[] {
+    const a = this.actions[n];
+    return a?.kind === "hands" ? a.objects : [];
   }
 
   /** Whether the loop is done with the environment (no further action will be published). */
@@ -116,7 +123,7 @@ export class RemoteEnvironment implements Environment {
     return this.await(0);
   }
 
-  async step(action: NavigationAction): Promise<EnvView> {
+  async step(action: EnvAction): Promise<EnvView> {
     const n = this.actions.length;
     this.actions.push(action);
     this.changed();
@@ -132,4 +139,9 @@ export class RemoteEnvironment implements Environment {
     }
     this.changed();
   }
+}
+
+/** The text a simulator is sent: `move_forward`, `put_on(n3, table)` (the objects travel beside it, with where a node is). */
+function envActionText(a: EnvAction): string {
+  return a.kind === "camera" ? a.name : actionText({ kind: "hands", name: a.name, objects: a.objects.map((o) => o.text) });
 }

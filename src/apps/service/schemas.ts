@@ -92,6 +92,12 @@ export const ViewHeaderSchema = z
       .boolean()
       .optional()
       .describe("active sessions (required there): true when the simulator could not carry the action out and the pose stayed (false for view 0)"),
+    action_result: z
+      .string()
+      .min(1)
+      .max(500)
+      .optional()
+      .describe("active sessions: what came of the action in words ('ok', or why it failed: 'mug is out of reach'); default 'ok', or 'blocked' when blocked"),
   })
   .strict();
 export type ViewHeader = z.infer<typeof ViewHeaderSchema>;

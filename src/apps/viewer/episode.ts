@@ -12,7 +12,8 @@
 import type { FrameBundle } from "../../../core/bundle/io.js";
 import { EpisodeBundle } from "../../../bridge/env/bundle.js";
 import { BuiltinEnvironment } from "../../../bridge/sim/env.js";
-import { isNavigationAction } from "../../../core/task/actions.js";
+import { parseAgentAction } from "../../../core/task/actions.js";
+import type { EnvAction } from "../../../bridge/env/types.js";
 import type { Task } from "../../../core/task/schema.js";
 import type { PointCloud } from "../../../reconstruct/pointcloud.js";
 import { GraphMemory, type PipelineResult } from "../../../scenegraph/pipeline.js";
@@ -103,9 +104,10 @@ export async function replayEpisode(
       if (arm && (graph?.nodes.length ?? 0) !== s.graph_nodes)
         throw mismatch(s.step, `recorded ${s.graph_nodes} graph nodes, the memory holds ${graph?.nodes.length ?? 0}`);
       steps.push({ views: views.length, nodes: graph ? stepNodes(graph) : null });
-      if (s.action && isNavigationAction(s.action)) {
+      const replayed = s.action ? replayAction(s) : null;
+      if (replayed) {
         t = performance.now();
-        view = await env.step(s.action);
+        view = await env.step(replayed);
         timings.render += performance.now() - t;
         if (s.blocked !== view.blocked) throw mismatch(s.step, `recorded blocked ${s.blocked}, replayed ${view.blocked}`);
         bundle = await add(view);
@@ -125,4 +127,18 @@ export async function replayEpisode(
   timings.replay = performance.now() - t0;
   for (const k of Object.keys(timings) as Array<keyof typeof timings>) timings[k] = Math.round(timings[k]);
   return { bundle, final, steps, timings_ms: timings };
+}
+
+/**
+ * The executed action of a recorded step, for the built-in simulator: a camera move as recorded; a manipulation
+ * that happened names the objects it acted on by instance id (the record's acted_on), so a node reference replays
+ * exactly; one that did not happen is replayed by its text and must fail again.
+ */
+function replayAction(s: ActiveStep): EnvAction | null {
+  const p = parseAgentAction(s.action!, "all");
+  if ("error" in p || p.action.kind === "stop") return null;
+  const a = p.action;
+  if (a.kind === "camera") return a;
+  const ids = s.acted_on;
+  return { kind: "hands", name: a.name, objects: a.objects.map((text, k) => (ids?.[k] !== undefined ? { text: `#${ids[k]}` } : { text })) };
 }

@@ -29,6 +29,7 @@ import { queryOf } from "../query.js";
 import type { ReasonerAnswer } from "../types.js";
 import type { ExplorerName } from "./options.js";
 import type { ActiveAgent, AgentContext, AgentDecision } from "./types.js";
+import { approach, canAct, hiddenInGraph, hiddenInView, RevealLog, type RevealTarget } from "./reveal.js";
 
 /** Planning horizon (actions): receding-horizon next-best-view planning looks a few actions ahead (H ≤ 4 is usual); 3 keeps a step under budget. Ours. */
 const PLAN_DEPTH = 3;
@@ -46,6 +47,11 @@ const COVERAGE_TARGET = 0.6;
 const STABLE_STEPS = 3;
 /** Below this weighted gain no view is worth taking: coverage has saturated (voxels). */
 const MIN_GAIN = 1;
+/**
+ * While something the agent could reveal (a closed box, a cloth) is still hidden, its answer's confidence is at most
+ * this (ours: below any useful --threshold, so the episode does not end on a guess about what it has not uncovered).
+ */
+const HIDDEN_CONFIDENCE_CAP = 0.5;
 /** The body keeps this clearance from occupied voxels and the grid's walls (bridge/sim/agent.ts BODY_CLEARANCE_M). */
 const CLEARANCE_M = 0.15;
 
@@ -73,6 +79,9 @@ class ExplorerAgent implements ActiveAgent {
   private readonly categories: Set<string>;
   private readonly counting: boolean;
   private readonly answers: Array<string | null> = [];
+  private readonly reveals = new RevealLog();
+  /** The reveal the agent asked for at its last step, whose outcome the next step reads. */
+  private pending: RevealTarget | null = null;
 
   constructor(
     private readonly name: ExplorerName,
@@ -205,6 +214,23 @@ class ExplorerAgent implements ActiveAgent {
         `coverage of the region of interest ${r3(coverage)} (${roi.question.length} voxels${roi.doubted.length ? `, ${roi.doubted.length} around doubted nodes` : ""}); program confidence ${a.confidence}`,
       );
     }
+    const reveal = ctx.actions === "all" ? this.revealStep(ctx) : null;
+    if (reveal) {
+      if (confidence !== null) confidence = Math.min(confidence, HIDDEN_CONFIDENCE_CAP);
+      trace.push(reveal.why);
+      return {
+        requestedAction: reveal.action,
+        action: reveal.action,
+        status: a.status,
+        answer: a.answer,
+        ...(a.match ? { match: a.match } : {}),
+        confidence,
+        reasoning: `${a.reason ?? a.method}; ${reveal.why}`,
+        trace,
+        reprompted: false,
+        latencyMs: Math.round(performance.now() - t0),
+      };
+    }
     this.answers.push(a.status === "parsed" ? a.answer : null);
     const recent = this.answers.slice(-STABLE_STEPS);
     const stable = recent.length === STABLE_STEPS && recent[0] !== null && recent.every((x) => x === recent[0]) && coverage >= COVERAGE_TARGET;
@@ -231,6 +257,48 @@ class ExplorerAgent implements ActiveAgent {
       reprompted: false,
       latencyMs: Math.round(performance.now() - t0),
     };
+  }
+
+  /**
+   * The hands (--actions all): reveal what a closed box or a cloth hides before exploring with the camera. Returns
+   * the action (an act when within reach and in view, else the first move of the walk there) or null when nothing
+   * is left to reveal.
+   */
+  private revealStep(ctx: AgentContext): { action: string; why: string } | null {
+    if (this.pending) {
+      const last = ctx.history.at(-1);
+      if (last?.action?.startsWith(`${this.pending.action}(`)) {
+        if (ctx.lastBlocked) this.reveals.tried(this.pending);
+        else this.reveals.revealed(this.pending);
+        this.pending = null;
+      }
+    }
+    if (this.grid) {
+      const targets = this.reveals.open(ctx.graph ? hiddenInGraph(ctx.graph) : []);
+      for (const t of targets) {
+        if (canAct(this.task, ctx.pose, t)) {
+          this.pending = t;
+          const action = `${t.action}(${t.ref})`;
+          return { action, why: `${t.action === "open" ? "a closed box" : "a cloth"} may hide what the question needs: ${action}` };
+        }
+        const move = approach(this.task, ctx.pose, t, (p) => this.passable(p));
+        if (move) return { action: move, why: `walking to ${t.ref} to ${t.action === "open" ? "open it" : "lift it"}` };
+        this.reveals.tried(t);
+      }
+      return null;
+    }
+    // the 2D arm: act on what the masks show; when the simulator says it is out of reach, walk towards it
+    const targets = this.reveals.open(hiddenInView(ctx));
+    const t = targets[0];
+    if (!t) return null;
+    const last = ctx.history.at(-1);
+    if (last?.action_result?.includes("out of reach") && !last.action?.startsWith("move_")) {
+      this.pending = null;
+      return { action: "move_forward", why: `walking towards the ${t.ref} (out of reach)` };
+    }
+    this.pending = t;
+    const action = `${t.action}(${t.ref})`;
+    return { action, why: `the view shows a ${t.ref} that may hide what the question needs: ${action}` };
   }
 
   /** The program always commits when it can: its answer now is the forced choice. */

@@ -16,7 +16,16 @@
  */
 import type { FrameBundle } from "../../../core/bundle/io.js";
 import { encodePng } from "../../../core/bundle/png.js";
-import { ACTIVE_ACTIONS, HEIGHT_STEP_M, isActiveAction, MOVE_STEP_M, PITCH_STEP_RAD, TURN_STEP_RAD } from "../../../core/task/actions.js";
+import {
+  HEIGHT_STEP_M,
+  MANIPULATION_ACTIONS,
+  MANIPULATION_USAGE,
+  MOVE_STEP_M,
+  PITCH_STEP_RAD,
+  TURN_STEP_RAD,
+  vocabularyActions,
+  type ActionVocabulary,
+} from "../../../core/task/actions.js";
 import type { Task } from "../../../core/task/schema.js";
 import type { ChatImage, LlmClient } from "../../llm/types.js";
 import { IMAGE_MIME_TYPE } from "../../prompt/images.js";
@@ -57,7 +66,15 @@ const deg = (r: number) => fmt((r * 180) / Math.PI, 0);
 const listedOptions = (task: Task, o: LlmAgentOptions): string[] =>
   task.options.map((c, i) => (o.optionLabels === "letters" ? `${optionLetter(i)}. ${JSON.stringify(c)}` : JSON.stringify(c)));
 
-function systemPrompt(task: Task, o: LlmAgentOptions, arm: "2d" | "3d"): string {
+/** The hands' lines of the rules (vocabulary all): how each manipulation is written and what it needs. */
+function handsRules(arm: "2d" | "3d"): string[] {
+  return [
+    `- Hands: ${MANIPULATION_ACTIONS.map((a) => MANIPULATION_USAGE[a]).join(", ")}. X and Y name objects ${arm === "3d" ? "by their node id in the scene graph (e.g. n3) or" : "as"} a category with its colour (\"red mug\"). pick_up holds X (one object at a time; it travels with the camera); put_on and put_inside put X (held, or within reach) on or into Y and physics settles it; put_back returns the held X where it was taken from; open and close a box's lid. You can act only on what is in your current view and within about 1 m; a failed action changes nothing and the history says why.`,
+    "- Acting can reveal what looking cannot: open a closed box, lift a cloth (pick_up) to see what is under it, put an object on a slope or on another to watch what physics does.",
+  ];
+}
+
+function systemPrompt(task: Task, o: LlmAgentOptions, arm: "2d" | "3d", vocabulary: ActionVocabulary): string {
   const choices = [...listedOptions(task, o), JSON.stringify(NOT_SURE)];
   return [
     "You are an embodied spatial reasoning expert controlling a camera in a room. Each step you see what your camera has gathered so far and choose one action to gather more evidence, while giving your current answer.",
@@ -65,8 +82,9 @@ function systemPrompt(task: Task, o: LlmAgentOptions, arm: "2d" | "3d"): string 
       ? "You do not see the images: you get a scene graph built from every view so far (objects with 3D positions and sizes in metres), the objects in your current view, and how much space around you is still unexplored."
       : "You get your current view and your most recent past views as images.",
     "STRICT RULES:",
-    `- Actions: ${ACTIVE_ACTIONS.join(", ")}. move_forward/backward/left/right move the camera ${fmt(MOVE_STEP_M)} m along the floor; move_up/move_down raise or lower it ${fmt(HEIGHT_STEP_M)} m; turn_left/turn_right rotate it ${deg(TURN_STEP_RAD)}° about the vertical; turn_up/turn_down tilt it ${deg(PITCH_STEP_RAD)}°; stop ends the episode with your answer. A blocked move leaves the camera where it was.`,
+    `- Actions: ${vocabularyActions(vocabulary).join(", ")}. move_forward/backward/left/right move the camera ${fmt(MOVE_STEP_M)} m along the floor; move_up/move_down raise or lower it ${fmt(HEIGHT_STEP_M)} m; turn_left/turn_right rotate it ${deg(TURN_STEP_RAD)}° about the vertical; turn_up/turn_down tilt it ${deg(PITCH_STEP_RAD)}°; stop ends the episode with your answer. A blocked move leaves the camera where it was.`,
     "- Use move_up with turn_down when a more top-down view is useful; move around objects to see behind them.",
+    ...(vocabulary === "all" ? handsRules(arm) : []),
     `- If you need more evidence, answer "${NOT_SURE}" and keep exploring.`,
     `- Answer choices${o.optionLabels === "letters" ? ` (give the letter, or "${NOT_SURE}")` : ""}: ${choices.join(", ")}.`,
     `- Confidence threshold to conclude: ${o.threshold.toFixed(2)}.`,
@@ -77,7 +95,7 @@ function systemPrompt(task: Task, o: LlmAgentOptions, arm: "2d" | "3d"): string 
 function historyLines(ctx: AgentContext): string {
   if (ctx.history.length === 0) return "Action history so far: none (this is your first step).";
   const lines = ctx.history.map((h) => {
-    const result = h.action === null ? "stayed (invalid action)" : h.blocked ? "blocked" : "done";
+    const result = h.action === null ? "stayed (invalid action)" : h.blocked ? `failed (${h.action_result ?? "blocked"})` : "done";
     return `step ${h.step}: action=${h.action ?? h.requested_action}, answer=${h.answer ?? NOT_SURE}, confidence=${h.confidence ?? "none"}, result=${result}, reasoning=${JSON.stringify(h.reasoning.slice(0, 300))}`;
   });
   return ["Action history so far:", ...lines].join("\n");
@@ -150,20 +168,27 @@ const normalizeAction = (s: string) =>
  * Reads one step reply: the action, and the answer mapped to a choice ("not sure" = no answer yet). A letter
  * names a choice only when the prompt lettered them (`optionLabels` "letters").
  */
-function readStepReply(text: string, task: Task, optionLabels: OptionLabels = "none"): StepReply {
+/** The action a reply gives: its text, or a manipulation verb with "object"/"target" fields composed as `verb(object, target)`. */
+function requestedActionOf(o: Record<string, unknown>): string {
+  const a = typeof o.action === "string" ? o.action : o.action === undefined ? "" : JSON.stringify(o.action);
+  const args = [o.object, o.target].filter((x): x is string => typeof x === "string" && x.trim() !== "");
+  return args.length && /^[a-z_\s]+$/i.test(a.trim()) ? `${a.trim()}(${args.join(", ")})` : a;
+}
+
+function readStepReply(text: string, task: Task, check: (action: string) => string | null, optionLabels: OptionLabels = "none"): StepReply {
   const none: StepReply = { action: null, requested: "", status: "invalid", answer: null, confidence: null, reasoning: "", problem: null };
   const obj = parseJsonLoose(text);
   if (!obj || typeof obj !== "object" || Array.isArray(obj)) return { ...none, problem: "the reply is not a JSON object" };
   const o = obj as Record<string, unknown>;
-  const requested = typeof o.action === "string" ? o.action : o.action === undefined ? "" : JSON.stringify(o.action);
-  const a = normalizeAction(requested);
-  const action = isActiveAction(a) ? a : null;
+  const requested = requestedActionOf(o);
+  const actionProblem = check(requested);
+  const action = actionProblem === null ? requested.trim() : null;
   const confidence = readConfidence(o.confidence) ?? null;
   const reasoning = typeof o.reasoning === "string" ? o.reasoning : "";
   let match: AnswerMatch | undefined;
   let status: AnswerStatus = "parsed",
     answer: string | null = null,
-    problem: string | null = action ? null : `"${requested}" is not one of the actions`;
+    problem: string | null = actionProblem;
   if (typeof o.answer === "string" && normalizeAction(o.answer) === "not_sure") answer = null;
   else {
     const r = resolveValue(o.answer, { answer_format: task.answer_format, options: task.options, answer_spec: task.answer_spec, optionLabels });
@@ -223,7 +248,7 @@ class LlmAgent implements ActiveAgent {
         : `Step ${ctx.step} of ${ctx.maxSteps}. Reply with the JSON object.`,
     );
     return {
-      system: systemPrompt(this.task, this.o, this.arm),
+      system: systemPrompt(this.task, this.o, this.arm, ctx.actions),
       user: parts.join("\n\n"),
       ...(images ? { images, views: shown.map((view) => ({ view, actions: [] })) } : {}),
     };
@@ -243,7 +268,7 @@ class LlmAgent implements ActiveAgent {
       const r = await this.client.chat({ ...req, user, temperature }, signal);
       raw.push(r.text);
       calls.push(modelCallOf(r));
-      return readStepReply(r.text, this.task, this.o.optionLabels);
+      return readStepReply(r.text, this.task, final ? () => null : ctx.checkAction, this.o.optionLabels);
     };
     let reply: StepReply;
     let reprompted = false;
@@ -253,7 +278,7 @@ class LlmAgent implements ActiveAgent {
       if (needsRetry) {
         reprompted = true;
         reply = await call(
-          `${req.user}\n\nYour last reply could not be used (${reply.problem}). Reply with exactly one JSON object with a single valid action (one of ${ACTIVE_ACTIONS.join(", ")}) and one answer choice.`,
+          `${req.user}\n\nYour last reply could not be used (${reply.problem}). Reply with exactly one JSON object with a single valid action (one of ${vocabularyActions(ctx.actions).join(", ")}${ctx.actions === "all" ? ", the hands with their objects" : ""}) and one answer choice.`,
         );
       }
     } catch (e) {

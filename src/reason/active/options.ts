@@ -6,6 +6,7 @@
  */
 import * as z from "zod";
 import type { FlagSpec } from "../../../core/flags.js";
+import { ACTION_VOCABULARIES } from "../../../core/task/actions.js";
 
 /** The ESI-Bench paper's step budget: T_max = 30 steps. */
 const DEFAULT_MAX_STEPS = 30;
@@ -41,6 +42,12 @@ export const ActiveOptionsSchema = z
       .enum(INVALID_ACTION_POLICIES)
       .default("reprompt")
       .describe("active: an invalid action is re-prompted once then stays (reprompt, the paper) or becomes move_forward (forward, the released code)"),
+    actions: z
+      .enum(ACTION_VOCABULARIES)
+      .default("all")
+      .describe(
+        "active: the agent's vocabulary: all (camera moves and the hands: pick_up, put_on, put_inside, put_back, open, close) or camera (the camera's only, for ablation)",
+      ),
     explorer: z.enum(EXPLORERS).default("nbv").describe("active, symbolic reasoner: how the offline agent picks views: nbv | verify | random"),
   })
   .strict();
@@ -51,5 +58,6 @@ export const ACTIVE_FLAGS: readonly FlagSpec[] = [
   { path: "threshold", flag: "--threshold <x>" },
   { path: "minSteps", flag: "--min-steps <n>" },
   { path: "invalidAction", flag: "--invalid-action <policy>" },
+  { path: "actions", flag: "--actions <vocabulary>" },
   { path: "explorer", flag: "--explorer <name>" },
 ];

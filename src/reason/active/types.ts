@@ -11,6 +11,7 @@ import type { AgentPose } from "../../../core/math/camera.js";
 import type { SceneGraph } from "../../../scenegraph/types.js";
 import type { AnswerStatus } from "../types.js";
 import type { AnswerMatch, GraphFormat } from "../../prompt/formats.js";
+import type { ActionVocabulary } from "../../../core/task/actions.js";
 
 /** The answer text meaning "I cannot tell yet" (ESI's choices always include it). */
 export const NOT_SURE = "not sure";
@@ -22,8 +23,10 @@ export interface StepView {
   /** The action the agent asked for (raw text for LLMs), and the one executed (null: none, the episode ended or the agent stayed). */
   requested_action: string;
   action: string | null;
-  /** Whether the executed move was blocked (null when nothing was executed). */
+  /** Whether the executed action did not happen: a blocked move, a failed manipulation (null when nothing was executed). */
   blocked: boolean | null;
+  /** What came of the executed action ("ok", or why it failed); null when nothing was executed. */
+  action_result: string | null;
   pose: { position: [number, number, number]; yaw: number; pitch: number };
   status: AnswerStatus;
   /** A canonical option, or null ("not sure", unparsed, declined). */
@@ -38,8 +41,15 @@ export interface AgentContext {
   step: number;
   maxSteps: number;
   pose: AgentPose;
-  /** Whether the move that led to this view was blocked. */
+  /** Whether the action that led to this view was blocked or failed. */
   lastBlocked: boolean;
+  /** The agent's vocabulary (--actions). */
+  actions: ActionVocabulary;
+  /**
+   * What is wrong with an action the agent is about to give, in words it can act on (unknown action, wrong number of
+   * objects, outside --actions, an object it cannot name), or null when it can be executed.
+   */
+  checkAction(text: string): string | null;
   history: readonly StepView[];
   /** Every view so far (the current one last). */
   bundle: FrameBundle;
@@ -53,7 +63,7 @@ export interface AgentContext {
 export interface AgentDecision {
   /** What the agent asked for (raw, may be invalid). */
   requestedAction: string;
-  /** A valid action from core/task/actions.ts ACTIVE_ACTIONS, or null when it gave none usable. */
+  /** An action as text that core/task/actions.ts parseAgentAction reads, or null when it gave none usable. */
   action: string | null;
   status: AnswerStatus;
   answer: string | null;

@@ -20,7 +20,7 @@ describe("builtin environment", () => {
     const v0 = await env.reset();
     expect(Buffer.from(v0.view.rgb).equals(Buffer.from(bundle.views[0]!.rgb))).toBe(true);
     for (let i = 1; i < 8; i++) {
-      const s = await env.step(planned[i]!.action as NavigationAction);
+      const s = await env.step({ kind: "camera", name: planned[i]!.action as NavigationAction });
       expect(s.view.index).toBe(i);
       expect(s.view.E).toEqual(bundle.views[i]!.E);
       expect(Buffer.from(s.view.depth.buffer).equals(Buffer.from(bundle.views[i]!.depth.buffer))).toBe(true);
@@ -45,9 +45,9 @@ describe("builtin environment", () => {
     const start = await env.reset();
     let last = start;
     // walk forward until the wall or furniture stops the agent
-    for (let i = 0; i < 60 && !last.blocked; i++) last = await env.step("move_forward");
+    for (let i = 0; i < 60 && !last.blocked; i++) last = await env.step({ kind: "camera", name: "move_forward" });
     expect(last.blocked).toBe(true);
-    const again = await env.step("move_forward");
+    const again = await env.step({ kind: "camera", name: "move_forward" });
     expect(again.blocked).toBe(true);
     expect(again.pose).toEqual(last.pose);
     expect(again.view.index).toBe(last.view.index + 1);

@@ -134,6 +134,6 @@ describe("esi3d run --paradigm active", () => {
     });
 
   it("the active options are RunConfig's active object, with ESI's defaults", () => {
-    expect(DEFAULT_RUN_CONFIG.active).toEqual({ maxSteps: 30, threshold: 0.8, minSteps: 3, invalidAction: "reprompt", explorer: "nbv" });
+    expect(DEFAULT_RUN_CONFIG.active).toEqual({ maxSteps: 30, threshold: 0.8, minSteps: 3, invalidAction: "reprompt", actions: "all", explorer: "nbv" });
   });
 });

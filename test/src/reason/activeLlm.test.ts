@@ -143,7 +143,7 @@ describe("LLM active agent over HTTP", () => {
     });
     const s1 = out.episode.steps[0]!;
     expect(s1).toMatchObject({ requested_action: "teleport", valid: false, action: null, blocked: null, reprompted: true });
-    expect(userText(server!.requests[1]!)).toMatch(/could not be used \("fly_up" is not one of the actions\)/);
+    expect(userText(server!.requests[1]!)).toMatch(/could not be used \("fly_up" is not one of the actions \(move_forward, .*, pick_up, .*, stop\)\)/);
     expect(out.views).toBe(1); // the agent stayed: no new view
     expect(out.episode.steps[1]!.pose).toEqual(s1.pose);
     expect(out.episode.steps_used).toBe(2);

@@ -35,6 +35,7 @@ function viewBody(v: EnvView, override: Partial<Header> = {}): Buffer {
     action: v.action,
     pose: { position: [...v.pose.position], yaw: v.pose.yaw, pitch: v.pose.pitch },
     blocked: v.blocked,
+    ...(v.actionResult ? { action_result: v.actionResult } : {}),
     ...override,
   };
   for (const k of Object.keys(override) as Array<keyof Header>) if (override[k] === undefined) delete header[k];
@@ -92,7 +93,7 @@ async function serveEpisode(id: string, env: BuiltinEnvironment) {
     if (a.next !== "act") return { last: a, views: n + 1, log };
     expect(a.view).toBe(n + 1);
     expect(isNavigationAction(a.action)).toBe(true);
-    v = await env.step(a.action);
+    v = await env.step({ kind: "camera", name: a.action });
     log.push({ action: a.action, blocked: v.blocked });
     n++;
   }
@@ -156,7 +157,7 @@ describe("active sessions: an external simulator serves the episode's steps", ()
         expect(Buffer.from(v.ids.buffer, v.ids.byteOffset, v.ids.byteLength).equals(Buffer.from(out.bundle.views[k]!.ids.buffer))).toBe(true);
       });
       // after the end: uploads are refused, finish is not the client's to call
-      const late = await http("PUT", `${sessionUrl(id)}/views/${served.views}`, viewBody(await env.step("turn_left")));
+      const late = await http("PUT", `${sessionUrl(id)}/views/${served.views}`, viewBody(await env.step({ kind: "camera", name: "turn_left" })));
       expect(late.status).toBe(409);
       expect((await http("POST", `${sessionUrl(id)}/finish`, {})).status).toBe(409);
     },
@@ -181,7 +182,7 @@ describe("active sessions: an external simulator serves the episode's steps", ()
     expect(s.body.episode.error).toMatch(/view 1 did not arrive within 1 s of the action after view 0/);
     expect(s.body.bundle).toBeNull();
     expect(readdirSync(join(serve.data, "bundles")).filter((b) => b === id.replace("s-", "b-"))).toEqual([]);
-    const late = await http("PUT", `${sessionUrl(id)}/views/1`, viewBody(await env.step(a.action)));
+    const late = await http("PUT", `${sessionUrl(id)}/views/1`, viewBody(await env.step({ kind: "camera", name: a.action })));
     expect(late.status).toBe(409);
     expect(late.body.error.message).toMatch(/the episode failed \(view 1 did not arrive/);
     expect((await http("GET", `${sessionUrl(id)}/item`)).status).toBe(409);
@@ -247,7 +248,7 @@ describe("active sessions: an external simulator serves the episode's steps", ()
     expect((await put(0, viewBody(v0))).status).toBe(201);
     let a = await askAction(id, 0);
     while (a.next === "wait") a = await askAction(id, 0);
-    const v1 = await env.step(a.action);
+    const v1 = await env.step({ kind: "camera", name: a.action });
     const wrong = a.action === "turn_left" ? "turn_right" : "turn_left";
     const r = await put(1, viewBody(v1, { action: wrong }));
     expect(r.status).toBe(400);
@@ -327,7 +328,7 @@ describe("active sessions with an LLM agent: the server's model client, the simu
           expect(a.next, JSON.stringify(a)).toBe("stop");
           break;
         }
-        v = await env.step(a.action);
+        v = await env.step({ kind: "camera", name: a.action });
       }
       const record = (await http("GET", `${url}/item`)).body as ItemRecord;
       expect(record.reasoner).toBe("openai:test-model");

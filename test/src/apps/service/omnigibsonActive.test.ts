@@ -27,7 +27,7 @@ import { importRecords } from "../../../../bridge/esibench/importer.js";
 import { proxyTask } from "../../../../bridge/esibench/proxy.js";
 import { BuiltinEnvironment } from "../../../../bridge/sim/env.js";
 import { readBundle, type FrameBundle } from "../../../../core/bundle/io.js";
-import type { Environment, EnvView } from "../../../../bridge/env/types.js";
+import type { EnvAction, Environment, EnvView } from "../../../../bridge/env/types.js";
 import { applyAction, worldOf } from "../../../../bridge/sim/agent.js";
 import type { NavigationAction } from "../../../../core/task/actions.js";
 import { trueRelations } from "../../../../scenegraph/truth.js";
@@ -80,14 +80,21 @@ class ReplayEnvironment implements Environment {
   private at(k: number, blocked: boolean): EnvView {
     const v = this.bundle.views[k]!;
     const p = this.steps[k]!.pose;
-    return { view: v, pose: { position: [...p.position], yaw: p.yaw, pitch: p.pitch }, blocked, action: v.action as NavigationAction | null };
+    return {
+      view: v,
+      pose: { position: [...p.position], yaw: p.yaw, pitch: p.pitch },
+      blocked,
+      action: v.action,
+      actionResult: k === 0 ? null : blocked ? "blocked" : "ok",
+    };
   }
   async reset() {
     this.k = 0;
     return this.at(0, false);
   }
-  async step(action: NavigationAction) {
+  async step(a: EnvAction) {
     this.k++;
+    const action = a.kind === "camera" ? a.name : null;
     expect(action, `the action before view ${this.k}`).toBe(this.bundle.views[this.k]!.action);
     return this.at(this.k, this.steps[this.k - 1]!.blocked!);
   }
