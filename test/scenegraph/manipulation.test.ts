@@ -21,6 +21,7 @@ import { GraphPipelineOptionsSchema } from "../../scenegraph/pipelineOptions.js"
 import type { ManipulationEvent } from "../../scenegraph/manipulation.js";
 import { diagnose, type ObjectMove } from "../../scenegraph/diagnosis.js";
 import type { FrameBundle } from "../../core/bundle/io.js";
+import type { EnvAction } from "../../bridge/env/types.js";
 import type { z } from "zod";
 
 const CAMERA = { width: 160, height: 120, hfov_deg: 70 };
@@ -181,4 +182,69 @@ describe("the memory follows manipulation", () => {
       const before = diagnosed(r, []);
       expect(before.metrics.stale).toBe(0);
     });
+});
+
+/**
+ * The same move through the built-in environment's hands (bridge/sim/manipulation): the agent stands within
+ * reach of the box and the table, picks the box up, turns with it, and puts it on the table; the loop's events
+ * are reported to the memory as the active loop reports them, and the diagnosis reads the environment's truth.
+ */
+describe("the memory follows the built-in environment's hands", () => {
+  const near: Task = { ...task, agent_initial: { ...task.agent_initial, position: [1.5, -0.1, 1.0], yaw: -2.4, pitch: -0.5 } };
+  const ACTIONS: EnvAction[] = [
+    { kind: "camera", name: "turn_left" },
+    { kind: "camera", name: "turn_right" },
+    { kind: "hands", name: "pick_up", objects: [{ text: "the white cardboard box" }] },
+    { kind: "camera", name: "turn_right" },
+    { kind: "hands", name: "put_on", objects: [{ text: "the white cardboard box" }, { text: "the table" }] },
+    { kind: "camera", name: "turn_left" },
+    { kind: "camera", name: "turn_right" },
+  ];
+
+  async function envEpisode(options: z.input<typeof GraphPipelineOptionsSchema>, follow: boolean) {
+    const env = new BuiltinEnvironment(near);
+    const ep = new EpisodeBundle(env.manifest);
+    const memory = new GraphMemory(env.manifest, GraphPipelineOptionsSchema.parse(options), { diagnose: false });
+    let v = await env.reset();
+    let bundle = ep.add(v.view);
+    let last = await memory.addView(bundle);
+    for (const a of ACTIONS) {
+      const pose = v.pose;
+      v = await env.step(a);
+      expect(v.actionResult, `${a.name}`).toBe("ok");
+      if (a.kind === "hands" && follow)
+        expect(
+          memory.noteManipulation({ action: a.name, nodes: a.objects.map(() => null), refs: a.objects.map((o) => o.text), pose, view: v.view.index }).done,
+        ).toBe(true);
+      bundle = ep.add(v.view);
+      last = await memory.addView(bundle);
+    }
+    const truth = env.truth!();
+    expect(truth.moved.map((m) => m.id)).toEqual([MOVED.id]);
+    const d = diagnose({ graph: last.graph, members: last.members, cloud: last.cloud, task: near, bundle, trueRelations: [], moved: truth.moved });
+    return { last, d, from: truth.moved[0]!.from.position, to: truth.moved[0]!.to.position };
+  }
+
+  const envModes: Array<z.input<typeof GraphPipelineOptionsSchema>> = [
+    { source: "gt", masks: "instance" },
+    { source: "noisy", masks: "instance", noiseComponents: ["depth", "pose", "flying", "blobs"] },
+  ];
+  for (const m of envModes) {
+    it(`${m.source} ${m.masks}: with the events, one node at the box's new place, none stale`, async () => {
+      const { last, d, from, to } = await envEpisode(m, true);
+      expect(boxesNear(last, to, 0.3)).toHaveLength(1);
+      expect(boxesNear(last, from, 0.3)).toHaveLength(0);
+      expect(d.metrics.stale).toBe(0);
+      const box = d.objects.find((o) => o.id === MOVED.id)!;
+      expect(box.status).toBe("matched");
+      expect(box.duplicates).toEqual([]);
+    });
+    it(`${m.source} ${m.masks}: without them (the old memory), the node where the box was is stale`, async () => {
+      const { last, d, from } = await envEpisode(m, false);
+      const stale = boxesNear(last, from, 0.3);
+      expect(stale).toHaveLength(1);
+      expect(d.nodes.find((n) => n.node === stale[0]!.id)!.status).toBe("stale");
+      expect(d.metrics.stale).toBe(1);
+    });
+  }
 });

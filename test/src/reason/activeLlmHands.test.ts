@@ -49,7 +49,13 @@ async function episode(handlers: Handler[], config: Record<string, unknown>) {
   const agent = createLlmAgent(
     client,
     task,
-    { invalidAction: c.active.invalidAction, threshold: c.active.threshold, temperature: c.llm.temperature, format: c.prompt.format, uncertainty: c.prompt.uncertainty },
+    {
+      invalidAction: c.active.invalidAction,
+      threshold: c.active.threshold,
+      temperature: c.llm.temperature,
+      format: c.prompt.format,
+      uncertainty: c.prompt.uncertainty,
+    },
     "3d",
   );
   const env = new BuiltinEnvironment(task);
@@ -69,7 +75,14 @@ describe("the LLM agent's hands", () => {
       { active: { minSteps: 0 } },
     );
     const [s1, s2, s3] = out.episode.steps;
-    expect(s1).toMatchObject({ requested_action: "pick_up(basketball)", valid: true, action: "pick_up(basketball)", blocked: false, action_result: "ok", reprompted: true });
+    expect(s1).toMatchObject({
+      requested_action: "pick_up(basketball)",
+      valid: true,
+      action: "pick_up(basketball)",
+      blocked: false,
+      action_result: "ok",
+      reprompted: true,
+    });
     expect(s1!.acted_on).toEqual([task.objects.find((o) => o.category === "basketball")!.id]);
     expect(s2).toMatchObject({ action: "open(basketball)", blocked: true, action_result: "basketball does not open" });
     expect(s3).toMatchObject({ action: "stop" });
