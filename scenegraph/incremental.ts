@@ -89,6 +89,12 @@ export class IncrementalGraph {
       this.nodes,
     );
     const byMembers = new Map(clusters.map((c) => [c.members, c.segments]));
+    // the node the agent holds says so (it travels with the camera, not where the scene is)
+    const held = this.fusion.heldSegments();
+    if (held.size > 0)
+      result.graph.nodes.forEach((n, k) => {
+        if ((byMembers.get(result.members[k]!) ?? []).some((seg) => held.has(seg))) n.flags.held = true;
+      });
     this.last = { nodes: result.graph.nodes, segments: new Map(result.graph.nodes.map((n, k) => [n.id, byMembers.get(result.members[k]!) ?? []])) };
     return result;
   }

@@ -51,6 +51,7 @@ const NodeFlagsSchema = z
     low_support: z.boolean().describe("seen in one view only, with few points: weak evidence"),
     possible_duplicate_of: z.array(z.string()).describe("other nodes with the same label that overlap or nearly touch this one"),
     fragment: z.boolean().describe("a sliver of a larger same-label node next to it"),
+    held: z.boolean().optional().describe("the active agent holds this object (picked up, not yet put down): it travels with the camera; absent otherwise"),
     may_contain: z
       .boolean()
       .optional()

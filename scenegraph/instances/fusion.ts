@@ -352,6 +352,14 @@ export class FusionState {
     return true;
   }
 
+  /** The evidence segments of the held node (the agent holds one object at a time): empty when nothing is held. */
+  heldSegments(): Set<number> {
+    const out = new Set<number>();
+    for (const g of this.growing) if (g.claim?.held) for (const k of g.c.segments) out.add(k);
+    for (const g of this.byId.values()) if (g.claim?.held) for (const k of g.segments) out.add(k);
+    return out;
+  }
+
   /**
    * A placement of what the agent holds (it holds one object at a time): the held node's next detection is
    * taken near `claim.anchor` instead of near the camera. Returns false when nothing is held.

@@ -245,6 +245,7 @@ function evidenceMembers(n: GraphNode): string[] {
   if (n.flags.fragment) f.push(`"fragment": true`);
   if (n.flags.low_support) f.push(`"low_support": true`);
   if (n.flags.may_contain) f.push(`"may_contain": true`);
+  if (n.flags.held) f.push(`"held": true`);
   parts.push(`"flags": {${f.join(", ")}}`);
   return parts;
 }
@@ -393,6 +394,7 @@ function serializeText(g: SceneGraph, uncertainty: boolean): string {
       if (n.flags.fragment) ev.push("fragment");
       if (n.flags.low_support) ev.push("low support");
       if (n.flags.may_contain) ev.push("may contain unseen objects");
+      if (n.flags.held) ev.push("held by you");
       s += ` Evidence: ${ev.join("; ")}.`;
     }
     return s;

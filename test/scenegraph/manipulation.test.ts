@@ -145,7 +145,17 @@ describe("the memory follows manipulation", () => {
         const boxes = graphs[k]!.graph.nodes.filter((n) => n.label === MOVED.category);
         expect(boxes, `view ${k}`).toHaveLength(2);
         expect(boxesNear(graphs[k]!, inHand(STEPS[k]!.pose), 0.2), `view ${k}`).toHaveLength(1);
+        // and it is the one flagged held
+        expect(graphs[k]!.graph.nodes.filter((n) => n.flags.held).map((n) => n.id)).toEqual(
+          boxesNear(graphs[k]!, inHand(STEPS[k]!.pose), 0.2).map((n) => n.id),
+        );
       }
+      // before the pick-up and after the placement nothing is held
+      for (const k of [2, 5, 7])
+        expect(
+          graphs[k]!.graph.nodes.some((n) => n.flags.held),
+          `view ${k}`,
+        ).toBe(false);
       const last = graphs.at(-1)!;
       const atQNodes = boxesNear(last, Q, 0.3),
         atPNodes = boxesNear(last, P, 0.3);
