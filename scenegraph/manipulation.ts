@@ -5,6 +5,7 @@
  * far are read: never the environment's instance ids or true poses, so it works for every cloud source.
  */
 import type { AgentPose } from "../core/math/camera.js";
+import type { ManipulationAction } from "../core/task/actions.js";
 import type { Vec3 } from "../core/math/vec.js";
 import type { GraphNode } from "./types.js";
 import type { NodeClaim } from "./instances/fusion.js";
@@ -12,7 +13,7 @@ import { COLORS, colorRgb, colourDistance } from "../core/task/palette.js";
 
 /** A successful manipulation, reported by the active loop before it adds the view that shows the result. */
 export interface ManipulationEvent {
-  action: "pick_up" | "put_on" | "put_inside" | "put_back" | "open" | "close";
+  action: ManipulationAction;
   /** per reference: the node id of this memory's graph the agent named (or null: named by text) */
   nodes: Array<string | null>;
   /** the references as the agent wrote them */
