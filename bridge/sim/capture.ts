@@ -8,6 +8,7 @@ import { buildScene } from "./scene.js";
 import { render } from "./raster.js";
 import { paradigmViews, type PlannedView } from "./views.js";
 import { Hands } from "./manipulation/hands.js";
+import { taskPhysics } from "./physics/taskWorld.js";
 import { isNavigationAction, parseAgentAction } from "../../core/task/actions.js";
 
 export const BUILTIN_SIMULATOR = "esi3d-builtin/1";
@@ -20,7 +21,7 @@ export interface CapturedBundle {
 /** The hands of a trajectory that manipulates (null for one that only looks): the world it changes, view by view. */
 function trajectoryHands(task: Task, planned: readonly PlannedView[]): Hands | null {
   const acts = planned.some((pv) => pv.action !== null && !isNavigationAction(pv.action));
-  return acts ? new Hands(task.objects, task.room.size) : null;
+  return acts ? new Hands(task.objects, task.room.size, taskPhysics(task)) : null;
 }
 
 /** Applies a trajectory's manipulation, which must succeed: a ground-truth trajectory that fails is a broken task. */

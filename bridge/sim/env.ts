@@ -15,6 +15,7 @@ import { buildScene, type RenderScene } from "./scene.js";
 import { render } from "./raster.js";
 import { Hands } from "./manipulation/hands.js";
 import { loadPhysics } from "./physics/world.js";
+import { taskPhysics } from "./physics/taskWorld.js";
 
 /** An object has moved when its centre is this far from where the task put it (m): below the renderer's resolution at 1 m. */
 const MOVED_M = 0.005;
@@ -31,7 +32,7 @@ export class BuiltinEnvironment implements Environment {
   private visible = new Map<number, number>();
 
   constructor(private readonly task: Task) {
-    this.hands = new Hands(task.objects, task.room.size);
+    this.hands = new Hands(task.objects, task.room.size, taskPhysics(task));
     this.scene = buildScene(task);
     this.world = worldOf(task);
     this.K = intrinsicsFromHfov(task.camera.width, task.camera.height, task.camera.hfov_deg);

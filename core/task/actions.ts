@@ -87,6 +87,15 @@ const MANIPULATION_ARITY: Readonly<Record<ManipulationAction, 1 | 2>> = {
   close: 1,
 };
 
+/**
+ * An object is within reach when its footprint is at most this far from where the agent stands (the camera's
+ * position on the floor plan, m); every simulator's hands follow it, and an agent may plan with it: an adult's arm (about 0.7 m) plus a lean of the body. Height does not limit a
+ * reach downwards (the agent bends), upwards REACH_ABOVE_EYE_M does.
+ */
+export const REACH_M = 1.0;
+/** How far above the eye a hand reaches (m): a raised arm. */
+export const REACH_ABOVE_EYE_M = 0.5;
+
 /** `--actions`: camera (the camera moves and stop: the vocabulary before hands, for ablation) or all. */
 export const ACTION_VOCABULARIES = ["camera", "all"] as const;
 export type ActionVocabulary = (typeof ACTION_VOCABULARIES)[number];

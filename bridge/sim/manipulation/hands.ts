@@ -7,13 +7,14 @@
  * about the rim edge farthest from the agent; a cloth (category `cloth`) is lifted like any object.
  */
 import type { AgentPose } from "../../../core/math/camera.js";
-import { quatFromAxisAngle, quatMul, quatToMat } from "../../../core/math/quat.js";
+import { quatFromAxisAngle, quatMul, quatToMat, type Quat } from "../../../core/math/quat.js";
 import type { Vec3 } from "../../../core/math/vec.js";
-import type { ManipulationAction } from "../../../core/task/actions.js";
+import { REACH_ABOVE_EYE_M, REACH_M, type ManipulationAction } from "../../../core/task/actions.js";
 import type { TaskObject } from "../../../core/task/schema.js";
 import { interiorOf } from "../../../core/objects/containers.js";
 import type { ObjectRef } from "../../env/types.js";
 import { bodyOf } from "../physics/bodies.js";
+import type { TaskPhysics } from "../physics/taskWorld.js";
 import { PhysicsWorld } from "../physics/world.js";
 import { addFloor } from "../physics/settle.js";
 import { DROP_CLEARANCE_M } from "../physics/params.js";
@@ -28,8 +29,6 @@ import {
   MANIPULATION_MIN_VISIBLE_PX,
   PLACE_OVERLAP_TOLERANCE_M,
   PLACE_SETTLE_STEPS,
-  REACH_ABOVE_EYE_M,
-  REACH_M,
   SUPPORT_TOLERANCE_M,
 } from "./params.js";
 
@@ -75,6 +74,8 @@ export class Hands {
   constructor(
     objects: readonly TaskObject[],
     private readonly roomSize: readonly [number, number],
+    /** The task's world: each object's body (its material) and how long a placement is watched (physics/taskWorld.ts). */
+    private readonly physics: TaskPhysics = { bodyOptions: () => undefined, watchSteps: null },
   ) {
     this.objects = objects.map((o) => ({ ...o }));
   }
@@ -207,17 +208,24 @@ export class Hands {
     return OK;
   }
 
-  /** Where X would rest on Y's top, centred (null with the reason when Y's top has no room). */
-  private placeOnTop(x: TaskObject, y: TaskObject): Vec3 | string {
-    const [, top] = zRange(y);
-    const [bx] = zRange({ ...x, position: [0, 0, 0] });
+  /**
+   * X set down on the centre of Y's top face, turned with the face (on a tilted board it sits flat on the board, as
+   * the Inclined Plane experiment puts it), or the reason when Y's top has no room.
+   */
+  private placeOnTop(x: TaskObject, y: TaskObject): { object: TaskObject; up: Vec3 } | string {
     const [hx, hy] = footprintHalf(x);
     const taken = this.carried(y.id).find((c) => {
       const [cx, cy] = footprintHalf(c);
       return Math.abs(c.position[0] - y.position[0]) < hx + cx && Math.abs(c.position[1] - y.position[1]) < hy + cy;
     });
     if (taken) return `there is no room on ${this.label(y.id)}: ${this.label(taken.id)} is there`;
-    return [y.position[0], y.position[1], top - bx];
+    const R = quatToMat(y.orientation);
+    const n: Vec3 = [R[0][2], R[1][2], R[2][2]];
+    // set down upright (a fallen object is stood up again: its twist about +Z kept, its tilt dropped), then turned with the face
+    const upright = quatMul(tiltTowards(n), twistAboutZ(x.orientation));
+    const [bottom] = zRange({ ...x, position: [0, 0, 0] });
+    const lift = y.extent[2] / 2 - bottom;
+    return { object: { ...x, orientation: upright, position: [y.position[0] + lift * n[0], y.position[1] + lift * n[1], y.position[2] + lift * n[2]] }, up: n };
   }
 
   private putOn(xId: number, yId: number, pose: AgentPose, visible: ReadonlyMap<number, number>): HandsResult {
@@ -229,7 +237,7 @@ export class Hands {
     const lid = this.lidOf(yId);
     const target = this.placeOnTop(this.get(xId), lid && !this.openLids.has(lid.id) ? lid : y);
     if (typeof target === "string") return fail(target);
-    return this.drop(xId, target);
+    return this.drop(xId, target.object.position, target.object, target.up);
   }
 
   private putInside(xId: number, yId: number, pose: AgentPose, visible: ReadonlyMap<number, number>): HandsResult {
@@ -261,16 +269,20 @@ export class Hands {
   }
 
   /** Drops X (held or grasped now) at a position, watches the physics settle it, and records where it ends. */
-  private drop(id: number, at: Vec3, as?: TaskObject): HandsResult {
-    const x = { ...(as ?? this.get(id)), position: [at[0], at[1], at[2] + DROP_CLEARANCE_M] as Vec3 };
+  private drop(id: number, at: Vec3, as?: TaskObject, up: Vec3 = [0, 0, 1]): HandsResult {
+    // lifted off the surface along its normal, so it lands without sliding into its fall (a board is tilted)
+    const x = {
+      ...(as ?? this.get(id)),
+      position: [at[0] + DROP_CLEARANCE_M * up[0], at[1] + DROP_CLEARANCE_M * up[1], at[2] + DROP_CLEARANCE_M * up[2]] as Vec3,
+    };
     const others = this.objects.filter((o) => o.id !== id && !SOFT_CATEGORIES.has(o.category) && o.id !== this.held);
     const world = new PhysicsWorld();
     let settled: TaskObject;
     try {
       addFloor(world, this.roomSize);
-      for (const o of others) world.addBody(bodyOf(o, { fixed: true }));
-      world.addBody(bodyOf(x));
-      world.step(PLACE_SETTLE_STEPS);
+      for (const o of others) world.addBody(bodyOf(o, { ...this.physics.bodyOptions(o), fixed: true }));
+      world.addBody(bodyOf(x, this.physics.bodyOptions(x)));
+      world.step(this.physics.watchSteps ?? PLACE_SETTLE_STEPS);
       const overlap = others.find((o) => world.penetration(id, o.id) > PLACE_OVERLAP_TOLERANCE_M);
       if (overlap) return fail(`there is no room for ${this.label(id)}: it would overlap ${this.label(overlap.id)}`);
       const { position, orientation } = world.pose(id);
@@ -364,4 +376,19 @@ function hingedOpen(lid: TaskObject, box: TaskObject, eye: Vec3): TaskObject {
     position: [r4(hinge[0] + rr[0]!), r4(hinge[1] + rr[1]!), r4(hinge[2] + rr[2]!)],
     orientation: quatMul(q, lid.orientation),
   };
+}
+
+/** The rotation that turns +Z onto the unit normal `n` (the identity for a level face), from + - * and one sqrt. */
+function tiltTowards(n: Vec3): Quat {
+  // half-way quaternion: q = (z × n, 1 + z·n) normalised
+  const w = 1 + n[2];
+  if (w < 1e-9) return { x: 1, y: 0, z: 0, w: 0 };
+  const len = Math.sqrt(n[1] * n[1] + n[0] * n[0] + w * w);
+  return { x: -n[1] / len, y: n[0] / len, z: 0, w: w / len };
+}
+
+/** The twist of a rotation about +Z (swing-twist decomposition): (0, 0, z, w) normalised. */
+function twistAboutZ(q: Quat): Quat {
+  const len = Math.sqrt(q.z * q.z + q.w * q.w);
+  return len < 1e-9 ? { x: 0, y: 0, z: 0, w: 1 } : { x: 0, y: 0, z: q.z / len, w: q.w / len };
 }

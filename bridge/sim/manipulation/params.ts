@@ -6,14 +6,6 @@
 import { rad } from "../../../core/math/vec.js";
 
 /**
- * An object is within reach when its footprint is at most this far from where the agent stands (the camera's
- * position on the floor plan, m): an adult's arm (about 0.7 m) plus a lean of the body. Height does not limit a
- * reach downwards (the agent bends), upwards REACH_ABOVE_EYE_M does.
- */
-export const REACH_M = 1.0;
-/** How far above the eye a hand reaches (m): a raised arm. */
-export const REACH_ABOVE_EYE_M = 0.5;
-/**
  * An object can be handled only when the current view shows at least this many of its pixels: the agent acts on
  * what it sees (the graph's MIN_MASK_AREA_PX, 25 px, doubled so a sliver at the image edge does not count).
  */
@@ -32,8 +24,8 @@ export const HOLD_BELOW_M = 0.3;
 /** An opened lid swings up about the rim edge farthest from the agent by this angle, so it stands behind the box. */
 export const LID_OPEN_RAD = rad(100);
 /**
- * Physics steps a placement is watched for before the next view (1/240 s each: one second): long enough for a
- * dropped object to land and for an unstable one to tip or roll away.
+ * Physics steps a placement is watched for before the next view (1/240 s each: one second), in a task whose
+ * experiment records no watch of its own: long enough for a dropped object to land and an unstable one to tip.
  */
 export const PLACE_SETTLE_STEPS = 240;
 /** An object rests on another when its bottom is within this of the other's top over its centre (m). */

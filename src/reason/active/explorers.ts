@@ -30,6 +30,19 @@ import type { ReasonerAnswer } from "../types.js";
 import type { ExplorerName } from "./options.js";
 import type { ActiveAgent, AgentContext, AgentDecision } from "./types.js";
 import { approach, canAct, hiddenInGraph, hiddenInView, RevealLog, type RevealTarget } from "./reveal.js";
+import {
+  asTarget,
+  itemNode,
+  observeSlope2d,
+  observeSlope3d,
+  observeStack2d,
+  observeStack3d,
+  slopeAnswer,
+  slopeNodes,
+  slopeObjectCategory,
+  StackExperiment,
+  type SlopeObservation,
+} from "./experiments.js";
 
 /** Planning horizon (actions): receding-horizon next-best-view planning looks a few actions ahead (H ≤ 4 is usual); 3 keeps a step under budget. Ours. */
 const PLAN_DEPTH = 3;
@@ -52,6 +65,10 @@ const MIN_GAIN = 1;
  * this (ours: below any useful --threshold, so the episode does not end on a guess about what it has not uncovered).
  */
 const HIDDEN_CONFIDENCE_CAP = 0.5;
+/** Confidence in what the agent saw its own experiment do (ours: the simulator ran the task's experiment; the view may mislead a little). */
+const OBSERVED_CONFIDENCE = 0.95;
+/** Attempts at an experiment before the agent falls back on its program. */
+const EXPERIMENT_ATTEMPTS = 3;
 /** The body keeps this clearance from occupied voxels and the grid's walls (bridge/sim/agent.ts BODY_CLEARANCE_M). */
 const CLEARANCE_M = 0.15;
 
@@ -82,6 +99,10 @@ class ExplorerAgent implements ActiveAgent {
   private readonly reveals = new RevealLog();
   /** The reveal the agent asked for at its last step, whose outcome the next step reads. */
   private pending: RevealTarget | null = null;
+  /** Inclined Plane with the hands: the experiment's state and what it showed. */
+  private experiment: { placed: boolean; tries: number; seen: SlopeObservation | null } = { placed: false, tries: 0, seen: null };
+  /** Stacking & Stability with the hands. */
+  private stack: StackExperiment | null = null;
 
   constructor(
     private readonly name: ExplorerName,
@@ -214,6 +235,23 @@ class ExplorerAgent implements ActiveAgent {
         `coverage of the region of interest ${r3(coverage)} (${roi.question.length} voxels${roi.doubted.length ? `, ${roi.doubted.length} around doubted nodes` : ""}); program confidence ${a.confidence}`,
       );
     }
+    const experiment = ctx.actions === "all" ? this.experimentStep(ctx, a.answer) : null;
+    if (experiment) {
+      const answer = this.observedAnswer();
+      trace.push(experiment.why);
+      return {
+        requestedAction: experiment.action,
+        action: experiment.action,
+        status: answer ? "parsed" : a.status,
+        answer: answer ?? a.answer,
+        ...(!answer && a.match ? { match: a.match } : {}),
+        confidence: answer ? OBSERVED_CONFIDENCE : confidence === null ? null : Math.min(confidence, HIDDEN_CONFIDENCE_CAP),
+        reasoning: answer ? `observed: ${experiment.why}` : `${a.reason ?? a.method}; ${experiment.why}`,
+        trace,
+        reprompted: false,
+        latencyMs: Math.round(performance.now() - t0),
+      };
+    }
     const reveal = ctx.actions === "all" ? this.revealStep(ctx) : null;
     if (reveal) {
       if (confidence !== null) confidence = Math.min(confidence, HIDDEN_CONFIDENCE_CAP);
@@ -301,9 +339,104 @@ class ExplorerAgent implements ActiveAgent {
     return { action, why: `the view shows a ${t.ref} that may hide what the question needs: ${action}` };
   }
 
+  /** What the agent saw its own experiment show, as an answer (null: no experiment watched). */
+  private observedAnswer(): string | null {
+    if (this.experiment.seen) return slopeAnswer(this.task, this.experiment.seen);
+    return this.stack?.answer ?? null;
+  }
+
+  /** The physics subcategories' experiments (--actions all); null when there is none to do. */
+  private experimentStep(ctx: AgentContext, programAnswer: string | null): { action: string; why: string } | null {
+    if (this.task.subcategory === "inclined_plane") return this.slopeExperiment(ctx);
+    if (this.task.subcategory === "stacking_stability") return this.stackExperiment(ctx, programAnswer);
+    return null;
+  }
+
+  /** Stacking & Stability with the hands: stack in the program's order first, watch, and keep the first order that stands. */
+  private stackExperiment(ctx: AgentContext, programAnswer: string | null): { action: string; why: string } | null {
+    if (!this.stack) {
+      let first: string[] | null = null;
+      try {
+        const parsed: unknown = programAnswer ? JSON.parse(programAnswer) : null;
+        if (Array.isArray(parsed) && parsed.every((x) => typeof x === "string")) first = parsed;
+      } catch {
+        first = null;
+      }
+      this.stack = new StackExperiment(this.task.options, first);
+    }
+    const view = ctx.bundle.views.length - 1;
+    const observe = (order: string[]) => (this.grid ? (ctx.graph ? observeStack3d(ctx.graph, order, view) : null) : observeStack2d(ctx.bundle, order));
+    const placeOn = (upper: string, lower: string): string | null => {
+      if (!this.grid) return `put_on(${upper.replace(/_/g, " ")}, ${lower.replace(/_/g, " ")})`;
+      const graph = ctx.graph;
+      const node = (item: string) => (graph ? (itemNode(graph, item, view) ?? graph.nodes.find((n) => n.label === item)) : undefined);
+      const [u, l] = [node(upper), node(lower)];
+      if (!u || !l) return null;
+      const [ut, lt] = [asTarget(u), asTarget(l)];
+      if (canAct(this.task, ctx.pose, ut) && canAct(this.task, ctx.pose, lt)) return `put_on(${u.id}, ${l.id})`;
+      return approach(this.task, ctx.pose, canAct(this.task, ctx.pose, ut) ? lt : ut, (p) => this.passable(p));
+    };
+    const action = this.stack.next(ctx.lastBlocked, observe, placeOn);
+    if (this.stack.answer) return { action: STOP_ACTION, why: this.stack.why };
+    return action ? { action, why: action.startsWith("put_on(") ? `stacking to watch it: ${action}` : "walking within reach of the items" } : null;
+  }
+
+  /**
+   * Inclined Plane with the hands: put the object on the slope, then read the outcome from the next view and stop.
+   * Null when the experiment cannot be done (the agent then answers from its program as before).
+   */
+  private slopeExperiment(ctx: AgentContext): { action: string; why: string } | null {
+    const e = this.experiment;
+    if (e.seen) return { action: STOP_ACTION, why: "the experiment has been watched" };
+    if (e.placed) {
+      e.placed = false;
+      if (!ctx.lastBlocked) {
+        const view = ctx.bundle.views.length - 1;
+        e.seen = this.grid ? (ctx.graph ? observeSlope3d(this.task, ctx.graph, view) : null) : observeSlope2d(this.task, ctx.bundle);
+        if (e.seen) return { action: STOP_ACTION, why: e.seen.why };
+      }
+      e.tries++;
+    }
+    if (e.tries >= EXPERIMENT_ATTEMPTS) return null;
+    const cat = slopeObjectCategory(this.task);
+    if (!cat) return null;
+    if (!this.grid) {
+      const last = ctx.history.at(-1);
+      if (last?.action_result?.includes("out of reach") && !last.action?.startsWith("move_")) return { action: "move_forward", why: "walking up to the slope" };
+      e.placed = true;
+      return { action: `put_on(${cat.replace(/_/g, " ")}, ${"slope"})`, why: `trying it: the ${cat} on the slope` };
+    }
+    const nodes = ctx.graph ? slopeNodes(this.task, ctx.graph) : null;
+    if (!nodes) return null;
+    const [object, board] = [asTarget(nodes.object), asTarget(nodes.board)];
+    if (canAct(this.task, ctx.pose, object) && canAct(this.task, ctx.pose, board)) {
+      e.placed = true;
+      return { action: `put_on(${nodes.object.id}, ${nodes.board.id})`, why: `trying it: ${nodes.object.id} (${cat}) on the slope ${nodes.board.id}` };
+    }
+    const move = approach(this.task, ctx.pose, canAct(this.task, ctx.pose, object) ? board : object, (p) => this.passable(p));
+    if (!move) {
+      e.tries = EXPERIMENT_ATTEMPTS;
+      return null;
+    }
+    return { action: move, why: `walking within reach of the ${cat} and the slope` };
+  }
+
   /** The program always commits when it can: its answer now is the forced choice. */
   async forceChoice(ctx: AgentContext, signal?: AbortSignal): Promise<AgentDecision> {
     const t0 = performance.now();
+    const observed = this.observedAnswer();
+    if (observed)
+      return {
+        requestedAction: STOP_ACTION,
+        action: STOP_ACTION,
+        status: "parsed",
+        answer: observed,
+        confidence: OBSERVED_CONFIDENCE,
+        reasoning: "forced choice: what the agent's experiment showed",
+        trace: [this.experiment.seen?.why ?? this.stack?.why ?? ""],
+        reprompted: false,
+        latencyMs: Math.round(performance.now() - t0),
+      };
     const a = await this.answerNow(ctx, signal);
     return {
       requestedAction: STOP_ACTION,

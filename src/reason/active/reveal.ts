@@ -9,12 +9,12 @@
  * - The 2D arm sees instance masks with categories and no depth: it acts on a cloth or lidded box it sees by
  *   category and colour, and turns towards and walks up to it while the simulator says it is out of reach.
  */
-import { intendedPose, NAVIGATION_ACTIONS, type NavigationAction } from "../../../core/task/actions.js";
+import { intendedPose, NAVIGATION_ACTIONS, REACH_M, type NavigationAction } from "../../../core/task/actions.js";
 import { intrinsicsFromHfov, poseToExtrinsic, projectPoint, type AgentPose } from "../../../core/math/camera.js";
 import type { Vec3 } from "../../../core/math/vec.js";
 import type { Task } from "../../../core/task/schema.js";
 import type { SceneGraph, GraphNode } from "../../../scenegraph/types.js";
-import { REACH_M } from "../../../bridge/sim/manipulation/params.js";
+
 import type { AgentContext } from "./types.js";
 
 /** Categories whose object hides what is under it until lifted. */
