@@ -66,6 +66,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from esi3d_agent import apply_action, initial_pose, paradigm_views  # noqa: E402
+from og_hands import Hands, manipulation_of  # noqa: E402
 from esi3d_bridge import ActiveView, Esi3dClient, extrinsic_from_usd_pose, png_gray16, png_rgb8, run_client, serve_episode, usd_camera_quat  # noqa: E402
 
 SIMULATOR = "omnigibson"
@@ -240,6 +241,9 @@ class Capturer:
         self.resolved = self.resolve_task()
         self.furniture = self.scene_furniture()
         self.pose = initial_pose(self.resolved)
+        # pixels per instance id in the last rendered view: the hands act on what the camera sees
+        self.visible = {}
+        self.hands = None
 
     def tensor(self, v):
         return self.th.tensor([float(x) for x in v], dtype=self.th.float32)
@@ -348,6 +352,8 @@ class Capturer:
         ids = np.zeros(seg.shape, dtype=np.uint16)
         for raw_id, label in labels.items():
             ids[seg == int(raw_id)] = self.label_to_id(label)
+        found, counts = np.unique(ids, return_counts=True)
+        self.visible = {int(i): int(c) for i, c in zip(found, counts) if i != 0}
         pos, q = self.sensor.get_position_orientation(frame="scene")
         extrinsic = extrinsic_from_usd_pose(floats(pos), floats(q))
         return png_rgb8(self.width, self.height, rgb.tobytes()), depth.tobytes(), png_gray16(self.width, self.height, ids.ravel().tolist()), extrinsic
@@ -356,14 +362,47 @@ class Capturer:
         return paradigm_views(self.resolved, paradigm, self.furniture)
 
     def step(self, action):
-        """The active paradigm's hook: the agent's next pose after an action (None when blocked), as esi3d's
-        motion model moves it among the task's objects and the scene's furniture; render() it to see it."""
+        """The active paradigm's hook for a camera move: the agent's next pose (None when blocked), as esi3d's
+        motion model moves it among the task's objects and the scene's furniture; render() it to see it. A held
+        object travels with the camera."""
         from esi3d_agent import World
 
-        nxt = apply_action(World(self.resolved, self.furniture), self.pose, action)
+        held = self.hands.held if self.hands else None
+        nxt = apply_action(World(self.without(held), self.furniture), self.pose, action)
         if nxt is not None:
             self.pose = nxt
+            if self.hands:
+                self.hands.carry(self.pose)
         return nxt
+
+    def without(self, oid):
+        """The task without one object (a held object is no obstacle to the body)."""
+        if oid is None:
+            return self.resolved
+        return {**self.resolved, "objects": [o for o in self.resolved["objects"] if o["id"] != oid]}
+
+    def act(self, action, objects):
+        """The active paradigm's hook for a manipulation (og_hands.py): (action_result, acted_on ids or None)
+        for the objects the server sent beside the action, resolved among those the last view showed."""
+        if self.hands is None:
+            from omnigibson import object_states
+
+            by_id = {}
+            for o in self.resolved["objects"]:
+                name = next((n for n, i in self.scene_ids.items() if i == o["id"]), f"{OBJECT_PREFIX}{o['id']}")
+                by_id[o["id"]] = (o, self.scene.object_registry("name", name))
+            self.hands = Hands(self.og, object_states, by_id, log=self.log)
+        result, acted_on = self.hands.apply(action, objects, self.pose, self.visible)
+        for oid in acted_on or []:
+            self.read_back(oid)
+        return result, acted_on
+
+    def read_back(self, oid):
+        """An object the hands moved: its box read back into the resolved task, where the motion model finds its obstacles."""
+        o = next(x for x in self.resolved["objects"] if x["id"] == oid)
+        centre, quat, extent, _ = self.hands.objects[oid][1].get_base_aligned_bbox(visual=True)
+        q = floats(quat)
+        o.update(position=floats(centre), orientation={"x": q[0], "y": q[1], "z": q[2], "w": q[3]}, extent=floats(extent))
 
 
 def label_to_id(label):
@@ -391,12 +430,18 @@ def capture_active(c, client, episode, log=print):
     """Serves one active episode: the server's agent chooses, Capturer.step moves, render() shows."""
     s = client.open_session(paradigm="active", simulator=c.resolved["simulator"], task=c.resolved, image={"width": c.width, "height": c.height}, instances=c.instance_table(), episode=episode)
 
-    def observe(blocked):
+    def observe(blocked, result=None, acted_on=None):
         rgb_png, depth, inst_png, extrinsic = c.render(c.pose)
-        return ActiveView(c.K, extrinsic, pose_json(c.pose), blocked, rgb_png, depth, inst_png)
+        return ActiveView(c.K, extrinsic, pose_json(c.pose), blocked, rgb_png, depth, inst_png, action_result=result, acted_on=acted_on)
 
-    out = serve_episode(client, s["id"], lambda: observe(False), lambda action: observe(c.step(action) is None), log=log)
-    return out
+    def step(action, objects):
+        if manipulation_of(action) is not None:
+            result, acted_on = c.act(action, objects)
+            return observe(result != "ok", result, acted_on)
+        # a camera move's result is the server's default ("ok", or "blocked" when blocked)
+        return observe(c.step(action) is None)
+
+    return serve_episode(client, s["id"], lambda: observe(False), step, log=log)
 
 
 def capture(og, task, paradigms, client, render_passes=RENDER_PASSES, log=print, episode=None):
@@ -419,7 +464,14 @@ def capture(og, task, paradigms, client, render_passes=RENDER_PASSES, log=print,
     if "active" in paradigms:
         out = capture_active(c, client, episode or {}, log=log)
         bundles["active"] = out["bundle"]
-        bundles["active_episode"] = {"session": out["session"], "stop_reason": out["stop_reason"], "views": out["views"], "actions": [a for a, _ in out["actions"]], "blocked": [b for _, b in out["actions"]]}
+        bundles["active_episode"] = {
+            "session": out["session"],
+            "stop_reason": out["stop_reason"],
+            "views": out["views"],
+            "actions": [a for a, _ in out["actions"]],
+            "blocked": [b for _, b in out["actions"]],
+            "action_results": out["results"],
+        }
         log(f"{task['task_id']} active: bundle {out['bundle']} ({out['views']} views, {out['stop_reason']})")
     return bundles
 

@@ -12,7 +12,11 @@ esi3d_bridge: a client for the esi3d capture protocol (docs/protocol.md), standa
 and, for the active paradigm, serves the steps of an episode the server runs (the server chooses each action):
 
     s = client.open_session(task=task_record, paradigm="active", simulator="omnigibson/3.9", episode={"explorer": "nbv"})
-    out = serve_episode(client, s["id"], first_view, step)   # first_view() / step(action) -> ActiveView
+    out = serve_episode(client, s["id"], first_view, step)   # first_view() / step(action, objects) -> ActiveView
+
+An action is canonical text: a camera move ("turn_left") or a manipulation with its objects ("open(n3)",
+"put_on(red mug, table)"); a manipulation's objects also come beside it, each {"text", "near"?}, `near` being
+the agent's graph node ({"node", "point", "label"}) when the text names one (docs/protocol.md "The hands").
 
 It also has the pieces a simulator needs to produce views in esi3d's conventions (docs/conventions.md):
 PNG encoders for 8-bit RGB and 16-bit greyscale, the float32 little-endian depth layout, the camera of an
@@ -277,14 +281,20 @@ class Esi3dClient:
         # not idempotent: a retry after a lost answer would open a second session (it expires unused)
         return self._request("POST", "/v1/sim/sessions", body, retry_connect=False)
 
-    def upload_view(self, session_id, n, intrinsics, extrinsic, action, rgb_png, depth, inst_png, pose=None, blocked=None):
+    def upload_view(self, session_id, n, intrinsics, extrinsic, action, rgb_png, depth, inst_png, pose=None, blocked=None, action_result=None, acted_on=None):
         """Uploads view n (idempotent: the same n replaces an earlier upload; in an active session the same bytes
-        are accepted again). Active sessions also give the agent pose ({position, yaw, pitch}) and `blocked`."""
+        are accepted again). Active sessions also give the agent pose ({position, yaw, pitch}) and `blocked`, and
+        may say what came of the action (`action_result`: "ok" or why not) and, for a manipulation that happened,
+        the instance ids it acted on (`acted_on`)."""
         header = {"intrinsics": intrinsics, "extrinsic": extrinsic, "action": action}
         if pose is not None:
             header["pose"] = pose
         if blocked is not None:
             header["blocked"] = blocked
+        if action_result is not None:
+            header["action_result"] = action_result
+        if acted_on:
+            header["acted_on"] = [int(i) for i in acted_on]
         payload = encode_view(header, rgb_png, depth, inst_png)
         return self._request("PUT", f"/v1/sim/sessions/{session_id}/views/{n}", payload, VIEW_CONTENT_TYPE)
 
@@ -337,25 +347,32 @@ class EpisodeFailed(Esi3dError):
 
 class ActiveView:
     """One observation a simulator serves: the camera, the agent pose it was taken from ({position: [x, y, z],
-    yaw, pitch}, world Z up, m, rad), whether the action was blocked, and the encoded images."""
+    yaw, pitch}, world Z up, m, rad), whether the action was blocked (did not happen), and the encoded images;
+    after an action, what came of it (`action_result`: "ok" or why not) and, for a manipulation that happened,
+    the instance ids it acted on (`acted_on`, in the action's order)."""
 
-    __slots__ = ("intrinsics", "extrinsic", "pose", "blocked", "rgb_png", "depth", "inst_png")
+    __slots__ = ("intrinsics", "extrinsic", "pose", "blocked", "rgb_png", "depth", "inst_png", "action_result", "acted_on")
 
-    def __init__(self, intrinsics, extrinsic, pose, blocked, rgb_png, depth, inst_png):
+    def __init__(self, intrinsics, extrinsic, pose, blocked, rgb_png, depth, inst_png, action_result=None, acted_on=None):
         self.intrinsics, self.extrinsic, self.pose, self.blocked = intrinsics, extrinsic, pose, blocked
         self.rgb_png, self.depth, self.inst_png = rgb_png, depth, inst_png
+        self.action_result, self.acted_on = action_result, acted_on
 
 
 def serve_episode(client, session_id, first_view, step, log=None):
     """Serves an active session's episode (docs/protocol.md "Active sessions"): uploads view 0 from
-    first_view(), then asks for each action and uploads the view step(action) gives, until the server says
-    stop. Returns {"session", "bundle", "stop_reason", "views", "actions": [(action, blocked)], "item"}; raises
-    EpisodeFailed when the server failed the episode."""
+    first_view(), then asks for each action and uploads the view step(action, objects) gives (objects: the
+    manipulation's object references, [] for a camera move), until the server says stop. Returns {"session",
+    "bundle", "stop_reason", "views", "actions": [(action, blocked)], "results": [action_result], "item"};
+    raises EpisodeFailed when the server failed the episode."""
     log = log or (lambda line: None)
-    view, action, n, actions = first_view(), None, 0, []
+    view, action, n, actions, results = first_view(), None, 0, [], []
     while True:
         try:
-            client.upload_view(session_id, n, view.intrinsics, view.extrinsic, action, view.rgb_png, view.depth, view.inst_png, pose=view.pose, blocked=bool(view.blocked))
+            client.upload_view(
+                session_id, n, view.intrinsics, view.extrinsic, action, view.rgb_png, view.depth, view.inst_png,
+                pose=view.pose, blocked=bool(view.blocked), action_result=view.action_result if n > 0 else None, acted_on=view.acted_on if n > 0 and not view.blocked else None,
+            )
         except Esi3dError as e:
             if e.status != 409:
                 raise
@@ -369,12 +386,13 @@ def serve_episode(client, session_id, first_view, step, log=None):
             raise EpisodeFailed(a.get("error") or "the episode failed")
         if a["next"] == "stop":
             log(f"episode {session_id}: stop after {n + 1} views ({a['stop_reason']})")
-            return {"session": session_id, "bundle": a["bundle"], "stop_reason": a["stop_reason"], "views": n + 1, "actions": actions, "item": client.item(session_id)}
+            return {"session": session_id, "bundle": a["bundle"], "stop_reason": a["stop_reason"], "views": n + 1, "actions": actions, "results": results, "item": client.item(session_id)}
         action = a["action"]
-        view = step(action)
+        view = step(action, a.get("objects") or [])
         actions.append((action, bool(view.blocked)))
+        results.append(view.action_result)
         n += 1
-        log(f"episode {session_id}: view {n} after {action}{' (blocked)' if view.blocked else ''}")
+        log(f"episode {session_id}: view {n} after {action}{f' (blocked: {view.action_result})' if view.blocked else ''}")
 
 
 # ------------------------------------------------------------------------------------------ bundles

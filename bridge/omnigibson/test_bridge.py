@@ -16,6 +16,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import capture  # noqa: E402  (imports without OmniGibson: the simulator is imported inside capture())
 import esi3d_bridge as b  # noqa: E402
 from esi3d_agent import Rng, wrap_angle  # noqa: E402
+from og_hands import manipulation_of  # noqa: E402
 
 
 def close(a, b_, tol=1e-12):
@@ -176,6 +177,23 @@ class CaptureHelpers(unittest.TestCase):
         self.assertEqual(capture.external_camera(Env), "cam")
         Env.external_sensors = {"esi3d_camera": "cam2"}
         self.assertEqual(capture.external_camera(Env), "cam2")
+
+
+class HandsText(unittest.TestCase):
+    def test_manipulation_of_reads_the_servers_canonical_text(self):
+        self.assertEqual(manipulation_of("put_on(red mug, n7)"), ("put_on", ["red mug", "n7"]))
+        self.assertEqual(manipulation_of("open(#57)"), ("open", ["#57"]))
+        self.assertIsNone(manipulation_of("turn_left"))
+        self.assertIsNone(manipulation_of("fly(up)"))
+
+    def test_upload_view_header_carries_the_action_result_and_acted_on(self):
+        sent = {}
+        client = b.Esi3dClient("http://127.0.0.1:9")
+        client._request = lambda method, path, body=None, content_type=None, retry_connect=True: sent.update(body=body) or {}
+        client.upload_view("s-1", 1, {"fx": 1, "fy": 1, "cx": 0, "cy": 0}, [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0]], "pick_up(mug)", b"", b"", b"", pose={"position": [0, 0, 1], "yaw": 0, "pitch": 0}, blocked=False, action_result="ok", acted_on=[17])
+        _, h_len, _, _, _ = b.VIEW_PREAMBLE.unpack(sent["body"][: b.VIEW_PREAMBLE.size])
+        header = json.loads(sent["body"][b.VIEW_PREAMBLE.size : b.VIEW_PREAMBLE.size + h_len])
+        self.assertEqual((header["action"], header["action_result"], header["acted_on"]), ("pick_up(mug)", "ok", [17]))
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ import type { Lighting, Task, TaskObject } from "../../core/task/schema.js";
 import { colorRgb, type Rgb } from "../../core/task/palette.js";
 import { buildModel, modelDef } from "../../core/objects/library.js";
 import { objectWorldTriangles, shapeOf } from "../../core/objects/shape.js";
+import { CLOTH_CATEGORY, clothTriangles } from "../../core/objects/drape.js";
 import { roomFrame } from "./agent.js";
 import { solidIntervals, wallPoint } from "../../core/task/layout.js";
 import { FLOOR_ID, WALL_IDS } from "../../core/task/instanceIds.js";
@@ -114,6 +115,17 @@ export function buildScene(task: Pick<Task, "room" | "objects" | "lighting">): R
   // a model the library does not have renders as a box of the object's extent (objects/shape.ts shapeOf)
   for (const obj of task.objects.map(shapeOf)) {
     categories.set(obj.id, obj.category);
+    // a cloth's mesh is its drape over what lies under it (or folded, when held), in its own colour
+    if (obj.category === CLOTH_CATEGORY) {
+      const cloth = clothTriangles(obj, task.objects);
+      for (let k = 0; k < cloth.length; k++) b.tris.push(cloth[k]!);
+      for (let t = 0; t < cloth.length / 9; t++) {
+        b.ids.push(obj.id);
+        b.rgb.push(...colorRgb(obj.color));
+        b.glass.push(0);
+      }
+      continue;
+    }
     const world = objectWorldTriangles(obj);
     const slots = buildModel(obj.model).slots;
     for (let t = 0; t < slots.length; t++) {

@@ -1,5 +1,5 @@
 /**
- * The built-in object library: 30 small-object categories and 11 furniture categories, each built from
+ * The built-in object library: 30 small-object categories, 11 furniture categories and a cloth (Deformable), each built from
  * primitives with distinct shapes and sizes, plus look-alike groups (apple/tomato/peach, mug/cup/can,
  * piano/cabinet, ...) for the recognition and ambiguity tasks.
  *
@@ -10,7 +10,7 @@ import type { Vec3 } from "../math/vec.js";
 import { box, cylinder, ellipsoid, emptyMesh, handle, meshBounds, openBox, revolve, type PartMesh } from "./mesh.js";
 import { buildContainer, type InteriorSpec } from "./interior.js";
 
-type LibraryGroup = "fruit" | "ball" | "kitchen" | "toy" | "decor" | "stationery" | "container" | "furniture";
+type LibraryGroup = "fruit" | "ball" | "kitchen" | "toy" | "decor" | "stationery" | "container" | "furniture" | "textile";
 
 interface CategoryFlags {
   /** In the counting pool (ESI Q.19: every box edge <= 0.25 m and not all < 0.05 m; checked by a test). */
@@ -1081,6 +1081,29 @@ const CATS: CategoryDef[] = [
           box(g, [0, 0, 0.9], [1.0, 0.55, 1.8], 0);
           box(g, [0.04, -0.28, 1.0], [0.02, 0.02, 0.2], 1);
           box(g, [-0.04, -0.28, 1.0], [0.02, 0.02, 0.2], 1);
+          return g;
+        },
+      },
+    ],
+  },
+  // ---- textile ----
+  {
+    // Deformable's cover (core/objects/drape.ts): the model is the flat unit square a record scales by its side
+    // ([side, side, 1]); the scene renders the drape computed over what lies under it, or the folded cloth when held.
+    // No flag: no other subcategory's pool draws it.
+    category: "cloth",
+    group: "textile",
+    // what a labeller may take a draped cloth for: a lamp's shade (a cone of fabric), a box's outline; neither is an
+    // object a cloth covers in Deformable, so a mislabelled drape names no option
+    confusables: ["lamp", "cardboard_box"],
+    flags: {},
+    models: [
+      {
+        id: "cloth/0",
+        palette: ["purple", "pink", "teal", "blue", "grey", "cream"],
+        build: () => {
+          const g = m();
+          box(g, [0, 0, 0.0015], [1, 1, 0.003], 0);
           return g;
         },
       },

@@ -87,14 +87,16 @@ export const BUILTIN_SUBCATEGORIES = [
   // issue 45's Physical Dynamics, last: a run limited to the first 19 tasks draws the suite it drew before them
   "inclined_plane",
   "stacking_stability",
+  // issue 46's Deformable, after them for the same reason
+  "deformable",
 ] as const satisfies readonly Subcategory[];
 export type BuiltinSubcategory = (typeof BUILTIN_SUBCATEGORIES)[number];
 
 /**
  * Subcategories the built-in simulator can generate that are not in its suite yet: a suite subcategory needs the
  * symbolic 3D, 2D and shortcut programs too, or a run over the suite breaks (issue 45 staged Inclined Plane's and
- * Stacking & Stability's generators here before their programs; none is staged now). `generateTask` draws them;
- * `esi3d generate` and `run` do not.
+ * Stacking & Stability's generators here before their programs; none is staged now). `generateTask` draws
+ * them; `esi3d generate` and `run` do not.
  */
 const STAGED_SUBCATEGORIES = [] as const satisfies readonly Subcategory[];
 export type GeneratedSubcategory = BuiltinSubcategory | (typeof STAGED_SUBCATEGORIES)[number];

@@ -27,6 +27,7 @@ import type { Query } from "./query.js";
 import type { Reasoner } from "./types.js";
 import { connectivityProgram, navigationProgram, regionalProgram, traversableProgram } from "./regionPrograms.js";
 import { stackOrder } from "./stackingPrograms.js";
+import { byDrapeHeight, CLOTH_LABEL, optionCategory } from "./deformablePrograms.js";
 
 /** Distance scales at which a decision counts as certain (m or relative), per rule. */
 const CONFIDENCE_SCALE = {
@@ -354,6 +355,23 @@ const stacking: Program = (p) => {
   return stackOrder(evidence, p.trace);
 };
 
+/**
+ * Deformable (deformablePrograms.ts): an option's object in the graph (the cloth was lifted) is the answer; else the
+ * drape's node's top above the floor (the graph's world frame has the floor at z = 0) against each option's typical
+ * height.
+ */
+const deformable: Program = (p) => {
+  const largest = (ns: GraphNode[]) => ns.sort((a, b) => b.raw_point_count - a.raw_point_count)[0];
+  const seen = largest(p.g.nodes.filter((n) => p.q.options.some((o) => optionCategory(o) === n.label)));
+  if (seen) {
+    p.trace.push(`${seen.id} (${seen.label}) is in the graph: the object the cloth covered, seen`);
+    return { answer: optionNaming(p.q.options, seen.label) ?? spaced(seen.label), confidence: labelConfidence(seen), trace: p.trace };
+  }
+  const cloth = largest(p.g.nodes.filter((n) => n.label === CLOTH_LABEL));
+  if (!cloth) return declined(`neither the ${CLOTH_LABEL} nor any option's object is in the graph`, p.trace);
+  return byDrapeHeight(p.q.options, cloth.aabb.max[2], p.trace, `${cloth.id} (${CLOTH_LABEL})`);
+};
+
 /** Programs of imported ESI-Bench subcategories esi3d does not generate, where a graph can answer at all. */
 const IMPORTED_PROGRAMS: Partial<Record<string, Program>> = { structural_enclosure: enclosure };
 
@@ -380,6 +398,7 @@ const PROGRAMS: Record<BuiltinSubcategory, Program> = {
   long_term_navigation: (p) => navigationProgram(p),
   inclined_plane: inclinedPlane,
   stacking_stability: stacking,
+  deformable,
 };
 
 /**

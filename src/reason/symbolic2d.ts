@@ -24,6 +24,7 @@ import type { Intrinsics } from "../../core/math/camera.js";
 import { regionProgram2d, type ViewLabels, type ViewPlaces } from "./regionPrograms2d.js";
 import { BOARD_CATEGORY, rollsByShape, slopeAnswer, stayChanceUnseenTiltBelow, tippingTiltDeg } from "./slopePrior.js";
 import { stackOrder } from "./stackingPrograms.js";
+import { byDrapeHeight, CLOTH_LABEL, drapeHeightFromAspect, optionCategory } from "./deformablePrograms.js";
 
 /** Image-plane collinearity: residual over the longest side; 0.05 = the 4 cm metric tolerance over a typical 0.8 m span. */
 const IMAGE_COLLINEAR_RATIO = 0.05;
@@ -231,6 +232,7 @@ function decide2d(bundle: FrameBundle, q: Query, o: Symbolic2dOptions): Decision
   const rooms = regionProgram2d(q.subcategory);
   if (rooms) return rooms(labelAreas(perView), q, trace, labelPlaces(perView, bundle));
   if (q.subcategory === "stacking_stability") return stacking2d(perView, q, trace);
+  if (q.subcategory === "deformable") return deformable2d(perView, q, trace);
   const { view, masks } = bestView(perView, q.referents);
   const K = bundle.views[view]!.K;
   trace.push(
@@ -422,6 +424,26 @@ function stacking2d(perView: Mask[][], q: Query, trace: string[]): Decision {
     (masks as Mask[]).map((m, i) => ({ item: q.options[i]!, label: m.label, footprint: m.bbox[2] - m.bbox[0] + 1 })),
     trace,
   );
+}
+
+/**
+ * Deformable (deformablePrograms.ts): a mask of an option's category in any view (the cloth lifted) is the answer;
+ * else the cloth's mask in the initial view, its aspect read as a drape height (drapeHeightFromAspect).
+ */
+function deformable2d(perView: Mask[][], q: Query, trace: string[]): Decision {
+  const seen = perView
+    .flat()
+    .filter((m) => q.options.some((o) => optionCategory(o) === m.label))
+    .sort((a, b) => b.area - a.area)[0];
+  if (seen) {
+    trace.push(`view ${seen.view}: mask ${seen.key} (${seen.label}, ${seen.area} px): the object the cloth covered, seen`);
+    return { answer: optionNaming(q.options, seen.label) ?? seen.label, confidence: 0.75, trace };
+  }
+  const cloth = (perView[0] ?? []).filter((m) => m.label === CLOTH_LABEL).sort((a, b) => b.area - a.area)[0];
+  if (!cloth) return declined(`the initial view shows no ${CLOTH_LABEL} and no view an option's object`, trace);
+  const aspect = (cloth.bbox[3] - cloth.bbox[1] + 1) / (cloth.bbox[2] - cloth.bbox[0] + 1);
+  trace.push(`view 0: mask ${cloth.key} (${CLOTH_LABEL}) aspect ${aspect.toFixed(3)} (height / width, px)`);
+  return byDrapeHeight(q.options, drapeHeightFromAspect(aspect), trace, `mask ${cloth.key}`);
 }
 
 export function createSymbolic2dReasoner(o: Symbolic2dOptions = { labels: "oracle", labelSeed: "0" }): Reasoner {

@@ -46,6 +46,8 @@ const ANSWER_FORMS: Record<GeneratedSubcategory, readonly number[]> = {
   inclined_plane: [2],
   // stacking.ts: 3 or 2 objects to order (STACK_OBJECT_COUNTS); the answer is an ordering, no option, so the slot is unused
   stacking_stability: [3, 2],
+  // deformable.ts: the covered object's category and 3 distractors, A-D (ESI's DEFORMABLE options)
+  deformable: [4],
 };
 
 export interface AnswerPlan {

@@ -6,6 +6,7 @@ import type { Vec3 } from "../../../core/math/vec.js";
 import { rad, wrapAngle } from "../../../core/math/vec.js";
 import { MIN_TASK_CAMERA_HEIGHT_M, type TaskObject } from "../../../core/task/schema.js";
 import { categoryDef, LIBRARY } from "../../../core/objects/library.js";
+import { CLOTH_CATEGORY } from "../../../core/objects/drape.js";
 import { assignNames, cameraLookingAt, defaultLighting, displayName, makeRoom, plannedYes, require, round4, SceneBuilder } from "./common.js";
 import { withAnswerAt, type AnswerPlan } from "./answerPlan.js";
 import type { Draft, Generator } from "./draft.js";
@@ -51,10 +52,12 @@ const OCCLUSION_TARGETS = ["mug", "kettle", "teddy_bear", "toy_car", "toy_truck"
 /**
  * Occluders: ESI scales "a random BEHAVIOR object" to the target's box (ESI-Bench's released generator scripts); ours is
  * any library category with a closed silhouette: not glass (seen through) and not supports or dividers
- * (seen between their legs). A generator excludes the question's options, so the occluder's name tells
- * nothing about the answer.
+ * (seen between their legs), nor the cloth (Deformable's cover, whose shape is a drape over what it covers, no
+ * box to scale). A generator excludes the question's options, so the occluder's name tells nothing about the answer.
  */
-const OCCLUDER_CATEGORIES = [...LIBRARY.values()].filter((c) => !c.flags.transparentContainer && !c.flags.support && !c.flags.divider).map((c) => c.category);
+const OCCLUDER_CATEGORIES = [...LIBRARY.values()]
+  .filter((c) => !c.flags.transparentContainer && !c.flags.support && !c.flags.divider && c.category !== CLOTH_CATEGORY)
+  .map((c) => c.category);
 /** View Hallucination: categories whose identity depends on the viewing angle (library flag `ambiguous`). */
 const AMBIGUOUS_CATEGORIES = [...LIBRARY.values()].filter((c) => c.flags.ambiguous).map((c) => c.category);
 

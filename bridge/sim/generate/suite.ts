@@ -23,6 +23,7 @@ import { categoryAmbiguity, countingWithOcclusion, illuminationVariability, merg
 import { liquidVolume, rigidContainment } from "./physical.js";
 import { inclinedPlane } from "./dynamics.js";
 import { stackingStability } from "./stacking.js";
+import { deformable } from "./deformable.js";
 import { loadPhysics } from "../physics/world.js";
 import { generatorContext, GeneratorOptionsSchema, type GeneratorContext } from "./options.js";
 import { answerPlan, type AnswerPlan } from "./answerPlan.js";
@@ -49,6 +50,7 @@ const GENERATORS: Record<GeneratedSubcategory, Generator> = {
   long_term_navigation: longTermNavigation,
   inclined_plane: inclinedPlane,
   stacking_stability: stackingStability,
+  deformable,
 };
 
 /** Draws per task before giving up (each failed draw is re-sampled with a fresh stream). */

@@ -17,6 +17,7 @@ import type { TaskObject } from "../../../core/task/schema.js";
 import { buildModel, LIBRARY } from "../../../core/objects/library.js";
 import { CONTAINER_SEGMENTS } from "../../../core/objects/mesh.js";
 import { shapeOf } from "../../../core/objects/shape.js";
+import { CLOTH_CATEGORY } from "../../../core/objects/drape.js";
 import type { Material } from "./params.js";
 import { exactSinCos } from "./rotation.js";
 import type { BodySpec, BoxShape, ConvexShape, ShapeSpec } from "./world.js";
@@ -318,6 +319,13 @@ function shapeFor(obj: TaskObject, kind: ShapeKind | undefined, cap: boolean): S
   return asShape(pieces);
 }
 
+/**
+ * Whether an object has a rigid body at all. A cloth (core/objects/drape.ts) does not: its shape is a drape computed
+ * over what lies under it, not a body, and a soft cover must not block the placements the engine settles (an
+ * object put on a draped one rests on the hidden object, through the cloth, as it would on a real towel).
+ */
+export const collides = (obj: Pick<TaskObject, "category">): boolean => obj.category !== CLOTH_CATEGORY;
+
 export interface BodyOptions {
   kind?: ShapeKind;
   fixed?: boolean;
@@ -329,6 +337,7 @@ export interface BodyOptions {
 
 /** The body of a placed object, at its recorded pose. */
 export function bodyOf(obj: TaskObject, opts: BodyOptions = {}): BodySpec {
+  if (!collides(obj)) throw new Error(`${obj.name} (${obj.category}) has no rigid body: leave it out of the world (collides)`);
   return {
     id: obj.id,
     shape: shapeFor(obj, opts.kind, opts.cap === true),

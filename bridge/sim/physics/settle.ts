@@ -6,7 +6,7 @@
  */
 import type { TaskObject } from "../../../core/task/schema.js";
 import { FLOOR_ID } from "../../../core/task/instanceIds.js";
-import { bodyOf, type BodyOptions } from "./bodies.js";
+import { bodyOf, collides, type BodyOptions } from "./bodies.js";
 import { DEFAULT_MATERIAL, DROP_CLEARANCE_M, PENETRATION_TOLERANCE_M, SETTLE_STEPS, type Material } from "./params.js";
 import { PhysicsWorld } from "./world.js";
 
@@ -52,7 +52,9 @@ export function settle(req: SettleRequest): SettleResult {
   const world = new PhysicsWorld();
   try {
     addFloor(world, req.roomSize, req.floorMaterial);
+    // a cloth has no body (bodies.ts collides): it keeps its pose and blocks nothing
     for (const o of req.objects) {
+      if (!collides(o)) continue;
       const drop = req.dropped.has(o.id);
       const body = bodyOf(o, { ...req.bodyOptions?.(o), fixed: !drop });
       if (drop) body.position = [body.position[0], body.position[1], body.position[2] + DROP_CLEARANCE_M];
@@ -60,7 +62,7 @@ export function settle(req: SettleRequest): SettleResult {
     }
     world.step(req.steps ?? SETTLE_STEPS);
     const objects = req.objects.map((o) => {
-      if (!req.dropped.has(o.id)) return o;
+      if (!req.dropped.has(o.id) || !collides(o)) return o;
       const { position, orientation } = world.pose(o.id);
       return { ...o, position, orientation };
     });
@@ -80,7 +82,7 @@ function settledProblems(world: PhysicsWorld, objects: readonly TaskObject[], dr
       if (depth > PENETRATION_TOLERANCE_M) problems.push(`bodies ${ids[i]} and ${ids[j]} overlap by ${depth.toFixed(4)} m`);
     }
   for (const o of objects) {
-    if (!dropped.has(o.id)) continue;
+    if (!dropped.has(o.id) || !collides(o)) continue;
     const support = o.support === "floor" || o.support === undefined ? FLOOR_ID : o.support;
     if (!world.contacts(o.id).includes(support)) problems.push(`object ${o.id} no longer rests on ${support === FLOOR_ID ? "the floor" : `object ${support}`}`);
     const speed = world.speed(o.id);

@@ -329,6 +329,15 @@ export class EpisodeService {
         `expected ${JSON.stringify(want)} (${n === 0 ? "view 0 follows no action" : `the action the server gave after view ${n - 1}`}), got ${JSON.stringify(h.action)}`,
       );
     if (n === 0 && h.blocked) throw bad(f("blocked"), "view 0 follows no action, so it cannot be blocked");
+    if (h.acted_on !== undefined) {
+      const named = n === 0 ? 0 : run.env.objectsAfter(n - 1).length;
+      if (named === 0 || h.blocked)
+        throw bad(f("acted_on"), "acted_on goes with a manipulation that happened (not blocked): the instance ids of the objects it names");
+      if (h.acted_on.length !== named) throw bad(f("acted_on"), `the manipulation names ${named} object(s), acted_on has ${h.acted_on.length} id(s)`);
+      const known = new Set(rec.instances.filter((e) => !e.structure).map((e) => e.id));
+      const unknown = h.acted_on.find((id) => !known.has(id));
+      if (unknown !== undefined) throw bad(f("acted_on"), `${unknown} is no object of the session's instances table`);
+    }
     const C = cameraCentre(h.extrinsic);
     const off = Math.hypot(C[0] - h.pose.position[0], C[1] - h.pose.position[1], C[2] - h.pose.position[2]);
     if (!(off <= POSE_CENTRE_TOLERANCE_M))
@@ -361,6 +370,7 @@ export class EpisodeService {
       blocked: h.blocked,
       action: want,
       actionResult: want === null ? null : (h.action_result ?? (h.blocked ? "blocked" : "ok")),
+      ...(h.acted_on ? { actedOn: [...h.acted_on] } : {}),
     });
     run.hashes.push(hash);
     run.views.push(view);

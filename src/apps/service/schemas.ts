@@ -22,7 +22,7 @@ import { NoiseOptionsSchema } from "../../../reconstruct/noisy/params.js";
 import { GraphOptionsSchema as GraphBuildOptionsSchema } from "../../../scenegraph/options.js";
 import { ActiveOptionsSchema } from "../../reason/active/options.js";
 import { STOP_REASONS } from "../../reason/active/stopping.js";
-import { NAVIGATION_ACTIONS } from "../../../core/task/actions.js";
+import type { ObjectRef } from "../../../bridge/env/types.js";
 import { AgentPoseSchema } from "../../eval/records.js";
 import { DEFAULT_ACTION_WAIT_S, DEFAULT_VIEW_TIMEOUT_S, MAX_ACTION_WAIT_S, MAX_VIEW_TIMEOUT_S, MAX_VIEWS_PER_SESSION, MIN_VIEW_TIMEOUT_S } from "./limits.js";
 
@@ -98,6 +98,14 @@ export const ViewHeaderSchema = z
       .max(500)
       .optional()
       .describe("active sessions: what came of the action in words ('ok', or why it failed: 'mug is out of reach'); default 'ok', or 'blocked' when blocked"),
+    acted_on: z
+      .array(z.number().int().min(1).max(65535))
+      .min(1)
+      .max(2)
+      .optional()
+      .describe(
+        "active sessions, a manipulation that happened: the instance ids of the objects it acted on, in the action's order (kept in the step record, never shown to the agent)",
+      ),
   })
   .strict();
 export type ViewHeader = z.infer<typeof ViewHeaderSchema>;
@@ -163,6 +171,22 @@ export const ActionQuerySchema = z
 
 const ACTION_NEXT = ["act", "stop", "wait", "failed"] as const;
 
+/**
+ * An object a manipulation names (bridge/env/types.ts ObjectRef): the agent's text, and, when the text is a node of
+ * the agent's graph, the node's centroid (world, m) and label: the simulator takes the object visible there.
+ */
+const ObjectRefSchema = z.object({
+  text: z.string().describe("the reference as the agent wrote it: #<instance id>, a node id (n3), a category, colour and category, or a name"),
+  near: z
+    .object({
+      node: z.string().describe("the node of the agent's graph"),
+      point: z.tuple([z.number(), z.number(), z.number()]).describe("the node's centroid, world frame (Z up, m)"),
+      label: z.string().describe("the node's label (a category)"),
+    })
+    .optional()
+    .describe("present when text names a node of the agent's graph"),
+}) satisfies z.ZodType<ObjectRef>;
+
 export const ActionResponseSchema = z.object({
   session: z.string(),
   after: z.number().int(),
@@ -171,7 +195,13 @@ export const ActionResponseSchema = z.object({
     .describe(
       "act: apply `action` and upload view `view`; stop: the episode ended, its record and bundle are stored; wait: not decided within `wait` s, ask again (at once); failed: the episode failed (`error`)",
     ),
-  action: z.enum(NAVIGATION_ACTIONS).nullable().describe("next act: the navigation action to apply"),
+  action: z
+    .string()
+    .nullable()
+    .describe(
+      "next act: the action to apply, as canonical text: a camera move (move_forward, turn_left, ...) or a manipulation with its objects (open(n3), put_on(red mug, table))",
+    ),
+  objects: z.array(ObjectRefSchema).optional().describe("next act, a manipulation: the objects it names, in its order (absent for a camera move)"),
   view: z.number().int().nullable().describe("next act: the index of the view to upload after applying the action (after + 1)"),
   stop_reason: z.enum(STOP_REASONS).nullable().describe("next stop: why the episode ended"),
   bundle: z.string().nullable().describe("next stop: the episode's frame bundle (GET /v1/bundles/{id})"),

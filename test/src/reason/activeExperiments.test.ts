@@ -57,7 +57,11 @@ describe("the explorers test the slope with their hands", () => {
     "%s: stack the items, watch, and keep the first order that stands",
     async (which) => {
       const right = (xs: Array<{ task: Task; r: { answer: { answer: string | null } } }>) =>
-        xs.filter((x) => x.r.answer.answer !== null && scoreAnswer({ status: "parsed", answer: x.r.answer.answer }, x.task).correct).length;
+        xs.filter((x) => {
+          if (x.r.answer.answer === null) return false;
+          const s = scoreAnswer({ status: "parsed", answer: x.r.answer.answer }, x.task);
+          return s.scored && s.correct;
+        }).length;
       const acting = await arm("all", which, stacks);
       const looking = await arm("camera", which, stacks);
       console.log(

@@ -181,5 +181,109 @@ class CapturerOnThisVersion(unittest.TestCase):
             og.__version__ = saved
 
 
+def with_box(t):
+    """esi-2805 with an openable packing box (a stand-in model: openable, fillable) on the floor beside the ball."""
+    t = json.loads(json.dumps(t))
+    t["objects"].append({
+        "id": 18, "name": "the packing box", "category": "packing_box", "model": "packing_box/qbxwmx", "role": "target",
+        "position": [-8.6, 8.15, 0.15], "orientation": {"x": 0, "y": 0, "z": 0, "w": 1}, "extent": [0.4, 0.3, 0.3], "scale": 1, "color": "brown", "transparent": False,
+    })
+    # a second ball in the open (the recorded baseball lies within the skateboard deck's box, which the stand-in renders)
+    t["objects"].append({
+        "id": 19, "name": "the toy ball", "category": "baseball", "model": "baseball/zanmar", "role": "target",
+        "position": [-8.45, 8.4, 0.04], "orientation": {"x": 0, "y": 0, "z": 0, "w": 1}, "extent": [0.076, 0.074, 0.076], "scale": 1, "color": "white", "transparent": False,
+    })
+    return t
+
+
+@unittest.skipIf(VERSION < (3, 9, 0), "the hands are tested on the 3.9.2 stand-in, which has the object states")
+class HandsOnThisVersion(unittest.TestCase):
+    """capture.py's hands (og_hands.py) through OmniGibson's object states and sample_kinematics on the stand-in:
+    each manipulation changes the scene or changes nothing and says why."""
+
+    def setUp(self):
+        fresh()
+        self.c = capture.Capturer(og, with_box(task("esi-2805.json")), log=lambda *_: None)
+        self.c.render(self.c.pose)
+
+    def act(self, action, *texts):
+        return self.c.act(action, [{"text": t} for t in texts])
+
+    def box_of(self, oid):
+        lo, hi = self.c.scene.object_registry("name", f"esi3d_{oid}").aabb
+        return [float(v) for v in lo], [float(v) for v in hi]
+
+    def test_the_view_shows_what_the_hands_may_name(self):
+        self.assertGreaterEqual(self.c.visible.get(19, 0), 50)
+        self.assertGreaterEqual(self.c.visible.get(18, 0), 50)
+        # the recorded baseball lies inside the deck's box: hidden, so no reference reaches it
+        self.assertEqual(self.c.visible.get(16, 0), 0)
+        self.assertEqual(self.act("pick_up(#16)", "#16"), ("baseball is not in view", None))
+        # "baseball" fits both; only the toy ball is in view, so it names that one
+        self.assertEqual(self.act("pick_up(baseball)", "baseball"), ("ok", [19]))
+
+    def test_open_and_close_through_the_open_state(self):
+        from omnigibson import object_states
+
+        box = self.c.scene.object_registry("name", "esi3d_18")
+        self.assertEqual(self.act("open(packing box)", "packing box"), ("ok", [18]))
+        self.assertTrue(box.states[object_states.Open].get_value())
+        self.assertEqual(self.act("open(packing box)", "packing box"), ("packing box is already open", None))
+        self.assertEqual(self.act("close(#18)", "#18"), ("ok", [18]))
+        self.assertFalse(box.states[object_states.Open].get_value())
+        self.assertEqual(self.act("open(toy ball)", "toy ball"), ("toy ball does not open", None))
+
+    def test_pick_up_carries_and_put_back_returns(self):
+        before = self.box_of(19)
+        self.assertEqual(self.act("pick_up(toy ball)", "toy ball"), ("ok", [19]))
+        held = self.box_of(19)
+        self.assertGreater(math.dist(held[0], before[0]), 0.2)
+        # the next view shows it in the hands (lower right): a render after an object moved is a new frame
+        seen = self.c.visible[19]
+        self.c.render(self.c.pose)
+        self.assertNotEqual(self.c.visible.get(19, 0), seen)
+        # the held object travels with the camera
+        self.assertIsNotNone(self.c.step("turn_left"))
+        self.assertGreater(math.dist(self.box_of(19)[0], held[0]), 0.05)
+        self.assertEqual(self.act("pick_up(packing box)", "packing box"), ("the hands already hold toy ball", None))
+        self.assertEqual(self.act("put_back(toy ball)", "toy ball"), ("ok", [19]))
+        for a, b in zip(self.box_of(19)[0], before[0]):
+            self.assertAlmostEqual(a, b, places=5)
+        self.assertEqual(self.act("put_back(toy ball)", "toy ball"), ("the hands do not hold toy ball", None))
+        # too large to carry: the world is unchanged
+        self.c.step("turn_right")
+        self.c.render(self.c.pose)
+        deck = self.box_of(17)
+        result, ids = self.act("pick_up(skateboard deck)", "skateboard deck")
+        self.assertRegex(result, r"^skateboard deck is too large to pick up \(1\.05 m; at most 0\.6 m\)$")
+        self.assertIsNone(ids)
+        self.assertEqual(self.box_of(17), deck)
+
+    def test_put_on_and_put_inside_settle_through_the_kinematic_states(self):
+        from omnigibson import object_states
+
+        ball = self.c.scene.object_registry("name", "esi3d_19")
+        deck = self.c.scene.object_registry("name", "esi3d_17")
+        box = self.c.scene.object_registry("name", "esi3d_18")
+        before = self.box_of(19)
+        # the deck has no fillable volume: OmniGibson's Inside refuses, nothing moves
+        self.assertEqual(self.act("put_inside(toy ball, skateboard deck)", "toy ball", "skateboard deck"), ("toy ball cannot be put inside skateboard deck", None))
+        self.assertEqual(self.act("put_inside(toy ball, packing box)", "toy ball", "packing box"), ("packing box is closed: open it first", None))
+        self.assertEqual(self.box_of(19), before)
+        self.assertEqual(self.act("put_on(toy ball, packing box)", "toy ball", "packing box"), ("ok", [19, 18]))
+        # the motion model's obstacles follow: the resolved task has the ball where it now is
+        placed = next(o for o in self.c.resolved["objects"] if o["id"] == 19)
+        lo, hi = self.box_of(19)
+        for k in range(3):
+            self.assertAlmostEqual(placed["position"][k], (lo[k] + hi[k]) / 2, places=5)
+        self.assertTrue(ball.states[object_states.OnTop].get_value(box))
+        self.assertFalse(ball.states[object_states.OnTop].get_value(deck))
+        self.c.render(self.c.pose)
+        self.assertEqual(self.act("open(packing box)", "packing box")[0], "ok")
+        self.assertEqual(self.act("put_inside(toy ball, packing box)", "toy ball", "packing box"), ("ok", [19, 18]))
+        self.assertTrue(ball.states[object_states.Inside].get_value(box))
+        self.c.render(self.c.pose)
+        self.assertEqual(self.act("pick_up(sofa)", "sofa"), ('nothing in view is called "sofa"', None))
+
 if __name__ == "__main__":
     unittest.main()

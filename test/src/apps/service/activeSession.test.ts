@@ -14,7 +14,12 @@ import type { EnvView } from "../../../../bridge/env/types.js";
 import { encodePng } from "../../../../core/bundle/png.js";
 import { readBundle } from "../../../../core/bundle/io.js";
 import type { Task } from "../../../../core/task/schema.js";
-import { isNavigationAction } from "../../../../core/task/actions.js";
+import { isNavigationAction, parseAgentAction } from "../../../../core/task/actions.js";
+import type { EnvAction, ObjectRef } from "../../../../bridge/env/types.js";
+import { lookAt } from "../../../../bridge/sim/agent.js";
+import { loadPhysics } from "../../../../bridge/sim/physics/world.js";
+import { generateTask } from "../../../../bridge/sim/generate/suite.js";
+import { poseQuaternion } from "../../../../core/math/camera.js";
 import { trueRelations } from "../../../../scenegraph/truth.js";
 import { activeRecord, runActiveEpisode } from "../../../../src/eval/active.js";
 import { createExplorerAgent } from "../../../../src/reason/active/explorers.js";
@@ -36,6 +41,7 @@ function viewBody(v: EnvView, override: Partial<Header> = {}): Buffer {
     pose: { position: [...v.pose.position], yaw: v.pose.yaw, pitch: v.pose.pitch },
     blocked: v.blocked,
     ...(v.actionResult ? { action_result: v.actionResult } : {}),
+    ...(v.actedOn ? { acted_on: v.actedOn } : {}),
     ...override,
   };
   for (const k of Object.keys(override) as Array<keyof Header>) if (override[k] === undefined) delete header[k];
@@ -373,5 +379,108 @@ describe("active sessions with an LLM agent: the server's model client, the simu
     const bad = await http("POST", `${serve.url}/v1/sim/sessions`, { task, paradigm: "active", simulator: "x", episode: { reasoner: "openai:test-model" } });
     expect(bad.status, bad.text).toBe(400);
     expect(bad.body.error.field ?? bad.text).toMatch(/episode\.reasoner|OPENAI_API_KEY/);
+  }, 120_000);
+});
+
+/** The environment's form of an action reply: a camera move, or a manipulation with the objects the reply carries. */
+function envActionOfReply(a: { action: string; objects?: ObjectRef[] }): EnvAction {
+  const p = parseAgentAction(a.action, "all");
+  if ("error" in p) throw new Error(`the server gave an action the simulator cannot read: ${a.action} (${p.error})`);
+  if (p.action.kind === "stop") throw new Error("the server gave stop as an action");
+  if (p.action.kind === "camera") return p.action;
+  expect(a.objects?.map((o) => o.text)).toEqual(p.action.objects);
+  return { kind: "hands", name: p.action.name, objects: a.objects! };
+}
+
+describe("active sessions with the hands: a manipulation crosses the protocol", () => {
+  it("an LLM agent picks the basketball up, then fails to pick it up again: action_result and acted_on reach the record, equal to the in-process episode", async () => {
+    await loadPhysics();
+    // a Rigid Containment task (a basketball and open packing boxes) with the agent standing within reach of the ball
+    const base = generateTask("rigid_containment", "probe", 0);
+    const ball = base.objects.find((o) => o.name === "the basketball")!;
+    const from: [number, number, number] = [-1.2, 1.0, 1.2];
+    const { yaw, pitch } = lookAt(from, [ball.position[0], ball.position[1], ball.position[2]]);
+    const task: Task = {
+      ...base,
+      camera: { ...base.camera, width: 320, height: 240 },
+      agent_initial: { position: from, yaw, pitch, orientation: poseQuaternion({ position: from, yaw, pitch }) },
+    };
+    const KEY = "sk-hands-session-test-key";
+    const say = (action: string, answer: string, confidence: number) => openaiReply(JSON.stringify({ action, answer, reasoning: "scripted", confidence }));
+    const script = () => [say("pick up the basketball", "not sure", 0.2), say("pick_up(basketball)", "not sure", 0.3), say("turn_left", task.answer, 0.9)];
+    const llm = await startServer(...script());
+    const withModel = await startServe(["--cpu-jobs", "1"], { env: { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: `${llm.url}/v1` } });
+    try {
+      const episode = { arm: "3d", source: "gt", reasoner: "openai:test-model", maxSteps: 5, minSteps: 2, actions: "all" } as const;
+      const env = new BuiltinEnvironment(task);
+      const r = await http("POST", `${withModel.url}/v1/sim/sessions`, {
+        task,
+        paradigm: "active",
+        simulator: env.manifest.simulator,
+        instances: env.manifest.instances,
+        episode,
+      });
+      expect(r.status, r.text).toBe(201);
+      const url = `${withModel.url}/v1/sim/sessions/${r.body.id as string}`;
+      const replies: Array<Record<string, unknown>> = [];
+      let v = await env.reset();
+      for (let n = 0; ; n++) {
+        // acted_on is checked: ids of the session's objects, one per object named, only after a manipulation that happened
+        const wrongActedOn = n === 1 ? [9999] : n === 2 ? [ball.id] : null;
+        if (wrongActedOn) {
+          const bad = await http("PUT", `${url}/views/${n}`, viewBody(v, { acted_on: wrongActedOn }));
+          expect(bad.status, bad.text).toBe(400);
+          expect(bad.body.error.field).toBe(`views.${n}.acted_on`);
+        }
+        const put = await http("PUT", `${url}/views/${n}`, viewBody(v));
+        expect(put.status, put.text).toBe(201);
+        let a = (await http("GET", `${url}/action?after=${n}&wait=20`)).body;
+        while (a.next === "wait") a = (await http("GET", `${url}/action?after=${n}&wait=20`)).body;
+        if (a.next !== "act") {
+          expect(a.next, JSON.stringify(a)).toBe("stop");
+          break;
+        }
+        replies.push(a);
+        v = await env.step(envActionOfReply(a));
+      }
+      // the action reply: canonical text, the objects beside it (text only: "basketball" names no node of the graph)
+      expect(replies[0]).toMatchObject({ action: "pick_up(basketball)", objects: [{ text: "basketball" }] });
+      expect(replies[1]).toMatchObject({ action: "pick_up(basketball)", objects: [{ text: "basketball" }] });
+      // the confident answer at step 3 stops the episode before its turn is taken
+      expect(replies).toHaveLength(2);
+      const record = (await http("GET", `${url}/item`)).body as ItemRecord;
+      const steps = record.active!.steps;
+      expect(steps.map((x) => [x.action, x.blocked, x.action_result, x.acted_on])).toEqual([
+        ["pick_up(basketball)", false, "ok", [ball.id]],
+        ["pick_up(basketball)", true, "the hands already hold basketball", undefined],
+        [null, null, null, undefined],
+      ]);
+      expect(record.active!.actions).toBe("all");
+      // the same episode in-process over the built-in environment, against the same script
+      const llm2 = await startServer(...script());
+      try {
+        const { config, arm, key, reasoner } = runReference(episode, task);
+        const client = createLlmClient("openai:test-model", { baseUrl: `${llm2.url}/v1`, env: { OPENAI_API_KEY: KEY }, cache: null });
+        const agent = createLlmAgent(
+          client,
+          task,
+          {
+            invalidAction: config.active.invalidAction,
+            threshold: config.active.threshold,
+            temperature: config.llm.temperature,
+            format: config.prompt.format,
+            uncertainty: config.prompt.uncertainty,
+          },
+          "3d",
+        );
+        const out = await runActiveEpisode({ task, config, arm, agent, trueRelations: trueRelations(task) });
+        expect(timelessRecord(record)).toEqual(timelessRecord(activeRecord(task, config, arm, reasoner, out, key)));
+      } finally {
+        await llm2.close();
+      }
+    } finally {
+      expect(await withModel.stop()).toBe(0);
+      await llm.close();
+    }
   }, 120_000);
 });

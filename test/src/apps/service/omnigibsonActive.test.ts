@@ -19,8 +19,8 @@
  *   renders differ (measured on esi-2805: the same first two actions, then turn_right against turn_up).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { spawnSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { importRecords } from "../../../../bridge/esibench/importer.js";
@@ -39,6 +39,7 @@ import { REPO_ROOT } from "../cli/helpers.js";
 import { SAMPLE } from "../../../bridge/esibench/esibenchHelpers.js";
 import { http, runReference, timelessRecord, startServe, type Serve } from "./helpers.js";
 import { needs } from "../../../helpers/system.js";
+import { openaiReply, startServer } from "../../llm/server.js";
 
 const standin = needs("python3-numpy", "python3-torch");
 
@@ -50,14 +51,32 @@ const tasks = mkdtempSync(join(tmpdir(), "esi3d-og-active-"));
 const imported = importRecords(SAMPLE).imported.filter((x) => ["0789", "2805"].includes(x.record.raw.id));
 for (const x of imported) writeFileSync(join(tasks, `${x.task!.task_id}.json`), JSON.stringify(x.task));
 
-function capture(task: string, url: string, episode: string) {
-  const env = {
+function captureEnv() {
+  return {
     ...process.env,
     PYTHONPATH: `${join(STANDIN, "v3_9")}:${BRIDGE}`,
     PYTHONDONTWRITEBYTECODE: "1",
     ESI3D_OG_STANDIN_ASSETS: join(STANDIN, "assets.json"),
     ESI3D_STANDIN_TASKS: tasks,
   };
+}
+
+/** capture.py without blocking this process (whose loopback model server must answer meanwhile). */
+function captureAsync(task: string, url: string, episode: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(PYTHON, [join(BRIDGE, "capture.py"), join(tasks, task), "--paradigm", "active", "--episode", episode, "--server", url], {
+      env: captureEnv(),
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+function capture(task: string, url: string, episode: string) {
+  const env = captureEnv();
   const r = spawnSync(PYTHON, [join(BRIDGE, "capture.py"), join(tasks, task), "--paradigm", "active", "--episode", episode, "--server", url], {
     env,
     encoding: "utf8",
@@ -196,4 +215,71 @@ describe.skipIf(standin.skip)(standin.title("capture.py --paradigm active on the
     expect(j.code).toBe(2);
     expect(j.stderr).toMatch(/--episode: expected a JSON object/);
   }, 300_000);
+});
+
+describe.skipIf(standin.skip)(standin.title("the hands through capture.py on the OmniGibson 3.9.2 stand-in"), () => {
+  it("an LLM agent opens a box and picks up a ball over the protocol, served from Python; a failed pick-up's action_result reaches the record", async () => {
+    // esi-2805 with an openable packing box and a ball in the open (stand-in models: assets.json)
+    const base = JSON.parse(readFileSync(join(tasks, "esi-2805.json"), "utf8"));
+    const unrotated = { x: 0, y: 0, z: 0, w: 1 };
+    base.objects.push(
+      {
+        id: 18,
+        name: "the packing box",
+        category: "packing_box",
+        model: "packing_box/qbxwmx",
+        role: "target",
+        position: [-8.6, 8.15, 0.15],
+        orientation: unrotated,
+        extent: [0.4, 0.3, 0.3],
+        scale: 1,
+        color: "brown",
+        transparent: false,
+      },
+      {
+        id: 19,
+        name: "the toy ball",
+        category: "baseball",
+        model: "baseball/zanmar",
+        role: "target",
+        position: [-8.45, 8.4, 0.04],
+        orientation: unrotated,
+        extent: [0.076, 0.074, 0.076],
+        scale: 1,
+        color: "white",
+        transparent: false,
+      },
+    );
+    writeFileSync(join(tasks, "esi-2805-hands.json"), JSON.stringify(base));
+    const KEY = "sk-og-hands-test-key";
+    const say = (action: string, confidence: number) => openaiReply(JSON.stringify({ action, answer: "not sure", reasoning: "scripted", confidence }));
+    const llm = await startServer(say("open(packing box)", 0.1), say("pick up the skateboard deck", 0.1), say("pick_up(toy ball)", 0.1), say("stop", 0.1));
+    const withModel = await startServe(["--cpu-jobs", "1"], { env: { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: `${llm.url}/v1` } });
+    try {
+      const episode = { arm: "3d", source: "gt", reasoner: "openai:test-model", maxSteps: 6, minSteps: 0, actions: "all" };
+      const r = await captureAsync("esi-2805-hands.json", withModel.url, JSON.stringify(episode));
+      expect(r.code, r.stderr).toBe(0);
+      const out = JSON.parse(r.stdout.trim().split("\n").pop()!);
+      const served = out.active_episode as { session: string; actions: string[]; blocked: boolean[]; action_results: string[] };
+      expect(served.actions).toEqual(["open(packing box)", "pick_up(skateboard deck)", "pick_up(toy ball)"]);
+      expect(served.blocked).toEqual([false, true, false]);
+      expect(served.action_results).toEqual(["ok", "skateboard deck is too large to pick up (1.05 m; at most 0.6 m)", "ok"]);
+      const item = await http("GET", `${withModel.url}/v1/sim/sessions/${served.session}/item`);
+      expect(item.status, item.text).toBe(200);
+      const steps = (item.body as ItemRecord).active!.steps;
+      expect(steps.map((s) => [s.action, s.blocked, s.action_result, s.acted_on])).toEqual([
+        ["open(packing box)", false, "ok", [18]],
+        ["pick_up(skateboard deck)", true, "skateboard deck is too large to pick up (1.05 m; at most 0.6 m)", undefined],
+        ["pick_up(toy ball)", false, "ok", [19]],
+        ["stop", null, null, undefined],
+      ]);
+      // the ball left the view's lower right for the hold pose: the last view shows it where the hands carry it
+      const bundle = readBundle(join(withModel.data, "bundles", out.active));
+      const pixelsOf = (k: number, id: number) => bundle.views[k]!.ids.reduce((n, x) => n + (x === id ? 1 : 0), 0);
+      expect(pixelsOf(3, 19)).not.toBe(pixelsOf(2, 19));
+    } finally {
+      expect(await withModel.stop()).toBe(0);
+      await llm.close();
+    }
+  }, 600_000);
 });

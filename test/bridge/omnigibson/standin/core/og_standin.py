@@ -116,6 +116,8 @@ class Registry:
 class StandinScene:
     def __init__(self):
         self._registry = Registry()
+        # bumped whenever an object moves (the sensor's frame cache depends on it)
+        self.version = 0
         self.origin = th.zeros(3, dtype=th.float32)  # scene 0 sits at the world origin
 
     @property
@@ -213,6 +215,10 @@ class StandinDatasetObject(Pose):
 
     def load(self):
         pass
+
+    def _moved(self):
+        if self.scene is not None:
+            self.scene.version += 1
 
     @property
     def model(self):
@@ -348,7 +354,8 @@ class StandinVisionSensor(Pose):
         """What og.sim.render() does for this sensor: the frame is taken at the current pose (the ray cast itself
         runs when the frame is first read, so repeated passes cost nothing); moving without rendering leaves the
         observation at the old pose, as Isaac's replicator does."""
-        key = (tuple(self._pos.tolist()), tuple(self._quat.tolist()), self.image_width, self.image_height, self._focal_length, self._horizontal_aperture)
+        # the scene's version: a moved object is rendered anew too, as every render pass of Isaac does
+        key = (tuple(self._pos.tolist()), tuple(self._quat.tolist()), self.image_width, self.image_height, self._focal_length, self._horizontal_aperture, self.scene.version)
         if self._frame is None or self._frame_key != key:
             self._frame_key = key
             self._frame = None
@@ -522,3 +529,105 @@ class StandinEnvironment:
     @property
     def external_sensors(self):
         return self._external_sensors
+
+
+# ------------------------------------------------------------------------------------ object states (3.9 stand-in)
+# Behaviour of Open, OnTop and Inside and of sample_kinematics on the stand-in's boxes: a model is openable or a
+# container when assets.json says so ("openable": true, "fillable": true, as BEHAVIOR's openable ability and
+# fillable meta link); opening changes no geometry (the stand-in renders boxes), placing moves the box.
+
+# OnTop holds when A's bottom is this close to B's top (m) and their footprints overlap
+ON_TOP_TOLERANCE_M = 0.01
+
+
+def _box_of(obj):
+    lo, hi = obj.aabb
+    return lo.numpy().astype(float), hi.numpy().astype(float)
+
+
+def _overlaps(a, b, margin=1e-4):
+    (alo, ahi), (blo, bhi) = a, b
+    return all(alo[k] < bhi[k] - margin and blo[k] < ahi[k] - margin for k in range(3))
+
+
+def model_spec(obj):
+    return assets()["objects"].get(f"{obj.category}/{getattr(obj, 'model', None)}", {})
+
+
+def sample_kinematics(predicate, objA, objB):
+    """Puts objA's box on top of objB's (predicate onTop: centred over B, resting on B's top) or inside it
+    (inside: centred, on the bottom of B's box); False, with objA where it was, when A would overlap another object."""
+    pos0, quat0 = objA.get_position_orientation()
+    lo, hi = _box_of(objB)
+    alo, ahi = _box_of(objA)
+    half = (ahi - alo) / 2
+    centre = (lo + hi) / 2
+    if predicate == "onTop":
+        target = [centre[0], centre[1], hi[2] + half[2]]
+    elif predicate == "inside":
+        if any(half[k] * 2 >= hi[k] - lo[k] for k in range(3)):
+            return False
+        target = [centre[0], centre[1], lo[2] + half[2] + 0.001]
+    else:
+        raise ValueError(f"predicate must be onTop or inside for the stand-in, got: {predicate}")
+    objA.set_bbox_center_position_orientation(position=th.tensor(target, dtype=th.float32))
+    mine = _box_of(objA)
+    for other in objA.scene.objects:
+        if other is objA or other is objB or not hasattr(other, "aabb") or other.category in ("floors", "walls", "ceilings"):
+            continue
+        if _overlaps(mine, _box_of(other)):
+            objA.set_position_orientation(position=pos0, orientation=quat0)
+            return False
+    return True
+
+
+class StandinOpen:
+    def __init__(self, obj):
+        self.obj = obj
+        self._open = False
+
+    def get_value(self):
+        return self._open
+
+    def set_value(self, new_value, fully=False):
+        self._open = bool(new_value)
+        return True
+
+
+class StandinOnTop:
+    def __init__(self, obj):
+        self.obj = obj
+
+    def get_value(self, other):
+        (alo, ahi), (blo, bhi) = _box_of(self.obj), _box_of(other)
+        footprint = all(alo[k] < bhi[k] and blo[k] < ahi[k] for k in range(2))
+        return footprint and abs(alo[2] - bhi[2]) <= ON_TOP_TOLERANCE_M
+
+    def set_value(self, other, new_value, reset_before_sampling=False, use_trav_map=False):
+        if not new_value:
+            raise NotImplementedError("OnTop does not support set_value(False)")
+        return sample_kinematics("onTop", self.obj, other) and self.get_value(other)
+
+
+class StandinInside:
+    def __init__(self, obj):
+        self.obj = obj
+
+    def get_value(self, other):
+        (alo, ahi), (blo, bhi) = _box_of(self.obj), _box_of(other)
+        c = (alo + ahi) / 2
+        return bool(all(blo[k] <= c[k] <= bhi[k] for k in range(3)))
+
+    def set_value(self, other, new_value, reset_before_sampling=False, use_trav_map=False):
+        if not new_value:
+            raise NotImplementedError("Inside does not support set_value(False)")
+        assert model_spec(other).get("fillable"), f"Container object {other.name} must have a fillable meta link"
+        return sample_kinematics("inside", self.obj, other) and self.get_value(other)
+
+
+def object_states_of(obj, classes):
+    """obj.states: {state class: state} with Open only for openable models; OnTop and Inside for every object."""
+    out = {classes["OnTop"]: classes["OnTop"](obj), classes["Inside"]: classes["Inside"](obj)}
+    if model_spec(obj).get("openable"):
+        out[classes["Open"]] = classes["Open"](obj)
+    return out
