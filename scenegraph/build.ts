@@ -17,6 +17,7 @@ import type { Cluster } from "./instances/cluster.js";
 import { voxelDownsample } from "./primitives/voxelDownsample.js";
 import { segmentStructure, STRUCTURE_FLOOR, STRUCTURE_WALL } from "./primitives/structure.js";
 import { clusterToNode, computeFlags, meanPoint } from "./nodes.js";
+import { markMayContain } from "./mayContain.js";
 import { computeRelations } from "./relations.js";
 import { GRAPH_FORMAT, GRAPH_FRAME, type GraphNode, type SceneGraph } from "./types.js";
 import type { InstanceMode } from "./options.js";
@@ -214,6 +215,10 @@ export function graphFromClusters(
   };
   const nodes = withCentroid.map(({ c, key }, k) => nodeOf(c, `n${k}`, key));
   computeFlags(nodes);
+  markMayContain(
+    nodes,
+    withCentroid.map(({ c }) => c.xyz),
+  );
   lap("nodes");
   const viewpoint = bundleViewpoint(manifest);
   const relations = computeRelations(

@@ -12,6 +12,9 @@
  *  - otherwise a candidate for its dominant object. Candidates are matched one-to-one to true objects by
  *    the Hungarian method on point IoU (gated by purity >= MATCH_MIN_PURITY); a candidate left over is a
  *    duplicate of its dominant object (its points belong to a true object that already has a match).
+ *  - stale: when the agent moved objects (issue 46), a candidate of a moved object whose centroid lies near
+ *    where the object was (within NEAR_OBJECT_M of its box there) and not near where it is: a memory that
+ *    kept the object's old points. Stale nodes are not matched; geometry is judged at the current poses.
  * True objects left unmatched are missed-unseen (no view shows them) or missed-lost (seen, not recovered).
  * Relations are compared after mapping node ids to true ids (duplicates map to their object).
  */
@@ -117,8 +120,17 @@ function foldView(inView: Uint32Array, total: Uint32Array, maxPerView: Uint32Arr
   }
 }
 
+/** An object the agent moved during the episode: its pose before the first move and now. */
+export interface ObjectMove {
+  id: number;
+  from: Pick<TaskObject, "position" | "orientation">;
+  to: Pick<TaskObject, "position" | "orientation">;
+}
+
 export interface DiagnoseInput {
   graph: SceneGraph;
+  /** Objects moved since the task began (the active paradigm's manipulations); the task's objects are where they began. */
+  moved?: readonly ObjectMove[];
   /** Raw cloud point indices per node (same order as graph.nodes). */
   members: Uint32Array[];
   cloud: PointCloud;
@@ -165,6 +177,8 @@ interface DiagnosisContext {
   shareCounts: ShareCounts[];
   /** per instance id (16-bit): the cloud's points showing it; for a true object, its observed points */
   cloudPointsOf: Uint32Array;
+  /** moved objects by id: where each was (objects holds where it is) */
+  movedFrom: Map<number, TaskObject>;
 }
 
 export function diagnose(input: DiagnoseInput): Diagnosis {
@@ -218,7 +232,17 @@ function diagnoseNodesAndObjects(input: NodeDiagnoseInput) {
 
 function diagnosisContext(input: NodeDiagnoseInput): DiagnosisContext {
   const { graph, members, cloud, task } = input;
-  const objects = task.objects;
+  // geometry is judged where the objects are now; a moved object's old pose only names its stale nodes
+  const moves = new Map((input.moved ?? []).map((m) => [m.id, m]));
+  const objects = task.objects.map((o) => {
+    const m = moves.get(o.id);
+    return m ? { ...o, position: [...m.to.position] as Vec3, orientation: { ...m.to.orientation } } : o;
+  });
+  const movedFrom = new Map(
+    task.objects
+      .filter((o) => moves.has(o.id))
+      .map((o) => [o.id, { ...o, position: [...moves.get(o.id)!.from.position] as Vec3, orientation: { ...moves.get(o.id)!.from.orientation } }]),
+  );
   const objIndex = new Map(objects.map((o, i) => [o.id, i]));
   const instance = cloud.instance;
   // typed counters, not a Map update per point
@@ -226,7 +250,7 @@ function diagnosisContext(input: NodeDiagnoseInput): DiagnosisContext {
   countEachId(instance.subarray(0, cloud.count), cloudPointsOf);
   // the first-appearance order is kept: classifyByShares sums the shares in it
   const shareCounts = graph.nodes.map((_, k): ShareCounts => tallyIds(instance, members[k]!));
-  return { input, objects, objIndex, shareCounts, cloudPointsOf };
+  return { input, objects, objIndex, shareCounts, cloudPointsOf, movedFrom };
 }
 
 /** Phase 1: hallucinated / merged / candidate (provisionally "duplicate") from the shares of each node's points. */
@@ -264,14 +288,21 @@ function classifyByShares(ctx: DiagnosisContext): NodeDiagnosis[] {
   });
 }
 
-const isCandidate = (d: NodeDiagnosis) => d.status !== "hallucinated" && d.status !== "merged" && d.object_id !== null;
+const isCandidate = (d: NodeDiagnosis) => d.status !== "hallucinated" && d.status !== "merged" && d.status !== "stale" && d.object_id !== null;
 
-/** Phase 2, the geometric gate: a candidate far from its dominant object's box is near no true object. */
+/**
+ * Phase 2, the geometric gate: a candidate far from its dominant object's box is near no true object, or,
+ * for a moved object, stale when it is near where the object was.
+ */
 function applyGeometricGate(ctx: DiagnosisContext, nodeDiag: NodeDiagnosis[]): void {
   nodeDiag.forEach((d, k) => {
     if (!isCandidate(d)) return;
     const obj = ctx.objects[ctx.objIndex.get(d.object_id!)!]!;
-    if (isFarFromObject(pointObjectDistance(ctx.input.graph.nodes[k]!.centroid, obj))) {
+    const centroid = ctx.input.graph.nodes[k]!.centroid;
+    if (!isFarFromObject(pointObjectDistance(centroid, obj))) return;
+    const was = ctx.movedFrom.get(obj.id);
+    if (was && !isFarFromObject(pointObjectDistance(centroid, was))) d.status = "stale";
+    else {
       d.status = "hallucinated";
       d.object_id = null;
       d.object_name = null;
@@ -305,7 +336,7 @@ function matchCandidates(ctx: DiagnosisContext, nodeDiag: NodeDiagnosis[]): { we
 function settleCandidates(ctx: DiagnosisContext, nodeDiag: NodeDiagnosis[], weight: number[][], matchOfObject: Map<number, number>): void {
   const { graph } = ctx.input;
   nodeDiag.forEach((d, k) => {
-    if (d.status === "hallucinated" || d.status === "merged") return;
+    if (d.status === "hallucinated" || d.status === "merged" || d.status === "stale") return;
     const obj = d.object_id !== null ? ctx.objects[ctx.objIndex.get(d.object_id)!]! : null;
     if (obj && matchOfObject.get(obj.id) === k) {
       d.status = "matched";
@@ -403,6 +434,7 @@ function nodeMetrics(ctx: DiagnosisContext, nodeDiag: NodeDiagnosis[], objDiag: 
     duplicates: count("duplicate"),
     merged: count("merged"),
     hallucinated: count("hallucinated"),
+    stale: count("stale"),
     missed_unseen: objDiag.filter((o) => o.status === "missed-unseen").length,
     missed_lost: objDiag.filter((o) => o.status === "missed-lost").length,
     precision,
@@ -413,6 +445,7 @@ function nodeMetrics(ctx: DiagnosisContext, nodeDiag: NodeDiagnosis[], objDiag: 
     duplicate_rate: ratio(count("duplicate"), P),
     hallucination_rate: ratio(count("hallucinated"), P),
     merged_rate: ratio(count("merged"), P),
+    stale_rate: ratio(count("stale"), P),
     miss_rate: ratio(G - matched, G),
     label_accuracy: labelJudged.length ? labelJudged.filter((d) => d.label_correct).length / labelJudged.length : null,
     count_error_by_category: countError,

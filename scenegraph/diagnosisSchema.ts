@@ -6,7 +6,7 @@
 import * as z from "zod";
 import { PREDICATES, RelationSchema } from "./types.js";
 
-const NODE_STATUSES = ["matched", "duplicate", "merged", "hallucinated"] as const;
+const NODE_STATUSES = ["matched", "duplicate", "merged", "hallucinated", "stale"] as const;
 const OBJECT_STATUSES = ["matched", "missed-unseen", "missed-lost"] as const;
 
 const share = () => z.number().min(0).max(1);
@@ -83,6 +83,7 @@ export const GraphMetricsSchema = z
     duplicates: count(),
     merged: count(),
     hallucinated: count(),
+    stale: count().optional().describe("nodes where a moved object was and no longer is (absent in diagnoses written before objects could move: none)"),
     missed_unseen: count(),
     missed_lost: count(),
     precision: share(),
@@ -93,6 +94,7 @@ export const GraphMetricsSchema = z
     duplicate_rate: rate(),
     hallucination_rate: rate(),
     merged_rate: rate(),
+    stale_rate: rate().optional().describe("stale nodes over nodes (absent in diagnoses written before objects could move)"),
     miss_rate: rate(),
     label_accuracy: share().nullable(),
     count_error_by_category: z.record(z.string(), z.number()),

@@ -19,6 +19,10 @@ import { FusionState, pointsBySegmentIn } from "./instances/fusion.js";
 import { DEFAULT_INSTANCE_PARAMS, type InstanceParams } from "./instances/params.js";
 import type { InstanceMode } from "./options.js";
 import { voxelDownsample } from "./primitives/voxelDownsample.js";
+import { cameraCentre } from "../core/math/camera.js";
+import type { Vec3 } from "../core/math/vec.js";
+import type { GraphNode } from "./types.js";
+import { planManipulation, type ManipulationEvent } from "./manipulation.js";
 
 export interface IncrementalGraphOptions {
   masks: MaskMode;
@@ -36,6 +40,10 @@ export class IncrementalGraph {
   private wall = 0;
   private views = 0;
   private readonly nodes: NodeCache = new WeakMap();
+  /** The last graph's nodes and each node's evidence segments: what a manipulation's node id refers to. */
+  private last: { nodes: GraphNode[]; segments: Map<string, readonly number[]> } = { nodes: [], segments: new Map() };
+  /** Where the held object was picked up (put_back's placement); null while nothing is held. */
+  private pickedAt: Vec3 | null = null;
 
   constructor(
     private readonly manifest: Pick<FrameBundle["manifest"], "image" | "instances" | "task" | "task_id" | "paradigm">,
@@ -45,6 +53,10 @@ export class IncrementalGraph {
     this.downsample = (xyz) => voxelDownsample(xyz, this.p.voxelM).xyz;
     this.evidence = new EvidenceBuilder(manifest, o.masks);
     this.fusion = new FusionState(o.masks, this.p, this.downsample);
+  }
+
+  get taskId(): string {
+    return this.manifest.task_id;
   }
 
   /**
@@ -66,9 +78,9 @@ export class IncrementalGraph {
     this.wall += s.wall;
     const bySeg = pointsBySegmentIn(cloud, ev, from, to);
     const empty = new Uint32Array(0);
-    this.fusion.addView(cloud, ev, view.index, keys, (k) => bySeg.get(k) ?? empty);
+    this.fusion.addView(cloud, ev, view.index, keys, (k) => bySeg.get(k) ?? empty, cameraCentre(view.E));
     const clusters = this.fusion.snapshot(cloud);
-    return graphFromClusters(
+    const result = graphFromClusters(
       clusters,
       cloud,
       { ...this.manifest, views: bundle.manifest.views },
@@ -76,5 +88,42 @@ export class IncrementalGraph {
       stageTimer(1),
       this.nodes,
     );
+    const byMembers = new Map(clusters.map((c) => [c.members, c.segments]));
+    // the node the agent holds says so (it travels with the camera, not where the scene is)
+    const held = this.fusion.heldSegments();
+    if (held.size > 0)
+      result.graph.nodes.forEach((n, k) => {
+        if ((byMembers.get(result.members[k]!) ?? []).some((seg) => held.has(seg))) n.flags.held = true;
+      });
+    this.last = { nodes: result.graph.nodes, segments: new Map(result.graph.nodes.map((n, k) => [n.id, byMembers.get(result.members[k]!) ?? []])) };
+    return result;
+  }
+
+  /**
+   * The agent moved an object (scenegraph/manipulation.ts plans what that means for the nodes): the moved
+   * node's earlier evidence is dropped and its next detections are claimed. Returns what was done, or why
+   * nothing was, in words for the memory's notes.
+   */
+  noteManipulation(e: ManipulationEvent): { done: boolean; text: string } {
+    if (e.view !== this.views) throw new Error(`incremental graph: a manipulation shown by view ${e.view}, but the next view is ${this.views}`);
+    if (this.o.instances === "dbscan")
+      return { done: false, text: `${e.action}: instances dbscan re-clusters every point each step; moved objects are not followed` };
+    const plan = planManipulation(this.last.nodes, e, this.pickedAt);
+    const ev = this.evidence.evidence;
+    if (plan.kind === "none") return { done: false, text: plan.why };
+    if (plan.kind === "claim") {
+      const ok = this.fusion.claimNode(this.last.segments.get(plan.node.id) ?? [], plan.claim, ev);
+      if (ok && plan.claim.held) this.pickedAt = plan.node.box.centre;
+      return { done: ok, text: `${e.action}: ${plan.node.id} (${plan.node.label}) ${plan.claim.held ? "held" : "moved"}` };
+    }
+    const placed = this.fusion.placeHeld({ ...plan.claim, label: "" });
+    this.pickedAt = null;
+    const near = `[${plan.claim.near.min.map((v) => v.toFixed(2)).join(", ")}]-[${plan.claim.near.max.map((v) => v.toFixed(2)).join(", ")}]`;
+    if (placed) return { done: true, text: `${e.action}: the held node placed near ${near}` };
+    // nothing held (its pick_up named no node): the named node is the one that moves
+    const node = plan.fallback;
+    if (!node) return { done: false, text: `${e.action}: nothing is held and "${e.refs[0]}" names no node of the graph` };
+    const ok = this.fusion.claimNode(this.last.segments.get(node.id) ?? [], { ...plan.claim, label: node.label }, ev);
+    return { done: ok, text: `${e.action}: ${node.id} (${node.label}) moved` };
   }
 }

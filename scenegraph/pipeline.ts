@@ -11,7 +11,7 @@ import { filterCloud, type PointCloud } from "../reconstruct/pointcloud.js";
 import { FAKE_LABEL_ID_BASE } from "../reconstruct/noisy/params.js";
 import type { GraphPipelineOptions } from "./pipelineOptions.js";
 import { buildSceneGraph, type GraphResult } from "./build.js";
-import { diagnose } from "./diagnosis.js";
+import { diagnose, type ObjectMove } from "./diagnosis.js";
 import type { Diagnosis } from "./diagnosisSchema.js";
 import { effectiveInstances, type MaskMode } from "./options.js";
 import { cachedTrueRelations } from "./truth.js";
@@ -19,6 +19,7 @@ import { IncrementalGraph } from "./incremental.js";
 import type { Relation } from "./types.js";
 import { structureIdsOf } from "./evidence.js";
 import { InputError } from "../core/errors.js";
+import type { ManipulationEvent } from "./manipulation.js";
 
 export interface PipelineRuntime extends Omit<CloudRuntime, "excludeIds"> {
   /** Diagnose the graph against the bundle's task (default true; never for a bundle without a task). */
@@ -284,8 +285,23 @@ export class GraphMemory {
     return buildPointCloud(one, cloudOptions, { ...runtime, trajectory: bundle.views });
   }
 
-  /** Adds the bundle's last view and returns the graph (and, unless runtime.diagnose is false, its diagnosis). */
-  async addView(bundle: FrameBundle): Promise<PipelineResult> {
+  /**
+   * The agent moved an object; called after a successful manipulation, before the view that shows it is
+   * added. The moved node's earlier points are dropped (the object is no longer there) and the next views'
+   * detection of it is the same node (scenegraph/manipulation.ts says which, and by what rule). Returns what
+   * it did in words; why it could not goes to the notes too (the run shows them).
+   */
+  noteManipulation(event: ManipulationEvent): { done: boolean; text: string } {
+    const out = this.graph.noteManipulation(event);
+    if (!out.done) this.notes.push(`${this.graph.taskId} view ${event.view}: ${out.text}`);
+    return out;
+  }
+
+  /**
+   * Adds the bundle's last view and returns the graph (and, unless runtime.diagnose is false, its diagnosis,
+   * against the objects where they are now: `moved`, the objects moved so far, from the environment).
+   */
+  async addView(bundle: FrameBundle, moved?: readonly ObjectMove[]): Promise<PipelineResult> {
     const timings_ms: Record<string, number> = {};
     let t = performance.now();
     const lap = (stage: string) => {
@@ -321,6 +337,7 @@ export class GraphMemory {
         task,
         bundle,
         trueRelations: this.runtime.trueRelations ?? cachedTrueRelations(task),
+        ...(moved?.length ? { moved } : {}),
       });
       lap("diagnose");
     }

@@ -51,6 +51,13 @@ const NodeFlagsSchema = z
     low_support: z.boolean().describe("seen in one view only, with few points: weak evidence"),
     possible_duplicate_of: z.array(z.string()).describe("other nodes with the same label that overlap or nearly touch this one"),
     fragment: z.boolean().describe("a sliver of a larger same-label node next to it"),
+    held: z.boolean().optional().describe("the active agent holds this object (picked up, not yet put down): it travels with the camera; absent otherwise"),
+    may_contain: z
+      .boolean()
+      .optional()
+      .describe(
+        "a container (an open container's label, or a lid node resting on it) whose inside no view has shown: it may hold what the graph cannot see (scenegraph/mayContain.ts); absent for other nodes and in graphs written before it was recorded",
+      ),
   })
   .strict();
 

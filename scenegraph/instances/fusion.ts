@@ -76,6 +76,25 @@ function newCluster(
   return { xyz, members, votes, detections, segments, min, max, grid: null };
 }
 
+function meanOf(xyz: Float32Array): [number, number, number] {
+  const n = Math.max(1, xyz.length / 3);
+  let x = 0,
+    y = 0,
+    z = 0;
+  for (let i = 0; i < xyz.length; i += 3) (x += xyz[i]!), (y += xyz[i + 1]!), (z += xyz[i + 2]!);
+  return [x / n, y / n, z / n];
+}
+
+/** Distance (m) from a point to an axis-aligned box (0 inside). */
+function distanceToBox(p: readonly number[], b: NodeClaim["near"]): number {
+  let s = 0;
+  for (let k = 0; k < 3; k++) {
+    const d = Math.max(b.min[k]! - p[k]!, 0, p[k]! - b.max[k]!);
+    s += d * d;
+  }
+  return Math.sqrt(s);
+}
+
 function addCounts<K>(into: Map<K, number>, from: Map<K, number>): void {
   for (const [k, v] of from) into.set(k, (into.get(k) ?? 0) + v);
 }
@@ -89,6 +108,23 @@ interface Growing {
   /** The denoised detections merged into this node, kept for the final denoising. */
   parts: FusedPart[];
   pendingXyz: Float32Array[];
+  /** The agent moved this object: the next views' detections it takes (NodeClaim); absent for an untouched node. */
+  claim?: NodeClaim;
+}
+
+/**
+ * What the memory expects of an object the agent moved (scenegraph/manipulation.ts decides it): its earlier
+ * detections are dropped, and a new view's detection of `label` whose centre is nearest `near` (the view's
+ * camera for a held object, the placement for a placed one), within `reachM`, is the object. A held object's claim stays
+ * (each view replaces its points: it travels with the camera); a placed object's ends once a view shows it,
+ * and it fuses as any node from then on.
+ */
+export interface NodeClaim {
+  label: string;
+  held: boolean;
+  /** the placement, a box (a point: min = max); ignored while held */
+  near: { min: [number, number, number]; max: [number, number, number] };
+  reachM: number;
 }
 
 function settle(g: Growing, downsample: (xyz: Float32Array) => Float32Array, cache?: DetectionCache): Cluster {
@@ -111,6 +147,14 @@ function absorb(g: Growing, b: Cluster, part: FusedPart): void {
     g.c.min[k] = Math.min(g.c.min[k]!, b.min[k]!);
     g.c.max[k] = Math.max(g.c.max[k]!, b.max[k]!);
   }
+}
+
+/** A claimed node takes a detection as all its points; a placed object's claim ends with it (a held one's stays). */
+function becomes(g: Growing, d: Cluster, part: FusedPart): void {
+  g.c = d;
+  g.parts = [part];
+  g.pendingXyz = [];
+  if (!g.claim?.held) delete g.claim;
 }
 
 /** Merges b into a (points re-downsampled, raw members and votes summed). */
@@ -183,13 +227,13 @@ function detached(c: Cluster): Cluster {
  */
 export class FusionState {
   private readonly growing: Growing[] = [];
-  private readonly byId = new Map<number, { members: Uint32Array[]; label: string | null; segments: number[] }>();
+  private readonly byId = new Map<number, { members: Uint32Array[]; label: string | null; segments: number[]; claim?: NodeClaim }>();
   /** Denoised nodes of the last snapshot, reused while a node's detections are unchanged. */
   private readonly denoised = new Map<
     Growing,
-    { parts: number; xyz: Float32Array; members: Uint32Array; stats: MemberStats; min: Cluster["min"]; max: Cluster["max"] }
+    { parts: number; first: FusedPart; xyz: Float32Array; members: Uint32Array; stats: MemberStats; min: Cluster["min"]; max: Cluster["max"] }
   >();
-  private readonly oracleClusters = new Map<number, { n: number; c: Cluster }>();
+  private readonly oracleClusters = new Map<number, { n: number; first: Uint32Array | undefined; c: Cluster }>();
   private readonly denoise;
 
   /**
@@ -213,22 +257,37 @@ export class FusionState {
   }
 
   /** Fuses one view's segments (`segKeys`, in evidence order) given their points (`bySeg`, indices into `cloud`). */
-  addView(cloud: PointCloud, ev: Evidence, view: number, segKeys: readonly number[], bySeg: (k: number) => Uint32Array): void {
+  addView(
+    cloud: PointCloud,
+    ev: Evidence,
+    view: number,
+    segKeys: readonly number[],
+    bySeg: (k: number) => Uint32Array,
+    camera: [number, number, number] | null = null,
+  ): void {
     const p = this.p;
     if (this.mode === "oracle") {
+      const fresh = new Set<number>();
       for (const k of segKeys) {
         const s = ev.segments[k]!;
         const m = bySeg(k);
         if (m.length === 0) continue;
         let g = this.byId.get(s.globalId!);
         if (!g) this.byId.set(s.globalId!, (g = { members: [], label: s.label, segments: [] }));
+        // the masks give identity: a moved object's first view after the move replaces what it was (held: every view)
+        if (g.claim && !fresh.has(s.globalId!)) {
+          g.members = [];
+          g.segments = [];
+          if (!g.claim.held) delete g.claim;
+        }
+        fresh.add(s.globalId!);
         g.members.push(m);
         g.segments.push(k);
       }
       return;
     }
     const growing = this.growing;
-    const dets: Array<[Cluster, FusedPart]> = [];
+    let dets: Array<[Cluster, FusedPart]> = [];
     for (const k of segKeys) {
       const m = bySeg(k);
       if (m.length < p.minDetectionPoints) continue;
@@ -236,6 +295,7 @@ export class FusionState {
       if (!part) continue;
       dets.push([newCluster(part.xyz, part.members, ev.segments[k]!.label, [k], 1, ev.segments[k]!.scores), part]);
     }
+    dets = this.takeClaimed(dets, camera);
     // match against the nodes that existed before this view (ConceptGraphs: per frame)
     const existing = growing.length;
     const assignments: Array<[Cluster, FusedPart, number]> = [];
@@ -244,6 +304,8 @@ export class FusionState {
         bestOverlap = p.associationMinOverlap;
       for (let n = 0; n < existing; n++) {
         const g = growing[n]!;
+        // a moved object takes its detections by its claim alone, never by overlap with where it was
+        if (g.claim || g.parts.length === 0) continue;
         if (!sameLabel(g.c, d) || aabbGap(g.c, d) > p.associationRadiusM) continue;
         const node = settle(g, this.downsample, this.detections);
         const overlap = () => pointOverlapRatio(d.xyz, clusterGrid(node, p.associationRadiusM), p.associationRadiusM);
@@ -252,9 +314,112 @@ export class FusionState {
       }
       assignments.push([d, part, best]);
     }
+    this.placeUnexplained(assignments);
     for (const [d, part, n] of assignments) {
       if (n >= 0) absorb(growing[n]!, d, part);
       else growing.push({ c: d, parts: [part], pendingXyz: [] });
+    }
+  }
+
+  /**
+   * The agent moved the object whose node holds these segments (evidence keys): every fusion node holding any
+   * of them is that object, and their earlier detections are stale (the object is no longer where they put
+   * it). They become one empty node that takes its next detections by `claim`. Returns false when no node
+   * holds the segments.
+   */
+  claimNode(segments: readonly number[], claim: NodeClaim, ev: Evidence): boolean {
+    const segs = new Set(segments);
+    if (this.mode === "oracle") {
+      const ids = new Set(segments.map((k) => ev.segments[k]?.globalId).filter((id): id is number => id !== undefined && id !== null));
+      for (const id of ids) {
+        const g = this.byId.get(id);
+        if (!g) continue;
+        g.members = [];
+        g.segments = [];
+        g.claim = claim;
+      }
+      return ids.size > 0;
+    }
+    const owners = this.growing.filter((g) => g.c.segments.some((k) => segs.has(k)));
+    if (owners.length === 0) return false;
+    const [node, ...rest] = owners;
+    for (const g of rest) this.growing.splice(this.growing.indexOf(g), 1);
+    node!.parts = [];
+    node!.pendingXyz = [];
+    node!.c = newCluster(new Float32Array(0), new Uint32Array(0), claim.label, [], 0);
+    node!.claim = claim;
+    this.denoised.delete(node!);
+    return true;
+  }
+
+  /** The evidence segments of the held node (the agent holds one object at a time): empty when nothing is held. */
+  heldSegments(): Set<number> {
+    const out = new Set<number>();
+    for (const g of this.growing) if (g.claim?.held) for (const k of g.c.segments) out.add(k);
+    for (const g of this.byId.values()) if (g.claim?.held) for (const k of g.segments) out.add(k);
+    return out;
+  }
+
+  /**
+   * A placement of what the agent holds (it holds one object at a time): the held node's next detection is
+   * taken near `claim.anchor` instead of near the camera. Returns false when nothing is held.
+   */
+  placeHeld(claim: NodeClaim): boolean {
+    let placed = false;
+    for (const g of [...this.growing, ...this.byId.values()])
+      if (g.claim?.held) {
+        g.claim = { ...claim, label: g.claim.label };
+        placed = true;
+      }
+    return placed;
+  }
+
+  /**
+   * Gives each claimed node this view's detection of its label nearest its anchor (a held one: nearest the
+   * camera), within its reach; returns the detections left for ordinary association.
+   */
+  private takeClaimed(dets: Array<[Cluster, FusedPart]>, camera: [number, number, number] | null): Array<[Cluster, FusedPart]> {
+    const left = [...dets];
+    for (const g of this.growing) {
+      const claim = g.claim;
+      if (!claim) continue;
+      const near = claim.held ? (camera ? { min: camera, max: camera } : null) : claim.near;
+      if (!near) continue;
+      let best = -1,
+        bestD = claim.reachM;
+      left.forEach(([d], j) => {
+        if (majorityLabel(d.votes) !== claim.label) return;
+        const dist = distanceToBox(meanOf(d.xyz), near);
+        if (dist <= bestD) [best, bestD] = [j, dist];
+      });
+      if (best < 0) continue;
+      const [d, part] = left.splice(best, 1)[0]!;
+      // a held object's earlier points were where the camera was: each view replaces them
+      becomes(g, d, part);
+    }
+    return left;
+  }
+
+  /**
+   * A placed object not seen within reach of its placement (a target node that shows only part of the table
+   * it is) is still the detection of its label that no node explains (one that would start a new node)
+   * nearest its placement: the object is somewhere, and a new node of its label beside its empty one would
+   * be a duplicate. Changes those assignments to the claimed node.
+   */
+  private placeUnexplained(assignments: Array<[Cluster, FusedPart, number]>): void {
+    for (const g of this.growing) {
+      const claim = g.claim;
+      if (!claim || claim.held) continue;
+      let best = -1,
+        bestD = Infinity;
+      assignments.forEach(([d, , to], j) => {
+        if (to >= 0 || majorityLabel(d.votes) !== claim.label) return;
+        const dist = distanceToBox(meanOf(d.xyz), claim.near);
+        if (dist < bestD) [best, bestD] = [j, dist];
+      });
+      if (best < 0) continue;
+      const [d, part] = assignments.splice(best, 1)[0]!;
+      becomes(g, d, part);
     }
   }
 
@@ -267,10 +432,11 @@ export class FusionState {
         const n = g.members.reduce((s, m) => s + m.length, 0);
         if (n < p.minDetectionPoints) continue;
         let hit = this.oracleClusters.get(id);
-        if (!hit || hit.n !== n) {
+        // keyed by the first members array too: a moved object's members are replaced, not only appended to
+        if (!hit || hit.n !== n || hit.first !== g.members[0]) {
           const all = concatUint32(g.members);
           const c = makeCluster(cloud.xyz, all, p.voxelM, this.denoise);
-          hit = { n, c: newCluster(c.xyz, c.members, g.label, [...g.segments], g.segments.length) };
+          hit = { n, first: g.members[0], c: newCluster(c.xyz, c.members, g.label, [...g.segments], g.segments.length) };
           this.oracleClusters.set(id, hit);
         }
         nodes.push(detached(hit.c));
@@ -278,24 +444,27 @@ export class FusionState {
       return nodes.filter((c) => c.members.length >= p.minDetectionPoints);
     }
     // denoise every node once more as a whole (its largest DBSCAN cluster), from its detections' voxels
-    nodes = this.growing.map((g) => {
-      const n = g.c;
-      const before = g.parts.reduce((s, d) => s + d.members.length, 0);
-      let hit = this.denoised.get(g);
-      if (!hit || hit.parts !== g.parts.length) {
-        const fuse = () => denoiseFused(g.parts, p.voxelM, this.denoise);
-        const c = this.detections ? this.detections.fused(g.parts, fuse) : fuse();
-        this.denoised.set(g, (hit = { parts: g.parts.length, ...c, ...boundsOf(c.xyz) }));
-      }
-      const c = hit;
-      const min = [...hit.min] as Cluster["min"],
-        max = [...hit.max] as Cluster["max"];
-      const votes = new Map<string, number>();
-      // votes stay per raw point of the surviving members
-      const share = c.members.length / Math.max(1, before);
-      for (const [l, v] of n.votes) votes.set(l, Math.round(v * share));
-      return { ...n, xyz: c.xyz, members: c.members, stats: c.stats, min, max, votes, segments: [...n.segments], grid: null };
-    });
+    nodes = this.growing
+      .filter((g) => g.parts.length > 0)
+      .map((g) => {
+        const n = g.c;
+        const before = g.parts.reduce((s, d) => s + d.members.length, 0);
+        let hit = this.denoised.get(g);
+        // by the first part too: a moved object's parts are replaced, not only appended to
+        if (!hit || hit.parts !== g.parts.length || hit.first !== g.parts[0]) {
+          const fuse = () => denoiseFused(g.parts, p.voxelM, this.denoise);
+          const c = this.detections ? this.detections.fused(g.parts, fuse) : fuse();
+          this.denoised.set(g, (hit = { parts: g.parts.length, first: g.parts[0]!, ...c, ...boundsOf(c.xyz) }));
+        }
+        const c = hit;
+        const min = [...hit.min] as Cluster["min"],
+          max = [...hit.max] as Cluster["max"];
+        const votes = new Map<string, number>();
+        // votes stay per raw point of the surviving members
+        const share = c.members.length / Math.max(1, before);
+        for (const [l, v] of n.votes) votes.set(l, Math.round(v * share));
+        return { ...n, xyz: c.xyz, members: c.members, stats: c.stats, min, max, votes, segments: [...n.segments], grid: null };
+      });
     nodes = postMerge(nodes, p, this.downsample);
     return nodes.filter((n) => n.members.length >= p.minDetectionPoints);
   }

@@ -306,7 +306,9 @@ export function reportMarkdown(s: RunSummary, config: RunConfig, meta: ReportMet
   out.push("");
   out.push("## Graph quality per source (against the ground truth)");
   out.push("");
-  const qRows = [["Source", "Paradigm", "graphs", "node F1", "dup. rate", "halluc. rate", "miss rate", "rel. precision", "rel. recall", "nodes/graph"]];
+  const qRows = [
+    ["Source", "Paradigm", "graphs", "node F1", "dup. rate", "halluc. rate", "stale rate", "miss rate", "rel. precision", "rel. recall", "nodes/graph"],
+  ];
   for (const q of s.quality)
     qRows.push([
       METHOD_LABELS[q.source] ?? q.source,
@@ -315,6 +317,7 @@ export function reportMarkdown(s: RunSummary, config: RunConfig, meta: ReportMet
       q.node_f1.toFixed(3),
       (q.duplicate_rate * 100).toFixed(1) + "%",
       (q.hallucination_rate * 100).toFixed(1) + "%",
+      q.stale_rate === undefined ? "-" : (q.stale_rate * 100).toFixed(1) + "%",
       (q.miss_rate * 100).toFixed(1) + "%",
       q.relation_precision === null ? "-" : q.relation_precision.toFixed(3),
       q.relation_recall === null ? "-" : q.relation_recall.toFixed(3),

@@ -89,12 +89,17 @@ const QualityRowSchema = z
     recall_observed: z.number(),
     duplicate_rate: z.number(),
     hallucination_rate: z.number(),
+    stale_rate: z
+      .number()
+      .optional()
+      .describe("nodes where a moved object was and no longer is, over nodes (absent in summaries written before objects could move)"),
     miss_rate: z.number(),
     relation_precision: nullableRate(),
     relation_recall: nullableRate(),
     nodes_per_graph: z.number(),
     duplicates_per_graph: z.number(),
     hallucinated_per_graph: z.number(),
+    stale_per_graph: z.number().optional().describe("absent in summaries written before objects could move"),
   })
   .strict();
 type QualityRow = z.infer<typeof QualityRowSchema>;
@@ -370,12 +375,14 @@ export function summarizeRun(input: readonly ItemRecord[], prices: PriceTable | 
         recall_observed: recall,
         duplicate_rate: nodes ? sum("duplicates") / nodes : 0,
         hallucination_rate: nodes ? sum("hallucinated") / nodes : 0,
+        stale_rate: nodes ? sum("stale") / nodes : 0,
         miss_rate: sum("objects") ? (sum("objects") - matched) / sum("objects") : 0,
         relation_precision: relP.length ? mean(relP.map((q) => q.relation_precision!)) : null,
         relation_recall: relR.length ? mean(relR.map((q) => q.relation_recall!)) : null,
         nodes_per_graph: nodes / qs.length,
         duplicates_per_graph: sum("duplicates") / qs.length,
         hallucinated_per_graph: sum("hallucinated") / qs.length,
+        stale_per_graph: sum("stale") / qs.length,
       });
     }
   }

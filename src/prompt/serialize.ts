@@ -162,6 +162,7 @@ function predicateLines(style: EvidenceStyle): string[] {
 
 /** Whether any node carries physical attributes (graphs written before they were recorded have none). */
 const hasPhysics = (g: SceneGraph) => g.nodes.some((n) => n.physics !== undefined);
+const hasMayContain = (g: SceneGraph) => g.nodes.some((n) => n.flags.may_contain === true);
 
 /** What the physical attributes mean, for a graph that has them; `text` names them as the sentences do. */
 function physicsLines(style: EvidenceStyle): string[] {
@@ -180,7 +181,7 @@ function physicsLines(style: EvidenceStyle): string[] {
 
 type EvidenceStyle = "json" | "text";
 
-function uncertaintyLines(style: EvidenceStyle, withRelations: boolean, withPhysics: boolean): string[] {
+function uncertaintyLines(style: EvidenceStyle, withRelations: boolean, withPhysics: boolean, withMayContain = false): string[] {
   const k = (json: string, text: string) => (style === "json" ? `\`${json}\`` : `"${text}"`);
   const lines = [
     "Evidence and uncertainty: this scene graph was reconstructed automatically from the camera views and can be wrong in known ways: " +
@@ -193,6 +194,11 @@ function uncertaintyLines(style: EvidenceStyle, withRelations: boolean, withPhys
     `- ${k("low_support", "low support")}: seen in only one view with fewer than ${LOW_SUPPORT_MAX_POINTS} points; it may be spurious, so give it less weight.`,
     `- ${k("label_votes", "label votes")} (only when the views disagreed): the share of the object's points that voted for each label.`,
   ];
+  // only where a graph has such a container: every other prompt stays as it was
+  if (withMayContain)
+    lines.push(
+      `- ${k("may_contain", "may contain")}: a container whose inside no view has shown (closed, or seen only from the side): it may hold objects the graph does not list.`,
+    );
   if (withPhysics) {
     lines.push(
       `- ${k("upright_margin_deg", "upright margin")}: how many degrees the object's up axis is from the ${fmt(UPRIGHT_MAX_TILT_DEG, 0)}° that would flip ${k("upright", "upright")}; 0 when its points show no axis (a round top): then nothing decided it. ` +
@@ -238,6 +244,8 @@ function evidenceMembers(n: GraphNode): string[] {
   if (n.flags.possible_duplicate_of.length) f.push(`"possible_duplicate_of": [${n.flags.possible_duplicate_of.map(q).join(", ")}]`);
   if (n.flags.fragment) f.push(`"fragment": true`);
   if (n.flags.low_support) f.push(`"low_support": true`);
+  if (n.flags.may_contain) f.push(`"may_contain": true`);
+  if (n.flags.held) f.push(`"held": true`);
   parts.push(`"flags": {${f.join(", ")}}`);
   return parts;
 }
@@ -302,7 +310,7 @@ function serializeJson(g: SceneGraph, uncertainty: boolean, withRelations: boole
     );
   }
   const out = [`Scene graph: ${plural(g.nodes.length, "object")}${withRelations ? `, ${plural(g.relations.length, "relation")}` : ""}.`, "", conv.join("\n")];
-  if (uncertainty) out.push("", uncertaintyLines("json", withRelations, hasPhysics(g)).join("\n"));
+  if (uncertainty) out.push("", uncertaintyLines("json", withRelations, hasPhysics(g), hasMayContain(g)).join("\n"));
   out.push("", "Objects (JSON list):", jsonList(g.nodes.map((n) => nodeJson(n, uncertainty))));
   if (withRelations) out.push("", "Relations (JSON list):", jsonList(g.relations.map((r) => relationJson(r, uncertainty))));
   return out.join("\n");
@@ -385,6 +393,8 @@ function serializeText(g: SceneGraph, uncertainty: boolean): string {
       if (n.flags.possible_duplicate_of.length) ev.push(`possible duplicate of ${joinAnd(n.flags.possible_duplicate_of.map((id) => ref(id)))}`);
       if (n.flags.fragment) ev.push("fragment");
       if (n.flags.low_support) ev.push("low support");
+      if (n.flags.may_contain) ev.push("may contain unseen objects");
+      if (n.flags.held) ev.push("held by you");
       s += ` Evidence: ${ev.join("; ")}.`;
     }
     return s;
@@ -399,7 +409,7 @@ function serializeText(g: SceneGraph, uncertainty: boolean): string {
     ...predicateLines("text"),
   ];
   const out = [`Scene graph: ${plural(g.nodes.length, "object")}, ${plural(g.relations.length, "relation")}.`, "", conv.join("\n")];
-  if (uncertainty) out.push("", uncertaintyLines("text", true, hasPhysics(g)).join("\n"));
+  if (uncertainty) out.push("", uncertaintyLines("text", true, hasPhysics(g), hasMayContain(g)).join("\n"));
   out.push("", "Objects:", sentences.length ? sentences.join("\n") : "(none)");
   return out.join("\n");
 }
@@ -515,7 +525,7 @@ function serializeCogmap(g: SceneGraph, uncertainty: boolean, size: number): str
     ...(hasPhysics(g) ? physicsLines("json") : []),
   ];
   const out = [`Cognitive map: ${plural(g.nodes.length, "object")} in ${plural(labels.length, "category", "categories")}.`, "", conv.join("\n")];
-  if (uncertainty) out.push("", uncertaintyLines("json", false, hasPhysics(g)).join("\n"));
+  if (uncertainty) out.push("", uncertaintyLines("json", false, hasPhysics(g), hasMayContain(g)).join("\n"));
   out.push("", "Map (JSON: category → [row, col] of each instance):", mapJson);
   if (anyColour) out.push("", "Colours of the same instances, in the same order:", colourJson);
   if (hasPhysics(g)) {

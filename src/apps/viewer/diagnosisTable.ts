@@ -48,7 +48,7 @@ export function diagnosisTable(graph: SceneGraph, d: Diagnosis | null): string {
   const m = d.metrics;
   out.push("");
   out.push(
-    `nodes ${m.nodes}, objects ${m.objects} (${m.observed_objects} observed): matched ${m.matched}, duplicates ${m.duplicates}, merged ${m.merged}, hallucinated ${m.hallucinated}, missed ${m.missed_unseen} unseen + ${m.missed_lost} lost`,
+    `nodes ${m.nodes}, objects ${m.objects} (${m.observed_objects} observed): matched ${m.matched}, duplicates ${m.duplicates}, merged ${m.merged}, hallucinated ${m.hallucinated}, stale ${m.stale ?? 0}, missed ${m.missed_unseen} unseen + ${m.missed_lost} lost`,
   );
   out.push(
     `node precision ${pct(m.precision)}, recall ${pct(m.recall)} (observed ${pct(m.recall_observed)}), F1 ${fix(m.f1)} (observed ${fix(m.f1_observed)})`,
