@@ -15,7 +15,7 @@ import type { FrameBundle } from "../../core/bundle/io.js";
 import { EpisodeBundle } from "../../bridge/env/bundle.js";
 import { BuiltinEnvironment } from "../../bridge/sim/env.js";
 import { actionText, STOP_ACTION } from "../../core/task/actions.js";
-import { checkAction, envActionOf } from "./activeActions.js";
+import { checkAction, envActionOf, manipulationEvent } from "./activeActions.js";
 import type { Task } from "../../core/task/schema.js";
 import { MIN_MASK_AREA_PX } from "../../scenegraph/evidence.js";
 import { GraphMemory, type PipelineResult } from "../../scenegraph/pipeline.js";
@@ -182,12 +182,17 @@ export async function runActiveEpisode(input: EpisodeInput): Promise<EpisodeOutc
         time_ms: 0,
       };
       if (!stop && chosen && chosen.kind !== "stop") {
-        view = await clock("render", () => env.step(envActionOf(chosen, graph?.graph ?? null)));
+        const before = view.pose;
+        const nodes = graph?.graph ?? null;
+        view = await clock("render", () => env.step(envActionOf(chosen, nodes)));
         rec.blocked = view.blocked;
         rec.action_result = view.actionResult;
         if (view.actedOn) rec.acted_on = view.actedOn;
+        // the memory hears of a manipulation that happened in the agent's own terms (its references, its pose), never
+        // the simulator's ids: the moved object's node follows it instead of staying behind as a stale one
+        if (memory && chosen.kind === "hands" && !view.blocked) memory.noteManipulation(manipulationEvent(chosen, nodes, before, view.view.index));
         bundle = episode.add(view.view);
-        graph = memory ? await clock("graph", () => memory.addView(bundle)) : null;
+        graph = memory ? await clock("graph", () => memory.addView(bundle, env.truth?.().moved)) : null;
         allSeen = relevant.add(view);
       }
       rec.time_ms = Math.round((performance.now() - ts) * 10) / 10;
@@ -249,6 +254,7 @@ export async function runActiveEpisode(input: EpisodeInput): Promise<EpisodeOutc
   };
   let unitGraph: UnitGraph | null = null;
   if (graph && arm) {
+    const moved = env.truth?.().moved;
     const diagnosis =
       graph.diagnosis ??
       diagnose({
@@ -258,6 +264,7 @@ export async function runActiveEpisode(input: EpisodeInput): Promise<EpisodeOutc
         task,
         bundle,
         trueRelations: input.trueRelations ?? cachedTrueRelations(task),
+        ...(moved?.length ? { moved } : {}),
       });
     unitGraph = { source: arm.label, graph: graph.graph, diagnosis, scaleOracle: memory!.scaleOracle };
     // the last graph is the one after the last executed action: its duplicates belong to the last step

@@ -6,6 +6,8 @@
 import { parseAgentAction, type ActionVocabulary, type AgentAction } from "../../core/task/actions.js";
 import type { EnvAction, Environment, ObjectRef } from "../../bridge/env/types.js";
 import type { SceneGraph } from "../../scenegraph/types.js";
+import type { ManipulationEvent } from "../../scenegraph/manipulation.js";
+import type { AgentPose } from "../../core/math/camera.js";
 
 /** An object reference, with the node's place when it names a node of the graph. */
 function objectRefOf(text: string, graph: SceneGraph | null): ObjectRef {
@@ -31,4 +33,10 @@ export function checkAction(text: string, vocabulary: ActionVocabulary, graph: S
       if (problem) return { error: `${a.name}: ${problem}` };
     }
   return parsed;
+}
+
+/** What the graph memory is told of a manipulation that happened: the agent's own references (node ids where they are nodes). */
+export function manipulationEvent(a: Extract<AgentAction, { kind: "hands" }>, graph: SceneGraph | null, pose: AgentPose, view: number): ManipulationEvent {
+  const ids = new Set(graph?.nodes.map((n) => n.id) ?? []);
+  return { action: a.name, nodes: a.objects.map((o) => (ids.has(o.trim()) ? o.trim() : null)), refs: a.objects, pose, view };
 }

@@ -21,6 +21,7 @@ import type { SceneGraph } from "../../../scenegraph/types.js";
 import { InputError } from "../../../core/errors.js";
 import type { ThreeDArm, RunConfig } from "../../eval/config.js";
 import { armOptions } from "../../eval/pipeline.js";
+import { manipulationEvent } from "../../eval/activeActions.js";
 import type { ActiveStep, ItemRecord } from "../../eval/records.js";
 import type { EpisodeStepPayload, StepNodePayload } from "./types.js";
 import { graphDifference, ReproductionError } from "./variant.js";
@@ -79,7 +80,7 @@ export async function replayEpisode(
     const bundle = views.add(v.view);
     if (memory) {
       const t = performance.now();
-      last = await memory.addView(bundle);
+      last = await memory.addView(bundle, env.truth().moved);
       timings.graph += performance.now() - t;
     }
     return bundle;
@@ -107,9 +108,14 @@ export async function replayEpisode(
       const replayed = s.action ? replayAction(s) : null;
       if (replayed) {
         t = performance.now();
+        const before = view.pose;
         view = await env.step(replayed);
         timings.render += performance.now() - t;
         if (s.blocked !== view.blocked) throw mismatch(s.step, `recorded blocked ${s.blocked}, replayed ${view.blocked}`);
+        // the memory hears of a manipulation as the run's did: in the agent's words, with the graph it had then
+        const said = parseAgentAction(s.action!, "all");
+        if (memory && !view.blocked && "action" in said && said.action.kind === "hands")
+          memory.noteManipulation(manipulationEvent(said.action, graph, before, view.view.index));
         bundle = await add(view);
       }
     }

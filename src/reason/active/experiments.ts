@@ -5,8 +5,9 @@
  * or mask (2D) labelled `slope`. The simulator runs the task's own experiment (bridge/sim/manipulation/hands.ts);
  * the agent sees only the result.
  * - 3D: the object's node in the view after the placement (the node the current view supports) stayed when its
- *   centre is within OBSERVED_STAY_M of the board's centre on the floor plan.
- * - 2D: the object's mask in that view stayed when its pixel box overlaps the board's.
+ *   centre is within OBSERVED_STAY_M of the board's centre on the floor plan; with the board in view and the object
+ *   nowhere in it, it left the board.
+ * - 2D: the object's mask in that view stayed when its pixel box overlaps the board's; no mask of it, it left.
  */
 import type { FrameBundle } from "../../../core/bundle/io.js";
 import type { Task } from "../../../core/task/schema.js";
@@ -52,7 +53,9 @@ export function observeSlope3d(task: Task, graph: SceneGraph, view: number): Slo
   const cat = slopeObjectCategory(task);
   const board = graph.nodes.find((n) => n.label === BOARD_CATEGORY);
   const object = graph.nodes.filter((n) => n.label === cat && inView(n, view)).sort((a, b) => b.point_count - a.point_count)[0];
-  if (!board || !object) return null;
+  if (!board) return null;
+  // the view looks where the object was set down: the board in it and the object not means it left the board
+  if (!object) return inView(board, view) ? { stayed: false, why: `after the placement the ${cat} is no longer on the board in view` } : null;
   const d = Math.hypot(object.box.centre[0] - board.box.centre[0], object.box.centre[1] - board.box.centre[1]);
   return {
     stayed: d <= OBSERVED_STAY_M,
@@ -77,7 +80,8 @@ export function observeSlope2d(task: Task, bundle: FrameBundle): SlopeObservatio
   };
   const b = box(BOARD_CATEGORY),
     o = cat ? box(cat) : null;
-  if (!b || !o) return null;
+  if (!b) return null;
+  if (!o) return { stayed: false, why: `after the placement the ${cat} is no longer on the board in view` };
   const overlap = o[0]! <= b[2]! && o[2]! >= b[0]! && o[1]! <= b[3]! && o[3]! >= b[1]!;
   return { stayed: overlap, why: `after the placement the ${cat}'s mask ${overlap ? "overlaps" : "lies clear of"} the board's` };
 }
