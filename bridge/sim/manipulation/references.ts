@@ -58,7 +58,10 @@ export function resolveReference(ref: ObjectRef, objects: readonly TaskObject[],
       .filter((c) => c.d <= NODE_REFERENCE_TOLERANCE_M)
       .sort((a, b) => Number(words(b.o.category) === words(label)) - Number(words(a.o.category) === words(label)) || a.d - b.d);
     if (!near.length) return { error: `nothing in view is where node ${node} (${label}) is` };
-    return { id: near[0]!.o.id };
+    // a node names an object of its label there; one of another label would be the wrong object (the peach in the box)
+    const same = near.filter((c) => words(c.o.category) === words(label));
+    if (!same.length) return { error: `nothing in view labelled ${words(label)} is where node ${node} is` };
+    return { id: same[0]!.o.id };
   }
   const text = words(ref.text);
   const exact = objects.filter((o) => words(o.name) === text);

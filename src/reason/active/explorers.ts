@@ -305,7 +305,11 @@ class ExplorerAgent implements ActiveAgent {
   private revealStep(ctx: AgentContext): { action: string; why: string } | null {
     if (this.pending) {
       const last = ctx.history.at(-1);
-      if (last?.action?.startsWith(`${this.pending.action}(`)) {
+      // an invalid act (a name the hands could not resolve) stayed in place: it counts as a failed try
+      if (last && last.action === null) {
+        this.reveals.tried(this.pending);
+        this.pending = null;
+      } else if (last?.action?.startsWith(`${this.pending.action}(`)) {
         if (ctx.lastBlocked) this.reveals.tried(this.pending);
         else this.reveals.revealed(this.pending);
         this.pending = null;
@@ -319,7 +323,13 @@ class ExplorerAgent implements ActiveAgent {
           const action = `${t.action}(${t.ref})`;
           return { action, why: `${t.action === "open" ? "a closed box" : "a cloth"} may hide what the question needs: ${action}` };
         }
-        const move = approach(this.task, ctx.pose, t, (p) => this.passable(p));
+        const move = approach(
+          this.task,
+          ctx.pose,
+          t,
+          (p) => this.passable(p),
+          (from, a) => this.blocked.has(`${poseKey(from)}|${a}`),
+        );
         if (move) return { action: move, why: `walking to ${t.ref} to ${t.action === "open" ? "open it" : "lift it"}` };
         this.reveals.tried(t);
       }
@@ -374,7 +384,13 @@ class ExplorerAgent implements ActiveAgent {
       if (!u || !l) return null;
       const [ut, lt] = [asTarget(u), asTarget(l)];
       if (canAct(this.task, ctx.pose, ut) && canAct(this.task, ctx.pose, lt)) return `put_on(${u.id}, ${l.id})`;
-      return approach(this.task, ctx.pose, canAct(this.task, ctx.pose, ut) ? lt : ut, (p) => this.passable(p));
+      return approach(
+        this.task,
+        ctx.pose,
+        canAct(this.task, ctx.pose, ut) ? lt : ut,
+        (p) => this.passable(p),
+        (from, a) => this.blocked.has(`${poseKey(from)}|${a}`),
+      );
     };
     const action = this.stack.next(ctx.lastBlocked, observe, placeOn);
     if (this.stack.answer) return { action: STOP_ACTION, why: this.stack.why };
@@ -413,7 +429,13 @@ class ExplorerAgent implements ActiveAgent {
       e.placed = true;
       return { action: `put_on(${nodes.object.id}, ${nodes.board.id})`, why: `trying it: ${nodes.object.id} (${cat}) on the slope ${nodes.board.id}` };
     }
-    const move = approach(this.task, ctx.pose, canAct(this.task, ctx.pose, object) ? board : object, (p) => this.passable(p));
+    const move = approach(
+      this.task,
+      ctx.pose,
+      canAct(this.task, ctx.pose, object) ? board : object,
+      (p) => this.passable(p),
+      (from, a) => this.blocked.has(`${poseKey(from)}|${a}`),
+    );
     if (!move) {
       e.tries = EXPERIMENT_ATTEMPTS;
       return null;

@@ -3,19 +3,20 @@
  * hide what a question needs in two ways the built-in world models: a box kept closed by its lid, and a cloth
  * draped over an object. An explorer with `--actions all` that sees either goes within reach, opens the box or
  * lifts the cloth, and only then goes on exploring with the camera: it acts to falsify the graph it has.
- * - 3D arms find them in the graph: a `cloth` node, a node with a `box_lid` node resting on its top (a lidded
- *   box), or a node the memory flags `may_contain`; they walk the 0.25 m / 15 deg lattice to a pose within reach
+ * - 3D arms find them in the graph: a `cloth` node, or a node as wide as a `box_lid` node resting on its top (a
+ *   lidded box); they walk the 0.25 m / 15 deg lattice to a pose within reach
  *   whose view holds the node, then act on the node by its id.
  * - The 2D arm sees instance masks with categories and no depth: it acts on a cloth or lidded box it sees by
  *   category and colour, and turns towards and walks up to it while the simulator says it is out of reach.
  */
-import { intendedPose, NAVIGATION_ACTIONS, REACH_M, type NavigationAction } from "../../../core/task/actions.js";
+import { intendedPose, PITCH_STEP_RAD, REACH_M, type NavigationAction } from "../../../core/task/actions.js";
 import { intrinsicsFromHfov, poseToExtrinsic, projectPoint, type AgentPose } from "../../../core/math/camera.js";
 import type { Vec3 } from "../../../core/math/vec.js";
 import type { Task } from "../../../core/task/schema.js";
 import type { SceneGraph, GraphNode } from "../../../scenegraph/types.js";
 
 import type { AgentContext } from "./types.js";
+import { nameColor } from "../../../core/task/palette.js";
 
 /** Categories whose object hides what is under it until lifted. */
 const COVER_LABELS: ReadonlySet<string> = new Set(["cloth"]);
@@ -23,12 +24,14 @@ const COVER_LABELS: ReadonlySet<string> = new Set(["cloth"]);
 const LID_LABEL = "box_lid";
 /** A lid node rests on a box node when its bottom is within this of the box's top (m): the lid's own thickness and the graph's box error. */
 const LID_ON_TOP_M = 0.06;
+/** A lid's box covers at least this share of the lid's footprint (a lid overhangs its box by millimetres; what lies inside is smaller). */
+const LID_BOX_MIN_AREA_SHARE = 0.5;
 /** Approach until the node's box is this far from the camera on the floor plan (m): inside the simulator's reach with a margin for the graph's box error. */
 const APPROACH_M = REACH_M - 0.2;
 /** The node's centre must project this far inside the image border (fraction of the size) for the view to hold it. */
 const IN_VIEW_MARGIN = 0.1;
-/** Lattice search depth when walking up to a node (actions). Ours: a room's half-diagonal in 0.25 m steps with turns. */
-const APPROACH_DEPTH = 12;
+/** Lattice search depth when walking up to a node (actions). Ours: 3 m of 0.25 m steps with a few turns. */
+const APPROACH_DEPTH = 14;
 /** The 2D arm reads a lid's box from this many pixel rows under the lid's mask. */
 const UNDER_LID_PX = 6;
 /** Give up on a target after this many failed attempts (the simulator said no each time). */
@@ -48,7 +51,7 @@ export interface RevealTarget {
 const xyInside = (p: readonly number[], n: GraphNode, grow = 0) =>
   Math.abs(p[0]! - n.box.centre[0]) <= n.box.extent[0] / 2 + grow && Math.abs(p[1]! - n.box.centre[1]) <= n.box.extent[1] / 2 + grow;
 
-/** The graph's nodes that hide something: cloths, boxes with a lid on them, containers the memory flags may_contain. */
+/** The graph's nodes that hide something: cloths and boxes with a lid on them. */
 export function hiddenInGraph(graph: SceneGraph): RevealTarget[] {
   const out: RevealTarget[] = [];
   const target = (action: RevealTarget["action"], n: GraphNode): RevealTarget => ({
@@ -58,14 +61,25 @@ export function hiddenInGraph(graph: SceneGraph): RevealTarget[] {
     half: [n.box.extent[0] / 2, n.box.extent[1] / 2],
   });
   for (const n of graph.nodes) {
+    // a held node is in the agent's hand: lifted already
+    if (n.flags.held) continue;
     if (COVER_LABELS.has(n.label)) out.push(target("pick_up", n));
-    else if ((n.flags as { may_contain?: boolean }).may_contain) out.push(target("open", n));
+    // (a may_contain node with no lid on it is an open container: looking from above shows its inside, no act does)
   }
   for (const lid of graph.nodes.filter((n) => n.label === LID_LABEL)) {
     const bottom = lid.aabb.min[2];
-    const box = graph.nodes.find(
-      (n) => n !== lid && n.label !== LID_LABEL && xyInside(lid.box.centre, n, 0.02) && Math.abs(bottom - n.aabb.max[2]) <= LID_ON_TOP_M,
-    );
+    // the box is the node under the lid as wide as it (at least half its footprint): not what lies inside, up to the rim
+    const area = (n: GraphNode) => n.box.extent[0] * n.box.extent[1];
+    const box = graph.nodes
+      .filter(
+        (n) =>
+          n !== lid &&
+          n.label !== LID_LABEL &&
+          xyInside(lid.box.centre, n, 0.02) &&
+          Math.abs(bottom - n.aabb.max[2]) <= LID_ON_TOP_M &&
+          area(n) >= LID_BOX_MIN_AREA_SHARE * area(lid),
+      )
+      .sort((a, b) => area(b) - area(a))[0];
     if (box && !out.some((t) => t.ref === box.id)) out.push(target("open", box));
   }
   return out;
@@ -80,8 +94,20 @@ export function hiddenInView(ctx: AgentContext): RevealTarget[] {
     const c = categories.get(id);
     if (c) seen.add(c);
   }
+  // a mask is named by its category and the colour its pixels show (the hands tell apart two boxes of a kind by it)
+  const named = (category: string, pick: (i: number) => boolean): string => {
+    const sum = [0, 0, 0];
+    let n = 0;
+    for (let i = 0; i < view.ids.length; i++)
+      if (pick(i)) {
+        for (let k = 0; k < 3; k++) sum[k]! += view.rgb[3 * i + k]!;
+        n++;
+      }
+    const words = category.replace(/_/g, " ");
+    return n ? `${nameColor(sum.map((x) => x / n))} ${words}` : words;
+  };
   const out: RevealTarget[] = [];
-  for (const c of seen) if (COVER_LABELS.has(c)) out.push({ action: "pick_up", ref: c.replace(/_/g, " ") });
+  for (const c of seen) if (COVER_LABELS.has(c)) out.push({ action: "pick_up", ref: named(c, (i) => categories.get(view.ids[i]!) === c) });
   // a lid's box: the category of the pixels right under the lid's mask, across its width
   const { width, height } = view;
   const lidIds = [...new Set(view.ids)].filter((id) => categories.get(id) === LID_LABEL);
@@ -97,7 +123,18 @@ export function hiddenInView(ctx: AgentContext): RevealTarget[] {
       }
     }
     const box = [...below.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
-    if (box) out.push({ action: "open", ref: box.replace(/_/g, " ") });
+    if (box) {
+      // the box's own mask: the instance most often right under the lid
+      const ids = new Map<number, number>();
+      for (let u = 0; u < width; u++) {
+        let bottom = -1;
+        for (let v = 0; v < height; v++) if (view.ids[v * width + u] === lid) bottom = v;
+        const id = bottom >= 0 && bottom + 1 < height ? view.ids[(bottom + 1) * width + u]! : -1;
+        if (categories.get(id) === box) ids.set(id, (ids.get(id) ?? 0) + 1);
+      }
+      const boxId = [...ids.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
+      out.push({ action: "open", ref: boxId === undefined ? box.replace(/_/g, " ") : named(box, (i) => view.ids[i] === boxId) });
+    }
   }
   return out;
 }
@@ -125,26 +162,50 @@ export function canAct(task: Task, pose: AgentPose, t: RevealTarget): boolean {
   return reachDistance(pose, t) <= APPROACH_M && holds(task, pose, t.point!);
 }
 
+/** Planar moves and yaw turns: the walk searches the floor plan and the heading only (pitch is set on arrival). */
+const WALK_ACTIONS: readonly NavigationAction[] = ["move_forward", "move_backward", "move_left", "move_right", "turn_left", "turn_right"];
+
+/** The pose with its pitch aimed at the target: what the view would hold once the agent tilts on arrival. */
+function aimed(p: AgentPose, t: RevealTarget): AgentPose {
+  const [dx, dy, dz] = [t.point![0] - p.position[0], t.point![1] - p.position[1], t.point![2] - p.position[2]];
+  return { ...p, pitch: Math.atan2(dz, Math.hypot(dx, dy)) };
+}
+
 /**
- * The first action of the shortest lattice walk to a pose from which the agent can act on the target (breadth first,
- * over poses the body can stand at), or null when none is found within APPROACH_DEPTH actions.
+ * The next action towards a pose from which the agent can act on the target: within reach with the target in view
+ * once the camera tilts to it. Within reach and facing it, the tilt (turn_up/turn_down); otherwise the first action of
+ * the shortest walk (breadth first over the floor plan and the heading, at the current height, over poses the body
+ * can stand at), or null when none is found within APPROACH_DEPTH actions.
  */
-export function approach(task: Task, start: AgentPose, t: RevealTarget, passable: (p: AgentPose) => boolean): NavigationAction | null {
-  const key = (p: AgentPose) => `${p.position.map((x) => Math.round(x * 100)).join(",")}|${Math.round(p.yaw * 100)}|${Math.round(p.pitch * 100)}`;
+export function approach(
+  task: Task,
+  start: AgentPose,
+  t: RevealTarget,
+  passable: (p: AgentPose) => boolean,
+  blocked: (from: AgentPose, a: NavigationAction) => boolean = () => false,
+): NavigationAction | null {
+  const arrived = (p: AgentPose) => reachDistance(p, t) <= APPROACH_M && holds(task, aimed(p, t), t.point!);
+  if (arrived(start)) {
+    const want = aimed(start, t).pitch;
+    if (Math.abs(want - start.pitch) >= PITCH_STEP_RAD / 2) return want < start.pitch ? "turn_down" : "turn_up";
+    return null;
+  }
+  const key = (p: AgentPose) => `${p.position.map((x) => Math.round(x * 100)).join(",")}|${Math.round(p.yaw * 100)}`;
   const seen = new Set([key(start)]);
   let frontier: Array<{ pose: AgentPose; first: NavigationAction | null }> = [{ pose: start, first: null }];
   for (let depth = 1; depth <= APPROACH_DEPTH && frontier.length; depth++) {
     const next: typeof frontier = [];
     for (const node of frontier)
-      for (const a of NAVIGATION_ACTIONS) {
-        if (a === "move_up") continue; // reaching needs no height; fewer poses to search
+      for (const a of WALK_ACTIONS) {
+        // a move the simulator refused from here is not planned again (the occupancy grid may think it free)
+        if (blocked(node.pose, a)) continue;
         const p = intendedPose(node.pose, a);
-        if (a.startsWith("move_") ? !passable(p) : Math.abs(p.pitch) > Math.PI / 2 + 1e-9) continue;
+        if (a.startsWith("move_") && !passable(p)) continue;
         const k = key(p);
         if (seen.has(k)) continue;
         seen.add(k);
         const first = node.first ?? a;
-        if (canAct(task, p, t)) return first;
+        if (arrived(p)) return first;
         next.push({ pose: p, first });
       }
     frontier = next;
