@@ -497,6 +497,12 @@ const FLAG_CASES: Case[] = [
     code: 2,
     mentions: [/--invalid-action: expected one of reprompt, forward, got "skip"/],
   },
+  {
+    name: "run --actions hands (the vocabularies are camera and all)",
+    args: (d) => ["run", "--paradigm", "active", "--actions", "hands", "--out", join(d, "a")],
+    code: 2,
+    mentions: [/--actions: expected one of camera, all, got "hands"/],
+  },
   { name: "ablate --noise 3.5 (the scale ends at 3)", args: (d) => ["ablate", "--noise", "3.5", "--out", join(d, "a")], code: 2, mentions: [/--noise/] },
   { name: "serve --token short", args: (d) => ["serve", "--port", "0", "--data", join(d, "data"), "--token", "abc"], code: 2, mentions: [/--token/] },
   {
