@@ -67,6 +67,8 @@ const MIN_GAIN = 1;
 const HIDDEN_CONFIDENCE_CAP = 0.5;
 /** Confidence in what the agent saw its own experiment do (ours: the simulator ran the task's experiment; the view may mislead a little). */
 const OBSERVED_CONFIDENCE = 0.95;
+/** The 2D arm's acts refused as out of reach before it gives up walking to its targets (ours: 3 m of steps and turns). */
+const MAX_OUT_OF_REACH = 12;
 /** Attempts at an experiment before the agent falls back on its program. */
 const EXPERIMENT_ATTEMPTS = 3;
 /** The body keeps this clearance from occupied voxels and the grid's walls (bridge/sim/agent.ts BODY_CLEARANCE_M). */
@@ -97,6 +99,8 @@ class ExplorerAgent implements ActiveAgent {
   private readonly counting: boolean;
   private readonly answers: Array<string | null> = [];
   private readonly reveals = new RevealLog();
+  /** The 2D arm's acts refused as out of reach so far (each is followed by a step towards the target). */
+  private outOfReach = 0;
   /** The reveal the agent asked for at its last step, whose outcome the next step reads. */
   private pending: RevealTarget | null = null;
   /** Inclined Plane with the hands: the experiment's state and what it showed. */
@@ -310,8 +314,10 @@ class ExplorerAgent implements ActiveAgent {
         this.reveals.tried(this.pending);
         this.pending = null;
       } else if (last?.action?.startsWith(`${this.pending.action}(`)) {
-        if (ctx.lastBlocked) this.reveals.tried(this.pending);
-        else this.reveals.revealed(this.pending);
+        // the 2D arm learns its distance only from the simulator: "out of reach" is a step of its walk, up to a limit
+        const walking = !this.grid && last.action_result?.includes("out of reach") && ++this.outOfReach <= MAX_OUT_OF_REACH;
+        if (ctx.lastBlocked && !walking) this.reveals.tried(this.pending);
+        else if (!ctx.lastBlocked) this.reveals.revealed(this.pending);
         this.pending = null;
       }
     }
@@ -340,9 +346,12 @@ class ExplorerAgent implements ActiveAgent {
     const t = targets[0];
     if (!t) return null;
     const last = ctx.history.at(-1);
-    if (last?.action_result?.includes("out of reach") && !last.action?.startsWith("move_")) {
+    if (last?.action_result?.includes("out of reach") && !last.action?.startsWith("move_") && !last.action?.startsWith("turn_")) {
       this.pending = null;
-      return { action: "move_forward", why: `walking towards the ${t.ref} (out of reach)` };
+      // face it first (its mask off the middle third of the view), then walk
+      const u = t.u ?? 0.5;
+      const action = u < 1 / 3 ? "turn_left" : u > 2 / 3 ? "turn_right" : "move_forward";
+      return { action, why: `${action === "move_forward" ? "walking towards" : "turning to"} the ${t.ref} (out of reach)` };
     }
     this.pending = t;
     const action = `${t.action}(${t.ref})`;

@@ -17,6 +17,7 @@ import type { SceneGraph, GraphNode } from "../../../scenegraph/types.js";
 
 import type { AgentContext } from "./types.js";
 import { nameColor } from "../../../core/task/palette.js";
+import { LIBRARY } from "../../../core/objects/library.js";
 
 /** Categories whose object hides what is under it until lifted. */
 const COVER_LABELS: ReadonlySet<string> = new Set(["cloth"]);
@@ -46,6 +47,8 @@ export interface RevealTarget {
   point?: Vec3;
   /** its node's box half-extents (3D) */
   half?: [number, number];
+  /** where its mask's centre is in the view, as a fraction of the width (2D: steering towards it) */
+  u?: number;
 }
 
 const xyInside = (p: readonly number[], n: GraphNode, grow = 0) =>
@@ -104,10 +107,28 @@ export function hiddenInView(ctx: AgentContext): RevealTarget[] {
         n++;
       }
     const words = category.replace(/_/g, " ");
-    return n ? `${nameColor(sum.map((x) => x / n))} ${words}` : words;
+    // among the colours the category comes in (the library's palettes: what any agent may know of a toy box), as
+    // shading moves a pixel's colour off its name
+    const palette = [...new Set(LIBRARY.get(category)?.models.flatMap((m) => m.palette) ?? [])];
+    return n
+      ? `${nameColor(
+          sum.map((x) => x / n),
+          palette.length ? palette : undefined,
+        )} ${words}`
+      : words;
   };
   const out: RevealTarget[] = [];
-  for (const c of seen) if (COVER_LABELS.has(c)) out.push({ action: "pick_up", ref: named(c, (i) => categories.get(view.ids[i]!) === c) });
+  const centreU = (pick: (i: number) => boolean) => {
+    let sum = 0,
+      n = 0;
+    for (let i = 0; i < view.ids.length; i++) if (pick(i)) [sum, n] = [sum + (i % view.width), n + 1];
+    return n ? sum / n / view.width : 0.5;
+  };
+  for (const c of seen)
+    if (COVER_LABELS.has(c)) {
+      const pick = (i: number) => categories.get(view.ids[i]!) === c;
+      out.push({ action: "pick_up", ref: named(c, pick), u: centreU(pick) });
+    }
   // a lid's box: the category of the pixels right under the lid's mask, across its width
   const { width, height } = view;
   const lidIds = [...new Set(view.ids)].filter((id) => categories.get(id) === LID_LABEL);
@@ -133,7 +154,8 @@ export function hiddenInView(ctx: AgentContext): RevealTarget[] {
         if (categories.get(id) === box) ids.set(id, (ids.get(id) ?? 0) + 1);
       }
       const boxId = [...ids.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
-      out.push({ action: "open", ref: boxId === undefined ? box.replace(/_/g, " ") : named(box, (i) => view.ids[i] === boxId) });
+      const pick = (i: number) => view.ids[i] === boxId;
+      out.push({ action: "open", ref: boxId === undefined ? box.replace(/_/g, " ") : named(box, pick), u: boxId === undefined ? 0.5 : centreU(pick) });
     }
   }
   return out;
