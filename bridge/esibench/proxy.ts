@@ -26,11 +26,14 @@ const PROXY_LIGHTING: Lighting = { ambient: 0.4, sun: { direction: [0.2, 0.3, -1
 const PROXY_COLORS = ["grey", "tan", "blue", "green", "red", "teal", "purple", "orange", "brown", "pink"] as const;
 /**
  * Proxy renders go through esi3d's built-in renderer and reasoners: the subcategories those cover, less Physical
- * Dynamics. A proxy of an Inclined Plane or Stacking record would render ESI's initial scene, but whether its
- * slope's pose and its objects' rescaling come through the importer as ESI built them is not yet checked against
- * the records, so they stay out until it is.
+ * Dynamics and Deformable. A proxy of an Inclined Plane or Stacking record would render ESI's initial scene, but
+ * whether its slope's pose and its objects' rescaling come through the importer as ESI built them is not yet checked
+ * against the records, so they stay out until it is. ESI's Deformable records store the covered object and no
+ * cloth (the cloth is dropped at render time), so a proxy would show the answer uncovered.
  */
-export const PROXY_SUBCATEGORIES: ReadonlySet<string> = new Set(BUILTIN_SUBCATEGORIES.filter((s) => SUBCATEGORY_CATEGORY[s] !== "physical_dynamics"));
+export const PROXY_SUBCATEGORIES: ReadonlySet<string> = new Set(
+  BUILTIN_SUBCATEGORIES.filter((s) => SUBCATEGORY_CATEGORY[s] !== "physical_dynamics" && s !== "deformable"),
+);
 /**
  * Cognitive Mapping questions are about an apartment's rooms and doorways. ESI's records store no room
  * layout (walls, doorways), so a proxy would be one open room in which the question has no answer.
