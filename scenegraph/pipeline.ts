@@ -26,6 +26,8 @@ export interface PipelineRuntime extends Omit<CloudRuntime, "excludeIds"> {
   diagnose?: boolean;
   /** The task's true relations, when the caller already has them (a runner builds several graphs per task). */
   trueRelations?: readonly Relation[];
+  /** Objects the bundle's own trajectory moved (a gt trajectory that acts): the diagnosis judges them where they ended. */
+  moved?: readonly ObjectMove[];
   /** Keeps the last cloud built for the next graph of the same bundle and cloud options (see SharedCloud). */
   shared?: SharedCloud;
 }
@@ -213,6 +215,7 @@ export async function graphOfBundle(bundle: FrameBundle, o: GraphPipelineOptions
       task,
       bundle,
       trueRelations: runtime.trueRelations ?? cachedTrueRelations(task),
+      ...(runtime.moved?.length ? { moved: runtime.moved } : {}),
     });
     lap("diagnose");
   }

@@ -8,6 +8,7 @@ import { buildScene } from "./scene.js";
 import { render } from "./raster.js";
 import { paradigmViews, type PlannedView } from "./views.js";
 import { Hands } from "./manipulation/hands.js";
+import type { WorldTruth } from "../env/types.js";
 import { taskPhysics } from "./physics/taskWorld.js";
 import { isNavigationAction, parseAgentAction } from "../../core/task/actions.js";
 
@@ -96,4 +97,32 @@ export function captureBundle(task: Task, paradigm: Paradigm): CapturedBundle {
 export function renderBundle(task: Task, paradigm: Paradigm): FrameBundle {
   const { manifest, payloads } = captureBundle(task, paradigm);
   return { dir: "", manifest, views: payloads.map((p, i) => viewData(manifest, i, p)) };
+}
+
+/**
+ * Where the objects are after a task's ground-truth trajectory, when it acts (open, lift: gtReveal.ts), and which
+ * moved; null for a trajectory that only looks. The diagnosis of a gt graph judges it against this world (a lifted
+ * cloth is in the hand, not on what it covered). Renders only the views an act needs (the view it is done from).
+ */
+export function gtTrajectoryEnd(task: Task): WorldTruth | null {
+  const planned = paradigmViews(task, "gt");
+  const hands = trajectoryHands(task, planned);
+  if (!hands) return null;
+  const { width, height, hfov_deg } = task.camera;
+  const K = intrinsicsFromHfov(width, height, hfov_deg);
+  planned.forEach((pv, i) => {
+    if (pv.action === null) return;
+    if (isNavigationAction(pv.action)) return hands.carry(pv.pose);
+    const before = planned[i - 1]!;
+    const out = render(buildScene({ ...task, objects: hands.current() }), { width, height, K, E: poseToExtrinsic(before.pose) });
+    const visible = new Map<number, number>();
+    for (const id of out.ids) visible.set(id, (visible.get(id) ?? 0) + 1);
+    applyTrajectoryAction(task, hands, pv, i, visible);
+  });
+  const objects = hands.current();
+  const moved = objects.flatMap((to) => {
+    const from = task.objects.find((o) => o.id === to.id)!;
+    return to.position.some((x, k) => Math.abs(x - from.position[k]!) > 1e-6) ? [{ id: to.id, from, to }] : [];
+  });
+  return { objects, moved };
 }

@@ -13,7 +13,8 @@ import { CloudArena } from "../../reconstruct/pointcloud.js";
 import type { Diagnosis, GraphMetrics } from "../../scenegraph/diagnosisSchema.js";
 import { cloudKey, graphOfBundle, SharedCloud, type PipelineResult, type PipelineRuntime } from "../../scenegraph/pipeline.js";
 import { type GraphPipelineOptions } from "../../scenegraph/pipelineOptions.js";
-import { cachedTrueRelations } from "../../scenegraph/truth.js";
+import { cachedTrueRelations, trueRelations } from "../../scenegraph/truth.js";
+import { gtTrajectoryEnd } from "../../bridge/sim/capture.js";
 import type { SceneGraph } from "../../scenegraph/types.js";
 import { createSymbolicReasoner } from "../reason/symbolic.js";
 import { createSymbolic2dReasoner } from "../reason/symbolic2d.js";
@@ -227,7 +228,9 @@ export async function runPassiveUnit(job: UnitJob): Promise<UnitResult> {
   const records: ItemRecord[] = [];
   const graphs: UnitGraph[] = [];
   const pending: UnitResult["pending"] = [];
-  const truthRelations = cachedTrueRelations(task);
+  // a gt trajectory that acts leaves the world changed (a lifted cloth): its graphs are judged against that world
+  const end = paradigm === "gt" ? gtTrajectoryEnd(task) : null;
+  const truthRelations = end ? trueRelations({ ...task, objects: end.objects }) : cachedTrueRelations(task);
   lap("truth_relations");
   const base = { ...generateTiming(job), render: timings.render! };
   const notes = new Set<string>();
@@ -256,7 +259,13 @@ export async function runPassiveUnit(job: UnitJob): Promise<UnitResult> {
       notes: armNotes,
       timings_ms,
       cloud,
-    } = await armPipeline(bundle, config, arm, { arena, shared, trueRelations: truthRelations, log: (line) => logs.push(line) });
+    } = await armPipeline(bundle, config, arm, {
+      arena,
+      shared,
+      trueRelations: truthRelations,
+      ...(end ? { moved: end.moved } : {}),
+      log: (line) => logs.push(line),
+    });
     built[i] = { arm, open, r: { graph, diagnosis, notes: armNotes, timings_ms }, scaleOracle: cloud.meta.scaleOracle === true, logs };
   }
   // graphs, records and notes in the arms' own order, whatever order their clouds were built in
