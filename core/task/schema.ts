@@ -15,7 +15,7 @@
 import * as z from "zod";
 import { CATEGORIES, SUBCATEGORIES } from "./taxonomy.js";
 import { SafeSegmentSchema } from "../paths.js";
-import { parseAgentAction } from "./actions.js";
+import { actionText, parseAgentAction } from "./actions.js";
 
 const finite = () => z.number().finite();
 const Vec3Schema = z.tuple([finite(), finite(), finite()]).describe("[x, y, z] in metres, world frame (Z up)");
@@ -286,6 +286,9 @@ const taskFields = {
         const p = parseAgentAction(a, "all");
         if ("error" in p) ctx.addIssue({ code: "custom", message: p.error });
         else if (p.action.kind === "stop") ctx.addIssue({ code: "custom", message: "stop ends an episode; a trajectory does not hold it" });
+        // a trajectory is replayed as written: it holds the canonical text, not a phrasing an agent may use
+        else if (actionText(p.action) !== a)
+          ctx.addIssue({ code: "custom", message: `expected the canonical form ${JSON.stringify(actionText(p.action))}, got ${JSON.stringify(a)}` });
       }),
     )
     .max(30)
