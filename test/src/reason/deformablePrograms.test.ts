@@ -22,7 +22,11 @@ function seenGraph(t: Task, seen: ReadonlySet<number>): SceneGraph {
   const g = truthGraph(t);
   return { ...g, nodes: g.nodes.filter((n) => seen.has(Number(n.id.slice(1)))), relations: [] };
 }
-const seenIn = (t: Task) => new Set(t.view_object_existence.flatMap((v) => v.visible));
+/** What the views show while the cloth still covers the object: those before the ground-truth trajectory lifts it. */
+const seenIn = (t: Task) => {
+  const lift = t.action_trajectory.findIndex((a) => a.startsWith("pick_up("));
+  return new Set(t.view_object_existence.slice(0, lift < 0 ? undefined : lift + 1).flatMap((v) => v.visible));
+};
 const typicalHeight = (option: string) => {
   const ms = LIBRARY.get(option.replace(/ /g, "_"))!.models;
   return ms.reduce((s, m) => s + buildModel(m.id).extent[2], 0) / ms.length;
