@@ -103,3 +103,9 @@ export function countEachId(values: Uint16Array, into: Uint32Array): void {
   }
   into[id]! += run;
 }
+
+/** How many pixels (or points) each id has, as a map (the background id 0 included), counted by `tallyIds`. */
+export function idCounts(values: ArrayLike<number>): Map<number, number> {
+  const { ids, counts } = tallyIds(values);
+  return new Map(ids.map((id, j) => [id, counts[j]!]));
+}

@@ -7,7 +7,8 @@ import { viewData, viewFileNames } from "../../core/bundle/io.js";
 import { buildScene } from "./scene.js";
 import { render } from "./raster.js";
 import { paradigmViews, type PlannedView } from "./views.js";
-import { Hands } from "./manipulation/hands.js";
+import { Hands, worldTruth } from "./manipulation/hands.js";
+import { idCounts } from "../../core/idTally.js";
 import type { WorldTruth } from "../env/types.js";
 import { taskPhysics } from "./physics/taskWorld.js";
 import { isNavigationAction, parseAgentAction } from "../../core/task/actions.js";
@@ -69,10 +70,7 @@ export function captureBundle(task: Task, paradigm: Paradigm): CapturedBundle {
       renderedAt.set(key, payload);
       payloads.push(payload);
     }
-    if (hands) {
-      visible = new Map();
-      for (const id of payloads.at(-1)!.ids) visible.set(id, (visible.get(id) ?? 0) + 1);
-    }
+    if (hands) visible = idCounts(payloads.at(-1)!.ids);
     views.push({ index: i, ...viewFileNames(i), intrinsics: K, extrinsic: E, action: pv.action });
   });
   const instances = [...scene.categories.entries()]
@@ -115,14 +113,7 @@ export function gtTrajectoryEnd(task: Task): WorldTruth | null {
     if (isNavigationAction(pv.action)) return hands.carry(pv.pose);
     const before = planned[i - 1]!;
     const out = render(buildScene({ ...task, objects: hands.current() }), { width, height, K, E: poseToExtrinsic(before.pose) });
-    const visible = new Map<number, number>();
-    for (const id of out.ids) visible.set(id, (visible.get(id) ?? 0) + 1);
-    applyTrajectoryAction(task, hands, pv, i, visible);
+    applyTrajectoryAction(task, hands, pv, i, idCounts(out.ids));
   });
-  const objects = hands.current();
-  const moved = objects.flatMap((to) => {
-    const from = task.objects.find((o) => o.id === to.id)!;
-    return to.position.some((x, k) => Math.abs(x - from.position[k]!) > 1e-6) ? [{ id: to.id, from, to }] : [];
-  });
-  return { objects, moved };
+  return worldTruth(task.objects, hands.current());
 }

@@ -13,12 +13,10 @@ import { applyAction, worldOf, type World } from "./agent.js";
 import { BUILTIN_SIMULATOR } from "./capture.js";
 import { buildScene, type RenderScene } from "./scene.js";
 import { render } from "./raster.js";
-import { Hands } from "./manipulation/hands.js";
+import { idCounts } from "../../core/idTally.js";
+import { Hands, worldTruth } from "./manipulation/hands.js";
 import { loadPhysics } from "./physics/world.js";
 import { taskPhysics } from "./physics/taskWorld.js";
-
-/** An object has moved when its centre is this far from where the task put it (m): below the renderer's resolution at 1 m. */
-const MOVED_M = 0.005;
 
 export class BuiltinEnvironment implements Environment {
   readonly manifest: Omit<BundleManifest, "views">;
@@ -64,8 +62,7 @@ export class BuiltinEnvironment implements Environment {
     const { width, height } = this.task.camera;
     const E = poseToExtrinsic(this.pose);
     const out = render(this.scene, { width, height, K: this.K, E });
-    this.visible = new Map();
-    for (const id of out.ids) this.visible.set(id, (this.visible.get(id) ?? 0) + 1);
+    this.visible = idCounts(out.ids);
     const view = { index: this.index, width, height, rgb: out.rgb!, depth: out.depth, ids: out.ids, K: this.K, E, action };
     return { view, pose: this.pose, blocked, action, actionResult };
   }
@@ -99,14 +96,7 @@ export class BuiltinEnvironment implements Environment {
   }
 
   truth(): WorldTruth {
-    const objects = this.hands.current();
-    const moved = objects.flatMap((to) => {
-      const from = this.task.objects.find((o) => o.id === to.id)!;
-      const d = Math.hypot(...to.position.map((x, k) => x - from.position[k]!));
-      const turned = Math.abs(to.orientation.w - from.orientation.w) + Math.abs(to.orientation.z - from.orientation.z) > 1e-3;
-      return d > MOVED_M || turned ? [{ id: to.id, from, to }] : [];
-    });
-    return { objects, moved };
+    return worldTruth(this.task.objects, this.hands.current());
   }
 
   async close(): Promise<void> {}

@@ -14,6 +14,7 @@ import { boxDistance } from "../manipulation/references.js";
 import { taskPhysics } from "../physics/taskWorld.js";
 import { buildScene } from "../scene.js";
 import { render } from "../raster.js";
+import { idCounts } from "../../../core/idTally.js";
 import { worldOf } from "../agent.js";
 import { buildGtTrajectory, GT_ACTION_BUDGET, type GtTrajectory, type ViewGoal } from "./gtTrajectory.js";
 import { VISIBLE_MIN_PX } from "./visibility.js";
@@ -31,10 +32,7 @@ type World = Pick<Task, "room" | "objects" | "lighting" | "label_metadata">;
 /** Pixels per instance id of a full-resolution view (the hands' visibility rule counts those). */
 function fullCounts(scene: ReturnType<typeof buildScene>, spec: CameraSpec, pose: AgentPose): Map<number, number> {
   const K = intrinsicsFromHfov(spec.width, spec.height, spec.hfov_deg);
-  const out = render(scene, { width: spec.width, height: spec.height, K, E: poseToExtrinsic(pose) });
-  const counts = new Map<number, number>();
-  for (const id of out.ids) counts.set(id, (counts.get(id) ?? 0) + 1);
-  return counts;
+  return idCounts(render(scene, { width: spec.width, height: spec.height, K, E: poseToExtrinsic(pose) }).ids);
 }
 
 /**

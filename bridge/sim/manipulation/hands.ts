@@ -12,7 +12,7 @@ import type { Vec3 } from "../../../core/math/vec.js";
 import { REACH_ABOVE_EYE_M, REACH_M, type ManipulationAction } from "../../../core/task/actions.js";
 import type { TaskObject } from "../../../core/task/schema.js";
 import { interiorOf } from "../../../core/objects/containers.js";
-import type { ObjectRef } from "../../env/types.js";
+import type { ObjectRef, WorldTruth } from "../../env/types.js";
 import { bodyOf } from "../physics/bodies.js";
 import type { TaskPhysics } from "../physics/taskWorld.js";
 import { PhysicsWorld } from "../physics/world.js";
@@ -391,4 +391,18 @@ function tiltTowards(n: Vec3): Quat {
 function twistAboutZ(q: Quat): Quat {
   const len = Math.sqrt(q.z * q.z + q.w * q.w);
   return len < 1e-9 ? { x: 0, y: 0, z: 0, w: 1 } : { x: 0, y: 0, z: q.z / len, w: q.w / len };
+}
+
+/** An object has moved when its centre is this far from where the task put it (m): below the renderer's resolution at 1 m. */
+const MOVED_M = 0.005;
+
+/** The objects now and which have moved (or turned) since the task began: what the diagnosis judges a graph against. */
+export function worldTruth(initial: readonly TaskObject[], objects: TaskObject[]): WorldTruth {
+  const moved = objects.flatMap((to) => {
+    const from = initial.find((o) => o.id === to.id)!;
+    const d = Math.hypot(...to.position.map((x, k) => x - from.position[k]!));
+    const turned = Math.abs(to.orientation.w - from.orientation.w) + Math.abs(to.orientation.z - from.orientation.z) > 1e-3;
+    return d > MOVED_M || turned ? [{ id: to.id, from, to }] : [];
+  });
+  return { objects, moved };
 }

@@ -66,24 +66,26 @@ export function observeSlope3d(task: Task, graph: SceneGraph, view: number): Slo
 /** What the view after the placement shows (2D: the masks' pixel boxes). */
 export function observeSlope2d(task: Task, bundle: FrameBundle): SlopeObservation | null {
   const cat = slopeObjectCategory(task);
-  const view = bundle.views.at(-1)!;
-  const categories = new Map(bundle.manifest.instances.map((e) => [e.id, e.category]));
-  const box = (category: string) => {
-    let [x0, y0, x1, y1] = [Infinity, Infinity, -Infinity, -Infinity];
-    for (let i = 0; i < view.ids.length; i++)
-      if (categories.get(view.ids[i]!) === category) {
-        const x = i % view.width,
-          y = Math.floor(i / view.width);
-        [x0, y0, x1, y1] = [Math.min(x0, x), Math.min(y0, y), Math.max(x1, x), Math.max(y1, y)];
-      }
-    return x0 === Infinity ? null : [x0, y0, x1, y1];
-  };
-  const b = box(BOARD_CATEGORY),
-    o = cat ? box(cat) : null;
+  const b = maskBox(bundle, BOARD_CATEGORY),
+    o = cat ? maskBox(bundle, cat) : null;
   if (!b) return null;
   if (!o) return { stayed: false, why: `after the placement the ${cat} is no longer on the board in view` };
-  const overlap = o[0]! <= b[2]! && o[2]! >= b[0]! && o[1]! <= b[3]! && o[3]! >= b[1]!;
+  const overlap = o.x0 <= b.x1 && o.x1 >= b.x0 && o.y0 <= b.y1 && o.y1 >= b.y0;
   return { stayed: overlap, why: `after the placement the ${cat}'s mask ${overlap ? "overlaps" : "lies clear of"} the board's` };
+}
+
+/** The pixel box of a category's masks in the bundle's last view (null when none shows). */
+function maskBox(bundle: FrameBundle, category: string): { x0: number; y0: number; x1: number; y1: number } | null {
+  const view = bundle.views.at(-1)!;
+  const categories = new Map(bundle.manifest.instances.map((e) => [e.id, e.category]));
+  let [x0, y0, x1, y1] = [Infinity, Infinity, -Infinity, -Infinity];
+  for (let i = 0; i < view.ids.length; i++)
+    if (categories.get(view.ids[i]!) === category) {
+      const x = i % view.width,
+        y = Math.floor(i / view.width);
+      [x0, y0, x1, y1] = [Math.min(x0, x), Math.min(y0, y), Math.max(x1, x), Math.max(y1, y)];
+    }
+  return x0 === Infinity ? null : { x0, y0, x1, y1 };
 }
 
 /** The answer an observation gives ("yes": it stays; the question asks whether it stays). */
@@ -177,18 +179,7 @@ export function observeStack3d(graph: SceneGraph, order: readonly string[], view
 
 /** Whether the order stands in the current view's masks (2D). */
 export function observeStack2d(bundle: FrameBundle, order: readonly string[]): { stands: boolean; why: string } | null {
-  const view = bundle.views.at(-1)!;
-  const categories = new Map(bundle.manifest.instances.map((e) => [e.id, e.category]));
-  const boxes = order.map((item) => {
-    let [x0, y0, x1, y1] = [Infinity, Infinity, -Infinity, -Infinity];
-    for (let i = 0; i < view.ids.length; i++)
-      if (categories.get(view.ids[i]!) === item) {
-        const x = i % view.width,
-          y = Math.floor(i / view.width);
-        [x0, y0, x1, y1] = [Math.min(x0, x), Math.min(y0, y), Math.max(x1, x), Math.max(y1, y)];
-      }
-    return x0 === Infinity ? null : { x0, y0, x1, y1 };
-  });
+  const boxes = order.map((item) => maskBox(bundle, item));
   if (boxes.some((b) => !b)) return null;
   for (let k = 1; k < boxes.length; k++) {
     const [lo, up] = [boxes[k - 1]!, boxes[k]!];
