@@ -156,6 +156,10 @@ class ExplorerAgent implements ActiveAgent {
     return w;
   }
 
+  /** approach()'s view of the body: where it may stand, and the moves the simulator refused from a pose. */
+  private readonly canPass = (p: AgentPose) => this.passable(p);
+  private readonly wasBlocked = (from: AgentPose, a: string) => this.blocked.has(`${poseKey(from)}|${a}`);
+
   private passable(p: AgentPose): boolean {
     const g = this.grid!;
     const [x, y, z] = p.position;
@@ -329,13 +333,7 @@ class ExplorerAgent implements ActiveAgent {
           const action = `${t.action}(${t.ref})`;
           return { action, why: `${t.action === "open" ? "a closed box" : "a cloth"} may hide what the question needs: ${action}` };
         }
-        const move = approach(
-          this.task,
-          ctx.pose,
-          t,
-          (p) => this.passable(p),
-          (from, a) => this.blocked.has(`${poseKey(from)}|${a}`),
-        );
+        const move = approach(this.task, ctx.pose, t, this.canPass, this.wasBlocked);
         if (move) return { action: move, why: `walking to ${t.ref} to ${t.action === "open" ? "open it" : "lift it"}` };
         this.reveals.tried(t);
       }
@@ -393,13 +391,7 @@ class ExplorerAgent implements ActiveAgent {
       if (!u || !l) return null;
       const [ut, lt] = [asTarget(u), asTarget(l)];
       if (canAct(this.task, ctx.pose, ut) && canAct(this.task, ctx.pose, lt)) return `put_on(${u.id}, ${l.id})`;
-      return approach(
-        this.task,
-        ctx.pose,
-        canAct(this.task, ctx.pose, ut) ? lt : ut,
-        (p) => this.passable(p),
-        (from, a) => this.blocked.has(`${poseKey(from)}|${a}`),
-      );
+      return approach(this.task, ctx.pose, canAct(this.task, ctx.pose, ut) ? lt : ut, this.canPass, this.wasBlocked);
     };
     const action = this.stack.next(ctx.lastBlocked, observe, placeOn);
     if (this.stack.answer) return { action: STOP_ACTION, why: this.stack.why };
@@ -438,13 +430,7 @@ class ExplorerAgent implements ActiveAgent {
       e.placed = true;
       return { action: `put_on(${nodes.object.id}, ${nodes.board.id})`, why: `trying it: ${nodes.object.id} (${cat}) on the slope ${nodes.board.id}` };
     }
-    const move = approach(
-      this.task,
-      ctx.pose,
-      canAct(this.task, ctx.pose, object) ? board : object,
-      (p) => this.passable(p),
-      (from, a) => this.blocked.has(`${poseKey(from)}|${a}`),
-    );
+    const move = approach(this.task, ctx.pose, canAct(this.task, ctx.pose, object) ? board : object, this.canPass, this.wasBlocked);
     if (!move) {
       e.tries = EXPERIMENT_ATTEMPTS;
       return null;
