@@ -6,6 +6,8 @@
  * lids and walls only, and opening a box (moving its lid) reveals what is inside.
  */
 import type { Vec3 } from "../../../core/math/vec.js";
+import type { AgentPose } from "../../../core/math/camera.js";
+import { HEIGHT_STEP_M } from "../../../core/task/actions.js";
 import type { Rng } from "../../../core/math/rng.js";
 import type { TaskObject } from "../../../core/task/schema.js";
 import { categoryDef, lidScaleFor, LIBRARY } from "../../../core/objects/library.js";
@@ -44,6 +46,37 @@ const TABLE_SHARE = 0.5;
 const BOX_DISTANCE_M: [number, number] = [1.6, 3.4];
 /** Floor clearance (m) between neighbouring boxes, so each box and lid shows as its own object. Ours. */
 const BOX_GAP_M = 0.15;
+/**
+ * The ground-truth trajectory opens each box from poses this far (m) from its centre, at the agent's eye height: within
+ * the hands' reach of a 0.4-0.6 m box, close enough to see down into it once open. Ours.
+ */
+const GT_OPEN_RADII_M = [0.6, 0.85];
+/** Eye heights of the opening's key poses: the agent's, and one and two of ESI's 0.25 m `move_up` steps above (a box on a table). */
+const GT_OPEN_HEIGHTS_M = (eye: number) => [eye, eye + HEIGHT_STEP_M, eye + 2 * HEIGHT_STEP_M];
+/** Key poses per radius around a box for its opening. */
+const GT_OPEN_AZIMUTHS = 8;
+/**
+ * After opening a box the trajectory looks into it: the view's axis within this of the box's inner floor (deg). Half
+ * the diagonal of a 15 deg yaw and pitch step, plus a margin, so some pose on the lattice meets it.
+ */
+const LOOK_INTO_DEG = 12;
+
+/**
+ * Whether a view looks into an open box: its optical axis within LOOK_INTO_DEG of the inner floor's centre, and the
+ * sightline to it passing over the near rim (the eye high enough: a box on a table needs a step up).
+ */
+function looksInto(pose: AgentPose, box: TaskObject): boolean {
+  const p = innerFloor(box);
+  const d = [p[0] - pose.position[0], p[1] - pose.position[1], p[2] - pose.position[2]];
+  const axis = [Math.cos(pose.pitch) * Math.cos(pose.yaw), Math.cos(pose.pitch) * Math.sin(pose.yaw), Math.sin(pose.pitch)];
+  const cos = (d[0]! * axis[0]! + d[1]! * axis[1]! + d[2]! * axis[2]!) / Math.hypot(d[0]!, d[1]!, d[2]!);
+  if (cos < Math.cos((LOOK_INTO_DEG * Math.PI) / 180)) return false;
+  const run = Math.hypot(d[0]!, d[1]!);
+  // the near wall stands the box's smaller half-width short of the centre; the sightline's height there
+  const wall = run - Math.min(box.extent[0], box.extent[1]) / 2;
+  const rim = box.position[2] + box.extent[2] / 2;
+  return wall <= 0 || pose.position[2] + (d[2]! * wall) / run > rim;
+}
 
 /** The box (container) each target centre lies in: the derivation of the answer from geometry alone. */
 function targetsInBoxes(objects: readonly TaskObject[], category: string): TaskObject[] {
@@ -131,6 +164,15 @@ export function structuralEnclosure(rng: Rng, ctx: GeneratorContext, plan: Answe
       boxIds.filter((id) => isVisible(v, id)).length >= Math.ceil(boxIds.length / 2),
   ];
   const gtKeyPoses = boxes.flatMap((o) => orbitPoses(o.position as Vec3, [0.9, 1.3, 1.8], [0.8, 1.25], 8, rng.uniform(0, Math.PI)));
+  // as ESI's experts in GT-Passive (GT 3D + Gemini 100 % there), once the boxes are seen: open them, nearest first,
+  // as many as the 30-step budget allows (walking 0.25 m a step, within the hands' 1 m reach of each: 2-4 of 5)
+  const gtActs = nearestFirst(boxes, start).map((box) => ({
+    action: "open" as const,
+    id: box.id,
+    keyPoses: orbitPoses(innerFloor(box), GT_OPEN_RADII_M, GT_OPEN_HEIGHTS_M(start[2]), GT_OPEN_AZIMUTHS, rng.uniform(0, Math.PI)),
+    ifBudgetAllows: true,
+    after: [(v: Parameters<ViewGoal>[0]) => looksInto(v.pose, box)],
+  }));
   return {
     roomType: "living_room",
     room: b.room,
@@ -159,7 +201,29 @@ export function structuralEnclosure(rng: Rng, ctx: GeneratorContext, plan: Answe
       const seen = boxIds.filter((id) => (p.counts.get(id) ?? 0) >= VISIBLE_MIN_PX).length;
       return seen > 0 ? null : "no box visible in the initial view";
     },
+    gtActs,
     gtGoals,
     gtKeyPoses,
   };
+}
+
+/** A box's inner floor centre: where the trajectory looks once the box is open. */
+function innerFloor(box: TaskObject): Vec3 {
+  const inner = interiorOf(box.category, box.extent)!.extent;
+  return [box.position[0], box.position[1], box.position[2] + box.extent[2] / 2 - inner[2]];
+}
+
+/** Objects in a greedy walking order from a point: each time the nearest on the floor plan to the last one. */
+function nearestFirst(objects: readonly TaskObject[], from: readonly number[]): TaskObject[] {
+  const left = [...objects],
+    out: TaskObject[] = [];
+  let at = from;
+  while (left.length) {
+    const d = (o: TaskObject) => Math.hypot(o.position[0] - at[0]!, o.position[1] - at[1]!);
+    const k = left.reduce((best, o, i) => (d(o) < d(left[best]!) ? i : best), 0);
+    const [o] = left.splice(k, 1);
+    out.push(o!);
+    at = o!.position;
+  }
+  return out;
 }

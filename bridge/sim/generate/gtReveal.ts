@@ -17,7 +17,7 @@ import { render } from "../raster.js";
 import { idCounts } from "../../../core/idTally.js";
 import { worldOf } from "../agent.js";
 import { buildGtTrajectory, GT_ACTION_BUDGET, type GtTrajectory, type ViewGoal } from "./gtTrajectory.js";
-import { VISIBLE_MIN_PX } from "./visibility.js";
+import { viewVisibility, VISIBLE_MIN_PX } from "./visibility.js";
 import { Resample } from "./common.js";
 
 /** One act of the trajectory: what to do to which object, and poses to do it from. */
@@ -25,6 +25,13 @@ export interface GtAct {
   action: "open" | "pick_up";
   id: number;
   keyPoses: AgentPose[];
+  /**
+   * Done after the view goals, while the budget lasts (the first act that cannot be walked to in the actions left
+   * ends the trajectory), instead of before them, each without fail.
+   */
+  ifBudgetAllows?: boolean;
+  /** View goals right after the act (looking into the box it opened), met from its key poses. */
+  after?: ViewGoal[];
 }
 
 type World = Pick<Task, "room" | "objects" | "lighting" | "label_metadata">;
@@ -36,8 +43,9 @@ function fullCounts(scene: ReturnType<typeof buildScene>, spec: CameraSpec, pose
 }
 
 /**
- * The trajectory: each act in turn (walk to where it can be done, do it), then the final goals in the world the acts
- * left. Returns the actions, every view's visibility, and the objects as the trajectory leaves them.
+ * The trajectory: each required act in turn (walk to where it can be done, do it), then the view goals in the world
+ * the acts left, then the acts done if the budget allows, nearest first as listed. Returns the actions, every view's
+ * visibility, and the objects as the trajectory leaves them.
  */
 export function buildActingGtTrajectory(
   world0: World,
@@ -50,39 +58,50 @@ export function buildActingGtTrajectory(
   const hands = new Hands(world0.objects, world0.room.size, taskPhysics(world0));
   let objects = world0.objects;
   const actions: string[] = [];
+  // each leg's first view is the view the leg before it ended with (the same pose; the world an act changed)
   const views: GtTrajectory["views"] = [];
   let pose = start;
-  for (const act of acts) {
-    const target = () => objects.find((o) => o.id === act.id)!;
-    const canAct: ViewGoal = (v) =>
-      (v.counts.get(act.id) ?? 0) >= VISIBLE_MIN_PX && boxDistance(target(), [v.pose.position[0], v.pose.position[1], target().position[2]]) <= REACH_M;
+  const leg = (legGoals: ViewGoal[], legKeyPoses: AgentPose[], budget: number) => {
+    const held = hands.holding();
+    // a held object is planned at the hand where the act left it; the capture carries it with the camera, so the
+    // visibility flags of the held object itself are approximate after its act (those of everything else are exact)
     const scene = buildScene({ ...world0, objects });
-    const walk = buildGtTrajectory(scene, spec, worldOf({ ...world0, objects }), pose, [canAct], act.keyPoses, GT_ACTION_BUDGET - actions.length - 1);
-    // each leg starts with a new view: the initial one, or the one the act before it produced
-    views.push(...walk.views);
+    const walk = buildGtTrajectory(scene, spec, worldOf({ ...world0, objects: objects.filter((o) => o.id !== held) }), pose, legGoals, legKeyPoses, budget);
+    views.splice(views.length ? views.length - 1 : 0, views.length ? 1 : 0, ...walk.views);
     actions.push(...walk.actions);
     pose = walk.views.at(-1)!.pose;
-    const text = `${act.action}(#${act.id})`;
-    const r = hands.apply(act.action, [{ text: `#${act.id}` }], pose, fullCounts(scene, spec, pose));
+    return scene;
+  };
+  const act = (a: GtAct, budget: number) => {
+    const target = () => objects.find((o) => o.id === a.id)!;
+    const canAct: ViewGoal = (v) =>
+      (v.counts.get(a.id) ?? 0) >= VISIBLE_MIN_PX && boxDistance(target(), [v.pose.position[0], v.pose.position[1], target().position[2]]) <= REACH_M;
+    const scene = leg([canAct], a.keyPoses, budget);
+    const text = `${a.action}(#${a.id})`;
+    const r = hands.apply(a.action, [{ text: `#${a.id}` }], pose, fullCounts(scene, spec, pose));
     if (!r.ok) throw new Resample(`ground-truth trajectory: ${text} fails: ${r.result}`);
     objects = hands.current();
     actions.push(text);
+    // the act's own view: the same pose in the changed world
+    views.push(viewVisibility(buildScene({ ...world0, objects }), spec, pose));
+    if (a.after?.length) leg(a.after, a.keyPoses, GT_ACTION_BUDGET - actions.length);
+  };
+  for (const a of acts.filter((x) => !x.ifBudgetAllows)) act(a, GT_ACTION_BUDGET - actions.length - 1);
+  leg(goals, keyPoses, GT_ACTION_BUDGET - actions.length);
+  for (const a of acts.filter((x) => x.ifBudgetAllows)) {
+    const left = GT_ACTION_BUDGET - actions.length - 1;
+    if (left < 0) break;
+    const before = { actions: actions.length, views: views.length, pose };
+    try {
+      act(a, left);
+    } catch (e) {
+      if (!(e instanceof Resample)) throw e;
+      // not within the budget: the trajectory ends where the last act left it
+      actions.length = before.actions;
+      views.length = before.views;
+      pose = before.pose;
+      break;
+    }
   }
-  const held = hands.holding();
-  // a held object is planned at the hand where the act left it; the capture carries it with the camera, so the
-  // visibility flags of the held object itself are approximate after its act (those of everything else are exact)
-  const scene = buildScene({ ...world0, objects });
-  const rest = buildGtTrajectory(
-    scene,
-    spec,
-    worldOf({ ...world0, objects: objects.filter((o) => o.id !== held) }),
-    pose,
-    goals,
-    keyPoses,
-    GT_ACTION_BUDGET - actions.length,
-  );
-  // the view after the last act is the rest's first (same pose, the changed world)
-  views.push(...rest.views);
-  actions.push(...rest.actions);
   return { actions, views, objects };
 }

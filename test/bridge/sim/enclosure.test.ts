@@ -2,7 +2,7 @@
  * Structural Enclosure (ESI Q.23) on generated tasks: ESI's construction numbers read from each task's geometry
  * (5 closed boxes as ESI's released records, one target or none per box near its centre, 4 consecutive integer
  * options), the boxes closed by lids resting on their rims, targets hidden in every passive view (rendered instance
- * ids), a task read back from its file passes the file checks, the closed boxes at rest under physics, determinism.
+ * ids) and shown by the ground-truth trajectory only once it opens their box, a task read back from its file passes the file checks, the closed boxes at rest under physics, determinism.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { generateTask } from "../../../bridge/sim/generate/suite.js";
@@ -98,13 +98,45 @@ describe("structural_enclosure generator", () => {
     for (const t of tasks.slice(0, 4)) {
       const targets = new Set(targetsOf(t).map((o) => o.id));
       const boxes = new Set(boxesOf(t).map((o) => o.id));
-      for (const paradigm of ["single", "multi", "gt"] as const) {
+      for (const paradigm of ["single", "multi"] as const) {
         const seen = new Set<number>();
         for (const v of renderBundle(t, paradigm).views) for (const id of v.ids) seen.add(id);
         expect([...seen].filter((id) => targets.has(id))).toEqual([]);
         expect([...seen].some((id) => boxes.has(id))).toBe(true);
       }
     }
+  });
+
+  it("has a ground-truth trajectory that opens boxes within the 29-action budget, and shows a target only after its box opens", () => {
+    let opened = 0,
+      shown = 0;
+    for (const t of tasks.slice(0, 6)) {
+      expect(t.action_trajectory.length).toBeLessThanOrEqual(29);
+      // the view after action k is view k + 1; a box opened by action k shows its inside from view k + 1 on
+      const openedAt = new Map<number, number>();
+      t.action_trajectory.forEach((a, k) => {
+        const m = /^open\(#(\d+)\)$/.exec(a);
+        if (m) openedAt.set(Number(m[1]), k + 1);
+      });
+      expect([...openedAt.keys()].every((id) => boxesOf(t).some((b) => b.id === id))).toBe(true);
+      opened += openedAt.size;
+      const views = renderBundle(t, "gt").views;
+      expect(views).toHaveLength(t.action_trajectory.length + 1);
+      for (const target of targetsOf(t)) {
+        const from = openedAt.get(target.support as number);
+        const seenIn = views.flatMap((v, i) => (v.ids.includes(target.id) ? [i] : []));
+        if (from === undefined) expect(seenIn).toEqual([]);
+        else {
+          expect(seenIn.every((i) => i >= from)).toBe(true);
+          // opened from within reach and looked into: the target shows
+          expect(seenIn.length).toBeGreaterThan(0);
+          shown++;
+        }
+      }
+    }
+    // most boxes, not all: 5 boxes 1.6-3.4 m away are more than 29 steps of 0.25 m and 15 deg allow
+    expect(opened).toBeGreaterThanOrEqual(6 * 2);
+    expect(shown).toBeGreaterThan(0);
   });
 
   it("hides the targets from above a closed box, and shows every one once its lid is swung open (the check above can fail)", () => {
