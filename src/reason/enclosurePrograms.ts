@@ -71,6 +71,12 @@ const restsOn = (lid: GraphNode, box: GraphNode) =>
 const inside = (n: GraphNode, box: GraphNode) =>
   inFootprint(box.box, n.box.centre[0], n.box.centre[1]) && n.box.centre[2] >= bottom(box) && n.box.centre[2] <= top(box);
 
+/** The box nodes a lid node rests on: boxes closed by a lid, which `open(X)` can open (a swung-open lid stands up, off them). */
+export function lidClosedBoxes(nodes: readonly GraphNode[]): GraphNode[] {
+  const lids = nodes.filter((n) => LID_LABELS.has(n.label));
+  return nodes.filter((b) => ENCLOSURE_LABELS.has(b.label) && !DOOR_LABELS.has(b.label) && lids.some((l) => restsOn(l, b)));
+}
+
 /**
  * The graph's count of `category`: its nodes (the trace says how many lie inside a box node), and its closed boxes
  * (a lid node resting on them, or a door) with no such node inside.
@@ -78,8 +84,8 @@ const inside = (n: GraphNode, box: GraphNode) =>
 export function graphEnclosureCount(nodes: readonly GraphNode[], category: string): { seen: number; unseen: number; trace: string } {
   const targets = nodes.filter((n) => n.label === category);
   const boxes = nodes.filter((n) => ENCLOSURE_LABELS.has(n.label));
-  const lids = nodes.filter((n) => LID_LABELS.has(n.label));
-  const closed = boxes.filter((b) => DOOR_LABELS.has(b.label) || lids.some((l) => restsOn(l, b)));
+  const lidded = new Set(lidClosedBoxes(nodes));
+  const closed = boxes.filter((b) => DOOR_LABELS.has(b.label) || lidded.has(b));
   const unseen = closed.filter((b) => !targets.some((t) => inside(t, b)));
   const within = targets.filter((t) => boxes.some((b) => inside(t, b))).length;
   return {

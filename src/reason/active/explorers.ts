@@ -18,7 +18,7 @@
  * target met, or when no reachable view would reveal more than MIN_GAIN of weighted unknown space.
  */
 import type { Task } from "../../../core/task/schema.js";
-import { intendedPose, NAVIGATION_ACTIONS, STOP_ACTION, type NavigationAction } from "../../../core/task/actions.js";
+import { intendedPose, MOVE_STEP_M, NAVIGATION_ACTIONS, REACH_M, STOP_ACTION, type NavigationAction } from "../../../core/task/actions.js";
 import { intrinsicsFromHfov, type AgentPose } from "../../../core/math/camera.js";
 import { Rng } from "../../../core/math/rng.js";
 import { roomGrid, type OccupancyGrid } from "../../../scenegraph/occupancy.js";
@@ -29,7 +29,7 @@ import { queryOf } from "../query.js";
 import type { ReasonerAnswer } from "../types.js";
 import type { ExplorerName } from "./options.js";
 import type { ActiveAgent, AgentContext, AgentDecision } from "./types.js";
-import { approach, canAct, hiddenInGraph, hiddenInView, RevealLog, type RevealTarget } from "./reveal.js";
+import { approach, BODY_CLEARANCE_M, canAct, hiddenInGraph, hiddenInView, lookInto, RevealLog, type RevealTarget } from "./reveal.js";
 import {
   asTarget,
   itemNode,
@@ -67,12 +67,21 @@ const MIN_GAIN = 1;
 const HIDDEN_CONFIDENCE_CAP = 0.5;
 /** Confidence in what the agent saw its own experiment do (ours: the simulator ran the task's experiment; the view may mislead a little). */
 const OBSERVED_CONFIDENCE = 0.95;
-/** The 2D arm's acts refused as out of reach before it gives up walking to its targets (ours: 3 m of steps and turns). */
-const MAX_OUT_OF_REACH = 12;
+/** The 2D arm's acts refused as out of reach before it gives up walking to its targets (ours: each is followed by the walk it says). */
+const MAX_OUT_OF_REACH = 4;
+/** The 2D arm walks this much (m) past the distance a refusal gives, to stand within reach (ours: a step's worth of slack for turning). */
+const REACH_MARGIN_M = 0.1;
+/** Steps aside the 2D arm takes round what blocks its walk to a target before it gives the target up (ours: a box's width and more). */
+const MAX_ASIDES = 4;
+/** Steps to look into a box once open: up to one step up and the turns that aim at its floor (ours). */
+const LOOK_STEPS = 4;
 /** Attempts at an experiment before the agent falls back on its program. */
 const EXPERIMENT_ATTEMPTS = 3;
-/** The body keeps this clearance from occupied voxels and the grid's walls (bridge/sim/agent.ts BODY_CLEARANCE_M). */
-const CLEARANCE_M = 0.15;
+/**
+ * Heights under this above the floor (m) are the floor's own voxels (its points, reconstruction noise) and do not
+ * block the walk: one and a half of the occupancy grid's 0.1 m voxels.
+ */
+const FLOOR_LAYER_M = 0.15;
 
 const poseKey = (p: AgentPose) => `${p.position.map((x) => Math.round(x * 100)).join(",")}|${Math.round(p.yaw * 100)}|${Math.round(p.pitch * 100)}`;
 const r3 = (x: number) => Math.round(x * 1000) / 1000;
@@ -99,10 +108,14 @@ class ExplorerAgent implements ActiveAgent {
   private readonly counting: boolean;
   private readonly answers: Array<string | null> = [];
   private readonly reveals = new RevealLog();
-  /** The 2D arm's acts refused as out of reach so far (each is followed by a step towards the target). */
+  /** The 2D arm's acts refused as out of reach so far (each is followed by the walk towards the target it says). */
   private outOfReach = 0;
   /** The reveal the agent asked for at its last step, whose outcome the next step reads. */
   private pending: RevealTarget | null = null;
+  /** A box just opened, and the steps left to look into it. */
+  private looking: { target: RevealTarget; left: number } | null = null;
+  /** The 2D arm's walk towards a target the simulator said is out of reach: forward steps left. */
+  private walk2d: { ref: string; forward: number; asides: number; side?: "move_left" | "move_right" } | null = null;
   /** Inclined Plane with the hands: the experiment's state and what it showed. */
   private experiment: { placed: boolean; tries: number; seen: SlopeObservation | null } = { placed: false, tries: 0, seen: null };
   /** Stacking & Stability with the hands. */
@@ -164,22 +177,25 @@ class ExplorerAgent implements ActiveAgent {
     const g = this.grid!;
     const [x, y, z] = p.position;
     if (
-      x < g.bounds.min[0] + CLEARANCE_M ||
-      x > g.bounds.max[0] - CLEARANCE_M ||
-      y < g.bounds.min[1] + CLEARANCE_M ||
-      y > g.bounds.max[1] - CLEARANCE_M ||
+      x < g.bounds.min[0] + BODY_CLEARANCE_M ||
+      x > g.bounds.max[0] - BODY_CLEARANCE_M ||
+      y < g.bounds.min[1] + BODY_CLEARANCE_M ||
+      y > g.bounds.max[1] - BODY_CLEARANCE_M ||
       z <= g.bounds.min[2] ||
-      z >= g.bounds.max[2]
+      z > g.bounds.max[2] + 1e-9
     )
       return false;
-    for (const [dx, dy] of [
-      [0, 0],
-      [CLEARANCE_M, 0],
-      [-CLEARANCE_M, 0],
-      [0, CLEARANCE_M],
-      [0, -CLEARANCE_M],
-    ] as const)
-      if (g.isOccupied(x + dx, y + dy, z)) return false;
+    // the body stands on the floor: whatever the map holds from above the floor's own layer up to the eye blocks it
+    // (a box on the floor stops the walk as much as a wall at eye height)
+    for (let h = g.bounds.min[2] + FLOOR_LAYER_M; h <= Math.min(z, g.bounds.max[2] - g.voxelM / 2); h += g.voxelM)
+      for (const [dx, dy] of [
+        [0, 0],
+        [BODY_CLEARANCE_M, 0],
+        [-BODY_CLEARANCE_M, 0],
+        [0, BODY_CLEARANCE_M],
+        [0, -BODY_CLEARANCE_M],
+      ] as const)
+        if (g.isOccupied(x + dx, y + dy, h)) return false;
     return true;
   }
 
@@ -311,19 +327,37 @@ class ExplorerAgent implements ActiveAgent {
    * is left to reveal.
    */
   private revealStep(ctx: AgentContext): { action: string; why: string } | null {
+    const last = ctx.history.at(-1);
     if (this.pending) {
-      const last = ctx.history.at(-1);
-      // an invalid act (a name the hands could not resolve) stayed in place: it counts as a failed try
+      const t = this.pending;
       if (last && last.action === null) {
-        this.reveals.tried(this.pending);
+        // an invalid act (a name the hands could not resolve where the agent thought it was) stayed in place
+        this.reveals.giveUp(t);
         this.pending = null;
-      } else if (last?.action?.startsWith(`${this.pending.action}(`)) {
-        // the 2D arm learns its distance only from the simulator: "out of reach" is a step of its walk, up to a limit
-        const walking = !this.grid && last.action_result?.includes("out of reach") && ++this.outOfReach <= MAX_OUT_OF_REACH;
-        if (ctx.lastBlocked && !walking) this.reveals.tried(this.pending);
-        else if (!ctx.lastBlocked) this.reveals.revealed(this.pending);
+      } else if (last?.action?.startsWith(`${t.action}(`)) {
+        const away = /out of reach \((\d+(?:\.\d+)?) m away/.exec(last.action_result ?? "");
+        if (!ctx.lastBlocked) {
+          this.reveals.revealed(t);
+          // a box just opened: look into it before exploring on (3D aims at its floor; the 2D arm tilts down once)
+          if (t.action === "open") this.looking = { target: t, left: LOOK_STEPS };
+        } else if (!this.grid && away) {
+          // the 2D arm learns its distance only from the simulator's refusal: walk that far, then ask again (up to
+          // a limit: something it cannot see round may stand in the way)
+          if (++this.outOfReach > MAX_OUT_OF_REACH) this.reveals.giveUp(t);
+          else this.walk2d = { ref: t.ref, forward: Math.max(1, Math.ceil((Number(away[1]) - REACH_M + REACH_MARGIN_M) / MOVE_STEP_M)), asides: 0 };
+        } else this.reveals.tried(t);
         this.pending = null;
       }
+    }
+    if (this.looking) {
+      const { target, left } = this.looking;
+      // a look the simulator refused (too high, too close) ends the looking
+      const action = left > 0 && !ctx.lastBlocked ? (this.grid ? lookInto(ctx.pose, target) : left === LOOK_STEPS ? "turn_down" : null) : null;
+      if (action) {
+        this.looking.left--;
+        return { action, why: `looking into the box it opened (${target.ref})` };
+      }
+      this.looking = null;
     }
     if (this.grid) {
       const targets = this.reveals.open(ctx.graph ? hiddenInGraph(ctx.graph) : []);
@@ -339,18 +373,37 @@ class ExplorerAgent implements ActiveAgent {
       }
       return null;
     }
-    // the 2D arm: act on what the masks show; when the simulator says it is out of reach, walk towards it
+    // the 2D arm: act on what the masks show; when the simulator said how far out of reach, walk that far towards it
     const targets = this.reveals.open(hiddenInView(ctx));
-    const t = targets[0];
+    const walk = this.walk2d;
+    const t = (walk && targets.find((x) => x.ref === walk.ref)) ?? targets[0];
     if (!t) return null;
-    const last = ctx.history.at(-1);
-    if (last?.action_result?.includes("out of reach") && !last.action?.startsWith("move_") && !last.action?.startsWith("turn_")) {
-      this.pending = null;
-      // face it first (its mask off the middle third of the view), then walk
+    if (walk && walk.ref === t.ref && walk.forward > 0) {
+      // face it first (its mask off the middle third of the view); around what blocks the straight walk, sideways
       const u = t.u ?? 0.5;
-      const action = u < 1 / 3 ? "turn_left" : u > 2 / 3 ? "turn_right" : "move_forward";
-      return { action, why: `${action === "move_forward" ? "walking towards" : "turning to"} the ${t.ref} (out of reach)` };
+      let action: NavigationAction;
+      if (ctx.lastBlocked && last?.action === "move_forward") {
+        // that step did not happen: step aside, always to the side first chosen (towards the target), a few times at most
+        walk.forward++;
+        walk.side ??= u < 0.5 ? "move_left" : "move_right";
+        if (++walk.asides > MAX_ASIDES) {
+          this.reveals.giveUp(t);
+          this.walk2d = null;
+          return null;
+        }
+        action = walk.side;
+      } else if (u < 1 / 3) action = "turn_left";
+      else if (u > 2 / 3) action = "turn_right";
+      else {
+        action = "move_forward";
+        walk.forward--;
+      }
+      return {
+        action,
+        why: `${action === "move_forward" ? "walking towards" : action.startsWith("turn") ? "turning to" : "stepping around what blocks the way to"} the ${t.ref} (out of reach)`,
+      };
     }
+    this.walk2d = null;
     this.pending = t;
     const action = `${t.action}(${t.ref})`;
     return { action, why: `the view shows a ${t.ref} that may hide what the question needs: ${action}` };

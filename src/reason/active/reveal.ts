@@ -3,30 +3,25 @@
  * hide what a question needs in two ways the built-in world models: a box kept closed by its lid, and a cloth
  * draped over an object. An explorer with `--actions all` that sees either goes within reach, opens the box or
  * lifts the cloth, and only then goes on exploring with the camera: it acts to falsify the graph it has.
- * - 3D arms find them in the graph: a `cloth` node, or a node as wide as a `box_lid` node resting on its top (a
- *   lidded box); they walk the 0.25 m / 15 deg lattice to a pose within reach
+ * - 3D arms find them in the graph: a `cloth` node, or a box node with a lid node lying flat on its top (the
+ *   count's own rule, enclosurePrograms.ts); they walk the 0.25 m / 15 deg lattice to a pose within reach
  *   whose view holds the node, then act on the node by its id.
  * - The 2D arm sees instance masks with categories and no depth: it acts on a cloth or lidded box it sees by
  *   category and colour, and turns towards and walks up to it while the simulator says it is out of reach.
  */
-import { intendedPose, PITCH_STEP_RAD, REACH_M, type NavigationAction } from "../../../core/task/actions.js";
+import { intendedPose, MOVE_STEP_M, PITCH_STEP_RAD, REACH_M, TURN_STEP_RAD, type NavigationAction } from "../../../core/task/actions.js";
 import { intrinsicsFromHfov, poseToExtrinsic, projectPoint, type AgentPose } from "../../../core/math/camera.js";
 import type { Vec3 } from "../../../core/math/vec.js";
 import type { Task } from "../../../core/task/schema.js";
 import type { SceneGraph, GraphNode } from "../../../scenegraph/types.js";
 
 import type { AgentContext } from "./types.js";
+import { isLidLabel, lidClosedBoxes } from "../enclosurePrograms.js";
 import { nameColor } from "../../../core/task/palette.js";
 import { LIBRARY } from "../../../core/objects/library.js";
 
 /** Categories whose object hides what is under it until lifted. */
 const COVER_LABELS: ReadonlySet<string> = new Set(["cloth"]);
-/** A lid's category: the node it rests on is a closed box. */
-const LID_LABEL = "box_lid";
-/** A lid node rests on a box node when its bottom is within this of the box's top (m): the lid's own thickness and the graph's box error. */
-const LID_ON_TOP_M = 0.06;
-/** A lid's box covers at least this share of the lid's footprint (a lid overhangs its box by millimetres; what lies inside is smaller). */
-const LID_BOX_MIN_AREA_SHARE = 0.5;
 /** Approach until the node's box is this far from the camera on the floor plan (m): inside the simulator's reach with a margin for the graph's box error. */
 const APPROACH_M = REACH_M - 0.2;
 /** The node's centre must project this far inside the image border (fraction of the size) for the view to hold it. */
@@ -35,6 +30,10 @@ const IN_VIEW_MARGIN = 0.1;
 const APPROACH_DEPTH = 14;
 /** The 2D arm reads a lid's box from this many pixel rows under the lid's mask. */
 const UNDER_LID_PX = 6;
+/** How deep under its rim the agent looks into an open box (m): the library's boxes stand 0.25-0.36 m; a target on the floor inside rises above it. */
+const LOOK_DEPTH_M = 0.25;
+/** The body keeps this clearance from what it walks by (m): the simulator's body clearance. */
+export const BODY_CLEARANCE_M = 0.15;
 /** Give up on a target after this many failed attempts (the simulator said no each time). */
 const MAX_ATTEMPTS = 3;
 
@@ -47,12 +46,11 @@ export interface RevealTarget {
   point?: Vec3;
   /** its node's box half-extents (3D) */
   half?: [number, number];
+  /** its node's bottom and top heights (3D): where to look into it once open */
+  z?: [number, number];
   /** where its mask's centre is in the view, as a fraction of the width (2D: steering towards it) */
   u?: number;
 }
-
-const xyInside = (p: readonly number[], n: GraphNode, grow = 0) =>
-  Math.abs(p[0]! - n.box.centre[0]) <= n.box.extent[0] / 2 + grow && Math.abs(p[1]! - n.box.centre[1]) <= n.box.extent[1] / 2 + grow;
 
 /** The graph's nodes that hide something: cloths and boxes with a lid on them. */
 export function hiddenInGraph(graph: SceneGraph): RevealTarget[] {
@@ -62,6 +60,7 @@ export function hiddenInGraph(graph: SceneGraph): RevealTarget[] {
     ref: n.id,
     point: n.box.centre,
     half: [n.box.extent[0] / 2, n.box.extent[1] / 2],
+    z: [n.box.centre[2] - n.box.extent[2] / 2, n.box.centre[2] + n.box.extent[2] / 2],
   });
   for (const n of graph.nodes) {
     // a held node is in the agent's hand: lifted already
@@ -69,22 +68,8 @@ export function hiddenInGraph(graph: SceneGraph): RevealTarget[] {
     if (COVER_LABELS.has(n.label)) out.push(target("pick_up", n));
     // (a may_contain node with no lid on it is an open container: looking from above shows its inside, no act does)
   }
-  for (const lid of graph.nodes.filter((n) => n.label === LID_LABEL)) {
-    const bottom = lid.aabb.min[2];
-    // the box is the node under the lid as wide as it (at least half its footprint): not what lies inside, up to the rim
-    const area = (n: GraphNode) => n.box.extent[0] * n.box.extent[1];
-    const box = graph.nodes
-      .filter(
-        (n) =>
-          n !== lid &&
-          n.label !== LID_LABEL &&
-          xyInside(lid.box.centre, n, 0.02) &&
-          Math.abs(bottom - n.aabb.max[2]) <= LID_ON_TOP_M &&
-          area(n) >= LID_BOX_MIN_AREA_SHARE * area(lid),
-      )
-      .sort((a, b) => area(b) - area(a))[0];
-    if (box && !out.some((t) => t.ref === box.id)) out.push(target("open", box));
-  }
+  // a lidded box, as the count's program reads one (a lid lying flat on its top; once open the lid stands up)
+  for (const box of lidClosedBoxes(graph.nodes)) if (!box.flags.held) out.push(target("open", box));
   return out;
 }
 
@@ -131,7 +116,7 @@ export function hiddenInView(ctx: AgentContext): RevealTarget[] {
     }
   // a lid's box: the category of the pixels right under the lid's mask, across its width
   const { width, height } = view;
-  const lidIds = [...new Set(view.ids)].filter((id) => categories.get(id) === LID_LABEL);
+  const lidIds = [...new Set(view.ids)].filter((id) => isLidLabel(categories.get(id) ?? ""));
   for (const lid of lidIds) {
     const below = new Map<string, number>();
     for (let u = 0; u < width; u++) {
@@ -140,7 +125,7 @@ export function hiddenInView(ctx: AgentContext): RevealTarget[] {
       if (bottom < 0) continue;
       for (let v = bottom + 1; v < Math.min(height, bottom + 1 + UNDER_LID_PX); v++) {
         const c = categories.get(view.ids[v * width + u]!);
-        if (c && c !== LID_LABEL && c !== "floor" && c !== "wall") below.set(c, (below.get(c) ?? 0) + 1);
+        if (c && !isLidLabel(c) && c !== "floor" && c !== "wall") below.set(c, (below.get(c) ?? 0) + 1);
       }
     }
     const box = [...below.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
@@ -235,6 +220,34 @@ export function approach(
   return null;
 }
 
+/**
+ * The next action to look into a box just opened (3D): a step up while the sightline from the eye to its floor's
+ * centre would pass under the near rim (a box on a table), then the turns that aim the view at that centre; null
+ * once the view looks into it. The agent knows the box from its node only.
+ */
+export function lookInto(start: AgentPose, t: RevealTarget): LookAction | null {
+  const [x, y] = t.point!,
+    [bottom, rim] = t.z!;
+  // a node's bottom may be a table's under the box: look no deeper than a box's inside
+  const floor = Math.max(bottom, rim - LOOK_DEPTH_M);
+  const dx = x - start.position[0],
+    dy = y - start.position[1],
+    dz = floor - start.position[2];
+  const run = Math.hypot(dx, dy);
+  // the near wall stands the box's smaller half-width short of the centre: the sightline's height there
+  const wall = run - Math.min(...t.half!);
+  const yawOff = Math.atan2(Math.sin(Math.atan2(dy, dx) - start.yaw), Math.cos(Math.atan2(dy, dx) - start.yaw));
+  // closer if there is room before the wall (facing it), else higher
+  if (wall > 0 && start.position[2] + (dz * wall) / run <= rim)
+    return Math.abs(yawOff) < TURN_STEP_RAD / 2 && wall > MOVE_STEP_M + BODY_CLEARANCE_M ? "move_forward" : "move_up";
+  if (Math.abs(yawOff) >= TURN_STEP_RAD / 2) return yawOff > 0 ? "turn_left" : "turn_right";
+  const pitch = Math.atan2(dz, run);
+  if (Math.abs(pitch - start.pitch) >= PITCH_STEP_RAD / 2) return pitch < start.pitch ? "turn_down" : "turn_up";
+  return null;
+}
+
+type LookAction = Extract<NavigationAction, "move_forward" | "move_up" | "turn_left" | "turn_right" | "turn_down" | "turn_up">;
+
 /** Tracks what the agent has revealed or given up on, by where the target is (node ids change as the graph grows). */
 export class RevealLog {
   private readonly tries = new Map<string, number>();
@@ -255,5 +268,10 @@ export class RevealLog {
 
   revealed(t: RevealTarget): void {
     this.done.add(this.keyOf(t));
+  }
+
+  /** The hands found nothing by that name where it was: asking again from here is the same question. */
+  giveUp(t: RevealTarget): void {
+    this.tries.set(this.keyOf(t), MAX_ATTEMPTS);
   }
 }
