@@ -7,7 +7,7 @@
 import { SUBCATEGORY_TITLES, type Subcategory } from "../../core/task/taxonomy.js";
 import { columnWidths, tableRow, tableRule } from "../../core/table.js";
 import type { ItemRecord } from "./records.js";
-import { cell, pairByTask, PARADIGM_TITLES, type Cell } from "./summary.js";
+import { cell, pairByTask, PARADIGM_TITLES, staleFigures, type Cell } from "./summary.js";
 import { comparePaired, SIGNIFICANCE_ALPHA, type PairedResult } from "./pairedTests.js";
 import { SMALL_CELL_ITEMS, SMALL_CELL_LEGEND, smallMark } from "./smallSamples.js";
 import { activeRows, type ActiveRow } from "./activeSummary.js";
@@ -85,15 +85,13 @@ export function summarizeAblation(records: ItemRecord[], components: string[]): 
     const p = nodes ? matched / nodes : 0,
       rc = observed ? qs.reduce((a, q) => a + (q.recall_observed ?? 0) * (q.observed_objects ?? 0), 0) / observed : 0;
     const rel = qs.filter((q) => q.relation_precision !== null);
-    const withStale = qs.filter((q) => q.stale !== undefined && q.stale !== null);
-    const staleNodes = withStale.reduce((a, q) => a + (q.nodes ?? 0), 0);
     return {
       level: l,
       graphs: qs.length,
       node_f1: p + rc > 0 ? (2 * p * rc) / (p + rc) : 0,
       duplicate_rate: nodes ? sum("duplicates") / nodes : 0,
       hallucination_rate: nodes ? sum("hallucinated") / nodes : 0,
-      stale_rate: withStale.length ? (staleNodes ? withStale.reduce((a, q) => a + q.stale!, 0) / staleNodes : 0) : null,
+      stale_rate: staleFigures(qs)?.rate ?? null,
       miss_rate: sum("objects") ? (sum("objects") - matched) / sum("objects") : 0,
       relation_precision: rel.length ? rel.reduce((a, q) => a + q.relation_precision!, 0) / rel.length : null,
     };
