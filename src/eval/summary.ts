@@ -477,7 +477,7 @@ export function summarizeRun(input: readonly ItemRecord[], prices: PriceTable | 
   }
   for (const q of quality.filter((x) => x.paradigm === "gt" || paradigms.length === 1))
     headlines.push(
-      `${METHOD_LABELS[q.source] ?? q.source} graphs (${q.paradigm} views): node F1 ${q.node_f1.toFixed(3)}, ${q.duplicates_per_graph.toFixed(2)} duplicate and ${q.hallucinated_per_graph.toFixed(2)} hallucinated nodes per graph.`,
+      `${METHOD_LABELS[q.source] ?? q.source} graphs (${q.paradigm} views): node F1 ${q.node_f1.toFixed(3)}, ${q.duplicates_per_graph.toFixed(2)} duplicate${q.stale_per_graph ? `, ${q.hallucinated_per_graph.toFixed(2)} hallucinated and ${q.stale_per_graph.toFixed(2)} stale` : ` and ${q.hallucinated_per_graph.toFixed(2)} hallucinated`} nodes per graph.`,
     );
   const unscored = records.filter((r) => r.status !== "parsed").length;
   if (unscored) {

@@ -142,6 +142,8 @@ describe("the report's graph-quality chart counts stale nodes", () => {
     expect(bar(svg, "duplicate_rate")).toBe(`duplicates: ${((m.duplicates / m.nodes) * 100).toFixed(1)}%`);
     expect(bar(svg, "hallucination_rate")).toBeDefined();
     expect(svg).toContain(">stale (of nodes / objects)</text>");
+    // the run's sentence summary names them per graph
+    expect(s.headlines.join("\n")).toContain(`hallucinated and ${m.stale!.toFixed(2)} stale nodes per graph.`);
   });
 
   it("records written before objects could move: no stale bar, '-' in its place, and '-' in the quality table", () => {
@@ -153,6 +155,7 @@ describe("the report's graph-quality chart counts stale nodes", () => {
     expect(bar(svg, "stale_rate")).toBeUndefined();
     expect(svg).toMatch(/<text [^>]*data-rate="stale_rate"><title>stale: not recorded<\/title>-<\/text>/);
     expect(bar(svg, "duplicate_rate")).toBeDefined();
+    expect(s.headlines.join("\n")).toMatch(/duplicate and \d+\.\d\d hallucinated nodes per graph\./);
     const md = reportMarkdown(s, DEFAULT_RUN_CONFIG, { runId: "r", version: "0" });
     const head = md.split("\n").find((l) => l.includes("stale rate"))!;
     const row = md.split("\n")[md.split("\n").indexOf(head) + 2]!;
