@@ -59,6 +59,8 @@ export const PRE_MATCH_RULES = {
   second_object: "merged",
   no_majority: "merged",
   far_from_object: "hallucinated",
+  /** far from where its moved object is, near where it was (the same gate, told of the move) */
+  left_behind: "stale",
 } as const satisfies Record<string, NodeStatus>;
 export type PreMatchRule = keyof typeof PRE_MATCH_RULES;
 
@@ -126,6 +128,13 @@ export interface ObjectMove {
   from: Pick<TaskObject, "position" | "orientation">;
   to: Pick<TaskObject, "position" | "orientation">;
 }
+
+/** The object at one of a move's poses (where it was, or where it is now). */
+export const atPose = (o: TaskObject, pose: ObjectMove["from"]): TaskObject => ({
+  ...o,
+  position: [...pose.position] as Vec3,
+  orientation: { ...pose.orientation },
+});
 
 export interface DiagnoseInput {
   graph: SceneGraph;
@@ -236,13 +245,9 @@ function diagnosisContext(input: NodeDiagnoseInput): DiagnosisContext {
   const moves = new Map((input.moved ?? []).map((m) => [m.id, m]));
   const objects = task.objects.map((o) => {
     const m = moves.get(o.id);
-    return m ? { ...o, position: [...m.to.position] as Vec3, orientation: { ...m.to.orientation } } : o;
+    return m ? atPose(o, m.to) : o;
   });
-  const movedFrom = new Map(
-    task.objects
-      .filter((o) => moves.has(o.id))
-      .map((o) => [o.id, { ...o, position: [...moves.get(o.id)!.from.position] as Vec3, orientation: { ...moves.get(o.id)!.from.orientation } }]),
-  );
+  const movedFrom = new Map(task.objects.filter((o) => moves.has(o.id)).map((o) => [o.id, atPose(o, moves.get(o.id)!.from)]));
   const objIndex = new Map(objects.map((o, i) => [o.id, i]));
   const instance = cloud.instance;
   // typed counters, not a Map update per point

@@ -1,13 +1,13 @@
 /**
  * `esi3d ablate`: the noisy source swept over error levels against the 2D baseline, per subcategory.
  * Shows where explicit 3D falls below images alone (the paper's central finding, as a curve), and how
- * duplicate, hallucination and miss rates grow with the noise. The level whose error statistics match
+ * duplicate, hallucination, stale and miss rates grow with the noise. The level whose error statistics match
  * VGGT's published indoor figures (VGGT_TYPICAL_LEVEL, docs/noise-model.md) is marked `vggt-typical`.
  */
 import { SUBCATEGORY_TITLES, type Subcategory } from "../../core/task/taxonomy.js";
 import { columnWidths, tableRow, tableRule } from "../../core/table.js";
 import type { ItemRecord } from "./records.js";
-import { cell, pairByTask, PARADIGM_TITLES, type Cell } from "./summary.js";
+import { cell, pairByTask, PARADIGM_TITLES, staleFigures, type Cell } from "./summary.js";
 import { comparePaired, SIGNIFICANCE_ALPHA, type PairedResult } from "./pairedTests.js";
 import { SMALL_CELL_ITEMS, SMALL_CELL_LEGEND, smallMark } from "./smallSamples.js";
 import { activeRows, type ActiveRow } from "./activeSummary.js";
@@ -20,6 +20,11 @@ interface AblationQuality {
   node_f1: number;
   duplicate_rate: number;
   hallucination_rate: number;
+  /**
+   * Nodes where a moved object was and no longer is, over the nodes of the graphs that record it; null when none
+   * does (records written before objects could move carry no stale count).
+   */
+  stale_rate: number | null;
   miss_rate: number;
   relation_precision: number | null;
 }
@@ -86,6 +91,7 @@ export function summarizeAblation(records: ItemRecord[], components: string[]): 
       node_f1: p + rc > 0 ? (2 * p * rc) / (p + rc) : 0,
       duplicate_rate: nodes ? sum("duplicates") / nodes : 0,
       hallucination_rate: nodes ? sum("hallucinated") / nodes : 0,
+      stale_rate: staleFigures(qs)?.rate ?? null,
       miss_rate: sum("objects") ? (sum("objects") - matched) / sum("objects") : 0,
       relation_precision: rel.length ? rel.reduce((a, q) => a + q.relation_precision!, 0) / rel.length : null,
     };
@@ -163,9 +169,11 @@ export function summarizeAblation(records: ItemRecord[], components: string[]): 
     headlines.push(
       `Active episodes, mean steps from noise ${levels[0]} to ${levels[levels.length - 1]}: ${act3d.map((r) => r.mean_steps.toFixed(2)).join(" -> ")}${active[0]?.method === "2D" ? ` (2D ${active[0].mean_steps.toFixed(2)})` : ""}.`,
     );
+  // stale nodes need moved objects (active episodes with manipulation): named only where some level has one
+  const staleShown = quality.some((q) => (q.stale_rate ?? 0) > 0);
   if (q0 && q1)
     headlines.push(
-      `Duplicate rate ${(q0.duplicate_rate * 100).toFixed(1)}% -> ${(q1.duplicate_rate * 100).toFixed(1)}%, hallucination rate ${(q0.hallucination_rate * 100).toFixed(1)}% -> ${(q1.hallucination_rate * 100).toFixed(1)}%, miss rate ${(q0.miss_rate * 100).toFixed(1)}% -> ${(q1.miss_rate * 100).toFixed(1)}% (node F1 ${q0.node_f1.toFixed(3)} -> ${q1.node_f1.toFixed(3)}).`,
+      `Duplicate rate ${(q0.duplicate_rate * 100).toFixed(1)}% -> ${(q1.duplicate_rate * 100).toFixed(1)}%, hallucination rate ${(q0.hallucination_rate * 100).toFixed(1)}% -> ${(q1.hallucination_rate * 100).toFixed(1)}%, ${staleShown ? `stale rate ${rateText(q0.stale_rate)} -> ${rateText(q1.stale_rate)}, ` : ""}miss rate ${(q0.miss_rate * 100).toFixed(1)}% -> ${(q1.miss_rate * 100).toFixed(1)}% (node F1 ${q0.node_f1.toFixed(3)} -> ${q1.node_f1.toFixed(3)}).`,
     );
   return {
     format: "esi3d-ablation/1",
@@ -200,6 +208,8 @@ function belowMark(c: Cell, base: Cell, paired: PairedResult | null | undefined)
 }
 
 const pct = (c: Cell) => `${(c.score.p * 100).toFixed(1)}%`;
+/** A graph-quality rate in per cent; "-" where the graphs did not record it. */
+const rateText = (v: number | null) => (v === null ? "-" : `${(v * 100).toFixed(1)}%`);
 /** "2D" first, then the levels in order. */
 const methodLevel = (m: string) => (m === "2D" ? -1 : Number(m.slice("noise ".length)));
 
@@ -225,9 +235,10 @@ export function ablationTable(a: AblationSummary, markdown = false): string {
   const qhead = ["Graph quality", "", ...a.levels.map((l) => levelTitle(a, l))];
   const qrows = [
     ["node F1", "", ...a.quality.map((q) => q.node_f1.toFixed(3))],
-    ["duplicate rate", "", ...a.quality.map((q) => `${(q.duplicate_rate * 100).toFixed(1)}%`)],
-    ["hallucination rate", "", ...a.quality.map((q) => `${(q.hallucination_rate * 100).toFixed(1)}%`)],
-    ["miss rate", "", ...a.quality.map((q) => `${(q.miss_rate * 100).toFixed(1)}%`)],
+    ["duplicate rate", "", ...a.quality.map((q) => rateText(q.duplicate_rate))],
+    ["hallucination rate", "", ...a.quality.map((q) => rateText(q.hallucination_rate))],
+    ["stale rate", "", ...a.quality.map((q) => rateText(q.stale_rate))],
+    ["miss rate", "", ...a.quality.map((q) => rateText(q.miss_rate))],
   ];
   // several paradigms: each one's overall row beside the pooled one
   const prows =
@@ -339,6 +350,9 @@ function vggtMarker(x: number, yTop: number, yBottom: number): string {
   return `<line x1="${x.toFixed(1)}" y1="${yTop}" x2="${x.toFixed(1)}" y2="${yBottom}" stroke="#3b6fb6" stroke-dasharray="2 2"><title>vggt-typical: the level matching VGGT's published indoor errors</title></line><text x="${(x + 2).toFixed(1)}" y="${yTop + 8}" fill="#3b6fb6" font-size="8">vggt-typical</text>`;
 }
 
+/** The rates the graph-errors chart draws, one line each. */
+type RateKey = "duplicate_rate" | "hallucination_rate" | "stale_rate" | "miss_rate";
+
 function qualitySvg(a: AblationSummary): string {
   const W = 520,
     H = 240,
@@ -346,13 +360,15 @@ function qualitySvg(a: AblationSummary): string {
   const maxL = Math.max(...a.levels, 1e-9),
     minL = Math.min(...a.levels);
   const x = (l: number) => pad + ((l - minL) / (maxL - minL || 1)) * (W - pad - 140);
-  const top = Math.max(0.05, ...a.quality.flatMap((q) => [q.duplicate_rate, q.hallucination_rate, q.miss_rate]));
-  const y = (v: number) => H - 30 - (v / top) * (H - 50);
-  const series: Array<[keyof AblationQuality, string, string]> = [
+  const series: Array<[RateKey, string, string]> = [
     ["duplicate_rate", "duplicates", "#e0812f"],
     ["hallucination_rate", "hallucinated", "#c23b3b"],
+    // brown, as the viewer draws stale nodes
+    ["stale_rate", "stale", "#8d6e63"],
     ["miss_rate", "missed", "#6a51a3"],
   ];
+  const top = Math.max(0.05, ...a.quality.flatMap((q) => series.map(([k]) => q[k] ?? 0)));
+  const y = (v: number) => H - 30 - (v / top) * (H - 50);
   const parts = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" role="img" aria-label="graph errors versus noise level" font-family="sans-serif" font-size="10">`,
   ];
@@ -363,10 +379,15 @@ function qualitySvg(a: AblationSummary): string {
   for (const l of a.levels) parts.push(`<text x="${x(l)}" y="${y(0) + 12}" text-anchor="middle">${l}</text>`);
   if (a.levels.includes(a.vggtTypicalLevel)) parts.push(vggtMarker(x(a.vggtTypicalLevel), y(top), y(0)));
   series.forEach(([k, label, color], j) => {
+    // a level whose graphs did not record the rate (stale, in records written before objects could move) has no point
+    const recorded = a.quality.filter((q) => q[k] !== null);
+    if (recorded.length)
+      parts.push(
+        `<polyline fill="none" stroke="${color}" stroke-width="2" data-series="${k}" points="${recorded.map((q) => `${x(q.level).toFixed(1)},${y(q[k]!).toFixed(1)}`).join(" ")}"><title>${esc(`${label}: ${a.quality.map((q) => `noise ${q.level} ${rateText(q[k])}`).join(", ")}`)}</title></polyline>`,
+      );
     parts.push(
-      `<polyline fill="none" stroke="${color}" stroke-width="2" points="${a.quality.map((q) => `${x(q.level).toFixed(1)},${y(q[k] as number).toFixed(1)}`).join(" ")}"/>`,
+      `<rect x="${W - 125}" y="${20 + j * 18}" width="12" height="12" fill="${color}"/><text x="${W - 108}" y="${30 + j * 18}">${label}${recorded.length ? "" : " (not recorded)"}</text>`,
     );
-    parts.push(`<rect x="${W - 125}" y="${20 + j * 18}" width="12" height="12" fill="${color}"/><text x="${W - 108}" y="${30 + j * 18}">${label}</text>`);
   });
   parts.push(`<text x="${(W - 140) / 2}" y="${H - 2}" text-anchor="middle">noise level</text></svg>`);
   return parts.join("");

@@ -189,15 +189,22 @@ export function accuracyChart(s: RunSummary, paradigm: string): string {
   return parts.join("");
 }
 
-/** Duplicate, hallucination and miss rates per source and paradigm. */
+/** The rates the quality chart draws, one bar each. */
+type QualityRate = "duplicate_rate" | "hallucination_rate" | "stale_rate" | "miss_rate";
+/** Vertical step between a row's bars (px); each bar is 11 px high. */
+const QUALITY_BAR_STEP = 14;
+
+/** Duplicate, hallucination, stale and miss rates per source and paradigm. */
 export function qualityChart(s: RunSummary): string {
   // colours no arm uses: these bars are kinds of error, not arms
-  const metrics: Array<[keyof RunSummary["quality"][number], string, string]> = [
+  const metrics: Array<[QualityRate, string, string]> = [
     ["duplicate_rate", "duplicates", "#6a3d9a"],
     ["hallucination_rate", "hallucinated", "#e7298a"],
+    // brown, as the viewer draws stale nodes (where a moved object was)
+    ["stale_rate", "stale", "#8d6e63"],
     ["miss_rate", "missed", "#66a61e"],
   ];
-  const rowH = 50,
+  const rowH = metrics.length * QUALITY_BAR_STEP + 8,
     left = 150,
     width = 360,
     top = 20;
@@ -212,9 +219,15 @@ export function qualityChart(s: RunSummary): string {
     const y0 = top + i * rowH;
     parts.push(`<text x="${left - 8}" y="${y0 + 20}" text-anchor="end">${esc(`${METHOD_LABELS[q.source] ?? q.source} / ${q.paradigm}`)}</text>`);
     metrics.forEach(([k, label, color], j) => {
-      const v = q[k] as number;
+      const v = q[k],
+        y = y0 + j * QUALITY_BAR_STEP;
+      // a summary written before objects could move has no stale rate: no bar, and "-" for its value
+      if (v === undefined) {
+        parts.push(`<text x="${left + 4}" y="${y + 9}" fill="#333" data-rate="${k}"><title>${esc(`${label}: not recorded`)}</title>-</text>`);
+        return;
+      }
       parts.push(
-        `<rect x="${left}" y="${y0 + j * 14}" width="${(v * width).toFixed(1)}" height="11" fill="${color}"><title>${esc(`${label}: ${(v * 100).toFixed(1)}%`)}</title></rect><text x="${left + v * width + 4}" y="${y0 + j * 14 + 9}" fill="#333">${(v * 100).toFixed(1)}%</text>`,
+        `<rect x="${left}" y="${y}" width="${(v * width).toFixed(1)}" height="11" fill="${color}" data-rate="${k}"><title>${esc(`${label}: ${(v * 100).toFixed(1)}%`)}</title></rect><text x="${left + v * width + 4}" y="${y + 9}" fill="#333">${(v * 100).toFixed(1)}%</text>`,
       );
     });
   });

@@ -92,14 +92,16 @@ const QualityRowSchema = z
     stale_rate: z
       .number()
       .optional()
-      .describe("nodes where a moved object was and no longer is, over nodes (absent in summaries written before objects could move)"),
+      .describe(
+        "nodes where a moved object was and no longer is, over nodes (absent in summaries written before objects could move, and where no graph's record counts stale nodes)",
+      ),
     miss_rate: z.number(),
     relation_precision: nullableRate(),
     relation_recall: nullableRate(),
     nodes_per_graph: z.number(),
     duplicates_per_graph: z.number(),
     hallucinated_per_graph: z.number(),
-    stale_per_graph: z.number().optional().describe("absent in summaries written before objects could move"),
+    stale_per_graph: z.number().optional().describe("absent where stale_rate is"),
   })
   .strict();
 type QualityRow = z.infer<typeof QualityRowSchema>;
@@ -315,6 +317,18 @@ export const significant = (d: Pick<Difference, "p" | "lo" | "hi">): boolean =>
 const mean = (xs: number[]) => (xs.length ? xs.reduce((s, x) => s + x, 0) / xs.length : NaN);
 
 /**
+ * Stale nodes over nodes, and per graph, over the graphs whose quality figures count them; undefined when none
+ * does (a record written before objects could move has no stale count: unknown, not 0).
+ */
+export function staleFigures(qs: ReadonlyArray<Record<string, number | null>>): { rate: number; perGraph: number } | undefined {
+  const counted = qs.filter((q) => typeof q.stale === "number");
+  if (!counted.length) return undefined;
+  const nodes = counted.reduce((s, q) => s + (q.nodes ?? 0), 0),
+    stale = counted.reduce((s, q) => s + q.stale!, 0);
+  return { rate: nodes ? stale / nodes : 0, perGraph: stale / counted.length };
+}
+
+/**
  * The summary of a run's records. The records are put in key order first, so every sum (accuracies,
  * calibration, quality means) is taken in one fixed order and summary.json is byte-identical however the
  * records were appended (a resumed run appends in another order: differences of 1.1e-16).
@@ -366,6 +380,7 @@ export function summarizeRun(input: readonly ItemRecord[], prices: PriceTable | 
         recall = observed ? qs.reduce((s, q) => s + (q.recall_observed ?? 0) * (q.observed_objects ?? 0), 0) / observed : 0;
       const relP = qs.filter((q) => q.relation_precision !== null),
         relR = qs.filter((q) => q.relation_recall !== null);
+      const stale = staleFigures(qs);
       quality.push({
         source,
         paradigm: p,
@@ -375,14 +390,14 @@ export function summarizeRun(input: readonly ItemRecord[], prices: PriceTable | 
         recall_observed: recall,
         duplicate_rate: nodes ? sum("duplicates") / nodes : 0,
         hallucination_rate: nodes ? sum("hallucinated") / nodes : 0,
-        stale_rate: nodes ? sum("stale") / nodes : 0,
+        stale_rate: stale?.rate,
         miss_rate: sum("objects") ? (sum("objects") - matched) / sum("objects") : 0,
         relation_precision: relP.length ? mean(relP.map((q) => q.relation_precision!)) : null,
         relation_recall: relR.length ? mean(relR.map((q) => q.relation_recall!)) : null,
         nodes_per_graph: nodes / qs.length,
         duplicates_per_graph: sum("duplicates") / qs.length,
         hallucinated_per_graph: sum("hallucinated") / qs.length,
-        stale_per_graph: sum("stale") / qs.length,
+        stale_per_graph: stale?.perGraph,
       });
     }
   }
@@ -462,7 +477,7 @@ export function summarizeRun(input: readonly ItemRecord[], prices: PriceTable | 
   }
   for (const q of quality.filter((x) => x.paradigm === "gt" || paradigms.length === 1))
     headlines.push(
-      `${METHOD_LABELS[q.source] ?? q.source} graphs (${q.paradigm} views): node F1 ${q.node_f1.toFixed(3)}, ${q.duplicates_per_graph.toFixed(2)} duplicate and ${q.hallucinated_per_graph.toFixed(2)} hallucinated nodes per graph.`,
+      `${METHOD_LABELS[q.source] ?? q.source} graphs (${q.paradigm} views): node F1 ${q.node_f1.toFixed(3)}, ${q.duplicates_per_graph.toFixed(2)} duplicate${q.stale_per_graph ? `, ${q.hallucinated_per_graph.toFixed(2)} hallucinated and ${q.stale_per_graph.toFixed(2)} stale` : ` and ${q.hallucinated_per_graph.toFixed(2)} hallucinated`} nodes per graph.`,
     );
   const unscored = records.filter((r) => r.status !== "parsed").length;
   if (unscored) {

@@ -198,7 +198,7 @@ export const ROUTES = {
     diagnosis: route({
       method: "GET",
       url: "/v1/graphs/:id/diagnosis",
-      summary: "the graph's quality against the ground truth (matched / duplicate / merged / hallucinated / missed)",
+      summary: "the graph's quality against the ground truth (matched / duplicate / merged / hallucinated / stale / missed)",
       status: 200,
       response: DiagnosisResponseSchema,
       auth: true,

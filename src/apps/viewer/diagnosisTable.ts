@@ -48,13 +48,13 @@ export function diagnosisTable(graph: SceneGraph, d: Diagnosis | null): string {
   const m = d.metrics;
   out.push("");
   out.push(
-    `nodes ${m.nodes}, objects ${m.objects} (${m.observed_objects} observed): matched ${m.matched}, duplicates ${m.duplicates}, merged ${m.merged}, hallucinated ${m.hallucinated}, stale ${m.stale ?? 0}, missed ${m.missed_unseen} unseen + ${m.missed_lost} lost`,
+    `nodes ${m.nodes}, objects ${m.objects} (${m.observed_objects} observed): matched ${m.matched}, duplicates ${m.duplicates}, merged ${m.merged}, hallucinated ${m.hallucinated}, stale ${m.stale ?? "-"}, missed ${m.missed_unseen} unseen + ${m.missed_lost} lost`,
   );
   out.push(
     `node precision ${pct(m.precision)}, recall ${pct(m.recall)} (observed ${pct(m.recall_observed)}), F1 ${fix(m.f1)} (observed ${fix(m.f1_observed)})`,
   );
   out.push(
-    `duplicate rate ${pct(m.duplicate_rate)}, hallucination rate ${pct(m.hallucination_rate)}, miss rate ${pct(m.miss_rate)}; centroid error ${fix(m.centroid_error_m)} m, extent error ${fix(m.extent_error_m)} m`,
+    `duplicate rate ${pct(m.duplicate_rate)}, hallucination rate ${pct(m.hallucination_rate)}, stale rate ${m.stale_rate === undefined ? "-" : pct(m.stale_rate)}, miss rate ${pct(m.miss_rate)}; centroid error ${fix(m.centroid_error_m)} m, extent error ${fix(m.extent_error_m)} m`,
   );
   out.push(
     `relations: precision ${pct(m.relation_precision)}, recall ${pct(m.relation_recall)}` +

@@ -17,6 +17,7 @@ import type { EnvAction } from "../../../bridge/env/types.js";
 import type { Task } from "../../../core/task/schema.js";
 import type { PointCloud } from "../../../reconstruct/pointcloud.js";
 import { GraphMemory, type PipelineResult } from "../../../scenegraph/pipeline.js";
+import type { ObjectMove } from "../../../scenegraph/diagnosis.js";
 import type { SceneGraph } from "../../../scenegraph/types.js";
 import { InputError } from "../../../core/errors.js";
 import type { ThreeDArm, RunConfig } from "../../eval/config.js";
@@ -34,6 +35,8 @@ export interface ReplayedEpisode {
   /** 3D arms: the last graph (equal to the stored one), its cloud and memberships; null for the 2D arm. */
   final: { graph: SceneGraph; cloud: PointCloud; members: Uint32Array[] } | null;
   steps: EpisodeStepPayload[];
+  /** The objects the episode moved, from where each began to where it ended (the simulator's truth). */
+  moved: ObjectMove[];
   timings_ms: { render: number; graph: number; replay: number };
 }
 
@@ -94,6 +97,7 @@ export async function replayEpisode(
   timings.render += performance.now() - t;
   let bundle = await add(view);
   const steps: EpisodeStepPayload[] = [];
+  let moved: ObjectMove[] = [];
   try {
     for (const s of episode.steps) {
       if (!samePose(s.pose, view.pose))
@@ -119,6 +123,7 @@ export async function replayEpisode(
         bundle = await add(view);
       }
     }
+    moved = env.truth().moved;
   } finally {
     await env.close();
   }
@@ -132,7 +137,7 @@ export async function replayEpisode(
   }
   timings.replay = performance.now() - t0;
   for (const k of Object.keys(timings) as Array<keyof typeof timings>) timings[k] = Math.round(timings[k]);
-  return { bundle, final, steps, timings_ms: timings };
+  return { bundle, final, steps, moved, timings_ms: timings };
 }
 
 /**

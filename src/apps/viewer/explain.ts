@@ -6,14 +6,15 @@
  * The diagnosis stores the outcome (status, top-3 shares, the match's IoU), not which rule fired; this
  * applies its own rule functions (shareRuleOf, isFarFromObject) in its order to the recomputed points (the
  * same points: the viewer checks that the graph reproduces) — share on true objects, then merged, then the
- * distance gate, then the one-to-one match — and says so when they disagree with the stored status (a
- * diagnosis made by other code).
+ * distance gate (against where each object is now, and for a moved object where it was: stale), then the
+ * one-to-one match — and says so when they disagree with the stored status (a diagnosis made by other code).
  */
 import type { PointCloud } from "../../../reconstruct/pointcloud.js";
 import type { Task, TaskObject } from "../../../core/task/schema.js";
 import type { Diagnosis, NodeDiagnosis } from "../../../scenegraph/diagnosisSchema.js";
 import type { SceneGraph } from "../../../scenegraph/types.js";
 import {
+  atPose,
   HALLUCINATED_MAX_OBJECT_SHARE,
   isFarFromObject,
   MATCH_MIN_PURITY,
@@ -23,6 +24,7 @@ import {
   pointObjectDistance,
   PRE_MATCH_RULES,
   shareRuleOf,
+  type ObjectMove,
 } from "../../../scenegraph/diagnosis.js";
 import { MIN_MASK_AREA_PX } from "../../../scenegraph/evidence.js";
 import type { Explanations, NodeExplanation, NodeRule, ObjectExplanation, StatusFact } from "./types.js";
@@ -51,11 +53,14 @@ function objectCounts(members: Uint32Array, instance: Uint16Array, ids: Readonly
   return [...counts.entries()].map(([id, points]) => ({ id, points })).sort((a, b) => b.points - a.points || a.id - b.id);
 }
 
-/** Which rule decides a node, in the diagnosis's order (its own rule functions); the stored status where the match decides. */
-function ruleOf(objectShare: number, shares: number[], distanceM: number | null, stored: NodeDiagnosis): NodeRule {
+/**
+ * Which rule decides a node, in the diagnosis's order (its own rule functions); the stored status where the match
+ * decides. `distanceM`: to its dominant object where it is now; `wasM`: to where it was, when it was moved.
+ */
+function ruleOf(objectShare: number, shares: number[], distanceM: number | null, wasM: number | null, stored: NodeDiagnosis): NodeRule {
   const byShares = shareRuleOf(objectShare, shares);
   if (byShares) return byShares;
-  if (distanceM !== null && isFarFromObject(distanceM)) return "far_from_object";
+  if (distanceM !== null && isFarFromObject(distanceM)) return wasM !== null && !isFarFromObject(wasM) ? "left_behind" : "far_from_object";
   if (stored.status === "matched") return "matched";
   if (stored.status === "duplicate") return "duplicate_of_match";
   return "impure_unmatched";
@@ -74,11 +79,15 @@ export interface ExplainInput {
   members: readonly Uint32Array[];
   cloud: Pick<PointCloud, "count" | "instance">;
   diagnosis: Diagnosis;
+  /** Objects moved during an active episode (the task's objects are where they began), as the diagnosis was told. */
+  moved?: readonly ObjectMove[];
 }
 
 export function explainDiagnosis(input: ExplainInput): Explanations {
   const { task, graph, members, cloud, diagnosis } = input;
-  const byId = new Map(task.objects.map((o) => [o.id, o]));
+  // judged where the objects are now, as the diagnosis was; a moved object's old pose only names its stale nodes
+  const moves = new Map((input.moved ?? []).map((m) => [m.id, m]));
+  const byId = new Map(task.objects.map((o) => [o.id, moves.has(o.id) ? atPose(o, moves.get(o.id)!.to) : o]));
   const ids = new Set(byId.keys());
   const inCloud = cloudPointsPerObject(cloud, ids);
   const stored = new Map(diagnosis.nodes.map((d) => [d.node, d]));
@@ -92,8 +101,10 @@ export function explainDiagnosis(input: ExplainInput): Explanations {
     const top = counts[0] ? byId.get(counts[0].id)! : null;
     const second = counts[1] ? byId.get(counts[1].id)! : null;
     const distanceM = top ? pointObjectDistance(n.centroid, top) : null;
+    const was = top && moves.has(top.id) ? atPose(top, moves.get(top.id)!.from) : null;
+    const wasM = was ? pointObjectDistance(n.centroid, was) : null;
     const iouTop = top ? counts[0]!.points / (members[k]!.length + (inCloud.get(top.id) ?? 0) - counts[0]!.points) : null;
-    const rule = ruleOf(objectShare, shares, distanceM, d);
+    const rule = ruleOf(objectShare, shares, distanceM, wasM, d);
     const facts: StatusFact[] = [
       {
         name: "points on true objects",
@@ -124,12 +135,21 @@ export function explainDiagnosis(input: ExplainInput): Explanations {
       });
     if (top && distanceM !== null)
       facts.push({
-        name: "centroid to the object's true box",
+        name: was ? "centroid to the object's true box where it is now" : "centroid to the object's true box",
         value: distanceM,
         threshold: NEAR_OBJECT_M,
         unit: "m",
         against: top.name,
-        decisive: rule === "far_from_object",
+        decisive: rule === "far_from_object" || rule === "left_behind",
+      });
+    if (top && wasM !== null)
+      facts.push({
+        name: "centroid to the object's true box where it was before it was moved",
+        value: wasM,
+        threshold: NEAR_OBJECT_M,
+        unit: "m",
+        against: top.name,
+        decisive: rule === "left_behind",
       });
     if (top && iouTop !== null)
       facts.push({
@@ -157,7 +177,7 @@ export function explainDiagnosis(input: ExplainInput): Explanations {
       rule,
       consistent,
       why: consistent
-        ? nodeWhy(rule, { objectShare, shares, top, second, distanceM, iouTop, d, twin })
+        ? nodeWhy(rule, { objectShare, shares, top, second, distanceM, wasM, iouTop, d, twin })
         : `the stored diagnosis says ${d.status}, but its rules on these points give ${RULE_STATUS[rule]} (${rule.replace(/_/g, " ")}): the diagnosis was made by other code`,
       facts,
     };
@@ -182,6 +202,7 @@ function nodeWhy(
     top: TaskObject | null;
     second: TaskObject | null;
     distanceM: number | null;
+    wasM: number | null;
     iouTop: number | null;
     d: NodeDiagnosis;
     twin: NodeDiagnosis | undefined;
@@ -196,6 +217,8 @@ function nodeWhy(
       return `no object holds a majority (${f.top!.name} has ${pct(f.shares[0]!)}, under ${pct(MATCH_MIN_PURITY)}) while ${f.shares.filter((s) => s >= MERGED_MIN_PART_SHARE).length} objects hold ${pct(MERGED_MIN_PART_SHARE)} or more each`;
     case "far_from_object":
       return `its points are mostly ${f.top!.name}'s (${pct(f.shares[0]!)}), but its centroid is ${metres(f.distanceM!)} from that object's true box (farther than ${metres(NEAR_OBJECT_M)}): displaced geometry near no true object`;
+    case "left_behind":
+      return `its points are mostly ${f.top!.name}'s (${pct(f.shares[0]!)}), but that object was moved: its centroid is ${metres(f.distanceM!)} from the object's box where it is now (farther than ${metres(NEAR_OBJECT_M)}) and ${metres(f.wasM!)} from where it was: the node stayed where the object was instead of following it`;
     case "matched":
       return `${f.top!.name} holds ${pct(f.shares[0]!)} of its points (over ${pct(MATCH_MIN_PURITY)}), ${metres(f.distanceM!)} from its box, and the one-to-one match on point IoU gave it that object (IoU ${f.d.iou.toFixed(2)}${f.d.centroid_error_m !== null ? `, centroid ${metres(f.d.centroid_error_m)} from the object's centre` : ""})`;
     case "duplicate_of_match":

@@ -91,7 +91,9 @@ export async function encodeGlb(d: VariantData): Promise<Uint8Array> {
       .setMesh(doc.createMesh(name).addPrimitive(primitive(GLTF_LINES, edges, colors)))
       .setExtras(extras);
   };
-  const predicted = doc.createNode("predicted boxes").setExtras({ colours: "by status: matched green, duplicate orange, merged purple, hallucinated red" });
+  const predicted = doc
+    .createNode("predicted boxes")
+    .setExtras({ colours: "by status: matched green, duplicate orange, merged purple, hallucinated red, stale brown" });
   const status = new Map((d.diagnosis?.nodes ?? []).map((n) => [n.node, n]));
   for (const n of d.graph.nodes) {
     const dn = status.get(n.id);

@@ -169,6 +169,7 @@ export class RunInspection implements Inspection {
         graph: stored.graph,
         members: f.members,
         diagnosis: stored.diagnosis,
+        moved: replay.moved,
         timings_ms: { ...replay.timings_ms },
       };
     }
@@ -246,6 +247,7 @@ export class BundleInspection implements Inspection {
         duplicates: m?.duplicates ?? 0,
         hallucinated: m?.hallucinated ?? 0,
         merged: m?.merged ?? 0,
+        stale: m?.stale ?? 0,
         missed: m ? m.missed_lost + m.missed_unseen : 0,
         correct: null,
         arm: "3d",

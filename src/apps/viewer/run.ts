@@ -92,6 +92,7 @@ export function variantRef(run: RunDir, taskId: string, paradigm: string, source
     duplicates: m.duplicates,
     hallucinated: m.hallucinated,
     merged: m.merged,
+    stale: m.stale ?? 0,
     missed: m.missed_lost + m.missed_unseen,
     correct: record3d ? record3d.correct : null,
     arm: "3d",
@@ -115,6 +116,7 @@ export function active2dRef(run: RunDir, taskId: string): VariantRef | null {
     duplicates: 0,
     hallucinated: 0,
     merged: 0,
+    stale: 0,
     missed: 0,
     correct: record2d.correct,
     arm: "2d",
@@ -128,7 +130,7 @@ export interface TaskWrongness {
   subcategory: string;
   question: string;
   variants: VariantRef[];
-  /** duplicates + merged + hallucinated + missed-lost (seen but not recovered), over every variant. */
+  /** duplicates + merged + hallucinated + stale + missed-lost (seen but not recovered), over every variant. */
   errors: number;
   worst_f1: number;
   wrong_answers: number;
@@ -145,7 +147,7 @@ export function rankTasks(run: RunDir): TaskWrongness[] {
       const stored = readStoredGraph(graphFile(run, id, v.paradigm, v.source));
       const ref = variantRef(run, id, v.paradigm, v.source, stored);
       const m = stored.diagnosis.metrics;
-      errors += m.duplicates + m.merged + m.hallucinated + m.missed_lost;
+      errors += m.duplicates + m.merged + m.hallucinated + (m.stale ?? 0) + m.missed_lost;
       worst = Math.min(worst, m.f1_observed);
       if (ref.correct === false) wrong++;
       variants.push(ref);

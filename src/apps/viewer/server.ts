@@ -52,9 +52,9 @@ const esc = escapeHtml;
 /** The index page; `shownDir` is how the run is named on it (its directory's name when served), `base` the prefix of its pages. */
 function indexHtml(run: RunDir, rows: TaskWrongness[], shownDir = run.dir, base = ""): string {
   const cell = (taskId: string, v: TaskWrongness["variants"][number]) => {
-    const bad = v.duplicates + v.hallucinated + v.merged + v.missed > 0 || v.f1_observed < 0.999;
+    const bad = v.duplicates + v.hallucinated + v.merged + v.stale + v.missed > 0 || v.f1_observed < 0.999;
     const ans = v.correct === null ? "" : v.correct ? " ✓" : " ✗";
-    return `<a class="v ${bad ? "bad" : "ok"}" href="${base}/task/${encodeURIComponent(taskId)}?v=${encodeURIComponent(v.key)}" title="${esc(`${v.paradigm} views, source ${v.source}`)}">${esc(v.paradigm)}/${esc(v.source)} <b>F1 ${v.f1_observed.toFixed(2)}</b>${v.duplicates ? ` <i class="d">${v.duplicates} dup</i>` : ""}${v.hallucinated ? ` <i class="h">${v.hallucinated} hal</i>` : ""}${v.merged ? ` <i class="m">${v.merged} mer</i>` : ""}${v.missed ? ` <i class="x">${v.missed} missed</i>` : ""}${ans}</a>`;
+    return `<a class="v ${bad ? "bad" : "ok"}" href="${base}/task/${encodeURIComponent(taskId)}?v=${encodeURIComponent(v.key)}" title="${esc(`${v.paradigm} views, source ${v.source}`)}">${esc(v.paradigm)}/${esc(v.source)} <b>F1 ${v.f1_observed.toFixed(2)}</b>${v.duplicates ? ` <i class="d">${v.duplicates} dup</i>` : ""}${v.hallucinated ? ` <i class="h">${v.hallucinated} hal</i>` : ""}${v.merged ? ` <i class="m">${v.merged} mer</i>` : ""}${v.stale ? ` <i class="s">${v.stale} stale</i>` : ""}${v.missed ? ` <i class="x">${v.missed} missed</i>` : ""}${ans}</a>`;
   };
   const body = rows
     .map(
@@ -66,8 +66,8 @@ function indexHtml(run: RunDir, rows: TaskWrongness[], shownDir = run.dir, base 
 body{font:13px/1.4 system-ui,sans-serif;background:#15171c;color:#e6e8ee;margin:0;padding:16px 20px}a{color:#8fc7ff}small{color:#9aa1b1}
 table{border-collapse:collapse;width:100%}th{text-align:left;color:#9aa1b1;border-bottom:1px solid #2e323c;padding:4px 6px}td{border-bottom:1px solid #262a33;padding:5px 6px;vertical-align:top}
 td.r{text-align:right;font-variant-numeric:tabular-nums}.vs{display:flex;flex-wrap:wrap;gap:4px}.v{display:inline-block;padding:1px 6px;border-radius:4px;background:#252932;text-decoration:none;color:#e6e8ee;font-size:12px}
-.v.bad{border-left:3px solid #e74c3c}.v.ok{border-left:3px solid #2ecc71}i{font-style:normal;padding:0 3px;border-radius:3px}i.d{background:rgba(255,159,26,.3)}i.h{background:rgba(231,76,60,.35)}i.m{background:rgba(155,89,182,.35)}i.x{background:rgba(255,64,200,.3)}
-</style></head><body><h1>esi3d inspect</h1><p><a href="/items">every item: prompts, replies, answers (${run.records.length})</a></p><p>${esc(shownDir)} · reasoner ${esc(run.config.reasoner.join(", "))} · masks ${esc(run.config.graph.masks)} · ${rows.length} task(s), most wrong first (errors = duplicate + merged + hallucinated nodes + seen-but-missed objects, over every paradigm and source; then the worst node F1)</p>
+.v.bad{border-left:3px solid #e74c3c}.v.ok{border-left:3px solid #2ecc71}i{font-style:normal;padding:0 3px;border-radius:3px}i.d{background:rgba(255,159,26,.3)}i.h{background:rgba(231,76,60,.35)}i.m{background:rgba(155,89,182,.35)}i.s{background:rgba(141,110,99,.45)}i.x{background:rgba(255,64,200,.3)}
+</style></head><body><h1>esi3d inspect</h1><p><a href="/items">every item: prompts, replies, answers (${run.records.length})</a></p><p>${esc(shownDir)} · reasoner ${esc(run.config.reasoner.join(", "))} · masks ${esc(run.config.graph.masks)} · ${rows.length} task(s), most wrong first (errors = duplicate + merged + hallucinated + stale nodes + seen-but-missed objects, over every paradigm and source; then the worst node F1)</p>
 <table data-testid="task-index"><thead><tr><th>#</th><th>task</th><th>errors</th><th>worst F1</th><th>wrong answers</th><th>question</th><th>graphs (paradigm/source)</th></tr></thead><tbody>
 ${body}
 </tbody></table></body></html>`;

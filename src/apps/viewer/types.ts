@@ -187,6 +187,8 @@ export interface VariantRef {
   duplicates: number;
   hallucinated: number;
   merged: number;
+  /** nodes where a moved object was (0 in a diagnosis written before objects could move) */
+  stale: number;
   missed: number;
   correct: boolean | null;
   /** "2d": an active run's 2D arm (no graph; the numbers above are 0). */

@@ -19,6 +19,7 @@ import { boundsOf } from "../../../core/geometry.js";
 import { InputError } from "../../../core/errors.js";
 import type { PointCloud } from "../../../reconstruct/pointcloud.js";
 import type { Diagnosis } from "../../../scenegraph/diagnosisSchema.js";
+import type { ObjectMove } from "../../../scenegraph/diagnosis.js";
 import type { SceneGraph } from "../../../scenegraph/types.js";
 import { threeDArms } from "../../eval/config.js";
 import { armPipeline } from "../../eval/pipeline.js";
@@ -311,6 +312,8 @@ export interface VariantData {
   members: Uint32Array[];
   /** null for a bundle without a task record (nothing to diagnose against) */
   diagnosis: Diagnosis | null;
+  /** Objects an active episode moved (the replay's), as the diagnosis was told: its stale nodes are explained against them. */
+  moved?: readonly ObjectMove[];
   timings_ms: Record<string, number>;
 }
 

@@ -2,14 +2,17 @@
  * report.html's parts, without a browser: the markdown it is drawn from turned into HTML block by block, one
  * colour per arm, the forest plot first, and every report.md section present with content.
  */
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { armColour } from "../../../src/eval/armColours.js";
 import { DEFAULT_RUN_CONFIG } from "../../../src/eval/config.js";
 import { markdownSections, markdownToHtml } from "../../../src/eval/markdownHtml.js";
 import { reportMarkdown } from "../../../src/eval/report.js";
 import { reportHtml } from "../../../src/eval/reportHtml.js";
 import { summarizeRun } from "../../../src/eval/summary.js";
+import { qualityFigures } from "../../../src/eval/pipeline.js";
+import type { GraphMetrics } from "../../../scenegraph/diagnosisSchema.js";
 import { armItems, REPORT_ARMS } from "../../helpers/arms.js";
+import { staleGraph } from "../../helpers/staleGraph.js";
 
 describe("report.md as HTML", () => {
   it("renders a paragraph before a table, the table, its note and a list, each as what it is", () => {
@@ -112,5 +115,57 @@ describe("report.html", () => {
 
   it("has no script and fetches nothing", () => {
     expect(html).not.toMatch(/<script|<link|src="http|href="http/);
+  });
+});
+
+describe("the report's graph-quality chart counts stale nodes", () => {
+  let m: GraphMetrics;
+  beforeAll(async () => {
+    m = (await staleGraph()).diagnosis.metrics;
+  }, 60_000);
+
+  /** The GT-3D arm's graphs with these quality figures (as a run records them), the 2D arm beside them. */
+  const withFigures = (figures: Record<string, number | null>) =>
+    summarizeRun([
+      ...armItems("line", "single", "2D", 3, 2, "linear_alignment"),
+      ...armItems("line", "single", "GT-3D", 3, 2, "linear_alignment").map((r) => ({ ...r, graph_quality: figures })),
+    ]);
+  const qualitySvg = (html: string) => /<svg [^>]*aria-label="graph quality"[\s\S]*?<\/svg>/.exec(html)?.[0] ?? "";
+  const bar = (svg: string, rate: string) => new RegExp(`<rect [^>]*data-rate="${rate}"><title>([^<]*)</title>`).exec(svg)?.[1];
+
+  it("a stale bar beside the duplicates and hallucinations, at the diagnosis's stale rate; a legend entry", () => {
+    expect(m.stale, "the helper's graph keeps a node where the moved box was").toBeGreaterThan(0);
+    const s = withFigures(qualityFigures(m));
+    expect(s.quality[0]!.stale_rate).toBeCloseTo(m.stale! / m.nodes, 12);
+    const svg = qualitySvg(reportHtml(s, DEFAULT_RUN_CONFIG, { runId: "r", version: "0" }));
+    expect(bar(svg, "stale_rate")).toBe(`stale: ${((m.stale! / m.nodes) * 100).toFixed(1)}%`);
+    expect(bar(svg, "duplicate_rate")).toBe(`duplicates: ${((m.duplicates / m.nodes) * 100).toFixed(1)}%`);
+    expect(bar(svg, "hallucination_rate")).toBeDefined();
+    expect(svg).toContain(">stale (of nodes / objects)</text>");
+    // the run's sentence summary names them per graph
+    expect(s.headlines.join("\n")).toContain(`hallucinated and ${m.stale!.toFixed(2)} stale nodes per graph.`);
+  });
+
+  it("records written before objects could move: no stale bar, '-' in its place, and '-' in the quality table", () => {
+    const { stale: _stale, stale_rate: _rate, ...old } = qualityFigures(m);
+    const s = withFigures(old);
+    expect(s.quality[0]!.stale_rate).toBeUndefined();
+    const html = reportHtml(s, DEFAULT_RUN_CONFIG, { runId: "r", version: "0" });
+    const svg = qualitySvg(html);
+    expect(bar(svg, "stale_rate")).toBeUndefined();
+    expect(svg).toMatch(/<text [^>]*data-rate="stale_rate"><title>stale: not recorded<\/title>-<\/text>/);
+    expect(bar(svg, "duplicate_rate")).toBeDefined();
+    expect(s.headlines.join("\n")).toMatch(/duplicate and \d+\.\d\d hallucinated nodes per graph\./);
+    const md = reportMarkdown(s, DEFAULT_RUN_CONFIG, { runId: "r", version: "0" });
+    const head = md.split("\n").find((l) => l.includes("stale rate"))!;
+    const row = md.split("\n")[md.split("\n").indexOf(head) + 2]!;
+    expect(
+      row.split("|").map((c) => c.trim())[
+        head
+          .split("|")
+          .map((c) => c.trim())
+          .indexOf("stale rate")
+      ],
+    ).toBe("-");
   });
 });

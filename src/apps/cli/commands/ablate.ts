@@ -26,7 +26,7 @@ export function registerAblate(program: Command): void {
   const cmd = addRunOptions(
     program
       .command("ablate")
-      .description("sweep the reconstruction error model and plot accuracy and duplicate/hallucination/miss rates against noise, against the 2D baseline")
+      .description("sweep the reconstruction error model and plot accuracy and duplicate/hallucination/stale/miss rates against noise, against the 2D baseline")
       .option(
         "--noise <levels>",
         `noise levels 0..${MAX_NOISE_LEVEL}, comma-separated (${VGGT_TYPICAL_LEVEL} = vggt-typical)`,

@@ -124,7 +124,7 @@ function itemText(r: ReaskResult, runDir: string, changed: string[]): string {
     const same = g.stored ? JSON.stringify({ ...g.stored, timings_ms: {} }) === JSON.stringify({ ...g.now, timings_ms: {} }) : null;
     const m = g.diagnosis.metrics;
     out.push(
-      `graph: ${g.now.nodes.length} nodes (${m.matched} matched, ${m.duplicates} duplicate, ${m.hallucinated} hallucinated, ${m.merged} merged; node F1 ${m.f1_observed.toFixed(2)}), rebuilt from the task: ${same === null ? "the run stored no graph for this arm" : same ? "the same as the run's stored graph" : `differs from the run's stored graph (${g.stored!.nodes.length} nodes there)`}`,
+      `graph: ${g.now.nodes.length} nodes (${m.matched} matched, ${m.duplicates} duplicate, ${m.hallucinated} hallucinated, ${m.merged} merged${m.stale ? `, ${m.stale} stale` : ""}; node F1 ${m.f1_observed.toFixed(2)}), rebuilt from the task: ${same === null ? "the run stored no graph for this arm" : same ? "the same as the run's stored graph" : `differs from the run's stored graph (${g.stored!.nodes.length} nodes there)`}`,
     );
   }
   out.push("");

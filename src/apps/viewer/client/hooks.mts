@@ -17,6 +17,8 @@ export interface Hooks {
   setStep(k: number): void;
   /** What the 3D view draws at the current step (boxes, frustums, points, camera path). */
   stepShown(): StepShown | null;
+  /** The node ids whose boxes the main view draws now (after the status filter). */
+  boxesShown(): string[];
   /** The main view's camera, and the side-by-side view's (null when off). */
   camera(): Camera;
   compareCamera(): Camera | null;

@@ -14,7 +14,8 @@ import type { PickedPoint } from "./measure.mjs";
 import type { CameraPreset } from "./cameraPresets.mjs";
 import { LinkedView } from "./compare.mjs";
 import type { Hooks } from "./hooks.mjs";
-import { CONFIDENCE_UNIT, diagOf, nodeIndex, STATUSES, type Page, type State, type Tab } from "./page.mjs";
+import { CONFIDENCE_UNIT, diagOf, nodeIndex, type Page, type State, type Tab } from "./page.mjs";
+import { STATUS_MEANINGS, STATUSES } from "./statuses.mjs";
 import { nodesTab } from "./nodesTab.mjs";
 import { relationsTab } from "./relationsTab.mjs";
 import { questionTab } from "./questionTab.mjs";
@@ -68,6 +69,7 @@ const hooks: Hooks = {
   step: null,
   setStep: (k) => setStep(k),
   stepShown: () => viewer.stepShown(),
+  boxesShown: () => viewer.boxesShown(),
   camera: () => viewer.cameraState(),
   compareCamera: () => linked.active?.cameraState() ?? null,
   compare: () => ({ key: linked.key, ready: linked.ready }),
@@ -184,7 +186,7 @@ function refOf(key: string): VariantRef | undefined {
 function variantLabel(r: VariantRef): string {
   const answer = r.correct === null ? "" : r.correct ? " · answer ✓" : " · answer ✗";
   if (r.arm === "2d") return `2D arm (no graph) · ${r.steps ?? 0} steps${answer}`;
-  return `${r.source} · F1 ${fix(r.f1_observed)} · ${r.duplicates} dup · ${r.hallucinated} hal${r.merged ? ` · ${r.merged} merged` : ""}${answer}`;
+  return `${r.source} · F1 ${fix(r.f1_observed)} · ${r.duplicates} dup · ${r.hallucinated} hal${r.merged ? ` · ${r.merged} merged` : ""}${r.stale ? ` · ${r.stale} stale` : ""}${answer}`;
 }
 
 function renderHeader(): void {
@@ -244,6 +246,8 @@ function renderHeader(): void {
         num("duplicates", m.duplicates, "metric-duplicates", m.duplicates ? "dup" : ""),
         num("hallucinated", m.hallucinated, "metric-hallucinated", m.hallucinated ? "hal" : ""),
         num("merged", m.merged, "metric-merged", m.merged ? "mer" : ""),
+        // a diagnosis written before objects could move has no stale count: "–", not a 0 it never counted
+        num("stale", m.stale ?? "–", "metric-stale", m.stale ? "sta" : ""),
         num("missed", m.missed_lost + m.missed_unseen, "metric-missed", m.missed_lost + m.missed_unseen ? "mis" : ""),
         num("relations P/R", `${pct(m.relation_precision)}/${pct(m.relation_recall)}`, "metric-relations"),
         rec
@@ -396,7 +400,9 @@ function renderControls(): void {
             h("span", {}, h("i", { style: `background: ${css(STEP_BOX_COLOR)}` }), `node of step ${state.step}'s graph`),
             h("span", {}, h("i", { style: `background: ${css(STEP_FLAGGED_COLOR)}` }), "flagged possible duplicate"),
           ]
-        : STATUSES.map((s) => h("span", {}, h("i", { style: `background: ${css(statusColor(s))}` }), s));
+        : STATUSES.map((s) =>
+            h("span", { title: STATUS_MEANINGS[s], "data-testid": `legend-${s}` }, h("i", { style: `background: ${css(statusColor(s))}` }), s),
+          );
   if (v?.episode)
     items.push(
       h("span", {}, h("i", { style: "background: #f2f2f2" }), "camera path"),

@@ -1,8 +1,10 @@
 /** The Nodes tab: the node table (status chips filter it, headers sort it) and the true objects no node recovered. */
 import type { Variant } from "../types.js";
+import type { NodeStatus } from "../../../../scenegraph/diagnosisSchema.js";
 import { MISSED_COLOR, nodeColor, statusColor } from "../palette.js";
 import { css, h } from "./dom.mjs";
-import { diagOf, explanationOf, flagsOf, pill, STATUSES, type Page, type SortState } from "./page.mjs";
+import { diagOf, explanationOf, flagsOf, pill, type Page, type SortState } from "./page.mjs";
+import { STATUSES } from "./statuses.mjs";
 
 /**
  * A status chip filters to its status: with every status shown, a click shows only its own; then a click adds or
@@ -21,7 +23,14 @@ export function nodesTab(page: Page, v: Variant): HTMLElement {
   const diagnosis = v.diagnosis,
     graph = v.graph!;
   const m = diagnosis.metrics;
-  const counts: Record<string, number> = { matched: m.matched, duplicate: m.duplicates, merged: m.merged, hallucinated: m.hallucinated };
+  // a diagnosis written before objects could move has no stale count: "–", not a 0 it never counted
+  const counts: Record<NodeStatus, number | undefined> = {
+    matched: m.matched,
+    duplicate: m.duplicates,
+    merged: m.merged,
+    hallucinated: m.hallucinated,
+    stale: m.stale,
+  };
   const missed = diagnosis.objects.filter((o) => o.status !== "matched");
   const chips = h(
     "div",
@@ -47,7 +56,7 @@ export function nodesTab(page: Page, v: Variant): HTMLElement {
           },
         },
         `${s} `,
-        h("b", { "data-testid": `count-${s}` }, String(counts[s] ?? 0)),
+        h("b", { "data-testid": `count-${s}` }, String(counts[s] ?? "–")),
       ),
     ),
     h(
@@ -65,7 +74,7 @@ export function nodesTab(page: Page, v: Variant): HTMLElement {
       case "label":
         return r.n.label;
       case "status":
-        return STATUSES.indexOf(r.d.status as (typeof STATUSES)[number]);
+        return STATUSES.indexOf(r.d.status);
       case "object":
         return r.d.object_name ?? "~";
       case "points":

@@ -10,7 +10,6 @@ import type { DecodedCloud } from "./data.mjs";
 import { css, h } from "./dom.mjs";
 import type { Viewer } from "./view3d.mjs";
 
-export const STATUSES = ["matched", "duplicate", "merged", "hallucinated"] as const;
 export type Tab = "nodes" | "relations" | "question" | "evidence" | "episode";
 
 export interface SortState {

@@ -17,6 +17,7 @@ import type { DecodedCloud } from "./data.mjs";
 import { layoutLabels, type LabelPlacement } from "./labelLayout.mjs";
 import { distance, Measure, type PickedPoint } from "./measure.mjs";
 import { presetPose, type CameraPreset } from "./cameraPresets.mjs";
+import { STATUSES } from "./statuses.mjs";
 
 export type ColorMode = "rgb" | "node" | "status" | "confidence" | "view";
 export const COLOR_MODES: Array<{ mode: ColorMode; key: string; label: string }> = [
@@ -171,7 +172,7 @@ export class Viewer {
   private colorMode: ColorMode = "rgb";
   private selection: Selection = { node: null, twin: null };
   private hovered: number | null = null;
-  private statusFilter = new Set(["matched", "duplicate", "merged", "hallucinated"]);
+  private statusFilter = new Set<string>(STATUSES);
   private toggles: Toggles = { boxes: true, truth: true, frustums: true, grid: true, labels: true };
   private pending = false;
   private lastHits: number[] = [];
@@ -434,6 +435,11 @@ export class Viewer {
       }
     }
     this.applyVisibility();
+  }
+
+  /** The ids of the graph's nodes whose boxes are drawn now (the status filter and the boxes toggle applied). */
+  boxesShown(): string[] {
+    return this.nodes.filter((n) => n.edges.visible).map((n) => n.node.id);
   }
 
   /** What the episode view shows now (null when the variant has no episode). */

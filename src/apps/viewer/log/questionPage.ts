@@ -1,7 +1,7 @@
 /**
  * One question with every arm and reasoner of every served run side by side (GET /question?task=<id>): per
  * paradigm a row of cards, one per item (run, arm, reasoner), each with its outcome, answer and confidence,
- * its graph's quality (3D arms: node F1, duplicate, hallucinated, merged and missed objects), tokens, the
+ * its graph's quality (3D arms: node F1, duplicate, hallucinated, merged and stale nodes and missed objects), tokens, the
  * reply or the program's trace, and links to the item and its 3D page. The script fetches /api/question and
  * writes every value as text.
  */
@@ -45,7 +45,7 @@ async function main() {
         ["answer", a.answer],
         ["confidence", a.confidence === null ? null : (a.confidence * 100).toFixed(0) + " %"],
         ["match", a.match],
-        ["graph", g ? "node F1 " + num(g.f1_observed, 2) + "; " + g.nodes + " nodes: " + g.duplicates + " duplicate, " + g.hallucinated + " hallucinated, " + g.merged + " merged; " + ((g.missed_lost || 0) + (g.missed_unseen || 0)) + " objects missed" : "no graph (" + (a.arm === "2d" ? "images or masks only" : "question only") + ")"],
+        ["graph", g ? "node F1 " + num(g.f1_observed, 2) + "; " + g.nodes + " nodes: " + g.duplicates + " duplicate, " + g.hallucinated + " hallucinated, " + g.merged + " merged" + (g.stale ? ", " + g.stale + " stale" : "") + "; " + ((g.missed_lost || 0) + (g.missed_unseen || 0)) + " objects missed" : "no graph (" + (a.arm === "2d" ? "images or masks only" : "question only") + ")"],
         ["tokens", a.tokens],
       ]);
       const r = el("pre", a.raw.join("\\n\\n") || "(no reply)"); r.className = "reply"; c.appendChild(r);

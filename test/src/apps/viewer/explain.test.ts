@@ -3,16 +3,21 @@
  * Every status explained (src/apps/viewer/explain.ts): on a real run whose noisy graph has matched,
  * duplicate, merged and hallucinated nodes and a missed object, the diagnosis's rules re-applied to the
  * recomputed points give every stored status, the facts agree with the stored diagnosis, and the page's
- * Evidence tab and missed-object table show them.
+ * Evidence tab and missed-object table show them. A stale node (test/helpers/staleGraph.ts: a box moved
+ * without the memory being told) is explained against where its object was and is now, counted in the page's
+ * header and chips, and filterable in its table and in 3D.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { esi3d } from "../cli/helpers.js";
 import { openRun } from "../../../../src/apps/viewer/run.js";
-import { RunInspection } from "../../../../src/apps/viewer/inspection.js";
+import { BundleInspection, RunInspection } from "../../../../src/apps/viewer/inspection.js";
+import { pageHtml } from "../../../../src/apps/viewer/page.js";
+import { STATUS_MEANINGS } from "../../../../src/apps/viewer/client/statuses.mjs";
+import { staleGraph } from "../../../helpers/staleGraph.js";
 import { explainDiagnosis } from "../../../../src/apps/viewer/explain.js";
 import { HALLUCINATED_MAX_OBJECT_SHARE, MATCH_MIN_PURITY, MERGED_MIN_SECOND_SHARE, NEAR_OBJECT_M } from "../../../../scenegraph/diagnosis.js";
 import type { Explanations } from "../../../../src/apps/viewer/types.js";
@@ -143,6 +148,78 @@ describe("every status explained", () => {
       expect(await p.locator(`[data-testid="node-table"] tr[data-node="${d.node}"] td:nth-child(3)`).getAttribute("title")).toBe(e.why);
     }
     for (const o of ex.objects) expect(await p.locator(`[data-testid="missed-why"][data-object="${o.id}"]`).textContent()).toBe(o.why);
+    expect(errors).toEqual([]);
+    await p.close();
+  });
+});
+
+describe("a stale node: explained, counted and filterable", () => {
+  let data: VariantData & { diagnosis: NonNullable<VariantData["diagnosis"]> };
+  let staleId: string;
+  let chrome: Browser;
+  beforeAll(async () => {
+    const g = await staleGraph();
+    const { result } = g;
+    data = {
+      paradigm: "active",
+      source: "gt",
+      task: g.task,
+      bundle: g.bundle,
+      cloud: result.cloud,
+      graph: result.graph,
+      members: result.members,
+      diagnosis: g.diagnosis,
+      moved: [g.move],
+      timings_ms: {},
+    };
+    staleId = g.diagnosis.nodes.find((d) => d.status === "stale")!.node;
+    if (!chromium.skip) chrome = await launchChromium();
+  }, 60_000);
+
+  afterAll(async () => {
+    await chrome?.close();
+  });
+
+  it("the rule re-applied against where the box is now and where it was gives stale, the nearer pose decisive", () => {
+    const e = explainDiagnosis(data);
+    for (const n of e.nodes) expect(n.consistent, `${n.node}: ${n.why}`).toBe(true);
+    const stale = e.nodes.find((n) => n.node === staleId)!;
+    expect(stale).toMatchObject({ status: "stale", rule: "left_behind" });
+    const now = stale.facts.find((f) => f.name === "centroid to the object's true box where it is now")!;
+    const was = stale.facts.find((f) => f.name === "centroid to the object's true box where it was before it was moved")!;
+    expect(now.value).toBeGreaterThan(NEAR_OBJECT_M);
+    expect(was.value).toBeLessThanOrEqual(NEAR_OBJECT_M);
+    expect([now.decisive, was.decisive]).toEqual([true, true]);
+    expect(stale.why).toContain("the node stayed where the object was instead of following it");
+    // told of no move, the same points read as a match against the box's old pose: not what the diagnosis stored
+    const unmoved = explainDiagnosis({ ...data, moved: [] }).nodes.find((n) => n.node === staleId)!;
+    expect(unmoved.consistent).toBe(false);
+  });
+
+  it.skipIf(chromium.skip)(chromium.title("the page counts it, explains it, and filters to it in the table and in 3D"), async () => {
+    const insp = new BundleInspection(data, "test");
+    const file = join(mkdtempSync(join(tmpdir(), "esi3d-stale-")), "page.html");
+    writeFileSync(file, await pageHtml(insp.meta({ mode: "file", api: null, tasks: [] }), [await insp.variant()]));
+    const { p, errors } = await openPage(chrome, file);
+    const m = data.diagnosis.metrics;
+    const text = async (sel: string) => (await p.locator(sel).first().textContent())?.trim();
+    expect(await text('[data-testid="count-stale"]')).toBe(String(m.stale));
+    expect(await text('[data-testid="metric-stale"] b')).toBe(String(m.stale));
+    expect(await text('[data-testid="count-duplicate"]')).toBe(String(m.duplicates));
+    expect(await p.locator('[data-testid="legend-stale"]').getAttribute("title")).toBe(STATUS_MEANINGS.stale);
+    // every box drawn at first, the stale one among them
+    const boxes = () => p.evaluate(() => window.__esi3d.boxesShown());
+    expect((await boxes()).sort()).toEqual(data.graph.nodes.map((n) => n.id).sort());
+    // the chip shows only stale nodes, in the table and in 3D
+    await p.click('[data-testid="chip-stale"]');
+    const rows = await p.locator('[data-testid="node-table"] tbody tr').evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.node));
+    expect(rows).toEqual([staleId]);
+    expect(await boxes()).toEqual([staleId]);
+    // its evidence says why, against the box's two poses
+    await p.evaluate((id) => window.__esi3d.select(id), staleId);
+    const why = p.locator('[data-testid="evidence-node"] [data-testid="why"]');
+    await expect.poll(() => why.getAttribute("data-rule")).toBe("left_behind");
+    expect(await why.locator("p").first().textContent()).toBe(`why stale: ${explainDiagnosis(data).nodes.find((n) => n.node === staleId)!.why}`);
     expect(errors).toEqual([]);
     await p.close();
   });
