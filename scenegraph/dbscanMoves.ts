@@ -27,7 +27,7 @@ interface DbscanClaim extends NodeClaim {
 export class DbscanMoves {
   /** ignore[i] = 1: point i is of an object from before it moved; null while nothing moved. */
   private ignore: Uint8Array | null = null;
-  /** The moved object whose next cluster is not found yet, or the held one (every view); null when none. */
+  /** The moved object whose next cluster is not found yet, or the held one (every view); null when none. One at a time: a later move's claim replaces it. */
   private claim: DbscanClaim | null = null;
   /** The points of each moved object's node in the last graph, by its kept id (the held one's: since the pick-up). */
   private readonly tracked = new Map<string, Uint32Array>();
@@ -68,7 +68,7 @@ export class DbscanMoves {
     return true;
   }
 
-  /** Before view `view` is clustered: the held object's points of the earlier views are where the camera was. */
+  /** Before a new view is clustered: the held object's points of the earlier views are where the camera was. */
   beforeView(): void {
     if (!this.claim?.held) return;
     this.drop(this.tracked.get(this.claim.id) ?? []);
