@@ -101,16 +101,28 @@ export function buildSceneGraph(cloud: PointCloud, bundle: Pick<FrameBundle, "ma
       floor += c.floor;
       wall += c.wall;
     }
-  } else {
-    const structureIds = structureIdsOf(bundle.manifest);
-    const s = structureMask(cloud, opts.masks, structureIds);
-    floor = s.floor;
-    wall = s.wall;
-    const cat = opts.masks === "none" ? null : (id: number) => (id && !structureIds.has(id) ? (cloud.categories.get(id) ?? null) : null);
-    clusters = dbscanInstances(cloud, s.isStructure, p, cat);
-  }
+  } else ({ clusters, floor, wall } = dbscanClusters(cloud, bundle.manifest, opts.masks, p));
   lap("instances");
   return graphFromClusters(clusters, cloud, bundle.manifest, { masks: opts.masks, instances: opts.instances, params: p, floor, wall }, { timings, lap });
+}
+
+/**
+ * `--instances dbscan`'s clusters of the cloud's points that are not room structure, and the structure's
+ * floor and wall point counts. `ignore[i]` set: point i is left out of the clustering (the active memory's
+ * points of an object the agent moved away from them); absent, every point is clustered.
+ */
+export function dbscanClusters(
+  cloud: PointCloud,
+  manifest: Pick<FrameBundle["manifest"], "instances">,
+  masks: MaskMode,
+  p: InstanceParams,
+  ignore?: Uint8Array,
+): { clusters: Cluster[]; floor: number; wall: number } {
+  const structureIds = structureIdsOf(manifest);
+  const s = structureMask(cloud, masks, structureIds);
+  if (ignore) for (let i = 0; i < cloud.count; i++) if (ignore[i]) s.isStructure[i] = 1;
+  const cat = masks === "none" ? null : (id: number) => (id && !structureIds.has(id) ? (cloud.categories.get(id) ?? null) : null);
+  return { clusters: dbscanInstances(cloud, s.isStructure, p, cat), floor: s.floor, wall: s.wall };
 }
 
 /**
@@ -172,6 +184,11 @@ export interface ClusterGraphOptions {
   params: InstanceParams;
   floor: number;
   wall: number;
+  /**
+   * The node ids of the clusters in node order (by centroid); absent: n0, n1, ... in that order. The active
+   * memory keeps a moved object's id (scenegraph/nodeIds.ts).
+   */
+  ids?: (ordered: readonly Cluster[]) => readonly string[];
 }
 
 /** Nodes (ordered), flags and relations of the instances found: the part of a build shared with the incremental memory. */
@@ -213,7 +230,8 @@ export function graphFromClusters(
     if (hit) hit.fine = fine;
     return fine;
   };
-  const nodes = withCentroid.map(({ c, key }, k) => nodeOf(c, `n${k}`, key));
+  const ids = o.ids?.(withCentroid.map(({ c }) => c));
+  const nodes = withCentroid.map(({ c, key }, k) => nodeOf(c, ids?.[k] ?? `n${k}`, key));
   computeFlags(nodes);
   markMayContain(
     nodes,

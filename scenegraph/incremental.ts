@@ -6,12 +6,13 @@
  * relations. After the last view the graph equals the batch build over the same views node for node
  * (test/scenegraph/incremental.test.ts); the exceptions are the `dbscan` builder, which clusters the whole
  * cloud and so is recomputed each step, and the per-view differences of the noisy and vggt clouds
- * (scenegraph/pipeline.ts GraphMemory).
+ * (scenegraph/pipeline.ts GraphMemory). When the agent moves an object, its node follows it (fusion: the
+ * node's claim, instances/fusion.ts; dbscan: dbscanMoves.ts) and keeps its id (nodeIds.ts).
  */
 import type { FrameBundle, ViewData } from "../core/bundle/io.js";
 import { GrowingCloud } from "./growingCloud.js";
 import type { PointCloud } from "../reconstruct/pointcloud.js";
-import { buildSceneGraph, graphFromClusters, structurePixels, type GraphResult, type NodeCache } from "./build.js";
+import { dbscanClusters, graphFromClusters, structurePixels, type ClusterGraphOptions, type GraphResult, type NodeCache } from "./build.js";
 import { stageTimer } from "../core/stageTimer.js";
 import { EvidenceBuilder } from "./evidence.js";
 import type { MaskMode } from "./options.js";
@@ -23,6 +24,10 @@ import { cameraCentre } from "../core/math/camera.js";
 import type { Vec3 } from "../core/math/vec.js";
 import type { GraphNode } from "./types.js";
 import { planManipulation, type ManipulationEvent } from "./manipulation.js";
+import type { Cluster } from "./instances/cluster.js";
+import type { NodeClaim } from "./instances/fusion.js";
+import { DbscanMoves } from "./dbscanMoves.js";
+import { NodeIds } from "./nodeIds.js";
 
 export interface IncrementalGraphOptions {
   masks: MaskMode;
@@ -40,10 +45,18 @@ export class IncrementalGraph {
   private wall = 0;
   private views = 0;
   private readonly nodes: NodeCache = new WeakMap();
-  /** The last graph's nodes and each node's evidence segments: what a manipulation's node id refers to. */
-  private last: { nodes: GraphNode[]; segments: Map<string, readonly number[]> } = { nodes: [], segments: new Map() };
+  /** The last graph's nodes, each node's evidence segments and points: what a manipulation's node id refers to. */
+  private last: { nodes: GraphNode[]; segments: Map<string, readonly number[]>; members: Map<string, Uint32Array> } = {
+    nodes: [],
+    segments: new Map(),
+    members: new Map(),
+  };
   /** Where the held object was picked up (put_back's placement); null while nothing is held. */
   private pickedAt: Vec3 | null = null;
+  /** The ids moved objects keep. */
+  private readonly ids = new NodeIds();
+  /** What the dbscan builder leaves out and looks for after a move. */
+  private readonly moves = new DbscanMoves();
 
   constructor(
     private readonly manifest: Pick<FrameBundle["manifest"], "image" | "instances" | "task" | "task_id" | "paradigm">,
@@ -72,19 +85,27 @@ export class IncrementalGraph {
     this.evidence.addInstances(bundle.manifest.instances);
     const keys = this.evidence.addView(view);
     const ev = this.evidence.evidence;
-    if (this.o.instances === "dbscan") return buildSceneGraph(cloud, bundle, { masks: this.o.masks, instances: "dbscan", params: this.p });
+    const camera = cameraCentre(view.E);
+    if (this.o.instances === "dbscan") return this.dbscanView(cloud, bundle, camera);
     const s = structurePixels(view, ev, cloud.categories);
     this.floor += s.floor;
     this.wall += s.wall;
     const bySeg = pointsBySegmentIn(cloud, ev, from, to);
     const empty = new Uint32Array(0);
-    this.fusion.addView(cloud, ev, view.index, keys, (k) => bySeg.get(k) ?? empty, cameraCentre(view.E));
+    this.fusion.addView(cloud, ev, view.index, keys, (k) => bySeg.get(k) ?? empty, camera);
     const clusters = this.fusion.snapshot(cloud);
     const result = graphFromClusters(
       clusters,
       cloud,
       { ...this.manifest, views: bundle.manifest.views },
-      { masks: this.o.masks, instances: this.o.instances, params: this.p, floor: this.floor, wall: this.wall },
+      {
+        masks: this.o.masks,
+        instances: this.o.instances,
+        params: this.p,
+        floor: this.floor,
+        wall: this.wall,
+        ...this.keptIds(taggedNodes(clusters, this.fusion.taggedSegments())),
+      },
       stageTimer(1),
       this.nodes,
     );
@@ -95,8 +116,45 @@ export class IncrementalGraph {
       result.graph.nodes.forEach((n, k) => {
         if ((byMembers.get(result.members[k]!) ?? []).some((seg) => held.has(seg))) n.flags.held = true;
       });
-    this.last = { nodes: result.graph.nodes, segments: new Map(result.graph.nodes.map((n, k) => [n.id, byMembers.get(result.members[k]!) ?? []])) };
+    this.remember(result, (k) => byMembers.get(result.members[k]!) ?? []);
     return result;
+  }
+
+  /** dbscan clusters every point so far each step, less the points of objects from before they moved. */
+  private dbscanView(cloud: PointCloud, bundle: Pick<FrameBundle, "manifest" | "views">, camera: Vec3): GraphResult {
+    const timer = stageTimer(1);
+    // the batch build's stages: dbscan reads no 2D evidence
+    timer.lap("evidence");
+    this.moves.beforeView();
+    const { clusters, floor, wall } = dbscanClusters(cloud, bundle.manifest, this.o.masks, this.p, this.moves.ignored(cloud.count));
+    timer.lap("instances");
+    const pinned = this.moves.find(clusters, cloud, camera);
+    const result = graphFromClusters(
+      clusters,
+      cloud,
+      bundle.manifest,
+      { masks: this.o.masks, instances: "dbscan", params: this.p, floor, wall, ...this.keptIds(pinned) },
+      timer,
+    );
+    const held = this.moves.heldId;
+    if (held !== null && [...pinned.values()].includes(held)) result.graph.nodes.find((n) => n.id === held)!.flags.held = true;
+    this.remember(result, () => []);
+    return result;
+  }
+
+  /** The node ids option once an object has moved: the moved objects' nodes (`pinned`) keep theirs (nodeIds.ts). */
+  private keptIds(pinned: ReadonlyMap<Cluster, string>): Pick<ClusterGraphOptions, "ids"> {
+    if (this.ids.pinned.length === 0) return {};
+    return { ids: (ordered) => this.ids.ids(ordered.map((c) => pinned.get(c))) };
+  }
+
+  private remember(result: GraphResult, segmentsOf: (k: number) => readonly number[]): void {
+    const nodes = result.graph.nodes;
+    this.last = {
+      nodes,
+      segments: new Map(nodes.map((n, k) => [n.id, segmentsOf(k)])),
+      members: new Map(nodes.map((n, k) => [n.id, result.members[k]!])),
+    };
   }
 
   /**
@@ -106,24 +164,40 @@ export class IncrementalGraph {
    */
   noteManipulation(e: ManipulationEvent): { done: boolean; text: string } {
     if (e.view !== this.views) throw new Error(`incremental graph: a manipulation shown by view ${e.view}, but the next view is ${this.views}`);
-    if (this.o.instances === "dbscan")
-      return { done: false, text: `${e.action}: instances dbscan re-clusters every point each step; moved objects are not followed` };
     const plan = planManipulation(this.last.nodes, e, this.pickedAt);
-    const ev = this.evidence.evidence;
     if (plan.kind === "none") return { done: false, text: plan.why };
     if (plan.kind === "claim") {
-      const ok = this.fusion.claimNode(this.last.segments.get(plan.node.id) ?? [], plan.claim, ev);
+      const ok = this.claim(plan.node, plan.claim, e.view);
       if (ok && plan.claim.held) this.pickedAt = plan.node.box.centre;
       return { done: ok, text: `${e.action}: ${plan.node.id} (${plan.node.label}) ${plan.claim.held ? "held" : "moved"}` };
     }
-    const placed = this.fusion.placeHeld({ ...plan.claim, label: "" });
+    const placed = this.o.instances === "dbscan" ? this.moves.placeHeld(plan.claim, e.view) : this.fusion.placeHeld({ ...plan.claim, label: "" });
     this.pickedAt = null;
     const near = `[${plan.claim.near.min.map((v) => v.toFixed(2)).join(", ")}]-[${plan.claim.near.max.map((v) => v.toFixed(2)).join(", ")}]`;
     if (placed) return { done: true, text: `${e.action}: the held node placed near ${near}` };
     // nothing held (its pick_up named no node): the named node is the one that moves
     const node = plan.fallback;
     if (!node) return { done: false, text: `${e.action}: nothing is held and "${e.refs[0]}" names no node of the graph` };
-    const ok = this.fusion.claimNode(this.last.segments.get(node.id) ?? [], { ...plan.claim, label: node.label }, ev);
+    const ok = this.claim(node, { ...plan.claim, label: node.label }, e.view);
     return { done: ok, text: `${e.action}: ${node.id} (${node.label}) moved` };
   }
+
+  /** The object of `node` moved: its earlier points are dropped, its next ones claimed, and it keeps its id. */
+  private claim(node: GraphNode, claim: NodeClaim, view: number): boolean {
+    let ok = true;
+    if (this.o.instances === "dbscan") this.moves.claimNode(node.id, this.last.members.get(node.id) ?? new Uint32Array(0), claim, view);
+    else ok = this.fusion.claimNode(this.last.segments.get(node.id) ?? [], claim, this.evidence.evidence, node.id);
+    if (ok) this.ids.pin(node.id);
+    return ok;
+  }
+}
+
+/** The snapshot's node of each object the agent moved: the cluster that holds its tagged node's segments. */
+function taggedNodes(clusters: readonly Cluster[], tagged: ReadonlyMap<string, ReadonlySet<number>>): Map<Cluster, string> {
+  const out = new Map<Cluster, string>();
+  for (const [tag, segments] of tagged) {
+    const c = clusters.find((x) => !out.has(x) && x.segments.some((k) => segments.has(k)));
+    if (c) out.set(c, tag);
+  }
+  return out;
 }

@@ -37,6 +37,11 @@ export function meanPoint(xyz: Float32Array): [number, number, number] {
   return [x / n, y / n, z / n];
 }
 
+/** The label of the node a cluster makes: its votes' majority ("object" without votes). */
+export function nodeLabel(votes: Map<string, number>): string {
+  return majorityLabel(votes) ?? ANONYMOUS_LABEL;
+}
+
 /** `centroid`: meanPoint(c.xyz), when the caller has it already (graphFromClusters orders the nodes by it). */
 export function clusterToNode(c: Cluster, id: string, cloud: PointCloud, centroid: readonly number[] = meanPoint(c.xyz)): GraphNode {
   const n = c.xyz.length / 3;
@@ -53,7 +58,7 @@ export function clusterToNode(c: Cluster, id: string, cloud: PointCloud, centroi
     dist[l] = Math.round((v / (totalVotes || 1)) * 1000) / 1000;
   const color = rgbSum.map((v) => Math.round(v / Math.max(1, c.members.length))) as [number, number, number];
   const boxJson: YawBox = { centre: rv(box.centre), extent: rv(box.extent), yaw: r4(box.yaw) };
-  const label = majorityLabel(c.votes) ?? ANONYMOUS_LABEL;
+  const label = nodeLabel(c.votes);
   const bounds = { min: rv(bb.min), max: rv(bb.max) };
   return {
     id,

@@ -426,20 +426,38 @@ def pose_json(pose):
     return {"position": [float(x) for x in pose.position], "yaw": float(pose.yaw), "pitch": float(pose.pitch)}
 
 
+# the manipulations that move the object they act on (the first); open and close swing a part of it, its base stays
+MOVING_MANIPULATIONS = ("pick_up", "put_on", "put_inside", "put_back")
+
+
+def moved_of(resolved, oid):
+    """An object the hands moved, where the resolved task now has it (read back: its box centre and orientation),
+    as an entry of the view header's `moved` (the server's diagnosis judges the graph against it)."""
+    o = next(x for x in resolved["objects"] if x["id"] == oid)
+    return {"id": oid, "position": o["position"], "orientation": o["orientation"]}
+
+
 def capture_active(c, client, episode, log=print):
     """Serves one active episode: the server's agent chooses, Capturer.step moves, render() shows."""
     s = client.open_session(paradigm="active", simulator=c.resolved["simulator"], task=c.resolved, image={"width": c.width, "height": c.height}, instances=c.instance_table(), episode=episode)
 
-    def observe(blocked, result=None, acted_on=None):
+    def observe(blocked, result=None, acted_on=None, moved=None):
         rgb_png, depth, inst_png, extrinsic = c.render(c.pose)
-        return ActiveView(c.K, extrinsic, pose_json(c.pose), blocked, rgb_png, depth, inst_png, action_result=result, acted_on=acted_on)
+        return ActiveView(c.K, extrinsic, pose_json(c.pose), blocked, rgb_png, depth, inst_png, action_result=result, acted_on=acted_on, moved=moved)
 
     def step(action, objects):
-        if manipulation_of(action) is not None:
+        m = manipulation_of(action)
+        if m is not None:
             result, acted_on = c.act(action, objects)
-            return observe(result != "ok", result, acted_on)
-        # a camera move's result is the server's default ("ok", or "blocked" when blocked)
-        return observe(c.step(action) is None)
+            moved = [moved_of(c.resolved, acted_on[0])] if result == "ok" and m[0] in MOVING_MANIPULATIONS else None
+            return observe(result != "ok", result, acted_on, moved)
+        # a camera move's result is the server's default ("ok", or "blocked" when blocked); a held object travels with it
+        held = c.hands.held if c.hands else None
+        blocked = c.step(action) is None
+        if held is None or blocked:
+            return observe(blocked)
+        c.read_back(held)
+        return observe(False, moved=[moved_of(c.resolved, held)])
 
     return serve_episode(client, s["id"], lambda: observe(False), step, log=log)
 

@@ -281,11 +281,13 @@ class Esi3dClient:
         # not idempotent: a retry after a lost answer would open a second session (it expires unused)
         return self._request("POST", "/v1/sim/sessions", body, retry_connect=False)
 
-    def upload_view(self, session_id, n, intrinsics, extrinsic, action, rgb_png, depth, inst_png, pose=None, blocked=None, action_result=None, acted_on=None):
+    def upload_view(self, session_id, n, intrinsics, extrinsic, action, rgb_png, depth, inst_png, pose=None, blocked=None, action_result=None, acted_on=None, moved=None):
         """Uploads view n (idempotent: the same n replaces an earlier upload; in an active session the same bytes
         are accepted again). Active sessions also give the agent pose ({position, yaw, pitch}) and `blocked`, and
-        may say what came of the action (`action_result`: "ok" or why not) and, for a manipulation that happened,
-        the instance ids it acted on (`acted_on`)."""
+        may say what came of the action (`action_result`: "ok" or why not), for a manipulation that happened,
+        the instance ids it acted on (`acted_on`), and for an action that happened, the objects it moved where
+        they are now (`moved`: [{id, position, orientation?}], as the task gives positions; the diagnosis
+        judges the graph against them)."""
         header = {"intrinsics": intrinsics, "extrinsic": extrinsic, "action": action}
         if pose is not None:
             header["pose"] = pose
@@ -295,6 +297,8 @@ class Esi3dClient:
             header["action_result"] = action_result
         if acted_on:
             header["acted_on"] = [int(i) for i in acted_on]
+        if moved:
+            header["moved"] = [moved_entry(m) for m in moved]
         payload = encode_view(header, rgb_png, depth, inst_png)
         return self._request("PUT", f"/v1/sim/sessions/{session_id}/views/{n}", payload, VIEW_CONTENT_TYPE)
 
@@ -338,6 +342,14 @@ class Esi3dClient:
 # ------------------------------------------------------------------------------------------ active episodes
 
 
+def moved_entry(m):
+    """One entry of a view header's `moved`: {id, position: [x, y, z], orientation?: {x, y, z, w}} as JSON numbers."""
+    out = {"id": int(m["id"]), "position": [float(x) for x in m["position"]]}
+    if m.get("orientation") is not None:
+        out["orientation"] = {k: float(m["orientation"][k]) for k in ("x", "y", "z", "w")}
+    return out
+
+
 class EpisodeFailed(Esi3dError):
     """The server ended an active episode with an error (the simulator was too slow, a view broke a rule)."""
 
@@ -348,15 +360,16 @@ class EpisodeFailed(Esi3dError):
 class ActiveView:
     """One observation a simulator serves: the camera, the agent pose it was taken from ({position: [x, y, z],
     yaw, pitch}, world Z up, m, rad), whether the action was blocked (did not happen), and the encoded images;
-    after an action, what came of it (`action_result`: "ok" or why not) and, for a manipulation that happened,
-    the instance ids it acted on (`acted_on`, in the action's order)."""
+    after an action, what came of it (`action_result`: "ok" or why not), for a manipulation that happened,
+    the instance ids it acted on (`acted_on`, in the action's order), and for an action that happened, the
+    objects it moved where they are now (`moved`: [{id, position, orientation?}])."""
 
-    __slots__ = ("intrinsics", "extrinsic", "pose", "blocked", "rgb_png", "depth", "inst_png", "action_result", "acted_on")
+    __slots__ = ("intrinsics", "extrinsic", "pose", "blocked", "rgb_png", "depth", "inst_png", "action_result", "acted_on", "moved")
 
-    def __init__(self, intrinsics, extrinsic, pose, blocked, rgb_png, depth, inst_png, action_result=None, acted_on=None):
+    def __init__(self, intrinsics, extrinsic, pose, blocked, rgb_png, depth, inst_png, action_result=None, acted_on=None, moved=None):
         self.intrinsics, self.extrinsic, self.pose, self.blocked = intrinsics, extrinsic, pose, blocked
         self.rgb_png, self.depth, self.inst_png = rgb_png, depth, inst_png
-        self.action_result, self.acted_on = action_result, acted_on
+        self.action_result, self.acted_on, self.moved = action_result, acted_on, moved
 
 
 def serve_episode(client, session_id, first_view, step, log=None):
@@ -372,6 +385,7 @@ def serve_episode(client, session_id, first_view, step, log=None):
             client.upload_view(
                 session_id, n, view.intrinsics, view.extrinsic, action, view.rgb_png, view.depth, view.inst_png,
                 pose=view.pose, blocked=bool(view.blocked), action_result=view.action_result if n > 0 else None, acted_on=view.acted_on if n > 0 and not view.blocked else None,
+                moved=view.moved if n > 0 and not view.blocked else None,
             )
         except Esi3dError as e:
             if e.status != 409:

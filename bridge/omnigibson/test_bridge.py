@@ -194,6 +194,20 @@ class HandsText(unittest.TestCase):
         _, h_len, _, _, _ = b.VIEW_PREAMBLE.unpack(sent["body"][: b.VIEW_PREAMBLE.size])
         header = json.loads(sent["body"][b.VIEW_PREAMBLE.size : b.VIEW_PREAMBLE.size + h_len])
         self.assertEqual((header["action"], header["action_result"], header["acted_on"]), ("pick_up(mug)", "ok", [17]))
+        self.assertNotIn("moved", header)
+
+    def test_upload_view_header_carries_the_moved_objects_as_the_resolved_task_has_them(self):
+        sent = {}
+        client = b.Esi3dClient("http://127.0.0.1:9")
+        client._request = lambda method, path, body=None, content_type=None, retry_connect=True: sent.update(body=body) or {}
+        resolved = {"objects": [{"id": 17, "position": [1, 2.5, 0.75], "orientation": {"x": 0, "y": 0, "z": 0.5, "w": 0.866}}, {"id": 18, "position": [0, 0, 0], "orientation": {"x": 0, "y": 0, "z": 0, "w": 1}}]}
+        moved = [capture.moved_of(resolved, 17)]
+        client.upload_view("s-1", 2, {"fx": 1, "fy": 1, "cx": 0, "cy": 0}, [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0]], "turn_left", b"", b"", b"", pose={"position": [0, 0, 1], "yaw": 0, "pitch": 0}, blocked=False, moved=moved)
+        _, h_len, _, _, _ = b.VIEW_PREAMBLE.unpack(sent["body"][: b.VIEW_PREAMBLE.size])
+        header = json.loads(sent["body"][b.VIEW_PREAMBLE.size : b.VIEW_PREAMBLE.size + h_len])
+        self.assertEqual(header["moved"], [{"id": 17, "position": [1.0, 2.5, 0.75], "orientation": {"x": 0.0, "y": 0.0, "z": 0.5, "w": 0.866}}])
+        # an orientation left out stays out (the server keeps the last the object had)
+        self.assertEqual(b.moved_entry({"id": 18, "position": [0, 0, 0]}), {"id": 18, "position": [0.0, 0.0, 0.0]})
 
 
 if __name__ == "__main__":

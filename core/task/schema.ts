@@ -66,7 +66,7 @@ const objectFields = {
     .describe("the object is part of the simulator's scene itself (ESI-Bench 'scene_native'): a capture finds it in the scene instead of loading a copy"),
 };
 
-const TaskObjectSchema = z.object(objectFields);
+export const TaskObjectSchema = z.object(objectFields);
 export type TaskObject = z.infer<typeof TaskObjectSchema>;
 
 const TaskRecordObjectSchema = z.object({

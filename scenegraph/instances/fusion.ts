@@ -86,7 +86,7 @@ function meanOf(xyz: Float32Array): [number, number, number] {
 }
 
 /** Distance (m) from a point to an axis-aligned box (0 inside). */
-function distanceToBox(p: readonly number[], b: NodeClaim["near"]): number {
+export function distanceToBox(p: readonly number[], b: NodeClaim["near"]): number {
   let s = 0;
   for (let k = 0; k < 3; k++) {
     const d = Math.max(b.min[k]! - p[k]!, 0, p[k]! - b.max[k]!);
@@ -110,6 +110,8 @@ interface Growing {
   pendingXyz: Float32Array[];
   /** The agent moved this object: the next views' detections it takes (NodeClaim); absent for an untouched node. */
   claim?: NodeClaim;
+  /** The agent moved this object: the node id the memory keeps for it from then on (scenegraph/nodeIds.ts). */
+  tag?: string;
 }
 
 /**
@@ -227,7 +229,7 @@ function detached(c: Cluster): Cluster {
  */
 export class FusionState {
   private readonly growing: Growing[] = [];
-  private readonly byId = new Map<number, { members: Uint32Array[]; label: string | null; segments: number[]; claim?: NodeClaim }>();
+  private readonly byId = new Map<number, { members: Uint32Array[]; label: string | null; segments: number[]; claim?: NodeClaim; tag?: string }>();
   /** Denoised nodes of the last snapshot, reused while a node's detections are unchanged. */
   private readonly denoised = new Map<
     Growing,
@@ -324,10 +326,10 @@ export class FusionState {
   /**
    * The agent moved the object whose node holds these segments (evidence keys): every fusion node holding any
    * of them is that object, and their earlier detections are stale (the object is no longer where they put
-   * it). They become one empty node that takes its next detections by `claim`. Returns false when no node
-   * holds the segments.
+   * it). They become one empty node that takes its next detections by `claim`, and carries `tag` (the node
+   * id the memory keeps for it: taggedSegments) from then on. Returns false when no node holds the segments.
    */
-  claimNode(segments: readonly number[], claim: NodeClaim, ev: Evidence): boolean {
+  claimNode(segments: readonly number[], claim: NodeClaim, ev: Evidence, tag: string): boolean {
     const segs = new Set(segments);
     if (this.mode === "oracle") {
       const ids = new Set(segments.map((k) => ev.segments[k]?.globalId).filter((id): id is number => id !== undefined && id !== null));
@@ -337,6 +339,7 @@ export class FusionState {
         g.members = [];
         g.segments = [];
         g.claim = claim;
+        g.tag = tag;
       }
       return ids.size > 0;
     }
@@ -348,8 +351,17 @@ export class FusionState {
     node!.pendingXyz = [];
     node!.c = newCluster(new Float32Array(0), new Uint32Array(0), claim.label, [], 0);
     node!.claim = claim;
+    node!.tag = tag;
     this.denoised.delete(node!);
     return true;
+  }
+
+  /** The evidence segments of each node the agent moved, by its tag (claimNode): how its node is found in a snapshot. */
+  taggedSegments(): Map<string, Set<number>> {
+    const out = new Map<string, Set<number>>();
+    for (const g of this.growing) if (g.tag !== undefined) out.set(g.tag, new Set(g.c.segments));
+    for (const g of this.byId.values()) if (g.tag !== undefined) out.set(g.tag, new Set(g.segments));
+    return out;
   }
 
   /** The evidence segments of the held node (the agent holds one object at a time): empty when nothing is held. */

@@ -2,8 +2,8 @@
  * The 3D memory follows what the agent moves (issue 46): an object seen at P is picked up, held in front of
  * the camera, and put on the table at Q. The views are rendered by the built-in simulator from the task with
  * the object at P, in the hand, then at Q, and fed to the memory one by one with the manipulation events the
- * active loop reports. With the events, the memory has one node for the object, at Q; without them (the old
- * memory), a node stays where the object was.
+ * active loop reports. With the events, the memory has one node for the object, at Q, under the id it had at
+ * P; without them (the old memory), a node stays where the object was.
  */
 import { describe, expect, it } from "vitest";
 import { generateTask } from "../../bridge/sim/generate/suite.js";
@@ -77,7 +77,8 @@ const STEPS: Step[] = [
 
 /**
  * Runs the episode through a memory; `follow` false: the events are not reported (the memory before issue
- * 46). `byId`: the agent names the moved object by the node id its graph shows at P (else by its text).
+ * 46). `byId`: the agent names the moved object by the id of the node its graph shows at P, and the table
+ * by the id of the node nearest the table's top under Q (else both by their text).
  */
 async function episode(
   options: z.input<typeof GraphPipelineOptionsSchema>,
@@ -92,9 +93,9 @@ async function episode(
   let bundle = ep.current();
   for (const [k, s] of STEPS.entries()) {
     if (s.event && follow) {
-      const named = byId && s.event.action === "pick_up" ? boxesNear(graphs.at(-1)!, P, 0.3).map((n) => n.id) : [];
-      expect(named.length <= 1).toBe(true);
-      const r = memory.noteManipulation({ ...s.event, nodes: named.length ? named : s.event.nodes, view: k });
+      const seen = graphs.at(-1)!;
+      const named = byId ? (s.event.action === "pick_up" ? [nearestNode(seen, P).id] : [null, nearestNode(seen, TABLE_TOP).id]) : s.event.nodes;
+      const r = memory.noteManipulation({ ...s.event, nodes: named, view: k });
       done.push(`${r.done}: ${r.text}`);
     }
     bundle = ep.add(view(s.scene, s.pose, k));
@@ -104,6 +105,10 @@ async function episode(
 }
 
 const dist = (a: readonly number[], b: readonly number[]) => Math.hypot(a[0]! - b[0]!, a[1]! - b[1]!, a[2]! - b[2]!);
+/** The node whose centre is nearest a point. */
+const nearestNode = (r: PipelineResult, p: Vec3) => r.graph.nodes.reduce((a, b) => (dist(b.box.centre, p) < dist(a.box.centre, p) ? b : a));
+/** The table's top under Q (where the agent puts the box). */
+const TABLE_TOP: Vec3 = [TABLE.position[0], TABLE.position[1], TABLE.position[2] + TABLE.extent[2] / 2];
 /** Nodes of the moved object's label near a point (m). */
 const boxesNear = (r: PipelineResult, p: Vec3, within: number) => r.graph.nodes.filter((n) => n.label === MOVED.category && dist(n.box.centre, p) < within);
 
@@ -131,9 +136,11 @@ describe("the memory follows manipulation", () => {
     { source: "gt", masks: "oracle", byId: false },
     { source: "noisy", masks: "instance", noiseComponents: ["depth", "pose", "flying", "blobs"], byId: false },
     { source: "noisy", masks: "semantic", noiseComponents: ["depth", "pose", "flying", "blobs"], byId: true },
+    { source: "gt", masks: "instance", instances: "dbscan", byId: false },
+    { source: "gt", masks: "instance", instances: "dbscan", byId: true },
   ];
   for (const { byId, ...m } of modes)
-    it(`${m.source} ${m.masks}, named by ${byId ? "node id" : "text"}: one node for the moved object, at Q; none left at P`, async () => {
+    it(`${m.source} ${m.masks} ${m.instances ?? "fusion"}, named by ${byId ? "node id" : "text"}: one node for the moved object, at Q, under its id; none left at P`, async () => {
       const r = await episode(m, true, byId);
       const { graphs, done } = r;
       expect(
@@ -161,6 +168,9 @@ describe("the memory follows manipulation", () => {
         atPNodes = boxesNear(last, P, 0.3);
       expect(atQNodes, JSON.stringify(last.graph.nodes.map((n) => [n.id, n.label, n.box.centre]))).toHaveLength(1);
       expect(atPNodes).toHaveLength(0);
+      // the agent names nodes by id: the node at Q has the id it had at P before the pick-up, in the hand and after
+      const [before] = boxesNear(graphs[2]!, P, 0.3);
+      for (const k of [3, 4, 5, 6, 7]) expect(boxesNear(graphs[k]!, k < 5 ? inHand(STEPS[k]!.pose) : Q, 0.3)[0]!.id, `view ${k}`).toBe(before!.id);
       // the other box stays where it is, and nothing else of the label is left (no held copy in mid-air)
       expect(last.graph.nodes.filter((n) => n.label === MOVED.category)).toHaveLength(2);
       // the diagnosis against the objects where they are now: the box's node matched, nothing stale, no
@@ -176,9 +186,10 @@ describe("the memory follows manipulation", () => {
   const oldModes: Array<z.input<typeof GraphPipelineOptionsSchema>> = [
     { source: "gt", masks: "instance" },
     { source: "noisy", masks: "instance", noiseComponents: ["depth", "pose", "flying", "blobs"] },
+    { source: "gt", masks: "instance", instances: "dbscan" },
   ];
   for (const m of oldModes)
-    it(`${m.source} ${m.masks}, without the events (the old memory): a node stays at P, and the diagnosis counts it stale`, async () => {
+    it(`${m.source} ${m.masks} ${m.instances ?? "fusion"}, without the events (the old memory): a node stays at P, and the diagnosis counts it stale`, async () => {
       const r = await episode(m, false);
       const last = r.graphs.at(-1)!;
       const stale = boxesNear(last, P, 0.3);
@@ -192,6 +203,31 @@ describe("the memory follows manipulation", () => {
       const before = diagnosed(r, []);
       expect(before.metrics.stale).toBe(0);
     });
+
+  // without masks every node is "object": the agent names the box and the table by node id, and the memory
+  // tells the held and the placed box's clusters by their points alone (made only of points since the move)
+  it("gt none dbscan, named by node id: the box's node follows it under its id; without the events a stale node stays at P", async () => {
+    const m = { source: "gt", masks: "none", instances: "dbscan" } as const;
+    const r = await episode(m, true, true);
+    expect(
+      r.done.every((d) => d.startsWith("true")),
+      r.done.join("\n"),
+    ).toBe(true);
+    const near = (g: PipelineResult, p: Vec3) => g.graph.nodes.filter((n) => dist(n.box.centre, p) < 0.3);
+    const before = nearestNode(r.graphs[2]!, P);
+    expect(dist(before.box.centre, P)).toBeLessThan(0.3);
+    for (const k of [3, 4]) expect(r.graphs[k]!.graph.nodes.filter((n) => n.flags.held).map((n) => n.id)).toEqual([before.id]);
+    const last = r.graphs.at(-1)!;
+    expect(near(last, P)).toHaveLength(0);
+    expect(last.graph.nodes.find((n) => n.id === before.id)!.box.centre.every((v, k) => Math.abs(v - Q[k]!) < 0.15)).toBe(true);
+    const d = diagnosed(r);
+    expect(d.metrics.stale).toBe(0);
+    expect(d.objects.find((o) => o.id === MOVED.id)!.node).toBe(before.id);
+    const old = await episode(m, false);
+    const stale = near(old.graphs.at(-1)!, P);
+    expect(stale).toHaveLength(1);
+    expect(diagnosed(old).nodes.find((n) => n.node === stale[0]!.id)!.status).toBe("stale");
+  });
 });
 
 /**
@@ -238,9 +274,22 @@ describe("the memory follows the built-in environment's hands", () => {
   const envModes: Array<z.input<typeof GraphPipelineOptionsSchema>> = [
     { source: "gt", masks: "instance" },
     { source: "noisy", masks: "instance", noiseComponents: ["depth", "pose", "flying", "blobs"] },
+    { source: "gt", masks: "instance", instances: "dbscan" },
   ];
   for (const m of envModes) {
-    it(`${m.source} ${m.masks}: with the events, one node at the box's new place, none stale`, async () => {
+    const dbscan = m.instances === "dbscan";
+    it(`${m.source} ${m.masks} ${m.instances ?? "fusion"}: with the events, ${dbscan ? "no box node left where it was or in the hand" : "one node at the box's new place"}, none stale`, async () => {
+      if (dbscan) {
+        // seen this close, the box put down on the table touches it, and dbscan (gaps alone) clusters it into
+        // the table's node: the memory leaves nothing of the box where it was or in mid-air, and has no node of its own for it
+        const { last, d, from, to } = await envEpisode(m, true);
+        expect(boxesNear(last, from, 0.3)).toHaveLength(0);
+        // no held copy in mid-air (the task's other boxes stand on the floor)
+        expect(last.graph.nodes.filter((n) => n.label === MOVED.category && n.box.centre[2] > 0.3 && dist(n.box.centre, to) > 0.3)).toEqual([]);
+        expect(last.graph.nodes.some((n) => n.label === "table" && (n.label_distribution[MOVED.category] ?? 0) > 0 && dist(n.box.centre, to) < 0.6)).toBe(true);
+        expect(d.metrics.stale).toBe(0);
+        return;
+      }
       const { last, d, from, to } = await envEpisode(m, true);
       expect(boxesNear(last, to, 0.3)).toHaveLength(1);
       expect(boxesNear(last, from, 0.3)).toHaveLength(0);
@@ -249,7 +298,7 @@ describe("the memory follows the built-in environment's hands", () => {
       expect(box.status).toBe("matched");
       expect(box.duplicates).toEqual([]);
     });
-    it(`${m.source} ${m.masks}: without them (the old memory), the node where the box was is stale`, async () => {
+    it(`${m.source} ${m.masks} ${m.instances ?? "fusion"}: without them (the old memory), the node where the box was is stale`, async () => {
       const { last, d, from } = await envEpisode(m, false);
       const stale = boxesNear(last, from, 0.3);
       expect(stale).toHaveLength(1);

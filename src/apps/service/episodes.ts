@@ -338,6 +338,18 @@ export class EpisodeService {
       const unknown = h.acted_on.find((id) => !known.has(id));
       if (unknown !== undefined) throw bad(f("acted_on"), `${unknown} is no object of the session's instances table`);
     }
+    if (h.moved !== undefined) {
+      if (n === 0 || h.blocked)
+        throw bad(
+          f("moved"),
+          "moved goes with an action that happened (not view 0, not blocked: the world is as before): the objects it moved, where they are now",
+        );
+      const ids = new Set((run.env.manifest.task?.objects ?? []).map((o) => o.id));
+      for (const [k, m] of h.moved.entries()) {
+        if (!ids.has(m.id)) throw bad(f(`moved.${k}.id`), `${m.id} is no object of the session's task`);
+        if (h.moved.findIndex((x) => x.id === m.id) !== k) throw bad(f(`moved.${k}.id`), `object ${m.id} is listed twice`);
+      }
+    }
     const C = cameraCentre(h.extrinsic);
     const off = Math.hypot(C[0] - h.pose.position[0], C[1] - h.pose.position[1], C[2] - h.pose.position[2]);
     if (!(off <= POSE_CENTRE_TOLERANCE_M))
@@ -364,14 +376,17 @@ export class EpisodeService {
       throw e;
     }
     const view: ViewData = { index: n, width: rec.image.width, height: rec.image.height, ...pixels, K: h.intrinsics, E: h.extrinsic, action: h.action };
-    run.env.deliver({
-      view,
-      pose: { position: [...h.pose.position], yaw: h.pose.yaw, pitch: h.pose.pitch },
-      blocked: h.blocked,
-      action: want,
-      actionResult: want === null ? null : (h.action_result ?? (h.blocked ? "blocked" : "ok")),
-      ...(h.acted_on ? { actedOn: [...h.acted_on] } : {}),
-    });
+    run.env.deliver(
+      {
+        view,
+        pose: { position: [...h.pose.position], yaw: h.pose.yaw, pitch: h.pose.pitch },
+        blocked: h.blocked,
+        action: want,
+        actionResult: want === null ? null : (h.action_result ?? (h.blocked ? "blocked" : "ok")),
+        ...(h.acted_on ? { actedOn: [...h.acted_on] } : {}),
+      },
+      h.moved,
+    );
     run.hashes.push(hash);
     run.views.push(view);
     run.bytes += body.length;

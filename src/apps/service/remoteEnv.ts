@@ -8,10 +8,19 @@
  * action published after view n. A simulator that does not deliver the view the loop waits for within
  * `viewTimeoutMs` fails the episode (the loop's step() rejects), so a simulator that disappears ends the
  * episode with an error instead of holding it forever.
+ *
+ * The simulator may report the objects an action moved with the view that shows the result (the view
+ * header's `moved`): truth() then says where the task's objects are now, as the built-in environment's does,
+ * so the episode's diagnosis judges the graph against them instead of against the task's start.
  */
 import type { BundleManifest } from "../../../core/bundle/schema.js";
 import { actionText } from "../../../core/task/actions.js";
-import type { EnvAction, Environment, EnvView, ObjectRef } from "../../../bridge/env/types.js";
+import type { EnvAction, Environment, EnvView, ObjectRef, WorldTruth } from "../../../bridge/env/types.js";
+import { worldTruth } from "../../../bridge/sim/manipulation/hands.js";
+import type { TaskObject } from "../../../core/task/schema.js";
+
+/** An object the simulator reports moved by an action, where it is now (orientation absent: unchanged). */
+export type ReportedMove = { id: number } & Pick<TaskObject, "position"> & Partial<Pick<TaskObject, "orientation">>;
 
 export class RemoteEnvironmentError extends Error {}
 
@@ -25,11 +34,15 @@ export class RemoteEnvironment implements Environment {
   private failure: Error | null = null;
   private closed = false;
   private readonly listeners = new Set<() => void>();
+  /** The task's objects where the simulator last reported them (the task's start until it reports a move). */
+  private readonly objects: TaskObject[];
 
   constructor(
     readonly manifest: Omit<BundleManifest, "views">,
     private readonly viewTimeoutMs: number,
-  ) {}
+  ) {
+    this.objects = (manifest.task?.objects ?? []).map((o) => ({ ...o }));
+  }
 
   /** Views delivered so far (the index the next delivery must have). */
   get viewsReceived(): number {
@@ -65,15 +78,22 @@ export class RemoteEnvironment implements Environment {
 
   /**
    * Delivers view `v.view.index`, which must be the next one: view 0 at any time, view n+1 once the
-   * action after view n is published. Throws RemoteEnvironmentError otherwise.
+   * action after view n is published; `moved`: the objects the action moved, where they are now (ids of
+   * the task's objects). Throws RemoteEnvironmentError otherwise.
    */
-  deliver(v: EnvView): void {
+  deliver(v: EnvView, moved: readonly ReportedMove[] = []): void {
     const n = v.view.index;
     if (this.failure || this.closed)
       throw new RemoteEnvironmentError(`the episode takes no more views (${this.failure ? `it failed: ${this.failure.message}` : "it has ended"})`);
     if (n !== this.received) throw new RemoteEnvironmentError(`expected view ${this.received}, got view ${n}`);
     if (n > 0 && this.actions[n - 1] === undefined)
       throw new RemoteEnvironmentError(`view ${n} follows the action after view ${n - 1}, which is not decided yet (ask for it first)`);
+    const unknown = moved.find((m) => !this.objects.some((o) => o.id === m.id));
+    if (unknown) throw new RemoteEnvironmentError(`moved: ${unknown.id} is no object of the task`);
+    for (const m of moved) {
+      const k = this.objects.findIndex((o) => o.id === m.id);
+      this.objects[k] = { ...this.objects[k]!, position: [...m.position], ...(m.orientation ? { orientation: { ...m.orientation } } : {}) };
+    }
     this.received++;
     if (this.waiter && this.waiter.n === n) {
       const w = this.waiter;
@@ -128,6 +148,14 @@ export class RemoteEnvironment implements Environment {
     this.actions.push(action);
     this.changed();
     return this.await(n + 1);
+  }
+
+  /** The task's objects where the simulator last reported them, and those that moved from the task's start. */
+  truth(): WorldTruth {
+    return worldTruth(
+      this.manifest.task?.objects ?? [],
+      this.objects.map((o) => ({ ...o })),
+    );
   }
 
   async close(): Promise<void> {

@@ -5,7 +5,7 @@
  * /openapi.json and docs/protocol.md are generated from these (src/apps/service/openapi.ts, protocol-doc.ts).
  */
 import * as z from "zod";
-import { TaskSchema } from "../../../core/task/schema.js";
+import { TaskObjectSchema, TaskSchema } from "../../../core/task/schema.js";
 import { BundleManifestSchema, BundleViewSchema, InstanceEntrySchema, IntrinsicsSchema, PARADIGMS } from "../../../core/bundle/schema.js";
 import { VggtOptionsSchema } from "../../../reconstruct/options.js";
 import { GraphPipelineOptionsSchema } from "../../../scenegraph/pipelineOptions.js";
@@ -79,6 +79,19 @@ export const SessionOpenSchema = z
   });
 export type SessionOpen = z.infer<typeof SessionOpenSchema>;
 
+/** One object a remote simulator's action moved, where it is now (the diagnosis judges the graph against it). */
+const MovedObjectSchema = z
+  .object({
+    id: TaskObjectSchema.shape.id.describe("instance id of an object of the session's task"),
+    position: TaskObjectSchema.shape.position.describe(
+      "where it is now, as the task's objects give their position (the box centre unless the task says base_link): world frame, Z up, m",
+    ),
+    orientation: TaskObjectSchema.shape.orientation
+      .optional()
+      .describe("its orientation now (object to world, unit quaternion, scalar last); default: the last it had (the task's, until a view reports another)"),
+  })
+  .strict();
+
 /** The JSON header of a view upload (binary layout, docs/protocol.md): the camera of that view. */
 export const ViewHeaderSchema = z
   .object({
@@ -105,6 +118,13 @@ export const ViewHeaderSchema = z
       .optional()
       .describe(
         "active sessions, a manipulation that happened: the instance ids of the objects it acted on, in the action's order (kept in the step record, never shown to the agent)",
+      ),
+    moved: z
+      .array(MovedObjectSchema)
+      .min(1)
+      .optional()
+      .describe(
+        "active sessions, an action that happened: the objects whose pose it changed (a manipulated object, a lid, what rests on a moved object, a held object carried by a camera move), each where it is now; an object not listed stays where it was last reported. The final diagnosis judges the graph against them, and counts a node where a moved object was as stale; never shown to the agent",
       ),
   })
   .strict();

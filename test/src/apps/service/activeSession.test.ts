@@ -13,12 +13,13 @@ import { BuiltinEnvironment } from "../../../../bridge/sim/env.js";
 import type { Environment, EnvView } from "../../../../bridge/env/types.js";
 import { encodePng } from "../../../../core/bundle/png.js";
 import { readBundle } from "../../../../core/bundle/io.js";
-import type { Task } from "../../../../core/task/schema.js";
+import type { Task, TaskObject } from "../../../../core/task/schema.js";
 import { isNavigationAction, parseAgentAction } from "../../../../core/task/actions.js";
 import type { EnvAction, ObjectRef } from "../../../../bridge/env/types.js";
 import { lookAt } from "../../../../bridge/sim/agent.js";
 import { loadPhysics } from "../../../../bridge/sim/physics/world.js";
 import { generateTask } from "../../../../bridge/sim/generate/suite.js";
+import { generatorContext, GeneratorOptionsSchema } from "../../../../bridge/sim/generate/options.js";
 import { poseQuaternion } from "../../../../core/math/camera.js";
 import { trueRelations } from "../../../../scenegraph/truth.js";
 import { activeRecord, runActiveEpisode } from "../../../../src/eval/active.js";
@@ -59,9 +60,10 @@ afterAll(async () => {
 
 const sessionUrl = (id: string) => `${serve.url}/v1/sim/sessions/${id}`;
 
-async function open(task: Task, episode: Record<string, unknown>, extra: Record<string, unknown> = {}) {
+/** Opens an active session on the server at `base` (default: the shared one), its simulator the built-in world. */
+async function open(task: Task, episode: Record<string, unknown>, extra: Record<string, unknown> = {}, base = serve.url) {
   const env = new BuiltinEnvironment(task);
-  const r = await http("POST", `${serve.url}/v1/sim/sessions`, {
+  const r = await http("POST", `${base}/v1/sim/sessions`, {
     task,
     paradigm: "active",
     simulator: env.manifest.simulator,
@@ -352,32 +354,9 @@ describe("active sessions with an LLM agent: the server's model client, the simu
       // the same episode in-process over the built-in environment, against the same script
       const llm2 = await startServer(...script());
       try {
-        const { config, arm, key, reasoner } = runReference(episode, task);
-        const client = createLlmClient("openai:test-model", { baseUrl: `${llm2.url}/v1`, env: { OPENAI_API_KEY: KEY }, cache: null });
-        const agent = createLlmAgent(
-          client,
-          task,
-          {
-            invalidAction: config.active.invalidAction,
-            threshold: config.active.threshold,
-            temperature: config.llm.temperature,
-            format: config.prompt.format,
-            uncertainty: config.prompt.uncertainty,
-          },
-          "3d",
-        );
-        // a remote simulator reports no object poses, so the service's diagnosis cannot know what moved: the
-        // in-process episode it equals is one over the built-in world without its truth
-        const blind = new BuiltinEnvironment(task);
-        const env: Environment = {
-          manifest: blind.manifest,
-          reset: () => blind.reset(),
-          step: (a) => blind.step(a),
-          checkReference: (r) => blind.checkReference(r),
-          close: () => blind.close(),
-        };
-        const out = await runActiveEpisode({ task, config, arm, agent, env, trueRelations: trueRelations(task) });
-        expect(timelessRecord(record)).toEqual(timelessRecord(activeRecord(task, config, arm, reasoner, out, key)));
+        // this simulator reports no moves (no `moved` in its view headers), so the service's diagnosis cannot know
+        // them: the in-process episode it equals is one over the built-in world without its truth
+        expect(timelessRecord(record)).toEqual(timelessRecord(await inProcessLlmRecord(task, episode, `${llm2.url}/v1`, KEY, false)));
       } finally {
         await llm2.close();
       }
@@ -391,6 +370,39 @@ describe("active sessions with an LLM agent: the server's model client, the simu
     expect(bad.body.error.field ?? bad.text).toMatch(/episode\.reasoner|OPENAI_API_KEY/);
   }, 120_000);
 });
+
+/**
+ * The in-process reference of a session's LLM episode: the same episode run here over the built-in world,
+ * against the model at `baseUrl`; `truth`: the world tells the diagnosis where its objects are now, as a
+ * simulator that reports `moved` does (false: as one that reports no moves).
+ */
+async function inProcessLlmRecord(task: Task, episode: Record<string, unknown>, baseUrl: string, apiKey: string, truth: boolean): Promise<ItemRecord> {
+  const { config, arm, key, reasoner } = runReference(episode, task);
+  const client = createLlmClient("openai:test-model", { baseUrl, env: { OPENAI_API_KEY: apiKey }, cache: null });
+  const agent = createLlmAgent(
+    client,
+    task,
+    {
+      invalidAction: config.active.invalidAction,
+      threshold: config.active.threshold,
+      temperature: config.llm.temperature,
+      format: config.prompt.format,
+      uncertainty: config.prompt.uncertainty,
+    },
+    "3d",
+  );
+  const world = new BuiltinEnvironment(task);
+  const env: Environment = {
+    manifest: world.manifest,
+    reset: () => world.reset(),
+    step: (a) => world.step(a),
+    checkReference: (r) => world.checkReference(r),
+    ...(truth ? { truth: () => world.truth() } : {}),
+    close: () => world.close(),
+  };
+  const out = await runActiveEpisode({ task, config, arm, agent, env, trueRelations: trueRelations(task) });
+  return activeRecord(task, config, arm, reasoner, out, key);
+}
 
 /** The environment's form of an action reply: a camera move, or a manipulation with the objects the reply carries. */
 function envActionOfReply(a: { action: string; objects?: ObjectRef[] }): EnvAction {
@@ -422,16 +434,8 @@ describe("active sessions with the hands: a manipulation crosses the protocol", 
     const withModel = await startServe(["--cpu-jobs", "1"], { env: { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: `${llm.url}/v1` } });
     try {
       const episode = { arm: "3d", source: "gt", reasoner: "openai:test-model", maxSteps: 5, minSteps: 2, actions: "all" } as const;
-      const env = new BuiltinEnvironment(task);
-      const r = await http("POST", `${withModel.url}/v1/sim/sessions`, {
-        task,
-        paradigm: "active",
-        simulator: env.manifest.simulator,
-        instances: env.manifest.instances,
-        episode,
-      });
-      expect(r.status, r.text).toBe(201);
-      const url = `${withModel.url}/v1/sim/sessions/${r.body.id as string}`;
+      const { env, id } = await open(task, episode, {}, withModel.url);
+      const url = `${withModel.url}/v1/sim/sessions/${id}`;
       const replies: Array<Record<string, unknown>> = [];
       let v = await env.reset();
       for (let n = 0; ; n++) {
@@ -469,32 +473,9 @@ describe("active sessions with the hands: a manipulation crosses the protocol", 
       // the same episode in-process over the built-in environment, against the same script
       const llm2 = await startServer(...script());
       try {
-        const { config, arm, key, reasoner } = runReference(episode, task);
-        const client = createLlmClient("openai:test-model", { baseUrl: `${llm2.url}/v1`, env: { OPENAI_API_KEY: KEY }, cache: null });
-        const agent = createLlmAgent(
-          client,
-          task,
-          {
-            invalidAction: config.active.invalidAction,
-            threshold: config.active.threshold,
-            temperature: config.llm.temperature,
-            format: config.prompt.format,
-            uncertainty: config.prompt.uncertainty,
-          },
-          "3d",
-        );
-        // a remote simulator reports no object poses, so the service's diagnosis cannot know what moved: the
-        // in-process episode it equals is one over the built-in world without its truth
-        const blind = new BuiltinEnvironment(task);
-        const env: Environment = {
-          manifest: blind.manifest,
-          reset: () => blind.reset(),
-          step: (a) => blind.step(a),
-          checkReference: (r) => blind.checkReference(r),
-          close: () => blind.close(),
-        };
-        const out = await runActiveEpisode({ task, config, arm, agent, env, trueRelations: trueRelations(task) });
-        expect(timelessRecord(record)).toEqual(timelessRecord(activeRecord(task, config, arm, reasoner, out, key)));
+        // this simulator reports no moves (no `moved` in its view headers), so the service's diagnosis cannot know
+        // them: the in-process episode it equals is one over the built-in world without its truth
+        expect(timelessRecord(record)).toEqual(timelessRecord(await inProcessLlmRecord(task, episode, `${llm2.url}/v1`, KEY, false)));
       } finally {
         await llm2.close();
       }
@@ -503,4 +484,123 @@ describe("active sessions with the hands: a manipulation crosses the protocol", 
       await llm.close();
     }
   }, 120_000);
+});
+
+/**
+ * A remote simulator reports what its actions moved (the view header's `moved`), and the episode's diagnosis
+ * judges the graph against where the objects are now, as the built-in environment's truth lets it. The task:
+ * spatial_distance #1 of seed "inc" (the memory's manipulation test), the agent standing within reach of the
+ * white cardboard box and the table; a scripted LLM picks the box up, turns with it and puts it on the table.
+ */
+describe("active sessions with the hands: the simulator reports what moved", () => {
+  const base = generateTask("spatial_distance", "inc", 1, generatorContext(GeneratorOptionsSchema.parse({}), { width: 160, height: 120, hfov_deg: 70 }));
+  const box = base.objects.find((o) => o.name === "the white cardboard box")!;
+  const table = base.objects.find((o) => o.category === "table")!;
+  const from: [number, number, number] = [1.5, -0.1, 1.0];
+  const task: Task = {
+    ...base,
+    agent_initial: { position: from, yaw: -2.4, pitch: -0.5, orientation: poseQuaternion({ position: from, yaw: -2.4, pitch: -0.5 }) },
+  };
+  const episode = { arm: "3d", source: "gt", reasoner: "openai:test-model", maxSteps: 6, minSteps: 2, actions: "all" } as const;
+  const KEY = "sk-moved-session-test-key";
+  const say = (action: string, answer: string, confidence: number) => openaiReply(JSON.stringify({ action, answer, reasoning: "scripted", confidence }));
+  /** `ref`: how the agent names the box; the confident answer after put_on stops the episode before its turn */
+  const script = (ref: string) => [
+    say(`pick_up(${ref})`, "not sure", 0.2),
+    say("turn_right", "not sure", 0.3),
+    say(`put_on(${ref}, the table)`, "not sure", 0.3),
+    say("turn_left", task.answer, 0.9),
+  ];
+  const samePose = (a: TaskObject, b: TaskObject) =>
+    a.position.every((x, k) => x === b.position[k]) && JSON.stringify(a.orientation) === JSON.stringify(b.orientation);
+
+  let llm: Awaited<ReturnType<typeof startServer>>;
+  let withModel: Serve;
+  beforeAll(async () => {
+    await loadPhysics();
+    llm = await startServer();
+    withModel = await startServe(["--cpu-jobs", "1"], { env: { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: `${llm.url}/v1` } });
+  });
+  afterAll(async () => {
+    expect(await withModel.stop()).toBe(0);
+    await llm.close();
+  });
+
+  /**
+   * Serves the episode with the built-in world through the protocol; `report`: each view's header lists the
+   * objects the action moved. `probe`: first, each view is sent with a `moved` the server must refuse.
+   */
+  async function remote(ref: string, report: boolean, probe = false): Promise<ItemRecord> {
+    llm.script(...script(ref));
+    const { env, id } = await open(task, episode, {}, withModel.url);
+    const url = `${withModel.url}/v1/sim/sessions/${id}`;
+    let v = await env.reset();
+    let before = env.truth().objects;
+    for (let n = 0; ; n++) {
+      const now = env.truth().objects;
+      const moved = now
+        .filter((o) => !samePose(o, before.find((b) => b.id === o.id)!))
+        .map((o) => ({ id: o.id, position: o.position, orientation: o.orientation }));
+      before = now;
+      const refused = (bad: Header["moved"]) => ({ status: 400, field: `views.${n}.moved`, body: viewBody(v, { moved: bad }) });
+      const probes = !probe
+        ? []
+        : moved.length === 0
+          ? [refused([{ id: box.id, position: [0, 0, 0] }])]
+          : [
+              { ...refused([{ id: 9999, position: [0, 0, 0] }]), field: `views.${n}.moved.0.id`, says: "9999 is no object of the session's task" },
+              { ...refused([...moved, moved[0]!]), field: `views.${n}.moved.${moved.length}.id`, says: "listed twice" },
+              { ...refused([{ id: box.id, position: [0, 0] as never }]), field: `views.${n}.moved.0.position` },
+            ];
+      for (const p of probes) {
+        const bad = await http("PUT", `${url}/views/${n}`, p.body);
+        expect(bad.status, bad.text).toBe(p.status);
+        expect(bad.body.error.field, bad.text).toBe(p.field);
+        if ("says" in p) expect(bad.body.error.message).toContain(p.says);
+      }
+      const put = await http("PUT", `${url}/views/${n}`, viewBody(v, report && moved.length ? { moved } : {}));
+      expect(put.status, put.text).toBe(201);
+      let a = (await http("GET", `${url}/action?after=${n}&wait=20`)).body;
+      while (a.next === "wait") a = (await http("GET", `${url}/action?after=${n}&wait=20`)).body;
+      if (a.next !== "act") break;
+      v = await env.step(envActionOfReply(a));
+    }
+    expect(env.truth().moved.map((m) => m.id)).toEqual([box.id]);
+    return (await http("GET", `${url}/item`)).body as ItemRecord;
+  }
+
+  /** The same episode in-process over the built-in world, with its truth (`truth`) or without. */
+  function inProcess(ref: string, truth: boolean): Promise<ItemRecord> {
+    llm.script(...script(ref));
+    return inProcessLlmRecord(task, episode, `${llm.url}/v1`, KEY, truth);
+  }
+
+  it("named by text, the memory follows the box: reported, the diagnosis matches its node at the new place (none stale), as over the built-in world; unreported, that node counts as hallucinated", async () => {
+    const reported = await remote("the white cardboard box", true, true);
+    expect(reported.active!.steps.map((s) => [s.action, s.blocked, s.acted_on])).toEqual([
+      // the canonical text the server sends the simulator
+      ["pick_up(white cardboard box)", false, [box.id]],
+      ["turn_right", false, undefined],
+      ["put_on(white cardboard box, table)", false, [box.id, table.id]],
+      [null, null, undefined],
+    ]);
+    expect(timelessRecord(reported)).toEqual(timelessRecord(await inProcess("the white cardboard box", true)));
+    expect(reported.graph_quality!.stale).toBe(0);
+    const unreported = await remote("the white cardboard box", false);
+    expect(timelessRecord(unreported)).toEqual(timelessRecord(await inProcess("the white cardboard box", false)));
+    expect(unreported.graph_quality!.stale).toBe(0);
+    // judged against the box's start, its node on the table is near no true box of its own
+    expect(unreported.graph_quality!.hallucinated).toBe(reported.graph_quality!.hallucinated! + 1);
+    expect(unreported.graph_quality!.matched).toBe(reported.graph_quality!.matched! - 1);
+  }, 180_000);
+
+  it("named by instance id, the memory cannot follow: reported, the node left where the box was is stale; unreported, it passes for the box", async () => {
+    const ref = `#${box.id}`;
+    const reported = await remote(ref, true);
+    expect(reported.active!.steps.map((s) => s.acted_on)).toEqual([[box.id], undefined, [box.id, table.id], undefined]);
+    expect(reported.graph_quality!.stale).toBe(1);
+    const unreported = await remote(ref, false);
+    expect(unreported.graph_quality!.stale).toBe(0);
+    expect(timelessRecord(unreported)).toEqual(timelessRecord(await inProcess(ref, false)));
+  }, 180_000);
 });
