@@ -280,8 +280,8 @@ const VGGT_LIKE_PRESET: Readonly<NoiseParams> = Object.freeze({
   labelPhantomPx: 400,
   // A multi-view network matches what a mirror shows across views as it matches any surface: the reflection
   // moves with the camera as a scene behind the glass would, so triangulation and learned depth put it at its
-  // mirror image, the reflected path's length behind the mirror (docs/noise-model.md, "mirror"; esi-spec's
-  // expectation for VGGT). Nothing in an RGB view says where the glass is, so all the way.
+  // mirror image, the reflected path's length behind the mirror (docs/noise-model.md, "mirror"). Nothing in an
+  // RGB view says where the glass is, so all the way.
   mirrorDepthShare: 1,
 });
 
