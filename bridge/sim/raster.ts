@@ -174,7 +174,8 @@ function rasterise(
   const depth = new Float32Array(N);
   const ids = new Uint16Array(N);
   let rgb: Uint8Array | null = null;
-  if (opts.rgb === false) for (let p = 0; p < N; p++) resolvePixel(buf, scene.triId, p, depth, ids);
+  if (opts.rgb === false)
+    for (let j = box.y0; j <= box.y1; j++) for (let p = j * W + box.x0; p <= j * W + box.x1; p++) resolvePixel(buf, scene.triId, p, depth, ids);
   else rgb = shade(scene, cam, buf, depth, ids, opts.sidesPerPixel === true);
   const mirrorPixels = bound === null && scene.triMirror ? findMirrorPixels(scene, E, buf) : null;
   return { out: { width: W, height: H, rgb, depth, ids }, mirrorPixels };
@@ -703,9 +704,11 @@ function shade(scene: RenderScene, cam: RenderCamera, buf: RasterBuffers, depth:
   }
   // a copy runs at memory speed; the loop below then stores a depth only where it is not the opaque one
   depth.set(zO);
-  for (let j = 0; j < H; j++) {
+  // the pixels drawn: the whole image, or a reflection pass's box (the pass reads nothing outside it)
+  const { x0, x1, y0, y1 } = buf;
+  for (let j = y0; j <= y1; j++) {
     const yn = (j - cy) / fy;
-    for (let i = 0, p = j * W; i < W; i++, p++) {
+    for (let i = x0, p = j * W + x0; i <= x1; i++, p++) {
       const t = tO[p]!,
         tg = glass ? tG[p]! : -1;
       // depth and id as resolvePixel gives them: the opaque depth was copied in whole, so only glass and
