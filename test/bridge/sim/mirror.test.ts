@@ -6,6 +6,7 @@ import { cameraCentre, intrinsicsFromHfov, poseToExtrinsic, projectPoint } from 
 import type { Mat34, Vec3 } from "../../../core/math/vec.js";
 import { mirrorPlane, reflectedExtrinsic, reflectionMatrix } from "../../../core/objects/mirror.js";
 import { FLOOR_ID, WALL_IDS } from "../../../core/task/instanceIds.js";
+import { colorRgb } from "../../../core/task/palette.js";
 import type { TaskObject } from "../../../core/task/schema.js";
 import {
   BOX_CENTRE,
@@ -231,6 +232,27 @@ describe("planar mirrors", () => {
     expect(out.ids.includes(FRAME_ID)).toBe(true);
     expect(out.reflectedIds!.every((id) => id === 0)).toBe(true);
     expect(out.reflectedDepth!.every((d) => d === 0)).toBe(true);
+  });
+
+  it("blends glass in front of a mirror over its reflection: ids and depth show the glass, the reflection images what the mirror shows", () => {
+    const pane = { ...boxObject(30, "pane", [1.0, -0.3, 1.0], [0.02, 0.4, 0.4], 0, "grey"), transparent: true };
+    const objects = [...mirrorRoomObjects(), pane];
+    const out = renderMirrorRoom(objects);
+    const bare = renderMirrorRoom(mirrorRoomObjects());
+    const glass = colorRgb("glass");
+    let behindGlass = 0;
+    for (let p = 0; p < W * H; p++) {
+      if (out.ids[p] !== 30 || bare.ids[p] !== MIRROR_ID) continue;
+      behindGlass++;
+      expect(out.reflectedIds![p]).not.toBe(0);
+      expect(out.reflectedDepth![p]).toBeGreaterThan(bare.depth[p]!);
+      expect(out.depth[p]).toBeLessThan(bare.depth[p]!);
+      // the glass (two surfaces, each letting 0.9 through) tints the reflection as it tints any surface behind it;
+      // bare's bytes are the reflection already rounded once
+      if (out.reflectedIds![p] === bare.reflectedIds![p])
+        for (let c = 0; c < 3; c++) expect(Math.abs(out.rgb![3 * p + c]! - (bare.rgb![3 * p + c]! * 0.81 + glass[c]! * 0.19))).toBeLessThanOrEqual(1);
+    }
+    expect(behindGlass).toBeGreaterThan(100);
   });
 
   it("gives no reflection images for a scene without mirrors", () => {
