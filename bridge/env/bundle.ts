@@ -4,7 +4,7 @@
  * appended; the bundle object of one step is never changed by the next.
  */
 import type { FrameBundle, ViewData } from "../../core/bundle/io.js";
-import { viewFileNames } from "../../core/bundle/io.js";
+import { reflectionFileNames, viewFileNames } from "../../core/bundle/io.js";
 import type { BundleManifest } from "../../core/bundle/schema.js";
 import type { Environment } from "./types.js";
 
@@ -18,7 +18,8 @@ export class EpisodeBundle {
   add(view: ViewData): FrameBundle {
     if (view.index !== this.views.length) throw new Error(`episode bundle: expected view ${this.views.length}, got ${view.index}`);
     this.views.push(view);
-    this.entries.push({ index: view.index, ...viewFileNames(view.index), intrinsics: view.K, extrinsic: view.E, action: view.action });
+    const reflection = view.reflectedIds ? { reflection: reflectionFileNames(view.index) } : {};
+    this.entries.push({ index: view.index, ...viewFileNames(view.index), intrinsics: view.K, extrinsic: view.E, action: view.action, ...reflection });
     return this.current();
   }
 

@@ -3,9 +3,9 @@ import { intrinsicsFromHfov, poseToExtrinsic } from "../../core/math/camera.js";
 import type { Task } from "../../core/task/schema.js";
 import { BUNDLE_CONVENTIONS, BUNDLE_FORMAT, type BundleManifest, type Paradigm } from "../../core/bundle/schema.js";
 import type { FrameBundle, ViewPayload } from "../../core/bundle/io.js";
-import { viewData, viewFileNames } from "../../core/bundle/io.js";
+import { reflectionFileNames, viewData, viewFileNames } from "../../core/bundle/io.js";
 import { buildScene } from "./scene.js";
-import { render } from "./raster.js";
+import { render, type RenderOutput } from "./raster.js";
 import { paradigmViews, type PlannedView } from "./views.js";
 import { Hands, worldTruth } from "./manipulation/hands.js";
 import { idCounts } from "../../core/idTally.js";
@@ -42,6 +42,8 @@ function applyTrajectoryAction(task: Task, hands: Hands, pv: PlannedView, i: num
 
 export function captureBundle(task: Task, paradigm: Paradigm): CapturedBundle {
   let scene = buildScene(task);
+  // the mirrors as the task places them (no built-in action moves a mirror)
+  const mirrors = scene.mirrors.map((m) => m.plane);
   const { width, height, hfov_deg } = task.camera;
   const K = intrinsicsFromHfov(width, height, hfov_deg);
   const planned = paradigmViews(task, paradigm);
@@ -63,15 +65,15 @@ export function captureBundle(task: Task, paradigm: Paradigm): CapturedBundle {
     const E = poseToExtrinsic(pv.pose);
     const key = E.flat().join(" ");
     const seen = renderedAt.get(key);
-    if (seen) payloads.push({ rgb: seen.rgb.slice(), depth: seen.depth.slice(), ids: seen.ids.slice() });
+    if (seen) payloads.push(copyPayload(seen));
     else {
-      const out = render(scene, { width, height, K, E });
-      const payload = { rgb: out.rgb!, depth: out.depth, ids: out.ids };
+      const payload = payloadOf(render(scene, { width, height, K, E }));
       renderedAt.set(key, payload);
       payloads.push(payload);
     }
     if (hands) visible = idCounts(payloads.at(-1)!.ids);
-    views.push({ index: i, ...viewFileNames(i), intrinsics: K, extrinsic: E, action: pv.action });
+    const reflection = payloads.at(-1)!.reflectedIds ? { reflection: reflectionFileNames(i) } : {};
+    views.push({ index: i, ...viewFileNames(i), intrinsics: K, extrinsic: E, action: pv.action, ...reflection });
   });
   const instances = [...scene.categories.entries()]
     .sort((a, b) => a[0] - b[0])
@@ -88,7 +90,21 @@ export function captureBundle(task: Task, paradigm: Paradigm): CapturedBundle {
     instances,
     task,
   };
+  if (mirrors.length) manifest.mirrors = mirrors;
   return { manifest, payloads };
+}
+
+/** A rendered view's pixels, with its reflection images when the scene has mirrors. */
+export function payloadOf(out: RenderOutput): ViewPayload {
+  const { rgb, depth, ids, reflectedIds, reflectedDepth } = out;
+  return reflectedIds && reflectedDepth ? { rgb: rgb!, depth, ids, reflectedIds, reflectedDepth } : { rgb: rgb!, depth, ids };
+}
+
+/** A copy of a view's pixels in arrays of its own. */
+function copyPayload(p: ViewPayload): ViewPayload {
+  const { rgb, depth, ids, reflectedIds, reflectedDepth } = p;
+  const copy = { rgb: rgb.slice(), depth: depth.slice(), ids: ids.slice() };
+  return reflectedIds && reflectedDepth ? { ...copy, reflectedIds: reflectedIds.slice(), reflectedDepth: reflectedDepth.slice() } : copy;
 }
 
 /** Renders a task's views into an in-memory bundle (nothing is written to disk). */

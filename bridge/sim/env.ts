@@ -10,7 +10,7 @@ import { BUNDLE_CONVENTIONS, BUNDLE_FORMAT, type BundleManifest } from "../../co
 import type { EnvAction, Environment, EnvView, ObjectRef, WorldTruth } from "../env/types.js";
 import { actionText } from "../../core/task/actions.js";
 import { applyAction, worldOf, type World } from "./agent.js";
-import { BUILTIN_SIMULATOR } from "./capture.js";
+import { BUILTIN_SIMULATOR, payloadOf } from "./capture.js";
 import { buildScene, type RenderScene } from "./scene.js";
 import { render } from "./raster.js";
 import { idCounts } from "../../core/idTally.js";
@@ -48,6 +48,7 @@ export class BuiltinEnvironment implements Environment {
       instances,
       task,
     };
+    if (this.scene.mirrors.length) this.manifest.mirrors = this.scene.mirrors.map((m) => m.plane);
   }
 
   /** Rebuilds the render scene and the body's obstacles from the objects as they are now (a held object is no obstacle). */
@@ -63,7 +64,7 @@ export class BuiltinEnvironment implements Environment {
     const E = poseToExtrinsic(this.pose);
     const out = render(this.scene, { width, height, K: this.K, E });
     this.visible = idCounts(out.ids);
-    const view = { index: this.index, width, height, rgb: out.rgb!, depth: out.depth, ids: out.ids, K: this.K, E, action };
+    const view = { index: this.index, width, height, ...payloadOf(out), K: this.K, E, action };
     return { view, pose: this.pose, blocked, action, actionResult };
   }
 

@@ -7,6 +7,13 @@
  * depth is the camera-axis z of the first surface hit, glass included (as a rasterised depth buffer
  * gives it); pixels that see nothing (no ceiling, open sky) have depth 0 and id 0.
  * Depth is interpolated as 1/z, which is exact for planar triangles under perspective.
+ *
+ * Mirrors (core/objects/mirror.ts) are drawn exactly, one bounce: a pixel whose first opaque surface is a
+ * mirror's reflective face, seen from its reflecting side, shows the scene rendered again from the camera's
+ * mirror image (extrinsic E·M, M the reflection about the mirror's plane), where only what lies beyond the
+ * mirror's depth at that pixel counts: exactly the half-space in front of the mirror, seen through its
+ * rectangle. Depth and ids keep the mirror's surface; the reflected ids and depth (the mirror image's z-depth,
+ * i.e. the reflected path) come beside them. A mirror seen in another mirror shows its own surface.
  */
 import type { Mat34 } from "../../core/math/vec.js";
 import type { Intrinsics } from "../../core/math/camera.js";
@@ -16,6 +23,8 @@ import { FLOOR_ID } from "../../core/task/instanceIds.js";
 import { colorRgb } from "../../core/task/palette.js";
 import { runOutsideView, triangleRuns, type CullView } from "./cull.js";
 import { toByte } from "./toByte.js";
+import { reflectedExtrinsic } from "../../core/objects/mirror.js";
+import { cameraCentre } from "../../core/math/camera.js";
 
 /** Near clipping plane (m): closer geometry is cut away. */
 const NEAR_PLANE_M = 0.05;
@@ -23,6 +32,11 @@ const NEAR_PLANE_M = 0.05;
 const GLASS_TRANSMITTANCE = 0.9;
 /** Colour of pixels that see nothing (the open ceiling). */
 const SKY_RGB: [number, number, number] = [30, 32, 40];
+/**
+ * Fraction of light a mirror returns: a silvered glass mirror reflects about 90 % of visible light (silver's
+ * ~95 % behind a glass surface that loses ~4 % each way), the reflected image a little darker than the scene.
+ */
+const MIRROR_REFLECTANCE = 0.9;
 
 export interface RenderCamera {
   width: number;
@@ -48,6 +62,10 @@ export interface RenderOutput {
   rgb: Uint8Array | null;
   depth: Float32Array;
   ids: Uint16Array;
+  /** Scenes with mirrors: the id each mirror pixel's reflected ray hits first (0 elsewhere, and where it sees nothing). */
+  reflectedIds?: Uint16Array;
+  /** Scenes with mirrors: the z-depth of that point's mirror image, the reflected path along the pixel's ray (0 where reflectedIds is 0). */
+  reflectedDepth?: Float32Array;
 }
 
 /** Scratch buffers reused across views of the same size (a 30-view bundle allocates them once). */
@@ -58,6 +76,8 @@ interface Scratch {
   zGlass: Float32Array;
   triGlass: Int32Array;
   glassLayers: Uint8Array;
+  /** A reflection pass's nearest accepted depth per pixel (ReflectionBound). */
+  zMin: Float32Array;
 }
 let scratch: Scratch | null = null;
 function getScratch(n: number): Scratch {
@@ -69,12 +89,54 @@ function getScratch(n: number): Scratch {
       zGlass: new Float32Array(n),
       triGlass: new Int32Array(n),
       glassLayers: new Uint8Array(n),
+      zMin: new Float32Array(n),
     };
   }
   return scratch;
 }
 
 export function render(scene: RenderScene, cam: RenderCamera, opts: RenderOptions = {}): RenderOutput {
+  const { out, mirrorPixels } = rasterise(scene, cam, opts, null);
+  if (mirrorPixels) reflectMirrors(scene, cam, opts, out, mirrorPixels);
+  return out;
+}
+
+/** An inclusive rectangle of pixels. */
+interface PixelRect {
+  x0: number;
+  x1: number;
+  y0: number;
+  y1: number;
+}
+
+/**
+ * What a reflection pass draws: only fragments farther than zMin[p] (the mirror's depth at its pixels,
+ * +Infinity at every other pixel), inside `box`, and nothing of the mirror `skipId` itself.
+ */
+interface ReflectionBound {
+  zMin: Float32Array;
+  box: PixelRect;
+  skipId: number;
+}
+
+/** The pixels of a view that show a mirror from its reflecting side, with what the reflection needs of each. */
+interface MirrorPixels {
+  /** Pixel index, and the index in scene.mirrors of the mirror it shows. */
+  pixel: Int32Array;
+  mirror: Uint8Array;
+  /** The mirror's depth at the pixel (its first opaque surface). */
+  z: Float32Array;
+  /** Glass surfaces in front of it (blended over the reflection as over any surface). */
+  layers: Uint8Array;
+}
+
+/** One pass of the rasterizer; the primary pass (bound null) of a scene with mirrors also finds the mirror pixels. */
+function rasterise(
+  scene: RenderScene,
+  cam: RenderCamera,
+  opts: RenderOptions,
+  bound: ReflectionBound | null,
+): { out: RenderOutput; mirrorPixels: MirrorPixels | null } {
   const W = cam.width,
     H = cam.height,
     N = W * H;
@@ -88,7 +150,8 @@ export function render(scene: RenderScene, cam: RenderCamera, opts: RenderOption
   const zG = glassScene ? s.zGlass.fill(Infinity) : s.zGlass,
     tG = glassScene ? s.triGlass.fill(-1) : s.triGlass,
     layers = glassScene ? s.glassLayers.fill(0) : s.glassLayers;
-  const buf: RasterBuffers = { W, H, zO, tO, zG, tG, layers, glass: glassScene };
+  const box = bound?.box ?? { x0: 0, x1: W - 1, y0: 0, y1: H - 1 };
+  const buf: RasterBuffers = { W, H, ...box, zO, tO, zG, tG, layers, glass: glassScene, zMin: bound?.zMin ?? null };
 
   const only = opts.onlyIds;
   const polygon = clipPolygon();
@@ -97,8 +160,10 @@ export function render(scene: RenderScene, cam: RenderCamera, opts: RenderOption
   const runs = triangleRuns(scene);
   const visible = new Uint8Array(runs.count);
   const view: CullView = { E, fx, fy, cx, cy, W, H, near: NEAR_PLANE_M };
-  for (let r = 0; r < runs.count; r++)
-    visible[r] = (only === undefined || only.has(scene.triId[runs.start[r]!]!)) && !(opts.cull !== false && runOutsideView(runs, r, view)) ? 1 : 0;
+  for (let r = 0; r < runs.count; r++) {
+    const id = scene.triId[runs.start[r]!]!;
+    visible[r] = (only === undefined || only.has(id)) && id !== bound?.skipId && !(opts.cull !== false && runOutsideView(runs, r, view)) ? 1 : 0;
+  }
   for (let pass = 0; pass < (glassScene ? 2 : 1); pass++) {
     const glass = pass === 1;
     for (let r = 0; r < runs.count; r++) {
@@ -109,9 +174,77 @@ export function render(scene: RenderScene, cam: RenderCamera, opts: RenderOption
   const depth = new Float32Array(N);
   const ids = new Uint16Array(N);
   let rgb: Uint8Array | null = null;
-  if (opts.rgb === false) for (let p = 0; p < N; p++) resolvePixel(buf, scene.triId, p, depth, ids);
+  if (opts.rgb === false)
+    for (let j = box.y0; j <= box.y1; j++) for (let p = j * W + box.x0; p <= j * W + box.x1; p++) resolvePixel(buf, scene.triId, p, depth, ids);
   else rgb = shade(scene, cam, buf, depth, ids, opts.sidesPerPixel === true);
-  return { width: W, height: H, rgb, depth, ids };
+  const mirrorPixels = bound === null && scene.triMirror ? findMirrorPixels(scene, E, buf) : null;
+  return { out: { width: W, height: H, rgb, depth, ids }, mirrorPixels };
+}
+
+/** The pixels whose first opaque surface is a mirror's reflective face, seen from the side it reflects. */
+function findMirrorPixels(scene: RenderScene, E: Mat34, buf: RasterBuffers): MirrorPixels {
+  const triMirror = scene.triMirror!;
+  const C = cameraCentre(E);
+  // a mirror seen from behind (its slab's back, or its face edge-on) reflects nothing
+  const inFront = scene.mirrors.map(({ plane: { centre: q, normal: n } }) => (C[0] - q[0]) * n[0] + (C[1] - q[1]) * n[1] + (C[2] - q[2]) * n[2] > 0);
+  const pixels: number[] = [];
+  for (let p = 0; p < buf.tO.length; p++) {
+    const t = buf.tO[p]!;
+    if (t >= 0 && triMirror[t]! > 0 && inFront[triMirror[t]! - 1]) pixels.push(p);
+  }
+  const pixel = Int32Array.from(pixels);
+  const mirror = new Uint8Array(pixel.length),
+    z = new Float32Array(pixel.length),
+    layers = new Uint8Array(pixel.length);
+  for (let k = 0; k < pixel.length; k++) {
+    const p = pixel[k]!;
+    mirror[k] = triMirror[buf.tO[p]!]! - 1;
+    z[k] = buf.zO[p]!;
+    layers[k] = buf.glass && buf.tG[p]! >= 0 ? buf.layers[p]! : 0;
+  }
+  return { pixel, mirror, z, layers };
+}
+
+/**
+ * Fills the mirror pixels of `out` with what each mirror reflects: per mirror seen, a pass from the camera's
+ * mirror image bounded to that mirror's pixels and to the half-space in front of it (ReflectionBound). The RGB
+ * of a mirror pixel becomes the reflected colour times MIRROR_REFLECTANCE, any glass in front blended over it.
+ */
+function reflectMirrors(scene: RenderScene, cam: RenderCamera, opts: RenderOptions, out: RenderOutput, mp: MirrorPixels): void {
+  const W = cam.width,
+    N = W * cam.height;
+  const reflectedIds = new Uint16Array(N),
+    reflectedDepth = new Float32Array(N);
+  out.reflectedIds = reflectedIds;
+  out.reflectedDepth = reflectedDepth;
+  const transmit = glassTransmittance();
+  const glassRgb = colorRgb("glass");
+  scene.mirrors.forEach((m, k) => {
+    const zMin = getScratch(N).zMin.fill(Infinity);
+    const box: PixelRect = { x0: W, x1: -1, y0: cam.height, y1: -1 };
+    for (let i = 0; i < mp.pixel.length; i++) {
+      if (mp.mirror[i] !== k) continue;
+      const p = mp.pixel[i]!,
+        x = p % W,
+        y = (p - x) / W;
+      zMin[p] = mp.z[i]!;
+      box.x0 = Math.min(box.x0, x);
+      box.x1 = Math.max(box.x1, x);
+      box.y0 = Math.min(box.y0, y);
+      box.y1 = Math.max(box.y1, y);
+    }
+    if (box.x1 < 0) return;
+    const seen = rasterise(scene, { ...cam, E: reflectedExtrinsic(cam.E, m.reflection) }, opts, { zMin, box, skipId: m.plane.id }).out;
+    for (let i = 0; i < mp.pixel.length; i++) {
+      if (mp.mirror[i] !== k) continue;
+      const p = mp.pixel[i]!;
+      reflectedIds[p] = seen.ids[p]!;
+      reflectedDepth[p] = seen.depth[p]!;
+      if (!out.rgb) continue;
+      const tr = transmit[mp.layers[i]!]!;
+      for (let c = 0; c < 3; c++) out.rgb[p * 3 + c] = toByte(seen.rgb![p * 3 + c]! * MIRROR_REFLECTANCE * tr + glassRgb[c]! * (1 - tr));
+    }
+  });
 }
 
 /** A triangle's camera-space vertices, and the camera-space and projected vertices of its (up to 4) clipped polygon. */
@@ -219,6 +352,11 @@ function resolvePixel(buf: RasterBuffers, triId: Uint16Array, p: number, depth: 
 interface RasterBuffers {
   W: number;
   H: number;
+  /** The pixels drawn: the whole image, or a reflection pass's box. */
+  x0: number;
+  x1: number;
+  y0: number;
+  y1: number;
   zO: Float32Array;
   tO: Int32Array;
   zG: Float32Array;
@@ -226,6 +364,8 @@ interface RasterBuffers {
   layers: Uint8Array;
   /** Whether the scene has glass: without it zG, tG and layers hold another view's values and are not read. */
   glass: boolean;
+  /** A reflection pass's bound (ReflectionBound.zMin): a fragment counts only beyond it; null for a camera's own pass. */
+  zMin: Float32Array | null;
 }
 
 /**
@@ -250,8 +390,7 @@ function rasterTriangle(
   tri: number,
   glass: boolean,
 ): void {
-  const W = buf.W,
-    H = buf.H;
+  const W = buf.W;
   let area = (x1 - x0) * (y2 - y0) - (y1 - y0) * (x2 - x0);
   if (!(Math.abs(area) > 1e-12)) return;
   if (area < 0) {
@@ -267,10 +406,10 @@ function rasterTriangle(
     iz2 = tmp;
     area = -area;
   }
-  const minX = Math.max(0, Math.ceil(Math.min(x0, x1, x2)));
-  const maxX = Math.min(W - 1, Math.floor(Math.max(x0, x1, x2)));
-  const minY = Math.max(0, Math.ceil(Math.min(y0, y1, y2)));
-  const maxY = Math.min(H - 1, Math.floor(Math.max(y0, y1, y2)));
+  const minX = Math.max(buf.x0, Math.ceil(Math.min(x0, x1, x2)));
+  const maxX = Math.min(buf.x1, Math.floor(Math.max(x0, x1, x2)));
+  const minY = Math.max(buf.y0, Math.ceil(Math.min(y0, y1, y2)));
+  const maxY = Math.min(buf.y1, Math.floor(Math.max(y0, y1, y2)));
   if (minX > maxX || minY > maxY) return;
   const inv = 1 / area;
   // Edge functions e_k(x, y) = A_k x + B_k y + C_k, positive inside.
@@ -299,7 +438,12 @@ function rasterTriangle(
       w1 += A1;
       w2 += A2;
     }
-    let idx = y * W + x;
+    const idx0 = y * W + x;
+    if (buf.zMin) {
+      boundedSpan(buf, buf.zMin, glass, tri, x, maxX, idx0, w0, w1, w2, A0, A1, A2, iz0, iz1, iz2, inv);
+      continue;
+    }
+    let idx = idx0;
     if (!glass) {
       const tO = buf.tO;
       for (; x <= maxX; x++, idx++, w0 += A0, w1 += A1, w2 += A2) {
@@ -328,6 +472,50 @@ function rasterTriangle(
             tG[idx] = tri;
           }
         }
+      }
+    }
+  }
+}
+
+/**
+ * One row's span of a reflection pass, from pixel x (index idx) with edge values w0..w2: rasterTriangle's opaque
+ * or glass loop, keeping only fragments beyond zMin (in front of the mirror, through its rectangle). A loop of
+ * its own so that a camera's own pass runs the loops above unchanged.
+ */
+function boundedSpan(
+  buf: RasterBuffers,
+  zMin: Float32Array,
+  glass: boolean,
+  tri: number,
+  x: number,
+  maxX: number,
+  idx: number,
+  w0: number,
+  w1: number,
+  w2: number,
+  A0: number,
+  A1: number,
+  A2: number,
+  iz0: number,
+  iz1: number,
+  iz2: number,
+  inv: number,
+): void {
+  const { zO, tO, zG, tG, layers } = buf;
+  for (; x <= maxX; x++, idx++, w0 += A0, w1 += A1, w2 += A2) {
+    if (w0 < 0 || w1 < 0 || w2 < 0) break;
+    const iz = (w0 * iz0 + w1 * iz1 + w2 * iz2) * inv;
+    if (iz <= 0) continue;
+    const z = 1 / iz;
+    if (!(z > zMin[idx]! && z < zO[idx]!)) continue;
+    if (!glass) {
+      zO[idx] = z;
+      tO[idx] = tri;
+    } else {
+      if (layers[idx]! < 255) layers[idx]!++;
+      if (z < zG[idx]!) {
+        zG[idx] = z;
+        tG[idx] = tri;
       }
     }
   }
@@ -383,6 +571,13 @@ function surfaceColours(scene: RenderScene, ambient: number, sunI: number, sdx: 
     }
   }
   return out;
+}
+
+/** The light that n glass surfaces let through, for n = 0..255 (a pixel's glass layer count). */
+function glassTransmittance(): Float64Array {
+  const transmit = new Float64Array(256);
+  for (let n = 0; n < 256; n++) transmit[n] = GLASS_TRANSMITTANCE ** n;
+  return transmit;
 }
 
 /** sideCodes bits: the camera sees the triangle's front (its normal's side away from the camera)... */
@@ -487,8 +682,7 @@ function shade(scene: RenderScene, cam: RenderCamera, buf: RasterBuffers, depth:
   // normalised image x per column, and the glass transmittance per layer count (the same ** as per pixel)
   const xnOf = new Float64Array(W);
   for (let i = 0; i < W; i++) xnOf[i] = (i - cx) / fx;
-  const transmit = new Float64Array(256);
-  for (let n = 0; n < 256; n++) transmit[n] = GLASS_TRANSMITTANCE ** n;
+  const transmit = glassTransmittance();
   const normals = scene.normals,
     triRgb = scene.triRgb,
     triId = scene.triId;
@@ -510,9 +704,11 @@ function shade(scene: RenderScene, cam: RenderCamera, buf: RasterBuffers, depth:
   }
   // a copy runs at memory speed; the loop below then stores a depth only where it is not the opaque one
   depth.set(zO);
-  for (let j = 0; j < H; j++) {
+  // the pixels drawn: the whole image, or a reflection pass's box (the pass reads nothing outside it)
+  const { x0, x1, y0, y1 } = buf;
+  for (let j = y0; j <= y1; j++) {
     const yn = (j - cy) / fy;
-    for (let i = 0, p = j * W; i < W; i++, p++) {
+    for (let i = x0, p = j * W + x0; i <= x1; i++, p++) {
       const t = tO[p]!,
         tg = glass ? tG[p]! : -1;
       // depth and id as resolvePixel gives them: the opaque depth was copied in whole, so only glass and

@@ -1,6 +1,7 @@
 /**
  * Turns a task record into a renderable triangle scene: the room (floor and four walls; no ceiling, as
- * ESI-Bench loads none) and every object's model, scaled, rotated and placed.
+ * ESI-Bench loads none) and every object's model, scaled, rotated and placed; a mirror's reflective face is
+ * marked for the renderer's reflection pass (core/objects/mirror.ts).
  */
 import type { Vec3 } from "../../core/math/vec.js";
 import type { Lighting, Task, TaskObject } from "../../core/task/schema.js";
@@ -11,11 +12,17 @@ import { CLOTH_CATEGORY, clothTriangles } from "../../core/objects/drape.js";
 import { roomFrame } from "./agent.js";
 import { solidIntervals, wallPoint } from "../../core/task/layout.js";
 import { FLOOR_ID, WALL_IDS } from "../../core/task/instanceIds.js";
+import { MIRROR_CATEGORY, mirrorPlane, reflectionMatrix, reflectiveTriangles } from "../../core/objects/mirror.js";
+import type { MirrorPlane } from "../../core/bundle/schema.js";
+import type { Mat34 } from "../../core/math/vec.js";
 
 const FLOOR_RGB: Rgb = [176, 150, 118];
 const WALL_RGB: Rgb = [214, 210, 200];
 /** Size of the floor's checker tiles (m); gives the floor texture that multi-view methods need. */
 export const FLOOR_TILE_M = 0.5;
+
+/** Mirrors a scene may hold: triMirror names a triangle's mirror in one byte. */
+const MAX_MIRRORS = 255;
 
 export interface RenderScene {
   /** World-space triangle soup, 9 floats per triangle. */
@@ -28,6 +35,10 @@ export interface RenderScene {
   triRgb: Uint8Array;
   /** 1 where the triangle is glass. */
   triGlass: Uint8Array;
+  /** The scene's mirrors: each one's reflective rectangle and the reflection about its plane. */
+  mirrors: Array<{ plane: MirrorPlane; reflection: Mat34 }>;
+  /** Per triangle, 1 + the index in `mirrors` of the mirror whose reflective face it is, else 0; null without mirrors. */
+  triMirror: Uint8Array | null;
   lighting: Lighting;
   /** id -> category for every id that can appear in an instance image. */
   categories: Map<number, string>;
@@ -40,6 +51,8 @@ interface Builder {
   ids: number[];
   rgb: number[];
   glass: number[];
+  /** 1 + mirror index per triangle (see RenderScene.triMirror). */
+  mirror: number[];
 }
 
 function pushQuad(b: Builder, a: Vec3, c: Vec3, d: Vec3, e: Vec3, id: number, rgb: Rgb): void {
@@ -47,6 +60,7 @@ function pushQuad(b: Builder, a: Vec3, c: Vec3, d: Vec3, e: Vec3, id: number, rg
   b.ids.push(id, id);
   b.rgb.push(...rgb, ...rgb);
   b.glass.push(0, 0);
+  b.mirror.push(0, 0);
 }
 
 function slotColor(obj: TaskObject, slot: number): Rgb {
@@ -58,7 +72,8 @@ function slotColor(obj: TaskObject, slot: number): Rgb {
 }
 
 export function buildScene(task: Pick<Task, "room" | "objects" | "lighting">): RenderScene {
-  const b: Builder = { tris: [], ids: [], rgb: [], glass: [] };
+  const b: Builder = { tris: [], ids: [], rgb: [], glass: [], mirror: [] };
+  const mirrors: RenderScene["mirrors"] = [];
   const [sx, sy] = task.room.size;
   // a room at world bounds (imported tasks) has its floor rectangle there, at its floor height
   const {
@@ -123,17 +138,26 @@ export function buildScene(task: Pick<Task, "room" | "objects" | "lighting">): R
         b.ids.push(obj.id);
         b.rgb.push(...colorRgb(obj.color));
         b.glass.push(0);
+        b.mirror.push(0);
       }
       continue;
     }
     const world = objectWorldTriangles(obj);
     const slots = buildModel(obj.model).slots;
+    let reflective: Uint8Array | null = null;
+    if (obj.category === MIRROR_CATEGORY) {
+      if (mirrors.length === MAX_MIRRORS) throw new Error(`a scene holds at most ${MAX_MIRRORS} mirrors (one byte per triangle names its mirror)`);
+      const plane = mirrorPlane(obj);
+      mirrors.push({ plane, reflection: reflectionMatrix(plane) });
+      reflective = reflectiveTriangles(world, plane);
+    }
     for (let t = 0; t < slots.length; t++) {
       for (let k = 0; k < 9; k++) b.tris.push(world[t * 9 + k]!);
       const slot = slots[t]!;
       b.ids.push(obj.id);
       b.rgb.push(...slotColor(obj, slot));
       b.glass.push(obj.transparent || slot === 3 ? 1 : 0);
+      b.mirror.push(reflective?.[t] ? mirrors.length : 0);
     }
   }
   const tris = Float32Array.from(b.tris);
@@ -161,6 +185,8 @@ export function buildScene(task: Pick<Task, "room" | "objects" | "lighting">): R
     triId: Uint16Array.from(b.ids),
     triRgb: Uint8Array.from(b.rgb),
     triGlass: Uint8Array.from(b.glass),
+    mirrors,
+    triMirror: mirrors.length ? Uint8Array.from(b.mirror) : null,
     lighting: task.lighting,
     categories,
     roomSize: [sx, sy],

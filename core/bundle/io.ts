@@ -14,7 +14,7 @@ import { encodePng } from "./png.js";
 import { BundleManifestSchema, type BundleManifest } from "./schema.js";
 import { formatZodIssues } from "../errors.js";
 import { BundleError } from "./errors.js";
-import { checkCamera, decodeViewPayload, float32ToLE, type EncodedView, type ViewPart, type ViewPayload } from "./view.js";
+import { checkCamera, decodeReflection, decodeViewPayload, float32ToLE, type EncodedView, type ViewPart, type ViewPayload } from "./view.js";
 
 export { type ViewPayload } from "./view.js";
 
@@ -30,6 +30,10 @@ export interface ViewData {
   depth: Float32Array;
   /** Instance id per pixel, 0 = none. */
   ids: Uint16Array;
+  /** Bundles of scenes with mirrors: the id each mirror pixel's reflected ray hits, 0 elsewhere. */
+  reflectedIds?: Uint16Array;
+  /** Bundles of scenes with mirrors: the z-depth (m) of that point's mirror image (the reflected path), 0 elsewhere. */
+  reflectedDepth?: Float32Array;
   K: Intrinsics;
   E: Mat34;
   action: string | null;
@@ -68,6 +72,9 @@ export function readManifest(dir: string): BundleManifest {
     if (ids.has(e.id)) throw new BundleError(file, `instances.${i}.id`, `duplicate id ${e.id}`);
     ids.add(e.id);
   });
+  m.mirrors?.forEach((mirror, i) => {
+    if (!ids.has(mirror.id)) throw new BundleError(file, `mirrors.${i}.id`, `mirror id ${mirror.id} is not in "instances"`);
+  });
   return m;
 }
 
@@ -93,7 +100,20 @@ function readViewFiles(dir: string, realDir: string, m: BundleManifest, i: numbe
   const parts: ViewPart[] = ["rgb", "depth", "instances"];
   const encoded = Object.fromEntries(parts.map((part) => [part, readInside(dir, realDir, v[part], `views.${i}.${part}`)])) as unknown as EncodedView;
   const files = { rgb: join(dir, v.rgb), depth: join(dir, v.depth), instances: join(dir, v.instances) };
-  return viewData(m, i, decodeViewPayload(encoded, m.image, knownIds, { index: i, files, idsFrom: 'bundle.json "instances"' }));
+  const idsFrom = 'bundle.json "instances"';
+  const pixels = decodeViewPayload(encoded, m.image, knownIds, { index: i, files, idsFrom });
+  const r = v.reflection;
+  if (!r) return viewData(m, i, pixels);
+  const reflection = decodeReflection(
+    {
+      instances: readInside(dir, realDir, r.instances, `views.${i}.reflection.instances`),
+      depth: readInside(dir, realDir, r.depth, `views.${i}.reflection.depth`),
+    },
+    m.image,
+    knownIds,
+    { index: i, files: { instances: join(dir, r.instances), depth: join(dir, r.depth) }, idsFrom },
+  );
+  return viewData(m, i, { ...pixels, ...reflection });
 }
 
 /** View i of a bundle in memory: its manifest entry (camera, action) with its pixels. */
@@ -111,9 +131,17 @@ export function readBundle(dir: string): FrameBundle {
   return { dir, manifest, views };
 }
 
+const viewStem = (index: number) => `views/${String(index).padStart(3, "0")}`;
+
 export function viewFileNames(index: number): { rgb: string; depth: string; instances: string } {
-  const n = String(index).padStart(3, "0");
-  return { rgb: `views/${n}_rgb.png`, depth: `views/${n}_depth.f32`, instances: `views/${n}_inst.png` };
+  const n = viewStem(index);
+  return { rgb: `${n}_rgb.png`, depth: `${n}_depth.f32`, instances: `${n}_inst.png` };
+}
+
+/** The files of a view's reflection images (scenes with mirrors). */
+export function reflectionFileNames(index: number): { instances: string; depth: string } {
+  const n = viewStem(index);
+  return { instances: `${n}_refl_inst.png`, depth: `${n}_refl_depth.f32` };
 }
 
 /**
@@ -134,6 +162,11 @@ export function writeBundle(dir: string, manifest: BundleManifest, payloads: rea
       writeFileSync(join(tmp, v.rgb), encodePng(W, H, 3, 8, p.rgb));
       writeFileSync(join(tmp, v.depth), float32ToLE(p.depth));
       writeFileSync(join(tmp, v.instances), encodePng(W, H, 1, 16, p.ids));
+      if (v.reflection) {
+        if (!p.reflectedIds || !p.reflectedDepth) throw new Error(`writeBundle: view ${i} names reflection files, its payload has no reflection images`);
+        writeFileSync(join(tmp, v.reflection.instances), encodePng(W, H, 1, 16, p.reflectedIds));
+        writeFileSync(join(tmp, v.reflection.depth), float32ToLE(p.reflectedDepth));
+      }
     });
     writeFileSync(join(tmp, "bundle.json"), JSON.stringify(parsed, null, 1) + "\n");
     replaceDir(tmp, dir);

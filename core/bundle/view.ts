@@ -26,6 +26,10 @@ export interface ViewPayload {
   alpha?: Uint8Array;
   depth: Float32Array;
   ids: Uint16Array;
+  /** Scenes with mirrors: per pixel the instance id a mirror pixel's reflected ray hits (0 elsewhere). */
+  reflectedIds?: Uint16Array;
+  /** Scenes with mirrors: the z-depth (m) of that point's mirror image, the reflected path (0 elsewhere). */
+  reflectedDepth?: Float32Array;
 }
 
 /** The three encoded parts of a view, as stored. */
@@ -158,32 +162,94 @@ export function checkCamera(v: { intrinsics: Intrinsics; extrinsic: readonly (re
 /** RGB: 8-bit RGB (colour type 2), palette (3) or RGBA (6). */
 const RGB_COLOR_TYPES = [2, 3, 6];
 
+/** One encoded image of a view, for messages: its file and its field (`views.3.depth`). */
+interface PartPlace {
+  file: string;
+  field: string;
+}
+
+const partOf = (place: ViewPlace, part: ViewPart): PartPlace => ({ file: place.files[part], field: `views.${place.index}.${part}` });
+
+/** A PNG's header, checked: a PNG of the image's size, not interlaced. */
+function pngPartHeader(bytes: Uint8Array, image: ImageSize, at: PartPlace): PngHeader {
+  const { width: W, height: H } = image;
+  const h = pngHeader(bytes);
+  if (!h) throw new BundleError(at.file, at.field, "not a PNG file (bad signature or no IHDR)");
+  if (h.width !== W || h.height !== H)
+    throw new BundleError(at.file, at.field, `image is ${h.width}x${h.height}, expected ${W}x${H} (the bundle's image size)`);
+  if (h.interlace !== 0) throw new BundleError(at.file, at.field, "interlaced PNGs are not supported");
+  return h;
+}
+
+/** An id image's header, checked: pngPartHeader, and single-channel 16- or 8-bit. */
+function idsHeader(bytes: Uint8Array, image: ImageSize, at: PartPlace): PngHeader {
+  const h = pngPartHeader(bytes, image, at);
+  if (h.colorType !== 0 || (h.bitDepth !== 16 && h.bitDepth !== 8))
+    throw new BundleError(
+      at.file,
+      at.field,
+      `expected a single-channel (greyscale) 16- or 8-bit PNG (colour type 0), found colour type ${h.colorType} at ${h.bitDepth} bits`,
+    );
+  return h;
+}
+
+/** A depth file's size, checked: exactly width x height float32 values. */
+function checkDepthSize(bytes: Uint8Array, image: ImageSize, at: PartPlace): void {
+  const { width: W, height: H } = image;
+  if (bytes.byteLength !== W * H * 4)
+    throw new BundleError(at.file, at.field, `file has ${bytes.byteLength} bytes, expected ${W * H * 4} (${W}x${H} float32 little-endian)`);
+}
+
 /**
  * The header-only checks of a view (no pixel decoded): both PNGs of the image's size and of the right
  * colour type, not interlaced, and the depth exactly width x height float32 values.
  */
 export function checkViewHeaders(encoded: EncodedView, image: ImageSize, place: ViewPlace): { rgb: PngHeader; instances: PngHeader } {
-  const { width: W, height: H } = image;
-  const fail = (part: ViewPart, msg: string) => new BundleError(place.files[part], `views.${place.index}.${part}`, msg);
-  const header = (part: "rgb" | "instances") => {
-    const h = pngHeader(encoded[part]);
-    if (!h) throw fail(part, "not a PNG file (bad signature or no IHDR)");
-    if (h.width !== W || h.height !== H) throw fail(part, `image is ${h.width}x${h.height}, expected ${W}x${H} (the bundle's image size)`);
-    if (h.interlace !== 0) throw fail(part, "interlaced PNGs are not supported");
-    return h;
-  };
-  const rgb = header("rgb");
+  const rgb = pngPartHeader(encoded.rgb, image, partOf(place, "rgb"));
   if (rgb.bitDepth !== 8 || !RGB_COLOR_TYPES.includes(rgb.colorType))
-    throw fail("rgb", `expected an 8-bit RGB or RGBA PNG (colour type 2 or 6), found colour type ${rgb.colorType} at ${rgb.bitDepth} bits`);
-  if (encoded.depth.byteLength !== W * H * 4)
-    throw fail("depth", `file has ${encoded.depth.byteLength} bytes, expected ${W * H * 4} (${W}x${H} float32 little-endian)`);
-  const instances = header("instances");
-  if (instances.colorType !== 0 || (instances.bitDepth !== 16 && instances.bitDepth !== 8))
-    throw fail(
-      "instances",
-      `expected a single-channel (greyscale) 16- or 8-bit PNG (colour type 0), found colour type ${instances.colorType} at ${instances.bitDepth} bits`,
+    throw new BundleError(
+      place.files.rgb,
+      `views.${place.index}.rgb`,
+      `expected an 8-bit RGB or RGBA PNG (colour type 2 or 6), found colour type ${rgb.colorType} at ${rgb.bitDepth} bits`,
     );
+  checkDepthSize(encoded.depth, image, partOf(place, "depth"));
+  const instances = idsHeader(encoded.instances, image, partOf(place, "instances"));
   return { rgb, instances };
+}
+
+function decodePart(bytes: Uint8Array, at: PartPlace): ReturnType<typeof decodePng> {
+  try {
+    return decodePng(bytes);
+  } catch (e) {
+    if (e instanceof PngError) throw new BundleError(at.file, at.field, e.message);
+    throw e;
+  }
+}
+
+/** A depth file's values (its size checked before), each a depth up to MAX_DEPTH_M or no measurement. */
+function decodeDepth(bytes: Uint8Array, width: number, at: PartPlace): Float32Array {
+  const depth = float32FromLE(bytes);
+  const far = firstTooFar(depth);
+  if (far >= 0)
+    throw new BundleError(
+      at.file,
+      at.field,
+      `pixel (${far % width}, ${Math.floor(far / width)}) has depth ${depth[far]} m; expected metres up to ${MAX_DEPTH_M}, or 0 / non-finite for no measurement`,
+    );
+  return depth;
+}
+
+/** An id image's ids (its header checked before), each in `knownIds` or 0; `idsFrom` says where ids are declared. */
+function decodeIds(bytes: Uint8Array, width: number, knownIds: ReadonlySet<number>, at: PartPlace, idsFrom: string): Uint16Array {
+  const png = decodePart(bytes, at);
+  const ids = png.bitDepth === 16 ? (png.data as Uint16Array) : Uint16Array.from(png.data);
+  // a table over every 16-bit id: one byte load per pixel instead of a Set lookup
+  const known = new Uint8Array(65536);
+  known[0] = 1;
+  for (const id of knownIds) if (id >= 0 && id < 65536) known[id] = 1;
+  const p = firstUnknownId(ids, known);
+  if (p >= 0) throw new BundleError(at.file, at.field, `pixel (${p % width}, ${Math.floor(p / width)}) has id ${ids[p]}, which is not in ${idsFrom}`);
+  return ids;
 }
 
 /**
@@ -193,39 +259,37 @@ export function checkViewHeaders(encoded: EncodedView, image: ImageSize, place: 
 export function decodeViewPayload(encoded: EncodedView, image: ImageSize, knownIds: ReadonlySet<number>, place: ViewPlace): ViewPayload {
   const { width: W, height: H } = image;
   checkViewHeaders(encoded, image, place);
-  const decode = (part: "rgb" | "instances") => {
-    try {
-      return decodePng(encoded[part]);
-    } catch (e) {
-      if (e instanceof PngError) throw new BundleError(place.files[part], `views.${place.index}.${part}`, e.message);
-      throw e;
-    }
-  };
-  const rgbPng = decode("rgb");
+  const rgbPng = decodePart(encoded.rgb, partOf(place, "rgb"));
   const rgb = rgbOf(rgbPng.data as Uint8Array, rgbPng.channels, W * H);
   const alpha = rgbPng.channels === 4 ? alphaOf(rgbPng.data as Uint8Array, W * H) : undefined;
-  const depth = float32FromLE(encoded.depth);
-  const far = firstTooFar(depth);
-  if (far >= 0)
-    throw new BundleError(
-      place.files.depth,
-      `views.${place.index}.depth`,
-      `pixel (${far % W}, ${Math.floor(far / W)}) has depth ${depth[far]} m; expected metres up to ${MAX_DEPTH_M}, or 0 / non-finite for no measurement`,
-    );
-  const instPng = decode("instances");
-  const ids = instPng.bitDepth === 16 ? (instPng.data as Uint16Array) : Uint16Array.from(instPng.data);
-  // a table over every 16-bit id: one byte load per pixel instead of a Set lookup
-  const known = new Uint8Array(65536);
-  known[0] = 1;
-  for (const id of knownIds) if (id >= 0 && id < 65536) known[id] = 1;
-  const p = firstUnknownId(ids, known);
-  if (p >= 0)
-    throw new BundleError(
-      place.files.instances,
-      `views.${place.index}.instances`,
-      `pixel (${p % W}, ${Math.floor(p / W)}) has id ${ids[p]}, which is not in ${place.idsFrom}`,
-    );
+  const depth = decodeDepth(encoded.depth, W, partOf(place, "depth"));
+  const ids = decodeIds(encoded.instances, W, knownIds, partOf(place, "instances"), place.idsFrom);
   return alpha ? { rgb, alpha, depth, ids } : { rgb, depth, ids };
+}
+
+/** A view's two reflection images, as stored (schema.ts ReflectionFilesSchema). */
+export interface EncodedReflection {
+  instances: Uint8Array;
+  depth: Uint8Array;
+}
+
+/**
+ * Decodes and checks a view's reflection images by the rules of its instance and depth images; fields are
+ * `views.<i>.reflection.instances` and `.depth`, files those in `files`.
+ */
+export function decodeReflection(
+  encoded: EncodedReflection,
+  image: ImageSize,
+  knownIds: ReadonlySet<number>,
+  place: { index: number; files: Record<keyof EncodedReflection, string>; idsFrom: string },
+): Required<Pick<ViewPayload, "reflectedIds" | "reflectedDepth">> {
+  const at = (part: keyof EncodedReflection): PartPlace => ({ file: place.files[part], field: `views.${place.index}.reflection.${part}` });
+  idsHeader(encoded.instances, image, at("instances"));
+  checkDepthSize(encoded.depth, image, at("depth"));
+  return {
+    reflectedIds: decodeIds(encoded.instances, image.width, knownIds, at("instances"), place.idsFrom),
+    reflectedDepth: decodeDepth(encoded.depth, image.width, at("depth")),
+  };
 }
 
 /**

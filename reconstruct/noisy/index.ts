@@ -18,6 +18,8 @@
  *   pose         each view's camera rotated / moved independently (view 0 is the anchor, never moved)
  *   scale        each view's depth scaled by its own factor (view 0 included)
  *   labels       mask fragments given wrong categories, floor/wall patches given object labels
+ *   mirror       (first, so the others act on it) mirror pixels moved from the mirror's surface to the depth of
+ *                what they reflect: its mirror image, behind the mirror (the bundle's reflection images)
  *   → back-projection by the `gt` source's own code (reconstruct/gt/backproject.ts) with the noisy depth
  *     and camera, so level 0 is the `gt` cloud bit for bit
  *   dropout      a synthetic VGGT-like confidence per point, the lowest `dropoutFraction` of points removed
@@ -134,6 +136,8 @@ export interface NoisyMeta {
     labelSwaps: number;
     labelPhantoms: number;
     phantomPointsKept: number;
+    /** Mirror pixels moved behind their mirror. */
+    mirrorPx: number;
   };
   /** Confidence at or below which points were dropped (null without dropout). */
   dropoutThreshold: number | null;
@@ -276,6 +280,27 @@ interface Work {
   bandTmp: Uint8Array;
   field: Float32Array;
   fieldScratch: FieldScratch;
+}
+
+/**
+ * The view as a model that takes a mirror for a window sees it: each mirror pixel that shows something
+ * (reflectedDepth > 0) moved `share` of the way from the mirror's surface to the depth of its mirror image,
+ * behind the mirror. Validity is unchanged (a mirror pixel has the mirror's depth). Returns the view itself
+ * when it has no reflection images, and the pixels moved.
+ */
+function mirrorPlaced(v: ViewData, share: number): { view: ViewData; moved: number } {
+  const rd = v.reflectedDepth;
+  if (!rd || share === 0) return { view: v, moved: 0 };
+  const depth = new Float32Array(v.depth);
+  let moved = 0;
+  for (let q = 0; q < depth.length; q++) {
+    const r = rd[q]!,
+      g = depth[q]!;
+    if (!(r > 0) || !isValid(g)) continue;
+    depth[q] = g + share * (r - g);
+    moved++;
+  }
+  return moved ? { view: { ...v, depth }, moved } : { view: v, moved: 0 };
 }
 
 /** Moves blob patches off their surface in `d` (a copy of the view's depth); marks FLAG_BLOB. */
@@ -512,7 +537,10 @@ export interface NoisyViews {
   boxes: (PixelBox | null)[];
   /** The meta of the cloud, without the counts that need the cloud (points, dropout, kept). */
   meta: Omit<NoisyMeta, "counts" | "dropoutThreshold"> & {
-    counts: Pick<NoisyMeta["counts"], "depthNoised" | "poseViews" | "flying" | "blobs" | "blobPoints" | "texturelessPx" | "labelSwaps" | "labelPhantoms">;
+    counts: Pick<
+      NoisyMeta["counts"],
+      "depthNoised" | "poseViews" | "flying" | "blobs" | "blobPoints" | "texturelessPx" | "labelSwaps" | "labelPhantoms" | "mirrorPx"
+    >;
   };
 }
 
@@ -620,7 +648,8 @@ function noisyStage(
   const boxes: (PixelBox | null)[] = [];
   let flying = 0,
     depthNoised = 0,
-    texturelessPx = 0;
+    texturelessPx = 0,
+    mirrorPx = 0;
   const drift = active.has("drift") ? bundleDrift(bundle.views, opts.trajectory ?? bundle.views, params, rngOf) : null;
   const labels: LabelPlan = { swaps: [], phantoms: [] };
   if (active.has("labels")) {
@@ -635,7 +664,11 @@ function noisyStage(
   for (const id of excludeIds ?? []) excluded![id] = 1;
   const need = excluded ? POOL.getBytes(BYTES.need, N) : null;
 
-  const views: ViewData[] = bundle.views.map((v, i) => {
+  const views: ViewData[] = bundle.views.map((rendered, i) => {
+    // every other component acts on what the model takes the mirror to show
+    const placed = active.has("mirror") ? mirrorPlaced(rendered, params.mirrorDepthShare) : { view: rendered, moved: 0 };
+    const v = placed.view;
+    mirrorPx += placed.moved;
     const rng = (c: string) => rngOf(v.index, c);
     const box = need ? neededPixels(v, excluded!, labels.phantoms, need) : undefined;
     let d = v.depth;
@@ -728,6 +761,7 @@ function noisyStage(
         texturelessPx,
         labelSwaps: labels.swaps.length,
         labelPhantoms: labels.phantoms.length,
+        mirrorPx,
       },
       poses,
       depthFields,

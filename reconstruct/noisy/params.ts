@@ -15,7 +15,7 @@ import { InputError } from "../../core/errors.js";
 
 import type { ViewData } from "../../core/bundle/io.js";
 
-export const NOISE_COMPONENTS = ["depth", "pose", "flying", "dropout", "blobs", "mono", "warp", "drift", "scale", "textureless", "labels"] as const;
+export const NOISE_COMPONENTS = ["depth", "pose", "flying", "dropout", "blobs", "mono", "warp", "drift", "scale", "textureless", "labels", "mirror"] as const;
 export type NoiseComponent = (typeof NOISE_COMPONENTS)[number];
 type NoisePreset = "vggt-like";
 
@@ -102,6 +102,9 @@ export interface NoiseParams {
   labelPhantomsPerView: number;
   /** Shape (px). Pixels per phantom patch (a square). */
   labelPhantomPx: number;
+  // ---- mirror: reflections reconstructed as geometry behind the mirror
+  /** Fraction amplitude (0..1). How far a mirror pixel's depth moves from the mirror's surface towards the reflected path's depth (its mirror image, behind the mirror): 1 = all the way. */
+  mirrorDepthShare: number;
 }
 
 /**
@@ -190,6 +193,7 @@ const PARAM_INFO: Record<keyof NoiseParams, { component: NoiseComponent; scaling
   labelLookalikeShare: { component: "labels", scaling: "shape", unit: "fraction", max: 1 },
   labelPhantomsPerView: { component: "labels", scaling: "linear", unit: "patches/view" },
   labelPhantomPx: { component: "labels", scaling: "shape", unit: "px", max: 65536, integer: true },
+  mirrorDepthShare: { component: "mirror", scaling: "fraction", unit: "fraction", max: 1 },
 };
 
 /**
@@ -274,6 +278,11 @@ const VGGT_LIKE_PRESET: Readonly<NoiseParams> = Object.freeze({
   labelLookalikeShare: 0.7,
   labelPhantomsPerView: 0.05,
   labelPhantomPx: 400,
+  // A multi-view network matches what a mirror shows across views as it matches any surface: the reflection
+  // moves with the camera as a scene behind the glass would, so triangulation and learned depth put it at its
+  // mirror image, the reflected path's length behind the mirror (docs/noise-model.md, "mirror"). Nothing in an
+  // RGB view says where the glass is, so all the way.
+  mirrorDepthShare: 1,
 });
 
 const PRESETS: Record<NoisePreset, Readonly<NoiseParams>> = { "vggt-like": VGGT_LIKE_PRESET };

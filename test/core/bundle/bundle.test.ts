@@ -10,6 +10,7 @@ import { BundleError } from "../../../core/bundle/errors.js";
 import { encodePng } from "../../../core/bundle/png.js";
 import type { Task } from "../../../core/task/schema.js";
 import { esi3d } from "../../src/apps/cli/helpers.js";
+import { BOX_ID, MIRROR_ID, mirrorRoomObjects, mirrorTask } from "../../helpers/mirrorScene.js";
 
 let task: Task;
 let root: string;
@@ -23,10 +24,10 @@ beforeAll(() => {
   writeBundle(good, manifest, payloads);
 });
 
-/** A copy of the good bundle, changed by `edit`, then read: returns the error. */
-function broken(name: string, edit: (dir: string, manifest: Record<string, any>) => void): BundleError {
+/** A copy of the good bundle (or of `from`), changed by `edit`, then read: returns the error. */
+function broken(name: string, edit: (dir: string, manifest: Record<string, any>) => void, from = good): BundleError {
   const dir = join(root, name);
-  cpSync(good, dir, { recursive: true });
+  cpSync(from, dir, { recursive: true });
   const mf = join(dir, "bundle.json");
   const m = JSON.parse(readFileSync(mf, "utf8"));
   edit(dir, m);
@@ -164,5 +165,71 @@ describe("frame bundles: what the reader refuses before reading", () => {
     expect(r.stderr).not.toMatch(/\bat .*\.js:\d+/);
     expect(existsSync(out)).toBe(false);
     expect(performance.now() - t).toBeLessThan(30_000);
+  });
+});
+
+describe("bundles of scenes with mirrors", () => {
+  let mirrored: string;
+  beforeAll(() => {
+    mirrored = join(root, "mirrored");
+    const { manifest, payloads } = captureBundle(mirrorTask(mirrorRoomObjects(), ["turn_right"]), "gt");
+    writeBundle(mirrored, manifest, payloads);
+  });
+
+  it("round-trip the reflection images and the mirror's plane beside the views", () => {
+    const { manifest, payloads } = captureBundle(mirrorTask(mirrorRoomObjects(), ["turn_right"]), "gt");
+    const b = readBundle(mirrored);
+    expect(b.manifest).toEqual(JSON.parse(JSON.stringify(manifest)));
+    expect(b.manifest.mirrors?.map((m) => m.id)).toEqual([MIRROR_ID]);
+    expect(b.manifest.views.map((v) => v.reflection)).toEqual([
+      { instances: "views/000_refl_inst.png", depth: "views/000_refl_depth.f32" },
+      { instances: "views/001_refl_inst.png", depth: "views/001_refl_depth.f32" },
+    ]);
+    b.views.forEach((v, i) => {
+      expect(Array.from(v.reflectedIds!)).toEqual(Array.from(payloads[i]!.reflectedIds!));
+      expect(
+        Buffer.from(v.reflectedDepth!.buffer, v.reflectedDepth!.byteOffset, v.reflectedDepth!.byteLength).equals(
+          Buffer.from(payloads[i]!.reflectedDepth!.buffer),
+        ),
+      ).toBe(true);
+    });
+    expect(b.views[0]!.reflectedIds!.includes(BOX_ID)).toBe(true);
+  });
+
+  it("leave a scene without mirrors as bundles always were: no mirrors, no reflection files", () => {
+    const dir = join(root, "plain");
+    const { manifest, payloads } = captureBundle(mirrorTask(mirrorRoomObjects().filter((o) => o.category !== "mirror")), "gt");
+    writeBundle(dir, manifest, payloads);
+    const m = JSON.parse(readFileSync(join(dir, "bundle.json"), "utf8"));
+    expect("mirrors" in m).toBe(false);
+    expect(m.views.every((v: object) => !("reflection" in v))).toBe(true);
+    const b = readBundle(dir);
+    expect(b.views[0]!.reflectedIds).toBeUndefined();
+    expect(b.views[0]!.reflectedDepth).toBeUndefined();
+  });
+
+  it("names the file and field of a bad reflection image", () => {
+    const cases: Array<[string, (dir: string, m: Record<string, any>) => void, RegExp]> = [
+      ["missing", (d, m) => rmSync(join(d, m.views[1].reflection.instances)), /001_refl_inst\.png: views\.1\.reflection\.instances: file is missing/],
+      [
+        "short-depth",
+        (d, m) => truncateSync(join(d, m.views[0].reflection.depth), 400),
+        /000_refl_depth\.f32: views\.0\.reflection\.depth: file has 400 bytes, expected 120000/,
+      ],
+      [
+        "unknown-id",
+        (d, m) => writeFileSync(join(d, m.views[0].reflection.instances), encodePng(200, 150, 1, 16, new Uint16Array(200 * 150).fill(999))),
+        /000_refl_inst\.png: views\.0\.reflection\.instances: pixel \(0, 0\) has id 999, which is not in bundle.json "instances"/,
+      ],
+      [
+        "colour-ids",
+        (d, m) => writeFileSync(join(d, m.views[0].reflection.instances), encodePng(200, 150, 3, 8, new Uint8Array(200 * 150 * 3))),
+        /views\.0\.reflection\.instances: expected a single-channel \(greyscale\) 16- or 8-bit PNG/,
+      ],
+      ["one-file", (_d, m) => delete m.views[0].reflection.depth, /bundle\.json: views\.0\.reflection\.depth/],
+      ["mirror-not-an-instance", (_d, m) => (m.mirrors[0].id = 999), /bundle\.json: mirrors\.0\.id: mirror id 999 is not in "instances"/],
+      ["leaves-bundle", (_d, m) => (m.views[0].reflection.depth = "../x.f32"), /views\.0\.reflection\.depth: path "\.\.\/x\.f32" leaves the bundle directory/],
+    ];
+    for (const [name, edit, pattern] of cases) expect(broken(`mirror-${name}`, edit, mirrored).message, name).toMatch(pattern);
   });
 });

@@ -30,7 +30,9 @@ describe("esi3d ablate and compare", () => {
     expect(html).toMatch(/vggt-typical/);
     const bad = esi3d(["ablate", ...common, "--component", "sparkle", "--out", join(dir, "bad")]);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/--component: "sparkle" is not one of depth, pose, flying, dropout, blobs, mono, warp, drift, scale, textureless, labels, all/);
+    expect(bad.stderr).toMatch(
+      /--component: "sparkle" is not one of depth, pose, flying, dropout, blobs, mono, warp, drift, scale, textureless, labels, mirror, all/,
+    );
   }, 300_000);
 
   it("compares two runs subcategory by subcategory with intervals", () => {
