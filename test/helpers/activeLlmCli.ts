@@ -27,7 +27,7 @@ export const newRunDir = (prefix: string): string => join(mkdtempSync(join(tmpdi
  * The run into `out`, its exit code; with `killAfterRequests` it is killed with SIGKILL once the server has seen
  * that many requests (then a non-zero exit is expected, not an error).
  */
-export function runActiveLlm(
+function runActiveLlm(
   spec: ActiveLlmRunSpec,
   server: TestServer,
   out: string,
