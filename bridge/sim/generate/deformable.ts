@@ -13,7 +13,8 @@ import type { Vec3 } from "../../../core/math/vec.js";
 import { buildModel, categoryDef, LIBRARY } from "../../../core/objects/library.js";
 import { CLOTH_CATEGORY, CLOTH_MAX_SIDE_M, covers, drapeBox, drapeCloth, DRAPE_SLOPE_DEG } from "../../../core/objects/drape.js";
 import { withAnswerAt } from "./answerPlan.js";
-import { cameraLookingAt, defaultLighting, displayName, makeRoom, require, round4, SceneBuilder } from "./common.js";
+import { defaultLighting, displayName, makeRoom, require, round4, SceneBuilder } from "./common.js";
+import { initialView } from "./initialView.js";
 import type { Draft, Generator } from "./draft.js";
 import { orbitPoses } from "./gtTrajectory.js";
 import { isVisible } from "./visibility.js";
@@ -168,8 +169,7 @@ export const deformable: Generator = (rng, _ctx, plan): Draft => {
   const aim: Vec3 = [cloth.position[0], cloth.position[1], Math.max(target.position[2], cloth.position[2])];
   const az = (MAIN_VIEW.azimuthDeg * Math.PI) / 180;
   const eye: Vec3 = [aim[0] + distance * Math.cos(az), aim[1] + distance * Math.sin(az), aim[2] + heightOffset];
-  const agent = cameraLookingAt(b, eye, aim);
-  require(agent, "initial camera blocked");
+  const initial = initialView(b, eye, aim);
 
   const options = withAnswerAt(plan.slot, category, rng.fork("options").shuffle(distractors)).map(displayName);
   const answer = displayName(category);
@@ -178,7 +178,7 @@ export const deformable: Generator = (rng, _ctx, plan): Draft => {
     room,
     objects: b.objects,
     lighting: defaultLighting(rng),
-    agent,
+    ...initial,
     question: QUESTION,
     answer,
     answerFormat: "choice",

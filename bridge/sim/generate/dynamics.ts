@@ -12,7 +12,8 @@
 import type { Vec3 } from "../../../core/math/vec.js";
 import type { TaskObject } from "../../../core/task/schema.js";
 import { buildModel, categoryDef } from "../../../core/objects/library.js";
-import { assignNames, cameraLookingAt, defaultLighting, makeRoom, plannedYes, require, round4, SceneBuilder } from "./common.js";
+import { assignNames, defaultLighting, makeRoom, plannedYes, require, round4, SceneBuilder } from "./common.js";
+import { initialView } from "./initialView.js";
 import type { Draft, Generator } from "./draft.js";
 import { orbitPoses } from "./gtTrajectory.js";
 import { isVisible } from "./visibility.js";
@@ -21,7 +22,6 @@ import { addFloor, settle } from "../physics/settle.js";
 import { bodyOf } from "../physics/bodies.js";
 import { axisRotation, exactSinCos } from "../physics/rotation.js";
 import { DROP_CLEARANCE_M, PHYSICS_STEPS_PER_ESI_STEP, type Material } from "../physics/params.js";
-import { MIN_CAMERA_HEIGHT_M } from "../agent.js";
 import { SLOPE_STATIC_FRICTION_RANGE, SLOPE_TILT_RANGE_DEG } from "../../../core/task/rules.js";
 
 /** The board's half-length along its tilt (m): ESI's SLOPE_BASE_HALF_X 0.20, drawn U[0.20, 1.5 x 0.20]. */
@@ -205,16 +205,14 @@ export const inclinedPlane: Generator = (rng, _ctx, plan): Draft => {
       [0, -1],
     ] as const
   )[azimuth]!;
-  const agentLimits = CAMERA_HEIGHT_M < MIN_CAMERA_HEIGHT_M ? { min_camera_height_m: CAMERA_HEIGHT_M } : undefined;
-  const agent = cameraLookingAt(b, [look[0] + dx * CAMERA_RADIUS_M, look[1] + dy * CAMERA_RADIUS_M, CAMERA_HEIGHT_M], look, agentLimits);
-  require(agent, "initial camera blocked");
+  const initial = initialView(b, [look[0] + dx * CAMERA_RADIUS_M, look[1] + dy * CAMERA_RADIUS_M, CAMERA_HEIGHT_M], look);
   const ids = [slope.id, placed.id];
   return {
     roomType: "storage_room",
     room,
     objects: b.objects,
     lighting: defaultLighting(rng),
-    agent,
+    ...initial,
     // ESI's template
     question: `Do you think ${placed.name} will stay stable (not slide) when placed on the slope?`,
     answer,
@@ -240,7 +238,6 @@ export const inclinedPlane: Generator = (rng, _ctx, plan): Draft => {
     },
     // the answer re-derived by running the experiment again on the recorded board and object
     derive: (objects) => (runOnSlope(room.size, byId(objects, slope.id), byId(objects, placed.id), material).outcome === "stable" ? "yes" : "no"),
-    ...(agentLimits ? { agentLimits } : {}),
     checkInitialView: (p) => {
       if (p.fraction(placed.id) < 0.5) return `the object is ${(p.fraction(placed.id) * 100).toFixed(0)} % visible`;
       if (p.fraction(slope.id) < 0.3) return `the slope is ${(p.fraction(slope.id) * 100).toFixed(0)} % visible`;

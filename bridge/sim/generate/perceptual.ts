@@ -7,7 +7,8 @@ import { rad, wrapAngle } from "../../../core/math/vec.js";
 import { MIN_TASK_CAMERA_HEIGHT_M, type TaskObject } from "../../../core/task/schema.js";
 import { categoryDef, LIBRARY } from "../../../core/objects/library.js";
 import { CLOTH_CATEGORY } from "../../../core/objects/drape.js";
-import { assignNames, cameraLookingAt, defaultLighting, displayName, makeRoom, plannedYes, require, round4, SceneBuilder } from "./common.js";
+import { assignNames, defaultLighting, displayName, makeRoom, plannedYes, require, round4, SceneBuilder } from "./common.js";
+import { initialView } from "./initialView.js";
 import { withAnswerAt, type AnswerPlan } from "./answerPlan.js";
 import type { Draft, Generator } from "./draft.js";
 import { orbitPoses } from "./gtTrajectory.js";
@@ -177,14 +178,12 @@ export const materialTransparency: Generator = (rng, _ctx, plan): Draft => {
   }
   assignNames(b.objects);
   // ESI's view 0 is horizontal at the object's height. The built-in agent's camera goes no lower than
-  // MIN_CAMERA_HEIGHT_M (0.2 m), so a floor task lowers its own limit to the object's height (as imported
-  // ESI tasks do, to MIN_TASK_CAMERA_HEIGHT_M): the camera then stands level with the object
+  // MIN_CAMERA_HEIGHT_M (0.2 m), so a floor task lowers its own limit to the object's height (initialView; as
+  // imported ESI tasks do, to MIN_TASK_CAMERA_HEIGHT_M): the camera then stands level with the object
   const objZ = obj.position[2],
     camZ = Math.max(objZ, MIN_TASK_CAMERA_HEIGHT_M);
-  const agentLimits = camZ < MIN_CAMERA_HEIGHT_M ? { min_camera_height_m: Math.floor(camZ * 1000) / 1000 } : undefined;
   const from: Vec3 = [cx + camD * Math.cos(TRANSPARENCY_VIEW_AZIMUTH), cy + camD * Math.sin(TRANSPARENCY_VIEW_AZIMUTH), camZ];
-  const agent = cameraLookingAt(b, from, [cx, cy, objZ], agentLimits);
-  require(agent, "initial camera blocked");
+  const initial = initialView(b, from, [cx, cy, objZ]);
   const ids = [container.id, obj.id];
   const contBox = objectBox(container);
   return {
@@ -192,7 +191,7 @@ export const materialTransparency: Generator = (rng, _ctx, plan): Draft => {
     room,
     objects: b.objects,
     lighting: defaultLighting(rng),
-    agent,
+    ...initial,
     question: `Is ${obj.name} inside ${container.name}?`,
     answer: inside ? "yes" : "no",
     answerFormat: "yes_no",
@@ -206,7 +205,6 @@ export const materialTransparency: Generator = (rng, _ctx, plan): Draft => {
       camera_distance_m: round4(camD),
     },
     allowedOverlaps: inside ? [[container.id, obj.id]] : [],
-    ...(agentLimits ? { agentLimits } : {}),
     derive: (objects) => {
       const o = objects.find((x) => x.id === obj.id)!,
         c = objects.find((x) => x.id === container.id)!;
@@ -311,15 +309,14 @@ export const partialOcclusion: Generator = (rng, _ctx, plan): Draft => {
   const axis = Math.atan2(occluder.position[1] - ty, occluder.position[0] - tx) + (rng.bool() ? 1 : -1) * OCCLUSION_VIEW_OFFSET_RAD;
   const D = Math.hypot(te[0], te[1]) / 2 + OCCLUSION_CAMERA_EXTRA_M;
   const tz = target.position[2];
-  const agent = cameraLookingAt(b, [tx + D * Math.cos(axis), ty + D * Math.sin(axis), Math.max(tz, MIN_CAMERA_HEIGHT_M)], [tx, ty, tz]);
-  require(agent, "initial camera blocked");
+  const initial = initialView(b, [tx + D * Math.cos(axis), ty + D * Math.sin(axis), Math.max(tz, MIN_CAMERA_HEIGHT_M)], [tx, ty, tz]);
   const where = onFloor ? "on the floor" : "on the table";
   return {
     roomType: "living_room",
     room,
     objects: b.objects,
     lighting: defaultLighting(rng),
-    agent,
+    ...initial,
     question: `What is the object partly hidden behind ${occluder.name} ${where}? Options: ${options.join(", ")}.`,
     answer: displayName(cat),
     answerFormat: "choice",
@@ -382,8 +379,7 @@ export const viewHallucination: Generator = (rng, _ctx, plan): Draft => {
   // the most ambiguous azimuth: the distinguishing part faces away from the camera
   const az = yaw + rad(amb.ambiguousAzimuthDeg) + rad(rng.uniform(-15, 15));
   const D = rng.uniform(...dist);
-  const agent = cameraLookingAt(b, [obj.position[0] + D * Math.cos(az), obj.position[1] + D * Math.sin(az), camH], [obj.position[0], obj.position[1], targetZ]);
-  require(agent, "initial camera blocked");
+  const initial = initialView(b, [obj.position[0] + D * Math.cos(az), obj.position[1] + D * Math.sin(az), camH], [obj.position[0], obj.position[1], targetZ]);
   const options = categoryOptions(b, cat, plan);
   const reveal = yaw + rad(amb.ambiguousAzimuthDeg) + Math.PI;
   return {
@@ -391,7 +387,7 @@ export const viewHallucination: Generator = (rng, _ctx, plan): Draft => {
     room,
     objects: b.objects,
     lighting: defaultLighting(rng),
-    agent,
+    ...initial,
     question: `What is ${furniture ? "the large object in front of you" : `the object on the ${onFloor ? "floor" : "table"} in front of you`}? Options: ${options.join(", ")}.`,
     answer: displayName(cat),
     answerFormat: "choice",

@@ -12,7 +12,8 @@ import type { TaskObject } from "../../../core/task/schema.js";
 import { bestFit, fitMargin, LIQUID_VOLUME_MIN_RATIO } from "../../../core/task/rules.js";
 import { buildModel, categoryDef, LIBRARY } from "../../../core/objects/library.js";
 import { interiorFractions, interiorOf } from "../../../core/objects/containers.js";
-import { assignNames, cameraLookingAt, defaultLighting, makeRoom, require, round4, SceneBuilder } from "./common.js";
+import { assignNames, defaultLighting, makeRoom, require, round4, SceneBuilder } from "./common.js";
+import { initialView } from "./initialView.js";
 import { withAnswerAt } from "./answerPlan.js";
 import type { Draft, Generator } from "./draft.js";
 import { orbitPoses } from "./gtTrajectory.js";
@@ -151,8 +152,7 @@ export const rigidContainment: Generator = (rng, _ctx, plan): Draft => {
   const side = rng.bool() ? 1 : -1;
   const n: [number, number] = [-u[1] * side, u[0] * side];
   const D = rng.uniform(...RIGID_CAMERA_DISTANCE_M) + 0.35 * length;
-  const agent = cameraLookingAt(b, [spot[0] + n[0] * D, spot[1] + n[1] * D, rng.uniform(...RIGID_CAMERA_HEIGHT_M)], [spot[0], spot[1], 0.12]);
-  require(agent, "initial camera blocked");
+  const initial = initialView(b, [spot[0] + n[0] * D, spot[1] + n[1] * D, rng.uniform(...RIGID_CAMERA_HEIGHT_M)], [spot[0], spot[1], 0.12]);
   const ids = [containee.id, ...offered.map(({ c }) => c.id)];
   const names = offered.map(({ c }) => c.name);
   return {
@@ -160,7 +160,7 @@ export const rigidContainment: Generator = (rng, _ctx, plan): Draft => {
     room,
     objects: b.objects,
     lighting: defaultLighting(rng),
-    agent,
+    ...initial,
     // ESI's template: "Which container does the gift box best fit inside: the large packing box or the medium packing box or the small packing box?"
     question: `Which container does ${containee.name} best fit inside: ${names.join(" or ")}?`,
     answer: optionName(best),
@@ -191,7 +191,9 @@ export const rigidContainment: Generator = (rng, _ctx, plan): Draft => {
     // another side (one view sees only its front half: its depth, what the fit needs, would be short)
     gtGoals: [
       (v) => v.pose.pitch <= rad(-35) + 1e-6 && ids.every((id) => isVisible(v, id, 6)),
-      (v) => isVisible(v, containee.id, 10) && Math.abs(wrapAngle(azimuthFrom(containee, v.pose.position) - azimuthFrom(containee, agent.position))) > rad(70),
+      (v) =>
+        isVisible(v, containee.id, 10) &&
+        Math.abs(wrapAngle(azimuthFrom(containee, v.pose.position) - azimuthFrom(containee, initial.agent.position))) > rad(70),
     ],
     gtKeyPoses: [
       ...orbitPoses([spot[0], spot[1], 0.12], [1.2, 1.6], [1.4, 1.7], 12),
@@ -264,8 +266,7 @@ export const liquidVolume: Generator = (rng, _ctx, plan): Draft => {
   require(hi / lo >= LIQUID_VOLUME_MIN_RATIO, "interiors too similar");
   const top = Math.max(lObj.extent[2], rObj.extent[2]);
   const D = rng.uniform(0.9, 1.3) + 0.5 * sep;
-  const agent = cameraLookingAt(b, [spot[0] + toCam[0] * D, spot[1] + toCam[1] * D, rng.uniform(0.7, 1.0)], [spot[0], spot[1], top / 2]);
-  require(agent, "initial camera blocked");
+  const initial = initialView(b, [spot[0] + toCam[0] * D, spot[1] + toCam[1] * D, rng.uniform(0.7, 1.0)], [spot[0], spot[1], top / 2]);
   const ids = [lObj.id, rObj.id];
   const boxVolume = (o: TaskObject) => o.extent[0] * o.extent[1] * o.extent[2];
   return {
@@ -273,7 +274,7 @@ export const liquidVolume: Generator = (rng, _ctx, plan): Draft => {
     room,
     objects: b.objects,
     lighting: defaultLighting(rng),
-    agent,
+    ...initial,
     // ESI's template: "Which container has a larger volume: the mug or the wineglass?" (the left one first)
     question: `Which container has a larger volume: ${lObj.name} or ${rObj.name}?`,
     answer: optionName(largerObj),

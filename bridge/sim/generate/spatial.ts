@@ -18,6 +18,7 @@ import {
 } from "../../../core/task/rules.js";
 import { buildModel, categoryDef } from "../../../core/objects/library.js";
 import { assignNames, cameraLookingAt, defaultLighting, makeRoom, plannedYes, pluralName, require, Resample, round4, SceneBuilder } from "./common.js";
+import { initialView } from "./initialView.js";
 import type { Draft, Generator } from "./draft.js";
 import { orbitPoses } from "./gtTrajectory.js";
 import { objectBox, surfaceGap } from "../../../core/objects/geometry.js";
@@ -426,8 +427,7 @@ export const physicalContact: Generator = (rng, { options }, plan): Draft => {
   const az = Math.atan2(fromSide * ux[1], fromSide * ux[0]) + rad(rng.uniform(-15, 15));
   const D = rng.uniform(1.0, 1.6),
     h = Math.max(o1.extent[2], o2.extent[2]) + rng.uniform(0.2, 0.5);
-  const agent = cameraLookingAt(b, [contactPoint[0] + D * Math.cos(az), contactPoint[1] + D * Math.sin(az), h], contactPoint);
-  require(agent, "initial camera position blocked");
+  const initial = initialView(b, [contactPoint[0] + D * Math.cos(az), contactPoint[1] + D * Math.sin(az), h], contactPoint);
   const answer = touching ? "yes" : "no";
   const idList = [o1.id, o2.id];
   assignNames(b.objects);
@@ -437,7 +437,7 @@ export const physicalContact: Generator = (rng, { options }, plan): Draft => {
     room,
     objects: b.objects,
     lighting: defaultLighting(rng),
-    agent,
+    ...initial,
     question: `Are ${o1.name} and ${o2.name} touching each other?`,
     answer,
     answerFormat: "yes_no",

@@ -15,7 +15,8 @@ import type { Rng } from "../../../core/math/rng.js";
 import { quatToMat } from "../../../core/math/quat.js";
 import type { AnswerSpec, TaskObject } from "../../../core/task/schema.js";
 import { buildModel, categoryDef } from "../../../core/objects/library.js";
-import { assignNames, cameraLookingAt, defaultLighting, makeRoom, require, round4, SceneBuilder } from "./common.js";
+import { assignNames, defaultLighting, makeRoom, require, round4, SceneBuilder } from "./common.js";
+import { initialView } from "./initialView.js";
 import type { Draft, Generator } from "./draft.js";
 import { orbitPoses } from "./gtTrajectory.js";
 import { isVisible } from "./visibility.js";
@@ -23,7 +24,6 @@ import { PhysicsWorld } from "../physics/world.js";
 import { addFloor, AT_REST_SPEED_M_S, settle } from "../physics/settle.js";
 import { bodyOf } from "../physics/bodies.js";
 import { DROP_CLEARANCE_M, PHYSICS_STEPS_PER_ESI_STEP, SETTLE_STEPS } from "../physics/params.js";
-import { MIN_CAMERA_HEIGHT_M } from "../agent.js";
 import { STACK_MIN_RISE_M, STACK_MIN_XY_IOU, UPRIGHT_MIN_DOT } from "../../../core/task/rules.js";
 
 /**
@@ -236,16 +236,14 @@ export const stackingStability: Generator = (rng, _ctx, plan): Draft => {
   const radius = Math.hypot((maxX - minX) / 2, rowDepth / 2) + CAMERA_RADIUS_PAD_M;
   // ESI's side views at 0/90/180/270 deg; across the row (90 or 270) shows every object; level, as ESI's
   const side = rng.pick([1, -1]);
-  const agentLimits = CAMERA_HEIGHT_M < MIN_CAMERA_HEIGHT_M ? { min_camera_height_m: CAMERA_HEIGHT_M } : undefined;
-  const agent = cameraLookingAt(b, [centre[0], centre[1] + side * radius, CAMERA_HEIGHT_M], [centre[0], centre[1], CAMERA_HEIGHT_M], agentLimits);
-  require(agent, "initial camera blocked");
+  const initial = initialView(b, [centre[0], centre[1] + side * radius, CAMERA_HEIGHT_M], [centre[0], centre[1], CAMERA_HEIGHT_M]);
   const ids = placed.map((o) => o.id);
   return {
     roomType: "utility_room",
     room,
     objects: b.objects,
     lighting: defaultLighting(rng),
-    agent,
+    ...initial,
     // ESI's template
     question: `How should you stack ${items.join(", ")} to maximize stability?`,
     answer,
@@ -253,7 +251,6 @@ export const stackingStability: Generator = (rng, _ctx, plan): Draft => {
     answerSpec: spec,
     options: spec.items,
     relevant: ids,
-    ...(agentLimits ? { agentLimits } : {}),
     metadata: {
       object_count: n,
       object_categories: items,

@@ -6,21 +6,19 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { createHash } from "node:crypto";
-import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { generateTask } from "../../../bridge/sim/generate/suite.js";
 import { generatorContext, GeneratorOptionsSchema } from "../../../bridge/sim/generate/options.js";
 import { activeRecord, runActiveEpisode } from "../../../src/eval/active.js";
 import { DEFAULT_RUN_CONFIG, resolveRunConfig, type ThreeDArm } from "../../../src/eval/config.js";
-import { readRecords, type ItemRecord } from "../../../src/eval/records.js";
 import { createLlmClient } from "../../../src/llm/client.js";
 import { createLlmAgent } from "../../../src/reason/active/llmAgent.js";
 import { promptTarget } from "../../../src/reason/llm.js";
 import { promptFileHash, promptTexts } from "../../../src/reason/promptFile.js";
 import { openaiReply, startServer, type Handler, type RecordedRequest, type TestServer } from "../llm/server.js";
-import { CLI, REPO_ROOT } from "../apps/cli/helpers.js";
+import { openaiUserText as userText } from "../../helpers/prompts.js";
+import { completedRun, expectSameRecords, killedAndResumed, newRunDir, type ActiveLlmRunSpec } from "../../helpers/activeLlmCli.js";
 
 const CAMERA = { width: 160, height: 120, hfov_deg: 70 };
 const KEY = "sk-active-agent-test-key";
@@ -32,15 +30,6 @@ afterEach(async () => {
 });
 
 type Body = { temperature?: number; messages: Array<{ role: string; content: string | Array<{ type: string; text?: string; image_url?: { url: string } }> }> };
-const userText = (r: RecordedRequest) => {
-  const c = (r.body as Body).messages.find((m) => m.role === "user")!.content;
-  return typeof c === "string"
-    ? c
-    : c
-        .filter((p) => p.type === "text")
-        .map((p) => p.text)
-        .join("\n");
-};
 const systemText = (r: RecordedRequest) => (r.body as Body).messages.find((m) => m.role === "system")!.content as string;
 const imageCount = (r: RecordedRequest) => {
   const c = (r.body as Body).messages.find((m) => m.role === "user")!.content;
@@ -201,81 +190,22 @@ const deterministic: Handler = (req, res) => {
   setTimeout(() => openaiReply(JSON.stringify(body))(req, res), 30);
 };
 
-function run(out: string, url: string, killAfterRequests?: { server: TestServer; n: number }, resume = false): Promise<number | null> {
-  const args = [
-    CLI,
-    "run",
-    "--paradigm",
-    "active",
-    "--reasoner",
-    "openai:test-model",
-    "--base-url",
-    `${url}/v1`,
-    "--source",
-    "gt",
-    "--baseline",
-    "none",
-    "--subcategories",
-    "linear_alignment",
-    "--per-subcategory",
-    "2",
-    "--max-steps",
-    "5",
-    "--concurrency",
-    "1",
-    "--max-connections",
-    "1",
-    "--out",
-    out,
-    ...(resume ? ["--resume"] : []),
-  ];
-  // each run its own response cache (beside its directory), not the shared per-user one: the killed run must
-  // ask the server itself, and its resume must find the answers it got before the kill
-  args.push("--cache", join(dirname(out), "llm-cache.sqlite"));
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env: { ...process.env, OPENAI_API_KEY: KEY }, stdio: ["ignore", "pipe", "pipe"] });
-    let err = "";
-    child.stderr.on("data", (d: Buffer) => (err += d.toString()));
-    const timer = killAfterRequests ? setInterval(() => killAfterRequests.server.requests.length >= killAfterRequests.n && child.kill("SIGKILL"), 5) : null;
-    // "close", not "exit": stderr may still hold data when the process exits
-    child.on("close", (code) => {
-      if (timer) clearInterval(timer);
-      if (code !== 0 && !killAfterRequests) reject(new Error(err));
-      resolve(code);
-    });
-  });
-}
-
-// what differs between the two runs is how, not what: times, and which calls the response cache answered
-const comparable = (r: ItemRecord) =>
-  JSON.stringify({
-    ...r,
-    timings_ms: null,
-    calls: r.calls?.map((c) => ({ ...c, attempts: null, cached: null })),
-    active: r.active && { ...r.active, steps: r.active.steps.map((s) => ({ ...s, time_ms: 0 })) },
-  });
+/** Two linear-alignment episodes of at most 5 steps. */
+const RUN: ActiveLlmRunSpec = { subcategories: "linear_alignment", perSubcategory: 2, maxSteps: 5, apiKey: KEY };
 
 describe("esi3d run --paradigm active with an LLM agent", () => {
   it("killed with SIGKILL mid-episode, --resume gives the records of an uninterrupted run", async () => {
     server = await startServer(deterministic);
-    const whole = join(mkdtempSync(join(tmpdir(), "esi3d-active-whole-")), "run");
-    expect(await run(whole, server.url)).toBe(0);
-    const wholeRecs = readRecords(join(whole, "items.jsonl")).records;
-    expect(wholeRecs.length).toBe(2);
+    const whole = newRunDir("esi3d-active-whole-");
+    const wholeRecs = await completedRun(RUN, server, whole, 2);
     const perEpisode = server.requests.length / 2;
 
-    server.script(deterministic);
-    server.requests.length = 0;
-    const killed = join(mkdtempSync(join(tmpdir(), "esi3d-active-kill-")), "run");
+    const killed = newRunDir("esi3d-active-kill-");
     // the first episode's third request: in the middle of it, nothing written yet
-    await run(killed, server.url, { server, n: 3 });
-    expect(existsSync(join(killed, "items.jsonl")) ? readFileSync(join(killed, "items.jsonl"), "utf8").trim() : "").toBe("");
-    const before = server.requests.length;
-    expect(await run(killed, server.url, undefined, true)).toBe(0);
-    const resumed = readRecords(join(killed, "items.jsonl")).records;
-    expect(resumed.map(comparable).sort()).toEqual(wholeRecs.map(comparable).sort());
+    const { records: resumed, resumeRequests } = await killedAndResumed(RUN, server, deterministic, killed, 3);
+    expectSameRecords(resumed, wholeRecs);
     // the steps answered before the kill came from the response cache
-    expect(server.requests.length - before).toBeLessThan(2 * perEpisode);
+    expect(resumeRequests).toBeLessThan(2 * perEpisode);
     expect(resumed.flatMap((r) => r.calls!).some((c) => c.cached && c.attempts === 0)).toBe(true);
     // every step's prompt file is in the run directory, the same as the uninterrupted run's
     const files = resumed.flatMap((r) => r.active!.steps.map((s) => s.prompt_file!));

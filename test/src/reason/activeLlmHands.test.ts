@@ -5,12 +5,6 @@
  * the next prompt's history, one that happens moves the object; `--actions camera` refuses the hands.
  */
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { readRecords, type ItemRecord } from "../../../src/eval/records.js";
-import { CLI, REPO_ROOT } from "../apps/cli/helpers.js";
 import { generateTask } from "../../../bridge/sim/generate/suite.js";
 import { loadPhysics } from "../../../bridge/sim/physics/world.js";
 import { lookAt } from "../../../bridge/sim/agent.js";
@@ -22,6 +16,7 @@ import { DEFAULT_RUN_CONFIG, resolveRunConfig, type ThreeDArm } from "../../../s
 import { createLlmClient } from "../../../src/llm/client.js";
 import { createLlmAgent } from "../../../src/reason/active/llmAgent.js";
 import { openaiReply, startServer, type Handler, type RecordedRequest, type TestServer } from "../llm/server.js";
+import { completedRun, expectSameRecords, killedAndResumed, newRunDir, type ActiveLlmRunSpec } from "../../helpers/activeLlmCli.js";
 
 const KEY = "sk-active-hands-test-key";
 const GT: ThreeDArm = { source: "gt", noise: DEFAULT_RUN_CONFIG.noise, labels: "oracle", label: "gt" };
@@ -133,64 +128,13 @@ const handsScript: Handler = (req, res) => {
   setTimeout(() => openaiReply(JSON.stringify(body))(req, res), 20);
 };
 
-function cliRun(out: string, url: string, kill?: { server: TestServer; n: number }, resume = false): Promise<number | null> {
-  const args = [
-    CLI,
-    "run",
-    "--paradigm",
-    "active",
-    "--reasoner",
-    "openai:test-model",
-    "--base-url",
-    `${url}/v1`,
-    "--source",
-    "gt",
-    "--baseline",
-    "none",
-    "--subcategories",
-    "structural_enclosure,deformable",
-    "--per-subcategory",
-    "1",
-    "--max-steps",
-    "4",
-    "--concurrency",
-    "1",
-    "--max-connections",
-    "1",
-    "--out",
-    out,
-    "--cache",
-    join(dirname(out), "llm-cache.sqlite"),
-    ...(resume ? ["--resume"] : []),
-  ];
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env: { ...process.env, OPENAI_API_KEY: KEY }, stdio: ["ignore", "pipe", "pipe"] });
-    let err = "";
-    child.stderr.on("data", (d: Buffer) => (err += d.toString()));
-    const timer = kill ? setInterval(() => kill.server.requests.length >= kill.n && child.kill("SIGKILL"), 5) : null;
-    child.on("close", (code) => {
-      if (timer) clearInterval(timer);
-      if (code !== 0 && !kill) reject(new Error(err));
-      resolve(code);
-    });
-  });
-}
-
-const comparable = (r: ItemRecord) =>
-  JSON.stringify({
-    ...r,
-    timings_ms: null,
-    calls: r.calls?.map((c) => ({ ...c, attempts: null, cached: null })),
-    active: r.active && { ...r.active, steps: r.active.steps.map((s) => ({ ...s, time_ms: 0 })) },
-  });
+/** One Structural Enclosure and one Deformable episode of at most 4 steps. */
+const RUN: ActiveLlmRunSpec = { subcategories: "structural_enclosure,deformable", perSubcategory: 1, maxSteps: 4, apiKey: KEY };
 
 describe("esi3d run with an LLM agent that acts", () => {
   it("lifts the cloth and opens a box over loopback HTTP, fails and is re-prompted, and resumes after SIGKILL to identical records", async () => {
     server = await startServer(handsScript);
-    const whole = join(mkdtempSync(join(tmpdir(), "esi3d-hands-whole-")), "run");
-    expect(await cliRun(whole, server.url)).toBe(0);
-    const wholeRecs = readRecords(join(whole, "items.jsonl")).records;
-    expect(wholeRecs.length).toBe(2);
+    const wholeRecs = await completedRun(RUN, server, newRunDir("esi3d-hands-whole-"), 2);
     const steps = wholeRecs.flatMap((r) => r.active!.steps);
     // the cloth was lifted, a box's open was tried (from the initial view it may be out of reach: then it says so)
     expect(steps.some((s) => /^pick_up\(n\d+\)$/.test(s.action ?? "") && s.action_result === "ok")).toBe(true);
@@ -199,13 +143,7 @@ describe("esi3d run with an LLM agent that acts", () => {
     expect(steps.some((s) => s.reprompted && s.action === "turn_left")).toBe(true);
     expect(wholeRecs.every((r) => r.active!.actions === "all")).toBe(true);
 
-    server.script(handsScript);
-    server.requests.length = 0;
-    const killed = join(mkdtempSync(join(tmpdir(), "esi3d-hands-kill-")), "run");
-    await cliRun(killed, server.url, { server, n: 3 });
-    expect(existsSync(join(killed, "items.jsonl")) ? readFileSync(join(killed, "items.jsonl"), "utf8").trim() : "").toBe("");
-    expect(await cliRun(killed, server.url, undefined, true)).toBe(0);
-    const resumed = readRecords(join(killed, "items.jsonl")).records;
-    expect(resumed.map(comparable).sort()).toEqual(wholeRecs.map(comparable).sort());
+    const { records: resumed } = await killedAndResumed(RUN, server, handsScript, newRunDir("esi3d-hands-kill-"), 3);
+    expectSameRecords(resumed, wholeRecs);
   }, 300_000);
 });

@@ -27,7 +27,7 @@ import { createExplorerAgent } from "../../../../src/reason/active/explorers.js"
 import { encodeView, type ViewParts } from "../../../../src/apps/service/viewCodec.js";
 import type { ItemRecord } from "../../../../src/eval/records.js";
 import { http, timelessRecord, poll, runReference, smallTask, startServe, type Serve } from "./helpers.js";
-import { openaiReply, startServer } from "../../llm/server.js";
+import { openaiReply, startServer, type Handler } from "../../llm/server.js";
 import { createLlmClient } from "../../../../src/llm/client.js";
 import { createLlmAgent } from "../../../../src/reason/active/llmAgent.js";
 
@@ -352,14 +352,7 @@ describe("active sessions with an LLM agent: the server's model client, the simu
       expect(llm.requests.every((q) => q.headers.authorization === `Bearer ${KEY}`)).toBe(true);
 
       // the same episode in-process over the built-in environment, against the same script
-      const llm2 = await startServer(...script());
-      try {
-        // this simulator reports no moves (no `moved` in its view headers), so the service's diagnosis cannot know
-        // them: the in-process episode it equals is one over the built-in world without its truth
-        expect(timelessRecord(record)).toEqual(timelessRecord(await inProcessLlmRecord(task, episode, `${llm2.url}/v1`, KEY, false)));
-      } finally {
-        await llm2.close();
-      }
+      expect(timelessRecord(record)).toEqual(timelessRecord(await inProcessUnreported(task, episode, script(), KEY)));
     } finally {
       expect(await withModel.stop()).toBe(0);
       await llm.close();
@@ -402,6 +395,20 @@ async function inProcessLlmRecord(task: Task, episode: Record<string, unknown>, 
   };
   const out = await runActiveEpisode({ task, config, arm, agent, env, trueRelations: trueRelations(task) });
   return activeRecord(task, config, arm, reasoner, out, key);
+}
+
+/**
+ * The in-process reference of a session's LLM episode whose simulator reports no moves (no `moved` in its view
+ * headers), against a model server of its own answering with `script`: the service's diagnosis cannot know the
+ * moves, so the episode it equals is one over the built-in world without its truth.
+ */
+async function inProcessUnreported(task: Task, episode: Record<string, unknown>, script: Handler[], apiKey: string): Promise<ItemRecord> {
+  const llm = await startServer(...script);
+  try {
+    return await inProcessLlmRecord(task, episode, `${llm.url}/v1`, apiKey, false);
+  } finally {
+    await llm.close();
+  }
 }
 
 /** The environment's form of an action reply: a camera move, or a manipulation with the objects the reply carries. */
@@ -471,14 +478,7 @@ describe("active sessions with the hands: a manipulation crosses the protocol", 
       ]);
       expect(record.active!.actions).toBe("all");
       // the same episode in-process over the built-in environment, against the same script
-      const llm2 = await startServer(...script());
-      try {
-        // this simulator reports no moves (no `moved` in its view headers), so the service's diagnosis cannot know
-        // them: the in-process episode it equals is one over the built-in world without its truth
-        expect(timelessRecord(record)).toEqual(timelessRecord(await inProcessLlmRecord(task, episode, `${llm2.url}/v1`, KEY, false)));
-      } finally {
-        await llm2.close();
-      }
+      expect(timelessRecord(record)).toEqual(timelessRecord(await inProcessUnreported(task, episode, script(), KEY)));
     } finally {
       expect(await withModel.stop()).toBe(0);
       await llm.close();
