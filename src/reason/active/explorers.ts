@@ -112,6 +112,8 @@ class ExplorerAgent implements ActiveAgent {
   private outOfReach = 0;
   /** The reveal the agent asked for at its last step, whose outcome the next step reads. */
   private pending: RevealTarget | null = null;
+  /** The 2D arm's colour-qualified names the hands did not resolve: asked again by category alone. */
+  private readonly bareNames = new Set<string>();
   /** A box just opened, and the steps left to look into it. */
   private looking: { target: RevealTarget; left: number } | null = null;
   /** The 2D arm's walk towards a target the simulator said is out of reach: forward steps left. */
@@ -331,8 +333,10 @@ class ExplorerAgent implements ActiveAgent {
     if (this.pending) {
       const t = this.pending;
       if (last && last.action === null) {
-        // an invalid act (a name the hands could not resolve where the agent thought it was) stayed in place
-        this.reveals.giveUp(t);
+        // an invalid act (a name the hands could not resolve where the agent thought it was) stayed in place; the
+        // 2D arm's colour word may be one the hands read otherwise (shading): once more by its category alone
+        if (t.bare && t.ref !== t.bare && !this.bareNames.has(t.ref)) this.bareNames.add(t.ref);
+        else this.reveals.giveUp(t);
         this.pending = null;
       } else if (last?.action?.startsWith(`${t.action}(`)) {
         const away = /out of reach \((\d+(?:\.\d+)?) m away/.exec(last.action_result ?? "");
@@ -374,7 +378,7 @@ class ExplorerAgent implements ActiveAgent {
       return null;
     }
     // the 2D arm: act on what the masks show; when the simulator said how far out of reach, walk that far towards it
-    const targets = this.reveals.open(hiddenInView(ctx));
+    const targets = this.reveals.open(hiddenInView(ctx).map((x) => (x.bare && this.bareNames.has(x.ref) ? { ...x, ref: x.bare } : x)));
     const walk = this.walk2d;
     const t = (walk && targets.find((x) => x.ref === walk.ref)) ?? targets[0];
     if (!t) return null;

@@ -50,6 +50,8 @@ export interface RevealTarget {
   z?: [number, number];
   /** where its mask's centre is in the view, as a fraction of the width (2D: steering towards it) */
   u?: number;
+  /** its category alone (2D): the name to try when the hands read its colour otherwise */
+  bare?: string;
 }
 
 /** The graph's nodes that hide something: cloths and boxes with a lid on them. */
@@ -112,7 +114,7 @@ export function hiddenInView(ctx: AgentContext): RevealTarget[] {
   for (const c of seen)
     if (COVER_LABELS.has(c)) {
       const pick = (i: number) => categories.get(view.ids[i]!) === c;
-      out.push({ action: "pick_up", ref: named(c, pick), u: centreU(pick) });
+      out.push({ action: "pick_up", ref: named(c, pick), bare: c.replace(/_/g, " "), u: centreU(pick) });
     }
   // a lid's box: the category of the pixels right under the lid's mask, across its width
   const { width, height } = view;
@@ -140,7 +142,12 @@ export function hiddenInView(ctx: AgentContext): RevealTarget[] {
       }
       const boxId = [...ids.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
       const pick = (i: number) => view.ids[i] === boxId;
-      out.push({ action: "open", ref: boxId === undefined ? box.replace(/_/g, " ") : named(box, pick), u: boxId === undefined ? 0.5 : centreU(pick) });
+      out.push({
+        action: "open",
+        ref: boxId === undefined ? box.replace(/_/g, " ") : named(box, pick),
+        bare: box.replace(/_/g, " "),
+        u: boxId === undefined ? 0.5 : centreU(pick),
+      });
     }
   }
   return out;
