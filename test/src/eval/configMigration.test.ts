@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { REPO_ROOT } from "../apps/cli/helpers.js";
-import { DEFAULT_RUN_CONFIG, migrateRunConfig, resolveRunConfig, RunConfigSchema, StoredRunConfigSchema } from "../../../src/eval/config.js";
+import { DEFAULT_RUN_CONFIG, migrateRunConfig, resolveRunConfig, RunConfigSchema, StoredRunConfigSchema, type RunConfig } from "../../../src/eval/config.js";
 import { readRunFile } from "../../../src/eval/files.js";
 import { RunRequestSchema } from "../../../src/apps/service/schemas.js";
 import { canonicalJson } from "../../../core/hash.js";
@@ -17,9 +17,15 @@ const FIXTURE = join(REPO_ROOT, "fixtures", "flat-config-run");
 const flat = (): Record<string, unknown> => JSON.parse(readFileSync(join(FIXTURE, "config.json"), "utf8")).config;
 /**
  * The same run as this version resolves it: the defaults with --limit 2, over the fixture's own subcategories (the
- * built-in suite then had 19; issue 45 added two, which the default now takes).
+ * built-in suite then had 19; issue 45 added two, which the default now takes) and its own noise components (all
+ * there were then; issue 47 added `mirror`, which the default now takes).
  */
-const sameRun = () => resolveRunConfig({ limit: 2, subcategories: flat().subcategories as string[] });
+const sameRun = () =>
+  resolveRunConfig({
+    limit: 2,
+    subcategories: flat().subcategories as string[],
+    noise: { noiseComponents: flat().noiseComponents as RunConfig["noise"]["noiseComponents"] },
+  });
 
 describe("flat run configurations migrate to the nested form", () => {
   it("the fixture is in the flat form (stage keys at the top)", () => {
