@@ -14,6 +14,8 @@ const STATUS_COLORS: Record<string, [number, number, number]> = {
 };
 /** True objects no node recovered (missed-lost, missed-unseen): magenta, unlike any status colour. */
 export const MISSED_COLOR: [number, number, number] = [255, 64, 200];
+/** A mirror's rectangle (the graph's `mirrors`): pale cyan, a glass's colour, unlike any status colour. */
+export const MIRROR_COLOR: [number, number, number] = [180, 235, 245];
 /** True boxes of objects that were recovered: a light grey wireframe, under the predicted boxes. */
 export const TRUTH_COLOR: [number, number, number] = [200, 200, 210];
 /** Points in no node (exports and the "by node" colouring). */
