@@ -18,6 +18,7 @@ import { voxelDownsample } from "./primitives/voxelDownsample.js";
 import { segmentStructure, STRUCTURE_FLOOR, STRUCTURE_WALL } from "./primitives/structure.js";
 import { clusterToNode, computeFlags, meanPoint } from "./nodes.js";
 import { markMayContain } from "./mayContain.js";
+import { markMirrors } from "./mirrors.js";
 import { computeRelations } from "./relations.js";
 import { GRAPH_FORMAT, GRAPH_FRAME, type GraphNode, type SceneGraph } from "./types.js";
 import type { InstanceMode } from "./options.js";
@@ -237,6 +238,7 @@ export function graphFromClusters(
     nodes,
     withCentroid.map(({ c }) => c.xyz),
   );
+  const mirrors = markMirrors(nodes, manifest.views);
   lap("nodes");
   const viewpoint = bundleViewpoint(manifest);
   const relations = computeRelations(
@@ -257,6 +259,8 @@ export function graphFromClusters(
     nodes,
     relations,
     structure: { floor_points: floor, wall_points: wall },
+    // scenes whose graph shows a mirror only: every other graph stays as it was
+    ...(mirrors.length ? { mirrors } : {}),
     timings_ms: timings,
   };
   return { graph, members: withCentroid.map(({ c }) => c.members) };

@@ -15,6 +15,10 @@
  *  - stale: when the agent moved objects (issue 46), a candidate of a moved object whose centroid lies near
  *    where the object was (within NEAR_OBJECT_M of its box there) and not near where it is: a memory that
  *    kept the object's old points. Stale nodes are not matched; geometry is judged at the current poses.
+ *  - mirror_ghost: in a scene with mirrors, a node behind a mirror's plane, seen through its rectangle from a
+ *    camera, whose points show (in the bundle's reflection images) mostly one true object, by the same share
+ *    rules, and whose centroid lies within NEAR_OBJECT_M of that object's box reflected about the plane: a
+ *    reflection taken for geometry. Settled before the gate, it is neither matched nor hallucinated.
  * True objects left unmatched are missed-unseen (no view shows them) or missed-lost (seen, not recovered).
  * Relations are compared after mapping node ids to true ids (duplicates map to their object).
  */
@@ -24,6 +28,9 @@ import type { FrameBundle } from "../core/bundle/io.js";
 import type { Task, TaskObject } from "../core/task/schema.js";
 import type { PointCloud } from "../reconstruct/pointcloud.js";
 import { objectBox } from "../core/objects/geometry.js";
+import { MIRROR_CATEGORY, mirrorPlane, reflectPoint, seenThroughMirror } from "../core/objects/mirror.js";
+import type { MirrorPlane } from "../core/bundle/schema.js";
+import { cameraCentre } from "../core/math/camera.js";
 import { pointBoxDistance } from "../core/geometry.js";
 import { countEachId, tallyIds, type IdTally } from "../core/idTally.js";
 import { MIN_MASK_AREA_PX } from "./evidence.js";
@@ -51,6 +58,18 @@ export const MATCH_MIN_PURITY = 0.5;
 export const NEAR_OBJECT_M = 0.3;
 
 /**
+ * A mirror ghost lies farther than this behind the mirror's plane (m): nearer, its centroid is within the
+ * geometric gate's reach of the mirror itself.
+ */
+const GHOST_MIN_BEHIND_M = NEAR_OBJECT_M;
+/**
+ * How far outside the mirror's rectangle (m) the line from a camera to a ghost's centroid may cross the plane: a
+ * centroid within the gate's NEAR_OBJECT_M of a point seen through the mirror crosses it no farther than that
+ * from the rectangle (the plane lies between camera and point, so the crossing moves less than the point).
+ */
+const GHOST_RECTANGLE_MARGIN_M = NEAR_OBJECT_M;
+
+/**
  * The rules that settle a node before the one-to-one match, in the order the diagnosis applies them, with
  * the status each gives (the viewer's explanations name them: src/apps/viewer/explain.ts).
  */
@@ -61,6 +80,8 @@ export const PRE_MATCH_RULES = {
   far_from_object: "hallucinated",
   /** far from where its moved object is, near where it was (the same gate, told of the move) */
   left_behind: "stale",
+  /** behind a mirror, seen through it, where a true object's reflection is (applied before the gate) */
+  seen_in_mirror: "mirror_ghost",
 } as const satisfies Record<string, NodeStatus>;
 export type PreMatchRule = keyof typeof PRE_MATCH_RULES;
 
@@ -188,6 +209,8 @@ interface DiagnosisContext {
   cloudPointsOf: Uint32Array;
   /** moved objects by id: where each was (objects holds where it is) */
   movedFrom: Map<number, TaskObject>;
+  /** the task's mirrors (where they are now): empty for a scene without any */
+  mirrors: MirrorPlane[];
 }
 
 export function diagnose(input: DiagnoseInput): Diagnosis {
@@ -231,6 +254,7 @@ export function diagnoseNodes(input: NodeDiagnoseInput): NodeMetrics {
 function diagnoseNodesAndObjects(input: NodeDiagnoseInput) {
   const ctx = diagnosisContext(input);
   const nodeDiag = classifyByShares(ctx);
+  markMirrorGhosts(ctx, nodeDiag);
   applyGeometricGate(ctx, nodeDiag);
   const { weight, matchOfObject } = matchCandidates(ctx, nodeDiag);
   settleCandidates(ctx, nodeDiag, weight, matchOfObject);
@@ -255,26 +279,15 @@ function diagnosisContext(input: NodeDiagnoseInput): DiagnosisContext {
   countEachId(instance.subarray(0, cloud.count), cloudPointsOf);
   // the first-appearance order is kept: classifyByShares sums the shares in it
   const shareCounts = graph.nodes.map((_, k): ShareCounts => tallyIds(instance, members[k]!));
-  return { input, objects, objIndex, shareCounts, cloudPointsOf, movedFrom };
+  const mirrors = objects.filter((o) => o.category === MIRROR_CATEGORY).map(mirrorPlane);
+  return { input, objects, objIndex, shareCounts, cloudPointsOf, movedFrom, mirrors };
 }
 
 /** Phase 1: hallucinated / merged / candidate (provisionally "duplicate") from the shares of each node's points. */
 function classifyByShares(ctx: DiagnosisContext): NodeDiagnosis[] {
   const { graph, members } = ctx.input;
-  const { objects, objIndex } = ctx;
   return graph.nodes.map((n, k) => {
-    const { ids, counts } = ctx.shareCounts[k]!;
-    const total = members[k]!.length || 1;
-    const objShares = ids
-      .map((id, j) => [id, counts[j]!] as const)
-      .filter(([id]) => objIndex.has(id))
-      .map(([id, c]) => ({ id, name: objects[objIndex.get(id)!]!.name, share: c / total }))
-      .sort((a, b) => b.share - a.share || a.id - b.id);
-    const objectShare = objShares.reduce((s, x) => s + x.share, 0);
-    const rule = shareRuleOf(
-      objectShare,
-      objShares.map((x) => x.share),
-    );
+    const { objShares, objectShare, rule } = objectSharesOf(ctx, ctx.shareCounts[k]!, members[k]!.length);
     const status: NodeStatus = rule ? PRE_MATCH_RULES[rule] : "duplicate";
     const top = objShares[0];
     return {
@@ -293,7 +306,59 @@ function classifyByShares(ctx: DiagnosisContext): NodeDiagnosis[] {
   });
 }
 
-const isCandidate = (d: NodeDiagnosis) => d.status !== "hallucinated" && d.status !== "merged" && d.status !== "stale" && d.object_id !== null;
+/** The node's points per true object (largest first), their sum, and the share rule they meet (null: none). */
+function objectSharesOf(ctx: DiagnosisContext, { ids, counts }: ShareCounts, points: number) {
+  const { objects, objIndex } = ctx;
+  const total = points || 1;
+  const objShares = ids
+    .map((id, j) => [id, counts[j]!] as const)
+    .filter(([id]) => objIndex.has(id))
+    .map(([id, c]) => ({ id, name: objects[objIndex.get(id)!]!.name, share: c / total }))
+    .sort((a, b) => b.share - a.share || a.id - b.id);
+  const objectShare = objShares.reduce((s, x) => s + x.share, 0);
+  const rule = shareRuleOf(
+    objectShare,
+    objShares.map((x) => x.share),
+  );
+  return { objShares, objectShare, rule };
+}
+
+/**
+ * Phase 1b, scenes with mirrors: a node behind a mirror, seen through it, that is a true object's reflection
+ * becomes a mirror ghost linked to that object. Its points carry the mirror's id (the instance image records
+ * the surface the ray hit); the bundle's reflection images tell what each of their pixels shows instead.
+ */
+function markMirrorGhosts(ctx: DiagnosisContext, nodeDiag: NodeDiagnosis[]): void {
+  if (ctx.mirrors.length === 0) return;
+  const { graph, members, cloud, bundle } = ctx.input;
+  const cameras = bundle.views.map((v) => cameraCentre(v.E));
+  let shown: Uint16Array | undefined;
+  graph.nodes.forEach((n, k) => {
+    const mirror = ctx.mirrors.find((m) => cameras.some((c) => seenThroughMirror(m, c, n.centroid, GHOST_MIN_BEHIND_M, GHOST_RECTANGLE_MARGIN_M)));
+    if (!mirror) return;
+    shown ??= reflectedIdsOf(cloud, bundle.views);
+    const { objShares, rule } = objectSharesOf(ctx, tallyIds(shown, members[k]!), members[k]!.length);
+    const top = objShares[0];
+    // the match's own rules, with the object's box reflected about the plane (the centroid's mirror image near the
+    // object's box: the reflection is an isometry)
+    if (rule !== null || !top || top.share < MATCH_MIN_PURITY) return;
+    const obj = ctx.objects[ctx.objIndex.get(top.id)!]!;
+    if (isFarFromObject(pointObjectDistance(reflectPoint(mirror, n.centroid), obj))) return;
+    Object.assign(nodeDiag[k]!, { status: "mirror_ghost", object_id: null, object_name: null, mirrors_object: obj.id, mirror_id: mirror.id });
+  });
+}
+
+/** Per cloud point: the id its pixel's reflection shows (0 for a pixel that is no mirror pixel, or a view without reflection images). */
+function reflectedIdsOf(cloud: PointCloud, views: NodeDiagnoseInput["bundle"]["views"]): Uint16Array {
+  const out = new Uint16Array(cloud.count);
+  for (let i = 0; i < cloud.count; i++) out[i] = views[cloud.view[i]!]?.reflectedIds?.[cloud.pixel[i]!] ?? 0;
+  return out;
+}
+
+/** Statuses settled before the match: no candidate for it. */
+const SETTLED_BEFORE_MATCH: ReadonlySet<NodeStatus> = new Set(["hallucinated", "merged", "stale", "mirror_ghost"]);
+
+const isCandidate = (d: NodeDiagnosis) => !SETTLED_BEFORE_MATCH.has(d.status) && d.object_id !== null;
 
 /**
  * Phase 2, the geometric gate: a candidate far from its dominant object's box is near no true object, or,
@@ -341,7 +406,7 @@ function matchCandidates(ctx: DiagnosisContext, nodeDiag: NodeDiagnosis[]): { we
 function settleCandidates(ctx: DiagnosisContext, nodeDiag: NodeDiagnosis[], weight: number[][], matchOfObject: Map<number, number>): void {
   const { graph } = ctx.input;
   nodeDiag.forEach((d, k) => {
-    if (d.status === "hallucinated" || d.status === "merged" || d.status === "stale") return;
+    if (SETTLED_BEFORE_MATCH.has(d.status)) return;
     const obj = d.object_id !== null ? ctx.objects[ctx.objIndex.get(d.object_id)!]! : null;
     if (obj && matchOfObject.get(obj.id) === k) {
       d.status = "matched";
@@ -440,6 +505,7 @@ function nodeMetrics(ctx: DiagnosisContext, nodeDiag: NodeDiagnosis[], objDiag: 
     merged: count("merged"),
     hallucinated: count("hallucinated"),
     stale: count("stale"),
+    ...(ctx.mirrors.length ? { mirror_ghosts: count("mirror_ghost") } : {}),
     missed_unseen: objDiag.filter((o) => o.status === "missed-unseen").length,
     missed_lost: objDiag.filter((o) => o.status === "missed-lost").length,
     precision,
@@ -451,6 +517,7 @@ function nodeMetrics(ctx: DiagnosisContext, nodeDiag: NodeDiagnosis[], objDiag: 
     hallucination_rate: ratio(count("hallucinated"), P),
     merged_rate: ratio(count("merged"), P),
     stale_rate: ratio(count("stale"), P),
+    ...(ctx.mirrors.length ? { mirror_ghost_rate: ratio(count("mirror_ghost"), P) } : {}),
     miss_rate: ratio(G - matched, G),
     label_accuracy: labelJudged.length ? labelJudged.filter((d) => d.label_correct).length / labelJudged.length : null,
     count_error_by_category: countError,

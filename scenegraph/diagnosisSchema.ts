@@ -6,7 +6,7 @@
 import * as z from "zod";
 import { PREDICATES, RelationSchema } from "./types.js";
 
-const NODE_STATUSES = ["matched", "duplicate", "merged", "hallucinated", "stale"] as const;
+const NODE_STATUSES = ["matched", "duplicate", "merged", "hallucinated", "stale", "mirror_ghost"] as const;
 const OBJECT_STATUSES = ["matched", "missed-unseen", "missed-lost"] as const;
 
 const share = () => z.number().min(0).max(1);
@@ -47,6 +47,12 @@ const NodeDiagnosisSchema = z
     iou: share(),
     centroid_error_m: z.number().min(0).nullable(),
     label_correct: z.boolean().nullable(),
+    mirrors_object: z
+      .number()
+      .int()
+      .optional()
+      .describe("for a mirror ghost: the true object whose reflection it is (absent for other nodes, and in diagnoses written before mirrors)"),
+    mirror_id: z.number().int().optional().describe("for a mirror ghost: the mirror it was seen through"),
     cause: NodeCauseSchema.optional().describe(
       "a duplicate's or hallucination's cause, as far as the cloud records it (absent for other nodes, and in diagnoses written before it was recorded)",
     ),
@@ -84,6 +90,11 @@ export const GraphMetricsSchema = z
     merged: count(),
     hallucinated: count(),
     stale: count().optional().describe("nodes where a moved object was and no longer is (absent in diagnoses written before objects could move: none)"),
+    mirror_ghosts: count()
+      .optional()
+      .describe(
+        "nodes behind a mirror that are a true object's reflection taken for geometry (absent for scenes without mirrors, and in diagnoses written before them)",
+      ),
     missed_unseen: count(),
     missed_lost: count(),
     precision: share(),
@@ -95,6 +106,7 @@ export const GraphMetricsSchema = z
     hallucination_rate: rate(),
     merged_rate: rate(),
     stale_rate: rate().optional().describe("stale nodes over nodes (absent in diagnoses written before objects could move)"),
+    mirror_ghost_rate: rate().optional().describe("mirror ghosts over nodes (absent where mirror_ghosts is)"),
     miss_rate: rate(),
     label_accuracy: share().nullable(),
     count_error_by_category: z.record(z.string(), z.number()),

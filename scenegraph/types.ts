@@ -58,6 +58,12 @@ const NodeFlagsSchema = z
       .describe(
         "a container (an open container's label, or a lid node resting on it) whose inside no view has shown: it may hold what the graph cannot see (scenegraph/mayContain.ts); absent for other nodes and in graphs written before it was recorded",
       ),
+    behind_mirror: z
+      .string()
+      .optional()
+      .describe(
+        "the mirror node (graph `mirrors`) this node lies behind, seen through it by a view that saw the node: it may be a reflection taken for geometry (scenegraph/mirrors.ts); absent otherwise",
+      ),
   })
   .strict();
 
@@ -207,6 +213,22 @@ const RegionLayerSchema = z
     "rooms segmented from the walls and free space the views show, doorways as edges, pairs of rooms the views show apart, objects assigned to rooms (multi-room scenes only)",
   );
 
+const unit = () => z.number().min(-1).max(1);
+const UnitSchema = z.tuple([unit(), unit(), unit()]);
+
+/** A planar mirror the graph's own evidence shows: a flat node labelled `mirror` (scenegraph/mirrors.ts). */
+const GraphMirrorSchema = z
+  .object({
+    node: z.string().min(1).describe("the mirror's node"),
+    centre: PointSchema.describe("centre of its reflective rectangle (m): the node's box centre"),
+    normal: UnitSchema.describe("unit normal of its plane (the box's thin axis), towards the side the views that saw it were on"),
+    u: UnitSchema.describe("unit axis along the rectangle's width"),
+    v: UnitSchema.describe("unit axis along the rectangle's height"),
+    half_width_m: z.number().min(0),
+    half_height_m: z.number().min(0),
+  })
+  .strict();
+
 /** Who made the graph: a reconstruction source, or the ground truth (`truthGraph`). */
 const TRUTH = "truth";
 
@@ -228,6 +250,7 @@ export const SceneGraphSchema = z
     relations: z.array(RelationSchema),
     structure: z.object({ floor_points: count(), wall_points: count() }).strict().describe("structure points found (floor, walls), for reference"),
     regions: RegionLayerSchema.optional(),
+    mirrors: z.array(GraphMirrorSchema).optional().describe("planar mirrors the graph's nodes show (flat nodes labelled mirror); absent when there are none"),
     timings_ms: z.record(z.string(), z.number()),
   })
   .strict()
@@ -250,6 +273,9 @@ export const SceneGraphSchema = z
           ctx.addIssue({ code: "custom", path: ["regions", "rooms", k, "objects", j], message: `names node "${o}", which the graph does not have` });
       }),
     );
+    g.mirrors?.forEach((m, k) => {
+      if (!ids.has(m.node)) ctx.addIssue({ code: "custom", path: ["mirrors", k, "node"], message: `names node "${m.node}", which the graph does not have` });
+    });
     g.relations.forEach((r, k) => {
       for (const end of ["subject", "object"] as const)
         if (!ids.has(r[end])) ctx.addIssue({ code: "custom", path: ["relations", k, end], message: `names node "${r[end]}", which the graph does not have` });
@@ -262,3 +288,4 @@ export type Predicate = (typeof PREDICATES)[number];
 export type Relation = z.infer<typeof RelationSchema>;
 export type SceneGraph = z.infer<typeof SceneGraphSchema>;
 export type RegionLayer = z.infer<typeof RegionLayerSchema>;
+export type GraphMirror = z.infer<typeof GraphMirrorSchema>;

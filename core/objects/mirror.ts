@@ -78,3 +78,51 @@ export function reflectedExtrinsic(E: Mat34, M: Mat34): Mat34 {
   };
   return [row(0), row(1), row(2)];
 }
+
+/** The rectangle and plane of a mirror: what the "seen through it" tests read (a graph's mirror entry has them too). */
+export type MirrorRectangle = Pick<MirrorPlane, "centre" | "normal" | "u" | "v" | "half_width_m" | "half_height_m">;
+
+/** Signed distance (m) of p from the mirror's plane: positive on its reflecting side, negative behind it. */
+export function signedPlaneDistance(plane: Pick<MirrorPlane, "centre" | "normal">, p: readonly number[]): number {
+  const q = plane.centre,
+    n = plane.normal;
+  return (p[0]! - q[0]) * n[0] + (p[1]! - q[1]) * n[1] + (p[2]! - q[2]) * n[2];
+}
+
+/** The mirror image of p about the mirror's plane. */
+export function reflectPoint(plane: Pick<MirrorPlane, "centre" | "normal">, p: readonly number[]): Vec3 {
+  const d = 2 * signedPlaneDistance(plane, p),
+    n = plane.normal;
+  return [p[0]! - d * n[0], p[1]! - d * n[1], p[2]! - d * n[2]];
+}
+
+/**
+ * Where the segment from `camera`, on the plane's reflecting side, to p, behind the plane by more than `behindM`,
+ * crosses the plane; null when they are not on those sides.
+ */
+export function planeCrossing(plane: Pick<MirrorPlane, "centre" | "normal">, camera: readonly number[], p: readonly number[], behindM: number): Vec3 | null {
+  const dc = signedPlaneDistance(plane, camera),
+    dp = signedPlaneDistance(plane, p);
+  if (dc <= 0 || dp >= -behindM) return null;
+  const t = dc / (dc - dp);
+  return [camera[0]! + t * (p[0]! - camera[0]!), camera[1]! + t * (p[1]! - camera[1]!), camera[2]! + t * (p[2]! - camera[2]!)];
+}
+
+/** Coordinates of a point of the plane along the rectangle's u and v axes, from its centre. */
+export function rectangleCoordinates(plane: Pick<MirrorPlane, "centre" | "u" | "v">, x: readonly number[]): [number, number] {
+  const r = [0, 1, 2].map((k) => x[k]! - plane.centre[k]!);
+  const dot = (a: Vec3) => r[0]! * a[0] + r[1]! * a[1] + r[2]! * a[2];
+  return [dot(plane.u), dot(plane.v)];
+}
+
+/**
+ * Whether `camera`, on the mirror's reflecting side, sees the point p (behind the plane by more than `behindM`)
+ * through the mirror: the segment from the camera to p crosses the plane inside the rectangle grown by `marginM`.
+ * What a camera sees there is the mirror's reflection, so a reconstruction that takes it for geometry puts it there.
+ */
+export function seenThroughMirror(plane: MirrorRectangle, camera: readonly number[], p: readonly number[], behindM: number, marginM: number): boolean {
+  const x = planeCrossing(plane, camera, p, behindM);
+  if (!x) return false;
+  const [a, b] = rectangleCoordinates(plane, x);
+  return Math.abs(a) <= plane.half_width_m + marginM && Math.abs(b) <= plane.half_height_m + marginM;
+}

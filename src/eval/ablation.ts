@@ -7,7 +7,7 @@
 import { SUBCATEGORY_TITLES, type Subcategory } from "../../core/task/taxonomy.js";
 import { columnWidths, tableRow, tableRule } from "../../core/table.js";
 import type { ItemRecord } from "./records.js";
-import { cell, pairByTask, PARADIGM_TITLES, staleFigures, type Cell } from "./summary.js";
+import { cell, pairByTask, PARADIGM_TITLES, statusFigures, type Cell } from "./summary.js";
 import { comparePaired, SIGNIFICANCE_ALPHA, type PairedResult } from "./pairedTests.js";
 import { SMALL_CELL_ITEMS, SMALL_CELL_LEGEND, smallMark } from "./smallSamples.js";
 import { activeRows, type ActiveRow } from "./activeSummary.js";
@@ -25,6 +25,8 @@ interface AblationQuality {
    * does (records written before objects could move carry no stale count).
    */
   stale_rate: number | null;
+  /** Mirror ghosts over the nodes of the graphs of scenes with mirrors; absent where none has a mirror. */
+  mirror_ghost_rate?: number;
   miss_rate: number;
   relation_precision: number | null;
 }
@@ -85,13 +87,15 @@ export function summarizeAblation(records: ItemRecord[], components: string[]): 
     const p = nodes ? matched / nodes : 0,
       rc = observed ? qs.reduce((a, q) => a + (q.recall_observed ?? 0) * (q.observed_objects ?? 0), 0) / observed : 0;
     const rel = qs.filter((q) => q.relation_precision !== null);
+    const ghosts = statusFigures(qs, "mirror_ghosts");
     return {
       level: l,
       graphs: qs.length,
       node_f1: p + rc > 0 ? (2 * p * rc) / (p + rc) : 0,
       duplicate_rate: nodes ? sum("duplicates") / nodes : 0,
       hallucination_rate: nodes ? sum("hallucinated") / nodes : 0,
-      stale_rate: staleFigures(qs)?.rate ?? null,
+      stale_rate: statusFigures(qs, "stale")?.rate ?? null,
+      ...(ghosts ? { mirror_ghost_rate: ghosts.rate } : {}),
       miss_rate: sum("objects") ? (sum("objects") - matched) / sum("objects") : 0,
       relation_precision: rel.length ? rel.reduce((a, q) => a + q.relation_precision!, 0) / rel.length : null,
     };
@@ -238,6 +242,10 @@ export function ablationTable(a: AblationSummary, markdown = false): string {
     ["duplicate rate", "", ...a.quality.map((q) => rateText(q.duplicate_rate))],
     ["hallucination rate", "", ...a.quality.map((q) => rateText(q.hallucination_rate))],
     ["stale rate", "", ...a.quality.map((q) => rateText(q.stale_rate))],
+    // scenes with mirrors only: an ablation without any keeps its table
+    ...(a.quality.some((q) => q.mirror_ghost_rate !== undefined)
+      ? [["mirror ghost rate", "", ...a.quality.map((q) => rateText(q.mirror_ghost_rate ?? null))]]
+      : []),
     ["miss rate", "", ...a.quality.map((q) => rateText(q.miss_rate))],
   ];
   // several paradigms: each one's overall row beside the pooled one

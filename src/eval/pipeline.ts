@@ -70,6 +70,8 @@ export function qualityFigures(m: GraphMetrics): Record<string, number | null> {
     duplicates: m.duplicates,
     hallucinated: m.hallucinated,
     stale: m.stale ?? 0,
+    // scenes with mirrors only: a record of a mirror-free scene stays as it was
+    ...(m.mirror_ghosts !== undefined ? { mirror_ghosts: m.mirror_ghosts } : {}),
     merged: m.merged,
     missed_unseen: m.missed_unseen,
     missed_lost: m.missed_lost,

@@ -306,23 +306,34 @@ export function reportMarkdown(s: RunSummary, config: RunConfig, meta: ReportMet
   out.push("");
   out.push("## Graph quality per source (against the ground truth)");
   out.push("");
+  // the mirror ghost column only where some graph's scene has a mirror: other reports keep their table
+  const ghostColumn = s.quality.some((q) => q.mirror_ghost_rate !== undefined);
+  const withGhosts = (row: string[], ghost: () => string) => (ghostColumn ? [...row.slice(0, 7), ghost(), ...row.slice(7)] : row);
   const qRows = [
-    ["Source", "Paradigm", "graphs", "node F1", "dup. rate", "halluc. rate", "stale rate", "miss rate", "rel. precision", "rel. recall", "nodes/graph"],
+    withGhosts(
+      ["Source", "Paradigm", "graphs", "node F1", "dup. rate", "halluc. rate", "stale rate", "miss rate", "rel. precision", "rel. recall", "nodes/graph"],
+      () => "ghost rate",
+    ),
   ];
   for (const q of s.quality)
-    qRows.push([
-      METHOD_LABELS[q.source] ?? q.source,
-      q.paradigm,
-      String(q.graphs),
-      q.node_f1.toFixed(3),
-      (q.duplicate_rate * 100).toFixed(1) + "%",
-      (q.hallucination_rate * 100).toFixed(1) + "%",
-      q.stale_rate === undefined ? "-" : (q.stale_rate * 100).toFixed(1) + "%",
-      (q.miss_rate * 100).toFixed(1) + "%",
-      q.relation_precision === null ? "-" : q.relation_precision.toFixed(3),
-      q.relation_recall === null ? "-" : q.relation_recall.toFixed(3),
-      q.nodes_per_graph.toFixed(1),
-    ]);
+    qRows.push(
+      withGhosts(
+        [
+          METHOD_LABELS[q.source] ?? q.source,
+          q.paradigm,
+          String(q.graphs),
+          q.node_f1.toFixed(3),
+          (q.duplicate_rate * 100).toFixed(1) + "%",
+          (q.hallucination_rate * 100).toFixed(1) + "%",
+          q.stale_rate === undefined ? "-" : (q.stale_rate * 100).toFixed(1) + "%",
+          (q.miss_rate * 100).toFixed(1) + "%",
+          q.relation_precision === null ? "-" : q.relation_precision.toFixed(3),
+          q.relation_recall === null ? "-" : q.relation_recall.toFixed(3),
+          q.nodes_per_graph.toFixed(1),
+        ],
+        () => (q.mirror_ghost_rate === undefined ? "-" : (q.mirror_ghost_rate * 100).toFixed(1) + "%"),
+      ),
+    );
   out.push(pad(qRows, true));
   out.push("");
   if (s.failures?.total) {

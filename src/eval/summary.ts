@@ -102,6 +102,11 @@ const QualityRowSchema = z
     duplicates_per_graph: z.number(),
     hallucinated_per_graph: z.number(),
     stale_per_graph: z.number().optional().describe("absent where stale_rate is"),
+    mirror_ghost_rate: z
+      .number()
+      .optional()
+      .describe("mirror ghosts (a reflection taken for geometry) over nodes, over the graphs of scenes with mirrors; absent where none has a mirror"),
+    mirror_ghosts_per_graph: z.number().optional().describe("absent where mirror_ghost_rate is"),
   })
   .strict();
 type QualityRow = z.infer<typeof QualityRowSchema>;
@@ -317,15 +322,19 @@ export const significant = (d: Pick<Difference, "p" | "lo" | "hi">): boolean =>
 const mean = (xs: number[]) => (xs.length ? xs.reduce((s, x) => s + x, 0) / xs.length : NaN);
 
 /**
- * Stale nodes over nodes, and per graph, over the graphs whose quality figures count them; undefined when none
- * does (a record written before objects could move has no stale count: unknown, not 0).
+ * Stale nodes (or mirror ghosts) over nodes, and per graph, over the graphs whose quality figures count them;
+ * undefined when none does (a record written before objects could move has no stale count: unknown, not 0; a
+ * scene without mirrors has no mirror ghost count).
  */
-export function staleFigures(qs: ReadonlyArray<Record<string, number | null>>): { rate: number; perGraph: number } | undefined {
-  const counted = qs.filter((q) => typeof q.stale === "number");
+export function statusFigures(
+  qs: ReadonlyArray<Record<string, number | null>>,
+  key: "stale" | "mirror_ghosts",
+): { rate: number; perGraph: number } | undefined {
+  const counted = qs.filter((q) => typeof q[key] === "number");
   if (!counted.length) return undefined;
   const nodes = counted.reduce((s, q) => s + (q.nodes ?? 0), 0),
-    stale = counted.reduce((s, q) => s + q.stale!, 0);
-  return { rate: nodes ? stale / nodes : 0, perGraph: stale / counted.length };
+    n = counted.reduce((s, q) => s + q[key]!, 0);
+  return { rate: nodes ? n / nodes : 0, perGraph: n / counted.length };
 }
 
 /**
@@ -380,7 +389,8 @@ export function summarizeRun(input: readonly ItemRecord[], prices: PriceTable | 
         recall = observed ? qs.reduce((s, q) => s + (q.recall_observed ?? 0) * (q.observed_objects ?? 0), 0) / observed : 0;
       const relP = qs.filter((q) => q.relation_precision !== null),
         relR = qs.filter((q) => q.relation_recall !== null);
-      const stale = staleFigures(qs);
+      const stale = statusFigures(qs, "stale"),
+        ghosts = statusFigures(qs, "mirror_ghosts");
       quality.push({
         source,
         paradigm: p,
@@ -398,6 +408,7 @@ export function summarizeRun(input: readonly ItemRecord[], prices: PriceTable | 
         duplicates_per_graph: sum("duplicates") / qs.length,
         hallucinated_per_graph: sum("hallucinated") / qs.length,
         stale_per_graph: stale?.perGraph,
+        ...(ghosts ? { mirror_ghost_rate: ghosts.rate, mirror_ghosts_per_graph: ghosts.perGraph } : {}),
       });
     }
   }

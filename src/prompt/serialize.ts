@@ -163,6 +163,7 @@ function predicateLines(style: EvidenceStyle): string[] {
 /** Whether any node carries physical attributes (graphs written before they were recorded have none). */
 const hasPhysics = (g: SceneGraph) => g.nodes.some((n) => n.physics !== undefined);
 const hasMayContain = (g: SceneGraph) => g.nodes.some((n) => n.flags.may_contain === true);
+const hasBehindMirror = (g: SceneGraph) => g.nodes.some((n) => n.flags.behind_mirror !== undefined);
 
 /** What the physical attributes mean, for a graph that has them; `text` names them as the sentences do. */
 function physicsLines(style: EvidenceStyle): string[] {
@@ -181,7 +182,7 @@ function physicsLines(style: EvidenceStyle): string[] {
 
 type EvidenceStyle = "json" | "text";
 
-function uncertaintyLines(style: EvidenceStyle, withRelations: boolean, withPhysics: boolean, withMayContain = false): string[] {
+function uncertaintyLines(style: EvidenceStyle, withRelations: boolean, withPhysics: boolean, withMayContain = false, withBehindMirror = false): string[] {
   const k = (json: string, text: string) => (style === "json" ? `\`${json}\`` : `"${text}"`);
   const lines = [
     "Evidence and uncertainty: this scene graph was reconstructed automatically from the camera views and can be wrong in known ways: " +
@@ -198,6 +199,11 @@ function uncertaintyLines(style: EvidenceStyle, withRelations: boolean, withPhys
   if (withMayContain)
     lines.push(
       `- ${k("may_contain", "may contain")}: a container whose inside no view has shown (closed, or seen only from the side): it may hold objects the graph does not list.`,
+    );
+  // only where a graph has a node behind one of its mirrors
+  if (withBehindMirror)
+    lines.push(
+      `- ${k("behind_mirror", "behind mirror")}: the object lies behind the plane of the named mirror and was seen through it: it may be the reflection of an object in front of the mirror, not a real object.`,
     );
   if (withPhysics) {
     lines.push(
@@ -245,6 +251,7 @@ function evidenceMembers(n: GraphNode): string[] {
   if (n.flags.fragment) f.push(`"fragment": true`);
   if (n.flags.low_support) f.push(`"low_support": true`);
   if (n.flags.may_contain) f.push(`"may_contain": true`);
+  if (n.flags.behind_mirror !== undefined) f.push(`"behind_mirror": ${q(n.flags.behind_mirror)}`);
   if (n.flags.held) f.push(`"held": true`);
   parts.push(`"flags": {${f.join(", ")}}`);
   return parts;
@@ -310,7 +317,7 @@ function serializeJson(g: SceneGraph, uncertainty: boolean, withRelations: boole
     );
   }
   const out = [`Scene graph: ${plural(g.nodes.length, "object")}${withRelations ? `, ${plural(g.relations.length, "relation")}` : ""}.`, "", conv.join("\n")];
-  if (uncertainty) out.push("", uncertaintyLines("json", withRelations, hasPhysics(g), hasMayContain(g)).join("\n"));
+  if (uncertainty) out.push("", uncertaintyLines("json", withRelations, hasPhysics(g), hasMayContain(g), hasBehindMirror(g)).join("\n"));
   out.push("", "Objects (JSON list):", jsonList(g.nodes.map((n) => nodeJson(n, uncertainty))));
   if (withRelations) out.push("", "Relations (JSON list):", jsonList(g.relations.map((r) => relationJson(r, uncertainty))));
   return out.join("\n");
@@ -394,6 +401,7 @@ function serializeText(g: SceneGraph, uncertainty: boolean): string {
       if (n.flags.fragment) ev.push("fragment");
       if (n.flags.low_support) ev.push("low support");
       if (n.flags.may_contain) ev.push("may contain unseen objects");
+      if (n.flags.behind_mirror !== undefined) ev.push(`behind mirror ${n.flags.behind_mirror}, seen through it: may be a reflection`);
       if (n.flags.held) ev.push("held by you");
       s += ` Evidence: ${ev.join("; ")}.`;
     }
@@ -409,7 +417,7 @@ function serializeText(g: SceneGraph, uncertainty: boolean): string {
     ...predicateLines("text"),
   ];
   const out = [`Scene graph: ${plural(g.nodes.length, "object")}, ${plural(g.relations.length, "relation")}.`, "", conv.join("\n")];
-  if (uncertainty) out.push("", uncertaintyLines("text", true, hasPhysics(g), hasMayContain(g)).join("\n"));
+  if (uncertainty) out.push("", uncertaintyLines("text", true, hasPhysics(g), hasMayContain(g), hasBehindMirror(g)).join("\n"));
   out.push("", "Objects:", sentences.length ? sentences.join("\n") : "(none)");
   return out.join("\n");
 }
@@ -585,8 +593,39 @@ function regionSection(g: SceneGraph, format: SerializeOptions["format"]): strin
   return ["", head, ...rooms, ...(doors.length ? doors : ["No doorway was found."]), ...parted].join("\n");
 }
 
+/**
+ * The mirrors the graph's nodes show (graphs without any serialize as before): each one's plane, facing the side
+ * it was seen from, and its size. A JSON list in the json formats, sentences otherwise.
+ */
+function mirrorSection(g: SceneGraph, format: SerializeOptions["format"]): string {
+  const mirrors = g.mirrors ?? [];
+  if (!mirrors.length) return "";
+  const head = `Mirrors: ${plural(mirrors.length, "mirror")}. A mirror reflects what is in front of it: an object that appears behind a mirror's plane, where the views saw it through the mirror, may be the reflection of an object in front of it, not a real object.`;
+  const size = (m: (typeof mirrors)[number]) => [fmt(2 * m.half_width_m), fmt(2 * m.half_height_m)];
+  if (format === "json" || format === "relations") {
+    const items = mirrors.map((m) => {
+      const [w, h] = size(m);
+      return `{"node": ${q(m.node)}, "centre": ${fmtVec(m.centre)}, "normal": ${fmtVec(m.normal, FRACTION_DECIMALS)}, "width_m": ${w}, "height_m": ${h}}`;
+    });
+    return [
+      "",
+      "",
+      head,
+      "- `normal`: the unit normal of its plane, towards the side it was seen from (the side it reflects).",
+      "",
+      "Mirrors (JSON list):",
+      jsonList(items),
+    ].join("\n");
+  }
+  const lines = mirrors.map((m) => {
+    const [w, h] = size(m);
+    return `${m.node} is a mirror: a reflective plane centred at (${m.centre.map((x) => fmt(x)).join(", ")}) m, facing (${m.normal.map((x) => fmt(x, FRACTION_DECIMALS)).join(", ")}), ${w} m wide and ${h} m high.`;
+  });
+  return ["", "", head, ...lines].join("\n");
+}
+
 export function serializeGraph(graph: SceneGraph, opts: SerializeOptions): string {
-  return serializeObjects(graph, opts) + regionSection(graph, opts.format);
+  return serializeObjects(graph, opts) + mirrorSection(graph, opts.format) + regionSection(graph, opts.format);
 }
 
 function serializeObjects(graph: SceneGraph, opts: SerializeOptions): string {

@@ -84,3 +84,11 @@ export function mirrorTask(objects: TaskObject[] = mirrorRoomObjects(), trajecto
     label_metadata: {},
   };
 }
+
+/**
+ * The test room for graph-level tests: two views (the initial one and one after a step to the left) at 400×300, where
+ * the box's reflection holds enough points for a noisy cloud to make a node of it (at 200×150 too few survive).
+ */
+export function mirrorGraphTask(objects: TaskObject[] = mirrorRoomObjects()): Task {
+  return { ...mirrorTask(objects, ["move_left"]), camera: { width: 400, height: 300, hfov_deg: 70 } };
+}

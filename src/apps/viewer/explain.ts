@@ -58,6 +58,8 @@ function objectCounts(members: Uint32Array, instance: Uint16Array, ids: Readonly
  * decides. `distanceM`: to its dominant object where it is now; `wasM`: to where it was, when it was moved.
  */
 function ruleOf(objectShare: number, shares: number[], distanceM: number | null, wasM: number | null, stored: NodeDiagnosis): NodeRule {
+  // settled before the shares' rules: its points carry the mirror's id, not what they show
+  if (stored.status === "mirror_ghost") return "seen_in_mirror";
   const byShares = shareRuleOf(objectShare, shares);
   if (byShares) return byShares;
   if (distanceM !== null && isFarFromObject(distanceM)) return wasM !== null && !isFarFromObject(wasM) ? "left_behind" : "far_from_object";
@@ -177,7 +179,19 @@ export function explainDiagnosis(input: ExplainInput): Explanations {
       rule,
       consistent,
       why: consistent
-        ? nodeWhy(rule, { objectShare, shares, top, second, distanceM, wasM, iouTop, d, twin })
+        ? nodeWhy(rule, {
+            objectShare,
+            shares,
+            top,
+            second,
+            distanceM,
+            wasM,
+            iouTop,
+            d,
+            twin,
+            mirrored: d.mirrors_object === undefined ? undefined : byId.get(d.mirrors_object),
+            mirror: d.mirror_id === undefined ? undefined : byId.get(d.mirror_id),
+          })
         : `the stored diagnosis says ${d.status}, but its rules on these points give ${RULE_STATUS[rule]} (${rule.replace(/_/g, " ")}): the diagnosis was made by other code`,
       facts,
     };
@@ -206,6 +220,9 @@ function nodeWhy(
     iouTop: number | null;
     d: NodeDiagnosis;
     twin: NodeDiagnosis | undefined;
+    /** for a mirror ghost: the object it mirrors, and the mirror */
+    mirrored?: TaskObject;
+    mirror?: TaskObject;
   },
 ): string {
   switch (rule) {
@@ -219,6 +236,8 @@ function nodeWhy(
       return `its points are mostly ${f.top!.name}'s (${pct(f.shares[0]!)}), but its centroid is ${metres(f.distanceM!)} from that object's true box (farther than ${metres(NEAR_OBJECT_M)}): displaced geometry near no true object`;
     case "left_behind":
       return `its points are mostly ${f.top!.name}'s (${pct(f.shares[0]!)}), but that object was moved: its centroid is ${metres(f.distanceM!)} from the object's box where it is now (farther than ${metres(NEAR_OBJECT_M)}) and ${metres(f.wasM!)} from where it was: the node stayed where the object was instead of following it`;
+    case "seen_in_mirror":
+      return `it lies behind ${f.mirror?.name ?? "a mirror"}, seen through it, and its points show ${f.mirrored?.name ?? "a true object"} in the mirror, within ${metres(NEAR_OBJECT_M)} of where that object's mirror image is: a reflection taken for geometry`;
     case "matched":
       return `${f.top!.name} holds ${pct(f.shares[0]!)} of its points (over ${pct(MATCH_MIN_PURITY)}), ${metres(f.distanceM!)} from its box, and the one-to-one match on point IoU gave it that object (IoU ${f.d.iou.toFixed(2)}${f.d.centroid_error_m !== null ? `, centroid ${metres(f.d.centroid_error_m)} from the object's centre` : ""})`;
     case "duplicate_of_match":

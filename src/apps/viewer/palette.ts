@@ -3,16 +3,19 @@
  * everywhere. Plain data, no imports: the browser bundle includes this file as is.
  */
 
-/** Node status colours: green = right, orange = duplicate, purple = merged, red = hallucinated, brown = stale (where a moved object was). */
+/** Node status colours: green = right, orange = duplicate, purple = merged, red = hallucinated, brown = stale (where a moved object was), silver-blue = mirror ghost (a reflection). */
 const STATUS_COLORS: Record<string, [number, number, number]> = {
   matched: [46, 204, 113],
   duplicate: [255, 159, 26],
   merged: [155, 89, 182],
   hallucinated: [231, 76, 60],
   stale: [141, 110, 99],
+  mirror_ghost: [120, 170, 210],
 };
 /** True objects no node recovered (missed-lost, missed-unseen): magenta, unlike any status colour. */
 export const MISSED_COLOR: [number, number, number] = [255, 64, 200];
+/** A mirror's rectangle (the graph's `mirrors`): pale cyan, a glass's colour, unlike any status colour. */
+export const MIRROR_COLOR: [number, number, number] = [180, 235, 245];
 /** True boxes of objects that were recovered: a light grey wireframe, under the predicted boxes. */
 export const TRUTH_COLOR: [number, number, number] = [200, 200, 210];
 /** Points in no node (exports and the "by node" colouring). */

@@ -16,6 +16,10 @@ import { PromptFormatSchema } from "../../../src/prompt/formats.js";
 import { bundleOf, SMALL_CAMERA } from "./bundles.js";
 import { answerTemplateOf } from "../../helpers/prompts.js";
 import { truthGraph } from "../../../scenegraph/truth.js";
+import { renderBundle } from "../../../bridge/sim/capture.js";
+import { noisyPointCloud } from "../../../reconstruct/noisy/index.js";
+import { buildSceneGraph } from "../../../scenegraph/build.js";
+import { mirrorGraphTask } from "../../helpers/mirrorScene.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const load = <T>(name: string): T => JSON.parse(readFileSync(join(here, "fixtures", name), "utf8")) as T;
@@ -43,7 +47,17 @@ export function docExamples(): Record<string, string> {
   });
   /** The template a question's prompt ends with (the spatial-distance task's, with the question's own fields). */
   const template = (over: Partial<Task>, optionLabels?: "letters") => answerTemplateOf({ ...sdTask, ...over }, sd, optionLabels);
+  // the mirror test room (test/helpers/mirrorScene.ts): its noisy graph at half the vggt-typical level has the box's
+  // reflection as a node behind the mirror
+  const mirrorBundle = renderBundle(mirrorGraphTask(), "gt");
+  const mirrorGraph = buildSceneGraph(noisyPointCloud(mirrorBundle, { noiseLevel: 0.5, noiseSeed: "0" }), mirrorBundle, {
+    masks: "instance",
+    instances: "fusion",
+  }).graph;
   return {
+    "mirror-json-uncertainty-tail":
+      "Objects (JSON list):" + serializeGraph(mirrorGraph, { format: "json", uncertainty: true }).split("\nObjects (JSON list):")[1]!,
+    "mirror-text-tail": "Mirrors:" + serializeGraph(mirrorGraph, { format: "text", uncertainty: false }).split("\nMirrors:")[1]!,
     json: serializeGraph(sd, { format: "json", uncertainty: false }),
     relations: serializeGraph(sd, { format: "relations", uncertainty: false }),
     text: serializeGraph(sd, { format: "text", uncertainty: false }),

@@ -49,9 +49,11 @@ function nodeCard(page: Page, v: Variant, k: number, role: "node" | "twin"): HTM
             ? h("small", {}, ` duplicate of ${d.object_name ?? "?"} (twin ${d.twin ?? "none"})`)
             : d.status === "stale"
               ? h("small", {}, ` left where ${d.object_name ?? "?"} was before it was moved`)
-              : d.object_name
-                ? h("small", {}, ` → ${d.object_name}`)
-                : null,
+              : d.status === "mirror_ghost"
+                ? h("small", {}, ` the reflection of ${v.diagnosis?.objects.find((o) => o.id === d.mirrors_object)?.name ?? "?"} in a mirror`)
+                : d.object_name
+                  ? h("small", {}, ` → ${d.object_name}`)
+                  : null,
         );
   const support = [...n.support].sort((a, b) => b.points - a.points);
   const all = page.state.showAllThumbs.has(n.id);

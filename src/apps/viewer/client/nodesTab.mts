@@ -30,12 +30,14 @@ export function nodesTab(page: Page, v: Variant): HTMLElement {
     merged: m.merged,
     hallucinated: m.hallucinated,
     stale: m.stale,
+    mirror_ghost: m.mirror_ghosts,
   };
   const missed = diagnosis.objects.filter((o) => o.status !== "matched");
   const chips = h(
     "div",
     { class: "chips" },
-    ...STATUSES.map((s) =>
+    // a mirror ghost's chip only where the scene has a mirror (its diagnosis counts them)
+    ...STATUSES.filter((s) => s !== "mirror_ghost" || m.mirror_ghosts !== undefined).map((s) =>
       h(
         "button",
         {

@@ -11,6 +11,7 @@ export const STATUS_MEANINGS: Record<NodeStatus, string> = {
   merged: "one node over two or more true objects",
   hallucinated: "a node near no true object: mostly floor, walls, background, or displaced geometry",
   stale: "a node where an object was before it was moved, no longer where it is: it should have followed the object",
+  mirror_ghost: "a node behind a mirror where a true object's reflection is: the reflection taken for geometry",
 };
 /** The statuses in the order the page lists them (chips, legend, sorting). */
 export const STATUSES = Object.keys(STATUS_MEANINGS) as NodeStatus[];

@@ -11,8 +11,8 @@ import * as THREE from "three";
 import { OrbitControls } from "three/examples/jsm/controls/OrbitControls.js";
 import type { GraphNode } from "../../../../scenegraph/types.js";
 import type { StepNodePayload, TrueObjectPayload, Variant, ViewPayload } from "../types.js";
-import { MISSED_COLOR, nodeColor, statusColor, TRUTH_COLOR, UNASSIGNED_COLOR } from "../palette.js";
-import { boxEdges } from "../geometry.js";
+import { MIRROR_COLOR, MISSED_COLOR, nodeColor, statusColor, TRUTH_COLOR, UNASSIGNED_COLOR } from "../palette.js";
+import { boxEdges, ghostLinks, mirrorEdges } from "../geometry.js";
 import type { DecodedCloud } from "./data.mjs";
 import { layoutLabels, type LabelPlacement } from "./labelLayout.mjs";
 import { distance, Measure, type PickedPoint } from "./measure.mjs";
@@ -157,6 +157,8 @@ export class Viewer {
   private variant: Variant | null = null;
   private nodes: NodeVisual[] = [];
   private truthGroup = new THREE.Group();
+  /** the graph's mirrors, and a line from each mirror ghost to the true object it reflects */
+  private mirrorGroup = new THREE.Group();
   private frustumGroup = new THREE.Group();
   private gridGroup = new THREE.Group();
   private frustums: THREE.LineSegments[] = [];
@@ -216,7 +218,7 @@ export class Viewer {
     this.scene.add(this.world, this.measure.group);
     this.rulerLabel.className = "label3d ruler";
     this.rulerLabel.dataset.testid = "ruler-label";
-    this.world.add(this.gridGroup, this.truthGroup, this.frustumGroup, this.pathGroup, this.stepGroup);
+    this.world.add(this.gridGroup, this.truthGroup, this.mirrorGroup, this.frustumGroup, this.pathGroup, this.stepGroup);
     new ResizeObserver(() => this.resize()).observe(container);
     this.installPointer();
     this.resize();
@@ -254,7 +256,7 @@ export class Viewer {
         if (Array.isArray(mat)) mat.forEach((q) => q.dispose());
         else mat?.dispose();
       });
-    for (const g of [this.gridGroup, this.truthGroup, this.frustumGroup, this.pathGroup, this.stepGroup]) {
+    for (const g of [this.gridGroup, this.truthGroup, this.mirrorGroup, this.frustumGroup, this.pathGroup, this.stepGroup]) {
       dispose(g);
       g.clear();
     }
@@ -332,6 +334,11 @@ export class Viewer {
         this.overlays.push({ el, at: new THREE.Vector3(o.centre[0], o.centre[1], o.centre[2] + o.extent[2] / 2), kind: "truth" });
       }
     }
+    // mirrors the graph shows (their rectangles, a tick towards the side they reflect), each mirror ghost joined to
+    // the true object it reflects, in the ghost's colour
+    for (const m of variant.graph?.mirrors ?? []) this.mirrorGroup.add(lines(new Float32Array(mirrorEdges(m)), MIRROR_COLOR));
+    const links = ghostLinks(variant.graph?.nodes ?? [], variant.diagnosis?.nodes ?? [], truth);
+    if (links.length) this.mirrorGroup.add(lines(new Float32Array(links), statusColor("mirror_ghost"), { dashed: true }));
     // camera frustums
     variant.views.forEach((v) => {
       const l = lines(frustumLines(v), viewColor(v.index, variant.views.length), { opacity: 0.85 });
