@@ -7,6 +7,7 @@ import { DiagnosisSchema } from "../../scenegraph/diagnosisSchema.js";
 import { graphOfBundle, type PipelineResult } from "../../scenegraph/pipeline.js";
 import { GraphPipelineOptionsSchema } from "../../scenegraph/pipelineOptions.js";
 import { explainDiagnosis } from "../../src/apps/viewer/explain.js";
+import { diagnosisTable } from "../../src/apps/viewer/diagnosisTable.js";
 import { generateTask } from "../../bridge/sim/generate/suite.js";
 import { BOX_ID, MIRROR_ID, mirrorGraphTask } from "../helpers/mirrorScene.js";
 
@@ -51,6 +52,12 @@ describe("mirror ghosts in the diagnosis", () => {
     expect(e.rule).toBe("seen_in_mirror");
     expect(e.consistent).toBe(true);
     expect(e.why).toContain("mirror");
+    // the terminal's table names the object a ghost reflects, and counts the ghosts
+    const text = diagnosisTable(noisy.graph, noisy.diagnosis!);
+    const box = noisy.diagnosis!.objects.find((o) => o.id === BOX_ID)!;
+    const row = text.split("\n").find((l) => l.startsWith(`${found[0]!.node} `))!;
+    expect(row).toContain(`mirror of ${box.name}`);
+    expect(text).toContain(`mirror ghosts ${found.length}`);
   });
 
   it("with the noisy source's mirror component off there is no ghost", () => {
@@ -63,6 +70,7 @@ describe("mirror ghosts in the diagnosis", () => {
     expect(gt.diagnosis!.metrics.mirror_ghosts).toBe(0);
     const mirror = gt.diagnosis!.objects.find((o) => o.id === MIRROR_ID)!;
     expect(mirror.status).toBe("matched");
+    expect(diagnosisTable(gt.graph, gt.diagnosis!)).toContain("mirror ghosts 0");
   });
 
   it("a scene without mirrors records no mirror metrics (its diagnosis reads as before)", async () => {
@@ -70,5 +78,6 @@ describe("mirror ghosts in the diagnosis", () => {
     const r = await graphOfBundle(plain, GraphPipelineOptionsSchema.parse({ source: "gt" }));
     expect(r.diagnosis!.metrics).not.toHaveProperty("mirror_ghosts");
     expect(r.diagnosis!.metrics).not.toHaveProperty("mirror_ghost_rate");
+    expect(diagnosisTable(r.graph, r.diagnosis!)).not.toContain("mirror ghosts");
   });
 });

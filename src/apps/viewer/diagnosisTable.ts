@@ -9,6 +9,8 @@ import type { SceneGraph } from "../../../scenegraph/types.js";
 export function diagnosisTable(graph: SceneGraph, d: Diagnosis | null): string {
   const out: string[] = [];
   const byNode = new Map((d?.nodes ?? []).map((n) => [n.node, n]));
+  // a mirror ghost matches no object: it shows the one it is the reflection of
+  const mirrored = (id: number | undefined) => (id === undefined ? undefined : `mirror of ${d?.objects.find((o) => o.id === id)?.name ?? `#${id}`}`);
   out.push(
     `scene graph of ${graph.task_id} (${graph.paradigm} views, source ${graph.source}, masks ${graph.masks}${graph.masks === "oracle" ? " [ORACLE: diagnostic upper bound]" : ""}, instances ${graph.instances})`,
   );
@@ -26,7 +28,7 @@ export function diagnosisTable(graph: SceneGraph, d: Diagnosis | null): string {
         ]
           .filter(Boolean)
           .join("; ");
-        return [n.id, n.label, dn?.status ?? "-", dn?.object_name ?? "-", n.raw_point_count, n.views.length, flags || "-"];
+        return [n.id, n.label, dn?.status ?? "-", dn?.object_name ?? mirrored(dn?.mirrors_object) ?? "-", n.raw_point_count, n.views.length, flags || "-"];
       }),
     ),
   );
@@ -48,7 +50,7 @@ export function diagnosisTable(graph: SceneGraph, d: Diagnosis | null): string {
   const m = d.metrics;
   out.push("");
   out.push(
-    `nodes ${m.nodes}, objects ${m.objects} (${m.observed_objects} observed): matched ${m.matched}, duplicates ${m.duplicates}, merged ${m.merged}, hallucinated ${m.hallucinated}, stale ${m.stale ?? "-"}, missed ${m.missed_unseen} unseen + ${m.missed_lost} lost`,
+    `nodes ${m.nodes}, objects ${m.objects} (${m.observed_objects} observed): matched ${m.matched}, duplicates ${m.duplicates}, merged ${m.merged}, hallucinated ${m.hallucinated}, stale ${m.stale ?? "-"}${m.mirror_ghosts === undefined ? "" : `, mirror ghosts ${m.mirror_ghosts}`}, missed ${m.missed_unseen} unseen + ${m.missed_lost} lost`,
   );
   out.push(
     `node precision ${pct(m.precision)}, recall ${pct(m.recall)} (observed ${pct(m.recall_observed)}), F1 ${fix(m.f1)} (observed ${fix(m.f1_observed)})`,

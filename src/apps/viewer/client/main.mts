@@ -248,6 +248,8 @@ function renderHeader(): void {
         num("merged", m.merged, "metric-merged", m.merged ? "mer" : ""),
         // a diagnosis written before objects could move has no stale count: "–", not a 0 it never counted
         num("stale", m.stale ?? "–", "metric-stale", m.stale ? "sta" : ""),
+        // only where the scene has a mirror (the diagnosis counts ghosts there alone)
+        m.mirror_ghosts === undefined ? null : num("mirror ghosts", m.mirror_ghosts, "metric-mirror-ghosts"),
         num("missed", m.missed_lost + m.missed_unseen, "metric-missed", m.missed_lost + m.missed_unseen ? "mis" : ""),
         num("relations P/R", `${pct(m.relation_precision)}/${pct(m.relation_recall)}`, "metric-relations"),
         rec

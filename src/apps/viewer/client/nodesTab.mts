@@ -131,7 +131,13 @@ export function nodesTab(page: Page, v: Variant): HTMLElement {
           h("td", {}, h("i", { class: "swatch", style: `background: ${css(nodeColor(k))}` }), n.id),
           h("td", {}, n.label, d.label_correct === false ? h("span", { class: "warn", title: "label differs from the true object's category" }, " ≠") : null),
           h("td", { title: explanationOf(page.state, n.id)?.why ?? "" }, pill(d.status)),
-          h("td", {}, d.object_name ?? "–"),
+          // a mirror ghost matches no object: it shows the one it is the reflection of
+          h(
+            "td",
+            {},
+            d.object_name ??
+              (d.mirrors_object === undefined ? "–" : `mirror of ${diagnosis.objects.find((o) => o.id === d.mirrors_object)?.name ?? `#${d.mirrors_object}`}`),
+          ),
           h("td", { class: "r" }, n.raw_point_count.toLocaleString()),
           h("td", { class: "r" }, n.views.length),
           h("td", { class: "flags" }, ...flagsOf(page, n, d)),
