@@ -24,6 +24,7 @@ import { diagnose } from "../../scenegraph/diagnosis.js";
 import { cachedTrueRelations } from "../../scenegraph/truth.js";
 import { isConclusive, stopReason, type StopReason } from "../reason/active/stopping.js";
 import type { ActiveAgent, AgentContext, AgentDecision, StepView } from "../reason/active/types.js";
+import type { LlmAgentOptions } from "../reason/active/llmAgent.js";
 import { createExplorerAgent } from "../reason/active/explorers.js";
 import type { ModelCall, ReasonerAnswer } from "../reason/types.js";
 import type { PromptLog } from "../reason/promptFile.js";
@@ -68,6 +69,18 @@ export interface EpisodeOutcome {
   notes: string[];
   /** LLM agents: every step's request (and the forced choice's), for the run's prompt files */
   prompts: PromptLog[];
+}
+
+/** The LLM agent's options as a run's configuration sets them: one mapping for the runner, the service and the tests. */
+export function llmAgentOptions(config: RunConfig): LlmAgentOptions {
+  return {
+    invalidAction: config.active.invalidAction,
+    threshold: config.active.threshold,
+    temperature: config.llm.temperature,
+    format: config.prompt.format,
+    uncertainty: config.prompt.uncertainty,
+    optionLabels: config.prompt.optionLabels,
+  };
 }
 
 /** Instance ids of the objects the question needs, and a tally of which have been seen. */

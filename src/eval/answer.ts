@@ -18,7 +18,7 @@ import { modelReasoners, threeDArms, type RunConfig } from "./config.js";
 import { ResponseCache } from "../llm/cache.js";
 import { makeRecord, qualityFigures, type UnitGraph, type UnitResult } from "./pipeline.js";
 import type { ItemRecord } from "./records.js";
-import { activeRecord, runActiveEpisode } from "./active.js";
+import { activeRecord, llmAgentOptions, runActiveEpisode } from "./active.js";
 import type { PromptLog } from "../reason/promptFile.js";
 import { promptTarget } from "../reason/llm.js";
 
@@ -142,20 +142,7 @@ async function answerActive(ctx: AnswerContext, task: Task, res: UnitResult, sin
           task,
           config,
           arm,
-          agent: createLlmAgent(
-            modelOf(models, p.reasoner).client,
-            task,
-            {
-              invalidAction: config.active.invalidAction,
-              threshold: config.active.threshold,
-              temperature: config.llm.temperature,
-              format: config.prompt.format,
-              uncertainty: config.prompt.uncertainty,
-              optionLabels: config.prompt.optionLabels,
-              target,
-            },
-            p.arm,
-          ),
+          agent: createLlmAgent(modelOf(models, p.reasoner).client, task, { ...llmAgentOptions(config), target }, p.arm),
           signal: ctx.signal,
         });
         if (ctx.abandoned()) return;

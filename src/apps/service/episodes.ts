@@ -23,7 +23,7 @@ import type { Task } from "../../../core/task/schema.js";
 import { trueRelations } from "../../../scenegraph/truth.js";
 import { writeJsonAtomic } from "../../../core/fs.js";
 import { cameraCentre } from "../../../core/math/camera.js";
-import { activeRecord, runActiveEpisode } from "../../eval/active.js";
+import { activeRecord, llmAgentOptions, runActiveEpisode } from "../../eval/active.js";
 import { resolveRunConfig, threeDArms, type RunConfig, type ThreeDArm } from "../../eval/config.js";
 import { itemKey, ItemRecordSchema, type ItemRecord } from "../../eval/records.js";
 import { createExplorerAgent } from "../../reason/active/explorers.js";
@@ -228,19 +228,7 @@ export class EpisodeService {
       maxRetries: config.llm.maxRetries,
       maxConcurrency: 1,
     });
-    return createLlmAgent(
-      client,
-      task,
-      {
-        invalidAction: config.active.invalidAction,
-        threshold: config.active.threshold,
-        temperature: config.llm.temperature,
-        format: config.prompt.format,
-        uncertainty: config.prompt.uncertainty,
-        optionLabels: config.prompt.optionLabels,
-      },
-      arm ? "3d" : "2d",
-    );
+    return createLlmAgent(client, task, llmAgentOptions(config), arm ? "3d" : "2d");
   }
 
   /** Writes the bundle (atomically), then the record beside it; on a failure neither is left. */

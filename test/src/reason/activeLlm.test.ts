@@ -10,7 +10,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { generateTask } from "../../../bridge/sim/generate/suite.js";
 import { generatorContext, GeneratorOptionsSchema } from "../../../bridge/sim/generate/options.js";
-import { activeRecord, runActiveEpisode } from "../../../src/eval/active.js";
+import { activeRecord, llmAgentOptions, runActiveEpisode } from "../../../src/eval/active.js";
 import { DEFAULT_RUN_CONFIG, resolveRunConfig, type ThreeDArm } from "../../../src/eval/config.js";
 import { createLlmClient } from "../../../src/llm/client.js";
 import { createLlmAgent } from "../../../src/reason/active/llmAgent.js";
@@ -47,19 +47,7 @@ async function episode(handlers: Handler[], config: Record<string, unknown>, arm
   const client = createLlmClient("openai:test-model", { baseUrl: `${server.url}/v1`, env: { OPENAI_API_KEY: KEY }, maxRetries: 0, cache: null });
   const c = resolveRunConfig(config);
   const target = promptTarget("openai:test-model", { baseUrl: `${server.url}/v1` });
-  const agent = createLlmAgent(
-    client,
-    task,
-    {
-      invalidAction: c.active.invalidAction,
-      threshold: c.active.threshold,
-      temperature: c.llm.temperature,
-      format: c.prompt.format,
-      uncertainty: c.prompt.uncertainty,
-      target,
-    },
-    arm,
-  );
+  const agent = createLlmAgent(client, task, { ...llmAgentOptions(c), target }, arm);
   return runActiveEpisode({ task, config: c, arm: arm === "3d" ? GT : null, agent });
 }
 

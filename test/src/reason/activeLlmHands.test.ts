@@ -11,7 +11,7 @@ import { lookAt } from "../../../bridge/sim/agent.js";
 import { BuiltinEnvironment } from "../../../bridge/sim/env.js";
 import { poseQuaternion } from "../../../core/math/camera.js";
 import type { Task } from "../../../core/task/schema.js";
-import { runActiveEpisode } from "../../../src/eval/active.js";
+import { llmAgentOptions, runActiveEpisode } from "../../../src/eval/active.js";
 import { DEFAULT_RUN_CONFIG, resolveRunConfig, type ThreeDArm } from "../../../src/eval/config.js";
 import { createLlmClient } from "../../../src/llm/client.js";
 import { createLlmAgent } from "../../../src/reason/active/llmAgent.js";
@@ -47,18 +47,7 @@ async function episode(handlers: Handler[], config: Record<string, unknown>) {
   server = await startServer(...handlers);
   const client = createLlmClient("openai:test-model", { baseUrl: `${server.url}/v1`, env: { OPENAI_API_KEY: KEY }, maxRetries: 0, cache: null });
   const c = resolveRunConfig(config);
-  const agent = createLlmAgent(
-    client,
-    task,
-    {
-      invalidAction: c.active.invalidAction,
-      threshold: c.active.threshold,
-      temperature: c.llm.temperature,
-      format: c.prompt.format,
-      uncertainty: c.prompt.uncertainty,
-    },
-    "3d",
-  );
+  const agent = createLlmAgent(client, task, llmAgentOptions(c), "3d");
   const env = new BuiltinEnvironment(task);
   const out = await runActiveEpisode({ task, config: c, arm: GT, agent, env });
   return { out, truth: env.truth() };

@@ -22,7 +22,7 @@ import { generateTask } from "../../../../bridge/sim/generate/suite.js";
 import { generatorContext, GeneratorOptionsSchema } from "../../../../bridge/sim/generate/options.js";
 import { poseQuaternion } from "../../../../core/math/camera.js";
 import { trueRelations } from "../../../../scenegraph/truth.js";
-import { activeRecord, runActiveEpisode } from "../../../../src/eval/active.js";
+import { activeRecord, llmAgentOptions, runActiveEpisode } from "../../../../src/eval/active.js";
 import { createExplorerAgent } from "../../../../src/reason/active/explorers.js";
 import { encodeView, type ViewParts } from "../../../../src/apps/service/viewCodec.js";
 import type { ItemRecord } from "../../../../src/eval/records.js";
@@ -372,18 +372,7 @@ describe("active sessions with an LLM agent: the server's model client, the simu
 async function inProcessLlmRecord(task: Task, episode: Record<string, unknown>, baseUrl: string, apiKey: string, truth: boolean): Promise<ItemRecord> {
   const { config, arm, key, reasoner } = runReference(episode, task);
   const client = createLlmClient("openai:test-model", { baseUrl, env: { OPENAI_API_KEY: apiKey }, cache: null });
-  const agent = createLlmAgent(
-    client,
-    task,
-    {
-      invalidAction: config.active.invalidAction,
-      threshold: config.active.threshold,
-      temperature: config.llm.temperature,
-      format: config.prompt.format,
-      uncertainty: config.prompt.uncertainty,
-    },
-    "3d",
-  );
+  const agent = createLlmAgent(client, task, llmAgentOptions(config), "3d");
   const world = new BuiltinEnvironment(task);
   const env: Environment = {
     manifest: world.manifest,
