@@ -249,3 +249,14 @@ export function minPointDistance(a0: Float32Array, b0: Float32Array, cutoff: num
   if (a.length === 0 || b.length === 0) return bound >= cutoff ? cutoff : bound;
   return gridMin(a, b, Math.max(bound, 0.002), bound);
 }
+
+/**
+ * Whether the sightline from an eye to a point on a box's inner floor passes over the box's near wall, which stands
+ * `minHalfWidth` (the box's smaller half-width) short of the point on the floor plan and `rim` high: whether a view
+ * from there can see into the open box.
+ */
+export function sightClearsRim(eye: readonly number[], floor: readonly number[], minHalfWidth: number, rim: number): boolean {
+  const run = Math.hypot(floor[0]! - eye[0]!, floor[1]! - eye[1]!);
+  const wall = run - minHalfWidth;
+  return wall <= 0 || eye[2]! + ((floor[2]! - eye[2]!) * wall) / run > rim;
+}

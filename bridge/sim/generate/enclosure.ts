@@ -13,7 +13,7 @@ import type { TaskObject } from "../../../core/task/schema.js";
 import { categoryDef, lidScaleFor, LIBRARY } from "../../../core/objects/library.js";
 import { interiorOf } from "../../../core/objects/containers.js";
 import { objectBox } from "../../../core/objects/geometry.js";
-import { inFootprint } from "../../../core/geometry.js";
+import { inFootprint, sightClearsRim } from "../../../core/geometry.js";
 import { assignNames, defaultLighting, integerOptions, pluralName, require, SceneBuilder } from "./common.js";
 import { agentClear, COUNT_CATEGORIES, COUNT_CLEAR_VIEW_PX, countingScene, SECOND_VANTAGE_M, spotInView, type CountingScene } from "./counting.js";
 import type { Draft } from "./draft.js";
@@ -70,12 +70,10 @@ function looksInto(pose: AgentPose, box: TaskObject): boolean {
   const d = [p[0] - pose.position[0], p[1] - pose.position[1], p[2] - pose.position[2]];
   const axis = [Math.cos(pose.pitch) * Math.cos(pose.yaw), Math.cos(pose.pitch) * Math.sin(pose.yaw), Math.sin(pose.pitch)];
   const cos = (d[0]! * axis[0]! + d[1]! * axis[1]! + d[2]! * axis[2]!) / Math.hypot(d[0]!, d[1]!, d[2]!);
-  if (cos < Math.cos((LOOK_INTO_DEG * Math.PI) / 180)) return false;
-  const run = Math.hypot(d[0]!, d[1]!);
-  // the near wall stands the box's smaller half-width short of the centre; the sightline's height there
-  const wall = run - Math.min(box.extent[0], box.extent[1]) / 2;
-  const rim = box.position[2] + box.extent[2] / 2;
-  return wall <= 0 || pose.position[2] + (d[2]! * wall) / run > rim;
+  return (
+    cos >= Math.cos((LOOK_INTO_DEG * Math.PI) / 180) &&
+    sightClearsRim(pose.position, p, Math.min(box.extent[0], box.extent[1]) / 2, box.position[2] + box.extent[2] / 2)
+  );
 }
 
 /** The box (container) each target centre lies in: the derivation of the answer from geometry alone. */

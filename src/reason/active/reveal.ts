@@ -14,6 +14,7 @@ import { intrinsicsFromHfov, poseToExtrinsic, projectPoint, type AgentPose } fro
 import type { Vec3 } from "../../../core/math/vec.js";
 import type { Task } from "../../../core/task/schema.js";
 import type { SceneGraph, GraphNode } from "../../../scenegraph/types.js";
+import { sightClearsRim } from "../../../core/geometry.js";
 
 import type { AgentContext } from "./types.js";
 import { isLidLabel, lidClosedBoxes } from "../enclosurePrograms.js";
@@ -241,12 +242,10 @@ export function lookInto(start: AgentPose, t: RevealTarget): LookAction | null {
     dy = y - start.position[1],
     dz = floor - start.position[2];
   const run = Math.hypot(dx, dy);
-  // the near wall stands the box's smaller half-width short of the centre: the sightline's height there
-  const wall = run - Math.min(...t.half!);
   const yawOff = Math.atan2(Math.sin(Math.atan2(dy, dx) - start.yaw), Math.cos(Math.atan2(dy, dx) - start.yaw));
-  // closer if there is room before the wall (facing it), else higher
-  if (wall > 0 && start.position[2] + (dz * wall) / run <= rim)
-    return Math.abs(yawOff) < TURN_STEP_RAD / 2 && wall > MOVE_STEP_M + BODY_CLEARANCE_M ? "move_forward" : "move_up";
+  // closer if there is room before the near wall (facing it), else higher
+  if (!sightClearsRim(start.position, [x, y, floor], Math.min(...t.half!), rim))
+    return Math.abs(yawOff) < TURN_STEP_RAD / 2 && run - Math.min(...t.half!) > MOVE_STEP_M + BODY_CLEARANCE_M ? "move_forward" : "move_up";
   if (Math.abs(yawOff) >= TURN_STEP_RAD / 2) return yawOff > 0 ? "turn_left" : "turn_right";
   const pitch = Math.atan2(dz, run);
   if (Math.abs(pitch - start.pitch) >= PITCH_STEP_RAD / 2) return pitch < start.pitch ? "turn_down" : "turn_up";
