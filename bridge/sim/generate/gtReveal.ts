@@ -58,16 +58,21 @@ export function buildActingGtTrajectory(
   const hands = new Hands(world0.objects, world0.room.size, taskPhysics(world0));
   let objects = world0.objects;
   const actions: string[] = [];
-  // each leg's first view is the view the leg before it ended with (the same pose; the world an act changed)
   const views: GtTrajectory["views"] = [];
   let pose = start;
+  // whether the last action is an act whose view (its pose, the world it changed) is not in `views` yet: the next
+  // leg's first view is that view; with no leg after it, it is rendered at the end
+  let actViewDue = false;
   const leg = (legGoals: ViewGoal[], legKeyPoses: AgentPose[], budget: number) => {
     const held = hands.holding();
     // a held object is planned at the hand where the act left it; the capture carries it with the camera, so the
     // visibility flags of the held object itself are approximate after its act (those of everything else are exact)
     const scene = buildScene({ ...world0, objects });
     const walk = buildGtTrajectory(scene, spec, worldOf({ ...world0, objects: objects.filter((o) => o.id !== held) }), pose, legGoals, legKeyPoses, budget);
-    views.splice(views.length ? views.length - 1 : 0, views.length ? 1 : 0, ...walk.views);
+    // a leg starts with the view the trajectory is at: after an act, the act's own view; else the last view, again
+    if (!actViewDue) views.pop();
+    actViewDue = false;
+    views.push(...walk.views);
     actions.push(...walk.actions);
     pose = walk.views.at(-1)!.pose;
     return scene;
@@ -82,8 +87,7 @@ export function buildActingGtTrajectory(
     if (!r.ok) throw new Resample(`ground-truth trajectory: ${text} fails: ${r.result}`);
     objects = hands.current();
     actions.push(text);
-    // the act's own view: the same pose in the changed world
-    views.push(viewVisibility(buildScene({ ...world0, objects }), spec, pose));
+    actViewDue = true;
     if (a.after?.length) leg(a.after, a.keyPoses, GT_ACTION_BUDGET - actions.length);
   };
   for (const a of acts.filter((x) => !x.ifBudgetAllows)) act(a, GT_ACTION_BUDGET - actions.length - 1);
@@ -91,17 +95,22 @@ export function buildActingGtTrajectory(
   for (const a of acts.filter((x) => x.ifBudgetAllows)) {
     const left = GT_ACTION_BUDGET - actions.length - 1;
     if (left < 0) break;
-    const before = { actions: actions.length, views: views.length, pose };
+    const before = { actions: actions.length, views: views.length, pose, actViewDue, objects };
     try {
       act(a, left);
     } catch (e) {
       if (!(e instanceof Resample)) throw e;
-      // not within the budget: the trajectory ends where the last act left it
+      // not within the budget (its walk, or the look after it): the trajectory ends where the last act left it, and
+      // so does the world it reports (the hands are not used again)
       actions.length = before.actions;
       views.length = before.views;
       pose = before.pose;
+      actViewDue = before.actViewDue;
+      objects = before.objects;
       break;
     }
   }
+  // the act's own view: the same pose in the changed world
+  if (actViewDue) views.push(viewVisibility(buildScene({ ...world0, objects }), spec, pose));
   return { actions, views, objects };
 }
