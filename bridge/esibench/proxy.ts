@@ -29,10 +29,12 @@ const PROXY_COLORS = ["grey", "tan", "blue", "green", "red", "teal", "purple", "
  * Dynamics and Deformable. A proxy of an Inclined Plane or Stacking record would render ESI's initial scene, but
  * whether its slope's pose and its objects' rescaling come through the importer as ESI built them is not yet checked
  * against the records, so they stay out until it is. ESI's Deformable records store the covered object and no
- * cloth (the cloth is dropped at render time), so a proxy would show the answer uncovered.
+ * cloth (the cloth is dropped at render time), so a proxy would show the answer uncovered. Specular Reflection
+ * records stay out until their mirror (pose, width, height) comes through the importer as ESI placed it, checked
+ * against the records' own visibility flags.
  */
 export const PROXY_SUBCATEGORIES: ReadonlySet<string> = new Set(
-  BUILTIN_SUBCATEGORIES.filter((s) => SUBCATEGORY_CATEGORY[s] !== "physical_dynamics" && s !== "deformable"),
+  BUILTIN_SUBCATEGORIES.filter((s) => !["physical_dynamics", "specular_reflection"].includes(SUBCATEGORY_CATEGORY[s]) && s !== "deformable"),
 );
 /**
  * Cognitive Mapping questions are about an apartment's rooms and doorways. ESI's records store no room

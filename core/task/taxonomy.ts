@@ -90,6 +90,10 @@ export const BUILTIN_SUBCATEGORIES = [
   // issue 46's hidden state, after them for the same reason
   "structural_enclosure",
   "deformable",
+  // issue 47's Specular Reflection, after them for the same reason
+  "reflection_authoring",
+  "mirror_spatial_relations",
+  "mirror_correspondence",
 ] as const satisfies readonly Subcategory[];
 export type BuiltinSubcategory = (typeof BUILTIN_SUBCATEGORIES)[number];
 

@@ -25,7 +25,7 @@ export const optionCategory = (option: string): string | null => {
 };
 
 /** SIZE_PRIOR: a category's typical height (m), the mean of its library models' heights. */
-function typicalHeight(category: string): number {
+export function typicalHeight(category: string): number {
   const models = LIBRARY.get(category)!.models;
   return models.reduce((s, m) => s + buildModel(m.id).extent[2], 0) / models.length;
 }

@@ -93,6 +93,8 @@ export function findMentions(text: string, vocab: readonly string[]): readonly M
   return found;
 }
 
+const SUBJECT_PRONOUN = /\b(?:i|you|we|they|he|she|it)$/;
+
 function searchMentions(text: string, vocab: readonly string[]): readonly Mention[] {
   const lower = text.toLowerCase();
   const forms = formsOf(vocab);
@@ -110,6 +112,8 @@ function searchMentions(text: string, vocab: readonly string[]): readonly Mentio
         .slice(Math.max(0, start - CUE_CHARS), start)
         .replace(/\bthe\s*$/, "")
         .trim();
+      // a word right after a subject pronoun is its verb, not an object: "you can see" names no can
+      if (!color && SUBJECT_PRONOUN.test(before)) continue;
       const numberWord = /(\w+)\s*$/.exec(before)?.[1] ?? "";
       const count = f.plural ? (NUMBER_WORDS[numberWord] ?? 1) : 1;
       const name = `the ${color ? `${color} ` : ""}${display(f.category)}${m[2] ? ` ${m[2].trim()}` : ""}`;

@@ -68,6 +68,20 @@ const SHORTCUT_PRIORS: Partial<Record<Task["subcategory"], Prior>> = {
     share: 38 / 89,
     source: "esi-released records, Physical Dynamics/Stacking & Stability: the listed order is accepted in 38 of 89 (1/2/3 accepted orders in 34/36/19)",
   },
+  // ESI's released records (dataset/json_clean, Specular Reflection): the more common answer of each
+  reflection_authoring: {
+    kind: "answer",
+    pattern: /^no$/i,
+    share: 50 / 99,
+    source: "esi-released records, Specular Reflection/Reflection Authoring: 49 yes / 50 no",
+  },
+  mirror_spatial_relations: { kind: "position", index: 1, share: 57 / 113, source: "esi-released records, Specular Reflection/Spatial Relations: 56 A / 57 B" },
+  mirror_correspondence: {
+    kind: "answer",
+    pattern: /^left$/i,
+    share: 35 / 88,
+    source: "esi-released records, Specular Reflection/Correspondence: 35 left / 34 middle / 19 right",
+  },
 };
 
 /** Without a subcategory prior: "no" for yes/no questions, else the first option. */

@@ -29,6 +29,7 @@ import { connectivityProgram, navigationProgram, regionalProgram, traversablePro
 import { stackOrder } from "./stackingPrograms.js";
 import { byDrapeHeight, CLOTH_LABEL, optionCategory } from "./deformablePrograms.js";
 import { enclosureAnswer, graphEnclosureCount } from "./enclosurePrograms.js";
+import { mirrorCorrespondenceProgram, mirrorSpatialProgram, reflectionAuthoringProgram } from "./mirrorPrograms.js";
 
 /** Distance scales at which a decision counts as certain (m or relative), per rule. */
 const CONFIDENCE_SCALE = {
@@ -376,6 +377,9 @@ const PROGRAMS: Record<BuiltinSubcategory, Program> = {
   stacking_stability: stacking,
   structural_enclosure: enclosure,
   deformable,
+  reflection_authoring: (p) => reflectionAuthoringProgram(p.g, p.q, p.trace),
+  mirror_spatial_relations: (p) => mirrorSpatialProgram(p.g, p.q, p.trace),
+  mirror_correspondence: (p) => mirrorCorrespondenceProgram(p.g, p.q, p.trace),
 };
 
 /**

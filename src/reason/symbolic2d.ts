@@ -25,6 +25,7 @@ import type { Intrinsics } from "../../core/math/camera.js";
 import { regionProgram2d, type ViewLabels, type ViewPlaces } from "./regionPrograms2d.js";
 import { BOARD_CATEGORY, rollsByShape, slopeAnswer, stayChanceUnseenTiltBelow, tippingTiltDeg } from "./slopePrior.js";
 import { stackOrder } from "./stackingPrograms.js";
+import { mirrorCorrespondence2d, mirrorSpatial2d, reflectionAuthoring2d } from "./mirrorPrograms2d.js";
 import { byDrapeHeight, CLOTH_LABEL, drapeHeightFromAspect, optionCategory } from "./deformablePrograms.js";
 
 /** Image-plane collinearity: residual over the longest side; 0.05 = the 4 cm metric tolerance over a typical 0.8 m span. */
@@ -242,6 +243,10 @@ function decide2d(bundle: FrameBundle, q: Query, o: Symbolic2dOptions): Decision
   if (rooms) return rooms(labelAreas(perView), q, trace, labelPlaces(perView, bundle));
   if (q.subcategory === "stacking_stability") return stacking2d(perView, q, trace);
   if (q.subcategory === "deformable") return deformable2d(perView, q, trace);
+  // Specular Reflection: the question's image (view 0) and its masks
+  if (q.subcategory === "reflection_authoring") return reflectionAuthoring2d(perView[0] ?? [], q, trace);
+  if (q.subcategory === "mirror_spatial_relations") return mirrorSpatial2d(perView[0] ?? [], bundle.views[0]!.K, q, trace);
+  if (q.subcategory === "mirror_correspondence") return mirrorCorrespondence2d(perView[0] ?? [], bundle.views[0]!.K, q, trace);
   const { view, masks } = bestView(perView, q.referents);
   const K = bundle.views[view]!.K;
   trace.push(

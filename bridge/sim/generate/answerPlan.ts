@@ -50,6 +50,10 @@ const ANSWER_FORMS: Record<GeneratedSubcategory, readonly number[]> = {
   structural_enclosure: [4],
   // deformable.ts: the covered object's category and 3 distractors, A-D (ESI's DEFORMABLE options)
   deformable: [4],
+  // mirror.ts: ESI's yes/no, "A"/"B" and left/middle/right
+  reflection_authoring: [2],
+  mirror_spatial_relations: [2],
+  mirror_correspondence: [3],
 };
 
 export interface AnswerPlan {

@@ -26,6 +26,7 @@ import { inclinedPlane } from "./dynamics.js";
 import { stackingStability } from "./stacking.js";
 import { structuralEnclosure } from "./enclosure.js";
 import { deformable } from "./deformable.js";
+import { mirrorCorrespondence, mirrorSpatialRelations, reflectionAuthoring } from "./mirror.js";
 import { loadPhysics } from "../physics/world.js";
 import { generatorContext, GeneratorOptionsSchema, type GeneratorContext } from "./options.js";
 import { answerPlan, type AnswerPlan } from "./answerPlan.js";
@@ -54,6 +55,9 @@ const GENERATORS: Record<GeneratedSubcategory, Generator> = {
   stacking_stability: stackingStability,
   structural_enclosure: structuralEnclosure,
   deformable,
+  reflection_authoring: reflectionAuthoring,
+  mirror_spatial_relations: mirrorSpatialRelations,
+  mirror_correspondence: mirrorCorrespondence,
 };
 
 /** Draws per task before giving up (each failed draw is re-sampled with a fresh stream). */

@@ -40,6 +40,27 @@ export function visibleCounts(
   return counts;
 }
 
+/**
+ * Pixel counts per id of what a pose sees directly (the instance image) and in mirrors (the reflection image: the
+ * object each mirror pixel's reflected ray hits), at the check resolution. A scene without mirrors reflects nothing.
+ */
+export function directAndReflectedCounts(
+  scene: RenderScene,
+  spec: CameraSpec,
+  pose: AgentPose,
+  scale = VISIBILITY_SCALE,
+): { direct: Map<number, number>; reflected: Map<number, number> } {
+  const out = render(scene, checkCamera(spec, pose, scale), { rgb: false });
+  const count = (image: Uint16Array | undefined) => {
+    const m = new Map<number, number>();
+    if (!image) return m;
+    const { ids, counts } = tallyIds(image);
+    ids.forEach((id, j) => id !== 0 && m.set(id, counts[j]!));
+    return m;
+  };
+  return { direct: count(out.ids), reflected: count(out.reflectedIds) };
+}
+
 export function viewVisibility(scene: RenderScene, spec: CameraSpec, pose: AgentPose): ViewVisibility {
   return { pose, counts: visibleCounts(scene, spec, pose) };
 }
