@@ -7,11 +7,59 @@
  * The mirror image of a point p in the plane through q with unit normal n is p − 2((p − q)·n)n.
  */
 import type { Mat34, Vec3 } from "../math/vec.js";
-import { quatToMat } from "../math/quat.js";
+import { quatFromYaw, quatToMat } from "../math/quat.js";
 import type { MirrorPlane } from "../bundle/schema.js";
 import type { TaskObject } from "../task/schema.js";
+import { PROXY_BOX_MODEL } from "./library.js";
 
 export const MIRROR_CATEGORY = "mirror";
+/** The category of a mirror's frame: an object of its own, so the mirror's id marks only the pane. */
+export const MIRROR_FRAME_CATEGORY = "mirror_frame";
+
+/** A mirror pane's thickness (m; ours): glass and backing of a floor mirror, a couple of centimetres. */
+const MIRROR_PANE_THICKNESS_M = 0.02;
+/** A frame's depth (m; ours): its face lies half the pane's thickness behind the reflective face. */
+const MIRROR_FRAME_DEPTH_M = 0.04;
+/** A frame's border around the pane (m; ours): a 10 cm wooden frame of a floor mirror. */
+const MIRROR_FRAME_BORDER_M = 0.1;
+
+/** Where a framed mirror stands: its reflective face's centre, the yaw its normal faces, the face's size (m). */
+export interface FramedMirrorSpec {
+  mirrorId: number;
+  frameId: number;
+  faceCentre: Vec3;
+  yaw: number;
+  width: number;
+  height: number;
+}
+
+/**
+ * A vertical mirror whose reflective face (its box's +x face) is centred at faceCentre, facing `yaw`, and its frame
+ * just behind it: two unit proxy boxes scaled to their extents, so any renderer draws them as exact boxes.
+ */
+export function framedMirror(spec: FramedMirrorSpec): [TaskObject, TaskObject] {
+  const n: Vec3 = [Math.cos(spec.yaw), Math.sin(spec.yaw), 0];
+  const at = (back: number): Vec3 => [spec.faceCentre[0] - back * n[0], spec.faceCentre[1] - back * n[1], spec.faceCentre[2]];
+  const box = (id: number, category: string, position: Vec3, extent: Vec3, color: string): TaskObject => ({
+    id,
+    category,
+    model: PROXY_BOX_MODEL,
+    name: `the ${category.replace(/_/g, " ")}`,
+    role: category,
+    position,
+    orientation: quatFromYaw(spec.yaw),
+    extent,
+    scale: [...extent],
+    color,
+    transparent: false,
+  });
+  const t = MIRROR_PANE_THICKNESS_M,
+    b = MIRROR_FRAME_BORDER_M;
+  return [
+    box(spec.mirrorId, MIRROR_CATEGORY, at(t / 2), [t, spec.width, spec.height], "grey"),
+    box(spec.frameId, MIRROR_FRAME_CATEGORY, at(t / 2 + MIRROR_FRAME_DEPTH_M / 2), [MIRROR_FRAME_DEPTH_M, spec.width + 2 * b, spec.height + 2 * b], "brown"),
+  ];
+}
 
 /**
  * How far (m) a triangle's vertices may lie off the mirror's plane and still be part of its reflective face:
