@@ -14,14 +14,14 @@ import { PROXY_BOX_MODEL } from "./library.js";
 
 export const MIRROR_CATEGORY = "mirror";
 /** The category of a mirror's frame: an object of its own, so the mirror's id marks only the pane. */
-export const MIRROR_FRAME_CATEGORY = "mirror_frame";
+const MIRROR_FRAME_CATEGORY = "mirror_frame";
 
 /** A mirror pane's thickness (m; ours): glass and backing of a floor mirror, a couple of centimetres. */
-const MIRROR_PANE_THICKNESS_M = 0.02;
+export const MIRROR_PANE_THICKNESS_M = 0.02;
 /** A frame's depth (m; ours): its face lies half the pane's thickness behind the reflective face. */
 const MIRROR_FRAME_DEPTH_M = 0.04;
 /** A frame's border around the pane (m; ours): a 10 cm wooden frame of a floor mirror. */
-const MIRROR_FRAME_BORDER_M = 0.1;
+export const MIRROR_FRAME_BORDER_M = 0.1;
 
 /** Where a framed mirror stands: its reflective face's centre, the yaw its normal faces, the face's size (m). */
 export interface FramedMirrorSpec {
@@ -33,32 +33,56 @@ export interface FramedMirrorSpec {
   height: number;
 }
 
-/**
- * A vertical mirror whose reflective face (its box's +x face) is centred at faceCentre, facing `yaw`, and its frame
- * just behind it: two unit proxy boxes scaled to their extents, so any renderer draws them as exact boxes.
- */
-export function framedMirror(spec: FramedMirrorSpec): [TaskObject, TaskObject] {
-  const n: Vec3 = [Math.cos(spec.yaw), Math.sin(spec.yaw), 0];
-  const at = (back: number): Vec3 => [spec.faceCentre[0] - back * n[0], spec.faceCentre[1] - back * n[1], spec.faceCentre[2]];
-  const box = (id: number, category: string, position: Vec3, extent: Vec3, color: string): TaskObject => ({
+/** A box object of the unit proxy box scaled to `extent`, so any renderer draws it as that exact box. */
+function boxObject(id: number, category: string, position: Vec3, orientation: TaskObject["orientation"], extent: Vec3, color: string): TaskObject {
+  return {
     id,
     category,
     model: PROXY_BOX_MODEL,
     name: `the ${category.replace(/_/g, " ")}`,
     role: category,
     position,
-    orientation: quatFromYaw(spec.yaw),
+    orientation: { ...orientation },
     extent,
     scale: [...extent],
     color,
     transparent: false,
-  });
-  const t = MIRROR_PANE_THICKNESS_M,
-    b = MIRROR_FRAME_BORDER_M;
-  return [
-    box(spec.mirrorId, MIRROR_CATEGORY, at(t / 2), [t, spec.width, spec.height], "grey"),
-    box(spec.frameId, MIRROR_FRAME_CATEGORY, at(t / 2 + MIRROR_FRAME_DEPTH_M / 2), [MIRROR_FRAME_DEPTH_M, spec.width + 2 * b, spec.height + 2 * b], "brown"),
-  ];
+  };
+}
+
+/**
+ * The frame of a mirror object: a box MIRROR_FRAME_DEPTH_M deep just behind its pane (the frame's face half the pane's
+ * thickness behind the reflective face), MIRROR_FRAME_BORDER_M wider than the pane on every side, in the mirror's axes.
+ */
+export function mirrorFrame(mirror: Pick<TaskObject, "position" | "orientation" | "extent">, frameId: number): TaskObject {
+  const R = quatToMat(mirror.orientation);
+  const n: Vec3 = [R[0][0], R[1][0], R[2][0]];
+  const back = MIRROR_FRAME_DEPTH_M / 2;
+  const p = mirror.position;
+  const b = MIRROR_FRAME_BORDER_M;
+  return boxObject(
+    frameId,
+    MIRROR_FRAME_CATEGORY,
+    [p[0] - back * n[0], p[1] - back * n[1], p[2] - back * n[2]],
+    mirror.orientation,
+    [MIRROR_FRAME_DEPTH_M, mirror.extent[1] + 2 * b, mirror.extent[2] + 2 * b],
+    "brown",
+  );
+}
+
+/** A vertical mirror whose reflective face (its box's +x face) is centred at faceCentre, facing `yaw`, and its frame. */
+export function framedMirror(spec: FramedMirrorSpec): [TaskObject, TaskObject] {
+  const back = MIRROR_PANE_THICKNESS_M / 2;
+  const c = spec.faceCentre;
+  const mirror = boxObject(
+    spec.mirrorId,
+    MIRROR_CATEGORY,
+    [c[0] - back * Math.cos(spec.yaw), c[1] - back * Math.sin(spec.yaw), c[2]],
+    quatFromYaw(spec.yaw),
+    [MIRROR_PANE_THICKNESS_M, spec.width, spec.height],
+    "grey",
+  );
+  return [mirror, mirrorFrame(mirror, spec.frameId)];
 }
 
 /**

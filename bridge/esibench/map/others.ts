@@ -6,6 +6,8 @@
  * we take the view the record itself names as its main or initial view (stated per mapper), or none.
  */
 import type { Vec3 } from "../../../core/math/vec.js";
+import { quatToMat } from "../../../core/math/quat.js";
+import { MIRROR_CATEGORY, MIRROR_FRAME_BORDER_M, MIRROR_PANE_THICKNESS_M } from "../../../core/objects/mirror.js";
 import { matchOption, parseJsonAnswer, plainAnswer, stringList, structuredAnswer } from "../answers.js";
 import { displayName, readObject, type AnswerFix, type Draft, type DraftAnswer, type DraftObject } from "../draft.js";
 import { RecordRefusal, type EsiRecord, type Field, type Json } from "../record.js";
@@ -423,6 +425,47 @@ export const mapRigidContainment: Mapper = (r, md) => {
   return draft(r, md, objects, harvestViews(md), undefined, "none: the record stores no camera", assignmentOrChoice(r));
 };
 
+/**
+ * How far (rad) a mirror's normal_xy may turn from its quaternion's +x axis: ESI writes both from one pose (the sample's
+ * records agree to 1e-15), so a larger gap is a record whose mirror esi3d cannot place.
+ */
+const MIRROR_NORMAL_TOLERANCE_RAD = 1e-3;
+
+/**
+ * The record's mirror as an esi3d mirror object (core/objects/mirror.ts: the reflective face is the box's +x face).
+ * ESI's mirror quaternion turns +x onto normal_xy and +y onto tangent_xy, and its position lies on the reflective
+ * plane (every placement's mirror_hit_xy and mirror_position reflect about the plane through it), so the box keeps the
+ * quaternion and sits half a pane behind the position. The record gives the half width; its height is ours: the
+ * framed mirror stands on the floor, centred at the position's z (the frame's border below the pane). Without a
+ * floor height the height is unknown and the mirror has no extent.
+ */
+function mirrorObject(md: Field, m: Field, floorZ: number | undefined): DraftObject {
+  const quat = m.at("quaternion_xyzw").vec(4) as QuatXyzw;
+  const R = quatToMat({ x: quat[0], y: quat[1], z: quat[2], w: quat[3] });
+  const n: Vec3 = [R[0][0], R[1][0], R[2][0]];
+  const nxy = m.at("normal_xy").exists ? m.at("normal_xy").vec(2) : null;
+  const gap = nxy ? Math.abs(Math.atan2(nxy[0]! * n[1] - nxy[1]! * n[0], nxy[0]! * n[0] + nxy[1]! * n[1])) : 0;
+  if (gap > MIRROR_NORMAL_TOLERANCE_RAD) m.at("normal_xy").refuse("expected the mirror quaternion's +x axis (ESI's mirror faces its normal_xy)");
+  const face = m.at("position").vec3() as Vec3;
+  const halfHeight = floorZ === undefined ? null : face[2] - floorZ - MIRROR_FRAME_BORDER_M;
+  const width = 2 * m.at("half_width_m").num();
+  const known = halfHeight !== null && halfHeight > 0 && width > 0;
+  const back = known ? MIRROR_PANE_THICKNESS_M / 2 : 0;
+  return {
+    key: "mirror",
+    field: m.path,
+    category: md.get("mirror_setup", "category").strOr(MIRROR_CATEGORY),
+    model: md.get("mirror_setup", "model").strOr("") || null,
+    role: "mirror",
+    origin: [face[0] - back * n[0], face[1] - back * n[1], face[2] - back * n[2]],
+    quat,
+    aabb: null,
+    ownExtent: known ? [MIRROR_PANE_THICKNESS_M, width, 2 * halfHeight] : null,
+    scale: 1,
+    ...(known ? { boxCentre: true } : {}),
+  };
+}
+
 function mirror(r: EsiRecord, md: Field): Draft {
   const qd = md.at("question_data");
   const objects: DraftObject[] = qd
@@ -440,33 +483,26 @@ function mirror(r: EsiRecord, md: Field): Draft {
       ownExtent: null,
       scale: 1,
     }));
-  const m = qd.get("scene_setup", "mirror");
-  if (m.exists)
-    objects.push({
-      key: "mirror",
-      field: m.path,
-      category: md.get("mirror_setup", "category").strOr("mirror"),
-      model: md.get("mirror_setup", "model").strOr("") || null,
-      role: "mirror",
-      origin: m.at("position").vec3(),
-      quat: m.at("quaternion_xyzw").vec(4) as QuatXyzw,
-      aabb: null,
-      ownExtent: null,
-      scale: 1,
-    });
   const views = harvestViews(md);
+  const initial = firstUnder(views, "question_data.render.camera_pose");
+  // our rule: ESI puts its cameras camera_poses.height_m above the floor, so the floor is that far below the question's camera
+  const cameraHeight = md.get("camera_poses", "height_m").numOr(null);
+  const floorZ = initial && cameraHeight !== null ? initial.position[2] - cameraHeight : undefined;
+  const m = qd.get("scene_setup", "mirror");
+  if (m.exists) objects.push(mirrorObject(md, m, floorZ));
   const fov = md.get("camera_poses", "fov_deg").numOr(null);
-  return draft(
+  const d = draft(
     r,
     md,
     objects,
     views,
-    firstUnder(views, "question_data.render.camera_pose"),
+    initial,
     "our rule: question_data.render.camera_pose (the question's image)",
     plainAnswer(r),
     { evidence: qd.at("evidence").value ?? null },
     fov ?? undefined,
   );
+  return floorZ === undefined ? d : { ...d, room: { floorZ, source: "the question's camera, camera_poses.height_m above the floor" } };
 }
 
 export const mapMirror: Mapper = mirror;
