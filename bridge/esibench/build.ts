@@ -43,7 +43,7 @@ export function buildTask(r: EsiRecord, sub: Subcategory, d: Draft): TaskRecord 
       color: "",
       transparent: o.transparent ?? false,
       ...(extent ? { extent_source: o.ownExtent ? ("record" as const) : ("record_world_aabb" as const) } : {}),
-      ...(o.aabb || o.boxCentre ? {} : { position_frame: "base_link" as const }),
+      ...(o.aabb ? {} : { position_frame: "base_link" as const }),
       ...(o.sceneObject ? { scene_object: true } : {}),
     };
   });

@@ -29,8 +29,6 @@ export interface DraftObject {
   /** Own-axis extent, when the record stores one (Rigid Containment's bbox_inventory, Stacking's extents). */
   ownExtent: Vec3 | null;
   scale: number | Vec3;
-  /** origin is the centre of the ownExtent box (a mirror placed from its reflective plane), not a root-link origin. */
-  boxCentre?: boolean;
   sceneObject?: boolean;
   transparent?: boolean;
 }

@@ -12,6 +12,7 @@ import { BUILTIN_SUBCATEGORIES, SUBCATEGORY_CATEGORY } from "../../core/task/tax
 import { TaskSchema, type Lighting, type Task, type TaskObject, type TaskRecord } from "../../core/task/schema.js";
 import { applyRule, type RuleCheck } from "./rules.js";
 import { MIRROR_CATEGORY, mirrorFrame } from "../../core/objects/mirror.js";
+import { quatToMat } from "../../core/math/quat.js";
 
 /** The simulator of a proxy task: the built-in one, standing in for another simulator's scene. */
 const PROXY_SIMULATOR = "esi3d-builtin/1 proxy";
@@ -101,6 +102,18 @@ function onTheFloor(o: TaskRecord["objects"][number], floorZ: number | undefined
   return { ...o, extent: [f, f, 2 * (o.position[2] - floorZ)] };
 }
 
+/**
+ * A mirror placed by its base link (ESI's records: the position lies on the reflective plane, map/others.ts): its box
+ * half a pane behind it, so the box's +x face, the reflective one, passes through the recorded position.
+ */
+function onItsPlane(o: TaskRecord["objects"][number]): TaskRecord["objects"][number] {
+  if (o.category !== MIRROR_CATEGORY || o.position_frame !== "base_link" || !o.extent) return o;
+  const R = quatToMat(o.orientation);
+  const back = o.extent[0] / 2;
+  const { position_frame: _base, ...placed } = o;
+  return { ...placed, position: [o.position[0] - back * R[0][0], o.position[1] - back * R[1][0], o.position[2] - back * R[2][0]] };
+}
+
 export interface ProxyOptions {
   /** Build proxies of mirror records even while MIRROR_PROXIES_IN_RUNS is off (their geometry is checked without programs). */
   mirrors?: boolean;
@@ -129,7 +142,7 @@ export function proxyTask(record: TaskRecord, opts: ProxyOptions = {}): ProxyRes
   const stands: Array<{ id: number; stands_in: "library_model" | "box"; original_model: string | null }> = [];
   const dropped: string[] = [];
   t.objects.forEach((recorded, i) => {
-    const o = mirrorTask ? onTheFloor(recorded, t.room.floor_z) : recorded;
+    const o = mirrorTask ? onItsPlane(onTheFloor(recorded, t.room.floor_z)) : recorded;
     const s = standIn(o, i);
     if ("missing" in s) {
       if (relevant.has(o.id)) dropped.push(`!${s.missing}`);

@@ -433,36 +433,32 @@ const MIRROR_NORMAL_TOLERANCE_RAD = 1e-3;
 
 /**
  * The record's mirror as an esi3d mirror object (core/objects/mirror.ts: the reflective face is the box's +x face).
- * ESI's mirror quaternion turns +x onto normal_xy and +y onto tangent_xy, and its position lies on the reflective
- * plane (every placement's mirror_hit_xy and mirror_position reflect about the plane through it), so the box keeps the
- * quaternion and sits half a pane behind the position. The record gives the half width; its height is ours: the
- * framed mirror stands on the floor, centred at the position's z (the frame's border below the pane). Without a
- * floor height the height is unknown and the mirror has no extent.
+ * ESI's mirror quaternion turns +x onto normal_xy and +y onto tangent_xy, and its position (the model's base link, as
+ * ESI places it) lies on the reflective plane: every placement's mirror_hit_xy and mirror_position lie on and reflect
+ * about the plane through it. The record gives the half width; the rest of the extent is ours: MIRROR_PANE_THICKNESS_M
+ * thick, and as high as a framed mirror standing on the floor, centred at the position's z, with the frame's border
+ * below the pane. Without a floor height the height is unknown and the mirror has no extent.
  */
 function mirrorObject(md: Field, m: Field, floorZ: number | undefined): DraftObject {
   const quat = m.at("quaternion_xyzw").vec(4) as QuatXyzw;
   const R = quatToMat({ x: quat[0], y: quat[1], z: quat[2], w: quat[3] });
-  const n: Vec3 = [R[0][0], R[1][0], R[2][0]];
   const nxy = m.at("normal_xy").exists ? m.at("normal_xy").vec(2) : null;
-  const gap = nxy ? Math.abs(Math.atan2(nxy[0]! * n[1] - nxy[1]! * n[0], nxy[0]! * n[0] + nxy[1]! * n[1])) : 0;
+  const gap = nxy ? Math.abs(Math.atan2(nxy[0]! * R[1][0] - nxy[1]! * R[0][0], nxy[0]! * R[0][0] + nxy[1]! * R[1][0])) : 0;
   if (gap > MIRROR_NORMAL_TOLERANCE_RAD) m.at("normal_xy").refuse("expected the mirror quaternion's +x axis (ESI's mirror faces its normal_xy)");
-  const face = m.at("position").vec3() as Vec3;
-  const halfHeight = floorZ === undefined ? null : face[2] - floorZ - MIRROR_FRAME_BORDER_M;
+  const position = m.at("position").vec3() as Vec3;
+  const halfHeight = floorZ === undefined ? null : position[2] - floorZ - MIRROR_FRAME_BORDER_M;
   const width = 2 * m.at("half_width_m").num();
-  const known = halfHeight !== null && halfHeight > 0 && width > 0;
-  const back = known ? MIRROR_PANE_THICKNESS_M / 2 : 0;
   return {
     key: "mirror",
     field: m.path,
     category: md.get("mirror_setup", "category").strOr(MIRROR_CATEGORY),
     model: md.get("mirror_setup", "model").strOr("") || null,
     role: "mirror",
-    origin: [face[0] - back * n[0], face[1] - back * n[1], face[2] - back * n[2]],
+    origin: position,
     quat,
     aabb: null,
-    ownExtent: known ? [MIRROR_PANE_THICKNESS_M, width, 2 * halfHeight] : null,
+    ownExtent: halfHeight !== null && halfHeight > 0 && width > 0 ? [MIRROR_PANE_THICKNESS_M, width, 2 * halfHeight] : null,
     scale: 1,
-    ...(known ? { boxCentre: true } : {}),
   };
 }
 

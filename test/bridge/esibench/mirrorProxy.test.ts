@@ -89,6 +89,8 @@ describe("proxies of ESI-Bench mirror records", () => {
       // centred at the recorded height, the framed mirror standing on the floor (camera_poses.height_m below the camera)
       expect(plane.centre[2] - plane.half_height_m - 0.1).toBeCloseTo(r.task.room.floor_z!, 6);
       expect(r.task.objects.filter((o) => o.category === "mirror_frame")).toHaveLength(1);
+      // the imported task keeps ESI's placement (its base link, on the plane) for a simulator that loads ESI's model
+      expect(x.task!.objects.find((o) => o.category === "mirror")).toMatchObject({ position: m.position, position_frame: "base_link" });
       // ESI's mirror runner renders at camera_poses.fov_deg (100 or 70 deg), not its viewer camera's 63.29 deg
       expect(r.task.camera.hfov_deg).toBe((x.record.metadata.camera_poses as Json).fov_deg);
     }
