@@ -126,7 +126,9 @@ export function proxyTask(record: TaskRecord, opts: ProxyOptions = {}): ProxyRes
   const mirrorTask = MIRROR_SUBCATEGORIES.has(t.subcategory);
   if (!PROXY_SUBCATEGORIES.has(t.subcategory) && !(mirrorTask && opts.mirrors))
     return {
-      skip: `${t.subcategory}: esi3d's built-in renderer and reasoners cover only ${PROXY_SUBCATEGORIES.size} subcategories (no mirrors, cloth, articulation, dynamics or time)`,
+      skip: mirrorTask
+        ? `${t.subcategory}: esi3d's built-in renderer and reasoners cover only ${PROXY_SUBCATEGORIES.size} subcategories (the renderer draws this record's mirror, but esi3d has no Specular Reflection programs yet)`
+        : `${t.subcategory}: esi3d's built-in renderer and reasoners cover only ${PROXY_SUBCATEGORIES.size} subcategories (no mirror programs, cloth, articulation, dynamics or time)`,
       code: "subcategory",
     };
   if (NEEDS_LAYOUT(t))
