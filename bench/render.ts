@@ -130,7 +130,7 @@ export default async function benchRender(ctx: BenchContext): Promise<void> {
     .map((s) => generateTask(s, "bench", 0))
     .sort((a, b) => buildScene(b).triId.length - buildScene(a).triId.length)[0]!;
   const totalMs = await benchBundle(ctx, task);
-  await benchMirrorBundle(ctx, withFloorMirror(task), totalMs);
+  await benchMirrorBundle(ctx, task, withFloorMirror(task));
   // ESI-Bench's render size (--image 1280x720, 4.5x the pixels): measured, no goal (issue 16)
   const big = generateTask(task.subcategory as "counting_with_occlusion", "bench", 0, generatorContext(GeneratorOptionsSchema.parse({ image: "1280x720" })));
   const { ms: bigMs, result: bigResult } = await ctx.time(() => {
@@ -143,26 +143,41 @@ export default async function benchRender(ctx: BenchContext): Promise<void> {
   );
 }
 
-/** The same 30-view bundle with a floor mirror in the scene: render, and render + write, against the goal and the mirrorless bundle. */
-async function benchMirrorBundle(ctx: BenchContext, task: Task, mirrorlessMs: number): Promise<void> {
-  const { ms: renderMs, result } = await ctx.time(() => captureBundle(task, "multi"), 3);
-  const cov = mirrorCoverage(result);
+/**
+ * The same 30-view bundle with a floor mirror in the scene, against the goal and the mirrorless bundle: the two
+ * alternate round by round (the shared machine's load hits both alike), best of AB_ROUNDS each, for the render alone
+ * and for render + encode + atomic write.
+ */
+async function benchMirrorBundle(ctx: BenchContext, plain: Task, mirrored: Task): Promise<void> {
+  const cov = mirrorCoverage(captureBundle(mirrored, "multi"));
   console.log(
-    `  with a floor mirror (${BENCH_MIRROR.width}x${BENCH_MIRROR.height} m and its frame): ${buildScene(task).triId.length} triangles; the mirror in ${cov.views} of ${result.payloads.length} views, ${cov.pixels} mirror pixels, ${cov.objectPixels} of them reflecting an object`,
+    `  with a floor mirror (${BENCH_MIRROR.width}x${BENCH_MIRROR.height} m and its frame): ${buildScene(mirrored).triId.length} triangles; the mirror in ${cov.views} of 30 views, ${cov.pixels} mirror pixels, ${cov.objectPixels} of them reflecting an object`,
   );
-  const dir = join(ctx.workDir, "bundle-mirror");
-  const { ms: totalMs } = await ctx.time(() => {
+  const best = { plainRender: Infinity, mirrorRender: Infinity, plainTotal: Infinity, mirrorTotal: Infinity };
+  const timed = (key: keyof typeof best, fn: () => void) => {
+    const t = performance.now();
+    fn();
+    best[key] = Math.min(best[key], performance.now() - t);
+  };
+  const written = (task: Task, dir: string) => () => {
     const c = captureBundle(task, "multi");
-    writeBundle(dir, c.manifest, c.payloads);
-  }, 3);
+    writeBundle(join(ctx.workDir, dir), c.manifest, c.payloads);
+  };
+  for (let r = 0; r < AB_ROUNDS; r++) {
+    timed("plainRender", () => captureBundle(plain, "multi"));
+    timed("mirrorRender", () => captureBundle(mirrored, "multi"));
+    timed("plainTotal", written(plain, "bundle-plain"));
+    timed("mirrorTotal", written(mirrored, "bundle-mirror"));
+  }
+  const ms = (x: number) => `${x.toFixed(0)} ms`;
   console.log(
-    `  with the mirror: render ${renderMs.toFixed(0)} ms, render + encode + atomic write ${totalMs.toFixed(0)} ms (${(totalMs / mirrorlessMs).toFixed(2)}x the mirrorless bundle)`,
+    `  alternating, best of ${AB_ROUNDS}: render ${ms(best.mirrorRender)} with the mirror, ${ms(best.plainRender)} without (${(best.mirrorRender / best.plainRender).toFixed(2)}x); render + encode + atomic write ${ms(best.mirrorTotal)} and ${ms(best.plainTotal)} (${(best.mirrorTotal / best.plainTotal).toFixed(2)}x)`,
   );
   ctx.goal(
     "30-view 518x392 bundle with a floor mirror, rendered and written",
-    `${(totalMs / 1000).toFixed(2)} s`,
+    `${(best.mirrorTotal / 1000).toFixed(2)} s`,
     "< 1.5 s on one core",
-    totalMs < BUNDLE_GOAL_MS,
+    best.mirrorTotal < BUNDLE_GOAL_MS,
   );
 }
 
