@@ -81,7 +81,8 @@ export function buildTask(r: EsiRecord, sub: Subcategory, d: Draft): TaskRecord 
     floor: 0,
     objects,
     lighting: null,
-    camera: { ...ESI_IMAGE, hfov_deg: sub === "deformable" ? ESI_DEFORMABLE_HFOV_DEG : ESI_HFOV_DEG },
+    // a record that names its camera's field of view (the mirror records' camera_poses.fov_deg) renders with it
+    camera: { ...ESI_IMAGE, hfov_deg: d.hfovDeg ?? (sub === "deformable" ? ESI_DEFORMABLE_HFOV_DEG : ESI_HFOV_DEG) },
     agent_initial: initial ? { position: initial.position, orientation: quatFromYaw(initial.yaw), yaw: initial.yaw, pitch: initial.pitch } : null,
     action_trajectory: [],
     view_object_existence: initial && initial.visibility.length ? [{ view: 0, visible: initial.visibility.filter((f) => f.visible).map((f) => f.id) }] : [],

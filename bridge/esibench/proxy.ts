@@ -11,6 +11,8 @@ import { buildModel, LIBRARY, PROXY_BOX_MODEL } from "../../core/objects/library
 import { BUILTIN_SUBCATEGORIES, SUBCATEGORY_CATEGORY } from "../../core/task/taxonomy.js";
 import { TaskSchema, type Lighting, type Task, type TaskObject, type TaskRecord } from "../../core/task/schema.js";
 import { applyRule, type RuleCheck } from "./rules.js";
+import { MIRROR_CATEGORY, mirrorFrame } from "../../core/objects/mirror.js";
+import { quatToMat } from "../../core/math/quat.js";
 
 /** The simulator of a proxy task: the built-in one, standing in for another simulator's scene. */
 const PROXY_SIMULATOR = "esi3d-builtin/1 proxy";
@@ -25,17 +27,34 @@ const PROXY_LIGHTING: Lighting = { ambient: 0.4, sun: { direction: [0.2, 0.3, -1
 /** Colours of stand-ins, by object order, so that same-category objects stay apart for colour matching. */
 const PROXY_COLORS = ["grey", "tan", "blue", "green", "red", "teal", "purple", "orange", "brown", "pink"] as const;
 /**
+ * Specular Reflection: a proxy draws the record's mirror (its rectangle and pose, bridge/esibench/map/others.ts) with a
+ * frame behind it, and stands each placed object on the floor (proxyTask's `mirrors` option builds such proxies).
+ */
+const MIRROR_SUBCATEGORIES: ReadonlySet<string> = new Set(["reflection_authoring", "mirror_spatial_relations", "mirror_correspondence"]);
+/**
+ * Whether runs (src/eval/suite.ts) and the audit take mirror records' proxies. Off until esi3d's reasoning programs for
+ * the three Specular Reflection subcategories exist: a proxy task goes through every program of its subcategory.
+ * Switch it to true then.
+ */
+const MIRROR_PROXIES_IN_RUNS = false;
+/**
+ * A placed object of a mirror record stands on the floor (ESI drops them there): its box is as high as twice its
+ * centre's height above the floor, on a square footprint of this side (m; ours: the records store no size, and the
+ * placed objects are household items: bottles, jars, boxes, a centrepiece).
+ */
+const MIRROR_PLACEMENT_FOOTPRINT_M = 0.15;
+
+/**
  * Proxy renders go through esi3d's built-in renderer and reasoners: the subcategories those cover, less Physical
  * Dynamics and Deformable. A proxy of an Inclined Plane or Stacking record would render ESI's initial scene, but
  * whether its slope's pose and its objects' rescaling come through the importer as ESI built them is not yet checked
  * against the records, so they stay out until it is. ESI's Deformable records store the covered object and no
- * cloth (the cloth is dropped at render time), so a proxy would show the answer uncovered. Specular Reflection
- * records stay out until their mirror (pose, width, height) comes through the importer as ESI placed it, checked
- * against the records' own visibility flags.
+ * cloth (the cloth is dropped at render time), so a proxy would show the answer uncovered.
  */
-export const PROXY_SUBCATEGORIES: ReadonlySet<string> = new Set(
-  BUILTIN_SUBCATEGORIES.filter((s) => !["physical_dynamics", "specular_reflection"].includes(SUBCATEGORY_CATEGORY[s]) && s !== "deformable"),
-);
+export const PROXY_SUBCATEGORIES: ReadonlySet<string> = new Set([
+  ...BUILTIN_SUBCATEGORIES.filter((s) => SUBCATEGORY_CATEGORY[s] !== "physical_dynamics" && s !== "deformable" && !MIRROR_SUBCATEGORIES.has(s)),
+  ...(MIRROR_PROXIES_IN_RUNS ? MIRROR_SUBCATEGORIES : []),
+]);
 /**
  * Cognitive Mapping questions are about an apartment's rooms and doorways. ESI's records store no room
  * layout (walls, doorways), so a proxy would be one open room in which the question has no answer.
@@ -76,12 +95,40 @@ function standIn(o: TaskRecord["objects"][number], i: number): { object: TaskObj
   return { object: { ...base, model: PROXY_BOX_MODEL, orientation, extent: e, scale: e, extent_source: "record" }, kind: "box" };
 }
 
+/** A mirror record's placed object without a recorded extent: standing on the floor (MIRROR_PLACEMENT_FOOTPRINT_M). */
+function onTheFloor(o: TaskRecord["objects"][number], floorZ: number | undefined): TaskRecord["objects"][number] {
+  if (o.extent || o.category === MIRROR_CATEGORY || floorZ === undefined || !(o.position[2] > floorZ)) return o;
+  const f = MIRROR_PLACEMENT_FOOTPRINT_M;
+  return { ...o, extent: [f, f, 2 * (o.position[2] - floorZ)] };
+}
+
+/**
+ * A mirror placed by its base link (ESI's records: the position lies on the reflective plane, map/others.ts): its box
+ * half a pane behind it, so the box's +x face, the reflective one, passes through the recorded position.
+ */
+function onItsPlane(o: TaskRecord["objects"][number]): TaskRecord["objects"][number] {
+  if (o.category !== MIRROR_CATEGORY || o.position_frame !== "base_link" || !o.extent) return o;
+  const R = quatToMat(o.orientation);
+  const back = o.extent[0] / 2;
+  const { position_frame: _base, ...placed } = o;
+  return { ...placed, position: [o.position[0] - back * R[0][0], o.position[1] - back * R[1][0], o.position[2] - back * R[2][0]] };
+}
+
+export interface ProxyOptions {
+  /** Build proxies of mirror records even while MIRROR_PROXIES_IN_RUNS is off (their geometry is checked without programs). */
+  mirrors?: boolean;
+}
+
 /** The proxy task of an imported task, or why there is none. */
-export function proxyTask(t: TaskRecord): ProxyResult {
+export function proxyTask(record: TaskRecord, opts: ProxyOptions = {}): ProxyResult {
+  const t = record;
   if (!isImported(t)) return { skip: "not an imported ESI-Bench task", code: "not_imported" };
-  if (!PROXY_SUBCATEGORIES.has(t.subcategory))
+  const mirrorTask = MIRROR_SUBCATEGORIES.has(t.subcategory);
+  if (!PROXY_SUBCATEGORIES.has(t.subcategory) && !(mirrorTask && opts.mirrors))
     return {
-      skip: `${t.subcategory}: esi3d's built-in renderer and reasoners cover only ${PROXY_SUBCATEGORIES.size} subcategories (no mirrors, cloth, articulation, dynamics or time)`,
+      skip: mirrorTask
+        ? `${t.subcategory}: esi3d's built-in renderer and reasoners cover only ${PROXY_SUBCATEGORIES.size} subcategories (the renderer draws this record's mirror, but esi3d has no Specular Reflection programs yet)`
+        : `${t.subcategory}: esi3d's built-in renderer and reasoners cover only ${PROXY_SUBCATEGORIES.size} subcategories (no mirror programs, cloth, articulation, dynamics or time)`,
       code: "subcategory",
     };
   if (NEEDS_LAYOUT(t))
@@ -96,7 +143,8 @@ export function proxyTask(t: TaskRecord): ProxyResult {
   const objects: TaskObject[] = [];
   const stands: Array<{ id: number; stands_in: "library_model" | "box"; original_model: string | null }> = [];
   const dropped: string[] = [];
-  t.objects.forEach((o, i) => {
+  t.objects.forEach((recorded, i) => {
+    const o = mirrorTask ? onItsPlane(onTheFloor(recorded, t.room.floor_z)) : recorded;
     const s = standIn(o, i);
     if ("missing" in s) {
       if (relevant.has(o.id)) dropped.push(`!${s.missing}`);
@@ -106,6 +154,9 @@ export function proxyTask(t: TaskRecord): ProxyResult {
     objects.push(s.object);
     stands.push({ id: o.id, stands_in: s.kind, original_model: o.model });
   });
+  // each mirror's frame, an object of its own behind the pane (core/objects/mirror.ts), under the next free ids
+  const frames = objects.filter((o) => o.category === MIRROR_CATEGORY).map((m, k) => mirrorFrame(m, Math.max(...objects.map((o) => o.id)) + 1 + k));
+  objects.push(...frames);
   const blocking = dropped.filter((d) => d.startsWith("!"));
   if (blocking.length) return { skip: `the question needs geometry the record lacks: ${blocking.map((d) => d.slice(1)).join("; ")}`, code: "geometry" };
   // no floor recorded: the lowest object bottom, but never more than the agent's highest camera below the
@@ -144,7 +195,7 @@ export function proxyTask(t: TaskRecord): ProxyResult {
     proxy: {
       of_simulator: t.simulator,
       objects: stands,
-      room: `${how}; floor at z ${floorZ.toFixed(3)} m${t.room.floor_z === undefined ? " (the lowest object bottom: none recorded)" : ""}; walls ${t.room.height ?? PROXY_ROOM_HEIGHT_M} m${dropped.length ? `; left out: ${dropped.join("; ")}` : ""}`,
+      room: `${how}; floor at z ${floorZ.toFixed(3)} m${t.room.floor_z === undefined ? " (the lowest object bottom: none recorded)" : ""}; walls ${t.room.height ?? PROXY_ROOM_HEIGHT_M} m${frames.length ? `; a frame behind each mirror (ids ${frames.map((f) => f.id).join(", ")})` : ""}${mirrorTask ? `; placed objects without a recorded size stand on the floor on a ${MIRROR_PLACEMENT_FOOTPRINT_M} m square` : ""}${dropped.length ? `; left out: ${dropped.join("; ")}` : ""}`,
     },
   };
   const parsed = TaskSchema.safeParse(proxy);

@@ -7,11 +7,83 @@
  * The mirror image of a point p in the plane through q with unit normal n is p − 2((p − q)·n)n.
  */
 import type { Mat34, Vec3 } from "../math/vec.js";
-import { quatToMat } from "../math/quat.js";
+import { quatFromYaw, quatToMat } from "../math/quat.js";
 import type { MirrorPlane } from "../bundle/schema.js";
 import type { TaskObject } from "../task/schema.js";
+import { PROXY_BOX_MODEL } from "./library.js";
 
 export const MIRROR_CATEGORY = "mirror";
+/** The category of a mirror's frame: an object of its own, so the mirror's id marks only the pane. */
+const MIRROR_FRAME_CATEGORY = "mirror_frame";
+
+/** A mirror pane's thickness (m; ours): glass and backing of a floor mirror, a couple of centimetres. */
+export const MIRROR_PANE_THICKNESS_M = 0.02;
+/** A frame's depth (m; ours): its face lies half the pane's thickness behind the reflective face. */
+const MIRROR_FRAME_DEPTH_M = 0.04;
+/** A frame's border around the pane (m; ours): a 10 cm wooden frame of a floor mirror. */
+export const MIRROR_FRAME_BORDER_M = 0.1;
+
+/** Where a framed mirror stands: its reflective face's centre, the yaw its normal faces, the face's size (m). */
+export interface FramedMirrorSpec {
+  mirrorId: number;
+  frameId: number;
+  faceCentre: Vec3;
+  yaw: number;
+  width: number;
+  height: number;
+}
+
+/** A box object of the unit proxy box scaled to `extent`, so any renderer draws it as that exact box. */
+function boxObject(id: number, category: string, position: Vec3, orientation: TaskObject["orientation"], extent: Vec3, color: string): TaskObject {
+  return {
+    id,
+    category,
+    model: PROXY_BOX_MODEL,
+    name: `the ${category.replace(/_/g, " ")}`,
+    role: category,
+    position,
+    orientation: { ...orientation },
+    extent,
+    scale: [...extent],
+    color,
+    transparent: false,
+  };
+}
+
+/**
+ * The frame of a mirror object: a box MIRROR_FRAME_DEPTH_M deep just behind its pane (the frame's face half the pane's
+ * thickness behind the reflective face), MIRROR_FRAME_BORDER_M wider than the pane on every side, in the mirror's axes.
+ */
+export function mirrorFrame(mirror: Pick<TaskObject, "position" | "orientation" | "extent">, frameId: number): TaskObject {
+  const R = quatToMat(mirror.orientation);
+  const n: Vec3 = [R[0][0], R[1][0], R[2][0]];
+  const back = MIRROR_FRAME_DEPTH_M / 2;
+  const p = mirror.position;
+  const b = MIRROR_FRAME_BORDER_M;
+  return boxObject(
+    frameId,
+    MIRROR_FRAME_CATEGORY,
+    [p[0] - back * n[0], p[1] - back * n[1], p[2] - back * n[2]],
+    mirror.orientation,
+    [MIRROR_FRAME_DEPTH_M, mirror.extent[1] + 2 * b, mirror.extent[2] + 2 * b],
+    "brown",
+  );
+}
+
+/** A vertical mirror whose reflective face (its box's +x face) is centred at faceCentre, facing `yaw`, and its frame. */
+export function framedMirror(spec: FramedMirrorSpec): [TaskObject, TaskObject] {
+  const back = MIRROR_PANE_THICKNESS_M / 2;
+  const c = spec.faceCentre;
+  const mirror = boxObject(
+    spec.mirrorId,
+    MIRROR_CATEGORY,
+    [c[0] - back * Math.cos(spec.yaw), c[1] - back * Math.sin(spec.yaw), c[2]],
+    quatFromYaw(spec.yaw),
+    [MIRROR_PANE_THICKNESS_M, spec.width, spec.height],
+    "grey",
+  );
+  return [mirror, mirrorFrame(mirror, spec.frameId)];
+}
 
 /**
  * How far (m) a triangle's vertices may lie off the mirror's plane and still be part of its reflective face:

@@ -6,6 +6,8 @@
  * we take the view the record itself names as its main or initial view (stated per mapper), or none.
  */
 import type { Vec3 } from "../../../core/math/vec.js";
+import { quatToMat } from "../../../core/math/quat.js";
+import { MIRROR_CATEGORY, MIRROR_FRAME_BORDER_M, MIRROR_PANE_THICKNESS_M } from "../../../core/objects/mirror.js";
 import { matchOption, parseJsonAnswer, plainAnswer, stringList, structuredAnswer } from "../answers.js";
 import { displayName, readObject, type AnswerFix, type Draft, type DraftAnswer, type DraftObject } from "../draft.js";
 import { RecordRefusal, type EsiRecord, type Field, type Json } from "../record.js";
@@ -423,6 +425,43 @@ export const mapRigidContainment: Mapper = (r, md) => {
   return draft(r, md, objects, harvestViews(md), undefined, "none: the record stores no camera", assignmentOrChoice(r));
 };
 
+/**
+ * How far (rad) a mirror's normal_xy may turn from its quaternion's +x axis: ESI writes both from one pose (the sample's
+ * records agree to 1e-15), so a larger gap is a record whose mirror esi3d cannot place.
+ */
+const MIRROR_NORMAL_TOLERANCE_RAD = 1e-3;
+
+/**
+ * The record's mirror as an esi3d mirror object (core/objects/mirror.ts: the reflective face is the box's +x face).
+ * ESI's mirror quaternion turns +x onto normal_xy and +y onto tangent_xy, and its position (the model's base link, as
+ * ESI places it) lies on the reflective plane: every placement's mirror_hit_xy and mirror_position lie on and reflect
+ * about the plane through it. The record gives the half width; the rest of the extent is ours: MIRROR_PANE_THICKNESS_M
+ * thick, and as high as a framed mirror standing on the floor, centred at the position's z, with the frame's border
+ * below the pane. Without a floor height the height is unknown and the mirror has no extent.
+ */
+function mirrorObject(md: Field, m: Field, floorZ: number | undefined): DraftObject {
+  const quat = m.at("quaternion_xyzw").vec(4) as QuatXyzw;
+  const R = quatToMat({ x: quat[0], y: quat[1], z: quat[2], w: quat[3] });
+  const nxy = m.at("normal_xy").exists ? m.at("normal_xy").vec(2) : null;
+  const gap = nxy ? Math.abs(Math.atan2(nxy[0]! * R[1][0] - nxy[1]! * R[0][0], nxy[0]! * R[0][0] + nxy[1]! * R[1][0])) : 0;
+  if (gap > MIRROR_NORMAL_TOLERANCE_RAD) m.at("normal_xy").refuse("expected the mirror quaternion's +x axis (ESI's mirror faces its normal_xy)");
+  const position = m.at("position").vec3() as Vec3;
+  const halfHeight = floorZ === undefined ? null : position[2] - floorZ - MIRROR_FRAME_BORDER_M;
+  const width = 2 * m.at("half_width_m").num();
+  return {
+    key: "mirror",
+    field: m.path,
+    category: md.get("mirror_setup", "category").strOr(MIRROR_CATEGORY),
+    model: md.get("mirror_setup", "model").strOr("") || null,
+    role: "mirror",
+    origin: position,
+    quat,
+    aabb: null,
+    ownExtent: halfHeight !== null && halfHeight > 0 && width > 0 ? [MIRROR_PANE_THICKNESS_M, width, 2 * halfHeight] : null,
+    scale: 1,
+  };
+}
+
 function mirror(r: EsiRecord, md: Field): Draft {
   const qd = md.at("question_data");
   const objects: DraftObject[] = qd
@@ -440,33 +479,26 @@ function mirror(r: EsiRecord, md: Field): Draft {
       ownExtent: null,
       scale: 1,
     }));
-  const m = qd.get("scene_setup", "mirror");
-  if (m.exists)
-    objects.push({
-      key: "mirror",
-      field: m.path,
-      category: md.get("mirror_setup", "category").strOr("mirror"),
-      model: md.get("mirror_setup", "model").strOr("") || null,
-      role: "mirror",
-      origin: m.at("position").vec3(),
-      quat: m.at("quaternion_xyzw").vec(4) as QuatXyzw,
-      aabb: null,
-      ownExtent: null,
-      scale: 1,
-    });
   const views = harvestViews(md);
+  const initial = firstUnder(views, "question_data.render.camera_pose");
+  // our rule: ESI puts its cameras camera_poses.height_m above the floor, so the floor is that far below the question's camera
+  const cameraHeight = md.get("camera_poses", "height_m").numOr(null);
+  const floorZ = initial && cameraHeight !== null ? initial.position[2] - cameraHeight : undefined;
+  const m = qd.get("scene_setup", "mirror");
+  if (m.exists) objects.push(mirrorObject(md, m, floorZ));
   const fov = md.get("camera_poses", "fov_deg").numOr(null);
-  return draft(
+  const d = draft(
     r,
     md,
     objects,
     views,
-    firstUnder(views, "question_data.render.camera_pose"),
+    initial,
     "our rule: question_data.render.camera_pose (the question's image)",
     plainAnswer(r),
     { evidence: qd.at("evidence").value ?? null },
     fov ?? undefined,
   );
+  return floorZ === undefined ? d : { ...d, room: { floorZ, source: "the question's camera, camera_poses.height_m above the floor" } };
 }
 
 export const mapMirror: Mapper = mirror;
