@@ -5,7 +5,7 @@ import { cameraCentre, projectPoint } from "../core/math/camera.js";
 import { quatToMat } from "../core/math/quat.js";
 import { Rng } from "../core/math/rng.js";
 import { tallyIds } from "../core/idTally.js";
-import type { Evidence, Segment } from "./evidence.js";
+import { segmentedIds, type Evidence, type Segment } from "./evidence.js";
 import { segmentPixelStats } from "./segmentStats.js";
 import { maskLabel, type MaskLabel } from "./maskLabel.js";
 
@@ -104,7 +104,8 @@ export function appearanceEvidence(
       const seg = ev.segments[key]!;
       if (seg.label === null || px.n[key] === 0) continue;
       // a segment that shows one id (every instance-mode mask) needs no id tally
-      const id = px.mixed[key] ? dominantId(view.ids, ev.segmentOfPixel[vi]!, key) : px.firstId[key]!;
+      // the id the mask shows as its masks were made (a reflection's mask shows the reflected object)
+      const id = px.mixed[key] ? dominantId(segmentedIds(ev, view), ev.segmentOfPixel[vi]!, key) : px.firstId[key]!;
       const cat = category.get(id) ?? seg.label;
       const rng = root.fork(`${view.index}/${id}/${key}`);
       labels.set(
