@@ -16,7 +16,7 @@ import type { GraphMirror, GraphNode } from "./types.js";
 
 /**
  * Ours: a mirror node's box is at most this thick for its size (thin side over the longest). A pane's points lie in
- * one plane (the gt mirror's box is under a millimetre thick; a noisy one's at half the vggt-typical level 7 cm for
+ * one plane (the gt mirror's box is under a millimetre thick; a noisy one's at level 0.5 7 cm for
  * 1.25 m); a reflection taken for geometry spreads in depth like the thing it shows (the test box's: 14 cm for 43).
  */
 const MIRROR_MAX_THICKNESS_RATIO = 0.25;
