@@ -6,7 +6,7 @@ import { segmentPixelStats } from "../../scenegraph/segmentStats.js";
 import { labelledBundle } from "../../reconstruct/noisy/labels.js";
 import { noisyPointCloud } from "../../reconstruct/noisy/index.js";
 import { FAKE_LABEL_ID_BASE } from "../../reconstruct/noisy/params.js";
-import { BOX_ID, MIRROR_ID, mirrorTask } from "../helpers/mirrorScene.js";
+import { BOX_ID, MIRROR_ID, mirrorGraphTask, mirrorTask, SEES_BOX_TRAJECTORY } from "../helpers/mirrorScene.js";
 import { metaOf } from "../reconstruct/noisyHelpers.js";
 
 // the initial view sees the box only in the mirror
@@ -45,6 +45,17 @@ describe("the segmentation of a view with a mirror: what the RGB shows", () => {
     const key = ev.segments.find((s) => s.view === 0 && s.label === "box")!.key;
     const { labels } = appearanceEvidence(bundle, ev, "0");
     expect(labels.get(key)!.scores).toHaveProperty("box");
+  });
+
+  it("a reflection's visible share is judged against the box's mirror image, not the box where it stands", () => {
+    // with the box in view too: its own projection is larger than its image in the mirror
+    const b = renderBundle(mirrorGraphTask(undefined, SEES_BOX_TRAJECTORY), "gt");
+    const ev = computeEvidence(b, "instance");
+    const { labels } = appearanceEvidence(b, ev, "0");
+    const box = ev.segments.filter((s) => s.label === "box");
+    expect(box.some((s) => s.inMirror) && box.some((s) => !s.inMirror)).toBe(true);
+    // the glass shows the whole mirror image: fully visible (against the box itself it read 0.28 to 0.29)
+    for (const s of box) expect(labels.get(s.key)!.quality.visible, `view ${s.view}`).toBe(1);
   });
 
   it("label noise swaps an object's fragment in its reflections too, and draws for an object seen only in a mirror", () => {
