@@ -90,10 +90,11 @@ describe("incremental 3D memory", () => {
   it("a room with a mirror: the reflections' masks (labelled as what they show), the graph's mirror and its flags end as the batch build's", async () => {
     const task = mirrorGraphTask(undefined, []);
     const actions = SEES_BOX_TRAJECTORY as NavigationAction[];
-    for (const m of [
+    const modes: Array<Partial<GraphPipelineOptions>> = [
       { source: "gt", masks: "instance", instances: "fusion" },
       { source: "noisy", masks: "instance", instances: "fusion", noiseLevel: 0.5, noiseComponents: ["depth", "pose", "mirror", "labels"] },
-    ] as const) {
+    ];
+    for (const m of modes) {
       const { bundle, graphs } = await episode(task, m, actions);
       const batch = await graphOfBundle(bundle, GraphPipelineOptionsSchema.parse(m), { diagnose: false });
       const last = graphs.at(-1)!;
