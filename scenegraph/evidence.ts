@@ -143,9 +143,8 @@ function computeEvidenceUncached(bundle: Pick<FrameBundle, "manifest" | "views">
 
 /**
  * One view's segments as a batch evidence found them (keys from `first`), by the ids image they were made from
- * (segmentedIds): a noisy
- * cloud's relabelled bundle keeps every view it does not relabel, ids array and all, so its evidence
- * takes those views' segments instead of finding them again.
+ * (segmentedIds): a noisy cloud's relabelled bundle keeps every view it does not relabel, ids array and all, so
+ * its evidence takes those views' segments instead of finding them again.
  */
 interface ViewSegments {
   mode: MaskMode;
