@@ -5,9 +5,11 @@ import { cameraCentre, projectPoint } from "../core/math/camera.js";
 import { quatToMat } from "../core/math/quat.js";
 import { Rng } from "../core/math/rng.js";
 import { tallyIds } from "../core/idTally.js";
-import type { Evidence, Segment } from "./evidence.js";
+import { segmentedIds, type Evidence, type Segment } from "./evidence.js";
 import { segmentPixelStats } from "./segmentStats.js";
 import { maskLabel, type MaskLabel } from "./maskLabel.js";
+import { MIRROR_CATEGORY, mirrorPlane, reflectPoint } from "../core/objects/mirror.js";
+import type { MirrorPlane } from "../core/bundle/schema.js";
 
 /**
  * Half-width (deg) of the azimuth window around `ambiguousAzimuthDeg` in which the distinguishing part is
@@ -38,8 +40,17 @@ function dominantId(ids: Uint16Array, map: Int32Array, key: number): number {
   return t.ids[best]!;
 }
 
-/** Area (px) of the rectangle around the object's projected box corners, or null when a corner is behind the camera. */
-function projectedRectArea(bundle: Pick<FrameBundle, "manifest">, viewIndex: number, objectId: number): number | null {
+/** A task mirror's plane by its id, or null (not a task mirror). */
+function taskMirror(bundle: Pick<FrameBundle, "manifest">, id: number): MirrorPlane | null {
+  const o = bundle.manifest.task?.objects.find((x) => x.id === id && x.category === MIRROR_CATEGORY);
+  return o ? mirrorPlane(o) : null;
+}
+
+/**
+ * Area (px) of the rectangle around the object's projected box corners, or null when a corner is behind the camera.
+ * Seen in `mirror`, the corners of its mirror image (where the reflection shows it).
+ */
+function projectedRectArea(bundle: Pick<FrameBundle, "manifest">, viewIndex: number, objectId: number, mirror: MirrorPlane | null): number | null {
   const o = bundle.manifest.task?.objects.find((x) => x.id === objectId);
   const mv = bundle.manifest.views.find((v) => v.index === viewIndex);
   if (!o || !mv) return null;
@@ -57,7 +68,7 @@ function projectedRectArea(bundle: Pick<FrameBundle, "manifest">, viewIndex: num
           number,
           number,
         ];
-        const { u, v, z } = projectPoint(mv.extrinsic, mv.intrinsics, w);
+        const { u, v, z } = projectPoint(mv.extrinsic, mv.intrinsics, mirror ? reflectPoint(mirror, w) : w);
         if (z <= 0) return null;
         [x0, y0, x1, y1] = [Math.min(x0, u), Math.min(y0, v), Math.max(x1, u), Math.max(y1, v)];
       }
@@ -68,13 +79,17 @@ function projectedRectArea(bundle: Pick<FrameBundle, "manifest">, viewIndex: num
   return w * h;
 }
 
-/** Whether the view looks at the object from the side that hides its distinguishing part. */
-function partHidden(bundle: Pick<FrameBundle, "manifest">, viewIndex: number, objectId: number, category: string): boolean {
+/**
+ * Whether the view looks at the object from the side that hides its distinguishing part. Seen in `mirror`, from
+ * the camera's mirror image: the mirror shows the object as that camera would see it.
+ */
+function partHidden(bundle: Pick<FrameBundle, "manifest">, viewIndex: number, objectId: number, category: string, mirror: MirrorPlane | null): boolean {
   const amb = LIBRARY.get(category)?.flags.ambiguous;
   const o = bundle.manifest.task?.objects.find((x) => x.id === objectId);
   const mv = bundle.manifest.views.find((v) => v.index === viewIndex);
   if (!amb || !o || !mv) return false;
-  const c = cameraCentre(mv.extrinsic);
+  const seenFrom = cameraCentre(mv.extrinsic);
+  const c = mirror ? reflectPoint(mirror, seenFrom) : seenFrom;
   const R = quatToMat(o.orientation);
   const d = [c[0] - o.position[0], c[1] - o.position[1], c[2] - o.position[2]];
   // the direction towards the camera in the object's frame (R^T d)
@@ -104,12 +119,21 @@ export function appearanceEvidence(
       const seg = ev.segments[key]!;
       if (seg.label === null || px.n[key] === 0) continue;
       // a segment that shows one id (every instance-mode mask) needs no id tally
-      const id = px.mixed[key] ? dominantId(view.ids, ev.segmentOfPixel[vi]!, key) : px.firstId[key]!;
+      // the id the mask shows as its masks were made (a reflection's mask shows the reflected object)
+      const id = px.mixed[key] ? dominantId(segmentedIds(ev, view), ev.segmentOfPixel[vi]!, key) : px.firstId[key]!;
       const cat = category.get(id) ?? seg.label;
       const rng = root.fork(`${view.index}/${id}/${key}`);
+      // a reflection is judged where the mirror shows it: the mirror is the surface its pixels' rays hit
+      const mirror = seg.inMirror ? taskMirror(bundle, dominantId(view.ids, ev.segmentOfPixel[vi]!, key)) : null;
       labels.set(
         key,
-        maskLabel(cat, { n: px.n[key]!, luma: px.luma[key]! }, projectedRectArea(bundle, view.index, id), partHidden(bundle, view.index, id, cat), rng),
+        maskLabel(
+          cat,
+          { n: px.n[key]!, luma: px.luma[key]! },
+          projectedRectArea(bundle, view.index, id, mirror),
+          partHidden(bundle, view.index, id, cat, mirror),
+          rng,
+        ),
       );
     }
   });

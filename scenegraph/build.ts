@@ -104,7 +104,14 @@ export function buildSceneGraph(cloud: PointCloud, bundle: Pick<FrameBundle, "ma
     }
   } else ({ clusters, floor, wall } = dbscanClusters(cloud, bundle.manifest, opts.masks, p));
   lap("instances");
-  return graphFromClusters(clusters, cloud, bundle.manifest, { masks: opts.masks, instances: opts.instances, params: p, floor, wall }, { timings, lap });
+  const inMirror = ev ? { inMirror: (k: number) => ev.segments[k]?.inMirror === true } : {};
+  return graphFromClusters(
+    clusters,
+    cloud,
+    bundle.manifest,
+    { masks: opts.masks, instances: opts.instances, params: p, floor, wall, ...inMirror },
+    { timings, lap },
+  );
 }
 
 /**
@@ -190,6 +197,8 @@ export interface ClusterGraphOptions {
    * memory keeps a moved object's id (scenegraph/nodeIds.ts).
    */
   ids?: (ordered: readonly Cluster[]) => readonly string[];
+  /** Whether a segment (evidence key) lay mostly inside a mirror's glass (fusion's clusters; absent: none did). */
+  inMirror?: (segment: number) => boolean;
 }
 
 /** Nodes (ordered), flags and relations of the instances found: the part of a build shared with the incremental memory. */
@@ -238,7 +247,8 @@ export function graphFromClusters(
     nodes,
     withCentroid.map(({ c }) => c.xyz),
   );
-  const mirrors = markMirrors(nodes, manifest.views);
+  const inMirror = o.inMirror;
+  const mirrors = markMirrors(nodes, manifest.views, inMirror ? withCentroid.map(({ c }) => 2 * c.segments.filter(inMirror).length > c.segments.length) : []);
   lap("nodes");
   const viewpoint = bundleViewpoint(manifest);
   const relations = computeRelations(

@@ -18,7 +18,11 @@
  *  - mirror_ghost: in a scene with mirrors, a node behind a mirror's plane, seen through its rectangle from a
  *    camera, whose points show (in the bundle's reflection images) mostly one true object, by the same share
  *    rules, and whose centroid lies within NEAR_OBJECT_M of that object's box reflected about the plane: a
- *    reflection taken for geometry. Settled before the gate, it is neither matched nor hallucinated.
+ *    reflection taken for geometry. Also a mirror ghost, "on the plane": a node not labelled a mirror whose points
+ *    lie on a mirror (its dominant object, by the share rules and the gate) and show mostly one true object in
+ *    the reflection images: a segmenter labels a reflection as the object it shows, and a source that keeps
+ *    mirror pixels on the glass (gt) makes a node of them there, for an object that is not there. Settled before
+ *    the gate, a ghost is neither matched nor hallucinated, so the mirror's own node stays the mirror's match.
  * True objects left unmatched are missed-unseen (no view shows them) or missed-lost (seen, not recovered).
  * Relations are compared after mapping node ids to true ids (duplicates map to their object).
  */
@@ -28,7 +32,7 @@ import type { FrameBundle } from "../core/bundle/io.js";
 import type { Task, TaskObject } from "../core/task/schema.js";
 import type { PointCloud } from "../reconstruct/pointcloud.js";
 import { objectBox } from "../core/objects/geometry.js";
-import { MIRROR_CATEGORY, mirrorPlane, reflectPoint, seenThroughMirror } from "../core/objects/mirror.js";
+import { MIRROR_CATEGORY, mirrorPlane, reflectPoint, seenThroughMirror, signedPlaneDistance } from "../core/objects/mirror.js";
 import type { MirrorPlane } from "../core/bundle/schema.js";
 import { cameraCentre } from "../core/math/camera.js";
 import { pointBoxDistance } from "../core/geometry.js";
@@ -82,8 +86,21 @@ export const PRE_MATCH_RULES = {
   left_behind: "stale",
   /** behind a mirror, seen through it, where a true object's reflection is (applied before the gate) */
   seen_in_mirror: "mirror_ghost",
+  /** on a mirror's glass, labelled as what the glass reflects, not as the mirror (applied before the gate) */
+  reflection_on_mirror: "mirror_ghost",
 } as const satisfies Record<string, NodeStatus>;
 export type PreMatchRule = keyof typeof PRE_MATCH_RULES;
+
+/**
+ * Which rule made a mirror ghost: behind the mirror's plane by more than GHOST_MIN_BEHIND_M (seen through it), or
+ * on the glass (nearer: the on-plane rule, which needs the node within the gate of the mirror itself).
+ */
+export function mirrorGhostRule(
+  mirror: Pick<TaskObject, "id" | "position" | "orientation" | "extent">,
+  centroid: Vec3,
+): "seen_in_mirror" | "reflection_on_mirror" {
+  return signedPlaneDistance(mirrorPlane(mirror), centroid) < -GHOST_MIN_BEHIND_M ? "seen_in_mirror" : "reflection_on_mirror";
+}
 
 /**
  * Phase 1's rule for a node from its points: `objectShare` on any true object, `shares` per true object
@@ -324,28 +341,53 @@ function objectSharesOf(ctx: DiagnosisContext, { ids, counts }: ShareCounts, poi
 }
 
 /**
- * Phase 1b, scenes with mirrors: a node behind a mirror, seen through it, that is a true object's reflection
- * becomes a mirror ghost linked to that object. Its points carry the mirror's id (the instance image records
- * the surface the ray hit); the bundle's reflection images tell what each of their pixels shows instead.
+ * Phase 1b, scenes with mirrors: a node that is a true object's reflection becomes a mirror ghost linked to that
+ * object, whether it lies behind a mirror, seen through it, or on the glass (mirrorGhostOnPlane). Its points carry
+ * the mirror's id (the instance image records the surface the ray hit); the bundle's reflection images tell what
+ * each of their pixels shows instead.
  */
 function markMirrorGhosts(ctx: DiagnosisContext, nodeDiag: NodeDiagnosis[]): void {
   if (ctx.mirrors.length === 0) return;
   const { graph, members, cloud, bundle } = ctx.input;
   const cameras = bundle.views.map((v) => cameraCentre(v.E));
   let shown: Uint16Array | undefined;
-  graph.nodes.forEach((n, k) => {
-    const mirror = ctx.mirrors.find((m) => cameras.some((c) => seenThroughMirror(m, c, n.centroid, GHOST_MIN_BEHIND_M, GHOST_RECTANGLE_MARGIN_M)));
-    if (!mirror) return;
+  // the object a node's points show in the mirror, by the match's own rules (none when no object holds them)
+  const reflectedObject = (k: number): TaskObject | null => {
     shown ??= reflectedIdsOf(cloud, bundle.views);
     const { objShares, rule } = objectSharesOf(ctx, tallyIds(shown, members[k]!), members[k]!.length);
     const top = objShares[0];
-    // the match's own rules, with the object's box reflected about the plane (the centroid's mirror image near the
-    // object's box: the reflection is an isometry)
-    if (rule !== null || !top || top.share < MATCH_MIN_PURITY) return;
-    const obj = ctx.objects[ctx.objIndex.get(top.id)!]!;
-    if (isFarFromObject(pointObjectDistance(reflectPoint(mirror, n.centroid), obj))) return;
+    return rule !== null || !top || top.share < MATCH_MIN_PURITY ? null : ctx.objects[ctx.objIndex.get(top.id)!]!;
+  };
+  const ghost = (k: number, obj: TaskObject, mirror: MirrorPlane) =>
     Object.assign(nodeDiag[k]!, { status: "mirror_ghost", object_id: null, object_name: null, mirrors_object: obj.id, mirror_id: mirror.id });
+  graph.nodes.forEach((n, k) => {
+    const behind = ctx.mirrors.find((m) => cameras.some((c) => seenThroughMirror(m, c, n.centroid, GHOST_MIN_BEHIND_M, GHOST_RECTANGLE_MARGIN_M)));
+    if (behind) {
+      const obj = reflectedObject(k);
+      // the object's box reflected about the plane: the centroid's mirror image near the object's box (the
+      // reflection is an isometry)
+      if (obj && !isFarFromObject(pointObjectDistance(reflectPoint(behind, n.centroid), obj))) ghost(k, obj, behind);
+      return;
+    }
+    const on = mirrorGhostOnPlane(ctx, nodeDiag[k]!, n);
+    const obj = on ? reflectedObject(k) : null;
+    if (on && obj) ghost(k, obj, on);
   });
+}
+
+/**
+ * The mirror a node lies on as a reflection of something else: its points are the mirror's by the share rules
+ * (phase 1 made it a candidate of the mirror) within the gate of the mirror's box, and it is labelled otherwise:
+ * the mirror's own node, labelled a mirror, is the mirror's candidate (its points reflect room structure, or,
+ * under the oracle's masks, everything the glass shows); a node labelled as something else claims an object
+ * that is not there. Null otherwise.
+ */
+function mirrorGhostOnPlane(ctx: DiagnosisContext, d: NodeDiagnosis, n: GraphNode): MirrorPlane | null {
+  if (d.status !== "duplicate" || d.object_id === null || n.label === MIRROR_CATEGORY) return null;
+  const mirror = ctx.mirrors.find((m) => m.id === d.object_id);
+  if (!mirror) return null;
+  const obj = ctx.objects[ctx.objIndex.get(mirror.id)!]!;
+  return isFarFromObject(pointObjectDistance(n.centroid, obj)) ? null : mirror;
 }
 
 /** Per cloud point: the id its pixel's reflection shows (0 for a pixel that is no mirror pixel, or a view without reflection images). */

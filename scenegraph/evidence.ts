@@ -10,8 +10,12 @@
  * - none: no masks; geometry only, anonymous nodes.
  * Room structure (floor, walls) is known from the masks in every mode but `none`, where it is found
  * geometrically.
+ * The semantic and instance masks show what the RGB shows (core/bundle/apparentIds.ts): a mirror pixel that
+ * reflects an object belongs to that object's mask, as a 2D detector would label it; the oracle's masks keep
+ * the simulator's ids (segmentedIds).
  */
 import type { FrameBundle } from "../core/bundle/io.js";
+import { apparentIds } from "../core/bundle/apparentIds.js";
 import { RunComponents } from "./primitives/runComponents.js";
 import type { MaskMode } from "./options.js";
 
@@ -31,6 +35,11 @@ export interface Segment {
   bbox: [number, number, number, number];
   /** The detector's class scores (sum 1) under `--labels appearance` (appearance.ts); absent: the label alone. */
   scores?: Record<string, number>;
+  /**
+   * Most of its pixels lie in a mirror's glass, showing what the mirror reflects: the mask lies inside the mirror's
+   * own mask, as a detector reports both (scenegraph/mirrors.ts reads it). Absent otherwise.
+   */
+  inMirror?: true;
 }
 
 export interface Evidence {
@@ -64,6 +73,17 @@ export function segmentBoxes(ev: Pick<Evidence, "segments">, views: ReadonlyArra
 /** The instance ids of room structure (floor, walls) in a bundle's instance table. */
 export function structureIdsOf(manifest: Pick<FrameBundle["manifest"], "instances">): Set<number> {
   return new Set(manifest.instances.filter((e) => e.structure).map((e) => e.id));
+}
+
+/**
+ * The ids a view's masks are made from in the evidence's mode. Semantic and instance masks take the apparent ids
+ * (what a segmenter sees: an object's reflection is that object). The oracle keeps the simulator's ids, a
+ * reflection pixel being the mirror's: its identity is global, so a reflection given the object's id would join
+ * the object's node across views and fuse two places into one, where the oracle is meant as the upper bound of
+ * association, not a detector.
+ */
+export function segmentedIds(ev: Pick<Evidence, "mode" | "structureIds">, view: Pick<FrameBundle["views"][number], "ids" | "reflectedIds">): Uint16Array {
+  return ev.mode === "semantic" || ev.mode === "instance" ? apparentIds(view, ev.structureIds) : view.ids;
 }
 
 /**
@@ -107,23 +127,24 @@ function computeEvidenceUncached(bundle: Pick<FrameBundle, "manifest" | "views">
   const b = new EvidenceBuilder(bundle.manifest, mode);
   const instances = bundle.manifest.instances;
   for (const v of bundle.views) {
-    const seen = viewSegments.get(v.ids)?.find((e) => e.mode === mode && e.index === v.index && showsOnlyTableOf(v.ids, e.instances, instances));
+    const ids = segmentedIds(b.evidence, v);
+    const seen = viewSegments.get(ids)?.find((e) => e.mode === mode && e.index === v.index && showsOnlyTableOf(ids, e.instances, instances));
     if (seen) {
       b.addSegments(seen);
       continue;
     }
     const first = b.evidence.segments.length;
     b.addView(v);
-    const list = viewSegments.get(v.ids) ?? viewSegments.set(v.ids, []).get(v.ids)!;
+    const list = viewSegments.get(ids) ?? viewSegments.set(ids, []).get(ids)!;
     list.push({ mode, index: v.index, instances, first, segments: b.evidence.segments.slice(first), map: b.evidence.segmentOfPixel.at(-1)! });
   }
   return b.evidence;
 }
 
 /**
- * One view's segments as a batch evidence found them (keys from `first`), by the view's ids image: a noisy
- * cloud's relabelled bundle keeps every view it does not relabel, ids array and all, so its evidence
- * takes those views' segments instead of finding them again.
+ * One view's segments as a batch evidence found them (keys from `first`), by the ids image they were made from
+ * (segmentedIds): a noisy cloud's relabelled bundle keeps every view it does not relabel, ids array and all, so
+ * its evidence takes those views' segments instead of finding them again.
  */
 interface ViewSegments {
   mode: MaskMode;
@@ -227,17 +248,18 @@ export class EvidenceBuilder {
   }
 
   /** Adds one view's segments (their keys continue the evidence's); returns their keys. */
-  addView(v: Pick<FrameBundle["views"][number], "index" | "ids">): number[] {
+  addView(v: Pick<FrameBundle["views"][number], "index" | "ids" | "reflectedIds">): number[] {
     const { mode, category, keyOfId } = this;
     const { segments, segmentOfPixel, width: W, height: H } = this.evidence;
     const first = segments.length;
     const map = new Int32Array(W * H).fill(-1);
     segmentOfPixel.push(map);
     if (mode === "none") return [];
+    const ids = segmentedIds(this.evidence, v);
     if (mode === "oracle") {
       if (this.key.length !== W * H) (this.key = new Int32Array(W * H)), (this.fg = new Int32Array(W * H));
       const { key, fg } = this;
-      const fgCount = keyPixels(v.ids, W * H, keyOfId, key, fg);
+      const fgCount = keyPixels(ids, W * H, keyOfId, key, fg);
       // one segment per id per view, numbered in order of first appearance; identity across views is the id
       // itself (globalId). Counted over the foreground pixels through a table per id (a Map lookup and a
       // fresh box per pixel were the slow part of a 30-view bundle)
@@ -272,7 +294,7 @@ export class EvidenceBuilder {
     } else {
       // segments are the components of at least MIN_MASK_AREA_PX pixels, keyed in raster order of their first pixel
       const { components } = this;
-      components.label(v.ids, keyOfId);
+      components.label(ids, keyOfId);
       const segmentOfComponent = new Int32Array(components.count);
       for (let c = 0; c < components.count; c++) {
         const areaPx = components.area[c]!;
@@ -280,7 +302,7 @@ export class EvidenceBuilder {
           segmentOfComponent[c] = -1;
           continue;
         }
-        const id = v.ids[components.firstPixel[c]!]!;
+        const id = ids[components.firstPixel[c]!]!;
         segmentOfComponent[c] = segments.length;
         segments.push({
           key: segments.length,
@@ -292,7 +314,20 @@ export class EvidenceBuilder {
         });
       }
       components.paint(map, segmentOfComponent);
+      if (ids !== v.ids) markInMirror(segments, first, map, ids, v.ids);
     }
     return Array.from({ length: segments.length - first }, (_, i) => first + i);
   }
+}
+
+/**
+ * Marks `inMirror` on the segments from `first` whose pixels are mostly reflections: where the apparent ids
+ * differ from the instance image, a mirror's surface shows another object.
+ */
+function markInMirror(segments: Segment[], first: number, map: Int32Array, apparent: Uint16Array, ids: Uint16Array): void {
+  const reflected = new Int32Array(segments.length - first);
+  for (let p = 0; p < map.length; p++) if (map[p]! >= 0 && apparent[p] !== ids[p]) reflected[map[p]! - first]!++;
+  reflected.forEach((n, k) => {
+    if (2 * n > segments[first + k]!.areaPx) segments[first + k]!.inMirror = true;
+  });
 }

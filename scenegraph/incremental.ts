@@ -104,6 +104,7 @@ export class IncrementalGraph {
         params: this.p,
         floor: this.floor,
         wall: this.wall,
+        inMirror: (k) => ev.segments[k]?.inMirror === true,
         ...this.keptIds(taggedNodes(clusters, this.fusion.taggedSegments())),
       },
       stageTimer(1),

@@ -3,7 +3,8 @@
  * truth for the diagnosis): a node labelled `mirror` whose box is flat is a mirror's reflective surface. Its thin
  * box axis is the plane's normal, signed towards the cameras that saw it (a mirror is seen from the side it
  * reflects); the two other axes give its rectangle. Where a noisy cloud moved most of the glass's pixels behind it
- * (what they reflect), the flat node is the part that stayed; the other mirror-labelled nodes behind the plane are
+ * (what they reflect), the flat node is the part that stayed; the other mirror-labelled nodes behind the plane, and
+ * the nodes whose 2D masks lay mostly inside the glass (`inMirror`: a reflection, labelled as what it shows), are
  * the rest of its pixels, so the rectangle grows to where the lines from their cameras cross the plane. A node that lies behind such a plane, seen through the
  * rectangle by a camera that saw the node, is flagged `behind_mirror`: what a camera sees there is the mirror's
  * reflection, which a multi-view reconstruction puts behind the glass as geometry.
@@ -15,7 +16,7 @@ import type { GraphMirror, GraphNode } from "./types.js";
 
 /**
  * Ours: a mirror node's box is at most this thick for its size (thin side over the longest). A pane's points lie in
- * one plane (the gt mirror's box is under a millimetre thick; a noisy one's at half the vggt-typical level 7 cm for
+ * one plane (the gt mirror's box is under a millimetre thick; a noisy one's at level 0.5 7 cm for
  * 1.25 m); a reflection taken for geometry spreads in depth like the thing it shows (the test box's: 14 cm for 43).
  */
 const MIRROR_MAX_THICKNESS_RATIO = 0.25;
@@ -106,8 +107,9 @@ function camerasOf(n: GraphNode, centres: ReadonlyArray<Vec3 | undefined>): Vec3
 /**
  * The graph's mirrors, and `flags.behind_mirror` on the nodes seen through them. Mirror nodes are taken nearest
  * their cameras first; one seen through a mirror already taken is a mirror's reflection, not a mirror.
+ * `inMirror`, per node: whether most of its 2D detections lay inside a mirror's glass (evidence.ts Segment).
  */
-export function markMirrors(nodes: GraphNode[], views: ViewCameras): GraphMirror[] {
+export function markMirrors(nodes: GraphNode[], views: ViewCameras, inMirror: readonly boolean[] = []): GraphMirror[] {
   for (const n of nodes) delete n.flags.behind_mirror;
   const labelled = nodes.filter((n) => n.label === MIRROR_CATEGORY);
   if (labelled.length === 0) return [];
@@ -124,7 +126,10 @@ export function markMirrors(nodes: GraphNode[], views: ViewCameras): GraphMirror
     if (m) mirrors.push(m);
   }
   const isMirror = new Set(mirrors.map((m) => m.node));
-  for (const n of labelled) if (!isMirror.has(n.id)) growToReflection(mirrors, camerasOf(n, centres), n.centroid);
+  // the rest of a mirror's pixels: its other mirror-labelled nodes, and the nodes of what its glass shows (a
+  // segmenter labels a reflection as the object it shows, inside the mirror's mask)
+  const reflections = nodes.filter((n, k) => !isMirror.has(n.id) && (n.label === MIRROR_CATEGORY || inMirror[k] === true));
+  for (const n of reflections) growToReflection(mirrors, camerasOf(n, centres), n.centroid);
   for (const n of nodes) {
     const m = isMirror.has(n.id) ? undefined : seenThrough(n, mirrors);
     if (m) n.flags.behind_mirror = m.node;

@@ -5,7 +5,7 @@
  * evidence and kept (by its segment maps) instead of once per reader.
  */
 import type { FrameBundle } from "../core/bundle/io.js";
-import { segmentBoxes, type Evidence } from "./evidence.js";
+import { segmentBoxes, segmentedIds, type Evidence } from "./evidence.js";
 
 /** Sums per segment key. */
 export interface SegmentPixelStats {
@@ -20,17 +20,17 @@ export interface SegmentPixelStats {
   b: Float64Array;
   /** sum of Rec. 601 luma (0.299 r + 0.587 g + 0.114 b), added in raster order */
   luma: Float64Array;
-  /** the id of its first pixel, and whether any pixel shows another id */
+  /** the id of its first pixel, and whether any pixel shows another id (the ids its masks were made from: evidence.ts segmentedIds) */
   firstId: Int32Array;
   mixed: Uint8Array;
 }
 
-type Views = ReadonlyArray<Pick<FrameBundle["views"][number], "index" | "rgb" | "ids">>;
+type Views = ReadonlyArray<Pick<FrameBundle["views"][number], "index" | "rgb" | "ids" | "reflectedIds">>;
 
 /** Kept by the evidence's segment maps (one array per evidence; appearance labels keep it), with the views read. */
 const cache = new WeakMap<Int32Array[], { segments: number; rgb: Uint8Array[]; stats: SegmentPixelStats }>();
 
-export function segmentPixelStats(ev: Pick<Evidence, "segments" | "segmentOfPixel" | "width">, views: Views): SegmentPixelStats {
+export function segmentPixelStats(ev: Pick<Evidence, "mode" | "structureIds" | "segments" | "segmentOfPixel" | "width">, views: Views): SegmentPixelStats {
   const hit = cache.get(ev.segmentOfPixel);
   // the same segments over the same pixels (an evidence that grows a view at a time has more of both; a
   // relabelled bundle's views are new objects over the same rgb arrays)
@@ -52,7 +52,9 @@ export function segmentPixelStats(ev: Pick<Evidence, "segments" | "segmentOfPixe
     const box = boxes[vi];
     if (!box) continue;
     const W = ev.width;
-    for (let y = box[1]; y <= box[3]; y++) sumRow(ev.segmentOfPixel[vi]!, views[vi]!.rgb, views[vi]!.ids, y * W + box[0], y * W + box[2] + 1, y, W, stats);
+    // the ids the masks were made from: a mask of an object's reflection shows that object
+    const ids = segmentedIds(ev, views[vi]!);
+    for (let y = box[1]; y <= box[3]; y++) sumRow(ev.segmentOfPixel[vi]!, views[vi]!.rgb, ids, y * W + box[0], y * W + box[2] + 1, y, W, stats);
   }
   cache.set(ev.segmentOfPixel, { segments: S, rgb: views.map((v) => v.rgb), stats });
   return stats;

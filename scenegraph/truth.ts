@@ -5,7 +5,8 @@
 import type { Task } from "../core/task/schema.js";
 import { surfaceSamples, uprightEnclosingBox } from "../core/objects/geometry.js";
 import { computeRelations, type RelNode } from "./relations.js";
-import { GRAPH_FORMAT, GRAPH_FRAME, type GraphNode, type Relation, type SceneGraph } from "./types.js";
+import { GRAPH_FORMAT, GRAPH_FRAME, type GraphMirror, type GraphNode, type Relation, type SceneGraph } from "./types.js";
+import { MIRROR_CATEGORY, mirrorPlane } from "../core/objects/mirror.js";
 import type { YawBox } from "../core/geometry.js";
 import { colorRgb, namedColorRgb } from "../core/task/palette.js";
 import type { Vec3 } from "../core/math/vec.js";
@@ -110,6 +111,7 @@ export function truthGraph(task: Task, paradigm: SceneGraph["paradigm"] = "truth
     };
   });
   const regions = truthRegions(task, graphNodes);
+  const mirrors = truthMirrors(task);
   return {
     ...(regions ? { regions } : {}),
     format: GRAPH_FORMAT,
@@ -124,6 +126,22 @@ export function truthGraph(task: Task, paradigm: SceneGraph["paradigm"] = "truth
     nodes: graphNodes,
     relations: trueRelations(task, nodes),
     structure: { floor_points: 0, wall_points: 0 },
+    // as a built graph: tasks with a mirror only, so every other truth graph stays as it was
+    ...(mirrors.length ? { mirrors } : {}),
     timings_ms: {},
   };
+}
+
+/**
+ * The task's mirrors as a graph's `mirrors` entries (scenegraph/mirrors.ts gives a built graph's from its nodes):
+ * each mirror object's true reflective rectangle (core/objects/mirror.ts mirrorPlane), its normal towards the side
+ * it reflects, on the mirror's node.
+ */
+function truthMirrors(task: Task): GraphMirror[] {
+  return task.objects
+    .filter((o) => o.category === MIRROR_CATEGORY)
+    .map((o) => {
+      const { id, ...plane } = mirrorPlane(o);
+      return { node: `o${id}`, ...plane };
+    });
 }

@@ -216,11 +216,14 @@ const RegionLayerSchema = z
 const unit = () => z.number().min(-1).max(1);
 const UnitSchema = z.tuple([unit(), unit(), unit()]);
 
-/** A planar mirror the graph's own evidence shows: a flat node labelled `mirror` (scenegraph/mirrors.ts). */
+/**
+ * A planar mirror the graph's own evidence shows: a flat node labelled `mirror` (scenegraph/mirrors.ts); in a truth
+ * graph, a task mirror's true reflective rectangle (scenegraph/truth.ts).
+ */
 const GraphMirrorSchema = z
   .object({
     node: z.string().min(1).describe("the mirror's node"),
-    centre: PointSchema.describe("centre of its reflective rectangle (m): the node's box centre"),
+    centre: PointSchema.describe("centre of its reflective rectangle (m): the node's box centre (a truth graph: the reflective face's centre)"),
     normal: UnitSchema.describe("unit normal of its plane (the box's thin axis), towards the side the views that saw it were on"),
     u: UnitSchema.describe("unit axis along the rectangle's width"),
     v: UnitSchema.describe("unit axis along the rectangle's height"),

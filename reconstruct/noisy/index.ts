@@ -42,6 +42,7 @@ import { driftPoses, type DriftResult } from "./drift.js";
 import { applyMono, medianDepth, monoField, type MonoRecord } from "./mono.js";
 import { applyTextureless, texturelessBiasField, texturelessMaps } from "./textureless.js";
 import { applyWarp, warpField, warpPerMetre, type WarpField } from "./warp.js";
+import { apparentIds } from "../../core/bundle/apparentIds.js";
 import { assignFakeIds, phantomPixels, planViewLabels, type LabelPlan } from "./labels.js";
 import { extrinsic, rotationFromVector } from "./rigid.js";
 import {
@@ -514,12 +515,17 @@ function columnCoordinates(W: number, cx: number, half: number): Float64Array {
 }
 let columnScratch = new Float64Array(0);
 
-/** The task's object (non-structure) instance ids each view shows, ascending (level-free). */
+/**
+ * The task's object (non-structure) instance ids each view shows, ascending (level-free): as its segmenter sees
+ * them (core/bundle/apparentIds.ts), so an object seen only in a mirror is a fragment of that view too.
+ */
 function objectIdsPerView(bundle: FrameBundle, structure: Uint8Array): number[][] {
   const seen = new Uint8Array(65536);
+  const structureIds = new Set(bundle.manifest.instances.filter((e) => e.structure).map((e) => e.id));
   return bundle.views.map((v) => {
     seen.fill(0);
-    for (let q = 0; q < v.ids.length; q++) seen[v.ids[q]!] = 1;
+    const ids = apparentIds(v, structureIds);
+    for (let q = 0; q < ids.length; q++) seen[ids[q]!] = 1;
     const out: number[] = [];
     for (let id = 1; id < 65536; id++) if (seen[id] && !structure[id]) out.push(id);
     return out;

@@ -14,7 +14,8 @@
  *
  * The geometry is untouched and the cloud keeps every point's true instance id (the diagnosis reads the
  * truth from it); the corrupted masks reach the graph builder through `labelledBundle`, which rewrites the
- * bundle's instance images with fake ids from FAKE_LABEL_ID_BASE on.
+ * bundle's instance images (and reflection images: a fragment is what the segmenter sees, reflections of the
+ * object included) with fake ids from FAKE_LABEL_ID_BASE on.
  */
 import type { FrameBundle, ViewData } from "../../core/bundle/io.js";
 import { categoryDef, LIBRARY } from "../../core/objects/library.js";
@@ -151,6 +152,11 @@ export function phantomPixels(f: LabelPhantom, W: number): number[] {
   return out;
 }
 
+/** Gives every pixel of `ids` whose id has a new one in `to` (non-zero) that id, in place. */
+function relabel(ids: Uint16Array, to: Uint16Array): void {
+  for (let q = 0; q < ids.length; q++) if (to[ids[q]!]) ids[q] = to[ids[q]!]!;
+}
+
 /** The label plan a cloud carries (noisy clouds with the labels component on), or null. */
 function labelPlanOf(cloud: Pick<PointCloud, "source" | "meta">): LabelPlan | null {
   if (cloud.source !== "noisy") return null;
@@ -188,13 +194,17 @@ export function labelledBundle<B extends Pick<FrameBundle, "manifest" | "views">
     const e = byView.get(v.index);
     if (!e) return v;
     const ids = new Uint16Array(v.ids);
+    // a swap relabels the object's fragment wherever the view shows it, its reflections in a mirror too (the
+    // segmenter sees those as the object: core/bundle/apparentIds.ts)
+    let reflectedIds = v.reflectedIds;
     if (e.swaps.length) {
       const to = new Uint16Array(65536);
       for (const s of e.swaps) to[s.id] = s.fakeId;
-      for (let q = 0; q < ids.length; q++) if (to[ids[q]!]) ids[q] = to[ids[q]!]!;
+      relabel(ids, to);
+      if (reflectedIds) relabel((reflectedIds = new Uint16Array(reflectedIds)), to);
     }
     for (const f of e.phantoms) for (const q of phantomPixels(f, v.width)) ids[q] = f.fakeId;
-    return { ...v, ids };
+    return reflectedIds ? { ...v, ids, reflectedIds } : { ...v, ids };
   });
   const fake = [
     ...plan.swaps.map((s) => ({ id: s.fakeId, category: s.to, structure: false })),

@@ -87,8 +87,11 @@ export function mirrorTask(objects: TaskObject[] = mirrorRoomObjects(), trajecto
 
 /**
  * The test room for graph-level tests: two views (the initial one and one after a step to the left) at 400×300, where
- * the box's reflection holds enough points for a noisy cloud to make a node of it (at 200×150 too few survive).
+ * the box's reflection holds enough points for a noisy cloud to make a node of it at every level up to vggt-typical.
  */
-export function mirrorGraphTask(objects: TaskObject[] = mirrorRoomObjects()): Task {
-  return { ...mirrorTask(objects, ["move_left"]), camera: { width: 400, height: 300, hfov_deg: 70 } };
+export function mirrorGraphTask(objects: TaskObject[] = mirrorRoomObjects(), trajectory: string[] = ["move_left"]): Task {
+  return { ...mirrorTask(objects, trajectory), camera: { width: 400, height: 300, hfov_deg: 70 } };
 }
+
+/** The graph test room's views, then two turns to the left that bring the box itself into view. */
+export const SEES_BOX_TRAJECTORY = ["move_left", "turn_left", "turn_left"];

@@ -13,6 +13,7 @@ import type { SceneGraph } from "../../scenegraph/types.js";
 import { GraphMemory, graphOfBundle } from "../../scenegraph/pipeline.js";
 import { type GraphPipelineOptions, GraphPipelineOptionsSchema } from "../../scenegraph/pipelineOptions.js";
 import type { z } from "zod";
+import { mirrorGraphTask, SEES_BOX_TRAJECTORY } from "../helpers/mirrorScene.js";
 
 const CAMERA = { width: 160, height: 120, hfov_deg: 70 };
 const ACTIONS: NavigationAction[] = [
@@ -85,6 +86,27 @@ describe("incremental 3D memory", () => {
           last.nodes.reduce((s, n) => s + n.support.reduce((t, v) => t + v.points, 0), 0),
         );
       });
+
+  it("a room with a mirror: the reflections' masks (labelled as what they show), the graph's mirror and its flags end as the batch build's", async () => {
+    const task = mirrorGraphTask(undefined, []);
+    const actions = SEES_BOX_TRAJECTORY as NavigationAction[];
+    const modes: Array<Partial<GraphPipelineOptions>> = [
+      { source: "gt", masks: "instance", instances: "fusion" },
+      { source: "noisy", masks: "instance", instances: "fusion", noiseLevel: 0.5, noiseComponents: ["depth", "pose", "mirror", "labels"] },
+    ];
+    for (const m of modes) {
+      const { bundle, graphs } = await episode(task, m, actions);
+      const batch = await graphOfBundle(bundle, GraphPipelineOptionsSchema.parse(m), { diagnose: false });
+      const last = graphs.at(-1)!;
+      expect(comparable(last), m.source).toBe(comparable(batch.graph));
+      // the box seen in the mirror is a box node before the box itself comes into view
+      expect(
+        graphs[0]!.nodes.some((n) => n.label === "box"),
+        m.source,
+      ).toBe(true);
+      expect(last.mirrors?.length, m.source).toBeGreaterThanOrEqual(1);
+    }
+  });
 
   it("an apartment's region layer grows with the walk and ends as the batch build's (gt, and noisy depth and pose)", async () => {
     // the ground-truth walk of a Connectivity task crosses a doorway: walls and floor of two rooms

@@ -6,6 +6,8 @@ import { graphOfBundle, type PipelineResult } from "../../scenegraph/pipeline.js
 import { GraphPipelineOptionsSchema } from "../../scenegraph/pipelineOptions.js";
 import { SceneGraphSchema } from "../../scenegraph/types.js";
 import { generateTask } from "../../bridge/sim/generate/suite.js";
+import { truthGraph } from "../../scenegraph/truth.js";
+import { serializeGraph } from "../../src/prompt/serialize.js";
 import { BOX_ID, MIRROR_ID, mirrorGraphTask } from "../helpers/mirrorScene.js";
 
 let bundle: FrameBundle;
@@ -83,5 +85,24 @@ describe("mirrors in scene graphs, from the graph's own evidence", () => {
     const r = SceneGraphSchema.safeParse(bad);
     expect(r.success).toBe(false);
     expect(r.error!.issues[0]!.message).toContain('names node "n99"');
+  });
+
+  it("the truth graph carries the task's mirror on the mirror's node, its true plane, serialized as a built graph's", () => {
+    const t = bundle.manifest.task!;
+    const g = truthGraph(t);
+    const truth = bundle.manifest.mirrors![0]!;
+    const { id, ...plane } = truth;
+    expect(id).toBe(MIRROR_ID);
+    expect(g.mirrors).toEqual([{ node: `o${MIRROR_ID}`, ...plane }]);
+    expect(SceneGraphSchema.parse(g)).toEqual(g);
+    // the same section the gt graph's mirror serializes to, with the same plane and size
+    const section = (x: typeof g) => serializeGraph(x, { format: "text", uncertainty: false }).split("\nMirrors:")[1];
+    expect(section(g)).toBeDefined();
+    expect(section(g)).toContain(`o${MIRROR_ID}`);
+    expect(section(g)).toContain("1.20 m wide and 1.60 m high");
+    const gtWithTruePlane = { ...gt.graph, mirrors: [{ ...gt.graph.mirrors![0]!, ...plane }] };
+    expect(section(g)!.replace(`o${MIRROR_ID}`, "M")).toBe(section(gtWithTruePlane)!.replace(gt.graph.mirrors![0]!.node, "M"));
+    // a task without a mirror: no entry, its truth graph as before
+    expect(truthGraph(generateTask("counting_with_occlusion", "mirror", 0))).not.toHaveProperty("mirrors");
   });
 });

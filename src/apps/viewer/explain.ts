@@ -20,6 +20,7 @@ import {
   MATCH_MIN_PURITY,
   MERGED_MIN_PART_SHARE,
   MERGED_MIN_SECOND_SHARE,
+  mirrorGhostRule,
   NEAR_OBJECT_M,
   pointObjectDistance,
   PRE_MATCH_RULES,
@@ -57,9 +58,9 @@ function objectCounts(members: Uint32Array, instance: Uint16Array, ids: Readonly
  * Which rule decides a node, in the diagnosis's order (its own rule functions); the stored status where the match
  * decides. `distanceM`: to its dominant object where it is now; `wasM`: to where it was, when it was moved.
  */
-function ruleOf(objectShare: number, shares: number[], distanceM: number | null, wasM: number | null, stored: NodeDiagnosis): NodeRule {
+function ruleOf(objectShare: number, shares: number[], distanceM: number | null, wasM: number | null, stored: NodeDiagnosis, ghostRule: NodeRule): NodeRule {
   // settled before the shares' rules: its points carry the mirror's id, not what they show
-  if (stored.status === "mirror_ghost") return "seen_in_mirror";
+  if (stored.status === "mirror_ghost") return ghostRule;
   const byShares = shareRuleOf(objectShare, shares);
   if (byShares) return byShares;
   if (distanceM !== null && isFarFromObject(distanceM)) return wasM !== null && !isFarFromObject(wasM) ? "left_behind" : "far_from_object";
@@ -106,7 +107,8 @@ export function explainDiagnosis(input: ExplainInput): Explanations {
     const was = top && moves.has(top.id) ? atPose(top, moves.get(top.id)!.from) : null;
     const wasM = was ? pointObjectDistance(n.centroid, was) : null;
     const iouTop = top ? counts[0]!.points / (members[k]!.length + (inCloud.get(top.id) ?? 0) - counts[0]!.points) : null;
-    const rule = ruleOf(objectShare, shares, distanceM, wasM, d);
+    const mirror = d.mirror_id === undefined ? undefined : byId.get(d.mirror_id);
+    const rule = ruleOf(objectShare, shares, distanceM, wasM, d, mirror ? mirrorGhostRule(mirror, n.centroid) : "seen_in_mirror");
     const facts: StatusFact[] = [
       {
         name: "points on true objects",
@@ -190,7 +192,7 @@ export function explainDiagnosis(input: ExplainInput): Explanations {
             d,
             twin,
             mirrored: d.mirrors_object === undefined ? undefined : byId.get(d.mirrors_object),
-            mirror: d.mirror_id === undefined ? undefined : byId.get(d.mirror_id),
+            mirror,
           })
         : `the stored diagnosis says ${d.status}, but its rules on these points give ${RULE_STATUS[rule]} (${rule.replace(/_/g, " ")}): the diagnosis was made by other code`,
       facts,
@@ -238,6 +240,8 @@ function nodeWhy(
       return `its points are mostly ${f.top!.name}'s (${pct(f.shares[0]!)}), but that object was moved: its centroid is ${metres(f.distanceM!)} from the object's box where it is now (farther than ${metres(NEAR_OBJECT_M)}) and ${metres(f.wasM!)} from where it was: the node stayed where the object was instead of following it`;
     case "seen_in_mirror":
       return `it lies behind ${f.mirror?.name ?? "a mirror"}, seen through it, and its points show ${f.mirrored?.name ?? "a true object"} in the mirror, within ${metres(NEAR_OBJECT_M)} of where that object's mirror image is: a reflection taken for geometry`;
+    case "reflection_on_mirror":
+      return `it lies on ${f.mirror?.name ?? "a mirror"}'s glass, labelled ${f.d.label} rather than as the mirror, and its points show ${f.mirrored?.name ?? "a true object"} in the mirror: a reflection taken for an object on the glass`;
     case "matched":
       return `${f.top!.name} holds ${pct(f.shares[0]!)} of its points (over ${pct(MATCH_MIN_PURITY)}), ${metres(f.distanceM!)} from its box, and the one-to-one match on point IoU gave it that object (IoU ${f.d.iou.toFixed(2)}${f.d.centroid_error_m !== null ? `, centroid ${metres(f.d.centroid_error_m)} from the object's centre` : ""})`;
     case "duplicate_of_match":

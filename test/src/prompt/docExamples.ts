@@ -47,7 +47,7 @@ export function docExamples(): Record<string, string> {
   });
   /** The template a question's prompt ends with (the spatial-distance task's, with the question's own fields). */
   const template = (over: Partial<Task>, optionLabels?: "letters") => answerTemplateOf({ ...sdTask, ...over }, sd, optionLabels);
-  // the mirror test room (test/helpers/mirrorScene.ts): its noisy graph at half the vggt-typical level has the box's
+  // the mirror test room (test/helpers/mirrorScene.ts): its noisy graph at level 0.5 has the box's
   // reflection as a node behind the mirror
   const mirrorBundle = renderBundle(mirrorGraphTask(), "gt");
   const mirrorGraph = buildSceneGraph(noisyPointCloud(mirrorBundle, { noiseLevel: 0.5, noiseSeed: "0" }), mirrorBundle, {
