@@ -10,7 +10,7 @@
  * objects or its answer.
  */
 import { LIBRARY } from "../../core/objects/library.js";
-import { planeCrossing, rectangleCoordinates, reflectPoint, seenThroughMirror, signedPlaneDistance } from "../../core/objects/mirror.js";
+import { MIRROR_CATEGORY, planeCrossing, rectangleCoordinates, reflectPoint, seenThroughMirror, signedPlaneDistance } from "../../core/objects/mirror.js";
 import type { Vec3 } from "../../core/math/vec.js";
 import type { GraphMirror, GraphNode, SceneGraph } from "../../scenegraph/types.js";
 import { declined, marginConfidence, type Decision } from "./decision.js";
@@ -31,6 +31,9 @@ const DISTANCE_RELATIVE_SCALE = 0.3;
 const SIZE_CONSTANCY_MAX_CONFIDENCE = 0.6;
 /** A lateral gap this large (m) between the reflected ray's nearest and next object makes Correspondence certain. */
 const CORRESPONDENCE_GAP_M = 0.3;
+
+/** The objects the question names, less the mirror it names ("In the mirror, you can see ..."). */
+export const objectsNamed = (q: Query) => q.referents.filter((r) => r.category !== MIRROR_CATEGORY);
 
 type Place = { kind: "real" } | { kind: "on"; mirror: GraphMirror } | { kind: "behind"; mirror: GraphMirror };
 
@@ -81,7 +84,7 @@ function mirrorShowing(g: SceneGraph, camera: Vec3, p: readonly number[]): Graph
 
 /** Reflection Authoring: is the object the question's image shows seen through the mirror? */
 export function reflectionAuthoringProgram(g: SceneGraph, q: Query, trace: string[]): Decision {
-  const ref = q.referents[0];
+  const ref = objectsNamed(q)[0];
   if (!ref) return declined("the question names no object the detector knows", trace);
   if (!(g.mirrors ?? []).length) return declined("the graph has no mirror", trace);
   const camera = q.viewpoint.position as Vec3;
@@ -125,7 +128,7 @@ function realPosition(g: SceneGraph, category: string, camera: Vec3, trace: stri
 
 /** Spatial Relations (mirror): which of A and B stands closer to the observation position (the question's camera)? */
 export function mirrorSpatialProgram(g: SceneGraph, q: Query, trace: string[]): Decision {
-  const [a, b] = q.referents;
+  const [a, b] = objectsNamed(q);
   if (!a || !b) return declined("the question names fewer than two objects the detector knows", trace);
   const camera = q.viewpoint.position as Vec3;
   const pa = realPosition(g, a.category, camera, trace),
@@ -142,7 +145,7 @@ export function mirrorSpatialProgram(g: SceneGraph, q: Query, trace: string[]): 
 
 /** Correspondence: which of three identical objects (left, middle, right in the image) is the one the mirror shows? */
 export function mirrorCorrespondenceProgram(g: SceneGraph, q: Query, trace: string[]): Decision {
-  const ref = q.referents[0];
+  const ref = objectsNamed(q)[0];
   if (!ref) return declined("the question names no object the detector knows", trace);
   const camera = q.viewpoint.position as Vec3;
   const nodes = nodesLabelled(g, ref.category).map((n) => ({ n, p: placeOf(g, n, camera) }));

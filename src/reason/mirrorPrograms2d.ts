@@ -6,8 +6,9 @@
  * keeps an object's sideways offset and folds its depth back towards the camera.
  */
 import type { Intrinsics } from "../../core/math/camera.js";
+import { MIRROR_CATEGORY } from "../../core/objects/mirror.js";
 import { declined, marginConfidence, type Decision } from "./decision.js";
-import { typicalHeightOf } from "./mirrorPrograms.js";
+import { objectsNamed, typicalHeightOf } from "./mirrorPrograms.js";
 import type { Query } from "./query.js";
 
 /** What these programs read of a mask. */
@@ -20,7 +21,6 @@ export interface MirrorMask {
   bbox: [number, number, number, number];
 }
 
-const MIRROR_LABEL = "mirror";
 /** A relative path-length gap this large makes a Spatial Relations decision its surest (as Spatial Distance's 0.3). */
 const PATH_RELATIVE_SCALE = 0.3;
 /** Mask-only decisions about what stands where behind a mirror are never surer than this (ours: no depth is seen). */
@@ -33,7 +33,7 @@ const inside = (m: MirrorMask, mirror: MirrorMask) => m.cx >= mirror.bbox[0] && 
 
 /** The image's masks of a category, split into those inside a mirror's mask (reflections) and the rest (direct). */
 function split(masks: MirrorMask[], category: string): { mirrors: MirrorMask[]; reflected: MirrorMask[]; direct: MirrorMask[] } {
-  const mirrors = masks.filter((m) => m.label === MIRROR_LABEL);
+  const mirrors = masks.filter((m) => m.label === MIRROR_CATEGORY);
   const mine = masks.filter((m) => m.label === labelOf(category)).sort((a, b) => b.area - a.area);
   const reflected = mine.filter((m) => mirrors.some((w) => inside(m, w)));
   return { mirrors, reflected, direct: mine.filter((m) => !reflected.includes(m)) };
@@ -50,7 +50,7 @@ function placeBySize(m: MirrorMask, K: Intrinsics): { x: number; z: number } | n
 
 /** Reflection Authoring: the object's mask pixels in the image, inside a mirror's mask or outside it. */
 export function reflectionAuthoring2d(masks: MirrorMask[], q: Query, trace: string[]): Decision {
-  const ref = q.referents[0];
+  const ref = objectsNamed(q)[0];
   if (!ref) return declined("the question names no object the detector knows", trace);
   const { mirrors, reflected, direct } = split(masks, ref.category);
   if (!mirrors.length) return declined("the image shows no mirror", trace);
@@ -66,7 +66,7 @@ export function reflectionAuthoring2d(masks: MirrorMask[], q: Query, trace: stri
  * the camera, the longer the path, the farther the object stands from the mirror and so the nearer the camera.
  */
 export function mirrorSpatial2d(masks: MirrorMask[], K: Intrinsics, q: Query, trace: string[]): Decision {
-  const [a, b] = q.referents;
+  const [a, b] = objectsNamed(q);
   if (!a || !b) return declined("the question names fewer than two objects the detector knows", trace);
   const path = (category: string) => {
     const m = split(masks, category).reflected[0];
@@ -85,7 +85,7 @@ export function mirrorSpatial2d(masks: MirrorMask[], K: Intrinsics, q: Query, tr
  * facing the camera; the direct mask whose offset is nearest it is the reflected one, named by its place among the three.
  */
 export function mirrorCorrespondence2d(masks: MirrorMask[], K: Intrinsics, q: Query, trace: string[]): Decision {
-  const ref = q.referents[0];
+  const ref = objectsNamed(q)[0];
   if (!ref) return declined("the question names no object the detector knows", trace);
   const { reflected, direct } = split(masks, ref.category);
   if (!reflected.length) return declined(`no ${ref.category} shows in the mirror`, trace);
