@@ -30,7 +30,7 @@ const paperMarkColour = (points: number): string =>
       : PAPER_MARK_COLOURS.within;
 
 /** Forest plot geometry (px). */
-const FOREST = { label: 200, plot: 540, gapToMarks: 26, mark: 42, markGap: 3, groupGap: 22, armStep: 6, rowPad: 5, minRow: 22, header: 44, axis: 34 };
+const FOREST = { label: 200, plot: 540, gapToMarks: 26, mark: 42, markGap: 3, groupGap: 22, armStep: 5, rowPad: 4, minRow: 20, header: 44, axis: 34 };
 
 /** The ends of the forest plot's axis (points): the largest interval end, rounded up to a tick, 10 at least. */
 function forestDomain(rows: readonly ForestRow[]): { max: number; step: number } {

@@ -1,7 +1,7 @@
 import { describe, expect, it, beforeAll } from "vitest";
 import { prepareGenerators } from "../../bridge/sim/generate/suite.js";
 import { gtTrajectoryEnd } from "../../bridge/sim/capture.js";
-import { BUILTIN_SUBCATEGORIES } from "../../core/task/taxonomy.js";
+import { BUILTIN_SUBCATEGORIES, SUBCATEGORY_CATEGORY } from "../../core/task/taxonomy.js";
 import { backprojectViews } from "../../reconstruct/gt/backproject.js";
 import { bundleCategories } from "../../reconstruct/categories.js";
 import { buildSceneGraph } from "../../scenegraph/build.js";
@@ -22,7 +22,8 @@ describe("graphs from ground-truth clouds", () => {
       observed = 0,
       matchedObserved = 0,
       relCorrect = 0,
-      relPred = 0;
+      relPred = 0,
+      ghosts = 0;
     for (const sub of BUILTIN_SUBCATEGORIES) {
       const b = generatedBundle(sub, "quality", 0, "gt");
       const task = b.manifest.task!;
@@ -40,7 +41,10 @@ describe("graphs from ground-truth clouds", () => {
         trueRelations: trueRelations(end ? { ...task, objects: end.objects } : task),
         ...(end ? { moved: end.moved } : {}),
       });
-      nodes += d.metrics.nodes;
+      // a mirror's reflections on the glass are mirror ghosts even from gt depth (a detector labels what the mirror
+      // shows): the scene's, counted apart, not the builder's misses
+      ghosts += d.metrics.mirror_ghosts ?? 0;
+      nodes += d.metrics.nodes - (d.metrics.mirror_ghosts ?? 0);
       matched += d.metrics.matched;
       observed += d.metrics.observed_objects;
       matchedObserved += Math.round(d.metrics.recall_observed * d.metrics.observed_objects);
@@ -49,6 +53,8 @@ describe("graphs from ground-truth clouds", () => {
       // graph was judged against the world its trajectory leaves; the Deformable figure is not re-measured since:
       // an open problem the graph memory's `stale` does not reach in a passive bundle), so it is held over the rest
       if (HIDDEN_STATE.has(sub)) continue;
+      // a mirror scene's reflections are nodes with relations no true pair has (the mirror ghosts counted above)
+      if (SUBCATEGORY_CATEGORY[sub] === "specular_reflection") continue;
       relPred += d.relations.length;
       relCorrect += d.relations.filter((x) => x.correct).length;
     }
@@ -56,6 +62,7 @@ describe("graphs from ground-truth clouds", () => {
       recall = matchedObserved / observed;
     const f1 = (2 * precision * recall) / (precision + recall);
     expect(f1).toBeGreaterThanOrEqual(0.95);
+    expect(ghosts).toBeGreaterThan(0);
     expect(relCorrect / relPred).toBeGreaterThanOrEqual(0.85);
   }, 240_000);
 });
