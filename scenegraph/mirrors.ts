@@ -31,6 +31,11 @@ const BEHIND_MIRROR_MIN_M = 0.1;
  */
 const RECTANGLE_MARGIN_M = 1e-3;
 
+/** A frame's plane is vertical: its normal at most this far (z component of the unit normal) from level. Ours: 10°. */
+const VERTICAL_NORMAL_MAX_Z = Math.sin((10 * Math.PI) / 180);
+/** The lines to the glass cross a frame's plane within its width grown by this (m): its own thickness's rounding. Ours. */
+const FRAME_WIDTH_MARGIN_M = 0.05;
+
 /** Where each view's camera was: the bundle views' extrinsics (camera-from-world). */
 export type ViewCameras = ReadonlyArray<{ extrinsic: readonly (readonly number[])[] }>;
 
@@ -99,6 +104,42 @@ function growToReflection(mirrors: GraphMirror[], cameras: readonly Vec3[], cent
   m.half_height_m = (hi[1]! - lo[1]!) / 2;
 }
 
+/**
+ * A mirror whose glass kept none of its pixels (a model that takes every reflection for geometry moves them all
+ * behind it): its mirror-labelled node is the room it shows, behind the glass. What stays is what holds the glass: a
+ * flat node (a frame, its bottom bar, a stand) whose plane the lines from the node's cameras to it cross within its
+ * width, with the node behind that plane. That plane is the glass's; the rectangle spans the frame's width and, in
+ * height, where the lines to the node's lowest and highest points cross it. The entry names the mirror-labelled node;
+ * the nearest such flat node to the cameras wins. Null when the graph has none.
+ */
+function framedGlass(n: GraphNode, nodes: readonly GraphNode[], cameras: readonly Vec3[]): GraphMirror | null {
+  let best: { m: GraphMirror; d: number } | null = null;
+  for (const f of nodes) {
+    if (f === n) continue;
+    const m = mirrorOf(f, cameras);
+    if (!m || Math.abs(m.normal[2]) > VERTICAL_NORMAL_MAX_Z) continue;
+    const at = (z: number) =>
+      cameras.flatMap((c) => {
+        const x = planeCrossing(m, c, [n.centroid[0], n.centroid[1], z], BEHIND_MIRROR_MIN_M);
+        return x ? [rectangleCoordinates(m, x)] : [];
+      });
+    const mid = at(n.centroid[2]);
+    if (!mid.length || !mid.every(([a]) => Math.abs(a) <= m.half_width_m + FRAME_WIDTH_MARGIN_M)) continue;
+    const heights = [...at(n.aabb.min[2]), ...at(n.aabb.max[2])].map(([, b]) => b);
+    const lo = Math.min(...heights),
+      hi = Math.max(...heights);
+    const glass: GraphMirror = {
+      ...m,
+      node: n.id,
+      centre: [0, 1, 2].map((k) => m.centre[k]! + ((lo + hi) / 2) * m.v[k]!) as Vec3,
+      half_height_m: (hi - lo) / 2,
+    };
+    const d = Math.min(...cameras.map((c) => Math.abs(signedPlaneDistance(m, c))));
+    if (!best || d < best.d) best = { m: glass, d };
+  }
+  return best?.m ?? null;
+}
+
 /** The cameras of the views that saw a node. */
 function camerasOf(n: GraphNode, centres: ReadonlyArray<Vec3 | undefined>): Vec3[] {
   return n.views.map((v) => centres[v]).filter((c): c is Vec3 => c !== undefined);
@@ -122,7 +163,8 @@ export function markMirrors(nodes: GraphNode[], views: ViewCameras, inMirror: re
   };
   const mirrors: GraphMirror[] = [];
   for (const n of [...labelled].sort((a, b) => distance(a) - distance(b) || (a.id < b.id ? -1 : 1))) {
-    const m = seenThrough(n, mirrors) ? null : mirrorOf(n, camerasOf(n, centres));
+    if (seenThrough(n, mirrors)) continue;
+    const m = framedGlass(n, nodes, camerasOf(n, centres)) ?? mirrorOf(n, camerasOf(n, centres));
     if (m) mirrors.push(m);
   }
   const isMirror = new Set(mirrors.map((m) => m.node));

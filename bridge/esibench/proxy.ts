@@ -32,12 +32,6 @@ const PROXY_COLORS = ["grey", "tan", "blue", "green", "red", "teal", "purple", "
  */
 const MIRROR_SUBCATEGORIES: ReadonlySet<string> = new Set(["reflection_authoring", "mirror_spatial_relations", "mirror_correspondence"]);
 /**
- * Whether runs (src/eval/suite.ts) and the audit take mirror records' proxies. Off until esi3d's reasoning programs for
- * the three Specular Reflection subcategories exist: a proxy task goes through every program of its subcategory.
- * Switch it to true then.
- */
-const MIRROR_PROXIES_IN_RUNS = false;
-/**
  * A placed object of a mirror record stands on the floor (ESI drops them there): its box is as high as twice its
  * centre's height above the floor, on a square footprint of this side (m; ours: the records store no size, and the
  * placed objects are household items: bottles, jars, boxes, a centrepiece).
@@ -52,8 +46,7 @@ const MIRROR_PLACEMENT_FOOTPRINT_M = 0.15;
  * cloth (the cloth is dropped at render time), so a proxy would show the answer uncovered.
  */
 export const PROXY_SUBCATEGORIES: ReadonlySet<string> = new Set([
-  ...BUILTIN_SUBCATEGORIES.filter((s) => SUBCATEGORY_CATEGORY[s] !== "physical_dynamics" && s !== "deformable" && !MIRROR_SUBCATEGORIES.has(s)),
-  ...(MIRROR_PROXIES_IN_RUNS ? MIRROR_SUBCATEGORIES : []),
+  ...BUILTIN_SUBCATEGORIES.filter((s) => SUBCATEGORY_CATEGORY[s] !== "physical_dynamics" && s !== "deformable"),
 ]);
 /**
  * Cognitive Mapping questions are about an apartment's rooms and doorways. ESI's records store no room
@@ -114,21 +107,14 @@ function onItsPlane(o: TaskRecord["objects"][number]): TaskRecord["objects"][num
   return { ...placed, position: [o.position[0] - back * R[0][0], o.position[1] - back * R[1][0], o.position[2] - back * R[2][0]] };
 }
 
-export interface ProxyOptions {
-  /** Build proxies of mirror records even while MIRROR_PROXIES_IN_RUNS is off (their geometry is checked without programs). */
-  mirrors?: boolean;
-}
-
 /** The proxy task of an imported task, or why there is none. */
-export function proxyTask(record: TaskRecord, opts: ProxyOptions = {}): ProxyResult {
+export function proxyTask(record: TaskRecord): ProxyResult {
   const t = record;
   if (!isImported(t)) return { skip: "not an imported ESI-Bench task", code: "not_imported" };
   const mirrorTask = MIRROR_SUBCATEGORIES.has(t.subcategory);
-  if (!PROXY_SUBCATEGORIES.has(t.subcategory) && !(mirrorTask && opts.mirrors))
+  if (!PROXY_SUBCATEGORIES.has(t.subcategory))
     return {
-      skip: mirrorTask
-        ? `${t.subcategory}: esi3d's built-in renderer and reasoners cover only ${PROXY_SUBCATEGORIES.size} subcategories (the renderer draws this record's mirror, but esi3d has no Specular Reflection programs yet)`
-        : `${t.subcategory}: esi3d's built-in renderer and reasoners cover only ${PROXY_SUBCATEGORIES.size} subcategories (no mirror programs, cloth, articulation, dynamics or time)`,
+      skip: `${t.subcategory}: esi3d's built-in renderer and reasoners cover only ${PROXY_SUBCATEGORIES.size} subcategories (no cloth, articulation, dynamics or time)`,
       code: "subcategory",
     };
   if (NEEDS_LAYOUT(t))

@@ -92,10 +92,9 @@ describe("esi3d run --suite TASKS --simulator builtin (proxy scenes)", () => {
     const skipped = JSON.parse(readFileSync(join(out, "skipped.json"), "utf8")) as Array<{ task_id: string; paradigm: string | null; reason: string }>;
     const reason = (id: string, p: string | null = null) => skipped.find((s) => s.task_id === id && s.paradigm === p)?.reason;
     expect(reason("esi-2141")).toMatch(/needs geometry the record lacks: no extent is recorded for/);
-    expect(reason("esi-3112")).toMatch(
-      /cover only \d+ subcategories \(the renderer draws this record's mirror, but esi3d has no Specular Reflection programs yet\)/,
-    );
-    expect(reason("esi-1828")).toMatch(/cover only \d+ subcategories \(no mirror programs, cloth, articulation, dynamics or time\)/);
+    // a mirror record runs as a proxy now
+    expect(reason("esi-3112")).toBeUndefined();
+    expect(reason("esi-1828")).toMatch(/cover only \d+ subcategories \(no cloth, articulation, dynamics or time\)/);
     const items = readFileSync(join(out, "items.jsonl"), "utf8")
       .trim()
       .split("\n")
