@@ -110,12 +110,13 @@ function growToReflection(mirrors: GraphMirror[], cameras: readonly Vec3[], cent
  * flat node (a frame, its bottom bar, a stand) whose plane the lines from the node's cameras to it cross within its
  * width, with the node behind that plane. That plane is the glass's; the rectangle spans the frame's width and, in
  * height, where the lines to the node's lowest and highest points cross it. The entry names the mirror-labelled node;
- * the nearest such flat node to the cameras wins. Null when the graph has none.
+ * the farthest such flat node from the cameras wins (furniture in front is nearer). Null when the graph has none.
  */
-function framedGlass(n: GraphNode, nodes: readonly GraphNode[], cameras: readonly Vec3[]): GraphMirror | null {
+function framedGlass(n: GraphNode, nodes: readonly GraphNode[], inMirror: readonly boolean[], cameras: readonly Vec3[]): GraphMirror | null {
   let best: { m: GraphMirror; d: number } | null = null;
-  for (const f of nodes) {
-    if (f === n) continue;
+  for (const [k, f] of nodes.entries()) {
+    // a reflection (its masks inside a mirror's glass, or labelled mirror) holds no glass
+    if (f.label === MIRROR_CATEGORY || inMirror[k] === true) continue;
     const m = mirrorOf(f, cameras);
     if (!m || Math.abs(m.normal[2]) > VERTICAL_NORMAL_MAX_Z) continue;
     const at = (z: number) =>
@@ -134,8 +135,9 @@ function framedGlass(n: GraphNode, nodes: readonly GraphNode[], cameras: readonl
       centre: [0, 1, 2].map((k) => m.centre[k]! + ((lo + hi) / 2) * m.v[k]!) as Vec3,
       half_height_m: (hi - lo) / 2,
     };
+    // the last flat surface before the room the glass shows: what holds the glass, not furniture in front of it
     const d = Math.min(...cameras.map((c) => Math.abs(signedPlaneDistance(m, c))));
-    if (!best || d < best.d) best = { m: glass, d };
+    if (!best || d > best.d) best = { m: glass, d };
   }
   return best?.m ?? null;
 }
@@ -164,7 +166,7 @@ export function markMirrors(nodes: GraphNode[], views: ViewCameras, inMirror: re
   const mirrors: GraphMirror[] = [];
   for (const n of [...labelled].sort((a, b) => distance(a) - distance(b) || (a.id < b.id ? -1 : 1))) {
     if (seenThrough(n, mirrors)) continue;
-    const m = framedGlass(n, nodes, camerasOf(n, centres)) ?? mirrorOf(n, camerasOf(n, centres));
+    const m = framedGlass(n, nodes, inMirror, camerasOf(n, centres)) ?? mirrorOf(n, camerasOf(n, centres));
     if (m) mirrors.push(m);
   }
   const isMirror = new Set(mirrors.map((m) => m.node));

@@ -80,6 +80,21 @@ describe("Specular Reflection, 3D arm", () => {
     expect(onGlass).toBe(N / 2);
   });
 
+  it("with every reflection behind the glass, the graph finds the glass by its frame: the true plane within 3 cm and 2° in 11 of 12", () => {
+    let found = 0;
+    for (const s of SUBS)
+      for (const { bundle, mirrorOnly } of built[s]) {
+        expect(mirrorOnly.mirrors).toHaveLength(1);
+        const m = mirrorOnly.mirrors![0]!,
+          truth = bundle.manifest.mirrors![0]!;
+        const cos = m.normal[0] * truth.normal[0] + m.normal[1] * truth.normal[1] + m.normal[2] * truth.normal[2];
+        if (Math.abs(signedPlaneDistance(truth, m.centre)) < 0.03 && cos > Math.cos((2 * Math.PI) / 180)) found++;
+      }
+    // the twelfth (Spatial Relations #2): its single view shows one 11 cm side bar of the frame, too narrow for the
+    // lines to the glass, so the reflected wall behind it is taken for the glass
+    expect(found).toBe(3 * N - 1);
+  });
+
   it("reflections behind the glass (the noisy source's mirror component) are reflected back to where the objects stand", async () => {
     let right = 0,
       reflectedBack = 0;
