@@ -11,7 +11,7 @@
  */
 import { LIBRARY } from "../../core/objects/library.js";
 import { MIRROR_CATEGORY, planeCrossing, rectangleCoordinates, reflectPoint, seenThroughMirror, signedPlaneDistance } from "../../core/objects/mirror.js";
-import type { Vec3 } from "../../core/math/vec.js";
+import { add, dist, dot, scale, sub, type Vec3 } from "../../core/math/vec.js";
 import type { GraphMirror, GraphNode, SceneGraph } from "../../scenegraph/types.js";
 import { declined, marginConfidence, type Decision } from "./decision.js";
 import { typicalHeight } from "./deformablePrograms.js";
@@ -37,9 +37,9 @@ export const objectsNamed = (q: Query) => q.referents.filter((r) => r.category !
 
 type Place = { kind: "real" } | { kind: "on"; mirror: GraphMirror } | { kind: "behind"; mirror: GraphMirror };
 
-const sub = (a: readonly number[], b: readonly number[]): Vec3 => [a[0]! - b[0]!, a[1]! - b[1]!, a[2]! - b[2]!];
-const norm = (a: readonly number[]) => Math.hypot(a[0]!, a[1]!, a[2]!);
-const labelOf = (c: string) => c.replace(/ /g, "_");
+/** The graph's label of a category as the question writes it ("toy car" -> "toy_car"). */
+export const labelOf = (c: string) => c.replace(/ /g, "_");
+const norm = (a: Vec3) => Math.hypot(a[0], a[1], a[2]);
 
 /** Where a node lies with respect to the graph's mirrors, for the question's camera. */
 function placeOf(g: SceneGraph, n: GraphNode, camera: Vec3): Place {
@@ -71,9 +71,8 @@ function realFromReflection(n: GraphNode, place: Place, camera: Vec3): { at: Vec
   const H = typicalHeightOf(n.label);
   const h = n.aabb.max[2] - n.aabb.min[2];
   if (H === null || !(h > 0)) return null;
-  const ray = sub(n.centroid, camera);
-  const L = (norm(ray) * H) / h;
-  const virtual: Vec3 = [camera[0] + (ray[0] * L) / norm(ray), camera[1] + (ray[1] * L) / norm(ray), camera[2] + (ray[2] * L) / norm(ray)];
+  // the reflected path's length L is H/h times the camera's distance to the patch, along the same ray
+  const virtual = add(camera, scale(sub(n.centroid, camera), H / h));
   return { at: reflectPoint(place.mirror, virtual), sizeOnly: true };
 }
 
@@ -135,8 +134,8 @@ export function mirrorSpatialProgram(g: SceneGraph, q: Query, trace: string[]): 
     pb = realPosition(g, b.category, camera, trace);
   if (!pa) return declined(`${a.name} is not in the graph`, trace);
   if (!pb) return declined(`${b.name} is not in the graph`, trace);
-  const da = norm(sub(pa.at, camera)),
-    db = norm(sub(pb.at, camera));
+  const da = dist(pa.at, camera),
+    db = dist(pb.at, camera);
   trace.push(`distance to the observation position: A ${da.toFixed(2)} m, B ${db.toFixed(2)} m`);
   const margin = Math.abs(da - db) / Math.max(da, db);
   const c = marginConfidence(margin, DISTANCE_RELATIVE_SCALE);
@@ -165,9 +164,9 @@ export function mirrorCorrespondenceProgram(g: SceneGraph, q: Query, trace: stri
   if (!back) return declined(`the reflection ${reflection.n.id} cannot be reflected back`, trace);
   // the real object on the reflected ray: nearest the reflection's real position, across the ray (depth along it is what size constancy errs in)
   const ray = sub(back.at, reflectPoint((reflection.p as { mirror: GraphMirror }).mirror, camera));
-  const across = (p: readonly number[]) => {
+  const across = (p: Vec3) => {
     const r = sub(p, back.at);
-    const t = (r[0] * ray[0] + r[1] * ray[1] + r[2] * ray[2]) / (norm(ray) || 1);
+    const t = dot(r, ray) / (norm(ray) || 1);
     return Math.sqrt(Math.max(0, norm(r) ** 2 - t * t));
   };
   const ranked = [...real].sort((x, y) => across(x.n.centroid) - across(y.n.centroid));
@@ -188,7 +187,7 @@ export function mirrorCorrespondenceProgram(g: SceneGraph, q: Query, trace: stri
 /** Left, middle or right in the question's image: by bearing from its camera (counter-clockwise is left). */
 function imagePlace(three: GraphNode[], target: GraphNode, q: Query): "left" | "middle" | "right" {
   const { yaw, position } = q.viewpoint;
-  const side = (p: readonly number[]) => {
+  const side = (p: Vec3) => {
     const d = sub(p, position);
     return -Math.atan2(d[1] * Math.cos(yaw) - d[0] * Math.sin(yaw), d[0] * Math.cos(yaw) + d[1] * Math.sin(yaw));
   };

@@ -8,7 +8,7 @@
 import type { Intrinsics } from "../../core/math/camera.js";
 import { MIRROR_CATEGORY } from "../../core/objects/mirror.js";
 import { declined, marginConfidence, type Decision } from "./decision.js";
-import { objectsNamed, typicalHeightOf } from "./mirrorPrograms.js";
+import { labelOf, objectsNamed, typicalHeightOf } from "./mirrorPrograms.js";
 import type { Query } from "./query.js";
 
 /** What these programs read of a mask. */
@@ -21,6 +21,8 @@ export interface MirrorMask {
   bbox: [number, number, number, number];
 }
 
+/** A mask this short (px) gives no size (ours: 1 px rows carry no height). */
+const MIN_SIZED_MASK_HEIGHT_PX = 2;
 /** A relative path-length gap this large makes a Spatial Relations decision its surest (as Spatial Distance's 0.3). */
 const PATH_RELATIVE_SCALE = 0.3;
 /** Mask-only decisions about what stands where behind a mirror are never surer than this (ours: no depth is seen). */
@@ -28,7 +30,6 @@ const MASK_MAX_CONFIDENCE = 0.6;
 /** A sideways gap this large (m) between the nearest and the next candidate makes Correspondence its surest. */
 const LATERAL_GAP_M = 0.3;
 
-const labelOf = (c: string) => c.replace(/ /g, "_");
 const inside = (m: MirrorMask, mirror: MirrorMask) => m.cx >= mirror.bbox[0] && m.cx <= mirror.bbox[2] && m.cy >= mirror.bbox[1] && m.cy <= mirror.bbox[3];
 
 /** The image's masks of a category, split into those inside a mirror's mask (reflections) and the rest (direct). */
@@ -43,7 +44,7 @@ function split(masks: MirrorMask[], category: string): { mirrors: MirrorMask[]; 
 function placeBySize(m: MirrorMask, K: Intrinsics): { x: number; z: number } | null {
   const H = typicalHeightOf(m.label);
   const h = m.bbox[3] - m.bbox[1] + 1;
-  if (H === null || h < 2) return null;
+  if (H === null || h < MIN_SIZED_MASK_HEIGHT_PX) return null;
   const z = (K.fy * H) / h;
   return { x: ((m.cx - K.cx) * z) / K.fx, z };
 }

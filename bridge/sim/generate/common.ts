@@ -30,7 +30,7 @@ const ROOM_SIZE_X_M: [number, number] = [5, 7];
 const ROOM_SIZE_Y_M: [number, number] = [4, 6];
 export const ROOM_HEIGHT_M = 2.6;
 /** Objects keep this clearance from walls (m). */
-const WALL_MARGIN_M = 0.3;
+export const WALL_MARGIN_M = 0.3;
 
 export interface Room {
   id: string;

@@ -18,7 +18,7 @@ import type { Vec3 } from "../../../core/math/vec.js";
 import { buildModel, categoryDef, LIBRARY } from "../../../core/objects/library.js";
 import { MIRROR_CATEGORY, mirrorPlane, reflectPoint, seenThroughMirror, signedPlaneDistance, type MirrorRectangle } from "../../../core/objects/mirror.js";
 import type { TaskObject } from "../../../core/task/schema.js";
-import { defaultLighting, displayName, makeRoom, plannedYes, pluralName, require, round4, SceneBuilder, type Room } from "./common.js";
+import { defaultLighting, displayName, makeRoom, plannedYes, pluralName, require, round4, SceneBuilder, WALL_MARGIN_M, type Room } from "./common.js";
 import type { Draft, Generator, InitialViewProbe } from "./draft.js";
 import { orbitPoses } from "./gtTrajectory.js";
 import { initialView } from "./initialView.js";
@@ -97,9 +97,10 @@ const equivalentRadius = (model: string): number => {
   return Math.cbrt((3 * e[0] * e[1] * e[2]) / (4 * Math.PI));
 };
 
-/** The pool: placeable opaque categories whose every model's equivalent radius lies in ESI's range. */
+/** The pool: placeable opaque categories whose every model's equivalent radius lies in ESI's range (the library's, once). */
+let pool: string[] | null = null;
 function mirrorPool(): string[] {
-  return [...LIBRARY.values()]
+  return (pool ??= [...LIBRARY.values()]
     .filter(
       (c) =>
         PLACEABLE_GROUPS.has(c.group) &&
@@ -108,7 +109,7 @@ function mirrorPool(): string[] {
           (m) => m.palette[0] !== "glass" && equivalentRadius(m.id) >= EQUIVALENT_RADIUS_RANGE_M[0] && equivalentRadius(m.id) <= EQUIVALENT_RADIUS_RANGE_M[1],
         ),
     )
-    .map((c) => c.category);
+    .map((c) => c.category));
 }
 
 interface MirrorSetup {
@@ -151,7 +152,7 @@ function placeMirror(b: SceneBuilder, rng: Rng, aheadM: number): MirrorSetup {
     ];
     const camera: Vec3 = [face[0] + aheadM * normal[0] + lateral * tangent[0], face[1] + aheadM * normal[1] + lateral * tangent[1], CAMERA_HEIGHT_M];
     if (!b.isClear({ centre: [x, y, frameTop / 2], extent: [MIRROR.frameDepthM + MIRROR.thicknessM, frameWidth, frameTop], yaw: facing }, 0.1)) continue;
-    if (!insideRoom(b.room, [camera[0], camera[1]], 0.3)) continue;
+    if (!insideRoom(b.room, [camera[0], camera[1]])) continue;
     const frame = b.addBox("mirror_frame", {
       extent: [MIRROR.frameDepthM, frameWidth, round4(frameTop)],
       position: [round4(x), round4(y), round4(frameTop / 2)],
@@ -174,7 +175,8 @@ function placeMirror(b: SceneBuilder, rng: Rng, aheadM: number): MirrorSetup {
   require(false, "no free spot for the mirror and a camera in front of it");
 }
 
-const insideRoom = (room: Room, p: Xy, margin: number) => Math.abs(p[0]) <= room.size[0] / 2 - margin && Math.abs(p[1]) <= room.size[1] / 2 - margin;
+/** Whether a floor point keeps the objects' wall margin (the camera's spot: objects are checked whole by `fits`). */
+const insideRoom = (room: Room, p: Xy) => Math.abs(p[0]) <= room.size[0] / 2 - WALL_MARGIN_M && Math.abs(p[1]) <= room.size[1] / 2 - WALL_MARGIN_M;
 
 /** Depth in front of the mirror's plane and position along it (m) of a floor point. */
 function mirrorCoordinates(s: MirrorSetup, p: Xy): { depth: number; u: number } {
@@ -202,8 +204,8 @@ function fits(b: SceneBuilder, model: string, p: Xy, yaw: number): boolean {
 
 /** A random floor point of the room (inside the objects' wall margin). */
 function roomPoint(b: SceneBuilder, rng: Rng): Xy {
-  const hx = b.room.size[0] / 2 - 0.3,
-    hy = b.room.size[1] / 2 - 0.3;
+  const hx = b.room.size[0] / 2 - WALL_MARGIN_M,
+    hy = b.room.size[1] / 2 - WALL_MARGIN_M;
   return [rng.uniform(-hx, hx), rng.uniform(-hy, hy)];
 }
 
@@ -261,6 +263,12 @@ const gtPosesAround = (points: Vec3[]): AgentPose[] => {
   return orbitPoses(c, GT_RADII_M, GT_HEIGHTS_M);
 };
 
+/** ESI's direct-only slot a point is in (depth in front of the mirror, position along it), or null. */
+function directOnlyMode(depth: number, u: number): "beside_mirror" | "farther_than_mirror" | null {
+  if (Math.abs(u) >= MIRROR.halfWidthM + DIRECT_ONLY.sideExtraLateralM && Math.abs(depth) <= DIRECT_ONLY.sideDepthMaxM) return "beside_mirror";
+  return depth >= AUTHORING_MIN_MIRROR_DEPTH_M + DIRECT_ONLY.fartherExtraDepthM ? "farther_than_mirror" : null;
+}
+
 /** "an apple", "a mug": ESI's template writes "a" before every name. */
 const withArticle = (name: string) => `${/^[aeiou]/i.test(name) ? "an" : "a"} ${name}`;
 
@@ -272,7 +280,6 @@ export const reflectionAuthoring: Generator = (rng, _ctx, plan): Draft => {
   const model = rng.pick(categoryDef(category).models).id;
   const yes = plannedYes(plan);
   let spot: Xy | null = null;
-  let mode = "mirror";
   for (let t = 0; t < PLACEMENT_TRIES && !spot; t++) {
     const p = roomPoint(b, rng);
     const { depth, u } = mirrorCoordinates(s, p);
@@ -280,16 +287,11 @@ export const reflectionAuthoring: Generator = (rng, _ctx, plan): Draft => {
     const inMirror = reflectionVisible(s, s.camera, centreAt(model, p));
     if (yes) {
       if (inMirror && depth >= AUTHORING_MIN_MIRROR_DEPTH_M) spot = p;
-    } else if (!inMirror && Math.hypot(p[0] - s.camera[0], p[1] - s.camera[1]) > DIRECT_ONLY.minCameraDistanceM) {
-      const beside = Math.abs(u) >= MIRROR.halfWidthM + DIRECT_ONLY.sideExtraLateralM && Math.abs(depth) <= DIRECT_ONLY.sideDepthMaxM;
-      const farther = depth >= AUTHORING_MIN_MIRROR_DEPTH_M + DIRECT_ONLY.fartherExtraDepthM;
-      if (beside || farther) (spot = p), (mode = beside ? "beside_mirror" : "farther_than_mirror");
-    }
+    } else if (!inMirror && Math.hypot(p[0] - s.camera[0], p[1] - s.camera[1]) > DIRECT_ONLY.minCameraDistanceM && directOnlyMode(depth, u)) spot = p;
   }
   require(spot, `no ${yes ? "mirror-only" : "direct-only"} spot for the ${category}`);
   const target = b.add(category, { model, x: spot[0], y: spot[1], yaw: rng.uniform(-Math.PI, Math.PI), role: "target" });
   const { depth, u } = mirrorCoordinates(s, spot);
-  const cameraXyz = s.camera;
   return {
     ...sceneOf(rng, room, b, s),
     question: `In this image, you can see ${withArticle(displayName(category))}. Are you seeing it through the mirror?`,
@@ -302,16 +304,16 @@ export const reflectionAuthoring: Generator = (rng, _ctx, plan): Draft => {
       target_id: target.id,
       target_category: category,
       target_equivalent_radius_m: round4(equivalentRadius(model)),
-      placement_mode: mode,
+      placement_mode: yes ? "mirror" : directOnlyMode(depth, u),
       target_mirror_depth_m: round4(depth),
       target_mirror_u_m: round4(u),
-      target_camera_distance_m: round4(Math.hypot(spot[0] - cameraXyz[0], spot[1] - cameraXyz[1])),
+      target_camera_distance_m: round4(Math.hypot(spot[0] - s.camera[0], spot[1] - s.camera[1])),
       pool_size: pool.length,
     },
     // yes: the line from the camera to the object's mirror image crosses the mirror (ESI's reflection test)
     derive: (objects) => {
       const o = objects.find((x) => x.id === target.id)!;
-      return reflectionVisible(s, cameraXyz, o.position) ? "yes" : "no";
+      return reflectionVisible(s, s.camera, o.position) ? "yes" : "no";
     },
     checkInitialView: (probe) => {
       const m = mirrorShows(probe, s);
@@ -350,7 +352,6 @@ export const mirrorSpatialRelations: Generator = (rng, _ctx, plan): Draft => {
   // A is the closer one when the plan puts the answer at A (slot 0); ESI's ties go to A
   const closerFirst = dist(placed[0]!) <= dist(placed[1]!) ? placed : [placed[1]!, placed[0]!];
   const [a, bObj] = plan.slot === 0 ? closerFirst : [closerFirst[1]!, closerFirst[0]!];
-  const cameraXyz = s.camera;
   return {
     ...sceneOf(rng, room, b, s),
     question: `In the mirror, you can see two reflected objects: object A (${displayName(a!.category)}) and object B (${displayName(bObj!.category)}). In the real world, which object is closer to the observation position, A or B?`,
@@ -366,7 +367,7 @@ export const mirrorSpatialRelations: Generator = (rng, _ctx, plan): Draft => {
       b_category: bObj!.category,
       a_distance_to_observer_m: round4(dist(a!)),
       b_distance_to_observer_m: round4(dist(bObj!)),
-      observation_position: cameraXyz.map(round4),
+      observation_position: s.camera.map(round4),
       pair_min_separation_m: PAIR_MIN_SEPARATION_M,
       pool_size: pool.length,
     },
@@ -388,7 +389,7 @@ export const mirrorSpatialRelations: Generator = (rng, _ctx, plan): Draft => {
     },
     // both real objects in one view (ESI's gt views look at the observation position from beside it)
     gtGoals: [(v) => isVisible(v, a!.id) && isVisible(v, bObj!.id)],
-    gtKeyPoses: gtPosesAround([a!.position, bObj!.position, cameraXyz]),
+    gtKeyPoses: gtPosesAround([a!.position, bObj!.position, s.camera]),
   };
 };
 
@@ -426,7 +427,7 @@ export const mirrorCorrespondence: Generator = (rng, _ctx, plan): Draft => {
         offsets = rank === 0 ? [0, near, far] : [-far, -near, 0];
       }
       const positions = offsets.map((o): Xy => [target[0] + sign * across[0] * o, target[1] + sign * across[1] * o]);
-      if (!positions.every((p) => insideRoom(room, p, 0.3) && fits(b, model, p, 0))) continue;
+      if (!positions.every((p) => fits(b, model, p, 0))) continue;
       const sep = Math.max(CORRESPONDENCE.minSeparationM, 2 * radius);
       if (positions.some((p, i) => positions.some((q, j) => j > i && Math.hypot(p[0] - q[0], p[1] - q[1]) < sep))) continue;
       layout = { positions, target, distance, offsets };
@@ -441,15 +442,14 @@ export const mirrorCorrespondence: Generator = (rng, _ctx, plan): Draft => {
   const targetIndex = layout.offsets.indexOf(0);
   const target = objs[targetIndex]!;
   const pose = s.agent.agent;
-  const cameraXyz = s.camera;
   /** The reflected one: the object whose mirror image lies nearest the line from the camera through the mirror's centre. */
   const reflectedOne = (objects: readonly TaskObject[]) => {
     const mine = objs.map((o) => objects.find((x) => x.id === o.id)!);
-    const d = [s.face[0] - cameraXyz[0], s.face[1] - cameraXyz[1], s.face[2] - cameraXyz[2]];
+    const d = [s.face[0] - s.camera[0], s.face[1] - s.camera[1], s.face[2] - s.camera[2]];
     const dl = Math.hypot(d[0]!, d[1]!, d[2]!);
     const off = (o: TaskObject) => {
       const q = reflectPoint(s.plane, o.position);
-      const r = [q[0] - cameraXyz[0], q[1] - cameraXyz[1], q[2] - cameraXyz[2]];
+      const r = [q[0] - s.camera[0], q[1] - s.camera[1], q[2] - s.camera[2]];
       const along = (r[0]! * d[0]! + r[1]! * d[1]! + r[2]! * d[2]!) / dl;
       return Math.sqrt(Math.max(0, r[0]! ** 2 + r[1]! ** 2 + r[2]! ** 2 - along * along));
     };
