@@ -12,6 +12,7 @@ import { idCounts } from "../../core/idTally.js";
 import type { WorldTruth } from "../env/types.js";
 import { taskPhysics } from "./physics/taskWorld.js";
 import { isNavigationAction, parseAgentAction } from "../../core/task/actions.js";
+import { taskPhases } from "../../core/task/phases.js";
 
 export const BUILTIN_SIMULATOR = "esi3d-builtin/1";
 
@@ -21,9 +22,9 @@ export interface CapturedBundle {
 }
 
 /** The hands of a trajectory that manipulates (null for one that only looks): the world it changes, view by view. */
-function trajectoryHands(task: Task, planned: readonly PlannedView[]): Hands | null {
+function trajectoryHands(task: Task, planned: readonly PlannedView[], objects: Task["objects"] = task.objects): Hands | null {
   const acts = planned.some((pv) => pv.action !== null && !isNavigationAction(pv.action));
-  return acts ? new Hands(task.objects, task.room.size, taskPhysics(task)) : null;
+  return acts ? new Hands(objects, task.room.size, taskPhysics(task)) : null;
 }
 
 /** Applies a trajectory's manipulation, which must succeed: a ground-truth trajectory that fails is a broken task. */
@@ -53,13 +54,27 @@ export function captureBundle(task: Task, paradigm: Paradigm): CapturedBundle {
   // sees the same image: it is copied, not rendered again (its own arrays, so no view aliases another's);
   // once the hands change the world, the pose alone no longer says what is seen
   const renderedAt = new Map<string, ViewPayload>();
-  const hands = trajectoryHands(task, planned);
+  const phases = taskPhases(task);
+  // every phase's objects, by id: the instance table covers what any view may show
+  const categories = new Map(scene.categories);
+  let phase = 0;
+  let hands = trajectoryHands(task, planned);
   let visible = new Map<number, number>();
   planned.forEach((pv, i) => {
+    if ((pv.phase ?? 0) !== phase) {
+      // the world changed while no one looked: the next phase's objects, the hands' changes undone
+      phase = pv.phase!;
+      const objects = phases[phase]!.objects;
+      scene = buildScene({ ...task, objects });
+      for (const [id, c] of scene.categories) categories.set(id, c);
+      hands = trajectoryHands(task, planned, objects);
+      renderedAt.clear();
+    }
     if (hands && pv.action !== null) {
       if (isNavigationAction(pv.action)) hands.carry(pv.pose);
       else applyTrajectoryAction(task, hands, pv, i, visible);
       scene = buildScene({ ...task, objects: hands.current() });
+      for (const [id, c] of scene.categories) categories.set(id, c);
       renderedAt.clear();
     }
     const E = poseToExtrinsic(pv.pose);
@@ -73,9 +88,10 @@ export function captureBundle(task: Task, paradigm: Paradigm): CapturedBundle {
     }
     if (hands) visible = idCounts(payloads.at(-1)!.ids);
     const reflection = payloads.at(-1)!.reflectedIds ? { reflection: reflectionFileNames(i) } : {};
-    views.push({ index: i, ...viewFileNames(i), intrinsics: K, extrinsic: E, action: pv.action, ...reflection });
+    const stamp = pv.phase === undefined ? {} : { phase: pv.phase };
+    views.push({ index: i, ...viewFileNames(i), intrinsics: K, extrinsic: E, action: pv.action, ...reflection, ...stamp });
   });
-  const instances = [...scene.categories.entries()]
+  const instances = [...categories.entries()]
     .sort((a, b) => a[0] - b[0])
     .map(([id, category]) => ({ id, category, structure: category === "floor" || category === "wall" }));
   const manifest: BundleManifest = {

@@ -11,6 +11,7 @@ import type { AgentPose } from "../../core/math/camera.js";
 import { Rng } from "../../core/math/rng.js";
 import type { Task } from "../../core/task/schema.js";
 import { gtCandidateViews } from "../../core/task/candidates.js";
+import { taskPhases } from "../../core/task/phases.js";
 import type { Paradigm } from "../../core/bundle/schema.js";
 import { applyAction, replay, worldOf, type World } from "./agent.js";
 import { NAVIGATION_ACTIONS, type NavigationAction } from "../../core/task/actions.js";
@@ -40,6 +41,8 @@ const RANDOM_WALK_MOMENTUM = 0.45;
 export interface PlannedView {
   pose: AgentPose;
   action: string | null;
+  /** the phase of a changing world the view is taken in (absent: the world does not change) */
+  phase?: number;
 }
 
 function randomTrajectory(world: World, start: AgentPose, rng: Rng, nViews = MULTI_VIEW_COUNT): PlannedView[] {
@@ -65,14 +68,32 @@ function randomTrajectory(world: World, start: AgentPose, rng: Rng, nViews = MUL
   return views;
 }
 
+/**
+ * The views of a paradigm. A task whose world changes (`phases`) is looked at in each phase in turn, from the
+ * phase's own primary viewpoint: single takes one view a phase, multi shares its 30 views out among the phases
+ * (a walk from each phase's viewpoint), gt replays the ground-truth trajectory in each phase's world. The first
+ * view of a later phase follows no action: the world changed while no one looked.
+ */
 export function paradigmViews(task: Task, paradigm: Paradigm): PlannedView[] {
-  const start: AgentPose = { position: task.agent_initial.position, yaw: task.agent_initial.yaw, pitch: task.agent_initial.pitch };
-  const world = worldOf(task);
+  if (!task.phases) {
+    const start: AgentPose = { position: task.agent_initial.position, yaw: task.agent_initial.yaw, pitch: task.agent_initial.pitch };
+    return viewsInWorld(task, paradigm, worldOf(task), start, `${task.seed}/${task.task_id}/multi`, MULTI_VIEW_COUNT);
+  }
+  const phases = taskPhases(task);
+  const perPhase = Math.max(1, Math.floor(MULTI_VIEW_COUNT / phases.length));
+  return phases.flatMap((ph) =>
+    viewsInWorld(task, paradigm, worldOf({ ...task, objects: ph.objects }), ph.agent, `${task.seed}/${task.task_id}/multi/phase-${ph.index}`, perPhase).map(
+      (v, i) => ({ ...v, action: i === 0 ? null : v.action, phase: ph.index }),
+    ),
+  );
+}
+
+function viewsInWorld(task: Task, paradigm: Paradigm, world: World, start: AgentPose, multiSeed: string, multiViews: number): PlannedView[] {
   switch (paradigm) {
     case "single":
       return [{ pose: start, action: null }];
     case "multi":
-      return randomTrajectory(world, start, new Rng(`${task.seed}/${task.task_id}/multi`));
+      return randomTrajectory(world, start, new Rng(multiSeed), multiViews);
     case "gt": {
       if (task.candidate_views?.length && task.action_trajectory.length === 0) {
         const views = gtCandidateViews(task);

@@ -61,6 +61,12 @@ export const BundleViewSchema = z.object({
   extrinsic: z.tuple([Row4, Row4, Row4]).describe("camera-from-world [R | t], OpenCV camera axes"),
   action: z.string().nullable().describe("the action that led to this view (null for the first view)"),
   reflection: ReflectionFilesSchema.optional(),
+  phase: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe("the phase of the world the view saw (an index into the task's phases); absent when the world does not change"),
 });
 
 export const InstanceEntrySchema = z.object({

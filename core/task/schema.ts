@@ -160,6 +160,16 @@ const RoomRecordSchema = z.object({
   height: roomFields.height.nullable().describe("wall height (m); null when unknown"),
 });
 
+/**
+ * One state of a world that changes while no one acts (ESI-Bench's Temporal Understanding: box contents swapped
+ * between two looks, a robot along its path): every object as it is in that phase. An object keeps its id across
+ * phases while it is the same object (moved or not); a new one takes an id no phase uses for another object.
+ */
+const PhaseSchema = z.object({
+  label: z.string().min(1).describe("how the question names the phase, e.g. 'Phase 1', 'step 3'"),
+  objects: z.array(TaskObjectSchema).describe("every object of the world in this phase"),
+  agent: AgentPoseSchema.optional().describe("the phase's primary viewpoint (default: agent_initial)"),
+});
 /** Camera height floor of imported tasks: ESI-Bench's cameras sit down to 0.02 m above the floor (Material Transparency). */
 export const MIN_TASK_CAMERA_HEIGHT_M = 0.02;
 
@@ -315,6 +325,13 @@ const taskFields = {
     ),
   initial_view: z.string().optional().describe("name of the candidate view agent_initial was taken from"),
   answer_spec: AnswerSpecSchema.optional(),
+  phases: z
+    .array(PhaseSchema)
+    .min(2)
+    .optional()
+    .describe(
+      "a world that changes between looks, in time order: phase 0's objects are `objects` (and its pose agent_initial); each view of a bundle says which phase it saw. Absent: one unchanging world",
+    ),
   provenance: ProvenanceSchema.optional(),
   proxy: ProxySchema.optional(),
 };
@@ -329,9 +346,30 @@ type RefineTask = {
   room: { size: [number, number] | null; bounds?: { min: [number, number]; max: [number, number] } };
   candidate_views?: CandidateView[];
   initial_view?: string;
+  phases?: Array<{ objects: Array<{ id: number; category: string }> }>;
 };
 
 const ROOM_BOUNDS_TOL_M = 1e-6;
+
+/** Phase 0 is the task's own objects; an id names one object (one category) in every phase, once per phase. */
+function checkPhases(t: RefineTask, ctx: z.RefinementCtx): void {
+  if (!t.phases) return;
+  if (JSON.stringify(t.phases[0]!.objects) !== JSON.stringify(t.objects))
+    ctx.addIssue({ code: "custom", path: ["phases", 0, "objects"], message: "phase 0's objects must be the task's objects" });
+  const categoryOf = new Map<number, string>();
+  t.phases.forEach((p, k) => {
+    const seen = new Set<number>();
+    p.objects.forEach((o, i) => {
+      const path = ["phases", k, "objects", i, "id"];
+      if (seen.has(o.id)) ctx.addIssue({ code: "custom", path, message: `duplicate object id ${o.id} in phase ${k}` });
+      seen.add(o.id);
+      const before = categoryOf.get(o.id);
+      if (before !== undefined && before !== o.category)
+        ctx.addIssue({ code: "custom", path, message: `id ${o.id} is a ${before} in an earlier phase and a ${o.category} here: a new object takes a new id` });
+      categoryOf.set(o.id, o.category);
+    });
+  });
+}
 
 function checkTask(t: RefineTask, ctx: z.RefinementCtx): void {
   const structured = (STRUCTURED_ANSWER_FORMATS as readonly string[]).includes(t.answer_format);
@@ -362,8 +400,10 @@ function checkTask(t: RefineTask, ctx: z.RefinementCtx): void {
     if (ids.has(o.id)) ctx.addIssue({ code: "custom", path: ["objects", i, "id"], message: `duplicate object id ${o.id}` });
     ids.add(o.id);
   });
+  checkPhases(t, ctx);
+  const everyId = new Set([...ids, ...(t.phases ?? []).flatMap((p) => p.objects.map((o) => o.id))]);
   t.relevant_object_ids.forEach((id, i) => {
-    if (!ids.has(id)) ctx.addIssue({ code: "custom", path: ["relevant_object_ids", i], message: `unknown object id ${id}` });
+    if (!everyId.has(id)) ctx.addIssue({ code: "custom", path: ["relevant_object_ids", i], message: `unknown object id ${id}` });
   });
   const b = t.room.bounds;
   if (b) {
