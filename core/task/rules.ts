@@ -133,3 +133,31 @@ export const SLOPE_STATIC_FRICTION_RANGE: readonly [number, number] = [0.3, 3];
 export const STACK_MIN_RISE_M = 0.02;
 export const STACK_MIN_XY_IOU = 0.1;
 export const UPRIGHT_MIN_DOT = 0.9;
+
+/**
+ * Action Order Inference (ESI-Bench's batch_action.py `check_on_top`): an object placed on another fits it when its
+ * AABB's X and Y spans are both at most the other's, after the placement has settled. ESI labels each candidate of
+ * a role with it; the built-in generator does too, and the programs apply it to the spans they measure.
+ * `footprintFitMargin` is the smaller of the two clearances (m, or px for masks): negative when it does not fit.
+ */
+export function footprintFitMargin(upper: readonly [number, number], lower: readonly [number, number]): number {
+  return Math.min(lower[0] - upper[0], lower[1] - upper[1]);
+}
+
+/** Where an object lies from a reference in a camera's image, by ESI's rule: the word an Action Order answer uses. */
+export type ViewRelation = "left" | "right" | "above" | "below";
+
+/**
+ * ESI-Bench's `spatial_relation_in_view` (batch_action.py): the offset from the reference to the object, projected
+ * on the camera's right axis (forward x world up) and its up axis (right x forward); the larger projection names
+ * the relation, ties to left/right. The camera looks along yaw (from +X towards +Y) and pitch (up positive).
+ */
+export function viewRelation(offset: readonly [number, number, number], yaw: number, pitch: number): ViewRelation {
+  const f = [Math.cos(pitch) * Math.cos(yaw), Math.cos(pitch) * Math.sin(yaw), Math.sin(pitch)];
+  const right = [Math.sin(yaw), -Math.cos(yaw), 0];
+  const up = [right[1]! * f[2]! - right[2]! * f[1]!, right[2]! * f[0]! - right[0]! * f[2]!, right[0]! * f[1]! - right[1]! * f[0]!];
+  const horiz = offset[0] * right[0]! + offset[1] * right[1]!;
+  const vert = offset[0] * up[0]! + offset[1] * up[1]! + offset[2] * up[2]!;
+  if (Math.abs(horiz) >= Math.abs(vert)) return horiz > 0 ? "right" : "left";
+  return vert > 0 ? "above" : "below";
+}

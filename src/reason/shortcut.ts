@@ -17,6 +17,7 @@
 import type { Task } from "../../core/task/schema.js";
 import { nearestOption } from "./decision.js";
 import { openOptions, parsePathQuestion } from "./pathQuestions.js";
+import { parseActionOrderQuestion } from "./actionOrderPrograms.js";
 import type { Reasoner, ReasonerAnswer } from "./types.js";
 
 /** Everything the shortcut reasoner may read of a task: the question as it is asked. */
@@ -29,7 +30,8 @@ type ShortcutQuestion = Pick<Task, "subcategory" | "question" | "answer_format" 
 type Prior =
   | { kind: "answer"; pattern: RegExp; share: number; source: string }
   | { kind: "position"; index: number; share: number; source: string }
-  | { kind: "listed-order"; share: number; source: string };
+  | { kind: "listed-order"; share: number; source: string }
+  | { kind: "first-named-parts"; share: number; source: string };
 
 /**
  * The prior per subcategory (the class balances of ESI-Bench's released records, its released sample
@@ -67,6 +69,12 @@ const SHORTCUT_PRIORS: Partial<Record<Task["subcategory"], Prior>> = {
     kind: "listed-order",
     share: 38 / 89,
     source: "esi-released records, Physical Dynamics/Stacking & Stability: the listed order is accepted in 38 of 89 (1/2/3 accepted orders in 34/36/19)",
+  },
+  // ESI's question names each role's right candidate's relation first ("The A to the <right> or <wrong> of B?")
+  action_order_inference: {
+    kind: "first-named-parts",
+    share: 77 / 77,
+    source: "esi-released records, Action Sequencing/Action Order Inference: each part's answer is its first-named relation in 77 of 77",
   },
   // ESI's released records (dataset/json_clean, Specular Reflection): the more common answer of each
   reflection_authoring: {
@@ -124,6 +132,12 @@ function shortcutDecision(q: ShortcutQuestion): ShortcutDecision | null {
     };
   }
   const prior: Prior = SHORTCUT_PRIORS[q.subcategory] ?? (q.answer_format === "yes_no" ? GENERIC_PRIORS.yes_no : GENERIC_PRIORS.choice);
+  if (prior.kind === "first-named-parts") {
+    const parsed = parseActionOrderQuestion(q.question);
+    if (!parsed) return null;
+    const answer = JSON.stringify(Object.fromEntries(parsed.parts.map((p) => [p.key, p.options[0]])));
+    return { answer, confidence: Math.round(prior.share * 1000) / 1000, program: "prior", trace: `prior (${prior.source}): ${answer}` };
+  }
   if (prior.kind === "listed-order") {
     const answer = JSON.stringify(options);
     return { answer, confidence: Math.round(prior.share * 1000) / 1000, program: "prior", trace: `prior (${prior.source}): ${answer}` };

@@ -26,6 +26,7 @@ import { regionProgram2d, type ViewLabels, type ViewPlaces } from "./regionProgr
 import { BOARD_CATEGORY, rollsByShape, slopeAnswer, stayChanceUnseenTiltBelow, tippingTiltDeg } from "./slopePrior.js";
 import { stackOrder } from "./stackingPrograms.js";
 import { mirrorCorrespondence2d, mirrorSpatial2d, reflectionAuthoring2d } from "./mirrorPrograms2d.js";
+import { actionOrder2d } from "./actionOrderPrograms.js";
 import { byDrapeHeight, CLOTH_LABEL, drapeHeightFromAspect, optionCategory } from "./deformablePrograms.js";
 
 /** Image-plane collinearity: residual over the longest side; 0.05 = the 4 cm metric tolerance over a typical 0.8 m span. */
@@ -247,6 +248,8 @@ function decide2d(bundle: FrameBundle, q: Query, o: Symbolic2dOptions): Decision
   if (q.subcategory === "reflection_authoring") return reflectionAuthoring2d(perView[0] ?? [], q, trace);
   if (q.subcategory === "mirror_spatial_relations") return mirrorSpatial2d(perView[0] ?? [], bundle.views[0]!.K, q, trace);
   if (q.subcategory === "mirror_correspondence") return mirrorCorrespondence2d(perView[0] ?? [], bundle.views[0]!.K, q, trace);
+  // Action Order: the relations are the question's image's (view 0)
+  if (q.subcategory === "action_order_inference") return actionOrder2d(perView[0] ?? [], q, trace);
   const { view, masks } = bestView(perView, q.referents);
   const K = bundle.views[view]!.K;
   trace.push(

@@ -54,6 +54,8 @@ const ANSWER_FORMS: Record<GeneratedSubcategory, readonly number[]> = {
   reflection_authoring: [2],
   mirror_spatial_relations: [2],
   mirror_correspondence: [3],
+  // actionOrder.ts: 3 or 2 roles (ROLE_COUNTS), each question offers one pair of relations (the base's part at the slot)
+  action_order_inference: [2, 2],
 };
 
 export interface AnswerPlan {

@@ -27,6 +27,7 @@ import { stackingStability } from "./stacking.js";
 import { structuralEnclosure } from "./enclosure.js";
 import { deformable } from "./deformable.js";
 import { mirrorCorrespondence, mirrorSpatialRelations, reflectionAuthoring } from "./mirror.js";
+import { actionOrderInference } from "./actionOrder.js";
 import { loadPhysics } from "../physics/world.js";
 import { generatorContext, GeneratorOptionsSchema, type GeneratorContext } from "./options.js";
 import { answerPlan, type AnswerPlan } from "./answerPlan.js";
@@ -58,6 +59,7 @@ const GENERATORS: Record<GeneratedSubcategory, Generator> = {
   reflection_authoring: reflectionAuthoring,
   mirror_spatial_relations: mirrorSpatialRelations,
   mirror_correspondence: mirrorCorrespondence,
+  action_order_inference: actionOrderInference,
 };
 
 /** Draws per task before giving up (each failed draw is re-sampled with a fresh stream). */
@@ -157,7 +159,7 @@ export interface GenerateStats {
 export const builtinTaskId = (subcategory: string, index: number): string => `${subcategory}-${String(index).padStart(3, "0")}`;
 
 /** Subcategories whose generator runs the physics world. */
-const SIMULATING: ReadonlySet<GeneratedSubcategory> = new Set(["inclined_plane", "stacking_stability"]);
+const SIMULATING: ReadonlySet<GeneratedSubcategory> = new Set(["inclined_plane", "stacking_stability", "action_order_inference"]);
 
 /**
  * Loads what generateTask needs to draw these subcategories: the physics engine (once per thread, a few hundred

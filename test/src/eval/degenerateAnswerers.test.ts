@@ -21,8 +21,11 @@ import { firstListedOption, openaiUserText } from "../../helpers/prompts.js";
 import { esi3dAsync } from "../apps/cli/helpers.js";
 import { BUILTIN_SUBCATEGORIES } from "../../../core/task/taxonomy.js";
 
-/** The suite's subcategories whose answer is one option: Stacking & Stability asks for an order (a structured answer). */
-const PLAIN_CHOICE = BUILTIN_SUBCATEGORIES.filter((s) => s !== "stacking_stability");
+/**
+ * The suite's subcategories whose answer is one option: Stacking & Stability asks for an order and Action Order
+ * Inference for one relation per role (structured answers).
+ */
+const PLAIN_CHOICE = BUILTIN_SUBCATEGORIES.filter((s) => s !== "stacking_stability" && s !== "action_order_inference");
 
 /** The run: the default suite's first 40 tasks (round-robin over subcategories). */
 const TASKS = 40;

@@ -34,8 +34,9 @@ describe("shortcut reasoner: question and options only", () => {
       const task = generateTask(s, "shortcut-test", 0);
       const a = await r.answer({ task: questionOnly(task) });
       expect(a.status, s).toBe("parsed");
-      // a structured answer (Stacking's orders) is a JSON list of every option, not one of them
-      if (task.answer_spec) expect((JSON.parse(a.answer!) as string[]).toSorted(), s).toEqual(task.options.toSorted());
+      // a structured answer is no option: Stacking's a JSON list of every option, Action Order's one option per part
+      if (task.answer_format === "any_ordering") expect((JSON.parse(a.answer!) as string[]).toSorted(), s).toEqual(task.options.toSorted());
+      else if (task.answer_format === "parts") for (const v of Object.values(JSON.parse(a.answer!) as object)) expect(task.options, s).toContain(v);
       else expect(task.options, s).toContain(a.answer);
     }
   });
