@@ -17,7 +17,7 @@ export type LabelMode = (typeof LABEL_MODES)[number];
 export const INSTANCE_MODES = ["fusion", "dbscan"] as const;
 
 /** How a graph remembers views of a world that changed between them (scenegraph/time.ts). */
-export const TIME_MODES = ["diff", "fuse"] as const;
+const TIME_MODES = ["diff", "fuse"] as const;
 export type InstanceMode = (typeof INSTANCE_MODES)[number];
 
 export const GraphOptionsSchema = z

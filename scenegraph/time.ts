@@ -26,13 +26,13 @@ import type { GraphNode, NodeChange, SceneGraph, TimeChange } from "./types.js";
  * distance (m) of the earlier one: the diagnosis' geometric gate (NEAR_OBJECT_M, 0.3 m) less a margin, so that a
  * move the diagnosis would call stale is a move here too. Our choice.
  */
-export const SAME_PLACE_M = 0.2;
+const SAME_PLACE_M = 0.2;
 /**
  * A view sees a place when the surface it shows there lies no nearer than this (m) in front of the place: a
  * place behind a nearer surface (a box's wall, another object) is hidden. About the noisy source's typical depth
  * error at 2-3 m (reconstruct/noisy/params.ts), so noise alone does not hide a place. Our choice.
  */
-export const PLACE_SEEN_TOL_M = 0.1;
+const PLACE_SEEN_TOL_M = 0.1;
 /** Half size (px) of the window around a place's projection whose points decide whether the view sees it. */
 const PLACE_WINDOW_PX = 2;
 

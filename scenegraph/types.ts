@@ -98,7 +98,7 @@ const NodePhysicsSchema = z
  * later phase whose views did not see its place either: kept as last seen), removed (its place seen empty: in
  * the graph's changes, not among its nodes).
  */
-export const NODE_CHANGES = ["kept", "moved", "added", "replaced", "new", "unconfirmed", "removed"] as const;
+const NODE_CHANGES = ["kept", "moved", "added", "replaced", "new", "unconfirmed", "removed"] as const;
 export type NodeChange = (typeof NODE_CHANGES)[number];
 
 const NodeTimeSchema = z
