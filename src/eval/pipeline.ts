@@ -21,7 +21,7 @@ import { createSymbolic2dReasoner } from "../reason/symbolic2d.js";
 import { createShortcutReasoner } from "../reason/shortcut.js";
 import type { ReasonerAnswer } from "../reason/types.js";
 import { withCircular } from "../reason/circular.js";
-import { scoreAnswer, scoreCircular } from "./score.js";
+import { scoreAnswer, scoreCircular, structuredChance } from "./score.js";
 import { callTimings, itemLogFields } from "./itemLog.js";
 import { taskHash } from "./taskHash.js";
 import { baselineLabels, hasBaseline, reasonerKeyPart, threeDArms, type RunConfig, type ThreeDArm } from "./config.js";
@@ -142,6 +142,8 @@ export function makeRecord(p: RecordParts): ItemRecord {
     question: task.question,
     answer_format: task.answer_format,
     options: task.options,
+    // a structured answer's chance is no 1/options: each part is guessed among its own
+    ...(task.answer_spec ? { chance: structuredChance(task.answer_spec) } : {}),
     truth: task.answer,
     status: a.status,
     answer: a.answer,

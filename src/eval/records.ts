@@ -145,6 +145,14 @@ export const ItemRecordSchema = z
     question: z.string(),
     answer_format: z.string(),
     options: z.array(z.string()),
+    chance: z
+      .number()
+      .min(0)
+      .max(1)
+      .optional()
+      .describe(
+        "structured answer formats: what a uniform guess scores (each part, step or pair among its own options); absent for the plain formats (1 over the options) and in records before it",
+      ),
     truth: z.string(),
     status: z.enum(ANSWER_STATUSES),
     answer: z.string().nullable(),

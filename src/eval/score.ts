@@ -91,3 +91,23 @@ export function scoreCircular(rotations: readonly ScoredInput[], task: ScoreTask
     mra: task.answer_format === "integer" ? Math.min(...mras.map((m) => m ?? 0)) : null,
   };
 }
+
+/**
+ * What a uniform guess scores on a structured answer (exact match of the whole): each step, part or pair guessed
+ * among its own options, an ordering among every permutation of its items (of which `accepted` are right).
+ */
+export function structuredChance(spec: AnswerSpec): number {
+  switch (spec.kind) {
+    case "parts":
+      return spec.parts.reduce((c, p) => c / p.options.length, 1);
+    case "step_sequence":
+      return spec.steps.reduce((c, st) => c / st.options.length, 1);
+    case "assignment":
+      return (1 / spec.targets.length) ** spec.pairs.length;
+    case "any_ordering": {
+      let perms = 1;
+      for (let k = 2; k <= spec.items.length; k++) perms *= k;
+      return Math.min(1, spec.accepted.length / perms);
+    }
+  }
+}

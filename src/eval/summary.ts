@@ -49,7 +49,8 @@ function armMethodOf(r: Pick<ItemRecord, "arm" | "source"> & Partial<Pick<ItemRe
 export const isAnswered = (r: Pick<ItemRecord, "status" | "correct">): boolean => r.status === "parsed" && r.correct !== null;
 
 /** An item's score: 1 right, 0 wrong, its chance credit (chanceOf) without an answer. */
-export const creditOf = (r: Pick<ItemRecord, "status" | "correct" | "options" | "circular">): number => (isAnswered(r) ? (r.correct ? 1 : 0) : chanceOf(r));
+export const creditOf = (r: Pick<ItemRecord, "status" | "correct" | "options" | "circular" | "chance">): number =>
+  isAnswered(r) ? (r.correct ? 1 : 0) : chanceOf(r);
 
 const scored = (r: ItemRecord) => ({
   scored: isAnswered(r),
@@ -253,9 +254,11 @@ export function newcombeDifference(a: Interval & { k?: number }, b: Interval): {
 
 /**
  * Chance accuracy of a record's question: what a uniform guess between its k options scores, 1/k (0 without
- * options); under --circular an item is right only if each of its rotations is, so a guess scores (1/k)^rotations.
+ * options); under --circular an item is right only if each of its rotations is, so a guess scores (1/k)^rotations;
+ * a structured answer's record carries its own (score.ts structuredChance).
  */
-const chanceOf = (r: Pick<ItemRecord, "options" | "circular">): number => {
+const chanceOf = (r: Pick<ItemRecord, "options" | "circular" | "chance">): number => {
+  if (r.chance !== undefined) return r.chance;
   if (!r.options.length) return 0;
   return r.circular ? (1 / r.options.length) ** r.circular.rotations : 1 / r.options.length;
 };
