@@ -94,6 +94,8 @@ export const BUILTIN_SUBCATEGORIES = [
   "reflection_authoring",
   "mirror_spatial_relations",
   "mirror_correspondence",
+  // issue 48's Temporal Understanding and Action Sequencing, after them for the same reason
+  "unobserved_change",
 ] as const satisfies readonly Subcategory[];
 export type BuiltinSubcategory = (typeof BUILTIN_SUBCATEGORIES)[number];
 

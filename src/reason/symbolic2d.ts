@@ -20,7 +20,8 @@ import { declined, marginConfidence, nearestOption, optionNaming, programReasone
 import type { Reasoner } from "./types.js";
 import { interiorFractions } from "../../core/objects/containers.js";
 import { buildModel, LIBRARY } from "../../core/objects/library.js";
-import { enclosureAnswer, isDoorLabel, isLidLabel } from "./enclosurePrograms.js";
+import { enclosureAnswer, isBoxLabel, isDoorLabel, isLidLabel } from "./enclosurePrograms.js";
+import { changeDecision, changeQuestionForm, nearestColoured, optionColour, type BoxPhases } from "./changePrograms.js";
 import type { Intrinsics } from "../../core/math/camera.js";
 import { regionProgram2d, type ViewLabels, type ViewPlaces } from "./regionPrograms2d.js";
 import { BOARD_CATEGORY, rollsByShape, slopeAnswer, stayChanceUnseenTiltBelow, tippingTiltDeg } from "./slopePrior.js";
@@ -243,6 +244,7 @@ function decide2d(bundle: FrameBundle, q: Query, o: Symbolic2dOptions): Decision
   if (rooms) return rooms(labelAreas(perView), q, trace, labelPlaces(perView, bundle));
   if (q.subcategory === "stacking_stability") return stacking2d(perView, q, trace);
   if (q.subcategory === "deformable") return deformable2d(perView, q, trace);
+  if (q.subcategory === "unobserved_change") return unobservedChange2d(perView, bundle, q, trace);
   // Specular Reflection: the question's image (view 0) and its masks
   if (q.subcategory === "reflection_authoring") return reflectionAuthoring2d(perView[0] ?? [], q, trace);
   if (q.subcategory === "mirror_spatial_relations") return mirrorSpatial2d(perView[0] ?? [], bundle.views[0]!.K, q, trace);
@@ -458,6 +460,46 @@ function deformable2d(perView: Mask[][], q: Query, trace: string[]): Decision {
   const aspect = (cloth.bbox[3] - cloth.bbox[1] + 1) / (cloth.bbox[2] - cloth.bbox[0] + 1);
   trace.push(`view 0: mask ${cloth.key} (${CLOTH_LABEL}) aspect ${aspect.toFixed(3)} (height / width, px)`);
   return byDrapeHeight(q.options, drapeHeightFromAspect(aspect), trace, `mask ${cloth.key}`);
+}
+
+/**
+ * A lid mask closes a box mask in a view when it lies on the box's top edge: it overlaps the box horizontally by at
+ * least this share of the box's width. Ours: a lid lifted beside the box overlaps it less.
+ */
+const LID_ON_BOX_OVERLAP = 0.5;
+/** ... and its bottom edge lies within this share of the box's mask height of the box's top edge. Ours. */
+const LID_ON_BOX_GAP = 0.25;
+
+function lidClosesBox(lid: Mask, box: Mask): boolean {
+  const overlap = Math.min(lid.bbox[2], box.bbox[2]) - Math.max(lid.bbox[0], box.bbox[0]);
+  const h = box.bbox[3] - box.bbox[1] + 1;
+  return overlap >= LID_ON_BOX_OVERLAP * (box.bbox[2] - box.bbox[0] + 1) && Math.abs(lid.bbox[3] - box.bbox[1]) <= LID_ON_BOX_GAP * h;
+}
+const withinBox = (m: Mask, box: Mask) =>
+  m.cx >= box.bbox[0] && m.cx <= box.bbox[2] && m.cy >= box.bbox[1] - (box.bbox[3] - box.bbox[1]) && m.cy <= box.bbox[3];
+
+/**
+ * Unobserved Change from the masks (changePrograms.ts): in each view of a phase, each box's mask (by colour when the
+ * options name colours, else the largest), open when no lid mask lies on it; what it holds there, the masks of other
+ * objects whose centre lies within its outline (or just above it, looking down into it).
+ */
+function unobservedChange2d(perView: Mask[][], bundle: FrameBundle, q: Query, trace: string[]): Decision {
+  const phaseOf = (v: number) => bundle.manifest.views[v]?.phase ?? 0;
+  const phases = Math.max(2, ...bundle.manifest.views.map((v) => (v.phase ?? 0) + 1));
+  const names = changeQuestionForm(q.options) === "which_box" ? [...q.options] : ["the box"];
+  const boxes: BoxPhases[] = names.map((name) => ({ name, phases: Array.from({ length: phases }, () => null as string[] | null) }));
+  perView.forEach((masks, v) => {
+    const boxMasks = masks.filter((m) => isBoxLabel(m.label));
+    const lids = masks.filter((m) => isLidLabel(m.label));
+    names.forEach((name, k) => {
+      const box = name === "the box" ? boxMasks.sort((a, b) => b.area - a.area)[0] : nearestColoured(boxMasks, (m) => m.rgb, optionColour(name));
+      if (!box || lids.some((l) => lidClosesBox(l, box))) return;
+      const inside = masks.filter((m) => m !== box && !isBoxLabel(m.label) && !isLidLabel(m.label) && withinBox(m, box)).map((m) => m.label);
+      const p = phaseOf(v);
+      boxes[k]!.phases[p] = [...new Set([...(boxes[k]!.phases[p] ?? []), ...inside])];
+    });
+  });
+  return changeDecision(q.options, boxes, trace);
 }
 
 export function createSymbolic2dReasoner(o: Symbolic2dOptions = { labels: "oracle", labelSeed: "0" }): Reasoner {

@@ -237,7 +237,7 @@ class ExplorerAgent implements ActiveAgent {
 
   private async answerNow(ctx: AgentContext, signal?: AbortSignal): Promise<ReasonerAnswer> {
     return this.arm === "3d"
-      ? createSymbolicReasoner().answer({ task: this.task, graph: ctx.graph!, uncertainty: ctx.uncertainty }, signal)
+      ? createSymbolicReasoner().answer({ task: this.task, graph: ctx.graph!, bundle: ctx.bundle, uncertainty: ctx.uncertainty }, signal)
       : createSymbolic2dReasoner().answer({ task: this.task, bundle: ctx.bundle }, signal);
   }
 
