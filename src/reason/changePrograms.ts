@@ -80,6 +80,13 @@ export function nearestColoured<T>(items: readonly T[], rgb: (t: T) => readonly 
   return [...items].sort((a, b) => colourDistance(rgb(a), want) - colourDistance(rgb(b), want))[0] ?? null;
 }
 
+/** Of coloured-box options, the one whose colour is nearest a mean colour. */
+export function nearestNamed(options: readonly string[], rgb: readonly number[]): string {
+  return [...options].sort(
+    (a, b) => colourDistance(rgb, namedColorRgb(optionColour(a)) ?? [0, 0, 0]) - colourDistance(rgb, namedColorRgb(optionColour(b)) ?? [0, 0, 0]),
+  )[0]!;
+}
+
 const top = (n: GraphNode) => n.box.centre[2] + n.box.extent[2] / 2;
 const bottom = (n: GraphNode) => n.box.centre[2] - n.box.extent[2] / 2;
 const insideBox = (n: GraphNode, box: GraphNode) =>

@@ -21,7 +21,7 @@ import type { Reasoner } from "./types.js";
 import { interiorFractions } from "../../core/objects/containers.js";
 import { buildModel, LIBRARY } from "../../core/objects/library.js";
 import { enclosureAnswer, isBoxLabel, isDoorLabel, isLidLabel } from "./enclosurePrograms.js";
-import { changeDecision, changeQuestionForm, nearestColoured, optionColour, type BoxPhases } from "./changePrograms.js";
+import { changeDecision, changeQuestionForm, nearestColoured, nearestNamed, optionColour, type BoxPhases } from "./changePrograms.js";
 import type { Intrinsics } from "../../core/math/camera.js";
 import { regionProgram2d, type ViewLabels, type ViewPlaces } from "./regionPrograms2d.js";
 import { BOARD_CATEGORY, rollsByShape, slopeAnswer, stayChanceUnseenTiltBelow, tippingTiltDeg } from "./slopePrior.js";
@@ -462,38 +462,32 @@ function deformable2d(perView: Mask[][], q: Query, trace: string[]): Decision {
   return byDrapeHeight(q.options, drapeHeightFromAspect(aspect), trace, `mask ${cloth.key}`);
 }
 
-/**
- * A lid mask closes a box mask in a view when it lies on the box's top edge: it overlaps the box horizontally by at
- * least this share of the box's width. Ours: a lid lifted beside the box overlaps it less.
- */
-const LID_ON_BOX_OVERLAP = 0.5;
-/** ... and its bottom edge lies within this share of the box's mask height of the box's top edge. Ours. */
-const LID_ON_BOX_GAP = 0.25;
-
-function lidClosesBox(lid: Mask, box: Mask): boolean {
-  const overlap = Math.min(lid.bbox[2], box.bbox[2]) - Math.max(lid.bbox[0], box.bbox[0]);
-  const h = box.bbox[3] - box.bbox[1] + 1;
-  return overlap >= LID_ON_BOX_OVERLAP * (box.bbox[2] - box.bbox[0] + 1) && Math.abs(lid.bbox[3] - box.bbox[1]) <= LID_ON_BOX_GAP * h;
-}
 const withinBox = (m: Mask, box: Mask) =>
   m.cx >= box.bbox[0] && m.cx <= box.bbox[2] && m.cy >= box.bbox[1] - (box.bbox[3] - box.bbox[1]) && m.cy <= box.bbox[3];
 
 /**
- * Unobserved Change from the masks (changePrograms.ts): in each view of a phase, each box's mask (by colour when the
- * options name colours, else the largest), open when no lid mask lies on it; what it holds there, the masks of other
- * objects whose centre lies within its outline (or just above it, looking down into it).
+ * Unobserved Change from the masks (changePrograms.ts). Masks cannot tell a lid resting on its box from one swung up
+ * behind it (both border the box's top edge in the image), so a box counts as seen into from the views after the views'
+ * own `open` action in that phase: the box opened is the largest box mask of the view the act was taken from (the
+ * hands reach only what is near), named by its colour when the options name colours. What a box holds in a phase: the
+ * masks of other objects whose centre lies within its outline (or above it, looking down into it) in those views.
  */
 function unobservedChange2d(perView: Mask[][], bundle: FrameBundle, q: Query, trace: string[]): Decision {
   const phaseOf = (v: number) => bundle.manifest.views[v]?.phase ?? 0;
   const phases = Math.max(2, ...bundle.manifest.views.map((v) => (v.phase ?? 0) + 1));
-  const names = changeQuestionForm(q.options) === "which_box" ? [...q.options] : ["the box"];
+  const coloured = changeQuestionForm(q.options) === "which_box";
+  const names = coloured ? [...q.options] : ["the box"];
   const boxes: BoxPhases[] = names.map((name) => ({ name, phases: Array.from({ length: phases }, () => null as string[] | null) }));
+  const nameOf = (m: Mask) => (coloured ? nearestNamed(names, m.rgb) : "the box");
+  let opened = new Set<string>();
   perView.forEach((masks, v) => {
-    const boxMasks = masks.filter((m) => isBoxLabel(m.label));
-    const lids = masks.filter((m) => isLidLabel(m.label));
+    if (v > 0 && phaseOf(v) !== phaseOf(v - 1)) opened = new Set();
+    const boxMasks = masks.filter((m) => isBoxLabel(m.label)).sort((a, b) => b.area - a.area);
+    if (bundle.manifest.views[v]?.action?.startsWith("open(") && boxMasks[0]) opened.add(nameOf(boxMasks[0]));
     names.forEach((name, k) => {
-      const box = name === "the box" ? boxMasks.sort((a, b) => b.area - a.area)[0] : nearestColoured(boxMasks, (m) => m.rgb, optionColour(name));
-      if (!box || lids.some((l) => lidClosesBox(l, box))) return;
+      if (!opened.has(name)) return;
+      const box = coloured ? nearestColoured(boxMasks, (m) => m.rgb, optionColour(name)) : boxMasks[0];
+      if (!box) return;
       const inside = masks.filter((m) => m !== box && !isBoxLabel(m.label) && !isLidLabel(m.label) && withinBox(m, box)).map((m) => m.label);
       const p = phaseOf(v);
       boxes[k]!.phases[p] = [...new Set([...(boxes[k]!.phases[p] ?? []), ...inside])];
