@@ -37,7 +37,7 @@ export interface GtAct {
 type World = Pick<Task, "room" | "objects" | "lighting" | "label_metadata">;
 
 /** Pixels per instance id of a full-resolution view (the hands' visibility rule counts those). */
-export function fullCounts(scene: ReturnType<typeof buildScene>, spec: CameraSpec, pose: AgentPose): Map<number, number> {
+function fullCounts(scene: ReturnType<typeof buildScene>, spec: CameraSpec, pose: AgentPose): Map<number, number> {
   const K = intrinsicsFromHfov(spec.width, spec.height, spec.hfov_deg);
   return idCounts(render(scene, { width: spec.width, height: spec.height, K, E: poseToExtrinsic(pose) }).ids);
 }

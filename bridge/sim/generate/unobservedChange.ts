@@ -47,7 +47,7 @@ type QuestionType = (typeof QUESTION_TYPES)[number];
  * Change: 60 detection, 42 identification, 46 current-state of 148, i.e. 41/28/31 %): each block of ten tasks holds
  * four detection, three identification and three current-state questions (40/30/30 %).
  */
-export const UNOBSERVED_FORMS: readonly QuestionType[] = [
+const UNOBSERVED_FORMS: readonly QuestionType[] = [
   "change_detection",
   "change_detection",
   "change_detection",
@@ -95,7 +95,7 @@ const primaryViewInset = (w: number, h: number) => Math.min(Math.max(0.45, Math.
 /** ESI looks at each box's bottom plus min(0.12 m, half its height) (`_collect_primary_view_targets`). */
 const LOOK_TARGET_RISE_M = 0.12;
 
-export const QUESTIONS: Record<QuestionType, string> = {
+const QUESTIONS: Record<QuestionType, string> = {
   change_detection: "Comparing Phase 1 and Phase 2, did the contents of any box change?",
   change_identification: "What happened to the contents of the box from Phase 1 to Phase 2?",
   current_state_reasoning: "Which box changed from Phase 1 to Phase 2: the brown box, the red box, or the yellow box?",
@@ -106,13 +106,13 @@ const OPTIONS: Record<QuestionType, readonly string[]> = {
   current_state_reasoning: CURRENT_STATE_BOXES.map((b) => `${b.color} box`),
 };
 /** ESI's phase labels. */
-export const PHASE_LABELS = ["Phase 1", "Phase 2"] as const;
+const PHASE_LABELS = ["Phase 1", "Phase 2"] as const;
 
 /** The question type of a task's answer-plan form. */
-export const questionTypeOf = (form: number): QuestionType => UNOBSERVED_FORMS[form]!;
+const questionTypeOf = (form: number): QuestionType => UNOBSERVED_FORMS[form]!;
 
 /** Content categories: count categories of ESI's size that fit every box (enclosure.ts FITTING_CATEGORIES). */
-export const CONTENT_CATEGORIES = FITTING_CATEGORIES.filter((c) => {
+const CONTENT_CATEGORIES = FITTING_CATEGORIES.filter((c) => {
   const e = SceneBuilder.scaledExtent(categoryDef(c).models[0]!.id, 1);
   return Math.max(...e) <= CONTENT_MAX_EDGE_M && Math.max(...e) >= CONTENT_MIN_LONGEST_EDGE_M;
 });
