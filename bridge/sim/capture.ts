@@ -136,16 +136,24 @@ export function renderBundle(task: Task, paradigm: Paradigm): FrameBundle {
  */
 export function gtTrajectoryEnd(task: Task): WorldTruth | null {
   const planned = paradigmViews(task, "gt");
-  const hands = trajectoryHands(task, planned);
-  if (!hands) return null;
+  const first = trajectoryHands(task, planned);
+  if (!first) return null;
+  let hands: Hands = first;
   const { width, height, hfov_deg } = task.camera;
   const K = intrinsicsFromHfov(width, height, hfov_deg);
+  // a world that changes: each phase's trajectory acts on that phase's objects; the end is the last phase's
+  const phases = taskPhases(task);
+  let phase = 0;
   planned.forEach((pv, i) => {
+    if ((pv.phase ?? 0) !== phase) {
+      phase = pv.phase!;
+      hands = trajectoryHands(task, planned, phases[phase]!.objects)!;
+    }
     if (pv.action === null) return;
     if (isNavigationAction(pv.action)) return hands.carry(pv.pose);
     const before = planned[i - 1]!;
     const out = render(buildScene({ ...task, objects: hands.current() }), { width, height, K, E: poseToExtrinsic(before.pose) });
     applyTrajectoryAction(task, hands, pv, i, idCounts(out.ids));
   });
-  return worldTruth(task.objects, hands.current());
+  return worldTruth(phases[phase]!.objects, hands.current());
 }

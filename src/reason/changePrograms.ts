@@ -1,15 +1,17 @@
 /**
  * Unobserved Change's programs (ESI Q.13): what each box held in Phase 1 and in Phase 2, as the views of each phase
  * showed it, then ESI's three questions (did any box change; what happened to the box; which coloured box changed).
- * A box's contents count as seen in a phase only where a view of that phase saw into the box (no lid resting on it
- * in that view); a box never seen open in a phase leaves that phase unknown, and a question that needs it is
+ * A box's contents count as seen in a phase only from the views after the views' own `open` act on it in that phase
+ * (the action each view records); a box never opened in a phase leaves that phase unknown, and a question that needs it is
  * declined (decision.ts): closed boxes are no evidence of what is inside. Neither arm reads the task's label.
  */
 import { inFootprint } from "../../core/geometry.js";
 import { colourDistance, namedColorRgb } from "../../core/task/palette.js";
 import type { GraphNode } from "../../scenegraph/types.js";
 import { declined, type Decision } from "./decision.js";
-import { isLidLabel, lidRestsOn, isBoxLabel } from "./enclosurePrograms.js";
+import { isLidLabel, isBoxLabel } from "./enclosurePrograms.js";
+import { cameraCentre } from "../../core/math/camera.js";
+import type { Mat34 } from "../../core/math/vec.js";
 
 /** ESI's change types (batch_unobserved_changes.py CHANGE_TYPES), the identification question's options. */
 const CHANGE_OPTIONS = ["replace", "remove", "add", "no_change"];
@@ -92,14 +94,25 @@ const bottom = (n: GraphNode) => n.box.centre[2] - n.box.extent[2] / 2;
 const insideBox = (n: GraphNode, box: GraphNode) =>
   inFootprint(box.box, n.box.centre[0], n.box.centre[1]) && n.box.centre[2] >= bottom(box) && n.box.centre[2] <= top(box);
 
+/** What a program knows of each view of the evidence: its phase, the action that led to it, where the camera was. */
+export interface ViewRecord {
+  phase: number;
+  action: string | null;
+  centre: readonly number[];
+}
+
+/** The views of a bundle as the programs read them (a view without a phase: the world does not change, phase 0). */
+export const viewRecords = (manifest: { views: ReadonlyArray<{ phase?: number; action: string | null; extrinsic: Mat34 }> }): ViewRecord[] =>
+  manifest.views.map((v) => ({ phase: v.phase ?? 0, action: v.action, centre: cameraCentre(v.extrinsic) }));
+
 /**
- * The 3D arm: each box node's contents per phase, from the graph. `viewPhase` maps a view index to its phase (the
- * bundle's view stamps). A phase saw into a box where a view of it sees the box and no lid node resting on it; the
- * box's contents in that phase are the nodes inside its box seen in such views.
+ * The 3D arm: each box node's contents per phase, from the graph and the views' own record. A lid node resting on a
+ * box cannot be told from a noisy one beside it, so a phase saw into a box only after the views' own `open` act in
+ * that phase: the box opened is the nearest box node the view of the act shows that was not opened yet in that phase. Its contents in that phase are the nodes inside its box seen in the views from the act on.
  */
-export function graphBoxPhases(nodes: readonly GraphNode[], options: readonly string[], viewPhase: (view: number) => number, phases: number): BoxPhases[] {
+export function graphBoxPhases(nodes: readonly GraphNode[], options: readonly string[], views: readonly ViewRecord[]): BoxPhases[] {
+  const phases = Math.max(2, ...views.map((v) => v.phase + 1));
   const boxes = nodes.filter((n) => isBoxLabel(n.label));
-  const lids = nodes.filter((n) => isLidLabel(n.label));
   const named: Array<{ name: string; box: GraphNode }> = [];
   if (changeQuestionForm(options) === "which_box") {
     for (const o of options) {
@@ -110,17 +123,24 @@ export function graphBoxPhases(nodes: readonly GraphNode[], options: readonly st
     const box = [...boxes].sort((a, b) => b.raw_point_count - a.raw_point_count)[0];
     if (box) named.push({ name: "the box", box });
   }
+  // the first view after each box node's opening, per phase: the act took the nearest box the view showed that was not
+  // opened yet in that phase (the hands reach only what is near, and an open box does not open again)
+  const openedFrom = new Map<string, number>();
+  views.forEach((v, i) => {
+    if (!v.action?.startsWith("open(")) return;
+    const d = (n: GraphNode) => Math.hypot(n.centroid[0] - v.centre[0]!, n.centroid[1] - v.centre[1]!);
+    const candidates = boxes.filter((n) => n.views.includes(i) && !openedFrom.has(`${n.id}@${v.phase}`)).sort((a, b) => d(a) - d(b));
+    if (candidates[0]) openedFrom.set(`${candidates[0].id}@${v.phase}`, i);
+  });
   return named.map(({ name, box }) => {
-    const resting = lids.filter((l) => lidRestsOn(l, box));
-    const closedIn = new Set(resting.flatMap((l) => l.views));
-    const openViews = box.views.filter((v) => !closedIn.has(v));
     const contents = nodes.filter((n) => n !== box && !isBoxLabel(n.label) && !isLidLabel(n.label) && insideBox(n, box));
     return {
       name,
       phases: Array.from({ length: phases }, (_, p) => {
-        const seen = openViews.filter((v) => viewPhase(v) === p);
-        if (seen.length === 0) return null;
-        return [...new Set(contents.filter((n) => n.views.some((v) => viewPhase(v) === p)).map((n) => n.label))];
+        const from = openedFrom.get(`${box.id}@${p}`);
+        if (from === undefined) return null;
+        const into = (i: number) => i >= from && views[i]?.phase === p;
+        return [...new Set(contents.filter((n) => n.views.some(into)).map((n) => n.label))];
       }),
     };
   });

@@ -66,7 +66,7 @@ export function enclosureAnswer(options: string[], seen: number, unseen: number)
 const top = (n: GraphNode) => n.box.centre[2] + n.box.extent[2] / 2;
 const bottom = (n: GraphNode) => n.box.centre[2] - n.box.extent[2] / 2;
 const liesFlat = (n: GraphNode) => n.box.extent[2] < Math.min(n.box.extent[0], n.box.extent[1]) / 2;
-const restsOn = (lid: GraphNode, box: GraphNode): boolean =>
+const restsOn = (lid: GraphNode, box: GraphNode) =>
   liesFlat(lid) && Math.abs(bottom(lid) - top(box)) <= LID_REST_GAP_M && footprintsOverlap(lid.box, box.box, LID_REST_GAP_M / 2);
 const inside = (n: GraphNode, box: GraphNode) =>
   inFootprint(box.box, n.box.centre[0], n.box.centre[1]) && n.box.centre[2] >= bottom(box) && n.box.centre[2] <= top(box);
@@ -100,7 +100,5 @@ export const isLidLabel = (label: string): boolean => LID_LABELS.has(label);
 /** The labels a 2D program reads as an enclosure that is always closed (a microwave). */
 export const isDoorLabel = (label: string): boolean => DOOR_LABELS.has(label);
 
-/** Whether a lid node rests on a box node (the box is closed in the views that see the lid there). */
-export const lidRestsOn = restsOn;
 /** The labels a program reads as a box that a lid closes (the library's box containers). */
 export const isBoxLabel = (label: string): boolean => ENCLOSURE_LABELS.has(label) && !DOOR_LABELS.has(label);

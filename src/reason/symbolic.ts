@@ -29,7 +29,7 @@ import { connectivityProgram, navigationProgram, regionalProgram, traversablePro
 import { stackOrder } from "./stackingPrograms.js";
 import { byDrapeHeight, CLOTH_LABEL, optionCategory } from "./deformablePrograms.js";
 import { enclosureAnswer, graphEnclosureCount } from "./enclosurePrograms.js";
-import { changeDecision, graphBoxPhases } from "./changePrograms.js";
+import { changeDecision, graphBoxPhases, viewRecords, type ViewRecord } from "./changePrograms.js";
 import { mirrorCorrespondenceProgram, mirrorSpatialProgram, reflectionAuthoringProgram } from "./mirrorPrograms.js";
 
 /** Distance scales at which a decision counts as certain (m or relative), per rule. */
@@ -60,8 +60,8 @@ const labelConfidence = (n: GraphNode) => Math.round((0.5 + 0.5 * (n.label_distr
  */
 interface ProgramInput {
   g: SceneGraph;
-  /** the phase of each view the graph was built from (a world that changes: the bundle's view stamps); absent: one phase */
-  viewPhases?: readonly number[];
+  /** the views the graph was built from: phase, action and camera (the bundle's record); absent: a graph alone */
+  views?: readonly ViewRecord[];
   q: Query;
   refs: Array<GraphNode | null>;
   trace: string[];
@@ -71,7 +71,7 @@ interface ProgramInput {
 /** How the programs read the graph: every node at face value (off, the default) or weighed by its evidence (on). */
 interface DecideOptions {
   uncertainty?: boolean;
-  viewPhases?: readonly number[];
+  views?: readonly ViewRecord[];
 }
 type Program = (p: ProgramInput) => Decision;
 
@@ -357,14 +357,10 @@ const deformable: Program = (p) => {
 };
 
 /**
- * Unobserved Change (changePrograms.ts): each box node's contents in each phase, from the views of that phase that saw
- * into it. Without the views' phases (a graph alone) every view is read as one phase, and the change is unknown.
+ * Unobserved Change (changePrograms.ts): each box node's contents in each phase, from the views of that phase after
+ * the views' own act opened it. Without the views' record (a graph alone) no box was seen opened: the change is unknown.
  */
-const unobservedChange: Program = (p) => {
-  const phases = p.viewPhases ? Math.max(2, ...p.viewPhases.map((x) => x + 1)) : 2;
-  const phaseOf = (v: number) => p.viewPhases?.[v] ?? 0;
-  return changeDecision(p.q.options, graphBoxPhases(p.g.nodes, p.q.options, phaseOf, phases), p.trace);
-};
+const unobservedChange: Program = (p) => changeDecision(p.q.options, graphBoxPhases(p.g.nodes, p.q.options, p.views ?? []), p.trace);
 
 /** The program of each built-in subcategory. */
 const PROGRAMS: Record<BuiltinSubcategory, Program> = {
@@ -407,7 +403,7 @@ export function decide(g: SceneGraph, q: Query, opts: DecideOptions = {}): Decis
   const trace = q.referents.map((r, i) => `${r.name} -> ${refs[i]?.id ?? "not found"}`);
   const program = PROGRAMS[q.subcategory as BuiltinSubcategory] as Program | undefined;
   if (!program) return declined(`no program for ${q.subcategory} (no graph program answers it)`, trace);
-  const d = program({ g, q, refs, trace, uncertainty: opts.uncertainty === true, ...(opts.viewPhases ? { viewPhases: opts.viewPhases } : {}) });
+  const d = program({ g, q, refs, trace, uncertainty: opts.uncertainty === true, ...(opts.views ? { views: opts.views } : {}) });
   if (!opts.uncertainty || "unanswerable" in d) return d;
   // near-margin relations already read as less sure (marginConfidence); a referent seen weakly makes them less sure still
   const weak = refs.filter((n) => n?.flags.low_support).length;
@@ -419,7 +415,7 @@ export function decide(g: SceneGraph, q: Query, opts: DecideOptions = {}): Decis
 export function createSymbolicReasoner(): Reasoner {
   return programReasoner("symbolic", "graph", "program", (input, q) => {
     if (!input.graph) throw new Error("the symbolic reasoner needs a scene graph");
-    const viewPhases = input.bundle?.manifest.views.map((v) => v.phase ?? 0);
-    return decide(input.graph, q, { uncertainty: input.uncertainty === true, ...(viewPhases ? { viewPhases } : {}) });
+    const views = input.bundle ? viewRecords(input.bundle.manifest) : undefined;
+    return decide(input.graph, q, { uncertainty: input.uncertainty === true, ...(views ? { views } : {}) });
   });
 }

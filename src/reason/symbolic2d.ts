@@ -468,8 +468,8 @@ const withinBox = (m: Mask, box: Mask) =>
 /**
  * Unobserved Change from the masks (changePrograms.ts). Masks cannot tell a lid resting on its box from one swung up
  * behind it (both border the box's top edge in the image), so a box counts as seen into from the views after the views'
- * own `open` action in that phase: the box opened is the largest box mask of the view the act was taken from (the
- * hands reach only what is near), named by its colour when the options name colours. What a box holds in a phase: the
+ * own `open` action in that phase: the box opened is the largest box mask of the view the act was taken from not
+ * opened yet in that phase (the hands reach only what is near; an open box does not open again), named by its colour when the options name colours. What a box holds in a phase: the
  * masks of other objects whose centre lies within its outline (or above it, looking down into it) in those views.
  */
 function unobservedChange2d(perView: Mask[][], bundle: FrameBundle, q: Query, trace: string[]): Decision {
@@ -483,7 +483,9 @@ function unobservedChange2d(perView: Mask[][], bundle: FrameBundle, q: Query, tr
   perView.forEach((masks, v) => {
     if (v > 0 && phaseOf(v) !== phaseOf(v - 1)) opened = new Set();
     const boxMasks = masks.filter((m) => isBoxLabel(m.label)).sort((a, b) => b.area - a.area);
-    if (bundle.manifest.views[v]?.action?.startsWith("open(") && boxMasks[0]) opened.add(nameOf(boxMasks[0]));
+    // the act took the nearest (largest) box the view shows that was not opened yet in this phase
+    const acted = boxMasks.find((m) => !opened.has(nameOf(m)));
+    if (bundle.manifest.views[v]?.action?.startsWith("open(") && acted) opened.add(nameOf(acted));
     names.forEach((name, k) => {
       if (!opened.has(name)) return;
       const box = coloured ? nearestColoured(boxMasks, (m) => m.rgb, optionColour(name)) : boxMasks[0];
