@@ -417,14 +417,14 @@ const CASES: Case[] = [
     message: /body\.limit: .*at most 1000: set limit/,
   },
   {
-    name: "a run of 20 noise levels (34,320 items)",
+    name: "a run of 20 noise levels (35,640 items)",
     method: "POST",
     path: "/v1/runs",
     body: { sources: ["gt", "noisy"], noiseLevels: Array.from({ length: 20 }, (_, i) => i * 0.15) },
     status: 400,
     code: "invalid_request",
     field: "body",
-    message: /body: this run would plan 34320 items .*at most 20000/,
+    message: /body: this run would plan 35640 items .*at most 20000/,
   },
   {
     name: "a run naming a subcategory twice",
