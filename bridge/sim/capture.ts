@@ -135,25 +135,19 @@ export function renderBundle(task: Task, paradigm: Paradigm): FrameBundle {
  * cloth is in the hand, not on what it covered). Renders only the views an act needs (the view it is done from).
  */
 export function gtTrajectoryEnd(task: Task): WorldTruth | null {
-  const planned = paradigmViews(task, "gt");
-  const first = trajectoryHands(task, planned);
-  if (!first) return null;
-  let hands: Hands = first;
+  // a changing world's trajectory is replayed in each phase: what it leaves is the last phase's world, changed
+  const last = taskPhases(task).at(-1)!;
+  const planned = paradigmViews(task, "gt").filter((pv) => (pv.phase ?? 0) === last.index);
+  const hands = trajectoryHands(task, planned, last.objects);
+  if (!hands) return null;
   const { width, height, hfov_deg } = task.camera;
   const K = intrinsicsFromHfov(width, height, hfov_deg);
-  // a world that changes: each phase's trajectory acts on that phase's objects; the end is the last phase's
-  const phases = taskPhases(task);
-  let phase = 0;
   planned.forEach((pv, i) => {
-    if ((pv.phase ?? 0) !== phase) {
-      phase = pv.phase!;
-      hands = trajectoryHands(task, planned, phases[phase]!.objects)!;
-    }
     if (pv.action === null) return;
     if (isNavigationAction(pv.action)) return hands.carry(pv.pose);
     const before = planned[i - 1]!;
     const out = render(buildScene({ ...task, objects: hands.current() }), { width, height, K, E: poseToExtrinsic(before.pose) });
     applyTrajectoryAction(task, hands, pv, i, idCounts(out.ids));
   });
-  return worldTruth(phases[phase]!.objects, hands.current());
+  return worldTruth(last.objects, hands.current());
 }

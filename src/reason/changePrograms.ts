@@ -7,7 +7,7 @@
  */
 import { inFootprint } from "../../core/geometry.js";
 import { colourDistance, namedColorRgb } from "../../core/task/palette.js";
-import type { GraphNode } from "../../scenegraph/types.js";
+import type { GraphNode, SceneGraph } from "../../scenegraph/types.js";
 import { declined, type Decision } from "./decision.js";
 import { isLidLabel, isBoxLabel } from "./enclosurePrograms.js";
 import { cameraCentre } from "../../core/math/camera.js";
@@ -91,8 +91,9 @@ export function nearestNamed(options: readonly string[], rgb: readonly number[])
 
 const top = (n: GraphNode) => n.box.centre[2] + n.box.extent[2] / 2;
 const bottom = (n: GraphNode) => n.box.centre[2] - n.box.extent[2] / 2;
-const insideBox = (n: GraphNode, box: GraphNode) =>
-  inFootprint(box.box, n.box.centre[0], n.box.centre[1]) && n.box.centre[2] >= bottom(box) && n.box.centre[2] <= top(box);
+const pointInBox = (p: readonly number[], box: GraphNode) => inFootprint(box.box, p[0]!, p[1]!) && p[2]! >= bottom(box) && p[2]! <= top(box);
+/** The paradigm a truth graph names (scenegraph/truth.ts): the oracle, built from the task's objects, not from views. */
+const TRUTH_PARADIGM = "truth";
 
 /** What a program knows of each view of the evidence: its phase, the action that led to it, where the camera was. */
 export interface ViewRecord {
@@ -106,12 +107,17 @@ export const viewRecords = (manifest: { views: ReadonlyArray<{ phase?: number; a
   manifest.views.map((v) => ({ phase: v.phase ?? 0, action: v.action, centre: cameraCentre(v.extrinsic) }));
 
 /**
- * The 3D arm: each box node's contents per phase, from the graph and the views' own record. A lid node resting on a
- * box cannot be told from a noisy one beside it, so a phase saw into a box only after the views' own `open` act in
- * that phase: the box opened is the nearest box node the view of the act shows that was not opened yet in that phase. Its contents in that phase are the nodes inside its box seen in the views from the act on.
+ * The 3D arm: each box node's contents per phase, from the graph. What each phase held comes from the graph's time
+ * record (scenegraph/time.ts): the nodes inside a box seen in that phase (`time.seen_in`), and the diff's removals and
+ * replacements there, which name what stood inside before (a graph without a time record: the nodes seen in that
+ * phase's views). Whether a phase saw into a box at all comes from the views' own record: a lid node resting on a box
+ * cannot be told from a noisy one beside it, so only the views after the views' own `open` act on it in that phase
+ * count, the box opened being the nearest box node the act's view shows that was not opened yet in that phase. A
+ * truth graph (the oracle, no views) holds every box's contents as they are: it sees into every box in every phase.
  */
-export function graphBoxPhases(nodes: readonly GraphNode[], options: readonly string[], views: readonly ViewRecord[]): BoxPhases[] {
-  const phases = Math.max(2, ...views.map((v) => v.phase + 1));
+export function graphBoxPhases(g: SceneGraph, options: readonly string[], views: readonly ViewRecord[] | null): BoxPhases[] {
+  const nodes = g.nodes;
+  const phases = g.time?.phases.length ?? Math.max(2, ...(views ?? []).map((v) => v.phase + 1));
   const boxes = nodes.filter((n) => isBoxLabel(n.label));
   const named: Array<{ name: string; box: GraphNode }> = [];
   if (changeQuestionForm(options) === "which_box") {
@@ -126,21 +132,28 @@ export function graphBoxPhases(nodes: readonly GraphNode[], options: readonly st
   // the first view after each box node's opening, per phase: the act took the nearest box the view showed that was not
   // opened yet in that phase (the hands reach only what is near, and an open box does not open again)
   const openedFrom = new Map<string, number>();
-  views.forEach((v, i) => {
+  (views ?? []).forEach((v, i) => {
     if (!v.action?.startsWith("open(")) return;
     const d = (n: GraphNode) => Math.hypot(n.centroid[0] - v.centre[0]!, n.centroid[1] - v.centre[1]!);
     const candidates = boxes.filter((n) => n.views.includes(i) && !openedFrom.has(`${n.id}@${v.phase}`)).sort((a, b) => d(a) - d(b));
     if (candidates[0]) openedFrom.set(`${candidates[0].id}@${v.phase}`, i);
   });
+  const oracle = views === null && g.paradigm === TRUTH_PARADIGM;
   return named.map(({ name, box }) => {
-    const contents = nodes.filter((n) => n !== box && !isBoxLabel(n.label) && !isLidLabel(n.label) && insideBox(n, box));
+    const contents = nodes.filter((n) => n !== box && !isBoxLabel(n.label) && !isLidLabel(n.label) && pointInBox(n.box.centre, box));
+    // what the diff says stood inside before a change in phase p: there in phase p - 1
+    const before = (p: number) =>
+      (g.time?.changes ?? [])
+        .filter((c) => c.phase === p + 1 && (c.change === "removed" || c.change === "replaced") && pointInBox(c.at, box))
+        .map((c) => (c.change === "replaced" ? c.was! : c.label));
+    const seenIn = (n: GraphNode, p: number, from: number) =>
+      n.time ? n.time.seen_in.includes(p) : n.views.some((i) => i >= from && (views?.[i]?.phase ?? 0) === p);
     return {
       name,
       phases: Array.from({ length: phases }, (_, p) => {
-        const from = openedFrom.get(`${box.id}@${p}`);
+        const from = oracle ? 0 : openedFrom.get(`${box.id}@${p}`);
         if (from === undefined) return null;
-        const into = (i: number) => i >= from && views[i]?.phase === p;
-        return [...new Set(contents.filter((n) => n.views.some(into)).map((n) => n.label))];
+        return [...new Set([...contents.filter((n) => seenIn(n, p, from)).map((n) => n.label), ...before(p)])];
       }),
     };
   });

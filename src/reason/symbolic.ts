@@ -357,10 +357,11 @@ const deformable: Program = (p) => {
 };
 
 /**
- * Unobserved Change (changePrograms.ts): each box node's contents in each phase, from the views of that phase after
- * the views' own act opened it. Without the views' record (a graph alone) no box was seen opened: the change is unknown.
+ * Unobserved Change (changePrograms.ts): each box node's contents in each phase (the graph's time record), counted
+ * from the views of that phase after the views' own act opened it. Without the views' record a graph shows no box
+ * opened (the change is unknown), except a truth graph, which holds every box's contents.
  */
-const unobservedChange: Program = (p) => changeDecision(p.q.options, graphBoxPhases(p.g.nodes, p.q.options, p.views ?? []), p.trace);
+const unobservedChange: Program = (p) => changeDecision(p.q.options, graphBoxPhases(p.g, p.q.options, p.views ?? null), p.trace);
 
 /** The program of each built-in subcategory. */
 const PROGRAMS: Record<BuiltinSubcategory, Program> = {

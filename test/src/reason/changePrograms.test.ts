@@ -69,7 +69,7 @@ describe("Unobserved Change programs", () => {
     }
   });
 
-  it("a graph without the views' phases reads one phase: the change is unknown and the program declines", async () => {
+  it("a graph without the views' record (no bundle) shows no box opened: the program declines", async () => {
     const t = tasks[0]!;
     const a = await createSymbolicReasoner().answer({ task: t, graph: gt.get(t.task_id)!.graph });
     expect(a.status).toBe("unanswerable");
