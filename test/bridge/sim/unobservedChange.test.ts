@@ -105,6 +105,17 @@ describe("Unobserved Change construction (ESI batch_unobserved_changes.py)", () 
       expect(phases.map((p) => p.label)).toEqual(["Phase 1", "Phase 2"]);
       expect(phases[0]!.objects).toEqual(t.objects);
       expect(t.phases![0]!.agent!.position).toEqual(t.agent_initial.position);
+      // ESI's primary view: eye 1.25 m up (AGENT_CAMERA_HEIGHT_M), looking at the boxes' mean bottom + min(0.12 m, half height)
+      const boxes = boxesOf(t).map((b) => byId(t.objects, b.box)!);
+      const look = [0, 1, 2].map(
+        (k) => boxes.reduce((sum, o) => sum + (k < 2 ? o.position[k]! : o.position[2] - o.extent[2] / 2 + Math.min(0.12, o.extent[2] / 2)), 0) / boxes.length,
+      );
+      for (const ph of phases) {
+        expect(ph.agent.position[2]).toBeCloseTo(1.25, 6);
+        const [dx, dy, dz] = [0, 1, 2].map((k) => look[k]! - ph.agent.position[k]!);
+        expect(ph.agent.yaw).toBeCloseTo(Math.atan2(dy!, dx!), 3);
+        expect(ph.agent.pitch).toBeCloseTo(Math.atan2(dz!, Math.hypot(dx!, dy!)), 3);
+      }
     }
   });
 
