@@ -14,12 +14,20 @@ export class EpisodeBundle {
 
   constructor(private readonly manifest: Environment["manifest"]) {}
 
-  /** Appends a view (its index must be the next one) and returns the bundle of every view so far. */
-  add(view: ViewData): FrameBundle {
+  /** Appends a view (its index must be the next one), stamped with the phase it saw when the world changes, and returns the bundle of every view so far. */
+  add(view: ViewData, phase?: number): FrameBundle {
     if (view.index !== this.views.length) throw new Error(`episode bundle: expected view ${this.views.length}, got ${view.index}`);
     this.views.push(view);
     const reflection = view.reflectedIds ? { reflection: reflectionFileNames(view.index) } : {};
-    this.entries.push({ index: view.index, ...viewFileNames(view.index), intrinsics: view.K, extrinsic: view.E, action: view.action, ...reflection });
+    this.entries.push({
+      index: view.index,
+      ...viewFileNames(view.index),
+      intrinsics: view.K,
+      extrinsic: view.E,
+      action: view.action,
+      ...reflection,
+      ...(phase === undefined ? {} : { phase }),
+    });
     return this.current();
   }
 

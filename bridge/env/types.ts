@@ -35,6 +35,8 @@ export interface EnvView {
   actionResult: string | null;
   /** A manipulation that happened: the instance ids it acted on, in the action's order (for the record and a replay; never shown to the agent). */
   actedOn?: number[];
+  /** The phase of a world that changes (an index into the task's phases); absent when the world does not change. */
+  phase?: number;
 }
 
 /** Where the objects truly are now and which have moved: for the diagnosis only, never shown to an agent. */
@@ -50,6 +52,13 @@ export interface Environment {
   reset(): Promise<EnvView>;
   /** Applies one action and renders the view from the resulting pose (view index = steps taken). */
   step(action: EnvAction): Promise<EnvView>;
+  /** How many phases the world goes through (a task with `phases`); absent: one unchanging world. */
+  readonly phases?: number;
+  /**
+   * The world changes while no one looks: the next phase's objects (whatever the hands did undone), the agent at that
+   * phase's primary viewpoint; renders the view from there. Only where `phases` says there is a next one.
+   */
+  nextPhase?(): Promise<EnvView>;
   /** The true state now (a simulator that cannot say: undefined); the diagnosis of a graph after manipulation needs it. */
   truth?(): WorldTruth;
   /** Why a reference names no object the agent could act on now (null: it names one); a simulator that cannot say leaves it out. */

@@ -17,12 +17,17 @@ import { idCounts } from "../../core/idTally.js";
 import { Hands, worldTruth } from "./manipulation/hands.js";
 import { loadPhysics } from "./physics/world.js";
 import { taskPhysics } from "./physics/taskWorld.js";
+import { taskPhases, type TaskPhase } from "../../core/task/phases.js";
 
 export class BuiltinEnvironment implements Environment {
   readonly manifest: Omit<BundleManifest, "views">;
   private scene: RenderScene;
   private world: World;
-  private readonly hands: Hands;
+  private hands: Hands;
+  private readonly taskPhases: TaskPhase[];
+  private phase = 0;
+  /** Phases of a world that changes (absent: one world). */
+  readonly phases?: number;
   private readonly K: Intrinsics;
   private pose: AgentPose;
   private index = 0;
@@ -31,11 +36,16 @@ export class BuiltinEnvironment implements Environment {
 
   constructor(private readonly task: Task) {
     this.hands = new Hands(task.objects, task.room.size, taskPhysics(task));
+    this.taskPhases = taskPhases(task);
+    if (task.phases) this.phases = this.taskPhases.length;
     this.scene = buildScene(task);
     this.world = worldOf(task);
     this.K = intrinsicsFromHfov(task.camera.width, task.camera.height, task.camera.hfov_deg);
     this.pose = { position: task.agent_initial.position, yaw: task.agent_initial.yaw, pitch: task.agent_initial.pitch };
-    const instances = [...this.scene.categories.entries()]
+    // every phase's objects, by id: the instance table covers what any view may show
+    const categories = new Map(this.scene.categories);
+    for (const ph of this.taskPhases.slice(1)) for (const [id, c] of buildScene({ ...task, objects: ph.objects }).categories) categories.set(id, c);
+    const instances = [...categories.entries()]
       .sort((a, b) => a[0] - b[0])
       .map(([id, category]) => ({ id, category, structure: category === "floor" || category === "wall" }));
     this.manifest = {
@@ -65,13 +75,30 @@ export class BuiltinEnvironment implements Environment {
     const out = render(this.scene, { width, height, K: this.K, E });
     this.visible = idCounts(out.ids);
     const view = { index: this.index, width, height, ...payloadOf(out), K: this.K, E, action };
-    return { view, pose: this.pose, blocked, action, actionResult };
+    return { view, pose: this.pose, blocked, action, actionResult, ...(this.phases ? { phase: this.phase } : {}) };
   }
 
   async reset(): Promise<EnvView> {
     this.pose = { position: this.task.agent_initial.position, yaw: this.task.agent_initial.yaw, pitch: this.task.agent_initial.pitch };
     this.index = 0;
+    if (this.phase !== 0) this.enterPhase(0);
     return this.view(null, false, null);
+  }
+
+  /** The world of a phase, as it was set out (the hands' changes undone), seen from its primary viewpoint. */
+  private enterPhase(k: number): void {
+    const ph = this.taskPhases[k]!;
+    this.phase = k;
+    this.hands = new Hands(ph.objects, this.task.room.size, taskPhysics(this.task));
+    this.pose = ph.agent;
+    this.rebuild();
+  }
+
+  async nextPhase(): Promise<EnvView> {
+    if (this.phase + 1 >= this.taskPhases.length) throw new Error(`${this.task.task_id}: no phase after ${this.taskPhases[this.phase]!.label}`);
+    this.index++;
+    this.enterPhase(this.phase + 1);
+    return this.view(null, false, `the world changed while no one looked: now ${this.taskPhases[this.phase]!.label}`);
   }
 
   async step(action: EnvAction): Promise<EnvView> {
@@ -97,7 +124,7 @@ export class BuiltinEnvironment implements Environment {
   }
 
   truth(): WorldTruth {
-    return worldTruth(this.task.objects, this.hands.current());
+    return worldTruth(this.taskPhases[this.phase]!.objects, this.hands.current());
   }
 
   async close(): Promise<void> {}

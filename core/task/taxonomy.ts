@@ -94,7 +94,8 @@ export const BUILTIN_SUBCATEGORIES = [
   "reflection_authoring",
   "mirror_spatial_relations",
   "mirror_correspondence",
-  // issue 48's Action Sequencing, after them for the same reason
+  // issue 48's Temporal Understanding and Action Sequencing, after them for the same reason
+  "unobserved_change",
   "action_order_inference",
 ] as const satisfies readonly Subcategory[];
 export type BuiltinSubcategory = (typeof BUILTIN_SUBCATEGORIES)[number];

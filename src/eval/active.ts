@@ -17,6 +17,7 @@ import { BuiltinEnvironment } from "../../bridge/sim/env.js";
 import { actionText, STOP_ACTION } from "../../core/task/actions.js";
 import { checkAction, envActionOf, manipulationEvent } from "./activeActions.js";
 import type { Task } from "../../core/task/schema.js";
+import { taskPhases } from "../../core/task/phases.js";
 import { MIN_MASK_AREA_PX } from "../../scenegraph/evidence.js";
 import { GraphMemory, type PipelineResult } from "../../scenegraph/pipeline.js";
 import type { Relation } from "../../scenegraph/types.js";
@@ -131,7 +132,12 @@ export async function runActiveEpisode(input: EpisodeInput): Promise<EpisodeOutc
   const steps: ActiveStep[] = [];
   const history: StepView[] = [];
   let view = await clock("render", () => env.reset());
-  let bundle = episode.add(view.view);
+  let bundle = episode.add(view.view, view.phase);
+  // a world that changes (docs/active.md): the budget is shared out among the phases; the episode explores each in
+  // turn, and a stop before the last phase (the agent's, or its share of steps spent) moves it on to the next
+  const phaseCount = env.phases ?? 1;
+  const phaseLabels = taskPhases(task).map((p) => p.label);
+  const phaseSteps = Math.max(1, Math.floor(config.active.maxSteps / phaseCount));
   let graph: PipelineResult | null = memory ? await clock("graph", () => memory.addView(bundle)) : null;
   let allSeen = relevant.add(view);
   let reason: StopReason = "budget";
@@ -155,6 +161,7 @@ export async function runActiveEpisode(input: EpisodeInput): Promise<EpisodeOutc
         format: config.prompt.format,
         uncertainty: config.prompt.uncertainty,
         actions: config.active.actions,
+        ...(env.phases ? { phase: { index: view.phase ?? 0, count: phaseCount, label: phaseLabels[view.phase ?? 0] ?? "" } } : {}),
         checkAction: (text) => {
           const c = checkAction(text, config.active.actions, graph?.graph ?? null, env);
           return "error" in c ? c.error : null;
@@ -171,7 +178,11 @@ export async function runActiveEpisode(input: EpisodeInput): Promise<EpisodeOutc
       const valid = parsed !== null;
       const chosen = parsed ?? (config.active.invalidAction === "forward" ? ({ kind: "camera", name: "move_forward" } as const) : null);
       const action = chosen ? actionText(chosen) : null;
-      const stop = stopReason({ ...d, action }, step, config.active);
+      const stopNow = stopReason({ ...d, action }, step, config.active);
+      const phaseNow = view.phase ?? 0;
+      // the world changes instead of the episode ending, or once this phase's share of the budget is spent
+      const changes = phaseNow + 1 < phaseCount && stopNow !== "error" && (stopNow !== null || step >= (phaseNow + 1) * phaseSteps);
+      const stop = changes ? null : stopNow;
       const rec: ActiveStep = {
         step,
         requested_action: d.requestedAction,
@@ -194,7 +205,15 @@ export async function runActiveEpisode(input: EpisodeInput): Promise<EpisodeOutc
         relevant_seen: allSeen,
         time_ms: 0,
       };
-      if (!stop && chosen && chosen.kind !== "stop") {
+      if (changes) {
+        view = await clock("render", () => env.nextPhase!());
+        rec.action = null;
+        rec.blocked = false;
+        rec.action_result = view.actionResult;
+        bundle = episode.add(view.view, view.phase);
+        graph = memory ? await clock("graph", () => memory.addView(bundle, env.truth?.().moved)) : null;
+        allSeen = relevant.add(view);
+      } else if (!stop && chosen && chosen.kind !== "stop") {
         const before = view.pose;
         const nodes = graph?.graph ?? null;
         view = await clock("render", () => env.step(envActionOf(chosen, nodes)));
@@ -204,7 +223,7 @@ export async function runActiveEpisode(input: EpisodeInput): Promise<EpisodeOutc
         // the memory hears of a manipulation that happened in the agent's own terms (its references, its pose), never
         // the simulator's ids: the moved object's node follows it instead of staying behind as a stale one
         if (memory && chosen.kind === "hands" && !view.blocked) memory.noteManipulation(manipulationEvent(chosen, nodes, before, view.view.index));
-        bundle = episode.add(view.view);
+        bundle = episode.add(view.view, view.phase);
         graph = memory ? await clock("graph", () => memory.addView(bundle, env.truth?.().moved)) : null;
         allSeen = relevant.add(view);
       }

@@ -287,6 +287,8 @@ export async function runPassiveUnit(job: UnitJob): Promise<UnitResult> {
       const answer = await withCircular(createSymbolicReasoner(), config.prompt.circular).answer({
         task,
         graph: r.graph,
+        // the views' phases (a world that changes), which the graph's node.views index
+        bundle,
         uncertainty: config.prompt.uncertainty,
       });
       const st = { ...base, truth_relations: timings.truth_relations!, ...r.timings_ms };

@@ -99,3 +99,6 @@ export function graphEnclosureCount(nodes: readonly GraphNode[], category: strin
 export const isLidLabel = (label: string): boolean => LID_LABELS.has(label);
 /** The labels a 2D program reads as an enclosure that is always closed (a microwave). */
 export const isDoorLabel = (label: string): boolean => DOOR_LABELS.has(label);
+
+/** The labels a program reads as a box that a lid closes (the library's box containers). */
+export const isBoxLabel = (label: string): boolean => ENCLOSURE_LABELS.has(label) && !DOOR_LABELS.has(label);

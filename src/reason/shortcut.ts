@@ -90,6 +90,14 @@ const SHORTCUT_PRIORS: Partial<Record<Task["subcategory"], Prior>> = {
     share: 35 / 88,
     source: "esi-released records, Specular Reflection/Correspondence: 35 left / 34 middle / 19 right",
   },
+  // three question types, each form's most common answer (one option of each form matches)
+  unobserved_change: {
+    kind: "answer",
+    pattern: /^(no|no_change|yellow box)$/i,
+    share: 69 / 148,
+    source:
+      "esi-released records, Temporal Understanding/Unobserved Change: detection 26 yes / 34 no; identification 16 no_change / 10 add / 9 replace / 7 remove; current-state 19 yellow / 16 red / 11 brown",
+  },
 };
 
 /** Without a subcategory prior: "no" for yes/no questions, else the first option. */

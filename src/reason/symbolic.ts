@@ -29,6 +29,7 @@ import { connectivityProgram, navigationProgram, regionalProgram, traversablePro
 import { stackOrder } from "./stackingPrograms.js";
 import { byDrapeHeight, CLOTH_LABEL, optionCategory } from "./deformablePrograms.js";
 import { enclosureAnswer, graphEnclosureCount } from "./enclosurePrograms.js";
+import { changeDecision, graphBoxPhases, viewRecords, type ViewRecord } from "./changePrograms.js";
 import { mirrorCorrespondenceProgram, mirrorSpatialProgram, reflectionAuthoringProgram } from "./mirrorPrograms.js";
 import { actionOrderProgram } from "./actionOrderPrograms.js";
 
@@ -60,6 +61,8 @@ const labelConfidence = (n: GraphNode) => Math.round((0.5 + 0.5 * (n.label_distr
  */
 interface ProgramInput {
   g: SceneGraph;
+  /** the views the graph was built from: phase, action and camera (the bundle's record); absent: a graph alone */
+  views?: readonly ViewRecord[];
   q: Query;
   refs: Array<GraphNode | null>;
   trace: string[];
@@ -69,6 +72,7 @@ interface ProgramInput {
 /** How the programs read the graph: every node at face value (off, the default) or weighed by its evidence (on). */
 interface DecideOptions {
   uncertainty?: boolean;
+  views?: readonly ViewRecord[];
 }
 type Program = (p: ProgramInput) => Decision;
 
@@ -353,6 +357,13 @@ const deformable: Program = (p) => {
   return byDrapeHeight(p.q.options, cloth.aabb.max[2], p.trace, `${cloth.id} (${CLOTH_LABEL})`);
 };
 
+/**
+ * Unobserved Change (changePrograms.ts): each box node's contents in each phase (the graph's time record), counted
+ * from the views of that phase after the views' own act opened it. Without the views' record a graph shows no box
+ * opened (the change is unknown), except a truth graph, which holds every box's contents.
+ */
+const unobservedChange: Program = (p) => changeDecision(p.q.options, graphBoxPhases(p.g, p.q.options, p.views ?? null), p.trace);
+
 /** The program of each built-in subcategory. */
 const PROGRAMS: Record<BuiltinSubcategory, Program> = {
   geometric_configuration: triangle,
@@ -381,6 +392,7 @@ const PROGRAMS: Record<BuiltinSubcategory, Program> = {
   reflection_authoring: (p) => reflectionAuthoringProgram(p.g, p.q, p.trace),
   mirror_spatial_relations: (p) => mirrorSpatialProgram(p.g, p.q, p.trace),
   mirror_correspondence: (p) => mirrorCorrespondenceProgram(p.g, p.q, p.trace),
+  unobserved_change: unobservedChange,
   action_order_inference: (p) => actionOrderProgram(p.g, p.q, p.trace),
 };
 
@@ -394,7 +406,7 @@ export function decide(g: SceneGraph, q: Query, opts: DecideOptions = {}): Decis
   const trace = q.referents.map((r, i) => `${r.name} -> ${refs[i]?.id ?? "not found"}`);
   const program = PROGRAMS[q.subcategory as BuiltinSubcategory] as Program | undefined;
   if (!program) return declined(`no program for ${q.subcategory} (no graph program answers it)`, trace);
-  const d = program({ g, q, refs, trace, uncertainty: opts.uncertainty === true });
+  const d = program({ g, q, refs, trace, uncertainty: opts.uncertainty === true, ...(opts.views ? { views: opts.views } : {}) });
   if (!opts.uncertainty || "unanswerable" in d) return d;
   // near-margin relations already read as less sure (marginConfidence); a referent seen weakly makes them less sure still
   const weak = refs.filter((n) => n?.flags.low_support).length;
@@ -406,6 +418,7 @@ export function decide(g: SceneGraph, q: Query, opts: DecideOptions = {}): Decis
 export function createSymbolicReasoner(): Reasoner {
   return programReasoner("symbolic", "graph", "program", (input, q) => {
     if (!input.graph) throw new Error("the symbolic reasoner needs a scene graph");
-    return decide(input.graph, q, { uncertainty: input.uncertainty === true });
+    const views = input.bundle ? viewRecords(input.bundle.manifest) : undefined;
+    return decide(input.graph, q, { uncertainty: input.uncertainty === true, ...(views ? { views } : {}) });
   });
 }

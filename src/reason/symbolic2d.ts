@@ -20,7 +20,8 @@ import { declined, marginConfidence, nearestOption, optionNaming, programReasone
 import type { Reasoner } from "./types.js";
 import { interiorFractions } from "../../core/objects/containers.js";
 import { buildModel, LIBRARY } from "../../core/objects/library.js";
-import { enclosureAnswer, isDoorLabel, isLidLabel } from "./enclosurePrograms.js";
+import { enclosureAnswer, isBoxLabel, isDoorLabel, isLidLabel } from "./enclosurePrograms.js";
+import { changeDecision, changeQuestionForm, nearestColoured, nearestNamed, optionColour, type BoxPhases } from "./changePrograms.js";
 import type { Intrinsics } from "../../core/math/camera.js";
 import { regionProgram2d, type ViewLabels, type ViewPlaces } from "./regionPrograms2d.js";
 import { BOARD_CATEGORY, rollsByShape, slopeAnswer, stayChanceUnseenTiltBelow, tippingTiltDeg } from "./slopePrior.js";
@@ -244,6 +245,7 @@ function decide2d(bundle: FrameBundle, q: Query, o: Symbolic2dOptions): Decision
   if (rooms) return rooms(labelAreas(perView), q, trace, labelPlaces(perView, bundle));
   if (q.subcategory === "stacking_stability") return stacking2d(perView, q, trace);
   if (q.subcategory === "deformable") return deformable2d(perView, q, trace);
+  if (q.subcategory === "unobserved_change") return unobservedChange2d(perView, bundle, q, trace);
   // Specular Reflection: the question's image (view 0) and its masks
   if (q.subcategory === "reflection_authoring") return reflectionAuthoring2d(perView[0] ?? [], q, trace);
   if (q.subcategory === "mirror_spatial_relations") return mirrorSpatial2d(perView[0] ?? [], bundle.views[0]!.K, q, trace);
@@ -461,6 +463,42 @@ function deformable2d(perView: Mask[][], q: Query, trace: string[]): Decision {
   const aspect = (cloth.bbox[3] - cloth.bbox[1] + 1) / (cloth.bbox[2] - cloth.bbox[0] + 1);
   trace.push(`view 0: mask ${cloth.key} (${CLOTH_LABEL}) aspect ${aspect.toFixed(3)} (height / width, px)`);
   return byDrapeHeight(q.options, drapeHeightFromAspect(aspect), trace, `mask ${cloth.key}`);
+}
+
+const withinBox = (m: Mask, box: Mask) =>
+  m.cx >= box.bbox[0] && m.cx <= box.bbox[2] && m.cy >= box.bbox[1] - (box.bbox[3] - box.bbox[1]) && m.cy <= box.bbox[3];
+
+/**
+ * Unobserved Change from the masks (changePrograms.ts). Masks cannot tell a lid resting on its box from one swung up
+ * behind it (both border the box's top edge in the image), so a box counts as seen into from the views after the views'
+ * own `open` action in that phase: the box opened is the largest box mask of the view the act was taken from not
+ * opened yet in that phase (the hands reach only what is near; an open box does not open again), named by its colour when the options name colours. What a box holds in a phase: the
+ * masks of other objects whose centre lies within its outline (or above it, looking down into it) in those views.
+ */
+function unobservedChange2d(perView: Mask[][], bundle: FrameBundle, q: Query, trace: string[]): Decision {
+  const phaseOf = (v: number) => bundle.manifest.views[v]?.phase ?? 0;
+  const phases = Math.max(2, ...bundle.manifest.views.map((v) => (v.phase ?? 0) + 1));
+  const coloured = changeQuestionForm(q.options) === "which_box";
+  const names = coloured ? [...q.options] : ["the box"];
+  const boxes: BoxPhases[] = names.map((name) => ({ name, phases: Array.from({ length: phases }, () => null as string[] | null) }));
+  const nameOf = (m: Mask) => (coloured ? nearestNamed(names, m.rgb) : "the box");
+  let opened = new Set<string>();
+  perView.forEach((masks, v) => {
+    if (v > 0 && phaseOf(v) !== phaseOf(v - 1)) opened = new Set();
+    const boxMasks = masks.filter((m) => isBoxLabel(m.label)).sort((a, b) => b.area - a.area);
+    // the act took the nearest (largest) box the view shows that was not opened yet in this phase
+    const acted = boxMasks.find((m) => !opened.has(nameOf(m)));
+    if (bundle.manifest.views[v]?.action?.startsWith("open(") && acted) opened.add(nameOf(acted));
+    names.forEach((name, k) => {
+      if (!opened.has(name)) return;
+      const box = coloured ? nearestColoured(boxMasks, (m) => m.rgb, optionColour(name)) : boxMasks[0];
+      if (!box) return;
+      const inside = masks.filter((m) => m !== box && !isBoxLabel(m.label) && !isLidLabel(m.label) && withinBox(m, box)).map((m) => m.label);
+      const p = phaseOf(v);
+      boxes[k]!.phases[p] = [...new Set([...(boxes[k]!.phases[p] ?? []), ...inside])];
+    });
+  });
+  return changeDecision(q.options, boxes, trace);
 }
 
 export function createSymbolic2dReasoner(o: Symbolic2dOptions = { labels: "oracle", labelSeed: "0" }): Reasoner {

@@ -37,11 +37,16 @@ export interface Draft {
   agentLimits?: { min_camera_height_m: number };
   /** Pairs allowed to touch or nest (contact, containment, stacking) in the intersection check. */
   allowedOverlaps?: Array<[number, number]>;
-  /** Re-derives the answer from the placed geometry alone; must agree with `answer`. */
-  derive(objects: readonly TaskObject[]): string;
+  /**
+   * A world that changes between looks (Temporal Understanding): each phase's objects and primary viewpoint, phase 0's
+   * being `objects` and `agent`. Absent: one unchanging world.
+   */
+  phases?: Array<{ label: string; objects: TaskObject[]; agent: AgentPose }>;
+  /** Re-derives the answer from the placed geometry alone (a phased draft's: every phase's objects); must agree with `answer`. */
+  derive(objects: readonly TaskObject[], phases?: ReadonlyArray<readonly TaskObject[]>): string;
   /** Options that depend on the initial view (counting tasks offer the count it shows); replaces `options`. */
   finalizeOptions?(probe: InitialViewProbe): string[];
-  /** Checks that the initial view does what the construction rule says; returns a failure reason or null. */
+  /** Checks that the initial view (a phased draft's: each phase's primary view) does what the construction rule says; returns a failure reason or null. */
   checkInitialView(probe: InitialViewProbe): string | null;
   /** What the ground-truth trajectory's views must show, and candidate poses to show it from. */
   gtGoals: ViewGoal[];

@@ -34,7 +34,7 @@ const BOX_COUNT = 5;
  * Uniform scale of a box over its library model: ESI's released boxes measure 0.27-0.52 m across and 0.27-0.31 m high
  * (`resolved_objects.containers[].bbox`); ours span 0.4-0.6 m across, 0.25-0.36 m high, so size tells nothing.
  */
-const BOX_SCALE: [number, number] = [1.0, 1.2];
+export const BOX_SCALE: [number, number] = [1.0, 1.2];
 /** A target keeps this clearance (m) from the box's inner walls and from the lid: ours, so it never touches either. */
 const TARGET_CLEARANCE_M = 0.02;
 /**
@@ -43,18 +43,18 @@ const TARGET_CLEARANCE_M = 0.02;
  */
 const TABLE_SHARE = 0.5;
 /** Boxes and the table stand this far (m) from the agent along the view: counting.ts's spots, a bit deeper for 5 boxes. */
-const BOX_DISTANCE_M: [number, number] = [1.6, 3.4];
+export const BOX_DISTANCE_M: [number, number] = [1.6, 3.4];
 /** Floor clearance (m) between neighbouring boxes, so each box and lid shows as its own object. Ours. */
-const BOX_GAP_M = 0.15;
+export const BOX_GAP_M = 0.15;
 /**
  * The ground-truth trajectory opens each box from poses this far (m) from its centre, at the agent's eye height: within
  * the hands' reach of a 0.4-0.6 m box, close enough to see down into it once open. Ours.
  */
-const GT_OPEN_RADII_M = [0.6, 0.85];
+export const GT_OPEN_RADII_M = [0.6, 0.85];
 /** Eye heights of the opening's key poses: the agent's, and one and two of ESI's 0.25 m `move_up` steps above (a box on a table). */
-const GT_OPEN_HEIGHTS_M = (eye: number) => [eye, eye + HEIGHT_STEP_M, eye + 2 * HEIGHT_STEP_M];
+export const GT_OPEN_HEIGHTS_M = (eye: number) => [eye, eye + HEIGHT_STEP_M, eye + 2 * HEIGHT_STEP_M];
 /** Key poses per radius around a box for its opening. */
-const GT_OPEN_AZIMUTHS = 8;
+export const GT_OPEN_AZIMUTHS = 8;
 /**
  * After opening a box the trajectory looks into it: the view's axis within this of the box's inner floor (deg). Half
  * the diagonal of a 15 deg yaw and pitch step, plus a margin, so some pose on the lattice meets it.
@@ -65,7 +65,7 @@ const LOOK_INTO_DEG = 12;
  * Whether a view looks into an open box: its optical axis within LOOK_INTO_DEG of the inner floor's centre, and the
  * sightline to it passing over the near rim (the eye high enough: a box on a table needs a step up).
  */
-function looksInto(pose: AgentPose, box: TaskObject): boolean {
+export function looksInto(pose: AgentPose, box: TaskObject): boolean {
   const p = innerFloor(box);
   const d = [p[0] - pose.position[0], p[1] - pose.position[1], p[2] - pose.position[2]];
   const axis = [Math.cos(pose.pitch) * Math.cos(pose.yaw), Math.cos(pose.pitch) * Math.sin(pose.yaw), Math.sin(pose.pitch)];
@@ -87,7 +87,7 @@ function targetsInBoxes(objects: readonly TaskObject[], category: string): TaskO
 }
 
 /** Count categories whose unrotated box fits every box type's interior at the smallest scale, with clearance. */
-const FITTING_CATEGORIES = COUNT_CATEGORIES.filter((c) => {
+export const FITTING_CATEGORIES = COUNT_CATEGORIES.filter((c) => {
   const t = SceneBuilder.scaledExtent(`${c}/0`, 1);
   return ENCLOSURE_BOX_CATEGORIES.every((bc) => {
     const inner = interiorOf(bc, SceneBuilder.scaledExtent(categoryDef(bc).models[0]!.id, BOX_SCALE[0]))!.extent;
@@ -106,19 +106,29 @@ function tableInView(s: CountingScene): { table: TaskObject; top: number } | nul
   return { table, top: table.position[2] + table.extent[2] / 2 };
 }
 
-/** A closed box at (x, y) standing on `bottom` (support: a table's id or the floor), its lid resting on the rim. */
-function closedBox(b: SceneBuilder, x: number, y: number, bottom: number, support: number | "floor"): { box: TaskObject; lid: TaskObject } {
-  const category = b.rng.pick(ENCLOSURE_BOX_CATEGORIES);
+/**
+ * A closed box at (x, y) standing on `bottom` (support: a table's id or the floor), its lid resting on the rim; of a
+ * random box category and colour unless `look` fixes them.
+ */
+export function closedBox(
+  b: SceneBuilder,
+  x: number,
+  y: number,
+  bottom: number,
+  support: number | "floor",
+  look?: { category: string; color: string },
+): { box: TaskObject; lid: TaskObject } {
+  const category = look?.category ?? b.rng.pick(ENCLOSURE_BOX_CATEGORIES);
   const scale = b.rng.uniform(...BOX_SCALE);
   const yaw = b.rng.uniform(-Math.PI, Math.PI);
-  const box = b.add(category, { x, y, bottom, yaw, scale, role: "container", support });
+  const box = b.add(category, { x, y, bottom, yaw, scale, role: "container", support, ...(look ? { color: look.color } : {}) });
   const top = box.position[2] + box.extent[2] / 2;
   const lid = b.add(LID_CATEGORY, { x, y, bottom: top, yaw, scale: lidScaleFor(box.extent), color: box.color, role: "lid", support: box.id });
   return { box, lid };
 }
 
 /** One target near the centre of the box's interior: on its inner bottom, aligned with the box (the way it fits). */
-function targetInside(b: SceneBuilder, box: TaskObject, category: string): TaskObject {
+export function targetInside(b: SceneBuilder, box: TaskObject, category: string): TaskObject {
   const inner = interiorOf(box.category, box.extent)!.extent;
   const t = SceneBuilder.scaledExtent(`${category}/0`, 1);
   const boxYaw = objectBox(box).yaw;
@@ -206,13 +216,13 @@ export function structuralEnclosure(rng: Rng, ctx: GeneratorContext, plan: Answe
 }
 
 /** A box's inner floor centre: where the trajectory looks once the box is open. */
-function innerFloor(box: TaskObject): Vec3 {
+export function innerFloor(box: TaskObject): Vec3 {
   const inner = interiorOf(box.category, box.extent)!.extent;
   return [box.position[0], box.position[1], box.position[2] + box.extent[2] / 2 - inner[2]];
 }
 
 /** Objects in a greedy walking order from a point: each time the nearest on the floor plan to the last one. */
-function nearestFirst(objects: readonly TaskObject[], from: readonly number[]): TaskObject[] {
+export function nearestFirst(objects: readonly TaskObject[], from: readonly number[]): TaskObject[] {
   const left = [...objects],
     out: TaskObject[] = [];
   let at = from;

@@ -7,7 +7,6 @@
  */
 import type { AgentPose } from "../../../core/math/camera.js";
 import { intrinsicsFromHfov, poseToExtrinsic } from "../../../core/math/camera.js";
-import { REACH_M } from "../../../core/task/actions.js";
 import type { CameraSpec, Task, TaskObject } from "../../../core/task/schema.js";
 import { Hands } from "../manipulation/hands.js";
 import { boxDistance } from "../manipulation/references.js";
@@ -15,7 +14,8 @@ import { taskPhysics } from "../physics/taskWorld.js";
 import { buildScene } from "../scene.js";
 import { render } from "../raster.js";
 import { idCounts } from "../../../core/idTally.js";
-import { worldOf } from "../agent.js";
+import { replay, worldOf } from "../agent.js";
+import { isNavigationAction, parseAgentAction, REACH_M } from "../../../core/task/actions.js";
 import { buildGtTrajectory, GT_ACTION_BUDGET, type GtTrajectory, type ViewGoal } from "./gtTrajectory.js";
 import { viewVisibility, VISIBLE_MIN_PX } from "./visibility.js";
 import { Resample } from "./common.js";
@@ -113,4 +113,37 @@ export function buildActingGtTrajectory(
   // the act's own view: the same pose in the changed world
   if (actViewDue) views.push(viewVisibility(buildScene({ ...world0, objects }), spec, pose));
   return { actions, views, objects };
+}
+
+/**
+ * A ground-truth trajectory replayed in another world from `start`, as a bundle's capture replays it (capture.ts):
+ * the poses from the navigation actions in the starting world, each act done by the hands on what the view before it
+ * showed. Returns every view's visibility; an act that fails there throws Resample (the trajectory does not hold in
+ * that world).
+ */
+export function replayActingGt(world0: World, spec: CameraSpec, start: AgentPose, actions: readonly string[]): GtTrajectory["views"] {
+  const hands = new Hands(world0.objects, world0.room.size, taskPhysics(world0));
+  const poses = replay(worldOf(world0), start, actions);
+  let scene = buildScene(world0);
+  const views: GtTrajectory["views"] = [viewVisibility(scene, spec, start)];
+  let seen = fullCounts(scene, spec, start);
+  actions.forEach((a, i) => {
+    const pose = poses[i + 1]!;
+    if (isNavigationAction(a)) hands.carry(pose);
+    else {
+      const p = parseAgentAction(a, "all");
+      if ("error" in p || p.action.kind !== "hands") throw new Error(`replayActingGt: "${a}" is no action`);
+      const r = hands.apply(
+        p.action.name,
+        p.action.objects.map((text) => ({ text })),
+        pose,
+        seen,
+      );
+      if (!r.ok) throw new Resample(`ground-truth trajectory replayed: ${a} fails: ${r.result}`);
+    }
+    scene = buildScene({ ...world0, objects: hands.current() });
+    views.push(viewVisibility(scene, spec, pose));
+    seen = fullCounts(scene, spec, pose);
+  });
+  return views;
 }

@@ -5,7 +5,7 @@
  * fails, never writing it.
  */
 import { Rng } from "../../../core/math/rng.js";
-import { poseQuaternion } from "../../../core/math/camera.js";
+import { poseQuaternion, type AgentPose } from "../../../core/math/camera.js";
 import { SUBCATEGORY_CATEGORY, type GeneratedSubcategory } from "../../../core/task/taxonomy.js";
 import { TaskSchema, type CameraSpec, type Task } from "../../../core/task/schema.js";
 import { buildScene } from "../scene.js";
@@ -14,7 +14,7 @@ import { assignNames, Resample } from "./common.js";
 import type { Draft, Generator, InitialViewProbe } from "./draft.js";
 import { placementProblems } from "../../../core/objects/placement.js";
 import { buildGtTrajectory } from "./gtTrajectory.js";
-import { buildActingGtTrajectory } from "./gtReveal.js";
+import { buildActingGtTrajectory, replayActingGt } from "./gtReveal.js";
 import { visibleCounts, visibleFraction, VISIBLE_MIN_PX } from "./visibility.js";
 import { geometricConfiguration, linearAlignment, physicalContact } from "./spatial.js";
 import { dimensionalSize, spatialDistance } from "./metric.js";
@@ -27,6 +27,7 @@ import { stackingStability } from "./stacking.js";
 import { structuralEnclosure } from "./enclosure.js";
 import { deformable } from "./deformable.js";
 import { mirrorCorrespondence, mirrorSpatialRelations, reflectionAuthoring } from "./mirror.js";
+import { unobservedChange } from "./unobservedChange.js";
 import { actionOrderInference } from "./actionOrder.js";
 import { loadPhysics } from "../physics/world.js";
 import { generatorContext, GeneratorOptionsSchema, type GeneratorContext } from "./options.js";
@@ -59,6 +60,7 @@ const GENERATORS: Record<GeneratedSubcategory, Generator> = {
   reflection_authoring: reflectionAuthoring,
   mirror_spatial_relations: mirrorSpatialRelations,
   mirror_correspondence: mirrorCorrespondence,
+  unobserved_change: unobservedChange,
   action_order_inference: actionOrderInference,
 };
 
@@ -76,7 +78,18 @@ function finalizeDraft(d: Draft, subcategory: GeneratedSubcategory, taskId: stri
   const problem = placementProblems(d.room, d.objects, { allowedOverlaps: d.allowedOverlaps })[0];
   if (problem) throw new Resample(problem.message);
   // the answer follows from the placed geometry
-  const derived = d.derive(d.objects);
+  // a world that changes: each later phase's objects pass the same checks
+  const later = d.phases?.slice(1) ?? [];
+  for (const ph of later) {
+    const problem = placementProblems(d.room, ph.objects, { allowedOverlaps: d.allowedOverlaps })[0];
+    if (problem) throw new Resample(`${ph.label}: ${problem.message}`);
+  }
+  const derived = d.phases
+    ? d.derive(
+        d.objects,
+        d.phases.map((ph) => ph.objects),
+      )
+    : d.derive(d.objects);
   if (derived !== d.answer) throw new Resample(`answer "${d.answer}" does not follow from the geometry ("${derived}")`);
   const world = worldOf({ room: d.room, objects: d.objects, ...(d.agentLimits ? { agent_limits: d.agentLimits } : {}) });
   if (!isFree(world, d.agent.position)) throw new Resample("initial pose is not a free agent position");
@@ -95,6 +108,10 @@ function finalizeDraft(d: Draft, subcategory: GeneratedSubcategory, taskId: stri
   };
   const failure = d.checkInitialView(probe);
   if (failure) throw new Resample(`initial view: ${failure}`);
+  for (const ph of later) {
+    const phaseFailure = laterPhaseViewProblem(d, ph, camera);
+    if (phaseFailure) throw new Resample(`${ph.label}'s primary view: ${phaseFailure}`);
+  }
   const options = d.finalizeOptions ? d.finalizeOptions(probe) : d.options;
   // the planned answer position (answerPlan.ts): a wrong count is the generator's bug, a wrong slot a draw to redo
   if (options.length !== plan.options)
@@ -111,7 +128,15 @@ function finalizeDraft(d: Draft, subcategory: GeneratedSubcategory, taskId: stri
         d.gtKeyPoses,
       )
     : buildGtTrajectory(scene, camera, world, d.agent, d.gtGoals, d.gtKeyPoses);
-  const objectIds = new Set(d.objects.map((o) => o.id));
+  // a phased task's ground-truth views: the trajectory replayed in each later phase's world from its own viewpoint
+  // (paradigmViews), after phase 0's
+  const gtViews = [
+    ...gt.views,
+    ...later.flatMap((ph) =>
+      replayActingGt({ room: d.room, objects: ph.objects, lighting: d.lighting, label_metadata: d.metadata }, camera, ph.agent, gt.actions),
+    ),
+  ];
+  const objectIds = new Set([...d.objects, ...later.flatMap((ph) => ph.objects)].map((o) => o.id));
   const task: Task = {
     schema: "esi3d-task/1",
     task_id: taskId,
@@ -125,9 +150,9 @@ function finalizeDraft(d: Draft, subcategory: GeneratedSubcategory, taskId: stri
     objects: d.objects,
     lighting: d.lighting,
     camera,
-    agent_initial: { position: d.agent.position, orientation: poseQuaternion(d.agent), yaw: d.agent.yaw, pitch: d.agent.pitch },
+    agent_initial: agentRecord(d.agent),
     action_trajectory: gt.actions,
-    view_object_existence: gt.views.map((v, i) => ({
+    view_object_existence: gtViews.map((v, i) => ({
       view: i,
       visible: [...v.counts.entries()]
         .filter(([id, n]) => objectIds.has(id) && n >= VISIBLE_MIN_PX)
@@ -142,12 +167,30 @@ function finalizeDraft(d: Draft, subcategory: GeneratedSubcategory, taskId: stri
     relevant_object_ids: d.relevant,
     label_metadata: d.metadata,
     ...(d.agentLimits ? { agent_limits: d.agentLimits } : {}),
+    ...(d.phases ? { phases: d.phases.map((ph) => ({ label: ph.label, objects: ph.objects, agent: agentRecord(ph.agent) })) } : {}),
   };
   // ESI-Bench's construction (Appendix Q): discard an instance whose task-relevant object is invisible in every rendered view
   for (const id of d.relevant) {
     if (!task.view_object_existence.some((v) => v.visible.includes(id))) throw new Resample(`relevant object ${id} never visible`);
   }
   return TaskSchema.parse(task);
+}
+
+/** A pose as a task records it. */
+const agentRecord = (p: AgentPose) => ({ position: p.position, orientation: poseQuaternion(p), yaw: p.yaw, pitch: p.pitch });
+
+/** What a later phase's primary view breaks of the draft's initial-view rule (null: nothing); its pose must be free. */
+function laterPhaseViewProblem(d: Draft, ph: NonNullable<Draft["phases"]>[number], camera: CameraSpec): string | null {
+  const world = worldOf({ room: d.room, objects: ph.objects, ...(d.agentLimits ? { agent_limits: d.agentLimits } : {}) });
+  if (!isFree(world, ph.agent.position)) return "not a free agent position";
+  const scene = buildScene({ room: d.room, objects: ph.objects, lighting: d.lighting });
+  return d.checkInitialView({
+    scene,
+    camera,
+    pose: ph.agent,
+    counts: visibleCounts(scene, camera, ph.agent),
+    fraction: (id) => visibleFraction(scene, camera, ph.agent, id).fraction,
+  });
 }
 
 export interface GenerateStats {

@@ -106,8 +106,10 @@ class ExplorerAgent implements ActiveAgent {
   private readonly rng: Rng;
   private readonly categories: Set<string>;
   private readonly counting: boolean;
-  private readonly answers: Array<string | null> = [];
-  private readonly reveals = new RevealLog();
+  private answers: Array<string | null> = [];
+  private reveals = new RevealLog();
+  /** The phase of a changing world the agent last looked at: a new one has its boxes closed again. */
+  private phaseIndex = 0;
   /** The 2D arm's acts refused as out of reach so far (each is followed by the walk towards the target it says). */
   private outOfReach = 0;
   /** The reveal the agent asked for at its last step, whose outcome the next step reads. */
@@ -237,7 +239,7 @@ class ExplorerAgent implements ActiveAgent {
 
   private async answerNow(ctx: AgentContext, signal?: AbortSignal): Promise<ReasonerAnswer> {
     return this.arm === "3d"
-      ? createSymbolicReasoner().answer({ task: this.task, graph: ctx.graph!, uncertainty: ctx.uncertainty }, signal)
+      ? createSymbolicReasoner().answer({ task: this.task, graph: ctx.graph!, bundle: ctx.bundle, uncertainty: ctx.uncertainty }, signal)
       : createSymbolic2dReasoner().answer({ task: this.task, bundle: ctx.bundle }, signal);
   }
 
@@ -246,6 +248,7 @@ class ExplorerAgent implements ActiveAgent {
     // a move that did not change the pose was blocked: never plan it from there again
     const prev = ctx.history.at(-1);
     if (ctx.lastBlocked && prev?.action) this.blocked.add(`${poseKey(ctx.pose)}|${prev.action}`);
+    if (ctx.phase && ctx.phase.index !== this.phaseIndex) this.enterPhase(ctx.phase.index);
     this.integrate(ctx);
     const a = await this.answerNow(ctx, signal);
     const trace = [...a.raw];
@@ -411,6 +414,17 @@ class ExplorerAgent implements ActiveAgent {
     this.pending = t;
     const action = `${t.action}(${t.ref})`;
     return { action, why: `the view shows a ${t.ref} that may hide what the question needs: ${action}` };
+  }
+
+  /** The world changed while no one looked: what it revealed and its answers so far belong to the last phase. */
+  private enterPhase(index: number): void {
+    this.phaseIndex = index;
+    this.reveals = new RevealLog();
+    this.pending = null;
+    this.looking = null;
+    this.walk2d = null;
+    this.outOfReach = 0;
+    this.answers = [];
   }
 
   /** What the agent saw its own experiment show, as an answer (null: no experiment watched). */

@@ -245,7 +245,7 @@ class LlmAgent implements ActiveAgent {
     parts.push(
       final
         ? `Your step budget is exhausted (step ${ctx.step} of ${ctx.maxSteps}) or you stopped: you must commit now. Choose one of ${listedOptions(this.task, this.o).join(", ")}; "${NOT_SURE}" is not allowed. Reply with the JSON object, action "stop".`
-        : `Step ${ctx.step} of ${ctx.maxSteps}. Reply with the JSON object.`,
+        : `Step ${ctx.step} of ${ctx.maxSteps}.${ctx.phase ? ` You are in ${ctx.phase.label} of ${ctx.phase.count}: the world changes between phases while no one looks, and your steps are shared among them.` : ""} Reply with the JSON object.`,
     );
     return {
       system: systemPrompt(this.task, this.o, this.arm, ctx.actions),

@@ -58,6 +58,8 @@ export interface AgentContext {
   /** 3D LLM arms: how the graph is serialized. */
   format?: GraphFormat;
   uncertainty?: boolean;
+  /** A world that changes (a task with phases): the phase the agent is in now, of how many. */
+  phase?: { index: number; count: number; label: string };
 }
 
 export interface AgentDecision {
