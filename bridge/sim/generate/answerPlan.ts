@@ -54,6 +54,8 @@ const ANSWER_FORMS: Record<GeneratedSubcategory, readonly number[]> = {
   reflection_authoring: [2],
   mirror_spatial_relations: [2],
   mirror_correspondence: [3],
+  // agentObservation.ts: ESI's four counts 0-3
+  agent_observation: [4],
 };
 
 export interface AnswerPlan {

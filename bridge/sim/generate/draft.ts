@@ -8,6 +8,7 @@ import type { ViewGoal } from "./gtTrajectory.js";
 import type { GeneratorContext } from "./options.js";
 import type { AnswerPlan } from "./answerPlan.js";
 import type { GtAct } from "./gtReveal.js";
+import type { DraftPhase } from "./phases.js";
 
 export interface InitialViewProbe {
   scene: RenderScene;
@@ -48,6 +49,11 @@ export interface Draft {
   gtKeyPoses: AgentPose[];
   /** Acts the ground-truth trajectory does first (open a lid, lift a cloth), each from one of its key poses (gtReveal.ts). */
   gtActs?: GtAct[];
+  /**
+   * A world that changes while no one acts, in time order (phase 0: `objects` seen from `agent`): the suite checks
+   * every phase and takes one ground-truth view per phase (phases.ts).
+   */
+  phases?: DraftPhase[];
 }
 
 /** Draws a task's scene and question; `plan` says which question form to ask and where the right answer must sit (answerPlan.ts). */

@@ -30,6 +30,8 @@ import { mirrorCorrespondence, mirrorSpatialRelations, reflectionAuthoring } fro
 import { loadPhysics } from "../physics/world.js";
 import { generatorContext, GeneratorOptionsSchema, type GeneratorContext } from "./options.js";
 import { answerPlan, type AnswerPlan } from "./answerPlan.js";
+import { phasedGroundTruth, phaseRecords } from "./phases.js";
+import { agentObservation } from "./agentObservation.js";
 
 const GENERATORS: Record<GeneratedSubcategory, Generator> = {
   geometric_configuration: geometricConfiguration,
@@ -58,6 +60,7 @@ const GENERATORS: Record<GeneratedSubcategory, Generator> = {
   reflection_authoring: reflectionAuthoring,
   mirror_spatial_relations: mirrorSpatialRelations,
   mirror_correspondence: mirrorCorrespondence,
+  agent_observation: agentObservation,
 };
 
 /** Draws per task before giving up (each failed draw is re-sampled with a fresh stream). */
@@ -99,16 +102,18 @@ function finalizeDraft(d: Draft, subcategory: GeneratedSubcategory, taskId: stri
     throw new Error(`${taskId}: the ${subcategory} generator offered ${options.length} options where its form ${plan.form} has ${plan.options}`);
   // an ordering's answer is no option: its plan fixes the item count only
   if (!d.answerSpec && options.indexOf(d.answer) !== plan.slot) throw new Resample(`answer at option ${options.indexOf(d.answer)}, planned at ${plan.slot}`);
-  const gt = d.gtActs?.length
-    ? buildActingGtTrajectory(
-        { room: d.room, objects: d.objects, lighting: d.lighting, label_metadata: d.metadata },
-        camera,
-        d.agent,
-        d.gtActs,
-        d.gtGoals,
-        d.gtKeyPoses,
-      )
-    : buildGtTrajectory(scene, camera, world, d.agent, d.gtGoals, d.gtKeyPoses);
+  const gt = d.phases
+    ? phasedGroundTruth({ ...d, phases: d.phases }, camera)
+    : d.gtActs?.length
+      ? buildActingGtTrajectory(
+          { room: d.room, objects: d.objects, lighting: d.lighting, label_metadata: d.metadata },
+          camera,
+          d.agent,
+          d.gtActs,
+          d.gtGoals,
+          d.gtKeyPoses,
+        )
+      : buildGtTrajectory(scene, camera, world, d.agent, d.gtGoals, d.gtKeyPoses);
   const objectIds = new Set(d.objects.map((o) => o.id));
   const task: Task = {
     schema: "esi3d-task/1",
@@ -140,6 +145,7 @@ function finalizeDraft(d: Draft, subcategory: GeneratedSubcategory, taskId: stri
     relevant_object_ids: d.relevant,
     label_metadata: d.metadata,
     ...(d.agentLimits ? { agent_limits: d.agentLimits } : {}),
+    ...(d.phases ? { phases: phaseRecords(d.phases) } : {}),
   };
   // ESI-Bench's construction (Appendix Q): discard an instance whose task-relevant object is invisible in every rendered view
   for (const id of d.relevant) {
