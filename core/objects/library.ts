@@ -121,6 +121,8 @@ const BOX_LID = {
   knobHeightM: 0.02,
 };
 
+/** The robot's category (Agent Observation's navigating robot). */
+export const ROBOT_CATEGORY = "robot";
 /** The robot's body (Agent Observation): its base radius (m), ours, half of R1's base width. */
 const ROBOT_BODY = { baseRadiusM: 0.2 };
 
@@ -1170,14 +1172,14 @@ const CATS: CategoryDef[] = [
   },
   // ---- agents (after the parts, for the same reason) ----
   {
-    category: "robot",
+    category: ROBOT_CATEGORY,
     group: "agent",
     // what a detector takes a tall thin figure on a round base for
     confusables: ["lamp", "stool"],
     flags: { agent: true },
     models: [
       {
-        id: "robot/0",
+        id: `${ROBOT_CATEGORY}/0`,
         palette: ["white", "grey", "orange"],
         secondary: "black",
         accent: "blue",

@@ -94,6 +94,8 @@ export const BUILTIN_SUBCATEGORIES = [
   "reflection_authoring",
   "mirror_spatial_relations",
   "mirror_correspondence",
+  // issue 48's Temporal Understanding, after them for the same reason
+  "agent_observation",
 ] as const satisfies readonly Subcategory[];
 export type BuiltinSubcategory = (typeof BUILTIN_SUBCATEGORIES)[number];
 
@@ -103,7 +105,7 @@ export type BuiltinSubcategory = (typeof BUILTIN_SUBCATEGORIES)[number];
  * Stacking & Stability's generators here before their programs; none is staged now). `generateTask` draws
  * them; `esi3d generate` and `run` do not.
  */
-const STAGED_SUBCATEGORIES = ["agent_observation"] as const satisfies readonly Subcategory[];
+const STAGED_SUBCATEGORIES = [] as const satisfies readonly Subcategory[];
 export type GeneratedSubcategory = BuiltinSubcategory | (typeof STAGED_SUBCATEGORIES)[number];
 
 /** Human-readable names, as the paper's tables print them. */

@@ -30,6 +30,7 @@ import { stackOrder } from "./stackingPrograms.js";
 import { byDrapeHeight, CLOTH_LABEL, optionCategory } from "./deformablePrograms.js";
 import { enclosureAnswer, graphEnclosureCount } from "./enclosurePrograms.js";
 import { mirrorCorrespondenceProgram, mirrorSpatialProgram, reflectionAuthoringProgram } from "./mirrorPrograms.js";
+import { agentObservationProgram } from "./agentObservationPrograms.js";
 
 /** Distance scales at which a decision counts as certain (m or relative), per rule. */
 const CONFIDENCE_SCALE = {
@@ -380,6 +381,7 @@ const PROGRAMS: Record<BuiltinSubcategory, Program> = {
   reflection_authoring: (p) => reflectionAuthoringProgram(p.g, p.q, p.trace),
   mirror_spatial_relations: (p) => mirrorSpatialProgram(p.g, p.q, p.trace),
   mirror_correspondence: (p) => mirrorCorrespondenceProgram(p.g, p.q, p.trace),
+  agent_observation: (p) => agentObservationProgram(p.g, p.q, p.trace),
 };
 
 /**

@@ -17,30 +17,28 @@
 import type { AgentPose } from "../../../core/math/camera.js";
 import type { Rng } from "../../../core/math/rng.js";
 import { quatFromYaw } from "../../../core/math/quat.js";
+import { polylineDistance } from "../../../core/math/polyline.js";
 import type { TaskObject } from "../../../core/task/schema.js";
-import { buildModel, categoryDef } from "../../../core/objects/library.js";
+import { buildModel, categoryDef, ROBOT_CATEGORY } from "../../../core/objects/library.js";
 import { BODY_CLEARANCE_M, isFree, lookAt, worldOf, type World } from "../agent.js";
 import { buildScene } from "../scene.js";
 import { planPath } from "./planner.js";
 import { assignNames, defaultLighting, displayName, makeRoom, require, round4, SceneBuilder, type Room } from "./common.js";
-import type { Draft } from "./draft.js";
-import type { DraftPhase } from "./phases.js";
+import type { Draft, DraftPhase } from "./draft.js";
 import { visibleCounts, VISIBLE_MIN_PX } from "./visibility.js";
 import type { GeneratorContext } from "./options.js";
 import type { AnswerPlan } from "./answerPlan.js";
 
-/** The robot's category in the object library. */
-export const ROBOT_CATEGORY = "robot";
 /** ESI `PROXIMITY_THRESH`: an object is passed when the robot comes within this distance (m) of it. */
-export const PASS_DISTANCE_M = 1.0;
+const PASS_DISTANCE_M = 1.0;
 /** ESI `NUM_OBJECTS_MIN`, `NUM_OBJECTS_MAX`: objects of the asked category. */
-export const HIDDEN_COUNT: readonly [number, number] = [1, 3];
+const HIDDEN_COUNT: readonly [number, number] = [1, 3];
 /** ESI `MIN_PATH_WAYPOINTS`: the planned path's least waypoint count (ours: the 0.25 m lattice's points). */
-export const MIN_PATH_WAYPOINTS = 10;
+const MIN_PATH_WAYPOINTS = 10;
 /** ESI `MAX_PAIR_ATTEMPTS`: start/goal draws before the scene is given up. */
 const MAX_PAIR_ATTEMPTS = 20;
 /** ESI `select_valid_start_goal`'s `min_sep`: start and goal at least this far apart (m). */
-export const START_GOAL_MIN_SEPARATION_M = 2.0;
+const START_GOAL_MIN_SEPARATION_M = 2.0;
 /** ESI `N_TRAV_CANDIDATES`: free floor points drawn as start/goal candidates. */
 const START_GOAL_CANDIDATES = 200;
 /** ESI `place_objects_along_path`: the sideways offset is the robot's half-width plus this (m). */
@@ -52,7 +50,7 @@ const OBJECT_MARGIN_M = 0.2;
  * (133 Agent Observation runs) show the robot 0.385 m further along its walk between consecutive frames (median;
  * p10 0.33, p90 0.45), the first frame at the start. Ours: a frame every this many metres of the path.
  */
-export const OBSERVER_FRAME_SPACING_M = 0.385;
+const OBSERVER_FRAME_SPACING_M = 0.385;
 /**
  * The observer's height: ESI's code declares `OBSERVER_HEIGHT = 5.0` but never uses it; the camera sits at the
  * robot's box top (`robot_bbox_top_z`, 1.19 m in 108 of 133 released records), so ours is our robot's height.
@@ -68,7 +66,7 @@ const OBSERVER_BEHIND_MARGIN_M = 0.05;
 /** Ours: the robot keeps this much more than its half-width (m) from furniture and walls on its path. */
 const ROBOT_CLEARANCE_M = 0.05;
 /** Ours: an object the robot does not pass stands at least this far (m) from its path, well beyond PASS_DISTANCE_M. */
-export const UNPASSED_MIN_DISTANCE_M = 1.3;
+const UNPASSED_MIN_DISTANCE_M = 1.3;
 /** Ours: objects of other categories beside the path (the question counts one category). */
 const DISTRACTOR_COUNT: readonly [number, number] = [0, 2];
 /** ESI's options: 0, 1, 2, 3 (`choices`, every released record). */
@@ -90,22 +88,6 @@ const MAX_PATH_STEPS = 120;
 const PLANNING_HEIGHT_M = 1.0;
 
 type XY = [number, number];
-
-/** Distance from a point to a polyline (m). */
-export function polylineDistance(p: readonly number[], path: readonly XY[]): number {
-  if (path.length === 1) return Math.hypot(p[0]! - path[0]![0], p[1]! - path[0]![1]);
-  let best = Infinity;
-  for (let i = 0; i + 1 < path.length; i++) {
-    const [ax, ay] = path[i]!,
-      [bx, by] = path[i + 1]!;
-    const dx = bx - ax,
-      dy = by - ay,
-      L2 = dx * dx + dy * dy;
-    const t = L2 > 0 ? Math.max(0, Math.min(1, ((p[0]! - ax) * dx + (p[1]! - ay) * dy) / L2)) : 0;
-    best = Math.min(best, Math.hypot(p[0]! - (ax + t * dx), p[1]! - (ay + t * dy)));
-  }
-  return best;
-}
 
 /** The free space of the robot's base: the agent's world with every footprint and wall grown to the robot's clearance. */
 function robotWorld(room: Room, objects: readonly TaskObject[], robotHalf: number): World {
@@ -148,7 +130,7 @@ function plannedWalk(rng: Rng, room: Room, world: World): XY[] {
 }
 
 /** Positions and headings every `spacing` metres along a polyline, from its start (ESI's observer frames). */
-export function framesAlong(path: readonly XY[], spacing: number): Array<{ at: XY; yaw: number }> {
+function framesAlong(path: readonly XY[], spacing: number): Array<{ at: XY; yaw: number }> {
   const out: Array<{ at: XY; yaw: number }> = [];
   let next = 0,
     walked = 0;
@@ -210,7 +192,7 @@ function robotAt(robot: TaskObject, at: XY, yaw: number): TaskObject {
 }
 
 /** Objects of `category` within PASS_DISTANCE_M of the path: the answer, from the placed geometry. */
-export function passedBy(objects: readonly TaskObject[], category: string, path: readonly XY[]): TaskObject[] {
+function passedBy(objects: readonly TaskObject[], category: string, path: readonly XY[]): TaskObject[] {
   return objects.filter((o) => o.category === category && polylineDistance(o.position, path) < PASS_DISTANCE_M);
 }
 

@@ -8,7 +8,6 @@ import type { ViewGoal } from "./gtTrajectory.js";
 import type { GeneratorContext } from "./options.js";
 import type { AnswerPlan } from "./answerPlan.js";
 import type { GtAct } from "./gtReveal.js";
-import type { DraftPhase } from "./phases.js";
 
 export interface InitialViewProbe {
   scene: RenderScene;
@@ -18,6 +17,15 @@ export interface InitialViewProbe {
   counts: Map<number, number>;
   /** Visible fraction of an object (see visibility.ts visibleFraction). */
   fraction(id: number): number;
+}
+
+/** One phase of a world that changes while no one acts. */
+export interface DraftPhase {
+  label: string;
+  /** every object in this phase (phase 0's are the draft's own objects) */
+  objects: TaskObject[];
+  /** the phase's viewpoint (phase 0's is the draft's agent) */
+  agent: AgentPose;
 }
 
 export interface Draft {

@@ -3,24 +3,15 @@
  * the ground-truth views of a phased task. Its ground-truth trajectory takes no action: paradigmViews looks at each
  * phase once from the phase's own pose, so the ground-truth views are one per phase, each in its phase's world.
  */
-import type { AgentPose } from "../../../core/math/camera.js";
 import { poseQuaternion } from "../../../core/math/camera.js";
-import type { CameraSpec, Task, TaskObject } from "../../../core/task/schema.js";
+import type { CameraSpec, Task } from "../../../core/task/schema.js";
 import { placementProblems } from "../../../core/objects/placement.js";
 import { buildScene } from "../scene.js";
 import { isFree, worldOf } from "../agent.js";
 import { Resample } from "./common.js";
-import type { Draft } from "./draft.js";
+import type { Draft, DraftPhase } from "./draft.js";
 import type { GtTrajectory } from "./gtTrajectory.js";
 import { viewVisibility } from "./visibility.js";
-
-export interface DraftPhase {
-  label: string;
-  /** every object in this phase (phase 0's are the draft's own objects) */
-  objects: TaskObject[];
-  /** the phase's viewpoint (phase 0's is the draft's agent) */
-  agent: AgentPose;
-}
 
 /**
  * Checks each phase as the suite checks the draft's own world (objects placed without intersecting, the pose a free
