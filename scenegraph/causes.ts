@@ -96,11 +96,32 @@ const isNoisy = (meta: Record<string, unknown>): boolean => Array.isArray(meta.p
 export interface CauseInput {
   cloud: Pick<PointCloud, "view" | "pixel" | "instance" | "imageWidth" | "meta" | "source">;
   bundle: Pick<FrameBundle, "views">;
+  /** the phase of each view, for a bundle of a changing world's phases (absent otherwise) */
+  phaseOfView?: readonly number[];
   members: Uint32Array;
   centroid: Vec3;
   status: "duplicate" | "hallucinated";
   /** a duplicate's twin: its id and members */
   twin: { id: string; members: Uint32Array } | null;
+}
+
+/**
+ * A duplicate split by time: its points and its twin's come from disjoint phases of a changing world, so the
+ * memory kept one copy per phase instead of following the object (what a fused memory does to a moved object
+ * that stayed within the gate). The text, or null when the phases overlap or the bundle has none.
+ */
+function phaseSplit(c: CauseInput): string | null {
+  if (!c.phaseOfView || !c.twin) return null;
+  const phases = (m: Uint32Array) => new Set(viewsOf(m, c.cloud).map((v) => c.phaseOfView![v.view] ?? 0));
+  const mine = phases(c.members),
+    theirs = phases(c.twin.members);
+  if ([...mine].some((p) => theirs.has(p))) return null;
+  const list = (s: Set<number>) =>
+    [...s]
+      .sort((a, b) => a - b)
+      .map((p) => `phase ${p + 1}`)
+      .join(", ");
+  return `it holds what ${list(mine)} saw and its twin what ${list(theirs)} saw: the object changed place between them and the memory kept both`;
 }
 
 /** Why a duplicate or hallucinated node exists, from what the cloud records (see the header). */
@@ -112,6 +133,8 @@ export function nodeCause(c: CauseInput): NodeCause {
   const twinViews = c.twin ? viewsOf(c.twin.members, c.cloud).slice(0, CAUSE_VIEWS) : [];
   const twinText = c.twin ? `; its twin ${c.twin.id} from ${twinViews.map((v) => `view ${v.view}`).join(", ") || "no view"}` : "";
   const from = `its points come from ${viewText || "no view"}${twinText}`;
+  const split = c.status === "duplicate" ? phaseSplit(c) : null;
+  if (split) return { views: named, component: "change", text: `${from}: ${split}` };
   const meta = c.cloud.meta as unknown as NoisyMeta;
   if (c.cloud.source !== "noisy" || !isNoisy(c.cloud.meta)) {
     if (c.status === "duplicate" && c.cloud.source === "gt")

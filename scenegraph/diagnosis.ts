@@ -30,6 +30,8 @@ import { diagnoseRegions } from "./regionDiagnosis.js";
 import type { Vec3 } from "../core/math/vec.js";
 import type { FrameBundle } from "../core/bundle/io.js";
 import type { Task, TaskObject } from "../core/task/schema.js";
+import { worldAtLastPhase } from "../core/task/phases.js";
+import { isPhased, viewPhases } from "../core/bundle/viewPhases.js";
 import type { PointCloud } from "../reconstruct/pointcloud.js";
 import { objectBox } from "../core/objects/geometry.js";
 import { MIRROR_CATEGORY, mirrorPlane, reflectPoint, seenThroughMirror, signedPlaneDistance } from "../core/objects/mirror.js";
@@ -84,6 +86,8 @@ export const PRE_MATCH_RULES = {
   far_from_object: "hallucinated",
   /** far from where its moved object is, near where it was (the same gate, told of the move) */
   left_behind: "stale",
+  /** its points show an object that a later phase of a changing world no longer holds (removed or replaced) */
+  gone_since: "stale",
   /** behind a mirror, seen through it, where a true object's reflection is (applied before the gate) */
   seen_in_mirror: "mirror_ghost",
   /** on a mirror's glass, labelled as what the glass reflects, not as the mirror (applied before the gate) */
@@ -182,7 +186,8 @@ export interface DiagnoseInput {
   members: Uint32Array[];
   cloud: PointCloud;
   task: Task;
-  bundle: Pick<FrameBundle, "views">;
+  /** the manifest's views say which phase each view saw, for a changing world (absent: none) */
+  bundle: Pick<FrameBundle, "views"> & { manifest?: Pick<FrameBundle["manifest"], "views"> };
   /** Relations of the ground-truth graph, with node ids "o<objectId>". */
   trueRelations: readonly Relation[];
 }
@@ -224,8 +229,10 @@ interface DiagnosisContext {
   shareCounts: ShareCounts[];
   /** per instance id (16-bit): the cloud's points showing it; for a true object, its observed points */
   cloudPointsOf: Uint32Array;
-  /** moved objects by id: where each was (objects holds where it is) */
-  movedFrom: Map<number, TaskObject>;
+  /** moved objects by id: where each was before (objects holds where it is) */
+  movedFrom: Map<number, TaskObject[]>;
+  /** objects of an earlier phase that the last phase no longer holds (removed, replaced) */
+  gone: TaskObject[];
   /** the task's mirrors (where they are now): empty for a scene without any */
   mirrors: MirrorPlane[];
 }
@@ -247,12 +254,15 @@ export function diagnose(input: DiagnoseInput): Diagnosis {
  */
 function recordCauses(input: DiagnoseInput, nodeDiag: NodeDiagnosis[]): void {
   const index = new Map(input.graph.nodes.map((n, k) => [n.id, k]));
+  const manifest = input.bundle.manifest;
+  const phaseOfView = manifest && isPhased(manifest) ? viewPhases(manifest) : null;
   nodeDiag.forEach((d, k) => {
     if (d.status !== "duplicate" && d.status !== "hallucinated") return;
     const twin = d.twin === null ? undefined : index.get(d.twin);
     d.cause = nodeCause({
       cloud: input.cloud,
       bundle: input.bundle,
+      ...(phaseOfView ? { phaseOfView } : {}),
       members: input.members[k]!,
       centroid: input.graph.nodes[k]!.box.centre,
       status: d.status,
@@ -282,13 +292,19 @@ function diagnoseNodesAndObjects(input: NodeDiagnoseInput) {
 
 function diagnosisContext(input: NodeDiagnoseInput): DiagnosisContext {
   const { graph, members, cloud, task } = input;
-  // geometry is judged where the objects are now; a moved object's old pose only names its stale nodes
+  // geometry is judged where the objects are now (a changing world's last phase); a moved object's old poses
+  // only name its stale nodes, a gone object's its left-behind ones
+  const end = worldAtLastPhase(task);
   const moves = new Map((input.moved ?? []).map((m) => [m.id, m]));
-  const objects = task.objects.map((o) => {
+  const objects = end.objects.map((o) => {
     const m = moves.get(o.id);
     return m ? atPose(o, m.to) : o;
   });
-  const movedFrom = new Map(task.objects.filter((o) => moves.has(o.id)).map((o) => [o.id, atPose(o, moves.get(o.id)!.from)]));
+  const movedFrom = new Map(end.earlierPlaces);
+  for (const o of end.objects) {
+    const m = moves.get(o.id);
+    if (m) movedFrom.set(o.id, [...(movedFrom.get(o.id) ?? []), atPose(o, m.from)]);
+  }
   const objIndex = new Map(objects.map((o, i) => [o.id, i]));
   const instance = cloud.instance;
   // typed counters, not a Map update per point
@@ -297,16 +313,18 @@ function diagnosisContext(input: NodeDiagnoseInput): DiagnosisContext {
   // the first-appearance order is kept: classifyByShares sums the shares in it
   const shareCounts = graph.nodes.map((_, k): ShareCounts => tallyIds(instance, members[k]!));
   const mirrors = objects.filter((o) => o.category === MIRROR_CATEGORY).map(mirrorPlane);
-  return { input, objects, objIndex, shareCounts, cloudPointsOf, movedFrom, mirrors };
+  return { input, objects, objIndex, shareCounts, cloudPointsOf, movedFrom, gone: end.gone, mirrors };
 }
 
 /** Phase 1: hallucinated / merged / candidate (provisionally "duplicate") from the shares of each node's points. */
 function classifyByShares(ctx: DiagnosisContext): NodeDiagnosis[] {
   const { graph, members } = ctx.input;
   return graph.nodes.map((n, k) => {
-    const { objShares, objectShare, rule } = objectSharesOf(ctx, ctx.shareCounts[k]!, members[k]!.length);
+    const { objShares, objectShare, rule: shareRule } = objectSharesOf(ctx, ctx.shareCounts[k]!, members[k]!.length);
+    const gone = shareRule === "low_object_share" ? goneObjectOf(ctx, ctx.shareCounts[k]!, members[k]!.length) : null;
+    const rule = gone ? "gone_since" : shareRule;
     const status: NodeStatus = rule ? PRE_MATCH_RULES[rule] : "duplicate";
-    const top = objShares[0];
+    const top = gone ?? objShares[0];
     return {
       node: n.id,
       label: n.label,
@@ -321,6 +339,18 @@ function classifyByShares(ctx: DiagnosisContext): NodeDiagnosis[] {
       label_correct: null,
     };
   });
+}
+
+/** The object gone by the last phase that holds at least MATCH_MIN_PURITY of a node's points (null: none). */
+function goneObjectOf(ctx: DiagnosisContext, counts: ShareCounts, points: number): { id: number; name: string; share: number } | null {
+  let best: TaskObject | null = null,
+    most = 0;
+  for (const o of ctx.gone) {
+    const c = shareOf(counts, o.id);
+    if (c > most) (best = o), (most = c);
+  }
+  const share = most / (points || 1);
+  return best && share >= MATCH_MIN_PURITY ? { id: best.id, name: best.name, share } : null;
 }
 
 /** The node's points per true object (largest first), their sum, and the share rule they meet (null: none). */
@@ -412,8 +442,8 @@ function applyGeometricGate(ctx: DiagnosisContext, nodeDiag: NodeDiagnosis[]): v
     const obj = ctx.objects[ctx.objIndex.get(d.object_id!)!]!;
     const centroid = ctx.input.graph.nodes[k]!.centroid;
     if (!isFarFromObject(pointObjectDistance(centroid, obj))) return;
-    const was = ctx.movedFrom.get(obj.id);
-    if (was && !isFarFromObject(pointObjectDistance(centroid, was))) d.status = "stale";
+    const was = ctx.movedFrom.get(obj.id) ?? [];
+    if (was.some((w) => !isFarFromObject(pointObjectDistance(centroid, w)))) d.status = "stale";
     else {
       d.status = "hallucinated";
       d.object_id = null;
@@ -547,6 +577,9 @@ function nodeMetrics(ctx: DiagnosisContext, nodeDiag: NodeDiagnosis[], objDiag: 
     merged: count("merged"),
     hallucinated: count("hallucinated"),
     stale: count("stale"),
+    ...(ctx.input.bundle.manifest && isPhased(ctx.input.bundle.manifest)
+      ? { duplicates_by_change: nodeDiag.filter((d) => d.status === "duplicate" && d.cause?.component === "change").length }
+      : {}),
     ...(ctx.mirrors.length ? { mirror_ghosts: count("mirror_ghost") } : {}),
     missed_unseen: objDiag.filter((o) => o.status === "missed-unseen").length,
     missed_lost: objDiag.filter((o) => o.status === "missed-lost").length,

@@ -13,8 +13,11 @@ const share = () => z.number().min(0).max(1);
 const count = () => z.number().int().min(0);
 const rate = () => z.number().min(0);
 
-/** The noise components a node's cause names (scenegraph/causes.ts); masks: a duplicate that exact depth and poses did not prevent. */
-const CAUSE_COMPONENTS = ["pose", "drift", "scale", "blobs", "labels", "masks"] as const;
+/**
+ * The noise components a node's cause names (scenegraph/causes.ts); masks: a duplicate that exact depth and poses
+ * did not prevent; change: a duplicate of a changing world whose copies come from different phases.
+ */
+const CAUSE_COMPONENTS = ["pose", "drift", "scale", "blobs", "labels", "masks", "change"] as const;
 
 const NodeCauseSchema = z
   .object({
@@ -90,6 +93,11 @@ export const GraphMetricsSchema = z
     merged: count(),
     hallucinated: count(),
     stale: count().optional().describe("nodes where a moved object was and no longer is (absent in diagnoses written before objects could move: none)"),
+    duplicates_by_change: count()
+      .optional()
+      .describe(
+        "duplicates whose copies come from different phases of a changing world (cause 'change'); the rest of `duplicates` is noise's (absent for an unchanging world)",
+      ),
     mirror_ghosts: count()
       .optional()
       .describe(

@@ -15,6 +15,9 @@ export const LABEL_MODES = ["oracle", "appearance"] as const;
 export type LabelMode = (typeof LABEL_MODES)[number];
 
 export const INSTANCE_MODES = ["fusion", "dbscan"] as const;
+
+/** How a graph remembers views of a world that changed between them (scenegraph/time.ts). */
+const TIME_MODES = ["diff", "fuse"] as const;
 export type InstanceMode = (typeof INSTANCE_MODES)[number];
 
 export const GraphOptionsSchema = z
@@ -33,6 +36,12 @@ export const GraphOptionsSchema = z
       .regex(/^[A-Za-z0-9_.-]+$/, "use letters, digits, '_', '.', '-' only")
       .default("0")
       .describe("appearance labels: seed of the detector error model"),
+    time: z
+      .enum(TIME_MODES)
+      .default("diff")
+      .describe(
+        "views from several phases of a changing world: diff (each phase's graph followed into the next: kept, moved, removed, added, replaced) | fuse (every view in one graph, as for an unchanging world); other bundles are the same either way",
+      ),
   })
   .strict();
 
@@ -41,6 +50,7 @@ export const GRAPH_FLAGS: readonly FlagSpec[] = [
   { path: "instances", flag: "--instances <mode>" },
   { path: "labels", flag: "--labels <mode>" },
   { path: "labelSeed", flag: "--label-seed <seed>" },
+  { path: "time", flag: "--time <mode>" },
 ];
 
 /** The instance builder that runs: fusion needs 2D masks, so `--masks none` always clusters with DBSCAN. */

@@ -19,6 +19,8 @@ import { IncrementalGraph } from "./incremental.js";
 import type { Relation } from "./types.js";
 import { structureIdsOf } from "./evidence.js";
 import { InputError } from "../core/errors.js";
+import { diffGraph, stampFused } from "./time.js";
+import { isPhased } from "../core/bundle/viewPhases.js";
 import type { ManipulationEvent } from "./manipulation.js";
 
 export interface PipelineRuntime extends Omit<CloudRuntime, "excludeIds"> {
@@ -68,7 +70,7 @@ export class SharedCloud {
 
 /** A graph's cloud options: its options without the graph's own (masks, instances, labels). */
 function cloudOptionsOf(options: GraphPipelineOptions) {
-  const { masks: _masks, instances: _instances, labels: _labels, labelSeed: _labelSeed, ...cloudOptions } = options;
+  const { masks: _masks, instances: _instances, labels: _labels, labelSeed: _labelSeed, time: _time, ...cloudOptions } = options;
   return cloudOptions;
 }
 
@@ -155,10 +157,11 @@ export async function graphCloud(
 ): Promise<{ full: PointCloud; cloud: PointCloud }> {
   // with masks, structure points never reach an instance: leave them out of the cloud
   const exclude = o.masks === "none" ? undefined : structureIds(bundle);
-  // a multi-room task keeps its structure points for the region layer (rooms from walls and floor)
-  const layout = bundle.manifest.task?.room.layout !== undefined;
-  const full = await buildPointCloud(bundle, cloudOptionsOf(o), { ...runtime, excludeIds: layout ? undefined : exclude });
-  return { full, cloud: layout ? withoutIds(full, exclude) : full };
+  // a multi-room task keeps its structure points for the region layer (rooms from walls and floor), a diff of
+  // phases for telling which places its views saw
+  const keepStructure = bundle.manifest.task?.room.layout !== undefined || (o.time === "diff" && isPhased(bundle.manifest));
+  const full = await buildPointCloud(bundle, cloudOptionsOf(o), { ...runtime, excludeIds: keepStructure ? undefined : exclude });
+  return { full, cloud: keepStructure ? withoutIds(full, exclude) : full };
 }
 
 /** The graph of a bundle under options as GraphPipelineOptionsSchema parsed them at the front-end (no second check here). */
@@ -193,7 +196,11 @@ export async function graphOfBundle(bundle: FrameBundle, o: GraphPipelineOptions
   const instances = effectiveInstances(o.masks, o.instances);
   if (instances !== o.instances) notes.push("masks none has no 2D masks to fuse; using instances dbscan");
   // a noisy cloud with label corruption brings its corrupted masks; the diagnosis keeps the true bundle
-  const result = buildSceneGraph(cloud, await labelledFor(bundle, cloud), { masks: o.masks, instances, labels: o.labels, labelSeed: o.labelSeed });
+  const seen = await labelledFor(bundle, cloud);
+  const graphOptions = { masks: o.masks, instances, labels: o.labels, labelSeed: o.labelSeed };
+  const phased = isPhased(bundle.manifest);
+  const result = phased && o.time === "diff" ? diffGraph(cloud, full, seen, graphOptions) : buildSceneGraph(cloud, seen, graphOptions);
+  if (phased && o.time === "fuse") stampFused(result, cloud, bundle.manifest);
   if (task?.room.layout !== undefined) {
     // without masks the cloud's labels are not evidence: floor and walls come from the geometry alone
     const structure = o.masks === "none" ? segmentStructure(full.xyz).mask : undefined;

@@ -91,6 +91,46 @@ const NodePhysicsSchema = z
   })
   .strict();
 
+/**
+ * What the diff of a changing world's phases says of a node (scenegraph/time.ts): kept (seen again where it was),
+ * moved (seen elsewhere, its old place seen empty), added (seen where earlier views saw nothing), replaced (seen
+ * where a node of another label was), new (first seen where no earlier view looked), unconfirmed (not seen in a
+ * later phase whose views did not see its place either: kept as last seen), removed (its place seen empty: in
+ * the graph's changes, not among its nodes).
+ */
+const NODE_CHANGES = ["kept", "moved", "added", "replaced", "new", "unconfirmed", "removed"] as const;
+export type NodeChange = (typeof NODE_CHANGES)[number];
+
+const NodeTimeSchema = z
+  .object({
+    seen_in: z.array(count()).min(1).describe("the phases whose views saw the node, ascending"),
+    last_seen: count().describe("the last phase that saw it"),
+    change: z.enum(NODE_CHANGES).optional().describe("what the diff of the phases says happened to it (diff graphs only)"),
+  })
+  .strict();
+
+const TimeChangeSchema = z
+  .object({
+    change: z.enum(NODE_CHANGES).exclude(["kept", "new", "unconfirmed"]),
+    label: z.string().min(1).max(MAX_LABEL_CHARS).describe("the label of what changed"),
+    phase: count().describe("the phase whose views showed the change"),
+    at: PointSchema.describe("where it is now (removed: where it was)"),
+    from: PointSchema.optional().describe("moved: where it was"),
+    was: z.string().max(MAX_LABEL_CHARS).optional().describe("replaced: the label of what stood there before"),
+    node: z.string().optional().describe("the node it left in the graph (absent for a removal)"),
+  })
+  .strict();
+export type TimeChange = z.infer<typeof TimeChangeSchema>;
+
+/** A graph of a bundle whose views come from several phases of a changing world. */
+const GraphTimeSchema = z
+  .object({
+    mode: z.enum(["diff", "fuse"]).describe("diff: the phases followed in time order; fuse: every view's points in one graph (changes not tracked)"),
+    phases: z.array(z.string().min(1)).min(2).describe("the phases' labels, in time order"),
+    changes: z.array(TimeChangeSchema).describe("what changed between phases, in time order (diff graphs; empty when fused)"),
+  })
+  .strict();
+
 const GraphNodeSchema = z
   .object({
     id: z.string().min(1).max(64).describe("node id, unique in the graph (n<k> predicted, o<objectId> ground truth)"),
@@ -128,6 +168,7 @@ const GraphNodeSchema = z
     physics: NodePhysicsSchema.optional().describe(
       "what the node's points show that physics questions need (issue 45); absent in graphs written before it was recorded",
     ),
+    time: NodeTimeSchema.optional().describe("graphs of a changing world's phases: when the node was seen, and what changed (absent otherwise)"),
   })
   .strict();
 
@@ -254,6 +295,7 @@ export const SceneGraphSchema = z
     structure: z.object({ floor_points: count(), wall_points: count() }).strict().describe("structure points found (floor, walls), for reference"),
     regions: RegionLayerSchema.optional(),
     mirrors: z.array(GraphMirrorSchema).optional().describe("planar mirrors the graph's nodes show (flat nodes labelled mirror); absent when there are none"),
+    time: GraphTimeSchema.optional().describe("set on graphs of a bundle whose views come from several phases of a changing world"),
     timings_ms: z.record(z.string(), z.number()),
   })
   .strict()

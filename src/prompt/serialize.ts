@@ -36,7 +36,7 @@ import {
   STACK_CONTACT_M,
 } from "../../scenegraph/relations.js";
 import { MIN_TOP_CELLS, TOP_CELL_M, TOP_PLANE_MAX_RMS_M, UPRIGHT_MAX_TILT_DEG } from "../../scenegraph/physicalAttributes.js";
-import { PREDICATES, type GraphNode, type Predicate, type Relation, type SceneGraph } from "../../scenegraph/types.js";
+import { PREDICATES, type GraphNode, type NodeChange, type Predicate, type Relation, type SceneGraph } from "../../scenegraph/types.js";
 import { GRAPH_FORMATS, type GraphFormat } from "./formats.js";
 
 /** Decimals for metres in every format: 0.01 m (ali-dev and BBQ; CG `main`'s 0.1 m loses small objects). */
@@ -275,13 +275,14 @@ function physicsMembers(n: GraphNode, uncertainty: boolean): string[] {
   return parts;
 }
 
-function nodeJson(n: GraphNode, uncertainty: boolean): string {
+function nodeJson(n: GraphNode, uncertainty: boolean, phases?: readonly string[]): string {
   const parts = [
     ...identityMembers(n),
     `"centre": ${fmtVec(n.box.centre)}`,
     `"extent": ${fmtVec(n.box.extent)}`,
     `"yaw_deg": ${boxYawDeg(n.box.yaw)}`,
     ...physicsMembers(n, uncertainty),
+    ...timeMembers(n, phases),
   ];
   if (uncertainty) parts.push(...evidenceMembers(n));
   return `{${parts.join(", ")}}`;
@@ -318,7 +319,7 @@ function serializeJson(g: SceneGraph, uncertainty: boolean, withRelations: boole
   }
   const out = [`Scene graph: ${plural(g.nodes.length, "object")}${withRelations ? `, ${plural(g.relations.length, "relation")}` : ""}.`, "", conv.join("\n")];
   if (uncertainty) out.push("", uncertaintyLines("json", withRelations, hasPhysics(g), hasMayContain(g), hasBehindMirror(g)).join("\n"));
-  out.push("", "Objects (JSON list):", jsonList(g.nodes.map((n) => nodeJson(n, uncertainty))));
+  out.push("", "Objects (JSON list):", jsonList(g.nodes.map((n) => nodeJson(n, uncertainty, g.time?.phases))));
   if (withRelations) out.push("", "Relations (JSON list):", jsonList(g.relations.map((r) => relationJson(r, uncertainty))));
   return out.join("\n");
 }
@@ -392,7 +393,7 @@ function serializeText(g: SceneGraph, uncertainty: boolean): string {
       // predicate groups are separated by semicolons: a group may itself list several objects with commas
       s += `; it is ${groups.join("; ")}`;
     }
-    s += ".";
+    s += `.${timePhrase(n, g.time?.phases)}`;
     if (uncertainty) {
       const ev = [`seen in ${plural(n.views.length, "view")}, ${plural(n.raw_point_count, "point")}, confidence ${fmt(n.mean_confidence, FRACTION_DECIMALS)}`];
       const votes = labelVotes(n);
@@ -625,7 +626,102 @@ function mirrorSection(g: SceneGraph, format: SerializeOptions["format"]): strin
 }
 
 export function serializeGraph(graph: SceneGraph, opts: SerializeOptions): string {
-  return serializeObjects(graph, opts) + mirrorSection(graph, opts.format) + regionSection(graph, opts.format);
+  return serializeObjects(graph, opts) + mirrorSection(graph, opts.format) + regionSection(graph, opts.format) + timeSection(graph, opts.format);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// time (graphs of a changing world's phases only: every other graph serializes as before)
+
+/** An object's moments, as JSON members: the phases that saw it, and what the diff says happened to it. */
+function timeMembers(n: GraphNode, phases: readonly string[] | undefined): string[] {
+  if (!n.time || !phases) return [];
+  const parts = [`"seen_in": [${n.time.seen_in.map((p) => q(phases[p] ?? `phase ${p + 1}`)).join(", ")}]`];
+  if (n.time.change) parts.push(`"change": ${q(n.time.change)}`);
+  return parts;
+}
+
+/** The same in words, after an object's sentence. */
+function timePhrase(n: GraphNode, phases: readonly string[] | undefined): string {
+  if (!n.time || !phases) return "";
+  const seen = n.time.seen_in.map((p) => phases[p] ?? `phase ${p + 1}`);
+  const only = seen.length === 1 && phases.length > 1 ? " only" : "";
+  return ` Seen in ${joinAnd(seen)}${only}${n.time.change ? `; ${CHANGE_PHRASE[n.time.change]}` : ""}.`;
+}
+
+const capitalise = (w: string) => w.charAt(0).toUpperCase() + w.slice(1);
+
+const CHANGE_PHRASE: Record<NodeChange, string> = {
+  kept: "kept (seen again in the same place)",
+  moved: "moved (seen elsewhere, its old place seen empty)",
+  added: "added (seen where earlier views saw nothing)",
+  replaced: "replaced (seen where an object of another label was)",
+  new: "new to the views (no earlier view saw its place: whether it changed is unknown)",
+  unconfirmed: "unconfirmed (not seen again, and the later views did not see its place either: it may be gone)",
+  removed: "removed (its place seen empty)",
+};
+
+/**
+ * What the views say about time: the moments, in order, and how the graph remembers them. A diff graph lists what
+ * changed between moments (its removals are in no object's entry); a fused graph warns that an object that moved
+ * can appear twice. A JSON list in the json formats, sentences otherwise.
+ */
+function timeSection(g: SceneGraph, format: SerializeOptions["format"]): string {
+  const t = g.time;
+  if (!t) return "";
+  const moments = `The views show the scene at ${plural(t.phases.length, "moment")}, in time order: ${joinAnd(t.phases)}; the scene may have changed between them while no one watched.`;
+  const how =
+    t.mode === "diff"
+      ? "This graph is the memory after the last moment: each object says in which moments it was seen and what comparing the moments says happened to it " +
+        "(kept: seen again in the same place; moved: seen elsewhere, its old place seen empty; added: seen where earlier views saw nothing; replaced: seen where an object of another label was; " +
+        "new: first seen where no earlier view looked, so whether it changed is unknown; unconfirmed: not seen again, and the later views did not see its place either). " +
+        "An object whose place a later moment saw empty is in no object's entry: it is listed as removed."
+      : "This graph fuses the views of every moment into one: an object that moved can appear twice (where it was and where it is), and a removed object can still appear. " +
+        `Each object says in which moments it was seen; ${t.phases.at(-1)} is the scene now.`;
+  const head = ["", "", `Time: ${moments} ${how}`];
+  // the cognitive map names categories, not objects: their moments are listed here instead
+  if (format === "cogmap")
+    head.push(
+      ...g.nodes
+        .filter((n) => n.time)
+        .map((n) => `${n.id} (${article(n.label)} ${n.label} at x ${fmt(n.box.centre[0])}, y ${fmt(n.box.centre[1])}):${timePhrase(n, t.phases)}`),
+    );
+  if (t.mode === "fuse") return head.join("\n");
+  const at = (v: readonly number[]) => `(${v.map((x) => fmt(x)).join(", ")})`;
+  if (format === "json" || format === "relations") {
+    const items = t.changes.map((c) =>
+      [
+        `"change": ${q(c.change)}`,
+        `"label": ${q(c.label)}`,
+        `"seen_in": ${q(t.phases[c.phase] ?? `phase ${c.phase + 1}`)}`,
+        `"at": ${fmtVec(c.at)}`,
+        ...(c.from ? [`"from": ${fmtVec(c.from)}`] : []),
+        ...(c.was ? [`"was": ${q(c.was)}`] : []),
+        ...(c.node ? [`"object": ${q(c.node)}`] : []),
+      ].join(", "),
+    );
+    return [
+      ...head,
+      "- `at`: where it is now (for a removal, where it was); `from`: where a moved object was; `was`: what a replaced object replaced.",
+      "",
+      "Changes (JSON list):",
+      jsonList(items.map((x) => `{${x}}`)),
+    ].join("\n");
+  }
+  const sentences = t.changes.map((c) => {
+    const when = `by ${t.phases[c.phase] ?? `phase ${c.phase + 1}`}`;
+    const who = c.node ? `${c.node} (${article(c.label)} ${c.label})` : `${article(c.label)} ${c.label}`;
+    switch (c.change) {
+      case "moved":
+        return `${who} moved ${when} from ${at(c.from!)} to ${at(c.at)} m.`;
+      case "removed":
+        return `${capitalise(article(c.label))} ${c.label} at ${at(c.at)} m was removed ${when}.`;
+      case "replaced":
+        return `${who} replaced ${article(c.was!)} ${c.was} at ${at(c.at)} m ${when}.`;
+      default:
+        return `${who} was added at ${at(c.at)} m ${when}.`;
+    }
+  });
+  return [...head, ...(sentences.length ? sentences : ["No change was seen."])].join("\n");
 }
 
 function serializeObjects(graph: SceneGraph, opts: SerializeOptions): string {

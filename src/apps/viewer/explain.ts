@@ -11,6 +11,7 @@
  */
 import type { PointCloud } from "../../../reconstruct/pointcloud.js";
 import type { Task, TaskObject } from "../../../core/task/schema.js";
+import { worldAtLastPhase } from "../../../core/task/phases.js";
 import type { Diagnosis, NodeDiagnosis } from "../../../scenegraph/diagnosisSchema.js";
 import type { SceneGraph } from "../../../scenegraph/types.js";
 import {
@@ -58,10 +59,19 @@ function objectCounts(members: Uint32Array, instance: Uint16Array, ids: Readonly
  * Which rule decides a node, in the diagnosis's order (its own rule functions); the stored status where the match
  * decides. `distanceM`: to its dominant object where it is now; `wasM`: to where it was, when it was moved.
  */
-function ruleOf(objectShare: number, shares: number[], distanceM: number | null, wasM: number | null, stored: NodeDiagnosis, ghostRule: NodeRule): NodeRule {
+function ruleOf(
+  objectShare: number,
+  shares: number[],
+  distanceM: number | null,
+  wasM: number | null,
+  stored: NodeDiagnosis,
+  ghostRule: NodeRule,
+  goneShare: number,
+): NodeRule {
   // settled before the shares' rules: its points carry the mirror's id, not what they show
   if (stored.status === "mirror_ghost") return ghostRule;
   const byShares = shareRuleOf(objectShare, shares);
+  if (byShares === "low_object_share" && goneShare >= MATCH_MIN_PURITY) return "gone_since";
   if (byShares) return byShares;
   if (distanceM !== null && isFarFromObject(distanceM)) return wasM !== null && !isFarFromObject(wasM) ? "left_behind" : "far_from_object";
   if (stored.status === "matched") return "matched";
@@ -90,7 +100,14 @@ export function explainDiagnosis(input: ExplainInput): Explanations {
   const { task, graph, members, cloud, diagnosis } = input;
   // judged where the objects are now, as the diagnosis was; a moved object's old pose only names its stale nodes
   const moves = new Map((input.moved ?? []).map((m) => [m.id, m]));
-  const byId = new Map(task.objects.map((o) => [o.id, moves.has(o.id) ? atPose(o, moves.get(o.id)!.to) : o]));
+  // a changing world is judged at its last phase, as the diagnosis judges it
+  const end = worldAtLastPhase(task);
+  const byId = new Map(end.objects.map((o) => [o.id, moves.has(o.id) ? atPose(o, moves.get(o.id)!.to) : o]));
+  const goneById = new Map(end.gone.map((o) => [o.id, o]));
+  const earlierPlaces = (o: TaskObject): TaskObject[] => [
+    ...(end.earlierPlaces.get(o.id) ?? []),
+    ...(moves.has(o.id) ? [atPose(o, moves.get(o.id)!.from)] : []),
+  ];
   const ids = new Set(byId.keys());
   const inCloud = cloudPointsPerObject(cloud, ids);
   const stored = new Map(diagnosis.nodes.map((d) => [d.node, d]));
@@ -104,11 +121,14 @@ export function explainDiagnosis(input: ExplainInput): Explanations {
     const top = counts[0] ? byId.get(counts[0].id)! : null;
     const second = counts[1] ? byId.get(counts[1].id)! : null;
     const distanceM = top ? pointObjectDistance(n.centroid, top) : null;
-    const was = top && moves.has(top.id) ? atPose(top, moves.get(top.id)!.from) : null;
-    const wasM = was ? pointObjectDistance(n.centroid, was) : null;
+    const places = top ? earlierPlaces(top) : [];
+    const wasM = places.length ? Math.min(...places.map((p) => pointObjectDistance(n.centroid, p))) : null;
+    const was = wasM !== null;
+    const goneTop = objectCounts(members[k]!, cloud.instance, new Set(goneById.keys()))[0];
+    const goneShare = goneTop ? goneTop.points / total : 0;
     const iouTop = top ? counts[0]!.points / (members[k]!.length + (inCloud.get(top.id) ?? 0) - counts[0]!.points) : null;
     const mirror = d.mirror_id === undefined ? undefined : byId.get(d.mirror_id);
-    const rule = ruleOf(objectShare, shares, distanceM, wasM, d, mirror ? mirrorGhostRule(mirror, n.centroid) : "seen_in_mirror");
+    const rule = ruleOf(objectShare, shares, distanceM, wasM, d, mirror ? mirrorGhostRule(mirror, n.centroid) : "seen_in_mirror", goneShare);
     const facts: StatusFact[] = [
       {
         name: "points on true objects",
@@ -193,6 +213,7 @@ export function explainDiagnosis(input: ExplainInput): Explanations {
             twin,
             mirrored: d.mirrors_object === undefined ? undefined : byId.get(d.mirrors_object),
             mirror,
+            gone: goneTop ? { object: goneById.get(goneTop.id)!, share: goneShare } : undefined,
           })
         : `the stored diagnosis says ${d.status}, but its rules on these points give ${RULE_STATUS[rule]} (${rule.replace(/_/g, " ")}): the diagnosis was made by other code`,
       facts,
@@ -225,6 +246,8 @@ function nodeWhy(
     /** for a mirror ghost: the object it mirrors, and the mirror */
     mirrored?: TaskObject;
     mirror?: TaskObject;
+    /** the object gone by the last phase that most of its points show */
+    gone?: { object: TaskObject; share: number };
   },
 ): string {
   switch (rule) {
@@ -238,6 +261,8 @@ function nodeWhy(
       return `its points are mostly ${f.top!.name}'s (${pct(f.shares[0]!)}), but its centroid is ${metres(f.distanceM!)} from that object's true box (farther than ${metres(NEAR_OBJECT_M)}): displaced geometry near no true object`;
     case "left_behind":
       return `its points are mostly ${f.top!.name}'s (${pct(f.shares[0]!)}), but that object was moved: its centroid is ${metres(f.distanceM!)} from the object's box where it is now (farther than ${metres(NEAR_OBJECT_M)}) and ${metres(f.wasM!)} from where it was: the node stayed where the object was instead of following it`;
+    case "gone_since":
+      return `${pct(f.gone!.share)} of its points show ${f.gone!.object.name}, which a later phase no longer holds (removed or replaced): the node kept an object that is gone`;
     case "seen_in_mirror":
       return `it lies behind ${f.mirror?.name ?? "a mirror"}, seen through it, and its points show ${f.mirrored?.name ?? "a true object"} in the mirror, within ${metres(NEAR_OBJECT_M)} of where that object's mirror image is: a reflection taken for geometry`;
     case "reflection_on_mirror":

@@ -20,6 +20,12 @@ import { renderBundle } from "../../../bridge/sim/capture.js";
 import { noisyPointCloud } from "../../../reconstruct/noisy/index.js";
 import { buildSceneGraph } from "../../../scenegraph/build.js";
 import { mirrorGraphTask } from "../../helpers/mirrorScene.js";
+import { changingWorld } from "../../helpers/changingWorld.js";
+import { backprojectViews } from "../../../reconstruct/gt/backproject.js";
+import { bundleCategories } from "../../../reconstruct/categories.js";
+import { withoutIds } from "../../../reconstruct/index.js";
+import { structureIdsOf } from "../../../scenegraph/evidence.js";
+import { diffGraph, stampFused } from "../../../scenegraph/time.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const load = <T>(name: string): T => JSON.parse(readFileSync(join(here, "fixtures", name), "utf8")) as T;
@@ -54,7 +60,19 @@ export function docExamples(): Record<string, string> {
     masks: "instance",
     instances: "fusion",
   }).graph;
+  // a room that changed between two looks (test/helpers/changingWorld.ts): one view of each phase, diffed and fused
+  const world = changingWorld();
+  const timeBundle = renderBundle(world.task, "single");
+  const timeFull = backprojectViews(timeBundle.views, bundleCategories(timeBundle));
+  const timeCloud = withoutIds(timeFull, structureIdsOf(timeBundle.manifest));
+  const graphOptions = { masks: "instance", instances: "fusion" } as const;
+  const diffed = diffGraph(timeCloud, timeFull, timeBundle, graphOptions).graph;
+  const fused = buildSceneGraph(timeCloud, timeBundle, graphOptions);
+  stampFused(fused, timeCloud, timeBundle.manifest);
   return {
+    "time-relations-diff-tail":
+      "Objects (JSON list):" + serializeGraph(diffed, { format: "relations", uncertainty: false }).split("\nObjects (JSON list):")[1]!,
+    "time-text-fuse-objects": "Objects:" + serializeGraph(fused.graph, { format: "text", uncertainty: false }).split("\nObjects:")[1]!,
     "mirror-json-uncertainty-tail":
       "Objects (JSON list):" + serializeGraph(mirrorGraph, { format: "json", uncertainty: true }).split("\nObjects (JSON list):")[1]!,
     "mirror-text-tail": "Mirrors:" + serializeGraph(mirrorGraph, { format: "text", uncertainty: false }).split("\nMirrors:")[1]!,
