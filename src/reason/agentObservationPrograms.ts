@@ -3,9 +3,9 @@
  * 1.0 m during its walk? The views are the static observer's frames, each of the world at one moment of the walk (one
  * phase each, in time order), each turned towards the robot.
  *
- * - 3D (the graph): a robot seen at another place is another node, so the robot's nodes, taken in the order of the
- *   earliest view that saw each, are its walk; the answer is the nodes of the category within 1.0 m of that polyline
- *   (ESI-Bench's spec: "objects within 1.0 m of a polyline").
+ * - 3D (the graph): the robot's places in time order are its walk: a diff graph lists its moves (from, to, the phase
+ *   that saw it moved), a fused graph keeps a node per place (each with the phases that saw it); the answer is the
+ *   nodes of the category within 1.0 m of that polyline (ESI-Bench's spec: "objects within 1.0 m of a polyline").
  * - 2D (the masks): no depth, no pose, no identity across views. In each view, the robot's mask and the category's
  *   masks stand on the floor where size constancy puts them (the camera's frame); a mask within 1.0 m of the robot's
  *   in the same view is an object passed. An object seen from the fixed observer keeps its distance from it while the
@@ -25,6 +25,8 @@ const PASS_DISTANCE_M = 1.0;
 const PASS_MARGIN_SCALE_M = 0.3;
 /** Nodes of the category closer than this (m) are one object seen twice. Ours: the generator keeps objects 0.2 m apart plus their sizes. */
 const SAME_OBJECT_M = 0.2;
+/** Robot places closer than this (m) are one stop of its walk (a move's end and the node it left there). Ours: a tenth of ESI's 0.385 m between frames. */
+const SAME_PLACE_M = 0.04;
 /** 2D: sightings whose ranges from the observer differ by less than this fraction are one object. Ours. */
 const RANGE_SAME_OBJECT_FRACTION = 0.2;
 /** 2D decisions from size constancy alone are never surer than this. Ours, as Specular Reflection's mask programs. */
@@ -49,14 +51,39 @@ function distinct(nodes: readonly GraphNode[]): GraphNode[] {
   return kept;
 }
 
-/** 3D: the robot's nodes in time order are its walk; the category's nodes within 1.0 m of it are the objects passed. */
+/**
+ * When the graph saw a node where it is: the last phase that saw it (graphs of a changing world: a node a diff
+ * followed through moves stands where that phase saw it), else its first view (views come in phase order).
+ */
+const seenThere = (n: GraphNode) => n.time?.last_seen ?? Math.min(...n.views);
+
+/**
+ * The robot's walk in time order: the places of its moves a diff graph lists (each from where it was to where a
+ * later phase saw it) and its nodes (a fused graph keeps one per place, a diff graph the last and any it could not
+ * follow), each at the phase that saw it there.
+ */
+function robotWalk(g: SceneGraph): XY[] {
+  const stops: Array<{ when: number; at: XY }> = [];
+  for (const c of g.time?.changes ?? [])
+    if (c.label === ROBOT_CATEGORY && c.change === "moved") {
+      // the place it left was seen before the phase that shows it gone
+      if (c.from) stops.push({ when: c.phase - 0.5, at: [c.from[0], c.from[1]] });
+      stops.push({ when: c.phase, at: [c.at[0], c.at[1]] });
+    }
+  for (const n of g.nodes) if (n.label === ROBOT_CATEGORY && n.views.length > 0) stops.push({ when: seenThere(n), at: [n.centroid[0], n.centroid[1]] });
+  stops.sort((a, b) => a.when - b.when);
+  const walk: XY[] = [];
+  for (const s of stops) if (!walk.some((p) => Math.hypot(p[0] - s.at[0], p[1] - s.at[1]) < SAME_PLACE_M)) walk.push(s.at);
+  return walk;
+}
+
+/** 3D: the robot's places in time order are its walk; the category's nodes within 1.0 m of it are the objects passed. */
 export function agentObservationProgram(g: SceneGraph, q: Query, trace: string[]): Decision {
   const cat = q.countCategory;
   if (!cat) return declined("the question names no category to count", trace);
-  const robots = g.nodes.filter((n) => n.label === ROBOT_CATEGORY && n.views.length > 0).sort((a, b) => Math.min(...a.views) - Math.min(...b.views));
-  if (robots.length === 0) return declined("the graph has no robot", trace);
-  const walk: XY[] = robots.map((n) => [n.centroid[0], n.centroid[1]]);
-  trace.push(`robot walk from ${robots.length} node(s): ${walk.map((p) => `(${p[0].toFixed(2)}, ${p[1].toFixed(2)})`).join(" ")}`);
+  const walk = robotWalk(g);
+  if (walk.length === 0) return declined("the graph has no robot", trace);
+  trace.push(`robot walk (${g.time ? `${g.time.mode} graph` : "one world"}): ${walk.map((p) => `(${p[0].toFixed(2)}, ${p[1].toFixed(2)})`).join(" ")}`);
   const objects = distinct(g.nodes.filter((n) => n.label === cat));
   const distances = objects.map((n) => polylineDistance([n.centroid[0], n.centroid[1]], walk));
   objects.forEach((n, i) => trace.push(`${n.id} (${cat}) ${distances[i]!.toFixed(2)} m from the walk`));

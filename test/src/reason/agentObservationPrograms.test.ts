@@ -21,11 +21,13 @@ const SEED = "agent-observation-programs-test";
 const tasks = Array.from({ length: N }, (_, i) => generateTask("agent_observation", SEED, i));
 const relabelled = (t: Task): Task => ({ ...t, label_metadata: {}, answer: t.options.find((o) => o !== t.answer)! });
 
-const built: Array<{ task: Task; bundle: FrameBundle; gt: SceneGraph }> = [];
+const built: Array<{ task: Task; bundle: FrameBundle; gt: SceneGraph; fused: SceneGraph }> = [];
+const graph = async (bundle: FrameBundle, time: "diff" | "fuse") =>
+  (await graphOfBundle(bundle, GraphPipelineOptionsSchema.parse({ source: "gt", time }))).graph;
 beforeAll(async () => {
   for (const task of tasks) {
     const bundle = renderBundle(task, "single");
-    built.push({ task, bundle, gt: (await graphOfBundle(bundle, GraphPipelineOptionsSchema.parse({ source: "gt" }))).graph });
+    built.push({ task, bundle, gt: await graph(bundle, "diff"), fused: await graph(bundle, "fuse") });
   }
 }, 600_000);
 
@@ -33,18 +35,28 @@ const sym = createSymbolicReasoner();
 const twoD = createSymbolic2dReasoner();
 
 describe("Agent Observation, 3D arm", () => {
-  it("gt source: one robot node per phase, and the count of the category's nodes within 1.0 m of their walk is the answer", async () => {
+  it("gt source, diff graph: the robot's moves are its walk, and the category's nodes within 1.0 m of it are the answer", async () => {
     for (const { task, gt } of built) {
-      expect(gt.nodes.filter((n) => n.label === "robot")).toHaveLength(task.phases!.length);
+      const moves = gt.time!.changes.filter((c) => c.label === "robot" && c.change === "moved");
+      expect(moves.length, task.task_id).toBeGreaterThanOrEqual(task.phases!.length - 2);
       const a = await sym.answer({ task, graph: gt });
       expect(a.answer, `${task.task_id}: ${a.raw.join(" | ")}`).toBe(task.answer);
       expect((await sym.answer({ task: relabelled(task), graph: gt })).answer).toBe(a.answer);
     }
   });
 
+  it("gt source, fused graph: one robot node per phase, read in the order the phases saw them", async () => {
+    for (const { task, fused } of built) {
+      expect(fused.nodes.filter((n) => n.label === "robot")).toHaveLength(task.phases!.length);
+      const a = await sym.answer({ task, graph: fused });
+      expect(a.answer, `${task.task_id}: ${a.raw.join(" | ")}`).toBe(task.answer);
+    }
+  });
+
   it("declines without a robot in the graph", async () => {
     const { task, gt } = built[0]!;
-    const a = await sym.answer({ task, graph: { ...gt, nodes: gt.nodes.filter((n) => n.label !== "robot") } });
+    const changes = gt.time!.changes.filter((c) => c.label !== "robot");
+    const a = await sym.answer({ task, graph: { ...gt, time: { ...gt.time!, changes }, nodes: gt.nodes.filter((n) => n.label !== "robot") } });
     expect(a.raw.join(" | ")).toMatch(/no robot/);
   });
 });
