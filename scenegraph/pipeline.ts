@@ -331,6 +331,8 @@ export class GraphMemory {
         ? bundle
         : { ...bundle, manifest: { ...bundle.manifest, instances: labelled.manifest.instances }, views: [...bundle.views.slice(0, -1), labelled.views[0]!] };
     const result = this.graph.addView(labelled.views[0]!, vc, seen);
+    // a changing world's views: the memory fuses them as they come (a diff needs each phase whole), each node saying which phases saw it
+    if (isPhased(bundle.manifest)) stampFused(result, this.graph.cloud.cloud(), bundle.manifest);
     if (this.structure) {
       const regions = regionsOfStructure(this.structure, result.graph.nodes);
       if (regions) result.graph.regions = regions;

@@ -2,10 +2,11 @@
  * The ground-truth scene graph: one node per task object, from its true box and points sampled on its
  * mesh, with relations computed by the same code as predicted graphs. Node ids are "o<objectId>".
  */
-import type { Task } from "../core/task/schema.js";
+import type { Task, TaskObject } from "../core/task/schema.js";
+import { PHASE_MOVED_M, taskPhases, worldAtLastPhase } from "../core/task/phases.js";
 import { surfaceSamples, uprightEnclosingBox } from "../core/objects/geometry.js";
 import { computeRelations, type RelNode } from "./relations.js";
-import { GRAPH_FORMAT, GRAPH_FRAME, type GraphMirror, type GraphNode, type Relation, type SceneGraph } from "./types.js";
+import { GRAPH_FORMAT, GRAPH_FRAME, type GraphMirror, type GraphNode, type NodeChange, type Relation, type SceneGraph, type TimeChange } from "./types.js";
 import { MIRROR_CATEGORY, mirrorPlane } from "../core/objects/mirror.js";
 import type { YawBox } from "../core/geometry.js";
 import { colorRgb, namedColorRgb } from "../core/task/palette.js";
@@ -32,7 +33,8 @@ export interface TrueNode extends RelNode {
 }
 
 export function trueNodes(task: Task): TrueNode[] {
-  return task.objects.map((o) => {
+  // a changing world's truth is its last phase
+  return worldAtLastPhase(task).objects.map((o) => {
     // a tilted object's node holds all of it: its height is how far it rises, not its own thickness
     const box: YawBox = uprightEnclosingBox(o);
     const xyz = surfaceSamples(o, TRUE_SURFACE_SPACING_M);
@@ -57,7 +59,7 @@ const relationsCache = new Lru<string, readonly Relation[]>(TRUE_RELATIONS_CACHE
  * edited task with the same id is computed afresh. The array is shared: callers must not change it.
  */
 export function cachedTrueRelations(task: Task): readonly Relation[] {
-  const key = `${task.task_id}\u0000${sha256Hex(JSON.stringify([task.objects, task.agent_initial.position, task.agent_initial.yaw]))}`;
+  const key = `${task.task_id}\u0000${sha256Hex(JSON.stringify([task.objects, task.phases ?? null, task.agent_initial.position, task.agent_initial.yaw]))}`;
   const hit = relationsCache.get(key);
   if (hit) return hit;
   const rel = trueRelations(task);
@@ -74,8 +76,10 @@ export function cachedTrueRelations(task: Task): readonly Relation[] {
  */
 export function truthGraph(task: Task, paradigm: SceneGraph["paradigm"] = "truth"): SceneGraph {
   const nodes = trueNodes(task);
+  const objects = worldAtLastPhase(task).objects;
+  const time = task.phases ? truthTime(task) : null;
   const graphNodes: GraphNode[] = nodes.map((n) => {
-    const o = task.objects.find((x) => x.id === n.objectId)!;
+    const o = objects.find((x) => x.id === n.objectId)!;
     const c = Math.cos(n.box.yaw),
       s = Math.sin(n.box.yaw);
     const [ex, ey, ez] = n.box.extent;
@@ -108,6 +112,7 @@ export function truthGraph(task: Task, paradigm: SceneGraph["paradigm"] = "truth
       support: [],
       // upright from the recorded orientation, as ESI checks it; the rest from the mesh's points as for any node
       physics: nodePhysics(n.xyz, n.box, aabb, trueUpAxis(o.orientation)),
+      ...(time ? { time: time.nodeTime(o.id) } : {}),
     };
   });
   const regions = truthRegions(task, graphNodes);
@@ -128,7 +133,59 @@ export function truthGraph(task: Task, paradigm: SceneGraph["paradigm"] = "truth
     structure: { floor_points: 0, wall_points: 0 },
     // as a built graph: tasks with a mirror only, so every other truth graph stays as it was
     ...(mirrors.length ? { mirrors } : {}),
+    ...(time ? { time: time.graph } : {}),
     timings_ms: {},
+  };
+}
+
+/** The same place within this distance (m): the diff's own rule (scenegraph/time.ts), so truth and diff name changes alike. */
+const TRUE_SAME_PLACE_M = 0.2;
+
+/**
+ * What truly changed between a task's phases, as a diff graph records it: per phase, objects moved (by id, their
+ * centre shifted), removed, added, or added where a removed object of another category stood (replaced); each
+ * object of the last phase seen in the phases that hold it, with the last change that touched it.
+ */
+function truthTime(task: Task): { graph: NonNullable<SceneGraph["time"]>; nodeTime: (id: number) => NonNullable<GraphNode["time"]> } {
+  const phases = taskPhases(task);
+  const changes: TimeChange[] = [];
+  const lastChange = new Map<number, NodeChange>();
+  const centre = (o: TaskObject): Vec3 => [...o.position] as Vec3;
+  const dist = (a: TaskObject, b: TaskObject) => Math.hypot(a.position[0] - b.position[0], a.position[1] - b.position[1], a.position[2] - b.position[2]);
+  for (let k = 1; k < phases.length; k++) {
+    const before = new Map(phases[k - 1]!.objects.map((o) => [o.id, o]));
+    const now = new Map(phases[k]!.objects.map((o) => [o.id, o]));
+    const gone = [...before.values()].filter((o) => !now.has(o.id));
+    for (const o of now.values()) {
+      const b = before.get(o.id);
+      if (b && dist(b, o) > PHASE_MOVED_M) {
+        changes.push({ change: "moved", label: o.category, phase: k, at: centre(o), from: centre(b), node: `o${o.id}` });
+        lastChange.set(o.id, "moved");
+      } else if (!b) {
+        const was = gone.find((g) => g.category !== o.category && dist(g, o) <= TRUE_SAME_PLACE_M);
+        if (was) gone.splice(gone.indexOf(was), 1);
+        changes.push({
+          change: was ? "replaced" : "added",
+          label: o.category,
+          phase: k,
+          at: centre(o),
+          ...(was ? { was: was.category } : {}),
+          node: `o${o.id}`,
+        });
+        lastChange.set(o.id, was ? "replaced" : "added");
+      }
+    }
+    for (const g of gone) changes.push({ change: "removed", label: g.category, phase: k, at: centre(g) });
+  }
+  // removals name no node, and a node's entry names the object of the last phase
+  const lastIds = new Set(phases.at(-1)!.objects.map((o) => o.id));
+  for (const c of changes) if (c.node && !lastIds.has(Number(c.node.slice(1)))) delete c.node;
+  return {
+    graph: { mode: "diff", phases: phases.map((p) => p.label), changes },
+    nodeTime: (id) => {
+      const seen = phases.filter((p) => p.objects.some((o) => o.id === id)).map((p) => p.index);
+      return { seen_in: seen, last_seen: seen.at(-1)!, change: lastChange.get(id) ?? "kept" };
+    },
   };
 }
 

@@ -135,8 +135,10 @@ export function renderBundle(task: Task, paradigm: Paradigm): FrameBundle {
  * cloth is in the hand, not on what it covered). Renders only the views an act needs (the view it is done from).
  */
 export function gtTrajectoryEnd(task: Task): WorldTruth | null {
-  const planned = paradigmViews(task, "gt");
-  const hands = trajectoryHands(task, planned);
+  // a changing world's trajectory is replayed in each phase: what it leaves is the last phase's world, changed
+  const last = taskPhases(task).at(-1)!;
+  const planned = paradigmViews(task, "gt").filter((pv) => (pv.phase ?? 0) === last.index);
+  const hands = trajectoryHands(task, planned, last.objects);
   if (!hands) return null;
   const { width, height, hfov_deg } = task.camera;
   const K = intrinsicsFromHfov(width, height, hfov_deg);
@@ -147,5 +149,5 @@ export function gtTrajectoryEnd(task: Task): WorldTruth | null {
     const out = render(buildScene({ ...task, objects: hands.current() }), { width, height, K, E: poseToExtrinsic(before.pose) });
     applyTrajectoryAction(task, hands, pv, i, idCounts(out.ids));
   });
-  return worldTruth(task.objects, hands.current());
+  return worldTruth(last.objects, hands.current());
 }

@@ -27,7 +27,7 @@ export function taskPhases(task: Pick<Task, "objects" | "agent_initial" | "phase
  * An object counts as moved between phases when its centre shifts by more than this (m): well under any
  * displacement a scene change makes, well over float noise in a record. Our choice.
  */
-const PHASE_MOVED_M = 0.005;
+export const PHASE_MOVED_M = 0.005;
 
 /**
  * The world at a task's last phase, for judging a memory of all its phases: the objects as they are then, every

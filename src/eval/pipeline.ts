@@ -72,6 +72,8 @@ export function qualityFigures(m: GraphMetrics): Record<string, number | null> {
     stale: m.stale ?? 0,
     // scenes with mirrors only: a record of a mirror-free scene stays as it was
     ...(m.mirror_ghosts !== undefined ? { mirror_ghosts: m.mirror_ghosts } : {}),
+    // a changing world's views only: duplicates whose copies came from different phases
+    ...(m.duplicates_by_change !== undefined ? { duplicates_by_change: m.duplicates_by_change } : {}),
     merged: m.merged,
     missed_unseen: m.missed_unseen,
     missed_lost: m.missed_lost,

@@ -5,6 +5,7 @@ import { graphOfBundle } from "../../scenegraph/pipeline.js";
 import { GraphPipelineOptionsSchema } from "../../scenegraph/pipelineOptions.js";
 import { SceneGraphSchema } from "../../scenegraph/types.js";
 import { NEAR_OBJECT_M, pointObjectDistance } from "../../scenegraph/diagnosis.js";
+import { truthGraph } from "../../scenegraph/truth.js";
 
 const world = changingWorld();
 const build = async (paradigm: "single" | "multi", time: "diff" | "fuse", source: "gt" | "noisy" = "gt") =>
@@ -59,5 +60,22 @@ describe("a memory of a world that changed between two looks", () => {
     const diffed = await graphOfBundle(bundle, GraphPipelineOptionsSchema.parse({ source: "gt", time: "diff" }));
     expect(diffed.diagnosis!.nodes.filter((d) => d.object_id === w.nudged.id).map((d) => d.status)).toEqual(["matched"]);
     expect(diffed.graph.time!.changes.map((c) => [c.change, c.label])).toEqual([["moved", w.nudged.category]]);
+  });
+
+  it("the truth graph of a changing world is its last phase, with the true changes a diff should name", () => {
+    const g = truthGraph(world.task);
+    SceneGraphSchema.parse(g);
+    expect(g.nodes.map((n) => n.id).sort()).toEqual(
+      world.task
+        .phases!.at(-1)!
+        .objects.map((o) => `o${o.id}`)
+        .sort(),
+    );
+    expect(g.time!.changes.map((c) => [c.change, c.label, c.node ?? null])).toEqual([
+      ["moved", world.moved.before.category, `o${world.moved.before.id}`],
+      ["added", world.added.category, `o${world.added.id}`],
+      ["removed", world.removed.category, null],
+    ]);
+    expect(g.nodes.find((n) => n.id === `o${world.added.id}`)!.time).toEqual({ seen_in: [1], last_seen: 1, change: "added" });
   });
 });

@@ -8,6 +8,7 @@
  * run's graph; `reproduceRunGraph` checks that it does, node by node, and refuses to show points under a
  * graph they do not belong to (a run made by another esi3d version, or an edited graph file).
  */
+import { worldAtLastPhase } from "../../../core/task/phases.js";
 import { deflateSync } from "node:zlib";
 import { stageTimer } from "../../../core/stageTimer.js";
 import type { Task } from "../../../core/task/schema.js";
@@ -246,7 +247,8 @@ function viewPayloads(
 }
 
 export function taskInfo(task: Task): TaskInfo {
-  const objects: TrueObjectPayload[] = task.objects.map((o) => {
+  // the true boxes as the diagnosis judges them: a changing world's last phase
+  const objects: TrueObjectPayload[] = worldAtLastPhase(task).objects.map((o) => {
     const b = objectBox(o);
     return {
       id: o.id,

@@ -33,3 +33,20 @@ describe("bundleImages", () => {
     expect(describeImages(p)).toBe("One image follows this text: your initial view (view 0).");
   });
 });
+
+describe("images of a changing world", () => {
+  it("show each phase's first view in single mode, and say the scene may have changed between them", async () => {
+    const { changingWorld, bundleOf } = await import("../../helpers/changingWorld.js");
+    const w = changingWorld();
+    const single = bundleImages(bundleOf(w, "single"), "single");
+    expect(single.views.map((v) => [v.view, v.phase?.label])).toEqual([
+      [0, "Phase 1"],
+      [1, "Phase 2"],
+    ]);
+    expect(describeImages(single)).toContain("- image 2: view 1, Phase 2: the scene may have changed since the previous image, while no one watched");
+    const multi = bundleImages(bundleOf(w, "multi"), "multi", 8);
+    // 8 images shared out among the two phases' 15 views each, each phase's first view among them
+    expect(multi.views.map((v) => v.view)).toEqual([0, 5, 9, 14, 15, 20, 24, 29]);
+    expect(multi.views.filter((v) => v.phase?.first).map((v) => v.view)).toEqual([0, 15]);
+  });
+});

@@ -5,6 +5,7 @@ import { addSchemaFlags, parseSchemaFlags } from "../../../../core/flags.js";
 import { checkWritable, writeJsonAtomic } from "../../../../core/fs.js";
 import { fix } from "../../../../core/table.js";
 import { checkOutputs, givenPath } from "../../../../core/outputPaths.js";
+import type { SceneGraph } from "../../../../scenegraph/types.js";
 
 export function registerGraph(program: Command): void {
   const cmd = program
@@ -57,9 +58,22 @@ export function registerGraph(program: Command): void {
       if (opts.ply) writePly(r.cloud, opts.ply, { nodes: pointNodes(r.cloud.count, r.graph, r.members) });
       if (opts.conceptgraphs) writeConceptGraphs(opts.conceptgraphs, r.graph, r.cloud, r.members);
       const m = r.diagnosis?.metrics ?? (task ? diagnoseNodes({ graph: r.graph, members: r.members, cloud: r.cloud, task, bundle }) : undefined);
+      // a changing world's memory: what stayed where a moved or removed object was, and what the diff saw change
+      const stale = m?.stale ? `, ${m.stale} stale` : "";
       const quality = m
-        ? ` (node F1 ${fix(m.f1_observed)} on observed objects, ${m.duplicates} duplicate(s), ${m.hallucinated} hallucinated)`
+        ? ` (node F1 ${fix(m.f1_observed)} on observed objects, ${m.duplicates} duplicate(s), ${m.hallucinated} hallucinated${stale})`
         : " (no task record: no ground truth to diagnose against)";
-      process.stdout.write(`wrote ${opts.out}: ${r.graph.nodes.length} nodes, ${r.graph.relations.length} relations${quality}\n`);
+      process.stdout.write(`wrote ${opts.out}: ${r.graph.nodes.length} nodes, ${r.graph.relations.length} relations${quality}${changesLine(r.graph)}\n`);
     });
+}
+
+/** A graph of a changing world's phases: how it remembers them, and for a diff the changes it names by kind. */
+function changesLine(graph: SceneGraph): string {
+  const t = graph.time;
+  if (!t) return "";
+  if (t.mode === "fuse") return `; ${t.phases.length} phases fused`;
+  const counts = new Map<string, number>();
+  for (const c of t.changes) counts.set(c.change, (counts.get(c.change) ?? 0) + 1);
+  const parts = [...counts].map(([k, n]) => `${n} ${k}`);
+  return `; ${t.phases.length} phases diffed: ${parts.length ? parts.join(", ") : "no change seen"}`;
 }

@@ -178,7 +178,55 @@ export function nodesTab(page: Page, v: Variant): HTMLElement {
         ),
       )
     : null;
-  return h("div", {}, chips, table, rows.length === 0 ? h("p", { class: "muted" }, "no node with the selected statuses") : null, missedTable);
+  return h(
+    "div",
+    {},
+    chips,
+    table,
+    rows.length === 0 ? h("p", { class: "muted" }, "no node with the selected statuses") : null,
+    changesTable(page, v),
+    missedTable,
+  );
+}
+
+/** What a diff graph of a changing world's phases says changed (a removal has no node: a click flies to where it was). */
+function changesTable(page: Page, v: Variant): HTMLElement | null {
+  const time = v.graph?.time;
+  if (!time) return null;
+  const fmt = (p: readonly number[]) => `(${p.map((x) => x.toFixed(2)).join(", ")})`;
+  const head = h("h3", {}, `Time: ${time.phases.join(" → ")} (${time.mode === "diff" ? "diffed" : "fused: changes not tracked"})`);
+  if (time.mode === "fuse" || time.changes.length === 0)
+    return h(
+      "div",
+      {},
+      head,
+      h("p", { class: "muted" }, time.mode === "fuse" ? "every phase's views in one graph: a moved object may appear twice" : "no change seen"),
+    );
+  return h(
+    "div",
+    {},
+    head,
+    h(
+      "table",
+      { class: "nodes", "data-testid": "changes-table" },
+      h("thead", {}, h("tr", {}, h("th", {}, "change"), h("th", {}, "label"), h("th", {}, "by"), h("th", {}, "where"), h("th", {}, "node"))),
+      h(
+        "tbody",
+        {},
+        ...time.changes.map((c) =>
+          h(
+            "tr",
+            { "data-change": c.change, onclick: () => page.viewer.focus(c.at, [0.4, 0.4, 0.4]), title: "click to fly there" },
+            h("td", {}, h("span", { class: `flag time ${c.change}` }, c.change)),
+            h("td", {}, c.was ? `${c.label} (was ${c.was})` : c.label),
+            h("td", {}, time.phases[c.phase] ?? `phase ${c.phase + 1}`),
+            h("td", {}, c.from ? `${fmt(c.from)} → ${fmt(c.at)}` : fmt(c.at)),
+            h("td", {}, c.node ?? "–"),
+          ),
+        ),
+      ),
+    ),
+  );
 }
 
 /**

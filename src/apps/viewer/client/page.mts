@@ -103,5 +103,20 @@ export function flagsOf(page: Page, n: GraphNode, d: NodeDiagnosis | undefined):
     );
   if (n.flags.low_support) out.push(h("span", { class: "flag", title: "low_support: few views or points" }, "low support"));
   if (n.flags.fragment) out.push(h("span", { class: "flag", title: "fragment: part of an object cut by an occluder" }, "fragment"));
+  // a graph of a changing world's phases: when the node was seen, and what the diff says happened to it
+  const phases = page.state.variant?.graph?.time?.phases;
+  if (n.time && phases)
+    out.push(
+      h(
+        "span",
+        {
+          class: `flag time ${n.time.change ?? ""}`,
+          title: "time: the phases whose views saw the node, and (diff graphs) what changed",
+          "data-testid": "time-flag",
+        },
+        `seen ${n.time.seen_in.map((p) => phases[p] ?? `phase ${p + 1}`).join(", ")}${n.time.change ? ` · ${n.time.change}` : ""}`,
+      ),
+    );
+  if (d?.cause?.component === "change") out.push(h("span", { class: "flag dup", title: d.cause.text }, "split by time"));
   return out.length ? out : ["–"];
 }
