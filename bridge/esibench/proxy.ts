@@ -43,10 +43,11 @@ const MIRROR_PLACEMENT_FOOTPRINT_M = 0.15;
  * Dynamics and Deformable. A proxy of an Inclined Plane or Stacking record would render ESI's initial scene, but
  * whether its slope's pose and its objects' rescaling come through the importer as ESI built them is not yet checked
  * against the records, so they stay out until it is. ESI's Deformable records store the covered object and no
- * cloth (the cloth is dropped at render time), so a proxy would show the answer uncovered.
+ * cloth (the cloth is dropped at render time), so a proxy would show the answer uncovered. ESI's Agent Observation
+ * records store the robot's walk (its step log) and no robot, so a proxy would be one moment with no robot in it.
  */
 export const PROXY_SUBCATEGORIES: ReadonlySet<string> = new Set([
-  ...BUILTIN_SUBCATEGORIES.filter((s) => SUBCATEGORY_CATEGORY[s] !== "physical_dynamics" && s !== "deformable"),
+  ...BUILTIN_SUBCATEGORIES.filter((s) => SUBCATEGORY_CATEGORY[s] !== "physical_dynamics" && s !== "deformable" && s !== "agent_observation"),
 ]);
 /**
  * Cognitive Mapping questions are about an apartment's rooms and doorways. ESI's records store no room

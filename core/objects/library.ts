@@ -1,6 +1,6 @@
 /**
- * The built-in object library: 30 small-object categories, 11 furniture categories, a cloth (Deformable) and a box lid, each built from
- * primitives with distinct shapes and sizes, plus look-alike groups (apple/tomato/peach, mug/cup/can,
+ * The built-in object library: 30 small-object categories, 11 furniture categories, a cloth (Deformable), a box lid and a
+ * robot (Agent Observation), each built from primitives with distinct shapes and sizes, plus look-alike groups (apple/tomato/peach, mug/cup/can,
  * piano/cabinet, ...) for the recognition and ambiguity tasks.
  *
  * Model geometry depends only on the model id, so any reader can rebuild a task's scene from its record.
@@ -10,7 +10,7 @@ import type { Vec3 } from "../math/vec.js";
 import { box, cylinder, ellipsoid, emptyMesh, handle, meshBounds, openBox, revolve, type PartMesh } from "./mesh.js";
 import { buildContainer, type InteriorSpec } from "./interior.js";
 
-type LibraryGroup = "fruit" | "ball" | "kitchen" | "toy" | "decor" | "stationery" | "container" | "furniture" | "textile";
+type LibraryGroup = "fruit" | "ball" | "kitchen" | "toy" | "decor" | "stationery" | "container" | "furniture" | "textile" | "agent";
 
 interface CategoryFlags {
   /** In the counting pool (ESI Q.19: every box edge <= 0.25 m and not all < 0.05 m; checked by a test). */
@@ -38,6 +38,12 @@ interface CategoryFlags {
   rigidContainer?: boolean;
   /** A container one fills with liquid (Liquid Volume, ESI Q.2: mugs, bowls, wineglasses, crock pots, jars). */
   fillable?: boolean;
+  /**
+   * A moving agent seen in the scene (Agent Observation's navigating robot, ESI's multi-agent task): no object pool
+   * draws it (occluder, distractor, look-alike), and the label noise's random categories leave it out, so every
+   * other category keeps its index there.
+   */
+  agent?: boolean;
   /**
    * The lid of a box container (Structural Enclosure, ESI Q.23): a part placed with its box and scaled to it (BOX_LID),
    * never drawn on its own as an occluder, distractor or look-alike.
@@ -114,6 +120,11 @@ const BOX_LID = {
   knobRadiusM: 0.02,
   knobHeightM: 0.02,
 };
+
+/** The robot's category (Agent Observation's navigating robot). */
+export const ROBOT_CATEGORY = "robot";
+/** The robot's body (Agent Observation): its base radius (m), ours, half of R1's base width. */
+const ROBOT_BODY = { baseRadiusM: 0.2 };
 
 /** Per-axis scale of the lid model for a box of outer full size `boxExtent` (m): plate = footprint + 2 x overhang, unit height. */
 export function lidScaleFor(boxExtent: readonly number[]): Vec3 {
@@ -1154,6 +1165,34 @@ const CATS: CategoryDef[] = [
           const [px, py] = BOX_LID.plate;
           box(g, [0, 0, BOX_LID.thicknessM / 2], [px, py, BOX_LID.thicknessM], 0);
           cylinder(g, [0, 0], BOX_LID.thicknessM, BOX_LID.knobHeightM, BOX_LID.knobRadiusM, BOX_LID.knobRadiusM, 0, 12);
+          return g;
+        },
+      },
+    ],
+  },
+  // ---- agents (after the parts, for the same reason) ----
+  {
+    category: ROBOT_CATEGORY,
+    group: "agent",
+    // what a detector takes a tall thin figure on a round base for
+    confusables: ["lamp", "stool"],
+    flags: { agent: true },
+    models: [
+      {
+        id: `${ROBOT_CATEGORY}/0`,
+        palette: ["white", "grey", "orange"],
+        secondary: "black",
+        accent: "blue",
+        build: () => {
+          // A mobile robot as tall as ESI's R1 (its box top 1.19 m above the floor in the released Agent
+          // Observation records): a round wheeled base, a torso column, a head with a face, one arm. The base's
+          // radius keeps two of its positions ESI's observer frame spacing apart (about 0.39 m) from overlapping.
+          const g = m();
+          cylinder(g, [0, 0], 0, 0.28, ROBOT_BODY.baseRadiusM, ROBOT_BODY.baseRadiusM * 0.9, 0, 24);
+          box(g, [0, 0, 0.65], [0.14, 0.12, 0.74], 1);
+          box(g, [0, 0, 1.1], [0.22, 0.18, 0.18], 0);
+          box(g, [0.115, 0, 1.1], [0.01, 0.12, 0.06], 2);
+          box(g, [0.06, -0.08, 0.85], [0.22, 0.04, 0.04], 1);
           return g;
         },
       },

@@ -96,6 +96,7 @@ export const BUILTIN_SUBCATEGORIES = [
   "mirror_correspondence",
   // issue 48's Temporal Understanding and Action Sequencing, after them for the same reason
   "unobserved_change",
+  "agent_observation",
   "action_order_inference",
 ] as const satisfies readonly Subcategory[];
 export type BuiltinSubcategory = (typeof BUILTIN_SUBCATEGORIES)[number];

@@ -55,10 +55,11 @@ export interface LabelPlan {
 
 /**
  * Every free-standing library category, sorted (the random choices index into it). A box's lid is a part, not an
- * object a recogniser names in place of another; leaving it out also keeps every other category's index.
+ * object a recogniser names in place of another, and the robot (an agent, Agent Observation's) came after the index
+ * was fixed; leaving them out keeps every other category's index.
  */
 const LIBRARY_CATEGORIES: readonly string[] = [...LIBRARY.values()]
-  .filter((c) => !c.flags.lid)
+  .filter((c) => !c.flags.lid && !c.flags.agent)
   .map((c) => c.category)
   .sort();
 

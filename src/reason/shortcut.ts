@@ -98,6 +98,13 @@ const SHORTCUT_PRIORS: Partial<Record<Task["subcategory"], Prior>> = {
     source:
       "esi-released records, Temporal Understanding/Unobserved Change: detection 26 yes / 34 no; identification 16 no_change / 10 add / 9 replace / 7 remove; current-state 19 yellow / 16 red / 11 brown",
   },
+  // options 0-3 in every record: the most common count, not the options' middle
+  agent_observation: {
+    kind: "answer",
+    pattern: /^1$/,
+    share: 55 / 133,
+    source: "esi-released records, Temporal Understanding/Agent Observation: true_count 0/1/2/3 in 7/55/35/36",
+  },
 };
 
 /** Without a subcategory prior: "no" for yes/no questions, else the first option. */
@@ -118,7 +125,7 @@ function shortcutDecision(q: ShortcutQuestion): ShortcutDecision | null {
   const options = q.options;
   if (options.length === 0) return null;
   const chance = 1 / options.length;
-  if (q.answer_format === "integer" && options.every((o) => Number.isFinite(Number(o)))) {
+  if (q.answer_format === "integer" && !SHORTCUT_PRIORS[q.subcategory] && options.every((o) => Number.isFinite(Number(o)))) {
     const mean = options.reduce((s, o) => s + Number(o), 0) / options.length;
     const answer = nearestOption(options, mean);
     return {

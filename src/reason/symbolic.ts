@@ -32,6 +32,7 @@ import { enclosureAnswer, graphEnclosureCount } from "./enclosurePrograms.js";
 import { changeDecision, graphBoxPhases, viewRecords, type ViewRecord } from "./changePrograms.js";
 import { mirrorCorrespondenceProgram, mirrorSpatialProgram, reflectionAuthoringProgram } from "./mirrorPrograms.js";
 import { actionOrderProgram } from "./actionOrderPrograms.js";
+import { agentObservationProgram } from "./agentObservationPrograms.js";
 
 /** Distance scales at which a decision counts as certain (m or relative), per rule. */
 const CONFIDENCE_SCALE = {
@@ -393,6 +394,7 @@ const PROGRAMS: Record<BuiltinSubcategory, Program> = {
   mirror_spatial_relations: (p) => mirrorSpatialProgram(p.g, p.q, p.trace),
   mirror_correspondence: (p) => mirrorCorrespondenceProgram(p.g, p.q, p.trace),
   unobserved_change: unobservedChange,
+  agent_observation: (p) => agentObservationProgram(p.g, p.q, p.trace),
   action_order_inference: (p) => actionOrderProgram(p.g, p.q, p.trace),
 };
 

@@ -28,6 +28,7 @@ import { BOARD_CATEGORY, rollsByShape, slopeAnswer, stayChanceUnseenTiltBelow, t
 import { stackOrder } from "./stackingPrograms.js";
 import { mirrorCorrespondence2d, mirrorSpatial2d, reflectionAuthoring2d } from "./mirrorPrograms2d.js";
 import { actionOrder2d } from "./actionOrderPrograms.js";
+import { agentObservation2d } from "./agentObservationPrograms.js";
 import { byDrapeHeight, CLOTH_LABEL, drapeHeightFromAspect, optionCategory } from "./deformablePrograms.js";
 
 /** Image-plane collinearity: residual over the longest side; 0.05 = the 4 cm metric tolerance over a typical 0.8 m span. */
@@ -204,6 +205,17 @@ function decide2d(bundle: FrameBundle, q: Query, o: Symbolic2dOptions): Decision
   const trace: string[] = [];
   const fallback = (why: string) => declined(why, trace);
   const opt = (text: string) => optionNaming(q.options, text);
+  // Agent Observation: each phase's masks on the floor (size constancy), the robot's among them
+  if (q.subcategory === "agent_observation")
+    return agentObservation2d(
+      perView.map((ms, v) => ({
+        phase: bundle.manifest.views[v]?.phase ?? v,
+        fromStart: bundle.manifest.views[v]?.action === null,
+        masks: ms.map((m) => ({ label: m.label, place: floorPoint(m, bundle.views[v]!.K) })),
+      })),
+      q,
+      trace,
+    );
   if (q.answer_format === "integer") {
     const cat = q.countCategory!;
     const counts = perView.map((ms) => ms.filter((m) => m.label === cat).length);

@@ -57,6 +57,8 @@ const ANSWER_FORMS: Record<GeneratedSubcategory, readonly number[]> = {
   // unobservedChange.ts UNOBSERVED_FORMS: ESI's three question types in its released mix, four detection (yes/no),
   // three identification (replace/remove/add/no_change), three current-state (brown/red/yellow box) per ten tasks
   unobserved_change: [2, 2, 2, 2, 4, 4, 4, 3, 3, 3],
+  // agentObservation.ts: ESI's four counts 0-3
+  agent_observation: [4],
   // actionOrder.ts: 3 or 2 roles (ROLE_COUNTS), each question offers one pair of relations (the base's part at the slot)
   action_order_inference: [2, 2],
 };

@@ -19,6 +19,15 @@ export interface InitialViewProbe {
   fraction(id: number): number;
 }
 
+/** One phase of a world that changes while no one acts. */
+export interface DraftPhase {
+  label: string;
+  /** every object in this phase (phase 0's are the draft's own objects) */
+  objects: TaskObject[];
+  /** the phase's viewpoint (phase 0's is the draft's agent) */
+  agent: AgentPose;
+}
+
 export interface Draft {
   roomType: string;
   room: Room;
@@ -41,7 +50,7 @@ export interface Draft {
    * A world that changes between looks (Temporal Understanding): each phase's objects and primary viewpoint, phase 0's
    * being `objects` and `agent`. Absent: one unchanging world.
    */
-  phases?: Array<{ label: string; objects: TaskObject[]; agent: AgentPose }>;
+  phases?: DraftPhase[];
   /** Re-derives the answer from the placed geometry alone (a phased draft's: every phase's objects); must agree with `answer`. */
   derive(objects: readonly TaskObject[], phases?: ReadonlyArray<readonly TaskObject[]>): string;
   /** Options that depend on the initial view (counting tasks offer the count it shows); replaces `options`. */

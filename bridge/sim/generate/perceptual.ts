@@ -53,12 +53,12 @@ const OCCLUSION_TARGETS = ["mug", "kettle", "teddy_bear", "toy_car", "toy_truck"
 /**
  * Occluders: ESI scales "a random BEHAVIOR object" to the target's box (ESI-Bench's released generator scripts); ours is
  * any library category with a closed silhouette: not glass (seen through), not supports or dividers
- * (seen between their legs), not a box's lid (a part), nor the cloth (Deformable's cover, whose shape is a drape over
+ * (seen between their legs), not a box's lid (a part) or the robot (an agent), nor the cloth (Deformable's cover, whose shape is a drape over
  * what it covers, no box to scale). A generator excludes the question's options, so the occluder's name tells nothing
  * about the answer.
  */
 const OCCLUDER_CATEGORIES = [...LIBRARY.values()]
-  .filter((c) => !c.flags.transparentContainer && !c.flags.support && !c.flags.divider && !c.flags.lid && c.category !== CLOTH_CATEGORY)
+  .filter((c) => !c.flags.transparentContainer && !c.flags.support && !c.flags.divider && !c.flags.lid && !c.flags.agent && c.category !== CLOTH_CATEGORY)
   .map((c) => c.category);
 /** View Hallucination: categories whose identity depends on the viewing angle (library flag `ambiguous`). */
 const AMBIGUOUS_CATEGORIES = [...LIBRARY.values()].filter((c) => c.flags.ambiguous).map((c) => c.category);

@@ -32,6 +32,7 @@ import { actionOrderInference } from "./actionOrder.js";
 import { loadPhysics } from "../physics/world.js";
 import { generatorContext, GeneratorOptionsSchema, type GeneratorContext } from "./options.js";
 import { answerPlan, type AnswerPlan } from "./answerPlan.js";
+import { agentObservation } from "./agentObservation.js";
 
 const GENERATORS: Record<GeneratedSubcategory, Generator> = {
   geometric_configuration: geometricConfiguration,
@@ -61,6 +62,7 @@ const GENERATORS: Record<GeneratedSubcategory, Generator> = {
   mirror_spatial_relations: mirrorSpatialRelations,
   mirror_correspondence: mirrorCorrespondence,
   unobserved_change: unobservedChange,
+  agent_observation: agentObservation,
   action_order_inference: actionOrderInference,
 };
 
