@@ -59,8 +59,11 @@ describe("every generated task", () => {
   it("is consistent: answer among options, no intersections, agent free, relevant objects seen in the ground-truth views", () => {
     for (const [sub, list] of tasks) {
       for (const t of list) {
-        // a structured answer (Stacking's stable orders) is a JSON list of every option, not one of them
-        if (t.answer_spec) expect((JSON.parse(t.answer) as string[]).toSorted(), t.task_id).toEqual(t.options.toSorted());
+        // a structured answer is no option: Stacking's stable orders are a JSON list of every option, Action Order's
+        // parts each one of their own options
+        const spec = t.answer_spec;
+        if (spec?.kind === "any_ordering") expect((JSON.parse(t.answer) as string[]).toSorted(), t.task_id).toEqual(t.options.toSorted());
+        else if (spec?.kind === "parts") for (const part of spec.parts) expect(part.options, t.task_id).toContain(part.answer);
         else expect(t.options, t.task_id).toContain(t.answer);
         expect(new Set(t.options).size).toBe(t.options.length);
         expect(t.action_trajectory.length).toBeLessThanOrEqual(29);

@@ -397,14 +397,14 @@ const CASES: Case[] = [
   },
   // issue 43: one client cannot take the only run slot with an enormous run; DELETE cancels a run
   {
-    name: "a run of perSubcategory 10000 (270,000 tasks: 27 subcategories)",
+    name: "a run of perSubcategory 10000 (290,000 tasks: 29 subcategories)",
     method: "POST",
     path: "/v1/runs",
     body: { perSubcategory: 10000 },
     status: 400,
     code: "invalid_request",
     field: "body.perSubcategory",
-    message: /body\.perSubcategory: this run would plan 270000 tasks .*at most 1000/,
+    message: /body\.perSubcategory: this run would plan 290000 tasks .*at most 1000/,
   },
   {
     name: "a run of perSubcategory 10000 and limit 1e9",
@@ -417,14 +417,14 @@ const CASES: Case[] = [
     message: /body\.limit: .*at most 1000: set limit/,
   },
   {
-    name: "a run of 20 noise levels (35,640 items)",
+    name: "a run of 20 noise levels (38,280 items)",
     method: "POST",
     path: "/v1/runs",
     body: { sources: ["gt", "noisy"], noiseLevels: Array.from({ length: 20 }, (_, i) => i * 0.15) },
     status: 400,
     code: "invalid_request",
     field: "body",
-    message: /body: this run would plan 35640 items .*at most 20000/,
+    message: /body: this run would plan 38280 items .*at most 20000/,
   },
   {
     name: "a run naming a subcategory twice",
