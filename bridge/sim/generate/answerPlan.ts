@@ -84,21 +84,36 @@ export function answerPlan(seed: string, subcategory: GeneratedSubcategory, inde
   const key = `${seed}\u0000${subcategory}`;
   let plans = planCache.get(key);
   if (!plans) planCache.set(key, (plans = []));
-  if (plans.length <= index) extendPlans(plans, new Rng(seed).fork(subcategory).fork("answer-plan"), ANSWER_FORMS[subcategory], index);
+  if (plans.length <= index) extendPlans(plans, new Rng(seed).fork(subcategory).fork("answer-plan"), ANSWER_FORMS[subcategory], index, BALANCED_PER_FORM.has(subcategory));
   return plans[index]!;
 }
 
-function extendPlans(plans: AnswerPlan[], rng: Rng, forms: readonly number[], index: number): void {
+/**
+ * Subcategories whose forms are different questions with answer classes of their own, told apart by their option
+ * counts (Unobserved Change's yes/no, change type and which box): each question's slots are balanced within its
+ * forms, so its classes are balanced too (balanced over the forms together, 30 tasks gave its change-type question no_change 2, remove 4, add 3,
+ * replace 0). The others balance slots over their forms together, as they always have (their tasks stay the same).
+ */
+const BALANCED_PER_FORM: ReadonlySet<GeneratedSubcategory> = new Set(["unobserved_change"]);
+
+function extendPlans(plans: AnswerPlan[], rng: Rng, forms: readonly number[], index: number, perForm: boolean): void {
   const width = Math.max(...forms);
-  const counts = new Array<number>(width).fill(0),
-    shares = new Array<number>(width).fill(0);
-  for (const p of plans) addTask(counts, shares, p.options, p.slot);
+  // one tally per question (its forms are the entries of its option count), or one for all
+  const tallies = new Map<number, { counts: number[]; shares: number[] }>();
+  const tallyOf = (form: number) => {
+    const key = perForm ? forms[form]! : 0;
+    let t = tallies.get(key);
+    if (!t) tallies.set(key, (t = { counts: new Array<number>(width).fill(0), shares: new Array<number>(width).fill(0) }));
+    return t;
+  };
+  for (const p of plans) addTask(tallyOf(p.form).counts, tallyOf(p.form).shares, p.options, p.slot);
   let order: number[] = [];
   for (let t = plans.length; t <= index; t++) {
     const inBlock = t % forms.length;
     if (inBlock === 0 || order.length === 0) order = rng.fork(`forms/${Math.floor(t / forms.length)}`).shuffle(forms.map((_, f) => f));
     const form = order[inBlock]!;
     const k = forms[form]!;
+    const { counts, shares } = tallyOf(form);
     for (let j = 0; j < k; j++) shares[j]! += 1 / k;
     let least = Infinity;
     for (let j = 0; j < k; j++) least = Math.min(least, counts[j]! - shares[j]!);
