@@ -145,7 +145,7 @@ export const GroupSummarySchema = z
     nUnscored: z.number().int().min(0),
     k: z.number().int().min(0).describe("correct items"),
     score: IntervalSchema.describe(
-      "the headline: accuracy over all n items, an item without an answer (declined, invalid, failed) credited at chance (1/k of its options), with Wilson's interval on the mean credit; every arm is scored on the same items",
+      "the headline: accuracy over all n items, an item without an answer (declined, invalid, failed) credited at chance (1/k of its options; a structured answer: each part among its own), with Wilson's interval on the mean credit; every arm is scored on the same items",
     ),
     coverage: IntervalSchema.describe("nScored of n, with its Wilson interval: the share of items answered"),
     accuracy: IntervalSchema.describe("k of nScored, with its Wilson interval: the accuracy on the answered items only"),

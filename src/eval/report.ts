@@ -26,7 +26,7 @@ export type AccuracyForm = (typeof ACCURACY_FORMS)[number];
 
 /** What each form's table says it shows. */
 const FORM_NOTES: Record<AccuracyForm, string> = {
-  all: "accuracy % over all items (n), an item without an answer credited at chance, 1/k of its options",
+  all: "accuracy % over all items (n), an item without an answer credited at chance, 1/k of its options (a structured answer: each part among its own)",
   coverage: "coverage: % of the items answered (answered / all)",
   answered: "accuracy % on the answered items only (n answered)",
 };
@@ -144,7 +144,7 @@ export function leaderboardTable(s: RunSummary, reasoners: readonly string[], op
   ]);
   return (
     formatTable(header, body, { markdown: !!opts.markdown, align: "numbers" }) +
-    `\n(paradigms pooled; accuracy over all items credits an item without an answer (invalid, unanswerable, error) at chance, 1/k of its options, so every arm is scored on the same items; coverage = answered / all; ${SMALL_CELL_LEGEND})`
+    `\n(paradigms pooled; accuracy over all items credits an item without an answer (invalid, unanswerable, error) at chance, 1/k of its options (a structured answer: each part among its own), so every arm is scored on the same items; coverage = answered / all; ${SMALL_CELL_LEGEND})`
   );
 }
 

@@ -463,7 +463,7 @@ export function summarizeRun(input: readonly ItemRecord[], prices: PriceTable | 
     const parts = methods.map((m) => (overall[m]?.["all"] ? describe(m, overall[m]!["all"]!) : null)).filter(Boolean);
     if (parts.length)
       headlines.push(
-        `Overall accuracy over all items (paradigms pooled; an item without an answer credited at chance, 1/k of its options): ${parts.join(", ")}.`,
+        `Overall accuracy over all items (paradigms pooled; an item without an answer credited at chance, 1/k of its options, a structured answer each part among its own): ${parts.join(", ")}.`,
       );
   }
   const shortcutLine = shortcutHeadline(records, table, subcategories);
