@@ -84,7 +84,8 @@ export function answerPlan(seed: string, subcategory: GeneratedSubcategory, inde
   const key = `${seed}\u0000${subcategory}`;
   let plans = planCache.get(key);
   if (!plans) planCache.set(key, (plans = []));
-  if (plans.length <= index) extendPlans(plans, new Rng(seed).fork(subcategory).fork("answer-plan"), ANSWER_FORMS[subcategory], index, BALANCED_PER_FORM.has(subcategory));
+  if (plans.length <= index)
+    extendPlans(plans, new Rng(seed).fork(subcategory).fork("answer-plan"), ANSWER_FORMS[subcategory], index, BALANCED_PER_FORM.has(subcategory));
   return plans[index]!;
 }
 
