@@ -10,7 +10,7 @@
  *   (unconfirmed: the memory keeps it as last seen). The final graph is built from the points the walk keeps
  *   (a moved or removed node's old points are dropped), and each node says when it was last seen.
  */
-import type { Vec3 } from "../core/math/vec.js";
+import { dist, type Vec3 } from "../core/math/vec.js";
 import { projectPoint } from "../core/math/camera.js";
 import type { FrameBundle } from "../core/bundle/io.js";
 import { viewPhases } from "../core/bundle/viewPhases.js";
@@ -147,7 +147,6 @@ interface Track {
   change: NodeChange;
 }
 
-const dist = (a: Vec3, b: Vec3) => Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
 const r3 = (v: Vec3): Vec3 => v.map((x) => Math.round(x * 1000) / 1000) as Vec3;
 
 /** Pairs (a, b) of finite cost up to `limit`, cheapest first, each a and b used once. */

@@ -10,7 +10,7 @@ import { GRAPH_FORMAT, GRAPH_FRAME, type GraphMirror, type GraphNode, type NodeC
 import { MIRROR_CATEGORY, mirrorPlane } from "../core/objects/mirror.js";
 import type { YawBox } from "../core/geometry.js";
 import { colorRgb, namedColorRgb } from "../core/task/palette.js";
-import type { Vec3 } from "../core/math/vec.js";
+import { dist, type Vec3 } from "../core/math/vec.js";
 import { nodeInterior } from "./nodes.js";
 import { nodePhysics, trueUpAxis } from "./physicalAttributes.js";
 import { truthRegions } from "./regions.js";
@@ -151,18 +151,18 @@ function truthTime(task: Task): { graph: NonNullable<SceneGraph["time"]>; nodeTi
   const changes: TimeChange[] = [];
   const lastChange = new Map<number, NodeChange>();
   const centre = (o: TaskObject): Vec3 => [...o.position] as Vec3;
-  const dist = (a: TaskObject, b: TaskObject) => Math.hypot(a.position[0] - b.position[0], a.position[1] - b.position[1], a.position[2] - b.position[2]);
+  const apart = (a: TaskObject, b: TaskObject) => dist(a.position, b.position);
   for (let k = 1; k < phases.length; k++) {
     const before = new Map(phases[k - 1]!.objects.map((o) => [o.id, o]));
     const now = new Map(phases[k]!.objects.map((o) => [o.id, o]));
     const gone = [...before.values()].filter((o) => !now.has(o.id));
     for (const o of now.values()) {
       const b = before.get(o.id);
-      if (b && dist(b, o) > PHASE_MOVED_M) {
+      if (b && apart(b, o) > PHASE_MOVED_M) {
         changes.push({ change: "moved", label: o.category, phase: k, at: centre(o), from: centre(b), node: `o${o.id}` });
         lastChange.set(o.id, "moved");
       } else if (!b) {
-        const was = gone.find((g) => g.category !== o.category && dist(g, o) <= TRUE_SAME_PLACE_M);
+        const was = gone.find((g) => g.category !== o.category && apart(g, o) <= TRUE_SAME_PLACE_M);
         if (was) gone.splice(gone.indexOf(was), 1);
         changes.push({
           change: was ? "replaced" : "added",

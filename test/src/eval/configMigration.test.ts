@@ -40,7 +40,8 @@ describe("flat run configurations migrate to the nested form", () => {
   it("an old config.json reads as the nested configuration of the same run", () => {
     const c = readRunFile(FIXTURE).config;
     expect(c.noise.noiseLevel).toBe(1.25);
-    expect(c.graph).toEqual({ masks: "instance", instances: "fusion", labelSeed: "0" });
+    // issue 48's `time` takes its default: diff, the same graph as before for a world that does not change
+    expect(c.graph).toEqual({ masks: "instance", instances: "fusion", labelSeed: "0", time: "diff" });
     expect(c.prompt).toEqual({ format: "relations", uncertainty: false, optionLabels: "none", circular: false });
     expect(c.active.maxSteps).toBe(30);
     expect(c.generator.image).toBe("518x392");
