@@ -45,9 +45,13 @@ const MIRROR_PLACEMENT_FOOTPRINT_M = 0.15;
  * against the records, so they stay out until it is. ESI's Deformable records store the covered object and no
  * cloth (the cloth is dropped at render time), so a proxy would show the answer uncovered. ESI's Agent Observation
  * records store the robot's walk (its step log) and no robot, so a proxy would be one moment with no robot in it.
+ * ESI's Unobserved Change records store each box's contents per phase, which the importer does not yet turn into
+ * the task's phases, so a proxy would be one unchanging world; and whether an Action Order record's candidates come
+ * through at the scales its fit depends on is not yet checked against the records: both stay out until they are.
  */
+const NOT_PROXIED: ReadonlySet<string> = new Set(["deformable", "agent_observation", "unobserved_change", "action_order_inference"]);
 export const PROXY_SUBCATEGORIES: ReadonlySet<string> = new Set([
-  ...BUILTIN_SUBCATEGORIES.filter((s) => SUBCATEGORY_CATEGORY[s] !== "physical_dynamics" && s !== "deformable" && s !== "agent_observation"),
+  ...BUILTIN_SUBCATEGORIES.filter((s) => SUBCATEGORY_CATEGORY[s] !== "physical_dynamics" && !NOT_PROXIED.has(s)),
 ]);
 /**
  * Cognitive Mapping questions are about an apartment's rooms and doorways. ESI's records store no room
