@@ -172,11 +172,32 @@ export interface ObjectMove {
 }
 
 /** The object at one of a move's poses (where it was, or where it is now). */
-export const atPose = (o: TaskObject, pose: ObjectMove["from"]): TaskObject => ({
+const atPose = (o: TaskObject, pose: ObjectMove["from"]): TaskObject => ({
   ...o,
   position: [...pose.position] as Vec3,
   orientation: { ...pose.orientation },
 });
+
+/**
+ * The world a graph is judged against: the objects where they are now (a changing world's last phase, then the
+ * agent's moves), every earlier place of each that moved (its stale nodes are near one), and the objects a later
+ * phase no longer holds (removed or replaced). The diagnosis and the viewer's explanations read it alike.
+ */
+export function judgedWorld(
+  task: Pick<Task, "objects" | "agent_initial" | "phases">,
+  moved: readonly ObjectMove[] = [],
+): { objects: TaskObject[]; movedFrom: Map<number, TaskObject[]>; gone: TaskObject[] } {
+  const end = worldAtLastPhase(task);
+  const moves = new Map(moved.map((m) => [m.id, m]));
+  const movedFrom = new Map(end.earlierPlaces);
+  const objects = end.objects.map((o) => {
+    const m = moves.get(o.id);
+    if (!m) return o;
+    movedFrom.set(o.id, [...(movedFrom.get(o.id) ?? []), atPose(o, m.from)]);
+    return atPose(o, m.to);
+  });
+  return { objects, movedFrom, gone: end.gone };
+}
 
 export interface DiagnoseInput {
   graph: SceneGraph;
@@ -292,19 +313,7 @@ function diagnoseNodesAndObjects(input: NodeDiagnoseInput) {
 
 function diagnosisContext(input: NodeDiagnoseInput): DiagnosisContext {
   const { graph, members, cloud, task } = input;
-  // geometry is judged where the objects are now (a changing world's last phase); a moved object's old poses
-  // only name its stale nodes, a gone object's its left-behind ones
-  const end = worldAtLastPhase(task);
-  const moves = new Map((input.moved ?? []).map((m) => [m.id, m]));
-  const objects = end.objects.map((o) => {
-    const m = moves.get(o.id);
-    return m ? atPose(o, m.to) : o;
-  });
-  const movedFrom = new Map(end.earlierPlaces);
-  for (const o of end.objects) {
-    const m = moves.get(o.id);
-    if (m) movedFrom.set(o.id, [...(movedFrom.get(o.id) ?? []), atPose(o, m.from)]);
-  }
+  const { objects, movedFrom, gone } = judgedWorld(task, input.moved);
   const objIndex = new Map(objects.map((o, i) => [o.id, i]));
   const instance = cloud.instance;
   // typed counters, not a Map update per point
@@ -313,7 +322,7 @@ function diagnosisContext(input: NodeDiagnoseInput): DiagnosisContext {
   // the first-appearance order is kept: classifyByShares sums the shares in it
   const shareCounts = graph.nodes.map((_, k): ShareCounts => tallyIds(instance, members[k]!));
   const mirrors = objects.filter((o) => o.category === MIRROR_CATEGORY).map(mirrorPlane);
-  return { input, objects, objIndex, shareCounts, cloudPointsOf, movedFrom, gone: end.gone, mirrors };
+  return { input, objects, objIndex, shareCounts, cloudPointsOf, movedFrom, gone, mirrors };
 }
 
 /** Phase 1: hallucinated / merged / candidate (provisionally "duplicate") from the shares of each node's points. */

@@ -11,10 +11,11 @@
  *   (a moved or removed node's old points are dropped), and each node says when it was last seen.
  */
 import { dist, type Vec3 } from "../core/math/vec.js";
+import { boundsOf } from "../core/geometry.js";
 import { projectPoint } from "../core/math/camera.js";
 import type { FrameBundle } from "../core/bundle/io.js";
 import { viewPhases } from "../core/bundle/viewPhases.js";
-import { allocateCloud, copyPointAttributes, type PointCloud } from "../reconstruct/pointcloud.js";
+import { filterCloud, type PointCloud } from "../reconstruct/pointcloud.js";
 import { buildSceneGraph, graphFromClusters, type GraphOptions, type GraphResult } from "./build.js";
 import { gather, type Cluster } from "./instances/cluster.js";
 import { DEFAULT_INSTANCE_PARAMS, type InstanceParams } from "./instances/params.js";
@@ -65,16 +66,11 @@ function phaseSlice(bundle: Pick<FrameBundle, "manifest" | "views">, cloud: Poin
   const positions = phaseOfView.flatMap((p, k) => (p === phase ? [k] : []));
   const renumber = new Int32Array(bundle.views.length).fill(-1);
   positions.forEach((k, j) => (renumber[k] = j));
+  const keep = new Uint8Array(cloud.count);
   const toFull: number[] = [];
-  for (let i = 0; i < cloud.count; i++) if (renumber[cloud.view[i]!]! >= 0) toFull.push(i);
-  const sub = allocateCloud(toFull.length, cloud);
-  toFull.forEach((i, k) => {
-    sub.xyz[3 * k] = cloud.xyz[3 * i]!;
-    sub.xyz[3 * k + 1] = cloud.xyz[3 * i + 1]!;
-    sub.xyz[3 * k + 2] = cloud.xyz[3 * i + 2]!;
-    copyPointAttributes(cloud, i, sub, k);
-    sub.view[k] = renumber[cloud.view[i]!]!;
-  });
+  for (let i = 0; i < cloud.count; i++) if (renumber[cloud.view[i]!]! >= 0) (keep[i] = 1), toFull.push(i);
+  const sub = filterCloud(cloud, keep);
+  for (let k = 0; k < sub.count; k++) sub.view[k] = renumber[sub.view[k]!]!;
   const manifest = { ...bundle.manifest, views: positions.map((k, j) => ({ ...bundle.manifest.views[k]!, index: j })) };
   const views = positions.map((k, j) => ({ ...bundle.views[k]!, index: j }));
   return { bundle: { manifest, views }, cloud: sub, toFull: Uint32Array.from(toFull) };
@@ -279,13 +275,7 @@ export function diffGraph(cloud: PointCloud, full: PointCloud, bundle: Pick<Fram
 function trackCluster(t: Track, cloud: PointCloud, voxelM: number): Cluster {
   const members = Uint32Array.from(new Set(t.members.flatMap((m) => [...m]))).sort();
   const xyz = voxelDownsample(gather(cloud.xyz, members), voxelM).xyz;
-  const min: [number, number, number] = [Infinity, Infinity, Infinity],
-    max: [number, number, number] = [-Infinity, -Infinity, -Infinity];
-  for (let i = 0; i < xyz.length; i++) {
-    const a = i % 3;
-    min[a] = Math.min(min[a]!, xyz[i]!);
-    max[a] = Math.max(max[a]!, xyz[i]!);
-  }
+  const { min, max } = boundsOf(xyz);
   const votes = new Map(Object.entries(t.votes).map(([label, share]) => [label, Math.round(share * members.length)]));
   return { xyz, members, votes, detections: t.detections, segments: [], min, max, grid: null };
 }

@@ -3,6 +3,7 @@
  * its own objects seen from agent_initial.
  */
 import type { AgentPose } from "../math/camera.js";
+import { dist } from "../math/vec.js";
 import type { Task, TaskObject } from "./schema.js";
 
 export interface TaskPhase {
@@ -51,8 +52,8 @@ export function worldAtLastPhase(task: Pick<Task, "objects" | "agent_initial" | 
         continue;
       }
       const places = earlierPlaces.get(o.id) ?? [];
-      const moved = Math.hypot(...o.position.map((x, k) => x - n.position[k]!)) > PHASE_MOVED_M;
-      if (moved && !places.some((p) => Math.hypot(...o.position.map((x, k) => x - p.position[k]!)) <= PHASE_MOVED_M)) places.push(o);
+      const moved = dist(o.position, n.position) > PHASE_MOVED_M;
+      if (moved && !places.some((p) => dist(o.position, p.position) <= PHASE_MOVED_M)) places.push(o);
       if (places.length) earlierPlaces.set(o.id, places);
     }
   return { objects, earlierPlaces, gone: [...gone.values()] };

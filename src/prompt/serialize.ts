@@ -632,10 +632,13 @@ export function serializeGraph(graph: SceneGraph, opts: SerializeOptions): strin
 // ---------------------------------------------------------------------------------------------------------------
 // time (graphs of a changing world's phases only: every other graph serializes as before)
 
+/** A phase by the label the graph records for it. */
+const phaseName = (phases: readonly string[], p: number): string => phases[p] ?? `phase ${p + 1}`;
+
 /** An object's moments, as JSON members: the phases that saw it, and what the diff says happened to it. */
 function timeMembers(n: GraphNode, phases: readonly string[] | undefined): string[] {
   if (!n.time || !phases) return [];
-  const parts = [`"seen_in": [${n.time.seen_in.map((p) => q(phases[p] ?? `phase ${p + 1}`)).join(", ")}]`];
+  const parts = [`"seen_in": [${n.time.seen_in.map((p) => q(phaseName(phases, p))).join(", ")}]`];
   if (n.time.change) parts.push(`"change": ${q(n.time.change)}`);
   return parts;
 }
@@ -643,7 +646,7 @@ function timeMembers(n: GraphNode, phases: readonly string[] | undefined): strin
 /** The same in words, after an object's sentence. */
 function timePhrase(n: GraphNode, phases: readonly string[] | undefined): string {
   if (!n.time || !phases) return "";
-  const seen = n.time.seen_in.map((p) => phases[p] ?? `phase ${p + 1}`);
+  const seen = n.time.seen_in.map((p) => phaseName(phases, p));
   const only = seen.length === 1 && phases.length > 1 ? " only" : "";
   return ` Seen in ${joinAnd(seen)}${only}${n.time.change ? `; ${CHANGE_PHRASE[n.time.change]}` : ""}.`;
 }
@@ -692,7 +695,7 @@ function timeSection(g: SceneGraph, format: SerializeOptions["format"]): string 
       [
         `"change": ${q(c.change)}`,
         `"label": ${q(c.label)}`,
-        `"seen_in": ${q(t.phases[c.phase] ?? `phase ${c.phase + 1}`)}`,
+        `"seen_in": ${q(phaseName(t.phases, c.phase))}`,
         `"at": ${fmtVec(c.at)}`,
         ...(c.from ? [`"from": ${fmtVec(c.from)}`] : []),
         ...(c.was ? [`"was": ${q(c.was)}`] : []),
@@ -708,7 +711,7 @@ function timeSection(g: SceneGraph, format: SerializeOptions["format"]): string 
     ].join("\n");
   }
   const sentences = t.changes.map((c) => {
-    const when = `by ${t.phases[c.phase] ?? `phase ${c.phase + 1}`}`;
+    const when = `by ${phaseName(t.phases, c.phase)}`;
     const who = c.node ? `${c.node} (${article(c.label)} ${c.label})` : `${article(c.label)} ${c.label}`;
     switch (c.change) {
       case "moved":

@@ -11,11 +11,10 @@
  */
 import type { PointCloud } from "../../../reconstruct/pointcloud.js";
 import type { Task, TaskObject } from "../../../core/task/schema.js";
-import { worldAtLastPhase } from "../../../core/task/phases.js";
 import type { Diagnosis, NodeDiagnosis } from "../../../scenegraph/diagnosisSchema.js";
 import type { SceneGraph } from "../../../scenegraph/types.js";
 import {
-  atPose,
+  judgedWorld,
   HALLUCINATED_MAX_OBJECT_SHARE,
   isFarFromObject,
   MATCH_MIN_PURITY,
@@ -98,16 +97,12 @@ export interface ExplainInput {
 
 export function explainDiagnosis(input: ExplainInput): Explanations {
   const { task, graph, members, cloud, diagnosis } = input;
-  // judged where the objects are now, as the diagnosis was; a moved object's old pose only names its stale nodes
-  const moves = new Map((input.moved ?? []).map((m) => [m.id, m]));
-  // a changing world is judged at its last phase, as the diagnosis judges it
-  const end = worldAtLastPhase(task);
-  const byId = new Map(end.objects.map((o) => [o.id, moves.has(o.id) ? atPose(o, moves.get(o.id)!.to) : o]));
-  const goneById = new Map(end.gone.map((o) => [o.id, o]));
-  const earlierPlaces = (o: TaskObject): TaskObject[] => [
-    ...(end.earlierPlaces.get(o.id) ?? []),
-    ...(moves.has(o.id) ? [atPose(o, moves.get(o.id)!.from)] : []),
-  ];
+  // the world the diagnosis judged against: a changing world's last phase, then the episode's moves; a moved object's
+  // earlier places only name its stale nodes
+  const world = judgedWorld(task, input.moved);
+  const byId = new Map(world.objects.map((o) => [o.id, o]));
+  const goneById = new Map(world.gone.map((o) => [o.id, o]));
+  const earlierPlaces = (o: TaskObject): TaskObject[] => world.movedFrom.get(o.id) ?? [];
   const ids = new Set(byId.keys());
   const inCloud = cloudPointsPerObject(cloud, ids);
   const stored = new Map(diagnosis.nodes.map((d) => [d.node, d]));
