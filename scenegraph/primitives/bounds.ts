@@ -15,8 +15,10 @@ export function pointCount(xyz: Float32Array, name = "xyz"): number {
 
 /**
  * Axis-aligned bounds of all points; throws on an empty cloud or a non-finite coordinate (naming the point).
- * One pass with the bounds in locals: every voxel downsampling of a detection starts here, and a finite check
- * followed by boundsOf's generic loop read each detection twice.
+ * One pass with the bounds in locals and no branch per point: every voxel downsampling starts here, and on a
+ * 2 M-point cloud `if (x < x0) x0 = x` mispredicted enough to take 26-33 ms where Math.min/max take 15-18.
+ * Math.min/max carry a NaN or an infinity through to the bounds, so a non-finite point costs a second pass
+ * (to name it) only when there is one. The one difference, Math.min(0, -0) = -0, moves no voxel or cell edge.
  */
 export function computeBounds(xyz: Float32Array, name = "xyz"): Bounds {
   const n = pointCount(xyz, name);
@@ -27,20 +29,29 @@ export function computeBounds(xyz: Float32Array, name = "xyz"): Bounds {
     x1 = -Infinity,
     y1 = -Infinity,
     z1 = -Infinity;
-  for (let i = 0, o = 0; i < n; i++, o += 3) {
+  for (let o = 0; o < 3 * n; o += 3) {
     const x = xyz[o]!,
       y = xyz[o + 1]!,
       z = xyz[o + 2]!;
-    // x - x is NaN for NaN and for +-Infinity: one test catches both.
-    if (x - x !== 0 || y - y !== 0 || z - z !== 0) throw new RangeError(`${name}: point ${i} has a non-finite coordinate (${x}, ${y}, ${z})`);
-    if (x < x0) x0 = x;
-    if (x > x1) x1 = x;
-    if (y < y0) y0 = y;
-    if (y > y1) y1 = y;
-    if (z < z0) z0 = z;
-    if (z > z1) z1 = z;
+    x0 = Math.min(x0, x);
+    x1 = Math.max(x1, x);
+    y0 = Math.min(y0, y);
+    y1 = Math.max(y1, y);
+    z0 = Math.min(z0, z);
+    z1 = Math.max(z1, z);
+  }
+  // x - x is NaN for NaN and for +-Infinity: one test catches both.
+  if (x0 - x0 !== 0 || y0 - y0 !== 0 || z0 - z0 !== 0 || x1 - x1 !== 0 || y1 - y1 !== 0 || z1 - z1 !== 0) {
+    const i = firstNonFinite(xyz);
+    throw new RangeError(`${name}: point ${i} has a non-finite coordinate (${xyz[3 * i]}, ${xyz[3 * i + 1]}, ${xyz[3 * i + 2]})`);
   }
   return { min: [x0, y0, z0], max: [x1, y1, z1] };
+}
+
+/** The first point with a NaN or infinite coordinate (the caller knows there is one). */
+function firstNonFinite(xyz: Float32Array): number {
+  for (let o = 0; o < xyz.length; o++) if (xyz[o]! - xyz[o]! !== 0) return Math.floor(o / 3);
+  return -1;
 }
 
 export function checkPositive(value: number, name: string): void {

@@ -4,6 +4,7 @@ import { Rng } from "../../../core/math/rng.js";
 import { GRID_ROUNDING_MARGIN, VoxelHashGrid, neighborCountsSorted } from "../../../scenegraph/primitives/hashGrid.js";
 import { KdTree3 } from "../../../scenegraph/primitives/kdtree.js";
 import { CellLookup } from "../../../scenegraph/primitives/cellLookup.js";
+import { computeBounds } from "../../../scenegraph/primitives/bounds.js";
 import { syntheticScene } from "./helpers.js";
 
 function randomCloud(n: number, seed: string, scale = 1): Float32Array {
@@ -105,6 +106,18 @@ describe("VoxelHashGrid", () => {
     expect(() => new VoxelHashGrid(new Float32Array([0, 0, NaN]), 0.1)).toThrow(/point 0 has a non-finite coordinate/);
     expect(() => new VoxelHashGrid(new Float32Array(4), 0.1)).toThrow(/not a multiple of 3/);
     expect(() => new VoxelHashGrid(new Float32Array(3), 0)).toThrow(/cellSize must be a positive/);
+  });
+
+  it("computeBounds: the bounds of a cloud, and the first point with a NaN or an infinite coordinate named", () => {
+    expect(computeBounds(new Float32Array([1, -2, 3, -1, 5, 0.5, 0, 0, 0]))).toEqual({ min: [-1, -2, 0], max: [1, 5, 3] });
+    // an infinity after a NaN, and a NaN after an infinity: the earlier point is the one named
+    expect(() => computeBounds(new Float32Array([0, 0, 0, 1, 2, 3, 4, Infinity, 0, NaN, 0, 0]))).toThrow(
+      /point 2 has a non-finite coordinate \(4, Infinity, 0\)/,
+    );
+    expect(() => computeBounds(new Float32Array([0, 0, 0, 0, NaN, 0, 0, 0, -Infinity]), "cloud")).toThrow(
+      /^cloud: point 1 has a non-finite coordinate \(0, NaN, 0\)/,
+    );
+    expect(() => computeBounds(new Float32Array(0))).toThrow(/empty point cloud/);
   });
 });
 
