@@ -34,13 +34,13 @@ const ActiveStepSchema = z
       .string()
       .nullable()
       .describe(
-        "the action executed after this step: a camera move, a manipulation as canonical text ('put_on(n3, table)'), 'stop', or null (the episode ended, or an invalid action left the agent in place)",
+        "the action executed after this step: a camera move, a manipulation as canonical text ('put_on(n3, table)'), 'stop', or null (the episode ended, an invalid action left the agent in place, or the world changed: see blocked)",
       ),
     blocked: z
       .boolean()
       .nullable()
       .describe(
-        "whether the executed action did not happen (a blocked move: the pose stayed; a failed manipulation: the world stayed); null when none was executed",
+        "whether the executed action did not happen (a blocked move: the pose stayed; a failed manipulation: the world stayed); null when none was executed. false with a null action: after this step the world changed to its next phase while no one looked (action_result says which), a changing world's step that no agent chose",
       ),
     action_result: z
       .string()
@@ -68,6 +68,16 @@ const ActiveStepSchema = z
   })
   .strict();
 export type ActiveStep = z.infer<typeof ActiveStepSchema>;
+
+/**
+ * Whether the world changed to its next phase after this step (a changing world: the runner moves it on instead of
+ * executing an action). Such a step is the only one that executed something with no action: an invalid action or a
+ * stop executes nothing (blocked null), a move or a manipulation has its action.
+ */
+export const worldChangedAfter = (s: Pick<ActiveStep, "action" | "blocked">): boolean => s.action === null && s.blocked === false;
+
+/** What a step after which the world changed says of it (the environment's words, kept as its action_result). */
+export const worldChangeText = (s: Pick<ActiveStep, "action_result">): string => s.action_result ?? "the world changed";
 
 /** The active part of an item record: the whole episode. */
 const ActiveEpisodeSchema = z

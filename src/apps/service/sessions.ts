@@ -181,6 +181,17 @@ export class SessionService {
     const instances = b.instances ? [...b.instances] : defaultInstances(task);
     checkInstances(instances, "body.instances");
     const episode = b.paradigm === "active" ? EpisodeService.options(b.episode) : undefined;
+    // the protocol has no step that moves an external simulator's world on to its next phase: such an episode would
+    // explore the first phase's world only and be scored against a change it never saw
+    if (episode && task.phases) {
+      const field = b.task ? "body.task.phases" : "body.task_id";
+      throw new HttpError(
+        400,
+        "invalid_request",
+        `${field}: ${task.task_id} is a changing world (${task.phases.length} phases); an active session cannot move an external simulator's world on to its next phase yet, so its episode would see the first phase only. Run it in the built-in simulator (esi3d run or ask --paradigm active)`,
+        field,
+      );
+    }
     if (this.openCount() >= MAX_OPEN_SESSIONS) throw busy(`open sessions (${MAX_OPEN_SESSIONS} at most)`, SESSIONS_FULL_RETRY_AFTER_S);
     if (episode && this.episodes.running >= MAX_ACTIVE_EPISODES) throw busy(`active episodes (${MAX_ACTIVE_EPISODES} at once)`, EPISODES_FULL_RETRY_AFTER_S);
     const id = newId("session");

@@ -23,7 +23,7 @@ import { InputError } from "../../../core/errors.js";
 import type { ThreeDArm, RunConfig } from "../../eval/config.js";
 import { armOptions } from "../../eval/pipeline.js";
 import { manipulationEvent } from "../../eval/activeActions.js";
-import type { ActiveStep, ItemRecord } from "../../eval/records.js";
+import { worldChangedAfter, worldChangeText, type ActiveStep, type ItemRecord } from "../../eval/records.js";
 import type { EpisodeStepPayload, StepNodePayload } from "./types.js";
 import { graphDifference, ReproductionError } from "./variant.js";
 
@@ -80,7 +80,8 @@ export async function replayEpisode(
   const memory = arm ? new GraphMemory(env.manifest, armOptions(config, arm), { diagnose: false }) : null;
   let last: PipelineResult | null = null;
   const add = async (v: Awaited<ReturnType<BuiltinEnvironment["reset"]>>) => {
-    const bundle = views.add(v.view);
+    // a changing world's views carry their phase, as the run's did: the memory stamps its nodes with it
+    const bundle = views.add(v.view, v.phase);
     if (memory) {
       const t = performance.now();
       last = await memory.addView(bundle, env.truth().moved);
@@ -108,9 +109,18 @@ export async function replayEpisode(
       const graph = (last as PipelineResult | null)?.graph ?? null;
       if (arm && (graph?.nodes.length ?? 0) !== s.graph_nodes)
         throw mismatch(s.step, `recorded ${s.graph_nodes} graph nodes, the memory holds ${graph?.nodes.length ?? 0}`);
-      steps.push({ views: views.length, nodes: graph ? stepNodes(graph) : null });
+      steps.push({ views: views.length, nodes: graph ? stepNodes(graph) : null, world_change: worldChangedAfter(s) ? worldChangeText(s) : null });
       const replayed = s.action ? replayAction(s) : null;
-      if (replayed) {
+      if (worldChangedAfter(s)) {
+        // the run moved a changing world on to its next phase here (no action of the agent's)
+        if (!env.phases || (view.phase ?? 0) + 1 >= env.phases) throw mismatch(s.step, "the record changes the world to a next phase, the task has none");
+        t = performance.now();
+        view = await env.nextPhase();
+        timings.render += performance.now() - t;
+        if (s.action_result !== undefined && s.action_result !== view.actionResult)
+          throw mismatch(s.step, `recorded ${JSON.stringify(s.action_result)}, replayed ${JSON.stringify(view.actionResult)}`);
+        bundle = await add(view);
+      } else if (replayed) {
         t = performance.now();
         const before = view.pose;
         view = await env.step(replayed);

@@ -3,7 +3,7 @@
  * one row per step from the record (nothing replayed), and with --step the whole record of one step.
  */
 import { fix, formatTable } from "../../../core/table.js";
-import type { ActiveEpisode, ItemRecord } from "../../eval/records.js";
+import { worldChangedAfter, worldChangeText, type ActiveEpisode, type ItemRecord } from "../../eval/records.js";
 
 const deg = (rad: number) => `${Math.round((rad * 180) / Math.PI)}°`;
 const poseText = (p: ActiveEpisode["steps"][number]["pose"]) => `(${p.position.map((x) => x.toFixed(2)).join(", ")}) yaw ${deg(p.yaw)} pitch ${deg(p.pitch)}`;
@@ -12,7 +12,7 @@ export function episodeTable(record: ItemRecord, label: string): string {
   const e = record.active!;
   const rows = e.steps.map((s) => [
     s.step,
-    s.action ?? (s.valid ? "–" : `invalid: ${s.requested_action.slice(0, 24)}`),
+    s.action ?? (worldChangedAfter(s) ? "(the world changed)" : s.valid ? "–" : `invalid: ${s.requested_action.slice(0, 24)}`),
     s.blocked === null ? "" : s.blocked ? "blocked" : "",
     poseText(s.pose),
     s.answer ?? (s.status === "parsed" ? "not sure" : s.status),
@@ -32,7 +32,7 @@ export function stepDetail(record: ItemRecord, step: number): string {
   const lines = [
     `step ${s.step} of ${record.active!.steps_used} (${record.key})`,
     `  pose       ${poseText(s.pose)}`,
-    `  action     ${s.action ?? "none"}${s.requested_action !== s.action ? ` (requested: ${s.requested_action})` : ""}${s.blocked ? ", blocked" : ""}${s.reprompted ? ", re-prompted" : ""}`,
+    `  action     ${s.action ?? (worldChangedAfter(s) ? `none: ${worldChangeText(s)}` : "none")}${s.requested_action !== s.action ? ` (requested: ${s.requested_action})` : ""}${s.blocked ? ", blocked" : ""}${s.reprompted ? ", re-prompted" : ""}`,
     `  answer     ${s.answer ?? "not sure"} (${s.status}), confidence ${fix(s.confidence, 2)}${s.correct === null ? "" : s.correct ? ", correct" : ", wrong"}`,
     s.graph_nodes === null
       ? null

@@ -105,6 +105,8 @@ export interface EpisodeStepPayload {
   views: number;
   /** 3D arms: the graph the agent decided on (recomputed by the real memory); null for the 2D arm. */
   nodes: StepNodePayload[] | null;
+  /** A changing world moved on to its next phase after this step (no action of the agent's): what the record says came of it; else null. */
+  world_change: string | null;
 }
 
 /** An active episode (paradigm active): the agent's record and what the memory held at each step. */

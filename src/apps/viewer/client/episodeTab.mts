@@ -12,7 +12,9 @@ const answerText = (s: ActiveStep) =>
   (s.answer ?? (s.status === "parsed" ? "not sure" : s.status)) +
   (s.confidence === null ? "" : ` (${fix(s.confidence * 100, 0)} %)`) +
   (s.correct === null ? "" : s.correct ? " ✓" : " ✗");
-const actionText = (s: ActiveStep) => (s.action ?? (s.valid ? "–" : `invalid: ${s.requested_action}`)) + (s.blocked ? " (blocked)" : "");
+/** What happened after a step: its action, or the world changing (the replay says so: worldChange), or none. */
+const actionText = (s: ActiveStep, worldChange: string | null) =>
+  (s.action ?? worldChange ?? (s.valid ? "–" : `invalid: ${s.requested_action}`)) + (s.blocked ? " (blocked)" : "");
 
 /** Nodes of the graph the agent decided on at step k (the stored graph's at the last step; null for the 2D arm). */
 function stepNodeCount(v: Variant, k: number): number | null {
@@ -49,7 +51,7 @@ export function renderStepBar(page: Page, stepBar: HTMLElement): void {
       ` · ${v.episode.steps[k - 1]!.views} view(s) · `,
       nodes === null ? "no graph (2D arm)" : h("span", { "data-testid": "step-nodes" }, `${nodes} node(s)`),
       ` · ${answerText(s)} · then `,
-      h("span", { class: s.blocked ? "blocked" : "", "data-testid": "step-action" }, actionText(s)),
+      h("span", { class: s.blocked ? "blocked" : "", "data-testid": "step-action" }, actionText(s, v.episode.steps[k - 1]!.world_change)),
     ),
   );
 }
@@ -83,7 +85,7 @@ export function episodeTab(page: Page, v: Variant): HTMLElement {
           "tr",
           { class: `${x.step === k ? "sel" : ""} ${x.blocked ? "blockedrow" : ""}`, onclick: () => page.setStep(x.step), "data-testid": "step-row" },
           h("td", { class: "r" }, String(x.step)),
-          h("td", {}, actionText(x)),
+          h("td", {}, actionText(x, e.steps[i]!.world_change)),
           h("td", {}, answerText(x)),
           h("td", { class: "r" }, e.steps[i]!.nodes === null ? "–" : String(e.steps[i]!.nodes!.length)),
           h("td", {}, x.relevant_seen ? "all" : "not yet"),
@@ -114,7 +116,7 @@ export function episodeTab(page: Page, v: Variant): HTMLElement {
       h(
         "dd",
         {},
-        actionText(s),
+        actionText(s, e.steps[k - 1]!.world_change),
         s.requested_action !== s.action ? h("small", {}, ` requested: ${s.requested_action}`) : null,
         s.reprompted ? h("small", {}, " · re-prompted") : null,
       ),

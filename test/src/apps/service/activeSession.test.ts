@@ -226,6 +226,12 @@ describe("active sessions: an external simulator serves the episode's steps", ()
       expect(r.status, JSON.stringify(body)).toBe(400);
       expect(r.body.error.field, JSON.stringify(body)).toBe(field);
     }
+    // a changing world cannot be moved on to its next phase over the protocol: refused, not explored as one world
+    const changing = generateTask("unobserved_change", "0", 0);
+    const refused = await http("POST", `${serve.url}/v1/sim/sessions`, { task: changing, simulator: "test", paradigm: "active", episode: {} });
+    expect(refused.status, refused.text).toBe(400);
+    expect(refused.body.error.field).toBe("body.task.phases");
+    expect(refused.body.error.message).toMatch(/unobserved_change-000 is a changing world \(2 phases\).*built-in simulator/);
 
     const { env, id } = await open(task, { arm: "2d", maxSteps: 4, minSteps: 4 });
     const v0 = await env.reset();
