@@ -4,20 +4,25 @@
  * task, GT depth, the 2D arm, --max-steps 8); the page's replay must move the world on where the record did (before,
  * it re-rendered Phase 1 and refused the episode as "changed since the run"), stamp the views with their phases as
  * the run's memory did (the last graph must equal the stored one), and say where the world changed; a record whose
- * change is edited away is refused at that step.
+ * change is edited away is refused at that step; in Chromium the step bar and the Episode tab say what the world did.
  */
-import { beforeAll, describe, expect, it } from "vitest";
+/// <reference path="../../../../src/apps/viewer/client/hooks.mts" />
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Browser } from "playwright-core";
 import { esi3d } from "../cli/helpers.js";
+import { launchChromium, needsChromium } from "./helpers.js";
 import { worldChangedAfter, type ItemRecord } from "../../../../src/eval/records.js";
 
+const chromium = needsChromium();
 const TASK = "unobserved_change-000";
 const MAX_STEPS = 8;
 let tmp: string;
 let run: string;
 let records: ItemRecord[];
+let browser: Browser | null = null;
 
 const readRecords = (dir: string) =>
   readFileSync(join(dir, "items.jsonl"), "utf8")
@@ -49,6 +54,10 @@ beforeAll(() => {
   if (r.code !== 0) throw new Error(`esi3d run failed (${r.code}): ${r.stderr}`);
   records = readRecords(run);
 }, 240_000);
+
+afterAll(async () => {
+  await browser?.close();
+});
 
 describe("esi3d inspect RUN --paradigm active on a changing world", () => {
   it("the records mark the one step after which the world changed, within the first phase's share of the budget", () => {
@@ -97,4 +106,40 @@ describe("esi3d inspect RUN --paradigm active on a changing world", () => {
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toMatch(new RegExp(`replaying .*3d:gt in the built-in simulator differs from the record at step ${k + 1} \\(recorded pose`));
   });
+});
+
+describe.skipIf(chromium.skip)(chromium.title("the changing world's episode page in Chromium"), () => {
+  it("the step bar and the Episode tab say, at the change, what the world did", async () => {
+    const rec = recordOf("3d:gt");
+    const k = changeStep(rec)[0]!;
+    const page = join(tmp, "change.html");
+    const r = esi3d(["inspect", run, "--task", TASK, "--paradigm", "active", "--source", "gt", "--step", String(k), "-o", page]);
+    expect(r.code, r.stderr).toBe(0);
+    browser ??= await launchChromium();
+    const p = await browser.newPage({ viewport: { width: 1500, height: 900 } });
+    await p.goto(`file://${page}`);
+    await p.waitForFunction(() => window.__esi3d?.ready || window.__esi3d?.error, null, { timeout: 60_000 });
+    expect(await p.evaluate(() => window.__esi3d.step)).toBe(k);
+    const said = rec.active!.steps[k - 1]!.action_result!;
+    expect(await p.locator('[data-testid="step-action"]').textContent()).toBe(said);
+    await p.locator('[data-testid="tab-episode"]').click();
+    const rows = p.locator('[data-testid="step-row"]');
+    expect(await rows.count()).toBe(rec.active!.steps.length);
+    expect(
+      await rows
+        .nth(k - 1)
+        .locator("td")
+        .nth(1)
+        .textContent(),
+    ).toBe(said);
+    // the step before shows its own action, not the change
+    expect(
+      await rows
+        .nth(k - 2)
+        .locator("td")
+        .nth(1)
+        .textContent(),
+    ).not.toBe(said);
+    await p.close();
+  }, 120_000);
 });
