@@ -102,12 +102,13 @@ export default async function benchStartup(ctx: BenchContext): Promise<void> {
   const smallCapture = captureBundle(smallTask, "single");
   writeBundle(small, smallCapture.manifest, smallCapture.payloads);
   const out = join(ctx.workDir, "startup-graph.json");
+  // each a whole node process: its arguments, the CLI's or a script's
   const commands: { name: string; args: string[] }[] = [
-    { name: "esi3d --version", args: ["--version"] },
-    { name: "esi3d graph --help", args: ["graph", "--help"] },
+    { name: "esi3d --version", args: [CLI_MAIN, "--version"] },
+    { name: "esi3d graph --help", args: [CLI_MAIN, "graph", "--help"] },
     { name: "load the graph's modules", args: loadOnlyArgs() },
-    { name: `esi3d graph, ${smallTask.camera.width}x${smallTask.camera.height}`, args: ["graph", small, "-o", out] },
-    { name: `esi3d graph, ${width}x${height}`, args: ["graph", bundle, "-o", out] },
+    { name: `esi3d graph, ${smallTask.camera.width}x${smallTask.camera.height}`, args: [CLI_MAIN, "graph", small, "-o", out] },
+    { name: `esi3d graph, ${width}x${height}`, args: [CLI_MAIN, "graph", bundle, "-o", out] },
   ];
   const wall = commands.map(() => [] as number[]),
     cpu = commands.map(() => [] as number[]);
@@ -115,7 +116,7 @@ export default async function benchStartup(ctx: BenchContext): Promise<void> {
     commands.forEach((c, i) => {
       const cpu0 = childrenCpuS(),
         t = performance.now();
-      const p = spawnSync(process.execPath, c.args[0] === "--input-type=module" ? c.args : [CLI_MAIN, ...c.args], { encoding: "utf8" });
+      const p = spawnSync(process.execPath, c.args, { encoding: "utf8" });
       wall[i]!.push(performance.now() - t);
       if (p.status !== 0) throw new Error(`${c.name}: exit ${p.status}\n${p.stderr}`);
       const cpu1 = childrenCpuS();

@@ -14,7 +14,7 @@ import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { esi3d } from "../cli/helpers.js";
 import { launchChromium, needsChromium } from "./helpers.js";
-import { worldChangedAfter, type ItemRecord } from "../../../../src/eval/records.js";
+import { readRecords, worldChangedAfter, type ItemRecord } from "../../../../src/eval/records.js";
 
 const chromium = needsChromium();
 const TASK = "unobserved_change-000";
@@ -24,11 +24,8 @@ let run: string;
 let records: ItemRecord[];
 let browser: Browser | null = null;
 
-const readRecords = (dir: string) =>
-  readFileSync(join(dir, "items.jsonl"), "utf8")
-    .trim()
-    .split("\n")
-    .map((l) => JSON.parse(l) as ItemRecord);
+/** A run's records, through the reader every command uses (each line parsed by the record schema). */
+const runRecords = (dir: string) => readRecords(join(dir, "items.jsonl")).records;
 const recordOf = (arm: string) => records.find((r) => r.key === `${TASK}|active|${arm}`)!;
 /** The step after which the run moved the world on (exactly one in a two-phase episode that used its budget). */
 const changeStep = (r: ItemRecord) => r.active!.steps.filter(worldChangedAfter).map((s) => s.step);
@@ -52,7 +49,7 @@ beforeAll(() => {
     run,
   ]);
   if (r.code !== 0) throw new Error(`esi3d run failed (${r.code}): ${r.stderr}`);
-  records = readRecords(run);
+  records = runRecords(run);
 }, 240_000);
 
 afterAll(async () => {
@@ -96,7 +93,7 @@ describe("esi3d inspect RUN --paradigm active on a changing world", () => {
   it("refuses a record whose change was edited away, at that step", () => {
     const copy = join(tmp, "tampered");
     cpSync(run, copy, { recursive: true });
-    const lines = readRecords(copy);
+    const lines = runRecords(copy);
     const gt = lines.find((l) => l.key === `${TASK}|active|3d:gt`)!;
     const k = changeStep(gt)[0]!;
     // the change step as a stay in place (an invalid action executes nothing)
